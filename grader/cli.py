@@ -1,0 +1,180 @@
+"""The ``clusterlab`` command line (a contract: see DESIGN.md).
+
+Exit status: 0 all checks pass, 1 some fail, 2 the grader could not run (usage, unreachable
+inventory, unreadable file), with a one-line reason on stderr. No traceback reaches the user.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from grader import __version__
+
+LESSONS = ("lesson1",)
+
+
+class CannotRun(Exception):
+    """The grader could not do what was asked; the message is the one line shown on stderr (exit 2)."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="clusterlab", description="Labs and auto-grader for NVIDIA DGX Spark "
+                                "pairs, vLLM multi-node and multi-GPU desktops.")
+    p.add_argument("--version", action="version", version=f"clusterlab {__version__}")
+    sub = p.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
+
+    sim = sub.add_parser("sim", help="the simulated two-node Spark cluster (network namespaces, as root)")
+    simsub = sim.add_subparsers(dest="sim_cmd", required=True, metavar="ACTION")
+    up = simsub.add_parser("up", help="build it (again); print the inventory file's path")
+    up.add_argument("--fault", action="append", default=[], metavar="NAME",
+                    help="inject a learner's mistake; repeatable; `clusterlab sim faults` lists them")
+    simsub.add_parser("down", help="remove everything `sim up` made")
+    simsub.add_parser("status", help="is it up, which faults, can the nodes be reached")
+    simsub.add_parser("faults", help="list the faults `sim up --fault` knows")
+
+    chk = sub.add_parser("check", help="probe the machines, record evidence, grade")
+    chk.add_argument("lessons", nargs="+", choices=LESSONS, metavar="LESSON", help=f"one of {', '.join(LESSONS)}")
+    chk.add_argument("--inventory", required=True, metavar="FILE", help="the inventory TOML (sim up prints one)")
+    chk.add_argument("--evidence", default="evidence", metavar="DIR", help="where evidence/<lesson>.json goes")
+    chk.add_argument("--json", action="store_true", help="machine-readable output")
+
+    grd = sub.add_parser("grade", help="grade recorded evidence again, without a cluster")
+    grd.add_argument("evidence", metavar="EVIDENCE.json")
+    grd.add_argument("--profile", choices=("spark-pair", "single-spark", "dual-gpu-desktop", "sim"),
+                     help="grade against another profile's ranges")
+    grd.add_argument("--json", action="store_true")
+
+    exp = sub.add_parser("explain", help="read one pasted command output and say what it means")
+    exp.add_argument("file", metavar="FILE", help="a file, or - for standard input")
+    exp.add_argument("--kind", help="skip detection: the kind of output it is")
+    exp.add_argument("--json", action="store_true")
+    return p
+
+
+def _cmd_sim(args: argparse.Namespace) -> int:
+    from grader import sim
+
+    try:
+        if args.sim_cmd == "up":
+            print(sim.up(args.fault))
+        elif args.sim_cmd == "down":
+            sim.down()
+        elif args.sim_cmd == "faults":
+            for name, desc in sim.FAULTS.items():
+                print(f"{name:16} {desc}")
+        else:
+            st = sim.status()
+            print(json.dumps(st, indent=1))
+            return 0 if st.get("up") else 1
+    except sim.SimError as e:
+        raise CannotRun(f"sim {args.sim_cmd}: {e}") from None
+    return 0
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from grader.facts import derivers
+    from grader.grading import exit_code, grade
+    from grader.inventory import InventoryError, load_inventory
+    from grader.probes import lesson1 as probes_lesson1
+    from grader.report import render_table, to_json
+    from grader.transport import connect_all
+
+    try:
+        inv = load_inventory(args.inventory)
+    except InventoryError as e:
+        raise CannotRun(str(e)) from None
+    _refuse_sim_down(inv)
+    conns, errors = connect_all(inv)
+    if not conns:
+        raise CannotRun("no node could be reached: " + " | ".join(errors.values()))
+    code, out = 0, []
+    try:
+        for lesson in args.lessons:
+            ev = {"lesson1": probes_lesson1.collect}[lesson](inv, conns, dict(errors))
+            ev.facts = derivers()[lesson](ev)
+            path = ev.save(args.evidence)
+            verdicts = grade(ev.facts, lesson, inv.profile)
+            code = max(code, exit_code(verdicts))
+            if args.json:
+                out.append(json.loads(to_json(verdicts, lesson=lesson, evidence=str(path), profile=inv.profile,
+                                              unreachable=ev.errors)))
+            else:
+                print(render_table(verdicts, f"{lesson} on {inv.profile} ({', '.join(n.name for n in inv.nodes)})",
+                                   colour=sys.stdout.isatty(), errors=ev.errors))
+                print(f"evidence: {path}")
+    finally:
+        for c in conns.values():
+            c.close()
+    if args.json:
+        print(json.dumps(out if len(out) > 1 else out[0], indent=1))
+    return code
+
+
+def _refuse_sim_down(inv) -> None:
+    """A sim inventory is only probed while the sim's bridge exists, so no packet leaves the machine."""
+    if inv.profile == "sim" and not Path("/sys/class/net/clsim-br0").exists():
+        raise CannotRun("the simulated cluster is not up (no clsim-br0 bridge): run `clusterlab sim up` as root first")
+
+
+def _cmd_grade(args: argparse.Namespace) -> int:
+    from grader.evidence import EvidenceError, load_evidence
+    from grader.facts import derivers
+    from grader.grading import exit_code, grade
+    from grader.report import render_table, to_json
+
+    try:
+        ev = load_evidence(args.evidence)
+    except EvidenceError as e:
+        raise CannotRun(str(e)) from None
+    derive = derivers().get(ev.lesson)
+    if derive is None:
+        raise CannotRun(f"{args.evidence}: this grader does not know lesson {ev.lesson!r}")
+    facts = derive(ev)
+    profile = args.profile or ev.profile
+    verdicts = grade(facts, ev.lesson, profile)
+    if args.json:
+        print(to_json(verdicts, lesson=ev.lesson, profile=profile, evidence=args.evidence, unreachable=ev.errors))
+    else:
+        print(render_table(verdicts, f"{ev.lesson} on {profile} (from {args.evidence})",
+                           colour=sys.stdout.isatty(), errors=ev.errors))
+    return exit_code(verdicts)
+
+
+def _cmd_explain(args: argparse.Namespace) -> int:
+    from grader.explain import KINDS, explain, render, to_jsonable
+
+    if args.kind and args.kind not in KINDS:
+        raise CannotRun(f"--kind {args.kind!r} is not known; known kinds: {', '.join(KINDS)}")
+    try:
+        text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8", errors="replace")
+    except OSError as e:
+        raise CannotRun(f"cannot read {args.file}: {e.strerror or e}") from None
+    sections = explain(text, args.kind)
+    if args.json:
+        print(json.dumps(to_jsonable(sections), indent=1))
+    else:
+        print(render(sections))
+    if all(s.kind is None for s in sections):
+        return 2
+    return 1 if any(f.level == "fail" for s in sections for f in s.findings) else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``clusterlab`` console script; returns the exit status."""
+    args = _parser().parse_args(argv)
+    handlers = {"sim": _cmd_sim, "check": _cmd_check, "grade": _cmd_grade, "explain": _cmd_explain}
+    try:
+        return handlers[args.cmd](args)
+    except CannotRun as e:
+        print(f"clusterlab: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("clusterlab: interrupted", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

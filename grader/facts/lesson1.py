@@ -1,0 +1,284 @@
+"""Lesson 1 facts, derived from the raw outputs in the evidence (never from a stored summary).
+
+Shape (JSON-able)::
+
+    {"nodes": {name: {"reachable": bool, "error": str|None, "hostname": str|None,
+                      "roce_simulated": bool, "twin_state": {twin: "Up"|"Down"|"absent"},
+                      "cabled_port": [port, ...], "up_twins": [twin, ...],
+                      "twin_ipv4": {twin: [cidr, ...]}, "mtu_values": [int, ...],
+                      "link_speeds_mbps": [int, ...],
+                      "port_problems" | "addressing_problems" | "netplan_problems" |
+                      "netplan_unverified" | "jumbo_ping_problems" | "ssh_problems" |
+                      "route_problems": [sentence, ...]}},
+     "pair": {"tcp_gbps": float|None (Gbit/s, receiver side), "tcp_problems": [sentence, ...]}}
+
+Each ``*_problems`` list holds one sentence per thing wrong, naming the node's interface and
+the value seen, so a verdict can show exactly what was measured.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from typing import Any
+
+from grader.evidence import Evidence, RawOutput
+from grader.parsers import (ParseError, parse_ethtool, parse_ibdev2netdev, parse_ip_addr, parse_iperf3,
+                            parse_netplan, parse_ping)
+from grader.parsers.iproute import parse_ip_route_get
+from grader.spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port
+
+ALL_TWINS = [t for p in sorted(QSFP_TWINS) for t in QSFP_TWINS[p]]
+
+
+def _unreadable(raw: RawOutput | None, what: str) -> str | None:
+    """Why ``raw`` cannot be used, or None if it can."""
+    if raw is None:
+        return f"`{what}` was not recorded"
+    if raw.timed_out:
+        return f"`{raw.command}` timed out"
+    return None
+
+
+def _last_line(text: str) -> str:
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    return lines[-1] if lines else ""
+
+
+def split_netplan_listing(text: str) -> list[tuple[str, str, str]]:
+    """[(path, mode, text)] from the ``netplan`` probe's ``=== <mode> <owner> <path>`` listing."""
+    files: list[tuple[str, str, list[str]]] = []
+    for line in text.splitlines():
+        m = re.match(r"^=== (\d{3,4}) (\S+) (\S+)$", line)
+        if m:
+            files.append((m.group(3), m.group(1), []))
+        elif files:
+            files[-1][2].append(line)
+    return [(p, mode, "\n".join(body)) for p, mode, body in files]
+
+
+def node_facts(ev: Evidence, node: str, peer: str | None, qsfp_port: int | None) -> dict[str, Any]:
+    """Facts for one node from its raw outputs (and its peer's, for pairing). See the module docstring."""
+    if node in ev.errors and ev.outputs(node, "ip_addr") is None:
+        return {"reachable": False, "error": ev.errors[node]}
+    f: dict[str, Any] = {"reachable": True, "error": ev.errors.get(node)}
+    host = ev.outputs(node, "hostname")
+    f["hostname"] = host.stdout.strip() if host and host.exit_status == 0 else None
+
+    ifaces: dict[str, Any] = {}
+    ip_raw = ev.outputs(node, "ip_addr")
+    problem = _unreadable(ip_raw, "ip -j addr")
+    try:
+        if problem is None:
+            ifaces = {i.name: i for i in parse_ip_addr(ip_raw.stdout + ("\n" + ip_raw.stderr if ip_raw.exit_status else ""))}
+    except ParseError as e:
+        problem = str(e)
+    f.update(_twin_states(ev, node, ifaces, problem, qsfp_port))
+    up = f["up_twins"]
+    f["twin_ipv4"] = {t: [a.cidr for a in ifaces[t].ipv4] for t in up if t in ifaces}
+    f["mtu_values"] = [ifaces[t].mtu for t in up if t in ifaces and ifaces[t].mtu is not None]
+    f["addressing_problems"] = [problem] if problem else _addressing(ifaces, up)
+    f["netplan_problems"], f["netplan_unverified"] = _netplan(ev.outputs(node, "netplan"), ifaces, up)
+    f["link_speeds_mbps"] = _speeds(ev, node, up)
+    f["jumbo_ping_problems"] = _pings(ev, node, up)
+    f["ssh_problems"] = _ssh(ev, node, peer)
+    f["route_problems"] = _route(ev, node, peer)
+    return f
+
+
+def _twin_states(ev: Evidence, node: str, ifaces: dict, ip_problem: str | None, qsfp_port: int | None) -> dict:
+    states: dict[str, str] = {t: "absent" for t in ALL_TWINS}
+    simulated = False
+    problems: list[str] = []
+    raw = ev.outputs(node, "ibdev2netdev")
+    source = "ibdev2netdev"
+    try:
+        if raw is None or raw.exit_status != 0 or not raw.stdout.strip():
+            raise ParseError("ibdev2netdev", _last_line(raw.stderr) if raw else "not recorded")
+        parsed = parse_ibdev2netdev(raw.stdout)
+        simulated = parsed.simulated
+        for m in parsed.mappings:
+            if m.netdev in states:
+                states[m.netdev] = "Up" if m.state.lower() == "up" else "Down"
+    except ParseError as e:
+        source = "ip -j addr"
+        if ip_problem:
+            problems.append(f"cannot tell which twins are up: {e}; and {ip_problem}")
+        for t in ALL_TWINS:
+            if t in ifaces:
+                states[t] = "Up" if ifaces[t].is_up else "Down"
+    up = [t for t in ALL_TWINS if states[t] == "Up"]
+    ports = sorted({qsfp_port(t) for t in up})
+    if not up and not problems:
+        problems.append("no QSFP twin is Up: check the cable is seated in the same port on both Sparks "
+                        f"(`{source}` shows every twin Down), then reboot both if it still shows Down")
+    for p in ports:
+        down = [t for t in QSFP_TWINS[p] if states[t] != "Up"]
+        if down:
+            problems.append(f"port {p} is cabled but its twin {', '.join(down)} is {states[down[0]]}: both twins "
+                            f"of the port carry traffic (each is one PCIe x4 link); `sudo ip link set {down[0]} up`")
+    if qsfp_port is not None and ports and qsfp_port not in ports:
+        problems.append(f"the inventory says qsfp_port = {qsfp_port}, but the cable is in port {ports[0]} here")
+    return {"twin_state": states, "roce_simulated": simulated, "up_twins": up, "cabled_port": ports,
+            "port_problems": problems}
+
+
+def _addressing(ifaces: dict, up: list[str]) -> list[str]:
+    problems = []
+    nets: dict[str, ipaddress.IPv4Network] = {}
+    for t in up:
+        i = ifaces.get(t)
+        if i is None:
+            problems.append(f"{t} is Up but `ip addr` does not list it")
+            continue
+        if not i.ipv4:
+            problems.append(f"{t} has no IPv4 address: give it a static one in its own /24 in /etc/netplan/40-cx7.yaml")
+            continue
+        static = [a for a in i.ipv4 if not a.is_link_local and not a.dynamic]
+        if not static:
+            a = i.ipv4[0]
+            why = "a link-local address, which changes at reboot" if a.is_link_local else "a DHCP lease, not static"
+            problems.append(f"{t} has only {a.cidr} ({why}): set a static address such as 192.168.100.10/24 in netplan")
+            continue
+        nets[t] = ipaddress.ip_interface(static[0].cidr).network
+    seen = list(nets.items())
+    for k, (t1, n1) in enumerate(seen):
+        for t2, n2 in seen[k + 1:]:
+            if n1.overlaps(n2):
+                problems.append(f"{t1} and {t2} are both in {n1}: give each twin its own subnet (e.g. 192.168.100.0/24 "
+                                "and 192.168.101.0/24), or routing is ambiguous and NCCL can fail")
+    return problems
+
+
+def _netplan(raw: RawOutput | None, ifaces: dict, up: list[str]) -> tuple[list[str], list[str]]:
+    """(problems, unverified): what is wrong with persistence, and what could not be read."""
+    why = _unreadable(raw, "netplan files")
+    if why:
+        return [], [why]
+    problems, unverified = [], []
+    defined: dict[str, tuple[str, list[str]]] = {}
+    for path, mode, text in split_netplan_listing(raw.stdout):
+        if text.strip() == "!!! unreadable":
+            unverified.append(f"{path} (mode {mode}) is not readable by this user and `sudo -n` is not allowed: "
+                              "run the check as a user that may read it, or compare it yourself with `sudo cat`")
+            continue
+        try:
+            cfg = parse_netplan(text)
+        except ParseError as e:
+            problems.append(f"{path} is not valid netplan YAML ({e}): `sudo netplan generate` shows the error")
+            continue
+        for name, eth in cfg.ethernets.items():
+            if name in up:
+                defined[name] = (path, list(eth.addresses))
+                if mode.lstrip("0") != "600":
+                    problems.append(f"{path} has mode {mode}; netplan wants 600 (it warns about others): "
+                                    f"`sudo chmod 600 {path}`")
+    for t in up:
+        live = sorted(a.cidr for a in ifaces[t].ipv4) if t in ifaces else []
+        if t not in defined:
+            if not unverified:
+                problems.append(f"no file in /etc/netplan sets {t}: its address {', '.join(live) or '(none)'} was set by "
+                                "hand and is lost at reboot; write /etc/netplan/40-cx7.yaml (mode 600) and `sudo netplan apply`")
+            continue
+        path, in_file = defined[t]
+        if sorted(in_file) != live:
+            problems.append(f"{path} says {t} is {', '.join(sorted(in_file)) or '(no address)'}, but it has "
+                            f"{', '.join(live) or '(none)'} now: fix the file or run `sudo netplan apply`")
+    return sorted(set(problems), key=problems.index), unverified
+
+
+def _speeds(ev: Evidence, node: str, up: list[str]) -> list[int]:
+    speeds = []
+    for t in up:
+        raw = ev.outputs(node, f"ethtool:{t}")
+        if raw is None or raw.exit_status != 0:
+            continue
+        try:
+            speeds += [r.speed_mbps for r in parse_ethtool(raw.stdout) if r.speed_mbps is not None]
+        except ParseError:
+            continue
+    return speeds
+
+
+def _pings(ev: Evidence, node: str, up: list[str]) -> list[str]:
+    problems = []
+    pinged = [r for r in ev.raw if r.node == node and r.probe.startswith("ping:")]
+    for r in pinged:
+        twin = r.probe.split(":", 1)[1]
+        try:
+            res = parse_ping(r.stdout + "\n" + r.stderr)
+            ok, detail = res.ok, "; ".join(res.errors) or f"{res.received or 0} of {res.transmitted or 0} replies"
+        except ParseError as e:
+            ok, detail = False, str(e)
+        if not ok:
+            problems.append(f"`{r.command}` failed ({detail}): a 9000-byte frame does not cross {twin}; set "
+                            "mtu: 9000 on both ends' twins in netplan and `sudo netplan apply`")
+    if up and not pinged:
+        problems.append("no jumbo ping could be sent: no twin pair with IPv4 addresses on both nodes")
+    return problems
+
+
+def _ssh(ev: Evidence, node: str, peer: str | None) -> list[str]:
+    if peer is None:
+        return []
+    r = ev.outputs(node, "ssh_peer")
+    if r is None:
+        return [f"{node} has no QSFP address of {peer} to ssh to (see the addressing check)"]
+    if r.exit_status != 0 or r.timed_out:
+        why = _last_line(r.stderr) or ("timed out" if r.timed_out else f"exit {r.exit_status}")
+        return [f"`{r.command}` on {node} failed ({why}): copy the shared key to {peer} (NVIDIA's discover-sparks, "
+                f"or `ssh-copy-id` to {peer}) and accept {peer}'s host key once"]
+    peer_host = ev.outputs(peer, "hostname")
+    answered = r.stdout.strip()
+    if peer_host and peer_host.exit_status == 0 and answered != peer_host.stdout.strip():
+        return [f"ssh from {node} reached {answered!r}, not {peer} ({peer_host.stdout.strip()!r}): the address is "
+                "another machine's"]
+    return []
+
+
+def _route(ev: Evidence, node: str, peer: str | None) -> list[str]:
+    if peer is None:
+        return []
+    ge = ev.outputs(node, "getent_peer")
+    if ge is None or ge.exit_status != 0 or not ge.stdout.strip():
+        return [f"{node} cannot resolve the name {peer}: add `<its QSFP address> {peer}` to /etc/hosts"]
+    r = ev.outputs(node, "route_peer")
+    if r is None:
+        return [f"{node} resolves {peer} to something that is not an address: {ge.stdout.strip()!r}"]
+    try:
+        route = parse_ip_route_get(r.stdout + "\n" + r.stderr)
+    except ParseError as e:
+        return [f"{node} has no route to {peer}: {e}"]
+    if not is_qsfp_twin(route.dev):
+        where = "the house network" if route.dev == HOUSE_INTERFACE else route.dev
+        return [f"{node} reaches {peer} ({route.dst}) over {where} ({route.dev}), not a QSFP twin: make {peer} "
+                "resolve to its QSFP address in /etc/hosts (e.g. `192.168.100.11 spark-b`)"]
+    return []
+
+
+def pair_facts(ev: Evidence) -> dict[str, Any]:
+    """The iperf3 measurement between the nodes: receiver-side TCP throughput in Gbit/s (bits/1e9)."""
+    r = ev.outputs_any("iperf3_client")
+    if r is None:
+        why = ev.measurements.get("iperf3_error") or "iperf3 did not run (no twin pair with addresses on both nodes, or a node unreachable)"
+        return {"tcp_gbps": None, "tcp_problems": [why]}
+    try:
+        res = parse_iperf3(r.stdout)
+    except ParseError as e:
+        return {"tcp_gbps": None, "tcp_problems": [f"{e}; stderr: {_last_line(r.stderr)}"]}
+    if res.error:
+        return {"tcp_gbps": None, "tcp_problems": [f"iperf3 failed: {res.error}"]}
+    gbps = res.received_gbps
+    return {"tcp_gbps": round(gbps, 3) if gbps is not None else None, "tcp_problems": [],
+            "tcp_streams": res.streams, "tcp_seconds": res.duration_s, "tcp_command": r.command}
+
+
+def derive(ev: Evidence) -> dict[str, Any]:
+    """All lesson-1 facts from ``ev``'s raw outputs. Pure: reads nothing but ``ev``."""
+    names = [n["name"] for n in ev.inventory["nodes"]]
+    port = ev.inventory.get("qsfp_port")
+    nodes = {}
+    for n in names:
+        peer = next((m for m in names if m != n), None)
+        nodes[n] = node_facts(ev, n, peer, port)
+    return {"nodes": nodes, "pair": pair_facts(ev) if len(names) == 2 else {}}

@@ -1,0 +1,188 @@
+"""The inventory: which machines to probe, how to reach them, and what they are.
+
+An inventory is a TOML file::
+
+    profile = "spark-pair"          # spark-pair | single-spark | dual-gpu-desktop | sim
+    qsfp_port = 1                   # the QSFP port the cable is in (0 = next to the RJ45, 1 = further)
+    known_hosts = "~/.ssh/known_hosts"   # optional; host keys are always checked
+
+    [[nodes]]
+    name = "spark-a"                # the node's hostname, as its peer resolves it
+    address = "192.168.1.50"        # where the grader reaches it (management / house network)
+    port = 22
+    user = "nvidia"
+    key_file = "~/.ssh/id_ed25519"  # or: ssh_alias = "spark-a" (a Host entry in ~/.ssh/config)
+
+    [[nodes]]
+    name = "spark-b"
+    ...
+
+``load_inventory`` validates it and raises :class:`InventoryError` whose message names the
+field and the fix; it never returns a half-valid inventory.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+try:  # Python 3.11+
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+import paramiko
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+PROFILES = ("spark-pair", "single-spark", "dual-gpu-desktop", "sim")
+"""The hardware profiles a course run can grade; each has its own expected ranges in checks/."""
+
+_HOSTNAME = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9.-]{0,252})$")
+
+
+class InventoryError(ValueError):
+    """The inventory file is missing, not TOML, or has a field that is wrong. The message names it."""
+
+
+class Node(BaseModel):
+    """One machine. ``address`` may be empty when ``ssh_alias`` names a ~/.ssh/config Host entry."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(description="hostname of the node, as its peer resolves it")
+    address: str = Field(default="", description="IP or DNS name the grader connects to")
+    port: int = Field(default=22, ge=1, le=65535)
+    user: str = Field(default="")
+    key_file: str | None = None
+    ssh_alias: str | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _name_is_hostname(cls, v: str) -> str:
+        if not _HOSTNAME.match(v):
+            raise ValueError(f"{v!r} is not a hostname: use letters, digits, '-' and '.' (e.g. spark-a)")
+        return v
+
+    @field_validator("address")
+    @classmethod
+    def _address_is_host(cls, v: str) -> str:
+        if v and not re.match(r"^[A-Za-z0-9.:\-\[\]]+$", v):
+            raise ValueError(f"{v!r} is not an IP address or host name")
+        return v
+
+    @model_validator(mode="after")
+    def _reachable_somehow(self) -> "Node":
+        if not self.address and not self.ssh_alias:
+            raise ValueError("give `address` (IP or name the grader can reach) or `ssh_alias` "
+                             "(a Host entry in ~/.ssh/config)")
+        if self.key_file:
+            path = Path(os.path.expanduser(self.key_file))
+            if not path.is_file():
+                raise ValueError(f"key_file {self.key_file!r} does not exist: point it at the private key "
+                                 "you log in with (e.g. ~/.ssh/id_ed25519), or drop it to use ssh-agent")
+        return self
+
+
+class Inventory(BaseModel):
+    """A validated inventory. ``path`` is where it was read from (for messages and relative paths)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    profile: Literal["spark-pair", "single-spark", "dual-gpu-desktop", "sim"]
+    qsfp_port: Literal[0, 1] | None = None
+    known_hosts: str = "~/.ssh/known_hosts"
+    command_timeout_s: float = Field(default=10.0, gt=0, le=600)
+    nodes: list[Node]
+    path: str | None = None
+
+    @model_validator(mode="after")
+    def _shape(self) -> "Inventory":
+        want = 1 if self.profile in ("single-spark", "dual-gpu-desktop") else 2
+        if len(self.nodes) != want:
+            raise ValueError(f"profile {self.profile!r} needs {want} [[nodes]] table(s), found {len(self.nodes)}")
+        names = [n.name for n in self.nodes]
+        if len(set(names)) != len(names):
+            raise ValueError(f"node names must differ, got {names}")
+        if want == 2 and self.qsfp_port is None:
+            raise ValueError("set qsfp_port = 0 or 1: the QSFP port the cable is in "
+                             "(`ibdev2netdev` shows its two twins as (Up))")
+        return self
+
+    def node(self, name: str) -> Node:
+        """The node called ``name``. Raises KeyError if there is none."""
+        for n in self.nodes:
+            if n.name == name:
+                return n
+        raise KeyError(name)
+
+    def peer(self, name: str) -> Node | None:
+        """The other node of a pair, or None for a one-node profile."""
+        others = [n for n in self.nodes if n.name != name]
+        return others[0] if others else None
+
+
+def resolve_ssh(node: Node, ssh_config_path: str = "~/.ssh/config") -> tuple[str, int, str, str | None]:
+    """(hostname, port, user, key_file) for ``node``, filling blanks from its ~/.ssh/config alias.
+
+    Fields set in the inventory win over the alias. ``user`` falls back to the local login name.
+    """
+    host, port, user, key = node.address, node.port, node.user, node.key_file
+    if node.ssh_alias:
+        cfg_path = Path(os.path.expanduser(ssh_config_path))
+        if cfg_path.is_file():
+            entry = paramiko.SSHConfig.from_path(str(cfg_path)).lookup(node.ssh_alias)
+            host = host or entry.get("hostname", node.ssh_alias)
+            if "port" in entry and node.port == 22:
+                port = int(entry["port"])
+            user = user or entry.get("user", "")
+            if not key and entry.get("identityfile"):
+                key = entry["identityfile"][0]
+        host = host or node.ssh_alias
+    user = user or os.environ.get("USER") or "root"
+    return host, port, user, (os.path.expanduser(key) if key else None)
+
+
+def _describe(err: ValidationError, path: str) -> str:
+    lines = [f"{path}: the inventory is not valid:"]
+    for e in err.errors():
+        loc = ".".join(str(p) for p in e["loc"]) or "(top level)"
+        if loc.startswith("nodes.") and loc.split(".")[1].isdigit():
+            parts = loc.split(".")
+            loc = f"[[nodes]] #{int(parts[1]) + 1}" + (f" field `{'.'.join(parts[2:])}`" if parts[2:] else "")
+        else:
+            loc = f"field `{loc}`"
+        msg = e["msg"].removeprefix("Value error, ")
+        if e["type"] == "missing":
+            msg = "is required"
+        elif e["type"] == "extra_forbidden":
+            msg = "is not a known field (check the spelling; see README 'Inventory')"
+        elif e["type"] == "literal_error" and loc == "field `profile`":
+            msg = f"must be one of {', '.join(PROFILES)}"
+        lines.append(f"  - {loc} {msg}")
+    return "\n".join(lines)
+
+
+def load_inventory(path: str | os.PathLike[str]) -> Inventory:
+    """Read and validate the TOML inventory at ``path``.
+
+    Raises InventoryError (a ValueError) naming the file, the field and the fix when the file is
+    missing, is not TOML, or any field is wrong.
+    """
+    p = Path(path)
+    try:
+        raw = tomllib.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InventoryError(f"{p}: no such inventory file. Run `clusterlab sim up` for the simulated "
+                             "cluster, or write one (see README 'Inventory').") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise InventoryError(f"{p}: cannot read the inventory: {e}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise InventoryError(f"{p}: not valid TOML: {e}. Fix the line it names.") from None
+    raw["path"] = str(p)
+    try:
+        return Inventory.model_validate(raw)
+    except ValidationError as e:
+        raise InventoryError(_describe(e, str(p))) from None

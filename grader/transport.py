@@ -1,0 +1,225 @@
+"""SSH transport: one paramiko connection per node, reused for every probe, host keys verified.
+
+- Host keys are checked against the inventory's known_hosts file. An unknown or changed key is
+  refused with :class:`HostKeyRefused`, whose message shows the offered fingerprint and how to
+  accept it deliberately. Nothing is ever added to known_hosts by the grader.
+- Every command has a deadline: the grader stops waiting at ``timeout_s`` and the remote side
+  runs under coreutils ``timeout`` so nothing outlives the probe.
+- Only key or agent authentication: the grader never asks for or stores a password.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import shlex
+import socket
+import threading
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import paramiko
+
+from grader.inventory import Inventory, Node, resolve_ssh
+
+CONNECTIONS_OPENED: Counter[str] = Counter()
+"""How many SSH connections were opened per node name in this process (for the benchmark)."""
+
+_REMOTE_PATH = "PATH=$PATH:/usr/local/sbin:/usr/sbin:/sbin; export PATH; "
+
+
+class NodeUnreachable(RuntimeError):
+    """The node could not be reached or logged into. The message says why and what to do."""
+
+
+class HostKeyRefused(NodeUnreachable):
+    """The node's host key is not in known_hosts, or differs from the one recorded there."""
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """What one remote command produced. Times in seconds; exit_status None when it timed out."""
+
+    command: str
+    stdout: str
+    stderr: str
+    exit_status: int | None
+    duration_s: float
+    timed_out: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_status == 0 and not self.timed_out
+
+
+def fingerprint(key: paramiko.PKey) -> str:
+    """OpenSSH-style SHA256 fingerprint of a public key, e.g. ``SHA256:abc...``."""
+    digest = hashlib.sha256(key.asbytes()).digest()
+    return "SHA256:" + base64.b64encode(digest).decode().rstrip("=")
+
+
+class _RefuseUnknown(paramiko.MissingHostKeyPolicy):
+    def __init__(self, node: Node, host: str, port: int, known_hosts: str):
+        self.node, self.host, self.port, self.known_hosts = node, host, port, known_hosts
+
+    def missing_host_key(self, client, hostname, key):  # noqa: D401 - paramiko API
+        target = host_pattern(self.host, self.port)
+        keyscan = f"ssh-keyscan -p {self.port} {self.host}" if self.port != 22 else f"ssh-keyscan {self.host}"
+        raise HostKeyRefused(
+            f"{self.node.name}: host key of {target} is not in {self.known_hosts} "
+            f"(it offers {key.get_name()} {fingerprint(key)}). The grader never trusts a new key by itself. "
+            f"Check that fingerprint on the machine (`ssh-keygen -lf /etc/ssh/ssh_host_{_short(key)}_key.pub`), "
+            f"then accept it deliberately: `{keyscan} >> {self.known_hosts}`, or log in once with "
+            f"`ssh -p {self.port} {self.host}` and answer yes."
+        )
+
+
+def _short(key: paramiko.PKey) -> str:
+    name = key.get_name()
+    return "ed25519" if "ed25519" in name else "ecdsa" if "ecdsa" in name else "rsa"
+
+
+def host_pattern(host: str, port: int) -> str:
+    """How known_hosts names ``host`` at ``port``: ``host`` for 22, ``[host]:port`` otherwise."""
+    return host if port == 22 else f"[{host}]:{port}"
+
+
+class Connection:
+    """One SSH connection to one node; :meth:`run` may be called from several threads at once."""
+
+    def __init__(self, node: Node, inventory: Inventory):
+        self.node = node
+        self.inventory = inventory
+        self.host, self.port, self.user, self.key_file = resolve_ssh(node)
+        self._client: paramiko.SSHClient | None = None
+        self._lock = threading.Lock()
+
+    def connect(self, timeout_s: float) -> None:
+        """Open the connection. Raises NodeUnreachable / HostKeyRefused with a message naming the fix."""
+        known_hosts = os.path.expanduser(self.inventory.known_hosts)
+        client = paramiko.SSHClient()
+        try:
+            client.load_host_keys(known_hosts)
+        except FileNotFoundError:
+            pass  # every key is then unknown, and refused below with the way to add it
+        except (OSError, paramiko.SSHException) as e:
+            raise NodeUnreachable(f"{self.node.name}: cannot read known_hosts {known_hosts}: {e}") from None
+        client.set_missing_host_key_policy(_RefuseUnknown(self.node, self.host, self.port, known_hosts))
+        where = f"{self.user}@{self.host}:{self.port}"
+        try:
+            client.connect(
+                self.host, port=self.port, username=self.user, key_filename=self.key_file,
+                timeout=timeout_s, banner_timeout=timeout_s, auth_timeout=timeout_s,
+                allow_agent=True, look_for_keys=self.key_file is None, passphrase=None,
+            )
+        except HostKeyRefused:
+            raise
+        except paramiko.BadHostKeyException as e:
+            raise HostKeyRefused(
+                f"{self.node.name}: the host key of {host_pattern(self.host, self.port)} CHANGED: known_hosts "
+                f"has {fingerprint(e.expected_key)}, the machine offers {fingerprint(e.key)}. If you reinstalled "
+                f"the machine, remove the old entry with `ssh-keygen -R {host_pattern(self.host, self.port)} "
+                f"-f {known_hosts}` and accept the new key deliberately; otherwise stop: something else answers "
+                f"at that address."
+            ) from None
+        except paramiko.PasswordRequiredException:
+            raise NodeUnreachable(f"{self.node.name}: key {self.key_file} is encrypted; load it into ssh-agent "
+                                  "(`ssh-add`) first: the grader never asks for passphrases.") from None
+        except paramiko.AuthenticationException:
+            raise NodeUnreachable(f"{self.node.name}: {where} refused our key. Check `user` and `key_file` in the "
+                                  f"inventory, and that the public key is in ~/.ssh/authorized_keys there "
+                                  f"(`ssh-copy-id -p {self.port} {self.user}@{self.host}`).") from None
+        except (socket.timeout, TimeoutError):
+            raise NodeUnreachable(f"{self.node.name}: no answer from {where} within {timeout_s:g} s. Is it on, "
+                                  "and is `address` right?") from None
+        except (OSError, paramiko.SSHException, EOFError) as e:
+            reason = getattr(e, "strerror", None) or str(e) or type(e).__name__
+            raise NodeUnreachable(f"{self.node.name}: cannot connect to {where}: {reason}. Check that sshd runs "
+                                  "there (`systemctl status ssh`) and that `address`/`port` are right.") from None
+        self._client = client
+        CONNECTIONS_OPENED[self.node.name] += 1
+
+    def run(self, command: str, timeout_s: float | None = None) -> CommandResult:
+        """Run ``command`` (a fixed shell command line) and return its output.
+
+        The remote side is wrapped in ``timeout`` so it dies at the deadline; locally we stop
+        waiting at the same deadline + 1 s. Never raises for a failing command (see exit_status);
+        raises NodeUnreachable if the connection itself is gone.
+        """
+        timeout_s = timeout_s or self.inventory.command_timeout_s
+        if self._client is None:
+            raise NodeUnreachable(f"{self.node.name}: not connected")
+        wrapped = f"{_REMOTE_PATH}timeout -k 1 {timeout_s:g} sh -c {shlex.quote(command)}"
+        start = time.monotonic()
+        try:
+            transport = self._client.get_transport()
+            if transport is None or not transport.is_active():
+                raise NodeUnreachable(f"{self.node.name}: the SSH connection dropped")
+            chan = transport.open_session(timeout=timeout_s)
+            chan.exec_command(wrapped)
+        except (paramiko.SSHException, OSError, EOFError) as e:
+            raise NodeUnreachable(f"{self.node.name}: the SSH connection failed: {e}") from None
+        out, err = bytearray(), bytearray()
+        deadline = start + timeout_s + 1.0
+        timed_out = False
+        while True:
+            got = False
+            while chan.recv_ready():
+                out += chan.recv(65536)
+                got = True
+            while chan.recv_stderr_ready():
+                err += chan.recv_stderr(65536)
+                got = True
+            if chan.exit_status_ready() and not chan.recv_ready() and not chan.recv_stderr_ready():
+                break
+            if time.monotonic() > deadline:
+                timed_out = True
+                break
+            if not got:
+                time.sleep(0.005)
+        status = None if timed_out else chan.recv_exit_status()
+        chan.close()
+        if status == 124:  # coreutils timeout's own exit code
+            timed_out, status = True, None
+        return CommandResult(command, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"),
+                             status, round(time.monotonic() - start, 4), timed_out)
+
+    def open_stream(self, command: str, timeout_s: float) -> paramiko.Channel:
+        """Start a long-running fixed command (e.g. an iperf3 server) and return its channel.
+
+        The caller must close it; the remote side is bounded by ``timeout`` in any case.
+        """
+        assert self._client is not None
+        chan = self._client.get_transport().open_session(timeout=timeout_s)
+        chan.exec_command(f"{_REMOTE_PATH}exec timeout -k 1 {timeout_s:g} sh -c {shlex.quote(command)}")
+        return chan
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+
+def connect_all(inventory: Inventory) -> tuple[dict[str, Connection], dict[str, str]]:
+    """Connect to every node in parallel. Returns (connections by node name, error by node name).
+
+    A node that cannot be reached appears in the second dict with the reason; the others are
+    still connected, so a check can record and grade what it reached.
+    """
+    conns: dict[str, Connection] = {}
+    errors: dict[str, str] = {}
+
+    def one(node: Node) -> None:
+        c = Connection(node, inventory)
+        try:
+            c.connect(inventory.command_timeout_s)
+            conns[node.name] = c
+        except NodeUnreachable as e:
+            errors[node.name] = str(e)
+
+    with ThreadPoolExecutor(max_workers=len(inventory.nodes)) as pool:
+        list(pool.map(one, inventory.nodes))
+    return conns, errors
