@@ -1,0 +1,18 @@
+"""The simulated two-node DGX Spark pair (the no-hardware path, and the grader's test bed).
+
+    from grader.sim import up, down, status, FAULTS, SimError
+    inventory = up(["mtu-1500"])   # root only; returns the inventory.toml path
+    status()                        # {"up": True, "faults": ["mtu-1500"], "nodes": {...}, ...}
+    down()
+
+See DESIGN.md "The simulated cluster"; names and addresses are in :mod:`grader.sim.topology`,
+the faults in :mod:`grader.sim.faults`.
+"""
+
+from grader.sim.cluster import SimError, down, node_command, start_sshd, status, stop_sshd, up
+from grader.sim.faults import REGISTRY as _REGISTRY
+
+FAULTS: dict[str, str] = {name: f.description for name, f in _REGISTRY.items()}
+"""Every fault ``up`` accepts, name -> one-line description."""
+
+__all__ = ["FAULTS", "SimError", "down", "node_command", "start_sshd", "status", "stop_sshd", "up"]

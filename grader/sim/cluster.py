@@ -1,0 +1,580 @@
+"""Build, inspect and remove the simulated DGX Spark pair on this Linux box (root only).
+
+``up(faults)`` builds the :mod:`~grader.sim.topology` spec with the named faults applied and returns
+the inventory path; ``down()`` removes everything ``up`` made; ``status()`` reports what is there.
+
+What one node is: a network namespace (``spark-a``) with the Spark's interface names; an sshd
+started with ``ip netns exec`` (so ``/etc/netns/<node>/{hostname,hosts,netplan,ssh}`` are bind-mounted
+over /etc in its own mount namespace) inside ``unshare --uts`` (its own hostname), after mounting a
+private tmpfs on /dev/shm and binding ``nodes/<node>/root`` over /root. Every SSH session and
+everything started from one inherits those namespaces, so it sees the node as a second machine
+would. The host's own /etc, /root and /dev/shm are never changed; only ``/etc/netns/spark-*`` and,
+when missing, ``/etc/netplan`` and ``/run/sshd`` are created, and ``down`` removes exactly those.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+from grader.sim import faults as _faults
+from grader.sim import ibdev2netdev_sim as _shim
+from grader.sim import topology as T
+from grader.sim.topology import Spec
+
+APT_HINT = "apt-get install openssh-server iproute2 iperf3 iputils-ping ethtool"
+TOOLS = ("sshd", "ip", "tc", "iperf3", "ping", "ethtool", "ssh", "ssh-keygen", "unshare", "nsenter",
+         "mount", "hostname")
+_SBIN_PATH = os.pathsep.join([os.environ.get("PATH", ""), "/usr/local/sbin", "/usr/sbin", "/sbin"])
+_ETC_TARGETS_WE_MAY_CREATE = (Path("/etc/netplan"), Path("/etc/hostname"))
+"""ip netns exec binds /etc/netns/<node>/<entry> only where /etc/<entry> exists on the host."""
+SSHD_READY_S = 8.0
+
+
+class SimError(Exception):
+    """The simulated cluster could not be built or removed. The message says what to do."""
+
+
+# --- small helpers -----------------------------------------------------------------------------
+
+def _which(tool: str) -> str | None:
+    return shutil.which(tool, path=_SBIN_PATH)
+
+
+def _run(argv: list[str], *, input: str | None = None, what: str = "", check: bool = True,
+         timeout: float = 30) -> subprocess.CompletedProcess:
+    try:
+        p = subprocess.run(argv, input=input, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise SimError(f"{what or argv[0]}: `{' '.join(argv)}` did not finish in {timeout:.0f} s") from None
+    if check and p.returncode != 0:
+        detail = (p.stderr or p.stdout).strip().splitlines()
+        raise SimError(f"{what or argv[0]} failed: `{' '.join(argv)}`: {' / '.join(detail[-3:]) or 'rc ' + str(p.returncode)}")
+    return p
+
+
+def _ip_batch(commands: list[str], netns: str | None = None, *, what: str, force: bool = False) -> None:
+    if not commands:
+        return
+    argv = ["ip"] + (["-n", netns] if netns else []) + (["-force"] if force else []) + ["-batch", "-"]
+    _run(argv, input="\n".join(commands) + "\n", what=what, check=not force)
+
+
+def _write(path: Path, text: str, mode: int = 0o644) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.chmod(path, mode)  # O_CREAT's mode does not apply to an existing file, and umask trims it
+
+
+def _mkdir(path: Path, mode: int = 0o755) -> None:
+    path.mkdir(parents=True, exist_ok=True)
+    os.chmod(path, mode)
+
+
+def _netns_list() -> set[str]:
+    try:
+        return set(os.listdir("/run/netns"))
+    except OSError:
+        return set()
+
+
+def _ns_inode(ns: str) -> int | None:
+    try:
+        return os.stat(f"/run/netns/{ns}").st_ino
+    except OSError:
+        return None
+
+
+def _pid_in_ns(pid: int, ns: str) -> bool:
+    ino = _ns_inode(ns)
+    try:
+        return ino is not None and os.stat(f"/proc/{pid}/ns/net").st_ino == ino
+    except OSError:
+        return False
+
+
+def _ns_pids(ns: str) -> list[int]:
+    """Live processes whose network namespace is ``ns`` (what ``ip netns pids`` lists)."""
+    ino = _ns_inode(ns)
+    if ino is None:
+        return []
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.stat(f"/proc/{entry}/ns/net").st_ino == ino:
+                    pids.append(int(entry))
+            except OSError:
+                pass
+    return pids
+
+
+def _tcp_open(addr: str, port: int = 22, timeout: float = 0.3) -> bool:
+    try:
+        with socket.create_connection((addr, port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def _read_state() -> dict:
+    try:
+        return json.loads(T.STATE_FILE.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def _write_state(state: dict) -> None:
+    _write(T.STATE_FILE, json.dumps(state, indent=2, sort_keys=True) + "\n", 0o600)
+
+
+@contextlib.contextmanager
+def _locked():
+    """One up/down at a time on this box (the CLI and a test run may race)."""
+    _mkdir(T.STATE_DIR, 0o755)  # readable inventory and known_hosts; the keys inside are 0600
+    with open(T.STATE_DIR / ".lock", "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def _preflight() -> None:
+    if os.geteuid() != 0:
+        raise SimError("run as root: the sim makes network namespaces (e.g. `sudo clusterlab sim up`)")
+    missing = [t for t in TOOLS if not _which(t)]
+    if missing:
+        raise SimError(f"missing {', '.join(missing)}: {APT_HINT}")
+
+
+# --- keys --------------------------------------------------------------------------------------
+
+def _keypair(path: Path, comment: str) -> str:
+    """Make an ed25519 key at ``path`` unless one is there; return its public line."""
+    pub = Path(str(path) + ".pub")
+    if not (path.is_file() and pub.is_file()):
+        path.unlink(missing_ok=True)
+        pub.unlink(missing_ok=True)
+        _run([_which("ssh-keygen"), "-q", "-t", "ed25519", "-N", "", "-C", comment, "-f", str(path)],
+             what="ssh-keygen")
+    os.chmod(path, 0o600)
+    return pub.read_text(encoding="ascii").strip()
+
+
+def _host_key(node: str) -> Path:
+    return T.KEYS_DIR / f"ssh_host_ed25519_key.{node}"
+
+
+def _keys() -> dict[str, str]:
+    """Public lines: 'grader', 'shared', and each node's host key (kept across down/up)."""
+    _mkdir(T.KEYS_DIR, 0o700)
+    pubs = {"grader": _keypair(T.GRADER_KEY, "clusterlab-grader"),
+            "shared": _keypair(T.KEYS_DIR / T.SHARED_KEY_NAME, T.SHARED_KEY_COMMENT)}
+    for node in T.NODES:
+        pubs[node] = _keypair(_host_key(node), f"root@{node}")
+    return pubs
+
+
+def _key_body(pub_line: str) -> str:
+    """'ssh-ed25519 AAAA...' without the comment (as known_hosts wants it)."""
+    return " ".join(pub_line.split()[:2])
+
+
+# --- files -------------------------------------------------------------------------------------
+
+def _node_home(node: str) -> Path:
+    return T.NODES_DIR / node / "root"
+
+
+def _write_files(spec: Spec, pubs: dict[str, str]) -> None:
+    known = "".join(f"{','.join(spec.ssh_names(n))} {_key_body(pubs[n])}\n" for n in T.NODES)
+    moduli = Path("/etc/ssh/moduli")
+    for node in T.NODES:
+        n = spec.nodes[node]
+        etc = T.ETC_NETNS / node
+        _mkdir(etc, 0o755)
+        _write(etc / "hostname", node + "\n")
+        _write(etc / "hosts", T.hosts_file(spec, node))
+        _mkdir(etc / "netplan", 0o755)  # always bound, so the host's own netplan files never show
+        if n.netplan is not None:
+            _write(etc / "netplan" / T.NETPLAN_FILE, T.netplan_yaml(n.netplan), 0o600)
+        ssh = etc / "ssh"
+        _mkdir(ssh, 0o755)
+        _write(ssh / "sshd_config", T.sshd_config(node))
+        _write(ssh / "ssh_config", T.SSH_CLIENT_CONFIG)
+        shutil.copyfile(_host_key(node), ssh / "ssh_host_ed25519_key")
+        os.chmod(ssh / "ssh_host_ed25519_key", 0o600)
+        _write(ssh / "ssh_host_ed25519_key.pub", pubs[node] + "\n")
+        if moduli.is_file():
+            shutil.copyfile(moduli, ssh / "moduli")
+
+        home = _node_home(node)
+        _mkdir(home, 0o700)
+        _write(home / ".profile", T.PROFILE)
+        dot = home / ".ssh"
+        _mkdir(dot, 0o700)
+        auth = [pubs["grader"]] + ([pubs["shared"]] if n.authorize_shared_key else [])
+        _write(dot / "authorized_keys", "\n".join(auth) + "\n", 0o600)
+        shutil.copyfile(T.KEYS_DIR / T.SHARED_KEY_NAME, dot / T.SHARED_KEY_NAME)
+        os.chmod(dot / T.SHARED_KEY_NAME, 0o600)
+        _write(dot / (T.SHARED_KEY_NAME + ".pub"), pubs["shared"] + "\n")
+        _write(dot / "config", T.USER_SSH_CONFIG, 0o600)
+        _write(dot / "known_hosts", known)
+
+    _mkdir(T.BIN_DIR, 0o755)
+    _write(T.BIN_DIR / "ibdev2netdev", _shim.shell_script(), 0o755)
+    _mkdir(T.RUN_DIR, 0o755)
+    _mkdir(T.LOG_DIR, 0o700)
+    _write(T.KNOWN_HOSTS, "".join(f"{T.HOUSE_ADDR[n]} {_key_body(pubs[n])}\n" for n in T.NODES))
+    nodes = "".join(
+        f'\n[[nodes]]\nname = "{n}"\naddress = "{T.HOUSE_ADDR[n]}"\nport = 22\nuser = "root"\n'
+        f'key_file = "{T.GRADER_KEY}"\n' for n in T.NODES)
+    _write(T.INVENTORY, f'profile = "sim"\nqsfp_port = {T.QSFP_PORT}\nknown_hosts = "{T.KNOWN_HOSTS}"\n'
+                        + nodes)
+
+
+# --- network -----------------------------------------------------------------------------------
+
+def _void_name(node: str, iface: str) -> str:
+    return f"{node[-1]}-{iface}"[:15]
+
+
+def _free_root_ifindexes(count: int, start: int = 7710) -> list[int]:
+    used = set()
+    for dev in os.listdir("/sys/class/net"):
+        with contextlib.suppress(OSError, ValueError):
+            used.add(int(Path("/sys/class/net", dev, "ifindex").read_text()))
+    free = []
+    idx = start
+    while len(free) < count:
+        if idx not in used:
+            free.append(idx)
+        idx += 1
+    return free
+
+
+def _check_house_subnet_free() -> None:
+    """The house network must not shadow a network the host already routes to."""
+    out = _run(["ip", "-j", "route", "show", "match", T.HOUSE_ADDR[T.NODES[0]]], what="reading routes").stdout
+    clash = [r for r in json.loads(out or "[]") if r.get("dst") != "default" and r.get("dev") != T.BRIDGE]
+    if clash:
+        raise SimError(f"this host already routes {clash[0].get('dst')} via {clash[0].get('dev')}; the sim's "
+                       f"house network {T.BRIDGE_ADDR} would clash with it: remove that route first")
+
+
+def _build_network(spec: Spec) -> None:
+    _check_house_subnet_free()
+    for ns in (*T.NODES, T.VOID_NS):
+        _run(["ip", "netns", "add", ns], what="making network namespace " + ns)
+    root = [f"link add {T.BRIDGE} type bridge",
+            f"addr add {T.BRIDGE_ADDR} dev {T.BRIDGE}",
+            f"link set {T.BRIDGE} up"]
+    for node, root_idx in zip(T.NODES, _free_root_ifindexes(len(T.NODES))):
+        end = T.HOUSE_ROOT_END[node]
+        root += [f"link add {end} index {root_idx} mtu {T.HOUSE_MTU} type veth peer name {T.HOUSE_IF} "
+                 f"index {T.ifindex(node, T.HOUSE_IF)} netns {node}",
+                 f"link set {end} master {T.BRIDGE} up"]
+    for (na, ia), (nb, ib) in spec.cables:
+        root.append(f"link add {ia} index {T.ifindex(na, ia)} netns {na} type veth "
+                    f"peer name {ib} index {T.ifindex(nb, ib)} netns {nb}")
+    void_idx = T.IFINDEX_BASE[T.VOID_NS]
+    for node in T.NODES:
+        for iface in spec.nodes[node].ifaces:
+            if spec.cabled(node, iface) is None:  # uncabled: the far end sits, down, in the void
+                root.append(f"link add {iface} index {T.ifindex(node, iface)} netns {node} type veth "
+                            f"peer name {_void_name(node, iface)} index {void_idx} netns {T.VOID_NS}")
+                void_idx += 1
+    _ip_batch(root, what="making the bridge and the veth cables")
+
+    for node in T.NODES:
+        n = spec.nodes[node]
+        cmds = ["link set lo up",
+                f"link set {T.HOUSE_IF} mtu {T.HOUSE_MTU} up",
+                f"addr add {n.house_addr}/{T.HOUSE_PREFIX} dev {T.HOUSE_IF}"]
+        for iface in n.ifaces.values():
+            cmds.append(f"link set {iface.name} mtu {iface.mtu}")
+            for addr in iface.addresses:
+                scope = " scope link" if addr.startswith("169.254.") else ""
+                cmds.append(f"addr add {addr} brd + dev {iface.name}{scope}")
+            if iface.up:
+                cmds.append(f"link set {iface.name} up")
+        _ip_batch(cmds, node, what=f"configuring {node}'s interfaces")
+        _run(["tc", "-n", node, "qdisc", "replace", "dev", T.HOUSE_IF, "root", "tbf", *T.HOUSE_TBF],
+             what=f"shaping {node}'s {T.HOUSE_IF} (tc tbf)")
+
+
+def _expected_up(spec: Spec) -> dict[str, set[str]]:
+    """Per node, the netdevs that must report operstate up: up, and cabled to an up netdev."""
+    want: dict[str, set[str]] = {node: {T.HOUSE_IF} for node in T.NODES}
+    for node in T.NODES:
+        for iface in spec.nodes[node].ifaces.values():
+            far = spec.cabled(node, iface.name)
+            if iface.up and far and spec.nodes[far[0]].ifaces[far[1]].up:
+                want[node].add(iface.name)
+    return want
+
+
+def _wait_carrier(spec: Spec, timeout: float = 3.0) -> None:
+    """Operstate follows carrier asynchronously (the kernel's linkwatch, up to ~1 s): wait for it,
+    so a probe right after ``up`` sees the links as they are (ibdev2netdev (Up), state UP)."""
+    want = _expected_up(spec)
+    deadline = time.monotonic() + timeout
+    while True:
+        late = {}
+        for node, names in want.items():
+            out = _run(["ip", "-n", node, "-j", "link", "show"], what="reading link state").stdout
+            up = {link["ifname"] for link in json.loads(out) if link.get("operstate") == "UP"}
+            if names - up:
+                late[node] = sorted(names - up)
+        if not late:
+            return
+        if time.monotonic() > deadline:
+            raise SimError(f"links never came up: {late}")
+        time.sleep(0.02)
+
+
+# --- sshd --------------------------------------------------------------------------------------
+
+_NODE_INIT = ('hostname "$1" && mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /dev/shm '
+              '&& mount --bind "$2" /root && exec "$3" -f /etc/ssh/sshd_config -E "$4"')
+"""Runs inside `ip netns exec <node> unshare --uts`: name the node, private /dev/shm, own /root."""
+
+
+def _start_sshd(node: str) -> None:
+    log = T.LOG_DIR / f"sshd-{node}.log"
+    argv = ["ip", "netns", "exec", node, _which("unshare"), "--uts", "--", "/bin/sh", "-c", _NODE_INIT,
+            "clsim-node", node, str(_node_home(node)), _which("sshd"), str(log)]
+    p = _run(argv, what=f"starting {node}'s sshd", check=False, timeout=15)
+    if p.returncode != 0:  # sshd daemonizes: a non-zero exit means it never started
+        tail = log.read_text(errors="replace").strip().splitlines()[-3:] if log.exists() else []
+        detail = " / ".join(tail + (p.stderr.strip().splitlines()[-2:]))
+        raise SimError(f"{node}'s sshd did not start: {detail or 'rc ' + str(p.returncode)} (log: {log})")
+
+
+def _wait_sshd(nodes: tuple[str, ...]) -> dict[str, int]:
+    pids: dict[str, int] = {}
+    deadline = time.monotonic() + SSHD_READY_S
+    pending = list(nodes)
+    while pending:
+        for node in list(pending):
+            pidfile = T.RUN_DIR / f"sshd-{node}.pid"
+            if pidfile.is_file() and _tcp_open(T.HOUSE_ADDR[node], 22, 0.2):
+                try:
+                    pids[node] = int(pidfile.read_text().split()[0])
+                    pending.remove(node)
+                except (ValueError, IndexError):
+                    pass
+        if pending and time.monotonic() > deadline:
+            raise SimError(f"sshd of {', '.join(pending)} not answering on port 22 after {SSHD_READY_S:.0f} s "
+                           f"(logs in {T.LOG_DIR})")
+        if pending:
+            time.sleep(0.02)
+    return pids
+
+
+# --- teardown ----------------------------------------------------------------------------------
+
+def _kill_node_processes(state: dict) -> None:
+    for node, pid in (state.get("sshd_pids") or {}).items():
+        if node in T.NODES and _pid_in_ns(pid, node):
+            for send in (lambda: os.killpg(pid, signal.SIGTERM), lambda: os.kill(pid, signal.SIGTERM)):
+                with contextlib.suppress(OSError):
+                    send()
+    # Each node namespace holds only processes the sim started (sshd, sessions, what they ran).
+    for sig, wait in ((signal.SIGTERM, 2.0), (signal.SIGKILL, 2.0)):
+        pids = [p for ns in (*T.NODES, T.VOID_NS) for p in _ns_pids(ns)]
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, sig)
+        deadline = time.monotonic() + wait
+        while pids and time.monotonic() < deadline:
+            pids = [p for ns in (*T.NODES, T.VOID_NS) for p in _ns_pids(ns)]
+            if pids:
+                time.sleep(0.02)
+        if not pids:
+            return
+    raise SimError(f"processes {pids} in the sim's namespaces survived SIGKILL; `ip netns pids spark-a`")
+
+
+def _teardown(state: dict) -> None:
+    _kill_node_processes(state)
+    cmds = [f"link del {end}" for end in T.HOUSE_ROOT_END.values() if Path(f"/sys/class/net/{end}").exists()]
+    if Path(f"/sys/class/net/{T.BRIDGE}").exists():
+        cmds.append(f"link del {T.BRIDGE}")
+    present = _netns_list()
+    cmds += [f"netns del {ns}" for ns in (*T.NODES, T.VOID_NS) if ns in present]
+    _ip_batch(cmds, what="removing the sim's namespaces and bridge", force=True)
+    for node in T.NODES:
+        shutil.rmtree(T.ETC_NETNS / node, ignore_errors=True)
+    for part in T.RUNTIME_PARTS:
+        if part.is_dir():
+            shutil.rmtree(part, ignore_errors=True)
+        else:
+            part.unlink(missing_ok=True)
+    for created in reversed(state.get("created", [])):  # only what up itself made
+        path = Path(created)
+        with contextlib.suppress(OSError):
+            if path.is_dir():
+                path.rmdir()  # fails, and is kept, if someone put something in it since
+            elif path.is_file() and path.stat().st_size == 0:
+                path.unlink()
+    leftovers = [ns for ns in (*T.NODES, T.VOID_NS) if ns in _netns_list()]
+    leftovers += [d for d in (T.BRIDGE, *T.HOUSE_ROOT_END.values()) if Path(f"/sys/class/net/{d}").exists()]
+    if leftovers:
+        raise SimError(f"could not remove {', '.join(leftovers)}; remove by hand with `ip netns del` / `ip link del`")
+
+
+def _is_up_or_partial(state: dict) -> bool:
+    return bool(state) or bool(_netns_list() & {*T.NODES, T.VOID_NS}) or \
+        Path(f"/sys/class/net/{T.BRIDGE}").exists() or any((T.ETC_NETNS / n).exists() for n in T.NODES)
+
+
+# --- public API --------------------------------------------------------------------------------
+
+def up(faults: list[str] | None = None) -> Path:
+    """Build the simulated pair with ``faults`` applied (replacing any cluster already up).
+
+    Returns the inventory path. Raises SimError naming the fix (not root, tools missing, unknown
+    fault, kernel refusing namespaces, sshd not starting); a failed ``up`` leaves nothing behind.
+    """
+    faults = list(faults or [])
+    try:
+        spec = _faults.apply_faults(T.default_spec(), faults)
+    except ValueError as e:
+        raise SimError(str(e)) from None
+    _preflight()
+    t0 = time.monotonic()
+    with _locked():
+        old = _read_state()
+        if _is_up_or_partial(old):
+            _teardown(old)
+        state: dict = {"faults": spec.faults, "created": [], "sshd_pids": {}, "complete": False}
+        _write_state(state)
+        try:
+            for target in (*_ETC_TARGETS_WE_MAY_CREATE, T.ETC_NETNS, Path("/run/sshd")):
+                if not target.exists():
+                    state["created"].append(str(target))
+                    _write_state(state)  # recorded before it exists, so down can undo a crash
+                    if target.name == "hostname":
+                        target.touch(mode=0o644)
+                    else:
+                        _mkdir(target, 0o755)
+            pubs = _keys()
+            _write_files(spec, pubs)
+            _build_network(spec)
+            for node in T.NODES:
+                _start_sshd(node)
+            state["sshd_pids"] = _wait_sshd(T.NODES)
+            _wait_carrier(spec)
+        except BaseException as e:
+            _write_state(state)
+            with contextlib.suppress(SimError):
+                _teardown(state)
+            if isinstance(e, SimError):
+                raise
+            if isinstance(e, OSError):
+                raise SimError(f"sim up failed: {e}") from e
+            raise
+        state.update(complete=True, up_seconds=round(time.monotonic() - t0, 3),
+                     namespaces=[*T.NODES, T.VOID_NS], bridge=T.BRIDGE, inventory=str(T.INVENTORY))
+        _write_state(state)
+    return T.INVENTORY
+
+
+def down(purge: bool = False) -> None:
+    """Remove everything ``up`` made. A no-op when nothing is up.
+
+    The grader key and the node host keys (state dir ``grader_ed25519``, ``keys/``) are kept so
+    known_hosts entries stay valid across down/up; ``purge=True`` removes the state dir too.
+    """
+    if os.geteuid() != 0:
+        raise SimError("run as root: the sim makes network namespaces (e.g. `sudo clusterlab sim down`)")
+    if not T.STATE_DIR.exists():
+        return
+    with _locked():
+        state = _read_state()
+        if _is_up_or_partial(state):
+            _teardown(state)
+    if purge:
+        shutil.rmtree(T.STATE_DIR, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            T.STATE_DIR.parent.rmdir()
+
+
+def status() -> dict:
+    """What is up: ``{"up", "faults", "inventory", "nodes": {name: {...}}}``. Changes nothing."""
+    state = _read_state()
+    present = _netns_list()
+    nodes = {}
+    for node in T.NODES:
+        pid = (state.get("sshd_pids") or {}).get(node)
+        nodes[node] = {
+            "address": T.HOUSE_ADDR[node],
+            "namespace": node in present,
+            "sshd_pid": pid,
+            "sshd_running": bool(pid) and _pid_in_ns(pid, node),
+            "ssh_reachable": node in present and _tcp_open(T.HOUSE_ADDR[node], 22),
+        }
+    is_up = bool(state.get("complete")) and all(n["namespace"] for n in nodes.values())
+    return {
+        "up": is_up,
+        "healthy": is_up and all(n["ssh_reachable"] for n in nodes.values()),
+        "faults": state.get("faults", []) if is_up else [],
+        "inventory": str(T.INVENTORY) if is_up and T.INVENTORY.is_file() else None,
+        "nodes": nodes,
+    }
+
+
+def stop_sshd(node: str) -> None:
+    """Stop ``node``'s sshd (its listener and process group), leaving its network as it is: the
+    grader then finds the node unreachable (connection refused). ``down`` ends whatever is left."""
+    with _locked():
+        state = _read_state()
+        pid = (state.get("sshd_pids") or {}).get(node)
+        if node not in T.NODES or not state.get("complete"):
+            raise SimError(f"{node} is not up: run `clusterlab sim up`")
+        if pid and _pid_in_ns(pid, node):
+            for send in (lambda: os.killpg(pid, signal.SIGTERM), lambda: os.kill(pid, signal.SIGTERM)):
+                with contextlib.suppress(OSError):
+                    send()
+            deadline = time.monotonic() + 3
+            while _pid_in_ns(pid, node) and time.monotonic() < deadline:
+                time.sleep(0.02)
+            if _pid_in_ns(pid, node):
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+
+
+def start_sshd(node: str) -> None:
+    """Start ``node``'s sshd again after :func:`stop_sshd` (a no-op if it is running)."""
+    with _locked():
+        state = _read_state()
+        if node not in T.NODES or not state.get("complete"):
+            raise SimError(f"{node} is not up: run `clusterlab sim up`")
+        pid = (state.get("sshd_pids") or {}).get(node)
+        if pid and _pid_in_ns(pid, node):
+            return
+        (T.RUN_DIR / f"sshd-{node}.pid").unlink(missing_ok=True)
+        _start_sshd(node)
+        state["sshd_pids"][node] = _wait_sshd((node,))[node]
+        _write_state(state)
+
+
+def node_command(node: str) -> list[str]:
+    """argv prefix that runs a command in ``node`` exactly as an SSH session there sees it
+    (its network, hostname, /etc, /root and /dev/shm): ``nsenter`` into its sshd's namespaces."""
+    pid = (_read_state().get("sshd_pids") or {}).get(node)
+    if node not in T.NODES or not pid or not _pid_in_ns(pid, node):
+        raise SimError(f"{node} is not up: run `clusterlab sim up`")
+    return [_which("nsenter") or "nsenter", "-t", str(pid), "-n", "-m", "-u", "--"]

@@ -1,0 +1,130 @@
+"""Deliberate mistakes for the simulated cluster, one small named unit each.
+
+A fault is a function that edits the healthy :class:`~grader.sim.topology.Spec` before it is built,
+and changes only what its name says, so exactly one lesson-1 check should fail. Faults are applied
+in the order given.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from grader.sim.topology import (DEFAULT_MTU, JUMBO_MTU, NODES, PLAYBOOK_ADDR, QSFP_PORT, TWINS,
+                                 Iface, NetplanIface, Spec, peer_of)
+
+A, B = NODES
+T1, T2 = TWINS[QSFP_PORT]  # enp1s0f1np1, enP2p1s0f1np1
+
+
+@dataclass(frozen=True)
+class Fault:
+    name: str
+    description: str
+    apply: Callable[[Spec], None]
+
+
+REGISTRY: dict[str, Fault] = {}
+
+
+def fault(name: str, description: str):
+    """Register the decorated function as the fault ``name``."""
+    def register(fn: Callable[[Spec], None]) -> Callable[[Spec], None]:
+        REGISTRY[name] = Fault(name, description, fn)
+        return fn
+    return register
+
+
+def _set_mtu(spec: Spec, node: str, mtu: int) -> None:
+    for twin in TWINS[QSFP_PORT]:
+        spec.nodes[node].ifaces[twin].mtu = mtu
+    if spec.nodes[node].netplan:
+        for entry in spec.nodes[node].netplan.values():
+            entry.mtu = None if mtu == DEFAULT_MTU else mtu  # NVIDIA's file has no mtu key
+
+
+@fault("mtu-1500", "both ends' twins at MTU 1500 (NVIDIA's netplan, no mtu key)")
+def mtu_1500(spec: Spec) -> None:
+    for node in NODES:
+        _set_mtu(spec, node, DEFAULT_MTU)
+
+
+@fault("mtu-mismatch", f"{A}'s twins at MTU {JUMBO_MTU}, {B}'s at {DEFAULT_MTU} (netplan files match)")
+def mtu_mismatch(spec: Spec) -> None:
+    _set_mtu(spec, A, JUMBO_MTU)
+    _set_mtu(spec, B, DEFAULT_MTU)
+
+
+def _readdress(spec: Spec, node: str, twin: str, addr: str) -> None:
+    spec.nodes[node].ifaces[twin].addresses = [addr]
+    if spec.nodes[node].netplan and twin in spec.nodes[node].netplan:
+        spec.nodes[node].netplan[twin].addresses = [addr]
+
+
+@fault("same-subnet", "both twins of each node in one /24 (192.168.100.10+.12 / .11+.13), netplan matching")
+def same_subnet(spec: Spec) -> None:
+    _readdress(spec, A, T2, "192.168.100.12/24")
+    _readdress(spec, B, T2, "192.168.100.13/24")
+
+
+@fault("link-local", "twins on 169.254.x.y/16 link-local addresses, no netplan file")
+def link_local(spec: Spec) -> None:
+    host = {A: 62, B: 63}
+    for node in NODES:
+        spec.nodes[node].ifaces[T1].addresses = [f"169.254.35.{host[node]}/16"]
+        spec.nodes[node].ifaces[T2].addresses = [f"169.254.36.{host[node]}/16"]
+        spec.nodes[node].netplan = None
+
+
+@fault("no-netplan", "playbook addresses set live (ip addr add) but no /etc/netplan/40-cx7.yaml on either node")
+def no_netplan(spec: Spec) -> None:
+    for node in NODES:
+        spec.nodes[node].netplan = None
+
+
+@fault("netplan-drift", f"{B}'s netplan says 192.168.100.21/24 for {T1}; live it has 192.168.100.11/24")
+def netplan_drift(spec: Spec) -> None:
+    spec.nodes[B].netplan[T1].addresses = ["192.168.100.21/24"]
+
+
+@fault("no-peer-key", f"{B} cannot SSH to {A}: the shared key is missing from {A}'s authorized_keys")
+def no_peer_key(spec: Spec) -> None:
+    spec.nodes[A].authorize_shared_key = False
+
+
+@fault("one-twin-down", f"{T2} set down on {B}, so {A}'s {T2} has no carrier; addresses stay")
+def one_twin_down(spec: Spec) -> None:
+    spec.nodes[B].ifaces[T2].up = False
+
+
+@fault("wrong-port", f"{B} is cabled on port 0: its {TWINS[0][0]}/{TWINS[0][1]} carry the .11 addresses, "
+                     "its port-1 twins are down")
+def wrong_port(spec: Spec) -> None:
+    node = spec.nodes[B]
+    for p1, p0 in zip(TWINS[1], TWINS[0]):
+        addr = PLAYBOOK_ADDR[B][p1]
+        node.ifaces[p0] = Iface(p0, up=True, mtu=node.ifaces[p1].mtu, addresses=[addr])
+        node.ifaces[p1] = Iface(p1)
+    if node.netplan is not None:
+        node.netplan = {p0: NetplanIface(node.netplan[p1].addresses, node.netplan[p1].mtu)
+                        for p1, p0 in zip(TWINS[1], TWINS[0])}
+    spec.cables = [((A, p1), (B, p0)) for p1, p0 in zip(TWINS[1], TWINS[0])]
+
+
+@fault("house-network", "each node's /etc/hosts resolves the peer's name to its enP7s7 (house) address")
+def house_network(spec: Spec) -> None:
+    for node in NODES:
+        spec.nodes[node].peer_in_hosts = spec.nodes[peer_of(node)].house_addr
+
+
+def apply_faults(spec: Spec, names: list[str]) -> Spec:
+    """A copy of ``spec`` with the named faults applied. Raises ValueError on an unknown name."""
+    unknown = [n for n in names if n not in REGISTRY]
+    if unknown:
+        raise ValueError(f"unknown fault {', '.join(map(repr, unknown))}; known faults: "
+                         f"{', '.join(REGISTRY)}")
+    out = spec.copy()
+    for name in dict.fromkeys(names):  # each once, in the order given
+        REGISTRY[name].apply(out)
+        out.faults.append(name)
+    return out

@@ -1,0 +1,266 @@
+"""The simulated DGX Spark pair as data: names, addresses, cabling, per-node files.
+
+Nothing here touches the machine. :func:`default_spec` returns the cluster as NVIDIA's current
+connect-two-sparks playbook leaves it (one QSFP cable in port 1, each twin in its own /24) plus the
+community's MTU 9000; a fault (``faults.py``) is a small function that edits one part of that spec;
+``cluster.py`` builds whatever spec it is given.
+
+Real Spark facts this mirrors (research/procedure.md 1.1-1.4):
+
+- each QSFP port shows as two netdevs ("twins"): port 0 ``enp1s0f0np0`` + ``enP2p1s0f0np0``,
+  port 1 ``enp1s0f1np1`` + ``enP2p1s0f1np1``; RDMA names ``rocep1s0f0`` ... ``roceP2p1s0f1``;
+- ``enP7s7`` is the 10 GbE management port (here: the "house network", shaped to 1 Gbit/s);
+- NVIDIA's netplan file is ``/etc/netplan/40-cx7.yaml``, mode 600, statics with ``dhcp4: no``.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# --- names -------------------------------------------------------------------------------------
+
+NODES: tuple[str, str] = ("spark-a", "spark-b")
+"""Node names: each is a network namespace, a hostname and an inventory ``name``."""
+
+VOID_NS = "clsim-void"
+"""A namespace holding the far ends of uncabled ports, so a port brought up there has no carrier."""
+
+BRIDGE = "clsim-br0"
+BRIDGE_ADDR = "10.77.7.1/24"
+HOUSE_IF = "enP7s7"
+HOUSE_ADDR: dict[str, str] = {"spark-a": "10.77.7.10", "spark-b": "10.77.7.11"}
+HOUSE_PREFIX = 24
+HOUSE_MTU = 1500
+HOUSE_RATE = "1gbit"
+HOUSE_TBF = ("rate", HOUSE_RATE, "burst", "256kb", "latency", "50ms")
+HOUSE_ROOT_END: dict[str, str] = {"spark-a": "clsim-ha", "spark-b": "clsim-hb"}
+"""Root-namespace ends of each node's enP7s7 veth, enslaved to the bridge."""
+
+QSFP_PORT = 1
+"""The port the sim's cable is in (the inventory's ``qsfp_port``)."""
+
+TWINS: dict[int, tuple[str, str]] = {
+    0: ("enp1s0f0np0", "enP2p1s0f0np0"),
+    1: ("enp1s0f1np1", "enP2p1s0f1np1"),
+}
+ALL_TWINS: tuple[str, ...] = TWINS[0] + TWINS[1]
+
+RDMA_OF: dict[str, str] = {
+    "enp1s0f0np0": "rocep1s0f0",
+    "enp1s0f1np1": "rocep1s0f1",
+    "enP2p1s0f0np0": "roceP2p1s0f0",
+    "enP2p1s0f1np1": "roceP2p1s0f1",
+}
+"""netdev -> RDMA device, as ``ibdev2netdev`` pairs them on a real Spark (fixtures/real/spark/01_*)."""
+
+PLAYBOOK_ADDR: dict[str, dict[str, str]] = {
+    "spark-a": {"enp1s0f1np1": "192.168.100.10/24", "enP2p1s0f1np1": "192.168.101.10/24"},
+    "spark-b": {"enp1s0f1np1": "192.168.100.11/24", "enP2p1s0f1np1": "192.168.101.11/24"},
+}
+"""NVIDIA's connect-two-sparks addresses (revision 2026-07-21): each twin in its own /24."""
+
+IFINDEX_BASE: dict[str, int] = {"spark-a": 10, "spark-b": 20, VOID_NS: 30}
+"""Explicit interface indexes, distinct across namespaces: the kernel delays a veth's carrier
+change by up to a second when its index equals its peer's (as it would with both ends created in
+lockstep), and ``up`` waits for carrier before it returns."""
+
+
+def ifindex(ns: str, iface: str) -> int:
+    """The index of ``iface`` in node ``ns`` (twins in ALL_TWINS order, then enP7s7)."""
+    names = (*ALL_TWINS, HOUSE_IF)
+    return IFINDEX_BASE[ns] + names.index(iface)
+
+
+JUMBO_MTU = 9000
+DEFAULT_MTU = 1500
+NETPLAN_FILE = "40-cx7.yaml"
+
+# --- places on the host ------------------------------------------------------------------------
+
+STATE_DIR = Path("/var/lib/clusterlab/sim")
+BIN_DIR = STATE_DIR / "bin"
+"""Sim-only commands (the ibdev2netdev shim), first on every SSH session's PATH."""
+GRADER_KEY = STATE_DIR / "grader_ed25519"
+KNOWN_HOSTS = STATE_DIR / "known_hosts"
+INVENTORY = STATE_DIR / "inventory.toml"
+STATE_FILE = STATE_DIR / "state.json"
+KEYS_DIR = STATE_DIR / "keys"
+"""Host keys and the shared cluster key; kept across ``down`` so host keys stay the same."""
+NODES_DIR = STATE_DIR / "nodes"
+"""``nodes/<node>/root``: the directory bind-mounted over /root in that node."""
+RUN_DIR = STATE_DIR / "run"
+LOG_DIR = STATE_DIR / "logs"
+RUNTIME_PARTS: tuple[Path, ...] = (BIN_DIR, NODES_DIR, RUN_DIR, LOG_DIR, KNOWN_HOSTS, INVENTORY,
+                                   STATE_FILE)
+"""What ``down`` removes from the state dir (the grader key and keys/ stay)."""
+
+ETC_NETNS = Path("/etc/netns")
+SESSION_PATH = f"{BIN_DIR}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+SHARED_KEY_NAME = "id_ed25519_shared"
+SHARED_KEY_COMMENT = "shared-cluster-key"
+
+
+def peer_of(node: str) -> str:
+    """The other node of the pair."""
+    return NODES[1] if node == NODES[0] else NODES[0]
+
+
+# --- the spec ----------------------------------------------------------------------------------
+
+@dataclass
+class Iface:
+    """One QSFP twin on one node: admin state, MTU and addresses (``a.b.c.d/len``)."""
+
+    name: str
+    up: bool = False
+    mtu: int = DEFAULT_MTU
+    addresses: list[str] = field(default_factory=list)
+
+
+@dataclass
+class NetplanIface:
+    """One ``ethernets:`` entry of a netplan file. ``mtu`` None: no mtu key (NVIDIA's layout)."""
+
+    addresses: list[str]
+    mtu: int | None = None
+
+
+@dataclass
+class Node:
+    """Everything that differs between the two nodes."""
+
+    name: str
+    house_addr: str
+    ifaces: dict[str, Iface]
+    netplan: dict[str, NetplanIface] | None
+    """The 40-cx7.yaml ``ethernets`` mapping; None: no netplan file."""
+    peer_in_hosts: str | None = None
+    """The address the PEER's name resolves to in /etc/hosts; None: the peer's first cable address."""
+    authorize_shared_key: bool = True
+    """Whether authorized_keys holds the shared cluster key (the grader key is always there)."""
+
+
+@dataclass
+class Spec:
+    """The whole simulated cluster. ``cables``: veth pairs between nodes, ((node, if), (node, if))."""
+
+    nodes: dict[str, Node]
+    cables: list[tuple[tuple[str, str], tuple[str, str]]]
+    faults: list[str] = field(default_factory=list)
+
+    def copy(self) -> "Spec":
+        return copy.deepcopy(self)
+
+    def cabled(self, node: str, iface: str) -> tuple[str, str] | None:
+        """The (node, iface) at the other end of ``iface``'s cable, or None if uncabled."""
+        for a, b in self.cables:
+            if a == (node, iface):
+                return b
+            if b == (node, iface):
+                return a
+        return None
+
+    def primary_address(self, node: str) -> str | None:
+        """The node's address on its first cabled, addressed twin (what its peer calls it)."""
+        for a, b in self.cables:
+            for end in (a, b):
+                if end[0] == node and self.nodes[node].ifaces[end[1]].addresses:
+                    return self.nodes[node].ifaces[end[1]].addresses[0].split("/")[0]
+        return None
+
+    def hosts_peer_address(self, node: str) -> str | None:
+        n = self.nodes[node]
+        return n.peer_in_hosts or self.primary_address(peer_of(node))
+
+    def ssh_names(self, node: str) -> list[str]:
+        """Names a node is reached by over SSH: its name, its twin addresses, its house address."""
+        n = self.nodes[node]
+        addrs = [a.split("/")[0] for i in n.ifaces.values() for a in i.addresses]
+        return [node, *addrs, n.house_addr]
+
+
+def default_spec() -> Spec:
+    """The healthy cluster: port 1 cabled, playbook addresses, MTU 9000 both ends, netplan matching."""
+    nodes: dict[str, Node] = {}
+    for name in NODES:
+        ifaces = {t: Iface(t) for t in ALL_TWINS}
+        netplan: dict[str, NetplanIface] = {}
+        for twin in TWINS[QSFP_PORT]:
+            addr = PLAYBOOK_ADDR[name][twin]
+            ifaces[twin] = Iface(twin, up=True, mtu=JUMBO_MTU, addresses=[addr])
+            netplan[twin] = NetplanIface([addr], JUMBO_MTU)
+        nodes[name] = Node(name, HOUSE_ADDR[name], ifaces, netplan)
+    a, b = NODES
+    cables = [((a, t), (b, t)) for t in TWINS[QSFP_PORT]]
+    return Spec(nodes, cables)
+
+
+# --- file contents -----------------------------------------------------------------------------
+
+def netplan_yaml(ethernets: dict[str, NetplanIface]) -> str:
+    """NVIDIA's 40-cx7.yaml layout (network/version/ethernets, addresses list, dhcp4: no), + mtu."""
+    lines = ["network:", "  version: 2", "  ethernets:"]
+    for name, entry in ethernets.items():
+        lines.append(f"    {name}:")
+        lines.append("      addresses:")
+        lines += [f"        - {a}" for a in entry.addresses]
+        lines.append("      dhcp4: no")
+        if entry.mtu is not None:
+            lines.append(f"      mtu: {entry.mtu}")
+    return "\n".join(lines) + "\n"
+
+
+def hosts_file(spec: Spec, node: str) -> str:
+    """/etc/hosts as Ubuntu writes it (own name on 127.0.1.1) plus the peer's name."""
+    lines = ["127.0.0.1\tlocalhost", f"127.0.1.1\t{node}"]
+    peer_addr = spec.hosts_peer_address(node)
+    if peer_addr:
+        lines.append(f"{peer_addr}\t{peer_of(node)}")
+    lines += ["", "::1\tlocalhost ip6-localhost ip6-loopback", "ff02::1\tip6-allnodes",
+              "ff02::2\tip6-allrouters"]
+    return "\n".join(lines) + "\n"
+
+
+def sshd_config(node: str) -> str:
+    """The node's own sshd_config: root by key only, sim bin dir first on PATH."""
+    return f"""\
+# clusterlab sim: sshd of {node} (its own network, UTS and mount namespaces)
+Port 22
+HostKey /etc/ssh/ssh_host_ed25519_key
+PidFile {RUN_DIR}/sshd-{node}.pid
+PermitRootLogin prohibit-password
+PubkeyAuthentication yes
+AuthorizedKeysFile .ssh/authorized_keys
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+UseDNS no
+X11Forwarding no
+PrintMotd no
+PrintLastLog no
+MaxStartups 100:30:200
+MaxSessions 64
+AcceptEnv LANG LC_*
+SetEnv PATH={SESSION_PATH}
+Subsystem sftp /usr/lib/openssh/sftp-server
+"""
+
+
+SSH_CLIENT_CONFIG = """\
+# clusterlab sim: ssh client defaults of this node
+Host *
+    SendEnv LANG LC_*
+    HashKnownHosts no
+    GSSAPIAuthentication no
+"""
+
+USER_SSH_CONFIG = f"Host *\n    IdentityFile ~/.ssh/{SHARED_KEY_NAME}\n"
+"""What NVIDIA's discover-sparks appends to ~/.ssh/config on every node."""
+
+PROFILE = f"""\
+# clusterlab sim: login shells reset PATH in /etc/profile; put the sim's commands back first.
+case ":$PATH:" in *":{BIN_DIR}:"*) ;; *) PATH="{BIN_DIR}:$PATH" ;; esac
+export PATH
+"""
