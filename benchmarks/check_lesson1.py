@@ -11,6 +11,9 @@ found it.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
+import json
 import statistics
 import tempfile
 import time
@@ -33,10 +36,10 @@ def main() -> None:
             for _ in range(args.runs):
                 CONNECTIONS_OPENED.clear()
                 t0 = time.perf_counter()
-                code = cli_main(["check", "lesson1", "--inventory", str(inv), "--evidence", d, "--json"])
+                with contextlib.redirect_stdout(io.StringIO()):
+                    code = cli_main(["check", "lesson1", "--inventory", str(inv), "--evidence", d, "--json"])
                 times.append(time.perf_counter() - t0)
                 conns.append(dict(CONNECTIONS_OPENED))
-                import json
                 tcp.append(json.loads((Path(d) / "lesson1.json").read_text())["facts"]["pair"]["tcp_gbps"])
                 if code != 0:
                     print(f"(check exit status {code})")

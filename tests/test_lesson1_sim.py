@@ -148,12 +148,24 @@ def test_unreachable_node_is_reported_and_the_other_still_graded(tmp_path):
 
 
 def node_state(node: str) -> tuple[str, set[str]]:
-    """(sha256 of every file under the node's /etc, set of running command lines on the box)."""
+    """(sha256 over every file under the node's /etc, the live processes in the node's namespace).
+
+    Zombies are left out: this VM's PID 1 reaps finished sshd sessions late.
+    """
     etc = subprocess.run(["ip", "netns", "exec", node, "sh", "-c",
                           "find /etc -xdev -type f -readable -print0 | sort -z | xargs -0 sha256sum | sha256sum"],
                          capture_output=True, text=True, check=True).stdout
-    procs = subprocess.run(["ps", "-e", "-o", "args="], capture_output=True, text=True).stdout.splitlines()
-    return etc, {p for p in procs if "ps -e" not in p and "pytest" not in p}
+    pids = subprocess.run(["ip", "netns", "pids", node], capture_output=True, text=True).stdout.split()
+    procs = set()
+    for pid in pids:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
+        except OSError:
+            continue
+        if stat.rsplit(")", 1)[1].split()[0] != "Z" and "find /etc" not in cmd:
+            procs.add(f"{pid} {cmd}")
+    return etc, procs
 
 
 def test_a_check_leaves_both_nodes_as_they_were(tmp_path):

@@ -57,7 +57,7 @@ def split_netplan_listing(text: str) -> list[tuple[str, str, str]]:
     return [(p, mode, "\n".join(body)) for p, mode, body in files]
 
 
-def node_facts(ev: Evidence, node: str, peer: str | None, qsfp_port: int | None) -> dict[str, Any]:
+def node_facts(ev: Evidence, node: str, peer: str | None, cabled: int | None) -> dict[str, Any]:
     """Facts for one node from its raw outputs (and its peer's, for pairing). See the module docstring."""
     if node in ev.errors and ev.outputs(node, "ip_addr") is None:
         return {"reachable": False, "error": ev.errors[node]}
@@ -73,20 +73,32 @@ def node_facts(ev: Evidence, node: str, peer: str | None, qsfp_port: int | None)
             ifaces = {i.name: i for i in parse_ip_addr(ip_raw.stdout + ("\n" + ip_raw.stderr if ip_raw.exit_status else ""))}
     except ParseError as e:
         problem = str(e)
-    f.update(_twin_states(ev, node, ifaces, problem, qsfp_port))
+    f.update(_twin_states(ev, node, ifaces, problem, cabled))
     up = f["up_twins"]
     f["twin_ipv4"] = {t: [a.cidr for a in ifaces[t].ipv4] for t in up if t in ifaces}
     f["mtu_values"] = [ifaces[t].mtu for t in up if t in ifaces and ifaces[t].mtu is not None]
     f["addressing_problems"] = [problem] if problem else _addressing(ifaces, up)
+    shadowed = _shadowed_twins(ifaces, up)
     f["netplan_problems"], f["netplan_unverified"] = _netplan(ev.outputs(node, "netplan"), ifaces, up)
     f["link_speeds_mbps"] = _speeds(ev, node, up)
-    f["jumbo_ping_problems"] = _pings(ev, node, up)
+    f["jumbo_ping_problems"], f["jumbo_ping_not_judged"] = _pings(ev, node, up, shadowed)
     f["ssh_problems"] = _ssh(ev, node, peer)
     f["route_problems"] = _route(ev, node, peer)
     return f
 
 
-def _twin_states(ev: Evidence, node: str, ifaces: dict, ip_problem: str | None, qsfp_port: int | None) -> dict:
+def up_twin_addresses(raw: RawOutput | None) -> dict[str, str]:
+    """{twin netdev: its first IPv4 address} for the QSFP twins that are up and have one, from ``ip -j addr``."""
+    if raw is None or raw.exit_status != 0:
+        return {}
+    try:
+        ifaces = parse_ip_addr(raw.stdout)
+    except ParseError:
+        return {}
+    return {i.name: i.ipv4[0].local for i in ifaces if is_qsfp_twin(i.name) and i.is_up and i.ipv4}
+
+
+def _twin_states(ev: Evidence, node: str, ifaces: dict, ip_problem: str | None, cabled: int | None) -> dict:
     states: dict[str, str] = {t: "absent" for t in ALL_TWINS}
     simulated = False
     problems: list[str] = []
@@ -117,37 +129,39 @@ def _twin_states(ev: Evidence, node: str, ifaces: dict, ip_problem: str | None, 
         if down:
             problems.append(f"port {p} is cabled but its twin {', '.join(down)} is {states[down[0]]}: both twins "
                             f"of the port carry traffic (each is one PCIe x4 link); `sudo ip link set {down[0]} up`")
-    if qsfp_port is not None and ports and qsfp_port not in ports:
-        problems.append(f"the inventory says qsfp_port = {qsfp_port}, but the cable is in port {ports[0]} here")
+    if cabled is not None and ports and cabled not in ports:
+        problems.append(f"the inventory says qsfp_port = {cabled}, but the cable is in port {ports[0]} here")
     return {"twin_state": states, "roce_simulated": simulated, "up_twins": up, "cabled_port": ports,
             "port_problems": problems}
 
 
 def _addressing(ifaces: dict, up: list[str]) -> list[str]:
     problems = []
-    nets: dict[str, ipaddress.IPv4Network] = {}
     for t in up:
         i = ifaces.get(t)
         if i is None:
             problems.append(f"{t} is Up but `ip addr` does not list it")
-            continue
-        if not i.ipv4:
+        elif not i.ipv4:
             problems.append(f"{t} has no IPv4 address: give it a static one in its own /24 in /etc/netplan/40-cx7.yaml")
-            continue
-        static = [a for a in i.ipv4 if not a.is_link_local and not a.dynamic]
-        if not static:
+        elif not [a for a in i.ipv4 if not a.is_link_local and not a.dynamic]:
             a = i.ipv4[0]
             why = "a link-local address, which changes at reboot" if a.is_link_local else "a DHCP lease, not static"
             problems.append(f"{t} has only {a.cidr} ({why}): set a static address such as 192.168.100.10/24 in netplan")
-            continue
-        nets[t] = ipaddress.ip_interface(static[0].cidr).network
-    seen = list(nets.items())
-    for k, (t1, n1) in enumerate(seen):
-        for t2, n2 in seen[k + 1:]:
-            if n1.overlaps(n2):
-                problems.append(f"{t1} and {t2} are both in {n1}: give each twin its own subnet (e.g. 192.168.100.0/24 "
-                                "and 192.168.101.0/24), or routing is ambiguous and NCCL can fail")
+    for t2, t1 in _shadowed_twins(ifaces, up).items():
+        problems.append(f"{t1} ({ifaces[t1].ipv4[0].cidr}) and {t2} ({ifaces[t2].ipv4[0].cidr}) share a subnet: give "
+                        "each twin its own (e.g. 192.168.100.0/24 and 192.168.101.0/24), or routing is ambiguous "
+                        "and NCCL can fail")
     return problems
+
+
+def _shadowed_twins(ifaces: dict, up: list[str]) -> dict[str, str]:
+    """{twin: earlier twin} for Up twins whose IPv4 subnet overlaps an earlier Up twin's.
+
+    Replies to such a twin can leave the peer over the other twin (the first matching route),
+    so a ping bound to it says nothing about MTU; L1.addressing reports the overlap.
+    """
+    nets = [(t, ipaddress.ip_interface(a.cidr).network) for t in up if t in ifaces for a in ifaces[t].ipv4[:1]]
+    return {t2: t1 for k, (t1, n1) in enumerate(nets) for t2, n2 in nets[k + 1:] if n1.overlaps(n2)}
 
 
 def _netplan(raw: RawOutput | None, ifaces: dict, up: list[str]) -> tuple[list[str], list[str]]:
@@ -200,8 +214,9 @@ def _speeds(ev: Evidence, node: str, up: list[str]) -> list[int]:
     return speeds
 
 
-def _pings(ev: Evidence, node: str, up: list[str]) -> list[str]:
-    problems = []
+def _pings(ev: Evidence, node: str, up: list[str], shadowed: dict[str, str]) -> tuple[list[str], list[str]]:
+    """(problems, not judged): failed DF jumbo pings, and pings over twins whose subnet is shadowed."""
+    problems, not_judged = [], []
     pinged = [r for r in ev.raw if r.node == node and r.probe.startswith("ping:")]
     for r in pinged:
         twin = r.probe.split(":", 1)[1]
@@ -210,12 +225,15 @@ def _pings(ev: Evidence, node: str, up: list[str]) -> list[str]:
             ok, detail = res.ok, "; ".join(res.errors) or f"{res.received or 0} of {res.transmitted or 0} replies"
         except ParseError as e:
             ok, detail = False, str(e)
-        if not ok:
+        if not ok and twin in shadowed:
+            not_judged.append(f"`{r.command}` got no answer on {twin}, but {twin} shares a subnet with "
+                              f"{shadowed[twin]}, so replies may come back over {shadowed[twin]} (see L1.addressing)")
+        elif not ok:
             problems.append(f"`{r.command}` failed ({detail}): a 9000-byte frame does not cross {twin}; set "
                             "mtu: 9000 on both ends' twins in netplan and `sudo netplan apply`")
     if up and not pinged:
         problems.append("no jumbo ping could be sent: no twin pair with IPv4 addresses on both nodes")
-    return problems
+    return problems, not_judged
 
 
 def _ssh(ev: Evidence, node: str, peer: str | None) -> list[str]:
@@ -251,8 +269,10 @@ def _route(ev: Evidence, node: str, peer: str | None) -> list[str]:
         return [f"{node} has no route to {peer}: {e}"]
     if not is_qsfp_twin(route.dev):
         where = "the house network" if route.dev == HOUSE_INTERFACE else route.dev
+        qsfp = sorted(up_twin_addresses(ev.outputs(peer, "ip_addr")).items())
+        example = f"`{qsfp[0][1]} {peer}`" if qsfp else f"`<its QSFP twin address> {peer}`"
         return [f"{node} reaches {peer} ({route.dst}) over {where} ({route.dev}), not a QSFP twin: make {peer} "
-                "resolve to its QSFP address in /etc/hosts (e.g. `192.168.100.11 spark-b`)"]
+                f"resolve to its QSFP address in /etc/hosts on {node} ({example})"]
     return []
 
 

@@ -14,11 +14,11 @@ import time
 
 from grader.evidence import Evidence, RawOutput
 from grader.inventory import Inventory
-from grader.parsers import ParseError, parse_ip_addr
+from grader.facts.lesson1 import up_twin_addresses
 from grader.parsers.getent import parse_getent_hosts
 from grader.probes import Probe, run_plan
 from grader.ranges import measurement_params
-from grader.spark_names import QSFP_TWINS, is_qsfp_twin, twin_domain
+from grader.spark_names import QSFP_TWINS, twin_domain
 from grader.transport import Connection, NodeUnreachable
 
 NETPLAN_LISTING = (
@@ -49,17 +49,6 @@ def phase1(peer_name: str | None) -> list[Probe]:
     if peer_name:
         probes.append(Probe("getent_peer", f"getent hosts {shlex.quote(peer_name)}"))
     return probes
-
-
-def up_twin_addresses(raw: RawOutput | None) -> dict[str, str]:
-    """{twin netdev: its first IPv4 address} for the QSFP twins that are up and have one."""
-    if raw is None or raw.exit_status != 0:
-        return {}
-    try:
-        ifaces = parse_ip_addr(raw.stdout)
-    except ParseError:
-        return {}
-    return {i.name: i.ipv4[0].local for i in ifaces if is_qsfp_twin(i.name) and i.is_up and i.ipv4}
 
 
 def pair_twins(local: dict[str, str], peer: dict[str, str]) -> dict[str, str]:
