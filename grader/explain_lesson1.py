@@ -1,0 +1,645 @@
+"""Lesson-1 kinds for ``grader.explain``: ip addr, ip route get, ibdev2netdev, ethtool, ping,
+iperf3, netplan, and the checks that compare the two Sparks' outputs in one paste.
+
+Each finding names the problem and the fix. Sources are those of shared/research/procedure.md
+(§1, §2, §9) and shared/research/figures.md §2.4: the NVIDIA connect-two-sparks and
+multi-sparks-through-switch playbooks (github.com/NVIDIA/dgx-spark-playbooks), catharsis.net.au
+(iperf3 96.2 Gbit/s with -P 16) and the NVIDIA developer forum (~110 Gbit/s per lane, 8 streams,
+MTU 9000).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import ipaddress
+import re
+from typing import Any, Callable
+
+from .explain import Finding, KindSpec, Section, Summary, register, register_cross_check
+from .parsers import (parse_ethtool, parse_ibdev2netdev, parse_ip_addr, parse_ip_route_get_all,
+                      parse_iperf3, parse_netplan, parse_ping)
+from .parsers.common import command_argv
+from .spark_names import (HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, other_twin, qsfp_port,
+                          rdma_device_for, twin_domain)
+
+
+C2S = "NVIDIA connect-two-sparks playbook"
+SWITCH = "NVIDIA multi-sparks-through-switch playbook"
+JUMBO_GUIDES = "community guides (eugr spark-vllm-docker, oshlabs dgx-spark-cluster)"
+IPERF_FIGURES = ("96.2 Gbit/s with iperf3 -P 16 (catharsis.net.au) and ~110 Gbit/s per lane with "
+                 "8 streams at MTU 9000 (NVIDIA developer forum)")
+
+
+def ok(msg: str) -> Finding:
+    """A Finding of level ``ok``."""
+    return Finding("ok", msg)
+
+
+def warn(msg: str) -> Finding:
+    """A Finding of level ``warn``."""
+    return Finding("warn", msg)
+
+
+def fail(msg: str) -> Finding:
+    """A Finding of level ``fail``."""
+    return Finding("fail", msg)
+
+
+def info(msg: str) -> Finding:
+    """A Finding of level ``info``."""
+    return Finding("info", msg)
+
+
+def _port_words(port: int) -> str:
+    return "next to the RJ45" if port == 0 else "further from the RJ45"
+
+
+def _overlap_pairs(named: list[tuple[str, str]]) -> list[tuple[str, str, str, str]]:
+    """Pairs (a, cidr_a, b, cidr_b) of different interfaces whose IPv4 subnets overlap."""
+    nets = []
+    for name, cidr in named:
+        try:
+            net = ipaddress.ip_interface(cidr).network
+        except ValueError:
+            continue
+        if net.version == 4:
+            nets.append((name, cidr, net))
+    return [(a, ca, b, cb) for i, (a, ca, na) in enumerate(nets) for b, cb, nb in nets[i + 1:]
+            if a != b and na.overlaps(nb)]
+
+
+def _overlap_finding(a: str, ca: str, b: str, cb: str) -> Finding:
+    return fail(f"{a} ({ca}) and {b} ({cb}) are in the same subnet: the kernel cannot tell which "
+                "interface to use (routing ambiguity; the " + SWITCH + " warns it causes NCCL "
+                "communication failures). Give each twin its own subnet, e.g. 192.168.100.0/24 and "
+                "192.168.101.0/24.")
+
+
+def _overlaps(named: list[tuple[str, str]]) -> list[Finding]:
+    """fail findings for different interfaces whose IPv4 subnets overlap."""
+    return [_overlap_finding(*pair) for pair in _overlap_pairs(named)]
+
+
+# iproute2 options that take a value (ip -n NS addr, ip -f inet addr)
+_OPTS_WITH_VALUE = {"-n", "-netns", "-f", "-family", "-b", "-batch", "-rc", "-rcvbuf", "-l", "-loops"}
+
+
+def _words(argv: list[str]) -> list[str]:
+    """The non-option arguments of argv (options that take a value skip it too)."""
+    words, skip = [], False
+    for arg in argv[1:]:
+        if skip:
+            skip = False
+        elif arg.startswith("-"):
+            skip = arg in _OPTS_WITH_VALUE
+        else:
+            words.append(arg)
+    return words
+
+
+def _argv_is(program: str, *objects: str) -> Callable[[list[str]], bool]:
+    """A matcher for ``program [options] OBJECT ...`` where OBJECT abbreviates one of objects."""
+    def match(argv: list[str]) -> bool:
+        if not argv or argv[0] != program:
+            return False
+        words = _words(argv)
+        return not objects or (bool(words) and any(o.startswith(words[0]) for o in objects))
+    return match
+
+
+def _is_route_get(argv: list[str]) -> bool:
+    """``ip [options] route get DST`` and abbreviations (``ip r g``)."""
+    words = _words(argv)
+    return _argv_is("ip", "route")(argv) and len(words) > 1 and "get".startswith(words[1])
+
+
+# --------------------------------------------------------------------------- ip addr
+
+def _summarise_ip_addr(ifaces: list[Any], command: str | None) -> Summary:
+    facts = {"interfaces": [{
+        "name": i.name, "operstate": i.operstate, "up": i.is_up, "mtu": i.mtu, "flags": i.flags,
+        "ipv4": [a.cidr for a in i.ipv4], "ipv6": [a.cidr for a in i.addresses if a.family == "inet6"],
+        "qsfp_port": qsfp_port(i.name), "twin_domain": twin_domain(i.name), "truncated": i.truncated,
+        "addresses_listed": i.addresses_listed,
+    } for i in ifaces]}
+    twins = [i for i in ifaces if is_qsfp_twin(i.name)]
+    findings: list[Finding] = []
+    if not twins:
+        findings.append(info("No ConnectX-7 QSFP interface (enp1s0f0np0, enP2p1s0f0np0, enp1s0f1np1, "
+                             "enP2p1s0f1np1) in this output: on a DGX Spark run `ip addr` without an "
+                             "interface name to see them all."))
+    elif not any(t.is_up for t in twins):
+        states = ", ".join(f"{t.name} {t.operstate}" for t in twins)
+        findings.append(fail(f"No QSFP interface is UP ({states}). Check the QSFP cable is seated at "
+                             "both ends and run `ibdev2netdev`; the " + C2S + " says: if none shows Up, "
+                             "check the cable, reboot both Sparks and try again."))
+    by_name = {i.name: i for i in ifaces}
+    for port, (a, b) in QSFP_TWINS.items():
+        ta, tb = by_name.get(a), by_name.get(b)
+        if ta and tb and ta.is_up and tb.is_up:
+            findings.append(ok(f"QSFP port {port} ({_port_words(port)}) has link: both twins {a} and {b} are UP."))
+        elif ta and tb and (ta.is_up or tb.is_up):
+            up, down = (ta, tb) if ta.is_up else (tb, ta)
+            why = ("administratively down: `sudo ip link set " + down.name + " up`, or configure it in netplan"
+                   if down.flags and "UP" not in down.flags else "without link")
+            findings.append(warn(f"Only {up.name} of port {port} is UP; its twin {down.name} is {why}. Each "
+                                 "twin carries about half of the port's 200 Gb/s: use both."))
+    for t in (t for t in twins if t.is_up):
+        findings += _address_findings(t)
+        twin = other_twin(t.name)
+        if twin not in by_name:
+            findings.append(info(f"{t.name}'s twin {twin} is not in this output: check it too (`ip addr show "
+                                 f"{twin}`); it needs its own address in another /24."))
+    if any(a.scope == "global" and not a.dynamic and not a.is_link_local for t in twins for a in t.ipv4):
+        findings.append(info("`ip addr` cannot tell a netplan address from one added with `ip addr add`, "
+                             "which is lost at reboot: keep the addresses in /etc/netplan/40-cx7.yaml."))
+    findings += _overlaps([(i.name, a.cidr) for i in ifaces if i.name != "lo" for a in i.ipv4])
+    findings += _mtu_findings([t for t in twins if t.is_up])
+    house = by_name.get(HOUSE_INTERFACE)
+    if house is not None:
+        findings.append(info(f"{HOUSE_INTERFACE} is the 10 GbE RJ45 management port, not the QSFP link: "
+                             "keep NCCL and benchmark traffic off it."))
+    cut = [i.name for i in ifaces if i.truncated]
+    if cut:
+        findings.append(info(f"The output looks cut off at {cut[-1]}: what is shown is read; paste the "
+                             "whole output for a complete check."))
+    return facts, findings
+
+
+def _address_findings(t: Any) -> list[Finding]:
+    if not t.addresses_listed:
+        return []
+    if not t.ipv4:
+        return [fail(f"{t.name} is UP but has no IPv4 address: give it a static address in its own /24 "
+                     "in /etc/netplan/40-cx7.yaml (" + C2S + ": 192.168.100.10/24 on enp1s0f1np1, "
+                     "192.168.101.10/24 on enP2p1s0f1np1, .11 on the other Spark), then "
+                     "`sudo netplan apply`.")]
+    out = []
+    for a in t.ipv4:
+        if a.is_link_local:
+            out.append(warn(f"{t.name} has the link-local address {a.cidr}: 169.254.x.x addresses are "
+                            "picked automatically and change after a reboot (NVIDIA's own note). Use "
+                            "static addresses from netplan, each twin in its own /24 (e.g. "
+                            "192.168.100.10/24 and 192.168.101.10/24)."))
+        elif a.dynamic:
+            out.append(warn(f"{t.name} got {a.cidr} from DHCP (dynamic): it can change; use a static "
+                            "address in netplan with `dhcp4: no`."))
+        else:
+            out.append(ok(f"{t.name} has {a.cidr}."))
+    return out
+
+
+def _mtu_findings(up_twins: list[Any]) -> list[Finding]:
+    mtus = {t.name: t.mtu for t in up_twins if t.mtu is not None}
+    if not mtus:
+        return []
+    if len(set(mtus.values())) > 1:
+        return [warn("The twins have different MTUs (" + ", ".join(f"{n} {m}" for n, m in mtus.items())
+                     + "): set the same MTU (9000 for jumbo frames) on every twin of both Sparks.")]
+    mtu, names = next(iter(mtus.values())), ", ".join(mtus)
+    if mtu == 9000:
+        return [ok(f"MTU 9000 (jumbo frames) on {names}. The other Spark must match: check with "
+                   "`ping -c2 -M do -s 8972 <peer>`.")]
+    if mtu == 1500:
+        return [info(f"MTU 1500 on {names}: the default, which NVIDIA's playbooks keep. The {JUMBO_GUIDES} "
+                     "set `mtu: 9000` in netplan on both Sparks for jumbo frames; if you do, check with "
+                     "`ping -c2 -M do -s 8972 <peer>`.")]
+    return [warn(f"MTU {mtu} on {names}: neither the 1500 default nor 9000 jumbo frames; both ends "
+                 "of the cable must agree (use 9000 on both).")]
+
+
+register(KindSpec(
+    name="ip-addr", parse=parse_ip_addr, summarise=_summarise_ip_addr, programs=("ip",),
+    matches_command=_argv_is("ip", "address", "link"),
+    line=re.compile(r"^\d+:\s+\S+:\s+<|^link/\S+|^inet6?\s|^valid_lft\s|^altname\s|^Device \".*\" does not exist"
+                    r"|^\S+\s+(?:UP|DOWN|UNKNOWN|LOWERLAYERDOWN|DORMANT|NOTPRESENT|TESTING)(?:\s|$)"),
+    matches_json=lambda v: isinstance(v, list) and bool(v) and all(isinstance(x, dict) and "ifname" in x for x in v),
+))
+
+
+# --------------------------------------------------------------------------- ip route get
+
+def _summarise_route(routes: list[Any], command: str | None) -> Summary:
+    facts = {"routes": [dict(dataclasses.asdict(r), qsfp_port=qsfp_port(r.dev)) for r in routes]}
+    findings = []
+    for r in routes:
+        if is_qsfp_twin(r.dev):
+            findings.append(ok(f"Traffic to {r.dst} leaves by {r.dev} (QSFP port {qsfp_port(r.dev)}, PCI "
+                               f"domain {twin_domain(r.dev)}), source {r.src}: it uses the cable."))
+            if r.via:
+                findings.append(warn(f"...but through the gateway {r.via}: two Sparks on one cable should "
+                                     f"share a subnet directly. Give the peer's twin an address in the same "
+                                     f"/24 as {r.dev}'s address."))
+        elif r.dev == HOUSE_INTERFACE:
+            findings.append(fail(f"Traffic to {r.dst} goes over {HOUSE_INTERFACE}, the 10 GbE management "
+                                 "port, not the 200 GbE QSFP cable: that address is not in a subnet of a "
+                                 "QSFP twin. Use the peer's QSFP address (e.g. 192.168.100.11) or fix the "
+                                 "twins' addresses."))
+        elif r.dev == "lo":
+            findings.append(info(f"{r.dst} is an address of this machine itself, not the peer."))
+        else:
+            findings.append(warn(f"Traffic to {r.dst} leaves by {r.dev}, which is not a Spark QSFP twin: "
+                                 "use the peer's address on the QSFP link (same /24 as a twin)."))
+    return facts, findings
+
+
+register(KindSpec(
+    name="ip-route-get", parse=parse_ip_route_get_all, summarise=_summarise_route, programs=("ip",),
+    matches_command=_is_route_get,
+    line=re.compile(r"^(?:local\s+|broadcast\s+)?[0-9a-fA-F.:]+(?:\s+from\s+\S+)?(?:\s+via\s+\S+)?\s+dev\s+\S+"
+                    r"|^cache\b|^RTNETLINK answers:"),
+    starts=re.compile(r"^[0-9a-fA-F.:]+\s"),
+    matches_json=lambda v: isinstance(v, list) and bool(v) and all(
+        isinstance(x, dict) and "dev" in x and "/" not in str(x.get("dst", "/")) and x.get("dst") != "default"
+        for x in v),
+))
+
+
+# --------------------------------------------------------------------------- ibdev2netdev
+
+def _summarise_ibdev(result: Any, command: str | None) -> Summary:
+    maps = result.mappings
+    up_ports = sorted({qsfp_port(m.netdev) for m in maps if m.is_up and is_qsfp_twin(m.netdev)})
+    facts = {"mappings": [dataclasses.asdict(m) for m in maps], "up_ports": up_ports,
+             "simulated": result.simulated, "truncated": result.truncated}
+    findings = []
+    if result.simulated:
+        findings.append(info("This output says it is simulated (clusterlab's simulated cluster): no "
+                             "RDMA hardware is behind it."))
+    spark = [m for m in maps if is_qsfp_twin(m.netdev)]
+    if not spark:
+        findings.append(info("No DGX Spark ConnectX-7 names here (rocep1s0f*/roceP2p1s0f* ==> "
+                             "enp1s0f*np*/enP2p1s0f*np*): " + ", ".join(f"{m.netdev} {m.state}" for m in maps)))
+        return facts, findings
+    for m in spark:
+        if rdma_device_for(m.netdev) != m.rdma_device:
+            findings.append(warn(f"{m.rdma_device} maps to {m.netdev}; a Spark names it "
+                                 f"{rdma_device_for(m.netdev)}: check this is a DGX Spark."))
+    for port, twins in QSFP_TWINS.items():
+        ups = [m for m in spark if qsfp_port(m.netdev) == port and m.is_up]
+        if len(ups) == 2:
+            pair = " and ".join(f"{m.rdma_device}/{m.netdev}" for m in ups)
+            findings.append(ok(f"QSFP port {port} ({_port_words(port)}) is cabled: both twins are Up ({pair})."))
+        elif len(ups) == 1:
+            findings.append(warn(f"Only {ups[0].netdev} of port {port} is Up; with a cable in, both twins "
+                                 f"({' and '.join(twins)}) report Up. Reseat the cable; if it stays, reboot."))
+    if not up_ports:
+        findings.append(fail("No ConnectX-7 port is Up. The " + C2S + ": \"If none of the interfaces are "
+                             "showing as 'Up', please check the QSFP cable connection, reboot the systems "
+                             "and try again.\""))
+    elif len(up_ports) == 2:
+        findings.append(info("Both QSFP ports are cabled. NVIDIA: one cable already reaches full bandwidth; "
+                             "with two cables all four interfaces need IP addresses."))
+    else:
+        hcas = ",".join(m.rdma_device for m in spark if m.is_up)
+        findings.append(info(f"Cable the same physical port (port {up_ports[0]}) on the other Spark and check "
+                             f"it there with ibdev2netdev (" + C2S + ", Step 2). For NCCL, list both Up RDMA "
+                             f"devices: NCCL_IB_HCA={hcas}."))
+    return facts, findings
+
+
+register(KindSpec(
+    name="ibdev2netdev", parse=parse_ibdev2netdev, summarise=_summarise_ibdev, programs=("ibdev2netdev",),
+    matches_command=_argv_is("ibdev2netdev"), line=re.compile(r"\sport\s+\d+.*==>"),
+))
+
+
+# --------------------------------------------------------------------------- ethtool
+
+def _summarise_ethtool(reports: list[Any], command: str | None) -> Summary:
+    facts = {"reports": [dataclasses.asdict(r) for r in reports]}
+    findings = []
+    counts: dict[str | None, int] = {}
+    for r in reports:
+        counts[r.interface] = counts.get(r.interface, 0) + 1
+    seen: dict[str | None, int] = {}
+    for r in reports:
+        seen[r.interface] = seen.get(r.interface, 0) + 1
+        name = r.interface or "this interface"
+        if counts[r.interface] > 1:
+            name += f" (reading {seen[r.interface]} of {counts[r.interface]})"
+        findings += _speed_findings(r, name)
+    return facts, findings
+
+
+def _speed_findings(r: Any, name: str) -> list[Finding]:
+    spark_port = r.interface is None or is_qsfp_twin(r.interface)
+    if r.link_detected is False:
+        return [fail(f"{name}: no link (Link detected: no): the cable is not seated, or the other end "
+                     "is down or powered off.")]
+    if r.speed_mbps is None:
+        if r.link_detected is True:
+            return [info(f"{name}: link detected, but no speed reported.")]
+        return [fail(f"{name}: no speed (Speed: Unknown! means no link): check the cable at both ends.")]
+    if r.interface == HOUSE_INTERFACE:
+        return [info(f"{name}: {r.speed_mbps}Mb/s on the 10 GbE management port (not the QSFP link).")]
+    if r.speed_mbps == 200000:
+        return [ok(f"{name}: 200000Mb/s, the full 200 GbE of a Spark QSFP port.")]
+    if not spark_port:
+        return [info(f"{name}: {r.speed_mbps}Mb/s; not a Spark QSFP interface, so no expected speed.")]
+    if r.speed_mbps == 100000:
+        return [fail(f"{name}: 100000Mb/s: the link negotiated down to 100 GbE; a Spark QSFP port should "
+                     "show 200000Mb/s. Through a switch, force 200G and turn off auto-negotiation on the "
+                     "switch port (" + SWITCH + ", Step 3.1); back to back, use a cable rated for 200G.")]
+    return [fail(f"{name}: {r.speed_mbps}Mb/s; a Spark QSFP port should show 200000Mb/s. Check the "
+                 "cable (rated for 200G) and, through a switch, the switch port's speed setting.")]
+
+
+register(KindSpec(
+    name="ethtool", parse=parse_ethtool, summarise=_summarise_ethtool, programs=("ethtool",),
+    matches_command=_argv_is("ethtool"),
+    line=re.compile(r"^Settings for \S+:$|^(?:Speed|Duplex|Auto-negotiation|Link detected|Port|PHYAD|"
+                    r"Transceiver|MDI-X|Lanes|Wake-on|Current message level|Supported [\w -]+|"
+                    r"Advertised [\w -]+|Link partner [\w -]+|Supports [\w -]+):|^netlink error:"
+                    r"|^Cannot get device settings"),
+    starts=re.compile(r"^Settings for "),
+))
+
+
+# --------------------------------------------------------------------------- ping
+
+def _df_flag(command: str | None) -> bool | None:
+    """True if the ping command forbids fragmenting (-M do, macOS -D); None if unknown."""
+    argv = command_argv(command)
+    if not argv or not argv[0].startswith("ping"):
+        return None
+    joined = " ".join(argv[1:])
+    return bool(re.search(r"-M\s*do\b|(?:^|\s)-D\b", joined))
+
+
+def _summarise_ping(r: Any, command: str | None) -> Summary:
+    df = _df_flag(command)
+    facts = dict(dataclasses.asdict(r), ok=r.ok, mtu_error=r.mtu_error, path_mtu=r.path_mtu,
+                 dont_fragment=df)
+    dest = r.destination or "the peer"
+    size = (r.payload_bytes or 0) + 28
+    errors = " ".join(r.errors).lower()
+    findings = []
+    if "network is unreachable" in errors:
+        findings.append(fail(f"No route to {dest}: it is not in the subnet of any interface that is up. "
+                             f"Check `ip addr` (the twin needs an address in the peer's /24) and "
+                             f"`ip route get {dest}`."))
+    elif "name or service not known" in errors or "unknown host" in errors or "name resolution" in errors:
+        findings.append(fail(f"{dest} does not resolve: use the peer's IP address, or add it to /etc/hosts."))
+    elif "host unreachable" in errors:
+        findings.append(fail(f"{dest} did not answer (Destination Host Unreachable): the peer is down, has "
+                             "another address, or the cable is in a different port. Check `ip addr` on the "
+                             "peer and `ibdev2netdev` on both Sparks."))
+    elif r.mtu_error:
+        findings.append(_mtu_failure(r, dest, size))
+    elif r.ok and size >= 9000:
+        how = " with fragmenting forbidden (-M do)" if df else ""
+        findings.append(ok(f"Jumbo frames work end to end: {size}-byte packets reached {dest} and came back"
+                           f"{how} ({r.received} of {r.transmitted}, avg {r.rtt_avg_ms} ms)."))
+        if df is None:
+            findings.append(info("The command is not shown: this proves jumbo frames only if it was run "
+                                 "with -M do (do not fragment)."))
+    elif r.ok:
+        findings.append(ok(f"{dest} answers ({r.received} of {r.transmitted}, avg {r.rtt_avg_ms} ms). This "
+                           f"checks reachability only; for jumbo frames run `ping -c2 -M do -s 8972 {dest}`."))
+    elif r.received == 0 and size > 1500:
+        findings.append(fail(f"No reply to {size}-byte packets from {dest}. If a plain `ping {dest}` gets "
+                             "replies, the far end's MTU is smaller than the packet (one Spark at 9000, the "
+                             "other at 1500): set MTU 9000 on both. If not, the peer is unreachable."))
+    elif r.received == 0:
+        findings.append(fail(f"No reply from {dest}: check the address is the peer's QSFP address, the cable "
+                             "is in the same port on both Sparks, and the peer is up."))
+    if r.loss_percent and 0 < r.loss_percent < 100:
+        findings.append(warn(f"{r.loss_percent:g}% packet loss to {dest}: a loose cable or a flapping link; "
+                             "reseat the cable and rerun with -c 20."))
+    if r.truncated:
+        findings.append(info("The ping output is cut off: the counts are from the lines shown."))
+    return facts, findings
+
+
+def _mtu_failure(r: Any, dest: str, size: int) -> Finding:
+    mtu = r.path_mtu
+    router = next((e.split()[1] for e in r.errors if e.startswith("From ")), None)
+    if router and any("frag needed" in e.lower() or "too big" in e.lower() for e in r.errors):
+        return fail(f"{router} on the path has MTU {mtu} and refused the {size}-byte packet (Frag needed "
+                    "and DF set): an MTU mismatch on the path. Every hop (both Sparks, any switch) needs "
+                    "MTU 9000 for jumbo frames.")
+    at = f" ({mtu})" if mtu else ""
+    return fail(f"This Spark's outgoing interface MTU{at} is too small for {size}-byte packets, and -M do "
+                "forbids fragmenting them: set `mtu: 9000` on the twins in netplan on BOTH Sparks and "
+                "run `sudo netplan apply` (or test MTU 1500 with -s 1472).")
+
+
+register(KindSpec(
+    name="ping", parse=parse_ping, summarise=_summarise_ping, programs=("ping", "ping4", "ping6"),
+    matches_command=lambda argv: bool(argv) and argv[0] in ("ping", "ping4", "ping6"),
+    line=re.compile(r"^PING\s|^\d+ bytes from |^From \S+ .*icmp_seq|^ping\d?: |^--- .* ping statistics ---"
+                    r"|packets transmitted|^(?:rtt|round-trip) |^Request timeout for icmp_seq"),
+    starts=re.compile(r"^PING\s"),
+))
+
+
+# --------------------------------------------------------------------------- iperf3
+
+_IPERF_ERROR_HINTS = (
+    ("refused", "no iperf3 server is listening on the peer: start `iperf3 -s` on the other Spark first "
+                "(same -p port)."),
+    ("no route", "the peer's address is not reachable: check `ip addr` on both Sparks."),
+    ("unreachable", "the peer's address is not reachable: check `ip addr` on both Sparks."),
+    ("timed out", "no answer: wrong address, the peer is down, or a firewall blocks port 5201."),
+    ("terminated", "the server stopped during the test: restart `iperf3 -s` and rerun."),
+    ("closed unexpectedly", "the server stopped during the test: restart `iperf3 -s` and rerun."),
+    ("busy", "the server is running another test: wait, or start a second server with another -p port."),
+)
+
+
+def _summarise_iperf3(r: Any, command: str | None) -> Summary:
+    facts = dict(dataclasses.asdict(r), sent_gbps=r.sent_gbps, received_gbps=r.received_gbps)
+    findings = []
+    if r.error:
+        hint = next((h for key, h in _IPERF_ERROR_HINTS if key in r.error.lower()), "see the message.")
+        findings.append(fail(f"iperf3 failed: {r.error}. Likely cause: {hint}"))
+    gbps = r.received_gbps if r.received_gbps else r.sent_gbps
+    if gbps is None or (r.error and not gbps):
+        return facts, findings
+    if r.protocol == "UDP":
+        findings.append(info(f"UDP test: {gbps:.1f} Gbit/s; UDP rates follow the -b target. Compare TCP "
+                             f"(the default) with -P 8..16 against the published figures ({IPERF_FIGURES})."))
+        return facts, findings
+    streams = (f" With {r.streams} stream{'s' if r.streams > 1 else ''} TCP cannot fill the link: rerun "
+               "with -P 8 or -P 16." if r.streams and r.streams < 8 else "")
+    checks = " Check MTU 9000 on both ends and that `ethtool <twin>` shows 200000Mb/s."
+    if gbps >= 90:
+        findings.append(ok(f"{gbps:.1f} Gbit/s over TCP: in line with the published one-link figures for two "
+                           f"Sparks ({IPERF_FIGURES}). One netdev (twin) carries about half of the port's "
+                           "200 Gb/s."))
+    elif gbps >= 40:
+        findings.append(warn(f"{gbps:.1f} Gbit/s over TCP: below the ~96-110 Gbit/s published for one link "
+                             f"({IPERF_FIGURES}).{streams}{checks}"))
+    else:
+        cause = ""
+        if gbps <= 10:
+            cause = (f" That is within the 10 GbE management port's reach: the test probably ran over "
+                     f"{HOUSE_INTERFACE}; point iperf3 at the peer's QSFP address (e.g. 192.168.100.11).")
+        elif gbps < 20:
+            cause = (" Around 13 Gbit/s is a known degraded ConnectX-7 state (NVIDIA check-connectx-bandwidth): "
+                     "update (`sudo apt full-upgrade`) and reboot both Sparks, or power-cycle them.")
+        findings.append(fail(f"{gbps:.1f} Gbit/s over TCP: far below the ~96-110 Gbit/s published for one "
+                             f"link ({IPERF_FIGURES}).{cause}{streams}{checks}"))
+    if r.truncated:
+        findings.append(info("The iperf3 output is cut off before its summary: the rate is the mean of the "
+                             "intervals shown."))
+    return facts, findings
+
+
+register(KindSpec(
+    name="iperf3", parse=parse_iperf3, summarise=_summarise_iperf3, programs=("iperf3",),
+    matches_command=_argv_is("iperf3"),
+    line=re.compile(r"^\[\s*(?:\d+|SUM|ID)\]|^Connecting to host|^iperf Done|^- - - -|^iperf3?: (?:error|interrupt)"
+                    r"|^Server listening on|^Accepted connection from"),
+    starts=re.compile(r"^Connecting to host|^Server listening on"),
+    matches_json=lambda v: isinstance(v, dict) and (bool({"start", "end", "intervals"} & v.keys())
+                                                    or v.get("event") in ("start", "interval", "end", "error")),
+))
+
+
+# --------------------------------------------------------------------------- netplan
+
+def _summarise_netplan(cfg: Any, command: str | None) -> Summary:
+    facts = {"renderer": cfg.renderer, "version": cfg.version,
+             "ethernets": {n: dataclasses.asdict(i) for n, i in cfg.ethernets.items()}}
+    findings = []
+    if not cfg.ethernets:
+        return facts, [fail("No `ethernets:` entries: this file configures none of the QSFP twins.")]
+    if cfg.version not in (None, 2):
+        findings.append(warn(f"`version: {cfg.version}`: netplan files use `version: 2`."))
+    for name, i in cfg.ethernets.items():
+        findings += _netplan_iface_findings(name, i)
+    for port, (a, b) in QSFP_TWINS.items():
+        for x, y in ((a, b), (b, a)):
+            if cfg.ethernets.get(x) and cfg.ethernets[x].addresses and not (cfg.ethernets.get(y) and cfg.ethernets[y].addresses):
+                findings.append(warn(f"Only {x} of port {port} has an address; the {C2S}'s current procedure "
+                                     f"gives its twin {y} one too, in its own /24 (e.g. {a} 192.168.100.10/24, "
+                                     f"{b} 192.168.101.10/24), so both halves of the port are used."))
+    findings += _overlaps([(n, a) for n, i in cfg.ethernets.items() for a in i.addresses if "/" in a])
+    qsfp = [i for n, i in cfg.ethernets.items() if is_qsfp_twin(n)]
+    if qsfp and all(i.mtu is None for i in qsfp):
+        findings.append(info("No `mtu:` key: the twins stay at MTU 1500, as in NVIDIA's playbook. The "
+                             f"{JUMBO_GUIDES} add `mtu: 9000` to each twin on both Sparks for jumbo frames."))
+    return facts, findings
+
+
+def _netplan_iface_findings(name: str, i: Any) -> list[Finding]:
+    out = []
+    if not is_qsfp_twin(name) and name != HOUSE_INTERFACE:
+        out.append(info(f"{name} is not a DGX Spark QSFP twin; the twins are enp1s0f0np0 and enP2p1s0f0np0 "
+                        "(port 0), enp1s0f1np1 and enP2p1s0f1np1 (port 1)."))
+    if i.link_local and "ipv4" in i.link_local:
+        out.append(warn(f"{name}: `link-local: [ ipv4 ]` gives a 169.254.x.x address that changes after a "
+                        "reboot (NVIDIA's 2025 procedure). The current " + C2S + " uses a static address "
+                        "per twin, each in its own /24, e.g. `addresses: [192.168.100.10/24]`, `dhcp4: no`."))
+    if i.dhcp4:
+        out.append(warn(f"{name}: `dhcp4` is on, but nothing hands out addresses on a direct cable: use a "
+                        "static address and `dhcp4: no`."))
+    for a in i.addresses:
+        try:
+            iface = ipaddress.ip_interface(a)
+        except ValueError:
+            out.append(fail(f"{name}: {a!r} is not an address/prefix like 192.168.100.10/24."))
+            continue
+        if "/" not in a:
+            out.append(fail(f"{name}: address {a} has no prefix length; write {a}/24."))
+        elif iface.version == 4 and iface.ip.is_link_local:
+            out.append(warn(f"{name}: {a} is a link-local (169.254) address; use a private /24 such as "
+                            "192.168.100.0/24."))
+        else:
+            out.append(ok(f"{name}: static address {a}."))
+    if not i.addresses and not (i.link_local and "ipv4" in i.link_local) and not i.dhcp4 and is_qsfp_twin(name):
+        out.append(warn(f"{name} gets no IPv4 address from this file: add `addresses: [<ip>/24]`."))
+    if i.mtu is not None and i.mtu != 9000:
+        out.append((info if i.mtu == 1500 else warn)(
+            f"{name}: mtu {i.mtu}; for jumbo frames use 9000 on every twin of both Sparks."))
+    elif i.mtu == 9000:
+        out.append(ok(f"{name}: mtu 9000 (jumbo frames); the other Spark must use 9000 too."))
+    return out
+
+
+register(KindSpec(
+    name="netplan", parse=parse_netplan, summarise=_summarise_netplan, programs=("netplan",),
+    matches_command=lambda argv: bool(argv) and (
+        (argv[0] in ("cat", "less", "more", "head", "tail", "bat", "batcat")
+         and any("netplan" in a or a.endswith((".yaml", ".yml")) for a in argv[1:]))
+        or argv[:2] == ["netplan", "get"]),
+    block_start=re.compile(r"^\s*network:\s*$"),
+))
+
+
+# --------------------------------------------------------------------------- cross checks
+
+@register_cross_check
+def _same_port_on_both(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
+    """ibdev2netdev from two hosts: the same QSFP port must be cabled on both."""
+    ports: dict[str, tuple[int, tuple[int, ...]]] = {}
+    for index, (s, _) in enumerate(items):
+        if s.kind == "ibdev2netdev" and s.host and not s.error:
+            ports[s.host] = (index, tuple(s.facts.get("up_ports", ())))
+    if len(ports) < 2:
+        return []
+    (h1, (_, p1)), (h2, (i2, p2)) = list(ports.items())[:2]
+    if p1 and p1 == p2:
+        return [(i2, ok(f"{h1} and {h2} use the same QSFP port ({', '.join(map(str, p1))})."))]
+    return [(i2, fail(f"{h1} has port(s) {list(p1)} Up but {h2} has {list(p2)}: cable the same physical port "
+                      f"on both Sparks ({C2S}, Step 2: different ports break the NCCL tests)."))]
+
+
+@register_cross_check
+def _addresses_across_hosts(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
+    """ip addr from two hosts: each twin's addresses in one subnet, no duplicates, same MTU."""
+    seen: dict[str, tuple[str, int, Any]] = {}  # twin name -> (host, section index, Interface)
+    out = []
+    for index, (s, parsed) in enumerate(items):
+        if s.kind != "ip-addr" or s.error or not s.host:
+            continue
+        for iface in parsed:
+            if not is_qsfp_twin(iface.name):
+                continue
+            prev = seen.get(iface.name)
+            if prev and prev[0] != s.host:
+                out += [(index, f) for f in _compare_twin(prev[0], prev[2], s.host, iface)]
+            seen[iface.name] = (s.host, index, iface)
+    return out
+
+
+def _compare_twin(h1: str, a: Any, h2: str, b: Any) -> list[Finding]:
+    out = []
+    va = [x for x in a.ipv4 if not x.is_link_local]
+    vb = [x for x in b.ipv4 if not x.is_link_local]
+    if va and vb:
+        x, y = va[0], vb[0]
+        if x.local == y.local:
+            out.append(fail(f"{a.name} has {x.local} on both {h1} and {h2}: an address conflict; use .10 on one "
+                            "Spark and .11 on the other."))
+        elif x.network and y.network and not x.network.overlaps(y.network):
+            out.append(fail(f"{a.name} is {x.cidr} on {h1} but {y.cidr} on {h2}: not one subnet, so they "
+                            "cannot reach each other over this twin. Use the same /24 on both ends."))
+        else:
+            out.append(ok(f"{a.name}: {x.cidr} on {h1} and {y.cidr} on {h2} share a subnet."))
+    if a.mtu and b.mtu and a.mtu != b.mtu:
+        out.append(warn(f"{a.name} has MTU {a.mtu} on {h1} but {b.mtu} on {h2}: both ends of the cable must "
+                        "agree (9000 for jumbo frames)."))
+    return out
+
+
+@register_cross_check
+def _subnets_within_host(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
+    """Separate `ip addr show IF` outputs of one host: different twins must not share a subnet."""
+    by_host: dict[str | None, dict[str, tuple[int, list[str]]]] = {}
+    out = []
+    for index, (s, parsed) in enumerate(items):
+        if s.kind != "ip-addr" or s.error:
+            continue
+        known = by_host.setdefault(s.host, {})
+        names = {i.name for i in parsed}
+        earlier = [(n, c) for n, (j, cidrs) in known.items() if n not in names for c in cidrs]
+        here = [(i.name, a.cidr) for i in parsed if i.name != "lo" for a in i.ipv4]
+        before = {n for n, _ in earlier}
+        out += [(index, _overlap_finding(a, ca, b, cb)) for a, ca, b, cb in _overlap_pairs(earlier + here)
+                if a in before and b not in before]
+        for i in parsed:
+            known[i.name] = (index, [a.cidr for a in i.ipv4])
+    return out

@@ -1,0 +1,128 @@
+"""Parser for ``ethtool IF``: negotiated speed, duplex, auto-negotiation, link state."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from .common import Line, ParseError, command_argv, content_lines, fail_on_line, raise_if_shell_error
+
+_SETTINGS_RE = re.compile(r"^\s*Settings for (?P<iface>\S+?):\s*$")
+_KEY_RE = re.compile(r"^\s*(?P<key>[A-Za-z][\w /()-]*?):\s*(?P<value>.*)$")
+_FATAL_RE = re.compile(r"No such device|Cannot get device settings|no device matches name"
+                       r"|Operation not supported|ethtool: bad command line", re.I)
+# messages ethtool prints beside good output when not run as root, or for missing features
+_HARMLESS_RE = re.compile(r"^\s*(?:Cannot get (?!device settings).*|No data available"
+                          r"|netlink error: Operation not permitted)\s*$", re.I)
+_SPEED_RE = re.compile(r"^(?P<n>\d+)\s*Mb/s$")
+
+
+@dataclass(frozen=True)
+class EthtoolReport:
+    """One interface's settings as ethtool printed them.
+
+    ``interface`` from the ``Settings for IF:`` line, else from the ``ethtool IF`` prompt
+    above a grep excerpt, else None. ``speed_mbps`` in Mb/s (200000 = 200 GbE; None for
+    ``Unknown!``, i.e. no link). ``duplex`` as printed (``Full``, ``Half``; None if
+    ``Unknown!`` or absent). ``auto_negotiation`` and ``link_detected`` None when absent.
+    ``port`` as printed (``Direct Attach Copper``, ``FIBRE``, ``Twisted Pair``...).
+    """
+
+    interface: str | None
+    speed_mbps: int | None = None
+    duplex: str | None = None
+    auto_negotiation: bool | None = None
+    link_detected: bool | None = None
+    port: str | None = None
+
+
+def _yes(value: str) -> bool | None:
+    v = value.strip().lower()
+    return True if v in ("yes", "on") else False if v in ("no", "off") else None
+
+
+def _field(key: str, value: str, line: Line) -> tuple[str, object] | None:
+    """Map one ``Key: value`` line to a report field, None for keys we do not keep."""
+    value = value.strip()
+    if key == "Speed":
+        m = _SPEED_RE.match(value)
+        if m:
+            return "speed_mbps", int(m.group("n"))
+        if value.lower().startswith("unknown") or not value:
+            return "speed_mbps", None
+        raise fail_on_line("ethtool", line, f"cannot read speed {value!r} (expected e.g. 200000Mb/s)")
+    if key == "Duplex":
+        return "duplex", None if value.lower().startswith("unknown") else value
+    if key == "Auto-negotiation":
+        return "auto_negotiation", _yes(value)
+    if key == "Link detected":
+        return "link_detected", _yes(value)
+    if key == "Port":
+        return "port", value or None
+    return None
+
+
+def parse_ethtool(text: str) -> list[EthtoolReport]:
+    """Parse ``ethtool IF`` output, full or as grep excerpts, into reports in order.
+
+    Full output has one ``Settings for IF:`` block per interface (several may be pasted
+    together). Excerpts such as ``sudo ethtool IF | grep Speed`` have only ``Speed:`` lines;
+    their interface comes from the prompt line when present, else None. A key seen again
+    without a new header (two ``Speed:`` lines under one prompt) starts a new report.
+
+    Raises ParseError for ``No such device`` / ``Cannot get device settings`` and similar
+    fatal errors, ``command not found``, a line it cannot read, or no data at all.
+    """
+    lines = content_lines(text)
+    raise_if_shell_error(lines, "ethtool")
+    reports: list[EthtoolReport] = []
+    current: EthtoolReport | None = None
+    seen: set[str] = set()
+    group = -1
+    fatal = [x for x in lines if _FATAL_RE.search(x.text) and not _HARMLESS_RE.match(x.text)]
+    if fatal:
+        worst = next((x for x in fatal if "no such device" in x.text.lower()), fatal[0])
+        raise fail_on_line("ethtool", worst, "ethtool could not read the interface (wrong name, "
+                           f"or not on this machine): {worst.text.strip()}")
+    for line in lines:
+        s = line.text.strip()
+        header = _SETTINGS_RE.match(line.text)
+        if header or line.group != group:
+            if current is not None:
+                reports.append(current)
+            group = line.group
+            current, seen = EthtoolReport(header.group("iface") if header else _prompt_iface(line)), set()
+            if header:
+                continue
+        kv = _KEY_RE.match(line.text)
+        if kv:
+            field = _field(kv.group("key").strip(), kv.group("value"), line)
+            if field is None:
+                continue
+            if field[0] in seen:  # a second excerpt under one prompt: interface unknown
+                reports.append(current)
+                current, seen = EthtoolReport(None), set()
+            seen.add(field[0])
+            current = replace(current, **{field[0]: field[1]})
+        elif not (_is_continuation(line.text) or _HARMLESS_RE.match(s)):
+            raise fail_on_line("ethtool", line, "expected `Settings for IF:` or `Key: value`")
+    if current is not None:
+        reports.append(current)
+    reports = [r for r in reports if r != EthtoolReport(r.interface)]
+    if not reports:
+        raise ParseError("ethtool", "no settings found (expected `Settings for IF:` or a `Speed:` line)")
+    return reports
+
+
+def _is_continuation(text: str) -> bool:
+    """Indented lines without a colon continue a list (``Supported link modes:``)."""
+    return text[:1].isspace() and ":" not in text
+
+
+def _prompt_iface(line: Line) -> str | None:
+    """The interface named in ``ethtool [opts] IF`` on the prompt above this line."""
+    argv = command_argv(line.command)
+    if not argv or argv[0] != "ethtool":
+        return None
+    args = [a for a in argv[1:] if not a.startswith("-")]
+    return args[0] if args else None

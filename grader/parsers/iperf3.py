@@ -1,0 +1,204 @@
+"""Parser for ``iperf3`` client (or server) results: JSON (``-J``) and plain text."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .common import (Line, ParseError, as_float, as_int, content_lines, fail_on_line,
+                     find_json_start, json_dig, load_json_lenient, raise_if_shell_error)
+
+_UNITS = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+# [SUM]   0.00-10.00  sec   112 GBytes  96.2 Gbits/sec  1234             sender
+# [  5]   0.00-1.00   sec   119 MBytes  1000 Mbits/sec  0.004 ms  0/13958 (0%)  receiver
+_ROW_RE = re.compile(
+    r"^\[\s*(?P<id>SUM|\d+)\](?:\[[A-Z]{2}-[CS]\])?\s+(?P<start>[\d.]+)-\s*(?P<end>[\d.]+)\s+sec\s+"
+    r"[\d.]+\s+\w?Bytes\s+(?P<rate>[\d.]+)\s+(?P<unit>[KMGT]?)bits/sec(?P<rest>.*)$")
+_ERROR_RE = re.compile(r"^iperf3?: (?P<kind>error|interrupt) - (?P<msg>.+)$")
+_HOST_RE = re.compile(r"^(?:Connecting to host|Accepted connection from) (?P<host>[^,\s]+)")
+_START_RE = re.compile(r"^Starting Test: protocol: (?P<proto>\w+), (?P<n>\d+) streams")
+
+
+@dataclass(frozen=True)
+class Iperf3Result:
+    """The summary of one iperf3 test.
+
+    Rates are in bits per second (``sent_bps`` as the sender counted, ``received_bps`` as
+    the receiver counted); ``duration_s`` the measured seconds; ``retransmits`` TCP
+    retransmissions (None when not reported); ``error`` iperf3's own error message (a
+    result may carry both an error and partial numbers); ``remote_host`` the peer.
+    ``truncated`` is True when the output ends before iperf3's end summary; then the rates
+    are averaged over the intervals seen.
+    """
+
+    protocol: str
+    streams: int | None
+    duration_s: float | None
+    sent_bps: float | None
+    received_bps: float | None
+    retransmits: int | None
+    error: str | None
+    remote_host: str | None
+    truncated: bool = False
+
+    @property
+    def sent_gbps(self) -> float | None:
+        """``sent_bps`` in Gbit/s (bits / 1e9, decimal, as iperf3 prints Gbits/sec)."""
+        return None if self.sent_bps is None else self.sent_bps / 1e9
+
+    @property
+    def received_gbps(self) -> float | None:
+        """``received_bps`` in Gbit/s (bits / 1e9, decimal, as iperf3 prints Gbits/sec)."""
+        return None if self.received_bps is None else self.received_bps / 1e9
+
+
+def parse_iperf3(text: str) -> Iperf3Result:
+    """Parse iperf3 output: ``-J`` JSON (also ``--json-stream``) or plain text.
+
+    JSON: ``end.sum_sent`` / ``end.sum_received`` (TCP; UDP too in iperf3 >= 3.10),
+    ``end.sum`` for older UDP; an ``error`` key is kept next to any partial data; cut-off
+    JSON is closed and read (``truncated``). Prompt and other lines before the JSON are
+    skipped. Text: the ``sender``/``receiver`` summary rows (``[SUM]`` when several
+    streams), units bits/Kbits/Mbits/Gbits/sec, and ``iperf3: error - ...`` lines.
+
+    Raises ParseError for ``command not found``, JSON that is not an iperf3 result, or
+    text with no iperf3 result row and no iperf3 error.
+    """
+    lines = content_lines(text)
+    raise_if_shell_error(lines, "iperf3")
+    start = find_json_start(lines)
+    if start is not None:
+        return _from_json(lines[start:])
+    return _from_text(lines)
+
+
+# --------------------------------------------------------------------------- JSON
+
+def _from_json(lines: list[Line]) -> Iperf3Result:
+    body = "\n".join(x.text for x in lines)
+    stream = _json_stream(lines)
+    if stream is not None:
+        data, truncated = stream, "end" not in stream
+    else:
+        data, truncated = load_json_lenient(body, "iperf3 -J", lines[0].no)
+    if not isinstance(data, dict) or not ({"start", "end", "error", "intervals"} & data.keys()):
+        raise ParseError("iperf3 -J", "JSON is not an iperf3 result (no start/end/error keys)",
+                         lines[0].text.strip(), lines[0].no)
+    end = data.get("end") if isinstance(data.get("end"), dict) else {}
+    proto = str(json_dig(data, "start", "test_start", "protocol", default="TCP")).upper()
+    sent = end.get("sum_sent") or (end.get("sum") if proto == "UDP" else None)
+    recv = end.get("sum_received")
+    received = as_float(json_dig(recv, "bits_per_second"))
+    if received is None and proto == "UDP" and isinstance(end.get("sum"), dict):
+        lost = as_float(end["sum"].get("lost_percent")) or 0.0  # old UDP: only "sum"
+        bps = as_float(end["sum"].get("bits_per_second"))
+        received = None if bps is None else bps * (1 - lost / 100)
+    sent_bps = as_float(json_dig(sent, "bits_per_second"))
+    duration = as_float(json_dig(sent, "seconds")) or as_float(json_dig(data, "start", "test_start", "duration"))
+    if sent_bps is None:  # no end summary: average the intervals seen
+        rates = [r for r in map(_interval_rate, data.get("intervals") or []) if r is not None]
+        sent_bps = sum(rates) / len(rates) if rates else None
+        truncated = truncated or bool(rates)
+    remote = (json_dig(data, "start", "connecting_to", "host")
+              or json_dig(data, "start", "connected", 0, "remote_host")
+              or json_dig(data, "start", "accepted_connection", "host"))
+    error = data.get("error")
+    return Iperf3Result(proto, as_int(json_dig(data, "start", "test_start", "num_streams")), duration,
+                        sent_bps, received, as_int(json_dig(sent, "retransmits")),
+                        str(error) if error else None, remote, truncated)
+
+
+def _interval_rate(interval: Any) -> float | None:
+    """One JSON interval's total rate: its ``sum``, else its streams added up."""
+    total = as_float(json_dig(interval, "sum", "bits_per_second"))
+    if total is None:
+        rates = [as_float(json_dig(s, "bits_per_second")) for s in json_dig(interval, "streams", default=[])]
+        total = sum(r for r in rates if r is not None) if any(r is not None for r in rates) else None
+    return total
+
+
+def _json_stream(lines: list[Line]) -> dict[str, Any] | None:
+    """Assemble ``--json-stream`` output (one ``{"event": ..., "data": ...}`` per line)."""
+    events = []
+    for line in lines:
+        try:
+            obj = json.loads(line.text)
+        except ValueError:
+            return None
+        if not isinstance(obj, dict) or "event" not in obj:
+            return None
+        events.append(obj)
+    out: dict[str, Any] = {"intervals": []}
+    for ev in events:
+        name, payload = ev.get("event"), ev.get("data")
+        if name == "interval":
+            out["intervals"].append(payload)
+        elif name in ("start", "end"):
+            out[name] = payload
+        elif name == "error":
+            out["error"] = payload
+    return out if events else None
+
+
+# --------------------------------------------------------------------------- text
+
+def _from_text(lines: list[Line]) -> Iperf3Result:
+    summary: dict[str, re.Match[str]] = {}
+    intervals: list[re.Match[str]] = []
+    ids: set[str] = set()
+    error = remote = None
+    proto, streams = "TCP", None
+    for line in lines:
+        s = line.text.strip()
+        row = _ROW_RE.match(s)
+        if row:
+            role = row.group("rest").split()[-1] if row.group("rest").split() else ""
+            if row.group("id") != "SUM":
+                ids.add(row.group("id"))
+            if re.search(r"\bms\s+\d+/\d+", row.group("rest")):
+                proto = "UDP"
+            if role in ("sender", "receiver"):
+                # [SUM] rows win over per-stream rows; with one stream the stream row is the sum
+                if row.group("id") == "SUM" or role not in summary or summary[role].group("id") != "SUM":
+                    summary[role] = row
+            else:
+                intervals.append(row)
+            continue
+        for regex in (_ERROR_RE, _HOST_RE, _START_RE):
+            m = regex.match(s)
+            if m and regex is _ERROR_RE and error is None:
+                error = m.group("msg").strip()
+            elif m and regex is _HOST_RE and remote is None:
+                remote = m.group("host")
+            elif m and regex is _START_RE:
+                proto, streams = m.group("proto").upper(), int(m.group("n"))
+    if not summary and not intervals and error is None:
+        first = lines[0] if lines else None
+        if first is None:
+            raise ParseError("iperf3", "no output to read (empty paste?)")
+        raise fail_on_line("iperf3", first, "no iperf3 result row (`[SUM] ... Gbits/sec ... sender`) "
+                           "and no `iperf3: error - ...` line found")
+    sent, recv = summary.get("sender"), summary.get("receiver")
+    truncated = sent is None and recv is None and bool(intervals)
+    sent_bps = _rate(sent) if sent else _mean_rate(intervals) if truncated else None
+    duration = float(sent.group("end")) - float(sent.group("start")) if sent else None
+    retr = re.match(r"\s*(\d+)\s+sender", sent.group("rest")) if sent and proto == "TCP" else None
+    return Iperf3Result(proto, streams or (len(ids) or None), duration, sent_bps,
+                        _rate(recv) if recv else None, int(retr.group(1)) if retr else None,
+                        error, remote, truncated)
+
+
+def _rate(row: re.Match[str]) -> float:
+    return float(row.group("rate")) * _UNITS[row.group("unit")]
+
+
+def _mean_rate(rows: list[re.Match[str]]) -> float | None:
+    """Mean over intervals of the total rate ([SUM] rows, else the streams added up)."""
+    totals: dict[tuple[str, str], float] = {}
+    sums = [r for r in rows if r.group("id") == "SUM"] or rows
+    for r in sums:
+        key = (r.group("start"), r.group("end"))
+        totals[key] = totals.get(key, 0.0) + _rate(r)
+    return sum(totals.values()) / len(totals) if totals else None

@@ -1,0 +1,377 @@
+"""Parsers for iproute2: ``ip addr`` / ``ip link`` (JSON, text, brief) and ``ip route get``."""
+
+from __future__ import annotations
+
+import dataclasses
+import ipaddress
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .common import (Line, ParseError, as_int, content_lines, fail_on_line, find_json_start,
+                     json_dig, load_json_lenient, raise_if_shell_error)
+
+_LINK_LOCAL_V4 = ipaddress.ip_network("169.254.0.0/16")
+_LINK_LOCAL_V6 = ipaddress.ip_network("fe80::/10")
+OPERSTATES = ("UP", "DOWN", "UNKNOWN", "LOWERLAYERDOWN", "DORMANT", "NOTPRESENT", "TESTING")
+
+# Error lines ip prints instead of output.
+_IP_ERROR_RE = re.compile(
+    r'^(?:Device ".*" does not exist\.|Cannot find device ".*"|RTNETLINK answers: .*'
+    r'|Error: .*|Object ".*" is unknown.*|Command ".*" is unknown.*|Option ".*" is unknown.*)$')
+
+
+@dataclass(frozen=True)
+class Address:
+    """One IP address on an interface.
+
+    ``family`` is ``"inet"`` or ``"inet6"``; ``local`` the address without prefix;
+    ``prefixlen`` in bits; ``scope`` as ip prints it (``global``, ``link``, ``host``; for
+    ``ip -br`` output, which prints no scope, derived from the address); ``label`` the
+    IPv4 label (usually the interface name) or None.
+    """
+
+    family: str
+    local: str
+    prefixlen: int
+    scope: str
+    noprefixroute: bool = False
+    dynamic: bool = False
+    label: str | None = None
+
+    @property
+    def cidr(self) -> str:
+        """``"192.168.100.10/24"``."""
+        return f"{self.local}/{self.prefixlen}"
+
+    @property
+    def is_link_local(self) -> bool:
+        """True for 169.254.0.0/16 and fe80::/10 addresses."""
+        try:
+            addr = ipaddress.ip_address(self.local.split("%")[0])
+        except ValueError:
+            return False
+        return addr in (_LINK_LOCAL_V4 if addr.version == 4 else _LINK_LOCAL_V6)
+
+    @property
+    def network(self) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
+        """The subnet (``192.168.100.0/24``), or None if the address does not parse."""
+        try:
+            return ipaddress.ip_interface(self.cidr.split("%")[0]).network
+        except ValueError:
+            return None
+
+
+@dataclass(frozen=True)
+class Interface:
+    """One network interface as ip reports it.
+
+    ``name`` has any ``@peer`` suffix removed (``enp1s0f1np1@if12`` -> ``enp1s0f1np1``);
+    ``mtu`` in bytes; ``operstate`` as printed (``UP``, ``DOWN``, ``UNKNOWN``,
+    ``LOWERLAYERDOWN``...); ``flags`` the ``<...>`` flags; ``mac`` the link-layer address;
+    ``link_kind`` from ``ip -d`` (``veth``, ``bridge``...). Fields the output shape does not
+    carry are None (``ip -br`` has no mtu). ``truncated`` marks the last interface of a
+    cut-off paste, whose data may be incomplete. ``addresses_listed`` is False for output
+    shapes that never list addresses (``ip link``, ``ip -br link``): there an empty
+    ``addresses`` means "not shown", not "none".
+    """
+
+    name: str
+    ifindex: int | None
+    mtu: int | None
+    operstate: str | None
+    flags: tuple[str, ...]
+    mac: str | None
+    addresses: tuple[Address, ...]
+    link_kind: str | None = None
+    truncated: bool = False
+    addresses_listed: bool = True
+
+    @property
+    def ipv4(self) -> tuple[Address, ...]:
+        """The IPv4 (``inet``) addresses."""
+        return tuple(a for a in self.addresses if a.family == "inet")
+
+    @property
+    def is_up(self) -> bool:
+        """operstate UP; or, when operstate is UNKNOWN/absent, flags hold both UP and LOWER_UP."""
+        if self.operstate == "UP":
+            return True
+        if self.operstate in (None, "UNKNOWN"):
+            return "UP" in self.flags and "LOWER_UP" in self.flags
+        return False
+
+
+@dataclass(frozen=True)
+class Route:
+    """What ``ip route get DST`` says: the interface (``dev``), source and gateway used."""
+
+    dst: str
+    dev: str
+    src: str | None
+    via: str | None
+
+
+# --------------------------------------------------------------------------- ip addr / link
+
+def parse_ip_addr(text: str) -> list[Interface]:
+    """Parse ``ip addr`` / ``ip link`` output into Interfaces, in the order printed.
+
+    Accepts ``ip -j addr`` (also ``-p`` pretty, ``-d`` details), ``ip addr`` and
+    ``ip addr show IF`` text (markdown indentation allowed), ``ip -br addr``,
+    ``ip -br link``, ``ip -j link`` and ``ip link`` (no addresses). Prompt, sudo and
+    comment lines are skipped. A cut-off paste gives what is there, the last interface
+    marked ``truncated``.
+
+    Raises ParseError for error output (``ip: command not found``,
+    ``Device "x" does not exist.``), empty input, and lines it cannot read.
+    """
+    lines = content_lines(text)
+    raise_if_shell_error(lines, "ip addr")
+    if not lines:
+        raise ParseError("ip addr", "no output to read (empty paste?)")
+    for line in lines:
+        if _IP_ERROR_RE.match(line.text.strip()):
+            raise fail_on_line("ip addr", line, f"ip reported an error: {line.text.strip()}")
+    start = find_json_start(lines)
+    if start is not None:
+        return _from_json(lines[start:])
+    if _HEADER_RE.match(lines[0].text):
+        return _from_text(lines)
+    if _BRIEF_RE.match(lines[0].text):
+        return _from_brief(lines)
+    raise fail_on_line("ip addr", lines[0], "not ip addr/link output (no `N: name: <FLAGS>` "
+                       "header, no `name STATE ...` brief line, no JSON)")
+
+
+def _from_json(lines: list[Line]) -> list[Interface]:
+    body = "\n".join(line.text for line in lines)
+    data, truncated = load_json_lenient(body, "ip -j addr", lines[0].no)
+    if isinstance(data, dict):
+        data = [data]
+    if not isinstance(data, list):
+        raise ParseError("ip -j addr", "expected a JSON list of interfaces")
+    if truncated and data and isinstance(data[-1], dict) and "ifname" not in data[-1]:
+        data = data[:-1]  # cut before its name: nothing usable
+        if not data:
+            raise ParseError("ip -j addr", "the JSON output is cut off before the first interface's name")
+    out = []
+    for i, item in enumerate(data):
+        if not isinstance(item, dict) or not isinstance(item.get("ifname"), str):
+            raise ParseError("ip -j addr", f"item {i} is not an interface (no ifname)",
+                             str(item)[:80])
+        addrs = tuple(_json_address(a) for a in item.get("addr_info") or []
+                      if isinstance(a, dict) and "local" in a)
+        flags = item.get("flags")
+        out.append(Interface(
+            name=item["ifname"].split("@")[0], ifindex=as_int(item.get("ifindex")),
+            mtu=as_int(item.get("mtu")), operstate=item.get("operstate"),
+            flags=tuple(str(f) for f in flags) if isinstance(flags, list) else (),
+            mac=item.get("address"), addresses=addrs,
+            link_kind=json_dig(item, "linkinfo", "info_kind"),
+            truncated=truncated and i == len(data) - 1, addresses_listed="addr_info" in item))
+    return out
+
+
+def _json_address(a: dict[str, Any]) -> Address:
+    return Address(family=str(a.get("family", "inet")), local=str(a["local"]),
+                   prefixlen=as_int(a.get("prefixlen")) or 0, scope=str(a.get("scope", "")),
+                   noprefixroute=bool(a.get("noprefixroute")), dynamic=bool(a.get("dynamic")),
+                   label=a.get("label"))
+
+
+_HEADER_RE = re.compile(r"^(?P<indent>\s*)(?P<idx>\d+):\s+(?P<name>[^\s:]+):\s+<(?P<flags>[^>]*)>?(?P<rest>.*)$")
+_ADDR_RE = re.compile(r"^\s*(?P<fam>inet6?)\s+(?P<local>[0-9a-fA-F.:]+)(?:/(?P<plen>\d+))?(?P<rest>.*)$")
+_LINK_RE = re.compile(r"^\s*link/\S+(?:\s+(?P<mac>[0-9a-fA-F:]+))?")
+_ADDR_PAIRS = {"brd", "peer", "scope", "metric", "proto", "anycast", "broadcast"}
+_ADDR_FLAGS = {"noprefixroute", "dynamic", "secondary", "tentative", "deprecated", "mngtmpaddr",
+               "temporary", "permanent", "dadfailed", "optimistic", "home", "nodad",
+               "autojoin", "stable-privacy", "primary"}
+
+
+def _from_text(lines: list[Line]) -> list[Interface]:
+    out: list[dict[str, Any]] = []
+    indent = 0
+    for pos, line in enumerate(lines):
+        last = pos == len(lines) - 1
+        header = _HEADER_RE.match(line.text)
+        if header:
+            rest = header.group("rest")
+            mtu = re.search(r"\bmtu (\d+)", rest)
+            state = re.search(r"\bstate (\S+)", rest)
+            indent = len(header.group("indent"))
+            out.append(dict(name=header.group("name").split("@")[0], ifindex=int(header.group("idx")),
+                            mtu=int(mtu.group(1)) if mtu else None,
+                            operstate=state.group(1) if state else None,
+                            flags=tuple(f for f in header.group("flags").split(",") if f),
+                            mac=None, addresses=[], truncated=not header.group("rest") and last,
+                            addresses_listed=not re.search(r"\bmode \S+", rest)))
+            continue
+        if not out or len(line.text) - len(line.text.lstrip()) <= indent:
+            if last:  # a cut-off first or last line
+                if out:
+                    out[-1]["truncated"] = True
+                break
+            raise fail_on_line("ip addr", line, "expected an interface header `N: name: <FLAGS> ...`"
+                               " or an indented detail line")
+        addr = _ADDR_RE.match(line.text)
+        link = _LINK_RE.match(line.text)
+        if addr:
+            out[-1]["addresses"].append(_text_address(addr, line, last))
+            if last and addr.group("plen") is None:
+                out[-1]["truncated"] = True
+        elif link:
+            out[-1]["mac"] = link.group("mac")
+        # other indented lines (valid_lft, altname, `ip -d` details) carry nothing we keep
+    return [Interface(addresses=tuple(d.pop("addresses")), **d) for d in out]
+
+
+def _text_address(m: re.Match[str], line: Line, last: bool) -> Address:
+    tokens = m.group("rest").split()
+    scope, label, flags = "", None, set()
+    plen = m.group("plen")
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok in _ADDR_PAIRS and i + 1 < len(tokens):
+            if tok == "scope":
+                scope = tokens[i + 1]
+            elif tok == "peer" and plen is None and "/" in tokens[i + 1]:
+                plen = tokens[i + 1].split("/")[1]
+            i += 2
+            continue
+        if tok in _ADDR_FLAGS:
+            flags.add(tok)
+        elif m.group("fam") == "inet" and i == len(tokens) - 1:
+            label = tok
+        i += 1
+    if plen is None and not last:
+        raise fail_on_line("ip addr", line, "address without a /prefix length")
+    return Address(m.group("fam"), m.group("local"), int(plen or 0), scope,
+                   "noprefixroute" in flags, "dynamic" in flags, label)
+
+
+_BRIEF_RE = re.compile(r"^\s*(?P<name>\S+)\s+(?P<state>%s)\b(?P<rest>.*)$" % "|".join(OPERSTATES))
+_MAC_RE = re.compile(r"^[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){5,19}$")
+
+
+def _from_brief(lines: list[Line]) -> list[Interface]:
+    out = []
+    for pos, line in enumerate(lines):
+        last = pos == len(lines) - 1
+        m = _BRIEF_RE.match(line.text)
+        if not m:
+            if last and out:
+                out[-1] = _replace_truncated(out[-1])
+                break
+            raise fail_on_line("ip -br addr", line, "expected `name STATE [address/prefix ...]`")
+        addrs, flags, mac, cut = [], (), None, False
+        tokens = m.group("rest").split()
+        i = 0
+        while i < len(tokens):
+            tok = tokens[i]
+            if tok in ("metric", "proto") and i + 1 < len(tokens):
+                i += 2
+                continue
+            if tok.startswith("<"):
+                flags = tuple(f for f in tok.strip("<>").split(",") if f)
+            elif _MAC_RE.match(tok):
+                mac = tok
+            else:
+                addr = _brief_address(tok)
+                if addr is None:
+                    if not (last and i == len(tokens) - 1):
+                        raise fail_on_line("ip -br addr", line, f"cannot read {tok!r} as address/prefix")
+                    cut = True
+                else:
+                    addrs.append(addr)
+            i += 1
+        out.append(Interface(name=m.group("name").split("@")[0], ifindex=None, mtu=None,
+                             operstate=m.group("state"), flags=flags, mac=mac, addresses=tuple(addrs),
+                             truncated=cut, addresses_listed=not (flags or mac) or bool(addrs)))
+    return out
+
+
+def _replace_truncated(iface: Interface) -> Interface:
+    return dataclasses.replace(iface, truncated=True)
+
+
+def _brief_address(tok: str) -> Address | None:
+    try:
+        iface = ipaddress.ip_interface(tok) if "/" in tok else None
+    except ValueError:
+        return None
+    if iface is None:
+        return None
+    ip = iface.ip
+    if ip.is_loopback:
+        scope = "host"
+    elif ip.is_link_local:
+        scope = "link"
+    else:
+        scope = "global"
+    return Address("inet" if ip.version == 4 else "inet6", str(ip), iface.network.prefixlen, scope)
+
+
+# --------------------------------------------------------------------------- ip route get
+
+_ROUTE_TYPES = {"local", "broadcast", "unicast", "multicast", "anycast", "unreachable",
+                "prohibit", "blackhole", "throw", "nat"}
+
+
+def parse_ip_route_get(text: str) -> Route:
+    """Parse ``ip route get DST`` (text or ``-j`` JSON) into the Route of its first answer.
+
+    Text: ``192.168.100.11 dev enp1s0f1np1 src 192.168.100.10 uid 0`` then ``cache``;
+    ``local``/``broadcast`` route-type prefixes are skipped. Raises ParseError for
+    ``RTNETLINK answers: Network is unreachable`` (message carries the reason) and other
+    error or unreadable output.
+    """
+    routes = parse_ip_route_get_all(text)
+    return routes[0]
+
+
+def parse_ip_route_get_all(text: str) -> list[Route]:
+    """Like parse_ip_route_get, but every route answer in the text (at least one)."""
+    lines = content_lines(text)
+    raise_if_shell_error(lines, "ip route get")
+    if not lines:
+        raise ParseError("ip route get", "no output to read (empty paste?)")
+    for line in lines:
+        s = line.text.strip()
+        if s.startswith("RTNETLINK answers:") or _IP_ERROR_RE.match(s):
+            reason = s.split(":", 1)[1].strip() if ":" in s else s
+            raise fail_on_line("ip route get", line, f"no route: {reason}")
+    start = find_json_start(lines)
+    if start is not None:
+        data, _ = load_json_lenient("\n".join(x.text for x in lines[start:]), "ip -j route get",
+                                    lines[start].no)
+        items = data if isinstance(data, list) else [data]
+        routes = [Route(str(r["dst"]), str(r["dev"]), r.get("prefsrc"), r.get("gateway"))
+                  for r in items if isinstance(r, dict) and "dst" in r and "dev" in r]
+        if not routes:
+            raise ParseError("ip -j route get", "JSON holds no route with dst and dev")
+        return routes
+    routes = []
+    for line in lines:
+        tokens = line.text.split()
+        if tokens in (["cache"],) or (tokens and tokens[0] == "cache"):
+            continue
+        if tokens and tokens[0] in _ROUTE_TYPES:
+            tokens = tokens[1:]
+        fields = {tokens[i]: tokens[i + 1] for i in range(1, len(tokens) - 1)
+                  if tokens[i] in ("dev", "src", "via", "from", "table", "uid", "mtu")}
+        if not tokens or "dev" not in fields or not _looks_like_ip(tokens[0]):
+            raise fail_on_line("ip route get", line, "expected `DST [via GW] dev IF [src ADDR]`")
+        routes.append(Route(tokens[0], fields["dev"], fields.get("src"), fields.get("via")))
+    if not routes:
+        raise ParseError("ip route get", "no route line found")
+    return routes
+
+
+def _looks_like_ip(tok: str) -> bool:
+    try:
+        ipaddress.ip_address(tok.split("%")[0])
+        return True
+    except ValueError:
+        return False

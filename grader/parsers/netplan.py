@@ -1,0 +1,149 @@
+"""Parser for netplan YAML files (``/etc/netplan/*.yaml``, ``netplan get``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from .common import ParseError, clean_lines, is_prompt_line, is_sudo_line, raise_if_shell_error, Line
+
+_FENCES = ("```", "~~~")
+
+
+@dataclass(frozen=True)
+class NetplanInterface:
+    """One ``ethernets:`` entry.
+
+    ``addresses`` are CIDR strings as written (mapping-form entries like
+    ``- 10.0.0.1/24: {lifetime: 0}`` give their key). ``dhcp4``, ``mtu`` (bytes),
+    ``link_local`` (e.g. ``("ipv4",)``; ``()`` for ``link-local: []``) and ``optional`` are
+    None when the key is absent.
+    """
+
+    name: str
+    addresses: tuple[str, ...] = ()
+    dhcp4: bool | None = None
+    mtu: int | None = None
+    link_local: tuple[str, ...] | None = None
+    optional: bool | None = None
+
+
+@dataclass(frozen=True)
+class NetplanConfig:
+    """A netplan file: ``renderer`` (``networkd``, ``NetworkManager``; None when absent),
+    ``version`` (2), and the ``ethernets`` by interface name, in file order."""
+
+    renderer: str | None
+    ethernets: dict[str, NetplanInterface]
+    version: int | None = None
+
+
+def parse_netplan(text: str) -> NetplanConfig:
+    """Parse a netplan YAML file (``network: {version: 2, ethernets: {...}}``).
+
+    Prompt lines (``$ sudo cat /etc/netplan/40-cx7.yaml``), sudo prompts and markdown
+    fences are dropped and common indentation is removed before YAML parsing. Accepts
+    NVIDIA's static file and its older ``link-local: [ ipv4 ]`` variant. Other sections
+    (``bonds``, ``vlans``...) are ignored.
+
+    Raises ParseError for YAML syntax errors (with the line number in the text given),
+    ``Permission denied`` / ``No such file`` from ``cat``, no ``network:`` mapping, and
+    values netplan itself would reject (``addresses`` not a list, a non-numeric ``mtu``).
+    """
+    kept = [(no, line) for no, line in enumerate(clean_lines(text), start=1)
+            if not (is_prompt_line(line) or is_sudo_line(line) or line.strip().startswith(_FENCES))]
+    raise_if_shell_error([Line(no, s, None, 0) for no, s in kept], "netplan")
+    body = _dedent([s for _, s in kept])
+    numbers = [no for no, _ in kept]
+
+    def where(mark: Any) -> tuple[str | None, int | None]:
+        if mark is None or not numbers:
+            return None, None
+        idx = min(mark.line, len(numbers) - 1)
+        return body.splitlines()[idx].strip() if body else None, numbers[idx]
+
+    try:
+        node = yaml.compose(body, Loader=yaml.SafeLoader)
+        data = yaml.SafeLoader("").construct_document(node) if node is not None else None
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
+        line, no = where(mark)
+        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        raise ParseError("netplan", f"invalid YAML: {problem}", line, no) from None
+    network = data.get("network") if isinstance(data, dict) else None
+    if not isinstance(network, dict):
+        raise ParseError("netplan", "no top-level `network:` mapping (is this a netplan file?)")
+    ethernets = network.get("ethernets") or {}
+    if not isinstance(ethernets, dict):
+        raise ParseError("netplan", "`ethernets:` must be a mapping of interface names")
+    out = {}
+    for name, conf in ethernets.items():
+        try:
+            out[str(name)] = _interface(str(name), conf or {})
+        except ParseError as err:  # point at the offending line
+            raise ParseError(err.command, err.message, *_find_line(kept, str(name), err.line)) from None
+    renderer = network.get("renderer")
+    version = network.get("version")
+    return NetplanConfig(None if renderer is None else str(renderer), out,
+                         version if isinstance(version, int) else None)
+
+
+def _find_line(kept: list[tuple[int, str]], name: str, key_line: str | None) -> tuple[str | None, int | None]:
+    """The (text, number) of the first line after ``name:`` that starts like key_line."""
+    key = (key_line or "").split(":")[0].strip()
+    inside = False
+    for no, line in kept:
+        s = line.strip()
+        inside = inside or s.startswith(f"{name}:")
+        if inside and key and s.startswith(f"{key}:"):
+            return s, no
+    return key_line, None
+
+
+def _dedent(lines: list[str]) -> str:
+    """Remove the indentation all YAML lines share (markdown pastes), ignoring comments."""
+    indents = [len(x) - len(x.lstrip(" ")) for x in lines if x.strip() and not x.lstrip().startswith("#")]
+    cut = min(indents, default=0)
+    return "\n".join(x[cut:] if x[:cut] == " " * cut else x.lstrip(" ") for x in lines)
+
+
+def _interface(name: str, conf: Any) -> NetplanInterface:
+    if not isinstance(conf, dict):
+        raise ParseError("netplan", f"`{name}:` must be a mapping of settings", str(conf))
+    addresses = conf.get("addresses", [])
+    if addresses is None:
+        addresses = []
+    if not isinstance(addresses, list):
+        raise ParseError("netplan", f"`{name}: addresses` must be a list, e.g. "
+                         f"`addresses: [192.168.100.10/24]` (netplan rejects a single string)",
+                         f"addresses: {addresses}")
+    cidrs = []
+    for entry in addresses:
+        if isinstance(entry, dict) and len(entry) == 1:
+            cidrs.append(str(next(iter(entry))))
+        elif isinstance(entry, (str, int, float)):
+            cidrs.append(str(entry))
+        else:
+            raise ParseError("netplan", f"`{name}: addresses` entry is not an address", str(entry))
+    mtu = conf.get("mtu")
+    if mtu is not None and (isinstance(mtu, bool) or not str(mtu).isdigit()):
+        raise ParseError("netplan", f"`{name}: mtu` must be a number of bytes", f"mtu: {mtu}")
+    link_local = conf.get("link-local")
+    if link_local is not None:
+        link_local = tuple(str(x) for x in link_local) if isinstance(link_local, list) else (str(link_local),)
+    return NetplanInterface(name, tuple(cidrs), _bool(conf.get("dhcp4")),
+                            None if mtu is None else int(mtu), link_local, _bool(conf.get("optional")))
+
+
+def _bool(value: Any) -> bool | None:
+    """YAML booleans, also quoted ``"yes"``/``"no"``/``"true"``/``"false"``."""
+    if value is None or isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("yes", "true", "on", "y"):
+        return True
+    if text in ("no", "false", "off", "n"):
+        return False
+    return None

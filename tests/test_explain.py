@@ -1,0 +1,397 @@
+"""explain: splitting pastes, recognising outputs, and what the findings say."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from grader import explain as explain_mod
+from grader.explain import (KINDS, Finding, KindSpec, Section, detect_kind, explain, register, render,
+                            to_jsonable)
+
+CAPTURED = Path(__file__).resolve().parent / "fixtures" / "captured"
+
+
+def real(name: str) -> str:
+    """A real fixture under shared/fixtures/real (or $CLUSTERLAB_FIXTURES); skip when absent."""
+    env = os.environ.get("CLUSTERLAB_FIXTURES")
+    root = Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "real"
+    matches = sorted(root.glob(name)) if root.is_dir() else []
+    if not matches:
+        pytest.skip(f"real fixture {name} not found under {root} (set CLUSTERLAB_FIXTURES)")
+    return matches[0].read_text()
+
+
+def captured(name: str) -> str:
+    return (CAPTURED / f"{name}.txt").read_text()
+
+
+def levels(section: Section) -> list[str]:
+    return [f.level for f in section.findings]
+
+
+def messages(section: Section, level: str | None = None) -> str:
+    return "\n".join(f.message for f in section.findings if level in (None, f.level))
+
+
+# --------------------------------------------------------------------------- real fixtures
+
+def test_fixture_01_port_1_cabled():
+    [s] = explain(real("spark/01_*"))
+    assert (s.kind, s.command, s.host, s.error) == ("ibdev2netdev", "ibdev2netdev", "spark-a", None)
+    assert s.facts["up_ports"] == [1] and len(s.facts["mappings"]) == 4
+    assert "fail" not in levels(s)
+    assert re.search(r"port 1 .*both twins are Up", messages(s, "ok"))
+    assert "same physical port" in messages(s, "info")
+    assert "NCCL_IB_HCA=rocep1s0f1,roceP2p1s0f1" in messages(s, "info") or \
+        "NCCL_IB_HCA=roceP2p1s0f1,rocep1s0f1" in messages(s, "info")
+
+
+def test_fixture_04_static_then_link_local():
+    a, b = explain(real("spark/04_*"))
+    assert a.kind == b.kind == "ip-addr" and a.host == "spark-a"
+    assert a.facts["interfaces"][0]["ipv4"] == ["192.168.100.10/24"]
+    assert a.facts["interfaces"][0]["mtu"] == 1500 and a.facts["interfaces"][0]["qsfp_port"] == 1
+    assert "192.168.100.10/24" in messages(a, "ok") and "warn" not in levels(a)
+    assert "MTU 1500" in messages(a, "info") and "9000" in messages(a, "info")
+    assert "enP2p1s0f1np1" in messages(a, "info")  # the twin not shown
+    warn = messages(b, "warn")
+    assert "169.254.35.62/16" in warn and "reboot" in warn and "netplan" in warn
+
+
+def test_fixture_05_four_speed_readings():
+    sections = explain(real("spark/05_*"))
+    assert [s.kind for s in sections] == ["ethtool"] * 4
+    assert [s.facts["reports"][0]["speed_mbps"] for s in sections] == [100000, 100000, 200000, 200000]
+    assert [levels(s) for s in sections] == [["fail"], ["fail"], ["ok"], ["ok"]]
+    first = messages(sections[0])
+    assert "enp1s0f1np1" in first and "200000Mb/s" in first and "auto-negotiation" in first
+
+
+def test_fixture_11_two_outputs_without_a_prompt_between():
+    ip, ib = explain(real("spark/11_*"))
+    assert (ip.kind, ib.kind) == ("ip-addr", "ibdev2netdev")
+    assert [(i["name"], i["ipv4"]) for i in ip.facts["interfaces"]] == [
+        ("enP7s7", ["172.31.0.100/23"]), ("enp1s0f0np0", ["172.31.5.1/29"]), ("enp1s0f1np1", []),
+        ("enP2p1s0f0np0", ["172.31.5.9/29"]), ("enP2p1s0f1np1", [])]
+    assert ib.facts["up_ports"] == [0]
+    assert "fail" not in levels(ip) + levels(ib)
+    assert "port 0" in messages(ip, "ok") and "port 0" in messages(ib, "ok")
+    assert "enP7s7" in messages(ip, "info")  # the management port is named as such
+
+
+def test_h200_ip_command_not_found():
+    [s] = explain(real("h200x2/ip-j-addr.txt"))
+    assert s.kind == "ip-addr" and s.command == "ip -j addr"
+    assert "command not found" in s.error and s.findings == ()
+
+
+def test_noisy_fixture_01_explains_the_same():
+    text = real("spark/01_*")
+    noisy = "```\n" + "\r\n".join("    " + line.replace("(Up)", "(\x1b[32mUp\x1b[0m)") for line in text.splitlines())
+    assert [(f.level, f.message) for f in explain(noisy)[0].findings] == \
+        [(f.level, f.message) for f in explain(text)[0].findings]
+
+
+# --------------------------------------------------------------------------- detection
+
+@pytest.mark.parametrize("name", ["spark/03_*", "spark/07_*", "spark/08_*", "spark/12_*", "spark/13_*",
+                                  "spark/16_*", "spark/17_*", "h200x2/nccl-allreduce-p2p.txt",
+                                  "h200x2/nvidia-smi.txt", "h200x2/nvidia-smi-topo.txt"])
+def test_other_lessons_outputs_are_not_mistaken_for_lesson_1(name):
+    sections = explain(real(name))
+    assert sections and all(s.kind is None and "known kinds" in s.error for s in sections)
+
+
+@pytest.mark.parametrize("name, kind", [
+    ("ip_j_addr", "ip-addr"), ("ip_j_p_addr", "ip-addr"), ("ip_addr", "ip-addr"), ("ip_br_addr", "ip-addr"),
+    ("ip_link", "ip-addr"), ("ip_j_link", "ip-addr"), ("ip_route_get", "ip-route-get"),
+    ("ip_j_route_get", "ip-route-get"), ("ip_route_get_unreachable", "ip-route-get"), ("ethtool_veth", "ethtool"),
+    ("ping_jumbo_ok", "ping"), ("ping_frag_needed", "ping"), ("iperf3_json_tcp", "iperf3"),
+    ("iperf3_json_refused", "iperf3"), ("iperf3_text_p4", "iperf3"),
+])
+def test_detect_kind_with_and_without_the_prompt(name, kind):
+    text = captured(name)
+    assert detect_kind(text) == kind
+    without = "\n".join(x for x in text.splitlines() if not x.startswith("#"))
+    assert detect_kind(without) == kind
+
+
+@pytest.mark.parametrize("command, kind", [
+    ("ip r g 192.168.100.11", "ip-route-get"), ("ip -4 route get 192.168.100.11", "ip-route-get"),
+    ("ip -c a", "ip-addr"), ("ip -n spark-a -br link", "ip-addr"), ("sudo ethtool -S enp1s0f1np1", "ethtool"),
+    ("ping6 fe80::1%enp1s0f1np1", "ping"), ("cat /etc/netplan/40-cx7.yaml", "netplan"),
+    ("sudo netplan get", "netplan"), ("ip route", None), ("hostname", None),
+])
+def test_kind_from_the_prompt_command(command, kind):
+    assert explain_mod._kind_of_command(explain_mod.command_argv(command)) == kind
+
+
+def test_unknown_and_empty_text():
+    [s] = explain("lorem ipsum dolor\nsit amet\n")
+    assert s.kind is None and s.findings == ()
+    assert all(k in s.error for k in KINDS) and "lorem ipsum" in s.error
+    assert explain("")[0].error.startswith("nothing to explain")
+    assert explain("# just a comment\n")[0].kind is None
+    assert detect_kind("lorem ipsum") is None
+
+
+def test_explain_never_raises():
+    rng = random.Random(3)
+    samples = [None, 42, "\x00\x01\x02", "[{", "{\"start\": 1, ", "network:\n  ethernets: [", "$ ip a\n" * 3]
+    alphabet = "{}[]:,\"\n \t<>/0123456789abcdef@$#%==>()UPDOWN"
+    samples += ["".join(rng.choice(alphabet) for _ in range(200)) for _ in range(50)]
+    for text in samples:
+        sections = explain(text)
+        assert sections and all(isinstance(s, Section) for s in sections)
+        json.dumps(to_jsonable(sections))
+
+
+def test_forced_kind():
+    [s] = explain(real("spark/05_*"), kind="ethtool")
+    assert s.kind == "ethtool" and len(s.facts["reports"]) == 4
+    [bad] = explain("x", kind="nccl-tests-of-the-future")
+    assert bad.kind is None and "ip-addr" in bad.error
+    [err] = explain("hello", kind="ping")
+    assert err.kind == "ping" and "could not read `ping`" in err.error
+
+
+# --------------------------------------------------------------------------- splitting
+
+def test_json_then_lines_without_prompt_split():
+    text = (captured("ip_j_addr").split("\n", 3)[3].rsplit("\n# exit", 1)[0]
+            + "\nrocep1s0f1 port 1 ==> enp1s0f1np1 (Up)\nroceP2p1s0f1 port 1 ==> enP2p1s0f1np1 (Up)\n")
+    ip, ib = explain(text)
+    assert (ip.kind, ib.kind) == ("ip-addr", "ibdev2netdev") and ib.facts["up_ports"] == [1]
+
+
+def test_two_pings_without_prompt_split():
+    body = lambda t: "\n".join(x for x in t.splitlines() if not x.startswith("#"))  # noqa: E731
+    sections = explain(body(captured("ping_jumbo_ok")) + "\n" + body(captured("ping_local_mtu1500")))
+    assert [s.kind for s in sections] == ["ping", "ping"]
+    assert [levels(s)[0] for s in sections] == ["ok", "fail"]
+
+
+def test_many_commands_in_one_paste():
+    text = "\n".join([
+        "nvidia@spark-a:~$ ip -br addr", "enp1s0f1np1      UP             192.168.100.10/24",
+        "enP2p1s0f1np1    UP             192.168.101.10/24",
+        "nvidia@spark-a:~$ sudo cat /etc/netplan/40-cx7.yaml", "[sudo] password for nvidia:",
+        "network:", "  version: 2", "  ethernets:", "    enp1s0f1np1:", "      addresses: [192.168.100.10/24]",
+        "nvidia@spark-a:~$ ip route get 192.168.100.11",
+        "192.168.100.11 dev enp1s0f1np1 src 192.168.100.10 uid 1000 ", "    cache ",
+        "nvidia@spark-a:~$ sudo ethtool enp1s0f1np1 | grep Speed", "\tSpeed: 200000Mb/s",
+        "nvidia@spark-a:~$ hostname", "spark-a", "nvidia@spark-a:~$ "])
+    sections = explain(text)
+    assert [s.kind for s in sections] == ["ip-addr", "netplan", "ip-route-get", "ethtool", None]
+    assert sections[1].facts["ethernets"]["enp1s0f1np1"]["addresses"] == ["192.168.100.10/24"]
+    assert sections[4].command == "hostname" and "known kinds" in sections[4].error
+
+
+# --------------------------------------------------------------------------- ip addr findings
+
+def test_both_twins_in_one_subnet_is_routing_ambiguity():
+    [s] = explain("enp1s0f1np1      UP             192.168.100.10/24\n"
+                  "enP2p1s0f1np1    UP             192.168.100.14/24\n")
+    assert "routing ambiguity" in messages(s, "fail") and "192.168.101.0/24" in messages(s, "fail")
+
+
+def test_separate_ip_addr_show_per_twin_same_subnet():
+    text = ("nvidia@spark-a:~$ ip -br addr show enp1s0f1np1\nenp1s0f1np1   UP   192.168.100.10/24\n"
+            "nvidia@spark-a:~$ ip -br addr show enP2p1s0f1np1\nenP2p1s0f1np1 UP   192.168.100.14/24\n")
+    first, second = explain(text)
+    assert "fail" not in levels(first) and "routing ambiguity" in messages(second, "fail")
+
+
+def test_up_twin_without_address_and_one_twin_down():
+    [s] = explain("4: enp1s0f1np1: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 state UP\n"
+                  "    link/ether 02:00:00:00:00:01 brd ff:ff:ff:ff:ff:ff\n"
+                  "5: enP2p1s0f1np1: <BROADCAST,MULTICAST> mtu 1500 state DOWN\n"
+                  "    link/ether 02:00:00:00:00:02 brd ff:ff:ff:ff:ff:ff\n")
+    assert "has no IPv4 address" in messages(s, "fail")
+    assert "sudo ip link set enP2p1s0f1np1 up" in messages(s, "warn")
+
+
+def test_no_qsfp_up_and_no_link_shapes():
+    [s] = explain("enp1s0f1np1   DOWN\nenP2p1s0f1np1 DOWN\n")
+    assert "No QSFP interface is UP" in messages(s, "fail")
+    [link] = explain(captured("ip_link"))  # ip link lists no addresses: no "no address" claim
+    assert "no IPv4" not in messages(link) and "MTU 9000" in messages(link, "ok")
+
+
+def test_two_hosts_addresses_compared():
+    text = ("nvidia@spark-a:~$ ip -br a\nenp1s0f1np1 UP 192.168.100.10/24\nenP2p1s0f1np1 UP 192.168.101.10/24\n"
+            "nvidia@spark-b:~$ ip -br a\nenp1s0f1np1 UP 192.168.200.11/24\nenP2p1s0f1np1 UP 192.168.101.10/24\n")
+    a, b = explain(text)
+    assert a.host == "spark-a" and b.host == "spark-b"
+    fails = messages(b, "fail")
+    assert "192.168.200.11/24 on spark-b" in fails and "address conflict" in fails
+
+
+# --------------------------------------------------------------------------- ibdev2netdev findings
+
+def _ib(host: str, up_port: int) -> str:
+    lines = [f"nvidia@{host}:~$ ibdev2netdev"]
+    for port in (0, 1):
+        state = "Up" if port == up_port else "Down"
+        lines += [f"rocep1s0f{port} port 1 ==> enp1s0f{port}np{port} ({state})",
+                  f"roceP2p1s0f{port} port 1 ==> enP2p1s0f{port}np{port} ({state})"]
+    return "\n".join(lines)
+
+
+def test_same_port_on_both_sparks():
+    _, b = explain(_ib("spark-a", 1) + "\n" + _ib("spark-b", 1))
+    assert "same QSFP port" in messages(b, "ok")
+    _, b = explain(_ib("spark-a", 1) + "\n" + _ib("spark-b", 0))
+    assert "same physical port" in messages(b, "fail")
+
+
+def test_ibdev2netdev_nothing_up_and_simulated():
+    [s] = explain("# simulated RoCE devices (clusterlab sim)\n" + _ib("spark-a", 9))
+    assert "check the QSFP cable" in messages(s, "fail") and "simulated" in messages(s, "info")
+    assert s.facts["simulated"] is True and s.facts["up_ports"] == []
+
+
+# --------------------------------------------------------------------------- ping and route findings
+
+@pytest.mark.parametrize("name, level, words", [
+    ("ping_jumbo_ok", "ok", ["Jumbo frames work", "-M do"]),
+    ("ping_small_ok", "ok", ["reachability only", "-s 8972"]),
+    ("ping_local_mtu1500", "fail", ["MTU (1500)", "mtu: 9000", "BOTH Sparks"]),
+    ("ping_frag_needed", "fail", ["192.168.101.1", "Frag needed", "MTU 1500"]),
+    ("ping_peer_mtu1500_loss", "fail", ["No reply to 9000-byte packets", "MTU"]),
+])
+def test_ping_findings(name, level, words):
+    [s] = explain(captured(name))
+    assert levels(s)[0] == level
+    assert all(w in s.findings[0].message for w in words)
+
+
+def test_ping_unreachable_and_loss():
+    [s] = explain("$ ping -c2 10.9.9.9\nping: connect: Network is unreachable\n")
+    assert "No route to" in messages(s, "fail") and "ip route get" in messages(s, "fail")
+    [s] = explain("PING 10.0.0.2 (10.0.0.2) 56(84) bytes of data.\n64 bytes from 10.0.0.2: icmp_seq=1 ttl=64 time=0.1 ms\n"
+                  "\n--- 10.0.0.2 ping statistics ---\n4 packets transmitted, 1 received, 75% packet loss, time 3ms\n"
+                  "rtt min/avg/max/mdev = 0.1/0.1/0.1/0.0 ms\n")
+    assert "75% packet loss" in messages(s, "warn")
+
+
+def test_route_findings():
+    [s] = explain(captured("ip_route_get"))
+    assert "uses the cable" in messages(s, "ok") and s.facts["routes"][0]["qsfp_port"] == 1
+    [s] = explain("$ ip route get 192.168.100.11\n192.168.100.11 via 10.0.0.1 dev enP7s7 src 10.0.0.5 uid 1000\n    cache\n")
+    assert "management" in messages(s, "fail")
+    [s] = explain(captured("ip_route_get_unreachable"))
+    assert "Network is unreachable" in s.error
+
+
+# --------------------------------------------------------------------------- ethtool / iperf3 / netplan
+
+def test_ethtool_no_link_and_veth():
+    [s] = explain("Settings for enp1s0f1np1:\n\tSpeed: Unknown!\n\tLink detected: no\n")
+    assert "no link" in messages(s, "fail")
+    [s] = explain("$ ethtool enP7s7\nSettings for enP7s7:\n\tSpeed: 10000Mb/s\n")
+    assert levels(s) == ["info"] and "management" in messages(s)
+
+
+def _iperf_text(rate: str, streams: int) -> str:
+    return (f"Connecting to host 192.168.100.11, port 5201\n"
+            f"[SUM]   0.00-10.00  sec   112 GBytes  {rate}  1234             sender\n"
+            f"[SUM]   0.00-10.00  sec   112 GBytes  {rate}                  receiver\n"
+            f"Starting Test: protocol: TCP, {streams} streams, 131072 byte blocks\n")
+
+
+@pytest.mark.parametrize("rate, streams, level, words", [
+    ("96.2 Gbits/sec", 16, "ok", ["96.2 Gbit/s", "catharsis.net.au", "110 Gbit/s"]),
+    ("55.0 Gbits/sec", 2, "warn", ["55.0 Gbit/s", "-P 8"]),
+    ("9.41 Gbits/sec", 8, "fail", ["enP7s7"]),
+    ("13.1 Gbits/sec", 8, "fail", ["degraded"]),
+    ("950 Mbits/sec", 8, "fail", ["0.9 Gbit/s"]),
+])
+def test_iperf3_rates_against_published_figures(rate, streams, level, words):
+    [s] = explain(_iperf_text(rate, streams))
+    assert levels(s)[0] == level and all(w in s.findings[0].message for w in words)
+
+
+def test_iperf3_errors_and_udp():
+    [s] = explain(captured("iperf3_json_refused"))
+    assert "iperf3 -s" in messages(s, "fail") and s.facts["error"].endswith("Connection refused")
+    [s] = explain(captured("iperf3_json_udp"))
+    assert levels(s) == ["info"] and "UDP" in messages(s)
+    [s] = explain(captured("iperf3_json_tcp"))
+    assert s.facts["received_gbps"] == pytest.approx(25.3602459142071)
+
+
+def test_netplan_findings():
+    link_local = "network:\n  version: 2\n  ethernets:\n    enp1s0f0np0:\n      link-local: [ ipv4 ]\n"
+    [s] = explain(link_local)
+    assert s.kind == "netplan" and "169.254" in messages(s, "warn") and "reboot" in messages(s, "warn")
+    nov_2025 = ("network:\n  version: 2\n  ethernets:\n    enp1s0f0np0:\n      addresses: [192.168.100.10/24]\n"
+                "    enP2p1s0f0np0:\n      addresses: [192.168.100.14/24]\n")
+    [s] = explain("$ cat /etc/netplan/40-cx7.yaml\n" + nov_2025)
+    assert "routing ambiguity" in messages(s, "fail")
+    assert "static address 192.168.100.10/24" in messages(s, "ok") and "mtu: 9000" in messages(s, "info")
+    [s] = explain("$ sudo cat /etc/netplan/40-cx7.yaml\nnetwork:\n  ethernets:\n    enp1s0f1np1:\n"
+                  "      addresses: [10.0.0.1]\n      mtu: 9000\n      dhcp4: yes\n")
+    assert "no prefix length" in messages(s, "fail") and "dhcp4" in messages(s, "warn")
+    assert "mtu 9000" in messages(s, "ok") and "enP2p1s0f1np1" in messages(s, "warn")
+
+
+# --------------------------------------------------------------------------- API
+
+def test_errors_name_the_line_of_the_whole_paste():
+    text = ("# intro\nnvidia@a:~$ ping -c1 x\nPING x (1.2.3.4) 56(84) bytes of data.\n\nbanana\nmore\n"
+            "nvidia@a:~$ ethtool e\r\nSettings for e:\n\tSpeed: fast\n")
+    ping, eth = explain(text)
+    assert ping.error.startswith("could not read `ping` output at line 5 ('banana')")
+    assert eth.error.startswith("could not read `ethtool` output at line 9 ('Speed: fast')")
+
+
+def test_render_text():
+    text = render(explain(real("spark/05_*"))[:1] + explain("lorem ipsum"))
+    lines = text.splitlines()
+    assert lines[0] == "[ethtool] $ sudo ethtool enp1s0f1np1 | grep Speed   (on spark-a)"
+    assert lines[1].startswith("  FAIL  enp1s0f1np1: 100000Mb/s")
+    assert "[unknown]" in text and "  ERROR could not tell" in text
+    assert "\x1b[31mFAIL" in render(explain(real("spark/05_*"))[:1], colour=True)
+
+
+def test_to_jsonable_round_trips():
+    sections = explain(real("spark/11_*") + "\n" + captured("iperf3_json_tcp"))
+    data = to_jsonable(sections)
+    assert json.loads(json.dumps(data)) == data
+    assert [d["kind"] for d in data] == ["ip-addr", "ibdev2netdev", "iperf3"]
+    assert set(data[0]) == {"kind", "command", "host", "facts", "findings", "error"}
+    assert all(set(f) == {"level", "message"} for d in data for f in d["findings"])
+
+
+def test_every_finding_level_is_known():
+    texts = [p.read_text() for p in sorted(CAPTURED.glob("*.txt"))]
+    for text in texts:
+        for s in explain(text):
+            assert all(isinstance(f, Finding) and f.level in explain_mod.LEVELS and f.message for f in s.findings)
+
+
+def test_kinds_and_registering_a_new_kind(monkeypatch):
+    assert KINDS == ("ip-addr", "ip-route-get", "ibdev2netdev", "ethtool", "ping", "iperf3", "netplan")
+    monkeypatch.setattr(explain_mod, "_REGISTRY", dict(explain_mod._REGISTRY))
+    monkeypatch.setattr(explain_mod, "KINDS", explain_mod.KINDS)
+
+    def parse(text: str) -> int:
+        return sum(1 for line in text.splitlines() if line.startswith("link "))
+
+    register(KindSpec(name="rdma-link", parse=parse,
+                      summarise=lambda n, cmd: ({"links": n}, [Finding("info", f"{n} RDMA links")]),
+                      programs=("rdma",), matches_command=lambda argv: argv[:2] == ["rdma", "link"],
+                      line=re.compile(r"^link \S+/\d+ state ")))
+    assert "rdma-link" in explain_mod.registered_kinds()
+    text = ("link rocep1s0f1/1 state ACTIVE physical_state LINK_UP netdev enp1s0f1np1\n"
+            "link roceP2p1s0f1/1 state ACTIVE physical_state LINK_UP netdev enP2p1s0f1np1\n"
+            "rocep1s0f1 port 1 ==> enp1s0f1np1 (Up)\n")
+    rdma, ib = explain(text)
+    assert (rdma.kind, rdma.facts, ib.kind) == ("rdma-link", {"links": 2}, "ibdev2netdev")
