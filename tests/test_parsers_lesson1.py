@@ -499,6 +499,20 @@ def test_iperf3_json_after_prompt_noise_and_cut_off():
         parse_iperf3('{"foo": 1}')
 
 
+def test_iperf3_json_stream_events():
+    # shape of iperf3 >= 3.17 --json-stream (constructed: this machine's iperf3 3.12 lacks the option)
+    text = ('{"event":"start","data":{"connecting_to":{"host":"10.0.0.2","port":5201},'
+            '"test_start":{"protocol":"TCP","num_streams":8,"duration":10}}}\n'
+            '{"event":"interval","data":{"sum":{"bits_per_second":9.0e10}}}\n'
+            '{"event":"end","data":{"sum_sent":{"seconds":10.0,"bits_per_second":9.6e10,"retransmits":3},'
+            '"sum_received":{"seconds":10.0,"bits_per_second":9.5e10}}}\n')
+    r = parse_iperf3(text)
+    assert (r.streams, r.remote_host, r.sent_bps, r.received_bps, r.retransmits, r.truncated) == \
+        (8, "10.0.0.2", 9.6e10, 9.5e10, 3, False)
+    cut = parse_iperf3("\n".join(text.splitlines()[:2]))
+    assert cut.truncated and cut.sent_bps == 9.0e10 and cut.received_bps is None
+
+
 def test_iperf3_old_udp_sum_only():
     text = ('{"start": {"test_start": {"protocol": "UDP", "num_streams": 1}}, "end": {"sum": '
             '{"seconds": 10, "bits_per_second": 1e9, "lost_percent": 10}}}')
