@@ -157,7 +157,9 @@ def _cmd_explain(args: argparse.Namespace) -> int:
         print(json.dumps(to_jsonable(sections), indent=1))
     else:
         print(render(sections))
-    if all(s.kind is None for s in sections):
+    if all(s.kind is None or s.error for s in sections):
+        reasons = "; ".join(s.error or "not recognised" for s in sections)
+        print(f"clusterlab: could not read {args.file}: {reasons}", file=sys.stderr)
         return 2
     return 1 if any(f.level == "fail" for s in sections for f in s.findings) else 0
 
