@@ -1,0 +1,136 @@
+"""PCIe bandwidth per generation and lane count, per direction, after line encoding.
+
+Units: GT/s (giga-transfers per second per lane, one bit per transfer per lane), Gbit/s
+(1e9 bits/s) and GB/s (1e9 bytes/s, not GiB/s). PCIe is full duplex: each direction carries the
+figure at the same time.
+
+Arithmetic (figures.md §3.1, trust B): payload rate per lane = rate × payload_bits / line_bits.
+Gen1/2 use 8b/10b (20% overhead), Gen3/4/5 use 128b/130b (~1.5%). Gen4 x16:
+16 GT/s × 128/130 × 16 lanes / 8 bits per byte = 31.51 GB/s per direction. Gen6 (PAM4 with
+FLIT and FEC) is modelled as 242/256 and marked unverified (U): its sources disagree.
+
+The generation table is data: checks/specs/pcie.toml, read through :mod:`grader.calc.specs`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from grader.calc.specs import PcieGeneration, load_pcie
+
+VALID_LANES = (1, 2, 4, 8, 12, 16, 32)
+"""Link widths the PCIe specification defines (x12 and x32 are rare on desktops)."""
+
+
+@dataclass(frozen=True)
+class LinkBandwidth:
+    """One link's bandwidth per direction.
+
+    ``gbit_s`` in Gbit/s and ``gbyte_s`` in GB/s (1e9 bytes) after encoding; ``raw_gbit_s`` before
+    encoding; ``verified`` False when the generation's figures are unverified (Gen6).
+    """
+
+    gen: int
+    lanes: int
+    raw_gbit_s: float
+    gbit_s: float
+    gbyte_s: float
+    encoding: str
+    source: str
+    trust: str
+
+    @property
+    def verified(self) -> bool:
+        return self.trust != "U"
+
+
+def generation(gen: int) -> PcieGeneration:
+    """The table row of PCIe generation ``gen`` (1-6). Raises ValueError for any other value."""
+    if isinstance(gen, bool) or not isinstance(gen, int):
+        raise ValueError(f"PCIe generation must be an integer 1-6, got {gen!r}")
+    gens = load_pcie()["generations"]
+    if gen not in gens:
+        raise ValueError(f"PCIe generation {gen} does not exist; known: {', '.join(map(str, sorted(gens)))}")
+    return gens[gen]
+
+
+def _check_lanes(lanes: int) -> None:
+    if isinstance(lanes, bool) or not isinstance(lanes, int) or lanes not in VALID_LANES:
+        raise ValueError(f"PCIe link width must be one of x{', x'.join(map(str, VALID_LANES))}, got {lanes!r}")
+
+
+def lane_gbit_s(gen: int) -> float:
+    """Payload Gbit/s of ONE lane, one direction, after encoding: ``rate × payload/line``.
+
+    Gen3: 8 × 128/130 = 7.877 Gbit/s; Gen4: 15.754; Gen5: 31.508. Source: pcie.toml (figures.md §3.1).
+    """
+    g = generation(gen)
+    return g.rate_gt_s * g.payload_bits / g.line_bits
+
+
+def link_bandwidth(gen: int, lanes: int) -> LinkBandwidth:
+    """Bandwidth of a Gen ``gen`` x``lanes`` link, per direction, after encoding.
+
+    Args:
+        gen: PCIe generation, 1-6.
+        lanes: link width, one of VALID_LANES.
+    Returns:
+        LinkBandwidth with Gbit/s and GB/s (1e9 bytes). Gen4 x16 -> 31.51 GB/s; Gen5 x16 -> 63.02.
+    Raises:
+        ValueError: unknown generation or width.
+    """
+    _check_lanes(lanes)
+    g = generation(gen)
+    raw = g.rate_gt_s * lanes
+    gbit = raw * g.payload_bits / g.line_bits
+    return LinkBandwidth(gen, lanes, raw, gbit, gbit / 8.0, g.encoding, g.source, g.trust)
+
+
+def practical_fraction() -> tuple[float, float]:
+    """(low, high) fraction of the line rate that large one-way copies reach: (0.75, 0.86).
+
+    Source: nvbandwidth issue #15 (RTX 4090 at Gen4 x16: 23.9-27.1 of 31.5 GB/s) and club-3090
+    PCIE_P2P.md (27.12 GB/s with P2P), trust B, via pcie.toml [practical]. Bidirectional copies
+    reach less per direction (36-51% in the same issue); small messages are latency-bound.
+    """
+    p = load_pcie()["practical"]
+    return float(p["fraction_low"]), float(p["fraction_high"])
+
+
+def practical_bandwidth(gen: int, lanes: int) -> tuple[float, float]:
+    """(low, high) GB/s a large one-way copy reaches on a Gen ``gen`` x``lanes`` link.
+
+    ``link_bandwidth(gen, lanes).gbyte_s`` × :func:`practical_fraction`. Gen4 x16: 23.6-27.1 GB/s.
+    """
+    lo, hi = practical_fraction()
+    bw = link_bandwidth(gen, lanes).gbyte_s
+    return bw * lo, bw * hi
+
+
+def generation_from_rate(gt_s: float) -> int:
+    """The PCIe generation whose per-lane rate is ``gt_s`` GT/s (2.5 -> 1, 16 -> 4, 32 -> 5).
+
+    ``lspci`` prints LnkCap/LnkSta speeds in GT/s. Raises ValueError for a rate no generation has.
+    """
+    if isinstance(gt_s, bool) or not isinstance(gt_s, (int, float)) or gt_s <= 0:
+        raise ValueError(f"a PCIe rate must be a positive number of GT/s, got {gt_s!r}")
+    for g in load_pcie()["generations"].values():
+        if abs(g.rate_gt_s - float(gt_s)) < 1e-6:
+            return g.gen
+    raise ValueError(f"{gt_s:g} GT/s is not a PCIe generation's rate (2.5, 5, 8, 16, 32, 64)")
+
+
+def transfer_time_s(nbytes: float, gbyte_s: float, latency_us: float = 0.0) -> float:
+    """Seconds to move ``nbytes`` bytes over a link of ``gbyte_s`` GB/s with ``latency_us`` µs fixed cost.
+
+    ``latency + bytes / bandwidth``: the simplest model that shows both regimes (small messages
+    pay latency, large ones pay bandwidth). Raises ValueError for negative bytes or latency, or a
+    non-positive bandwidth.
+    """
+    if nbytes < 0:
+        raise ValueError(f"bytes must be >= 0, got {nbytes}")
+    if gbyte_s <= 0:
+        raise ValueError(f"bandwidth must be > 0 GB/s, got {gbyte_s}")
+    if latency_us < 0:
+        raise ValueError(f"latency must be >= 0 µs, got {latency_us}")
+    return latency_us * 1e-6 + nbytes / (gbyte_s * 1e9)

@@ -1,0 +1,193 @@
+"""Parser for ``lspci -vv`` (LnkCap / LnkSta of each device) and the sysfs PCI path listing.
+
+``LnkCap`` is what the device and its slot can do (``Speed 32GT/s, Width x16``); ``LnkSta`` is
+what the link trained to now. lspci marks a lower trained speed or width ``(downgraded)``. A
+GPU also drops its link speed when idle to save power (LnkSta 2.5GT/s on an idle card is normal),
+so a lower speed counts only under load; a lower width does not recover by itself.
+
+Speeds map to generations by their GT/s (checks/specs/pcie.toml): 2.5 -> 1, 5 -> 2, 8 -> 3,
+16 -> 4, 32 -> 5, 64 -> 6. Without root, lspci prints ``Capabilities: <access denied>`` and no
+link lines: the parser says so.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from grader.calc.pcie import generation_from_rate
+
+from .common import ParseError, content_lines, fail_on_line, raise_if_shell_error
+
+CMD = "lspci"
+
+_DEV_RE = re.compile(r"^(?P<addr>(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+"
+                     r"(?P<cls>[^:\[]+?)(?:\s*\[(?P<clsid>[0-9a-fA-F]{4})\])?:\s+(?P<desc>.*)$")
+_LINK_RE = re.compile(r"^\s*(?P<kind>LnkCap|LnkSta):\s*(?P<body>.*)$")
+_SPEED_RE = re.compile(r"Speed\s+(?P<speed>[\d.]+)GT/s(?P<down>\s*\(downgraded\))?(?:\s*\((?:ok)\))?", re.I)
+_WIDTH_RE = re.compile(r"Width\s+x(?P<width>\d+)(?P<down>\s*\(downgraded\))?", re.I)
+_IDS_RE = re.compile(r"\[(?P<vendor>[0-9a-fA-F]{4}):(?P<device>[0-9a-fA-F]{4})\]")
+_NAME_RE = re.compile(r"\[(?P<name>[^\]]*(?:GeForce|RTX|Quadro|Tesla|TITAN|[AHLB]\d{2,3})[^\]]*)\]")
+
+DISPLAY_CLASSES = ("VGA compatible controller", "3D controller", "Display controller")
+"""lspci's class names for display controllers (PCI class 0300, 0302, 0380)."""
+
+
+@dataclass(frozen=True)
+class PciLink:
+    """One link line: speed in GT/s, its PCIe generation, width in lanes, and the downgraded marks."""
+
+    speed_gt_s: float | None
+    gen: int | None
+    width: int | None
+    speed_downgraded: bool = False
+    width_downgraded: bool = False
+
+
+@dataclass(frozen=True)
+class PciDevice:
+    """One device of ``lspci -vv``: its address, class, description, and link capability/status.
+
+    ``address`` as printed (``01:00.0`` or ``0000:01:00.0``); ``class_name`` (``VGA compatible
+    controller``); ``class_id`` (``0300``) and ``vendor_device`` (``10de:2684``) with ``-nn``;
+    ``name`` the bracketed marketing name where lspci knows it (``GeForce RTX 4090``).
+    ``access_denied`` when lspci could not read the capabilities (run it with sudo).
+    """
+
+    address: str
+    class_name: str
+    description: str
+    class_id: str | None = None
+    vendor_device: str | None = None
+    name: str | None = None
+    lnkcap: PciLink | None = None
+    lnksta: PciLink | None = None
+    access_denied: bool = False
+    truncated: bool = False
+
+    @property
+    def is_display(self) -> bool:
+        return self.class_name in DISPLAY_CLASSES or (self.class_id or "").startswith("03")
+
+    @property
+    def is_nvidia(self) -> bool:
+        return (self.vendor_device or "").lower().startswith("10de:") or "NVIDIA" in self.description
+
+    @property
+    def width_reduced(self) -> bool:
+        """The trained width is below the capability (x8 in an x16 card), or lspci says downgraded."""
+        cap, sta = self.lnkcap, self.lnksta
+        if sta is not None and sta.width_downgraded:
+            return True
+        return bool(cap and sta and cap.width and sta.width and sta.width < cap.width)
+
+    @property
+    def speed_reduced(self) -> bool:
+        """The trained speed is below the capability (may be idle power saving: check under load)."""
+        cap, sta = self.lnkcap, self.lnksta
+        if sta is not None and sta.speed_downgraded:
+            return True
+        return bool(cap and sta and cap.speed_gt_s and sta.speed_gt_s and sta.speed_gt_s < cap.speed_gt_s)
+
+
+def _link(body: str, line, kind: str) -> PciLink:
+    sp, wd = _SPEED_RE.search(body), _WIDTH_RE.search(body)
+    if sp is None and wd is None:
+        raise fail_on_line(CMD, line, f"cannot read {kind} (expected `Speed 16GT/s, Width x16`)")
+    speed = float(sp.group("speed")) if sp else None
+    try:
+        gen = generation_from_rate(speed) if speed is not None else None
+    except ValueError:
+        gen = None
+    return PciLink(speed, gen, int(wd.group("width")) if wd else None,
+                   bool(sp and sp.group("down")), bool(wd and wd.group("down")))
+
+
+def parse_lspci_vv(text: str) -> list[PciDevice]:
+    """Parse ``lspci -vv`` (also ``-vvv``, ``-nn``, ``-s``, ``-d``) into devices in order.
+
+    Lines lspci prints beside its output (``lspci: Unable to load libkmod resources``) are
+    skipped. A device whose block ends before its link lines, in a paste that stops there, is
+    marked ``truncated``. Raises ParseError for ``command not found`` / unreadable input, an
+    indented line before any device, or no device at all.
+    """
+    lines = content_lines(text)
+    raise_if_shell_error(lines, CMD)
+    devices: list[dict] = []
+    for line in lines:
+        s = line.text.rstrip()
+        if s.startswith("lspci:") or s.startswith("pcilib:"):
+            continue
+        m = _DEV_RE.match(s)
+        if m and not s[:1].isspace():
+            desc = m.group("desc").strip()
+            ids = _IDS_RE.search(desc)
+            name = _NAME_RE.search(desc)
+            devices.append({"address": m.group("addr"), "class_name": m.group("cls").strip(), "description": desc,
+                            "class_id": m.group("clsid"),
+                            "vendor_device": f"{ids.group('vendor')}:{ids.group('device')}".lower() if ids else None,
+                            "name": name.group("name").strip() if name else None})
+            continue
+        if not devices:
+            raise fail_on_line(CMD, line, "expected a device line like `01:00.0 VGA compatible controller: ...`")
+        if "<access denied>" in s:
+            devices[-1]["access_denied"] = True
+            continue
+        lk = _LINK_RE.match(s)
+        if lk:
+            key = lk.group("kind").lower()
+            devices[-1][key] = _link(lk.group("body"), line, lk.group("kind"))
+    if not devices:
+        raise ParseError(CMD, "no PCI device found (for NVIDIA cards run `sudo lspci -vv -d 10de:`)")
+    if devices and "lnksta" not in devices[-1] and not devices[-1].get("access_denied"):
+        devices[-1]["truncated"] = "lnkcap" in devices[-1] or _looks_cut(lines)
+    return [PciDevice(**d) for d in devices]
+
+
+def _looks_cut(lines) -> bool:
+    """A paste whose last device has capability lines but never reached Express/Kernel lines."""
+    tail = [x.text for x in lines[-40:]]
+    return any("Capabilities:" in t for t in tail) and not any("Kernel driver in use" in t or "Kernel modules" in t
+                                                              for t in tail)
+
+
+@dataclass(frozen=True)
+class PciPath:
+    """A device's sysfs path: the bridges between its PCIe root and itself.
+
+    ``address`` ``0000:01:00.0``; ``chain`` the addresses from the root port down to the device
+    (``0000:00:01.1``, ``0000:01:00.0``); ``bridges`` = len(chain) − 1, the PCIe bridges above
+    it. A card straight on a CPU root port has 1; behind a chipset or a PCIe switch, 3 or more.
+    """
+
+    address: str
+    chain: tuple[str, ...]
+
+    @property
+    def bridges(self) -> int:
+        return len(self.chain) - 1
+
+
+_BDF = r"[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
+_PATH_RE = re.compile(rf"^(?P<addr>{_BDF})\s+(?:\S+\s+)?(?P<path>/sys/devices/\S+)$")
+
+
+def parse_pci_paths(text: str) -> list[PciPath]:
+    """Parse ``<bdf> [class] /sys/devices/pci0000:00/...`` lines (the lesson-3 probe's listing).
+
+    Raises ParseError for a line of another shape or no line at all.
+    """
+    lines = content_lines(text)
+    raise_if_shell_error(lines, "sysfs")
+    out: list[PciPath] = []
+    for line in lines:
+        m = _PATH_RE.match(line.text.strip())
+        if not m:
+            raise fail_on_line("sysfs", line, "expected `0000:01:00.0 /sys/devices/pci0000:00/...`")
+        chain = tuple(re.findall(_BDF, m.group("path")))
+        if not chain or chain[-1].lower() != m.group("addr").lower():
+            raise fail_on_line("sysfs", line, "the path does not end at the device's own address")
+        out.append(PciPath(m.group("addr").lower(), chain))
+    if not out:
+        raise ParseError("sysfs", "no PCI path listed")
+    return out
