@@ -17,6 +17,13 @@ An inventory is a TOML file::
     name = "spark-b"
     ...
 
+    [desktop]                       # optional, profile dual-gpu-desktop only (lesson 3)
+    psu_watts = 1300                # the PSU's rated DC output, W
+    circuit_volts = 120             # the wall circuit the box is on, V (with circuit_amps)
+    circuit_amps = 15               # its breaker rating, A
+    cpu_watts = 253                 # optional: the CPU's sustained package power, W
+    other_watts = 100               # optional: board, drives, fans, pumps, W
+
 ``load_inventory`` validates it and raises :class:`InventoryError` whose message names the
 field and the fix; it never returns a half-valid inventory.
 """
@@ -86,6 +93,24 @@ class Node(BaseModel):
         return self
 
 
+class Desktop(BaseModel):
+    """The learner's declared power budget for a two-card desktop (lesson 3), in W, V and A."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    psu_watts: float = Field(gt=0, le=5000, description="the PSU's rated DC output, W")
+    circuit_volts: float | None = Field(default=None, ge=90, le=260, description="household mains, V")
+    circuit_amps: float | None = Field(default=None, gt=0, le=63, description="the circuit breaker's rating, A")
+    cpu_watts: float | None = Field(default=None, ge=0, le=1500)
+    other_watts: float | None = Field(default=None, ge=0, le=2000)
+
+    @model_validator(mode="after")
+    def _circuit_pair(self) -> "Desktop":
+        if (self.circuit_volts is None) != (self.circuit_amps is None):
+            raise ValueError("give circuit_volts and circuit_amps together (e.g. 120 and 15, or 230 and 16)")
+        return self
+
+
 class Inventory(BaseModel):
     """A validated inventory. ``path`` is where it was read from (for messages and relative paths)."""
 
@@ -96,6 +121,7 @@ class Inventory(BaseModel):
     known_hosts: str = "~/.ssh/known_hosts"
     command_timeout_s: float = Field(default=10.0, gt=0, le=600)
     nodes: list[Node]
+    desktop: Desktop | None = None
     path: str | None = None
 
     @model_validator(mode="after")
@@ -106,6 +132,8 @@ class Inventory(BaseModel):
         names = [n.name for n in self.nodes]
         if len(set(names)) != len(names):
             raise ValueError(f"node names must differ, got {names}")
+        if self.desktop is not None and self.profile != "dual-gpu-desktop":
+            raise ValueError("the [desktop] table is for profile \"dual-gpu-desktop\"; remove it or change the profile")
         if want == 2 and self.qsfp_port is None:
             raise ValueError("set qsfp_port = 0 or 1: the QSFP port the cable is in "
                              "(`ibdev2netdev` shows its two twins as (Up))")

@@ -129,6 +129,9 @@ def parse_lspci_vv(text: str) -> list[PciDevice]:
                             "name": name.group("name").strip() if name else None})
             continue
         if not devices:
+            if s.lstrip().startswith(("-[", "+-", "\\-")):
+                raise fail_on_line(CMD, line, "this is the `lspci -t` tree, which shows no link widths; run "
+                                   "`sudo lspci -vv -d 10de:` for LnkCap/LnkSta")
             raise fail_on_line(CMD, line, "expected a device line like `01:00.0 VGA compatible controller: ...`")
         if "<access denied>" in s:
             devices[-1]["access_denied"] = True

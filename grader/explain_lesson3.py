@@ -1,0 +1,328 @@
+"""Lesson-3 kinds for ``grader.explain``: nvidia-smi (--query-gpu CSV, topo -m, topo -p2p, the
+plain table, -q) and ``lspci -vv``, read for what they mean in a two-card desktop.
+
+What the findings say comes from grader/facts/lesson3.py (one place for the meaning): a card at x4
+or narrower than it can do, a slot below the card's generation, the path between the cards (NVLink,
+a PCIe switch, or through the CPU) and whether P2P works, power limits against the card's TGP.
+Figures and sources: shared/research/figures.md §3-4, via grader/calc and checks/specs/*.toml.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+from .calc.specs import match_gpu
+from .explain import Finding, KindSpec, Summary, register
+from .facts.lesson3 import gpu_record, link_sentences, p2p_sentences
+from .parsers.lspci import parse_lspci_vv
+from .parsers.nvidia_smi import (LINK_MEANING, P2P_STATUS, link_family, parse_query_gpu, parse_smi_q,
+                                 parse_smi_table, parse_topo_matrix, parse_topo_p2p)
+
+_LEVELS = ("ok", "warn", "fail", "info")
+
+
+def _f(level: str) -> Callable[[str], Finding]:
+    return lambda msg: Finding(level, msg)
+
+
+ok, warn, fail, info = (_f(x) for x in _LEVELS)
+
+
+def _smi(argv: list[str], *, want: Callable[[list[str]], bool]) -> bool:
+    return bool(argv) and argv[0] == "nvidia-smi" and want(argv)
+
+
+def _is_query_gpu(argv: list[str]) -> bool:
+    return _smi(argv, want=lambda a: any(x.startswith("--query-gpu") for x in a))
+
+
+def _is_topo_m(argv: list[str]) -> bool:
+    return _smi(argv, want=lambda a: "topo" in a and ("-m" in a or "--matrix" in a))
+
+
+def _is_topo_p2p(argv: list[str]) -> bool:
+    return _smi(argv, want=lambda a: "topo" in a and any(x.startswith("-p2p") for x in a))
+
+
+def _is_q(argv: list[str]) -> bool:
+    return _smi(argv, want=lambda a: any(x in ("-q", "--query") for x in a))
+
+
+def _is_table(argv: list[str]) -> bool:
+    return _smi(argv, want=lambda a: not any(x.startswith("--query") or x in ("-q", "topo", "-L", "--list-gpus",
+                                                                             "nvlink", "-pl", "-pm", "dmon", "pmon")
+                                            for x in a[1:]))
+
+
+def _tgp_words(name: str | None) -> str | None:
+    spec = match_gpu(name)
+    if spec is None:
+        return None
+    fig = spec.figure("tgp_watts")
+    return f"{spec.name}: TGP {fig.describe()}" if fig else None
+
+
+def _power_findings(g: dict[str, Any]) -> list[Finding]:
+    out: list[Finding] = []
+    card = f"GPU{g['index']}"
+    lim, dflt, mx, mn = g.get("enforced_limit_w") or g.get("limit_w"), g.get("default_limit_w"), \
+        g.get("max_limit_w"), g.get("min_limit_w")
+    if lim is None:
+        return out
+    parts = [f"{card}: power limit {lim:g} W"]
+    if dflt is not None:
+        parts.append(f"default {dflt:g} W")
+    if mn is not None and mx is not None:
+        parts.append(f"settable {mn:g}-{mx:g} W")
+    if g.get("power_draw_w") is not None:
+        parts.append(f"drawing {g['power_draw_w']:g} W now")
+    out.append(info(", ".join(parts) + "."))
+    if dflt is not None and lim < dflt:
+        out.append(info(f"{card} is capped below its default ({lim:g} < {dflt:g} W), as `nvidia-smi -pl` does: the cap "
+                        "is lost at reboot unless a boot-time unit applies it again."))
+    tgp = _tgp_words(g.get("name"))
+    if tgp:
+        out.append(info(f"{card} is a {tgp}. Budget the PSU for the limit the card enforces, plus spikes above it."))
+    elif g.get("name"):
+        out.append(info(f"{card} ({g['name']}) is not in the desktop spec table (checks/specs/gpus.toml): only "
+                        "nvidia-smi's own figures are used."))
+    return out
+
+
+# --------------------------------------------------------------------------- --query-gpu
+
+def _summarise_query(q: Any, command: str | None) -> Summary:
+    gpus = [gpu_record(r) for r in q.rows]
+    findings: list[Finding] = []
+    for g in gpus:
+        has_link = g["width_current"] is not None or g["gen_current"] is not None
+        problems, notes = link_sentences(g) if has_link else ([], [])
+        findings += [fail(p) for p in problems] + [warn(n) for n in notes]
+        if has_link and not problems:
+            findings.append(ok(f"GPU{g['index']} ({g['name']}): PCIe Gen{g['gen_current']} x{g['width_current']}"
+                               + (f", max Gen{g['gen_max']} x{g['width_max']}" if g["gen_max"] else "")
+                               + ": the full width the card can train."))
+        findings += _power_findings(g)
+    limits = [g.get("enforced_limit_w") or g.get("limit_w") for g in gpus]
+    if len(gpus) >= 2 and all(x is not None for x in limits):
+        findings.append(info(f"The {len(gpus)} cards may draw {sum(limits):g} W together at their limits; add the CPU "
+                             "and ~100 W for the rest of the box and compare with the PSU's rating "
+                             "(`clusterlab check lesson3` does it with the [desktop] budget you declare)."))
+    elif len(gpus) == 1:
+        findings.append(info("One GPU in this output: a two-card desktop lists two rows."))
+    for row in q.rows:
+        na = [k for k in q.fields if row.unavailable(k)]
+        if na:
+            findings.append(info(f"GPU{row.index}: {', '.join(na)} not available on this card/driver "
+                                 f"({row.unavailable(na[0])})."))
+    if q.truncated or q.notes:
+        findings += [warn(f"The paste is incomplete: {n}.") for n in q.notes]
+    facts = {"fields": list(q.fields), "units": q.units, "had_header": q.had_header, "gpus": gpus,
+             "truncated": q.truncated}
+    return facts, findings
+
+
+register(KindSpec(
+    name="nvidia-smi-query", parse=parse_query_gpu, summarise=_summarise_query, programs=("nvidia-smi",),
+    matches_command=_is_query_gpu,
+    line=re.compile(r"^(?:index|name|pci\.bus_id|uuid|driver_version|pcie\.link\.[\w.]+|power\.[\w.]+|"
+                    r"enforced\.power\.limit|memory\.\w+|temperature\.\w+|clocks[\w.]*)(?:\s*\[[^\]]+\])?\s*,"
+                    r"|^\d+,\s*NVIDIA\s|^Field \".*\" is not a valid field to query"),
+    starts=re.compile(r"^(?:index|name|pci\.bus_id|uuid)(?:\s*\[[^\]]+\])?\s*,"),
+))
+
+
+# --------------------------------------------------------------------------- topo -m
+
+def _summarise_topo(t: Any, command: str | None) -> Summary:
+    findings: list[Finding] = []
+    pairs = t.gpu_pairs()
+    for a, b, code in pairs:
+        fam = link_family(code or "")
+        if fam == "NV":
+            findings.append(ok(f"{a}-{b}: {code}, {LINK_MEANING['NV']}. An NVLink bridge is what consumer pairs "
+                               "lack: on two GeForce cards expect PHB/NODE/PIX here."))
+        elif fam in ("PIX", "PXB"):
+            findings.append(ok(f"{a}-{b}: {code}, {LINK_MEANING[fam]}. P2P still needs driver support: check "
+                               "`nvidia-smi topo -p2p r`."))
+        else:
+            findings += [warn(s) for s in p2p_sentences(a, b, code, None)]
+    if not pairs:
+        findings.append(info(f"{len(t.gpus)} GPU in this matrix: no path between two cards to judge."))
+    numa = {g: n for g, n in t.numa_affinity.items() if n is not None}
+    if len(set(numa.values())) > 1:
+        findings.append(warn("The cards sit on different NUMA nodes ("
+                             + ", ".join(f"{g}: {n}" for g, n in numa.items())
+                             + "): traffic between them crosses the CPU-to-CPU link. Pin each process near its card."))
+    for nic, dev in t.nic_legend.items():
+        near = [f"{g} {t.link(g, nic)}" for g in t.gpus if t.link(g, nic)]
+        findings.append(info(f"{nic} is {dev}" + (f"; path to it: {', '.join(near)}" if near else "") + "."))
+    if t.truncated:
+        findings += [warn(f"The paste is incomplete: {n}.") for n in t.notes]
+    facts = {"devices": list(t.devices), "pairs": [{"a": a, "b": b, "path": c} for a, b, c in pairs],
+             "cpu_affinity": t.cpu_affinity, "numa_affinity": t.numa_affinity, "nic_legend": t.nic_legend,
+             "truncated": t.truncated}
+    return facts, findings
+
+
+register(KindSpec(
+    name="nvidia-smi-topo", parse=parse_topo_matrix, summarise=_summarise_topo, programs=("nvidia-smi",),
+    matches_command=_is_topo_m,
+    line=re.compile(r"CPU Affinity|^(?:GPU|NIC)\d+\s+.*\b(?:NV\d+|PIX|PXB|PHB|NODE|SYS)\b|^(?:GPU|NIC)\d+\s+X\s+\d"
+                    r"|^\s*(?:SYS|NODE|PHB|PXB|PIX|NV#)\s+=\s|^NIC Legend:"),
+    starts=re.compile(r"CPU Affinity"),
+))
+
+
+# --------------------------------------------------------------------------- topo -p2p
+
+def _summarise_p2p(p: Any, command: str | None) -> Summary:
+    findings: list[Finding] = []
+    mode = {"r": "reads", "w": "writes", "n": "NVLink", "a": "atomics", "p": "prop"}.get(p.mode or "", "P2P")
+    for a, b, status in p.pairs():
+        if status == "OK":
+            findings.append(ok(f"{a}-{b}: P2P {mode} supported (OK): GPU-to-GPU copies go card to card."))
+        else:
+            findings += [warn(s) for s in p2p_sentences(a, b, "PIX", status)]
+    if not p.pairs():
+        findings.append(info(f"{len(p.gpus)} GPU in this matrix: no pair to judge."))
+    facts = {"mode": p.mode, "gpus": list(p.gpus),
+             "pairs": [{"a": a, "b": b, "status": s, "meaning": P2P_STATUS.get(s or "")} for a, b, s in p.pairs()]}
+    return facts, findings
+
+
+register(KindSpec(
+    name="nvidia-smi-p2p", parse=parse_topo_p2p, summarise=_summarise_p2p, programs=("nvidia-smi",),
+    matches_command=_is_topo_p2p,
+    line=re.compile(r"^GPU\d+(?:\s+GPU\d+)*$|^GPU\d+(?:\s+(?:X|OK|CNS|GNS|TNS|NS|U))+$"
+                    r"|^\s*(?:OK|CNS|GNS|TNS|NS)\s+=\s"),
+))
+
+
+# --------------------------------------------------------------------------- the plain table
+
+def _summarise_table(t: Any, command: str | None) -> Summary:
+    findings: list[Finding] = []
+    for g in t.gpus:
+        rec = {"index": g.index, "name": g.name, "limit_w": g.power_cap_w, "power_draw_w": g.power_draw_w}
+        findings += _power_findings(rec)
+        if g.memory_total_mib:
+            findings.append(info(f"GPU{g.index}: {g.memory_used_mib} of {g.memory_total_mib} MiB used "
+                                 f"({g.memory_total_mib / 1024:.1f} GiB on the card)."))
+    if len(t.gpus) == 1:
+        findings.append(info("One GPU in this table: a two-card desktop lists two."))
+    findings.append(info("The plain table shows no PCIe link: run `nvidia-smi --query-gpu=index,name,"
+                         "pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max "
+                         "--format=csv` to see whether each card trained at full width."))
+    if t.truncated:
+        findings.append(warn("The paste is cut off inside a GPU's rows."))
+    facts = {"driver_version": t.driver_version, "cuda_version": t.cuda_version,
+             "gpus": [g.__dict__ for g in t.gpus], "truncated": t.truncated}
+    return facts, findings
+
+
+register(KindSpec(
+    name="nvidia-smi", parse=parse_smi_table, summarise=_summarise_table, programs=("nvidia-smi",),
+    matches_command=_is_table,
+    line=re.compile(r"NVIDIA-SMI \S+\s+Driver Version:|^\+[-=+]+\+$|^\|[=]+\|$|^\|[-=+|]+\|$|Persistence-M"
+                    r"|^\|\s+Processes:|^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4}$"),
+    starts=re.compile(r"^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4}$"),
+))
+
+
+# --------------------------------------------------------------------------- -q
+
+def _summarise_q(q: Any, command: str | None) -> Summary:
+    findings: list[Finding] = []
+    gpus = []
+    for i, g in enumerate(q.gpus):
+        rec = {"index": i, "name": g.product_name, "bus_id": g.bus_id, "gen_current": g.pcie_gen_current,
+               "gen_max": g.pcie_gen_max, "width_current": g.pcie_width_current, "width_max": g.pcie_width_max,
+               "gen_spec": None, "width_spec": None, "pci_bridges": None,
+               "limit_w": g.power("limit"), "enforced_limit_w": g.power("enforced"),
+               "default_limit_w": g.power("default"), "min_limit_w": g.power("min"), "max_limit_w": g.power("max"),
+               "power_draw_w": g.power("draw")}
+        spec = match_gpu(g.product_name)
+        if spec is not None:
+            rec["gen_spec"], rec["width_spec"] = spec.graded("pcie_gen"), spec.graded("pcie_lanes")
+        gpus.append(rec)
+        if rec["width_current"] is not None or rec["gen_current"] is not None:
+            problems, notes = link_sentences(rec)
+            findings += [fail(p) for p in problems] + [warn(n) for n in notes]
+            if not problems:
+                findings.append(ok(f"GPU {g.bus_id}: PCIe Gen{rec['gen_current']} x{rec['width_current']} "
+                                   f"(max Gen{rec['gen_max']} x{rec['width_max']})."))
+        findings += _power_findings(rec)
+        if g.clock_event("SW Power Cap"):
+            findings.append(info(f"GPU {g.bus_id}: SW Power Cap is Active: the card is being held at its power "
+                                 "limit right now, so a higher limit (or none) would let it clock higher."))
+        for reason in ("HW Slowdown", "HW Thermal Slowdown", "HW Power Brake Slowdown", "SW Thermal Slowdown"):
+            if g.clock_event(reason):
+                findings.append(warn(f"GPU {g.bus_id}: {reason} is Active: the card is throttled by heat or by its "
+                                     "power delivery. Check airflow between the two cards and the PSU cables."))
+    if not findings:
+        findings.append(info("Nothing here about the PCIe link or power: try `nvidia-smi -q -d POWER,PCIE`."))
+    return {"driver_version": q.driver_version, "gpus": gpus}, findings
+
+
+register(KindSpec(
+    name="nvidia-smi-q", parse=parse_smi_q, summarise=_summarise_q, programs=("nvidia-smi",),
+    matches_command=_is_q,
+    line=re.compile(r"^=+NVSMI LOG=+$|^Attached GPUs\s+:|^GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:"
+                    r"|^[A-Z](?=[\w .()/-]{22,}:)[\w .()/-]*?\s{2,}:(?:\s|$)"),
+    starts=re.compile(r"^=+NVSMI LOG=+$"),
+))
+
+
+# --------------------------------------------------------------------------- lspci -vv
+
+def _summarise_lspci(devices: list[Any], command: str | None) -> Summary:
+    findings: list[Finding] = []
+    shown = [d for d in devices if d.is_display] or devices
+    for d in shown:
+        label = f"{d.address} {d.name or d.description}"
+        if d.access_denied and d.lnksta is None:
+            findings.append(warn(f"{label}: `Capabilities: <access denied>`: lspci hides the link lines from "
+                                 "non-root users. Run `sudo lspci -vv -d 10de:`."))
+            continue
+        cap, sta = d.lnkcap, d.lnksta
+        if sta is None:
+            why = (" (the paste is cut off)" if d.truncated else
+                   ": this output has no link lines; run `sudo lspci -vv -d 10de:`" if cap is None else "")
+            findings.append(info(f"{label}: no LnkSta line{why}."))
+            continue
+        if d.width_reduced:
+            findings.append(fail(f"{label}: link trained at x{sta.width}, the card can do x{cap.width if cap else '?'}"
+                                 + (" (downgraded)" if sta.width_downgraded else "") + ": a slot wired narrower, "
+                                 "lanes shared with another card or an M.2 drive, or a chipset slot. Move it to a "
+                                 "CPU-connected x16 slot."))
+        elif sta.width is not None and sta.width <= 4 and d.is_display:
+            findings.append(fail(f"{label}: link is x{sta.width}: a GPU at x4 (often behind the chipset) drags "
+                                 "every collective down to its link."))
+        if d.speed_reduced:
+            findings.append(warn(f"{label}: running at {sta.speed_gt_s:g} GT/s (Gen{sta.gen}), capable of "
+                                 f"{cap.speed_gt_s:g} GT/s (Gen{cap.gen})" + (" (downgraded)" if sta.speed_downgraded
+                                                                             else "")
+                                 + ". An idle GPU steps its link down to save power: read LnkSta again under load."))
+        if not d.width_reduced and not d.speed_reduced and not (sta.width and sta.width <= 4):
+            findings.append(ok(f"{label}: LnkSta Gen{sta.gen} x{sta.width} matches LnkCap"
+                               + (f" Gen{cap.gen} x{cap.width}" if cap else "") + "."))
+    others = [d for d in devices if not d.is_display]
+    if shown is not devices and others:
+        findings.append(info(f"{len(others)} other function(s) skipped ({', '.join(d.class_name for d in others)}): "
+                             "a card's audio or USB function shares its link."))
+    facts = {"devices": [{"address": d.address, "class": d.class_name, "name": d.name, "description": d.description,
+                          "lnkcap": d.lnkcap.__dict__ if d.lnkcap else None,
+                          "lnksta": d.lnksta.__dict__ if d.lnksta else None,
+                          "access_denied": d.access_denied} for d in devices]}
+    return facts, findings
+
+
+register(KindSpec(
+    name="lspci", parse=parse_lspci_vv, summarise=_summarise_lspci, programs=("lspci",),
+    matches_command=lambda argv: bool(argv) and argv[0] == "lspci",
+    line=re.compile(r"^(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\s+[\w ]+?(?:\s*\[[0-9a-fA-F]{4}\])?:\s"
+                    r"|^(?:LnkCap|LnkSta|LnkCtl|DevCap|DevSta|DevCtl)\d?:|^Capabilities: |^Kernel driver in use:"
+                    r"|^Kernel modules:|^lspci: "),
+))

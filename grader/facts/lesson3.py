@@ -1,0 +1,309 @@
+"""Lesson 3 facts: two cards in one desktop. Derived from the raw outputs in the evidence.
+
+Shape (JSON-able)::
+
+    {"desktop": {"psu_watts", "circuit_volts", "circuit_amps", "cpu_watts", "other_watts"} | None,
+     "nodes": {name: {
+        "reachable": bool, "error": str|None,
+        "gpus": [{"index", "name", "bus_id", "spec", "tgp_w", "tgp_trust",
+                  "gen_current", "gen_max", "gen_spec", "width_current", "width_max", "width_spec",
+                  "pci_bridges", "power_draw_w", "limit_w", "default_limit_w", "max_limit_w",
+                  "enforced_limit_w"}],
+        "p2p": [{"a", "b", "path", "meaning", "p2p_read"}],
+        "power": {"gpu_enforced_w", "gpu_default_w", "cpu_w", "other_w", "load_w", "load_default_w",
+                  "psu_w", "load_fraction", "transient_w", "circuit_continuous_w"},
+        "gpu_count_problems" | "link_problems" | "link_notes" | "p2p_problems" |
+        "power_problems" | "power_warnings" | "circuit_problems": [sentence, ...]}}}
+
+Each ``*_problems`` list holds one sentence per thing wrong, naming the card and the value seen.
+Spec figures (TGP, the card's PCIe generation and width) are read through
+:meth:`grader.calc.specs.GpuSpec.graded`, so an unverified (U) figure never decides a verdict.
+
+The sentence builders (``link_sentences``, ``p2p_sentences``, ``power_sentences``) are shared
+with ``clusterlab explain`` (grader/explain_lesson3.py): one place says what an output means.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from grader.calc import power as pw
+from grader.calc.specs import match_gpu
+from grader.evidence import Evidence, RawOutput
+from grader.parsers.common import ParseError
+from grader.parsers.lspci import PciDevice, PciPath, parse_lspci_vv, parse_pci_paths
+from grader.parsers.nvidia_smi import (LINK_MEANING, P2P_STATUS, QueryRow, link_family, parse_query_gpu,
+                                       parse_topo_matrix, parse_topo_p2p)
+
+CHIPSET_BRIDGES = 3
+"""A card with this many PCIe bridges above it hangs off a chipset or a PCIe switch, not a CPU root port."""
+
+
+def _bus_key(bus_id: str | None) -> str | None:
+    """``00000000:01:00.0`` / ``0000:01:00.0`` / ``01:00.0`` -> ``01:00.0`` (bus:device.function)."""
+    if not bus_id:
+        return None
+    return bus_id.lower().split(":", bus_id.count(":") - 1)[-1] if bus_id.count(":") >= 1 else bus_id.lower()
+
+
+def gpu_record(row: QueryRow, lspci: dict[str, PciDevice] | None = None,
+               paths: dict[str, PciPath] | None = None) -> dict[str, Any]:
+    """One card's facts from its ``--query-gpu`` row, its lspci block and its sysfs path (when recorded)."""
+    spec = match_gpu(row.name)
+    key = _bus_key(row.bus_id)
+    dev = (lspci or {}).get(key) if key else None
+    path = (paths or {}).get(key) if key else None
+    width_max = row.get("pcie.link.width.max")
+    if dev is not None and dev.lnkcap is not None and dev.lnkcap.width:
+        width_max = max(width_max or 0, dev.lnkcap.width)
+    tgp = spec.figure("tgp_watts") if spec else None
+    return {
+        "index": row.index, "name": row.name, "bus_id": row.bus_id, "spec": spec.id if spec else None,
+        "tgp_w": spec.graded("tgp_watts") if spec else None,
+        "tgp_trust": tgp.trust if tgp else None,
+        "gen_current": row.get("pcie.link.gen.current"), "gen_max": row.get("pcie.link.gen.max"),
+        "gen_spec": spec.graded("pcie_gen") if spec else None,
+        "width_current": row.get("pcie.link.width.current", dev.lnksta.width if dev and dev.lnksta else None),
+        "width_max": width_max, "width_spec": spec.graded("pcie_lanes") if spec else None,
+        "lspci_downgraded": bool(dev and dev.lnksta and (dev.lnksta.width_downgraded or dev.lnksta.speed_downgraded)),
+        "pci_bridges": path.bridges if path else None,
+        "power_draw_w": row.get("power.draw"), "limit_w": row.get("power.limit"),
+        "default_limit_w": row.get("power.default_limit"), "min_limit_w": row.get("power.min_limit"),
+        "max_limit_w": row.get("power.max_limit"), "enforced_limit_w": row.get("enforced.power.limit"),
+        "memory_total_mib": row.get("memory.total"),
+    }
+
+
+def _card(g: dict[str, Any]) -> str:
+    return f"GPU{g['index']} ({g['name'] or 'unknown'}, {g['bus_id'] or '?'})"
+
+
+def link_sentences(g: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """(problems, notes) about one card's PCIe link.
+
+    Problems: trained narrower than the card and slot allow; at x4 or narrower; a slot that caps
+    the card below its own generation (nvidia-smi's gen.max is the lower of card and slot).
+    Notes: the link runs below its max generation now (idle cards step down to save power, so
+    check under load); many bridges above the card (a chipset or a PCIe switch).
+    """
+    problems: list[str] = []
+    notes: list[str] = []
+    card = _card(g)
+    wc, wm, ws = g.get("width_current"), g.get("width_max"), g.get("width_spec")
+    full = max([x for x in (wm, ws) if x] or [0])
+    if wc is not None and full and wc < full:
+        where = ("a chipset slot or a shared (x8/x8) slot" if wc <= 4 else "a slot wired narrower, or lanes shared "
+                 "with an M.2 drive or the other card")
+        problems.append(f"{card}: link trained at x{wc}, the card can do x{full}: it sits in {where}. Move it to "
+                        "a CPU-connected x16 slot (see the board manual's lane table) and check "
+                        "`nvidia-smi --query-gpu=pcie.link.width.current --format=csv` again.")
+    elif wc is not None and wc <= 4:
+        problems.append(f"{card}: link is x{wc}: a card at x4 (often a chipset slot) drags every collective down to "
+                        "its link (club-3090: 6.5 GB/s through the chipset vs 13.2 GB/s on CPU lanes).")
+    gc, gm, gs = g.get("gen_current"), g.get("gen_max"), g.get("gen_spec")
+    if gm is not None and gs is not None and gm < gs:
+        problems.append(f"{card}: the slot allows PCIe Gen{gm}, the card does Gen{gs}: it is in an older-generation "
+                        "slot (or one behind the chipset); a CPU slot of the card's generation doubles the "
+                        "bandwidth per lane for each generation.")
+    if gc is not None and gm is not None and gc < gm:
+        notes.append(f"{card}: running at Gen{gc} now, Gen{gm} is possible. Idle cards step the link down to save "
+                     "power; check again while a model runs (`nvidia-smi --query-gpu=pcie.link.gen.current "
+                     "--format=csv -l 1`). If it stays low under load, reseat the card or set the slot's "
+                     "generation in the BIOS.")
+    if g.get("pci_bridges") is not None and g["pci_bridges"] >= CHIPSET_BRIDGES:
+        notes.append(f"{card}: {g['pci_bridges']} PCIe bridges between it and the CPU's root: it hangs off the "
+                     "chipset or a PCIe switch. Behind a chipset it shares one x4 uplink with every other device "
+                     "there.")
+    return problems, notes
+
+
+def p2p_sentences(a: str, b: str, code: str | None, p2p_read: str | None) -> list[str]:
+    """Warnings about the path between two GPUs: through the CPU, or P2P not supported."""
+    out: list[str] = []
+    fam = link_family(code or "")
+    if code is None:
+        out.append(f"{a}-{b}: the path between the cards was not shown (`nvidia-smi topo -m`).")
+    elif fam in ("PHB", "NODE", "SYS", "SOC"):
+        out.append(f"{a}-{b}: path {code}, {LINK_MEANING[fam]}. Without P2P, GPU-to-GPU copies go through host "
+                   "memory (~11 GB/s, ~15 µs each on Gen4 in club-3090's test, against ~27 GB/s and ~1 µs with "
+                   "P2P), and tensor parallel pays that latency twice per layer. Layer split (llama.cpp "
+                   "default) suffers far less.")
+    if p2p_read is not None and p2p_read not in ("OK", "X"):
+        out.append(f"{a}-{b}: P2P reads {P2P_STATUS.get(p2p_read, p2p_read)} ({p2p_read}, `nvidia-smi topo -p2p r`): "
+                   "the driver will stage copies through host memory. GeForce drivers disable P2P over PCIe; "
+                   "NCCL then uses shared memory (NCCL_P2P_DISABLE is implied).")
+    return out
+
+
+def power_sentences(gpus: list[dict[str, Any]], desktop: dict[str, Any] | None) -> dict[str, Any]:
+    """The PSU and circuit arithmetic for the cards seen and the budget the learner declared.
+
+    Returns {"power": figures, "power_problems", "power_warnings", "circuit_problems"}. Uses the
+    enforced power limits (what the cards may draw now) and the default limits (what they draw
+    after a reboot, since ``nvidia-smi -pl`` does not persist).
+    """
+    problems: list[str] = []
+    warnings: list[str] = []
+    circuit: list[str] = []
+    enforced = [g["enforced_limit_w"] or g["limit_w"] for g in gpus]
+    defaults = [g["default_limit_w"] for g in gpus]
+    figures: dict[str, Any] = {}
+    if not gpus or any(x is None for x in enforced):
+        problems.append("the cards' power limits were not read (`nvidia-smi --query-gpu=power.limit,"
+                        "enforced.power.limit --format=csv`)")
+        return {"power": figures, "power_problems": problems, "power_warnings": warnings, "circuit_problems": circuit}
+    for g in gpus:
+        if g["tgp_w"] is not None and g["enforced_limit_w"] is not None and g["enforced_limit_w"] > g["tgp_w"] * 1.05:
+            warnings.append(f"{_card(g)}: power limit {g['enforced_limit_w']:g} W is above the card's "
+                            f"{g['tgp_w']:g} W TGP (trust {g['tgp_trust']}): the budget counts the limit.")
+    if desktop is None:
+        problems.append("no power budget declared: add a [desktop] table with psu_watts (and circuit_volts, "
+                        "circuit_amps, cpu_watts, other_watts) to the inventory")
+        return {"power": {"gpu_enforced_w": sum(enforced)}, "power_problems": problems,
+                "power_warnings": warnings, "circuit_problems": circuit}
+    cpu = desktop.get("cpu_watts")
+    other = desktop.get("other_watts")
+    if cpu is None or other is None:
+        missing = " and ".join(n for n, v in (("cpu_watts", cpu), ("other_watts", other)) if v is None)
+        warnings.append(f"{missing} not declared: the budget counts them as 0 W, so it is too optimistic. An "
+                        "i9-14900K alone may draw 253 W (Tom's Hardware); board, drives and fans add about 100 W "
+                        "(an estimate).")
+    psu = float(desktop["psu_watts"])
+    load = pw.system_load_w(enforced, cpu or 0, other or 0)
+    check = pw.psu_check(load, psu)
+    figures = {"gpu_enforced_w": sum(enforced), "cpu_w": cpu, "other_w": other, "load_w": load, "psu_w": psu,
+               "load_fraction": round(check.load_fraction, 4)}
+    if not check.sustained_ok:
+        problems.append(f"sustained load {load:g} W (cards at their enforced limits {' + '.join(f'{w:g}' for w in enforced)}"
+                        f" W, CPU {cpu or 0:g} W, rest {other or 0:g} W) exceeds the {psu:g} W PSU. Lower the cards' "
+                        f"limits (`sudo nvidia-smi -i N -pl W`, re-applied at every boot), or fit a larger PSU.")
+    if all(d is not None for d in defaults):
+        load_default = pw.system_load_w(defaults, cpu or 0, other or 0)
+        figures["gpu_default_w"] = sum(defaults)
+        figures["load_default_w"] = load_default
+        if check.sustained_ok and load_default > psu:
+            warnings.append(f"the budget fits only with the current power caps: at the default limits "
+                            f"({' + '.join(f'{d:g}' for d in defaults)} W) the load is {load_default:g} W > {psu:g} W, "
+                            "and `nvidia-smi -pl` is lost at reboot. Apply the caps from a systemd unit at boot.")
+    transient_gpus = []
+    for g, w in zip(gpus, enforced):
+        spec = match_gpu(g["name"])
+        spike = spec.graded("transient_watts") if spec else None
+        tgp = spec.graded("tgp_watts") if spec else None
+        transient_gpus.append(w * spike / tgp if spike and tgp else w)
+    transient = pw.system_load_w(transient_gpus, cpu or 0, other or 0)
+    if transient > load:
+        figures["transient_w"] = round(transient, 1)
+        if check.sustained_ok and transient > psu:
+            warnings.append(f"power spikes of 0.1 s or more reach about {transient:.0f} W (RTX 5090: 659 W measured "
+                            f"against its 575 W TGP, Tom's Hardware) > {psu:g} W: an ATX 3.x PSU rides out 200% for "
+                            "only 100 µs; expect shutdowns under load.")
+    if desktop.get("circuit_volts") and desktop.get("circuit_amps"):
+        c = pw.circuit_capacity(float(desktop["circuit_volts"]), float(desktop["circuit_amps"]))
+        figures["circuit_continuous_w"] = c.continuous_w
+        figures["heat_btu_h_at_least"] = round(pw.btu_per_hour(load), 0)
+        rule = "80% continuous-load rule (NEC)" if c.verified else "80% rule as applied to 230 V circuits (unverified)"
+        if load > c.continuous_w:
+            circuit.append(f"the box draws at least {load:g} W from the wall (more, after PSU losses), above the "
+                           f"{c.continuous_w:g} W a {c.volts:g} V {c.amps:g} A circuit carries continuously "
+                           f"({rule}). Cap the cards, or use a 20 A / 230 V circuit, and keep other loads off it.")
+    return {"power": figures, "power_problems": problems, "power_warnings": warnings, "circuit_problems": circuit}
+
+
+def _usable(raw: RawOutput | None) -> str | None:
+    if raw is None:
+        return "not recorded"
+    if raw.timed_out:
+        return f"`{raw.command}` timed out"
+    return None
+
+
+def _text(raw: RawOutput) -> str:
+    """The output with the command as a prompt line (so noheader CSV finds its fields)."""
+    body = raw.stdout if raw.stdout.strip() else raw.stderr
+    return f"$ {raw.command}\n{body}"
+
+
+def node_facts(ev: Evidence, node: str, desktop: dict[str, Any] | None) -> dict[str, Any]:
+    """Facts for one desktop from its raw outputs. See the module docstring."""
+    q = ev.outputs(node, "smi_query")
+    if node in ev.errors and q is None:
+        return {"reachable": False, "error": ev.errors[node]}
+    f: dict[str, Any] = {"reachable": True, "error": ev.errors.get(node)}
+    count_problems: list[str] = []
+    rows: list[QueryRow] = []
+    why = _usable(q)
+    if why is None:
+        try:
+            rows = list(parse_query_gpu(_text(q)).rows)
+        except ParseError as e:
+            why = str(e)
+    if why is not None:
+        count_problems.append(f"no GPU listing: {why}")
+    lspci: dict[str, PciDevice] = {}
+    raw = ev.outputs(node, "lspci")
+    if raw is not None and raw.stdout.strip():
+        try:
+            lspci = {_bus_key(d.address): d for d in parse_lspci_vv(raw.stdout) if d.is_display}
+        except ParseError:
+            lspci = {}
+    paths: dict[str, PciPath] = {}
+    raw = ev.outputs(node, "pci_paths")
+    if raw is not None and raw.stdout.strip():
+        try:
+            paths = {_bus_key(p.address): p for p in parse_pci_paths(raw.stdout)}
+        except ParseError:
+            paths = {}
+    gpus = [gpu_record(r, lspci, paths) for r in rows]
+    f["gpus"] = gpus
+    if rows and len(gpus) < 2:
+        count_problems.append(f"only {len(gpus)} GPU visible ({', '.join(_card(g) for g in gpus)}): a two-card "
+                              "desktop shows two. Check the second card's power cables and slot, and `lspci | grep -i nvidia`.")
+    f["gpu_count_problems"] = count_problems
+    link_problems: list[str] = []
+    link_notes: list[str] = []
+    for g in gpus:
+        p, n = link_sentences(g)
+        link_problems += p
+        link_notes += n
+    if not gpus:
+        link_problems.append("no card's link was read")
+    f["link_problems"], f["link_notes"] = link_problems, link_notes
+    f["p2p"], f["p2p_problems"] = _p2p(ev, node, gpus)
+    f.update(power_sentences(gpus, desktop))
+    return f
+
+
+def _p2p(ev: Evidence, node: str, gpus: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    raw = ev.outputs(node, "smi_topo")
+    why = _usable(raw)
+    if why is not None:
+        return [], [f"`nvidia-smi topo -m` {why}"]
+    try:
+        topo = parse_topo_matrix(raw.stdout)
+    except ParseError as e:
+        return [], [str(e)]
+    p2p_status: dict[tuple[str, str], str] = {}
+    raw_p2p = ev.outputs(node, "smi_p2p")
+    if raw_p2p is not None and raw_p2p.stdout.strip():
+        try:
+            p2p_status = {(a, b): s for a, b, s in parse_topo_p2p(raw_p2p.stdout).pairs() if s}
+        except ParseError:
+            p2p_status = {}
+    pairs = topo.gpu_pairs()
+    if not pairs:
+        return [], [f"the topology shows {len(topo.gpus)} GPU: no path between two cards to report"]
+    out, problems = [], []
+    for a, b, code in pairs:
+        status = p2p_status.get((a, b))
+        out.append({"a": a, "b": b, "path": code, "meaning": LINK_MEANING.get(link_family(code or ""), None),
+                    "p2p_read": status})
+        problems += p2p_sentences(a, b, code, status)
+    return out, problems
+
+
+def derive(ev: Evidence) -> dict[str, Any]:
+    """All lesson-3 facts from ``ev``'s raw outputs and the declared [desktop] budget. Pure."""
+    desktop = ev.inventory.get("desktop")
+    nodes = {n["name"]: node_facts(ev, n["name"], desktop) for n in ev.inventory["nodes"]}
+    return {"desktop": desktop, "nodes": nodes}
