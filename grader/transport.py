@@ -166,26 +166,34 @@ class Connection:
         deadline = start + timeout_s + 1.0
         timed_out = False
         while True:
-            got = False
-            while chan.recv_ready():
-                out += chan.recv(65536)
-                got = True
-            while chan.recv_stderr_ready():
-                err += chan.recv_stderr(65536)
-                got = True
-            if chan.exit_status_ready() and not chan.recv_ready() and not chan.recv_stderr_ready():
+            got = self._drain(chan, out, err)
+            # sshd may send exit-status before the last output: finish only at EOF *and* exit-status
+            if (chan.eof_received or chan.closed) and chan.exit_status_ready():
+                self._drain(chan, out, err)
                 break
             if time.monotonic() > deadline:
                 timed_out = True
                 break
             if not got:
-                time.sleep(0.005)
+                time.sleep(0.003)
         status = None if timed_out else chan.recv_exit_status()
         chan.close()
         if status == 124:  # coreutils timeout's own exit code
             timed_out, status = True, None
         return CommandResult(command, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"),
                              status, round(time.monotonic() - start, 4), timed_out)
+
+    @staticmethod
+    def _drain(chan: paramiko.Channel, out: bytearray, err: bytearray) -> bool:
+        """Move whatever stdout/stderr has arrived into ``out``/``err``; True if anything came."""
+        got = False
+        while chan.recv_ready():
+            out += chan.recv(65536)
+            got = True
+        while chan.recv_stderr_ready():
+            err += chan.recv_stderr(65536)
+            got = True
+        return got
 
     def open_stream(self, command: str, timeout_s: float) -> paramiko.Channel:
         """Start a long-running fixed command (e.g. an iperf3 server) and return its channel.

@@ -112,3 +112,20 @@ def test_wrong_key_is_refused_with_fix(sshd, tmp_path):
     with pytest.raises(NodeUnreachable, match="refused our key") as err:
         Connection(inv.nodes[0], inv).connect(3)
     assert "ssh-copy-id" in str(err.value)
+
+
+def test_output_is_complete_even_when_exit_status_arrives_first(sshd, tmp_path):
+    """Every byte a command printed is returned, under concurrency on one connection."""
+    server, key, _ = sshd
+    kh = tmp_path / "known_hosts"
+    kh.write_text(server.known_hosts_line())
+    inv = load_inventory(inventory(tmp_path, server.port, key, kh))
+    c = Connection(inv.nodes[0], inv)
+    c.connect(3)
+    from concurrent.futures import ThreadPoolExecutor
+    cmd = "head -c 300000 /dev/zero | tr '\\0' x; printf end; hostname >/dev/null"
+    with ThreadPoolExecutor(6) as pool:
+        results = list(pool.map(lambda _: c.run(cmd), range(60)))
+    c.close()
+    assert [len(r.stdout) for r in results] == [300003] * 60
+    assert all(r.stdout.endswith("end") and r.exit_status == 0 for r in results)
