@@ -130,8 +130,9 @@ def p2p_sentences(a: str, b: str, code: str | None, p2p_read: str | None) -> lis
                    "default) suffers far less.")
     if p2p_read is not None and p2p_read not in ("OK", "X"):
         out.append(f"{a}-{b}: P2P reads {P2P_STATUS.get(p2p_read, p2p_read)} ({p2p_read}, `nvidia-smi topo -p2p r`): "
-                   "the driver will stage copies through host memory. GeForce drivers disable P2P over PCIe; "
-                   "NCCL then uses shared memory (NCCL_P2P_DISABLE is implied).")
+                   "copies between the cards are staged through host memory, and NCCL moves data through "
+                   "shared host memory instead. GeForce drivers do not enable P2P over PCIe on recent cards (an "
+                   "RTX 4090 pair has it only with a patched driver).")
     return out
 
 

@@ -1,0 +1,1 @@
+"""Notebook widgets (ipywidgets, the ``notebook`` extra). Importing this package needs no display."""
