@@ -14,10 +14,10 @@ from typing import Any, Callable
 
 from .calc.specs import match_gpu
 from .explain import Finding, KindSpec, Summary, register
-from .facts.lesson3 import gpu_record, link_sentences, p2p_sentences
+from .facts.lesson3 import gpu_record, is_idle, link_sentences, p2p_sentences
 from .parsers.lspci import parse_lspci_vv
 from .parsers.nvidia_smi import (LINK_MEANING, P2P_STATUS, link_family, parse_query_gpu, parse_smi_q,
-                                 parse_smi_table, parse_topo_matrix, parse_topo_p2p)
+                                 parse_smi_table, parse_topo_matrix, parse_topo_p2p, smi_value)
 
 _LEVELS = ("ok", "warn", "fail", "info")
 
@@ -97,8 +97,8 @@ def _summarise_query(q: Any, command: str | None) -> Summary:
     findings: list[Finding] = []
     for g in gpus:
         has_link = g["width_current"] is not None or g["gen_current"] is not None
-        problems, notes = link_sentences(g) if has_link else ([], [])
-        findings += [fail(p) for p in problems] + [warn(n) for n in notes]
+        problems, notes, remarks = link_sentences(g) if has_link else ([], [], [])
+        findings += [fail(p) for p in problems] + [warn(n) for n in notes] + [info(r) for r in remarks]
         if has_link and not problems:
             findings.append(ok(f"GPU{g['index']} ({g['name']}): PCIe Gen{g['gen_current']} x{g['width_current']}"
                                + (f", max Gen{g['gen_max']} x{g['width_max']}" if g["gen_max"] else "")
@@ -239,7 +239,8 @@ def _summarise_q(q: Any, command: str | None) -> Summary:
     for i, g in enumerate(q.gpus):
         rec = {"index": i, "name": g.product_name, "bus_id": g.bus_id, "gen_current": g.pcie_gen_current,
                "gen_max": g.pcie_gen_max, "width_current": g.pcie_width_current, "width_max": g.pcie_width_max,
-               "gen_spec": None, "width_spec": None, "pci_bridges": None,
+               "gen_spec": None, "width_spec": None, "width_cap": None, "pci_bridges": None,
+               "idle": is_idle(g.get("Performance State"), smi_value("util", g.get("Utilization", "GPU") or "")[0]),
                "limit_w": g.power("limit"), "enforced_limit_w": g.power("enforced"),
                "default_limit_w": g.power("default"), "min_limit_w": g.power("min"), "max_limit_w": g.power("max"),
                "power_draw_w": g.power("draw")}
@@ -248,8 +249,8 @@ def _summarise_q(q: Any, command: str | None) -> Summary:
             rec["gen_spec"], rec["width_spec"] = spec.graded("pcie_gen"), spec.graded("pcie_lanes")
         gpus.append(rec)
         if rec["width_current"] is not None or rec["gen_current"] is not None:
-            problems, notes = link_sentences(rec)
-            findings += [fail(p) for p in problems] + [warn(n) for n in notes]
+            problems, notes, remarks = link_sentences(rec)
+            findings += [fail(p) for p in problems] + [warn(n) for n in notes] + [info(r) for r in remarks]
             if not problems:
                 findings.append(ok(f"GPU {g.bus_id}: PCIe Gen{rec['gen_current']} x{rec['width_current']} "
                                    f"(max Gen{rec['gen_max']} x{rec['width_max']})."))

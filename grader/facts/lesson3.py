@@ -5,13 +5,15 @@ Shape (JSON-able)::
     {"desktop": {"psu_watts", "circuit_volts", "circuit_amps", "cpu_watts", "other_watts"} | None,
      "nodes": {name: {
         "reachable": bool, "error": str|None,
-        "gpus": [{"index", "name", "bus_id", "spec", "tgp_w", "tgp_trust",
-                  "gen_current", "gen_max", "gen_spec", "width_current", "width_max", "width_spec",
+        "gpus": [{"index", "name", "bus_id", "spec", "tgp_w", "tgp_trust", "pstate", "utilization_pct",
+                  "idle", "gen_current", "gen_max", "gen_spec", "width_current", "width_max", "width_cap",
+                  "width_spec",
                   "pci_bridges", "power_draw_w", "limit_w", "default_limit_w", "max_limit_w",
                   "enforced_limit_w"}],
         "p2p": [{"a", "b", "path", "meaning", "p2p_read"}],
         "power": {"gpu_enforced_w", "gpu_default_w", "cpu_w", "other_w", "load_w", "load_default_w",
                   "psu_w", "load_fraction", "transient_w", "circuit_continuous_w"},
+        "link_remarks": [sentence, ...] (information, never graded),
         "gpu_count_problems" | "link_problems" | "link_notes" | "p2p_problems" |
         "power_problems" | "power_warnings" | "circuit_problems": [sentence, ...]}}}
 
@@ -46,25 +48,42 @@ def _bus_key(bus_id: str | None) -> str | None:
     return bus_id.lower().split(":", bus_id.count(":") - 1)[-1] if bus_id.count(":") >= 1 else bus_id.lower()
 
 
+def is_idle(pstate: Any, util: Any) -> bool | None:
+    """True when the card is idle (utilization below 10%, or a P-state of P5 or lower power), None if unknown."""
+    if isinstance(util, (int, float)) and util >= 10:
+        return False
+    if isinstance(pstate, str) and pstate.startswith("P") and pstate[1:].isdigit():
+        return int(pstate[1:]) >= 5 or (isinstance(util, (int, float)) and util < 10)
+    return (util < 10) if isinstance(util, (int, float)) else None
+
+
 def gpu_record(row: QueryRow, lspci: dict[str, PciDevice] | None = None,
                paths: dict[str, PciPath] | None = None) -> dict[str, Any]:
-    """One card's facts from its ``--query-gpu`` row, its lspci block and its sysfs path (when recorded)."""
+    """One card's facts from its ``--query-gpu`` row, its lspci block and its sysfs path (when recorded).
+
+    ``gen_max``/``width_max`` are nvidia-smi's: "the maximum ... possible with this GPU and system
+    configuration", i.e. the lower of the card's and the slot's (``nvidia-smi --help-query-gpu``).
+    ``width_cap`` is the card's own width from lspci LnkCap; ``*_spec`` the card's from the spec
+    table (verified figures only).
+    """
     spec = match_gpu(row.name)
     key = _bus_key(row.bus_id)
     dev = (lspci or {}).get(key) if key else None
     path = (paths or {}).get(key) if key else None
-    width_max = row.get("pcie.link.width.max")
-    if dev is not None and dev.lnkcap is not None and dev.lnkcap.width:
-        width_max = max(width_max or 0, dev.lnkcap.width)
     tgp = spec.figure("tgp_watts") if spec else None
+    pstate, util = row.get("pstate"), row.get("utilization.gpu")
     return {
         "index": row.index, "name": row.name, "bus_id": row.bus_id, "spec": spec.id if spec else None,
         "tgp_w": spec.graded("tgp_watts") if spec else None,
         "tgp_trust": tgp.trust if tgp else None,
-        "gen_current": row.get("pcie.link.gen.current"), "gen_max": row.get("pcie.link.gen.max"),
+        "pstate": pstate, "utilization_pct": util, "idle": is_idle(pstate, util),
+        "gen_current": row.get("pcie.link.gen.current", dev.lnksta.gen if dev and dev.lnksta else None),
+        "gen_max": row.get("pcie.link.gen.max"),
         "gen_spec": spec.graded("pcie_gen") if spec else None,
         "width_current": row.get("pcie.link.width.current", dev.lnksta.width if dev and dev.lnksta else None),
-        "width_max": width_max, "width_spec": spec.graded("pcie_lanes") if spec else None,
+        "width_max": row.get("pcie.link.width.max"),
+        "width_cap": dev.lnkcap.width if dev and dev.lnkcap else None,
+        "width_spec": spec.graded("pcie_lanes") if spec else None,
         "lspci_downgraded": bool(dev and dev.lnksta and (dev.lnksta.width_downgraded or dev.lnksta.speed_downgraded)),
         "pci_bridges": path.bridges if path else None,
         "power_draw_w": row.get("power.draw"), "limit_w": row.get("power.limit"),
@@ -78,43 +97,63 @@ def _card(g: dict[str, Any]) -> str:
     return f"GPU{g['index']} ({g['name'] or 'unknown'}, {g['bus_id'] or '?'})"
 
 
-def link_sentences(g: dict[str, Any]) -> tuple[list[str], list[str]]:
-    """(problems, notes) about one card's PCIe link.
+def link_sentences(g: dict[str, Any]) -> tuple[list[str], list[str], list[str]]:
+    """(problems, notes, remarks) about one card's PCIe link.
 
-    Problems: trained narrower than the card and slot allow; at x4 or narrower; a slot that caps
-    the card below its own generation (nvidia-smi's gen.max is the lower of card and slot).
-    Notes: the link runs below its max generation now (idle cards step down to save power, so
-    check under load); many bridges above the card (a chipset or a PCIe switch).
+    - problems (fail): the link is x4 or narrower on a card that has more lanes (a chipset slot,
+      or an x4 slot): club-3090 measured 6.5 GB/s through the chipset against 13.2 GB/s on CPU
+      lanes (figures.md §3.1).
+    - notes (warn): a busy card below the width or generation it could train (nvidia-smi: both
+      "may be reduced when the GPU is not in use", so under load it is a fault: riser, seating,
+      BIOS); a slot of an older generation than the card; many bridges above the card.
+    - remarks (info, never graded): an idle card stepped down; a slot with fewer lanes than the
+      card (x8/x8 across two CPU slots is the normal two-card layout).
     """
     problems: list[str] = []
     notes: list[str] = []
+    remarks: list[str] = []
     card = _card(g)
-    wc, wm, ws = g.get("width_current"), g.get("width_max"), g.get("width_spec")
-    full = max([x for x in (wm, ws) if x] or [0])
-    if wc is not None and full and wc < full:
-        where = ("a chipset slot or a shared (x8/x8) slot" if wc <= 4 else "a slot wired narrower, or lanes shared "
-                 "with an M.2 drive or the other card")
-        problems.append(f"{card}: link trained at x{wc}, the card can do x{full}: it sits in {where}. Move it to "
-                        "a CPU-connected x16 slot (see the board manual's lane table) and check "
-                        "`nvidia-smi --query-gpu=pcie.link.width.current --format=csv` again.")
-    elif wc is not None and wc <= 4:
-        problems.append(f"{card}: link is x{wc}: a card at x4 (often a chipset slot) drags every collective down to "
-                        "its link (club-3090: 6.5 GB/s through the chipset vs 13.2 GB/s on CPU lanes).")
+    wc, wm = g.get("width_current"), g.get("width_max")
+    full = max([x for x in (wm, g.get("width_cap"), g.get("width_spec")) if x] or [0])
+    idle = g.get("idle")
+    under_load = ("Idle cards step their link down to save power; this one is idle, so this is expected. "
+                  "Re-check while a model runs: `nvidia-smi --query-gpu=pcie.link.gen.current,"
+                  "pcie.link.width.current --format=csv -l 1`.")
+    if wc is not None and wc <= 4 and (not full or full > 4):
+        problems.append(f"{card}: link is x{wc}" + (f" of the card's x{full}" if full else "") + ": a card at x4 "
+                        "(usually a chipset slot) drags every collective down to its link (club-3090: 6.5 GB/s "
+                        "through the chipset vs 13.2 GB/s on CPU lanes). Move it to a CPU-connected slot (the board "
+                        "manual's lane table) and check `nvidia-smi --query-gpu=pcie.link.width.current --format=csv`.")
+    elif wc is not None and wm and wc < wm:
+        text = f"{card}: trained at x{wc}, x{wm} is possible in this slot."
+        if idle:
+            remarks.append(f"{text} {under_load}")
+        else:
+            notes.append(f"{text} Under load that is a fault: reseat the card, drop any riser cable, check the "
+                         "slot is not sharing lanes with an M.2 drive.")
+    elif wc is not None and full and wc < full:
+        remarks.append(f"{card}: the slot gives x{wc} of the card's x{full} (e.g. the board's x8/x8 split for two "
+                       "cards): half the bandwidth per direction. Layer split hardly notices; TP's small "
+                       "all-reduces are latency-bound.")
     gc, gm, gs = g.get("gen_current"), g.get("gen_max"), g.get("gen_spec")
     if gm is not None and gs is not None and gm < gs:
-        problems.append(f"{card}: the slot allows PCIe Gen{gm}, the card does Gen{gs}: it is in an older-generation "
-                        "slot (or one behind the chipset); a CPU slot of the card's generation doubles the "
-                        "bandwidth per lane for each generation.")
+        notes.append(f"{card}: the slot allows PCIe Gen{gm}, the card does Gen{gs}: each generation step halves the "
+                     "bandwidth per lane. Chipset slots are often an older generation: use a CPU slot of the "
+                     "card's generation if the board has one.")
     if gc is not None and gm is not None and gc < gm:
-        notes.append(f"{card}: running at Gen{gc} now, Gen{gm} is possible. Idle cards step the link down to save "
-                     "power; check again while a model runs (`nvidia-smi --query-gpu=pcie.link.gen.current "
-                     "--format=csv -l 1`). If it stays low under load, reseat the card or set the slot's "
-                     "generation in the BIOS.")
+        text = f"{card}: running at Gen{gc} now, Gen{gm} is possible."
+        if idle:
+            remarks.append(f"{text} {under_load}")
+        else:
+            notes.append(f"{text} " + ("The card is busy, so it should run at full speed: reseat it or set the "
+                                       "slot's generation in the BIOS." if idle is False else
+                                       "If the card was idle this is power saving; otherwise reseat it or set the "
+                                       "slot's generation in the BIOS. " + under_load.split('; ')[0] + "."))
     if g.get("pci_bridges") is not None and g["pci_bridges"] >= CHIPSET_BRIDGES:
         notes.append(f"{card}: {g['pci_bridges']} PCIe bridges between it and the CPU's root: it hangs off the "
                      "chipset or a PCIe switch. Behind a chipset it shares one x4 uplink with every other device "
                      "there.")
-    return problems, notes
+    return problems, notes, remarks
 
 
 def p2p_sentences(a: str, b: str, code: str | None, p2p_read: str | None) -> list[str]:
@@ -263,13 +302,15 @@ def node_facts(ev: Evidence, node: str, desktop: dict[str, Any] | None) -> dict[
     f["gpu_count_problems"] = count_problems
     link_problems: list[str] = []
     link_notes: list[str] = []
+    link_remarks: list[str] = []
     for g in gpus:
-        p, n = link_sentences(g)
+        p, n, r = link_sentences(g)
         link_problems += p
         link_notes += n
+        link_remarks += r
     if not gpus:
         link_problems.append("no card's link was read")
-    f["link_problems"], f["link_notes"] = link_problems, link_notes
+    f["link_problems"], f["link_notes"], f["link_remarks"] = link_problems, link_notes, link_remarks
     f["p2p"], f["p2p_problems"] = _p2p(ev, node, gpus)
     f.update(power_sentences(gpus, desktop))
     return f

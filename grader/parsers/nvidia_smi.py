@@ -38,15 +38,29 @@ _UNAVAILABLE = {"[n/a]", "n/a", "[not supported]", "not supported", "[unknown er
 
 # --------------------------------------------------------------------------- query-gpu CSV
 
-# Query names that nvidia-smi prints under another name in the header (query name -> printed name).
+# Second names nvidia-smi accepts for a field (alias -> the first name, which the header prints), from
+# `nvidia-smi --help-query-gpu` of driver 580 (tests/fixtures/captured/h200x1/nvidia-smi-help-query-gpu.txt).
+# pcie.link.gen.gpumax is NOT an alias of pcie.link.gen.max: gpumax is the GPU's own maximum, max the
+# lower of the GPU's and the system's.
 FIELD_ALIASES = {
-    "clocks.sm": "clocks.current.sm", "clocks.gr": "clocks.current.graphics",
-    "clocks.mem": "clocks.current.memory", "clocks.video": "clocks.current.video",
+    "gpu_name": "name", "gpu_serial": "serial", "gpu_uuid": "uuid", "gpu_bus_id": "pci.bus_id",
+    "inforom.image": "inforom.img", "inforom.power": "inforom.pwr",
+    "gpu_operation_mode.current": "gom.current", "gpu_operation_mode.pending": "gom.pending",
+    "gpu.power.draw.average": "power.draw.average", "gpu.power.draw.instant": "power.draw.instant",
+    "gpu.power.requested_limit": "power.limit", "gpu.power.current_limit": "enforced.power.limit",
+    "gpu.power.default_limit": "power.default_limit", "gpu.power.min_limit": "power.min_limit",
+    "gpu.power.max_limit": "power.max_limit",
+    "module.power.requested_limit": "module.power.limit", "module.power.current_limit": "module.enforced.power.limit",
+    "clocks.gr": "clocks.current.graphics", "clocks.sm": "clocks.current.sm", "clocks.mem": "clocks.current.memory",
+    "clocks.video": "clocks.current.video", "clocks.applications.gr": "clocks.applications.graphics",
+    "clocks.applications.mem": "clocks.applications.memory",
+    "clocks.default_applications.gr": "clocks.default_applications.graphics",
+    "clocks.default_applications.mem": "clocks.default_applications.memory",
     "clocks.max.gr": "clocks.max.graphics", "clocks.max.mem": "clocks.max.memory",
-    "clocks.max.graphics": "clocks.max.graphics", "gpu_name": "name", "gpu_bus_id": "pci.bus_id",
-    "gpu_uuid": "uuid", "gpu_serial": "serial", "persistence_mode": "persistence_mode",
-    "power.management": "power.management", "enforced.power.limit": "enforced.power.limit",
-    "pcie.link.gen.gpumax": "pcie.link.gen.max",
+    "retired_pages.sbe": "retired_pages.single_bit_ecc.count", "retired_pages.dbe": "retired_pages.double_bit.count",
+    "remapped_rows.sbe": "remapped_rows.correctable", "remapped_rows.dbe": "remapped_rows.uncorrectable",
+    # deprecated name -> its replacement (same value): "Deprecated, use pcie.link.gen.gpucurrent instead"
+    "pcie.link.gen.gpucurrent": "pcie.link.gen.current",
 }
 _PREFIX_ALIASES = (("clocks_throttle_reasons.", "clocks_event_reasons."), ("clocks_event_reasons_counters.",
                    "clocks_event_reasons_counters."))

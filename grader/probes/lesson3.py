@@ -13,8 +13,10 @@ from grader.transport import Connection
 
 QUERY_FIELDS = ("index,name,pci.bus_id,pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,"
                 "pcie.link.width.max,power.draw,power.limit,power.default_limit,power.min_limit,power.max_limit,"
-                "enforced.power.limit,memory.total")
-"""The ``--query-gpu`` fields lesson 3 reads: link gen/width now and max, power draw and limits, memory."""
+                "enforced.power.limit,memory.total,pstate,utilization.gpu")
+"""The ``--query-gpu`` fields lesson 3 reads: link gen/width now and max, power draw and limits, memory,
+and whether the card is busy (an idle card steps its link down). Only fields every driver since the
+4xx series knows: one unknown field fails the whole query."""
 
 LSPCI_DISPLAY = ("if sudo -n true 2>/dev/null; then S='sudo -n'; else S=''; fi; "
                  "for c in 0300 0302 0380; do $S lspci -vv -d 10de::$c; done")
