@@ -375,3 +375,40 @@ def test_explain_q_power_cap_active():
                                                         "SW Power Cap                                   : Active")
     [s] = explain(text)
     assert s.kind == "nvidia-smi-q" and any("SW Power Cap is Active" in f.message for f in s.findings)
+
+
+# --------------------------------------------------------------------------- collect() with a stand-in node
+
+class FakeConnection:
+    """Answers the fixed probe commands with the real h200x2 outputs, as an SSH connection would."""
+
+    def __init__(self, answers: dict[str, str]):
+        self.answers, self.commands = answers, []
+
+    def run(self, command: str, timeout_s: float | None = None):
+        from grader.transport import CommandResult
+
+        self.commands.append(command)
+        text = self.answers.get(command)
+        if text is None:
+            return CommandResult(command, "", "bash: line 1: lspci: command not found\n", 127, 0.01, False)
+        return CommandResult(command, text, "", 0, 0.01, False)
+
+
+def test_collect_records_every_probe_and_derives_facts(tmp_path):
+    inv_path = tmp_path / "inv.toml"
+    inv_path.write_text(DESK_INV.replace("cpu_watts = 253", "cpu_watts = 350\nother_watts = 150"))
+    inv = load_inventory(inv_path)
+    conn = FakeConnection({probe_cmd("smi_query"): out(real("h200x2/nvidia-smi-query.txt")),
+                           probe_cmd("smi_topo"): out(real("h200x2/nvidia-smi-topo.txt"))})
+    ev = probes.collect(inv, {"deskbox": conn}, {})
+    assert sorted(conn.commands) == sorted(p.command for p in probes.PROBES)
+    assert {r.probe for r in ev.raw} == {p.id for p in probes.PROBES}
+    assert ev.inventory["desktop"]["psu_watts"] == 1300 and ev.provenance["grader_version"]
+    facts = derivers()["lesson3"](ev)
+    node = facts["nodes"]["deskbox"]
+    assert [g["width_current"] for g in node["gpus"]] == [16, 16] and node["p2p"][0]["path"] == "NV18"
+    # 1,400 W of cards + 350 + 150 = 1,900 W > 1,300 W; and > 1,440 W on 120 V 15 A
+    v = {x.id: x.status for x in grade(facts, "lesson3", inv.profile)}
+    assert v == {"L3.cards": "pass", "L3.pcie_link": "pass", "L3.p2p_path": "pass", "L3.power_budget": "fail",
+                 "L3.circuit": "warn"}
