@@ -353,3 +353,5 @@ def render(sections: Iterable[Section], colour: bool = False, width: int = 100) 
 # The lesson-1 kinds register themselves on import; later lessons add modules like it.
 from . import explain_lesson1  # noqa: E402,F401  (import for its registrations)
 from . import explain_lesson3  # noqa: E402,F401  (lesson 3: nvidia-smi, lspci)
+from . import explain_lesson2  # noqa: E402,F401  (lesson 2a: RoCE, NCCL)
+from . import explain_serving  # noqa: E402,F401  (lesson 2b: Ray, vLLM)
