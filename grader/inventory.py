@@ -111,6 +111,35 @@ class Desktop(BaseModel):
         return self
 
 
+class Logs(BaseModel):
+    """Logs the learner made on the head node (lesson 2), as paths there (``~`` allowed).
+
+    ``nccl_debug``: a log of a run with NCCL_DEBUG=INFO (vLLM, torchrun or nccl-tests);
+    ``nccl_tests``: an ``all_gather_perf`` output; ``ib_write_bw``: one ``ib_write_bw`` client
+    output per twin. The grader only reads them (``tail -c``), never writes.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    nccl_debug: str | None = None
+    nccl_tests: str | None = None
+    ib_write_bw: list[str] = Field(default_factory=list)
+
+    @field_validator("nccl_debug", "nccl_tests")
+    @classmethod
+    def _one_path(cls, v: str | None) -> str | None:
+        if v is not None and (not v.strip() or any(c in v for c in "\0\n\r")):
+            raise ValueError(f"{v!r} is not a file path on the head node (e.g. \"~/nccl_debug.log\")")
+        return v
+
+    @field_validator("ib_write_bw")
+    @classmethod
+    def _paths(cls, v: list[str]) -> list[str]:
+        for p in v:
+            cls._one_path(p)
+        return v
+
+
 class Inventory(BaseModel):
     """A validated inventory. ``path`` is where it was read from (for messages and relative paths)."""
 
@@ -122,6 +151,7 @@ class Inventory(BaseModel):
     command_timeout_s: float = Field(default=10.0, gt=0, le=600)
     nodes: list[Node]
     desktop: Desktop | None = None
+    logs: Logs | None = None
     path: str | None = None
 
     @model_validator(mode="after")

@@ -61,3 +61,10 @@ def test_ssh_alias_from_config(tmp_path):
     cfg.write_text(f"Host sparkb\n  HostName 10.1.2.3\n  Port 2222\n  User nv\n  IdentityFile {key}\n")
     inv = load_inventory(write(tmp_path, PAIR))
     assert resolve_ssh(inv.node("spark-b"), str(cfg)) == ("10.1.2.3", 2222, "nv", str(key))
+
+
+def test_logs_table(tmp_path):
+    inv = load_inventory(write(tmp_path, PAIR + '[logs]\nnccl_debug = "~/nccl.log"\nib_write_bw = ["/tmp/a.txt", "/tmp/b.txt"]\n'))
+    assert inv.logs.nccl_debug == "~/nccl.log" and inv.logs.ib_write_bw == ["/tmp/a.txt", "/tmp/b.txt"]
+    with pytest.raises(InventoryError, match="not a file path on the head node"):
+        load_inventory(write(tmp_path, PAIR + '[logs]\nnccl_debug = "a\\nb"\n'))
