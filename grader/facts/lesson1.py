@@ -73,7 +73,7 @@ def node_facts(ev: Evidence, node: str, peer: str | None, cabled: int | None) ->
             ifaces = {i.name: i for i in parse_ip_addr(ip_raw.stdout + ("\n" + ip_raw.stderr if ip_raw.exit_status else ""))}
     except ParseError as e:
         problem = str(e)
-    f.update(_twin_states(ev, node, ifaces, problem, cabled))
+    f.update(twin_states(ev, node, ifaces, problem, cabled))
     up = f["up_twins"]
     f["twin_ipv4"] = {t: [a.cidr for a in ifaces[t].ipv4] for t in up if t in ifaces}
     f["mtu_values"] = [ifaces[t].mtu for t in up if t in ifaces and ifaces[t].mtu is not None]
@@ -98,7 +98,7 @@ def up_twin_addresses(raw: RawOutput | None) -> dict[str, str]:
     return {i.name: i.ipv4[0].local for i in ifaces if is_qsfp_twin(i.name) and i.is_up and i.ipv4}
 
 
-def _twin_states(ev: Evidence, node: str, ifaces: dict, ip_problem: str | None, cabled: int | None) -> dict:
+def twin_states(ev: Evidence, node: str, ifaces: dict, ip_problem: str | None, cabled: int | None) -> dict:
     states: dict[str, str] = {t: "absent" for t in ALL_TWINS}
     simulated = False
     problems: list[str] = []

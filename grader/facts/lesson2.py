@@ -1,0 +1,291 @@
+"""Lesson 2 facts: the RoCE mapping table per node, the interface variables of the serving
+processes, and what the named NCCL / nccl-tests / ib_write_bw logs show.
+
+Shape (JSON-able)::
+
+    {"nodes": {name: {"reachable", "error", "roce_simulated": bool,
+                      "mapping": [{"rdma_device", "netdev", "pci_bdf", "domain", "qsfp_port",
+                                   "link": "Up"|"Down"|"absent", "state", "phys_state",
+                                   "ipv4", "roce_v2_gid_index"}],
+                      "cabled_port": [port...], "env": {VAR: value}, "env_processes": int,
+                      "roce_problems" | "ifname_problems" | "ib_hca_problems" | "gid_problems": [sentence]}},
+     "pair": {"env_differences": [sentence], "nccl_transport": str|None, "nccl_transport_problems": [sentence],
+              "allgather_busbw_gbs": float|None (GB/s, recomputed from the rows), "busbw_problems": [sentence],
+              "ib_write_bw_gbps": [float] (Gb/s, average column per twin), "ib_write_bw_problems": [sentence]}}
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from grader import nccl_env
+from grader.evidence import Evidence, RawOutput
+from grader.facts.lesson1 import twin_states
+from grader.parsers import ParseError, parse_ip_addr
+from grader.parsers.ib_sysfs import parse_ib_sysfs
+from grader.parsers.nccl_log import parse_nccl_log, transport_verdict
+from grader.parsers.nccl_tests import parse_nccl_tests
+from grader.parsers.perftest import parse_perftest
+from grader.parsers.proc_env import parse_serving_env
+from grader.parsers.rdma import parse_rdma_link
+from grader.spark_names import QSFP_TWINS, is_qsfp_twin, qsfp_port, rdma_device_for, twin_domain
+
+ALL_TWINS = [t for p in sorted(QSFP_TWINS) for t in QSFP_TWINS[p]]
+IFNAME_VARS = ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME", "UCX_NET_DEVICES", "OMPI_MCA_btl_tcp_if_include",
+               "TP_SOCKET_IFNAME")
+REQUIRED_IFNAME_VARS = ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME")
+"""NCCL bootstraps and Gloo (vLLM's CPU-side groups) pick an interface by themselves when these are
+unset, often the house network (procedure.md §5 item 3); the others matter only for MPI/UCX runs."""
+SAME_ON_BOTH = ("NCCL_SOCKET_IFNAME", "NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "GLOO_SOCKET_IFNAME", "UCX_NET_DEVICES",
+                "OMPI_MCA_btl_tcp_if_include", "TP_SOCKET_IFNAME", "NCCL_IB_DISABLE", "NCCL_NET")
+
+
+def _text(raw: RawOutput | None) -> str | None:
+    return raw.stdout if raw is not None and not raw.timed_out and raw.stdout.strip() else None
+
+
+def _mapping(ev: Evidence, node: str, states: dict[str, str]) -> tuple[list[dict], bool, list[str]]:
+    """(mapping rows, simulated, problems reading the RoCE view)."""
+    problems: list[str] = []
+    simulated = False
+    ipv4: dict[str, str] = {}
+    ip = _text(ev.outputs(node, "ip_addr"))
+    try:
+        ipv4 = {i.name: i.ipv4[0].local for i in parse_ip_addr(ip or "") if i.ipv4}
+    except ParseError:
+        pass
+    sysfs: dict[str, Any] = {}
+    raw = _text(ev.outputs(node, "ib_sysfs"))
+    if raw:
+        simulated = "/sys/class/infiniband" not in raw.splitlines()[0]
+        try:
+            sysfs = parse_ib_sysfs(raw)
+        except ParseError as e:
+            problems.append(str(e))
+    links: dict[str, Any] = {}
+    raw_link = _text(ev.outputs(node, "rdma_link"))
+    if raw_link:
+        simulated = simulated or "simulated" in raw_link.splitlines()[0]
+        try:
+            links = {link.device: link for link in parse_rdma_link(raw_link)}
+        except ParseError as e:
+            problems.append(str(e))
+    rows = []
+    for twin in ALL_TWINS:
+        dev = rdma_device_for(twin)
+        d = sysfs.get(dev)
+        port = d.ports.get(1) if d is not None else None
+        link = links.get(dev)
+        addr = ipv4.get(twin)
+        gid = None
+        if port is not None and addr:
+            gid = next((g.index for g in sorted(port.gids.values(), key=lambda g: g.index)
+                        if g.type == "RoCE v2" and g.ipv4 == addr), None)
+        rows.append({"rdma_device": dev, "netdev": twin, "pci_bdf": d.pci_bdf if d is not None else None,
+                     "domain": twin_domain(twin), "qsfp_port": qsfp_port(twin), "link": states.get(twin, "absent"),
+                     "state": (link.state if link is not None else (port.state if port is not None else None)),
+                     "phys_state": (link.physical_state if link is not None else
+                                    (port.phys_state if port is not None else None)),
+                     "ipv4": addr, "roce_v2_gid_index": gid})
+    if not sysfs and not links:
+        problems.append("no RoCE device found (neither /sys/class/infiniband nor `rdma link`): is the ConnectX-7 "
+                        "driver loaded (`lsmod | grep mlx5`)?")
+    return rows, simulated, problems
+
+
+def _active(state: str | None) -> bool:
+    return bool(state) and "ACTIVE" in state.upper()
+
+
+def _roce_problems(rows: list[dict], ports: list[int]) -> list[str]:
+    problems = []
+    for r in rows:
+        if r["qsfp_port"] not in ports:
+            continue
+        if not _active(r["state"]):
+            problems.append(f"{r['rdma_device']} (behind {r['netdev']}) is {r['state'] or 'not listed'}, not ACTIVE: "
+                            f"both twins of port {r['qsfp_port']} must be ACTIVE/LINK_UP (`rdma link`)")
+        if len(ports) == 2 and not r["ipv4"]:
+            problems.append(f"two cables are in, but {r['netdev']} has no IPv4 address: with two cables all four "
+                            "interfaces need addresses for full bandwidth (NVIDIA connect-two-sparks)")
+    return problems
+
+
+def _env(ev: Evidence, node: str) -> tuple[dict[str, str], int, list[str]]:
+    """(variables as the serving processes see them, how many processes were read, problems)."""
+    procs = parse_serving_env(ev.outputs(node, "serving_env").stdout) if ev.outputs(node, "serving_env") else []
+    readable = [p for p in procs if p.readable]
+    if not readable:
+        why = ("their environment is not readable by this user (run the check as the user that started them, or "
+               "the containers' env is read with `docker inspect`)") if procs else "none is running"
+        return {}, 0, [f"no Ray or vLLM process could be read on {node}: {why}. Start the cluster (lesson 2b), "
+                       "then check again"]
+    env: dict[str, str] = {}
+    problems = []
+    for p in readable:
+        for k, v in p.env.items():
+            if k in env and env[k] != v and k in SAME_ON_BOTH:
+                problems.append(f"on {node}, processes disagree on {k}: {env[k]!r} and {v!r} ({p.description})")
+            env.setdefault(k, v)
+    return env, len(readable), problems
+
+
+def _ifname_problems(env: dict[str, str], rows: list[dict], ipv4: dict[str, list[str]]) -> list[str]:
+    up = [r["netdev"] for r in rows if r["link"] == "Up"]
+    names = list(ipv4)
+    rdma_to_netdev = {r["rdma_device"]: r["netdev"] for r in rows}
+    problems = []
+    for var in IFNAME_VARS:
+        value = env.get(var)
+        if value is None:
+            if var in REQUIRED_IFNAME_VARS:
+                problems.append(f"{var} is not set for the serving processes: it then picks an interface itself, "
+                                f"often the house network; set {var}={up[0] if up else '<QSFP twin>'} on both nodes")
+            continue
+        if var == "NCCL_SOCKET_IFNAME":
+            chosen = nccl_env.socket_ifnames(value, names)
+        elif var == "UCX_NET_DEVICES":
+            chosen = nccl_env.ucx_devices(value, names, rdma_to_netdev)
+        elif var == "OMPI_MCA_btl_tcp_if_include":
+            chosen = nccl_env.ompi_includes(value, ipv4)
+        else:
+            chosen = nccl_env.plain_ifnames(value, names)
+        bad = [c for c in chosen if not (is_qsfp_twin(c) and c in up)]
+        if not chosen:
+            problems.append(f"{var}={value} names no interface this node has: use an Up QSFP twin ({', '.join(up) or 'none Up'})")
+        elif bad:
+            problems.append(f"{var}={value} selects {', '.join(bad)}, not an Up QSFP twin: use {', '.join(up) or 'an Up twin'}")
+    return problems
+
+
+def _ib_hca_problems(env: dict[str, str], rows: list[dict], ports: list[int]) -> list[str]:
+    want = [r["rdma_device"] for r in rows if r["qsfp_port"] in ports]
+    value = env.get("NCCL_IB_HCA")
+    example = ",".join(want) or "rocep1s0f1,roceP2p1s0f1"
+    if value is None:
+        return ([f"NCCL_IB_HCA is not set for the serving processes: set NCCL_IB_HCA={example} (both twins of the "
+                 "cabled port) so NCCL drives both PCIe x4 links"] if want else [])
+    chosen = nccl_env.ib_hcas(value, [r["rdma_device"] for r in rows])
+    missing = [d for d in want if d not in chosen]
+    if missing:
+        return [f"NCCL_IB_HCA={value} leaves out {', '.join(missing)}: each twin is one PCIe x4 link (~100 Gb/s), so "
+                f"one HCA gives about half the cable's bandwidth; set NCCL_IB_HCA={example}"]
+    return []
+
+
+def _gid_problems(env: dict[str, str], rows: list[dict]) -> list[str]:
+    value = env.get("NCCL_IB_GID_INDEX")
+    if value is None:
+        return []
+    chosen = nccl_env.ib_hcas(env["NCCL_IB_HCA"], [r["rdma_device"] for r in rows]) if "NCCL_IB_HCA" in env else []
+    problems = []
+    for r in rows:
+        if r["rdma_device"] not in chosen or r["link"] != "Up":
+            continue
+        if r["roce_v2_gid_index"] is None:
+            problems.append(f"{r['rdma_device']} has no RoCE v2 GID for {r['netdev']}'s IPv4 address")
+        elif str(r["roce_v2_gid_index"]) != value.strip():
+            problems.append(f"NCCL_IB_GID_INDEX={value}, but the RoCE v2 GID carrying {r['netdev']}'s IPv4 "
+                            f"({r['ipv4']}) on {r['rdma_device']} is index {r['roce_v2_gid_index']} (`show_gids`): "
+                            f"set NCCL_IB_GID_INDEX={r['roce_v2_gid_index']}, or unset it and let NCCL choose")
+    return problems
+
+
+def node_facts(ev: Evidence, node: str, cabled: int | None) -> dict[str, Any]:
+    """Lesson-2 facts for one node. See the module docstring."""
+    if node in ev.errors and ev.outputs(node, "ip_addr") is None:
+        return {"reachable": False, "error": ev.errors[node]}
+    ifaces = []
+    try:
+        ifaces = parse_ip_addr(_text(ev.outputs(node, "ip_addr")) or "")
+    except ParseError:
+        pass
+    by_name = {i.name: i for i in ifaces}
+    ts = twin_states(ev, node, by_name, None, cabled)
+    rows, simulated, read_problems = _mapping(ev, node, ts["twin_state"])
+    ipv4 = {i.name: [a.local for a in i.ipv4] for i in ifaces}
+    env, nproc, env_problems = _env(ev, node)
+    f: dict[str, Any] = {"reachable": True, "error": ev.errors.get(node), "roce_simulated": simulated or ts["roce_simulated"],
+                         "mapping": rows, "cabled_port": ts["cabled_port"], "env": env, "env_processes": nproc}
+    f["roce_problems"] = read_problems + ts["port_problems"] + _roce_problems(rows, ts["cabled_port"])
+    f["ifname_problems"] = env_problems + (_ifname_problems(env, rows, ipv4) if nproc else [])
+    f["ib_hca_problems"] = env_problems[:1] + (_ib_hca_problems(env, rows, ts["cabled_port"]) if nproc else [])
+    f["gid_problems"] = env_problems[:1] + (_gid_problems(env, rows) if nproc else [])
+    return f
+
+
+def _env_differences(nodes: dict[str, dict]) -> list[str]:
+    reached = {n: f for n, f in nodes.items() if f.get("reachable") and f.get("env_processes")}
+    if len(reached) < 2:
+        return ["the variables could not be compared: " + ", ".join(
+            f"{n} has no readable serving process" for n, f in nodes.items() if n not in reached)]
+    (a, fa), (b, fb) = list(reached.items())[:2]
+    out = []
+    for var in SAME_ON_BOTH:
+        va, vb = fa["env"].get(var), fb["env"].get(var)
+        if va != vb:
+            out.append(f"{var} differs: {a} has {va!r}, {b} has {vb!r}; the ranks of one job must agree")
+    return out
+
+
+def _log(ev: Evidence, probe: str, what: str, key: str) -> tuple[str | None, list[str]]:
+    raw = ev.outputs_any(probe)
+    if raw is None:
+        return None, [f"no {what} was named: add it to the inventory's [logs] table ({key} = \"~/file\")"]
+    if raw.exit_status != 0 or not raw.stdout.strip():
+        return None, [f"`{raw.command}` read nothing ({(raw.stderr.strip().splitlines() or ['empty file'])[-1]})"]
+    return raw.stdout, []
+
+
+def pair_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
+    """Cross-node facts: variables equal on both nodes, and what the named logs show."""
+    out: dict[str, Any] = {"env_differences": _env_differences(nodes)}
+    text, problems = _log(ev, "log:nccl_debug", "NCCL_DEBUG=INFO log", "nccl_debug")
+    verdict = None
+    if text is not None:
+        try:
+            log = parse_nccl_log(text)
+            verdict = transport_verdict(log)
+            if "NET/Socket" in verdict or log.network == "Socket":
+                problems.append(f"NCCL used {verdict}: it fell back to TCP sockets. Set NCCL_IB_HCA to the Up twins' "
+                                "RoCE devices and, in a container, pass /dev/infiniband with IPC_LOCK (or --privileged)")
+            elif "NET/IB" not in verdict:
+                problems.append(f"the log shows {verdict}, not NET/IB between the nodes: was it a two-node run?")
+        except ParseError as e:
+            problems.append(str(e))
+    out["nccl_transport"], out["nccl_transport_problems"] = verdict, problems
+
+    text, problems = _log(ev, "log:nccl_tests", "nccl-tests all_gather_perf output", "nccl_tests")
+    busbw = None
+    if text is not None:
+        try:
+            res = parse_nccl_tests(text)
+            busbw = res.avg_busbw_recomputed
+            if busbw is None:
+                problems.append("the nccl-tests output has no data rows")
+        except ParseError as e:
+            problems.append(str(e))
+    out["allgather_busbw_gbs"], out["busbw_problems"] = busbw, problems
+
+    bws, problems = [], []
+    logs = [r for r in ev.raw if r.probe.startswith("log:ib_write_bw:")]
+    if not logs:
+        problems.append("no ib_write_bw output was named: add one client output per twin to [logs] ib_write_bw")
+    for r in logs:
+        try:
+            res = parse_perftest(r.stdout)
+            if res.bw_avg_gbps is None:
+                problems.append(f"`{r.command}`: no bandwidth row")
+            else:
+                bws.append(round(res.bw_avg_gbps, 2))
+        except ParseError as e:
+            problems.append(str(e))
+    out["ib_write_bw_gbps"], out["ib_write_bw_problems"] = bws, problems
+    return out
+
+
+def derive(ev: Evidence) -> dict[str, Any]:
+    """All lesson-2 facts from ``ev``'s raw outputs. Pure."""
+    names = [n["name"] for n in ev.inventory["nodes"]]
+    nodes = {n: node_facts(ev, n, ev.inventory.get("qsfp_port")) for n in names}
+    return {"nodes": nodes, "pair": pair_facts(ev, nodes) if len(names) == 2 else {}}
