@@ -66,7 +66,8 @@ def test_netplan_yaml_has_nvidias_layout():
 def test_every_fault_is_listed_and_changes_the_spec():
     assert set(sim.FAULTS) == {"mtu-1500", "mtu-mismatch", "same-subnet", "link-local", "no-netplan",
                                "netplan-drift", "no-peer-key", "one-twin-down", "wrong-port",
-                               "house-network"}
+                               "house-network", "no-ib-hca", "one-hca", "wrong-gid-index", "env-mismatch",
+                               "socket-fallback"}
     healthy = T.default_spec()
     for name in sim.FAULTS:
         faulty = F.apply_faults(healthy, [name])
@@ -168,7 +169,7 @@ class TestHealthy:
         inv = tomllib.loads(T.INVENTORY.read_text())
         assert inv == {"profile": "sim", "qsfp_port": 1, "known_hosts": str(T.KNOWN_HOSTS), "nodes": [
             {"name": n, "address": T.HOUSE_ADDR[n], "port": 22, "user": "root", "key_file": str(T.GRADER_KEY)}
-            for n in T.NODES]}
+            for n in T.NODES], "logs": {"nccl_debug": "~/nccl_debug.log"}}
         assert T.GRADER_KEY.stat().st_mode & 0o777 == 0o600
         assert "ssh-ed25519" in T.GRADER_KEY.with_suffix(".pub").read_text()
 
@@ -366,7 +367,20 @@ FAULT_CASES = {
                    and s[f"{A}.ssh_peer"] == s[f"{B}.ssh_peer"] == "ok"),
     "house-network": ({f"{n}.hosts_peer" for n in T.NODES},
                       lambda s: s[f"{A}.hosts_peer"] == "10.77.7.11" and s[f"{B}.hosts_peer"] == "10.77.7.10"),
+    # lesson-2 faults touch only the serving processes' variables or the head's NCCL log: nothing lesson 1 reads
+    "no-ib-hca": (set(), lambda s: all("NCCL_IB_HCA" not in _serve_env(n) for n in T.NODES)),
+    "one-hca": (set(), lambda s: all(_serve_env(n)["NCCL_IB_HCA"] == "rocep1s0f1" for n in T.NODES)),
+    "wrong-gid-index": (set(), lambda s: all(_serve_env(n)["NCCL_IB_GID_INDEX"] == "2" for n in T.NODES)),
+    "env-mismatch": (set(), lambda s: _serve_env(A)["NCCL_SOCKET_IFNAME"] == "enp1s0f1np1"
+                     and _serve_env(B)["NCCL_SOCKET_IFNAME"] == "enP2p1s0f1np1"),
+    "socket-fallback": (set(), lambda s: "via NET/Socket" in ssh(A, "cat ~/nccl_debug.log").stdout
+                        and "NET/IB : Using" not in ssh(A, "cat ~/nccl_debug.log").stdout),
 }
+
+
+def _serve_env(node: str) -> dict[str, str]:
+    """The interface variables the sim hands this node's Ray/vLLM processes (recorded in state.json)."""
+    return json.loads(T.STATE_FILE.read_text())["serve_env"][node]
 
 
 def test_every_fault_has_a_live_case():
@@ -382,7 +396,7 @@ def test_fault_changes_only_what_it_names(healthy, fault):
     snap = snapshot()
     base = healthy["snapshot"]
     changed = {k for k in set(base) | set(snap) if base.get(k) != snap.get(k)}
-    assert changed, f"{fault} changed nothing"
+    assert changed or not allowed, f"{fault} changed nothing"  # lesson-2 faults change nothing lesson 1 reads
     assert changed <= allowed, f"{fault} also changed {sorted(changed - allowed)}"
     assert observable(snap), {k: snap.get(k) for k in sorted(changed)}
 

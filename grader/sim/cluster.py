@@ -27,6 +27,7 @@ from pathlib import Path
 
 from grader.sim import faults as _faults
 from grader.sim import ibdev2netdev_sim as _shim
+from grader.sim import roce_sim
 from grader.sim import topology as T
 from grader.sim.topology import Spec
 
@@ -231,9 +232,13 @@ def _write_files(spec: Spec, pubs: dict[str, str]) -> None:
         _write(dot / (T.SHARED_KEY_NAME + ".pub"), pubs["shared"] + "\n")
         _write(dot / "config", T.USER_SSH_CONFIG, 0o600)
         _write(dot / "known_hosts", known)
+        roce_sim.write_sysfs(spec, node, _expected_up(spec)[node], T.NODES_DIR / node / "infiniband")
+        if node == T.NODES[0]:
+            _write(home / roce_sim.NCCL_LOG_NAME, roce_sim.nccl_log(spec))
 
     _mkdir(T.BIN_DIR, 0o755)
     _write(T.BIN_DIR / "ibdev2netdev", _shim.shell_script(), 0o755)
+    _write(T.BIN_DIR / "rdma", roce_sim.rdma_shell_script(), 0o755)
     _mkdir(T.RUN_DIR, 0o755)
     _mkdir(T.LOG_DIR, 0o700)
     _write(T.KNOWN_HOSTS, "".join(f"{T.HOUSE_ADDR[n]} {_key_body(pubs[n])}\n" for n in T.NODES))
@@ -241,7 +246,7 @@ def _write_files(spec: Spec, pubs: dict[str, str]) -> None:
         f'\n[[nodes]]\nname = "{n}"\naddress = "{T.HOUSE_ADDR[n]}"\nport = 22\nuser = "root"\n'
         f'key_file = "{T.GRADER_KEY}"\n' for n in T.NODES)
     _write(T.INVENTORY, f'profile = "sim"\nqsfp_port = {T.QSFP_PORT}\nknown_hosts = "{T.KNOWN_HOSTS}"\n'
-                        + nodes)
+                        + nodes + f'\n[logs]\nnccl_debug = "~/{roce_sim.NCCL_LOG_NAME}"\n')
 
 
 # --- network -----------------------------------------------------------------------------------
@@ -408,6 +413,9 @@ def _kill_node_processes(state: dict) -> None:
 
 
 def _teardown(state: dict) -> None:
+    if state.get("serve"):  # Ray and vLLM first, by process group, and their /dev/shm files
+        from grader.sim import serve as _serve
+        _serve.stop_groups(state)
     _kill_node_processes(state)
     cmds = [f"link del {end}" for end in T.HOUSE_ROOT_END.values() if Path(f"/sys/class/net/{end}").exists()]
     if Path(f"/sys/class/net/{T.BRIDGE}").exists():
@@ -459,7 +467,8 @@ def up(faults: list[str] | None = None) -> Path:
         old = _read_state()
         if _is_up_or_partial(old):
             _teardown(old)
-        state: dict = {"faults": spec.faults, "created": [], "sshd_pids": {}, "complete": False}
+        state: dict = {"faults": spec.faults, "created": [], "sshd_pids": {}, "complete": False,
+                       "serve_env": {n: spec.nodes[n].serve_env for n in T.NODES}}
         _write_state(state)
         try:
             for target in (*_ETC_TARGETS_WE_MAY_CREATE, T.ETC_NETNS, Path("/run/sshd")):
@@ -533,6 +542,8 @@ def status() -> dict:
         "faults": state.get("faults", []) if is_up else [],
         "inventory": str(T.INVENTORY) if is_up and T.INVENTORY.is_file() else None,
         "nodes": nodes,
+        "serve": {k: state["serve"].get(k) for k in ("mode", "url", "host_url", "ready")}
+        if is_up and state.get("serve") else None,
     }
 
 

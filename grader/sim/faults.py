@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from grader.sim.topology import (DEFAULT_MTU, JUMBO_MTU, NODES, PLAYBOOK_ADDR, QSFP_PORT, TWINS,
-                                 Iface, NetplanIface, Spec, peer_of)
+from grader.sim.topology import (DEFAULT_MTU, JUMBO_MTU, NODES, PLAYBOOK_ADDR, QSFP_PORT, RDMA_OF,
+                                 SIM_GID_INDEX, TWINS, Iface, NetplanIface, Spec, peer_of)
 
 A, B = NODES
 T1, T2 = TWINS[QSFP_PORT]  # enp1s0f1np1, enP2p1s0f1np1
@@ -115,6 +115,37 @@ def wrong_port(spec: Spec) -> None:
 def house_network(spec: Spec) -> None:
     for node in NODES:
         spec.nodes[node].peer_in_hosts = spec.nodes[peer_of(node)].house_addr
+
+
+# --- lesson 2: the interface variables of the serving processes, and NCCL's transport ----------
+
+@fault("no-ib-hca", "NCCL_IB_HCA missing from both nodes' Ray/vLLM environment")
+def no_ib_hca(spec: Spec) -> None:
+    for node in NODES:
+        spec.nodes[node].serve_env.pop("NCCL_IB_HCA", None)
+
+
+@fault("one-hca", f"NCCL_IB_HCA names only {RDMA_OF[T1]} (one twin) on both nodes")
+def one_hca(spec: Spec) -> None:
+    for node in NODES:
+        spec.nodes[node].serve_env["NCCL_IB_HCA"] = RDMA_OF[T1]
+
+
+@fault("wrong-gid-index", f"NCCL_IB_GID_INDEX=2 (a RoCE v1 GID) on both nodes; the RoCE v2 IPv4 GID is {SIM_GID_INDEX}")
+def wrong_gid_index(spec: Spec) -> None:
+    for node in NODES:
+        spec.nodes[node].serve_env["NCCL_IB_GID_INDEX"] = "2"
+
+
+@fault("env-mismatch", f"{B}'s NCCL_SOCKET_IFNAME/GLOO_SOCKET_IFNAME name {T2}, {A}'s name {T1}")
+def env_mismatch(spec: Spec) -> None:
+    spec.nodes[B].serve_env["NCCL_SOCKET_IFNAME"] = T2
+    spec.nodes[B].serve_env["GLOO_SOCKET_IFNAME"] = T2
+
+
+@fault("socket-fallback", "the head's NCCL_DEBUG=INFO log shows NCCL on NET/Socket (no usable HCA)")
+def socket_fallback(spec: Spec) -> None:
+    spec.nccl_network = "Socket"
 
 
 def apply_faults(spec: Spec, names: list[str]) -> Spec:

@@ -140,6 +140,8 @@ class Node:
     """The address the PEER's name resolves to in /etc/hosts; None: the peer's first cable address."""
     authorize_shared_key: bool = True
     """Whether authorized_keys holds the shared cluster key (the grader key is always there)."""
+    serve_env: dict[str, str] = field(default_factory=dict)
+    """Interface variables the node's Ray and vLLM processes get (lesson 2); see :func:`serve_env`."""
 
 
 @dataclass
@@ -149,6 +151,8 @@ class Spec:
     nodes: dict[str, Node]
     cables: list[tuple[tuple[str, str], tuple[str, str]]]
     faults: list[str] = field(default_factory=list)
+    nccl_network: str = "IB"
+    """What the simulated NCCL_DEBUG=INFO log on the head shows NCCL using: "IB" or "Socket"."""
 
     def copy(self) -> "Spec":
         return copy.deepcopy(self)
@@ -191,10 +195,31 @@ def default_spec() -> Spec:
             addr = PLAYBOOK_ADDR[name][twin]
             ifaces[twin] = Iface(twin, up=True, mtu=JUMBO_MTU, addresses=[addr])
             netplan[twin] = NetplanIface([addr], JUMBO_MTU)
-        nodes[name] = Node(name, HOUSE_ADDR[name], ifaces, netplan)
+        nodes[name] = Node(name, HOUSE_ADDR[name], ifaces, netplan, serve_env=serve_env(name))
     a, b = NODES
     cables = [((a, t), (b, t)) for t in TWINS[QSFP_PORT]]
     return Spec(nodes, cables)
+
+
+SIM_GID_INDEX = 3
+"""The RoCE v2 GID index of a twin's IPv4 address in the simulated sysfs: 3, as on most Sparks
+(NVIDIA performance benchmarking guide, ib_write_bw 'GID index : 3')."""
+
+
+def serve_env(node: str) -> dict[str, str]:
+    """The interface variables a correct setup gives the node's Ray and vLLM processes.
+
+    All name the cabled port's first twin; NCCL_IB_HCA lists both twins' RoCE devices (the
+    NVIDIA vLLM playbook's run_cluster.sh -e flags, procedure.md §2.3).
+    """
+    twin = TWINS[QSFP_PORT][0]
+    return {
+        "NCCL_SOCKET_IFNAME": twin, "GLOO_SOCKET_IFNAME": twin, "TP_SOCKET_IFNAME": twin,
+        "UCX_NET_DEVICES": twin, "OMPI_MCA_btl_tcp_if_include": twin,
+        "NCCL_IB_HCA": ",".join(RDMA_OF[t] for t in TWINS[QSFP_PORT]),
+        "NCCL_IB_GID_INDEX": str(SIM_GID_INDEX),
+        "VLLM_HOST_IP": PLAYBOOK_ADDR[node][twin].split("/")[0],
+    }
 
 
 # --- file contents -----------------------------------------------------------------------------
@@ -243,7 +268,7 @@ PrintLastLog no
 MaxStartups 100:30:200
 MaxSessions 64
 AcceptEnv LANG LC_*
-SetEnv PATH={SESSION_PATH}
+SetEnv PATH={SESSION_PATH} CLUSTERLAB_SIM_INFINIBAND={NODES_DIR}/{node}/infiniband
 Subsystem sftp /usr/lib/openssh/sftp-server
 """
 

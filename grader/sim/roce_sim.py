@@ -1,0 +1,121 @@
+"""The simulated RoCE view of each sim node: there is no RDMA on this kernel, so it is written out.
+
+What a real DGX Spark shows (procedure.md §1.1 and §2; fixtures/real/spark/01_*), rebuilt from the
+sim's own netdevs and addresses and labelled simulated wherever it appears:
+
+- a sysfs tree like ``/sys/class/infiniband`` at ``nodes/<node>/infiniband`` (each node's sshd
+  exports ``CLUSTERLAB_SIM_INFINIBAND`` pointing at it): per RDMA device a ``device`` link to its
+  PCI function (0000:01:00.0/.1, 0002:01:00.0/.1), ``ports/1/state`` and ``phys_state`` from the
+  twin's link, GIDs 0/1 (fe80 link-local, RoCE v1/v2) and 2/3 (the twin's IPv4 mapped, v1/v2),
+  so the RoCE v2 IPv4 GID index is 3 as on most Sparks; a ``SIMULATED`` file beside it;
+- an ``rdma`` command (``rdma link`` shape) computed live from each twin's operstate;
+- a NCCL_DEBUG=INFO log on the head (``~/nccl_debug.log``) in the line shapes captured from a real
+  two-Spark vLLM run (fixtures/real/spark/13_*), over NET/IB, or NET/Socket under a fault.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import shutil
+from pathlib import Path
+
+from grader.sim import topology as T
+
+BANNER = "# simulated by clusterlab sim: no RDMA on this kernel; layout captured from a real DGX Spark"
+PCI_OF = {"enp1s0f0np0": "0000:01:00.0", "enp1s0f1np1": "0000:01:00.1",
+          "enP2p1s0f0np0": "0002:01:00.0", "enP2p1s0f1np1": "0002:01:00.1"}
+"""PCI function of each twin on a Spark (procedure.md §1.1)."""
+
+
+def _gid_of_ipv4(addr: str) -> str:
+    """IPv4-mapped GID text as sysfs prints it, e.g. 192.168.100.10 -> 0000:...:ffff:c0a8:640a."""
+    packed = ipaddress.IPv6Address("::ffff:" + addr).exploded
+    return packed
+
+
+def _link_local_gid(index: int) -> str:
+    return f"fe80:0000:0000:0000:0000:00ff:fe00:{index:04x}"
+
+
+def write_sysfs(spec: T.Spec, node: str, up: set[str], root: Path) -> None:
+    """Write ``node``'s simulated /sys/class/infiniband under ``root`` (replaced if present)."""
+    if root.exists():
+        shutil.rmtree(root)
+    root.mkdir(parents=True)
+    (root.parent / "SIMULATED").write_text(BANNER + "\n")
+    pci = root.parent / "pci"
+    for twin in T.ALL_TWINS:
+        dev = T.RDMA_OF[twin]
+        fn = pci / PCI_OF[twin]
+        fn.mkdir(parents=True, exist_ok=True)
+        d = root / dev
+        (d / "ports" / "1" / "gids").mkdir(parents=True)
+        (d / "ports" / "1" / "gid_attrs" / "types").mkdir(parents=True)
+        (d / "ports" / "1" / "gid_attrs" / "ndevs").mkdir(parents=True)
+        (d / "device").symlink_to(fn)
+        active = twin in up
+        port = d / "ports" / "1"
+        (port / "state").write_text("4: ACTIVE\n" if active else "1: DOWN\n")
+        (port / "phys_state").write_text("5: LinkUp\n" if active else "3: Disabled\n")
+        gids = [(_link_local_gid(0x10 + T.ALL_TWINS.index(twin)), "IB/RoCE v1"),
+                (_link_local_gid(0x10 + T.ALL_TWINS.index(twin)), "RoCE v2")]
+        for cidr in spec.nodes[node].ifaces[twin].addresses[:1]:
+            ip = cidr.split("/")[0]
+            gids += [(_gid_of_ipv4(ip), "IB/RoCE v1"), (_gid_of_ipv4(ip), "RoCE v2")]
+        for i, (gid, kind) in enumerate(gids):
+            (port / "gids" / str(i)).write_text(gid + "\n")
+            (port / "gid_attrs" / "types" / str(i)).write_text(kind + "\n")
+            (port / "gid_attrs" / "ndevs" / str(i)).write_text(twin + "\n")
+
+
+def rdma_shell_script() -> str:
+    """The ``rdma`` command of the sim: ``rdma link`` lines from each twin's live operstate (options ignored)."""
+    entries = " ".join(f"'{T.RDMA_OF[t]} {t}'" for t in T.ALL_TWINS)
+    return f"""#!/bin/sh
+# rdma shim of the clusterlab sim (generated from grader/sim/roce_sim.py); prints `rdma link` only
+echo '{BANNER}'
+for entry in {entries}; do
+    set -- $entry
+    [ -r "/sys/class/net/$2/operstate" ] || continue
+    if [ "$(cat "/sys/class/net/$2/operstate")" = up ]; then
+        echo "link $1/1 state ACTIVE physical_state LINK_UP netdev $2"
+    else
+        echo "link $1/1 state DOWN physical_state DISABLED netdev $2"
+    fi
+done
+"""
+
+
+def nccl_log(spec: T.Spec) -> str:
+    """A simulated NCCL_DEBUG=INFO log of a two-node vLLM run, in the real line shapes."""
+    a, b = T.NODES
+    twins = T.TWINS[T.QSFP_PORT]
+    addr_a = spec.primary_address(a) or "192.168.100.10"
+    lines = [BANNER.replace("layout captured from a real DGX Spark", "line shapes captured from a real two-Spark vLLM run"),
+             f"{a}:2171:2171 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to {twins[0]}",
+             f"{a}:2171:2171 [0] NCCL INFO Bootstrap: Using {twins[0]}:{addr_a}<0>",
+             f"{a}:2171:2171 [0] NCCL INFO cudaDriverVersion 13000",
+             f"{a}:2171:2171 [0] NCCL INFO NCCL version 2.28.9+cuda13.0"]
+    if spec.nccl_network == "Socket":
+        lines += [f"{a}:2171:2171 [0] NCCL INFO NET/IB : No device found.",
+                  f"{a}:2171:2171 [0] NCCL INFO NET/Socket : Using [0]{twins[0]}:{addr_a}<0>",
+                  f"{a}:2171:2171 [0] NCCL INFO Using network Socket",
+                  f"{a}:2171:2266 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [receive] via NET/Socket/0",
+                  f"{a}:2171:2266 [0] NCCL INFO Channel 01/0 : 1[0] -> 0[0] [receive] via NET/Socket/0",
+                  f"{a}:2171:2266 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0",
+                  f"{a}:2171:2266 [0] NCCL INFO Channel 01/0 : 0[0] -> 1[0] [send] via NET/Socket/0"]
+    else:
+        hcas = " ".join(f"[{i}]{T.RDMA_OF[t]}:1/RoCE" for i, t in enumerate(twins))
+        lines += [f"{a}:2171:2171 [0] NCCL INFO NCCL_IB_HCA set to {','.join(T.RDMA_OF[t] for t in twins)}",
+                  f"{a}:2171:2171 [0] NCCL INFO NET/IB : Using {hcas} ; OOB {twins[0]}:{addr_a}<0>",
+                  f"{a}:2171:2171 [0] NCCL INFO Using network IB",
+                  f"{a}:2171:2266 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [receive] via NET/IB/0",
+                  f"{a}:2171:2266 [0] NCCL INFO Channel 01/0 : 1[0] -> 0[0] [receive] via NET/IB/1",
+                  f"{a}:2171:2266 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0",
+                  f"{a}:2171:2266 [0] NCCL INFO Channel 01/0 : 0[0] -> 1[0] [send] via NET/IB/1"]
+    lines.append(f"{a}:2171:2266 [0] NCCL INFO Connected all rings")
+    return "\n".join(lines) + "\n"
+
+
+NCCL_LOG_NAME = "nccl_debug.log"
+"""Where the simulated log sits in the head node's home; the sim's inventory names it in [logs]."""
