@@ -14,17 +14,14 @@ from grader import explain as explain_mod
 from grader.explain import (KINDS, Finding, KindSpec, Section, detect_kind, explain, register, render,
                             to_jsonable)
 
+from tests.conftest import real_fixture  # noqa: E402
+
 CAPTURED = Path(__file__).resolve().parent / "fixtures" / "captured"
 
 
 def real(name: str) -> str:
-    """A real fixture under shared/fixtures/real (or $CLUSTERLAB_FIXTURES); skip when absent."""
-    env = os.environ.get("CLUSTERLAB_FIXTURES")
-    root = Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "real"
-    matches = sorted(root.glob(name)) if root.is_dir() else []
-    if not matches:
-        pytest.skip(f"real fixture {name} not found under {root} (set CLUSTERLAB_FIXTURES)")
-    return matches[0].read_text()
+    """A real fixture by glob (tests/conftest.py); skip when absent."""
+    return real_fixture(name).read_text()
 
 
 def captured(name: str) -> str:

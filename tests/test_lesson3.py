@@ -24,17 +24,15 @@ from grader.grading import exit_code, grade
 from grader.inventory import InventoryError, load_inventory
 from grader.probes import lesson3 as probes
 
+from tests.conftest import real_fixture  # noqa: E402
+
 CAPTURED = Path(__file__).resolve().parent / "fixtures" / "captured" / "h200x1"
 NODE = "deskbox"
 
 
 def real(name: str) -> str:
-    env = os.environ.get("CLUSTERLAB_FIXTURES")
-    root = Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "real"
-    path = root / name
-    if not path.is_file():
-        pytest.skip(f"real fixture {name} not found under {root} (set CLUSTERLAB_FIXTURES)")
-    return path.read_text()
+    """A real fixture (tests/conftest.py); skip when absent."""
+    return real_fixture(name).read_text()
 
 
 def captured(name: str) -> str:

@@ -15,14 +15,14 @@ from grader.parsers import (ParseError, parse_ethtool, parse_ibdev2netdev, parse
 from grader.parsers.common import (clean_lines, command_argv, content_lines, parse_prompt,
                                    split_chunks, split_sections)
 from grader import spark_names
+from tests.conftest import real_fixtures_root
 
 CAPTURED = Path(__file__).resolve().parent / "fixtures" / "captured"
 
 
 def real_dir() -> Path:
-    """shared/fixtures/real, or $CLUSTERLAB_FIXTURES; skip when absent."""
-    env = os.environ.get("CLUSTERLAB_FIXTURES")
-    root = Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "real"
+    """The real fixtures' folder (tests/conftest.py); skip when absent."""
+    root = real_fixtures_root()
     if not root.is_dir():
         pytest.skip(f"real fixtures not found at {root} (set CLUSTERLAB_FIXTURES to their folder)")
     return root
@@ -618,7 +618,7 @@ PARSERS = [parse_ip_addr, parse_ip_route_get, parse_ibdev2netdev, parse_ethtool,
 
 def _all_texts() -> list[str]:
     texts = [p.read_text() for p in sorted(CAPTURED.glob("*.txt"))] + [NVIDIA_CURRENT, NVIDIA_LINK_LOCAL]
-    root = Path(os.environ.get("CLUSTERLAB_FIXTURES") or Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "real")
+    root = real_fixtures_root()
     texts += [p.read_text() for p in sorted(root.glob("*/*.txt"))] if root.is_dir() else []
     return texts
 

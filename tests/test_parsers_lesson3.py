@@ -15,16 +15,14 @@ from grader.parsers.lspci import parse_lspci_vv, parse_pci_paths
 from grader.parsers.nvidia_smi import (canonical_field, parse_query_gpu, parse_smi_q, parse_smi_table,
                                        parse_topo_matrix, parse_topo_p2p, smi_value)
 
+from tests.conftest import real_fixture  # noqa: E402
+
 CAPTURED = Path(__file__).resolve().parent / "fixtures" / "captured" / "h200x1"
 
 
 def real(name: str) -> str:
-    env = os.environ.get("CLUSTERLAB_FIXTURES")
-    root = Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "real"
-    path = root / name
-    if not path.is_file():
-        pytest.skip(f"real fixture {name} not found under {root} (set CLUSTERLAB_FIXTURES)")
-    return path.read_text()
+    """A real fixture (tests/conftest.py); skip when absent."""
+    return real_fixture(name).read_text()
 
 
 def captured(name: str) -> str:

@@ -1,0 +1,32 @@
+"""Shared test helpers: where the real command outputs are.
+
+Real outputs live in ../shared/fixtures/real (beside the checkout, as CI lays it out); a copy
+ships in tests/fixtures/real so a clone elsewhere runs the same tests. $CLUSTERLAB_FIXTURES
+overrides both.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+
+
+def real_fixtures_root() -> Path:
+    """The folder of real outputs: $CLUSTERLAB_FIXTURES, else ../shared/fixtures/real, else the shipped copy."""
+    env = os.environ.get("CLUSTERLAB_FIXTURES")
+    if env:
+        return Path(env)
+    shared = HERE.parents[1] / "shared" / "fixtures" / "real"
+    return shared if shared.is_dir() else HERE / "fixtures" / "real"
+
+
+def real_fixture(pattern: str) -> Path:
+    """The one real fixture matching ``pattern`` (a glob under the root, e.g. ``spark/01_*``); skips if absent."""
+    hits = sorted(real_fixtures_root().glob(pattern))
+    if not hits:
+        pytest.skip(f"real fixture {pattern} not found under {real_fixtures_root()} (set CLUSTERLAB_FIXTURES)")
+    return hits[0]
