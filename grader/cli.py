@@ -31,6 +31,9 @@ def _parser() -> argparse.ArgumentParser:
     up = simsub.add_parser("up", help="build it (again); print the inventory file's path")
     up.add_argument("--fault", action="append", default=[], metavar="NAME",
                     help="inject a learner's mistake; repeatable; `clusterlab sim faults` lists them")
+    up.add_argument("--serve", nargs="?", const="ray", choices=("ray", "nnodes", "single"), metavar="MODE",
+                    help="then serve a tiny model with vLLM: ray (default: Ray on both nodes, pipeline parallel 2), "
+                         "nnodes (vLLM's own multi-node mode) or single (spark-a alone); needs scripts/install-serve.sh")
     simsub.add_parser("down", help="remove everything `sim up` made")
     simsub.add_parser("status", help="is it up, which faults, can the nodes be reached")
     simsub.add_parser("faults", help="list the faults `sim up --fault` knows")
@@ -59,7 +62,11 @@ def _cmd_sim(args: argparse.Namespace) -> int:
 
     try:
         if args.sim_cmd == "up":
-            print(sim.up(args.fault))
+            inventory = sim.up(args.fault)
+            if args.serve:
+                from grader.sim import serve
+                serve.start(args.serve)
+            print(inventory)
         elif args.sim_cmd == "down":
             sim.down()
         elif args.sim_cmd == "faults":

@@ -24,6 +24,12 @@ An inventory is a TOML file::
     cpu_watts = 253                 # optional: the CPU's sustained package power, W
     other_watts = 100               # optional: board, drives, fans, pumps, W
 
+    [serve]                         # optional (lesson 2b, the lab): the served model
+    url = "http://192.168.100.10:8000"   # the OpenAI-compatible endpoint, as the nodes reach it
+    model = "/models/Qwen3-8B"      # what `vllm serve` was given
+    mode = "ray"                    # optional: ray | nnodes | single
+    head = "spark-a"                # optional: the node `vllm serve` runs on (one of [[nodes]])
+
 ``load_inventory`` validates it and raises :class:`InventoryError` whose message names the
 field and the fix; it never returns a half-valid inventory.
 """
@@ -140,6 +146,48 @@ class Logs(BaseModel):
         return v
 
 
+class Serve(BaseModel):
+    """The served model (lesson 2b, the lab): where its OpenAI-compatible endpoint answers and how
+    it was launched. ``sim up --serve`` writes one; a learner writes their own.
+
+    ``url``: ``http(s)://host[:port]`` as the nodes reach it; ``model``: the path or name given to
+    ``vllm serve``; ``mode``: ``ray`` (Ray across the nodes), ``nnodes`` (vLLM's own multi-node
+    mode) or ``single`` (one node); ``head``: the node ``vllm serve`` runs on; ``log_dir``: where
+    ``<node>/vllm.log`` and ``<node>/ray.log`` are, on the nodes; ``ray_address``: ``host:port``.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    url: str
+    model: str
+    served_model_name: str | None = None
+    mode: Literal["ray", "nnodes", "single"] | None = None
+    head: str | None = None
+    log_dir: str | None = None
+    ray_address: str | None = None
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, v: str) -> str:
+        if not re.match(r"^https?://([A-Za-z0-9.\-]+|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?/?$", v):
+            raise ValueError(f"{v!r} is not an endpoint URL: give http://HOST:PORT (e.g. \"http://192.168.100.10:8000\")")
+        return v.rstrip("/")
+
+    @field_validator("ray_address")
+    @classmethod
+    def _host_port(cls, v: str | None) -> str | None:
+        if v is not None and not re.match(r"^[A-Za-z0-9.\-]+:\d{1,5}$", v):
+            raise ValueError(f"{v!r} is not HOST:PORT (e.g. \"192.168.100.10:6379\")")
+        return v
+
+    @field_validator("model", "log_dir", "served_model_name")
+    @classmethod
+    def _plain(cls, v: str | None) -> str | None:
+        if v is not None and (not v.strip() or any(c in v for c in "\0\n\r")):
+            raise ValueError(f"{v!r} must be one non-empty line")
+        return v
+
+
 class Inventory(BaseModel):
     """A validated inventory. ``path`` is where it was read from (for messages and relative paths)."""
 
@@ -152,6 +200,7 @@ class Inventory(BaseModel):
     nodes: list[Node]
     desktop: Desktop | None = None
     logs: Logs | None = None
+    serve: Serve | None = None
     path: str | None = None
 
     @model_validator(mode="after")
@@ -164,6 +213,8 @@ class Inventory(BaseModel):
             raise ValueError(f"node names must differ, got {names}")
         if self.desktop is not None and self.profile != "dual-gpu-desktop":
             raise ValueError("the [desktop] table is for profile \"dual-gpu-desktop\"; remove it or change the profile")
+        if self.serve is not None and self.serve.head is not None and self.serve.head not in names:
+            raise ValueError(f"[serve] head {self.serve.head!r} is not one of the [[nodes]] names {names}")
         if want == 2 and self.qsfp_port is None:
             raise ValueError("set qsfp_port = 0 or 1: the QSFP port the cable is in "
                              "(`ibdev2netdev` shows its two twins as (Up))")

