@@ -100,7 +100,10 @@ _COMMAND_HEADER_RE = re.compile(r"^#\s*command(?:\s*\([^)]*\))?:\s*(?P<cmd>\S.*)
 _SUDO_RE = re.compile(r"^(?:\[sudo\] password for [^:]*:|Password:)\s*$", re.I)
 _FENCE_RE = re.compile(r"^(?:```|~~~)")
 # warnings other programs print between a command and its output
-_CHATTER_RE = re.compile(r"^(?:sudo: unable to resolve host .*|Warning: Permanently added .*)$")
+_CHATTER_RE = re.compile(r"^(?:sudo: unable to resolve host .*|Warning: Permanently added .*"
+                         # X11 forwarding noise that mpirun/ssh print between output lines
+                         r"|Authorization required, but no authorization protocol specified"
+                         r"|No protocol specified|Invalid MIT-MAGIC-COOKIE-1 key)$")
 _ELLIPSIS_RE = re.compile(r"^(?:\.\.\.|…|\[\.\.\.\]|\[…\])$")
 
 
@@ -156,7 +159,8 @@ def is_comment_line(line: str) -> bool:
 
 def is_noise_line(line: str) -> bool:
     """True for lines no parser needs: blank, comment, sudo prompt, markdown fence, '...',
-    and chatter such as ``sudo: unable to resolve host x`` or ssh's ``Warning: Permanently added``."""
+    and chatter such as ``sudo: unable to resolve host x``, ssh's ``Warning: Permanently added``
+    or X11's ``Authorization required, but no authorization protocol specified``."""
     s = line.strip()
     return (not s or is_comment_line(s) or is_sudo_line(s) or bool(_FENCE_RE.match(s))
             or bool(_ELLIPSIS_RE.match(s)) or bool(_CHATTER_RE.match(s)))
@@ -256,6 +260,48 @@ def split_sections(text: str | bytes) -> list[tuple[str | None, list[str]]]:
     the first prompt gets command None. See split_chunks for the richer form.
     """
     return [(c.command, list(c.lines)) for c in split_chunks(text)]
+
+
+# --------------------------------------------------------------------------- log prefixes
+
+# What launchers and log collectors put in front of a program's own line. Each is removed
+# from the start of the line, repeatedly (a Ray prefix inside a docker-logs timestamp...).
+_LOG_PREFIX_RES = (
+    # Open MPI --tag-output: [1,0]<stdout>:   (Open MPI 5 adds a space)
+    re.compile(r"^\[\d+,\d+\]<(?:stdout|stderr|stddiag)>:\s?"),
+    # MPICH/Hydra -prepend-rank "[0] ", torchrun --tee "[default0]:" / "[rank0]:"
+    re.compile(r"^\[(?:default|rank)?\d+\]:\s?|^\[\d+\]\s+(?=\S)"),
+    # Ray worker prefixes: (RayWorkerWrapper pid=123, ip=10.0.0.2) (EngineCore_DP0 pid=9)
+    re.compile(r"^\([\w.:-]+ pid=\d+(?:, ip=[0-9A-Fa-f.:]+)?\)\s*"),
+    # timestamps: 2025-11-19T10:00:00.123456789Z, [2025-11-19 10:00:00,123], docker/kubectl logs
+    re.compile(r"^\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?\s+"),
+    # docker compose: "vllm-head-1  | "
+    re.compile(r"^[\w.-]+\s+\|\s"),
+)
+_RAY_REPEAT_RE = re.compile(r"\s*\[repeated \d+x across cluster\]\s*$")
+
+
+def strip_log_prefix(line: str) -> str:
+    """The line without the prefixes launchers add in front of a program's output.
+
+    Removes, repeatedly and only at the start: Open MPI ``--tag-output`` tags
+    (``[1,0]<stdout>:``), MPICH ``[0] `` and torchrun ``[default0]:``/``[rank0]:`` tags, Ray's
+    ``(RayWorkerWrapper pid=123, ip=10.0.0.2)`` prefixes, ISO timestamps (docker/kubectl
+    ``--timestamps``) and docker compose ``service  | ``; and at the end, Ray's
+    ``[repeated 3x across cluster]``. Leading blanks are kept when nothing is removed, so
+    indented output stays indented. Never raises.
+    """
+    out = _RAY_REPEAT_RE.sub("", line)
+    for _ in range(8):
+        before = out
+        for regex in _LOG_PREFIX_RES:
+            stripped = out.lstrip()
+            m = regex.match(stripped)
+            if m and m.end() > 0:
+                out = stripped[m.end():]
+        if out == before:
+            break
+    return out
 
 
 # --------------------------------------------------------------------------- commands

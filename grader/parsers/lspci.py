@@ -29,6 +29,8 @@ _WIDTH_RE = re.compile(r"Width\s+x(?P<width>\d+)(?P<down>\s*\(downgraded\))?", r
 _IDS_RE = re.compile(r"\[(?P<vendor>[0-9a-fA-F]{4}):(?P<device>[0-9a-fA-F]{4})\]")
 _NAME_RE = re.compile(r"\[(?P<name>[^\]]*(?:GeForce|RTX|Quadro|Tesla|TITAN|[AHLB]\d{2,3})[^\]]*)\]")
 
+_CONNECTX_RE = re.compile(r"ConnectX-\d+(?:\s?(?:Dx|Lx|Ex|VPI))?", re.I)
+
 DISPLAY_CLASSES = ("VGA compatible controller", "3D controller", "Display controller")
 """lspci's class names for display controllers (PCI class 0300, 0302, 0380)."""
 
@@ -72,6 +74,19 @@ class PciDevice:
     @property
     def is_nvidia(self) -> bool:
         return (self.vendor_device or "").lower().startswith("10de:") or "NVIDIA" in self.description
+
+    @property
+    def is_connectx(self) -> bool:
+        """A Mellanox/NVIDIA ConnectX function (``Mellanox Technologies MT2910 Family [ConnectX-7]``,
+        vendor id 15b3). A DGX Spark shows four: 0000:01:00.0/.1 and 0002:01:00.0/.1 (procedure.md §1.1)."""
+        return "connectx" in self.description.lower() or (
+            (self.vendor_device or "").lower().startswith("15b3:") and not self.is_display)
+
+    @property
+    def connectx_model(self) -> str | None:
+        """``ConnectX-7`` from ``[ConnectX-7]`` in the description, or None."""
+        m = _CONNECTX_RE.search(self.description)
+        return m.group(0) if m else None
 
     @property
     def width_reduced(self) -> bool:

@@ -1,0 +1,175 @@
+"""Parser for ``ibstat`` (infiniband-diags): each RDMA device (CA) and the state of its ports.
+
+Shape (tab-indented)::
+
+    CA 'rocep1s0f1'
+            CA type: MT4129
+            Number of ports: 1
+            Firmware version: 28.45.4028
+            Hardware version: 0
+            Node GUID: 0x...
+            System image GUID: 0x...
+            Port 1:
+                    State: Active
+                    Physical state: LinkUp
+                    Rate: 200
+                    Base lid: 0
+                    LMC: 0
+                    SM lid: 0
+                    Capability mask: 0x00010000
+                    Port GUID: 0x...
+                    Link layer: Ethernet
+
+``Rate`` is in Gb/s (the port's signalling rate: 200 on a Spark's 200 GbE port; a Down port
+shows a meaningless default such as 40). ``CA type: MT4129`` is a ConnectX-7; the Spark's ports
+are Ethernet only (``Link layer: Ethernet``, i.e. RoCE). ``ibstat -l`` (names only) and
+``ibstat <ca> <port>`` (one port block) are read too. Source: procedure.md §1.1, §2.2 [GEER92].
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .common import (Line, ParseError, command_argv, content_lines, fail_on_line, is_comment_line,
+                     raise_if_shell_error)
+
+CMD = "ibstat"
+
+_CA_RE = re.compile(r"^CA\s*:?\s*'(?P<name>[^']*)'?\s*$")
+_PORT_RE = re.compile(r"^Port\s+(?P<n>\d+)\s*:\s*$")
+_KV_RE = re.compile(r"^(?P<key>[A-Za-z][\w ./-]*?)\s*:\s*(?P<value>.*)$")
+_NAME_RE = re.compile(r"^[A-Za-z][\w.-]*$")
+_PANIC_RE = re.compile(r"^ibpanic:|^ibstat: |^ibwarn:.*(?:error|fail)", re.I)
+_WARN_RE = re.compile(r"^ibwarn:", re.I)
+_RATE_RE = re.compile(r"^(?P<n>\d+(?:\.\d+)?)")
+_PORT_KEYS = {"state": "state", "physical state": "physical_state", "rate": "rate_gbps", "link layer": "link_layer"}
+_CA_KEYS = {"ca type": "ca_type", "firmware version": "firmware"}
+CA_TYPES = {"MT4129": "ConnectX-7", "MT4131": "ConnectX-8", "MT4125": "ConnectX-6 Dx", "MT4123": "ConnectX-6",
+            "MT4119": "ConnectX-5", "MT4121": "ConnectX-5 Ex", "MT4127": "ConnectX-6 Lx", "MT41692": "BlueField-3"}
+"""PCI device ids of ConnectX generations as ibstat prints them (``CA type``)."""
+
+
+@dataclass(frozen=True)
+class IbPort:
+    """One port block: ``port`` number, ``state`` (``Active``, ``Down``, ``Initializing``... as
+    printed), ``physical_state`` (``LinkUp``, ``Disabled``, ``Polling``...), ``rate_gbps`` the
+    ``Rate`` line in Gb/s (float; None if absent), ``link_layer`` (``Ethernet`` = RoCE,
+    ``InfiniBand``). Any field is None when its line was not in the paste."""
+
+    port: int
+    state: str | None = None
+    physical_state: str | None = None
+    rate_gbps: float | None = None
+    link_layer: str | None = None
+
+    @property
+    def is_active(self) -> bool:
+        return (self.state or "").lower() == "active"
+
+
+@dataclass(frozen=True)
+class CaInfo:
+    """One ``CA '<name>'`` block: the RDMA device name (None when only a port block was pasted
+    without its CA line), ``ca_type`` (``MT4129``), ``firmware`` (``28.45.4028``) and its ports."""
+
+    ca: str | None
+    ca_type: str | None = None
+    firmware: str | None = None
+    ports: tuple[IbPort, ...] = ()
+
+    @property
+    def model(self) -> str | None:
+        """The ConnectX generation of ``ca_type`` (``MT4129`` -> ``ConnectX-7``), or None."""
+        return CA_TYPES.get(self.ca_type or "")
+
+
+class CaList(list):
+    """``list[CaInfo]`` in printed order, plus ``truncated`` (the last port block stops before its
+    ``Link layer`` line, as a cut-off paste does) and ``warnings`` (``ibwarn:`` lines)."""
+
+    def __init__(self, cas=(), truncated: bool = False, warnings: tuple[str, ...] = ()):
+        super().__init__(cas)
+        self.truncated = truncated
+        self.warnings = warnings
+
+
+def _rate(value: str) -> float | None:
+    m = _RATE_RE.match(value.strip())
+    return float(m.group("n")) if m else None
+
+
+def parse_ibstat(text: str) -> CaList:
+    """Parse ``ibstat`` (also ``ibstat -l``, ``ibstat -s``, ``ibstat <ca> [port]``) into CaInfo.
+
+    Lines other than ``CA '...'``, ``Port N:`` and ``Key: value`` are errors, except bare device
+    names (``ibstat -l``). Keys it does not need (GUIDs, lids) are skipped.
+
+    Raises ParseError for ``command not found``, ``ibpanic:`` (e.g. the ib_umad module is not
+    loaded: ``sudo modprobe ib_umad``), a line of another shape, or no CA at all.
+    """
+    lines = content_lines(text, keep_comments=True)
+    lines = [x for x in lines if not is_comment_line(x.text)]
+    raise_if_shell_error([x for x in lines if not _PANIC_RE.match(x.text.strip())], CMD)
+    warnings = []
+    for line in lines:
+        s = line.text.strip()
+        if _PANIC_RE.match(s) and not (_WARN_RE.match(s) and "fail" not in s.lower()):
+            hint = (" (load the module: `sudo modprobe ib_umad`, or use `rdma link` / `ibv_devinfo`, which do "
+                    "not need it)" if "umad" in s.lower() else "")
+            raise fail_on_line(CMD, line, f"ibstat could not read the devices: {s}{hint}")
+        if _WARN_RE.match(s):
+            warnings.append(s)
+    lines = [x for x in lines if not _WARN_RE.match(x.text.strip())]
+    cas: list[dict] = []
+    port: dict | None = None
+    default_ca = _prompt_ca(lines)
+    for line in lines:
+        s = line.text.strip()
+        m = _CA_RE.match(s)
+        if m:
+            cas.append({"ca": m.group("name"), "ports": []})
+            port = None
+            continue
+        m = _PORT_RE.match(s)
+        if m:
+            if not cas:
+                cas.append({"ca": default_ca, "ports": []})
+            port = {"port": int(m.group("n"))}
+            cas[-1]["ports"].append(port)
+            continue
+        kv = _KV_RE.match(s)
+        if kv:
+            key, value = kv.group("key").strip().lower(), kv.group("value").strip()
+            if not cas:
+                cas.append({"ca": default_ca, "ports": []})
+            if key in _PORT_KEYS:
+                if port is None:  # a port's lines without their `Port N:` line (grep excerpt): port 1
+                    port = {"port": 1}
+                    cas[-1]["ports"].append(port)
+                port[_PORT_KEYS[key]] = _rate(value) if key == "rate" else (value or None)
+            elif key in _CA_KEYS and port is None:
+                cas[-1][_CA_KEYS[key]] = value or None
+            continue
+        if _NAME_RE.match(s) and all(len(c) == 2 and not c["ports"] for c in cas):
+            cas.append({"ca": s, "ports": []})  # ibstat -l
+            continue
+        raise fail_on_line(CMD, line, "expected `CA '<name>'`, `Port <n>:` or `<key>: <value>`")
+    if not cas:
+        raise ParseError(CMD, "no CA found (no RDMA device, or the driver is not loaded)")
+    out = [CaInfo(c["ca"], c.get("ca_type"), c.get("firmware"),
+                  tuple(IbPort(p["port"], p.get("state"), p.get("physical_state"), p.get("rate_gbps"),
+                               p.get("link_layer")) for p in c["ports"])) for c in cas]
+    last_ports = cas[-1]["ports"]
+    truncated = bool(last_ports) and "link_layer" not in last_ports[-1] and "ca_type" in cas[-1]
+    return CaList(out, truncated, tuple(warnings))
+
+
+def _prompt_ca(lines: list[Line]) -> str | None:
+    """The CA named on an ``ibstat <ca> [port]`` prompt line, if any."""
+    for line in lines:
+        argv = command_argv(line.command)
+        if argv and argv[0] == "ibstat":
+            args = [a for a in argv[1:] if not a.startswith("-")]
+            return args[0] if args else None
+    return None

@@ -1,0 +1,349 @@
+"""Parser for NCCL_DEBUG=INFO logs: which network NCCL chose, which HCAs, and the transport of
+each channel (P2P, SHM, NET/IB, NET/Socket...).
+
+NCCL writes ``<host>:<pid>:<tid> [<cuda dev>] NCCL INFO <message>``. In the field these lines
+come mixed with torchrun, vLLM and Ray output, behind launcher prefixes
+(``(RayWorkerWrapper pid=123, ip=10.0.0.2) spark-a:123:456 [0] NCCL INFO ...``,
+``[1,0]<stdout>:``, timestamps): only lines with ``NCCL INFO``/``NCCL WARN`` (or a bare NCCL
+message, as authors quote them with the prefix cut) are read; the rest is skipped. Messages read::
+
+    NCCL version 2.28.9+cuda13.0
+    NET/Plugin: Could not find: libnccl-net.so
+    NET/IB : Using [0]rocep1s0f1:1/RoCE [1]roceP2p1s0f1:1/RoCE [RO]; OOB enp1s0f1np1:192.168.100.10<0>
+    NET/IB : No device found.
+    NET/Socket : Using [0]eth0:10.0.0.2<0>
+    Bootstrap: Using eth0:192.0.2.2<0>
+    Using network IB                         (or Socket, or an external plugin's name)
+    NCCL_SOCKET_IFNAME set by environment to enp1s0f1np1
+    NCCL_IB_HCA set to rocep1s0f1,roceP2p1s0f1
+    Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read
+    Channel 00/0 : 1[1] -> 0[0] [receive] via NET/Socket/0
+    Channel 08/0 : 0[0] -> 1[0] [receive] via NET/IBext_v10/0        (NCCL's IB transport in a plugin)
+    Connected all rings
+    NET/IB : GPU Direct RDMA (DMABUF) enabled for HCA 0 'rocep1s0f1
+    comm 0x... rank 0 nRanks 2 nNodes 2 localRanks 1 localRank 0 MNNVL 0
+    NCCL WARN <anything>
+
+``NET/Socket`` channels mean NCCL sends over TCP sockets: a fallback when it finds no usable RDMA
+device (no /dev/infiniband in the container, NCCL_IB_DISABLE=1, wrong NCCL_IB_HCA).
+Sources: NCCL's log strings (transport/net_ib.cc, net_socket.cc, init.cc, as seen in the
+fixtures); vLLM docs parallelism_scaling.md (``via NET/IB/GDRDMA`` vs ``via NET/Socket``);
+procedure.md §2.4.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from .common import ParseError, content_lines, raise_if_shell_error, strip_log_prefix
+
+CMD = "NCCL_DEBUG=INFO log"
+
+_MARK_RE = re.compile(r"(?:^|\s)NCCL (?P<lvl>INFO|WARN|TRACE|ABORT|ERROR)\b:?\s?(?P<msg>.*)$")
+_HOST_RE = re.compile(r"(?P<host>[\w.-]+):(?P<pid>\d+):(?P<tid>\d+)\s+\[(?P<dev>\d+)\]\s*$")
+_VERSION_RE = re.compile(r"^NCCL version (?P<v>\S+)")
+_NET_USING_RE = re.compile(r"^NET/(?P<net>IB\w*|Socket|[\w .-]+?)\s*:\s*Using\s*(?P<rest>.*)$")
+_NO_DEVICE_RE = re.compile(r"^NET/IB\w*\s*:\s*No device found", re.I)
+_HCA_RE = re.compile(r"\[(?P<i>\d+)\](?P<dev>[^:\s\[\]]+):(?P<port>\d+)/(?P<ll>[A-Za-z]+)")
+_OOB_RE = re.compile(r"OOB\s+(?P<iface>[^:\s]+):(?P<addr>[^<\s]+)(?:<\d+>)?")
+_SOCK_RE = re.compile(r"\[(?P<i>\d+)\](?P<iface>[^:\s\[\]]+):(?P<addr>[^<\s]+)(?:<\d+>)?")
+_BOOTSTRAP_RE = re.compile(r"^Bootstrap\s*:\s*Using\s+(?P<iface>[^:\s]+):(?P<addr>[^<\s]+)")
+_NETWORK_RE = re.compile(r"^Using network (?P<net>.+?)\s*$")
+_ASSIGNED_RE = re.compile(r"^(?:Assigned|Initialized) NET plugin (?P<net>\S+)")
+_FAILED_RE = re.compile(r"^Failed to initialize NET plugin (?P<net>\S+)")
+_ENV_RE = re.compile(r"^(?P<key>[A-Z][A-Z0-9]*_[A-Z0-9_]+) set (?:by environment )?to (?P<val>.*?)\s*$")
+_CHANNEL_RE = re.compile(r"^Channel\s+(?P<ch>\d+)(?:/(?P<sub>\d+))?\s*:\s*(?P<src>\d+)\[(?P<srcdev>[0-9a-fA-Fx]+)\]\s*->\s*"
+                         r"(?P<dst>\d+)\[(?P<dstdev>[0-9a-fA-Fx]+)\]\s*(?:\[(?P<dir>send|receive|recv)\]\s*)?"
+                         r"via\s+(?P<via>\S.*?)\s*$")
+_RINGS_RE = re.compile(r"^Connected all rings")
+_TREES_RE = re.compile(r"^Connected all trees")
+_GDR_RE = re.compile(r"GPU Direct RDMA (?:\(DMABUF\) )?[Ee]nabled for HCA (?P<i>\d+) '(?P<dev>[^'\s]+)")
+_COMM_RE = re.compile(r"\bnRanks (?P<n>\d+) nNodes (?P<nodes>\d+)")
+_INIT_RE = re.compile(r"^ncclCommInitRank\w* comm \S+ rank \d+ nranks (?P<n>\d+)")
+_BARE_RE = re.compile(r"^(?:NCCL version \d|NET/(?:IB|Socket|Plugin)|Channel \d+/\d+\s*:\s*\d+\[|Using network \w"
+                      r"|NCCL_[A-Z0-9_]+ set (?:by environment )?to |Connected all (?:rings|trees)|Bootstrap\s*:\s*Using )")
+_ERROR_RE = re.compile(r"NCCL error|ncclSystemError|ncclInternalError|ncclInvalidUsage|ncclRemoteError"
+                       r"|ncclUnhandledCudaError|ncclInvalidArgument|unhandled system error")
+_BENCH_RE = re.compile(r"^size_MiB=(?P<size>[\d.]+)\s+time_us=(?P<t>[\d.]+)\s+algbw_GBps=(?P<alg>[\d.]+)\s+"
+                       r"busbw_GBps=(?P<bus>[\d.]+)")
+
+TRANSPORT_ORDER = ("NET/IB", "NET/Socket", "P2P", "SHM", "COLLNET", "NVLS")
+
+
+class NcclHca(NamedTuple):
+    """An HCA from ``NET/IB : Using [0]rocep1s0f1:1/RoCE``: device, port, link layer (``RoCE``, ``IB``)."""
+
+    device: str
+    port: int
+    link_layer: str
+
+
+class SocketIface(NamedTuple):
+    """An interface from ``NET/Socket : Using [0]eth0:10.0.0.2<0>``: its name and address."""
+
+    name: str
+    address: str
+
+
+@dataclass(frozen=True)
+class NcclChannel:
+    """One ``Channel NN/M : a[da] -> b[db] [send|receive] via T`` line.
+
+    ``transport`` classifies ``via``: ``NET/IB`` (also an external IB plugin such as
+    ``NET/IBext_v10``), ``NET/Socket``, ``P2P`` (NVLink or PCIe between GPUs of one host),
+    ``SHM`` (through host shared memory), ``COLLNET``, ``NVLS``, else the first word of ``via``.
+    ``detail`` is ``via`` as printed (``NET/IB/0/GDRDMA``); ``direction`` ``send``/``receive``
+    or None; ``host`` the host that logged it (None without the ``host:pid:tid`` prefix).
+    """
+
+    channel: int
+    src_rank: int
+    dst_rank: int
+    transport: str
+    detail: str
+    direction: str | None = None
+    host: str | None = None
+
+
+@dataclass(frozen=True)
+class BenchLine:
+    """A ``size_MiB=.. time_us=.. algbw_GBps=.. busbw_GBps=..`` line a benchmark script printed
+    among the NCCL lines (GB/s = 10^9 bytes/s)."""
+
+    size_mib: float
+    time_us: float
+    algbw_gbs: float
+    busbw_gbs: float
+
+
+@dataclass(frozen=True)
+class NcclLog:
+    """What an NCCL_DEBUG=INFO log says.
+
+    ``version`` (``2.28.9+cuda13.0``); ``network`` the network NCCL chose: ``"IB"`` (RDMA:
+    InfiniBand or RoCE, also through an IB plugin), ``"Socket"`` (TCP), another plugin's name,
+    or None when the log does not say; ``ib_devices`` the HCAs of ``NET/IB : Using`` (all hosts,
+    first seen first) and ``ib_devices_by_host``; ``socket_ifaces`` of ``NET/Socket : Using``;
+    ``oob_iface``/``oob_address`` the out-of-band interface of the IB line; ``bootstrap_iface``/
+    ``bootstrap_address``; ``ib_no_device`` (``NET/IB : No device found``); ``net_plugins_failed``
+    (``Failed to initialize NET plugin IB``); ``plugin_messages`` the ``NET/Plugin`` lines;
+    ``channels`` in order; ``env_settings`` from ``X set [by environment] to Y`` (a trailing
+    period dropped); ``warnings`` the ``NCCL WARN`` messages; ``errors`` NCCL error lines (torch's
+    ``NCCL error ...: unhandled system error``); ``hosts`` that logged; ``nranks``/``nnodes`` from
+    the communicator lines; ``gdr_hcas`` HCAs with GPU Direct RDMA enabled; ``rings_connected``;
+    ``bench`` benchmark result lines; ``simulated`` a line says the log is simulated;
+    ``nccl_lines`` how many NCCL lines were read.
+    """
+
+    version: str | None = None
+    network: str | None = None
+    ib_devices: tuple[NcclHca, ...] = ()
+    ib_devices_by_host: dict = field(default_factory=dict)
+    socket_ifaces: tuple[SocketIface, ...] = ()
+    oob_iface: str | None = None
+    oob_address: str | None = None
+    bootstrap_iface: str | None = None
+    bootstrap_address: str | None = None
+    ib_no_device: bool = False
+    net_plugins_failed: tuple[str, ...] = ()
+    plugin_messages: tuple[str, ...] = ()
+    channels: tuple[NcclChannel, ...] = ()
+    env_settings: dict = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+    errors: tuple[str, ...] = ()
+    hosts: tuple[str, ...] = ()
+    nranks: int | None = None
+    nnodes: int | None = None
+    gdr_hcas: tuple[str, ...] = ()
+    rings_connected: bool = False
+    bench: tuple[BenchLine, ...] = ()
+    simulated: bool = False
+    nccl_lines: int = 0
+
+    @property
+    def transports(self) -> tuple[str, ...]:
+        """The transports the channels used, in TRANSPORT_ORDER (others after, as first seen)."""
+        seen = list(dict.fromkeys(c.transport for c in self.channels))
+        return tuple(sorted(seen, key=lambda t: (TRANSPORT_ORDER.index(t) if t in TRANSPORT_ORDER
+                                                 else len(TRANSPORT_ORDER), seen.index(t))))
+
+
+def classify_transport(via: str) -> str:
+    """The transport family of a channel's ``via`` text (see NcclChannel)."""
+    d = via.strip()
+    if re.match(r"^NET/IB", d):
+        return "NET/IB"
+    if d.startswith("NET/Socket"):
+        return "NET/Socket"
+    if d.startswith("NET/"):
+        return "NET/" + re.split(r"[/(]", d[4:])[0]
+    if d.startswith("P2P"):
+        return "P2P"
+    if d.startswith("SHM"):
+        return "SHM"
+    if d.lower().startswith("collnet"):
+        return "COLLNET"
+    if d.startswith("NVLS"):
+        return "NVLS"
+    return re.split(r"[/\s]", d)[0] or d
+
+
+def _network_name(net: str) -> str:
+    n = net.strip()
+    return "IB" if re.match(r"^IB", n) else "Socket" if n.lower() == "socket" else n
+
+
+def parse_nccl_log(text: str) -> NcclLog:
+    """Parse an NCCL_DEBUG=INFO log (lines mixed with other programs' output) into NcclLog.
+
+    Lines without an NCCL marker are skipped unless they are a bare NCCL message (see
+    _BARE_RE), a torch/NCCL error line, or a ``size_MiB=`` benchmark line. Never depends on line
+    order. Raises ParseError when no NCCL line is found (with the hint to set NCCL_DEBUG=INFO),
+    or when the paste is a shell error (``No such file or directory``) instead of a log.
+    """
+    lines = content_lines(text, keep_comments=True)
+    simulated = any("simulated" in x.text.lower() for x in lines if x.text.lstrip().startswith("#"))
+    st: dict = {"ib": [], "by_host": {}, "sock": [], "channels": [], "env": {}, "warn": [], "err": [],
+                "hosts": [], "failed": [], "plugin": [], "gdr": [], "bench": []}
+    count = 0
+    for line in lines:
+        raw = line.text.strip()
+        if raw.startswith("#"):
+            continue
+        s = strip_log_prefix(raw).strip()
+        m = _MARK_RE.search(s)
+        host = None
+        if m:
+            msg, lvl = m.group("msg").strip(), m.group("lvl")
+            hm = _HOST_RE.search(s[:m.start()].rstrip())
+            host = hm.group("host") if hm else None
+            if host and host not in st["hosts"]:
+                st["hosts"].append(host)
+        elif _BARE_RE.match(s):
+            msg, lvl = s, "INFO"
+        else:
+            if _ERROR_RE.search(s):
+                st["err"].append(s)
+            b = _BENCH_RE.match(s)
+            if b:
+                st["bench"].append(BenchLine(float(b.group("size")), float(b.group("t")), float(b.group("alg")),
+                                             float(b.group("bus"))))
+            continue
+        count += 1
+        if lvl in ("WARN", "ERROR", "ABORT"):
+            st["warn"].append(msg)
+            if _ERROR_RE.search(msg):
+                st["err"].append(msg)
+            continue
+        _read_message(msg, host, st)
+    if count == 0 and not st["err"]:
+        raise_if_shell_error(lines, CMD)
+        first = next((x for x in lines if x.text.strip() and not x.text.strip().startswith("#")), None)
+        raise ParseError(CMD, "no NCCL line found (`... NCCL INFO ...`): run with NCCL_DEBUG=INFO (for vLLM "
+                              "pass -e NCCL_DEBUG=INFO to the container) and paste the lines that contain `NCCL`",
+                         first.text.strip() if first else None, first.no if first else None)
+    by_host = {h: tuple(dict.fromkeys(v)) for h, v in st["by_host"].items()}
+    return NcclLog(
+        version=st.get("version"), network=st.get("network") or st.get("assigned"),
+        ib_devices=tuple(dict.fromkeys(st["ib"])), ib_devices_by_host=by_host,
+        socket_ifaces=tuple(dict.fromkeys(st["sock"])), oob_iface=st.get("oob_iface"),
+        oob_address=st.get("oob_addr"), bootstrap_iface=st.get("boot_iface"), bootstrap_address=st.get("boot_addr"),
+        ib_no_device=bool(st.get("no_device")), net_plugins_failed=tuple(dict.fromkeys(st["failed"])),
+        plugin_messages=tuple(dict.fromkeys(st["plugin"])), channels=tuple(st["channels"]), env_settings=dict(st["env"]),
+        warnings=tuple(st["warn"]), errors=tuple(dict.fromkeys(st["err"])), hosts=tuple(st["hosts"]),
+        nranks=st.get("nranks"), nnodes=st.get("nnodes"), gdr_hcas=tuple(dict.fromkeys(st["gdr"])),
+        rings_connected=bool(st.get("rings")), bench=tuple(st["bench"]), simulated=simulated, nccl_lines=count)
+
+
+def _read_message(msg: str, host: str | None, st: dict) -> None:
+    m = _VERSION_RE.match(msg)
+    if m:
+        st.setdefault("version", m.group("v"))
+        return
+    if _NO_DEVICE_RE.match(msg):
+        st["no_device"] = True
+        return
+    m = _NET_USING_RE.match(msg)
+    if m:
+        net, rest = m.group("net").strip(), m.group("rest")
+        if net.startswith("IB"):
+            hcas = [NcclHca(h.group("dev"), int(h.group("port")), h.group("ll")) for h in _HCA_RE.finditer(rest)]
+            st["ib"] += hcas
+            st["by_host"].setdefault(host or "", []).extend(hcas)
+            o = _OOB_RE.search(rest)
+            if o and "oob_iface" not in st:
+                st["oob_iface"], st["oob_addr"] = o.group("iface"), o.group("addr")
+        elif net == "Socket":
+            st["sock"] += [SocketIface(x.group("iface"), x.group("addr")) for x in _SOCK_RE.finditer(rest)]
+        return
+    if msg.startswith("NET/Plugin"):
+        st["plugin"].append(msg)
+        return
+    m = _BOOTSTRAP_RE.match(msg)
+    if m:
+        if "boot_iface" not in st:
+            st["boot_iface"], st["boot_addr"] = m.group("iface"), m.group("addr")
+        return
+    m = _NETWORK_RE.match(msg)
+    if m:
+        st["network"] = _network_name(m.group("net"))
+        return
+    m = _FAILED_RE.match(msg)
+    if m:
+        st["failed"].append(m.group("net"))
+        return
+    m = _ASSIGNED_RE.match(msg)
+    if m:
+        st.setdefault("assigned", _network_name(m.group("net")))
+        return
+    m = _ENV_RE.match(msg)
+    if m:
+        val = m.group("val")
+        st["env"][m.group("key")] = val[:-1] if val.endswith(".") else val
+        return
+    m = _CHANNEL_RE.match(msg)
+    if m:
+        direction = m.group("dir")
+        st["channels"].append(NcclChannel(int(m.group("ch")), int(m.group("src")), int(m.group("dst")),
+                                          classify_transport(m.group("via")), m.group("via"),
+                                          "receive" if direction == "recv" else direction, host))
+        return
+    if _RINGS_RE.match(msg):
+        st["rings"] = True
+        return
+    m = _GDR_RE.search(msg)
+    if m:
+        st["gdr"].append(m.group("dev"))
+        return
+    m = _COMM_RE.search(msg)
+    if m:
+        st["nranks"], st["nnodes"] = int(m.group("n")), int(m.group("nodes"))
+        return
+    m = _INIT_RE.match(msg)
+    if m:
+        st.setdefault("nranks", int(m.group("n")))
+
+
+def transport_verdict(log: NcclLog) -> str:
+    """One word for how NCCL moved data: ``"NET/IB"``, ``"NET/Socket"``, ``"P2P"``, ``"SHM"``,
+    another transport's name, ``"mixed: NET/IB+P2P"`` (several, in TRANSPORT_ORDER), or
+    ``"unknown"``.
+
+    Read from the channel lines. A log without channel lines falls back on the network NCCL
+    chose (``Using network IB`` -> ``"NET/IB"``, ``Socket`` -> ``"NET/Socket"``), then on the
+    ``NET/IB : Using [0]...`` / ``NET/Socket : Using`` lines. Pure; never raises.
+    """
+    used = log.transports
+    if len(used) == 1:
+        return used[0]
+    if used:
+        return "mixed: " + "+".join(used)
+    if log.network == "IB" or (log.network is None and log.ib_devices):
+        return "NET/IB"
+    if log.network == "Socket" or (log.network is None and log.socket_ifaces and not log.ib_devices):
+        return "NET/Socket"
+    if log.network:
+        return f"NET/{log.network}"
+    return "unknown"

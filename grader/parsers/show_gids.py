@@ -1,0 +1,112 @@
+"""Parser for Mellanox/NVIDIA OFED's ``show_gids`` table.
+
+Shape (columns separated by tabs; the IPv4 column is empty for non-IPv4 GIDs)::
+
+    DEV     PORT    INDEX   GID                                     IPv4            VER     DEV
+    ---     ----    -----   ---                                     ------------    ---     ---
+    rocep1s0f1      1       0       fe80:0000:0000:0000:0e42:a1ff:fe2c:1234                 v1      enp1s0f1np1
+    rocep1s0f1      1       3       0000:0000:0000:0000:0000:ffff:c0a8:640a 192.168.100.10  v2      enp1s0f1np1
+    n_gids_found=4
+
+The last DEV column is the netdev. ``VER`` v2 = RoCE v2 (routable, UDP); the row with v2 and an
+IPv4 address gives the index for NCCL_IB_GID_INDEX and ``ib_write_bw -x`` (perftest prints it
+as ``GID index : 3``). Source: procedure.md §2.2 [14-article] [MIA47].
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .common import ParseError, content_lines, fail_on_line, is_comment_line, raise_if_shell_error
+from .ib_sysfs import ipv4_of_gid
+
+CMD = "show_gids"
+
+_HEADER_RE = re.compile(r"^DEV\s+PORT\s+INDEX\s+GID\b", re.I)
+_RULE_RE = re.compile(r"^-{2,}(?:\s+-+)*$")
+_ROW_RE = re.compile(r"^(?P<dev>\S+)\s+(?P<port>\d+)\s+(?P<index>\d+)\s+(?P<gid>[0-9a-fA-F:]{2,})"
+                     r"(?:\s+(?P<ipv4>\d{1,3}(?:\.\d{1,3}){3}))?\s+(?P<ver>v\d)(?:\s+(?P<ndev>\S+))?\s*$")
+_COUNT_RE = re.compile(r"^n_gids_found\s*=\s*(?P<n>\d+)\s*$")
+_PARTIAL_RE = re.compile(r"^\S+\s+\d+(?:\s+\d+(?:\s+[0-9a-fA-F:]*)?)?.*$")
+
+
+@dataclass(frozen=True)
+class GidRow:
+    """One ``show_gids`` row: RDMA device, port, GID index, GID, its IPv4 (None when the column
+    is empty), RoCE version (``v1``/``v2`` as printed) and the netdev (None if not shown)."""
+
+    device: str
+    port: int
+    index: int
+    gid: str
+    ipv4: str | None
+    version: str
+    netdev: str | None
+
+    @property
+    def is_roce_v2(self) -> bool:
+        return self.version.lower() == "v2"
+
+
+class GidTable(list):
+    """``list[GidRow]`` in printed order, plus ``n_gids_found`` (the count line, None if cut off),
+    ``truncated`` (the last row was cut off and left out, or the count line is missing after a
+    header) and ``simulated``."""
+
+    def __init__(self, rows=(), n_gids_found: int | None = None, truncated: bool = False,
+                 simulated: bool = False):
+        super().__init__(rows)
+        self.n_gids_found = n_gids_found
+        self.truncated = truncated
+        self.simulated = simulated
+
+    def roce_v2_ipv4(self, device: str | None = None) -> list[GidRow]:
+        """Rows that are RoCE v2 and carry an IPv4 address (of one device, or all)."""
+        return [r for r in self if r.is_roce_v2 and r.ipv4 and (device is None or r.device == device)]
+
+
+def parse_show_gids(text: str) -> GidTable:
+    """Parse ``show_gids`` output into a GidTable (a list of GidRow).
+
+    The header and its ``---`` rule are optional (a grep excerpt has only rows). The IPv4 column
+    is read from the table, or decoded from an IPv4-mapped GID when the column is missing.
+    A cut-off last row is left out and sets ``truncated``.
+
+    Raises ParseError for ``command not found``, a line of another shape, or no row at all.
+    """
+    lines = content_lines(text, keep_comments=True)
+    simulated = any("simulated" in x.text.lower() for x in lines)
+    lines = [x for x in lines if not is_comment_line(x.text) and "simulated" not in x.text.lower()]
+    raise_if_shell_error(lines, CMD)
+    rows: list[GidRow] = []
+    count: int | None = None
+    truncated = False
+    header = False
+    for pos, line in enumerate(lines):
+        s = line.text.strip()
+        if _HEADER_RE.match(s):
+            header = True
+            continue
+        if _RULE_RE.match(s):
+            continue
+        m = _COUNT_RE.match(s)
+        if m:
+            count = int(m.group("n"))
+            continue
+        m = _ROW_RE.match(s)
+        if m:
+            gid = m.group("gid")
+            ipv4 = m.group("ipv4") or ipv4_of_gid(gid)
+            rows.append(GidRow(m.group("dev"), int(m.group("port")), int(m.group("index")), gid, ipv4,
+                               m.group("ver"), m.group("ndev")))
+            continue
+        if pos == len(lines) - 1 and (rows or header) and _PARTIAL_RE.match(s):
+            truncated = True
+            continue
+        raise fail_on_line(CMD, line, "expected a row `<dev> <port> <index> <gid> [<ipv4>] v1|v2 <netdev>`")
+    if not rows:
+        raise ParseError(CMD, "no GID row found (no RDMA device, or no GID configured)")
+    if header and count is None:
+        truncated = True
+    return GidTable(rows, count, truncated, simulated)
