@@ -168,6 +168,24 @@ def _kind_of_json(lines: list[str], prefer: str | None) -> tuple[str | None, int
     return kind, used
 
 
+def _trailing_claimed(kind: str | None, noise: list[str]) -> int:
+    """How many of the noise lines after a segment of ``kind`` stay with it: those its ``line``
+    pattern claims (nccl-tests ends with ``# Avg bus bandwidth`` comment lines), with blank lines
+    between them, up to the first line it does not claim. Other noise goes to the next output."""
+    spec = _REGISTRY.get(kind) if kind else None
+    if spec is None or spec.line is None:
+        return 0
+    keep = count = 0
+    for line in noise:
+        s = line.strip()
+        if s and not spec.line.search(s):
+            break
+        count += 1
+        if s:
+            keep = count
+    return keep
+
+
 def _segments(chunk: Chunk) -> list[_Segment]:
     """Split one prompt's output where the kind of output changes."""
     cmd_kind = _kind_of_command(command_argv(chunk.command))
@@ -197,6 +215,10 @@ def _segments(chunk: Chunk) -> list[_Segment]:
         restarts = kind == cur.kind and spec is not None and spec.starts is not None \
             and bool(spec.starts.search(line.strip()))
         if cur.content() and (kind != cur.kind or restarts or whole):
+            keep = _trailing_claimed(cur.kind, [lines[j] for j in pending])
+            cur.lines += [lines[j] for j in pending[:keep]]
+            cur.linenos += [numbers[j] for j in pending[:keep]]
+            pending = pending[keep:]
             cur = _Segment(kind, None, chunk.host)
             segs.append(cur)
         cur.kind = cur.kind or kind

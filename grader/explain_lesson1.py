@@ -213,7 +213,9 @@ register(KindSpec(
     matches_command=_argv_is("ip", "address", "link"),
     line=re.compile(r"^\d+:\s+\S+:\s+<|^link/\S+|^inet6?\s|^valid_lft\s|^altname\s|^Device \".*\" does not exist"
                     r"|^\S+\s+(?:UP|DOWN|UNKNOWN|LOWERLAYERDOWN|DORMANT|NOTPRESENT|TESTING)(?:\s|$)"),
-    matches_json=lambda v: isinstance(v, list) and bool(v) and all(isinstance(x, dict) and "ifname" in x for x in v),
+    # `rdma -j link` objects also have "ifname": they carry "physical_state", ip's never do
+    matches_json=lambda v: isinstance(v, list) and bool(v) and all(
+        isinstance(x, dict) and "ifname" in x and "physical_state" not in x for x in v),
 ))
 
 

@@ -412,3 +412,95 @@ def busbw_factor(collective: str | None, nranks: int | None) -> float | None:
     name = re.sub(r"_perf(?:_mpi)?$", "", collective)
     f = BUSBW_FACTORS.get(name)
     return f(nranks) if f else None
+
+
+# --------------------------------------------------------------------------- benchmark tables
+
+_BENCH_HEAD_RE = re.compile(r"^(?P<name>[A-Za-z_]+)\((?P<unit>[^)]*)\)$")
+_BENCH_KV_RE = re.compile(r"^(?P<name>[A-Za-z]+)_(?P<unit>[A-Za-z/]+)=(?P<value>[-+\d.eE]+)$")
+_TIME_TO_US = {"us": 1.0, "usec": 1.0, "ms": 1000.0, "s": 1e6, "sec": 1e6}
+_BW_TO_GBS = {"GB/s": 1.0, "GBps": 1.0, "GBytes/s": 1.0, "MB/s": 1e-3, "MBps": 1e-3,
+              "Gb/s": 1 / 8, "Gbps": 1 / 8, "Gbit/s": 1 / 8}
+
+
+@dataclass(frozen=True)
+class BenchRow:
+    """One row of a collective benchmark script's table: ``size`` in ``size_unit`` as printed (MB,
+    MiB, B...), ``time_us`` (µs), ``algbw_gbs`` and ``busbw_gbs`` in GB/s (10^9 bytes/s)."""
+
+    size: float
+    size_unit: str
+    time_us: float | None
+    algbw_gbs: float | None
+    busbw_gbs: float | None
+
+
+@dataclass(frozen=True)
+class BenchTable:
+    """A torch.distributed collective benchmark's output: ``columns`` as printed, ``rows`` in order,
+    ``form`` ``"table"`` (a ``size(MB) time(ms) algbw(GB/s) busbw(GB/s)`` header over rows) or
+    ``"key=value"`` (``size_MiB=1 time_us=56.4 algbw_GBps=18.58 busbw_GBps=18.58`` lines)."""
+
+    columns: tuple[str, ...]
+    rows: tuple[BenchRow, ...]
+    form: str
+
+    @property
+    def largest(self) -> BenchRow | None:
+        return max(reversed(self.rows), key=lambda r: r.size) if self.rows else None
+
+
+def _bench_row(vals: dict[str, tuple[float, str]]) -> BenchRow | None:
+    """A BenchRow from {column: (value, unit)}; bandwidth units are case-sensitive (GB/s vs Gb/s)."""
+    if "size" not in vals:
+        return None
+    size, size_unit = vals["size"]
+
+    def conv(name: str, table: dict[str, float]) -> float | None:
+        if name not in vals:
+            return None
+        v, unit = vals[name]
+        factor = table.get(unit.replace(" ", ""))
+        return v * factor if factor is not None else None
+
+    return BenchRow(size, size_unit, conv("time", _TIME_TO_US), conv("algbw", _BW_TO_GBS), conv("busbw", _BW_TO_GBS))
+
+
+def parse_bench_table(text: str) -> BenchTable:
+    """Parse a collective benchmark script's table (as in oshlabs' nccl_bench.py, fixtures/real/
+    spark/12_*) or its ``key_unit=value`` lines. Other lines are skipped.
+
+    Raises ParseError when there is no such table or a row does not fit its header.
+    """
+    lines = content_lines(text)
+    cols: list[tuple[str, str]] | None = None
+    rows: list[BenchRow] = []
+    form = "table"
+    names: tuple[str, ...] = ()
+    for pos, line in enumerate(lines):
+        s = strip_log_prefix(line.text).strip()
+        toks = s.split()
+        heads = [_BENCH_HEAD_RE.match(t) for t in toks]
+        if toks and all(heads) and any(h.group("name") == "size" for h in heads):
+            cols = [(h.group("name"), h.group("unit")) for h in heads]
+            names = tuple(toks)
+            continue
+        kvs = [_BENCH_KV_RE.match(t) for t in toks]
+        if toks and all(kvs) and any(k.group("name") == "size" for k in kvs):
+            row = _bench_row({k.group("name"): (float(k.group("value")), k.group("unit")) for k in kvs})
+            if row is not None:
+                rows.append(row)
+                form, names = "key=value", tuple(f"{k.group('name')}_{k.group('unit')}" for k in kvs)
+            continue
+        if cols is not None and toks and all(_num(t) is not None for t in toks):
+            if len(toks) != len(cols):
+                if pos == len(lines) - 1:
+                    continue  # a last row cut short
+                raise fail_on_line("benchmark table", line, f"{len(toks)} values under a header of {len(cols)} columns")
+            row = _bench_row({n: (float(t), u) for (n, u), t in zip(cols, toks)})
+            if row is not None:
+                rows.append(row)
+    if not rows:
+        raise ParseError("benchmark table", "no `size(MB) time(ms) algbw(GB/s) busbw(GB/s)` table or "
+                                            "`size_MiB=... busbw_GBps=...` line found")
+    return BenchTable(names, tuple(rows), form)
