@@ -299,9 +299,9 @@ def _kv_findings(log: VllmLog) -> list[Finding]:
 
 
 _VLLM_LINE = re.compile(
-    r"(?:^|\)\s)(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+(?:\d{4}-)?\d\d-\d\d\s+\d\d:\d\d:\d\d(?:[.,]\d+)?\s+"
+    r"(?:^|[)|]\s*)(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+(?:\d{4}-)?\d\d-\d\d\s+\d\d:\d\d:\d\d(?:[.,]\d+)?\s+"
     r"\[?[\w./<>-]+\.py:\d+\]"
-    r"|^\((?:APIServer|EngineCore(?:_DP\d+)?|RayWorkerWrapper|RayWorkerProc|VllmWorker(?:-\d+)?|Worker(?:_\w+)?)"
+    r"|(?:^|\|\s*)\((?:APIServer|EngineCore(?:_DP\d+)?|RayWorkerWrapper|RayWorkerProc|VllmWorker(?:-\d+)?|Worker(?:_\w+)?)"
     r"\s+pid=\d+"
     r"|vLLM API server version|KV cache size: [\d,]+ tokens|Maximum concurrency for [\d,]+ tokens per request"
     r"|# (?:GPU|cuda|CPU) blocks: \d+|Available KV cache memory:|non-default args: \{"
@@ -309,6 +309,9 @@ _VLLM_LINE = re.compile(
     r"|KV cache is needed, which is larger than|Gloo connectFullMesh failed|Unable to find address for"
     r"|Waiting for creating a placement group|Cannot provide a placement group|Engine core initialization failed"
     r"|(?:site|dist)-packages/vllm/|^Triton is installed, but|(?:^\S*|: )vllm serve\s"
+    # Ray's driver log inside vLLM (ray.init) and `ray start`, and the autoscaler's complaints
+    r"|^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+\s+(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+[\w.]+\.py:\d+ -- "
+    r"|No available node types can fulfill resource request|The current node timed out during startup"
     # eugr/spark-vllm-docker's launch-cluster.sh, a common two-Spark launcher (procedure.md §3.5)
     r"|^(?:Found peer|Cluster Nodes|Head Node|Worker Nodes|Container Name|Image Name):\s"
     r"|^(?:Starting (?:Head|Worker) Node on|Checking SSH connectivity to worker|Cluster head is responsive"

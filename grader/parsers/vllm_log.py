@@ -284,7 +284,7 @@ class VllmLog:
     took X GiB``, per worker); ``events``; ``stats``; ``ranks``; ``worker_ips`` (distinct ``ip=``
     of Ray prefixes, i.e. remote nodes that ran vLLM processes); ``ray_address`` (``Connecting to
     existing Ray cluster at address: X``); ``ready`` when ``Application startup complete`` (or
-    ``Uvicorn running on``/``Starting vLLM server on``) was seen, ``url`` the address printed;
+    ``Uvicorn running on``/``Starting vLLM (API) server on``, printed once the engine is up) was seen, ``url`` the address printed;
     ``client_output`` when the text holds a client's output (``vllm bench serve``), which is not a
     server log.
     """
@@ -366,7 +366,8 @@ _KV_TOKENS_RE = re.compile(r"(?:(?P<dev>\b[A-Za-z]+(?: \+ host)?) )?KV cache siz
 _KV_CONC_RE = re.compile(r"Maximum concurrency for (?P<len>[\d,]+) tokens per request: (?P<x>[\d.]+)x")
 _KV_BLOCKS_RE = re.compile(r"# (?P<dev>\w+) blocks: (?P<n>\d+)(?:, # CPU blocks: (?P<cpu>\d+))?")
 _KV_AVAIL_RE = re.compile(r"Available KV cache memory: (?P<gib>[\d.]+) ?GiB")
-_KV_V0_RE = re.compile(r"the rest of the memory reserved for KV Cache is (?P<gib>[\d.]+) ?GiB")
+_KV_V0_RE = re.compile(r"the rest of the memory reserved for KV Cache is (?P<gib>[\d.]+) ?GiB"
+                       r"|Memory profiling results:.*\bkv_cache_size=(?P<gib2>[\d.]+) ?GiB")
 _KV_CPU_RE = re.compile(r"Explicitly set \((?P<gib>[\d.]+)/(?P<total>[\d.]+)\) GiB for KV cache")
 _AUTOFIT_RE = re.compile(r"Auto-fit max_model_len: reduced from (?P<from>\d+) to (?P<to>\d+).*?\((?P<gib>[\d.]+) GiB "
                          r"available for KV cache\)")
@@ -812,7 +813,8 @@ class _State:
             m = regex.search(msg)
             if m:
                 total = float(m.group("total")) if "total" in m.groupdict() and m.group("total") else None
-                self.kv_memory.append(KvMemory(float(m.group("gib")), kind, rec, total))
+                gib = m.group("gib") or m.groupdict().get("gib2")
+                self.kv_memory.append(KvMemory(float(gib), kind, rec, total))
                 if kind == "auto-fit":
                     self.max_len_logged = int(m.group("to"))
                 return True
@@ -827,9 +829,9 @@ class _State:
         if _READY_RE.search(msg):
             self.ready = hit = True
         m = _URL_RE.search(msg)
-        if m:
+        if m:  # printed once the engine is up (uvicorn listening / vLLM's own "Starting ... server on")
             self.url = self.url or m.group("url").rstrip(".")
-            hit = True
+            self.ready = hit = True
         m = _RAY_CONNECT_RE.search(msg)
         if m:
             self.ray_address = (m.group("addr") or m.group("addr2") or "").rstrip(".") or self.ray_address
