@@ -282,9 +282,11 @@ class TestRayPP2:
                 assert env["VLLM_HOST_IP"] == ADDR[node], (node, cmdline(pid)[:80])
 
     def test_each_node_has_its_own_dev_shm(self, served):
+        """The head's shared-memory files (torch's psm_*) are in its own tmpfs, seen nowhere else."""
+        devs = {n: in_node(n, "stat", "-c", "%d", "/dev/shm").stdout.strip() for n in T.NODES}
+        assert len({*devs.values(), str(os.stat("/dev/shm").st_dev)}) == 3, devs
         a, b = serve.node_shm_files(A), serve.node_shm_files(B)
-        assert a and b and not set(a) & set(b)
-        assert not set(a) & set(os.listdir("/dev/shm"))
+        assert a and not set(a) & set(b) and not set(a) & set(os.listdir("/dev/shm"))
 
     def test_shaping_the_qsfp_twin_raises_ttft(self, served):
         """Activations and the engine's messages cross the veth: throttle it and TTFT rises."""
@@ -344,7 +346,7 @@ def test_down_leaves_nothing_behind(served):
     pids = [p for ps in serving_pids().values() for p in ps]
     sshd = [sim.status()["nodes"][n]["sshd_pid"] for n in T.NODES]
     node_mnt = {os.stat(f"/proc/{pid}/ns/mnt").st_ino for pid in sshd}
-    assert pids and all(serve.node_shm_files(n) for n in T.NODES)
+    assert pids and serve.node_shm_files(A)
     t0 = time.monotonic()
     sim.down()
     took = time.monotonic() - t0
@@ -360,7 +362,7 @@ def test_down_leaves_nothing_behind(served):
             try:
                 assert os.stat(f"/proc/{entry}/ns/mnt").st_ino not in node_mnt, cmdline(int(entry))
                 assert str(S.SERVE_VENV) not in cmdline(int(entry)), cmdline(int(entry))
-            except FileNotFoundError:
+            except (FileNotFoundError, PermissionError):
                 pass
     new_shm = set(os.listdir("/dev/shm")) - served["host_shm_before"]
     assert not {n for n in new_shm if "cpushm" in n or n.startswith(("psm_", "plasma", "sem.mp"))}, new_shm
