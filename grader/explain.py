@@ -208,6 +208,9 @@ def _segments(chunk: Chunk) -> list[_Segment]:
             kind, used = (block.name if block else cmd_kind), len(lines) - i
         elif opens_json(line):
             kind, used = _kind_of_json(lines[i:], cmd_kind if not cur.content() else None)
+            by_line = _kind_of_line(line, cur.kind or cmd_kind) if kind is None else None
+            if by_line is not None:  # no JSON any kind reads, but a line one claims (`ray status`'s {'GPU': 1.0} ...)
+                whole, used, kind = False, 1, by_line
         else:
             whole, used = False, 1
             kind = _kind_of_line(line, cur.kind or cmd_kind) or cur.kind  # unclaimed lines continue

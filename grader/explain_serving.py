@@ -352,6 +352,8 @@ def _summarise_models(models: list, command: str | None) -> Summary:
 register(KindSpec(
     name="vllm-models", parse=parse_models, summarise=_summarise_models,
     matches_command=lambda argv: _curl_path(argv, "/v1/models"), matches_json=is_models_json,
+    # the compact answer, also when it is not valid JSON any more (an ellipsis pasted into it)
+    line=re.compile(r'^\{"object":\s*"list",\s*"data":\s*\[\s*\{"id":'),
 ))
 
 

@@ -1,0 +1,234 @@
+"""explain kinds of lesson 2b: ray-status, vllm-log, vllm-models, vllm-metrics. Real outputs from
+shared/fixtures/real (spark/, vllm-cpu/), pastes with prompts and noise, and the findings' words."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from grader.explain import Section, detect_kind, explain, render, to_jsonable
+from tests.conftest import real_fixture
+
+SERVING = {"ray-status", "vllm-log", "vllm-models", "vllm-metrics"}
+CAPTURED = Path(__file__).resolve().parent / "fixtures" / "captured"
+
+
+def real(pattern: str) -> str:
+    return real_fixture(pattern).read_text()
+
+
+def levels(s: Section) -> list[str]:
+    return [f.level for f in s.findings]
+
+
+def messages(s: Section, level: str | None = None) -> str:
+    return "\n".join(f.message for f in s.findings if level in (None, f.level))
+
+
+def only(sections: list[Section], kind: str) -> Section:
+    found = [s for s in sections if s.kind == kind]
+    assert len(found) == 1, [s.kind for s in sections]
+    return found[0]
+
+
+# --------------------------------------------------------------------------- real outputs
+
+def test_spark_12_ray_status_two_nodes_two_gpus():
+    s = explain(real("spark/12_*"))[0]
+    assert s.kind == "ray-status" and s.error is None
+    assert s.facts["nodes"] == 2 and (s.facts["gpus_used"], s.facts["gpus_total"]) == (0.0, 2.0)
+    assert s.facts["resources"]["CPU"] == {"used": 0.0, "total": 40.0}
+    assert "fail" not in levels(s)
+    assert "Ray sees 2 nodes" in messages(s, "ok") and "GPUs 0/2 in use" in messages(s, "ok")
+
+
+def test_spark_16_kv_capacity_and_the_concurrency_trap():
+    [s] = explain(real("spark/16_*"))
+    assert s.kind == "vllm-log" and s.facts["version"] == "0.19.1rc1.dev301+g60995c05b"
+    assert s.facts["kv_tokens"] == 37_392 and s.facts["concurrency"] == 1.53
+    assert s.facts["kv"][0]["form"] == "two-lines" and s.facts["ready"] is True
+    assert "GPU KV cache: 37,392 tokens; maximum concurrency 1.53x for 262,144-token requests" in messages(s, "ok")
+    assert "0.14" in messages(s, "info") and "sliding-window" in messages(s, "info")
+    assert "fail" not in levels(s)
+
+
+def test_spark_17_launcher_and_tp2_over_ray():
+    [s] = explain(real("spark/17_*"))
+    assert s.kind == "vllm-log"
+    assert s.facts["parallel"]["tensor_parallel_size"] == 2 and s.facts["parallel"]["world_size"] == 2
+    assert s.facts["parallel"]["distributed_executor_backend"] == "ray"
+    assert "TP 2 x PP 1 = world size 2; backend ray" in messages(s, "info")
+    assert "expected on a Spark pair" in messages(s, "info") and "fail" not in levels(s)
+
+
+def test_vllm_cpu_07_single_server():
+    [s] = explain(real("vllm-cpu/07_*"))
+    assert s.kind == "vllm-log" and s.facts["kv_tokens"] == 1_048_576 and s.facts["concurrency"] == 2048.0
+    assert "CPU KV cache: 1,048,576 tokens; maximum concurrency 2048x for 512-token requests" in messages(s, "ok")
+    assert "VLLM_CPU_KVCACHE_SPACE" in messages(s, "info")
+
+
+def test_vllm_cpu_16_stock_error_is_diagnosed():
+    [s] = explain(real("vllm-cpu/16_*"))
+    assert s.kind == "vllm-log" and levels(s).count("fail") == 1
+    msg = messages(s, "fail")
+    assert "no Ray device key" in msg and "Fix:" in msg and "VLLM_CPU_RAY=1" in msg
+    assert s.facts["diagnoses"][0]["kind"] == "cpu-no-ray"
+    assert [e["kind"] for e in s.facts["events"]] == ["ray-connected", "cpu-no-ray", "engine-init-failed"]
+
+
+def test_vllm_cpu_17_serving_across_two_ray_nodes():
+    sections = explain(real("vllm-cpu/17_*"))
+    log = only(sections, "vllm-log")
+    assert "rank 1 (PP rank 1, TP rank 0) on 127.0.0.3" in messages(log, "ok")
+    assert "CPU KV cache: 2,097,152 tokens" in messages(log, "ok")
+    assert "The server is up" in messages(log, "ok") and "fail" not in levels(log)
+    ray = only(sections, "ray-status")
+    assert (ray.facts["gpus_used"], ray.facts["gpus_total"]) == (2.0, 2.0) and ray.facts["excerpt"]
+    assert "reserved in placement groups" in messages(ray, "info")
+
+
+def test_vllm_cpu_09_metrics():
+    m = only(explain(real("vllm-cpu/09_*")), "vllm-metrics")
+    assert m.facts["prompt_tokens"] == 36.0 and m.facts["requests_finished"] == 4.0
+    assert m.facts["ttft"]["count"] == 4.0 and m.facts["cache_config"]["kv_cache_size_tokens"] == "1048576"
+    assert "TTFT 17.2 ms (over 4)" in messages(m, "info") and "cut off" in messages(m, "info")
+
+
+def test_vllm_cpu_10_bench_output_is_not_a_server_log():
+    [s] = explain(real("vllm-cpu/10_*"))
+    assert s.kind == "vllm-log" and "client's output" in messages(s, "info") and "fail" not in levels(s)
+
+
+def test_models_with_and_without_the_prompt():
+    fixture = real("vllm-cpu/08_*")
+    body = fixture[fixture.index('{"object":"list"'):].split("\n")[0]
+    # the capture's author wrote "[{...}]" for the permission list: with the curl prompt the kind is known
+    [s] = explain("$ curl -s http://127.0.0.1:8011/v1/models\n" + body)
+    assert s.kind == "vllm-models" and s.facts["models"][0]["max_model_len"] == 512
+    assert 'requests must name it as "model": "/models/tiny-llama"' in messages(s, "ok")
+    clean = body.replace("[{...}]", "[]")
+    assert detect_kind(clean) == "vllm-models"
+    [as_pasted] = explain(body)  # not JSON any more, but still the compact /v1/models answer
+    assert as_pasted.kind == "vllm-models" and as_pasted.facts["models"][0]["id"] == "/models/tiny-llama"
+    [empty] = explain('{"object":"list","data":[]}')
+    assert empty.kind == "vllm-models" and levels(empty) == ["fail"]
+
+
+# --------------------------------------------------------------------------- pastes
+
+def test_several_outputs_in_one_paste():
+    models = '{"object":"list","data":[{"id":"tiny","object":"model","root":"/m","max_model_len":512}]}'
+    text = "\n".join([
+        "nvidia@spark-a:~$ docker exec node-1234 ray status",
+        real("spark/12_*").split("# --- torchrun")[0],
+        "nvidia@spark-a:~$ curl -s localhost:8000/v1/models", models,
+        "nvidia@spark-a:~$ curl -s localhost:8000/metrics | grep -v '^#'",
+        'vllm:num_requests_running{engine="0",model_name="tiny"} 1.0',
+        'vllm:num_requests_waiting{engine="0",model_name="tiny"} 2.0',
+        'vllm:kv_cache_usage_perc{engine="0",model_name="tiny"} 0.95',
+        "nvidia@spark-a:~$ vllm serve /m -tp 2",
+        "(APIServer pid=1) ValueError: World size (2) is larger than the number of available GPUs (1) in this node. "
+        "If this is intentional and you are using:",
+        "(APIServer pid=1) - ray, set '--distributed-executor-backend ray'.",
+    ])
+    ray, mod, met, log = explain(text)
+    assert (ray.kind, mod.kind, met.kind, log.kind) == ("ray-status", "vllm-models", "vllm-metrics", "vllm-log")
+    assert ray.command == "docker exec node-1234 ray status" and ray.host == "spark-a" and ray.facts["nodes"] == 2
+    assert mod.facts["models"][0]["id"] == "tiny"
+    assert "2 request(s) wait" in messages(met, "warn") and "KV cache usage 95.0%: near full" in messages(met, "warn")
+    assert log.facts["parallel"]["tensor_parallel_size"] == 2
+    fail = messages(log, "fail")
+    assert "world size 2" in fail and "--distributed-executor-backend ray" in fail and "--nnodes 2" in fail
+
+
+def test_docker_compose_and_colours():
+    lines = ["(APIServer pid=1) INFO 11-29 14:02:11 [api_server.py:1000] vLLM API server version 0.17.1+a03ca76a.nv26.03",
+             "(EngineCore_DP0 pid=123) INFO 11-29 14:02:11 [kv_cache_utils.py:1289] GPU KV cache size: 442,656 tokens",
+             "(EngineCore_DP0 pid=123) INFO 11-29 14:02:11 [kv_cache_utils.py:1291] Maximum concurrency for 8,192 "
+             "tokens per request: 54.04x",
+             "INFO 11-29 14:02:12 [api_server.py:1100] Starting vLLM API server 0 on http://0.0.0.0:8000"]
+    plain = explain("\n".join(lines))
+    noisy = explain("\r\n".join("\x1b[36mvllm-head-1  |\x1b[0m " + x.replace("INFO", "\x1b[32mINFO\x1b[0m")
+                                for x in lines))
+    assert [s.kind for s in noisy] == [s.kind for s in plain] == ["vllm-log"]
+    assert [(f.level, f.message) for f in noisy[0].findings] == [(f.level, f.message) for f in plain[0].findings]
+    assert noisy[0].facts["kv_tokens"] == 442_656 and noisy[0].facts["ready"]
+
+
+def test_placement_group_hang_is_explained():
+    text = ("(EngineCore_DP0 pid=1088) INFO 12-17 23:28:00 [ray_utils.py:300] Waiting for creating a placement group "
+            "of specs for 10 seconds. specs=[{'GPU': 1.0}, {'GPU': 1.0}]. Check `ray status` and `ray list nodes`.\n")
+    [s] = explain(text)
+    assert s.kind == "vllm-log" and "hangs" in messages(s, "warn") and "1800 s" in messages(s, "warn")
+
+
+def test_ray_status_findings():
+    one = ("======== Autoscaler status: 2026-01-01 00:00:00 ========\nNode status\n-----\nActive:\n"
+           " 1 node_aaaaaaaabbbbbbbb\nPending:\n (no pending nodes)\nRecent failures:\n (no failures)\n\nResources\n"
+           "-----\nTotal Usage:\n 1.0/20.0 CPU\n 0B/110.00GiB memory\n\nFrom request_resources:\n (none)\n"
+           "Pending Demands:\n {'GPU': 1.0} * 2 (PACK): 1+ pending placement groups\n")
+    [s] = explain(one)
+    assert s.kind == "ray-status"
+    assert "only 1 node" in messages(s, "fail") and "Ray reports no GPU" in messages(s, "fail")
+    assert "vLLM's placement group" in messages(s, "warn")
+    [err] = explain("$ ray status\nbash: ray: command not found\n")
+    assert err.kind == "ray-status" and "command not found" in err.error
+
+
+def test_forced_kinds():
+    [s] = explain(real("spark/12_*"), kind="ray-status")
+    assert s.kind == "ray-status" and s.facts["nodes"] == 2
+    [bad] = explain("hello", kind="vllm-log")
+    assert bad.kind == "vllm-log" and "no vLLM log line" in bad.error
+    [m] = explain(real("vllm-cpu/09_*"), kind="vllm-metrics")
+    assert m.error is None and m.facts["generation_tokens"] == 32.0
+
+
+@pytest.mark.parametrize("command, kind", [
+    ("ray status", "ray-status"), ("docker exec -it node ray status -v", "ray-status"),
+    ("vllm serve /models/tiny --port 8000", "vllm-log"),
+    ("python -m vllm.entrypoints.openai.api_server --model /m", "vllm-log"),
+    ("curl -s http://192.168.100.10:8000/v1/models", "vllm-models"),
+    ("curl -s localhost:8000/metrics", "vllm-metrics"),
+    ("vllm bench serve --model x", None), ("ray start --head", None), ("curl -s localhost:8000/health", None),
+])
+def test_kind_from_the_prompt_command(command, kind):
+    from grader import explain as explain_mod
+    got = explain_mod._kind_of_command(explain_mod.command_argv(command))
+    assert got == kind
+
+
+# --------------------------------------------------------------------------- not confused with other kinds
+
+def test_lesson_1_captures_are_not_serving_kinds():
+    for path in sorted(CAPTURED.glob("*.txt")):
+        assert not any(s.kind in SERVING for s in explain(path.read_text())), path.name
+
+
+@pytest.mark.parametrize("pattern", ["spark/01_*", "spark/04_*", "spark/05_*", "spark/11_*", "spark/03_*",
+                                     "spark/07_*", "spark/08_*", "h200x2/nvidia-smi.txt"])
+def test_other_real_outputs_are_not_serving_kinds(pattern):
+    assert not any(s.kind in SERVING for s in explain(real(pattern)))
+
+
+def test_serving_outputs_keep_their_kinds():
+    for pattern, kind in [("spark/12_*", "ray-status"), ("spark/16_*", "vllm-log"), ("spark/17_*", "vllm-log"),
+                          ("vllm-cpu/07_*", "vllm-log"), ("vllm-cpu/14_*", "vllm-log"), ("vllm-cpu/16_*", "vllm-log"),
+                          ("vllm-cpu/17_*", "vllm-log")]:
+        assert explain(real(pattern))[0].kind == kind, pattern
+
+
+def test_never_raises_and_serialises():
+    rng = random.Random(11)
+    alphabet = "(){}[]:,'\"\n \t=|#$0123456789INFOWARNpid=ip=GiB tokens/ GPU CPU vllm:_x█▀"
+    samples = ["".join(rng.choice(alphabet) for _ in range(300)) for _ in range(40)]
+    samples += [real("vllm-cpu/17_*")[:n] for n in range(0, 9000, 700)]
+    for text in samples:
+        sections = explain(text)
+        assert sections and all(isinstance(s, Section) for s in sections)
+        json.dumps(to_jsonable(sections))
+        render(sections)
