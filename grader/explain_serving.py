@@ -216,7 +216,9 @@ def _summarise_vllm(log: VllmLog, command: str | None) -> Summary:
     if head:
         findings.append(info(", ".join(head) + "."))
     if p.sources:
-        backend = p.distributed_executor_backend or ("--nnodes" if p.nnodes else "default (mp on one node)")
+        backend = p.distributed_executor_backend or ("--nnodes (mp)" if p.nnodes else
+                                                     "not given (Ray workers seen on other nodes)" if log.worker_ips
+                                                     else "not given (vLLM's default: mp within one node)")
         findings.append(info(
             f"Parallel layout: TP {p.tensor_parallel_size or 1} x PP {p.pipeline_parallel_size or 1} = world size "
             f"{p.world_size}" + (f", DP {p.data_parallel_size}" if (p.data_parallel_size or 1) > 1 else "")
@@ -312,6 +314,8 @@ _VLLM_LINE = re.compile(
     # Ray's driver log inside vLLM (ray.init) and `ray start`, and the autoscaler's complaints
     r"|^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+\s+(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+[\w.]+\.py:\d+ -- "
     r"|No available node types can fulfill resource request|The current node timed out during startup"
+    # NVIDIA's NGC vLLM container banner (docker logs of a container started with run_cluster.sh)
+    r"|^={10}$|^== vLLM ==$|^NVIDIA Release \d|^vLLM Version:? \d"
     # eugr/spark-vllm-docker's launch-cluster.sh, a common two-Spark launcher (procedure.md §3.5)
     r"|^(?:Found peer|Cluster Nodes|Head Node|Worker Nodes|Container Name|Image Name):\s"
     r"|^(?:Starting (?:Head|Worker) Node on|Checking SSH connectivity to worker|Cluster head is responsive"

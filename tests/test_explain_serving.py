@@ -159,6 +159,19 @@ def test_docker_compose_and_colours():
     assert noisy[0].facts["kv_tokens"] == 442_656 and noisy[0].facts["ready"]
 
 
+def test_ngc_container_logs():
+    text = ("==========\n== vLLM ==\n==========\n\nNVIDIA Release 26.03 (build 250001)\n"
+            "vLLM Version 0.17.1+a03ca76a.nv26.03.46967107\n\n"
+            "(APIServer pid=1) INFO 11-29 14:02:11 [utils.py:233] non-default args: {'model_tag': 'm', "
+            "'tensor_parallel_size': 2, 'distributed_executor_backend': 'ray'}\n"
+            "(EngineCore_DP0 pid=5) (RayWorkerWrapper pid=77, ip=192.168.100.11) ERROR 11-29 14:03:00 [worker.py:1] "
+            "RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)\n")
+    [s] = explain(text)
+    assert s.kind == "vllm-log" and s.facts["version"] == "0.17.1+a03ca76a.nv26.03.46967107"
+    assert "NCCL failed between the workers (on 192.168.100.11)" in messages(s, "fail")
+    assert "NCCL_IB_HCA" in messages(s, "fail")
+
+
 def test_placement_group_hang_is_explained():
     text = ("(EngineCore_DP0 pid=1088) INFO 12-17 23:28:00 [ray_utils.py:300] Waiting for creating a placement group "
             "of specs for 10 seconds. specs=[{'GPU': 1.0}, {'GPU': 1.0}]. Check `ray status` and `ray list nodes`.\n")

@@ -559,6 +559,11 @@ ERRORS = {
         "to startup or the GCS has become overloaded.\n", {}),
     "shm-open": ("(RayWorkerProc pid=5) RuntimeError: open shm in SHMManager failed. errno: 2\n", {}),
     "vllm-metadata": ("importlib.metadata.PackageNotFoundError: No package metadata was found for vllm\n", {}),
+    "nccl-error": ("(EngineCore_DP0 pid=5) (RayWorkerWrapper pid=77, ip=192.168.100.11) ERROR 11-29 14:03:00 "
+                   "[worker.py:1] RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO)\n", {}),
+    "device-type": ("RuntimeError: Failed to infer device type\n", {}),
+    "cpu-thread-binding": ("(EngineCore pid=1) AssertionError: Not enough allowed NUMA nodes to bind threads of 2 "
+                           "local CPUWorkers. Allowed NUMA nodes are [0].\n", {}),
     "ray-missing": ("(EngineCore pid=1) ValueError: Failed to import Ray: No module named 'ray'.Please install Ray "
                     "with `pip install ray`.\n", {}),
 }

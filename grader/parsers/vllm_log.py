@@ -348,7 +348,7 @@ class VllmLog:
 _VERSION = r"v?(?P<version>\d+\.\d+(?:\.\d+)?(?:[\w.+-]*[\w+])?)"
 _BANNER_VERSION_RE = re.compile(r"(?:vLLM API server version|▀ █\s+version|█\s+version)\s+" + _VERSION)
 _ENGINE_CONFIG_RE = re.compile(r"Initializing an? (?:V1 )?LLM engine \(" + _VERSION + r"\) with config:(?P<cfg>.*)$")
-_LAUNCH_VERSION_RE = re.compile(r"(?:Launching vLLM \(|\bvLLM version )" + _VERSION)
+_LAUNCH_VERSION_RE = re.compile(r"(?:Launching vLLM \(|\bvLLM [Vv]ersion:? )" + _VERSION)
 _BANNER_MODEL_RE = re.compile(r"█\s+model\s+(?P<model>\S+)")
 _PLATFORM_RE = re.compile(r"Automatically detected platform (?P<p>[\w-]+)")
 _NONDEFAULT_RE = re.compile(r"non-default args: (?P<d>\{.*)$")
@@ -434,6 +434,11 @@ _EVENT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
         r"local=\[(?P<local>[^\]]+)\]")),
     ("gloo-iface", "error", re.compile(r"Unable to find address for:? (?P<iface>[\w.:-]+)")),
     ("shm-open", "error", re.compile(r"open shm in SHMManager failed")),
+    ("nccl-error", "error", re.compile(
+        r"NCCL error\b|nccl(?:SystemError|UnhandledCudaError|InternalError|RemoteError|InvalidUsage)"
+        r"|NET/IB : Got completion .*?error|ibv_modify_qp failed")),
+    ("device-type", "error", re.compile(r"Failed to infer device type")),
+    ("cpu-thread-binding", "error", re.compile(r"Not enough allowed NUMA nodes to bind threads")),
     ("ray-node-timeout", "error", re.compile(
         r"The current node timed out during startup|Failed to get node info .*Deadline Exceeded")),
     ("no-host-ip", "warning", re.compile(r"Failed to get the IP address, using 0\.0\.0\.0 by default")),
@@ -1250,13 +1255,35 @@ def _d_engine_dead(e: LogEvent, log: VllmLog, kinds: set[str]) -> Diagnosis | No
     return None
 
 
+def _d_nccl(e: LogEvent, log: VllmLog, kinds: set[str]) -> Diagnosis:
+    return Diagnosis("nccl-error", "NCCL failed between the workers" + (f" (on {e.source.ip})" if e.source.ip else "")
+                     + ": the GPUs could not set up or use their connection over the network.",
+                     "Check that NCCL_SOCKET_IFNAME and NCCL_IB_HCA name the QSFP twins that are Up (`ibdev2netdev`), "
+                     "NCCL_IB_GID_INDEX=3 on RoCE, and that the containers see /dev/infiniband (--device or "
+                     "--privileged, IPC_LOCK, memlock); rerun with NCCL_DEBUG=INFO and explain that log.")
+
+
+def _d_device_type(e: LogEvent, log: VllmLog, kinds: set[str]) -> Diagnosis:
+    return Diagnosis("device-type", "vLLM found no platform to run on.",
+                     "On a GPU machine the container does not see the GPU (`docker run --gpus all`, `nvidia-smi` "
+                     "inside it); on the CPU build the `vllm` metadata version must contain `cpu` (e.g. 0.32.0+cpu).")
+
+
+def _d_cpu_binding(e: LogEvent, log: VllmLog, kinds: set[str]) -> Diagnosis:
+    return Diagnosis("cpu-thread-binding", "The CPU backend cannot bind each rank's threads to its own NUMA node "
+                     "(one NUMA node, several ranks).",
+                     "Bind by hand, one core list per rank: VLLM_CPU_OMP_THREADS_BIND='0|1' (two ranks on a 2-core "
+                     "machine).")
+
+
 _DIAGNOSERS = {
     "world-size": _d_world_size, "kv-too-small": _d_kv_too_small, "no-kv-memory": _d_no_kv_memory,
     "startup-memory": _d_startup_memory, "oom": _d_oom, "cpu-no-ray": _d_cpu_no_ray, "ray-missing": _d_ray_missing,
     "pg-timeout": _d_pg, "pg-wait": _d_pg, "pg-not-enough-gpus": _d_pg_not_enough,
     "no-gpu-resource": _d_no_gpu_resource, "no-gpu-on-node": _d_no_gpu_on_node, "no-gpu-on-driver": _d_no_gpu_driver,
     "duplicate-node-ip": _d_dup_ip, "gloo-connect": _d_gloo_connect, "gloo-iface": _d_gloo_iface,
-    "shm-open": _d_shm, "ray-node-timeout": _d_ray_node_timeout, "no-host-ip": _d_no_host_ip,
+    "shm-open": _d_shm, "nccl-error": _d_nccl, "device-type": _d_device_type,
+    "cpu-thread-binding": _d_cpu_binding, "ray-node-timeout": _d_ray_node_timeout, "no-host-ip": _d_no_host_ip,
     "vllm-metadata": _d_metadata, "vllm-missing": _d_vllm_missing, "ray-local-instance": _d_local_ray,
     "tp-exceeds-local-gpus": _d_tp_local, "tp-spans-nodes": _d_tp_spans, "engine-dead": _d_engine_dead,
 }
