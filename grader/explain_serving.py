@@ -171,6 +171,17 @@ register(KindSpec(
 _DIAG_LEVEL = {"fail": "fail", "warn": "warn", "info": "info"}
 
 
+def _jsonable(value: Any) -> Any:
+    """Literal values read from a log (tuples, sets, bytes, complex...) as JSON types; others as text."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_jsonable(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return repr(value)
+
+
 def _kv_facts(log: VllmLog) -> list[dict[str, Any]]:
     return [{"device": k.device, "tokens": k.tokens, "max_model_len": k.max_model_len,
              "concurrency": k.concurrency, "gpu_blocks": k.gpu_blocks, "cpu_blocks": k.cpu_blocks,
@@ -199,7 +210,7 @@ def _summarise_vllm(log: VllmLog, command: str | None) -> Summary:
                       for d in diagnoses],
         "ranks": [r.__dict__ for r in log.ranks], "worker_ips": list(log.worker_ips),
         "ray_address": log.ray_address, "ready": log.ready, "url": log.url,
-        "args": log.args, "args_truncated": log.args_truncated, "command_args": log.command_args,
+        "args": _jsonable(log.args), "args_truncated": log.args_truncated, "command_args": log.command_args,
     }
     findings: list[Finding] = []
     head = []

@@ -178,6 +178,20 @@ def test_budget_tokens_and_concurrency_on_a_spark():
         sv.max_concurrency(10, 0)
 
 
+def test_prediction_from_memory_and_utilization():
+    # two Sparks, TP=2, Llama-3.1-8B: weights 8.03e9 x 2 B = 16.06e9 B = 14.957 GiB, half on each rank;
+    # per rank 121.69 x 0.8 - 14.957 / 2 = 89.873 GiB; 89.873 x 2**30 / 65,536 (4 of 8 heads) = 1,472,487
+    weights = 16.06e9 / 2 ** 30
+    per_rank = 121.69 * 0.8 - weights / 2
+    p = sv.predict_from_memory(LLAMA_31_8B, 121.69, 0.8, weights, tp=2, max_model_len=131_072)
+    assert p.budget_gib == pytest.approx(per_rank) and p.bytes_per_token == 65_536
+    assert p.tokens == int(per_rank * 2 ** 30 // 65_536) == 1_472_487
+    assert p.concurrency == pytest.approx(1_472_487 / 131_072) and p.fits_one_request
+    # too little memory: nothing fits
+    tiny = sv.predict_from_memory(LLAMA_31_8B, 16.0, 0.9, weights, max_model_len=8192)
+    assert tiny.tokens == 0 and tiny.fits_one_request is False
+
+
 def test_kv_needed_matches_the_spark_kv_too_small_error():
     # procedure.md §3.4 (EUGR396): 23.25 GiB needed at max model len 196,608, i.e. 126,976 B per token
     assert sv.kv_needed_gib(196_608, 126_976) == pytest.approx(23.25)

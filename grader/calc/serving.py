@@ -374,6 +374,27 @@ def predict_kv_capacity(config: Mapping[str, Any] | KvShape, budget_gib: float, 
                       tokens >= max_model_len if max_model_len else None)
 
 
+def predict_from_memory(config: Mapping[str, Any] | KvShape, memory_gib: float, gpu_memory_utilization: float,
+                        weights_gib: float, *, tp: int = 1, pp: int = 1, activation_gib: float = 0.0,
+                        other_gib: float = 0.0, kv_cache_dtype: str = "auto", max_model_len: int | None = None,
+                        block_size: int | None = None) -> KvPrediction:
+    """Tokens and concurrency from each GPU's memory and ``--gpu-memory-utilization``.
+
+    ``memory_gib`` is one GPU's memory (GiB); ``weights_gib`` the whole model's weights, taken as
+    split evenly over the TP x PP ranks (an approximation: embeddings and the LM head sit on the
+    first and last PP stage); ``activation_gib`` and ``other_gib`` per rank. The per-rank budget
+    is kv_budget_gib(memory, utilization, weights / (TP x PP), ...), the tokens those of
+    predict_kv_capacity. Two Sparks (121.69 GiB each) at 0.8 serving Llama-3.1-8B (14.96 GiB of
+    weights) with TP=2: 121.69 x 0.8 - 14.96 / 2 = 89.87 GiB per rank at 65,536 B per rank-token =
+    1,472,487 tokens, 11.23x at 131,072. Raises ValueError as those functions do.
+    """
+    _whole("tp", tp)
+    _whole("pp", pp)
+    budget = kv_budget_gib(memory_gib, gpu_memory_utilization, weights_gib / (tp * pp), activation_gib, other_gib)
+    return predict_kv_capacity(config, budget, tp=tp, pp=pp, kv_cache_dtype=kv_cache_dtype,
+                               max_model_len=max_model_len, block_size=block_size)
+
+
 # --------------------------------------------------------------------------- world size
 
 @dataclass(frozen=True)
