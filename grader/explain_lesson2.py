@@ -593,7 +593,11 @@ def _summarise_nccl_log(log: NcclLog, command: str | None) -> Summary:
                              "two-Spark run."))
     if log.version:
         findings.append(info(f"NCCL {log.version}."))
-    findings += _transport_findings(log, verdict)
+    if verdict == "unknown" and (log.nranks == 1 or log.nnodes == 1) and not log.channels:
+        findings.append(info(f"One {'rank' if log.nranks == 1 else 'node'} in this communicator: the network NCCL "
+                             f"chose ({log.network or 'none named'}) carried nothing between machines."))
+    else:
+        findings += _transport_findings(log, verdict)
     for e in log.errors[:3]:
         findings.append(fail(f"NCCL error: {e}. `unhandled system error` at init is often a wrong NCCL_IB_GID_INDEX "
                              "or an HCA listed in NCCL_IB_HCA that cannot reach the peer (another subnet)."))
@@ -677,16 +681,25 @@ def _summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
     head = [res.collective or "nccl-tests"]
     if res.nranks:
         gpus = ", ".join(dict.fromkeys(r.gpu for r in res.ranks))
-        head.append(f"{res.nranks} ranks" + (f" on {', '.join(res.hosts)}" if res.hosts else "") + (f" ({gpus})" if gpus else ""))
+        head.append(f"{res.nranks} rank{'s' if res.nranks != 1 else ''}" + (f" on {', '.join(res.hosts)}" if res.hosts else "") + (f" ({gpus})" if gpus else ""))
     if res.nccl_version:
         head.append(f"NCCL {res.nccl_version}")
     if res.tests_version:
         head.append(f"nccl-tests {res.tests_version}")
     findings.append(info(", ".join(head) + "."))
     for e in res.errors[:3]:
-        findings.append(fail(f"The test failed: {e}. Rerun with -x NCCL_DEBUG=INFO to see why (a wrong "
+        findings.append(fail(f"The test failed: {e.rstrip('.')}. Rerun with -x NCCL_DEBUG=INFO to see why (a wrong "
                              "NCCL_IB_GID_INDEX or HCA gives `unhandled system error`)."))
-    findings += _busbw_findings(res)
+    if res.independent_runs:
+        findings.append(fail("Several processes each ran the test alone (each one `Rank 0` of a 1-rank job): "
+                             "nccl-tests was built without MPI, so mpirun started independent copies and nothing "
+                             "crossed between the Sparks. Rebuild with `make MPI=1 MPI_HOME=/usr/lib/aarch64-linux-gnu/"
+                             "openmpi` (NVIDIA's NCCL playbook) and run again."))
+    elif res.nranks == 1:
+        findings.append(info("One rank: a collective of one GPU moves nothing (busbw 0). Run one rank per Spark "
+                             "(`mpirun -np 2 -H <ip1>:1,<ip2>:1 ...`)."))
+    if not res.independent_runs and res.nranks != 1:
+        findings += _busbw_findings(res)
     avg, rec = res.avg_busbw_reported, res.avg_busbw_recomputed
     if avg is not None and rec is not None:
         findings.append(info(f"# Avg bus bandwidth {avg:g} GB/s; recomputed from the rows (mean busbw of every row, "
@@ -708,7 +721,7 @@ def _summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
                              "repeats, suspect the NCCL build or the hardware."))
     if res.out_of_bounds_ok is False:
         findings.append(fail(f"`# Out of bounds values : {res.out_of_bounds} FAILED`: results out of range."))
-    if res.nccl_log is not None:
+    if res.nccl_log is not None and transport_verdict(res.nccl_log) != "unknown":
         findings += _transport_findings(res.nccl_log, transport_verdict(res.nccl_log))
     if not res.rows and not res.errors:
         findings.append(info("No data row: the test did not get to measure (or the paste stops before the rows)."))
@@ -728,7 +741,8 @@ register(KindSpec(
     line=re.compile(r"^(?:\S*<std(?:out|err)>:\s*)?\d+\s+\d+\s+" + _DTYPES + r"\s+"
                     r"|<std(?:out|err)>:\s*#\s*(?:nccl-tests version|Collective test|nThread|Using devices|Rank\s|"
                     r"Avg bus|Out of bounds|\s*size\s+count)"
-                    r"|Test (?:NCCL |CUDA )?failure|" + _NCCL_LINE
+                    r"|Test (?:NCCL |CUDA )?failure|^Invalid number of GPUs:|^Please check the number of processes and GPUs"
+                    r"|" + _NCCL_LINE
                     # its summary lines (comments: they stay with the rows above them)
                     + r"|^#\s*$|^#\s*(?:Out of bounds values|Avg bus bandwidth|Collective test concluded|error:"
                       r"|GPU memory usage)\b"),

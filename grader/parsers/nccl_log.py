@@ -333,13 +333,17 @@ def transport_verdict(log: NcclLog) -> str:
 
     Read from the channel lines. A log without channel lines falls back on the network NCCL
     chose (``Using network IB`` -> ``"NET/IB"``, ``Socket`` -> ``"NET/Socket"``), then on the
-    ``NET/IB : Using [0]...`` / ``NET/Socket : Using`` lines. Pure; never raises.
+    ``NET/IB : Using [0]...`` / ``NET/Socket : Using`` lines; but when the communicator had one
+    node or one rank (``nNodes 1``), that network carried nothing and the verdict is
+    ``"unknown"``. Pure; never raises.
     """
     used = log.transports
     if len(used) == 1:
         return used[0]
     if used:
         return "mixed: " + "+".join(used)
+    if log.nnodes == 1 or log.nranks == 1:
+        return "unknown"  # one node (or one rank): the network NCCL chose carried nothing between machines
     if log.network == "IB" or (log.network is None and log.ib_devices):
         return "NET/IB"
     if log.network == "Socket" or (log.network is None and log.socket_ifaces and not log.ib_devices):

@@ -133,7 +133,8 @@ class NcclTestsResult:
     the ``# Avg bus bandwidth`` value (GB/s; None when cut off); ``concluded`` the ``Collective
     test concluded`` line was seen; ``truncated`` the run stops before ``# Avg bus bandwidth``
     (or its last row is cut); ``errors`` failure lines (``Test NCCL failure ...``, ``# error:``,
-    mpirun's); ``nccl_log`` the NCCL_DEBUG lines mixed in, parsed (None without any).
+    mpirun's); ``nccl_log`` the NCCL_DEBUG lines mixed in, parsed (None without any); ``starts``
+    how many ``# Collective test starting`` lines were seen (see ``independent_runs``).
     """
 
     collective: str | None = None
@@ -155,6 +156,17 @@ class NcclTestsResult:
     truncated: bool = False
     errors: tuple[str, ...] = ()
     nccl_log: NcclLog | None = None
+    starts: int = 0
+
+    @property
+    def independent_runs(self) -> bool:
+        """True when several processes each printed their own run (two ``Collective test starting``
+        lines, or one rank number with two pids): mpirun started copies of a binary built without
+        MPI=1, each a job of its own, so nothing moved between them."""
+        pids: dict[int, set[int]] = {}
+        for r in self.ranks:
+            pids.setdefault(r.rank, set()).add(r.pid)
+        return self.starts > 1 or any(len(p) > 1 for p in pids.values())
 
     @property
     def nranks(self) -> int | None:
@@ -354,7 +366,7 @@ def parse_nccl_tests(text: str) -> NcclTestsResult:
         ranks=tuple(facts["ranks"]), columns=tuple(layout.cols) if layout else (), rows=tuple(facts["rows"]),
         out_of_bounds=facts.get("oob"), out_of_bounds_ok=facts.get("oob_ok"),
         avg_busbw_reported=facts.get("avg"), concluded=bool(facts.get("concluded")), truncated=truncated,
-        errors=tuple(facts["errors"]), nccl_log=log)
+        errors=tuple(facts["errors"]), nccl_log=log, starts=facts.get("starts", 0))
 
 
 def _header_line(s: str, facts: dict) -> int:
@@ -368,6 +380,7 @@ def _header_line(s: str, facts: dict) -> int:
     m = _START_RE.match(s)
     if m:
         facts.setdefault("collective", m.group("name"))
+        facts["starts"] = facts.get("starts", 0) + 1
         return 1
     m = _END_RE.match(s)
     if m:
