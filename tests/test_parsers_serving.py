@@ -169,6 +169,15 @@ def test_ray_status_errors(text, words):
     assert words in str(err.value) and "ray status" in str(err.value)
 
 
+def test_ray_status_verbose_without_indentation():
+    # a paste whose leading blanks were lost (markdown, some chat tools): node blocks still read as nodes
+    flat = "\n".join(x.strip() for x in RAY_VERBOSE_PENDING.splitlines())
+    st = parse_ray_status(flat)
+    assert st.resources["GPU"] == (1.0, 2.0) and st.resources["CPU"] == (1.0, 40.0)
+    assert [u.resources.get("GPU") for u in st.per_node] == [(1.0, 1.0), (0.0, 1.0)]
+    assert st.per_node[0].activity == ("Resource: GPU currently in use.",)
+
+
 def test_ray_status_two_snapshots_keeps_the_last():
     one = RAY_VERBOSE_PENDING
     two = real("spark/12_*").split("# --- torchrun")[0]
@@ -513,6 +522,11 @@ def test_prompt_command_gives_the_layout():
     ("(autoscaler +1m2s) Error: No available node types", "autoscaler", None, None, None,
      "Error: No available node types"),
     ("(no failures)", None, None, None, None, "(no failures)"),
+    ("[pod/vllm-head-0/vllm] (APIServer pid=1) INFO 11-29 14:02:11 [a.py:1] k8s", "APIServer", 1, None, "INFO", "k8s"),
+    ("Nov 29 14:02:11 spark-a vllm[1234]: (EngineCore_DP0 pid=9) WARNING 11-29 14:02:11 [a.py:1] journal",
+     "EngineCore_DP0", 9, None, "WARNING", "journal"),
+    ("(raylet, ip=192.168.100.11) [2026-11-29 14:00:00,000 E 1 1] worker died", "raylet", None, "192.168.100.11",
+     None, "[2026-11-29 14:00:00,000 E 1 1] worker died"),
 ])
 def test_split_prefixes(line, process, pid, ip, level, message):
     rec = split_prefixes(line)

@@ -61,6 +61,7 @@ _SECTION_RE = re.compile(
     r"|From request_resources|Total Constraints|Constraints|Pending Demands|Total Demands|Demands"
     r"|Activity)\s*:?\s*$")
 _NODE_BLOCK_RE = re.compile(r"^Node:\s*(?P<id>\S+)(?:\s+\((?P<extra>[^)]*)\))?\s*$")
+_ACTIVITY_RE = re.compile(r"^(?:Resource: |Busy workers on node|\(no activity\)|.*\b(?:in use|running)\b)")
 _NONE_RE = re.compile(r"^\((?:no [\w ()_]+|none|unavailable[\w ]*)\)$", re.I)
 _TIMING_RE = re.compile(r"^(?:GCS request time|Node Provider non_terminated_nodes time|Autoscaler iteration time):")
 _NUM = r"\d+(?:\.\d+)?(?:[eE][+-]?\d+)?"
@@ -287,7 +288,7 @@ def parse_ray_status(text: str) -> RayStatus:
         head = _SECTION_RE.match(s)
         if head:
             key = _SECTION_KEYS[head.group("name")]
-            if per_node and key in ("usage", "activity") and line.text[:1].isspace():
+            if per_node and key in ("usage", "activity"):  # inside a -v "Node:" block (indented or not)
                 section = "node-usage" if key == "usage" else "node-activity"
             elif key in ("nodes", "resources"):
                 section = None
@@ -324,7 +325,7 @@ def parse_ray_status(text: str) -> RayStatus:
         elif section == "requests" and _DEMAND_RE.match(s):
             requests.append(s)
             continue
-        elif section == "node-activity" and per_node and line.text[:1].isspace():
+        elif section == "node-activity" and per_node and (line.text[:1].isspace() or _ACTIVITY_RE.match(s)):
             per_node[-1]["activity"].append(s)
             continue
         section = None  # a line that fits no block ends the block it interrupts

@@ -61,6 +61,9 @@ COMMAND = "vllm serve"
 # --------------------------------------------------------------------------- line layers
 
 _COMPOSE_RE = re.compile(r"^[A-Za-z0-9][\w.-]*\s*\|\s?")          # "vllm-head-1  | "
+_COLLECTOR_RE = re.compile(
+    r"^\[pod/[^\]]+\]\s*"                                           # kubectl logs --prefix
+    r"|^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ [\w.@-]+(?:\[\d+\])?:\s")  # journalctl / syslog
 _DOCKER_TS_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)\s")
 _PROC_RE = re.compile(
     r"^\((?P<name>[A-Za-z_][\w.:-]*)?(?:\s+\+[\w.]+)?\s*(?:pid=(?P<pid>\d+))?(?:,?\s*ip=(?P<ip>[0-9A-Fa-f.:]+))?\)\s?")
@@ -106,6 +109,7 @@ class LogLine:
 def split_prefixes(text: str, lineno: int = 0) -> LogLine:
     """Peel the layers off one log line (see the module docstring). Never raises."""
     s = text.strip()
+    s = _COLLECTOR_RE.sub("", s, count=1)
     s = _DOCKER_TS_RE.sub("", s)
     if not s.startswith("(") and _COMPOSE_RE.match(s) and not _HEADER_RE.match(s):
         s = _COMPOSE_RE.sub("", s, count=1)
