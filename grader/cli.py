@@ -13,7 +13,7 @@ from pathlib import Path
 
 from grader import __version__
 
-LESSONS = ("lesson1", "lesson3")
+LESSONS = ("lesson1", "lesson2", "lesson3")
 
 
 class CannotRun(Exception):
@@ -86,6 +86,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from grader.grading import exit_code, grade
     from grader.inventory import InventoryError, load_inventory
     from grader.probes import lesson1 as probes_lesson1
+    from grader.probes import lesson2 as probes_lesson2
     from grader.probes import lesson3 as probes_lesson3
     from grader.report import render_table, to_json
     from grader.transport import connect_all
@@ -101,7 +102,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
     code, out = 0, []
     try:
         for lesson in args.lessons:
-            ev = {"lesson1": probes_lesson1.collect, "lesson3": probes_lesson3.collect}[lesson](inv, conns, dict(errors))
+            ev = {"lesson1": probes_lesson1.collect, "lesson2": probes_lesson2.collect,
+                  "lesson3": probes_lesson3.collect}[lesson](inv, conns, dict(errors))
             ev.facts = derivers()[lesson](ev)
             path = ev.save(args.evidence)
             verdicts = grade(ev.facts, lesson, inv.profile)

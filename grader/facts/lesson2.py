@@ -118,14 +118,14 @@ def _env(ev: Evidence, node: str) -> tuple[dict[str, str], int, list[str]]:
     if not readable:
         why = ("their environment is not readable by this user (run the check as the user that started them, or "
                "the containers' env is read with `docker inspect`)") if procs else "none is running"
-        return {}, 0, [f"no Ray or vLLM process could be read on {node}: {why}. Start the cluster (lesson 2b), "
+        return {}, 0, [f"no Ray or vLLM process could be read: {why}. Start the cluster (lesson 2b), "
                        "then check again"]
     env: dict[str, str] = {}
     problems = []
     for p in readable:
         for k, v in p.env.items():
             if k in env and env[k] != v and k in SAME_ON_BOTH:
-                problems.append(f"on {node}, processes disagree on {k}: {env[k]!r} and {v!r} ({p.description})")
+                problems.append(f"processes disagree on {k}: {env[k]!r} and {v!r} ({p.description})")
             env.setdefault(k, v)
     return env, len(readable), problems
 
@@ -208,9 +208,12 @@ def node_facts(ev: Evidence, node: str, cabled: int | None) -> dict[str, Any]:
     f: dict[str, Any] = {"reachable": True, "error": ev.errors.get(node), "roce_simulated": simulated or ts["roce_simulated"],
                          "mapping": rows, "cabled_port": ts["cabled_port"], "env": env, "env_processes": nproc}
     f["roce_problems"] = read_problems + ts["port_problems"] + _roce_problems(rows, ts["cabled_port"])
-    f["ifname_problems"] = env_problems + (_ifname_problems(env, rows, ipv4) if nproc else [])
-    f["ib_hca_problems"] = env_problems[:1] + (_ib_hca_problems(env, rows, ts["cabled_port"]) if nproc else [])
-    f["gid_problems"] = env_problems[:1] + (_gid_problems(env, rows) if nproc else [])
+    def here(found: list[str]) -> list[str]:
+        return [f"{node}: {p}" for p in found]
+
+    f["ifname_problems"] = here(env_problems + (_ifname_problems(env, rows, ipv4) if nproc else []))
+    f["ib_hca_problems"] = here(env_problems[:1] + (_ib_hca_problems(env, rows, ts["cabled_port"]) if nproc else []))
+    f["gid_problems"] = here(env_problems[:1] + (_gid_problems(env, rows) if nproc else []))
     return f
 
 
@@ -273,11 +276,10 @@ def pair_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
         problems.append("no ib_write_bw output was named: add one client output per twin to [logs] ib_write_bw")
     for r in logs:
         try:
-            res = parse_perftest(r.stdout)
-            if res.bw_avg_gbps is None:
+            runs = [run.bw_avg_gbps for run in parse_perftest(r.stdout) if run.bw_avg_gbps is not None]
+            if not runs:
                 problems.append(f"`{r.command}`: no bandwidth row")
-            else:
-                bws.append(round(res.bw_avg_gbps, 2))
+            bws += [round(x, 2) for x in runs]  # one file may hold both twins' client runs
         except ParseError as e:
             problems.append(str(e))
     out["ib_write_bw_gbps"], out["ib_write_bw_problems"] = bws, problems

@@ -39,7 +39,8 @@ from .common import ParseError, content_lines, fail_on_line, is_comment_line, ra
 CMD = "sysfs /sys/class/infiniband"
 
 _DEVICE_RE = re.compile(r"^device\s+(?P<name>\S+)(?:\s+(?P<pci>\S+))?\s*$")
-_PATH_RE = re.compile(r"^(?P<path>/sys/class/infiniband/(?P<dev>[^/\s:]+)/(?P<rest>[^:]*))(?::(?P<value>.*))?$")
+_PATH_RE = re.compile(r"^(?P<path>/\S*?/infiniband/(?P<dev>[^/\s:]+)/(?P<rest>[^:]*))(?::(?P<value>.*))?$")
+"""Any tree named ``.../infiniband/<dev>/...``: /sys/class/infiniband, or the sim's copy of its layout."""
 _PORT_FILE_RE = re.compile(r"^ports/(?P<port>\d+)/(?P<file>state|phys_state|link_layer|rate"
                            r"|gids/(?P<gid>\d+)|gid_attrs/types/(?P<type>\d+)|gid_attrs/ndevs/(?P<ndev>\d+))$")
 _BDF_RE = re.compile(r"^[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")

@@ -29,8 +29,9 @@ SERVING_ENV = (
     "for p in $(pgrep -f '[r]aylet|[g]cs_server|[v]llm|[r]ay::|[d]efault_worker'); do "
     # processes of another network namespace are another machine's (the sim shares one PID space)
     "net=$(readlink /proc/$p/ns/net 2>/dev/null); [ -n \"$net\" ] && [ \"$net\" != \"$me\" ] && continue; "
+    "c=$(tr '\\0' ' ' </proc/$p/cmdline 2>/dev/null | cut -c1-160); [ -n \"$c\" ] || continue; "
     "[ -r /proc/$p/environ ] || { echo \"=== $p unreadable $(cat /proc/$p/comm 2>/dev/null)\"; continue; }; "
-    "echo \"=== $p $(tr '\\0' ' ' </proc/$p/cmdline 2>/dev/null | cut -c1-160)\"; "
+    "echo \"=== $p $c\"; "
     f"tr '\\0' '\\n' </proc/$p/environ | {_ENV_GREP}; done; "
     "if command -v docker >/dev/null 2>&1; then for c in $(docker ps -q 2>/dev/null); do "
     "echo \"=== docker $c $(docker inspect -f '{{.Name}} {{.Config.Image}}' $c 2>/dev/null)\"; "
