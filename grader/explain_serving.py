@@ -315,7 +315,7 @@ _VLLM_LINE = re.compile(
     r"(?:^|[)|]\s*)(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+(?:\d{4}-)?\d\d-\d\d\s+\d\d:\d\d:\d\d(?:[.,]\d+)?\s+"
     r"\[?[\w./<>-]+\.py:\d+\]"
     r"|(?:^|\|\s*)\((?:APIServer|EngineCore(?:_DP\d+)?|RayWorkerWrapper|RayWorkerProc|VllmWorker(?:-\d+)?|Worker(?:_\w+)?)"
-    r"\s+pid=\d+"
+    r"(?:\s+(?:rank=\d+|[A-Z]{2}\d+))*\s+pid=\d+"
     r"|vLLM API server version|KV cache size: [\d,]+ tokens|Maximum concurrency for [\d,]+ tokens per request"
     r"|# (?:GPU|cuda|CPU) blocks: \d+|Available KV cache memory:|non-default args: \{"
     r"|World size \(\d+\) is larger than the number of available GPUs|current platform \w+ does not support ray"

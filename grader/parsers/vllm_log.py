@@ -65,8 +65,12 @@ _COLLECTOR_RE = re.compile(
     r"^\[pod/[^\]]+\]\s*"                                           # kubectl logs --prefix
     r"|^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ [\w.@-]+(?:\[\d+\])?:\s")  # journalctl / syslog
 _DOCKER_TS_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)\s")
+# "(APIServer pid=1)", "(RayWorkerWrapper pid=77, ip=10.0.0.2)", "(pid=5)", "(VllmWorker rank=0 pid=9)",
+# "(VllmWorker TP0 pid=9)", "(autoscaler +1m2s)", "(raylet, ip=10.0.0.2)"
 _PROC_RE = re.compile(
-    r"^\((?P<name>[A-Za-z_][\w.:-]*)?(?:\s+\+[\w.]+)?\s*(?:pid=(?P<pid>\d+))?(?:,?\s*ip=(?P<ip>[0-9A-Fa-f.:]+))?\)\s?")
+    r"^\((?P<name>(?![A-Za-z_]+=)[A-Za-z_][\w.:-]*)?(?P<rest>(?:[\s,]*(?:\+[\w.]+|[A-Za-z_]+=[^\s,)]+|[A-Z]{2}\d+))*)\s*\)\s?")
+_PID_RE = re.compile(r"\bpid=(\d+)")
+_IP_RE = re.compile(r"\bip=([0-9A-Fa-f.:]+)")
 _RAY_PROCS = {"raylet", "autoscaler", "gcs_server", "monitor", "log_monitor", "dashboard", "dashboard_agent",
               "runtime_env_agent", "bash", "sh"}
 _VLLM_PROCS_RE = re.compile(r"^(?:APIServer|EngineCore(?:_DP\d+)?|RayWorkerWrapper|RayWorkerProc|VllmWorker(?:-\d+)?"
@@ -119,12 +123,16 @@ def split_prefixes(text: str, lineno: int = 0) -> LogLine:
     pid = None
     while True:
         m = _PROC_RE.match(s)
-        if not m or not (m.group("pid") or m.group("ip") or (m.group("name") or "") in _RAY_PROCS):
+        if not m:
+            break
+        name, rest = m.group("name") or "", m.group("rest")
+        p, i = _PID_RE.search(rest), _IP_RE.search(rest)
+        if not (p or i or name in _RAY_PROCS):
             break
         prefixes.append(m.group(0).strip())
-        process = m.group("name") or None
-        pid = int(m.group("pid")) if m.group("pid") else pid
-        ip = m.group("ip") or ip
+        process = name or None
+        pid = int(p.group(1)) if p else pid
+        ip = i.group(1) if i else ip
         s = s[m.end():].lstrip()
     s = _REPEATED_RE.sub("", s)
     level = source = None
