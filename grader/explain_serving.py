@@ -245,7 +245,11 @@ def _summarise_vllm(log: VllmLog, command: str | None) -> Summary:
     findings += _kv_findings(log)
     for m in log.kv_memory:
         who = f" ({m.source.process})" if m.source.process else ""
-        if m.kind == "explicit":
+        if m.gib <= 0:
+            findings.append(fail(f"{m.gib:g} GiB left for the KV cache{who}: the weights and activations take more "
+                                 "than memory x --gpu-memory-utilization. Raise the utilization, or use more GPUs "
+                                 "or a smaller (quantized) model."))
+        elif m.kind == "explicit":
             findings.append(info(f"KV cache memory set explicitly: {m.gib:g} GiB of {m.total_gib:g} GiB{who} "
                                  "(the CPU backend's VLLM_CPU_KVCACHE_SPACE, per rank)."))
         else:

@@ -412,6 +412,25 @@ def test_kv_memory_lines():
     assert log.kv_memory[1].source.prefix == "(EngineCore_DP0 pid=10) (RayWorkerWrapper pid=77, ip=192.168.100.11)"
 
 
+def test_wrapped_profiling_summary_of_early_v1():
+    # 0.8-era V1 wraps the profiling summary over three lines, only the first with a logger header
+    text = ("INFO 03-14 09:13:07 [gpu_worker.py:227] Memory profiling takes 11.85 seconds\n"
+            "the current vLLM instance can use total_gpu_memory (79.11GiB) x gpu_memory_utilization (0.90) = 71.20GiB\n"
+            "model weights take 14.99GiB; non_torch_memory takes 0.35GiB; PyTorch activation peak memory takes "
+            "1.24GiB;\n"
+            "the rest of the memory reserved for KV Cache is 54.62GiB.\n"
+            "INFO 03-14 09:13:08 [kv_cache_utils.py:566] GPU KV cache size: 447,088 tokens\n"
+            "INFO 03-14 09:13:08 [kv_cache_utils.py:570] Maximum concurrency for 32,768 tokens per request: 13.64x\n")
+    log = parse_vllm_log(text)
+    assert [(m.gib, m.kind) for m in log.kv_memory] == [(54.62, "reserved")]
+    assert log.gpu_memory_utilization == 0.9 and log.weights_gib == (14.99,)
+    assert (log.kv[0].tokens, log.kv[0].concurrency, log.kv[0].max_model_len) == (447_088, 13.64, 32_768)
+    # a negative rest (weights and activations above the budget) is read as printed
+    neg = parse_vllm_log("INFO 08-12 22:32:11 [worker.py:295] the rest of the memory reserved for KV Cache is "
+                         "-7.83GiB.\n")
+    assert neg.kv_memory[0].gib == -7.83
+
+
 def test_per_dp_engine_repetitions_are_each_kept():
     text = ("(EngineCore_DP0 pid=10) INFO 11-29 14:02:11 [kv_cache_utils.py:1087] GPU KV cache size: 100,000 tokens\n"
             "(EngineCore_DP1 pid=11) INFO 11-29 14:02:11 [kv_cache_utils.py:1087] GPU KV cache size: 99,000 tokens\n"

@@ -378,8 +378,13 @@ _KV_TOKENS_RE = re.compile(r"(?:(?P<dev>\b[A-Za-z]+(?: \+ host)?) )?KV cache siz
 _KV_CONC_RE = re.compile(r"Maximum concurrency for (?P<len>[\d,]+) tokens per request: (?P<x>[\d.]+)x")
 _KV_BLOCKS_RE = re.compile(r"# (?P<dev>\w+) blocks: (?P<n>\d+)(?:, # CPU blocks: (?P<cpu>\d+))?")
 _KV_AVAIL_RE = re.compile(r"Available KV cache memory: (?P<gib>[\d.]+) ?GiB")
-_KV_V0_RE = re.compile(r"the rest of the memory reserved for KV Cache is (?P<gib>[\d.]+) ?GiB"
-                       r"|Memory profiling results:.*\bkv_cache_size=(?P<gib2>[\d.]+) ?GiB")
+_KV_V0_RE = re.compile(r"the rest of the memory reserved for KV Cache is (?P<gib>-?[\d.]+) ?GiB"
+                       r"|Memory profiling results:.*\bkv_cache_size=(?P<gib2>-?[\d.]+) ?GiB")
+# the profiling summary of V0 and early V1 (0.6-0.9), on one line or wrapped over three
+_PROFILE_UTIL_RE = re.compile(r"total_gpu_memory \((?P<total>[\d.]+) ?GiB\) x gpu_memory_utilization \((?P<util>[\d.]+)\)"
+                              r"|Memory profiling results:.*\btotal_gpu_memory=(?P<total2>[\d.]+) ?GiB.*"
+                              r"\bgpu_memory_utilization=(?P<util2>[\d.]+)")
+_PROFILE_WEIGHTS_RE = re.compile(r"\bmodel weights take (?P<gib>[\d.]+) ?GiB")
 _KV_CPU_RE = re.compile(r"Explicitly set \((?P<gib>[\d.]+)/(?P<total>[\d.]+)\) GiB for KV cache")
 _AUTOFIT_RE = re.compile(r"Auto-fit max_model_len: reduced from (?P<from>\d+) to (?P<to>\d+).*?\((?P<gib>[\d.]+) GiB "
                          r"available for KV cache\)")
@@ -729,6 +734,8 @@ class _State:
         self.client = False
         self.logged_world_size: int | None = None
         self.effective_util: float | None = None
+        self.profile_util: float | None = None
+        self.profile_weights: list[float] = []
         self._last_command: str | None = None
 
     # ---------------------------------------------------------------- inputs
@@ -842,6 +849,14 @@ class _State:
         m = _WEIGHTS_RE.search(msg)
         if m:
             self.weights.append(float(m.group("gib")))
+            hit = True
+        m = _PROFILE_UTIL_RE.search(msg)
+        if m:
+            self.profile_util = self.profile_util or _as_float(m.group("util") or m.group("util2"))
+            hit = True
+        m = _PROFILE_WEIGHTS_RE.search(msg)
+        if m and not self.weights:  # "Model loading took X GiB" says the same, per worker
+            self.profile_weights.append(float(m.group("gib")))
             hit = True
         if _READY_RE.search(msg):
             self.ready = hit = True
@@ -967,7 +982,7 @@ class _State:
         if max_len is None:
             max_len = next((k["max_model_len"] for k in self.kv if k["max_model_len"]), None)
         util = _as_float(args.get("gpu_memory_utilization")) or _as_float(cmd.get("gpu_memory_utilization"))
-        util = util if util is not None else self.effective_util
+        util = util if util is not None else self.profile_util if self.profile_util is not None else self.effective_util
         ranks = tuple(WorkerRank(r["rank"], r.get("world_size"), r.get("pid"), r.get("ip"), r.get("tp_rank"),
                                  r.get("pp_rank"), r.get("dp_rank"), r.get("init_method"), r.get("backend"))
                       for r in sorted(self.ranks.values(), key=lambda r: (r["rank"], r["pid"] or 0)))
@@ -977,7 +992,8 @@ class _State:
             max_model_len=max_len, gpu_memory_utilization=util,
             kv=tuple(KvCapacity(k["device"], k["tokens"], k["max_model_len"], k["concurrency"], k["gpu_blocks"],
                                 k["cpu_blocks"], k["form"], k["source"], tuple(k["linenos"])) for k in self.kv),
-            kv_memory=tuple(self.kv_memory), weights_gib=tuple(self.weights), events=tuple(self.events),
+            kv_memory=tuple(self.kv_memory), weights_gib=tuple(self.weights or self.profile_weights),
+            events=tuple(self.events),
             stats=tuple(self.stats), ranks=ranks, worker_ips=tuple(self.ips), ray_address=self.ray_address,
             ready=self.ready, url=self.url, client_output=self.client)
 
