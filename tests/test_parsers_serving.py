@@ -148,6 +148,28 @@ def test_ray_status_older_shape_healthy_usage_demands():
     assert st.resources["memory"] == (0.0, pytest.approx(100 * GIB))
 
 
+def test_ray_status_autoscaled_cluster_shapes():
+    # an autoscaled cluster (node types, not ids), verbose blocks keyed by IP with "Is Idle:" (Ray 2.5-2.7),
+    # integer counts, a custom resource, all three kinds of demand
+    text = ("======== Autoscaler status: 2023-04-04 19:21:25.239417 ========\nNode status\n-----\nHealthy:\n"
+            " 2 p3.2xlarge\n 20 m4.4xlarge\nPending:\n m4.4xlarge, 2 launching\n 10.0.0.4: m4.4xlarge, waiting-for-ssh\n"
+            "Recent failures:\n p3.2xlarge: RayletUnexpectedlyDied (ip: 10.0.0.6)\n\nResources\n-----\nTotal Usage:\n"
+            " 1/2 AcceleratorType:V100\n 530.0/544.0 CPU\n 2/2 GPU\n 2.00/8.000 GiB memory\n\nTotal Demands:\n"
+            " {'CPU': 1}: 150+ pending tasks/actors\n {'CPU': 4} * 5 (PACK): 420+ pending placement groups\n"
+            " {'CPU': 16}: 100+ from request_resources()\n\nNode: 10.0.3.87 (ray.head.default)\n Usage:\n"
+            "  0.0/2.0 CPU\n Is Idle:\n  False\n")
+    st = parse_ray_status(text)
+    assert st.node_count == 22 and st.resources["GPU"] == (2.0, 2.0) and st.resources["AcceleratorType:V100"] == (1, 2)
+    assert st.resources["memory"] == (pytest.approx(2 * GIB), pytest.approx(8 * GIB))
+    assert [(n.ip, n.status) for n in st.pending_nodes] == [(None, "launching"), ("10.0.0.4", "waiting-for-ssh")]
+    assert st.failed_nodes[0].status == "RayletUnexpectedlyDied" and st.failed_nodes[0].ip == "10.0.0.6"
+    assert len(st.pending_demands) == 3
+    [node] = st.per_node
+    assert (node.node_id, node.ip, node.node_type, node.activity) == ("10.0.3.87", "10.0.3.87", "ray.head.default",
+                                                                      ("Is Idle: False",))
+    assert st.unread == ()
+
+
 def test_ray_status_survives_prompt_ansi_crlf_and_docker_exec():
     text = ("nvidia@spark-a:~$ docker exec node-1234 ray status\r\n"
             + real("spark/12_*").split("# --- torchrun")[0].replace("GPU", "\x1b[1mGPU\x1b[0m").replace("\n", "\r\n"))

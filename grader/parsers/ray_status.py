@@ -59,7 +59,7 @@ _HEADER_RE = re.compile(r"^=+\s*(?:Autoscaler|Cluster Scaler) status:?\s*(?P<ts>
 _SECTION_RE = re.compile(
     r"^(?P<name>Node status|Resources|Healthy|Active|Idle|Pending|Recent failures|Total Usage|Usage"
     r"|From request_resources|Total Constraints|Constraints|Pending Demands|Total Demands|Demands"
-    r"|Activity)\s*:?\s*$")
+    r"|Activity|Is Idle)\s*:?\s*$")
 _NODE_BLOCK_RE = re.compile(r"^Node:\s*(?P<id>\S+)(?:\s+\((?P<extra>[^)]*)\))?\s*$")
 _ACTIVITY_RE = re.compile(r"^(?:Resource: |Busy workers on node|\(no activity\)|.*\b(?:in use|running)\b)")
 _NONE_RE = re.compile(r"^\((?:no [\w ()_]+|none|unavailable[\w ]*)\)$", re.I)
@@ -234,7 +234,7 @@ _SECTION_KEYS = {
     "Recent failures": "failures", "Total Usage": "usage", "Usage": "usage",
     "From request_resources": "requests", "Total Constraints": "requests", "Constraints": "requests",
     "Pending Demands": "demands", "Total Demands": "demands", "Demands": "demands",
-    "Node status": "nodes", "Resources": "resources", "Activity": "activity",
+    "Node status": "nodes", "Resources": "resources", "Activity": "activity", "Is Idle": "idle-flag",
 }
 
 
@@ -288,8 +288,8 @@ def parse_ray_status(text: str) -> RayStatus:
         head = _SECTION_RE.match(s)
         if head:
             key = _SECTION_KEYS[head.group("name")]
-            if per_node and key in ("usage", "activity"):  # inside a -v "Node:" block (indented or not)
-                section = "node-usage" if key == "usage" else "node-activity"
+            if per_node and key in ("usage", "activity", "idle-flag"):  # inside a -v "Node:" block
+                section = {"usage": "node-usage", "activity": "node-activity", "idle-flag": "node-idle"}[key]
             elif key in ("nodes", "resources"):
                 section = None
             else:
@@ -327,6 +327,9 @@ def parse_ray_status(text: str) -> RayStatus:
             continue
         elif section == "node-activity" and per_node and (line.text[:1].isspace() or _ACTIVITY_RE.match(s)):
             per_node[-1]["activity"].append(s)
+            continue
+        elif section == "node-idle" and per_node and s in ("True", "False"):  # Ray 2.5-2.7 "Is Idle:"
+            per_node[-1]["activity"].append(f"Is Idle: {s}")
             continue
         section = None  # a line that fits no block ends the block it interrupts
         unread.append(s)
