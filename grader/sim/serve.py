@@ -38,6 +38,8 @@ launch either exits (seen within ~30 s) or hangs (placement group, a leader with
 and the deadline turns the hang into an error naming the log."""
 ONESHOT_DEADLINE_S = 90.0
 STOP_GRACE_S = 8.0
+"""How long vLLM gets to stop after SIGTERM (it takes 1.6-2.6 s here) before SIGKILL."""
+RAY_GRACE_S = 2.0
 INSTALL_HINT = "bash scripts/install-serve.sh"
 
 
@@ -87,13 +89,23 @@ def _launch(proc: S.Proc) -> subprocess.Popen:
 
 
 def _group_alive(pgid: int) -> bool:
+    """Whether any process of group ``pgid`` still runs (zombies do not count: a leader this
+    process started is reaped here, others are init's)."""
+    with contextlib.suppress(ChildProcessError, OSError):
+        os.waitpid(pgid, os.WNOHANG)
     try:
         os.killpg(pgid, 0)
-        return True
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
+        pass
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+                if int(fields[2]) == pgid and fields[0] != "Z":
+                    return True
+    return False
 
 
 def _health(url: str, timeout: float = 2.0) -> bool:
@@ -210,19 +222,11 @@ def stop_groups(state: dict) -> None:
     process still running the serving environment in a node, then the files the run left in each
     node's /dev/shm. Needs no lock; ``sim down`` calls it with the state it read."""
     serve = state.get("serve") or {}
-    pgids = [g["pgid"] for g in reversed(serve.get("groups", []))]
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        live = [g for g in pgids if _group_alive(g) and _is_sim_group(g)]
-        for pgid in live:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(pgid, sig)
-        deadline = time.monotonic() + (STOP_GRACE_S if sig == signal.SIGTERM else 3.0)
-        while live and time.monotonic() < deadline:
-            live = [g for g in live if _group_alive(g)]
-            if live:
-                time.sleep(0.1)
-        if not live:
-            break
+    groups = list(reversed(serve.get("groups", [])))
+    # vLLM first: it shuts its engine down and hands Ray's placement group back within a few
+    # seconds. Ray's daemons often ignore TERM, so they get a short grace before KILL.
+    for names, grace in ((("vllm",), STOP_GRACE_S), (("ray",), RAY_GRACE_S)):
+        _end_groups([g["pgid"] for g in groups if g["name"] in names], grace)
     # Ray's raylet starts its workers in their own sessions: whatever still runs the serving
     # environment's Python or binaries inside a node namespace is the serving stack's.
     for sig in (signal.SIGTERM, signal.SIGKILL):
@@ -238,6 +242,21 @@ def stop_groups(state: dict) -> None:
             break
     if serve:
         _clean_node_shm(state, serve.get("started", 0.0) - 1.0)
+
+
+def _end_groups(pgids: list[int], grace: float) -> None:
+    """TERM each live process group of the sim, wait up to ``grace`` s, KILL what is left."""
+    live = [g for g in pgids if _group_alive(g) and _is_sim_group(g)]
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 3.0)):
+        for pgid in live:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pgid, sig)
+        deadline = time.monotonic() + wait
+        while live and time.monotonic() < deadline:
+            time.sleep(0.1)
+            live = [g for g in live if _group_alive(g)]
+        if not live:
+            return
 
 
 def _is_sim_group(pgid: int) -> bool:

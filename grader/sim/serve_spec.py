@@ -48,8 +48,9 @@ RAY_PORT = 6379
 MASTER_PORT = 29501
 MAX_MODEL_LEN = 512
 KV_CACHE_BYTES = 64 * 2**20
-"""KV cache per worker: 64 MiB = 65,536 tokens of the tiny model (1 KiB/token), a visible
-"Maximum concurrency for 512 tokens per request: 128.00x" line, and little memory."""
+"""KV cache per worker, little memory and a visible line. The tiny model needs 1 KiB per token
+(4 layers x K,V x 2 heads x 32 x 2 bytes): one worker holds 65,536 tokens ("Maximum concurrency for
+512 tokens per request: 128.00x"); with PP=2 each worker holds 2 layers, so 131,072 (256.00x)."""
 
 IFACE_VARS: tuple[str, ...] = ("GLOO_SOCKET_IFNAME", "NCCL_SOCKET_IFNAME", "TP_SOCKET_IFNAME",
                                "UCX_NET_DEVICES", "OMPI_MCA_btl_tcp_if_include")
@@ -60,9 +61,9 @@ connectFullMesh is refused); the others are set as on a real pair, for lesson 2a
 QUIET_ENV: dict[str, str] = {
     "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1",
     "RAY_USAGE_STATS_ENABLED": "0", "TOKENIZERS_PARALLELISM": "false", "LANG": "C.UTF-8",
-    "PYTHONUNBUFFERED": "1",
+    "PYTHONUNBUFFERED": "1", "RAY_COLOR_PREFIX": "0",
 }
-"""Nothing is downloaded or reported anywhere; logs are written as they happen."""
+"""Nothing is downloaded or reported anywhere; logs are written as they happen, without colour codes."""
 
 
 @dataclass
