@@ -254,7 +254,7 @@ def _mentions_sysfs_ib(argv: list[str]) -> bool:
 register(KindSpec(
     name="ib-sysfs", parse=parse_ib_sysfs, summarise=_summarise_sysfs,
     matches_command=_mentions_sysfs_ib,
-    line=re.compile(r"^/sys/class/infiniband/[^/\s]+/|^device\s+(?:roce|mlx5_|rxe|siw|irdma|bnxt_re|efa|ib)\S*\s+\S+$"),
+    line=re.compile(r"^/\S*?/infiniband/[^/\s]+/|^device\s+(?:roce|mlx5_|rxe|siw|irdma|bnxt_re|efa|ib)\S*\s+\S+$"),
 ))
 
 

@@ -320,12 +320,14 @@ def _row(run: _Run, toks: list[str], line: Line, last: bool) -> None:
         else:
             unit = "Gb/sec" if run.cmd.get("report_gbits") else "MB/sec"
             cols = [(n, unit) for n in ("bytes", "iterations", "bw_peak", "bw_average", "msg_rate", "cpu_util")]
+        if len(toks) >= 4:  # the version's own width (no MsgRate, no CPU_Util...)
+            cols = cols[:len(toks)]
     if len(nums) > len(cols) or len(nums) < 3:
         if last:
             run.truncated_row = True
             return
         raise fail_on_line(CMD, line, f"a result row with {len(nums)} values under a header of {len(cols)} columns")
-    if len(nums) < len(cols) and last and len(nums) < 4:
+    if len(nums) < len(cols) and last:  # the paste ends inside its last row
         run.truncated_row = True
         return
     vals = {name: (v, unit) for (name, unit), v in zip(cols, nums)}

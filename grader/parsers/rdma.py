@@ -140,7 +140,9 @@ def _parse_json(lines: list[Line], simulated: bool) -> RdmaLinks:
     if not isinstance(value, list):
         raise ParseError(CMD, "the JSON is not a list of links", lines[0].text.strip(), lines[0].no)
     links = []
-    for item in value:
+    for pos, item in enumerate(value):
+        if truncated and pos == len(value) - 1 and not (isinstance(item, dict) and "ifname" in item and "port" in item):
+            continue  # the object the paste was cut inside
         if not isinstance(item, dict):
             raise ParseError(CMD, f"a JSON item is not an object: {item!r:.60}", lines[0].text.strip(), lines[0].no)
         dev = item.get("ifname") or item.get("dev")
