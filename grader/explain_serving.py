@@ -16,11 +16,14 @@ Ray on the simulated cluster).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from .explain import Finding, KindSpec, Summary, register
+from .parsers.common import ParseError
 from .parsers.ray_status import RayStatus, parse_ray_status
 from .parsers.vllm_api import VllmMetrics, is_models_json, parse_metrics, parse_models
+from .parsers.nccl_log import parse_nccl_log, transport_verdict
 from .parsers.vllm_log import VllmLog, diagnose, parse_vllm_log
 
 GIB = 2 ** 30
@@ -189,7 +192,45 @@ def _kv_facts(log: VllmLog) -> list[dict[str, Any]]:
              "lineno": k.source.lineno} for k in log.kv]
 
 
-def _summarise_vllm(log: VllmLog, command: str | None) -> Summary:
+@dataclass(frozen=True)
+class VllmLogReading:
+    """What the vllm-log kind reads: the log, and the verdict on NCCL's transport when the log
+    carries NCCL_DEBUG=INFO lines (grader.parsers.nccl_log, lesson 2a), else None."""
+
+    log: VllmLog
+    nccl_transport: str | None = None
+    nccl_lines: int = 0
+
+
+_NCCL_MARK = re.compile(r"\bNCCL (?:INFO|WARN)\b")
+
+
+def _read_vllm(text: str) -> VllmLogReading:
+    log = parse_vllm_log(text)
+    if not _NCCL_MARK.search(text):
+        return VllmLogReading(log)
+    try:
+        nccl = parse_nccl_log(text)
+    except ParseError:
+        return VllmLogReading(log)
+    return VllmLogReading(log, transport_verdict(nccl), nccl.nccl_lines)
+
+
+def _nccl_findings(r: VllmLogReading) -> list[Finding]:
+    if not r.nccl_lines or r.nccl_transport in (None, "unknown"):
+        return []
+    if r.nccl_transport == "NET/Socket":
+        return [warn(f"NCCL moved the data over TCP sockets (NET/Socket, from {r.nccl_lines} NCCL lines): it found no "
+                     "usable RDMA device. Give the containers /dev/infiniband (--device or --privileged, IPC_LOCK, "
+                     "memlock), check NCCL_IB_DISABLE is not 1 and NCCL_IB_HCA names the Up twins.")]
+    if "IB" in r.nccl_transport:
+        return [ok(f"NCCL uses {r.nccl_transport} between the nodes (RDMA over the QSFP link; from {r.nccl_lines} "
+                   "NCCL lines).")]
+    return [info(f"NCCL transport: {r.nccl_transport} (from {r.nccl_lines} NCCL lines).")]
+
+
+def _summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
+    log = reading.log
     p = log.parallel
     diagnoses = diagnose(log)
     facts: dict[str, Any] = {
@@ -211,6 +252,7 @@ def _summarise_vllm(log: VllmLog, command: str | None) -> Summary:
         "ranks": [r.__dict__ for r in log.ranks], "worker_ips": list(log.worker_ips),
         "ray_address": log.ray_address, "ready": log.ready, "url": log.url,
         "args": _jsonable(log.args), "args_truncated": log.args_truncated, "command_args": log.command_args,
+        "nccl_transport": reading.nccl_transport,
     }
     findings: list[Finding] = []
     head = []
@@ -242,6 +284,7 @@ def _summarise_vllm(log: VllmLog, command: str | None) -> Summary:
         findings.append(ok(f"Workers ran on another node: {where}. The model really spans the nodes."))
     elif log.worker_ips:
         findings.append(ok(f"vLLM processes ran on other node(s): {', '.join(log.worker_ips)} (Ray's ip= prefixes)."))
+    findings += _nccl_findings(reading)
     findings += _kv_findings(log)
     for m in log.kv_memory:
         who = f" ({m.source.process})" if m.source.process else ""
@@ -325,6 +368,9 @@ _VLLM_LINE = re.compile(
     r"|World size \(\d+\) is larger than the number of available GPUs|current platform \w+ does not support ray"
     r"|KV cache is needed, which is larger than|Gloo connectFullMesh failed|Unable to find address for"
     r"|Waiting for creating a placement group|Cannot provide a placement group|Engine core initialization failed"
+    # NCCL_DEBUG=INFO lines without a process prefix stay in the vLLM log they are part of (this
+    # pattern is tried first only inside a vllm-log section; alone they are lesson 2a's nccl-log)
+    r"|\bNCCL (?:INFO|WARN)\b"
     r"|(?:site|dist)-packages/vllm/|^Triton is installed, but|(?:^\S*|: )vllm serve\s"
     # Ray's driver log inside vLLM (ray.init) and `ray start`, and the autoscaler's complaints
     r"|^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+\s+(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+[\w.]+\.py:\d+ -- "
@@ -344,7 +390,7 @@ def _is_vllm_serve(argv: list[str]) -> bool:
 
 
 register(KindSpec(
-    name="vllm-log", parse=parse_vllm_log, summarise=_summarise_vllm, programs=("vllm",),
+    name="vllm-log", parse=_read_vllm, summarise=_summarise_vllm, programs=("vllm",),
     matches_command=_is_vllm_serve, line=_VLLM_LINE,
 ))
 

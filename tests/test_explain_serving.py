@@ -172,6 +172,20 @@ def test_ngc_container_logs():
     assert "NCCL_IB_HCA" in messages(s, "fail")
 
 
+def test_nccl_lines_inside_a_vllm_log_give_the_transport():
+    nccl = real("spark/13_*").split("# --- A ---")[1].split("# --- B")[0]
+    head = ("(APIServer pid=1) INFO 11-29 14:02:11 [utils.py:233] non-default args: {'model_tag': 'm', "
+            "'tensor_parallel_size': 2, 'distributed_executor_backend': 'ray'}\n")
+    [s] = explain(head + nccl + "spark-a:2528:2528 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/IBext_v10/0\n")
+    assert s.kind == "vllm-log" and s.facts["nccl_transport"] == "NET/IB"
+    assert "NCCL uses NET/IB between the nodes" in messages(s, "ok")
+    sock = head + "(EngineCore_DP0 pid=5) spark-a:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0\n"
+    [s] = explain(sock)
+    assert s.facts["nccl_transport"] == "NET/Socket" and "TCP sockets" in messages(s, "warn")
+    # alone, NCCL lines are lesson 2a's
+    assert explain(real("spark/13_*"))[0].kind != "vllm-log"
+
+
 def test_placement_group_hang_is_explained():
     text = ("(EngineCore_DP0 pid=1088) INFO 12-17 23:28:00 [ray_utils.py:300] Waiting for creating a placement group "
             "of specs for 10 seconds. specs=[{'GPU': 1.0}, {'GPU': 1.0}]. Check `ray status` and `ray list nodes`.\n")
