@@ -1,0 +1,286 @@
+"""explain on lesson-2a outputs: the right kind, the facts read and the verdict, on every real
+fixture that holds one (shared/fixtures/real, tests/fixtures/captured/nccl_tests_h200x1) and on
+the samples of tests/samples_lesson2.py; and that these kinds and lesson 1's do not take each
+other's outputs."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from grader import explain as explain_mod
+from grader.explain import Finding, Section, detect_kind, explain, to_jsonable
+from tests import samples_lesson2 as S
+from tests.conftest import real_fixture
+
+CAPTURED = Path(__file__).resolve().parent / "fixtures" / "captured"
+LESSON1 = {"ip-addr", "ip-route-get", "ibdev2netdev", "ethtool", "ping", "iperf3", "netplan"}
+LESSON2A = {"rdma-link", "ib-sysfs", "show-gids", "ibstat", "perftest", "nccl-log", "nccl-tests", "collective-bench"}
+
+
+def real(pattern: str) -> str:
+    return real_fixture(pattern).read_text()
+
+
+def levels(s: Section) -> list[str]:
+    return [f.level for f in s.findings]
+
+
+def messages(s: Section, level: str | None = None) -> str:
+    return "\n".join(f.message for f in s.findings if level in (None, f.level))
+
+
+def kinds(sections: list[Section]) -> list[str | None]:
+    return [s.kind for s in sections]
+
+
+def test_kinds_registered():
+    assert LESSON2A <= set(explain_mod.KINDS)
+    order = list(explain_mod.KINDS)
+    assert order.index("nccl-log") < order.index("nccl-tests")  # a bare NCCL log is not nccl-tests
+
+
+# --------------------------------------------------------------------------- real fixtures
+
+def test_fixture_03_two_rails_and_their_total():
+    a, b = explain(real("spark/03_*"))
+    assert kinds([a, b]) == ["perftest", "perftest"] and a.host == b.host == "spark-b" and not a.error
+    assert a.command.startswith("ib_write_bw -d rocep1s0f0")
+    run = a.facts["runs"][0]
+    assert (run["device"], run["bw_average_gbps"], run["gid_index"], run["rdma_mtu_bytes"], run["role"]) == (
+        "rocep1s0f0", 92.57, 3, 1024, "client")
+    assert b.facts["runs"][0]["bw_average_gbps"] == 97.28 and a.facts["runs"][0]["bw_unit"] == "Gb/s"
+    assert "fail" not in levels(a) + levels(b)
+    assert "92.57 Gb/s" in messages(a, "ok") and "80 Gb/s" in messages(a, "ok")
+    assert "RDMA path MTU, not the interface's Ethernet MTU" in messages(a, "info")
+    assert "GID index 3 between 192.168.200.13 and 192.168.200.12" in messages(a, "info")
+    assert re.search(r"92\.57 \+ 97\.28 = 189\.85 Gb/s together", messages(b, "ok"))
+
+
+def test_fixture_07_nccl_tests_then_ib_write_bw():
+    n, p = explain(real("spark/07_*"))
+    assert kinds([n, p]) == ["nccl-tests", "perftest"]
+    assert (n.facts["collective"], n.facts["nranks"], n.facts["avg_busbw_reported"], n.facts["truncated"]) == (
+        "all_gather_perf", 2, 22.9611, False)
+    assert n.facts["avg_busbw_recomputed"] == pytest.approx(22.96) and n.facts["busbw_unit"] == "GB/s"
+    assert "21.875 GB/s" in messages(n, "ok") and "fail" not in levels(n)
+    assert p.facts["runs"][0]["bw_average_gbps"] == 111.61 and p.facts["runs"][0]["qps"] == 4
+    assert "with 4 QPs" in messages(p, "ok") and "--force-link IB" in messages(p, "info")
+
+
+def test_fixture_08_below_nvidia_bar_and_cut_off():
+    [s] = explain(real("spark/08_*"))
+    assert s.kind == "nccl-tests" and s.facts["truncated"] and s.facts["avg_busbw_reported"] is None
+    assert s.facts["avg_busbw_recomputed"] == pytest.approx(19.945)
+    warn = messages(s, "warn")
+    assert "18.94 / 20.95 GB/s" in warn and "21.875" in warn and "MTU 9000" in warn and "NCCL_IB_HCA" in warn
+    assert "cut off before `# Avg bus bandwidth`" in messages(s, "info")
+
+
+def test_fixture_12_bench_and_nccl_lines():
+    sections = explain(real("spark/12_*"))
+    assert [k for k in kinds(sections) if k in LESSON2A] == ["collective-bench", "nccl-log"]
+    bench = next(s for s in sections if s.kind == "collective-bench")
+    nccl = next(s for s in sections if s.kind == "nccl-log")
+    assert bench.facts["busbw_at_largest_gbs"] == 23.65 and "ok" in levels(bench)
+    assert nccl.facts["transport_verdict"] == "NET/IB"
+    assert [h["device"] for h in nccl.facts["ib_devices"]] == ["rocep1s0f0", "roceP2p1s0f0"]
+    assert "both twins of QSFP port 0" in messages(nccl, "ok")
+
+
+def test_fixture_13_net_ib_over_both_twins():
+    [s] = explain(real("spark/13_*"))
+    assert s.kind == "nccl-log" and s.facts["transport_verdict"] == "NET/IB" and not s.error
+    assert [h["device"] for h in s.facts["ib_devices"]] == ["rocep1s0f1", "roceP2p1s0f1"]
+    assert s.facts["hosts"] == ["spark-a", "spark-b"] and s.facts["channels_by_transport"] == {"NET/IB": 2}
+    ok = messages(s, "ok")
+    assert "NET/IB" in ok and "rocep1s0f1:1/RoCE, roceP2p1s0f1:1/RoCE" in ok and "on spark-b" in ok
+    assert "prefix" in messages(s, "info") and "NCCL_IB_GID_INDEX=3" in messages(s, "info")
+    assert "fail" not in levels(s) and "warn" not in levels(s)
+
+
+def test_h200x2_p2p_verdict():
+    [s] = explain(real("h200x2/nccl-allreduce-p2p.txt"))
+    assert s.kind == "nccl-log" and s.facts["transport_verdict"] == "P2P"
+    assert s.facts["channels_by_transport"] == {"P2P": 48} and s.facts["version"] == "2.28.9+cuda13.0"
+    assert "no network was used" in messages(s, "info") and "fail" not in levels(s)
+
+
+def test_h200x2_socket_fallback_verdict():
+    [s] = explain(real("h200x2/nccl-allreduce-socket-fallback.txt"))
+    assert s.kind == "nccl-log" and s.facts["transport_verdict"] == "NET/Socket"
+    fail = messages(s, "fail")
+    assert "fell back to TCP sockets" in fail and "NCCL_IB_DISABLE=1" in fail
+    assert "loopback" in messages(s, "info") and "2.86 GB/s" in messages(s, "info")
+
+
+@pytest.mark.parametrize("name, collective", [
+    ("all_reduce_perf", "all_reduce_perf"), ("all_gather_perf_cputime_timestamps", "all_gather_perf"),
+    ("all_reduce_perf_per_iter", "all_reduce_perf"), ("all_reduce_perf_nocheck", "all_reduce_perf"),
+    ("reduce_scatter_perf", "reduce_scatter_perf"), ("all_gather_perf_nccl_debug", "all_gather_perf"),
+    ("mpirun_tag_output_all_gather", "all_gather_perf"),
+])
+def test_captured_nccl_tests_one_rank(name, collective):
+    [s] = explain((CAPTURED / "nccl_tests_h200x1" / f"{name}.txt").read_text())
+    assert s.kind == "nccl-tests" and s.facts["collective"] == collective and s.facts["nranks"] == 1
+    assert "One rank" in messages(s, "info") and "fail" not in levels(s)
+
+
+def test_captured_nccl_tests_failures():
+    [two] = explain((CAPTURED / "nccl_tests_h200x1" / "mpirun_two_processes.txt").read_text())
+    assert two.kind == "nccl-tests" and "built without MPI" in messages(two, "fail")
+    [bad] = explain((CAPTURED / "nccl_tests_h200x1" / "all_reduce_perf_too_many_gpus.txt").read_text())
+    assert bad.kind == "nccl-tests" and "Invalid number of GPUs" in messages(bad, "fail")
+
+
+# --------------------------------------------------------------------------- samples
+
+def test_rdma_link_text_and_json():
+    [t] = explain("nvidia@spark-a:~$ rdma link\n" + S.RDMA_LINK)
+    [j] = explain("nvidia@spark-a:~$ rdma -j -p link\n" + S.RDMA_LINK_JSON)
+    [bare] = explain(S.RDMA_LINK_JSON)
+    assert t.kind == j.kind == bare.kind == "rdma-link"
+    assert t.facts["active"] == j.facts["active"] == ["rocep1s0f1", "roceP2p1s0f1"]
+    assert "QSFP port 1" in messages(t, "ok") and "NCCL_IB_HCA=rocep1s0f1,roceP2p1s0f1" in messages(t, "info")
+    one = S.RDMA_LINK.replace("roceP2p1s0f1/1 state ACTIVE physical_state LINK_UP",
+                              "roceP2p1s0f1/1 state DOWN physical_state LINK_UP")
+    [s] = explain(one)
+    assert "Only rocep1s0f1 of QSFP port 1" in messages(s, "warn") and "`state` is what counts" in messages(s, "warn")
+    [none] = explain(S.RDMA_LINK.replace("ACTIVE", "DOWN").replace("LINK_UP", "DISABLED"))
+    assert "No ConnectX-7 RoCE device is ACTIVE" in messages(none, "fail")
+
+
+def test_ib_sysfs_mapping_and_gid(tmp_path):
+    text = S.ib_sysfs_probe_output(tmp_path)
+    [s] = explain(text)
+    assert s.kind == "ib-sysfs" and not s.error
+    rows = {r["rdma_device"]: r for r in s.facts["devices"]}
+    assert rows["rocep1s0f1"] | {"gids": None} == {
+        "rdma_device": "rocep1s0f1", "port": 1, "pci_bdf": "0000:01:00.1", "domain": "0000", "netdev": "enp1s0f1np1",
+        "qsfp_port": 1, "state": "ACTIVE", "phys_state": "LinkUp", "roce_v2_gid_index": 3, "ipv4": "192.168.100.10",
+        "gids": None}
+    assert rows["roceP2p1s0f0"]["domain"] == "0002" and rows["roceP2p1s0f0"]["roce_v2_gid_index"] is None
+    assert "RoCE v2 GID index 3 carries 192.168.100.10" in messages(s, "ok")
+    assert "NCCL_IB_GID_INDEX, use 3" in messages(s, "info")
+    [noaddr] = explain(S.ib_sysfs_probe_output(tmp_path / "b", addresses={"rocep1s0f1": "192.168.100.10"}))
+    assert "roceP2p1s0f1 is ACTIVE but has only link-local" in messages(noaddr, "fail")
+
+
+def test_show_gids_and_ibstat():
+    [g] = explain("$ show_gids\n" + S.SHOW_GIDS)
+    assert g.kind == "show-gids" and [r["index"] for r in g.facts["roce_v2_ipv4"]] == [3, 3]
+    assert "use 3" in messages(g, "info")
+    diff = S.SHOW_GIDS.replace("roceP2p1s0f1\t1\t3\t", "roceP2p1s0f1\t1\t5\t")
+    assert "different indices" in messages(explain(diff)[0], "warn")
+    [i] = explain(S.IBSTAT)
+    assert i.kind == "ibstat" and i.facts["cas"][1]["model"] == "ConnectX-7"
+    assert "200 Gb/s" in messages(i, "ok") and "QSFP port 1" in messages(i, "ok")
+    assert "link layer Ethernet, i.e. RoCE" in messages(i, "info")
+    slow = S.IBSTAT.replace("Rate: 200", "Rate: 100")
+    assert "negotiated down" in messages(explain(slow)[0], "warn")
+
+
+def test_perftest_samples():
+    [lat] = explain(S.IB_WRITE_LAT)
+    assert lat.kind == "perftest" and lat.facts["runs"][0]["t_typical_us"] == 1.47 and "1.47 us" in messages(lat, "ok")
+    assert "jumbo frames" in messages(lat, "info")
+    [srv] = explain(S.IB_WRITE_BW_SERVER_MB)
+    assert srv.facts["runs"][0]["role"] == "server" and "server side" in messages(srv, "ok")
+    assert "MB/sec (2^20 bytes/s)" in messages(srv, "info")
+    slow = real("spark/03_*").replace("92.57", "13.23")
+    assert "degraded ConnectX-7 state" in messages(explain(slow)[0], "fail")
+    mid = real("spark/03_*").replace("92.57", "85.10")
+    assert "passes" in messages(explain(mid)[0], "ok")
+    err = explain("$ ib_write_bw -d rocep1s0f1 192.168.100.11\nCouldn't connect to 192.168.100.11:18515\n")[0]
+    assert err.kind == "perftest" and "start the server side first" in messages(err, "fail")
+
+
+def test_nccl_tests_busbw_classes():
+    text = real("spark/07_*")
+    one_twin = text.replace("22.94", "11.90").replace("22.98", "12.02")
+    assert "only one twin" in messages(explain(one_twin)[0], "fail")
+    broken = text.replace("22.94", "3.04").replace("22.98", "3.01")
+    assert "broken" in messages(explain(broken)[0], "fail")
+    one_host = text.replace("gb10-node-b", "gb10-node-a")
+    s = explain(one_host)[0]
+    assert "not a two-Spark run" in messages(s, "info") and "NVLink/PCIe" in messages(s, "info")
+
+
+def test_nccl_log_one_hca_and_house_network():
+    text = real("spark/13_*").replace(" [1]roceP2p1s0f1:1/RoCE", "")
+    s = explain(text)[0]
+    assert "only one HCA on spark-a (rocep1s0f1)" in messages(s, "warn")
+    assert "NCCL_IB_HCA=rocep1s0f1,roceP2p1s0f1" in messages(s, "warn")
+    house = ("spark-a:1:1 [0] NCCL INFO NET/IB : No device found.\n"
+             "spark-a:1:1 [0] NCCL INFO NET/Socket : Using [0]enP7s7:10.0.0.5<0>\n"
+             "spark-a:1:1 [0] NCCL INFO Using network Socket\n"
+             "spark-a:1:9 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0\n")
+    s = explain(house)[0]
+    assert s.facts["transport_verdict"] == "NET/Socket"
+    assert "/dev/infiniband" in messages(s, "fail") and "10 GbE management port" in messages(s, "fail")
+
+
+def test_lspci_connectx_cross_check():
+    [s] = explain(S.LSPCI_CX7)
+    assert s.kind == "lspci"
+    assert "0002:01:00.0 ConnectX-7: PCIe link x2 (downgraded)" in messages(s, "fail")
+    assert "0000:01:00.0 ConnectX-7: PCIe 32 GT/s x4" in messages(s, "ok")
+
+
+# --------------------------------------------------------------------------- detection
+
+@pytest.mark.parametrize("command, kind", [
+    ("rdma link", "rdma-link"), ("rdma -j link show", "rdma-link"), ("sudo rdma -d link", "rdma-link"),
+    ("show_gids", "show-gids"), ("ibstat", "ibstat"), ("sudo ibstat rocep1s0f1 1", "ibstat"),
+    ("ib_write_bw -d rocep1s0f1 -F --report_gbits 192.168.100.11", "perftest"), ("ib_read_lat -d x", "perftest"),
+    ("mpirun -np 2 -H a:1,b:1 $HOME/nccl-tests/build/all_gather_perf -b 16G -e 16G", "nccl-tests"),
+    ("./build/all_reduce_perf -b 8 -e 1G -f 2 -g 1", "nccl-tests"),
+    ("grep -H . /sys/class/infiniband/*/ports/*/state", "ib-sysfs"),
+    ("rdma dev", None), ("ip -j addr", "ip-addr"),
+])
+def test_kind_from_the_prompt(command, kind):
+    assert explain_mod._kind_of_command(explain_mod.command_argv(command)) == kind
+
+
+def test_detection_without_a_prompt(tmp_path):
+    assert detect_kind(S.RDMA_LINK) == "rdma-link"
+    assert detect_kind(S.RDMA_LINK_JSON) == "rdma-link"
+    assert detect_kind(S.SHOW_GIDS) == "show-gids"
+    assert detect_kind(S.IBSTAT) == "ibstat"
+    assert detect_kind(S.ib_sysfs_probe_output(tmp_path)) == "ib-sysfs"
+    assert detect_kind(S.IB_WRITE_LAT.split("\n", 1)[1]) == "perftest"
+    assert detect_kind(real("spark/13_*")) == "nccl-log"
+    assert detect_kind(real("spark/08_*")) == "nccl-tests"
+    # ip -j addr JSON is still ip-addr
+    assert detect_kind('[{"ifindex":1,"ifname":"lo","flags":["LOOPBACK"],"mtu":65536,"addr_info":[]}]') == "ip-addr"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (CAPTURED).glob("*.txt")))
+def test_lesson1_captures_are_not_lesson2_kinds(name):
+    sections = explain((CAPTURED / name).read_text())
+    assert not any(s.kind in LESSON2A for s in sections)
+
+
+def test_lesson2_outputs_are_not_lesson1_kinds(tmp_path):
+    texts = [S.RDMA_LINK, S.RDMA_LINK_JSON, S.SHOW_GIDS, S.IBSTAT, S.IB_WRITE_LAT, S.IB_WRITE_BW_SERVER_MB,
+             S.ib_sysfs_probe_output(tmp_path)] + [real(p) for p in ("spark/03_*", "spark/07_*", "spark/08_*",
+                                                                     "spark/13_*")]
+    for text in texts:
+        sections = explain(text)
+        assert sections and not any(s.kind in LESSON1 for s in sections), text[:80]
+        assert all(s.kind in LESSON2A for s in sections), [(s.kind, s.error) for s in sections]
+
+
+def test_json_output_and_levels(tmp_path):
+    texts = [S.RDMA_LINK, S.SHOW_GIDS, S.IBSTAT, S.IB_WRITE_LAT, S.ib_sysfs_probe_output(tmp_path)] + [
+        real(p) for p in ("spark/03_*", "spark/07_*", "spark/08_*", "spark/12_*", "spark/13_*",
+                          "h200x2/nccl-allreduce-p2p.txt", "h200x2/nccl-allreduce-socket-fallback.txt")]
+    for text in texts:
+        sections = explain(text)
+        json.dumps(to_jsonable(sections))
+        for s in sections:
+            assert all(isinstance(f, Finding) and f.level in explain_mod.LEVELS and f.message for f in s.findings)
+            assert not (s.error or "").startswith("internal error")
