@@ -716,6 +716,15 @@ def test_unknown_exception_is_reported():
     assert d.kind == "exception" and "KeyError" in d.message
 
 
+def test_harmless_import_warnings_are_not_errors():
+    log = parse_vllm_log("WARNING 05-01 10:00:00 [_custom_ops.py:20] Failed to import from vllm._C with "
+                         "ModuleNotFoundError(\"No module named 'vllm._C'\")\n"
+                         "(APIServer pid=1) INFO:     Application startup complete.\n")
+    assert log.errors == () and diagnose(log) == []
+    ready = parse_vllm_log("(EngineCore pid=1) KeyError: 'x'\n(APIServer pid=1) INFO:     Application startup complete.\n")
+    assert [(d.kind, d.severity) for d in diagnose(ready)] == [("exception", "warn")]
+
+
 def test_event_kinds_are_listed():
     assert {"world-size", "kv-too-small", "pg-wait", "pg-timeout", "cpu-no-ray", "gloo-connect", "gloo-iface",
             "no-gpu-resource", "exception"} <= set(EVENT_KINDS)

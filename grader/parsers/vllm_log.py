@@ -430,7 +430,7 @@ _EVENT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
         r"(?P<wanted_gib>[\d.]+) GiB\)")),
     ("oom", "error", re.compile(r"CUDA out of memory|OutOfMemoryError|CUDA error: out of memory")),
     ("cpu-no-ray", "error", re.compile(r"current platform (?P<platform>\w+) does not support ray")),
-    ("ray-missing", "error", re.compile(r"Failed to import Ray|No module named '?ray'?\b|ray: command not found")),
+    ("ray-missing", "error", re.compile(r"Failed to import Ray|No module named '?ray'?(?![\w.])|ray: command not found")),
     ("pg-timeout", "error", re.compile(
         r"Cannot provide a placement group (?:requiring (?P<gpus>\d+) \w+ )?.*?within (?P<seconds>\d+) seconds")),
     ("pg-wait", "warning", re.compile(
@@ -460,7 +460,7 @@ _EVENT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
         r"The current node timed out during startup|Failed to get node info .*Deadline Exceeded")),
     ("no-host-ip", "warning", re.compile(r"Failed to get the IP address, using 0\.0\.0\.0 by default")),
     ("vllm-metadata", "error", re.compile(r"No package metadata was found for vllm")),
-    ("vllm-missing", "error", re.compile(r"vllm: command not found|No module named '?vllm'?\b")),
+    ("vllm-missing", "error", re.compile(r"vllm: command not found|No module named '?vllm'?(?![\w.])")),
     ("ray-local-instance", "warning", re.compile(r"Started a local Ray instance")),
     ("tp-exceeds-local-gpus", "warning", re.compile(
         r"Tensor parallel size \((?P<tp>\d+)\) exceeds available GPUs \((?P<gpus>\d+)\)")),
@@ -1033,9 +1033,13 @@ def diagnose(log: VllmLog) -> list[Diagnosis]:
                 out.append(d)
     if "exception" in ev and not any(d.severity == "fail" for d in out):
         e = ev["exception"]
-        out.append(Diagnosis("exception", f"The launch failed with `{e.message[:300]}`.",
-                             "Read the first traceback above it; paste the whole log from the start if the cause is "
-                             "not shown."))
+        if log.ready:
+            out.append(Diagnosis("exception", f"An exception was logged (`{e.message[:300]}`), but the server came "
+                                 "up.", "If requests fail, read the traceback around it.", "warn"))
+        else:
+            out.append(Diagnosis("exception", f"The launch failed with `{e.message[:300]}`.",
+                                 "Read the first traceback above it; paste the whole log from the start if the cause "
+                                 "is not shown."))
     if "engine-init-failed" in kinds and not any(d.severity == "fail" and d.kind != "engine-init-failed" for d in out):
         procs = ev["engine-init-failed"].numbers.get("procs")
         out.append(Diagnosis("engine-init-failed", "The engine core failed to start"
