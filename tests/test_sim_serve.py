@@ -101,6 +101,15 @@ def test_tiny_model_is_not_current_in_an_empty_dir(tmp_path):
     assert not tiny_model.is_current(tmp_path)
 
 
+def test_missing_serving_install_names_the_fix(monkeypatch, tmp_path):
+    monkeypatch.setattr(S, "SERVE_VENV", tmp_path / "nope")
+    assert "bash scripts/install-serve.sh" in serve.installed()
+    with pytest.raises(serve.ServeError, match="install-serve.sh"):
+        serve.start("ray")
+    with pytest.raises(serve.ServeError, match="known modes: ray, nnodes, single"):
+        serve.start("tp8")
+
+
 def _inventory(tmp_path, serve_table: str) -> Path:
     key = tmp_path / "k"
     key.write_text("x")
