@@ -813,6 +813,8 @@ def _connectx_links(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding
             elif sta.speed_gt_s is not None and sta.speed_gt_s < 32:
                 out.append((index, warn(f"{label}: PCIe link at {sta.speed_gt_s:g} GT/s x{sta.width}: a Spark twin "
                                         "trains at 32 GT/s (Gen5) x4; check again after a reboot.")))
+            elif sta.speed_gt_s is None or sta.width is None:
+                out.append((index, info(f"{label}: LnkSta does not show both the speed and the width.")))
             else:
                 out.append((index, ok(f"{label}: PCIe {sta.speed_gt_s:g} GT/s x{sta.width} (Gen{sta.gen}), about "
                                       "126 Gb/s for this twin: what a Spark twin should train at.")))

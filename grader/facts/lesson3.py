@@ -57,6 +57,19 @@ def is_idle(pstate: Any, util: Any) -> bool | None:
     return (util < 10) if isinstance(util, (int, float)) else None
 
 
+def _number(value: Any) -> Any:
+    """``value`` when it is a number, else None (a mangled cell such as ``nan`` or ``5x`` reads as a word)."""
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _numeric(row: QueryRow) -> Any:
+    """``row.get`` for numeric fields: words in them count as missing."""
+    def get(name: str, default: Any = None) -> Any:
+        value = _number(row.get(name))
+        return default if value is None else value
+    return get
+
+
 def gpu_record(row: QueryRow, lspci: dict[str, PciDevice] | None = None,
                paths: dict[str, PciPath] | None = None) -> dict[str, Any]:
     """One card's facts from its ``--query-gpu`` row, its lspci block and its sysfs path (when recorded).
@@ -68,6 +81,7 @@ def gpu_record(row: QueryRow, lspci: dict[str, PciDevice] | None = None,
     """
     spec = match_gpu(row.name)
     key = _bus_key(row.bus_id)
+    num = _numeric(row)
     dev = (lspci or {}).get(key) if key else None
     path = (paths or {}).get(key) if key else None
     tgp = spec.figure("tgp_watts") if spec else None
@@ -76,20 +90,20 @@ def gpu_record(row: QueryRow, lspci: dict[str, PciDevice] | None = None,
         "index": row.index, "name": row.name, "bus_id": row.bus_id, "spec": spec.id if spec else None,
         "tgp_w": spec.graded("tgp_watts") if spec else None,
         "tgp_trust": tgp.trust if tgp else None,
-        "pstate": pstate, "utilization_pct": util, "idle": is_idle(pstate, util),
-        "gen_current": row.get("pcie.link.gen.current", dev.lnksta.gen if dev and dev.lnksta else None),
-        "gen_max": row.get("pcie.link.gen.max"),
+        "pstate": pstate, "utilization_pct": _number(util), "idle": is_idle(pstate, util),
+        "gen_current": num("pcie.link.gen.current", dev.lnksta.gen if dev and dev.lnksta else None),
+        "gen_max": num("pcie.link.gen.max"),
         "gen_spec": spec.graded("pcie_gen") if spec else None,
-        "width_current": row.get("pcie.link.width.current", dev.lnksta.width if dev and dev.lnksta else None),
-        "width_max": row.get("pcie.link.width.max"),
+        "width_current": num("pcie.link.width.current", dev.lnksta.width if dev and dev.lnksta else None),
+        "width_max": num("pcie.link.width.max"),
         "width_cap": dev.lnkcap.width if dev and dev.lnkcap else None,
         "width_spec": spec.graded("pcie_lanes") if spec else None,
         "lspci_downgraded": bool(dev and dev.lnksta and (dev.lnksta.width_downgraded or dev.lnksta.speed_downgraded)),
         "pci_bridges": path.bridges if path else None,
-        "power_draw_w": row.get("power.draw"), "limit_w": row.get("power.limit"),
-        "default_limit_w": row.get("power.default_limit"), "min_limit_w": row.get("power.min_limit"),
-        "max_limit_w": row.get("power.max_limit"), "enforced_limit_w": row.get("enforced.power.limit"),
-        "memory_total_mib": row.get("memory.total"),
+        "power_draw_w": num("power.draw"), "limit_w": num("power.limit"),
+        "default_limit_w": num("power.default_limit"), "min_limit_w": num("power.min_limit"),
+        "max_limit_w": num("power.max_limit"), "enforced_limit_w": num("enforced.power.limit"),
+        "memory_total_mib": num("memory.total"),
     }
 
 

@@ -66,8 +66,8 @@ _BARE_RE = re.compile(r"^(?:NCCL version \d|NET/(?:IB|Socket|Plugin)|Channel \d+
                       r"|NCCL_[A-Z0-9_]+ set (?:by environment )?to |Connected all (?:rings|trees)|Bootstrap\s*:\s*Using )")
 _ERROR_RE = re.compile(r"NCCL error|ncclSystemError|ncclInternalError|ncclInvalidUsage|ncclRemoteError"
                        r"|ncclUnhandledCudaError|ncclInvalidArgument|unhandled system error")
-_BENCH_RE = re.compile(r"^size_MiB=(?P<size>[\d.]+)\s+time_us=(?P<t>[\d.]+)\s+algbw_GBps=(?P<alg>[\d.]+)\s+"
-                       r"busbw_GBps=(?P<bus>[\d.]+)")
+_BENCH_RE = re.compile(r"^size_MiB=(?P<size>\d+(?:\.\d+)?)\s+time_us=(?P<t>\d+(?:\.\d+)?)\s+"
+                       r"algbw_GBps=(?P<alg>\d+(?:\.\d+)?)\s+busbw_GBps=(?P<bus>\d+(?:\.\d+)?)\b")
 
 TRANSPORT_ORDER = ("NET/IB", "NET/Socket", "P2P", "SHM", "COLLNET", "NVLS")
 

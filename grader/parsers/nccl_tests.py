@@ -41,6 +41,7 @@ procedure.md §1.5 d-e and §6.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -216,10 +217,12 @@ class NcclTestsResult:
 
 
 def _num(tok: str) -> float | None:
+    """A finite float from a token, else None (``nan``, ``inf``, words)."""
     try:
-        return float(tok)
+        value = float(tok)
     except ValueError:
         return None
+    return value if math.isfinite(value) else None
 
 
 def _measure(toks: list[str], cols: list[str], line: Line) -> NcclTestsMeasure:
@@ -499,7 +502,8 @@ def parse_bench_table(text: str) -> BenchTable:
             names = tuple(toks)
             continue
         kvs = [_BENCH_KV_RE.match(t) for t in toks]
-        if toks and all(kvs) and any(k.group("name") == "size" for k in kvs):
+        if toks and all(kvs) and any(k.group("name") == "size" for k in kvs) \
+                and all(_num(k.group("value")) is not None for k in kvs):
             row = _bench_row({k.group("name"): (float(k.group("value")), k.group("unit")) for k in kvs})
             if row is not None:
                 rows.append(row)

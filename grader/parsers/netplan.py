@@ -62,7 +62,8 @@ def parse_netplan(text: str) -> NetplanConfig:
         if mark is None or not numbers:
             return None, None
         idx = min(mark.line, len(numbers) - 1)
-        return body.splitlines()[idx].strip() if body else None, numbers[idx]
+        lines = body.splitlines()  # may be shorter than numbers (trailing blanks dropped)
+        return (lines[idx].strip() if idx < len(lines) else None), numbers[idx]
 
     try:
         node = yaml.compose(body, Loader=yaml.SafeLoader)

@@ -42,6 +42,7 @@ NVIDIA connect-two-sparks performance_benchmarking_guide.md (procedure.md §1.5 
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -214,7 +215,11 @@ class PerftestRuns(list):
 
 
 def _float(tok: str) -> float | None:
-    return float(tok) if _NUMBER_RE.match(tok) else None
+    """A finite number from a token, else None (``1e309`` overflows to inf: not a reading)."""
+    if not _NUMBER_RE.match(tok):
+        return None
+    value = float(tok)
+    return value if math.isfinite(value) else None
 
 
 def _columns(header: str) -> list[tuple[str, str | None]]:

@@ -1,0 +1,261 @@
+"""Fuzzing every parser family with hypothesis: mutated copies of the real outputs.
+
+Each family starts from real outputs (shared/fixtures/real, tests/fixtures/captured) or, where none
+exists, from the samples the parser tests use. Hypothesis draws a seed and a chain of mutations of
+the kinds pastes from the field show: cut off anywhere, lines dropped, reordered or duplicated,
+garbage and random bytes inserted, numbers replaced by odd values, launcher prefixes and
+timestamps, CRLF and colour codes, and other tool versions' spellings. Each mutated text must give
+facts or a ParseError, never another exception; where the family has an explain kind, explaining
+it as that kind must not hit an internal error either (its summariser runs on the odd facts too).
+
+At least 200 examples per family (CLUSTERLAB_FUZZ_EXAMPLES raises it); derandomised so a run is
+repeatable (CLUSTERLAB_FUZZ_RANDOM=1 explores new cases). The whole module runs in well under a
+minute.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from grader.explain import explain  # noqa: E402
+from grader.parsers import (ParseError, parse_ethtool, parse_ibdev2netdev, parse_ip_addr,  # noqa: E402
+                            parse_ip_route_get_all, parse_iperf3, parse_netplan, parse_ping)
+from grader.parsers.ib_sysfs import parse_ib_sysfs  # noqa: E402
+from grader.parsers.ibstat import parse_ibstat  # noqa: E402
+from grader.parsers.lspci import parse_lspci_vv, parse_pci_paths  # noqa: E402
+from grader.parsers.nccl_log import parse_nccl_log, transport_verdict  # noqa: E402
+from grader.parsers.nccl_tests import parse_bench_table, parse_nccl_tests  # noqa: E402
+from grader.parsers.nvidia_smi import (parse_query_gpu, parse_smi_q, parse_smi_table,  # noqa: E402
+                                       parse_topo_matrix, parse_topo_p2p)
+from grader.parsers.perftest import parse_perftest  # noqa: E402
+from grader.parsers.rdma import parse_rdma_link  # noqa: E402
+from grader.parsers.show_gids import parse_show_gids  # noqa: E402
+from tests import samples_lesson2 as S  # noqa: E402
+from tests.conftest import real_fixtures_root  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+CAPTURED = HERE / "fixtures" / "captured"
+EXAMPLES = max(200, int(os.environ.get("CLUSTERLAB_FUZZ_EXAMPLES", "200")))
+FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None,
+                derandomize=not os.environ.get("CLUSTERLAB_FUZZ_RANDOM"),
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
+
+
+def _read(path: Path) -> str:
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
+def _real(*patterns: str) -> list[str]:
+    root = real_fixtures_root()
+    return [_read(p) for pat in patterns for p in sorted(root.glob(pat))]
+
+
+def _captured(*patterns: str) -> list[str]:
+    return [_read(p) for pat in patterns for p in sorted(CAPTURED.glob(pat))]
+
+
+def _section(text: str, start: str, end: str | None = None) -> str:
+    a = text.find(start)
+    if a < 0:
+        return text
+    b = text.find(end, a) if end else -1
+    return text[a:b] if b >= 0 else text[a:]
+
+
+def _sysfs_seed() -> str:
+    with tempfile.TemporaryDirectory() as tmp:
+        return S.ib_sysfs_probe_output(Path(tmp))
+
+
+def _netplan_seeds() -> list[str]:
+    from tests.test_parsers_lesson1 import NVIDIA_CURRENT, NVIDIA_LINK_LOCAL
+    return [NVIDIA_CURRENT, NVIDIA_LINK_LOCAL]
+
+
+def _serving_env_seed() -> str:
+    return ("=== 2171 ray::RayWorkerWrapper\nNCCL_SOCKET_IFNAME=enp1s0f1np1\nNCCL_IB_HCA=rocep1s0f1,roceP2p1s0f1\n"
+            "GLOO_SOCKET_IFNAME=enp1s0f1np1\n=== 2188 unreadable python3\n"
+            "=== docker 3f2a vllm_node nvcr.io/nvidia/vllm:26.05-py3\nNCCL_IB_GID_INDEX=3\n")
+
+
+# (family, parser, explain kind or None, seeds)
+FAMILIES: list[tuple[str, Callable[[str], Any], str | None, Callable[[], list[str]]]] = [
+    # lesson 1
+    ("ip-addr", parse_ip_addr, "ip-addr", lambda: _captured("ip_*addr*.txt", "ip_*link*.txt", "ip_br_*.txt")
+     + _real("spark/04_*", "h200x2/ip-j-addr.txt") + [_section(x, "", "rocep") for x in _real("spark/11_*")]),
+    ("ip-route-get", parse_ip_route_get_all, "ip-route-get", lambda: _captured("ip_*route_get*.txt")),
+    ("ibdev2netdev", parse_ibdev2netdev, "ibdev2netdev", lambda: _real("spark/01_*")
+     + [_section(x, "rocep") for x in _real("spark/11_*")]),
+    ("ethtool", parse_ethtool, "ethtool", lambda: _real("spark/05_*") + _captured("ethtool_*.txt")),
+    ("ping", parse_ping, "ping", lambda: _captured("ping_*.txt")),
+    ("iperf3", parse_iperf3, "iperf3", lambda: _captured("iperf3_*.txt")),
+    ("netplan", parse_netplan, "netplan", _netplan_seeds),
+    # lesson 3
+    ("nvidia-smi-query", parse_query_gpu, "nvidia-smi-query", lambda: _real("h200x2/nvidia-smi-query.txt")
+     + _captured("h200x1/nvidia-smi-query*.txt")),
+    ("nvidia-smi-topo", parse_topo_matrix, "nvidia-smi-topo", lambda: _real("h200x2/nvidia-smi-topo.txt")
+     + _captured("h200x1/nvidia-smi-topo-m.txt")),
+    ("nvidia-smi-p2p", parse_topo_p2p, "nvidia-smi-p2p", lambda: _captured("h200x1/nvidia-smi-topo-p2p-r.txt")),
+    ("nvidia-smi", parse_smi_table, "nvidia-smi", lambda: _real("h200x2/nvidia-smi.txt")
+     + _captured("h200x1/nvidia-smi.txt")),
+    ("nvidia-smi-q", parse_smi_q, "nvidia-smi-q", lambda: _captured("h200x1/nvidia-smi-q*.txt")),
+    ("lspci", parse_lspci_vv, "lspci", lambda: _captured("h200x1/lspci-vv*.txt", "h200x1/lspci-nn*.txt")
+     + [S.LSPCI_CX7]),
+    ("pci-paths", parse_pci_paths, None, lambda: _captured("h200x1/sysfs-link.txt")),
+    # lesson 2a
+    ("rdma-link", parse_rdma_link, "rdma-link", lambda: [S.RDMA_LINK, S.RDMA_LINK_JSON]),
+    ("ib-sysfs", parse_ib_sysfs, "ib-sysfs", lambda: [_sysfs_seed()]),
+    ("show-gids", parse_show_gids, "show-gids", lambda: [S.SHOW_GIDS]),
+    ("ibstat", parse_ibstat, "ibstat", lambda: [S.IBSTAT]),
+    ("perftest", parse_perftest, "perftest", lambda: _real("spark/03_*")
+     + [_section(x, "# --- ib_write_bw") for x in _real("spark/07_*")] + [S.IB_WRITE_LAT, S.IB_WRITE_BW_SERVER_MB]),
+    ("nccl-tests", parse_nccl_tests, "nccl-tests", lambda: [_section(x, "", "# --- ib_write_bw")
+                                                            for x in _real("spark/07_*")] + _real("spark/08_*")
+     + _captured("nccl_tests_h200x1/*.txt")),
+    ("nccl-log", parse_nccl_log, "nccl-log", lambda: _real("spark/12_*", "spark/13_*", "h200x2/nccl-*.txt")
+     + _captured("nccl_tests_h200x1/*nccl_debug*.txt")),
+    ("collective-bench", parse_bench_table, "collective-bench", lambda: _real("spark/12_*", "h200x2/nccl-*.txt")),
+]
+
+# lesson 2b (serving) parsers, where their modules exist
+try:
+    from grader.parsers.proc_env import parse_serving_env
+    FAMILIES.append(("serving-env", parse_serving_env, None, lambda: [_serving_env_seed()]))
+except ImportError:  # pragma: no cover
+    pass
+try:
+    from grader.parsers.ray_status import parse_ray_status
+    FAMILIES.append(("ray-status", parse_ray_status, "ray-status",
+                     lambda: [_section(x, "===", "# --- torchrun") for x in _real("spark/12_*")]))
+except ImportError:  # pragma: no cover
+    pass
+try:
+    from grader.parsers.vllm_log import parse_vllm_log
+    FAMILIES.append(("vllm-log", parse_vllm_log, "vllm-log", lambda: _real(
+        "spark/16_*", "spark/17_*", "vllm-cpu/07_*", "vllm-cpu/14_*", "vllm-cpu/16_*")))
+except ImportError:  # pragma: no cover
+    pass
+try:
+    from grader.parsers.vllm_api import parse_metrics
+    FAMILIES.append(("vllm-metrics", parse_metrics, "vllm-metrics", lambda: _real("vllm-cpu/09_*")))
+except ImportError:  # pragma: no cover
+    pass
+
+
+# --------------------------------------------------------------------------- mutations
+
+# other versions' and other machines' spellings of the same outputs
+VARIANTS = [
+    ("#wrong", "error"), ("   root", ""), ("time", "cputime"), ("Gb/sec", "MB/sec"), ("[Gb/sec]", "[MiB/sec]"),
+    ("RoCE v2", "IB/RoCE v1"), ("ACTIVE", "INIT"), ("LINK_UP", "POLLING"), ("NET/IB", "NET/IBext_v8"),
+    ("NET/IB/", "NET/IB/0/GDRDMA/"), ("P2P/CUMEM", "P2P/IPC/read"), ("Using network IB", "Using network Socket"),
+    ("Group  0 ", ""), ("[000f:01:00]", "[0x01]"), ("NCCL INFO", "NCCL WARN"), ("state", "State"),
+    ("Link layer: Ethernet", "Link layer: InfiniBand"), ("Rate: 200", "Rate: 2.5"), ("v2", "v1"),
+    ("192.168.", "169.254."), ("enp1s0f1np1", "eth0"), ("rocep1s0f1", "mlx5_0"), ("float", "bfloat16"),
+    ("OK", "FAILED"), ("Active", "Down"), ("Up)", "Down)"), ("mtu 9000", "mtu 1500"), ("200000Mb/s", "Unknown!"),
+]
+PREFIXES = ["[1,0]<stdout>:", "[1,1]<stderr>: ", "(RayWorkerWrapper pid=123, ip=10.0.0.2) ", "2026-11-29T10:00:00.123Z ",
+            "[default0]:", "    ", "\t", "> ", "vllm-head-1  | "]
+ODD_NUMBERS = ["-1", "0", "nan", "inf", "1e309", "99999999999999999999999", "", "N/A", "0x1f", "1,5", "-0.0", "٣",
+               "1.2.3", "1e", "--5", "+"]
+_NUMBER_RE = re.compile(r"\d+(?:\.\d+)?")
+
+
+@st.composite
+def mutated(draw: st.DrawFn, seeds: list[str]) -> str:
+    text = draw(st.sampled_from(seeds))
+    for op in draw(st.lists(st.sampled_from(["cut", "drop", "shuffle", "dup", "garbage", "bytes", "number",
+                                             "prefix", "variant", "crlf", "blank", "swap_lines"]), max_size=4)):
+        lines = text.split("\n")
+        if op == "cut":
+            text = text[:draw(st.integers(0, len(text)))]
+        elif op == "drop" and lines:
+            i = draw(st.integers(0, len(lines) - 1))
+            n = draw(st.integers(1, 5))
+            text = "\n".join(lines[:i] + lines[i + n:])
+        elif op == "shuffle":
+            text = "\n".join(draw(st.permutations(lines)))
+        elif op == "swap_lines" and len(lines) > 1:
+            i, j = draw(st.integers(0, len(lines) - 1)), draw(st.integers(0, len(lines) - 1))
+            lines[i], lines[j] = lines[j], lines[i]
+            text = "\n".join(lines)
+        elif op == "dup" and lines:
+            i = draw(st.integers(0, len(lines) - 1))
+            text = "\n".join(lines[:i + 1] + lines[i:i + draw(st.integers(1, 3))] + lines[i + 1:])
+        elif op == "garbage":
+            i = draw(st.integers(0, len(lines)))
+            junk = draw(st.one_of(st.text(max_size=60), st.sampled_from(
+                ["Authorization required, but no authorization protocol specified", "}", "{", "[", "#", "---",
+                 "Segmentation fault (core dumped)", "^C", "Killed", "...", "```", "$ ", "NCCL INFO", "link /1 state",
+                 "device", "/sys/class/infiniband/x/ports/1/gids/3:", "CA '", "Port 1:", " #bytes #iterations"])))
+            text = "\n".join(lines[:i] + [junk] + lines[i:])
+        elif op == "bytes":
+            i = draw(st.integers(0, len(text)))
+            text = text[:i] + draw(st.binary(max_size=24)).decode("latin-1") + text[i:]
+        elif op == "number":
+            matches = list(_NUMBER_RE.finditer(text))
+            if matches:
+                m = draw(st.sampled_from(matches))
+                text = text[:m.start()] + draw(st.sampled_from(ODD_NUMBERS)) + text[m.end():]
+        elif op == "prefix":
+            p = draw(st.sampled_from(PREFIXES))
+            text = "\n".join(p + x for x in lines)
+        elif op == "variant":
+            old, new = draw(st.sampled_from(VARIANTS))
+            text = text.replace(old, new)
+        elif op == "crlf":
+            text = text.replace("\n", "\r\n").replace("Active", "\x1b[32mActive\x1b[0m")
+        elif op == "blank" and lines:
+            i = draw(st.integers(0, len(lines) - 1))
+            lines[i] = ""
+            text = "\n".join(lines)
+    return text
+
+
+def _check(name: str, parse: Callable[[str], Any], kind: str | None, text: str) -> None:
+    try:
+        result = parse(text)
+    except ParseError:
+        result = None
+    except RecursionError:  # pragma: no cover - a parser bug as much as any other
+        raise
+    if name == "nccl-log" and result is not None:
+        transport_verdict(result)
+    if kind is not None:
+        for s in explain(text, kind=kind):
+            err = s.error or ""
+            assert not err.startswith("internal error") and "grader bug" not in err, err
+
+
+@pytest.mark.parametrize("name, parse, kind, seeds", FAMILIES, ids=[f[0] for f in FAMILIES])
+def test_fuzz_parser_family(name, parse, kind, seeds):
+    texts = [t for t in seeds() if t.strip()]
+    if not texts:
+        pytest.skip(f"no seed output for {name} (real fixtures not found?)")
+    for t in texts:  # the seeds themselves parse
+        _check(name, parse, kind, t)
+
+    @FUZZ
+    @given(mutated(texts))
+    def run(text: str) -> None:
+        _check(name, parse, kind, text)
+
+    run()
+
+
+def test_every_parser_module_is_fuzzed():
+    """A parser module added later without a family here fails this test."""
+    modules = {p.stem for p in (HERE.parent / "grader" / "parsers").glob("*.py")} - {"__init__", "common"}
+    covered = {getattr(f[1], "__module__", "").rsplit(".", 1)[-1] for f in FAMILIES}
+    not_fuzzed = modules - covered - {"getent"}  # getent returns None for anything it cannot read
+    assert not not_fuzzed, f"parser modules without a fuzz family: {sorted(not_fuzzed)}"
