@@ -284,3 +284,11 @@ def test_json_output_and_levels(tmp_path):
         for s in sections:
             assert all(isinstance(f, Finding) and f.level in explain_mod.LEVELS and f.message for f in s.findings)
             assert not (s.error or "").startswith("internal error")
+
+
+def test_nccl_lines_inside_a_vllm_log_give_its_transport():
+    # lesson 2b's vllm-log kind reads the NCCL lines of its log with this lesson's parser
+    vllm = real("spark/17_*")
+    nccl = "\n".join(x for x in real("spark/13_*").splitlines() if not x.startswith("#"))
+    [s] = explain(vllm + "\n" + nccl)
+    assert s.kind == "vllm-log" and s.facts.get("nccl_transport") == "NET/IB"
