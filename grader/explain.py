@@ -70,7 +70,9 @@ class KindSpec:
     print it (``ip``); ``matches_command(argv)`` says whether a prompt's command prints
     it; ``line`` matches lines that clearly belong to it; ``starts`` matches a line that
     begins a new output of it (``PING ...``); ``matches_json(value)`` recognises its JSON;
-    ``block_start`` matches the first line of a block format (YAML) that runs to the end.
+    ``block_start`` matches the first line of a block format (YAML) that runs to the end;
+    ``header`` matches comment lines that open its output (nccl-tests prints its whole header
+    as ``#`` lines): such lines just before an output make this kind the preferred one for it.
     """
 
     name: str
@@ -82,6 +84,7 @@ class KindSpec:
     starts: re.Pattern[str] | None = None
     matches_json: Callable[[Any], bool] | None = None
     block_start: re.Pattern[str] | None = None
+    header: re.Pattern[str] | None = None
 
 
 # A cross check reads every (Section, parsed value) of a paste and returns
@@ -213,7 +216,9 @@ def _segments(chunk: Chunk) -> list[_Segment]:
                 whole, used, kind = False, 1, by_line
         else:
             whole, used = False, 1
-            kind = _kind_of_line(line, cur.kind or cmd_kind) or cur.kind  # unclaimed lines continue
+            hint = next((k.name for j in pending for k in _REGISTRY.values()
+                         if k.header is not None and k.header.search(lines[j].strip())), None)
+            kind = _kind_of_line(line, cur.kind or cmd_kind or hint) or cur.kind  # unclaimed lines continue
         spec = _REGISTRY.get(kind) if kind else None
         restarts = kind == cur.kind and spec is not None and spec.starts is not None \
             and bool(spec.starts.search(line.strip()))

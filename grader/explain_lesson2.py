@@ -640,6 +640,9 @@ def _busbw_findings(res: NcclTestsResult) -> list[Finding]:
     head = f"busbw {sides} GB/s (out-of-place / in-place) at {size_words}"
     spark = _is_spark_pair(res)
     out: list[Finding] = []
+    if all((r.busbw_gbs or 0) == 0 for r in res.rows):
+        return [info(f"{head}: busbw is 0 in every row, as with a single rank (nothing moves): run one rank per "
+                     "Spark (`mpirun -np 2 -H <ip1>:1,<ip2>:1 ...`).")]
     if spark is False:
         gpus = ", ".join(dict.fromkeys(r.gpu for r in res.ranks))
         where = "one host" if len(res.hosts) == 1 else f"{len(res.hosts)} hosts"
@@ -735,7 +738,9 @@ def _is_nccl_test(argv: list[str]) -> bool:
 _DTYPES = r"(?:float|double|half|bfloat16|int8|uint8|int32|uint32|int64|uint64|f8e4m3|f8e5m2|fp8_e4m3|fp8_e5m2|int|float16|float32|float64)"
 
 register(KindSpec(
-    name="nccl-tests", parse=parse_nccl_tests, summarise=_summarise_nccl_tests, programs=("all_reduce_perf",
+    name="nccl-tests", header=re.compile(r"^#\s*(?:nccl-tests version|Collective test starting|nThread \d|Using devices"
+                                        r"|Rank\s+\d+ (?:Group|Pid))"),
+    parse=parse_nccl_tests, summarise=_summarise_nccl_tests, programs=("all_reduce_perf",
                                                                                       "all_gather_perf", "mpirun"),
     matches_command=_is_nccl_test,
     line=re.compile(r"^(?:\S*<std(?:out|err)>:\s*)?\d+\s+\d+\s+" + _DTYPES + r"\s+"

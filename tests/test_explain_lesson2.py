@@ -292,3 +292,16 @@ def test_nccl_lines_inside_a_vllm_log_give_its_transport():
     nccl = "\n".join(x for x in real("spark/13_*").splitlines() if not x.startswith("#"))
     [s] = explain(vllm + "\n" + nccl)
     assert s.kind == "vllm-log" and s.facts.get("nccl_transport") == "NET/IB"
+
+
+def test_nccl_tests_with_nccl_debug_lines_and_no_prompt_stay_one_section():
+    for name in ("all_gather_perf_nccl_debug", "mpirun_tag_output_all_gather"):
+        text = (CAPTURED / "nccl_tests_h200x1" / f"{name}.txt").read_text()
+        bare = "\n".join(x for x in text.splitlines()
+                         if not re.match(r"^# (?:command|date|machine|nccl-tests:|exit):", x))
+        [s] = explain(bare)
+        assert s.kind == "nccl-tests" and s.facts["nranks"] == 1 and s.command is None
+    rows = "\n".join(x for x in (CAPTURED / "nccl_tests_h200x1" / "all_reduce_perf.txt").read_text().splitlines()
+                     if not x.startswith("#"))
+    [s] = explain(rows)
+    assert s.kind == "nccl-tests" and "busbw is 0 in every row" in messages(s, "info") and "fail" not in levels(s)
