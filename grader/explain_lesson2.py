@@ -232,14 +232,29 @@ def _summarise_sysfs(devices: IbSysfs, command: str | None) -> Summary:
                                       r["netdev"] or "", f"QSFP port {r['qsfp_port']}" if r["qsfp_port"] is not None
                                       else "") if x)
         state = f"{r['state'] or '?'}/{r['phys_state'] or '?'}"
-        if (r["state"] or "").upper() != "ACTIVE":
+        if r["state"] is None:
+            shown = "; ".join(f"GID {g['index']}" + "".join(f", {x}" for x in (g.get("type"), g.get("ipv4") and
+                                                                                f"IPv4 {g['ipv4']}", g.get("ndev")) if x)
+                              for g in r["gids"])
+            findings.append(info(f"{r['rdma_device']} port {r['port']} ({where}): its state is not in this output"
+                                 + (f"; {shown}." if shown else ".")
+                                 + (" NCCL_IB_GID_INDEX wants the RoCE v2 entry carrying the twin's IPv4 address."
+                                    if shown else "")))
+        elif (r["state"] or "").upper() != "ACTIVE":
             findings.append(info(f"{r['rdma_device']} port {r['port']} ({where}): {state}, not in use."))
         else:
             findings.append(ok(f"{r['rdma_device']} port {r['port']} ({where}): {state}."))
-    spark = {r["rdma_device"]: (r["state"] or "").upper() == "ACTIVE" for r in rows if r["rdma_device"] in SPARK_RDMA}
+    bare = [r["rdma_device"] for r in rows if r["port"] is None]
+    if bare:
+        spark_names = [d for d in bare if d in SPARK_RDMA]
+        findings.append(info(f"RDMA devices listed: {', '.join(bare)}"
+                             + (" (all four ConnectX-7 twins of a Spark)" if len(spark_names) == 4 else "")
+                             + ". Their port state is not in this output: run `rdma link`."))
+    known = [r for r in rows if r["state"] is not None]
+    spark = {r["rdma_device"]: r["state"].upper() == "ACTIVE" for r in known if r["rdma_device"] in SPARK_RDMA}
     if spark:
         findings += _port_findings(spark, "sysfs ports/1/state")
-    elif rows and not any((r["state"] or "").upper() == "ACTIVE" for r in rows):
+    elif known and not any(r["state"].upper() == "ACTIVE" for r in known):
         findings.append(fail("No RDMA port is ACTIVE: NCCL would fall back to TCP sockets."))
     findings += _gid_findings(rows)
     if devices.truncated:

@@ -305,3 +305,15 @@ def test_nccl_tests_with_nccl_debug_lines_and_no_prompt_stay_one_section():
                      if not x.startswith("#"))
     [s] = explain(rows)
     assert s.kind == "nccl-tests" and "busbw is 0 in every row" in messages(s, "info") and "fail" not in levels(s)
+
+
+def test_single_sysfs_files_read_their_path_from_the_prompt():
+    text = ("nvidia@spark-a:~$ cat /sys/class/infiniband/rocep1s0f1/ports/1/gid_attrs/types/3\nRoCE v2\n"
+            "nvidia@spark-a:~$ cat /sys/class/infiniband/rocep1s0f1/ports/1/gids/3\n"
+            "0000:0000:0000:0000:0000:ffff:c0a8:640a\n"
+            "nvidia@spark-a:~$ ls /sys/class/infiniband/\nroceP2p1s0f0  roceP2p1s0f1  rocep1s0f0  rocep1s0f1\n")
+    a, b, c = explain(text)
+    assert a.kind == b.kind == c.kind == "ib-sysfs" and not (a.error or b.error or c.error)
+    assert "GID 3, RoCE v2" in messages(a, "info") and "IPv4 192.168.100.10" in messages(b, "info")
+    assert "fail" not in levels(a) + levels(b) + levels(c)
+    assert "all four ConnectX-7 twins" in messages(c, "info")

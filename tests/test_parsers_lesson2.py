@@ -536,3 +536,17 @@ def test_nccl_log_sim_and_errors():
         parse_nccl_log("INFO 11-29 13:41:44 [api_server.py:1] vLLM API server version 0.11.0\nlorem\n")
     with pytest.raises(ParseError, match="No such file"):
         parse_nccl_log("$ cat nccl.log\ncat: nccl.log: No such file or directory\n")
+
+
+def test_ib_sysfs_single_files_and_ls():
+    text = ("$ cat /sys/class/infiniband/rocep1s0f1/ports/1/gid_attrs/types/3\nRoCE v2\n"
+            "$ cat /sys/class/infiniband/rocep1s0f1/ports/1/gids/3\n0000:0000:0000:0000:0000:ffff:c0a8:640a\n"
+            "$ grep . /sys/class/infiniband/rocep1s0f1/ports/1/state\n4: ACTIVE\n"
+            "$ ls /sys/class/infiniband\nroceP2p1s0f0  roceP2p1s0f1  rocep1s0f0  rocep1s0f1\n")
+    devs = parse_ib_sysfs(text)
+    assert list(devs) == ["rocep1s0f1", "roceP2p1s0f0", "roceP2p1s0f1", "rocep1s0f0"]
+    p = devs["rocep1s0f1"].ports[1]
+    assert p.state == "ACTIVE" and roce_v2_ipv4_gid_index(devs["rocep1s0f1"], 1, "192.168.100.10") == 3
+    assert devs["rocep1s0f0"].ports == {}
+    with pytest.raises(ParseError):  # several files without their paths: the values cannot be placed
+        parse_ib_sysfs("$ cat /sys/class/infiniband/*/ports/1/state\n4: ACTIVE\n1: DOWN\n")

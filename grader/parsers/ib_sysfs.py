@@ -34,7 +34,7 @@ import ipaddress
 import re
 from dataclasses import dataclass, field, replace
 
-from .common import ParseError, content_lines, fail_on_line, is_comment_line, raise_if_shell_error
+from .common import ParseError, command_argv, content_lines, fail_on_line, is_comment_line, raise_if_shell_error
 
 CMD = "sysfs /sys/class/infiniband"
 
@@ -182,6 +182,14 @@ def parse_ib_sysfs(text: str) -> IbSysfs:
     for pos, line in enumerate(lines):
         s = line.text.strip()
         last = pos == len(lines) - 1
+        single = _single_file(line.command)
+        if single is not None and not s.startswith(("/", "device ")):
+            if single.endswith("/infiniband"):  # `ls /sys/class/infiniband`: device names
+                for name in s.split():
+                    seen(name)
+                    bdf.setdefault(name, None)
+                continue
+            s = f"{single}:{s}"  # `cat <one file>` prints only the value
         m = _DEVICE_RE.match(s)
         if m:
             name, pci = m.group("name"), m.group("pci")
@@ -244,6 +252,30 @@ def parse_ib_sysfs(text: str) -> IbSysfs:
         raise ParseError(CMD, "no RDMA device under /sys/class/infiniband (the mlx5_ib driver is not "
                               "loaded, or a container was started without --device=/dev/infiniband)")
     return IbSysfs(devices, simulated, truncated)
+
+
+_ONE_FILE_RE = re.compile(r"^/\S*/infiniband(?:/[^/\s*?\[]+/ports/\d+/[\w/]+)?/?$")
+
+
+def _single_file(command: str | None) -> str | None:
+    """The one sysfs path a ``cat``/``head``/``grep PATTERN`` (or ``ls``) prompt reads, else None.
+
+    ``cat /sys/class/infiniband/rocep1s0f1/ports/1/gid_attrs/types/3`` prints just ``RoCE v2``:
+    the path on the prompt says what the value is. Globs and several files give None (grep -H
+    prints the paths itself then).
+    """
+    argv = command_argv(command)
+    if not argv or argv[0] not in ("cat", "head", "tail", "grep", "ls", "more", "less"):
+        return None
+    args = [a for a in argv[1:] if not a.startswith("-")]
+    if argv[0] == "grep" and args:
+        args = args[1:]  # the pattern
+    if len(args) != 1 or not _ONE_FILE_RE.match(args[0]):
+        return None
+    path = args[0].rstrip("/")
+    if argv[0] == "ls":
+        return path if path.endswith("/infiniband") else None
+    return None if path.endswith("/infiniband") else path
 
 
 def _looks_like_gid(g: str) -> bool:
