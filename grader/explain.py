@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from .parsers import ParseError
-from .parsers.common import (Chunk, command_argv, is_noise_line, load_json_lenient, opens_json,
+from .parsers.common import (Chunk, command_argv, is_comment_line, is_noise_line, load_json_lenient, opens_json,
                              split_chunks)
 
 LEVELS = ("ok", "warn", "fail", "info")
@@ -174,17 +174,19 @@ def _kind_of_json(lines: list[str], prefer: str | None) -> tuple[str | None, int
 def _trailing_claimed(kind: str | None, noise: list[str]) -> int:
     """How many of the noise lines after a segment of ``kind`` stay with it: those its ``line``
     pattern claims (nccl-tests ends with ``# Avg bus bandwidth`` comment lines), with blank lines
-    between them, up to the first line it does not claim. Other noise goes to the next output."""
+    and chatter between them, up to the first comment it does not claim. Other noise goes to the
+    next output."""
     spec = _REGISTRY.get(kind) if kind else None
     if spec is None or spec.line is None:
         return 0
     keep = count = 0
     for line in noise:
         s = line.strip()
-        if s and not spec.line.search(s):
+        claimed = bool(s) and bool(spec.line.search(s))
+        if s and not claimed and is_comment_line(s):
             break
-        count += 1
-        if s:
+        count += 1  # blanks and chatter (X11 noise, fences) are neutral
+        if claimed:
             keep = count
     return keep
 

@@ -317,3 +317,13 @@ def test_single_sysfs_files_read_their_path_from_the_prompt():
     assert "GID 3, RoCE v2" in messages(a, "info") and "IPv4 192.168.100.10" in messages(b, "info")
     assert "fail" not in levels(a) + levels(b) + levels(c)
     assert "all four ConnectX-7 twins" in messages(c, "info")
+
+
+def test_nccl_tests_summary_lines_stay_with_their_rows_through_x11_noise():
+    out = []
+    for line in real("spark/07_*").splitlines():
+        out.append(line)
+        if line.startswith(" 17179869184") or line.startswith("# Out of bounds"):
+            out.append("Authorization required, but no authorization protocol specified")
+    n, p = explain("\n".join(out))
+    assert (n.kind, p.kind) == ("nccl-tests", "perftest") and n.facts["avg_busbw_reported"] == 22.9611
