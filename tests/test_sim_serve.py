@@ -203,10 +203,8 @@ def ttft_ms(host_url: str, prompt: str = PROMPT, max_tokens: int = 4) -> float:
 
 def serving_pids() -> dict[str, list[int]]:
     """node -> pids of processes running the serving environment there."""
-    out: dict[str, list[int]] = {}
-    for node in T.NODES:
-        out[node] = [p for p in C._ns_pids(node) if p in set(serve._stray_serving_pids())]
-    return out
+    stack = set(serve._stray_serving_pids())
+    return {node: [p for p in C._ns_pids(node) if p in stack] for node in T.NODES}
 
 
 def environ(pid: int) -> dict[str, str]:

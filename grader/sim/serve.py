@@ -17,7 +17,6 @@ Needs the serving environment (``bash scripts/install-serve.sh``); the model is 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import signal
 import subprocess
@@ -323,8 +322,3 @@ def node_shm_files(node: str) -> list[str]:
     """The names in ``node``'s own /dev/shm (for tests and the benchmark)."""
     p = subprocess.run(C.node_command(node) + ["ls", "-A", "/dev/shm"], capture_output=True, text=True, timeout=10)
     return p.stdout.split()
-
-
-def describe(info: dict) -> str:
-    """One line for the command line."""
-    return json.dumps({k: info.get(k) for k in ("mode", "url", "host_url", "health_s")})
