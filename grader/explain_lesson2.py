@@ -308,11 +308,21 @@ register(KindSpec(
 def _summarise_ibstat(cas: CaList, command: str | None) -> Summary:
     facts = {"cas": [dict(dataclasses.asdict(c), model=c.model) for c in cas], "truncated": cas.truncated}
     findings: list[Finding] = []
+    kinds = {(c.ca_type, c.firmware) for c in cas if c.ca_type or c.firmware}
+    if len(kinds) == 1 and len(cas) > 1:
+        ca_type, fw = kinds.pop()
+        model = next((c.model for c in cas if c.model), None)
+        bits = [x for x in (f"{ca_type} = {model}" if model else ca_type, f"firmware {fw}" if fw else None) if x]
+        findings.append(info(f"{len(cas)} devices ({', '.join(c.ca or '?' for c in cas)}): {', '.join(bits)}."))
+    ethernet = [f"{c.ca} port {p.port}" for c in cas for p in c.ports if (p.link_layer or "").lower() == "ethernet"]
+    if ethernet:
+        findings.append(info("Link layer Ethernet, i.e. RoCE: a Spark's ConnectX-7 ports have no InfiniBand mode; NCCL "
+                             "still calls its RDMA transport NET/IB."))
     for c in cas:
         name = c.ca or "this device"
         bits = [x for x in (f"{c.ca_type} = {c.model}" if c.model else c.ca_type,
                             f"firmware {c.firmware}" if c.firmware else None) if x]
-        if bits:
+        if bits and not (len(cas) > 1 and len({(x.ca_type, x.firmware) for x in cas if x.ca_type or x.firmware}) == 1):
             findings.append(info(f"{name}: {', '.join(bits)}."))
         for p in c.ports:
             label = f"{name} port {p.port}"
@@ -331,9 +341,6 @@ def _summarise_ibstat(cas: CaList, command: str | None) -> Summary:
             elif p.state is not None:
                 findings.append(info(f"{label}: {p.state}/{p.physical_state or '?'} (not in use; the Rate of a port "
                                      "that is down means nothing)."))
-            if p.link_layer and p.link_layer.lower() == "ethernet":
-                findings.append(info(f"{label}: link layer Ethernet, i.e. RoCE: a Spark's ConnectX-7 ports have no "
-                                     "InfiniBand mode; NCCL still calls it NET/IB."))
     spark = {c.ca: any(p.is_active for p in c.ports) for c in cas if c.ca in SPARK_RDMA and c.ports}
     if spark:
         findings += _port_findings(spark, "ibstat: State Active")

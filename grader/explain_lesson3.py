@@ -280,7 +280,9 @@ register(KindSpec(
 
 def _summarise_lspci(devices: list[Any], command: str | None) -> Summary:
     findings: list[Finding] = []
-    shown = [d for d in devices if d.is_display] or devices
+    # ConnectX NICs (a DGX Spark's four twins) get their findings from lesson 2a's lspci cross check
+    rest = [d for d in devices if not d.is_connectx]
+    shown = [d for d in rest if d.is_display] or rest
     for d in shown:
         label = f"{d.address} {d.name or d.description}"
         if d.access_denied and d.lnksta is None:
@@ -309,8 +311,8 @@ def _summarise_lspci(devices: list[Any], command: str | None) -> Summary:
         if not d.width_reduced and not d.speed_reduced and not (sta.width and sta.width <= 4):
             findings.append(ok(f"{label}: LnkSta Gen{sta.gen} x{sta.width} matches LnkCap"
                                + (f" Gen{cap.gen} x{cap.width}" if cap else "") + "."))
-    others = [d for d in devices if not d.is_display]
-    if shown is not devices and others:
+    others = [d for d in rest if not d.is_display]
+    if shown is not rest and others:
         findings.append(info(f"{len(others)} other function(s) skipped ({', '.join(d.class_name for d in others)}): "
                              "a card's audio or USB function shares its link."))
     facts = {"devices": [{"address": d.address, "class": d.class_name, "name": d.name, "description": d.description,

@@ -178,7 +178,7 @@ def test_show_gids_and_ibstat():
     [i] = explain(S.IBSTAT)
     assert i.kind == "ibstat" and i.facts["cas"][1]["model"] == "ConnectX-7"
     assert "200 Gb/s" in messages(i, "ok") and "QSFP port 1" in messages(i, "ok")
-    assert "link layer Ethernet, i.e. RoCE" in messages(i, "info")
+    assert "Link layer Ethernet, i.e. RoCE" in messages(i, "info") and "MT4129 = ConnectX-7" in messages(i, "info")
     slow = S.IBSTAT.replace("Rate: 200", "Rate: 100")
     assert "negotiated down" in messages(explain(slow)[0], "warn")
 
