@@ -77,6 +77,11 @@ def _sysfs_seed() -> str:
         return S.ib_sysfs_probe_output(Path(tmp))
 
 
+SYSFS_FILES = ("$ cat /sys/class/infiniband/rocep1s0f1/ports/1/gid_attrs/types/3\nRoCE v2\n"
+               "$ cat /sys/class/infiniband/rocep1s0f1/ports/1/gids/3\n0000:0000:0000:0000:0000:ffff:c0a8:640a\n"
+               "$ ls /sys/class/infiniband\nroceP2p1s0f0  roceP2p1s0f1  rocep1s0f0  rocep1s0f1\n")
+
+
 def _netplan_seeds() -> list[str]:
     from tests.test_parsers_lesson1 import NVIDIA_CURRENT, NVIDIA_LINK_LOCAL
     return [NVIDIA_CURRENT, NVIDIA_LINK_LOCAL]
@@ -113,8 +118,9 @@ FAMILIES: list[tuple[str, Callable[[str], Any], str | None, Callable[[], list[st
      + [S.LSPCI_CX7]),
     ("pci-paths", parse_pci_paths, None, lambda: _captured("h200x1/sysfs-link.txt")),
     # lesson 2a
-    ("rdma-link", parse_rdma_link, "rdma-link", lambda: [S.RDMA_LINK, S.RDMA_LINK_JSON]),
-    ("ib-sysfs", parse_ib_sysfs, "ib-sysfs", lambda: [_sysfs_seed()]),
+    ("rdma-link", parse_rdma_link, "rdma-link", lambda: [S.RDMA_LINK, S.RDMA_LINK_JSON,
+                                                         "# simulated by clusterlab sim\n" + S.RDMA_LINK]),
+    ("ib-sysfs", parse_ib_sysfs, "ib-sysfs", lambda: [_sysfs_seed(), SYSFS_FILES]),
     ("show-gids", parse_show_gids, "show-gids", lambda: [S.SHOW_GIDS]),
     ("ibstat", parse_ibstat, "ibstat", lambda: [S.IBSTAT]),
     ("perftest", parse_perftest, "perftest", lambda: _real("spark/03_*")
