@@ -30,3 +30,18 @@ def real_fixture(pattern: str) -> Path:
     if not hits:
         pytest.skip(f"real fixture {pattern} not found under {real_fixtures_root()} (set CLUSTERLAB_FIXTURES)")
     return hits[0]
+
+
+def real_text(pattern: str) -> str:
+    """The text of the one real fixture matching ``pattern`` (see :func:`real_fixture`)."""
+    return real_fixture(pattern).read_text()
+
+
+def levels(section) -> list[str]:
+    """The levels of an explain Section's findings, in order."""
+    return [f.level for f in section.findings]
+
+
+def messages(section, level: str | None = None) -> str:
+    """An explain Section's finding messages (of one level, or all), one per line."""
+    return "\n".join(f.message for f in section.findings if level in (None, f.level))

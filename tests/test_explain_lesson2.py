@@ -14,23 +14,14 @@ import pytest
 from grader import explain as explain_mod
 from grader.explain import Finding, Section, detect_kind, explain, to_jsonable
 from tests import samples_lesson2 as S
-from tests.conftest import real_fixture
+from tests.conftest import levels, messages, real_text
 
 CAPTURED = Path(__file__).resolve().parent / "fixtures" / "captured"
 LESSON1 = {"ip-addr", "ip-route-get", "ibdev2netdev", "ethtool", "ping", "iperf3", "netplan"}
 LESSON2A = {"rdma-link", "ib-sysfs", "show-gids", "ibstat", "perftest", "nccl-log", "nccl-tests", "collective-bench"}
 
 
-def real(pattern: str) -> str:
-    return real_fixture(pattern).read_text()
-
-
-def levels(s: Section) -> list[str]:
-    return [f.level for f in s.findings]
-
-
-def messages(s: Section, level: str | None = None) -> str:
-    return "\n".join(f.message for f in s.findings if level in (None, f.level))
+real = real_text
 
 
 def kinds(sections: list[Section]) -> list[str | None]:

@@ -10,22 +10,13 @@ from pathlib import Path
 import pytest
 
 from grader.explain import Section, detect_kind, explain, render, to_jsonable
-from tests.conftest import real_fixture
+from tests.conftest import levels, messages, real_text
 
 SERVING = {"ray-status", "vllm-log", "vllm-models", "vllm-metrics"}
 CAPTURED = Path(__file__).resolve().parent / "fixtures" / "captured"
 
 
-def real(pattern: str) -> str:
-    return real_fixture(pattern).read_text()
-
-
-def levels(s: Section) -> list[str]:
-    return [f.level for f in s.findings]
-
-
-def messages(s: Section, level: str | None = None) -> str:
-    return "\n".join(f.message for f in s.findings if level in (None, f.level))
+real = real_text
 
 
 def only(sections: list[Section], kind: str) -> Section:
