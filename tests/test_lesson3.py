@@ -9,7 +9,6 @@ would tell a learner who had that machine under the desk.
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 

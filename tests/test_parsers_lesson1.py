@@ -3,7 +3,6 @@ on noisy variants of them (prompts, CRLF, ANSI codes, indentation, reordering, c
 
 from __future__ import annotations
 
-import os
 import random
 from pathlib import Path
 
