@@ -29,7 +29,7 @@ are Ethernet only (``Link layer: Ethernet``, i.e. RoCE). ``ibstat -l`` (names on
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .common import (Line, ParseError, command_argv, content_lines, fail_on_line, is_comment_line,
                      raise_if_shell_error)

@@ -24,7 +24,7 @@ CMD = "lspci"
 _DEV_RE = re.compile(r"^(?P<addr>(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+"
                      r"(?P<cls>[^:\[]+?)(?:\s*\[(?P<clsid>[0-9a-fA-F]{4})\])?:\s+(?P<desc>.*)$")
 _LINK_RE = re.compile(r"^\s*(?P<kind>LnkCap|LnkSta):\s*(?P<body>.*)$")
-_SPEED_RE = re.compile(r"Speed\s+(?P<speed>[\d.]+)GT/s(?P<down>\s*\(downgraded\))?(?:\s*\((?:ok)\))?", re.I)
+_SPEED_RE = re.compile(r"Speed\s+(?P<speed>\d+(?:\.\d+)?)GT/s(?P<down>\s*\(downgraded\))?(?:\s*\((?:ok)\))?", re.I)
 _WIDTH_RE = re.compile(r"Width\s+x(?P<width>\d+)(?P<down>\s*\(downgraded\))?", re.I)
 _IDS_RE = re.compile(r"\[(?P<vendor>[0-9a-fA-F]{4}):(?P<device>[0-9a-fA-F]{4})\]")
 _NAME_RE = re.compile(r"\[(?P<name>[^\]]*(?:GeForce|RTX|Quadro|Tesla|TITAN|[AHLB]\d{2,3})[^\]]*)\]")

@@ -45,7 +45,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from .common import Line, ParseError, command_argv, content_lines, fail_on_line, raise_if_shell_error, strip_log_prefix
+from .common import Line, ParseError, content_lines, fail_on_line, raise_if_shell_error, strip_log_prefix
 from .nccl_log import NcclLog, parse_nccl_log
 
 CMD = "nccl-tests"

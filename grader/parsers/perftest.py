@@ -239,8 +239,11 @@ def _columns(header: str) -> list[tuple[str, str | None]]:
 def _command_facts(command: str | None) -> dict:
     """program, peer (client), ib_port, report_gbits, run_infinitely from a perftest command line."""
     argv = command_argv(command)
-    if not argv or argv[0] not in PROGRAMS:
+    # behind a launcher (taskset, numactl, docker exec C ...): start at the perftest program
+    start = next((i for i, a in enumerate(argv) if a.rsplit("/", 1)[-1] in PROGRAMS), None)
+    if start is None:
         return {}
+    argv = [argv[start].rsplit("/", 1)[-1]] + argv[start + 1:]
     facts: dict = {"program": argv[0], "peer": None, "report_gbits": False, "run_infinitely": False}
     args = iter(argv[1:])
     for arg in args:

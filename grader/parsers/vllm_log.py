@@ -366,30 +366,30 @@ _PLATFORM_RE = re.compile(r"Automatically detected platform (?P<p>[\w-]+)")
 _NONDEFAULT_RE = re.compile(r"non-default args: (?P<d>\{.*)$")
 _NAMESPACE_RE = re.compile(r"\bargs: Namespace\((?P<d>.*)$")
 _MAX_LEN_RE = re.compile(r"Using max model len (?P<n>\d+)")
-_WEIGHTS_RE = re.compile(r"(?:Model loading took|Loading model weights took) (?P<gib>[\d.]+) ?Gi?B")
+_WEIGHTS_RE = re.compile(r"(?:Model loading took|Loading model weights took) (?P<gib>\d+(?:\.\d+)?) ?Gi?B")
 _READY_RE = re.compile(r"Application startup complete")
 _URL_RE = re.compile(r"(?:Uvicorn running on|Starting vLLM (?:API )?server(?: \d+)? on) (?P<url>https?://\S+)")
 _RAY_CONNECT_RE = re.compile(r"Connecting to existing Ray cluster at address: (?P<addr>\S+?)\.*$"
                              r"|Using address (?P<addr2>\S+) set in the environment variable RAY_ADDRESS")
-_CUDAGRAPH_UTIL_RE = re.compile(r"--gpu-memory-utilization=(?P<cur>[\d.]+) is equivalent to "
-                                r"--gpu-memory-utilization=(?P<eff>[\d.]+)")
+_CUDAGRAPH_UTIL_RE = re.compile(r"--gpu-memory-utilization=(?P<cur>\d+(?:\.\d+)?) is equivalent to "
+                                r"--gpu-memory-utilization=(?P<eff>\d+(?:\.\d+)?)")
 
 _KV_TOKENS_RE = re.compile(r"(?:(?P<dev>\b[A-Za-z]+(?: \+ host)?) )?KV cache size: (?P<tokens>[\d,]+) tokens")
-_KV_CONC_RE = re.compile(r"Maximum concurrency for (?P<len>[\d,]+) tokens per request: (?P<x>[\d.]+)x")
+_KV_CONC_RE = re.compile(r"Maximum concurrency for (?P<len>[\d,]+) tokens per request: (?P<x>\d+(?:\.\d+)?)x")
 _KV_BLOCKS_RE = re.compile(r"# (?P<dev>\w+) blocks: (?P<n>\d+)(?:, # CPU blocks: (?P<cpu>\d+))?")
-_KV_AVAIL_RE = re.compile(r"Available KV cache memory: (?P<gib>[\d.]+) ?GiB")
-_KV_V0_RE = re.compile(r"the rest of the memory reserved for KV Cache is (?P<gib>-?[\d.]+) ?GiB"
-                       r"|Memory profiling results:.*\bkv_cache_size=(?P<gib2>-?[\d.]+) ?GiB")
+_KV_AVAIL_RE = re.compile(r"Available KV cache memory: (?P<gib>\d+(?:\.\d+)?) ?GiB")
+_KV_V0_RE = re.compile(r"the rest of the memory reserved for KV Cache is (?P<gib>-?\d+(?:\.\d+)?) ?GiB"
+                       r"|Memory profiling results:.*\bkv_cache_size=(?P<gib2>-?\d+(?:\.\d+)?) ?GiB")
 # the profiling summary of V0 and early V1 (0.6-0.9), on one line or wrapped over three
-_PROFILE_UTIL_RE = re.compile(r"total_gpu_memory \((?P<total>[\d.]+) ?GiB\) x gpu_memory_utilization \((?P<util>[\d.]+)\)"
-                              r"|Memory profiling results:.*\btotal_gpu_memory=(?P<total2>[\d.]+) ?GiB.*"
-                              r"\bgpu_memory_utilization=(?P<util2>[\d.]+)")
-_PROFILE_WEIGHTS_RE = re.compile(r"\bmodel weights take (?P<gib>[\d.]+) ?GiB")
-_KV_CPU_RE = re.compile(r"Explicitly set \((?P<gib>[\d.]+)/(?P<total>[\d.]+)\) GiB for KV cache")
-_AUTOFIT_RE = re.compile(r"Auto-fit max_model_len: reduced from (?P<from>\d+) to (?P<to>\d+).*?\((?P<gib>[\d.]+) GiB "
+_PROFILE_UTIL_RE = re.compile(r"total_gpu_memory \((?P<total>\d+(?:\.\d+)?) ?GiB\) x gpu_memory_utilization \((?P<util>\d+(?:\.\d+)?)\)"
+                              r"|Memory profiling results:.*\btotal_gpu_memory=(?P<total2>\d+(?:\.\d+)?) ?GiB.*"
+                              r"\bgpu_memory_utilization=(?P<util2>\d+(?:\.\d+)?)")
+_PROFILE_WEIGHTS_RE = re.compile(r"\bmodel weights take (?P<gib>\d+(?:\.\d+)?) ?GiB")
+_KV_CPU_RE = re.compile(r"Explicitly set \((?P<gib>\d+(?:\.\d+)?)/(?P<total>\d+(?:\.\d+)?)\) GiB for KV cache")
+_AUTOFIT_RE = re.compile(r"Auto-fit max_model_len: reduced from (?P<from>\d+) to (?P<to>\d+).*?\((?P<gib>\d+(?:\.\d+)?) GiB "
                          r"available for KV cache\)")
-_STATS_RE = re.compile(r"(?:Engine (?P<engine>\d+): )?Avg prompt throughput: (?P<p>[\d.]+) tokens/s, "
-                       r"Avg generation throughput: (?P<g>[\d.]+) tokens/s(?P<rest>.*)$")
+_STATS_RE = re.compile(r"(?:Engine (?P<engine>\d+): )?Avg prompt throughput: (?P<p>\d+(?:\.\d+)?) tokens/s, "
+                       r"Avg generation throughput: (?P<g>\d+(?:\.\d+)?) tokens/s(?P<rest>.*)$")
 _RANK_INIT_RE = re.compile(r"world_size=(?P<ws>\d+) rank=(?P<rank>\d+) local_rank=\d+ "
                            r"distributed_init_method=(?P<init>\S+) backend=(?P<backend>\w+)")
 _RANK_ASSIGN_RE = re.compile(r"rank (?P<rank>\d+) in world size (?P<ws>\d+) is assigned as (?P<rest>.*)$")
@@ -417,17 +417,17 @@ _EVENT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
         r"please set tensor_parallel_size \((?P<world_size>\d+)\) to less than max local gpu count "
         r"\((?P<gpus>\d+)\)")),
     ("kv-too-small", "error", re.compile(
-        r"max seq len \((?P<max_model_len>\d+)\), \((?P<needed_gib>[\d.]+) GiB KV cache is needed, which is larger "
-        r"than the available KV cache memory \((?P<available_gib>[\d.]+) GiB\)(?:\. Based on the available memory, "
+        r"max seq len \((?P<max_model_len>\d+)\), \((?P<needed_gib>\d+(?:\.\d+)?) GiB KV cache is needed, which is larger "
+        r"than the available KV cache memory \((?P<available_gib>\d+(?:\.\d+)?) GiB\)(?:\. Based on the available memory, "
         r"(?:the )?estimated maximum model length is (?P<estimated_max_len>\d+))?")),
     ("kv-too-small", "error", re.compile(
         r"The model's max seq len \((?P<max_model_len>\d+)\) is larger than the maximum number of tokens that can "
         r"be stored in KV cache \((?P<kv_tokens>\d+)\)")),
     ("no-kv-memory", "error", re.compile(r"No available memory for the cache blocks")),
     ("startup-memory", "error", re.compile(
-        r"(?:Free|Available) memory on (?:device|node \d+) \((?P<free_gib>[\d.]+)/(?P<total_gib>[\d.]+) GiB\) on "
-        r"startup is less than desired (?:GPU|CPU) memory utilization \((?P<utilization>[\d.]+), "
-        r"(?P<wanted_gib>[\d.]+) GiB\)")),
+        r"(?:Free|Available) memory on (?:device|node \d+) \((?P<free_gib>\d+(?:\.\d+)?)/(?P<total_gib>\d+(?:\.\d+)?) GiB\) on "
+        r"startup is less than desired (?:GPU|CPU) memory utilization \((?P<utilization>\d+(?:\.\d+)?), "
+        r"(?P<wanted_gib>\d+(?:\.\d+)?) GiB\)")),
     ("oom", "error", re.compile(r"CUDA out of memory|OutOfMemoryError|CUDA error: out of memory")),
     ("cpu-no-ray", "error", re.compile(r"current platform (?P<platform>\w+) does not support ray")),
     ("ray-missing", "error", re.compile(r"Failed to import Ray|No module named '?ray'?(?![\w.])|ray: command not found")),
