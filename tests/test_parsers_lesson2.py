@@ -550,3 +550,9 @@ def test_ib_sysfs_single_files_and_ls():
     assert devs["rocep1s0f0"].ports == {}
     with pytest.raises(ParseError):  # several files without their paths: the values cannot be placed
         parse_ib_sysfs("$ cat /sys/class/infiniband/*/ports/1/state\n4: ACTIVE\n1: DOWN\n")
+
+
+@pytest.mark.parametrize("pattern", ["spark/16_*", "spark/17_*"])
+def test_vllm_logs_without_nccl_lines_say_so(pattern):
+    with pytest.raises(ParseError, match="NCCL_DEBUG=INFO"):
+        parse_nccl_log(real(pattern))
