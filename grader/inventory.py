@@ -121,7 +121,8 @@ class Logs(BaseModel):
 
     ``nccl_debug``: a log of a run with NCCL_DEBUG=INFO (vLLM, torchrun or nccl-tests);
     ``nccl_tests``: an ``all_gather_perf`` output; ``ib_write_bw``: one ``ib_write_bw`` client
-    output per twin. The grader only reads them (``tail -c``), never writes.
+    output per twin; ``vllm``: the ``vllm serve`` log (lesson 2b; default: ``[serve] log_dir``'s
+    ``<head>/vllm.log``). The grader only reads them (``tail -c``), never writes.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -129,8 +130,9 @@ class Logs(BaseModel):
     nccl_debug: str | None = None
     nccl_tests: str | None = None
     ib_write_bw: list[str] = Field(default_factory=list)
+    vllm: str | None = None
 
-    @field_validator("nccl_debug", "nccl_tests")
+    @field_validator("nccl_debug", "nccl_tests", "vllm")
     @classmethod
     def _one_path(cls, v: str | None) -> str | None:
         if v is not None and (not v.strip() or any(c in v for c in "\0\n\r")):

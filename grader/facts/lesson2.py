@@ -7,11 +7,12 @@ Shape (JSON-able)::
                       "mapping": [{"rdma_device", "netdev", "pci_bdf", "domain", "qsfp_port",
                                    "link": "Up"|"Down"|"absent", "state", "phys_state",
                                    "ipv4", "roce_v2_gid_index"}],
-                      "cabled_port": [port...], "env": {VAR: value}, "env_processes": int,
+                      "cabled_port": [port...], "env": {VAR: value}, "env_processes": int, "ipv4": {iface: [addr]},
                       "roce_problems" | "ifname_problems" | "ib_hca_problems" | "gid_problems": [sentence]}},
      "pair": {"env_differences": [sentence], "nccl_transport": str|None, "nccl_transport_problems": [sentence],
               "allgather_busbw_gbs": float|None (GB/s, recomputed from the rows), "busbw_problems": [sentence],
-              "ib_write_bw_gbps": [float] (Gb/s, average column per twin), "ib_write_bw_problems": [sentence]}}
+              "ib_write_bw_gbps": [float] (Gb/s, average column per twin), "ib_write_bw_problems": [sentence],
+              ... lesson 2b's serving facts (grader/facts/lesson2_serve.py)}}
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 from grader import nccl_env
 from grader.evidence import Evidence, RawOutput
 from grader.facts.lesson1 import twin_states
+from grader.facts.lesson2_serve import serve_facts
 from grader.parsers import ParseError, parse_ip_addr
 from grader.parsers.ib_sysfs import parse_ib_sysfs
 from grader.parsers.nccl_log import parse_nccl_log, transport_verdict
@@ -206,7 +208,8 @@ def node_facts(ev: Evidence, node: str, cabled: int | None) -> dict[str, Any]:
     ipv4 = {i.name: [a.local for a in i.ipv4] for i in ifaces}
     env, nproc, env_problems = _env(ev, node)
     f: dict[str, Any] = {"reachable": True, "error": ev.errors.get(node), "roce_simulated": simulated or ts["roce_simulated"],
-                         "mapping": rows, "cabled_port": ts["cabled_port"], "env": env, "env_processes": nproc}
+                         "mapping": rows, "cabled_port": ts["cabled_port"], "env": env, "env_processes": nproc,
+                         "ipv4": ipv4}
     f["roce_problems"] = read_problems + ts["port_problems"] + _roce_problems(rows, ts["cabled_port"])
     def here(found: list[str]) -> list[str]:
         return [f"{node}: {p}" for p in found]
@@ -283,6 +286,7 @@ def pair_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
         except ParseError as e:
             problems.append(str(e))
     out["ib_write_bw_gbps"], out["ib_write_bw_problems"] = bws, problems
+    out.update(serve_facts(ev, nodes))
     return out
 
 

@@ -1302,6 +1302,17 @@ def _d_device_type(e: LogEvent, log: VllmLog, kinds: set[str]) -> Diagnosis:
 
 
 def _d_cpu_binding(e: LogEvent, log: VllmLog, kinds: set[str]) -> Diagnosis:
+    par = log.parallel
+    if par.world_size > 1 and par.distributed_executor_backend != "ray" and not (par.nnodes or 0) > 1:
+        # vLLM raises its World size error on CUDA only; the CPU build instead starts every rank on
+        # this node and fails binding their threads (seen on the sim: fault serve-no-ray-backend)
+        return Diagnosis("cpu-thread-binding", f"World size {par.world_size} (TP x PP) was started on this one node: "
+                         "without a multi-node backend vLLM's CPU build runs every rank locally and cannot bind their "
+                         "threads (on GPUs vLLM refuses with `World size (2) is larger than the number of available "
+                         "GPUs (1) in this node`).",
+                         "Add `--distributed-executor-backend ray` (with a Ray cluster spanning both nodes), or use "
+                         "vLLM's own multi-node mode (`--nnodes 2 --node-rank 0|1 --master-addr <head QSFP "
+                         "address>`, `--headless` on the other node).")
     return Diagnosis("cpu-thread-binding", "The CPU backend cannot bind each rank's threads to its own NUMA node "
                      "(one NUMA node, several ranks).",
                      "Bind by hand, one core list per rank: VLLM_CPU_OMP_THREADS_BIND='0|1' (two ranks on a 2-core "

@@ -90,12 +90,95 @@ def log_probes(inventory: Inventory) -> list[Probe]:
     return probes
 
 
+RAY_STATUS = (
+    "if command -v ray >/dev/null 2>&1; then ray status -v{addr} 2>&1; "
+    # on a Spark, Ray runs in the vLLM container (NVIDIA's run_cluster.sh): ask the running ones
+    "elif command -v docker >/dev/null 2>&1; then rc=127; for c in $(docker ps -q 2>/dev/null); do "
+    "echo \"# docker exec $c ray status\"; docker exec $c ray status -v 2>&1 && {{ rc=0; break; }}; done; "
+    "[ $rc = 0 ] || echo 'ray: not found on the host or in a running container' >&2; exit $rc; "
+    "else echo 'ray: command not found' >&2; exit 127; fi"
+)
+"""``ray status -v`` on the head: on the host, else inside each running container until one answers."""
+
+MODEL_FILES = (
+    "M={model}; cd \"$M\" 2>/dev/null || {{ echo \"no directory $M\" >&2; exit 1; }}; "
+    "if [ -f model.safetensors.index.json ]; then W=model.safetensors.index.json; else W=$(ls *.safetensors 2>/dev/null | head -1); fi; "
+    "sha256sum config.json $W"
+)
+"""sha256 of config.json and the safetensors index (or the single safetensors file) at the served path."""
+
+RAY_NODE = (
+    "me=$(readlink /proc/$$/ns/net); "
+    "for p in $(pgrep -f '[r]aylet|[g]cs_server'); do "
+    "net=$(readlink /proc/$p/ns/net 2>/dev/null); [ -n \"$net\" ] && [ \"$net\" != \"$me\" ] && continue; "
+    "echo \"=== $(cat /proc/$p/comm 2>/dev/null)\"; "
+    "tr '\\0' '\\n' </proc/$p/cmdline 2>/dev/null | grep -E '^--(node[-_]ip[-_]address|gcs[-_]address)='; done; true"
+)
+"""This node's Ray daemons (``=== raylet``, ``=== gcs_server`` on the head) and the address each was
+given: ``ray status`` of this Ray version shows no node IPs, the daemons' command lines do. In a
+container with the host's network (NVIDIA's run_cluster.sh), they are visible from the host too."""
+
+MODEL_CONFIG_BYTES = 200_000
+
+
+def serve_head(inventory: Inventory) -> str:
+    """The node ``vllm serve`` runs on: ``[serve] head``, else the first node."""
+    if inventory.serve is not None and inventory.serve.head:
+        return inventory.serve.head
+    return inventory.nodes[0].name
+
+
+def model_path(inventory: Inventory) -> str | None:
+    """The served model as a path on the nodes (None without [serve], or for a hub name)."""
+    if inventory.serve is None or not inventory.serve.model.startswith(("/", "~/")):
+        return None
+    return inventory.serve.model.rstrip("/") or "/"
+
+
+def vllm_log_path(inventory: Inventory) -> str | None:
+    if inventory.logs is not None and inventory.logs.vllm:
+        return inventory.logs.vllm
+    if inventory.serve is not None and inventory.serve.log_dir:
+        return f"{inventory.serve.log_dir.rstrip('/')}/{serve_head(inventory)}/vllm.log"
+    return None
+
+
+def serve_node_probes(inventory: Inventory) -> list[Probe]:
+    """Lesson 2b, every node: the served model's files (to compare across nodes)."""
+    if inventory.serve is None:
+        return []
+    model = model_path(inventory)
+    return [Probe("ray_node", RAY_NODE)] + (
+        [Probe("model_files", MODEL_FILES.format(model=remote_path(model)))] if model else [])
+
+
+def serve_head_probes(inventory: Inventory) -> list[Probe]:
+    """Lesson 2b, the head only: Ray's view, the vLLM log, config.json and /v1/models."""
+    serve = inventory.serve
+    if serve is None:
+        return []
+    addr = f" --address {shlex.quote(serve.ray_address)}" if serve is not None and serve.ray_address else ""
+    probes = [Probe("ray_status", RAY_STATUS.format(addr=addr))]
+    log = vllm_log_path(inventory)
+    if log:
+        probes.append(Probe("log:vllm", f"tail -c {LOG_BYTES} {remote_path(log)}"))
+    model = model_path(inventory)
+    if model:
+        probes.append(Probe("model_config", f"head -c {MODEL_CONFIG_BYTES} {remote_path(model + '/config.json')}"))
+    probes.append(Probe("v1_models", f"curl -sS -m 5 {shlex.quote(serve.url + '/v1/models')}"))
+    return probes
+
+
 def collect(inventory: Inventory, conns: dict[str, Connection], errors: dict[str, str]) -> Evidence:
     """Run the lesson-2 probes on every reachable node (logs on the head node); return the evidence."""
     ev = Evidence(lesson="lesson2", profile=inventory.profile, inventory=inventory_summary(inventory),
                   errors=errors)
+    if inventory.serve is not None:
+        ev.inventory["serve"] = inventory.serve.model_dump()
     head = inventory.nodes[0].name
-    plan = {n.name: node_probes() + (log_probes(inventory) if n.name == head else []) for n in inventory.nodes}
+    shead = serve_head(inventory)
+    plan = {n.name: node_probes() + serve_node_probes(inventory) + (log_probes(inventory) if n.name == head else [])
+            + (serve_head_probes(inventory) if n.name == shead else []) for n in inventory.nodes}
     ev.raw += run_plan(conns, plan, errors)
     ev.stamp()
     return ev

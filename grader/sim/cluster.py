@@ -69,6 +69,12 @@ def _ip_batch(commands: list[str], netns: str | None = None, *, what: str, force
     _run(argv, input="\n".join(commands) + "\n", what=what, check=not force)
 
 
+def serve_venv_ray() -> Path | None:
+    """The serving environment's ``ray`` (scripts/install-serve.sh), or None when not installed."""
+    ray = Path(os.environ.get("CLUSTERLAB_SERVE_VENV", "/opt/clusterlab/serve-venv")) / "bin" / "ray"
+    return ray if os.access(ray, os.X_OK) else None
+
+
 def _write(path: Path, text: str, mode: int = 0o644) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
@@ -239,6 +245,10 @@ def _write_files(spec: Spec, pubs: dict[str, str]) -> None:
     _mkdir(T.BIN_DIR, 0o755)
     _write(T.BIN_DIR / "ibdev2netdev", _shim.shell_script(), 0o755)
     _write(T.BIN_DIR / "rdma", roce_sim.rdma_shell_script(), 0o755)
+    ray = serve_venv_ray()
+    if ray is not None:  # `ray status` over SSH, as on a node with Ray installed (the serve venv is not on PATH)
+        (T.BIN_DIR / "ray").unlink(missing_ok=True)
+        (T.BIN_DIR / "ray").symlink_to(ray)
     _mkdir(T.RUN_DIR, 0o755)
     _mkdir(T.LOG_DIR, 0o700)
     _write(T.KNOWN_HOSTS, "".join(f"{T.HOUSE_ADDR[n]} {_key_body(pubs[n])}\n" for n in T.NODES))

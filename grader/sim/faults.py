@@ -148,6 +148,25 @@ def socket_fallback(spec: Spec) -> None:
     spec.nccl_network = "Socket"
 
 
+# --- lesson 2b: the launch of `vllm serve` across the two nodes (Spec.serve_args) ----------------
+
+@fault("serve-no-ray-backend", "`vllm serve --pipeline-parallel-size 2` without --distributed-executor-backend ray: "
+                               "vLLM refuses with its World size error")
+def serve_no_ray_backend(spec: Spec) -> None:
+    spec.serve_args["--distributed-executor-backend"] = None
+
+
+KV_TOO_SMALL_BYTES = 131_072
+"""128 KiB of KV cache per worker: 256 tokens at 512 B per rank-token (PP=2), less than one
+512-token request, so vLLM stops with its KV-too-small ValueError and an estimated max length."""
+
+
+@fault("kv-too-small", f"`vllm serve --kv-cache-memory-bytes {KV_TOO_SMALL_BYTES}`: the KV cache cannot hold one "
+                       "request of --max-model-len 512")
+def kv_too_small(spec: Spec) -> None:
+    spec.serve_args["--kv-cache-memory-bytes"] = str(KV_TOO_SMALL_BYTES)
+
+
 def apply_faults(spec: Spec, names: list[str]) -> Spec:
     """A copy of ``spec`` with the named faults applied. Raises ValueError on an unknown name."""
     unknown = [n for n in names if n not in REGISTRY]

@@ -140,7 +140,9 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
     Returns the facts recorded in the state and the inventory's [serve] table, plus
     ``health_s`` (seconds from the first process to /health). Raises ServeError with the failing
     log's tail when a process exits, or /health does not answer within ``deadline_s``; what was
-    started is stopped again then, and the logs stay until ``sim down``.
+    started is stopped again then, and the logs stay until ``sim down``; except when every process
+    started and vLLM failed (a launch fault): then only vLLM is stopped, Ray keeps running and the
+    inventory keeps a [serve] table naming the logs, so ``check lesson2`` can diagnose the launch.
     """
     if mode not in S.MODES:
         raise ServeError(f"unknown serve mode {mode!r}; known modes: {', '.join(S.MODES)}")
@@ -198,6 +200,22 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
                                      f"(log: {running[-1][0].log}: {_tail(running[-1][0].log)})")
                 time.sleep(0.5)
             info["health_s"] = round(time.monotonic() - t0, 1)
+    except ServeError:
+        if info["groups"] and all(any(g["name"] == p.name and g["node"] == p.node for g in info["groups"])
+                                  for p in ss.procs):
+            # every process was started (Ray is up) and vLLM failed: stop vLLM only, keep Ray, the
+            # state and a [serve] table naming the logs, so lesson 2b's checks can diagnose the launch
+            with contextlib.suppress(C.SimError, OSError):
+                _end_groups([g["pgid"] for g in info["groups"] if g["name"] == "vllm"], STOP_GRACE_S)
+                info["ready"] = False
+                info["failed"] = True
+                _record(info)
+                if T.INVENTORY.is_file():
+                    C._write(T.INVENTORY, _strip_serve(T.INVENTORY.read_text(encoding="utf-8")) + _serve_inventory(ss))
+        else:
+            with contextlib.suppress(C.SimError, OSError):
+                stop()
+        raise
     except BaseException:
         with contextlib.suppress(C.SimError, OSError):
             stop()

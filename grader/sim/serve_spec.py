@@ -150,6 +150,19 @@ def _api_args() -> list[str]:
     return ["--host", "0.0.0.0", "--port", str(SERVE_PORT)]
 
 
+def with_args(argv: list[str], changes: dict[str, str | None]) -> list[str]:
+    """``argv`` with each ``--option value`` of ``changes`` replaced (added when missing), or
+    removed where the value is None (lesson 2b's faults: :attr:`Spec.serve_args`)."""
+    out = list(argv)
+    for opt, value in changes.items():
+        if opt in out:
+            i = out.index(opt)
+            del out[i:i + 2]
+        if value is not None:
+            out += [opt, value]
+    return out
+
+
 def serve_spec(spec: Spec, mode: str = "ray") -> ServeSpec:
     """The processes that serve the tiny model in ``mode`` on the cluster ``spec`` describes."""
     if mode not in MODES:
@@ -187,6 +200,11 @@ def serve_spec(spec: Spec, mode: str = "ray") -> ServeSpec:
                           {**env[HEAD], "VLLM_CPU_OMP_THREADS_BIND": "0"}, log_path(HEAD, "vllm")))
     else:
         procs.append(Proc(HEAD, "vllm", _vllm(*_common_args(), *_api_args()), env[HEAD], log_path(HEAD, "vllm")))
+    changes = getattr(spec, "serve_args", None)
+    if changes:
+        for p in procs:
+            if p.name == "vllm" and p.node == HEAD:
+                p.argv = with_args(p.argv, changes)
     return ServeSpec(mode=mode, procs=procs, head=HEAD, url=f"http://{head_ip}:{SERVE_PORT}",
                      host_url=f"http://{spec.nodes[HEAD].house_addr}:{SERVE_PORT}", model=str(MODEL_DIR),
                      ray_address=ray_address, addresses={n: fab[n][1] for n in T.NODES},

@@ -153,6 +153,9 @@ class Spec:
     faults: list[str] = field(default_factory=list)
     nccl_network: str = "IB"
     """What the simulated NCCL_DEBUG=INFO log on the head shows NCCL using: "IB" or "Socket"."""
+    serve_args: dict[str, str | None] = field(default_factory=dict)
+    """Options of the head's ``vllm serve`` that lesson 2b's faults change: option -> value, None
+    removes it (``serve_spec`` applies them)."""
 
     def copy(self) -> "Spec":
         return copy.deepcopy(self)

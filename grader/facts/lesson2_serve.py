@@ -1,0 +1,351 @@
+"""Lesson 2b facts: Ray across the two nodes and one ``vllm serve`` that uses both.
+
+Read from the head's ``ray status -v``, the vLLM log, the model's config.json and ``/v1/models``,
+and from each node's sha256 of the served model's files and its serving processes' variables
+(lesson 2a's ``env``). Pure; merged into lesson 2's ``pair`` facts by :func:`serve_facts`.
+
+Each check reads two lists: ``<x>_problems`` (a failure) and ``<x>_unmeasured`` (a warning:
+nothing to judge, e.g. the launch failed before the log shows the KV cache, and another check says
+why). So a failed launch fails exactly the check that owns its error: the World size error
+L2.parallel_sizes, the KV-too-small error L2.kv_capacity, every other error L2.launch.
+
+Shape (added to ``pair``)::
+
+    {"serve_mode", "ray_node_count": int|None, "ray_resources": {name: total},
+     "ray_node_ips": {node: ip}, "ray_head": node|None, "ray_head_ip": str|None, "ray_problems", "ray_unmeasured",
+     "head_problems", "head_unmeasured", "host_ip_problems", "host_ip_unmeasured",
+     "tp": int|None, "pp": int|None, "backend": str|None, "parallel_problems", "parallel_unmeasured",
+     "kv_tokens_logged": int|None, "kv_tokens_predicted": int|None, "kv_ratio": float|None,
+     "kv_problems", "kv_unmeasured", "model_hashes": {node: {file: sha256}}, "model_problems",
+     "model_unmeasured", "launch_diagnosis": [{kind, message, fix}], "launch_problems",
+     "launch_unmeasured", "served_models": [id]}
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+from typing import Any
+
+from grader.calc import serving as calc
+from grader.evidence import Evidence, RawOutput
+from grader.parsers import ParseError
+from grader.parsers.ray_status import parse_ray_status
+from grader.parsers.vllm_api import parse_models
+from grader.parsers.vllm_log import VllmLog, diagnose, parse_vllm_log
+from grader.ranges import expected_range
+from grader.spark_names import is_qsfp_twin
+
+ACCELERATOR = {"sim": "CPU", "spark-pair": "GPU", "single-spark": "GPU", "dual-gpu-desktop": "GPU"}
+"""The Ray resource each profile's workers are placed by (the sim's Ray also offers one fake GPU
+per node for the platform plugin; its real resource is one CPU per node)."""
+
+OWNED_BY = {"world-size": "parallel", "cpu-thread-binding": "parallel", "kv-too-small": "kv", "no-kv-memory": "kv"}
+"""Launch errors judged by a check of their own; L2.launch judges every other."""
+
+
+def _text(raw: RawOutput | None) -> str | None:
+    return raw.stdout if raw is not None and not raw.timed_out and raw.stdout.strip() else None
+
+
+def _why(raw: RawOutput | None, what: str) -> str:
+    if raw is None:
+        return f"{what} was not read"
+    last = (raw.stderr.strip().splitlines() or raw.stdout.strip().splitlines() or ["no output"])[-1]
+    return f"`{raw.command[:80]}` failed: {last[:200]}"
+
+
+def model_hashes(text: str | None) -> dict[str, str]:
+    """``sha256sum`` output -> {file name: digest}."""
+    out = {}
+    for line in (text or "").splitlines():
+        parts = line.split(None, 1)
+        if len(parts) == 2 and len(parts[0]) == 64:
+            out[parts[1].lstrip("*").strip()] = parts[0]
+    return out
+
+
+def _node_of(ip: str, nodes: dict[str, dict]) -> str | None:
+    for name, f in nodes.items():
+        if any(ip in addrs for addrs in (f.get("ipv4") or {}).values()):
+            return name
+    return None
+
+
+def _on_qsfp(ip: str, f: dict) -> str | None:
+    """The QSFP twin of node facts ``f`` carrying ``ip``, or None."""
+    for iface, addrs in (f.get("ipv4") or {}).items():
+        if ip in addrs and is_qsfp_twin(iface):
+            return iface
+    return None
+
+
+def parse_ray_node(text: str | None) -> dict[str, Any]:
+    """The ``ray_node`` probe's output -> {"node_ip": the raylet's --node_ip_address, "gcs": whether
+    the GCS (the head) runs here, "gcs_ip": its --node-ip-address, "gcs_address": the raylet's}."""
+    out: dict[str, Any] = {"node_ip": None, "gcs": False, "gcs_ip": None, "gcs_address": None}
+    comm = None
+    for line in (text or "").splitlines():
+        line = line.strip()
+        if line.startswith("=== "):
+            comm = line[4:].strip()
+            out["gcs"] = out["gcs"] or comm.startswith("gcs_server")
+            continue
+        key, _, value = line.partition("=")
+        key = key.lstrip("-").replace("-", "_")
+        if key == "node_ip_address" and value:
+            if comm and comm.startswith("gcs_server"):
+                out["gcs_ip"] = out["gcs_ip"] or value
+            else:
+                out["node_ip"] = out["node_ip"] or value
+        elif key == "gcs_address" and value:
+            out["gcs_address"] = out["gcs_address"] or value
+    return out
+
+
+def _range(profile: str, name: str) -> dict[str, Any] | None:
+    return expected_range(profile, name)
+
+
+def serve_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
+    """Lesson 2b facts. See the module docstring."""
+    serve = ev.inventory.get("serve")
+    profile = ev.profile
+    out: dict[str, Any] = {}
+    keys = ("ray", "head", "host_ip", "parallel", "kv", "model", "launch")
+    for k in keys:
+        out[f"{k}_problems"], out[f"{k}_unmeasured"] = [], []
+    if not serve:
+        for k in keys:
+            out[f"{k}_unmeasured"].append("no [serve] table in the inventory: add one (url, model, mode, head, "
+                                          "log_dir) once `vllm serve` runs, then check again")
+        return out
+    mode = serve.get("mode") or "ray"
+    head = serve.get("head") or next(iter(nodes))
+    out["serve_mode"] = mode
+
+    # --- Ray
+    st = None
+    raw = ev.outputs(head, "ray_status")
+    if mode != "ray":
+        for k in ("ray", "head"):
+            out[f"{k}_unmeasured"].append(f"[serve] mode is {mode!r}: no Ray cluster to judge")
+    elif _text(raw) and (raw.exit_status == 0 or "Node status" in raw.stdout):
+        try:
+            st = parse_ray_status(raw.stdout)
+        except ParseError as e:
+            out["ray_problems"].append(str(e))
+    else:
+        out["ray_problems"].append(f"`ray status` on {head} gave no cluster: {_why(raw, 'ray status')}. Start the "
+                                   "Ray head on the head node and join the other node (`ray start --address=...`)")
+        out["head_unmeasured"].append("no `ray status` to read the head's address from (see L2.ray_nodes)")
+    res = st.resources if st else {}
+    out["ray_node_count"] = st.node_count if st else None
+    out["ray_resources"] = {k: v[1] for k, v in res.items() if k in ("CPU", "GPU")}
+    if st is not None:
+        want_nodes = _range(profile, "ray_node_count")
+        acc = ACCELERATOR.get(profile, "GPU")
+        want_acc = _range(profile, "ray_accelerators")
+        have = res.get(acc, (0.0, 0.0))[1]
+        if want_nodes and not (want_nodes["min"] <= st.node_count <= want_nodes["max"]):
+            out["ray_problems"].append(
+                f"`ray status` shows {st.node_count} node(s) up, expected {want_nodes['min']}: join the other node "
+                f"with `ray start --address=<head QSFP address>:6379 --node-ip-address=<its QSFP address>`"
+                + (f"; pending: {', '.join(st.pending_demands)}" if st.pending_demands else ""))
+        if want_acc and not (want_acc["min"] <= have <= want_acc["max"]):
+            out["ray_problems"].append(f"Ray offers {have:g} {acc} in all, expected {want_acc['min']:g}: each node's "
+                                       f"`ray start` must offer its {acc} (`--num-gpus=1` where Ray cannot see it)")
+    # each node's Ray address (its raylet's --node_ip_address), and which node runs the GCS (the head)
+    daemons = {name: parse_ray_node(_text(ev.outputs(name, "ray_node"))) for name in nodes}
+    out["ray_node_ips"] = {n: d["node_ip"] for n, d in daemons.items() if d["node_ip"]}
+    heads = [n for n, d in daemons.items() if d["gcs"]]
+    ray_head = heads[0] if heads else None
+    out["ray_head"] = ray_head
+    out["ray_head_ip"] = (daemons[ray_head]["gcs_ip"] or daemons[ray_head]["node_ip"]) if ray_head else None
+    if mode == "ray" and st is not None:
+        if ray_head is None:
+            out["head_problems"].append("no node runs Ray's GCS (`ray start --head`) that the grader could read")
+        else:
+            ip = out["ray_head_ip"]
+            if ip and _on_qsfp(ip, nodes[ray_head]) is None:
+                iface = next((i for i, a in (nodes[ray_head].get("ipv4") or {}).items() if ip in a), "another network")
+                out["head_problems"].append(
+                    f"the Ray head ({ray_head}) is bound to {ip} on {iface}, not a QSFP twin: the worker joins, and "
+                    "Ray, Gloo and vLLM's control traffic cross the house network. Restart it with `ray start --head "
+                    "--node-ip-address=<its QSFP address, e.g. 192.168.100.10>` and join the worker to that address")
+        for name, f in nodes.items():
+            if not f.get("reachable"):
+                out["host_ip_unmeasured"].append(f"{name} was not reached")
+                continue
+            mine = daemons[name]["node_ip"]
+            host_ip = (f.get("env") or {}).get("VLLM_HOST_IP")
+            if not f.get("env_processes"):
+                out["host_ip_unmeasured"].append(f"{name}: no serving process could be read (see L2.ifname_vars)")
+            elif not mine:
+                out["host_ip_problems"].append(f"{name}: no Ray daemon (raylet) runs on it: join it with `ray start "
+                                               "--address=<head QSFP address>:6379 --node-ip-address=<its QSFP address>`")
+            elif host_ip is None:
+                out["host_ip_problems"].append(f"{name}: VLLM_HOST_IP is not set; set VLLM_HOST_IP={mine} (its Ray "
+                                               "node address) where Ray and vLLM start on it")
+            elif host_ip != mine:
+                out["host_ip_problems"].append(f"{name}: VLLM_HOST_IP={host_ip}, but its Ray node address "
+                                               f"(--node-ip-address) is {mine}: they must be the same")
+    elif mode == "ray":
+        out["host_ip_unmeasured"].append("no `ray status` to compare VLLM_HOST_IP with (see L2.ray_nodes)")
+    if mode != "ray":
+        for name, f in nodes.items():
+            host_ip = (f.get("env") or {}).get("VLLM_HOST_IP")
+            if mode == "nnodes" and f.get("env_processes") and host_ip is None:
+                out["host_ip_problems"].append(
+                    f"{name}: VLLM_HOST_IP is not set: in --nnodes mode the leader then offers 0.0.0.0 (or the "
+                    "house address) and the other node waits forever without an error; set it to the QSFP address")
+            elif host_ip and _on_qsfp(host_ip, f) is None:
+                out["host_ip_problems"].append(f"{name}: VLLM_HOST_IP={host_ip} is not one of its QSFP addresses")
+
+    # --- the vLLM log
+    log: VllmLog | None = None
+    raw = ev.outputs(head, "log:vllm")
+    if _text(raw) and raw.exit_status == 0:
+        try:
+            log = parse_vllm_log(raw.stdout)
+        except ParseError as e:
+            out["launch_problems"].append(str(e))
+    else:
+        why = _why(raw, "the vLLM log")
+        for k in ("parallel", "kv"):
+            out[f"{k}_unmeasured"].append(f"no vLLM log to read ({why}); see L2.launch")
+        out["launch_problems"].append(f"the vLLM log could not be read: {why}. Name it in [logs] vllm (or [serve] "
+                                      "log_dir) and redirect `vllm serve` into it (`... 2>&1 | tee ~/vllm.log`)")
+    diags = diagnose(log) if log is not None else []
+    fails = [d for d in diags if d.severity == "fail"]
+    out["launch_diagnosis"] = [{"kind": d.kind, "message": d.message, "fix": d.fix} for d in diags]
+    for d in fails:
+        owner = OWNED_BY.get(d.kind, "launch")
+        out[f"{owner}_problems"].append(f"{d.message} Fix: {d.fix}")
+    owned = {OWNED_BY[d.kind] for d in fails if d.kind in OWNED_BY}
+    if owned and not any(OWNED_BY.get(d.kind) is None for d in fails):
+        out["launch_unmeasured"].append("the launch failed: see " + ", ".join(
+            {"parallel": "L2.parallel_sizes", "kv": "L2.kv_capacity"}[o] for o in sorted(owned)))
+
+    # --- parallel sizes
+    par = log.parallel if log is not None else None
+    out["tp"] = par.tensor_parallel_size if par else None
+    out["pp"] = par.pipeline_parallel_size if par else None
+    out["backend"] = par.distributed_executor_backend if par else None
+    if log is not None and not out["parallel_problems"]:
+        if not par.sources:
+            out["parallel_unmeasured"].append("the log does not show the parallel sizes (non-default args or the "
+                                              "engine config line): paste it from the start of `vllm serve`")
+        else:
+            nnodes = par.nnodes
+            n_nodes = len(nodes) if mode != "single" else 1
+            ws = calc.check_world_size(par.tensor_parallel_size or 1, par.pipeline_parallel_size or 1,
+                                       nodes=n_nodes, gpus_per_node=1, backend=par.distributed_executor_backend,
+                                       nnodes=nnodes)
+            if ws.message:
+                out["parallel_problems"].append(ws.message)
+            elif mode != "single" and ws.world_size != n_nodes:
+                out["parallel_problems"].append(
+                    f"TP x PP = {ws.tp} x {ws.pp} = {ws.world_size}, but the cluster has {n_nodes} accelerators (one "
+                    f"per node): use all of them, e.g. --tensor-parallel-size {n_nodes} or --pipeline-parallel-size "
+                    f"{n_nodes}")
+
+    # --- KV capacity
+    cfg = None
+    raw_cfg = ev.outputs(head, "model_config")
+    if _text(raw_cfg) and raw_cfg.exit_status == 0:
+        try:
+            cfg = json.loads(raw_cfg.stdout)
+        except ValueError:
+            cfg = None
+    out["kv_tokens_logged"] = log.kv_tokens if log is not None else None
+    out["kv_tokens_predicted"] = out["kv_ratio"] = None
+    if log is not None and not out["kv_problems"]:
+        budget = _kv_budget_gib(log)
+        if log.kv_tokens is None:
+            if not fails:
+                out["kv_unmeasured"].append("the log has no `KV cache size: N tokens` line yet (the server was still "
+                                            "starting, or the paste is cut)")
+            else:
+                out["kv_unmeasured"].append("the launch failed before the KV cache was sized: see L2.launch")
+        elif cfg is None:
+            out["kv_unmeasured"].append(f"config.json of the served model could not be read ({_why(raw_cfg, 'config.json')})")
+        elif budget is None:
+            out["kv_unmeasured"].append("the log does not say how much memory the KV cache got (`Available KV cache "
+                                        "memory`, `Explicitly set ... GiB for KV cache` or --kv-cache-memory-bytes)")
+        else:
+            try:
+                pred = calc.predict_kv_capacity(cfg, budget, tp=out["tp"] or 1, pp=out["pp"] or 1,
+                                                max_model_len=log.max_model_len)
+            except ValueError as e:
+                out["kv_unmeasured"].append(f"the KV arithmetic could not be done from config.json: {e}")
+            else:
+                out["kv_tokens_predicted"] = pred.tokens
+                ratio = log.kv_tokens / pred.tokens if pred.tokens else None
+                out["kv_ratio"] = round(ratio, 4) if ratio is not None else None
+                tol = _range(profile, "kv_capacity_ratio")
+                if ratio is not None and tol and not (tol["min"] <= ratio <= tol["max"]):
+                    out["kv_problems"].append(
+                        f"the log says {log.kv_tokens:,} KV tokens, the arithmetic from config.json says "
+                        f"{pred.tokens:,} ({pred.bytes_per_token:g} B per token per rank, {budget:.4g} GiB per rank, "
+                        f"TP={out['tp'] or 1}, PP={out['pp'] or 1}): ratio {ratio:.3f}, expected "
+                        f"{tol['min']}-{tol['max']}. Check the layers, KV heads, head dim and dtype you used")
+    elif log is None and not out["kv_unmeasured"]:
+        out["kv_unmeasured"].append("no vLLM log to read: see L2.launch")
+
+    # --- the same model on both nodes
+    hashes = {}
+    for name, f in nodes.items():
+        r = ev.outputs(name, "model_files")
+        if r is None:
+            out["model_unmeasured"].append(f"{name}: the model files were not read ([serve] model is not a path?)")
+            continue
+        h = model_hashes(r.stdout)
+        hashes[name] = h
+        if r.exit_status != 0 or "config.json" not in h:
+            out["model_problems"].append(f"{name}: {_why(r, 'the model files')}: the model must sit at "
+                                         f"{serve.get('model')} on every node (same path, same files)")
+    out["model_hashes"] = hashes
+    if len(hashes) >= 2 and not out["model_problems"]:
+        (a, ha), (b, hb) = list(hashes.items())[:2]
+        for file in sorted(set(ha) | set(hb)):
+            if ha.get(file) != hb.get(file):
+                out["model_problems"].append(
+                    f"{file} differs at {serve.get('model')}: {a} {(ha.get(file) or 'missing')[:12]}, {b} "
+                    f"{(hb.get(file) or 'missing')[:12]}: copy the same model to the same path on both nodes "
+                    "(rsync -a from the head)")
+
+    # --- the launch: up and serving the model
+    raw = ev.outputs(head, "v1_models")
+    served = []
+    if _text(raw) and raw.exit_status == 0:
+        try:
+            served = [m.id for m in parse_models(raw.stdout)]
+        except ParseError:
+            served = []
+    out["served_models"] = served
+    if not fails and log is not None:
+        if not served:
+            msg = (f"{serve.get('url')}/v1/models did not answer ({_why(raw, '/v1/models')})"
+                   + ("" if log.ready else "; the log shows no `Application startup complete`"))
+            hang = [d for d in diags if d.kind in ("pg-wait", "no-gpu-resource", "no-host-ip", "not-ready")]
+            if hang:
+                msg += f": {hang[0].message} Fix: {hang[0].fix}"
+            out["launch_problems"].append(msg)
+        else:
+            want = serve.get("served_model_name") or serve.get("model")
+            if want and want not in served:
+                out["launch_problems"].append(f"/v1/models serves {', '.join(served)}, not {want}")
+    return out
+
+
+def _kv_budget_gib(log: VllmLog) -> float | None:
+    """Memory per rank given to the KV cache: --kv-cache-memory-bytes, else what the log printed."""
+    args = {**(log.command_args or {}), **(log.args or {})}
+    v = args.get("kv_cache_memory_bytes")
+    try:
+        if v is not None:
+            return float(v) / 2**30
+    except (TypeError, ValueError):
+        pass
+    return log.kv_memory[0].gib if log.kv_memory else None
