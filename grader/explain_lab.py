@@ -1,0 +1,143 @@
+"""Explain kinds for the lab (load tests): ``vllm-bench`` (``vllm bench serve`` result JSON and the
+summary it prints) and ``aiperf`` (NVIDIA AIPerf's profile_export_aiperf.json and per-request
+profile_export.jsonl). Registered on import by grader.explain.
+
+The metrics are recomputed from the per-request data (grader.metrics) whenever the file has it,
+and compared with the file's own summary (within 0.5%); a file without per-request data is
+reported with its own numbers, said to be unverified. Pitfalls in the findings are from
+shared/research/figures.md §5 and research/vllm_cpu.md (TPOT 0.00 ms on a 2-core box).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from grader import metrics as M
+from grader.explain import Finding, KindSpec, Summary, register
+from grader.explain_serving import _runs
+from grader.parsers.bench_result import (BANNER_RE, TEXT_KEYS, TEXT_METRICS, BenchResult, is_aiperf_json,
+                                         is_aiperf_record, is_bench_json, parse_any)
+
+
+def _ok(m: str) -> Finding:
+    return Finding("ok", m)
+
+
+def _warn(m: str) -> Finding:
+    return Finding("warn", m)
+
+
+def _fail(m: str) -> Finding:
+    return Finding("fail", m)
+
+
+def _info(m: str) -> Finding:
+    return Finding("info", m)
+
+
+def _ms(x: float | None) -> str:
+    return "?" if x is None else f"{x:.2f} ms"
+
+
+def describe(result: BenchResult) -> Summary:
+    """Facts and findings for one load-test result (also used by the lab's facts)."""
+    m = result.metrics()
+    recomputed = m.flat() if m else None
+    diffs = M.disagreements(recomputed, result.summary, abs_tol=1e-3) if recomputed else []
+    facts: dict[str, Any] = {"tool": result.tool, "shape": result.shape, "meta": result.meta,
+                             "summary": result.summary, "recomputed": recomputed, "disagreements": diffs,
+                             "truncated": result.truncated, "notes": result.notes,
+                             "requests": len(result.requests) if result.requests is not None else None}
+    findings: list[Finding] = []
+    what = f"{result.shape}"
+    if result.meta.get("model_id"):
+        what += f", model {result.meta['model_id']}"
+    if result.concurrency:
+        what += f", max concurrency {result.concurrency}"
+    findings.append(_info(what + "."))
+    src = recomputed if recomputed else result.summary
+    completed, failed = src.get("completed"), src.get("failed")
+    if m is None:
+        findings.append(_info("No per-request data in this file: the numbers below are the tool's own summary, "
+                              "not recomputed. Run `vllm bench serve` with `--save-result --save-detailed` (or keep "
+                              "AIPerf's profile_export.jsonl) so they can be checked."))
+    else:
+        findings.append(_ok(f"Recomputed from {len(result.requests)} requests (grader.metrics: TPOT = (E2EL − TTFT)"
+                            " / (output tokens − 1), numpy-linear percentiles)."))
+    if failed:
+        findings.append(_fail(f"{failed:g} request(s) failed: the numbers describe only the {completed or 0:g} that "
+                              "completed. Look at the errors (and the server log): a refused connection or a 404 "
+                              "model name fails every request; timeouts mean the server is overloaded."))
+    elif completed == 0:
+        findings.append(_fail("No request completed."))
+    thr = src.get("output_throughput")
+    if thr is not None:
+        findings.append(_info(f"Output {thr:.1f} tok/s, {src.get('request_throughput') or 0:.2f} req/s"
+                              + (f" over {src['duration']:.2f} s" if src.get("duration") else "") + "."))
+    lat = []
+    for name, label in (("ttft", "TTFT"), ("tpot", "TPOT"), ("itl", "ITL"), ("e2el", "E2EL")):
+        med, p99 = src.get(f"median_{name}_ms"), src.get(f"p99_{name}_ms")
+        if med is not None or p99 is not None:
+            lat.append(f"{label} median {_ms(med)}, p99 {_ms(p99)}")
+    if lat:
+        findings.append(_info("; ".join(lat) + "."))
+    if diffs:
+        findings.append(_warn("The file's summary and its per-request data disagree by more than 0.5%: "
+                              + "; ".join(diffs[:4]) + ". Grade the recomputed values."))
+    elif m is not None and result.summary:
+        findings.append(_ok("The file's own summary agrees with the per-request data (within 0.5%)."))
+    ttft_med, e2el_med = src.get("median_ttft_ms"), src.get("median_e2el_ms")
+    if ttft_med is not None and e2el_med is not None and ttft_med > e2el_med + 1e-9:
+        findings.append(_fail("Median TTFT is above median E2E latency: impossible for one run; the file mixes runs "
+                              "or was edited."))
+    tpot_med = src.get("median_tpot_ms")
+    if tpot_med == 0 and (completed or 0) > 0:
+        findings.append(_warn("Median TPOT is 0.00 ms: the client received whole requests in one read and "
+                              "stamped every token with the same time (seen on a busy 2-core machine, "
+                              "research/vllm_cpu.md). Latency figures from this run are not meaningful; "
+                              "throughput still is."))
+    if result.tool == "aiperf":
+        findings.append(_info("AIPerf's names: its inter_token_latency is vLLM's TPOT (first token excluded), its "
+                              "inter_chunk_latency is vLLM's ITL; guidellm's TPOT includes the first token."))
+    if result.truncated:
+        findings.append(_info("The file is cut off: what was complete was read."))
+    return facts, findings
+
+
+def _summarise(results: list[BenchResult], command: str | None) -> Summary:
+    if len(results) == 1:
+        return describe(results[0])
+    facts: dict[str, Any] = {"results": []}
+    findings: list[Finding] = []
+    for i, r in enumerate(results, start=1):
+        f, fs = describe(r)
+        facts["results"].append(f)
+        findings += [Finding(x.level, f"[{i}] {x.message}") for x in fs]
+    return facts, findings
+
+
+def _is_bench(argv: list[str]) -> bool:
+    return _runs(argv, "vllm", "bench") or any(a.endswith("benchmark_serving.py") for a in argv)
+
+
+# "Maximum request concurrency: 8" is also printed before the run starts: not a claim on its own
+_TEXT_LABELS = "|".join(re.escape(k) for k in TEXT_KEYS if k not in ("Maximum request concurrency",
+                                                                       "Request rate configured (RPS)"))
+_METRIC_NAMES = "|".join(re.escape(k) for k in sorted(TEXT_METRICS, key=len, reverse=True))
+_BENCH_LINE = re.compile(
+    r"^=+ Serving Benchmark Result =+$|^={10,}$"
+    + r"|^-{3,}(?:Time to First Token|Time per Output Token \(excl\. 1st token\)|Inter-token Latency"
+    r"|End-to-end Latency|Client-side Queueing|Queue-inclusive End-to-end Latency)-{3,}$"
+    + rf"|^(?:{_TEXT_LABELS}):\s+[-\d.]" + rf"|^(?:Mean|Median|Std|P\d+(?:\.\d+)?) (?:{_METRIC_NAMES}) \(ms\):\s+[-\d.]")
+
+register(KindSpec(
+    name="vllm-bench", parse=parse_any, summarise=_summarise, programs=("vllm",),
+    matches_command=_is_bench, line=_BENCH_LINE, starts=BANNER_RE, matches_json=is_bench_json,
+))
+
+register(KindSpec(
+    name="aiperf", parse=parse_any, summarise=_summarise, programs=("aiperf",),
+    matches_command=lambda argv: _runs(argv, "aiperf"),
+    matches_json=lambda v: is_aiperf_json(v) or is_aiperf_record(v),
+))

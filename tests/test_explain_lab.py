@@ -1,0 +1,66 @@
+"""explain kinds of the lab: vllm-bench (result JSON, printed summary) and aiperf."""
+
+from __future__ import annotations
+
+import json
+
+from grader.explain import KINDS, detect_kind, explain, to_jsonable
+from tests.conftest import levels, messages, real_text
+from tests.test_parsers_bench import AIPERF_AGG, _new_result, _record
+
+
+def _one(sections, kind):
+    found = [s for s in sections if s.kind == kind]
+    assert len(found) == 1, [(s.kind, s.error) for s in sections]
+    return found[0]
+
+
+def test_kinds_registered():
+    assert {"vllm-bench", "aiperf"} <= set(KINDS)
+
+
+def test_real_printout_is_one_bench_section_with_the_tpot_pitfall():
+    sections = explain(real_text("vllm-cpu/10_bench_serve_single.txt"))
+    s = _one(sections, "vllm-bench")
+    assert s.error is None and s.facts["summary"]["completed"] == 50 and s.facts["recomputed"] is None
+    assert "not recomputed" in messages(s, "info") and "0.00 ms" in messages(s, "warn")
+    assert all(x.error is None for x in sections)
+
+
+def test_result_json_recomputed_and_agreeing():
+    text = "$ cat bench.json\n" + json.dumps(_new_result(), indent=2)
+    s = _one(explain(text), "vllm-bench")
+    assert s.facts["recomputed"]["median_tpot_ms"] == 25.0 and s.facts["disagreements"] == []
+    assert "agrees" in messages(s, "ok") and "fail" not in levels(s)
+    assert detect_kind(json.dumps(_new_result())) == "vllm-bench"
+
+
+def test_summary_fields_missing_still_recomputed():
+    d = _new_result()
+    for k in [k for k in d if k.endswith("_ms")]:
+        del d[k]
+    s = _one(explain(json.dumps(d)), "vllm-bench")
+    assert s.facts["recomputed"]["p99_ttft_ms"] > 0
+    assert "TTFT median 115.00 ms" in messages(s, "info")
+
+
+def test_edited_summary_disagrees_and_failures_fail():
+    d = _new_result()
+    d["output_throughput"] = 99.0
+    d["errors"][0] = "TimeoutError"
+    s = _one(explain(json.dumps(d)), "vllm-bench")
+    assert "disagree" in messages(s, "warn") and "failed" in messages(s, "fail")
+
+
+def test_aiperf_both_exports():
+    s = _one(explain(json.dumps(AIPERF_AGG, indent=1)), "aiperf")
+    assert s.facts["summary"]["median_tpot_ms"] == 51.98 and "inter_token_latency is vLLM's TPOT" in messages(s)
+    jsonl = "\n".join(_record(i) for i in range(3))
+    [s] = explain(jsonl)
+    assert s.kind == "aiperf" and s.facts["requests"] == 3 and abs(s.facts["recomputed"]["mean_tpot_ms"] - 40.0) < 1e-9
+
+
+def test_forced_kind_and_garbage():
+    [s] = explain("hello", kind="vllm-bench")
+    assert s.error and "neither" in s.error
+    assert to_jsonable(explain(json.dumps(_new_result()), kind="vllm-bench"))[0]["error"] is None
