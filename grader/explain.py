@@ -165,7 +165,8 @@ def _kind_of_json(lines: list[str], prefer: str | None) -> tuple[str | None, int
         used = len(lines)
     kind = next((k.name for k in _REGISTRY.values()
                  if k.matches_json is not None and k.matches_json(value)), prefer)
-    if isinstance(value, dict) and "event" in value:  # iperf3 --json-stream: one per line
+    if isinstance(value, dict) and ("event" in value or {"metadata", "metrics"} <= value.keys()):
+        # iperf3 --json-stream and AIPerf's profile_export.jsonl: one JSON value per line, one output
         while used < len(lines) and lines[used].lstrip().startswith("{"):
             used += 1
     return kind, used
@@ -387,3 +388,4 @@ from . import explain_lesson1  # noqa: E402,F401  (import for its registrations)
 from . import explain_lesson3  # noqa: E402,F401  (lesson 3: nvidia-smi, lspci)
 from . import explain_lesson2  # noqa: E402,F401  (lesson 2a: RoCE, NCCL)
 from . import explain_serving  # noqa: E402,F401  (lesson 2b: Ray, vLLM)
+from . import explain_lab  # noqa: E402,F401  (the lab: vllm bench serve, AIPerf)

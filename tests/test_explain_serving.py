@@ -90,8 +90,9 @@ def test_vllm_cpu_09_metrics():
 
 
 def test_vllm_cpu_10_bench_output_is_not_a_server_log():
-    [s] = explain(real("vllm-cpu/10_*"))
-    assert s.kind == "vllm-log" and "client's output" in messages(s, "info") and "fail" not in levels(s)
+    log, bench = explain(real("vllm-cpu/10_*"))  # the client's log lines, then its result block (the lab's kind)
+    assert log.kind == "vllm-log" and "client's output" in messages(log, "info") and "fail" not in levels(log)
+    assert bench.kind == "vllm-bench" and bench.error is None
 
 
 def test_models_with_and_without_the_prompt():
@@ -212,7 +213,7 @@ def test_forced_kinds():
     ("python -m vllm.entrypoints.openai.api_server --model /m", "vllm-log"),
     ("curl -s http://192.168.100.10:8000/v1/models", "vllm-models"),
     ("curl -s localhost:8000/metrics", "vllm-metrics"),
-    ("vllm bench serve --model x", None), ("ray start --head", None), ("curl -s localhost:8000/health", None),
+    ("vllm bench serve --model x", "vllm-bench"), ("ray start --head", None), ("curl -s localhost:8000/health", None),
 ])
 def test_kind_from_the_prompt_command(command, kind):
     from grader import explain as explain_mod
