@@ -19,6 +19,9 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0 or serve.installed() is not No
 
 CLI = [sys.executable, "-m", "grader.cli"]
 SIM_CHECKS = {"L2.roce_active", "L2.ifname_vars", "L2.ib_hca", "L2.gid_index", "L2.env_same", "L2.nccl_transport"}
+SERVE_CHECKS = {"L2.ray_nodes", "L2.head_on_qsfp", "L2.vllm_host_ip", "L2.parallel_sizes", "L2.kv_capacity",
+                "L2.model_same", "L2.launch"}
+"""Lesson 2b's checks: judged on a served cluster (test_lesson2b_sim.py); here vLLM is still starting."""
 
 
 def check(inventory, evidence) -> tuple[int, dict, str]:
@@ -50,8 +53,9 @@ def test_healthy_sim_with_ray_passes_lesson2a(tmp_path):
         code, out, err = check(inv, tmp_path)
     finally:
         sim.down()
-    assert code == 0, err + json.dumps(out, indent=1)
-    assert {v["id"] for v in out["verdicts"] if v["status"] == "pass"} == SIM_CHECKS
+    assert "Traceback" not in err
+    assert {v["id"] for v in out["verdicts"] if v["status"] == "pass"} >= SIM_CHECKS, json.dumps(out, indent=1)
+    assert failed(out) <= SERVE_CHECKS  # vLLM was launched, not awaited
     facts = json.loads((tmp_path / "lesson2.json").read_text())["facts"]
     a = facts["nodes"]["spark-a"]
     assert a["roce_simulated"] is True and a["env"]["NCCL_IB_HCA"] == "rocep1s0f1,roceP2p1s0f1"
@@ -73,9 +77,9 @@ def test_lesson2_fault_fails_exactly_its_check(fault, tmp_path):
     finally:
         sim.down()
     assert code == 1 and "Traceback" not in err
-    assert failed(out) == FAULTS[fault], json.dumps(out["verdicts"], indent=1)
+    assert failed(out) - SERVE_CHECKS == FAULTS[fault], json.dumps(out["verdicts"], indent=1)
     for v in out["verdicts"]:
-        if v["status"] == "fail":
+        if v["status"] == "fail" and v["id"] not in SERVE_CHECKS:
             assert v["hint"] and v["details"]
 
 

@@ -267,7 +267,8 @@ def serve_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
                 out["kv_unmeasured"].append("the log has no `KV cache size: N tokens` line yet (the server was still "
                                             "starting, or the paste is cut)")
             else:
-                out["kv_unmeasured"].append("the launch failed before the KV cache was sized: see L2.launch")
+                owner = {"parallel": "L2.parallel_sizes"}.get(OWNED_BY.get(fails[0].kind, ""), "L2.launch")
+                out["kv_unmeasured"].append(f"the launch failed before the KV cache was sized: see {owner}")
         elif cfg is None:
             out["kv_unmeasured"].append(f"config.json of the served model could not be read ({_why(raw_cfg, 'config.json')})")
         elif budget is None:

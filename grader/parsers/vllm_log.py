@@ -1078,7 +1078,10 @@ def _d_world_size(e: LogEvent, log: VllmLog, kinds: set[str]) -> Diagnosis:
 def _d_kv_too_small(e: LogEvent, log: VllmLog, kinds: set[str]) -> Diagnosis:
     n = e.numbers
     est = n.get("estimated_max_len")
-    if "needed_gib" in n:
+    if "needed_gib" in n and not float(n["needed_gib"]) and not float(n.get("available_gib") or 0):
+        what = (f"A request of the full max model length ({n.get('max_model_len')} tokens) needs more KV cache than "
+                "is left (vLLM prints both as 0.0 GiB: a cache of well under 0.05 GiB)")
+    elif "needed_gib" in n:
         what = (f"A request of the full max model length ({n.get('max_model_len')} tokens) needs {n['needed_gib']} GiB "
                 f"of KV cache but only {n['available_gib']} GiB is left after the weights and activations")
     else:

@@ -77,6 +77,16 @@ def _tail(path: Path, lines: int = 4) -> str:
     return " / ".join(line.strip()[:300] for line in text[-lines:])
 
 
+def _diagnosis(path: Path) -> str | None:
+    """What lesson 2b's launch check would say about a failed vLLM log: its first failing diagnosis."""
+    from grader.parsers.vllm_log import diagnose, parse_vllm_log
+    try:
+        found = [d for d in diagnose(parse_vllm_log(path.read_text(errors="replace"))) if d.severity == "fail"]
+    except (OSError, ValueError):
+        return None
+    return found[0].message if found else None
+
+
 def _launch(proc: S.Proc) -> subprocess.Popen:
     proc.log.parent.mkdir(parents=True, exist_ok=True)
     with open(proc.log, "ab") as log:
@@ -194,7 +204,8 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
                 for proc, p in running:
                     if p.poll() is not None:
                         raise ServeError(f"{proc.node}: vllm serve exited (rc {p.returncode}) before /health "
-                                         f"answered: {_tail(proc.log)} (log: {proc.log})")
+                                         f"answered: {_diagnosis(proc.log) or _tail(proc.log)} (log: {proc.log}; "
+                                         "`clusterlab check lesson2` diagnoses it)")
                 if time.monotonic() > deadline:
                     raise ServeError(f"{ss.host_url}/health did not answer within {deadline_s:.0f} s "
                                      f"(log: {running[-1][0].log}: {_tail(running[-1][0].log)})")
