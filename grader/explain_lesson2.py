@@ -669,7 +669,8 @@ def _busbw_findings(res: NcclTestsResult) -> list[Finding]:
         gpus = ", ".join(dict.fromkeys(r.gpu for r in res.ranks))
         where = "one host" if len(res.hosts) == 1 else f"{len(res.hosts)} hosts"
         return [info(f"{head}; {res.nranks} ranks on {where} ({gpus}): not a two-Spark run, so the Spark bars do not "
-                     "apply." + (" Ranks on one host test NVLink/PCIe, not the cable." if len(res.hosts) == 1 else ""))]
+                     "apply." + (" Ranks on one host do not use the cable between two machines." if len(res.hosts) == 1
+                                else ""))]
     small = size < 2**30
     note = (" The message size is small: latency dominates; NVIDIA's check runs -b 16G -e 16G." if small else "")
     collective = res.collective or "the test"

@@ -197,7 +197,7 @@ def test_nccl_tests_busbw_classes():
     assert "broken" in messages(explain(broken)[0], "fail")
     one_host = text.replace("gb10-node-b", "gb10-node-a")
     s = explain(one_host)[0]
-    assert "not a two-Spark run" in messages(s, "info") and "NVLink/PCIe" in messages(s, "info")
+    assert "not a two-Spark run" in messages(s, "info") and "do not use the cable" in messages(s, "info")
 
 
 def test_nccl_log_one_hca_and_house_network():
@@ -318,3 +318,14 @@ def test_nccl_tests_summary_lines_stay_with_their_rows_through_x11_noise():
             out.append("Authorization required, but no authorization protocol specified")
     n, p = explain("\n".join(out))
     assert (n.kind, p.kind) == ("nccl-tests", "perftest") and n.facts["avg_busbw_reported"] == 22.9611
+
+
+def test_captured_two_h200_runs():
+    d = CAPTURED / "nccl_tests_h200x2"
+    [big] = explain((d / "all_gather_perf_16G.txt").read_text())
+    assert big.kind == "nccl-tests" and big.facts["nranks"] == 2 and big.facts["avg_busbw_reported"] == 317.298
+    assert "not a two-Spark run" in messages(big, "info") and "fail" not in levels(big)
+    [sock] = explain((d / "all_gather_perf_socket_fallback.txt").read_text())
+    assert sock.facts["nccl_transport"] == "NET/Socket" and "fell back to TCP sockets" in messages(sock, "fail")
+    [p2p] = explain((d / "all_reduce_perf_nccl_debug.txt").read_text())
+    assert p2p.facts["nccl_transport"] == "P2P" and "fail" not in levels(p2p)

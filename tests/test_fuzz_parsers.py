@@ -127,9 +127,9 @@ FAMILIES: list[tuple[str, Callable[[str], Any], str | None, Callable[[], list[st
      + [_section(x, "# --- ib_write_bw") for x in _real("spark/07_*")] + [S.IB_WRITE_LAT, S.IB_WRITE_BW_SERVER_MB]),
     ("nccl-tests", parse_nccl_tests, "nccl-tests", lambda: [_section(x, "", "# --- ib_write_bw")
                                                             for x in _real("spark/07_*")] + _real("spark/08_*")
-     + _captured("nccl_tests_h200x1/*.txt")),
+     + _captured("nccl_tests_h200x*/*.txt")),
     ("nccl-log", parse_nccl_log, "nccl-log", lambda: _real("spark/12_*", "spark/13_*", "h200x2/nccl-*.txt")
-     + _captured("nccl_tests_h200x1/*nccl_debug*.txt")),
+     + _captured("nccl_tests_h200x*/*nccl_debug*.txt", "nccl_tests_h200x2/*socket*.txt")),
     ("collective-bench", parse_bench_table, "collective-bench", lambda: _real("spark/12_*", "h200x2/nccl-*.txt")),
 ]
 

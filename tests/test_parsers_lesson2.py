@@ -556,3 +556,21 @@ def test_ib_sysfs_single_files_and_ls():
 def test_vllm_logs_without_nccl_lines_say_so(pattern):
     with pytest.raises(ParseError, match="NCCL_DEBUG=INFO"):
         parse_nccl_log(real(pattern))
+
+
+def test_nccl_tests_two_h200_captures():
+    d = CAPTURED.parent / "nccl_tests_h200x2"
+    big = parse_nccl_tests((d / "all_gather_perf_16G.txt").read_text())
+    assert (big.nranks, big.hosts, big.avg_busbw_reported) == (2, ("vm",), 317.298)
+    [row] = big.rows
+    assert (row.size_bytes, row.out_of_place.time_us, row.out_of_place.algbw_gbs, row.out_of_place.busbw_gbs) == (
+        17179869184, 27163.8, 632.45, 316.23)
+    assert row.in_place.busbw_gbs == 318.37 and busbw_factor(big.collective, 2) * 632.45 == pytest.approx(316.225)
+    sweep = parse_nccl_tests((d / "all_gather_perf_sweep.txt").read_text())
+    assert len(sweep.rows) == 6 and sweep.avg_busbw_recomputed == pytest.approx(166.657, abs=0.01)
+    sock = parse_nccl_tests((d / "all_gather_perf_socket_fallback.txt").read_text())
+    assert transport_verdict(sock.nccl_log) == "NET/Socket" and sock.nccl_log.socket_ifaces == (("eth0", "192.0.2.2"),)
+    assert sock.avg_busbw_reported == 2.83983 and sock.busbw_at_largest_gbs == pytest.approx(2.99)
+    assert sock.nccl_log.env_settings["NCCL_IB_DISABLE"] == "1"
+    dbg = parse_nccl_tests((d / "all_reduce_perf_nccl_debug.txt").read_text())
+    assert transport_verdict(dbg.nccl_log) == "P2P" and dbg.nccl_log.nranks == 2 and dbg.nccl_log.nnodes == 1
