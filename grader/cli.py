@@ -50,6 +50,18 @@ def _parser() -> argparse.ArgumentParser:
                      help="grade against another profile's ranges")
     grd.add_argument("--json", action="store_true")
 
+    lt = sub.add_parser("loadtest", help="the lab: vllm bench serve on the head node, recorded and graded")
+    lt.add_argument("--inventory", required=True, metavar="FILE", help="the inventory TOML, with a [serve] table")
+    lt.add_argument("--concurrency", default="1,4,16", metavar="C,C,...", help="levels (default 1,4,16)")
+    lt.add_argument("--input-len", type=int, default=128, metavar="N", help="prompt tokens (default 128)")
+    lt.add_argument("--output-len", type=int, default=64, metavar="N", help="output tokens (default 64)")
+    lt.add_argument("--num-prompts", type=int, default=32, metavar="N", help="requests per level (default 32)")
+    lt.add_argument("--label", choices=("pair", "baseline"), help="the side measured (default: from [serve] mode)")
+    lt.add_argument("--bytes-per-token", type=float, metavar="B", help="weight bytes read per token (roofline)")
+    lt.add_argument("--timeout", type=float, default=300.0, metavar="S", help="seconds per level (default 300)")
+    lt.add_argument("--evidence", default="evidence", metavar="DIR", help="where evidence/lab.json goes")
+    lt.add_argument("--json", action="store_true")
+
     exp = sub.add_parser("explain", help="read one pasted command output and say what it means")
     exp.add_argument("file", metavar="FILE", help="a file, or - for standard input")
     exp.add_argument("--kind", help="skip detection: the kind of output it is")
@@ -174,10 +186,20 @@ def _cmd_explain(args: argparse.Namespace) -> int:
     return 1 if any(f.level == "fail" for s in sections for f in s.findings) else 0
 
 
+def _cmd_loadtest(args: argparse.Namespace) -> int:
+    from grader.loadtest import LoadTestError, cli
+
+    try:
+        return cli(args, refuse=_refuse_sim_down)
+    except LoadTestError as e:
+        raise CannotRun(f"loadtest: {e}") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``clusterlab`` console script; returns the exit status."""
     args = _parser().parse_args(argv)
-    handlers = {"sim": _cmd_sim, "check": _cmd_check, "grade": _cmd_grade, "explain": _cmd_explain}
+    handlers = {"sim": _cmd_sim, "check": _cmd_check, "grade": _cmd_grade, "explain": _cmd_explain,
+                "loadtest": _cmd_loadtest}
     try:
         return handlers[args.cmd](args)
     except CannotRun as e:

@@ -249,6 +249,10 @@ def _write_files(spec: Spec, pubs: dict[str, str]) -> None:
     if ray is not None:  # `ray status` over SSH, as on a node with Ray installed (the serve venv is not on PATH)
         (T.BIN_DIR / "ray").unlink(missing_ok=True)
         (T.BIN_DIR / "ray").symlink_to(ray)
+        vllm = ray.with_name("vllm")  # `vllm bench serve` over SSH (clusterlab loadtest), the same way
+        if os.access(vllm, os.X_OK):
+            (T.BIN_DIR / "vllm").unlink(missing_ok=True)
+            (T.BIN_DIR / "vllm").symlink_to(vllm)
     _mkdir(T.RUN_DIR, 0o755)
     _mkdir(T.LOG_DIR, 0o700)
     _write(T.KNOWN_HOSTS, "".join(f"{T.HOUSE_ADDR[n]} {_key_body(pubs[n])}\n" for n in T.NODES))
