@@ -172,3 +172,28 @@ def test_aiperf_records_recomputed():
     assert m.itl["p50"] == pytest.approx(40.0) and m.ttft["p99"] == pytest.approx(100.0)
     assert r.meta["span_s"] == pytest.approx(0.04 + 0.18)  # first profiling start to last end
     assert parse_any(text)[0].shape == "aiperf profile_export.jsonl"
+
+
+def test_mutated_inputs_raise_only_parse_errors():
+    """Cuts, drops, odd values: a ParseError or a result, never another exception (nor in explain)."""
+    import random
+
+    from grader.explain import explain
+    from grader.parsers.bench_result import parse_any
+
+    texts = [json.dumps(_new_result(), indent=1), json.dumps(AIPERF_AGG, indent=1),
+             "\n".join(_record(i) for i in range(4)), real_fixture("vllm-cpu/10_bench_serve_single.txt").read_text()]
+    rng = random.Random(5)
+    for _ in range(300):
+        t = rng.choice(texts)
+        i = rng.randrange(len(t) + 1)
+        j = min(len(t), i + rng.randrange(60))
+        t = rng.choice([t[:i], t[:i] + t[j:], t[:i] + rng.choice(["null", "[]", "{}", '"x"', "1e999", "NaN"]) + t[j:],
+                        t.replace('"ttfts": [', '"ttfts": [null, "a", ', 1)])
+        try:
+            for r in parse_any(t):
+                r.metrics()
+        except ParseError:
+            pass
+        for s in explain(t, rng.choice([None, "vllm-bench", "aiperf"])):
+            assert not (s.error and ("internal error" in s.error or "grader bug" in s.error)), s.error

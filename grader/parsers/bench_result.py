@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from grader.metrics import Request, RunMetrics, compute
-from grader.parsers.common import ParseError, as_float, as_int, clean_lines, load_json_lenient
+from grader.parsers.common import ParseError, as_float, as_int, clean_lines, json_dig, load_json_lenient
 
 COMMAND = "vllm bench serve"
 AIPERF = "aiperf"
@@ -290,9 +290,10 @@ def parse_aiperf_json(text: str) -> BenchResult:
         x = as_float(m.get("avg")) if isinstance(m, dict) else as_float(m)
         if x is not None:
             summary[ours] = x
-    cfg = value.get("input_config") or {}
-    meta = {"model_id": ", ".join(cfg.get("endpoint", {}).get("model_names", []) or []) or None,
-            "max_concurrency": (cfg.get("loadgen") or {}).get("concurrency")}
+    cfg = value.get("input_config") if isinstance(value.get("input_config"), dict) else {}
+    names = json_dig(cfg, "endpoint", "model_names", default=[])
+    meta = {"model_id": ", ".join(str(n) for n in names) if isinstance(names, list) and names else None,
+            "max_concurrency": as_int(json_dig(cfg, "loadgen", "concurrency"))}
     shape = "aiperf profile_export_aiperf.json" + (" (0.1.x records)" if "records" in value else "")
     return BenchResult(AIPERF, shape, summary, None, {k: v for k, v in meta.items() if v is not None}, truncated,
                        ["AIPerf's inter_token_latency is vLLM's TPOT; its inter_chunk_latency is vLLM's ITL"])
@@ -327,7 +328,8 @@ def parse_aiperf_jsonl(text: str) -> BenchResult:
             continue
         if not is_aiperf_record(rec):
             continue
-        md, m = rec["metadata"], rec.get("metrics") or {}
+        md, m = rec["metadata"], rec.get("metrics")
+        m = m if isinstance(m, dict) else {}
         if md.get("benchmark_phase") not in (None, "profiling"):
             skipped += 1
             continue
