@@ -142,6 +142,27 @@ def save_plots(runs: dict[str, dict[int, dict[str, Any]]], out_dir: str | os.Pat
     return paths
 
 
+def show(paths: list[Path] | list[str]) -> None:
+    """Display saved plots in a notebook (IPython); prints the paths elsewhere."""
+    try:
+        from IPython.display import Image, display
+    except ImportError:
+        print("\n".join(str(p) for p in paths))
+        return
+    for p in paths:
+        display(Image(filename=str(p)))
+
+
+def roofline_line(label: str, r: dict[str, Any] | None, profile: str) -> str:
+    """One sentence for a roofline (or why there is none)."""
+    if r is None:
+        return (f"roofline ({label}): no memory-bandwidth figure for profile {profile!r} or no c1 decode rate "
+                "/ bytes per token")
+    return (f"roofline ({label}): {r['decode_tok_s']:.1f} tok/s at c1 = {100 * r['fraction']:.0f}% of "
+            f"{r['nodes']} x {r['bandwidth_gbs']:g} GB/s / {r['bytes_per_token'] / 1e9:.2f} GB per token "
+            f"= {r['ceiling_tok_s']:.1f} tok/s (bandwidth: {r['bandwidth_source'][:80]}...)")
+
+
 def runs_from_facts(facts: dict[str, Any]) -> dict[str, dict[int, dict[str, Any]]]:
     """The ``runs`` shape from grader.facts.lab's facts (``{"pair": {"c1": {...}}}``)."""
     out: dict[str, dict[int, dict[str, Any]]] = {}

@@ -198,6 +198,9 @@ def cli(args: Any, refuse: Callable[[Any], None] = lambda inv: None) -> int:
     else:
         if ev.facts["comparison"]:
             print(lab_mod.table(ev.facts["comparison"]))
+        for side, r in ev.facts["roofline"].items():
+            if ev.facts.get(side):
+                print(lab_mod.roofline_line(side, r, inv.profile))
         print(render_table(verdicts, f"lab on {inv.profile} ({label} recorded)", colour=sys.stdout.isatty()))
         print(f"evidence: {path}" + (f"; plots: {', '.join(str(p) for p in plots)}" if plots else ""))
     return exit_code(verdicts)

@@ -137,3 +137,10 @@ def test_grade_cli_on_saved_lab_evidence(tmp_path, capsys):
     assert load_evidence(path).lesson == "lab"
     assert main(["grade", str(path)]) == 0
     assert "LAB.pair_vs_one" in capsys.readouterr().out
+
+
+def test_roofline_sentence():
+    f = derivers()["lab"](evidence("spark-pair", {"pair": {1: (0.0145, 0.4)}, "baseline": {1: (0.0174, 0.5)}}))
+    line = lab.roofline_line("pair", f["roofline"]["pair"], "spark-pair")
+    assert "69.0 tok/s at c1" in line and "2 x 273 GB/s" in line
+    assert "no memory-bandwidth figure" in lab.roofline_line("pair", None, "sim")
