@@ -156,6 +156,20 @@ def serve_no_ray_backend(spec: Spec) -> None:
     spec.serve_args["--distributed-executor-backend"] = None
 
 
+@fault("head-on-house-network", f"{A}'s Ray head is started on its enP7s7 (house) address, VLLM_HOST_IP the same "
+                                "(`hostname -I | awk '{print $1}'`, as NVIDIA's run_cluster.sh does); the worker joins it there")
+def head_on_house_network(spec: Spec) -> None:
+    house = spec.nodes[A].house_addr
+    spec.ray_node_ip[A] = house
+    if spec.nodes[A].serve_env:
+        spec.nodes[A].serve_env["VLLM_HOST_IP"] = house
+
+
+@fault("model-path-differs", f"{B} keeps the model in /root/models/tiny-llama; the served path is empty there")
+def model_path_differs(spec: Spec) -> None:
+    spec.model_elsewhere[B] = "/root/models/tiny-llama"
+
+
 KV_TOO_SMALL_BYTES = 131_072
 """128 KiB of KV cache per worker: 256 tokens at 512 B per rank-token (PP=2), less than one
 512-token request, so vLLM stops with its KV-too-small ValueError and an estimated max length."""

@@ -172,19 +172,20 @@ def serve_spec(spec: Spec, mode: str = "ray") -> ServeSpec:
     env = {n: node_env(spec, n) for n in T.NODES}
     procs: list[Proc] = []
     ray_address = None
+    ray_ip = {n: (getattr(spec, "ray_node_ip", None) or {}).get(n, fab[n][1]) for n in T.NODES}
     if mode == "ray":
-        ray_address = f"{head_ip}:{RAY_PORT}"
+        ray_address = f"{ray_ip[HEAD]}:{RAY_PORT}"
         for n in T.NODES:
             env[n]["VLLM_CPU_RAY"] = "1"
         ray = str(SERVE_VENV / "bin" / "ray")
         node_args = ["--num-cpus=1", "--num-gpus=1", "--disable-usage-stats",
                      "--object-store-memory=100000000"]
         procs.append(Proc(HEAD, "ray", [
-            ray, "start", "--head", f"--node-ip-address={head_ip}", f"--port={RAY_PORT}",
+            ray, "start", "--head", f"--node-ip-address={ray_ip[HEAD]}", f"--port={RAY_PORT}",
             "--include-dashboard=false", f"--temp-dir={RAY_DIR / HEAD[-1]}", *node_args],
             env[HEAD], log_path(HEAD, "ray"), oneshot=True))
         procs.append(Proc(WORKER, "ray", [
-            ray, "start", f"--address={ray_address}", f"--node-ip-address={fab[WORKER][1]}",
+            ray, "start", f"--address={ray_address}", f"--node-ip-address={ray_ip[WORKER]}",
             f"--temp-dir={RAY_DIR / WORKER[-1]}", *node_args],
             env[WORKER], log_path(WORKER, "ray"), oneshot=True))
         procs.append(Proc(HEAD, "vllm", _vllm(

@@ -153,6 +153,12 @@ class Spec:
     faults: list[str] = field(default_factory=list)
     nccl_network: str = "IB"
     """What the simulated NCCL_DEBUG=INFO log on the head shows NCCL using: "IB" or "Socket"."""
+    ray_node_ip: dict[str, str] = field(default_factory=dict)
+    """node -> the address its ``ray start --node-ip-address`` gets instead of its QSFP address
+    (the head's is also the Ray address the worker and vLLM join); lesson 2b's faults set it."""
+    model_elsewhere: dict[str, str] = field(default_factory=dict)
+    """node -> where that node keeps the model instead: ``serve`` copies it there and hides the
+    shared path in that node's mount namespace (an empty tmpfs), as on a machine without it."""
     serve_args: dict[str, str | None] = field(default_factory=dict)
     """Options of the head's ``vllm serve`` that lesson 2b's faults change: option -> value, None
     removes it (``serve_spec`` applies them)."""
