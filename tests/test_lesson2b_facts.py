@@ -152,3 +152,13 @@ def test_probe_output_readers():
     assert parse_ray_node("") == {"node_ip": None, "gcs": False, "gcs_ip": None, "gcs_address": None}
     assert model_hashes(f"{SHA_CFG}  config.json\n{SHA_IDX} *model.safetensors\nsha256sum: x: No such file\n") == {
         "config.json": SHA_CFG, "model.safetensors": SHA_IDX}
+
+
+def test_model_missing_on_one_node_owns_the_failed_launch():
+    ev = evidence(log="vllm-cpu/16_*")
+    ev.raw = [r for r in ev.raw if not (r.node == B and r.probe == "model_files")]
+    ev.raw.append(RawOutput(B, "model_files", "sha256sum ...", "", "sha256sum: config.json: No such file or directory", 1))
+    pair = derive(ev)["pair"]
+    assert pair["model_problems"][0].startswith(f"{B}: the model files are not at {MODEL} (sha256sum: config.json")
+    # the stock-platform error has a cause of its own: L2.launch keeps it
+    assert failed(ev) == {"L2.model_same", "L2.launch"}

@@ -50,6 +50,12 @@ FAULTS = {
     # binding their threads; the check names the cause and the Ray backend as the fix
     "serve-no-ray-backend": ("L2.parallel_sizes", "without a multi-node backend", "--distributed-executor-backend ray"),
     "kv-too-small": ("L2.kv_capacity", "estimates the longest that fits at 128 tokens", "--max-model-len 128"),
+    # the rank on spark-b cannot load the model: the launch fails, the model check owns it
+    "model-path-differs": ("L2.model_same", "spark-b: the model files are not at", "same path"),
+}
+SERVING_FAULTS = {
+    # serving works, over the house network
+    "head-on-house-network": ("L2.head_on_qsfp", "10.77.7.10 on enP7s7, not a QSFP twin", "--node-ip-address="),
 }
 
 
@@ -72,3 +78,18 @@ def test_launch_fault_fails_exactly_its_check(fault, tmp_path):
     assert cause in details and fix in details
     warned = {v["id"] for v in out["verdicts"] if v["status"] == "warn"}
     assert warned <= SERVE_CHECKS and "L2.launch" in warned
+
+
+@pytest.mark.parametrize("fault", sorted(SERVING_FAULTS))
+def test_serving_fault_fails_exactly_its_check(fault, tmp_path):
+    which, cause, fix = SERVING_FAULTS[fault]
+    try:
+        inv = sim.up([fault])
+        serve.start("ray")
+        code, out, stderr = check(inv, tmp_path)
+    finally:
+        sim.down()
+    assert code == 1 and "Traceback" not in stderr
+    assert failed(out) == {which}, json.dumps(out["verdicts"], indent=1)
+    v = next(v for v in out["verdicts"] if v["id"] == which)
+    assert v["hint"] and v["source"] and cause in v["details"][0] and fix in v["details"][0]

@@ -42,6 +42,10 @@ per node for the platform plugin; its real resource is one CPU per node)."""
 
 OWNED_BY = {"world-size": "parallel", "cpu-thread-binding": "parallel", "kv-too-small": "kv", "no-kv-memory": "kv"}
 """Launch errors judged by a check of their own; L2.launch judges every other."""
+GENERIC = ("exception", "engine-init-failed", "engine-dead")
+"""Launch failures that name no cause of their own: with the model files differing between the
+nodes, L2.model_same owns them."""
+CHECK_OF = {"parallel": "L2.parallel_sizes", "kv": "L2.kv_capacity", "model": "L2.model_same", "launch": "L2.launch"}
 
 
 def _text(raw: RawOutput | None) -> str | None:
@@ -202,6 +206,29 @@ def serve_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
             elif host_ip and _on_qsfp(host_ip, f) is None:
                 out["host_ip_problems"].append(f"{name}: VLLM_HOST_IP={host_ip} is not one of its QSFP addresses")
 
+    # --- the same model on both nodes
+    hashes = {}
+    for name, f in nodes.items():
+        r = ev.outputs(name, "model_files")
+        if r is None:
+            out["model_unmeasured"].append(f"{name}: the model files were not read ([serve] model is not a path?)")
+            continue
+        h = model_hashes(r.stdout)
+        hashes[name] = h
+        if r.exit_status != 0 or "config.json" not in h:
+            last = (r.stderr.strip().splitlines() or r.stdout.strip().splitlines() or ["no output"])[-1]
+            out["model_problems"].append(f"{name}: the model files are not at {serve.get('model')} ({last[:200]}): "
+                                         "the model must sit at the same path on every node, with the same files")
+    out["model_hashes"] = hashes
+    if len(hashes) >= 2 and not out["model_problems"]:
+        (a, ha), (b, hb) = list(hashes.items())[:2]
+        for file in sorted(set(ha) | set(hb)):
+            if ha.get(file) != hb.get(file):
+                out["model_problems"].append(
+                    f"{file} differs at {serve.get('model')}: {a} {(ha.get(file) or 'missing')[:12]}, {b} "
+                    f"{(hb.get(file) or 'missing')[:12]}: copy the same model to the same path on both nodes "
+                    "(rsync -a from the head)")
+
     # --- the vLLM log
     log: VllmLog | None = None
     raw = ev.outputs(head, "log:vllm")
@@ -217,15 +244,21 @@ def serve_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
         out["launch_problems"].append(f"the vLLM log could not be read: {why}. Name it in [logs] vllm (or [serve] "
                                       "log_dir) and redirect `vllm serve` into it (`... 2>&1 | tee ~/vllm.log`)")
     diags = diagnose(log) if log is not None else []
+    fails_owner: dict[int, str] = {}
     fails = [d for d in diags if d.severity == "fail"]
     out["launch_diagnosis"] = [{"kind": d.kind, "message": d.message, "fix": d.fix} for d in diags]
     for d in fails:
         owner = OWNED_BY.get(d.kind, "launch")
+        if owner == "launch" and out["model_problems"] and d.kind in GENERIC:
+            owner = "model"  # a rank could not load what is not at the path on its node
+            d = type(d)(d.kind, f"The launch failed ({d.message[:200]}), as a rank cannot load the model files "
+                        "missing or different on its node.", "Put the same model at the same path on both nodes.")
         out[f"{owner}_problems"].append(f"{d.message} Fix: {d.fix}")
-    owned = {OWNED_BY[d.kind] for d in fails if d.kind in OWNED_BY}
-    if owned and not any(OWNED_BY.get(d.kind) is None for d in fails):
+        fails_owner[id(d)] = owner
+    owned = set(fails_owner.values()) - {"launch"}
+    if owned and "launch" not in fails_owner.values():
         out["launch_unmeasured"].append("the launch failed: see " + ", ".join(
-            {"parallel": "L2.parallel_sizes", "kv": "L2.kv_capacity"}[o] for o in sorted(owned)))
+            CHECK_OF[o] for o in sorted(owned)))
 
     # --- parallel sizes
     par = log.parallel if log is not None else None
@@ -267,7 +300,7 @@ def serve_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
                 out["kv_unmeasured"].append("the log has no `KV cache size: N tokens` line yet (the server was still "
                                             "starting, or the paste is cut)")
             else:
-                owner = {"parallel": "L2.parallel_sizes"}.get(OWNED_BY.get(fails[0].kind, ""), "L2.launch")
+                owner = CHECK_OF.get(next(iter(fails_owner.values()), "launch"), "L2.launch")
                 out["kv_unmeasured"].append(f"the launch failed before the KV cache was sized: see {owner}")
         elif cfg is None:
             out["kv_unmeasured"].append(f"config.json of the served model could not be read ({_why(raw_cfg, 'config.json')})")
@@ -293,28 +326,6 @@ def serve_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
                         f"{tol['min']}-{tol['max']}. Check the layers, KV heads, head dim and dtype you used")
     elif log is None and not out["kv_unmeasured"]:
         out["kv_unmeasured"].append("no vLLM log to read: see L2.launch")
-
-    # --- the same model on both nodes
-    hashes = {}
-    for name, f in nodes.items():
-        r = ev.outputs(name, "model_files")
-        if r is None:
-            out["model_unmeasured"].append(f"{name}: the model files were not read ([serve] model is not a path?)")
-            continue
-        h = model_hashes(r.stdout)
-        hashes[name] = h
-        if r.exit_status != 0 or "config.json" not in h:
-            out["model_problems"].append(f"{name}: {_why(r, 'the model files')}: the model must sit at "
-                                         f"{serve.get('model')} on every node (same path, same files)")
-    out["model_hashes"] = hashes
-    if len(hashes) >= 2 and not out["model_problems"]:
-        (a, ha), (b, hb) = list(hashes.items())[:2]
-        for file in sorted(set(ha) | set(hb)):
-            if ha.get(file) != hb.get(file):
-                out["model_problems"].append(
-                    f"{file} differs at {serve.get('model')}: {a} {(ha.get(file) or 'missing')[:12]}, {b} "
-                    f"{(hb.get(file) or 'missing')[:12]}: copy the same model to the same path on both nodes "
-                    "(rsync -a from the head)")
 
     # --- the launch: up and serving the model
     raw = ev.outputs(head, "v1_models")

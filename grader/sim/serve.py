@@ -77,6 +77,18 @@ def _tail(path: Path, lines: int = 4) -> str:
     return " / ".join(line.strip()[:300] for line in text[-lines:])
 
 
+def _move_model(node: str, elsewhere: str) -> None:
+    """In ``node``'s own mount namespace: copy the model to ``elsewhere`` and cover the shared path
+    with an empty tmpfs (fault model-path-differs); gone with the node at ``sim down``."""
+    model = str(S.MODEL_DIR)
+    script = ('set -e; mkdir -p "$2"; cp -a "$1/." "$2/"; '
+              'grep -qs " $1 tmpfs " /proc/mounts || mount -t tmpfs -o size=1m clsim-nomodel "$1"')
+    p = subprocess.run(C.node_command(node) + ["sh", "-c", script, "move-model", model, elsewhere],
+                       capture_output=True, text=True, timeout=60)
+    if p.returncode != 0:
+        raise ServeError(f"{node}: moving the model to {elsewhere} failed: {(p.stderr or p.stdout).strip()[-300:]}")
+
+
 def _diagnosis(path: Path) -> str | None:
     """What lesson 2b's launch check would say about a failed vLLM log: its first failing diagnosis."""
     from grader.parsers.vllm_log import diagnose, parse_vllm_log
@@ -163,8 +175,11 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
     if not state.get("complete"):
         raise ServeError("the simulated cluster is not up: run `clusterlab sim up` first")
     stop()
-    ss = S.serve_spec(_spec_of(state), mode)
+    spec = _spec_of(state)
+    ss = S.serve_spec(spec, mode)
     ensure_model()
+    for node, elsewhere in (getattr(spec, "model_elsewhere", None) or {}).items():
+        _move_model(node, elsewhere)
     for node in T.NODES:
         for d in (S.TMP_DIR / node, S.CACHE_DIR / node, T.LOG_DIR / node):
             d.mkdir(parents=True, exist_ok=True)
