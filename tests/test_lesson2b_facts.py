@@ -4,6 +4,7 @@ outputs (spark 12/16/17, vllm-cpu 16/17), no cluster needed."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from grader.evidence import Evidence, RawOutput
 from grader.facts.lesson2 import derive
@@ -14,6 +15,8 @@ from tests.test_calc_serving import TINY
 from tests.test_lesson2_facts import GOOD_ENV, env_text, ip_addr_text, rdma_text
 
 A, B = "spark-a", "spark-b"
+CAPTURED = Path(__file__).parent / "fixtures" / "captured" / "sim_serve"
+"""vLLM logs and `ray status -v` captured on the sim under lesson 2b's launch faults."""
 CHECKS_2B = ("L2.ray_nodes", "L2.head_on_qsfp", "L2.vllm_host_ip", "L2.parallel_sizes", "L2.kv_capacity",
              "L2.model_same", "L2.launch")
 MODEL = "/models/tiny-llama"
@@ -52,7 +55,8 @@ def evidence(profile="spark-pair", *, ray_status=None, log="vllm-cpu/17_*", conf
                            ("ray_node", ray_node_text(node_ip, node == A)), ("model_files", sums)):
             ev.raw.append(RawOutput(node, probe, probe, out, "", 0))
     head = [("ray_status", ray_status if ray_status is not None else ray_status_fixture()),
-            ("log:vllm", real_fixture(log).read_text()), ("model_config", json.dumps(config)),
+            ("log:vllm", (CAPTURED / log).read_text() if log.endswith(".log") else real_fixture(log).read_text()),
+            ("model_config", json.dumps(config)),
             ("v1_models", models)]
     for probe, out in head:
         ev.raw.append(RawOutput(A, probe, probe, out, "", 0))
@@ -162,3 +166,26 @@ def test_model_missing_on_one_node_owns_the_failed_launch():
     assert pair["model_problems"][0].startswith(f"{B}: the model files are not at {MODEL} (sha256sum: config.json")
     # the stock-platform error has a cause of its own: L2.launch keeps it
     assert failed(ev) == {"L2.model_same", "L2.launch"}
+
+
+def test_sim_ray_status_without_node_ips_still_counts_the_nodes():
+    pair = derive(evidence("sim", ray_status=(CAPTURED / "ray_status_v.txt").read_text()))["pair"]
+    assert pair["ray_node_count"] == 2 and pair["ray_resources"] == {"CPU": 2.0, "GPU": 2.0}
+    assert pair["ray_problems"] == []
+
+
+def test_captured_launch_faults_fail_exactly_their_check():
+    # serve-no-ray-backend on the sim: the CPU build's form of the World size error
+    ev = evidence("sim", ray_status=(CAPTURED / "ray_status_v.txt").read_text(),
+                  log="serve_no_ray_backend_vllm.log", models="")
+    v = verdicts(ev)
+    assert failed(ev) == {"L2.parallel_sizes"}
+    assert "World size 2 (TP x PP) was started on this one node" in v["L2.parallel_sizes"]["details"][0]
+    assert v["L2.launch"]["details"] == ["the launch failed: see L2.parallel_sizes"]
+    # kv-too-small: vLLM's ValueError and its estimated maximum model length
+    ev = evidence("sim", ray_status=(CAPTURED / "ray_status_v.txt").read_text(), log="kv_too_small_vllm.log",
+                  models="")
+    v = verdicts(ev)
+    assert failed(ev) == {"L2.kv_capacity"}
+    assert "estimates the longest that fits at 128 tokens" in v["L2.kv_capacity"]["details"][0]
+    assert "--max-model-len 128" in v["L2.kv_capacity"]["details"][0]

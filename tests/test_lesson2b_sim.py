@@ -52,6 +52,9 @@ FAULTS = {
     "kv-too-small": ("L2.kv_capacity", "estimates the longest that fits at 128 tokens", "--max-model-len 128"),
     # the rank on spark-b cannot load the model: the launch fails, the model check owns it
     "model-path-differs": ("L2.model_same", "spark-b: the model files are not at", "same path"),
+    # Gloo's own errors, owned by lesson 2a's check of the variables that caused them
+    "no-gloo-ifname": ("L2.ifname_vars", "a loopback address", "GLOO_SOCKET_IFNAME is not set"),
+    "gloo-wrong-iface": ("L2.ifname_vars", "names enp1s0f0np0, which has no address", "not an Up QSFP twin"),
 }
 SERVING_FAULTS = {
     # serving works, over the house network

@@ -67,7 +67,8 @@ def test_every_fault_is_listed_and_changes_the_spec():
     assert set(sim.FAULTS) == {"mtu-1500", "mtu-mismatch", "same-subnet", "link-local", "no-netplan",
                                "netplan-drift", "no-peer-key", "one-twin-down", "wrong-port",
                                "house-network", "no-ib-hca", "one-hca", "wrong-gid-index", "env-mismatch",
-                               "socket-fallback"}
+                               "socket-fallback", "serve-no-ray-backend", "kv-too-small", "model-path-differs",
+                               "head-on-house-network", "no-gloo-ifname", "gloo-wrong-iface"}
     healthy = T.default_spec()
     for name in sim.FAULTS:
         faulty = F.apply_faults(healthy, [name])
@@ -383,8 +384,30 @@ def _serve_env(node: str) -> dict[str, str]:
     return json.loads(T.STATE_FILE.read_text())["serve_env"][node]
 
 
+SERVING_FAULTS = {"serve-no-ray-backend", "kv-too-small", "model-path-differs", "head-on-house-network",
+                  "no-gloo-ifname", "gloo-wrong-iface"}
+"""Lesson 2b's faults: they change only what `sim serve` starts (the spec's serving fields), nothing
+`sim up` builds; tests/test_lesson2b_sim.py runs each for real."""
+
+
 def test_every_fault_has_a_live_case():
-    assert set(FAULT_CASES) == set(sim.FAULTS)
+    assert set(FAULT_CASES) | SERVING_FAULTS == set(sim.FAULTS)
+
+
+def test_serving_faults_change_only_the_serving_fields():
+    healthy = T.default_spec()
+    serving = {"serve_args", "ray_node_ip", "model_elsewhere"}
+    for name in SERVING_FAULTS:
+        faulty = F.apply_faults(healthy, [name])
+        for field in vars(healthy):
+            if field == "faults" or field in serving:
+                continue
+            if field == "nodes":
+                for n in T.NODES:
+                    a, b = vars(healthy.nodes[n]), vars(faulty.nodes[n])
+                    assert {k for k in a if a[k] != b[k]} <= {"serve_env"}, name
+            else:
+                assert getattr(faulty, field) == getattr(healthy, field), (name, field)
 
 
 @live

@@ -7,7 +7,9 @@ and from each node's sha256 of the served model's files and its serving processe
 Each check reads two lists: ``<x>_problems`` (a failure) and ``<x>_unmeasured`` (a warning:
 nothing to judge, e.g. the launch failed before the log shows the KV cache, and another check says
 why). So a failed launch fails exactly the check that owns its error: the World size error
-L2.parallel_sizes, the KV-too-small error L2.kv_capacity, every other error L2.launch.
+L2.parallel_sizes, the KV-too-small error L2.kv_capacity, a Gloo error with the interface variables
+wrong lesson 2a's L2.ifname_vars (added to the head's ``ifname_problems``), a generic error with the
+model files differing L2.model_same, every other error L2.launch.
 
 Shape (added to ``pair``)::
 
@@ -40,12 +42,13 @@ ACCELERATOR = {"sim": "CPU", "spark-pair": "GPU", "single-spark": "GPU", "dual-g
 """The Ray resource each profile's workers are placed by (the sim's Ray also offers one fake GPU
 per node for the platform plugin; its real resource is one CPU per node)."""
 
-OWNED_BY = {"world-size": "parallel", "cpu-thread-binding": "parallel", "kv-too-small": "kv", "no-kv-memory": "kv"}
+OWNED_BY = {"world-size": "parallel", "cpu-thread-binding": "parallel", "kv-too-small": "kv", "no-kv-memory": "kv",
+            "gloo-connect": "ifname", "gloo-iface": "ifname"}
 """Launch errors judged by a check of their own; L2.launch judges every other."""
 GENERIC = ("exception", "engine-init-failed", "engine-dead")
 """Launch failures that name no cause of their own: with the model files differing between the
 nodes, L2.model_same owns them."""
-CHECK_OF = {"parallel": "L2.parallel_sizes", "kv": "L2.kv_capacity", "model": "L2.model_same", "launch": "L2.launch"}
+CHECK_OF = {"ifname": "L2.ifname_vars", "parallel": "L2.parallel_sizes", "kv": "L2.kv_capacity", "model": "L2.model_same", "launch": "L2.launch"}
 
 
 def _text(raw: RawOutput | None) -> str | None:
@@ -253,7 +256,12 @@ def serve_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
             owner = "model"  # a rank could not load what is not at the path on its node
             d = type(d)(d.kind, f"The launch failed ({d.message[:200]}), as a rank cannot load the model files "
                         "missing or different on its node.", "Put the same model at the same path on both nodes.")
-        out[f"{owner}_problems"].append(f"{d.message} Fix: {d.fix}")
+        if owner == "ifname" and not any(f.get("ifname_problems") for f in nodes.values()):
+            owner = "launch"  # Gloo failed although the variables look right: the launch check says so
+        if owner == "ifname":  # lesson 2a's check of the variables owns what they broke
+            nodes[head].setdefault("ifname_problems", []).append(f"{head}: the launch failed: {d.message} Fix: {d.fix}")
+        else:
+            out[f"{owner}_problems"].append(f"{d.message} Fix: {d.fix}")
         fails_owner[id(d)] = owner
     owned = set(fails_owner.values()) - {"launch"}
     if owned and "launch" not in fails_owner.values():

@@ -170,6 +170,20 @@ def model_path_differs(spec: Spec) -> None:
     spec.model_elsewhere[B] = "/root/models/tiny-llama"
 
 
+@fault("no-gloo-ifname", "GLOO_SOCKET_IFNAME missing from both nodes' Ray/vLLM environment: Gloo binds the "
+                         "hostname's 127.0.1.1 and connectFullMesh is refused")
+def no_gloo_ifname(spec: Spec) -> None:
+    for node in NODES:
+        spec.nodes[node].serve_env.pop("GLOO_SOCKET_IFNAME", None)
+
+
+@fault("gloo-wrong-iface", f"GLOO_SOCKET_IFNAME={TWINS[0][0]} (port 0's twin, not cabled, no address) on both nodes: "
+                           "Gloo is 'Unable to find address for' it")
+def gloo_wrong_iface(spec: Spec) -> None:
+    for node in NODES:
+        spec.nodes[node].serve_env["GLOO_SOCKET_IFNAME"] = TWINS[0][0]
+
+
 KV_TOO_SMALL_BYTES = 131_072
 """128 KiB of KV cache per worker: 256 tokens at 512 B per rank-token (PP=2), less than one
 512-token request, so vLLM stops with its KV-too-small ValueError and an estimated max length."""
