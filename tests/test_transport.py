@@ -23,33 +23,32 @@ def sshd(tmp_path_factory):
     server.stop()
 
 
-def inventory(tmp: Path, port: int, key: Path, known_hosts: Path, timeout: float = 3) -> Path:
+def inventory(tmp: Path, port: int, key: Path, known_hosts: str, timeout: float = 3):
+    """A loaded one-node inventory for 127.0.0.1:``port``, its known_hosts file holding ``known_hosts``."""
+    kh = tmp / "known_hosts"
+    kh.write_text(known_hosts)
     p = tmp / "inv.toml"
-    p.write_text(f'profile = "single-spark"\nknown_hosts = "{known_hosts}"\ncommand_timeout_s = {timeout}\n'
+    p.write_text(f'profile = "single-spark"\nknown_hosts = "{kh}"\ncommand_timeout_s = {timeout}\n'
                  f'[[nodes]]\nname = "spark-a"\naddress = "127.0.0.1"\nport = {port}\nuser = "root"\n'
                  f'key_file = "{key}"\n')
-    return p
+    return load_inventory(p)
 
 
 def test_unknown_host_key_is_refused_with_fingerprint_and_fix(sshd, tmp_path):
     server, key, _ = sshd
-    kh = tmp_path / "known_hosts"
-    kh.write_text("")
-    inv = load_inventory(inventory(tmp_path, server.port, key, kh))
+    inv = inventory(tmp_path, server.port, key, "")
     with pytest.raises(HostKeyRefused) as err:
         Connection(inv.nodes[0], inv).connect(3)
     msg = str(err.value)
     assert "is not in" in msg and "SHA256:" in msg and f"ssh-keyscan -p {server.port} 127.0.0.1" in msg
-    assert kh.read_text() == ""  # nothing added behind the learner's back
+    assert (tmp_path / "known_hosts").read_text() == ""  # nothing added behind the learner's back
 
 
 def test_changed_host_key_is_refused(sshd, tmp_path):
     server, key, _ = sshd
     other = keygen(tmp_path / "other_host")
     pub = Path(str(other) + ".pub").read_text().split()
-    kh = tmp_path / "known_hosts"
-    kh.write_text(f"[127.0.0.1]:{server.port} {pub[0]} {pub[1]}\n")
-    inv = load_inventory(inventory(tmp_path, server.port, key, kh))
+    inv = inventory(tmp_path, server.port, key, f"[127.0.0.1]:{server.port} {pub[0]} {pub[1]}\n")
     with pytest.raises(HostKeyRefused, match="CHANGED") as err:
         Connection(inv.nodes[0], inv).connect(3)
     assert "ssh-keygen -R" in str(err.value)
@@ -57,9 +56,7 @@ def test_changed_host_key_is_refused(sshd, tmp_path):
 
 def test_known_key_connects_once_and_runs_commands_in_parallel(sshd, tmp_path):
     server, key, _ = sshd
-    kh = tmp_path / "known_hosts"
-    kh.write_text(server.known_hosts_line())
-    inv = load_inventory(inventory(tmp_path, server.port, key, kh))
+    inv = inventory(tmp_path, server.port, key, server.known_hosts_line())
     before = CONNECTIONS_OPENED["spark-a"]
     conns, errors = connect_all(inv)
     assert errors == {}
@@ -76,9 +73,7 @@ def test_known_key_connects_once_and_runs_commands_in_parallel(sshd, tmp_path):
 
 def test_command_timeout_kills_the_remote_command(sshd, tmp_path):
     server, key, d = sshd
-    kh = tmp_path / "known_hosts"
-    kh.write_text(server.known_hosts_line())
-    inv = load_inventory(inventory(tmp_path, server.port, key, kh, timeout=1))
+    inv = inventory(tmp_path, server.port, key, server.known_hosts_line(), timeout=1)
     c = Connection(inv.nodes[0], inv)
     c.connect(3)
     marker = f"clusterlab-timeout-test-{time.time_ns()}"
@@ -94,9 +89,7 @@ def test_command_timeout_kills_the_remote_command(sshd, tmp_path):
 
 def test_closed_port_is_unreachable_with_reason(tmp_path, sshd):
     _, key, _ = sshd
-    kh = tmp_path / "known_hosts"
-    kh.write_text("")
-    inv = load_inventory(inventory(tmp_path, free_port(), key, kh))
+    inv = inventory(tmp_path, free_port(), key, "")
     t0 = time.monotonic()
     conns, errors = connect_all(inv)
     assert conns == {} and "cannot connect" in errors["spark-a"] and "sshd" in errors["spark-a"]
@@ -106,9 +99,7 @@ def test_closed_port_is_unreachable_with_reason(tmp_path, sshd):
 def test_wrong_key_is_refused_with_fix(sshd, tmp_path):
     server, _, _ = sshd
     stranger = keygen(tmp_path / "stranger")
-    kh = tmp_path / "known_hosts"
-    kh.write_text(server.known_hosts_line())
-    inv = load_inventory(inventory(tmp_path, server.port, stranger, kh))
+    inv = inventory(tmp_path, server.port, stranger, server.known_hosts_line())
     with pytest.raises(NodeUnreachable, match="refused our key") as err:
         Connection(inv.nodes[0], inv).connect(3)
     assert "ssh-copy-id" in str(err.value)
@@ -117,9 +108,7 @@ def test_wrong_key_is_refused_with_fix(sshd, tmp_path):
 def test_output_is_complete_even_when_exit_status_arrives_first(sshd, tmp_path):
     """Every byte a command printed is returned, under concurrency on one connection."""
     server, key, _ = sshd
-    kh = tmp_path / "known_hosts"
-    kh.write_text(server.known_hosts_line())
-    inv = load_inventory(inventory(tmp_path, server.port, key, kh))
+    inv = inventory(tmp_path, server.port, key, server.known_hosts_line())
     c = Connection(inv.nodes[0], inv)
     c.connect(3)
     from concurrent.futures import ThreadPoolExecutor
