@@ -6,6 +6,11 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 bash scripts/install.sh
+# the browser test drives JupyterLab in Debian's Chromium through Playwright (no browser download)
+if [ "$(id -u)" = 0 ] && ! command -v chromium >/dev/null 2>&1; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null \
+    || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; }
+fi
 if [ "$(id -u)" = 0 ] && [ "${CLUSTERLAB_NO_SERVE:-0}" != 1 ]; then
   bash scripts/install-serve.sh
 fi

@@ -94,75 +94,53 @@ def _cmd_sim(args: argparse.Namespace) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from grader.facts import derivers
-    from grader.grading import exit_code, grade
-    from grader.inventory import InventoryError, load_inventory
-    from grader.probes import lesson1 as probes_lesson1
-    from grader.probes import lesson2 as probes_lesson2
-    from grader.probes import lesson3 as probes_lesson3
+    from grader.checking import CheckError, check
     from grader.report import render_table, to_json
-    from grader.transport import connect_all
 
     try:
-        inv = load_inventory(args.inventory)
-    except InventoryError as e:
+        results = check(args.inventory, args.lessons, args.evidence)
+    except CheckError as e:
         raise CannotRun(str(e)) from None
-    _refuse_sim_down(inv)
-    conns, errors = connect_all(inv)
-    if not conns:
-        raise CannotRun("no node could be reached: " + " | ".join(errors.values()))
-    code, out = 0, []
-    try:
-        for lesson in args.lessons:
-            ev = {"lesson1": probes_lesson1.collect, "lesson2": probes_lesson2.collect,
-                  "lesson3": probes_lesson3.collect}[lesson](inv, conns, dict(errors))
-            ev.facts = derivers()[lesson](ev)
-            path = ev.save(args.evidence)
-            verdicts = grade(ev.facts, lesson, inv.profile)
-            code = max(code, exit_code(verdicts))
-            if args.json:
-                out.append(json.loads(to_json(verdicts, lesson=lesson, evidence=str(path), profile=inv.profile,
-                                              unreachable=ev.errors)))
-            else:
-                print(render_table(verdicts, f"{lesson} on {inv.profile} ({', '.join(n.name for n in inv.nodes)})",
-                                   colour=sys.stdout.isatty(), errors=ev.errors))
-                print(f"evidence: {path}")
-    finally:
-        for c in conns.values():
-            c.close()
+    out = []
+    for r in results:
+        if args.json:
+            out.append(json.loads(to_json(r.verdicts, lesson=r.lesson, evidence=str(r.saved), profile=r.profile,
+                                          unreachable=r.errors)))
+        else:
+            nodes = ", ".join(n["name"] for n in r.evidence.inventory.get("nodes", []))
+            print(render_table(r.verdicts, f"{r.lesson} on {r.profile} ({nodes})",
+                               colour=sys.stdout.isatty(), errors=r.errors))
+            print(f"evidence: {r.saved}")
     if args.json:
         print(json.dumps(out if len(out) > 1 else out[0], indent=1))
-    return code
+    return max(r.exit_code for r in results)
 
 
 def _refuse_sim_down(inv) -> None:
     """A sim inventory is only probed while the sim's bridge exists, so no packet leaves the machine."""
-    if inv.profile == "sim" and not Path("/sys/class/net/clsim-br0").exists():
+    from grader.checking import sim_is_down
+
+    if sim_is_down(inv.profile):
         raise CannotRun("the simulated cluster is not up (no clsim-br0 bridge): run `clusterlab sim up` as root first")
 
 
 def _cmd_grade(args: argparse.Namespace) -> int:
-    from grader.evidence import EvidenceError, load_evidence
-    from grader.facts import derivers
-    from grader.grading import exit_code, grade
+    from grader.checking import CheckError, grade_file
     from grader.report import render_table, to_json
 
     try:
-        ev = load_evidence(args.evidence)
-    except EvidenceError as e:
+        r = grade_file(args.evidence, args.profile)
+    except CheckError as e:
         raise CannotRun(str(e)) from None
-    derive = derivers().get(ev.lesson)
-    if derive is None:
-        raise CannotRun(f"{args.evidence}: this grader does not know lesson {ev.lesson!r}")
-    facts = derive(ev)
-    profile = args.profile or ev.profile
-    verdicts = grade(facts, ev.lesson, profile)
+    for note in r.notes:
+        print(f"clusterlab: {note}", file=sys.stderr)
     if args.json:
-        print(to_json(verdicts, lesson=ev.lesson, profile=profile, evidence=args.evidence, unreachable=ev.errors))
+        print(to_json(r.verdicts, lesson=r.lesson, profile=r.profile, evidence=args.evidence, unreachable=r.errors,
+                      notes=r.notes))
     else:
-        print(render_table(verdicts, f"{ev.lesson} on {profile} (from {args.evidence})",
-                           colour=sys.stdout.isatty(), errors=ev.errors))
-    return exit_code(verdicts)
+        print(render_table(r.verdicts, f"{r.lesson} on {r.profile} (from {args.evidence})",
+                           colour=sys.stdout.isatty(), errors=r.errors))
+    return r.exit_code
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:

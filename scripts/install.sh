@@ -21,5 +21,5 @@ fi
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
-.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
+.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test,notebook]'
 echo "installed: $(.venv/bin/clusterlab --version) in $(pwd)/.venv"

@@ -8,6 +8,7 @@ machine itself listed (interfaces) and addresses parsed by :mod:`ipaddress`, pas
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
@@ -16,6 +17,9 @@ from grader.transport import Connection, NodeUnreachable
 
 MAX_CHANNELS_PER_NODE = 6
 """Concurrent SSH channels per connection; OpenSSH's default MaxSessions is 10."""
+
+PROGRESS: ContextVar = ContextVar("clusterlab_probe_progress", default=None)
+"""``progress(label, done, total)`` called in the caller's thread as each probe finishes (the notebook's bar)."""
 
 
 @dataclass(frozen=True)
@@ -51,5 +55,12 @@ def run_plan(conns: dict[str, Connection], plan: dict[str, list[Probe]],
                          started_at=started)
 
     workers = max(1, min(len(jobs), MAX_CHANNELS_PER_NODE * max(1, len(conns))))
+    progress = PROGRESS.get()
+    out: list[RawOutput] = []
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        return [r for r in pool.map(one, jobs) if r is not None]
+        for i, ((node, probe), r) in enumerate(zip(jobs, pool.map(one, jobs)), 1):
+            if progress is not None:
+                progress(f"{node} {probe.id}", i, len(jobs))
+            if r is not None:
+                out.append(r)
+    return out

@@ -1,0 +1,348 @@
+"""What the course notebooks call: the "Check my cluster" panel, grade cells, and answer checks.
+
+One code path (:mod:`grader.checking`) serves the three uses, told apart by the environment:
+
+==============  ===================================================  ==========================================
+mode            when                                                 what ``check_my_cluster`` does
+==============  ===================================================  ==========================================
+``live``        an inventory is found (argument, ``$CLUSTERLAB_      probes the nodes now, shows progress, writes
+                INVENTORY``, ``./inventory.toml``,                   ``evidence/<lesson>.json`` (unless under
+                ``~/.config/clusterlab/inventory.toml``, or the      ``solutions/``), shows the verdict table
+                running sim's)
+``grading``     ``NBGRADER_EXECUTION`` is set (nbgrader autograde    probes nothing; grades the submitted
+                or validate)                                         ``evidence/<lesson>.json`` and prints it
+``replay``      no inventory (Binder, a laptop)                      grades ``recorded/<lesson>.json`` shipped
+                                                                     with the lab (recorded on the sim) and
+                                                                     says so
+==============  ===================================================  ==========================================
+
+Grade cells call :func:`grade_checks`; it prints to stdout only (nbgrader scores a grade cell that
+writes anything to stderr as zero, shared/research/grading.md §2.8) and returns the points earned,
+which nbgrader takes as partial credit when it is the cell's last expression.
+
+The evidence contract (shared/DESIGN.md "nbgrader rules"): evidence is written only outside
+nbgrader (``NBGRADER_EXECUTION`` unset) and never inside a ``solutions/`` folder, so that
+``nbgrader generate_solution`` cannot plant the instructor's evidence in the source folder, which
+autograde would then copy over every learner's file (grading.md §2.7). ``CLUSTERLAB_RECORD=1``
+overrides the folder rule (not the nbgrader one).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html
+import io
+import logging
+import math
+import os
+import sys
+import warnings
+from pathlib import Path
+from typing import Any, Iterator
+
+from grader.checking import CheckError, LessonResult, check, grade_file
+from grader.grading import Verdict
+
+SIM_INVENTORY = Path("/var/lib/clusterlab/sim/inventory.toml")
+USER_INVENTORY = Path("~/.config/clusterlab/inventory.toml")
+RECORDED_DIR = "recorded"
+"""Beside each lab notebook: evidence recorded on the sim cluster, for replay where no cluster exists."""
+
+_COLOURS = {"pass": ("#dafbe1", "#1a7f37", "PASS"), "warn": ("#fff8c5", "#9a6700", "WARN"),
+            "fail": ("#ffebe9", "#cf222e", "FAIL"), "skip": ("#f6f8fa", "#57606a", "skip")}
+
+
+# ---------------------------------------------------------------------------------------------
+# quiet: nothing reaches stderr from a grade cell
+
+
+@contextlib.contextmanager
+def quiet() -> Iterator[None]:
+    """Send stderr, warnings and log records (paramiko's included) to stdout for the block."""
+    handler = logging.StreamHandler(sys.stdout)
+    root = logging.getLogger()
+    saved_handlers, saved_level = root.handlers[:], root.level
+    root.handlers = [handler]
+    root.setLevel(logging.WARNING)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with contextlib.redirect_stderr(sys.stdout):
+            try:
+                yield
+            finally:
+                root.handlers = saved_handlers
+                root.setLevel(saved_level)
+
+
+# ---------------------------------------------------------------------------------------------
+# where we are
+
+
+def mode() -> str:
+    """``"grading"`` under nbgrader, else ``"live"`` if an inventory is found, else ``"replay"``."""
+    if os.environ.get("NBGRADER_EXECUTION"):
+        return "grading"
+    return "live" if find_inventory() is not None else "replay"
+
+
+def find_inventory(explicit: str | os.PathLike[str] | None = None) -> Path | None:
+    """The inventory file to probe with, or None.
+
+    Order: ``explicit``; ``$CLUSTERLAB_INVENTORY``; ``./inventory.toml``;
+    ``~/.config/clusterlab/inventory.toml``; the running sim's ``/var/lib/clusterlab/sim/inventory.toml``
+    (only while its bridge exists). An explicit path or the variable is returned even if missing,
+    so the check names it in its error.
+    """
+    if explicit:
+        return Path(explicit).expanduser()
+    env = os.environ.get("CLUSTERLAB_INVENTORY")
+    if env:
+        return Path(env).expanduser()
+    for p in (Path("inventory.toml"), USER_INVENTORY.expanduser()):
+        if p.is_file():
+            return p
+    if SIM_INVENTORY.is_file() and Path("/sys/class/net/clsim-br0").exists():
+        return SIM_INVENTORY
+    return None
+
+
+def may_record(cwd: str | os.PathLike[str] | None = None) -> tuple[bool, str]:
+    """Whether a measuring cell may write evidence here: ``(allowed, reason)``.
+
+    Not under nbgrader (``NBGRADER_EXECUTION``), and not inside a folder named ``solutions``
+    unless ``CLUSTERLAB_RECORD=1``.
+    """
+    if os.environ.get("NBGRADER_EXECUTION"):
+        return False, f"nbgrader is running ({os.environ['NBGRADER_EXECUTION']}): evidence is graded, not recorded"
+    here = Path(cwd or os.getcwd()).resolve()
+    if "solutions" in here.parts and os.environ.get("CLUSTERLAB_RECORD") != "1":
+        return False, (f"{here} is inside the course's solutions/ (nbgrader's source folder): evidence written here "
+                       "would be copied over every learner's at autograde. Set CLUSTERLAB_RECORD=1 to record anyway.")
+    return True, ""
+
+
+# ---------------------------------------------------------------------------------------------
+# the verdict table
+
+
+def verdicts_html(result: LessonResult, banner: str = "") -> str:
+    """The verdicts as an HTML table (green pass, amber warn, red fail, grey skip) with hints.
+
+    The table has ``class="clusterlab-verdicts"`` and ``id="clusterlab-verdicts-<lesson>"`` (the
+    browser test waits for it).
+    """
+    earned, total = result.score
+    rows = []
+    for v in result.verdicts:
+        bg, fg, mark = _COLOURS[v.status]
+        more = ""
+        if v.status in ("fail", "warn"):
+            items = "".join(f"<li>{html.escape(d)}</li>" for d in v.details)
+            more = f"<ul style='margin:2px 0'>{items}</ul><i>hint:</i> {html.escape(v.hint)}"
+        rows.append(f"<tr style='background:{bg}'><td style='color:{fg};font-weight:bold'>{mark}</td>"
+                    f"<td><code>{html.escape(v.id)}</code></td><td>{v.earned:g}/{v.points:g}</td>"
+                    f"<td>{html.escape(v.title)}{more}</td></tr>")
+    unreachable = "".join(f"<p style='color:#cf222e'>UNREACHABLE {html.escape(n)}: {html.escape(w)}</p>"
+                          for n, w in result.errors.items())
+    notes = "".join(f"<p style='color:#9a6700'>{html.escape(n)}</p>" for n in result.notes)
+    head = f"<p>{html.escape(banner)}</p>" if banner else ""
+    return (f"{head}{unreachable}{notes}<table class='clusterlab-verdicts' id='clusterlab-verdicts-{result.lesson}' "
+            f"style='border-collapse:collapse'><tr><th></th><th>check</th><th>points</th><th>what</th></tr>"
+            f"{''.join(rows)}</table><p><b>score {earned:g}/{total:g}</b> on profile "
+            f"<code>{html.escape(result.profile)}</code></p>")
+
+
+def verdicts_text(result: LessonResult, banner: str = "") -> str:
+    """The same verdicts as the terminal table (for nbgrader's feedback, which shows text)."""
+    from grader.report import render_table
+
+    title = f"{result.lesson} on {result.profile}" + (f" ({banner})" if banner else "")
+    return "\n".join(result.notes + [render_table(result.verdicts, title, errors=result.errors)])
+
+
+# ---------------------------------------------------------------------------------------------
+# "Check my cluster"
+
+
+class CheckPanel:
+    """The "Check my cluster" panel of one lesson: an ipywidgets VBox and what it found.
+
+    Attributes: ``lesson``; ``mode`` (live, grading, replay); ``result`` (LessonResult or None);
+    ``message`` (why there is no result, or where the evidence went); ``widget`` (the VBox, None
+    without ipywidgets). Displaying the panel displays the widget (text where widgets cannot show).
+    """
+
+    def __init__(self, lesson: str, inventory: str | os.PathLike[str] | None = None,
+                 evidence_dir: str = "evidence", replay: str | os.PathLike[str] | None = None) -> None:
+        self.lesson, self.evidence_dir = lesson, evidence_dir
+        self.inventory = find_inventory(inventory)
+        self.replay = Path(replay) if replay else None
+        self.mode = "replay" if self.replay else mode() if inventory is None else "live"
+        self.result: LessonResult | None = None
+        self.message = ""
+        self.banner = ""
+        self.widget = self._build()
+
+    # -- ipywidgets, when present
+    def _build(self) -> Any:
+        try:
+            import ipywidgets as w
+        except ImportError:
+            return None
+        self._title = w.HTML(f"<b>Check my cluster: {html.escape(self.lesson)}</b> ({self.mode})")
+        self._bar = w.IntProgress(value=0, min=0, max=1, description="probes", bar_style="info")
+        self._step = w.Label("")
+        self._table = w.HTML("")
+        self._again = w.Button(description="Check again", icon="refresh")
+        self._again.on_click(lambda _b: self.run())
+        return w.VBox([self._title, w.HBox([self._bar, self._step]), self._table, self._again])
+
+    def _progress(self, label: str, done: int, total: int) -> None:
+        if self.widget is not None:
+            self._bar.max = max(total, 1)
+            self._bar.value = done
+            self._step.value = label
+
+    def run(self) -> "CheckPanel":
+        """Check (live), or grade the recorded evidence (grading, replay). Never raises."""
+        with quiet():
+            self.result, self.message = None, ""
+            if self.widget is not None:
+                self._table.value = "<i>checking…</i>"
+                self._bar.bar_style = "info"
+            try:
+                self._run()
+            except CheckError as e:
+                self.message = str(e)
+            if self.widget is not None:
+                if self.result is not None:
+                    self._table.value = verdicts_html(self.result, self.banner)
+                    self._bar.bar_style = "success" if self.result.exit_code == 0 else "danger"
+                    self._bar.value = self._bar.max
+                else:
+                    self._table.value = f"<p style='color:#cf222e'>{html.escape(self.message)}</p>"
+                    self._bar.bar_style = "danger"
+        return self
+
+    def _run(self) -> None:
+        name = f"{self.lesson}.json"
+        if self.mode == "grading":
+            self.result = grade_file(Path(self.evidence_dir) / name)
+            self.banner = f"graded from {self.evidence_dir}/{name}"
+        elif self.mode == "replay":
+            path = self.replay or Path(RECORDED_DIR) / name
+            if not path.is_file():
+                raise CheckError(f"no inventory found and no recorded evidence at {path}: write inventory.toml "
+                                 "(see lesson 1) or set CLUSTERLAB_INVENTORY")
+            self.result = grade_file(path)
+            when = self.result.evidence.provenance.get("created_at", "?")
+            self.banner = (f"replay: no cluster inventory was found, so these are the checks of evidence recorded "
+                           f"on the {self.result.profile} cluster at {when} ({path}), not of your machines")
+        else:
+            if self.inventory is None:
+                raise CheckError("no inventory: pass inventory=, set CLUSTERLAB_INVENTORY or write inventory.toml")
+            allowed, why = may_record()
+            results = check(self.inventory, [self.lesson], self.evidence_dir if allowed else None, self._progress)
+            self.result = results[0]
+            self.banner = (f"evidence: {self.result.saved}" if self.result.saved
+                           else f"evidence not written: {why}")
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        text = (verdicts_text(self.result, self.banner) if self.result is not None
+                else f"Check my cluster ({self.lesson}): {self.message}")
+        if self.widget is None or self.mode == "grading":
+            return {"text/plain": text}
+        bundle = self.widget._repr_mimebundle_(**kwargs) or {}
+        bundle["text/plain"] = text
+        return bundle
+
+
+def check_my_cluster(lesson: str, inventory: str | os.PathLike[str] | None = None, evidence_dir: str = "evidence",
+                     replay: str | os.PathLike[str] | None = None) -> CheckPanel:
+    """Run the "Check my cluster" panel of ``lesson`` now and return it (the cell displays it).
+
+    ``lesson``: lesson1, lesson2 or lesson3 (probed). Live mode writes ``<evidence_dir>/<lesson>.json``.
+    Never raises: a problem (no inventory, sim down, node unreachable) shows as a red message
+    naming the fix, and what was measured on reachable nodes is still shown and saved.
+    """
+    return CheckPanel(lesson, inventory, evidence_dir, replay).run()
+
+
+# ---------------------------------------------------------------------------------------------
+# grade cells
+
+
+def grade_checks(lesson: str, check_ids: list[str] | tuple[str, ...], points: float,
+                 evidence_dir: str = "evidence") -> float:
+    """Grade ``check_ids`` from ``<evidence_dir>/<lesson>.json``; print why; return points earned.
+
+    Returns ``points × (points earned by those checks / their points)``: a float in [0, points],
+    which nbgrader takes as partial credit when it is the cell's last expression. Checks skipped
+    for the evidence's profile (e.g. L1.port on one machine) do not count; if all are skipped the
+    cell earns full points and says so. A missing, unreadable or edited evidence file earns 0,
+    as does one whose stored summary disagrees with its raw outputs. Prints to stdout only.
+    """
+    with quiet():
+        try:
+            result = grade_file(Path(evidence_dir) / f"{lesson}.json")
+        except CheckError as e:
+            print(f"0/{points:g}: {e}")
+            return 0.0
+        if result.lesson != lesson:
+            print(f"0/{points:g}: {evidence_dir}/{lesson}.json holds evidence of {result.lesson}, not {lesson}")
+            return 0.0
+        if result.notes:
+            print("\n".join(f"0/{points:g}: {n}" for n in result.notes))
+            return 0.0
+        chosen = {v.id: v for v in result.verdicts if v.id in check_ids}
+        missing = [c for c in check_ids if c not in chosen]
+        if missing:
+            print(f"0/{points:g}: the grader has no checks {', '.join(missing)} for {lesson}")
+            return 0.0
+        counted = [v for v in chosen.values() if v.status != "skip"]
+        for v in chosen.values():
+            print(_verdict_line(v))
+        if not counted:
+            print(f"{points:g}/{points:g}: none of these checks applies to profile {result.profile}")
+            return float(points)
+        frac = sum(v.earned for v in counted) / sum(v.points for v in counted)
+        earned = round(points * frac, 3)
+        print(f"{earned:g}/{points:g} on profile {result.profile}")
+        return earned
+
+
+def _verdict_line(v: Verdict) -> str:
+    line = f"{v.status.upper():4} {v.id} {v.earned:g}/{v.points:g}: {v.title}"
+    if v.status in ("fail", "warn"):
+        line += "".join(f"\n       - {d}" for d in v.details) + f"\n       hint: {v.hint}"
+    return line
+
+
+def expect_close(name: str, value: Any, expected: float, rel: float = 0.01, unit: str = "") -> None:
+    """Assert an answer is a number within ``rel`` (relative) of ``expected``; print a short verdict.
+
+    Raises AssertionError naming ``name``, the value and (for visible tests) the tolerance, not the
+    expected value, so a hidden test's failure does not give the answer away.
+    """
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) \
+        and math.isclose(value, expected, rel_tol=rel)
+    if not ok:
+        raise AssertionError(f"{name} = {value!r} {unit}".rstrip() + f" is not right (tolerance {rel:.0%}); "
+                             "check the units and the formula in the text above")
+    print(f"{name}: {value:g} {unit} ✓".replace("  ", " "))
+
+
+def expect_equal(name: str, value: Any, expected: Any) -> None:
+    """Assert an answer equals ``expected`` (strings compared stripped); print a short verdict."""
+    norm = (lambda x: x.strip() if isinstance(x, str) else x)
+    if norm(value) != norm(expected):
+        raise AssertionError(f"{name} = {value!r} is not right; read the question and the output again")
+    print(f"{name}: {value!r} ✓")
+
+
+def captured_stdout(fn: Any, *args: Any, **kwargs: Any) -> tuple[Any, str]:
+    """Call ``fn`` and return ``(its result, what it printed)``; for tests of grade cells."""
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        res = fn(*args, **kwargs)
+    return res, buf.getvalue()

@@ -1,0 +1,35 @@
+"""nbgrader's configuration for this course (the instructor side; see README "Instructors").
+
+``solutions/`` is nbgrader's source folder and ``labs/`` its release folder (generated, committed).
+Everything nbgrader writes while grading (gradebook, submitted, autograded, feedback, exchange)
+lives outside the repository, under ``$CLUSTERLAB_COURSE_DIR`` (default
+``~/.local/share/clusterlab-course``). Why each setting: shared/research/grading.md §2.7, §2.12.
+"""
+
+import os
+from pathlib import Path
+
+c = get_config()  # noqa: F821 - nbgrader provides it
+
+ASSIGNMENTS = ("lesson1", "lesson2", "lesson3", "lesson4", "lab")
+work = Path(os.environ.get("CLUSTERLAB_COURSE_DIR", "~/.local/share/clusterlab-course")).expanduser()
+
+c.CourseDirectory.course_id = "clusterlab"
+c.CourseDirectory.root = str(Path(__file__).resolve().parent)
+c.CourseDirectory.source_directory = "solutions"
+c.CourseDirectory.release_directory = "labs"
+c.CourseDirectory.db_url = f"sqlite:///{work / 'gradebook.db'}"
+c.CourseDirectory.submitted_directory = str(work / "submitted")
+c.CourseDirectory.autograded_directory = str(work / "autograded")
+c.CourseDirectory.feedback_directory = str(work / "feedback")
+c.CourseDirectory.solution_directory = str(work / "solution")
+c.Exchange.root = str(work / "exchange")  # never nbgrader's world-writable default (§2.12 trap 6)
+
+# A submission's own grader/ or checks/ folder would shadow the installed grader and its ranges
+# (the kernel imports from the notebook's folder first): never copy them into autograded/.
+c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "grader", "checks"]
+
+# Autograde copies every file of solutions/<lab>/ over the learner's: never the learner's evidence.
+c.Autograde.exclude_overwriting = {lab: [f"evidence/{lab}.json"] for lab in ASSIGNMENTS}
+
+c.Execute.timeout = 120  # seconds per cell; grade cells read files, nothing probes under nbgrader
