@@ -1,0 +1,152 @@
+"""grader.notebook: grade cells, the evidence contract and the check panel's modes, on evidence
+recorded by `clusterlab check lesson1` on the simulated cluster (tests/fixtures/captured/sim_evidence)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import warnings
+from pathlib import Path
+
+import pytest
+
+from grader import notebook as cl
+from grader.evidence import digest
+
+RECORDED = Path(__file__).parent / "fixtures" / "captured" / "sim_evidence" / "lesson1.json"
+
+
+@pytest.fixture
+def here(tmp_path, monkeypatch):
+    """A notebook folder with no inventory anywhere: not in the env, cwd, ~/.config, nor a running sim."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("CLUSTERLAB_INVENTORY", raising=False)
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    monkeypatch.delenv("CLUSTERLAB_RECORD", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(cl, "SIM_INVENTORY", tmp_path / "no-sim" / "inventory.toml")
+    return tmp_path
+
+
+def _evidence(folder: Path, edit=None) -> Path:
+    data = json.loads(RECORDED.read_text())
+    if edit:
+        edit(data)
+    (folder / "evidence").mkdir(exist_ok=True)
+    path = folder / "evidence" / "lesson1.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def _mtu_1500_on_spark_b(data: dict) -> None:
+    """A genuine-looking failure: spark-b's twins at MTU 1500, the output re-hashed as the grader would."""
+    raw = next(r for r in data["raw"] if r["node"] == "spark-b" and r["probe"] == "ip_addr")
+    assert raw["stdout"].count('"mtu":9000') >= 2
+    raw["stdout"] = raw["stdout"].replace('"mtu":9000', '"mtu":1500')
+    raw["sha256"] = digest(raw["stdout"], raw["stderr"])
+    data["facts"] = {}
+
+
+def test_grade_checks_full_points_on_honest_evidence(here, capsys):
+    _evidence(here)
+    assert cl.grade_checks("lesson1", ["L1.port", "L1.mtu"], points=2) == 2.0
+    out, err = capsys.readouterr()
+    assert err == "" and "PASS L1.mtu" in out and "2/2 on profile sim" in out
+
+
+def test_grade_checks_partial_credit_is_the_share_of_check_points(here, capsys):
+    _evidence(here, _mtu_1500_on_spark_b)
+    # L1.port (2 points) passes, L1.mtu (2 points) fails: half of the cell's 3 points
+    assert cl.grade_checks("lesson1", ["L1.port", "L1.mtu"], points=3) == 1.5
+    out, err = capsys.readouterr()
+    assert err == "" and "FAIL L1.mtu" in out and "hint:" in out
+
+
+@pytest.mark.parametrize("edit, needle", [
+    (None, "no such evidence file"),
+    (lambda d: d["raw"][2].update(stdout=d["raw"][2]["stdout"].replace("9000", "9001")), "does not match its sha256"),
+    (lambda d: d["facts"]["nodes"]["spark-b"].update(hostname="spark-z"), "disagree with its raw outputs"),
+])
+def test_grade_checks_zero_for_missing_edited_or_doctored_evidence(here, capsys, edit, needle):
+    if edit is not None:
+        _evidence(here, edit)
+    assert cl.grade_checks("lesson1", ["L1.port"], points=2) == 0.0
+    out, err = capsys.readouterr()
+    assert err == "" and needle in out and out.startswith("0/2")
+
+
+def test_grade_checks_names_unknown_check_ids(here, capsys):
+    _evidence(here)
+    assert cl.grade_checks("lesson1", ["L1.port", "L1.nope"], points=1) == 0.0
+    assert "no checks L1.nope" in capsys.readouterr().out
+
+
+def test_may_record_refuses_nbgrader_and_solutions(here, monkeypatch):
+    assert cl.may_record(here) == (True, "")
+    src = here / "course" / "solutions" / "lesson1"
+    src.mkdir(parents=True)
+    allowed, why = cl.may_record(src)
+    assert not allowed and "solutions/" in why and "CLUSTERLAB_RECORD=1" in why
+    monkeypatch.setenv("CLUSTERLAB_RECORD", "1")
+    assert cl.may_record(src)[0]
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    allowed, why = cl.may_record(here)
+    assert not allowed and "autograde" in why
+
+
+def test_find_inventory_order(here, monkeypatch):
+    assert cl.find_inventory() is None and cl.mode() == "replay"
+    cfg = here / "home" / ".config" / "clusterlab"
+    cfg.mkdir(parents=True)
+    (cfg / "inventory.toml").write_text("")
+    assert cl.find_inventory() == cfg / "inventory.toml"
+    (here / "inventory.toml").write_text("")
+    assert cl.find_inventory() == Path("inventory.toml")
+    monkeypatch.setenv("CLUSTERLAB_INVENTORY", "/elsewhere/inv.toml")
+    assert cl.find_inventory() == Path("/elsewhere/inv.toml") and cl.mode() == "live"
+    monkeypatch.setenv("NBGRADER_EXECUTION", "validate")
+    assert cl.mode() == "grading"
+
+
+def test_panel_replays_recorded_evidence_and_says_so(here):
+    (here / "recorded").mkdir()
+    shutil.copy(RECORDED, here / "recorded" / "lesson1.json")
+    panel = cl.check_my_cluster("lesson1")
+    assert panel.mode == "replay" and panel.result is not None and panel.result.exit_code == 0
+    assert "replay" in panel.banner and "not of your machines" in panel.banner
+    assert "id='clusterlab-verdicts-lesson1'" in panel._table.value
+    assert not (here / "evidence").exists()  # replay records nothing
+
+
+def test_panel_without_inventory_or_recording_names_the_fix(here):
+    panel = cl.check_my_cluster("lesson1")
+    assert panel.result is None and "inventory.toml" in panel.message
+    assert "CLUSTERLAB_INVENTORY" in panel._repr_mimebundle_()["text/plain"]
+
+
+def test_panel_under_nbgrader_grades_the_submitted_evidence_as_text(here, monkeypatch):
+    _evidence(here, _mtu_1500_on_spark_b)
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    panel = cl.check_my_cluster("lesson1")
+    bundle = panel._repr_mimebundle_()
+    assert panel.mode == "grading" and list(bundle) == ["text/plain"]
+    assert "FAIL  L1.mtu" in bundle["text/plain"] and "score 12/14" in bundle["text/plain"]
+
+
+def test_panel_live_with_an_unreachable_inventory_says_why(here):
+    inv = here / "inventory.toml"
+    inv.write_text('profile = "spark-pair"\n[[nodes]]\nname = "a"\naddress = "127.0.0.1"\nport = 1\nuser = "x"\n')
+    panel = cl.check_my_cluster("lesson1")
+    assert panel.mode == "live" and panel.result is None and panel.message
+
+
+def test_quiet_sends_warnings_logs_and_stderr_to_stdout(capsys):
+    import sys
+
+    with cl.quiet():
+        warnings.warn("a library warning")
+        logging.getLogger("paramiko.transport").warning("paramiko says hi")
+        print("to stderr", file=sys.stderr)
+    out, err = capsys.readouterr()
+    assert err == "" and "paramiko says hi" in out and "to stderr" in out
