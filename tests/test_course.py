@@ -1,0 +1,592 @@
+"""The course as nbgrader sees it: labs/ in sync with solutions/, nothing secret released, and the
+golden pipeline (generate_assignment -> submissions -> autograde -> export) with exact grades.
+
+Built over whatever notebooks exist in ``solutions/*/`` (each ``solutions/<name>/<name>.ipynb``).
+The golden pipeline follows nbgrader's own test suite (shared/research/grading.md §2.10, §7.3):
+a temporary course folder (``$CLUSTERLAB_COURSE_DIR``), the real ``nbgrader`` command line from
+the virtual environment, hand-made submissions under ``submitted/<student>/<lab>/`` with a
+``timestamp.txt``, then ``grades.csv`` read back per student. Every expected grade is worked out
+here from the points written in the notebook's cell metadata, not from the grader's output.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import csv
+import filecmp
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SOLUTIONS = ROOT / "solutions"
+LABS = ROOT / "labs"
+GOLDEN = Path(__file__).resolve().parent / "fixtures" / "golden"
+BIN = Path(sys.executable).parent
+NBGRADER = BIN / "nbgrader"
+
+nbformat = pytest.importorskip("nbformat", reason="nbformat is in the notebook extra: pip install -e '.[notebook]'")
+
+MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION", "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS",
+           "### BEGIN MARK SCHEME", "### END MARK SCHEME")
+SAFE_BUILTINS = {"abs", "all", "any", "bool", "float", "int", "isinstance", "len", "max", "min", "print", "range",
+                 "round", "set", "sorted", "str", "sum", "tuple", "list", "dict", "type"}
+"""Builtins a grade cell may call besides the grader (pure, no side effects)."""
+
+
+def assignments() -> list[str]:
+    """The assignment names: every ``solutions/<name>/`` holding ``<name>.ipynb``, sorted."""
+    return sorted(p.parent.name for p in SOLUTIONS.glob("*/*.ipynb") if p.stem == p.parent.name)
+
+
+def meta(cell) -> dict:
+    """A cell's nbgrader metadata (empty dict when it has none)."""
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def is_machine_cell(cell) -> bool:
+    """A grade cell that grades the evidence file (it calls ``cl.grade_checks``)."""
+    return meta(cell).get("grade") and "grade_checks(" in cell.source
+
+
+def course_env(tmp: Path) -> dict[str, str]:
+    """The environment of every nbgrader call: course, Jupyter and IPython folders under ``tmp``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLUSTERLAB_", "NBGRADER_"))}
+    env.update(CLUSTERLAB_COURSE_DIR=str(tmp / "course"), JUPYTER_RUNTIME_DIR=str(tmp / "jruntime"),
+               JUPYTER_DATA_DIR=str(tmp / "jdata"), IPYTHONDIR=str(tmp / "ipython"),
+               PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}")
+    (tmp / "course").mkdir(parents=True, exist_ok=True)
+    return env
+
+
+def run_nbgrader(args: list[str], env: dict[str, str], timeout: int = 600) -> str:
+    """Run ``nbgrader ARGS`` in the repository (nbgrader_config.py there); return its log; fail on exit != 0."""
+    if not NBGRADER.exists():
+        pytest.skip(f"{NBGRADER} not found: install the notebook extra (`bash scripts/install.sh`)")
+    proc = subprocess.run([str(NBGRADER), *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+    log = proc.stdout + proc.stderr
+    assert proc.returncode == 0, f"nbgrader {' '.join(args)} exited {proc.returncode}:\n{log[-4000:]}"
+    return log
+
+
+# ---------------------------------------------------------------------------------------------
+# labs/ in sync
+
+
+def tree(d: Path) -> dict[str, Path]:
+    """Every file under ``d`` by its relative path (checkpoints and caches left out)."""
+    skip = {".ipynb_checkpoints", "__pycache__", "evidence"}
+    return {str(p.relative_to(d)): p for p in sorted(d.rglob("*"))
+            if p.is_file() and not skip & set(p.relative_to(d).parts)}
+
+
+def test_labs_in_sync_with_solutions(tmp_path):
+    """labs/ is exactly what scripts/generate_labs.sh makes from solutions/ now."""
+    out = tmp_path / "labs"
+    proc = subprocess.run(["bash", str(ROOT / "scripts/generate_labs.sh"), str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    fix = "run `bash scripts/generate_labs.sh` and commit labs/"
+    want, have = tree(out), tree(LABS) if LABS.is_dir() else {}
+    assert not sorted(set(want) - set(have)), f"labs/ lacks {sorted(set(want) - set(have))}: {fix}"
+    assert not sorted(set(have) - set(want)), f"labs/ has files solutions/ no longer makes: {sorted(set(have) - set(want))}: {fix}"
+    stale = [rel for rel in want if not filecmp.cmp(want[rel], have[rel], shallow=False)]
+    assert not stale, f"labs/{stale[0]} differs from what solutions/ generates now ({len(stale)} file(s)): {fix}"
+    assert sorted({r.split("/")[0] for r in want}) == assignments()
+
+
+def test_generate_labs_is_deterministic(tmp_path):
+    """Two runs of the script give byte-identical releases (nbgrader's checksums are content hashes)."""
+    if not assignments():
+        pytest.skip("no notebooks in solutions/ yet")
+    outs = []
+    for i in (1, 2):
+        out = tmp_path / f"run{i}"
+        subprocess.run(["bash", str(ROOT / "scripts/generate_labs.sh"), str(out)], cwd=ROOT, check=True,
+                       capture_output=True, timeout=600)
+        outs.append(tree(out))
+    assert outs[0].keys() == outs[1].keys()
+    assert [r for r in outs[0] if outs[0][r].read_bytes() != outs[1][r].read_bytes()] == []
+
+
+def test_generate_labs_removes_stale_release(tmp_path):
+    """A release folder with no source notebook is removed; a bad argument count is a usage error."""
+    out = tmp_path / "labs"
+    (out / "lesson99").mkdir(parents=True)
+    (out / "lesson99" / "lesson99.ipynb").write_text("{}")
+    proc = subprocess.run(["bash", str(ROOT / "scripts/generate_labs.sh"), str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert not (out / "lesson99").exists()
+    assert "removing stale" in proc.stdout
+    bad = subprocess.run(["bash", str(ROOT / "scripts/generate_labs.sh"), "a", "b"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "usage" in bad.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# what is released
+
+
+def released() -> list[Path]:
+    return sorted(LABS.glob("*/*.ipynb"))
+
+
+def solution_lines(nb) -> set[str]:
+    """The distinctive lines of every solution region and hidden-test region of a source notebook."""
+    lines = set()
+    for cell in nb.cells:
+        inside = False
+        for line in cell.source.splitlines():
+            s = line.strip()
+            if s.startswith(("### BEGIN SOLUTION", "### BEGIN HIDDEN TESTS")):
+                inside = True
+            elif s.startswith(("### END SOLUTION", "### END HIDDEN TESTS")):
+                inside = False
+            elif inside and len(s) > 12 and not s.startswith("#"):
+                lines.add(s)
+    return lines
+
+
+def calls_only_grader(source: str) -> list[str]:
+    """What a grade cell's code calls other than ``cl.*``, safe builtins or ``assert``: [] when clean."""
+    bad = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            bad += [f"import {n}" for n in names if n.split(".")[0] not in ("grader", "math")]
+        elif isinstance(node, ast.Call):
+            f = node.func
+            while isinstance(f, ast.Attribute):
+                f = f.value
+            root = f.id if isinstance(f, ast.Name) else None
+            if root == "cl" or root == "math" or (root in SAFE_BUILTINS and isinstance(node.func, ast.Name)):
+                continue
+            bad.append(ast.unparse(node.func))
+        elif isinstance(node, (ast.FunctionDef, ast.Lambda, ast.ClassDef, ast.Global, ast.Delete)):
+            bad.append(type(node).__name__)
+    return bad
+
+
+@pytest.mark.parametrize("path", released(), ids=lambda p: p.parent.name)
+def test_released_notebook_has_no_solutions(path):
+    """The learner's notebook: no solution or hidden-test text, no outputs, grade cells locked and clean."""
+    nb = nbformat.read(path, as_version=4)
+    src = nbformat.read(SOLUTIONS / path.parent.name / path.name, as_version=4)
+    secret = solution_lines(src)
+    for cell in nb.cells:
+        m, where = meta(cell), f"{path.relative_to(ROOT)} cell {meta(cell).get('grade_id', '?')}"
+        for marker in MARKERS:
+            assert marker not in cell.source, f"{where} still has {marker!r}: regenerate with scripts/generate_labs.sh"
+        leaked = [line for line in cell.source.splitlines() if line.strip() in secret]
+        assert not leaked, f"{where} shows solution or hidden-test text: {leaked[:2]}"
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None, f"{where} carries outputs"
+        if m.get("grade"):
+            assert m.get("locked"), f"{where}: a grade cell must be locked"
+            bad = calls_only_grader(cell.source)
+            assert not bad, f"{where}: a grade cell may call only the grader (cl.*) and plain asserts, not {bad}"
+    assert not (path.parent / "evidence").exists(), f"{path.parent}/evidence/ must never be released"
+    assert nb.metadata.get("kernelspec", {}).get("name") == "python3"
+
+
+@pytest.mark.parametrize("name", assignments())
+def test_source_grade_cells_call_only_the_grader(name):
+    """Grade cells of the source (hidden tests included, which feedback shows in full) call only the grader,
+    and every machine-check cell's ``points=`` equals the points in its metadata."""
+    nb = nbformat.read(SOLUTIONS / name / f"{name}.ipynb", as_version=4)
+    ids = [meta(c).get("grade_id") for c in nb.cells if meta(c)]
+    assert len(ids) == len(set(ids)), f"duplicate grade_id in solutions/{name}"
+    graded = [c for c in nb.cells if meta(c).get("grade")]
+    assert graded, f"solutions/{name}/{name}.ipynb has no grade cell"
+    for cell in graded:
+        where = f"solutions/{name} cell {meta(cell)['grade_id']}"
+        assert not calls_only_grader(cell.source), f"{where}: calls {calls_only_grader(cell.source)}"
+        for call in machine_calls(cell.source):
+            assert call["points"] == meta(cell)["points"], \
+                f"{where}: grade_checks(points={call['points']}) but the cell is worth {meta(cell)['points']}"
+
+
+def machine_calls(source: str) -> list[dict]:
+    """Every ``cl.grade_checks(lesson, [ids], points=N)`` in ``source`` as ``{lesson, ids, points}``."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "grade_checks":
+            args = [ast.literal_eval(a) for a in node.args]
+            kw = {k.arg: ast.literal_eval(k.value) for k in node.keywords}
+            out.append({"lesson": args[0], "ids": list(args[1]), "points": kw.get("points", args[2] if len(args) > 2 else None)})
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# the golden pipeline: submissions
+
+
+def fill_answers(released_nb, source_nb, answer) -> object:
+    """The learner's notebook: the released one with each solution cell's source set to ``answer(code)``,
+    where ``code`` is the source cell's text with the solution markers removed."""
+    nb = copy.deepcopy(released_nb)
+    src = {meta(c).get("grade_id"): c for c in source_nb.cells}
+    for cell in nb.cells:
+        if meta(cell).get("solution"):
+            code = "\n".join(line for line in src[meta(cell)["grade_id"]].source.splitlines()
+                             if not line.strip().startswith(("### BEGIN SOLUTION", "### END SOLUTION")))
+            cell.source = answer(code) if cell.cell_type == "code" else code
+    return nb
+
+
+def wrong_answer(code: str) -> str:
+    """The same names bound to wrong values: every assigned variable -12345.5, every function returns it."""
+    try:
+        tree_ = ast.parse(code)
+    except SyntaxError:
+        return "pass"
+    out = []
+    for node in tree_.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            out.append(ast.unparse(node))
+        elif isinstance(node, ast.FunctionDef):
+            out.append(f"def {node.name}(*args, **kwargs):\n    return -12345.5")
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                for n in ast.walk(t):
+                    if isinstance(n, ast.Name):
+                        out.append(f"{n.id} = -12345.5")
+    return "\n".join(dict.fromkeys(out)) or "pass"
+
+
+NOISE = ("import sys, warnings, logging\nprint('learner noise on stderr', file=sys.stderr)\n"
+         "warnings.warn('learner warning')\nlogging.warning('learner log record')\n")
+
+
+def noisy_answer(code: str) -> str:
+    """The right answer, with stderr output, a warning and a root-logger record (which installs a stderr handler)."""
+    return NOISE + code + "\n" + NOISE
+
+
+def tamper_fact(ev: dict) -> dict:
+    """The evidence with one stored fact changed and every raw output kept (the summary disagrees with the data)."""
+    ev = copy.deepcopy(ev)
+
+    def change(x):
+        if isinstance(x, dict):
+            for k in sorted(x):
+                if change_inplace(x, k):
+                    return True
+        elif isinstance(x, list):
+            for i in range(len(x)):
+                if change_inplace(x, i):
+                    return True
+        return False
+
+    def change_inplace(box, key):
+        v = box[key]
+        if isinstance(v, bool):
+            box[key] = not v
+        elif isinstance(v, (int, float)):
+            box[key] = v + 1
+        elif isinstance(v, str):
+            box[key] = v + "-edited"
+        else:
+            return change(v)
+        return True
+
+    assert change(ev["facts"]), "the golden evidence has no fact to edit"
+    return ev
+
+
+def tamper_raw(ev: dict) -> dict:
+    """The evidence with one raw output edited after recording (its sha256 no longer matches)."""
+    ev = copy.deepcopy(ev)
+    ev["raw"][0]["stdout"] += "edited by hand\n"
+    return ev
+
+
+FAKE_GRADER = {
+    "__init__.py": "__version__ = '0.1.0'\n",
+    "notebook.py": ("def quiet():\n    import contextlib\n    return contextlib.nullcontext()\n"
+                    "def check_my_cluster(*a, **k):\n    return 'all green'\n"
+                    "def grade_checks(lesson, ids, points, evidence_dir='evidence'):\n    return float(points)\n"
+                    "def expect_close(*a, **k):\n    pass\n"
+                    "def expect_equal(*a, **k):\n    pass\n"),
+}
+
+
+def plant_checks(dest: Path) -> None:
+    """A checks/ package beside the notebook: a copy of the real catalogue with every range widened to
+    [0, 1e12] and the jumbo-ping expectation dropped (a learner's attempt to pass L1.mtu at MTU 1500)."""
+    import checks as real
+
+    shutil.copytree(Path(real.__file__).parent, dest, ignore=shutil.ignore_patterns("__pycache__"))
+    ranges = dest / "ranges.toml"
+    ranges.write_text(re.sub(r"(?m)^(min|max)(\s*=\s*)\S+",
+                             lambda m: m.group(1) + m.group(2) + ("0" if m.group(1) == "min" else "1e12"),
+                             ranges.read_text()))
+    lesson1 = dest / "lesson1.toml"
+    text = lesson1.read_text()
+    cut = re.sub(r'\{ fact = "nodes\.\*\.jumbo_ping_problems", op = "empty" \},?', "", text)
+    assert cut != text, "checks/lesson1.toml changed shape: update plant_checks"
+    lesson1.write_text(cut)
+
+
+def plant(d: Path, what: set[str]) -> None:
+    """Put a learner's own ``grader/`` (full marks for everything) and/or ``checks/`` into submission ``d``."""
+    if "grader" in what:
+        (d / "grader").mkdir()
+        for fname, text in FAKE_GRADER.items():
+            (d / "grader" / fname).write_text(text)
+    if "checks" in what:
+        plant_checks(d / "checks")
+
+
+@pytest.fixture(scope="module")
+def golden_evidence() -> dict[str, Path]:
+    """Healthy evidence per lesson: tests/fixtures/golden/<lesson>-sim-healthy.json (recorded on the sim by
+    `clusterlab check`), else the one shipped for replay (solutions/<lesson>/recorded/<lesson>.json)."""
+    found = {}
+    for name in assignments():
+        for p in (GOLDEN / f"{name}-sim-healthy.json", SOLUTIONS / name / "recorded" / f"{name}.json"):
+            if p.is_file():
+                found[name] = p
+                break
+    return found
+
+
+def expected(nb, case: str, machine_score=None) -> tuple[float, dict[str, float]]:
+    """Expected (total, per grade cell) for a submission case, from the notebook's points alone.
+
+    ``case``: ``full`` (every cell full), ``wrong`` (answer cells 0, machine cells full), ``no_evidence``
+    (machine cells 0, answer cells full); ``machine_score(cell)`` overrides the machine cells' scores.
+    """
+    per = {}
+    for cell in nb.cells:
+        m = meta(cell)
+        if not m.get("grade") or cell.cell_type != "code":
+            continue
+        pts = float(m["points"])
+        machine = is_machine_cell(cell)
+        if machine_score is not None and machine:
+            per[m["grade_id"]] = machine_score(cell)
+        elif case == "full":
+            per[m["grade_id"]] = pts
+        elif case == "wrong":
+            per[m["grade_id"]] = pts if machine else 0.0
+        elif case == "no_evidence":
+            per[m["grade_id"]] = 0.0 if machine else pts
+        else:
+            raise ValueError(case)
+    return round(sum(per.values()), 3), per
+
+
+def catalogue_points(lesson: str) -> dict[str, float]:
+    """Each check's points, read straight from checks/<lesson>.toml."""
+    import tomllib
+
+    import checks as real
+
+    data = tomllib.loads((Path(real.__file__).parent / f"{lesson}.toml").read_text())
+    return {c["id"]: float(c["points"]) for c in data["check"]}
+
+
+def score_with_failing(cell, failing: set[str]) -> float:
+    """A machine cell's points when exactly the checks in ``failing`` fail (fail earns 0 of that check's
+    points; the cell earns points x earned/possible over its checks, as grade_checks documents)."""
+    pts = catalogue_points(machine_calls(cell.source)[0]["lesson"])
+    total = 0.0
+    for call in machine_calls(cell.source):
+        possible = sum(pts[i] for i in call["ids"])
+        earned = sum(pts[i] for i in call["ids"] if i not in failing)
+        total += round(call["points"] * earned / possible, 3)
+    return total
+
+
+@pytest.fixture(scope="module")
+def pipeline(tmp_path_factory, golden_evidence):
+    """Run the whole nbgrader pipeline once per assignment; ``{name: {"nb", "cases", "grades", "cells"}}``."""
+    if not NBGRADER.exists():
+        pytest.skip(f"{NBGRADER} not found: install the notebook extra (`bash scripts/install.sh`)")
+    tmp = tmp_path_factory.mktemp("golden")
+    env = course_env(tmp)
+    course = tmp / "course"
+    release = tmp / "release"
+    results = {}
+    names = [n for n in assignments()]
+    for name in names:
+        run_nbgrader(["generate_assignment", name, "--force", f"--CourseDirectory.release_directory={release}"], env)
+        source_nb = nbformat.read(SOLUTIONS / name / f"{name}.ipynb", as_version=4)
+        released_nb = nbformat.read(release / name / f"{name}.ipynb", as_version=4)
+        has_machine = any(is_machine_cell(c) for c in source_nb.cells)
+        ev_path = golden_evidence.get(name)
+        if has_machine and ev_path is None:
+            results[name] = {"skip": f"{name} grades evidence but no golden evidence exists for it "
+                                     f"(tests/fixtures/golden/{name}-sim-healthy.json or solutions/{name}/recorded/{name}.json)"}
+            continue
+        ev = json.loads(ev_path.read_text()) if ev_path else None
+        right = (lambda code: code)
+        cases = {
+            # student: (answer transform, evidence dict or None, planted folders, expectation)
+            "correct": (right, ev, set(), expected(source_nb, "full")),
+            "wrong": (wrong_answer, ev, set(), expected(source_nb, "wrong")),
+            "noisy": (noisy_answer, ev, set(), expected(source_nb, "full")),
+        }
+        if has_machine:
+            cases.update({
+                "noevidence": (right, None, set(), expected(source_nb, "no_evidence")),
+                "tamperedfacts": (right, tamper_fact(ev), set(), expected(source_nb, "no_evidence")),
+                "tamperedraw": (right, tamper_raw(ev), set(), expected(source_nb, "no_evidence")),
+                # a grader/ and checks/ of the learner's own that would give full marks if imported
+                "planted": (wrong_answer, tamper_raw(ev), {"grader", "checks"}, expected(source_nb, "wrong", lambda c: 0.0)),
+            })
+        mtu = GOLDEN / f"{name}-sim-mtu-1500.json"
+        if mtu.is_file():
+            fails = {"L1.mtu"}
+            exp = expected(source_nb, "full", lambda c: score_with_failing(c, fails))
+            cases["mtu1500"] = (right, json.loads(mtu.read_text()), set(), exp)
+            cases["mtu1500planted"] = (right, json.loads(mtu.read_text()), {"checks"}, exp)
+        for student, (answer, evidence, planted, _exp) in cases.items():
+            d = course / "submitted" / student / name
+            shutil.copytree(release / name, d)
+            nbformat.write(fill_answers(released_nb, source_nb, answer), d / f"{name}.ipynb")
+            (d / "timestamp.txt").write_text("2026-11-29 18:00:00.000000 UTC")
+            if evidence is not None:
+                (d / "evidence").mkdir()
+                (d / "evidence" / f"{name}.json").write_text(json.dumps(evidence, indent=1))
+            plant(d, planted)
+        run_nbgrader(["autograde", name, "--force"], env)
+        results[name] = {"nb": source_nb, "cases": cases, "evidence": ev_path}
+    run_nbgrader(["export", f"--to={course / 'grades.csv'}"], env)
+    for name in names:
+        if "cases" in results[name]:
+            run_nbgrader(["generate_feedback", name, "--force"], env)
+    with open(course / "grades.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", "clusterlab") as gb:
+        for name, res in results.items():
+            if "cases" not in res:
+                continue
+            res["grades"] = {r["student_id"]: r for r in rows if r["assignment"] == name}
+            res["cells"] = {}
+            for student in res["cases"]:
+                sub = gb.find_submission_notebook(name, name, student)
+                res["cells"][student] = {g.name: g.score for g in sub.grades if g.cell.max_score}
+    return {"results": results, "course": course}
+
+
+CASES = ["correct", "wrong", "noisy", "noevidence", "tamperedfacts", "tamperedraw", "planted", "mtu1500", "mtu1500planted"]
+
+
+@pytest.mark.parametrize("student", CASES)
+@pytest.mark.parametrize("name", assignments())
+def test_golden_pipeline_grades(pipeline, name, student):
+    """grades.csv holds exactly the expected total for each golden submission, and each grade cell its points."""
+    res = pipeline["results"][name]
+    if "skip" in res:
+        pytest.skip(res["skip"])
+    if student not in res["cases"]:
+        pytest.skip(f"{name}: no {student} submission (no machine checks, or no such golden evidence)")
+    total, per = res["cases"][student][3]
+    row = res["grades"].get(student)
+    assert row is not None, f"grades.csv has no row for {student} on {name}"
+    cells = res["cells"][student]
+    assert {k: round(v, 3) for k, v in cells.items()} == per, f"{student} on {name}: per-cell scores"
+    assert float(row["score"]) == pytest.approx(total, abs=1e-6), f"{student} on {name}: {row}"
+    possible = sum(float(meta(c)["points"]) for c in res["nb"].cells if meta(c).get("grade"))
+    assert float(row["max_score"]) == pytest.approx(possible)
+
+
+def test_golden_cases_differ(pipeline):
+    """The cases are not all alike: the correct submission earns more than the wrong one, and each
+    tampered or missing evidence earns less than the correct one (a pipeline that grades everything
+    the same would pass each exact-total test only by a broken expectation)."""
+    checked = 0
+    for name, res in pipeline["results"].items():
+        if "cases" not in res:
+            continue
+        g = {s: float(r["score"]) for s, r in res["grades"].items()}
+        assert g["correct"] > g["wrong"], name
+        for s in ("noevidence", "tamperedfacts", "tamperedraw", "planted", "mtu1500planted"):
+            if s in g:
+                assert g[s] < g["correct"], (name, s)
+        checked += 1
+    if not checked:
+        pytest.skip("no assignment could run the golden pipeline")
+
+
+def test_golden_feedback_and_planted_files(pipeline):
+    """Feedback HTML exists per submission; the learner's grader/ and checks/ never reached autograded/
+    (CourseDirectory.ignore), while the learner's evidence did (Autograde.exclude_overwriting)."""
+    course = pipeline["course"]
+    checked = 0
+    for name, res in pipeline["results"].items():
+        if "cases" not in res:
+            continue
+        for student, case in res["cases"].items():
+            assert (course / "feedback" / student / name / f"{name}.html").is_file(), (student, name)
+            auto = course / "autograded" / student / name
+            assert not (auto / "grader").exists() and not (auto / "checks").exists(), (student, name)
+            if case[1] is not None:
+                got = json.loads((auto / "evidence" / f"{name}.json").read_text())
+                assert got == case[1], f"{student}'s evidence was replaced at autograde"
+            checked += 1
+    if not checked:
+        pytest.skip("no assignment could run the golden pipeline")
+
+
+def test_golden_evidence_fixture_is_what_the_sim_recorded():
+    """The golden lesson-1 evidence: recorded on the sim (profile sim), every raw output intact; the healthy
+    one passes all checks and the mtu-1500 one fails L1.mtu only (the fault's documented effect)."""
+    from grader.checking import grade_file
+
+    healthy = GOLDEN / "lesson1-sim-healthy.json"
+    if not healthy.is_file():
+        pytest.skip("no golden lesson1 evidence")
+    res = grade_file(healthy)
+    assert res.profile == "sim" and res.notes == []
+    assert {v.id: v.status for v in res.verdicts} == {i: "pass" for i in catalogue_points("lesson1")}
+    bad = grade_file(GOLDEN / "lesson1-sim-mtu-1500.json")
+    assert sorted(v.id for v in bad.verdicts if v.status != "pass") == ["L1.mtu"]
+
+
+def test_planted_checks_would_change_the_grade(pipeline, tmp_path):
+    """The control for the planted cases: run the mtu1500planted submission with its own checks/ in place
+    (what would happen without CourseDirectory.ignore) and see L1.mtu pass, so its cell earns more than
+    the grade nbgrader gave. Without this, the planted cases could pass for a planted folder that does nothing."""
+    from nbclient import NotebookClient
+
+    res = pipeline["results"].get("lesson1", {})
+    if "mtu1500planted" not in res.get("cases", {}):
+        pytest.skip("no lesson1 mtu-1500 golden submission")
+    work = tmp_path / "lesson1"
+    shutil.copytree(pipeline["course"] / "submitted" / "mtu1500planted" / "lesson1", work)
+    nb = nbformat.read(work / "lesson1.ipynb", as_version=4)
+    env = {"NBGRADER_EXECUTION": "autograde"}
+    saved = dict(os.environ)
+    os.environ.update(env)
+    try:
+        NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
+                       resources={"metadata": {"path": str(work)}}).execute()
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    sys.path.insert(0, str(Path(__file__).parent))
+    from helpers_notebooks import grade_cells
+
+    with_planted = {r["id"]: r["score"] for r in grade_cells(nb)}
+    graded = res["cells"]["mtu1500planted"]
+    mtu_cells = [c for c in res["nb"].cells if is_machine_cell(c)
+                 and any("L1.mtu" in call["ids"] for call in machine_calls(c.source))]
+    assert mtu_cells, "lesson1 has no grade cell for L1.mtu"
+    for cell in mtu_cells:
+        gid = meta(cell)["grade_id"]
+        assert with_planted[gid] == pytest.approx(meta(cell)["points"]), "the planted checks/ did not take effect"
+        assert graded[gid] < with_planted[gid]
