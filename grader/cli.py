@@ -62,6 +62,11 @@ def _parser() -> argparse.ArgumentParser:
     lt.add_argument("--evidence", default="evidence", metavar="DIR", help="where evidence/lab.json goes")
     lt.add_argument("--json", action="store_true")
 
+    ver = sub.add_parser("verify", help="probe the machines again and report where an evidence file and they disagree")
+    ver.add_argument("evidence", metavar="EVIDENCE.json", help="an evidence/<lesson>.json (lesson1-3 or lab)")
+    ver.add_argument("--inventory", required=True, metavar="FILE", help="the inventory of the machines it claims")
+    ver.add_argument("--json", action="store_true", help="machine-readable output")
+
     exp = sub.add_parser("explain", help="read one pasted command output and say what it means")
     exp.add_argument("file", metavar="FILE", help="a file, or - for standard input")
     exp.add_argument("--kind", help="skip detection: the kind of output it is")
@@ -173,11 +178,20 @@ def _cmd_loadtest(args: argparse.Namespace) -> int:
         raise CannotRun(f"loadtest: {e}") from None
 
 
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from grader.verify import VerifyError, cli
+
+    try:
+        return cli(args)
+    except VerifyError as e:
+        raise CannotRun(f"verify: {e}") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``clusterlab`` console script; returns the exit status."""
     args = _parser().parse_args(argv)
     handlers = {"sim": _cmd_sim, "check": _cmd_check, "grade": _cmd_grade, "explain": _cmd_explain,
-                "loadtest": _cmd_loadtest}
+                "loadtest": _cmd_loadtest, "verify": _cmd_verify}
     try:
         return handlers[args.cmd](args)
     except CannotRun as e:
