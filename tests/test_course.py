@@ -96,8 +96,9 @@ def test_labs_in_sync_with_solutions(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     fix = "run `bash scripts/generate_labs.sh` and commit labs/"
     want, have = tree(out), tree(LABS) if LABS.is_dir() else {}
-    assert not sorted(set(want) - set(have)), f"labs/ lacks {sorted(set(want) - set(have))}: {fix}"
-    assert not sorted(set(have) - set(want)), f"labs/ has files solutions/ no longer makes: {sorted(set(have) - set(want))}: {fix}"
+    missing, extra = sorted(set(want) - set(have)), sorted(set(have) - set(want))
+    assert missing == [], f"labs/ lacks {missing}: {fix}"
+    assert extra == [], f"labs/ has files solutions/ no longer makes: {extra}: {fix}"
     stale = [rel for rel in want if not filecmp.cmp(want[rel], have[rel], shallow=False)]
     assert not stale, f"labs/{stale[0]} differs from what solutions/ generates now ({len(stale)} file(s)): {fix}"
     assert sorted({r.split("/")[0] for r in want}) == assignments()
@@ -155,22 +156,69 @@ def solution_lines(nb) -> set[str]:
     return lines
 
 
-def calls_only_grader(source: str) -> list[str]:
-    """What a grade cell's code calls other than ``cl.*``, safe builtins or ``assert``: [] when clean."""
-    bad = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
-            bad += [f"import {n}" for n in names if n.split(".")[0] not in ("grader", "math")]
-        elif isinstance(node, ast.Call):
+ALLOWED_MODULES = {"grader", "math", "json", "pathlib", "numpy"}
+"""What a grade cell may import or call into: the grader, and pure standard or numeric helpers."""
+
+
+def bound_names(tree_: ast.AST) -> set[str]:
+    """Names a piece of code binds: assignment, for, with and comprehension targets, function names."""
+    out = set()
+    for node in ast.walk(tree_):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            out.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+    return out
+
+
+def imported(tree_: ast.AST, allowed_only: bool = True) -> dict[str, str]:
+    """``{bound name: module}`` for every import in ``tree_`` (only allowed modules unless told)."""
+    out = {}
+    for node in ast.walk(tree_):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                out[a.asname or a.name.split(".")[0]] = a.name
+        elif isinstance(node, ast.ImportFrom):
+            for a in node.names:
+                out[a.asname or a.name] = node.module or ""
+    return {k: m for k, m in out.items() if not allowed_only or m.split(".")[0] in ALLOWED_MODULES}
+
+
+def notebook_context(source_nb) -> set[str]:
+    """Names a grade cell may call: grader (and pure helper) imports of the locked cells, and the
+    learner's answer variables (bound in solution cells of the source notebook)."""
+    names = set()
+    for cell in source_nb.cells:
+        if cell.cell_type != "code" or meta(cell).get("grade"):
+            continue
+        try:
+            t = ast.parse(cell.source)
+        except SyntaxError:
+            continue
+        names |= set(imported(t))
+        if meta(cell).get("solution"):
+            names |= bound_names(t)
+    return names
+
+
+def grade_cell_problems(source: str, context: set[str]) -> list[str]:
+    """What a grade cell does besides calling the grader, pure helpers and asserting: [] when clean.
+
+    Flags imports outside ALLOWED_MODULES, calls rooted at any other name (``open``, ``subprocess``,
+    ``os.system``, ``eval``...), ``print(file=...)`` (stderr zeroes the cell) and definitions."""
+    t = ast.parse(source)
+    ok = context | SAFE_BUILTINS | {"cl"} | bound_names(t) | set(imported(t))
+    bad = [f"import {m}" for m in imported(t, allowed_only=False).values() if m.split(".")[0] not in ALLOWED_MODULES]
+    for node in ast.walk(t):
+        if isinstance(node, ast.Call):
             f = node.func
-            while isinstance(f, ast.Attribute):
-                f = f.value
-            root = f.id if isinstance(f, ast.Name) else None
-            if root == "cl" or root == "math" or (root in SAFE_BUILTINS and isinstance(node.func, ast.Name)):
-                continue
-            bad.append(ast.unparse(node.func))
-        elif isinstance(node, (ast.FunctionDef, ast.Lambda, ast.ClassDef, ast.Global, ast.Delete)):
+            while isinstance(f, (ast.Attribute, ast.Subscript, ast.Call)):
+                f = f.func if isinstance(f, ast.Call) else f.value
+            if isinstance(f, ast.Name) and f.id not in ok:
+                bad.append(ast.unparse(node.func))
+            if isinstance(node.func, ast.Name) and node.func.id == "print" and any(k.arg == "file" for k in node.keywords):
+                bad.append("print(file=...)")
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.Global, ast.Delete)):
             bad.append(type(node).__name__)
     return bad
 
@@ -180,7 +228,7 @@ def test_released_notebook_has_no_solutions(path):
     """The learner's notebook: no solution or hidden-test text, no outputs, grade cells locked and clean."""
     nb = nbformat.read(path, as_version=4)
     src = nbformat.read(SOLUTIONS / path.parent.name / path.name, as_version=4)
-    secret = solution_lines(src)
+    secret, context = solution_lines(src), notebook_context(src)
     for cell in nb.cells:
         m, where = meta(cell), f"{path.relative_to(ROOT)} cell {meta(cell).get('grade_id', '?')}"
         for marker in MARKERS:
@@ -191,7 +239,7 @@ def test_released_notebook_has_no_solutions(path):
             assert cell.outputs == [] and cell.execution_count is None, f"{where} carries outputs"
         if m.get("grade"):
             assert m.get("locked"), f"{where}: a grade cell must be locked"
-            bad = calls_only_grader(cell.source)
+            bad = grade_cell_problems(cell.source, context)
             assert not bad, f"{where}: a grade cell may call only the grader (cl.*) and plain asserts, not {bad}"
     assert not (path.parent / "evidence").exists(), f"{path.parent}/evidence/ must never be released"
     assert nb.metadata.get("kernelspec", {}).get("name") == "python3"
@@ -206,9 +254,11 @@ def test_source_grade_cells_call_only_the_grader(name):
     assert len(ids) == len(set(ids)), f"duplicate grade_id in solutions/{name}"
     graded = [c for c in nb.cells if meta(c).get("grade")]
     assert graded, f"solutions/{name}/{name}.ipynb has no grade cell"
+    context = notebook_context(nb)
     for cell in graded:
         where = f"solutions/{name} cell {meta(cell)['grade_id']}"
-        assert not calls_only_grader(cell.source), f"{where}: calls {calls_only_grader(cell.source)}"
+        bad = grade_cell_problems(cell.source, context)
+        assert not bad, f"{where}: a grade cell may call only the grader (cl.*) and plain asserts, not {bad}"
         for call in machine_calls(cell.source):
             assert call["points"] == meta(cell)["points"], \
                 f"{where}: grade_checks(points={call['points']}) but the cell is worth {meta(cell)['points']}"
@@ -230,15 +280,25 @@ def machine_calls(source: str) -> list[dict]:
 
 
 def fill_answers(released_nb, source_nb, answer) -> object:
-    """The learner's notebook: the released one with each solution cell's source set to ``answer(code)``,
-    where ``code`` is the source cell's text with the solution markers removed."""
+    """The learner's notebook: the released one with each solution cell's source taken from the source
+    notebook, every region between the solution markers replaced by ``answer(region)`` (markers removed)."""
     nb = copy.deepcopy(released_nb)
     src = {meta(c).get("grade_id"): c for c in source_nb.cells}
     for cell in nb.cells:
-        if meta(cell).get("solution"):
-            code = "\n".join(line for line in src[meta(cell)["grade_id"]].source.splitlines()
-                             if not line.strip().startswith(("### BEGIN SOLUTION", "### END SOLUTION")))
-            cell.source = answer(code) if cell.cell_type == "code" else code
+        if not meta(cell).get("solution"):
+            continue
+        out, region, inside = [], [], False
+        for line in src[meta(cell)["grade_id"]].source.splitlines():
+            if line.strip().startswith("### BEGIN SOLUTION"):
+                inside, region = True, []
+            elif line.strip().startswith("### END SOLUTION"):
+                inside = False
+                out.append(answer("\n".join(region)) if cell.cell_type == "code" else "\n".join(region))
+            elif inside:
+                region.append(line)
+            else:
+                out.append(line)
+        cell.source = "\n".join(out)
     return nb
 
 
@@ -590,3 +650,94 @@ def test_planted_checks_would_change_the_grade(pipeline, tmp_path):
         gid = meta(cell)["grade_id"]
         assert with_planted[gid] == pytest.approx(meta(cell)["points"]), "the planted checks/ did not take effect"
         assert graded[gid] < with_planted[gid]
+
+
+# ---------------------------------------------------------------------------------------------
+# Binder: no cluster, the labs replay what was recorded on the sim
+
+BINDER = ROOT / "binder"
+
+
+def test_binder_installs_this_project_with_the_notebook_extra():
+    """binder/requirements.txt installs the repository itself (``.[notebook]``): the grader, the checks
+    and JupyterLab, nbgrader, ipywidgets; and the extra it names exists in pyproject.toml."""
+    import tomllib
+
+    lines = [ln.split("#")[0].strip() for ln in (BINDER / "requirements.txt").read_text().splitlines()]
+    lines = [ln for ln in lines if ln]
+    local = [ln for ln in lines if re.fullmatch(r"(-e\s+)?\.\[([a-z,]+)\]", ln)]
+    assert local, f"binder/requirements.txt must install this project with its notebook extra (`-e .[notebook]`): {lines}"
+    extras = re.search(r"\[([a-z,]+)\]", local[0]).group(1).split(",")
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["name"] == "clusterlab" and "notebook" in extras
+    wanted = " ".join(project["optional-dependencies"]["notebook"])
+    for pkg in ("jupyterlab", "nbgrader", "ipywidgets"):
+        assert pkg in wanted, f"the notebook extra lacks {pkg}"
+
+
+def test_binder_postbuild_disables_instructor_tools_that_exist():
+    """postBuild switches off nbgrader's formgrader, create-assignment, course list and assignment list,
+    by ids that the installed nbgrader really has (a renamed plugin would silently stay on)."""
+    import importlib.util
+
+    text = (BINDER / "postBuild").read_text()
+    assert os.access(BINDER / "postBuild", os.X_OK), "binder/postBuild must be executable"
+    plugins = re.findall(r"for plugin in ([^;]+);", text)[0].split()
+    exts = re.findall(r"for ext in ([^;]+);", text)[0].split()
+    assert {"formgrader", "create-assignment", "course-list"} <= set(plugins)
+    assert {"formgrader", "course_list"} <= set(exts)
+    bundle = " ".join(p.read_text(errors="replace") for p in
+                      (BIN.parent / "share/jupyter/labextensions/@jupyter/nbgrader/static").glob("*.js"))
+    if not bundle:
+        pytest.skip("nbgrader's lab extension is not installed in this environment")
+    for p in plugins:
+        assert f"nbgrader:{p}" in bundle, f"nbgrader has no lab plugin nbgrader:{p}"
+    for e in exts:
+        assert importlib.util.find_spec(f"nbgrader.server_extensions.{e}"), f"no nbgrader.server_extensions.{e}"
+    assert "validate" not in " ".join(plugins + exts), "learners keep Validate"
+
+
+def replayable() -> list[Path]:
+    """Released lab folders with evidence recorded for replay and a "Check my cluster" cell."""
+    return [p for p in sorted(LABS.glob("*/recorded/*.json"))
+            if p.stem == p.parent.parent.name and (p.parent.parent / f"{p.stem}.ipynb").is_file()]
+
+
+@pytest.mark.parametrize("recorded", replayable(), ids=lambda p: p.stem)
+def test_released_notebook_replays_without_a_cluster(recorded, tmp_path):
+    """As on Binder: the released notebook's "Check my cluster" cell, with no inventory anywhere (no
+    $CLUSTERLAB_INVENTORY, no ./inventory.toml, an empty HOME, the sim's inventory path pointed at
+    nothing), grades the shipped recorded/<lesson>.json and says it is a replay. No network."""
+    from nbclient import NotebookClient
+
+    name = recorded.stem
+    work = tmp_path / name
+    shutil.copytree(recorded.parent.parent, work)
+    nb = nbformat.read(work / f"{name}.ipynb", as_version=4)
+    checks_ = [c for c in nb.cells if c.cell_type == "code" and "check_my_cluster(" in c.source]
+    if not checks_:
+        pytest.skip(f"labs/{name} has no Check my cluster cell")
+    imports = next(c for c in nb.cells if c.cell_type == "code")
+    probe = nbformat.v4.new_code_cell("import grader.notebook as _n\nfrom pathlib import Path as _P\n"
+                                      "_n.SIM_INVENTORY = _P('/nonexistent/inventory.toml')\n"
+                                      "print('MODE', _n.mode())")
+    nb.cells = [copy.deepcopy(imports), probe, copy.deepcopy(checks_[0])]
+    home = tmp_path / "home"
+    home.mkdir()
+    saved = dict(os.environ)
+    for k in [k for k in os.environ if k.startswith(("CLUSTERLAB_", "NBGRADER_"))]:
+        os.environ.pop(k)
+    os.environ["HOME"] = str(home)
+    try:
+        NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
+                       resources={"metadata": {"path": str(work)}}).execute()
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    outs = [o for c in nb.cells for o in c.outputs]
+    assert not [o for o in outs if o.output_type == "error"], [o.get("evalue") for o in outs if o.output_type == "error"]
+    text = "".join(o.get("text", "") for o in outs if o.output_type == "stream")
+    text += "".join(o.get("data", {}).get("text/plain", "") for o in outs if "data" in o)
+    assert "MODE replay" in text
+    assert "replay: no cluster inventory was found" in text and f"recorded/{name}.json" in text, text[-2000:]
+    assert not (work / "evidence").exists(), "a replay must not write evidence"
