@@ -32,8 +32,9 @@ def meta(cell) -> dict:
     return cell.get("metadata", {}).get("nbgrader", {})
 
 
-def cells_by_id() -> dict:
-    nb = nbformat.read(NOTEBOOK, as_version=4)
+def cells_by_id(path: Path = NOTEBOOK) -> dict:
+    """{grade_id: cell} of a source notebook."""
+    nb = nbformat.read(path, as_version=4)
     return {meta(c)["grade_id"]: c for c in nb.cells}
 
 
@@ -62,8 +63,12 @@ EXERCISES = {  # test cell: (data cell or None, answer cell)
 
 
 def test_notebook_shape():
+    assert_notebook_shape(NOTEBOOK)
+
+
+def assert_notebook_shape(path: Path) -> None:
     """nbgrader metadata on every cell, unique ids, outputs cleared, kernelspec python3, locked where due."""
-    nb = nbformat.read(NOTEBOOK, as_version=4)
+    nb = nbformat.read(path, as_version=4)
     nbformat.validate(nb)
     assert nb.metadata["kernelspec"] == {"name": "python3", "display_name": "Python 3", "language": "python"}
     ids = [meta(c).get("grade_id") for c in nb.cells]
