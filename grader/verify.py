@@ -413,6 +413,8 @@ def _run_lab(inv: Any, recorded: Evidence, progress: Callable[[str], None]) -> t
     except NodeUnreachable as e:
         raise VerifyError(f"cannot run the load level again: {e}") from None
     try:
+        # a scratch evidence folder (nothing kept); bytes_per_token given so that no weight-size probe
+        # runs: the roofline is not compared
         with tempfile.TemporaryDirectory(prefix="clusterlab-verify-") as tmp:
             ev = loadtest.run(inv, conn, label=label, levels=(c,), input_len=int(run.get("input_len", 128)),
                               output_len=int(run.get("output_len", 64)), prompts=int(run.get("num_prompts", 32)),
