@@ -96,3 +96,61 @@ def test_serving_fault_fails_exactly_its_check(fault, tmp_path):
     assert failed(out) == {which}, json.dumps(out["verdicts"], indent=1)
     v = next(v for v in out["verdicts"] if v["id"] == which)
     assert v["hint"] and v["source"] and cause in v["details"][0] and fix in v["details"][0]
+
+
+
+def _failing_start(fault: str, mode: str, tmp_path) -> tuple[str, dict, dict, dict]:
+    """The sim up with ``fault``; ``serve.start(mode)`` must fail. Then lesson 2 is checked and the sim
+    taken down. Returns (the ServeError's text, the sim's serve state after the failure, the check's
+    JSON, the one verdict that failed); asserts exactly one check failed, with a hint and a source."""
+    try:
+        inv = sim.up([fault])
+        with pytest.raises(serve.ServeError) as err:
+            serve.start(mode)
+        state = serve.status() or {}
+        assert "[serve]" in inv.read_text() and state.get("failed")
+        code, out, stderr = check(inv, tmp_path)
+    finally:
+        sim.down()
+    assert code == 1 and "Traceback" not in stderr
+    fails = [v for v in out["verdicts"] if v["status"] == "fail"]
+    assert len(fails) == 1, json.dumps(out["verdicts"], indent=1)
+    assert fails[0]["hint"] and fails[0]["source"]
+    return str(err.value), state, out, fails[0]
+
+
+def test_ray_wrong_node_ip_fails_only_ray_nodes(tmp_path):
+    """The worker's `ray start` with an address it does not own times out (~30 s, for real); the head's Ray,
+    the logs and the [serve] table stay, and L2.ray_nodes alone fails, naming the node's own address."""
+    msg, _, out, v = _failing_start("ray-wrong-node-ip", "ray", tmp_path)
+    assert "ray start" in msg and "timed out registering this node" in msg and "spark-b/ray.log" in msg
+    assert v["id"] == "L2.ray_nodes"
+    details = " ".join(v["details"])
+    assert "1 node(s) up, expected 2" in details and "spark-b runs no Ray daemon" in details
+    assert "--node-ip-address=192.168.100.11`" in details  # spark-b's own QSFP address, the fix
+    assert "--node-ip-address" in v["hint"] and "timed out during startup" in v["hint"]
+    warned = {v["id"] for v in out["verdicts"] if v["status"] == "warn"}
+    # spark-b runs nothing whose variables could be read, and vLLM was never launched: nothing to judge
+    assert {"L2.ifname_vars", "L2.env_same", "L2.launch"} <= warned
+    ifn = next(v for v in out["verdicts"] if v["id"] == "L2.ifname_vars")
+    assert any("never joined Ray (see L2.ray_nodes)" in d for d in ifn["details"])
+
+
+def test_nnodes_without_host_ip_hangs_and_fails_only_vllm_host_ip(tmp_path):
+    """--nnodes without VLLM_HOST_IP: no error, no /health. The sim gives up after the fault's short
+    deadline (not 240 s), leaves the hung vLLM and its log, and L2.vllm_host_ip alone fails, saying it
+    is a hang and how long the log has been silent."""
+    from grader.sim import faults
+
+    msg, state, out, v = _failing_start("nnodes-no-host-ip", "nnodes", tmp_path)
+    assert f"did not answer within {faults.HANG_DEADLINE_S:.0f} s" in msg and faults.HANG_DEADLINE_S == 75.0
+    assert "no new line for" in msg and "hangs without an error" in msg and state["hung"]
+    assert v["id"] == "L2.vllm_host_ip"
+    details = " ".join(v["details"])
+    assert "the launch hangs: the vLLM log on spark-a shows nothing new for" in details
+    quiet = int(details.split("shows nothing new for ")[1].split(" s")[0])
+    assert 15 <= quiet <= 240, details  # the log stops ~35 s into a 75 s wait, then the check runs
+    assert "advertises 0.0.0.0" in details and "Set VLLM_HOST_IP to the node's QSFP address" in details
+    assert "VLLM_HOST_IP is not set" in details  # read from the hung processes' environment too
+    warned = {v["id"] for v in out["verdicts"] if v["status"] == "warn"}
+    assert "L2.launch" in warned and "L2.kv_capacity" in warned

@@ -25,8 +25,11 @@ Shape (added to ``pair``)::
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import json
+import re
+from datetime import datetime, timezone
 from typing import Any
 
 from grader.calc import serving as calc
@@ -43,12 +46,92 @@ ACCELERATOR = {"sim": "CPU", "spark-pair": "GPU", "single-spark": "GPU", "dual-g
 per node for the platform plugin; its real resource is one CPU per node)."""
 
 OWNED_BY = {"world-size": "parallel", "cpu-thread-binding": "parallel", "kv-too-small": "kv", "no-kv-memory": "kv",
-            "gloo-connect": "ifname", "gloo-iface": "ifname"}
+            "gloo-connect": "ifname", "gloo-iface": "ifname", "no-host-ip": "host_ip"}
 """Launch errors judged by a check of their own; L2.launch judges every other."""
 GENERIC = ("exception", "engine-init-failed", "engine-dead")
 """Launch failures that name no cause of their own: with the model files differing between the
 nodes, L2.model_same owns them."""
-CHECK_OF = {"ifname": "L2.ifname_vars", "parallel": "L2.parallel_sizes", "kv": "L2.kv_capacity", "model": "L2.model_same", "launch": "L2.launch"}
+CHECK_OF = {"ifname": "L2.ifname_vars", "parallel": "L2.parallel_sizes", "kv": "L2.kv_capacity", "model": "L2.model_same",
+            "host_ip": "L2.vllm_host_ip", "launch": "L2.launch"}
+NO_PROCESS = "no Ray or vLLM process could be read"
+"""Lesson 2a's problem for a node without serving processes (grader/facts/lesson2.py); for a node that
+never joined Ray it becomes a warning (``env_unmeasured``): L2.ray_nodes owns that failure."""
+
+_VLLM_STAMP_RE = re.compile(r"\b(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+(?:(\d{4})-)?(\d\d)-(\d\d)\s+"
+                            r"(\d\d):(\d\d):(\d\d)\b")
+_RAY_STAMP_RE = re.compile(r"^\[?(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)[,.]\d+", re.M)
+_LOCAL_IP_RE = re.compile(r"Local node IP: ([0-9A-Fa-f.:]+)")
+QUIET_MAX_S = 7 * 86400
+"""A log that seems silent for longer than this (or for a negative time) has clocks or zones that
+disagree with the grader's: no duration is given then."""
+
+
+def log_quiet_s(text: str, read_at: str) -> float | None:
+    """How long a vLLM or Ray log had shown nothing new when it was read, in seconds.
+
+    ``text``: the log; ``read_at``: when it was read (ISO 8601 with a zone, the probe's
+    ``started_at``). The log's last timestamped line (vLLM: ``INFO 11-29 17:53:22``, no year; Ray:
+    ``2026-11-29 17:53:22,123``) is read as local time of this machine, with ``read_at``'s year
+    when the line has none. Returns None when no line has a timestamp, ``read_at`` is not a time,
+    or the result is outside 0..QUIET_MAX_S (the node's clock or zone differs). Never raises.
+    """
+    try:
+        read = datetime.fromisoformat(read_at)
+    except (TypeError, ValueError):
+        return None
+    if read.tzinfo is None:
+        read = read.replace(tzinfo=timezone.utc)
+    last, where = None, -1
+    for rx in (_VLLM_STAMP_RE, _RAY_STAMP_RE):
+        for m in rx.finditer(text):
+            if m.start() > where:
+                last, where = m.groups(), m.start()
+    if last is None:
+        return None
+    year, mon, day, hh, mm, ss = last
+    try:
+        stamp = datetime(int(year or read.year), int(mon), int(day), int(hh), int(mm), int(ss)).astimezone()
+    except (ValueError, OverflowError, OSError):
+        return None
+    quiet = (read - stamp).total_seconds()
+    return quiet if 0 <= quiet <= QUIET_MAX_S else None
+
+
+def _qsfp_address(f: dict, near: str | None = None) -> tuple[str, str] | None:
+    """(QSFP twin, its first IPv4) of node facts ``f``: the one in the same /24 as ``near`` (the head's
+    Ray address) when there is one, else the first listed; None without an addressed twin."""
+    twins = [(iface, addrs[0]) for iface, addrs in (f.get("ipv4") or {}).items() if addrs and is_qsfp_twin(iface)]
+    for iface, addr in twins:
+        with contextlib.suppress(ValueError):
+            if near and ipaddress.ip_address(addr) in ipaddress.ip_network(f"{near}/24", strict=False):
+                return iface, addr
+    return twins[0] if twins else None
+
+
+def _not_joined(name: str, f: dict, ev: Evidence, ray_address: str | None) -> str:
+    """Why ``name`` (no Ray daemon runs there) is missing from `ray status`, and the fix: from its Ray log
+    when the evidence has one (probe ``log:ray``), else from what `ray start` does with a wrong address."""
+    msg = f"{name} runs no Ray daemon: its `ray start --address={ray_address or '<head QSFP address>:6379'}` did not join"
+    text = _text(ev.outputs(name, "log:ray"))
+    diag = None
+    if text:
+        given = _LOCAL_IP_RE.findall(text)
+        owned = {a for addrs in (f.get("ipv4") or {}).values() for a in addrs}
+        if given and owned and given[-1] not in owned:
+            msg += f"; it was given --node-ip-address={given[-1]}, which none of {name}'s interfaces has"
+        try:
+            diag = next((d for d in diagnose(parse_vllm_log(text)) if d.kind == "ray-node-timeout"), None)
+        except (ParseError, ValueError):
+            diag = None
+    if diag is not None:
+        msg += f". Its Ray log: {diag.message}"
+    else:
+        msg += (". When `ray start` stops with `The current node timed out during startup`, its --node-ip-address "
+                "is not one of the node's own addresses (a typo, or the other node's)")
+    own = _qsfp_address(f, (ray_address or "").rpartition(":")[0] or None)
+    return msg + (f". Fix: on {name}, `ray stop`, then `ray start --address={ray_address or '<head QSFP address>:6379'} "
+                  f"--node-ip-address={own[1] if own else '<its QSFP address>'}`"
+                  + (f" (its QSFP twin {own[0]})" if own else "") + ", and check `ray status` shows every node")
 
 
 def _text(raw: RawOutput | None) -> str | None:
@@ -118,10 +201,12 @@ def serve_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
     """Lesson 2b facts. See the module docstring."""
     serve = ev.inventory.get("serve")
     profile = ev.profile
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = {"env_unmeasured": []}
     keys = ("ray", "head", "host_ip", "parallel", "kv", "model", "launch")
     for k in keys:
         out[f"{k}_problems"], out[f"{k}_unmeasured"] = [], []
+    for f in nodes.values():
+        f.setdefault("env_unmeasured", [])
     if not serve:
         for k in keys:
             out[f"{k}_unmeasured"].append("no [serve] table in the inventory: add one (url, model, mode, head, "
@@ -149,8 +234,13 @@ def serve_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
     res = st.resources if st else {}
     out["ray_node_count"] = st.node_count if st else None
     out["ray_resources"] = {k: v[1] for k, v in res.items() if k in ("CPU", "GPU")}
+    want_nodes = _range(profile, "ray_node_count")
+    daemons = {name: parse_ray_node(_text(ev.outputs(name, "ray_node"))) for name in nodes}
+    # nodes that never joined: Ray has too few nodes and no Ray daemon runs on them
+    not_joined = [name for name, f in nodes.items() if mode == "ray" and st is not None and want_nodes
+                  and st.node_count < want_nodes["min"] and f.get("reachable") and not daemons[name]["node_ip"]
+                  and not daemons[name]["gcs"]]
     if st is not None:
-        want_nodes = _range(profile, "ray_node_count")
         acc = ACCELERATOR.get(profile, "GPU")
         want_acc = _range(profile, "ray_accelerators")
         have = res.get(acc, (0.0, 0.0))[1]
@@ -159,11 +249,26 @@ def serve_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
                 f"`ray status` shows {st.node_count} node(s) up, expected {want_nodes['min']}: join the other node "
                 f"with `ray start --address=<head QSFP address>:6379 --node-ip-address=<its QSFP address>`"
                 + (f"; pending: {', '.join(st.pending_demands)}" if st.pending_demands else ""))
+            for name in not_joined:
+                out["ray_problems"].append(_not_joined(name, nodes[name], ev, serve.get("ray_address")))
         if want_acc and not (want_acc["min"] <= have <= want_acc["max"]):
             out["ray_problems"].append(f"Ray offers {have:g} {acc} in all, expected {want_acc['min']:g}: each node's "
                                        f"`ray start` must offer its {acc} (`--num-gpus=1` where Ray cannot see it)")
+    # a node that never joined runs nothing whose variables lesson 2a could read: L2.ray_nodes owns that
+    for name in not_joined:
+        f = nodes[name]
+        if any(NO_PROCESS in p for key in ("ifname_problems", "ib_hca_problems", "gid_problems") for p in f.get(key, [])):
+            for key in ("ifname_problems", "ib_hca_problems", "gid_problems"):
+                f[key] = [p for p in f.get(key, []) if NO_PROCESS not in p]
+            f["env_unmeasured"].append(f"{name}: no Ray or vLLM process runs there to read the variables from: "
+                                       "it never joined Ray (see L2.ray_nodes)")
+    if not_joined:
+        others = [n for n, f in nodes.items() if n not in not_joined and not f.get("env_processes")]
+        out["env_differences"] = ([f"the variables could not be compared: {', '.join(others)} has no readable "
+                                   "serving process"] if others else [])
+        out["env_unmeasured"].append("the variables could not be compared: " + ", ".join(not_joined)
+                                     + " never joined Ray (see L2.ray_nodes)")
     # each node's Ray address (its raylet's --node_ip_address), and which node runs the GCS (the head)
-    daemons = {name: parse_ray_node(_text(ev.outputs(name, "ray_node"))) for name in nodes}
     out["ray_node_ips"] = {n: d["node_ip"] for n, d in daemons.items() if d["node_ip"]}
     heads = [n for n, d in daemons.items() if d["gcs"]]
     ray_head = heads[0] if heads else None
@@ -186,7 +291,9 @@ def serve_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
                 continue
             mine = daemons[name]["node_ip"]
             host_ip = (f.get("env") or {}).get("VLLM_HOST_IP")
-            if not f.get("env_processes"):
+            if name in not_joined:
+                out["host_ip_unmeasured"].append(f"{name}: it never joined Ray (see L2.ray_nodes)")
+            elif not f.get("env_processes"):
                 out["host_ip_unmeasured"].append(f"{name}: no serving process could be read (see L2.ifname_vars)")
             elif not mine:
                 out["host_ip_problems"].append(f"{name}: no Ray daemon (raylet) runs on it: join it with `ray start "
@@ -240,12 +347,19 @@ def serve_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
             log = parse_vllm_log(raw.stdout)
         except ParseError as e:
             out["launch_problems"].append(str(e))
+    elif not_joined:
+        # vLLM cannot use both nodes before Ray has them: nothing to judge yet
+        why = _why(raw, "the vLLM log")
+        for k in ("parallel", "kv", "launch"):
+            out[f"{k}_unmeasured"].append(f"no vLLM log to read ({why}): Ray lacks {', '.join(not_joined)}, so "
+                                          "`vllm serve` cannot use both nodes yet; see L2.ray_nodes")
     else:
         why = _why(raw, "the vLLM log")
         for k in ("parallel", "kv"):
             out[f"{k}_unmeasured"].append(f"no vLLM log to read ({why}); see L2.launch")
         out["launch_problems"].append(f"the vLLM log could not be read: {why}. Name it in [logs] vllm (or [serve] "
                                       "log_dir) and redirect `vllm serve` into it (`... 2>&1 | tee ~/vllm.log`)")
+    quiet = log_quiet_s(raw.stdout, raw.started_at) if log is not None and not log.ready else None
     diags = diagnose(log) if log is not None else []
     fails_owner: dict[int, str] = {}
     fails = [d for d in diags if d.severity == "fail"]
@@ -260,6 +374,11 @@ def serve_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
             owner = "launch"  # Gloo failed although the variables look right: the launch check says so
         if owner == "ifname":  # lesson 2a's check of the variables owns what they broke
             nodes[head].setdefault("ifname_problems", []).append(f"{head}: the launch failed: {d.message} Fix: {d.fix}")
+        elif owner == "host_ip":  # --nnodes without VLLM_HOST_IP: no error, a hang
+            still = (f"nothing new for {quiet:.0f} s" if quiet is not None else "nothing new")
+            out["host_ip_problems"].append(
+                f"the launch hangs: the vLLM log on {head} shows {still}, no error and no `Application startup "
+                f"complete`. {d.message} Fix: {d.fix}")
         else:
             out[f"{owner}_problems"].append(f"{d.message} Fix: {d.fix}")
         fails_owner[id(d)] = owner
@@ -348,10 +467,15 @@ def serve_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
         if not served:
             msg = (f"{serve.get('url')}/v1/models did not answer ({_why(raw, '/v1/models')})"
                    + ("" if log.ready else "; the log shows no `Application startup complete`"))
+            if quiet is not None:
+                msg += f"; the log has shown nothing new for {quiet:.0f} s"
             hang = [d for d in diags if d.kind in ("pg-wait", "no-gpu-resource", "no-host-ip", "not-ready")]
             if hang:
                 msg += f": {hang[0].message} Fix: {hang[0].fix}"
-            out["launch_problems"].append(msg)
+            if not_joined:  # the placement group waits for the node Ray lacks
+                out["launch_unmeasured"].append(msg + " (Ray lacks " + ", ".join(not_joined) + ": see L2.ray_nodes)")
+            else:
+                out["launch_problems"].append(msg)
         else:
             want = serve.get("served_model_name") or serve.get("model")
             if want and want not in served:

@@ -19,18 +19,27 @@ T1, T2 = TWINS[QSFP_PORT]  # enp1s0f1np1, enP2p1s0f1np1
 
 @dataclass(frozen=True)
 class Fault:
+    """One named mistake: ``apply`` edits a topology Spec in place.
+
+    ``serve_mode``: the ``--serve`` mode the fault belongs to (None: any); ``health_deadline_s``:
+    how long ``sim up --serve`` waits for /health with this fault (None: the normal deadline). A
+    fault that hangs the launch without an error sets a short one, so the sim gives up quickly and
+    leaves the logs for the grader."""
+
     name: str
     description: str
     apply: Callable[[Spec], None]
+    serve_mode: str | None = None
+    health_deadline_s: float | None = None
 
 
 REGISTRY: dict[str, Fault] = {}
 
 
-def fault(name: str, description: str):
-    """Register the decorated function as the fault ``name``."""
+def fault(name: str, description: str, *, serve_mode: str | None = None, health_deadline_s: float | None = None):
+    """Register the decorated function as the fault ``name`` (see :class:`Fault` for the options)."""
     def register(fn: Callable[[Spec], None]) -> Callable[[Spec], None]:
-        REGISTRY[name] = Fault(name, description, fn)
+        REGISTRY[name] = Fault(name, description, fn, serve_mode, health_deadline_s)
         return fn
     return register
 
@@ -193,6 +202,44 @@ KV_TOO_SMALL_BYTES = 131_072
                        "request of --max-model-len 512")
 def kv_too_small(spec: Spec) -> None:
     spec.serve_args["--kv-cache-memory-bytes"] = str(KV_TOO_SMALL_BYTES)
+
+
+WRONG_WORKER_IP = "192.168.100.111"
+"""A typo of spark-b's 192.168.100.11: an address no node has. `ray start` then times out registering
+the node (~30 s, vllm_netns.md §2: `The current node timed out during startup`)."""
+
+
+@fault("ray-wrong-node-ip", f"{B}'s `ray start` is given --node-ip-address={WRONG_WORKER_IP} (a typo, not its own "
+                            "address): the worker never joins, `ray start` times out during startup", serve_mode="ray")
+def ray_wrong_node_ip(spec: Spec) -> None:
+    spec.ray_node_ip[B] = WRONG_WORKER_IP
+
+
+HANG_DEADLINE_S = 75.0
+"""How long ``sim up --serve nnodes`` waits for /health with nnodes-no-host-ip: a healthy --nnodes start
+answers in ~60 s warm on 2 cores, this one has stopped logging after ~35 s and would wait for
+VLLM_ENGINE_READY_TIMEOUT_S (600 s) before vLLM gives up (vllm_netns.md §6, F5)."""
+
+
+@fault("nnodes-no-host-ip", "`vllm serve --nnodes 2` with VLLM_HOST_IP set on neither node: the leader advertises "
+                            "0.0.0.0 (no default route), the other node dials itself, both wait without an error",
+       serve_mode="nnodes", health_deadline_s=HANG_DEADLINE_S)
+def nnodes_no_host_ip(spec: Spec) -> None:
+    for node in NODES:
+        spec.nodes[node].serve_env.pop("VLLM_HOST_IP", None)
+
+
+def serve_requirements(names: list[str], mode: str) -> tuple[str | None, float | None]:
+    """For a serve ``mode`` with the faults ``names``: (a message naming the mode to use when a fault
+    belongs to another mode, else None; the shortest fault-specific health deadline in s, or None).
+    Unknown names are ignored here (apply_faults reports them)."""
+    wrong = [REGISTRY[n] for n in names if n in REGISTRY and REGISTRY[n].serve_mode not in (None, mode)]
+    if wrong:
+        f = wrong[0]
+        return (f"fault {f.name} applies to `--serve {f.serve_mode}`, not {mode}: run `clusterlab sim up --fault "
+                f"{f.name} --serve {f.serve_mode}`"), None
+    deadlines = [REGISTRY[n].health_deadline_s for n in names if n in REGISTRY and REGISTRY[n].health_deadline_s]
+    return None, (min(deadlines) if deadlines else None)
 
 
 def apply_faults(spec: Spec, names: list[str]) -> Spec:

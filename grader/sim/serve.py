@@ -17,6 +17,7 @@ Needs the serving environment (``bash scripts/install-serve.sh``); the model is 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -35,6 +36,8 @@ HEALTH_DEADLINE_S = 240.0
 """How long start waits for /health. A healthy cold start takes ~60-90 s on 2 cores; a broken
 launch either exits (seen within ~30 s) or hangs (placement group, a leader without an address),
 and the deadline turns the hang into an error naming the log."""
+HANG_QUIET_S = 20.0
+"""A log that has not grown for this long when the deadline passes is reported as a hang."""
 ONESHOT_DEADLINE_S = 90.0
 STOP_GRACE_S = 8.0
 """How long vLLM gets to stop after SIGTERM (it takes 1.6-2.6 s here) before SIGKILL."""
@@ -99,6 +102,18 @@ def _diagnosis(path: Path) -> str | None:
     return found[0].message if found else None
 
 
+def _hang_message(host_url: str, deadline_s: float, log: Path) -> str:
+    """Why start gave up waiting for /health: the deadline, and how long ``log`` has not grown."""
+    try:
+        quiet = time.time() - log.stat().st_mtime
+    except OSError:
+        quiet = None
+    still = (f"; {log} has had no new line for {quiet:.0f} s: vLLM hangs without an error"
+             if quiet is not None and quiet >= HANG_QUIET_S else "")
+    return (f"{host_url}/health did not answer within {deadline_s:.0f} s{still} (log: {log}: {_tail(log)}; "
+            "it is left running for `clusterlab check lesson2`, which diagnoses it; `clusterlab sim down` stops it)")
+
+
 def _launch(proc: S.Proc) -> subprocess.Popen:
     proc.log.parent.mkdir(parents=True, exist_ok=True)
     with open(proc.log, "ab") as log:
@@ -155,28 +170,42 @@ def _spec_of(state: dict) -> T.Spec:
     return _faults.apply_faults(T.default_spec(), state.get("faults", []))
 
 
-def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DEADLINE_S) -> dict:
+def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DEADLINE_S,
+          network: str = "qsfp") -> dict:
     """Start serving in ``mode`` (``ray``, ``nnodes`` or ``single``) on the running sim, replacing
-    any serving already there, and wait for /health (unless ``wait`` is False).
+    any serving already there, and wait for /health (unless ``wait`` is False). ``network``:
+    ``qsfp`` (the twins, the course's setup) or ``house`` (Ray, VLLM_HOST_IP and the interface
+    variables on ``enP7s7``: the house-network lesson, see :func:`shape_house`).
 
     Returns the facts recorded in the state and the inventory's [serve] table, plus
-    ``health_s`` (seconds from the first process to /health). Raises ServeError with the failing
-    log's tail when a process exits, or /health does not answer within ``deadline_s``; what was
-    started is stopped again then, and the logs stay until ``sim down``; except when every process
-    started and vLLM failed (a launch fault): then only vLLM is stopped, Ray keeps running and the
-    inventory keeps a [serve] table naming the logs, so ``check lesson2`` can diagnose the launch.
+    ``health_s`` (seconds from the first process to /health). ``deadline_s`` is shortened by a
+    fault that hangs the launch (``Fault.health_deadline_s``, e.g. nnodes-no-host-ip).
+
+    Raises ServeError, naming the failing log and its last lines (and, for a hang, how long the log
+    has not grown), when a `ray start` fails, vLLM exits, or /health does not answer within the
+    deadline; also when a fault belongs to another mode. After a failure Ray is left as it is (a
+    worker that never joined stays out), vLLM that exited is stopped, vLLM that hangs is left
+    hanging (as a learner finds it), the logs stay until ``sim down``, and the inventory keeps a
+    [serve] table naming them, so ``check lesson2`` can diagnose the launch.
     """
     if mode not in S.MODES:
         raise ServeError(f"unknown serve mode {mode!r}; known modes: {', '.join(S.MODES)}")
+    if network not in S.NETWORKS:
+        raise ServeError(f"unknown serving network {network!r}; known: {', '.join(S.NETWORKS)}")
     missing = installed()
     if missing:
         raise ServeError(missing)
     state = C._read_state()
     if not state.get("complete"):
         raise ServeError("the simulated cluster is not up: run `clusterlab sim up` first")
+    wrong_mode, fault_deadline = _faults.serve_requirements(state.get("faults", []), mode)
+    if wrong_mode:
+        raise ServeError(wrong_mode)
+    if fault_deadline is not None:
+        deadline_s = min(deadline_s, fault_deadline)
     stop()
     spec = _spec_of(state)
-    ss = S.serve_spec(spec, mode)
+    ss = S.serve_spec(spec, mode, network)
     ensure_model()
     for node, elsewhere in (getattr(spec, "model_elsewhere", None) or {}).items():
         _move_model(node, elsewhere)
@@ -190,9 +219,10 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
     t0 = time.monotonic()
     info = {"mode": mode, "url": ss.url, "host_url": ss.host_url, "model": ss.model,
             "served_model_name": S.SERVED_NAME, "head": ss.head, "ray_address": ss.ray_address,
-            "addresses": ss.addresses, "iface": ss.iface, "started": time.time(), "groups": [],
+            "addresses": ss.addresses, "iface": ss.iface, "network": network, "started": time.time(), "groups": [],
             "logs": {f"{p.node}/{p.name}": str(p.log) for p in ss.procs}}
     running: list[tuple[S.Proc, subprocess.Popen]] = []
+    hung = False
     try:
         with C._locked():
             st = C._read_state()
@@ -210,7 +240,8 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
                                      f"{ONESHOT_DEADLINE_S:.0f} s: {_tail(proc.log)} (log: {proc.log})") from None
                 if rc != 0:
                     raise ServeError(f"{proc.node}: `{' '.join(proc.argv[:3])}` failed (rc {rc}): "
-                                     f"{_tail(proc.log)} (log: {proc.log})")
+                                     f"{_diagnosis(proc.log) or _tail(proc.log)} (log: {proc.log}; "
+                                     "`clusterlab check lesson2` diagnoses it)")
             else:
                 running.append((proc, p))
         if wait:
@@ -222,19 +253,22 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
                                          f"answered: {_diagnosis(proc.log) or _tail(proc.log)} (log: {proc.log}; "
                                          "`clusterlab check lesson2` diagnoses it)")
                 if time.monotonic() > deadline:
-                    raise ServeError(f"{ss.host_url}/health did not answer within {deadline_s:.0f} s "
-                                     f"(log: {running[-1][0].log}: {_tail(running[-1][0].log)})")
+                    hung = True
+                    raise ServeError(_hang_message(ss.host_url, deadline_s, running[-1][0].log))
                 time.sleep(0.5)
             info["health_s"] = round(time.monotonic() - t0, 1)
     except ServeError:
-        if info["groups"] and all(any(g["name"] == p.name and g["node"] == p.node for g in info["groups"])
-                                  for p in ss.procs):
-            # every process was started (Ray is up) and vLLM failed: stop vLLM only, keep Ray, the
-            # state and a [serve] table naming the logs, so lesson 2b's checks can diagnose the launch
+        if info["groups"]:
+            # something started and failed (a `ray start`, or vLLM exited or hung): keep Ray as it is,
+            # the logs, the state and a [serve] table naming them, so lesson 2b's checks can read what
+            # failed. vLLM that exited is stopped (its other processes); vLLM that hangs is left hanging,
+            # as a learner would find it (its processes and variables readable), until `sim down`
             with contextlib.suppress(C.SimError, OSError):
-                _end_groups([g["pgid"] for g in info["groups"] if g["name"] == "vllm"], STOP_GRACE_S)
+                if not hung:
+                    _end_groups([g["pgid"] for g in info["groups"] if g["name"] == "vllm"], STOP_GRACE_S)
                 info["ready"] = False
                 info["failed"] = True
+                info["hung"] = hung
                 _record(info)
                 if T.INVENTORY.is_file():
                     C._write(T.INVENTORY, _strip_serve(T.INVENTORY.read_text(encoding="utf-8")) + _serve_inventory(ss))
@@ -366,3 +400,124 @@ def node_shm_files(node: str) -> list[str]:
     """The names in ``node``'s own /dev/shm (for tests and the benchmark)."""
     p = subprocess.run(C.node_command(node) + ["ls", "-A", "/dev/shm"], capture_output=True, text=True, timeout=10)
     return p.stdout.split()
+
+
+# --- the house-network lesson: shaping enP7s7 and timing the first token ---------------------------
+
+HOUSE_SHAPED_RATE = "2mbit"
+"""The slow house network of the lesson: 2 Mbit/s, the rate research/vllm_netns.md §7 measured TTFT at
+(median 38 ms on the link at 1 Gbit/s, 578 ms at 2 Mbit/s, PP=2 across private /dev/shm)."""
+HOUSE_SHAPED_TBF = ("burst", "32kb", "latency", "400ms")
+
+
+def shape_house(rate: str | None) -> None:
+    """Shape both nodes' ``enP7s7`` egress to ``rate`` (tc tbf, e.g. ``"2mbit"``), or restore the sim's
+    own 1 Gbit/s shaping with None. Raises ServeError when tc fails (the sim must be up, as root)."""
+    tbf = T.HOUSE_TBF if rate is None else ("rate", rate, *HOUSE_SHAPED_TBF)
+    for node in T.NODES:
+        p = subprocess.run(["tc", "-n", node, "qdisc", "replace", "dev", T.HOUSE_IF, "root", "tbf", *tbf],
+                           capture_output=True, text=True, timeout=10)
+        if p.returncode != 0:
+            raise ServeError(f"{node}: shaping {T.HOUSE_IF} to {rate or T.HOUSE_RATE} failed: {p.stderr.strip()[:200]}")
+
+
+def link_bytes(node: str, iface: str) -> tuple[int, int]:
+    """(rx, tx) bytes counted so far on ``node``'s ``iface`` (``ip -s -j link``)."""
+    p = subprocess.run(["ip", "-n", node, "-s", "-j", "link", "show", iface], capture_output=True, text=True, timeout=10)
+    try:
+        stats = json.loads(p.stdout)[0]["stats64"]
+        return int(stats["rx"]["bytes"]), int(stats["tx"]["bytes"])
+    except (ValueError, LookupError, TypeError):
+        raise ServeError(f"{node}: no byte counters for {iface}: {(p.stderr or p.stdout).strip()[:200]}") from None
+
+
+TTFT_PROMPT = " ".join(["the pipeline sends activations over the cable"] * 24)
+"""The fixed prompt of the TTFT measurement: each request moves ~86 KB to spark-b (its counters, measured
+on the sim: PP rank 0's hidden states and residual for the prompt, and the engine's messages)."""
+
+_TTFT_CLIENT = r"""
+import http.client, json, sys, time
+port, model, prompt, n, max_tokens = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+body = json.dumps({"model": model, "prompt": prompt, "max_tokens": max_tokens, "stream": True,
+                   "ignore_eos": True, "temperature": 0})
+out = []
+for _ in range(n):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    t0 = time.perf_counter()
+    conn.request("POST", "/v1/completions", body, {"Content-Type": "application/json"})
+    resp = conn.getresponse()
+    if resp.status != 200:
+        sys.exit("HTTP %d: %s" % (resp.status, resp.read()[:300]))
+    first = None
+    while True:
+        line = resp.readline()
+        if not line:
+            break
+        if first is None and line.startswith(b"data: {"):
+            first = time.perf_counter()
+    conn.close()
+    if first is None:
+        sys.exit("no streamed token")
+    out.append((first - t0) * 1000)
+print(json.dumps(out))
+"""
+
+
+def ttft_ms(n: int = 5, *, prompt: str = TTFT_PROMPT, max_tokens: int = 4, node: str = S.HEAD) -> list[float]:
+    """Time to first token of ``n`` streamed completions, one after another, in ms (a list of n floats).
+
+    The client runs inside the head ``node`` and talks to 127.0.0.1: its own traffic crosses no link,
+    so the only bytes on the QSFP twin or the house network are the ranks' (PP activations, the
+    engine's messages). Raises ServeError when a request fails or nothing serves."""
+    argv = [str(S.SERVE_VENV / "bin" / "python"), "-c", _TTFT_CLIENT, str(S.SERVE_PORT), S.SERVED_NAME, prompt,
+            str(n), str(max_tokens)]
+    p = subprocess.run(C.node_command(node) + argv, capture_output=True, text=True, timeout=60 + 60 * n)
+    try:
+        values = json.loads(p.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        raise ServeError(f"the TTFT client on {node} failed: {(p.stderr or p.stdout).strip()[-300:]}") from None
+    return [float(v) for v in values]
+
+
+def _median(xs: list[float]) -> float:
+    xs = sorted(xs)
+    mid = len(xs) // 2
+    return xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2
+
+
+def _measure(n: int, links: list[tuple[str, str]]) -> dict:
+    """One warm-up request, then ``n`` timed ones; the bytes spark-b received meanwhile on each link."""
+    ttft_ms(1)
+    before = {f"{node}/{iface}": link_bytes(node, iface)[0] for node, iface in links}
+    samples = ttft_ms(n)
+    return {"ttft_ms": [round(x, 1) for x in samples], "median_ms": round(_median(samples), 1),
+            "rx_bytes": {k: link_bytes(*k.split("/", 1))[0] - v for k, v in before.items()}}
+
+
+def compare_networks(n: int = 5, rate: str = HOUSE_SHAPED_RATE) -> dict:
+    """The house-network lesson, measured: the same ``n`` requests (TTFT_PROMPT, 4 tokens, one at a time)
+    served by Ray + PP=2 bound to the QSFP twin, then bound to the house network ``enP7s7`` at the
+    sim's 1 Gbit/s and shaped down to ``rate``. The house network is shaped to ``rate`` during the QSFP
+    run too, so only where the activations go differs. Needs the sim up (``sim.up()``), as root; leaves
+    the house-network serving running, and the house shaping restored to 1 Gbit/s.
+
+    Returns {"qsfp": run, "house_1gbit": run, "house_shaped": run, "rate": rate, "health_s": {...}},
+    each run {"ttft_ms": [n floats, ms], "median_ms", "rx_bytes": {"spark-b/<iface>": bytes received
+    during the n requests}}. Raises ServeError when serving cannot start or a request fails.
+    """
+    worker = S.WORKER
+    links = [(worker, T.TWINS[T.QSFP_PORT][0]), (worker, T.HOUSE_IF)]
+    out: dict = {"rate": rate, "n": n, "health_s": {}}
+    try:
+        out["health_s"]["qsfp"] = start("ray")["health_s"]
+        shape_house(rate)
+        out["qsfp"] = _measure(n, links)
+        shape_house(None)
+        out["health_s"]["house"] = start("ray", network="house")["health_s"]
+        out["house_1gbit"] = _measure(n, links)
+        shape_house(rate)
+        out["house_shaped"] = _measure(n, links)
+    finally:
+        with contextlib.suppress(ServeError, OSError, subprocess.SubprocessError):
+            shape_house(None)
+    return out

@@ -29,6 +29,10 @@ from grader.sim import topology as T
 from grader.sim.topology import Spec
 
 MODES: tuple[str, ...] = ("ray", "nnodes", "single")
+NETWORKS: tuple[str, ...] = ("qsfp", "house")
+"""Which link the serving processes are bound to: the QSFP twin (the course's setup) or the house
+network ``enP7s7`` (the lesson's comparison: Ray, VLLM_HOST_IP and every interface variable there, so
+pipeline activations cross the shaped house link)."""
 HEAD, WORKER = T.NODES
 
 SERVE_VENV = Path(os.environ.get("CLUSTERLAB_SERVE_VENV", "/opt/clusterlab/serve-venv"))
@@ -111,6 +115,11 @@ def log_path(node: str, name: str) -> Path:
     return T.LOG_DIR / node / f"{name}.log"
 
 
+def house(spec: Spec, node: str) -> tuple[str, str]:
+    """(``enP7s7``, the node's house address): the house network, as :func:`fabric` gives the twin."""
+    return T.HOUSE_IF, spec.nodes[node].house_addr
+
+
 def iface_env(spec: Spec, node: str) -> dict[str, str]:
     """The interface variables of ``node``'s Ray and vLLM processes: the topology's own
     ``Node.serve_env`` where it has one (lesson 2a's faults edit it), else every IFACE_VARS naming
@@ -122,8 +131,9 @@ def iface_env(spec: Spec, node: str) -> dict[str, str]:
     return {**{var: iface for var in IFACE_VARS}, "VLLM_HOST_IP": addr}
 
 
-def node_env(spec: Spec, node: str) -> dict[str, str]:
-    """The environment every serving process on ``node`` starts with."""
+def node_env(spec: Spec, node: str, network: str = "qsfp") -> dict[str, str]:
+    """The environment every serving process on ``node`` starts with; with ``network="house"`` the
+    interface variables name ``enP7s7`` and VLLM_HOST_IP is the node's house address."""
     env = dict(QUIET_ENV)
     env.update({
         "PATH": f"{SERVE_VENV}/bin:{T.SESSION_PATH}",
@@ -134,6 +144,9 @@ def node_env(spec: Spec, node: str) -> dict[str, str]:
         "TRITON_CACHE_DIR": str(CACHE_DIR / node / "triton"),
     })
     env.update(iface_env(spec, node))
+    if network == "house":
+        iface, addr = house(spec, node)
+        env.update({**{var: iface for var in IFACE_VARS}, "VLLM_HOST_IP": addr})
     return env
 
 
@@ -163,13 +176,17 @@ def with_args(argv: list[str], changes: dict[str, str | None]) -> list[str]:
     return out
 
 
-def serve_spec(spec: Spec, mode: str = "ray") -> ServeSpec:
-    """The processes that serve the tiny model in ``mode`` on the cluster ``spec`` describes."""
+def serve_spec(spec: Spec, mode: str = "ray", network: str = "qsfp") -> ServeSpec:
+    """The processes that serve the tiny model in ``mode`` on the cluster ``spec`` describes, bound to
+    ``network`` (``qsfp``: each node's cabled twin; ``house``: ``enP7s7``). Raises ValueError on an
+    unknown mode or network, or when a node has no addressed twin."""
     if mode not in MODES:
         raise ValueError(f"unknown serve mode {mode!r}; known modes: {', '.join(MODES)}")
-    fab = {n: fabric(spec, n) for n in T.NODES}
+    if network not in NETWORKS:
+        raise ValueError(f"unknown serving network {network!r}; known: {', '.join(NETWORKS)}")
+    fab = {n: (fabric(spec, n) if network == "qsfp" else house(spec, n)) for n in T.NODES}
     head_ip = fab[HEAD][1]
-    env = {n: node_env(spec, n) for n in T.NODES}
+    env = {n: node_env(spec, n, network) for n in T.NODES}
     procs: list[Proc] = []
     ray_address = None
     ray_ip = {n: (getattr(spec, "ray_node_ip", None) or {}).get(n, fab[n][1]) for n in T.NODES}
