@@ -1,0 +1,68 @@
+"""Every solutions notebook runs headless, top to bottom, against the simulated cluster, with no
+error output and every grade cell at full points (nbgrader's rule: any stderr in a grade cell is 0).
+
+One sim for the module: ``clusterlab sim up --serve`` (Ray head on spark-a, PP=2) when the serving
+stack is installed (``grader.sim.serve.installed()`` is None), else a plain ``sim up`` and the
+notebooks that need a server are skipped, saying why. The sim is brought down at the end, pass or
+fail. Notebooks run in course order (lesson1, lesson2, lesson3, lesson4, lab, then any others): the
+lab runs last because it switches the server to one node. Each runs in a scratch copy of its
+folder (tests/helpers_notebooks.py), so evidence is written there, never under solutions/.
+
+Needs root (network namespaces). Running it by hand, hold the sim lock:
+``flock /tmp/clusterlab-sim.lock .venv/bin/python -m pytest tests/test_notebooks_execute.py``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.helpers_notebooks import execute, grade_cells, problems
+
+ROOT = Path(__file__).resolve().parents[1]
+SOLUTIONS = ROOT / "solutions"
+ORDER = ["lesson1", "lesson2", "lesson3", "lesson4", "lab"]
+NEEDS_SERVER = {"lesson2": "lesson 2b grades a running Ray + vLLM cluster",
+                "lab": "the lab measures a running vLLM server with `clusterlab loadtest`"}
+"""Notebooks whose grade cells need the sim's vLLM server, and why."""
+
+pytest.importorskip("nbclient", reason="nbclient is in the notebook extra: pip install -e '.[notebook]'")
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the simulated cluster needs root (network namespaces)")
+
+
+def ordered_notebooks() -> list[str]:
+    """The assignments in solutions/, in course order (unknown names last, sorted)."""
+    names = {p.parent.name for p in SOLUTIONS.glob("*/*.ipynb") if p.stem == p.parent.name}
+    return [n for n in ORDER if n in names] + sorted(names - set(ORDER))
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """The sim, served when the serving stack is installed: ``{"serving": bool, "why": str}``; down at the end."""
+    from grader import sim
+    from grader.sim import serve
+
+    why = serve.installed()
+    try:
+        sim.up([])
+        if why is None:
+            serve.start("ray")
+        yield {"serving": why is None, "why": why or ""}
+    finally:
+        sim.down()
+
+
+@pytest.mark.parametrize("name", ordered_notebooks())
+def test_solution_notebook_executes_at_full_marks(cluster, name, tmp_path):
+    if name in NEEDS_SERVER and not cluster["serving"]:
+        pytest.skip(f"{name}: {NEEDS_SERVER[name]}, and the serving stack is missing: {cluster['why']}")
+    nb = execute(SOLUTIONS / name / f"{name}.ipynb", tmp_path / name, timeout=600)
+    errors = problems(nb)
+    assert errors == [], f"{name}: cells raised errors (executed copy: {tmp_path / name}):\n" + "\n".join(errors)
+    short = [f"{r['id']}: {r['score']:g}/{r['points']:g}" + (f" stderr={r['stderr'][:300]!r}" if r["stderr"] else "")
+             for r in grade_cells(nb) if r["score"] < r["points"]]
+    assert grade_cells(nb), f"{name} has no grade cell"
+    assert short == [], f"{name}: grade cells below full points (executed copy: {tmp_path / name}):\n" + "\n".join(short)
+    assert not (SOLUTIONS / name / "evidence").exists(), f"{name} wrote evidence under solutions/"
