@@ -8,7 +8,6 @@ multi-node mode, and the last test checks that `down` leaves nothing behind.
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
 import shutil
@@ -110,6 +109,102 @@ def test_missing_serving_install_names_the_fix(monkeypatch, tmp_path):
         serve.start("tp8")
 
 
+def test_house_network_binds_everything_to_enp7s7():
+    """The house-network lesson's serving: Ray, VLLM_HOST_IP and every interface variable on enP7s7."""
+    ss = S.serve_spec(T.default_spec(), "ray", network="house")
+    head, worker, vllm = ss.procs
+    assert f"--node-ip-address={T.HOUSE_ADDR[A]}" in head.argv
+    assert f"--address={T.HOUSE_ADDR[A]}:6379" in worker.argv and f"--node-ip-address={T.HOUSE_ADDR[B]}" in worker.argv
+    assert vllm.env["RAY_ADDRESS"] == f"{T.HOUSE_ADDR[A]}:6379" and ss.ray_address == f"{T.HOUSE_ADDR[A]}:6379"
+    for proc in ss.procs:
+        assert proc.env["VLLM_HOST_IP"] == T.HOUSE_ADDR[proc.node]
+        assert all(proc.env[var] == "enP7s7" for var in S.IFACE_VARS)
+    assert ss.url == f"http://{T.HOUSE_ADDR[A]}:8000" and ss.iface == {A: "enP7s7", B: "enP7s7"}
+    with pytest.raises(ValueError, match="known: qsfp, house"):
+        S.serve_spec(T.default_spec(), "ray", network="wifi")
+
+
+def test_lesson2b_faults_change_only_their_part():
+    from grader.sim import faults as F
+
+    ss = S.serve_spec(F.apply_faults(T.default_spec(), ["ray-wrong-node-ip"]), "ray")
+    head, worker, _ = ss.procs
+    assert "--node-ip-address=192.168.100.111" in worker.argv and f"--address={ADDR[A]}:6379" in worker.argv
+    assert f"--node-ip-address={ADDR[A]}" in head.argv and worker.env["VLLM_HOST_IP"] == ADDR[B]
+    ss = S.serve_spec(F.apply_faults(T.default_spec(), ["nnodes-no-host-ip"]), "nnodes")
+    for proc in ss.procs:
+        assert "VLLM_HOST_IP" not in proc.env and proc.env["GLOO_SOCKET_IFNAME"] == QSFP
+        assert f"--master-addr {ADDR[A]}" in " ".join(proc.argv)
+
+
+def test_fault_of_another_mode_names_the_command_and_hang_deadline_is_short():
+    from grader.sim import faults as F
+
+    msg, deadline = F.serve_requirements(["nnodes-no-host-ip"], "ray")
+    assert "sim up --fault nnodes-no-host-ip --serve nnodes" in msg and deadline is None
+    assert F.serve_requirements(["nnodes-no-host-ip"], "nnodes") == (None, F.HANG_DEADLINE_S)
+    assert F.HANG_DEADLINE_S < serve.HEALTH_DEADLINE_S / 2
+    assert F.serve_requirements(["ray-wrong-node-ip", "mtu-1500"], "ray") == (None, None)
+    msg, _ = F.serve_requirements(["ray-wrong-node-ip"], "nnodes")
+    assert "--serve ray" in msg
+
+
+def test_log_quiet_seconds_from_the_last_stamp():
+    from datetime import datetime, timedelta, timezone
+
+    from grader.facts.lesson2_serve import log_quiet_s
+
+    last = datetime(2026, 11, 29, 17, 53, 22)
+    read = (last.astimezone() + timedelta(seconds=52.5)).astimezone(timezone.utc).isoformat()
+    text = ("(Worker pid=3442) INFO 11-29 17:53:19 [parallel_state.py:1906] world_size=2 rank=0\n"
+            "(EngineCore pid=3120) INFO 11-29 17:53:22 [torch_utils.py:295] Reducing Torch threads from 2 to 1\n"
+            "  connect_ip = get_ip()\n")
+    assert log_quiet_s(text, read) == pytest.approx(52.5)
+    ray = "2026-11-29 17:53:10,024\tINFO scripts.py:1234 -- Local node IP: 192.168.100.111\n"
+    assert log_quiet_s(ray + text, read) == pytest.approx(52.5)  # the last line wins, whatever its format
+    assert log_quiet_s(text + ray, read) == pytest.approx(64.5)
+    assert log_quiet_s("no stamps here", read) is None
+    assert log_quiet_s(text, "not a time") is None
+    early = (last.astimezone() - timedelta(seconds=5)).isoformat()
+    assert log_quiet_s(text, early) is None  # read before the last line: clocks disagree
+
+
+RAY_TIMEOUT_LOG = """\
+2026-11-29 17:50:19,435\tINFO scripts.py:1234 -- Local node IP: 192.168.100.111
+[2026-11-29 17:50:19,445 W 32394 32394] network_util.cc:330: Failed to determine local IP via external connectivity
+2026-11-29 17:50:49,658\tINFO node.py:438 -- Failed to get node info b'RPC error: Deadline Exceeded'
+Traceback (most recent call last):
+  File "/opt/clusterlab/serve-venv/lib/python3.11/site-packages/ray/_private/node.py", line 440, in __init__
+    raise Exception(
+Exception: The current node timed out during startup. This could happen because some of the raylet failed to \
+startup or the GCS has become overloaded.
+"""
+"""The worker's `ray start` output under ray-wrong-node-ip (sim, Ray 2.60.0, 2026-11-29), shortened."""
+
+
+def test_node_that_never_joined_is_explained_with_its_own_address():
+    from grader.evidence import RawOutput
+    from grader.facts.lesson2_serve import _not_joined
+
+    class Ev:
+        def __init__(self, text):
+            self.text = text
+
+        def outputs(self, node, probe):
+            if probe == "log:ray" and self.text is not None:
+                return RawOutput(node, probe, "tail -c 4000000 ray.log", self.text, "", 0)
+            return None
+
+    f = {"ipv4": {"enp1s0f1np1": ["192.168.100.11"], "enP2p1s0f1np1": ["192.168.101.11"], "enP7s7": ["10.77.7.11"]}}
+    with_log = _not_joined(B, f, Ev(RAY_TIMEOUT_LOG), "192.168.100.10:6379")
+    assert "given --node-ip-address=192.168.100.111, which none of spark-b's interfaces has" in with_log
+    assert "timed out registering this node" in with_log
+    assert "`ray start --address=192.168.100.10:6379 --node-ip-address=192.168.100.11` (its QSFP twin enp1s0f1np1)" in with_log
+    without = _not_joined(B, f, Ev(None), "192.168.100.10:6379")
+    assert "given" not in without and "The current node timed out during startup" in without
+    assert "--node-ip-address=192.168.100.11`" in without
+
+
 def _inventory(tmp_path, serve_table: str) -> Path:
     key = tmp_path / "k"
     key.write_text("x")
@@ -174,31 +269,6 @@ def get_json(url: str, body: dict | None = None, timeout: float = 60) -> dict:
                                  headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=timeout) as r:
         return json.loads(r.read())
-
-
-PROMPT = " ".join(["the pipeline sends activations over the cable"] * 24)
-
-
-def ttft_ms(host_url: str, prompt: str = PROMPT, max_tokens: int = 4) -> float:
-    """Time to the first streamed token of one completion, in ms (a direct client, no batching)."""
-    host, port = host_url.removeprefix("http://").split(":")
-    conn = http.client.HTTPConnection(host, int(port), timeout=60)
-    body = json.dumps({"model": S.SERVED_NAME, "prompt": prompt, "max_tokens": max_tokens, "stream": True,
-                       "ignore_eos": True, "temperature": 0})
-    t0 = time.perf_counter()
-    conn.request("POST", "/v1/completions", body, {"Content-Type": "application/json"})
-    resp = conn.getresponse()
-    assert resp.status == 200, resp.read()
-    first = None
-    while True:
-        line = resp.readline()
-        if not line:
-            break
-        if first is None and line.startswith(b"data: {"):
-            first = time.perf_counter()
-    conn.close()
-    assert first is not None
-    return (first - t0) * 1000
 
 
 def serving_pids() -> dict[str, list[int]]:
@@ -297,29 +367,22 @@ class TestRayPP2:
 
     def test_shaping_the_qsfp_twin_raises_ttft(self, served):
         """Activations and the engine's messages cross the veth: throttle it and TTFT rises."""
-        url = served["info"]["host_url"]
-        ttft_ms(url)  # warm
-        before = statistics.median(ttft_ms(url) for _ in range(5))
-        rx0 = _bytes(B)
+        serve.ttft_ms(1)  # warm
+        before = statistics.median(serve.ttft_ms(5))
+        rx0 = serve.link_bytes(B, QSFP)[0]
         for node in T.NODES:
             subprocess.run(["tc", "-n", node, "qdisc", "replace", "dev", QSFP, "root", "tbf", "rate", "1mbit",
                             "burst", "16kb", "latency", "1s"], check=True)
         try:
-            shaped = statistics.median(ttft_ms(url) for _ in range(3))
+            shaped = statistics.median(serve.ttft_ms(3))
         finally:
             for node in T.NODES:
                 subprocess.run(["tc", "-n", node, "qdisc", "del", "dev", QSFP, "root"], check=False)
-        assert _bytes(B) - rx0 > 20_000  # the prompts' activations reached spark-b over the veth
-        after = statistics.median(ttft_ms(url) for _ in range(3))
+        assert serve.link_bytes(B, QSFP)[0] - rx0 > 20_000  # the prompts' activations reached spark-b over the veth
+        after = statistics.median(serve.ttft_ms(3))
         print(f"TTFT median: {before:.0f} ms unshaped, {shaped:.0f} ms at 1 Mbit/s, {after:.0f} ms unshaped again")
         assert shaped > 2 * before + 50, (before, shaped, after)
         assert after < shaped / 2, (before, shaped, after)
-
-
-def _bytes(node: str) -> int:
-    out = json.loads(subprocess.run(["ip", "-n", node, "-s", "-j", "link", "show", QSFP], capture_output=True,
-                                    text=True, check=True).stdout)
-    return out[0]["stats64"]["rx"]["bytes"]
 
 
 @live
@@ -344,6 +407,31 @@ def test_vllm_native_multinode_without_ray(served):
     assert out["usage"]["completion_tokens"] == 4
     assert "headless" in (T.LOG_DIR / B / "vllm.log").read_text(errors="replace")
     assert "CPU SHM communicator disabled for group pp" in (T.LOG_DIR / A / "vllm.log").read_text(errors="replace")
+
+
+@live
+def test_house_network_raises_ttft_and_is_graded(served, tmp_path):
+    """The house-network lesson: the same requests with the pipeline over the QSFP twin, then over enP7s7
+    (Ray, VLLM_HOST_IP, Gloo there) at 1 Gbit/s and shaped to 2 Mbit/s. The activations cross the link
+    in use (~86 KB a request, spark-b's counters), TTFT over the shaped house network is many times the
+    twin's (measured 14 -> 300 ms; research/vllm_netns.md §7: 38 -> 578 ms), and lesson 2's checks flag
+    the binding."""
+    from tests.test_lesson2_sim import check, failed
+
+    res = serve.compare_networks(5)
+    print(json.dumps({k: res[k] for k in ("qsfp", "house_1gbit", "house_shaped", "health_s")}))
+    q, h1, hs = res["qsfp"], res["house_1gbit"], res["house_shaped"]
+    twin, house = f"{B}/{QSFP}", f"{B}/{T.HOUSE_IF}"
+    assert q["rx_bytes"][twin] > 5 * 50_000 and q["rx_bytes"][house] < 50_000, q  # 5 requests over the twin
+    assert hs["rx_bytes"][house] > 5 * 50_000 and hs["rx_bytes"][twin] < 50_000, hs  # now over the house
+    # 2 Mbit/s moves ~86 KB in ~0.3 s: clearly above the twin's ~15 ms, whatever the noise of 2 cores
+    assert hs["median_ms"] > 4 * q["median_ms"] + 100, res
+    assert min(hs["ttft_ms"]) > max(q["ttft_ms"]), res
+    assert h1["median_ms"] < hs["median_ms"] / 2, res  # the rate, not the interface, is what costs
+    code, out, _ = check(T.INVENTORY, tmp_path)
+    assert code == 1 and {"L2.head_on_qsfp", "L2.ifname_vars"} <= failed(out), failed(out)
+    head = next(v for v in out["verdicts"] if v["id"] == "L2.head_on_qsfp")
+    assert f"{T.HOUSE_ADDR[A]} on enP7s7, not a QSFP twin" in head["details"][0]
 
 
 @live

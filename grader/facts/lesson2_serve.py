@@ -20,7 +20,14 @@ Shape (added to ``pair``)::
      "kv_tokens_logged": int|None, "kv_tokens_predicted": int|None, "kv_ratio": float|None,
      "kv_problems", "kv_unmeasured", "model_hashes": {node: {file: sha256}}, "model_problems",
      "model_unmeasured", "launch_diagnosis": [{kind, message, fix}], "launch_problems",
-     "launch_unmeasured", "served_models": [id]}
+     "launch_unmeasured", "served_models": [id], "env_unmeasured"}
+
+and to each node's facts ``env_unmeasured`` (lesson 2a's checks warn with it). A node that never
+joined Ray (too few nodes in `ray status`, no Ray daemon on it) fails L2.ray_nodes only: its "no Ray
+or vLLM process" problems in lesson 2a's lists move to ``env_unmeasured`` (and ``env_differences``
+is recomputed without it), and the missing vLLM log is a warning. Its Ray log, when the evidence has
+one (probe ``log:ray``), names the address it was given. A launch that hangs (``--nnodes`` without
+VLLM_HOST_IP) says how long the log has been silent (:func:`log_quiet_s`).
 """
 
 from __future__ import annotations
