@@ -127,6 +127,14 @@ class Evidence:
         return path
 
 
+def _how_to_record(lesson: str) -> str:
+    """The command that records ``lesson``'s evidence (the lab's comes from the load test)."""
+    if lesson == "lab":
+        return "`clusterlab loadtest --inventory F` (the lab notebook's measuring cells)"
+    name = lesson if lesson.startswith("lesson") else "LESSON"
+    return f"`clusterlab check {name} --inventory F` (or the notebook's Check my cluster cell)"
+
+
 def load_evidence(path: str | os.PathLike[str]) -> Evidence:
     """Read an evidence file and verify every raw output against its sha256.
 
@@ -134,14 +142,15 @@ def load_evidence(path: str | os.PathLike[str]) -> Evidence:
     missing field, an output edited after it was recorded).
     """
     p = Path(path)
+    how = _how_to_record(p.stem)
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise EvidenceError(f"{p}: no such evidence file. Record it with `clusterlab check LESSON --inventory F`.") from None
+        raise EvidenceError(f"{p}: no such evidence file. Record it with {how}.") from None
     except (OSError, UnicodeDecodeError) as e:
         raise EvidenceError(f"{p}: cannot read: {e}") from None
     except json.JSONDecodeError as e:
-        raise EvidenceError(f"{p}: not JSON ({e.msg} at line {e.lineno}). Record it again with `clusterlab check`.") from None
+        raise EvidenceError(f"{p}: not JSON ({e.msg} at line {e.lineno}). Record it again with {how}.") from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         raise EvidenceError(f"{p}: not a clusterlab evidence file (expected schema {SCHEMA!r}).")
     try:
@@ -155,5 +164,5 @@ def load_evidence(path: str | os.PathLike[str]) -> Evidence:
     for r, want in zip(raw, stored):
         if r.sha256 != want:
             raise EvidenceError(f"{p}: the output of `{r.probe}` on {r.node} does not match its sha256: the file was "
-                                "edited after it was recorded. Record it again with `clusterlab check`.")
+                                f"edited after it was recorded. Record it again with {how}.")
     return ev
