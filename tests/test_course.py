@@ -468,6 +468,19 @@ def score_with_failing(cell, failing: set[str]) -> float:
     return total
 
 
+def golden_unfit(path: Path) -> str | None:
+    """Why ``path`` cannot serve as the correct submission's evidence (it must load, verify and pass every
+    check that applies to its profile), or None when it can."""
+    from grader.checking import CheckError, grade_file
+
+    try:
+        res = grade_file(path)
+    except CheckError as e:
+        return f"the golden evidence {path.relative_to(ROOT)} cannot be graded: {e}"
+    bad = [f"{v.id} {v.status}" for v in res.verdicts if v.status == "fail"] + res.notes
+    return f"the golden evidence {path.relative_to(ROOT)} does not pass every check: {bad}" if bad else None
+
+
 @pytest.fixture(scope="module")
 def pipeline(tmp_path_factory, golden_evidence):
     """Run the whole nbgrader pipeline once per assignment; ``{name: {"nb", "cases", "grades", "cells"}}``."""
@@ -490,6 +503,10 @@ def pipeline(tmp_path_factory, golden_evidence):
                                      f"(tests/fixtures/golden/{name}-sim-healthy.json or solutions/{name}/recorded/{name}.json)"}
             continue
         ev = json.loads(ev_path.read_text()) if ev_path else None
+        unfit = golden_unfit(ev_path) if has_machine else None
+        if unfit:
+            results[name] = {"fail": unfit}
+            continue
         right = (lambda code: code)
         cases = {
             # student: (answer transform, evidence dict or None, planted folders, expectation)
@@ -560,6 +577,8 @@ def golden_cases() -> list[tuple[str, str]]:
 def test_golden_pipeline_grades(pipeline, name, student):
     """grades.csv holds exactly the expected total for each golden submission, and each grade cell its points."""
     res = pipeline["results"][name]
+    if "fail" in res:
+        pytest.fail(res["fail"])
     if "skip" in res:
         pytest.skip(res["skip"])
     assert student in res["cases"], f"the pipeline fixture built no {student} submission for {name}"
