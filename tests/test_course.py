@@ -509,10 +509,13 @@ def pipeline(tmp_path_factory, golden_evidence):
             continue
         right = (lambda code: code)
         cases = {
-            # student: (answer transform, evidence dict or None, planted folders, expectation)
+            # student: (answer transform, evidence dict or None, what the learner adds, expectation)
             "correct": (right, ev, set(), expected(source_nb, "full")),
             "wrong": (wrong_answer, ev, set(), expected(source_nb, "wrong")),
             "noisy": (noisy_answer, ev, set(), expected(source_nb, "full")),
+            # every grade cell rewritten to print and return its full points: autograde restores the
+            # source's grade cells, so the wrong answers (and no evidence) still earn nothing
+            "editedgrades": (wrong_answer, None, {"edit-grade-cells"}, expected(source_nb, "wrong", lambda c: 0.0)),
         }
         if has_machine:
             cases.update({
@@ -531,7 +534,12 @@ def pipeline(tmp_path_factory, golden_evidence):
         for student, (answer, evidence, planted, _exp) in cases.items():
             d = course / "submitted" / student / name
             shutil.copytree(release / name, d)
-            nbformat.write(fill_answers(released_nb, source_nb, answer), d / f"{name}.ipynb")
+            learner_nb = fill_answers(released_nb, source_nb, answer)
+            if "edit-grade-cells" in planted:
+                for cell in learner_nb.cells:
+                    if meta(cell).get("grade"):
+                        cell.source = f"print('all good')\n{float(meta(cell)['points'])}"
+            nbformat.write(learner_nb, d / f"{name}.ipynb")
             (d / "timestamp.txt").write_text("2026-11-29 18:00:00.000000 UTC")
             if evidence is not None:
                 (d / "evidence").mkdir()
@@ -564,7 +572,7 @@ def golden_cases() -> list[tuple[str, str]]:
     out = []
     for name in assignments():
         nb = nbformat.read(SOLUTIONS / name / f"{name}.ipynb", as_version=4)
-        cases = ["correct", "wrong", "noisy"]
+        cases = ["correct", "wrong", "noisy", "editedgrades"]
         if any(is_machine_cell(c) for c in nb.cells):
             cases += ["noevidence", "tamperedfacts", "tamperedraw", "planted"]
         if (GOLDEN / f"{name}-sim-mtu-1500.json").is_file():
@@ -602,7 +610,7 @@ def test_golden_cases_differ(pipeline):
             continue
         g = {s: float(r["score"]) for s, r in res["grades"].items()}
         assert g["correct"] > g["wrong"], name
-        for s in ("noevidence", "tamperedfacts", "tamperedraw", "planted", "mtu1500planted"):
+        for s in ("noevidence", "tamperedfacts", "tamperedraw", "planted", "mtu1500planted", "editedgrades"):
             if s in g:
                 assert g[s] < g["correct"], (name, s)
         checked += 1
