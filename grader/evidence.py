@@ -38,7 +38,12 @@ _SECRETS = [
     (re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(-----END [A-Z ]*PRIVATE KEY-----|\Z)", re.S),
      "[private key redacted by clusterlab]"),
     (re.compile(r"\bhf_[A-Za-z0-9]{20,}\b"), "hf_[redacted]"),
-    (re.compile(r"(?i)\b([A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY)[A-Z0-9_]*)(\s*[=:]\s*)(\"[^\"]*\"|'[^']*'|\S+)"),
+    # a variable or option whose name has TOKEN, SECRET, PASSWORD, PASSWD or API_KEY as a whole
+    # ``_``-separated part (HF_TOKEN, token, AWS_SECRET_ACCESS_KEY; not tokenizer, max_num_batched_tokens);
+    # a value already redacted is left alone, so redacting twice changes nothing (load_evidence
+    # redacts again before it checks each sha256)
+    (re.compile(r"(?i)\b((?:[A-Z0-9]+_)*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY)(?:_[A-Z0-9]+)*)\b(\s*[=:]\s*)"
+                r"(?!\[redacted\])(\"[^\"]*\"|'[^']*'|\S+)"),
      r"\1\2[redacted]"),
 ]
 
