@@ -112,19 +112,31 @@ def lab_server(tmp_path):
         log.close()
 
 
-def run_cell(page, text: str) -> None:
+def dismiss_dialogs(page, seen: list[str]) -> None:
+    """Close any JupyterLab dialog in the way (Escape), keeping its text in ``seen`` for the report."""
+    dialog = page.locator(".jp-Dialog")
+    while dialog.count():
+        seen.append(dialog.first.inner_text()[:300])
+        page.keyboard.press("Escape")
+        page.wait_for_timeout(300)
+        if len(seen) > 10:
+            raise AssertionError(f"a dialog will not close: {seen[-1]!r}")
+
+
+def run_cell(page, text: str, seen: list[str]) -> None:
     """Run the first code cell whose source contains ``text`` (click, Shift+Enter) and wait until the
     kernel has taken it (its prompt shows ``[*]`` or ``[n]``); retried while the kernel is still starting."""
     cell = page.locator(".jp-CodeCell", has=page.locator(".jp-InputArea-editor", has_text=text)).first
     prompt = cell.locator(".jp-InputPrompt")
     for _attempt in range(6):
-        cell.locator(".jp-InputArea-editor").click()
+        dismiss_dialogs(page, seen)
+        cell.locator(".jp-InputArea-editor").click(timeout=10_000)
         page.keyboard.press("Shift+Enter")
         for _ in range(20):
             if re.search(r"\[(\*|\d+)\]", prompt.inner_text()):
                 return
             page.wait_for_timeout(500)
-    raise AssertionError(f"the cell with {text!r} never started running")
+    raise AssertionError(f"the cell with {text!r} never started running (dialogs seen: {seen})")
 
 
 def test_check_my_cluster_shows_the_verdict_table(sim_mode, lab_server, tmp_path):
@@ -136,17 +148,19 @@ def test_check_my_cluster_shows_the_verdict_table(sim_mode, lab_server, tmp_path
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.goto(f"{base}/lab/tree/{LESSON}/{LESSON}.ipynb?token={token}")
             page.wait_for_selector(".jp-Notebook .jp-CodeCell", timeout=90_000)
-            run_cell(page, "import notebook as cl")
-            run_cell(page, "check_my_cluster(")
+            dialogs: list[str] = []
+            run_cell(page, "import notebook as cl", dialogs)
+            run_cell(page, "check_my_cluster(", dialogs)
             try:
                 table = page.wait_for_selector(f"#clusterlab-verdicts-{LESSON}", timeout=180_000)
             except sync_api.TimeoutError:
                 page.screenshot(path=str(shot))
                 shutil.copy(shot, SHOT)
-                raise AssertionError(f"no verdict table after 180 s; the page is in {SHOT}") from None
+                raise AssertionError(f"no verdict table after 180 s; the page is in {SHOT}; dialogs: {dialogs}") from None
             table.evaluate("e => e.scrollIntoView({block: 'center'})")
             page.wait_for_timeout(500)
             page.screenshot(path=str(shot))
+            print("dialogs closed on the way:", dialogs)
             n_rows = page.locator(f"#clusterlab-verdicts-{LESSON} tr").count()
             text = page.locator(f"#clusterlab-verdicts-{LESSON}").inner_text()
             panel = page.locator(".jp-OutputArea-output", has=page.locator(f"#clusterlab-verdicts-{LESSON}")).first.inner_text()

@@ -61,8 +61,10 @@ def test_solution_notebook_executes_at_full_marks(cluster, name, tmp_path):
     nb = execute(SOLUTIONS / name / f"{name}.ipynb", tmp_path / name, timeout=600)
     errors = problems(nb)
     assert errors == [], f"{name}: cells raised errors (executed copy: {tmp_path / name}):\n" + "\n".join(errors)
+    printed = {c.metadata.get("nbgrader", {}).get("grade_id"):
+               "".join(o.get("text", "") for o in c.get("outputs", []) if o.get("name") == "stdout") for c in nb.cells}
     short = [f"{r['id']}: {r['score']:g}/{r['points']:g}" + (f" stderr={r['stderr'][:300]!r}" if r["stderr"] else "")
-             for r in grade_cells(nb) if r["score"] < r["points"]]
+             + f" printed={printed.get(r['id'], '')[:300]!r}" for r in grade_cells(nb) if r["score"] < r["points"]]
     assert grade_cells(nb), f"{name} has no grade cell"
     assert short == [], f"{name}: grade cells below full points (executed copy: {tmp_path / name}):\n" + "\n".join(short)
     assert not (SOLUTIONS / name / "evidence").exists(), f"{name} wrote evidence under solutions/"
