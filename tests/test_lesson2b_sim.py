@@ -128,6 +128,8 @@ def test_ray_wrong_node_ip_fails_only_ray_nodes(tmp_path):
     details = " ".join(v["details"])
     assert "1 node(s) up, expected 2" in details and "spark-b runs no Ray daemon" in details
     assert "--node-ip-address=192.168.100.11`" in details  # spark-b's own QSFP address, the fix
+    # read from spark-b's own `ray start` log ([serve] log_dir/spark-b/ray.log): the address it was given
+    assert "it was given --node-ip-address=192.168.100.111, which none of spark-b's interfaces has" in details
     assert "--node-ip-address" in v["hint"] and "timed out during startup" in v["hint"]
     warned = {v["id"] for v in out["verdicts"] if v["status"] == "warn"}
     # spark-b runs nothing whose variables could be read, and vLLM was never launched: nothing to judge

@@ -68,7 +68,8 @@ def test_every_fault_is_listed_and_changes_the_spec():
                                "netplan-drift", "no-peer-key", "one-twin-down", "wrong-port",
                                "house-network", "no-ib-hca", "one-hca", "wrong-gid-index", "env-mismatch",
                                "socket-fallback", "serve-no-ray-backend", "kv-too-small", "model-path-differs",
-                               "head-on-house-network", "no-gloo-ifname", "gloo-wrong-iface"}
+                               "head-on-house-network", "no-gloo-ifname", "gloo-wrong-iface", "ray-wrong-node-ip",
+                               "nnodes-no-host-ip"}
     healthy = T.default_spec()
     for name in sim.FAULTS:
         faulty = F.apply_faults(healthy, [name])
@@ -385,7 +386,7 @@ def _serve_env(node: str) -> dict[str, str]:
 
 
 SERVING_FAULTS = {"serve-no-ray-backend", "kv-too-small", "model-path-differs", "head-on-house-network",
-                  "no-gloo-ifname", "gloo-wrong-iface"}
+                  "no-gloo-ifname", "gloo-wrong-iface", "ray-wrong-node-ip", "nnodes-no-host-ip"}
 """Lesson 2b's faults: they change only what `sim serve` starts (the spec's serving fields), nothing
 `sim up` builds; tests/test_lesson2b_sim.py runs each for real."""
 

@@ -143,13 +143,19 @@ def vllm_log_path(inventory: Inventory) -> str | None:
     return None
 
 
-def serve_node_probes(inventory: Inventory) -> list[Probe]:
-    """Lesson 2b, every node: the served model's files (to compare across nodes)."""
+def serve_node_probes(inventory: Inventory, node: str) -> list[Probe]:
+    """Lesson 2b, every node: its Ray daemons, the served model's files (to compare across nodes) and,
+    when ``[serve] log_dir`` is set, the node's own `ray start` log ``<log_dir>/<node>/ray.log``
+    (it says which --node-ip-address a node that never joined was given)."""
     if inventory.serve is None:
         return []
     model = model_path(inventory)
-    return [Probe("ray_node", RAY_NODE)] + (
+    probes = [Probe("ray_node", RAY_NODE)] + (
         [Probe("model_files", MODEL_FILES.format(model=remote_path(model)))] if model else [])
+    if inventory.serve.log_dir:
+        log = f"{inventory.serve.log_dir.rstrip('/')}/{node}/ray.log"
+        probes.append(Probe("log:ray", f"tail -c {LOG_BYTES} {remote_path(log)}"))
+    return probes
 
 
 def serve_head_probes(inventory: Inventory) -> list[Probe]:
@@ -177,7 +183,7 @@ def collect(inventory: Inventory, conns: dict[str, Connection], errors: dict[str
         ev.inventory["serve"] = inventory.serve.model_dump()
     head = inventory.nodes[0].name
     shead = serve_head(inventory)
-    plan = {n.name: node_probes() + serve_node_probes(inventory) + (log_probes(inventory) if n.name == head else [])
+    plan = {n.name: node_probes() + serve_node_probes(inventory, n.name) + (log_probes(inventory) if n.name == head else [])
             + (serve_head_probes(inventory) if n.name == shead else []) for n in inventory.nodes}
     ev.raw += run_plan(conns, plan, errors)
     ev.stamp()
