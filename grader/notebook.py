@@ -40,7 +40,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Iterator
 
-from grader.checking import CheckError, LessonResult, check, grade_file
+from grader.checking import PROBED_LESSONS, CheckError, LessonResult, check, grade_file
 from grader.grading import Verdict
 
 SIM_INVENTORY = Path("/var/lib/clusterlab/sim/inventory.toml")
@@ -219,6 +219,8 @@ class CheckPanel:
                     self._table.value = verdicts_html(self.result, self.banner)
                     self._bar.bar_style = "success" if self.result.exit_code == 0 else "danger"
                     self._bar.value = self._bar.max
+                    self._step.value = (f"done: {len(self.result.evidence.raw)} outputs" if self.result.saved is not None
+                                        and self.lesson in PROBED_LESSONS and self.mode == "live" else "done")
                 else:
                     self._table.value = f"<p style='color:#cf222e'>{html.escape(self.message)}</p>"
                     self._bar.bar_style = "danger"
@@ -238,6 +240,10 @@ class CheckPanel:
             when = self.result.evidence.provenance.get("created_at", "?")
             self.banner = (f"replay: no cluster inventory was found, so these are the checks of evidence recorded "
                            f"on the {self.result.profile} cluster at {when} ({path}), not of your machines")
+        elif self.lesson not in PROBED_LESSONS:
+            # the lab's evidence is written by its measuring cells (clusterlab loadtest): grade that file
+            self.result = grade_file(Path(self.evidence_dir) / name)
+            self.banner = f"graded from {self.evidence_dir}/{name} (written by the measuring cells above)"
         else:
             if self.inventory is None:
                 raise CheckError("no inventory: pass inventory=, set CLUSTERLAB_INVENTORY or write inventory.toml")
@@ -261,7 +267,8 @@ def check_my_cluster(lesson: str, inventory: str | os.PathLike[str] | None = Non
                      replay: str | os.PathLike[str] | None = None) -> CheckPanel:
     """Run the "Check my cluster" panel of ``lesson`` now and return it (the cell displays it).
 
-    ``lesson``: lesson1, lesson2 or lesson3 (probed). Live mode writes ``<evidence_dir>/<lesson>.json``.
+    ``lesson``: lesson1, lesson2 or lesson3 (probed; live mode writes ``<evidence_dir>/<lesson>.json``),
+    or ``lab`` (its evidence comes from the load-test cells: live mode grades ``<evidence_dir>/lab.json``).
     Never raises: a problem (no inventory, sim down, node unreachable) shows as a red message
     naming the fix, and what was measured on reachable nodes is still shown and saved.
     """

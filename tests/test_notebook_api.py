@@ -150,3 +150,14 @@ def test_quiet_sends_warnings_logs_and_stderr_to_stdout(capsys):
         print("to stderr", file=sys.stderr)
     out, err = capsys.readouterr()
     assert err == "" and "paramiko says hi" in out and "to stderr" in out
+
+
+def test_lab_panel_grades_the_load_tests_evidence_without_probing(here, monkeypatch):
+    lab = Path(__file__).resolve().parent.parent / "solutions" / "lab" / "recorded" / "lab.json"
+    (here / "evidence").mkdir()
+    shutil.copy(lab, here / "evidence" / "lab.json")
+    monkeypatch.setenv("CLUSTERLAB_INVENTORY", str(here / "no-such-inventory.toml"))  # live, but nothing probed
+    panel = cl.check_my_cluster("lab")
+    assert panel.mode == "live" and panel.result is not None and panel.result.lesson == "lab"
+    assert "written by the measuring cells" in panel.banner and panel._step.value == "done"
+    assert "id='clusterlab-verdicts-lab'" in panel._table.value
