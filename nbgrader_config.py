@@ -3,7 +3,7 @@
 ``solutions/`` is nbgrader's source folder and ``labs/`` its release folder (generated, committed).
 Everything nbgrader writes while grading (gradebook, submitted, autograded, feedback, exchange)
 lives outside the repository, under ``$CLUSTERLAB_COURSE_DIR`` (default
-``~/.local/share/clusterlab-course``). Why each setting: shared/research/grading.md §2.7, §2.12.
+``~/.local/share/clusterlab-course``). Why each setting: docs/research/grading.md §2.7, §2.12.
 """
 
 import os
@@ -27,9 +27,18 @@ c.Exchange.root = str(work / "exchange")  # never nbgrader's world-writable defa
 
 # A submission's own grader/ or checks/ folder would shadow the installed grader and its ranges
 # (the kernel imports from the notebook's folder first): never copy them into autograded/.
-c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "grader", "checks"]
+# nbgrader matches these against each file's name: a learner's grader.py, grader/ package,
+# sitecustomize.py or .pth file would be imported before the installed ones. Submissions are the
+# notebook and evidence/*.json; no .py file of a learner's is needed to grade them.
+c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "grader", "grader.*",
+                            "checks", "checks.*", "*.py", "*.pth", "*.so", "sitecustomize*", "usercustomize*"]
 
 # Autograde copies every file of solutions/<lab>/ over the learner's: never the learner's evidence.
 c.Autograde.exclude_overwriting = {lab: [f"evidence/{lab}.json"] for lab in ASSIGNMENTS}
+
+# Which evidence profiles earn machine-check points (the kernels inherit this variable). Unset: all
+# four. The labs' replay files (recorded/<lesson>.json) and the sim cluster record profile "sim":
+# a course that wants the learners' own hardware leaves "sim" out, e.g.
+# os.environ["CLUSTERLAB_PROFILES"] = "spark-pair,single-spark,dual-gpu-desktop"
 
 c.Execute.timeout = 120  # seconds per cell; grade cells read files, nothing probes under nbgrader

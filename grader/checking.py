@@ -39,6 +39,7 @@ class LessonResult:
     saved: Path | None = None
     errors: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    inflated: set[str] = field(default_factory=set)
 
     @property
     def exit_code(self) -> int:
@@ -91,9 +92,15 @@ def check(inventory: str | Path, lessons: list[str] | tuple[str, ...], evidence_
         for lesson in lessons:
             ev = collectors[lesson](inv, conns, dict(errors))
             ev.facts = derivers()[lesson](ev)
-            saved = ev.save(evidence_dir) if evidence_dir is not None else None
+            saved, notes = None, []
+            if evidence_dir is not None:
+                try:
+                    saved = ev.save(evidence_dir)
+                except OSError as e:
+                    notes.append(f"the evidence could not be written to {evidence_dir}/ ({e.strerror or e}): "
+                                 "graded here but not saved; make that folder writable and check again")
             results.append(LessonResult(lesson, inv.profile, grade(ev.facts, lesson, inv.profile), ev, saved,
-                                        dict(ev.errors)))
+                                        dict(ev.errors), notes))
     finally:
         probes.PROGRESS.reset(token)
         for c in conns.values():
@@ -104,12 +111,15 @@ def check(inventory: str | Path, lessons: list[str] | tuple[str, ...], evidence_
 def grade_file(path: str | Path, profile: str | None = None) -> LessonResult:
     """Grade a recorded evidence file again, no cluster needed: every fact re-derived from its raw outputs.
 
-    ``profile`` overrides the one recorded. Raises CheckError for a missing, unreadable, foreign or
-    edited file (an output that no longer matches its sha256). When the facts stored in the file
-    disagree with those re-derived by the same grader version, ``notes`` says which (a summary
-    edited by hand); the verdicts always come from the raw outputs.
+    ``profile`` overrides the one recorded. Raises CheckError for a missing, unreadable, foreign,
+    malformed or edited file (an output that no longer matches its sha256). The verdicts always come
+    from the raw outputs. When the file's stored facts were derived by the same code
+    (:func:`grader.evidence.facts_code`) and disagree with the re-derived ones, ``notes`` says which,
+    and ``inflated`` lists the checks the stored facts would have passed that the raw outputs do not
+    (a summary edited to claim more than was measured).
     """
     from grader import __version__
+    from grader.evidence import facts_code
     from grader.facts import derivers
 
     try:
@@ -119,15 +129,28 @@ def grade_file(path: str | Path, profile: str | None = None) -> LessonResult:
     derive = derivers().get(ev.lesson)
     if derive is None:
         raise CheckError(f"{path}: this grader does not know lesson {ev.lesson!r}")
-    facts = derive(ev)
-    notes = []
-    if ev.provenance.get("grader_version") == __version__ and ev.facts and _jsonable(ev.facts) != _jsonable(facts):
-        keys = sorted(k for k in set(ev.facts) | set(facts) if _jsonable(ev.facts.get(k)) != _jsonable(facts.get(k)))
-        notes.append(f"{path}: the facts stored in the file disagree with its raw outputs ({', '.join(keys)}): "
-                     "the summary was edited; graded from the raw outputs")
+    try:
+        facts = derive(ev)
+    except Exception as e:  # a raw output no parser shape expected: say so, never a traceback
+        raise CheckError(f"{path}: its raw outputs cannot be read ({type(e).__name__}: {e}). "
+                         "Record it again with `clusterlab check`.") from None
     prof = profile or ev.profile
+    verdicts = grade(facts, ev.lesson, prof)
+    notes, inflated = [], set()
+    code = ev.provenance.get("facts_code")
+    same_code = code == facts_code() if code else ev.provenance.get("grader_version") == __version__
+    if same_code and ev.facts and _jsonable(ev.facts) != _jsonable(facts):
+        keys = sorted(k for k in set(ev.facts) | set(facts) if _jsonable(ev.facts.get(k)) != _jsonable(facts.get(k)))
+        try:
+            claimed = {v.id: v.earned for v in grade(ev.facts, ev.lesson, prof)}
+        except Exception:  # stored facts of any shape: what they claim is unknown, take it as all
+            claimed = {v.id: float("inf") for v in verdicts}
+        inflated = {v.id for v in verdicts if claimed.get(v.id, 0) > v.earned}
+        notes.append(f"{path}: the facts stored in the file disagree with its raw outputs ({', '.join(keys)})"
+                     + (f" and would pass {', '.join(sorted(inflated))}, which the raw outputs do not" if inflated
+                        else "") + "; graded from the raw outputs")
     ev.facts = facts
-    return LessonResult(ev.lesson, prof, grade(facts, ev.lesson, prof), ev, Path(path), dict(ev.errors), notes)
+    return LessonResult(ev.lesson, prof, verdicts, ev, Path(path), dict(ev.errors), notes, inflated)
 
 
 def _jsonable(x: Any) -> Any:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -37,6 +38,9 @@ def _parser() -> argparse.ArgumentParser:
     simsub.add_parser("down", help="remove everything `sim up` made")
     simsub.add_parser("status", help="is it up, which faults, can the nodes be reached")
     simsub.add_parser("faults", help="list the faults `sim up --fault` knows")
+    sh = simsub.add_parser("shell", help="a shell (or one command) inside a node, as its SSH sessions see it")
+    sh.add_argument("node", choices=("spark-a", "spark-b"), metavar="NODE", help="spark-a or spark-b")
+    sh.add_argument("argv", nargs=argparse.REMAINDER, metavar="COMMAND", help="run this instead of a shell")
 
     chk = sub.add_parser("check", help="probe the machines, record evidence, grade")
     chk.add_argument("lessons", nargs="+", choices=LESSONS, metavar="LESSON", help=f"one of {', '.join(LESSONS)}")
@@ -86,6 +90,12 @@ def _cmd_sim(args: argparse.Namespace) -> int:
             print(inventory)
         elif args.sim_cmd == "down":
             sim.down()
+        elif args.sim_cmd == "shell":
+            from grader.sim.cluster import node_command
+
+            argv = node_command(args.node) + (args.argv or ["bash", "-l"])
+            env = {**os.environ, "HOME": "/root", "PS1": f"root@{args.node}:\\w# "}
+            os.execvpe(argv[0], argv, env)
         elif args.sim_cmd == "faults":
             for name, desc in sim.FAULTS.items():
                 print(f"{name:16} {desc}")

@@ -34,25 +34,66 @@ from grader import __version__
 
 SCHEMA = "clusterlab.evidence/1"
 
+_SECRET_PARTS = ("SECRET", "PASSWORD", "PASSWD", "APIKEY")
+"""A name is a secret's when one of its ``_``/``-``-separated parts is one of these (API_KEY counts as
+APIKEY), or when its last part is TOKEN (not a tokenizer's special token: eos_token, pad_token...)."""
+_TOKENIZER_WORDS = {"BOS", "EOS", "PAD", "UNK", "SEP", "CLS", "MASK", "SPECIAL", "ADDED", "START", "END"}
+
 _SECRETS = [
-    (re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(-----END [A-Z ]*PRIVATE KEY-----|\Z)", re.S),
+    (re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?(-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)", re.S),
      "[private key redacted by clusterlab]"),
     (re.compile(r"\bhf_[A-Za-z0-9]{20,}\b"), "hf_[redacted]"),
-    # a variable or option whose name has TOKEN, SECRET, PASSWORD, PASSWD or API_KEY as a whole
-    # ``_``-separated part (HF_TOKEN, token, AWS_SECRET_ACCESS_KEY; not tokenizer, max_num_batched_tokens);
-    # a value already redacted is left alone, so redacting twice changes nothing (load_evidence
-    # redacts again before it checks each sha256)
-    (re.compile(r"(?i)\b((?:[A-Z0-9]+_)*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY)(?:_[A-Z0-9]+)*)\b(\s*[=:]\s*)"
-                r"(?!\[redacted\])(\"[^\"]*\"|'[^']*'|\S+)"),
-     r"\1\2[redacted]"),
+    (re.compile(r"(?i)\b(Bearer|Basic)\s+(?!\[redacted\])[A-Za-z0-9._~+/=-]{8,}"), r"\1 [redacted]"),
+    (re.compile(r"(://[^/\s:@]+:)(?!\[redacted\])[^@\s/]+@"), r"\1[redacted]@"),
+    (re.compile(r"(\bsshpass\s+-p\s*)(?!\[redacted\])(\"[^\"]*\"|'[^']*'|\S+)"), r"\1[redacted]"),
 ]
+# name = value, name: value, "name": "value", 'name': ['value'], --name value: each name is tested
+# part by part in Python; names are at most 64 characters, so crafted input cannot make the scan
+# quadratic. A value already redacted is left alone, so redacting twice changes nothing
+# (load_evidence redacts again before it checks each sha256).
+_NAME_SEP = re.compile(r"""\b([A-Za-z][A-Za-z0-9_-]{0,63})(['"]?)([ \t]*[=:][ \t]*|[ \t]+)""")
+_VALUE = re.compile(r"""\[redacted\]|"[^"\n]*"|'[^'\n]*'|\[[^\]\n]*\]|[^\s,;}\]]+""")
+
+
+def _is_secret_name(name: str) -> bool:
+    """HF_TOKEN, token, auth-token, AWS_SECRET_ACCESS_KEY, client_secret, password, api_key, --api-key;
+    not total_token_throughput, max_num_batched_tokens, token_budgets or eos_token (a tokenizer's)."""
+    parts = [p for p in re.split(r"[_-]+", name.upper()) if p]
+    if not parts:
+        return False
+    if parts[-1] == "TOKEN":
+        return len(parts) < 2 or parts[-2] not in _TOKENIZER_WORDS
+    pairs = [parts[i] + parts[i + 1] for i in range(len(parts) - 1)]
+    return any(p in _SECRET_PARTS for p in parts + pairs)
+
+
+def _redact_named(text: str) -> str:
+    out, pos, i = [], 0, 0
+    while (m := _NAME_SEP.search(text, i)) is not None:
+        name, sep = m.group(1), m.group(3)
+        i = m.end(1)  # go on after the name: what follows may itself be a name
+        if not _is_secret_name(name):
+            continue
+        if not sep.strip() and text[max(0, m.start(1) - 2):m.start(1)] != "--":
+            continue  # `name value` counts only for a command-line option: --api-key sk-...
+        v = _VALUE.match(text, m.end())
+        if v is None or v.group(0) == "[redacted]":
+            continue
+        out += [text[pos:v.start()], "[redacted]"]
+        pos = i = v.end()
+    return "".join(out) + text[pos:]
 
 
 def redact(text: str) -> str:
-    """``text`` with private keys, Hugging Face tokens and ``*TOKEN*=``/``password:`` values removed."""
+    """``text`` with private keys, tokens, passwords and API keys removed.
+
+    Covers ``HF_TOKEN=...``, ``password: ...``, ``"api_key": "..."``, ``'api_key': ['...']``,
+    ``--api-key ...``, ``Authorization: Bearer ...``, ``scheme://user:pass@host``, ``sshpass -p ...``,
+    Hugging Face tokens anywhere, and PEM/OpenSSH/PGP private key blocks. Idempotent, linear time.
+    """
     for pattern, repl in _SECRETS:
         text = pattern.sub(repl, text)
-    return text
+    return _redact_named(text)
 
 
 def digest(stdout: str, stderr: str) -> str:
@@ -115,6 +156,7 @@ class Evidence:
         self.provenance.setdefault("created_at", datetime.now(timezone.utc).isoformat(timespec="seconds"))
         self.provenance.setdefault("controller", socket.gethostname())
         self.provenance.setdefault("python", platform.python_version())
+        self.provenance.setdefault("facts_code", facts_code())
 
     def to_json(self) -> dict[str, Any]:
         return {"schema": SCHEMA, "lesson": self.lesson, "profile": self.profile, "inventory": self.inventory,
@@ -130,6 +172,68 @@ class Evidence:
         tmp.write_text(json.dumps(self.to_json(), indent=1, sort_keys=False) + "\n", encoding="utf-8")
         os.replace(tmp, path)
         return path
+
+
+MAX_BYTES = 64 * 2**20
+"""An evidence file larger than this (64 MiB) is refused: a real one is under 1 MiB (50 MB grades in ~4 s)."""
+
+PAIR_PROFILES = ("spark-pair", "sim")
+
+
+def facts_code() -> str:
+    """sha256 of the code that turns raw outputs into facts (grader/facts/*.py, grader/parsers/*.py).
+
+    Recorded in provenance: stored facts are compared with re-derived ones only when the same code
+    derived them, so evidence recorded before a parser changed is not mistaken for an edited one.
+    """
+    h = hashlib.sha256()
+    root = Path(__file__).resolve().parent
+    for f in sorted([*(root / "facts").glob("*.py"), *(root / "parsers").glob("*.py")]):
+        h.update(f.name.encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def shape_problems(data: dict[str, Any]) -> list[str]:
+    """What makes a parsed evidence file unfit to grade: wrong types, an unknown profile, a profile
+    the inventory does not have, the wrong number of nodes for it, outputs of nodes it does not
+    name, duplicate outputs, no outputs at all. Empty list: fit."""
+    from grader.inventory import PROFILES
+
+    probs = []
+    for key, typ in (("lesson", str), ("profile", str), ("inventory", dict), ("raw", list)):
+        if not isinstance(data.get(key), typ):
+            probs.append(f"`{key}` must be a {typ.__name__}")
+    for key in ("errors", "measurements", "facts", "provenance"):
+        if data.get(key) is not None and not isinstance(data[key], dict):
+            probs.append(f"`{key}` must be an object")
+    if probs:
+        return probs
+    profile, inv = data["profile"], data["inventory"]
+    if profile not in PROFILES:
+        probs.append(f"profile {profile!r} is not one of {', '.join(PROFILES)}")
+    if inv.get("profile", profile) != profile:
+        probs.append(f"profile {profile!r} differs from the inventory's {inv.get('profile')!r}")
+    nodes = inv.get("nodes")
+    if not isinstance(nodes, list) or not all(isinstance(n, dict) and isinstance(n.get("name"), str) for n in nodes):
+        return probs + ["`inventory.nodes` must be a list of objects with a `name`"]
+    names = [n["name"] for n in nodes]
+    want = 2 if profile in PAIR_PROFILES else 1
+    if len(names) != want or len(set(names)) != len(names):
+        probs.append(f"profile {profile!r} needs {want} distinct node(s), the evidence names {names}")
+    if not data["raw"]:
+        probs.append("it holds no raw outputs")
+    seen = set()
+    for i, r in enumerate(data["raw"]):
+        if not isinstance(r, dict) or not all(isinstance(r.get(k), str) for k in ("node", "probe", "command",
+                                                                                 "stdout", "stderr", "sha256")):
+            probs.append(f"raw output #{i} lacks a node, probe, command, stdout, stderr or sha256 string")
+            continue
+        if r["node"] not in names:
+            probs.append(f"raw output `{r['probe']}` is from {r['node']!r}, not a node of the evidence's inventory")
+        if (r["node"], r["probe"]) in seen:
+            probs.append(f"raw output `{r['probe']}` of {r['node']} appears twice")
+        seen.add((r["node"], r["probe"]))
+    return probs
 
 
 def _how_to_record(lesson: str) -> str:
@@ -148,16 +252,26 @@ def load_evidence(path: str | os.PathLike[str]) -> Evidence:
     """
     p = Path(path)
     how = _how_to_record(p.stem)
+    if not p.exists():
+        raise EvidenceError(f"{p}: no such evidence file. Record it with {how}.")
+    if not p.is_file():
+        raise EvidenceError(f"{p}: not a regular file. The evidence is the JSON file {how} writes.")
+    if p.stat().st_size > MAX_BYTES:
+        raise EvidenceError(f"{p}: {p.stat().st_size / 2**20:.0f} MiB, over the {MAX_BYTES // 2**20} MiB a real "
+                            f"evidence file never reaches. Record it again with {how}.")
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise EvidenceError(f"{p}: no such evidence file. Record it with {how}.") from None
-    except (OSError, UnicodeDecodeError) as e:
+    except (OSError, UnicodeError) as e:
         raise EvidenceError(f"{p}: cannot read: {e}") from None
     except json.JSONDecodeError as e:
         raise EvidenceError(f"{p}: not JSON ({e.msg} at line {e.lineno}). Record it again with {how}.") from None
+    except RecursionError:
+        raise EvidenceError(f"{p}: nested too deeply to be evidence. Record it again with {how}.") from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         raise EvidenceError(f"{p}: not a clusterlab evidence file (expected schema {SCHEMA!r}).")
+    problems = shape_problems(data)
+    if problems:
+        raise EvidenceError(f"{p}: not valid evidence: {'; '.join(problems[:4])}. Record it again with {how}.")
     try:
         raw = [RawOutput(**{**r, "sha256": ""}) for r in data["raw"]]
         stored = [r["sha256"] for r in data["raw"]]

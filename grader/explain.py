@@ -10,8 +10,8 @@ prompt's command, by its lines, by its JSON), how to parse it, and how to summar
 Later lessons add kinds (``rdma link``, nccl-tests, vLLM logs...) by registering more
 specs, and paste-wide comparisons with ``register_cross_check``.
 
-Sources quoted in messages are those of shared/research/procedure.md (§1, §2, §9) and
-shared/research/figures.md §2.4.
+Sources quoted in messages are those of docs/research/procedure.md (§1, §2, §9) and
+docs/research/figures.md §2.4.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ profile_export.jsonl). Registered on import by grader.explain.
 The metrics are recomputed from the per-request data (grader.metrics) whenever the file has it,
 and compared with the file's own summary (within 0.5%); a file without per-request data is
 reported with its own numbers, said to be unverified. Pitfalls in the findings are from
-shared/research/figures.md §5 and research/vllm_cpu.md (TPOT 0.00 ms on a 2-core box).
+docs/research/figures.md §5 and research/vllm_cpu.md (TPOT 0.00 ms on a 2-core box).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Lesson-1 kinds for ``grader.explain``: ip addr, ip route get, ibdev2netdev, ethtool, ping,
 iperf3, netplan, and the checks that compare the two Sparks' outputs in one paste.
 
-Each finding names the problem and the fix. Sources are those of shared/research/procedure.md
-(§1, §2, §9) and shared/research/figures.md §2.4: the NVIDIA connect-two-sparks and
+Each finding names the problem and the fix. Sources are those of docs/research/procedure.md
+(§1, §2, §9) and docs/research/figures.md §2.4: the NVIDIA connect-two-sparks and
 multi-sparks-through-switch playbooks (github.com/NVIDIA/dgx-spark-playbooks), catharsis.net.au
 (iperf3 96.2 Gbit/s with -P 16) and the NVIDIA developer forum (~110 Gbit/s per lane, 8 streams,
 MTU 9000).

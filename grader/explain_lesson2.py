@@ -7,7 +7,7 @@ from a cross check here. Detection keys on lines only these tools print (``link 
 ``/sys/class/infiniband/``, ``DEV PORT INDEX GID``, ``CA '...'``, ``RDMA_Write BW Test``,
 ``NCCL INFO``, nccl-tests data rows), so they are not confused with lesson 1's kinds.
 
-Figures and their sources (shared/research/procedure.md §1.5, §1.6, §2, §6; figures.md §2.4; the
+Figures and their sources (docs/research/procedure.md §1.5, §1.6, §2, §6; figures.md §2.4; the
 spark-pair ranges in checks/ranges.toml):
 
 - ``ib_write_bw`` one twin, 1 QP: 92.57 and 97.28 Gb/s, 189.85 Gb/s for both twins at once

@@ -4,7 +4,7 @@ plain table, -q) and ``lspci -vv``, read for what they mean in a two-card deskto
 What the findings say comes from grader/facts/lesson3.py (one place for the meaning): a card at x4
 or narrower than it can do, a slot below the card's generation, the path between the cards (NVLink,
 a PCIe switch, or through the CPU) and whether P2P works, power limits against the card's TGP.
-Figures and sources: shared/research/figures.md §3-4, via grader/calc and checks/specs/*.toml.
+Figures and sources: docs/research/figures.md §3-4, via grader/calc and checks/specs/*.toml.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ other kind prints: Ray's autoscaler header and ``0.0/2.0 GPU`` usage lines; vLLM
 ``(EngineCore_DP0 pid=N)``, ``(RayWorkerWrapper pid=N, ip=X)``) and its KV/error messages;
 ``vllm:`` metric names; the ``/v1/models`` JSON shape.
 
-Sources of the figures in the messages: shared/research/procedure.md §3-4 (Ray and vLLM on two
+Sources of the figures in the messages: docs/research/procedure.md §3-4 (Ray and vLLM on two
 Sparks, error strings, KV-cache lines), research/vllm_cpu.md and vllm_netns.md (the CPU build and
 Ray on the simulated cluster).
 """

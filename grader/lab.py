@@ -8,7 +8,7 @@ per-request data.
 
 Roofline: decode reads every weight (a dense model; for a MoE, the active experts) once per
 step, so one stream cannot decode faster than ``memory bandwidth / bytes read per token``
-(shared/research/figures.md §2.1: "Decode is bandwidth-bound"). The bandwidth comes from the
+(docs/research/figures.md §2.1: "Decode is bandwidth-bound"). The bandwidth comes from the
 profile's ``memory_bandwidth_gbs`` in checks/ranges.toml, with its source (DGX Spark: 273 GB/s,
 LPDDR5x 256 bit at 8533 MT/s). The measured single-stream decode rate is 1000 / mean TPOT (ms).
 """

@@ -27,7 +27,7 @@ of the sorted list, interpolated linearly between neighbours. That is what ``vll
 uses (``np.percentile(values, p)``); like it, an empty list gives 0 (``np.mean(x or 0)``).
 
 The naming crosswalk between vLLM, NVIDIA AIPerf, guidellm and llmperf is :data:`CROSSWALK`
-(source: shared/research/figures.md §5.1, read from each tool's source code).
+(source: docs/research/figures.md §5.1, read from each tool's source code).
 """
 
 from __future__ import annotations
@@ -276,7 +276,7 @@ CROSSWALK: tuple[Name, ...] = (
     Name("total token throughput", "(Σ input + Σ output tokens) / benchmark duration",
          "total_token_throughput", "total_token_throughput", None, None),
 )
-"""Source: shared/research/figures.md §5.1 (vllm/benchmarks/serve.py calculate_metrics;
+"""Source: docs/research/figures.md §5.1 (vllm/benchmarks/serve.py calculate_metrics;
 ai-dynamo/aiperf docs/metrics-reference.md; guidellm request_stats.py; llmperf). Graders pin the
 formula, not the name."""
 

@@ -17,10 +17,10 @@ mode            when                                                 what ``chec
 ==============  ===================================================  ==========================================
 
 Grade cells call :func:`grade_checks`; it prints to stdout only (nbgrader scores a grade cell that
-writes anything to stderr as zero, shared/research/grading.md §2.8) and returns the points earned,
+writes anything to stderr as zero, docs/research/grading.md §2.8) and returns the points earned,
 which nbgrader takes as partial credit when it is the cell's last expression.
 
-The evidence contract (shared/DESIGN.md "nbgrader rules"): evidence is written only outside
+The evidence contract (docs/DESIGN.md "nbgrader rules"): evidence is written only outside
 nbgrader (``NBGRADER_EXECUTION`` unset) and never inside a ``solutions/`` folder, so that
 ``nbgrader generate_solution`` cannot plant the instructor's evidence in the source folder, which
 autograde would then copy over every learner's file (grading.md §2.7). ``CLUSTERLAB_RECORD=1``
@@ -79,9 +79,13 @@ def quiet() -> Iterator[None]:
 
 
 def mode() -> str:
-    """``"grading"`` under nbgrader, else ``"live"`` if an inventory is found, else ``"replay"``."""
+    """``"grading"`` under nbgrader; ``"replay"`` with ``CLUSTERLAB_REPLAY=1`` (never probe, e.g. on a
+    machine whose sim cluster belongs to someone else); else ``"live"`` if an inventory is found,
+    else ``"replay"``."""
     if os.environ.get("NBGRADER_EXECUTION"):
         return "grading"
+    if os.environ.get("CLUSTERLAB_REPLAY") == "1":
+        return "replay"
     return "live" if find_inventory() is not None else "replay"
 
 
@@ -109,13 +113,14 @@ def find_inventory(explicit: str | os.PathLike[str] | None = None) -> Path | Non
 def may_record(cwd: str | os.PathLike[str] | None = None) -> tuple[bool, str]:
     """Whether a measuring cell may write evidence here: ``(allowed, reason)``.
 
-    Not under nbgrader (``NBGRADER_EXECUTION``), and not inside a folder named ``solutions``
-    unless ``CLUSTERLAB_RECORD=1``.
+    Not under nbgrader (``NBGRADER_EXECUTION``), and not in a course's source folder
+    (``<course>/solutions/<lab>/`` beside ``<course>/nbgrader_config.py``) unless ``CLUSTERLAB_RECORD=1``.
     """
     if os.environ.get("NBGRADER_EXECUTION"):
         return False, f"nbgrader is running ({os.environ['NBGRADER_EXECUTION']}): evidence is graded, not recorded"
     here = Path(cwd or os.getcwd()).resolve()
-    if "solutions" in here.parts and os.environ.get("CLUSTERLAB_RECORD") != "1":
+    in_source = here.parent.name == "solutions" and (here.parent.parent / "nbgrader_config.py").is_file()
+    if in_source and os.environ.get("CLUSTERLAB_RECORD") != "1":
         return False, (f"{here} is inside the course's solutions/ (nbgrader's source folder): evidence written here "
                        "would be copied over every learner's at autograde. Set CLUSTERLAB_RECORD=1 to record anyway.")
     return True, ""
@@ -156,8 +161,8 @@ def verdicts_text(result: LessonResult, banner: str = "") -> str:
     """The same verdicts as the terminal table (for nbgrader's feedback, which shows text)."""
     from grader.report import render_table
 
-    title = f"{result.lesson} on {result.profile}" + (f" ({banner})" if banner else "")
-    return "\n".join(result.notes + [render_table(result.verdicts, title, errors=result.errors)])
+    table = render_table(result.verdicts, f"{result.lesson} on {result.profile}", errors=result.errors)
+    return "\n".join(([banner] if banner else []) + result.notes + [table])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -214,6 +219,9 @@ class CheckPanel:
                 self._run()
             except CheckError as e:
                 self.message = str(e)
+            except Exception as e:  # never a traceback in a learner's notebook: say what broke
+                self.message = (f"the check stopped on an unexpected problem ({type(e).__name__}: {e}); "
+                                "what was measured so far is kept. Please report it with this message.")
             if self.widget is not None:
                 if self.result is not None:
                     self._table.value = verdicts_html(self.result, self.banner)
@@ -240,6 +248,9 @@ class CheckPanel:
             when = self.result.evidence.provenance.get("created_at", "?")
             self.banner = (f"replay: no cluster inventory was found, so these are the checks of evidence recorded "
                            f"on the {self.result.profile} cluster at {when} ({path}), not of your machines")
+        elif self.lesson not in PROBED_LESSONS + ("lab",):
+            raise CheckError(f"{self.lesson!r} has no machine checks: the checked lessons are "
+                             f"{', '.join(PROBED_LESSONS + ('lab',))}")
         elif self.lesson not in PROBED_LESSONS:
             # the lab's evidence is written by its measuring cells (clusterlab loadtest): grade that file
             self.result = grade_file(Path(self.evidence_dir) / name)
@@ -254,8 +265,9 @@ class CheckPanel:
                            else f"evidence not written: {why}")
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
-        text = (verdicts_text(self.result, self.banner) if self.result is not None
-                else f"Check my cluster ({self.lesson}): {self.message}")
+        head = f"Check my cluster: {self.lesson} ({self.mode})"
+        text = (verdicts_text(self.result, f"{head}. {self.banner}") if self.result is not None
+                else f"{head}: {self.message}")
         if self.widget is None or self.mode == "grading":
             return {"text/plain": text}
         bundle = self.widget._repr_mimebundle_(**kwargs) or {}
@@ -286,36 +298,65 @@ def grade_checks(lesson: str, check_ids: list[str] | tuple[str, ...], points: fl
     Returns ``points × (points earned by those checks / their points)``: a float in [0, points],
     which nbgrader takes as partial credit when it is the cell's last expression. Checks skipped
     for the evidence's profile (e.g. L1.port on one machine) do not count; if all are skipped the
-    cell earns full points and says so. A missing, unreadable or edited evidence file earns 0,
-    as does one whose stored summary disagrees with its raw outputs. Prints to stdout only.
+    cell earns full points and says so. Earns 0, saying why: a missing, unreadable, malformed or
+    edited evidence file; one whose stored summary claims checks its raw outputs do not pass; a
+    node of the evidence that answered no probe (unreachable when recorded); a profile outside
+    ``$CLUSTERLAB_PROFILES`` (comma-separated, set by the instructor in nbgrader_config.py; unset:
+    any). The replay files shipped with the labs and the sim cluster both record profile ``sim``: a
+    course that wants real hardware leaves ``sim`` out. Prints to stdout only; never raises.
     """
     with quiet():
         try:
-            result = grade_file(Path(evidence_dir) / f"{lesson}.json")
-        except CheckError as e:
-            print(f"0/{points:g}: {e}")
-            return 0.0
-        if result.lesson != lesson:
-            print(f"0/{points:g}: {evidence_dir}/{lesson}.json holds evidence of {result.lesson}, not {lesson}")
-            return 0.0
-        if result.notes:
-            print("\n".join(f"0/{points:g}: {n}" for n in result.notes))
-            return 0.0
-        chosen = {v.id: v for v in result.verdicts if v.id in check_ids}
-        missing = [c for c in check_ids if c not in chosen]
-        if missing:
-            print(f"0/{points:g}: the grader has no checks {', '.join(missing)} for {lesson}")
-            return 0.0
-        counted = [v for v in chosen.values() if v.status != "skip"]
-        for v in chosen.values():
-            print(_verdict_line(v))
-        if not counted:
-            print(f"{points:g}/{points:g}: none of these checks applies to profile {result.profile}")
-            return float(points)
-        frac = sum(v.earned for v in counted) / sum(v.points for v in counted)
-        earned = round(points * frac, 3)
-        print(f"{earned:g}/{points:g} on profile {result.profile}")
+            earned, lines = _grade_checks(lesson, list(check_ids), float(points), Path(evidence_dir))
+        except Exception as e:  # a grade cell must not error: that is a 0 without a reason
+            earned, lines = 0.0, [f"0/{points:g}: the grader could not grade this ({type(e).__name__}: {e})"]
+        print("\n".join(lines))
         return earned
+
+
+def _grade_checks(lesson: str, check_ids: list[str], points: float, evidence_dir: Path) -> tuple[float, list[str]]:
+    zero = f"0/{points:g}:"
+    try:
+        result = grade_file(evidence_dir / f"{lesson}.json")
+    except CheckError as e:
+        why = [f"{zero} {e}"]
+        if mode() == "replay" and not (evidence_dir / f"{lesson}.json").exists():
+            why.append("(no cluster inventory was found here, so nothing was recorded: these cells grade your own "
+                       "evidence, which the Check my cluster cell writes once it can reach your machines or the sim)")
+        return 0.0, why
+    if result.lesson != lesson:
+        return 0.0, [f"{zero} {evidence_dir}/{lesson}.json holds evidence of {result.lesson}, not {lesson}"]
+    allowed = [p.strip() for p in os.environ.get("CLUSTERLAB_PROFILES", "").split(",") if p.strip()]
+    if allowed and result.profile not in allowed:
+        return 0.0, [f"{zero} the evidence was recorded on profile {result.profile}; this course grades "
+                     f"{', '.join(allowed)} (CLUSTERLAB_PROFILES)"]
+    lines = list(result.notes)
+    disputed = sorted(result.inflated & set(check_ids))
+    if disputed:
+        return 0.0, lines + [f"{zero} the file's summary claims {', '.join(disputed)}, which its raw outputs do not show"]
+    silent = _silent_nodes(result)
+    if silent:
+        return 0.0, lines + [f"{zero} {', '.join(silent)} answered no probe when this was recorded "
+                             f"({'; '.join(result.errors.get(n, 'no output') for n in silent)}): check again "
+                             "with every node reachable"]
+    chosen = {v.id: v for v in result.verdicts if v.id in check_ids}
+    missing = [c for c in check_ids if c not in chosen]
+    if missing:
+        return 0.0, lines + [f"{zero} the grader has no checks {', '.join(missing)} for {lesson}"]
+    counted = [v for v in chosen.values() if v.status != "skip"]
+    lines += [_verdict_line(v) for v in chosen.values()]
+    if not counted:
+        return float(points), lines + [f"{points:g}/{points:g}: none of these checks applies to profile {result.profile}"]
+    earned = round(points * sum(v.earned for v in counted) / sum(v.points for v in counted), 3)
+    return earned, lines + [f"{earned:g}/{points:g} on profile {result.profile}"]
+
+
+def _silent_nodes(result: LessonResult) -> list[str]:
+    """Nodes of a probed lesson's evidence without one probe that exited 0 (none for the lab)."""
+    if result.lesson not in PROBED_LESSONS:
+        return []
+    answered = {r.node for r in result.evidence.raw if r.exit_status == 0}
+    return [n["name"] for n in result.evidence.inventory.get("nodes", []) if n["name"] not in answered]
 
 
 def _verdict_line(v: Verdict) -> str:

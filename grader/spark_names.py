@@ -6,7 +6,7 @@ Each physical QSFP port therefore appears as TWO netdevs and TWO RDMA devices, t
 to the RJ45 socket, port 1 the one further from it. The 10 GbE RJ45 management NIC is
 ``enP7s7``.
 
-Sources (see shared/research/procedure.md §1.1, §2.1 and §9):
+Sources (see docs/research/procedure.md §1.1, §2.1 and §9):
 NVIDIA connect-two-sparks playbook,
 https://github.com/NVIDIA/dgx-spark-playbooks/blob/main/nvidia/connect-two-sparks/README.md
 ("each physical port has two logical interfaces"; the ibdev2netdev example), and

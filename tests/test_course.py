@@ -403,6 +403,12 @@ def plant(d: Path, what: set[str]) -> None:
         (d / "grader").mkdir()
         for fname, text in FAKE_GRADER.items():
             (d / "grader" / fname).write_text(text)
+    if "grader.py" in what:  # one file that is a whole grader when imported: `from grader import notebook`
+        body = "".join(f"    {line}\n" for line in FAKE_GRADER["notebook.py"].splitlines())
+        (d / "grader.py").write_text("import types\nnotebook = types.SimpleNamespace()\n"
+                                     "def _fill(ns):\n" + body.replace("def ", "def ") +
+                                     "    ns.__dict__.update({k: v for k, v in locals().items() if k != 'ns'})\n"
+                                     "_fill(notebook)\n")
     if "checks" in what:
         plant_checks(d / "checks")
 
@@ -524,6 +530,8 @@ def pipeline(tmp_path_factory, golden_evidence):
                 "tamperedraw": (right, tamper_raw(ev), set(), expected(source_nb, "no_evidence")),
                 # a grader/ and checks/ of the learner's own that would give full marks if imported
                 "planted": (wrong_answer, tamper_raw(ev), {"grader", "checks"}, expected(source_nb, "wrong", lambda c: 0.0)),
+                # the same as one grader.py file (nbgrader's ignore list matches file names: grader.* too)
+                "plantedfile": (wrong_answer, tamper_raw(ev), {"grader.py"}, expected(source_nb, "wrong", lambda c: 0.0)),
             })
         mtu = GOLDEN / f"{name}-sim-mtu-1500.json"
         if mtu.is_file():

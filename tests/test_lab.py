@@ -36,7 +36,8 @@ def result_json(tpot_s: float, ttft_s: float, concurrency: int, n: int = 8, out:
 def evidence(profile: str, levels: dict[str, dict[int, tuple[float, float]]], **kw) -> Evidence:
     raw = [RawOutput("spark-a", probe_name(label, c), "vllm bench serve ...", result_json(tp, tt, c, **kw), "", 0)
            for label, per in levels.items() for c, (tp, tt) in per.items()]
-    return Evidence("lab", profile, {"profile": profile, "nodes": []}, raw,
+    nodes = [{"name": "spark-a"}, {"name": "spark-b"}] if profile in ("sim", "spark-pair") else [{"name": "spark-a"}]
+    return Evidence("lab", profile, {"profile": profile, "nodes": nodes}, raw,
                     measurements={"lab": {"bytes_per_token": 60e9 / 2 * 0.1}})
 
 

@@ -32,7 +32,8 @@ def inventory(mode: str | None = "ray"):
     node = SimpleNamespace(name="spark-a", address="10.77.7.10", port=22, user="root")
     serve = SimpleNamespace(url="http://10.77.7.10:8000", model="/models/tiny-llama", served_model_name=None,
                             mode=mode, head="spark-a")
-    return SimpleNamespace(profile="sim", qsfp_port=1, nodes=[node], serve=serve)
+    worker = SimpleNamespace(name="spark-b", address="10.77.7.11", port=22, user="root")
+    return SimpleNamespace(profile="sim", qsfp_port=1, nodes=[node, worker], serve=serve)
 
 
 def test_levels_and_labels():

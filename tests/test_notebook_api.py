@@ -66,14 +66,79 @@ def test_grade_checks_partial_credit_is_the_share_of_check_points(here, capsys):
 @pytest.mark.parametrize("edit, needle", [
     (None, "no such evidence file"),
     (lambda d: d["raw"][2].update(stdout=d["raw"][2]["stdout"].replace("9000", "9001")), "does not match its sha256"),
-    (lambda d: d["facts"]["nodes"]["spark-b"].update(hostname="spark-z"), "disagree with its raw outputs"),
+    # raw outputs say spark-b runs MTU 1500 (re-hashed); the summary kept the 9000 of the honest run
+    (lambda d: (_mtu_1500_on_spark_b(d), d.update(facts=json.loads(RECORDED.read_text())["facts"])),
+     "claims L1.mtu, which its raw outputs do not show"),
 ])
 def test_grade_checks_zero_for_missing_edited_or_doctored_evidence(here, capsys, edit, needle):
     if edit is not None:
         _evidence(here, edit)
+    assert cl.grade_checks("lesson1", ["L1.port", "L1.mtu"], points=2) == 0.0
+    out, err = capsys.readouterr()
+    assert err == "" and needle in out and "0/2:" in out
+
+
+def test_an_edited_summary_that_claims_nothing_more_is_graded_from_the_raw_outputs(here, capsys):
+    _evidence(here, lambda d: d["facts"]["nodes"]["spark-b"].update(hostname="spark-z"))
+    assert cl.grade_checks("lesson1", ["L1.port"], points=2) == 2.0
+    out = capsys.readouterr().out
+    assert "disagree with its raw outputs (nodes)" in out and "graded from the raw outputs" in out
+
+
+@pytest.mark.parametrize("edit, needle", [
+    (lambda d: d.update(profile="single-spark"), "differs from the inventory's 'sim'"),
+    (lambda d: (d.update(profile="single-spark"), d["inventory"].update(profile="single-spark")),
+     "needs 1 distinct node(s)"),
+    (lambda d: d.update(profile="nonsense"), "not one of"),
+    (lambda d: d.update(raw=[]), "no raw outputs"),
+    (lambda d: d["raw"].append(dict(d["raw"][0])), "appears twice"),
+    (lambda d: d["raw"][0].update(node="spark-z"), "not a node of the evidence's inventory"),
+    (lambda d: d.update(provenance=[]), "`provenance` must be an object"),
+    (lambda d: d["inventory"].update(nodes="spark-a"), "`inventory.nodes` must be a list"),
+])
+def test_malformed_or_reshaped_evidence_earns_nothing(here, capsys, edit, needle):
+    _evidence(here, edit)
     assert cl.grade_checks("lesson1", ["L1.port"], points=2) == 0.0
     out, err = capsys.readouterr()
-    assert err == "" and needle in out and out.startswith("0/2")
+    assert err == "" and needle in out
+
+
+def test_a_node_that_answered_nothing_earns_nothing(here, capsys):
+    def drop_spark_b(d):
+        d["raw"] = [r for r in d["raw"] if r["node"] != "spark-b"]
+        d["errors"] = {"spark-b": "connection refused"}
+        d["facts"] = {}
+    _evidence(here, drop_spark_b)
+    assert cl.grade_checks("lesson1", ["L1.ssh"], points=2) == 0.0
+    assert "spark-b answered no probe" in capsys.readouterr().out
+
+
+def test_profiles_pinned_by_the_instructor(here, capsys, monkeypatch):
+    _evidence(here)
+    monkeypatch.setenv("CLUSTERLAB_PROFILES", "spark-pair, single-spark")
+    assert cl.grade_checks("lesson1", ["L1.port"], points=2) == 0.0
+    assert "this course grades spark-pair, single-spark" in capsys.readouterr().out
+    monkeypatch.setenv("CLUSTERLAB_PROFILES", "sim,spark-pair")
+    assert cl.grade_checks("lesson1", ["L1.port"], points=2) == 2.0
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dir", "huge"])
+def test_evidence_that_is_not_a_plain_small_file(here, capsys, kind, monkeypatch):
+    import os
+
+    (here / "evidence").mkdir()
+    p = here / "evidence" / "lesson1.json"
+    if kind == "fifo":
+        os.mkfifo(p)
+    elif kind == "dir":
+        p.mkdir()
+    else:
+        import grader.evidence as E
+        monkeypatch.setattr(E, "MAX_BYTES", 1000)
+        shutil.copy(RECORDED, p)
+    assert cl.grade_checks("lesson1", ["L1.port"], points=2) == 0.0
+    out = capsys.readouterr().out
+    assert ("not a regular file" in out) if kind != "huge" else ("MiB" in out)
 
 
 def test_grade_checks_names_unknown_check_ids(here, capsys):
@@ -86,6 +151,8 @@ def test_may_record_refuses_nbgrader_and_solutions(here, monkeypatch):
     assert cl.may_record(here) == (True, "")
     src = here / "course" / "solutions" / "lesson1"
     src.mkdir(parents=True)
+    assert cl.may_record(src)[0]  # a folder named solutions is not a course's source folder by itself
+    (here / "course" / "nbgrader_config.py").write_text("c = get_config()\n")
     allowed, why = cl.may_record(src)
     assert not allowed and "solutions/" in why and "CLUSTERLAB_RECORD=1" in why
     monkeypatch.setenv("CLUSTERLAB_RECORD", "1")
@@ -105,6 +172,8 @@ def test_find_inventory_order(here, monkeypatch):
     assert cl.find_inventory() == Path("inventory.toml")
     monkeypatch.setenv("CLUSTERLAB_INVENTORY", "/elsewhere/inv.toml")
     assert cl.find_inventory() == Path("/elsewhere/inv.toml") and cl.mode() == "live"
+    monkeypatch.setenv("CLUSTERLAB_REPLAY", "1")
+    assert cl.mode() == "replay"  # never probe, whatever inventory is around
     monkeypatch.setenv("NBGRADER_EXECUTION", "validate")
     assert cl.mode() == "grading"
 
@@ -115,6 +184,9 @@ def test_panel_replays_recorded_evidence_and_says_so(here):
     panel = cl.check_my_cluster("lesson1")
     assert panel.mode == "replay" and panel.result is not None and panel.result.exit_code == 0
     assert "replay" in panel.banner and "not of your machines" in panel.banner
+    text = panel._repr_mimebundle_()["text/plain"].splitlines()
+    assert text[0].startswith("Check my cluster: lesson1 (replay). replay: no cluster inventory")
+    assert text[1] == "lesson1 on sim" and text[3].startswith("PASS  L1.port")
     assert "id='clusterlab-verdicts-lesson1'" in panel._table.value
     assert not (here / "evidence").exists()  # replay records nothing
 

@@ -186,6 +186,15 @@ class TestHealthy:
             assert ssh(node, "hostname").stdout.strip() == node
             assert ssh(node, "cat /etc/hostname").stdout.strip() == node
 
+    def test_sim_shell_runs_inside_the_node_as_its_ssh_sessions_see_it(self, healthy):
+        """`clusterlab sim shell NODE CMD`: the node's hostname, /root (its SSH key to the peer) and network."""
+        cli = [sys.executable, "-m", "grader.cli", "sim", "shell"]
+        out = subprocess.run([*cli, "spark-a", "sh", "-c", "hostname; ssh -o BatchMode=yes 192.168.100.11 hostname"],
+                             capture_output=True, text=True, timeout=30)
+        assert out.returncode == 0 and out.stdout.split() == ["spark-a", "spark-b"], out.stderr
+        bad = subprocess.run([*cli, "spark-c"], capture_output=True, text=True, timeout=30)
+        assert bad.returncode == 2 and "spark-c" in bad.stderr
+
     def test_interfaces_states_and_mtus(self, healthy):
         for node in T.NODES:
             ls = links(node)

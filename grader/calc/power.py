@@ -1,7 +1,7 @@
 """Power and heat for a two-card desktop: the load, the PSU, the connectors, the wall circuit.
 
 Units: watts (W) of DC load inside the box unless a name says ``wall``; volts (V), amps (A),
-BTU/h. Sources (shared/research/figures.md §4) with trust grades:
+BTU/h. Sources (docs/research/figures.md §4) with trust grades:
 
 - ATX 3.0 power excursion: a PSU must survive 200% of its rated power for 100 µs (AnandTech's
   MSI MEG Ai1300P review, B); the ATX 3 design guide's +12V add-in-card rail steps are 100% -> 300%

@@ -7,7 +7,7 @@ GB = 1e9 B (what disk and model cards print). Token counts are whole tokens.
 Arithmetic and sources:
 
 - KV bytes per token = layers x KV heads x head dim x 2 (K and V) x bytes per element
-  (shared/research/procedure.md §4.2; vLLM's FullAttentionSpec page size is block_size x that).
+  (docs/research/procedure.md §4.2; vLLM's FullAttentionSpec page size is block_size x that).
   Llama-3.1-8B in BF16: 32 x 8 x 128 x 2 x 2 = 131,072 B (128 KiB) per token.
   head dim is ``head_dim`` when config.json gives it, else hidden_size / num_attention_heads;
   KV heads ``num_key_value_heads`` (GQA), else ``num_attention_heads`` (MHA).

@@ -1,6 +1,6 @@
 """Spec tables as data: GPUs (checks/specs/gpus.toml) and PCIe (checks/specs/pcie.toml).
 
-Every figure carries its unit, its source and a trust grade (shared/research/figures.md):
+Every figure carries its unit, its source and a trust grade (docs/research/figures.md):
 
 - ``A`` a vendor document or project source;
 - ``B`` a named, reproducible measurement or a reputable review's spec table;

@@ -1,6 +1,6 @@
 """What crosses the link per token, how long it takes, and what that means for decode speed.
 
-Sources (shared/research/figures.md §3.3):
+Sources (docs/research/figures.md §3.3):
 
 - Tensor parallel (Megatron pattern; vLLM TP, llama.cpp ``-sm tensor``): each transformer layer
   does **two all-reduces** per forward pass (after attention and after the MLP), each of shape

@@ -2,7 +2,7 @@
 
 Shapes read (Ray's autoscaler ``format_info_string`` as printed by Ray 2.x; sources:
 ray-project/ray python/ray/autoscaler/_private/util.py and autoscaler/v2/utils.py, and the real
-output in shared/fixtures/real/spark/12_*; shared/research/procedure.md §3.6)::
+output in shared/fixtures/real/spark/12_*; docs/research/procedure.md §3.6)::
 
     ======== Autoscaler status: 2026-04-19 17:08:02.711002 ========
     GCS request time: 0.001s                 (-v only)

@@ -10,7 +10,7 @@ ip=192.168.100.11)``, ``(pid=21164)``), several of them on one line; docker-comp
 is stripped of those layers first (:func:`split_prefixes`), then the message is matched on its
 text, never on the ``[file.py:NNN]`` tag, which changes between versions.
 
-KV-cache capacity lines, by version (shared/research/procedure.md §4.1, from vLLM's sources):
+KV-cache capacity lines, by version (docs/research/procedure.md §4.1, from vLLM's sources):
 
 ========================  ==========================================================  ==============
 form                      line(s)                                                     vLLM
