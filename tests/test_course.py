@@ -363,6 +363,17 @@ def tamper_fact(ev: dict) -> dict:
     return ev
 
 
+def inflate_facts(failing: dict, healthy: dict) -> dict:
+    """``failing``'s raw outputs with ``healthy``'s stored facts: a summary that claims more than was measured,
+    stamped with the facts code of this grader (as a learner's edit of fresh evidence would be)."""
+    from grader.evidence import facts_code
+
+    ev = copy.deepcopy(failing)
+    ev["facts"] = copy.deepcopy(healthy["facts"])
+    ev["provenance"]["facts_code"] = facts_code()
+    return ev
+
+
 def tamper_raw(ev: dict) -> dict:
     """The evidence with one raw output edited after recording (its sha256 no longer matches)."""
     ev = copy.deepcopy(ev)
@@ -526,7 +537,8 @@ def pipeline(tmp_path_factory, golden_evidence):
         if has_machine:
             cases.update({
                 "noevidence": (right, None, set(), expected(source_nb, "no_evidence")),
-                "tamperedfacts": (right, tamper_fact(ev), set(), expected(source_nb, "no_evidence")),
+                # an edited summary changes nothing: every fact is derived again from the raw outputs
+                "tamperedfacts": (right, tamper_fact(ev), set(), expected(source_nb, "full")),
                 "tamperedraw": (right, tamper_raw(ev), set(), expected(source_nb, "no_evidence")),
                 # a grader/ and checks/ of the learner's own that would give full marks if imported
                 "planted": (wrong_answer, tamper_raw(ev), {"grader", "checks"}, expected(source_nb, "wrong", lambda c: 0.0)),
@@ -539,6 +551,12 @@ def pipeline(tmp_path_factory, golden_evidence):
             exp = expected(source_nb, "full", lambda c: score_with_failing(c, fails))
             cases["mtu1500"] = (right, json.loads(mtu.read_text()), set(), exp)
             cases["mtu1500planted"] = (right, json.loads(mtu.read_text()), {"checks"}, exp)
+            # MTU 1500 measured, but the summary copied from a healthy run (L1.mtu passing): the cells
+            # that grade L1.mtu earn nothing, the others what the raw outputs give
+            cases["inflatedfacts"] = (right, inflate_facts(json.loads(mtu.read_text()), ev), set(),
+                                      expected(source_nb, "full", lambda c: 0.0 if fails & set(
+                                          i for call in machine_calls(c.source) for i in call["ids"])
+                                          else score_with_failing(c, fails)))
         for student, (answer, evidence, planted, _exp) in cases.items():
             d = course / "submitted" / student / name
             shutil.copytree(release / name, d)
@@ -584,7 +602,7 @@ def golden_cases() -> list[tuple[str, str]]:
         if any(is_machine_cell(c) for c in nb.cells):
             cases += ["noevidence", "tamperedfacts", "tamperedraw", "planted"]
         if (GOLDEN / f"{name}-sim-mtu-1500.json").is_file():
-            cases += ["mtu1500", "mtu1500planted"]
+            cases += ["mtu1500", "mtu1500planted", "inflatedfacts"]
         out += [(name, c) for c in cases]
     return out
 
@@ -618,9 +636,13 @@ def test_golden_cases_differ(pipeline):
             continue
         g = {s: float(r["score"]) for s, r in res["grades"].items()}
         assert g["correct"] > g["wrong"], name
-        for s in ("noevidence", "tamperedfacts", "tamperedraw", "planted", "mtu1500planted", "editedgrades"):
+        for s in ("noevidence", "tamperedraw", "planted", "mtu1500planted", "editedgrades"):
             if s in g:
                 assert g[s] < g["correct"], (name, s)
+        if "inflatedfacts" in res["cases"]:
+            assert g["inflatedfacts"] < g["mtu1500"] < g["correct"], name  # the claim costs more than the truth
+        if "tamperedfacts" in res["cases"]:
+            assert g["tamperedfacts"] == g["correct"], name
         checked += 1
     if not checked:
         pytest.skip("no assignment could run the golden pipeline")
