@@ -71,6 +71,12 @@ def _parser() -> argparse.ArgumentParser:
     ver.add_argument("--inventory", required=True, metavar="FILE", help="the inventory of the machines it claims")
     ver.add_argument("--json", action="store_true", help="machine-readable output")
 
+    aud = sub.add_parser("audit", help="after nbgrader autograde: grade each submission's evidence again, "
+                         "outside the learner's kernel, and flag grade cells scored above it")
+    aud.add_argument("autograded", metavar="DIR", help="nbgrader's autograded folder ($CLUSTERLAB_COURSE_DIR/autograded)")
+    aud.add_argument("--assignment", metavar="NAME", help="only this assignment (lesson1, ..., lab)")
+    aud.add_argument("--json", action="store_true")
+
     exp = sub.add_parser("explain", help="read one pasted command output and say what it means")
     exp.add_argument("file", metavar="FILE", help="a file, or - for standard input")
     exp.add_argument("--kind", help="skip detection: the kind of output it is")
@@ -197,11 +203,22 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         raise CannotRun(f"verify: {e}") from None
 
 
+def _cmd_audit(args: argparse.Namespace) -> int:
+    from grader.audit import AuditError, audit, render, to_jsonable
+
+    try:
+        rows = audit(args.autograded, args.assignment)
+    except AuditError as e:
+        raise CannotRun(str(e)) from None
+    print(json.dumps(to_jsonable(rows), indent=1) if args.json else render(rows))
+    return 1 if any(r.status == "ABOVE" for r in rows) else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``clusterlab`` console script; returns the exit status."""
     args = _parser().parse_args(argv)
     handlers = {"sim": _cmd_sim, "check": _cmd_check, "grade": _cmd_grade, "explain": _cmd_explain,
-                "loadtest": _cmd_loadtest, "verify": _cmd_verify}
+                "loadtest": _cmd_loadtest, "audit": _cmd_audit, "verify": _cmd_verify}
     try:
         return handlers[args.cmd](args)
     except CannotRun as e:

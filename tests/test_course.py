@@ -363,6 +363,11 @@ def tamper_fact(ev: dict) -> dict:
     return ev
 
 
+def patched_answer(code: str) -> str:
+    """The right answer, after replacing the grader's grade function in the kernel (a cheat nbgrader allows)."""
+    return "cl.grade_checks = lambda lesson, ids, points, **k: float(points)\n" + code
+
+
 def inflate_facts(failing: dict, healthy: dict) -> dict:
     """``failing``'s raw outputs with ``healthy``'s stored facts: a summary that claims more than was measured,
     stamped with the facts code of this grader (as a learner's edit of fresh evidence would be)."""
@@ -542,6 +547,9 @@ def pipeline(tmp_path_factory, golden_evidence):
                 "tamperedraw": (right, tamper_raw(ev), set(), expected(source_nb, "no_evidence")),
                 # a grader/ and checks/ of the learner's own that would give full marks if imported
                 "planted": (wrong_answer, tamper_raw(ev), {"grader", "checks"}, expected(source_nb, "wrong", lambda c: 0.0)),
+                # nbgrader's limit: an answer cell replaces cl.grade_checks in the shared kernel and every
+                # machine cell scores full without evidence; `clusterlab audit` flags exactly these cells
+                "patched": (patched_answer, None, set(), expected(source_nb, "full")),
                 # the same as one grader.py file (nbgrader's ignore list matches file names: grader.* too)
                 "plantedfile": (wrong_answer, tamper_raw(ev), {"grader.py"}, expected(source_nb, "wrong", lambda c: 0.0)),
             })
@@ -600,7 +608,7 @@ def golden_cases() -> list[tuple[str, str]]:
         nb = nbformat.read(SOLUTIONS / name / f"{name}.ipynb", as_version=4)
         cases = ["correct", "wrong", "noisy", "editedgrades"]
         if any(is_machine_cell(c) for c in nb.cells):
-            cases += ["noevidence", "tamperedfacts", "tamperedraw", "planted"]
+            cases += ["noevidence", "tamperedfacts", "tamperedraw", "planted", "plantedfile", "patched"]
         if (GOLDEN / f"{name}-sim-mtu-1500.json").is_file():
             cases += ["mtu1500", "mtu1500planted", "inflatedfacts"]
         out += [(name, c) for c in cases]
@@ -646,6 +654,26 @@ def test_golden_cases_differ(pipeline):
         checked += 1
     if not checked:
         pytest.skip("no assignment could run the golden pipeline")
+
+
+def test_audit_flags_exactly_the_cells_the_evidence_does_not_support(pipeline):
+    """`clusterlab audit` on nbgrader's autograded folder: the patched submissions' machine cells are
+    ABOVE their evidence (none), every other golden submission's machine cells agree with it."""
+    from grader.audit import audit
+    from grader.cli import main
+
+    machine = {name for name, res in pipeline["results"].items()
+               if "cases" in res and any(is_machine_cell(c) for c in res["nb"].cells)}
+    if not machine:
+        pytest.skip("no assignment with machine grade cells ran the golden pipeline")
+    rows = [r for r in audit(pipeline["course"] / "autograded") if r.assignment in machine]
+    above = {(r.student, r.assignment) for r in rows if r.status == "ABOVE"}
+    assert above == {("patched", name) for name in machine}, above
+    submitted = {(s, name) for name in machine for s in pipeline["results"][name]["cases"]}
+    assert {(r.student, r.assignment) for r in rows} == submitted  # every submission was read
+    assert all(r.status == "agree" for r in rows if r.student != "patched"), \
+        [r for r in rows if r.student != "patched" and r.status != "agree"]
+    assert main(["audit", str(pipeline["course"] / "autograded")]) == 1
 
 
 def test_golden_feedback_and_planted_files(pipeline):

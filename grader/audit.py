@@ -1,0 +1,147 @@
+"""``clusterlab audit``: after ``nbgrader autograde``, grade each submission's evidence again outside
+the learner's kernel and compare with what its machine grade cells scored there.
+
+Why: nbgrader runs the learner's cells and the grade cells in one kernel, so an answer cell can
+replace ``cl.grade_checks`` (or anything it calls) and every machine grade cell then scores full
+points without evidence. The audit reads nbgrader's autograded notebooks (outputs kept) and the
+evidence beside them, recomputes each ``cl.grade_checks(lesson, [ids], points=N)`` cell in this
+process with :func:`grader.notebook.grade_checks`' own rules, and reports each cell where the
+kernel's score is above the evidence's (a grade the evidence does not support).
+
+Layout read: ``<autograded>/<student>/<assignment>/<assignment>.ipynb`` and
+``<autograded>/<student>/<assignment>/evidence/<lesson>.json`` (nbgrader's ``autograded`` folder,
+``$CLUSTERLAB_COURSE_DIR/autograded`` with this course's nbgrader_config.py).
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import io
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+TOLERANCE = 1e-6
+"""Points: a kernel score above the recomputed one by more than this is reported."""
+
+
+class AuditError(Exception):
+    """The folder is not an nbgrader autograded folder (the message names what was expected)."""
+
+
+@dataclass(frozen=True)
+class CellAudit:
+    """One machine grade cell of one submission: what the kernel scored and what the evidence gives.
+
+    ``kernel`` is nbgrader's score for the cell (0 on an error or stderr output; a float last
+    expression is partial credit), ``evidence`` the score recomputed here; both in points.
+    ``status``: ``"agree"``, ``"ABOVE"`` (the kernel scored more than the evidence supports) or
+    ``"below"`` (less, e.g. a cell that errored in the kernel).
+    """
+
+    student: str
+    assignment: str
+    cell: str
+    kernel: float
+    evidence: float
+    status: str
+    why: str
+
+
+def grade_calls(source: str) -> list[tuple[str, list[str], float]] | None:
+    """The ``grade_checks(lesson, [ids], points=N)`` calls of a grade cell's source, literal arguments
+    only, or None when the cell has none (or one with non-literal arguments)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    calls = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and (getattr(node.func, "attr", None) == "grade_checks"
+                                           or getattr(node.func, "id", None) == "grade_checks"):
+            try:
+                args = [ast.literal_eval(a) for a in node.args]
+                kw = {k.arg: ast.literal_eval(k.value) for k in node.keywords}
+            except ValueError:
+                return None
+            vals = {**dict(zip(("lesson", "check_ids", "points"), args)), **kw}
+            lesson, ids, points = vals.get("lesson"), vals.get("check_ids"), vals.get("points")
+            if not isinstance(lesson, str) or not isinstance(ids, (list, tuple)) or not isinstance(points, (int, float)):
+                return None
+            calls.append((lesson, list(ids), float(points)))
+    return calls or None
+
+
+def kernel_score(cell: Any, points: float) -> float:
+    """nbgrader's score of an executed grade cell (docs/research/grading.md §2.8)."""
+    outs = cell.get("outputs", [])
+    if any(o.get("output_type") == "error" or (o.get("output_type") == "stream" and o.get("name") == "stderr")
+           for o in outs):
+        return 0.0
+    for o in outs:
+        if o.get("output_type") == "execute_result":
+            try:
+                return min(points, float(o["data"]["text/plain"]))
+            except (KeyError, ValueError, TypeError):
+                pass
+    return points
+
+
+def audit(autograded: str | Path, assignment: str | None = None) -> list[CellAudit]:
+    """Every machine grade cell of every submission under ``autograded``, recomputed from its evidence.
+
+    Raises AuditError when ``autograded`` holds no ``<student>/<assignment>/<assignment>.ipynb``.
+    """
+    import nbformat
+
+    from grader.notebook import _grade_checks
+
+    root = Path(autograded).expanduser()
+    notebooks = sorted(p for p in root.glob("*/*/*.ipynb") if p.stem == p.parent.name
+                       and (assignment is None or p.stem == assignment))
+    if not notebooks:
+        raise AuditError(f"{root}: no <student>/<assignment>/<assignment>.ipynb here; give nbgrader's autograded "
+                         "folder ($CLUSTERLAB_COURSE_DIR/autograded after `nbgrader autograde`)")
+    rows = []
+    for nb_path in notebooks:
+        student, name = nb_path.parent.parent.name, nb_path.stem
+        try:
+            nb = nbformat.read(nb_path, as_version=4)
+        except Exception as e:  # a broken notebook is a finding, not a crash
+            rows.append(CellAudit(student, name, "-", 0.0, 0.0, "below", f"unreadable notebook: {e}"))
+            continue
+        for cell in nb.cells:
+            meta = cell.get("metadata", {}).get("nbgrader", {})
+            calls = grade_calls(cell.source) if cell.cell_type == "code" and meta.get("grade") else None
+            if not calls:
+                continue
+            points = float(meta.get("points", 0))
+            got = kernel_score(cell, points)
+            want, lines = 0.0, []
+            for lesson, ids, pts in calls:
+                with contextlib.redirect_stdout(io.StringIO()):
+                    earned, why = _grade_checks(lesson, ids, pts, nb_path.parent / "evidence")
+                want += earned
+                lines += why
+            want = min(points, round(want, 3))
+            status = "ABOVE" if got > want + TOLERANCE else "below" if got < want - TOLERANCE else "agree"
+            reason = next((ln for ln in lines if ln.startswith("0/")), lines[-1] if lines else "")
+            rows.append(CellAudit(student, name, meta.get("grade_id", "?"), got, want, status, reason))
+    return rows
+
+
+def render(rows: list[CellAudit]) -> str:
+    """A plain-text table, ABOVE rows first, then a count."""
+    order = {"ABOVE": 0, "below": 1, "agree": 2}
+    lines = [f"{'status':6}  {'student':14} {'assignment':10} {'cell':24} kernel  evidence  why"]
+    for r in sorted(rows, key=lambda r: (order[r.status], r.student, r.assignment, r.cell)):
+        lines.append(f"{r.status:6}  {r.student:14} {r.assignment:10} {r.cell:24} {r.kernel:6g}  {r.evidence:8g}  "
+                     f"{r.why[:90] if r.status != 'agree' else ''}")
+    above = sum(r.status == "ABOVE" for r in rows)
+    lines.append(f"{len(rows)} machine grade cells: {above} scored above what their evidence supports")
+    return "\n".join(lines)
+
+
+def to_jsonable(rows: list[CellAudit]) -> list[dict[str, Any]]:
+    return [asdict(r) for r in rows]
