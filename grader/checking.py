@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 from grader.evidence import Evidence, EvidenceError, load_evidence
 from grader.grading import Verdict, exit_code, grade
@@ -118,8 +118,7 @@ def grade_file(path: str | Path, profile: str | None = None) -> LessonResult:
     and ``inflated`` lists the checks the stored facts would have passed that the raw outputs do not
     (a summary edited to claim more than was measured).
     """
-    from grader import __version__
-    from grader.evidence import facts_code
+    from grader.evidence import stored_facts_differ
     from grader.facts import derivers
 
     try:
@@ -137,10 +136,8 @@ def grade_file(path: str | Path, profile: str | None = None) -> LessonResult:
     prof = profile or ev.profile
     verdicts = grade(facts, ev.lesson, prof)
     notes, inflated = [], set()
-    code = ev.provenance.get("facts_code")
-    same_code = code == facts_code() if code else ev.provenance.get("grader_version") == __version__
-    if same_code and ev.facts and _jsonable(ev.facts) != _jsonable(facts):
-        keys = sorted(k for k in set(ev.facts) | set(facts) if _jsonable(ev.facts.get(k)) != _jsonable(facts.get(k)))
+    keys = stored_facts_differ(ev, facts)
+    if keys:
         try:
             claimed = {v.id: v.earned for v in grade(ev.facts, ev.lesson, prof)}
         except Exception:  # stored facts of any shape: what they claim is unknown, take it as all
@@ -151,9 +148,3 @@ def grade_file(path: str | Path, profile: str | None = None) -> LessonResult:
                         else "") + "; graded from the raw outputs")
     ev.facts = facts
     return LessonResult(ev.lesson, prof, verdicts, ev, Path(path), dict(ev.errors), notes, inflated)
-
-
-def _jsonable(x: Any) -> Any:
-    import json
-
-    return json.loads(json.dumps(x, sort_keys=True, default=str))

@@ -247,8 +247,22 @@ def _how_to_record(lesson: str) -> str:
 def load_evidence(path: str | os.PathLike[str]) -> Evidence:
     """Read an evidence file and verify every raw output against its sha256.
 
-    Raises EvidenceError naming the file and the problem (missing, not JSON, wrong schema,
-    missing field, an output edited after it was recorded).
+    Raises EvidenceError naming the file and the problem (missing, not a regular file, too large,
+    not JSON, wrong schema, malformed, an output edited after it was recorded).
+    """
+    ev, edited = read_evidence(path)
+    if edited:
+        r = edited[0]
+        raise EvidenceError(f"{path}: the output of `{r.probe}` on {r.node} does not match its sha256: the file was "
+                            f"edited after it was recorded. Record it again with {_how_to_record(Path(path).stem)}.")
+    return ev
+
+
+def read_evidence(path: str | os.PathLike[str]) -> tuple[Evidence, list[RawOutput]]:
+    """Read an evidence file; return it and the raw outputs that no longer match their sha256.
+
+    Everything :func:`load_evidence` refuses except edited outputs raises EvidenceError; the
+    edited ones are returned (``clusterlab verify`` reports them, the grader refuses them).
     """
     p = Path(path)
     how = _how_to_record(p.stem)
@@ -280,8 +294,19 @@ def load_evidence(path: str | os.PathLike[str]) -> Evidence:
                       facts=data.get("facts", {}), provenance=data.get("provenance", {}))
     except (KeyError, TypeError) as e:
         raise EvidenceError(f"{p}: evidence is missing a field or has a wrong one ({e}). Record it again.") from None
-    for r, want in zip(raw, stored):
-        if r.sha256 != want:
-            raise EvidenceError(f"{p}: the output of `{r.probe}` on {r.node} does not match its sha256: the file was "
-                                f"edited after it was recorded. Record it again with {how}.")
-    return ev
+    return ev, [r for r, want in zip(raw, stored) if r.sha256 != want]
+
+
+def stored_facts_differ(ev: Evidence, rederived: dict[str, Any]) -> list[str] | None:
+    """The top-level fact keys where ``ev``'s stored facts and ``rederived`` differ ([] if none), or
+    None when they cannot be compared: no stored facts, or facts derived by other code (its
+    ``facts_code``, or for older files its grader version, differs from this grader's)."""
+    code = ev.provenance.get("facts_code")
+    same_code = code == facts_code() if code else ev.provenance.get("grader_version") == __version__
+    if not (same_code and ev.facts):
+        return None
+
+    def plain(x: Any) -> Any:
+        return json.loads(json.dumps(x, sort_keys=True, default=str))
+
+    return sorted(k for k in set(ev.facts) | set(rederived) if plain(ev.facts.get(k)) != plain(rederived.get(k)))

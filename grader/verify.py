@@ -35,7 +35,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-from grader.evidence import SCHEMA, Evidence, RawOutput, digest
+from grader.evidence import Evidence, EvidenceError, read_evidence, stored_facts_differ
 
 AGREE, DIFFERS, NOT_COMPARABLE = "agree", "DIFFERS", "not comparable"
 
@@ -142,33 +142,14 @@ def load_lenient(path: str | Path) -> tuple[Evidence, list[str]]:
     whose sha256 does not match instead of refusing the file.
 
     Returns ``(evidence, ["<probe> on <node>", ...])`` (an empty list: every output matches).
-    Raises VerifyError for a missing file, not JSON, another schema or a missing field.
+    Raises VerifyError for everything else load_evidence refuses (missing, not a regular file, too
+    large, not JSON, another schema, malformed).
     """
-    p = Path(path)
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise VerifyError(f"{p}: no such evidence file: give the evidence/<lesson>.json the notebook or "
-                          "`clusterlab check` wrote") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise VerifyError(f"{p}: cannot read: {e}") from None
-    except json.JSONDecodeError as e:
-        raise VerifyError(f"{p}: not JSON ({e.msg} at line {e.lineno}): give the file as recorded") from None
-    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        raise VerifyError(f"{p}: not a clusterlab evidence file (expected schema {SCHEMA!r})")
-    try:
-        raw, bad = [], []
-        for r in data["raw"]:
-            out = RawOutput(**{**r, "sha256": r["sha256"]})
-            if digest(r["stdout"], r["stderr"]) != r["sha256"]:
-                bad.append(f"{r['probe']} on {r['node']}")
-            raw.append(out)
-        ev = Evidence(lesson=data["lesson"], profile=data["profile"], inventory=data["inventory"], raw=raw,
-                      errors=data.get("errors", {}), measurements=data.get("measurements", {}),
-                      facts=data.get("facts", {}), provenance=data.get("provenance", {}))
-    except (KeyError, TypeError) as e:
-        raise VerifyError(f"{p}: evidence is missing a field or has a wrong one ({e}): record it again") from None
-    return ev, bad
+        ev, edited = read_evidence(path)
+    except EvidenceError as e:
+        raise VerifyError(str(e)) from None
+    return ev, [f"{r.probe} on {r.node}" for r in edited]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -296,18 +277,17 @@ def integrity_rows(ev: Evidence, bad_hashes: list[str], inventory_nodes: list[st
                    rederived: dict[str, Any] | None, now: datetime | None = None) -> list[Row]:
     """Rows about the file: sha256s, stored against re-derived facts, nodes, times, profile.
 
-    ``rederived`` is the facts derived again from the raw outputs (None: not checked, e.g. another
-    grader version wrote the file). ``now`` defaults to the current UTC time.
+    ``rederived`` is the facts derived again from the raw outputs (None: not checked); they are
+    compared only when the same facts code derived the stored ones (:func:`stored_facts_differ`).
+    ``now`` defaults to the current UTC time.
     """
-    from grader import __version__
-
     now = now or datetime.now(timezone.utc)
     rows = [Row("raw outputs match their sha256", len(ev.raw) - len(bad_hashes), len(ev.raw), "outputs",
                 DIFFERS if bad_hashes else AGREE,
                 ("edited after recording: " + ", ".join(bad_hashes[:6]) + (" ..." if len(bad_hashes) > 6 else ""))
                 if bad_hashes else "")]
-    if rederived is not None and ev.facts and ev.provenance.get("grader_version") == __version__:
-        keys = sorted(k for k in set(ev.facts) | set(rederived) if _jsonable(ev.facts.get(k)) != _jsonable(rederived.get(k)))
+    keys = stored_facts_differ(ev, rederived) if rederived is not None else None
+    if keys is not None:
         rows.append(Row("stored facts = facts derived from the raw outputs", "stored", "re-derived", "",
                         DIFFERS if keys else AGREE, f"these differ: {', '.join(keys)}" if keys else ""))
     named = sorted({r.node for r in ev.raw} | {n.get("name") for n in ev.inventory.get("nodes", []) if n.get("name")})
@@ -341,10 +321,6 @@ def _parse_time(t: Any) -> datetime | None:
     except ValueError:
         return None
     return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
-
-
-def _jsonable(x: Any) -> Any:
-    return json.loads(json.dumps(x, sort_keys=True, default=str))
 
 
 # ---------------------------------------------------------------------------------------------
