@@ -9,6 +9,7 @@ running sim's), and prints each grade cell's score and any error.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -16,6 +17,24 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def meta(cell: Any) -> dict:
+    """A cell's nbgrader metadata ({} when it has none)."""
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def cells_by_id(path: Path) -> dict:
+    """{grade_id: cell} of a source notebook, in order."""
+    import nbformat
+
+    return {meta(c)["grade_id"]: c for c in nbformat.read(path, as_version=4).cells}
+
+
+def as_released(source: str) -> str:
+    """An answer cell as nbgrader releases it: the solution region replaced by its code stub."""
+    return re.sub(r"### BEGIN SOLUTION.*?### END SOLUTION", "# YOUR CODE HERE\nraise NotImplementedError()",
+                  source, flags=re.S)
 
 
 def execute(notebook: Path, workdir: Path, env: dict[str, str] | None = None, timeout: int = 600) -> Any:
@@ -53,13 +72,13 @@ def grade_cells(nb: Any) -> list[dict[str, Any]]:
     """
     rows = []
     for cell in nb.cells:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        if cell.cell_type != "code" or not meta.get("grade"):
+        m = meta(cell)
+        if cell.cell_type != "code" or not m.get("grade"):
             continue
         outs = cell.get("outputs", [])
         err = next((f"{o.get('ename')}: {o.get('evalue')}" for o in outs if o.output_type == "error"), None)
         stderr = "".join(o.get("text", "") for o in outs if o.output_type == "stream" and o.get("name") == "stderr")
-        points = float(meta.get("points", 0))
+        points = float(m.get("points", 0))
         score = points
         for o in outs:
             if o.output_type == "execute_result":
@@ -69,7 +88,7 @@ def grade_cells(nb: Any) -> list[dict[str, Any]]:
                     pass
         if err or stderr:
             score = 0.0
-        rows.append({"id": meta.get("grade_id"), "points": points, "score": score, "stderr": stderr, "error": err})
+        rows.append({"id": m.get("grade_id"), "points": points, "score": score, "stderr": stderr, "error": err})
     return rows
 
 
@@ -77,7 +96,7 @@ def problems(nb: Any) -> list[str]:
     """Every error output of any cell, as ``"<grade_id or cell n>: ename: evalue"``."""
     out = []
     for i, cell in enumerate(nb.cells):
-        name = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or f"cell {i}"
+        name = meta(cell).get("grade_id") or f"cell {i}"
         for o in cell.get("outputs", []):
             if o.output_type == "error":
                 out.append(f"{name}: {o.get('ename')}: {o.get('evalue')}")

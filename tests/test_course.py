@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers_notebooks import meta
+
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = ROOT / "solutions"
 LABS = ROOT / "labs"
@@ -44,11 +46,6 @@ SAFE_BUILTINS = {"abs", "all", "any", "bool", "float", "int", "isinstance", "len
 def assignments() -> list[str]:
     """The assignment names: every ``solutions/<name>/`` holding ``<name>.ipynb``, sorted."""
     return sorted(p.parent.name for p in SOLUTIONS.glob("*/*.ipynb") if p.stem == p.parent.name)
-
-
-def meta(cell) -> dict:
-    """A cell's nbgrader metadata (empty dict when it has none)."""
-    return cell.get("metadata", {}).get("nbgrader", {})
 
 
 def is_machine_cell(cell) -> bool:

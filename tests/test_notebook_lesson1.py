@@ -18,6 +18,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import real_text
+from tests.helpers_notebooks import as_released as unsolved
+from tests.helpers_notebooks import cells_by_id as _cells_by_id
+from tests.helpers_notebooks import meta
 
 nbformat = pytest.importorskip("nbformat", reason="nbformat is in the notebook extra: pip install -e '.[notebook]'")
 
@@ -28,19 +31,9 @@ RECORDED = LESSON / "recorded" / "lesson1.json"
 CHECK_IDS = ["L1.port", "L1.addressing", "L1.netplan", "L1.mtu", "L1.ssh", "L1.link_speed", "L1.route", "L1.tcp"]
 
 
-def meta(cell) -> dict:
-    return cell.get("metadata", {}).get("nbgrader", {})
-
-
 def cells_by_id(path: Path = NOTEBOOK) -> dict:
-    """{grade_id: cell} of a source notebook."""
-    nb = nbformat.read(path, as_version=4)
-    return {meta(c)["grade_id"]: c for c in nb.cells}
-
-
-def unsolved(source: str) -> str:
-    """An answer cell as nbgrader releases it: the solution region replaced by ``raise NotImplementedError()``."""
-    return re.sub(r"### BEGIN SOLUTION.*?### END SOLUTION", "raise NotImplementedError()", source, flags=re.S)
+    """{grade_id: cell} of a source notebook (lesson 1's by default)."""
+    return _cells_by_id(path)
 
 
 def run(sources: list[str], namespace: dict | None = None) -> tuple[dict, str]:

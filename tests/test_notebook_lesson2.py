@@ -18,6 +18,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import real_text
+from tests.helpers_notebooks import as_released
+from tests.helpers_notebooks import cells_by_id as load
+from tests.helpers_notebooks import meta as nbmeta
 
 nbformat = pytest.importorskip("nbformat", reason="nbformat is in the notebook extra: pip install -e '.[notebook]'")
 
@@ -28,22 +31,6 @@ MACHINE = re.compile(r"check_my_cluster|grade_checks")
 
 
 # ------------------------------------------------------------------------------------------ helpers
-
-def nbmeta(cell) -> dict:
-    """A cell's nbgrader metadata ({} when it has none)."""
-    return cell.get("metadata", {}).get("nbgrader", {})
-
-
-def load(path: Path) -> dict:
-    """The notebook's cells by grade_id, in order."""
-    return {nbmeta(c)["grade_id"]: c for c in nbformat.read(path, as_version=4).cells}
-
-
-def as_released(source: str) -> str:
-    """An answer cell as nbgrader releases it to learners: the solution region replaced."""
-    return re.sub(r"### BEGIN SOLUTION.*?### END SOLUTION", "# YOUR CODE HERE\nraise NotImplementedError()",
-                  source, flags=re.S)
-
 
 def exercise_cells(cells: dict) -> list[str]:
     """grade_ids of the code cells that make up the exercises: every code cell but the machine checks."""
@@ -261,26 +248,12 @@ def test_hidden_tests_hold_no_answers():
 
 # ------------------------------------------------------------------------------------------ recorded evidence
 
-def xfail_if_redaction_unstable() -> None:
-    """Known grader bug, not this notebook's: ``grader.evidence.redact`` is not idempotent on vLLM's engine
-    config line (``tokenizer='/path', ...`` becomes ``tokenizer=[redacted], ...``, and a second pass eats the
-    comma), and load_evidence redacts again before checking each sha256, so serving evidence cannot be
-    reloaded. Until that is fixed these tests are expected to fail; afterwards they run in full."""
-    from grader.evidence import redact
-
-    raw = json.loads(RECORDED.read_text())["raw"]
-    unstable = sorted({r["probe"] for r in raw if redact(r["stdout"]) != r["stdout"] or redact(r["stderr"]) != r["stderr"]})
-    if unstable:
-        pytest.xfail(f"grader.evidence.redact is not idempotent on {unstable}: recorded evidence cannot be reloaded")
-
-
 def test_recorded_evidence_is_the_sims_and_scores_every_grade_cell_in_full(tmp_path, monkeypatch):
     """recorded/lesson2.json: recorded on the serving sim (ray mode), untouched, every L2 check passing or
     skipped for profile sim, so each grade cell earns its points in replay and grading."""
     from grader import notebook as cl
     from grader.checking import grade_file
 
-    xfail_if_redaction_unstable()
     result = grade_file(RECORDED)
     assert (result.lesson, result.profile, result.notes) == ("lesson2", "sim", [])
     status = {v.id: v.status for v in result.verdicts}
@@ -310,7 +283,6 @@ def test_headless_run_scores_full_points_on_the_recorded_evidence(tmp_path):
     """The whole notebook in a kernel (tests/helpers_notebooks.py), with no inventory and the recorded sim
     evidence handed in as evidence/lesson2.json: no errors, no stderr, every grade cell full."""
     pytest.importorskip("nbclient")
-    xfail_if_redaction_unstable()
     work = tmp_path / "lesson2"
     (work / "evidence").mkdir(parents=True)
     shutil.copy(RECORDED, work / "evidence" / "lesson2.json")

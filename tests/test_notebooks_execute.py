@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers_notebooks import execute, grade_cells, problems
+from tests.helpers_notebooks import execute, grade_cells, meta, problems
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = ROOT / "solutions"
@@ -61,7 +61,7 @@ def test_solution_notebook_executes_at_full_marks(cluster, name, tmp_path):
     nb = execute(SOLUTIONS / name / f"{name}.ipynb", tmp_path / name, timeout=600)
     errors = problems(nb)
     assert errors == [], f"{name}: cells raised errors (executed copy: {tmp_path / name}):\n" + "\n".join(errors)
-    printed = {c.metadata.get("nbgrader", {}).get("grade_id"):
+    printed = {meta(c).get("grade_id"):
                "".join(o.get("text", "") for o in c.get("outputs", []) if o.get("name") == "stdout") for c in nb.cells}
     short = [f"{r['id']}: {r['score']:g}/{r['points']:g}" + (f" stderr={r['stderr'][:300]!r}" if r["stderr"] else "")
              + f" printed={printed.get(r['id'], '')[:300]!r}" for r in grade_cells(nb) if r["score"] < r["points"]]
