@@ -95,7 +95,7 @@ def audit(autograded: str | Path, assignment: str | None = None) -> list[CellAud
     """
     import nbformat
 
-    from grader.notebook import _grade_checks
+    from grader.notebook import score_checks
 
     root = Path(autograded).expanduser()
     notebooks = sorted(p for p in root.glob("*/*/*.ipynb") if p.stem == p.parent.name
@@ -121,7 +121,7 @@ def audit(autograded: str | Path, assignment: str | None = None) -> list[CellAud
             want, lines = 0.0, []
             for lesson, ids, pts in calls:
                 with contextlib.redirect_stdout(io.StringIO()):
-                    earned, why = _grade_checks(lesson, ids, pts, nb_path.parent / "evidence")
+                    earned, why = score_checks(lesson, ids, pts, nb_path.parent / "evidence")
                 want += earned
                 lines += why
             want = min(points, round(want, 3))

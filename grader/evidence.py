@@ -19,6 +19,7 @@ hashed or written.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -180,11 +181,13 @@ MAX_BYTES = 64 * 2**20
 PAIR_PROFILES = ("spark-pair", "sim")
 
 
+@functools.lru_cache(maxsize=None)
 def facts_code() -> str:
     """sha256 of the code that turns raw outputs into facts (grader/facts/*.py, grader/parsers/*.py).
 
     Recorded in provenance: stored facts are compared with re-derived ones only when the same code
     derived them, so evidence recorded before a parser changed is not mistaken for an edited one.
+    Read once per process (every grade cell asks).
     """
     h = hashlib.sha256()
     root = Path(__file__).resolve().parent

@@ -307,14 +307,16 @@ def grade_checks(lesson: str, check_ids: list[str] | tuple[str, ...], points: fl
     """
     with quiet():
         try:
-            earned, lines = _grade_checks(lesson, list(check_ids), float(points), Path(evidence_dir))
+            earned, lines = score_checks(lesson, list(check_ids), float(points), Path(evidence_dir))
         except Exception as e:  # a grade cell must not error: that is a 0 without a reason
             earned, lines = 0.0, [f"0/{points:g}: the grader could not grade this ({type(e).__name__}: {e})"]
         print("\n".join(lines))
         return earned
 
 
-def _grade_checks(lesson: str, check_ids: list[str], points: float, evidence_dir: Path) -> tuple[float, list[str]]:
+def score_checks(lesson: str, check_ids: list[str], points: float, evidence_dir: Path) -> tuple[float, list[str]]:
+    """What :func:`grade_checks` returns and the lines it prints, without printing (``clusterlab audit``
+    scores cells with it). Raises only on a grader bug; grade_checks turns that into 0."""
     zero = f"0/{points:g}:"
     try:
         result = grade_file(evidence_dir / f"{lesson}.json")
