@@ -38,8 +38,17 @@ IFNAME_VARS = ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME", "UCX_NET_DEVICES", "O
 REQUIRED_IFNAME_VARS = ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME")
 """NCCL bootstraps and Gloo (vLLM's CPU-side groups) pick an interface by themselves when these are
 unset, often the house network (procedure.md §5 item 3); the others matter only for MPI/UCX runs."""
-SAME_ON_BOTH = ("NCCL_SOCKET_IFNAME", "NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "GLOO_SOCKET_IFNAME", "UCX_NET_DEVICES",
+SAME_ON_BOTH = ("NCCL_SOCKET_IFNAME", "NCCL_IB_HCA", "GLOO_SOCKET_IFNAME", "UCX_NET_DEVICES",
                 "OMPI_MCA_btl_tcp_if_include", "TP_SOCKET_IFNAME", "NCCL_IB_DISABLE", "NCCL_NET")
+"""Variables the ranks of one job must agree on across the nodes (L2.env_same): the interface and
+HCA names are the same on both Sparks, and NCCL pairs HCAs across ranks by list position
+(procedure.md §5 item 5)."""
+PER_NODE = ("NCCL_IB_GID_INDEX",)
+"""Variables whose right value is each node's own: the RoCE v2 GID carrying a twin's IPv4 address
+sits at the index that node's GID table gives it (3 on one Spark, 5 on another: NVIDIA's advice;
+MiaAI-Lab DeepSeek-v4 PR #10). L2.gid_index judges each node's value against its own table
+(:func:`_gid_problems`), so L2.env_same leaves these out: a cross-node "must agree" would contradict
+it whenever the tables differ. The processes of one node must still agree on them (:func:`_env`)."""
 
 
 def _text(raw: RawOutput | None) -> str | None:
@@ -126,7 +135,7 @@ def _env(ev: Evidence, node: str) -> tuple[dict[str, str], int, list[str]]:
     problems = []
     for p in readable:
         for k, v in p.env.items():
-            if k in env and env[k] != v and k in SAME_ON_BOTH:
+            if k in env and env[k] != v and k in SAME_ON_BOTH + PER_NODE:
                 problems.append(f"processes disagree on {k}: {env[k]!r} and {v!r} ({p.description})")
             env.setdefault(k, v)
     return env, len(readable), problems
@@ -160,36 +169,93 @@ def _ifname_problems(env: dict[str, str], rows: list[dict], ipv4: dict[str, list
     return problems
 
 
+def _usable(r: dict, ports: list[int]) -> bool:
+    """Whether mapping row ``r`` is a device NCCL can reach the peer through: on a cabled port
+    (``ports``, the QSFP ports with an Up twin), its netdev Up and holding an IPv4 address."""
+    return r["qsfp_port"] in ports and r["link"] == "Up" and bool(r["ipv4"])
+
+
 def _ib_hca_problems(env: dict[str, str], rows: list[dict], ports: list[int]) -> list[str]:
-    want = [r["rdma_device"] for r in rows if r["qsfp_port"] in ports]
+    """What is wrong with NCCL_IB_HCA on one node: [sentence].
+
+    ``env``: the serving processes' variables (:func:`_env`); ``rows``: the node's RoCE mapping
+    (:func:`_mapping`: ``rdma_device``, ``netdev``, ``qsfp_port``, ``link``, ``ipv4``); ``ports``: the
+    cabled QSFP ports (lesson 1's ``cabled_port``). The value is read with NCCL's syntax
+    (:func:`grader.nccl_env.ib_hcas`: prefix match, ``=`` exact, ``^`` excludes, ``:port`` suffixes).
+
+    Two failures, each naming the devices and why: a device the list selects that cannot reach the
+    other node (not on a cabled port, or its netdev not Up with an IPv4 address: :func:`_usable`;
+    NCCL pairs the listed HCAs across ranks by position, and in the field such a list fails with
+    ``ibv_modify_qp ... Network is unreachable``, or a timeout for a live port on another subnet:
+    procedure.md §5), and a usable twin the list leaves out (each twin is one PCIe x4 link, so one HCA
+    gives about half the cable's bandwidth). So with one cable the list is the cabled port's two twins;
+    with two cables, all four addressed, all four. A twin of a cabled port without an address is not
+    asked for (L2.roce_active asks for its address first). With no cabled port there is nothing to
+    judge here (L2.roce_active fails).
+    """
+    want = [r["rdma_device"] for r in rows if _usable(r, ports)]
     value = env.get("NCCL_IB_HCA")
     example = ",".join(want) or "rocep1s0f1,roceP2p1s0f1"
     if value is None:
         return ([f"NCCL_IB_HCA is not set for the serving processes: set NCCL_IB_HCA={example} (both twins of the "
                  "cabled port) so NCCL drives both PCIe x4 links"] if want else [])
-    chosen = nccl_env.ib_hcas(value, [r["rdma_device"] for r in rows])
+    if not ports:
+        return []
+    by_device = {r["rdma_device"]: r for r in rows}
+    chosen = nccl_env.ib_hcas(value, list(by_device))
+    problems = []
+    unusable = [by_device[d] for d in chosen if d not in want]
+    if unusable:
+        why = [f"{r['rdma_device']} ({r['netdev']}, QSFP port {r['qsfp_port']}) is "
+               + (f"{r['link']} with {r['ipv4']}" if r["ipv4"] else f"{r['link']} with no IPv4 address")
+               + ("" if r["qsfp_port"] in ports else f", not on the cabled port {' or '.join(map(str, ports))}")
+               for r in unusable]
+        problems.append(f"NCCL_IB_HCA={value} selects {', '.join(r['rdma_device'] for r in unusable)}, which cannot "
+                        f"reach the other node: {'; '.join(why)}. NCCL pairs the listed HCAs across the nodes and "
+                        f"fails on such a one (`ibv_modify_qp ... Network is unreachable`): set NCCL_IB_HCA={example}")
     missing = [d for d in want if d not in chosen]
-    if missing:
-        return [f"NCCL_IB_HCA={value} leaves out {', '.join(missing)}: each twin is one PCIe x4 link (~100 Gb/s), so "
-                f"one HCA gives about half the cable's bandwidth; set NCCL_IB_HCA={example}"]
-    return []
+    if missing and len(missing) == len(want):
+        if not unusable:  # a sentence above already says what to set
+            problems.append(f"NCCL_IB_HCA={value} selects none of {', '.join(want)}: NCCL has no RoCE device that "
+                            f"reaches the other node (it falls back to sockets); set NCCL_IB_HCA={example}")
+    elif missing:
+        problems.append(f"NCCL_IB_HCA={value} leaves out {', '.join(missing)}: each twin is one PCIe x4 link "
+                        f"(~100 Gb/s), so one HCA gives about half the cable's bandwidth; set NCCL_IB_HCA={example}")
+    return problems
 
 
 def _gid_problems(env: dict[str, str], rows: list[dict]) -> list[str]:
+    """What is wrong with NCCL_IB_GID_INDEX on one node: [sentence] (nothing when it is unset: NCCL picks).
+
+    ``rows``: the node's RoCE mapping (:func:`_mapping`), whose ``roce_v2_gid_index`` is the index of
+    the RoCE v2 GID carrying the netdev's IPv4 address in that node's own sysfs GID table. Judged on
+    the devices NCCL uses: those NCCL_IB_HCA selects, or every device when it is unset, whose netdev
+    is Up with an IPv4 address (any other is L2.ib_hca's and L2.roce_active's). The index is this
+    node's alone: another node may need another (3 here, 5 there), and L2.env_same does not compare
+    it. One value serves every device of the process, so twins whose GIDs sit at different indices
+    cannot share one: then it must be unset.
+    """
     value = env.get("NCCL_IB_GID_INDEX")
     if value is None:
         return []
-    chosen = nccl_env.ib_hcas(env["NCCL_IB_HCA"], [r["rdma_device"] for r in rows]) if "NCCL_IB_HCA" in env else []
-    problems = []
-    for r in rows:
-        if r["rdma_device"] not in chosen or r["link"] != "Up":
-            continue
-        if r["roce_v2_gid_index"] is None:
-            problems.append(f"{r['rdma_device']} has no RoCE v2 GID for {r['netdev']}'s IPv4 address")
-        elif str(r["roce_v2_gid_index"]) != value.strip():
+    devices = [r["rdma_device"] for r in rows]
+    chosen = nccl_env.ib_hcas(env["NCCL_IB_HCA"], devices) if "NCCL_IB_HCA" in env else devices
+    used = [r for r in rows if r["rdma_device"] in chosen and r["link"] == "Up" and r["ipv4"]]
+    problems = [f"{r['rdma_device']} has no RoCE v2 GID for {r['netdev']}'s IPv4 address"
+                for r in used if r["roce_v2_gid_index"] is None]
+    indexed = [r for r in used if r["roce_v2_gid_index"] is not None]
+    if len({r["roce_v2_gid_index"] for r in indexed}) > 1:
+        where = ", ".join(f"{r['roce_v2_gid_index']} on {r['rdma_device']}" for r in indexed)
+        problems.append(f"NCCL_IB_GID_INDEX={value}, but the RoCE v2 GIDs carrying the twins' IPv4 addresses are at "
+                        f"different indices ({where}, `show_gids`): one value cannot name both; unset "
+                        "NCCL_IB_GID_INDEX and let NCCL choose")
+        return problems
+    for r in indexed:
+        if str(r["roce_v2_gid_index"]) != value.strip():
             problems.append(f"NCCL_IB_GID_INDEX={value}, but the RoCE v2 GID carrying {r['netdev']}'s IPv4 "
                             f"({r['ipv4']}) on {r['rdma_device']} is index {r['roce_v2_gid_index']} (`show_gids`): "
-                            f"set NCCL_IB_GID_INDEX={r['roce_v2_gid_index']}, or unset it and let NCCL choose")
+                            f"set NCCL_IB_GID_INDEX={r['roce_v2_gid_index']} on this node, or unset it and let NCCL "
+                            "choose")
     return problems
 
 
@@ -221,6 +287,12 @@ def node_facts(ev: Evidence, node: str, cabled: int | None) -> dict[str, Any]:
 
 
 def _env_differences(nodes: dict[str, dict]) -> list[str]:
+    """The variables that differ between the first two nodes with readable serving processes: [sentence].
+
+    ``nodes``: :func:`node_facts` per node (``env``, ``env_processes``). Compares
+    :data:`SAME_ON_BOTH` only; :data:`PER_NODE` variables (NCCL_IB_GID_INDEX) may differ, each node's
+    value being judged against that node's own GID table by L2.gid_index.
+    """
     reached = {n: f for n, f in nodes.items() if f.get("reachable") and f.get("env_processes")}
     if len(reached) < 2:
         return ["the variables could not be compared: " + ", ".join(
