@@ -36,9 +36,15 @@ c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedb
 # Autograde copies every file of solutions/<lab>/ over the learner's: never the learner's evidence.
 c.Autograde.exclude_overwriting = {lab: [f"evidence/{lab}.json"] for lab in ASSIGNMENTS}
 
-# Which evidence profiles earn machine-check points (the kernels inherit this variable). Unset: all
-# four. The labs' replay files (recorded/<lesson>.json) and the sim cluster record profile "sim":
-# a course that wants the learners' own hardware leaves "sim" out, e.g.
-# os.environ["CLUSTERLAB_PROFILES"] = "spark-pair,single-spark,dual-gpu-desktop"
+# Which evidence profiles earn machine-check points, per lesson (the kernels inherit these variables;
+# every grade cell prints the setting). CLUSTERLAB_PROFILES_<LESSON> (LESSON1, LESSON2, LESSON3, LAB)
+# overrides CLUSTERLAB_PROFILES; unset: all four. The profile must also be proven by the evidence's own
+# outputs (a spark-pair shows two GB10s, a dual-gpu-desktop two GPUs in nvidia-smi, the sim its
+# markers), and the labs' replay files (recorded/<lesson>.json) never earn points. A check that does
+# not apply to a profile earns nothing there: lesson 1's checks need two nodes (spark-pair or sim),
+# lesson 3's a dual-gpu-desktop. For a class with one Spark each, for example:
+# os.environ["CLUSTERLAB_PROFILES_LESSON1"] = "spark-pair,sim"          # one-Spark learners use the sim
+# os.environ["CLUSTERLAB_PROFILES_LESSON3"] = "dual-gpu-desktop"
+# os.environ["CLUSTERLAB_PROFILES_LAB"] = "spark-pair,single-spark,dual-gpu-desktop"
 
 c.Execute.timeout = 120  # seconds per cell; grade cells read files, nothing probes under nbgrader

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Callable
 
 from grader.evidence import Evidence, EvidenceError, load_evidence
-from grader.grading import Verdict, exit_code, grade
+from grader.grading import Verdict, exit_code, grade, score
 
 PROBED_LESSONS = ("lesson1", "lesson2", "lesson3")
 """Lessons whose evidence comes from probing the nodes (the lab's comes from ``clusterlab loadtest``)."""
@@ -40,17 +40,28 @@ class LessonResult:
     errors: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     inflated: set[str] = field(default_factory=set)
+    unfit: list[str] = field(default_factory=list)
+    """Why this evidence earns no points whatever its verdicts: its outputs do not show its profile, or
+    it is a replay (:func:`evidence_unfit`). Also in ``notes``."""
 
     @property
     def exit_code(self) -> int:
-        """0 all pass (warn and skip allowed), 1 something fails."""
+        """0 every applicable check passed (or warned), 1 something failed or was not measured."""
         return exit_code(self.verdicts)
 
     @property
     def score(self) -> tuple[float, float]:
-        """(points earned, points possible), skipped checks not counted."""
-        return (sum(v.earned for v in self.verdicts),
-                sum(v.points for v in self.verdicts if v.status != "skip"))
+        """(points earned, points possible): n.a. checks not counted, not measured ones earn 0."""
+        return score(self.verdicts)
+
+
+def evidence_unfit(ev: Evidence) -> list[str]:
+    """Sentences saying why ``ev`` cannot earn points, whatever its verdicts: it is a replay shipped with
+    the labs (or recorded on the same machines as one), or its own outputs do not show the profile it
+    claims (grader.provenance). Empty when it may earn points."""
+    from grader.provenance import profile_problem, replay_problem
+
+    return [why for why in (replay_problem(ev), profile_problem(ev)) if why]
 
 
 def sim_is_down(profile: str) -> bool:
@@ -99,8 +110,9 @@ def check(inventory: str | Path, lessons: list[str] | tuple[str, ...], evidence_
                 except OSError as e:
                     notes.append(f"the evidence could not be written to {evidence_dir}/ ({e.strerror or e}): "
                                  "graded here but not saved; make that folder writable and check again")
+            unfit = evidence_unfit(ev)
             results.append(LessonResult(lesson, inv.profile, grade(ev.facts, lesson, inv.profile), ev, saved,
-                                        dict(ev.errors), notes))
+                                        dict(ev.errors), notes + unfit, unfit=unfit))
     finally:
         probes.PROGRESS.reset(token)
         for c in conns.values():
@@ -116,7 +128,8 @@ def grade_file(path: str | Path, profile: str | None = None) -> LessonResult:
     from the raw outputs. When the file's stored facts were derived by the same code
     (:func:`grader.evidence.facts_code`) and disagree with the re-derived ones, ``notes`` says which,
     and ``inflated`` lists the checks the stored facts would have passed that the raw outputs do not
-    (a summary edited to claim more than was measured).
+    (a summary edited to claim more than was measured). ``unfit`` says why the file earns nothing
+    whatever its verdicts (a replay; outputs that do not show its profile).
     """
     from grader.evidence import stored_facts_differ
     from grader.facts import derivers
@@ -146,5 +159,6 @@ def grade_file(path: str | Path, profile: str | None = None) -> LessonResult:
         notes.append(f"{path}: the facts stored in the file disagree with its raw outputs ({', '.join(keys)})"
                      + (f" and would pass {', '.join(sorted(inflated))}, which the raw outputs do not" if inflated
                         else "") + "; graded from the raw outputs")
+    unfit = evidence_unfit(ev)
     ev.facts = facts
-    return LessonResult(ev.lesson, prof, verdicts, ev, Path(path), dict(ev.errors), notes, inflated)
+    return LessonResult(ev.lesson, prof, verdicts, ev, Path(path), dict(ev.errors), notes + unfit, inflated, unfit)

@@ -9,7 +9,19 @@ Operators:
 - ``in_range``: every match is a number within the profile's range ``range``;
 - ``all_in_range``: every match is a non-empty list of numbers, each within the range.
 
-A missing value (a node not reached, a probe not recorded) fails its expectation and says so.
+Statuses (docs/DESIGN.md "Statuses and points"), strongest first:
+
+- ``fail``: measured and wrong; earns 0.
+- ``unmeasured`` ("not measured"): nothing to judge: a value missing (a node not reached, a probe
+  not recorded, a log not named), an empty value where ``same``/``all_in_range`` need one, ``None``
+  where ``in_range`` needs a number, or a non-empty list under ``severity = "unmeasured"`` (the
+  facts' ``*_unmeasured`` sentences say what was missing). Earns 0; the details say what to do.
+- ``warn``: measured and doubtful (a non-empty list or value under ``severity = "warn"``); earns
+  the check's ``warn_points`` (default half its points; equal to its points only with
+  ``warn_points_why`` in the catalogue).
+- ``pass``: earns the check's points.
+- ``skip`` (shown "n.a."): the catalogue declares the check does not apply to the profile (its
+  ``profiles`` list); left out of every total. Never inferred from missing data.
 """
 
 from __future__ import annotations
@@ -22,12 +34,20 @@ from typing import Any
 from grader.ranges import CatalogueError, _read, expected_range
 
 OPS = ("same", "empty", "in_range", "all_in_range")
-STATUSES = ("pass", "warn", "fail", "skip")
+SEVERITIES = ("fail", "warn", "unmeasured")
+STATUSES = ("pass", "warn", "unmeasured", "fail", "skip")
+"""Every status a verdict can have; ``skip`` is "n.a." (not applicable to the profile)."""
+LABELS = {"pass": "PASS", "warn": "WARN", "fail": "FAIL", "unmeasured": "NOT MEASURED", "skip": "n.a."}
+"""How every report names a status."""
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """The outcome of one check: status pass/warn/fail/skip, points earned of ``points``, and why."""
+    """The outcome of one check: ``status`` (one of STATUSES), points ``earned`` of ``points``, and why.
+
+    ``details`` are sentences: what failed, what was doubtful, or (``unmeasured``) what was missing and
+    how to get it measured. ``points`` is 0 for ``skip`` (not counted anywhere).
+    """
 
     id: str
     title: str
@@ -60,7 +80,21 @@ def load_catalogue(lesson: str) -> tuple[dict[str, Any], ...]:
                 raise CatalogueError(f"checks/{lesson}.toml: {c['id']}: op {e.get('op')!r} is not one of {OPS}")
             if e["op"].endswith("in_range") and "range" not in e:
                 raise CatalogueError(f"checks/{lesson}.toml: {c['id']}: {e['op']} needs `range`")
+            if e.get("severity", "fail") not in SEVERITIES:
+                raise CatalogueError(f"checks/{lesson}.toml: {c['id']}: severity {e['severity']!r} is not one of "
+                                     f"{SEVERITIES}")
+        wp = warn_points(c)
+        if not 0 <= wp <= c["points"]:
+            raise CatalogueError(f"checks/{lesson}.toml: {c['id']}: warn_points {wp:g} is not within 0-{c['points']:g}")
+        if wp == c["points"] and c["points"] and not c.get("warn_points_why"):
+            raise CatalogueError(f"checks/{lesson}.toml: {c['id']}: a warning earns full points only with "
+                                 "`warn_points_why` saying why")
     return tuple(checks)
+
+
+def warn_points(check: dict[str, Any]) -> float:
+    """What a WARN earns for ``check``: its ``warn_points``, default half its ``points``."""
+    return float(check.get("warn_points", check["points"] / 2))
 
 
 _MISSING = object()
@@ -109,64 +143,97 @@ def _describe_range(r: dict[str, Any]) -> str:
     return f"{lo:g}-{hi:g} {unit}".strip()
 
 
-def evaluate(expect: dict[str, Any], facts: dict[str, Any], profile: str) -> tuple[bool, list[str], str | None]:
-    """(passed, detail sentences, range source) for one expectation."""
+def evaluate(expect: dict[str, Any], facts: dict[str, Any], profile: str) -> tuple[list[str], list[str], str | None]:
+    """(wrong, unmeasured, range source) for one expectation: the sentences of what the facts show
+    wrong (a non-empty list, a differing or out-of-range value), the sentences of what could not be
+    judged (missing or empty values), and the range's source. Both lists empty: it holds."""
     op, matches = expect["op"], lookup(facts, expect["fact"])
-    details = [_why_missing(facts, w) for w, v in matches if v is _MISSING]
+    unmeasured = [_why_missing(facts, w) for w, v in matches if v is _MISSING]
+    wrong: list[str] = []
     present = [(w, v) for w, v in matches if v is not _MISSING]
     r, src = None, None
     if op.endswith("in_range"):
         r = expected_range(profile, expect["range"])
         if r is None:
-            return False, [f"no range {expect['range']!r} for profile {profile!r} in checks/ranges.toml"], None
+            return [f"no range {expect['range']!r} for profile {profile!r} in checks/ranges.toml"], [], None
         src = f"{r['source']} [holds for: {r['engine']}]"
     if op == "same":
         values = [v for _, v in present]
         if any(v in (None, [], "") for v in values):
-            details += [f"{w} = {v!r}: nothing measured" for w, v in present if v in (None, [], "")]
+            unmeasured += [f"{w} = {v!r}: nothing measured" for w, v in present if v in (None, [], "")]
         elif len({repr(v) for v in values}) > 1:
-            details.append("differs: " + ", ".join(f"{w} = {v!r}" for w, v in present))
+            wrong.append("differs: " + ", ".join(f"{w} = {v!r}" for w, v in present))
     elif op == "empty":
         for w, v in present:
             if v:
-                details += [str(x) for x in (v if isinstance(v, list) else [v])]
+                wrong += [str(x) for x in (v if isinstance(v, list) else [v])]
     elif op == "in_range":
         for w, v in present:
-            if not _in(v, r):
-                details.append(f"{w} = {v!r}, expected {_describe_range(r)}")
+            if v is None:
+                unmeasured.append(f"{w}: no value measured, expected {_describe_range(r)}")
+            elif not _in(v, r):
+                wrong.append(f"{w} = {v!r}, expected {_describe_range(r)}")
     elif op == "all_in_range":
         for w, v in present:
             if not isinstance(v, list) or not v:
-                details.append(f"{w}: no value measured, expected {_describe_range(r)}")
+                unmeasured.append(f"{w}: no value measured, expected {_describe_range(r)}")
             elif not all(_in(x, r) for x in v):
-                details.append(f"{w} = {v!r}, expected {_describe_range(r)}")
-    return not details, details, src
+                wrong.append(f"{w} = {v!r}, expected {_describe_range(r)}")
+    return wrong, unmeasured, src
+
+
+_RANK = {"pass": 0, "warn": 1, "unmeasured": 2, "fail": 3}
 
 
 def grade(facts: dict[str, Any], lesson: str, profile: str) -> list[Verdict]:
-    """Grade ``facts`` against ``lesson``'s catalogue for ``profile``. Pure; raises CatalogueError only."""
+    """Grade ``facts`` against ``lesson``'s catalogue for ``profile``. Pure; raises CatalogueError only.
+
+    A check's status is the strongest of its expectations' outcomes (fail > unmeasured > warn >
+    pass); a wrong value under ``severity = "warn"`` warns, under ``severity = "unmeasured"`` means
+    nothing was there to judge. Details list every sentence, strongest first.
+    """
     verdicts = []
     for c in load_catalogue(lesson):
         if profile not in c["profiles"]:
-            verdicts.append(Verdict(c["id"], c["title"], "skip", 0, 0, (f"not part of profile {profile!r}",),
-                                    c["hint"], c["source"]))
+            verdicts.append(Verdict(c["id"], c["title"], "skip", 0, 0,
+                                    (f"does not apply to profile {profile!r} (checks/{lesson}.toml: "
+                                     f"{', '.join(c['profiles'])})",), c["hint"], c["source"]))
             continue
-        status, details, range_src = "pass", [], None
+        found: dict[str, list[str]] = {"fail": [], "unmeasured": [], "warn": []}
+        range_src = None
         for e in c["expect"]:
-            ok, d, src = evaluate(e, facts, profile)
+            wrong, missing, src = evaluate(e, facts, profile)
             range_src = range_src or src
-            if not ok:
-                details += d
-                if e.get("severity") == "warn":
-                    status = "warn" if status == "pass" else status
-                else:
-                    status = "fail"
-        earned = c["points"] if status in ("pass", "warn") else 0
-        verdicts.append(Verdict(c["id"], c["title"], status, c["points"], earned, tuple(details),
+            found[e.get("severity", "fail")] += wrong
+            found["unmeasured"] += missing
+        status = max((s for s, d in found.items() if d), key=_RANK.__getitem__, default="pass")
+        earned = {"pass": float(c["points"]), "warn": warn_points(c)}.get(status, 0.0)
+        details = tuple(found["fail"] + found["unmeasured"] + found["warn"])
+        verdicts.append(Verdict(c["id"], c["title"], status, c["points"], earned, details,
                                 c["hint"], c["source"], range_src))
     return verdicts
 
 
+def counts(verdicts: list[Verdict]) -> dict[str, int]:
+    """{status: how many verdicts have it}, every status present."""
+    return {s: sum(v.status == s for v in verdicts) for s in STATUSES}
+
+
+def score(verdicts: list[Verdict]) -> tuple[float, float]:
+    """(points earned, points possible): n.a. (skip) checks are left out; not measured ones count as 0 of their points."""
+    return (sum(v.earned for v in verdicts), float(sum(v.points for v in verdicts if v.status != "skip")))
+
+
+def summary_line(verdicts: list[Verdict]) -> str:
+    """``score 10/22: 8 pass, 0 warn, 1 fail, 3 not measured`` (+ ``, 2 n.a.`` when some do not apply)."""
+    earned, total = score(verdicts)
+    n = counts(verdicts)
+    line = (f"score {earned:g}/{total:g}: {n['pass']} pass, {n['warn']} warn, {n['fail']} fail, "
+            f"{n['unmeasured']} not measured")
+    return line + (f", {n['skip']} n.a." if n["skip"] else "")
+
+
 def exit_code(verdicts: list[Verdict]) -> int:
-    """0 when nothing failed, 1 when some check failed (DESIGN.md's exit-status contract)."""
-    return 1 if any(v.status == "fail" for v in verdicts) else 0
+    """0 when every applicable check passed or warned, 1 when some check failed or was not measured
+    (DESIGN.md's exit-status contract: 0 means the work is done)."""
+    return 1 if any(v.status in ("fail", "unmeasured") for v in verdicts) else 0

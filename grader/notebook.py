@@ -41,15 +41,17 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from grader.checking import PROBED_LESSONS, CheckError, LessonResult, check, grade_file
-from grader.grading import Verdict
+from grader.report import EXPLAINED
+from grader.grading import LABELS, Verdict, load_catalogue, summary_line
 
 SIM_INVENTORY = Path("/var/lib/clusterlab/sim/inventory.toml")
 USER_INVENTORY = Path("~/.config/clusterlab/inventory.toml")
 RECORDED_DIR = "recorded"
 """Beside each lab notebook: evidence recorded on the sim cluster, for replay where no cluster exists."""
 
-_COLOURS = {"pass": ("#dafbe1", "#1a7f37", "PASS"), "warn": ("#fff8c5", "#9a6700", "WARN"),
-            "fail": ("#ffebe9", "#cf222e", "FAIL"), "skip": ("#f6f8fa", "#57606a", "skip")}
+_COLOURS = {"pass": ("#dafbe1", "#1a7f37"), "warn": ("#fff8c5", "#9a6700"), "fail": ("#ffebe9", "#cf222e"),
+            "unmeasured": ("#eaeef2", "#57606a"), "skip": ("#f6f8fa", "#8c959f")}
+"""Row colours (background, text) per status: green, amber, red, grey (not measured), light grey (n.a.)."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -131,17 +133,18 @@ def may_record(cwd: str | os.PathLike[str] | None = None) -> tuple[bool, str]:
 
 
 def verdicts_html(result: LessonResult, banner: str = "") -> str:
-    """The verdicts as an HTML table (green pass, amber warn, red fail, grey skip) with hints.
+    """The verdicts as an HTML table (green pass, amber warn, red fail, grey not measured, light grey
+    n.a.), with the details and hint under every fail, warn and not measured row.
 
     The table has ``class="clusterlab-verdicts"`` and ``id="clusterlab-verdicts-<lesson>"`` (the
     browser test waits for it).
     """
-    earned, total = result.score
     rows = []
     for v in result.verdicts:
-        bg, fg, mark = _COLOURS[v.status]
+        bg, fg = _COLOURS[v.status]
+        mark = LABELS[v.status]
         more = ""
-        if v.status in ("fail", "warn"):
+        if v.status in EXPLAINED:
             items = "".join(f"<li>{html.escape(d)}</li>" for d in v.details)
             more = f"<ul style='margin:2px 0'>{items}</ul><i>hint:</i> {html.escape(v.hint)}"
         rows.append(f"<tr style='background:{bg}'><td style='color:{fg};font-weight:bold'>{mark}</td>"
@@ -153,7 +156,7 @@ def verdicts_html(result: LessonResult, banner: str = "") -> str:
     head = f"<p>{html.escape(banner)}</p>" if banner else ""
     return (f"{head}{unreachable}{notes}<table class='clusterlab-verdicts' id='clusterlab-verdicts-{result.lesson}' "
             f"style='border-collapse:collapse'><tr><th></th><th>check</th><th>points</th><th>what</th></tr>"
-            f"{''.join(rows)}</table><p><b>score {earned:g}/{total:g}</b> on profile "
+            f"{''.join(rows)}</table><p><b>{html.escape(summary_line(result.verdicts))}</b> on profile "
             f"<code>{html.escape(result.profile)}</code></p>")
 
 
@@ -291,19 +294,28 @@ def check_my_cluster(lesson: str, inventory: str | os.PathLike[str] | None = Non
 # grade cells
 
 
+def accepted_profiles(lesson: str) -> list[str]:
+    """The profiles whose evidence earns points for ``lesson``: the instructor's setting (nbgrader_config.py
+    exports it to the kernels). ``$CLUSTERLAB_PROFILES_<LESSON>`` (e.g. ``CLUSTERLAB_PROFILES_LESSON3``),
+    else ``$CLUSTERLAB_PROFILES``, comma-separated; ``[]`` when neither is set (every profile)."""
+    raw = os.environ.get(f"CLUSTERLAB_PROFILES_{lesson.upper()}", os.environ.get("CLUSTERLAB_PROFILES", ""))
+    return [p.strip() for p in raw.split(",") if p.strip()]
+
+
 def grade_checks(lesson: str, check_ids: list[str] | tuple[str, ...], points: float,
                  evidence_dir: str = "evidence") -> float:
     """Grade ``check_ids`` from ``<evidence_dir>/<lesson>.json``; print why; return points earned.
 
     Returns ``points × (points earned by those checks / their points)``: a float in [0, points],
-    which nbgrader takes as partial credit when it is the cell's last expression. Checks skipped
-    for the evidence's profile (e.g. L1.port on one machine) do not count; if all are skipped the
-    cell earns full points and says so. Earns 0, saying why: a missing, unreadable, malformed or
-    edited evidence file; one whose stored summary claims checks its raw outputs do not pass; a
-    node of the evidence that answered no probe (unreachable when recorded); a profile outside
-    ``$CLUSTERLAB_PROFILES`` (comma-separated, set by the instructor in nbgrader_config.py; unset:
-    any). The replay files shipped with the labs and the sim cluster both record profile ``sim``: a
-    course that wants real hardware leaves ``sim`` out. Prints to stdout only; never raises.
+    which nbgrader takes as partial credit when it is the cell's last expression. Checks the
+    catalogue declares not applicable to the evidence's profile (n.a., e.g. L1.port on one machine)
+    are left out; a check not measured earns 0 of its points (grader.grading's statuses). Earns 0,
+    saying why and where to record it instead: none of the checks applies to the profile; a missing,
+    unreadable, malformed or edited evidence file; one whose stored summary claims checks its raw
+    outputs do not pass; a node of the evidence that answered no probe (unreachable when recorded); a
+    replay shipped with the labs, or evidence whose outputs do not show its profile
+    (grader.provenance); a profile outside :func:`accepted_profiles` (the instructor's per-lesson
+    setting in nbgrader_config.py, printed in every cell's output). Prints to stdout only; never raises.
     """
     with quiet():
         try:
@@ -318,6 +330,8 @@ def score_checks(lesson: str, check_ids: list[str], points: float, evidence_dir:
     """What :func:`grade_checks` returns and the lines it prints, without printing (``clusterlab audit``
     scores cells with it). Raises only on a grader bug; grade_checks turns that into 0."""
     zero = f"0/{points:g}:"
+    allowed = accepted_profiles(lesson)
+    course = f"this course grades {lesson} on profile {', '.join(allowed)}" if allowed else ""
     try:
         result = grade_file(evidence_dir / f"{lesson}.json")
     except CheckError as e:
@@ -325,14 +339,15 @@ def score_checks(lesson: str, check_ids: list[str], points: float, evidence_dir:
         if mode() == "replay" and not (evidence_dir / f"{lesson}.json").exists():
             why.append("(no cluster inventory was found here, so nothing was recorded: these cells grade your own "
                        "evidence, which the Check my cluster cell writes once it can reach your machines or the sim)")
-        return 0.0, why
+        return 0.0, why + ([f"({course})"] if course else [])
     if result.lesson != lesson:
         return 0.0, [f"{zero} {evidence_dir}/{lesson}.json holds evidence of {result.lesson}, not {lesson}"]
-    allowed = [p.strip() for p in os.environ.get("CLUSTERLAB_PROFILES", "").split(",") if p.strip()]
     if allowed and result.profile not in allowed:
-        return 0.0, [f"{zero} the evidence was recorded on profile {result.profile}; this course grades "
-                     f"{', '.join(allowed)} (CLUSTERLAB_PROFILES)"]
-    lines = list(result.notes)
+        return 0.0, [f"{zero} the evidence was recorded on profile {result.profile}; {course} "
+                     f"(CLUSTERLAB_PROFILES_{lesson.upper()} or CLUSTERLAB_PROFILES): record it there"]
+    lines = [n for n in result.notes if n not in result.unfit] + ([f"({course})"] if course else [])
+    if result.unfit:
+        return 0.0, lines + [f"{zero} {why}" for why in result.unfit]
     disputed = sorted(result.inflated & set(check_ids))
     if disputed:
         return 0.0, lines + [f"{zero} the file's summary claims {', '.join(disputed)}, which its raw outputs do not show"]
@@ -348,8 +363,14 @@ def score_checks(lesson: str, check_ids: list[str], points: float, evidence_dir:
     counted = [v for v in chosen.values() if v.status != "skip"]
     lines += [_verdict_line(v) for v in chosen.values()]
     if not counted:
-        return float(points), lines + [f"{points:g}/{points:g}: none of these checks applies to profile {result.profile}"]
+        where = sorted({p for c in load_catalogue(lesson) if c["id"] in check_ids for p in c["profiles"]})
+        return 0.0, lines + [f"{zero} none of these checks applies to profile {result.profile}, so nothing here was "
+                             f"measured: they are measured on {', '.join(where)}; record {lesson} there"
+                             + (" (the sim cluster counts if this course accepts it)" if "sim" in where else "")]
     earned = round(points * sum(v.earned for v in counted) / sum(v.points for v in counted), 3)
+    if all(v.status == "unmeasured" for v in counted):
+        return 0.0, lines + [f"{zero} nothing of this was measured on profile {result.profile}: each NOT MEASURED "
+                             "row above says what to start, name or run, then check again"]
     return earned, lines + [f"{earned:g}/{points:g} on profile {result.profile}"]
 
 
@@ -362,8 +383,8 @@ def _silent_nodes(result: LessonResult) -> list[str]:
 
 
 def _verdict_line(v: Verdict) -> str:
-    line = f"{v.status.upper():4} {v.id} {v.earned:g}/{v.points:g}: {v.title}"
-    if v.status in ("fail", "warn"):
+    line = f"{LABELS[v.status]} {v.id} {v.earned:g}/{v.points:g}: {v.title}"
+    if v.status in EXPLAINED:
         line += "".join(f"\n       - {d}" for d in v.details) + f"\n       hint: {v.hint}"
     return line
 

@@ -1,10 +1,12 @@
-"""grade(facts, lesson, profile): the operators, missing data, ranges with sources, warn severity."""
+"""grade(facts, lesson, profile): the operators, missing data (not measured), ranges with sources, warn
+and unmeasured severities, the summary line and the exit status."""
 
 from __future__ import annotations
 
 import copy
 
-from grader.grading import exit_code, grade, load_catalogue, lookup
+from grader.grading import exit_code, grade, load_catalogue, lookup, summary_line, warn_points
+from grader.ranges import CatalogueError
 from grader.ranges import load_ranges
 
 GOOD_NODE = {
@@ -55,34 +57,88 @@ def test_same_speeds_pass_on_sim_only_when_they_match_the_veth():
     assert by_id(grade(f, "lesson1", "spark-pair"))["L1.link_speed"].status == "fail"
 
 
-def test_unreachable_node_fails_its_checks_with_reason_and_keeps_the_other():
+def test_unreachable_node_is_not_measured_with_reason_and_keeps_the_other():
     f = copy.deepcopy(GOOD)
     f["nodes"]["spark-b"] = {"reachable": False, "error": "spark-b: cannot connect: Connection refused"}
-    v = by_id(grade(f, "lesson1", "spark-pair"))
-    assert v["L1.ssh"].status == "fail"
+    verdicts = grade(f, "lesson1", "spark-pair")
+    v = by_id(verdicts)
+    assert (v["L1.ssh"].status, v["L1.ssh"].earned) == ("unmeasured", 0)
     assert v["L1.ssh"].details == ("spark-b: not measured, the node was unreachable "
                                    "(spark-b: cannot connect: Connection refused)",)
     assert v["L1.tcp"].status == "pass"
+    # L1.port reads two facts of spark-b: both missing; tcp (2 points) is the only check left standing
+    assert summary_line(verdicts) == "score 2/14: 1 pass, 0 warn, 0 fail, 7 not measured"
+    assert exit_code(verdicts) == 1
 
 
-def test_empty_list_in_range_op_fails():
+def test_empty_list_in_range_op_is_not_measured():
     f = copy.deepcopy(GOOD)
     f["nodes"]["spark-a"]["mtu_values"] = []
     v = by_id(grade(f, "lesson1", "sim"))["L1.mtu"]
-    assert v.status == "fail" and "no value measured" in v.details[0]
+    assert (v.status, v.earned) == ("unmeasured", 0) and "no value measured" in v.details[0]
 
 
-def test_warn_severity_keeps_points():
+def test_none_for_in_range_is_not_measured_but_a_wrong_value_fails():
+    f = copy.deepcopy(GOOD)
+    f["pair"]["tcp_gbps"] = None
+    assert by_id(grade(f, "lesson1", "spark-pair"))["L1.tcp"].status == "unmeasured"
+    f["pair"]["tcp_problems"] = ["iperf3: unable to connect to server"]
+    v = by_id(grade(f, "lesson1", "spark-pair"))["L1.tcp"]
+    assert v.status == "fail" and v.details[0] == "iperf3: unable to connect to server"  # fail outranks not measured
+
+
+def test_unmeasured_severity_earns_nothing_and_says_what_is_missing():
     f = copy.deepcopy(GOOD)
     f["nodes"]["spark-a"]["netplan_unverified"] = ["/etc/netplan/40-cx7.yaml (mode 600) is not readable"]
     v = by_id(grade(f, "lesson1", "spark-pair"))["L1.netplan"]
-    assert (v.status, v.earned) == ("warn", 2)
+    assert (v.status, v.earned) == ("unmeasured", 0)
+    assert v.details == ("/etc/netplan/40-cx7.yaml (mode 600) is not readable",)
+    assert exit_code([v]) == 1
+
+
+def test_warn_earns_half_by_default():
+    f = {"nodes": {"box": {"p2p_problems": ["GPU0-GPU1 through the CPU (SYS)"], "p2p_unmeasured": []}}}
+    v = by_id(grade(f, "lesson3", "dual-gpu-desktop"))["L3.p2p_path"]
+    assert (v.status, v.points, v.earned) == ("warn", 1, 0.5)
     assert exit_code([v]) == 0
 
 
-def test_lesson1_skipped_on_one_node_profiles():
+def test_warn_points_full_only_with_a_reason():
+    assert warn_points({"points": 2}) == 1.0
+    assert warn_points({"points": 2, "warn_points": 0.5}) == 0.5
+    bad = {"id": "X.y", "points": 2, "warn_points": 2}
+    import grader.grading as g
+    saved = g._read
+    try:
+        g._read = lambda name: {"check": [dict(bad, title="t", profiles=["sim"], hint="h", source="s",
+                                               expect=[{"fact": "x", "op": "empty"}])]}
+        g.load_catalogue.cache_clear()
+        try:
+            g.load_catalogue("lesson1")
+        except CatalogueError as e:
+            assert "warn_points_why" in str(e)
+        else:
+            raise AssertionError("a full-points warning without a reason was accepted")
+    finally:
+        g._read = saved
+        g.load_catalogue.cache_clear()
+
+
+def test_fail_outranks_unmeasured_outranks_warn():
+    f = {"nodes": {"box": {"power_problems": [], "power_warnings": ["limit above TGP"],
+                           "power_unmeasured": ["no [desktop] table"]}}}
+    v = by_id(grade(f, "lesson3", "dual-gpu-desktop"))["L3.power_budget"]
+    assert v.status == "unmeasured" and v.details == ("no [desktop] table", "limit above TGP")
+    f["nodes"]["box"]["power_problems"] = ["load 1200 W exceeds the 1000 W PSU"]
+    v = by_id(grade(f, "lesson3", "dual-gpu-desktop"))["L3.power_budget"]
+    assert v.status == "fail" and v.details[0] == "load 1200 W exceeds the 1000 W PSU"
+
+
+def test_lesson1_not_applicable_on_one_node_profiles():
     v = grade(GOOD, "lesson1", "single-spark")
     assert {x.status for x in v} == {"skip"} and sum(x.points for x in v) == 0
+    assert v[0].details == ("does not apply to profile 'single-spark' (checks/lesson1.toml: spark-pair, sim)",)
+    assert summary_line(v) == "score 0/0: 0 pass, 0 warn, 0 fail, 0 not measured, 8 n.a."
 
 
 def test_lookup_wildcards():

@@ -58,7 +58,7 @@ def test_missing_side_and_failed_requests():
     f = derivers()["lab"](evidence("sim", {"pair": {1: (0.004, 0.05)}}, failed=2))
     assert any("baseline" in m for m in f["missing"]) and any("2 of 8 requests failed" in p for p in f["problems"])
     v = {v.id: v.status for v in grade(f, "lab", "sim")}
-    assert v["LAB.recorded"] == "fail" and v["LAB.sane"] == "fail"
+    assert v["LAB.recorded"] == "unmeasured" and v["LAB.sane"] == "fail"  # a failed request outranks the missing side
 
 
 def test_summary_edited_is_a_problem():

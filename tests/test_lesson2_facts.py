@@ -102,8 +102,8 @@ def test_real_spark_outputs_pass_every_lesson2a_check():
     assert facts["pair"]["allgather_busbw_gbs"] == 22.96        # (22.94 + 22.98) / 2, fixture 07's row
     assert facts["pair"]["ib_write_bw_gbps"] == [92.57, 97.28]  # NVIDIA's two rails, fixture 03
     v = verdicts(evidence())
-    assert {k for k, s in v.items() if s != "pass"} == LESSON_2B  # no [serve] here: lesson 2b only warns
-    assert {s for k, s in v.items() if k in LESSON_2B} == {"warn"}
+    assert {k for k, s in v.items() if s != "pass"} == LESSON_2B  # no [serve] here: lesson 2b is not measured
+    assert {s for k, s in v.items() if k in LESSON_2B} == {"unmeasured"}
 
 
 def test_socket_fallback_log_fails_the_transport_check_only():

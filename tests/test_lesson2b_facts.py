@@ -121,13 +121,13 @@ def test_model_files_differing_fail_model_same():
     assert "model.safetensors.index.json differs" in verdicts(ev)["L2.model_same"]["details"][0]
 
 
-def test_failed_launch_is_diagnosed_by_launch_and_the_others_warn():
+def test_failed_launch_is_diagnosed_by_launch_and_the_others_are_not_measured():
     # vllm-cpu/16: the stock CPU platform refuses Ray
     ev = evidence(log="vllm-cpu/16_*", models="")
     v = verdicts(ev)
     assert failed(ev) == {"L2.launch"}
     assert "no Ray device key" in " ".join(v["L2.launch"]["details"])
-    assert v["L2.kv_capacity"]["status"] == "warn"
+    assert (v["L2.kv_capacity"]["status"], v["L2.kv_capacity"]["earned"]) == ("unmeasured", 0)
 
 
 def test_two_sparks_tp2_over_ray_is_the_right_layout():
@@ -143,11 +143,12 @@ def test_kv_line_without_a_budget_is_not_judged():
     assert "how much memory the KV cache got" in pair["kv_unmeasured"][0]
 
 
-def test_without_a_serve_table_every_2b_check_warns():
+def test_without_a_serve_table_every_2b_check_is_not_measured():
     ev = evidence()
     ev.inventory.pop("serve")
     v = verdicts(ev)
-    assert {i: x["status"] for i, x in v.items()} == {i: "warn" for i in CHECKS_2B}
+    assert {i: (x["status"], x["earned"]) for i, x in v.items()} == {i: ("unmeasured", 0) for i in CHECKS_2B}
+    assert "no [serve] table in the inventory" in v["L2.ray_nodes"]["details"][0]
 
 
 def test_probe_output_readers():

@@ -79,8 +79,8 @@ def test_launch_fault_fails_exactly_its_check(fault, tmp_path):
     assert v["hint"] and v["source"]
     details = " ".join(v["details"])
     assert cause in details and fix in details
-    warned = {v["id"] for v in out["verdicts"] if v["status"] == "warn"}
-    assert warned <= SERVE_CHECKS and "L2.launch" in warned
+    unmeasured = {v["id"] for v in out["verdicts"] if v["status"] == "unmeasured"}
+    assert unmeasured <= SERVE_CHECKS and "L2.launch" in unmeasured
 
 
 @pytest.mark.parametrize("fault", sorted(SERVING_FAULTS))
@@ -131,9 +131,9 @@ def test_ray_wrong_node_ip_fails_only_ray_nodes(tmp_path):
     # read from spark-b's own `ray start` log ([serve] log_dir/spark-b/ray.log): the address it was given
     assert "it was given --node-ip-address=192.168.100.111, which none of spark-b's interfaces has" in details
     assert "--node-ip-address" in v["hint"] and "timed out during startup" in v["hint"]
-    warned = {v["id"] for v in out["verdicts"] if v["status"] == "warn"}
+    unmeasured = {v["id"] for v in out["verdicts"] if v["status"] == "unmeasured"}
     # spark-b runs nothing whose variables could be read, and vLLM was never launched: nothing to judge
-    assert {"L2.ifname_vars", "L2.env_same", "L2.launch"} <= warned
+    assert {"L2.ifname_vars", "L2.env_same", "L2.launch"} <= unmeasured
     ifn = next(v for v in out["verdicts"] if v["id"] == "L2.ifname_vars")
     assert any("never joined Ray (see L2.ray_nodes)" in d for d in ifn["details"])
 
@@ -154,5 +154,5 @@ def test_nnodes_without_host_ip_hangs_and_fails_only_vllm_host_ip(tmp_path):
     assert 15 <= quiet <= 240, details  # the log stops ~35 s into a 75 s wait, then the check runs
     assert "advertises 0.0.0.0" in details and "Set VLLM_HOST_IP to the node's QSFP address" in details
     assert "VLLM_HOST_IP is not set" in details  # read from the hung processes' environment too
-    warned = {v["id"] for v in out["verdicts"] if v["status"] == "warn"}
-    assert "L2.launch" in warned and "L2.kv_capacity" in warned
+    unmeasured = {v["id"] for v in out["verdicts"] if v["status"] == "unmeasured"}
+    assert "L2.launch" in unmeasured and "L2.kv_capacity" in unmeasured

@@ -366,6 +366,10 @@ def serve_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
             out[f"{k}_unmeasured"].append(f"no vLLM log to read ({why}); see L2.launch")
         out["launch_problems"].append(f"the vLLM log could not be read: {why}. Name it in [logs] vllm (or [serve] "
                                       "log_dir) and redirect `vllm serve` into it (`... 2>&1 | tee ~/vllm.log`)")
+    if log is None and hashes and not out["model_problems"]:
+        # equal files that no server loaded are the inventory's claim, not a served model: nothing to judge yet
+        out["model_unmeasured"].append("no vLLM log shows a server started with this model (see L2.launch): the "
+                                       "files on both nodes are judged once `vllm serve` has loaded them")
     quiet = log_quiet_s(raw.stdout, raw.started_at) if log is not None and not log.ready else None
     diags = diagnose(log) if log is not None else []
     fails_owner: dict[int, str] = {}

@@ -192,9 +192,11 @@ def p2p_sentences(a: str, b: str, code: str | None, p2p_read: str | None) -> lis
 def power_sentences(gpus: list[dict[str, Any]], desktop: dict[str, Any] | None) -> dict[str, Any]:
     """The PSU and circuit arithmetic for the cards seen and the budget the learner declared.
 
-    Returns {"power": figures, "power_problems", "power_warnings", "circuit_problems"}. Uses the
-    enforced power limits (what the cards may draw now) and the default limits (what they draw
-    after a reboot, since ``nvidia-smi -pl`` does not persist).
+    Returns {"power": figures, "power_problems", "power_warnings", "power_unmeasured", "circuit_problems",
+    "circuit_unmeasured"}: ``*_unmeasured`` say what was not there to judge (the cards' limits not read,
+    no [desktop] budget, no circuit declared), so L3.power_budget / L3.circuit are not measured, never
+    passed on nothing. Uses the enforced power limits (what the cards may draw now) and the default
+    limits (what they draw after a reboot, since ``nvidia-smi -pl`` does not persist).
     """
     problems: list[str] = []
     warnings: list[str] = []
@@ -202,19 +204,24 @@ def power_sentences(gpus: list[dict[str, Any]], desktop: dict[str, Any] | None) 
     enforced = [g["enforced_limit_w"] or g["limit_w"] for g in gpus]
     defaults = [g["default_limit_w"] for g in gpus]
     figures: dict[str, Any] = {}
+
+    def result(unmeasured: list[str], circuit_unmeasured: list[str]) -> dict[str, Any]:
+        return {"power": figures, "power_problems": problems, "power_warnings": warnings,
+                "power_unmeasured": unmeasured, "circuit_problems": circuit, "circuit_unmeasured": circuit_unmeasured}
+
     if not gpus or any(x is None for x in enforced):
-        problems.append("the cards' power limits were not read (`nvidia-smi --query-gpu=power.limit,"
-                        "enforced.power.limit --format=csv`)")
-        return {"power": figures, "power_problems": problems, "power_warnings": warnings, "circuit_problems": circuit}
+        why = ("the cards' power limits were not read (`nvidia-smi --query-gpu=power.limit,"
+               "enforced.power.limit --format=csv`)")
+        return result([why], [why])
     for g in gpus:
         if g["tgp_w"] is not None and g["enforced_limit_w"] is not None and g["enforced_limit_w"] > g["tgp_w"] * 1.05:
             warnings.append(f"{_card(g)}: power limit {g['enforced_limit_w']:g} W is above the card's "
                             f"{g['tgp_w']:g} W TGP (trust {g['tgp_trust']}): the budget counts the limit.")
     if desktop is None:
-        problems.append("no power budget declared: add a [desktop] table with psu_watts (and circuit_volts, "
-                        "circuit_amps, cpu_watts, other_watts) to the inventory")
-        return {"power": {"gpu_enforced_w": sum(enforced)}, "power_problems": problems,
-                "power_warnings": warnings, "circuit_problems": circuit}
+        why = ("no power budget declared: add a [desktop] table with psu_watts (and circuit_volts, "
+               "circuit_amps, cpu_watts, other_watts) to the inventory")
+        figures["gpu_enforced_w"] = sum(enforced)
+        return result([why], [why])
     cpu = desktop.get("cpu_watts")
     other = desktop.get("other_watts")
     if cpu is None or other is None:
@@ -261,7 +268,9 @@ def power_sentences(gpus: list[dict[str, Any]], desktop: dict[str, Any] | None) 
             circuit.append(f"the box draws at least {load:g} W from the wall (more, after PSU losses), above the "
                            f"{c.continuous_w:g} W a {c.volts:g} V {c.amps:g} A circuit carries continuously "
                            f"({rule}). Cap the cards, or use a 20 A / 230 V circuit, and keep other loads off it.")
-    return {"power": figures, "power_problems": problems, "power_warnings": warnings, "circuit_problems": circuit}
+        return result([], [])
+    return result([], ["no wall circuit declared: add circuit_volts and circuit_amps (the breaker's rating) to the "
+                       "inventory's [desktop] table"])
 
 
 def _usable(raw: RawOutput | None) -> str | None:
@@ -325,20 +334,22 @@ def node_facts(ev: Evidence, node: str, desktop: dict[str, Any] | None) -> dict[
     if not gpus:
         link_problems.append("no card's link was read")
     f["link_problems"], f["link_notes"], f["link_remarks"] = link_problems, link_notes, link_remarks
-    f["p2p"], f["p2p_problems"] = _p2p(ev, node, gpus)
+    f["p2p"], f["p2p_problems"], f["p2p_unmeasured"] = _p2p(ev, node, gpus)
     f.update(power_sentences(gpus, desktop))
     return f
 
 
-def _p2p(ev: Evidence, node: str, gpus: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+def _p2p(ev: Evidence, node: str, gpus: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+    """(pairs, problems, unmeasured) from ``nvidia-smi topo -m`` (and ``-p2p r``): with fewer than two cards
+    in the matrix, or no readable matrix, there is no path to judge (unmeasured), never a pass."""
     raw = ev.outputs(node, "smi_topo")
     why = _usable(raw)
     if why is not None:
-        return [], [f"`nvidia-smi topo -m` {why}"]
+        return [], [], [f"`nvidia-smi topo -m` {why}"]
     try:
         topo = parse_topo_matrix(raw.stdout)
     except ParseError as e:
-        return [], [str(e)]
+        return [], [], [str(e)]
     p2p_status: dict[tuple[str, str], str] = {}
     raw_p2p = ev.outputs(node, "smi_p2p")
     if raw_p2p is not None and raw_p2p.stdout.strip():
@@ -348,14 +359,15 @@ def _p2p(ev: Evidence, node: str, gpus: list[dict[str, Any]]) -> tuple[list[dict
             p2p_status = {}
     pairs = topo.gpu_pairs()
     if not pairs:
-        return [], [f"the topology shows {len(topo.gpus)} GPU: no path between two cards to report"]
+        return [], [], [f"the topology shows {len(topo.gpus)} GPU: no path between two cards to report "
+                        "(a second card must be visible, see L3.cards)"]
     out, problems = [], []
     for a, b, code in pairs:
         status = p2p_status.get((a, b))
         out.append({"a": a, "b": b, "path": code, "meaning": LINK_MEANING.get(link_family(code or ""), None),
                     "p2p_read": status})
         problems += p2p_sentences(a, b, code, status)
-    return out, problems
+    return out, problems, []
 
 
 def derive(ev: Evidence) -> dict[str, Any]:
