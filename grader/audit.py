@@ -8,6 +8,11 @@ evidence beside them, recomputes each ``cl.grade_checks(lesson, [ids], points=N)
 process with :func:`grader.notebook.grade_checks`' own rules, and reports each cell where the
 kernel's score is above the evidence's (a grade the evidence does not support).
 
+It also flags shared recordings (:func:`shared_evidence`): two or more students whose evidence of one
+assignment has the same :func:`grader.provenance.identity` (the same machines' host keys and
+machine-id hashes) handed in one recording between them. Each such submission is a ``SHARED`` row.
+``clusterlab audit`` exits 1 when any row is ``ABOVE`` or ``SHARED`` (:func:`flagged`).
+
 Layout read: ``<autograded>/<student>/<assignment>/<assignment>.ipynb`` and
 ``<autograded>/<student>/<assignment>/evidence/<lesson>.json`` (nbgrader's ``autograded`` folder,
 ``$CLUSTERLAB_COURSE_DIR/autograded`` with this course's nbgrader_config.py).
@@ -36,8 +41,10 @@ class CellAudit:
 
     ``kernel`` is nbgrader's score for the cell (0 on an error or stderr output; a float last
     expression is partial credit), ``evidence`` the score recomputed here; both in points.
-    ``status``: ``"agree"``, ``"ABOVE"`` (the kernel scored more than the evidence supports) or
-    ``"below"`` (less, e.g. a cell that errored in the kernel).
+    ``status``: ``"agree"``, ``"ABOVE"`` (the kernel scored more than the evidence supports),
+    ``"below"`` (less, e.g. a cell that errored in the kernel) or ``"SHARED"`` (not a cell: the
+    submission's ``evidence/<lesson>.json`` has the identity of another student's; ``cell`` names the
+    file, ``kernel`` and ``evidence`` are 0, ``why`` names the other students and the identity).
     """
 
     student: str
@@ -131,15 +138,60 @@ def audit(autograded: str | Path, assignment: str | None = None) -> list[CellAud
     return rows
 
 
+def shared_evidence(autograded: str | Path, assignment: str | None = None) -> list[CellAudit]:
+    """One ``SHARED`` row per submission whose evidence has the same identity as the evidence of another
+    student for the same assignment (grader.provenance.identity): one recording handed in twice.
+
+    Reads every ``<student>/<assignment>/evidence/*.json`` under ``autograded`` (only ``assignment``'s
+    when given); evidence that cannot be read, or records no identity, is left out (the cells' audit
+    says why it earns nothing). Rows sorted by assignment, file, student.
+    """
+    from grader.evidence import EvidenceError, load_evidence
+    from grader.provenance import identity
+
+    root = Path(autograded).expanduser()
+    seen: dict[tuple[str, str, str], dict[str, str]] = {}  # (assignment, file, identity) -> {student: path}
+    for path in sorted(root.glob("*/*/evidence/*.json")):
+        student, name = path.parents[2].name, path.parents[1].name
+        if assignment is not None and name != assignment:
+            continue
+        try:
+            ident = identity(load_evidence(path))
+        except (EvidenceError, OSError, ValueError):
+            continue
+        if ident:
+            seen.setdefault((name, path.name, ident), {})[student] = str(path)
+    rows = []
+    for (name, fname, ident), students in sorted(seen.items()):
+        if len(students) < 2:
+            continue
+        for student in sorted(students):
+            others = ", ".join(s for s in sorted(students) if s != student)
+            rows.append(CellAudit(student, name, f"evidence/{fname}", 0.0, 0.0, "SHARED",
+                                  f"the same machines as {others}'s evidence (identity {ident[:12]}): one recording "
+                                  "handed in by several students"))
+    return rows
+
+
+def flagged(rows: list[CellAudit]) -> bool:
+    """True when a row needs the instructor: a cell scored ABOVE its evidence, or a SHARED recording
+    (``clusterlab audit`` then exits 1)."""
+    return any(r.status in ("ABOVE", "SHARED") for r in rows)
+
+
 def render(rows: list[CellAudit]) -> str:
-    """A plain-text table, ABOVE rows first, then a count."""
-    order = {"ABOVE": 0, "below": 1, "agree": 2}
+    """A plain-text table, ABOVE rows first, then SHARED, then a count of each."""
+    order = {"ABOVE": 0, "SHARED": 1, "below": 2, "agree": 3}
     lines = [f"{'status':6}  {'student':14} {'assignment':10} {'cell':24} kernel  evidence  why"]
     for r in sorted(rows, key=lambda r: (order[r.status], r.student, r.assignment, r.cell)):
         lines.append(f"{r.status:6}  {r.student:14} {r.assignment:10} {r.cell:24} {r.kernel:6g}  {r.evidence:8g}  "
                      f"{r.why[:90] if r.status != 'agree' else ''}")
-    above = sum(r.status == "ABOVE" for r in rows)
-    lines.append(f"{len(rows)} machine grade cells: {above} scored above what their evidence supports")
+    cells = [r for r in rows if r.status != "SHARED"]
+    above = sum(r.status == "ABOVE" for r in cells)
+    lines.append(f"{len(cells)} machine grade cells: {above} scored above what their evidence supports")
+    shared = [r for r in rows if r.status == "SHARED"]
+    if shared:
+        lines.append(f"{len(shared)} submissions share a recording with another student's (same machines)")
     return "\n".join(lines)
 
 

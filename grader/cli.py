@@ -72,7 +72,8 @@ def _parser() -> argparse.ArgumentParser:
     ver.add_argument("--json", action="store_true", help="machine-readable output")
 
     aud = sub.add_parser("audit", help="after nbgrader autograde: grade each submission's evidence again, "
-                         "outside the learner's kernel, and flag grade cells scored above it")
+                         "outside the learner's kernel, and flag grade cells scored above it and "
+                         "recordings shared between students")
     aud.add_argument("autograded", metavar="DIR", help="nbgrader's autograded folder ($CLUSTERLAB_COURSE_DIR/autograded)")
     aud.add_argument("--assignment", metavar="NAME", help="only this assignment (lesson1, ..., lab)")
     aud.add_argument("--json", action="store_true")
@@ -204,14 +205,15 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
-    from grader.audit import AuditError, audit, render, to_jsonable
+    from grader.audit import AuditError, audit, flagged, render, shared_evidence, to_jsonable
 
     try:
         rows = audit(args.autograded, args.assignment)
     except AuditError as e:
         raise CannotRun(str(e)) from None
+    rows += shared_evidence(args.autograded, args.assignment)
     print(json.dumps(to_jsonable(rows), indent=1) if args.json else render(rows))
-    return 1 if any(r.status == "ABOVE" for r in rows) else 0
+    return 1 if flagged(rows) else 0
 
 
 def main(argv: list[str] | None = None) -> int:

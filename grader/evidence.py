@@ -4,15 +4,19 @@ Shape (``schema = "clusterlab.evidence/1"``)::
 
     {"schema", "lesson", "profile",
      "inventory": {"profile", "qsfp_port", "nodes": [{"name", "address", "port", "user"}]},
-     "provenance": {"grader_version", "created_at" (UTC ISO 8601), "controller", "python",
-                    "nodes": {name: {"sysinfo": "..."}}},
+     "provenance": {"grader_version", "created_at" (UTC ISO 8601), "controller", "python", "facts_code",
+                    "nodes": {name: {"sysinfo": "...", "host_key": "SHA256:...", "host_key_type": "ssh-ed25519"}},
+                    "replay": true},     # only in evidence saved into a folder named `recorded` (REPLAY_DIR)
      "raw": [{"node", "probe", "command", "stdout", "stderr", "exit_status", "timed_out",
               "duration_s", "started_at", "sha256"}],
      "errors": {node: reason},           # nodes that could not be probed
      "measurements": {...},              # named, bounded measurements (iperf3 ...)
      "facts": {...}}                     # as derived when recorded; grading derives them again
 
-``sha256`` is the hex SHA-256 of ``stdout + "\\0" + stderr`` (UTF-8) after redaction.
+``sha256`` is the hex SHA-256 of ``stdout + "\\0" + stderr`` (UTF-8) after redaction. ``host_key`` is
+the node's SSH host key fingerprint as the transport verified it against known_hosts (OpenSSH's
+``SHA256:`` form); the ``platform`` raw output of each node says what machine it is
+(grader.probes.platform, read by grader.provenance).
 Secrets (private keys, passwords, tokens such as HF_TOKEN) are redacted before anything is
 hashed or written.
 """
@@ -165,8 +169,15 @@ class Evidence:
                 "measurements": self.measurements, "facts": self.facts}
 
     def save(self, directory: str | os.PathLike[str]) -> Path:
-        """Write ``<directory>/<lesson>.json`` atomically; returns the path."""
+        """Write ``<directory>/<lesson>.json`` atomically; returns the path.
+
+        Evidence saved into a folder named ``recorded`` (:data:`REPLAY_DIR`, where the replays shipped
+        beside each lab notebook live) is marked ``provenance["replay"] = True``, here and in the file:
+        it is the course's replay, never a learner's record (grader.provenance.replay_problem).
+        """
         d = Path(directory)
+        if d.resolve().name == REPLAY_DIR:
+            self.provenance["replay"] = True
         d.mkdir(parents=True, exist_ok=True)
         path = d / f"{self.lesson}.json"
         tmp = path.with_suffix(".json.tmp")
@@ -174,6 +185,11 @@ class Evidence:
         os.replace(tmp, path)
         return path
 
+
+REPLAY_DIR = "recorded"
+"""The folder name of the replay evidence shipped beside each lab notebook (grader.notebook.RECORDED_DIR):
+``clusterlab check lessonN --evidence solutions/lessonN/recorded`` records one. Evidence saved there is
+marked as a replay."""
 
 MAX_BYTES = 64 * 2**20
 """An evidence file larger than this (64 MiB) is refused: a real one is under 1 MiB (50 MB grades in ~4 s)."""

@@ -8,6 +8,8 @@ the transport's deadline here). The raw JSON of every level goes into ``evidence
 the side it measured (``pair`` when the model is served across both machines, ``baseline`` on one;
 from ``[serve] mode`` unless ``--label`` says), merged with the other side's earlier run; the
 facts are recomputed from the per-request data (grader.facts.lab) and graded (checks/lab.toml).
+Every node of the inventory it can reach answers the platform probe (grader.probes.platform: what
+machine it is), which replaces the earlier run's, and its host key goes into the provenance.
 
 Every argument reaching the remote shell is validated here or quoted with shlex.
 """
@@ -120,18 +122,39 @@ def run(inv: Any, conn: Any, *, label: str, levels: tuple[int, ...], input_len: 
     return ev
 
 
+def probe_platform(ev: Evidence, conns: dict[str, Any], errors: dict[str, str]) -> None:
+    """Run the platform probe on every connected node; it replaces any earlier one in ``ev`` (the
+    machines are the ones reached now). ``errors``: ``{node: why it was not reached}``, recorded as the
+    evidence's errors. Host keys go into ``ev.provenance["nodes"]``."""
+    from grader.probes import platform, run_plan
+
+    ev.raw = [r for r in ev.raw if r.probe != platform.PROBE.id]
+    ev.errors = dict(errors)
+    ev.provenance.pop("nodes", None)
+    ev.raw += run_plan(conns, {n: [platform.PROBE] for n in conns}, ev.errors)
+    platform.record_host_keys(ev, conns)
+
+
 def _previous(path: Path, inv: Any, label: str, progress: Callable[[str], None]) -> Evidence:
-    """The earlier lab evidence without this side's levels (the other side is kept), or a new one."""
+    """The earlier lab evidence without this side's levels (the other side is kept), or a new one.
+
+    A replay shipped with the labs (grader.provenance.replay_problem) is never merged into, except where
+    the replays themselves are recorded (a folder named ``recorded``): its other side is not the learner's."""
+    from grader.evidence import REPLAY_DIR
+    from grader.provenance import replay_problem
+
     inventory = {"profile": inv.profile, "qsfp_port": inv.qsfp_port,
                  "nodes": [{"name": n.name, "address": n.address, "port": n.port, "user": n.user} for n in inv.nodes]}
     if path.exists():
         try:
             old = load_evidence(path)
-            if old.lesson == "lab" and old.profile == inv.profile:
+            if replay_problem(old) and path.resolve().parent.name != REPLAY_DIR:
+                progress(f"starting a new {path}: the old one is the replay shipped with the labs, not your machines'")
+            elif old.lesson == "lab" and old.profile == inv.profile:
                 kept = [r for r in old.raw if not (PROBE_RE.match(r.probe) and r.probe.split(":")[1] == label)]
                 progress(f"keeping the {len(kept)} earlier output(s) of {path} that are not the {label} run")
                 return Evidence("lab", inv.profile, inventory, kept, measurements=old.measurements)
-        except EvidenceError as e:
+        except (EvidenceError, ValueError) as e:
             progress(f"starting a new {path}: the old one cannot be used ({e})")
     return Evidence("lab", inv.profile, inventory)
 
@@ -156,7 +179,7 @@ def cli(args: Any, refuse: Callable[[Any], None] = lambda inv: None) -> int:
     from grader.grading import exit_code, grade
     from grader.inventory import InventoryError, load_inventory
     from grader.report import render_table, to_json
-    from grader.transport import Connection, NodeUnreachable
+    from grader.transport import NodeUnreachable, connect_all
 
     try:
         inv = load_inventory(args.inventory)
@@ -169,20 +192,20 @@ def cli(args: Any, refuse: Callable[[Any], None] = lambda inv: None) -> int:
     refuse(inv)
     head = next((n for n in inv.nodes if n.name == (inv.serve.head or inv.nodes[0].name)), inv.nodes[0])
     say: Callable[[str], None] = (lambda m: print(m, file=sys.stderr)) if args.json else print
+    label = label_of(inv.serve.mode, args.label)
+    conns, errors = connect_all(inv)  # the head runs the load; every node answers the platform probe
     try:
-        label = label_of(inv.serve.mode, args.label)
-        conn = Connection(head, inv)
-        conn.connect(inv.command_timeout_s)
-    except NodeUnreachable as e:
-        raise LoadTestError(str(e)) from None
-    try:
-        ev = run(inv, conn, label=label, levels=levels, input_len=args.input_len, output_len=args.output_len,
-                 prompts=args.num_prompts, evidence_dir=args.evidence, bytes_per_token=args.bytes_per_token,
-                 level_timeout_s=args.timeout, progress=say)
+        if head.name not in conns:
+            raise LoadTestError(errors.get(head.name, f"{head.name}: not reached"))
+        ev = run(inv, conns[head.name], label=label, levels=levels, input_len=args.input_len,
+                 output_len=args.output_len, prompts=args.num_prompts, evidence_dir=args.evidence,
+                 bytes_per_token=args.bytes_per_token, level_timeout_s=args.timeout, progress=say)
+        probe_platform(ev, conns, errors)
     except NodeUnreachable as e:
         raise LoadTestError(str(e)) from None
     finally:
-        conn.close()
+        for c in conns.values():
+            c.close()
     ev.facts = derivers()["lab"](ev)
     path = ev.save(args.evidence)
     plots = []

@@ -96,6 +96,11 @@ class Connection:
         self.host, self.port, self.user, self.key_file = resolve_ssh(node)
         self._client: paramiko.SSHClient | None = None
         self._lock = threading.Lock()
+        self.host_key: str | None = None
+        """The node's host key as verified against known_hosts at :meth:`connect`: its OpenSSH SHA256
+        fingerprint (``SHA256:...``, :func:`fingerprint`); None before connecting."""
+        self.host_key_type: str | None = None
+        """That key's algorithm, e.g. ``ssh-ed25519``."""
 
     def connect(self, timeout_s: float) -> None:
         """Open the connection. Raises NodeUnreachable / HostKeyRefused with a message naming the fix."""
@@ -140,6 +145,8 @@ class Connection:
             raise NodeUnreachable(f"{self.node.name}: cannot connect to {where}: {reason}. Check that sshd runs "
                                   "there (`systemctl status ssh`) and that `address`/`port` are right.") from None
         self._client = client
+        key = client.get_transport().get_remote_server_key()  # the one known_hosts just accepted
+        self.host_key, self.host_key_type = fingerprint(key), key.get_name()
         CONNECTIONS_OPENED[self.node.name] += 1
 
     def run(self, command: str, timeout_s: float | None = None) -> CommandResult:

@@ -16,7 +16,7 @@ from grader.evidence import Evidence, RawOutput
 from grader.inventory import Inventory
 from grader.facts.lesson1 import up_twin_addresses
 from grader.parsers.getent import parse_getent_hosts
-from grader.probes import Probe, run_plan
+from grader.probes import Probe, platform, run_plan
 from grader.ranges import measurement_params
 from grader.spark_names import QSFP_TWINS, twin_domain
 from grader.transport import Connection, NodeUnreachable
@@ -44,6 +44,7 @@ def phase1(peer_name: str | None) -> list[Probe]:
         Probe("ip_link", "ip -j link"),
         Probe("ibdev2netdev", "ibdev2netdev"),
         Probe("netplan", NETPLAN_LISTING),
+        platform.PROBE,
     ]
     probes += [Probe(f"ethtool:{twin}", f"ethtool {twin}") for port in sorted(QSFP_TWINS) for twin in QSFP_TWINS[port]]
     if peer_name:
@@ -160,7 +161,8 @@ def collect(inventory: Inventory, conns: dict[str, Connection], errors: dict[str
     ev.raw += measured
     for n in names:
         info = ev.outputs(n, "sysinfo")
-        ev.provenance.setdefault("nodes", {})[n] = {"sysinfo": info.stdout.strip() if info else None}
+        ev.provenance.setdefault("nodes", {}).setdefault(n, {})["sysinfo"] = info.stdout.strip() if info else None
+    platform.record_host_keys(ev, conns)
     ev.stamp()
     return ev
 

@@ -12,7 +12,7 @@ import shlex
 
 from grader.evidence import Evidence
 from grader.inventory import Inventory
-from grader.probes import Probe, run_plan
+from grader.probes import Probe, platform, run_plan
 from grader.probes.lesson1 import inventory_summary
 from grader.transport import Connection
 
@@ -184,7 +184,8 @@ def collect(inventory: Inventory, conns: dict[str, Connection], errors: dict[str
     head = inventory.nodes[0].name
     shead = serve_head(inventory)
     plan = {n.name: node_probes() + serve_node_probes(inventory, n.name) + (log_probes(inventory) if n.name == head else [])
-            + (serve_head_probes(inventory) if n.name == shead else []) for n in inventory.nodes}
+            + (serve_head_probes(inventory) if n.name == shead else []) + [platform.PROBE] for n in inventory.nodes}
     ev.raw += run_plan(conns, plan, errors)
+    platform.record_host_keys(ev, conns)
     ev.stamp()
     return ev

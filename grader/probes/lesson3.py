@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from grader.evidence import Evidence
 from grader.inventory import Inventory
-from grader.probes import Probe, run_plan
+from grader.probes import Probe, platform, run_plan
 from grader.transport import Connection
 
 QUERY_FIELDS = ("index,name,pci.bus_id,pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,"
@@ -38,8 +38,10 @@ PROBES = (
     Probe("smi_power", "nvidia-smi -q -d POWER"),
     Probe("lspci", LSPCI_DISPLAY),
     Probe("pci_paths", PCI_PATHS),
+    platform.PROBE,
 )
-"""The fixed lesson-3 probes, run on each node of the inventory (a desktop has one)."""
+"""The fixed lesson-3 probes, run on each node of the inventory (a desktop has one); the last one,
+``platform``, shows what machine it is (grader.probes.platform)."""
 
 
 def inventory_summary(inventory: Inventory) -> dict:
@@ -56,6 +58,7 @@ def collect(inventory: Inventory, conns: dict[str, Connection], errors: dict[str
     ev.raw += run_plan(conns, {n.name: list(PROBES) for n in inventory.nodes}, errors)
     for n in inventory.nodes:
         info = ev.outputs(n.name, "sysinfo")
-        ev.provenance.setdefault("nodes", {})[n.name] = {"sysinfo": info.stdout.strip() if info else None}
+        ev.provenance.setdefault("nodes", {}).setdefault(n.name, {})["sysinfo"] = info.stdout.strip() if info else None
+    platform.record_host_keys(ev, conns)
     ev.stamp()
     return ev

@@ -4,12 +4,19 @@
 the inventory path; ``down()`` removes everything ``up`` made; ``status()`` reports what is there.
 
 What one node is: a network namespace (``spark-a``) with the Spark's interface names; an sshd
-started with ``ip netns exec`` (so ``/etc/netns/<node>/{hostname,hosts,netplan,ssh}`` are bind-mounted
-over /etc in its own mount namespace) inside ``unshare --uts`` (its own hostname), after mounting a
-private tmpfs on /dev/shm and binding ``nodes/<node>/root`` over /root. Every SSH session and
-everything started from one inherits those namespaces, so it sees the node as a second machine
-would. The host's own /etc, /root and /dev/shm are never changed; only ``/etc/netns/spark-*`` and,
-when missing, ``/etc/netplan`` and ``/run/sshd`` are created, and ``down`` removes exactly those.
+started with ``ip netns exec`` (so ``/etc/netns/<node>/{hostname,hosts,netplan,ssh,machine-id,
+clusterlab-sim-node}`` are bind-mounted over /etc in its own mount namespace) inside ``unshare --uts``
+(its own hostname), after mounting a private tmpfs on /dev/shm and binding ``nodes/<node>/root``
+over /root. Every SSH session and everything started from one inherits those namespaces, so it
+sees the node as a second machine would. The host's own /etc, /root and /dev/shm are never
+changed; only ``/etc/netns/spark-*`` and, when missing, ``/etc/netplan``, ``/run/sshd`` and the
+empty bind targets ``/etc/hostname``, ``/etc/machine-id`` and ``/etc/clusterlab-sim-node`` are
+created, and ``down`` removes exactly those.
+
+Each node is a machine of its own to the platform probe (grader.probes.platform): its own
+``/etc/machine-id``, fresh at every ``up`` (each ``up`` builds new machines, so evidence recorded
+on one, such as the replays shipped with the labs, never has the identity of another), and the
+sim marker ``/etc/clusterlab-sim-node`` holding its name; the host's copy of the marker is empty.
 """
 
 from __future__ import annotations
@@ -35,8 +42,13 @@ APT_HINT = "apt-get install openssh-server iproute2 iperf3 iputils-ping ethtool"
 TOOLS = ("sshd", "ip", "tc", "iperf3", "ping", "ethtool", "ssh", "ssh-keygen", "unshare", "nsenter",
          "mount", "hostname")
 _SBIN_PATH = os.pathsep.join([os.environ.get("PATH", ""), "/usr/local/sbin", "/usr/sbin", "/sbin"])
-_ETC_TARGETS_WE_MAY_CREATE = (Path("/etc/netplan"), Path("/etc/hostname"))
-"""ip netns exec binds /etc/netns/<node>/<entry> only where /etc/<entry> exists on the host."""
+SIM_MARKER = Path("/etc/clusterlab-sim-node")
+"""In each node: a file holding its name (grader.probes.platform.SIM_MARKER reads it); empty on the host."""
+MACHINE_ID = Path("/etc/machine-id")
+_ETC_FILES = (Path("/etc/hostname"), MACHINE_ID, SIM_MARKER)
+_ETC_TARGETS_WE_MAY_CREATE = (Path("/etc/netplan"), *_ETC_FILES)
+"""ip netns exec binds /etc/netns/<node>/<entry> only where /etc/<entry> exists on the host: files
+are created empty, and only when missing (``down`` removes them only if still empty)."""
 SSHD_READY_S = 8.0
 
 
@@ -212,6 +224,8 @@ def _write_files(spec: Spec, pubs: dict[str, str]) -> None:
         etc = T.ETC_NETNS / node
         _mkdir(etc, 0o755)
         _write(etc / "hostname", node + "\n")
+        _write(etc / MACHINE_ID.name, os.urandom(16).hex() + "\n", 0o444)  # a new machine at every up
+        _write(etc / SIM_MARKER.name, node + "\n")
         _write(etc / "hosts", T.hosts_file(spec, node))
         _mkdir(etc / "netplan", 0o755)  # always bound, so the host's own netplan files never show
         if n.netplan is not None:
@@ -489,7 +503,7 @@ def up(faults: list[str] | None = None) -> Path:
                 if not target.exists():
                     state["created"].append(str(target))
                     _write_state(state)  # recorded before it exists, so down can undo a crash
-                    if target.name == "hostname":
+                    if target in _ETC_FILES:  # the files ip netns exec binds over
                         target.touch(mode=0o644)
                     else:
                         _mkdir(target, 0o755)
