@@ -346,8 +346,6 @@ def score_checks(lesson: str, check_ids: list[str], points: float, evidence_dir:
         return 0.0, [f"{zero} the evidence was recorded on profile {result.profile}; {course} "
                      f"(CLUSTERLAB_PROFILES_{lesson.upper()} or CLUSTERLAB_PROFILES): record it there"]
     lines = [n for n in result.notes if n not in result.unfit] + ([f"({course})"] if course else [])
-    if result.unfit:
-        return 0.0, lines + [f"{zero} {why}" for why in result.unfit]
     disputed = sorted(result.inflated & set(check_ids))
     if disputed:
         return 0.0, lines + [f"{zero} the file's summary claims {', '.join(disputed)}, which its raw outputs do not show"]
@@ -356,6 +354,8 @@ def score_checks(lesson: str, check_ids: list[str], points: float, evidence_dir:
         return 0.0, lines + [f"{zero} {', '.join(silent)} answered no probe when this was recorded "
                              f"({'; '.join(result.errors.get(n, 'no output') for n in silent)}): check again "
                              "with every node reachable"]
+    if result.unfit:
+        return 0.0, lines + [f"{zero} {why}" for why in result.unfit]
     chosen = {v.id: v for v in result.verdicts if v.id in check_ids}
     missing = [c for c in check_ids if c not in chosen]
     if missing:

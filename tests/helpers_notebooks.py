@@ -8,6 +8,7 @@ running sim's), and prints each grade cell's score and any error.
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import shutil
@@ -62,6 +63,31 @@ def execute(notebook: Path, workdir: Path, env: dict[str, str] | None = None, ti
         os.environ.update(saved)
     nbformat.write(nb, workdir / notebook.name)
     return nb
+
+
+def machine_calls(source: str) -> list[dict]:
+    """Every ``cl.grade_checks(lesson, [ids], points=N)`` in ``source`` as ``{lesson, ids, points}``."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "grade_checks":
+            args = [ast.literal_eval(a) for a in node.args]
+            kw = {k.arg: ast.literal_eval(k.value) for k in node.keywords}
+            out.append({"lesson": args[0], "ids": list(args[1]), "points": kw.get("points", args[2] if len(args) > 2 else None)})
+    return out
+
+
+def not_applicable_cells(nb: Any, profile: str) -> set[str]:
+    """Grade ids of the machine grade cells none of whose checks applies to ``profile`` (checks/*.toml
+    ``profiles``): they earn 0 there, saying where the checks apply."""
+    from grader.grading import load_catalogue
+
+    out = set()
+    for cell in nb.cells:
+        calls = machine_calls(cell.source) if cell.cell_type == "code" and meta(cell).get("grade") else []
+        applies = {c["id"]: profile in c["profiles"] for call in calls for c in load_catalogue(call["lesson"])}
+        if calls and not any(applies[i] for call in calls for i in call["ids"]):
+            out.add(meta(cell)["grade_id"])
+    return out
 
 
 def grade_cells(nb: Any) -> list[dict[str, Any]]:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers_notebooks import meta
+from tests.helpers_notebooks import machine_calls, meta
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = ROOT / "solutions"
@@ -261,17 +261,6 @@ def test_source_grade_cells_call_only_the_grader(name):
                 f"{where}: grade_checks(points={call['points']}) but the cell is worth {meta(cell)['points']}"
 
 
-def machine_calls(source: str) -> list[dict]:
-    """Every ``cl.grade_checks(lesson, [ids], points=N)`` in ``source`` as ``{lesson, ids, points}``."""
-    out = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "grade_checks":
-            args = [ast.literal_eval(a) for a in node.args]
-            kw = {k.arg: ast.literal_eval(k.value) for k in node.keywords}
-            out.append({"lesson": args[0], "ids": list(args[1]), "points": kw.get("points", args[2] if len(args) > 2 else None)})
-    return out
-
-
 # ---------------------------------------------------------------------------------------------
 # the golden pipeline: submissions
 
@@ -428,15 +417,29 @@ def plant(d: Path, what: set[str]) -> None:
 
 @pytest.fixture(scope="module")
 def golden_evidence() -> dict[str, Path]:
-    """Healthy evidence per lesson: tests/fixtures/golden/<lesson>-sim-healthy.json (recorded on the sim by
-    `clusterlab check`), else the one shipped for replay (solutions/<lesson>/recorded/<lesson>.json)."""
+    """Healthy evidence per lesson, never a replay (tests/fixtures/golden/README.md):
+    ``<lesson>-sim-healthy.json`` recorded on the sim, else ``<lesson>-desktop-healthy.json``."""
     found = {}
     for name in assignments():
-        for p in (GOLDEN / f"{name}-sim-healthy.json", SOLUTIONS / name / "recorded" / f"{name}.json"):
+        for p in (GOLDEN / f"{name}-sim-healthy.json", GOLDEN / f"{name}-desktop-healthy.json"):
             if p.is_file():
                 found[name] = p
                 break
     return found
+
+
+EXTRA_CASES = {
+    # (assignment, student): (golden file, the checks it does not pass: fail or not measured; "*" all)
+    ("lesson1", "mtu1500"): ("lesson1-sim-mtu-1500.json", {"L1.mtu"}),
+    # sim up without --serve: neither Ray nor vLLM started; the variables, the serving checks and
+    # L2.busbw/L2.ib_write_bw (n.a. on the sim) earn nothing
+    ("lesson2", "nothing2b"): ("lesson2-sim-nothing-started.json",
+                               {"L2.ifname_vars", "L2.ib_hca", "L2.gid_index", "L2.env_same", "L2.ray_nodes",
+                                "L2.head_on_qsfp", "L2.vllm_host_ip", "L2.parallel_sizes", "L2.kv_capacity",
+                                "L2.model_same", "L2.launch"}),
+    # one card where a dual-gpu-desktop has two: the evidence does not show its profile, nothing earns
+    ("lesson3", "onecard"): ("lesson3-desktop-one-card.json", {"*"}),
+}
 
 
 def expected(nb, case: str, machine_score=None) -> tuple[float, dict[str, float]]:
@@ -467,23 +470,30 @@ def expected(nb, case: str, machine_score=None) -> tuple[float, dict[str, float]
 
 def catalogue_points(lesson: str) -> dict[str, float]:
     """Each check's points, read straight from checks/<lesson>.toml."""
+    return {i: c[0] for i, c in catalogue(lesson).items()}
+
+
+def catalogue(lesson: str) -> dict[str, tuple[float, list[str]]]:
+    """Each check's (points, profiles it applies to), read straight from checks/<lesson>.toml."""
     import tomllib
 
     import checks as real
 
     data = tomllib.loads((Path(real.__file__).parent / f"{lesson}.toml").read_text())
-    return {c["id"]: float(c["points"]) for c in data["check"]}
+    return {c["id"]: (float(c["points"]), list(c["profiles"])) for c in data["check"]}
 
 
-def score_with_failing(cell, failing: set[str]) -> float:
-    """A machine cell's points when exactly the checks in ``failing`` fail (fail earns 0 of that check's
-    points; the cell earns points x earned/possible over its checks, as grade_checks documents)."""
-    pts = catalogue_points(machine_calls(cell.source)[0]["lesson"])
+def score_with_failing(cell, failing: set[str], profile: str) -> float:
+    """A machine cell's points on ``profile`` when exactly the checks in ``failing`` fail and the rest pass
+    (fail earns 0 of that check's points; checks that do not apply to the profile are left out, and a
+    cell of only those earns 0; the cell earns points x earned/possible, as grade_checks documents)."""
+    cat = catalogue(machine_calls(cell.source)[0]["lesson"])
     total = 0.0
     for call in machine_calls(cell.source):
-        possible = sum(pts[i] for i in call["ids"])
-        earned = sum(pts[i] for i in call["ids"] if i not in failing)
-        total += round(call["points"] * earned / possible, 3)
+        counted = [i for i in call["ids"] if profile in cat[i][1]]
+        possible = sum(cat[i][0] for i in counted)
+        earned = sum(cat[i][0] for i in counted if i not in failing)
+        total += round(call["points"] * earned / possible, 3) if possible else 0.0
     return total
 
 
@@ -496,7 +506,7 @@ def golden_unfit(path: Path) -> str | None:
         res = grade_file(path)
     except CheckError as e:
         return f"the golden evidence {path.relative_to(ROOT)} cannot be graded: {e}"
-    bad = [f"{v.id} {v.status}" for v in res.verdicts if v.status == "fail"] + res.notes
+    bad = [f"{v.id} {v.status}" for v in res.verdicts if v.status not in ("pass", "skip")] + res.notes
     return f"the golden evidence {path.relative_to(ROOT)} does not pass every check: {bad}" if bad else None
 
 
@@ -527,11 +537,13 @@ def pipeline(tmp_path_factory, golden_evidence):
             results[name] = {"fail": unfit}
             continue
         right = (lambda code: code)
+        profile = ev["profile"] if ev else None
+        earned = (lambda c: score_with_failing(c, set(), profile))  # machine cells on healthy evidence
         cases = {
             # student: (answer transform, evidence dict or None, what the learner adds, expectation)
-            "correct": (right, ev, set(), expected(source_nb, "full")),
-            "wrong": (wrong_answer, ev, set(), expected(source_nb, "wrong")),
-            "noisy": (noisy_answer, ev, set(), expected(source_nb, "full")),
+            "correct": (right, ev, set(), expected(source_nb, "full", earned if ev else None)),
+            "wrong": (wrong_answer, ev, set(), expected(source_nb, "wrong", earned if ev else None)),
+            "noisy": (noisy_answer, ev, set(), expected(source_nb, "full", earned if ev else None)),
             # every grade cell rewritten to print and return its full points: autograde restores the
             # source's grade cells, so the wrong answers (and no evidence) still earn nothing
             "editedgrades": (wrong_answer, None, {"edit-grade-cells"}, expected(source_nb, "wrong", lambda c: 0.0)),
@@ -540,7 +552,7 @@ def pipeline(tmp_path_factory, golden_evidence):
             cases.update({
                 "noevidence": (right, None, set(), expected(source_nb, "no_evidence")),
                 # an edited summary changes nothing: every fact is derived again from the raw outputs
-                "tamperedfacts": (right, tamper_fact(ev), set(), expected(source_nb, "full")),
+                "tamperedfacts": (right, tamper_fact(ev), set(), expected(source_nb, "full", earned)),
                 "tamperedraw": (right, tamper_raw(ev), set(), expected(source_nb, "no_evidence")),
                 # a grader/ and checks/ of the learner's own that would give full marks if imported
                 "planted": (wrong_answer, tamper_raw(ev), {"grader", "checks"}, expected(source_nb, "wrong", lambda c: 0.0)),
@@ -550,18 +562,20 @@ def pipeline(tmp_path_factory, golden_evidence):
                 # the same as one grader.py file (nbgrader's ignore list matches file names: grader.* too)
                 "plantedfile": (wrong_answer, tamper_raw(ev), {"grader.py"}, expected(source_nb, "wrong", lambda c: 0.0)),
             })
-        mtu = GOLDEN / f"{name}-sim-mtu-1500.json"
-        if mtu.is_file():
-            fails = {"L1.mtu"}
-            exp = expected(source_nb, "full", lambda c: score_with_failing(c, fails))
-            cases["mtu1500"] = (right, json.loads(mtu.read_text()), set(), exp)
-            cases["mtu1500planted"] = (right, json.loads(mtu.read_text()), {"checks"}, exp)
-            # MTU 1500 measured, but the summary copied from a healthy run (L1.mtu passing): the cells
-            # that grade L1.mtu earn nothing, the others what the raw outputs give
-            cases["inflatedfacts"] = (right, inflate_facts(json.loads(mtu.read_text()), ev), set(),
-                                      expected(source_nb, "full", lambda c: 0.0 if fails & set(
-                                          i for call in machine_calls(c.source) for i in call["ids"])
-                                          else score_with_failing(c, fails)))
+        for (lesson, student), (file, fails) in EXTRA_CASES.items():
+            if lesson != name or not (GOLDEN / file).is_file():
+                continue
+            other = json.loads((GOLDEN / file).read_text())
+            exp = expected(source_nb, "full", lambda c, f=fails: 0.0 if "*" in f else score_with_failing(c, f, profile))
+            cases[student] = (right, other, set(), exp)
+            if student == "mtu1500":
+                cases["mtu1500planted"] = (right, other, {"checks"}, exp)
+                # MTU 1500 measured, but the summary copied from a healthy run (L1.mtu passing): the cells
+                # that grade L1.mtu earn nothing, the others what the raw outputs give
+                cases["inflatedfacts"] = (right, inflate_facts(other, ev), set(),
+                                          expected(source_nb, "full", lambda c: 0.0 if fails & set(
+                                              i for call in machine_calls(c.source) for i in call["ids"])
+                                              else score_with_failing(c, fails, profile)))
         for student, (answer, evidence, planted, _exp) in cases.items():
             d = course / "submitted" / student / name
             shutil.copytree(release / name, d)
@@ -606,8 +620,9 @@ def golden_cases() -> list[tuple[str, str]]:
         cases = ["correct", "wrong", "noisy", "editedgrades"]
         if any(is_machine_cell(c) for c in nb.cells):
             cases += ["noevidence", "tamperedfacts", "tamperedraw", "planted", "plantedfile", "patched"]
-        if (GOLDEN / f"{name}-sim-mtu-1500.json").is_file():
-            cases += ["mtu1500", "mtu1500planted", "inflatedfacts"]
+        for (lesson, student), (file, _fails) in EXTRA_CASES.items():
+            if lesson == name and (GOLDEN / file).is_file():
+                cases += [student] + (["mtu1500planted", "inflatedfacts"] if student == "mtu1500" else [])
         out += [(name, c) for c in cases]
     return out
 
@@ -641,7 +656,7 @@ def test_golden_cases_differ(pipeline):
             continue
         g = {s: float(r["score"]) for s, r in res["grades"].items()}
         assert g["correct"] > g["wrong"], name
-        for s in ("noevidence", "tamperedraw", "planted", "mtu1500planted", "editedgrades"):
+        for s in ("noevidence", "tamperedraw", "planted", "mtu1500planted", "editedgrades", "nothing2b", "onecard"):
             if s in g:
                 assert g[s] < g["correct"], (name, s)
         if "inflatedfacts" in res["cases"]:
@@ -671,6 +686,19 @@ def test_audit_flags_exactly_the_cells_the_evidence_does_not_support(pipeline):
     assert all(r.status == "agree" for r in rows if r.student != "patched"), \
         [r for r in rows if r.student != "patched" and r.status != "agree"]
     assert main(["audit", str(pipeline["course"] / "autograded")]) == 1
+    # the golden submissions hand in one recording between them: each student who shares it is flagged
+    from grader.audit import shared_evidence
+    from grader.evidence import load_evidence
+    from grader.provenance import identity
+
+    shared = {(r.student, r.assignment) for r in shared_evidence(pipeline["course"] / "autograded")}
+    for name in machine:
+        if identity(load_evidence(pipeline["results"][name]["evidence"])) is None:
+            continue  # assembled from captured outputs (lesson 3's desktop): no host key, no machine-id
+        sharing = {s for s, case in pipeline["results"][name]["cases"].items()
+                   if case[1] is not None and case[1] == pipeline["results"][name]["cases"]["correct"][1]}
+        assert {(s, name) for s in sharing} <= shared and len(sharing) >= 2, (name, sharing, shared)
+        assert ("noevidence", name) not in shared
 
 
 def test_golden_feedback_and_planted_files(pipeline):

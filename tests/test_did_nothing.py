@@ -19,7 +19,6 @@ The platform outputs are the shapes a GB10 (``NVIDIA GB10``), a two-card desktop
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
 from pathlib import Path
@@ -32,7 +31,7 @@ from grader.evidence import Evidence, RawOutput
 from grader.notebook import score_checks
 from grader.provenance import profile_problem
 
-from tests.helpers_notebooks import meta
+from tests.helpers_notebooks import machine_calls, meta
 
 ROOT = Path(__file__).resolve().parent.parent
 B2 = ROOT.parent / "shared" / "fixtures" / "adversarial" / "B2"
@@ -47,17 +46,10 @@ def machine_cells() -> list[tuple[str, str, str, list[str], float]]:
     """(notebook, grade id, lesson, check ids, points) for every grade cell calling cl.grade_checks."""
     rows = []
     for path in sorted((ROOT / "solutions").glob("*/*.ipynb")):
-        nb = nbformat.read(path, as_version=4)
-        for cell in nb.cells:
-            m = meta(cell)
-            if cell.cell_type != "code" or not m.get("grade"):
-                continue
-            for node in ast.walk(ast.parse(cell.source)):
-                if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "grade_checks":
-                    args = [ast.literal_eval(a) for a in node.args]
-                    kw = {k.arg: ast.literal_eval(k.value) for k in node.keywords}
-                    rows.append((path.stem, m["grade_id"], args[0], list(args[1]),
-                                 float(kw.get("points", args[2] if len(args) > 2 else 0))))
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type == "code" and meta(cell).get("grade"):
+                rows += [(path.stem, meta(cell)["grade_id"], c["lesson"], c["ids"], float(c["points"]))
+                         for c in machine_calls(cell.source)]
     return rows
 
 

@@ -131,18 +131,27 @@ def test_one_hca_wrong_gid_and_mismatch_each_fail_their_check():
     assert details[0].startswith("spark-a: NCCL_IB_HCA is not set")
 
 
-def test_no_serving_process_says_start_the_cluster():
+def test_no_serving_process_is_not_measured_and_says_start_the_cluster():
     ev = evidence()
     ev.raw = [r for r in ev.raw if r.probe != "serving_env"]
     facts = derive(ev)
-    assert facts["nodes"][A]["ifname_problems"][0].startswith("spark-a: no Ray or vLLM process could be read")
+    assert facts["nodes"][A]["env_unmeasured"][0].startswith("spark-a: no Ray or vLLM process could be read")
+    assert facts["nodes"][A]["ifname_problems"] == [] and facts["pair"]["env_differences"] == []
+    v = verdicts(ev)
+    assert {k: v[k] for k in ("L2.ifname_vars", "L2.ib_hca", "L2.gid_index", "L2.env_same")} == {
+        "L2.ifname_vars": "unmeasured", "L2.ib_hca": "unmeasured", "L2.gid_index": "unmeasured",
+        "L2.env_same": "unmeasured"}
 
 
-def test_missing_logs_name_the_inventory_field():
-    facts = derive(evidence(nccl_log=None, nccl_tests=None, ib_write_bw=None))
-    assert "[logs] table (nccl_debug" in facts["pair"]["nccl_transport_problems"][0]
-    assert facts["pair"]["ib_write_bw_problems"] == [
+def test_missing_logs_are_not_measured_and_name_the_inventory_field():
+    ev = evidence(nccl_log=None, nccl_tests=None, ib_write_bw=None)
+    facts = derive(ev)
+    assert "[logs] table (nccl_debug" in facts["pair"]["nccl_transport_unmeasured"][0]
+    assert facts["pair"]["nccl_transport_problems"] == facts["pair"]["busbw_problems"] == []
+    assert facts["pair"]["ib_write_bw_unmeasured"] == [
         "no ib_write_bw output was named: add one client output per twin to [logs] ib_write_bw"]
+    v = verdicts(ev)
+    assert (v["L2.nccl_transport"], v["L2.busbw"], v["L2.ib_write_bw"]) == ("unmeasured",) * 3
 
 
 # --- checks agree with each other (issue 11 item 4): NCCL_IB_GID_INDEX is per node, NCCL_IB_HCA only usable twins

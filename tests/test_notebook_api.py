@@ -1,5 +1,5 @@
 """grader.notebook: grade cells, the evidence contract and the check panel's modes, on evidence
-recorded by `clusterlab check lesson1` on the simulated cluster (tests/fixtures/captured/sim_evidence)."""
+recorded by `clusterlab check lesson1` on the simulated cluster (tests/fixtures/golden/lesson1-sim-healthy.json)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 from grader import notebook as cl
 from grader.evidence import digest
 
-RECORDED = Path(__file__).parent / "fixtures" / "captured" / "sim_evidence" / "lesson1.json"
+RECORDED = Path(__file__).parent / "fixtures" / "golden" / "lesson1-sim-healthy.json"
 
 
 @pytest.fixture
@@ -117,9 +117,13 @@ def test_profiles_pinned_by_the_instructor(here, capsys, monkeypatch):
     _evidence(here)
     monkeypatch.setenv("CLUSTERLAB_PROFILES", "spark-pair, single-spark")
     assert cl.grade_checks("lesson1", ["L1.port"], points=2) == 0.0
-    assert "this course grades spark-pair, single-spark" in capsys.readouterr().out
+    assert "this course grades lesson1 on profile spark-pair, single-spark" in capsys.readouterr().out
     monkeypatch.setenv("CLUSTERLAB_PROFILES", "sim,spark-pair")
     assert cl.grade_checks("lesson1", ["L1.port"], points=2) == 2.0
+    assert "(this course grades lesson1 on profile sim, spark-pair)" in capsys.readouterr().out  # always shown
+    monkeypatch.setenv("CLUSTERLAB_PROFILES_LESSON1", "spark-pair")  # per lesson, over the course-wide list
+    assert cl.grade_checks("lesson1", ["L1.port"], points=2) == 0.0
+    assert "CLUSTERLAB_PROFILES_LESSON1" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("kind", ["fifo", "dir", "huge"])

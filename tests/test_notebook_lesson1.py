@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LESSON = ROOT / "solutions" / "lesson1"
 NOTEBOOK = LESSON / "lesson1.ipynb"
 RECORDED = LESSON / "recorded" / "lesson1.json"
+HEALTHY = ROOT / "tests" / "fixtures" / "golden" / "lesson1-sim-healthy.json"
 CHECK_IDS = ["L1.port", "L1.addressing", "L1.netplan", "L1.mtu", "L1.ssh", "L1.link_speed", "L1.route", "L1.tcp"]
 
 
@@ -161,11 +162,15 @@ def test_answer_tests_fail_wrong_answers(test_id, wrong):
         run(([cells[data].source] if data else []) + [wrong, cells[test_id].source])
 
 
-def test_recorded_evidence_is_the_sim_passing(tmp_path, monkeypatch):
-    """recorded/lesson1.json: profile sim, every check passes, no secrets; the grade cells score full
-    points when it is handed in as evidence/lesson1.json, and zero without it."""
+def test_recorded_evidence_is_the_sim_passing_but_earns_nothing(tmp_path, monkeypatch):
+    """recorded/lesson1.json: profile sim, every check passes, no secrets, marked as a replay: handed in as
+    evidence/lesson1.json the grade cells score 0 saying so; the learner's own healthy evidence (the golden
+    recording) scores full points; no evidence scores 0."""
+    from grader.checking import grade_file
+
     data = json.loads(RECORDED.read_text())
-    assert data["lesson"] == "lesson1" and data["profile"] == "sim"
+    assert data["lesson"] == "lesson1" and data["profile"] == "sim" and data["provenance"]["replay"] is True
+    assert {v.status for v in grade_file(RECORDED).verdicts} == {"pass"}
     text = RECORDED.read_text()
     for secret in ("PRIVATE KEY", "HF_TOKEN=", "password"):
         assert secret not in text
@@ -177,6 +182,10 @@ def test_recorded_evidence_is_the_sim_passing(tmp_path, monkeypatch):
         assert ns["_score"] == 0.0 and out.startswith("0/")
     (tmp_path / "evidence").mkdir()
     shutil.copy(RECORDED, tmp_path / "evidence" / "lesson1.json")
+    for gid in grade_ids:
+        ns, out = run([f"_score = {cells[gid].source.strip()}"])
+        assert ns["_score"] == 0.0 and "replay" in out, out
+    shutil.copy(HEALTHY, tmp_path / "evidence" / "lesson1.json")
     for gid in grade_ids:
         ns, out = run([f"_score = {cells[gid].source.strip()}"])
         assert ns["_score"] == meta(cells[gid])["points"], out

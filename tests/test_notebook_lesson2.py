@@ -27,6 +27,7 @@ nbformat = pytest.importorskip("nbformat", reason="nbformat is in the notebook e
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "solutions" / "lesson2" / "lesson2.ipynb"
 RECORDED = ROOT / "solutions" / "lesson2" / "recorded" / "lesson2.json"
+HEALTHY = ROOT / "tests" / "fixtures" / "golden" / "lesson2-sim-healthy.json"
 MACHINE = re.compile(r"check_my_cluster|grade_checks")
 
 
@@ -118,13 +119,14 @@ def assert_mistake_caught(path: Path, cell: str, wrong: str) -> None:
 
 def assert_headless_full_points(path: Path, work: Path, grade_cells_expected: int) -> None:
     """Run the notebook in a kernel in ``work`` with no inventory: no error, no stderr, full points."""
-    from tests.helpers_notebooks import execute, grade_cells, problems
+    from tests.helpers_notebooks import execute, grade_cells, not_applicable_cells, problems
 
     nb = execute(path, work, env={"CLUSTERLAB_INVENTORY": str(work.parent / "no-inventory.toml")}, timeout=120)
     assert problems(nb) == []
     rows = grade_cells(nb)
     assert len(rows) == grade_cells_expected, rows
-    assert all(r["score"] == r["points"] and not r["stderr"] for r in rows), rows
+    na = not_applicable_cells(nb, "sim")
+    assert all(r["score"] == (0 if r["id"] in na else r["points"]) and not r["stderr"] for r in rows), rows
 
 
 def answer_tests(cells: dict) -> list[str]:
@@ -248,24 +250,28 @@ def test_hidden_tests_hold_no_answers():
 
 # ------------------------------------------------------------------------------------------ recorded evidence
 
-def test_recorded_evidence_is_the_sims_and_scores_every_grade_cell_in_full(tmp_path, monkeypatch):
+def test_recorded_evidence_is_the_sims_passing_but_a_replay_earns_nothing(tmp_path, monkeypatch):
     """recorded/lesson2.json: recorded on the serving sim (ray mode), untouched, every L2 check passing or
-    skipped for profile sim, so each grade cell earns its points in replay and grading."""
+    n.a. for profile sim, marked as a replay: handed in, each grade cell earns 0 saying so. The golden
+    recording of the same (not a replay) earns each grade cell's points."""
     from grader import notebook as cl
     from grader.checking import grade_file
 
-    result = grade_file(RECORDED)
-    assert (result.lesson, result.profile, result.notes) == ("lesson2", "sim", [])
-    status = {v.id: v.status for v in result.verdicts}
-    assert {status[c] for c in L2_CHECKS} <= {"pass", "skip"}
-    assert status["L2.busbw"] == status["L2.ib_write_bw"] == "skip"   # spark-pair only
-    assert all(status[c] == "pass" for c in L2_CHECKS if c not in ("L2.busbw", "L2.ib_write_bw"))
-    (tmp_path / "evidence").mkdir()
-    shutil.copy(RECORDED, tmp_path / "evidence" / "lesson2.json")
-    monkeypatch.chdir(tmp_path)
-    for gid, (ids, points) in grade_cells_checks(load(NOTEBOOK)).items():
-        earned, _ = cl.captured_stdout(cl.grade_checks, "lesson2", ids, points=points)
-        assert earned == points, gid
+    for path, replay in ((RECORDED, True), (HEALTHY, False)):
+        result = grade_file(path)
+        assert (result.lesson, result.profile) == ("lesson2", "sim")
+        assert bool(result.unfit) is replay and result.notes == result.unfit
+        status = {v.id: v.status for v in result.verdicts}
+        assert status["L2.busbw"] == status["L2.ib_write_bw"] == "skip"   # spark-pair only
+        assert all(status[c] == "pass" for c in L2_CHECKS if c not in ("L2.busbw", "L2.ib_write_bw"))
+        (tmp_path / "evidence").mkdir(exist_ok=True)
+        shutil.copy(path, tmp_path / "evidence" / "lesson2.json")
+        monkeypatch.chdir(tmp_path)
+        for gid, (ids, points) in grade_cells_checks(load(NOTEBOOK)).items():
+            earned, out = cl.captured_stdout(cl.grade_checks, "lesson2", ids, points=points)
+            na = all(status[i] == "skip" for i in ids)  # L2.busbw and L2.ib_write_bw: none applies to the sim
+            assert earned == (0 if replay or na else points), (gid, out)
+            assert ("replay" in out) if replay else True
 
 
 def test_recorded_evidence_holds_no_secrets():
@@ -279,11 +285,12 @@ def test_recorded_evidence_holds_no_secrets():
 
 # ------------------------------------------------------------------------------------------ headless
 
-def test_headless_run_scores_full_points_on_the_recorded_evidence(tmp_path):
-    """The whole notebook in a kernel (tests/helpers_notebooks.py), with no inventory and the recorded sim
-    evidence handed in as evidence/lesson2.json: no errors, no stderr, every grade cell full."""
+def test_headless_run_scores_full_points_on_the_sims_evidence(tmp_path):
+    """The whole notebook in a kernel (tests/helpers_notebooks.py), with no inventory and evidence recorded
+    on the serving sim handed in as evidence/lesson2.json: no errors, no stderr, every grade cell full
+    except the bandwidth cell, whose checks do not apply to the sim (0, saying so)."""
     pytest.importorskip("nbclient")
     work = tmp_path / "lesson2"
     (work / "evidence").mkdir(parents=True)
-    shutil.copy(RECORDED, work / "evidence" / "lesson2.json")
+    shutil.copy(HEALTHY, work / "evidence" / "lesson2.json")
     assert_headless_full_points(NOTEBOOK, work, 12)

@@ -1,5 +1,7 @@
 """Every solutions notebook runs headless, top to bottom, against the simulated cluster, with no
-error output and every grade cell at full points (nbgrader's rule: any stderr in a grade cell is 0).
+error output and every grade cell at full points (nbgrader's rule: any stderr in a grade cell is 0),
+except the machine cells whose checks do not apply to the sim (lesson 3's desktop checks, the lab's
+ranges): those earn 0 and say where the checks apply.
 
 One sim for the module: ``clusterlab sim up --serve`` (Ray head on spark-a, PP=2) when the serving
 stack is installed (``grader.sim.serve.installed()`` is None), else a plain ``sim up`` and the
@@ -19,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers_notebooks import execute, grade_cells, meta, problems
+from tests.helpers_notebooks import execute, grade_cells, meta, not_applicable_cells, problems
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = ROOT / "solutions"
@@ -63,8 +65,13 @@ def test_solution_notebook_executes_at_full_marks(cluster, name, tmp_path):
     assert errors == [], f"{name}: cells raised errors (executed copy: {tmp_path / name}):\n" + "\n".join(errors)
     printed = {meta(c).get("grade_id"):
                "".join(o.get("text", "") for o in c.get("outputs", []) if o.get("name") == "stdout") for c in nb.cells}
+    na = not_applicable_cells(nb, "sim")
     short = [f"{r['id']}: {r['score']:g}/{r['points']:g}" + (f" stderr={r['stderr'][:300]!r}" if r["stderr"] else "")
-             + f" printed={printed.get(r['id'], '')[:300]!r}" for r in grade_cells(nb) if r["score"] < r["points"]]
+             + f" printed={printed.get(r['id'], '')[:300]!r}" for r in grade_cells(nb)
+             if r["score"] < r["points"] and r["id"] not in na]
     assert grade_cells(nb), f"{name} has no grade cell"
+    for r in grade_cells(nb):
+        if r["id"] in na:
+            assert r["score"] == 0 and "none of these checks applies to profile sim" in printed[r["id"]], r
     assert short == [], f"{name}: grade cells below full points (executed copy: {tmp_path / name}):\n" + "\n".join(short)
     assert not (SOLUTIONS / name / "evidence").exists(), f"{name} wrote evidence under solutions/"

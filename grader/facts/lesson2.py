@@ -8,11 +8,18 @@ Shape (JSON-able)::
                                    "link": "Up"|"Down"|"absent", "state", "phys_state",
                                    "ipv4", "roce_v2_gid_index"}],
                       "cabled_port": [port...], "env": {VAR: value}, "env_processes": int, "ipv4": {iface: [addr]},
-                      "roce_problems" | "ifname_problems" | "ib_hca_problems" | "gid_problems": [sentence]}},
-     "pair": {"env_differences": [sentence], "nccl_transport": str|None, "nccl_transport_problems": [sentence],
-              "allgather_busbw_gbs": float|None (GB/s, recomputed from the rows), "busbw_problems": [sentence],
-              "ib_write_bw_gbps": [float] (Gb/s, average column per twin), "ib_write_bw_problems": [sentence],
+                      "roce_problems" | "ifname_problems" | "ib_hca_problems" | "gid_problems": [sentence],
+                      "env_unmeasured": [sentence]}},
+     "pair": {"env_differences": [sentence], "env_unmeasured": [sentence],
+              "nccl_transport": str|None, "nccl_transport_problems", "nccl_transport_unmeasured": [sentence],
+              "allgather_busbw_gbs": float|None (GB/s, recomputed from the rows), "busbw_problems",
+              "busbw_unmeasured": [sentence],
+              "ib_write_bw_gbps": [float] (Gb/s, average column per twin), "ib_write_bw_problems",
+              "ib_write_bw_unmeasured": [sentence],
               ... lesson 2b's serving facts (grader/facts/lesson2_serve.py)}}
+
+``*_problems`` are what the outputs show wrong; ``*_unmeasured`` say what was not there to judge (no
+Ray or vLLM process to read the variables from, a log not named or empty) and how to get it measured.
 """
 
 from __future__ import annotations
@@ -280,14 +287,18 @@ def node_facts(ev: Evidence, node: str, cabled: int | None) -> dict[str, Any]:
     def here(found: list[str]) -> list[str]:
         return [f"{node}: {p}" for p in found]
 
-    f["ifname_problems"] = here(env_problems + (_ifname_problems(env, rows, ipv4) if nproc else []))
-    f["ib_hca_problems"] = here(env_problems[:1] + (_ib_hca_problems(env, rows, ts["cabled_port"]) if nproc else []))
-    f["gid_problems"] = here(env_problems[:1] + (_gid_problems(env, rows) if nproc else []))
+    # no readable serving process: nothing to judge (not measured); processes that disagree: a problem
+    f["env_unmeasured"] = here(env_problems) if not nproc else []
+    found = env_problems if nproc else []
+    f["ifname_problems"] = here(found + (_ifname_problems(env, rows, ipv4) if nproc else []))
+    f["ib_hca_problems"] = here(found[:1] + (_ib_hca_problems(env, rows, ts["cabled_port"]) if nproc else []))
+    f["gid_problems"] = here(found[:1] + (_gid_problems(env, rows) if nproc else []))
     return f
 
 
-def _env_differences(nodes: dict[str, dict]) -> list[str]:
-    """The variables that differ between the first two nodes with readable serving processes: [sentence].
+def _env_differences(nodes: dict[str, dict]) -> tuple[list[str], list[str]]:
+    """(differences, unmeasured): the variables that differ between the first two nodes with readable
+    serving processes, or (when fewer than two have one) why they could not be compared.
 
     ``nodes``: :func:`node_facts` per node (``env``, ``env_processes``). Compares
     :data:`SAME_ON_BOTH` only; :data:`PER_NODE` variables (NCCL_IB_GID_INDEX) may differ, each node's
@@ -295,7 +306,7 @@ def _env_differences(nodes: dict[str, dict]) -> list[str]:
     """
     reached = {n: f for n, f in nodes.items() if f.get("reachable") and f.get("env_processes")}
     if len(reached) < 2:
-        return ["the variables could not be compared: " + ", ".join(
+        return [], ["the variables could not be compared: " + ", ".join(
             f"{n} has no readable serving process" for n, f in nodes.items() if n not in reached)]
     (a, fa), (b, fb) = list(reached.items())[:2]
     out = []
@@ -303,10 +314,11 @@ def _env_differences(nodes: dict[str, dict]) -> list[str]:
         va, vb = fa["env"].get(var), fb["env"].get(var)
         if va != vb:
             out.append(f"{var} differs: {a} has {va!r}, {b} has {vb!r}; the ranks of one job must agree")
-    return out
+    return out, []
 
 
 def _log(ev: Evidence, probe: str, what: str, key: str) -> tuple[str | None, list[str]]:
+    """(the named log's text, or None and why there is nothing to judge: not named, unreadable or empty)."""
     raw = ev.outputs_any(probe)
     if raw is None:
         return None, [f"no {what} was named: add it to the inventory's [logs] table ({key} = \"~/file\")"]
@@ -317,8 +329,10 @@ def _log(ev: Evidence, probe: str, what: str, key: str) -> tuple[str | None, lis
 
 def pair_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
     """Cross-node facts: variables equal on both nodes, and what the named logs show."""
-    out: dict[str, Any] = {"env_differences": _env_differences(nodes)}
-    text, problems = _log(ev, "log:nccl_debug", "NCCL_DEBUG=INFO log", "nccl_debug")
+    differences, env_unmeasured = _env_differences(nodes)
+    out: dict[str, Any] = {"env_differences": differences}
+    text, out["nccl_transport_unmeasured"] = _log(ev, "log:nccl_debug", "NCCL_DEBUG=INFO log", "nccl_debug")
+    problems: list[str] = []
     verdict = None
     if text is not None:
         try:
@@ -333,7 +347,8 @@ def pair_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
             problems.append(str(e))
     out["nccl_transport"], out["nccl_transport_problems"] = verdict, problems
 
-    text, problems = _log(ev, "log:nccl_tests", "nccl-tests all_gather_perf output", "nccl_tests")
+    text, out["busbw_unmeasured"] = _log(ev, "log:nccl_tests", "nccl-tests all_gather_perf output", "nccl_tests")
+    problems = []
     busbw = None
     if text is not None:
         try:
@@ -347,8 +362,8 @@ def pair_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
 
     bws, problems = [], []
     logs = [r for r in ev.raw if r.probe.startswith("log:ib_write_bw:")]
-    if not logs:
-        problems.append("no ib_write_bw output was named: add one client output per twin to [logs] ib_write_bw")
+    out["ib_write_bw_unmeasured"] = [] if logs else [
+        "no ib_write_bw output was named: add one client output per twin to [logs] ib_write_bw"]
     for r in logs:
         try:
             runs = [run.bw_avg_gbps for run in parse_perftest(r.stdout) if run.bw_avg_gbps is not None]
@@ -359,6 +374,7 @@ def pair_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
             problems.append(str(e))
     out["ib_write_bw_gbps"], out["ib_write_bw_problems"] = bws, problems
     out.update(serve_facts(ev, nodes))
+    out["env_unmeasured"] = env_unmeasured + [u for u in out.get("env_unmeasured", []) if u not in env_unmeasured]
     return out
 
 

@@ -4,9 +4,9 @@ Read from the head's ``ray status -v``, the vLLM log, the model's config.json an
 and from each node's sha256 of the served model's files and its serving processes' variables
 (lesson 2a's ``env``). Pure; merged into lesson 2's ``pair`` facts by :func:`serve_facts`.
 
-Each check reads two lists: ``<x>_problems`` (a failure) and ``<x>_unmeasured`` (a warning:
-nothing to judge, e.g. the launch failed before the log shows the KV cache, and another check says
-why). So a failed launch fails exactly the check that owns its error: the World size error
+Each check reads two lists: ``<x>_problems`` (a failure) and ``<x>_unmeasured`` (not measured:
+nothing to judge, e.g. no [serve] table, or the launch failed before the log shows the KV cache, and
+another check says why). So a failed launch fails exactly the check that owns its error: the World size error
 L2.parallel_sizes, the KV-too-small error L2.kv_capacity, a Gloo error with the interface variables
 wrong lesson 2a's L2.ifname_vars (added to the head's ``ifname_problems``), a generic error with the
 model files differing L2.model_same, every other error L2.launch.
@@ -22,10 +22,10 @@ Shape (added to ``pair``)::
      "model_unmeasured", "launch_diagnosis": [{kind, message, fix}], "launch_problems",
      "launch_unmeasured", "served_models": [id], "env_unmeasured"}
 
-and to each node's facts ``env_unmeasured`` (lesson 2a's checks warn with it). A node that never
-joined Ray (too few nodes in `ray status`, no Ray daemon on it) fails L2.ray_nodes only: its "no Ray
-or vLLM process" problems in lesson 2a's lists move to ``env_unmeasured`` (and ``env_differences``
-is recomputed without it), and the missing vLLM log is a warning. Its Ray log, when the evidence has
+and to each node's facts ``env_unmeasured`` (lesson 2a's checks are not measured with it). A node
+that never joined Ray (too few nodes in `ray status`, no Ray daemon on it) fails L2.ray_nodes only: its
+"no Ray or vLLM process" sentence in ``env_unmeasured`` names L2.ray_nodes, and the missing vLLM log
+leaves the engine checks not measured. Its Ray log, when the evidence has
 one (probe ``log:ray``), names the address it was given. A launch that hangs (``--nnodes`` without
 VLLM_HOST_IP) says how long the log has been silent (:func:`log_quiet_s`).
 """
@@ -61,8 +61,8 @@ nodes, L2.model_same owns them."""
 CHECK_OF = {"ifname": "L2.ifname_vars", "parallel": "L2.parallel_sizes", "kv": "L2.kv_capacity", "model": "L2.model_same",
             "host_ip": "L2.vllm_host_ip", "launch": "L2.launch"}
 NO_PROCESS = "no Ray or vLLM process could be read"
-"""Lesson 2a's problem for a node without serving processes (grader/facts/lesson2.py); for a node that
-never joined Ray it becomes a warning (``env_unmeasured``): L2.ray_nodes owns that failure."""
+"""Lesson 2a's ``env_unmeasured`` sentence for a node without serving processes (grader/facts/lesson2.py);
+for a node that never joined Ray it is replaced by one naming L2.ray_nodes, which owns that failure."""
 
 _VLLM_STAMP_RE = re.compile(r"\b(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+(?:(\d{4})-)?(\d\d)-(\d\d)\s+"
                             r"(\d\d):(\d\d):(\d\d)\b")
@@ -264,15 +264,11 @@ def serve_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
     # a node that never joined runs nothing whose variables lesson 2a could read: L2.ray_nodes owns that
     for name in not_joined:
         f = nodes[name]
-        if any(NO_PROCESS in p for key in ("ifname_problems", "ib_hca_problems", "gid_problems") for p in f.get(key, [])):
-            for key in ("ifname_problems", "ib_hca_problems", "gid_problems"):
-                f[key] = [p for p in f.get(key, []) if NO_PROCESS not in p]
-            f["env_unmeasured"].append(f"{name}: no Ray or vLLM process runs there to read the variables from: "
-                                       "it never joined Ray (see L2.ray_nodes)")
+        if any(NO_PROCESS in p for p in f["env_unmeasured"]):
+            f["env_unmeasured"] = [p for p in f["env_unmeasured"] if NO_PROCESS not in p] + [
+                f"{name}: no Ray or vLLM process runs there to read the variables from: it never joined Ray "
+                "(see L2.ray_nodes)"]
     if not_joined:
-        others = [n for n, f in nodes.items() if n not in not_joined and not f.get("env_processes")]
-        out["env_differences"] = ([f"the variables could not be compared: {', '.join(others)} has no readable "
-                                   "serving process"] if others else [])
         out["env_unmeasured"].append("the variables could not be compared: " + ", ".join(not_joined)
                                      + " never joined Ray (see L2.ray_nodes)")
     # each node's Ray address (its raylet's --node_ip_address), and which node runs the GCS (the head)
