@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from grader import __version__
+from grader import __version__, strictjson
 
 LESSONS = ("lesson1", "lesson2", "lesson3")
 
@@ -108,7 +108,7 @@ def _cmd_sim(args: argparse.Namespace) -> int:
                 print(f"{name:16} {desc}")
         else:
             st = sim.status()
-            print(json.dumps(st, indent=1))
+            print(strictjson.dumps(st, indent=1))
             return 0 if st.get("up") else 1
     except sim.SimError as e:
         raise CannotRun(f"sim {args.sim_cmd}: {e}") from None
@@ -134,7 +134,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
                                colour=sys.stdout.isatty(), errors=r.errors))
             print(f"evidence: {r.saved}")
     if args.json:
-        print(json.dumps(out if len(out) > 1 else out[0], indent=1))
+        print(strictjson.dumps(out if len(out) > 1 else out[0], indent=1))
     return max(r.exit_code for r in results)
 
 
@@ -176,7 +176,7 @@ def _cmd_explain(args: argparse.Namespace) -> int:
         raise CannotRun(f"cannot read {args.file}: {e.strerror or e}") from None
     sections = explain(text, args.kind)
     if args.json:
-        print(json.dumps(to_jsonable(sections), indent=1))
+        print(strictjson.dumps(to_jsonable(sections), indent=1))
     else:
         print(render(sections))
     if all(s.kind is None or s.error for s in sections):
@@ -212,23 +212,73 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     except AuditError as e:
         raise CannotRun(str(e)) from None
     rows += shared_evidence(args.autograded, args.assignment)
-    print(json.dumps(to_jsonable(rows), indent=1) if args.json else render(rows))
+    print(strictjson.dumps(to_jsonable(rows), indent=1) if args.json else render(rows))
     return 1 if flagged(rows) else 0
 
 
+EXIT_BROKEN_PIPE = 141
+"""The exit status when the reader of stdout went away (``clusterlab ... | head``): 128 + SIGPIPE, what a
+Unix tool killed by SIGPIPE reports to its shell. Nothing is printed (see :func:`main`)."""
+
+
+def describe_failure(e: BaseException) -> str:
+    """One line for an error no command expected: what was too large or too deep in the input, or the
+    error's type and message (never a traceback)."""
+    text = " ".join(str(e).split())[:300]
+    if isinstance(e, RecursionError):
+        return "the input is nested too deeply to read (thousands of levels of brackets or indentation)"
+    if isinstance(e, ValueError) and "integer string conversion" in text:
+        return "the input holds an integer of more than 4,300 digits, which no command's output prints"
+    if isinstance(e, MemoryError):
+        return "out of memory reading the input: it is far larger than any output the grader reads"
+    if isinstance(e, UnicodeError):
+        return f"text that is not valid Unicode ({text})"
+    return f"{type(e).__name__}: {text}" if text else type(e).__name__
+
+
+def _quiet_stdout() -> None:
+    """Point stdout (and stderr, when it is the same broken pipe) at /dev/null, so that nothing more is
+    written to a reader that went away, not even by Python's flush at exit (Python's documentation,
+    "Note on SIGPIPE", in the signal module)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            os.dup2(devnull, stream.fileno())
+        except (OSError, ValueError, AttributeError):  # a stream with no file descriptor (pytest's capture)
+            pass
+    os.close(devnull)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``clusterlab`` console script; returns the exit status."""
+    """Entry point of the ``clusterlab`` console script; returns the exit status.
+
+    Every failure ends in one line on stderr, never a traceback: :class:`CannotRun` and anything
+    unexpected exit 2 (set ``CLUSTERLAB_DEBUG=1`` to see the traceback of an unexpected one); a reader
+    that closed stdout early (``| head``) ends the command quietly with :data:`EXIT_BROKEN_PIPE`."""
     args = _parser().parse_args(argv)
     handlers = {"sim": _cmd_sim, "check": _cmd_check, "grade": _cmd_grade, "explain": _cmd_explain,
                 "loadtest": _cmd_loadtest, "audit": _cmd_audit, "verify": _cmd_verify}
     try:
-        return handlers[args.cmd](args)
-    except CannotRun as e:
-        print(f"clusterlab: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("clusterlab: interrupted", file=sys.stderr)
-        return 2
+        try:
+            code = handlers[args.cmd](args)
+            sys.stdout.flush()  # a closed pipe shows here, not in Python's flush at exit
+            return code
+        except CannotRun as e:
+            print(f"clusterlab: {e}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            print("clusterlab: interrupted", file=sys.stderr)
+            return 2
+        except BrokenPipeError:
+            raise
+        except Exception as e:  # a bug or an input no reader expected: one line, never a traceback
+            if os.environ.get("CLUSTERLAB_DEBUG"):
+                raise
+            print(f"clusterlab: {args.cmd}: could not finish: {describe_failure(e)}", file=sys.stderr)
+            return 2
+    except BrokenPipeError:
+        _quiet_stdout()
+        return EXIT_BROKEN_PIPE
 
 
 if __name__ == "__main__":

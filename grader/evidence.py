@@ -11,9 +11,15 @@ Shape (``schema = "clusterlab.evidence/1"``)::
               "duration_s", "started_at", "sha256"}],
      "errors": {node: reason},           # nodes that could not be probed
      "measurements": {...},              # named, bounded measurements (iperf3 ...)
-     "facts": {...}}                     # as derived when recorded; grading derives them again
+     "facts": {...},                     # as derived when recorded; grading derives them again
+     "manifest": {"version": 1, "sha256", "parts": {part: sha256}}}   # see below
 
-``sha256`` is the hex SHA-256 of ``stdout + "\\0" + stderr`` (UTF-8) after redaction. ``host_key`` is
+``sha256`` is the hex SHA-256 of ``stdout + "\\0" + stderr`` (UTF-8) after redaction. The ``manifest``
+covers everything else that grading reads (:func:`manifest_parts`): every field but ``facts`` (derived
+again at grading time) and ``provenance.facts_code``, and each raw output's node, probe, command,
+exit status, timed_out, times and sha256. It is written by :meth:`Evidence.save` and checked by
+:func:`load_evidence`: an edited, added or deleted part is refused like an edited stdout, and a file
+without one was recorded by an older grader and is refused too. ``host_key`` is
 the node's SSH host key fingerprint as the transport verified it against known_hosts (OpenSSH's
 ``SHA256:`` form); the ``platform`` raw output of each node says what machine it is
 (grader.probes.platform, read by grader.provenance).
@@ -102,8 +108,9 @@ def redact(text: str) -> str:
 
 
 def digest(stdout: str, stderr: str) -> str:
-    """Hex SHA-256 of one raw output as stored (``stdout + NUL + stderr``, UTF-8)."""
-    return hashlib.sha256((stdout + "\0" + stderr).encode("utf-8")).hexdigest()
+    """Hex SHA-256 of one raw output as stored (``stdout + NUL + stderr``, UTF-8). Never raises: a lone
+    surrogate (which no recorded output holds, see :func:`read_evidence`) is hashed as its code point."""
+    return hashlib.sha256((stdout + "\0" + stderr).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @dataclass
@@ -143,6 +150,10 @@ class Evidence:
     measurements: dict[str, Any] = field(default_factory=dict)
     facts: dict[str, Any] = field(default_factory=dict)
     provenance: dict[str, Any] = field(default_factory=dict)
+    manifest_problem: str | None = field(default=None, repr=False, compare=False)
+    """Set by :func:`read_evidence`: why the file's manifest does not vouch for its graded fields (recorded
+    by an older grader, or edited after recording), one sentence naming the file; None when it does.
+    :func:`load_evidence` refuses such a file; ``clusterlab verify`` reads it anyway. Never written."""
 
     def outputs(self, node: str, probe: str) -> RawOutput | None:
         """The raw output of ``probe`` on ``node``, or None if it was not recorded."""
@@ -181,7 +192,7 @@ class Evidence:
         d.mkdir(parents=True, exist_ok=True)
         path = d / f"{self.lesson}.json"
         tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(self.to_json(), indent=1, sort_keys=False) + "\n", encoding="utf-8")
+        tmp.write_text(json.dumps(seal(self.to_json()), indent=1, sort_keys=False) + "\n", encoding="utf-8")
         os.replace(tmp, path)
         return path
 
@@ -210,6 +221,107 @@ def facts_code() -> str:
     for f in sorted([*(root / "facts").glob("*.py"), *(root / "parsers").glob("*.py")]):
         h.update(f.name.encode() + b"\0" + f.read_bytes() + b"\0")
     return h.hexdigest()
+
+
+MANIFEST_VERSION = 1
+MANIFEST_SKIPPED = ("facts", "manifest")
+"""Top-level fields the manifest leaves out: the facts (grading derives them again from the raw outputs;
+an edited summary is only noted, grader.checking.grade_file) and the manifest itself."""
+MANIFEST_SKIPPED_PROVENANCE = ("facts_code",)
+"""Provenance fields the manifest leaves out: ``facts_code`` says which code derived the stored facts."""
+_RAW_TEXT = ("stdout", "stderr")  # covered by each output's own sha256
+
+
+def _hash_json(value: Any) -> str:
+    """sha256 of ``value`` as canonical JSON (sorted keys, no spaces, ASCII: never raises on a surrogate)."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=str)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def manifest_parts(data: dict[str, Any]) -> dict[str, str]:
+    """The sha256 of each graded part of an evidence record as its JSON holds it.
+
+    Parts: every top-level field but :data:`MANIFEST_SKIPPED` (``schema``, ``lesson``, ``profile``,
+    ``inventory``, ``errors``, ``measurements``, ``provenance`` without ``facts_code``: host keys,
+    ``replay``, sysinfo, times, versions), and one part per raw output, named ``raw NODE PROBE``, with
+    every field of it but stdout and stderr (node, probe, command, exit_status, timed_out, duration_s,
+    started_at and the sha256 that covers its text). Which outputs exist is in the part names.
+    """
+    parts: dict[str, str] = {}
+    for key, value in data.items():
+        if key in MANIFEST_SKIPPED:
+            continue
+        if key == "raw" and isinstance(value, list):
+            for i, r in enumerate(value):
+                if isinstance(r, dict):
+                    name = f"raw {r.get('node')} {r.get('probe')}"
+                    r = {k: v for k, v in r.items() if k not in _RAW_TEXT}
+                else:
+                    name = f"raw #{i}"
+                while name in parts:
+                    name += f" #{i}"
+                parts[name] = _hash_json(r)
+            parts["raw"] = _hash_json(len(value))
+            continue
+        if key == "provenance" and isinstance(value, dict):
+            value = {k: v for k, v in value.items() if k not in MANIFEST_SKIPPED_PROVENANCE}
+        parts[key] = _hash_json(value)
+    return parts
+
+
+def manifest(data: dict[str, Any]) -> dict[str, Any]:
+    """The manifest of ``data`` (an evidence record as JSON holds it): ``{"version", "sha256", "parts"}``,
+    ``sha256`` being the hash of all the parts (:func:`manifest_parts`)."""
+    parts = manifest_parts(data)
+    return {"version": MANIFEST_VERSION, "sha256": _hash_json(parts), "parts": parts}
+
+
+def seal(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` (an evidence record, as :meth:`Evidence.to_json` or a JSON file gives it) with its manifest
+    set (replaced), computed on the record as a reader will see it after a JSON round trip; returned.
+
+    :meth:`Evidence.save` seals what it writes. Tests and tools that build or rewrite evidence by hand
+    seal it, as the grader would have, so what they exercise is not the manifest."""
+    data.pop("manifest", None)
+    data["manifest"] = manifest(json.loads(json.dumps(data)))
+    return data
+
+
+def _part_label(name: str) -> str:
+    if name.startswith("raw "):
+        node, _, probe = name[4:].partition(" ")
+        return f"output `{probe}` of {node}" if probe else f"output {node}"
+    return "the number of raw outputs" if name == "raw" else f"`{name}`"
+
+
+def manifest_mismatch(data: dict[str, Any]) -> str | None:
+    """None when ``data``'s manifest vouches for its graded parts; else a clause saying what differs:
+    ``"no manifest"`` (recorded by an older grader), or the parts changed, added or deleted (at most
+    four named), or ``""`` when the manifest itself is what was edited."""
+    m = data.get("manifest")
+    if m is None:
+        return "no manifest"
+    computed = manifest_parts(data)
+    if isinstance(m, dict) and m.get("version") == MANIFEST_VERSION and m.get("sha256") == _hash_json(computed):
+        return None
+    stored = m.get("parts") if isinstance(m, dict) else None
+    if not isinstance(stored, dict) or not stored:
+        return ""
+    diffs = []
+    for name in [*stored, *(n for n in computed if n not in stored)]:
+        if name == "raw":
+            continue
+        if name not in computed:
+            diffs.append(f"{_part_label(name)} deleted")
+        elif name not in stored:
+            diffs.append(f"{_part_label(name)} added")
+        elif stored[name] != computed[name]:
+            diffs.append(f"{_part_label(name)} changed")
+    if not diffs and stored.get("raw") != computed.get("raw"):
+        diffs.append("the number of raw outputs changed")
+    if not diffs:
+        return ""
+    return ", ".join(diffs[:4]) + (f" and {len(diffs) - 4} more" if len(diffs) > 4 else "")
 
 
 def shape_problems(data: dict[str, Any]) -> list[str]:
@@ -267,21 +379,26 @@ def load_evidence(path: str | os.PathLike[str]) -> Evidence:
     """Read an evidence file and verify every raw output against its sha256.
 
     Raises EvidenceError naming the file and the problem (missing, not a regular file, too large,
-    not JSON, wrong schema, malformed, an output edited after it was recorded).
+    not JSON, wrong schema, malformed, an output edited after it was recorded, a graded field edited,
+    added or deleted after it was recorded (:func:`manifest_mismatch`), no manifest: recorded by an
+    older grader).
     """
     ev, edited = read_evidence(path)
     if edited:
         r = edited[0]
         raise EvidenceError(f"{path}: the output of `{r.probe}` on {r.node} does not match its sha256: the file was "
                             f"edited after it was recorded. Record it again with {_how_to_record(Path(path).stem)}.")
+    if ev.manifest_problem:
+        raise EvidenceError(ev.manifest_problem)
     return ev
 
 
 def read_evidence(path: str | os.PathLike[str]) -> tuple[Evidence, list[RawOutput]]:
     """Read an evidence file; return it and the raw outputs that no longer match their sha256.
 
-    Everything :func:`load_evidence` refuses except edited outputs raises EvidenceError; the
-    edited ones are returned (``clusterlab verify`` reports them, the grader refuses them).
+    Everything :func:`load_evidence` refuses except edited outputs and a manifest that does not match
+    raises EvidenceError; the edited outputs are returned, the manifest's problem is in
+    ``Evidence.manifest_problem`` (``clusterlab verify`` reports them, the grader refuses them).
     """
     p = Path(path)
     how = _how_to_record(p.stem)
@@ -300,20 +417,59 @@ def read_evidence(path: str | os.PathLike[str]) -> tuple[Evidence, list[RawOutpu
         raise EvidenceError(f"{p}: not JSON ({e.msg} at line {e.lineno}). Record it again with {how}.") from None
     except RecursionError:
         raise EvidenceError(f"{p}: nested too deeply to be evidence. Record it again with {how}.") from None
+    except ValueError as e:  # an integer over Python's 4,300-digit limit: no recorder writes one
+        why = ("it holds an integer of more than 4,300 digits, which no recorded evidence holds"
+               if "integer string conversion" in str(e) else f"unreadable ({' '.join(str(e).split())[:120]})")
+        raise EvidenceError(f"{p}: {why}. Record it again with {how}.") from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         raise EvidenceError(f"{p}: not a clusterlab evidence file (expected schema {SCHEMA!r}).")
     problems = shape_problems(data)
     if problems:
         raise EvidenceError(f"{p}: not valid evidence: {'; '.join(problems[:4])}. Record it again with {how}.")
+    how = _how_to_record(data["lesson"])
+    where = _not_unicode(data)
+    if where:
+        raise EvidenceError(f"{p}: {where} holds a lone surrogate (an escape like \\ud800 that is not Unicode), "
+                            f"which no recorded output holds: the file was edited. Record it again with {how}.")
     try:
         raw = [RawOutput(**{**r, "sha256": ""}) for r in data["raw"]]
         stored = [r["sha256"] for r in data["raw"]]
         ev = Evidence(lesson=data["lesson"], profile=data["profile"], inventory=data["inventory"], raw=raw,
-                      errors=data.get("errors", {}), measurements=data.get("measurements", {}),
-                      facts=data.get("facts", {}), provenance=data.get("provenance", {}))
+                      errors=data.get("errors") or {}, measurements=data.get("measurements") or {},
+                      facts=data.get("facts") or {}, provenance=data.get("provenance") or {})
     except (KeyError, TypeError) as e:
         raise EvidenceError(f"{p}: evidence is missing a field or has a wrong one ({e}). Record it again.") from None
+    try:
+        mismatch = manifest_mismatch(data)
+    except (RecursionError, ValueError):
+        mismatch = ""
+    if mismatch == "no manifest":
+        ev.manifest_problem = (f"{p}: recorded by an older grader: check again with {how} (this grader "
+                               "refuses evidence without a manifest of its graded fields)")
+    elif mismatch is not None:
+        ev.manifest_problem = (f"{p}: the file's manifest does not match its contents"
+                               + (f" ({mismatch})" if mismatch else "") + f": it was edited after it was recorded. "
+                               f"Record it again with {how}.")
     return ev, [r for r, want in zip(raw, stored) if r.sha256 != want]
+
+
+def _not_unicode(data: dict[str, Any]) -> str | None:
+    """Where ``data`` holds a lone UTF-16 surrogate (``json`` reads ``"\\ud800"`` as one; no recorded output
+    holds one: outputs are decoded with replacement), or None."""
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+        return None
+    except UnicodeEncodeError:
+        pass
+    except (RecursionError, ValueError):
+        return None  # unreachable after json.loads; other checks refuse such a file
+    for r in data["raw"]:
+        for k in _RAW_TEXT:
+            try:
+                r[k].encode("utf-8")
+            except UnicodeEncodeError:
+                return f"the {k} of `{r['probe']}` on {r['node']}"
+    return "a field"
 
 
 def stored_facts_differ(ev: Evidence, rederived: dict[str, Any]) -> list[str] | None:

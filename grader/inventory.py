@@ -92,6 +92,10 @@ class Node(BaseModel):
                              "(a Host entry in ~/.ssh/config)")
         if self.key_file:
             path = Path(os.path.expanduser(self.key_file))
+            if path.is_dir():
+                raise ValueError(f"key_file {self.key_file!r} is a directory, not a key: point it at the private "
+                                 f"key file you log in with (e.g. {self.key_file.rstrip('/')}/id_ed25519), or drop it "
+                                 "to use ssh-agent")
             if not path.is_file():
                 raise ValueError(f"key_file {self.key_file!r} does not exist: point it at the private key "
                                  "you log in with (e.g. ~/.ssh/id_ed25519), or drop it to use ssh-agent")
@@ -232,6 +236,52 @@ class Inventory(BaseModel):
         """The other node of a pair, or None for a one-node profile."""
         others = [n for n in self.nodes if n.name != name]
         return others[0] if others else None
+
+
+_PUBLIC_KEY_LINE = re.compile(r"^\s*(?:(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-\S+|sk-\S+@openssh\.com)\s+AAAA"
+                              r"|---- BEGIN SSH2 PUBLIC KEY ----)")
+_KEY_FIX = "point key_file at the private key you log in with (e.g. ~/.ssh/id_ed25519), or drop it to use ssh-agent"
+
+
+def key_file_problem(key_file: str) -> str | None:
+    """Why ``key_file`` cannot be an SSH private key, in one sentence naming it and the fix; None when it
+    may be one (paramiko then reads it). Reads at most 64 KiB; never raises.
+
+    Says so for a missing file, a directory, an unreadable or empty file, binary data, a public key
+    (``id_ed25519.pub``: give the private one), a PuTTY ``.ppk`` (convert it), and text with no
+    ``-----BEGIN ... PRIVATE KEY-----`` line.
+    """
+    shown = key_file
+    path = Path(os.path.expanduser(key_file))
+    if path.is_dir():
+        return f"key_file {shown} is a directory, not a key: point it at the private key file in it (e.g. " \
+               f"{shown.rstrip('/')}/id_ed25519), or drop it to use ssh-agent"
+    try:
+        with open(path, "rb") as f:
+            head = f.read(65536)
+    except FileNotFoundError:
+        return f"key_file {shown} does not exist: {_KEY_FIX}"
+    except OSError as e:
+        return f"key_file {shown} cannot be read ({e.strerror or e}): make it readable by this user, or {_KEY_FIX}"
+    if not head.strip():
+        return f"key_file {shown} is empty: {_KEY_FIX}"
+    try:
+        text = head.decode("utf-8")
+        if "\0" in text:
+            raise UnicodeDecodeError("utf-8", head, text.index("\0"), text.index("\0") + 1, "NUL byte")
+    except UnicodeDecodeError:
+        return f"key_file {shown} is binary data, not an SSH private key (a key file is text starting " \
+               f"-----BEGIN OPENSSH PRIVATE KEY-----): {_KEY_FIX}"
+    if _PUBLIC_KEY_LINE.match(text):
+        private = shown[:-4] if shown.endswith(".pub") else "the file without .pub"
+        return f"key_file {shown} is a public key: give the private key it pairs with ({private}), the one you log in " \
+               "with; the public key goes into ~/.ssh/authorized_keys on the node"
+    if text.lstrip().startswith("PuTTY-User-Key-File"):
+        return f"key_file {shown} is a PuTTY key (.ppk): convert it with `puttygen {shown} -O private-openssh " \
+               f"-o ~/.ssh/id_ed25519` and point key_file there"
+    if "PRIVATE KEY-----" not in text:
+        return f"key_file {shown} is not an SSH private key (no -----BEGIN ... PRIVATE KEY----- line): {_KEY_FIX}"
+    return None
 
 
 def resolve_ssh(node: Node, ssh_config_path: str = "~/.ssh/config") -> tuple[str, int, str, str | None]:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 import textwrap
 from typing import Any
 
+from grader import strictjson
 from grader.grading import LABELS, Verdict, counts, score, summary_line
 
 _COLOUR = {"pass": "\033[32m", "warn": "\033[33m", "fail": "\033[31m", "unmeasured": "\033[90m", "skip": "\033[2m"}
@@ -39,8 +39,11 @@ def render_table(verdicts: list[Verdict], title: str, colour: bool = False, erro
 
 def to_json(verdicts: list[Verdict], **extra: Any) -> str:
     """Machine output: ``{"verdicts": [...], "score": {"earned", "total"}, "counts": {status: n}, **extra}``
-    (statuses: grader.grading.STATUSES; ``unmeasured`` is "not measured", ``skip`` is n.a.)."""
+    (statuses: grader.grading.STATUSES; ``unmeasured`` is "not measured", ``skip`` is n.a.).
+
+    Strict JSON (:func:`grader.strictjson.dumps`): a non-finite figure is ``null`` with a
+    ``"<key>_reason"`` beside it, never ``NaN`` or ``Infinity``."""
     earned, total = score(verdicts)
-    return json.dumps({**extra, "verdicts": [v.to_json() for v in verdicts],
-                       "score": {"earned": earned, "total": total},
-                       "counts": counts(verdicts)}, indent=1)
+    return strictjson.dumps({**extra, "verdicts": [v.to_json() for v in verdicts],
+                             "score": {"earned": earned, "total": total},
+                             "counts": counts(verdicts)}, indent=1)

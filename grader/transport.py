@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import paramiko
 
-from grader.inventory import Inventory, Node, resolve_ssh
+from grader.inventory import Inventory, Node, key_file_problem, resolve_ssh
 
 CONNECTIONS_OPENED: Counter[str] = Counter()
 """How many SSH connections were opened per node name in this process (for the benchmark)."""
@@ -37,6 +37,19 @@ class NodeUnreachable(RuntimeError):
 
 class HostKeyRefused(NodeUnreachable):
     """The node's host key is not in known_hosts, or differs from the one recorded there."""
+
+
+def reason(e: BaseException) -> str:
+    """Why an SSH operation failed, in words, never empty: paramiko raises ``EOFError()`` and
+    ``SSHException()`` with no message when the other side goes away."""
+    text = " ".join(str(getattr(e, "strerror", None) or e).split())
+    if text and text != "None":
+        return text
+    if isinstance(e, EOFError):
+        return "the node closed the connection (EOF)"
+    if isinstance(e, (ConnectionResetError, BrokenPipeError)):
+        return "the connection was reset"
+    return f"{type(e).__name__} with no message (the node or the network went away)"
 
 
 @dataclass(frozen=True)
@@ -114,6 +127,10 @@ class Connection:
             raise NodeUnreachable(f"{self.node.name}: cannot read known_hosts {known_hosts}: {e}") from None
         client.set_missing_host_key_policy(_RefuseUnknown(self.node, self.host, self.port, known_hosts))
         where = f"{self.user}@{self.host}:{self.port}"
+        if self.key_file is not None:
+            problem = key_file_problem(self.key_file)
+            if problem:
+                raise NodeUnreachable(f"{self.node.name}: {problem}")
         try:
             client.connect(
                 self.host, port=self.port, username=self.user, key_filename=self.key_file,
@@ -140,9 +157,17 @@ class Connection:
         except (socket.timeout, TimeoutError):
             raise NodeUnreachable(f"{self.node.name}: no answer from {where} within {timeout_s:g} s. Is it on, "
                                   "and is `address` right?") from None
+        except ValueError as e:  # UnicodeDecodeError and the like: what paramiko raises on a key file it cannot read
+            raise NodeUnreachable(f"{self.node.name}: key_file {self.key_file or '(from ~/.ssh)'} cannot be read as "
+                                  f"an SSH private key ({reason(e)[:120]}): point key_file at the private key you "
+                                  "log in with (e.g. ~/.ssh/id_ed25519), or drop it to use ssh-agent") from None
         except (OSError, paramiko.SSHException, EOFError) as e:
-            reason = getattr(e, "strerror", None) or str(e) or type(e).__name__
-            raise NodeUnreachable(f"{self.node.name}: cannot connect to {where}: {reason}. Check that sshd runs "
+            why = reason(e)
+            if "private key" in why and self.key_file:
+                raise NodeUnreachable(f"{self.node.name}: key_file {self.key_file} is not an SSH private key paramiko "
+                                      f"can read ({why}): point key_file at the private key you log in with "
+                                      "(e.g. ~/.ssh/id_ed25519), or drop it to use ssh-agent") from None
+            raise NodeUnreachable(f"{self.node.name}: cannot connect to {where}: {why}. Check that sshd runs "
                                   "there (`systemctl status ssh`) and that `address`/`port` are right.") from None
         self._client = client
         key = client.get_transport().get_remote_server_key()  # the one known_hosts just accepted
@@ -157,38 +182,53 @@ class Connection:
         raises NodeUnreachable if the connection itself is gone.
         """
         timeout_s = timeout_s or self.inventory.command_timeout_s
-        if self._client is None:
-            raise NodeUnreachable(f"{self.node.name}: not connected")
         wrapped = f"{_REMOTE_PATH}timeout -k 1 {timeout_s:g} sh -c {shlex.quote(command)}"
         start = time.monotonic()
-        try:
-            transport = self._client.get_transport()
-            if transport is None or not transport.is_active():
-                raise NodeUnreachable(f"{self.node.name}: the SSH connection dropped")
-            chan = transport.open_session(timeout=timeout_s)
-            chan.exec_command(wrapped)
-        except (paramiko.SSHException, OSError, EOFError) as e:
-            raise NodeUnreachable(f"{self.node.name}: the SSH connection failed: {e}") from None
+        chan = self._open(wrapped, timeout_s)
         out, err = bytearray(), bytearray()
         deadline = start + timeout_s + 1.0
         timed_out = False
-        while True:
-            got = self._drain(chan, out, err)
-            # sshd may send exit-status before the last output: finish only at EOF *and* exit-status
-            if (chan.eof_received or chan.closed) and chan.exit_status_ready():
-                self._drain(chan, out, err)
-                break
-            if time.monotonic() > deadline:
-                timed_out = True
-                break
-            if not got:
-                time.sleep(0.003)
-        status = None if timed_out else chan.recv_exit_status()
-        chan.close()
+        try:
+            while True:
+                got = self._drain(chan, out, err)
+                # sshd may send exit-status before the last output: finish only at EOF *and* exit-status
+                if (chan.eof_received or chan.closed) and chan.exit_status_ready():
+                    self._drain(chan, out, err)
+                    break
+                if time.monotonic() > deadline:
+                    timed_out = True
+                    break
+                if not got:
+                    time.sleep(0.003)
+            status = None if timed_out else chan.recv_exit_status()
+            chan.close()
+        except (paramiko.SSHException, OSError, EOFError) as e:
+            raise NodeUnreachable(f"{self.node.name}: the SSH connection failed while `{command[:60]}` ran: "
+                                  f"{reason(e)}") from None
+        if status == -1 and not self._active():  # the channel closed with no exit status: the node went away
+            raise NodeUnreachable(f"{self.node.name}: the SSH connection dropped while `{command[:60]}` ran")
         if status == 124:  # coreutils timeout's own exit code
             timed_out, status = True, None
         return CommandResult(command, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"),
                              status, round(time.monotonic() - start, 4), timed_out)
+
+    def _active(self) -> bool:
+        transport = self._client.get_transport() if self._client is not None else None
+        return transport is not None and transport.is_active()
+
+    def _open(self, wrapped: str, timeout_s: float) -> paramiko.Channel:
+        """A new channel running ``wrapped``; NodeUnreachable, with the reason, when that fails."""
+        if self._client is None:
+            raise NodeUnreachable(f"{self.node.name}: not connected")
+        transport = self._client.get_transport()
+        if transport is None or not transport.is_active():
+            raise NodeUnreachable(f"{self.node.name}: the SSH connection dropped")
+        try:
+            chan = transport.open_session(timeout=timeout_s)
+            chan.exec_command(wrapped)
+        except (paramiko.SSHException, OSError, EOFError) as e:
+            raise NodeUnreachable(f"{self.node.name}: the SSH connection failed: {reason(e)}") from None
+        return chan
 
     @staticmethod
     def _drain(chan: paramiko.Channel, out: bytearray, err: bytearray) -> bool:
@@ -205,12 +245,10 @@ class Connection:
     def open_stream(self, command: str, timeout_s: float) -> paramiko.Channel:
         """Start a long-running fixed command (e.g. an iperf3 server) and return its channel.
 
-        The caller must close it; the remote side is bounded by ``timeout`` in any case.
+        The caller must close it; the remote side is bounded by ``timeout`` in any case. Raises
+        NodeUnreachable, with the reason, when the connection is gone.
         """
-        assert self._client is not None
-        chan = self._client.get_transport().open_session(timeout=timeout_s)
-        chan.exec_command(f"{_REMOTE_PATH}exec timeout -k 1 {timeout_s:g} sh -c {shlex.quote(command)}")
-        return chan
+        return self._open(f"{_REMOTE_PATH}exec timeout -k 1 {timeout_s:g} sh -c {shlex.quote(command)}", timeout_s)
 
     def close(self) -> None:
         if self._client is not None:
@@ -234,6 +272,9 @@ def connect_all(inventory: Inventory) -> tuple[dict[str, Connection], dict[str, 
             conns[node.name] = c
         except NodeUnreachable as e:
             errors[node.name] = str(e)
+        except Exception as e:  # anything else paramiko raises: this node is unreachable, the others go on
+            errors[node.name] = (f"{node.name}: cannot connect ({type(e).__name__}: {reason(e)[:200]}): check "
+                                 "`address`, `port`, `user` and `key_file` in the inventory")
 
     with ThreadPoolExecutor(max_workers=len(inventory.nodes)) as pool:
         list(pool.map(one, inventory.nodes))

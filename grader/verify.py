@@ -26,7 +26,6 @@ could not run (the message names the fix).
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 import tempfile
@@ -35,6 +34,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable
 
+from grader import strictjson
 from grader.evidence import Evidence, EvidenceError, read_evidence, stored_facts_differ
 
 AGREE, DIFFERS, NOT_COMPARABLE = "agree", "DIFFERS", "not comparable"
@@ -102,10 +102,11 @@ class Report:
         return 1 if any(r.status == DIFFERS for r in self.rows) else 0
 
     def to_json(self) -> str:
-        """``{"evidence", "inventory", "lesson", "exit_code", "rows": [Row as dict], "notes"}``."""
-        return json.dumps({"evidence": self.evidence, "inventory": self.inventory, "lesson": self.lesson,
-                           "exit_code": self.exit_code, "rows": [asdict(r) for r in self.rows],
-                           "notes": self.notes}, indent=1, default=str)
+        """``{"evidence", "inventory", "lesson", "exit_code", "rows": [Row as dict], "notes"}``, strict JSON
+        (:func:`grader.strictjson.dumps`: a non-finite figure is ``null`` with a ``"<key>_reason"``)."""
+        return strictjson.dumps({"evidence": self.evidence, "inventory": self.inventory, "lesson": self.lesson,
+                                 "exit_code": self.exit_code, "rows": [asdict(r) for r in self.rows],
+                                 "notes": self.notes}, indent=1)
 
     def render(self) -> str:
         """The rows as a text table: status, item, recorded, measured, unit, then a note line."""

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from grader import notebook as cl
-from grader.evidence import digest
+from grader.evidence import digest, seal
 
 RECORDED = Path(__file__).parent / "fixtures" / "golden" / "lesson1-sim-healthy.json"
 
@@ -30,9 +30,12 @@ def here(tmp_path, monkeypatch):
 
 
 def _evidence(folder: Path, edit=None) -> Path:
+    """The golden recording in ``folder``/evidence; ``edit(data)`` applied and the manifest computed again,
+    as a learner who re-hashes what they edit would (what is tested is not the manifest: tests/test_robust.py)."""
     data = json.loads(RECORDED.read_text())
     if edit:
         edit(data)
+        seal(data)
     (folder / "evidence").mkdir(exist_ok=True)
     path = folder / "evidence" / "lesson1.json"
     path.write_text(json.dumps(data))

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from grader import sim
-from grader.evidence import digest
+from grader.evidence import digest, seal
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("sshd") and not Path("/usr/sbin/sshd").exists(),
                                 reason="the sim needs root and OpenSSH sshd")
@@ -52,12 +52,12 @@ def honest(tmp_path_factory):
 
 
 def edited(src: Path, dst: Path, edit) -> Path:
-    """A copy of ``src`` with ``edit(data)`` applied and every sha256 recomputed, as a forger would."""
+    """A copy of ``src`` with ``edit(data)`` applied and every sha256 and the manifest recomputed, as a forger would."""
     data = json.loads(src.read_text())
     edit(data)
     for r in data["raw"]:
         r["sha256"] = digest(r["stdout"], r["stderr"])
-    dst.write_text(json.dumps(data))
+    dst.write_text(json.dumps(seal(data)))
     return dst
 
 

@@ -20,6 +20,7 @@ from grader.probes import Probe, platform, run_plan
 from grader.ranges import measurement_params
 from grader.spark_names import QSFP_TWINS, twin_domain
 from grader.transport import Connection, NodeUnreachable
+from grader.transport import reason as transport_reason
 
 NETPLAN_LISTING = (
     "for f in /etc/netplan/*.yaml /etc/netplan/*.yml; do [ -e \"$f\" ] || continue; "
@@ -147,12 +148,15 @@ def collect(inventory: Inventory, conns: dict[str, Connection], errors: dict[str
         twin, target = sorted(pairs.items())[0]
         bind = addrs[head][twin]
 
-        def measure() -> None:
+        def measure() -> None:  # a thread: whatever happens is recorded, never a traceback on stderr
             try:
                 measured.extend(iperf3_between(conns[head], conns[worker], target, bind,
                                                int(params["streams"]), int(params["seconds"])))
             except NodeUnreachable as e:
                 ev.measurements["iperf3_error"] = str(e)
+            except Exception as e:  # the channel broke mid-measurement (a node went away): keep the reason
+                ev.measurements["iperf3_error"] = (f"iperf3 between {head} and {worker} stopped: "
+                                                   f"{transport_reason(e)}")
         thread = threading.Thread(target=measure, name="iperf3")
         thread.start()
     ev.raw += run_plan(conns, plan2, errors)
