@@ -46,8 +46,9 @@ class LessonResult:
 
     @property
     def exit_code(self) -> int:
-        """0 every applicable check passed (or warned), 1 something failed or was not measured."""
-        return exit_code(self.verdicts)
+        """0 every applicable check passed (or warned), 1 something failed or was not measured, or the
+        evidence earns nothing whatever its verdicts (``unfit``: a replay, a profile its outputs do not show)."""
+        return 1 if self.unfit else exit_code(self.verdicts)
 
     @property
     def score(self) -> tuple[float, float]:

@@ -127,11 +127,12 @@ def _cmd_check(args: argparse.Namespace) -> int:
     for r in results:
         if args.json:
             out.append(json.loads(to_json(r.verdicts, lesson=r.lesson, evidence=str(r.saved), profile=r.profile,
-                                          unreachable=r.errors)))
+                                          unreachable=r.errors, unfit=r.unfit)))
         else:
             nodes = ", ".join(n["name"] for n in r.evidence.inventory.get("nodes", []))
             print(render_table(r.verdicts, f"{r.lesson} on {r.profile} ({nodes})",
                                colour=sys.stdout.isatty(), errors=r.errors))
+            _print_unfit(r)
             print(f"evidence: {r.saved}")
     if args.json:
         print(strictjson.dumps(out if len(out) > 1 else out[0], indent=1))
@@ -158,11 +159,18 @@ def _cmd_grade(args: argparse.Namespace) -> int:
         print(f"clusterlab: {note}", file=sys.stderr)
     if args.json:
         print(to_json(r.verdicts, lesson=r.lesson, profile=r.profile, evidence=args.evidence, unreachable=r.errors,
-                      notes=r.notes))
+                      notes=r.notes, unfit=r.unfit))
     else:
         print(render_table(r.verdicts, f"{r.lesson} on {r.profile} (from {args.evidence})",
                            colour=sys.stdout.isatty(), errors=r.errors))
+        _print_unfit(r)
     return r.exit_code
+
+
+def _print_unfit(r) -> None:
+    """Under the table: why this evidence earns nothing in the grade cells whatever its verdicts."""
+    for why in r.unfit:
+        print(f"earns 0 in the grade cells: {why}")
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
