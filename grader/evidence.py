@@ -42,70 +42,9 @@ from pathlib import Path
 from typing import Any
 
 from grader import __version__
+from grader.redact import redact  # what is redacted and why: grader/redact.py (re-exported here)
 
 SCHEMA = "clusterlab.evidence/1"
-
-_SECRET_PARTS = ("SECRET", "PASSWORD", "PASSWD", "APIKEY")
-"""A name is a secret's when one of its ``_``/``-``-separated parts is one of these (API_KEY counts as
-APIKEY), or when its last part is TOKEN (not a tokenizer's special token: eos_token, pad_token...)."""
-_TOKENIZER_WORDS = {"BOS", "EOS", "PAD", "UNK", "SEP", "CLS", "MASK", "SPECIAL", "ADDED", "START", "END"}
-
-_SECRETS = [
-    (re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?(-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)", re.S),
-     "[private key redacted by clusterlab]"),
-    (re.compile(r"\bhf_[A-Za-z0-9]{20,}\b"), "hf_[redacted]"),
-    (re.compile(r"(?i)\b(Bearer|Basic)\s+(?!\[redacted\])[A-Za-z0-9._~+/=-]{8,}"), r"\1 [redacted]"),
-    (re.compile(r"(://[^/\s:@]+:)(?!\[redacted\])[^@\s/]+@"), r"\1[redacted]@"),
-    (re.compile(r"(\bsshpass\s+-p\s*)(?!\[redacted\])(\"[^\"]*\"|'[^']*'|\S+)"), r"\1[redacted]"),
-]
-# name = value, name: value, "name": "value", 'name': ['value'], --name value: each name is tested
-# part by part in Python; names are at most 64 characters, so crafted input cannot make the scan
-# quadratic. A value already redacted is left alone, so redacting twice changes nothing
-# (load_evidence redacts again before it checks each sha256).
-_NAME_SEP = re.compile(r"""\b([A-Za-z][A-Za-z0-9_-]{0,63})(['"]?)([ \t]*[=:][ \t]*|[ \t]+)""")
-_VALUE = re.compile(r"""\[redacted\]|"[^"\n]*"|'[^'\n]*'|\[[^\]\n]*\]|[^\s,;}\]]+""")
-
-
-def _is_secret_name(name: str) -> bool:
-    """HF_TOKEN, token, auth-token, AWS_SECRET_ACCESS_KEY, client_secret, password, api_key, --api-key;
-    not total_token_throughput, max_num_batched_tokens, token_budgets or eos_token (a tokenizer's)."""
-    parts = [p for p in re.split(r"[_-]+", name.upper()) if p]
-    if not parts:
-        return False
-    if parts[-1] == "TOKEN":
-        return len(parts) < 2 or parts[-2] not in _TOKENIZER_WORDS
-    pairs = [parts[i] + parts[i + 1] for i in range(len(parts) - 1)]
-    return any(p in _SECRET_PARTS for p in parts + pairs)
-
-
-def _redact_named(text: str) -> str:
-    out, pos, i = [], 0, 0
-    while (m := _NAME_SEP.search(text, i)) is not None:
-        name, sep = m.group(1), m.group(3)
-        i = m.end(1)  # go on after the name: what follows may itself be a name
-        if not _is_secret_name(name):
-            continue
-        if not sep.strip() and text[max(0, m.start(1) - 2):m.start(1)] != "--":
-            continue  # `name value` counts only for a command-line option: --api-key sk-...
-        v = _VALUE.match(text, m.end())
-        if v is None or v.group(0) == "[redacted]":
-            continue
-        out += [text[pos:v.start()], "[redacted]"]
-        pos = i = v.end()
-    return "".join(out) + text[pos:]
-
-
-def redact(text: str) -> str:
-    """``text`` with private keys, tokens, passwords and API keys removed.
-
-    Covers ``HF_TOKEN=...``, ``password: ...``, ``"api_key": "..."``, ``'api_key': ['...']``,
-    ``--api-key ...``, ``Authorization: Bearer ...``, ``scheme://user:pass@host``, ``sshpass -p ...``,
-    Hugging Face tokens anywhere, and PEM/OpenSSH/PGP private key blocks. Idempotent, linear time.
-    """
-    for pattern, repl in _SECRETS:
-        text = pattern.sub(repl, text)
-    return _redact_named(text)
-
 
 def digest(stdout: str, stderr: str) -> str:
     """Hex SHA-256 of one raw output as stored (``stdout + NUL + stderr``, UTF-8). Never raises: a lone
