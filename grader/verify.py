@@ -5,9 +5,12 @@ figure that was really measured on the learner's machines comes out (about) the 
 machines are probed again, so ``verify`` probes them again (the same code as ``clusterlab check``
 and ``clusterlab loadtest``, nothing saved) and compares item by item:
 
-- **integrity**: every raw output still matches its sha256; the facts stored in the file equal
-  those derived again from its raw outputs; the nodes named in the file are the inventory's nodes;
-  the recorded times are not in the future; the profile is the inventory's;
+- **integrity**: every raw output still matches its sha256; the manifest still covers every graded
+  field (grader.evidence); the facts stored in the file equal those derived again from its raw
+  outputs; the nodes named in the file are the inventory's nodes; the recorded times are not in the
+  future; the profile is the inventory's;
+- **machines**: each node's SSH host-key fingerprint and machine-id hash (grader.provenance): the
+  file was recorded on these machines, not on others with the same addresses;
 - **addresses**: each node's QSFP twin addresses, the Ray head's address and every Ray node's
   address (lesson 2), the serving URL (lab);
 - **versions**: kernel (``uname -srm``), iperf3, vLLM (its log's banner), NCCL (its debug log),
@@ -200,6 +203,13 @@ def items(ev: Evidence) -> dict[str, Item]:
             twins = {i: a for i, a in nf["ipv4"].items() if is_qsfp_twin(i)}
         for twin, addrs in sorted((twins or {}).items()):
             out[f"{name} {twin} IPv4"] = Item(sorted(addrs) if isinstance(addrs, list) else addrs)
+    from grader.provenance import platform
+
+    for name, node in sorted(platform(ev).items()):  # which machines: each node's SSH host key and machine-id
+        if node.get("host_key"):
+            out[f"{name} SSH host key"] = Item(node["host_key"])
+        if node.get("machine_id_sha256"):
+            out[f"{name} machine-id (sha256)"] = Item(node["machine_id_sha256"])
     pair = facts.get("pair") or {}
     if isinstance(pair.get("tcp_gbps"), (int, float)):
         out["TCP throughput (iperf3, one twin)"] = Item(float(pair["tcp_gbps"]), "Gbit/s", TCP_SPREAD, "TCP_SPREAD")
@@ -287,6 +297,9 @@ def integrity_rows(ev: Evidence, bad_hashes: list[str], inventory_nodes: list[st
                 DIFFERS if bad_hashes else AGREE,
                 ("edited after recording: " + ", ".join(bad_hashes[:6]) + (" ..." if len(bad_hashes) > 6 else ""))
                 if bad_hashes else "")]
+    mp = getattr(ev, "manifest_problem", None)
+    rows.append(Row("the manifest covers every graded field", "recorded", "as read", "", DIFFERS if mp else AGREE,
+                    mp or ""))
     keys = stored_facts_differ(ev, rederived) if rederived is not None else None
     if keys is not None:
         rows.append(Row("stored facts = facts derived from the raw outputs", "stored", "re-derived", "",
