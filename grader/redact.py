@@ -684,15 +684,28 @@ _LISTING_HEADER = re.compile(r"^=== \d{3,4} [^\s:]++:\S++ /\S*?\.ya?ml$", re.M)
 """A file header of the ``netplan`` probe (grader.probes.lesson1.NETPLAN_LISTING)."""
 
 
+MAX_YAML_FILES = 64
+"""Files of one listing parsed as YAML; any more (or more than :data:`MAX_YAML_CHARS` in all) are redacted
+line by line, so a crafted listing cannot make the (pure Python) YAML parser the bottleneck."""
+
+
 def _redact_listing(text: str, headers: list[re.Match[str]]) -> str:
     out = [redact_text(text[:headers[0].start()])]
+    parsed, budget = 0, MAX_YAML_CHARS
     for k, h in enumerate(headers):
         body_start = min(h.end() + 1, len(text))
         body_end = headers[k + 1].start() - 1 if k + 1 < len(headers) else len(text)
         body_end = max(body_end, body_start)
-        out.append(text[h.start():body_start])
         body = text[body_start:body_end]
-        out.append(body if body.strip() == "!!! unreadable" else redact_yaml(body))
+        if body.strip() and body.strip() != "!!! unreadable" and (parsed >= MAX_YAML_FILES or len(body) > budget):
+            out.append(redact_yaml_lines(text[h.start():]))  # the rest, headers and all, in one pass
+            break
+        out.append(text[h.start():body_start])
+        if not body.strip() or body.strip() == "!!! unreadable":
+            out.append(body)
+        else:
+            parsed, budget = parsed + 1, budget - len(body)
+            out.append(redact_yaml(body))
         out.append(text[body_end:headers[k + 1].start()] if k + 1 < len(headers) else "")
     return "".join(out)
 
