@@ -263,7 +263,9 @@ def test_grade_cli_on_recorded_lesson3_evidence(tmp_path, capsys):
     assert main(["grade", str(path), "--json"]) == 1
     data = json.loads(capsys.readouterr().out)
     assert {v["id"]: v["status"] for v in data["verdicts"]}["L3.power_budget"] == "fail"
-    assert main(["grade", str(path), "--profile", "sim"]) == 0
+    capsys.readouterr()
+    assert main(["grade", str(path), "--profile", "sim"]) == 1  # every check n.a. there; no platform output shown
+    assert "earns 0 in the grade cells" in capsys.readouterr().out
 
 
 # --------------------------------------------------------------------------- inventory [desktop]
