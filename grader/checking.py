@@ -131,7 +131,12 @@ def grade_file(path: str | Path, profile: str | None = None) -> LessonResult:
     and ``inflated`` lists the checks the stored facts would have passed that the raw outputs do not
     (a summary edited to claim more than was measured). ``unfit`` says why the file earns nothing
     whatever its verdicts (a replay; outputs that do not show its profile).
+
+    Re-deriving the facts has a wall-clock budget (CLUSTERLAB_GRADE_DEADLINE_S, default 20 s; see
+    :mod:`grader.deadline`): an output no reader gets through in time raises CheckError saying so, so a
+    grade cell earns 0 with that reason instead of stalling an autograde.
     """
+    from grader.deadline import DeadlineExceeded, deadline, grade_deadline_s
     from grader.evidence import stored_facts_differ
     from grader.facts import derivers
 
@@ -142,8 +147,14 @@ def grade_file(path: str | Path, profile: str | None = None) -> LessonResult:
     derive = derivers().get(ev.lesson)
     if derive is None:
         raise CheckError(f"{path}: this grader does not know lesson {ev.lesson!r}")
+    limit = grade_deadline_s()
     try:
-        facts = derive(ev)
+        with deadline(limit):
+            facts = derive(ev)
+    except DeadlineExceeded:
+        raise CheckError(f"{path}: deriving the facts from its raw outputs took longer than {limit:g} s "
+                         "(CLUSTERLAB_GRADE_DEADLINE_S): an output too large or malformed; record it again "
+                         "with `clusterlab check`.") from None
     except Exception as e:  # a raw output no parser shape expected: say so, never a traceback
         raise CheckError(f"{path}: its raw outputs cannot be read ({type(e).__name__}: {e}). "
                          "Record it again with `clusterlab check`.") from None

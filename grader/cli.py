@@ -174,22 +174,26 @@ def _print_unfit(r) -> None:
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
-    from grader.explain import KINDS, explain, render, to_jsonable
+    from grader.explain import KINDS, explain, input_section, read_paste, render, to_jsonable
 
     if args.kind and args.kind not in KINDS:
         raise CannotRun(f"--kind {args.kind!r} is not known; known kinds: {', '.join(KINDS)}")
     try:
-        text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8", errors="replace")
+        paste = read_paste(args.file)  # bounded (CLUSTERLAB_MAX_INPUT_MB); a FIFO or device never hangs it
     except OSError as e:
         raise CannotRun(f"cannot read {args.file}: {e.strerror or e}") from None
-    sections = explain(text, args.kind)
+    sections = explain(paste.text, args.kind)
+    shown = ([input_section(paste.note)] if paste.note else []) + sections  # a cut input says so first
     if args.json:
-        print(strictjson.dumps(to_jsonable(sections), indent=1))
+        print(strictjson.dumps(to_jsonable(shown), indent=1))
     else:
-        print(render(sections))
+        print(render(shown))
     if all(s.kind is None or s.error for s in sections):
-        reasons = "; ".join(s.error or "not recognised" for s in sections)
-        print(f"clusterlab: could not read {args.file}: {reasons}", file=sys.stderr)
+        errors = [s.error or "not recognised" for s in sections]
+        reasons = "; ".join(errors[:3]) + (f"; and {len(errors) - 3} more outputs that could not be read"
+                                           if len(errors) > 3 else "")  # one line, however long the paste
+        cut = f" ({paste.note})" if paste.note else ""
+        print(f"clusterlab: could not read {args.file}: {reasons}{cut}", file=sys.stderr)
         return 2
     return 1 if any(f.level == "fail" for s in sections for f in s.findings) else 0
 

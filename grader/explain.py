@@ -18,7 +18,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import re
+import select
+import stat
+import sys
 import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
@@ -92,15 +96,17 @@ class KindSpec:
 CrossCheck = Callable[[list[tuple[Section, Any]]], list[tuple[int, Finding]]]
 
 _REGISTRY: dict[str, KindSpec] = {}
+_REGISTRY_VERSION = 0  # bumped by register(): what is derived from the registry is rebuilt
 _CROSS_CHECKS: list[CrossCheck] = []
 KINDS: tuple[str, ...] = ()
 
 
 def register(spec: KindSpec) -> KindSpec:
     """Add (or replace) a kind; detection tries kinds in registration order."""
-    global KINDS
+    global KINDS, _REGISTRY_VERSION
     _REGISTRY[spec.name] = spec
     KINDS = tuple(_REGISTRY)
+    _REGISTRY_VERSION += 1
     return spec
 
 
@@ -119,14 +125,31 @@ def registered_kinds() -> tuple[str, ...]:
 
 @dataclass
 class _Segment:
+    """Lines of one output while splitting: ``lines`` as pasted, ``linenos`` the paste's line number of
+    each, ``n_content`` how many of them are not noise (kept as lines are added, so asking whether a
+    segment has content is O(1) and splitting stays linear in the paste)."""
+
     kind: str | None
     command: str | None
     host: str | None
     lines: list[str] = field(default_factory=list)
     linenos: list[int] = field(default_factory=list)  # paste line number of each line
     prompt_lineno: int | None = None
+    n_content: int = -1  # -1: not counted yet (a segment built with its lines)
+
+    def __post_init__(self) -> None:
+        if self.n_content < 0:
+            self.n_content = sum(1 for x in self.lines if not is_noise_line(x))
+
+    def add(self, lines: list[str], numbers: list[int], content: int | None = None) -> None:
+        """Append ``lines`` (with their paste line ``numbers``); ``content``: how many are not noise, when
+        the caller knows it already."""
+        self.lines += lines
+        self.linenos += numbers
+        self.n_content += sum(1 for x in lines if not is_noise_line(x)) if content is None else content
 
     def content(self) -> list[str]:
+        """The lines that are not noise (O(lines): call once per segment, not per line)."""
         return [x for x in self.lines if not is_noise_line(x)]
 
 
@@ -137,37 +160,84 @@ def _kind_of_command(argv: list[str]) -> str | None:
     return next((s.name for s in _REGISTRY.values() if argv and s.matches_command(argv)), None)
 
 
+MAX_KIND_LINE = 64 * 1024
+"""A line longer than this (in characters) is not used to tell which command printed it: it continues the
+output before it. No command's output line that names its kind is that long (JSON is read as JSON), and
+trying every kind's pattern on a multi-megabyte line costs seconds."""
+
+
+_ANY_LINE: tuple[int, re.Pattern[str] | None] = (-1, None)
+
+
+def _any_kind_line() -> re.Pattern[str] | None:
+    """One pattern that finds a match wherever some kind's ``line`` pattern does (their alternation), or None
+    when they cannot be joined (flags, back-references): one search then says that no kind claims a line,
+    instead of one search per kind. Rebuilt when the registry changes."""
+    global _ANY_LINE
+    if _ANY_LINE[0] != _REGISTRY_VERSION:
+        pats = [k.line for k in _REGISTRY.values() if k.line is not None]
+        combined = None
+        if pats and all(p.flags == re.UNICODE and not re.search(r"\\[1-9]|\(\?P=", p.pattern) for p in pats):
+            try:
+                combined = re.compile("|".join(f"(?:{p.pattern})" for p in pats))
+            except re.error:  # pragma: no cover - a pattern that only compiles alone
+                combined = None
+        _ANY_LINE = (_REGISTRY_VERSION, combined)
+    return _ANY_LINE[1]
+
+
 def _kind_of_line(line: str, prefer: str | None) -> str | None:
     s = line.strip()
-    m = _NOT_FOUND_RE.search(s)
+    if len(s) > MAX_KIND_LINE:
+        return None
+    m = _NOT_FOUND_RE.search(s) if "not found" in s else None
     if m:
         prog = m.group(1) or m.group(2)
         return next((k.name for k in _REGISTRY.values() if prog in k.programs), prefer)
+    any_line = _any_kind_line()
+    if any_line is not None and not any_line.search(s):  # no kind claims it: one search, not one per kind
+        return None
     specs = list(_REGISTRY.values())
     if prefer in _REGISTRY:
         specs.insert(0, _REGISTRY[prefer])
     return next((k.name for k in specs if k.line is not None and k.line.search(s)), None)
 
 
-def _kind_of_json(lines: list[str], prefer: str | None) -> tuple[str | None, int]:
-    """The kind of the JSON value starting at lines[0], and how many lines it spans."""
-    text = "\n".join(lines)
-    body = text.lstrip()
-    offset = len(text) - len(body)
+class _Joined:
+    """A chunk's lines joined once (``text``), with the offset where each line starts (``starts``), so
+    a JSON value opening at any line is decoded in place: no copy of the rest of the chunk per line."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.text = "\n".join(lines)
+        self.starts: list[int] = []
+        pos = 0
+        for line in lines:
+            self.starts.append(pos)
+            pos += len(line) + 1
+
+
+_WS_RE = re.compile(r"\s*+")  # what str.lstrip() removes (newlines included)
+_LINE_WS_RE = re.compile(r"[^\S\n]*+")  # the same within one line
+
+
+def _kind_of_json(joined: _Joined, i: int, prefer: str | None) -> tuple[str | None, int]:
+    """The kind of the JSON value starting at line ``i`` of the chunk, and how many lines it spans."""
+    text, n_lines = joined.text, len(joined.starts)
+    start = _WS_RE.match(text, joined.starts[i]).end()
     try:
-        value, end = json.JSONDecoder().raw_decode(body)
-        used = text[: offset + end].count("\n") + 1
+        value, end = json.JSONDecoder().raw_decode(text, start)
+        used = text.count("\n", joined.starts[i], end) + 1
     except ValueError:
         try:
-            value, _ = load_json_lenient(body, "json")
+            value, _ = load_json_lenient(text[start:], "json")
         except ParseError:
-            return prefer, len(lines)
-        used = len(lines)
+            return prefer, n_lines - i
+        used = n_lines - i
     kind = next((k.name for k in _REGISTRY.values()
                  if k.matches_json is not None and k.matches_json(value)), prefer)
     if isinstance(value, dict) and ("event" in value or {"metadata", "metrics"} <= value.keys()):
         # iperf3 --json-stream and AIPerf's profile_export.jsonl: one JSON value per line, one output
-        while used < len(lines) and lines[used].lstrip().startswith("{"):
+        while i + used < n_lines and text.startswith("{", _LINE_WS_RE.match(text, joined.starts[i + used]).end()):
             used += 1
     return kind, used
 
@@ -183,7 +253,7 @@ def _trailing_claimed(kind: str | None, noise: list[str]) -> int:
     keep = count = 0
     for line in noise:
         s = line.strip()
-        claimed = bool(s) and bool(spec.line.search(s))
+        claimed = bool(s) and len(s) <= MAX_KIND_LINE and bool(spec.line.search(s))
         if s and not claimed and is_comment_line(s):
             break
         count += 1  # blanks and chatter (X11 noise, fences) are neutral
@@ -193,53 +263,71 @@ def _trailing_claimed(kind: str | None, noise: list[str]) -> int:
 
 
 def _segments(chunk: Chunk) -> list[_Segment]:
-    """Split one prompt's output where the kind of output changes."""
+    """Split one prompt's output where the kind of output changes.
+
+    One pass over the chunk's lines: each line is looked at a bounded number of times (a JSON value or
+    YAML block is decoded once, in place), so the work is linear in the size of the chunk.
+    """
     cmd_kind = _kind_of_command(command_argv(chunk.command))
     segs = [_Segment(None, chunk.command, chunk.host,
                      prompt_lineno=chunk.first_lineno if chunk.prompt_line is not None else None)]
     pending: list[int] = []  # indexes of noise lines waiting for the next content line
     lines = list(chunk.lines)
     numbers = list(chunk.linenos) or list(range(1, len(lines) + 1))
+    joined: _Joined | None = None  # built at the first line that opens JSON
+    blocks = [k for k in _REGISTRY.values() if k.block_start is not None]
+    headers = [k for k in _REGISTRY.values() if k.header is not None]
+    plain: str | None = None  # the last line, when it just continued the current output (see the end)
     i = 0
     while i < len(lines):
         line = lines[i]
         cur = segs[-1]
+        if line == plain and not pending:  # the same line again, with nothing between: the same decision
+            cur.lines.append(line)
+            cur.linenos.append(numbers[i])
+            cur.n_content += 1
+            i += 1
+            continue
         if is_noise_line(line):
             pending.append(i)
             i += 1
             continue
-        block = next((k for k in _REGISTRY.values() if k.block_start and k.block_start.match(line)), None)
+        block = next((k for k in blocks if k.block_start.match(line)), None)
         whole = True  # a JSON value or a YAML file is one output on its own
-        if block is not None or (cmd_kind and _REGISTRY[cmd_kind].block_start and not cur.content()):
+        if block is not None or (cmd_kind and _REGISTRY[cmd_kind].block_start and not cur.n_content):
             kind, used = (block.name if block else cmd_kind), len(lines) - i
         elif opens_json(line):
-            kind, used = _kind_of_json(lines[i:], cmd_kind if not cur.content() else None)
+            joined = joined or _Joined(lines)
+            kind, used = _kind_of_json(joined, i, cmd_kind if not cur.n_content else None)
             by_line = _kind_of_line(line, cur.kind or cmd_kind) if kind is None else None
             if by_line is not None:  # no JSON any kind reads, but a line one claims (`ray status`'s {'GPU': 1.0} ...)
                 whole, used, kind = False, 1, by_line
         else:
             whole, used = False, 1
-            hint = next((k.name for j in pending for k in _REGISTRY.values()
-                         if k.header is not None and k.header.search(lines[j].strip())), None)
+            hint = next((k.name for j in pending for k in headers
+                         if len(lines[j]) <= MAX_KIND_LINE and k.header.search(lines[j].strip())), None)
             kind = _kind_of_line(line, cur.kind or cmd_kind or hint) or cur.kind  # unclaimed lines continue
         spec = _REGISTRY.get(kind) if kind else None
         restarts = kind == cur.kind and spec is not None and spec.starts is not None \
-            and bool(spec.starts.search(line.strip()))
-        if cur.content() and (kind != cur.kind or restarts or whole):
+            and len(line) <= MAX_KIND_LINE and bool(spec.starts.search(line.strip()))
+        if cur.n_content and (kind != cur.kind or restarts or whole):
             keep = _trailing_claimed(cur.kind, [lines[j] for j in pending])
-            cur.lines += [lines[j] for j in pending[:keep]]
-            cur.linenos += [numbers[j] for j in pending[:keep]]
+            cur.add([lines[j] for j in pending[:keep]], [numbers[j] for j in pending[:keep]], 0)
             pending = pending[keep:]
             cur = _Segment(kind, None, chunk.host)
             segs.append(cur)
         cur.kind = cur.kind or kind
-        take = pending + list(range(i, i + used))
-        cur.lines += [lines[j] for j in take]
-        cur.linenos += [numbers[j] for j in take]
+        taken = range(i, i + used)
+        cur.add([lines[j] for j in pending] + [lines[j] for j in taken],
+                [numbers[j] for j in pending] + [numbers[j] for j in taken],
+                None if used > 1 else 1)  # pending lines are noise; line i is not
         pending = []
         i += used
-    segs[-1].lines += [lines[j] for j in pending]
-    segs[-1].linenos += [numbers[j] for j in pending]
+        # a line that continued (or began) an output without restarting it decides the same way when repeated
+        plain = line if used == 1 and not whole and not (
+            spec is not None and spec.starts is not None and len(line) <= MAX_KIND_LINE
+            and spec.starts.search(line.strip())) else None
+    segs[-1].add([lines[j] for j in pending], [numbers[j] for j in pending], 0)
     if segs[0].kind is None and cmd_kind:
         segs[0].kind = cmd_kind
     return [s for s in segs if s.lines or s.command]
@@ -252,7 +340,7 @@ def detect_kind(text: str) -> str | None:
     try:
         for chunk in split_chunks(text):
             for seg in _segments(chunk):
-                if seg.kind and seg.content():
+                if seg.kind and seg.n_content:
                     return seg.kind
     except Exception:  # detection must not fail on odd input
         return None
@@ -274,7 +362,7 @@ def explain(text: str, kind: str | None = None) -> list[Section]:
         items: list[tuple[Section, Any]] = []
         for chunk in split_chunks(text):
             for seg in _segments(chunk):
-                if not seg.content() and not seg.kind:
+                if not seg.n_content and not seg.kind:
                     continue
                 items.append(_run(seg))
         if not items:
@@ -297,7 +385,7 @@ def _explain_as(text: str, kind: str) -> list[Section]:
 
 def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
     if seg.kind is None:
-        first = seg.content()[0].strip() if seg.content() else ""
+        first = next((x.strip() for x in seg.lines if not is_noise_line(x)), "")
         return Section(None, seg.command, {}, (),
                        f"could not tell which command printed this (first line {first[:80]!r}); "
                        f"known kinds: {', '.join(_REGISTRY)}; name one with --kind", seg.host), None
@@ -307,7 +395,7 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
     if not whole and seg.command is not None:
         text = f"$ {seg.command}\n{text}"
         numbers.insert(0, seg.prompt_lineno or 0)
-    if not seg.content() and not whole:
+    if not seg.n_content and not whole:
         return Section(spec.name, seg.command, {}, (), "the command printed nothing", seg.host), None
     try:
         parsed = spec.parse(text)
@@ -320,6 +408,7 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
                        f"internal error while reading `{spec.name}` output ({type(err).__name__}: {err})",
                        seg.host), None
     facts, findings = spec.summarise(parsed, seg.command)
+    findings = [f if len(f.message) <= MAX_SHOWN_CHARS else Finding(f.level, _shown(f.message)) for f in findings]
     return Section(spec.name, seg.command, _plain(facts), tuple(findings), None, seg.host), parsed
 
 
@@ -332,8 +421,20 @@ def _cross_check(items: list[tuple[Section, Any]]) -> list[Section]:
             for i, (s, _) in enumerate(items)]
 
 
+MAX_SHOWN_CHARS = 8192
+"""The longest text a fact or finding shows; a longer one (a multi-megabyte line a parser kept as it was)
+is cut, saying how long it was, so what explain prints stays bounded however long a pasted line is."""
+
+
+def _shown(text: str) -> str:
+    """``text``, or its first MAX_SHOWN_CHARS characters and how long it was."""
+    return text if len(text) <= MAX_SHOWN_CHARS else f"{text[:MAX_SHOWN_CHARS]}... [cut: {len(text):,} characters]"
+
+
 def _plain(value: Any) -> Any:
-    """Dataclasses, tuples and sets to plain JSON types."""
+    """Dataclasses, tuples and sets to plain JSON types (text longer than MAX_SHOWN_CHARS cut, see _shown)."""
+    if isinstance(value, str):
+        return _shown(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         value = dataclasses.asdict(value)
     if isinstance(value, dict):
@@ -381,6 +482,111 @@ def render(sections: Iterable[Section], colour: bool = False, width: int = 100) 
             out.append("  (nothing to remark)")
         out.append("")
     return "\n".join(out).rstrip("\n")
+
+
+# --------------------------------------------------------------------------- reading a paste
+
+MAX_INPUT_MB = 16
+"""What ``explain`` reads of one input at most, in MB (2^20 bytes), unless CLUSTERLAB_MAX_INPUT_MB says
+otherwise. A paste is kilobytes; the bound keeps ``/dev/zero`` or a runaway log from filling memory."""
+IDLE_LIMIT_S = 10.0
+"""A FIFO, device or socket that gives nothing for this many seconds has given all it will."""
+_READ_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class Paste:
+    """Text a person supplied, as read: ``text`` (UTF-8, undecodable bytes replaced), ``read_bytes``
+    how many bytes it came from, and ``note``, set when the reading stopped before the input's end:
+    which part was kept (the first ``MAX_INPUT_MB`` MB, or what came before a FIFO fell silent)."""
+
+    text: str
+    read_bytes: int = 0
+    note: str | None = None
+
+
+def max_input_bytes() -> int:
+    """The most bytes one input is read to: CLUSTERLAB_MAX_INPUT_MB megabytes (2^20 bytes; fractions
+    allowed), or ``MAX_INPUT_MB`` when it is unset or not a positive number."""
+    try:
+        mb = float(os.environ.get("CLUSTERLAB_MAX_INPUT_MB", MAX_INPUT_MB))
+    except ValueError:
+        mb = MAX_INPUT_MB
+    if not mb > 0 or mb == float("inf"):
+        mb = MAX_INPUT_MB
+    return max(1, int(mb * 2**20))
+
+
+def _mb(n: int) -> str:
+    return f"{n / 2**20:.3g} MB"
+
+
+def _read_bounded(read: Callable[[int], bytes], limit: int,
+                  wait: Callable[[], bool] | None = None) -> tuple[bytes, bool, bool]:
+    """Read through ``read(n)`` in chunks of at most 1 MB until the end or ``limit + 1`` bytes; ``wait()``
+    (when given) says whether more is ready within the idle limit. Returns (data up to ``limit`` bytes,
+    cut: there was more, idle: stopped waiting)."""
+    parts: list[bytes] = []
+    total = 0
+    while total <= limit:
+        if wait is not None and not wait():
+            return b"".join(parts), False, True
+        try:
+            block = read(min(_READ_CHUNK, limit + 1 - total))
+        except BlockingIOError:  # a non-blocking FIFO said readable, then had nothing: ask again
+            continue
+        if not block:
+            break
+        parts.append(block)
+        total += len(block)
+    data = b"".join(parts)
+    return data[:limit], total > limit, False
+
+
+def read_paste(source: str, limit: int | None = None, idle_s: float = IDLE_LIMIT_S) -> Paste:
+    """Read what a person supplied to ``explain``: a file's path, or ``-`` for standard input; bounded.
+
+    At most ``limit`` bytes (default :func:`max_input_bytes`, 16 MB) are kept, read in chunks of 1 MB,
+    so ``/dev/zero`` or an endless pipe stops at the limit instead of filling memory. A FIFO, device or
+    socket is opened without blocking and read while data comes: opening a FIFO nobody writes to does
+    not hang, and after ``idle_s`` seconds without data the reading stops. Standard input is read to its
+    end or the limit (a person typing or a slow command piping in is waited for). ``note`` says which
+    part was kept when the reading stopped early. Raises OSError when the source cannot be opened.
+    """
+    limit = max_input_bytes() if limit is None else limit
+    name = "standard input" if source == "-" else source
+    idle = False
+    if source == "-":
+        buffer = getattr(sys.stdin, "buffer", None)
+        if buffer is None:  # a text stream (a test's StringIO): characters stand for bytes
+            text = sys.stdin.read(limit + 1)
+            data, cut = text[:limit].encode("utf-8", "surrogatepass"), len(text) > limit
+        else:
+            data, cut, _ = _read_bounded(buffer.read, limit)
+    elif stat.S_ISREG(os.stat(source).st_mode) or not hasattr(os, "O_NONBLOCK"):
+        with open(source, "rb") as f:
+            data, cut, _ = _read_bounded(f.read, limit)
+    else:  # FIFO, character device, socket: never block, never wait forever
+        fd = os.open(source, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            def ready() -> bool:
+                return bool(select.select([fd], [], [], idle_s)[0])
+            data, cut, idle = _read_bounded(lambda n: os.read(fd, n), limit, ready)
+        finally:
+            os.close(fd)
+    note = None
+    if cut:
+        note = (f"{name} is longer than {_mb(limit)} (CLUSTERLAB_MAX_INPUT_MB): only its first {_mb(limit)} "
+                "were read and explained")
+    elif idle:
+        note = (f"{name} gave nothing for {idle_s:g} s: only the {len(data):,} bytes that came before "
+                "were read and explained")
+    return Paste(data.decode("utf-8", errors="replace"), len(data), note)
+
+
+def input_section(note: str) -> Section:
+    """A Section (kind ``input``) carrying a :class:`Paste` note as a warning, shown first by the CLI."""
+    return Section("input", None, {}, (Finding("warn", note),), None)
 
 
 # The lesson-1 kinds register themselves on import; later lessons add modules like it.

@@ -54,16 +54,27 @@ def _port_words(port: int) -> str:
     return "next to the RJ45" if port == 0 else "further from the RJ45"
 
 
+MAX_COMPARED_ADDRESSES = 128
+"""At most this many distinct (interface, address) pairs are compared for overlapping subnets (a machine
+has a handful; a paste of thousands is not a machine's output, and comparing is quadratic)."""
+MAX_OVERLAP_FINDINGS = 16
+"""At most this many overlapping pairs are named, one finding each; one more finding counts the rest."""
+
+
 def _overlap_pairs(named: list[tuple[str, str]]) -> list[tuple[str, str, str, str]]:
-    """Pairs (a, cidr_a, b, cidr_b) of different interfaces whose IPv4 subnets overlap."""
+    """Pairs (a, cidr_a, b, cidr_b) of different interfaces whose IPv4 subnets overlap, in the order of
+    ``named``; repeated (interface, address) entries count once, and only the first
+    ``MAX_COMPARED_ADDRESSES`` distinct ones are compared."""
     nets = []
-    for name, cidr in named:
+    for name, cidr in dict.fromkeys(named):
         try:
             net = ipaddress.ip_interface(cidr).network
         except ValueError:
             continue
         if net.version == 4:
             nets.append((name, cidr, net))
+            if len(nets) == MAX_COMPARED_ADDRESSES:
+                break
     return [(a, ca, b, cb) for i, (a, ca, na) in enumerate(nets) for b, cb, nb in nets[i + 1:]
             if a != b and na.overlaps(nb)]
 
@@ -76,8 +87,14 @@ def _overlap_finding(a: str, ca: str, b: str, cb: str) -> Finding:
 
 
 def _overlaps(named: list[tuple[str, str]]) -> list[Finding]:
-    """fail findings for different interfaces whose IPv4 subnets overlap."""
-    return [_overlap_finding(*pair) for pair in _overlap_pairs(named)]
+    """fail findings for different interfaces whose IPv4 subnets overlap (at most ``MAX_OVERLAP_FINDINGS``
+    pairs named, then one finding counting the others)."""
+    pairs = _overlap_pairs(named)
+    out = [_overlap_finding(*pair) for pair in pairs[:MAX_OVERLAP_FINDINGS]]
+    if len(pairs) > MAX_OVERLAP_FINDINGS:
+        out.append(fail(f"... and {len(pairs) - MAX_OVERLAP_FINDINGS} more pairs of interfaces share a subnet: "
+                        "give each interface its own subnet"))
+    return out
 
 
 # iproute2 options that take a value (ip -n NS addr, ip -f inet addr)
@@ -212,7 +229,7 @@ register(KindSpec(
     name="ip-addr", parse=parse_ip_addr, summarise=_summarise_ip_addr, programs=("ip",),
     matches_command=_argv_is("ip", "address", "link"),
     line=re.compile(r"^\d+:\s+\S+:\s+<|^link/\S+|^inet6?\s|^valid_lft\s|^altname\s|^Device \".*\" does not exist"
-                    r"|^\S+\s+(?:UP|DOWN|UNKNOWN|LOWERLAYERDOWN|DORMANT|NOTPRESENT|TESTING)(?:\s|$)"),
+                    r"|^\S++\s+(?:UP|DOWN|UNKNOWN|LOWERLAYERDOWN|DORMANT|NOTPRESENT|TESTING)(?:\s|$)"),
     # `rdma -j link` objects also have "ifname": they carry "physical_state", ip's never do
     matches_json=lambda v: isinstance(v, list) and bool(v) and all(
         isinstance(x, dict) and "ifname" in x and "physical_state" not in x for x in v),
@@ -248,7 +265,7 @@ def _summarise_route(routes: list[Any], command: str | None) -> Summary:
 register(KindSpec(
     name="ip-route-get", parse=parse_ip_route_get_all, summarise=_summarise_route, programs=("ip",),
     matches_command=_is_route_get,
-    line=re.compile(r"^(?:local\s+|broadcast\s+)?[0-9a-fA-F.:]+(?:\s+from\s+\S+)?(?:\s+via\s+\S+)?\s+dev\s+\S+"
+    line=re.compile(r"^(?:local\s+|broadcast\s+)?[0-9a-fA-F.:]++(?:\s+from\s+\S+)?(?:\s+via\s+\S+)?\s+dev\s+\S+"
                     r"|^cache\b|^RTNETLINK answers:"),
     starts=re.compile(r"^[0-9a-fA-F.:]+\s"),
     matches_json=lambda v: isinstance(v, list) and bool(v) and all(
@@ -430,7 +447,7 @@ def _mtu_failure(r: Any, dest: str, size: int) -> Finding:
 register(KindSpec(
     name="ping", parse=parse_ping, summarise=_summarise_ping, programs=("ping", "ping4", "ping6"),
     matches_command=lambda argv: bool(argv) and argv[0] in ("ping", "ping4", "ping6"),
-    line=re.compile(r"^PING\s|^\d+ bytes from |^From \S+ .*icmp_seq|^ping\d?: |^--- .* ping statistics ---"
+    line=re.compile(r"^PING\s|^\d++ bytes from |^From \S+ .*icmp_seq|^ping\d?: |^--- .* ping statistics ---"
                     r"|packets transmitted|^(?:rtt|round-trip) |^Request timeout for icmp_seq"),
     starts=re.compile(r"^PING\s"),
 ))

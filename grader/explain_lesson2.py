@@ -299,7 +299,7 @@ register(KindSpec(
     name="show-gids", parse=parse_show_gids, summarise=_summarise_show_gids, programs=("show_gids",),
     matches_command=lambda argv: bool(argv) and argv[0] == "show_gids",
     line=re.compile(r"^DEV\s+PORT\s+INDEX\s+GID|^n_gids_found=\d+"
-                    r"|^\S+\s+\d+\s+\d+\s+[0-9a-fA-F]{4}(?::[0-9a-fA-F]{4}){7}\s+(?:\d{1,3}(?:\.\d{1,3}){3}\s+)?v[12]\b"),
+                    r"|^\S++\s++\d++\s++\d++\s++[0-9a-fA-F]{4}(?::[0-9a-fA-F]{4}){7}\s+(?:\d{1,3}(?:\.\d{1,3}){3}\s+)?v[12]\b"),
 ))
 
 
@@ -766,7 +766,7 @@ register(KindSpec(
     parse=parse_nccl_tests, summarise=_summarise_nccl_tests, programs=("all_reduce_perf",
                                                                                       "all_gather_perf", "mpirun"),
     matches_command=_is_nccl_test,
-    line=re.compile(r"^(?:\S*<std(?:out|err)>:\s*)?\d+\s+\d+\s+" + _DTYPES + r"\s+"
+    line=re.compile(r"^(?:\S*?<std(?:out|err)>:\s*)?\d++\s++\d++\s++" + _DTYPES + r"\s+"
                     r"|<std(?:out|err)>:\s*#\s*(?:nccl-tests version|Collective test|nThread|Using devices|Rank\s|"
                     r"Avg bus|Out of bounds|\s*size\s+count)"
                     r"|Test (?:NCCL |CUDA )?failure|^Invalid number of GPUs:|^Please check the number of processes and GPUs"

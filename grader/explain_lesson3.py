@@ -169,7 +169,7 @@ def _summarise_topo(t: Any, command: str | None) -> Summary:
 register(KindSpec(
     name="nvidia-smi-topo", parse=parse_topo_matrix, summarise=_summarise_topo, programs=("nvidia-smi",),
     matches_command=_is_topo_m,
-    line=re.compile(r"CPU Affinity|^(?:GPU|NIC)\d+\s+.*\b(?:NV\d+|PIX|PXB|PHB|NODE|SYS)\b|^(?:GPU|NIC)\d+\s+X\s+\d"
+    line=re.compile(r"CPU Affinity|^(?:GPU|NIC)\d+\s++.*\b(?:NV\d+|PIX|PXB|PHB|NODE|SYS)\b|^(?:GPU|NIC)\d+\s+X\s+\d"
                     r"|^\s*(?:SYS|NODE|PHB|PXB|PIX|NV#)\s+=\s|^NIC Legend:"),
     starts=re.compile(r"CPU Affinity"),
 ))
@@ -271,7 +271,7 @@ register(KindSpec(
     name="nvidia-smi-q", parse=parse_smi_q, summarise=_summarise_q, programs=("nvidia-smi",),
     matches_command=_is_q,
     line=re.compile(r"^=+NVSMI LOG=+$|^Attached GPUs\s+:|^GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:"
-                    r"|^[A-Z](?=[\w .()/-]{22,}:)[\w .()/-]*?\s{2,}:(?:\s|$)"),
+                    r"|^[A-Z](?=[\w .()/-]{22,}:)[\w .()/-]*+(?<=\s\s):(?:\s|$)"),  # possessive: linear
     starts=re.compile(r"^=+NVSMI LOG=+$"),
 ))
 
@@ -325,7 +325,8 @@ def _summarise_lspci(devices: list[Any], command: str | None) -> Summary:
 register(KindSpec(
     name="lspci", parse=parse_lspci_vv, summarise=_summarise_lspci, programs=("lspci",),
     matches_command=lambda argv: bool(argv) and argv[0] == "lspci",
-    line=re.compile(r"^(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\s+[\w ]+?(?:\s*\[[0-9a-fA-F]{4}\])?:\s"
+    # possessive (linear on long runs of blanks); the device class starts with a letter or digit
+    line=re.compile(r"^(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\s++[\w ]++(?:\s*+\[[0-9a-fA-F]{4}\])?:\s"
                     r"|^(?:LnkCap|LnkSta|LnkCtl|DevCap|DevSta|DevCtl)\d?:|^Capabilities: |^Kernel driver in use:"
                     r"|^Kernel modules:|^lspci: "),
 ))

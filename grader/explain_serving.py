@@ -160,9 +160,9 @@ register(KindSpec(
         r"^=+ (?:Autoscaler|Cluster Scaler) status|^Node status$"
         r"|^(?:Healthy|Active|Idle|Recent failures|Total Usage|Pending Demands|From request_resources"
         r"|Total Constraints|Total Demands):$"
-        r"|^\d+(?:\.\d+)?(?:[KMGTP]i?B|B)?/\d+(?:\.\d+)?(?:[KMGTP]i?B|B)? (?:CPU|GPU|memory|object_store_memory"
+        r"|^\d++(?:\.\d++)?(?:[KMGTP]i?B|B)?/\d++(?:\.\d++)?(?:[KMGTP]i?B|B)? (?:CPU|GPU|memory|object_store_memory"
         r"|accelerator_type:\S+|node:\S+)(?:\s|$)"
-        r"|^\d+ node_[0-9a-f]{8,}\b|^\((?:no pending nodes|no failures|no resource demands|no active nodes"
+        r"|^\d++ node_[0-9a-f]{8,}\b|^\((?:no pending nodes|no failures|no resource demands|no active nodes"
         r"|no idle nodes)\)$|: \d+\+ pending (?:placement groups|tasks/actors)|^Node: node_[0-9a-f]{8,}"
         r"|Could not find any running Ray instance"),
     starts=re.compile(r"^=+ (?:Autoscaler|Cluster Scaler) status"),
@@ -371,7 +371,7 @@ _VLLM_LINE = re.compile(
     # NCCL_DEBUG=INFO lines without a process prefix stay in the vLLM log they are part of (this
     # pattern is tried first only inside a vllm-log section; alone they are lesson 2a's nccl-log)
     r"|\bNCCL (?:INFO|WARN)\b"
-    r"|(?:site|dist)-packages/vllm/|^Triton is installed, but|(?:^\S*|: )vllm serve\s"
+    r"|(?:site|dist)-packages/vllm/|^Triton is installed, but|(?:^\S*?|: )vllm serve\s"
     # Ray's driver log inside vLLM (ray.init) and `ray start`, and the autoscaler's complaints
     r"|^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+\s+(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+[\w.]+\.py:\d+ -- "
     r"|No available node types can fulfill resource request|The current node timed out during startup"

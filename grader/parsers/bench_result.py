@@ -56,8 +56,10 @@ AIPERF = "aiperf"
 BANNER_RE = re.compile(r"^=+ Serving Benchmark Result =+\s*$")
 _END_RE = re.compile(r"^={10,}\s*$")
 _SUB_RE = re.compile(r"^-{3,}.*-{3,}\s*$")
-_ROW_RE = re.compile(r"^(?P<label>[A-Za-z][^:]*?):\s+(?P<value>[-+]?(?:\d[\d,]*\.?\d*(?:[eE][-+]?\d+)?|nan|inf))\s*$",
-                     re.I)
+# the number: digits and commas, then an optional fraction, possessive (``[\d,]*\.?\d*`` read a long run of
+# digits quadratically: both parts take digits)
+_ROW_RE = re.compile(r"^(?P<label>[A-Za-z][^:]*?):\s+"
+                     r"(?P<value>[-+]?(?:\d[\d,]*+(?:\.\d*+)?+(?:[eE][-+]?\d++)?+|nan|inf))\s*+$", re.I)
 _STAT_RE = re.compile(r"^(?P<stat>Mean|Median|Std|P(?P<p>\d+(?:\.\d+)?)) (?P<name>.+?) \(ms\)$")
 
 TEXT_KEYS = {

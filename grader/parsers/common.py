@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shlex
+from collections import deque
 from dataclasses import dataclass
 from typing import Any, Iterable
 
@@ -40,8 +41,15 @@ class ParseError(ValueError):
     def __str__(self) -> str:
         where = f" at line {self.lineno}" if self.lineno is not None else ""
         if self.line is not None:
-            where += f" ({self.line!r})"
+            if len(self.line) <= MAX_QUOTED_LINE:
+                where += f" ({self.line!r})"
+            else:  # a multi-megabyte line is named by its start, so the message stays one readable line
+                where += f" ({self.line[:MAX_QUOTED_LINE]!r}... {len(self.line):,} characters)"
         return f"could not read `{self.command}` output{where}: {self.message}"
+
+
+MAX_QUOTED_LINE = 4096
+"""The most characters of the offending line a ParseError quotes."""
 
 
 # --------------------------------------------------------------------------- cleaning
@@ -84,11 +92,11 @@ PROMPT_PROGRAMS = frozenset({
 
 _PROMPT_RES = (
     # nvidia@spark-a:~$ cmd   root@spark-a:/etc# cmd   (venv) user@host:~/x$ cmd
-    re.compile(r"^(?:\([^)]*\)\s*)?(?P<user>[\w.-]+)@(?P<host>[\w.-]+):[^\s$#]*\s?[$#](?:\s+(?P<cmd>.*))?$"),
+    re.compile(r"^(?:\([^)]*\)\s*)?(?P<user>[\w.-]++)@(?P<host>[\w.-]++):[^\s$#]*\s?[$#](?:\s+(?P<cmd>.*))?$"),
     # [user@host dir]$ cmd   (Red Hat style)
     re.compile(r"^(?:\([^)]*\)\s*)?\[(?P<user>[\w.-]+)@(?P<host>[\w.-]+)(?:\s[^\]]*)?\][$#](?:\s+(?P<cmd>.*))?$"),
     # user@host ~ % cmd   (zsh, macOS default)
-    re.compile(r"^(?P<user>[\w.-]+)@(?P<host>[\w.-]+)\s+\S+\s+%(?:\s+(?P<cmd>.*))?$"),
+    re.compile(r"^(?P<user>[\w.-]++)@(?P<host>[\w.-]++)\s+\S+\s+%(?:\s+(?P<cmd>.*))?$"),
     # $ cmd   % cmd
     re.compile(r"^[$%](?:\s+(?P<cmd>.*))?$"),
     # a notebook shell escape: !ibdev2netdev   In [3]: !ip -br addr
@@ -276,9 +284,11 @@ _LOG_PREFIX_RES = (
     # timestamps: 2025-11-19T10:00:00.123456789Z, [2025-11-19 10:00:00,123], docker/kubectl logs
     re.compile(r"^\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?\s+"),
     # docker compose: "vllm-head-1  | "
-    re.compile(r"^[\w.-]+\s+\|\s"),
+    re.compile(r"^[\w.-]++\s+\|\s"),
 )
-_RAY_REPEAT_RE = re.compile(r"\s*\[repeated \d+x across cluster\]\s*$")
+# Starts only where a run of blanks starts (the look-behind), so a long run of blanks is scanned once,
+# not once per blank (quadratic); possessive, as nothing after a blank or digit run gives any back.
+_RAY_REPEAT_RE = re.compile(r"(?<!\s)\s*+\[repeated \d++x across cluster\]\s*+$")
 
 
 def strip_log_prefix(line: str) -> str:
@@ -291,7 +301,7 @@ def strip_log_prefix(line: str) -> str:
     ``[repeated 3x across cluster]``. Leading blanks are kept when nothing is removed, so
     indented output stays indented. Never raises.
     """
-    out = _RAY_REPEAT_RE.sub("", line)
+    out = _RAY_REPEAT_RE.sub("", line) if "across cluster]" in line else line
     for _ in range(8):
         before = out
         for regex in _LOG_PREFIX_RES:
@@ -436,32 +446,62 @@ def load_json_lenient(text: str, command: str, first_lineno: int = 1) -> tuple[A
     return value, True
 
 
+# a string (or a lone quote: the text is cut inside one), or a bracket
+_JSON_TOKEN_RE = re.compile(r'"(?:[^"\\]++|\\.)*+"|[{}\[\]]|"', re.S)
+
+
 def _close_truncated_json(body: str) -> Any:
-    """Close a cut-off JSON text at its last complete member; None if nothing is complete."""
-    stack: list[str] = []
-    cuts: list[tuple[int, str]] = []
-    in_string = escaped = False
-    for i, ch in enumerate(body):
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "{[":
-            stack.append("}" if ch == "{" else "]")
-        elif ch in "}]" and stack:
-            stack.pop()
-            if stack:
-                cuts.append((i + 1, "".join(reversed(stack))))
-        elif ch == "," and stack:
-            cuts.append((i, "".join(reversed(stack))))
-    for pos, closers in reversed(cuts[-400:]):
+    """Close a cut-off JSON text at its last complete member; None if nothing is complete.
+
+    A cut is possible after each closed value inside the outer one and before each comma; the last 400
+    are tried, latest first. Strings are skipped by a pattern, and a run between brackets is searched for
+    commas by str.find/rfind only when needed, so Python steps once per bracket or string, not once per
+    character; the open brackets are a linked stack, so each cut keeps its own in O(1).
+    """
+    # events, latest last: (position, stack) a cut after a closed value; (start, end, stack) a run with commas
+    events: deque[tuple] = deque(maxlen=400)
+    stack: tuple | None = None  # (closer, rest of the stack) cells; None when empty
+    prev = 0
+    find = body.find
+    for m in _JSON_TOKEN_RE.finditer(body):
+        start = m.start()
+        if stack is not None and start > prev and find(",", prev, start) >= 0:
+            events.append((prev, start, stack))
+        prev = m.end()
+        c = body[start]
+        if c == '"':
+            if prev - start == 1:  # a lone quote: the text ends inside a string
+                break
+        elif c == "{" or c == "[":
+            stack = ("}" if c == "{" else "]", stack)
+        elif stack is not None:  # } or ]
+            stack = stack[1]
+            if stack is not None:
+                events.append((prev, stack))
+    else:
+        if stack is not None and find(",", prev) >= 0:
+            events.append((prev, len(body), stack))
+    cuts: list[tuple[int, tuple]] = []  # latest first
+    for event in reversed(events):
+        if len(event) == 2:
+            cuts.append(event)
+        else:
+            start, end, cell = event
+            while len(cuts) < 400:
+                k = body.rfind(",", start, end)
+                if k < 0:
+                    break
+                cuts.append((k, cell))
+                end = k
+        if len(cuts) >= 400:
+            break
+    for pos, cell in cuts[:400]:
+        closers = []
+        while cell is not None:
+            closers.append(cell[0])
+            cell = cell[1]
         try:
-            return json.loads(body[:pos] + closers)
+            return json.loads(body[:pos] + "".join(closers))
         except ValueError:
             continue
     return None

@@ -45,7 +45,7 @@ _PORT_FILE_RE = re.compile(r"^ports/(?P<port>\d+)/(?P<file>state|phys_state|link
                            r"|gids/(?P<gid>\d+)|gid_attrs/types/(?P<type>\d+)|gid_attrs/ndevs/(?P<ndev>\d+))$")
 _BDF_RE = re.compile(r"^[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
 _TOOL_NOISE_RE = re.compile(r"^(?:grep|readlink|basename|ls|cat): ")
-_STATE_RE = re.compile(r"^\s*(?P<code>\d+)\s*:\s*(?P<word>\S.*?)\s*$")
+_STATE_RE = re.compile(r"^\s*+(?P<code>\d++)\s*+:\s*+(?P<word>\S(?:.*\S)?)\s*$")  # word: first to last non-blank
 
 
 @dataclass(frozen=True)

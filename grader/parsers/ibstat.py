@@ -38,11 +38,19 @@ CMD = "ibstat"
 
 _CA_RE = re.compile(r"^CA\s*:?\s*'(?P<name>[^']*)'?\s*$")
 _PORT_RE = re.compile(r"^Port\s+(?P<n>\d+)\s*:\s*$")
-_KV_RE = re.compile(r"^(?P<key>[A-Za-z][\w ./-]*?)\s*:\s*(?P<value>.*)$")
+_KEY_RE = re.compile(r"[A-Za-z][\w ./-]*+")  # fullmatch on what comes before the first colon, right blanks cut
 _NAME_RE = re.compile(r"^[A-Za-z][\w.-]*$")
 _PANIC_RE = re.compile(r"^ibpanic:|^ibstat: |^ibwarn:.*(?:error|fail)", re.I)
 _WARN_RE = re.compile(r"^ibwarn:", re.I)
 _RATE_RE = re.compile(r"^(?P<n>\d+(?:\.\d+)?)")
+
+
+def _key_value(s: str) -> tuple[str, str] | None:
+    """``Key: value`` split at the first colon, or None when what comes before it is not a key (a letter,
+    then letters, digits, blanks, ``./-``). Linear: str.partition, not a lazy key before optional blanks."""
+    key, colon, value = s.partition(":")
+    key = key.rstrip()
+    return (key, value.lstrip()) if colon and _KEY_RE.fullmatch(key) else None
 _PORT_KEYS = {"state": "state", "physical state": "physical_state", "rate": "rate_gbps", "link layer": "link_layer"}
 _CA_KEYS = {"ca type": "ca_type", "firmware version": "firmware"}
 CA_TYPES = {"MT4129": "ConnectX-7", "MT4131": "ConnectX-8", "MT4125": "ConnectX-6 Dx", "MT4123": "ConnectX-6",
@@ -138,9 +146,9 @@ def parse_ibstat(text: str) -> CaList:
             port = {"port": int(m.group("n"))}
             cas[-1]["ports"].append(port)
             continue
-        kv = _KV_RE.match(s)
+        kv = _key_value(s)
         if kv:
-            key, value = kv.group("key").strip().lower(), kv.group("value").strip()
+            key, value = kv[0].strip().lower(), kv[1].strip()
             if not cas:
                 cas.append({"ca": default_ca, "ports": []})
             if key in _PORT_KEYS:

@@ -21,13 +21,32 @@ from .common import ParseError, content_lines, fail_on_line, raise_if_shell_erro
 
 CMD = "lspci"
 
-_DEV_RE = re.compile(r"^(?P<addr>(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+"
-                     r"(?P<cls>[^:\[]+?)(?:\s*\[(?P<clsid>[0-9a-fA-F]{4})\])?:\s+(?P<desc>.*)$")
+# ``cls`` holds the blanks around the class name (callers strip it): one possessive run instead of
+# blanks, a lazy name and optional blanks again, which backtracked cubically on a long run of blanks.
+_DEV_RE = re.compile(r"^(?P<addr>(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])(?=\s)"
+                     r"(?P<cls>[^:\[]{2,}+)(?:\[(?P<clsid>[0-9a-fA-F]{4})\])?:\s+(?P<desc>.*)$")
 _LINK_RE = re.compile(r"^\s*(?P<kind>LnkCap|LnkSta):\s*(?P<body>.*)$")
 _SPEED_RE = re.compile(r"Speed\s+(?P<speed>\d+(?:\.\d+)?)GT/s(?P<down>\s*\(downgraded\))?(?:\s*\((?:ok)\))?", re.I)
 _WIDTH_RE = re.compile(r"Width\s+x(?P<width>\d+)(?P<down>\s*\(downgraded\))?", re.I)
 _IDS_RE = re.compile(r"\[(?P<vendor>[0-9a-fA-F]{4}):(?P<device>[0-9a-fA-F]{4})\]")
-_NAME_RE = re.compile(r"\[(?P<name>[^\]]*(?:GeForce|RTX|Quadro|Tesla|TITAN|[AHLB]\d{2,3})[^\]]*)\]")
+_NAME_WORD_RE = re.compile(r"GeForce|RTX|Quadro|Tesla|TITAN|[AHLB]\d{2,3}")
+
+
+def _bracketed_name(desc: str) -> str | None:
+    r"""The first ``[...]`` of ``desc`` naming a GPU (``[H200 NVL]``, ``[GeForce RTX 4090]``), or None.
+
+    What the pattern ``\[([^\]]*(?:GeForce|...)[^\]]*)\]`` finds, in linear time: the text from a ``[`` to
+    the next ``]`` (the first ``[`` after the previous ``]``: a later one opens a part of the same text)."""
+    pos = 0
+    while True:
+        start = desc.find("[", pos)
+        end = desc.find("]", start + 1) if start >= 0 else -1
+        if end < 0:
+            return None
+        inner = desc[start + 1:end]
+        if _NAME_WORD_RE.search(inner):
+            return inner
+        pos = end + 1
 
 _CONNECTX_RE = re.compile(r"ConnectX-\d+(?:\s?(?:Dx|Lx|Ex|VPI))?", re.I)
 
@@ -137,11 +156,11 @@ def parse_lspci_vv(text: str) -> list[PciDevice]:
         if m and not s[:1].isspace():
             desc = m.group("desc").strip()
             ids = _IDS_RE.search(desc)
-            name = _NAME_RE.search(desc)
+            name = _bracketed_name(desc)
             devices.append({"address": m.group("addr"), "class_name": m.group("cls").strip(), "description": desc,
                             "class_id": m.group("clsid"),
                             "vendor_device": f"{ids.group('vendor')}:{ids.group('device')}".lower() if ids else None,
-                            "name": name.group("name").strip() if name else None})
+                            "name": name.strip() if name is not None else None})
             continue
         if not devices:
             if s.lstrip().startswith(("-[", "+-", "\\-")):

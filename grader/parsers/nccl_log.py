@@ -42,21 +42,24 @@ from .common import ParseError, content_lines, raise_if_shell_error, strip_log_p
 CMD = "NCCL_DEBUG=INFO log"
 
 _MARK_RE = re.compile(r"(?:^|\s)NCCL (?P<lvl>INFO|WARN|TRACE|ABORT|ERROR)\b:?\s?(?P<msg>.*)$")
-_HOST_RE = re.compile(r"(?P<host>[\w.-]+):(?P<pid>\d+):(?P<tid>\d+)\s+\[(?P<dev>\d+)\]\s*$")
+# Linear forms (issue 12): a search starts only where a host name starts (the look-behind: not again at
+# each character of a long name); runs are possessive; a field that ends before optional blanks ends on
+# a non-blank (``\S(?:.*\S)?``) instead of being lazy (a lazy field rescans a run of blanks per blank).
+_HOST_RE = re.compile(r"(?<![\w.-])(?P<host>[\w.-]++):(?P<pid>\d++):(?P<tid>\d++)\s++\[(?P<dev>\d++)\]\s*+$")
 _VERSION_RE = re.compile(r"^NCCL version (?P<v>\S+)")
-_NET_USING_RE = re.compile(r"^NET/(?P<net>IB\w*|Socket|[\w .-]+?)\s*:\s*Using\s*(?P<rest>.*)$")
+_NET_USING_RE = re.compile(r"^NET/(?P<net>IB\w*|Socket|[\w .-]*[\w.-]| )\s*:\s*+Using\s*+(?P<rest>.*)$")
 _NO_DEVICE_RE = re.compile(r"^NET/IB\w*\s*:\s*No device found", re.I)
 _HCA_RE = re.compile(r"\[(?P<i>\d+)\](?P<dev>[^:\s\[\]]+):(?P<port>\d+)/(?P<ll>[A-Za-z]+)")
 _OOB_RE = re.compile(r"OOB\s+(?P<iface>[^:\s]+):(?P<addr>[^<\s]+)(?:<\d+>)?")
 _SOCK_RE = re.compile(r"\[(?P<i>\d+)\](?P<iface>[^:\s\[\]]+):(?P<addr>[^<\s]+)(?:<\d+>)?")
 _BOOTSTRAP_RE = re.compile(r"^Bootstrap\s*:\s*Using\s+(?P<iface>[^:\s]+):(?P<addr>[^<\s]+)")
-_NETWORK_RE = re.compile(r"^Using network (?P<net>.+?)\s*$")
+_NETWORK_RE = re.compile(r"^Using network (?P<net>.*\S|.)\s*$")
 _ASSIGNED_RE = re.compile(r"^(?:Assigned|Initialized) NET plugin (?P<net>\S+)")
 _FAILED_RE = re.compile(r"^Failed to initialize NET plugin (?P<net>\S+)")
-_ENV_RE = re.compile(r"^(?P<key>[A-Z][A-Z0-9]*_[A-Z0-9_]+) set (?:by environment )?to (?P<val>.*?)\s*$")
+_ENV_RE = re.compile(r"^(?P<key>[A-Z][A-Z0-9]*_[A-Z0-9_]+) set (?:by environment )?to (?P<val>(?:.*\S)?)\s*$")
 _CHANNEL_RE = re.compile(r"^Channel\s+(?P<ch>\d+)(?:/(?P<sub>\d+))?\s*:\s*(?P<src>\d+)\[(?P<srcdev>[0-9a-fA-Fx]+)\]\s*->\s*"
                          r"(?P<dst>\d+)\[(?P<dstdev>[0-9a-fA-Fx]+)\]\s*(?:\[(?P<dir>send|receive|recv)\]\s*)?"
-                         r"via\s+(?P<via>\S.*?)\s*$")
+                         r"via\s+(?P<via>\S(?:.*\S)?)\s*$")
 _RINGS_RE = re.compile(r"^Connected all rings")
 _TREES_RE = re.compile(r"^Connected all trees")
 _GDR_RE = re.compile(r"GPU Direct RDMA (?:\(DMABUF\) )?[Ee]nabled for HCA (?P<i>\d+) '(?P<dev>[^'\s]+)")
@@ -208,6 +211,7 @@ def parse_nccl_log(text: str) -> NcclLog:
     st: dict = {"ib": [], "by_host": {}, "sock": [], "channels": [], "env": {}, "warn": [], "err": [],
                 "hosts": [], "failed": [], "plugin": [], "gdr": [], "bench": []}
     count = 0
+    hosts_seen: set[str] = set()
     for line in lines:
         raw = line.text.strip()
         if raw.startswith("#"):
@@ -219,7 +223,8 @@ def parse_nccl_log(text: str) -> NcclLog:
             msg, lvl = m.group("msg").strip(), m.group("lvl")
             hm = _HOST_RE.search(s[:m.start()].rstrip())
             host = hm.group("host") if hm else None
-            if host and host not in st["hosts"]:
+            if host and host not in hosts_seen:
+                hosts_seen.add(host)
                 st["hosts"].append(host)
         elif _BARE_RE.match(s):
             msg, lvl = s, "INFO"

@@ -11,6 +11,29 @@ from .common import ParseError, clean_lines, is_prompt_line, is_sudo_line, raise
 
 _FENCES = ("```", "~~~")
 
+MAX_CHARS = 128 * 1024
+"""The longest text read as a netplan file, in characters (a real one is a few hundred bytes). YAML is
+read by pure Python here, about 0.3 MB/s: a bound keeps every paste and probe output well under a second."""
+
+
+class _AliasFound(yaml.MarkedYAMLError):
+    """An alias (``*name``) in the YAML: refused, see :class:`_NoAliasLoader`."""
+
+
+class _NoAliasLoader(yaml.SafeLoader):
+    """YAML's safe loader, refusing aliases (``*name``).
+
+    netplan files never need them, and each alias is a reference a reader expands: nine nested lists
+    of nine aliases, a few hundred bytes, are 43 million items once printed (25 MB of ``explain`` and
+    ``grade --json`` output). Anchors alone (``&name``) are harmless and kept.
+    """
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise _AliasFound(None, None, f"*{event.anchor}", event.start_mark)
+        return super().compose_node(parent, index)
+
 
 @dataclass(frozen=True)
 class NetplanInterface:
@@ -50,7 +73,9 @@ def parse_netplan(text: str) -> NetplanConfig:
 
     Raises ParseError for YAML syntax errors (with the line number in the text given),
     ``Permission denied`` / ``No such file`` from ``cat``, no ``network:`` mapping, and
-    values netplan itself would reject (``addresses`` not a list, a non-numeric ``mtu``).
+    values netplan itself would reject (``addresses`` not a list, a non-numeric ``mtu``); and,
+    to stay bounded, for YAML aliases (``*name``, see ``_NoAliasLoader``), nesting deeper than
+    Python's recursion limit, and a text longer than ``MAX_CHARS`` characters.
     """
     kept = [(no, line) for no, line in enumerate(clean_lines(text), start=1)
             if not (is_prompt_line(line) or is_sudo_line(line) or line.strip().startswith(_FENCES))]
@@ -65,9 +90,19 @@ def parse_netplan(text: str) -> NetplanConfig:
         lines = body.splitlines()  # may be shorter than numbers (trailing blanks dropped)
         return (lines[idx].strip() if idx < len(lines) else None), numbers[idx]
 
+    if len(body) > MAX_CHARS:
+        raise ParseError("netplan", f"{len(body) / 2**20:.1f} MB of text is not a netplan file (one is a few hundred "
+                         "bytes): paste the file alone, e.g. `sudo cat /etc/netplan/40-cx7.yaml`")
     try:
-        node = yaml.compose(body, Loader=yaml.SafeLoader)
+        node = yaml.compose(body, Loader=_NoAliasLoader)
         data = yaml.SafeLoader("").construct_document(node) if node is not None else None
+    except _AliasFound as err:
+        line, no = where(err.problem_mark)
+        raise ParseError("netplan", f"the YAML uses an alias (`{err.problem}`): netplan files do not need aliases, "
+                         "and each one repeats a whole value (nested ones grow to millions of items); write the "
+                         "value out instead", line, no) from None
+    except RecursionError:
+        raise ParseError("netplan", "the YAML is nested too deeply to be a netplan file") from None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
         line, no = where(mark)

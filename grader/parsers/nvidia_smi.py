@@ -248,6 +248,9 @@ def _raise_smi_errors(lines: list[Line]) -> None:
 # --------------------------------------------------------------------------- topo -m
 
 LINK_CODES = ("X", "NV#", "PIX", "PXB", "PHB", "NODE", "SYS", "SOC")
+MAX_MATRIX_DEVICES = 256
+"""The most devices a ``topo -m``/``topo -p2p`` header may name (a machine has a few dozen GPUs and NICs at
+most); more is not nvidia-smi output, and every pair of them would be judged (quadratic)."""
 _TOPO_CODE_RE = re.compile(r"^(?:X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)$")
 _TOPO_DEV_RE = re.compile(r"^(?:GPU\d+|NIC\d+|mlx5_\d+)$")
 _TOPO_HEADER_RE = re.compile(r"GPU\d+|NIC\d+|mlx5_\d+|CPU Affinity|NUMA Affinity|GPU NUMA ID")
@@ -336,6 +339,7 @@ def parse_topo_matrix(text: str) -> TopoMatrix:
             if found and _TOPO_DEV_RE.match(found[0]) and not any(_TOPO_CODE_RE.match(t) for t in tokens):
                 devices = [f for f in found if _TOPO_DEV_RE.match(f)]
                 extra_cols = [f for f in found if not _TOPO_DEV_RE.match(f)]
+                _check_matrix_size("nvidia-smi topo", line, len(devices))
                 continue
             raise fail_on_line("nvidia-smi topo", line, "expected the matrix header (GPU0 GPU1 ... CPU Affinity)")
         if not tokens or not _TOPO_DEV_RE.match(tokens[0]):
@@ -354,11 +358,19 @@ def parse_topo_matrix(text: str) -> TopoMatrix:
         seen_rows.append(row)
     if devices is None:
         raise ParseError("nvidia-smi topo", "no topology matrix found (expected a header line `GPU0 GPU1 ...`)")
-    missing = [d for d in devices if d not in seen_rows]
+    rows_seen = set(seen_rows)
+    missing = [d for d in devices if d not in rows_seen]
     notes = [f"row {d} is missing: the paste is cut off" for d in missing]
     short = [r for r in seen_rows if sum(1 for d in devices if (r, d) in links) < len(devices)]
     notes += [f"row {r} has fewer cells than the header" for r in short]
     return TopoMatrix(tuple(devices), links, cpu, numa, nics, bool(missing or short), tuple(notes))
+
+
+def _check_matrix_size(command: str, line: Line, n: int) -> None:
+    """Raise ParseError when a matrix header names more than ``MAX_MATRIX_DEVICES`` devices."""
+    if n > MAX_MATRIX_DEVICES:
+        raise fail_on_line(command, line, f"a header naming {n} devices is not nvidia-smi output (a machine has "
+                                          f"a few dozen GPUs and NICs at most; {MAX_MATRIX_DEVICES} are read)")
 
 
 def _na(value: str) -> str | None:
@@ -406,6 +418,7 @@ def parse_topo_p2p(text: str) -> TopoP2P:
         tokens = s.split()
         if gpus is None:
             if tokens and all(re.fullmatch(r"GPU\d+", t) for t in tokens):
+                _check_matrix_size("nvidia-smi topo", line, len(tokens))
                 gpus = tokens
                 continue
             raise fail_on_line("nvidia-smi topo", line, "expected the header `GPU0 GPU1 ...`")
@@ -424,12 +437,16 @@ def parse_topo_p2p(text: str) -> TopoP2P:
 
 _SMI_HEADER_RE = re.compile(r"NVIDIA-SMI\s+(?P<smi>\S+)\s+Driver Version:\s*(?P<driver>\S+)"
                             r"(?:\s+CUDA Version:\s*(?P<cuda>\S+))?")
-_ROW1_RE = re.compile(r"^\|\s*(?P<index>\d+)\s+(?P<name>.+?)\s+(?P<persist>On|Off)\s*\|\s*"
-                      r"(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s+(?P<disp>On|Off)\s*\|"
-                      r"\s*(?P<ecc>[^|]*?)\s*\|$")
-_ROW2_RE = re.compile(r"^\|\s*(?P<fan>\S+)\s+(?P<temp>\S+)\s+(?P<perf>P\d+|\S+)\s+"
-                      r"(?P<usage>\S+)\s*/\s*(?P<cap>\S+)\s*\|\s*(?P<used>\d+)MiB\s*/\s*(?P<total>\d+)MiB\s*\|"
-                      r"\s*(?P<util>\d+%|N/A)\s+(?P<compute>[^|]*?)\s*\|$")
+# The two lines of a GPU. Linear: possessive runs, and fields that end on a non-blank (a lazy field
+# followed by optional blanks rescans a long run of blanks once per blank: quadratic).
+_ROW1_RE = re.compile(r"^\|\s*+(?P<index>\d++)\s++(?P<name>\S(?:.*?\S)?)\s++(?P<persist>On|Off)\s*+\|\s*+"
+                      r"(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s++(?P<disp>On|Off)\s*+\|"
+                      r"\s*+(?P<ecc>(?:[^|]*[^|\s])?)\s*+\|$")
+# power "77W /  700W", "N/A / N/A", or "77W/700W"
+_ROW2_RE = re.compile(r"^\|\s*+(?P<fan>\S++)\s++(?P<temp>\S++)\s++(?P<perf>\S++)\s++"
+                      r"(?:(?P<usage>\S++)\s++/\s*+(?P<cap>\S++)|(?P<usage2>[^\s/]++)/\s*+(?P<cap2>\S++))"
+                      r"\s*+\|\s*+(?P<used>\d++)MiB\s*+/\s*+(?P<total>\d++)MiB\s*+\|"
+                      r"\s*+(?P<util>\d++%|N/A)\s++(?P<compute>(?:[^|]*[^|\s])?)\s*+\|$")
 
 
 @dataclass(frozen=True)
@@ -495,7 +512,8 @@ def parse_smi_table(text: str) -> SmiTable:
             temp = re.match(r"^(\d+)C$", m.group("temp"))
             util = re.match(r"^(\d+)%$", m.group("util"))
             pending.update(temperature_c=int(temp.group(1)) if temp else None, perf_state=m.group("perf"),
-                           power_draw_w=_watts(m.group("usage")), power_cap_w=_watts(m.group("cap")),
+                           power_draw_w=_watts(m.group("usage") or m.group("usage2")),
+                           power_cap_w=_watts(m.group("cap") or m.group("cap2")),
                            memory_used_mib=int(m.group("used")), memory_total_mib=int(m.group("total")),
                            utilization_pct=int(util.group(1)) if util else None,
                            compute_mode=m.group("compute").strip() or None)
@@ -511,7 +529,8 @@ def parse_smi_table(text: str) -> SmiTable:
 
 # --------------------------------------------------------------------------- -q
 
-_Q_KV_RE = re.compile(r"^(?P<indent>\s*)(?P<key>[^:]+?)\s*:\s?(?P<value>.*)$")
+# A ``Key : value`` line of -q is split at its first colon (str.partition: linear; the pattern it
+# replaces, ``^(\s*)([^:]+?)\s*:\s?(.*)$``, backtracked cubically on a long line of blanks).
 _Q_GPU_RE = re.compile(r"^GPU\s+(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])$")
 
 
@@ -658,9 +677,9 @@ def parse_smi_q(text: str) -> SmiQuery:
         while len(stack) > 1 and stack[-1][0] >= indent:
             stack.pop()
         parent = stack[-1][1]
-        kv = _Q_KV_RE.match(raw)
-        if kv and kv.group("key").strip():
-            parent[kv.group("key").strip()] = kv.group("value").strip()
+        key, colon, value = raw.partition(":")
+        if colon and key.strip():
+            parent[key.strip()] = value.strip()
         else:
             child: dict[str, Any] = {}
             parent[s] = child

@@ -10,8 +10,11 @@ from .common import ParseError, content_lines, fail_on_line, raise_if_shell_erro
 # PING 192.168.100.11 (192.168.100.11) 8972(9000) bytes of data.
 # PING 10.0.0.2 (10.0.0.2) from 10.0.0.1 enp1s0f1np1: 8972(9000) bytes of data.
 # PING 10.0.0.2 (10.0.0.2): 56 data bytes                        (busybox, macOS)
-_HEADER_RE = re.compile(r"^PING\s+(?P<name>[^\s(]+)\s*(?:\((?P<addr>[^)]+)\))?(?:\s+from\s+[^:]*)?:?\s+"
-                        r"(?P<payload>\d+)(?:\((?P<total>\d+)\))?\s+(?:data\s+)?bytes")
+# Possessive runs of blanks and words (the pattern this replaces, with ``\s*`` and ``[^:]*`` next to ``\s+``,
+# rescanned a run of blanks once per blank): the ``from`` part is whole words, given back one at a time.
+_HEADER_RE = re.compile(r"^PING\s++(?P<name>[^\s(]++)(?:\s*+\((?P<addr>[^)]++)\))?(?:\s++from\s(?:\s*+[^:\s]++)*)?"
+                        r"(?:\s*+:)?\s++(?P<payload>\d++)(?:\((?P<total>\d++)\))?\s++(?:data\s++)?bytes")
+_ICMP_SEQ_RE = re.compile(r"(?<!\s)\s*+\bicmp_seq=\d++")  # starts where a run of blanks starts: linear
 _REPLY_RE = re.compile(r"^\d+ bytes from \S+.*\b(?:icmp_seq|seq)=\d+")
 _FROM_RE = re.compile(r"^From (?P<host>\S+?)(?: \([^)]*\))?:? (?:icmp_seq=\d+ )?(?P<msg>.+)$")
 _STATS_RE = re.compile(r"^(?P<tx>\d+) packets transmitted, (?P<rx>\d+) (?:packets )?received"
@@ -108,7 +111,7 @@ def parse_ping(text: str) -> PingResult:
         elif rtt:
             avg = float(rtt.group("avg"))
         elif err or frm:
-            msg = re.sub(r"\s*\bicmp_seq=\d+", "", s)  # one entry per distinct error
+            msg = _ICMP_SEQ_RE.sub("", s)  # one entry per distinct error
             if msg not in errors:
                 errors.append(msg)
         elif _IGNORED_RE.match(s):

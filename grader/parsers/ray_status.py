@@ -55,11 +55,11 @@ from .common import Line, ParseError, content_lines, fail_on_line, raise_if_shel
 
 COMMAND = "ray status"
 
-_HEADER_RE = re.compile(r"^=+\s*(?:Autoscaler|Cluster Scaler) status:?\s*(?P<ts>.*?)\s*=+$")
+_HEADER_RE = re.compile(r"^=+\s*(?:Autoscaler|Cluster Scaler) status:?\s*(?P<rest>.*)$")  # see _header_ts
 _SECTION_RE = re.compile(
     r"^(?P<name>Node status|Resources|Healthy|Active|Idle|Pending|Recent failures|Total Usage|Usage"
     r"|From request_resources|Total Constraints|Constraints|Pending Demands|Total Demands|Demands"
-    r"|Activity|Is Idle)\s*:?\s*$")
+    r"|Activity|Is Idle)\s*+:?\s*+$")
 _NODE_BLOCK_RE = re.compile(r"^Node:\s*(?P<id>\S+)(?:\s+\((?P<extra>[^)]*)\))?\s*$")
 _ACTIVITY_RE = re.compile(r"^(?:Resource: |Busy workers on node|\(no activity\)|.*\b(?:in use|running)\b)")
 _NONE_RE = re.compile(r"^\((?:no [\w ()_]+|none|unavailable[\w ]*)\)$", re.I)
@@ -238,6 +238,18 @@ _SECTION_KEYS = {
 }
 
 
+def _header_ts(line: str) -> str | None:
+    r"""The timestamp of a ``======== Autoscaler status: 2025-... ========`` line ("" when it shows none),
+    or None when the line is not that header. What ``status:?\s*(.*?)\s*=+$`` read, in linear time: the
+    text before the closing run of ``=`` and the blanks before it (the lazy form rescanned that run)."""
+    m = _HEADER_RE.match(line)
+    if m is None:
+        return None
+    rest = m.group("rest")
+    body = rest.rstrip("=")
+    return body.rstrip() if len(body) < len(rest) else None
+
+
 def parse_ray_status(text: str) -> RayStatus:
     """Parse ``ray status`` / ``ray status -v`` output (see the module docstring for shapes).
 
@@ -252,6 +264,24 @@ def parse_ray_status(text: str) -> RayStatus:
     """
     lines = content_lines(text)
     raise_if_shell_error(lines, COMMAND)
+    start = 0
+    while True:  # a paste of several statuses is read from the start of the last one (see _read_status)
+        read = _read_status(lines, start)
+        if isinstance(read, RayStatus):
+            return read
+        start = read
+
+
+def _read_status(all_lines: list[Line], start: int) -> RayStatus | int:
+    """Read the status in ``all_lines[start:]``; return it, or the index where a second status begins
+    (read again from there: the newest snapshot). Lines after ``start > 0`` are numbered from 1 at
+    ``start``, as in the text of that status alone. Linear in the lines read (parse_ray_status once
+    called itself on the joined rest of the text at each status: quadratic, and deep recursion)."""
+    def lines_from_start():  # each line as in the text of this status alone
+        for i in range(start, len(all_lines)):
+            x = all_lines[i]
+            yield i - start, (Line(i - start + 1, x.text, None, 0) if start else x)
+
     timestamp: str | None = None
     section: str | None = None
     nodes: dict[str, list[RayNode]] = {"active": [], "idle": [], "pending": [], "failures": []}
@@ -262,17 +292,17 @@ def parse_ray_status(text: str) -> RayStatus:
     per_node: list[dict] = []
     unread: list[str] = []
     seen_structure = saw_node_list = False
-    for line in lines:
+    for index, line in lines_from_start():
         s = line.text.strip()
         if not s or set(s) <= {"-", "="}:
             continue
-        header = _HEADER_RE.match(s)
-        if header:
+        ts = _header_ts(s)
+        if ts is not None:
             if seen_structure and timestamp is not None:
                 # a second status in one paste: keep reading into the same report would mix
                 # two snapshots; keep the last one, which is the newest
-                return parse_ray_status("\n".join(x.text for x in lines[lines.index(line):]))
-            timestamp, section, seen_structure = header.group("ts") or None, None, True
+                return start + index
+            timestamp, section, seen_structure = ts or None, None, True
             continue
         if _TIMING_RE.match(s):
             continue
@@ -334,7 +364,7 @@ def parse_ray_status(text: str) -> RayStatus:
         section = None  # a line that fits no block ends the block it interrupts
         unread.append(s)
     if not (seen_structure or resources):
-        first = next((x for x in lines if x.text.strip()), None)
+        first = next((x for _, x in lines_from_start() if x.text.strip()), None)
         if first is None:
             raise ParseError(COMMAND, "the output is empty")
         raise fail_on_line(COMMAND, first, "this does not look like `ray status` output (expected "

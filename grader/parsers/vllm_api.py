@@ -178,7 +178,9 @@ class VllmMetrics:
 
 _SAMPLE_START_RE = re.compile(r"^[A-Za-z_:][\w:]*(?:\{|\s+[-+\dNI])")
 _META_RE = re.compile(r"^#\s*(?:HELP|TYPE)\s+(?P<name>[A-Za-z_:][\w:]*)")
-_LABEL_RE = re.compile(r'(?P<k>[A-Za-z_]\w*)="(?P<v>(?:[^"\\]|\\.)*)"')
+# A label key starts at the first letter or _ of a word (the look-behind and the skipped lead keep a search
+# from starting again at each character of a long word: quadratic); the value gives nothing back.
+_LABEL_RE = re.compile(r'(?<!\w)(?:(?![A-Za-z_])\w)*+(?P<k>[A-Za-z_]\w*+)="(?P<v>(?:[^"\\]++|\\.)*+)"')
 
 
 def _canonical(name: str) -> str:

@@ -75,7 +75,7 @@ _RAY_PROCS = {"raylet", "autoscaler", "gcs_server", "monitor", "log_monitor", "d
               "runtime_env_agent", "bash", "sh"}
 _VLLM_PROCS_RE = re.compile(r"^(?:APIServer|EngineCore(?:_DP\d+)?|RayWorkerWrapper|RayWorkerProc|VllmWorker(?:-\d+)?"
                              r"|Worker(?:_\w+)?|MainProcess|VLLM::\w+)$")
-_REPEATED_RE = re.compile(r"\s*\[repeated \d+x across cluster\]\s*$")
+_REPEATED_RE = re.compile(r"(?<!\s)\s*+\[repeated \d++x across cluster\]\s*+$")  # starts where blanks start: linear
 _HEADER_RE = re.compile(
     r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+(?P<date>(?:\d{4}-)?\d\d-\d\d)\s+"
     r"(?P<time>\d\d:\d\d:\d\d)(?:[.,]\d+)?\s+\[?(?P<src>[\w./<>-]+\.py:\d+)\]\s?(?P<msg>.*)$")
@@ -369,7 +369,7 @@ _MAX_LEN_RE = re.compile(r"Using max model len (?P<n>\d+)")
 _WEIGHTS_RE = re.compile(r"(?:Model loading took|Loading model weights took) (?P<gib>\d+(?:\.\d+)?) ?Gi?B")
 _READY_RE = re.compile(r"Application startup complete")
 _URL_RE = re.compile(r"(?:Uvicorn running on|Starting vLLM (?:API )?server(?: \d+)? on) (?P<url>https?://\S+)")
-_RAY_CONNECT_RE = re.compile(r"Connecting to existing Ray cluster at address: (?P<addr>\S+?)\.*$"
+_RAY_CONNECT_RE = re.compile(r"Connecting to existing Ray cluster at address: (?P<addr>\S*[^\s.]|\.)\.*$"
                              r"|Using address (?P<addr2>\S+) set in the environment variable RAY_ADDRESS")
 _CUDAGRAPH_UTIL_RE = re.compile(r"--gpu-memory-utilization=(?P<cur>\d+(?:\.\d+)?) is equivalent to "
                                 r"--gpu-memory-utilization=(?P<eff>\d+(?:\.\d+)?)")
@@ -379,21 +379,24 @@ _KV_CONC_RE = re.compile(r"Maximum concurrency for (?P<len>[\d,]+) tokens per re
 _KV_BLOCKS_RE = re.compile(r"# (?P<dev>\w+) blocks: (?P<n>\d+)(?:, # CPU blocks: (?P<cpu>\d+))?")
 _KV_AVAIL_RE = re.compile(r"Available KV cache memory: (?P<gib>\d+(?:\.\d+)?) ?GiB")
 _KV_V0_RE = re.compile(r"the rest of the memory reserved for KV Cache is (?P<gib>-?\d+(?:\.\d+)?) ?GiB"
-                       r"|Memory profiling results:.*\bkv_cache_size=(?P<gib2>-?\d+(?:\.\d+)?) ?GiB")
+                       r"|Memory profiling results:(?:(?!Memory profiling results:).)*\bkv_cache_size=(?P<gib2>-?\d+(?:\.\d+)?) ?GiB")
 # the profiling summary of V0 and early V1 (0.6-0.9), on one line or wrapped over three
 _PROFILE_UTIL_RE = re.compile(r"total_gpu_memory \((?P<total>\d+(?:\.\d+)?) ?GiB\) x gpu_memory_utilization \((?P<util>\d+(?:\.\d+)?)\)"
-                              r"|Memory profiling results:.*\btotal_gpu_memory=(?P<total2>\d+(?:\.\d+)?) ?GiB.*"
+                              r"|Memory profiling results:(?:(?!Memory profiling results:).)*?\btotal_gpu_memory="
+                              r"(?P<total2>\d+(?:\.\d+)?) ?GiB(?:(?!Memory profiling results:|\btotal_gpu_memory=).)*"
                               r"\bgpu_memory_utilization=(?P<util2>\d+(?:\.\d+)?)")
 _PROFILE_WEIGHTS_RE = re.compile(r"\bmodel weights take (?P<gib>\d+(?:\.\d+)?) ?GiB")
 _KV_CPU_RE = re.compile(r"Explicitly set \((?P<gib>\d+(?:\.\d+)?)/(?P<total>\d+(?:\.\d+)?)\) GiB for KV cache")
-_AUTOFIT_RE = re.compile(r"Auto-fit max_model_len: reduced from (?P<from>\d+) to (?P<to>\d+).*?\((?P<gib>\d+(?:\.\d+)?) GiB "
+_AUTOFIT_RE = re.compile(r"Auto-fit max_model_len: reduced from (?P<from>\d+) to (?P<to>\d+)"
+                         r"(?:(?!Auto-fit max_model_len: ).)*?\((?P<gib>\d+(?:\.\d+)?) GiB "
                          r"available for KV cache\)")
 _STATS_RE = re.compile(r"(?:Engine (?P<engine>\d+): )?Avg prompt throughput: (?P<p>\d+(?:\.\d+)?) tokens/s, "
                        r"Avg generation throughput: (?P<g>\d+(?:\.\d+)?) tokens/s(?P<rest>.*)$")
 _RANK_INIT_RE = re.compile(r"world_size=(?P<ws>\d+) rank=(?P<rank>\d+) local_rank=\d+ "
                            r"distributed_init_method=(?P<init>\S+) backend=(?P<backend>\w+)")
 _RANK_ASSIGN_RE = re.compile(r"rank (?P<rank>\d+) in world size (?P<ws>\d+) is assigned as (?P<rest>.*)$")
-_DP_LEADER_RE = re.compile(r"DP group leader:.*?world_size=(?P<ws>\d+)(?:, local_world_size=(?P<lws>\d+))?")
+_DP_LEADER_RE = re.compile(r"DP group leader:(?:(?!DP group leader:).)*?world_size=(?P<ws>\d+)"
+                           r"(?:, local_world_size=(?P<lws>\d+))?")
 _MQ_IP_RE = re.compile(r"mq_connect_ip=(?P<ip>[\d.]+)")
 _EXCEPTION_RE = re.compile(r"^(?:[\w.]+\.)?(?P<exc>[A-Z]\w*(?:Error|Exception))(?::\s*(?P<msg>.*))?$")
 _CLIENT_RE = re.compile(r"Serving Benchmark Result|Starting main benchmark run|Namespace\(subparser='bench'"
@@ -402,6 +405,52 @@ _SERVE_CMD_RE = re.compile(r"(?:^|[\s;&|/'\"])vllm\s+serve\s+(?P<rest>.*)$")
 # in a log message, a command line only where one is shown (start of the message, after a colon
 # or a prompt character), not in prose such as "Restart vllm serve with --enable-scale-out"
 _SERVE_IN_LOG_RE = re.compile(r"(?:^|[:$#]\s*|\bexec\b.*\s)(?:\S*/)?vllm\s+serve\s+(?!with\b)\S")
+"""The definition :func:`_serve_in_log` answers for, in linear time (searched as is, it tries every ``:`` and
+``exec`` of a line against the rest of it: quadratic)."""
+_SERVE_WORDS_RE = re.compile(r"vllm\s++serve\s++(?!with\b)\S")
+_EXEC_WORD_RE = re.compile(r"\bexec\b")
+
+
+def _serve_in_log(msg: str) -> bool:
+    """Whether ``_SERVE_IN_LOG_RE.search(msg)`` would match: ``vllm serve X`` (X not ``with``), maybe behind a
+    path (``/usr/bin/``), at the start of the message, after ``:``/``$``/``#`` and blanks, or after a blank
+    that follows the word ``exec``."""
+    if "\n" in msg:  # ``.`` stops at a newline; messages are single lines, so this is never hot
+        return bool(_SERVE_IN_LOG_RE.search(msg))
+    exec_word = _EXEC_WORD_RE.search(msg)
+    exec_end = exec_word.end() if exec_word else None
+
+    def shown_at(q: int) -> bool:  # does a command context end at q (where the path, or vllm, starts)?
+        if q == 0:
+            return True
+        before = msg[q - 1]
+        if before in ":$#":
+            return True
+        if not before.isspace():
+            return False
+        if exec_end is not None and exec_end <= q - 1:
+            return True
+        j = q - 1
+        while j >= 0 and msg[j].isspace():
+            j -= 1
+        return j >= 0 and msg[j] in ":$#"
+
+    pos = 0
+    while True:
+        m = _SERVE_WORDS_RE.search(msg, pos)
+        if m is None:
+            return False
+        v = m.start()
+        if shown_at(v):
+            return True
+        if v > 0 and msg[v - 1] == "/":  # behind a path: it may start anywhere in the word ending at v
+            r = v - 1
+            while r > 0 and not msg[r - 1].isspace():
+                r -= 1
+            word = msg[r:v - 1]  # the characters before each later start of the path
+            if shown_at(r) or ":" in word or "$" in word or "#" in word:
+                return True
+        pos = v + 1
 _API_SERVER_CMD_RE = re.compile(r"-m\s+vllm\.entrypoints\.openai\.api_server\s+(?P<rest>.*)$")
 
 
@@ -432,19 +481,20 @@ _EVENT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ("cpu-no-ray", "error", re.compile(r"current platform (?P<platform>\w+) does not support ray")),
     ("ray-missing", "error", re.compile(r"Failed to import Ray|No module named '?ray'?(?![\w.])|ray: command not found")),
     ("pg-timeout", "error", re.compile(
-        r"Cannot provide a placement group (?:requiring (?P<gpus>\d+) \w+ )?.*?within (?P<seconds>\d+) seconds")),
+        r"Cannot provide a placement group (?:requiring (?P<gpus>\d+) \w+ )?"
+        r"(?:(?!Cannot provide a placement group ).)*?within (?P<seconds>\d+) seconds")),
     ("pg-wait", "warning", re.compile(
         r"Waiting for creating a placement group of specs for (?P<seconds>\d+) seconds\.(?: specs=(?P<specs>\[.*?\]))?")),
     ("pg-not-enough-gpus", "error", re.compile(
         r"The number of required (?P<device>\w+?)s exceeds the total number of available \w+?s in the placement group")),
     ("no-gpu-resource", "warning", re.compile(
-        r"No available node types can fulfill resource request (?P<request>\{.*?\})"
-        r"|The following resource request cannot be scheduled right now: (?P<request2>\{.*?\})")),
+        r"No available node types can fulfill resource request (?P<request>\{(?:(?!No available node types )[^}\n])*+\})"
+        r"|The following resource request cannot be scheduled right now: (?P<request2>\{(?:(?!The following resource request )[^}\n])*+\})")),
     ("no-gpu-on-node", "error", re.compile(r"Current node has no (?P<device>GPU|\w+) available")),
     ("no-gpu-on-driver", "error", re.compile(r"Ray does not allocate any GPUs on the driver node")),
     ("duplicate-node-ip", "error", re.compile(r"Every node should have a unique IP address")),
     ("gloo-connect", "error", re.compile(
-        r"Gloo connectFullMesh failed.*?remote=\[(?P<remote>[^\]]+)\](?::(?P<port>\d+))?"
+        r"Gloo connectFullMesh failed(?:(?!Gloo connectFullMesh failed).)*?remote=\[(?P<remote>[^\]]+)\](?::(?P<port>\d+))?"
         r"|Gloo connectFullMesh failed")),
     ("gloo-retry", "warning", re.compile(
         r"failed to connect, willRetry=\d+, retry=\d+, retryLimit=\d+, rank=(?P<rank>\d+), size=(?P<size>\d+), "
@@ -453,11 +503,12 @@ _EVENT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ("shm-open", "error", re.compile(r"open shm in SHMManager failed")),
     ("nccl-error", "error", re.compile(
         r"NCCL error\b|nccl(?:SystemError|UnhandledCudaError|InternalError|RemoteError|InvalidUsage)"
-        r"|NET/IB : Got completion .*?error|ibv_modify_qp failed")),
+        r"|NET/IB : Got completion (?:(?!NET/IB : Got completion ).)*?error|ibv_modify_qp failed")),
     ("device-type", "error", re.compile(r"Failed to infer device type")),
     ("cpu-thread-binding", "error", re.compile(r"Not enough allowed NUMA nodes to bind threads")),
     ("ray-node-timeout", "error", re.compile(
-        r"The current node timed out during startup|Failed to get node info .*Deadline Exceeded")),
+        r"The current node timed out during startup"
+        r"|Failed to get node info (?:(?!Failed to get node info ).)*Deadline Exceeded")),
     ("no-host-ip", "warning", re.compile(r"Failed to get the IP address, using 0\.0\.0\.0 by default")),
     ("vllm-metadata", "error", re.compile(r"No package metadata was found for vllm")),
     ("vllm-missing", "error", re.compile(r"vllm: command not found|No module named '?vllm'?(?![\w.])")),
@@ -524,6 +575,11 @@ def _bundle_counts(specs: str) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- python literals
+
+MAX_ARGS_CHARS = 256 * 1024
+"""The most characters of a logged ``non-default args: {...}`` / ``Namespace(...)`` read (one is a few KB;
+the reader steps through it character by character in Python). A longer one reads as cut off."""
+
 
 def parse_python_mapping(text: str, opener: str = "{") -> tuple[dict[str, Any], bool]:
     """Read a printed Python dict (``{'a': 1, ...}``) or ``Namespace(a=1, ...)`` body leniently.
@@ -791,13 +847,13 @@ class _State:
         m = _NONDEFAULT_RE.search(msg) or _NAMESPACE_RE.search(msg)
         if m and self.args is None:
             opener = "{" if "non-default" in m.re.pattern else "("
-            self.args, self.args_truncated = parse_python_mapping(m.group("d"), opener)
+            self.args, self.args_truncated = parse_python_mapping(m.group("d")[:MAX_ARGS_CHARS], opener)
             hit = True
         m = _MAX_LEN_RE.search(msg)
         if m:
             self.max_len_logged = int(m.group("n"))
             hit = True
-        if (_SERVE_IN_LOG_RE.search(msg) or _API_SERVER_CMD_RE.search(msg)) and not _CLIENT_RE.search(msg):
+        if (_serve_in_log(msg) or _API_SERVER_CMD_RE.search(msg)) and not _CLIENT_RE.search(msg):
             self.command(msg)
             hit = True
         return hit
