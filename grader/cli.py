@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from grader import __version__, strictjson
+from grader.failures import describe_failure
 
 LESSONS = ("lesson1", "lesson2", "lesson3")
 
@@ -231,21 +232,6 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 EXIT_BROKEN_PIPE = 141
 """The exit status when the reader of stdout went away (``clusterlab ... | head``): 128 + SIGPIPE, what a
 Unix tool killed by SIGPIPE reports to its shell. Nothing is printed (see :func:`main`)."""
-
-
-def describe_failure(e: BaseException) -> str:
-    """One line for an error no command expected: what was too large or too deep in the input, or the
-    error's type and message (never a traceback)."""
-    text = " ".join(str(e).split())[:300]
-    if isinstance(e, RecursionError):
-        return "the input is nested too deeply to read (thousands of levels of brackets or indentation)"
-    if isinstance(e, ValueError) and "integer string conversion" in text:
-        return "the input holds an integer of more than 4,300 digits, which no command's output prints"
-    if isinstance(e, MemoryError):
-        return "out of memory reading the input: it is far larger than any output the grader reads"
-    if isinstance(e, UnicodeError):
-        return f"text that is not valid Unicode ({text})"
-    return f"{type(e).__name__}: {text}" if text else type(e).__name__
 
 
 def _quiet_stdout() -> None:

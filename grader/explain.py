@@ -27,6 +27,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
+from .failures import describe_failure
 from .parsers import ParseError
 from .parsers.common import (Chunk, command_argv, is_comment_line, is_noise_line, load_json_lenient, opens_json,
                              split_chunks)
@@ -368,9 +369,17 @@ def explain(text: str, kind: str | None = None) -> list[Section]:
         if not items:
             return [Section(None, None, {}, (), "nothing to explain: only prompts and comments")]
         return _cross_check(items)
+    except (RecursionError, MemoryError, ValueError) as err:  # too deep or too large for any reader
+        if isinstance(err, ValueError) and "integer string conversion" not in str(err):
+            return _grader_bug(err)
+        return [Section(None, None, {}, (), f"cannot read this paste: {describe_failure(err)}")]
     except Exception as err:  # a bug must not hide the learner's output
-        return [Section(None, None, {}, (), f"explain failed unexpectedly ({type(err).__name__}: "
-                        f"{err}); this is a grader bug, please report it with the pasted text")]
+        return _grader_bug(err)
+
+
+def _grader_bug(err: BaseException) -> list[Section]:
+    return [Section(None, None, {}, (), f"explain failed unexpectedly ({type(err).__name__}: "
+                    f"{err}); this is a grader bug, please report it with the pasted text")]
 
 
 def _explain_as(text: str, kind: str) -> list[Section]:

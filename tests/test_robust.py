@@ -183,8 +183,6 @@ def test_explain_reproducers(name, code, as_json):
         strict(res.out)
 
 
-@pytest.mark.xfail(reason="grader/explain.py (another engineer's file) still words these as 'explain failed "
-                          "unexpectedly ... a grader bug'; grader.cli.describe_failure has the sentences", strict=False)
 @pytest.mark.parametrize("name, words", [("explain_deep_json_recursion.txt", "nested too deeply"),
                                          ("explain_huge_int_soft_crash.txt", "4,300 digits")])
 def test_explain_says_what_was_too_large_not_internal_error(name, words):
@@ -259,7 +257,7 @@ def test_a_closed_stdout_ends_quietly(tmp_path):
 
 
 def test_describe_failure_words():
-    from grader.cli import describe_failure
+    from grader.failures import describe_failure
 
     assert "nested too deeply" in describe_failure(RecursionError("maximum recursion depth exceeded"))
     try:
