@@ -10,7 +10,6 @@ import argparse
 import json
 import os
 import sys
-from pathlib import Path
 
 from grader import __version__, strictjson
 from grader.failures import describe_failure

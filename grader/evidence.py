@@ -34,7 +34,6 @@ import hashlib
 import json
 import os
 import platform
-import re
 import socket
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
