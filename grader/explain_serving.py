@@ -24,7 +24,8 @@ from .parsers.common import ParseError
 from .parsers.ray_status import RayStatus, parse_ray_status
 from .parsers.vllm_api import VllmMetrics, is_models_json, parse_metrics, parse_models
 from .parsers.nccl_log import parse_nccl_log, transport_verdict
-from .parsers.vllm_log import VllmLog, diagnose, parse_vllm_log
+from .diagnoses import diagnose
+from .parsers.vllm_log import VllmLog, parse_vllm_log
 
 GIB = 2 ** 30
 

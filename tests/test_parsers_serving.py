@@ -13,8 +13,9 @@ import pytest
 from grader.parsers.common import ParseError
 from grader.parsers.ray_status import parse_ray_status
 from grader.parsers.vllm_api import is_models_json, parse_metrics, parse_models
-from grader.parsers.vllm_log import (EVENT_KINDS, diagnose, parse_python_mapping, parse_serve_command,
-                                     parse_vllm_log, split_prefixes)
+from grader.diagnoses import diagnose
+from grader.parsers.vllm_log import (EVENT_KINDS, parse_python_mapping, parse_serve_command, parse_vllm_log,
+                                     split_prefixes)
 from tests.conftest import real_fixture
 
 GIB = 2 ** 30

@@ -44,7 +44,8 @@ from grader.evidence import Evidence, RawOutput
 from grader.parsers import ParseError
 from grader.parsers.ray_status import parse_ray_status
 from grader.parsers.vllm_api import parse_models
-from grader.parsers.vllm_log import VllmLog, diagnose, parse_vllm_log
+from grader.diagnoses import diagnose
+from grader.parsers.vllm_log import VllmLog, parse_vllm_log
 from grader.ranges import expected_range
 from grader.spark_names import is_qsfp_twin
 

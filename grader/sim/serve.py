@@ -94,7 +94,8 @@ def _move_model(node: str, elsewhere: str) -> None:
 
 def _diagnosis(path: Path) -> str | None:
     """What lesson 2b's launch check would say about a failed vLLM log: its first failing diagnosis."""
-    from grader.parsers.vllm_log import diagnose, parse_vllm_log
+    from grader.diagnoses import diagnose
+    from grader.parsers.vllm_log import parse_vllm_log
     try:
         found = [d for d in diagnose(parse_vllm_log(path.read_text(errors="replace"))) if d.severity == "fail"]
     except (OSError, ValueError):
