@@ -1,0 +1,196 @@
+"""``nvidia-smi topo -m`` (the link matrix and its NIC legend) and ``nvidia-smi topo -p2p`` (the
+peer-to-peer status matrix). Re-exported by :mod:`grader.parsers.nvidia_smi`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .common import Line, ParseError, command_argv, content_lines, fail_on_line, raise_if_shell_error
+from .nvidia_smi_query import _raise_smi_errors
+
+LINK_CODES = ("X", "NV#", "PIX", "PXB", "PHB", "NODE", "SYS", "SOC")
+MAX_MATRIX_DEVICES = 256
+"""The most devices a ``topo -m``/``topo -p2p`` header may name (a machine has a few dozen GPUs and NICs at
+most); more is not nvidia-smi output, and every pair of them would be judged (quadratic)."""
+_TOPO_CODE_RE = re.compile(r"^(?:X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)$")
+_TOPO_DEV_RE = re.compile(r"^(?:GPU\d+|NIC\d+|mlx5_\d+)$")
+_TOPO_HEADER_RE = re.compile(r"GPU\d+|NIC\d+|mlx5_\d+|CPU Affinity|NUMA Affinity|GPU NUMA ID")
+_NIC_LEGEND_RE = re.compile(r"^\s*(?P<nic>NIC\d+)\s*:\s*(?P<dev>\S+)\s*$")
+_LEGEND_RE = re.compile(r"^\s*(?:X|SYS|NODE|PHB|PXB|PIX|NV#|SOC|OK|CNS|GNS|TNS|NS|U)\s+=\s")
+
+# Best to worst for GPU-to-GPU traffic; words for findings.
+LINK_MEANING = {
+    "NV": "NVLink (a bonded set of NVLinks): P2P over NVLink, bypassing PCIe",
+    "PIX": "at most one PCIe bridge between them (a PCIe switch): P2P can stay off the CPU",
+    "PXB": "several PCIe bridges, not through the CPU's host bridge: P2P can stay off the CPU",
+    "PHB": "through the CPU's PCIe host bridge: traffic crosses the CPU root complex",
+    "NODE": "between PCIe host bridges of one NUMA node: traffic crosses the CPU",
+    "SYS": "across the CPU-to-CPU interconnect (QPI/UPI/Infinity Fabric) between NUMA nodes: the slowest path",
+    "SOC": "across the CPU socket interconnect (older drivers' name for SYS)",
+}
+
+
+def link_family(code: str) -> str:
+    """``NV18`` -> ``NV``; other codes unchanged."""
+    return "NV" if re.fullmatch(r"NV\d+", code or "") else code
+
+
+@dataclass(frozen=True)
+class TopoMatrix:
+    """``nvidia-smi topo -m``: device names in column order, the link code between each pair,
+    each GPU's CPU and NUMA affinity, and the NIC legend (NIC0 -> mlx5_0).
+
+    ``links[(a, b)]`` is the code printed in row a, column b (``X``, ``NV18``, ``PIX``, ``PXB``,
+    ``PHB``, ``NODE``, ``SYS``). ``truncated`` when a device's row is missing.
+    """
+
+    devices: tuple[str, ...]
+    links: dict[tuple[str, str], str]
+    cpu_affinity: dict[str, str | None]
+    numa_affinity: dict[str, str | None]
+    nic_legend: dict[str, str]
+    truncated: bool = False
+    notes: tuple[str, ...] = ()
+
+    @property
+    def gpus(self) -> tuple[str, ...]:
+        return tuple(d for d in self.devices if d.startswith("GPU"))
+
+    def link(self, a: str, b: str) -> str | None:
+        """The code between devices a and b (row a, else row b), or None if not shown."""
+        return self.links.get((a, b)) or self.links.get((b, a))
+
+    def gpu_pairs(self) -> list[tuple[str, str, str | None]]:
+        """[(GPUi, GPUj, code)] for every pair of GPUs, i < j."""
+        g = self.gpus
+        return [(a, b, self.link(a, b)) for i, a in enumerate(g) for b in g[i + 1:]]
+
+
+def parse_topo_matrix(text: str) -> TopoMatrix:
+    """Parse ``nvidia-smi topo -m`` (tabs or spaces, ANSI underline, legend, NIC legend).
+
+    Raises ParseError for nvidia-smi's errors, a matrix with no header, or a row whose cells are
+    not link codes.
+    """
+    lines = content_lines(text)
+    raise_if_shell_error(lines, "nvidia-smi topo")
+    _raise_smi_errors(lines)
+    devices: list[str] | None = None
+    extra_cols: list[str] = []
+    links: dict[tuple[str, str], str] = {}
+    cpu: dict[str, str | None] = {}
+    numa: dict[str, str | None] = {}
+    nics: dict[str, str] = {}
+    seen_rows: list[str] = []
+    in_legend = False
+    for line in lines:
+        s = line.text.strip()
+        if s.startswith("Legend:") or s.startswith("NIC Legend:"):
+            in_legend = True
+            continue
+        m = _NIC_LEGEND_RE.match(line.text)
+        if m:
+            nics[m.group("nic")] = m.group("dev")
+            continue
+        if in_legend or _LEGEND_RE.match(line.text):
+            continue
+        tokens = s.split()
+        if devices is None:
+            found = _TOPO_HEADER_RE.findall(s)
+            if found and _TOPO_DEV_RE.match(found[0]) and not any(_TOPO_CODE_RE.match(t) for t in tokens):
+                devices = [f for f in found if _TOPO_DEV_RE.match(f)]
+                extra_cols = [f for f in found if not _TOPO_DEV_RE.match(f)]
+                _check_matrix_size("nvidia-smi topo", line, len(devices))
+                continue
+            raise fail_on_line("nvidia-smi topo", line, "expected the matrix header (GPU0 GPU1 ... CPU Affinity)")
+        if not tokens or not _TOPO_DEV_RE.match(tokens[0]):
+            raise fail_on_line("nvidia-smi topo", line, "expected a matrix row starting with GPU<n> or NIC<n>")
+        row = tokens[0]
+        cells = tokens[1:1 + len(devices)]
+        if not all(_TOPO_CODE_RE.match(c) for c in cells):
+            bad = next(c for c in cells if not _TOPO_CODE_RE.match(c))
+            raise fail_on_line("nvidia-smi topo", line, f"{bad!r} is not a link code ({', '.join(LINK_CODES)})")
+        for col, code in zip(devices, cells):
+            links[(row, col)] = code
+        rest = [t for t in tokens[1 + len(devices):]]
+        if row.startswith("GPU"):
+            cpu[row] = _na(rest[0]) if len(rest) > 0 and "CPU Affinity" in extra_cols else None
+            numa[row] = _na(rest[1]) if len(rest) > 1 and "NUMA Affinity" in extra_cols else None
+        seen_rows.append(row)
+    if devices is None:
+        raise ParseError("nvidia-smi topo", "no topology matrix found (expected a header line `GPU0 GPU1 ...`)")
+    rows_seen = set(seen_rows)
+    missing = [d for d in devices if d not in rows_seen]
+    notes = [f"row {d} is missing: the paste is cut off" for d in missing]
+    short = [r for r in seen_rows if sum(1 for d in devices if (r, d) in links) < len(devices)]
+    notes += [f"row {r} has fewer cells than the header" for r in short]
+    return TopoMatrix(tuple(devices), links, cpu, numa, nics, bool(missing or short), tuple(notes))
+
+
+def _check_matrix_size(command: str, line: Line, n: int) -> None:
+    """Raise ParseError when a matrix header names more than ``MAX_MATRIX_DEVICES`` devices."""
+    if n > MAX_MATRIX_DEVICES:
+        raise fail_on_line(command, line, f"a header naming {n} devices is not nvidia-smi output (a machine has "
+                                          f"a few dozen GPUs and NICs at most; {MAX_MATRIX_DEVICES} are read)")
+
+
+def _na(value: str) -> str | None:
+    return None if value.upper() == "N/A" else value
+
+
+# --------------------------------------------------------------------------- topo -p2p
+
+P2P_STATUS = {"OK": "supported", "CNS": "chipset not supported", "GNS": "GPU not supported",
+              "TNS": "topology not supported", "NS": "not supported", "U": "unknown", "X": "self"}
+
+
+@dataclass(frozen=True)
+class TopoP2P:
+    """``nvidia-smi topo -p2p r|w|n|a|p``: the P2P capability between each pair of GPUs.
+
+    ``mode`` is the letter from the command (``r`` read, ``w`` write, ``n`` NVLink, ``a`` atomics,
+    ``p`` prop) when the prompt shows it; ``status[(a, b)]`` the code (OK, CNS, GNS, TNS, NS, U, X).
+    """
+
+    gpus: tuple[str, ...]
+    status: dict[tuple[str, str], str]
+    mode: str | None = None
+
+    def pairs(self) -> list[tuple[str, str, str | None]]:
+        g = self.gpus
+        return [(a, b, self.status.get((a, b)) or self.status.get((b, a))) for i, a in enumerate(g) for b in g[i + 1:]]
+
+
+def parse_topo_p2p(text: str) -> TopoP2P:
+    """Parse ``nvidia-smi topo -p2p r`` (or w/n/a/p). Raises ParseError when there is no matrix."""
+    lines = content_lines(text)
+    raise_if_shell_error(lines, "nvidia-smi topo")
+    _raise_smi_errors(lines)
+    gpus: list[str] | None = None
+    status: dict[tuple[str, str], str] = {}
+    mode = None
+    for line in lines:
+        argv = command_argv(line.command)
+        if "-p2p" in argv and argv.index("-p2p") + 1 < len(argv):
+            mode = argv[argv.index("-p2p") + 1]
+        s = line.text.strip()
+        if s.startswith("Legend:") or _LEGEND_RE.match(line.text):
+            continue
+        tokens = s.split()
+        if gpus is None:
+            if tokens and all(re.fullmatch(r"GPU\d+", t) for t in tokens):
+                _check_matrix_size("nvidia-smi topo", line, len(tokens))
+                gpus = tokens
+                continue
+            raise fail_on_line("nvidia-smi topo", line, "expected the header `GPU0 GPU1 ...`")
+        if not tokens or not re.fullmatch(r"GPU\d+", tokens[0]):
+            raise fail_on_line("nvidia-smi topo", line, "expected a row starting with GPU<n>")
+        for col, code in zip(gpus, tokens[1:]):
+            if code not in P2P_STATUS:
+                raise fail_on_line("nvidia-smi topo", line, f"{code!r} is not a P2P status ({', '.join(P2P_STATUS)})")
+            status[(tokens[0], col)] = code
+    if gpus is None:
+        raise ParseError("nvidia-smi topo", "no P2P matrix found (expected a header `GPU0 GPU1 ...`)")
+    return TopoP2P(tuple(gpus), status, mode)
