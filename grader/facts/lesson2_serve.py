@@ -36,6 +36,7 @@ import contextlib
 import ipaddress
 import json
 import re
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
@@ -205,26 +206,72 @@ def _range(profile: str, name: str) -> dict[str, Any] | None:
     return expected_range(profile, name)
 
 
+KEYS = ("ray", "head", "host_ip", "parallel", "kv", "model", "launch")
+"""The fact families of lesson 2b's checks: each has ``<key>_problems`` and ``<key>_unmeasured``."""
+
+
+@dataclass
+class _Serving:
+    """What the per-check functions below share: the evidence, the node facts, the [serve] table, and
+    what an earlier step read (Ray's status and daemons, the model's hashes, the vLLM log and its
+    failing diagnoses). ``out`` is the facts being built."""
+
+    ev: Evidence
+    nodes: dict[str, dict]
+    serve: dict
+    mode: str
+    head: str
+    out: dict[str, Any]
+    st: Any = None
+    daemons: dict[str, dict] = field(default_factory=dict)
+    not_joined: list[str] = field(default_factory=list)
+    hashes: dict[str, dict[str, str]] = field(default_factory=dict)
+    log: VllmLog | None = None
+    log_raw: RawOutput | None = None
+    quiet: float | None = None
+    diags: list = field(default_factory=list)
+    fails: list = field(default_factory=list)
+    fails_owner: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def profile(self) -> str:
+        return self.ev.profile
+
+
 def serve_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
-    """Lesson 2b facts. See the module docstring."""
+    """Lesson 2b facts. See the module docstring. One step per check, in this order (later steps read
+    what earlier ones found): Ray (L2.ray_nodes), its head and VLLM_HOST_IP (L2.head_on_qsfp,
+    L2.vllm_host_ip), the model files (L2.model_same), the vLLM log's failures (each to the check
+    that owns it), the parallel sizes (L2.parallel_sizes), the KV capacity (L2.kv_capacity), and
+    whether the server answers (L2.launch)."""
     serve = ev.inventory.get("serve")
-    profile = ev.profile
     out: dict[str, Any] = {"env_unmeasured": []}
-    keys = ("ray", "head", "host_ip", "parallel", "kv", "model", "launch")
-    for k in keys:
+    for k in KEYS:
         out[f"{k}_problems"], out[f"{k}_unmeasured"] = [], []
     for f in nodes.values():
         f.setdefault("env_unmeasured", [])
     if not serve:
-        for k in keys:
+        for k in KEYS:
             out[f"{k}_unmeasured"].append("no [serve] table in the inventory: add one (url, model, mode, head, "
                                           "log_dir) once `vllm serve` runs, then check again")
         return out
     mode = serve.get("mode") or "ray"
-    head = serve.get("head") or next(iter(nodes))
     out["serve_mode"] = mode
+    s = _Serving(ev, nodes, serve, mode, serve.get("head") or next(iter(nodes)), out)
+    _ray_facts(s)
+    _head_and_host_ip_facts(s)
+    _model_facts(s)
+    _launch_log_facts(s)
+    _parallel_facts(s)
+    _kv_facts(s)
+    _served_facts(s)
+    return out
 
-    # --- Ray
+
+def _ray_facts(s: _Serving) -> None:
+    """L2.ray_nodes: `ray status` on the head, the nodes and accelerators it counts, nodes that never
+    joined (and what lesson 2a cannot read on them), and each node's Ray daemon."""
+    ev, nodes, mode, head, out = s.ev, s.nodes, s.mode, s.head, s.out
     st = None
     raw = ev.outputs(head, "ray_status")
     if mode != "ray":
@@ -242,15 +289,15 @@ def serve_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
     res = st.resources if st else {}
     out["ray_node_count"] = st.node_count if st else None
     out["ray_resources"] = {k: v[1] for k, v in res.items() if k in ("CPU", "GPU")}
-    want_nodes = _range(profile, "ray_node_count")
+    want_nodes = _range(s.profile, "ray_node_count")
     daemons = {name: parse_ray_node(_text(ev.outputs(name, "ray_node"))) for name in nodes}
     # nodes that never joined: Ray has too few nodes and no Ray daemon runs on them
     not_joined = [name for name, f in nodes.items() if mode == "ray" and st is not None and want_nodes
                   and st.node_count < want_nodes["min"] and f.get("reachable") and not daemons[name]["node_ip"]
                   and not daemons[name]["gcs"]]
     if st is not None:
-        acc = ACCELERATOR.get(profile, "GPU")
-        want_acc = _range(profile, "ray_accelerators")
+        acc = ACCELERATOR.get(s.profile, "GPU")
+        want_acc = _range(s.profile, "ray_accelerators")
         have = res.get(acc, (0.0, 0.0))[1]
         if want_nodes and not (want_nodes["min"] <= st.node_count <= want_nodes["max"]):
             out["ray_problems"].append(
@@ -258,7 +305,7 @@ def serve_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
                 f"with `ray start --address=<head QSFP address>:6379 --node-ip-address=<its QSFP address>`"
                 + (f"; pending: {', '.join(st.pending_demands)}" if st.pending_demands else ""))
             for name in not_joined:
-                out["ray_problems"].append(_not_joined(name, nodes[name], ev, serve.get("ray_address")))
+                out["ray_problems"].append(_not_joined(name, nodes[name], ev, s.serve.get("ray_address")))
         if want_acc and not (want_acc["min"] <= have <= want_acc["max"]):
             out["ray_problems"].append(f"Ray offers {have:g} {acc} in all, expected {want_acc['min']:g}: each node's "
                                        f"`ray start` must offer its {acc} (`--num-gpus=1` where Ray cannot see it)")
@@ -278,7 +325,15 @@ def serve_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
     ray_head = heads[0] if heads else None
     out["ray_head"] = ray_head
     out["ray_head_ip"] = (daemons[ray_head]["gcs_ip"] or daemons[ray_head]["node_ip"]) if ray_head else None
-    if mode == "ray" and st is not None:
+    s.st, s.daemons, s.not_joined = st, daemons, not_joined
+
+
+def _head_and_host_ip_facts(s: _Serving) -> None:
+    """L2.head_on_qsfp (the GCS bound to a QSFP twin) and L2.vllm_host_ip (VLLM_HOST_IP is each
+    node's Ray address, or in ``--nnodes`` mode one of its QSFP addresses)."""
+    nodes, mode, out, daemons = s.nodes, s.mode, s.out, s.daemons
+    ray_head = out["ray_head"]
+    if mode == "ray" and s.st is not None:
         if ray_head is None:
             out["head_problems"].append("no node runs Ray's GCS (`ray start --head`) that the grader could read")
         else:
@@ -295,7 +350,7 @@ def serve_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
                 continue
             mine = daemons[name]["node_ip"]
             host_ip = (f.get("env") or {}).get("VLLM_HOST_IP")
-            if name in not_joined:
+            if name in s.not_joined:
                 out["host_ip_unmeasured"].append(f"{name}: it never joined Ray (see L2.ray_nodes)")
             elif not f.get("env_processes"):
                 out["host_ip_unmeasured"].append(f"{name}: no serving process could be read (see L2.ifname_vars)")
@@ -320,10 +375,13 @@ def serve_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
             elif host_ip and _on_qsfp(host_ip, f) is None:
                 out["host_ip_problems"].append(f"{name}: VLLM_HOST_IP={host_ip} is not one of its QSFP addresses")
 
-    # --- the same model on both nodes
+
+def _model_facts(s: _Serving) -> None:
+    """L2.model_same: the served model's files, by sha256, at the same path on every node."""
+    out, model = s.out, s.serve.get("model")
     hashes = {}
-    for name, f in nodes.items():
-        r = ev.outputs(name, "model_files")
+    for name, f in s.nodes.items():
+        r = s.ev.outputs(name, "model_files")
         if r is None:
             out["model_unmeasured"].append(f"{name}: the model files were not read ([serve] model is not a path?)")
             continue
@@ -331,7 +389,7 @@ def serve_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
         hashes[name] = h
         if r.exit_status != 0 or "config.json" not in h:
             last = (r.stderr.strip().splitlines() or r.stdout.strip().splitlines() or ["no output"])[-1]
-            out["model_problems"].append(f"{name}: the model files are not at {serve.get('model')} ({last[:200]}): "
+            out["model_problems"].append(f"{name}: the model files are not at {model} ({last[:200]}): "
                                          "the model must sit at the same path on every node, with the same files")
     out["model_hashes"] = hashes
     if len(hashes) >= 2 and not out["model_problems"]:
@@ -339,11 +397,17 @@ def serve_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
         for file in sorted(set(ha) | set(hb)):
             if ha.get(file) != hb.get(file):
                 out["model_problems"].append(
-                    f"{file} differs at {serve.get('model')}: {a} {(ha.get(file) or 'missing')[:12]}, {b} "
+                    f"{file} differs at {model}: {a} {(ha.get(file) or 'missing')[:12]}, {b} "
                     f"{(hb.get(file) or 'missing')[:12]}: copy the same model to the same path on both nodes "
                     "(rsync -a from the head)")
+    s.hashes = hashes
 
-    # --- the vLLM log
+
+def _launch_log_facts(s: _Serving) -> None:
+    """The head's vLLM log: read it (or say why it cannot be judged), and give each failing diagnosis
+    to the check that owns it (OWNED_BY; a generic failure with the model files differing to
+    L2.model_same; a Gloo failure with the variables right to L2.launch)."""
+    ev, nodes, head, out, not_joined = s.ev, s.nodes, s.head, s.out, s.not_joined
     log: VllmLog | None = None
     raw = ev.outputs(head, "log:vllm")
     if _text(raw) and raw.exit_status == 0:
@@ -363,7 +427,7 @@ def serve_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
             out[f"{k}_unmeasured"].append(f"no vLLM log to read ({why}); see L2.launch")
         out["launch_problems"].append(f"the vLLM log could not be read: {why}. Name it in [logs] vllm (or [serve] "
                                       "log_dir) and redirect `vllm serve` into it (`... 2>&1 | tee ~/vllm.log`)")
-    if log is None and hashes and not out["model_problems"]:
+    if log is None and s.hashes and not out["model_problems"]:
         # equal files that no server loaded are the inventory's claim, not a served model: nothing to judge yet
         out["model_unmeasured"].append("no vLLM log shows a server started with this model (see L2.launch): the "
                                        "files on both nodes are judged once `vllm serve` has loaded them")
@@ -394,33 +458,40 @@ def serve_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
     if owned and "launch" not in fails_owner.values():
         out["launch_unmeasured"].append("the launch failed: see " + ", ".join(
             CHECK_OF[o] for o in sorted(owned)))
+    s.log, s.log_raw, s.quiet, s.diags, s.fails, s.fails_owner = log, raw, quiet, diags, fails, fails_owner
 
-    # --- parallel sizes
+
+def _parallel_facts(s: _Serving) -> None:
+    """L2.parallel_sizes: TP x PP from the log, against the accelerators the cluster has."""
+    log, out, mode = s.log, s.out, s.mode
     par = log.parallel if log is not None else None
     out["tp"] = par.tensor_parallel_size if par else None
     out["pp"] = par.pipeline_parallel_size if par else None
     out["backend"] = par.distributed_executor_backend if par else None
-    if log is not None and not out["parallel_problems"]:
-        if not par.sources:
-            out["parallel_unmeasured"].append("the log does not show the parallel sizes (non-default args or the "
-                                              "engine config line): paste it from the start of `vllm serve`")
-        else:
-            nnodes = par.nnodes
-            n_nodes = len(nodes) if mode != "single" else 1
-            ws = calc.check_world_size(par.tensor_parallel_size or 1, par.pipeline_parallel_size or 1,
-                                       nodes=n_nodes, gpus_per_node=1, backend=par.distributed_executor_backend,
-                                       nnodes=nnodes)
-            if ws.message:
-                out["parallel_problems"].append(ws.message)
-            elif mode != "single" and ws.world_size != n_nodes:
-                out["parallel_problems"].append(
-                    f"TP x PP = {ws.tp} x {ws.pp} = {ws.world_size}, but the cluster has {n_nodes} accelerators (one "
-                    f"per node): use all of them, e.g. --tensor-parallel-size {n_nodes} or --pipeline-parallel-size "
-                    f"{n_nodes}")
+    if log is None or out["parallel_problems"]:
+        return
+    if not par.sources:
+        out["parallel_unmeasured"].append("the log does not show the parallel sizes (non-default args or the "
+                                          "engine config line): paste it from the start of `vllm serve`")
+        return
+    n_nodes = len(s.nodes) if mode != "single" else 1
+    ws = calc.check_world_size(par.tensor_parallel_size or 1, par.pipeline_parallel_size or 1,
+                               nodes=n_nodes, gpus_per_node=1, backend=par.distributed_executor_backend,
+                               nnodes=par.nnodes)
+    if ws.message:
+        out["parallel_problems"].append(ws.message)
+    elif mode != "single" and ws.world_size != n_nodes:
+        out["parallel_problems"].append(
+            f"TP x PP = {ws.tp} x {ws.pp} = {ws.world_size}, but the cluster has {n_nodes} accelerators (one "
+            f"per node): use all of them, e.g. --tensor-parallel-size {n_nodes} or --pipeline-parallel-size "
+            f"{n_nodes}")
 
-    # --- KV capacity
+
+def _kv_facts(s: _Serving) -> None:
+    """L2.kv_capacity: the KV tokens the log reports against the arithmetic from config.json."""
+    log, out = s.log, s.out
     cfg = None
-    raw_cfg = ev.outputs(head, "model_config")
+    raw_cfg = s.ev.outputs(s.head, "model_config")
     if _text(raw_cfg) and raw_cfg.exit_status == 0:
         try:
             cfg = json.loads(raw_cfg.stdout)
@@ -428,42 +499,48 @@ def serve_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
             cfg = None
     out["kv_tokens_logged"] = log.kv_tokens if log is not None else None
     out["kv_tokens_predicted"] = out["kv_ratio"] = None
-    if log is not None and not out["kv_problems"]:
-        budget = _kv_budget_gib(log)
-        if log.kv_tokens is None:
-            if not fails:
-                out["kv_unmeasured"].append("the log has no `KV cache size: N tokens` line yet (the server was still "
-                                            "starting, or the paste is cut)")
-            else:
-                owner = CHECK_OF.get(next(iter(fails_owner.values()), "launch"), "L2.launch")
-                out["kv_unmeasured"].append(f"the launch failed before the KV cache was sized: see {owner}")
-        elif cfg is None:
-            out["kv_unmeasured"].append(f"config.json of the served model could not be read ({_why(raw_cfg, 'config.json')})")
-        elif budget is None:
-            out["kv_unmeasured"].append("the log does not say how much memory the KV cache got (`Available KV cache "
-                                        "memory`, `Explicitly set ... GiB for KV cache` or --kv-cache-memory-bytes)")
+    if log is None:
+        if not out["kv_unmeasured"]:
+            out["kv_unmeasured"].append("no vLLM log to read: see L2.launch")
+        return
+    if out["kv_problems"]:
+        return
+    budget = _kv_budget_gib(log)
+    if log.kv_tokens is None:
+        if not s.fails:
+            out["kv_unmeasured"].append("the log has no `KV cache size: N tokens` line yet (the server was still "
+                                        "starting, or the paste is cut)")
         else:
-            try:
-                pred = calc.predict_kv_capacity(cfg, budget, tp=out["tp"] or 1, pp=out["pp"] or 1,
-                                                max_model_len=log.max_model_len)
-            except ValueError as e:
-                out["kv_unmeasured"].append(f"the KV arithmetic could not be done from config.json: {e}")
-            else:
-                out["kv_tokens_predicted"] = pred.tokens
-                ratio = log.kv_tokens / pred.tokens if pred.tokens else None
-                out["kv_ratio"] = round(ratio, 4) if ratio is not None else None
-                tol = _range(profile, "kv_capacity_ratio")
-                if ratio is not None and tol and not (tol["min"] <= ratio <= tol["max"]):
-                    out["kv_problems"].append(
-                        f"the log says {log.kv_tokens:,} KV tokens, the arithmetic from config.json says "
-                        f"{pred.tokens:,} ({pred.bytes_per_token:g} B per token per rank, {budget:.4g} GiB per rank, "
-                        f"TP={out['tp'] or 1}, PP={out['pp'] or 1}): ratio {ratio:.3f}, expected "
-                        f"{tol['min']}-{tol['max']}. Check the layers, KV heads, head dim and dtype you used")
-    elif log is None and not out["kv_unmeasured"]:
-        out["kv_unmeasured"].append("no vLLM log to read: see L2.launch")
+            owner = CHECK_OF.get(next(iter(s.fails_owner.values()), "launch"), "L2.launch")
+            out["kv_unmeasured"].append(f"the launch failed before the KV cache was sized: see {owner}")
+    elif cfg is None:
+        out["kv_unmeasured"].append(f"config.json of the served model could not be read ({_why(raw_cfg, 'config.json')})")
+    elif budget is None:
+        out["kv_unmeasured"].append("the log does not say how much memory the KV cache got (`Available KV cache "
+                                    "memory`, `Explicitly set ... GiB for KV cache` or --kv-cache-memory-bytes)")
+    else:
+        try:
+            pred = calc.predict_kv_capacity(cfg, budget, tp=out["tp"] or 1, pp=out["pp"] or 1,
+                                            max_model_len=log.max_model_len)
+        except ValueError as e:
+            out["kv_unmeasured"].append(f"the KV arithmetic could not be done from config.json: {e}")
+            return
+        out["kv_tokens_predicted"] = pred.tokens
+        ratio = log.kv_tokens / pred.tokens if pred.tokens else None
+        out["kv_ratio"] = round(ratio, 4) if ratio is not None else None
+        tol = _range(s.profile, "kv_capacity_ratio")
+        if ratio is not None and tol and not (tol["min"] <= ratio <= tol["max"]):
+            out["kv_problems"].append(
+                f"the log says {log.kv_tokens:,} KV tokens, the arithmetic from config.json says "
+                f"{pred.tokens:,} ({pred.bytes_per_token:g} B per token per rank, {budget:.4g} GiB per rank, "
+                f"TP={out['tp'] or 1}, PP={out['pp'] or 1}): ratio {ratio:.3f}, expected "
+                f"{tol['min']}-{tol['max']}. Check the layers, KV heads, head dim and dtype you used")
 
-    # --- the launch: up and serving the model
-    raw = ev.outputs(head, "v1_models")
+
+def _served_facts(s: _Serving) -> None:
+    """L2.launch: the server is up (``/v1/models`` answers) and serves the model the [serve] table names."""
+    out, log = s.out, s.log
+    raw = s.ev.outputs(s.head, "v1_models")
     served = []
     if _text(raw) and raw.exit_status == 0:
         try:
@@ -471,24 +548,24 @@ def serve_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
         except ParseError:
             served = []
     out["served_models"] = served
-    if not fails and log is not None:
-        if not served:
-            msg = (f"{serve.get('url')}/v1/models did not answer ({_why(raw, '/v1/models')})"
-                   + ("" if log.ready else "; the log shows no `Application startup complete`"))
-            if quiet is not None:
-                msg += f"; the log has shown nothing new for {quiet:.0f} s"
-            hang = [d for d in diags if d.kind in ("pg-wait", "no-gpu-resource", "no-host-ip", "not-ready")]
-            if hang:
-                msg += f": {hang[0].message} Fix: {hang[0].fix}"
-            if not_joined:  # the placement group waits for the node Ray lacks
-                out["launch_unmeasured"].append(msg + " (Ray lacks " + ", ".join(not_joined) + ": see L2.ray_nodes)")
-            else:
-                out["launch_problems"].append(msg)
+    if s.fails or log is None:
+        return
+    if not served:
+        msg = (f"{s.serve.get('url')}/v1/models did not answer ({_why(raw, '/v1/models')})"
+               + ("" if log.ready else "; the log shows no `Application startup complete`"))
+        if s.quiet is not None:
+            msg += f"; the log has shown nothing new for {s.quiet:.0f} s"
+        hang = [d for d in s.diags if d.kind in ("pg-wait", "no-gpu-resource", "no-host-ip", "not-ready")]
+        if hang:
+            msg += f": {hang[0].message} Fix: {hang[0].fix}"
+        if s.not_joined:  # the placement group waits for the node Ray lacks
+            out["launch_unmeasured"].append(msg + " (Ray lacks " + ", ".join(s.not_joined) + ": see L2.ray_nodes)")
         else:
-            want = serve.get("served_model_name") or serve.get("model")
-            if want and want not in served:
-                out["launch_problems"].append(f"/v1/models serves {', '.join(served)}, not {want}")
-    return out
+            out["launch_problems"].append(msg)
+    else:
+        want = s.serve.get("served_model_name") or s.serve.get("model")
+        if want and want not in served:
+            out["launch_problems"].append(f"/v1/models serves {', '.join(served)}, not {want}")
 
 
 def _kv_budget_gib(log: VllmLog) -> float | None:
