@@ -27,6 +27,7 @@ with ``clusterlab explain`` (grader/explain_lesson3.py): one place says what an 
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from grader.calc import power as pw
@@ -189,6 +190,19 @@ def p2p_sentences(a: str, b: str, code: str | None, p2p_read: str | None) -> lis
     return out
 
 
+def _declared(desktop: dict[str, Any] | None, key: str) -> float | None:
+    """A figure the learner declared in the inventory's [desktop] table (watts, volts, amps): a finite
+    number above 0, else None (not declared: an evidence file's inventory may hold anything)."""
+    value = desktop.get(key) if desktop else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        value = float(value)
+    except OverflowError:
+        return None
+    return value if math.isfinite(value) and value > 0 else None
+
+
 def power_sentences(gpus: list[dict[str, Any]], desktop: dict[str, Any] | None) -> dict[str, Any]:
     """The PSU and circuit arithmetic for the cards seen and the budget the learner declared.
 
@@ -217,19 +231,21 @@ def power_sentences(gpus: list[dict[str, Any]], desktop: dict[str, Any] | None) 
         if g["tgp_w"] is not None and g["enforced_limit_w"] is not None and g["enforced_limit_w"] > g["tgp_w"] * 1.05:
             warnings.append(f"{_card(g)}: power limit {g['enforced_limit_w']:g} W is above the card's "
                             f"{g['tgp_w']:g} W TGP (trust {g['tgp_trust']}): the budget counts the limit.")
-    if desktop is None:
+    desktop = desktop if isinstance(desktop, dict) else None
+    psu = _declared(desktop, "psu_watts")
+    if psu is None:
         why = ("no power budget declared: add a [desktop] table with psu_watts (and circuit_volts, "
-               "circuit_amps, cpu_watts, other_watts) to the inventory")
+               "circuit_amps, cpu_watts, other_watts) to the inventory" if desktop is None else
+               "the inventory's [desktop] table has no psu_watts (a number of watts, the PSU's rating): add it")
         figures["gpu_enforced_w"] = sum(enforced)
         return result([why], [why])
-    cpu = desktop.get("cpu_watts")
-    other = desktop.get("other_watts")
+    cpu = _declared(desktop, "cpu_watts")
+    other = _declared(desktop, "other_watts")
     if cpu is None or other is None:
         missing = " and ".join(n for n, v in (("cpu_watts", cpu), ("other_watts", other)) if v is None)
         warnings.append(f"{missing} not declared: the budget counts them as 0 W, so it is too optimistic. An "
                         "i9-14900K alone may draw 253 W (Tom's Hardware); board, drives and fans add about 100 W "
                         "(an estimate).")
-    psu = float(desktop["psu_watts"])
     load = pw.system_load_w(enforced, cpu or 0, other or 0)
     check = pw.psu_check(load, psu)
     figures = {"gpu_enforced_w": sum(enforced), "cpu_w": cpu, "other_w": other, "load_w": load, "psu_w": psu,
@@ -259,8 +275,9 @@ def power_sentences(gpus: list[dict[str, Any]], desktop: dict[str, Any] | None) 
             warnings.append(f"power spikes of 0.1 s or more reach about {transient:.0f} W (RTX 5090: 659 W measured "
                             f"against its 575 W TGP, Tom's Hardware) > {psu:g} W: an ATX 3.x PSU rides out 200% for "
                             "only 100 µs; expect shutdowns under load.")
-    if desktop.get("circuit_volts") and desktop.get("circuit_amps"):
-        c = pw.circuit_capacity(float(desktop["circuit_volts"]), float(desktop["circuit_amps"]))
+    volts, amps = _declared(desktop, "circuit_volts"), _declared(desktop, "circuit_amps")
+    if volts and amps:
+        c = pw.circuit_capacity(volts, amps)
         figures["circuit_continuous_w"] = c.continuous_w
         figures["heat_btu_h_at_least"] = round(pw.btu_per_hour(load), 0)
         rule = "80% continuous-load rule (NEC)" if c.verified else "80% rule as applied to 230 V circuits (unverified)"
