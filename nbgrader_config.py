@@ -7,11 +7,23 @@ lives outside the repository, under ``$CLUSTERLAB_COURSE_DIR`` (default
 """
 
 import os
+import sys
 from pathlib import Path
 
 c = get_config()  # noqa: F821 - nbgrader provides it
 
-ASSIGNMENTS = ("lesson1", "lesson2", "lesson3", "lesson4", "lab")
+try:  # the lessons are named once, in grader/lessons.py (it imports nothing else of the grader)
+    from grader import lessons
+except ImportError:  # nbgrader run without clusterlab installed: read the registry beside this file
+    import importlib.util
+
+    _spec = importlib.util.spec_from_file_location(
+        "clusterlab_lessons", Path(__file__).resolve().parent / "grader" / "lessons.py")
+    lessons = importlib.util.module_from_spec(_spec)
+    sys.modules[_spec.name] = lessons  # dataclasses look their module up while the file runs
+    _spec.loader.exec_module(lessons)
+
+ASSIGNMENTS = lessons.names()
 work = Path(os.environ.get("CLUSTERLAB_COURSE_DIR", "~/.local/share/clusterlab-course")).expanduser()
 
 c.CourseDirectory.course_id = "clusterlab"
@@ -34,7 +46,7 @@ c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedb
                             "checks", "checks.*", "*.py", "*.pth", "*.so", "sitecustomize*", "usercustomize*"]
 
 # Autograde copies every file of solutions/<lab>/ over the learner's: never the learner's evidence.
-c.Autograde.exclude_overwriting = {lab: [f"evidence/{lab}.json"] for lab in ASSIGNMENTS}
+c.Autograde.exclude_overwriting = {lab: [lessons.get(lab).evidence_file] for lab in ASSIGNMENTS}
 
 # Which evidence profiles earn machine-check points, per lesson (the kernels inherit these variables;
 # every grade cell prints the setting). CLUSTERLAB_PROFILES_<LESSON> (LESSON1, LESSON2, LESSON3, LAB)

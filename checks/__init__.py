@@ -1,1 +1,6 @@
-"""The check catalogue and expected ranges, as data (TOML files beside this module)."""
+"""The check catalogue and expected ranges, as data (TOML files beside this module).
+
+Which file is which lesson's catalogue: the registry of lessons (grader.lessons), e.g. ``lesson1.toml``.
+``ranges.toml`` holds the expected ranges per profile, ``replays.toml`` the replays shipped with the
+labs, ``specs/`` the hardware figures.
+"""

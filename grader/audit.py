@@ -102,14 +102,17 @@ def audit(autograded: str | Path, assignment: str | None = None) -> list[CellAud
     """
     import nbformat
 
+    from grader import lessons
     from grader.notebook import score_checks
 
     root = Path(autograded).expanduser()
     notebooks = sorted(p for p in root.glob("*/*/*.ipynb") if p.stem == p.parent.name
                        and (assignment is None or p.stem == assignment))
     if not notebooks:
-        raise AuditError(f"{root}: no <student>/<assignment>/<assignment>.ipynb here; give nbgrader's autograded "
-                         "folder ($CLUSTERLAB_COURSE_DIR/autograded after `nbgrader autograde`)")
+        course = f" (this course's assignments: {', '.join(lessons.names())})" \
+            if assignment is not None and assignment not in lessons.names() else ""
+        raise AuditError(f"{root}: no <student>/<assignment>/<assignment>.ipynb here{course}; give nbgrader's "
+                         "autograded folder ($CLUSTERLAB_COURSE_DIR/autograded after `nbgrader autograde`)")
     rows = []
     for nb_path in notebooks:
         student, name = nb_path.parent.parent.name, nb_path.stem

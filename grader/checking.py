@@ -1,19 +1,23 @@
 """One lesson's check, start to end: connect, probe, derive facts, save evidence, grade.
 
 The command line (``clusterlab check`` / ``grade``) and the notebooks (:mod:`grader.notebook`)
-both call these two functions, so a learner sees the same verdicts in a shell and in JupyterLab.
+both call these functions, so a learner sees the same verdicts in a shell and in JupyterLab.
+:func:`run_lesson` is the one pipeline connect -> collect -> derive -> save -> grade: ``check``,
+``clusterlab loadtest`` (grader.loadtest) and ``clusterlab verify`` (grader.verify) all run it; what
+each lesson probes, derives and grades comes from the registry (grader.lessons).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
+from grader import lessons as registry
 from grader.evidence import Evidence, EvidenceError, load_evidence
 from grader.grading import Verdict, exit_code, grade, score
 
-PROBED_LESSONS = ("lesson1", "lesson2", "lesson3")
+PROBED_LESSONS = registry.probed()
 """Lessons whose evidence comes from probing the nodes (the lab's comes from ``clusterlab loadtest``)."""
 
 
@@ -70,6 +74,66 @@ def sim_is_down(profile: str) -> bool:
     return profile == "sim" and not Path("/sys/class/net/clsim-br0").exists()
 
 
+def connect_nodes(inv: Any) -> tuple[dict[str, Any], dict[str, str]]:
+    """Connect to every node of a loaded inventory: ``(conns, {node: why it was not reached})``.
+
+    Raises CheckError when the inventory is the sim's and the sim is down, or no node could be reached.
+    The caller closes the connections."""
+    from grader.transport import connect_all
+
+    if sim_is_down(inv.profile):
+        raise CheckError("the simulated cluster is not up (no clsim-br0 bridge): run `clusterlab sim up` as root first")
+    conns, errors = connect_all(inv)
+    if not conns:
+        raise CheckError("no node could be reached: " + " | ".join(errors.values()))
+    return conns, errors
+
+
+def run_lesson(lesson: str, inv: Any, conns: dict[str, Any] | None = None, errors: dict[str, str] | None = None, *,
+               collect: Callable[[Any, dict[str, Any], dict[str, str]], Evidence] | None = None,
+               evidence_dir: str | Path | None = None, must_save: bool = False) -> LessonResult:
+    """One lesson, connect -> collect -> derive -> save -> grade: the pipeline of ``clusterlab check``,
+    ``loadtest`` and ``verify``.
+
+    ``inv``: a loaded inventory. ``conns``/``errors``: open connections and the nodes not reached
+    (:func:`connect_nodes`); when ``conns`` is None they are opened here (CheckError as there) and closed
+    before deriving. ``collect(inv, conns, errors) -> Evidence`` gathers the raw outputs (it gets a copy
+    of ``errors``); by default the lesson's collector in the registry (grader.lessons), so a lesson that
+    is not probed needs one given (the lab's load test). The facts come from the lesson's deriver
+    (grader.facts.derivers) and the verdicts from its catalogue for the inventory's profile.
+
+    ``evidence_dir``: where ``<lesson>.json`` is saved (None: nothing written). A folder that cannot be
+    written is a note in the result (graded, not saved) unless ``must_save``, where the OSError is raised.
+    Raises grader.lessons.UnknownLesson for a lesson the registry does not hold.
+    """
+    from grader.facts import derivers
+
+    entry = registry.get(lesson)
+    collect = collect or entry.collector()
+    own = conns is None
+    if own:
+        conns, errors = connect_nodes(inv)
+    try:
+        ev = collect(inv, conns, dict(errors or {}))
+    finally:
+        if own:
+            for c in conns.values():
+                c.close()
+    ev.facts = derivers()[lesson](ev)
+    saved, notes = None, []
+    if evidence_dir is not None:
+        try:
+            saved = ev.save(evidence_dir)
+        except OSError as e:
+            if must_save:
+                raise
+            notes.append(f"the evidence could not be written to {evidence_dir}/ ({e.strerror or e}): "
+                         "graded here but not saved; make that folder writable and check again")
+    unfit = evidence_unfit(ev)
+    return LessonResult(lesson, inv.profile, grade(ev.facts, lesson, inv.profile), ev, saved, dict(ev.errors),
+                        notes + unfit, unfit=unfit)
+
+
 def check(inventory: str | Path, lessons: list[str] | tuple[str, ...], evidence_dir: str | Path | None = "evidence",
           progress: Callable[[str, int, int], None] | None = None) -> list[LessonResult]:
     """Probe the inventory's nodes for each lesson, save ``<evidence_dir>/<lesson>.json``, grade.
@@ -79,13 +143,9 @@ def check(inventory: str | Path, lessons: list[str] | tuple[str, ...], evidence_
     Raises CheckError (bad inventory, sim down, no node reachable, unknown lesson).
     """
     from grader import probes
-    from grader.facts import derivers
     from grader.inventory import InventoryError, load_inventory
-    from grader.probes import lesson1, lesson2, lesson3
-    from grader.transport import connect_all
 
-    collectors = {"lesson1": lesson1.collect, "lesson2": lesson2.collect, "lesson3": lesson3.collect}
-    unknown = [x for x in lessons if x not in collectors]
+    unknown = [x for x in lessons if x not in PROBED_LESSONS]
     if unknown:
         raise CheckError(f"cannot probe {', '.join(unknown)}: probed lessons are {', '.join(PROBED_LESSONS)} "
                          "(the lab's evidence comes from `clusterlab loadtest`)")
@@ -93,32 +153,14 @@ def check(inventory: str | Path, lessons: list[str] | tuple[str, ...], evidence_
         inv = load_inventory(inventory)
     except InventoryError as e:
         raise CheckError(str(e)) from None
-    if sim_is_down(inv.profile):
-        raise CheckError("the simulated cluster is not up (no clsim-br0 bridge): run `clusterlab sim up` as root first")
-    conns, errors = connect_all(inv)
-    if not conns:
-        raise CheckError("no node could be reached: " + " | ".join(errors.values()))
-    results = []
+    conns, errors = connect_nodes(inv)
     token = probes.PROGRESS.set(progress)
     try:
-        for lesson in lessons:
-            ev = collectors[lesson](inv, conns, dict(errors))
-            ev.facts = derivers()[lesson](ev)
-            saved, notes = None, []
-            if evidence_dir is not None:
-                try:
-                    saved = ev.save(evidence_dir)
-                except OSError as e:
-                    notes.append(f"the evidence could not be written to {evidence_dir}/ ({e.strerror or e}): "
-                                 "graded here but not saved; make that folder writable and check again")
-            unfit = evidence_unfit(ev)
-            results.append(LessonResult(lesson, inv.profile, grade(ev.facts, lesson, inv.profile), ev, saved,
-                                        dict(ev.errors), notes + unfit, unfit=unfit))
+        return [run_lesson(lesson, inv, conns, errors, evidence_dir=evidence_dir) for lesson in lessons]
     finally:
         probes.PROGRESS.reset(token)
         for c in conns.values():
             c.close()
-    return results
 
 
 def grade_file(path: str | Path, profile: str | None = None) -> LessonResult:

@@ -11,10 +11,11 @@ import json
 import os
 import sys
 
-from grader import __version__, strictjson
+from grader import __version__, lessons, strictjson
 from grader.failures import describe_failure
 
-LESSONS = ("lesson1", "lesson2", "lesson3")
+LESSONS = lessons.probed()
+"""The lessons ``clusterlab check`` probes (grader.lessons)."""
 
 
 class CannotRun(Exception):
@@ -67,7 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     lt.add_argument("--json", action="store_true")
 
     ver = sub.add_parser("verify", help="probe the machines again and report where an evidence file and they disagree")
-    ver.add_argument("evidence", metavar="EVIDENCE.json", help="an evidence/<lesson>.json (lesson1-3 or lab)")
+    ver.add_argument("evidence", metavar="EVIDENCE.json", help=f"an evidence/<lesson>.json ({', '.join(lessons.recording())})")
     ver.add_argument("--inventory", required=True, metavar="FILE", help="the inventory of the machines it claims")
     ver.add_argument("--json", action="store_true", help="machine-readable output")
 
@@ -75,7 +76,7 @@ def _parser() -> argparse.ArgumentParser:
                          "outside the learner's kernel, and flag grade cells scored above it and "
                          "recordings shared between students")
     aud.add_argument("autograded", metavar="DIR", help="nbgrader's autograded folder ($CLUSTERLAB_COURSE_DIR/autograded)")
-    aud.add_argument("--assignment", metavar="NAME", help="only this assignment (lesson1, ..., lab)")
+    aud.add_argument("--assignment", metavar="NAME", help=f"only this assignment ({', '.join(lessons.names())})")
     aud.add_argument("--json", action="store_true")
 
     exp = sub.add_parser("explain", help="read one pasted command output and say what it means")

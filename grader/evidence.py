@@ -306,9 +306,12 @@ def shape_problems(data: dict[str, Any]) -> list[str]:
 
 
 def _how_to_record(lesson: str) -> str:
-    """The command that records ``lesson``'s evidence (the lab's comes from the load test)."""
-    if lesson == "lab":
-        return "`clusterlab loadtest --inventory F` (the lab notebook's measuring cells)"
+    """The command that records ``lesson``'s evidence (grader.lessons: the lab's comes from the load test)."""
+    from grader import lessons
+
+    known = lessons.REGISTRY.get(lesson)
+    if known is not None and known.records_evidence:
+        return known.how_to_record
     name = lesson if lesson.startswith("lesson") else "LESSON"
     return f"`clusterlab check {name} --inventory F` (or the notebook's Check my cluster cell)"
 

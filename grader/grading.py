@@ -31,6 +31,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from grader import lessons
 from grader.ranges import CatalogueError, _read, expected_range
 
 OPS = ("same", "empty", "in_range", "all_in_range")
@@ -67,27 +68,33 @@ class Verdict:
 
 @lru_cache(maxsize=None)
 def load_catalogue(lesson: str) -> tuple[dict[str, Any], ...]:
-    """The checks of ``lesson`` from checks/<lesson>.toml, validated. Raises CatalogueError."""
-    if not resources.files("checks").joinpath(f"{lesson}.toml").is_file():
-        raise CatalogueError(f"no catalogue for {lesson!r}: checks/{lesson}.toml does not exist")
-    checks = _read(f"{lesson}.toml").get("check", [])
+    """The checks of ``lesson`` from its catalogue in checks/ (grader.lessons: checks/<lesson>.toml),
+    validated. Raises CatalogueError."""
+    known = lessons.REGISTRY.get(lesson)
+    if known is None or not known.checked:
+        raise CatalogueError(f"no catalogue for {lesson!r}: the lessons with machine checks are "
+                             f"{', '.join(lessons.checked())} (grader.lessons)")
+    name = known.catalogue
+    if not resources.files("checks").joinpath(name).is_file():
+        raise CatalogueError(f"no catalogue for {lesson!r}: checks/{name} does not exist")
+    checks = _read(name).get("check", [])
     for c in checks:
         for key in ("id", "title", "points", "profiles", "expect", "hint", "source"):
             if key not in c:
-                raise CatalogueError(f"checks/{lesson}.toml: check {c.get('id', '?')} has no `{key}`")
+                raise CatalogueError(f"checks/{name}: check {c.get('id', '?')} has no `{key}`")
         for e in c["expect"]:
             if e.get("op") not in OPS:
-                raise CatalogueError(f"checks/{lesson}.toml: {c['id']}: op {e.get('op')!r} is not one of {OPS}")
+                raise CatalogueError(f"checks/{name}: {c['id']}: op {e.get('op')!r} is not one of {OPS}")
             if e["op"].endswith("in_range") and "range" not in e:
-                raise CatalogueError(f"checks/{lesson}.toml: {c['id']}: {e['op']} needs `range`")
+                raise CatalogueError(f"checks/{name}: {c['id']}: {e['op']} needs `range`")
             if e.get("severity", "fail") not in SEVERITIES:
-                raise CatalogueError(f"checks/{lesson}.toml: {c['id']}: severity {e['severity']!r} is not one of "
+                raise CatalogueError(f"checks/{name}: {c['id']}: severity {e['severity']!r} is not one of "
                                      f"{SEVERITIES}")
         wp = warn_points(c)
         if not 0 <= wp <= c["points"]:
-            raise CatalogueError(f"checks/{lesson}.toml: {c['id']}: warn_points {wp:g} is not within 0-{c['points']:g}")
+            raise CatalogueError(f"checks/{name}: {c['id']}: warn_points {wp:g} is not within 0-{c['points']:g}")
         if wp == c["points"] and c["points"] and not c.get("warn_points_why"):
-            raise CatalogueError(f"checks/{lesson}.toml: {c['id']}: a warning earns full points only with "
+            raise CatalogueError(f"checks/{name}: {c['id']}: a warning earns full points only with "
                                  "`warn_points_why` saying why")
     return tuple(checks)
 
@@ -196,7 +203,7 @@ def grade(facts: dict[str, Any], lesson: str, profile: str) -> list[Verdict]:
     for c in load_catalogue(lesson):
         if profile not in c["profiles"]:
             verdicts.append(Verdict(c["id"], c["title"], "skip", 0, 0,
-                                    (f"does not apply to profile {profile!r} (checks/{lesson}.toml: "
+                                    (f"does not apply to profile {profile!r} (checks/{lessons.get(lesson).catalogue}: "
                                      f"{', '.join(c['profiles'])})",), c["hint"], c["source"]))
             continue
         found: dict[str, list[str]] = {"fail": [], "unmeasured": [], "warn": []}

@@ -175,8 +175,8 @@ def cli(args: Any, refuse: Callable[[Any], None] = lambda inv: None) -> int:
     """The ``clusterlab loadtest`` command (called by grader.cli, which turns LoadTestError into exit 2;
     ``refuse(inventory)`` raises when the inventory must not be probed now)."""
     from grader import lab as lab_mod
-    from grader.facts import derivers
-    from grader.grading import exit_code, grade
+    from grader.checking import run_lesson
+    from grader.grading import exit_code
     from grader.inventory import InventoryError, load_inventory
     from grader.report import render_table, to_json
     from grader.transport import NodeUnreachable, connect_all
@@ -193,28 +193,33 @@ def cli(args: Any, refuse: Callable[[Any], None] = lambda inv: None) -> int:
     head = next((n for n in inv.nodes if n.name == (inv.serve.head or inv.nodes[0].name)), inv.nodes[0])
     say: Callable[[str], None] = (lambda m: print(m, file=sys.stderr)) if args.json else print
     label = label_of(inv.serve.mode, args.label)
-    conns, errors = connect_all(inv)  # the head runs the load; every node answers the platform probe
-    try:
+
+    def collect(inv: Any, conns: dict[str, Any], errors: dict[str, str]) -> Evidence:
+        """The head runs the load; every node answers the platform probe."""
         if head.name not in conns:
             raise LoadTestError(errors.get(head.name, f"{head.name}: not reached"))
-        ev = run(inv, conns[head.name], label=label, levels=levels, input_len=args.input_len,
-                 output_len=args.output_len, prompts=args.num_prompts, evidence_dir=args.evidence,
-                 bytes_per_token=args.bytes_per_token, level_timeout_s=args.timeout, progress=say)
-        probe_platform(ev, conns, errors)
-    except NodeUnreachable as e:
-        raise LoadTestError(str(e)) from None
+        try:
+            ev = run(inv, conns[head.name], label=label, levels=levels, input_len=args.input_len,
+                     output_len=args.output_len, prompts=args.num_prompts, evidence_dir=args.evidence,
+                     bytes_per_token=args.bytes_per_token, level_timeout_s=args.timeout, progress=say)
+            probe_platform(ev, conns, errors)
+        except NodeUnreachable as e:
+            raise LoadTestError(str(e)) from None
+        return ev
+
+    conns, errors = connect_all(inv)
+    try:
+        result = run_lesson("lab", inv, conns, errors, collect=collect, evidence_dir=args.evidence, must_save=True)
     finally:
         for c in conns.values():
             c.close()
-    ev.facts = derivers()["lab"](ev)
-    path = ev.save(args.evidence)
+    ev, path, verdicts = result.evidence, result.saved, result.verdicts
     plots = []
     try:
         plots = lab_mod.save_plots(lab_mod.runs_from_facts(ev.facts), args.evidence,
                                    title=str(ev.facts.get("model") or ""))
     except ImportError:
         say("no plots: matplotlib is not installed (pip install 'clusterlab[lab]')")
-    verdicts = grade(ev.facts, "lab", inv.profile)
     if args.json:
         print(to_json(verdicts, lesson="lab", profile=inv.profile, evidence=str(path),
                       comparison=ev.facts["comparison"], plots=[str(p) for p in plots]))

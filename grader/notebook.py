@@ -40,6 +40,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Iterator
 
+from grader import lessons
 from grader.checking import PROBED_LESSONS, CheckError, LessonResult, check, grade_file
 from grader.report import EXPLAINED
 from grader.grading import LABELS, Verdict, load_catalogue, summary_line
@@ -251,9 +252,9 @@ class CheckPanel:
             when = self.result.evidence.provenance.get("created_at", "?")
             self.banner = (f"replay: no cluster inventory was found, so these are the checks of evidence recorded "
                            f"on the {self.result.profile} cluster at {when} ({path}), not of your machines")
-        elif self.lesson not in PROBED_LESSONS + ("lab",):
+        elif self.lesson not in lessons.checked():
             raise CheckError(f"{self.lesson!r} has no machine checks: the checked lessons are "
-                             f"{', '.join(PROBED_LESSONS + ('lab',))}")
+                             f"{', '.join(lessons.checked())}")
         elif self.lesson not in PROBED_LESSONS:
             # the lab's evidence is written by its measuring cells (clusterlab loadtest): grade that file
             self.result = grade_file(Path(self.evidence_dir) / name)
@@ -282,8 +283,9 @@ def check_my_cluster(lesson: str, inventory: str | os.PathLike[str] | None = Non
                      replay: str | os.PathLike[str] | None = None) -> CheckPanel:
     """Run the "Check my cluster" panel of ``lesson`` now and return it (the cell displays it).
 
-    ``lesson``: lesson1, lesson2 or lesson3 (probed; live mode writes ``<evidence_dir>/<lesson>.json``),
-    or ``lab`` (its evidence comes from the load-test cells: live mode grades ``<evidence_dir>/lab.json``).
+    ``lesson``: a lesson with machine checks (grader.lessons): lesson1, lesson2 or lesson3 (probed; live
+    mode writes ``<evidence_dir>/<lesson>.json``), or ``lab`` (its evidence comes from the load-test cells:
+    live mode grades ``<evidence_dir>/lab.json``).
     Never raises: a problem (no inventory, sim down, node unreachable) shows as a red message
     naming the fix, and what was measured on reachable nodes is still shown and saved.
     """

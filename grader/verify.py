@@ -372,7 +372,7 @@ def lab_rows(recorded: Evidence, measured: Evidence, label: str, c: int) -> list
 
 def _run_lab(inv: Any, recorded: Evidence, progress: Callable[[str], None]) -> tuple[list[Row], Evidence | None]:
     from grader import loadtest
-    from grader.facts import derivers
+    from grader.checking import run_lesson
     from grader.transport import Connection, NodeUnreachable
 
     rows: list[Row] = []
@@ -406,14 +406,17 @@ def _run_lab(inv: Any, recorded: Evidence, progress: Callable[[str], None]) -> t
         # a scratch evidence folder (nothing kept); bytes_per_token given so that no weight-size probe
         # runs: the roofline is not compared
         with tempfile.TemporaryDirectory(prefix="clusterlab-verify-") as tmp:
-            ev = loadtest.run(inv, conn, label=label, levels=(c,), input_len=int(run.get("input_len", 128)),
-                              output_len=int(run.get("output_len", 64)), prompts=int(run.get("num_prompts", 32)),
-                              evidence_dir=tmp, bytes_per_token=1.0, progress=progress)
+            def one_level(inv: Any, conns: dict[str, Any], errors: dict[str, str]) -> Evidence:
+                return loadtest.run(inv, conns[head.name], label=label, levels=(c,),
+                                    input_len=int(run.get("input_len", 128)), output_len=int(run.get("output_len", 64)),
+                                    prompts=int(run.get("num_prompts", 32)), evidence_dir=tmp, bytes_per_token=1.0,
+                                    progress=progress)
+
+            ev = run_lesson(recorded.lesson, inv, {head.name: conn}, {}, collect=one_level).evidence
     except NodeUnreachable as e:
         raise VerifyError(f"the load level stopped: {e}") from None
     finally:
         conn.close()
-    ev.facts = derivers()["lab"](ev)
     rows += lab_rows(recorded, ev, label, c)
     return rows, ev
 
@@ -429,6 +432,7 @@ def verify(evidence_path: str | Path, inventory_path: str | Path, now: datetime 
     Nothing is written. Raises VerifyError when it cannot run: unreadable evidence, a lesson it
     cannot probe, a bad inventory, the sim down, no node reachable, no [serve] table for the lab.
     """
+    from grader import lessons
     from grader.checking import PROBED_LESSONS, CheckError, check, sim_is_down
     from grader.facts import derivers
     from grader.inventory import InventoryError, load_inventory
@@ -464,7 +468,7 @@ def verify(evidence_path: str | Path, inventory_path: str | Path, now: datetime 
         reachable = {n.name for n in inv.nodes} - set(measured.errors)
         report.rows += compare_items(items(recorded), items(measured.evidence), reachable)
         report.notes += [f"unreachable now: {n}: {w}" for n, w in measured.errors.items()]
-    elif recorded.lesson == "lab":
+    elif recorded.lesson in lessons.recorded_by(lessons.PROBED_BY_LOADTEST):
         say("running one load level again ...")
         rows, _ = _run_lab(inv, recorded, say)
         report.rows += rows

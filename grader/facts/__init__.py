@@ -8,8 +8,7 @@ from grader.evidence import Evidence
 
 
 def derivers() -> dict[str, Callable[[Evidence], dict[str, Any]]]:
-    """{lesson: derive(evidence) -> facts} for every lesson the grader knows."""
-    from grader.facts import lab, lesson1, lesson2, lesson3
+    """{lesson: derive(evidence) -> facts} for every lesson that records evidence (grader.lessons)."""
+    from grader import lessons
 
-    return {"lesson1": lesson1.derive, "lesson2": lesson2.derive, "lesson3": lesson3.derive,
-            "lab": lab.derive}
+    return {name: lessons.get(name).deriver() for name in lessons.recording()}
