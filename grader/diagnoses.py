@@ -1,10 +1,320 @@
-"""What an error in a vLLM, Ray or NCCL log means, and its fix (the judgment, outside ``grader/parsers/``).
+"""What an error in a vLLM, Ray or NCCL log means, and its fix: the judgment, read from a table.
 
-``diagnose(log)`` takes a parsed :class:`grader.parsers.vllm_log.VllmLog` and returns a list of
-:class:`Diagnosis` (what happened, what it means, the fix, the source). Callers import it from here,
-never from the parser module.
+The parser (:mod:`grader.parsers.vllm_log`) only names what a log says: events with a kind and
+their numbers. What each one means, its fix and its source are data in ``checks/diagnoses.toml``
+(its header documents the fields); :func:`diagnose` reads that table, the one place both
+``clusterlab explain`` and lesson 2b's launch checks take a log's meaning from. Adding a fault is
+one entry there and one test input (tests/test_diagnoses.py); Python here only holds the few
+conditions a table cannot say (:data:`LOG_FLAGS`, :data:`DETAILS`), never words or figures.
 """
 
-from grader.parsers.vllm_log import Diagnosis, diagnose
+from __future__ import annotations
 
-__all__ = ["Diagnosis", "diagnose"]
+import re
+import string
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Callable, Mapping
+
+from grader.parsers.vllm_log import EVENT_KINDS, LogEvent, VllmLog
+from grader.ranges import CatalogueError
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover
+    import tomli as tomllib  # type: ignore[no-redef]
+
+__all__ = ["DETAILS", "LOG_FLAGS", "Diagnosis", "Entry", "diagnose", "diagnose_entries", "load_table", "parse_table"]
+
+TABLE = "diagnoses.toml"
+"""The table's file name in ``checks/``."""
+SEVERITIES = ("fail", "warn", "info")
+MAX_QUOTED = 320
+"""The most characters of a log line a text quotes (``{message}``, ``{line}``)."""
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """What a log means: ``kind`` (an event kind, or ``not-ready``...), ``message`` (what happened,
+    with the log's numbers), ``fix`` (what to do), ``severity`` (``fail``, ``warn``, ``info``: how
+    the explain finding is levelled). ``source`` is the table's source for the kind."""
+
+    kind: str
+    message: str
+    fix: str
+    severity: str = "fail"
+
+    @property
+    def source(self) -> str:
+        """Where the diagnosis comes from (the first table entry of this kind), "" if none."""
+        return next((e.source for e in load_table() if e.kind == self.kind), "")
+
+
+# --------------------------------------------------------------------------- what a table cannot say
+
+LOG_FLAGS: dict[str, Callable[[VllmLog], bool]] = {
+    "ready": lambda log: log.ready,
+    "has_startup": lambda log: log.has_startup,
+    "has_kv": lambda log: bool(log.kv),
+    "multi_node": lambda log: (log.parallel.nnodes or 0) > 1,
+    # every rank started on this node: several ranks, neither Ray nor vLLM's --nnodes mode
+    "single_node_ranks": lambda log: (log.parallel.world_size > 1 and log.parallel.distributed_executor_backend != "ray"
+                                      and not (log.parallel.nnodes or 0) > 1),
+}
+"""What an entry's ``when`` may ask of the whole log (``when = { ready = false }``)."""
+
+
+def _kv_rounds_to_zero(log: VllmLog, values: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Applies when vLLM printed both the needed and the available KV cache as zero GiB."""
+    try:
+        zero = not float(values["needed_gib"]) and not float(values.get("available_gib") or 0)
+    except (KeyError, TypeError, ValueError):
+        return None
+    return {} if zero else None
+
+
+def _advertises_nothing(log: VllmLog, values: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Applies when the 0.0.0.0 address is what the other node dials: vLLM's --nnodes mode (the
+    DP leader's ``mq_connect_ip=0.0.0.0``, or ``--nnodes`` over one)."""
+    return {} if "mq_connect_ip" in values or LOG_FLAGS["multi_node"](log) else None
+
+
+DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]] = {
+    "kv_rounds_to_zero": _kv_rounds_to_zero,
+    "advertises_nothing": _advertises_nothing,
+}
+"""An entry's ``detail``: a function of the log and the values read so far that returns more values
+for the texts, or None when the entry does not apply."""
+
+
+# --------------------------------------------------------------------------- the table
+
+_SECTION_RE = re.compile(r"\[\?([^\]]*)\]")
+_FIELDS = frozenset({"id", "kind", "event", "pattern", "requires", "when", "unless_events", "unless_failed", "detail",
+                     "severity", "meaning", "fix", "source"})
+_FORMATTER = string.Formatter()
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One ``[[diagnosis]]`` of the table (fields as in its header)."""
+
+    id: str
+    kind: str
+    events: tuple[str, ...]
+    pattern: re.Pattern[str] | None
+    requires: tuple[str, ...]
+    when: tuple[tuple[str, bool], ...]
+    unless_events: tuple[str, ...]
+    unless_failed: bool
+    detail: str | None
+    severity: str
+    meaning: str
+    fix: str
+    source: str
+
+
+def _names(template: str) -> list[str]:
+    """The value names in a text without sections; raises ValueError on a malformed one."""
+    names = []
+    for _, name, spec, conv in _FORMATTER.parse(template):
+        if name is None:
+            continue
+        if not name.isidentifier() or spec or conv:
+            raise ValueError(f"{{{name}}}: a value is written {{name}}, with no format or attribute")
+        names.append(name)
+    return names
+
+
+def _check_text(template: str) -> None:
+    rest = _SECTION_RE.sub("", template)
+    if "[?" in rest:
+        raise ValueError("a [?...] section is not closed, or holds a `]`")
+    _names(rest)
+    for m in _SECTION_RE.finditer(template):
+        for alt in m.group(1).split("||"):
+            _names(alt)
+
+
+def _strings(value: Any, where: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise CatalogueError(f"{where}: expected a string or a list of strings, got {value!r}")
+
+
+def parse_table(text: str, name: str = f"checks/{TABLE}") -> tuple[Entry, ...]:
+    """The entries of a diagnosis table given as TOML text, validated. Raises CatalogueError naming
+    the entry and what is wrong (a missing meaning, fix or source, an unknown event kind, flag,
+    detail or field, a duplicate id, a pattern that does not compile, a malformed text)."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise CatalogueError(f"{name}: not valid TOML: {e}") from None
+    extra = set(data) - {"diagnosis"}
+    if extra:
+        raise CatalogueError(f"{name}: only [[diagnosis]] entries belong here, not {sorted(extra)}")
+    entries: list[Entry] = []
+    seen: set[str] = set()
+    for i, raw in enumerate(data.get("diagnosis", [])):
+        where = f"{name}: [[diagnosis]] #{i + 1} ({raw.get('id', 'no id')})"
+        unknown = set(raw) - _FIELDS
+        if unknown:
+            raise CatalogueError(f"{where}: unknown field(s) {sorted(unknown)}; the fields are listed at the top "
+                                 "of the file")
+        for key in ("id", "meaning", "fix", "source"):
+            if not isinstance(raw.get(key), str) or not raw[key].strip():
+                raise CatalogueError(f"{where}: needs a non-empty `{key}`: every diagnosis says what it means, "
+                                     "its fix and its source")
+        if raw["id"] in seen:
+            raise CatalogueError(f"{where}: the id is used twice")
+        seen.add(raw["id"])
+        events = _strings(raw["event"], where) if "event" in raw else ()
+        unless = _strings(raw.get("unless_events", []), where)
+        for kind in events + unless:
+            if kind not in EVENT_KINDS:
+                raise CatalogueError(f"{where}: {kind!r} is not an event kind the parser reports "
+                                     f"(grader.parsers.vllm_log.EVENT_KINDS)")
+        when = raw.get("when", {})
+        if not isinstance(when, dict) or any(k not in LOG_FLAGS or not isinstance(v, bool) for k, v in when.items()):
+            raise CatalogueError(f"{where}: `when` takes true/false for {sorted(LOG_FLAGS)}, got {when!r}")
+        detail = raw.get("detail")
+        if detail is not None and detail not in DETAILS:
+            raise CatalogueError(f"{where}: no detail function {detail!r} (known: {sorted(DETAILS)})")
+        severity = raw.get("severity", "fail")
+        if severity not in SEVERITIES:
+            raise CatalogueError(f"{where}: severity {severity!r} is not one of {SEVERITIES}")
+        try:
+            pattern = re.compile(raw["pattern"], re.MULTILINE) if "pattern" in raw else None
+        except (re.error, TypeError) as e:
+            raise CatalogueError(f"{where}: the pattern does not compile: {e}") from None
+        for key in ("meaning", "fix"):
+            try:
+                _check_text(raw[key])
+            except ValueError as e:
+                raise CatalogueError(f"{where}: `{key}`: {e}") from None
+        if not isinstance(raw.get("unless_failed", False), bool):
+            raise CatalogueError(f"{where}: `unless_failed` is true or false")
+        entries.append(Entry(
+            id=raw["id"], kind=raw.get("kind", raw["id"]), events=events, pattern=pattern,
+            requires=_strings(raw.get("requires", []), where), when=tuple(when.items()), unless_events=unless,
+            unless_failed=raw.get("unless_failed", False), detail=detail, severity=severity,
+            meaning=raw["meaning"].strip(), fix=raw["fix"].strip(), source=raw["source"].strip()))
+    if not entries:
+        raise CatalogueError(f"{name}: no [[diagnosis]] entry")
+    return tuple(entries)
+
+
+@lru_cache(maxsize=None)
+def load_table() -> tuple[Entry, ...]:
+    """The entries of ``checks/diagnoses.toml``, in order. Raises CatalogueError."""
+    return parse_table(resources.files("checks").joinpath(TABLE).read_text(encoding="utf-8"))
+
+
+# --------------------------------------------------------------------------- reading a log with it
+
+class _Values(dict):
+    """The values of a text; a missing one reads ``?`` (an optional one is in a [?...] section)."""
+
+    def __missing__(self, key: str) -> str:
+        return "?"
+
+
+def _fill(template: str, values: _Values) -> str:
+    return _FORMATTER.vformat(template, (), values)
+
+
+def _render(template: str, values: _Values) -> str:
+    """A text with its values: each [?A||B] section becomes its first alternative whose values are
+    all present, or nothing. Each part is filled once, so braces in a value stay as they are."""
+    out, at = [], 0
+    for m in _SECTION_RE.finditer(template):
+        out.append(_fill(template[at:m.start()], values))
+        for alt in m.group(1).split("||"):
+            if all(name in values for name in _names(alt)):
+                out.append(_fill(alt, values))
+                break
+        at = m.end()
+    out.append(_fill(template[at:], values))
+    return "".join(out)
+
+
+def _line_around(text: str, start: int, end: int) -> str:
+    a = text.rfind("\n", 0, start) + 1
+    b = text.find("\n", end)
+    return text[a:b if b >= 0 else len(text)].strip()[:MAX_QUOTED]
+
+
+def _event_for(entry: Entry, log: VllmLog) -> tuple[LogEvent, re.Match[str] | None] | None:
+    for event in log.events:
+        if event.kind in entry.events:
+            if entry.pattern is None:
+                return event, None
+            m = entry.pattern.search(event.message)
+            if m:
+                return event, m
+    return None
+
+
+def _values(entry: Entry, log: VllmLog) -> _Values | None:
+    """What the entry's texts may say about this log, or None when the entry does not match it."""
+    par = log.parallel
+    values: dict[str, Any] = {"world_size": par.world_size, "tp_size": par.tensor_parallel_size or 1,
+                              "pp_size": par.pipeline_parallel_size or 1}
+    match = None
+    if entry.events:
+        found = _event_for(entry, log)
+        if found is None:
+            return None
+        event, match = found
+        values.update(message=event.message[:MAX_QUOTED], ip=event.source.ip, count=event.count)
+        values.update(event.numbers)
+    elif entry.pattern is not None:
+        match = entry.pattern.search(log.text)
+        if match is None:
+            return None
+        values["line"] = _line_around(log.text, match.start(), match.end())
+    if match is not None:
+        values.update(match.groupdict())
+    values = {k: v for k, v in values.items() if v is not None}
+    if entry.detail is not None:
+        more = DETAILS[entry.detail](log, values)
+        if more is None:
+            return None
+        values.update((k, v) for k, v in more.items() if v is not None)
+    if any(name not in values for name in entry.requires):
+        return None
+    return _Values(values)
+
+
+def diagnose_entries(log: VllmLog, table: tuple[Entry, ...] | None = None) -> list[tuple[Entry, Diagnosis]]:
+    """:func:`diagnose`, with the table entry each diagnosis came from."""
+    entries = load_table() if table is None else table
+    kinds = {e.kind for e in log.events}
+    flags: dict[str, bool] = {}
+    out: list[tuple[Entry, Diagnosis]] = []
+    given: set[str] = set()
+    for entry in entries:
+        if entry.kind in given or any(k in kinds for k in entry.unless_events):
+            continue
+        if entry.unless_failed and any(d.severity == "fail" for _, d in out):
+            continue
+        if any(flags.setdefault(name, LOG_FLAGS[name](log)) != want for name, want in entry.when):
+            continue
+        values = _values(entry, log)
+        if values is None:
+            continue
+        out.append((entry, Diagnosis(entry.kind, _render(entry.meaning, values), _render(entry.fix, values),
+                                     entry.severity)))
+        given.add(entry.kind)
+    return out
+
+
+def diagnose(log: VllmLog, table: tuple[Entry, ...] | None = None) -> list[Diagnosis]:
+    """Say what a launch's errors and warnings mean, most decisive first, by the table in
+    ``checks/diagnoses.toml`` (or ``table``, e.g. from :func:`parse_table`): one diagnosis per kind,
+    from the first entry of that kind that applies. Returns [] for a clean log. Raises only
+    CatalogueError, for a malformed table."""
+    return [d for _, d in diagnose_entries(log, table)]

@@ -1,0 +1,100 @@
+"""The layers around a vLLM log line, peeled off: collector and docker prefixes, process prefixes, logger headers.
+
+A line of a ``vllm serve`` log may carry, outside in: a ``kubectl logs --prefix`` or journald/syslog
+header, a docker-compose service prefix (``vllm-head-1  | ``), a ``docker logs -t`` timestamp,
+process prefixes added by vLLM and Ray (``(APIServer pid=1)``, ``(EngineCore_DP0 pid=123)``,
+``(RayWorkerWrapper pid=77, ip=192.168.100.11)``, ``(pid=21164)``), several of them, Ray's
+``[repeated Nx across cluster]`` suffix, then a logger header (vLLM's old and new ones, Ray's,
+uvicorn's). :func:`split_prefixes` returns what is left, the message, with each layer read.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_COMPOSE_RE = re.compile(r"^[A-Za-z0-9][\w.-]*\s*\|\s?")          # "vllm-head-1  | "
+_COLLECTOR_RE = re.compile(
+    r"^\[pod/[^\]]+\]\s*"                                           # kubectl logs --prefix
+    r"|^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ [\w.@-]+(?:\[\d+\])?:\s")  # journalctl / syslog
+_DOCKER_TS_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)\s")
+# "(APIServer pid=1)", "(RayWorkerWrapper pid=77, ip=10.0.0.2)", "(pid=5)", "(VllmWorker rank=0 pid=9)",
+# "(VllmWorker TP0 pid=9)", "(autoscaler +1m2s)", "(raylet, ip=10.0.0.2)"
+_PROC_RE = re.compile(
+    r"^\((?P<name>(?![A-Za-z_]+=)[A-Za-z_][\w.:-]*)?(?P<rest>(?:[\s,]*(?:\+[\w.]+|[A-Za-z_]+=[^\s,)]+|[A-Z]{2}\d+))*)\s*\)\s?")
+_PID_RE = re.compile(r"\bpid=(\d+)")
+_IP_RE = re.compile(r"\bip=([0-9A-Fa-f.:]+)")
+_RAY_PROCS = {"raylet", "autoscaler", "gcs_server", "monitor", "log_monitor", "dashboard", "dashboard_agent",
+              "runtime_env_agent", "bash", "sh"}
+_VLLM_PROCS_RE = re.compile(r"^(?:APIServer|EngineCore(?:_DP\d+)?|RayWorkerWrapper|RayWorkerProc|VllmWorker(?:-\d+)?"
+                             r"|Worker(?:_\w+)?|MainProcess|VLLM::\w+)$")
+_REPEATED_RE = re.compile(r"(?<!\s)\s*+\[repeated \d++x across cluster\]\s*+$")  # starts where blanks start: linear
+_HEADER_RE = re.compile(
+    r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+(?P<date>(?:\d{4}-)?\d\d-\d\d)\s+"
+    r"(?P<time>\d\d:\d\d:\d\d)(?:[.,]\d+)?\s+\[?(?P<src>[\w./<>-]+\.py:\d+)\]\s?(?P<msg>.*)$")
+_RAY_HEADER_RE = re.compile(
+    r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+\s+(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+"
+    r"(?P<src>[\w.]+\.py:\d+)\s+--\s+(?P<msg>.*)$")
+_UVICORN_RE = re.compile(r"^(?P<level>INFO|WARNING|ERROR):\s+(?P<msg>.*)$")
+
+
+@dataclass(frozen=True)
+class LogLine:
+    """Where a record came from.
+
+    ``lineno`` 1-based in the text given to the parser; ``text`` the line as pasted (cleaned of
+    ANSI codes, stripped); ``prefix`` the process prefixes, joined as printed
+    (``(EngineCore_DP0 pid=2301) (RayWorkerWrapper pid=2981, ip=169.254.28.198)``), None if
+    none; ``process`` the innermost prefix's name (``RayWorkerWrapper``, ``Worker_PP1``,
+    ``EngineCore_DP0``, ``APIServer``; None for a bare ``(pid=N)``); ``pid`` its pid; ``ip`` the
+    ``ip=`` a Ray prefix shows (the remote node a worker ran on; Ray omits it for the local
+    node); ``level`` and ``source`` from a logger header (``INFO``, ``kv_cache_utils.py:1319``);
+    ``message`` the text after all of that.
+    """
+
+    lineno: int
+    text: str
+    prefix: str | None = None
+    process: str | None = None
+    pid: int | None = None
+    ip: str | None = None
+    level: str | None = None
+    source: str | None = None
+    message: str = ""
+
+
+def split_prefixes(text: str, lineno: int = 0) -> LogLine:
+    """Peel the layers off one log line (see the module docstring). Never raises."""
+    s = text.strip()
+    s = _COLLECTOR_RE.sub("", s, count=1)
+    s = _DOCKER_TS_RE.sub("", s)
+    if not s.startswith("(") and _COMPOSE_RE.match(s) and not _HEADER_RE.match(s):
+        s = _COMPOSE_RE.sub("", s, count=1)
+        s = _DOCKER_TS_RE.sub("", s)
+    prefixes: list[str] = []
+    process = ip = None
+    pid = None
+    while True:
+        m = _PROC_RE.match(s)
+        if not m:
+            break
+        name, rest = m.group("name") or "", m.group("rest")
+        p, i = _PID_RE.search(rest), _IP_RE.search(rest)
+        if not (p or i or name in _RAY_PROCS):
+            break
+        prefixes.append(m.group(0).strip())
+        process = name or None
+        pid = int(p.group(1)) if p else pid
+        ip = i.group(1) if i else ip
+        s = s[m.end():].lstrip()
+    s = _REPEATED_RE.sub("", s)
+    level = source = None
+    m = _HEADER_RE.match(s) or _RAY_HEADER_RE.match(s)
+    if m:
+        level, source, s = m.group("level"), m.group("src"), m.group("msg")
+    else:
+        u = _UVICORN_RE.match(s)
+        if u:
+            level, s = u.group("level"), u.group("msg").strip()
+    return LogLine(lineno, text.strip(), " ".join(prefixes) or None, process, pid, ip,
+                   "WARNING" if level == "WARN" else level, source, s.strip())
