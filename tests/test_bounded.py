@@ -164,7 +164,7 @@ def test_every_parser_reads_a_4_mb_line_and_16000_lines_quickly(name, parse, kin
 
 # ------------------------------------------------------------------------------ every pattern is linear
 
-_PATTERN_FILES = sorted((ROOT / "grader" / "parsers").glob("*.py")) + sorted((ROOT / "grader").glob("explain*.py"))
+_PATTERN_FILES = sorted((ROOT / "grader" / "parsers").glob("*.py")) + sorted((ROOT / "grader" / "explain").glob("*.py"))
 _SEARCH_ONLY_AT_ENDS = {
     # compiled to be tried with .match at one position only (where the previous match ended)
     "_KV_AFTER_RE", "_COLUMN_AFTER_RE",
@@ -193,7 +193,7 @@ def _patterns() -> dict[str, tuple[re.Pattern[str], tuple[str, ...]]]:
     found: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {}
     for path in _PATTERN_FILES:
         source = path.read_text()
-        modname = "grader." + ("parsers." if path.parent.name == "parsers" else "") + path.stem
+        modname = f"grader.{path.parent.name}.{path.stem}"  # grader.parsers.X, grader.explain.X
         mod = importlib.import_module(modname)
         for attr, value in vars(mod).items():
             items = value if isinstance(value, (tuple, list)) else [value]

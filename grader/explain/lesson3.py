@@ -1,4 +1,4 @@
-"""Lesson-3 kinds for ``grader.explain``: nvidia-smi (--query-gpu CSV, topo -m, topo -p2p, the
+"""Lesson-3 kinds for ``explain``: nvidia-smi (--query-gpu CSV, topo -m, topo -p2p, the
 plain table, -q) and ``lspci -vv``, read for what they mean in a two-card desktop.
 
 What the findings say comes from grader/facts/lesson3.py (one place for the meaning): a card at x4
@@ -12,21 +12,14 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from .calc.specs import match_gpu
-from .explain import Finding, KindSpec, Summary, register
-from .facts.lesson3 import gpu_record, is_idle, link_sentences, p2p_sentences
-from .parsers.lspci import parse_lspci_vv
-from .parsers.nvidia_smi import (LINK_MEANING, P2P_STATUS, link_family, parse_query_gpu, parse_smi_q,
+from ..calc.specs import match_gpu
+from ..facts.lesson3 import gpu_record, is_idle, link_sentences, p2p_sentences
+from ..parsers.lspci import parse_lspci_vv
+from ..parsers.nvidia_smi import (LINK_MEANING, P2P_STATUS, link_family, parse_query_gpu, parse_smi_q,
                                  parse_smi_table, parse_topo_matrix, parse_topo_p2p, smi_value)
+from .common import fail, info, ok, warn
+from .core import Finding, KindSpec, Summary, register
 
-_LEVELS = ("ok", "warn", "fail", "info")
-
-
-def _f(level: str) -> Callable[[str], Finding]:
-    return lambda msg: Finding(level, msg)
-
-
-ok, warn, fail, info = (_f(x) for x in _LEVELS)
 
 
 def _smi(argv: list[str], *, want: Callable[[list[str]], bool]) -> bool:

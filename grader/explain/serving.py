@@ -1,7 +1,7 @@
 """Explain kinds for lesson 2b: Ray and vLLM serving (ray status, vLLM startup logs and KV-cache
-lines, launch errors, /v1/models, /metrics). Registered on import by grader.explain.
+lines, launch errors, /v1/models, /metrics). Registered on import by grader.explain (the package).
 
-Kinds: ``ray-status``, ``vllm-log`` (startup and failed launches; grader.parsers.vllm_log.diagnose
+Kinds: ``ray-status``, ``vllm-log`` (startup and failed launches; grader.diagnoses.diagnose
 gives the findings for failures), ``vllm-models``, ``vllm-metrics``. Detection keys on lines no
 other kind prints: Ray's autoscaler header and ``0.0/2.0 GPU`` usage lines; vLLM's logger header
 (``INFO MM-DD HH:MM:SS [file.py:N]``), its process prefixes (``(APIServer pid=N)``,
@@ -17,24 +17,20 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
-from .explain import Finding, KindSpec, Summary, register
-from .parsers.common import ParseError
-from .parsers.ray_status import RayStatus, parse_ray_status
-from .parsers.vllm_api import VllmMetrics, is_models_json, parse_metrics, parse_models
-from .parsers.nccl_log import parse_nccl_log, transport_verdict
-from .diagnoses import diagnose
-from .parsers.vllm_log import VllmLog, parse_vllm_log
+from ..diagnoses import diagnose
+from ..parsers.common import ParseError
+from ..parsers.nccl_log import parse_nccl_log, transport_verdict
+from ..parsers.ray_status import RayStatus, parse_ray_status
+from ..parsers.vllm_api import VllmMetrics, is_models_json, parse_metrics, parse_models
+from ..parsers.vllm_log import VllmLog, parse_vllm_log
+from .common import fail, info, ok, runs_program, spark_figure, warn, whole
+from .core import Finding, KindSpec, Summary, register
 
 GIB = 2 ** 30
-
-
-def _f(level: str) -> Callable[[str], Finding]:
-    return lambda msg: Finding(level, msg)
-
-
-ok, warn, fail, info = (_f(x) for x in ("ok", "warn", "fail", "info"))
+RAY_NODES = whole(spark_figure("ray_node_count"))
+"""checks/ranges.toml [spark-pair.ray_node_count]: the nodes `ray status` lists for a Spark pair (L2.ray_nodes)."""
 
 
 def _fmt(x: float | None) -> str:
@@ -42,14 +38,6 @@ def _fmt(x: float | None) -> str:
     if x is None:
         return "?"
     return f"{x:g}"
-
-
-def _runs(argv: list[str], program: str, sub: str | None = None) -> bool:
-    """Whether ``program [sub]`` is run anywhere in argv (also behind ``docker exec C``)."""
-    for i, arg in enumerate(argv):
-        if arg.rsplit("/", 1)[-1] == program and (sub is None or argv[i + 1:i + 2] == [sub]):
-            return True
-    return False
 
 
 # --------------------------------------------------------------------------- ray status
@@ -76,8 +64,8 @@ def _summarise_ray(st: RayStatus, command: str | None) -> Summary:
     findings: list[Finding] = []
     n = st.node_count
     if not st.excerpt or st.active_nodes:
-        if n == 2:
-            findings.append(ok("Ray sees 2 nodes: the head and the worker have both joined the cluster."))
+        if n == RAY_NODES:
+            findings.append(ok(f"Ray sees {n} nodes: the head and the worker have both joined the cluster."))
         elif n == 1:
             findings.append(fail("Ray sees only 1 node: the second Spark has not joined. On it, start the worker "
                                  "against the head's QSFP address (`ray start --address=<head QSFP IP>:6379 "
@@ -87,7 +75,7 @@ def _summarise_ray(st: RayStatus, command: str | None) -> Summary:
             findings.append(fail("Ray lists no active node: the cluster is not (yet) up; start the head with "
                                  "`ray start --head --node-ip-address=<head QSFP IP>`."))
         else:
-            findings.append(info(f"Ray sees {n} nodes; a Spark pair has 2."))
+            findings.append(info(f"Ray sees {n} nodes; a Spark pair has {RAY_NODES}."))
     findings += _ray_gpu_findings(st, gpu, n)
     cpu = st.resources.get("CPU")
     mem = st.resources.get("memory")
@@ -156,7 +144,7 @@ def _ray_gpu_findings(st: RayStatus, gpu: tuple[float, float] | None, nodes: int
 
 register(KindSpec(
     name="ray-status", parse=parse_ray_status, summarise=_summarise_ray, programs=("ray",),
-    matches_command=lambda argv: _runs(argv, "ray", "status"),
+    matches_command=lambda argv: runs_program(argv, "ray", "status"),
     line=re.compile(
         r"^=+ (?:Autoscaler|Cluster Scaler) status|^Node status$"
         r"|^(?:Healthy|Active|Idle|Recent failures|Total Usage|Pending Demands|From request_resources"
@@ -385,7 +373,7 @@ _VLLM_LINE = re.compile(
 
 
 def _is_vllm_serve(argv: list[str]) -> bool:
-    if _runs(argv, "vllm", "serve"):
+    if runs_program(argv, "vllm", "serve"):
         return True
     return any(a.startswith("vllm.entrypoints.openai.api_server") for a in argv)
 

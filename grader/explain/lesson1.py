@@ -1,4 +1,4 @@
-"""Lesson-1 kinds for ``grader.explain``: ip addr, ip route get, ibdev2netdev, ethtool, ping,
+"""Lesson-1 kinds for ``explain``: ip addr, ip route get, ibdev2netdev, ethtool, ping,
 iperf3, netplan, and the checks that compare the two Sparks' outputs in one paste.
 
 Each finding names the problem and the fix. Sources are those of docs/research/procedure.md
@@ -13,121 +13,30 @@ from __future__ import annotations
 import dataclasses
 import ipaddress
 import re
-from typing import Any, Callable
+from typing import Any
 
-from .explain import Finding, KindSpec, Section, Summary, register, register_cross_check
-from .parsers import (parse_ethtool, parse_ibdev2netdev, parse_ip_addr, parse_ip_route_get_all,
+from ..parsers import (parse_ethtool, parse_ibdev2netdev, parse_ip_addr, parse_ip_route_get_all,
                       parse_iperf3, parse_netplan, parse_ping)
-from .parsers.common import command_argv
-from .spark_names import (HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, other_twin, qsfp_port,
+from ..parsers.common import command_argv
+from ..spark_names import (HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, other_twin, qsfp_port,
                           rdma_device_for, twin_domain)
+from .common import (C2S, JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, SWITCH, argv_is, argv_words, fail,
+                     in_spark_range, info, ok, overlap_finding, overlap_pairs, overlaps, port_words, spark_figure,
+                     warn)
+from .core import Finding, KindSpec, Section, Summary, register, register_cross_check
 
 
-C2S = "NVIDIA connect-two-sparks playbook"
-SWITCH = "NVIDIA multi-sparks-through-switch playbook"
 JUMBO_GUIDES = "community guides (eugr spark-vllm-docker, oshlabs dgx-spark-cluster)"
+TCP_PASS_GBPS = spark_figure("tcp_gbps")
+"""checks/ranges.toml [spark-pair.tcp_gbps] min: the rate L1.tcp passes (NVIDIA's per-rail bar)."""
 IPERF_FIGURES = ("96.2 Gbit/s with iperf3 -P 16 (catharsis.net.au) and ~110 Gbit/s per lane with "
-                 "8 streams at MTU 9000 (NVIDIA developer forum)")
-
-
-def ok(msg: str) -> Finding:
-    """A Finding of level ``ok``."""
-    return Finding("ok", msg)
-
-
-def warn(msg: str) -> Finding:
-    """A Finding of level ``warn``."""
-    return Finding("warn", msg)
-
-
-def fail(msg: str) -> Finding:
-    """A Finding of level ``fail``."""
-    return Finding("fail", msg)
-
-
-def info(msg: str) -> Finding:
-    """A Finding of level ``info``."""
-    return Finding("info", msg)
-
-
-def _port_words(port: int) -> str:
-    return "next to the RJ45" if port == 0 else "further from the RJ45"
-
-
-MAX_COMPARED_ADDRESSES = 128
-"""At most this many distinct (interface, address) pairs are compared for overlapping subnets (a machine
-has a handful; a paste of thousands is not a machine's output, and comparing is quadratic)."""
-MAX_OVERLAP_FINDINGS = 16
-"""At most this many overlapping pairs are named, one finding each; one more finding counts the rest."""
-
-
-def _overlap_pairs(named: list[tuple[str, str]]) -> list[tuple[str, str, str, str]]:
-    """Pairs (a, cidr_a, b, cidr_b) of different interfaces whose IPv4 subnets overlap, in the order of
-    ``named``; repeated (interface, address) entries count once, and only the first
-    ``MAX_COMPARED_ADDRESSES`` distinct ones are compared."""
-    nets = []
-    for name, cidr in dict.fromkeys(named):
-        try:
-            net = ipaddress.ip_interface(cidr).network
-        except ValueError:
-            continue
-        if net.version == 4:
-            nets.append((name, cidr, net))
-            if len(nets) == MAX_COMPARED_ADDRESSES:
-                break
-    return [(a, ca, b, cb) for i, (a, ca, na) in enumerate(nets) for b, cb, nb in nets[i + 1:]
-            if a != b and na.overlaps(nb)]
-
-
-def _overlap_finding(a: str, ca: str, b: str, cb: str) -> Finding:
-    return fail(f"{a} ({ca}) and {b} ({cb}) are in the same subnet: the kernel cannot tell which "
-                "interface to use (routing ambiguity; the " + SWITCH + " warns it causes NCCL "
-                "communication failures). Give each twin its own subnet, e.g. 192.168.100.0/24 and "
-                "192.168.101.0/24.")
-
-
-def _overlaps(named: list[tuple[str, str]]) -> list[Finding]:
-    """fail findings for different interfaces whose IPv4 subnets overlap (at most ``MAX_OVERLAP_FINDINGS``
-    pairs named, then one finding counting the others)."""
-    pairs = _overlap_pairs(named)
-    out = [_overlap_finding(*pair) for pair in pairs[:MAX_OVERLAP_FINDINGS]]
-    if len(pairs) > MAX_OVERLAP_FINDINGS:
-        out.append(fail(f"... and {len(pairs) - MAX_OVERLAP_FINDINGS} more pairs of interfaces share a subnet: "
-                        "give each interface its own subnet"))
-    return out
-
-
-# iproute2 options that take a value (ip -n NS addr, ip -f inet addr)
-_OPTS_WITH_VALUE = {"-n", "-netns", "-f", "-family", "-b", "-batch", "-rc", "-rcvbuf", "-l", "-loops"}
-
-
-def _words(argv: list[str]) -> list[str]:
-    """The non-option arguments of argv (options that take a value skip it too)."""
-    words, skip = [], False
-    for arg in argv[1:]:
-        if skip:
-            skip = False
-        elif arg.startswith("-"):
-            skip = arg in _OPTS_WITH_VALUE
-        else:
-            words.append(arg)
-    return words
-
-
-def _argv_is(program: str, *objects: str) -> Callable[[list[str]], bool]:
-    """A matcher for ``program [options] OBJECT ...`` where OBJECT abbreviates one of objects."""
-    def match(argv: list[str]) -> bool:
-        if not argv or argv[0] != program:
-            return False
-        words = _words(argv)
-        return not objects or (bool(words) and any(o.startswith(words[0]) for o in objects))
-    return match
+                 f"8 streams at MTU {JUMBO_MTU} (NVIDIA developer forum)")
 
 
 def _is_route_get(argv: list[str]) -> bool:
     """``ip [options] route get DST`` and abbreviations (``ip r g``)."""
-    words = _words(argv)
-    return _argv_is("ip", "route")(argv) and len(words) > 1 and "get".startswith(words[1])
+    words = argv_words(argv)
+    return argv_is("ip", "route")(argv) and len(words) > 1 and "get".startswith(words[1])
 
 
 # --------------------------------------------------------------------------- ip addr
@@ -154,13 +63,13 @@ def _summarise_ip_addr(ifaces: list[Any], command: str | None) -> Summary:
     for port, (a, b) in QSFP_TWINS.items():
         ta, tb = by_name.get(a), by_name.get(b)
         if ta and tb and ta.is_up and tb.is_up:
-            findings.append(ok(f"QSFP port {port} ({_port_words(port)}) has link: both twins {a} and {b} are UP."))
+            findings.append(ok(f"QSFP port {port} ({port_words(port)}) has link: both twins {a} and {b} are UP."))
         elif ta and tb and (ta.is_up or tb.is_up):
             up, down = (ta, tb) if ta.is_up else (tb, ta)
             why = ("administratively down: `sudo ip link set " + down.name + " up`, or configure it in netplan"
                    if down.flags and "UP" not in down.flags else "without link")
             findings.append(warn(f"Only {up.name} of port {port} is UP; its twin {down.name} is {why}. Each "
-                                 "twin carries about half of the port's 200 Gb/s: use both."))
+                                 f"twin carries about half of the port's {LINE_GBPS} Gb/s: use both."))
     for t in (t for t in twins if t.is_up):
         findings += _address_findings(t)
         twin = other_twin(t.name)
@@ -170,7 +79,7 @@ def _summarise_ip_addr(ifaces: list[Any], command: str | None) -> Summary:
     if any(a.scope == "global" and not a.dynamic and not a.is_link_local for t in twins for a in t.ipv4):
         findings.append(info("`ip addr` cannot tell a netplan address from one added with `ip addr add`, "
                              "which is lost at reboot: keep the addresses in /etc/netplan/40-cx7.yaml."))
-    findings += _overlaps([(i.name, a.cidr) for i in ifaces if i.name != "lo" for a in i.ipv4])
+    findings += overlaps([(i.name, a.cidr) for i in ifaces if i.name != "lo" for a in i.ipv4])
     findings += _mtu_findings([t for t in twins if t.is_up])
     house = by_name.get(HOUSE_INTERFACE)
     if house is not None:
@@ -212,22 +121,22 @@ def _mtu_findings(up_twins: list[Any]) -> list[Finding]:
         return []
     if len(set(mtus.values())) > 1:
         return [warn("The twins have different MTUs (" + ", ".join(f"{n} {m}" for n, m in mtus.items())
-                     + "): set the same MTU (9000 for jumbo frames) on every twin of both Sparks.")]
+                     + f"): set the same MTU ({JUMBO_MTU} for jumbo frames) on every twin of both Sparks.")]
     mtu, names = next(iter(mtus.values())), ", ".join(mtus)
-    if mtu == 9000:
-        return [ok(f"MTU 9000 (jumbo frames) on {names}. The other Spark must match: check with "
-                   "`ping -c2 -M do -s 8972 <peer>`.")]
+    if in_spark_range("mtu", mtu):  # the range L1.mtu judges with
+        return [ok(f"MTU {JUMBO_MTU} (jumbo frames) on {names}. The other Spark must match: check with "
+                   f"`ping -c2 -M do -s {JUMBO_PAYLOAD} <peer>`.")]
     if mtu == 1500:
         return [info(f"MTU 1500 on {names}: the default, which NVIDIA's playbooks keep. The {JUMBO_GUIDES} "
-                     "set `mtu: 9000` in netplan on both Sparks for jumbo frames; if you do, check with "
-                     "`ping -c2 -M do -s 8972 <peer>`.")]
-    return [warn(f"MTU {mtu} on {names}: neither the 1500 default nor 9000 jumbo frames; both ends "
-                 "of the cable must agree (use 9000 on both).")]
+                     f"set `mtu: {JUMBO_MTU}` in netplan on both Sparks for jumbo frames; if you do, check with "
+                     f"`ping -c2 -M do -s {JUMBO_PAYLOAD} <peer>`.")]
+    return [warn(f"MTU {mtu} on {names}: neither the 1500 default nor {JUMBO_MTU} jumbo frames; both ends "
+                 f"of the cable must agree (use {JUMBO_MTU} on both).")]
 
 
 register(KindSpec(
     name="ip-addr", parse=parse_ip_addr, summarise=_summarise_ip_addr, programs=("ip",),
-    matches_command=_argv_is("ip", "address", "link"),
+    matches_command=argv_is("ip", "address", "link"),
     line=re.compile(r"^\d+:\s+\S+:\s+<|^link/\S+|^inet6?\s|^valid_lft\s|^altname\s|^Device \".*\" does not exist"
                     r"|^\S++\s+(?:UP|DOWN|UNKNOWN|LOWERLAYERDOWN|DORMANT|NOTPRESENT|TESTING)(?:\s|$)"),
     # `rdma -j link` objects also have "ifname": they carry "physical_state", ip's never do
@@ -251,7 +160,7 @@ def _summarise_route(routes: list[Any], command: str | None) -> Summary:
                                      f"/24 as {r.dev}'s address."))
         elif r.dev == HOUSE_INTERFACE:
             findings.append(fail(f"Traffic to {r.dst} goes over {HOUSE_INTERFACE}, the 10 GbE management "
-                                 "port, not the 200 GbE QSFP cable: that address is not in a subnet of a "
+                                 f"port, not the {LINE_GBPS} GbE QSFP cable: that address is not in a subnet of a "
                                  "QSFP twin. Use the peer's QSFP address (e.g. 192.168.100.11) or fix the "
                                  "twins' addresses."))
         elif r.dev == "lo":
@@ -298,7 +207,7 @@ def _summarise_ibdev(result: Any, command: str | None) -> Summary:
         ups = [m for m in spark if qsfp_port(m.netdev) == port and m.is_up]
         if len(ups) == 2:
             pair = " and ".join(f"{m.rdma_device}/{m.netdev}" for m in ups)
-            findings.append(ok(f"QSFP port {port} ({_port_words(port)}) is cabled: both twins are Up ({pair})."))
+            findings.append(ok(f"QSFP port {port} ({port_words(port)}) is cabled: both twins are Up ({pair})."))
         elif len(ups) == 1:
             findings.append(warn(f"Only {ups[0].netdev} of port {port} is Up; with a cable in, both twins "
                                  f"({' and '.join(twins)}) report Up. Reseat the cable; if it stays, reboot."))
@@ -319,7 +228,7 @@ def _summarise_ibdev(result: Any, command: str | None) -> Summary:
 
 register(KindSpec(
     name="ibdev2netdev", parse=parse_ibdev2netdev, summarise=_summarise_ibdev, programs=("ibdev2netdev",),
-    matches_command=_argv_is("ibdev2netdev"), line=re.compile(r"\sport\s+\d+.*==>"),
+    matches_command=argv_is("ibdev2netdev"), line=re.compile(r"\sport\s+\d+.*==>"),
 ))
 
 
@@ -352,21 +261,21 @@ def _speed_findings(r: Any, name: str) -> list[Finding]:
         return [fail(f"{name}: no speed (Speed: Unknown! means no link): check the cable at both ends.")]
     if r.interface == HOUSE_INTERFACE:
         return [info(f"{name}: {r.speed_mbps}Mb/s on the 10 GbE management port (not the QSFP link).")]
-    if r.speed_mbps == 200000:
-        return [ok(f"{name}: 200000Mb/s, the full 200 GbE of a Spark QSFP port.")]
+    if in_spark_range("link_speed_mbps", r.speed_mbps):  # the range L1.link_speed judges with
+        return [ok(f"{name}: {LINK_MBPS}Mb/s, the full {LINE_GBPS} GbE of a Spark QSFP port.")]
     if not spark_port:
         return [info(f"{name}: {r.speed_mbps}Mb/s; not a Spark QSFP interface, so no expected speed.")]
     if r.speed_mbps == 100000:
         return [fail(f"{name}: 100000Mb/s: the link negotiated down to 100 GbE; a Spark QSFP port should "
-                     "show 200000Mb/s. Through a switch, force 200G and turn off auto-negotiation on the "
-                     "switch port (" + SWITCH + ", Step 3.1); back to back, use a cable rated for 200G.")]
-    return [fail(f"{name}: {r.speed_mbps}Mb/s; a Spark QSFP port should show 200000Mb/s. Check the "
-                 "cable (rated for 200G) and, through a switch, the switch port's speed setting.")]
+                     f"show {LINK_MBPS}Mb/s. Through a switch, force {LINE_GBPS}G and turn off auto-negotiation on the "
+                     "switch port (" + SWITCH + f", Step 3.1); back to back, use a cable rated for {LINE_GBPS}G.")]
+    return [fail(f"{name}: {r.speed_mbps}Mb/s; a Spark QSFP port should show {LINK_MBPS}Mb/s. Check the "
+                 f"cable (rated for {LINE_GBPS}G) and, through a switch, the switch port's speed setting.")]
 
 
 register(KindSpec(
     name="ethtool", parse=parse_ethtool, summarise=_summarise_ethtool, programs=("ethtool",),
-    matches_command=_argv_is("ethtool"),
+    matches_command=argv_is("ethtool"),
     line=re.compile(r"^Settings for \S+:$|^(?:Speed|Duplex|Auto-negotiation|Link detected|Port|PHYAD|"
                     r"Transceiver|MDI-X|Lanes|Wake-on|Current message level|Supported [\w -]+|"
                     r"Advertised [\w -]+|Link partner [\w -]+|Supports [\w -]+):|^netlink error:"
@@ -406,7 +315,7 @@ def _summarise_ping(r: Any, command: str | None) -> Summary:
                              "peer and `ibdev2netdev` on both Sparks."))
     elif r.mtu_error:
         findings.append(_mtu_failure(r, dest, size))
-    elif r.ok and size >= 9000:
+    elif r.ok and size >= JUMBO_MTU:
         how = " with fragmenting forbidden (-M do)" if df else ""
         findings.append(ok(f"Jumbo frames work end to end: {size}-byte packets reached {dest} and came back"
                            f"{how} ({r.received} of {r.transmitted}, avg {r.rtt_avg_ms} ms)."))
@@ -415,11 +324,12 @@ def _summarise_ping(r: Any, command: str | None) -> Summary:
                                  "with -M do (do not fragment)."))
     elif r.ok:
         findings.append(ok(f"{dest} answers ({r.received} of {r.transmitted}, avg {r.rtt_avg_ms} ms). This "
-                           f"checks reachability only; for jumbo frames run `ping -c2 -M do -s 8972 {dest}`."))
+                           f"checks reachability only; for jumbo frames run `ping -c2 -M do -s {JUMBO_PAYLOAD} "
+                           f"{dest}`."))
     elif r.received == 0 and size > 1500:
         findings.append(fail(f"No reply to {size}-byte packets from {dest}. If a plain `ping {dest}` gets "
-                             "replies, the far end's MTU is smaller than the packet (one Spark at 9000, the "
-                             "other at 1500): set MTU 9000 on both. If not, the peer is unreachable."))
+                             f"replies, the far end's MTU is smaller than the packet (one Spark at {JUMBO_MTU}, the "
+                             f"other at 1500): set MTU {JUMBO_MTU} on both. If not, the peer is unreachable."))
     elif r.received == 0:
         findings.append(fail(f"No reply from {dest}: check the address is the peer's QSFP address, the cable "
                              "is in the same port on both Sparks, and the peer is up."))
@@ -437,10 +347,10 @@ def _mtu_failure(r: Any, dest: str, size: int) -> Finding:
     if router and any("frag needed" in e.lower() or "too big" in e.lower() for e in r.errors):
         return fail(f"{router} on the path has MTU {mtu} and refused the {size}-byte packet (Frag needed "
                     "and DF set): an MTU mismatch on the path. Every hop (both Sparks, any switch) needs "
-                    "MTU 9000 for jumbo frames.")
+                    f"MTU {JUMBO_MTU} for jumbo frames.")
     at = f" ({mtu})" if mtu else ""
     return fail(f"This Spark's outgoing interface MTU{at} is too small for {size}-byte packets, and -M do "
-                "forbids fragmenting them: set `mtu: 9000` on the twins in netplan on BOTH Sparks and "
+                f"forbids fragmenting them: set `mtu: {JUMBO_MTU}` on the twins in netplan on BOTH Sparks and "
                 "run `sudo netplan apply` (or test MTU 1500 with -s 1472).")
 
 
@@ -482,11 +392,11 @@ def _summarise_iperf3(r: Any, command: str | None) -> Summary:
         return facts, findings
     streams = (f" With {r.streams} stream{'s' if r.streams > 1 else ''} TCP cannot fill the link: rerun "
                "with -P 8 or -P 16." if r.streams and r.streams < 8 else "")
-    checks = " Check MTU 9000 on both ends and that `ethtool <twin>` shows 200000Mb/s."
-    if gbps >= 90:
+    checks = f" Check MTU {JUMBO_MTU} on both ends and that `ethtool <twin>` shows {LINK_MBPS}Mb/s."
+    if gbps >= TCP_PASS_GBPS:  # the floor L1.tcp judges with
         findings.append(ok(f"{gbps:.1f} Gbit/s over TCP: in line with the published one-link figures for two "
                            f"Sparks ({IPERF_FIGURES}). One netdev (twin) carries about half of the port's "
-                           "200 Gb/s."))
+                           f"{LINE_GBPS} Gb/s."))
     elif gbps >= 40:
         findings.append(warn(f"{gbps:.1f} Gbit/s over TCP: below the ~96-110 Gbit/s published for one link "
                              f"({IPERF_FIGURES}).{streams}{checks}"))
@@ -508,7 +418,7 @@ def _summarise_iperf3(r: Any, command: str | None) -> Summary:
 
 register(KindSpec(
     name="iperf3", parse=parse_iperf3, summarise=_summarise_iperf3, programs=("iperf3",),
-    matches_command=_argv_is("iperf3"),
+    matches_command=argv_is("iperf3"),
     line=re.compile(r"^\[\s*(?:\d+|SUM|ID)\]|^Connecting to host|^iperf Done|^- - - -|^iperf3?: (?:error|interrupt)"
                     r"|^Server listening on|^Accepted connection from"),
     starts=re.compile(r"^Connecting to host|^Server listening on"),
@@ -535,11 +445,11 @@ def _summarise_netplan(cfg: Any, command: str | None) -> Summary:
                 findings.append(warn(f"Only {x} of port {port} has an address; the {C2S}'s current procedure "
                                      f"gives its twin {y} one too, in its own /24 (e.g. {a} 192.168.100.10/24, "
                                      f"{b} 192.168.101.10/24), so both halves of the port are used."))
-    findings += _overlaps([(n, a) for n, i in cfg.ethernets.items() for a in i.addresses if "/" in a])
+    findings += overlaps([(n, a) for n, i in cfg.ethernets.items() for a in i.addresses if "/" in a])
     qsfp = [i for n, i in cfg.ethernets.items() if is_qsfp_twin(n)]
     if qsfp and all(i.mtu is None for i in qsfp):
         findings.append(info("No `mtu:` key: the twins stay at MTU 1500, as in NVIDIA's playbook. The "
-                             f"{JUMBO_GUIDES} add `mtu: 9000` to each twin on both Sparks for jumbo frames."))
+                             f"{JUMBO_GUIDES} add `mtu: {JUMBO_MTU}` to each twin on both Sparks for jumbo frames."))
     return facts, findings
 
 
@@ -570,11 +480,11 @@ def _netplan_iface_findings(name: str, i: Any) -> list[Finding]:
             out.append(ok(f"{name}: static address {a}."))
     if not i.addresses and not (i.link_local and "ipv4" in i.link_local) and not i.dhcp4 and is_qsfp_twin(name):
         out.append(warn(f"{name} gets no IPv4 address from this file: add `addresses: [<ip>/24]`."))
-    if i.mtu is not None and i.mtu != 9000:
+    if i.mtu is not None and not in_spark_range("mtu", i.mtu):
         out.append((info if i.mtu == 1500 else warn)(
-            f"{name}: mtu {i.mtu}; for jumbo frames use 9000 on every twin of both Sparks."))
-    elif i.mtu == 9000:
-        out.append(ok(f"{name}: mtu 9000 (jumbo frames); the other Spark must use 9000 too."))
+            f"{name}: mtu {i.mtu}; for jumbo frames use {JUMBO_MTU} on every twin of both Sparks."))
+    elif i.mtu is not None:
+        out.append(ok(f"{name}: mtu {JUMBO_MTU} (jumbo frames); the other Spark must use {JUMBO_MTU} too."))
     return out
 
 
@@ -640,7 +550,7 @@ def _compare_twin(h1: str, a: Any, h2: str, b: Any) -> list[Finding]:
             out.append(ok(f"{a.name}: {x.cidr} on {h1} and {y.cidr} on {h2} share a subnet."))
     if a.mtu and b.mtu and a.mtu != b.mtu:
         out.append(warn(f"{a.name} has MTU {a.mtu} on {h1} but {b.mtu} on {h2}: both ends of the cable must "
-                        "agree (9000 for jumbo frames)."))
+                        f"agree ({JUMBO_MTU} for jumbo frames)."))
     return out
 
 
@@ -657,7 +567,7 @@ def _subnets_within_host(items: list[tuple[Section, Any]]) -> list[tuple[int, Fi
         earlier = [(n, c) for n, (j, cidrs) in known.items() if n not in names for c in cidrs]
         here = [(i.name, a.cidr) for i in parsed if i.name != "lo" for a in i.ipv4]
         before = {n for n, _ in earlier}
-        out += [(index, _overlap_finding(a, ca, b, cb)) for a, ca, b, cb in _overlap_pairs(earlier + here)
+        out += [(index, overlap_finding(a, ca, b, cb)) for a, ca, b, cb in overlap_pairs(earlier + here)
                 if a in before and b not in before]
         for i in parsed:
             known[i.name] = (index, [a.cidr for a in i.ipv4])

@@ -1,25 +1,17 @@
-"""Explain kinds for lesson 2a: RoCE naming and NCCL transport (rdma link, sysfs, show_gids, ibstat,
-ib_write_bw/lat, nccl-tests, NCCL_DEBUG=INFO logs). Registered on import by grader.explain.
+"""Explain kinds for lesson 2a, the RoCE side: which RDMA device is which twin and whether it is up
+(``rdma-link``, ``ib-sysfs``, ``show-gids``, ``ibstat``), and what ``ib_write_bw``/``ib_write_lat`` measured
+(``perftest``); ConnectX-7 functions in an ``lspci`` paste (lesson 3's kind) get their findings from a cross
+check here. NCCL's side (logs, nccl-tests) is ``grader.explain.lesson2_nccl``.
 
-Kinds: ``rdma-link``, ``ib-sysfs``, ``show-gids``, ``ibstat``, ``perftest``, ``nccl-log``,
-``nccl-tests``; ConnectX-7 functions in an ``lspci`` paste (lesson 3's kind) get their findings
-from a cross check here. Detection keys on lines only these tools print (``link dev/1 state``,
-``/sys/class/infiniband/``, ``DEV PORT INDEX GID``, ``CA '...'``, ``RDMA_Write BW Test``,
-``NCCL INFO``, nccl-tests data rows), so they are not confused with lesson 1's kinds.
+Detection keys on lines only these tools print (``link dev/1 state``, ``/sys/class/infiniband/``,
+``DEV PORT INDEX GID``, ``CA '...'``, ``RDMA_Write BW Test``), so they are not confused with lesson 1's kinds.
 
-Figures and their sources (docs/research/procedure.md §1.5, §1.6, §2, §6; figures.md §2.4; the
-spark-pair ranges in checks/ranges.toml):
-
-- ``ib_write_bw`` one twin, 1 QP: 92.57 and 97.28 Gb/s, 189.85 Gb/s for both twins at once
-  (NVIDIA DGX Spark performance benchmarking guide); PASS at >= 80 Gb/s per rail (NVIDIA
-  check-connectx-bandwidth, dgx-spark-playbooks PR #108); 8-25 Gb/s with the link at 200G is the
-  degraded "stale initialization" state (same script); 4 QPs ~111.7 Gb/s and ``ib_write_lat``
-  2-byte t_typical 1.47 us (eugr spark-vllm-docker NETWORKING.md).
-- nccl-tests all_gather busbw: warning bar 21.875 GB/s = 175 Gb/s (NVIDIA spark_cluster_setup.py
-  MIN_NCCL_TEST_BW); 18.94/20.95 GB/s at MTU 1500 without NCCL_IB_HCA (dgx-spark-playbooks issue
-  #25); 22.96 (TrevorSquillario gb10-training) and 23.74 GB/s with both twins and MTU 9000 (PR #103);
-  ~3 GB/s broken (issue #102, PR #103); ~12 GB/s = one twin, single digits = sockets (oshlabs
-  dgx-spark-cluster VLLM.md).
+Figures and their sources (docs/research/procedure.md §1.5, §1.6, §2; figures.md §2.4): the pass bar
+and the twin's PCIe ceiling are the spark-pair ``ib_write_bw_gbps`` range in checks/ranges.toml (L2.ib_write_bw
+judges with it). ``ib_write_bw`` one twin, 1 QP: 92.57 and 97.28 Gb/s, 189.85 Gb/s for both twins at once
+(NVIDIA DGX Spark performance benchmarking guide); 8-25 Gb/s with the link at full speed is the degraded
+"stale initialization" state (NVIDIA check-connectx-bandwidth); 4 QPs ~111.7 Gb/s and ``ib_write_lat``
+2-byte t_typical 1.47 us (eugr spark-vllm-docker NETWORKING.md).
 """
 
 from __future__ import annotations
@@ -28,48 +20,33 @@ import dataclasses
 import re
 from typing import Any
 
-from .explain import Finding, KindSpec, Section, Summary, register, register_cross_check
-from .explain_lesson1 import C2S, _argv_is, _port_words, fail, info, ok, warn
-from .parsers.ib_sysfs import IbSysfs, RoceDevice, parse_ib_sysfs, roce_v2_ipv4_gid_index
-from .parsers.ibstat import CaList, parse_ibstat
-from .parsers.nccl_log import NcclLog, parse_nccl_log, transport_verdict
-from .parsers.nccl_tests import BenchTable, NcclTestsResult, busbw_factor, parse_bench_table, parse_nccl_tests
-from .parsers.perftest import PROGRAMS as PERFTEST_PROGRAMS
-from .parsers.perftest import PerftestRun, parse_perftest
-from .parsers.rdma import RdmaLinks, parse_rdma_link
-from .parsers.show_gids import GidTable, parse_show_gids
-from .ranges import expected_range
-from .spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port, rdma_device_for, twin_domain
+from ..parsers.ib_sysfs import IbSysfs, RoceDevice, parse_ib_sysfs, roce_v2_ipv4_gid_index
+from ..parsers.ibstat import CaList, parse_ibstat
+from ..parsers.perftest import PROGRAMS as PERFTEST_PROGRAMS
+from ..parsers.perftest import PerftestRun, parse_perftest
+from ..parsers.rdma import RdmaLinks, parse_rdma_link
+from ..parsers.show_gids import GidTable, parse_show_gids
+from ..spark_names import QSFP_TWINS, qsfp_port, rdma_device_for, twin_domain
+from .common import (C2S, JUMBO_MTU, LINE_GBPS, LINK_MBPS, SPARK_RDMA, argv_is, fail, hca_advice, info, ok, port_words,
+                     spark_figure, warn, whole)
+from .core import Finding, KindSpec, Section, Summary, register, register_cross_check
 
 PERF_GUIDE = "NVIDIA's DGX Spark performance benchmarking guide"
 CHECK_BW = "NVIDIA check-connectx-bandwidth"
-CLUSTER_SETUP = "NVIDIA spark_cluster_setup.py"
 
-#: RoCE device of each Spark twin, and back (rocep1s0f1 <-> enp1s0f1np1): procedure.md §2.1
-SPARK_RDMA: dict[str, str] = {rdma_device_for(t): t for twins in QSFP_TWINS.values() for t in twins}
 #: PCI function of each Spark twin (procedure.md §1.1)
 SPARK_PCI: dict[str, str] = {"enp1s0f0np0": "0000:01:00.0", "enp1s0f1np1": "0000:01:00.1",
                              "enP2p1s0f0np0": "0002:01:00.0", "enP2p1s0f1np1": "0002:01:00.1"}
 
 
-def _range(name: str, key: str, default: float) -> float:
-    r = expected_range("spark-pair", name) or {}
-    value = r.get(key)
-    return float(value) if isinstance(value, (int, float)) else default
-
-
-IB_BW_PASS_GBPS = _range("ib_write_bw_gbps", "min", 80.0)
-"""NVIDIA check-connectx-bandwidth's per-rail PASS bar (Gb/s)."""
+IB_BW_PASS_GBPS = spark_figure("ib_write_bw_gbps")
+"""checks/ranges.toml [spark-pair.ib_write_bw_gbps] min: NVIDIA check-connectx-bandwidth's per-rail PASS bar (Gb/s)."""
+PCIE_TWIN_GBPS = whole(spark_figure("ib_write_bw_gbps", "max"))
+"""The same range's max: one twin's PCIe Gen5 x4 link (Gb/s)."""
 IB_BW_TYPICAL = (92.0, 97.3)
 """One twin, 1 QP, in NVIDIA's performance guide: 92.57 and 97.28 Gb/s."""
 IB_BW_DEGRADED_GBPS = 25.0
-"""Below this with the link at 200G: the degraded ConnectX-7 state (check-connectx-bandwidth: 8-25 Gb/s)."""
-BUSBW_WARN_GBS = _range("allgather_busbw_gbs", "min", 21.875)
-"""NVIDIA spark_cluster_setup.py MIN_NCCL_TEST_BW (GB/s, '175 Gbps')."""
-BUSBW_BROKEN_GBS = 5.0
-"""At or below this a Spark pair's NCCL is broken (~3 GB/s: sockets, stale NIC state, a bad NCCL build)."""
-BUSBW_ONE_TWIN_GBS = 14.0
-"""Around 12 GB/s: NCCL drives one twin only (oshlabs dgx-spark-cluster VLLM.md)."""
+"""Below this with the link at full speed: the degraded ConnectX-7 state (check-connectx-bandwidth: 8-25 Gb/s)."""
 LAT_TYPICAL_US = 1.47
 """ib_write_lat 2-byte t_typical between two Sparks (eugr spark-vllm-docker NETWORKING.md)."""
 
@@ -82,10 +59,6 @@ def _twin_words(device: str) -> str:
     return f"{device} ({netdev}, QSFP port {qsfp_port(netdev)}, PCI domain {twin_domain(netdev)})"
 
 
-def _hca_advice(devices: list[str]) -> str:
-    return f"NCCL_IB_HCA={','.join(devices)}" if devices else "NCCL_IB_HCA=rocep1s0f1,roceP2p1s0f1"
-
-
 def _port_findings(active: dict[str, bool], source: str) -> list[Finding]:
     """Per QSFP port: both twins active (ok), one (warn); none at all (fail). ``active`` maps Spark
     RDMA devices seen to whether they are ACTIVE."""
@@ -96,7 +69,7 @@ def _port_findings(active: dict[str, bool], source: str) -> list[Finding]:
         ups = [d for d in (da, db) if active.get(d)]
         if len(ups) == 2:
             up_ports.append(port)
-            out.append(ok(f"QSFP port {port} ({_port_words(port)}) is in use: both twins' RoCE devices {da} and {db} "
+            out.append(ok(f"QSFP port {port} ({port_words(port)}) is in use: both twins' RoCE devices {da} and {db} "
                           f"are ACTIVE ({source})."))
         elif len(ups) == 1:
             up_ports.append(port)
@@ -104,7 +77,7 @@ def _port_findings(active: dict[str, bool], source: str) -> list[Finding]:
             state = "not listed" if other not in active else "not ACTIVE"
             out.append(warn(f"Only {ups[0]} of QSFP port {port} is ACTIVE; its twin {other} is {state}. With a cable "
                             "in, both twins come up: reseat the cable, check `ip link` shows both netdevs UP, reboot "
-                            "if it stays. One twin carries about half of the port's 200 Gb/s."))
+                            f"if it stays. One twin carries about half of the port's {LINE_GBPS} Gb/s."))
     seen = [d for d in active if d in SPARK_RDMA]
     if seen and not up_ports:
         out.append(fail("No ConnectX-7 RoCE device is ACTIVE: no QSFP link. Check the cable at both ends and that the "
@@ -112,13 +85,13 @@ def _port_findings(active: dict[str, bool], source: str) -> list[Finding]:
                         "Sparks and try again."))
     elif len(up_ports) == 1:
         devs = [rdma_device_for(t) for t in QSFP_TWINS[up_ports[0]]]
-        out.append(info(f"For NCCL list both ACTIVE devices of port {up_ports[0]}: {_hca_advice(devs)} (one device "
+        out.append(info(f"For NCCL list both ACTIVE devices of port {up_ports[0]}: {hca_advice(devs)} (one device "
                         "alone drives one PCIe x4 link: about half the cable's bandwidth). Cable the same port on the "
                         "other Spark."))
     elif len(up_ports) == 2:
         devs = [rdma_device_for(t) for p in up_ports for t in QSFP_TWINS[p]]
         out.append(info(f"Both QSFP ports are in use: all four twins need an IPv4 address (NVIDIA), and NCCL can use "
-                        f"all four: {_hca_advice(devs)}."))
+                        f"all four: {hca_advice(devs)}."))
     return out
 
 
@@ -158,7 +131,7 @@ def _is_rdma_json(value: Any) -> bool:
 
 register(KindSpec(
     name="rdma-link", parse=parse_rdma_link, summarise=_summarise_rdma, programs=("rdma",),
-    matches_command=_argv_is("rdma", "link"),
+    matches_command=argv_is("rdma", "link"),
     line=re.compile(r"^link\s+\S+/\d+\s+(?:state|subnet_prefix|lid)\s|^\d+/\d+:\s+\S+/\d+:\s+state\s"),
     matches_json=_is_rdma_json,
 ))
@@ -328,12 +301,14 @@ def _summarise_ibstat(cas: CaList, command: str | None) -> Summary:
             label = f"{name} port {p.port}"
             if p.is_active:
                 rate = p.rate_gbps
-                if rate is not None and rate >= 200:
-                    findings.append(ok(f"{label}: Active/{p.physical_state or '?'} at {rate:g} Gb/s, the full 200 GbE "
+                if rate is not None and rate >= LINE_GBPS:
+                    findings.append(ok(f"{label}: Active/{p.physical_state or '?'} at {rate:g} Gb/s, the full "
+                                       f"{LINE_GBPS} GbE "
                                        "of a Spark QSFP port (each twin reports the port's rate)."))
-                elif rate is not None and 100 <= rate < 200:
+                elif rate is not None and LINE_GBPS / 2 <= rate < LINE_GBPS:
                     findings.append(warn(f"{label}: Active at only {rate:g} Gb/s: the link negotiated down; a Spark "
-                                         "port runs at 200. Use a cable rated for 200G; through a switch, force 200G "
+                                         f"port runs at {LINE_GBPS}. Use a cable rated for {LINE_GBPS}G; through a "
+                                         f"switch, force {LINE_GBPS}G "
                                          "and turn auto-negotiation off on the switch port."))
                 else:
                     findings.append(ok(f"{label}: Active/{p.physical_state or '?'}"
@@ -393,17 +368,19 @@ def _bw_findings(r: PerftestRun, label: str) -> list[Finding]:
     if bw >= IB_BW_TYPICAL[0]:
         return [ok(f"{label}: {bw:.2f} Gb/s{qps}, above {CHECK_BW}'s {IB_BW_PASS_GBPS:g} Gb/s bar and in line with "
                    f"{typical}. One twin is one PCIe Gen5 x4 link (~100 Gb/s): run one ib_write_bw per twin at the "
-                   "same time to fill the 200 Gb/s port (NVIDIA: 92.57 + 97.28 = 189.85 Gb/s).")]
+                   f"same time to fill the {LINE_GBPS} Gb/s port (NVIDIA: 92.57 + 97.28 = 189.85 Gb/s).")]
     if bw >= IB_BW_PASS_GBPS:
         return [ok(f"{label}: {bw:.2f} Gb/s{qps}: passes {CHECK_BW}'s {IB_BW_PASS_GBPS:g} Gb/s bar, a little below "
                    f"{typical}. Close other traffic and rerun.")]
     if bw <= IB_BW_DEGRADED_GBPS:
         return [fail(f"{label}: only {bw:.2f} Gb/s{qps}, far below {CHECK_BW}'s {IB_BW_PASS_GBPS:g} Gb/s bar. If "
-                     "`ethtool` shows 200000Mb/s and the PCIe link is 32 GT/s x4, this is the known degraded ConnectX-7 "
+                     f"`ethtool` shows {LINK_MBPS}Mb/s and the PCIe link is 32 GT/s x4, this is the known degraded "
+                     "ConnectX-7 "
                      "state (~13 Gb/s): update DGX OS (`sudo apt full-upgrade`), reboot both Sparks with the cable in; "
                      "if it stays, unplug both Sparks and their power bricks for 60 s.")]
     return [fail(f"{label}: {bw:.2f} Gb/s{qps}, below {CHECK_BW}'s {IB_BW_PASS_GBPS:g} Gb/s bar ({typical}). Check "
-                 "that `ethtool` shows 200000Mb/s on both ends, that nothing else uses the link, and that the PCIe "
+                 f"that `ethtool` shows {LINK_MBPS}Mb/s on both ends, that nothing else uses the link, and that the "
+                 "PCIe "
                  "link of the device is Gen5 x4 (`sudo lspci -vv`: LnkSta 32GT/s, Width x4).")]
 
 
@@ -440,7 +417,7 @@ def _summarise_perftest(runs: list[PerftestRun], command: str | None) -> Summary
             if r.rdma_mtu_bytes < 4096:
                 findings.append(info(f"`Mtu : {r.rdma_mtu_bytes}[B]` is the RDMA path MTU, not the interface's "
                                      "Ethernet MTU: RoCE uses the largest RDMA MTU that fits, 1024 with MTU 1500 and "
-                                     "4096 with MTU 9000 (jumbo frames on both Sparks)."))
+                                     f"4096 with MTU {JUMBO_MTU} (jumbo frames on both Sparks)."))
             else:
                 findings.append(info(f"`Mtu : {r.rdma_mtu_bytes}[B]` (RDMA path MTU): the interfaces run jumbo frames."))
         if r.link_type:
@@ -499,324 +476,6 @@ def _both_rails(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
                          f"time ({PERF_GUIDE}: 92.57 + 97.28 = 189.85 Gb/s over one cable)."))]
 
 
-# --------------------------------------------------------------------------- NCCL log
-
-def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -> list[Finding]:
-    """What the transport verdict means, and what to do about it."""
-    out: list[Finding] = []
-    hcas = [h.device for h in log.ib_devices]
-    cross_node = (log.nnodes or len(log.hosts)) > 1 if (log.nnodes or log.hosts) else None
-    if verdict == "NET/IB":
-        names = ", ".join(f"{h.device}:{h.port}/{h.link_layer}" for h in log.ib_devices) or "(not listed in this excerpt)"
-        out.append(ok(f"NCCL moved data with RDMA (NET/IB; RoCE on a Spark's ConnectX-7) over {names}."))
-    elif verdict == "NET/Socket":
-        where = ", ".join(f"{s.name} ({s.address})" for s in log.socket_ifaces)
-        why = []
-        if log.env_settings.get("NCCL_IB_DISABLE", "").strip() == "1":
-            why.append("NCCL_IB_DISABLE=1 forbids RDMA: unset it")
-        if log.ib_no_device:
-            why.append("NCCL found no RDMA device (`NET/IB : No device found`): in a container pass "
-                       "--device=/dev/infiniband with --cap-add=IPC_LOCK --ulimit memlock=-1 (or --privileged)")
-        if "NCCL_IB_HCA" in log.env_settings and not hcas:
-            why.append(f"NCCL_IB_HCA={log.env_settings['NCCL_IB_HCA']} matched no usable device: check the names "
-                       "with `rdma link`")
-        cause = ("; ".join(why) + ". ") if why else ("Give NCCL the RDMA devices: set NCCL_IB_HCA to both Up twins "
-                                                      "(e.g. rocep1s0f1,roceP2p1s0f1) and, in a container, pass "
-                                                      "--device=/dev/infiniband with IPC_LOCK (or --privileged). ")
-        out.append(fail(f"NCCL fell back to TCP sockets (NET/Socket{' over ' + where if where else ''}): no RDMA, a "
-                        f"few GB/s at best. {cause}Then check the log shows `NET/IB : Using [0]roce...`."))
-        if any(s.name == HOUSE_INTERFACE for s in log.socket_ifaces):
-            out.append(fail(f"...and the sockets run over {HOUSE_INTERFACE}, the 10 GbE management port: set "
-                            "NCCL_SOCKET_IFNAME to a QSFP twin."))
-        if any(s.name == "lo" for s in log.socket_ifaces):
-            out.append(info("The socket transport ran over the loopback interface (lo): both ranks were on one "
-                            "machine, so no cable was used."))
-    elif verdict == "P2P":
-        out.append(info("Every channel went P2P (GPU to GPU inside one machine, over NVLink or PCIe): no network "
-                        "was used, so this log says nothing about the cable. Run across the two Sparks to see "
-                        "NET/IB."))
-    elif verdict == "SHM":
-        out.append(info("Every channel went through host shared memory (SHM) inside one machine: no network was "
-                        "used. Run across the two Sparks to see NET/IB."))
-    elif verdict.startswith("mixed"):
-        parts = verdict.split(": ", 1)[1].split("+")
-        level = fail if "NET/Socket" in parts else info
-        out.append(level(f"Channels used several transports ({verdict.split(': ', 1)[1]}): NET/* between machines, "
-                         "P2P/SHM inside one."
-                         + (" NET/Socket means some traffic went over TCP: give NCCL the RDMA devices "
-                            "(NCCL_IB_HCA, /dev/infiniband in containers)." if "NET/Socket" in parts else "")))
-    elif verdict == "unknown":
-        out.append(info("The log does not show which transport NCCL used: no `Channel ... via ...` and no `Using "
-                        "network` line. Paste more of it (NCCL prints them when the communicator is set up)."))
-    else:
-        out.append(info(f"NCCL used {verdict}."))
-    if not log.channels and verdict in ("NET/IB", "NET/Socket"):
-        out.append(info("No `Channel ... via` lines in this excerpt: the verdict comes from the network NCCL chose."))
-    if verdict == "NET/IB" or (verdict.startswith("mixed") and "NET/IB" in verdict):
-        out += _hca_findings(log)
-    if cross_node is False and verdict in ("NET/IB", "NET/Socket"):
-        out.append(info("All lines come from one machine: check the other Spark's log too."))
-    return out
-
-
-def _hca_findings(log: NcclLog) -> list[Finding]:
-    out: list[Finding] = []
-    for host, hcas in (log.ib_devices_by_host or {"": log.ib_devices}).items():
-        devs = [h.device for h in hcas]
-        who = f" on {host}" if host else ""
-        spark = [d for d in devs if d in SPARK_RDMA]
-        if len(devs) == 1:
-            dev = devs[0]
-            twin = None
-            if dev in SPARK_RDMA:
-                port = qsfp_port(SPARK_RDMA[dev])
-                twin = [rdma_device_for(t) for t in QSFP_TWINS[port]]
-            out.append(warn(f"NCCL uses only one HCA{who} ({dev}): one twin is one PCIe x4 link, about half the "
-                            f"cable's 200 Gb/s. Set {_hca_advice(twin or [])} so it drives both."))
-        elif spark and len({qsfp_port(SPARK_RDMA[d]) for d in spark}) == 1 and len(spark) == 2:
-            out.append(ok(f"NCCL drives both twins of QSFP port {qsfp_port(SPARK_RDMA[spark[0]])}{who} "
-                          f"({', '.join(spark)}): the whole cable."))
-        elif len(spark) == 4:
-            out.append(ok(f"NCCL drives all four twins{who} (both ports)."))
-    hca = log.env_settings.get("NCCL_IB_HCA")
-    if hca is not None:
-        exact = hca.startswith("=")
-        names = [x for x in hca.lstrip("=^").split(",") if x]
-        if not exact and any(n not in SPARK_RDMA and not re.search(r":\d+$", n) for n in names):
-            out.append(info(f"NCCL_IB_HCA={hca}: without a leading `=` each name is a prefix, so `{names[0]}` "
-                            "matches every device whose name starts with it. NCCL_IB_HCA==rocep1s0f1,roceP2p1s0f1 "
-                            "matches exactly."))
-    gid = log.env_settings.get("NCCL_IB_GID_INDEX")
-    if gid is not None:
-        out.append(info(f"NCCL_IB_GID_INDEX={gid}: it must be the RoCE v2 GID carrying the twin's IPv4 address on "
-                        "every node (`show_gids`); a wrong index fails with `unhandled system error`."))
-    if log.oob_iface and is_qsfp_twin(log.oob_iface):
-        out.append(ok(f"NCCL's out-of-band (bootstrap) traffic uses {log.oob_iface}, a QSFP twin."))
-    elif log.oob_iface == HOUSE_INTERFACE:
-        out.append(info(f"NCCL's out-of-band (bootstrap) traffic uses {HOUSE_INTERFACE}, the 10 GbE port: only "
-                        "small setup messages go there (NVIDIA's cluster script does the same); the data goes over RDMA."))
-    if log.gdr_hcas:
-        out.append(info("GPU Direct RDMA is reported enabled for " + ", ".join(log.gdr_hcas) + "; whether a GB10 "
-                        "really uses it is contested, so it is not graded (NET/IB is what counts)."))
-    return out
-
-
-def _summarise_nccl_log(log: NcclLog, command: str | None) -> Summary:
-    verdict = transport_verdict(log)
-    facts = dict(dataclasses.asdict(log), transport_verdict=verdict, transports=list(log.transports),
-                 ib_devices=[h._asdict() for h in log.ib_devices],
-                 ib_devices_by_host={k: [h._asdict() for h in v] for k, v in log.ib_devices_by_host.items()},
-                 socket_ifaces=[s._asdict() for s in log.socket_ifaces],
-                 channels_by_transport={t: sum(1 for c in log.channels if c.transport == t) for t in log.transports})
-    facts.pop("channels")
-    findings: list[Finding] = []
-    if log.simulated:
-        findings.append(info("This log says it is simulated (clusterlab's sim): the line shapes are copied from a real "
-                             "two-Spark run."))
-    if log.version:
-        findings.append(info(f"NCCL {log.version}."))
-    if verdict == "unknown" and (log.nranks == 1 or log.nnodes == 1) and not log.channels:
-        findings.append(info(f"One {'rank' if log.nranks == 1 else 'node'} in this communicator: the network NCCL "
-                             f"chose ({log.network or 'none named'}) carried nothing between machines."))
-    else:
-        findings += _transport_findings(log, verdict)
-    for e in log.errors[:3]:
-        findings.append(fail(f"NCCL error: {e}. `unhandled system error` at init is often a wrong NCCL_IB_GID_INDEX "
-                             "or an HCA listed in NCCL_IB_HCA that cannot reach the peer (another subnet)."))
-    for w in [w for w in log.warnings if w not in log.errors][:5]:
-        findings.append(warn(f"NCCL WARN: {w}"))
-    if log.bench:
-        b = max(log.bench, key=lambda x: x.size_mib)
-        findings.append(info(f"The benchmark lines end at {b.size_mib:g} MiB with busbw {b.busbw_gbs:g} GB/s "
-                             f"(= {b.busbw_gbs * 8:g} Gb/s)."))
-    return facts, findings
-
-
-_NCCL_LINE = (r"\bNCCL (?:INFO|WARN|TRACE|ABORT)\b|^NET/(?:IB\w*|Socket|Plugin)\s*:|^Channel \d+/\d+\s*:\s*\d+\[\w+\]\s*->"
-              r"|^Using network \w|^NCCL version \d|^NCCL_[A-Z0-9_]+ set (?:by environment )?to ")
-
-register(KindSpec(
-    name="nccl-log", parse=parse_nccl_log, summarise=_summarise_nccl_log,
-    line=re.compile(_NCCL_LINE + r"|^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ \S*torch/"),
-))
-
-
-# --------------------------------------------------------------------------- nccl-tests
-
-def _is_spark_pair(res: NcclTestsResult) -> bool | None:
-    """True when the ranks are two GB10s on two hosts; None when the ranks are not shown."""
-    if not res.ranks:
-        return None
-    return len(res.hosts) == 2 and res.nranks == 2 and all("GB10" in r.gpu for r in res.ranks)
-
-
-def _busbw_findings(res: NcclTestsResult) -> list[Finding]:
-    row = res.largest
-    if row is None:
-        return []
-    bw = row.busbw_gbs
-    size = row.size_bytes
-    gib = size / 2**30
-    size_words = f"{gib:g} GiB" if gib >= 1 else f"{size / 2**20:g} MiB" if size >= 2**20 else f"{size} B"
-    sides = " / ".join(f"{m.busbw_gbs:g}" for m in (row.out_of_place, row.in_place) if m is not None)
-    head = f"busbw {sides} GB/s (out-of-place / in-place) at {size_words}"
-    spark = _is_spark_pair(res)
-    out: list[Finding] = []
-    if all((r.busbw_gbs or 0) == 0 for r in res.rows):
-        return [info(f"{head}: busbw is 0 in every row, as with a single rank (nothing moves): run one rank per "
-                     "Spark (`mpirun -np 2 -H <ip1>:1,<ip2>:1 ...`).")]
-    if spark is False:
-        gpus = ", ".join(dict.fromkeys(r.gpu for r in res.ranks))
-        where = "one host" if len(res.hosts) == 1 else f"{len(res.hosts)} hosts"
-        return [info(f"{head}; {res.nranks} ranks on {where} ({gpus}): not a two-Spark run, so the Spark bars do not "
-                     "apply." + (" Ranks on one host do not use the cable between two machines." if len(res.hosts) == 1
-                                else ""))]
-    small = size < 2**30
-    note = (" The message size is small: latency dominates; NVIDIA's check runs -b 16G -e 16G." if small else "")
-    collective = res.collective or "the test"
-    bar = (f"{CLUSTER_SETUP}'s warning bar {BUSBW_WARN_GBS:g} GB/s (175 Gb/s, all_gather -b 16G over the HCAs)")
-    if bw >= BUSBW_WARN_GBS:
-        out.append(ok(f"{head}: above {bar}. Seen on Spark pairs: 22.96 GB/s (MTU 9000, NCCL 2.28.9) and 23.74 GB/s "
-                      "(both twins in NCCL_IB_HCA, MTU 9000); the cable's line rate is 25 GB/s."))
-    elif bw > BUSBW_ONE_TWIN_GBS:
-        out.append(warn(f"{head}: below {bar}.{note} Reported: 18.94/20.95 GB/s at MTU 1500 without NCCL_IB_HCA "
-                        "(dgx-spark-playbooks issue #25), 23.74 GB/s with both twins in NCCL_IB_HCA and MTU 9000 "
-                        "(PR #103): set MTU 9000 on both Sparks and NCCL_IB_HCA to both twins (-x NCCL_IB_HCA=... "
-                        "with mpirun)."))
-    elif bw > BUSBW_BROKEN_GBS:
-        out.append(fail(f"{head}: about half of what a Spark pair reaches (~23 GB/s).{note} Around 12 GB/s means NCCL "
-                        "drives only one twin (oshlabs dgx-spark-cluster): list both twins in NCCL_IB_HCA."))
-    else:
-        out.append(fail(f"{head}: broken (~3 GB/s is the known failure class).{note} Causes seen: NCCL fell back to "
-                        "sockets (run with -x NCCL_DEBUG=INFO and look for NET/Socket), a stale ConnectX-7 state after "
-                        "re-cabling (reboot both Sparks), or a development-branch NCCL build (build the v2.28.9-1 "
-                        "release tag, as NVIDIA's NCCL playbook does)."))
-    if spark is None and not small:
-        out.append(info(f"The `# Rank` lines are not in this paste: the bar assumes {collective} ran between the two "
-                        "Sparks (one GPU each)."))
-    return out
-
-
-def _summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
-    facts = dict(dataclasses.asdict(res), nranks=res.nranks, hosts=list(res.hosts), nccl_version=res.nccl_version,
-                 avg_busbw_recomputed=res.avg_busbw_recomputed, busbw_at_largest_gbs=res.busbw_at_largest_gbs,
-                 busbw_unit="GB/s", time_unit="us",
-                 nccl_transport=transport_verdict(res.nccl_log) if res.nccl_log else None)
-    facts.pop("nccl_log")
-    findings: list[Finding] = []
-    head = [res.collective or "nccl-tests"]
-    if res.nranks:
-        gpus = ", ".join(dict.fromkeys(r.gpu for r in res.ranks))
-        head.append(f"{res.nranks} rank{'s' if res.nranks != 1 else ''}" + (f" on {', '.join(res.hosts)}" if res.hosts else "") + (f" ({gpus})" if gpus else ""))
-    if res.nccl_version:
-        head.append(f"NCCL {res.nccl_version}")
-    if res.tests_version:
-        head.append(f"nccl-tests {res.tests_version}")
-    findings.append(info(", ".join(head) + "."))
-    for e in res.errors[:3]:
-        findings.append(fail(f"The test failed: {e.rstrip('.')}. Rerun with -x NCCL_DEBUG=INFO to see why (a wrong "
-                             "NCCL_IB_GID_INDEX or HCA gives `unhandled system error`)."))
-    if res.independent_runs:
-        findings.append(fail("Several processes each ran the test alone (each one `Rank 0` of a 1-rank job): "
-                             "nccl-tests was built without MPI, so mpirun started independent copies and nothing "
-                             "crossed between the Sparks. Rebuild with `make MPI=1 MPI_HOME=/usr/lib/aarch64-linux-gnu/"
-                             "openmpi` (NVIDIA's NCCL playbook) and run again."))
-    elif res.nranks == 1:
-        findings.append(info("One rank: a collective of one GPU moves nothing (busbw 0). Run one rank per Spark "
-                             "(`mpirun -np 2 -H <ip1>:1,<ip2>:1 ...`)."))
-    if not res.independent_runs and res.nranks != 1:
-        findings += _busbw_findings(res)
-    avg, rec = res.avg_busbw_reported, res.avg_busbw_recomputed
-    if avg is not None and rec is not None:
-        findings.append(info(f"# Avg bus bandwidth {avg:g} GB/s; recomputed from the rows (mean busbw of every row, "
-                             f"both columns): {rec:.4g} GB/s."))
-        if abs(avg - rec) > 0.02 * max(avg, rec) + 0.01:
-            findings.append(warn(f"The printed average ({avg:g}) does not match the rows ({rec:.4g}): some rows are "
-                                 "missing from the paste, or it was edited."))
-    elif rec is not None:
-        findings.append(info(f"The output is cut off before `# Avg bus bandwidth`; recomputed from the {len(res.rows)} "
-                             f"row(s) shown: {rec:.4g} GB/s (mean busbw of every row, both columns)."))
-    factor = busbw_factor(res.collective, res.nranks)
-    if factor is not None and res.largest is not None and res.largest.out_of_place is not None:
-        m = res.largest.out_of_place
-        if m.algbw_gbs and abs(m.busbw_gbs - m.algbw_gbs * factor) > 0.02 * m.busbw_gbs + 0.02:
-            findings.append(info(f"busbw {m.busbw_gbs:g} is not algbw {m.algbw_gbs:g} x {factor:.3g} as {res.collective} "
-                                 f"with {res.nranks} ranks gives: the rank count may differ from the `# Rank` lines."))
-    if res.wrong_total:
-        findings.append(fail(f"{res.wrong_total} wrong element(s) (#wrong): the data arrived corrupted. Rerun; if it "
-                             "repeats, suspect the NCCL build or the hardware."))
-    if res.out_of_bounds_ok is False:
-        findings.append(fail(f"`# Out of bounds values : {res.out_of_bounds} FAILED`: results out of range."))
-    if res.nccl_log is not None and transport_verdict(res.nccl_log) != "unknown":
-        findings += _transport_findings(res.nccl_log, transport_verdict(res.nccl_log))
-    if not res.rows and not res.errors:
-        findings.append(info("No data row: the test did not get to measure (or the paste stops before the rows)."))
-    return facts, findings
-
-
-def _is_nccl_test(argv: list[str]) -> bool:
-    return any(re.search(r"_perf(?:_mpi)?$", a.rsplit("/", 1)[-1]) for a in argv)
-
-
-_DTYPES = r"(?:float|double|half|bfloat16|int8|uint8|int32|uint32|int64|uint64|f8e4m3|f8e5m2|fp8_e4m3|fp8_e5m2|int|float16|float32|float64)"
-
-register(KindSpec(
-    name="nccl-tests", header=re.compile(r"^#\s*(?:nccl-tests version|Collective test starting|nThread \d|Using devices"
-                                        r"|Rank\s+\d+ (?:Group|Pid))"),
-    parse=parse_nccl_tests, summarise=_summarise_nccl_tests, programs=("all_reduce_perf",
-                                                                                      "all_gather_perf", "mpirun"),
-    matches_command=_is_nccl_test,
-    line=re.compile(r"^(?:\S*?<std(?:out|err)>:\s*)?\d++\s++\d++\s++" + _DTYPES + r"\s+"
-                    r"|<std(?:out|err)>:\s*#\s*(?:nccl-tests version|Collective test|nThread|Using devices|Rank\s|"
-                    r"Avg bus|Out of bounds|\s*size\s+count)"
-                    r"|Test (?:NCCL |CUDA )?failure|^Invalid number of GPUs:|^Please check the number of processes and GPUs"
-                    r"|" + _NCCL_LINE
-                    # its summary lines (comments: they stay with the rows above them)
-                    + r"|^#\s*$|^#\s*(?:Out of bounds values|Avg bus bandwidth|Collective test concluded|error:"
-                      r"|GPU memory usage)\b"),
-))
-
-
-# --------------------------------------------------------------------------- collective benchmark tables
-
-def _summarise_bench(t: BenchTable, command: str | None) -> Summary:
-    facts = {"columns": list(t.columns), "form": t.form, "rows": [dataclasses.asdict(r) for r in t.rows],
-             "busbw_unit": "GB/s", "time_unit": "us"}
-    row = t.largest
-    findings: list[Finding] = []
-    if row is None or row.busbw_gbs is None:
-        return facts, [info("No busbw column in this table.")]
-    bw, size = row.busbw_gbs, f"{row.size:g} {row.size_unit}"
-    facts["busbw_at_largest_gbs"] = bw
-    src = "oshlabs dgx-spark-cluster: ~23-24 GB/s is the target between two Sparks"
-    if bw > 30:
-        findings.append(info(f"busbw {bw:g} GB/s at {size}: more than a 200 Gb/s cable can carry (25 GB/s), so the "
-                             "ranks shared one machine (NVLink/PCIe): this does not measure the Spark link."))
-    elif bw >= BUSBW_WARN_GBS:
-        findings.append(ok(f"busbw {bw:g} GB/s at {size}: what two Sparks reach with both twins ({src})."))
-    elif bw > BUSBW_ONE_TWIN_GBS:
-        findings.append(warn(f"busbw {bw:g} GB/s at {size}: a little below the ~23-24 GB/s two Sparks reach ({src}); "
-                             "check MTU 9000 and that NCCL_IB_HCA lists both twins."))
-    elif bw > BUSBW_BROKEN_GBS:
-        findings.append(fail(f"busbw {bw:g} GB/s at {size}: about half of a Spark pair's ~23 GB/s: NCCL drives only one "
-                             "twin (oshlabs dgx-spark-cluster: ~12 GB/s = one twin). List both in NCCL_IB_HCA."))
-    else:
-        findings.append(fail(f"busbw {bw:g} GB/s at {size}: single digits mean NCCL fell back to TCP sockets "
-                             "(oshlabs dgx-spark-cluster). Run with NCCL_DEBUG=INFO and look for NET/Socket."))
-    if row.size_unit.upper().startswith("M") and row.size < 256:
-        findings.append(info("The largest message is small: latency dominates; measure up to 1-2 GB for the link's "
-                             "bandwidth."))
-    return facts, findings
-
-
-register(KindSpec(
-    name="collective-bench", parse=parse_bench_table, summarise=_summarise_bench,
-    # the table header only: `size_MiB=... busbw_GBps=...` lines sit inside NCCL logs, which read them
-    # (name the kind with --kind collective-bench for such lines alone)
-    line=re.compile(r"^size\([^)]*\)\s+time\([^)]*\)\s+algbw\([^)]*\)\s+busbw\([^)]*\)"),
-))
-
-
 # --------------------------------------------------------------------------- lspci (ConnectX-7)
 
 @register_cross_check
@@ -845,5 +504,5 @@ def _connectx_links(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding
                 out.append((index, info(f"{label}: LnkSta does not show both the speed and the width.")))
             else:
                 out.append((index, ok(f"{label}: PCIe {sta.speed_gt_s:g} GT/s x{sta.width} (Gen{sta.gen}), about "
-                                      "126 Gb/s for this twin: what a Spark twin should train at.")))
+                                      f"{PCIE_TWIN_GBPS} Gb/s for this twin: what a Spark twin should train at.")))
     return out

@@ -1,6 +1,6 @@
 """Explain kinds for the lab (load tests): ``vllm-bench`` (``vllm bench serve`` result JSON and the
 summary it prints) and ``aiperf`` (NVIDIA AIPerf's profile_export_aiperf.json and per-request
-profile_export.jsonl). Registered on import by grader.explain.
+profile_export.jsonl). Registered on import by grader.explain (the package).
 
 The metrics are recomputed from the per-request data (grader.metrics) whenever the file has it,
 and compared with the file's own summary (within 0.5%); a file without per-request data is
@@ -13,27 +13,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from grader import metrics as M
-from grader.explain import Finding, KindSpec, Summary, register
-from grader.explain_serving import _runs
-from grader.parsers.bench_result import (BANNER_RE, TEXT_KEYS, TEXT_METRICS, BenchResult, is_aiperf_json,
+from .. import metrics as M
+from ..parsers.bench_result import (BANNER_RE, TEXT_KEYS, TEXT_METRICS, BenchResult, is_aiperf_json,
                                          is_aiperf_record, is_bench_json, parse_any)
-
-
-def _ok(m: str) -> Finding:
-    return Finding("ok", m)
-
-
-def _warn(m: str) -> Finding:
-    return Finding("warn", m)
-
-
-def _fail(m: str) -> Finding:
-    return Finding("fail", m)
-
-
-def _info(m: str) -> Finding:
-    return Finding("info", m)
+from .common import fail, info, ok, runs_program, warn
+from .core import Finding, KindSpec, Summary, register
 
 
 def _ms(x: float | None) -> str:
@@ -55,25 +39,25 @@ def describe(result: BenchResult) -> Summary:
         what += f", model {result.meta['model_id']}"
     if result.concurrency:
         what += f", max concurrency {result.concurrency}"
-    findings.append(_info(what + "."))
+    findings.append(info(what + "."))
     src = recomputed if recomputed else result.summary
     completed, failed = src.get("completed"), src.get("failed")
     if m is None:
-        findings.append(_info("No per-request data in this file: the numbers below are the tool's own summary, "
+        findings.append(info("No per-request data in this file: the numbers below are the tool's own summary, "
                               "not recomputed. Run `vllm bench serve` with `--save-result --save-detailed` (or keep "
                               "AIPerf's profile_export.jsonl) so they can be checked."))
     else:
-        findings.append(_ok(f"Recomputed from {len(result.requests)} requests (grader.metrics: TPOT = (E2EL − TTFT)"
+        findings.append(ok(f"Recomputed from {len(result.requests)} requests (grader.metrics: TPOT = (E2EL − TTFT)"
                             " / (output tokens − 1), numpy-linear percentiles)."))
     if failed:
-        findings.append(_fail(f"{failed:g} request(s) failed: the numbers describe only the {completed or 0:g} that "
+        findings.append(fail(f"{failed:g} request(s) failed: the numbers describe only the {completed or 0:g} that "
                               "completed. Look at the errors (and the server log): a refused connection or a 404 "
                               "model name fails every request; timeouts mean the server is overloaded."))
     elif completed == 0:
-        findings.append(_fail("No request completed."))
+        findings.append(fail("No request completed."))
     thr = src.get("output_throughput")
     if thr is not None:
-        findings.append(_info(f"Output {thr:.1f} tok/s, {src.get('request_throughput') or 0:.2f} req/s"
+        findings.append(info(f"Output {thr:.1f} tok/s, {src.get('request_throughput') or 0:.2f} req/s"
                               + (f" over {src['duration']:.2f} s" if src.get("duration") else "") + "."))
     lat = []
     for name, label in (("ttft", "TTFT"), ("tpot", "TPOT"), ("itl", "ITL"), ("e2el", "E2EL")):
@@ -81,27 +65,27 @@ def describe(result: BenchResult) -> Summary:
         if med is not None or p99 is not None:
             lat.append(f"{label} median {_ms(med)}, p99 {_ms(p99)}")
     if lat:
-        findings.append(_info("; ".join(lat) + "."))
+        findings.append(info("; ".join(lat) + "."))
     if diffs:
-        findings.append(_warn("The file's summary and its per-request data disagree by more than 0.5%: "
+        findings.append(warn("The file's summary and its per-request data disagree by more than 0.5%: "
                               + "; ".join(diffs[:4]) + ". Grade the recomputed values."))
     elif m is not None and result.summary:
-        findings.append(_ok("The file's own summary agrees with the per-request data (within 0.5%)."))
+        findings.append(ok("The file's own summary agrees with the per-request data (within 0.5%)."))
     ttft_med, e2el_med = src.get("median_ttft_ms"), src.get("median_e2el_ms")
     if ttft_med is not None and e2el_med is not None and ttft_med > e2el_med + 1e-9:
-        findings.append(_fail("Median TTFT is above median E2E latency: impossible for one run; the file mixes runs "
+        findings.append(fail("Median TTFT is above median E2E latency: impossible for one run; the file mixes runs "
                               "or was edited."))
     tpot_med = src.get("median_tpot_ms")
     if tpot_med == 0 and (completed or 0) > 0:
-        findings.append(_warn("Median TPOT is 0.00 ms: the client received whole requests in one read and "
+        findings.append(warn("Median TPOT is 0.00 ms: the client received whole requests in one read and "
                               "stamped every token with the same time (seen on a busy 2-core machine, "
                               "research/vllm_cpu.md). Latency figures from this run are not meaningful; "
                               "throughput still is."))
     if result.tool == "aiperf":
-        findings.append(_info("AIPerf's names: its inter_token_latency is vLLM's TPOT (first token excluded), its "
+        findings.append(info("AIPerf's names: its inter_token_latency is vLLM's TPOT (first token excluded), its "
                               "inter_chunk_latency is vLLM's ITL; guidellm's TPOT includes the first token."))
     if result.truncated:
-        findings.append(_info("The file is cut off: what was complete was read."))
+        findings.append(info("The file is cut off: what was complete was read."))
     return facts, findings
 
 
@@ -118,7 +102,7 @@ def _summarise(results: list[BenchResult], command: str | None) -> Summary:
 
 
 def _is_bench(argv: list[str]) -> bool:
-    return _runs(argv, "vllm", "bench") or any(a.endswith("benchmark_serving.py") for a in argv)
+    return runs_program(argv, "vllm", "bench") or any(a.endswith("benchmark_serving.py") for a in argv)
 
 
 # "Maximum request concurrency: 8" is also printed before the run starts: not a claim on its own
@@ -138,6 +122,6 @@ register(KindSpec(
 
 register(KindSpec(
     name="aiperf", parse=parse_any, summarise=_summarise, programs=("aiperf",),
-    matches_command=lambda argv: _runs(argv, "aiperf"),
+    matches_command=lambda argv: runs_program(argv, "aiperf"),
     matches_json=lambda v: is_aiperf_json(v) or is_aiperf_record(v),
 ))

@@ -1,0 +1,49 @@
+"""Explain pasted command output: what it says about connecting two DGX Sparks (``clusterlab explain``).
+
+``explain(text)`` splits a paste into sections, recognises which command printed each one, reads it with
+the same parsers the live checks use, and turns the facts into findings a learner can act on. The
+package is a core that knows no lesson and one module per lesson area that registers its kinds:
+
+- ``core``: Finding, Section, KindSpec, the registry (``register``, ``register_cross_check``), splitting a
+  paste and detecting kinds, ``explain``, ``render``, ``to_jsonable``;
+- ``common``: the finding helpers the lesson modules share (``ok`` ... ``info``, command matchers, the
+  catalogue's figures read from checks/ranges.toml);
+- ``paste``: reading a file or standard input, bounded (``read_paste``);
+- ``lesson1`` (ip, ethtool, ping, iperf3, netplan), ``lesson3`` (nvidia-smi, lspci), ``lesson2_roce``
+  (rdma link, sysfs, show_gids, ibstat, perftest), ``lesson2_nccl`` (NCCL logs, nccl-tests), ``serving``
+  (Ray, vLLM), ``lab`` (vllm bench serve, AIPerf).
+
+A lesson module imports ``core`` and ``common`` (and parsers, facts, ranges, calc, spark_names), never
+another lesson module nor this package's ``__init__``. The order of the imports below is the order in
+which kinds are tried, so it is part of the behaviour.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..parsers.common import command_argv
+from . import core
+from .core import (LEVELS, MAX_KIND_LINE, MAX_SHOWN_CHARS, CrossCheck, Finding, KindSpec, Section, Summary,
+                   _kind_of_command, detect_kind, explain, register, register_cross_check, registered_kinds,
+                   render, to_jsonable)
+from .paste import IDLE_LIMIT_S, MAX_INPUT_MB, Paste, input_section, max_input_bytes, read_paste
+
+from . import lesson1  # noqa: E402,F401  (lesson 1: ip, ethtool, ping, iperf3, netplan; registers on import)
+from . import lesson3  # noqa: E402,F401  (lesson 3: nvidia-smi, lspci)
+from . import lesson2_roce  # noqa: E402,F401  (lesson 2a: RoCE devices, perftest)
+from . import lesson2_nccl  # noqa: E402,F401  (lesson 2a: NCCL logs, nccl-tests)
+from . import serving  # noqa: E402,F401  (lesson 2b: Ray, vLLM)
+from . import lab  # noqa: E402,F401  (the lab: vllm bench serve, AIPerf)
+
+__all__ = ["IDLE_LIMIT_S", "KINDS", "LEVELS", "MAX_INPUT_MB", "MAX_KIND_LINE", "MAX_SHOWN_CHARS", "CrossCheck",
+           "Finding", "KindSpec", "Paste", "Section", "Summary", "command_argv", "detect_kind", "explain",
+           "input_section", "max_input_bytes", "read_paste", "register", "register_cross_check",
+           "registered_kinds", "render", "to_jsonable"]
+
+
+def __getattr__(name: str) -> Any:
+    """``KINDS`` and ``_REGISTRY`` as they are now in the core (kinds registered after import included)."""
+    if name in ("KINDS", "_REGISTRY", "_CROSS_CHECKS"):
+        return getattr(core, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,162 @@
+"""The finding helpers every lesson module of ``explain`` shares, written once: the four levels
+(``ok`` ... ``info``), matchers for a prompt's command (``argv_is``, ``runs_program``), the names of the
+sources quoted in messages, and the catalogue's figures (``spark_figure``: read from
+``checks/ranges.toml``, never written here).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Callable
+
+from ..ranges import expected_range
+from ..spark_names import QSFP_TWINS, rdma_device_for
+from .core import Finding
+
+C2S = "NVIDIA connect-two-sparks playbook"
+SWITCH = "NVIDIA multi-sparks-through-switch playbook"
+
+#: RoCE device of each Spark twin, and back (rocep1s0f1 <-> enp1s0f1np1): procedure.md §2.1
+SPARK_RDMA: dict[str, str] = {rdma_device_for(t): t for twins in QSFP_TWINS.values() for t in twins}
+
+
+def ok(msg: str) -> Finding:
+    """A Finding of level ``ok``."""
+    return Finding("ok", msg)
+
+
+def warn(msg: str) -> Finding:
+    """A Finding of level ``warn``."""
+    return Finding("warn", msg)
+
+
+def fail(msg: str) -> Finding:
+    """A Finding of level ``fail``."""
+    return Finding("fail", msg)
+
+
+def info(msg: str) -> Finding:
+    """A Finding of level ``info``."""
+    return Finding("info", msg)
+
+
+def spark_figure(name: str, key: str = "min", profile: str = "spark-pair") -> float:
+    """The figure ``key`` (``min`` or ``max``) of the range ``name`` in checks/ranges.toml for ``profile``
+    (a DGX Spark pair unless told): the one place the catalogue's figures are written. Raises
+    LookupError when the catalogue lacks it (a catalogue without it is broken, not a reason to guess)."""
+    value = (expected_range(profile, name) or {}).get(key)
+    if not isinstance(value, (int, float)):
+        raise LookupError(f"checks/ranges.toml has no [{profile}.{name}] {key}")
+    return value
+
+
+def whole(x: float) -> int | float:
+    """``9000.0`` -> ``9000`` (for messages and equality with integer readings); other values as they are."""
+    return int(x) if float(x).is_integer() else x
+
+
+def in_spark_range(name: str, value: float | None, profile: str = "spark-pair") -> bool:
+    """Whether ``value`` lies within the range ``name`` of checks/ranges.toml (both ends included), as the
+    check reading that range judges it."""
+    r = expected_range(profile, name) or {}
+    if value is None or not r:
+        return False
+    return ("min" not in r or value >= r["min"]) and ("max" not in r or value <= r["max"])
+
+
+JUMBO_MTU = whole(spark_figure("mtu"))
+"""[spark-pair.mtu]: the MTU of every twin with jumbo frames (what L1.mtu wants)."""
+JUMBO_PAYLOAD = JUMBO_MTU - 28
+"""The ``ping -s`` payload that fills one jumbo frame: the MTU less 20 bytes of IPv4 and 8 of ICMP header."""
+LINK_MBPS = whole(spark_figure("link_speed_mbps"))
+"""[spark-pair.link_speed_mbps]: what ``ethtool`` shows for a Spark QSFP twin (what L1.link_speed wants)."""
+LINE_GBPS = whole(LINK_MBPS / 1000)
+"""The QSFP port's line rate in Gb/s, from the same range."""
+
+
+def port_words(port: int) -> str:
+    """Where a Spark's QSFP port sits on the back panel."""
+    return "next to the RJ45" if port == 0 else "further from the RJ45"
+
+
+def hca_advice(devices: list[str]) -> str:
+    """``NCCL_IB_HCA=...`` naming ``devices`` (both twins of port 1 when none are given)."""
+    return f"NCCL_IB_HCA={','.join(devices)}" if devices else "NCCL_IB_HCA=rocep1s0f1,roceP2p1s0f1"
+
+
+MAX_COMPARED_ADDRESSES = 128
+"""At most this many distinct (interface, address) pairs are compared for overlapping subnets (a machine
+has a handful; a paste of thousands is not a machine's output, and comparing is quadratic)."""
+MAX_OVERLAP_FINDINGS = 16
+"""At most this many overlapping pairs are named, one finding each; one more finding counts the rest."""
+
+
+def overlap_pairs(named: list[tuple[str, str]]) -> list[tuple[str, str, str, str]]:
+    """Pairs (a, cidr_a, b, cidr_b) of different interfaces whose IPv4 subnets overlap, in the order of
+    ``named``; repeated (interface, address) entries count once, and only the first
+    ``MAX_COMPARED_ADDRESSES`` distinct ones are compared."""
+    nets = []
+    for name, cidr in dict.fromkeys(named):
+        try:
+            net = ipaddress.ip_interface(cidr).network
+        except ValueError:
+            continue
+        if net.version == 4:
+            nets.append((name, cidr, net))
+            if len(nets) == MAX_COMPARED_ADDRESSES:
+                break
+    return [(a, ca, b, cb) for i, (a, ca, na) in enumerate(nets) for b, cb, nb in nets[i + 1:]
+            if a != b and na.overlaps(nb)]
+
+
+def overlap_finding(a: str, ca: str, b: str, cb: str) -> Finding:
+    return fail(f"{a} ({ca}) and {b} ({cb}) are in the same subnet: the kernel cannot tell which "
+                "interface to use (routing ambiguity; the " + SWITCH + " warns it causes NCCL "
+                "communication failures). Give each twin its own subnet, e.g. 192.168.100.0/24 and "
+                "192.168.101.0/24.")
+
+
+def overlaps(named: list[tuple[str, str]]) -> list[Finding]:
+    """fail findings for different interfaces whose IPv4 subnets overlap (at most ``MAX_OVERLAP_FINDINGS``
+    pairs named, then one finding counting the others)."""
+    pairs = overlap_pairs(named)
+    out = [overlap_finding(*pair) for pair in pairs[:MAX_OVERLAP_FINDINGS]]
+    if len(pairs) > MAX_OVERLAP_FINDINGS:
+        out.append(fail(f"... and {len(pairs) - MAX_OVERLAP_FINDINGS} more pairs of interfaces share a subnet: "
+                        "give each interface its own subnet"))
+    return out
+
+
+# iproute2 options that take a value (ip -n NS addr, ip -f inet addr)
+_OPTS_WITH_VALUE = {"-n", "-netns", "-f", "-family", "-b", "-batch", "-rc", "-rcvbuf", "-l", "-loops"}
+
+
+def argv_words(argv: list[str]) -> list[str]:
+    """The non-option arguments of argv (options that take a value skip it too)."""
+    words, skip = [], False
+    for arg in argv[1:]:
+        if skip:
+            skip = False
+        elif arg.startswith("-"):
+            skip = arg in _OPTS_WITH_VALUE
+        else:
+            words.append(arg)
+    return words
+
+
+def argv_is(program: str, *objects: str) -> Callable[[list[str]], bool]:
+    """A matcher for ``program [options] OBJECT ...`` where OBJECT abbreviates one of objects."""
+    def match(argv: list[str]) -> bool:
+        if not argv or argv[0] != program:
+            return False
+        words = argv_words(argv)
+        return not objects or (bool(words) and any(o.startswith(words[0]) for o in objects))
+    return match
+
+
+def runs_program(argv: list[str], program: str, sub: str | None = None) -> bool:
+    """Whether ``program [sub]`` is run anywhere in argv (also behind ``docker exec C``)."""
+    for i, arg in enumerate(argv):
+        if arg.rsplit("/", 1)[-1] == program and (sub is None or argv[i + 1:i + 2] == [sub]):
+            return True
+    return False
