@@ -1,0 +1,66 @@
+"""grader/explain/ is a package whose core knows no lesson (issue 13 part 2), checked from the code with ast:
+the lesson modules import the core and ``common`` (plus parsers, facts, ranges, calc, spark_names, metrics,
+diagnoses), never each other nor the package itself; no module is over 600 lines; the catalogue's figures
+(checks/ranges.toml) are read, not written, in the code (docstrings and comments aside)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+PKG = Path(__file__).resolve().parent.parent / "grader" / "explain"
+CORE = {"core", "common", "paste"}
+LESSONS = {p.stem for p in PKG.glob("*.py")} - CORE - {"__init__"}
+CORE_IMPORTS = {"core": (), "common": ("core",), "paste": ("core",)}
+ALLOWED = {"parsers", "facts", "ranges", "calc", "spark_names", "metrics", "diagnoses", "failures"}
+
+
+def _imports(path: Path) -> list[tuple[int, str | None, list[str]]]:
+    """(level, module, names) of every import in ``path``."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            out.append((node.level, node.module, [a.name for a in node.names]))
+        elif isinstance(node, ast.Import):
+            out += [(0, a.name, []) for a in node.names]
+    return out
+
+
+def test_lesson_modules_import_only_the_core():
+    assert {"lesson1", "lesson3", "lesson2_roce", "lesson2_nccl", "serving", "lab"} <= LESSONS
+    for name in sorted(LESSONS | CORE):
+        for level, module, names in _imports(PKG / f"{name}.py"):
+            if level == 1:  # from .X import ...: a lesson reads the core and common; the core reads no lesson
+                assert module in CORE_IMPORTS[name] if name in CORE_IMPORTS else module in ("core", "common"), \
+                    f"{name}.py imports .{module}"
+            elif level == 2:  # from ..X import ...: the layers below explain
+                top = (module or names[0]).split(".")[0]
+                assert top in ALLOWED, (name, module)
+            elif module and module.startswith("grader"):
+                raise AssertionError(f"{name}.py imports {module} absolutely: use the relative layers")
+
+
+def test_no_module_over_600_lines():
+    for p in PKG.glob("*.py"):
+        assert len(p.read_text().splitlines()) <= 600, p.name
+
+
+def _code_constants(path: Path) -> list[tuple[int, str]]:
+    """Numbers and string pieces in ``path``'s code, docstrings left out."""
+    tree = ast.parse(path.read_text())
+    docs = {id(n.body[0].value) for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)) and n.body
+            and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+    for n in ast.walk(tree):  # attribute docstrings: a string expression right after an assignment
+        if isinstance(n, (ast.Module, ast.ClassDef)):
+            docs |= {id(s.value) for s in n.body if isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)}
+    return [(n.lineno, repr(n.value)) for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and id(n) not in docs and isinstance(n.value, (int, float, str))]
+
+
+def test_the_catalogue_figures_are_read_not_written():
+    figures = ("9000", "8972", "200000", "21.875", "175 Gb", "126 Gb", "200 Gb", "200 GbE", "200G")
+    found = [(p.name, line, text) for p in sorted(PKG.glob("*.py")) for line, text in _code_constants(p)
+             if any(re.search(r"(?<![\d.])" + re.escape(f) + r"(?![\d])", text) for f in figures)]
+    assert not found, found
