@@ -92,7 +92,9 @@ for the texts, or None when the entry does not apply."""
 
 _SECTION_RE = re.compile(r"\[\?([^\]]*)\]")
 _FIELDS = frozenset({"id", "kind", "event", "pattern", "requires", "when", "unless_events", "unless_failed", "detail",
-                     "severity", "meaning", "fix", "source"})
+                     "severity", "meaning", "fix", "source", "like"})
+_TEXTS = ("meaning", "fix", "source")
+"""What an entry with ``like = "<id>"`` takes from that entry when it does not give them itself."""
 _FORMATTER = string.Formatter()
 
 
@@ -158,12 +160,21 @@ def parse_table(text: str, name: str = f"checks/{TABLE}") -> tuple[Entry, ...]:
         raise CatalogueError(f"{name}: only [[diagnosis]] entries belong here, not {sorted(extra)}")
     entries: list[Entry] = []
     seen: set[str] = set()
-    for i, raw in enumerate(data.get("diagnosis", [])):
+    rows = data.get("diagnosis", [])
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        raise CatalogueError(f"{name}: each diagnosis is a [[diagnosis]] table")
+    by_id = {r.get("id"): r for r in rows}
+    for i, raw in enumerate(rows):
         where = f"{name}: [[diagnosis]] #{i + 1} ({raw.get('id', 'no id')})"
         unknown = set(raw) - _FIELDS
         if unknown:
             raise CatalogueError(f"{where}: unknown field(s) {sorted(unknown)}; the fields are listed at the top "
                                  "of the file")
+        if "like" in raw:
+            model = by_id.get(raw["like"]) if isinstance(raw["like"], str) else None
+            if model is None or "like" in model:
+                raise CatalogueError(f"{where}: `like = {raw['like']!r}` names no entry that gives its texts itself")
+            raw = {**{k: model[k] for k in _TEXTS if k in model}, **raw}
         for key in ("id", "meaning", "fix", "source"):
             if not isinstance(raw.get(key), str) or not raw[key].strip():
                 raise CatalogueError(f"{where}: needs a non-empty `{key}`: every diagnosis says what it means, "

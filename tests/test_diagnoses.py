@@ -268,6 +268,7 @@ def test_a_new_fault_is_one_entry():
     (('id = "oom"\nevent = "oom"', 'id = "oom"\nevent = "oom"\npattern = "(unclosed"'), "does not compile"),
     (('id = "oom"\nevent = "oom"', 'id = "oom"\nevent = "oom"\nseverity = "fatal"'), "severity"),
     (('id = "oom"\nevent = "oom"', 'id = "oom"\nevent = "oom"\nfixes = "x"'), "unknown field"),
+    (('id = "oom"\nevent = "oom"', 'id = "oom"\nlike = "gloo-connect"\nevent = "oom"'), "names no entry"),
     (('meaning = "The GPU ran out of memory', 'meaning = "[?The GPU ran out of memory'), "not closed"),
     (('meaning = "The GPU ran out of memory', 'meaning = "{message.upper} The GPU ran out of memory'), "no format"),
 ])
