@@ -16,16 +16,20 @@ Shapes seen (tests/fixtures/captured/h200x1/, shared/fixtures/real/h200x2/, driv
   ``NIC Legend`` maps NIC0 to mlx5_0.
 - ``-q``: ``Key : value`` lines nested by indentation under section titles.
 
-One module per topic, all names importable from here: :mod:`.nvidia_smi_query` (the CSV, and the
-command's own errors every parser shares), :mod:`.nvidia_smi_topo` (``topo -m``, ``topo -p2p``),
-:mod:`.nvidia_smi_table` (the plain table, ``-q``).
+The plain table and ``-q`` are parsed here; the CSV (and the command's own errors every parser
+shares) in :mod:`.nvidia_smi_query`, ``topo -m`` and ``topo -p2p`` in :mod:`.nvidia_smi_topo`. Every
+name is importable from here.
 """
 
 from __future__ import annotations
 
-from .nvidia_smi_query import (CMD, FIELD_ALIASES, STRING_FIELDS, QueryGpu, QueryRow, canonical_field,
-                               parse_query_gpu, smi_value)
-from .nvidia_smi_table import SmiQGpu, SmiQuery, SmiTable, SmiTableGpu, parse_smi_q, parse_smi_table
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .common import ParseError, content_lines, raise_if_shell_error
+from .nvidia_smi_query import (CMD, FIELD_ALIASES, STRING_FIELDS, QueryGpu, QueryRow, _raise_smi_errors,
+                               canonical_field, parse_query_gpu, smi_value)
 from .nvidia_smi_topo import (LINK_CODES, LINK_MEANING, MAX_MATRIX_DEVICES, P2P_STATUS, TopoMatrix, TopoP2P,
                               link_family, parse_topo_matrix, parse_topo_p2p)
 
@@ -33,3 +37,258 @@ __all__ = ["CMD", "FIELD_ALIASES", "LINK_CODES", "LINK_MEANING", "MAX_MATRIX_DEV
            "QueryGpu", "QueryRow", "SmiQGpu", "SmiQuery", "SmiTable", "SmiTableGpu", "TopoMatrix", "TopoP2P",
            "canonical_field", "link_family", "parse_query_gpu", "parse_smi_q", "parse_smi_table", "parse_topo_matrix",
            "parse_topo_p2p", "smi_value"]
+
+# --------------------------------------------------------------------------- the plain table
+
+_SMI_HEADER_RE = re.compile(r"NVIDIA-SMI\s+(?P<smi>\S+)\s+Driver Version:\s*(?P<driver>\S+)"
+                            r"(?:\s+CUDA Version:\s*(?P<cuda>\S+))?")
+# The two lines of a GPU. Linear: possessive runs, and fields that end on a non-blank (a lazy field
+# followed by optional blanks rescans a long run of blanks once per blank: quadratic).
+_ROW1_RE = re.compile(r"^\|\s*+(?P<index>\d++)\s++(?P<name>\S(?:.*?\S)?)\s++(?P<persist>On|Off)\s*+\|\s*+"
+                      r"(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s++(?P<disp>On|Off)\s*+\|"
+                      r"\s*+(?P<ecc>(?:[^|]*[^|\s])?)\s*+\|$")
+# power "77W /  700W", "N/A / N/A", or "77W/700W"
+_ROW2_RE = re.compile(r"^\|\s*+(?P<fan>\S++)\s++(?P<temp>\S++)\s++(?P<perf>\S++)\s++"
+                      r"(?:(?P<usage>\S++)\s++/\s*+(?P<cap>\S++)|(?P<usage2>[^\s/]++)/\s*+(?P<cap2>\S++))"
+                      r"\s*+\|\s*+(?P<used>\d++)MiB\s*+/\s*+(?P<total>\d++)MiB\s*+\|"
+                      r"\s*+(?P<util>\d++%|N/A)\s++(?P<compute>(?:[^|]*[^|\s])?)\s*+\|$")
+
+
+@dataclass(frozen=True)
+class SmiTableGpu:
+    """One GPU in the plain ``nvidia-smi`` table. Watts, °C, MiB and % as numbers; None for N/A."""
+
+    index: int
+    name: str
+    bus_id: str
+    persistence: str
+    temperature_c: int | None = None
+    perf_state: str | None = None
+    power_draw_w: float | None = None
+    power_cap_w: float | None = None
+    memory_used_mib: int | None = None
+    memory_total_mib: int | None = None
+    utilization_pct: int | None = None
+    compute_mode: str | None = None
+
+
+@dataclass(frozen=True)
+class SmiTable:
+    """The plain ``nvidia-smi`` output: versions and one SmiTableGpu per GPU (``truncated`` if a
+    GPU's second line is missing)."""
+
+    smi_version: str | None
+    driver_version: str | None
+    cuda_version: str | None
+    gpus: tuple[SmiTableGpu, ...]
+    truncated: bool = False
+
+
+def _watts(text: str) -> float | None:
+    m = re.match(r"^(\d+(?:\.\d+)?)W$", text)
+    return float(m.group(1)) if m else None
+
+
+def parse_smi_table(text: str) -> SmiTable:
+    """Parse the plain ``nvidia-smi`` table (driver 4xx-5xx layouts). Raises ParseError when no GPU row is found."""
+    lines = content_lines(text)
+    raise_if_shell_error(lines, CMD)
+    _raise_smi_errors(lines)
+    smi = driver = cuda = None
+    gpus: list[SmiTableGpu] = []
+    pending: dict[str, Any] | None = None
+    truncated = False
+    for line in lines:
+        s = line.text.strip()
+        m = _SMI_HEADER_RE.search(s)
+        if m:
+            smi, driver, cuda = m.group("smi"), m.group("driver"), m.group("cuda")
+            continue
+        m = _ROW1_RE.match(s)
+        if m:
+            if pending is not None:
+                gpus.append(SmiTableGpu(**pending))
+                truncated = True
+            pending = {"index": int(m.group("index")), "name": m.group("name").strip(), "bus_id": m.group("bus"),
+                       "persistence": m.group("persist")}
+            continue
+        m = _ROW2_RE.match(s)
+        if m and pending is not None:
+            temp = re.match(r"^(\d+)C$", m.group("temp"))
+            util = re.match(r"^(\d+)%$", m.group("util"))
+            pending.update(temperature_c=int(temp.group(1)) if temp else None, perf_state=m.group("perf"),
+                           power_draw_w=_watts(m.group("usage") or m.group("usage2")),
+                           power_cap_w=_watts(m.group("cap") or m.group("cap2")),
+                           memory_used_mib=int(m.group("used")), memory_total_mib=int(m.group("total")),
+                           utilization_pct=int(util.group(1)) if util else None,
+                           compute_mode=m.group("compute").strip() or None)
+            gpus.append(SmiTableGpu(**pending))
+            pending = None
+    if pending is not None:
+        gpus.append(SmiTableGpu(**pending))
+        truncated = True
+    if not gpus:
+        raise ParseError(CMD, "no GPU row found in the table (expected `|   0  NVIDIA ...  On  | 00000000:..`)")
+    return SmiTable(smi, driver, cuda, tuple(gpus), truncated)
+
+
+# --------------------------------------------------------------------------- -q
+
+# A ``Key : value`` line of -q is split at its first colon (str.partition: linear; the pattern it
+# replaces, ``^(\s*)([^:]+?)\s*:\s?(.*)$``, backtracked cubically on a long line of blanks).
+_Q_GPU_RE = re.compile(r"^GPU\s+(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])$")
+
+
+@dataclass(frozen=True)
+class SmiQGpu:
+    """One ``GPU <bus id>`` section of ``nvidia-smi -q``: ``tree`` is nested dicts of strings.
+
+    The properties read the figures lesson 3 needs across driver versions (``GPU Power Readings``
+    in 5xx, ``Power Readings`` before; ``Clocks Event Reasons`` vs ``Clocks Throttle Reasons``).
+    Watts as floats, None when N/A or absent.
+    """
+
+    bus_id: str
+    tree: dict[str, Any]
+
+    def get(self, *path: str) -> Any:
+        """The value at ``path`` (section titles, then a key), or None."""
+        node: Any = self.tree
+        for p in path:
+            if not isinstance(node, dict) or p not in node:
+                return None
+            node = node[p]
+        return node
+
+    @property
+    def product_name(self) -> str | None:
+        return self.get("Product Name")
+
+    def _power_section(self) -> dict[str, Any]:
+        for title in ("GPU Power Readings", "Power Readings"):
+            sec = self.get(title)
+            if isinstance(sec, dict):
+                return sec
+        return {}
+
+    def power(self, key: str) -> float | None:
+        """A figure of the power section in W: ``draw``, ``limit``, ``default``, ``min``, ``max``,
+        ``enforced``, ``requested``."""
+        names = {
+            "draw": ("Average Power Draw", "Power Draw", "Instantaneous Power Draw"),
+            "limit": ("Current Power Limit", "Power Limit"),
+            "enforced": ("Enforced Power Limit", "Current Power Limit"),
+            "requested": ("Requested Power Limit", "Power Limit"),
+            "default": ("Default Power Limit",),
+            "min": ("Min Power Limit",),
+            "max": ("Max Power Limit",),
+        }[key]
+        sec = self._power_section()
+        for n in names:
+            v = sec.get(n)
+            if isinstance(v, str):
+                val, _ = smi_value("power", v)
+                if isinstance(val, (int, float)):
+                    return float(val)
+        return None
+
+    def _link(self, section: str, key: str) -> int | None:
+        v = self.get("PCI", "GPU Link Info", section, key)
+        m = re.match(r"^(\d+)x?$", v or "")
+        return int(m.group(1)) if m else None
+
+    @property
+    def pcie_gen_current(self) -> int | None:
+        return self._link("PCIe Generation", "Current")
+
+    @property
+    def pcie_gen_max(self) -> int | None:
+        """The GPU's max generation (``Device Max`` where printed, else ``Max``, which is the
+        lower of the GPU's and the host's)."""
+        return self._link("PCIe Generation", "Device Max") or self._link("PCIe Generation", "Max")
+
+    @property
+    def pcie_gen_host_max(self) -> int | None:
+        return self._link("PCIe Generation", "Host Max")
+
+    @property
+    def pcie_width_current(self) -> int | None:
+        return self._link("Link Width", "Current")
+
+    @property
+    def pcie_width_max(self) -> int | None:
+        return self._link("Link Width", "Max")
+
+    def clock_event(self, reason: str) -> bool | None:
+        """True if a clock event (throttle) reason such as ``SW Power Cap`` is Active, None if absent."""
+        for title in ("Clocks Event Reasons", "Clocks Throttle Reasons", "Clocks Reasons"):
+            sec = self.get(title)
+            if isinstance(sec, dict):
+                found = _find_key(sec, reason)
+                if found is not None:
+                    return found.strip().lower() == "active"
+        return None
+
+
+def _find_key(tree: dict[str, Any], key: str) -> str | None:
+    for k, v in tree.items():
+        if k == key and isinstance(v, str):
+            return v
+        if isinstance(v, dict):
+            found = _find_key(v, key)
+            if found is not None:
+                return found
+    return None
+
+
+@dataclass(frozen=True)
+class SmiQuery:
+    """``nvidia-smi -q [-d SECTION]``: the top-level keys (``Driver Version``...) and each GPU."""
+
+    top: dict[str, Any]
+    gpus: tuple[SmiQGpu, ...]
+
+    @property
+    def driver_version(self) -> str | None:
+        v = self.top.get("Driver Version")
+        return v if isinstance(v, str) else None
+
+
+def parse_smi_q(text: str) -> SmiQuery:
+    """Parse ``nvidia-smi -q`` and ``-q -d POWER,PERFORMANCE,...`` into nested dicts.
+
+    A line ``Title`` with no colon opens a section that holds the more-indented lines below it;
+    ``Key : value`` lines are leaves (values kept as printed). Several ``NVSMI LOG`` blocks
+    (two pastes) merge. Raises ParseError for nvidia-smi's errors or when no GPU section is found.
+    """
+    lines = content_lines(text)
+    raise_if_shell_error(lines, CMD)
+    _raise_smi_errors(lines)
+    top: dict[str, Any] = {}
+    gpus: dict[str, dict[str, Any]] = {}
+    stack: list[tuple[int, dict[str, Any]]] = [(-1, top)]
+    for line in lines:
+        raw = line.text.replace("\t", "    ")
+        s = raw.strip()
+        if not s or s.startswith("====") and s.endswith("===="):
+            stack = [(-1, top)]
+            continue
+        indent = len(raw) - len(raw.lstrip())
+        m = _Q_GPU_RE.match(s)
+        if m and indent == 0:
+            node = gpus.setdefault(m.group("bus"), {})
+            stack = [(-1, top), (0, node)]
+            continue
+        while len(stack) > 1 and stack[-1][0] >= indent:
+            stack.pop()
+        parent = stack[-1][1]
+        key, colon, value = raw.partition(":")
+        if colon and key.strip():
+            parent[key.strip()] = value.strip()
+        else:
+            child: dict[str, Any] = {}
+            parent[s] = child
+            stack.append((indent, child))
+    if not gpus:
+        raise ParseError(CMD, "no `GPU 00000000:xx:xx.x` section found in the -q output")
+    return SmiQuery(top, tuple(SmiQGpu(b, t) for b, t in gpus.items()))
