@@ -48,8 +48,8 @@ class ParseError(ValueError):
         return f"could not read `{self.command}` output{where}: {self.message}"
 
 
-MAX_QUOTED_LINE = 4096
-"""The most characters of the offending line a ParseError quotes."""
+MAX_QUOTED_LINE = 200
+"""The most characters of the offending line a ParseError quotes (a reason stays one readable line)."""
 
 
 # --------------------------------------------------------------------------- cleaning
