@@ -34,8 +34,31 @@ ATX3_EXCURSION_FACTOR = 2.0
 ATX3_EXCURSION_SECONDS = 100e-6
 """ATX 3.0: 200% of rated power for 100 µs (figures.md §4.2, trust B)."""
 
-RTX5090_TRANSIENT_FACTOR = 659 / 575
-"""RTX 5090: 659 W measured over ≥ 0.1 s windows / 575 W TGP (Tom's Hardware, trust B)."""
+REFERENCE_SPIKE_GPU = "rtx5090"
+"""The card whose measured power spikes stand in for a card without its own (checks/specs/gpus.toml)."""
+
+
+def reference_spike() -> tuple[float, float]:
+    """The reference card's measured transient watts (≥ 0.1 s windows) and its TGP, from checks/specs/gpus.toml
+    (RTX 5090: Tom's Hardware, trust B). Raises ValueError if the table lost either figure."""
+    from grader.calc.specs import gpu
+    spec = gpu(REFERENCE_SPIKE_GPU)
+    spike, tgp = spec.graded("transient_watts"), spec.graded("tgp_watts")
+    if not spike or not tgp:
+        raise ValueError(f"checks/specs/gpus.toml: {REFERENCE_SPIKE_GPU} lacks a graded transient_watts or tgp_watts")
+    return float(spike), float(tgp)
+
+
+def reference_spike_words() -> str:
+    """``"the RTX 5090: 659 W measured against its 575 W TGP, Tom's Hardware"``-like words for messages,
+    built from the spec table (the figures live there only)."""
+    from grader.calc.specs import gpu
+    spike, tgp = reference_spike()
+    return f"the {gpu(REFERENCE_SPIKE_GPU).name}: {spike:g} W measured against its {tgp:g} W TGP"
+
+
+RTX5090_TRANSIENT_FACTOR = reference_spike()[0] / reference_spike()[1]
+"""The reference card's transient / TGP ratio (checks/specs/gpus.toml; RTX 5090, Tom's Hardware, trust B)."""
 
 
 @dataclass(frozen=True)
@@ -209,11 +232,11 @@ What `sudo nvidia-smi -i N -pl WATTS` does:
 What it does not do:
 - It is not persistent: a reboot or a driver reload restores the default limit (NVML docs: "not
   persistent across reboots or driver unloads"). Re-apply it at boot, e.g. from a systemd unit.
-- It does not stop short spikes: a 575 W RTX 5090 at its stock limit was measured at 659 W over
+- It does not stop short spikes: a {tgp:g} W RTX 5090 at its stock limit was measured at {spike:g} W over
   0.1 s windows (Tom's Hardware), so transients above the limit still reach the PSU.
 - It saves nothing when the card already draws less: an RTX 4090 decoding one stream drew 246 W
   under caps of 500-530 W (club-3090 issue #697). Capping a 3090 pair at 330-350 W changed decode by
   about 2% (club-3090 issue #698).
 - It does not reduce the CPU's or the rest of the box's power, nor raise a limit above Max.
-"""
+""".format(spike=reference_spike()[0], tgp=reference_spike()[1])
 """What ``nvidia-smi -pl`` does and does not do (figures.md §4.4: NVML docs, trust A; club-3090, C)."""

@@ -22,7 +22,7 @@ Spec figures (TGP, the card's PCIe generation and width) are read through
 :meth:`grader.calc.specs.GpuSpec.graded`, so an unverified (U) figure never decides a verdict.
 
 The sentence builders (``link_sentences``, ``p2p_sentences``, ``power_sentences``) are shared
-with ``clusterlab explain`` (grader/explain_lesson3.py): one place says what an output means.
+with ``clusterlab explain`` (grader/explain/lesson3.py): one place says what an output means.
 """
 
 from __future__ import annotations
@@ -272,8 +272,8 @@ def power_sentences(gpus: list[dict[str, Any]], desktop: dict[str, Any] | None) 
     if transient > load:
         figures["transient_w"] = round(transient, 1)
         if check.sustained_ok and transient > psu:
-            warnings.append(f"power spikes of 0.1 s or more reach about {transient:.0f} W (RTX 5090: 659 W measured "
-                            f"against its 575 W TGP, Tom's Hardware) > {psu:g} W: an ATX 3.x PSU rides out 200% for "
+            warnings.append(f"power spikes of 0.1 s or more reach about {transient:.0f} W ({pw.reference_spike_words()}, "
+                            f"Tom's Hardware) > {psu:g} W: an ATX 3.x PSU rides out 200% for "
                             "only 100 µs; expect shutdowns under load.")
     volts, amps = _declared(desktop, "circuit_volts"), _declared(desktop, "circuit_amps")
     if volts and amps:

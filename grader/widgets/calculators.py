@@ -251,7 +251,7 @@ def power_calculator() -> Any:
                                       wall <= circuit.continuous_w if circuit.verified else None)),
                 ("heat", f"{power.btu_per_hour(wall):,.0f} BTU/h")]
         note = "Spike factor: " + (f"this card's measured {html.escape(spike.describe())}" if spike is not None
-                                   else "the RTX 5090's 659/575 W, assumed for this card (UNVERIFIED)") + "."
+                                   else f"{power.reference_spike_words()}, assumed for this card (UNVERIFIED)") + "."
         if not circuit.verified:
             note += " The 80% rule at 230 V is arithmetic only (UNVERIFIED)."
         return _rows(rows, note)
