@@ -45,3 +45,15 @@ def levels(section) -> list[str]:
 def messages(section, level: str | None = None) -> str:
     """An explain Section's finding messages (of one level, or all), one per line."""
     return "\n".join(f.message for f in section.findings if level in (None, f.level))
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """Print how many cases each fuzz test ran (tests/fuzzing.py counts them), so a CI log shows the
+    fuzzing was done and how much of it."""
+    from tests.fuzzing import CASES
+    if not CASES:
+        return
+    terminalreporter.section("fuzz cases")
+    for name, n in sorted(CASES.items()):
+        terminalreporter.write_line(f"{n:>7,}  {name}")
+    terminalreporter.write_line(f"{sum(CASES.values()):>7,}  in all, {len(CASES)} families")

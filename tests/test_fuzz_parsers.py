@@ -1,10 +1,11 @@
 """Fuzzing every parser family with hypothesis: mutated copies of the real outputs.
 
 Each family starts from real outputs (shared/fixtures/real, tests/fixtures/captured) or, where none
-exists, from the samples the parser tests use. Hypothesis draws a seed and a chain of mutations of
-the kinds pastes from the field show: cut off anywhere, lines dropped, reordered or duplicated,
-garbage and random bytes inserted, numbers replaced by odd values, launcher prefixes and
-timestamps, CRLF and colour codes, and other tool versions' spellings. Each mutated text must give
+exists, from the samples the parser tests use. Hypothesis draws a seed and a chain of the edits
+pastes from the field show (tests/fuzzing.py: cut off at either end, lines dropped, reordered or
+duplicated, garbage and random bytes, odd numbers, launcher prefixes, prompts, command lines,
+colour codes real and literal, CRLF, wrapped lines, redactions, one huge line, non-ASCII, other tool
+versions' spellings). Each mutated text must give
 facts or a ParseError, never another exception; where the family has an explain kind, explaining
 it as that kind must not hit an internal error either (its summariser runs on the odd facts too).
 
@@ -16,7 +17,6 @@ minute.
 from __future__ import annotations
 
 import os
-import re
 import tempfile
 from pathlib import Path
 from typing import Any, Callable
@@ -42,6 +42,7 @@ from grader.parsers.rdma import parse_rdma_link  # noqa: E402
 from grader.parsers.show_gids import parse_show_gids  # noqa: E402
 from tests import samples_lesson2 as S  # noqa: E402
 from tests.conftest import real_fixtures_root  # noqa: E402
+from tests.fuzzing import CASES, DrawChooser, mutate_text  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 CAPTURED = HERE / "fixtures" / "captured"
@@ -164,73 +165,12 @@ except ImportError:  # pragma: no cover
 
 
 # --------------------------------------------------------------------------- mutations
-
-# other versions' and other machines' spellings of the same outputs
-VARIANTS = [
-    ("#wrong", "error"), ("   root", ""), ("time", "cputime"), ("Gb/sec", "MB/sec"), ("[Gb/sec]", "[MiB/sec]"),
-    ("RoCE v2", "IB/RoCE v1"), ("ACTIVE", "INIT"), ("LINK_UP", "POLLING"), ("NET/IB", "NET/IBext_v8"),
-    ("NET/IB/", "NET/IB/0/GDRDMA/"), ("P2P/CUMEM", "P2P/IPC/read"), ("Using network IB", "Using network Socket"),
-    ("Group  0 ", ""), ("[000f:01:00]", "[0x01]"), ("NCCL INFO", "NCCL WARN"), ("state", "State"),
-    ("Link layer: Ethernet", "Link layer: InfiniBand"), ("Rate: 200", "Rate: 2.5"), ("v2", "v1"),
-    ("192.168.", "169.254."), ("enp1s0f1np1", "eth0"), ("rocep1s0f1", "mlx5_0"), ("float", "bfloat16"),
-    ("OK", "FAILED"), ("Active", "Down"), ("Up)", "Down)"), ("mtu 9000", "mtu 1500"), ("200000Mb/s", "Unknown!"),
-]
-PREFIXES = ["[1,0]<stdout>:", "[1,1]<stderr>: ", "(RayWorkerWrapper pid=123, ip=10.0.0.2) ", "2026-11-29T10:00:00.123Z ",
-            "[default0]:", "    ", "\t", "> ", "vllm-head-1  | "]
-ODD_NUMBERS = ["-1", "0", "nan", "inf", "1e309", "99999999999999999999999", "", "N/A", "0x1f", "1,5", "-0.0", "٣",
-               "1.2.3", "1e", "--5", "+"]
-_NUMBER_RE = re.compile(r"\d+(?:\.\d+)?")
+# (the edits themselves: tests/fuzzing.py, shared with benchmarks/fuzz.py)
 
 
 @st.composite
 def mutated(draw: st.DrawFn, seeds: list[str]) -> str:
-    text = draw(st.sampled_from(seeds))
-    for op in draw(st.lists(st.sampled_from(["cut", "drop", "shuffle", "dup", "garbage", "bytes", "number",
-                                             "prefix", "variant", "crlf", "blank", "swap_lines"]), max_size=4)):
-        lines = text.split("\n")
-        if op == "cut":
-            text = text[:draw(st.integers(0, len(text)))]
-        elif op == "drop" and lines:
-            i = draw(st.integers(0, len(lines) - 1))
-            n = draw(st.integers(1, 5))
-            text = "\n".join(lines[:i] + lines[i + n:])
-        elif op == "shuffle":
-            text = "\n".join(draw(st.permutations(lines)))
-        elif op == "swap_lines" and len(lines) > 1:
-            i, j = draw(st.integers(0, len(lines) - 1)), draw(st.integers(0, len(lines) - 1))
-            lines[i], lines[j] = lines[j], lines[i]
-            text = "\n".join(lines)
-        elif op == "dup" and lines:
-            i = draw(st.integers(0, len(lines) - 1))
-            text = "\n".join(lines[:i + 1] + lines[i:i + draw(st.integers(1, 3))] + lines[i + 1:])
-        elif op == "garbage":
-            i = draw(st.integers(0, len(lines)))
-            junk = draw(st.one_of(st.text(max_size=60), st.sampled_from(
-                ["Authorization required, but no authorization protocol specified", "}", "{", "[", "#", "---",
-                 "Segmentation fault (core dumped)", "^C", "Killed", "...", "```", "$ ", "NCCL INFO", "link /1 state",
-                 "device", "/sys/class/infiniband/x/ports/1/gids/3:", "CA '", "Port 1:", " #bytes #iterations"])))
-            text = "\n".join(lines[:i] + [junk] + lines[i:])
-        elif op == "bytes":
-            i = draw(st.integers(0, len(text)))
-            text = text[:i] + draw(st.binary(max_size=24)).decode("latin-1") + text[i:]
-        elif op == "number":
-            matches = list(_NUMBER_RE.finditer(text))
-            if matches:
-                m = draw(st.sampled_from(matches))
-                text = text[:m.start()] + draw(st.sampled_from(ODD_NUMBERS)) + text[m.end():]
-        elif op == "prefix":
-            p = draw(st.sampled_from(PREFIXES))
-            text = "\n".join(p + x for x in lines)
-        elif op == "variant":
-            old, new = draw(st.sampled_from(VARIANTS))
-            text = text.replace(old, new)
-        elif op == "crlf":
-            text = text.replace("\n", "\r\n").replace("Active", "\x1b[32mActive\x1b[0m")
-        elif op == "blank" and lines:
-            i = draw(st.integers(0, len(lines) - 1))
-            lines[i] = ""
-            text = "\n".join(lines)
-    return text
+    return mutate_text(draw(st.sampled_from(seeds)), DrawChooser(draw))
 
 
 def _check(name: str, parse: Callable[[str], Any], kind: str | None, text: str) -> None:
@@ -259,14 +199,34 @@ def test_fuzz_parser_family(name, parse, kind, seeds):
     @FUZZ
     @given(mutated(texts))
     def run(text: str) -> None:
+        CASES[f"parser {name}"] += 1
         _check(name, parse, kind, text)
 
     run()
 
 
 def test_every_parser_module_is_fuzzed():
-    """A parser module added later without a family here fails this test."""
+    """A parser module added later without a family here fails this test. A module counts as fuzzed when a
+    family's parser is defined in it or in a parser module that imports it (a parser split into
+    several modules is fuzzed through its entry point)."""
+    import ast
     modules = {p.stem for p in (HERE.parent / "grader" / "parsers").glob("*.py")} - {"__init__", "common"}
+
+    def imported(stem: str) -> set[str]:
+        tree = ast.parse((HERE.parent / "grader" / "parsers" / f"{stem}.py").read_text())
+        out = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                name = (node.module or "").rsplit(".", 1)[-1] if node.level or (node.module or "").startswith(
+                    "grader.parsers") else ""
+                out |= {name} | {a.name for a in node.names}
+        return out & modules
+
     covered = {getattr(f[1], "__module__", "").rsplit(".", 1)[-1] for f in FAMILIES}
+    todo = list(covered)
+    while todo:
+        for m in imported(todo.pop()) - covered:
+            covered.add(m)
+            todo.append(m)
     not_fuzzed = modules - covered - {"getent"}  # getent returns None for anything it cannot read
     assert not not_fuzzed, f"parser modules without a fuzz family: {sorted(not_fuzzed)}"
