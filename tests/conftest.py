@@ -24,6 +24,21 @@ def real_fixtures_root() -> Path:
     return shared if shared.is_dir() else HERE / "fixtures" / "real"
 
 
+def field_fixtures_root() -> Path:
+    """The folder of real pastes from the field (with what a careful reader concludes, in its README.md):
+    ../shared/fixtures/field beside the checkout, else the shipped copy tests/fixtures/field."""
+    shared = HERE.parents[1] / "shared" / "fixtures" / "field"
+    return shared if shared.is_dir() else HERE / "fixtures" / "field"
+
+
+def field_text(name_prefix: str) -> str:
+    """The text of the field paste whose file name starts with ``name_prefix`` (e.g. ``"14_"``); skips if absent."""
+    hits = sorted(field_fixtures_root().glob(f"{name_prefix}*"))
+    if not hits:
+        pytest.skip(f"field paste {name_prefix}* not found under {field_fixtures_root()}")
+    return hits[0].read_text(encoding="utf-8", errors="replace")
+
+
 def real_fixture(pattern: str) -> Path:
     """The one real fixture matching ``pattern`` (a glob under the root, e.g. ``spark/01_*``); skips if absent."""
     hits = sorted(real_fixtures_root().glob(pattern))
