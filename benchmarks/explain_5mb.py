@@ -1,0 +1,92 @@
+"""`clusterlab explain` on 5 MB logs: wall time and peak memory, as a learner's shell would run it.
+
+    .venv/bin/python benchmarks/explain_5mb.py [--mb 5] [--repeat 3]
+
+Each input is a real output (tests/fixtures/real, tests/fixtures/captured) repeated to ``--mb`` MB:
+an NCCL debug log, a vLLM server log, nccl-tests output, `ip addr`, and a paste that mixes them with
+prompts and colour codes. Each run is the console script in a fresh process (interpreter start and
+imports included, as a person pays them); peak memory is that process's max RSS. Target (issue 14):
+under 2 s and under 200 MB each on the 2-core machine. Prints one row per input (the best of
+``--repeat`` runs for time, the worst for memory) and exits 1 if a target was missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+REAL = ROOT / "tests" / "fixtures" / "real"
+CAPTURED = ROOT / "tests" / "fixtures" / "captured"
+TARGET_S, TARGET_MIB = 2.0, 200.0
+
+
+def _first(*patterns: str) -> str:
+    for pattern in patterns:
+        for root in (REAL, CAPTURED):
+            hits = sorted(root.glob(pattern))
+            if hits:
+                return hits[0].read_text(encoding="utf-8", errors="replace")
+    raise SystemExit(f"no fixture matches {patterns}")
+
+
+def inputs(mb: float) -> dict[str, str]:
+    """Name -> text of about ``mb`` MB."""
+    size = int(mb * 1_000_000)
+    nccl = _first("spark/13_*", "spark/12_*")
+    vllm = _first("spark/16_*", "vllm-cpu/07_*")
+    tests = _first("spark/08_*")
+    ip = _first("spark/04_*")
+    mixed = "\n".join(["user@spark-a:~$ NCCL_DEBUG=INFO ./all_gather_perf \\\n  -b 8 -e 128M", nccl,
+                       "\x1b[0;36m(EngineCore_DP0 pid=4242)\x1b[0m " + vllm.replace("\n", "\n^[[0;36m(EngineCore)^[[0m "),
+                       "[sudo] password for user: ", ip])
+
+    def fill(text: str) -> str:
+        return (text.rstrip("\n") + "\n") * (size // max(len(text), 1) + 1)
+
+    return {"nccl-log": fill(nccl)[:size], "vllm-log": fill(vllm)[:size], "nccl-tests": fill(tests)[:size],
+            "ip-addr": fill(ip)[:size], "mixed paste": fill(mixed)[:size]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--mb", type=float, default=5.0, help="size of each input in MB (default 5)")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per input (default 3)")
+    args = ap.parse_args(argv)
+    missed = 0
+    print(f"{'input':<12} {'MB':>5} {'best s':>7} {'peak MiB':>9} {'exit':>5}  target {TARGET_S:g} s, {TARGET_MIB:g} MiB")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, text in inputs(args.mb).items():
+            path = Path(tmp) / f"{name.replace(' ', '-')}.txt"
+            path.write_text(text, encoding="utf-8")
+            runs = []
+            for _ in range(args.repeat):
+                runs.append(_measured(path))
+            best = min(r[0] for r in runs)
+            worst_mem = max(r[1] for r in runs)
+            codes = sorted({r[2] for r in runs})
+            ok = best < TARGET_S and worst_mem < TARGET_MIB
+            missed += not ok
+            print(f"{name:<12} {path.stat().st_size / 1e6:>5.1f} {best:>7.2f} {worst_mem:>9.0f} "
+                  f"{','.join(map(str, codes)):>5}  {'ok' if ok else 'MISSED'}")
+    print(f"{os.cpu_count()} CPUs; python {sys.version.split()[0]}")
+    return 1 if missed else 0
+
+
+def _measured(path: Path) -> tuple[float, float, int]:
+    """One run in a fresh process whose own peak RSS is reported by os.wait4 (exact per run)."""
+    t0 = time.perf_counter()
+    pid = os.posix_spawn(sys.executable, [sys.executable, "-m", "grader.cli", "explain", str(path)],
+                         dict(os.environ, PYTHONPATH=str(ROOT)),
+                         file_actions=[(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                                       (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)])
+    _, status, usage = os.wait4(pid, 0)
+    return time.perf_counter() - t0, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
