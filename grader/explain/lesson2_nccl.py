@@ -34,6 +34,78 @@ BUSBW_BROKEN_GBS = 5.0
 """At or below this a Spark pair's NCCL is broken (~3 GB/s: sockets, stale NIC state, a bad NCCL build)."""
 BUSBW_ONE_TWIN_GBS = 14.0
 """Around 12 GB/s: NCCL drives one twin only (oshlabs dgx-spark-cluster VLLM.md)."""
+STALE_CX7 = ("a stale ConnectX-7 state after re-cabling: moving the QSFP cable without a reboot left busbw at ~2.8 GB/s "
+             "(21.4 GB/s after rebooting both Sparks; procedure.md section 5): reboot both Sparks with the cable in")
+BIG_ALLGATHER_WARNING = ("Careful: the 16 GiB all_gather (-b 16G -e 16G) allocates ~32 GB per node and has frozen a Spark "
+                         "(power cycle needed): run it only with no model loaded, and try -e 4G (or less) first")
+
+#: what a failed ibverbs call at NCCL init means, by the error text (errno): NCCL's ibvwrap warnings
+_VERBS_MEANING = (
+    (r"network is unreachable|\b101\b",
+     "the RoCE GID NCCL picked cannot route to the peer: no route from this HCA's netdev to the peer's GID address "
+     "(the two ends in different subnets, an HCA in NCCL_IB_HCA that is not cabled to the peer, or NCCL_IB_GID_INDEX "
+     "naming a GID without the netdev's IPv4 address)",
+     "give each HCA's netdev an IPv4 address in the same /24 as the peer's (check `ip addr` and "
+     "`ping -I <netdev> <peer address>`), list in NCCL_IB_HCA only the HCAs that reach the peer, and leave "
+     "NCCL_IB_GID_INDEX unset (NCCL 2.21 and later pick the RoCE v2 IPv4 GID) or set it to that GID's index from "
+     "`show_gids` on every node"),
+    (r"timed out|\b110\b",
+     "the peer's queue pair never answered: a GID index that differs between the nodes, an HCA that cannot reach "
+     "the peer, or an MTU mismatch on the path",
+     "read the RoCE v2 IPv4 GID index with `show_gids` on every node (or leave NCCL_IB_GID_INDEX unset), list only "
+     "HCAs whose netdevs reach the peer in NCCL_IB_HCA, and use the same MTU on both ends"),
+    (r"invalid argument|no such device|\b22\b|\b19\b",
+     "the GID index or port NCCL was told to use does not exist on that device",
+     "check NCCL_IB_GID_INDEX and NCCL_IB_HCA against `show_gids` and `rdma link` on that node"),
+)
+
+
+def _verbs_findings(log: NcclLog | None) -> list[Finding]:
+    """A failed ibverbs call at init (``Call to ibv_modify_qp failed ... Network is unreachable``): the
+    communicator did not come up; what it means and what to do (NCCL's ibvwrap warnings; nccl-tests issues
+    #185 and #227; procedure.md section 2.4)."""
+    out: list[Finding] = []
+    for msg in (log.verbs_failures if log else ())[:3]:
+        text = msg.rstrip(". ")
+        meaning = next(((m, f) for pat, m, f in _VERBS_MEANING if re.search(pat, text, re.I)), None)
+        if meaning:
+            out.append(fail(f"NCCL could not connect over RDMA: `{text}`. Meaning: {meaning[0]}. Fix: {meaning[1]}."))
+        else:
+            out.append(fail(f"NCCL could not connect over RDMA: `{text}`: an ibverbs call failed, so the communicator "
+                            "did not come up. Check the HCAs in NCCL_IB_HCA are ACTIVE (`rdma link`) and reach the "
+                            "peer, and NCCL_IB_GID_INDEX (`show_gids`)."))
+    return out
+
+
+def _is_spark_log(log: NcclLog) -> bool:
+    """Whether the log names a DGX Spark's RoCE devices or interfaces."""
+    return (any(h.device in SPARK_RDMA for h in log.ib_devices)
+            or any(is_qsfp_twin(x or "") or x == HOUSE_INTERFACE
+                   for x in (log.oob_iface, log.bootstrap_iface, *(s.name for s in log.socket_ifaces))))
+
+
+def _qp_findings(log: NcclLog) -> list[Finding]:
+    """What the ``NET/IB: ... qpn ... mtu ... GID ...`` queue-pair lines say: the GID and RDMA MTU NCCL used."""
+    qps = log.ib_connections
+    if not qps:
+        return []
+    out: list[Finding] = []
+    gids = sorted({q.gid_index for q in qps if q.gid_index is not None})
+    ips = list(dict.fromkeys(q.gid_ipv4 for q in qps if q.gid_ipv4))
+    if gids:
+        out.append(info(f"RoCE GID index {', '.join(map(str, gids))} in NCCL's queue-pair lines"
+                        + (f", carrying {', '.join(ips[:8])}" if ips else "") + "."))
+    if any(q.gid_link_local for q in qps):
+        idx = sorted({q.gid_index for q in qps if q.gid_link_local and q.gid_index is not None})
+        out.append(warn(f"GID index {', '.join(map(str, idx))} is a link-local (fe80) GID: it carries no IPv4 address, "
+                        "so RoCE v2 traffic cannot be routed by it. Use the RoCE v2 GID that carries the netdev's IPv4 "
+                        "address (`show_gids`), or leave NCCL_IB_GID_INDEX unset (NCCL 2.21 and later pick it)."))
+    mtus = sorted({q.mtu_bytes for q in qps if q.mtu_bytes})
+    if mtus and max(mtus) < 4096:
+        out.append(info(f"RDMA path MTU {'/'.join(map(str, mtus))} bytes in the queue-pair lines: the interfaces run "
+                        f"Ethernet MTU 1500 (RoCE fits 1024 in it); with MTU {JUMBO_MTU} (jumbo frames) on both ends "
+                        "RoCE uses 4096."))
+    return out
 
 
 # --------------------------------------------------------------------------- NCCL log
@@ -46,6 +118,9 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
     if verdict == "NET/IB":
         names = ", ".join(f"{h.device}:{h.port}/{h.link_layer}" for h in log.ib_devices) or "(not listed in this excerpt)"
         out.append(ok(f"NCCL moved data with RDMA (NET/IB; RoCE on a Spark's ConnectX-7) over {names}."))
+        if not log.channels and log.network is None and not log.ib_devices and log.n_ib_connections:
+            out.append(info(f"The verdict comes from {log.n_ib_connections} RDMA queue-pair line(s) (`NET/IB: ... qpn ... "
+                            "GID ...`): NCCL connected over RDMA, so it did not fall back to TCP sockets."))
     elif verdict == "NET/Socket":
         where = ", ".join(f"{s.name} ({s.address})" for s in log.socket_ifaces)
         why = []
@@ -82,9 +157,12 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
                          "P2P/SHM inside one."
                          + (" NET/Socket means some traffic went over TCP: give NCCL the RDMA devices "
                             "(NCCL_IB_HCA, /dev/infiniband in containers)." if "NET/Socket" in parts else "")))
+    elif verdict == "unknown" and log.verbs_failures:
+        out.append(info("No transport was set up: the communicator failed while connecting (see the ibverbs error)."))
     elif verdict == "unknown":
-        out.append(info("The log does not show which transport NCCL used: no `Channel ... via ...` and no `Using "
-                        "network` line. Paste more of it (NCCL prints them when the communicator is set up)."))
+        out.append(info("The log does not show which transport NCCL used: no `Channel ... via ...`, no `Using "
+                        "network` and no `NET/IB : Using` line. Paste more of it (NCCL prints them when the communicator "
+                        "is set up), from the start of the run."))
     else:
         out.append(info(f"NCCL used {verdict}."))
     if not log.channels and verdict in ("NET/IB", "NET/Socket"):
@@ -92,7 +170,10 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
     if verdict == "NET/IB" or (verdict.startswith("mixed") and "NET/IB" in verdict):
         out += _hca_findings(log)
     if cross_node is False and verdict in ("NET/IB", "NET/Socket"):
-        out.append(info("All lines come from one machine: check the other Spark's log too."))
+        other = "the other Spark's" if _is_spark_log(log) else "the other node's"
+        out.append(info(f"All lines come from one machine: check {other} log too."))
+    if verdict == "NET/IB" or (verdict.startswith("mixed") and "NET/IB" in verdict):
+        out += _qp_findings(log)
     return out
 
 
@@ -144,6 +225,7 @@ def _summarise_nccl_log(log: NcclLog, command: str | None) -> Summary:
                  ib_devices=[h._asdict() for h in log.ib_devices],
                  ib_devices_by_host={k: [h._asdict() for h in v] for k, v in log.ib_devices_by_host.items()},
                  socket_ifaces=[s._asdict() for s in log.socket_ifaces],
+                 ib_connections=[q._asdict() for q in log.ib_connections],
                  channels_by_transport={t: sum(1 for c in log.channels if c.transport == t) for t in log.transports})
     facts.pop("channels")
     findings: list[Finding] = []
@@ -157,10 +239,11 @@ def _summarise_nccl_log(log: NcclLog, command: str | None) -> Summary:
                              f"chose ({log.network or 'none named'}) carried nothing between machines."))
     else:
         findings += _transport_findings(log, verdict)
-    for e in log.errors[:3]:
+    findings += _verbs_findings(log)
+    for e in [e for e in log.errors if e not in log.verbs_failures][:3]:
         findings.append(fail(f"NCCL error: {e}. `unhandled system error` at init is often a wrong NCCL_IB_GID_INDEX "
                              "or an HCA listed in NCCL_IB_HCA that cannot reach the peer (another subnet)."))
-    for w in [w for w in log.warnings if w not in log.errors][:5]:
+    for w in [w for w in log.warnings if w not in log.errors and w not in log.verbs_failures][:5]:
         findings.append(warn(f"NCCL WARN: {w}"))
     if log.bench:
         b = max(log.bench, key=lambda x: x.size_mib)
@@ -209,7 +292,9 @@ def _busbw_findings(res: NcclTestsResult) -> list[Finding]:
                      "apply." + (" Ranks on one host do not use the cable between two machines." if len(res.hosts) == 1
                                 else ""))]
     small = size < 2**30
-    note = (" The message size is small: latency dominates; NVIDIA's check runs -b 16G -e 16G." if small else "")
+    note = (" The message size is small: latency dominates; NVIDIA's check runs -b 16G -e 16G (" + BIG_ALLGATHER_WARNING
+            + ")." if small else "")
+    transport = transport_verdict(res.nccl_log) if res.nccl_log else "unknown"
     collective = res.collective or "the test"
     bar = (f"{CLUSTER_SETUP}'s warning bar {BUSBW_WARN_GBS:g} GB/s ({BUSBW_WARN_GBS * 8:g} Gb/s, all_gather -b 16G "
            "over the HCAs)")
@@ -226,14 +311,25 @@ def _busbw_findings(res: NcclTestsResult) -> list[Finding]:
         out.append(fail(f"{head}: about half of what a Spark pair reaches (~23 GB/s).{note} Around 12 GB/s means NCCL "
                         "drives only one twin (oshlabs dgx-spark-cluster): list both twins in NCCL_IB_HCA."))
     else:
-        out.append(fail(f"{head}: broken (~3 GB/s is the known failure class).{note} Causes seen: NCCL fell back to "
-                        "sockets (run with -x NCCL_DEBUG=INFO and look for NET/Socket), a stale ConnectX-7 state after "
-                        "re-cabling (reboot both Sparks), or a development-branch NCCL build (build the v2.28.9-1 "
-                        "release tag, as NVIDIA's NCCL playbook does)."))
+        out.append(fail(f"{head}: broken (~3 GB/s is the known failure class).{note} " + _broken_causes(transport)))
     if spark is None and not small:
         out.append(info(f"The `# Rank` lines are not in this paste: the bar assumes {collective} ran between the two "
                         "Sparks (one GPU each)."))
     return out
+
+
+def _broken_causes(transport: str) -> str:
+    """The causes of a ~3 GB/s busbw between two Sparks that the NCCL lines in the paste do not rule out."""
+    build = ("a development-branch NCCL build (build the v2.28.9-1 release tag, as NVIDIA's NCCL playbook does)")
+    if transport == "NET/IB":
+        return (f"The NCCL lines show NET/IB (RDMA), so this is not a fallback to sockets. Causes seen: {STALE_CX7}; "
+                f"or {build}.")
+    if "NET/Socket" in transport:
+        return ("The NCCL lines show NET/Socket: NCCL fell back to TCP sockets. Give it the RDMA devices (NCCL_IB_HCA "
+                f"to both Up twins; in a container --device=/dev/infiniband with IPC_LOCK). Other causes seen: {STALE_CX7}; "
+                f"{build}.")
+    return ("Causes seen: NCCL fell back to sockets (rerun with -x NCCL_DEBUG=INFO: `NET/Socket` in the log means "
+            f"sockets, `NET/IB` rules them out); {STALE_CX7}; or {build}.")
 
 
 def _summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
@@ -252,6 +348,7 @@ def _summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
     if res.tests_version:
         head.append(f"nccl-tests {res.tests_version}")
     findings.append(info(", ".join(head) + "."))
+    findings += _verbs_findings(res.nccl_log)
     for e in res.errors[:3]:
         findings.append(fail(f"The test failed: {e.rstrip('.')}. Rerun with -x NCCL_DEBUG=INFO to see why (a wrong "
                              "NCCL_IB_GID_INDEX or HCA gives `unhandled system error`)."))
@@ -341,8 +438,9 @@ def _summarise_bench(t: BenchTable, command: str | None) -> Summary:
         findings.append(fail(f"busbw {bw:g} GB/s at {size}: about half of a Spark pair's ~23 GB/s: NCCL drives only one "
                              "twin (oshlabs dgx-spark-cluster: ~12 GB/s = one twin). List both in NCCL_IB_HCA."))
     else:
-        findings.append(fail(f"busbw {bw:g} GB/s at {size}: single digits mean NCCL fell back to TCP sockets "
-                             "(oshlabs dgx-spark-cluster). Run with NCCL_DEBUG=INFO and look for NET/Socket."))
+        findings.append(fail(f"busbw {bw:g} GB/s at {size}: single digits between two Sparks. Causes seen: NCCL fell back "
+                             "to TCP sockets (oshlabs dgx-spark-cluster; run with NCCL_DEBUG=INFO: `NET/Socket` means "
+                             f"sockets, `NET/IB` rules them out), or {STALE_CX7}."))
     if row.size_unit.upper().startswith("M") and row.size < 256:
         findings.append(info("The largest message is small: latency dominates; measure up to 1-2 GB for the link's "
                              "bandwidth."))

@@ -22,7 +22,15 @@ message, as authors quote them with the prefix cut) are read; the rest is skippe
     Connected all rings
     NET/IB : GPU Direct RDMA (DMABUF) enabled for HCA 0 'rocep1s0f1
     comm 0x... rank 0 nRanks 2 nNodes 2 localRanks 1 localRank 0 MNNVL 0
+    NET/IB: NCCL Dev 0 IbDev 0 Port 1 qpn 1047 mtu 5 query_ece={...} GID 3 (0/4801A8C0FFFF0000) fifoRkey=0x..
+    NET/IB: Dev 3 Port 1 qpn 2455 mtu 5 GID 3 (0/7D02A8C0FFFF0000)       (older NCCL; an IB port prints LID)
     NCCL WARN <anything>
+    misc/ibvwrap.cc:187 NCCL WARN Call to ibv_modify_qp failed with error Network is unreachable
+    NCCL WARN Call to ibv_modify_qp failed with 110 Connection timed out, on dev rocep1s0f0:1, ...
+
+A ``NET/IB: ... qpn N mtu M GID G (...)`` line is one RDMA queue pair NCCL connected (transport/net_ib):
+such lines alone prove the data path is NET/IB, even when the excerpt has no ``Channel ... via`` line.
+A ``Call to ibv_* failed`` warning is a fatal verbs error: the communicator did not come up.
 
 ``NET/Socket`` channels mean NCCL sends over TCP sockets: a fallback when it finds no usable RDMA
 device (no /dev/infiniband in the container, NCCL_IB_DISABLE=1, wrong NCCL_IB_HCA).
@@ -46,6 +54,7 @@ _MARK_RE = re.compile(r"(?:^|\s)NCCL (?P<lvl>INFO|WARN|TRACE|ABORT|ERROR)\b:?\s?
 # each character of a long name); runs are possessive; a field that ends before optional blanks ends on
 # a non-blank (``\S(?:.*\S)?``) instead of being lazy (a lazy field rescans a run of blanks per blank).
 _HOST_RE = re.compile(r"(?<![\w.-])(?P<host>[\w.-]++):(?P<pid>\d++):(?P<tid>\d++)\s++\[(?P<dev>\d++)\]\s*+$")
+_SRC_RE = re.compile(r"\s+[\w./-]{1,200}\.(?:cc|cpp|cu|c|h):\d+$")  # `... [0] misc/ibvwrap.cc:187 NCCL WARN`
 _VERSION_RE = re.compile(r"^NCCL version (?P<v>\S+)")
 _NET_USING_RE = re.compile(r"^NET/(?P<net>IB\w*|Socket|[\w .-]*[\w.-]| )\s*:\s*+Using\s*+(?P<rest>.*)$")
 _NO_DEVICE_RE = re.compile(r"^NET/IB\w*\s*:\s*No device found", re.I)
@@ -69,10 +78,49 @@ _BARE_RE = re.compile(r"^(?:NCCL version \d|NET/(?:IB|Socket|Plugin)|Channel \d+
                       r"|NCCL_[A-Z0-9_]+ set (?:by environment )?to |Connected all (?:rings|trees)|Bootstrap\s*:\s*Using )")
 _ERROR_RE = re.compile(r"NCCL error|ncclSystemError|ncclInternalError|ncclInvalidUsage|ncclRemoteError"
                        r"|ncclUnhandledCudaError|ncclInvalidArgument|unhandled system error")
+# one RDMA queue pair NCCL connected (net_ib.cc's connection log): GID index and (subnet/interface id) for RoCE
+_QP_RE = re.compile(r"^NET/IB\w*\s*:\s*(?:NCCL (?:Merged)?Dev\s+\d+\s+)?(?:Ib)?Dev\s+(?P<dev>\d+)\s+Port\s+(?P<port>\d+)"
+                    r"\s+qpn\s+(?P<qpn>\d+)\s+mtu\s+(?P<mtu>\d+)\b(?P<rest>.*)$")
+_QP_GID_RE = re.compile(r"\bGID\s+(?P<index>-?\d+)\s*\((?P<prefix>[0-9A-Fa-f]{1,16})/(?P<iid>[0-9A-Fa-f]{1,16})\)")
+_VERBS_FAIL_RE = re.compile(r"Call to (?P<call>ibv_\w+) failed(?: with (?:error )?(?P<errno>\d+)?\s*(?P<why>[^,]*\S))?")
 _BENCH_RE = re.compile(r"^size_MiB=(?P<size>\d+(?:\.\d+)?)\s+time_us=(?P<t>\d+(?:\.\d+)?)\s+"
                        r"algbw_GBps=(?P<alg>\d+(?:\.\d+)?)\s+busbw_GBps=(?P<bus>\d+(?:\.\d+)?)\b")
 
+MAX_IB_CONNECTIONS = 256
+"""Queue-pair lines kept (a long log prints one per QP per connection; they are counted, not all kept)."""
+
 TRANSPORT_ORDER = ("NET/IB", "NET/Socket", "P2P", "SHM", "COLLNET", "NVLS")
+
+
+#: ibverbs path MTU codes as NCCL prints them (``mtu 5``) -> bytes (IBV_MTU_256 .. IBV_MTU_4096)
+IB_MTU_BYTES = {1: 256, 2: 512, 3: 1024, 4: 2048, 5: 4096}
+
+
+class IbConnection(NamedTuple):
+    """One ``NET/IB: ... IbDev D Port P qpn Q mtu M [GID G (prefix/iid)]`` line: a queue pair NCCL set up.
+    ``gid_index`` None on an InfiniBand port (LID) or when not printed; ``gid_ipv4`` the IPv4 address of an
+    IPv4-mapped RoCE GID, ``gid_link_local`` a fe80 GID; ``mtu_bytes`` from the ibverbs MTU code."""
+
+    ib_dev: int
+    port: int
+    mtu_bytes: int | None
+    gid_index: int | None
+    gid_ipv4: str | None
+    gid_link_local: bool
+    host: str | None
+
+
+def _decode_gid(prefix: str, iid: str) -> tuple[str | None, bool]:
+    """NCCL prints the GID's two 64-bit halves as little-endian integers (``0/4801A8C0FFFF0000`` is
+    ::ffff:192.168.1.72; ``80FE/...`` is fe80::...): (IPv4 of an IPv4-mapped GID, is link-local)."""
+    try:
+        p = int(prefix, 16).to_bytes(8, "little")
+        i = int(iid, 16).to_bytes(8, "little")
+    except (ValueError, OverflowError):
+        return None, False
+    if p == bytes(8) and i[:4] == b"\x00\x00\xff\xff":
+        return ".".join(str(b) for b in i[4:]), False
+    return None, p[:2] == b"\xfe\x80"
 
 
 class NcclHca(NamedTuple):
@@ -137,7 +185,9 @@ class NcclLog:
     ``NCCL error ...: unhandled system error``); ``hosts`` that logged; ``nranks``/``nnodes`` from
     the communicator lines; ``gdr_hcas`` HCAs with GPU Direct RDMA enabled; ``rings_connected``;
     ``bench`` benchmark result lines; ``simulated`` a line says the log is simulated;
-    ``nccl_lines`` how many NCCL lines were read.
+    ``nccl_lines`` how many NCCL lines were read; ``ib_connections`` the RDMA queue pairs NCCL logged
+    (``NET/IB: ... qpn ... GID ...``; at most ``MAX_IB_CONNECTIONS`` kept, ``n_ib_connections`` counts all);
+    ``verbs_failures`` fatal ibverbs errors (``Call to ibv_modify_qp failed with ... Network is unreachable``).
     """
 
     version: str | None = None
@@ -164,6 +214,9 @@ class NcclLog:
     bench: tuple[BenchLine, ...] = ()
     simulated: bool = False
     nccl_lines: int = 0
+    ib_connections: tuple[IbConnection, ...] = ()
+    n_ib_connections: int = 0
+    verbs_failures: tuple[str, ...] = ()
 
     @property
     def transports(self) -> tuple[str, ...]:
@@ -209,7 +262,7 @@ def parse_nccl_log(text: str) -> NcclLog:
     lines = content_lines(text, keep_comments=True)
     simulated = any("simulated" in x.text.lower() for x in lines if x.text.lstrip().startswith("#"))
     st: dict = {"ib": [], "by_host": {}, "sock": [], "channels": [], "env": {}, "warn": [], "err": [],
-                "hosts": [], "failed": [], "plugin": [], "gdr": [], "bench": []}
+                "hosts": [], "failed": [], "plugin": [], "gdr": [], "bench": [], "qps": [], "n_qps": 0, "verbs": []}
     count = 0
     hosts_seen: set[str] = set()
     for line in lines:
@@ -221,7 +274,7 @@ def parse_nccl_log(text: str) -> NcclLog:
         host = None
         if m:
             msg, lvl = m.group("msg").strip(), m.group("lvl")
-            hm = _HOST_RE.search(s[:m.start()].rstrip())
+            hm = _HOST_RE.search(_SRC_RE.sub("", s[:m.start()].rstrip()))
             host = hm.group("host") if hm else None
             if host and host not in hosts_seen:
                 hosts_seen.add(host)
@@ -241,6 +294,8 @@ def parse_nccl_log(text: str) -> NcclLog:
             st["warn"].append(msg)
             if _ERROR_RE.search(msg):
                 st["err"].append(msg)
+            if _VERBS_FAIL_RE.search(msg):
+                st["verbs"].append(msg)
             continue
         _read_message(msg, host, st)
     if count == 0 and not st["err"]:
@@ -259,7 +314,8 @@ def parse_nccl_log(text: str) -> NcclLog:
         plugin_messages=tuple(dict.fromkeys(st["plugin"])), channels=tuple(st["channels"]), env_settings=dict(st["env"]),
         warnings=tuple(st["warn"]), errors=tuple(dict.fromkeys(st["err"])), hosts=tuple(st["hosts"]),
         nranks=st.get("nranks"), nnodes=st.get("nnodes"), gdr_hcas=tuple(dict.fromkeys(st["gdr"])),
-        rings_connected=bool(st.get("rings")), bench=tuple(st["bench"]), simulated=simulated, nccl_lines=count)
+        rings_connected=bool(st.get("rings")), bench=tuple(st["bench"]), simulated=simulated, nccl_lines=count,
+        ib_connections=tuple(st["qps"]), n_ib_connections=st["n_qps"], verbs_failures=tuple(dict.fromkeys(st["verbs"])))
 
 
 def _read_message(msg: str, host: str | None, st: dict) -> None:
@@ -269,6 +325,16 @@ def _read_message(msg: str, host: str | None, st: dict) -> None:
         return
     if _NO_DEVICE_RE.match(msg):
         st["no_device"] = True
+        return
+    m = _QP_RE.match(msg)
+    if m:
+        st["n_qps"] += 1
+        if len(st["qps"]) < MAX_IB_CONNECTIONS:
+            g = _QP_GID_RE.search(m.group("rest"))
+            ipv4, link_local = _decode_gid(g.group("prefix"), g.group("iid")) if g else (None, False)
+            st["qps"].append(IbConnection(int(m.group("dev")), int(m.group("port")),
+                                          IB_MTU_BYTES.get(int(m.group("mtu"))), int(g.group("index")) if g else None,
+                                          ipv4, link_local, host))
         return
     m = _NET_USING_RE.match(msg)
     if m:
@@ -338,7 +404,7 @@ def transport_verdict(log: NcclLog) -> str:
 
     Read from the channel lines. A log without channel lines falls back on the network NCCL
     chose (``Using network IB`` -> ``"NET/IB"``, ``Socket`` -> ``"NET/Socket"``), then on the
-    ``NET/IB : Using [0]...`` / ``NET/Socket : Using`` lines; but when the communicator had one
+    ``NET/IB : Using [0]...`` / ``NET/IB: ... qpn ... GID`` (RDMA queue pairs) / ``NET/Socket : Using`` lines; but when the communicator had one
     node or one rank (``nNodes 1``), that network carried nothing and the verdict is
     ``"unknown"``. Pure; never raises.
     """
@@ -349,7 +415,7 @@ def transport_verdict(log: NcclLog) -> str:
         return "mixed: " + "+".join(used)
     if log.nnodes == 1 or log.nranks == 1:
         return "unknown"  # one node (or one rank): the network NCCL chose carried nothing between machines
-    if log.network == "IB" or (log.network is None and log.ib_devices):
+    if log.network == "IB" or (log.network is None and (log.ib_devices or log.n_ib_connections)):
         return "NET/IB"
     if log.network == "Socket" or (log.network is None and log.socket_ifaces and not log.ib_devices):
         return "NET/Socket"
