@@ -15,7 +15,7 @@ import string
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from grader.parsers.vllm_log import EVENT_KINDS, LogEvent, VllmLog
 from grader.ranges import CatalogueError
@@ -25,7 +25,8 @@ try:
 except ModuleNotFoundError:  # pragma: no cover
     import tomli as tomllib  # type: ignore[no-redef]
 
-__all__ = ["DETAILS", "LOG_FLAGS", "Diagnosis", "Entry", "diagnose", "diagnose_entries", "load_table", "parse_table"]
+__all__ = ["DETAILS", "LOG_FLAGS", "Diagnosis", "Entry", "diagnose", "diagnose_entries", "diagnose_text", "known_faults",
+           "load_table", "parse_table"]
 
 TABLE = "diagnoses.toml"
 """The table's file name in ``checks/``."""
@@ -65,7 +66,7 @@ LOG_FLAGS: dict[str, Callable[[VllmLog], bool]] = {
 """What an entry's ``when`` may ask of the whole log (``when = { ready = false }``)."""
 
 
-def _kv_rounds_to_zero(log: VllmLog, values: Mapping[str, Any]) -> dict[str, Any] | None:
+def _kv_rounds_to_zero(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """Applies when vLLM printed both the needed and the available KV cache as zero GiB."""
     try:
         zero = not float(values["needed_gib"]) and not float(values.get("available_gib") or 0)
@@ -74,18 +75,51 @@ def _kv_rounds_to_zero(log: VllmLog, values: Mapping[str, Any]) -> dict[str, Any
     return {} if zero else None
 
 
-def _advertises_nothing(log: VllmLog, values: Mapping[str, Any]) -> dict[str, Any] | None:
+def _advertises_nothing(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """Applies when the 0.0.0.0 address is what the other node dials: vLLM's --nnodes mode (the
     DP leader's ``mq_connect_ip=0.0.0.0``, or ``--nnodes`` over one)."""
-    return {} if "mq_connect_ip" in values or LOG_FLAGS["multi_node"](log) else None
+    return {} if "mq_connect_ip" in values or (log is not None and LOG_FLAGS["multi_node"](log)) else None
+
+
+_RAY_ACTIVE_RE = re.compile(r"^[ \t]*Active:[ \t\r]*\n((?:[ \t]+\d+[ \t]+node_\w+[^\n]*(?:\n|\Z))+)", re.MULTILINE)
+_RAY_GPUS_RE = re.compile(r"^[ \t]*\d+(?:\.\d+)?/(?P<total>\d+(?:\.\d+)?)[ \t]+GPU\b", re.MULTILINE)
+
+
+def _one_gpu_nodes(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies when a ``ray status`` in the text counts exactly one GPU per active node (two Sparks:
+    2 nodes, 0.0/2.0 GPU): PACK on such nodes is the reported fault; on multi-GPU nodes a pending
+    PACK group has another cause (the driver's ``node:<IP>`` is not a Ray node's), which this
+    entry must not claim."""
+    active = _RAY_ACTIVE_RE.search(text)
+    gpus = _RAY_GPUS_RE.search(text)
+    if active is None or gpus is None:
+        return None
+    nodes = sum(int(n) for n in re.findall(r"^[ \t]+(\d+)[ \t]+node_", active.group(1), re.MULTILINE))
+    return {"nodes": nodes} if nodes >= 2 and float(gpus.group("total")) == nodes else None
+
+
+_CX7_IFACE_RE = re.compile(r"\ben(?:P\d+)?p\d+s\d+f\dnp\d\b")
+_NETWORKD_RE = re.compile(r"^[ \t]*renderer:[ \t]*[\"']?networkd\b", re.MULTILINE)
+
+
+def _cx7_under_networkmanager(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies when the netplan text that names NetworkManager as renderer also defines a ConnectX-7
+    port (enp1s0f1np1, enP2p1s0f1np1 ...) and no file in it hands the ports to networkd."""
+    iface = _CX7_IFACE_RE.search(text)
+    if iface is None or _NETWORKD_RE.search(text):
+        return None
+    return {"iface": iface.group(0)}
 
 
 DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]] = {
     "kv_rounds_to_zero": _kv_rounds_to_zero,
     "advertises_nothing": _advertises_nothing,
+    "one_gpu_nodes": _one_gpu_nodes,
+    "cx7_under_networkmanager": _cx7_under_networkmanager,
 }
-"""An entry's ``detail``: a function of the log and the values read so far that returns more values
-for the texts, or None when the entry does not apply."""
+"""An entry's ``detail``: a function of the log (None when :func:`diagnose_text` reads plain text), the
+values read so far and the whole text, that returns more values for the texts, or None when the entry
+does not apply."""
 
 
 # --------------------------------------------------------------------------- the table
@@ -115,6 +149,12 @@ class Entry:
     meaning: str
     fix: str
     source: str
+
+    @property
+    def reads_text(self) -> bool:
+        """A known error line: a pattern over the text, needing no parsed event and nothing of a vLLM log
+        (no ``event``, ``when`` or ``unless_events``). :func:`diagnose_text` reads any paste with these."""
+        return self.pattern is not None and not self.events and not self.when and not self.unless_events
 
 
 def _names(template: str) -> list[str]:
@@ -269,13 +309,18 @@ def _event_for(entry: Entry, log: VllmLog) -> tuple[LogEvent, re.Match[str] | No
     return None
 
 
-def _values(entry: Entry, log: VllmLog) -> _Values | None:
-    """What the entry's texts may say about this log, or None when the entry does not match it."""
-    par = log.parallel
-    values: dict[str, Any] = {"world_size": par.world_size, "tp_size": par.tensor_parallel_size or 1,
-                              "pp_size": par.pipeline_parallel_size or 1}
+def _values(entry: Entry, log: VllmLog | None, text: str) -> _Values | None:
+    """What the entry's texts may say about this log (or, with ``log`` None, this plain text), or None
+    when the entry does not match it."""
+    values: dict[str, Any] = {}
+    if log is not None:
+        par = log.parallel
+        values.update(world_size=par.world_size, tp_size=par.tensor_parallel_size or 1,
+                      pp_size=par.pipeline_parallel_size or 1)
     match = None
     if entry.events:
+        if log is None:
+            return None
         found = _event_for(entry, log)
         if found is None:
             return None
@@ -283,15 +328,15 @@ def _values(entry: Entry, log: VllmLog) -> _Values | None:
         values.update(message=event.message[:MAX_QUOTED], ip=event.source.ip, count=event.count)
         values.update(event.numbers)
     elif entry.pattern is not None:
-        match = entry.pattern.search(log.text)
+        match = entry.pattern.search(text)
         if match is None:
             return None
-        values["line"] = _line_around(log.text, match.start(), match.end())
+        values["line"] = _line_around(text, match.start(), match.end())
     if match is not None:
         values.update(match.groupdict())
     values = {k: v for k, v in values.items() if v is not None}
     if entry.detail is not None:
-        more = DETAILS[entry.detail](log, values)
+        more = DETAILS[entry.detail](log, values, text)
         if more is None:
             return None
         values.update((k, v) for k, v in more.items() if v is not None)
@@ -314,7 +359,7 @@ def diagnose_entries(log: VllmLog, table: tuple[Entry, ...] | None = None) -> li
             continue
         if any(flags.setdefault(name, LOG_FLAGS[name](log)) != want for name, want in entry.when):
             continue
-        values = _values(entry, log)
+        values = _values(entry, log, log.text)
         if values is None:
             continue
         out.append((entry, Diagnosis(entry.kind, _render(entry.meaning, values), _render(entry.fix, values),
@@ -329,3 +374,37 @@ def diagnose(log: VllmLog, table: tuple[Entry, ...] | None = None) -> list[Diagn
     from the first entry of that kind that applies. Returns [] for a clean log. Raises only
     CatalogueError, for a malformed table."""
     return [d for _, d in diagnose_entries(log, table)]
+
+
+def diagnose_text(text: str, skip: Iterable[str] = (), table: tuple[Entry, ...] | None = None) -> list[Diagnosis]:
+    """The known error lines in any text (a dmesg, an ssh error, a netplan file, a traceback's tail, a
+    ``ray status``), not only a vLLM log: the table's entries that read the text itself
+    (:attr:`Entry.reads_text`), one diagnosis per kind, in the table's order. A diagnosis whose
+    message is already part of one of ``skip`` (findings shown already) is left out. Returns [] when
+    the text holds none. Linear in the text (one search per entry); raises only CatalogueError."""
+    entries = load_table() if table is None else table
+    if not isinstance(text, str) or not text:
+        return []
+    shown = [s for s in skip if isinstance(s, str)]
+    out: list[Diagnosis] = []
+    given: set[str] = set()
+    failed = False
+    for entry in entries:
+        if not entry.reads_text or entry.kind in given or (entry.unless_failed and failed):
+            continue
+        values = _values(entry, None, text)
+        if values is None:
+            continue
+        given.add(entry.kind)
+        failed = failed or entry.severity == "fail"
+        d = Diagnosis(entry.kind, _render(entry.meaning, values), _render(entry.fix, values), entry.severity)
+        if not any(d.message in s for s in shown):
+            out.append(d)
+    return out
+
+
+def known_faults(text: str, shown: Iterable[str] = ()) -> list[tuple[str, str]]:
+    """:func:`diagnose_text` as explain shows it: ``(level, "<meaning> Fix: <fix>")`` per fault found,
+    the level being the entry's severity (``fail``, ``warn`` or ``info``); ``shown``: the messages of
+    the findings a section has already, so a fault its own reader named is not said twice."""
+    return [(d.severity, f"{d.message} Fix: {d.fix}") for d in diagnose_text(text, shown)]

@@ -123,6 +123,36 @@ EXAMPLES: dict[str, str] = {
 }
 
 
+# The faults people report (checks/diagnoses.toml, "faults people report"): text patterns, reached here
+# in a vLLM log (a banner line makes the text one); tests/test_field_faults.py reads each in the shape
+# the field prints it, through diagnose_text as well.
+BANNER = "INFO 11-29 14:02:11 [api_server.py:1] vLLM API server version 0.32.0\n"
+EXAMPLES.update({
+    "ray-missing-shell": BANNER + "/bin/sh: 1: ray: not found\n",
+    "pg-pack-one-gpu-nodes": BANNER + (
+        "Active:\n 1 node_4c9baf725a0e654\n 1 node_e6107ebf05bbc00\nPending:\n (no pending nodes)\n"
+        "Usage:\n 0.0/40.0 CPU\n 0.0/2.0 GPU\nDemands:\n {'GPU': 1.0, 'node:192.168.50.192': 0.001} * 1, "
+        "{'GPU': 1.0} * 1 (PACK): 1+ pending placement groups\n"),
+    "ray-channel-timeout": ("(EngineCore_DP0 pid=579) ERROR 12-05 22:43:45 [core.py:845] "
+                            "ray.exceptions.RayChannelTimeoutError: System error: Timed out waiting for object "
+                            "available to read. ObjectID: 007e768e7da845eb498bddc26311bb55310405340100000002e1f505\n"),
+    "nvfp4-ptxas-sm121": BANNER + "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'\n",
+    "nvfp4-cutlass-internal": ("(EngineCore_DP0 pid=1) RuntimeError: [FP4 gemm Runner] Failed to run cutlass FP4 gemm "
+                               "on sm120. Error: Error Internal\n"),
+    "model-type-unknown": ("(APIServer pid=1)   Value error, The checkpoint you are trying to load has model type "
+                           "`gemma4` but Transformers does not recognize this architecture.\n"),
+    "hf-gated": ("huggingface_hub.errors.GatedRepoError: 401 Client Error. (Request ID: Root=1-66f4b037)\n"
+                 "Cannot access gated repo for url https://huggingface.co/meta-llama/Llama-3.1-8B/resolve/main/"
+                 "config.json.\n"),
+    "unified-memory-nv-err": BANNER + ("NVRM: nvCheckOkFailedNoLog: Check failed: Out of memory [NV_ERR_NO_MEMORY] "
+                                       "(0x00000051) returned from _memdescAllocInternal(pMemDesc) @ mem_desc.c:1359\n"),
+    "avahi-host-name-conflict": BANNER + "avahi-daemon[1234]: Host name conflict, retrying with spark1-30\n",
+    "cx7-networkmanager": BANNER + ("network:\n  version: 2\n  renderer: NetworkManager\n  ethernets:\n"
+                                    "    enp1s0f0np0:\n      addresses: [192.168.200.12/24]\n"),
+    "ssh-publickey": BANNER + "nvidia@192.168.100.11: Permission denied (publickey).\n",
+})
+
+
 def reached(text: str, table=None) -> list[str]:
     return [entry.id for entry, _ in diagnose_entries(parse_vllm_log(text), table)]
 
@@ -239,11 +269,19 @@ source = "docs/research/procedure.md §5"
 '''
 
 
+def _without(table_text: str, *ids: str) -> str:
+    """The table's text without the entries of these ids."""
+    head, *blocks = table_text.split("[[diagnosis]]\n")
+    return head + "".join("[[diagnosis]]\n" + b for b in blocks if not any(b.startswith(f'id = "{i}"\n') for i in ids))
+
+
 def test_a_new_fault_is_one_entry():
     """A fault the parser has no event for is read by a text pattern over the log; an exception the
     parser reports generically is refined by a pattern over its message, before the generic entry."""
-    generic = TABLE_TEXT.index('[[diagnosis]]\nid = "exception-after-ready"')
-    table = parse_table(TABLE_TEXT[:generic] + NEW_FAULTS + TABLE_TEXT[generic:], "test table")
+    # the table as it was before these two faults were named (the shipped table names them now)
+    base = _without(TABLE_TEXT, "ray-channel-timeout", "nvfp4-ptxas-sm121", "nvfp4-cutlass-internal")
+    generic = base.index('[[diagnosis]]\nid = "exception-after-ready"')
+    table = parse_table(base[:generic] + NEW_FAULTS + base[generic:], "test table")
     text = ("INFO 11-29 14:02:11 [api_server.py:1] vLLM API server version 0.32.0\n"
             "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'\n")
     found = diagnose_entries(parse_vllm_log(text), table)
@@ -254,7 +292,8 @@ def test_a_new_fault_is_one_entry():
     ray = ("(EngineCore pid=1) ray.exceptions.RayChannelTimeoutError: System error: Timed out waiting for "
            "object available to read.\n")
     assert reached(ray, table) == ["ray-channel-timeout"]
-    assert reached(ray) == ["exception"]  # the shipped table, without the entry
+    assert reached(ray, parse_table(base, "base table")) == ["exception"]  # the table without the entry
+    assert reached(ray) == ["ray-channel-timeout"]  # the shipped table names it
     assert reached(EXAMPLES["exception"], table) == ["exception"]
 
 

@@ -1,0 +1,276 @@
+"""The faults people report on Spark clusters (issue 14 part 4; shared/research/procedure.md §5), each read
+in the shape the field prints it: the diagnosis table (checks/diagnoses.toml) names the fault and its fix,
+through ``diagnose_text`` for any paste (a dmesg, an ssh error, a netplan file, a ``ray status``, a
+traceback's tail) and through ``diagnose`` where the text is a vLLM log.
+
+Each output is quoted from the source named in the comment above it (the exact line; a process prefix or
+the surrounding lines only where the comment says so).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from grader.diagnoses import diagnose, diagnose_text, known_faults, load_table
+from grader.parsers.vllm_log import parse_vllm_log
+
+FIELD = Path(__file__).resolve().parent / "fixtures" / "field"
+
+# https://github.com/ray-project/ray/issues/59249 (vLLM across two nodes, Ray's compiled graph); the same
+# error with PP across nodes: https://github.com/vllm-project/vllm/issues/27116
+RAY_CHANNEL = """\
+(EngineCore_DP0 pid=579) ERROR 12-05 22:43:45 [core.py:845] File "/usr/local/lib/python3.12/dist-packages/ray/experimental/channel/shared_memory_channel.py", line 480, in read
+(EngineCore_DP0 pid=579) ERROR 12-05 22:43:45 [core.py:845] ret = self._worker.get_objects(
+(EngineCore_DP0 pid=579) ERROR 12-05 22:43:45 [core.py:845] File "python/ray/includes/common.pxi", line 123, in ray._raylet.check_status
+(EngineCore_DP0 pid=579) ERROR 12-05 22:43:45 [core.py:845] ray.exceptions.RayChannelTimeoutError: System error: Timed out waiting for object available to read. ObjectID: 007e768e7da845eb498bddc26311bb55310405340100000002e1f505
+(EngineCore_DP0 pid=579) ERROR 12-05 22:43:45 [core.py:845]
+"""
+
+# https://github.com/vllm-project/vllm/issues/30163 (2x DGX Spark, vllm-openai nightly-aarch64): as reported,
+# and in ptxas's own spacing (`ptxas fatal   : ...`)
+PTXAS = "ptxas fatal: Value 'sm_121a' is not defined for option 'gpu-name'\n"
+PTXAS_SPACED = "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'\n"
+
+# https://github.com/vllm-project/vllm/issues/30163 (v0.12.0-aarch64 on 2x DGX Spark, TP=2 and PP=2 alike)
+CUTLASS = "RuntimeError: [FP4 gemm Runner] Failed to run cutlass FP4 gemm on sm120. Error: Error Internal\n"
+
+# https://github.com/eugr/spark-vllm-docker/pull/157 (Gemma4 NVFP4 on a DGX Spark; the image's transformers < 5)
+MODEL_TYPE = ("Value error, The checkpoint you are trying to load has model type `gemma4` but Transformers does not "
+              "recognize this architecture. This could be because of an issue with the checkpoint, or because your "
+              "version of Transformers is out of date.\n")
+
+# https://github.com/NVIDIA/dgx-spark-playbooks/issues/75 (the gemma4-cu130 image in run_cluster.sh); the
+# second is the same failure under /bin/sh (dash), which prints `ray: not found`
+RAY_BASH = "/bin/bash: line 1: ray: command not found\n"
+RAY_SH = "/bin/sh: 1: ray: not found\n"
+
+# `ray status` on two one-GPU Sparks with vLLM's placement group pending: the demand is the one
+# https://github.com/eugr/spark-vllm-docker/issues/227 reports (specs=[{'GPU': 1.0, 'node:192.168.50.192': 0.001},
+# {'GPU': 1.0}] (PACK)), printed in Ray's `Demands:` form (tests/fixtures/field/14_..., from
+# https://github.com/vllm-project/vllm/issues/12670); node and resource lines as docs/research/procedure.md §3.6
+RAY_STATUS_PACK = """\
+======== Autoscaler status: 2026-05-02 10:12:31.118409 ========
+Node status
+---------------------------------------------------------------
+Active:
+ 1 node_4c9baf725a0e654
+ 1 node_e6107ebf05bbc00
+Pending:
+ (no pending nodes)
+Recent failures:
+ (no failures)
+
+Resources
+---------------------------------------------------------------
+Usage:
+ 0.0/40.0 CPU
+ 0.0/2.0 GPU
+ 0B/221.76GiB memory
+ 0B/19.46GiB object_store_memory
+
+Demands:
+ {'GPU': 1.0, 'node:192.168.50.192': 0.001} * 1, {'GPU': 1.0} * 1 (PACK): 1+ pending placement groups
+"""
+
+# https://github.com/BAAI-DCAI/SpatialBot/issues/4 (a gated model's download, huggingface_hub)
+GATED = """\
+huggingface_hub.utils._errors.GatedRepoError: 401 Client Error. (Request ID: Root=1-66b3973a-536436994685db4009aff22c;6288d9d6-f3ac-4157-a6fe-221500b0ee38)
+
+Cannot access gated repo for url https://huggingface.co/RussRobin/SpatialBot-3B/resolve/main/config.json.
+Access to model RussRobin/SpatialBot-3B is restricted. You must be authenticated to access it.
+"""
+
+# https://github.com/NVIDIA/dgx-spark-playbooks/issues/97 (the head hard-reset during a 128K prefill), as
+# quoted there (the driver's line wrapped in two); the one-line form is https://github.com/vllm-project/vllm/issues/56824
+NV_ERR = """\
+NVRM: nvCheckOkFailedNoLog: Check failed: Out of memory [NV_ERR_NO_MEMORY]
+(0x00000051) returned from _memdescAllocInternal(pMemDesc) @ mem_desc.c:1359
+"""
+NV_ERR_DMESG = ("[ 8312.504411] NVRM: nvCheckOkFailedNoLog: Check failed: Out of memory [NV_ERR_NO_MEMORY] (0x00000051) "
+                "returned from _memdescAllocInternal(pMemDesc) @ mem_desc.c:1359\n")
+
+# avahi-daemon's journal line (the shape of https://github.com/avahi/avahi/issues/193), with the Spark names
+# https://github.com/NVIDIA/dgx-spark-playbooks/issues/56 reports (spark1 advertised as spark1-30.local)
+AVAHI = """\
+Jan 29 10:02:11 spark1 avahi-daemon[1187]: Withdrawing address record for fe80::5a1f:1bff:fe2c:90a1 on enp1s0f0np0.
+Jan 29 10:02:11 spark1 avahi-daemon[1187]: Host name conflict, retrying with spark1-30
+"""
+
+# NVIDIA's performance guide's netplan (docs/research/procedure.md §1.3, [NV-PERF]: port 0 with
+# `renderer: NetworkManager`, 192.168.200.12/24 and 192.168.201.12/24)
+NETPLAN_NM = """\
+network:
+  version: 2
+  renderer: NetworkManager
+  ethernets:
+    enp1s0f0np0:
+      addresses: [192.168.200.12/24]
+    enP2p1s0f0np0:
+      addresses: [192.168.201.12/24]
+"""
+
+# OpenSSH's refusal: https://github.com/MiaAI-Lab/sparkDash/issues/44 (between two DGX Sparks) and the
+# plain form (https://github.com/amplab/spark-ec2/issues/58)
+SSH_SPARKDASH = ("Connection successful (SSH ✗ SSH to 192.168.220.79 failed: admin@192.168.220.79: Permission denied "
+                 "(publickey,password). · LLM ✓)\n")
+SSH_PLAIN = "nvidia@spark-a:~$ ssh 192.168.100.11 hostname\nnvidia@192.168.100.11: Permission denied (publickey).\n"
+
+
+def one(text: str, kind: str):
+    """The diagnosis of ``kind`` that diagnose_text gives for ``text`` (it must give one, as a fail)."""
+    found = {d.kind: d for d in diagnose_text(text)}
+    assert kind in found, (kind, sorted(found))
+    return found[kind]
+
+
+# --------------------------------------------------------------------------- each fault, in the field's shape
+
+def test_pipeline_parallel_hang_ray_channel_timeout():
+    d = one(RAY_CHANNEL, "ray-channel-timeout")
+    assert d.severity == "fail" and "RayChannelTimeoutError" in d.message and "pipeline parallel" in d.message
+    assert "RAY_CGRAPH_get_timeout" in d.fix and "--nnodes 2" in d.fix and "TP=2 instead of PP" in d.fix
+    # in a vLLM log, diagnose names it before the generic exception
+    log_kinds = [x.kind for x in diagnose(parse_vllm_log(RAY_CHANNEL))]
+    assert log_kinds[0] == "ray-channel-timeout" and "exception" not in log_kinds
+
+
+@pytest.mark.parametrize("text", [PTXAS, PTXAS_SPACED])
+def test_nvfp4_ptxas_does_not_know_sm_121a(text):
+    d = one(text, "nvfp4-sm121")
+    assert "sm_121a" in d.message and "Triton" in d.message
+    assert "TRITON_PTXAS_PATH=/usr/local/cuda/bin/ptxas" in d.fix
+
+
+def test_nvfp4_cutlass_error_internal():
+    d = one(CUTLASS, "nvfp4-sm121")
+    assert "CUTLASS NVFP4" in d.message and "sm_121" in d.message and "Error Internal" in d.message
+    assert "SM12x NVFP4" in d.fix and "FP8, MXFP4, AWQ" in d.fix
+    assert [x.kind for x in diagnose(parse_vllm_log(CUTLASS))] == ["nvfp4-sm121"]
+
+
+def test_an_image_that_does_not_know_the_model_type():
+    d = one(MODEL_TYPE, "model-type-unknown")
+    assert "(gemma4)" in d.message and "newer than the image" in d.message
+    assert "transformers" in d.fix and "pip install 'ray[default]'" in d.fix
+    vllm = one("ValueError: Model architectures ['Gemma4ForConditionalGeneration'] are not supported for now.\n",
+               "model-type-unknown")
+    assert "Gemma4ForConditionalGeneration" in vllm.message
+
+
+@pytest.mark.parametrize("text", [RAY_BASH, RAY_SH])
+def test_ray_not_in_the_image(text):
+    d = one(text, "ray-missing")
+    assert "vLLM >= 0.18 no longer depends on it" in d.message and text.strip() in d.message
+    assert "pip install 'ray[default]'" in d.fix
+    # the parser's event names the bash form; the table's text pattern the sh form, in a log as well
+    assert [x.kind for x in diagnose(parse_vllm_log("INFO 11-29 14:02:11 [api_server.py:1] vLLM API server "
+                                                     "version 0.32.0\n" + text))][0] == "ray-missing"
+
+
+def test_pack_placement_on_one_gpu_nodes():
+    d = one(RAY_STATUS_PACK, "pg-pack-one-gpu-nodes")
+    assert "2 Ray nodes has one GPU" in d.message and "(PACK)" in d.message
+    assert "node:<address>" in d.message  # the anchored bundle: the other cause is named, not excluded
+    assert ("VLLM_DISTRIBUTED_EXECUTOR_CONFIG='{\"placement_group_options\":{\"strategy\":\"SPREAD\"}}'"
+            in d.fix) and "VLLM_HOST_IP" in d.fix
+
+
+def test_a_pending_pack_group_on_multi_gpu_nodes_is_not_called_the_one_gpu_fault():
+    """vllm#12670: 2 nodes, 16 GPUs all free, a PACK group pending for a node:<hostname> anchor: the cause is
+    the driver's node address, not PACK on one-GPU nodes (tests/fixtures/field/README.md)."""
+    text = (FIELD / "14_ray-status_vllm12670-pending-placement-group.txt").read_text()
+    assert "(PACK)" in text
+    assert diagnose_text(text) == []
+
+
+def test_a_gated_hugging_face_model():
+    d = one(GATED, "hf-gated")
+    assert "RussRobin/SpatialBot-3B" in d.message and "gated" in d.message and "401" in d.message
+    assert "HF_TOKEN" in d.fix and "hf auth login" in d.fix and "rsync" in d.fix
+    for line in ("Access to model meta-llama/Llama-3.1-8B-Instruct is restricted. You must have access to it and be "
+                 "authenticated to access it. Please log in.\n",
+                 "OSError: You are trying to access a gated repo.\n"):
+        assert one(line, "hf-gated")
+
+
+@pytest.mark.parametrize("text", [NV_ERR, NV_ERR_DMESG])
+def test_unified_memory_oom_in_the_kernel_log(text):
+    d = one(text, "unified-memory-nv-err")
+    assert "NV_ERR_NO_MEMORY" in d.message and "unified memory" in d.message
+    assert "also appears in runs that survived" in d.message  # not a confident claim the line alone cannot carry
+    assert "--gpu-memory-utilization" in d.fix and "drop_caches" in d.fix and "journalctl -k -b -1" in d.fix
+    assert "-b 16G" in d.fix
+
+
+def test_networkmanager_on_the_cx7_ports_host_name_conflict():
+    d = one(AVAHI, "avahi-host-name-conflict")
+    assert "spark1-30.local" in d.message and "NetworkManager" in d.message and "ConnectX-7" in d.message
+    assert "renderer: networkd" in d.fix and "nmcli connection delete" in d.fix and "allow-interfaces" in d.fix
+
+
+def test_networkmanager_renderer_in_the_cx7_netplan():
+    d = one(NETPLAN_NM, "cx7-networkmanager")
+    assert d.severity == "warn" and "enp1s0f0np0" in d.message and "Host name conflict" in d.message
+    assert "renderer: networkd" in d.fix and "netplan apply" in d.fix
+
+
+@pytest.mark.parametrize("text", [
+    # Ubuntu desktop's stock /etc/netplan/01-network-manager-all.yaml: no CX-7 port in it
+    "# Let NetworkManager manage all devices on this system\nnetwork:\n  version: 2\n  renderer: NetworkManager\n",
+    # the stock file and a CX-7 file that hands the ports to networkd, pasted together
+    "network:\n  version: 2\n  renderer: NetworkManager\n---\nnetwork:\n  version: 2\n  renderer: networkd\n"
+    "  ethernets:\n    enp1s0f1np1:\n      addresses: [192.168.100.10/24]\n",
+])
+def test_networkmanager_elsewhere_is_not_the_cx7_fault(text):
+    assert diagnose_text(text) == []
+
+
+@pytest.mark.parametrize("text, methods", [(SSH_SPARKDASH, "publickey,password"), (SSH_PLAIN, "publickey")])
+def test_ssh_permission_denied_publickey(text, methods):
+    d = one(text, "ssh-publickey")
+    assert f"Permission denied ({methods})" in d.message and "authorized_keys" in d.message
+    assert "ssh-copy-id" in d.fix and "discover-sparks" in d.fix and "BatchMode=yes" in d.fix
+
+
+# --------------------------------------------------------------------------- as explain would show them
+
+ALL = [RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
+       SSH_SPARKDASH, SSH_PLAIN]
+
+
+@pytest.mark.parametrize("text", ALL)
+def test_each_fault_is_a_fail_finding_with_its_fix(text):
+    """known_faults gives explain's findings: (level, "<meaning> Fix: <fix>"); a fault is a `fail`."""
+    [(level, message)] = known_faults(text)
+    assert level == "fail" and " Fix: " in message
+
+
+def test_a_fault_already_shown_is_not_said_twice():
+    """A section whose own reader (the vLLM log's diagnose) named the fault: the pass adds nothing."""
+    shown = [f"{d.message} Fix: {d.fix}" for d in diagnose(parse_vllm_log(RAY_CHANNEL))]
+    assert known_faults(RAY_CHANNEL, shown) == []
+    assert known_faults(RAY_CHANNEL, ["something else"]) != []
+
+
+def test_clean_text_names_nothing():
+    for text in ("", "nvidia@spark-a:~$ hostname\nspark-a\n",
+                 "(APIServer pid=1) INFO:     Application startup complete.\n",
+                 (FIELD / "04_ray-status_koyoimai-2node-healthy.txt").read_text()):
+        assert diagnose_text(text) == [] and known_faults(text) == []
+
+
+def test_every_known_error_line_is_read_here():
+    """Each table entry that reads plain text is reached by one of the field outputs above."""
+    reached = {d.kind for text in ALL + [NETPLAN_NM] for d in diagnose_text(text)}
+    assert {e.kind for e in load_table() if e.reads_text} <= reached
+
+
+def test_the_pass_over_a_5_mb_paste_is_linear():
+    noise = "(EngineCore_DP0 pid=1) INFO 11-29 14:02:11 [core.py:1] Active: 0.0/2.0 GPU CUTLASS fp4 model type x\n"
+    text = noise * (5 * 2 ** 20 // len(noise)) + SSH_PLAIN
+    start = time.perf_counter()
+    assert [d.kind for d in diagnose_text(text)] == ["ssh-publickey"]
+    assert time.perf_counter() - start < 2.0
