@@ -47,6 +47,7 @@ read as decimal.
 
 from __future__ import annotations
 
+import ast
 import ipaddress
 import re
 from dataclasses import dataclass, field
@@ -120,6 +121,67 @@ class NodeUsage:
     activity: tuple[str, ...] = ()
 
 
+_BUNDLE_RE = re.compile(r"\{(?P<body>[^{}]{0,2000})\}(?:\s*\*\s*(?P<n>\d{1,9}))?")
+_STRATEGY_RE = re.compile(r"\((?P<s>STRICT_PACK|STRICT_SPREAD|PACK|SPREAD)\)")
+_WHAT_RE = re.compile(r":\s*(?P<count>\d+)\+?\s+(?P<what>pending placement groups|pending tasks/actors"
+                      r"|from request_resources)")
+
+
+@dataclass(frozen=True)
+class Demand:
+    """One ``Pending Demands:`` line, read.
+
+    ``bundles``: ``(resources, count)`` per ``{...} * n`` group (count 1 when no ``* n``), the
+    resources as printed (``{'GPU': 1.0, 'node:10.0.0.2': 0.001}``); ``strategy`` the placement
+    group's (``PACK``, ``SPREAD``, ``STRICT_PACK``, ``STRICT_SPREAD``) or None; ``what``
+    ``placement group``, ``task`` or ``request`` (``from request_resources``); ``text`` the line.
+    A bundle whose braces do not read as a dict is left out (``complete`` False).
+    """
+
+    text: str
+    bundles: tuple[tuple[dict[str, float], int], ...] = ()
+    strategy: str | None = None
+    what: str | None = None
+    complete: bool = True
+
+    def total(self, resource: str) -> float:
+        """How much of ``resource`` the whole demand asks for (``GPU``: one per worker)."""
+        return sum(float(b.get(resource, 0) or 0) * n for b, n in self.bundles)
+
+    @property
+    def node_anchors(self) -> tuple[str, ...]:
+        """The ``node:<address>`` resources the demand pins bundles to (vLLM's driver node), as printed."""
+        out = [k[len("node:"):] for b, _ in self.bundles for k in b
+               if k.startswith("node:") and k != "node:__internal_head__"]
+        return tuple(dict.fromkeys(out))
+
+
+def parse_demand(text: str) -> Demand:
+    """Read one pending-demand line (see :class:`Demand`); never raises."""
+    bundles: list[tuple[dict[str, float], int]] = []
+    complete = True
+    for m in _BUNDLE_RE.finditer(text[:20000]):
+        try:
+            value = ast.literal_eval("{" + m.group("body") + "}")
+        except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
+            complete = False
+            continue
+        if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+            complete = False
+            continue
+        res = {k: float(v) for k, v in value.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        bundles.append((res, int(m.group("n") or 1)))
+    st = _STRATEGY_RE.search(text)
+    w = _WHAT_RE.search(text)
+    what = None
+    if w:
+        what = {"pending placement groups": "placement group", "pending tasks/actors": "task"}.get(
+            w.group("what"), "request")
+    elif st:
+        what = "placement group"
+    return Demand(text, tuple(bundles), st.group("s") if st else None, what, complete and bool(bundles))
+
+
 @dataclass(frozen=True)
 class RayStatus:
     """What ``ray status`` said.
@@ -162,6 +224,21 @@ class RayStatus:
         ips = [n.ip for n in self.active_nodes + self.idle_nodes if n.ip]
         ips += [u.ip for u in self.per_node if u.ip]
         return tuple(dict.fromkeys(ips))
+
+    @property
+    def demands(self) -> tuple[Demand, ...]:
+        """``pending_demands`` read (bundles, strategy): see :func:`parse_demand`."""
+        return tuple(parse_demand(d) for d in self.pending_demands)
+
+    @property
+    def node_addresses(self) -> tuple[str, ...]:
+        """Every address Ray shows a node by: the IPs of ``node_ips`` and the ``node:<address>`` resources
+        of the usage blocks (``ray status -v``). Empty when the output shows none (plain ``ray status``
+        lists node ids only)."""
+        names = [k[len("node:"):] for k in self.resources if k.startswith("node:")]
+        names += [k[len("node:"):] for u in self.per_node for k in u.resources if k.startswith("node:")]
+        out = list(self.node_ips) + [n for n in names if n != "__internal_head__"]
+        return tuple(dict.fromkeys(out))
 
     def used_total(self, name: str) -> tuple[float, float] | None:
         """``(used, total)`` of one resource (``"GPU"``, ``"CPU"``, ``"memory"`` in bytes)."""
