@@ -59,6 +59,38 @@ def _twin_words(device: str) -> str:
     return f"{device} ({netdev}, QSFP port {qsfp_port(netdev)}, PCI domain {twin_domain(netdev)})"
 
 
+#: RDMA device name prefixes of software RDMA (no RDMA NIC): the kernel's rdma_rxe (Soft-RoCE) and siw (soft-iWARP)
+SOFT_RDMA = {"rxe": "Soft-RoCE (the rdma_rxe kernel driver)", "siw": "soft-iWARP (the siw kernel driver)"}
+
+
+def soft_rdma_kind(device: str) -> str | None:
+    """What a software RDMA device is (``rxe_0`` -> Soft-RoCE), or None for a hardware one."""
+    m = re.match(r"^([a-z]+)", device)
+    return SOFT_RDMA.get(m.group(1)) if m else None
+
+
+def _host_findings(devices: list[str], source: str, netdevs: dict[str, str | None] | None = None) -> list[Finding]:
+    """Judge the host as what its RDMA device names say: software RDMA (rxe, siw: no RDMA NIC), a DGX Spark's
+    ConnectX-7 (rocep1s0f*/roceP2p1s0f*), or another RDMA NIC (mlx5_0, irdma0, bnxt_re0 ...): then no Spark
+    figure applies."""
+    out: list[Finding] = []
+    netdevs = netdevs or {}
+    soft = [d for d in devices if soft_rdma_kind(d)]
+    for d in soft:
+        on = f" on {netdevs[d]}" if netdevs.get(d) else ""
+        out.append(warn(f"{d}{on} is {soft_rdma_kind(d)}: RDMA emulated in software over an ordinary Ethernet "
+                        "interface, not an RDMA NIC. This host has no hardware RDMA in this output, so RDMA figures "
+                        "measured over it (ib_write_bw, NCCL's NET/IB) say nothing about an RDMA NIC. A DGX Spark's "
+                        "ConnectX-7 shows rocep1s0f0/rocep1s0f1/roceP2p1s0f0/roceP2p1s0f1."))
+    other = [d for d in devices if d not in SPARK_RDMA and not soft_rdma_kind(d)]
+    if other and not any(d in SPARK_RDMA for d in devices):
+        kind = ("ConnectX (mlx5 driver) devices under their classic names" if all(d.startswith("mlx5") for d in other)
+                else "RDMA devices")
+        out.append(info(f"{', '.join(other[:8])}: {kind}, not a DGX Spark's (rocep1s0f*/roceP2p1s0f*): read as this "
+                        f"host's own devices ({source}); no Spark figure applies."))
+    return out
+
+
 def _port_findings(active: dict[str, bool], source: str) -> list[Finding]:
     """Per QSFP port: both twins active (ok), one (warn); none at all (fail). ``active`` maps Spark
     RDMA devices seen to whether they are ACTIVE."""
@@ -99,7 +131,8 @@ def _port_findings(active: dict[str, bool], source: str) -> list[Finding]:
 
 def _summarise_rdma(links: RdmaLinks, command: str | None) -> Summary:
     facts = {"links": [dataclasses.asdict(x) for x in links], "active": [x.device for x in links if x.is_active],
-             "simulated": links.simulated, "truncated": links.truncated, "json": links.json}
+             "simulated": links.simulated, "truncated": links.truncated, "json": links.json,
+             "software_rdma": [x.device for x in links if soft_rdma_kind(x.device)]}
     findings: list[Finding] = []
     if links.simulated:
         findings.append(info("This output says it is simulated (clusterlab's sim): no RDMA hardware is behind it."))
@@ -113,10 +146,15 @@ def _summarise_rdma(links: RdmaLinks, command: str | None) -> Summary:
             findings.append(warn(f"{x.device} rides on {x.netdev}; on a DGX Spark it belongs to {SPARK_RDMA[x.device]}: "
                                  "is this a Spark, or were the interfaces renamed?"))
     if not spark:
-        states = ", ".join(f"{x.device}/{x.port} {x.state or '?'}" for x in links)
-        findings.append(info(f"No DGX Spark RoCE device (rocep1s0f*/roceP2p1s0f*) here: {states}."))
-        if links and not any(x.is_active for x in links):
-            findings.append(fail("No RDMA port is ACTIVE: NCCL would fall back to TCP sockets."))
+        findings += _host_findings(list(dict.fromkeys(x.device for x in links)), "rdma link",
+                                   {x.device: x.netdev for x in links})
+        states = ", ".join(f"{x.device}/{x.port} {x.state or '?'}" + (f" on {x.netdev}" if x.netdev else "")
+                           for x in links)
+        findings.append(info(f"Ports: {states}."))
+        hardware = [x for x in links if not soft_rdma_kind(x.device)]
+        if hardware and not any(x.is_active for x in hardware):
+            findings.append(fail("No RDMA port of an RDMA NIC is ACTIVE: NCCL would fall back to TCP sockets. Check "
+                                 "the cable and that the netdevs are UP (`ip link`)."))
     else:
         findings += _port_findings({x.device: x.is_active for x in spark}, "rdma link: state ACTIVE")
     if links.truncated:
@@ -158,27 +196,37 @@ def _device_rows(devices: dict[str, RoceDevice]) -> list[dict[str, Any]]:
 
 
 def _gid_findings(rows: list[dict[str, Any]]) -> list[Finding]:
-    """RoCE v2 IPv4 GID per active device, and whether one NCCL_IB_GID_INDEX fits them all."""
+    """RoCE v2 IPv4 GID per active device, and whether one NCCL_IB_GID_INDEX fits them all. A row's ``ipv4`` is
+    None with ``redacted`` set when the paste masked the address; ``unknown_v2`` counts RoCE v2 GIDs whose kind the
+    masking hides."""
     out: list[Finding] = []
     active = [r for r in rows if (r["state"] or "").upper() == "ACTIVE"]
+    spark = any(r["rdma_device"] in SPARK_RDMA for r in rows)
     for r in active:
         name = r["rdma_device"]
-        if r["roce_v2_gid_index"] is None:
+        if r["roce_v2_gid_index"] is None and r.get("unknown_v2"):
+            out.append(info(f"{name}: the GIDs are masked, so which RoCE v2 GID carries the IPv4 address cannot be "
+                            "told: paste `show_gids` with at least the `::ffff:` part and the IPv4 column visible."))
+        elif r["roce_v2_gid_index"] is None:
             has_v2 = any(g.get("type") == "RoCE v2" for g in r["gids"])
             why = ("only link-local (fe80) RoCE v2 GIDs" if has_v2 else "no RoCE v2 GID at all")
+            example = (" (netplan, e.g. 192.168.100.10/24 on enp1s0f1np1)" if spark else "")
+            between = "the Sparks" if spark else "the nodes"
             out.append(fail(f"{name} is ACTIVE but has {why}: its netdev {r['netdev'] or '?'} has no IPv4 address, so "
-                            "RoCE v2 cannot route between the Sparks. Give the twin its address (netplan, e.g. "
-                            "192.168.100.10/24 on enp1s0f1np1); the GID appears by itself."))
+                            f"RoCE v2 cannot route between {between}. Give the netdev its address{example}; the GID "
+                            "appears by itself."))
         else:
-            out.append(ok(f"{name}: RoCE v2 GID index {r['roce_v2_gid_index']} carries {r['ipv4']}"
+            carries = r["ipv4"] or "an IPv4 address (masked in the paste)"
+            out.append(ok(f"{name}: RoCE v2 GID index {r['roce_v2_gid_index']} carries {carries}"
                           f"{' (' + r['netdev'] + ')' if r['netdev'] else ''}."))
     indices = {r["rdma_device"]: r["roce_v2_gid_index"] for r in active if r["roce_v2_gid_index"] is not None}
     values = set(indices.values())
     if len(values) == 1:
         idx = values.pop()
+        other = "the other Spark" if spark else "every other node"
         out.append(info(f"If you set NCCL_IB_GID_INDEX, use {idx} (the same for every active device here; perftest "
                         f"picks it too and prints `GID index : {idx}`). Unset, NCCL 2.21 and later pick the RoCE v2 "
-                        "IPv4 GID themselves. Check the other Spark: the index can differ per node."))
+                        f"IPv4 GID themselves. Check {other}: the index can differ per node."))
     elif len(values) > 1:
         where = ", ".join(f"{d} {i}" for d, i in indices.items())
         out.append(warn(f"The RoCE v2 IPv4 GID sits at different indices ({where}): one NCCL_IB_GID_INDEX cannot fit "
@@ -223,6 +271,7 @@ def _summarise_sysfs(devices: IbSysfs, command: str | None) -> Summary:
         findings.append(info(f"RDMA devices listed: {', '.join(bare)}"
                              + (" (all four ConnectX-7 twins of a Spark)" if len(spark_names) == 4 else "")
                              + ". Their port state is not in this output: run `rdma link`."))
+    findings += _host_findings(list(devices), "sysfs", {r["rdma_device"]: r["netdev"] for r in rows})
     known = [r for r in rows if r["state"] is not None]
     spark = {r["rdma_device"]: r["state"].upper() == "ACTIVE" for r in known if r["rdma_device"] in SPARK_RDMA}
     if spark:
@@ -250,7 +299,8 @@ register(KindSpec(
 
 def _summarise_show_gids(table: GidTable, command: str | None) -> Summary:
     facts = {"rows": [dataclasses.asdict(r) for r in table], "n_gids_found": table.n_gids_found,
-             "truncated": table.truncated, "roce_v2_ipv4": [dataclasses.asdict(r) for r in table.roce_v2_ipv4()]}
+             "truncated": table.truncated, "roce_v2_ipv4": [dataclasses.asdict(r) for r in table.roce_v2_ipv4()],
+             "redacted": table.redacted}
     findings: list[Finding] = []
     devices = list(dict.fromkeys(r.device for r in table))
     rows = []
@@ -259,7 +309,13 @@ def _summarise_show_gids(table: GidTable, command: str | None) -> Summary:
         netdev = next((r.netdev for r in table if r.device == dev and r.netdev), None)
         rows.append({"rdma_device": dev, "state": "ACTIVE", "roce_v2_gid_index": v2[0].index if v2 else None,
                      "ipv4": v2[0].ipv4 if v2 else None, "netdev": netdev,
+                     "unknown_v2": sum(1 for r in table if r.device == dev and r.is_roce_v2 and r.ipv4_gid is None),
                      "gids": [{"type": "RoCE v2" if r.is_roce_v2 else "RoCE v1"} for r in table if r.device == dev]})
+    findings += _host_findings(devices, "show_gids")
+    if table.redacted:
+        findings.append(info("The GIDs (or their addresses) are masked in this paste (`xxxx`): the index, RoCE version "
+                             "and netdev of each row are still read; the addresses themselves are not shown, so check "
+                             "them with `ip addr` on the node."))
     findings += _gid_findings(rows)
     findings.append(info("show_gids lists every device, used or not: a GID with an IPv4 address exists only while "
                          "its netdev has that address. Check the link state with `rdma link`."))
@@ -272,7 +328,8 @@ register(KindSpec(
     name="show-gids", parse=parse_show_gids, summarise=_summarise_show_gids, programs=("show_gids",),
     matches_command=lambda argv: bool(argv) and argv[0] == "show_gids",
     line=re.compile(r"^DEV\s+PORT\s+INDEX\s+GID|^n_gids_found=\d+"
-                    r"|^\S++\s++\d++\s++\d++\s++[0-9a-fA-F]{4}(?::[0-9a-fA-F]{4}){7}\s+(?:\d{1,3}(?:\.\d{1,3}){3}\s+)?v[12]\b"),
+                    r"|^\S++\s++\d++\s++\d++\s++[0-9a-fA-FxX*]{4}(?::[0-9a-fA-FxX*]{4}){7}\s+"
+                    r"(?:[\dxX*]{1,3}(?:\.[\dxX*]{1,3}){3}\s+)?v[12]\b"),
 ))
 
 
@@ -299,7 +356,11 @@ def _summarise_ibstat(cas: CaList, command: str | None) -> Summary:
             findings.append(info(f"{name}: {', '.join(bits)}."))
         for p in c.ports:
             label = f"{name} port {p.port}"
-            if p.is_active:
+            if p.is_active and c.ca not in SPARK_RDMA:
+                rate = p.rate_gbps
+                findings.append(ok(f"{label}: Active/{p.physical_state or '?'}"
+                                   + (f" at {rate:g} Gb/s (this NIC's negotiated rate)." if rate is not None else ".")))
+            elif p.is_active:
                 rate = p.rate_gbps
                 if rate is not None and rate >= LINE_GBPS:
                     findings.append(ok(f"{label}: Active/{p.physical_state or '?'} at {rate:g} Gb/s, the full "
@@ -316,6 +377,7 @@ def _summarise_ibstat(cas: CaList, command: str | None) -> Summary:
             elif p.state is not None:
                 findings.append(info(f"{label}: {p.state}/{p.physical_state or '?'} (not in use; the Rate of a port "
                                      "that is down means nothing)."))
+    findings += _host_findings([c.ca for c in cas if c.ca], "ibstat")
     spark = {c.ca: any(p.is_active for p in c.ports) for c in cas if c.ca in SPARK_RDMA and c.ports}
     if spark:
         findings += _port_findings(spark, "ibstat: State Active")
@@ -399,6 +461,18 @@ def _lat_findings(r: PerftestRun, label: str) -> list[Finding]:
                  "the test ran over another interface.")]
 
 
+def _other_host_figures(r: PerftestRun, label: str) -> list[Finding]:
+    """perftest on a device that is not a DGX Spark twin: the figures as measured, judged against nothing of a Spark."""
+    out = []
+    if r.bw_average_gbps is not None:
+        out.append(info(f"{label}: {r.bw_average_gbps:.2f} Gb/s average. Compare it with this NIC's own link speed "
+                        "(`ibstat` Rate, or `ethtool <netdev>` Speed): one QP usually reaches most of a 25-100 Gb/s "
+                        "link."))
+    if r.t_typical_us is not None:
+        out.append(info(f"{label}: t_typical {r.t_typical_us:.2f} us."))
+    return out
+
+
 def _summarise_perftest(runs: list[PerftestRun], command: str | None) -> Summary:
     facts = {"runs": [dict(dataclasses.asdict(r), bw_average_gbps=r.bw_average_gbps, t_typical_us=r.t_typical_us,
                            bw_unit="Gb/s", latency_unit="us") for r in runs]}
@@ -409,7 +483,10 @@ def _summarise_perftest(runs: list[PerftestRun], command: str | None) -> Summary
         label = f"{r.test or r.program or 'perftest'} on {dev}" + (f" ({side})" if side else "")
         for e in r.errors:
             findings.append(_perftest_error(e))
-        findings += _bw_findings(r, label) + _lat_findings(r, label)
+        if r.device and r.device not in SPARK_RDMA:
+            findings += _host_findings([r.device], "perftest") + _other_host_figures(r, label)
+        else:
+            findings += _bw_findings(r, label) + _lat_findings(r, label)
         if r.report_unit and r.report_unit.upper().startswith("MB") and r.bw_rows:
             findings.append(info(f"{label}: perftest printed MB/sec (2^20 bytes/s); converted to Gb/s here. Add "
                                  "--report_gbits to read Gb/s directly."))

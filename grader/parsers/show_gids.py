@@ -25,8 +25,12 @@ CMD = "show_gids"
 
 _HEADER_RE = re.compile(r"^DEV\s+PORT\s+INDEX\s+GID\b", re.I)
 _RULE_RE = re.compile(r"^-{2,}(?:\s+-+)*$")
-_ROW_RE = re.compile(r"^(?P<dev>\S+)\s+(?P<port>\d+)\s+(?P<index>\d+)\s+(?P<gid>[0-9a-fA-F:]{2,})"
-                     r"(?:\s+(?P<ipv4>\d{1,3}(?:\.\d{1,3}){3}))?\s+(?P<ver>v\d)(?:\s+(?P<ndev>\S+))?\s*$")
+# a GID may be redacted in a paste (`xxxx:xxxx:...`, `****`, `<redacted>`), and so may its IPv4 (`x.x.x.x`)
+_REDACTED = r"(?:<[\w -]{1,20}>|\[[\w -]{1,20}\]|(?i:redacted|hidden|removed))"
+_ROW_RE = re.compile(r"^(?P<dev>\S+)\s+(?P<port>\d+)\s+(?P<index>\d+)\s+(?P<gid>[0-9a-fA-FxX*:]{2,}|" + _REDACTED + r")"
+                     r"(?:\s+(?P<ipv4>[\dxX*]{1,3}(?:\.[\dxX*]{1,3}){3}|" + _REDACTED + r"))?"
+                     r"\s+(?P<ver>v\d)(?:\s+(?P<ndev>\S+))?\s*$")
+_IPV4_MAPPED_RE = re.compile(r"^0{1,4}(?::0{1,4}){4}:ffff:", re.I)
 _COUNT_RE = re.compile(r"^n_gids_found\s*=\s*(?P<n>\d+)\s*$")
 _PARTIAL_RE = re.compile(r"^\S+\s+\d+(?:\s+\d+(?:\s+[0-9a-fA-F:]*)?)?.*$")
 
@@ -34,7 +38,10 @@ _PARTIAL_RE = re.compile(r"^\S+\s+\d+(?:\s+\d+(?:\s+[0-9a-fA-F:]*)?)?.*$")
 @dataclass(frozen=True)
 class GidRow:
     """One ``show_gids`` row: RDMA device, port, GID index, GID, its IPv4 (None when the column
-    is empty), RoCE version (``v1``/``v2`` as printed) and the netdev (None if not shown)."""
+    is empty or redacted), RoCE version (``v1``/``v2`` as printed) and the netdev (None if not shown).
+    ``redacted``: the GID or its IPv4 was masked in the paste (``xxxx``); ``ipv4_gid``: the GID is an
+    IPv4-mapped one (from the IPv4 column, even redacted, or the ``::ffff:`` prefix), None when the
+    redaction hides it."""
 
     device: str
     port: int
@@ -43,10 +50,17 @@ class GidRow:
     ipv4: str | None
     version: str
     netdev: str | None
+    redacted: bool = False
+    ipv4_gid: bool | None = None
 
     @property
     def is_roce_v2(self) -> bool:
         return self.version.lower() == "v2"
+
+    @property
+    def carries_ipv4(self) -> bool:
+        """Whether this GID carries an IPv4 address (known, or shown redacted)."""
+        return bool(self.ipv4) or bool(self.ipv4_gid)
 
 
 class GidTable(list):
@@ -63,7 +77,12 @@ class GidTable(list):
 
     def roce_v2_ipv4(self, device: str | None = None) -> list[GidRow]:
         """Rows that are RoCE v2 and carry an IPv4 address (of one device, or all)."""
-        return [r for r in self if r.is_roce_v2 and r.ipv4 and (device is None or r.device == device)]
+        return [r for r in self if r.is_roce_v2 and r.carries_ipv4 and (device is None or r.device == device)]
+
+    @property
+    def redacted(self) -> bool:
+        """Some GID or address was masked in the paste (``xxxx``)."""
+        return any(r.redacted for r in self)
 
 
 def parse_show_gids(text: str) -> GidTable:
@@ -96,10 +115,7 @@ def parse_show_gids(text: str) -> GidTable:
             continue
         m = _ROW_RE.match(s)
         if m:
-            gid = m.group("gid")
-            ipv4 = m.group("ipv4") or ipv4_of_gid(gid)
-            rows.append(GidRow(m.group("dev"), int(m.group("port")), int(m.group("index")), gid, ipv4,
-                               m.group("ver"), m.group("ndev")))
+            rows.append(_row(m))
             continue
         if pos == len(lines) - 1 and (rows or header) and _PARTIAL_RE.match(s):
             truncated = True
@@ -110,3 +126,25 @@ def parse_show_gids(text: str) -> GidTable:
     if header and count is None:
         truncated = True
     return GidTable(rows, count, truncated, simulated)
+
+
+def _is_masked(value: str | None) -> bool:
+    return bool(value) and not re.fullmatch(r"[0-9a-fA-F:.]+", value or "")
+
+
+def _row(m: re.Match) -> GidRow:
+    gid, col = m.group("gid"), m.group("ipv4")
+    gid_masked, ip_masked = _is_masked(gid), _is_masked(col)
+    ipv4 = None if ip_masked else col
+    if ipv4 is None and not gid_masked:
+        ipv4 = ipv4_of_gid(gid)
+    if col or ipv4:
+        mapped: bool | None = True
+    elif _IPV4_MAPPED_RE.match(gid):
+        mapped = True  # `0000:...:ffff:xxxx:xxxx`: an IPv4 GID with its address masked
+    elif gid_masked and not re.match(r"^fe80:", gid, re.I):
+        mapped = None  # masked beyond telling
+    else:
+        mapped = False
+    return GidRow(m.group("dev"), int(m.group("port")), int(m.group("index")), gid, ipv4, m.group("ver"),
+                  m.group("ndev"), redacted=gid_masked or ip_masked, ipv4_gid=mapped)
