@@ -131,6 +131,15 @@ register(KindSpec(
 def _summarise_topo(t: Any, command: str | None) -> Summary:
     findings: list[Finding] = []
     pairs = t.gpu_pairs()
+    numa = {g: n for g, n in t.numa_affinity.items() if n is not None}
+    pcie_only = bool(pairs) and not any(link_family(c or "") == "NV" for _, _, c in pairs)
+    # what the matrix says beyond the path, said once with the first pair judged (no NVLink; one NUMA node)
+    beside = ""
+    if pcie_only:
+        beside = " No NVLink between the cards (no NV# in the matrix): they talk over PCIe."
+        if len(numa) >= 2 and len(set(numa.values())) == 1:
+            beside += (" Both cards sit" if len(numa) == 2 else f" All {len(numa)} cards sit") + \
+                f" on NUMA node {next(iter(numa.values()))}: no CPU-to-CPU hop between them."
     for a, b, code in pairs:
         fam = link_family(code or "")
         if fam == "NV":
@@ -138,12 +147,16 @@ def _summarise_topo(t: Any, command: str | None) -> Summary:
                                "lack: on two GeForce cards expect PHB/NODE/PIX here."))
         elif fam in ("PIX", "PXB"):
             findings.append(ok(f"{a}-{b}: {code}, {LINK_MEANING[fam]}. P2P still needs driver support: check "
-                               "`nvidia-smi topo -p2p r`."))
+                               "`nvidia-smi topo -p2p r`." + beside))
+            beside = ""
         else:
-            findings += [warn(s) for s in p2p_sentences(a, b, code, None)]
+            sentences = p2p_sentences(a, b, code, None)
+            if sentences and beside:
+                sentences[-1] += beside
+                beside = ""
+            findings += [warn(s) for s in sentences]
     if not pairs:
         findings.append(info(f"{len(t.gpus)} GPU in this matrix: no path between two cards to judge."))
-    numa = {g: n for g, n in t.numa_affinity.items() if n is not None}
     if len(set(numa.values())) > 1:
         findings.append(warn("The cards sit on different NUMA nodes ("
                              + ", ".join(f"{g}: {n}" for g, n in numa.items())
@@ -180,6 +193,9 @@ def _summarise_p2p(p: Any, command: str | None) -> Summary:
             findings += [warn(s) for s in p2p_sentences(a, b, "PIX", status)]
     if not p.pairs():
         findings.append(info(f"{len(p.gpus)} GPU in this matrix: no pair to judge."))
+    elif p.mode is None:
+        findings.append(info("The paste does not show the command: read as `nvidia-smi topo -p2p r` (reads); "
+                             "`-p2p w` (writes), `n` (NVLink) and `a` (atomics) print the same kind of matrix."))
     facts = {"mode": p.mode, "gpus": list(p.gpus),
              "pairs": [{"a": a, "b": b, "status": s, "meaning": P2P_STATUS.get(s or "")} for a, b, s in p.pairs()]}
     return facts, findings

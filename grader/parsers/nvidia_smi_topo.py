@@ -18,7 +18,8 @@ _TOPO_CODE_RE = re.compile(r"^(?:X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)$")
 _TOPO_DEV_RE = re.compile(r"^(?:GPU\d+|NIC\d+|mlx5_\d+)$")
 _TOPO_HEADER_RE = re.compile(r"GPU\d+|NIC\d+|mlx5_\d+|CPU Affinity|NUMA Affinity|GPU NUMA ID")
 _NIC_LEGEND_RE = re.compile(r"^\s*(?P<nic>NIC\d+)\s*:\s*(?P<dev>\S+)\s*$")
-_LEGEND_RE = re.compile(r"^\s*(?:X|SYS|NODE|PHB|PXB|PIX|NV#|SOC|OK|CNS|GNS|TNS|NS|U)\s+=\s")
+# any legend row ``CODE = meaning`` (nvidia-smi adds codes over versions: ``DR = Disabled by regkey``)
+_LEGEND_RE = re.compile(r"^\s*(?:X|SYS|NODE|PHB|PXB|PIX|NV#|SOC|OK|CNS|GNS|TNS|NS|U|DR|[A-Z][A-Z0-9#]{0,7})\s+=\s")
 
 # Best to worst for GPU-to-GPU traffic; words for findings.
 LINK_MEANING = {
@@ -143,7 +144,8 @@ def _na(value: str) -> str | None:
 # --------------------------------------------------------------------------- topo -p2p
 
 P2P_STATUS = {"OK": "supported", "CNS": "chipset not supported", "GNS": "GPU not supported",
-              "TNS": "topology not supported", "NS": "not supported", "U": "unknown", "X": "self"}
+              "TNS": "topology not supported", "NS": "not supported", "DR": "disabled by regkey", "U": "unknown",
+              "X": "self"}
 
 
 @dataclass(frozen=True)
@@ -171,14 +173,23 @@ def parse_topo_p2p(text: str) -> TopoP2P:
     gpus: list[str] | None = None
     status: dict[tuple[str, str], str] = {}
     mode = None
+    in_legend = False
     for line in lines:
         argv = command_argv(line.command)
         if "-p2p" in argv and argv.index("-p2p") + 1 < len(argv):
             mode = argv[argv.index("-p2p") + 1]
         s = line.text.strip()
-        if s.startswith("Legend:") or _LEGEND_RE.match(line.text):
+        if s.startswith("Legend:"):
+            in_legend = True
+            continue
+        if in_legend and (not s or _LEGEND_RE.match(line.text)):
+            continue
+        in_legend = False
+        if _LEGEND_RE.match(line.text):
             continue
         tokens = s.split()
+        if gpus is not None and tokens and all(re.fullmatch(r"GPU\d+", t) for t in tokens):
+            continue  # the header again: a second matrix (another -p2p mode) pasted below the first
         if gpus is None:
             if tokens and all(re.fullmatch(r"GPU\d+", t) for t in tokens):
                 _check_matrix_size("nvidia-smi topo", line, len(tokens))
