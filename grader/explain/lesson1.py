@@ -21,9 +21,8 @@ from ..parsers.common import command_argv
 from ..spark_names import (HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, other_twin, qsfp_port,
                           rdma_device_for, twin_domain)
 from .common import (C2S, JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, SWITCH, argv_is, argv_words, fail,
-                     in_spark_range, info, ok, overlap_finding, overlap_pairs, overlaps, port_words, spark_figure,
-                     warn)
-from .core import Finding, KindSpec, Section, Summary, register, register_cross_check
+                     in_spark_range, info, ok, overlaps, port_words, spark_figure, warn)
+from .core import Finding, KindSpec, Summary, register
 
 
 JUMBO_GUIDES = "community guides (eugr spark-vllm-docker, oshlabs dgx-spark-cluster)"
@@ -50,15 +49,28 @@ def _summarise_ip_addr(ifaces: list[Any], command: str | None) -> Summary:
     } for i in ifaces]}
     twins = [i for i in ifaces if is_qsfp_twin(i.name)]
     findings: list[Finding] = []
-    if not twins:
+    others = [i for i in ifaces if i.name != "lo"]
+    spark = bool(twins) or any(i.name == HOUSE_INTERFACE for i in ifaces)
+    if not twins and not spark and len(others) >= 2:
+        findings.append(info("Not a DGX Spark's interface list (no QSFP twins enp1s0f*np*/enP2p1s0f*np*, no "
+                             f"{HOUSE_INTERFACE}): read as what it shows; no Spark figure applies."))
+        findings += _plain_host_findings(others)
+    elif not twins:
         findings.append(info("No ConnectX-7 QSFP interface (enp1s0f0np0, enP2p1s0f0np0, enp1s0f1np1, "
                              "enP2p1s0f1np1) in this output: on a DGX Spark run `ip addr` without an "
                              "interface name to see them all."))
+        findings += _plain_host_findings(others) if not spark else []
     elif not any(t.is_up for t in twins):
-        states = ", ".join(f"{t.name} {t.operstate}" for t in twins)
-        findings.append(fail(f"No QSFP interface is UP ({states}). Check the QSFP cable is seated at "
+        states = ", ".join(f"{t.name} {t.operstate}" + (" NO-CARRIER" if "NO-CARRIER" in t.flags else "") for t in twins)
+        carrier = ("NO-CARRIER: the ports are enabled but see no signal, so no QSFP link (no cable, a cable not "
+                   "seated, or the other Spark off). " if any("NO-CARRIER" in t.flags for t in twins) else "")
+        mtus = sorted({t.mtu for t in twins if t.mtu})
+        bare = ("None of them has an IPv4 address" if all(t.addresses_listed and not t.ipv4 for t in twins) else "")
+        more = ", ".join(x for x in (f"MTU {'/'.join(map(str, mtus))}" if mtus else "", bare) if x)
+        findings.append(fail(f"No QSFP interface is UP ({states}). {carrier}Check the QSFP cable is seated at "
                              "both ends and run `ibdev2netdev`; the " + C2S + " says: if none shows Up, "
-                             "check the cable, reboot both Sparks and try again."))
+                             "check the cable, reboot both Sparks and try again."
+                             + (f" ({more}: set the addresses once the link is up.)" if more else "")))
     by_name = {i.name: i for i in ifaces}
     for port, (a, b) in QSFP_TWINS.items():
         ta, tb = by_name.get(a), by_name.get(b)
@@ -85,11 +97,38 @@ def _summarise_ip_addr(ifaces: list[Any], command: str | None) -> Summary:
     if house is not None:
         findings.append(info(f"{HOUSE_INTERFACE} is the 10 GbE RJ45 management port, not the QSFP link: "
                              "keep NCCL and benchmark traffic off it."))
+        if house.is_up and house.addresses_listed and not house.ipv4:
+            v6 = [a for a in house.addresses if a.family == "inet6"]
+            only = ("only a link-local IPv6 address (fe80::)" if v6 and all(a.is_link_local for a in v6)
+                    else "no IPv4 address")
+            findings.append(info(f"{HOUSE_INTERFACE} is UP with {only}: no IPv4 on the wired house network."))
+    if spark:
+        with_v4 = [(i.name, a.cidr) for i in others if not is_qsfp_twin(i.name) for a in i.ipv4]
+        if with_v4 and not any(t.ipv4 for t in twins):
+            where = ", ".join(f"{n} {c}" + (" (Wi-Fi)" if n.startswith("wl") else " (Docker's bridge)"
+                                            if n.startswith("docker") else "") for n, c in with_v4[:8])
+            findings.append(info(f"IPv4 here only on {where}: no QSFP twin has one."))
     cut = [i.name for i in ifaces if i.truncated]
     if cut:
         findings.append(info(f"The output looks cut off at {cut[-1]}: what is shown is read; paste the "
                              "whole output for a complete check."))
     return facts, findings
+
+
+#: MAC address prefixes (OUI) of virtual machines' network cards: the output of a VM, not of a machine's own NIC
+VM_MAC_PREFIXES = {"08:00:27": "VirtualBox", "52:54:00": "QEMU/KVM", "00:0c:29": "VMware", "00:50:56": "VMware",
+                   "00:05:69": "VMware", "00:15:5d": "Hyper-V", "00:16:3e": "Xen"}
+
+
+def _plain_host_findings(others: list[Any]) -> list[Finding]:
+    """A host that is not a Spark: its interfaces (state, MTU, IPv4), and whether its MACs are a VM's."""
+    rows = [f"{i.name} {i.operstate or '?'} MTU {i.mtu} ({', '.join(a.cidr for a in i.ipv4) or 'no IPv4'})"
+            for i in others[:16]]
+    vms = {p: v for i in others for p, v in VM_MAC_PREFIXES.items() if (i.mac or "").lower().startswith(p)}
+    return [info("Interfaces: " + "; ".join(rows) + ".")] + ([info(
+        f"The MAC addresses start with {', '.join(sorted(vms))}: {' and '.join(sorted(set(vms.values())))} virtual "
+        "network cards, so this is a virtual machine (no RDMA NIC or GPU of its own unless passed through).")]
+        if vms else [])
 
 
 def _address_findings(t: Any) -> list[Finding]:
@@ -246,12 +285,27 @@ def _summarise_ethtool(reports: list[Any], command: str | None) -> Summary:
         name = r.interface or "this interface"
         if counts[r.interface] > 1:
             name += f" (reading {seen[r.interface]} of {counts[r.interface]})"
-        findings += _speed_findings(r, name)
+        if r.speed_shown or r.link_detected is not None:
+            findings += _speed_findings(r, name)
+        findings += _fec_findings(r, name)
     return facts, findings
+
+
+def _fec_findings(r: Any, name: str) -> list[Finding]:
+    """``ethtool --show-fec``: forward error correction; RS (Reed-Solomon) is what 100G and faster links use."""
+    active, conf = (r.fec_active or "").strip(), r.fec_configured or "?"
+    if r.fec_active is None and r.fec_configured is None:
+        return []
+    if active.lower() in ("", "off", "none"):
+        return [info(f"{name}: FEC configured {conf}, active {active or 'none shown'}: links of 100G and faster "
+                     "normally run RS; through a switch both ends must use the same FEC. Leave it on Auto.")]
+    return [ok(f"{name}: FEC configured {conf}, active {active}: normal, not a fault by itself (100G and faster "
+               "links use RS, Reed-Solomon). Look at FEC only if the link flaps (`ethtool -S <iface> | grep -i fec`).")]
 
 
 def _speed_findings(r: Any, name: str) -> list[Finding]:
     spark_port = r.interface is None or is_qsfp_twin(r.interface)
+    unnamed = r.interface is None
     if r.link_detected is False:
         return [fail(f"{name}: no link (Link detected: no): the cable is not seated, or the other end "
                      "is down or powered off.")]
@@ -265,6 +319,9 @@ def _speed_findings(r: Any, name: str) -> list[Finding]:
         return [ok(f"{name}: {LINK_MBPS}Mb/s, the full {LINE_GBPS} GbE of a Spark QSFP port.")]
     if not spark_port:
         return [info(f"{name}: {r.speed_mbps}Mb/s; not a Spark QSFP interface, so no expected speed.")]
+    if unnamed and r.speed_mbps != 100000:
+        return [info(f"{name}: {r.speed_mbps}Mb/s. The interface is not named in this paste: a DGX Spark QSFP twin "
+                     f"shows {LINK_MBPS}Mb/s; another NIC shows its own rate. Paste it with its `ethtool <iface>` line.")]
     if r.speed_mbps == 100000:
         return [fail(f"{name}: 100000Mb/s: the link negotiated down to 100 GbE; a Spark QSFP port should "
                      f"show {LINK_MBPS}Mb/s. Through a switch, force {LINE_GBPS}G and turn off auto-negotiation on the "
@@ -276,11 +333,12 @@ def _speed_findings(r: Any, name: str) -> list[Finding]:
 register(KindSpec(
     name="ethtool", parse=parse_ethtool, summarise=_summarise_ethtool, programs=("ethtool",),
     matches_command=argv_is("ethtool"),
-    line=re.compile(r"^Settings for \S+:$|^(?:Speed|Duplex|Auto-negotiation|Link detected|Port|PHYAD|"
+    line=re.compile(r"^(?:Settings|FEC parameters) for \S+:$|^(?:Active FEC encoding|(?:Supported/)?Configured FEC "
+                    r"encodings):|^(?:Speed|Duplex|Auto-negotiation|Link detected|Port|PHYAD|"
                     r"Transceiver|MDI-X|Lanes|Wake-on|Current message level|Supported [\w -]+|"
                     r"Advertised [\w -]+|Link partner [\w -]+|Supports [\w -]+):|^netlink error:"
                     r"|^Cannot get device settings"),
-    starts=re.compile(r"^Settings for "),
+    starts=re.compile(r"^(?:Settings|FEC parameters) for "),
 ))
 
 
@@ -403,8 +461,9 @@ def _summarise_iperf3(r: Any, command: str | None) -> Summary:
     else:
         cause = ""
         if gbps <= 10:
-            cause = (f" That is within the 10 GbE management port's reach: the test probably ran over "
-                     f"{HOUSE_INTERFACE}; point iperf3 at the peer's QSFP address (e.g. 192.168.100.11).")
+            cause = (f" Between two Sparks that is within the 10 GbE management port's reach: the test probably ran "
+                     f"over {HOUSE_INTERFACE}; point iperf3 at the peer's QSFP address (e.g. 192.168.100.11). On "
+                     "hosts with another NIC, compare with its speed (`ethtool <iface>`).")
         elif gbps < 20:
             cause = (" Around 13 Gbit/s is a known degraded ConnectX-7 state (NVIDIA check-connectx-bandwidth): "
                      "update (`sudo apt full-upgrade`) and reboot both Sparks, or power-cycle them.")
@@ -498,77 +557,5 @@ register(KindSpec(
 ))
 
 
-# --------------------------------------------------------------------------- cross checks
-
-@register_cross_check
-def _same_port_on_both(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
-    """ibdev2netdev from two hosts: the same QSFP port must be cabled on both."""
-    ports: dict[str, tuple[int, tuple[int, ...]]] = {}
-    for index, (s, _) in enumerate(items):
-        if s.kind == "ibdev2netdev" and s.host and not s.error:
-            ports[s.host] = (index, tuple(s.facts.get("up_ports", ())))
-    if len(ports) < 2:
-        return []
-    (h1, (_, p1)), (h2, (i2, p2)) = list(ports.items())[:2]
-    if p1 and p1 == p2:
-        return [(i2, ok(f"{h1} and {h2} use the same QSFP port ({', '.join(map(str, p1))})."))]
-    return [(i2, fail(f"{h1} has port(s) {list(p1)} Up but {h2} has {list(p2)}: cable the same physical port "
-                      f"on both Sparks ({C2S}, Step 2: different ports break the NCCL tests)."))]
-
-
-@register_cross_check
-def _addresses_across_hosts(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
-    """ip addr from two hosts: each twin's addresses in one subnet, no duplicates, same MTU."""
-    seen: dict[str, tuple[str, int, Any]] = {}  # twin name -> (host, section index, Interface)
-    out = []
-    for index, (s, parsed) in enumerate(items):
-        if s.kind != "ip-addr" or s.error or not s.host:
-            continue
-        for iface in parsed:
-            if not is_qsfp_twin(iface.name):
-                continue
-            prev = seen.get(iface.name)
-            if prev and prev[0] != s.host:
-                out += [(index, f) for f in _compare_twin(prev[0], prev[2], s.host, iface)]
-            seen[iface.name] = (s.host, index, iface)
-    return out
-
-
-def _compare_twin(h1: str, a: Any, h2: str, b: Any) -> list[Finding]:
-    out = []
-    va = [x for x in a.ipv4 if not x.is_link_local]
-    vb = [x for x in b.ipv4 if not x.is_link_local]
-    if va and vb:
-        x, y = va[0], vb[0]
-        if x.local == y.local:
-            out.append(fail(f"{a.name} has {x.local} on both {h1} and {h2}: an address conflict; use .10 on one "
-                            "Spark and .11 on the other."))
-        elif x.network and y.network and not x.network.overlaps(y.network):
-            out.append(fail(f"{a.name} is {x.cidr} on {h1} but {y.cidr} on {h2}: not one subnet, so they "
-                            "cannot reach each other over this twin. Use the same /24 on both ends."))
-        else:
-            out.append(ok(f"{a.name}: {x.cidr} on {h1} and {y.cidr} on {h2} share a subnet."))
-    if a.mtu and b.mtu and a.mtu != b.mtu:
-        out.append(warn(f"{a.name} has MTU {a.mtu} on {h1} but {b.mtu} on {h2}: both ends of the cable must "
-                        f"agree ({JUMBO_MTU} for jumbo frames)."))
-    return out
-
-
-@register_cross_check
-def _subnets_within_host(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
-    """Separate `ip addr show IF` outputs of one host: different twins must not share a subnet."""
-    by_host: dict[str | None, dict[str, tuple[int, list[str]]]] = {}
-    out = []
-    for index, (s, parsed) in enumerate(items):
-        if s.kind != "ip-addr" or s.error:
-            continue
-        known = by_host.setdefault(s.host, {})
-        names = {i.name for i in parsed}
-        earlier = [(n, c) for n, (j, cidrs) in known.items() if n not in names for c in cidrs]
-        here = [(i.name, a.cidr) for i in parsed if i.name != "lo" for a in i.ipv4]
-        before = {n for n, _ in earlier}
-        out += [(index, overlap_finding(a, ca, b, cb)) for a, ca, b, cb in overlap_pairs(earlier + here)
-                if a in before and b not in before]
-        for i in parsed:
-            known[i.name] = (index, [a.cidr for a in i.ipv4])
-    return out
+# The checks that compare several outputs of one paste (the two Sparks' ip addr and ibdev2netdev) are
+# registered by grader.explain.lesson2_nccl (module size), after the kinds of this module.

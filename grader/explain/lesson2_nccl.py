@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from typing import Any
 
 from ..parsers.nccl_log import NcclLog, parse_nccl_log, transport_verdict
 from ..parsers.nccl_tests import BenchTable, NcclTestsResult, busbw_factor, parse_bench_table, parse_nccl_tests
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port, rdma_device_for
-from .common import JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, hca_advice, info, ok, spark_figure, warn
-from .core import Finding, KindSpec, Summary, register
+from .common import (C2S, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, hca_advice, info, ok, overlap_finding, overlap_pairs,
+                     spark_figure, warn)
+from .core import Finding, KindSpec, Section, Summary, register, register_cross_check
 
 CLUSTER_SETUP = "NVIDIA spark_cluster_setup.py"
 
@@ -455,3 +457,78 @@ register(KindSpec(
 ))
 
 
+# --------------------------------------------------------------------------- lesson 1 cross checks
+# (ip addr and ibdev2netdev of the two Sparks in one paste: kept here for the size of lesson1.py)
+
+@register_cross_check
+def _same_port_on_both(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
+    """ibdev2netdev from two hosts: the same QSFP port must be cabled on both."""
+    ports: dict[str, tuple[int, tuple[int, ...]]] = {}
+    for index, (s, _) in enumerate(items):
+        if s.kind == "ibdev2netdev" and s.host and not s.error:
+            ports[s.host] = (index, tuple(s.facts.get("up_ports", ())))
+    if len(ports) < 2:
+        return []
+    (h1, (_, p1)), (h2, (i2, p2)) = list(ports.items())[:2]
+    if p1 and p1 == p2:
+        return [(i2, ok(f"{h1} and {h2} use the same QSFP port ({', '.join(map(str, p1))})."))]
+    return [(i2, fail(f"{h1} has port(s) {list(p1)} Up but {h2} has {list(p2)}: cable the same physical port "
+                      f"on both Sparks ({C2S}, Step 2: different ports break the NCCL tests)."))]
+
+
+@register_cross_check
+def _addresses_across_hosts(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
+    """ip addr from two hosts: each twin's addresses in one subnet, no duplicates, same MTU."""
+    seen: dict[str, tuple[str, int, Any]] = {}  # twin name -> (host, section index, Interface)
+    out = []
+    for index, (s, parsed) in enumerate(items):
+        if s.kind != "ip-addr" or s.error or not s.host:
+            continue
+        for iface in parsed:
+            if not is_qsfp_twin(iface.name):
+                continue
+            prev = seen.get(iface.name)
+            if prev and prev[0] != s.host:
+                out += [(index, f) for f in _compare_twin(prev[0], prev[2], s.host, iface)]
+            seen[iface.name] = (s.host, index, iface)
+    return out
+
+
+def _compare_twin(h1: str, a: Any, h2: str, b: Any) -> list[Finding]:
+    out = []
+    va = [x for x in a.ipv4 if not x.is_link_local]
+    vb = [x for x in b.ipv4 if not x.is_link_local]
+    if va and vb:
+        x, y = va[0], vb[0]
+        if x.local == y.local:
+            out.append(fail(f"{a.name} has {x.local} on both {h1} and {h2}: an address conflict; use .10 on one "
+                            "Spark and .11 on the other."))
+        elif x.network and y.network and not x.network.overlaps(y.network):
+            out.append(fail(f"{a.name} is {x.cidr} on {h1} but {y.cidr} on {h2}: not one subnet, so they "
+                            "cannot reach each other over this twin. Use the same /24 on both ends."))
+        else:
+            out.append(ok(f"{a.name}: {x.cidr} on {h1} and {y.cidr} on {h2} share a subnet."))
+    if a.mtu and b.mtu and a.mtu != b.mtu:
+        out.append(warn(f"{a.name} has MTU {a.mtu} on {h1} but {b.mtu} on {h2}: both ends of the cable must "
+                        f"agree ({JUMBO_MTU} for jumbo frames)."))
+    return out
+
+
+@register_cross_check
+def _subnets_within_host(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
+    """Separate `ip addr show IF` outputs of one host: different twins must not share a subnet."""
+    by_host: dict[str | None, dict[str, tuple[int, list[str]]]] = {}
+    out = []
+    for index, (s, parsed) in enumerate(items):
+        if s.kind != "ip-addr" or s.error:
+            continue
+        known = by_host.setdefault(s.host, {})
+        names = {i.name for i in parsed}
+        earlier = [(n, c) for n, (j, cidrs) in known.items() if n not in names for c in cidrs]
+        here = [(i.name, a.cidr) for i in parsed if i.name != "lo" for a in i.ipv4]
+        before = {n for n, _ in earlier}
+        out += [(index, overlap_finding(a, ca, b, cb)) for a, ca, b, cb in overlap_pairs(earlier + here)
+                if a in before and b not in before]
+        for i in parsed:
+            known[i.name] = (index, [a.cidr for a in i.ipv4])
+    return out

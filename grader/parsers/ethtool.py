@@ -1,4 +1,5 @@
-"""Parser for ``ethtool IF``: negotiated speed, duplex, auto-negotiation, link state."""
+"""Parser for ``ethtool IF``: negotiated speed, duplex, auto-negotiation, link state; and ``ethtool --show-fec IF``
+(``FEC parameters for IF:``, ``Supported/Configured FEC encodings: Auto``, ``Active FEC encoding: RS``)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,14 @@ from dataclasses import dataclass, replace
 
 from .common import Line, ParseError, command_argv, content_lines, fail_on_line, raise_if_shell_error
 
-_SETTINGS_RE = re.compile(r"^\s*Settings for (?P<iface>\S+?):\s*$")
+_SETTINGS_RE = re.compile(r"^\s*(?:Settings|FEC parameters) for (?P<iface>\S+?):\s*$")
 _KEY_RE = re.compile(r"^\s*(?P<key>[A-Za-z][\w /()-]*?):\s*(?P<value>.*)$")
 _FATAL_RE = re.compile(r"No such device|Cannot get device settings|no device matches name"
                        r"|Operation not supported|ethtool: bad command line", re.I)
 # messages ethtool prints beside good output when not run as root, or for missing features
 _HARMLESS_RE = re.compile(r"^\s*(?:Cannot get (?!device settings).*|No data available"
-                          r"|netlink error: Operation not permitted)\s*$", re.I)
+                          r"|netlink error: Operation not permitted"
+                          r"|\[sudo\] [^\n]{0,80}:)\s*$", re.I)  # a sudo prompt in any language
 _SPEED_RE = re.compile(r"^(?P<n>\d+)\s*Mb/s$")
 
 
@@ -25,7 +27,8 @@ class EthtoolReport:
     above a grep excerpt, else None. ``speed_mbps`` in Mb/s (200000 = 200 GbE; None for
     ``Unknown!``, i.e. no link). ``duplex`` as printed (``Full``, ``Half``; None if
     ``Unknown!`` or absent). ``auto_negotiation`` and ``link_detected`` None when absent.
-    ``port`` as printed (``Direct Attach Copper``, ``FIBRE``, ``Twisted Pair``...).
+    ``port`` as printed (``Direct Attach Copper``, ``FIBRE``, ``Twisted Pair``...). ``speed_shown``: a
+    ``Speed:`` line was read. ``fec_configured``/``fec_active`` from ``--show-fec`` (``Auto``, ``RS``, ``Off``...).
     """
 
     interface: str | None
@@ -34,6 +37,9 @@ class EthtoolReport:
     auto_negotiation: bool | None = None
     link_detected: bool | None = None
     port: str | None = None
+    speed_shown: bool = False
+    fec_configured: str | None = None
+    fec_active: str | None = None
 
 
 def _yes(value: str) -> bool | None:
@@ -59,6 +65,10 @@ def _field(key: str, value: str, line: Line) -> tuple[str, object] | None:
         return "link_detected", _yes(value)
     if key == "Port":
         return "port", value or None
+    if key in ("Supported/Configured FEC encodings", "Configured FEC encodings"):
+        return "fec_configured", value or None
+    if key == "Active FEC encoding":
+        return "fec_active", value or None
     return None
 
 
@@ -104,6 +114,8 @@ def parse_ethtool(text: str) -> list[EthtoolReport]:
                 current, seen = EthtoolReport(None), set()
             seen.add(field[0])
             current = replace(current, **{field[0]: field[1]})
+            if field[0] == "speed_mbps":
+                current = replace(current, speed_shown=True)
         elif not (_is_continuation(line.text) or _HARMLESS_RE.match(s)):
             raise fail_on_line("ethtool", line, "expected `Settings for IF:` or `Key: value`")
     if current is not None:
