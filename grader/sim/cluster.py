@@ -22,26 +22,25 @@ sim marker ``/etc/clusterlab-sim-node`` holding its name; the host's copy of the
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import shutil
 import signal
-import socket
-import subprocess
 import time
 from pathlib import Path
 
 from grader.sim import faults as _faults
+from grader.sim import groups as _groups
 from grader.sim import ibdev2netdev_sim as _shim
 from grader.sim import roce_sim
 from grader.sim import topology as T
+from grader.sim.host import (SimError, _locked, _mkdir, _netns_list, _ns_pids, _pid_in_ns,  # noqa: F401
+                              _read_state, _run, _tcp_open, _which, _write, _write_state, node_command)
 from grader.sim.topology import Spec
 
 APT_HINT = "apt-get install openssh-server iproute2 iperf3 iputils-ping ethtool"
 TOOLS = ("sshd", "ip", "tc", "iperf3", "ping", "ethtool", "ssh", "ssh-keygen", "unshare", "nsenter",
          "mount", "hostname")
-_SBIN_PATH = os.pathsep.join([os.environ.get("PATH", ""), "/usr/local/sbin", "/usr/sbin", "/sbin"])
 SIM_MARKER = Path("/etc/clusterlab-sim-node")
 """In each node: a file holding its name (grader.probes.platform.SIM_MARKER reads it); empty on the host."""
 MACHINE_ID = Path("/etc/machine-id")
@@ -52,27 +51,7 @@ are created empty, and only when missing (``down`` removes them only if still em
 SSHD_READY_S = 8.0
 
 
-class SimError(Exception):
-    """The simulated cluster could not be built or removed. The message says what to do."""
-
-
 # --- small helpers -----------------------------------------------------------------------------
-
-def _which(tool: str) -> str | None:
-    return shutil.which(tool, path=_SBIN_PATH)
-
-
-def _run(argv: list[str], *, input: str | None = None, what: str = "", check: bool = True,
-         timeout: float = 30) -> subprocess.CompletedProcess:
-    try:
-        p = subprocess.run(argv, input=input, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise SimError(f"{what or argv[0]}: `{' '.join(argv)}` did not finish in {timeout:.0f} s") from None
-    if check and p.returncode != 0:
-        detail = (p.stderr or p.stdout).strip().splitlines()
-        raise SimError(f"{what or argv[0]} failed: `{' '.join(argv)}`: {' / '.join(detail[-3:]) or 'rc ' + str(p.returncode)}")
-    return p
-
 
 def _ip_batch(commands: list[str], netns: str | None = None, *, what: str, force: bool = False) -> None:
     if not commands:
@@ -85,88 +64,6 @@ def serve_venv_ray() -> Path | None:
     """The serving environment's ``ray`` (scripts/install-serve.sh), or None when not installed."""
     ray = Path(os.environ.get("CLUSTERLAB_SERVE_VENV", "/opt/clusterlab/serve-venv")) / "bin" / "ray"
     return ray if os.access(ray, os.X_OK) else None
-
-
-def _write(path: Path, text: str, mode: int = 0o644) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.chmod(path, mode)  # O_CREAT's mode does not apply to an existing file, and umask trims it
-
-
-def _mkdir(path: Path, mode: int = 0o755) -> None:
-    path.mkdir(parents=True, exist_ok=True)
-    os.chmod(path, mode)
-
-
-def _netns_list() -> set[str]:
-    try:
-        return set(os.listdir("/run/netns"))
-    except OSError:
-        return set()
-
-
-def _ns_inode(ns: str) -> int | None:
-    try:
-        return os.stat(f"/run/netns/{ns}").st_ino
-    except OSError:
-        return None
-
-
-def _pid_in_ns(pid: int, ns: str) -> bool:
-    ino = _ns_inode(ns)
-    try:
-        return ino is not None and os.stat(f"/proc/{pid}/ns/net").st_ino == ino
-    except OSError:
-        return False
-
-
-def _ns_pids(ns: str) -> list[int]:
-    """Live processes whose network namespace is ``ns`` (what ``ip netns pids`` lists)."""
-    ino = _ns_inode(ns)
-    if ino is None:
-        return []
-    pids = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                if os.stat(f"/proc/{entry}/ns/net").st_ino == ino:
-                    pids.append(int(entry))
-            except OSError:
-                pass
-    return pids
-
-
-def _tcp_open(addr: str, port: int = 22, timeout: float = 0.3) -> bool:
-    try:
-        with socket.create_connection((addr, port), timeout=timeout):
-            return True
-    except OSError:
-        return False
-
-
-def _read_state() -> dict:
-    try:
-        return json.loads(T.STATE_FILE.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-
-
-def _write_state(state: dict) -> None:
-    _write(T.STATE_FILE, json.dumps(state, indent=2, sort_keys=True) + "\n", 0o600)
-
-
-@contextlib.contextmanager
-def _locked():
-    """One up/down at a time on this box (the CLI and a test run may race)."""
-    _mkdir(T.STATE_DIR, 0o755)  # readable inventory and known_hosts; the keys inside are 0600
-    with open(T.STATE_DIR / ".lock", "w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def _preflight() -> None:
@@ -442,8 +339,7 @@ def _kill_node_processes(state: dict) -> None:
 
 def _teardown(state: dict) -> None:
     if state.get("serve"):  # Ray and vLLM first, by process group, and their /dev/shm files
-        from grader.sim import serve as _serve
-        _serve.stop_groups(state)
+        _groups.stop_groups(state)
     _kill_node_processes(state)
     cmds = [f"link del {end}" for end in T.HOUSE_ROOT_END.values() if Path(f"/sys/class/net/{end}").exists()]
     if Path(f"/sys/class/net/{T.BRIDGE}").exists():
@@ -608,12 +504,3 @@ def start_sshd(node: str) -> None:
         _start_sshd(node)
         state["sshd_pids"][node] = _wait_sshd((node,))[node]
         _write_state(state)
-
-
-def node_command(node: str) -> list[str]:
-    """argv prefix that runs a command in ``node`` exactly as an SSH session there sees it
-    (its network, hostname, /etc, /root and /dev/shm): ``nsenter`` into its sshd's namespaces."""
-    pid = (_read_state().get("sshd_pids") or {}).get(node)
-    if node not in T.NODES or not pid or not _pid_in_ns(pid, node):
-        raise SimError(f"{node} is not up: run `clusterlab sim up`")
-    return [_which("nsenter") or "nsenter", "-t", str(pid), "-n", "-m", "-u", "--"]

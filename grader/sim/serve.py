@@ -19,15 +19,15 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import signal
 import subprocess
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
-from grader.sim import cluster as C
+from grader.sim import host as H
 from grader.sim import faults as _faults
+from grader.sim.groups import RAY_GRACE_S, STOP_GRACE_S, _end_groups, _stray_serving_pids, stop_groups  # noqa: F401
 from grader.sim import serve_spec as S
 from grader.sim import tiny_model
 from grader.sim import topology as T
@@ -39,13 +39,10 @@ and the deadline turns the hang into an error naming the log."""
 HANG_QUIET_S = 20.0
 """A log that has not grown for this long when the deadline passes is reported as a hang."""
 ONESHOT_DEADLINE_S = 90.0
-STOP_GRACE_S = 8.0
-"""How long vLLM gets to stop after SIGTERM (it takes 1.6-2.6 s here) before SIGKILL."""
-RAY_GRACE_S = 2.0
 INSTALL_HINT = "bash scripts/install-serve.sh"
 
 
-class ServeError(C.SimError):
+class ServeError(H.SimError):
     """Serving could not start or stop; the message names the log or the fix."""
 
 
@@ -86,7 +83,7 @@ def _move_model(node: str, elsewhere: str) -> None:
     model = str(S.MODEL_DIR)
     script = ('set -e; mkdir -p "$2"; cp -a "$1/." "$2/"; '
               'grep -qs " $1 tmpfs " /proc/mounts || mount -t tmpfs -o size=1m clsim-nomodel "$1"')
-    p = subprocess.run(C.node_command(node) + ["sh", "-c", script, "move-model", model, elsewhere],
+    p = subprocess.run(H.node_command(node) + ["sh", "-c", script, "move-model", model, elsewhere],
                        capture_output=True, text=True, timeout=60)
     if p.returncode != 0:
         raise ServeError(f"{node}: moving the model to {elsewhere} failed: {(p.stderr or p.stdout).strip()[-300:]}")
@@ -120,29 +117,9 @@ def _launch(proc: S.Proc) -> subprocess.Popen:
     with open(proc.log, "ab") as log:
         log.write(f"# clusterlab sim serve: {proc.node}: {' '.join(proc.argv)}\n".encode())
         log.flush()
-        return subprocess.Popen(C.node_command(proc.node) + proc.argv, env=proc.env, cwd="/",
+        return subprocess.Popen(H.node_command(proc.node) + proc.argv, env=proc.env, cwd="/",
                                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                 start_new_session=True)
-
-
-def _group_alive(pgid: int) -> bool:
-    """Whether any process of group ``pgid`` still runs (zombies do not count: a leader this
-    process started is reaped here, others are init's)."""
-    with contextlib.suppress(ChildProcessError, OSError):
-        os.waitpid(pgid, os.WNOHANG)
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            with contextlib.suppress(OSError, ValueError, IndexError):
-                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-                if int(fields[2]) == pgid and fields[0] != "Z":
-                    return True
-    return False
 
 
 def _health(url: str, timeout: float = 2.0) -> bool:
@@ -196,7 +173,7 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
     missing = installed()
     if missing:
         raise ServeError(missing)
-    state = C._read_state()
+    state = H._read_state()
     if not state.get("complete"):
         raise ServeError("the simulated cluster is not up: run `clusterlab sim up` first")
     wrong_mode, fault_deadline = _faults.serve_requirements(state.get("faults", []), mode)
@@ -225,10 +202,10 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
     running: list[tuple[S.Proc, subprocess.Popen]] = []
     hung = False
     try:
-        with C._locked():
-            st = C._read_state()
+        with H._locked():
+            st = H._read_state()
             st["serve"] = info
-            C._write_state(st)
+            H._write_state(st)
         for proc in ss.procs:
             p = _launch(proc)
             info["groups"].append({"node": proc.node, "name": proc.name, "pgid": p.pid})
@@ -264,7 +241,7 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
             # the logs, the state and a [serve] table naming them, so lesson 2b's checks can read what
             # failed. vLLM that exited is stopped (its other processes); vLLM that hangs is left hanging,
             # as a learner would find it (its processes and variables readable), until `sim down`
-            with contextlib.suppress(C.SimError, OSError):
+            with contextlib.suppress(H.SimError, OSError):
                 if not hung:
                     _end_groups([g["pgid"] for g in info["groups"] if g["name"] == "vllm"], STOP_GRACE_S)
                 info["ready"] = False
@@ -272,126 +249,47 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
                 info["hung"] = hung
                 _record(info)
                 if T.INVENTORY.is_file():
-                    C._write(T.INVENTORY, _strip_serve(T.INVENTORY.read_text(encoding="utf-8")) + _serve_inventory(ss))
+                    H._write(T.INVENTORY, _strip_serve(T.INVENTORY.read_text(encoding="utf-8")) + _serve_inventory(ss))
         else:
-            with contextlib.suppress(C.SimError, OSError):
+            with contextlib.suppress(H.SimError, OSError):
                 stop()
         raise
     except BaseException:
-        with contextlib.suppress(C.SimError, OSError):
+        with contextlib.suppress(H.SimError, OSError):
             stop()
         raise
     info["ready"] = wait
     _record(info)
     if T.INVENTORY.is_file():
-        C._write(T.INVENTORY, _strip_serve(T.INVENTORY.read_text(encoding="utf-8")) + _serve_inventory(ss))
+        H._write(T.INVENTORY, _strip_serve(T.INVENTORY.read_text(encoding="utf-8")) + _serve_inventory(ss))
     return info
 
 
 def _record(info: dict) -> None:
-    with C._locked():
-        st = C._read_state()
+    with H._locked():
+        st = H._read_state()
         st["serve"] = info
-        C._write_state(st)
-
-
-def stop_groups(state: dict) -> None:
-    """End the process groups ``state['serve']`` records (TERM, a grace period, KILL), then any
-    process still running the serving environment in a node, then the files the run left in each
-    node's /dev/shm. Needs no lock; ``sim down`` calls it with the state it read."""
-    serve = state.get("serve") or {}
-    groups = list(reversed(serve.get("groups", [])))
-    # vLLM first: it shuts its engine down and hands Ray's placement group back within a few
-    # seconds. Ray's daemons often ignore TERM, so they get a short grace before KILL.
-    for names, grace in ((("vllm",), STOP_GRACE_S), (("ray",), RAY_GRACE_S)):
-        _end_groups([g["pgid"] for g in groups if g["name"] in names], grace)
-    # Ray's raylet starts its workers in their own sessions: whatever still runs the serving
-    # environment's Python or binaries inside a node namespace is the serving stack's.
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        left = _stray_serving_pids()
-        for pid in left:
-            with contextlib.suppress(OSError):
-                os.kill(pid, sig)
-        deadline = time.monotonic() + 3.0
-        while left and time.monotonic() < deadline:
-            time.sleep(0.1)
-            left = _stray_serving_pids()
-        if not left:
-            break
-    if serve:
-        _clean_node_shm(state, serve.get("started", 0.0) - 1.0)
-
-
-def _end_groups(pgids: list[int], grace: float) -> None:
-    """TERM each live process group of the sim, wait up to ``grace`` s, KILL what is left."""
-    live = [g for g in pgids if _group_alive(g) and _is_sim_group(g)]
-    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 3.0)):
-        for pgid in live:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(pgid, sig)
-        deadline = time.monotonic() + wait
-        while live and time.monotonic() < deadline:
-            time.sleep(0.1)
-            live = [g for g in live if _group_alive(g)]
-        if not live:
-            return
-
-
-def _is_sim_group(pgid: int) -> bool:
-    """Whether the group leader (or, once it has exited, any member) is in a node namespace."""
-    if any(C._pid_in_ns(pgid, ns) for ns in T.NODES):
-        return True
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            with contextlib.suppress(OSError, ValueError, IndexError):
-                stat = Path(f"/proc/{entry}/stat").read_text()
-                if int(stat.rsplit(")", 1)[1].split()[2]) == pgid:
-                    return any(C._pid_in_ns(int(entry), ns) for ns in T.NODES)
-    return False
-
-
-def _stray_serving_pids() -> list[int]:
-    venv = str(S.SERVE_VENV)
-    out = []
-    for ns in T.NODES:
-        for pid in C._ns_pids(ns):
-            with contextlib.suppress(OSError):
-                exe = os.readlink(f"/proc/{pid}/exe")
-                cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-                if exe.startswith(venv) or venv in cmd or cmd.startswith(("ray::", "VLLM::")):
-                    out.append(pid)
-    return out
-
-
-def _clean_node_shm(state: dict, since: float) -> None:
-    """Remove what the run left in each node's own /dev/shm (Ray's plasma file, vLLM's segments):
-    the entries changed since ``since``, so a learner's own files there stay."""
-    for node, pid in (state.get("sshd_pids") or {}).items():
-        if node in T.NODES and C._pid_in_ns(pid, node):
-            with contextlib.suppress(OSError, subprocess.TimeoutExpired):
-                subprocess.run([C._which("nsenter") or "nsenter", "-t", str(pid), "-m", "--", "find", "/dev/shm", "-mindepth", "1",
-                                "-maxdepth", "1", "-newerct", f"@{since:.0f}", "-exec", "rm", "-rf", "--", "{}", "+"],
-                               capture_output=True, timeout=10)
+        H._write_state(st)
 
 
 def stop() -> None:
     """Stop serving (a no-op when nothing serves); the cluster stays up, the logs stay."""
-    with C._locked():
-        state = C._read_state()
+    with H._locked():
+        state = H._read_state()
     if not state.get("serve"):
         return
     stop_groups(state)
-    with C._locked():
-        st = C._read_state()
+    with H._locked():
+        st = H._read_state()
         st.pop("serve", None)
-        C._write_state(st)
+        H._write_state(st)
         if T.INVENTORY.is_file():
-            C._write(T.INVENTORY, _strip_serve(T.INVENTORY.read_text(encoding="utf-8")))
+            H._write(T.INVENTORY, _strip_serve(T.INVENTORY.read_text(encoding="utf-8")))
 
 
 def status() -> dict | None:
     """The recorded [serve] facts, with ``healthy`` (does /health answer now), or None."""
-    serve = C._read_state().get("serve")
+    serve = H._read_state().get("serve")
     if not serve:
         return None
     return {**serve, "healthy": _health(serve["host_url"], 1.0)}
@@ -399,7 +297,7 @@ def status() -> dict | None:
 
 def node_shm_files(node: str) -> list[str]:
     """The names in ``node``'s own /dev/shm (for tests and the benchmark)."""
-    p = subprocess.run(C.node_command(node) + ["ls", "-A", "/dev/shm"], capture_output=True, text=True, timeout=10)
+    p = subprocess.run(H.node_command(node) + ["ls", "-A", "/dev/shm"], capture_output=True, text=True, timeout=10)
     return p.stdout.split()
 
 
@@ -472,7 +370,7 @@ def ttft_ms(n: int = 5, *, prompt: str = TTFT_PROMPT, max_tokens: int = 4, node:
     engine's messages). Raises ServeError when a request fails or nothing serves."""
     argv = [str(S.SERVE_VENV / "bin" / "python"), "-c", _TTFT_CLIENT, str(S.SERVE_PORT), S.SERVED_NAME, prompt,
             str(n), str(max_tokens)]
-    p = subprocess.run(C.node_command(node) + argv, capture_output=True, text=True, timeout=60 + 60 * n)
+    p = subprocess.run(H.node_command(node) + argv, capture_output=True, text=True, timeout=60 + 60 * n)
     try:
         values = json.loads(p.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):

@@ -19,6 +19,8 @@ import copy
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader.ranges import expected_range
+
 # --- names -------------------------------------------------------------------------------------
 
 NODES: tuple[str, str] = ("spark-a", "spark-b")
@@ -73,7 +75,8 @@ def ifindex(ns: str, iface: str) -> int:
     return IFINDEX_BASE[ns] + names.index(iface)
 
 
-JUMBO_MTU = 9000
+JUMBO_MTU = int(expected_range("sim", "mtu")["min"])
+"""The healthy twins' MTU: the sim profile's ``mtu`` range in checks/ranges.toml (what L1.mtu asks for)."""
 DEFAULT_MTU = 1500
 NETPLAN_FILE = "40-cx7.yaml"
 
