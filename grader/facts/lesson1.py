@@ -25,7 +25,8 @@ from typing import Any
 from grader.evidence import Evidence, RawOutput
 from grader.parsers import (ParseError, parse_ethtool, parse_ibdev2netdev, parse_ip_addr, parse_iperf3,
                             parse_netplan, parse_ping)
-from grader.parsers.iproute import parse_ip_route_get
+from grader.parsers.iproute import parse_ip_route_get, up_twin_addresses
+from grader.ranges import expected_range
 from grader.spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port
 
 ALL_TWINS = [t for p in sorted(QSFP_TWINS) for t in QSFP_TWINS[p]]
@@ -85,17 +86,6 @@ def node_facts(ev: Evidence, node: str, peer: str | None, cabled: int | None) ->
     f["ssh_problems"] = _ssh(ev, node, peer)
     f["route_problems"] = _route(ev, node, peer)
     return f
-
-
-def up_twin_addresses(raw: RawOutput | None) -> dict[str, str]:
-    """{twin netdev: its first IPv4 address} for the QSFP twins that are up and have one, from ``ip -j addr``."""
-    if raw is None or raw.exit_status != 0:
-        return {}
-    try:
-        ifaces = parse_ip_addr(raw.stdout)
-    except ParseError:
-        return {}
-    return {i.name: i.ipv4[0].local for i in ifaces if is_qsfp_twin(i.name) and i.is_up and i.ipv4}
 
 
 def twin_states(ev: Evidence, node: str, ifaces: dict, ip_problem: str | None, cabled: int | None) -> dict:
@@ -217,6 +207,9 @@ def _speeds(ev: Evidence, node: str, up: list[str]) -> list[int]:
 def _pings(ev: Evidence, node: str, up: list[str], shadowed: dict[str, str]) -> tuple[list[str], list[str]]:
     """(problems, not judged): failed DF jumbo pings, and pings over twins whose subnet is shadowed."""
     problems, not_judged = [], []
+    mtu = expected_range(ev.profile, "mtu")  # the figure lives in checks/ranges.toml
+    frame, setting = (f"{mtu['min']}-byte frame", f"mtu: {mtu['min']}") if mtu and "min" in mtu else \
+        ("jumbo frame", "the jumbo MTU")
     pinged = [r for r in ev.raw if r.node == node and r.probe.startswith("ping:")]
     for r in pinged:
         twin = r.probe.split(":", 1)[1]
@@ -229,8 +222,8 @@ def _pings(ev: Evidence, node: str, up: list[str], shadowed: dict[str, str]) -> 
             not_judged.append(f"`{r.command}` got no answer on {twin}, but {twin} shares a subnet with "
                               f"{shadowed[twin]}, so replies may come back over {shadowed[twin]} (see L1.addressing)")
         elif not ok:
-            problems.append(f"`{r.command}` failed ({detail}): a 9000-byte frame does not cross {twin}; set "
-                            "mtu: 9000 on both ends' twins in netplan and `sudo netplan apply`")
+            problems.append(f"`{r.command}` failed ({detail}): a {frame} does not cross {twin}; set "
+                            f"{setting} on both ends' twins in netplan and `sudo netplan apply`")
     if up and not pinged:
         problems.append("no jumbo ping could be sent: no twin pair with IPv4 addresses on both nodes")
     return problems, not_judged
@@ -269,7 +262,8 @@ def _route(ev: Evidence, node: str, peer: str | None) -> list[str]:
         return [f"{node} has no route to {peer}: {e}"]
     if not is_qsfp_twin(route.dev):
         where = "the house network" if route.dev == HOUSE_INTERFACE else route.dev
-        qsfp = sorted(up_twin_addresses(ev.outputs(peer, "ip_addr")).items())
+        ip_peer = ev.outputs(peer, "ip_addr")
+        qsfp = sorted(up_twin_addresses(ip_peer.stdout if ip_peer and ip_peer.exit_status == 0 else None).items())
         example = f"`{qsfp[0][1]} {peer}`" if qsfp else f"`<its QSFP twin address> {peer}`"
         return [f"{node} reaches {peer} ({route.dst}) over {where} ({route.dev}), not a QSFP twin: make {peer} "
                 f"resolve to its QSFP address in /etc/hosts on {node} ({example})"]

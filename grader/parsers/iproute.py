@@ -8,6 +8,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from grader.spark_names import is_qsfp_twin
+
 from .common import (Line, ParseError, as_int, content_lines, fail_on_line, find_json_start,
                      json_dig, load_json_lenient, raise_if_shell_error)
 
@@ -142,6 +144,18 @@ def parse_ip_addr(text: str) -> list[Interface]:
         return _from_brief(lines)
     raise fail_on_line("ip addr", lines[0], "not ip addr/link output (no `N: name: <FLAGS>` "
                        "header, no `name STATE ...` brief line, no JSON)")
+
+
+def up_twin_addresses(text: str | None) -> dict[str, str]:
+    """{twin netdev: its first IPv4 address} for the QSFP twins that are up and have one, read from
+    ``ip -j addr`` output; {} when there is none (None: not recorded or failed) or it cannot be read."""
+    if text is None:
+        return {}
+    try:
+        ifaces = parse_ip_addr(text)
+    except ParseError:
+        return {}
+    return {i.name: i.ipv4[0].local for i in ifaces if is_qsfp_twin(i.name) and i.is_up and i.ipv4}
 
 
 def _from_json(lines: list[Line]) -> list[Interface]:

@@ -14,10 +14,10 @@ import time
 
 from grader.evidence import Evidence, RawOutput
 from grader.inventory import Inventory
-from grader.facts.lesson1 import up_twin_addresses
 from grader.parsers.getent import parse_getent_hosts
+from grader.parsers.iproute import up_twin_addresses
 from grader.probes import Probe, platform, run_plan
-from grader.ranges import measurement_params
+from grader.ranges import expected_range, measurement_params
 from grader.spark_names import QSFP_TWINS, twin_domain
 from grader.transport import Connection, NodeUnreachable
 from grader.transport import reason as transport_reason
@@ -32,8 +32,8 @@ NETPLAN_LISTING = (
 SYSINFO = ("uname -srm; ip -V 2>&1; ethtool --version 2>&1; iperf3 --version 2>&1 | head -n 1; "
            "cat /etc/dgx-release 2>/dev/null | head -n 3; true")
 
-JUMBO_MTU = 9000
-"""The MTU lesson 1 asks for; the DF ping payload is this minus 28 bytes of IPv4 + ICMP headers."""
+IP_ICMP_HEADERS = 28
+"""Bytes of IPv4 + ICMP header: a don't-fragment ping of payload MTU - 28 fills one MTU-sized frame."""
 
 
 def phase1(peer_name: str | None) -> list[Probe]:
@@ -63,14 +63,22 @@ def pair_twins(local: dict[str, str], peer: dict[str, str]) -> dict[str, str]:
     return {t: by_domain[twin_domain(t)] for t in local if twin_domain(t) in by_domain}
 
 
-def phase2(node: str, local: dict[str, str], peer: dict[str, str], peer_resolved: str | None) -> list[Probe]:
-    """Probes that need the peer's addresses: route to the peer's name, DF pings per twin, SSH to the peer."""
+def jumbo_mtu(profile: str) -> int | None:
+    """The MTU lesson 1 asks for on ``profile`` (the ``mtu`` range's floor in checks/ranges.toml), or
+    None where the profile has no such range (no jumbo pings are planned there)."""
+    r = expected_range(profile, "mtu")
+    return int(r["min"]) if r and "min" in r else None
+
+
+def phase2(node: str, local: dict[str, str], peer: dict[str, str], peer_resolved: str | None,
+           mtu: int | None) -> list[Probe]:
+    """Probes that need the peer's addresses: route to the peer's name, DF pings per twin (frames of
+    ``mtu`` bytes; none when it is None), SSH to the peer."""
     probes = []
     if peer_resolved:
         probes.append(Probe("route_peer", f"ip route get {peer_resolved}"))
-    payload = JUMBO_MTU - 28
-    for twin, target in sorted(pair_twins(local, peer).items()):
-        probes.append(Probe(f"ping:{twin}", f"ping -c 2 -i 0.2 -W 1 -M do -s {payload} -I {twin} {target}"))
+    for twin, target in sorted(pair_twins(local, peer).items()) if mtu else ():
+        probes.append(Probe(f"ping:{twin}", f"ping -c 2 -i 0.2 -W 1 -M do -s {mtu - IP_ICMP_HEADERS} -I {twin} {target}"))
     targets = sorted(pair_twins(local, peer).items())
     if targets:
         probes.append(Probe("ssh_peer", f"ssh -o BatchMode=yes -o ConnectTimeout=3 {targets[0][1]} hostname"))
@@ -129,7 +137,8 @@ def collect(inventory: Inventory, conns: dict[str, Connection], errors: dict[str
     peers = {n: (inventory.peer(n).name if inventory.peer(n) else None) for n in names}
     ev.raw += run_plan(conns, {n: phase1(peers[n]) for n in names}, errors)
 
-    addrs = {n: up_twin_addresses(ev.outputs(n, "ip_addr")) for n in names}
+    ip_addr = {n: ev.outputs(n, "ip_addr") for n in names}
+    addrs = {n: up_twin_addresses(r.stdout if r and r.exit_status == 0 else None) for n, r in ip_addr.items()}
     plan2: dict[str, list[Probe]] = {}
     for n in names:
         p = peers[n]
@@ -137,7 +146,7 @@ def collect(inventory: Inventory, conns: dict[str, Connection], errors: dict[str
             continue
         ge = ev.outputs(n, "getent_peer")
         resolved = _ip(parse_getent_hosts(ge.stdout)) if ge is not None else None
-        plan2[n] = phase2(n, addrs[n], addrs[p], resolved)
+        plan2[n] = phase2(n, addrs[n], addrs[p], resolved, jumbo_mtu(inventory.profile))
 
     measured: list[RawOutput] = []
     thread = None
