@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from .. import metrics as M
+from ..ranges import load_ranges
 from ..parsers.bench_result import (BANNER_RE, TEXT_KEYS, TEXT_METRICS, BenchResult, is_aiperf_json,
                                          is_aiperf_record, is_bench_json, parse_any)
 from .common import fail, info, ok, runs_program, warn
@@ -55,17 +56,22 @@ def describe(result: BenchResult) -> Summary:
                               "model name fails every request; timeouts mean the server is overloaded."))
     elif completed == 0:
         findings.append(fail("No request completed."))
+    elif completed and failed is not None:
+        findings.append(ok(f"{completed:g} of {completed:g} requests completed, 0 failed."))
     thr = src.get("output_throughput")
     if thr is not None:
         findings.append(info(f"Output {thr:.1f} tok/s, {src.get('request_throughput') or 0:.2f} req/s"
                               + (f" over {src['duration']:.2f} s" if src.get("duration") else "") + "."))
     lat = []
     for name, label in (("ttft", "TTFT"), ("tpot", "TPOT"), ("itl", "ITL"), ("e2el", "E2EL")):
-        med, p99 = src.get(f"median_{name}_ms"), src.get(f"p99_{name}_ms")
-        if med is not None or p99 is not None:
-            lat.append(f"{label} median {_ms(med)}, p99 {_ms(p99)}")
+        mean, med, p99 = src.get(f"mean_{name}_ms"), src.get(f"median_{name}_ms"), src.get(f"p99_{name}_ms")
+        parts = [f"{k} {_ms(v)}" + (f" ({v / 1000:.2f} s)" if v is not None and v >= 1000 else "")
+                 for k, v in (("median", med), ("p99", p99), ("mean", mean)) if v is not None]
+        if parts:
+            lat.append(f"{label} " + ", ".join(parts))
     if lat:
         findings.append(info("; ".join(lat) + "."))
+    findings += _decode_findings(result, src)
     if diffs:
         findings.append(warn("The file's summary and its per-request data disagree by more than 0.5%: "
                               + "; ".join(diffs[:4]) + ". Grade the recomputed values."))
@@ -84,9 +90,46 @@ def describe(result: BenchResult) -> Summary:
     if result.tool == "aiperf":
         findings.append(info("AIPerf's names: its inter_token_latency is vLLM's TPOT (first token excluded), its "
                               "inter_chunk_latency is vLLM's ITL; guidellm's TPOT includes the first token."))
-    if result.truncated:
+    told = [n for n in result.notes if "banner" in n or "stops inside" in n]
+    findings += [info(n[:1].upper() + n[1:] + ".") for n in told]
+    if result.truncated and not any("stops inside" in n for n in told):
         findings.append(info("The file is cut off: what was complete was read."))
     return facts, findings
+
+
+def _slowest_graded_tpot() -> tuple[float, str] | None:
+    """The highest ceiling of ``lab_tpot_c1_ms`` in checks/ranges.toml over the graded hardware profiles (the
+    sim's CPU figures left out), with its profile: the slowest decode the course accepts at concurrency 1."""
+    best: tuple[float, str] | None = None
+    for profile, ranges in load_ranges().items():
+        r = ranges.get("lab_tpot_c1_ms") if isinstance(ranges, dict) else None
+        top = r.get("max") if isinstance(r, dict) else None
+        if profile != "sim" and isinstance(top, (int, float)) and (best is None or top > best[0]):
+            best = (float(top), profile)
+    return best
+
+
+def _decode_findings(result: BenchResult, src: dict[str, Any]) -> list[Finding]:
+    """What TPOT means per request: one token every TPOT ms is 1000 / TPOT tok/s for each stream, at the load
+    the run had. Slower per token than the slowest setup the course grades at concurrency 1 is very slow decode
+    (whatever the model: under load each step serves many requests, but that costs some TPOT, not all of it)."""
+    tpot = src.get("mean_tpot_ms")
+    tpot = src.get("median_tpot_ms") if tpot is None else tpot
+    if not tpot or tpot <= 0 or not (src.get("completed") or 0) > 0:
+        return []
+    load = result.concurrency or src.get("max_concurrent_requests")
+    at = f" with up to {load:g} requests at once" if load else ""
+    thr = src.get("output_throughput")
+    said = (f"Decode: one token every {tpot:.0f} ms per request = ~{1000 / tpot:.1f} tok/s per stream{at}"
+            + (f"; {thr:.1f} tok/s for the server in all" if thr is not None else "") + ".")
+    slowest = _slowest_graded_tpot()
+    if slowest is None or tpot <= slowest[0]:
+        return [info(said)]
+    return [warn(said + f" That is very slow decode: slower per token than the slowest setup this course grades "
+                 f"decodes one stream ({slowest[0]:g} ms, checks/ranges.toml [{slowest[1]}.lab_tpot_c1_ms], for its "
+                 "model). Run at `--max-concurrency 1` to see the TPOT the lab grades; if it stays high, check "
+                 "--enforce-eager, the model's precision, preemptions (`vllm:num_preemptions_total` on /metrics) "
+                 "and, across nodes, that NCCL uses RDMA (NET/IB), not sockets.")]
 
 
 def _summarise(results: list[BenchResult], command: str | None) -> Summary:

@@ -202,16 +202,71 @@ def parse_bench_json(text: str) -> list[BenchResult]:
 
 # --------------------------------------------------------------------------- printed summary
 
+def _row_key(s: str) -> tuple[str, float] | None:
+    """``(json key, value)`` of one known ``Label: value`` row of the printed summary, None for any other line."""
+    m = _ROW_RE.match(s)
+    if not m:
+        return None
+    label, value = m.group("label").strip(), float(m.group("value").replace(",", ""))
+    key = TEXT_KEYS.get(label)
+    st = _STAT_RE.match(label)
+    if key is None and st and st.group("name") in TEXT_METRICS:
+        stat = st.group("stat").lower() if not st.group("p") else f"p{st.group('p')}"
+        key = f"{stat}_{TEXT_METRICS[st.group('name')]}_ms"
+    return (key, value) if key is not None else None
+
+
+BANNERLESS_MIN_ROWS = 3
+"""Known ``Label: value`` rows a printed summary without its banner must show to be read as one (a single
+``Maximum request concurrency: 8`` is also printed before a run starts)."""
+
+
+def _first_row(lines: list[str]) -> int | None:
+    """Where a printed summary without its banner starts: the first known row of the first run of rows
+    (blank and ``---name---`` lines between them) holding BANNERLESS_MIN_ROWS or more."""
+    start, count = None, 0
+    for i, line in enumerate(lines):
+        s = line.strip()
+        if _row_key(s) is not None:
+            start = i if start is None else start
+            count += 1
+            if count >= BANNERLESS_MIN_ROWS:
+                return start
+        elif s and not _SUB_RE.match(s):
+            start, count = None, 0
+    return None
+
+
+def _cut_last_metric(summary: dict[str, float]) -> str | None:
+    """The latency block a cut paste stops inside: the last metric read shows fewer statistics than the
+    metric before it (``Mean ITL`` alone after TTFT and TPOT with mean, median and P99), else None."""
+    stats: dict[str, set[str]] = {}
+    for key in summary:  # insertion order: the order printed
+        m = re.match(r"^(mean|median|std|p\d+(?:\.\d+)?)_(.+)_ms$", key)
+        if m:
+            stats.setdefault(m.group(2), set()).add(m.group(1))
+    names = list(stats)
+    if len(names) >= 2 and len(stats[names[-1]]) < len(stats[names[-2]]):
+        return names[-1]
+    return None
+
+
 def parse_bench_text(text: str) -> BenchResult:
     """The ``============ Serving Benchmark Result ============`` block ``vllm bench serve`` prints.
 
-    Reads every ``Label: value`` row up to the closing ``=====`` line (or the end, if cut off).
-    Raises ParseError when there is no such block or no row in it.
+    Reads every ``Label: value`` row up to the closing ``=====`` line (or the end, if cut off). Without
+    the banner (pasted from the first row on), the first run of BANNERLESS_MIN_ROWS or more known rows
+    starts the block. A block that stops inside a latency block (``Mean ITL`` and nothing after) is
+    ``truncated``. Raises ParseError when there is no such block or no row in it.
     """
     lines = clean_lines(text)
     start = next((i for i, line in enumerate(lines) if BANNER_RE.match(line.strip())), None)
-    if start is None:
-        raise ParseError(COMMAND, "no '============ Serving Benchmark Result ============' block found")
+    bannerless = start is None
+    if bannerless:
+        first = _first_row(lines)
+        if first is None:
+            raise ParseError(COMMAND, "no '============ Serving Benchmark Result ============' block found")
+        start = first - 1
     summary: dict[str, float] = {}
     truncated, unknown = True, []
     for no in range(start + 1, len(lines)):
@@ -221,29 +276,28 @@ def parse_bench_text(text: str) -> BenchResult:
             break
         if not s or _SUB_RE.match(s):
             continue
-        m = _ROW_RE.match(s)
-        if not m:
+        row = _row_key(s)
+        if row is None:
             if BANNER_RE.match(s):
                 break
             unknown.append(s)
             continue
-        label, value = m.group("label").strip(), float(m.group("value").replace(",", ""))
-        key = TEXT_KEYS.get(label)
-        st = _STAT_RE.match(label)
-        if key is None and st and st.group("name") in TEXT_METRICS:
-            stat = st.group("stat").lower() if not st.group("p") else f"p{st.group('p')}"
-            key = f"{stat}_{TEXT_METRICS[st.group('name')]}_ms"
-        if key is None:
-            unknown.append(s)
-            continue
-        summary[key] = value
+        summary[row[0]] = row[1]
     if not summary:
         raise ParseError(COMMAND, "the result block has no 'Label: value' rows", lines[start].strip(), start + 1)
     meta = {"max_concurrency": summary.pop("max_concurrency")} if "max_concurrency" in summary else {}
     notes = [f"row not read: {u!r}" for u in unknown[:5]]
-    if truncated:
+    if bannerless:
+        notes.append("the '=== Serving Benchmark Result ===' banner is not in the paste: read from its first row")
+    cut = _cut_last_metric(summary) if truncated else None
+    if cut:
+        notes.append(f"the paste stops inside the {cut.upper()} block: the rows after it are missing")
+    elif truncated and bannerless:
+        truncated = False  # rows pasted without the banner or the closing line: nothing says it was cut
+    elif truncated:
         notes.append("the block is cut off before its closing ===== line")
-    return BenchResult(COMMAND, "vllm bench serve printed summary", summary, None, meta, truncated, notes)
+    shape = "vllm bench serve printed summary" + (" (no banner)" if bannerless else "")
+    return BenchResult(COMMAND, shape, summary, None, meta, truncated, notes)
 
 
 # --------------------------------------------------------------------------- AIPerf
@@ -373,6 +427,8 @@ def parse_any(text: str) -> list[BenchResult]:
     if any(BANNER_RE.match(line) for line in lines) and not any(line.startswith('"ttfts"') for line in lines):
         return [parse_bench_text(text)]
     first = next((line for line in lines if line.startswith("{")), None)
+    if first is None and _first_row(lines) is not None:
+        return [parse_bench_text(text)]
     if first is None:
         raise ParseError(COMMAND, "neither a result JSON nor a 'Serving Benchmark Result' block")
     try:
