@@ -258,6 +258,10 @@ def _summarise_ibdev(result: Any, command: str | None) -> Summary:
         findings.append(info("Both QSFP ports are cabled. NVIDIA: one cable already reaches full bandwidth; "
                              "with two cables all four interfaces need IP addresses."))
     else:
+        down = [m.netdev for m in spark if qsfp_port(m.netdev) != up_ports[0] and not m.is_up]
+        if down:
+            findings.append(info(f"Port {1 - up_ports[0]} ({', '.join(down)}) is Down: the cable is in port "
+                                 f"{up_ports[0]}."))
         hcas = ",".join(m.rdma_device for m in spark if m.is_up)
         findings.append(info(f"Cable the same physical port (port {up_ports[0]}) on the other Spark and check "
                              f"it there with ibdev2netdev (" + C2S + ", Step 2). For NCCL, list both Up RDMA "

@@ -119,7 +119,8 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
     cross_node = (log.nnodes or len(log.hosts)) > 1 if (log.nnodes or log.hosts) else None
     if verdict == "NET/IB":
         names = ", ".join(f"{h.device}:{h.port}/{h.link_layer}" for h in log.ib_devices) or "(not listed in this excerpt)"
-        out.append(ok(f"NCCL moved data with RDMA (NET/IB; RoCE on a Spark's ConnectX-7) over {names}."))
+        where = "; RoCE on a Spark's ConnectX-7" if _is_spark_log(log) else ""
+        out.append(ok(f"NCCL moved data with RDMA (NET/IB{where}) over {names}."))
         if not log.channels and log.network is None and not log.ib_devices and log.n_ib_connections:
             out.append(info(f"The verdict comes from {log.n_ib_connections} RDMA queue-pair line(s) (`NET/IB: ... qpn ... "
                             "GID ...`): NCCL connected over RDMA, so it did not fall back to TCP sockets."))
@@ -185,7 +186,10 @@ def _hca_findings(log: NcclLog) -> list[Finding]:
         devs = [h.device for h in hcas]
         who = f" on {host}" if host else ""
         spark = [d for d in devs if d in SPARK_RDMA]
-        if len(devs) == 1:
+        if len(devs) == 1 and devs[0] not in SPARK_RDMA:
+            out.append(info(f"NCCL uses one HCA{who} ({devs[0]}): not a DGX Spark device name, so no Spark figure "
+                            "applies; on a host with several RDMA NICs, list those that reach the peer in NCCL_IB_HCA."))
+        elif len(devs) == 1:
             dev = devs[0]
             twin = None
             if dev in SPARK_RDMA:
