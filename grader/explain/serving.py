@@ -343,6 +343,10 @@ def _summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
         "ray_address": log.ray_address, "ready": log.ready, "url": log.url,
         "args": _jsonable(log.args), "args_truncated": log.args_truncated, "command_args": log.command_args,
         "nccl_transport": reading.nccl_transport,
+        "memory_check": None if log.memory_check is None else {
+            "free_gib": log.memory_check.free_gib, "total_gib": log.memory_check.total_gib,
+            "utilization": log.memory_check.utilization, "wanted_gib": log.memory_check.wanted_gib,
+            "margin_gib": log.memory_check.margin_gib, "failed": log.memory_check.failed},
     }
     findings: list[Finding] = []
     head = []
@@ -389,6 +393,7 @@ def _summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
             words = {"available": "available for the KV cache", "reserved": "reserved for the KV cache",
                      "auto-fit": "available for the KV cache (auto-fit)"}[m.kind]
             findings.append(info(f"{m.gib:g} GiB {words}{who}."))
+    findings += _memory_check_findings(log)
     if log.weights_gib:
         findings.append(info("Model weights: " + ", ".join(f"{w:g} GiB" for w in log.weights_gib)
                              + " per worker, as loaded."))
@@ -413,6 +418,31 @@ def _summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
     if log.args_truncated:
         findings.append(info("The `non-default args` line is cut off: the arguments before the cut were read."))
     return facts, findings
+
+
+THIN_MARGIN = 0.1
+"""A startup memory margin below this share of the device's total is called thin (a wording threshold, not a
+catalogue figure: it only adds the advice to keep headroom)."""
+
+
+def _memory_check_findings(log: VllmLog) -> list[Finding]:
+    """vLLM's startup memory check (free at startup >= utilization x total). A failed check is the
+    ``startup-memory`` diagnosis (the table gives its meaning and fix); a passed one is said with its margin."""
+    m = log.memory_check
+    if m is None or m.failed:
+        return []
+    dev = "device" if m.device == "GPU" else "node"
+    if m.wanted_gib is None or m.margin_gib is None:
+        return [info(f"Free memory on the {dev} at startup: {m.free_gib:g} of {m.total_gib:g} GiB (the `Desired "
+                     f"{m.device} memory utilization` half of vLLM's check is not in the paste).")]
+    util = f" --gpu-memory-utilization {m.utilization:g} x {m.total_gib:g} GiB =" if m.utilization is not None else ""
+    said = (f"vLLM's startup memory check passes: {m.free_gib:g} of {m.total_gib:g} GiB free at startup, at least "
+            f"the{util} {m.wanted_gib:g} GiB asked for; margin {m.margin_gib:.1f} GiB.")
+    if m.margin_gib < THIN_MARGIN * m.total_gib:
+        said += (" A thin margin: what is free at startup moves with other processes (and, on unified memory such "
+                 "as a DGX Spark's GB10, with the OS's page cache), so a later start can fail this check; keep "
+                 "--gpu-memory-utilization a little lower or free memory first.")
+    return [ok(said)]
 
 
 def _kv_findings(log: VllmLog) -> list[Finding]:
@@ -455,6 +485,7 @@ _VLLM_LINE = re.compile(
     r"(?:\s+(?:rank=\d+|[A-Z]{2}\d+))*\s+pid=\d+"
     r"|vLLM API server version|KV cache size: [\d,]+ tokens|Maximum concurrency for [\d,]+ tokens per request"
     r"|# (?:GPU|cuda|CPU) blocks: \d+|Available KV cache memory:|non-default args: \{"
+    r"|(?:Free|Available) memory on (?:device|node \d+)(?: [\w:]+)? \(\d|[Dd]esired (?:GPU|CPU) memory utilization (?:is )?\("
     r"|World size \(\d+\) is larger than the number of available GPUs|current platform \w+ does not support ray"
     r"|KV cache is needed, which is larger than|Gloo connectFullMesh failed|Unable to find address for"
     r"|Waiting for creating a placement group|Cannot provide a placement group|Engine core initialization failed"

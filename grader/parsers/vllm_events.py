@@ -31,7 +31,7 @@ _EVENT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
         r"be stored in KV cache \((?P<kv_tokens>\d+)\)")),
     ("no-kv-memory", "error", re.compile(r"No available memory for the cache blocks")),
     ("startup-memory", "error", re.compile(
-        r"(?:Free|Available) memory on (?:device|node \d+) \((?P<free_gib>\d+(?:\.\d+)?)/(?P<total_gib>\d+(?:\.\d+)?) GiB\) on "
+        r"(?:Free|Available) memory on (?:device|node \d+)(?: [\w:]+)? \((?P<free_gib>\d+(?:\.\d+)?)/(?P<total_gib>\d+(?:\.\d+)?) GiB\) on "
         r"startup is less than desired (?:GPU|CPU) memory utilization \((?P<utilization>\d+(?:\.\d+)?), "
         r"(?P<wanted_gib>\d+(?:\.\d+)?) GiB\)")),
     ("oom", "error", re.compile(r"CUDA out of memory|OutOfMemoryError|CUDA error: out of memory")),

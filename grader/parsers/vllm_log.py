@@ -62,10 +62,11 @@ from .vllm_cmdline import (_API_SERVER_CMD_RE, MAX_ARGS_CHARS, _as_bool, _as_flo
                            _serve_in_log, parse_python_mapping, parse_serve_command)
 from .vllm_events import EVENT_KINDS, _match_event
 from .vllm_lines import _VLLM_PROCS_RE, LogLine, split_prefixes
-from .vllm_records import (EngineStats, KvCapacity, KvMemory, LogEvent, ParallelConfig, VllmLog,
+from .vllm_records import (EngineStats, KvCapacity, KvMemory, LogEvent, MemoryCheck, ParallelConfig, VllmLog,
                            WorkerRank)
 
 __all__ = ["COMMAND", "EVENT_KINDS", "MAX_ARGS_CHARS", "EngineStats", "KvCapacity", "KvMemory", "LogEvent", "LogLine",
+           "MemoryCheck",
            "ParallelConfig", "VllmLog", "WorkerRank", "parse_python_mapping", "parse_serve_command", "parse_vllm_log",
            "split_prefixes"]
 
@@ -112,6 +113,12 @@ _RANK_ASSIGN_RE = re.compile(r"rank (?P<rank>\d+) in world size (?P<ws>\d+) is a
 _DP_LEADER_RE = re.compile(r"DP group leader:(?:(?!DP group leader:).)*?world_size=(?P<ws>\d+)"
                            r"(?:, local_world_size=(?P<lws>\d+))?")
 _MQ_IP_RE = re.compile(r"mq_connect_ip=(?P<ip>[\d.]+)")
+# the startup memory check (vllm/v1/worker/gpu_worker.py): its INFO line after profiling, often wrapped after
+# "on startup.", and its ValueError ("... on startup is less than desired GPU memory utilization (U, W GiB)")
+_FREE_MEM_RE = re.compile(r"(?:Free|Available) memory on (?:device|node \d+)(?: [\w:]+)? \((?P<free>\d+(?:\.\d+)?)/"
+                          r"(?P<total>\d+(?:\.\d+)?) ?GiB\) on startup(?P<less> is less than)?")
+_DESIRED_MEM_RE = re.compile(r"[Dd]esired (?P<dev>GPU|CPU) memory utilization (?:is )?\((?P<util>\d+(?:\.\d+)?), ?"
+                             r"(?P<wanted>\d+(?:\.\d+)?) ?GiB\)")
 _CLIENT_RE = re.compile(r"Serving Benchmark Result|Starting main benchmark run|Namespace\(subparser='bench'"
                         r"|^Traffic request rate:|vllm bench serve")
 
@@ -179,6 +186,7 @@ class _State:
         self.effective_util: float | None = None
         self.profile_util: float | None = None
         self.profile_weights: list[float] = []
+        self.memory: dict[str, Any] | None = None
         self._last_command: str | None = None
 
     # ---------------------------------------------------------------- inputs
@@ -202,7 +210,8 @@ class _State:
             self.client = True
         if rec.ip and rec.ip not in self.ips:
             self.ips.append(rec.ip)
-        if self._startup_facts(rec, msg) | self._kv(rec, msg) | self._other(rec, msg) | self._event(rec, msg):
+        if (self._startup_facts(rec, msg) | self._kv(rec, msg) | self._other(rec, msg) | self._memory(rec, msg)
+                | self._event(rec, msg)):
             known = True
         if known:
             self.recognised = True
@@ -357,6 +366,30 @@ class _State:
         self.ranks[key]["ip"] = self.ranks[key]["ip"] or rec.ip
         return self.ranks[key]
 
+    def _memory(self, rec: LogLine, msg: str) -> bool:
+        """The startup memory check, whose two halves may sit on two lines (wrapped, or pasted so)."""
+        free, desired = _FREE_MEM_RE.search(msg), _DESIRED_MEM_RE.search(msg)
+        if free:
+            self.memory = {"free": float(free.group("free")), "total": float(free.group("total")),
+                           "less": bool(free.group("less")), "source": rec, "util": None, "wanted": None, "dev": "GPU"}
+        if desired and self.memory is not None and self.memory["wanted"] is None:
+            self.memory.update(util=float(desired.group("util")), wanted=float(desired.group("wanted")),
+                               dev=desired.group("dev"))
+        return bool(free or (desired and self.memory is not None))
+
+    def _memory_check(self) -> MemoryCheck | None:
+        m = self.memory
+        if m is None:
+            return None
+        failed = m["less"] or (m["wanted"] is not None and m["free"] < m["wanted"])
+        check = MemoryCheck(m["free"], m["total"], m["util"], m["wanted"], failed, m["source"], m["dev"])
+        if failed and m["wanted"] is not None and not any(e.kind == "startup-memory" for e in self.events):
+            # the ValueError wrapped over lines: the event its one-line form gives, with the same numbers
+            self._add_event("startup-memory", "error", m["source"].message,
+                            {"free_gib": m["free"], "total_gib": m["total"], "utilization": m["util"],
+                             "wanted_gib": m["wanted"]}, m["source"])
+        return check
+
     def _event(self, rec: LogLine, msg: str) -> bool:
         found = _match_event(msg)
         if found is None:
@@ -429,6 +462,7 @@ class _State:
         ranks = tuple(WorkerRank(r["rank"], r.get("world_size"), r.get("pid"), r.get("ip"), r.get("tp_rank"),
                                  r.get("pp_rank"), r.get("dp_rank"), r.get("init_method"), r.get("backend"))
                       for r in sorted(self.ranks.values(), key=lambda r: (r["rank"], r["pid"] or 0)))
+        memory_check = self._memory_check()
         return VllmLog(
             version=self.version, platform=self.platform, model=model, args=self.args,
             args_truncated=self.args_truncated, command_args=self.command_args, parallel=parallel,
@@ -438,7 +472,7 @@ class _State:
             kv_memory=tuple(self.kv_memory), weights_gib=tuple(self.weights or self.profile_weights),
             events=tuple(self.events),
             stats=tuple(self.stats), ranks=ranks, worker_ips=tuple(self.ips), ray_address=self.ray_address,
-            ready=self.ready, url=self.url, client_output=self.client, text=text)
+            ready=self.ready, url=self.url, client_output=self.client, memory_check=memory_check, text=text)
 
 
 def _str_or_none(value: Any) -> str | None:

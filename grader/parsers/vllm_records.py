@@ -77,6 +77,32 @@ class LogEvent:
 
 
 @dataclass(frozen=True)
+class MemoryCheck:
+    """vLLM's startup memory check: ``Free memory on device (F/T GiB) on startup`` and ``Desired GPU memory
+    utilization is (U, W GiB)`` (the INFO line after profiling, 0.11 on, one line or wrapped), or its
+    ValueError form (``... on startup is less than desired GPU memory utilization (U, W GiB)``).
+
+    ``free_gib`` / ``total_gib`` what the device had free at startup; ``utilization`` and ``wanted_gib``
+    (U x T) what --gpu-memory-utilization asks for (None when that half is not in the paste); ``failed``
+    when the log says the check failed (``is less than``) or the figures show it (F < W); ``device`` ``GPU``
+    or ``CPU``; ``source`` the free-memory line.
+    """
+
+    free_gib: float
+    total_gib: float
+    utilization: float | None
+    wanted_gib: float | None
+    failed: bool
+    source: LogLine
+    device: str = "GPU"
+
+    @property
+    def margin_gib(self) -> float | None:
+        """Free minus wanted (GiB): what the check passed by (negative: failed by), None without the wanted half."""
+        return None if self.wanted_gib is None else self.free_gib - self.wanted_gib
+
+
+@dataclass(frozen=True)
 class EngineStats:
     """One periodic engine line: ``Engine 000: Avg prompt throughput: 0.7 tokens/s, Avg generation
     throughput: 5.9 tokens/s, Running: 0 reqs, Waiting: 0 reqs, GPU KV cache usage: 0.0%, Prefix
@@ -158,6 +184,7 @@ class VllmLog:
     of Ray prefixes, i.e. remote nodes that ran vLLM processes); ``ray_address`` (``Connecting to
     existing Ray cluster at address: X``); ``ready`` when ``Application startup complete`` (or
     ``Uvicorn running on``/``Starting vLLM (API) server on``, printed once the engine is up) was seen, ``url`` the address printed;
+    ``memory_check`` the startup memory check (:class:`MemoryCheck`), None when not in the log;
     ``client_output`` when the text holds a client's output (``vllm bench serve``), which is not a
     server log; ``text`` the text that was read, as given (for what no event names: a table of
     diagnoses may match it line by line; left out of ``repr`` and ``==``).
@@ -183,6 +210,7 @@ class VllmLog:
     ready: bool = False
     url: str | None = None
     client_output: bool = False
+    memory_check: MemoryCheck | None = None
     text: str = field(default="", repr=False, compare=False)
 
     @property
