@@ -291,9 +291,10 @@ def _summarise_lspci(devices: list[Any], command: str | None) -> Summary:
     findings: list[Finding] = []
     # ConnectX NICs (a DGX Spark's four twins) get their findings from lesson 2a's lspci cross check
     rest = [d for d in devices if not d.is_connectx]
-    shown = [d for d in rest if d.is_display] or rest
-    for d in shown:
-        label = f"{d.address} {d.name or d.description}"
+    shown = [d for d in rest if d.is_display or not d.class_name] if any(d.is_display for d in rest) else rest
+    for i, d in enumerate(shown, start=1):
+        label = (f"{d.address} {d.name or d.description}" if d.class_name else
+                 f"{d.address or f'Device {i}'} (its device line is not in the paste)")
         if d.access_denied and d.lnksta is None:
             findings.append(warn(f"{label}: `Capabilities: <access denied>`: lspci hides the link lines from "
                                  "non-root users. Run `sudo lspci -vv -d 10de:`."))
@@ -316,11 +317,16 @@ def _summarise_lspci(devices: list[Any], command: str | None) -> Summary:
             findings.append(warn(f"{label}: running at {sta.speed_gt_s:g} GT/s (Gen{sta.gen}), capable of "
                                  f"{cap.speed_gt_s:g} GT/s (Gen{cap.gen})" + (" (downgraded)" if sta.speed_downgraded
                                                                              else "")
-                                 + ". An idle GPU steps its link down to save power: read LnkSta again under load."))
+                                 + (". An idle GPU steps its link down to save power: read LnkSta again under load."
+                                    if d.is_display else
+                                    ". If it is a GPU, an idle one steps its link down to save power: read LnkSta "
+                                    "again under load; any other device should run at its capable speed (reseat it, "
+                                    "check the slot's generation in the BIOS). Paste the device lines too "
+                                    "(`sudo lspci -vv -s <address>`) to say which it is.")))
         if not d.width_reduced and not d.speed_reduced and not (sta.width and sta.width <= 4):
             findings.append(ok(f"{label}: LnkSta Gen{sta.gen} x{sta.width} matches LnkCap"
                                + (f" Gen{cap.gen} x{cap.width}" if cap else "") + "."))
-    others = [d for d in rest if not d.is_display]
+    others = [d for d in rest if not d.is_display and d.class_name]
     if shown is not rest and others:
         findings.append(info(f"{len(others)} other function(s) skipped ({', '.join(d.class_name for d in others)}): "
                              "a card's audio or USB function shares its link."))
@@ -337,5 +343,8 @@ register(KindSpec(
     # possessive (linear on long runs of blanks); the device class starts with a letter or digit
     line=re.compile(r"^(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\s++[\w ]++(?:\s*+\[[0-9a-fA-F]{4}\])?:\s"
                     r"|^(?:LnkCap|LnkSta|LnkCtl|DevCap|DevSta|DevCtl)\d?:|^Capabilities: |^Kernel driver in use:"
-                    r"|^Kernel modules:|^lspci: "),
+                    r"|^Kernel modules:|^lspci: "
+                    # the lines that open a device's block, for a block pasted without its device line
+                    r"|^Subsystem: |^Control: I/O[+-] |^Status: Cap[+-] |^Interrupt: pin |^Physical Slot: "
+                    r"|^Region \d+: (?:Memory|I/O ports) at |^IOMMU group: \d|^NUMA node: \d"),
 ))

@@ -26,6 +26,11 @@ CMD = "lspci"
 _DEV_RE = re.compile(r"^(?P<addr>(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])(?=\s)"
                      r"(?P<cls>[^:\[]{2,}+)(?:\[(?P<clsid>[0-9a-fA-F]{4})\])?:\s+(?P<desc>.*)$")
 _LINK_RE = re.compile(r"^\s*(?P<kind>LnkCap|LnkSta):\s*(?P<body>.*)$")
+# every LnkCap/LnkSta on a line (grep'd one-line forms: ``LnkCap: Port #0, Speed 16GT/s, Width x16 LnkSta: ...``);
+# a segment runs to the next ``Lnk...:``/``Dev...:`` label
+_LINK_ANY_RE = re.compile(r"\b(?P<kind>LnkCap|LnkSta):")
+_NEXT_LABEL_RE = re.compile(r"\b(?:Lnk|Dev)\w*:")
+_ADDR_LINK_RE = re.compile(r"^(?P<addr>(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]):?\s+(?=\S)")
 _SPEED_RE = re.compile(r"Speed\s+(?P<speed>\d+(?:\.\d+)?)GT/s(?P<down>\s*\(downgraded\))?(?:\s*\((?:ok)\))?", re.I)
 _WIDTH_RE = re.compile(r"Width\s+x(?P<width>\d+)(?P<down>\s*\(downgraded\))?", re.I)
 _IDS_RE = re.compile(r"\[(?P<vendor>[0-9a-fA-F]{4}):(?P<device>[0-9a-fA-F]{4})\]")
@@ -137,6 +142,23 @@ def _link(body: str, line, kind: str) -> PciLink:
                    bool(sp and sp.group("down")), bool(wd and wd.group("down")))
 
 
+def _link_segments(text: str) -> list[tuple[str, str]]:
+    """``[(kind, body)]`` for every LnkCap/LnkSta label on one line, in order."""
+    out = []
+    marks = list(_LINK_ANY_RE.finditer(text))
+    for m in marks:
+        rest = text[m.end():]
+        nxt = _NEXT_LABEL_RE.search(rest)
+        out.append((m.group("kind"), rest[:nxt.start()] if nxt else rest))
+    return out
+
+
+def _unnamed(address: str = "") -> dict:
+    """A device known only by its link lines (``lspci -vv`` blocks pasted without the device line, or grep'd)."""
+    return {"address": address, "class_name": "", "description": "", "class_id": None, "vendor_device": None,
+            "name": None}
+
+
 def parse_lspci_vv(text: str) -> list[PciDevice]:
     """Parse ``lspci -vv`` (also ``-vvv``, ``-nn``, ``-s``, ``-d``) into devices in order.
 
@@ -152,6 +174,19 @@ def parse_lspci_vv(text: str) -> list[PciDevice]:
         s = line.text.rstrip()
         if s.startswith("lspci:") or s.startswith("pcilib:"):
             continue
+        segments = _link_segments(s) if "Lnk" in s else []
+        addr = _ADDR_LINK_RE.match(s.strip())
+        if segments and (len(segments) > 1 or addr or not devices or
+                         any(k.lower() in devices[-1] for k, _ in segments)):
+            # a grep'd line, or link lines with no device line above them (or a second set of them): one
+            # device per LnkCap/LnkSta set, named by the address the line starts with, if any
+            where = addr.group("addr") if addr and _LINK_ANY_RE.search(s[:addr.end() + 8]) else ""
+            for kind, body in segments:
+                key = kind.lower()
+                if not devices or key in devices[-1] or (where and devices[-1]["address"] != where):
+                    devices.append(_unnamed(where))
+                devices[-1][key] = _link(body, line, kind)
+            continue
         m = _DEV_RE.match(s)
         if m and not s[:1].isspace():
             desc = m.group("desc").strip()
@@ -166,6 +201,8 @@ def parse_lspci_vv(text: str) -> list[PciDevice]:
             if s.lstrip().startswith(("-[", "+-", "\\-")):
                 raise fail_on_line(CMD, line, "this is the `lspci -t` tree, which shows no link widths; run "
                                    "`sudo lspci -vv -d 10de:` for LnkCap/LnkSta")
+            if s[:1].isspace() or s.strip() == "--" or s.strip().startswith(("Capabilities:", "Dev", "Lnk")):
+                continue  # a block pasted without its device line: its link lines open an unnamed device
             raise fail_on_line(CMD, line, "expected a device line like `01:00.0 VGA compatible controller: ...`")
         if "<access denied>" in s:
             devices[-1]["access_denied"] = True
@@ -175,7 +212,8 @@ def parse_lspci_vv(text: str) -> list[PciDevice]:
             key = lk.group("kind").lower()
             devices[-1][key] = _link(lk.group("body"), line, lk.group("kind"))
     if not devices:
-        raise ParseError(CMD, "no PCI device found (for NVIDIA cards run `sudo lspci -vv -d 10de:`)")
+        raise ParseError(CMD, "no PCI device found, and no LnkCap/LnkSta line (for NVIDIA cards run "
+                              "`sudo lspci -vv -d 10de:`)")
     if devices and "lnksta" not in devices[-1] and not devices[-1].get("access_denied"):
         devices[-1]["truncated"] = "lnkcap" in devices[-1] or _looks_cut(lines)
     return [PciDevice(**d) for d in devices]
