@@ -97,8 +97,9 @@ def _summarise_ray(st: RayStatus, command: str | None) -> Summary:
         elif n == 1:
             other = "the second Spark" if spark is not False else "the other node"
             findings.append(fail(f"Ray sees only 1 node: {other} has not joined. On it, start the worker "
-                                 "against the head's address on the fast link (a Spark's QSFP address: "
-                                 "`ray start --address=<head IP>:6379 --node-ip-address=<its own IP>`, or "
+                                 "against the head's address on the fast link ("
+                                 + ("a Spark's QSFP address: " if spark is not False else "")
+                                 + "`ray start --address=<head IP>:6379 --node-ip-address=<its own IP>`, or "
                                  "run_cluster.sh ... --worker), check that it can reach that address (`ping`), and "
                                  "give `ray status` ~10 s to catch up."))
         elif n == 0:
@@ -202,7 +203,7 @@ def _demand_findings(st: RayStatus, d: Demand, gpu: tuple[float, float] | None, 
                      "or let the group spread: " + _SPREAD_FIX + ".")]
     per = _gpus_per_node(st)
     if d.strategy in ("PACK", "STRICT_PACK") and per and max(per) <= 1 and want > 1:
-        return [fail(head + not_shortage + f" It asks to PACK {_fmt(want)} GPUs, and each node has one: vLLM's PACK "
+        return [fail(head + not_shortage + f" It asks to PACK {_fmt(want)} GPUs, and each node has one GPU: vLLM's PACK "
                      "group with its node anchor has been seen to stay pending on one-GPU nodes (Sparks). Fix: "
                      + _SPREAD_FIX + ", and check that VLLM_HOST_IP equals each node's Ray IP.")]
     return [warn(head + not_shortage + " Paste `ray status -v` and `ray list nodes` to see which resource no node "
