@@ -15,7 +15,6 @@ Ray on the simulated cluster).
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -147,21 +146,13 @@ _SPREAD_FIX = ("VLLM_DISTRIBUTED_EXECUTOR_CONFIG='{\"placement_group_options\":{
                "(eugr/spark-vllm-docker#227)")
 
 
-def _is_ip(text: str) -> bool:
-    try:
-        ipaddress.ip_address(text)
-        return True
-    except ValueError:
-        return False
-
-
 def _demand_findings(st: RayStatus, d: Demand, gpu: tuple[float, float] | None, spark: bool | None) -> list[Finding]:
     """What one pending demand means. A placement group (vLLM's: one ``{'GPU': 1}`` bundle per TP x PP worker,
     the first pinned to the driver's node by ``node:<its IP>``) waits for one of: too few GPUs in the cluster,
     GPUs held by another model, or an anchor no Ray node carries (the driver's IP, VLLM_HOST_IP or what
     get_ip() picks, is not the IP the node joined Ray with). Only a cause the status does not rule out is
     offered: with every requested GPU free, it is not a GPU shortage."""
-    quoted = d.text if len(d.text) <= 240 else d.text[:237] + "..."
+    quoted = d.text if len(d.text) <= 200 else d.text[:197] + "..."
     if d.what != "placement group" and not d.strategy:
         return [warn(f"Pending demand `{quoted}`: Ray cannot place it with the resources it has. Whatever asked "
                      "for it waits; check which node lacks the resource.")]
@@ -171,8 +162,7 @@ def _demand_findings(st: RayStatus, d: Demand, gpu: tuple[float, float] | None, 
     if gpu is None and not st.excerpt:
         return [warn(head + " Ray reports no GPU at all (above): that is why it waits.")]
     if not d.complete or gpu is None:
-        return [warn(head + " The status does not show enough to tell why it waits: paste `ray status -v` and "
-                     "`ray list nodes`.")]
+        return [warn(head + " The status does not show why it waits: paste `ray status -v` and `ray list nodes`.")]
     used, total = gpu
     free = total - used
     if want > total:
@@ -186,7 +176,7 @@ def _demand_findings(st: RayStatus, d: Demand, gpu: tuple[float, float] | None, 
     for anchor in d.node_anchors:
         if anchor in known:
             continue
-        if not _is_ip(anchor):
+        if not re.fullmatch(r"[\d.]+|[0-9A-Fa-f:]+:[0-9A-Fa-f:]*", anchor):  # not an IP: a host name
             why = (f" The first bundle is pinned to `node:{anchor}`, a host name: Ray names each node "
                    "`node:<its IP>`, so no node can ever carry it. vLLM took the driver's address from the host name "
                    "(VLLM_HOST_IP, or what get_ip() resolved) instead of the IP the node joined Ray with.")
