@@ -189,14 +189,17 @@ def _cmd_explain(args: argparse.Namespace) -> int:
         print(strictjson.dumps(to_jsonable(shown), indent=1))
     else:
         print(render(shown))
-    if all(s.kind is None or s.error for s in sections):
+    failed = any(f.level == "fail" for s in sections for f in s.findings)
+    if failed:  # the verdict: a failure shown anywhere in the paste (a failed init, a downgraded link...)
+        return 1
+    if all(s.kind is None or s.error for s in sections):  # 2 only when nothing could be read
         errors = [s.error or "not recognised" for s in sections]
         reasons = "; ".join(errors[:3]) + (f"; and {len(errors) - 3} more outputs that could not be read"
                                            if len(errors) > 3 else "")  # one line, however long the paste
         cut = f" ({paste.note})" if paste.note else ""
         print(f"clusterlab: could not read {args.file}: {reasons}{cut}", file=sys.stderr)
         return 2
-    return 1 if any(f.level == "fail" for s in sections for f in s.findings) else 0
+    return 0
 
 
 def _cmd_loadtest(args: argparse.Namespace) -> int:

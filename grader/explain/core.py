@@ -24,8 +24,8 @@ from typing import Any, Callable, Iterable
 
 from ..failures import describe_failure
 from ..parsers import ParseError
-from ..parsers.common import (Chunk, command_argv, is_comment_line, is_noise_line, load_json_lenient, opens_json,
-                              split_chunks)
+from ..parsers.common import (PROMPT_PROGRAMS, Chunk, command_argv, is_comment_line, is_noise_line, join_wrapped,
+                              load_json_lenient, opens_json, split_chunks as _split_lines)
 
 LEVELS = ("ok", "warn", "fail", "info")
 
@@ -197,6 +197,54 @@ def _kind_of_line(line: str, prefer: str | None) -> str | None:
     if prefer in _REGISTRY:
         specs.insert(0, _REGISTRY[prefer])
     return next((k.name for k in specs if k.line is not None and k.line.search(s)), None)
+
+
+_COMMAND_WORD_RE = re.compile(r"^(?:[A-Za-z_]\w*=\S*\s+)*(?:(?:sudo|time|env|nohup|doas)\s+(?:-\S+\s+)*)*"
+                              r"(?P<prog>[\w.~/-]*[A-Za-z][\w.~/-]*)(?:\s|$)")
+_WRAPPERS = frozenset({"sudo", "env", "time", "nice", "command", "exec", "stdbuf", "nohup", "doas", "ssh", "docker",
+                       "mpirun", "srun", "torchrun", "kubectl", "podman", "bash", "sh"})
+_TYPED_RE = re.compile(r"^(?:[A-Z_][A-Z0-9_]*=\S*\s+)+[\w./~-]|^sudo\s+(?:-\S+\s+)*[\w./~-]")
+"""What only a typed command line starts with: environment assignments (``NCCL_DEBUG=INFO mpirun ...``) or sudo."""
+MAX_COMMAND_LINE = 4096
+"""A line longer than this is never taken for a command line a person typed."""
+
+
+def _programs() -> frozenset[str]:
+    """Every program some kind names, and the programs a root prompt may run: what a bare command line starts with."""
+    return frozenset(p for k in _REGISTRY.values() for p in k.programs) | PROMPT_PROGRAMS | _WRAPPERS
+
+
+def _is_output(text: str) -> bool:
+    """Whether ``text`` (what follows a prompt) is an output line some kind knows rather than a command."""
+    s = text.strip()
+    if len(s) > MAX_KIND_LINE or not s:
+        return False
+    m = _COMMAND_WORD_RE.match(s)
+    if m and m.group("prog").rsplit("/", 1)[-1] in _programs():
+        return False  # `ip addr`, `ray status`: a command, even when a kind's line pattern would claim it
+    return _kind_of_line(s, None) is not None or opens_json(s)
+
+
+def _is_command(command: str, continued: bool = False) -> bool:
+    """Whether a line a person pasted without a prompt is the command line of the output under it: a program
+    some kind reads (``sudo ethtool enp1s0f1np1``, ``docker exec c ray status``), or any program when the person
+    continued the line with ``\\`` or started it with ``VAR=value`` or ``sudo`` (only a typed command does), and no
+    kind claims the line as output."""
+    s = command.strip()
+    if not s or len(s) > MAX_COMMAND_LINE or opens_json(s):
+        return False
+    m = _COMMAND_WORD_RE.match(s)
+    if not m or _kind_of_line(s, None) is not None:
+        return False
+    if continued or _TYPED_RE.match(s):
+        return True
+    return m.group("prog").rsplit("/", 1)[-1] in _programs() and _kind_of_command(command_argv(s)) is not None
+
+
+def split_chunks(text: str) -> list[Chunk]:
+    """The paste split at prompts and at command lines (with ``\\`` continuations) typed above an output; a
+    prompt glued to an output line some kind knows is dropped (see parsers.common.split_chunks)."""
+    return _split_lines(text, _is_command, _is_output)
 
 
 class _Joined:
@@ -394,8 +442,8 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
                        f"could not tell which command printed this (first line {first[:80]!r}); "
                        f"known kinds: {', '.join(_REGISTRY)}; name one with --kind", seg.host), None
     spec = _REGISTRY[seg.kind]
-    text = "\n".join(seg.lines)
-    numbers = list(seg.linenos)
+    lines, numbers = join_wrapped(seg.lines, seg.linenos or None, _claimed)  # a wrapped log line read as one
+    text = "\n".join(lines)
     if not whole and seg.command is not None:
         text = f"$ {seg.command}\n{text}"
         numbers.insert(0, seg.prompt_lineno or 0)
@@ -406,14 +454,48 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
     except ParseError as err:
         if not whole and err.lineno is not None and 0 < err.lineno <= len(numbers):
             err = ParseError(err.command, err.message, err.line, numbers[err.lineno - 1] or None)
-        return Section(spec.name, seg.command, {}, (), str(err), seg.host), None
+        return Section(spec.name, seg.command, {}, (), str(err) + _paste_next(spec, seg, str(err)), seg.host), None
     except Exception as err:  # a parser bug: report it in this section only
         return Section(spec.name, seg.command, {}, (),
                        f"internal error while reading `{spec.name}` output ({type(err).__name__}: {err})",
                        seg.host), None
     facts, findings = spec.summarise(parsed, seg.command)
     findings = [f if len(f.message) <= MAX_SHOWN_CHARS else Finding(f.level, _shown(f.message)) for f in findings]
+    findings += _left_out(spec, seg)
     return Section(spec.name, seg.command, _plain(facts), tuple(findings), None, seg.host), parsed
+
+
+def _claimed(line: str) -> bool:
+    """Whether some kind knows ``line`` as a line of its own (so it does not continue a wrapped line)."""
+    return len(line) <= MAX_KIND_LINE and _kind_of_line(line, None) is not None
+
+
+def _what_ran(spec: KindSpec, seg: _Segment) -> str:
+    if seg.command:
+        return f"`{seg.command if len(seg.command) <= 120 else seg.command[:120] + '...'}`"
+    return f"`{spec.programs[0]}`" if spec.programs else f"the command that printed this {spec.name} output"
+
+
+def _paste_next(spec: KindSpec, seg: _Segment, message: str) -> str:
+    """What to paste next when an output of a known kind could not be read (said once, unless the reader did)."""
+    if "paste" in message.lower():
+        return ""
+    return (f". If the paste cut the output of {_what_ran(spec, seg)} short, paste all of it, from the command line "
+            "to its last line; if it is all there, this form of it is not read yet")
+
+
+_ELLIPSIS_LINE_RE = re.compile(r"^\s*(?:\.\.\.|…|\[\.\.\.\]|\[…\])\s*$")
+
+
+def _left_out(spec: KindSpec, seg: _Segment) -> list[Finding]:
+    """An info finding when the person left lines out of this output (a ``...`` line between its lines)."""
+    cut = [no for line, no in zip(seg.lines, seg.linenos) if len(line) < 16 and _ELLIPSIS_LINE_RE.match(line)]
+    if not cut:
+        return []
+    where = ", ".join(str(n) for n in cut[:5]) + (" ..." if len(cut) > 5 else "")
+    return [Finding("info", f"Lines were left out of this output (`...` at line {where}): what is said here is "
+                            f"about the lines shown only. Paste the whole output of {_what_ran(spec, seg)} to have "
+                            "the rest read.")]
 
 
 def _cross_check(items: list[tuple[Section, Any]]) -> list[Section]:

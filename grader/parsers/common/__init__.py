@@ -1,4 +1,4 @@
-"""Helpers shared by the parsers: cleaning pasted text, shell prompts, errors, lenient JSON.
+"""Helpers shared by the parsers: cleaning pasted text, shell prompts, errors, lenient JSON (in ``jsonish``).
 
 Pasted command output arrives in many shapes: CRLF line ends, ANSI colour codes, markdown
 indentation, shell prompts (``nvidia@spark-a:~$ cmd``), ``[sudo] password for x:`` lines,
@@ -8,13 +8,11 @@ only has to know its own command's output.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shlex
-from collections import deque
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 
 class ParseError(ValueError):
@@ -59,23 +57,37 @@ _ANSI_RE = re.compile(
     r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC: terminal title set by many prompts
     r"|\x1b[@-Z\\-_]"                    # other two-byte escapes
 )
+# the same written out, as some terminals and web pages copy them: ^[[0;36m ... ^[[0m, ^[]0;title^G
+_CARET_ANSI_RE = re.compile(r"\^\[(?:\[[0-?]{0,32}[ -/]{0,4}[@-~]|\][^\n^]{0,512}(?:\^G|\^\[\\))")
+# a colour code whose ESC was lost on the way (GitHub issues: "[1;36m(EngineCore_DP0 pid=1)[0;0m INFO")
+_LOST_ESC_RE = re.compile(r"\[(?<!\[\[)\d{1,3}(?:;\d{1,3}){0,4}m(?!\])")  # "[" first: found by a fast scan
 _CTRL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# a sudo password prompt in any language ([sudo] password for x:, [sudo] Passwort für x:, [sudo] mot de passe de
+# x :, [sudo] x のパスワード:), with whatever the command printed after it on the same line
+_SUDO_PREFIX_RE = re.compile(r"^\s*\[sudo\][^\n]{0,200}?[:：]\s*")
 
 
 def clean_lines(text: str | bytes) -> list[str]:
     """Split pasted text into lines with the transport noise removed.
 
-    Normalises CRLF and lone CR to LF, removes ANSI escape sequences, other control
-    characters (tabs are kept), byte-order marks and non-breaking spaces, and trailing
-    blanks. Every line is kept (so line numbers still match the paste); a final empty
+    Normalises CRLF and lone CR to LF, removes ANSI escape sequences (real ones, the literal
+    ``^[[0;36m`` some terminals copy, and ``[0;36m`` whose ESC was lost), other control
+    characters (tabs are kept), byte-order marks and non-breaking spaces, trailing blanks,
+    and sudo password prompts in any language (``[sudo] Passwort für x:``; a line holding only
+    the prompt becomes blank, output after it on the same line is kept). Every line is kept (so line numbers still match the paste); a final empty
     line caused by a trailing newline is dropped. Bytes are decoded as UTF-8 with
     replacement. Never raises for str or bytes input.
     """
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = _ANSI_RE.sub("", text).replace("\ufeff", "").replace("\xa0", " ")
+    text = _ANSI_RE.sub("", text).replace("\ufeff", "").replace("\xa0", " ")  # one pattern per form: each is
+    if "^[" in text:  # searched by its first character, fast
+        text = _CARET_ANSI_RE.sub("", text)
+    text = _LOST_ESC_RE.sub("", text)
     lines = [_CTRL_RE.sub("", line).rstrip() for line in text.split("\n")]
+    if "[sudo]" in text:  # the prompt goes; output after it on the same line stays
+        lines = [_SUDO_PREFIX_RE.sub("", line, count=1) if "[sudo]" in line[:64] else line for line in lines]
     if lines and lines[-1] == "":
         lines.pop()
     return lines
@@ -97,15 +109,19 @@ _PROMPT_RES = (
     re.compile(r"^(?:\([^)]*\)\s*)?\[(?P<user>[\w.-]+)@(?P<host>[\w.-]+)(?:\s[^\]]*)?\][$#](?:\s+(?P<cmd>.*))?$"),
     # user@host ~ % cmd   (zsh, macOS default)
     re.compile(r"^(?P<user>[\w.-]++)@(?P<host>[\w.-]++)\s+\S+\s+%(?:\s+(?P<cmd>.*))?$"),
-    # $ cmd   % cmd
-    re.compile(r"^[$%](?:\s+(?P<cmd>.*))?$"),
+    # $ cmd   % cmd   (venv) $ cmd
+    re.compile(r"^(?:\([^)]*\)\s*)?[$%](?:\s+(?P<cmd>.*))?$"),
     # a notebook shell escape: !ibdev2netdev   In [3]: !ip -br addr
     re.compile(r"^(?:In \[\d*\]:\s*)?!(?P<cmd>[A-Za-z/.].*)$"),
+    # Python's REPL (>>> subprocess.run(...)) and PowerShell (PS C:\Users\x> ssh spark-a ...)
+    re.compile(r"^>>>(?:\s+(?P<cmd>.*))?$"),
+    re.compile(r"^PS [A-Za-z]:\\[^>]*>(?:\s+(?P<cmd>.*))?$"),
 )
 _ROOT_PROMPT_RE = re.compile(r"^#\s+(?P<cmd>(?P<prog>[\w./-]+)(?:\s.*)?)$")
 # "# command: ip -j addr" headers, as the fixture files and capture scripts write them.
 _COMMAND_HEADER_RE = re.compile(r"^#\s*command(?:\s*\([^)]*\))?:\s*(?P<cmd>\S.*)$", re.I)
-_SUDO_RE = re.compile(r"^(?:\[sudo\] password for [^:]*:|Password:)\s*$", re.I)
+_SUDO_RE = re.compile(r"^(?:\[sudo\][^\n]{0,200}?[:：]|Password:|Passwort:|Mot de passe\s?:|Contraseña:"
+                      r"|Senha:|Пароль:|パスワード[:：]|密码[:：])\s*$", re.I)
 _FENCE_RE = re.compile(r"^(?:```|~~~)")
 # warnings other programs print between a command and its output
 _CHATTER_RE = re.compile(r"^(?:sudo: unable to resolve host .*|Warning: Permanently added .*"
@@ -235,21 +251,95 @@ class Chunk:
         return any(not is_noise_line(line) for line in self.lines)
 
 
-def split_chunks(text: str | bytes) -> list[Chunk]:
-    """Split a paste into Chunks at prompt lines.
+MAX_CONTINUATIONS = 64
+"""At most this many ``\\``-continued lines are joined into one command line (a paste's command has a few)."""
+_PS2_RE = re.compile(r"^\s*>\s?(?=\S)")  # bash's continuation prompt "> " in front of a continued line
+
+
+def _continued(first: str, rows: list[tuple[int, str]], i: int) -> tuple[str, int]:
+    """The command ``first`` joined with the lines after ``rows[i]`` that its ``\\`` continues (bash's
+    ``> `` prompt in front of them dropped), and how many rows were used."""
+    command, used = first.rstrip(), 0
+    while command.endswith("\\") and i + 1 + used < len(rows) and used < MAX_CONTINUATIONS:
+        nxt = rows[i + 1 + used][1]
+        if len(nxt) > 4096 or not nxt.strip():
+            break
+        used += 1
+        command = command[:-1].rstrip() + " " + _PS2_RE.sub("", nxt).strip()
+    return command.rstrip("\\").rstrip(), used
+
+
+def _glued_prompt(line: str, tags: list[str]) -> int:
+    """Where a prompt seen before (``user@host:``) starts at the end of ``line`` (an output that did not end
+    with a newline, so the next prompt followed it on the same line), or 0."""
+    for tag in tags:
+        k = line.rfind(tag)
+        if k > 0 and line[:k].strip() and parse_prompt(line[k:]) is not None:
+            return k
+    return 0
+
+
+def split_chunks(text: str | bytes, is_command: Callable[[str, bool], bool] | None = None,
+                 is_output: Callable[[str], bool] | None = None) -> list[Chunk]:
+    """Split a paste into Chunks at prompt lines (and command lines).
 
     Text before the first prompt becomes a chunk with command None, unless it holds only
     noise (comments, blanks): then it is handed to the first prompt's chunk, so a
     ``# simulated`` comment above a prompt stays with that prompt's output. A prompt with
-    nothing under it still gives a (contentless) chunk. Never raises.
+    nothing under it still gives a (contentless) chunk. A command continued with ``\\`` over
+    several lines (bash's ``> `` in front of them or not) is joined into one command.
+
+    ``is_command(command, continued)``, when given, says whether a line without a prompt, at the
+    start of the paste or after a blank or comment line, is a command line a person typed above its
+    output (``sudo ethtool enp1s0f1np1``): it labels the lines under it as a prompt would. It is
+    asked with the command joined over its ``\\`` continuations, and ``continued`` true when there
+    were some.
+    ``is_output(text)``, when given, says whether what follows a prompt is output rather than a
+    command (a prompt pasted in front of an output line): that line is kept as output, the prompt
+    dropped. Never raises.
     """
     parts: list[tuple[Prompt | None, str | None, int, list[tuple[int, str]]]] = [(None, None, 1, [])]
-    for no, line in enumerate(clean_lines(text), start=1):
+    rows = list(enumerate(clean_lines(text), start=1))
+    after_gap = True  # at the start, or after a blank or comment line
+    i = 0
+    seen: list[str] = []  # "user@host:" of the prompts so far
+    while i < len(rows):
+        no, line = rows[i]
         prompt = parse_prompt(line)
+        if prompt is not None and prompt.user and prompt.host and len(seen) < 8:
+            tag = f"{prompt.user}@{prompt.host}:"
+            if tag not in seen:
+                seen.append(tag)
+        elif prompt is None and seen and "@" in line and len(line) <= 4096:
+            glued = _glued_prompt(line, seen)  # output without a final newline, then the next prompt
+            if glued:
+                rows[i:i + 1] = [(no, line[:glued]), (no, line[glued:])]
+                line = line[:glued]
+        if prompt is not None and is_output is not None and prompt.command and not prompt.command.endswith("\\") \
+                and is_output(prompt.command):
+            parts[-1][3].append((no, prompt.command))  # a prompt glued to an output line: the output stays
+            after_gap, i = False, i + 1
+            continue
+        if prompt is None and is_command is not None and after_gap and len(line) <= 4096 and line.strip() \
+                and not is_noise_line(line):
+            command, used = _continued(line.strip(), rows, i)
+            if is_command(command, used > 0):
+                prompt = Prompt(command)
+                line = "\n".join(r[1] for r in rows[i:i + used + 1])
+                i += used
+        elif prompt is not None and prompt.command.endswith("\\"):
+            command, used = _continued(prompt.command, rows, i)
+            prompt = Prompt(command, prompt.user, prompt.host)
+            line = "\n".join(r[1] for r in rows[i:i + used + 1])
+            i += used
         if prompt is None:
             parts[-1][3].append((no, line))
+            gap = line.lstrip()[:3]  # blank, a comment, a fence, "..." (cheaper than is_noise_line on every line)
+            after_gap = not gap or gap[0] in "#`~" or gap in ("...", "…")
         else:
             parts.append((prompt, line, no, []))
+            after_gap = False  # the first line under a prompt is its output
+        i += 1
     preamble = parts.pop(0)[3]
     if parts and not any(not is_noise_line(x) for _, x in preamble):
         prompt, line, no, lines = parts[0]
@@ -312,6 +402,71 @@ def strip_log_prefix(line: str) -> str:
         if out == before:
             break
     return out
+
+
+_LOG_START_RE = re.compile(
+    r"^(?:\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d"                       # ISO timestamp (Python logging, docker)
+    r"|[IWEF]\d{4} \d\d:\d\d:\d\d"                               # glog / torch: W1129 13:41:56.084000
+    r"|(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL|TRACE)\b"   # a level first (vLLM, uvicorn)
+    r"|[\w.-]+:\d+:\d+ \[\d+\] "                                   # NCCL: host:pid:tid [dev]
+    r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d "                       # syslog: Nov 29 10:00:00
+    r"|\[\s*\d+\.\d+\] )"                                          # dmesg: [  12.345678]
+)
+WRAP_MIN_CHARS = 60
+"""A line shorter than this was not wrapped by a terminal or an editor (they wrap at 72 to 80 columns or more, at a space the line may be shorter)."""
+_NOT_CONTINUATION_RE = re.compile(r"^(?:Traceback \(|During handling|The above exception|[\w.]*(?:Error|Exception|"
+                                  r"Warning|Interrupt|Exit)\b|[-=+#|*>`]|\[|\{|\()")
+
+
+def is_log_line(line: str) -> bool:
+    """True for a line that starts as a log line does: a launcher's or logger's prefix (see
+    strip_log_prefix), a timestamp, a level (``INFO``, ``WARNING``...), glog's ``W1129 13:41:56``,
+    NCCL's ``host:pid:tid [dev]``, syslog's or dmesg's time."""
+    s = line.strip()
+    if not s or len(s) > MAX_LOG_LINE:
+        return False
+    rest = strip_log_prefix(s)
+    return rest != s or bool(_LOG_START_RE.match(s))
+
+
+MAX_LOG_LINE = 1 << 16
+"""A line longer than this is not looked at to tell whether it is a log line or continues one."""
+
+
+def join_wrapped(lines: list[str], numbers: list[int] | None = None,
+                 claimed: Callable[[str], bool] | None = None) -> tuple[list[str], list[int]]:
+    """Rejoin the log lines a terminal or an editor wrapped over several lines.
+
+    A line that does not start like a log line (see is_log_line), is not blank, indented, a prompt,
+    a comment, a traceback's or a table's line, and is not ``claimed`` (some reader knows it as a
+    line of its own), continues the log line above it when that one (or the part of it on the line
+    above) is at least WRAP_MIN_CHARS long: it is appended to it (without a space when the line
+    above is exactly 80, 100, 120... characters: a hard wrap cuts inside a word). Returns the lines
+    and, for each, the line number (from ``numbers``, 1-based positions by default) where it starts.
+    Linear in the text; never raises.
+    """
+    numbers = list(numbers) if numbers is not None else list(range(1, len(lines) + 1))
+    out: list[str] = []
+    out_no: list[int] = []
+    last_len = 0  # length of the physical line above
+    head_log: bool | None = None  # whether out[-1] starts as a log line (None: not asked yet)
+    for line, no in zip(lines, numbers):
+        s = line.rstrip()
+        cont = (last_len >= WRAP_MIN_CHARS and bool(s) and not s[0].isspace() and bool(out)
+                and not _LOG_START_RE.match(s) and len(s) <= MAX_LOG_LINE and not _NOT_CONTINUATION_RE.match(s)
+                and not is_noise_line(s) and not is_log_line(s) and not is_prompt_line(s))
+        if cont and head_log is None:
+            head_log = is_log_line(out[-1])
+        cont = cont and bool(head_log) and (claimed is None or not claimed(s))
+        if cont:
+            glue = "" if last_len % 20 == 0 and last_len >= 80 else " "
+            out[-1] = out[-1].rstrip() + glue + s
+        else:
+            out.append(line)
+            out_no.append(no)
+            head_log = None
+        last_len = len(s)
+    return out, out_no
 
 
 # --------------------------------------------------------------------------- commands
@@ -400,140 +555,6 @@ def fail_on_line(command: str, line: Line, message: str) -> ParseError:
     return ParseError(command, message, line.text.strip(), line.no)
 
 
-# --------------------------------------------------------------------------- JSON
-
-_JSON_START_RE = re.compile(r'^\s*(?:\{|\[\s*(?:[\[{"\]]|$))')
-
-
-def opens_json(line: str) -> bool:
-    """True if the line opens a JSON value: ``{``, or ``[`` then ``{``, ``[``, ``"``, ``]`` or end.
-
-    ``[  5]`` (iperf3 text) and ``[sudo]`` do not count.
-    """
-    return bool(_JSON_START_RE.match(line))
-
-
-def find_json_start(lines: list[Line]) -> int | None:
-    """Index of the first line that opens a JSON value (see opens_json), or None."""
-    return next((i for i, line in enumerate(lines) if opens_json(line.text)), None)
-
-
-def load_json_lenient(text: str, command: str, first_lineno: int = 1) -> tuple[Any, bool]:
-    """Parse JSON that may be cut off; return ``(value, truncated)``.
-
-    A complete value parses as usual (text after it is ignored). When the text ends inside
-    the value, the longest prefix that ends after a complete member or item is closed and
-    parsed, and ``truncated`` is True. A syntax error before the end raises ParseError
-    with the line number (counted from ``first_lineno``), as does a value cut off before
-    its first complete item.
-    """
-    body = text.strip()
-    decoder = json.JSONDecoder()
-    try:
-        value, _ = decoder.raw_decode(body)
-        return value, False
-    except json.JSONDecodeError as err:
-        at_end = err.pos >= len(body) - 1 or err.msg.startswith("Unterminated string")
-        if not at_end:
-            bad = body.splitlines()[err.lineno - 1] if body else ""
-            raise ParseError(command, f"invalid JSON: {err.msg} (column {err.colno})",
-                             bad.strip(), first_lineno + err.lineno - 1) from None
-    value = _close_truncated_json(body)
-    if value is None:
-        raise ParseError(command, "the JSON output is cut off before its first complete item",
-                         body.splitlines()[-1].strip() if body else "",
-                         first_lineno + body.count("\n"))
-    return value, True
-
-
-# a string (or a lone quote: the text is cut inside one), or a bracket
-_JSON_TOKEN_RE = re.compile(r'"(?:[^"\\]++|\\.)*+"|[{}\[\]]|"', re.S)
-
-
-def _close_truncated_json(body: str) -> Any:
-    """Close a cut-off JSON text at its last complete member; None if nothing is complete.
-
-    A cut is possible after each closed value inside the outer one and before each comma; the last 400
-    are tried, latest first. Strings are skipped by a pattern, and a run between brackets is searched for
-    commas by str.find/rfind only when needed, so Python steps once per bracket or string, not once per
-    character; the open brackets are a linked stack, so each cut keeps its own in O(1).
-    """
-    # events, latest last: (position, stack) a cut after a closed value; (start, end, stack) a run with commas
-    events: deque[tuple] = deque(maxlen=400)
-    stack: tuple | None = None  # (closer, rest of the stack) cells; None when empty
-    prev = 0
-    find = body.find
-    for m in _JSON_TOKEN_RE.finditer(body):
-        start = m.start()
-        if stack is not None and start > prev and find(",", prev, start) >= 0:
-            events.append((prev, start, stack))
-        prev = m.end()
-        c = body[start]
-        if c == '"':
-            if prev - start == 1:  # a lone quote: the text ends inside a string
-                break
-        elif c == "{" or c == "[":
-            stack = ("}" if c == "{" else "]", stack)
-        elif stack is not None:  # } or ]
-            stack = stack[1]
-            if stack is not None:
-                events.append((prev, stack))
-    else:
-        if stack is not None and find(",", prev) >= 0:
-            events.append((prev, len(body), stack))
-    cuts: list[tuple[int, tuple]] = []  # latest first
-    for event in reversed(events):
-        if len(event) == 2:
-            cuts.append(event)
-        else:
-            start, end, cell = event
-            while len(cuts) < 400:
-                k = body.rfind(",", start, end)
-                if k < 0:
-                    break
-                cuts.append((k, cell))
-                end = k
-        if len(cuts) >= 400:
-            break
-    for pos, cell in cuts[:400]:
-        closers = []
-        while cell is not None:
-            closers.append(cell[0])
-            cell = cell[1]
-        try:
-            return json.loads(body[:pos] + "".join(closers))
-        except ValueError:
-            continue
-    return None
-
-
-def json_dig(obj: Any, *path: str | int, default: Any = None) -> Any:
-    """``obj[path[0]][path[1]]...`` or ``default`` when any step is missing or mistyped."""
-    for key in path:
-        if isinstance(key, int) and isinstance(obj, list) and -len(obj) <= key < len(obj):
-            obj = obj[key]
-        elif isinstance(key, str) and isinstance(obj, dict) and key in obj:
-            obj = obj[key]
-        else:
-            return default
-    return obj
-
-
-def as_int(value: Any) -> int | None:
-    """An int from an int/float/numeric string, else None (bools are not numbers)."""
-    if isinstance(value, bool) or value is None:
-        return None
-    try:
-        return int(value)
-    except (TypeError, ValueError, OverflowError):  # OverflowError: JSON 1e999 is inf
-        return None
-
-
-def as_float(value: Any) -> float | None:
-    """A float from an int/float/numeric string, else None (bools are not numbers)."""
-    if isinstance(value, bool) or value is None:
-        return None
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
+# the JSON helpers (opens_json, load_json_lenient, json_dig, as_int...) live in .jsonish, by topic
+from .jsonish import (_close_truncated_json, as_float, as_int, find_json_start, json_dig,  # noqa: E402,F401
+                      load_json_lenient, opens_json)
