@@ -230,3 +230,17 @@ def test_every_parser_module_is_fuzzed():
             todo.append(m)
     not_fuzzed = modules - covered - {"getent"}  # getent returns None for anything it cannot read
     assert not not_fuzzed, f"parser modules without a fuzz family: {sorted(not_fuzzed)}"
+
+
+@pytest.mark.parametrize("name, parse, kind, seeds", FAMILIES, ids=[f[0] for f in FAMILIES])
+def test_a_number_of_5000_digits_is_read_as_no_number(name, parse, kind, seeds):
+    """Found by the fuzzer: a 5,000-digit number where a count stands made int() raise ValueError (Python's
+    4,300-digit limit) or json.loads recurse. Every number of each seed replaced in turn: facts or a
+    ParseError, never another exception."""
+    import re as _re
+    texts = [t for t in seeds() if t.strip()][:2]
+    if not texts:
+        pytest.skip(f"no seed output for {name}")
+    for text in texts:
+        for m in list(_re.finditer(r"\d+", text))[:40]:
+            _check(name, parse, kind, text[:m.start()] + "9" * 5000 + text[m.end():])

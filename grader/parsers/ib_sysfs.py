@@ -41,8 +41,8 @@ CMD = "sysfs /sys/class/infiniband"
 _DEVICE_RE = re.compile(r"^device\s+(?P<name>\S+)(?:\s+(?P<pci>\S+))?\s*$")
 _PATH_RE = re.compile(r"^(?P<path>/\S*?/infiniband/(?P<dev>[^/\s:]+)/(?P<rest>[^:]*))(?::(?P<value>.*))?$")
 """Any tree named ``.../infiniband/<dev>/...``: /sys/class/infiniband, or the sim's copy of its layout."""
-_PORT_FILE_RE = re.compile(r"^ports/(?P<port>\d+)/(?P<file>state|phys_state|link_layer|rate"
-                           r"|gids/(?P<gid>\d+)|gid_attrs/types/(?P<type>\d+)|gid_attrs/ndevs/(?P<ndev>\d+))$")
+_PORT_FILE_RE = re.compile(r"^ports/(?P<port>\d{1,9})/(?P<file>state|phys_state|link_layer|rate"
+                           r"|gids/(?P<gid>\d{1,9})|gid_attrs/types/(?P<type>\d{1,9})|gid_attrs/ndevs/(?P<ndev>\d{1,9}))$")
 _BDF_RE = re.compile(r"^[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
 _TOOL_NOISE_RE = re.compile(r"^(?:grep|readlink|basename|ls|cat): ")
 _STATE_RE = re.compile(r"^\s*+(?P<code>\d++)\s*+:\s*+(?P<word>\S(?:.*\S)?)\s*$")  # word: first to last non-blank

@@ -125,7 +125,7 @@ def _json_stream(lines: list[Line]) -> dict[str, Any] | None:
     for line in lines:
         try:
             obj = json.loads(line.text)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
         if not isinstance(obj, dict) or "event" not in obj:
             return None

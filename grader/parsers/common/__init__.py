@@ -65,6 +65,9 @@ _CTRL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 # a sudo password prompt in any language ([sudo] password for x:, [sudo] Passwort für x:, [sudo] mot de passe de
 # x :, [sudo] x のパスワード:), with whatever the command printed after it on the same line
 _SUDO_PREFIX_RE = re.compile(r"^\s*\[sudo\][^\n]{0,200}?[:：]\s*")
+# a run of digits no command prints (Python's int() refuses 4,300 and more, and is quadratic in them)
+HUGE_NUMBER_DIGITS = 1000
+_HUGE_NUMBER_RE = re.compile(r"\d{%d,}" % HUGE_NUMBER_DIGITS)
 
 
 def clean_lines(text: str | bytes) -> list[str]:
@@ -74,7 +77,9 @@ def clean_lines(text: str | bytes) -> list[str]:
     ``^[[0;36m`` some terminals copy, and ``[0;36m`` whose ESC was lost), other control
     characters (tabs are kept), byte-order marks and non-breaking spaces, trailing blanks,
     and sudo password prompts in any language (``[sudo] Passwort für x:``; a line holding only
-    the prompt becomes blank, output after it on the same line is kept). Every line is kept (so line numbers still match the paste); a final empty
+    the prompt becomes blank, output after it on the same line is kept). A run of 1,000 digits or more
+    (:data:`HUGE_NUMBER_DIGITS`: no command prints one) becomes ``<a N-digit number>``, which no reader takes
+    for a value. Every line is kept (so line numbers still match the paste); a final empty
     line caused by a trailing newline is dropped. Bytes are decoded as UTF-8 with
     replacement. Never raises for str or bytes input.
     """
@@ -85,6 +90,7 @@ def clean_lines(text: str | bytes) -> list[str]:
     if "^[" in text:  # searched by its first character, fast
         text = _CARET_ANSI_RE.sub("", text)
     text = _LOST_ESC_RE.sub("", text)
+    text = _HUGE_NUMBER_RE.sub(lambda m: f"<a {len(m.group()):,}-digit number>", text)
     lines = [_CTRL_RE.sub("", line).rstrip() for line in text.split("\n")]
     if "[sudo]" in text:  # the prompt goes; output after it on the same line stays
         lines = [_SUDO_PREFIX_RE.sub("", line, count=1) if "[sudo]" in line[:64] else line for line in lines]

@@ -41,6 +41,18 @@ def load_json_lenient(text: str, command: str, first_lineno: int = 1) -> tuple[A
     with the line number (counted from ``first_lineno``), as does a value cut off before
     its first complete item.
     """
+    try:
+        return _load_json_lenient(text, command, first_lineno)
+    except ParseError:
+        raise
+    except RecursionError:
+        raise ParseError(command, "the JSON is nested too deeply to read (thousands of levels of brackets)") from None
+    except ValueError as err:  # not a JSONDecodeError (those are handled): an integer past Python's digit limit
+        raise ParseError(command, f"the JSON holds a value no command prints ({' '.join(str(err).split())[:120]})") \
+            from None
+
+
+def _load_json_lenient(text: str, command: str, first_lineno: int) -> tuple[Any, bool]:
     body = text.strip()
     decoder = json.JSONDecoder()
     try:
