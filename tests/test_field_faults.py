@@ -274,3 +274,22 @@ def test_the_pass_over_a_5_mb_paste_is_linear():
     start = time.perf_counter()
     assert [d.kind for d in diagnose_text(text)] == ["ssh-publickey"]
     assert time.perf_counter() - start < 2.0
+
+
+@pytest.mark.parametrize("text, needle", [
+    (RAY_CHANNEL, "RayChannelTimeoutError"), (PTXAS, "sm_121a"), (CUTLASS, "Error Internal"),
+    (MODEL_TYPE, "does not know the model"), (RAY_BASH, "Ray is not installed"), (RAY_SH, "Ray is not installed"),
+    (GATED, "gated"), (NV_ERR_DMESG, "NV_ERR_NO_MEMORY"), (AVAHI, "avahi"),
+    (SSH_PLAIN, "refused this SSH login"),
+])
+def test_explain_names_each_fault_in_a_paste_and_exits_1(text, needle, tmp_path, capsys):
+    """The same pastes through `clusterlab explain`: whatever kind (or none) the paste is read as, the fault
+    is a fail finding with its fix, and the exit status is 1."""
+    from grader.cli import main
+    from grader.explain import explain
+    fails = [f.message for s in explain(text) for f in s.findings if f.level == "fail"]
+    assert any(needle.lower() in m.lower() and "Fix:" in m for m in fails), fails
+    path = tmp_path / "paste.txt"
+    path.write_text(text)
+    assert main(["explain", str(path)]) == 1
+    capsys.readouterr()

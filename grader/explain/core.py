@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from ..failures import describe_failure
+from ..diagnoses import known_faults
 from ..parsers import ParseError
 from ..parsers.common import (PROMPT_PROGRAMS, Chunk, command_argv, is_comment_line, is_noise_line, join_wrapped,
                               load_json_lenient, opens_json, split_chunks as _split_lines)
@@ -437,6 +438,9 @@ def _explain_as(text: str, kind: str) -> list[Section]:
 
 def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
     if seg.kind is None:
+        known = _known_faults("\n".join(seg.lines))
+        if known:  # no reader knows the output, but a line in it is a reported fault: say that
+            return Section(KNOWN_ERROR, seg.command, {}, tuple(known), None, seg.host), None
         first = next((x.strip() for x in seg.lines if not is_noise_line(x)), "")
         return Section(None, seg.command, {}, (),
                        f"could not tell which command printed this (first line {first[:80]!r}); "
@@ -454,6 +458,10 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
     except ParseError as err:
         if not whole and err.lineno is not None and 0 < err.lineno <= len(numbers):
             err = ParseError(err.command, err.message, err.line, numbers[err.lineno - 1] or None)
+        known = _known_faults(text)
+        if known:  # the output is not read, but a reported fault in it is: a finding, not an error
+            return Section(spec.name, seg.command, {}, tuple(known + [Finding("info", str(err))]), None,
+                           seg.host), None
         return Section(spec.name, seg.command, {}, (), str(err) + _paste_next(spec, seg, str(err)), seg.host), None
     except Exception as err:  # a parser bug: report it in this section only
         return Section(spec.name, seg.command, {}, (),
@@ -461,8 +469,20 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
                        seg.host), None
     facts, findings = spec.summarise(parsed, seg.command)
     findings = [f if len(f.message) <= MAX_SHOWN_CHARS else Finding(f.level, _shown(f.message)) for f in findings]
+    if not any(f.level == "fail" for f in findings):  # a reader that found the failure explains it best
+        findings += _known_faults(text, [f.message for f in findings])
     findings += _left_out(spec, seg)
     return Section(spec.name, seg.command, _plain(facts), tuple(findings), None, seg.host), parsed
+
+
+KNOWN_ERROR = "known-error"
+"""The kind of a section no reader knows whose text holds a fault of checks/diagnoses.toml."""
+
+
+def _known_faults(text: str, shown: list[str] | None = None) -> list[Finding]:
+    """The reported faults (checks/diagnoses.toml, :func:`grader.diagnoses.known_faults`) in ``text`` as
+    findings, leaving out those whose message a section's own reader already gave (``shown``)."""
+    return [Finding(level, message) for level, message in known_faults(text, shown or ())]
 
 
 def _claimed(line: str) -> bool:
