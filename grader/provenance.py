@@ -102,7 +102,8 @@ def _nodes(ev: Evidence) -> list[str]:
 
 
 def _host_key(ev: Evidence, node: str) -> str | None:
-    entry = ((ev.provenance or {}).get("nodes") or {}).get(node)
+    nodes = ev.provenance.get("nodes") if isinstance(ev.provenance, dict) else None
+    entry = nodes.get(node) if isinstance(nodes, dict) else None
     key = entry.get("host_key") if isinstance(entry, dict) else None
     return key if isinstance(key, str) and key.strip() else None
 

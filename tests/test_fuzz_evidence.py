@@ -129,3 +129,18 @@ def test_a_desktop_budget_without_a_usable_psu_figure_is_not_measured(value, tmp
     budget = {v.id: v for v in result.verdicts}["L3.power_budget"]
     assert budget.status == "unmeasured", budget
     assert "psu_watts" in " ".join(budget.details), budget.details
+
+
+@pytest.mark.parametrize("value", [7, "x", [], None])
+def test_provenance_nodes_of_any_type_is_graded(value, tmp_path: Path) -> None:
+    """Found by benchmarks/fuzz.py: ``provenance.nodes`` edited to a number made the provenance reader raise
+    AttributeError (a traceback from `clusterlab grade`). Whatever it holds, the file is graded or refused
+    with a reason."""
+    data = json.loads((GOLDEN / "lab-sim-healthy.json").read_text())
+    data["provenance"]["nodes"] = value
+    path = tmp_path / "lab.json"
+    path.write_text(dump_evidence(fuzzing.reseal(data)))
+    try:
+        grade_file(path)
+    except CheckError as e:
+        assert str(e).strip()
