@@ -54,7 +54,7 @@ _MARK_RE = re.compile(r"(?:^|\s)NCCL (?P<lvl>INFO|WARN|TRACE|ABORT|ERROR)\b:?\s?
 # each character of a long name); runs are possessive; a field that ends before optional blanks ends on
 # a non-blank (``\S(?:.*\S)?``) instead of being lazy (a lazy field rescans a run of blanks per blank).
 _HOST_RE = re.compile(r"(?<![\w.-])(?P<host>[\w.-]++):(?P<pid>\d++):(?P<tid>\d++)\s++\[(?P<dev>\d++)\]\s*+$")
-_SRC_RE = re.compile(r"\s+[\w./-]{1,200}\.(?:cc|cpp|cu|c|h):\d+$")  # `... [0] misc/ibvwrap.cc:187 NCCL WARN`
+_SRC_RE = re.compile(r"(?<!\s)\s++[\w./-]{1,200}\.(?:cc|cpp|cu|c|h):\d++$")  # `... [0] misc/ibvwrap.cc:187 NCCL WARN`
 _VERSION_RE = re.compile(r"^NCCL version (?P<v>\S+)")
 _NET_USING_RE = re.compile(r"^NET/(?P<net>IB\w*|Socket|[\w .-]*[\w.-]| )\s*:\s*+Using\s*+(?P<rest>.*)$")
 _NO_DEVICE_RE = re.compile(r"^NET/IB\w*\s*:\s*No device found", re.I)
