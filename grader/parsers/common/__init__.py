@@ -123,6 +123,9 @@ _PROMPT_RES = (
     re.compile(r"^>>>(?:\s+(?P<cmd>.*))?$"),
     re.compile(r"^PS [A-Za-z]:\\[^>]*>(?:\s+(?P<cmd>.*))?$"),
 )
+_PROMPT_FIRST = frozenset("($%I!>P#")
+"""The first characters of a prompt that shows no ``user@host`` (``$ cmd``, ``(venv) $``, ``!cmd``, ``In [3]:``,
+``>>>``, ``PS C:\\>``, ``# cmd``): a line with neither one nor an ``@`` is no prompt."""
 _ROOT_PROMPT_RE = re.compile(r"^#\s+(?P<cmd>(?P<prog>[\w./-]+)(?:\s.*)?)$")
 # "# command: ip -j addr" headers, as the fixture files and capture scripts write them.
 _COMMAND_HEADER_RE = re.compile(r"^#\s*command(?:\s*\([^)]*\))?:\s*(?P<cmd>\S.*)$", re.I)
@@ -134,6 +137,8 @@ _CHATTER_RE = re.compile(r"^(?:sudo: unable to resolve host .*|Warning: Permanen
                          # X11 forwarding noise that mpirun/ssh print between output lines
                          r"|Authorization required, but no authorization protocol specified"
                          r"|No protocol specified|Invalid MIT-MAGIC-COOKIE-1 key)$")
+_NOISE_FIRST = frozenset("[PpMmCcSsПпパ密`~.…WwAaNnIi")
+"""The first characters of a sudo prompt, a fence, an ellipsis or chatter (the patterns above and below)."""
 _ELLIPSIS_RE = re.compile(r"^(?:\.\.\.|…|\[\.\.\.\]|\[…\])$")
 
 
@@ -155,7 +160,7 @@ def parse_prompt(line: str) -> Prompt | None:
     ``# command: cmd`` headers.
     """
     s = line.strip()
-    if not s:
+    if not s or ("@" not in s and s[0] not in _PROMPT_FIRST):  # no pattern below can match: most lines
         return None
     for regex in _PROMPT_RES:
         m = regex.match(s)
@@ -192,8 +197,11 @@ def is_noise_line(line: str) -> bool:
     and chatter such as ``sudo: unable to resolve host x``, ssh's ``Warning: Permanently added``
     or X11's ``Authorization required, but no authorization protocol specified``."""
     s = line.strip()
-    return (not s or is_comment_line(s) or is_sudo_line(s) or bool(_FENCE_RE.match(s))
-            or bool(_ELLIPSIS_RE.match(s)) or bool(_CHATTER_RE.match(s)))
+    if not s:
+        return True
+    c = s[0]
+    return ((c == "#" and is_comment_line(s)) or (c in _NOISE_FIRST and (
+            is_sudo_line(s) or bool(_FENCE_RE.match(s)) or bool(_ELLIPSIS_RE.match(s)) or bool(_CHATTER_RE.match(s)))))
 
 
 @dataclass(frozen=True)
