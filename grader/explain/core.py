@@ -441,6 +441,12 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
         known = _known_faults("\n".join(seg.lines))
         if known:  # no reader knows the output, but a line in it is a reported fault: say that
             return Section(KNOWN_ERROR, seg.command, {}, tuple(known), None, seg.host), None
+        huge = next((m for m in map(_HUGE_NUMBER_MARK.search, seg.lines) if m), None)
+        if huge:  # the shared cleaning replaced a number no command prints (grader.parsers.common.clean_lines)
+            return Section(None, seg.command, {}, (),
+                           f"this paste holds a number of {huge.group(1)} digits, which no command's output prints "
+                           "(Python reads integers of at most 4,300 digits); paste the output as the command "
+                           "printed it", seg.host), None
         first = next((x.strip() for x in seg.lines if not is_noise_line(x)), "")
         return Section(None, seg.command, {}, (),
                        f"could not tell which command printed this (first line {first[:80]!r}); "
@@ -475,6 +481,7 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
     return Section(spec.name, seg.command, _plain(facts), tuple(findings), None, seg.host), parsed
 
 
+_HUGE_NUMBER_MARK = re.compile(r"<a ([\d,]+)-digit number>")
 KNOWN_ERROR = "known-error"
 """The kind of a section no reader knows whose text holds a fault of checks/diagnoses.toml."""
 
