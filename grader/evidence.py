@@ -148,7 +148,7 @@ PAIR_PROFILES = ("spark-pair", "sim")
 
 @functools.lru_cache(maxsize=None)
 def facts_code() -> str:
-    """sha256 of the code that turns raw outputs into facts (grader/facts/*.py, grader/parsers/*.py).
+    """sha256 of the code that turns raw outputs into facts (grader/facts/ and grader/parsers/, subpackages too).
 
     Recorded in provenance: stored facts are compared with re-derived ones only when the same code
     derived them, so evidence recorded before a parser changed is not mistaken for an edited one.
@@ -156,8 +156,8 @@ def facts_code() -> str:
     """
     h = hashlib.sha256()
     root = Path(__file__).resolve().parent
-    for f in sorted([*(root / "facts").glob("*.py"), *(root / "parsers").glob("*.py")]):
-        h.update(f.name.encode() + b"\0" + f.read_bytes() + b"\0")
+    for f in sorted([*(root / "facts").rglob("*.py"), *(root / "parsers").rglob("*.py")]):
+        h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
     return h.hexdigest()
 
 
