@@ -75,8 +75,8 @@ class Tally:
 
 
 def _seed_texts() -> list[str]:
-    roots = [ROOT.parent / "shared" / "fixtures" / "real", ROOT / "tests" / "fixtures" / "real",
-             ROOT / "tests" / "fixtures" / "captured", ROOT.parent / "shared" / "fixtures" / "field"]
+    from tests.conftest import field_fixtures_root, real_fixtures_root
+    roots = [real_fixtures_root(), ROOT / "tests" / "fixtures" / "captured", field_fixtures_root()]
     out = []
     for root in roots:
         if root.is_dir():

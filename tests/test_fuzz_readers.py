@@ -28,7 +28,7 @@ from grader import strictjson  # noqa: E402
 from grader.explain import explain, render, to_jsonable  # noqa: E402
 from grader.inventory import InventoryError, load_inventory  # noqa: E402
 from grader.redact import redact  # noqa: E402
-from tests.conftest import real_fixtures_root  # noqa: E402
+from tests.conftest import field_fixtures_root, real_fixtures_root  # noqa: E402
 from tests.fuzzing import CASES, DrawChooser, mutate_text  # noqa: E402
 from tests.test_redact import EXTRA, KINDS  # noqa: E402
 
@@ -38,7 +38,7 @@ FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None,
                 derandomize=not os.environ.get("CLUSTERLAB_FUZZ_RANDOM"),
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                        HealthCheck.function_scoped_fixture])
-FIELD = HERE.parents[1] / "shared" / "fixtures" / "field"
+FIELD = field_fixtures_root()
 
 
 def _texts(*roots: Path, limit: int = 400_000) -> list[str]:
