@@ -28,6 +28,7 @@ import argparse
 import json
 import os
 import random
+import re
 import resource
 import shutil
 import signal
@@ -50,6 +51,7 @@ EXIT_OK = {"explain": {0, 1, 2}, "grade": {0, 1, 2}}
 """Exit statuses each command documents (README: 0 nothing fails, 1 a failing or unmeasured verdict, 2 cannot
 run: for explain, a paste no reader could read; for grade, a refused file)."""
 BIG_OUTPUT = 1 << 20
+_TRACEBACK_RE = re.compile(r'(?m)^Traceback \(most recent call last\):\n\s+File "')
 
 
 @dataclass
@@ -159,7 +161,7 @@ def _judge(run: Run, status: int, out: Path, err: Path, tally: Tally, keep: Path
         if code not in EXIT_OK[run.cmd]:
             tally.odd_exits += 1
             bad.append(f"exit {code}")
-    if "Traceback (most recent call last)" in stderr:
+    if _TRACEBACK_RE.search(stderr):  # Python's own, not a paste's traceback quoted in a message
         tally.tracebacks += 1
         bad.append("traceback")
     if "CLUSTERLAB_GRADE_DEADLINE_S" in stderr:
@@ -167,6 +169,7 @@ def _judge(run: Run, status: int, out: Path, err: Path, tally: Tally, keep: Path
     size = out.stat().st_size + err.stat().st_size
     if size > BIG_OUTPUT:
         tally.big_output += 1
+        bad.append(f"printed {size:,} bytes")
     if run.json and code in (0, 1):
         try:
             json.loads(out.read_text(errors="replace"), parse_constant=lambda name: (_ for _ in ()).throw(
