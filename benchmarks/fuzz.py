@@ -45,7 +45,8 @@ sys.path.insert(0, str(ROOT))
 from grader import cli  # noqa: E402
 from grader import checking, explain, report  # noqa: E402,F401  (imported once, before the forks)
 from grader.facts import derivers  # noqa: E402
-from tests.fuzzing import RandomChooser, dump_evidence, mutate_evidence, mutate_text, reseal  # noqa: E402
+from tests.fuzzing import RandomChooser, dump_evidence, mutate_evidence, mutate_text, reseal, seed_texts  # noqa: E402
+from tests.test_robust import strict  # noqa: E402
 
 EXIT_OK = {"explain": {0, 1, 2}, "grade": {0, 1, 2}}
 """Exit statuses each command documents (README: 0 nothing fails, 1 a failing or unmeasured verdict, 2 cannot
@@ -78,16 +79,7 @@ class Tally:
 
 def _seed_texts() -> list[str]:
     from tests.conftest import field_fixtures_root, real_fixtures_root
-    roots = [real_fixtures_root(), ROOT / "tests" / "fixtures" / "captured", field_fixtures_root()]
-    out = []
-    for root in roots:
-        if root.is_dir():
-            for p in sorted(root.rglob("*")):
-                if p.is_file() and p.stat().st_size < 400_000 and p.suffix in (".txt", ".log", ".json", ".out", ""):
-                    text = p.read_text(encoding="utf-8", errors="replace")
-                    if text.strip():
-                        out.append(text)
-    return out
+    return seed_texts(real_fixtures_root(), ROOT / "tests" / "fixtures" / "captured", field_fixtures_root())
 
 
 def _seed_evidence() -> list[dict]:
@@ -172,18 +164,22 @@ def _judge(run: Run, status: int, out: Path, err: Path, tally: Tally, keep: Path
         bad.append(f"printed {size:,} bytes")
     if run.json and code in (0, 1):
         try:
-            json.loads(out.read_text(errors="replace"), parse_constant=lambda name: (_ for _ in ()).throw(
-                ValueError(name)))
-        except ValueError:
+            strict(out.read_text(errors="replace"))
+        except (ValueError, AssertionError):  # not JSON, or NaN/Infinity in it
             tally.bad_json += 1
             bad.append("not strict JSON")
     if bad and keep is not None:
-        dest = keep / f"{run.cmd}-{i}"
-        dest.mkdir(parents=True, exist_ok=True)
-        for f in run.files:
-            shutil.copy(f, dest / f.name)
-        (dest / "argv.txt").write_text(" ".join(run.argv) + "\n" + ", ".join(bad) + "\n")
-        (dest / "stderr.txt").write_text(stderr[-20_000:])
+        _keep(keep, run, i, ", ".join(bad), stderr)
+
+
+def _keep(keep: Path, run: Run, i: int, why: str, stderr: str = "") -> None:
+    """Keep run ``i``'s input under ``keep``, with its argv, why it was kept and the tail of its stderr."""
+    dest = keep / f"{run.cmd}-{i}"
+    dest.mkdir(parents=True, exist_ok=True)
+    for f in run.files:
+        shutil.copy(f, dest / f.name)
+    (dest / "argv.txt").write_text(" ".join(run.argv) + "\n" + why + "\n")
+    (dest / "stderr.txt").write_text(stderr[-20_000:])
 
 
 def execute(runs: list[Run], jobs: int, timeout: float, work: Path, keep: Path | None) -> dict[str, Tally]:
@@ -213,11 +209,7 @@ def execute(runs: list[Run], jobs: int, timeout: float, work: Path, keep: Path |
                     t.seconds.append(now - start)
                     del active[p]
                     if keep is not None:
-                        dest = keep / f"{run.cmd}-{i}"
-                        dest.mkdir(parents=True, exist_ok=True)
-                        for f in run.files:
-                            shutil.copy(f, dest / f.name)
-                        (dest / "argv.txt").write_text(" ".join(run.argv) + "\nhang\n")
+                        _keep(keep, run, i, "hang")
             time.sleep(0.002)
             continue
         i, run, start, out, err = active.pop(pid)

@@ -25,6 +25,7 @@ import copy
 import random
 import re
 from collections import Counter
+from pathlib import Path
 from typing import Any, Protocol, Sequence
 
 CASES: Counter[str] = Counter()
@@ -293,13 +294,28 @@ def mutate_evidence(data: dict[str, Any], c: Chooser, max_ops: int = 3) -> dict[
     return data
 
 
+def seed_texts(*roots: Path, limit: int = 400_000) -> list[str]:
+    """The text of every output file under ``roots`` (folders that do not exist are skipped): the seeds the
+    text mutations start from. Files of ``limit`` bytes or more and empty ones are left out."""
+    out = []
+    for root in roots:
+        if root.is_dir():
+            for p in sorted(root.rglob("*")):
+                if p.is_file() and p.suffix in (".txt", ".log", ".json", ".out", "") and p.stat().st_size < limit:
+                    text = p.read_text(encoding="utf-8", errors="replace")
+                    if text.strip():
+                        out.append(text)
+    return out
+
+
 def reseal(data: dict[str, Any]) -> dict[str, Any]:
     """``data`` sealed again as the grader would have written it after the edit: each raw output's sha256
     recomputed from its text, then the manifest (:func:`grader.evidence.seal`). What an edit then
     reaches is the readers and the checks, not the integrity check. Edits the seal cannot hash (a huge
     integer, a deep nesting) are left unsealed."""
     from grader.evidence import digest, seal
-    for r in data.get("raw") or [] if isinstance(data.get("raw"), list) else []:
+    raw = data.get("raw")
+    for r in raw if isinstance(raw, list) else []:
         if isinstance(r, dict) and isinstance(r.get("stdout"), str) and isinstance(r.get("stderr"), str):
             r["sha256"] = digest(r["stdout"], r["stderr"])
     try:

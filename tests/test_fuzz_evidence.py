@@ -36,6 +36,7 @@ from grader.notebook import score_checks  # noqa: E402
 from grader.report import render_table, to_json  # noqa: E402
 from tests import fuzzing  # noqa: E402
 from tests.fuzzing import CASES, DrawChooser, dump_evidence, mutate_evidence  # noqa: E402
+from tests.test_robust import strict  # noqa: E402
 
 GOLDEN = Path(__file__).resolve().parent / "fixtures" / "golden"
 SEEDS = sorted(GOLDEN.glob("*.json"))
@@ -44,12 +45,6 @@ FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None,
                 derandomize=not os.environ.get("CLUSTERLAB_FUZZ_RANDOM"),
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                        HealthCheck.function_scoped_fixture])
-
-
-def _strict_json(text: str) -> object:
-    def refuse(name: str) -> None:
-        raise AssertionError(f"--json printed {name}, which is not JSON")
-    return json.loads(text, parse_constant=refuse)
 
 
 def _grade(path: Path) -> tuple[float, str]:
@@ -64,7 +59,7 @@ def _grade(path: Path) -> tuple[float, str]:
         assert "Traceback" not in why
         return 0.0, why
     render_table(result.verdicts, f"{result.lesson} on {result.profile}", errors=result.errors)
-    _strict_json(to_json(result.verdicts, lesson=result.lesson, profile=result.profile, evidence=str(path),
+    strict(to_json(result.verdicts, lesson=result.lesson, profile=result.profile, evidence=str(path),
                          unreachable=result.errors, notes=result.notes, unfit=result.unfit))
     ids = [c["id"] for c in load_catalogue(lesson)]
     earned, lines = score_checks(lesson, ids, float(len(ids)), path.parent)

@@ -14,7 +14,6 @@ Examples per test: CLUSTERLAB_FUZZ_EXAMPLES (default 200); derandomised unless C
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -29,8 +28,9 @@ from grader.explain import explain, render, to_jsonable  # noqa: E402
 from grader.inventory import InventoryError, load_inventory  # noqa: E402
 from grader.redact import redact  # noqa: E402
 from tests.conftest import field_fixtures_root, real_fixtures_root  # noqa: E402
-from tests.fuzzing import CASES, DrawChooser, mutate_text  # noqa: E402
+from tests.fuzzing import CASES, DrawChooser, mutate_text, seed_texts  # noqa: E402
 from tests.test_redact import EXTRA, KINDS  # noqa: E402
+from tests.test_robust import strict  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 EXAMPLES = max(200, int(os.environ.get("CLUSTERLAB_FUZZ_EXAMPLES", "200")))
@@ -41,23 +41,7 @@ FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None,
 FIELD = field_fixtures_root()
 
 
-def _texts(*roots: Path, limit: int = 400_000) -> list[str]:
-    out = []
-    for root in roots:
-        if root.is_dir():
-            for p in sorted(root.rglob("*")):
-                if p.is_file() and p.suffix in (".txt", ".log", ".json", ".out", "") and p.stat().st_size < limit:
-                    out.append(p.read_text(encoding="utf-8", errors="replace"))
-    return [t for t in out if t.strip()]
-
-
-SEEDS = _texts(real_fixtures_root(), HERE / "fixtures" / "captured", FIELD)
-
-
-def _strict(text: str) -> None:
-    def refuse(name: str) -> None:
-        raise AssertionError(f"explain --json printed {name}, which is not JSON")
-    json.loads(text, parse_constant=refuse)
+SEEDS = seed_texts(real_fixtures_root(), HERE / "fixtures" / "captured", FIELD)
 
 
 def test_fuzz_explain_detects_any_paste() -> None:
@@ -74,7 +58,7 @@ def test_fuzz_explain_detects_any_paste() -> None:
             err = s.error or ""
             assert not err.startswith("internal error") and "grader bug" not in err, err
         render(sections)
-        _strict(strictjson.dumps(to_jsonable(sections)))
+        strict(strictjson.dumps(to_jsonable(sections)))
 
     run()
 

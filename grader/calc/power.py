@@ -57,7 +57,8 @@ def reference_spike_words() -> str:
     return f"the {gpu(REFERENCE_SPIKE_GPU).name}: {spike:g} W measured against its {tgp:g} W TGP"
 
 
-RTX5090_TRANSIENT_FACTOR = reference_spike()[0] / reference_spike()[1]
+_SPIKE_W, _TGP_W = reference_spike()
+RTX5090_TRANSIENT_FACTOR = _SPIKE_W / _TGP_W
 """The reference card's transient / TGP ratio (checks/specs/gpus.toml; RTX 5090, Tom's Hardware, trust B)."""
 
 
@@ -238,5 +239,5 @@ What it does not do:
   under caps of 500-530 W (club-3090 issue #697). Capping a 3090 pair at 330-350 W changed decode by
   about 2% (club-3090 issue #698).
 - It does not reduce the CPU's or the rest of the box's power, nor raise a limit above Max.
-""".format(spike=reference_spike()[0], tgp=reference_spike()[1])
+""".format(spike=_SPIKE_W, tgp=_TGP_W)
 """What ``nvidia-smi -pl`` does and does not do (figures.md §4.4: NVML docs, trust A; club-3090, C)."""
