@@ -25,8 +25,7 @@ from typing import Any, Callable, Iterable
 from ..failures import describe_failure
 from ..diagnoses import known_faults
 from ..parsers import ParseError
-from ..parsers.common import (HUGE_NUMBER_MARK_RE, PROMPT_PROGRAMS, Chunk, command_argv, is_comment_line,
-                              is_noise_line, join_wrapped,
+from ..parsers.common import (PROMPT_PROGRAMS, Chunk, command_argv, is_comment_line, is_noise_line, join_wrapped,
                               load_json_lenient, opens_json, split_chunks as _split_lines)
 
 LEVELS = ("ok", "warn", "fail", "info")
@@ -442,7 +441,7 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
         known = _known_faults("\n".join(seg.lines))
         if known:  # no reader knows the output, but a line in it is a reported fault: say that
             return Section(KNOWN_ERROR, seg.command, {}, tuple(known), None, seg.host), None
-        huge = next((m for m in map(HUGE_NUMBER_MARK_RE.search, seg.lines) if m), None)
+        huge = next((m for m in map(_HUGE_NUMBER_MARK.search, seg.lines) if m), None)
         if huge:  # the shared cleaning replaced a number no command prints (grader.parsers.common.clean_lines)
             return Section(None, seg.command, {}, (),
                            f"this paste holds a number of {huge.group(1)} digits, which no command's output prints "
@@ -482,6 +481,7 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
     return Section(spec.name, seg.command, _plain(facts), tuple(findings), None, seg.host), parsed
 
 
+_HUGE_NUMBER_MARK = re.compile(r"<a ([\d,]+)-digit number>")  # what parsers.common.clean_lines writes
 KNOWN_ERROR = "known-error"
 """The kind of a section no reader knows whose text holds a fault of checks/diagnoses.toml."""
 

@@ -68,8 +68,6 @@ _SUDO_PREFIX_RE = re.compile(r"^\s*\[sudo\][^\n]{0,200}?[:：]\s*")
 # a run of digits no command prints (Python's int() refuses 4,300 and more, and is quadratic in them)
 HUGE_NUMBER_DIGITS = 1000
 _HUGE_NUMBER_RE = re.compile(r"\d{%d,}" % HUGE_NUMBER_DIGITS)
-HUGE_NUMBER_MARK_RE = re.compile(r"<a ([\d,]+)-digit number>")
-"""What :func:`clean_lines` leaves in place of such a run (group 1: its digit count, with commas)."""
 
 
 def clean_lines(text: str | bytes) -> list[str]:
