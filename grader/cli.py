@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import sys
+import time
 
 from grader import __version__, lessons, strictjson
 from grader.failures import describe_failure
@@ -48,6 +49,26 @@ def _parser() -> argparse.ArgumentParser:
     chk.add_argument("--inventory", required=True, metavar="FILE", help="the inventory TOML (sim up prints one)")
     chk.add_argument("--evidence", default="evidence", metavar="DIR", help="where evidence/<lesson>.json goes")
     chk.add_argument("--json", action="store_true", help="machine-readable output")
+    chk.add_argument("--watch", action="store_true", help="check again every --interval until every check passes "
+                     "or --timeout ends, printing only what changed; one SSH connection per node throughout")
+    chk.add_argument("--timeout", type=float, default=300.0, metavar="S", help="with --watch: give up after S seconds "
+                     "(default 300); the exit status is the last round's")
+    chk.add_argument("--interval", type=float, default=10.0, metavar="S", help="with --watch: seconds from one round's "
+                     "start to the next (default 10)")
+
+    every = lessons.names()
+    for verb, text in (("start", "before a lesson: check live that what it needs already works (the failing "
+                                 "one named with its fix); on the sim the lab's start also brings up serving"),
+                       ("solve", "sim only: bring the simulated cluster to the lesson's reference end state "
+                                 "(the executable answer key)"),
+                       ("finish", "after a lesson: stop and remove what clusterlab started for it (and on the sim "
+                                  "its serving and faults); report anything of ours still running")):
+        v = sub.add_parser(verb, help=text)
+        v.add_argument("lesson", choices=every, metavar="LESSON", help=f"one of {', '.join(every)}")
+        v.add_argument("--inventory", required=verb != "solve", metavar="FILE",
+                       help="the inventory TOML" + (" (default: the sim's)" if verb == "solve" else ""))
+        if verb == "solve":
+            v.add_argument("--evidence", default="evidence", metavar="DIR", help="where the lab's load tests go")
 
     grd = sub.add_parser("grade", help="grade recorded evidence again, without a cluster")
     grd.add_argument("evidence", metavar="EVIDENCE.json")
@@ -120,6 +141,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from grader.checking import CheckError, check
     from grader.report import render_table, to_json
 
+    if args.watch:
+        return _cmd_watch(args)
     try:
         results = check(args.inventory, args.lessons, args.evidence)
     except CheckError as e:
@@ -138,6 +161,74 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if args.json:
         print(strictjson.dumps(out if len(out) > 1 else out[0], indent=1))
     return max(r.exit_code for r in results)
+
+
+def _cmd_watch(args: argparse.Namespace) -> int:
+    """``check --watch``: the first round's table, then only the changes of each round, then the verdict."""
+    from grader.checking import CheckError
+    from grader.lifecycle import change_lines, watch
+    from grader.report import render_table, to_json
+
+    if args.interval <= 0 or args.timeout <= 0:
+        raise CannotRun("--interval and --timeout must be positive seconds")
+    say = (lambda m: print(m, file=sys.stderr, flush=True)) if args.json else (lambda m: print(m, flush=True))
+
+    def on_round(rnd) -> None:
+        if rnd.number == 1:
+            for r in rnd.results:
+                say(render_table(r.verdicts, f"{r.lesson} on {r.profile}", colour=sys.stdout.isatty(), errors=r.errors))
+            if rnd.exit_code:
+                say(f"watching: checking again every {args.interval:g} s for up to {args.timeout:g} s "
+                    "(Ctrl-C stops); only changes are printed")
+        else:
+            for line in change_lines(rnd):
+                say(f"round {rnd.number} ({time.strftime('%H:%M:%S')}, {rnd.seconds:.1f} s): {line}")
+
+    try:
+        last = watch(args.inventory, args.lessons, timeout_s=args.timeout, interval_s=args.interval,
+                     evidence_dir=args.evidence, on_round=on_round)
+    except CheckError as e:
+        raise CannotRun(str(e)) from None
+    from grader.grading import summary_line
+
+    if args.json:
+        out = [json.loads(to_json(r.verdicts, lesson=r.lesson, evidence=str(r.saved), profile=r.profile,
+                                  unreachable=r.errors, unfit=r.unfit, rounds=last.number)) for r in last.results]
+        print(strictjson.dumps(out if len(out) > 1 else out[0], indent=1))
+    else:
+        state = "every check passes" if last.exit_code == 0 else "stopped with checks still failing"
+        for r in last.results:
+            print(f"{r.lesson}: {summary_line(r.verdicts)}; evidence: {r.saved}")
+        print(f"after {last.number} round(s): {state}")
+    return last.exit_code
+
+
+def _cmd_lifecycle(args: argparse.Namespace) -> int:
+    """``start``, ``solve`` and ``finish`` (grader.lifecycle)."""
+    from grader import lifecycle
+
+    say = lambda m: print(m, file=sys.stderr, flush=True)  # noqa: E731 - progress, apart from the report
+    try:
+        if args.cmd == "start":
+            r = lifecycle.start(args.inventory, args.lesson, progress=say)
+            print(lifecycle.render_start(r))
+            return r.exit_code
+        if args.cmd == "solve":
+            from grader import sim
+
+            try:
+                steps = lifecycle.solve(args.lesson, args.inventory, args.evidence, progress=say)
+            except (sim.SimError) as e:
+                raise CannotRun(f"solve: {e}") from None
+            print("\n".join([f"solve {args.lesson}:"] + [f"  {s}" for s in steps]))
+            print(f"now `clusterlab check {args.lesson}` should pass" if args.lesson in lessons.checked()
+                  else "nothing to check")
+            return 0
+        r = lifecycle.finish(args.inventory, args.lesson, progress=say)
+        print(lifecycle.render_finish(r))
+        return r.exit_code
+    except lifecycle.CheckError as e:
+        raise CannotRun(f"{args.cmd} {args.lesson}: {e}") from None
 
 
 def _refuse_sim_down(inv) -> None:
@@ -258,7 +349,8 @@ def main(argv: list[str] | None = None) -> int:
     that closed stdout early (``| head``) ends the command quietly with :data:`EXIT_BROKEN_PIPE`."""
     args = _parser().parse_args(argv)
     handlers = {"sim": _cmd_sim, "check": _cmd_check, "grade": _cmd_grade, "explain": _cmd_explain,
-                "loadtest": _cmd_loadtest, "audit": _cmd_audit, "verify": _cmd_verify}
+                "loadtest": _cmd_loadtest, "audit": _cmd_audit, "verify": _cmd_verify,
+                "start": _cmd_lifecycle, "solve": _cmd_lifecycle, "finish": _cmd_lifecycle}
     try:
         try:
             code = handlers[args.cmd](args)

@@ -34,6 +34,11 @@ LEVEL_TIMEOUT_S = 300.0
 RESULT_FILE = "result.json"
 
 
+TMP_PREFIX = "/tmp/clusterlab-bench."
+"""Each level runs in its own ``mktemp -d`` folder with this prefix on the head, removed when the level
+ends; ``clusterlab finish lab`` removes any left by a run that was killed (grader.lifecycle.ours)."""
+
+
 class LoadTestError(RuntimeError):
     """The load test could not run; the message says why and what to do."""
 
@@ -67,7 +72,7 @@ def bench_command(url: str, model: str, tokenizer: str, concurrency: int, input_
             "--ignore-eos", "--temperature", "0", "--percentile-metrics", "ttft,tpot,itl,e2el",
             "--metric-percentiles", "50,90,99", "--save-result", "--save-detailed"]
     bench = " ".join(shlex.quote(a) for a in [vllm, *args])
-    return ("d=$(mktemp -d /tmp/clusterlab-bench.XXXXXX) || exit 2; "
+    return (f"d=$(mktemp -d {TMP_PREFIX}XXXXXX) || exit 2; "
             "export HF_HUB_OFFLINE=1 VLLM_NO_USAGE_STATS=1 TOKENIZERS_PARALLELISM=false; "
             f"{bench} --result-dir \"$d\" --result-filename {RESULT_FILE} > \"$d/console.log\" 2>&1; rc=$?; "
             f"cat \"$d/{RESULT_FILE}\" 2>/dev/null; tail -n 25 \"$d/console.log\" >&2; rm -rf \"$d\"; exit $rc")

@@ -212,6 +212,10 @@ class Connection:
         return CommandResult(command, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"),
                              status, round(time.monotonic() - start, 4), timed_out)
 
+    def is_active(self) -> bool:
+        """The connection is open (its transport alive): False after a reboot or a dropped link."""
+        return self._active()
+
     def _active(self) -> bool:
         transport = self._client.get_transport() if self._client is not None else None
         return transport is not None and transport.is_active()
@@ -279,3 +283,19 @@ def connect_all(inventory: Inventory) -> tuple[dict[str, Connection], dict[str, 
     with ThreadPoolExecutor(max_workers=len(inventory.nodes)) as pool:
         list(pool.map(one, inventory.nodes))
     return conns, errors
+
+
+def reconnect(inventory: Inventory, conns: dict[str, Connection]) -> dict[str, str]:
+    """Connect again every node of ``inventory`` whose connection in ``conns`` is missing or dropped
+    (a netplan apply, a reboot), in place; the live ones are kept. Returns ``{node: why not reached}``."""
+    lost = [n for n in inventory.nodes if n.name not in conns or not conns[n.name].is_active()]
+    for node in lost:
+        old = conns.pop(node.name, None)
+        if old is not None:
+            old.close()
+    if not lost:
+        return {}
+    sub = inventory.model_copy(update={"nodes": lost})
+    fresh, errors = connect_all(sub)
+    conns.update(fresh)
+    return errors

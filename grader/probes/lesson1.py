@@ -92,6 +92,13 @@ def _ip(text: str | None) -> str | None:
         return None
 
 
+IPERF3_SERVER = "iperf3 -s -1 --forceflush"
+"""How the server of :func:`iperf3_between` begins (one test, then it exits): ``clusterlab finish`` finds
+a stray one by it (grader.lifecycle.ours)."""
+IPERF3_CLIENT = "iperf3 -J -c"
+"""How the client of :func:`iperf3_between` begins."""
+
+
 def iperf3_between(client: Connection, server: Connection, target: str, bind: str,
                    streams: int, seconds: int, port: int = 5201) -> tuple[RawOutput, RawOutput]:
     """A bounded TCP measurement: iperf3 server on ``server`` (one client, then it exits), client on ``client``.
@@ -100,8 +107,8 @@ def iperf3_between(client: Connection, server: Connection, target: str, bind: st
     its channel is closed (which ends it) before this returns. Returns (client raw, server raw).
     """
     budget = seconds + 5
-    srv_cmd = f"iperf3 -s -1 --forceflush -B {target} -p {port}"
-    cli_cmd = f"iperf3 -J -c {target} -B {bind} -p {port} -P {streams} -t {seconds} --connect-timeout 2000"
+    srv_cmd = f"{IPERF3_SERVER} -B {target} -p {port}"
+    cli_cmd = f"{IPERF3_CLIENT} {target} -B {bind} -p {port} -P {streams} -t {seconds} --connect-timeout 2000"
     chan = server.open_stream(srv_cmd, budget)
     srv_out = bytearray()
     try:

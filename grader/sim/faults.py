@@ -31,15 +31,18 @@ class Fault:
     apply: Callable[[Spec], None]
     serve_mode: str | None = None
     health_deadline_s: float | None = None
+    lesson: str = "lesson1"
+    """The lesson whose checks it breaks (``clusterlab finish LESSON`` clears that lesson's faults)."""
 
 
 REGISTRY: dict[str, Fault] = {}
 
 
-def fault(name: str, description: str, *, serve_mode: str | None = None, health_deadline_s: float | None = None):
+def fault(name: str, description: str, *, serve_mode: str | None = None, health_deadline_s: float | None = None,
+          lesson: str = "lesson1"):
     """Register the decorated function as the fault ``name`` (see :class:`Fault` for the options)."""
     def register(fn: Callable[[Spec], None]) -> Callable[[Spec], None]:
-        REGISTRY[name] = Fault(name, description, fn, serve_mode, health_deadline_s)
+        REGISTRY[name] = Fault(name, description, fn, serve_mode, health_deadline_s, lesson)
         return fn
     return register
 
@@ -128,31 +131,31 @@ def house_network(spec: Spec) -> None:
 
 # --- lesson 2: the interface variables of the serving processes, and NCCL's transport ----------
 
-@fault("no-ib-hca", "NCCL_IB_HCA missing from both nodes' Ray/vLLM environment")
+@fault("no-ib-hca", "NCCL_IB_HCA missing from both nodes' Ray/vLLM environment", lesson="lesson2")
 def no_ib_hca(spec: Spec) -> None:
     for node in NODES:
         spec.nodes[node].serve_env.pop("NCCL_IB_HCA", None)
 
 
-@fault("one-hca", f"NCCL_IB_HCA names only {RDMA_OF[T1]} (one twin) on both nodes")
+@fault("one-hca", f"NCCL_IB_HCA names only {RDMA_OF[T1]} (one twin) on both nodes", lesson="lesson2")
 def one_hca(spec: Spec) -> None:
     for node in NODES:
         spec.nodes[node].serve_env["NCCL_IB_HCA"] = RDMA_OF[T1]
 
 
-@fault("wrong-gid-index", f"NCCL_IB_GID_INDEX=2 (a RoCE v1 GID) on both nodes; the RoCE v2 IPv4 GID is {SIM_GID_INDEX}")
+@fault("wrong-gid-index", f"NCCL_IB_GID_INDEX=2 (a RoCE v1 GID) on both nodes; the RoCE v2 IPv4 GID is {SIM_GID_INDEX}", lesson="lesson2")
 def wrong_gid_index(spec: Spec) -> None:
     for node in NODES:
         spec.nodes[node].serve_env["NCCL_IB_GID_INDEX"] = "2"
 
 
-@fault("env-mismatch", f"{B}'s NCCL_SOCKET_IFNAME/GLOO_SOCKET_IFNAME name {T2}, {A}'s name {T1}")
+@fault("env-mismatch", f"{B}'s NCCL_SOCKET_IFNAME/GLOO_SOCKET_IFNAME name {T2}, {A}'s name {T1}", lesson="lesson2")
 def env_mismatch(spec: Spec) -> None:
     spec.nodes[B].serve_env["NCCL_SOCKET_IFNAME"] = T2
     spec.nodes[B].serve_env["GLOO_SOCKET_IFNAME"] = T2
 
 
-@fault("socket-fallback", "the head's NCCL_DEBUG=INFO log shows NCCL on NET/Socket (no usable HCA)")
+@fault("socket-fallback", "the head's NCCL_DEBUG=INFO log shows NCCL on NET/Socket (no usable HCA)", lesson="lesson2")
 def socket_fallback(spec: Spec) -> None:
     spec.nccl_network = "Socket"
 
@@ -160,13 +163,13 @@ def socket_fallback(spec: Spec) -> None:
 # --- lesson 2b: the launch of `vllm serve` across the two nodes (Spec.serve_args) ----------------
 
 @fault("serve-no-ray-backend", "`vllm serve --pipeline-parallel-size 2` without --distributed-executor-backend ray: "
-                               "vLLM refuses with its World size error")
+                               "vLLM refuses with its World size error", lesson="lesson2")
 def serve_no_ray_backend(spec: Spec) -> None:
     spec.serve_args["--distributed-executor-backend"] = None
 
 
 @fault("head-on-house-network", f"{A}'s Ray head is started on its enP7s7 (house) address, VLLM_HOST_IP the same "
-                                "(`hostname -I | awk '{print $1}'`, as NVIDIA's run_cluster.sh does); the worker joins it there")
+                                "(`hostname -I | awk '{print $1}'`, as NVIDIA's run_cluster.sh does); the worker joins it there", lesson="lesson2")
 def head_on_house_network(spec: Spec) -> None:
     house = spec.nodes[A].house_addr
     spec.ray_node_ip[A] = house
@@ -174,20 +177,20 @@ def head_on_house_network(spec: Spec) -> None:
         spec.nodes[A].serve_env["VLLM_HOST_IP"] = house
 
 
-@fault("model-path-differs", f"{B} keeps the model in /root/models/tiny-llama; the served path is empty there")
+@fault("model-path-differs", f"{B} keeps the model in /root/models/tiny-llama; the served path is empty there", lesson="lesson2")
 def model_path_differs(spec: Spec) -> None:
     spec.model_elsewhere[B] = "/root/models/tiny-llama"
 
 
 @fault("no-gloo-ifname", "GLOO_SOCKET_IFNAME missing from both nodes' Ray/vLLM environment: Gloo binds the "
-                         "hostname's 127.0.1.1 and connectFullMesh is refused")
+                         "hostname's 127.0.1.1 and connectFullMesh is refused", lesson="lesson2")
 def no_gloo_ifname(spec: Spec) -> None:
     for node in NODES:
         spec.nodes[node].serve_env.pop("GLOO_SOCKET_IFNAME", None)
 
 
 @fault("gloo-wrong-iface", f"GLOO_SOCKET_IFNAME={TWINS[0][0]} (port 0's twin, not cabled, no address) on both nodes: "
-                           "Gloo is 'Unable to find address for' it")
+                           "Gloo is 'Unable to find address for' it", lesson="lesson2")
 def gloo_wrong_iface(spec: Spec) -> None:
     for node in NODES:
         spec.nodes[node].serve_env["GLOO_SOCKET_IFNAME"] = TWINS[0][0]
@@ -199,7 +202,7 @@ KV_TOO_SMALL_BYTES = 131_072
 
 
 @fault("kv-too-small", f"`vllm serve --kv-cache-memory-bytes {KV_TOO_SMALL_BYTES}`: the KV cache cannot hold one "
-                       "request of --max-model-len 512")
+                       "request of --max-model-len 512", lesson="lesson2")
 def kv_too_small(spec: Spec) -> None:
     spec.serve_args["--kv-cache-memory-bytes"] = str(KV_TOO_SMALL_BYTES)
 
@@ -210,7 +213,7 @@ the node (~30 s, vllm_netns.md §2: `The current node timed out during startup`)
 
 
 @fault("ray-wrong-node-ip", f"{B}'s `ray start` is given --node-ip-address={WRONG_WORKER_IP} (a typo, not its own "
-                            "address): the worker never joins, `ray start` times out during startup", serve_mode="ray")
+                            "address): the worker never joins, `ray start` times out during startup", serve_mode="ray", lesson="lesson2")
 def ray_wrong_node_ip(spec: Spec) -> None:
     spec.ray_node_ip[B] = WRONG_WORKER_IP
 
@@ -223,7 +226,7 @@ VLLM_ENGINE_READY_TIMEOUT_S (600 s) before vLLM gives up (vllm_netns.md §6, F5)
 
 @fault("nnodes-no-host-ip", "`vllm serve --nnodes 2` with VLLM_HOST_IP set on neither node: the leader advertises "
                             "0.0.0.0 (no default route), the other node dials itself, both wait without an error",
-       serve_mode="nnodes", health_deadline_s=HANG_DEADLINE_S)
+       serve_mode="nnodes", health_deadline_s=HANG_DEADLINE_S, lesson="lesson2")
 def nnodes_no_host_ip(spec: Spec) -> None:
     for node in NODES:
         spec.nodes[node].serve_env.pop("VLLM_HOST_IP", None)

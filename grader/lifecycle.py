@@ -1,0 +1,492 @@
+"""The lesson lifecycle around ``check``: start, watch, solve, finish.
+
+    start(inventory, "lesson2")          # live: do lesson 2's prerequisites hold? (checks/lifecycle.toml)
+    watch(inventory, ["lesson1"], ...)   # check again every interval until every check passes
+    solve("lesson1")                     # sim only: bring the sim to the lesson's reference end state
+    finish(inventory, "lesson1")         # stop and remove what clusterlab itself started
+
+The command line (``clusterlab start|solve|finish LESSON``, ``clusterlab check --watch``) and the
+notebooks (:mod:`grader.notebook`) call these. What each lesson requires is data
+(``checks/lifecycle.toml``); the checks themselves are the lessons' own (grader.checking.run_lesson),
+so ``start lesson2`` judges lesson 1's link exactly as ``check lesson1`` does.
+
+``start``, ``watch`` and ``finish`` never change a learner's machine beyond what their names say:
+``finish`` stops only processes whose command line is one clusterlab itself runs (:data:`OURS`) and
+removes only its own temporary directories. ``solve`` refuses any profile but the sim's.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from grader import lessons as registry
+from grader.checking import CheckError, LessonResult, connect_nodes, run_lesson
+from grader.grading import Verdict
+
+LIFECYCLE_FILE = Path(__file__).resolve().parents[1] / "checks" / "lifecycle.toml"
+BLOCKING = ("fail", "unmeasured")
+"""Statuses of a prerequisite check that stop ``start`` (a warn or an n.a. does not)."""
+
+
+class LifecycleError(CheckError):
+    """A lifecycle verb could not run (unknown lesson, sim down, solve on real machines); the message
+    names the problem and the fix."""
+
+
+# --- prerequisites (checks/lifecycle.toml) ------------------------------------------------------
+
+@dataclass(frozen=True)
+class Prerequisite:
+    """What must already work before ``lesson`` begins: every node answers over SSH, and, when ``after``
+    is set, each of ``checks`` (ids of lesson ``after``'s catalogue) passes or warns, live.
+    ``sim_serve``: the serving mode ``start`` brings up on the sim when nothing serves."""
+
+    lesson: str
+    why: str
+    after: str | None = None
+    checks: tuple[str, ...] = ()
+    sim_serve: str | None = None
+
+
+def prerequisites(path: Path = LIFECYCLE_FILE) -> dict[str, Prerequisite]:
+    """Every lesson's :class:`Prerequisite`, read from ``checks/lifecycle.toml``.
+
+    Raises LifecycleError when the file names a lesson the registry does not hold, a check its
+    catalogue does not hold, or leaves a lesson out."""
+    from grader.grading import load_catalogue
+
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    out: dict[str, Prerequisite] = {}
+    for name in registry.names():
+        table = data.get(name)
+        if table is None:
+            raise LifecycleError(f"{path} has no [{name}] table: every lesson says what it requires")
+        after, checks = table.get("after"), tuple(table.get("checks", ()))
+        if after is not None:
+            known = {c["id"] for c in load_catalogue(after)}
+            unknown = [c for c in checks if c not in known]
+            if unknown:
+                raise LifecycleError(f"{path} [{name}]: {', '.join(unknown)} not in {after}'s catalogue")
+        out[name] = Prerequisite(name, table["why"], after, checks, table.get("sim_serve"))
+    extra = set(data) - set(out)
+    if extra:
+        raise LifecycleError(f"{path}: unknown lessons {', '.join(sorted(extra))}")
+    return out
+
+
+# --- start ------------------------------------------------------------------------------------
+
+@dataclass
+class StartResult:
+    """``start``'s outcome. ``required``: the verdicts of the prerequisite checks (live);
+    ``errors``: nodes not reached, with why; ``prepared``: what ``start`` did on the sim (sentences)."""
+
+    lesson: str
+    profile: str
+    prerequisite: Prerequisite
+    required: list[Verdict] = field(default_factory=list)
+    errors: dict[str, str] = field(default_factory=dict)
+    prepared: list[str] = field(default_factory=list)
+    reached: list[str] = field(default_factory=list)
+
+    @property
+    def blocking(self) -> list[Verdict]:
+        """The prerequisite checks that failed or could not be measured."""
+        return [v for v in self.required if v.status in BLOCKING]
+
+    @property
+    def exit_code(self) -> int:
+        """0 the lesson can begin; 1 a node is unreachable or a prerequisite check blocks."""
+        return 1 if self.blocking or self.errors else 0
+
+
+def _inventory(path: str | Path) -> Any:
+    from grader.inventory import InventoryError, load_inventory
+
+    try:
+        return load_inventory(path)
+    except InventoryError as e:
+        raise LifecycleError(str(e)) from None
+
+
+def _known(lesson: str) -> None:
+    try:
+        registry.get(lesson)
+    except registry.UnknownLesson as e:
+        raise LifecycleError(str(e)) from None
+
+
+def start(inventory: str | Path, lesson: str, progress: Callable[[str], None] = lambda m: None) -> StartResult:
+    """Check, live, that ``lesson`` can begin on the inventory's machines (checks/lifecycle.toml).
+
+    On the sim, a lesson with ``sim_serve`` first brings up that serving when nothing serves, and
+    says so in ``prepared``; on real machines nothing is changed. Raises LifecycleError (unknown
+    lesson, bad inventory, sim down, no node reachable)."""
+    _known(lesson)
+    pre = prerequisites()[lesson]
+    inv = _inventory(inventory)
+    prepared = []
+    if inv.profile == "sim" and pre.sim_serve:
+        prepared += _sim_serving(pre.sim_serve, progress)
+        inv = _inventory(inventory)  # its [serve] table was written again
+    conns, errors = connect_nodes(inv)
+    reached = sorted(conns)
+    try:
+        required: list[Verdict] = []
+        if pre.after:
+            progress(f"checking {pre.after}'s {', '.join(pre.checks)} live ...")
+            result = run_lesson(pre.after, inv, conns, errors)
+            required = [v for v in result.verdicts if v.id in pre.checks]
+            errors = {**errors, **result.errors}
+    finally:
+        for c in conns.values():
+            c.close()
+    return StartResult(lesson, inv.profile, pre, required, dict(errors), prepared, reached)
+
+
+def _sim_serving(mode: str, progress: Callable[[str], None]) -> list[str]:
+    """Start the sim's serving in ``mode`` unless it already serves healthy in it; sentences saying what."""
+    from grader.sim import serve
+
+    now = serve.status()
+    if now and now.get("healthy") and now.get("mode") == mode:
+        return []
+    progress(f"the sim is not serving ({mode}): starting it, as `clusterlab sim up --serve {mode}` would (~70 s) ...")
+    try:
+        info = serve.start(mode)
+    except serve.ServeError as e:
+        raise LifecycleError(f"the sim's serving ({mode}) did not start: {e}") from None
+    return [f"the sim was not serving: started Ray and vLLM ({mode} mode, /health after {info.get('health_s')} s)"]
+
+
+def render_start(r: StartResult) -> str:
+    """The terminal report of :func:`start`: what the lesson needs, each requirement's status, the fix."""
+    from grader.grading import LABELS
+
+    lines = [f"start {r.lesson} on {r.profile}", f"  needs: {r.prerequisite.why}"]
+    lines += [f"  prepared: {p}" for p in r.prepared]
+    if r.reached:
+        lines.append(f"  answered over SSH: {', '.join(r.reached)}")
+    for node, why in r.errors.items():
+        lines.append(f"  UNREACHABLE {node}: {why}")
+    for v in r.required:
+        lines.append(f"  {LABELS[v.status]:<12} {v.id}: {v.title}")
+        if v.status in BLOCKING:
+            lines += [f"      - {d}" for d in v.details[:3]]
+            lines.append(f"      fix: {v.hint}")
+    if r.exit_code == 0:
+        lines.append(f"ready: {r.lesson} can begin")
+    else:
+        names = [v.id for v in r.blocking] + [f"{n} unreachable" for n in r.errors]
+        lines.append(f"not ready: fix {', '.join(names)} first (then `clusterlab start {r.lesson}` again)")
+    return "\n".join(lines)
+
+
+# --- watch ------------------------------------------------------------------------------------
+
+@dataclass
+class Round:
+    """One round of :func:`watch`: its results, wall seconds, and the changes since the round before
+    (``(what, before, now)``: a check id or ``node <name>``, statuses; the first round has none)."""
+
+    number: int
+    results: list[LessonResult]
+    seconds: float
+    changes: list[tuple[str, str, str]] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        return max(r.exit_code for r in self.results)
+
+
+def _states(results: list[LessonResult]) -> dict[str, str]:
+    out = {v.id: v.status for r in results for v in r.verdicts}
+    for r in results:
+        for node in r.errors:
+            out[f"node {node}"] = "unreachable"
+    return out
+
+
+def watch(inventory: str | Path, lessons: list[str], *, timeout_s: float = 300.0, interval_s: float = 10.0,
+          evidence_dir: str | Path | None = "evidence", on_round: Callable[[Round], None] = lambda r: None,
+          stop: threading.Event | None = None) -> Round:
+    """Check ``lessons`` again every ``interval_s`` (start to start) until every check passes (exit 0),
+    ``timeout_s`` has passed, or ``stop`` is set; return the last round (its exit code is the verdict).
+
+    One SSH connection per node for the whole watch; a node whose connection dropped (a netplan apply,
+    a reboot) is connected again at the next round, and is reported unreachable until it answers.
+    ``on_round`` is called after each round. Evidence is saved each round (the last one stays).
+    Raises LifecycleError / CheckError as ``check`` does (bad inventory, sim down, unknown lesson)."""
+    from grader.transport import reconnect
+
+    for lesson in lessons:
+        _known(lesson)
+    inv = _inventory(inventory)
+    stop = stop or threading.Event()
+    conns, errors = connect_nodes(inv)
+    t_end = time.monotonic() + timeout_s
+    before: dict[str, str] | None = None
+    number = 0
+    try:
+        while True:
+            number += 1
+            t0 = time.monotonic()
+            if number > 1:
+                errors = reconnect(inv, conns)
+            results = [run_lesson(lesson, inv, conns, errors, evidence_dir=evidence_dir) for lesson in lessons]
+            now = _states(results)
+            changes = [] if before is None else [(k, before.get(k, "-"), now.get(k, "reachable"))
+                                                 for k in sorted(set(before) | set(now))
+                                                 if before.get(k) != now.get(k)]
+            rnd = Round(number, results, round(time.monotonic() - t0, 3), changes)
+            on_round(rnd)
+            before = now
+            if rnd.exit_code == 0 or stop.is_set():
+                return rnd
+            wait = max(0.0, t0 + interval_s - time.monotonic())
+            if time.monotonic() + wait >= t_end or stop.wait(wait):
+                return rnd
+    finally:
+        for c in conns.values():
+            c.close()
+
+
+def change_lines(rnd: Round) -> list[str]:
+    """One line per change of a round: ``L1.mtu: FAIL -> PASS`` (with the first detail of a new failure)."""
+    from grader.grading import LABELS
+
+    details = {v.id: v for r in rnd.results for v in r.verdicts}
+    lines = []
+    for what, was, now in rnd.changes:
+        line = f"{what}: {LABELS.get(was, was)} -> {LABELS.get(now, now)}"
+        v = details.get(what)
+        if v is not None and v.status in BLOCKING and v.details:
+            line += f" ({v.details[0]})"
+        lines.append(line)
+    return lines
+
+
+# --- solve (sim only) ---------------------------------------------------------------------------
+
+def _sim_only(inventory: str | Path | None, verb: str) -> Path:
+    """The sim's inventory path; LifecycleError when ``inventory`` is another profile's or the sim is down."""
+    from grader.sim import status
+    from grader.sim import topology as T
+
+    if inventory is not None and _inventory(inventory).profile != "sim":
+        raise LifecycleError(f"`clusterlab {verb}` works only on the simulated cluster (profile sim): on real "
+                             "machines the answer is yours to make; each failing check's hint says how")
+    if not status().get("up"):
+        raise LifecycleError("the simulated cluster is not up: run `clusterlab sim up` as root first")
+    return Path(inventory) if inventory is not None else T.INVENTORY
+
+
+def _owned_faults(lesson: str, faults: list[str]) -> list[str]:
+    from grader.sim.faults import REGISTRY
+
+    return [f for f in faults if f in REGISTRY and REGISTRY[f].lesson == lesson]
+
+
+SOLVE_LOAD = {"concurrency": "1,4", "num_prompts": 8, "input_len": 32, "output_len": 16, "timeout": 120.0}
+"""The lab's reference load on the sim (a 2-core box): two levels, 8 prompts of 32+16 tokens."""
+
+
+def solve(lesson: str, inventory: str | Path | None = None, evidence_dir: str | Path = "evidence",
+          progress: Callable[[str], None] = lambda m: None) -> list[str]:
+    """Bring the sim to ``lesson``'s reference end state; return what was done (sentences).
+
+    lesson1: the sim rebuilt without its faults (addresses, netplan, MTU 9000, keys, cabling as the
+    course sets them); lesson2: that, then Ray on both nodes and one ``vllm serve`` (PP=2) with the
+    course's interface variables; lab: that, then the load test of the pair and of the one-node
+    baseline into ``<evidence_dir>/lab.json``, ending with the pair served again. lesson3 and lesson4
+    have nothing on the sim. Raises LifecycleError on another profile, or when the sim is down."""
+    from grader import sim
+
+    _known(lesson)
+    inv_path = _sim_only(inventory, "solve")
+    done: list[str] = []
+    if lesson in ("lesson3", "lesson4"):
+        why = ("the sim has no GPUs: lesson 3's checks apply to the dual-gpu-desktop profile only"
+               if lesson == "lesson3" else "lesson 4 is answers only")
+        return [f"nothing to solve on the sim for {lesson}: {why}"]
+    st = sim.status()
+    if st["faults"] or not st["healthy"]:
+        progress("rebuilding the sim without faults ...")
+        try:
+            sim.up([])
+        except sim.SimError as e:
+            raise LifecycleError(f"could not rebuild the sim: {e}") from None
+        done.append("rebuilt the sim's two nodes from the course's reference state"
+                    + (f" (faults cleared: {', '.join(st['faults'])})" if st["faults"] else "")
+                    + ": port 1 cabled, the twins at 192.168.100.x/24 and 192.168.101.x/24 in netplan, MTU 9000, "
+                      "the shared key authorised both ways, the peer's name on a twin")
+    if lesson == "lesson1":
+        return done or ["lesson 1's reference state already holds: nothing to do"]
+    done += _sim_serving("ray", progress) or ["the sim already serves across both nodes (Ray, PP=2)"]
+    if lesson == "lab":
+        done += _lab_load(inv_path, evidence_dir, progress)
+        done += _sim_serving("ray", progress)
+    return done
+
+
+def _lab_load(inv_path: Path, evidence_dir: str | Path, progress: Callable[[str], None]) -> list[str]:
+    """The lab's two load tests on the sim (pair, then the one-node baseline), as its notebook runs them."""
+    import contextlib
+    import io
+    from types import SimpleNamespace
+
+    from grader.loadtest import LoadTestError, cli
+
+    done = []
+    for mode, label in (("ray", "pair"), ("single", "baseline")):
+        done += _sim_serving(mode, progress)
+        progress(f"load-testing the {label} ...")
+        args = SimpleNamespace(inventory=str(inv_path), label=label, bytes_per_token=None, evidence=str(evidence_dir),
+                               json=True, **SOLVE_LOAD)
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):  # the report is the lab check's, not solve's
+                cli(args)
+        except LoadTestError as e:
+            raise LifecycleError(f"the {label} load test failed: {e}") from None
+        done.append(f"load-tested the {label} (concurrency {SOLVE_LOAD['concurrency']}, {SOLVE_LOAD['num_prompts']} "
+                    f"prompts of {SOLVE_LOAD['input_len']}+{SOLVE_LOAD['output_len']} tokens) into "
+                    f"{evidence_dir}/lab.json")
+    return done
+
+
+# --- finish -----------------------------------------------------------------------------------
+
+def _ere(literal: str) -> str:
+    """``literal`` as a POSIX ERE that does not match its own text (its first character bracketed), so
+    the shell running ``pgrep -f`` is not found by its own pattern. ``literal`` holds no single quote."""
+    return f"[{literal[0]}]" + re.sub(r"([.^$*+?(){}|\\\[\]])", r"\\\1", literal[1:])
+
+
+def ours() -> dict[str, tuple[list[str], list[str]]]:
+    """What clusterlab itself starts on a node, per lesson: ``{lesson: (command-line prefixes of its
+    processes, temporary directory globs)}``. ``finish`` stops and removes only these."""
+    from grader import loadtest
+    from grader.probes import lesson1
+
+    return {"lesson1": ([lesson1.IPERF3_SERVER, lesson1.IPERF3_CLIENT], []),
+            "lab": ([loadtest.TMP_PREFIX], [loadtest.TMP_PREFIX + "*"])}
+
+
+FINISH_GRACE_S = 3
+"""Seconds ``finish`` waits after SIGTERM before SIGKILL."""
+
+
+def finish_command(prefixes: list[str], globs: list[str]) -> str:
+    """The shell command ``finish`` runs on a node (as the SSH user, on that user's processes only):
+    prints ``stopped PID ARGS``, ``removed PATH`` and ``left PID ARGS`` lines."""
+    pattern = "|".join(_ere(p) for p in prefixes)
+    lines = [f"pat='{pattern}'",
+             'pids=$(pgrep -u "$(id -u)" -f "$pat")',
+             'for p in $pids; do echo "stopped $p $(tr "\\0" " " < /proc/$p/cmdline 2>/dev/null)"; done',
+             '[ -n "$pids" ] && kill $pids 2>/dev/null',
+             f'i=0; while [ $i -lt {FINISH_GRACE_S * 10} ] && pgrep -u "$(id -u)" -f "$pat" >/dev/null; do sleep 0.1; i=$((i+1)); done',
+             'left=$(pgrep -u "$(id -u)" -f "$pat")',
+             '[ -n "$left" ] && kill -9 $left 2>/dev/null; sleep 0.2']
+    for g in globs:
+        lines.append(f'for d in {g}; do [ -d "$d" ] && [ -O "$d" ] && rm -rf -- "$d" && echo "removed $d"; done')
+    lines.append('for p in $(pgrep -u "$(id -u)" -f "$pat"); do echo "left $p $(tr "\\0" " " < /proc/$p/cmdline)"; done')
+    lines.append("true")
+    return "\n".join(lines)
+
+
+@dataclass
+class FinishResult:
+    """``finish``'s outcome: per node, what was stopped, removed, and is still running (with the
+    command to stop it); ``sim``: what was done to the sim (sentences)."""
+
+    lesson: str
+    stopped: dict[str, list[str]] = field(default_factory=dict)
+    removed: dict[str, list[str]] = field(default_factory=dict)
+    left: dict[str, list[str]] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)
+    sim: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        """0 nothing of clusterlab's is left; 1 something could not be stopped or a node was not reached."""
+        return 1 if any(self.left.values()) or self.errors else 0
+
+
+def finish(inventory: str | Path, lesson: str, progress: Callable[[str], None] = lambda m: None) -> FinishResult:
+    """Stop and remove what clusterlab started for ``lesson`` on the inventory's nodes, and report
+    anything of its own still running. On the sim also: its serving (lesson2, lab: Ray, vLLM and their
+    /dev/shm files) and the lesson's own faults (the sim rebuilt without them). Never touches what
+    the learner started. Raises LifecycleError (bad inventory, sim down, no node reachable)."""
+    from grader.transport import NodeUnreachable
+
+    _known(lesson)
+    inv = _inventory(inventory)
+    res = FinishResult(lesson)
+    if inv.profile == "sim":
+        res.sim = _finish_sim(lesson, progress)
+    prefixes, globs = ours().get(lesson, ([], []))
+    if not prefixes:
+        return res
+    conns, errors = connect_nodes(inv)
+    res.errors = dict(errors)
+    try:
+        for name, conn in conns.items():
+            try:
+                out = conn.run(finish_command(prefixes, globs), timeout_s=FINISH_GRACE_S + 15).stdout
+            except NodeUnreachable as e:
+                res.errors[name] = str(e)
+                continue
+            for line in out.splitlines():
+                verb, _, rest = line.partition(" ")
+                target = {"stopped": res.stopped, "removed": res.removed, "left": res.left}.get(verb)
+                if target is not None and rest.strip():
+                    target.setdefault(name, []).append(rest.strip())
+    finally:
+        for c in conns.values():
+            c.close()
+    return res
+
+
+def _finish_sim(lesson: str, progress: Callable[[str], None]) -> list[str]:
+    from grader import sim
+    from grader.sim import serve
+
+    done = []
+    st = sim.status()
+    if not st.get("up"):
+        return ["the sim is not up: nothing of it to stop"]
+    if lesson in ("lesson2", "lab") and st.get("serve"):
+        progress("stopping the sim's Ray and vLLM ...")
+        serve.stop()
+        done.append("stopped the sim's Ray and vLLM and removed their /dev/shm files")
+    owned = _owned_faults(lesson, st.get("faults", []))
+    if owned:
+        keep = [f for f in st["faults"] if f not in owned]
+        progress(f"rebuilding the sim without {', '.join(owned)} ...")
+        sim.up(keep)
+        done.append(f"rebuilt the sim without {lesson}'s faults ({', '.join(owned)})")
+    return done
+
+
+def render_finish(r: FinishResult) -> str:
+    """The terminal report of :func:`finish`."""
+    lines = [f"finish {r.lesson}"] + [f"  sim: {s}" for s in r.sim]
+    for kind, table in (("stopped", r.stopped), ("removed", r.removed)):
+        for node, items in table.items():
+            lines += [f"  {node}: {kind} {x}" for x in items]
+    for node, why in r.errors.items():
+        lines.append(f"  UNREACHABLE {node}: {why} (nothing checked there: run `clusterlab finish {r.lesson}` again)")
+    for node, items in r.left.items():
+        for x in items:
+            pid = x.split()[0]
+            lines.append(f"  STILL RUNNING on {node}: {x} -- stop it with `kill {pid}` there")
+    if r.exit_code == 0:
+        lines.append("nothing of clusterlab's is left running" + ("" if any(r.stopped.values()) or r.sim
+                                                                  else " (nothing was)"))
+    return "\n".join(lines)
