@@ -20,7 +20,6 @@ from __future__ import annotations
 import re
 import threading
 import time
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -28,6 +27,11 @@ from typing import Any, Callable
 from grader import lessons as registry
 from grader.checking import CheckError, LessonResult, connect_nodes, run_lesson
 from grader.grading import Verdict
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
 
 LIFECYCLE_FILE = Path(__file__).resolve().parents[1] / "checks" / "lifecycle.toml"
 BLOCKING = ("fail", "unmeasured")
@@ -304,7 +308,7 @@ def solve(lesson: str, inventory: str | Path | None = None, evidence_dir: str | 
     lesson1: the sim rebuilt without its faults (addresses, netplan, MTU 9000, keys, cabling as the
     course sets them); lesson2: that, then Ray on both nodes and one ``vllm serve`` (PP=2) with the
     course's interface variables; lab: that, then the load test of the pair and of the one-node
-    baseline into ``<evidence_dir>/lab.json``, ending with the pair served again. lesson3 and lesson4
+    baseline into ``<evidence_dir>/lab.json`` (spark-a then serves alone, as the baseline ran). lesson3 and lesson4
     have nothing on the sim. Raises LifecycleError on another profile, or when the sim is down."""
     from grader import sim
 
@@ -331,7 +335,6 @@ def solve(lesson: str, inventory: str | Path | None = None, evidence_dir: str | 
     done += _sim_serving("ray", progress) or ["the sim already serves across both nodes (Ray, PP=2)"]
     if lesson == "lab":
         done += _lab_load(inv_path, evidence_dir, progress)
-        done += _sim_serving("ray", progress)
     return done
 
 
@@ -393,8 +396,10 @@ def finish_command(prefixes: list[str], globs: list[str]) -> str:
              f'i=0; while [ $i -lt {FINISH_GRACE_S * 10} ] && pgrep -u "$(id -u)" -f "$pat" >/dev/null; do sleep 0.1; i=$((i+1)); done',
              'left=$(pgrep -u "$(id -u)" -f "$pat")',
              '[ -n "$left" ] && kill -9 $left 2>/dev/null; sleep 0.2']
-    for g in globs:
-        lines.append(f'for d in {g}; do [ -d "$d" ] && [ -O "$d" ] && rm -rf -- "$d" && echo "removed $d"; done')
+    for g in globs:  # by folder and name apart, so this shell's own text does not match the process pattern
+        folder, name = g.rsplit("/", 1)
+        lines.append(f"find {folder} -maxdepth 1 -type d -name '{name}' -user \"$(id -u)\" | while read -r d; do "
+                     'rm -rf -- "$d" && echo "removed $d"; done')
     lines.append('for p in $(pgrep -u "$(id -u)" -f "$pat"); do echo "left $p $(tr "\\0" " " < /proc/$p/cmdline)"; done')
     lines.append("true")
     return "\n".join(lines)

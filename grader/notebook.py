@@ -204,7 +204,13 @@ class CheckPanel:
         self._table = w.HTML("")
         self._again = w.Button(description="Check again", icon="refresh")
         self._again.on_click(lambda _b: self.run())
-        return w.VBox([self._title, w.HBox([self._bar, self._step]), self._table, self._again])
+        self._keep = w.ToggleButton(value=False, description="Keep checking while I fix it", icon="eye",
+                                    layout=w.Layout(width="auto"),
+                                    disabled=self.mode != "live" or self.lesson not in PROBED_LESSONS)
+        self._keep.observe(lambda change: self.watch(change["new"]), names="value")
+        self._changes = w.HTML("")
+        return w.VBox([self._title, w.HBox([self._bar, self._step]), self._table,
+                       w.HBox([self._again, self._keep]), self._changes])
 
     def _progress(self, label: str, done: int, total: int) -> None:
         if self.widget is not None:
@@ -268,6 +274,52 @@ class CheckPanel:
             self.banner = (f"evidence: {self.result.saved}" if self.result.saved
                            else f"evidence not written: {why}")
 
+    # -- "keep checking while I fix it": grader.lifecycle.watch in a thread, one per lesson
+    _watching: dict[str, Any] = {}
+    """lesson -> the stop Event of the panel now watching it (a re-run cell's new panel stops the old one)."""
+
+    def watch(self, on: bool = True, timeout_s: float = 1800.0, interval_s: float = 10.0) -> None:
+        """Start (``on``) or stop checking again every ``interval_s`` until every check passes or
+        ``timeout_s`` ends, showing each change under the table (live mode, probed lessons only). One SSH
+        connection per node for the whole watch (grader.lifecycle.watch). Never raises."""
+        import threading
+
+        from grader.lifecycle import change_lines, watch
+
+        old = CheckPanel._watching.pop(self.lesson, None)
+        if old is not None:
+            old.set()
+        if not on or self.mode != "live" or self.lesson not in PROBED_LESSONS or self.inventory is None:
+            return
+        stop = threading.Event()
+        CheckPanel._watching[self.lesson] = stop
+        seen: list[str] = []
+
+        def on_round(rnd: Any) -> None:
+            self.result = rnd.results[0]
+            seen.extend(change_lines(rnd))
+            if self.widget is not None:
+                self._table.value = verdicts_html(self.result, f"round {rnd.number} ({rnd.seconds:.1f} s)")
+                self._bar.bar_style = "success" if rnd.exit_code == 0 else "danger"
+                self._changes.value = "<br>".join(html.escape(x) for x in seen[-10:])
+
+        def run() -> None:
+            allowed, _why = may_record()
+            try:  # not under quiet(): it swaps sys.stderr for the whole process, and this runs beside other cells
+                watch(self.inventory, [self.lesson], timeout_s=timeout_s, interval_s=interval_s,
+                      evidence_dir=self.evidence_dir if allowed else None, on_round=on_round, stop=stop)
+            except Exception as e:  # a thread's error never reaches the learner as a traceback
+                self.message = f"keep checking stopped: {type(e).__name__}: {e}"
+                if self.widget is not None:
+                    self._changes.value = f"<span style='color:#cf222e'>{html.escape(self.message)}</span>"
+            finally:
+                if CheckPanel._watching.get(self.lesson) is stop:
+                    CheckPanel._watching.pop(self.lesson, None)
+                if self.widget is not None and self._keep.value:
+                    self._keep.value = False
+
+        threading.Thread(target=run, name=f"clusterlab-watch-{self.lesson}", daemon=True).start()
+
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
         head = f"Check my cluster: {self.lesson} ({self.mode})"
         text = (verdicts_text(self.result, f"{head}. {self.banner}") if self.result is not None
@@ -277,6 +329,59 @@ class CheckPanel:
         bundle = self.widget._repr_mimebundle_(**kwargs) or {}
         bundle["text/plain"] = text
         return bundle
+
+
+def _lifecycle_mode(verb: str, lesson: str, inventory: str | os.PathLike[str] | None) -> Path | None:
+    """The inventory to use for a lifecycle cell, or None after printing why the cell does nothing here."""
+    how = mode() if inventory is None else "live"
+    if how == "live":
+        return find_inventory(inventory)
+    if how == "grading":
+        print(f"{verb} {lesson}: nothing to do while nbgrader grades (it probes no machine)")
+    else:
+        print(f"{verb} {lesson}: no inventory found, so no machine to look at (write inventory.toml, see lesson 1, "
+              f"or set CLUSTERLAB_INVENTORY); in a shell: `clusterlab {verb} {lesson} --inventory inventory.toml`")
+    return None
+
+
+def start_lesson(lesson: str, inventory: str | os.PathLike[str] | None = None) -> int | None:
+    """A lesson's opening cell: ``clusterlab start LESSON`` (grader.lifecycle.start): checks live that what the
+    lesson needs already works, and names the failing check with its fix. Prints the report and returns
+    its exit status (0 ready, 1 not), or None when nothing was checked (grading, no inventory, an error,
+    said in the output). Never raises."""
+    from grader import lifecycle
+
+    path = _lifecycle_mode("start", lesson, inventory)
+    if path is None:
+        return None
+    print(lifecycle.prerequisites()[lesson].why)
+    try:
+        with quiet():
+            r = lifecycle.start(path, lesson, progress=print)
+    except CheckError as e:
+        print(f"start {lesson}: {e}")
+        return None
+    print(lifecycle.render_start(r))
+    return r.exit_code
+
+
+def finish_lesson(lesson: str, inventory: str | os.PathLike[str] | None = None) -> int | None:
+    """A lesson's closing cell: ``clusterlab finish LESSON`` (grader.lifecycle.finish): stops and removes
+    what clusterlab started for the lesson and reports anything of its own still running, with the
+    command to stop it. Returns its exit status, or None when nothing was done (said). Never raises."""
+    from grader import lifecycle
+
+    path = _lifecycle_mode("finish", lesson, inventory)
+    if path is None:
+        return None
+    try:
+        with quiet():
+            r = lifecycle.finish(path, lesson, progress=print)
+    except CheckError as e:
+        print(f"finish {lesson}: {e}")
+        return None
+    print(lifecycle.render_finish(r))
+    return r.exit_code
 
 
 def check_my_cluster(lesson: str, inventory: str | os.PathLike[str] | None = None, evidence_dir: str = "evidence",

@@ -1,0 +1,197 @@
+"""The track test (Instruqt's idea) on the simulated cluster, through the real command line:
+
+- every lesson: ``start`` -> ``solve`` -> its check passes -> ``finish``, and nothing of clusterlab's
+  is left (processes, listening ports, the nodes' /dev/shm, temporary folders: compared with before);
+- every lesson-1 fault: ``check`` fails exactly the checks that own it -> ``solve`` -> it passes.
+  Lesson 2's faults fail exactly their checks in tests/test_lesson2_sim.py and test_lesson2b_sim.py
+  (each needs Ray or vLLM started and is minutes long); ``solve lesson2`` is proven here from a
+  lesson-2 fault (no-ib-hca) to every lesson-2 check passing.
+
+Parametrised from the registries (grader.lessons, grader.sim.FAULTS), so a new lesson or fault
+cannot be left out. Needs root, openssh-server and the serving environment (lesson2, lab).
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from grader import lessons, sim
+from grader.sim import serve
+from grader.sim import topology as T
+from grader.sim.faults import REGISTRY as FAULT_REGISTRY
+from tests.test_lesson1_sim import FAULTS as LESSON1_FAULTS
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("sshd", path="/usr/sbin:/usr/bin:/sbin:/bin"),
+                                reason="the sim needs root and OpenSSH sshd")
+needs_serving = pytest.mark.skipif(os.geteuid() == 0 and serve.installed() is not None,
+                                   reason=str(serve.installed()))
+
+CLI = [sys.executable, "-m", "grader.cli"]
+SERVED = {"lesson2", "lab"}
+"""Lessons whose track serves a model (vLLM on the CPU: minutes)."""
+
+
+def cli(*args: str, timeout: float = 900) -> tuple[int, str, str]:
+    p = subprocess.run(CLI + list(args), capture_output=True, text=True, timeout=timeout)
+    assert "Traceback" not in p.stderr, p.stderr
+    return p.returncode, p.stdout, p.stderr
+
+
+def check_json(lesson: str, evidence: Path) -> tuple[int, dict]:
+    code, out, err = cli("check", lesson, "--inventory", str(T.INVENTORY), "--evidence", str(evidence), "--json")
+    return code, json.loads(out)
+
+
+def failed(report: dict) -> set[str]:
+    return {v["id"] for v in report["verdicts"] if v["status"] == "fail"}
+
+
+def leftovers() -> dict[str, object]:
+    """What clusterlab could leave behind, per node: live processes (pid and command line), listening TCP
+    ports, /dev/shm entries; and the temporary folders of the load test, Ray and vLLM on the host."""
+    state: dict[str, object] = {}
+    for node in T.NODES:
+        procs = set()
+        for pid in subprocess.run(["ip", "netns", "pids", node], capture_output=True, text=True).stdout.split():
+            try:
+                stat = Path(f"/proc/{pid}/stat").read_text()
+                cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
+            except OSError:
+                continue
+            if stat.rsplit(")", 1)[1].split()[0] != "Z" and "ss -ltnH" not in cmd:
+                procs.add(f"{pid} {cmd}")
+        ports = subprocess.run(["ip", "netns", "exec", node, "ss", "-ltnH"], capture_output=True, text=True).stdout
+        state[node] = {"procs": procs, "ports": sorted({line.split()[3] for line in ports.splitlines() if line.split()}),
+                       "shm": serve.node_shm_files(node)}
+    state["tmp"] = sorted(glob.glob("/tmp/clusterlab-bench.*") + glob.glob("/tmp/ray*"))
+    return state
+
+
+def settled(before: dict[str, object], within_s: float = 10.0) -> dict[str, object]:
+    """The state once SSH session processes have ended (they go just after the client closes)."""
+    deadline = time.monotonic() + within_s
+    while True:
+        now = leftovers()
+        if now == before or time.monotonic() > deadline:
+            return now
+        time.sleep(0.25)
+
+
+@pytest.fixture
+def healthy_sim():
+    try:
+        sim.up([])
+        yield T.INVENTORY
+    finally:
+        sim.down()
+
+
+def test_every_fault_has_a_track():
+    """Each lesson-1 fault runs its whole track here; each lesson-2 fault fails exactly its checks in the
+    lesson-2 sim tests."""
+    from tests.test_lesson2_sim import FAULTS as LESSON2A
+    from tests.test_lesson2b_sim import FAULTS as LESSON2B
+    from tests.test_sim import SERVING_FAULTS
+
+    for name, f in FAULT_REGISTRY.items():
+        if f.lesson == "lesson1":
+            assert LESSON1_FAULTS.get(name), f"{name}: no lesson-1 checks it fails"
+        else:
+            assert name in set(LESSON2A) | set(LESSON2B) | SERVING_FAULTS, f"{name}: no lesson-2 test"
+
+
+def _track_checked(lesson: str, tmp_path: Path) -> None:
+    """solve, then the lesson's own check passes (the lab's evidence comes from solve's load tests)."""
+    code, out, err = cli("solve", lesson, "--evidence", str(tmp_path))
+    assert code == 0, out + err
+    if lesson == "lab":
+        code, out, err = cli("grade", str(tmp_path / "lab.json"), "--json")
+        report = json.loads(out)
+        status = {v["id"]: v["status"] for v in report["verdicts"]}
+        assert status["LAB.recorded"] == status["LAB.sane"] == "pass", report
+        assert status["LAB.pair_vs_one"] in ("pass", "warn") and code == 0, report
+        ev = json.loads((tmp_path / "lab.json").read_text())
+        probes = sorted(r["probe"] for r in ev["raw"] if r["probe"].startswith("vllm-bench"))
+        assert probes == ["vllm-bench:baseline:c1", "vllm-bench:baseline:c4", "vllm-bench:pair:c1", "vllm-bench:pair:c4"]
+        for r in ev["raw"]:
+            if r["probe"].startswith("vllm-bench"):
+                data = json.loads(r["stdout"])
+                assert data["completed"] == 8 and len(data["ttfts"]) == 8  # per-request detail came back
+        return
+    code, report = check_json(lesson, tmp_path)
+    statuses = {v["status"] for v in report["verdicts"]}
+    if lesson == "lesson3":  # the desktop's checks do not apply to the sim profile
+        assert statuses == {"skip"} and code == 0, report
+    else:  # lesson 2's nccl-tests and ib_write_bw are the Spark pair's only (n.a. on the sim)
+        assert code == 0 and "pass" in statuses and statuses <= {"pass", "skip"}, json.dumps(report["verdicts"], indent=1)
+
+
+@pytest.mark.parametrize("lesson", [pytest.param(n, marks=needs_serving) if n in SERVED else n
+                                    for n in lessons.names()])
+def test_lesson_track(lesson, healthy_sim, tmp_path):
+    before = leftovers()
+    code, out, err = cli("start", lesson, "--inventory", str(healthy_sim))
+    assert code == 0 and f"ready: {lesson} can begin" in out, out + err
+    if lesson == "lab":
+        assert "prepared: the sim was not serving: started Ray and vLLM" in out  # start brought up serving
+    if lesson in lessons.checked():
+        _track_checked(lesson, tmp_path)
+    else:
+        code, out, _ = cli("solve", lesson)
+        assert code == 0 and "nothing to solve" in out
+    code, out, err = cli("finish", lesson, "--inventory", str(healthy_sim))
+    assert code == 0 and "nothing of clusterlab's is left running" in out, out + err
+    after = settled(before)
+    assert after == before, {k: (before[k], after[k]) for k in before if before[k] != after[k]}
+    assert sim.status()["serve"] is None
+
+
+@pytest.mark.parametrize("fault", sorted(n for n, f in FAULT_REGISTRY.items() if f.lesson == "lesson1"))
+def test_fault_track(fault, tmp_path):
+    """A lesson-1 fault: start lesson2 blocks on it, check fails exactly its checks, solve, passes."""
+    try:
+        sim.up([fault])
+        code, out, _ = cli("start", "lesson2", "--inventory", str(T.INVENTORY))
+        owned = LESSON1_FAULTS[fault]
+        blocking = owned & {"L1.port", "L1.addressing", "L1.mtu", "L1.ssh", "L1.route"}
+        assert code == (1 if blocking else 0), out
+        for check_id in blocking:
+            assert f"FAIL         {check_id}" in out and "fix: " in out
+        code, report = check_json("lesson1", tmp_path)
+        assert failed(report) == owned and code == 1, json.dumps(report["verdicts"], indent=1)
+        for v in report["verdicts"]:
+            if v["status"] == "fail":
+                assert v["hint"] and v["details"], v
+        code, out, _ = cli("solve", "lesson1")
+        assert code == 0 and f"faults cleared: {fault}" in out
+        code, report = check_json("lesson1", tmp_path)
+        assert code == 0 and failed(report) == set(), json.dumps(report["verdicts"], indent=1)
+    finally:
+        sim.down()
+
+
+@needs_serving
+def test_solve_lesson2_clears_a_lesson2_fault(tmp_path):
+    """From NCCL_IB_HCA missing on a served sim (L2.ib_hca fails) to every lesson-2 check passing."""
+    try:
+        sim.up(["no-ib-hca"])
+        serve.start("ray", wait=False)
+        code, report = check_json("lesson2", tmp_path)
+        assert "L2.ib_hca" in failed(report) and code == 1
+        code, out, err = cli("solve", "lesson2")
+        assert code == 0 and "faults cleared: no-ib-hca" in out and "started Ray and vLLM" in out, out + err
+        code, report = check_json("lesson2", tmp_path)
+        assert code == 0 and {v["status"] for v in report["verdicts"]} <= {"pass", "skip"}, report
+        code, out, _ = cli("finish", "lesson2", "--inventory", str(T.INVENTORY))
+        assert code == 0 and "stopped the sim's Ray and vLLM" in out
+    finally:
+        sim.down()
