@@ -56,6 +56,14 @@ def _parser() -> argparse.ArgumentParser:
     chk.add_argument("--interval", type=float, default=10.0, metavar="S", help="with --watch: seconds from one round's "
                      "start to the next (default 10)")
 
+    base = sub.add_parser("baseline", help="measure a known-good reference cluster N times and write expected "
+                          "ranges from the spread (checks/ranges.toml's format; use with CLUSTERLAB_RANGES)")
+    base.add_argument("--inventory", required=True, metavar="FILE", help="the reference cluster's inventory TOML")
+    base.add_argument("--out", required=True, metavar="FILE", help="the ranges file to write, e.g. my-ranges.toml")
+    base.add_argument("--repeat", type=int, default=5, metavar="N", help="runs (default 5)")
+    base.add_argument("--lesson", action="append", choices=LESSONS, metavar="LESSON",
+                      help=f"a lesson whose ranges to measure; repeatable (default lesson1; one of {', '.join(LESSONS)})")
+
     every = lessons.names()
     for verb, text in (("start", "before a lesson: check live that what it needs already works (the failing "
                                  "one named with its fix); on the sim the lab's start also brings up serving"),
@@ -231,6 +239,29 @@ def _cmd_lifecycle(args: argparse.Namespace) -> int:
         raise CannotRun(f"{args.cmd} {args.lesson}: {e}") from None
 
 
+def _cmd_baseline(args: argparse.Namespace) -> int:
+    """``clusterlab baseline``: grader.baseline.measure, then the ranges file and a summary."""
+    from grader import baseline
+    from grader.inventory import InventoryError, load_inventory
+
+    try:
+        inv = load_inventory(args.inventory)
+        ranges, report = baseline.measure(inv, args.lesson or ["lesson1"], args.repeat,
+                                          progress=lambda m: print(m, file=sys.stderr, flush=True))
+        path = baseline.write(ranges, inv.profile, args.out, report.header())
+    except (InventoryError, baseline.BaselineError) as e:
+        raise CannotRun(f"baseline: {e}") from None
+    except OSError as e:
+        raise CannotRun(f"baseline: cannot write {args.out}: {e.strerror or e}") from None
+    for name, r in ranges.items():
+        print(f"{inv.profile}.{name:<22} {r['min']:g} .. {r['max']:g} {r['unit']}  "
+              f"({len(report.figures[name])} values)")
+    for name, why in report.skipped.items():
+        print(f"{inv.profile}.{name:<22} not made: {why}")
+    print(f"wrote {path}; use it with CLUSTERLAB_RANGES={path} (or set it in nbgrader_config.py)")
+    return 0
+
+
 def _refuse_sim_down(inv) -> None:
     """A sim inventory is only probed while the sim's bridge exists, so no packet leaves the machine."""
     from grader.checking import sim_is_down
@@ -350,7 +381,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     handlers = {"sim": _cmd_sim, "check": _cmd_check, "grade": _cmd_grade, "explain": _cmd_explain,
                 "loadtest": _cmd_loadtest, "audit": _cmd_audit, "verify": _cmd_verify,
-                "start": _cmd_lifecycle, "solve": _cmd_lifecycle, "finish": _cmd_lifecycle}
+                "baseline": _cmd_baseline, "start": _cmd_lifecycle, "solve": _cmd_lifecycle, "finish": _cmd_lifecycle}
     try:
         try:
             code = handlers[args.cmd](args)

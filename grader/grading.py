@@ -163,7 +163,7 @@ def evaluate(expect: dict[str, Any], facts: dict[str, Any], profile: str) -> tup
         r = expected_range(profile, expect["range"])
         if r is None:
             return [f"no range {expect['range']!r} for profile {profile!r} in checks/ranges.toml"], [], None
-        src = f"{r['source']} [holds for: {r['engine']}]"
+        src = f"{r['source']} [holds for: {r['engine']}" + (f"; ranges file: {r['file']}]" if r.get("file") else "]")
     if op == "same":
         values = [v for _, v in present]
         if any(v in (None, [], "") for v in values):

@@ -217,6 +217,11 @@ def _states(results: list[LessonResult]) -> dict[str, str]:
     return out
 
 
+def _state(states: dict[str, str], key: str) -> str:
+    """A check's status, or a node's reachability (``node <name>``: reachable unless said otherwise)."""
+    return states.get(key, "reachable" if key.startswith("node ") else "-")
+
+
 def watch(inventory: str | Path, lessons: list[str], *, timeout_s: float = 300.0, interval_s: float = 10.0,
           evidence_dir: str | Path | None = "evidence", on_round: Callable[[Round], None] = lambda r: None,
           stop: threading.Event | None = None) -> Round:
@@ -245,9 +250,9 @@ def watch(inventory: str | Path, lessons: list[str], *, timeout_s: float = 300.0
                 errors = reconnect(inv, conns)
             results = [run_lesson(lesson, inv, conns, errors, evidence_dir=evidence_dir) for lesson in lessons]
             now = _states(results)
-            changes = [] if before is None else [(k, before.get(k, "-"), now.get(k, "reachable"))
+            changes = [] if before is None else [(k, _state(before, k), _state(now, k))
                                                  for k in sorted(set(before) | set(now))
-                                                 if before.get(k) != now.get(k)]
+                                                 if _state(before, k) != _state(now, k)]
             rnd = Round(number, results, round(time.monotonic() - t0, 3), changes)
             on_round(rnd)
             before = now

@@ -6,8 +6,10 @@ holds for); :func:`load_ranges` refuses a file where one is missing.
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 try:
@@ -20,6 +22,11 @@ class CatalogueError(ValueError):
     """A file in checks/ is malformed; the message names the file, the entry and the fix."""
 
 
+RANGES_ENV = "CLUSTERLAB_RANGES"
+"""An instructor's ranges file (``clusterlab baseline`` writes one) laid over ``checks/ranges.toml``: each
+``[profile.name]`` table it holds replaces the project's for that profile; the rest stay."""
+
+
 def _read(name: str) -> dict[str, Any]:
     text = resources.files("checks").joinpath(name).read_text(encoding="utf-8")
     try:
@@ -28,21 +35,60 @@ def _read(name: str) -> dict[str, Any]:
         raise CatalogueError(f"checks/{name}: not valid TOML: {e}") from None
 
 
-@lru_cache(maxsize=None)
-def load_ranges() -> dict[str, dict[str, dict[str, Any]]]:
-    """{profile: {range name: {min?, max?, unit, source, engine, ...}}}. Raises CatalogueError."""
-    data = _read("ranges.toml")
+def _validate(data: dict[str, Any], where: str) -> None:
     for profile, ranges in data.items():
+        if not isinstance(ranges, dict):
+            raise CatalogueError(f"{where}: [{profile}] is not a table of ranges")
         for name, r in ranges.items():
             if name == "measure":
                 continue
+            if not isinstance(r, dict):
+                raise CatalogueError(f"{where}: [{profile}.{name}] is not a table")
             for key in ("source", "engine", "unit"):
                 if not r.get(key):
-                    raise CatalogueError(f"checks/ranges.toml: [{profile}.{name}] has no `{key}`: every range "
+                    raise CatalogueError(f"{where}: [{profile}.{name}] has no `{key}`: every range "
                                          "names its source, the engine version it holds for, and its unit")
             if "min" not in r and "max" not in r:
-                raise CatalogueError(f"checks/ranges.toml: [{profile}.{name}] needs `min` and/or `max`")
-    return data
+                raise CatalogueError(f"{where}: [{profile}.{name}] needs `min` and/or `max`")
+
+
+def ranges_file() -> str | None:
+    """The instructor's ranges file named by ``$CLUSTERLAB_RANGES``, or None (the project's ranges only)."""
+    return os.environ.get(RANGES_ENV) or None
+
+
+def ranges_used() -> str:
+    """Which ranges a verdict is judged against, for reports: ``checks/ranges.toml`` or
+    ``checks/ranges.toml + <file> ($CLUSTERLAB_RANGES)``."""
+    extra = ranges_file()
+    return "checks/ranges.toml" + (f" + {extra} (${RANGES_ENV})" if extra else "")
+
+
+def load_ranges() -> dict[str, dict[str, dict[str, Any]]]:
+    """{profile: {range name: {min?, max?, unit, source, engine, ...}}}: checks/ranges.toml with the file
+    of ``$CLUSTERLAB_RANGES`` laid over it. Raises CatalogueError naming the file and the fix."""
+    return _load(ranges_file())
+
+
+@lru_cache(maxsize=8)
+def _load(extra: str | None) -> dict[str, dict[str, dict[str, Any]]]:
+    data = _read("ranges.toml")
+    _validate(data, "checks/ranges.toml")
+    if extra is None:
+        return data
+    try:
+        over = tomllib.loads(Path(extra).expanduser().read_text(encoding="utf-8"))
+    except OSError as e:
+        raise CatalogueError(f"{extra} (${RANGES_ENV}) cannot be read: {e.strerror or e}; point ${RANGES_ENV} at "
+                             "the file `clusterlab baseline --out` wrote, or unset it") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise CatalogueError(f"{extra} (${RANGES_ENV}): not valid TOML: {e}") from None
+    _validate(over, f"{extra} (${RANGES_ENV})")
+    merged = {profile: dict(ranges) for profile, ranges in data.items()}
+    for profile, ranges in over.items():
+        merged.setdefault(profile, {}).update({name: ({**r, "file": extra} if name != "measure" else r)
+                                               for name, r in ranges.items()})
+    return merged
 
 
 def expected_range(profile: str, name: str) -> dict[str, Any] | None:

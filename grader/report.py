@@ -8,6 +8,7 @@ from typing import Any
 
 from grader import strictjson
 from grader.grading import LABELS, Verdict, counts, score, summary_line
+from grader.ranges import ranges_file, ranges_used
 
 _COLOUR = {"pass": "\033[32m", "warn": "\033[33m", "fail": "\033[31m", "unmeasured": "\033[90m", "skip": "\033[2m"}
 EXPLAINED = ("fail", "warn", "unmeasured")
@@ -34,6 +35,8 @@ def render_table(verdicts: list[Verdict], title: str, colour: bool = False, erro
                 lines += textwrap.wrap(d, width - 8, initial_indent="      - ", subsequent_indent="        ")
             lines += textwrap.wrap(f"hint: {v.hint}", width - 8, initial_indent="      ", subsequent_indent="        ")
     lines.append(summary_line(verdicts))
+    if ranges_file():  # an instructor's ranges (clusterlab baseline): say which file judged these verdicts
+        lines.append(f"ranges: {ranges_used()}")
     return "\n".join(lines)
 
 
@@ -44,6 +47,6 @@ def to_json(verdicts: list[Verdict], **extra: Any) -> str:
     Strict JSON (:func:`grader.strictjson.dumps`): a non-finite figure is ``null`` with a
     ``"<key>_reason"`` beside it, never ``NaN`` or ``Infinity``."""
     earned, total = score(verdicts)
-    return strictjson.dumps({**extra, "verdicts": [v.to_json() for v in verdicts],
+    return strictjson.dumps({**extra, "ranges": ranges_used(), "verdicts": [v.to_json() for v in verdicts],
                              "score": {"earned": earned, "total": total},
                              "counts": counts(verdicts)}, indent=1)

@@ -175,6 +175,9 @@ def test_fault_track(fault, tmp_path):
         assert code == 0 and f"faults cleared: {fault}" in out
         code, report = check_json("lesson1", tmp_path)
         assert code == 0 and failed(report) == set(), json.dumps(report["verdicts"], indent=1)
+        if fault == "mtu-1500":  # the case: start lesson2 blocked on L1.mtu, ready after solve lesson1
+            code, out, _ = cli("start", "lesson2", "--inventory", str(T.INVENTORY))
+            assert code == 0 and "ready: lesson2 can begin" in out
     finally:
         sim.down()
 
