@@ -22,4 +22,11 @@ if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
 .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test,notebook]'
+# a JupyterLab from .venv shows learners the notebooks, not nbgrader's instructor tools (as on Binder);
+# instructors: CLUSTERLAB_INSTRUCTOR=1 bash scripts/install.sh, or bash scripts/jupyter_tools.sh instructor
+if [ "${CLUSTERLAB_INSTRUCTOR:-0}" = 1 ]; then
+  bash scripts/jupyter_tools.sh instructor .venv/bin
+else
+  bash scripts/jupyter_tools.sh learner .venv/bin
+fi
 echo "installed: $(.venv/bin/clusterlab --version) in $(pwd)/.venv"

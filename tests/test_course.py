@@ -806,10 +806,11 @@ def test_binder_postbuild_disables_instructor_tools_that_exist():
     by ids that the installed nbgrader really has (a renamed plugin would silently stay on)."""
     import importlib.util
 
-    text = (BINDER / "postBuild").read_text()
     assert os.access(BINDER / "postBuild", os.X_OK), "binder/postBuild must be executable"
-    plugins = re.findall(r"for plugin in ([^;]+);", text)[0].split()
-    exts = re.findall(r"for ext in ([^;]+);", text)[0].split()
+    assert "scripts/jupyter_tools.sh\" learner" in (BINDER / "postBuild").read_text()
+    text = (ROOT / "scripts" / "jupyter_tools.sh").read_text()
+    plugins = re.findall(r'PLUGINS="([^"]+)"', text)[0].split()
+    exts = re.findall(r'SERVER_EXTENSIONS="([^"]+)"', text)[0].split()
     assert {"formgrader", "create-assignment", "course-list"} <= set(plugins)
     assert {"formgrader", "course_list"} <= set(exts)
     bundle = " ".join(p.read_text(errors="replace") for p in
@@ -821,6 +822,30 @@ def test_binder_postbuild_disables_instructor_tools_that_exist():
     for e in exts:
         assert importlib.util.find_spec(f"nbgrader.server_extensions.{e}"), f"no nbgrader.server_extensions.{e}"
     assert "validate" not in " ".join(plugins + exts), "learners keep Validate"
+
+
+def test_the_local_install_hides_the_instructor_tools_and_an_instructor_gets_them_back():
+    """scripts/install.sh leaves .venv in learner mode (as Binder); jupyter_tools.sh instructor undoes it."""
+    import json as _json
+
+    script = ROOT / "scripts" / "jupyter_tools.sh"
+    jupyter = BIN / "jupyter"
+    if not jupyter.exists():
+        pytest.skip("jupyter is not installed in this environment")
+
+    def disabled() -> set[str]:
+        cfg = BIN.parent / "etc" / "jupyter" / "labconfig" / "page_config.json"
+        data = _json.loads(cfg.read_text()) if cfg.is_file() else {}
+        return {k for k, v in data.get("disabledExtensions", {}).items() if v}
+
+    learner = {"nbgrader:formgrader", "nbgrader:create-assignment", "nbgrader:course-list", "nbgrader:assignment-list"}
+    assert learner <= disabled(), "scripts/install.sh left nbgrader's instructor tools on"
+    try:
+        subprocess.run(["bash", str(script), "instructor", str(BIN)], check=True, capture_output=True, timeout=180)
+        assert not learner & disabled()
+    finally:  # leave it as the install does
+        subprocess.run(["bash", str(script), "learner", str(BIN)], check=True, capture_output=True, timeout=180)
+    assert learner <= disabled() and not any("validate" in x for x in disabled())
 
 
 def replayable() -> list[Path]:
