@@ -49,13 +49,22 @@ class LifecycleError(CheckError):
 class Prerequisite:
     """What must already work before ``lesson`` begins: every node answers over SSH, and, when ``after``
     is set, each of ``checks`` (ids of lesson ``after``'s catalogue) passes or warns, live.
-    ``sim_serve``: the serving mode ``start`` brings up on the sim when nothing serves."""
+    ``sim_serve``: the serving mode ``start`` brings up on the sim when nothing serves. The rest say
+    what ``solve`` and ``finish`` do for the lesson (checks/lifecycle.toml)."""
 
     lesson: str
     why: str
     after: str | None = None
     checks: tuple[str, ...] = ()
     sim_serve: str | None = None
+    solve: tuple[str, ...] = ()
+    """What ``solve`` does on the sim, in order: steps of :data:`SOLVE_STEPS`."""
+    solve_nothing: str | None = None
+    """Why there is nothing to solve on the sim (lesson 3, lesson 4)."""
+    leaves: tuple[str, ...] = ()
+    """What clusterlab itself starts on a node for the lesson: names in :func:`ours`."""
+    stops_serving: bool = False
+    """On the sim, ``finish`` stops its Ray and vLLM."""
 
 
 def prerequisites(path: Path = LIFECYCLE_FILE) -> dict[str, Prerequisite]:
@@ -77,7 +86,13 @@ def prerequisites(path: Path = LIFECYCLE_FILE) -> dict[str, Prerequisite]:
             unknown = [c for c in checks if c not in known]
             if unknown:
                 raise LifecycleError(f"{path} [{name}]: {', '.join(unknown)} not in {after}'s catalogue")
-        out[name] = Prerequisite(name, table["why"], after, checks, table.get("sim_serve"))
+        steps = tuple(table.get("solve", ()))
+        bad = [x for x in steps if x not in SOLVE_STEPS] + [x for x in table.get("leaves", ()) if x not in ours()]
+        if bad:
+            raise LifecycleError(f"{path} [{name}]: unknown step or leftover {', '.join(bad)}")
+        out[name] = Prerequisite(name, table["why"], after, checks, table.get("sim_serve"), steps,
+                                 table.get("solve_nothing"), tuple(table.get("leaves", ())),
+                                 bool(table.get("stops_serving")))
     extra = set(data) - set(out)
     if extra:
         raise LifecycleError(f"{path}: unknown lessons {', '.join(sorted(extra))}")
@@ -302,6 +317,9 @@ def _owned_faults(lesson: str, faults: list[str]) -> list[str]:
     return [f for f in faults if f in REGISTRY and REGISTRY[f].lesson == lesson]
 
 
+SOLVE_STEPS = ("rebuild", "serve", "load")
+"""The steps ``solve`` knows (checks/lifecycle.toml ``solve``), in the order it runs them."""
+
 SOLVE_LOAD = {"concurrency": "1,4", "num_prompts": 8, "input_len": 32, "output_len": 16, "timeout": 120.0}
 """The lab's reference load on the sim (a 2-core box): two levels, 8 prompts of 32+16 tokens."""
 
@@ -310,8 +328,8 @@ def solve(lesson: str, inventory: str | Path | None = None, evidence_dir: str | 
           progress: Callable[[str], None] = lambda m: None) -> list[str]:
     """Bring the sim to ``lesson``'s reference end state; return what was done (sentences).
 
-    lesson1: the sim rebuilt without its faults (addresses, netplan, MTU 9000, keys, cabling as the
-    course sets them); lesson2: that, then Ray on both nodes and one ``vllm serve`` (PP=2) with the
+    The steps come from checks/lifecycle.toml. lesson1: the sim rebuilt without its faults (addresses,
+    netplan, jumbo frames, keys, cabling as the course sets them); lesson2: that, then Ray on both nodes and one ``vllm serve`` (PP=2) with the
     course's interface variables; lab: that, then the load test of the pair and of the one-node
     baseline into ``<evidence_dir>/lab.json`` (spark-a then serves alone, as the baseline ran). lesson3 and lesson4
     have nothing on the sim. Raises LifecycleError on another profile, or when the sim is down."""
@@ -319,28 +337,27 @@ def solve(lesson: str, inventory: str | Path | None = None, evidence_dir: str | 
 
     _known(lesson)
     inv_path = _sim_only(inventory, "solve")
+    life = prerequisites()[lesson]
+    if life.solve_nothing:
+        return [f"nothing to solve on the sim for {lesson}: {life.solve_nothing}"]
     done: list[str] = []
-    if lesson in ("lesson3", "lesson4"):
-        why = ("the sim has no GPUs: lesson 3's checks apply to the dual-gpu-desktop profile only"
-               if lesson == "lesson3" else "lesson 4 is answers only")
-        return [f"nothing to solve on the sim for {lesson}: {why}"]
-    st = sim.status()
-    if st["faults"] or not st["healthy"]:
-        progress("rebuilding the sim without faults ...")
-        try:
-            sim.up([])
-        except sim.SimError as e:
-            raise LifecycleError(f"could not rebuild the sim: {e}") from None
-        done.append("rebuilt the sim's two nodes from the course's reference state"
-                    + (f" (faults cleared: {', '.join(st['faults'])})" if st["faults"] else "")
-                    + ": port 1 cabled, the twins at 192.168.100.x/24 and 192.168.101.x/24 in netplan, MTU 9000, "
-                      "the shared key authorised both ways, the peer's name on a twin")
-    if lesson == "lesson1":
-        return done or ["lesson 1's reference state already holds: nothing to do"]
-    done += _sim_serving("ray", progress) or ["the sim already serves across both nodes (Ray, PP=2)"]
-    if lesson == "lab":
+    if "rebuild" in life.solve:
+        st = sim.status()
+        if st["faults"] or not st["healthy"]:
+            progress("rebuilding the sim without faults ...")
+            try:
+                sim.up([])
+            except sim.SimError as e:
+                raise LifecycleError(f"could not rebuild the sim: {e}") from None
+            done.append("rebuilt the sim's two nodes from the course's reference state"
+                        + (f" (faults cleared: {', '.join(st['faults'])})" if st["faults"] else "")
+                        + ": the same port cabled on both, each twin addressed in its own subnet in netplan, "
+                          "jumbo frames, the shared key authorised both ways, the peer's name on a twin")
+    if "serve" in life.solve:
+        done += _sim_serving("ray", progress) or ["the sim already serves across both nodes (Ray, PP=2)"]
+    if "load" in life.solve:
         done += _lab_load(inv_path, evidence_dir, progress)
-    return done
+    return done or [f"{lesson}'s reference state already holds: nothing to do"]
 
 
 def _lab_load(inv_path: Path, evidence_dir: str | Path, progress: Callable[[str], None]) -> list[str]:
@@ -377,13 +394,14 @@ def _ere(literal: str) -> str:
 
 
 def ours() -> dict[str, tuple[list[str], list[str]]]:
-    """What clusterlab itself starts on a node, per lesson: ``{lesson: (command-line prefixes of its
-    processes, temporary directory globs)}``. ``finish`` stops and removes only these."""
+    """What clusterlab itself starts on a node: ``{name: (command-line prefixes of its processes, temporary
+    directory globs)}``; a lesson's ``leaves`` (checks/lifecycle.toml) names them. ``finish`` stops and
+    removes only these."""
     from grader import loadtest
     from grader.probes import lesson1
 
-    return {"lesson1": ([lesson1.IPERF3_SERVER, lesson1.IPERF3_CLIENT], []),
-            "lab": ([loadtest.TMP_PREFIX], [loadtest.TMP_PREFIX + "*"])}
+    return {"iperf3": ([lesson1.IPERF3_SERVER, lesson1.IPERF3_CLIENT], []),
+            "loadtest": ([loadtest.TMP_PREFIX], [loadtest.TMP_PREFIX + "*"])}
 
 
 FINISH_GRACE_S = 3
@@ -440,7 +458,8 @@ def finish(inventory: str | Path, lesson: str, progress: Callable[[str], None] =
     res = FinishResult(lesson)
     if inv.profile == "sim":
         res.sim = _finish_sim(lesson, progress)
-    prefixes, globs = ours().get(lesson, ([], []))
+    left = [ours()[name] for name in prerequisites()[lesson].leaves]
+    prefixes, globs = [p for ps, _ in left for p in ps], [g for _, gs in left for g in gs]
     if not prefixes:
         return res
     conns, errors = connect_nodes(inv)
@@ -471,7 +490,7 @@ def _finish_sim(lesson: str, progress: Callable[[str], None]) -> list[str]:
     st = sim.status()
     if not st.get("up"):
         return ["the sim is not up: nothing of it to stop"]
-    if lesson in ("lesson2", "lab") and st.get("serve"):
+    if prerequisites()[lesson].stops_serving and st.get("serve"):
         progress("stopping the sim's Ray and vLLM ...")
         serve.stop()
         done.append("stopped the sim's Ray and vLLM and removed their /dev/shm files")

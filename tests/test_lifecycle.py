@@ -68,7 +68,10 @@ def test_ours_are_the_prefixes_of_the_commands_clusterlab_runs():
     from grader import loadtest
     from grader.probes import lesson1
 
-    (iperf, _), (bench, globs) = lifecycle.ours()["lesson1"], lifecycle.ours()["lab"]
+    (iperf, _), (bench, globs) = lifecycle.ours()["iperf3"], lifecycle.ours()["loadtest"]
+    pre = lifecycle.prerequisites()
+    assert pre["lesson1"].leaves == ("iperf3",) and pre["lab"].leaves == ("loadtest",)
+    assert pre["lab"].solve == ("rebuild", "serve", "load") and pre["lesson3"].solve_nothing
     assert iperf == [lesson1.IPERF3_SERVER, lesson1.IPERF3_CLIENT]
     cmd = loadtest.bench_command("http://x:8000", "m", "/m", 1, 32, 16, 8)
     assert cmd.startswith(f"d=$(mktemp -d {bench[0]}XXXXXX)") and globs == [bench[0] + "*"]
