@@ -292,20 +292,22 @@ def machines(sshd, tmp_path_factory):
 
 def test_check_and_watch_in_every_format(capsys, machines):
     inv, ev = machines
-    base = ("check", "lesson1", "--inventory", str(inv), "--evidence", str(ev))
+    base = ("check", "lesson1", "lesson3", "--inventory", str(inv), "--evidence", str(ev))
     code, out = run(capsys, *base, "--json")
-    p = valid(json.loads(out))
-    assert p["kind"] == "check" and list(p["unreachable"]) == ["spark-b"] and p["evidence"] == str(ev / "lesson1.json")
-    assert code == expected_exit(p) == 1
+    reports = valid(json.loads(out))  # two lessons: an array of lesson reports
+    assert [(p["kind"], p["lesson"], p["evidence"]) for p in reports] == [
+        ("check", lesson, str(ev / f"{lesson}.json")) for lesson in ("lesson1", "lesson3")]
+    assert all(list(p["unreachable"]) == ["spark-b"] for p in reports)
+    assert code == max(expected_exit(p) for p in reports) == 1
     for fmt, check in (("junit", assert_lesson_junit), ("tap", assert_lesson_tap)):
         fmt_code, text = run(capsys, *base, "--format", fmt)
         assert fmt_code == code
-        # a second run measures again: compare with the JSON of that run's evidence, graded again
-        _, again = run(capsys, "grade", str(ev / "lesson1.json"), "--json")
-        check(text, [{**json.loads(again), "kind": "check"}])
-    code, out = run(capsys, *base, "--watch", "--timeout", "0.5", "--interval", "0.1", "--json")
+        # a run measures again: compare with the JSON of this run's evidence, graded again
+        again = [json.loads(run(capsys, "grade", p["evidence"], "--json")[1]) for p in reports]
+        check(text, [{**p, "kind": "check"} for p in again])
+    code, out = run(capsys, *base[:2], *base[3:], "--watch", "--timeout", "0.5", "--interval", "0.1", "--json")
     w = valid(json.loads(out))
-    assert code == 1 and w["kind"] == "check" and w["rounds"] == 1 and "notes" not in w
+    assert code == 1 and w["kind"] == "check" and w["lesson"] == "lesson1" and w["rounds"] == 1 and "notes" not in w
 
 
 def test_verify_in_every_format(capsys, machines):
