@@ -199,4 +199,13 @@ def render(rows: list[CellAudit]) -> str:
 
 
 def to_jsonable(rows: list[CellAudit]) -> list[dict[str, Any]]:
+    """The rows as dicts (CellAudit's fields)."""
     return [asdict(r) for r in rows]
+
+
+def payload(rows: list[CellAudit], autograded: str | Path, assignment: str | None) -> dict[str, Any]:
+    """``{"schema_version", "kind": "audit", "autograded", "assignment", "rows": [CellAudit as dict]}``
+    (grader.results.AuditReport): what ``clusterlab audit --format json`` prints."""
+    from grader.results import stamp
+
+    return stamp("audit", {"autograded": str(autograded), "assignment": assignment, "rows": to_jsonable(rows)})

@@ -7,7 +7,6 @@ inventory, unreadable file), with a one-line reason on stderr. No traceback reac
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -21,6 +20,17 @@ LESSONS = lessons.probed()
 
 class CannotRun(Exception):
     """The grader could not do what was asked; the message is the one line shown on stderr (exit 2)."""
+
+
+def _formats(p: argparse.ArgumentParser) -> None:
+    """``--format text|json|junit|tap`` (grader.formats; the JSON contract: grader.results) and ``--json``,
+    its alias for json; one or the other. Both set ``args.format``."""
+    from grader.formats import FORMATS
+
+    one = p.add_mutually_exclusive_group()
+    one.add_argument("--format", choices=FORMATS, default="text", help="text (default), json (the schema "
+                     "grader/schemas/clusterlab-results.schema.json), junit (JUnit XML) or tap (TAP 14)")
+    one.add_argument("--json", dest="format", action="store_const", const="json", help="the same as --format json")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -48,7 +58,7 @@ def _parser() -> argparse.ArgumentParser:
     chk.add_argument("lessons", nargs="+", choices=LESSONS, metavar="LESSON", help=f"one of {', '.join(LESSONS)}")
     chk.add_argument("--inventory", required=True, metavar="FILE", help="the inventory TOML (sim up prints one)")
     chk.add_argument("--evidence", default="evidence", metavar="DIR", help="where evidence/<lesson>.json goes")
-    chk.add_argument("--json", action="store_true", help="machine-readable output")
+    _formats(chk)
     chk.add_argument("--watch", action="store_true", help="check again every --interval until every check passes "
                      "or --timeout ends, printing only what changed; one SSH connection per node throughout")
     chk.add_argument("--timeout", type=float, default=300.0, metavar="S", help="with --watch: give up after S seconds "
@@ -82,7 +92,7 @@ def _parser() -> argparse.ArgumentParser:
     grd.add_argument("evidence", metavar="EVIDENCE.json")
     grd.add_argument("--profile", choices=("spark-pair", "single-spark", "dual-gpu-desktop", "sim"),
                      help="grade against another profile's ranges")
-    grd.add_argument("--json", action="store_true")
+    _formats(grd)
 
     lt = sub.add_parser("loadtest", help="the lab: vllm bench serve on the head node, recorded and graded")
     lt.add_argument("--inventory", required=True, metavar="FILE", help="the inventory TOML, with a [serve] table")
@@ -99,14 +109,14 @@ def _parser() -> argparse.ArgumentParser:
     ver = sub.add_parser("verify", help="probe the machines again and report where an evidence file and they disagree")
     ver.add_argument("evidence", metavar="EVIDENCE.json", help=f"an evidence/<lesson>.json ({', '.join(lessons.recording())})")
     ver.add_argument("--inventory", required=True, metavar="FILE", help="the inventory of the machines it claims")
-    ver.add_argument("--json", action="store_true", help="machine-readable output")
+    _formats(ver)
 
     aud = sub.add_parser("audit", help="after nbgrader autograde: grade each submission's evidence again, "
                          "outside the learner's kernel, and flag grade cells scored above it and "
                          "recordings shared between students")
     aud.add_argument("autograded", metavar="DIR", help="nbgrader's autograded folder ($CLUSTERLAB_COURSE_DIR/autograded)")
     aud.add_argument("--assignment", metavar="NAME", help=f"only this assignment ({', '.join(lessons.names())})")
-    aud.add_argument("--json", action="store_true")
+    _formats(aud)
 
     exp = sub.add_parser("explain", help="read one pasted command output and say what it means")
     exp.add_argument("file", metavar="FILE", help="a file, or - for standard input")
@@ -147,7 +157,7 @@ def _cmd_sim(args: argparse.Namespace) -> int:
 
 def _cmd_check(args: argparse.Namespace) -> int:
     from grader.checking import CheckError, check
-    from grader.report import render_table, to_json
+    from grader.report import render_table
 
     if args.watch:
         return _cmd_watch(args)
@@ -155,31 +165,38 @@ def _cmd_check(args: argparse.Namespace) -> int:
         results = check(args.inventory, args.lessons, args.evidence)
     except CheckError as e:
         raise CannotRun(str(e)) from None
-    out = []
-    for r in results:
-        if args.json:
-            out.append(json.loads(to_json(r.verdicts, lesson=r.lesson, evidence=str(r.saved), profile=r.profile,
-                                          unreachable=r.errors, unfit=r.unfit)))
-        else:
+    if args.format != "text":
+        _print_lessons(args.format, "check", results)
+    else:
+        for r in results:
             nodes = ", ".join(n["name"] for n in r.evidence.inventory.get("nodes", []))
             print(render_table(r.verdicts, f"{r.lesson} on {r.profile} ({nodes})",
                                colour=sys.stdout.isatty(), errors=r.errors))
             _print_unfit(r)
             print(f"evidence: {r.saved}")
-    if args.json:
-        print(strictjson.dumps(out if len(out) > 1 else out[0], indent=1))
     return max(r.exit_code for r in results)
+
+
+def _print_lessons(fmt: str, kind: str, results: list, **extra) -> None:
+    """Print lesson results (grader.checking.LessonResult) as ``fmt`` (grader.formats): one payload
+    (grader.results.LessonReport), or a list of them for several lessons."""
+    from grader.formats import render
+    from grader.results import lesson_payload
+
+    out = [lesson_payload(r, kind, **{"evidence": str(r.saved) if r.saved else None, **extra}) for r in results]
+    print(render(out if len(out) > 1 else out[0], fmt))
 
 
 def _cmd_watch(args: argparse.Namespace) -> int:
     """``check --watch``: the first round's table, then only the changes of each round, then the verdict."""
     from grader.checking import CheckError
     from grader.lifecycle import change_lines, watch
-    from grader.report import render_table, to_json
+    from grader.report import render_table
 
     if args.interval <= 0 or args.timeout <= 0:
         raise CannotRun("--interval and --timeout must be positive seconds")
-    say = (lambda m: print(m, file=sys.stderr, flush=True)) if args.json else (lambda m: print(m, flush=True))
+    to = sys.stdout if args.format == "text" else sys.stderr  # a machine format keeps stdout for the report
+    say = lambda m: print(m, file=to, flush=True)  # noqa: E731
 
     def on_round(rnd) -> None:
         if rnd.number == 1:
@@ -199,10 +216,8 @@ def _cmd_watch(args: argparse.Namespace) -> int:
         raise CannotRun(str(e)) from None
     from grader.grading import summary_line
 
-    if args.json:
-        out = [json.loads(to_json(r.verdicts, lesson=r.lesson, evidence=str(r.saved), profile=r.profile,
-                                  unreachable=r.errors, unfit=r.unfit, rounds=last.number)) for r in last.results]
-        print(strictjson.dumps(out if len(out) > 1 else out[0], indent=1))
+    if args.format != "text":
+        _print_lessons(args.format, "check", last.results, rounds=last.number)
     else:
         state = "every check passes" if last.exit_code == 0 else "stopped with checks still failing"
         for r in last.results:
@@ -272,7 +287,7 @@ def _refuse_sim_down(inv) -> None:
 
 def _cmd_grade(args: argparse.Namespace) -> int:
     from grader.checking import CheckError, grade_file
-    from grader.report import render_table, to_json
+    from grader.report import render_table
 
     try:
         r = grade_file(args.evidence, args.profile)
@@ -280,9 +295,8 @@ def _cmd_grade(args: argparse.Namespace) -> int:
         raise CannotRun(str(e)) from None
     for note in r.notes:
         print(f"clusterlab: {note}", file=sys.stderr)
-    if args.json:
-        print(to_json(r.verdicts, lesson=r.lesson, profile=r.profile, evidence=args.evidence, unreachable=r.errors,
-                      notes=r.notes, unfit=r.unfit))
+    if args.format != "text":
+        _print_lessons(args.format, "grade", [r], evidence=args.evidence, notes=r.notes)
     else:
         print(render_table(r.verdicts, f"{r.lesson} on {r.profile} (from {args.evidence})",
                            colour=sys.stdout.isatty(), errors=r.errors))
@@ -343,14 +357,16 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
-    from grader.audit import AuditError, audit, flagged, render, shared_evidence, to_jsonable
+    from grader.audit import AuditError, audit, flagged, payload, render, shared_evidence
+    from grader.formats import render as render_as
 
     try:
         rows = audit(args.autograded, args.assignment)
     except AuditError as e:
         raise CannotRun(str(e)) from None
     rows += shared_evidence(args.autograded, args.assignment)
-    print(strictjson.dumps(to_jsonable(rows), indent=1) if args.json else render(rows))
+    print(render(rows) if args.format == "text" else render_as(payload(rows, args.autograded, args.assignment),
+                                                                args.format))
     return 1 if flagged(rows) else 0
 
 

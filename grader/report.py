@@ -40,13 +40,15 @@ def render_table(verdicts: list[Verdict], title: str, colour: bool = False, erro
     return "\n".join(lines)
 
 
-def to_json(verdicts: list[Verdict], **extra: Any) -> str:
-    """Machine output: ``{"verdicts": [...], "score": {"earned", "total"}, "counts": {status: n}, **extra}``
-    (statuses: grader.grading.STATUSES; ``unmeasured`` is "not measured", ``skip`` is n.a.).
-
-    Strict JSON (:func:`grader.strictjson.dumps`): a non-finite figure is ``null`` with a
-    ``"<key>_reason"`` beside it, never ``NaN`` or ``Infinity``."""
+def payload(verdicts: list[Verdict], **extra: Any) -> dict[str, Any]:
+    """``{**extra, "verdicts": [Verdict.to_json()], "score": {"earned", "total"}, "counts": {status: n}}``
+    (statuses: grader.grading.STATUSES; ``unmeasured`` is "not measured", ``skip`` is n.a.)."""
     earned, total = score(verdicts)
-    return strictjson.dumps({**extra, "ranges": ranges_used(), "verdicts": [v.to_json() for v in verdicts],
-                             "score": {"earned": earned, "total": total},
-                             "counts": counts(verdicts)}, indent=1)
+    return {**extra, "ranges": ranges_used(), "verdicts": [v.to_json() for v in verdicts], "score": {"earned": earned, "total": total},
+            "counts": counts(verdicts)}
+
+
+def to_json(verdicts: list[Verdict], **extra: Any) -> str:
+    """Machine output: :func:`payload` as strict JSON (:func:`grader.strictjson.dumps`): a non-finite
+    figure is ``null`` with a ``"<key>_reason"`` beside it, never ``NaN`` or ``Infinity``."""
+    return strictjson.dumps(payload(verdicts, **extra), indent=1)

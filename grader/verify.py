@@ -39,6 +39,7 @@ from typing import Any, Callable
 
 from grader import strictjson
 from grader.evidence import Evidence, EvidenceError, read_evidence, stored_facts_differ
+from grader.formats import format_value, render
 
 AGREE, DIFFERS, NOT_COMPARABLE = "agree", "DIFFERS", "not comparable"
 
@@ -104,12 +105,19 @@ class Report:
         """1 when any row DIFFERS, else 0."""
         return 1 if any(r.status == DIFFERS for r in self.rows) else 0
 
+    def payload(self) -> dict[str, Any]:
+        """``{"schema_version", "kind": "verify", "evidence", "inventory", "lesson", "exit_code", "rows": [Row
+        as dict], "notes"}`` (grader.results.VerifyReport)."""
+        from grader.results import stamp
+
+        return stamp("verify", {"evidence": self.evidence, "inventory": self.inventory, "lesson": self.lesson,
+                                "exit_code": self.exit_code, "rows": [asdict(r) for r in self.rows],
+                                "notes": self.notes})
+
     def to_json(self) -> str:
-        """``{"evidence", "inventory", "lesson", "exit_code", "rows": [Row as dict], "notes"}``, strict JSON
-        (:func:`grader.strictjson.dumps`: a non-finite figure is ``null`` with a ``"<key>_reason"``)."""
-        return strictjson.dumps({"evidence": self.evidence, "inventory": self.inventory, "lesson": self.lesson,
-                                 "exit_code": self.exit_code, "rows": [asdict(r) for r in self.rows],
-                                 "notes": self.notes}, indent=1)
+        """:meth:`payload` as strict JSON (:func:`grader.strictjson.dumps`: a non-finite figure is ``null``
+        with a ``"<key>_reason"``)."""
+        return strictjson.dumps(self.payload(), indent=1)
 
     def render(self) -> str:
         """The rows as a text table: status, item, recorded, measured, unit, then a note line."""
@@ -117,24 +125,14 @@ class Report:
         lines = [title, "=" * len(title)]
         w = max([len(r.item) for r in self.rows] + [4])
         for r in self.rows:
-            lines.append(f"{r.status:<14} {r.item:<{w}}  recorded {_fmt(r.recorded, r.unit)}  "
-                         f"measured {_fmt(r.measured, r.unit)}")
+            lines.append(f"{r.status:<14} {r.item:<{w}}  recorded {format_value(r.recorded, r.unit)}  "
+                         f"measured {format_value(r.measured, r.unit)}")
             if r.note:
                 lines.append(f"{'':14} {'':{w}}  {r.note}")
         counts = {s: sum(r.status == s for r in self.rows) for s in (AGREE, DIFFERS, NOT_COMPARABLE)}
         lines += self.notes
         lines.append(f"{counts[AGREE]} agree, {counts[DIFFERS]} differ, {counts[NOT_COMPARABLE]} not comparable")
         return "\n".join(lines)
-
-
-def _fmt(v: Any, unit: str) -> str:
-    if v is None:
-        return "-"
-    if isinstance(v, float):
-        v = f"{v:.4g}"
-    elif isinstance(v, (list, tuple)):
-        v = ", ".join(str(x) for x in v) or "(none)"
-    return f"{v} {unit}".strip()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -478,8 +476,10 @@ def verify(evidence_path: str | Path, inventory_path: str | Path, now: datetime 
 
 
 def cli(args: Any) -> int:
-    """``clusterlab verify EVIDENCE.json --inventory F [--json]``; raises VerifyError (exit 2)."""
-    say = (lambda m: print(m, file=sys.stderr)) if args.json else print
+    """``clusterlab verify EVIDENCE.json --inventory F [--format text|json|junit|tap]``; raises VerifyError
+    (exit 2). Progress goes to stdout with the table, to stderr with any other format."""
+    text = args.format == "text"
+    say = print if text else (lambda m: print(m, file=sys.stderr))
     report = verify(args.evidence, args.inventory, progress=say)
-    print(report.to_json() if args.json else report.render())
+    print(report.render() if text else render(report.payload(), args.format))
     return report.exit_code

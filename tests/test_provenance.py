@@ -297,7 +297,7 @@ def test_audit_flags_one_recording_handed_in_by_two_students(tmp_path, capsys):
     assert "2 submissions share a recording" in render(rows)
     assert main(["audit", str(tmp_path), "--json"]) == 1
     out = json.loads(capsys.readouterr().out)
-    assert {(r["student"], r["status"]) for r in out} == {("alice", "SHARED"), ("bob", "SHARED")}
+    assert {(r["student"], r["status"]) for r in out["rows"]} == {("alice", "SHARED"), ("bob", "SHARED")}
     (tmp_path / "bob" / "lesson1" / "evidence" / "lesson1.json").unlink()
     assert main(["audit", str(tmp_path)]) == 0
 

@@ -1,0 +1,335 @@
+"""Machine-readable results (issue 16): every JSON the command line prints validates against the schema
+shipped in the package, the shipped schema files are what grader/results.py generates, and JUnit XML and
+TAP say what the JSON says, with the same exit status in every format.
+
+The payloads are the command line's own: ``grade`` on every golden and every shipped recorded evidence
+file (under each profile too), ``audit`` on an autograded folder built here, and ``check``, ``check
+--watch`` and ``verify`` against a real OpenSSH sshd on 127.0.0.1 (tests/helpers_sshd.py: a spark-pair
+inventory whose spark-b has a public key for its key file, so spark-b is unreachable). What each test
+expects is worked out from the JSON payload's verdicts and rows, not from grader.formats."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import nbformat
+import pytest
+import yaml
+from jsonschema import Draft202012Validator
+from junitparser import Error, Failure, JUnitXml, Skipped
+
+from grader.cli import main
+from grader.results import DOCS_SCHEMA_FILE, SCHEMA_FILE, SCHEMA_VERSION, Results, schema_text
+from tests.test_robust import pair_inventory, sshd  # noqa: F401 - sshd: the loopback sshd fixture
+
+ROOT = Path(__file__).resolve().parents[1]
+GOLDEN = sorted((ROOT / "tests" / "fixtures" / "golden").glob("*.json"))
+RECORDED = sorted(ROOT.glob("solutions/*/recorded/*.json"))
+PROFILES = ("spark-pair", "single-spark", "dual-gpu-desktop", "sim")
+VALIDATOR = Draft202012Validator(json.loads(SCHEMA_FILE.read_text()))  # the shipped file, not the models
+
+
+def run(capsys, *args: str) -> tuple[int, str]:
+    """``clusterlab ARGS`` in this process: (exit status, stdout); stderr must hold no traceback."""
+    capsys.readouterr()
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err, err
+    return code, out
+
+
+def valid(payload):
+    """``payload`` after checking it against the shipped schema and the models it was generated from."""
+    errors = sorted(VALIDATOR.iter_errors(payload), key=str)
+    assert not errors, "\n".join(f"{list(e.absolute_path)}: {e.message}" for e in errors[:5])
+    Results.model_validate(payload)
+    return payload
+
+
+def expected_exit(p: dict) -> int:
+    """The exit-status contract for a lesson report: 1 when a check failed or was not measured, or the
+    evidence earns nothing whatever its verdicts; else 0."""
+    return 1 if p["unfit"] or any(v["status"] in ("fail", "unmeasured") for v in p["verdicts"]) else 0
+
+
+# ------------------------------------------------------------------------------------------- the schema
+
+
+def test_the_shipped_schema_files_are_what_the_models_generate():
+    assert SCHEMA_FILE.read_text() == schema_text(), "run: python -m grader.results"
+    assert (ROOT / DOCS_SCHEMA_FILE).read_text() == schema_text(), "run: python -m grader.results"
+    Draft202012Validator.check_schema(json.loads(schema_text()))
+
+
+def test_the_schema_refuses_what_the_contract_does_not_name(capsys):
+    _, out = run(capsys, "grade", str(GOLDEN[0]), "--json")
+    good = valid(json.loads(out))
+    assert good["schema_version"] == SCHEMA_VERSION and good["kind"] == "grade"
+    bad = [{**good, "surprise": 1}, {**good, "schema_version": "0.9"}, {**good, "kind": "explain"},
+           {k: v for k, v in good.items() if k != "schema_version"},
+           {**good, "verdicts": [{**good["verdicts"][0], "status": "ok"}]},
+           {**good, "counts": {**good["counts"], "maybe": 0}}]
+    for payload in bad:
+        assert not VALIDATOR.is_valid(payload), payload
+    # optional keys: the ranges file a verdict used, a watch's rounds
+    valid({**good, "ranges": "checks/ranges.toml", "rounds": 3})
+
+
+# ---------------------------------------------------------------------------------------- grade --json
+
+
+@pytest.mark.parametrize("path", GOLDEN + RECORDED, ids=lambda p: str(p.relative_to(ROOT)))
+def test_grade_json_of_every_evidence_file_validates(capsys, path):
+    code, out = run(capsys, "grade", str(path), "--json")
+    p = valid(json.loads(out))
+    assert p["kind"] == "grade" and p["evidence"] == str(path)
+    assert p["counts"] == {s: Counter(v["status"] for v in p["verdicts"])[s]
+                           for s in ("pass", "warn", "unmeasured", "fail", "skip")}
+    assert code == expected_exit(p)
+    if path in RECORDED:  # a replay shipped with the labs earns nothing (checks/replays.toml)
+        assert p["unfit"] and code == 1
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("path", GOLDEN, ids=lambda p: p.name)
+def test_grade_json_under_every_profile_validates(capsys, path, profile):
+    code, out = run(capsys, "grade", str(path), "--profile", profile, "--json")
+    p = valid(json.loads(out))
+    assert p["profile"] == profile and code == expected_exit(p)
+
+
+# ------------------------------------------------------------------------------------------ JUnit, TAP
+
+_POINT = re.compile(r"(not ok|ok) (\d+) - (.*?)(?: # SKIP (.*))?")
+
+
+def read_tap(text: str) -> list[dict]:
+    """A TAP 14 reader for what the grader writes: the version, the plan, then test points, each maybe
+    followed by a YAML block; ``#`` lines are comments. Returns the points as {ok, desc, skip, yaml}."""
+    lines = text.splitlines()
+    assert lines[0] == "TAP version 14"
+    plan = re.fullmatch(r"1\.\.(\d+)", lines[1])
+    assert plan, lines[1]
+    points, i = [], 2
+    while i < len(lines):
+        if lines[i].startswith("#"):
+            i += 1
+            continue
+        m = _POINT.fullmatch(lines[i])
+        assert m and int(m.group(2)) == len(points) + 1, lines[i]
+        point = {"ok": m.group(1) == "ok", "desc": m.group(3), "skip": m.group(4), "yaml": None}
+        if i + 1 < len(lines) and lines[i + 1] == "  ---":
+            end = lines.index("  ...", i + 1)
+            point["yaml"] = yaml.safe_load("\n".join(ln[2:] for ln in lines[i + 2:end]))
+            i = end
+        points.append(point)
+        i += 1
+    assert len(points) == int(plan.group(1))
+    return points
+
+
+def errors_of(p: dict) -> int:
+    """Error cases a lesson report gives: one per unreachable node, one when the evidence is unfit."""
+    return len(p["unreachable"]) + bool(p["unfit"])
+
+
+def assert_lesson_junit(xml: str, reports: list[dict]) -> None:
+    """One suite per lesson report; failures, skips and errors as its verdicts say; each failure carries
+    the verdict's details (the measured values and expected range), range source and hint."""
+    doc = JUnitXml.fromstring(xml)
+    suites = list(doc)
+    assert [s.name for s in suites] == [f"{p['kind']} {p['lesson']}" for p in reports]
+    for s, p in zip(suites, reports):
+        by_status = Counter(v["status"] for v in p["verdicts"])
+        assert (s.tests, s.failures, s.skipped, s.errors) == (
+            len(p["verdicts"]) + errors_of(p), by_status["fail"], by_status["unmeasured"] + by_status["skip"],
+            errors_of(p))
+        cases = {c.name: c for c in s}
+        for v in p["verdicts"]:
+            case = cases[f"{v['id']} {v['title']}"]
+            assert case.classname == p["lesson"]
+            kinds = [type(r) for r in case.result]
+            if v["status"] == "fail":
+                (f,) = case.result
+                assert kinds == [Failure] and all(d in f.message and d in f.text for d in v["details"])
+                assert v["hint"] in f.text and (v["range_source"] or "") in f.text
+            elif v["status"] in ("unmeasured", "skip"):
+                assert kinds == [Skipped] and all(d in case.result[0].message for d in v["details"])
+            else:
+                assert kinds == []
+                if v["status"] == "warn":
+                    assert all(d in case.system_out for d in v["details"]) and v["hint"] in case.system_out
+        errs = [c for c in s if any(isinstance(r, Error) for r in c.result)]
+        assert sorted(c.name for c in errs) == sorted([f"unreachable {n}" for n in p["unreachable"]]
+                                                      + (["evidence earns points"] if p["unfit"] else []))
+
+
+def assert_lesson_tap(text: str, reports: list[dict]) -> None:
+    """A point per verdict (and per error case); not ok exactly for fail and errors, with a YAML block
+    holding the details and hint; # SKIP exactly for not measured and n.a."""
+    points = read_tap(text)
+    verdicts = [v for p in reports for v in p["verdicts"]]
+    assert len(points) == len(verdicts) + sum(errors_of(p) for p in reports)
+    assert sum(not pt["ok"] for pt in points) == sum(v["status"] == "fail" for v in verdicts) + \
+        sum(errors_of(p) for p in reports)
+    assert sum(pt["skip"] is not None for pt in points) == sum(v["status"] in ("unmeasured", "skip") for v in verdicts)
+    for v in verdicts:
+        pt = next(pt for pt in points if pt["desc"].endswith(f"{v['id']} {v['title']}".replace("#", "\\#")))
+        assert pt["ok"] == (v["status"] != "fail")
+        if v["status"] == "fail":
+            assert pt["yaml"]["details"] == v["details"] and pt["yaml"]["hint"] == v["hint"]
+
+
+@pytest.mark.parametrize("path, profile", [(p, None) for p in GOLDEN + RECORDED]
+                         + [(ROOT / "tests/fixtures/golden/lab-sim-healthy.json", "spark-pair")],  # a warn
+                         ids=lambda x: x.name if isinstance(x, Path) else str(x))
+def test_every_format_of_grade_says_what_the_json_says(capsys, path, profile):
+    extra = ["--profile", profile] if profile else []
+    code, out = run(capsys, "grade", str(path), "--format", "json", *extra)
+    p = valid(json.loads(out))
+    assert run(capsys, "grade", str(path), "--json", *extra) == (code, out)  # --json is --format json
+    text_code, text = run(capsys, "grade", str(path), *extra)
+    assert text_code == code and "score " in text
+    junit_code, xml = run(capsys, "grade", str(path), "--format", "junit", *extra)
+    assert junit_code == code
+    assert_lesson_junit(xml, [p])
+    tap_code, tap = run(capsys, "grade", str(path), "--format", "tap", *extra)
+    assert tap_code == code
+    assert_lesson_tap(tap, [p])
+    if profile:
+        assert p["counts"]["warn"] == 1
+
+
+def test_json_and_format_are_one_or_the_other(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["grade", str(GOLDEN[0]), "--json", "--format", "tap"])
+    assert e.value.code == 2 and "not allowed with argument" in capsys.readouterr().err
+
+
+def test_junit_and_tap_carry_any_text_a_detail_holds():
+    """A detail with a control character, a lone surrogate, '#', a newline and XML's own characters: the
+    JUnit is still XML and keeps the rest; each TAP point stays one line and '#' starts no directive."""
+    from grader.formats import render
+    from grader.grading import Verdict
+    from grader.report import payload
+    from grader.results import stamp
+
+    odd = "a\x00b \ud800 <&> # SKIP not really\nsecond line"
+    verdicts = [Verdict("X.odd", "odd # title", "fail", 1, 0.0, (odd,), "hint <b>", "src"),
+                Verdict("X.na", "n.a. one", "skip", 0, 0.0, ("does not apply",), "h", "s")]
+    p = valid(stamp("grade", payload(verdicts, lesson="x", profile="sim", evidence=None, unreachable={}, unfit=[])))
+    case = next(iter(next(iter(JUnitXml.fromstring(render(p, "junit"))))))
+    failure = case.result[0]
+    assert "<&>" in failure.message and "second line" in failure.text and "hint <b>" in failure.text
+    points = read_tap(render(p, "tap"))
+    assert [(pt["ok"], pt["skip"]) for pt in points] == [(False, None), (True, "n.a.: does not apply")]
+    assert points[0]["desc"] == "x X.odd odd \\# title" and "second line" in points[0]["yaml"]["details"][0]
+
+
+# ----------------------------------------------------------------------------------------------- audit
+
+
+def autograded(root: Path) -> Path:
+    """nbgrader's autograded layout with one machine grade cell (4 points: L1.mtu and L1.port) a student:
+    alice hands in lesson 1 with the wrong MTU and her kernel scored the cell full (ABOVE); bob and carol
+    hand in the same healthy recording (SHARED), bob's cell scored full (agree), carol's errored (below)."""
+    golden = ROOT / "tests" / "fixtures" / "golden"
+    for student, evidence, outputs in (
+            ("alice", "lesson1-sim-mtu-1500.json", []),
+            ("bob", "lesson1-sim-healthy.json", []),
+            ("carol", "lesson1-sim-healthy.json", [nbformat.v4.new_output("error", ename="AssertionError",
+                                                                          evalue="", traceback=[])])):
+        d = root / student / "lesson1"
+        (d / "evidence").mkdir(parents=True)
+        shutil.copy(golden / evidence, d / "evidence" / "lesson1.json")
+        cell = nbformat.v4.new_code_cell('cl.grade_checks("lesson1", ["L1.mtu", "L1.port"], points=4)')
+        cell.metadata["nbgrader"] = {"grade": True, "grade_id": "machine_l1", "points": 4, "solution": False,
+                                     "locked": True}
+        cell.outputs = outputs
+        nb = nbformat.v4.new_notebook()
+        nb.cells.append(cell)
+        nbformat.write(nb, d / "lesson1.ipynb")
+    return root
+
+
+def test_audit_in_every_format(capsys, tmp_path):
+    folder = str(autograded(tmp_path / "autograded"))
+    code, out = run(capsys, "audit", folder, "--json")
+    p = valid(json.loads(out))
+    assert code == 1 and p["kind"] == "audit" and p["autograded"] == folder and p["assignment"] is None
+    got = {(r["student"], r["cell"]): r["status"] for r in p["rows"]}
+    assert got == {("alice", "machine_l1"): "ABOVE", ("bob", "machine_l1"): "agree", ("carol", "machine_l1"): "below",
+                   ("bob", "evidence/lesson1.json"): "SHARED", ("carol", "evidence/lesson1.json"): "SHARED"}
+    alice = next(r for r in p["rows"] if r["student"] == "alice")
+    assert alice["kernel"] == 4 and alice["evidence"] < 4
+    flagged = sum(r["status"] in ("ABOVE", "SHARED") for r in p["rows"])
+    junit_code, xml = run(capsys, "audit", folder, "--format", "junit")
+    (suite,) = JUnitXml.fromstring(xml)
+    assert junit_code == 1 and (suite.tests, suite.failures, suite.skipped) == (len(p["rows"]), flagged, 0)
+    above = next(c for c in suite if c.classname == "lesson1.alice")
+    assert above.name == "machine_l1" and alice["why"] in above.result[0].text
+    tap_code, tap = run(capsys, "audit", folder, "--format", "tap")
+    points = read_tap(tap)
+    assert tap_code == 1 and len(points) == len(p["rows"]) and sum(not pt["ok"] for pt in points) == flagged
+    assert run(capsys, "audit", folder)[0] == 1
+    assert run(capsys, "audit", folder, "--assignment", "lab", "--json")[0] == 2  # nothing to audit: could not run
+
+
+# ------------------------------------------------------------------- check, check --watch, verify (sshd)
+
+
+@pytest.fixture(scope="module")
+def machines(sshd, tmp_path_factory):
+    """(inventory, evidence dir): a spark-pair inventory of the loopback sshd, spark-b unreachable."""
+    server, key, _ = sshd
+    d = tmp_path_factory.mktemp("machines")
+    return pair_inventory(d, server, key, f"{key}.pub"), d / "evidence"
+
+
+def test_check_and_watch_in_every_format(capsys, machines):
+    inv, ev = machines
+    base = ("check", "lesson1", "lesson3", "--inventory", str(inv), "--evidence", str(ev))
+    code, out = run(capsys, *base, "--json")
+    reports = valid(json.loads(out))  # two lessons: an array of lesson reports
+    assert [(p["kind"], p["lesson"], p["evidence"]) for p in reports] == [
+        ("check", lesson, str(ev / f"{lesson}.json")) for lesson in ("lesson1", "lesson3")]
+    assert all(list(p["unreachable"]) == ["spark-b"] for p in reports)
+    assert code == max(expected_exit(p) for p in reports) == 1
+    for fmt, check in (("junit", assert_lesson_junit), ("tap", assert_lesson_tap)):
+        fmt_code, text = run(capsys, *base, "--format", fmt)
+        assert fmt_code == code
+        # a run measures again: compare with the JSON of this run's evidence, graded again
+        again = [json.loads(run(capsys, "grade", p["evidence"], "--json")[1]) for p in reports]
+        check(text, [{**p, "kind": "check"} for p in again])
+    code, out = run(capsys, *base[:2], *base[3:], "--watch", "--timeout", "0.5", "--interval", "0.1", "--json")
+    w = valid(json.loads(out))
+    assert code == 1 and w["kind"] == "check" and w["lesson"] == "lesson1" and w["rounds"] == 1 and "notes" not in w
+
+
+def test_verify_in_every_format(capsys, machines):
+    inv, ev = machines
+    run(capsys, "check", "lesson1", "--inventory", str(inv), "--evidence", str(ev), "--json")
+    code, out = run(capsys, "verify", str(ev / "lesson1.json"), "--inventory", str(inv), "--json")
+    p = valid(json.loads(out))
+    assert code == 0 and p["exit_code"] == 0 and p["kind"] == "verify" and p["rows"]
+    assert all(r["status"] == "agree" for r in p["rows"]) and any("spark-b" in n for n in p["notes"])
+    edited = ev.parent / "edited.json"  # an output edited after recording: its sha256 no longer matches
+    data = json.loads((ev / "lesson1.json").read_text())
+    data["raw"][0]["stdout"] += "edited\n"
+    edited.write_text(json.dumps(data))
+    code, out = run(capsys, "verify", str(edited), "--inventory", str(inv), "--format", "json")
+    p = valid(json.loads(out))
+    differs = [r for r in p["rows"] if r["status"] == "DIFFERS"]
+    skipped = sum(r["status"] == "not comparable" for r in p["rows"])
+    assert code == 1 and differs and "sha256" in differs[0]["item"]
+    junit_code, xml = run(capsys, "verify", str(edited), "--inventory", str(inv), "--format", "junit")
+    (suite,) = JUnitXml.fromstring(xml)
+    assert junit_code == 1 and (suite.tests, suite.failures, suite.skipped) == (len(p["rows"]), len(differs), skipped)
+    tap_code, tap = run(capsys, "verify", str(edited), "--inventory", str(inv), "--format", "tap")
+    points = read_tap(tap)
+    assert tap_code == 1 and sum(not pt["ok"] for pt in points) == len(differs)
+    assert [pt["desc"] for pt in points if not pt["ok"]] == [f"lesson1 {r['item']}" for r in differs]
