@@ -27,6 +27,7 @@ from typing import Any, Callable
 from grader import lessons as registry
 from grader.checking import CheckError, LessonResult, connect_nodes, run_lesson
 from grader.grading import Verdict
+from grader.ranges import expected_range
 
 try:
     import tomllib
@@ -328,8 +329,8 @@ def solve(lesson: str, inventory: str | Path | None = None, evidence_dir: str | 
             raise LifecycleError(f"could not rebuild the sim: {e}") from None
         done.append("rebuilt the sim's two nodes from the course's reference state"
                     + (f" (faults cleared: {', '.join(st['faults'])})" if st["faults"] else "")
-                    + ": port 1 cabled, the twins at 192.168.100.x/24 and 192.168.101.x/24 in netplan, MTU 9000, "
-                      "the shared key authorised both ways, the peer's name on a twin")
+                    + ": port 1 cabled, the twins at 192.168.100.x/24 and 192.168.101.x/24 in netplan, MTU "
+                    + f"{expected_range('sim', 'mtu')['min']}, the shared key authorised both ways, the peer's name on a twin")
     if lesson == "lesson1":
         return done or ["lesson 1's reference state already holds: nothing to do"]
     done += _sim_serving("ray", progress) or ["the sim already serves across both nodes (Ray, PP=2)"]
