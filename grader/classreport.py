@@ -5,7 +5,7 @@ its Content-Security-Policy forbids loading anything else) and a CSV beside it (
 
 - **per check**: how many learners pass, warn, fail, were not measured, n.a. (the check does not apply
   to their profile), and how many handed in no usable evidence (none, unreadable, edited, a replay, a
-  profile its outputs do not show): those are counted in that column only;
+  profile its outputs do not show or the course does not accept): those are counted in that column only;
 - **stuck**: the checks that fail for the most learners (where the course should explain better), with
   the learners and the hint the course gives them;
 - **measured figures**: for every figure a check compares with a range (checks/*.toml ``in_range`` /
@@ -393,8 +393,8 @@ def render_html(report: ClassReport, rows: list[CheckRow] | None = None) -> str:
         + (f'<span class="flag">{n_flag} flagged by the audit.</span>' if n_flag else "Nothing flagged by the audit.")
         + "</p>", _summary(report),
         "<h2>Per check</h2><p class=small>Learners per status. <i>no usable evidence</i>: none handed in, unreadable, "
-        "edited after recording, a replay shipped with the labs, or a profile its outputs do not show; those "
-        "learners are counted there only.</p>", _check_table(rows),
+        "edited after recording, a replay shipped with the labs, a profile its outputs do not show or the course "
+        "does not accept; those learners are counted there only.</p>", _check_table(rows),
         "<h2>Stuck: the checks that fail for the most learners</h2>", _stuck(rows),
         "<h2>Measured figures</h2><p class=small>One dot per value (red: outside the range); the shaded band is the "
         "profile's range from checks/ranges.toml. Values come from usable evidence only.</p>", figures,

@@ -20,6 +20,7 @@ A progress bar (tqdm) goes to stderr when stderr is a terminal and the run lasts
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
@@ -66,7 +67,7 @@ def run_all(fn: Callable[[T], R], items: Iterable[T], *, workers: int | None = N
             return out
     results: list[Any] = [None] * len(items)
     try:
-        with ProcessPoolExecutor(max_workers=min(n, len(items))) as pool:  # before the bar: fork no thread
+        with ProcessPoolExecutor(max_workers=min(n, len(items)), initializer=_ignore_interrupt) as pool:  # before the bar
             futures = {pool.submit(fn, item): i for i, item in enumerate(items)}
             with _bar(len(items), desc) as bar:
                 for f in as_completed(futures):
@@ -76,6 +77,11 @@ def run_all(fn: Callable[[T], R], items: Iterable[T], *, workers: int | None = N
         raise PoolError(f"a worker process died ({e or 'killed'}): run again with --workers 1 "
                         "to grade in this process") from None
     return results
+
+
+def _ignore_interrupt() -> None:
+    """In a worker: leave Ctrl-C to the parent (which stops and says so), so no worker prints a traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _bar(total: int, desc: str) -> Any:

@@ -174,6 +174,31 @@ def test_figures_are_the_measured_values_against_their_ranges(klass):
     assert klass["html"].count('src="data:image/png;base64,') == len(by)
 
 
+def test_the_figures_are_the_measured_ones():
+    """The figures plotted: every measurement a range judges (the brief's list), not the fixed specs (MTU,
+    link speed, Ray's node and accelerator counts)."""
+    from grader.classreport import figures_of
+
+    got = {f.fact for f in figures_of(["lesson1", "lesson2", "lesson3", "lab"])}
+    assert got == {"pair.tcp_gbps", "pair.allgather_busbw_gbs", "pair.ib_write_bw_gbps", "pair.kv_ratio",
+                   "pair.c1.decode_tok_s", "baseline.c1.decode_tok_s", "pair.c1.median_tpot_ms",
+                   "baseline.c1.median_tpot_ms", "pair.c1.p90_ttft_ms", "baseline.c1.p90_ttft_ms", "ratios.c1"}
+
+
+def test_a_plot_against_a_ceiling_only():
+    """A range with a max and no min (TTFT p90 on spark-pair): the band runs from the left edge; a value above
+    it is named in the caption."""
+    from grader.classreport import Figure, Series, _figure, plot_png
+    from grader.ranges import expected_range
+
+    r = expected_range("spark-pair", "lab_ttft_c1_p90_ms")
+    assert "min" not in r and "max" in r
+    s = Series(Figure("lab", "LAB.ttft_pair", "TTFT", "pair.c1.p90_ttft_ms", "lab_ttft_c1_p90_ms"), "spark-pair",
+               (("ann", r["max"] / 3), ("<bob>", r["max"] * 2)), r)
+    assert plot_png(s)[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "Outside the range: &lt;bob&gt;." in _figure(s)
+
+
 def test_the_page_is_self_contained_and_escaped(klass):
     page = klass["html"]
     assert EVIL not in page and "<img src=x" not in page
