@@ -16,6 +16,12 @@ machine-id hashes) handed in one recording between them. Each such submission is
 Layout read: ``<autograded>/<student>/<assignment>/<assignment>.ipynb`` and
 ``<autograded>/<student>/<assignment>/evidence/<lesson>.json`` (nbgrader's ``autograded`` folder,
 ``$CLUSTERLAB_COURSE_DIR/autograded`` with this course's nbgrader_config.py).
+
+Grading is spread over processes (or a Ray cluster, grader.parallel): this process reads each notebook's
+machine grade cells and the bytes of its evidence files into a :class:`Submission`, and
+:func:`grade_submission`, a pure function of that payload, grades each evidence file once
+(grader.checking.grade_file) and scores the cells from it. ``clusterlab class-report`` (grader.classreport)
+reads the same results.
 """
 
 from __future__ import annotations
@@ -23,7 +29,8 @@ from __future__ import annotations
 import ast
 import contextlib
 import io
-from dataclasses import asdict, dataclass
+import tempfile
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -95,15 +102,69 @@ def kernel_score(cell: Any, points: float) -> float:
     return points
 
 
-def audit(autograded: str | Path, assignment: str | None = None) -> list[CellAudit]:
-    """Every machine grade cell of every submission under ``autograded``, recomputed from its evidence.
+@dataclass(frozen=True)
+class Submission:
+    """One autograded submission as a grading worker gets it: everything grading reads, no file to open.
 
-    Raises AuditError when ``autograded`` holds no ``<student>/<assignment>/<assignment>.ipynb``.
+    ``folder``: ``<autograded>/<student>/<assignment>`` (named in messages). ``cells``: each machine grade
+    cell as ``(grade_id, points, kernel score, calls)``, ``calls`` as :func:`grade_calls` gives them, points
+    as nbgrader scores them (:func:`kernel_score`). ``evidence``: ``{"<lesson>.json": its bytes, or why it
+    could not be read}`` for each lesson the cells grade (and the assignment's own). ``notebook_error``:
+    why the notebook could not be read (then no cells). ``figures``: fact paths (grader.grading.lookup)
+    whose numbers :func:`grade_submission` returns.
+    """
+
+    student: str
+    assignment: str
+    folder: str
+    cells: tuple[tuple[str, float, float, tuple[tuple[str, tuple[str, ...], float], ...]], ...] = ()
+    evidence: dict[str, bytes | str] = field(default_factory=dict)
+    notebook_error: str | None = None
+    figures: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class LessonGrade:
+    """One evidence file of a submission graded from its raw outputs (grader.checking.grade_file).
+
+    ``profile``: the evidence's (None when it could not be graded). ``statuses``: ``((check id, status),
+    ...)`` in catalogue order (grader.grading.STATUSES). ``figures``: ``((fact path, (number, ...)), ...)``
+    for the asked paths that hold numbers, in their units (checks/ranges.toml). ``notes``: what grading
+    noticed (stored facts that disagree with the raw outputs). ``unusable``: why the file earns nothing
+    whatever its verdicts (missing, unreadable, edited, a replay, a profile its outputs do not show or the
+    course does not accept), None when it may earn points.
+    """
+
+    lesson: str
+    profile: str | None
+    statuses: tuple[tuple[str, str], ...]
+    figures: tuple[tuple[str, tuple[float, ...]], ...]
+    notes: tuple[str, ...]
+    unusable: str | None
+
+
+@dataclass(frozen=True)
+class GradedSubmission:
+    """What :func:`grade_submission` returns: the submission's machine cells audited (:class:`CellAudit`,
+    in notebook order) and each of its evidence files graded (:class:`LessonGrade`)."""
+
+    student: str
+    assignment: str
+    cells: tuple[CellAudit, ...]
+    lessons: tuple[LessonGrade, ...]
+
+
+def read_submissions(autograded: str | Path, assignment: str | None = None,
+                     figures: tuple[str, ...] = ()) -> list[Submission]:
+    """Every ``<student>/<assignment>/<assignment>.ipynb`` under ``autograded`` (only ``assignment``'s when
+    given), sorted by path, with its machine grade cells and evidence bytes (:class:`Submission`).
+
+    Raises AuditError when there is none. A notebook that cannot be read is a submission with
+    ``notebook_error`` set, not an error.
     """
     import nbformat
 
     from grader import lessons
-    from grader.notebook import score_checks
 
     root = Path(autograded).expanduser()
     notebooks = sorted(p for p in root.glob("*/*/*.ipynb") if p.stem == p.parent.name
@@ -113,32 +174,140 @@ def audit(autograded: str | Path, assignment: str | None = None) -> list[CellAud
             if assignment is not None and assignment not in lessons.names() else ""
         raise AuditError(f"{root}: no <student>/<assignment>/<assignment>.ipynb here{course}; give nbgrader's "
                          "autograded folder ($CLUSTERLAB_COURSE_DIR/autograded after `nbgrader autograde`)")
-    rows = []
+    subs = []
     for nb_path in notebooks:
-        student, name = nb_path.parent.parent.name, nb_path.stem
+        student, name, folder = nb_path.parent.parent.name, nb_path.stem, nb_path.parent
+        cells, error = [], None
         try:
             nb = nbformat.read(nb_path, as_version=4)
         except Exception as e:  # a broken notebook is a finding, not a crash
-            rows.append(CellAudit(student, name, "-", 0.0, 0.0, "below", f"unreadable notebook: {e}"))
-            continue
-        for cell in nb.cells:
+            nb, error = None, f"unreadable notebook: {e}"
+        for cell in nb.cells if nb is not None else []:
             meta = cell.get("metadata", {}).get("nbgrader", {})
             calls = grade_calls(cell.source) if cell.cell_type == "code" and meta.get("grade") else None
-            if not calls:
+            if calls:
+                points = float(meta.get("points", 0))
+                cells.append((meta.get("grade_id", "?"), points, kernel_score(cell, points),
+                              tuple((lesson, tuple(ids), pts) for lesson, ids, pts in calls)))
+        graded = {lesson for c in cells for lesson, _, _ in c[3]}
+        if name in lessons.recording():
+            graded.add(name)
+        evidence = {f"{lesson}.json": _evidence_bytes(folder / "evidence" / f"{lesson}.json") for lesson in sorted(graded)}
+        subs.append(Submission(student, name, str(folder), tuple(cells), evidence, error, tuple(figures)))
+    return subs
+
+
+def _evidence_bytes(path: Path) -> bytes | str:
+    """The file's bytes, or why grading would refuse it unread (missing, not a regular file, too large)."""
+    from grader.evidence import MAX_BYTES, EvidenceError, read_evidence
+
+    try:
+        if path.is_file() and path.stat().st_size <= MAX_BYTES:
+            return path.read_bytes()
+        read_evidence(path)  # raises, saying which
+        return f"{path}: cannot be read"
+    except EvidenceError as e:
+        return str(e)
+    except OSError as e:
+        return f"{path}: cannot read: {e.strerror or e}"
+
+
+def grade_submission(sub: Submission) -> GradedSubmission:
+    """Grade one submission: each evidence file once (grader.checking.grade_file, from its raw outputs),
+    then each machine cell from it with :func:`grader.notebook.score_checks`' rules (its ``status`` against
+    the kernel's score). A pure function of ``sub`` (it writes the bytes into a temporary folder of its own
+    and names ``sub.folder`` in every message), so it may run in any process or on any machine."""
+    from grader.checking import CheckError, grade_file
+    from grader.notebook import score_checks
+
+    with tempfile.TemporaryDirectory(prefix="clusterlab-grade-") as tmp:
+        where = Path(tmp) / "evidence"
+        where.mkdir()
+        graded: dict[str, Any] = {}
+        for fname, data in sub.evidence.items():
+            lesson = fname.removesuffix(".json")
+            if isinstance(data, str):
+                graded[lesson] = CheckError(data)
                 continue
-            points = float(meta.get("points", 0))
-            got = kernel_score(cell, points)
+            (where / fname).write_bytes(data)
+            try:
+                graded[lesson] = grade_file(where / fname)
+            except CheckError as e:
+                graded[lesson] = e
+        cells = []
+        for grade_id, points, got, calls in sub.cells:
             want, lines = 0.0, []
             for lesson, ids, pts in calls:
                 with contextlib.redirect_stdout(io.StringIO()):
-                    earned, why = score_checks(lesson, ids, pts, nb_path.parent / "evidence")
+                    earned, why = score_checks(lesson, list(ids), pts, where, graded.get(lesson))
                 want += earned
                 lines += why
             want = min(points, round(want, 3))
             status = "ABOVE" if got > want + TOLERANCE else "below" if got < want - TOLERANCE else "agree"
             reason = next((ln for ln in lines if ln.startswith("0/")), lines[-1] if lines else "")
-            rows.append(CellAudit(student, name, meta.get("grade_id", "?"), got, want, status, reason))
-    return rows
+            cells.append(CellAudit(sub.student, sub.assignment, grade_id, got, want, status,
+                                   reason.replace(str(where), f"{sub.folder}/evidence")))
+        if sub.notebook_error:
+            cells.append(CellAudit(sub.student, sub.assignment, "-", 0.0, 0.0, "below", sub.notebook_error))
+        grades = tuple(_lesson_grade(lesson, graded[lesson], sub.figures, str(where), f"{sub.folder}/evidence")
+                       for lesson in sorted(graded))
+    return GradedSubmission(sub.student, sub.assignment, tuple(cells), grades)
+
+
+def _lesson_grade(lesson: str, result: Any, figures: tuple[str, ...], tmp: str, real: str) -> LessonGrade:
+    """A :class:`LessonGrade` from what grade_file gave (a LessonResult) or raised (a CheckError)."""
+    from grader.grading import lookup
+    from grader.notebook import accepted_profiles
+
+    if isinstance(result, Exception):
+        return LessonGrade(lesson, None, (), (), (), str(result).replace(tmp, real))
+    found = []
+    for path in figures:
+        values = [v for _, x in lookup(result.evidence.facts, path) for v in (x if isinstance(x, list) else [x])]
+        numbers = tuple(float(v) for v in values if isinstance(v, (int, float)) and not isinstance(v, bool))
+        if numbers:
+            found.append((path, numbers))
+    allowed = accepted_profiles(lesson)
+    why = list(result.unfit) + ([f"profile {result.profile}: this course grades {lesson} on {', '.join(allowed)}"]
+                                if allowed and result.profile not in allowed else [])
+    notes = tuple(n.replace(tmp, real) for n in result.notes if n not in result.unfit)
+    return LessonGrade(lesson, result.profile, tuple((v.id, v.status) for v in result.verdicts), tuple(found), notes,
+                       "; ".join(why).replace(tmp, real) or None)
+
+
+def grade_all(autograded: str | Path, assignment: str | None = None, *, figures: tuple[str, ...] = (),
+              workers: int | None = None, ray_address: str | None = None) -> list[GradedSubmission]:
+    """:func:`grade_submission` over every submission :func:`read_submissions` finds, spread over ``workers``
+    processes (default: one per CPU) or Ray tasks at ``ray_address`` (grader.parallel); in path order,
+    the same whatever the workers. Raises AuditError (no submissions), grader.parallel.PoolError."""
+    from grader.parallel import run_all
+
+    subs = read_submissions(autograded, assignment, figures)
+    _warm_up()
+    return run_all(grade_submission, subs, workers=workers, ray_address=ray_address)
+
+
+def _warm_up() -> None:
+    """Import the grading code and read the catalogues here once, so forked workers start with them."""
+    from grader import lessons
+    from grader.facts import derivers
+    from grader.grading import load_catalogue
+    from grader.notebook import score_checks  # noqa: F401 - imported for the workers
+
+    derivers()
+    for lesson in lessons.checked():
+        load_catalogue(lesson)
+
+
+def audit(autograded: str | Path, assignment: str | None = None, *, workers: int | None = None,
+          ray_address: str | None = None) -> list[CellAudit]:
+    """Every machine grade cell of every submission under ``autograded``, recomputed from its evidence
+    (one row per cell, submissions in path order; see :func:`grade_all` for ``workers`` and ``ray_address``).
+
+    Raises AuditError when ``autograded`` holds no ``<student>/<assignment>/<assignment>.ipynb``.
+    """
+    return [row for g in grade_all(autograded, assignment, workers=workers, ray_address=ray_address)
+            for row in g.cells]
 
 
 def shared_evidence(autograded: str | Path, assignment: str | None = None) -> list[CellAudit]:

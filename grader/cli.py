@@ -117,12 +117,28 @@ def _parser() -> argparse.ArgumentParser:
     aud.add_argument("autograded", metavar="DIR", help="nbgrader's autograded folder ($CLUSTERLAB_COURSE_DIR/autograded)")
     aud.add_argument("--assignment", metavar="NAME", help=f"only this assignment ({', '.join(lessons.names())})")
     _formats(aud)
+    _spread_args(aud)
+
+    cr = sub.add_parser("class-report", help="after nbgrader autograde: one HTML page (and a CSV beside it) on the "
+                        "whole class: per-check counts, measured figures against their ranges, stuck checks, audit flags")
+    cr.add_argument("autograded", metavar="AUTOGRADED_DIR", help="nbgrader's autograded folder")
+    cr.add_argument("--out", default="class-report.html", metavar="FILE.html", help="the page (default "
+                    "class-report.html); the CSV of the per-check counts goes beside it as FILE.csv")
+    cr.add_argument("--assignment", metavar="NAME", help=f"only this assignment ({', '.join(lessons.names())})")
+    _spread_args(cr)
 
     exp = sub.add_parser("explain", help="read one pasted command output and say what it means")
     exp.add_argument("file", metavar="FILE", help="a file, or - for standard input")
     exp.add_argument("--kind", help="skip detection: the kind of output it is")
     exp.add_argument("--json", action="store_true")
     return p
+
+
+def _spread_args(p: argparse.ArgumentParser) -> None:
+    """``--workers`` and ``--ray``: where submissions are graded (grader.parallel)."""
+    p.add_argument("--workers", type=int, metavar="N", help="grade in N processes (default: one per CPU)")
+    p.add_argument("--ray", metavar="ADDRESS", help="grade on the Ray cluster at ADDRESS instead "
+                   "(auto, host:6379, ray://host:10001, or local; needs `pip install ray`)")
 
 
 def _cmd_sim(args: argparse.Namespace) -> int:
@@ -359,15 +375,31 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 def _cmd_audit(args: argparse.Namespace) -> int:
     from grader.audit import AuditError, audit, flagged, payload, render, shared_evidence
     from grader.formats import render as render_as
+    from grader.parallel import PoolError
 
     try:
-        rows = audit(args.autograded, args.assignment)
-    except AuditError as e:
+        rows = audit(args.autograded, args.assignment, workers=args.workers, ray_address=args.ray)
+    except (AuditError, PoolError) as e:
         raise CannotRun(str(e)) from None
     rows += shared_evidence(args.autograded, args.assignment)
     print(render(rows) if args.format == "text" else render_as(payload(rows, args.autograded, args.assignment),
                                                                 args.format))
     return 1 if flagged(rows) else 0
+
+
+def _cmd_class_report(args: argparse.Namespace) -> int:
+    from grader.audit import AuditError
+    from grader.classreport import ReportError, build, write
+    from grader.parallel import PoolError
+
+    try:
+        report = build(args.autograded, args.assignment, workers=args.workers, ray_address=args.ray)
+        page, table = write(report, args.out)
+    except (AuditError, PoolError, ReportError) as e:
+        raise CannotRun(f"class-report: {e}") from None
+    print(f"{page} and {table}: {len(report.graded)} submissions from {len(report.students)} learners, "
+          f"{len(report.flagged)} flagged by the audit")
+    return 1 if report.flagged else 0
 
 
 EXIT_BROKEN_PIPE = 141
@@ -396,7 +428,7 @@ def main(argv: list[str] | None = None) -> int:
     that closed stdout early (``| head``) ends the command quietly with :data:`EXIT_BROKEN_PIPE`."""
     args = _parser().parse_args(argv)
     handlers = {"sim": _cmd_sim, "check": _cmd_check, "grade": _cmd_grade, "explain": _cmd_explain,
-                "loadtest": _cmd_loadtest, "audit": _cmd_audit, "verify": _cmd_verify,
+                "loadtest": _cmd_loadtest, "audit": _cmd_audit, "class-report": _cmd_class_report, "verify": _cmd_verify,
                 "baseline": _cmd_baseline, "start": _cmd_lifecycle, "solve": _cmd_lifecycle, "finish": _cmd_lifecycle}
     try:
         try:

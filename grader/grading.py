@@ -139,7 +139,8 @@ def _in(value: Any, r: dict[str, Any]) -> bool:
             and ("min" not in r or value >= r["min"]) and ("max" not in r or value <= r["max"]))
 
 
-def _describe_range(r: dict[str, Any]) -> str:
+def describe_range(r: dict[str, Any]) -> str:
+    """A range in words with its unit: ``9000 bytes``, ``>= 2 Gbit/s``, ``<= 3000 ms``, ``80-200 Gbit/s``."""
     lo, hi, unit = r.get("min"), r.get("max"), r.get("unit", "")
     if lo is not None and lo == hi:
         return f"{lo:g} {unit}".strip()
@@ -177,15 +178,15 @@ def evaluate(expect: dict[str, Any], facts: dict[str, Any], profile: str) -> tup
     elif op == "in_range":
         for w, v in present:
             if v is None:
-                unmeasured.append(f"{w}: no value measured, expected {_describe_range(r)}")
+                unmeasured.append(f"{w}: no value measured, expected {describe_range(r)}")
             elif not _in(v, r):
-                wrong.append(f"{w} = {v!r}, expected {_describe_range(r)}")
+                wrong.append(f"{w} = {v!r}, expected {describe_range(r)}")
     elif op == "all_in_range":
         for w, v in present:
             if not isinstance(v, list) or not v:
-                unmeasured.append(f"{w}: no value measured, expected {_describe_range(r)}")
+                unmeasured.append(f"{w}: no value measured, expected {describe_range(r)}")
             elif not all(_in(x, r) for x in v):
-                wrong.append(f"{w} = {v!r}, expected {_describe_range(r)}")
+                wrong.append(f"{w} = {v!r}, expected {describe_range(r)}")
     return wrong, unmeasured, src
 
 

@@ -433,14 +433,19 @@ def grade_checks(lesson: str, check_ids: list[str] | tuple[str, ...], points: fl
         return earned
 
 
-def score_checks(lesson: str, check_ids: list[str], points: float, evidence_dir: Path) -> tuple[float, list[str]]:
+def score_checks(lesson: str, check_ids: list[str], points: float, evidence_dir: Path,
+                 graded: LessonResult | CheckError | None = None) -> tuple[float, list[str]]:
     """What :func:`grade_checks` returns and the lines it prints, without printing (``clusterlab audit``
-    scores cells with it). Raises only on a grader bug; grade_checks turns that into 0."""
+    scores cells with it). ``graded``: what :func:`grade_file` gave (or raised) for
+    ``<evidence_dir>/<lesson>.json`` when the caller has it already, so that a submission's cells grade
+    its evidence once. Raises only on a grader bug; grade_checks turns that into 0."""
     zero = f"0/{points:g}:"
     allowed = accepted_profiles(lesson)
     course = f"this course grades {lesson} on profile {', '.join(allowed)}" if allowed else ""
     try:
-        result = grade_file(evidence_dir / f"{lesson}.json")
+        if isinstance(graded, CheckError):
+            raise graded
+        result = graded or grade_file(evidence_dir / f"{lesson}.json")
     except CheckError as e:
         why = [f"{zero} {e}"]
         if mode() == "replay" and not (evidence_dir / f"{lesson}.json").exists():
