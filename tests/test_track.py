@@ -109,6 +109,24 @@ def test_every_fault_has_a_track():
             assert name in set(LESSON2A) | set(LESSON2B) | SERVING_FAULTS, f"{name}: no lesson-2 test"
 
 
+def served_facts_hold(report: dict, facts: dict) -> None:
+    """The healthy served sim as lesson 2 measures it: every check that applies passes, with the sim's real
+    values (Ray's nodes and addresses, PP=2, the KV capacity the arithmetic predicts, the same model)."""
+    from tests.test_lesson2_sim import SERVE_CHECKS, SIM_CHECKS
+
+    assert {v["id"] for v in report["verdicts"] if v["status"] == "pass"} == SIM_CHECKS | SERVE_CHECKS
+    pair = facts["pair"]
+    assert pair["ray_node_count"] == 2 and pair["ray_resources"] == {"CPU": 2.0, "GPU": 2.0}
+    assert pair["ray_node_ips"] == {"spark-a": "192.168.100.10", "spark-b": "192.168.100.11"}
+    assert (pair["ray_head"], pair["ray_head_ip"]) == ("spark-a", "192.168.100.10")
+    assert (pair["tp"], pair["pp"], pair["backend"]) == (1, 2, "ray")
+    # 64 MiB per rank at 512 B per rank-token (the tiny model's 1,024 B/token, half the layers per rank)
+    assert pair["kv_tokens_logged"] == pair["kv_tokens_predicted"] == 131_072 and pair["kv_ratio"] == 1.0
+    a, b = pair["model_hashes"]["spark-a"], pair["model_hashes"]["spark-b"]
+    assert a == b and set(a) == {"config.json", "model.safetensors"}
+    assert pair["served_models"] == ["tiny-llama"] and pair["launch_diagnosis"] == []
+
+
 def _track_checked(lesson: str, tmp_path: Path) -> None:
     """solve, then the lesson's own check passes (the lab's evidence comes from solve's load tests)."""
     code, out, err = cli("solve", lesson, "--evidence", str(tmp_path))
@@ -129,6 +147,8 @@ def _track_checked(lesson: str, tmp_path: Path) -> None:
         return
     code, report = check_json(lesson, tmp_path)
     statuses = {v["status"] for v in report["verdicts"]}
+    if lesson == "lesson2":
+        served_facts_hold(report, json.loads((tmp_path / "lesson2.json").read_text())["facts"])
     if lesson == "lesson3":  # the desktop's checks do not apply to the sim profile
         assert statuses == {"skip"} and code == 0, report
     else:  # lesson 2's nccl-tests and ib_write_bw are the Spark pair's only (n.a. on the sim)
