@@ -1,7 +1,7 @@
-"""Lesson 2b end to end on the simulated cluster: Ray across both nodes and one `vllm serve`
-(PP=2) pass every serving check; each launch fault, reproduced for real, fails exactly its check
-with vLLM's own error diagnosed. One healthy served cluster for the module; faults fail fast
-(vLLM exits within ~20-60 s; `serve.start` then keeps Ray, the logs and the [serve] table)."""
+"""Lesson 2b end to end on the simulated cluster: each launch fault, reproduced for real, fails exactly
+its check with vLLM's own error diagnosed (the healthy served sim passing every check is the lesson-2
+track in tests/test_track.py). Faults fail fast (vLLM exits within ~20-60 s; `serve.start` then keeps
+Ray, the logs and the [serve] table)."""
 
 from __future__ import annotations
 
