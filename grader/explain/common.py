@@ -1,13 +1,15 @@
 """The finding helpers every lesson module of ``explain`` shares, written once: the four levels
 (``ok`` ... ``info``), matchers for a prompt's command (``argv_is``, ``runs_program``), the names of the
-sources quoted in messages, and the catalogue's figures (``spark_figure``: read from
-``checks/ranges.toml``, never written here).
+sources quoted in messages, the catalogue's figures (``spark_figure``: read from
+``checks/ranges.toml``, never written here), and a parser's dataclass as facts (``fields_of``).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import ipaddress
-from typing import Callable
+from typing import Any, Callable
 
 from ..ranges import expected_range
 from ..spark_names import QSFP_TWINS, rdma_device_for
@@ -97,16 +99,29 @@ def overlap_pairs(named: list[tuple[str, str]]) -> list[tuple[str, str, str, str
     ``MAX_COMPARED_ADDRESSES`` distinct ones are compared."""
     nets = []
     for name, cidr in dict.fromkeys(named):
-        try:
-            net = ipaddress.ip_interface(cidr).network
-        except ValueError:
-            continue
-        if net.version == 4:
+        net = _ipv4_network(cidr)
+        if net is not None:
             nets.append((name, cidr, net))
             if len(nets) == MAX_COMPARED_ADDRESSES:
                 break
     return [(a, ca, b, cb) for i, (a, ca, na) in enumerate(nets) for b, cb, nb in nets[i + 1:]
             if a != b and na.overlaps(nb)]
+
+
+@functools.lru_cache(maxsize=1024)  # the same addresses come back in each section and comparison of a paste
+def _ipv4_network(cidr: str) -> ipaddress.IPv4Network | None:
+    """The IPv4 subnet of ``10.0.0.2/24`` (``10.0.0.0/24``); None for IPv6 or what is no address."""
+    try:
+        net = ipaddress.ip_interface(cidr).network
+    except ValueError:
+        return None
+    return net if isinstance(net, ipaddress.IPv4Network) else None
+
+
+def fields_of(value: Any) -> dict[str, Any]:
+    """A dataclass's fields by name, their values as they are: the core makes facts plain JSON values as
+    ``dataclasses.asdict`` would (explain.output._plain), without copying a field that is dropped after."""
+    return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
 
 
 def overlap_finding(a: str, ca: str, b: str, cb: str) -> Finding:

@@ -16,17 +16,18 @@ helpers), never each other. ``grader/explain/__init__.py`` imports them so they 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import re
 import textwrap
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, NamedTuple
 
 from ..failures import describe_failure
 from ..diagnoses import known_faults
 from ..parsers import ParseError
-from ..parsers.common import (PROMPT_PROGRAMS, Chunk, command_argv, is_comment_line, is_noise_line, join_wrapped,
-                              load_json_lenient, opens_json, split_chunks as _split_lines)
+from ..parsers.common import (PROMPT_PROGRAMS, Chunk, any_search, command_argv, is_comment_line, is_noise_line,
+                              join_wrapped, load_json_lenient, opens_json, split_chunks as _split_lines)
 
 LEVELS = ("ok", "warn", "fail", "info")
 
@@ -145,10 +146,6 @@ class _Segment:
         self.linenos += numbers
         self.n_content += sum(1 for x in lines if not is_noise_line(x)) if content is None else content
 
-    def content(self) -> list[str]:
-        """The lines that are not noise (O(lines): call once per segment, not per line)."""
-        return [x for x in self.lines if not is_noise_line(x)]
-
 
 _NOT_FOUND_RE = re.compile(r"(?:^|:\s)([\w.+-]+): (?:command )?not found\s*$|^Command '([\w.+-]+)' not found")
 
@@ -163,24 +160,37 @@ output before it. No command's output line that names its kind is that long (JSO
 trying every kind's pattern on a multi-megabyte line costs seconds."""
 
 
-_ANY_LINE: tuple[int, re.Pattern[str] | None] = (-1, None)
+def _state() -> tuple[int, int]:  # the key of what is derived from the registry: which one (a test may swap it), version
+    return id(_REGISTRY), _REGISTRY_VERSION
 
 
-def _any_kind_line() -> re.Pattern[str] | None:
-    """One pattern that finds a match wherever some kind's ``line`` pattern does (their alternation), or None
-    when they cannot be joined (flags, back-references): one search then says that no kind claims a line,
-    instead of one search per kind. Rebuilt when the registry changes."""
-    global _ANY_LINE
-    if _ANY_LINE[0] != _REGISTRY_VERSION:
-        pats = [k.line for k in _REGISTRY.values() if k.line is not None]
-        combined = None
-        if pats and all(p.flags == re.UNICODE and not re.search(r"\\[1-9]|\(\?P=", p.pattern) for p in pats):
-            try:
-                combined = re.compile("|".join(f"(?:{p.pattern})" for p in pats))
-            except re.error:  # pragma: no cover - a pattern that only compiles alone
-                combined = None
-        _ANY_LINE = (_REGISTRY_VERSION, combined)
-    return _ANY_LINE[1]
+class _Views(NamedTuple):  # what is derived from the registry, built once per state of it (see _views)
+    any_kind: Callable[[str], bool]  # whether some kind's ``line`` pattern finds a match in a line
+    lined: tuple[str, ...]  # the kinds with a ``line`` pattern, in registration order
+    blocks: tuple[KindSpec, ...]  # the kinds with a ``block_start``
+    headers: tuple[KindSpec, ...]  # the kinds with a ``header``
+    programs: frozenset[str]  # every program some kind names, and those a root prompt may run
+
+
+@functools.lru_cache(maxsize=1)
+def _views(state: tuple[int, int]) -> _Views:
+    """The registry's _Views; a line is asked with a few searches at most (parsers.common.any_search: the patterns'
+    alternatives anchored at the line's start are tried there once, the others searched by their shape)."""
+    kinds = list(_REGISTRY.values())
+    return _Views(any_search(k.line for k in kinds if k.line is not None),
+                  tuple(k.name for k in kinds if k.line is not None),
+                  tuple(k for k in kinds if k.block_start is not None), tuple(k for k in kinds if k.header is not None),
+                  frozenset(p for k in kinds for p in k.programs) | PROMPT_PROGRAMS | _WRAPPERS)
+
+
+@functools.lru_cache(maxsize=256)  # whether the ``line`` pattern of ``kind`` finds a match in a line, when first asked
+def _claims(kind: str, state: tuple[int, int]) -> Callable[[str], bool]:
+    return any_search([_REGISTRY[kind].line])
+
+
+@functools.lru_cache(maxsize=256)  # a paste runs a few commands, often again and again
+def _kind_of_command_line(command: str | None, state: tuple[int, int]) -> str | None:
+    return _kind_of_command(command_argv(command))
 
 
 def _kind_of_line(line: str, prefer: str | None) -> str | None:
@@ -191,13 +201,12 @@ def _kind_of_line(line: str, prefer: str | None) -> str | None:
     if m:
         prog = m.group(1) or m.group(2)
         return next((k.name for k in _REGISTRY.values() if prog in k.programs), prefer)
-    any_line = _any_kind_line()
-    if any_line is not None and not any_line.search(s):  # no kind claims it: one search, not one per kind
+    views = _views(state := _state())
+    if prefer in views.lined and _claims(prefer, state)(s):  # the kind around it is tried first
+        return prefer
+    if not views.any_kind(s):  # no kind claims it: a few searches, not some per kind
         return None
-    specs = list(_REGISTRY.values())
-    if prefer in _REGISTRY:
-        specs.insert(0, _REGISTRY[prefer])
-    return next((k.name for k in specs if k.line is not None and k.line.search(s)), None)
+    return next((name for name in views.lined if _claims(name, state)(s)), None)
 
 
 _COMMAND_WORD_RE = re.compile(r"^(?:[A-Za-z_]\w*=\S*\s+)*(?:(?:sudo|time|env|nohup|doas)\s+(?:-\S+\s+)*)*"
@@ -210,18 +219,13 @@ MAX_COMMAND_LINE = 4096
 """A line longer than this is never taken for a command line a person typed."""
 
 
-def _programs() -> frozenset[str]:
-    """Every program some kind names, and the programs a root prompt may run: what a bare command line starts with."""
-    return frozenset(p for k in _REGISTRY.values() for p in k.programs) | PROMPT_PROGRAMS | _WRAPPERS
-
-
 def _is_output(text: str) -> bool:
     """Whether ``text`` (what follows a prompt) is an output line some kind knows rather than a command."""
     s = text.strip()
     if len(s) > MAX_KIND_LINE or not s:
         return False
     m = _COMMAND_WORD_RE.match(s)
-    if m and m.group("prog").rsplit("/", 1)[-1] in _programs():
+    if m and m.group("prog").rsplit("/", 1)[-1] in _views(_state()).programs:
         return False  # `ip addr`, `ray status`: a command, even when a kind's line pattern would claim it
     return _kind_of_line(s, None) is not None or opens_json(s)
 
@@ -239,7 +243,8 @@ def _is_command(command: str, continued: bool = False) -> bool:
         return False
     if continued or _TYPED_RE.match(s):
         return True
-    return m.group("prog").rsplit("/", 1)[-1] in _programs() and _kind_of_command(command_argv(s)) is not None
+    prog = m.group("prog").rsplit("/", 1)[-1]
+    return prog in _views(_state()).programs and _kind_of_command(command_argv(s)) is not None
 
 
 def split_chunks(text: str) -> list[Chunk]:
@@ -292,13 +297,13 @@ def _trailing_claimed(kind: str | None, noise: list[str]) -> int:
     pattern claims (nccl-tests ends with ``# Avg bus bandwidth`` comment lines), with blank lines
     and chatter between them, up to the first comment it does not claim. Other noise goes to the
     next output."""
-    spec = _REGISTRY.get(kind) if kind else None
-    if spec is None or spec.line is None:
+    if kind not in _views(_state()).lined:
         return 0
+    claims = _claims(kind, _state())
     keep = count = 0
     for line in noise:
         s = line.strip()
-        claimed = bool(s) and len(s) <= MAX_KIND_LINE and bool(spec.line.search(s))
+        claimed = bool(s) and len(s) <= MAX_KIND_LINE and claims(s)
         if s and not claimed and is_comment_line(s):
             break
         count += 1  # blanks and chatter (X11 noise, fences) are neutral
@@ -313,15 +318,14 @@ def _segments(chunk: Chunk) -> list[_Segment]:
     One pass over the chunk's lines: each line is looked at a bounded number of times (a JSON value or
     YAML block is decoded once, in place), so the work is linear in the size of the chunk.
     """
-    cmd_kind = _kind_of_command(command_argv(chunk.command))
+    views = _views(_state())
+    cmd_kind = _kind_of_command_line(chunk.command, _state())
     segs = [_Segment(None, chunk.command, chunk.host,
                      prompt_lineno=chunk.first_lineno if chunk.prompt_line is not None else None)]
     pending: list[int] = []  # indexes of noise lines waiting for the next content line
     lines = list(chunk.lines)
     numbers = list(chunk.linenos) or list(range(1, len(lines) + 1))
     joined: _Joined | None = None  # built at the first line that opens JSON
-    blocks = [k for k in _REGISTRY.values() if k.block_start is not None]
-    headers = [k for k in _REGISTRY.values() if k.header is not None]
     plain: str | None = None  # the last line, when it just continued the current output (see the end)
     i = 0
     while i < len(lines):
@@ -337,7 +341,7 @@ def _segments(chunk: Chunk) -> list[_Segment]:
             pending.append(i)
             i += 1
             continue
-        block = next((k for k in blocks if k.block_start.match(line)), None)
+        block = next((k for k in views.blocks if k.block_start.match(line)), None) if views.blocks else None
         whole = True  # a JSON value or a YAML file is one output on its own
         if block is not None or (cmd_kind and _REGISTRY[cmd_kind].block_start and not cur.n_content):
             kind, used = (block.name if block else cmd_kind), len(lines) - i
@@ -349,29 +353,26 @@ def _segments(chunk: Chunk) -> list[_Segment]:
                 whole, used, kind = False, 1, by_line
         else:
             whole, used = False, 1
-            hint = next((k.name for j in pending for k in headers
+            hint = next((k.name for j in pending for k in views.headers
                          if len(lines[j]) <= MAX_KIND_LINE and k.header.search(lines[j].strip())), None)
             kind = _kind_of_line(line, cur.kind or cmd_kind or hint) or cur.kind  # unclaimed lines continue
         spec = _REGISTRY.get(kind) if kind else None
-        restarts = kind == cur.kind and spec is not None and spec.starts is not None \
-            and len(line) <= MAX_KIND_LINE and bool(spec.starts.search(line.strip()))
-        if cur.n_content and (kind != cur.kind or restarts or whole):
+        starts = spec is not None and spec.starts is not None and len(line) <= MAX_KIND_LINE \
+            and bool(spec.starts.search(line.strip()))  # the line begins an output of its kind
+        if cur.n_content and (kind != cur.kind or (starts and kind == cur.kind) or whole):
             keep = _trailing_claimed(cur.kind, [lines[j] for j in pending])
             cur.add([lines[j] for j in pending[:keep]], [numbers[j] for j in pending[:keep]], 0)
             pending = pending[keep:]
             cur = _Segment(kind, None, chunk.host)
             segs.append(cur)
         cur.kind = cur.kind or kind
-        taken = range(i, i + used)
-        cur.add([lines[j] for j in pending] + [lines[j] for j in taken],
-                [numbers[j] for j in pending] + [numbers[j] for j in taken],
-                None if used > 1 else 1)  # pending lines are noise; line i is not
-        pending = []
+        if pending:  # the noise lines before it go with it
+            cur.add([lines[j] for j in pending], [numbers[j] for j in pending], 0)
+            pending = []
+        cur.add(lines[i:i + used], numbers[i:i + used], 1 if used == 1 else None)  # line i is not noise
         i += used
         # a line that continued (or began) an output without restarting it decides the same way when repeated
-        plain = line if used == 1 and not whole and not (
-            spec is not None and spec.starts is not None and len(line) <= MAX_KIND_LINE
-            and spec.starts.search(line.strip())) else None
+        plain = line if used == 1 and not whole and not starts else None
     segs[-1].add([lines[j] for j in pending], [numbers[j] for j in pending], 0)
     if segs[0].kind is None and cmd_kind:
         segs[0].kind = cmd_kind
@@ -530,7 +531,7 @@ def _cross_check(items: list[tuple[Section, Any]]) -> list[Section]:
     for check in _CROSS_CHECKS:
         for index, finding in check(items):
             extra.setdefault(index, []).append(finding)
-    return [dataclasses.replace(s, findings=s.findings + tuple(extra.get(i, ())))
+    return [dataclasses.replace(s, findings=s.findings + tuple(extra[i])) if i in extra else s
             for i, (s, _) in enumerate(items)]
 
 
@@ -548,8 +549,8 @@ def _plain(value: Any) -> Any:
     """Dataclasses, tuples and sets to plain JSON types (text longer than MAX_SHOWN_CHARS cut, see _shown)."""
     if isinstance(value, str):
         return _shown(value)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        value = dataclasses.asdict(value)
+    if hasattr(type(value), "__dataclass_fields__") and not isinstance(value, type):  # a dataclass: as asdict, no copies
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, set)):
@@ -578,6 +579,7 @@ def render(sections: Iterable[Section], colour: bool = False, width: int = 100) 
         padded = f"{word:<5}"
         return f"\x1b[{code}m{padded}\x1b[0m" if colour else padded
 
+    wrapped: dict[str, list[str]] = {}  # a message said again (the same output pasted twice) is wrapped once
     out: list[str] = []
     for s in sections:
         head = f"[{s.kind or 'unknown'}]"
@@ -588,7 +590,8 @@ def render(sections: Iterable[Section], colour: bool = False, width: int = 100) 
         out.append(head)
         rows = [("error", s.error)] if s.error else [(f.level, f.message) for f in s.findings]
         for level, message in rows:
-            lines = textwrap.wrap(message, width=max(40, width - 8)) or [""]
+            lines = wrapped.get(message) or wrapped.setdefault(message, textwrap.wrap(message, width=max(40, width - 8))
+                                                               or [""])
             out.append(f"  {mark(level)} {lines[0]}")
             out += [f"        {line}" for line in lines[1:]]
         if not rows:

@@ -22,8 +22,8 @@ from typing import Any
 from ..parsers.nccl_log import NcclLog, parse_nccl_log, transport_verdict
 from ..parsers.nccl_tests import BenchTable, NcclTestsResult, busbw_factor, parse_bench_table, parse_nccl_tests
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port, rdma_device_for
-from .common import (C2S, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, hca_advice, info, ok, overlap_finding, overlap_pairs,
-                     spark_figure, warn)
+from .common import (C2S, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, fields_of, hca_advice, info, ok, overlap_finding,
+                     overlap_pairs, spark_figure, warn)
 from .core import Finding, KindSpec, Section, Summary, register, register_cross_check
 
 CLUSTER_SETUP = "NVIDIA spark_cluster_setup.py"
@@ -227,7 +227,7 @@ def _hca_findings(log: NcclLog) -> list[Finding]:
 
 def _summarise_nccl_log(log: NcclLog, command: str | None) -> Summary:
     verdict = transport_verdict(log)
-    facts = dict(dataclasses.asdict(log), transport_verdict=verdict, transports=list(log.transports),
+    facts = dict(fields_of(log), transport_verdict=verdict, transports=list(log.transports),
                  ib_devices=[h._asdict() for h in log.ib_devices],
                  ib_devices_by_host={k: [h._asdict() for h in v] for k, v in log.ib_devices_by_host.items()},
                  socket_ifaces=[s._asdict() for s in log.socket_ifaces],
@@ -339,7 +339,7 @@ def _broken_causes(transport: str) -> str:
 
 
 def _summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
-    facts = dict(dataclasses.asdict(res), nranks=res.nranks, hosts=list(res.hosts), nccl_version=res.nccl_version,
+    facts = dict(fields_of(res), nranks=res.nranks, hosts=list(res.hosts), nccl_version=res.nccl_version,
                  avg_busbw_recomputed=res.avg_busbw_recomputed, busbw_at_largest_gbs=res.busbw_at_largest_gbs,
                  busbw_unit="GB/s", time_unit="us",
                  nccl_transport=transport_verdict(res.nccl_log) if res.nccl_log else None)

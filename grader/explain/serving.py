@@ -288,7 +288,7 @@ _NCCL_MARK = re.compile(r"\bNCCL (?:INFO|WARN)\b")
 
 def _read_vllm(text: str) -> VllmLogReading:
     log = parse_vllm_log(text)
-    if not _NCCL_MARK.search(text):
+    if "NCCL " not in text or not _NCCL_MARK.search(text):  # the words first: found faster than the pattern
         return VllmLogReading(log)
     try:
         nccl = parse_nccl_log(text)

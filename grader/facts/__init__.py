@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from grader.evidence import Evidence
+if TYPE_CHECKING:  # annotations only: `explain` reads facts without loading the evidence module
+    from grader.evidence import Evidence
 
 
 def derivers() -> dict[str, Callable[[Evidence], dict[str, Any]]]:

@@ -28,15 +28,17 @@ with ``clusterlab explain`` (grader/explain/lesson3.py): one place says what an 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader.calc import power as pw
 from grader.calc.specs import match_gpu
-from grader.evidence import Evidence, RawOutput
 from grader.parsers.common import ParseError
 from grader.parsers.lspci import PciDevice, PciPath, parse_lspci_vv, parse_pci_paths
 from grader.parsers.nvidia_smi import (LINK_MEANING, P2P_STATUS, QueryRow, link_family, parse_query_gpu,
                                        parse_topo_matrix, parse_topo_p2p)
+
+if TYPE_CHECKING:  # annotations only: `explain` reads these sentences without loading the evidence module
+    from grader.evidence import Evidence, RawOutput
 
 CHIPSET_BRIDGES = 3
 """A card with this many PCIe bridges above it hangs off a chipset or a PCIe switch, not a CPU root port."""

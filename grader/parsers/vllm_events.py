@@ -11,6 +11,8 @@ import ast
 import re
 from typing import Any
 
+from .common import literal_gate
+
 _EXCEPTION_RE = re.compile(r"^(?:[\w.]+\.)?(?P<exc>[A-Z]\w*(?:Error|Exception))(?::\s*(?P<msg>.*))?$")
 _CUDAGRAPH_UTIL_RE = re.compile(r"--gpu-memory-utilization=(?P<cur>\d+(?:\.\d+)?) is equivalent to "
                                 r"--gpu-memory-utilization=(?P<eff>\d+(?:\.\d+)?)")
@@ -83,6 +85,9 @@ _EVENT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ("cuda-graph-util", "info", _CUDAGRAPH_UTIL_RE),
 )
 
+_ANY_EVENT = literal_gate(pattern for _, _, pattern in _EVENT_PATTERNS)
+"""False for a message none of the patterns above can match (one search for the texts each needs, not one per pattern)."""
+
 EVENT_KINDS: tuple[str, ...] = tuple(dict.fromkeys(k for k, _, _ in _EVENT_PATTERNS)) + ("exception",)
 """Every event kind the parser can report; ``exception`` is any other ``XxxError: ...`` line."""
 
@@ -105,7 +110,7 @@ def _numbers(m: re.Match[str]) -> dict[str, Any]:
 
 
 def _match_event(message: str) -> tuple[str, str, dict[str, Any]] | None:
-    for kind, severity, pattern in _EVENT_PATTERNS:
+    for kind, severity, pattern in _EVENT_PATTERNS if _ANY_EVENT(message) else ():
         m = pattern.search(message)
         if m:
             numbers = _numbers(m)

@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass
 
 _COMPOSE_RE = re.compile(r"^[A-Za-z0-9][\w.-]*\s*\|\s?")          # "vllm-head-1  | "
-_COLLECTOR_RE = re.compile(
-    r"^\[pod/[^\]]+\]\s*"                                           # kubectl logs --prefix
-    r"|^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ [\w.@-]+(?:\[\d+\])?:\s")  # journalctl / syslog
+_COLLECTOR_RE = re.compile(  # one "^" in front of both: tried at the start of the line only, not at every character
+    r"^(?:\[pod/[^\]]+\]\s*"                                           # kubectl logs --prefix
+    r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ [\w.@-]+(?:\[\d+\])?:\s)")  # journalctl / syslog
 _DOCKER_TS_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)\s")
 # "(APIServer pid=1)", "(RayWorkerWrapper pid=77, ip=10.0.0.2)", "(pid=5)", "(VllmWorker rank=0 pid=9)",
 # "(VllmWorker TP0 pid=9)", "(autoscaler +1m2s)", "(raylet, ip=10.0.0.2)"
@@ -65,8 +65,8 @@ class LogLine:
 
 def split_prefixes(text: str, lineno: int = 0) -> LogLine:
     """Peel the layers off one log line (see the module docstring). Never raises."""
-    s = text.strip()
-    s = _COLLECTOR_RE.sub("", s, count=1)
+    line = text.strip()
+    s = _COLLECTOR_RE.sub("", line, count=1)
     s = _DOCKER_TS_RE.sub("", s)
     if not s.startswith("(") and _COMPOSE_RE.match(s) and not _HEADER_RE.match(s):
         s = _COMPOSE_RE.sub("", s, count=1)
@@ -79,7 +79,8 @@ def split_prefixes(text: str, lineno: int = 0) -> LogLine:
         if not m:
             break
         name, rest = m.group("name") or "", m.group("rest")
-        p, i = _PID_RE.search(rest), _IP_RE.search(rest)
+        p = _PID_RE.search(rest) if "pid=" in rest else None  # the words first: cheaper than a search
+        i = _IP_RE.search(rest) if "ip=" in rest else None
         if not (p or i or name in _RAY_PROCS):
             break
         prefixes.append(m.group(0).strip())
@@ -87,7 +88,8 @@ def split_prefixes(text: str, lineno: int = 0) -> LogLine:
         pid = int(p.group(1)) if p else pid
         ip = i.group(1) if i else ip
         s = s[m.end():].lstrip()
-    s = _REPEATED_RE.sub("", s)
+    if "across cluster]" in s:
+        s = _REPEATED_RE.sub("", s)
     level = source = None
     m = _HEADER_RE.match(s) or _RAY_HEADER_RE.match(s)
     if m:
@@ -96,5 +98,5 @@ def split_prefixes(text: str, lineno: int = 0) -> LogLine:
         u = _UVICORN_RE.match(s)
         if u:
             level, s = u.group("level"), u.group("msg").strip()
-    return LogLine(lineno, text.strip(), " ".join(prefixes) or None, process, pid, ip,
+    return LogLine(lineno, line, " ".join(prefixes) or None, process, pid, ip,
                    "WARNING" if level == "WARN" else level, source, s.strip())

@@ -57,9 +57,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .common import Line, ParseError, content_lines, fail_on_line
-from .vllm_cmdline import (_API_SERVER_CMD_RE, MAX_ARGS_CHARS, _as_bool, _as_float, _as_int, _config_fields,
-                           _serve_in_log, parse_python_mapping, parse_serve_command)
+from .common import Line, ParseError, content_lines, fail_on_line, literal_gate
+from .vllm_cmdline import (_API_SERVER_CMD_RE, _SERVE_IN_LOG_RE, MAX_ARGS_CHARS, _as_bool, _as_float, _as_int,
+                           _config_fields, _serve_in_log, parse_python_mapping, parse_serve_command)
 from .vllm_events import EVENT_KINDS, _match_event
 from .vllm_lines import _VLLM_PROCS_RE, LogLine, split_prefixes
 from .vllm_records import (EngineStats, KvCapacity, KvMemory, LogEvent, MemoryCheck, ParallelConfig, VllmLog,
@@ -121,6 +121,16 @@ _DESIRED_MEM_RE = re.compile(r"[Dd]esired (?P<dev>GPU|CPU) memory utilization (?
                              r"(?P<wanted>\d+(?:\.\d+)?) ?GiB\)")
 _CLIENT_RE = re.compile(r"Serving Benchmark Result|Starting main benchmark run|Namespace\(subparser='bench'"
                         r"|^Traffic request rate:|vllm bench serve")
+
+
+# The texts each method of _State below needs one of before any of its patterns can match (parsers.common.literal_gate):
+# a message without one is not searched with that method's patterns, one search instead of one per pattern. Each
+# gate lists every pattern its method reads.
+_STARTUP_GATE = literal_gate((_BANNER_VERSION_RE, _BANNER_MODEL_RE, _ENGINE_CONFIG_RE, _LAUNCH_VERSION_RE, _PLATFORM_RE,
+                              _NONDEFAULT_RE, _NAMESPACE_RE, _MAX_LEN_RE, _SERVE_IN_LOG_RE, _API_SERVER_CMD_RE))
+_KV_GATE = literal_gate((_KV_TOKENS_RE, _KV_CONC_RE, _KV_BLOCKS_RE, _KV_AVAIL_RE, _KV_V0_RE, _KV_CPU_RE, _AUTOFIT_RE))
+_OTHER_GATE = literal_gate((_WEIGHTS_RE, _PROFILE_UTIL_RE, _PROFILE_WEIGHTS_RE, _READY_RE, _URL_RE, _RAY_CONNECT_RE,
+                            _STATS_RE, _RANK_INIT_RE, _RANK_ASSIGN_RE, _DP_LEADER_RE, _MQ_IP_RE))
 
 
 def _num(s: str) -> int:
@@ -217,6 +227,8 @@ class _State:
             self.recognised = True
 
     def _startup_facts(self, rec: LogLine, msg: str) -> bool:
+        if not _STARTUP_GATE(msg):
+            return False
         hit = False
         m = _BANNER_VERSION_RE.search(msg)
         if m:
@@ -255,6 +267,8 @@ class _State:
         return hit
 
     def _kv(self, rec: LogLine, msg: str) -> bool:
+        if not _KV_GATE(msg):
+            return False
         tokens = _KV_TOKENS_RE.search(msg)
         conc = _KV_CONC_RE.search(msg)
         blocks = _KV_BLOCKS_RE.search(msg)
@@ -297,6 +311,8 @@ class _State:
         return False
 
     def _other(self, rec: LogLine, msg: str) -> bool:
+        if not _OTHER_GATE(msg):
+            return False
         hit = False
         m = _WEIGHTS_RE.search(msg)
         if m:

@@ -1,4 +1,5 @@
-"""Helpers shared by the parsers: cleaning pasted text, shell prompts, errors, lenient JSON (in ``jsonish``).
+"""Helpers shared by the parsers: cleaning pasted text, shell prompts, errors; by topic in submodules, re-exported
+here: the command a command line runs (``commands``), lenient JSON (``jsonish``), many regexes asked at once (``anyof``).
 
 Pasted command output arrives in many shapes: CRLF line ends, ANSI colour codes, markdown
 indentation, shell prompts (``nvidia@spark-a:~$ cmd``), ``[sudo] password for x:`` lines,
@@ -8,11 +9,12 @@ only has to know its own command's output.
 
 from __future__ import annotations
 
-import os
 import re
-import shlex
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
+
+from .anyof import any_search, literal_gate  # noqa: F401  (one test for many regexes: re-exported)
+from .commands import command_argv  # noqa: F401  (re-exported)
 
 
 class ParseError(ValueError):
@@ -61,13 +63,22 @@ _ANSI_RE = re.compile(
 _CARET_ANSI_RE = re.compile(r"\^\[(?:\[[0-?]{0,32}[ -/]{0,4}[@-~]|\][^\n^]{0,512}(?:\^G|\^\[\\))")
 # a colour code whose ESC was lost on the way (GitHub issues: "[1;36m(EngineCore_DP0 pid=1)[0;0m INFO")
 _LOST_ESC_RE = re.compile(r"\[(?<!\[\[)\d{1,3}(?:;\d{1,3}){0,4}m(?!\])")  # "[" first: found by a fast scan
-_CTRL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_CTRL_BYTES = bytes([*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f])  # the control characters but tab and line feed
 # a sudo password prompt in any language ([sudo] password for x:, [sudo] Passwort für x:, [sudo] mot de passe de
 # x :, [sudo] x のパスワード:), with whatever the command printed after it on the same line
 _SUDO_PREFIX_RE = re.compile(r"^\s*\[sudo\][^\n]{0,200}?[:：]\s*")
 # a run of digits no command prints (Python's int() refuses 4,300 and more, and is quadratic in them)
 HUGE_NUMBER_DIGITS = 1000
 _HUGE_NUMBER_RE = re.compile(r"\d{%d,}" % HUGE_NUMBER_DIGITS)
+_HALF_HUGE_RE = re.compile(r"\d{%d}" % (HUGE_NUMBER_DIGITS // 2 + 1))
+
+
+def _may_hold_huge_number(text: str) -> bool:
+    """Whether ``text`` may hold a run of HUGE_NUMBER_DIGITS digits, asked at every h-th character (h: half that
+    many) instead of at every digit: such a run covers two consecutive multiples of h and every character between
+    them, so h + 1 digits start at one of those multiples."""
+    half = HUGE_NUMBER_DIGITS // 2
+    return any(_HALF_HUGE_RE.match(text, at) for at in range(0, len(text) - half, half))
 
 
 def clean_lines(text: str | bytes) -> list[str]:
@@ -86,13 +97,21 @@ def clean_lines(text: str | bytes) -> list[str]:
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = _ANSI_RE.sub("", text).replace("\ufeff", "").replace("\xa0", " ")  # one pattern per form: each is
-    if "^[" in text:  # searched by its first character, fast
+    # one pattern per form of colour code, each searched by its first character (fast), or not at all
+    if "\x1b" in text:
+        text = _ANSI_RE.sub("", text)
+    text = text.replace("\ufeff", "").replace("\xa0", " ")
+    if "^[" in text:
         text = _CARET_ANSI_RE.sub("", text)
     text = _LOST_ESC_RE.sub("", text)
-    text = _HUGE_NUMBER_RE.sub(lambda m: f"<a {len(m.group()):,}-digit number>", text)
-    lines = [_CTRL_RE.sub("", line).rstrip() for line in text.split("\n")]
-    if "[sudo]" in text:  # the prompt goes; output after it on the same line stays
+    if _may_hold_huge_number(text):
+        text = _HUGE_NUMBER_RE.sub(lambda m: f"<a {len(m.group()):,}-digit number>", text)
+    sudo = "[sudo]" in text
+    # control characters out of the whole text at once (no line break is one): as bytes, where every byte of a
+    # character that is not ASCII is 0x80 or more
+    text = text.encode("utf-8", "surrogatepass").translate(None, _CTRL_BYTES).decode("utf-8", "surrogatepass")
+    lines = [line.rstrip() for line in text.split("\n")]
+    if sudo:  # the prompt goes; output after it on the same line stays
         lines = [_SUDO_PREFIX_RE.sub("", line, count=1) if "[sudo]" in line[:64] else line for line in lines]
     if lines and lines[-1] == "":
         lines.pop()
@@ -123,6 +142,7 @@ _PROMPT_RES = (
     re.compile(r"^>>>(?:\s+(?P<cmd>.*))?$"),
     re.compile(r"^PS [A-Za-z]:\\[^>]*>(?:\s+(?P<cmd>.*))?$"),
 )
+_ANY_PROMPT = any_search(_PROMPT_RES)  # all start with "^": a search finds one exactly where one matches
 _PROMPT_FIRST = frozenset("($%I!>P#")
 """The first characters of a prompt that shows no ``user@host`` (``$ cmd``, ``(venv) $``, ``!cmd``, ``In [3]:``,
 ``>>>``, ``PS C:\\>``, ``# cmd``): a line with neither one nor an ``@`` is no prompt."""
@@ -140,6 +160,9 @@ _CHATTER_RE = re.compile(r"^(?:sudo: unable to resolve host .*|Warning: Permanen
 _NOISE_FIRST = frozenset("[PpMmCcSsПпパ密`~.…WwAaNnIi")
 """The first characters of a sudo prompt, a fence, an ellipsis or chatter (the patterns above and below)."""
 _ELLIPSIS_RE = re.compile(r"^(?:\.\.\.|…|\[\.\.\.\]|\[…\])$")
+_NOISE_RE = re.compile(f"(?i:{_SUDO_RE.pattern})|"
+                       + "|".join(f"(?:{r.pattern})" for r in (_FENCE_RE, _ELLIPSIS_RE, _CHATTER_RE)))
+"""A sudo prompt (any case, as is_sudo_line), a fence, an ellipsis or chatter: the four asked with one match."""
 
 
 @dataclass(frozen=True)
@@ -162,7 +185,7 @@ def parse_prompt(line: str) -> Prompt | None:
     s = line.strip()
     if not s or ("@" not in s and s[0] not in _PROMPT_FIRST):  # no pattern below can match: most lines
         return None
-    for regex in _PROMPT_RES:
+    for regex in _PROMPT_RES if _ANY_PROMPT(s) else ():  # one search says whether one of them matches
         m = regex.match(s)
         if m:
             groups = m.groupdict()
@@ -171,7 +194,7 @@ def parse_prompt(line: str) -> Prompt | None:
     if m:
         return Prompt(m.group("cmd").strip())
     m = _ROOT_PROMPT_RE.match(s)
-    if m and os.path.basename(m.group("prog")) in PROMPT_PROGRAMS:
+    if m and m.group("prog").rsplit("/", 1)[-1] in PROMPT_PROGRAMS:  # its basename
         return Prompt(m.group("cmd").strip())
     return None
 
@@ -200,8 +223,7 @@ def is_noise_line(line: str) -> bool:
     if not s:
         return True
     c = s[0]
-    return ((c == "#" and is_comment_line(s)) or (c in _NOISE_FIRST and (
-            is_sudo_line(s) or bool(_FENCE_RE.match(s)) or bool(_ELLIPSIS_RE.match(s)) or bool(_CHATTER_RE.match(s)))))
+    return (c == "#" and is_comment_line(s)) or (c in _NOISE_FIRST and _NOISE_RE.match(s) is not None)
 
 
 @dataclass(frozen=True)
@@ -231,8 +253,9 @@ def content_lines(text: str | bytes, keep_comments: bool = False) -> list[Line]:
         if prompt is not None:
             command, group = prompt.command or None, group + 1
             continue
-        if keep_comments and is_comment_line(raw):
-            out.append(Line(no, raw, command, group))
+        if raw.lstrip().startswith("#"):  # a comment (parse_prompt said it is no root prompt), noise unless kept
+            if keep_comments:
+                out.append(Line(no, raw, command, group))
         elif not is_noise_line(raw):
             out.append(Line(no, raw, command, group))
     return out
@@ -390,6 +413,7 @@ _LOG_PREFIX_RES = (
     # docker compose: "vllm-head-1  | "
     re.compile(r"^[\w.-]++\s+\|\s"),
 )
+_ANY_LOG_PREFIX_RE = re.compile("|".join(f"(?:{r.pattern})" for r in _LOG_PREFIX_RES))  # each is tried at the start
 # Starts only where a run of blanks starts (the look-behind), so a long run of blanks is scanned once,
 # not once per blank (quadratic); possessive, as nothing after a blank or digit run gives any back.
 _RAY_REPEAT_RE = re.compile(r"(?<!\s)\s*+\[repeated \d++x across cluster\]\s*+$")
@@ -406,6 +430,8 @@ def strip_log_prefix(line: str) -> str:
     indented output stays indented. Never raises.
     """
     out = _RAY_REPEAT_RE.sub("", line) if "across cluster]" in line else line
+    if not _ANY_LOG_PREFIX_RE.match(out.lstrip()):  # no prefix at all: most lines
+        return out
     for _ in range(8):
         before = out
         for regex in _LOG_PREFIX_RES:
@@ -483,60 +509,6 @@ def join_wrapped(lines: list[str], numbers: list[int] | None = None,
     return out, out_no
 
 
-# --------------------------------------------------------------------------- commands
-
-_WRAPPERS = {"sudo", "env", "time", "nice", "command", "exec", "stdbuf", "nohup", "doas"}
-_SSH_ARG_OPTS = set("bcDEeFIiJLlmOopQRSWw")
-
-
-def command_argv(command: str | None) -> list[str]:
-    """The argv of the program a command line really runs, first pipeline stage only.
-
-    ``"sudo ethtool enp1s0f1np1 | grep Speed"`` -> ``["ethtool", "enp1s0f1np1"]``.
-    Unwraps sudo (and its options), env, ``VAR=x`` assignments, time, ``ip netns exec NS``
-    and ``ssh [opts] host``; the program is reduced to its basename. Returns [] for None
-    or an empty command. Never raises.
-    """
-    if not command:
-        return []
-    try:
-        lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
-        lexer.whitespace_split = True
-        tokens = list(lexer)
-    except ValueError:  # unbalanced quotes in a pasted prompt
-        tokens = command.split()
-    argv: list[str] = []
-    for tok in tokens:
-        if tok and all(ch in "|;&<>()" for ch in tok):
-            if tok[0] in "<>" and argv and argv[-1].isdigit():
-                argv.pop()  # the "2" of "2>&1"
-            break
-        argv.append(tok)
-    while argv:
-        prog = os.path.basename(argv[0])
-        if prog in _WRAPPERS:
-            argv = argv[1:]
-            while argv and (argv[0].startswith("-") or re.match(r"^\w+=", argv[0])):
-                takes_value = prog == "sudo" and argv[0] in ("-u", "-g", "-h", "-p", "-C")
-                argv = argv[2:] if takes_value else argv[1:]
-        elif re.match(r"^[A-Za-z_]\w*=", argv[0]):
-            argv = argv[1:]
-        elif prog == "ip" and argv[1:3] == ["netns", "exec"] and len(argv) > 4:
-            argv = argv[4:]
-        elif prog == "ssh":
-            rest = argv[1:]
-            while rest and rest[0].startswith("-"):
-                opt = rest.pop(0)
-                if len(opt) == 2 and opt[1] in _SSH_ARG_OPTS and rest:
-                    rest.pop(0)
-            argv = rest[1:]  # drop the host
-        else:
-            break
-    if argv:
-        argv[0] = os.path.basename(argv[0])
-    return argv
-
-
 # --------------------------------------------------------------------------- errors
 
 _NOT_FOUND_RE = re.compile(
@@ -554,13 +526,13 @@ def raise_if_shell_error(lines: Iterable[Line], command: str) -> None:
     """
     for line in lines:
         text = line.text.strip()
-        m = _NOT_FOUND_RE.search(text)
+        m = _NOT_FOUND_RE.search(text) if "not found" in text else None  # the words each form holds
         if m:
             prog = m.group("prog") or m.group("prog2")
             msg = (f"the shell says `{prog}`: command not found; install it or run the "
                    "command on the machine that has it")
             raise ParseError(command, msg, text, line.no)
-        if _FILE_ERROR_RE.search(text):
+        if ("No such file" in text or "Permission denied" in text) and _FILE_ERROR_RE.search(text):
             raise ParseError(command, f"the command could not run: {text}", text, line.no)
 
 

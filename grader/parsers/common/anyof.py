@@ -1,0 +1,178 @@
+"""Whether any of several regexes finds a match in a line, asked with a few searches instead of one per regex
+(re-exported by ``grader.parsers.common``).
+
+Python's ``re`` tries every alternative of ``^a|^b|c`` at every position of a line, while ``^(?:a|b)`` is tried at
+the start only, and an alternation whose alternatives all start with a literal character is scanned for those
+characters only: joining many patterns into one alternation as they are is often slower than searching them one by
+one, joining them by the shape of their alternatives is faster. :func:`any_search` does that; :func:`literal_gate`
+searches for the texts that any match must hold (``KV cache size: `` of ``KV cache size: (\\d+)``), which rules most
+lines out with one cheap search.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Callable, Iterable
+
+try:
+    from re import _parser as _sre  # CPython's own reader of a pattern's text (private: without it, no gate)
+except ImportError:  # pragma: no cover - Python 3.10
+    import sre_parse as _sre  # type: ignore[no-redef]
+
+_UNJOINABLE_RE = re.compile(r"\\[1-9]|\(\?P=|\(\?\(")  # back-references and conditionals name groups by number
+_NAMED_GROUP_RE = re.compile(r"\(\?P<\w+>")
+# an alternative whose first character is a literal one, not repeated: "Free memory", "\(pid", not "\bNCCL", "a*b"
+_LITERAL_FIRST_RE = re.compile(r"(?:[^\\.^$*+?{}()\[\]|]|\\[^\w])(?![*+?{])")
+_REPEATS = tuple(getattr(_sre, name) for name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT")
+                 if hasattr(_sre, name))
+
+
+def alternatives(pattern: str) -> list[str]:
+    """The top-level alternatives of a regex's text, each with its named groups made plain ``(?:...)`` groups
+    (a name may repeat across patterns joined into one): ``"^a(?P<x>b)|c"`` -> ``["^a(?:b)", "c"]``."""
+    out: list[str] = []
+    cur: list[str] = []
+    depth, i, n = 0, 0, len(pattern)
+    in_class = False
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\":
+            cur.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+            j = i + 1 + (pattern.startswith("^", i + 1))
+            if pattern.startswith("]", j):  # "[]x]" and "[^]x]": a "]" first is a member
+                cur.append(pattern[i:j + 1])
+                i = j + 1
+                continue
+        elif ch == "(":
+            depth += 1
+            m = _NAMED_GROUP_RE.match(pattern, i)
+            if m:
+                cur.append("(?:")
+                i = m.end()
+                continue
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            out.append("".join(cur))
+            cur = []
+            i += 1
+            continue
+        cur.append(ch)
+        i += 1
+    out.append("".join(cur))
+    return out
+
+
+def any_search(patterns: Iterable[re.Pattern[str]]) -> Callable[[str], bool]:
+    """A test true for a text exactly when ``p.search(text)`` finds a match for some pattern ``p``.
+
+    The patterns' top-level alternatives that start with ``^`` are tried once, at the start of the text
+    (``^(?:a|b|...)``); those that start with a literal character are searched as one alternation (which ``re``
+    scans for their first characters only); each of the others behind a search for the texts it requires (see
+    :func:`literal_gate`), those without such texts as one more alternation. Patterns with flags, back-references or
+    conditionals are searched one by one as they are. Never raises for patterns that compiled.
+    """
+    pats = list(dict.fromkeys(patterns))
+    if any(p.flags != re.UNICODE or _UNJOINABLE_RE.search(p.pattern) for p in pats):
+        return lambda text: any(p.search(text) for p in pats)
+    anchored: dict[str, None] = {}
+    literal: dict[str, None] = {}
+    other: dict[str, None] = {}
+    for p in pats:
+        for alt in alternatives(p.pattern):
+            if alt.startswith("^"):
+                anchored[alt[1:]] = None
+            else:
+                (literal if _LITERAL_FIRST_RE.match(alt) else other)[alt] = None
+    try:  # an alternative holds no top-level "|", so alternatives are joined as they are
+        tests: list[Callable[[str], object]] = []
+        if anchored:
+            tests.append(re.compile("^(?:" + "|".join(anchored) + ")").match)
+        if literal:
+            tests.append(re.compile("|".join(literal)).search)
+        ungated = [alt for alt in other if _gate([alt]) is None]
+        if ungated:
+            tests.append(re.compile("|".join(ungated)).search)
+        tests += [_gated(alt) for alt in other if alt not in ungated]
+    except re.error:  # an alternative that only compiles within its own pattern
+        return lambda text: any(p.search(text) for p in pats)
+    if not tests:
+        return lambda text: False
+    first, *rest = tests
+    return lambda text: bool(first(text)) or any(test(text) for test in rest)
+
+
+@functools.lru_cache(maxsize=1024)  # the same alternative is joined into several tests
+def _gated(alternative: str) -> Callable[[str], object]:
+    """The search for one alternative that starts with no literal character, behind the search for its required
+    texts (a failed search for a literal costs a fraction of one that tries the alternative at every character)."""
+    gate, search = _gate([alternative]), re.compile(alternative).search
+    return lambda text: gate(text) is not None and search(text)
+
+
+def literal_gate(patterns: Iterable[re.Pattern[str]]) -> Callable[[str], bool]:
+    """A test false only for a text in which none of ``patterns`` can find a match: one search for the texts that
+    every match of some pattern holds (:func:`required_texts`), cheaper than searching each pattern. True for every
+    text when a pattern holds no such text, or has flags."""
+    pats = list(patterns)
+    gate = None if any(p.flags != re.UNICODE for p in pats) else _gate([p.pattern for p in pats])
+    if gate is None:
+        return lambda text: True
+    return lambda text: gate(text) is not None
+
+
+def _gate(patterns: Iterable[str]) -> Callable[[str], re.Match[str] | None] | None:
+    """The search for the required texts of every pattern (by its text), or None when one has none."""
+    texts: set[str] = set()
+    for pattern in patterns:
+        required = required_texts(pattern)
+        if required is None:
+            return None
+        texts |= required
+    return re.compile("|".join(map(re.escape, sorted(texts)))).search
+
+
+@functools.lru_cache(maxsize=1024)
+def required_texts(pattern: str) -> frozenset[str] | None:
+    """Texts of which every match of the regex ``pattern`` (its text, no flags) holds one at least:
+    ``Error|Exception`` -> ``{"rror", "xception"}`` (``re`` reads it as ``E(?:rror|xception)``),
+    ``KV cache size: (\\d+)`` -> ``{"KV cache size: "}``; None when no such text can be told (``\\d+``)."""
+    try:
+        return _sequence_texts(list(_sre.parse(pattern)))
+    except Exception:  # noqa: BLE001 - a form this does not read: no gate, never a wrong one
+        return None
+
+
+def _sequence_texts(items: list) -> frozenset[str] | None:
+    """The best set of required texts of a sequence of parsed items: each item must match, so each literal run and
+    each required group gives one; the one whose shortest text is longest is kept."""
+    best: frozenset[str] | None = None
+    run: list[str] = []
+
+    def consider(texts: frozenset[str] | None) -> None:
+        nonlocal best
+        if texts and all(texts) and (best is None or min(map(len, texts)) > min(map(len, best))):
+            best = texts
+
+    for op, av in items + [(None, None)]:  # the end closes the last run
+        if op is _sre.LITERAL:
+            run.append(chr(av))
+            continue
+        consider(frozenset({"".join(run)}) if run else None)
+        run = []
+        if op is _sre.SUBPATTERN and not av[1] and not av[2]:  # a group without flags of its own
+            consider(_sequence_texts(list(av[3])))
+        elif op is _sre.BRANCH:
+            branches = [_sequence_texts(list(a)) for a in av[1]]
+            if all(branches):
+                consider(frozenset().union(*branches))
+        elif op in _REPEATS and av[0] >= 1:  # repeated at least once
+            consider(_sequence_texts(list(av[2])))
+    return best
