@@ -97,7 +97,7 @@ def any_search(patterns: Iterable[re.Pattern[str]]) -> Callable[[str], bool]:
             tests.append(re.compile("^(?:" + "|".join(anchored) + ")").match)
         if literal:
             tests.append(re.compile("|".join(literal)).search)
-        ungated = [alt for alt in other if _gate([alt]) is None]
+        ungated = [alt for alt in other if not _required_sets(alt)]
         if ungated:
             tests.append(re.compile("|".join(ungated)).search)
         tests += [_gated(alt) for alt in other if alt not in ungated]
@@ -111,10 +111,12 @@ def any_search(patterns: Iterable[re.Pattern[str]]) -> Callable[[str], bool]:
 
 @functools.lru_cache(maxsize=1024)  # the same alternative is joined into several tests
 def _gated(alternative: str) -> Callable[[str], object]:
-    """The search for one alternative that starts with no literal character, behind the search for its required
-    texts (a failed search for a literal costs a fraction of one that tries the alternative at every character)."""
-    gate, search = _gate([alternative]), re.compile(alternative).search
-    return lambda text: gate(text) is not None and search(text)
+    """The search for one alternative that starts with no literal character, behind searches for the texts it
+    requires (its two most telling sets of them: a text must hold one of each), each a fraction of the cost of a
+    search that tries the alternative at every character."""
+    gates = [_texts_search(texts) for texts in _strongest(_required_sets(alternative), 2)]
+    search = re.compile(alternative).search
+    return lambda text: all(gate(text) is not None for gate in gates) and search(text)
 
 
 def literal_gate(patterns: Iterable[re.Pattern[str]]) -> Callable[[str], bool]:
@@ -136,43 +138,54 @@ def _gate(patterns: Iterable[str]) -> Callable[[str], re.Match[str] | None] | No
         if required is None:
             return None
         texts |= required
+    return _texts_search(frozenset(texts))
+
+
+def _texts_search(texts: frozenset[str]) -> Callable[[str], re.Match[str] | None]:
     return re.compile("|".join(map(re.escape, sorted(texts)))).search
 
 
-@functools.lru_cache(maxsize=1024)
 def required_texts(pattern: str) -> frozenset[str] | None:
     """Texts of which every match of the regex ``pattern`` (its text, no flags) holds one at least:
     ``Error|Exception`` -> ``{"rror", "xception"}`` (``re`` reads it as ``E(?:rror|xception)``),
     ``KV cache size: (\\d+)`` -> ``{"KV cache size: "}``; None when no such text can be told (``\\d+``)."""
+    return next(iter(_strongest(_required_sets(pattern), 1)), None)
+
+
+def _strongest(sets: Iterable[frozenset[str]], n: int) -> list[frozenset[str]]:
+    """The ``n`` sets whose shortest text is longest (the first of equals first)."""
+    return sorted(sets, key=lambda texts: -min(map(len, texts)))[:n]
+
+
+@functools.lru_cache(maxsize=1024)
+def _required_sets(pattern: str) -> tuple[frozenset[str], ...]:
+    """Sets of texts of which every match of the regex ``pattern`` holds one of each set; [] when none can be told
+    (``\\d+``, or a form this does not read: no gate then, never a wrong one)."""
     try:
-        return _sequence_texts(list(_sre.parse(pattern)))
-    except Exception:  # noqa: BLE001 - a form this does not read: no gate, never a wrong one
-        return None
+        return tuple(_sequence_sets(list(_sre.parse(pattern))))
+    except Exception:  # noqa: BLE001
+        return ()
 
 
-def _sequence_texts(items: list) -> frozenset[str] | None:
-    """The best set of required texts of a sequence of parsed items: each item must match, so each literal run and
-    each required group gives one; the one whose shortest text is longest is kept."""
-    best: frozenset[str] | None = None
+def _sequence_sets(items: list) -> list[frozenset[str]]:
+    """The required sets of a sequence of parsed items: each item must match, so each literal run gives one text,
+    each group without flags of its own and each item repeated at least once gives its own sets, and an
+    alternation whose every branch has a set gives their union."""
+    sets: list[frozenset[str]] = []
     run: list[str] = []
-
-    def consider(texts: frozenset[str] | None) -> None:
-        nonlocal best
-        if texts and all(texts) and (best is None or min(map(len, texts)) > min(map(len, best))):
-            best = texts
-
     for op, av in items + [(None, None)]:  # the end closes the last run
         if op is _sre.LITERAL:
             run.append(chr(av))
             continue
-        consider(frozenset({"".join(run)}) if run else None)
-        run = []
-        if op is _sre.SUBPATTERN and not av[1] and not av[2]:  # a group without flags of its own
-            consider(_sequence_texts(list(av[3])))
+        if run:
+            sets.append(frozenset({"".join(run)}))
+            run = []
+        if op is _sre.SUBPATTERN and not av[1] and not av[2]:
+            sets += _sequence_sets(list(av[3]))
         elif op is _sre.BRANCH:
-            branches = [_sequence_texts(list(a)) for a in av[1]]
+            branches = [_strongest(_sequence_sets(list(a)), 1) for a in av[1]]
             if all(branches):
-                consider(frozenset().union(*branches))
-        elif op in _REPEATS and av[0] >= 1:  # repeated at least once
-            consider(_sequence_texts(list(av[2])))
-    return best
+                sets.append(frozenset().union(*(b[0] for b in branches)))
+        elif op in _REPEATS and av[0] >= 1:
+            sets += _sequence_sets(list(av[2]))
+    return sets
