@@ -344,44 +344,41 @@ def _lifecycle_mode(verb: str, lesson: str, inventory: str | os.PathLike[str] | 
     return None
 
 
+def _lifecycle_cell(verb: str, lesson: str, inventory: str | os.PathLike[str] | None) -> int | None:
+    """Run ``clusterlab <verb> LESSON`` (grader.lifecycle) for a notebook cell: print its report, return its exit
+    status, or None when nothing was done (grading, no inventory, an error: said in the output). Never raises."""
+    from grader import lifecycle
+
+    path = _lifecycle_mode(verb, lesson, inventory)
+    if path is None:
+        return None
+    run, render = {"start": (lifecycle.start, lifecycle.render_start),
+                   "finish": (lifecycle.finish, lifecycle.render_finish)}[verb]
+    if verb == "start":
+        print(lifecycle.prerequisites()[lesson].why)
+    try:
+        with quiet():
+            r = run(path, lesson, progress=print)
+    except CheckError as e:
+        print(f"{verb} {lesson}: {e}")
+        return None
+    print(render(r))
+    return r.exit_code
+
+
 def start_lesson(lesson: str, inventory: str | os.PathLike[str] | None = None) -> int | None:
     """A lesson's opening cell: ``clusterlab start LESSON`` (grader.lifecycle.start): checks live that what the
     lesson needs already works, and names the failing check with its fix. Prints the report and returns
     its exit status (0 ready, 1 not), or None when nothing was checked (grading, no inventory, an error,
     said in the output). Never raises."""
-    from grader import lifecycle
-
-    path = _lifecycle_mode("start", lesson, inventory)
-    if path is None:
-        return None
-    print(lifecycle.prerequisites()[lesson].why)
-    try:
-        with quiet():
-            r = lifecycle.start(path, lesson, progress=print)
-    except CheckError as e:
-        print(f"start {lesson}: {e}")
-        return None
-    print(lifecycle.render_start(r))
-    return r.exit_code
+    return _lifecycle_cell("start", lesson, inventory)
 
 
 def finish_lesson(lesson: str, inventory: str | os.PathLike[str] | None = None) -> int | None:
     """A lesson's closing cell: ``clusterlab finish LESSON`` (grader.lifecycle.finish): stops and removes
     what clusterlab started for the lesson and reports anything of its own still running, with the
     command to stop it. Returns its exit status, or None when nothing was done (said). Never raises."""
-    from grader import lifecycle
-
-    path = _lifecycle_mode("finish", lesson, inventory)
-    if path is None:
-        return None
-    try:
-        with quiet():
-            r = lifecycle.finish(path, lesson, progress=print)
-    except CheckError as e:
-        print(f"finish {lesson}: {e}")
-        return None
-    print(lifecycle.render_finish(r))
-    return r.exit_code
+    return _lifecycle_cell("finish", lesson, inventory)
 
 
 def check_my_cluster(lesson: str, inventory: str | os.PathLike[str] | None = None, evidence_dir: str = "evidence",

@@ -145,17 +145,22 @@ def node_state(node: str) -> tuple[str, set[str]]:
     etc = subprocess.run(["ip", "netns", "exec", node, "sh", "-c",
                           "find /etc -xdev -type f -readable -print0 | sort -z | xargs -0 sha256sum | sha256sum"],
                          capture_output=True, text=True, check=True).stdout
-    pids = subprocess.run(["ip", "netns", "pids", node], capture_output=True, text=True).stdout.split()
+    return etc, live_processes(node, but="find /etc")
+
+
+def live_processes(node: str, but: str) -> set[str]:
+    """``{"<pid> <command line>"}`` of the live processes in ``node``'s namespace, less zombies and the
+    probe's own command (any holding ``but``)."""
     procs = set()
-    for pid in pids:
+    for pid in subprocess.run(["ip", "netns", "pids", node], capture_output=True, text=True).stdout.split():
         try:
             stat = Path(f"/proc/{pid}/stat").read_text()
             cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
         except OSError:
             continue
-        if stat.rsplit(")", 1)[1].split()[0] != "Z" and "find /etc" not in cmd:
+        if stat.rsplit(")", 1)[1].split()[0] != "Z" and but not in cmd:
             procs.add(f"{pid} {cmd}")
-    return etc, procs
+    return procs
 
 
 def test_a_check_leaves_both_nodes_as_they_were(tmp_path):

@@ -29,6 +29,7 @@ from grader.sim import serve
 from grader.sim import topology as T
 from grader.sim.faults import REGISTRY as FAULT_REGISTRY
 from tests.test_lesson1_sim import FAULTS as LESSON1_FAULTS
+from tests.test_lesson1_sim import live_processes
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("sshd", path="/usr/sbin:/usr/bin:/sbin:/bin"),
                                 reason="the sim needs root and OpenSSH sshd")
@@ -60,15 +61,7 @@ def leftovers() -> dict[str, object]:
     ports, /dev/shm entries; and the temporary folders of the load test, Ray and vLLM on the host."""
     state: dict[str, object] = {}
     for node in T.NODES:
-        procs = set()
-        for pid in subprocess.run(["ip", "netns", "pids", node], capture_output=True, text=True).stdout.split():
-            try:
-                stat = Path(f"/proc/{pid}/stat").read_text()
-                cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
-            except OSError:
-                continue
-            if stat.rsplit(")", 1)[1].split()[0] != "Z" and "ss -ltnH" not in cmd:
-                procs.add(f"{pid} {cmd}")
+        procs = live_processes(node, but="ss -ltnH")
         ports = subprocess.run(["ip", "netns", "exec", node, "ss", "-ltnH"], capture_output=True, text=True).stdout
         state[node] = {"procs": procs, "ports": sorted({line.split()[3] for line in ports.splitlines() if line.split()}),
                        "shm": serve.node_shm_files(node)}
