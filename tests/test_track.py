@@ -16,6 +16,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -61,7 +62,10 @@ def leftovers() -> dict[str, object]:
     ports, /dev/shm entries; and the temporary folders of the load test, Ray and vLLM on the host."""
     state: dict[str, object] = {}
     for node in T.NODES:
-        procs = live_processes(node, but="ss -ltnH")
+        # sshd's own state is not ours: its listener's count of connections in progress, and the child of a
+        # connection still before authentication (a port probe such as `sim status`'s)
+        procs = {re.sub(r" \d+ of \d+-\d+ startups$", "", p) for p in live_processes(node, but="ss -ltnH")
+                 if not re.search(r"sshd: \[(rexeced|net|preauth)\]$|sshd .* -R$", p)}  # -R: re-executed, not yet named
         ports = subprocess.run(["ip", "netns", "exec", node, "ss", "-ltnH"], capture_output=True, text=True).stdout
         state[node] = {"procs": procs, "ports": sorted({line.split()[3] for line in ports.splitlines() if line.split()}),
                        "shm": serve.node_shm_files(node)}
