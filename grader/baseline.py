@@ -155,10 +155,9 @@ def measure(inventory: Any, lessons: list[str], repeat: int,
         if not vals:
             report.skipped[name] = "no value measured (the check had nothing to judge on this cluster)"
             continue
-        limits = expected_range(inventory.profile, name) or next(
-            (p[name] for p in load_ranges().values() if name in p), None)
-        unit = (limits or {}).get("unit", "?")
-        ranges[name] = {**make_range(vals, limits if expected_range(inventory.profile, name) else None, name, r),
+        own = expected_range(inventory.profile, name)  # the profile's own range: its ceiling caps the new one
+        unit = (own or next((p[name] for p in load_ranges().values() if name in p), None) or {}).get("unit", "?")
+        ranges[name] = {**make_range(vals, own, name, r),
                         "unit": unit, "source": f"{report.source()}: {len(vals)} values, "
                         f"{min(vals):g}-{max(vals):g} {unit}", "engine": "; ".join(report.engines[:6]) or "unknown"}
     if not ranges:

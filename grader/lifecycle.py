@@ -17,6 +17,7 @@ removes only its own temporary directories. ``solve`` refuses any profile but th
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 import time
@@ -67,6 +68,7 @@ class Prerequisite:
     """On the sim, ``finish`` stops its Ray and vLLM."""
 
 
+@functools.lru_cache(maxsize=4)  # read-only data, asked several times by one finish or solve
 def prerequisites(path: Path = LIFECYCLE_FILE) -> dict[str, Prerequisite]:
     """Every lesson's :class:`Prerequisite`, read from ``checks/lifecycle.toml``.
 
