@@ -323,7 +323,14 @@ def test_crafted_input_is_linear(unit):
     nothing but secret assignments stays within a few seconds."""
     small = unit * (1_000_000 // len(unit))
     big = unit * (4_000_000 // len(unit))
-    t_small, t_big = _cpu(redact, small), _cpu(redact, big)
+    # Best of a few runs: one run on a loaded 2-core CI machine can take 10x its usual time (seen:
+    # 0.064 s then 0.87 s for 4x the input, linear when measured again). Quadratic stays slow in every run.
+    t_small = min(_cpu(redact, small) for _ in range(3))
+    t_big = _cpu(redact, big)
+    for _ in range(2):
+        if t_big < 5.0 and t_big < 8 * t_small + 0.3:
+            break
+        t_big = min(t_big, _cpu(redact, big))
     assert t_big < 5.0 and t_big < 8 * t_small + 0.3, (t_small, t_big)
 
 
