@@ -3,10 +3,14 @@ shipped in the package, the shipped schema files are what grader/results.py gene
 TAP say what the JSON says, with the same exit status in every format.
 
 The payloads are the command line's own: ``grade`` on every golden and every shipped recorded evidence
-file (under each profile too), ``audit`` on an autograded folder built here, and ``check``, ``check
+file (under each profile too), ``audit`` on an autograded folder built here, ``check``, ``check
 --watch`` and ``verify`` against a real OpenSSH sshd on 127.0.0.1 (tests/helpers_sshd.py: a spark-pair
-inventory whose spark-b has a public key for its key file, so spark-b is unreachable). What each test
-expects is worked out from the JSON payload's verdicts and rows, not from grader.formats."""
+inventory whose spark-b has a public key for its key file, so spark-b is unreachable), ``explain
+--json`` on every real, captured and field output (and the break-it campaign's pastes), ``loadtest``
+answered by the lab's recorded vllm bench serve results, and ``sim status`` reading sim states as ``sim
+up`` writes them (the live sim's own: tests/test_sim.py, tests/test_sim_serve.py and
+tests/test_verify_sim.py validate what they print too). What each test expects is worked out from the
+JSON payload's verdicts and rows, not from grader.formats."""
 
 from __future__ import annotations
 
@@ -23,14 +27,15 @@ from jsonschema import Draft202012Validator
 from junitparser import Error, Failure, JUnitXml, Skipped
 
 from grader.cli import main
-from grader.results import DOCS_SCHEMA_FILE, SCHEMA_FILE, SCHEMA_VERSION, Results, schema_text
-from tests.test_robust import pair_inventory, sshd  # noqa: F401 - sshd: the loopback sshd fixture
+from grader.results import DOCS_SCHEMA_FILE, SCHEMA_FILE, SCHEMA_VERSION, schema_text
+from tests.conftest import real_fixtures_root
+from tests.helpers_schema import VALIDATOR, valid
+from tests.test_robust import ADV, cli, pair_inventory, sshd, strict  # noqa: F401 - sshd: the loopback sshd fixture
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = sorted((ROOT / "tests" / "fixtures" / "golden").glob("*.json"))
 RECORDED = sorted(ROOT.glob("solutions/*/recorded/*.json"))
 PROFILES = ("spark-pair", "single-spark", "dual-gpu-desktop", "sim")
-VALIDATOR = Draft202012Validator(json.loads(SCHEMA_FILE.read_text()))  # the shipped file, not the models
 
 
 def run(capsys, *args: str) -> tuple[int, str]:
@@ -40,14 +45,6 @@ def run(capsys, *args: str) -> tuple[int, str]:
     out, err = capsys.readouterr()
     assert "Traceback" not in err, err
     return code, out
-
-
-def valid(payload):
-    """``payload`` after checking it against the shipped schema and the models it was generated from."""
-    errors = sorted(VALIDATOR.iter_errors(payload), key=str)
-    assert not errors, "\n".join(f"{list(e.absolute_path)}: {e.message}" for e in errors[:5])
-    Results.model_validate(payload)
-    return payload
 
 
 def expected_exit(p: dict) -> int:
@@ -333,3 +330,4 @@ def test_verify_in_every_format(capsys, machines):
     points = read_tap(tap)
     assert tap_code == 1 and sum(not pt["ok"] for pt in points) == len(differs)
     assert [pt["desc"] for pt in points if not pt["ok"]] == [f"lesson1 {r['item']}" for r in differs]
+
