@@ -15,10 +15,11 @@ CLI's one-line "could not finish". Inputs:
   with ``--json`` one run in three.
 
 Printed per command: runs, exit statuses, tracebacks, hangs (past ``--timeout``), odd exits (a status
-the command does not document, or a signal), ``--json`` output that is not strict JSON, runs that
+the command does not document, or a signal), ``--json`` output that is not strict JSON or not valid
+against the shipped schema (grader/schemas/clusterlab-results.schema.json, grader.results), runs that
 printed more than 1 MB, wall time (median, 95th percentile, max) and peak memory (max RSS of a run's
 process, which includes the interpreter and grader the fork inherits; the parent's own RSS is printed
-for comparison). The exit status is 1 when any traceback, hang, odd exit or non-strict JSON was seen.
+for comparison). The exit status is 1 when any traceback, hang, odd exit or bad JSON was seen.
 ``--keep DIR`` keeps the input of every such run there, with its stderr, to reproduce it.
 """
 
@@ -39,14 +40,20 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jsonschema import Draft202012Validator, ValidationError
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from grader import cli  # noqa: E402
 from grader import checking, explain, report  # noqa: E402,F401  (imported once, before the forks)
 from grader.facts import derivers  # noqa: E402
+from grader.results import SCHEMA_FILE  # noqa: E402
 from tests.fuzzing import RandomChooser, dump_evidence, mutate_evidence, mutate_text, reseal, seed_texts  # noqa: E402
 from tests.test_robust import strict  # noqa: E402
+
+SCHEMA = Draft202012Validator(json.loads(SCHEMA_FILE.read_text()))
+"""The shipped schema every ``--json`` output must validate against (the file, not the models)."""
 
 EXIT_OK = {"explain": {0, 1, 2}, "grade": {0, 1, 2}}
 """Exit statuses each command documents (README: 0 nothing fails, 1 a failing or unmeasured verdict, 2 cannot
@@ -164,10 +171,13 @@ def _judge(run: Run, status: int, out: Path, err: Path, tally: Tally, keep: Path
         bad.append(f"printed {size:,} bytes")
     if run.json and code in (0, 1):
         try:
-            strict(out.read_text(errors="replace"))
+            SCHEMA.validate(strict(out.read_text(errors="replace")))
         except (ValueError, AssertionError):  # not JSON, or NaN/Infinity in it
             tally.bad_json += 1
             bad.append("not strict JSON")
+        except ValidationError as e:
+            tally.bad_json += 1
+            bad.append(f"not valid against the schema: {list(e.absolute_path)}: {e.message[:200]}")
     if bad and keep is not None:
         _keep(keep, run, i, ", ".join(bad), stderr)
 

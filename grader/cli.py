@@ -130,7 +130,8 @@ def _parser() -> argparse.ArgumentParser:
     exp = sub.add_parser("explain", help="read one pasted command output and say what it means")
     exp.add_argument("file", metavar="FILE", help="a file, or - for standard input")
     exp.add_argument("--kind", help="skip detection: the kind of output it is")
-    exp.add_argument("--json", action="store_true")
+    exp.add_argument("--json", action="store_true", help="print JSON (grader/schemas/clusterlab-results.schema.json, "
+                     "kind explain) instead of text")
     return p
 
 
@@ -327,7 +328,7 @@ def _print_unfit(r) -> None:
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
-    from grader.explain import KINDS, explain, input_section, read_paste, render, to_jsonable
+    from grader.explain import KINDS, explain, input_section, read_paste, render
 
     if args.kind and args.kind not in KINDS:
         raise CannotRun(f"--kind {args.kind!r} is not known; known kinds: {', '.join(KINDS)}")
@@ -338,7 +339,9 @@ def _cmd_explain(args: argparse.Namespace) -> int:
     sections = explain(paste.text, args.kind)
     shown = ([input_section(paste.note)] if paste.note else []) + sections  # a cut input says so first
     if args.json:
-        print(strictjson.dumps(to_jsonable(shown), indent=1))
+        from grader.results import explain_payload
+
+        print(strictjson.dumps(explain_payload(args.file, shown), indent=1))  # grader.results.ExplainReport
     else:
         print(render(shown))
     failed = any(f.level == "fail" for s in sections for f in s.findings)

@@ -270,7 +270,7 @@ def test_explain_16000_nccl_info_lines_is_linear(capsys, tmp_path):
     assert "[nccl-log]" in out
     assert dt < PARSE_LIMIT_S, f"explain on 16,000 NCCL lines took {dt:.2f} s (8,000 took 18.6 s before)"
     code, out, err, dt = run_main(capsys, "explain", "--json", str(path))
-    assert code in (0, 1) and json.loads(out)[0]["kind"] == "nccl-log"
+    assert code in (0, 1) and json.loads(out)["sections"][0]["kind"] == "nccl-log"
     assert dt < PARSE_LIMIT_S
 
 
@@ -437,8 +437,8 @@ def test_explain_says_when_it_cut_the_input(capsys, tmp_path, monkeypatch):
     assert out.startswith("[input]") and "only its first 1 MB were read" in out
     assert code == 2 and len(err.strip().splitlines()) == 1 and "only its first 1 MB" in err
     code, out, err, _ = run_main(capsys, "explain", "--json", str(path))
-    data = json.loads(out)
-    assert data[0]["kind"] == "input" and "first 1 MB" in data[0]["findings"][0]["message"]
+    first = json.loads(out)["sections"][0]
+    assert first["kind"] == "input" and "first 1 MB" in first["findings"][0]["message"]
 
 
 @pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero")

@@ -331,3 +331,56 @@ def test_verify_in_every_format(capsys, machines):
     assert tap_code == 1 and sum(not pt["ok"] for pt in points) == len(differs)
     assert [pt["desc"] for pt in points if not pt["ok"]] == [f"lesson1 {r['item']}" for r in differs]
 
+
+# --------------------------------------------------------------------------------------- explain --json
+
+CAPTURED_DIRS = [real_fixtures_root(), ROOT / "tests" / "fixtures" / "captured", ROOT / "tests" / "fixtures" / "field"]
+PASTES = sorted(p for d in CAPTURED_DIRS for p in d.rglob("*") if p.suffix in (".txt", ".json", ".log"))
+
+
+@pytest.mark.parametrize("path", PASTES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_explain_json_of_every_captured_output_validates(capsys, path):
+    code, out = run(capsys, "explain", str(path), "--json")
+    p = valid(json.loads(out))
+    assert p["kind"] == "explain" and p["file"] == str(path) and p["sections"]
+    failed = any(f["level"] == "fail" for s in p["sections"] for f in s["findings"])
+    unread = all(s["kind"] is None or s["error"] for s in p["sections"])
+    assert code == (1 if failed else 2 if unread else 0)
+
+
+def test_explain_json_of_a_cut_a_forced_and_an_odd_paste_validates(capsys, tmp_path, monkeypatch):
+    """The cut input's note (a section of kind input), a --kind that does not fit (errors), a paste of
+    nothing known, and the break-it campaign's pastes (a NaN in the facts: null with a reason)."""
+    big = tmp_path / "big.txt"
+    big.write_text("tools/capture_gpu_host.sh: line 5: ip: command not found\n" * 40_000)
+    monkeypatch.setenv("CLUSTERLAB_MAX_INPUT_MB", "1")
+    code, out = run(capsys, "explain", str(big), "--json")
+    p = valid(json.loads(out))
+    assert code == 2 and p["sections"][0]["kind"] == "input" and p["sections"][0]["findings"][0]["level"] == "warn"
+    monkeypatch.delenv("CLUSTERLAB_MAX_INPUT_MB")
+    code, out = run(capsys, "explain", str(PASTES[0]), "--kind", "nvidia-smi", "--json")
+    assert valid(json.loads(out))["sections"][0]["error"] and code == 2
+    prose = tmp_path / "prose.txt"
+    prose.write_text("my cable is blue\n")
+    code, out = run(capsys, "explain", str(prose), "--json")
+    assert code == 2 and valid(json.loads(out))["sections"][0]["kind"] is None
+    for paste in sorted((ADV / "A").glob("explain_*")) if (ADV / "A").is_dir() else []:
+        code, out = run(capsys, "explain", str(paste), "--json")
+        p = valid(json.loads(out))
+        if paste.name == "explain_json_nan_stdout.txt":
+            assert "_reason" in json.dumps(p), "the NaN is null with a reason"
+
+
+def test_explain_json_from_standard_input_validates():
+    res = cli("explain", "--json", "-", stdin=(real_fixtures_root() / "spark").glob("11_*").__next__().read_bytes())
+    p = valid(strict(res.out))
+    assert p["file"] == "-" and p["sections"][0]["kind"] and res.returncode in (0, 1)
+
+
+def test_the_schema_refuses_the_bare_array_explain_printed_before(capsys):
+    _, out = run(capsys, "explain", str(PASTES[0]), "--json")
+    p = valid(json.loads(out))
+    for bad in (p["sections"], {**p, "sections": [{**p["sections"][0], "findings": [{"level": "FAIL", "message": ""}]}]},
+                {k: v for k, v in p.items() if k != "file"}):
+        assert not VALIDATOR.is_valid(bad)
+
