@@ -104,7 +104,7 @@ def _parser() -> argparse.ArgumentParser:
     lt.add_argument("--bytes-per-token", type=float, metavar="B", help="weight bytes read per token (roofline)")
     lt.add_argument("--timeout", type=float, default=300.0, metavar="S", help="seconds per level (default 300)")
     lt.add_argument("--evidence", default="evidence", metavar="DIR", help="where evidence/lab.json goes")
-    lt.add_argument("--json", action="store_true")
+    _formats(lt)
 
     ver = sub.add_parser("verify", help="probe the machines again and report where an evidence file and they disagree")
     ver.add_argument("evidence", metavar="EVIDENCE.json", help=f"an evidence/<lesson>.json ({', '.join(lessons.recording())})")

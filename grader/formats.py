@@ -3,13 +3,13 @@
 JUnit XML and TAP are written from the same JSON payload ``--format json`` prints (the contract,
 grader.results), read once into suites of cases (:func:`suites`), so the three always agree:
 
-- ``check`` / ``grade``: one suite per lesson report; one case per verdict (classname: the lesson; name:
-  ``"<check id> <title>"``). pass: passed. warn: passed, its details and hint in the case's
-  ``<system-out>`` (TAP: a YAML block under ``ok``). fail: a failure whose message is the details (the
-  measured values and, for a range check, the expected range) and whose text adds the range's source,
-  the hint and the check's source. unmeasured ("not measured") and skip ("n.a."): skipped, the reason
-  (the details) as its message. Each unreachable node is an **error** case ``unreachable <node>`` (the
-  node was not judged at all; its checks are also "not measured"), and evidence that earns nothing
+- ``check`` / ``grade`` / ``loadtest``: one suite per lesson report; one case per verdict (classname:
+  the lesson; name: ``"<check id> <title>"``). pass: passed. warn: passed, its details and hint in the
+  case's ``<system-out>`` (TAP: a YAML block under ``ok``). fail: a failure whose message is the details
+  (the measured values and, for a range check, the expected range) and whose text adds the range's
+  source, the hint and the check's source. unmeasured ("not measured") and skip ("n.a."): skipped, the
+  reason (the details) as its message. Each unreachable node is an **error** case ``unreachable <node>``
+  (the node was not judged at all; its checks are also "not measured"), and evidence that earns nothing
   whatever its verdicts (``unfit``: a replay, a profile its outputs do not show) is one error case
   ``evidence earns points``; so JUnit errors + failures are 0 exactly when nothing but skips stands
   between the run and exit status 0, and a not-measured check, skipped here, still makes it exit 1.
@@ -143,7 +143,7 @@ def suites(payload: dict[str, Any] | list[dict[str, Any]]) -> list[Suite]:
     if isinstance(payload, list):
         return [s for p in payload for s in suites(p)]
     kind = payload.get("kind")
-    if kind in ("check", "grade"):
+    if kind in ("check", "grade", "loadtest"):
         return [_lesson_suite(payload)]
     if kind == "verify":
         return [_verify_suite(payload)]

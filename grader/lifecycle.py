@@ -375,7 +375,7 @@ def _lab_load(inv_path: Path, evidence_dir: str | Path, progress: Callable[[str]
         done += _sim_serving(mode, progress)
         progress(f"load-testing the {label} ...")
         args = SimpleNamespace(inventory=str(inv_path), label=label, bytes_per_token=None, evidence=str(evidence_dir),
-                               json=True, **SOLVE_LOAD)
+                               format="json", **SOLVE_LOAD)
         try:
             with contextlib.redirect_stdout(io.StringIO()):  # the report is the lab check's, not solve's
                 cli(args)

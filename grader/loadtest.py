@@ -181,9 +181,10 @@ def cli(args: Any, refuse: Callable[[Any], None] = lambda inv: None) -> int:
     ``refuse(inventory)`` raises when the inventory must not be probed now)."""
     from grader import lab as lab_mod
     from grader.checking import run_lesson
-    from grader.grading import exit_code
+    from grader.formats import render
     from grader.inventory import InventoryError, load_inventory
-    from grader.report import render_table, to_json
+    from grader.report import render_table
+    from grader.results import lesson_payload
     from grader.transport import NodeUnreachable, connect_all
 
     try:
@@ -196,7 +197,8 @@ def cli(args: Any, refuse: Callable[[Any], None] = lambda inv: None) -> int:
                         "`clusterlab sim up --serve ray` or `--serve single`) and name its url and model there")
     refuse(inv)
     head = next((n for n in inv.nodes if n.name == (inv.serve.head or inv.nodes[0].name)), inv.nodes[0])
-    say: Callable[[str], None] = (lambda m: print(m, file=sys.stderr)) if args.json else print
+    fmt = args.format  # text, or json, junit, tap (grader.formats)
+    say: Callable[[str], None] = print if fmt == "text" else (lambda m: print(m, file=sys.stderr))
     label = label_of(inv.serve.mode, args.label)
 
     def collect(inv: Any, conns: dict[str, Any], errors: dict[str, str]) -> Evidence:
@@ -225,9 +227,9 @@ def cli(args: Any, refuse: Callable[[Any], None] = lambda inv: None) -> int:
                                    title=str(ev.facts.get("model") or ""))
     except ImportError:
         say("no plots: matplotlib is not installed (pip install 'clusterlab[lab]')")
-    if args.json:
-        print(to_json(verdicts, lesson="lab", profile=inv.profile, evidence=str(path),
-                      comparison=ev.facts["comparison"], plots=[str(p) for p in plots]))
+    if fmt != "text":  # grader.results.LoadtestReport
+        print(render(lesson_payload(result, "loadtest", str(path), comparison=ev.facts["comparison"],
+                                    plots=[str(p) for p in plots]), fmt))
     else:
         if ev.facts["comparison"]:
             print(lab_mod.table(ev.facts["comparison"]))
@@ -235,5 +237,7 @@ def cli(args: Any, refuse: Callable[[Any], None] = lambda inv: None) -> int:
             if ev.facts.get(side):
                 print(lab_mod.roofline_line(side, r, inv.profile))
         print(render_table(verdicts, f"lab on {inv.profile} ({label} recorded)", colour=sys.stdout.isatty()))
+        for why in result.unfit:
+            print(f"earns 0 in the grade cells: {why}")
         print(f"evidence: {path}" + (f"; plots: {', '.join(str(p) for p in plots)}" if plots else ""))
-    return exit_code(verdicts)
+    return result.exit_code

@@ -243,7 +243,7 @@ def test_loadtest_runs_through_run_lesson(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(loadtest, "probe_platform", lambda ev, conns, errors: setattr(ev, "errors", dict(errors)))
     seen = spy(monkeypatch)
     args = SimpleNamespace(inventory="inv.toml", concurrency="1", input_len=64, output_len=16, num_prompts=8,
-                           label=None, bytes_per_token=1.0, timeout=10.0, evidence=str(tmp_path), json=True)
+                           label=None, bytes_per_token=1.0, timeout=10.0, evidence=str(tmp_path), format="json")
     loadtest.cli(args)
     assert seen == [("lab", ["collect", "evidence_dir", "must_save"])] and conn.closed
     out = json.loads(capsys.readouterr().out)

@@ -139,3 +139,20 @@ def test_notebook_start_names_an_unreachable_inventory(tmp_path, capsys):
     assert cl.start_lesson("lesson1", inventory=inv) is None
     out = capsys.readouterr().out
     assert "start lesson1: no node could be reached" in out and "spark-a" in out and "Traceback" not in out
+
+
+def test_solve_lab_gives_the_load_test_every_option_the_command_line_would(monkeypatch, tmp_path):
+    """solve lab runs grader.loadtest.cli itself (no sim here: serving and the load test stubbed): the
+    options it passes are the ones `clusterlab loadtest` parses, so a renamed option fails here, not live."""
+    import inspect
+    import re
+
+    from grader import loadtest
+
+    read = set(re.findall(r"\bargs\.(\w+)", inspect.getsource(loadtest.cli)))
+    seen = []
+    monkeypatch.setattr(lifecycle, "_sim_serving", lambda mode, progress: [])
+    monkeypatch.setattr(loadtest, "cli", lambda args: seen.append(vars(args)) or 0)
+    lifecycle._lab_load(tmp_path / "inv.toml", tmp_path, lambda m: None)
+    assert [s["label"] for s in seen] == ["pair", "baseline"]
+    assert all(read <= set(s) and s["format"] == "json" for s in seen), (read, seen)

@@ -384,3 +384,86 @@ def test_the_schema_refuses_the_bare_array_explain_printed_before(capsys):
                 {k: v for k, v in p.items() if k != "file"}):
         assert not VALIDATOR.is_valid(bad)
 
+
+# ------------------------------------------------------------------------------------- loadtest --json
+
+LAB_REPLAY = ROOT / "solutions" / "lab" / "recorded" / "lab.json"
+
+
+class Replay:
+    """A node that answers the load test's commands with what the lab's recorded evidence holds (real
+    vllm bench serve results from the sim): the ``side`` run's level for a bench command, the recorded
+    weight size, the recorded platform probe output."""
+
+    def __init__(self, name: str, side: list[str]):
+        from types import SimpleNamespace
+
+        self.node, self.side, self.raw = SimpleNamespace(name=name), side, json.loads(LAB_REPLAY.read_text())["raw"]
+        self.host_key, self.host_key_type = f"SHA256:{name}", "ssh-ed25519"
+
+    def run(self, command: str, timeout_s: float | None = None):
+        from grader.transport import CommandResult
+
+        if "vllm bench serve" in command:
+            level = re.search(r"--max-concurrency (\d+)", command).group(1)
+            probe = f"vllm-bench:{self.side[0]}:c{level}"
+        else:
+            probe = "model-weight-bytes" if "safetensors" in command else "platform"
+        r = next(r for r in self.raw if r["probe"] == probe and (probe != "platform" or r["node"] == self.node.name))
+        return CommandResult(command, r["stdout"], r["stderr"], r["exit_status"], r["duration_s"])
+
+    def close(self) -> None:
+        pass
+
+
+def test_loadtest_in_every_format(capsys, tmp_path, monkeypatch):
+    """Both sides measured (the replay's real results), the pair first: the pair's JSON has no comparison
+    yet, the baseline's compares each level; JUnit and TAP say what the JSON says."""
+    import grader.checking
+    import grader.transport
+
+    side = ["pair"]
+    monkeypatch.setattr(grader.transport, "connect_all",
+                        lambda inv: ({n.name: Replay(n.name, side) for n in inv.nodes}, {}))
+    monkeypatch.setattr(grader.checking, "sim_is_down", lambda profile: False)
+    inv = tmp_path / "inv.toml"
+    nodes = json.loads(LAB_REPLAY.read_text())["inventory"]["nodes"]
+    inv.write_text('profile = "sim"\nqsfp_port = 1\n' + "".join(
+        f'[[nodes]]\nname = "{n["name"]}"\naddress = "{n["address"]}"\nport = 22\nuser = "root"\n' for n in nodes)
+        + '[serve]\nurl = "http://192.168.100.10:8000"\nmodel = "/var/lib/clusterlab/sim/models/tiny-llama"\n'
+          'served_model_name = "tiny-llama"\nmode = "ray"\nhead = "spark-a"\n')
+    ev = tmp_path / "evidence"
+    base = ("loadtest", "--inventory", str(inv), "--concurrency", "1,4", "--evidence", str(ev))
+    code, out = run(capsys, *base, "--json")
+    pair = valid(json.loads(out))
+    assert pair["kind"] == "loadtest" and pair["lesson"] == "lab" and pair["evidence"] == str(ev / "lab.json")
+    assert pair["comparison"] == [] and code == expected_exit(pair)
+    side[0] = "baseline"
+    code, out = run(capsys, *base, "--label", "baseline", "--format", "json")
+    p = valid(json.loads(out))
+    assert [r["concurrency"] for r in p["comparison"]] == [1, 4] and code == expected_exit(p)
+    assert all(r["throughput_ratio"] == pytest.approx(r["pair_tok_s"] / r["baseline_tok_s"]) for r in p["comparison"])
+    graded = json.loads(run(capsys, "grade", p["evidence"], "--json")[1])
+    assert [(v["id"], v["status"]) for v in p["verdicts"]] == [(v["id"], v["status"]) for v in graded["verdicts"]]
+    for fmt, check in (("junit", assert_lesson_junit), ("tap", assert_lesson_tap)):
+        fmt_code, text = run(capsys, *base, "--label", "baseline", "--format", fmt)
+        assert fmt_code == code
+        check(text, [p])
+
+
+def test_the_comparison_carries_a_figure_json_cannot_as_null_with_a_reason():
+    from grader.formats import render
+    from grader.grading import Verdict
+    from grader.report import payload
+    from grader.results import stamp
+
+    row = {"concurrency": 1, "pair_tok_s": float("nan"), "baseline_tok_s": 10.0, "throughput_ratio": float("inf"),
+           "tpot_ratio": None, "ttft_ratio": 1.0}
+    verdicts = [Verdict("LAB.x", "t", "pass", 1, 1.0, (), "h", "s")]
+    p = valid(json.loads(render(stamp("loadtest", payload(verdicts, lesson="lab", profile="sim", evidence=None,
+                                                          unreachable={}, unfit=[], comparison=[row], plots=[])),
+                                "json")))
+    assert p["comparison"][0]["pair_tok_s"] is None and p["comparison"][0]["pair_tok_s_reason"].startswith("NaN")
+    assert not VALIDATOR.is_valid({**p, "comparison": [{**p["comparison"][0], "surprise_reason": "x"}]})
+    assert not VALIDATOR.is_valid({**p, "comparison": [{**p["comparison"][0], "pair_tok_s_reason": 1}]})
+

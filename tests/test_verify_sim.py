@@ -19,6 +19,7 @@ import pytest
 
 from grader import sim
 from grader.evidence import digest, seal
+from tests.helpers_schema import valid_json
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("sshd") and not Path("/usr/sbin/sshd").exists(),
                                 reason="the sim needs root and OpenSSH sshd")
@@ -161,8 +162,10 @@ def test_lab_level_rerun_agrees_and_a_faster_copy_differs(tmp_path):
     try:
         inv = Path(sim.up([]))
         serve.start("ray")
-        p = run("loadtest", "--inventory", str(inv), "--evidence", str(tmp_path), *LAB_ARGS)
+        p = run("loadtest", "--inventory", str(inv), "--evidence", str(tmp_path), *LAB_ARGS, "--json")
         assert p.returncode in (0, 1) and (tmp_path / "lab.json").is_file(), p.stdout + p.stderr
+        printed = valid_json(p.stdout)  # the shipped schema's loadtest report (issue 16)
+        assert printed["kind"] == "loadtest" and printed["evidence"] == str(tmp_path / "lab.json")
         code, out, err = verify(tmp_path / "lab.json", inv)
 
         def faster(data):  # every time 0.4x: output tok/s 2.5x, TPOT 0.4x
