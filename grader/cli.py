@@ -48,7 +48,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="then serve a tiny model with vLLM: ray (default: Ray on both nodes, pipeline parallel 2), "
                          "nnodes (vLLM's own multi-node mode) or single (spark-a alone); needs scripts/install-serve.sh")
     simsub.add_parser("down", help="remove everything `sim up` made")
-    simsub.add_parser("status", help="is it up, which faults, can the nodes be reached")
+    simsub.add_parser("status", help="is it up, which faults, can the nodes be reached (JSON: "
+                      "grader/schemas/clusterlab-results.schema.json, kind sim-status)")
     simsub.add_parser("faults", help="list the faults `sim up --fault` knows")
     sh = simsub.add_parser("shell", help="a shell (or one command) inside a node, as its SSH sessions see it")
     sh.add_argument("node", choices=("spark-a", "spark-b"), metavar="NODE", help="spark-a or spark-b")
@@ -164,8 +165,10 @@ def _cmd_sim(args: argparse.Namespace) -> int:
             for name, desc in sim.FAULTS.items():
                 print(f"{name:16} {desc}")
         else:
+            from grader.results import stamp
+
             st = sim.status()
-            print(strictjson.dumps(st, indent=1))
+            print(strictjson.dumps(stamp("sim-status", st), indent=1))  # grader.results.SimStatus
             return 0 if st.get("up") else 1
     except sim.SimError as e:
         raise CannotRun(f"sim {args.sim_cmd}: {e}") from None

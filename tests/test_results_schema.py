@@ -467,3 +467,38 @@ def test_the_comparison_carries_a_figure_json_cannot_as_null_with_a_reason():
     assert not VALIDATOR.is_valid({**p, "comparison": [{**p["comparison"][0], "surprise_reason": "x"}]})
     assert not VALIDATOR.is_valid({**p, "comparison": [{**p["comparison"][0], "pair_tok_s_reason": 1}]})
 
+
+# ------------------------------------------------------------------------------------------- sim status
+
+
+def sim_state(tmp_path: Path, monkeypatch, state: dict, namespaces: set[str], reachable: bool) -> None:
+    """``sim status`` reading ``state`` as sim up writes it, these namespaces present and every sshd alive
+    and answering (``reachable``) or not, without looking at this machine's own sim."""
+    from grader.sim import cluster
+    from grader.sim import topology as T
+
+    (tmp_path / "state.json").write_text(json.dumps(state))
+    (tmp_path / "inventory.toml").write_text('profile = "sim"\n')
+    monkeypatch.setattr(T, "STATE_FILE", tmp_path / "state.json")
+    monkeypatch.setattr(T, "INVENTORY", tmp_path / "inventory.toml")
+    monkeypatch.setattr(cluster, "_netns_list", lambda: set(namespaces))
+    monkeypatch.setattr(cluster, "_pid_in_ns", lambda pid, ns: reachable)
+    monkeypatch.setattr(cluster, "_tcp_open", lambda addr, port=22, timeout=0.3: reachable)
+
+
+@pytest.mark.parametrize("case", ["down", "up", "up-serving", "up-unreachable", "serve-starting"])
+def test_sim_status_validates(capsys, tmp_path, monkeypatch, case):
+    from grader.sim import topology as T
+
+    serve = {"mode": "ray", "url": "http://192.168.100.10:8000", "host_url": "http://10.77.7.10:8000",
+             "model": "/var/lib/clusterlab/sim/models/tiny-llama", "groups": [], "ready": True}
+    state = {} if case == "down" else {
+        "complete": True, "faults": ["mtu-1500"], "sshd_pids": {n: 4000 + i for i, n in enumerate(T.NODES)},
+        **({"serve": serve} if case == "up-serving" else {}),
+        **({"serve": {k: v for k, v in serve.items() if k != "ready"}} if case == "serve-starting" else {})}
+    sim_state(tmp_path, monkeypatch, state, set() if case == "down" else set(T.NODES), case != "up-unreachable")
+    code, out = run(capsys, "sim", "status")
+    p = valid(json.loads(out))
+    assert p["kind"] == "sim-status" and code == (0 if p["up"] else 1) and set(p["nodes"]) == set(T.NODES)
+    assert p["up"] == (case != "down") and p["healthy"] == (case not in ("down", "up-unreachable"))
+    assert (p["serve"] or {}).get("ready", "absent") == {"up-serving": True, "serve-starting": None}.get(case, "absent")

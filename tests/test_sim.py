@@ -29,6 +29,7 @@ import grader.sim as sim
 from grader.sim import faults as F
 from grader.sim import ibdev2netdev_sim as shim
 from grader.sim import topology as T
+from tests.helpers_schema import cli_json
 
 A, B = T.NODES
 P1 = T.TWINS[1]
@@ -180,6 +181,8 @@ class TestHealthy:
         assert st["up"] and st["healthy"] and st["faults"] == []
         assert st["inventory"] == str(T.INVENTORY)
         assert all(st["nodes"][n]["ssh_reachable"] and st["nodes"][n]["sshd_running"] for n in T.NODES)
+        printed = cli_json("sim", "status")  # the shipped schema's sim-status (issue 16)
+        assert printed[0] == 0 and {k: printed[1][k] for k in st} == st
 
     def test_hostnames(self, healthy):
         for node in T.NODES:
@@ -502,6 +505,7 @@ def test_down_leaves_nothing_behind(healthy):
     assert T.GRADER_KEY.exists()  # kept so the grader's key and host keys stay stable
     st = sim.status()
     assert not st["up"] and st["faults"] == [] and st["inventory"] is None
+    assert cli_json("sim", "status")[0] == 1  # down: exit status 1, still the schema's sim-status
     sim.down()  # nothing up: a no-op
 
 

@@ -26,6 +26,7 @@ from grader.sim import serve
 from grader.sim import serve_spec as S
 from grader.sim import tiny_model
 from grader.sim import topology as T
+from tests.helpers_schema import cli_json
 
 A, B = T.NODES
 QSFP = T.TWINS[T.QSFP_PORT][0]
@@ -301,6 +302,7 @@ class TestRayPP2:
         assert served["info"]["health_s"] < serve.HEALTH_DEADLINE_S
         assert sim.status()["serve"] == {"mode": "ray", "url": f"http://{ADDR[A]}:8000",
                                          "host_url": f"http://{T.HOUSE_ADDR[A]}:8000", "ready": True}
+        assert cli_json("sim", "status")[1]["serve"] == sim.status()["serve"]  # the shipped schema's sim-status
 
     def test_ray_status_shows_two_nodes(self, served):
         deadline = time.monotonic() + 30  # ray status shows a snapshot up to ~10 s old
