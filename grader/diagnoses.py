@@ -17,6 +17,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Callable, Iterable, Mapping
 
+from grader.parsers.common.anyof import required_texts
 from grader.parsers.vllm_log import EVENT_KINDS, LogEvent, VllmLog
 from grader.ranges import CatalogueError
 
@@ -149,6 +150,12 @@ class Entry:
     meaning: str
     fix: str
     source: str
+    gate: tuple[str, ...] = ()  # texts one of which every match of ``pattern`` holds (see _gate); () when none told
+
+    def may_match(self, text: str) -> bool:
+        """False only when ``pattern`` cannot find a match in ``text``: none of :attr:`gate`'s texts is in it (a
+        few substring tests, a fraction of one search of the pattern over a multi-megabyte log)."""
+        return not self.gate or any(t in text for t in self.gate)
 
     @property
     def reads_text(self) -> bool:
@@ -252,10 +259,19 @@ def parse_table(text: str, name: str = f"checks/{TABLE}") -> tuple[Entry, ...]:
             id=raw["id"], kind=raw.get("kind", raw["id"]), events=events, pattern=pattern,
             requires=_strings(raw.get("requires", []), where), when=tuple(when.items()), unless_events=unless,
             unless_failed=raw.get("unless_failed", False), detail=detail, severity=severity,
-            meaning=raw["meaning"].strip(), fix=raw["fix"].strip(), source=raw["source"].strip()))
+            meaning=raw["meaning"].strip(), fix=raw["fix"].strip(), source=raw["source"].strip(), gate=_gate(pattern)))
     if not entries:
         raise CatalogueError(f"{name}: no [[diagnosis]] entry")
     return tuple(entries)
+
+
+def _gate(pattern: re.Pattern[str] | None) -> tuple[str, ...]:
+    """The texts one of which every match of ``pattern`` holds (:func:`grader.parsers.common.anyof.required_texts`),
+    so an entry is searched only in a text holding one; () when none can be told, or when a flag other than
+    MULTILINE changes what the pattern's literal characters match (IGNORECASE, VERBOSE...)."""
+    if pattern is None or pattern.flags & ~(re.MULTILINE | re.UNICODE):
+        return ()
+    return tuple(sorted(required_texts(pattern.pattern) or ()))
 
 
 @lru_cache(maxsize=None)
@@ -328,7 +344,7 @@ def _values(entry: Entry, log: VllmLog | None, text: str) -> _Values | None:
         values.update(message=event.message[:MAX_QUOTED], ip=event.source.ip, count=event.count)
         values.update(event.numbers)
     elif entry.pattern is not None:
-        match = entry.pattern.search(text)
+        match = entry.pattern.search(text) if entry.may_match(text) else None
         if match is None:
             return None
         values["line"] = _line_around(text, match.start(), match.end())
@@ -381,7 +397,8 @@ def diagnose_text(text: str, skip: Iterable[str] = (), table: tuple[Entry, ...] 
     ``ray status``), not only a vLLM log: the table's entries that read the text itself
     (:attr:`Entry.reads_text`), one diagnosis per kind, in the table's order. A diagnosis whose
     message is already part of one of ``skip`` (findings shown already) is left out. Returns [] when
-    the text holds none. Linear in the text (one search per entry); raises only CatalogueError."""
+    the text holds none. Linear in the text (per entry, a few substring tests for the texts its pattern
+    needs, :attr:`Entry.gate`, and one search where one is there); raises only CatalogueError."""
     entries = load_table() if table is None else table
     if not isinstance(text, str) or not text:
         return []
