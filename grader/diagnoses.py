@@ -399,15 +399,15 @@ def diagnose_text(text: str, skip: Iterable[str] = (), table: tuple[Entry, ...] 
     message is already part of one of ``skip`` (findings shown already) is left out. Returns [] when
     the text holds none. Linear in the text (per entry, a few substring tests for the texts its pattern
     needs, :attr:`Entry.gate`, and one search where one is there); raises only CatalogueError."""
-    entries = load_table() if table is None else table
     if not isinstance(text, str) or not text:
         return []
+    entries = _text_entries() if table is None else tuple(e for e in table if e.reads_text)
     shown = [s for s in skip if isinstance(s, str)]
     out: list[Diagnosis] = []
     given: set[str] = set()
     failed = False
     for entry in entries:
-        if not entry.reads_text or entry.kind in given or (entry.unless_failed and failed):
+        if entry.kind in given or (entry.unless_failed and failed) or not entry.may_match(text):
             continue
         values = _values(entry, None, text)
         if values is None:
@@ -418,6 +418,12 @@ def diagnose_text(text: str, skip: Iterable[str] = (), table: tuple[Entry, ...] 
         if not any(d.message in s for s in shown):
             out.append(d)
     return out
+
+
+@lru_cache(maxsize=None)
+def _text_entries() -> tuple[Entry, ...]:
+    """The entries of ``checks/diagnoses.toml`` that :func:`diagnose_text` reads (:attr:`Entry.reads_text`), in order."""
+    return tuple(e for e in load_table() if e.reads_text)
 
 
 def known_faults(text: str, shown: Iterable[str] = ()) -> list[tuple[str, str]]:
