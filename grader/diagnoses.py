@@ -15,11 +15,14 @@ import string
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from grader.parsers.common.anyof import required_texts
-from grader.parsers.vllm_log import EVENT_KINDS, LogEvent, VllmLog
+from grader.parsers.vllm_events import EVENT_KINDS  # the event names alone: the log's parser is imported by its reader
 from grader.ranges import CatalogueError
+
+if TYPE_CHECKING:
+    from grader.parsers.vllm_log import LogEvent, VllmLog
 
 try:
     import tomllib

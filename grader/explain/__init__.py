@@ -9,11 +9,13 @@ package is a core that knows no lesson and one module per lesson area that regis
 - ``common``: the finding helpers the lesson modules share (``ok`` ... ``info``, command matchers, the
   catalogue's figures read from checks/ranges.toml);
 - ``paste``: reading a file or standard input, bounded (``read_paste``);
+- ``readers``: the parsers the lesson modules read with, each imported at its first call (so that
+  registering every kind loads none of them: a paste holds one or a few kinds);
 - ``lesson1`` (ip, ethtool, ping, iperf3, netplan), ``lesson3`` (nvidia-smi, lspci), ``lesson2_roce``
   (rdma link, sysfs, show_gids, ibstat, perftest), ``lesson2_nccl`` (NCCL logs, nccl-tests), ``serving``
   (Ray, vLLM), ``lab`` (vllm bench serve, AIPerf).
 
-A lesson module imports ``core`` and ``common`` (and parsers, facts, ranges, calc, spark_names), never
+A lesson module imports ``core``, ``common`` and ``readers`` (and parsers, facts, ranges, calc, spark_names), never
 another lesson module nor this package's ``__init__``. The order of the imports below is the order in
 which kinds are tried, so it is part of the behaviour.
 """
