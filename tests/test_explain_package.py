@@ -10,9 +10,9 @@ import re
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parent.parent / "grader" / "explain"
-CORE = {"core", "common", "paste", "readers"}
+CORE = {"core", "common", "paste", "readers", "output"}
 LESSONS = {p.stem for p in PKG.glob("*.py")} - CORE - {"__init__"}
-CORE_IMPORTS = {"core": (), "common": ("core",), "paste": ("core",), "readers": ()}
+CORE_IMPORTS = {"core": (), "common": ("core",), "paste": ("core",), "readers": (), "output": ("core",)}
 ALLOWED = {"parsers", "facts", "ranges", "calc", "spark_names", "metrics", "diagnoses", "failures"}
 
 

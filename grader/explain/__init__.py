@@ -8,6 +8,8 @@ package is a core that knows no lesson and one module per lesson area that regis
   paste and detecting kinds, ``explain``, ``render``, ``to_jsonable``;
 - ``common``: the finding helpers the lesson modules share (``ok`` ... ``info``, command matchers, the
   catalogue's figures read from checks/ranges.toml);
+- ``output``: the sections as terminal text or JSON values, bounded (``render``, ``to_jsonable``; the core
+  re-exports them);
 - ``paste``: reading a file or standard input, bounded (``read_paste``);
 - ``readers``: the parsers the lesson modules read with, each imported at its first call (so that
   registering every kind loads none of them: a paste holds one or a few kinds);
