@@ -12,7 +12,7 @@ from pathlib import Path
 PKG = Path(__file__).resolve().parent.parent / "grader" / "explain"
 CORE = {"core", "common", "paste", "readers", "output"}
 LESSONS = {p.stem for p in PKG.glob("*.py")} - CORE - {"__init__"}
-CORE_IMPORTS = {"core": (), "common": ("core",), "paste": ("core",), "readers": (), "output": ("core",)}
+CORE_IMPORTS = {"core": ("output",), "common": ("core",), "paste": ("core",), "readers": (), "output": ()}
 ALLOWED = {"parsers", "facts", "ranges", "calc", "spark_names", "metrics", "diagnoses", "failures"}
 
 

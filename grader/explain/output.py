@@ -1,5 +1,6 @@
 """What ``explain`` prints: its sections as terminal text (``render``) or as plain JSON values (``to_jsonable``),
-every text bounded (``MAX_SHOWN_CHARS``). The core re-exports these; the lesson modules never need them.
+every text bounded (``MAX_SHOWN_CHARS``). The core re-exports these; the lesson modules never need them. The
+sections are :class:`grader.explain.core.Section` values (not imported here: the core imports this module).
 """
 
 from __future__ import annotations
@@ -7,10 +8,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import textwrap
-from typing import TYPE_CHECKING, Any, Iterable
-
-if TYPE_CHECKING:
-    from .core import Section
+from typing import Any, Iterable
 
 
 MAX_SHOWN_CHARS = 8192
@@ -47,7 +45,7 @@ def _field_names(cls: type) -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(cls))
 
 
-def to_jsonable(sections: Iterable[Section]) -> list[dict[str, Any]]:
+def to_jsonable(sections: Iterable[Any]) -> list[dict[str, Any]]:
     """Sections as plain dicts/lists/str/numbers/None, for ``explain --json``."""
     return [{"kind": s.kind, "command": s.command, "host": s.host, "facts": _plain(s.facts),
              "findings": [{"level": f.level, "message": f.message} for f in s.findings],
@@ -58,7 +56,7 @@ _MARKS = {"ok": ("ok", "32"), "warn": ("warn", "33"), "fail": ("FAIL", "31"), "i
           "error": ("ERROR", "31")}
 
 
-def render(sections: Iterable[Section], colour: bool = False, width: int = 100) -> str:
+def render(sections: Iterable[Any], colour: bool = False, width: int = 100) -> str:
     """Sections as terminal text: a header per section, then one wrapped line per finding.
 
     ``colour`` adds ANSI colours to the level marks. Returns the text (no trailing newline).
