@@ -134,6 +134,9 @@ def _gated(alternative: str) -> Callable[[str], object]:
     search that tries the alternative at every character."""
     gates = [_texts_search(texts) for texts in _strongest(_required_sets(alternative), 2)]
     search = re.compile(alternative).search
+    if len(gates) == 2:  # spelled out: asked for every line of a paste, where a generator costs more than the gates
+        first, second = gates
+        return lambda text: first(text) is not None and second(text) is not None and search(text)
     return lambda text: all(gate(text) is not None for gate in gates) and search(text)
 
 
