@@ -28,7 +28,7 @@ from ..diagnoses import known_faults
 from ..parsers import ParseError
 from ..parsers.common import (PROMPT_PROGRAMS, Chunk, any_search, command_argv, is_comment_line, is_noise_line,
                               join_wrapped, load_json_lenient, opens_json, split_chunks as _split_lines)
-from .output import MAX_SHOWN_CHARS, _plain, _shown, render, to_jsonable  # noqa: F401  (render, to_jsonable re-exported)
+from .output import MAX_SHOWN_CHARS, _plain, _shown, render, to_jsonable  # noqa: F401  (the last two re-exported)
 
 LEVELS = ("ok", "warn", "fail", "info")
 
@@ -342,7 +342,11 @@ def _segments(chunk: Chunk) -> list[_Segment]:
             pending.append(i)
             i += 1
             continue
-        block = next((k for k in views.blocks if k.block_start.match(line)), None) if views.blocks else None
+        block = None
+        for k in views.blocks:  # a loop, not a generator: asked for every line
+            if k.block_start.match(line):
+                block = k
+                break
         whole = True  # a JSON value or a YAML file is one output on its own
         if block is not None or (cmd_kind and _REGISTRY[cmd_kind].block_start and not cur.n_content):
             kind, used = (block.name if block else cmd_kind), len(lines) - i
@@ -355,7 +359,8 @@ def _segments(chunk: Chunk) -> list[_Segment]:
         else:
             whole, used = False, 1
             hint = next((k.name for j in pending for k in views.headers
-                         if len(lines[j]) <= MAX_KIND_LINE and k.header.search(lines[j].strip())), None)
+                         if len(lines[j]) <= MAX_KIND_LINE and k.header.search(lines[j].strip())),
+                        None) if pending else None
             kind = _kind_of_line(line, cur.kind or cmd_kind or hint) or cur.kind  # unclaimed lines continue
         spec = _REGISTRY.get(kind) if kind else None
         starts = spec is not None and spec.starts is not None and len(line) <= MAX_KIND_LINE \
