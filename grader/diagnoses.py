@@ -15,10 +15,14 @@ import string
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
-from grader.parsers.vllm_log import EVENT_KINDS, LogEvent, VllmLog
+from grader.parsers.common.anyof import required_texts
+from grader.parsers.vllm_events import EVENT_KINDS  # the event names alone: the log's parser is imported by its reader
 from grader.ranges import CatalogueError
+
+if TYPE_CHECKING:
+    from grader.parsers.vllm_log import LogEvent, VllmLog
 
 try:
     import tomllib
@@ -149,6 +153,12 @@ class Entry:
     meaning: str
     fix: str
     source: str
+    gate: tuple[str, ...] = ()  # texts one of which every match of ``pattern`` holds (see _gate); () when none told
+
+    def may_match(self, text: str) -> bool:
+        """False only when ``pattern`` cannot find a match in ``text``: none of :attr:`gate`'s texts is in it (a
+        few substring tests, a fraction of one search of the pattern over a multi-megabyte log)."""
+        return not self.gate or any(t in text for t in self.gate)
 
     @property
     def reads_text(self) -> bool:
@@ -252,10 +262,19 @@ def parse_table(text: str, name: str = f"checks/{TABLE}") -> tuple[Entry, ...]:
             id=raw["id"], kind=raw.get("kind", raw["id"]), events=events, pattern=pattern,
             requires=_strings(raw.get("requires", []), where), when=tuple(when.items()), unless_events=unless,
             unless_failed=raw.get("unless_failed", False), detail=detail, severity=severity,
-            meaning=raw["meaning"].strip(), fix=raw["fix"].strip(), source=raw["source"].strip()))
+            meaning=raw["meaning"].strip(), fix=raw["fix"].strip(), source=raw["source"].strip(), gate=_gate(pattern)))
     if not entries:
         raise CatalogueError(f"{name}: no [[diagnosis]] entry")
     return tuple(entries)
+
+
+def _gate(pattern: re.Pattern[str] | None) -> tuple[str, ...]:
+    """The texts one of which every match of ``pattern`` holds (:func:`grader.parsers.common.anyof.required_texts`),
+    so an entry is searched only in a text holding one; () when none can be told, or when a flag other than
+    MULTILINE changes what the pattern's literal characters match (IGNORECASE, VERBOSE...)."""
+    if pattern is None or pattern.flags & ~(re.MULTILINE | re.UNICODE):
+        return ()
+    return tuple(sorted(required_texts(pattern.pattern) or ()))
 
 
 @lru_cache(maxsize=None)
@@ -328,7 +347,7 @@ def _values(entry: Entry, log: VllmLog | None, text: str) -> _Values | None:
         values.update(message=event.message[:MAX_QUOTED], ip=event.source.ip, count=event.count)
         values.update(event.numbers)
     elif entry.pattern is not None:
-        match = entry.pattern.search(text)
+        match = entry.pattern.search(text) if entry.may_match(text) else None
         if match is None:
             return None
         values["line"] = _line_around(text, match.start(), match.end())
@@ -381,16 +400,17 @@ def diagnose_text(text: str, skip: Iterable[str] = (), table: tuple[Entry, ...] 
     ``ray status``), not only a vLLM log: the table's entries that read the text itself
     (:attr:`Entry.reads_text`), one diagnosis per kind, in the table's order. A diagnosis whose
     message is already part of one of ``skip`` (findings shown already) is left out. Returns [] when
-    the text holds none. Linear in the text (one search per entry); raises only CatalogueError."""
-    entries = load_table() if table is None else table
+    the text holds none. Linear in the text (per entry, a few substring tests for the texts its pattern
+    needs, :attr:`Entry.gate`, and one search where one is there); raises only CatalogueError."""
     if not isinstance(text, str) or not text:
         return []
+    entries = _text_entries() if table is None else tuple(e for e in table if e.reads_text)
     shown = [s for s in skip if isinstance(s, str)]
     out: list[Diagnosis] = []
     given: set[str] = set()
     failed = False
     for entry in entries:
-        if not entry.reads_text or entry.kind in given or (entry.unless_failed and failed):
+        if entry.kind in given or (entry.unless_failed and failed) or not entry.may_match(text):
             continue
         values = _values(entry, None, text)
         if values is None:
@@ -401,6 +421,12 @@ def diagnose_text(text: str, skip: Iterable[str] = (), table: tuple[Entry, ...] 
         if not any(d.message in s for s in shown):
             out.append(d)
     return out
+
+
+@lru_cache(maxsize=None)
+def _text_entries() -> tuple[Entry, ...]:
+    """The entries of ``checks/diagnoses.toml`` that :func:`diagnose_text` reads (:attr:`Entry.reads_text`), in order."""
+    return tuple(e for e in load_table() if e.reads_text)
 
 
 def known_faults(text: str, shown: Iterable[str] = ()) -> list[tuple[str, str]]:

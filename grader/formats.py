@@ -28,11 +28,8 @@ from __future__ import annotations
 
 import json
 import re
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from typing import Any
-
-import yaml
 
 from grader import strictjson
 
@@ -180,6 +177,8 @@ def junit(payload: dict[str, Any] | list[dict[str, Any]]) -> str:
     """JUnit XML of ``payload`` (mapping: the module doc): ``<testsuites>`` with one ``<testsuite>`` per
     suite, a ``<testcase classname name>`` per case holding ``<failure message>``, ``<error message>`` or
     ``<skipped message>`` with the diagnostics as text, or (passed with something to say) ``<system-out>``."""
+    import xml.etree.ElementTree as ET  # here: only junit needs it (a command that prints no XML loads none)
+
     all_suites = suites(payload)
     kinds = sorted({p["kind"] for p in (payload if isinstance(payload, list) else [payload])})
     root = ET.Element("testsuites", {"name": f"clusterlab {' '.join(kinds)}",
@@ -226,6 +225,8 @@ def tap(payload: dict[str, Any] | list[dict[str, Any]]) -> str:
     """TAP version 14 of ``payload`` (mapping: the module doc): the plan ``1..N``, a ``# <suite>`` comment
     before each suite's cases, ``ok``/``not ok N - <name>`` per case (``# SKIP <reason>`` for skipped),
     and a YAML block of the diagnostics under each case that has some."""
+    import yaml  # here: only tap needs it (importing PyYAML costs every other command ~20 ms)
+
     all_suites = suites(payload)
     lines = ["TAP version 14", f"1..{sum(len(s.cases) for s in all_suites)}"]
     n = 0

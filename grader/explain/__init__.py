@@ -8,12 +8,16 @@ package is a core that knows no lesson and one module per lesson area that regis
   paste and detecting kinds, ``explain``, ``render``, ``to_jsonable``;
 - ``common``: the finding helpers the lesson modules share (``ok`` ... ``info``, command matchers, the
   catalogue's figures read from checks/ranges.toml);
+- ``output``: the sections as terminal text or JSON values, bounded (``render``, ``to_jsonable``; the core
+  re-exports them);
 - ``paste``: reading a file or standard input, bounded (``read_paste``);
+- ``readers``: the parsers the lesson modules read with, each imported at its first call (so that
+  registering every kind loads none of them: a paste holds one or a few kinds);
 - ``lesson1`` (ip, ethtool, ping, iperf3, netplan), ``lesson3`` (nvidia-smi, lspci), ``lesson2_roce``
   (rdma link, sysfs, show_gids, ibstat, perftest), ``lesson2_nccl`` (NCCL logs, nccl-tests), ``serving``
   (Ray, vLLM), ``lab`` (vllm bench serve, AIPerf).
 
-A lesson module imports ``core`` and ``common`` (and parsers, facts, ranges, calc, spark_names), never
+A lesson module imports ``core``, ``common`` and ``readers`` (and parsers, facts, ranges, calc, spark_names), never
 another lesson module nor this package's ``__init__``. The order of the imports below is the order in
 which kinds are tried, so it is part of the behaviour.
 """

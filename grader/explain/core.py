@@ -10,7 +10,8 @@ prompt's command, by its lines, by its JSON), how to parse it, and how to summar
 The lesson modules beside this one (``lesson1``, ``lesson2_roce``, ``lesson2_nccl``, ``lesson3``,
 ``serving``, ``lab``) register their kinds with ``register`` and paste-wide comparisons with
 ``register_cross_check``; they import this module and ``grader.explain.common`` (the shared finding
-helpers), never each other. ``grader/explain/__init__.py`` imports them so they register.
+helpers), never each other. ``grader/explain/__init__.py`` imports them so they register. What is printed
+(``render``, ``to_jsonable``) is written by ``grader.explain.output`` and re-exported here.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import dataclasses
 import functools
 import json
 import re
-import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, NamedTuple
 
@@ -28,6 +28,7 @@ from ..diagnoses import known_faults
 from ..parsers import ParseError
 from ..parsers.common import (PROMPT_PROGRAMS, Chunk, any_search, command_argv, is_comment_line, is_noise_line,
                               join_wrapped, load_json_lenient, opens_json, split_chunks as _split_lines)
+from .output import MAX_SHOWN_CHARS, _plain, _shown, render, to_jsonable  # noqa: F401  (the last two re-exported)
 
 LEVELS = ("ok", "warn", "fail", "info")
 
@@ -341,7 +342,11 @@ def _segments(chunk: Chunk) -> list[_Segment]:
             pending.append(i)
             i += 1
             continue
-        block = next((k for k in views.blocks if k.block_start.match(line)), None) if views.blocks else None
+        block = None
+        for k in views.blocks:  # a loop, not a generator: asked for every line
+            if k.block_start.match(line):
+                block = k
+                break
         whole = True  # a JSON value or a YAML file is one output on its own
         if block is not None or (cmd_kind and _REGISTRY[cmd_kind].block_start and not cur.n_content):
             kind, used = (block.name if block else cmd_kind), len(lines) - i
@@ -354,7 +359,8 @@ def _segments(chunk: Chunk) -> list[_Segment]:
         else:
             whole, used = False, 1
             hint = next((k.name for j in pending for k in views.headers
-                         if len(lines[j]) <= MAX_KIND_LINE and k.header.search(lines[j].strip())), None)
+                         if len(lines[j]) <= MAX_KIND_LINE and k.header.search(lines[j].strip())),
+                        None) if pending else None
             kind = _kind_of_line(line, cur.kind or cmd_kind or hint) or cur.kind  # unclaimed lines continue
         spec = _REGISTRY.get(kind) if kind else None
         starts = spec is not None and spec.starts is not None and len(line) <= MAX_KIND_LINE \
@@ -533,68 +539,3 @@ def _cross_check(items: list[tuple[Section, Any]]) -> list[Section]:
             extra.setdefault(index, []).append(finding)
     return [dataclasses.replace(s, findings=s.findings + tuple(extra[i])) if i in extra else s
             for i, (s, _) in enumerate(items)]
-
-
-MAX_SHOWN_CHARS = 8192
-"""The longest text a fact or finding shows; a longer one (a multi-megabyte line a parser kept as it was)
-is cut, saying how long it was, so what explain prints stays bounded however long a pasted line is."""
-
-
-def _shown(text: str) -> str:
-    """``text``, or its first MAX_SHOWN_CHARS characters and how long it was."""
-    return text if len(text) <= MAX_SHOWN_CHARS else f"{text[:MAX_SHOWN_CHARS]}... [cut: {len(text):,} characters]"
-
-
-def _plain(value: Any) -> Any:
-    """Dataclasses, tuples and sets to plain JSON types (text longer than MAX_SHOWN_CHARS cut, see _shown)."""
-    if isinstance(value, str):
-        return _shown(value)
-    if hasattr(type(value), "__dataclass_fields__") and not isinstance(value, type):  # a dataclass: as asdict, no copies
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set)):
-        return [_plain(v) for v in value]
-    return value
-
-
-def to_jsonable(sections: Iterable[Section]) -> list[dict[str, Any]]:
-    """Sections as plain dicts/lists/str/numbers/None, for ``explain --json``."""
-    return [{"kind": s.kind, "command": s.command, "host": s.host, "facts": _plain(s.facts),
-             "findings": [{"level": f.level, "message": f.message} for f in s.findings],
-             "error": s.error} for s in sections]
-
-
-_MARKS = {"ok": ("ok", "32"), "warn": ("warn", "33"), "fail": ("FAIL", "31"), "info": ("info", "36"),
-          "error": ("ERROR", "31")}
-
-
-def render(sections: Iterable[Section], colour: bool = False, width: int = 100) -> str:
-    """Sections as terminal text: a header per section, then one wrapped line per finding.
-
-    ``colour`` adds ANSI colours to the level marks. Returns the text (no trailing newline).
-    """
-    def mark(level: str) -> str:
-        word, code = _MARKS.get(level, (level, "0"))
-        padded = f"{word:<5}"
-        return f"\x1b[{code}m{padded}\x1b[0m" if colour else padded
-
-    wrapped: dict[str, list[str]] = {}  # a message said again (the same output pasted twice) is wrapped once
-    out: list[str] = []
-    for s in sections:
-        head = f"[{s.kind or 'unknown'}]"
-        if s.command:
-            head += f" $ {s.command}"
-        if s.host:
-            head += f"   (on {s.host})"
-        out.append(head)
-        rows = [("error", s.error)] if s.error else [(f.level, f.message) for f in s.findings]
-        for level, message in rows:
-            lines = wrapped.get(message) or wrapped.setdefault(message, textwrap.wrap(message, width=max(40, width - 8))
-                                                               or [""])
-            out.append(f"  {mark(level)} {lines[0]}")
-            out += [f"        {line}" for line in lines[1:]]
-        if not rows:
-            out.append("  (nothing to remark)")
-        out.append("")
-    return "\n".join(out).rstrip("\n")

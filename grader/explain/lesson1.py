@@ -15,14 +15,14 @@ import ipaddress
 import re
 from typing import Any
 
-from ..parsers import (parse_ethtool, parse_ibdev2netdev, parse_ip_addr, parse_ip_route_get_all,
-                      parse_iperf3, parse_netplan, parse_ping)
 from ..parsers.common import command_argv
 from ..spark_names import (HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, other_twin, qsfp_port,
                           rdma_device_for, twin_domain)
 from .common import (C2S, JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, SWITCH, argv_is, argv_words, fail,
                      in_spark_range, info, ok, overlaps, port_words, spark_figure, warn)
 from .core import Finding, KindSpec, Summary, register
+from .readers import (parse_ethtool, parse_ibdev2netdev, parse_ip_addr, parse_ip_route_get_all, parse_iperf3,
+                      parse_netplan, parse_ping)
 
 
 JUMBO_GUIDES = "community guides (eugr spark-vllm-docker, oshlabs dgx-spark-cluster)"

@@ -17,14 +17,17 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..parsers.nccl_log import NcclLog, parse_nccl_log, transport_verdict
-from ..parsers.nccl_tests import BenchTable, NcclTestsResult, busbw_factor, parse_bench_table, parse_nccl_tests
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port, rdma_device_for
 from .common import (C2S, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, fields_of, hca_advice, info, ok, overlap_finding,
                      overlap_pairs, spark_figure, warn)
 from .core import Finding, KindSpec, Section, Summary, register, register_cross_check
+from .readers import busbw_factor, parse_bench_table, parse_nccl_log, parse_nccl_tests, transport_verdict
+
+if TYPE_CHECKING:
+    from ..parsers.nccl_log import NcclLog
+    from ..parsers.nccl_tests import BenchTable, NcclTestsResult
 
 CLUSTER_SETUP = "NVIDIA spark_cluster_setup.py"
 

@@ -18,18 +18,21 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..parsers.ib_sysfs import IbSysfs, RoceDevice, parse_ib_sysfs, roce_v2_ipv4_gid_index
-from ..parsers.ibstat import CaList, parse_ibstat
 from ..parsers.perftest import PROGRAMS as PERFTEST_PROGRAMS
 from ..parsers.perftest import PerftestRun, parse_perftest
-from ..parsers.rdma import RdmaLinks, parse_rdma_link
-from ..parsers.show_gids import GidTable, parse_show_gids
 from ..spark_names import QSFP_TWINS, qsfp_port, rdma_device_for, twin_domain
 from .common import (C2S, JUMBO_MTU, LINE_GBPS, LINK_MBPS, SPARK_RDMA, argv_is, fail, hca_advice, info, ok, port_words,
                      spark_figure, warn, whole)
 from .core import Finding, KindSpec, Section, Summary, register, register_cross_check
+from .readers import parse_ib_sysfs, parse_ibstat, parse_rdma_link, parse_show_gids, roce_v2_ipv4_gid_index
+
+if TYPE_CHECKING:
+    from ..parsers.ib_sysfs import IbSysfs, RoceDevice
+    from ..parsers.ibstat import CaList
+    from ..parsers.rdma import RdmaLinks
+    from ..parsers.show_gids import GidTable
 
 PERF_GUIDE = "NVIDIA's DGX Spark performance benchmarking guide"
 CHECK_BW = "NVIDIA check-connectx-bandwidth"

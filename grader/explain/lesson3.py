@@ -5,6 +5,8 @@ What the findings say comes from grader/facts/lesson3.py (one place for the mean
 or narrower than it can do, a slot below the card's generation, the path between the cards (NVLink,
 a PCIe switch, or through the CPU) and whether P2P works, power limits against the card's TGP.
 Figures and sources: docs/research/figures.md §3-4, via grader/calc and checks/specs/*.toml.
+Those helpers, the card specs and nvidia-smi's tables are imported in the functions that use them, so
+``explain`` loads them only for a paste that holds these outputs (see grader.explain.readers).
 """
 
 from __future__ import annotations
@@ -12,13 +14,9 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from ..calc.specs import match_gpu
-from ..facts.lesson3 import gpu_record, is_idle, link_sentences, p2p_sentences
-from ..parsers.lspci import parse_lspci_vv
-from ..parsers.nvidia_smi import (LINK_MEANING, P2P_STATUS, link_family, parse_query_gpu, parse_smi_q,
-                                 parse_smi_table, parse_topo_matrix, parse_topo_p2p, smi_value)
 from .common import fail, info, ok, warn
 from .core import Finding, KindSpec, Summary, register
+from .readers import parse_lspci_vv, parse_query_gpu, parse_smi_q, parse_smi_table, parse_topo_matrix, parse_topo_p2p
 
 
 
@@ -49,6 +47,7 @@ def _is_table(argv: list[str]) -> bool:
 
 
 def _tgp_words(name: str | None) -> str | None:
+    from ..calc.specs import match_gpu
     spec = match_gpu(name)
     if spec is None:
         return None
@@ -86,6 +85,7 @@ def _power_findings(g: dict[str, Any]) -> list[Finding]:
 # --------------------------------------------------------------------------- --query-gpu
 
 def _summarise_query(q: Any, command: str | None) -> Summary:
+    from ..facts.lesson3 import gpu_record, link_sentences
     gpus = [gpu_record(r) for r in q.rows]
     findings: list[Finding] = []
     for g in gpus:
@@ -129,6 +129,8 @@ register(KindSpec(
 # --------------------------------------------------------------------------- topo -m
 
 def _summarise_topo(t: Any, command: str | None) -> Summary:
+    from ..facts.lesson3 import p2p_sentences
+    from ..parsers.nvidia_smi import LINK_MEANING, link_family
     findings: list[Finding] = []
     pairs = t.gpu_pairs()
     numa = {g: n for g, n in t.numa_affinity.items() if n is not None}
@@ -184,6 +186,8 @@ register(KindSpec(
 # --------------------------------------------------------------------------- topo -p2p
 
 def _summarise_p2p(p: Any, command: str | None) -> Summary:
+    from ..facts.lesson3 import p2p_sentences
+    from ..parsers.nvidia_smi import P2P_STATUS
     findings: list[Finding] = []
     mode = {"r": "reads", "w": "writes", "n": "NVLink", "a": "atomics", "p": "prop"}.get(p.mode or "", "P2P")
     for a, b, status in p.pairs():
@@ -243,6 +247,9 @@ register(KindSpec(
 # --------------------------------------------------------------------------- -q
 
 def _summarise_q(q: Any, command: str | None) -> Summary:
+    from ..calc.specs import match_gpu
+    from ..facts.lesson3 import is_idle, link_sentences
+    from ..parsers.nvidia_smi import smi_value
     findings: list[Finding] = []
     gpus = []
     for i, g in enumerate(q.gpus):

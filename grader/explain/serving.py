@@ -17,16 +17,19 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..diagnoses import diagnose
 from ..parsers.common import ParseError
-from ..parsers.nccl_log import parse_nccl_log, transport_verdict
-from ..parsers.ray_status import Demand, RayStatus, parse_ray_status
-from ..parsers.vllm_api import VllmMetrics, is_models_json, parse_metrics, parse_models
-from ..parsers.vllm_log import VllmLog, parse_vllm_log
 from .common import fail, info, ok, runs_program, spark_figure, warn, whole
 from .core import Finding, KindSpec, Summary, register
+from .readers import (is_models_json, parse_metrics, parse_models, parse_nccl_log, parse_ray_status, parse_vllm_log,
+                      transport_verdict)
+
+if TYPE_CHECKING:
+    from ..parsers.ray_status import Demand, RayStatus
+    from ..parsers.vllm_api import VllmMetrics
+    from ..parsers.vllm_log import VllmLog
 
 GIB = 2 ** 30
 RAY_NODES = whole(spark_figure("ray_node_count"))
@@ -35,9 +38,7 @@ RAY_NODES = whole(spark_figure("ray_node_count"))
 
 def _fmt(x: float | None) -> str:
     """1.0 -> "1", 2.5 -> "2.5" (Ray prints resource counts as floats)."""
-    if x is None:
-        return "?"
-    return f"{x:g}"
+    return "?" if x is None else f"{x:g}"
 
 
 # --------------------------------------------------------------------------- ray status

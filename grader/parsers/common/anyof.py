@@ -105,8 +105,26 @@ def any_search(patterns: Iterable[re.Pattern[str]]) -> Callable[[str], bool]:
         return lambda text: any(p.search(text) for p in pats)
     if not tests:
         return lambda text: False
-    first, *rest = tests
-    return lambda text: bool(first(text)) or any(test(text) for test in rest)
+    return _first_found(tuple(tests))
+
+
+def _first_found(tests: tuple[Callable[[str], object], ...]) -> Callable[[str], bool]:
+    """Whether one of ``tests`` is true for a text, the test that was true last time asked first: the lines of one
+    output mostly have one shape, so the search that found the last line's match mostly finds this one's, and the
+    others are not run. The answer is the same in any order; a new order is a new tuple (threads may share it)."""
+    order = tests
+
+    def found(text: str) -> bool:
+        nonlocal order
+        tried = order
+        for i, test in enumerate(tried):
+            if test(text):
+                if i:
+                    order = (test,) + tried[:i] + tried[i + 1:]
+                return True
+        return False
+
+    return found
 
 
 @functools.lru_cache(maxsize=1024)  # the same alternative is joined into several tests
@@ -116,6 +134,9 @@ def _gated(alternative: str) -> Callable[[str], object]:
     search that tries the alternative at every character."""
     gates = [_texts_search(texts) for texts in _strongest(_required_sets(alternative), 2)]
     search = re.compile(alternative).search
+    if len(gates) == 2:  # spelled out: asked for every line of a paste, where a generator costs more than the gates
+        first, second = gates
+        return lambda text: first(text) is not None and second(text) is not None and search(text)
     return lambda text: all(gate(text) is not None for gate in gates) and search(text)
 
 

@@ -1,0 +1,87 @@
+"""What ``explain`` prints: its sections as terminal text (``render``) or as plain JSON values (``to_jsonable``),
+every text bounded (``MAX_SHOWN_CHARS``). The core re-exports these; the lesson modules never need them. The
+sections are :class:`grader.explain.core.Section` values (not imported here: the core imports this module).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import textwrap
+from typing import Any, Iterable
+
+
+MAX_SHOWN_CHARS = 8192
+"""The longest text a fact or finding shows; a longer one (a multi-megabyte line a parser kept as it was)
+is cut, saying how long it was, so what explain prints stays bounded however long a pasted line is."""
+
+
+def _shown(text: str) -> str:
+    """``text``, or its first MAX_SHOWN_CHARS characters and how long it was."""
+    return text if len(text) <= MAX_SHOWN_CHARS else f"{text[:MAX_SHOWN_CHARS]}... [cut: {len(text):,} characters]"
+
+
+_SCALARS = (int, float, bool, type(None))
+
+
+def _plain(value: Any) -> Any:
+    """Dataclasses, tuples and sets to plain JSON types (text longer than MAX_SHOWN_CHARS cut, see _shown)."""
+    if type(value) in _SCALARS:  # most values: kept as they are
+        return value
+    if isinstance(value, str):
+        return _shown(value)
+    if hasattr(type(value), "__dataclass_fields__") and not isinstance(value, type):  # a dataclass: as asdict, no copies
+        return {name: _plain(getattr(value, name)) for name in _field_names(type(value))}
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [_plain(v) for v in value]
+    return value
+
+
+@functools.lru_cache(maxsize=None)
+def _field_names(cls: type) -> tuple[str, ...]:
+    """The names of a dataclass's fields, in order (dataclasses.fields, asked once per class)."""
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
+def to_jsonable(sections: Iterable[Any]) -> list[dict[str, Any]]:
+    """Sections as plain dicts/lists/str/numbers/None, for ``explain --json``."""
+    return [{"kind": s.kind, "command": s.command, "host": s.host, "facts": _plain(s.facts),
+             "findings": [{"level": f.level, "message": f.message} for f in s.findings],
+             "error": s.error} for s in sections]
+
+
+_MARKS = {"ok": ("ok", "32"), "warn": ("warn", "33"), "fail": ("FAIL", "31"), "info": ("info", "36"),
+          "error": ("ERROR", "31")}
+
+
+def render(sections: Iterable[Any], colour: bool = False, width: int = 100) -> str:
+    """Sections as terminal text: a header per section, then one wrapped line per finding.
+
+    ``colour`` adds ANSI colours to the level marks. Returns the text (no trailing newline).
+    """
+    def mark(level: str) -> str:
+        word, code = _MARKS.get(level, (level, "0"))
+        padded = f"{word:<5}"
+        return f"\x1b[{code}m{padded}\x1b[0m" if colour else padded
+
+    wrapped: dict[str, list[str]] = {}  # a message said again (the same output pasted twice) is wrapped once
+    out: list[str] = []
+    for s in sections:
+        head = f"[{s.kind or 'unknown'}]"
+        if s.command:
+            head += f" $ {s.command}"
+        if s.host:
+            head += f"   (on {s.host})"
+        out.append(head)
+        rows = [("error", s.error)] if s.error else [(f.level, f.message) for f in s.findings]
+        for level, message in rows:
+            lines = wrapped.get(message) or wrapped.setdefault(message, textwrap.wrap(message, width=max(40, width - 8))
+                                                               or [""])
+            out.append(f"  {mark(level)} {lines[0]}")
+            out += [f"        {line}" for line in lines[1:]]
+        if not rows:
+            out.append("  (nothing to remark)")
+        out.append("")
+    return "\n".join(out).rstrip("\n")
