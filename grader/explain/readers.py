@@ -9,154 +9,54 @@ imports its readers from here and registers its kinds without loading them. No l
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
+from typing import Any, Callable
+
+
+def _at_first_call(module: str, name: str) -> Callable[..., Any]:
+    """A stand-in for ``grader.<module>.<name>`` that imports that module when first called."""
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(f"grader.{module}"), name)(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = f"grader.{module}.{name}, imported at its first call."
+    return call
+
 
 # --------------------------------------------------------------------------- lesson 1
-
-
-def parse_ethtool(text: str) -> Any:
-    from ..parsers.ethtool import parse_ethtool
-    return parse_ethtool(text)
-
-
-def parse_ibdev2netdev(text: str) -> Any:
-    from ..parsers.ibdev2netdev import parse_ibdev2netdev
-    return parse_ibdev2netdev(text)
-
-
-def parse_ip_addr(text: str) -> Any:
-    from ..parsers.iproute import parse_ip_addr
-    return parse_ip_addr(text)
-
-
-def parse_ip_route_get_all(text: str) -> Any:
-    from ..parsers.iproute import parse_ip_route_get_all
-    return parse_ip_route_get_all(text)
-
-
-def parse_iperf3(text: str) -> Any:
-    from ..parsers.iperf3 import parse_iperf3
-    return parse_iperf3(text)
-
-
-def parse_netplan(text: str) -> Any:
-    from ..parsers.netplan import parse_netplan
-    return parse_netplan(text)
-
-
-def parse_ping(text: str) -> Any:
-    from ..parsers.ping import parse_ping
-    return parse_ping(text)
-
+parse_ethtool = _at_first_call("parsers.ethtool", "parse_ethtool")
+parse_ibdev2netdev = _at_first_call("parsers.ibdev2netdev", "parse_ibdev2netdev")
+parse_ip_addr = _at_first_call("parsers.iproute", "parse_ip_addr")
+parse_ip_route_get_all = _at_first_call("parsers.iproute", "parse_ip_route_get_all")
+parse_iperf3 = _at_first_call("parsers.iperf3", "parse_iperf3")
+parse_netplan = _at_first_call("parsers.netplan", "parse_netplan")
+parse_ping = _at_first_call("parsers.ping", "parse_ping")
 
 # --------------------------------------------------------------------------- lesson 2a: RoCE
-
-def parse_ib_sysfs(text: str) -> Any:
-    from ..parsers.ib_sysfs import parse_ib_sysfs
-    return parse_ib_sysfs(text)
-
-
-def roce_v2_ipv4_gid_index(*args: Any, **kwargs: Any) -> Any:
-    from ..parsers.ib_sysfs import roce_v2_ipv4_gid_index
-    return roce_v2_ipv4_gid_index(*args, **kwargs)
-
-
-def parse_ibstat(text: str) -> Any:
-    from ..parsers.ibstat import parse_ibstat
-    return parse_ibstat(text)
-
-
-def parse_rdma_link(text: str) -> Any:
-    from ..parsers.rdma import parse_rdma_link
-    return parse_rdma_link(text)
-
-
-def parse_show_gids(text: str) -> Any:
-    from ..parsers.show_gids import parse_show_gids
-    return parse_show_gids(text)
-
+parse_ib_sysfs = _at_first_call("parsers.ib_sysfs", "parse_ib_sysfs")
+roce_v2_ipv4_gid_index = _at_first_call("parsers.ib_sysfs", "roce_v2_ipv4_gid_index")
+parse_ibstat = _at_first_call("parsers.ibstat", "parse_ibstat")
+parse_rdma_link = _at_first_call("parsers.rdma", "parse_rdma_link")
+parse_show_gids = _at_first_call("parsers.show_gids", "parse_show_gids")
 
 # --------------------------------------------------------------------------- lesson 2a: NCCL
-
-def parse_nccl_log(text: str) -> Any:
-    from ..parsers.nccl_log import parse_nccl_log
-    return parse_nccl_log(text)
-
-
-def transport_verdict(*args: Any, **kwargs: Any) -> Any:
-    from ..parsers.nccl_log import transport_verdict
-    return transport_verdict(*args, **kwargs)
-
-
-def parse_nccl_tests(text: str) -> Any:
-    from ..parsers.nccl_tests import parse_nccl_tests
-    return parse_nccl_tests(text)
-
-
-def parse_bench_table(text: str) -> Any:
-    from ..parsers.nccl_tests import parse_bench_table
-    return parse_bench_table(text)
-
-
-def busbw_factor(*args: Any, **kwargs: Any) -> Any:
-    from ..parsers.nccl_tests import busbw_factor
-    return busbw_factor(*args, **kwargs)
-
+parse_nccl_log = _at_first_call("parsers.nccl_log", "parse_nccl_log")
+transport_verdict = _at_first_call("parsers.nccl_log", "transport_verdict")
+parse_nccl_tests = _at_first_call("parsers.nccl_tests", "parse_nccl_tests")
+parse_bench_table = _at_first_call("parsers.nccl_tests", "parse_bench_table")
+busbw_factor = _at_first_call("parsers.nccl_tests", "busbw_factor")
 
 # --------------------------------------------------------------------------- lesson 2b: Ray, vLLM
-
-def parse_ray_status(text: str) -> Any:
-    from ..parsers.ray_status import parse_ray_status
-    return parse_ray_status(text)
-
-
-def parse_vllm_log(text: str) -> Any:
-    from ..parsers.vllm_log import parse_vllm_log
-    return parse_vllm_log(text)
-
-
-def is_models_json(value: Any) -> bool:
-    from ..parsers.vllm_api import is_models_json
-    return is_models_json(value)
-
-
-def parse_models(text: str) -> Any:
-    from ..parsers.vllm_api import parse_models
-    return parse_models(text)
-
-
-def parse_metrics(text: str) -> Any:
-    from ..parsers.vllm_api import parse_metrics
-    return parse_metrics(text)
-
+parse_ray_status = _at_first_call("parsers.ray_status", "parse_ray_status")
+parse_vllm_log = _at_first_call("parsers.vllm_log", "parse_vllm_log")
+is_models_json = _at_first_call("parsers.vllm_api", "is_models_json")
+parse_models = _at_first_call("parsers.vllm_api", "parse_models")
+parse_metrics = _at_first_call("parsers.vllm_api", "parse_metrics")
 
 # --------------------------------------------------------------------------- lesson 3
-
-def parse_lspci_vv(text: str) -> Any:
-    from ..parsers.lspci import parse_lspci_vv
-    return parse_lspci_vv(text)
-
-
-def parse_query_gpu(text: str) -> Any:
-    from ..parsers.nvidia_smi import parse_query_gpu
-    return parse_query_gpu(text)
-
-
-def parse_smi_q(text: str) -> Any:
-    from ..parsers.nvidia_smi import parse_smi_q
-    return parse_smi_q(text)
-
-
-def parse_smi_table(text: str) -> Any:
-    from ..parsers.nvidia_smi import parse_smi_table
-    return parse_smi_table(text)
-
-
-def parse_topo_matrix(text: str) -> Any:
-    from ..parsers.nvidia_smi import parse_topo_matrix
-    return parse_topo_matrix(text)
-
-
-def parse_topo_p2p(text: str) -> Any:
-    from ..parsers.nvidia_smi import parse_topo_p2p
-    return parse_topo_p2p(text)
+parse_lspci_vv = _at_first_call("parsers.lspci", "parse_lspci_vv")
+parse_query_gpu = _at_first_call("parsers.nvidia_smi", "parse_query_gpu")
+parse_smi_q = _at_first_call("parsers.nvidia_smi", "parse_smi_q")
+parse_smi_table = _at_first_call("parsers.nvidia_smi", "parse_smi_table")
+parse_topo_matrix = _at_first_call("parsers.nvidia_smi", "parse_topo_matrix")
+parse_topo_p2p = _at_first_call("parsers.nvidia_smi", "parse_topo_p2p")
