@@ -51,16 +51,19 @@ back-to-back ``clusterlab check lesson1`` runs measured 16.9-18.7 Gbit/s (max/mi
 so 1.5 leaves room for a busier machine while a figure typed ten times too high (or the house network's 1 Gbit/s
 instead of a twin's) is still far outside."""
 
-LAB_THROUGHPUT_SPREAD = 0.5
+LAB_THROUGHPUT_SPREAD = 0.75
 """Output tok/s of the same load level may differ by this fraction between two honest runs
-(max/min <= 1.5). On the sim, four back-to-back runs of concurrency 1 (8 prompts of 32+16 tokens,
-Ray PP=2) gave 147-169 output tok/s (max/min 1.15; 29 Nov 2026); latencies on 2 shared cores are noisy
-(research/vllm_cpu.md §4), so the allowance is wider than that. A GPU server at concurrency 1 is
-steadier (decode is memory-bound), so on Sparks 1.5 is generous; an edit by 2x or more shows."""
+(max/min <= 1.75). On the sim (concurrency 1, 8 prompts of 32+16 tokens, Ray PP=2), four back-to-back
+runs gave 147-169 output tok/s (max/min 1.15; 29 Nov 2026), but a recording and its re-run a minute
+later in tests/test_verify_sim.py gave 108.3 then 69.8 tok/s (1.55; 2 Dec 2026, fresh-clone suite,
+nothing else running): latencies on 2 shared cores are noisy (research/vllm_cpu.md §4). A GPU server
+at concurrency 1 is steadier (decode is memory-bound), so on Sparks 1.75 is generous; an edit by 2x
+or more still shows against the recorded figure."""
 
-LAB_TPOT_SPREAD = 0.5
-"""Median TPOT (ms) of the same level: max/min <= 1.5, for the same reasons as
-LAB_THROUGHPUT_SPREAD (the same four sim runs: 4.68-5.69 ms, max/min 1.22)."""
+LAB_TPOT_SPREAD = 0.75
+"""Median TPOT (ms) of the same level: max/min <= 1.75, for the same reasons as
+LAB_THROUGHPUT_SPREAD (the four sim runs: 4.68-5.69 ms, max/min 1.22; the 2 Dec pair: 8.55 then
+12.60 ms, 1.47)."""
 
 KV_SPREAD = 0.0
 """vLLM's ``KV cache size`` tokens are arithmetic on the same memory figure, model and flags:
