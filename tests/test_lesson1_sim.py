@@ -111,7 +111,7 @@ FAULTS = {
 
 
 def test_every_sim_fault_is_covered():
-    from tests.test_sim import SERVING_FAULTS  # lesson 2b's: only what `sim serve` starts (test_lesson2b_sim.py)
+    from tests.test_sim import SERVING_FAULTS  # lesson 2b's: only what `sim serve` starts (sim_lesson2b_faults.py)
     assert set(FAULTS) | SERVING_FAULTS == set(sim.FAULTS)
 
 

@@ -21,7 +21,7 @@ CLI = [sys.executable, "-m", "grader.cli"]
 SIM_CHECKS = {"L2.roce_active", "L2.ifname_vars", "L2.ib_hca", "L2.gid_index", "L2.env_same", "L2.nccl_transport"}
 SERVE_CHECKS = {"L2.ray_nodes", "L2.head_on_qsfp", "L2.vllm_host_ip", "L2.parallel_sizes", "L2.kv_capacity",
                 "L2.model_same", "L2.launch"}
-"""Lesson 2b's checks: judged on a served cluster (test_lesson2b_sim.py); here vLLM is still starting."""
+"""Lesson 2b's checks: judged on a served cluster (sim_lesson2b_faults.py); here vLLM is still starting."""
 
 
 def check(inventory, evidence) -> tuple[int, dict, str]:
@@ -67,15 +67,16 @@ def test_healthy_sim_with_ray_passes_lesson2a(tmp_path):
 
 FAULTS = {"no-ib-hca": {"L2.ib_hca"}, "one-hca": {"L2.ib_hca"}, "wrong-gid-index": {"L2.gid_index"},
           "env-mismatch": {"L2.env_same"}, "socket-fallback": {"L2.nccl_transport"}}
+"""Lesson 2a's faults and the checks each fails (the fault track, tests/test_track.py, runs each through
+:func:`fails_exactly_its_check`, then solves it)."""
 
 
-@pytest.mark.parametrize("fault", sorted(FAULTS))
-def test_lesson2_fault_fails_exactly_its_check(fault, tmp_path):
-    try:
-        inv = up_with_ray([fault])
-        code, out, err = check(inv, tmp_path)
-    finally:
-        sim.down()
+def fails_exactly_its_check(fault: str, tmp_path) -> None:
+    """The sim up with ``fault`` and Ray started on both nodes: ``check lesson2`` fails exactly the fault's
+    lesson-2a check (lesson 2b's, judged on a served cluster, aside), each failure with a hint and details.
+    Leaves the sim up (the caller solves or takes it down)."""
+    inv = up_with_ray([fault])
+    code, out, err = check(inv, tmp_path)
     assert code == 1 and "Traceback" not in err
     assert failed(out) - SERVE_CHECKS == FAULTS[fault], json.dumps(out["verdicts"], indent=1)
     for v in out["verdicts"]:

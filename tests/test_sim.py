@@ -400,7 +400,7 @@ def _serve_env(node: str) -> dict[str, str]:
 SERVING_FAULTS = {"serve-no-ray-backend", "kv-too-small", "model-path-differs", "head-on-house-network",
                   "no-gloo-ifname", "gloo-wrong-iface", "ray-wrong-node-ip", "nnodes-no-host-ip"}
 """Lesson 2b's faults: they change only what `sim serve` starts (the spec's serving fields), nothing
-`sim up` builds; tests/test_lesson2b_sim.py runs each for real."""
+`sim up` builds; tests/sim_lesson2b_faults.py runs each for real."""
 
 
 def test_every_fault_has_a_live_case():

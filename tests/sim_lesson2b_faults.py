@@ -1,25 +1,20 @@
-"""Lesson 2b end to end on the simulated cluster: each launch fault, reproduced for real, fails exactly
-its check with vLLM's own error diagnosed (the healthy served sim passing every check is the lesson-2
-track in tests/test_track.py). Faults fail fast (vLLM exits within ~20-60 s; `serve.start` then keeps
-Ray, the logs and the [serve] table)."""
+"""Lesson 2b's faults end to end on the simulated cluster (not a test module: tests/test_track.py runs
+these): each launch fault, reproduced for real, fails exactly
+its check with vLLM's own error diagnosed. The functions here bring a fault to its failing state and
+assert that; the fault track (tests/test_track.py, test_fault_track) runs each of them and then solves
+the fault, so each is reproduced once. The healthy served sim passing every check is the lesson-2
+track there too. Faults fail fast (vLLM exits within ~20-60 s; `serve.start` then keeps Ray, the logs
+and the [serve] table)."""
 
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 
 from grader import sim
 from grader.sim import serve
 from tests.test_lesson2_sim import SERVE_CHECKS, check, failed
-
-pytestmark = pytest.mark.skipif(os.geteuid() != 0 or serve.installed() is not None,
-                                reason="needs root and the serving environment (bash scripts/install-serve.sh)")
-
-
-# The healthy served sim passing every lesson-2 check, with its facts: tests/test_track.py
-# (test_lesson_track[lesson2]: start -> solve -> check -> finish, the assertions of served_facts_hold).
 
 
 FAULTS = {
@@ -39,17 +34,16 @@ SERVING_FAULTS = {
 }
 
 
-@pytest.mark.parametrize("fault", sorted(FAULTS))
-def test_launch_fault_fails_exactly_its_check(fault, tmp_path):
+def launch_fault_fails_exactly_its_check(fault: str, tmp_path) -> None:
+    """A launch fault (:data:`FAULTS`): ``serve.start`` fails with vLLM's exit, and ``check lesson2`` fails
+    exactly the owning check, naming the cause and the fix; the launch itself is not measured. Leaves the
+    sim up."""
     which, cause, fix = FAULTS[fault]
-    try:
-        inv = sim.up([fault])
-        with pytest.raises(serve.ServeError, match="vllm serve exited") as err:
-            serve.start("ray")
-        assert "check lesson2" in str(err.value)
-        code, out, stderr = check(inv, tmp_path)
-    finally:
-        sim.down()
+    inv = sim.up([fault])
+    with pytest.raises(serve.ServeError, match="vllm serve exited") as err:
+        serve.start("ray")
+    assert "check lesson2" in str(err.value)
+    code, out, stderr = check(inv, tmp_path)
     assert code == 1 and "Traceback" not in stderr
     assert failed(out) == {which}, json.dumps(out["verdicts"], indent=1)
     v = next(v for v in out["verdicts"] if v["id"] == which)
@@ -60,35 +54,29 @@ def test_launch_fault_fails_exactly_its_check(fault, tmp_path):
     assert unmeasured <= SERVE_CHECKS and "L2.launch" in unmeasured
 
 
-@pytest.mark.parametrize("fault", sorted(SERVING_FAULTS))
-def test_serving_fault_fails_exactly_its_check(fault, tmp_path):
+def serving_fault_fails_exactly_its_check(fault: str, tmp_path) -> None:
+    """A serving fault (:data:`SERVING_FAULTS`): the model serves, and ``check lesson2`` fails exactly the
+    owning check with the cause and the fix. Leaves the sim up."""
     which, cause, fix = SERVING_FAULTS[fault]
-    try:
-        inv = sim.up([fault])
-        serve.start("ray")
-        code, out, stderr = check(inv, tmp_path)
-    finally:
-        sim.down()
+    inv = sim.up([fault])
+    serve.start("ray")
+    code, out, stderr = check(inv, tmp_path)
     assert code == 1 and "Traceback" not in stderr
     assert failed(out) == {which}, json.dumps(out["verdicts"], indent=1)
     v = next(v for v in out["verdicts"] if v["id"] == which)
     assert v["hint"] and v["source"] and cause in v["details"][0] and fix in v["details"][0]
 
 
-
 def _failing_start(fault: str, mode: str, tmp_path) -> tuple[str, dict, dict, dict]:
-    """The sim up with ``fault``; ``serve.start(mode)`` must fail. Then lesson 2 is checked and the sim
-    taken down. Returns (the ServeError's text, the sim's serve state after the failure, the check's
-    JSON, the one verdict that failed); asserts exactly one check failed, with a hint and a source."""
-    try:
-        inv = sim.up([fault])
-        with pytest.raises(serve.ServeError) as err:
-            serve.start(mode)
-        state = serve.status() or {}
-        assert "[serve]" in inv.read_text() and state.get("failed")
-        code, out, stderr = check(inv, tmp_path)
-    finally:
-        sim.down()
+    """The sim up with ``fault``; ``serve.start(mode)`` must fail. Then lesson 2 is checked, the sim left
+    up. Returns (the ServeError's text, the sim's serve state after the failure, the check's JSON, the
+    one verdict that failed); asserts exactly one check failed, with a hint and a source."""
+    inv = sim.up([fault])
+    with pytest.raises(serve.ServeError) as err:
+        serve.start(mode)
+    state = serve.status() or {}
+    assert "[serve]" in inv.read_text() and state.get("failed")
+    code, out, stderr = check(inv, tmp_path)
     assert code == 1 and "Traceback" not in stderr
     fails = [v for v in out["verdicts"] if v["status"] == "fail"]
     assert len(fails) == 1, json.dumps(out["verdicts"], indent=1)
@@ -96,10 +84,10 @@ def _failing_start(fault: str, mode: str, tmp_path) -> tuple[str, dict, dict, di
     return str(err.value), state, out, fails[0]
 
 
-def test_ray_wrong_node_ip_fails_only_ray_nodes(tmp_path):
+def ray_wrong_node_ip_fails_only_ray_nodes(fault: str, tmp_path) -> None:
     """The worker's `ray start` with an address it does not own times out (~30 s, for real); the head's Ray,
     the logs and the [serve] table stay, and L2.ray_nodes alone fails, naming the node's own address."""
-    msg, _, out, v = _failing_start("ray-wrong-node-ip", "ray", tmp_path)
+    msg, _, out, v = _failing_start(fault, "ray", tmp_path)
     assert "ray start" in msg and "timed out registering this node" in msg and "spark-b/ray.log" in msg
     assert v["id"] == "L2.ray_nodes"
     details = " ".join(v["details"])
@@ -115,13 +103,13 @@ def test_ray_wrong_node_ip_fails_only_ray_nodes(tmp_path):
     assert any("never joined Ray (see L2.ray_nodes)" in d for d in ifn["details"])
 
 
-def test_nnodes_without_host_ip_hangs_and_fails_only_vllm_host_ip(tmp_path):
+def nnodes_without_host_ip_hangs_and_fails_only_vllm_host_ip(fault: str, tmp_path) -> None:
     """--nnodes without VLLM_HOST_IP: no error, no /health. The sim gives up after the fault's short
     deadline (not 240 s), leaves the hung vLLM and its log, and L2.vllm_host_ip alone fails, saying it
     is a hang and how long the log has been silent."""
     from grader.sim import faults
 
-    msg, state, out, v = _failing_start("nnodes-no-host-ip", "nnodes", tmp_path)
+    msg, state, out, v = _failing_start(fault, "nnodes", tmp_path)
     assert f"did not answer within {faults.HANG_DEADLINE_S:.0f} s" in msg and faults.HANG_DEADLINE_S == 75.0
     assert "no new line for" in msg and "hangs without an error" in msg and state["hung"]
     assert v["id"] == "L2.vllm_host_ip"
@@ -133,3 +121,10 @@ def test_nnodes_without_host_ip_hangs_and_fails_only_vllm_host_ip(tmp_path):
     assert "VLLM_HOST_IP is not set" in details  # read from the hung processes' environment too
     unmeasured = {v["id"] for v in out["verdicts"] if v["status"] == "unmeasured"}
     assert "L2.launch" in unmeasured and "L2.kv_capacity" in unmeasured
+
+
+FAILS_EXACTLY = {**{f: launch_fault_fails_exactly_its_check for f in FAULTS},
+                 **{f: serving_fault_fails_exactly_its_check for f in SERVING_FAULTS},
+                 "ray-wrong-node-ip": ray_wrong_node_ip_fails_only_ray_nodes,
+                 "nnodes-no-host-ip": nnodes_without_host_ip_hangs_and_fails_only_vllm_host_ip}
+"""Lesson 2b's faults, each with the function that brings it to its failing state and asserts it."""
