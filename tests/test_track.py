@@ -24,6 +24,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -78,12 +79,21 @@ def leftovers() -> dict[str, object]:
     return state
 
 
-def settled(before: dict[str, object], within_s: float = 10.0) -> dict[str, object]:
-    """The state once SSH session processes have ended (they go just after the client closes)."""
+def without_pids(state: dict[str, object]) -> dict[str, object]:
+    """``state`` (:func:`leftovers`) with each process as its command line alone: the same processes
+    after ``solve`` rebuilt the sim have new pids."""
+    return {k: ({**v, "procs": sorted(p.split(" ", 1)[-1] for p in v["procs"])} if isinstance(v, dict) else v)
+            for k, v in state.items()}
+
+
+def settled(before: dict[str, object], within_s: float = 10.0,
+            same: Callable[[dict], dict] = lambda s: s) -> dict[str, object]:
+    """The state once SSH session processes have ended (they go just after the client closes): the first
+    whose ``same(...)`` equals ``same(before)``, else the last seen after ``within_s``."""
     deadline = time.monotonic() + within_s
     while True:
         now = leftovers()
-        if now == before or time.monotonic() > deadline:
+        if same(now) == same(before) or time.monotonic() > deadline:
             return now
         time.sleep(0.25)
 
@@ -205,8 +215,11 @@ def _lesson1_fault_track(fault: str, tmp_path: Path) -> None:
 def _lesson2_fault_track(fault: str, tmp_path: Path) -> None:
     """A lesson-2 fault: lesson 1's link is whole, so start lesson2 is ready; the fault's failing state
     fails exactly its check; solve lesson2 rebuilds and serves; every lesson-2 check passes with the
-    healthy sim's values; finish leaves nothing of clusterlab's running."""
+    healthy sim's values; finish leaves nothing of clusterlab's running, and the nodes' processes,
+    listening ports, /dev/shm and temporary folders are as they were before the fault was served
+    (process ids aside: solve rebuilt the sim)."""
     sim.up([fault])
+    before = leftovers()
     code, out, err = cli("start", "lesson2", "--inventory", str(T.INVENTORY))
     assert code == 0 and "ready: lesson2 can begin" in out, out + err
     LESSON2_FAILS[fault](fault, tmp_path / "faulted")
@@ -217,6 +230,9 @@ def _lesson2_fault_track(fault: str, tmp_path: Path) -> None:
     served_facts_hold(report, json.loads((tmp_path / "lesson2.json").read_text())["facts"])
     code, out, _ = cli("finish", "lesson2", "--inventory", str(T.INVENTORY))
     assert code == 0 and "stopped the sim's Ray and vLLM" in out and "nothing of clusterlab's is left running" in out
+    after = without_pids(settled(before, same=without_pids))
+    before = without_pids(before)
+    assert after == before, {k: (before[k], after[k]) for k in before if before[k] != after[k]}
 
 
 @pytest.mark.parametrize("fault", [pytest.param(n, marks=needs_serving) if f.lesson != "lesson1" else n
