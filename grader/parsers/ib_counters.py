@@ -36,7 +36,8 @@ _COUNTER_RE = re.compile(r"^(?P<path>/\S*?/infiniband/(?P<dev>[^/\s:]+)/ports/(?
                          r"(?P<name>[A-Za-z0-9_]+))(?::(?P<value>.*))?$")
 """``/sys/class/infiniband/<dev>/ports/<n>/counters/<name>[:<value>]`` (or the same tree under /sys/devices)."""
 _VALUE_RE = re.compile(r"^\s*(?P<n>\d{1,24})\s*$")  # a 64-bit count has at most 20 digits; more is not a count
-_PATHISH_RE = re.compile(r"^/\S*infiniband")  # a line that starts like a counter path, whole or cut off
+_PATHISH_RE = re.compile(r"^/(?:sys/|\S*infiniband)")  # a line that starts like a counter path, whole or cut off
+_SYSFS_ROOT = "/sys/class/infiniband/"
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,7 @@ def parse_ib_counters(text: str) -> IbCounters:
             if one is not None and v is not None:
                 dev, port, name = one
                 _put(got, dev, port, name, int(v.group("n")), line)
-            elif last and _PATHISH_RE.match(s):
+            elif last and (_PATHISH_RE.match(s) or _SYSFS_ROOT.startswith(s)):
                 truncated = True  # cut off inside the path
             else:
                 ignored.append(line.no)
