@@ -74,13 +74,24 @@ def sim_is_down(profile: str) -> bool:
     return profile == "sim" and not Path("/sys/class/net/clsim-br0").exists()
 
 
+def two_nodes_at_most(inv: Any) -> None:
+    """Raise CheckError, saying what to do, for an inventory of more than two nodes (a ring or a switch,
+    ``topology`` in the inventory): it is read and validated, but the lessons probe one pair for now."""
+    if len(getattr(inv, "nodes", ())) > 2:
+        raise CheckError(f"this inventory is a {inv.topology} of {len(inv.nodes)} nodes: clusterlab reads and "
+                         "validates it, but the lessons probe two nodes for now. To check one link, write an "
+                         "inventory with topology = \"pair\" and the two nodes at its ends.")
+
+
 def connect_nodes(inv: Any) -> tuple[dict[str, Any], dict[str, str]]:
     """Connect to every node of a loaded inventory: ``(conns, {node: why it was not reached})``.
 
-    Raises CheckError when the inventory is the sim's and the sim is down, or no node could be reached.
-    The caller closes the connections."""
+    Raises CheckError for an inventory of more than two nodes (:func:`two_nodes_at_most`), when the
+    inventory is the sim's and the sim is down, or when no node could be reached. The caller closes the
+    connections."""
     from grader.transport import connect_all
 
+    two_nodes_at_most(inv)
     if sim_is_down(inv.profile):
         raise CheckError("the simulated cluster is not up (no clsim-br0 bridge): run `clusterlab sim up` as root first")
     conns, errors = connect_all(inv)
@@ -104,11 +115,13 @@ def run_lesson(lesson: str, inv: Any, conns: dict[str, Any] | None = None, error
 
     ``evidence_dir``: where ``<lesson>.json`` is saved (None: nothing written). A folder that cannot be
     written is a note in the result (graded, not saved) unless ``must_save``, where the OSError is raised.
-    Raises grader.lessons.UnknownLesson for a lesson the registry does not hold.
+    Raises grader.lessons.UnknownLesson for a lesson the registry does not hold, and CheckError for an
+    inventory of more than two nodes (a ring or a switch: validated, not yet probed).
     """
     from grader.facts import derivers
 
     entry = registry.get(lesson)
+    two_nodes_at_most(inv)
     collect = collect or entry.collector()
     own = conns is None
     if own:

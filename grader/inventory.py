@@ -3,6 +3,7 @@
 An inventory is a TOML file::
 
     profile = "spark-pair"          # spark-pair | single-spark | dual-gpu-desktop | sim
+    topology = "pair"               # optional: pair (default) | ring | switch (see below)
     qsfp_port = 1                   # the QSFP port the cable is in (0 = next to the RJ45, 1 = further)
     known_hosts = "~/.ssh/known_hosts"   # optional; host keys are always checked
 
@@ -30,6 +31,19 @@ An inventory is a TOML file::
     mode = "ray"                    # optional: ray | nnodes | single
     head = "spark-a"                # optional: the node `vllm serve` runs on (one of [[nodes]])
 
+``topology`` says how the QSFP fabric of a multi-node profile (spark-pair, sim) is cabled:
+
+- ``pair`` (the default): exactly 2 nodes, one cable between them in port ``qsfp_port`` on both
+  (NVIDIA connect-two-sparks);
+- ``ring``: exactly 3 nodes, two cables per node, one subnet per link. The [[nodes]] order is the
+  ring's: node i's port 0 is cabled to node i+1's port 1, the last node's port 0 to the first's
+  port 1 (NVIDIA connect-three-sparks, Step 2). Both ports are cabled, so ``qsfp_port`` is not set;
+- ``switch``: 2 or more nodes, each with one cable in the same port ``qsfp_port`` to one switch,
+  every node's twins on the switch's subnet(s) (NVIDIA multi-sparks-through-switch).
+
+:meth:`Inventory.pairs` gives the pairs of nodes that should talk: all pairs for a pair and a
+switch, the ring's links (neighbours) for a ring. One-node profiles keep the default ``pair``.
+
 ``load_inventory`` validates it and raises :class:`InventoryError` whose message names the
 field and the fix; it never returns a half-valid inventory.
 """
@@ -38,6 +52,8 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
+from itertools import combinations
 from pathlib import Path
 from typing import Literal
 
@@ -51,6 +67,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 PROFILES = ("spark-pair", "single-spark", "dual-gpu-desktop", "sim")
 """The hardware profiles a course run can grade; each has its own expected ranges in checks/."""
+
+TOPOLOGIES = ("pair", "ring", "switch")
+"""How the QSFP fabric of a multi-node profile is cabled (see the module doc); ``pair`` is the default."""
+
+_ONE_NODE_PROFILES = ("single-spark", "dual-gpu-desktop")
+_RING_NODES = 3  # NVIDIA's connect-three-sparks: a ring of exactly three Sparks
+_RING_OUT_PORT, _RING_IN_PORT = 0, 1  # node i's port 0 -> node i+1's port 1 (connect-three-sparks, Step 2)
 
 _HOSTNAME = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9.-]{0,252})$")
 
@@ -193,12 +216,37 @@ class Serve(BaseModel):
         return v
 
 
+@dataclass(frozen=True)
+class Pair:
+    """Two nodes that should talk over the QSFP fabric, by their inventory names.
+
+    ``a`` and ``b``: node names (a before b in [[nodes]] order, except a ring's closing link, which
+    runs from the last node to the first); ``a_port`` and ``b_port``: the QSFP port (0 or 1) each end
+    uses for this pair; ``via``: ``"cable"`` (a pair), ``"ring link i/3"`` (i from 1), or ``"switch"``.
+    """
+
+    a: str
+    b: str
+    a_port: int
+    b_port: int
+    via: str
+
+    @property
+    def names(self) -> tuple[str, str]:
+        """``(a, b)``."""
+        return self.a, self.b
+
+    def __str__(self) -> str:
+        return f"{self.a} (port {self.a_port}) <-> {self.b} (port {self.b_port}) via {self.via}"
+
+
 class Inventory(BaseModel):
     """A validated inventory. ``path`` is where it was read from (for messages and relative paths)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     profile: Literal["spark-pair", "single-spark", "dual-gpu-desktop", "sim"]
+    topology: Literal["pair", "ring", "switch"] = "pair"
     qsfp_port: Literal[0, 1] | None = None
     known_hosts: str = "~/.ssh/known_hosts"
     command_timeout_s: float = Field(default=10.0, gt=0, le=600)
@@ -210,20 +258,77 @@ class Inventory(BaseModel):
 
     @model_validator(mode="after")
     def _shape(self) -> "Inventory":
-        want = 1 if self.profile in ("single-spark", "dual-gpu-desktop") else 2
-        if len(self.nodes) != want:
-            raise ValueError(f"profile {self.profile!r} needs {want} [[nodes]] table(s), found {len(self.nodes)}")
+        self._node_count()
         names = [n.name for n in self.nodes]
         if len(set(names)) != len(names):
-            raise ValueError(f"node names must differ, got {names}")
+            twice = sorted({n for n in names if names.count(n) > 1})
+            raise ValueError(f"node names must differ, got {names}: rename the second {', '.join(map(repr, twice))} "
+                             "to that node's own hostname")
         if self.desktop is not None and self.profile != "dual-gpu-desktop":
             raise ValueError("the [desktop] table is for profile \"dual-gpu-desktop\"; remove it or change the profile")
         if self.serve is not None and self.serve.head is not None and self.serve.head not in names:
             raise ValueError(f"[serve] head {self.serve.head!r} is not one of the [[nodes]] names {names}")
-        if want == 2 and self.qsfp_port is None:
+        self._ports()
+        return self
+
+    def _node_count(self) -> None:
+        n = len(self.nodes)
+        if self.profile in _ONE_NODE_PROFILES:
+            if self.topology != "pair":
+                raise ValueError(f"topology = {self.topology!r} is for the multi-node profiles (spark-pair, sim); "
+                                 f"profile {self.profile!r} has one node: remove `topology`")
+            if n != 1:
+                raise ValueError(f"profile {self.profile!r} needs 1 [[nodes]] table(s), found {n}")
+        elif self.topology == "pair" and n != 2:
+            more = (f": for {n} Sparks set topology = \"ring\" (3 in a ring) or \"switch\" (through a switch)"
+                    if n > 2 else "")
+            raise ValueError(f"profile {self.profile!r} needs 2 [[nodes]] table(s), found {n}{more}")
+        elif self.topology == "ring" and n != _RING_NODES:
+            raise ValueError(f"topology \"ring\" needs exactly {_RING_NODES} [[nodes]] tables (NVIDIA's "
+                             f"connect-three-sparks ring), found {n}: for 2 nodes use topology = \"pair\", "
+                             "for 4 or more cable them to a switch and use topology = \"switch\"")
+        elif self.topology == "switch" and n < 2:
+            raise ValueError(f"topology \"switch\" needs 2 or more [[nodes]] tables, found {n}: add a [[nodes]] "
+                             "table for every Spark cabled to the switch")
+
+    def _ports(self) -> None:
+        if self.profile in _ONE_NODE_PROFILES:
+            return
+        if self.topology == "ring" and self.qsfp_port is not None:
+            raise ValueError(f"remove qsfp_port: a ring cables both ports of every node (node i's port "
+                             f"{_RING_OUT_PORT} to node i+1's port {_RING_IN_PORT}, in [[nodes]] order)")
+        if self.topology == "pair" and self.qsfp_port is None:
             raise ValueError("set qsfp_port = 0 or 1: the QSFP port the cable is in "
                              "(`ibdev2netdev` shows its two twins as (Up))")
-        return self
+        if self.topology == "switch" and self.qsfp_port is None:
+            raise ValueError("set qsfp_port = 0 or 1: the QSFP port every node's cable to the switch is in, the "
+                             "same on every node (`ibdev2netdev` shows its two twins as (Up))")
+
+    def pairs(self) -> list[Pair]:
+        """The pairs of nodes that should talk over the QSFP fabric, in a fixed order.
+
+        pair: the one pair; switch: every pair of nodes, N*(N-1)/2 of them, in [[nodes]] order
+        ((n1, n2), (n1, n3), ..., (n2, n3), ...), each end on ``qsfp_port``; ring: its links, neighbour
+        to neighbour: (n1 port 0, n2 port 1), (n2 port 0, n3 port 1), (n3 port 0, n1 port 1). For a ring
+        of 3 that is every pair too, named by the cable that joins it. A one-node profile: [].
+        """
+        names = [n.name for n in self.nodes]
+        if self.profile in _ONE_NODE_PROFILES:
+            return []
+        if self.topology == "ring":
+            k = len(names)
+            return [Pair(names[i], names[(i + 1) % k], _RING_OUT_PORT, _RING_IN_PORT, f"ring link {i + 1}/{k}")
+                    for i in range(k)]
+        port = self.qsfp_port if self.qsfp_port is not None else 0  # validated: set for pair and switch
+        via = "switch" if self.topology == "switch" else "cable"
+        return [Pair(a, b, port, port, via) for a, b in combinations(names, 2)]
+
+    def peers_of(self, name: str) -> list[Node]:
+        """The nodes ``name`` should talk to (see :meth:`pairs`), in [[nodes]] order. Raises KeyError if
+        there is no node ``name``."""
+        self.node(name)
+        mates = {p.b if p.a == name else p.a for p in self.pairs() if name in p.names}
+        return [n for n in self.nodes if n.name in mates]
 
     def node(self, name: str) -> Node:
         """The node called ``name``. Raises KeyError if there is none."""
@@ -233,8 +338,15 @@ class Inventory(BaseModel):
         raise KeyError(name)
 
     def peer(self, name: str) -> Node | None:
-        """The other node of a pair, or None for a one-node profile."""
+        """The other node of a pair, or None for a one-node profile.
+
+        Raises ValueError for an inventory of 3 or more nodes (a ring or a switch), where "the other node"
+        is not one: use :meth:`peers_of` or :meth:`pairs` there.
+        """
         others = [n for n in self.nodes if n.name != name]
+        if len(others) > 1:
+            raise ValueError(f"{name} has {len(others)} peers in this {self.topology} of {len(self.nodes)} nodes: "
+                             "use Inventory.peers_of() or Inventory.pairs()")
         return others[0] if others else None
 
 
@@ -321,6 +433,9 @@ def _describe(err: ValidationError, path: str) -> str:
             msg = "is not a known field (check the spelling; see README 'Inventory')"
         elif e["type"] == "literal_error" and loc == "field `profile`":
             msg = f"must be one of {', '.join(PROFILES)}"
+        elif e["type"] == "literal_error" and loc == "field `topology`":
+            msg = (f"must be one of {', '.join(TOPOLOGIES)} (got {e.get('input')!r}): pair for two Sparks on one "
+                   "cable, ring for three cabled in a ring, switch for two or more through a switch")
         lines.append(f"  - {loc} {msg}")
     return "\n".join(lines)
 

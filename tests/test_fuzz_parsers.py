@@ -30,6 +30,7 @@ from hypothesis import strategies as st  # noqa: E402
 from grader.explain import explain  # noqa: E402
 from grader.parsers import (ParseError, parse_ethtool, parse_ibdev2netdev, parse_ip_addr,  # noqa: E402
                             parse_ip_route_get_all, parse_iperf3, parse_netplan, parse_ping)
+from grader.parsers.ib_counters import parse_ib_counters  # noqa: E402
 from grader.parsers.ib_sysfs import parse_ib_sysfs  # noqa: E402
 from grader.parsers.ibstat import parse_ibstat  # noqa: E402
 from grader.parsers.lspci import parse_lspci_vv, parse_pci_paths  # noqa: E402
@@ -83,6 +84,13 @@ SYSFS_FILES = ("$ cat /sys/class/infiniband/rocep1s0f1/ports/1/gid_attrs/types/3
                "$ ls /sys/class/infiniband\nroceP2p1s0f0  roceP2p1s0f1  rocep1s0f0  rocep1s0f1\n")
 
 
+IB_COUNTERS = "".join(f"/sys/class/infiniband/{d}/ports/1/counters/{c}:{n}\n"
+                      for d in ("rocep1s0f1", "roceP2p1s0f1")
+                      for c, n in (("link_downed", 0), ("link_error_recovery", 0), ("port_rcv_errors", 3),
+                                   ("port_xmit_discards", 0), ("symbol_error", 0), ("port_rcv_data", 81234567890)))
+IB_COUNTERS_FILE = "$ cat /sys/class/infiniband/rocep1s0f1/ports/1/counters/symbol_error\n0\n"
+
+
 def _netplan_seeds() -> list[str]:
     from tests.test_parsers_lesson1 import NVIDIA_CURRENT, NVIDIA_LINK_LOCAL
     return [NVIDIA_CURRENT, NVIDIA_LINK_LOCAL]
@@ -122,6 +130,8 @@ FAMILIES: list[tuple[str, Callable[[str], Any], str | None, Callable[[], list[st
     ("rdma-link", parse_rdma_link, "rdma-link", lambda: [S.RDMA_LINK, S.RDMA_LINK_JSON,
                                                          "# simulated by clusterlab sim\n" + S.RDMA_LINK]),
     ("ib-sysfs", parse_ib_sysfs, "ib-sysfs", lambda: [_sysfs_seed(), SYSFS_FILES]),
+    ("ib-counters", parse_ib_counters, None, lambda: ["$ grep -H . /sys/class/infiniband/*/ports/*/counters/*\n"
+                                                      + IB_COUNTERS, IB_COUNTERS_FILE]),
     ("show-gids", parse_show_gids, "show-gids", lambda: [S.SHOW_GIDS]),
     ("ibstat", parse_ibstat, "ibstat", lambda: [S.IBSTAT]),
     ("perftest", parse_perftest, "perftest", lambda: _real("spark/03_*")

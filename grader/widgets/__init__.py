@@ -1,1 +1,1 @@
-"""Notebook widgets (ipywidgets, the ``notebook`` extra). Importing this package needs no display."""
+"""Notebook widgets (ipywidgets) and views (matplotlib), the ``notebook`` extra. Importing this package needs no display."""
