@@ -14,4 +14,4 @@ fi
 if [ "$(id -u)" = 0 ] && [ "${CLUSTERLAB_NO_SERVE:-0}" != 1 ]; then
   bash scripts/install-serve.sh
 fi
-exec .venv/bin/python -m pytest tests -q -n 2 --dist loadgroup "$@"
+exec .venv/bin/python -m pytest tests -q "$@"

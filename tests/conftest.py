@@ -8,21 +8,11 @@ overrides both.
 from __future__ import annotations
 
 import os
-import re
-from collections import Counter
 from pathlib import Path
 
 import pytest
 
 HERE = Path(__file__).resolve().parent
-
-SIM_GROUP = "sim"
-"""The xdist group of every test module that brings the simulated cluster up (``test.sh`` runs the suite
-on two workers with ``--dist loadgroup``): there is one sim per machine (the namespaces spark-a and
-spark-b, /var/lib/clusterlab/sim), so these modules run one after another on one worker, while the
-other worker runs everything else."""
-_LIVE_SIM = re.compile(r"\bsim\.(up|down)\(|\bserve\.start\(")
-"""What marks a module as a user of the live sim: it calls ``sim.up``/``sim.down`` or ``serve.start``."""
 
 
 def real_fixtures_root() -> Path:
@@ -72,51 +62,10 @@ def messages(section, level: str | None = None) -> str:
     return "\n".join(f.message for f in section.findings if level in (None, f.level))
 
 
-_live_sim_modules: dict[Path, bool] = {}
-
-
-def _uses_live_sim(path: Path) -> bool:
-    if path not in _live_sim_modules:
-        _live_sim_modules[path] = bool(_LIVE_SIM.search(path.read_text(encoding="utf-8")))
-    return _live_sim_modules[path]
-
-
-def pytest_collection_modifyitems(session, config, items):
-    """Put every test of a module that uses the live sim in the xdist group :data:`SIM_GROUP`, and move
-    those tests first: they are the suite's longest chain, so they start at once while the other worker
-    takes the rest. Within the group, the tests marked ``busy_ok`` (they judge nothing timed) come
-    first, so the group's measured figures (TCP, TTFT, throughput, a baseline's spread) are taken after
-    the other worker is done, on a quiet machine. Without xdist the mark does nothing; the order holds."""
-    sim_items = [it for it in items if _uses_live_sim(Path(str(it.fspath)))]
-    for it in sim_items:
-        it.add_marker(pytest.mark.xdist_group(SIM_GROUP))
-    sim_items.sort(key=lambda it: it.get_closest_marker("busy_ok") is None)  # stable: each part keeps its order
-    chosen = {id(it) for it in sim_items}
-    items[:] = sim_items + [it for it in items if id(it) not in chosen]
-
-
-_fuzz_cases: Counter[str] = Counter()
-"""The fuzz counts the xdist workers sent back (:func:`pytest_testnodedown`)."""
-
-
-def pytest_sessionfinish(session, exitstatus):
-    """On an xdist worker, hand this worker's fuzz counts to the controller."""
-    from tests.fuzzing import CASES
-    if hasattr(session.config, "workeroutput"):
-        session.config.workeroutput["fuzz_cases"] = dict(CASES)
-
-
-@pytest.hookimpl(optionalhook=True)  # an xdist hook: unknown when xdist is not installed
-def pytest_testnodedown(node, error):
-    """On the xdist controller, add up a finished worker's fuzz counts."""
-    _fuzz_cases.update(getattr(node, "workeroutput", {}).get("fuzz_cases", {}))
-
-
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    """Print how many cases each fuzz test ran (tests/fuzzing.py counts them, on whichever worker ran
-    them), so a CI log shows the fuzzing was done and how much of it."""
+    """Print how many cases each fuzz test ran (tests/fuzzing.py counts them), so a CI log shows the
+    fuzzing was done and how much of it."""
     from tests.fuzzing import CASES
-    CASES = CASES + _fuzz_cases
     if not CASES:
         return
     terminalreporter.section("fuzz cases")
