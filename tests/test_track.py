@@ -82,7 +82,9 @@ def leftovers() -> dict[str, object]:
 def without_pids(state: dict[str, object]) -> dict[str, object]:
     """``state`` (:func:`leftovers`) with each process as its command line alone: the same processes
     after ``solve`` rebuilt the sim have new pids."""
-    return {k: ({**v, "procs": sorted(p.split(" ", 1)[-1] for p in v["procs"])} if isinstance(v, dict) else v)
+    # a process whose command line reads empty is exiting (the kernel has freed its memory): not a leftover
+    return {k: ({**v, "procs": sorted(c for p in v["procs"] if (c := p.split(" ", 1)[1:] and p.split(" ", 1)[1]))}
+                if isinstance(v, dict) else v)
             for k, v in state.items()}
 
 
