@@ -7,7 +7,7 @@
   lesson-2 fault is first brought to its failing state (Ray started, or vLLM launched and failed, hung or
   serving on the wrong link: tests/test_lesson2_sim.py and sim_lesson2b_faults.py say how, and assert
   the failure in detail), then ``solve lesson2`` rebuilds and serves, and every lesson-2 check passes
-  with the healthy sim's values (~45 s each on 2 cores).
+  with the healthy sim's values (63-142 s each on 2 cores).
 
 Parametrised from the registries (grader.lessons, grader.sim.FAULTS), so a new lesson or fault
 cannot be left out. Needs root, openssh-server and the serving environment (lesson2, lab).
@@ -83,8 +83,7 @@ def without_pids(state: dict[str, object]) -> dict[str, object]:
     """``state`` (:func:`leftovers`) with each process as its command line alone: the same processes
     after ``solve`` rebuilt the sim have new pids."""
     # a process whose command line reads empty is exiting (the kernel has freed its memory): not a leftover
-    return {k: ({**v, "procs": sorted(c for p in v["procs"] if (c := p.split(" ", 1)[1:] and p.split(" ", 1)[1]))}
-                if isinstance(v, dict) else v)
+    return {k: ({**v, "procs": sorted(c for p in v["procs"] if (c := p.partition(" ")[2]))} if isinstance(v, dict) else v)
             for k, v in state.items()}
 
 
