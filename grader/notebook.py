@@ -394,6 +394,28 @@ def check_my_cluster(lesson: str, inventory: str | os.PathLike[str] | None = Non
     return CheckPanel(lesson, inventory, evidence_dir, replay).run()
 
 
+def pairwise_heatmap(evidence: str | os.PathLike[str] = "evidence/lesson1.json") -> Any:
+    """The pairwise bandwidth heat map of a switch's or ring's lesson-1 evidence (a matplotlib Figure: the
+    cell displays it; rows send, columns receive, Gbit/s, grader/widgets/pairwise.py), or a line saying why
+    there is none (no such file, unreadable, a pair's evidence, no pair measured). Never raises."""
+    from grader.evidence import EvidenceError, load_evidence
+    from grader.facts.lesson1_multi import judgment
+    from grader.widgets.pairwise import heatmap
+
+    try:
+        ev = load_evidence(evidence)
+    except (EvidenceError, OSError) as e:
+        return f"no heat map: {e}"
+    if ev.inventory.get("topology", "pair") == "pair":
+        return (f"no heat map: {evidence} is of a pair (one link, one figure: L1.tcp). Check a switch or a ring, "
+                "e.g. `clusterlab sim up --nodes 4` then `clusterlab check lesson1`, to see one.")
+    j = judgment(ev)
+    if j is None:
+        return f"no heat map: no pair was measured in {evidence} (see L1.tcp)"
+    return heatmap(j, [n["name"] for n in ev.inventory["nodes"]],
+                   title=f"lesson1 on a {ev.inventory['topology']} of {len(ev.inventory['nodes'])}")
+
+
 # ---------------------------------------------------------------------------------------------
 # grade cells
 
