@@ -8,10 +8,10 @@ with one of the peer's twins, and SSH from the head to every node and from every
 Twins are paired **by subnet** here (a ring gives each link its own subnets, a switch puts every node's
 first twin on one subnet), where the pair pairs them by PCI domain.
 
-The bounded measurement: iperf3 around the cycle of nodes (n1 -> n2, n2 -> n3, ..., nN -> n1), so every
-node's cable is measured once as client and once as server, in rounds of pairs that share no node
-(2 rounds for an even N, 3 for an odd one; all N(N-1)/2 pairs would take N-1 rounds), the pairs of a
-round at once. Probe ids carry the peer: ``getent_peer:<peer>``, ``route_peer:<peer>``,
+The bounded measurement, after the other probes: iperf3 around the cycle of nodes (n1 -> n2, n2 -> n3, ...,
+nN -> n1), so every node's cable is measured once sending and once receiving (full duplex: both at once),
+all N pairs at once, or in rounds of the profile's ``max_parallel_pairs`` (checks/ranges.toml: the sim's
+links share its CPU). All N(N-1)/2 pairs would take N-1 rounds of disjoint pairs. Probe ids carry the peer: ``getent_peer:<peer>``, ``route_peer:<peer>``,
 ``ping:<twin>@<peer>``, ``ssh_peer:<peer>``, ``iperf3_client:<a>><b>`` (on a) and ``iperf3_server:<a>><b>`` (on b).
 """
 
@@ -43,23 +43,15 @@ IPERF3_PORT_BASE = 5201
 """iperf3's own default port; the pairs of one round use consecutive ports from it."""
 
 
-def cycle_rounds(names: list[str]) -> list[list[tuple[str, str]]]:
-    """The cycle n1 -> n2 -> ... -> nN -> n1 as rounds of (client, server) pairs that share no node.
-    Two nodes: one round of one pair."""
+def cycle_rounds(names: list[str], at_once: int | None = None) -> list[list[tuple[str, str]]]:
+    """The cycle n1 -> n2 -> ... -> nN -> n1 as (client, server) pairs, in rounds of at most ``at_once``
+    pairs measured at once (None: every pair in one round). Two nodes: one pair."""
     if len(names) < 2:
         return []
-    if len(names) == 2:
-        return [[(names[0], names[1])]]
-    edges = [(names[i], names[(i + 1) % len(names)]) for i in range(len(names))]
-    rounds: list[list[tuple[str, str]]] = []
-    for e in edges:
-        for r in rounds:
-            if not {n for p in r for n in p} & set(e):
-                r.append(e)
-                break
-        else:
-            rounds.append([e])
-    return rounds
+    edges = [(names[i], names[(i + 1) % len(names)]) for i in range(len(names))] if len(names) > 2 \
+        else [(names[0], names[1])]
+    step = at_once or len(edges)
+    return [edges[i:i + step] for i in range(0, len(edges), step)]
 
 
 def _phase2(node: str, peers: list[str], cidrs: dict[str, dict[str, str]], resolved: dict[str, str | None],
@@ -128,11 +120,12 @@ def collect_multi(inventory: Inventory, conns: dict[str, Connection], errors: di
             resolved[p] = _ip(parse_getent_hosts(ge.stdout)) if ge is not None else None
         plan2[n] = _phase2(n, peers[n], cidrs, resolved, mtu, head)
 
+    ev.raw += run_plan(conns, plan2, errors)
     params = measurement_params(inventory.profile, "iperf3")
     measured: list[RawOutput] = []
-
-    def measure() -> None:  # rounds one after another, the pairs of a round at once
-        for rnd in cycle_rounds(names):
+    if params:  # after the other probes, so their traffic and CPU do not share the measurement
+        at_once = params.get("max_parallel_pairs")
+        for rnd in cycle_rounds(names, int(at_once) if at_once else None):
             outs: list[list[RawOutput]] = [[] for _ in rnd]
             threads = [threading.Thread(target=lambda i=i, a=a, b=b: outs[i].extend(
                 measure_pair(conns, a, b, cidrs, params, IPERF3_PORT_BASE + i, ev)), name=f"iperf3 {a}>{b}")
@@ -143,13 +136,6 @@ def collect_multi(inventory: Inventory, conns: dict[str, Connection], errors: di
                 t.join()
             for o in outs:
                 measured.extend(o)
-
-    thread = threading.Thread(target=measure, name="iperf3 rounds") if params else None
-    if thread is not None:
-        thread.start()
-    ev.raw += run_plan(conns, plan2, errors)
-    if thread is not None:
-        thread.join()
     ev.raw += measured
     ev.raw += run_plan(conns, {n: [counters_probe("after", counters)] for n in names}, errors)
     return lesson1.finish(ev, names, conns)
