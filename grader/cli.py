@@ -49,6 +49,9 @@ def _parser() -> argparse.ArgumentParser:
     up.add_argument("--serve", nargs="?", const="ray", choices=("ray", "nnodes", "single"), metavar="MODE",
                     help="then serve a tiny model with vLLM: ray (default: Ray on both nodes, pipeline parallel 2), "
                          "nnodes (vLLM's own multi-node mode) or single (spark-a alone); needs scripts/install-serve.sh")
+    up.add_argument("--containers", action="store_true",
+                    help="with --serve ray: Ray and vLLM in each node's containers (docker run / docker exec, as NVIDIA's "
+                         "run_cluster.sh does), each node with its own podman engine behind /run/docker.sock")
     simsub.add_parser("down", help="remove everything `sim up` made")
     simsub.add_parser("status", help="is it up, which faults, can the nodes be reached (JSON: "
                       "grader/schemas/clusterlab-results.schema.json, kind sim-status)")
@@ -150,10 +153,13 @@ def _cmd_sim(args: argparse.Namespace) -> int:
 
     try:
         if args.sim_cmd == "up":
+            if args.containers and args.serve != "ray":
+                raise CannotRun("sim up: --containers needs --serve ray (run_cluster.sh starts Ray in the containers): "
+                                "`clusterlab sim up --serve ray --containers`")
             inventory = sim.up(args.fault)
             if args.serve:
                 from grader.sim import serve
-                serve.start(args.serve)
+                serve.start(args.serve, containers=args.containers)
             print(inventory)
         elif args.sim_cmd == "down":
             sim.down()

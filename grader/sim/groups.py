@@ -13,6 +13,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from grader.sim import containers as _containers
 from grader.sim import host as H
 from grader.sim import serve_spec as S
 from grader.sim import topology as T
@@ -47,6 +48,9 @@ def stop_groups(state: dict) -> None:
     process still running the serving environment in a node, then the files the run left in each
     node's /dev/shm. Needs no lock; ``sim down`` calls it with the state it read."""
     serve = state.get("serve") or {}
+    if serve.get("containers"):  # the containers (Ray and vLLM in them), then each node's engine
+        _containers.end_engines(state)
+        _containers.restore_host_ray()
     groups = list(reversed(serve.get("groups", [])))
     # vLLM first: it shuts its engine down and hands Ray's placement group back within a few
     # seconds. Ray's daemons often ignore TERM, so they get a short grace before KILL.

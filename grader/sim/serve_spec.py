@@ -83,6 +83,8 @@ class Proc:
     env: dict[str, str]
     log: Path
     oneshot: bool = False
+    stdin: str | None = None
+    """Text fed to the command's standard input (a shell script typed into ``docker exec -i ... bash``)."""
 
 
 @dataclass
