@@ -7,7 +7,7 @@
 #   - /etc/containers/containers.conf: runc (crun refuses this host's hybrid cgroups), cgroupfs, and no
 #     default ulimits (podman's nofile/nproc defaults exceed this host's hard limits);
 #   - the images clusterlab-sim-vllm:latest (Debian minbase + python3.11 + libnuma; the serving venv is
-#     mounted read-only at run time) and clusterlab-sim-vllm:noray (the same without Ray on PATH, as NGC
+#     mounted read-only at run time; g++ and Python's headers for torch.compile's CPU kernels) and clusterlab-sim-vllm:noray (the same without Ray on PATH, as NGC
 #     images since vLLM dropped its Ray dependency). Cached: rebuilt only when the recipe changes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,7 +15,7 @@ IMAGE=clusterlab-sim-vllm
 CACHE=${CLUSTERLAB_IMAGE_CACHE:-/var/cache/clusterlab}
 SUITE=bookworm
 MIRROR=${CLUSTERLAB_DEBIAN_MIRROR:-http://deb.debian.org/debian}
-PKGS=python3.11,libnuma1,procps,curl,ca-certificates
+PKGS=python3.11,python3.11-dev,g++,libnuma1,procps,curl,ca-certificates
 VENV=${CLUSTERLAB_SERVE_VENV:-/opt/clusterlab/serve-venv}
 PATH_IN=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 recipe="suite=$SUITE pkgs=$PKGS venv=$VENV path=$PATH_IN v=2"
