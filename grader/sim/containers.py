@@ -216,14 +216,16 @@ def run_argv(node: str, ray_argv: list[str], env: dict[str, str], image: str) ->
 
 def _start_ray_script(node: str, run: list[str]) -> list[str]:
     """A shell command for the node: ``docker run -d``, then wait until Ray says it started (exit 0) or
-    the container stops (exit 1); the container's output (``docker logs``) follows, for ray.log."""
+    the container stops (exit: the container's status, else 1); the container's output (``docker logs``)
+    follows, for ray.log."""
     name = container_name(node)
     script = (
         f'{shlex.join(run)} >/dev/null || exit $?; i=0; rc=1; '
         f'while [ $i -lt {RAY_READY_S * 2} ]; do i=$((i+1)); '
         f'if docker logs {name} 2>&1 | grep -q "Ray runtime started"; then rc=0; break; fi; '
         f'[ "$(docker inspect -f "{{{{.State.Running}}}}" {name} 2>/dev/null)" = true ] || break; sleep 0.5; done; '
-        f'echo "# docker logs {name}"; docker logs {name} 2>&1; exit $rc')
+        f'echo "# docker logs {name}"; docker logs {name} 2>&1; [ $rc = 0 ] && exit 0; '
+        f'rc=$(docker inspect -f "{{{{.State.ExitCode}}}}" {name} 2>/dev/null); [ "${{rc:-0}}" != 0 ] || rc=1; exit $rc')
     return ["sh", "-c", script]
 
 
@@ -239,12 +241,14 @@ def containerize(ss: S.ServeSpec, image_tag: str = "latest", drop_env: dict[str,
         env = {k: v for k, v in p.env.items() if k not in (drop_env or {}).get(p.node, [])}
         if p.name == "ray":
             out.append(S.Proc(p.node, "ray", _start_ray_script(p.node, run_argv(p.node, p.argv, env, image)),
-                              engine_env(p.node), p.log, oneshot=True))
+                              engine_env(p.node), p.log, oneshot=True,
+                              label=f"docker run -d --name {container_name(p.node)} ... {image} ray start"))
         else:
             extra = [a for k in ("RAY_ADDRESS",) if k in p.env for a in ("-e", f"{k}={p.env[k]}")]
             argv = ["vllm", *p.argv[1:]]
             out.append(S.Proc(p.node, p.name, [_docker() or "docker", "exec", "-i", *extra, container_name(p.node), "bash", "-s"],
-                              engine_env(p.node), p.log, stdin=f"exec {shlex.join(argv)}\n"))
+                              engine_env(p.node), p.log, stdin=f"exec {shlex.join(argv)}\n",
+                              label=f"docker exec -i {container_name(p.node)} vllm serve"))
     ss.procs = out
     return ss
 

@@ -236,11 +236,11 @@ def nnodes_no_host_ip(spec: Spec) -> None:
 
 # --- lesson 2 in containers (``--serve ray --containers``, NVIDIA's run_cluster.sh way) ---------------
 
-@fault("docker-run-no-ib-hca", f"{B}'s `docker run` lacks `-e NCCL_IB_HCA=...` ({A}'s has it): the variable is "
-                               "missing inside that node's containers only", serve_mode="ray", lesson="lesson2",
-       containers=True)
-def docker_run_no_ib_hca(spec: Spec) -> None:
-    spec.docker_run_drop_env[B] = ["NCCL_IB_HCA"]
+@fault("docker-run-no-host-ip", f"{B}'s `docker run` lacks run_cluster.sh's `-e VLLM_HOST_IP=...` ({A}'s has it): "
+                                "vLLM in that node's container has no address of its own", serve_mode="ray",
+       lesson="lesson2", containers=True)
+def docker_run_no_host_ip(spec: Spec) -> None:
+    spec.docker_run_drop_env[B] = ["VLLM_HOST_IP"]
 
 
 @fault("image-without-ray", "the containers run an image without Ray (as NGC's vLLM images since vLLM dropped its "

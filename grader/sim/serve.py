@@ -237,10 +237,10 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
                 try:
                     rc = p.wait(timeout=ONESHOT_DEADLINE_S)
                 except subprocess.TimeoutExpired:
-                    raise ServeError(f"{proc.node}: `{' '.join(proc.argv[:3])}` did not finish in "
+                    raise ServeError(f"{proc.node}: `{proc.label or ' '.join(proc.argv[:3])}` did not finish in "
                                      f"{ONESHOT_DEADLINE_S:.0f} s: {_tail(proc.log)} (log: {proc.log})") from None
                 if rc != 0:
-                    raise ServeError(f"{proc.node}: `{' '.join(proc.argv[:3])}` failed (rc {rc}): "
+                    raise ServeError(f"{proc.node}: `{proc.label or ' '.join(proc.argv[:3])}` failed (rc {rc}): "
                                      f"{_diagnosis(proc.log) or _tail(proc.log)} (log: {proc.log}; "
                                      "`clusterlab check lesson2` diagnoses it)")
             else:

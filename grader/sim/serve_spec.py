@@ -84,6 +84,8 @@ class Proc:
     log: Path
     oneshot: bool = False
     stdin: str | None = None
+    label: str | None = None
+    """How messages name the command (default: its first three words)."""
     """Text fed to the command's standard input (a shell script typed into ``docker exec -i ... bash``)."""
 
 
