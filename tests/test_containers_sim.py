@@ -59,7 +59,7 @@ def test_containers_serve_and_lesson2_passes_22_of_22(tmp_path):
             # no Ray on the node itself, as on a playbook Spark: `ray status` must go through `docker exec`
             which = subprocess.run(sim.cluster.node_command(node) + ["sh", "-c", f"PATH={T.SESSION_PATH}; command -v ray"],
                                    capture_output=True, text=True)
-            assert which.returncode == 1 and which.stdout == ""
+            assert which.returncode != 0 and which.stdout == ""
         assert any(" serve " in c for c in _serving_pids("spark-a").values())
         # the Docker CLI reaches the node's engine as a member of the docker group: the socket says so
         st = os.stat(containers.ENGINE_DIR / "spark-a" / "podman.sock")
