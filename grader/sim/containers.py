@@ -10,7 +10,7 @@ The real Docker CLI (API 1.41) talks to it, so ``docker ps``, ``docker inspect``
 
 Serving is started the way NVIDIA's ``run_cluster.sh`` does it: per node ``docker run -d --network host
 --ipc host -e VLLM_HOST_IP=... -e NCCL_SOCKET_IFNAME=... <image> bash -c "ray start --block ..."``, then
-``vllm serve`` typed into ``docker exec -i <head container> bash``. The image ``clusterlab-sim-vllm`` is
+``vllm serve`` through ``docker exec <head container>``. The image ``clusterlab-sim-vllm`` is
 built on this machine from Debian's packages (scripts/build-sim-image.sh); the serving environment is
 mounted read-only at its own path, the model and caches at theirs.
 
@@ -46,6 +46,7 @@ ENGINE_GRACE_S = 10.0
 """How long an engine gets after SIGTERM before SIGKILL; `sim down` waits for it to end either way,
 so the next `sim up` never finds its socket still held."""
 RAY_READY_S = 90
+SERVE_CMD_VAR = "CLSIM_SERVE_CMD"
 SHM_SIZE = "1g"
 CGROUPS = ("cpu", "cpuacct", "cpuset", "memory", "devices", "freezer", "blkio", "pids")
 
@@ -231,7 +232,7 @@ def _start_ray_script(node: str, run: list[str]) -> list[str]:
 
 def containerize(ss: S.ServeSpec, image_tag: str = "latest", drop_env: dict[str, list[str]] | None = None) -> S.ServeSpec:
     """``ss`` (mode ``ray``) with each ``ray start`` turned into a node's ``docker run`` of the image
-    ``image_tag`` and ``vllm serve`` into a shell script fed to ``docker exec -i`` on the head.
+    ``image_tag`` and ``vllm serve`` into ``docker exec`` of the head's container.
     ``drop_env``: node -> variables its ``docker run`` leaves out (a ``-e`` forgotten on one node)."""
     if ss.mode != "ray":
         raise ValueError(f"--containers serves with Ray (run_cluster.sh's way), not {ss.mode!r}: use --serve ray")
@@ -244,11 +245,15 @@ def containerize(ss: S.ServeSpec, image_tag: str = "latest", drop_env: dict[str,
                               engine_env(p.node), p.log, oneshot=True,
                               label=f"docker run -d --name {container_name(p.node)} ... {image} ray start"))
         else:
+            # the command reaches the container through a variable (`docker exec -e NAME` copies the client's
+            # value), so the host-side client's command line does not look like a vLLM process to lesson 2's
+            # probes; no stdin (podman's exec may end the attach when a client half-closes it)
             extra = [a for k in ("RAY_ADDRESS",) if k in p.env for a in ("-e", f"{k}={p.env[k]}")]
             argv = ["vllm", *p.argv[1:]]
-            out.append(S.Proc(p.node, p.name, [_docker() or "docker", "exec", "-i", *extra, container_name(p.node), "bash", "-s"],
-                              engine_env(p.node), p.log, stdin=f"exec {shlex.join(argv)}\n",
-                              label=f"docker exec -i {container_name(p.node)} vllm serve"))
+            out.append(S.Proc(p.node, p.name, [_docker() or "docker", "exec", *extra, "-e", SERVE_CMD_VAR,
+                                               container_name(p.node), "bash", "-c", f'eval "${SERVE_CMD_VAR}"'],
+                              {**engine_env(p.node), SERVE_CMD_VAR: f"exec {shlex.join(argv)}"}, p.log,
+                              label=f"docker exec {container_name(p.node)} vllm serve"))
     ss.procs = out
     return ss
 

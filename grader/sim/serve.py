@@ -118,14 +118,9 @@ def _launch(proc: S.Proc) -> subprocess.Popen:
     with open(proc.log, "ab") as log:
         log.write(f"# clusterlab sim serve: {proc.node}: {' '.join(proc.argv)}\n".encode())
         log.flush()
-        p = subprocess.Popen(H.node_command(proc.node) + proc.argv, env=proc.env, cwd="/",
-                             stdin=subprocess.DEVNULL if proc.stdin is None else subprocess.PIPE, stdout=log,
-                             stderr=subprocess.STDOUT, start_new_session=True)
-    if proc.stdin is not None:
-        with contextlib.suppress(OSError):
-            p.stdin.write(proc.stdin.encode())
-            p.stdin.close()
-    return p
+        return subprocess.Popen(H.node_command(proc.node) + proc.argv, env=proc.env, cwd="/",
+                                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
 
 
 def _health(url: str, timeout: float = 2.0) -> bool:
