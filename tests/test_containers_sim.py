@@ -42,6 +42,43 @@ def _serving_pids(node: str) -> dict[int, str]:
     return out
 
 
+def _as_nobody(groups: list[int], command: str) -> subprocess.CompletedProcess:
+    """``command`` in spark-a as the unprivileged user nobody, with exactly the supplementary ``groups``."""
+    priv = ["setpriv", "--reuid=65534", "--regid=65534"] + ([f"--groups={','.join(map(str, groups))}"] if groups
+                                                            else ["--clear-groups"])
+    return subprocess.run(sim.cluster.node_command("spark-a") + priv + ["env", "-i", f"PATH={T.SESSION_PATH}",
+                          "HOME=/tmp", "sh", "-c", command], capture_output=True, text=True, timeout=60)
+
+
+def learner_permission_path() -> None:
+    """What the engine needs of the learner's user: membership in the docker group (the socket is root:docker
+    0660), nothing else. Outside the group the probe says so, and lesson 2a's facts name `usermod -aG docker`;
+    in it, `docker inspect` gives the containers' variables though the root processes' /proc environ is closed."""
+    import grp
+
+    from grader.evidence import Evidence, RawOutput
+    from grader.facts.lesson2 import _env
+    from grader.parsers.proc_env import parse_serving_env
+    from grader.probes.lesson2 import RAY_STATUS, SERVING_ENV
+
+    outside = _as_nobody([], SERVING_ENV)
+    procs = parse_serving_env(outside.stdout)
+    assert [p.source for p in procs if p.source.startswith("docker")] == ["docker-denied"], outside.stdout
+    assert not any(p.readable for p in procs)  # Ray's processes are root's: their environ is closed to nobody
+    ev = Evidence(lesson="lesson2", profile="sim", inventory={})
+    ev.raw.append(RawOutput("spark-a", "serving_env", SERVING_ENV, outside.stdout, outside.stderr, outside.returncode))
+    env, n, problems = _env(ev, "spark-a")
+    assert (env, n) == ({}, 0) and "`sudo usermod -aG docker nobody`" in problems[0], problems
+    ray = _as_nobody([], RAY_STATUS.format(addr=""))
+    assert ray.returncode == 127 and "sudo usermod -aG docker nobody" in ray.stderr, ray.stderr
+    inside = _as_nobody([grp.getgrnam("docker").gr_gid], SERVING_ENV)
+    boxed = [p for p in parse_serving_env(inside.stdout) if p.source.startswith("docker ")]
+    assert len(boxed) == 1 and boxed[0].readable and "clsim-spark-a" in boxed[0].description, inside.stdout
+    assert boxed[0].env["VLLM_HOST_IP"] == "192.168.100.10" and boxed[0].env["GLOO_SOCKET_IFNAME"] == "enp1s0f1np1"
+    ray = _as_nobody([grp.getgrnam("docker").gr_gid], RAY_STATUS.format(addr=""))
+    assert ray.returncode == 0 and "Node status" in ray.stdout, ray.stdout + ray.stderr
+
+
 def test_containers_serve_and_lesson2_passes_22_of_22(tmp_path):
     from tests.test_track import served_facts_hold
     try:
@@ -64,6 +101,7 @@ def test_containers_serve_and_lesson2_passes_22_of_22(tmp_path):
         # the Docker CLI reaches the node's engine as a member of the docker group: the socket says so
         st = os.stat(containers.ENGINE_DIR / "spark-a" / "podman.sock")
         assert oct(st.st_mode & 0o777) == "0o660" and st.st_gid == __import__("grp").getgrnam("docker").gr_gid
+        learner_permission_path()
         p = subprocess.run(CLI + ["check", "lesson2", "--inventory", str(inv), "--evidence", str(tmp_path), "--json"],
                            capture_output=True, text=True, timeout=300)
         assert "Traceback" not in p.stderr
