@@ -24,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
-import signal
 import subprocess
 import time
 from pathlib import Path
@@ -154,17 +153,7 @@ def end_engines(state: dict) -> None:
             ids = docker(node, "ps", "-aq", timeout=30).stdout.split()
             if ids:
                 docker(node, "rm", "-f", "-t", "0", *ids, timeout=120)
-    live = [pgid for pgid in engines.values() if _alive(pgid)]
-    for sig, wait in ((signal.SIGTERM, ENGINE_GRACE_S), (signal.SIGKILL, 5.0)):
-        for pgid in live:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(pgid, sig)
-        deadline = time.monotonic() + wait
-        while live and time.monotonic() < deadline:
-            time.sleep(0.1)
-            live = [g for g in live if _alive(g)]
-        if not live:
-            break
+    H.end_groups([g for g in engines.values() if H.group_alive(g)], ENGINE_GRACE_S, 5.0)
     for node in engines:
         with contextlib.suppress(H.SimError, OSError, subprocess.SubprocessError):
             subprocess.run(H.node_command(node) + ["sh", "-c", f"while mountpoint -q {DOCKER_SOCK}; do umount {DOCKER_SOCK} || break; done; "
@@ -173,24 +162,6 @@ def end_engines(state: dict) -> None:
     if engines:
         import shutil
         shutil.rmtree(ENGINE_DIR, ignore_errors=True)
-
-
-def _alive(pgid: int) -> bool:
-    with contextlib.suppress(ChildProcessError, OSError):
-        os.waitpid(pgid, os.WNOHANG)
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            with contextlib.suppress(OSError, ValueError, IndexError):
-                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-                if int(fields[2]) == pgid and fields[0] != "Z":
-                    return True
-    return False
 
 
 # --- the serving processes as container commands ---------------------------------------------------
