@@ -81,6 +81,7 @@ def learner_permission_path() -> None:
 
 def test_containers_serve_and_lesson2_passes_22_of_22(tmp_path):
     from tests.test_track import served_facts_hold
+    had_sock = os.path.lexists(containers.DOCKER_SOCK)
     try:
         inv = sim.up([])
         info = serve.start("ray", containers=True)
@@ -123,6 +124,7 @@ def test_containers_serve_and_lesson2_passes_22_of_22(tmp_path):
     left = subprocess.run(["pgrep", "-f", "podman system service|[r]aylet"], capture_output=True, text=True).stdout
     assert left == ""
     assert containers.installed() is None
+    assert os.path.lexists(containers.DOCKER_SOCK) == had_sock  # the host's /run/docker.sock as it was
 
 
 def test_containers_need_ray_mode_and_container_faults_need_containers():

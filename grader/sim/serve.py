@@ -219,6 +219,7 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
         if containers:
             _containers.hide_host_ray()
             info["engines"] = {}
+            info["made_docker_sock"] = _containers.make_sock_target()
             _record(info)
             try:
                 info["engines"] = _containers.start_engines(info["engines"])
