@@ -14,4 +14,29 @@ fi
 if [ "$(id -u)" = 0 ] && [ "${CLUSTERLAB_NO_SERVE:-0}" != 1 ]; then
   bash scripts/install-serve.sh
 fi
-exec .venv/bin/python -m pytest tests -q "$@"
+# With arguments, one pytest process over tests/ with them (`bash test.sh -x -k lesson1`). Without, two at
+# once on this machine's two cores: the modules that bring the live sim up (one sim per machine, so one
+# after another; tests/conftest.py finds them) and, beside them, every other module, whose report is
+# printed after the sim's. The exit status is the worse of the two.
+if [ $# -gt 0 ] || [ "${CLUSTERLAB_TEST_ONE_PROCESS:-0}" = 1 ]; then
+  exec .venv/bin/python -m pytest tests -q "$@"
+fi
+work=$(mktemp -d /tmp/clusterlab-tests.XXXXXX)
+.venv/bin/python -m pytest tests -q --part rest -p no:cacheprovider --basetemp "$work/rest" \
+  >"$work/rest.log" 2>&1 &
+rest=$!
+trap 'kill $rest 2>/dev/null || true' INT TERM
+set +e
+.venv/bin/python -m pytest tests -q --part sim --basetemp "$work/sim"
+sim_rc=$?
+wait $rest
+rest_rc=$?
+set -e
+echo
+echo "=================== the other tests (run beside the sim's; exit $rest_rc) ==================="
+cat "$work/rest.log"
+rm -rf "$work"
+echo "clusterlab tests: the sim's part exited $sim_rc, the rest $rest_rc"
+[ $sim_rc = 0 ] && [ $rest_rc = 0 ] && exit 0
+[ $sim_rc = 0 ] && exit $rest_rc
+exit $sim_rc

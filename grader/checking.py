@@ -74,30 +74,48 @@ def sim_is_down(profile: str) -> bool:
     return profile == "sim" and not Path("/sys/class/net/clsim-br0").exists()
 
 
-def two_nodes_at_most(inv: Any) -> None:
+N_NODE_LESSONS = ("lesson1",)
+"""The lessons probed on a ring or a switch of more than two nodes (grader/probes/lesson1_multi.py)."""
+
+
+def two_nodes_at_most(inv: Any, lessons: tuple[str, ...] | list[str] = ()) -> None:
     """Raise CheckError, saying what to do, for an inventory of more than two nodes (a ring or a switch,
-    ``topology`` in the inventory): it is read and validated, but the lessons probe one pair for now."""
-    if len(getattr(inv, "nodes", ())) > 2:
-        raise CheckError(f"this inventory is a {inv.topology} of {len(inv.nodes)} nodes: clusterlab reads and "
-                         "validates it, but the lessons probe two nodes for now. To check one link, write an "
-                         "inventory with topology = \"pair\" and the two nodes at its ends.")
+    ``topology`` in the inventory) unless every lesson in ``lessons`` is one of :data:`N_NODE_LESSONS`
+    (no lessons: whatever the caller does next needs a pair)."""
+    if len(getattr(inv, "nodes", ())) > 2 and (not lessons or any(x not in N_NODE_LESSONS for x in lessons)):
+        other = [x for x in lessons if x not in N_NODE_LESSONS] or ["this command"]
+        raise CheckError(f"this inventory is a {inv.topology} of {len(inv.nodes)} nodes: {', '.join(N_NODE_LESSONS)} "
+                         f"probes any number of nodes, but {', '.join(other)} probes two nodes for now. To check one "
+                         "link, write an inventory with topology = \"pair\" and the two nodes at its ends.")
 
 
-def connect_nodes(inv: Any) -> tuple[dict[str, Any], dict[str, str]]:
+def connect_nodes(inv: Any, lessons: tuple[str, ...] | list[str] = ()) -> tuple[dict[str, Any], dict[str, str]]:
     """Connect to every node of a loaded inventory: ``(conns, {node: why it was not reached})``.
 
-    Raises CheckError for an inventory of more than two nodes (:func:`two_nodes_at_most`), when the
+    Raises CheckError for an inventory of more than two nodes unless ``lessons`` all probe N nodes
+    (:func:`two_nodes_at_most`), when the
     inventory is the sim's and the sim is down, or when no node could be reached. The caller closes the
     connections."""
     from grader.transport import connect_all
 
-    two_nodes_at_most(inv)
+    two_nodes_at_most(inv, lessons)
     if sim_is_down(inv.profile):
         raise CheckError("the simulated cluster is not up (no clsim-br0 bridge): run `clusterlab sim up` as root first")
     conns, errors = connect_all(inv)
     if not conns:
         raise CheckError("no node could be reached: " + " | ".join(errors.values()))
     return conns, errors
+
+
+def remeasure_flagged(inv: Any, conns: dict[str, Any], ev: Evidence) -> None:
+    """The pairwise rule on a switch or ring (checks/pairwise.toml): measure every pair flagged below the
+    best pair's bar once more before it is judged; the new outputs go into ``ev``."""
+    from grader.facts.lesson1_multi import flagged_pairs
+    from grader.probes.lesson1_multi import remeasure
+
+    flagged = flagged_pairs(ev)
+    if flagged:
+        remeasure(inv, conns, ev, flagged)
 
 
 def run_lesson(lesson: str, inv: Any, conns: dict[str, Any] | None = None, errors: dict[str, str] | None = None, *,
@@ -121,13 +139,15 @@ def run_lesson(lesson: str, inv: Any, conns: dict[str, Any] | None = None, error
     from grader.facts import derivers
 
     entry = registry.get(lesson)
-    two_nodes_at_most(inv)
+    two_nodes_at_most(inv, (lesson,))
     collect = collect or entry.collector()
     own = conns is None
     if own:
-        conns, errors = connect_nodes(inv)
+        conns, errors = connect_nodes(inv, (lesson,))
     try:
         ev = collect(inv, conns, dict(errors or {}))
+        if lesson == "lesson1" and inv.topology != "pair":
+            remeasure_flagged(inv, conns, ev)
     finally:
         if own:
             for c in conns.values():
@@ -166,7 +186,7 @@ def check(inventory: str | Path, lessons: list[str] | tuple[str, ...], evidence_
         inv = load_inventory(inventory)
     except InventoryError as e:
         raise CheckError(str(e)) from None
-    conns, errors = connect_nodes(inv)
+    conns, errors = connect_nodes(inv, lessons)
     token = probes.PROGRESS.set(progress)
     try:
         return [run_lesson(lesson, inv, conns, errors, evidence_dir=evidence_dir) for lesson in lessons]

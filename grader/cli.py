@@ -52,12 +52,18 @@ def _parser() -> argparse.ArgumentParser:
     up.add_argument("--containers", action="store_true",
                     help="with --serve ray: Ray and vLLM in each node's containers (docker run / docker exec, as NVIDIA's "
                          "run_cluster.sh does), each node with its own podman engine behind /run/docker.sock")
+    up.add_argument("--nodes", type=int, default=2, metavar="N",
+                    help="how many nodes (2 to 8 through a switch, 3 in a ring); default 2")
+    up.add_argument("--topology", choices=("pair", "switch", "ring"), default=None,
+                    help="pair (2 nodes, one cable: the default), switch (N nodes through a switch), ring (3 nodes, "
+                         "connect-three-sparks); --nodes above 2 without it means switch")
     simsub.add_parser("down", help="remove everything `sim up` made")
     simsub.add_parser("status", help="is it up, which faults, can the nodes be reached (JSON: "
                       "grader/schemas/clusterlab-results.schema.json, kind sim-status)")
     simsub.add_parser("faults", help="list the faults `sim up --fault` knows")
     sh = simsub.add_parser("shell", help="a shell (or one command) inside a node, as its SSH sessions see it")
-    sh.add_argument("node", choices=("spark-a", "spark-b"), metavar="NODE", help="spark-a or spark-b")
+    sh.add_argument("node", choices=tuple(f"spark-{c}" for c in "abcdefgh"), metavar="NODE",
+                    help="spark-a, spark-b, ... (the nodes `sim up` made)")
     sh.add_argument("argv", nargs=argparse.REMAINDER, metavar="COMMAND", help="run this instead of a shell")
 
     chk = sub.add_parser("check", help="probe the machines, record evidence, grade")
@@ -156,7 +162,11 @@ def _cmd_sim(args: argparse.Namespace) -> int:
             if args.containers and args.serve != "ray":
                 raise CannotRun("sim up: --containers needs --serve ray (run_cluster.sh starts Ray in the containers): "
                                 "`clusterlab sim up --serve ray --containers`")
-            inventory = sim.up(args.fault)
+            topology = args.topology or ("pair" if args.nodes == 2 else "switch")
+            if args.serve and topology != "pair":
+                raise sim.SimError(f"--serve runs on the pair only: serving across {args.nodes} nodes on this "
+                                   "machine's CPUs is not built; the N-node sim is for lesson 1's checks")
+            inventory = sim.up(args.fault, nodes=args.nodes, topology=topology)
             if args.serve:
                 from grader.sim import serve
                 serve.start(args.serve, containers=args.containers)
@@ -172,6 +182,9 @@ def _cmd_sim(args: argparse.Namespace) -> int:
         elif args.sim_cmd == "faults":
             for name, desc in sim.FAULTS.items():
                 print(f"{name:16} {desc}")
+            from grader.sim import multi
+            for name, f in multi.FAULTS.items():
+                print(f"{name:16} (--topology {multi.FAULT_TOPOLOGY[name]}) {f.description}")
         else:
             from grader.results import stamp
 
@@ -201,8 +214,21 @@ def _cmd_check(args: argparse.Namespace) -> int:
             print(render_table(r.verdicts, f"{r.lesson} on {r.profile} ({nodes})",
                                colour=sys.stdout.isatty(), errors=r.errors))
             _print_unfit(r)
+            _print_pairwise(r)
             print(f"evidence: {r.saved}")
     return max(r.exit_code for r in results)
+
+
+def _print_pairwise(r) -> None:
+    """Under lesson 1's table on a switch or ring: the pairwise bandwidth matrix (grader/widgets/pairwise.py)."""
+    if r.lesson != "lesson1" or r.evidence.inventory.get("topology", "pair") == "pair":
+        return
+    from grader.facts.lesson1_multi import judgment
+    from grader.widgets.pairwise import render_table as pairwise_table
+
+    j = judgment(r.evidence)
+    if j is not None:
+        print(pairwise_table(j, [n["name"] for n in r.evidence.inventory["nodes"]], colour=sys.stdout.isatty()))
 
 
 def _print_lessons(fmt: str, kind: str, results: list, **extra) -> None:

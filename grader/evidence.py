@@ -287,7 +287,13 @@ def shape_problems(data: dict[str, Any]) -> list[str]:
         return probs + ["`inventory.nodes` must be a list of objects with a `name`"]
     names = [n["name"] for n in nodes]
     want = 2 if profile in PAIR_PROFILES else 1
-    if len(names) != want or len(set(names)) != len(names):
+    topology = inv.get("topology", "pair")
+    if topology in ("switch", "ring") and profile in PAIR_PROFILES:  # N nodes (grader/inventory.py)
+        if len(names) < (3 if topology == "ring" else 2) or len(set(names)) != len(names):
+            probs.append(f"a {topology} needs distinct node names, the evidence names {names}")
+    elif topology != "pair":
+        probs.append(f"`inventory.topology` is {topology!r}: pair, switch or ring (switch and ring for {', '.join(PAIR_PROFILES)})")
+    elif len(names) != want or len(set(names)) != len(names):
         probs.append(f"profile {profile!r} needs {want} distinct node(s), the evidence names {names}")
     if not data["raw"]:
         probs.append("it holds no raw outputs")

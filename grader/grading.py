@@ -216,7 +216,7 @@ def grade(facts: dict[str, Any], lesson: str, profile: str) -> list[Verdict]:
             found["unmeasured"] += missing
         status = max((s for s, d in found.items() if d), key=_RANK.__getitem__, default="pass")
         earned = {"pass": float(c["points"]), "warn": warn_points(c)}.get(status, 0.0)
-        details = tuple(found["fail"] + found["unmeasured"] + found["warn"])
+        details = tuple(dict.fromkeys(found["fail"] + found["unmeasured"] + found["warn"]))  # a sentence once
         verdicts.append(Verdict(c["id"], c["title"], status, c["points"], earned, details,
                                 c["hint"], c["source"], range_src))
     return verdicts

@@ -102,14 +102,15 @@ class Lesson:
         return f"nothing: {self.name} records no evidence"
 
 
-def _probed(n: int, title: str) -> Lesson:
+def _probed(n: int, title: str, module: str | None = None) -> Lesson:
     name = f"lesson{n}"
-    return Lesson(name, title, collect=f"grader.probes.{name}:collect", derive=f"grader.facts.{name}:derive",
+    module = module or name
+    return Lesson(name, title, collect=f"grader.probes.{module}:collect", derive=f"grader.facts.{module}:derive",
                   catalogue=f"{name}.toml", recorded_by=PROBED_BY_CHECK)
 
 
 REGISTRY: dict[str, Lesson] = {lesson.name: lesson for lesson in (
-    _probed(1, "Cabling and addressing two Sparks"),
+    _probed(1, "Cabling and addressing two Sparks", "lesson1_multi"),  # a pair, or a switch or ring of N
     _probed(2, "RoCE, interface variables, Ray and one `vllm serve` across two hosts"),
     _probed(3, "Two cards in one desktop"),
     Lesson("lesson4", "TensorRT-LLM multi-node and NVIDIA Dynamo"),  # answers only: nothing of it runs on the sim

@@ -99,3 +99,16 @@ def expected_range(profile: str, name: str) -> dict[str, Any] | None:
 def measurement_params(profile: str, measurement: str) -> dict[str, Any] | None:
     """Parameters of a named measurement for a profile (e.g. iperf3 streams and seconds), or None."""
     return load_ranges().get(profile, {}).get("measure", {}).get(measurement)
+
+
+@lru_cache(maxsize=1)
+def pairwise_counters() -> tuple[str, ...]:
+    """The RDMA error counters read before and after a pairwise measurement: checks/pairwise.toml
+    ``[counters] names`` (grader.facts.pairwise judges them; the probes and the sim read the names here).
+    Raises CatalogueError when the list is missing or not names."""
+    data = tomllib.loads(resources.files("checks").joinpath("pairwise.toml").read_text(encoding="utf-8"))
+    names = (data.get("counters") or {}).get("names")
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) and n.isidentifier() for n in names):
+        raise CatalogueError("checks/pairwise.toml: [counters] names must be a non-empty list of sysfs counter "
+                             "names: restore it from the project's copy")
+    return tuple(names)

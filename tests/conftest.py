@@ -8,11 +8,18 @@ overrides both.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
 
 HERE = Path(__file__).resolve().parent
+
+LIVE_SIM = re.compile(r"\bsim\.(up|down)\(|\bserve\.start\(")
+"""What marks a test module as a user of the live sim: it calls ``sim.up``/``sim.down`` or ``serve.start``.
+A machine has one sim (the namespaces spark-a and spark-b, /var/lib/clusterlab/sim), so those modules run
+one after another in one pytest process; ``test.sh`` runs the other modules beside them in a second one
+(``--part sim`` and ``--part rest``)."""
 
 
 def real_fixtures_root() -> Path:
@@ -60,6 +67,39 @@ def levels(section) -> list[str]:
 def messages(section, level: str | None = None) -> str:
     """An explain Section's finding messages (of one level, or all), one per line."""
     return "\n".join(f.message for f in section.findings if level in (None, f.level))
+
+
+def pytest_addoption(parser):
+    parser.addoption("--part", choices=("all", "sim", "rest"), default="all",
+                     help="sim: only the modules that bring the live sim up (the tests marked busy_ok first); "
+                          "rest: every other module; all (default): everything, in file order")
+
+
+_live_sim_modules: dict[Path, bool] = {}
+
+
+def uses_live_sim(path: Path) -> bool:
+    """Whether the test module at ``path`` brings the live sim up (:data:`LIVE_SIM`)."""
+    if path not in _live_sim_modules:
+        _live_sim_modules[path] = bool(LIVE_SIM.search(path.read_text(encoding="utf-8")))
+    return _live_sim_modules[path]
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """``--part sim`` keeps the tests of the modules that use the live sim, the ones marked ``busy_ok`` (they
+    judge what fails, not a timed figure) first, so that TCP, TTFT, throughput and a baseline's spread are
+    measured after the other process is done; ``--part rest`` keeps every other test."""
+    part = config.getoption("--part")
+    if part == "all":
+        return
+    keep, drop = [], []
+    for it in items:
+        (keep if uses_live_sim(Path(str(it.fspath))) == (part == "sim") else drop).append(it)
+    if part == "sim":
+        keep.sort(key=lambda it: it.get_closest_marker("busy_ok") is None)  # stable: each part keeps its order
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+    items[:] = keep
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):

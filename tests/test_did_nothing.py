@@ -19,8 +19,11 @@ The platform outputs are the shapes a GB10 (``NVIDIA GB10``), a two-card desktop
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import json
+import re
 from pathlib import Path
 
 import nbformat
@@ -33,7 +36,7 @@ from grader.grading import grade
 from grader.notebook import score_checks
 from grader.provenance import profile_problem
 
-from tests.helpers_notebooks import machine_calls, meta
+from tests.helpers_notebooks import as_released, cells_by_id, machine_calls, meta
 
 ROOT = Path(__file__).resolve().parent.parent
 B2 = ROOT.parent / "shared" / "fixtures" / "adversarial" / "B2"
@@ -167,3 +170,48 @@ def test_b2_scenarios_cover_every_recorded_file():
     files = {(p.parent.name, p.stem) for p in B2.glob("*/*.json") if p.parent.name != "tamper"}
     assert files == {(f, lesson) for f, lesson, _ in SCENARIOS}
     assert json.loads((B2 / "scenarios.json").read_text())  # the scenario list the files come from
+
+
+# --------------------------------------------------------------------------------------------------
+# answer cells: a learner who did nothing (the notebook as released, each answer `raise NotImplementedError()`)
+# earns 0 in every answer test cell. Lessons 1 and 2 here (the exercises of issue 18 among them); their
+# modules test each exercise's right and wrong answers.
+
+ANSWER_NOTEBOOKS = ("lesson1", "lesson2")
+
+
+def answer_test_cells(notebook: str) -> list[str]:
+    """grade_ids of the grade cells of ``notebook`` that test answers (every grade cell but the machine checks)."""
+    cells = cells_by_id(ROOT / "solutions" / notebook / f"{notebook}.ipynb")
+    return [g for g, c in cells.items() if meta(c).get("grade") and not machine_calls(c.source)
+            and "check_my_cluster" not in c.source]
+
+
+def test_the_answer_table_holds_the_multi_node_exercises():
+    assert "l1_ex5_test" in answer_test_cells("lesson1")  # the switch's ethtool readings
+    assert "moe_test" in answer_test_cells("lesson2")     # expert parallelism on 2 and 4 Sparks
+
+
+@pytest.mark.parametrize("notebook", ANSWER_NOTEBOOKS)
+def test_every_answer_cell_earns_nothing_unanswered(notebook):
+    """Run the notebook's code cells in order, as released, without a kernel or a cluster (the machine cells
+    left out): every answer test cell fails."""
+    cells = cells_by_id(ROOT / "solutions" / notebook / f"{notebook}.ipynb")
+    tests = answer_test_cells(notebook)
+    ns: dict = {}
+    failed = {}
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec("from grader import notebook as cl", ns)
+        for gid, c in cells.items():
+            if c.cell_type != "code" or machine_calls(c.source) or "check_my_cluster" in c.source \
+                    or re.search(r"cl\.(start|finish)_lesson", c.source):
+                continue
+            src = as_released(c.source) if meta(c).get("solution") else c.source
+            try:
+                exec(src, ns)
+            except NotImplementedError:
+                assert meta(c).get("solution"), gid
+            except (AssertionError, NameError) as e:
+                assert gid in tests, f"{gid}: {e!r}"
+                failed[gid] = type(e).__name__
+    assert sorted(failed) == sorted(tests), failed

@@ -13,9 +13,10 @@ GOOD_NODE = {
     "reachable": True, "cabled_port": [1], "port_problems": [], "addressing_problems": [],
     "netplan_problems": [], "netplan_unverified": [], "mtu_values": [9000, 9000], "jumbo_ping_problems": [],
     "ssh_problems": [], "link_speeds_mbps": [200000, 200000], "route_problems": [],
+    "ssh_not_judged": [], "route_not_judged": [],
 }
 GOOD = {"nodes": {"spark-a": dict(GOOD_NODE), "spark-b": dict(GOOD_NODE)},
-        "pair": {"tcp_gbps": 95.0, "tcp_problems": []}}
+        "pair": {"tcp_gbps": 95.0, "tcp_problems": [], "tcp_unmeasured": []}}
 
 
 def by_id(verdicts):

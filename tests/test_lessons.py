@@ -189,7 +189,7 @@ def test_check_runs_each_lesson_through_run_lesson(monkeypatch, tmp_path):
 
     inv, conn = sim_inventory(), Closable(0.004, 0.05)
     monkeypatch.setattr(grader.inventory, "load_inventory", lambda path: inv)
-    monkeypatch.setattr(checking, "connect_nodes", lambda i: ({"spark-a": conn}, {"spark-b": "refused"}))
+    monkeypatch.setattr(checking, "connect_nodes", lambda i, lessons=(): ({"spark-a": conn}, {"spark-b": "refused"}))
     got = []
 
     def run_lesson(lesson, inv_, conns, errors, **kw):

@@ -53,6 +53,7 @@ EXERCISES = {  # test cell: (data cell or None, answer cell)
     "l1_ex2_test": ("l1_ex2_data", "l1_ex2_answer"),
     "l1_ex3_test": (None, "l1_ex3_answer"),
     "l1_ex4_test": (None, "l1_ex4_answer"),
+    "l1_ex5_test": ("l1_ex5_data", "l1_ex5_answer"),
 }
 
 
@@ -100,7 +101,7 @@ def test_solutions_are_right():
     """The solution values, against values worked out here."""
     cells = cells_by_id()
     ns, _ = run([cells[i].source for i in ("l1_ex1_data", "l1_ex1_answer", "l1_ex2_data", "l1_ex2_answer",
-                                          "l1_ex3_answer", "l1_ex4_answer")])
+                                          "l1_ex3_answer", "l1_ex4_answer", "l1_ex5_data", "l1_ex5_answer")])
     # oshlabs' node 1: ibdev2netdev shows the two port-0 twins (Up), port 1's Down
     assert ns["cabled_port"] == 0
     assert ns["up_twins"] == {"enp1s0f0np0", "enP2p1s0f0np0"}
@@ -108,6 +109,10 @@ def test_solutions_are_right():
     assert ns["plan_problems"] == {"A": "ok", "B": "link-local", "C": "ok", "D": "same-subnet", "E": "same-subnet"}
     assert ns["payload_bytes"] == 9000 - 20 - 8 == 8972  # IPv4 header 20 B (RFC 791), ICMP echo header 8 B (RFC 792)
     assert ns["line_rate_gbyte_s"] == pytest.approx(200 / 8)  # 200 Gbit/s over 8 bits per byte = 25 GB/s
+    # NVIDIA's switch playbook: 100000Mb/s before (auto-negotiated by the switch), 200000Mb/s after forcing
+    # 200G on the switch port; 4 nodes through a switch: 6 pairs; the ring of three: 3 cables x 2 twins
+    assert (ns["before_ok"], ns["after_ok"], ns["fix_on"]) == (False, True, "switch")
+    assert ns["pairs_to_ping_4"] == 6 and ns["subnets_ring"] == 6
 
 
 def test_embedded_output_is_the_real_fixture():
@@ -119,6 +124,17 @@ def test_embedded_output_is_the_real_fixture():
     for line in embedded:
         assert line in fixture, line
     assert "11_ip_br_addr_ibdev2netdev_jumbo_ping_oshlabs.txt" in cells_by_id()["l1_ex1_text"].source
+
+
+def test_switch_readings_are_the_real_fixture():
+    """The two ethtool readings of exercise 5 are NVIDIA's switch-playbook output, line for line, in order."""
+    ns, _ = run([cells_by_id()["l1_ex5_data"].source])
+    fixture = [ln for ln in real_text("spark/05_ethtool_speed_nvidia_multi_sparks_switch.txt").splitlines()
+               if ln.strip() and not ln.startswith("# ")]
+    embedded = [ln for ln in (ns["SWITCH_ETHTOOL_BEFORE"] + ns["SWITCH_ETHTOOL_AFTER"]).splitlines() if ln.strip()]
+    assert embedded == fixture
+    assert "100000Mb/s" in ns["SWITCH_ETHTOOL_BEFORE"] and "200000Mb/s" in ns["SWITCH_ETHTOOL_AFTER"]
+    assert "05_ethtool_speed_nvidia_multi_sparks_switch.txt" in cells_by_id()["l1_ex5_text"].source
 
 
 @pytest.mark.parametrize("test_id", sorted(EXERCISES))
@@ -151,6 +167,12 @@ WRONG = {  # plausible mistakes, each must fail its test
                     "plan_problems = {'A': 'ok', 'B': 'ok', 'C': 'ok', 'D': 'same-subnet', 'E': 'same-subnet'}"],
     "l1_ex3_test": ["payload_bytes = 9000", "payload_bytes = 8980", "payload_bytes = 8952"],
     "l1_ex4_test": ["line_rate_gbyte_s = 200", "line_rate_gbyte_s = 200 / 1024 * 1000 / 8 * 1.1"],
+    "l1_ex5_test": [  # one twin at 100G read as fine; the fix on the Spark; 12 ordered pairs; a subnet per cable
+        "before_ok, after_ok, fix_on, pairs_to_ping_4, subnets_ring = True, True, 'switch', 6, 6",
+        "before_ok, after_ok, fix_on, pairs_to_ping_4, subnets_ring = False, True, 'spark', 6, 6",
+        "before_ok, after_ok, fix_on, pairs_to_ping_4, subnets_ring = False, True, 'switch', 12, 6",
+        "before_ok, after_ok, fix_on, pairs_to_ping_4, subnets_ring = False, True, 'switch', 6, 3",
+    ],
 }
 
 

@@ -154,7 +154,7 @@ def grade_cells_checks(cells: dict) -> dict[str, tuple[list[str], int]]:
 def test_shape():
     cells = check_shape(NOTEBOOK)
     assert cells["check"].source.strip() == 'cl.check_my_cluster("lesson2")'
-    assert len(answer_tests(cells)) == 6
+    assert len(answer_tests(cells)) == 7
 
 
 def test_machine_cells_cover_every_lesson2_check_once():
@@ -210,10 +210,42 @@ def test_solutions_are_right():
     assert (ns["v4_kv_tokens"], ns["v4_concurrency"]) == (2_493_464, 2.38)
     assert ns["v4_requests_128k"] == pytest.approx(19.02, abs=0.01)
     assert ns["gemma_tokens_per_len"] == pytest.approx(0.1426, abs=1e-4)
+    # Qwen3-235B-A22B: experts 94 x 128 x 3 x 4096 x 1536 = 227.1e9 of 235e9 parameters; TP=2 (or TP=4), DP=1:
+    # every Spark holds 1/2 (1/4) of the weights; budget 121.69 GiB x 0.85 = 111.06 GB
+    budget = 121.69 * 2**30 * 0.85 / 1e9
+    assert ns["plan_2"] == {"tp": 2, "pp": 1, "dp": 1, "enable_ep": True} and ns["ep_2"] == 2
+    assert ns["weights_gb_2"] == pytest.approx(123.8 / 2) and ns["kv_room_gb_2"] == pytest.approx(budget - 61.9)
+    assert ns["plan_4"] == {"tp": 4, "pp": 1, "dp": 1, "enable_ep": True} and ns["ep_4"] == 4
+    assert ns["weights_gb_4"] == pytest.approx(236 / 4) and ns["kv_room_gb_4"] == pytest.approx(budget - 59)
+    assert ns["fp8_fits_2"] is False  # 118 GB per Spark at best (TP=2 or PP=2) > 111 GB
 
 
 def test_answer_tests_pass_with_the_solutions_and_fail_without():
-    assert_answer_tests_pass_then_fail_released(NOTEBOOK, 6)
+    assert_answer_tests_pass_then_fail_released(NOTEBOOK, 7)
+
+
+MOE_RIGHT = """
+plan_2 = {"tp": 2, "pp": 1, "dp": 1, "enable_ep": True}
+ep_2 = 2
+weights_gb_2 = 61.9
+kv_room_gb_2 = 49.16
+plan_4 = {"tp": 4, "pp": 1, "dp": 1, "enable_ep": True}
+ep_4 = 4
+weights_gb_4 = 59.0
+kv_room_gb_4 = 52.06
+fp8_fits_2 = False
+"""
+MOE_MISTAKES = [  # (right, wrong) in MOE_RIGHT: each a plausible mistake its test must catch
+    ('"tp": 2, "pp": 1, "dp": 1, "enable_ep": True', '"tp": 1, "pp": 1, "dp": 1, "enable_ep": True'),  # one Spark idle
+    ('"tp": 4, "pp": 1, "dp": 1, "enable_ep": True', '"tp": 4, "pp": 1, "dp": 1, "enable_ep": False'),  # no EP
+    ('"tp": 4, "pp": 1, "dp": 1, "enable_ep": True', '"tp": 3, "pp": 1, "dp": 1, "enable_ep": True'),  # 64 heads / 3
+    ('"tp": 4, "pp": 1, "dp": 1, "enable_ep": True', '"tp": 1, "pp": 4, "dp": 1, "enable_ep": True'),  # EP = 1
+    ("ep_4 = 4", "ep_4 = 16"),  # TP x PP x DP x ... instead of TP x DP
+    ("weights_gb_2 = 61.9", "weights_gb_2 = 123.8"),  # the whole checkpoint on each Spark
+    ("weights_gb_4 = 59.0", "weights_gb_4 = 236 * 0.966 / 4"),  # the experts only
+    ("kv_room_gb_4 = 52.06", "kv_room_gb_4 = 128 - 59.0"),  # 128 GB, not vLLM's budget
+    ("fp8_fits_2 = False", "fp8_fits_2 = True"),
+]
 
 
 @pytest.mark.parametrize("cell, wrong", [
@@ -230,6 +262,7 @@ def test_answer_tests_pass_with_the_solutions_and_fail_without():
     ("kv_answer", "kv_bytes_total = 163840\nkv_bytes_rank = 81920\nkv_tokens_fit = 393216\nconcurrency = 12.0"),
     ("logs_answer", "v4_kv_tokens = 2493464\nv4_concurrency = 2.38\nv4_requests_128k = 2.38 * 8\n"
                     "gemma_tokens_per_len = 1.53"),
+    *[("moe_answer", MOE_RIGHT.replace(right, wrong)) for right, wrong in MOE_MISTAKES],
 ])
 def test_answer_tests_catch_plausible_mistakes(cell, wrong):
     """A typical wrong answer (one twin, the wrong variable, algbw for busbw, TP for PP, whole-model bytes
@@ -244,7 +277,7 @@ def test_hidden_tests_hold_no_answers():
                        for m in re.findall(r"### BEGIN HIDDEN TESTS(.*?)### END HIDDEN TESTS", c.source, flags=re.S))
     assert hidden.count("cl.expect_") >= 14
     for answer in ("roceP2p1s0f0", "NCCL_SOCKET_IFNAME", "enp1s0f0np0", "327680", "163840", "196608", "2493464",
-                   "22.94", "0.1426"):
+                   "22.94", "0.1426", "61.9", "49.16", "52.06", '"tp": 2', '"tp": 4'):
         assert answer not in hidden, answer
 
 
@@ -293,4 +326,4 @@ def test_headless_run_scores_full_points_on_the_sims_evidence(tmp_path):
     work = tmp_path / "lesson2"
     (work / "evidence").mkdir(parents=True)
     shutil.copy(HEALTHY, work / "evidence" / "lesson2.json")
-    assert_headless_full_points(NOTEBOOK, work, 12)
+    assert_headless_full_points(NOTEBOOK, work, 13)

@@ -147,16 +147,16 @@ def test_serve_head_may_be_any_of_n(tmp_path):
 @pytest.mark.parametrize("head,names", [('topology = "ring"\n', ("n1", "n2", "n3")),
                                         ('topology = "switch"\nqsfp_port = 1\n', ("n1", "n2", "n3", "n4"))])
 def test_check_refuses_more_than_two_nodes_cleanly(tmp_path, head, names):
-    """A ring or a switch of 3+ is validated, but `check` probes a pair only: exit 2 with what to do, no
-    traceback, no connection tried (10.0.0.x is not reachable here; a connection would time out)."""
+    """A ring or a switch of 3+ is validated, but `check lesson2` probes a pair only: exit 2 with what to do,
+    no traceback, no connection tried (10.0.0.x is not reachable here; a connection would time out)."""
     import subprocess
     import sys
     import time
 
     inv = write(tmp_path, 'profile = "spark-pair"\n' + head + _nodes(*names))
     t = time.monotonic()
-    p = subprocess.run([sys.executable, "-m", "grader.cli", "check", "lesson1", "--inventory", str(inv)],
+    p = subprocess.run([sys.executable, "-m", "grader.cli", "check", "lesson2", "--inventory", str(inv)],
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
-    assert f"nodes: clusterlab reads and validates it, but the lessons probe two nodes for now" in p.stderr
+    assert f"nodes: lesson1 probes any number of nodes, but lesson2 probes two nodes for now" in p.stderr
     assert 'topology = "pair"' in p.stderr and time.monotonic() - t < 15

@@ -1,4 +1,5 @@
-"""Spec tables as data: GPUs (checks/specs/gpus.toml) and PCIe (checks/specs/pcie.toml).
+"""Spec tables as data: GPUs (checks/specs/gpus.toml), PCIe (checks/specs/pcie.toml), QSFP fabrics
+(checks/specs/topologies.toml) and mixture-of-experts models (checks/specs/moe_models.toml).
 
 Every figure carries its unit, its source and a trust grade (docs/research/figures.md):
 
@@ -53,12 +54,11 @@ class Figure:
 
 
 @dataclass(frozen=True)
-class GpuSpec:
-    """One card (or the DGX Spark) from gpus.toml: ``id``, display ``name``, ``match`` regex, figures."""
+class SpecRow:
+    """One row of a spec table: ``id`` (its TOML key), display ``name``, and its figures by key."""
 
     id: str
     name: str
-    match: str
     figures: dict[str, Figure]
 
     def figure(self, key: str) -> Figure | None:
@@ -72,6 +72,23 @@ class GpuSpec:
         """
         fig = self.figures.get(key)
         return fig.value if fig is not None and fig.verified else None
+
+    def value(self, key: str) -> Any:
+        """The value of ``key`` whatever its trust (a calculator shows the trust beside it).
+
+        Raises SpecError naming the row and the key when the table has no such figure.
+        """
+        fig = self.figures.get(key)
+        if fig is None:
+            raise SpecError(f"spec row [{self.id}] has no figure `{key}`; it has: {', '.join(self.figures)}")
+        return fig.value
+
+
+@dataclass(frozen=True)
+class GpuSpec(SpecRow):
+    """One card (or the DGX Spark) from gpus.toml: ``id``, display ``name``, ``match`` regex, figures."""
+
+    match: str = ""
 
 
 def _read(name: str) -> dict[str, Any]:
@@ -110,7 +127,7 @@ def load_gpus() -> dict[str, GpuSpec]:
         except re.error as e:
             raise SpecError(f"{where}: `match` is not a regular expression: {e}") from None
         figures = {k: _figure(f"{where} {k}", v) for k, v in row.items() if k not in ("name", "match")}
-        out[gid] = GpuSpec(gid, str(row["name"]), str(row["match"]), figures)
+        out[gid] = GpuSpec(gid, str(row["name"]), figures, str(row["match"]))
     return out
 
 
@@ -120,6 +137,30 @@ def gpu(gid: str) -> GpuSpec:
     if gid not in table:
         raise ValueError(f"unknown GPU id {gid!r}; known: {', '.join(table)}")
     return table[gid]
+
+
+@lru_cache(maxsize=None)
+def load_rows(name: str) -> dict[str, SpecRow]:
+    """{id: SpecRow} from checks/specs/``name`` (a table of rows, each with ``name`` and figures
+    {value, unit, source, trust}), in file order: topologies.toml, moe_models.toml. Raises SpecError
+    when the file is missing or malformed, naming the file, the row and the field."""
+    out: dict[str, SpecRow] = {}
+    for rid, row in _read(name).items():
+        where = f"checks/specs/{name} [{rid}]"
+        if not isinstance(row, dict) or "name" not in row:
+            raise SpecError(f"{where}: needs `name`")
+        figures = {k: _figure(f"{where} {k}", v) for k, v in row.items() if k != "name"}
+        out[rid] = SpecRow(rid, str(row["name"]), figures)
+    return out
+
+
+def row(name: str, rid: str) -> SpecRow:
+    """The row ``rid`` of checks/specs/``name`` (``row("topologies.toml", "ring")``). Raises ValueError
+    naming the known rows."""
+    table = load_rows(name)
+    if rid not in table:
+        raise ValueError(f"unknown row {rid!r} in checks/specs/{name}; known: {', '.join(table)}")
+    return table[rid]
 
 
 def match_gpu(smi_name: str | None) -> GpuSpec | None:

@@ -9,8 +9,13 @@ Shape (JSON-able)::
                       "link_speeds_mbps": [int, ...],
                       "port_problems" | "addressing_problems" | "netplan_problems" |
                       "netplan_unverified" | "jumbo_ping_problems" | "ssh_problems" |
-                      "route_problems": [sentence, ...]}},
-     "pair": {"tcp_gbps": float|None (Gbit/s, receiver side), "tcp_problems": [sentence, ...]}}
+                      "route_problems": [sentence, ...],
+                      "jumbo_ping_not_judged" | "ssh_not_judged" | "route_not_judged": [sentence, ...]}},
+     "pair": {"tcp_gbps": float|None (Gbit/s, receiver side), "tcp_problems": [sentence, ...],
+              "tcp_unmeasured": [sentence, ...]}}
+
+The ``*_not_judged`` and ``tcp_unmeasured`` lists are empty for a pair; a switch or a ring
+(grader/facts/lesson1_multi.py) fills them for the peers a node shares no subnet with.
 
 Each ``*_problems`` list holds one sentence per thing wrong, naming the node's interface and
 the value seen, so a verdict can show exactly what was measured.
@@ -85,6 +90,7 @@ def node_facts(ev: Evidence, node: str, peer: str | None, cabled: int | None) ->
     f["jumbo_ping_problems"], f["jumbo_ping_not_judged"] = _pings(ev, node, up, shadowed)
     f["ssh_problems"] = _ssh(ev, node, peer)
     f["route_problems"] = _route(ev, node, peer)
+    f["ssh_not_judged"], f["route_not_judged"] = [], []  # beyond a pair: peers it shares no subnet with
     return f
 
 
@@ -212,7 +218,7 @@ def _pings(ev: Evidence, node: str, up: list[str], shadowed: dict[str, str]) -> 
         ("jumbo frame", "the jumbo MTU")
     pinged = [r for r in ev.raw if r.node == node and r.probe.startswith("ping:")]
     for r in pinged:
-        twin = r.probe.split(":", 1)[1]
+        twin = r.probe.split(":", 1)[1].split("@")[0]  # ping:<twin>, or ping:<twin>@<peer> beyond a pair
         try:
             res = parse_ping(r.stdout + "\n" + r.stderr)
             ok, detail = res.ok, "; ".join(res.errors) or f"{res.received or 0} of {res.transmitted or 0} replies"
@@ -229,10 +235,11 @@ def _pings(ev: Evidence, node: str, up: list[str], shadowed: dict[str, str]) -> 
     return problems, not_judged
 
 
-def _ssh(ev: Evidence, node: str, peer: str | None) -> list[str]:
+def _ssh(ev: Evidence, node: str, peer: str | None, suffix: str = "") -> list[str]:
+    """Problems of the SSH from ``node`` to ``peer`` (probe ``ssh_peer``, ``ssh_peer:<peer>`` beyond a pair)."""
     if peer is None:
         return []
-    r = ev.outputs(node, "ssh_peer")
+    r = ev.outputs(node, "ssh_peer" + suffix)
     if r is None:
         return [f"{node} has no QSFP address of {peer} to ssh to (see the addressing check)"]
     if r.exit_status != 0 or r.timed_out:
@@ -247,13 +254,15 @@ def _ssh(ev: Evidence, node: str, peer: str | None) -> list[str]:
     return []
 
 
-def _route(ev: Evidence, node: str, peer: str | None) -> list[str]:
+def _route(ev: Evidence, node: str, peer: str | None, suffix: str = "") -> list[str]:
+    """Problems of the route from ``node`` to ``peer``'s name (``getent_peer``/``route_peer``, with
+    ``:<peer>`` beyond a pair)."""
     if peer is None:
         return []
-    ge = ev.outputs(node, "getent_peer")
+    ge = ev.outputs(node, "getent_peer" + suffix)
     if ge is None or ge.exit_status != 0 or not ge.stdout.strip():
         return [f"{node} cannot resolve the name {peer}: add `<its QSFP address> {peer}` to /etc/hosts"]
-    r = ev.outputs(node, "route_peer")
+    r = ev.outputs(node, "route_peer" + suffix)
     if r is None:
         return [f"{node} resolves {peer} to something that is not an address: {ge.stdout.strip()!r}"]
     try:
@@ -275,20 +284,21 @@ def pair_facts(ev: Evidence) -> dict[str, Any]:
     r = ev.outputs_any("iperf3_client")
     if r is None:
         why = ev.measurements.get("iperf3_error") or "iperf3 did not run (no twin pair with addresses on both nodes, or a node unreachable)"
-        return {"tcp_gbps": None, "tcp_problems": [why]}
+        return {"tcp_gbps": None, "tcp_problems": [why], "tcp_unmeasured": []}
     try:
         res = parse_iperf3(r.stdout)
     except ParseError as e:
-        return {"tcp_gbps": None, "tcp_problems": [f"{e}; stderr: {_last_line(r.stderr)}"]}
+        return {"tcp_gbps": None, "tcp_problems": [f"{e}; stderr: {_last_line(r.stderr)}"], "tcp_unmeasured": []}
     if res.error:
-        return {"tcp_gbps": None, "tcp_problems": [f"iperf3 failed: {res.error}"]}
+        return {"tcp_gbps": None, "tcp_problems": [f"iperf3 failed: {res.error}"], "tcp_unmeasured": []}
     gbps = res.received_gbps
-    return {"tcp_gbps": round(gbps, 3) if gbps is not None else None, "tcp_problems": [],
+    return {"tcp_gbps": round(gbps, 3) if gbps is not None else None, "tcp_problems": [], "tcp_unmeasured": [],
             "tcp_streams": res.streams, "tcp_seconds": res.duration_s, "tcp_command": r.command}
 
 
 def derive(ev: Evidence) -> dict[str, Any]:
-    """All lesson-1 facts from ``ev``'s raw outputs. Pure: reads nothing but ``ev``."""
+    """All lesson-1 facts of a pair from ``ev``'s raw outputs. Pure: reads nothing but ``ev``. The registry's
+    deriver, :func:`grader.facts.lesson1_multi.derive`, hands a switch or a ring to ``derive_multi``."""
     names = [n["name"] for n in ev.inventory["nodes"]]
     port = ev.inventory.get("qsfp_port")
     nodes = {}

@@ -46,6 +46,13 @@ class Rule:
     counters: tuple[str, ...]
     max_growth: int
     sources: dict[str, str]
+    relative_not_for: tuple[str, ...] = ()
+    """Profiles where the best-pair bar is not applied (``[relative] not_for``), only the range."""
+
+    def for_profile(self, profile: str | None) -> "Rule":
+        """This rule as it applies to ``profile``: without the best-pair bar where ``not_for`` names it."""
+        from dataclasses import replace
+        return replace(self, min_fraction_of_best=0.0) if profile in self.relative_not_for else self
 
 
 def rule_from_toml(data: Mapping[str, Any], where: str = f"checks/{RULE_FILE}") -> Rule:
@@ -70,7 +77,10 @@ def rule_from_toml(data: Mapping[str, Any], where: str = f"checks/{RULE_FILE}") 
         raise CatalogueError(f"{where}: remeasure_times and max_growth must be >= 0 and [counters] names a "
                              "non-empty list of sysfs counter names")
     sources = {t: get(t, "source", str) for t in ("relative", "range", "counters")}
-    return Rule(frac, times, get("range", "name", str), tuple(names), growth, sources)
+    not_for = data["relative"].get("not_for", [])
+    if not isinstance(not_for, list) or not all(isinstance(x, str) for x in not_for):
+        raise CatalogueError(f"{where}: [relative] not_for must be a list of profile names")
+    return Rule(frac, times, get("range", "name", str), tuple(names), growth, sources, tuple(not_for))
 
 
 @lru_cache(maxsize=1)

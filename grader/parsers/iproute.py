@@ -146,16 +146,28 @@ def parse_ip_addr(text: str) -> list[Interface]:
                        "header, no `name STATE ...` brief line, no JSON)")
 
 
-def up_twin_addresses(text: str | None) -> dict[str, str]:
-    """{twin netdev: its first IPv4 address} for the QSFP twins that are up and have one, read from
-    ``ip -j addr`` output; {} when there is none (None: not recorded or failed) or it cannot be read."""
+def _up_twins(text: str | None) -> list[Interface]:
+    """The QSFP twins of ``ip -j addr`` output that are up with an IPv4 address; [] when there is none
+    (None: not recorded or failed) or it cannot be read."""
     if text is None:
-        return {}
+        return []
     try:
         ifaces = parse_ip_addr(text)
     except ParseError:
-        return {}
-    return {i.name: i.ipv4[0].local for i in ifaces if is_qsfp_twin(i.name) and i.is_up and i.ipv4}
+        return []
+    return [i for i in ifaces if is_qsfp_twin(i.name) and i.is_up and i.ipv4]
+
+
+def up_twin_addresses(text: str | None) -> dict[str, str]:
+    """{twin netdev: its first IPv4 address} for the QSFP twins that are up and have one, read from
+    ``ip -j addr`` output; {} when there is none (None: not recorded or failed) or it cannot be read."""
+    return {i.name: i.ipv4[0].local for i in _up_twins(text)}
+
+
+def up_twin_cidrs(text: str | None) -> dict[str, str]:
+    """{twin netdev: its first IPv4 address with its prefix, ``a.b.c.d/len``} for the QSFP twins that
+    are up and have one (as :func:`up_twin_addresses`); what pairs twins by subnet across N nodes."""
+    return {i.name: i.ipv4[0].cidr for i in _up_twins(text)}
 
 
 def _from_json(lines: list[Line]) -> list[Interface]:
@@ -389,3 +401,14 @@ def _looks_like_ip(tok: str) -> bool:
         return True
     except ValueError:
         return False
+
+
+def shared_subnet_pairs(local: dict[str, str], peer: dict[str, str]) -> dict[str, str]:
+    """{local twin: the peer's address on that twin's subnet} from ``{twin: "a.b.c.d/len"}`` of each end."""
+    out = {}
+    for twin, cidr in sorted(local.items()):
+        net = ipaddress.ip_interface(cidr).network
+        hit = next((c.split("/")[0] for _, c in sorted(peer.items()) if ipaddress.ip_interface(c).ip in net), None)
+        if hit:
+            out[twin] = hit
+    return out

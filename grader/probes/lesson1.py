@@ -137,7 +137,9 @@ def iperf3_between(client: Connection, server: Connection, target: str, bind: st
 
 
 def collect(inventory: Inventory, conns: dict[str, Connection], errors: dict[str, str]) -> Evidence:
-    """Run all lesson-1 probes on the reachable nodes and the iperf3 measurement; return the evidence."""
+    """Run all lesson-1 probes on the reachable nodes and the iperf3 measurement; return the evidence.
+    A pair only: the registry's collector, :func:`grader.probes.lesson1_multi.collect`, hands a switch or a
+    ring to :func:`~grader.probes.lesson1_multi.collect_multi`."""
     ev = Evidence(lesson="lesson1", profile=inventory.profile, inventory=inventory_summary(inventory),
                   errors=errors)
     names = [n.name for n in inventory.nodes]
@@ -179,6 +181,11 @@ def collect(inventory: Inventory, conns: dict[str, Connection], errors: dict[str
     if thread is not None:
         thread.join()
     ev.raw += measured
+    return finish(ev, names, conns)
+
+
+def finish(ev: Evidence, names: list[str], conns: dict[str, Connection]) -> Evidence:
+    """The end of a lesson-1 collection: each node's ``sysinfo`` and host key in provenance, then stamped."""
     for n in names:
         info = ev.outputs(n, "sysinfo")
         ev.provenance.setdefault("nodes", {}).setdefault(n, {})["sysinfo"] = info.stdout.strip() if info else None
@@ -190,5 +197,6 @@ def collect(inventory: Inventory, conns: dict[str, Connection], errors: dict[str
 def inventory_summary(inventory: Inventory) -> dict:
     """The inventory as recorded in evidence: no key paths, no secrets."""
     return {"profile": inventory.profile, "qsfp_port": inventory.qsfp_port,
+            **({"topology": inventory.topology} if inventory.topology != "pair" else {}),
             "nodes": [{"name": n.name, "address": n.address or n.ssh_alias, "port": n.port, "user": n.user}
                       for n in inventory.nodes]}

@@ -32,6 +32,7 @@ from pathlib import Path
 from grader.sim import faults as _faults
 from grader.sim import groups as _groups
 from grader.sim import ibdev2netdev_sim as _shim
+from grader.sim import multi as _multi
 from grader.sim import roce_sim
 from grader.sim import topology as T
 from grader.sim.host import (SimError, _locked, _mkdir, _netns_list, _ns_pids, _pid_in_ns,  # noqa: F401
@@ -92,12 +93,12 @@ def _host_key(node: str) -> Path:
     return T.KEYS_DIR / f"ssh_host_ed25519_key.{node}"
 
 
-def _keys() -> dict[str, str]:
+def _keys(names: list[str]) -> dict[str, str]:
     """Public lines: 'grader', 'shared', and each node's host key (kept across down/up)."""
     _mkdir(T.KEYS_DIR, 0o700)
     pubs = {"grader": _keypair(T.GRADER_KEY, "clusterlab-grader"),
             "shared": _keypair(T.KEYS_DIR / T.SHARED_KEY_NAME, T.SHARED_KEY_COMMENT)}
-    for node in T.NODES:
+    for node in names:
         pubs[node] = _keypair(_host_key(node), f"root@{node}")
     return pubs
 
@@ -114,9 +115,10 @@ def _node_home(node: str) -> Path:
 
 
 def _write_files(spec: Spec, pubs: dict[str, str]) -> None:
-    known = "".join(f"{','.join(spec.ssh_names(n))} {_key_body(pubs[n])}\n" for n in T.NODES)
+    names = spec.names
+    known = "".join(f"{','.join(spec.ssh_names(n))} {_key_body(pubs[n])}\n" for n in names)
     moduli = Path("/etc/ssh/moduli")
-    for node in T.NODES:
+    for node in names:
         n = spec.nodes[node]
         etc = T.ETC_NETNS / node
         _mkdir(etc, 0o755)
@@ -150,7 +152,7 @@ def _write_files(spec: Spec, pubs: dict[str, str]) -> None:
         _write(dot / "config", T.USER_SSH_CONFIG, 0o600)
         _write(dot / "known_hosts", known)
         roce_sim.write_sysfs(spec, node, _expected_up(spec)[node], T.NODES_DIR / node / "infiniband")
-        if node == T.NODES[0]:
+        if node == T.NODES[0] and spec.topology == "pair":
             _write(home / roce_sim.NCCL_LOG_NAME, roce_sim.nccl_log(spec))
 
     _mkdir(T.BIN_DIR, 0o755)
@@ -166,12 +168,18 @@ def _write_files(spec: Spec, pubs: dict[str, str]) -> None:
             (T.BIN_DIR / "vllm").symlink_to(vllm)
     _mkdir(T.RUN_DIR, 0o755)
     _mkdir(T.LOG_DIR, 0o700)
-    _write(T.KNOWN_HOSTS, "".join(f"{T.HOUSE_ADDR[n]} {_key_body(pubs[n])}\n" for n in T.NODES))
+    _write(T.KNOWN_HOSTS, "".join(f"{T.HOUSE_ADDR[n]} {_key_body(pubs[n])}\n" for n in names))
     nodes = "".join(
         f'\n[[nodes]]\nname = "{n}"\naddress = "{T.HOUSE_ADDR[n]}"\nport = 22\nuser = "root"\n'
-        f'key_file = "{T.GRADER_KEY}"\n' for n in T.NODES)
-    _write(T.INVENTORY, f'profile = "sim"\nqsfp_port = {T.QSFP_PORT}\nknown_hosts = "{T.KNOWN_HOSTS}"\n'
-                        + nodes + f'\n[logs]\nnccl_debug = "~/{roce_sim.NCCL_LOG_NAME}"\n')
+        f'key_file = "{T.GRADER_KEY}"\n' for n in names)
+    if spec.topology == "pair":
+        head = f'profile = "sim"\nqsfp_port = {T.QSFP_PORT}\nknown_hosts = "{T.KNOWN_HOSTS}"\n'
+        logs = f'\n[logs]\nnccl_debug = "~/{roce_sim.NCCL_LOG_NAME}"\n'
+    else:  # a ring cables both ports (no qsfp_port); no serving there, so no NCCL log
+        port = f"qsfp_port = {T.QSFP_PORT}\n" if spec.topology == "switch" else ""
+        head = f'profile = "sim"\ntopology = "{spec.topology}"\n{port}known_hosts = "{T.KNOWN_HOSTS}"\n'
+        logs = ""
+    _write(T.INVENTORY, head + nodes + logs)
 
 
 # --- network -----------------------------------------------------------------------------------
@@ -203,14 +211,24 @@ def _check_house_subnet_free() -> None:
                        f"house network {T.BRIDGE_ADDR} would clash with it: remove that route first")
 
 
+def _switch_end(node: str, iface: str) -> str:
+    """The host end of ``node``'s ``iface`` cabled to the switch (a bridge port), e.g. ``clsim-sc1``."""
+    return f"clsim-s{node[-1]}{T.switch_lane(iface)}"
+
+
 def _build_network(spec: Spec) -> None:
     _check_house_subnet_free()
-    for ns in (*T.NODES, T.VOID_NS):
+    names = spec.names
+    for ns in (*names, T.VOID_NS):
         _run(["ip", "netns", "add", ns], what="making network namespace " + ns)
     root = [f"link add {T.BRIDGE} type bridge",
             f"addr add {T.BRIDGE_ADDR} dev {T.BRIDGE}",
             f"link set {T.BRIDGE} up"]
-    for node, root_idx in zip(T.NODES, _free_root_ifindexes(len(T.NODES))):
+    if spec.switched:
+        for br in T.SWITCH_BRIDGES:
+            root += [f"link add {br} mtu {T.JUMBO_MTU} type bridge", f"link set {br} up"]
+    free = _free_root_ifindexes(len(names) + len(spec.switched))
+    for node, root_idx in zip(names, free):
         end = T.HOUSE_ROOT_END[node]
         root += [f"link add {end} index {root_idx} mtu {T.HOUSE_MTU} type veth peer name {T.HOUSE_IF} "
                  f"index {T.ifindex(node, T.HOUSE_IF)} netns {node}",
@@ -218,8 +236,13 @@ def _build_network(spec: Spec) -> None:
     for (na, ia), (nb, ib) in spec.cables:
         root.append(f"link add {ia} index {T.ifindex(na, ia)} netns {na} type veth "
                     f"peer name {ib} index {T.ifindex(nb, ib)} netns {nb}")
+    for (node, iface), root_idx in zip(spec.switched, free[len(names):]):
+        end = _switch_end(node, iface)
+        root += [f"link add {end} index {root_idx} mtu {T.JUMBO_MTU} type veth peer name {iface} "
+                 f"index {T.ifindex(node, iface)} netns {node}",
+                 f"link set {end} master {spec.cabled(node, iface)[1]} up"]
     void_idx = T.IFINDEX_BASE[T.VOID_NS]
-    for node in T.NODES:
+    for node in names:
         for iface in spec.nodes[node].ifaces:
             if spec.cabled(node, iface) is None:  # uncabled: the far end sits, down, in the void
                 root.append(f"link add {iface} index {T.ifindex(node, iface)} netns {node} type veth "
@@ -227,7 +250,7 @@ def _build_network(spec: Spec) -> None:
                 void_idx += 1
     _ip_batch(root, what="making the bridge and the veth cables")
 
-    for node in T.NODES:
+    for node in names:
         n = spec.nodes[node]
         cmds = ["link set lo up",
                 f"link set {T.HOUSE_IF} mtu {T.HOUSE_MTU} up",
@@ -246,11 +269,11 @@ def _build_network(spec: Spec) -> None:
 
 def _expected_up(spec: Spec) -> dict[str, set[str]]:
     """Per node, the netdevs that must report operstate up: up, and cabled to an up netdev."""
-    want: dict[str, set[str]] = {node: {T.HOUSE_IF} for node in T.NODES}
-    for node in T.NODES:
+    want: dict[str, set[str]] = {node: {T.HOUSE_IF} for node in spec.names}
+    for node in spec.names:
         for iface in spec.nodes[node].ifaces.values():
             far = spec.cabled(node, iface.name)
-            if iface.up and far and spec.nodes[far[0]].ifaces[far[1]].up:
+            if iface.up and far and (far[0] == "switch" or spec.nodes[far[0]].ifaces[far[1]].up):
                 want[node].add(iface.name)
     return want
 
@@ -317,19 +340,19 @@ def _wait_sshd(nodes: tuple[str, ...]) -> dict[str, int]:
 
 def _kill_node_processes(state: dict) -> None:
     for node, pid in (state.get("sshd_pids") or {}).items():
-        if node in T.NODES and _pid_in_ns(pid, node):
+        if node in T.NODE_NAMES and _pid_in_ns(pid, node):
             for send in (lambda: os.killpg(pid, signal.SIGTERM), lambda: os.kill(pid, signal.SIGTERM)):
                 with contextlib.suppress(OSError):
                     send()
     # Each node namespace holds only processes the sim started (sshd, sessions, what they ran).
     for sig, wait in ((signal.SIGTERM, 2.0), (signal.SIGKILL, 2.0)):
-        pids = [p for ns in (*T.NODES, T.VOID_NS) for p in _ns_pids(ns)]
+        pids = [p for ns in (*T.NODE_NAMES, T.VOID_NS) for p in _ns_pids(ns)]
         for pid in pids:
             with contextlib.suppress(OSError):
                 os.kill(pid, sig)
         deadline = time.monotonic() + wait
         while pids and time.monotonic() < deadline:
-            pids = [p for ns in (*T.NODES, T.VOID_NS) for p in _ns_pids(ns)]
+            pids = [p for ns in (*T.NODE_NAMES, T.VOID_NS) for p in _ns_pids(ns)]
             if pids:
                 time.sleep(0.02)
         if not pids:
@@ -342,12 +365,11 @@ def _teardown(state: dict) -> None:
         _groups.stop_groups(state)
     _kill_node_processes(state)
     cmds = [f"link del {end}" for end in T.HOUSE_ROOT_END.values() if Path(f"/sys/class/net/{end}").exists()]
-    if Path(f"/sys/class/net/{T.BRIDGE}").exists():
-        cmds.append(f"link del {T.BRIDGE}")
+    cmds += [f"link del {br}" for br in (T.BRIDGE, *T.SWITCH_BRIDGES) if Path(f"/sys/class/net/{br}").exists()]
     present = _netns_list()
-    cmds += [f"netns del {ns}" for ns in (*T.NODES, T.VOID_NS) if ns in present]
+    cmds += [f"netns del {ns}" for ns in (*T.NODE_NAMES, T.VOID_NS) if ns in present]
     _ip_batch(cmds, what="removing the sim's namespaces and bridge", force=True)
-    for node in T.NODES:
+    for node in T.NODE_NAMES:
         shutil.rmtree(T.ETC_NETNS / node, ignore_errors=True)
     for part in T.RUNTIME_PARTS:
         if part.is_dir():
@@ -361,28 +383,34 @@ def _teardown(state: dict) -> None:
                 path.rmdir()  # fails, and is kept, if someone put something in it since
             elif path.is_file() and path.stat().st_size == 0:
                 path.unlink()
-    leftovers = [ns for ns in (*T.NODES, T.VOID_NS) if ns in _netns_list()]
-    leftovers += [d for d in (T.BRIDGE, *T.HOUSE_ROOT_END.values()) if Path(f"/sys/class/net/{d}").exists()]
+    leftovers = [ns for ns in (*T.NODE_NAMES, T.VOID_NS) if ns in _netns_list()]
+    leftovers += [d for d in (T.BRIDGE, *T.SWITCH_BRIDGES, *T.HOUSE_ROOT_END.values())
+                  if Path(f"/sys/class/net/{d}").exists()]
     if leftovers:
         raise SimError(f"could not remove {', '.join(leftovers)}; remove by hand with `ip netns del` / `ip link del`")
 
 
 def _is_up_or_partial(state: dict) -> bool:
-    return bool(state) or bool(_netns_list() & {*T.NODES, T.VOID_NS}) or \
-        Path(f"/sys/class/net/{T.BRIDGE}").exists() or any((T.ETC_NETNS / n).exists() for n in T.NODES)
+    return bool(state) or bool(_netns_list() & {*T.NODE_NAMES, T.VOID_NS}) or \
+        Path(f"/sys/class/net/{T.BRIDGE}").exists() or any((T.ETC_NETNS / n).exists() for n in T.NODE_NAMES)
 
 
 # --- public API --------------------------------------------------------------------------------
 
-def up(faults: list[str] | None = None) -> Path:
-    """Build the simulated pair with ``faults`` applied (replacing any cluster already up).
+def up(faults: list[str] | None = None, nodes: int = 2, topology: str = "pair") -> Path:
+    """Build the simulated cluster with ``faults`` applied (replacing any cluster already up): the pair,
+    or ``nodes`` nodes through a switch or in a ring (grader/sim/multi.py, whose faults apply there).
 
     Returns the inventory path. Raises SimError naming the fix (not root, tools missing, unknown
-    fault, kernel refusing namespaces, sshd not starting); a failed ``up`` leaves nothing behind.
+    fault, bad node count or topology, kernel refusing namespaces, sshd not starting); a failed ``up``
+    leaves nothing behind.
     """
     faults = list(faults or [])
     try:
-        spec = _faults.apply_faults(T.default_spec(), faults)
+        if topology == "pair" and nodes == 2:
+            spec = _faults.apply_faults(T.default_spec(), faults)
+        else:
+            spec = _multi.apply_faults(_multi.spec_for(nodes, topology), faults)
     except ValueError as e:
         raise SimError(str(e)) from None
     _preflight()
@@ -392,7 +420,8 @@ def up(faults: list[str] | None = None) -> Path:
         if _is_up_or_partial(old):
             _teardown(old)
         state: dict = {"faults": spec.faults, "created": [], "sshd_pids": {}, "complete": False,
-                       "serve_env": {n: spec.nodes[n].serve_env for n in T.NODES}}
+                       "serve_env": {n: spec.nodes[n].serve_env for n in spec.names},
+                       "nodes": spec.names, "topology": spec.topology}
         _write_state(state)
         try:
             for target in (*_ETC_TARGETS_WE_MAY_CREATE, T.ETC_NETNS, Path("/run/sshd")):
@@ -403,12 +432,12 @@ def up(faults: list[str] | None = None) -> Path:
                         target.touch(mode=0o644)
                     else:
                         _mkdir(target, 0o755)
-            pubs = _keys()
+            pubs = _keys(spec.names)
             _write_files(spec, pubs)
             _build_network(spec)
-            for node in T.NODES:
+            for node in spec.names:
                 _start_sshd(node)
-            state["sshd_pids"] = _wait_sshd(T.NODES)
+            state["sshd_pids"] = _wait_sshd(tuple(spec.names))
             _wait_carrier(spec)
         except BaseException as e:
             _write_state(state)
@@ -420,7 +449,7 @@ def up(faults: list[str] | None = None) -> Path:
                 raise SimError(f"sim up failed: {e}") from e
             raise
         state.update(complete=True, up_seconds=round(time.monotonic() - t0, 3),
-                     namespaces=[*T.NODES, T.VOID_NS], bridge=T.BRIDGE, inventory=str(T.INVENTORY))
+                     namespaces=[*spec.names, T.VOID_NS], bridge=T.BRIDGE, inventory=str(T.INVENTORY))
         _write_state(state)
     return T.INVENTORY
 
@@ -450,7 +479,7 @@ def status() -> dict:
     state = _read_state()
     present = _netns_list()
     nodes = {}
-    for node in T.NODES:
+    for node in state.get("nodes") or T.NODES:
         pid = (state.get("sshd_pids") or {}).get(node)
         nodes[node] = {
             "address": T.HOUSE_ADDR[node],
@@ -477,7 +506,7 @@ def stop_sshd(node: str) -> None:
     with _locked():
         state = _read_state()
         pid = (state.get("sshd_pids") or {}).get(node)
-        if node not in T.NODES or not state.get("complete"):
+        if node not in (state.get("nodes") or T.NODES) or not state.get("complete"):
             raise SimError(f"{node} is not up: run `clusterlab sim up`")
         if pid and _pid_in_ns(pid, node):
             for send in (lambda: os.killpg(pid, signal.SIGTERM), lambda: os.kill(pid, signal.SIGTERM)):
@@ -495,7 +524,7 @@ def start_sshd(node: str) -> None:
     """Start ``node``'s sshd again after :func:`stop_sshd` (a no-op if it is running)."""
     with _locked():
         state = _read_state()
-        if node not in T.NODES or not state.get("complete"):
+        if node not in (state.get("nodes") or T.NODES) or not state.get("complete"):
             raise SimError(f"{node} is not up: run `clusterlab sim up`")
         pid = (state.get("sshd_pids") or {}).get(node)
         if pid and _pid_in_ns(pid, node):

@@ -128,7 +128,7 @@ def node_command(node: str) -> list[str]:
     """argv prefix that runs a command in ``node`` exactly as an SSH session there sees it
     (its network, hostname, /etc, /root and /dev/shm): ``nsenter`` into its sshd's namespaces."""
     pid = (_read_state().get("sshd_pids") or {}).get(node)
-    if node not in T.NODES or not pid or not _pid_in_ns(pid, node):
+    if node not in T.NODE_NAMES or not pid or not _pid_in_ns(pid, node):
         raise SimError(f"{node} is not up: run `clusterlab sim up`")
     return [_which("nsenter") or "nsenter", "-t", str(pid), "-n", "-m", "-u", "--"]
 

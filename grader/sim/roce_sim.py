@@ -19,6 +19,7 @@ import ipaddress
 import shutil
 from pathlib import Path
 
+from grader.ranges import pairwise_counters
 from grader.sim import topology as T
 
 BANNER = "# simulated by clusterlab sim: no RDMA on this kernel; layout captured from a real DGX Spark"
@@ -62,6 +63,9 @@ def write_sysfs(spec: T.Spec, node: str, up: set[str], root: Path) -> None:
         for cidr in spec.nodes[node].ifaces[twin].addresses[:1]:
             ip = cidr.split("/")[0]
             gids += [(_gid_of_ipv4(ip), "IB/RoCE v1"), (_gid_of_ipv4(ip), "RoCE v2")]
+        (port / "counters").mkdir()
+        for name in pairwise_counters():  # error counters that never grow: the sim's links lose nothing
+            (port / "counters" / name).write_text("0\n")
         for i, (gid, kind) in enumerate(gids):
             (port / "gids" / str(i)).write_text(gid + "\n")
             (port / "gid_attrs" / "types" / str(i)).write_text(kind + "\n")

@@ -16,6 +16,7 @@ Real Spark facts this mirrors (research/procedure.md 1.1-1.4):
 from __future__ import annotations
 
 import copy
+import ipaddress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,8 +24,10 @@ from grader.ranges import expected_range
 
 # --- names -------------------------------------------------------------------------------------
 
-NODES: tuple[str, str] = ("spark-a", "spark-b")
-"""Node names: each is a network namespace, a hostname and an inventory ``name``."""
+NODE_NAMES: tuple[str, ...] = tuple(f"spark-{c}" for c in "abcdefgh")
+"""Every name a sim node may have (``sim up --nodes N`` takes the first N; grader/sim/multi.py)."""
+NODES: tuple[str, str] = NODE_NAMES[:2]
+"""The pair's node names: each is a network namespace, a hostname and an inventory ``name``."""
 
 VOID_NS = "clsim-void"
 """A namespace holding the far ends of uncabled ports, so a port brought up there has no carrier."""
@@ -32,12 +35,12 @@ VOID_NS = "clsim-void"
 BRIDGE = "clsim-br0"
 BRIDGE_ADDR = "10.77.7.1/24"
 HOUSE_IF = "enP7s7"
-HOUSE_ADDR: dict[str, str] = {"spark-a": "10.77.7.10", "spark-b": "10.77.7.11"}
+HOUSE_ADDR: dict[str, str] = {n: f"10.77.7.{10 + i}" for i, n in enumerate(NODE_NAMES)}
 HOUSE_PREFIX = 24
 HOUSE_MTU = 1500
 HOUSE_RATE = "1gbit"
 HOUSE_TBF = ("rate", HOUSE_RATE, "burst", "256kb", "latency", "50ms")
-HOUSE_ROOT_END: dict[str, str] = {"spark-a": "clsim-ha", "spark-b": "clsim-hb"}
+HOUSE_ROOT_END: dict[str, str] = {n: f"clsim-h{n[-1]}" for n in NODE_NAMES}
 """Root-namespace ends of each node's enP7s7 veth, enslaved to the bridge."""
 
 QSFP_PORT = 1
@@ -48,6 +51,15 @@ TWINS: dict[int, tuple[str, str]] = {
     1: ("enp1s0f1np1", "enP2p1s0f1np1"),
 }
 ALL_TWINS: tuple[str, ...] = TWINS[0] + TWINS[1]
+
+SWITCH_BRIDGES: tuple[str, str] = ("clsim-sw0", "clsim-sw1")
+"""The switch of ``sim up --topology switch``: a bridge in the host per twin of the cabled port (the
+first twins on one, the second on the other), each twin's subnet on its own bridge."""
+
+
+def switch_lane(twin: str) -> int:
+    """0 for a port's first twin (``enp1s0f*``), 1 for its second (``enP2p1s0f*``): its switch bridge."""
+    return 0 if twin in (TWINS[0][0], TWINS[1][0]) else 1
 
 RDMA_OF: dict[str, str] = {
     "enp1s0f0np0": "rocep1s0f0",
@@ -63,7 +75,7 @@ PLAYBOOK_ADDR: dict[str, dict[str, str]] = {
 }
 """NVIDIA's connect-two-sparks addresses (revision 2026-07-21): each twin in its own /24."""
 
-IFINDEX_BASE: dict[str, int] = {"spark-a": 10, "spark-b": 20, VOID_NS: 30}
+IFINDEX_BASE: dict[str, int] = {**{n: 10 * (i + 1) for i, n in enumerate(NODE_NAMES)}, VOID_NS: 100}
 """Explicit interface indexes, distinct across namespaces: the kernel delays a veth's carrier
 change by up to a second when its index equals its peer's (as it would with both ends created in
 lockstep), and ``up`` waits for carrier before it returns."""
@@ -154,6 +166,10 @@ class Spec:
     nodes: dict[str, Node]
     cables: list[tuple[tuple[str, str], tuple[str, str]]]
     faults: list[str] = field(default_factory=list)
+    topology: str = "pair"
+    """How the nodes are cabled: ``pair`` (:func:`default_spec`), ``switch`` or ``ring`` (grader/sim/multi.py)."""
+    switched: list[tuple[str, str]] = field(default_factory=list)
+    """(node, iface) ends cabled to the switch (a bridge per twin of the port: :data:`SWITCH_BRIDGES`)."""
     nccl_network: str = "IB"
     """What the simulated NCCL_DEBUG=INFO log on the head shows NCCL using: "IB" or "Socket"."""
     ray_node_ip: dict[str, str] = field(default_factory=dict)
@@ -173,8 +189,21 @@ class Spec:
     def copy(self) -> "Spec":
         return copy.deepcopy(self)
 
+    @property
+    def names(self) -> list[str]:
+        """The node names, in order (the first is the head)."""
+        return list(self.nodes)
+
+    def peers(self, node: str) -> list[str]:
+        """The nodes ``node`` talks to: the other of a pair, every other node through a switch, both
+        neighbours in a ring of 3 (which are every other node)."""
+        return [n for n in self.nodes if n != node]
+
     def cabled(self, node: str, iface: str) -> tuple[str, str] | None:
-        """The (node, iface) at the other end of ``iface``'s cable, or None if uncabled."""
+        """The (node, iface) at the other end of ``iface``'s cable (``("switch", bridge)`` for a port
+        cabled to the switch), or None if uncabled."""
+        if (node, iface) in self.switched:
+            return ("switch", SWITCH_BRIDGES[switch_lane(iface)])
         for a, b in self.cables:
             if a == (node, iface):
                 return b
@@ -193,6 +222,16 @@ class Spec:
     def hosts_peer_address(self, node: str) -> str | None:
         n = self.nodes[node]
         return n.peer_in_hosts or self.primary_address(peer_of(node))
+
+    def address_towards(self, node: str, peer: str) -> str | None:
+        """``peer``'s first twin address on a subnet one of ``node``'s twins is on (its name in
+        ``node``'s /etc/hosts in a switch or ring), else ``peer``'s first cable address."""
+        mine = [ipaddress.ip_interface(a).network for i in self.nodes[node].ifaces.values() for a in i.addresses]
+        for i in self.nodes[peer].ifaces.values():
+            for a in i.addresses:
+                if any(ipaddress.ip_interface(a).ip in net for net in mine):
+                    return a.split("/")[0]
+        return self.primary_address(peer)
 
     def ssh_names(self, node: str) -> list[str]:
         """Names a node is reached by over SSH: its name, its twin addresses, its house address."""
@@ -254,11 +293,18 @@ def netplan_yaml(ethernets: dict[str, NetplanIface]) -> str:
 
 
 def hosts_file(spec: Spec, node: str) -> str:
-    """/etc/hosts as Ubuntu writes it (own name on 127.0.1.1) plus the peer's name."""
+    """/etc/hosts as Ubuntu writes it (own name on 127.0.1.1) plus the peer's name (every peer's, in a
+    switch or ring: its address on a subnet this node shares)."""
     lines = ["127.0.0.1\tlocalhost", f"127.0.1.1\t{node}"]
-    peer_addr = spec.hosts_peer_address(node)
-    if peer_addr:
-        lines.append(f"{peer_addr}\t{peer_of(node)}")
+    if spec.topology == "pair":
+        peer_addr = spec.hosts_peer_address(node)
+        if peer_addr:
+            lines.append(f"{peer_addr}\t{peer_of(node)}")
+    else:
+        for peer in spec.peers(node):
+            addr = spec.address_towards(node, peer)
+            if addr:
+                lines.append(f"{addr}\t{peer}")
     lines += ["", "::1\tlocalhost ip6-localhost ip6-loopback", "ff02::1\tip6-allnodes",
               "ff02::2\tip6-allrouters"]
     return "\n".join(lines) + "\n"

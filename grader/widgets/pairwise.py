@@ -44,7 +44,8 @@ def render_table(judgment: PairwiseJudgment, nodes: Sequence[str] | None = None,
     w = max([len(n) for n in names] + [len(c) for r in rows for c in r] + [6])
     j = judgment
     lines = [f"Pairwise bandwidth, Gbit/s (row -> column): best {j.best[0]} -> {j.best[1]} {j.best_gbps:.1f}, "
-             f"bar {j.min_fraction_of_best * 100:g}% = {j.bar_gbps:.1f}"
+             + (f"bar {j.min_fraction_of_best * 100:g}% = {j.bar_gbps:.1f}" if j.min_fraction_of_best else
+                "no best-pair bar on this profile (checks/pairwise.toml [relative] not_for)")
              + (f"; range {_range_text(j.range)}" if j.range else "") + f"; {j.status.upper()}",
              " " * w + "  " + "  ".join(f"{n:>{w}}" for n in names)]
     for name, row, raw in zip(names, rows, cells):
@@ -110,10 +111,12 @@ def heatmap(judgment: PairwiseJudgment, nodes: Sequence[str] | None = None, titl
     lo = min(judgment.bar_gbps * 0.8, float(np.nanmin(data))) if np.isfinite(data).any() else 0.0
     im = ax.imshow(data, cmap=cmap, vmin=lo, vmax=max(judgment.best_gbps, lo + 1e-9))
     bar = fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="Gbit/s")
-    bar.ax.axhline(judgment.bar_gbps, color=_FACE["fail"], lw=2)  # the best-pair bar on the scale
+    if judgment.min_fraction_of_best:
+        bar.ax.axhline(judgment.bar_gbps, color=_FACE["fail"], lw=2)  # the best-pair bar on the scale
     ax.set_xticks(range(n), labels=names, rotation=30, ha="right")
     ax.set_yticks(range(n), labels=names)
-    notes = [f"red line on the scale: the bar ({judgment.min_fraction_of_best * 100:g}% of the best pair)"]
+    notes = [f"red line on the scale: the bar ({judgment.min_fraction_of_best * 100:g}% of the best pair)"
+             if judgment.min_fraction_of_best else "no best-pair bar on this profile, only its range"]
     if any(c is not None and c[1] for row in cells for c in row):
         notes.append(f"{MIRRORED} only the other direction measured")
     ax.set_xlabel("receiving node (iperf3 server)\n" + "\n".join(notes), fontsize=9)
@@ -132,7 +135,8 @@ def heatmap(judgment: PairwiseJudgment, nodes: Sequence[str] | None = None, titl
                 ax.add_patch(Rectangle((k - 0.47, i - 0.47), 0.94, 0.94, fill=False, lw=2.5, ec=_FACE[v.status]))
     j = judgment
     head = (title + "\n") if title else ""
-    ax.set_title(f"{head}best {j.best[0]} -> {j.best[1]} {j.best_gbps:.1f} Gbit/s; bar "
-                 f"{j.min_fraction_of_best * 100:g}% = {j.bar_gbps:.1f}; {j.status}", fontsize=10)
+    bar_text = f"bar {j.min_fraction_of_best * 100:g}% = {j.bar_gbps:.1f}" if j.min_fraction_of_best else "no bar"
+    ax.set_title(f"{head}best {j.best[0]} -> {j.best[1]} {j.best_gbps:.1f} Gbit/s; {bar_text}; {j.status}",
+                 fontsize=10)
     fig.tight_layout()
     return fig
