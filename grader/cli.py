@@ -49,6 +49,9 @@ def _parser() -> argparse.ArgumentParser:
     up.add_argument("--serve", nargs="?", const="ray", choices=("ray", "nnodes", "single"), metavar="MODE",
                     help="then serve a tiny model with vLLM: ray (default: Ray on both nodes, pipeline parallel 2), "
                          "nnodes (vLLM's own multi-node mode) or single (spark-a alone); needs scripts/install-serve.sh")
+    up.add_argument("--containers", action="store_true",
+                    help="with --serve ray: Ray and vLLM in each node's containers (docker run / docker exec, as NVIDIA's "
+                         "run_cluster.sh does), each node with its own podman engine behind /run/docker.sock")
     up.add_argument("--nodes", type=int, default=2, metavar="N",
                     help="how many nodes (2 to 8 through a switch, 3 in a ring); default 2")
     up.add_argument("--topology", choices=("pair", "switch", "ring"), default=None,
@@ -156,6 +159,9 @@ def _cmd_sim(args: argparse.Namespace) -> int:
 
     try:
         if args.sim_cmd == "up":
+            if args.containers and args.serve != "ray":
+                raise CannotRun("sim up: --containers needs --serve ray (run_cluster.sh starts Ray in the containers): "
+                                "`clusterlab sim up --serve ray --containers`")
             topology = args.topology or ("pair" if args.nodes == 2 else "switch")
             if args.serve and topology != "pair":
                 raise sim.SimError(f"--serve runs on the pair only: serving across {args.nodes} nodes on this "
@@ -163,7 +169,7 @@ def _cmd_sim(args: argparse.Namespace) -> int:
             inventory = sim.up(args.fault, nodes=args.nodes, topology=topology)
             if args.serve:
                 from grader.sim import serve
-                serve.start(args.serve)
+                serve.start(args.serve, containers=args.containers)
             print(inventory)
         elif args.sim_cmd == "down":
             sim.down()

@@ -2,6 +2,9 @@
 # Optional: the serving stack of the simulated cluster (vLLM's CPU build, Ray, their fixes) in a
 # virtual environment both sim nodes see, outside /root (each node has its own /root).
 # Run as root after scripts/install.sh. Idempotent: when everything is in place it only checks.
+# Then the container engine and image of `sim up --serve ray --containers` (scripts/build-sim-image.sh:
+# podman, runc, debootstrap, a Docker CLI; the image ~1 min and ~470 MB the first time, cached after).
+#   CLUSTERLAB_NO_CONTAINERS=1  skip that part
 #   CLUSTERLAB_SERVE_VENV   where the environment goes (default /opt/clusterlab/serve-venv)
 #   CLUSTERLAB_TORCH_INDEX  where torch==2.13.0+cpu comes from when no local wheel folder has it
 #                           (default: PyTorch's CPU index, https://download.pytorch.org/whl/cpu)
@@ -33,8 +36,12 @@ usable() {
 venv_home=$(sed -n 's/^home = //p' "$VENV/pyvenv.cfg" 2>/dev/null || true)
 case "$venv_home" in /root/*) echo "install-serve.sh: $VENV was made from $venv_home, which the sim nodes cannot see; making it again"; rm -rf "$VENV";; esac
 
+containers() {
+  [ "${CLUSTERLAB_NO_CONTAINERS:-0}" = 1 ] || CLUSTERLAB_SERVE_VENV="$VENV" bash scripts/build-sim-image.sh
+}
 if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ] && [ -x "$VENV/bin/vllm" ] && [ -x "$VENV/bin/ray" ]; then
   echo "serving stack already installed in $VENV ($want)"
+  containers
   exit 0
 fi
 
@@ -90,3 +97,4 @@ PY
 "$VENV/bin/vllm" --version >/dev/null
 echo "$want" >"$STAMP"
 echo "installed the serving stack in $VENV in $(( $(date +%s) - t0 )) s: $want"
+containers

@@ -70,7 +70,7 @@ def test_every_fault_is_listed_and_changes_the_spec():
                                "house-network", "no-ib-hca", "one-hca", "wrong-gid-index", "env-mismatch",
                                "socket-fallback", "serve-no-ray-backend", "kv-too-small", "model-path-differs",
                                "head-on-house-network", "no-gloo-ifname", "gloo-wrong-iface", "ray-wrong-node-ip",
-                               "nnodes-no-host-ip"}
+                               "nnodes-no-host-ip", "docker-run-no-host-ip", "image-without-ray"}
     healthy = T.default_spec()
     for name in sim.FAULTS:
         faulty = F.apply_faults(healthy, [name])
@@ -398,9 +398,10 @@ def _serve_env(node: str) -> dict[str, str]:
 
 
 SERVING_FAULTS = {"serve-no-ray-backend", "kv-too-small", "model-path-differs", "head-on-house-network",
-                  "no-gloo-ifname", "gloo-wrong-iface", "ray-wrong-node-ip", "nnodes-no-host-ip"}
-"""Lesson 2b's faults: they change only what `sim serve` starts (the spec's serving fields), nothing
-`sim up` builds; tests/sim_lesson2b_faults.py runs each for real."""
+                  "no-gloo-ifname", "gloo-wrong-iface", "ray-wrong-node-ip", "nnodes-no-host-ip",
+                  "docker-run-no-host-ip", "image-without-ray"}
+"""Lesson 2b's faults and the container faults: they change only what `sim serve` starts (the spec's serving
+fields), nothing `sim up` builds; tests/sim_lesson2b_faults.py and sim_container_faults.py run each for real."""
 
 
 def test_every_fault_has_a_live_case():
@@ -409,7 +410,7 @@ def test_every_fault_has_a_live_case():
 
 def test_serving_faults_change_only_the_serving_fields():
     healthy = T.default_spec()
-    serving = {"serve_args", "ray_node_ip", "model_elsewhere"}
+    serving = {"serve_args", "ray_node_ip", "model_elsewhere", "image_tag", "docker_run_drop_env"}
     for name in SERVING_FAULTS:
         faulty = F.apply_faults(healthy, [name])
         for field in vars(healthy):

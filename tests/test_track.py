@@ -29,9 +29,10 @@ from typing import Callable
 import pytest
 
 from grader import lessons, sim
-from grader.sim import serve
+from grader.sim import containers, serve
 from grader.sim import topology as T
 from grader.sim.faults import REGISTRY as FAULT_REGISTRY
+from tests.sim_container_faults import FAILS_EXACTLY as CONTAINER_FAILS
 from tests.sim_lesson2b_faults import FAILS_EXACTLY as LESSON2B_FAILS
 from tests.test_lesson1_sim import FAULTS as LESSON1_FAULTS
 from tests.test_lesson1_sim import live_processes
@@ -42,6 +43,8 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("sshd", pa
                                 reason="the sim needs root and OpenSSH sshd")
 needs_serving = pytest.mark.skipif(os.geteuid() == 0 and serve.installed() is not None,
                                    reason=str(serve.installed()))
+needs_containers = pytest.mark.skipif(os.geteuid() == 0 and (serve.installed() or containers.installed()) is not None,
+                                      reason=str(serve.installed() or containers.installed()))
 
 CLI = [sys.executable, "-m", "grader.cli"]
 SERVED = {"lesson2", "lab"}
@@ -108,7 +111,7 @@ def healthy_sim():
         sim.down()
 
 
-LESSON2_FAILS = {**{f: lesson2a_fails for f in LESSON2A}, **LESSON2B_FAILS}
+LESSON2_FAILS = {**{f: lesson2a_fails for f in LESSON2A}, **LESSON2B_FAILS, **CONTAINER_FAILS}
 """Each lesson-2 fault with the function that brings the sim up with it, to its failing state, and asserts
 ``check lesson2`` fails exactly its check (the sim is left up for ``solve``)."""
 
@@ -237,8 +240,8 @@ def _lesson2_fault_track(fault: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.busy_ok  # faults are judged by what fails, not by a measured figure
-@pytest.mark.parametrize("fault", [pytest.param(n, marks=needs_serving) if f.lesson != "lesson1" else n
-                                   for n, f in sorted(FAULT_REGISTRY.items())])
+@pytest.mark.parametrize("fault", [pytest.param(n, marks=needs_containers if f.containers else needs_serving)
+                                   if f.lesson != "lesson1" else n for n, f in sorted(FAULT_REGISTRY.items())])
 def test_fault_track(fault, tmp_path):
     """Every fault of the sim: check fails exactly the checks that own it -> solve -> every check passes."""
     try:

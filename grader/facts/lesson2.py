@@ -133,9 +133,13 @@ def _env(ev: Evidence, node: str) -> tuple[dict[str, str], int, list[str]]:
     """(variables as the serving processes see them, how many processes were read, problems)."""
     procs = parse_serving_env(ev.outputs(node, "serving_env").stdout) if ev.outputs(node, "serving_env") else []
     readable = [p for p in procs if p.readable]
+    denied = next((p.description or "this user" for p in procs if p.source == "docker-denied"), None)
     if not readable:
         why = ("their environment is not readable by this user (run the check as the user that started them, or "
                "the containers' env is read with `docker inspect`)") if procs else "none is running"
+        if denied:
+            why = (f"`docker ps` was refused: {denied} is not in the docker group, so the containers' variables "
+                   f"cannot be read (`sudo usermod -aG docker {denied}`, then log out and in again)")
         return {}, 0, [f"no Ray or vLLM process could be read: {why}. Start the cluster (lesson 2b), "
                        "then check again"]
     env: dict[str, str] = {}

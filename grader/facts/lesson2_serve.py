@@ -421,6 +421,12 @@ def _launch_log_facts(s: _Serving) -> None:
         for k in ("parallel", "kv", "launch"):
             out[f"{k}_unmeasured"].append(f"no vLLM log to read ({why}): Ray lacks {', '.join(not_joined)}, so "
                                           "`vllm serve` cannot use both nodes yet; see L2.ray_nodes")
+    elif s.mode == "ray" and out["ray_node_count"] is None and out["ray_problems"]:
+        # no Ray cluster at all (e.g. an image without Ray: run_cluster.sh's container stopped): no vLLM to judge
+        why = _why(raw, "the vLLM log")
+        for k in ("parallel", "kv", "launch"):
+            out[f"{k}_unmeasured"].append(f"no vLLM log to read ({why}): there is no Ray cluster for "
+                                          "`vllm serve --distributed-executor-backend ray` yet; see L2.ray_nodes")
     else:
         why = _why(raw, "the vLLM log")
         for k in ("parallel", "kv"):

@@ -20,9 +20,14 @@ class ProcessEnv:
 
 def parse_serving_env(text: str) -> list[ProcessEnv]:
     """[ProcessEnv] from ``=== <pid> <cmdline>`` / ``=== <pid> unreadable <comm>`` / ``=== docker <id> <name>``
-    headers, each followed by ``NAME=value`` lines. Unknown lines are ignored; never raises."""
+    headers, each followed by ``NAME=value`` lines, and ``=== docker-denied <user>`` (source ``docker-denied``,
+    unreadable: the Docker CLI was refused the engine's socket). Unknown lines are ignored; never raises."""
     out: list[dict] = []
     for line in clean_lines(text):
+        denied = re.match(r"^=== docker-denied ?(.*)$", line)
+        if denied:  # the Docker CLI was refused the engine's socket: no container could be read
+            out.append({"source": "docker-denied", "description": denied.group(1).strip(), "readable": False, "env": {}})
+            continue
         m = re.match(r"^=== (docker \S+|\d+) ?(.*)$", line)
         if m:
             unreadable = m.group(2).startswith("unreadable")

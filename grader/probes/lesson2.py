@@ -33,11 +33,14 @@ SERVING_ENV = (
     "[ -r /proc/$p/environ ] || { echo \"=== $p unreadable $(cat /proc/$p/comm 2>/dev/null)\"; continue; }; "
     "echo \"=== $p $c\"; "
     f"tr '\\0' '\\n' </proc/$p/environ | {_ENV_GREP}; done; "
-    "if command -v docker >/dev/null 2>&1; then for c in $(docker ps -q 2>/dev/null); do "
+    # a user outside the docker group is refused the engine's socket: say so (the hint names usermod)
+    "if command -v docker >/dev/null 2>&1; then ids=$(docker ps -q 2>&1) || { case \"$ids\" in "
+    "*[Pp]ermission\\ denied*) echo \"=== docker-denied $(id -un)\";; esac; ids=; }; for c in $ids; do "
     "echo \"=== docker $c $(docker inspect -f '{{.Name}} {{.Config.Image}}' $c 2>/dev/null)\"; "
     f"docker inspect -f '{{{{range .Config.Env}}}}{{{{println .}}}}{{{{end}}}}' $c 2>/dev/null | {_ENV_GREP}; done; fi; true"
 )
-"""Each Ray/vLLM process (and container) as ``=== <pid> <cmdline>`` then its interface variables."""
+"""Each Ray/vLLM process (and container) as ``=== <pid> <cmdline>`` then its interface variables;
+``=== docker-denied <user>`` when the Docker CLI is refused the engine's socket (not in the docker group)."""
 
 IB_SYSFS = (
     "IB=/sys/class/infiniband; [ -d \"$IB\" ] || IB=${CLUSTERLAB_SIM_INFINIBAND:-$IB}; echo \"# root $IB\"; "
@@ -93,7 +96,9 @@ def log_probes(inventory: Inventory) -> list[Probe]:
 RAY_STATUS = (
     "if command -v ray >/dev/null 2>&1; then ray status -v{addr} 2>&1; "
     # on a Spark, Ray runs in the vLLM container (NVIDIA's run_cluster.sh): ask the running ones
-    "elif command -v docker >/dev/null 2>&1; then rc=127; for c in $(docker ps -q 2>/dev/null); do "
+    "elif command -v docker >/dev/null 2>&1; then rc=127; ids=$(docker ps -q 2>&1) || {{ case \"$ids\" in "
+    "*[Pp]ermission\\ denied*) echo \"docker ps: permission denied: $(id -un) is not in the docker group "
+    "(sudo usermod -aG docker $(id -un), then log in again)\" >&2;; esac; ids=; }}; for c in $ids; do "
     "echo \"# docker exec $c ray status\"; docker exec $c ray status -v 2>&1 && {{ rc=0; break; }}; done; "
     "[ $rc = 0 ] || echo 'ray: not found on the host or in a running container' >&2; exit $rc; "
     "else echo 'ray: command not found' >&2; exit 127; fi"

@@ -33,16 +33,18 @@ class Fault:
     health_deadline_s: float | None = None
     lesson: str = "lesson1"
     """The lesson whose checks it breaks (``clusterlab finish LESSON`` clears that lesson's faults)."""
+    containers: bool = False
+    """A fault of the containerised sim only (``sim up --serve ray --containers``)."""
 
 
 REGISTRY: dict[str, Fault] = {}
 
 
 def fault(name: str, description: str, *, serve_mode: str | None = None, health_deadline_s: float | None = None,
-          lesson: str = "lesson1"):
+          lesson: str = "lesson1", containers: bool = False):
     """Register the decorated function as the fault ``name`` (see :class:`Fault` for the options)."""
     def register(fn: Callable[[Spec], None]) -> Callable[[Spec], None]:
-        REGISTRY[name] = Fault(name, description, fn, serve_mode, health_deadline_s, lesson)
+        REGISTRY[name] = Fault(name, description, fn, serve_mode, health_deadline_s, lesson, containers)
         return fn
     return register
 
@@ -232,10 +234,30 @@ def nnodes_no_host_ip(spec: Spec) -> None:
         spec.nodes[node].serve_env.pop("VLLM_HOST_IP", None)
 
 
-def serve_requirements(names: list[str], mode: str) -> tuple[str | None, float | None]:
-    """For a serve ``mode`` with the faults ``names``: (a message naming the mode to use when a fault
-    belongs to another mode, else None; the shortest fault-specific health deadline in s, or None).
-    Unknown names are ignored here (apply_faults reports them)."""
+# --- lesson 2 in containers (``--serve ray --containers``, NVIDIA's run_cluster.sh way) ---------------
+
+@fault("docker-run-no-host-ip", f"{B}'s `docker run` lacks run_cluster.sh's `-e VLLM_HOST_IP=...` ({A}'s has it): "
+                                "vLLM in that node's container has no address of its own", serve_mode="ray",
+       lesson="lesson2", containers=True)
+def docker_run_no_host_ip(spec: Spec) -> None:
+    spec.docker_run_drop_env[B] = ["VLLM_HOST_IP"]
+
+
+@fault("image-without-ray", "the containers run an image without Ray (as NGC's vLLM images since vLLM dropped its "
+                            "Ray dependency): `ray start` in run_cluster.sh's container fails with `ray: command not found`",
+       serve_mode="ray", lesson="lesson2", containers=True)
+def image_without_ray(spec: Spec) -> None:
+    spec.image_tag = "noray"
+
+
+def serve_requirements(names: list[str], mode: str, containers: bool = False) -> tuple[str | None, float | None]:
+    """For a serve ``mode`` (in ``containers`` or not) with the faults ``names``: (a message naming the
+    mode to use when a fault belongs to another mode, else None; the shortest fault-specific health
+    deadline in s, or None). Unknown names are ignored here (apply_faults reports them)."""
+    boxed = [REGISTRY[n] for n in names if n in REGISTRY and REGISTRY[n].containers and not containers]
+    if boxed:
+        return (f"fault {boxed[0].name} is a container fault: run `clusterlab sim up --fault {boxed[0].name} "
+                "--serve ray --containers`"), None
     wrong = [REGISTRY[n] for n in names if n in REGISTRY and REGISTRY[n].serve_mode not in (None, mode)]
     if wrong:
         f = wrong[0]

@@ -13,6 +13,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from grader.sim import containers as _containers
 from grader.sim import host as H
 from grader.sim import serve_spec as S
 from grader.sim import topology as T
@@ -22,24 +23,7 @@ STOP_GRACE_S = 8.0
 RAY_GRACE_S = 2.0
 
 
-def _group_alive(pgid: int) -> bool:
-    """Whether any process of group ``pgid`` still runs (zombies do not count: a leader this
-    process started is reaped here, others are init's)."""
-    with contextlib.suppress(ChildProcessError, OSError):
-        os.waitpid(pgid, os.WNOHANG)
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            with contextlib.suppress(OSError, ValueError, IndexError):
-                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-                if int(fields[2]) == pgid and fields[0] != "Z":
-                    return True
-    return False
+_group_alive = H.group_alive
 
 
 def stop_groups(state: dict) -> None:
@@ -47,6 +31,9 @@ def stop_groups(state: dict) -> None:
     process still running the serving environment in a node, then the files the run left in each
     node's /dev/shm. Needs no lock; ``sim down`` calls it with the state it read."""
     serve = state.get("serve") or {}
+    if serve.get("containers"):  # the containers (Ray and vLLM in them), then each node's engine
+        _containers.end_engines(state)
+        _containers.restore_host_ray()
     groups = list(reversed(serve.get("groups", [])))
     # vLLM first: it shuts its engine down and hands Ray's placement group back within a few
     # seconds. Ray's daemons often ignore TERM, so they get a short grace before KILL.
@@ -71,17 +58,7 @@ def stop_groups(state: dict) -> None:
 
 def _end_groups(pgids: list[int], grace: float) -> None:
     """TERM each live process group of the sim, wait up to ``grace`` s, KILL what is left."""
-    live = [g for g in pgids if _group_alive(g) and _is_sim_group(g)]
-    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 3.0)):
-        for pgid in live:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(pgid, sig)
-        deadline = time.monotonic() + wait
-        while live and time.monotonic() < deadline:
-            time.sleep(0.1)
-            live = [g for g in live if _group_alive(g)]
-        if not live:
-            return
+    H.end_groups([g for g in pgids if _group_alive(g) and _is_sim_group(g)], grace)
 
 
 def _is_sim_group(pgid: int) -> bool:

@@ -11,8 +11,10 @@ import fcntl
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
+import time
 from pathlib import Path
 
 from grader.sim import topology as T
@@ -129,3 +131,38 @@ def node_command(node: str) -> list[str]:
     if node not in T.NODE_NAMES or not pid or not _pid_in_ns(pid, node):
         raise SimError(f"{node} is not up: run `clusterlab sim up`")
     return [_which("nsenter") or "nsenter", "-t", str(pid), "-n", "-m", "-u", "--"]
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether any process of group ``pgid`` still runs (zombies do not count: a leader this
+    process started is reaped here, others are init's)."""
+    with contextlib.suppress(ChildProcessError, OSError):
+        os.waitpid(pgid, os.WNOHANG)
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+                if int(fields[2]) == pgid and fields[0] != "Z":
+                    return True
+    return False
+
+
+def end_groups(live: list[int], grace: float, kill_wait: float = 3.0) -> None:
+    """TERM the process groups ``live``, wait up to ``grace`` s for them to end, KILL what is left and
+    wait up to ``kill_wait`` s more."""
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, kill_wait)):
+        for pgid in live:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pgid, sig)
+        deadline = time.monotonic() + wait
+        while live and time.monotonic() < deadline:
+            time.sleep(0.1)
+            live = [g for g in live if group_alive(g)]
+        if not live:
+            return

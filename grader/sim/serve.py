@@ -25,6 +25,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from grader.sim import containers as _containers
 from grader.sim import host as H
 from grader.sim import faults as _faults
 from grader.sim.groups import RAY_GRACE_S, STOP_GRACE_S, _end_groups, _stray_serving_pids, stop_groups  # noqa: F401
@@ -149,11 +150,12 @@ def _spec_of(state: dict) -> T.Spec:
 
 
 def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DEADLINE_S,
-          network: str = "qsfp") -> dict:
+          network: str = "qsfp", containers: bool = False) -> dict:
     """Start serving in ``mode`` (``ray``, ``nnodes`` or ``single``) on the running sim, replacing
     any serving already there, and wait for /health (unless ``wait`` is False). ``network``:
     ``qsfp`` (the twins, the course's setup) or ``house`` (Ray, VLLM_HOST_IP and the interface
-    variables on ``enP7s7``: the house-network lesson, see :func:`shape_house`).
+    variables on ``enP7s7``: the house-network lesson, see :func:`shape_house`). ``containers``: Ray
+    and vLLM in each node's containers, as NVIDIA's run_cluster.sh starts them (:mod:`grader.sim.containers`).
 
     Returns the facts recorded in the state and the inventory's [serve] table, plus
     ``health_s`` (seconds from the first process to /health). ``deadline_s`` is shortened by a
@@ -176,7 +178,7 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
     state = H._read_state()
     if not state.get("complete"):
         raise ServeError("the simulated cluster is not up: run `clusterlab sim up` first")
-    wrong_mode, fault_deadline = _faults.serve_requirements(state.get("faults", []), mode)
+    wrong_mode, fault_deadline = _faults.serve_requirements(state.get("faults", []), mode, containers)
     if wrong_mode:
         raise ServeError(wrong_mode)
     if fault_deadline is not None:
@@ -184,6 +186,14 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
     stop()
     spec = _spec_of(state)
     ss = S.serve_spec(spec, mode, network)
+    if containers:
+        missing = _containers.installed(spec.image_tag)
+        if missing:
+            raise ServeError(missing)
+        try:
+            ss = _containers.containerize(ss, spec.image_tag, spec.docker_run_drop_env)
+        except ValueError as e:
+            raise ServeError(str(e)) from None
     ensure_model()
     for node, elsewhere in (getattr(spec, "model_elsewhere", None) or {}).items():
         _move_model(node, elsewhere)
@@ -198,7 +208,7 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
     info = {"mode": mode, "url": ss.url, "host_url": ss.host_url, "model": ss.model,
             "served_model_name": S.SERVED_NAME, "head": ss.head, "ray_address": ss.ray_address,
             "addresses": ss.addresses, "iface": ss.iface, "network": network, "started": time.time(), "groups": [],
-            "logs": {f"{p.node}/{p.name}": str(p.log) for p in ss.procs}}
+            "logs": {f"{p.node}/{p.name}": str(p.log) for p in ss.procs}, "containers": containers}
     running: list[tuple[S.Proc, subprocess.Popen]] = []
     hung = False
     try:
@@ -206,6 +216,20 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
             st = H._read_state()
             st["serve"] = info
             H._write_state(st)
+        if containers:
+            _containers.hide_host_ray()
+            info["engines"] = {}
+            info["made_docker_sock"] = _containers.make_sock_target()
+            if info["made_docker_sock"]:  # `sim down` removes it even if this serve's record is lost
+                with H._locked():
+                    st = H._read_state()
+                    st.setdefault("created", []).append(_containers.DOCKER_SOCK)
+                    H._write_state(st)
+            _record(info)
+            try:
+                info["engines"] = _containers.start_engines(info["engines"])
+            finally:
+                _record(info)
         for proc in ss.procs:
             p = _launch(proc)
             info["groups"].append({"node": proc.node, "name": proc.name, "pgid": p.pid})
@@ -214,10 +238,10 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
                 try:
                     rc = p.wait(timeout=ONESHOT_DEADLINE_S)
                 except subprocess.TimeoutExpired:
-                    raise ServeError(f"{proc.node}: `{' '.join(proc.argv[:3])}` did not finish in "
+                    raise ServeError(f"{proc.node}: `{proc.label or ' '.join(proc.argv[:3])}` did not finish in "
                                      f"{ONESHOT_DEADLINE_S:.0f} s: {_tail(proc.log)} (log: {proc.log})") from None
                 if rc != 0:
-                    raise ServeError(f"{proc.node}: `{' '.join(proc.argv[:3])}` failed (rc {rc}): "
+                    raise ServeError(f"{proc.node}: `{proc.label or ' '.join(proc.argv[:3])}` failed (rc {rc}): "
                                      f"{_diagnosis(proc.log) or _tail(proc.log)} (log: {proc.log}; "
                                      "`clusterlab check lesson2` diagnoses it)")
             else:

@@ -83,6 +83,10 @@ class Proc:
     env: dict[str, str]
     log: Path
     oneshot: bool = False
+    stdin: str | None = None
+    label: str | None = None
+    """How messages name the command (default: its first three words)."""
+    """Text fed to the command's standard input (a shell script typed into ``docker exec -i ... bash``)."""
 
 
 @dataclass

@@ -181,6 +181,10 @@ class Spec:
     serve_args: dict[str, str | None] = field(default_factory=dict)
     """Options of the head's ``vllm serve`` that lesson 2b's faults change: option -> value, None
     removes it (``serve_spec`` applies them)."""
+    image_tag: str = "latest"
+    """The tag of clusterlab-sim-vllm the nodes' containers run (``--containers``; ``noray``: no Ray in it)."""
+    docker_run_drop_env: dict[str, list[str]] = field(default_factory=dict)
+    """node -> variables its ``docker run`` leaves out (a forgotten ``-e``; ``--containers`` only)."""
 
     def copy(self) -> "Spec":
         return copy.deepcopy(self)
