@@ -74,8 +74,8 @@ def sim_is_down(profile: str) -> bool:
     return profile == "sim" and not Path("/sys/class/net/clsim-br0").exists()
 
 
-N_NODE_LESSONS = ("lesson1",)
-"""The lessons probed on a ring or a switch of more than two nodes (grader/probes/lesson1_multi.py)."""
+N_NODE_LESSONS = tuple(lesson.name for lesson in registry.REGISTRY.values() if lesson.any_nodes)
+"""The lessons probed on a ring or a switch of more than two nodes (``Lesson.any_nodes`` in grader.lessons)."""
 
 
 def two_nodes_at_most(inv: Any, lessons: tuple[str, ...] | list[str] = ()) -> None:
@@ -84,8 +84,8 @@ def two_nodes_at_most(inv: Any, lessons: tuple[str, ...] | list[str] = ()) -> No
     (no lessons: whatever the caller does next needs a pair)."""
     if len(getattr(inv, "nodes", ())) > 2 and (not lessons or any(x not in N_NODE_LESSONS for x in lessons)):
         other = [x for x in lessons if x not in N_NODE_LESSONS] or ["this command"]
-        raise CheckError(f"this inventory is a {inv.topology} of {len(inv.nodes)} nodes: {', '.join(N_NODE_LESSONS)} "
-                         f"probes any number of nodes, but {', '.join(other)} probes two nodes for now. To check one "
+        raise CheckError(f"this inventory is a {inv.topology} of {len(inv.nodes)} nodes: {', '.join(other)} probes "
+                         f"two nodes for now ({' and '.join(N_NODE_LESSONS)} probe any number). To check one "
                          "link, write an inventory with topology = \"pair\" and the two nodes at its ends.")
 
 
@@ -134,7 +134,7 @@ def run_lesson(lesson: str, inv: Any, conns: dict[str, Any] | None = None, error
     ``evidence_dir``: where ``<lesson>.json`` is saved (None: nothing written). A folder that cannot be
     written is a note in the result (graded, not saved) unless ``must_save``, where the OSError is raised.
     Raises grader.lessons.UnknownLesson for a lesson the registry does not hold, and CheckError for an
-    inventory of more than two nodes (a ring or a switch: validated, not yet probed).
+    inventory of more than two nodes with a lesson that probes a pair only (:data:`N_NODE_LESSONS`).
     """
     from grader.facts import derivers
 

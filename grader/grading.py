@@ -21,7 +21,8 @@ Statuses (docs/DESIGN.md "Statuses and points"), strongest first:
   ``warn_points_why`` in the catalogue).
 - ``pass``: earns the check's points.
 - ``skip`` (shown "n.a."): the catalogue declares the check does not apply to the profile (its
-  ``profiles`` list); left out of every total. Never inferred from missing data.
+  ``profiles`` list, or its optional ``topologies`` list, with ``topologies_why``, for the facts'
+  ``topology``: a ring's or a switch's); left out of every total. Never inferred from missing data.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from importlib import resources
 from typing import Any
 
 from grader import lessons
-from grader.ranges import CatalogueError, _read, expected_range
+from grader.ranges import TOPOLOGIES, CatalogueError, _read, expected_range
 
 OPS = ("same", "empty", "in_range", "all_in_range")
 SEVERITIES = ("fail", "warn", "unmeasured")
@@ -90,6 +91,11 @@ def load_catalogue(lesson: str) -> tuple[dict[str, Any], ...]:
             if e.get("severity", "fail") not in SEVERITIES:
                 raise CatalogueError(f"checks/{name}: {c['id']}: severity {e['severity']!r} is not one of "
                                      f"{SEVERITIES}")
+        tops = c.get("topologies")
+        if tops is not None and (not isinstance(tops, list) or not set(tops) <= set(TOPOLOGIES) or not tops
+                                 or not c.get("topologies_why")):
+            raise CatalogueError(f"checks/{name}: {c['id']}: `topologies` must be a non-empty list of "
+                                 f"{', '.join(TOPOLOGIES)}, with `topologies_why` saying why the others are left out")
         wp = warn_points(c)
         if not 0 <= wp <= c["points"]:
             raise CatalogueError(f"checks/{name}: {c['id']}: warn_points {wp:g} is not within 0-{c['points']:g}")
@@ -154,14 +160,16 @@ def describe_range(r: dict[str, Any]) -> str:
 def evaluate(expect: dict[str, Any], facts: dict[str, Any], profile: str) -> tuple[list[str], list[str], str | None]:
     """(wrong, unmeasured, range source) for one expectation: the sentences of what the facts show
     wrong (a non-empty list, a differing or out-of-range value), the sentences of what could not be
-    judged (missing or empty values), and the range's source. Both lists empty: it holds."""
+    judged (missing or empty values), and the range's source. Both lists empty: it holds. A range is
+    the one for the facts' ``topology`` (a ring's or switch's facts carry it; a pair's do not) when
+    checks/ranges.toml holds one for it."""
     op, matches = expect["op"], lookup(facts, expect["fact"])
     unmeasured = [_why_missing(facts, w) for w, v in matches if v is _MISSING]
     wrong: list[str] = []
     present = [(w, v) for w, v in matches if v is not _MISSING]
     r, src = None, None
     if op.endswith("in_range"):
-        r = expected_range(profile, expect["range"])
+        r = expected_range(profile, expect["range"], topology=facts.get("topology"))  # a ring's own bar, if any
         if r is None:
             return [f"no range {expect['range']!r} for profile {profile!r} in checks/ranges.toml"], [], None
         src = f"{r['source']} [holds for: {r['engine']}" + (f"; ranges file: {r['file']}]" if r.get("file") else "]")
@@ -206,6 +214,12 @@ def grade(facts: dict[str, Any], lesson: str, profile: str) -> list[Verdict]:
             verdicts.append(Verdict(c["id"], c["title"], "skip", 0, 0,
                                     (f"does not apply to profile {profile!r} (checks/{lessons.get(lesson).catalogue}: "
                                      f"{', '.join(c['profiles'])})",), c["hint"], c["source"]))
+            continue
+        topology = facts.get("topology", "pair")
+        if topology not in c.get("topologies", TOPOLOGIES):
+            verdicts.append(Verdict(c["id"], c["title"], "skip", 0, 0,
+                                    (f"does not apply to a {topology} (checks/{lessons.get(lesson).catalogue}: "
+                                     f"{c['topologies_why']})",), c["hint"], c["source"]))
             continue
         found: dict[str, list[str]] = {"fail": [], "unmeasured": [], "warn": []}
         range_src = None

@@ -65,11 +65,10 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
 import paramiko
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from grader.ranges import TOPOLOGIES  # how the QSFP fabric is cabled (see the module doc); ``pair`` is the default
+
 PROFILES = ("spark-pair", "single-spark", "dual-gpu-desktop", "sim")
 """The hardware profiles a course run can grade; each has its own expected ranges in checks/."""
-
-TOPOLOGIES = ("pair", "ring", "switch")
-"""How the QSFP fabric of a multi-node profile is cabled (see the module doc); ``pair`` is the default."""
 
 _ONE_NODE_PROFILES = ("single-spark", "dual-gpu-desktop")
 _RING_NODES = 3  # NVIDIA's connect-three-sparks: a ring of exactly three Sparks

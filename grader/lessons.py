@@ -55,6 +55,9 @@ class Lesson:
     derive: str | None = None
     catalogue: str | None = None
     recorded_by: str | None = None
+    any_nodes: bool = False
+    """Its probes and facts take a ring or a switch of N nodes, not only a pair (grader.checking refuses
+    an inventory of more than two nodes for the other lessons)."""
 
     @property
     def notebook(self) -> str:
@@ -102,16 +105,16 @@ class Lesson:
         return f"nothing: {self.name} records no evidence"
 
 
-def _probed(n: int, title: str, module: str | None = None) -> Lesson:
+def _probed(n: int, title: str, module: str | None = None, any_nodes: bool = False) -> Lesson:
     name = f"lesson{n}"
     module = module or name
     return Lesson(name, title, collect=f"grader.probes.{module}:collect", derive=f"grader.facts.{module}:derive",
-                  catalogue=f"{name}.toml", recorded_by=PROBED_BY_CHECK)
+                  catalogue=f"{name}.toml", recorded_by=PROBED_BY_CHECK, any_nodes=any_nodes)
 
 
 REGISTRY: dict[str, Lesson] = {lesson.name: lesson for lesson in (
-    _probed(1, "Cabling and addressing two Sparks", "lesson1_multi"),  # a pair, or a switch or ring of N
-    _probed(2, "RoCE, interface variables, Ray and one `vllm serve` across two hosts"),
+    _probed(1, "Cabling and addressing two Sparks", "lesson1_multi", any_nodes=True),  # a pair, or a switch or ring of N
+    _probed(2, "RoCE, interface variables, Ray and one `vllm serve` across two hosts", any_nodes=True),
     _probed(3, "Two cards in one desktop"),
     Lesson("lesson4", "TensorRT-LLM multi-node and NVIDIA Dynamo"),  # answers only: nothing of it runs on the sim
     Lesson("lab", "Serve a very large model across two Sparks, load-test it, compare with one machine",

@@ -156,7 +156,7 @@ def start(inventory: str | Path, lesson: str, progress: Callable[[str], None] = 
     if inv.profile == "sim" and pre.sim_serve:
         prepared += _sim_serving(pre.sim_serve, progress)
         inv = _inventory(inventory)  # its [serve] table was written again
-    conns, errors = connect_nodes(inv)
+    conns, errors = connect_nodes(inv, (lesson,))
     reached = sorted(conns)
     try:
         required: list[Verdict] = []
@@ -255,7 +255,7 @@ def watch(inventory: str | Path, lessons: list[str], *, timeout_s: float = 300.0
         _known(lesson)
     inv = _inventory(inventory)
     stop = stop or threading.Event()
-    conns, errors = connect_nodes(inv)
+    conns, errors = connect_nodes(inv, lessons)
     t_end = time.monotonic() + timeout_s
     before: dict[str, str] | None = None
     number = 0
@@ -464,7 +464,7 @@ def finish(inventory: str | Path, lesson: str, progress: Callable[[str], None] =
     prefixes, globs = [p for ps, _ in left for p in ps], [g for _, gs in left for g in gs]
     if not prefixes:
         return res
-    conns, errors = connect_nodes(inv)
+    conns, errors = connect_nodes(inv, (lesson,))
     res.errors = dict(errors)
     try:
         for name, conn in conns.items():

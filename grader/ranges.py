@@ -18,6 +18,11 @@ except ModuleNotFoundError:  # pragma: no cover
     import tomli as tomllib  # type: ignore[no-redef]
 
 
+TOPOLOGIES = ("pair", "ring", "switch")
+"""How the nodes are cabled (an inventory's ``topology``). A range may hold a table per topology
+(``[spark-pair.allgather_busbw_gbs.ring]``) that replaces its figures, source and engine for that topology."""
+
+
 class CatalogueError(ValueError):
     """A file in checks/ is malformed; the message names the file, the entry and the fix."""
 
@@ -50,6 +55,21 @@ def _validate(data: dict[str, Any], where: str) -> None:
                                          "names its source, the engine version it holds for, and its unit")
             if "min" not in r and "max" not in r:
                 raise CatalogueError(f"{where}: [{profile}.{name}] needs `min` and/or `max`")
+            if "nodes" in r and not (isinstance(r["nodes"], int) and not isinstance(r["nodes"], bool) and r["nodes"] >= 1):
+                raise CatalogueError(f"{where}: [{profile}.{name}] `nodes` must be a whole number of nodes (the "
+                                     "cluster size the figures hold for), e.g. nodes = 2")
+            for topology in TOPOLOGIES:
+                sub = r.get(topology)
+                if sub is None:
+                    continue
+                if not isinstance(sub, dict):
+                    raise CatalogueError(f"{where}: [{profile}.{name}.{topology}] is not a table")
+                for key in ("source", "engine"):
+                    if not sub.get(key):
+                        raise CatalogueError(f"{where}: [{profile}.{name}.{topology}] has no `{key}`: a topology's "
+                                             "range names its own source and the engine version it holds for")
+                if "min" not in sub and "max" not in sub:
+                    raise CatalogueError(f"{where}: [{profile}.{name}.{topology}] needs `min` and/or `max`")
 
 
 def ranges_file() -> str | None:
@@ -91,9 +111,32 @@ def _load(extra: str | None) -> dict[str, dict[str, dict[str, Any]]]:
     return merged
 
 
-def expected_range(profile: str, name: str) -> dict[str, Any] | None:
-    """The range ``name`` for ``profile`` ({min?, max?, unit, source, engine}), or None if it has none."""
-    return load_ranges().get(profile, {}).get(name)
+def expected_range(profile: str, name: str, *, topology: str | None = None,
+                   nodes: int | None = None) -> dict[str, Any] | None:
+    """The range ``name`` for ``profile`` ({min?, max?, unit, source, engine}), or None if it has none.
+
+    ``topology`` (``pair``, ``ring``, ``switch``; None: the range as written): the range's table for
+    that topology, when it has one, replaces its ``min``, ``max``, ``source`` and ``engine``.
+    ``nodes``: the cluster's node count; a range written for ``nodes = K`` nodes (a count that grows
+    with the cluster: Ray's nodes, its accelerators) has its ``min`` and ``max`` scaled by nodes / K,
+    and says so in ``source``. Without ``nodes`` (or a range with no ``nodes``) the figures are as written.
+    """
+    r = load_ranges().get(profile, {}).get(name)
+    if r is None:
+        return None
+    out = {k: v for k, v in r.items() if k not in TOPOLOGIES}
+    sub = r.get(topology) if topology else None
+    if isinstance(sub, dict):
+        out = {k: v for k, v in out.items() if k not in ("min", "max")} | sub
+    per = out.get("nodes")
+    if nodes is not None and per and nodes != per:
+        for k in ("min", "max"):
+            if out.get(k) is not None:
+                scaled = out[k] * nodes / per
+                out[k] = int(scaled) if isinstance(out[k], int) and scaled == int(scaled) else scaled
+        out["source"] = f"{out['source']} (written for {per} nodes; scaled to {nodes})"
+        out["nodes"] = nodes
+    return out
 
 
 def measurement_params(profile: str, measurement: str) -> dict[str, Any] | None:

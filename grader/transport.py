@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import logging
 import os
 import shlex
 import socket
@@ -22,6 +23,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import paramiko
+
+logging.getLogger("paramiko").addHandler(logging.NullHandler())
+"""paramiko logs a failed handshake (``Error reading SSH protocol banner``) with its traceback at ERROR; with
+no handler Python would print it on stderr. The grader says what went wrong itself (:class:`NodeUnreachable`)."""
 
 from grader.inventory import Inventory, Node, key_file_problem, resolve_ssh
 

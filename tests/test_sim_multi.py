@@ -174,7 +174,51 @@ def test_each_n_node_fault_fails_exactly_its_check(tmp_path, fault):
         assert "-I enp1s0f0np0 192.168.100.11` failed" in details and "192.168.102" not in details
 
 
-def test_lesson2_on_n_nodes_says_it_probes_a_pair(tmp_path):
+def test_lesson2_on_a_ring_before_serving(tmp_path):
+    """lesson2 probes all three nodes of a ring: both ports' RoCE devices are ACTIVE on each (the sim's
+    trees), the variables are not measured on any node (nothing serves yet), the Ray head's QSFP check does
+    not apply to a ring, and a pair's all_gather and ib_write_bw checks not to the sim."""
     sim.up([], nodes=3, topology="ring")
     code, report, err = check(tmp_path, "lesson2")
-    assert code == 2 and "lesson1 probes any number of nodes, but lesson2 probes two nodes for now" in err
+    assert code == 1 and report["verdicts"], err
+    assert by_status(report, "pass") == {"L2.roce_active"}
+    assert by_status(report, "skip") == {"L2.head_on_qsfp", "L2.busbw", "L2.ib_write_bw"}
+    ring = next(v for v in report["verdicts"] if v["id"] == "L2.head_on_qsfp")
+    assert ring["details"][0].startswith("does not apply to a ring")
+    ifname = next(v for v in report["verdicts"] if v["id"] == "L2.ifname_vars")
+    assert [d.split(":")[0] for d in ifname["details"]] == ["spark-a", "spark-b", "spark-c"]
+    facts = json.loads((tmp_path / "lesson2.json").read_text())["facts"]
+    assert facts["topology"] == "ring" and all(f["cabled_port"] == [0, 1] for f in facts["nodes"].values())
+
+
+def test_iperf3_tries_once_more_when_an_earlier_server_still_holds_the_port():
+    """An earlier measurement's server, still serving its one test on port 5201 (started here by hand, with
+    a 2 s client), answers the new client `the server is busy running a test`: the measurement waits
+    BUSY_RETRY_S and measures again, and the result is a real one (the field saw an extra L1.tcp failure)."""
+    from grader.inventory import load_inventory
+    from grader.probes.lesson1 import BUSY_RETRY_S, iperf3_between
+    from grader.transport import connect_all
+
+    sim.up([], nodes=2, topology="switch")
+    a, b = "192.168.100.10", "192.168.100.11"
+    old = subprocess.Popen(["ip", "netns", "exec", "spark-b", "iperf3", "-s", "-1", "-B", b, "-p", "5201"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(50):
+            if "5201" in ns("spark-b", "ss", "-ltn"):
+                break
+            subprocess.run(["sleep", "0.1"])
+        busy = subprocess.Popen(["ip", "netns", "exec", "spark-a", "iperf3", "-c", b, "-B", a, "-p", "5201", "-t", "2"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(["sleep", "0.5"])
+        conns, errors = connect_all(load_inventory(T.INVENTORY))
+        try:
+            cli, _ = iperf3_between(conns["spark-a"], conns["spark-b"], b, a, streams=1, seconds=1)
+        finally:
+            for c in conns.values():
+                c.close()
+        busy.wait(timeout=10)
+    finally:
+        old.kill()
+    assert BUSY_RETRY_S >= 2.0 and "busy" not in cli.stdout, cli.stdout[-400:]
+    assert json.loads(cli.stdout)["end"]["sum_received"]["bits_per_second"] > 0

@@ -147,7 +147,7 @@ def test_serve_head_may_be_any_of_n(tmp_path):
 @pytest.mark.parametrize("head,names", [('topology = "ring"\n', ("n1", "n2", "n3")),
                                         ('topology = "switch"\nqsfp_port = 1\n', ("n1", "n2", "n3", "n4"))])
 def test_check_refuses_more_than_two_nodes_cleanly(tmp_path, head, names):
-    """A ring or a switch of 3+ is validated, but `check lesson2` probes a pair only: exit 2 with what to do,
+    """A ring or a switch of 3+ is validated, but `check lesson3` probes a pair only: exit 2 with what to do,
     no traceback, no connection tried (10.0.0.x is not reachable here; a connection would time out)."""
     import subprocess
     import sys
@@ -155,8 +155,21 @@ def test_check_refuses_more_than_two_nodes_cleanly(tmp_path, head, names):
 
     inv = write(tmp_path, 'profile = "spark-pair"\n' + head + _nodes(*names))
     t = time.monotonic()
-    p = subprocess.run([sys.executable, "-m", "grader.cli", "check", "lesson2", "--inventory", str(inv)],
+    p = subprocess.run([sys.executable, "-m", "grader.cli", "check", "lesson3", "--inventory", str(inv)],
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
-    assert f"nodes: lesson1 probes any number of nodes, but lesson2 probes two nodes for now" in p.stderr
+    assert "nodes: lesson3 probes two nodes for now (lesson1 and lesson2 probe any number)" in p.stderr
     assert 'topology = "pair"' in p.stderr and time.monotonic() - t < 15
+
+
+def test_lesson2_on_a_ring_it_cannot_reach_says_so_without_a_traceback(tmp_path):
+    """lesson2 probes any number of nodes: a ring whose nodes do not answer is exit 2, "no node could be
+    reached", and paramiko's own log of the failed handshake (a traceback at ERROR) stays off stderr."""
+    import subprocess
+    import sys
+
+    inv = write(tmp_path, 'profile = "spark-pair"\ntopology = "ring"\n' + _nodes("n1", "n2", "n3"))
+    p = subprocess.run([sys.executable, "-m", "grader.cli", "check", "lesson2", "--inventory", str(inv)],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and "no node could be reached" in p.stderr, p.stderr
+    assert "Traceback" not in p.stderr and "probes two nodes" not in p.stderr, p.stderr

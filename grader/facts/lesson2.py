@@ -10,6 +10,7 @@ Shape (JSON-able)::
                       "cabled_port": [port...], "env": {VAR: value}, "env_processes": int, "ipv4": {iface: [addr]},
                       "roce_problems" | "ifname_problems" | "ib_hca_problems" | "gid_problems": [sentence],
                       "env_unmeasured": [sentence]}},
+     "topology": "ring"|"switch" (absent for a pair),
      "pair": {"env_differences": [sentence], "env_unmeasured": [sentence],
               "nccl_transport": str|None, "nccl_transport_problems", "nccl_transport_unmeasured": [sentence],
               "allgather_busbw_gbs": float|None (GB/s, recomputed from the rows), "busbw_problems",
@@ -24,6 +25,8 @@ Ray or vLLM process to read the variables from, a log not named or empty) and ho
 
 from __future__ import annotations
 
+import contextlib
+import ipaddress
 from typing import Any
 
 from grader import nccl_env
@@ -37,7 +40,7 @@ from grader.parsers.nccl_tests import parse_nccl_tests
 from grader.parsers.perftest import parse_perftest
 from grader.parsers.proc_env import parse_serving_env
 from grader.parsers.rdma import parse_rdma_link
-from grader.spark_names import QSFP_TWINS, is_qsfp_twin, qsfp_port, rdma_device_for, twin_domain
+from grader.spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port, rdma_device_for, twin_domain
 
 ALL_TWINS = [t for p in sorted(QSFP_TWINS) for t in QSFP_TWINS[p]]
 IFNAME_VARS = ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME", "UCX_NET_DEVICES", "OMPI_MCA_btl_tcp_if_include",
@@ -152,31 +155,72 @@ def _env(ev: Evidence, node: str) -> tuple[dict[str, str], int, list[str]]:
     return env, len(readable), problems
 
 
-def _ifname_problems(env: dict[str, str], rows: list[dict], ipv4: dict[str, list[str]]) -> list[str]:
-    up = [r["netdev"] for r in rows if r["link"] == "Up"]
+def _reaching_all(ifaces: list, peers: dict[str, list[str]]) -> list[str]:
+    """The Up interfaces of ``ifaces`` (parsed ``ip addr``) whose IPv4 subnet holds an address of every
+    peer (``peers``: peer -> its IPv4 addresses)."""
+    out = []
+    for i in ifaces:
+        nets = [a.network for a in i.ipv4 if a.network is not None]
+        if i.is_up and nets and all(any(_within(p, n) for n in nets for p in paddrs) for paddrs in peers.values()):
+            out.append(i.name)
+    return out
+
+
+def _within(address: str, net: Any) -> bool:
+    with contextlib.suppress(ValueError):
+        return ipaddress.ip_address(address) in net
+    return False
+
+
+def _selected(var: str, value: str, ipv4: dict[str, list[str]], rows: list[dict]) -> list[str]:
+    """The interfaces of this node (``ipv4``: interface -> its IPv4 addresses) that ``var=value`` selects, read
+    with its tool's syntax (grader.nccl_env); UCX's ``<rdma device>:<port>`` via the RoCE mapping ``rows``."""
     names = list(ipv4)
-    rdma_to_netdev = {r["rdma_device"]: r["netdev"] for r in rows}
+    if var == "NCCL_SOCKET_IFNAME":
+        return nccl_env.socket_ifnames(value, names)
+    if var == "UCX_NET_DEVICES":
+        return nccl_env.ucx_devices(value, names, {r["rdma_device"]: r["netdev"] for r in rows})
+    if var == "OMPI_MCA_btl_tcp_if_include":
+        return nccl_env.ompi_includes(value, ipv4)
+    return nccl_env.plain_ifnames(value, names)
+
+
+def _ifname_problems(env: dict[str, str], rows: list[dict], ipv4: dict[str, list[str]],
+                     ring_ok: list[str] | None = None) -> list[str]:
+    """What is wrong with the interface variables on one node: [sentence]. ``env``: the serving processes'
+    variables; ``rows``: the node's RoCE mapping (:func:`_mapping`); ``ipv4``: interface -> its addresses.
+
+    A pair or a switch: each must select an Up QSFP twin. A ring (``ring_ok``: the interfaces whose subnet holds
+    every peer, :func:`_reaching_all`): each must select one of those. On a ring no QSFP twin does (each link
+    is a subnet of its own, reaching one neighbour), so NVIDIA's cluster script bootstraps over the house
+    network (``NCCL_SOCKET_IFNAME=enP7s7``) and carries the data over RoCE with all four HCAs (procedure.md
+    §1.5 e)."""
+    up = [r["netdev"] for r in rows if r["link"] == "Up"]
+    ring = ring_ok is not None
+    ok = ring_ok if ring else up
+    use = ", ".join(ok) or (HOUSE_INTERFACE if ring else "")
     problems = []
     for var in IFNAME_VARS:
         value = env.get(var)
         if value is None:
             if var in REQUIRED_IFNAME_VARS:
-                problems.append(f"{var} is not set for the serving processes: it then picks an interface itself, "
+                problems.append(f"{var} is not set for the serving processes: on a ring set {var}={ok[0] if ok else HOUSE_INTERFACE} "
+                                "on every node (an interface that reaches both peers)" if ring else
+                                f"{var} is not set for the serving processes: it then picks an interface itself, "
                                 f"often the house network; set {var}={up[0] if up else '<QSFP twin>'} on both nodes")
             continue
-        if var == "NCCL_SOCKET_IFNAME":
-            chosen = nccl_env.socket_ifnames(value, names)
-        elif var == "UCX_NET_DEVICES":
-            chosen = nccl_env.ucx_devices(value, names, rdma_to_netdev)
-        elif var == "OMPI_MCA_btl_tcp_if_include":
-            chosen = nccl_env.ompi_includes(value, ipv4)
-        else:
-            chosen = nccl_env.plain_ifnames(value, names)
-        bad = [c for c in chosen if not (is_qsfp_twin(c) and c in up)]
+        chosen = _selected(var, value, ipv4, rows)
+        bad = [c for c in chosen if c not in ok or not (ring or is_qsfp_twin(c))]
         if not chosen:
-            problems.append(f"{var}={value} names no interface this node has: use an Up QSFP twin ({', '.join(up) or 'none Up'})")
+            problems.append(f"{var}={value} names no interface this node has: use "
+                            + (use if ring else f"an Up QSFP twin ({use or 'none Up'})"))
+        elif bad and ring:
+            problems.append(f"{var}={value} selects {', '.join(bad)}, which does not reach both ring neighbours "
+                            f"(each ring link is a subnet of its own): use an interface on a subnet every node shares "
+                            f"({', '.join(ok) or HOUSE_INTERFACE + ', the house network'}), as NVIDIA's cluster script "
+                            "does for the bootstrap; the data goes over RoCE (NCCL_IB_HCA, all four devices)")
         elif bad:
-            problems.append(f"{var}={value} selects {', '.join(bad)}, not an Up QSFP twin: use {', '.join(up) or 'an Up twin'}")
+            problems.append(f"{var}={value} selects {', '.join(bad)}, not an Up QSFP twin: use {use or 'an Up twin'}")
     return problems
 
 
@@ -270,8 +314,9 @@ def _gid_problems(env: dict[str, str], rows: list[dict]) -> list[str]:
     return problems
 
 
-def node_facts(ev: Evidence, node: str, cabled: int | None) -> dict[str, Any]:
-    """Lesson-2 facts for one node. See the module docstring."""
+def node_facts(ev: Evidence, node: str, cabled: int | None, ring_peers: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    """Lesson-2 facts for one node. See the module docstring. ``ring_peers`` (a ring only: peer -> its
+    IPv4 addresses) judges the interface variables by the ring's rule (:func:`_ifname_problems`)."""
     if node in ev.errors and ev.outputs(node, "ip_addr") is None:
         return {"reachable": False, "error": ev.errors[node]}
     ifaces = []
@@ -294,31 +339,36 @@ def node_facts(ev: Evidence, node: str, cabled: int | None) -> dict[str, Any]:
     # no readable serving process: nothing to judge (not measured); processes that disagree: a problem
     f["env_unmeasured"] = here(env_problems) if not nproc else []
     found = env_problems if nproc else []
-    f["ifname_problems"] = here(found + (_ifname_problems(env, rows, ipv4) if nproc else []))
+    ring_ok = _reaching_all(ifaces, ring_peers) if ring_peers is not None else None
+    f["ifname_problems"] = here(found + (_ifname_problems(env, rows, ipv4, ring_ok) if nproc else []))
     f["ib_hca_problems"] = here(found[:1] + (_ib_hca_problems(env, rows, ts["cabled_port"]) if nproc else []))
     f["gid_problems"] = here(found[:1] + (_gid_problems(env, rows) if nproc else []))
     return f
 
 
 def _env_differences(nodes: dict[str, dict]) -> tuple[list[str], list[str]]:
-    """(differences, unmeasured): the variables that differ between the first two nodes with readable
-    serving processes, or (when fewer than two have one) why they could not be compared.
+    """(differences, unmeasured): the variables that differ between the nodes with readable serving
+    processes (each compared with the first of them, in inventory order), and why the others could not
+    be compared (no readable serving process, or not reached).
 
-    ``nodes``: :func:`node_facts` per node (``env``, ``env_processes``). Compares
-    :data:`SAME_ON_BOTH` only; :data:`PER_NODE` variables (NCCL_IB_GID_INDEX) may differ, each node's
-    value being judged against that node's own GID table by L2.gid_index.
+    ``nodes``: :func:`node_facts` per node (``env``, ``env_processes``), two for a pair or N for a ring
+    or switch. Compares :data:`SAME_ON_BOTH` only; :data:`PER_NODE` variables (NCCL_IB_GID_INDEX) may
+    differ, each node's value being judged against that node's own GID table by L2.gid_index.
     """
     reached = {n: f for n, f in nodes.items() if f.get("reachable") and f.get("env_processes")}
+    missing = [n for n in nodes if n not in reached]
+    unmeasured = (["the variables could not be compared: " + ", ".join(
+        f"{n} has no readable serving process" for n in missing)] if missing else [])
     if len(reached) < 2:
-        return [], ["the variables could not be compared: " + ", ".join(
-            f"{n} has no readable serving process" for n, f in nodes.items() if n not in reached)]
-    (a, fa), (b, fb) = list(reached.items())[:2]
+        return [], unmeasured
+    (a, fa), *others = list(reached.items())
     out = []
     for var in SAME_ON_BOTH:
-        va, vb = fa["env"].get(var), fb["env"].get(var)
-        if va != vb:
-            out.append(f"{var} differs: {a} has {va!r}, {b} has {vb!r}; the ranks of one job must agree")
-    return out, []
+        for b, fb in others:
+            va, vb = fa["env"].get(var), fb["env"].get(var)
+            if va != vb:
+                out.append(f"{var} differs: {a} has {va!r}, {b} has {vb!r}; the ranks of one job must agree")
+    return out, unmeasured
 
 
 def _log(ev: Evidence, probe: str, what: str, key: str) -> tuple[str | None, list[str]]:
@@ -382,8 +432,27 @@ def pair_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
     return out
 
 
+def _addresses(ev: Evidence, names: list[str]) -> dict[str, list[str]]:
+    """node -> every IPv4 address its ``ip -j addr`` shows (none for a node not read)."""
+    out: dict[str, list[str]] = {}
+    for n in names:
+        try:
+            out[n] = [a.local for i in parse_ip_addr(_text(ev.outputs(n, "ip_addr")) or "") for a in i.ipv4]
+        except ParseError:
+            out[n] = []
+    return out
+
+
 def derive(ev: Evidence) -> dict[str, Any]:
-    """All lesson-2 facts from ``ev``'s raw outputs. Pure."""
+    """All lesson-2 facts from ``ev``'s raw outputs. Pure.
+
+    A pair's cross-node facts, and a ring's or switch's of N nodes, are under ``pair`` (every node
+    compared, Ray's counts scaled to N); a ring or switch also records ``topology``, which picks its
+    own ranges in grading (the ring's all_gather bar, checks/ranges.toml)."""
     names = [n["name"] for n in ev.inventory["nodes"]]
-    nodes = {n: node_facts(ev, n, ev.inventory.get("qsfp_port")) for n in names}
-    return {"nodes": nodes, "pair": pair_facts(ev, nodes) if len(names) == 2 else {}}
+    topology = ev.inventory.get("topology", "pair")
+    addrs = _addresses(ev, names) if topology == "ring" else {}
+    nodes = {n: node_facts(ev, n, ev.inventory.get("qsfp_port"),
+                           {p: a for p, a in addrs.items() if p != n} if topology == "ring" else None) for n in names}
+    return {"nodes": nodes, "pair": pair_facts(ev, nodes) if len(names) >= 2 else {},
+            **({"topology": topology} if topology != "pair" else {})}

@@ -202,8 +202,10 @@ def parse_ray_node(text: str | None) -> dict[str, Any]:
     return out
 
 
-def _range(profile: str, name: str) -> dict[str, Any] | None:
-    return expected_range(profile, name)
+def _range(profile: str, name: str, nodes: int | None = None) -> dict[str, Any] | None:
+    """checks/ranges.toml's ``name`` for ``profile``; a count that grows with the cluster (Ray's nodes and
+    accelerators) scaled to ``nodes``, the inventory's node count (grader.ranges.expected_range)."""
+    return expected_range(profile, name, nodes=nodes)
 
 
 KEYS = ("ray", "head", "host_ip", "parallel", "kv", "model", "launch")
@@ -289,7 +291,7 @@ def _ray_facts(s: _Serving) -> None:
     res = st.resources if st else {}
     out["ray_node_count"] = st.node_count if st else None
     out["ray_resources"] = {k: v[1] for k, v in res.items() if k in ("CPU", "GPU")}
-    want_nodes = _range(s.profile, "ray_node_count")
+    want_nodes = _range(s.profile, "ray_node_count", len(nodes))
     daemons = {name: parse_ray_node(_text(ev.outputs(name, "ray_node"))) for name in nodes}
     # nodes that never joined: Ray has too few nodes and no Ray daemon runs on them
     not_joined = [name for name, f in nodes.items() if mode == "ray" and st is not None and want_nodes
@@ -297,11 +299,12 @@ def _ray_facts(s: _Serving) -> None:
                   and not daemons[name]["gcs"]]
     if st is not None:
         acc = ACCELERATOR.get(s.profile, "GPU")
-        want_acc = _range(s.profile, "ray_accelerators")
+        want_acc = _range(s.profile, "ray_accelerators", len(nodes))
         have = res.get(acc, (0.0, 0.0))[1]
         if want_nodes and not (want_nodes["min"] <= st.node_count <= want_nodes["max"]):
             out["ray_problems"].append(
-                f"`ray status` shows {st.node_count} node(s) up, expected {want_nodes['min']}: join the other node "
+                f"`ray status` shows {st.node_count} node(s) up, expected {want_nodes['min']}: join the "
+                f"{'other node' if len(nodes) == 2 else 'missing nodes, each'} "
                 f"with `ray start --address=<head QSFP address>:6379 --node-ip-address=<its QSFP address>`"
                 + (f"; pending: {', '.join(st.pending_demands)}" if st.pending_demands else ""))
             for name in not_joined:
@@ -393,13 +396,14 @@ def _model_facts(s: _Serving) -> None:
                                          "the model must sit at the same path on every node, with the same files")
     out["model_hashes"] = hashes
     if len(hashes) >= 2 and not out["model_problems"]:
-        (a, ha), (b, hb) = list(hashes.items())[:2]
-        for file in sorted(set(ha) | set(hb)):
-            if ha.get(file) != hb.get(file):
-                out["model_problems"].append(
-                    f"{file} differs at {model}: {a} {(ha.get(file) or 'missing')[:12]}, {b} "
-                    f"{(hb.get(file) or 'missing')[:12]}: copy the same model to the same path on both nodes "
-                    "(rsync -a from the head)")
+        (a, ha), *others = list(hashes.items())  # every node against the first
+        for b, hb in others:
+            for file in sorted(set(ha) | set(hb)):
+                if ha.get(file) != hb.get(file):
+                    out["model_problems"].append(
+                        f"{file} differs at {model}: {a} {(ha.get(file) or 'missing')[:12]}, {b} "
+                        f"{(hb.get(file) or 'missing')[:12]}: copy the same model to the same path on "
+                        f"{'both nodes' if len(s.nodes) == 2 else 'every node'} (rsync -a from the head)")
     s.hashes = hashes
 
 
