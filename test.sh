@@ -22,7 +22,7 @@ fi
 # fault tracks failed while both ran (a vLLM start killed, an SSH session dropped, iperf3's server still
 # busy) and passed alone.
 if [ $# -gt 0 ] || [ "${CLUSTERLAB_TEST_SPLIT:-0}" != 1 ]; then
-  exec .venv/bin/python -m pytest tests -q "$@"
+  exec .venv/bin/python -m pytest tests -q --durations=25 "$@"   # the 25 slowest, for the suite's time budget
 fi
 work=$(mktemp -d /tmp/clusterlab-tests.XXXXXX)
 nice -n 19 ionice -c 3 .venv/bin/python -m pytest tests -q --part rest -p no:cacheprovider --basetemp "$work/rest" \

@@ -348,13 +348,16 @@ def solve(lesson: str, inventory: str | Path | None = None, evidence_dir: str | 
         if st["faults"] or not st["healthy"]:
             progress("rebuilding the sim without faults ...")
             try:
-                sim.up([])
+                sim.rebuild([])
             except sim.SimError as e:
                 raise LifecycleError(f"could not rebuild the sim: {e}") from None
-            done.append("rebuilt the sim's two nodes from the course's reference state"
+            n = len(st["nodes"])
+            done.append(f"rebuilt the sim's {'two' if n == 2 else n} nodes from the course's reference state"
                         + (f" (faults cleared: {', '.join(st['faults'])})" if st["faults"] else "")
-                        + ": the same port cabled on both, each twin addressed in its own subnet in netplan, "
-                          "jumbo frames, the shared key authorised both ways, the peer's name on a twin")
+                        + (": the same port cabled on both, each twin addressed in its own subnet in netplan, "
+                           "jumbo frames, the shared key authorised both ways, the peer's name on a twin" if n == 2 else
+                           ": cabled and addressed as the topology's playbook sets it, in netplan, jumbo frames, the "
+                           "shared key authorised between every node, each peer's name on a twin it shares"))
     if "serve" in life.solve:
         done += _sim_serving("ray", progress) or ["the sim already serves across both nodes (Ray, PP=2)"]
     if "load" in life.solve:
@@ -500,7 +503,7 @@ def _finish_sim(lesson: str, progress: Callable[[str], None]) -> list[str]:
     if owned:
         keep = [f for f in st["faults"] if f not in owned]
         progress(f"rebuilding the sim without {', '.join(owned)} ...")
-        sim.up(keep)
+        sim.rebuild(keep)
         done.append(f"rebuilt the sim without {lesson}'s faults ({', '.join(owned)})")
     return done
 

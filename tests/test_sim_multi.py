@@ -222,3 +222,15 @@ def test_iperf3_tries_once_more_when_an_earlier_server_still_holds_the_port():
         old.kill()
     assert BUSY_RETRY_S >= 2.0 and "busy" not in cli.stdout, cli.stdout[-400:]
     assert json.loads(cli.stdout)["end"]["sum_received"]["bits_per_second"] > 0
+
+
+def test_solve_lesson1_clears_a_switch_fault_and_keeps_the_switch(tmp_path):
+    """solve rebuilds the sim that is up without its faults: a switch of 4 with one node's cable in port 0
+    becomes a healthy switch of 4 (not the default pair), and lesson 1 passes on it."""
+    sim.up(["switch-wrong-port"], nodes=4, topology="switch")
+    p = subprocess.run(CLI + ["solve", "lesson1"], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0 and "rebuilt the sim's 4 nodes" in p.stdout and "switch-wrong-port" in p.stdout, p.stderr
+    st = sim.status()
+    assert sorted(st["nodes"]) == ["spark-a", "spark-b", "spark-c", "spark-d"] and st["faults"] == []
+    code, report, err = check(tmp_path)
+    assert code == 0, err

@@ -474,6 +474,15 @@ def down(purge: bool = False) -> None:
             T.STATE_DIR.parent.rmdir()
 
 
+def rebuild(faults: list[str] | None = None) -> Path:
+    """:func:`up` again with ``faults``, keeping the nodes and topology of the sim that is up (or was last
+    built): ``solve`` and ``finish`` clear a switch of 4's faults and leave a switch of 4. Returns the
+    inventory path; raises SimError as :func:`up` does."""
+    state = _read_state()
+    names = state.get("nodes") or list(T.NODES)
+    return up(faults, nodes=len(names), topology=state.get("topology") or "pair")
+
+
 def status() -> dict:
     """What is up: ``{"up", "faults", "inventory", "nodes": {name: {...}}}``. Changes nothing."""
     state = _read_state()
