@@ -133,16 +133,23 @@ def test_a_ring_bootstrapped_on_the_house_network_with_all_four_hcas_passes():
     assert set(s.values()) == {"pass"}, s
 
 
-def test_a_ring_with_a_twin_as_the_socket_interface_fails_ifname_vars_saying_why():
-    """A twin reaches one neighbour only (each ring link is a subnet of its own): Gloo's one interface must
-    reach both, so NVIDIA bootstraps on enP7s7."""
+def test_a_ring_with_a_twin_as_the_socket_interface_warns_ifname_vars_saying_why():
+    """A twin's subnet holds one neighbour only (each ring link is a subnet of its own): Gloo's one interface
+    must reach both, so NVIDIA bootstraps on enP7s7. Doubtful, not wrong: routes over the other link (which
+    lesson 2 does not read) would make it work, so the check warns."""
     twin_env = dict(RING_ENV, GLOO_SOCKET_IFNAME="enp1s0f1np1")
     ev = evidence(3, "ring", envs={n: twin_env for n in NAMES[:3]})
-    assert {k for k, s in statuses(ev).items() if s == "fail"} == {"L2.ifname_vars"}
+    assert {k: s for k, s in statuses(ev).items() if s != "pass"} == {"L2.ifname_vars": "warn"}
     d = details(ev, "L2.ifname_vars")
-    assert len(d) == 3 and d[0].startswith("spark-a: GLOO_SOCKET_IFNAME=enp1s0f1np1 selects enp1s0f1np1, which does "
-                                           "not reach both ring neighbours")
-    assert "(enP7s7)" in d[0]
+    assert len(d) == 3 and d[0].startswith("spark-a: GLOO_SOCKET_IFNAME=enp1s0f1np1 selects enp1s0f1np1, whose "
+                                           "subnet does not hold both ring neighbours")
+    assert "(enP7s7)" in d[0] and "unless routes" in d[0]
+    unset = {k: v for k, v in RING_ENV.items() if k != "GLOO_SOCKET_IFNAME"}
+    ev = evidence(3, "ring", envs={"spark-b": unset})
+    assert statuses(ev)["L2.ifname_vars"] == "fail"
+    assert details(ev, "L2.ifname_vars") == ["spark-b: GLOO_SOCKET_IFNAME is not set for the serving processes: on a "
+                                             "ring set GLOO_SOCKET_IFNAME=enP7s7 on every node (an interface that "
+                                             "reaches both peers)"]
 
 
 def test_the_pair_rule_on_the_same_ring_outputs_would_have_failed_the_house_network():

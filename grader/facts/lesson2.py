@@ -9,6 +9,7 @@ Shape (JSON-able)::
                                    "ipv4", "roce_v2_gid_index"}],
                       "cabled_port": [port...], "env": {VAR: value}, "env_processes": int, "ipv4": {iface: [addr]},
                       "roce_problems" | "ifname_problems" | "ib_hca_problems" | "gid_problems": [sentence],
+                      "ifname_doubts": [sentence] (a ring's twin that may not reach both neighbours: warns),
                       "env_unmeasured": [sentence]}},
      "topology": "ring"|"switch" (absent for a pair),
      "pair": {"env_differences": [sentence], "env_unmeasured": [sentence],
@@ -186,20 +187,22 @@ def _selected(var: str, value: str, ipv4: dict[str, list[str]], rows: list[dict]
 
 
 def _ifname_problems(env: dict[str, str], rows: list[dict], ipv4: dict[str, list[str]],
-                     ring_ok: list[str] | None = None) -> list[str]:
-    """What is wrong with the interface variables on one node: [sentence]. ``env``: the serving processes'
-    variables; ``rows``: the node's RoCE mapping (:func:`_mapping`); ``ipv4``: interface -> its addresses.
+                     ring_ok: list[str] | None = None) -> tuple[list[str], list[str]]:
+    """What is wrong, and what is doubtful, with the interface variables on one node: ([sentence], [sentence]).
+    ``env``: the serving processes' variables; ``rows``: the node's RoCE mapping (:func:`_mapping`); ``ipv4``:
+    interface -> its addresses.
 
-    A pair or a switch: each must select an Up QSFP twin. A ring (``ring_ok``: the interfaces whose subnet holds
-    every peer, :func:`_reaching_all`): each must select one of those. On a ring no QSFP twin does (each link
-    is a subnet of its own, reaching one neighbour), so NVIDIA's cluster script bootstraps over the house
-    network (``NCCL_SOCKET_IFNAME=enP7s7``) and carries the data over RoCE with all four HCAs (procedure.md
-    §1.5 e)."""
+    A pair or a switch: each must select an Up QSFP twin (else wrong). A ring (``ring_ok``: the interfaces whose
+    subnet holds every peer, :func:`_reaching_all`): each should select one of those. No QSFP twin of a ring
+    does (each link is a subnet of its own, reaching one neighbour), so NVIDIA's cluster script bootstraps over
+    the house network (``NCCL_SOCKET_IFNAME=enP7s7``) and carries the data over RoCE with all four HCAs
+    (procedure.md §1.5 e). A twin there is doubtful, not wrong: routes to the other neighbour's address over
+    another link (which these probes do not read) would make it work."""
     up = [r["netdev"] for r in rows if r["link"] == "Up"]
     ring = ring_ok is not None
     ok = ring_ok if ring else up
     use = ", ".join(ok) or (HOUSE_INTERFACE if ring else "")
-    problems = []
+    problems, doubts = [], []
     for var in IFNAME_VARS:
         value = env.get(var)
         if value is None:
@@ -215,13 +218,14 @@ def _ifname_problems(env: dict[str, str], rows: list[dict], ipv4: dict[str, list
             problems.append(f"{var}={value} names no interface this node has: use "
                             + (use if ring else f"an Up QSFP twin ({use or 'none Up'})"))
         elif bad and ring:
-            problems.append(f"{var}={value} selects {', '.join(bad)}, which does not reach both ring neighbours "
-                            f"(each ring link is a subnet of its own): use an interface on a subnet every node shares "
-                            f"({', '.join(ok) or HOUSE_INTERFACE + ', the house network'}), as NVIDIA's cluster script "
-                            "does for the bootstrap; the data goes over RoCE (NCCL_IB_HCA, all four devices)")
+            doubts.append(f"{var}={value} selects {', '.join(bad)}, whose subnet does not hold both ring neighbours "
+                          f"(each ring link is a subnet of its own): unless routes to the other one's address go over "
+                          f"another link, Gloo's and Ray's connections to it fail. Use an interface on a subnet every "
+                          f"node shares ({', '.join(ok) or HOUSE_INTERFACE + ', the house network'}), as NVIDIA's "
+                          "cluster script does for the bootstrap; the data goes over RoCE (NCCL_IB_HCA, all four devices)")
         elif bad:
             problems.append(f"{var}={value} selects {', '.join(bad)}, not an Up QSFP twin: use {use or 'an Up twin'}")
-    return problems
+    return problems, doubts
 
 
 def _usable(r: dict, ports: list[int]) -> bool:
@@ -340,7 +344,8 @@ def node_facts(ev: Evidence, node: str, cabled: int | None, ring_peers: dict[str
     f["env_unmeasured"] = here(env_problems) if not nproc else []
     found = env_problems if nproc else []
     ring_ok = _reaching_all(ifaces, ring_peers) if ring_peers is not None else None
-    f["ifname_problems"] = here(found + (_ifname_problems(env, rows, ipv4, ring_ok) if nproc else []))
+    wrong, doubtful = _ifname_problems(env, rows, ipv4, ring_ok) if nproc else ([], [])
+    f["ifname_problems"], f["ifname_doubts"] = here(found + wrong), here(doubtful)
     f["ib_hca_problems"] = here(found[:1] + (_ib_hca_problems(env, rows, ts["cabled_port"]) if nproc else []))
     f["gid_problems"] = here(found[:1] + (_gid_problems(env, rows) if nproc else []))
     return f
