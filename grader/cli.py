@@ -47,8 +47,9 @@ def _parser() -> argparse.ArgumentParser:
     up.add_argument("--fault", action="append", default=[], metavar="NAME",
                     help="inject a learner's mistake; repeatable; `clusterlab sim faults` lists them")
     up.add_argument("--serve", nargs="?", const="ray", choices=("ray", "nnodes", "single"), metavar="MODE",
-                    help="then serve a tiny model with vLLM: ray (default: Ray on both nodes, pipeline parallel 2), "
-                         "nnodes (vLLM's own multi-node mode) or single (spark-a alone); needs scripts/install-serve.sh")
+                    help="then serve a tiny model with vLLM: ray (default: Ray on every node, pipeline parallel = the node count), "
+                         "nnodes (vLLM's own multi-node mode) or single (spark-a alone), these two on the pair only; needs "
+                         "scripts/install-serve.sh")
     up.add_argument("--containers", action="store_true",
                     help="with --serve ray: Ray and vLLM in each node's containers (docker run / docker exec, as NVIDIA's "
                          "run_cluster.sh does), each node with its own podman engine behind /run/docker.sock")
@@ -163,9 +164,11 @@ def _cmd_sim(args: argparse.Namespace) -> int:
                 raise CannotRun("sim up: --containers needs --serve ray (run_cluster.sh starts Ray in the containers): "
                                 "`clusterlab sim up --serve ray --containers`")
             topology = args.topology or ("pair" if args.nodes == 2 else "switch")
-            if args.serve and topology != "pair":
-                raise sim.SimError(f"--serve runs on the pair only: serving across {args.nodes} nodes on this "
-                                   "machine's CPUs is not built; the N-node sim is for lesson 1's checks")
+            if args.serve:
+                from grader.sim.serve_spec import supported
+                why_not = supported(args.serve, args.nodes, args.containers)
+                if why_not:
+                    raise sim.SimError(why_not)
             inventory = sim.up(args.fault, nodes=args.nodes, topology=topology)
             if args.serve:
                 from grader.sim import serve

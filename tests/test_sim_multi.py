@@ -77,8 +77,9 @@ def test_bad_counts_and_topologies_say_what_to_do():
             sim.up([], nodes=nodes, topology=topo)
     with pytest.raises(sim.SimError, match="is for --topology ring, not switch"):
         sim.up(["ring-link-mtu-1500"], nodes=4, topology="switch")
-    p = subprocess.run(CLI + ["sim", "up", "--nodes", "3", "--serve"], capture_output=True, text=True, timeout=60)
-    assert p.returncode == 2 and "--serve runs on the pair only" in p.stderr and "Traceback" not in p.stderr
+    p = subprocess.run(CLI + ["sim", "up", "--nodes", "3", "--serve", "nnodes"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "--serve nnodes runs on the pair only; on 3 nodes use --serve ray" in p.stderr
+    assert "Traceback" not in p.stderr
 
 
 def test_switch_of_four_is_one_subnet_per_twin_through_a_bridge(tmp_path):

@@ -29,7 +29,6 @@ import signal
 import time
 from pathlib import Path
 
-from grader.sim import faults as _faults
 from grader.sim import groups as _groups
 from grader.sim import ibdev2netdev_sim as _shim
 from grader.sim import multi as _multi
@@ -407,10 +406,7 @@ def up(faults: list[str] | None = None, nodes: int = 2, topology: str = "pair") 
     """
     faults = list(faults or [])
     try:
-        if topology == "pair" and nodes == 2:
-            spec = _faults.apply_faults(T.default_spec(), faults)
-        else:
-            spec = _multi.apply_faults(_multi.spec_for(nodes, topology), faults)
+        spec = _multi.build_spec(nodes, topology, faults)
     except ValueError as e:
         raise SimError(str(e)) from None
     _preflight()

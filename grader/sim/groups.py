@@ -63,21 +63,21 @@ def _end_groups(pgids: list[int], grace: float) -> None:
 
 def _is_sim_group(pgid: int) -> bool:
     """Whether the group leader (or, once it has exited, any member) is in a node namespace."""
-    if any(H._pid_in_ns(pgid, ns) for ns in T.NODES):
+    if any(H._pid_in_ns(pgid, ns) for ns in T.NODE_NAMES):
         return True
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             with contextlib.suppress(OSError, ValueError, IndexError):
                 stat = Path(f"/proc/{entry}/stat").read_text()
                 if int(stat.rsplit(")", 1)[1].split()[2]) == pgid:
-                    return any(H._pid_in_ns(int(entry), ns) for ns in T.NODES)
+                    return any(H._pid_in_ns(int(entry), ns) for ns in T.NODE_NAMES)
     return False
 
 
 def _stray_serving_pids() -> list[int]:
     venv = str(S.SERVE_VENV)
     out = []
-    for ns in T.NODES:
+    for ns in T.NODE_NAMES:  # every node a sim may have (a switch of up to 8); absent ones list nothing
         for pid in H._ns_pids(ns):
             with contextlib.suppress(OSError):
                 exe = os.readlink(f"/proc/{pid}/exe")
@@ -91,7 +91,7 @@ def _clean_node_shm(state: dict, since: float) -> None:
     """Remove what the run left in each node's own /dev/shm (Ray's plasma file, vLLM's segments):
     the entries changed since ``since``, so a learner's own files there stay."""
     for node, pid in (state.get("sshd_pids") or {}).items():
-        if node in T.NODES and H._pid_in_ns(pid, node):
+        if node in T.NODE_NAMES and H._pid_in_ns(pid, node):
             with contextlib.suppress(OSError, subprocess.TimeoutExpired):
                 subprocess.run([H._which("nsenter") or "nsenter", "-t", str(pid), "-m", "--", "find", "/dev/shm", "-mindepth", "1",
                                 "-maxdepth", "1", "-newerct", f"@{since:.0f}", "-exec", "rm", "-rf", "--", "{}", "+"],

@@ -19,6 +19,7 @@ peer by its address on a subnet the two share.
 
 from __future__ import annotations
 
+from grader.sim import faults as _pair_faults
 from grader.sim.faults import Fault
 from grader.sim.topology import (ALL_TWINS, DEFAULT_MTU, HOUSE_ADDR, JUMBO_MTU, NODE_NAMES, QSFP_PORT, TWINS,
                                  Iface, NetplanIface, Node, Spec, default_spec)
@@ -149,3 +150,11 @@ def apply_faults(spec: Spec, names: list[str]) -> Spec:
         FAULTS[name].apply(out)
         out.faults.append(name)
     return out
+
+
+def build_spec(nodes: int, topology: str, faults: list[str]) -> Spec:
+    """The spec ``sim up`` builds: the pair with the pair's faults (grader/sim/faults.py), or ``nodes`` nodes
+    cabled as ``topology`` with the N-node faults above. Raises ValueError naming the fix."""
+    if topology == "pair" and nodes == 2:
+        return _pair_faults.apply_faults(default_spec(), faults)
+    return apply_faults(spec_for(nodes, topology), faults)

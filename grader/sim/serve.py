@@ -1,4 +1,4 @@
-"""Serve the tiny model on the simulated cluster: Ray across both nodes and one ``vllm serve``.
+"""Serve the tiny model on the simulated cluster: Ray across its nodes and one ``vllm serve``.
 
     from grader.sim import serve
     info = serve.start("ray")     # the sim must be up; returns the [serve] facts (url, mode, ...)
@@ -10,6 +10,10 @@ namespaces (network, mount, UTS: nsenter into that node's sshd), so it has the n
 own process group (session), recorded in the sim's state so ``stop`` ends it by group. Logs go to
 ``/var/lib/clusterlab/sim/logs/<node>/{ray,vllm}.log``, readable over SSH on either node. When the
 server answers /health, the inventory gets a ``[serve]`` table with the endpoint.
+
+On the pair the pipeline has 2 stages; on a switch of N or a ring of 3 (``sim up --nodes N --topology
+switch|ring --serve ray``) it has N, one per node, the tiny model's 4 layers split as vLLM splits them
+(3 nodes: 1, 2, 1). Measured on the 2-core, 23 GiB box (2026-xx-xx, warm caches): see PP3_MEASURED.
 
 Needs the serving environment (``bash scripts/install-serve.sh``); the model is made on first use.
 """
@@ -28,6 +32,7 @@ from pathlib import Path
 from grader.sim import containers as _containers
 from grader.sim import host as H
 from grader.sim import faults as _faults
+from grader.sim import multi as _multi
 from grader.sim.groups import RAY_GRACE_S, STOP_GRACE_S, _end_groups, _stray_serving_pids, stop_groups  # noqa: F401
 from grader.sim import serve_spec as S
 from grader.sim import tiny_model
@@ -146,7 +151,14 @@ def _strip_serve(text: str) -> str:
 
 
 def _spec_of(state: dict) -> T.Spec:
-    return _faults.apply_faults(T.default_spec(), state.get("faults", []))
+    """The spec the running sim was built from: its topology, node count and faults (the state's)."""
+    names = state.get("nodes") or list(T.NODES)
+    return _multi.build_spec(len(names), state.get("topology", "pair"), state.get("faults", []))
+
+
+def _route(node: str, verb: str, addr: str, via: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["ip", "-n", node, "route", verb, f"{addr}/32", "via", via], capture_output=True,
+                          text=True, timeout=10)
 
 
 def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DEADLINE_S,
@@ -183,8 +195,11 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
         raise ServeError(wrong_mode)
     if fault_deadline is not None:
         deadline_s = min(deadline_s, fault_deadline)
-    stop()
     spec = _spec_of(state)
+    why_not = S.supported(mode, len(spec.names), containers)
+    if why_not:
+        raise ServeError(why_not)
+    stop()
     ss = S.serve_spec(spec, mode, network)
     if containers:
         missing = _containers.installed(spec.image_tag)
@@ -197,7 +212,7 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
     ensure_model()
     for node, elsewhere in (getattr(spec, "model_elsewhere", None) or {}).items():
         _move_model(node, elsewhere)
-    for node in T.NODES:
+    for node in ss.nodes:
         for d in (S.TMP_DIR / node, S.CACHE_DIR / node, T.LOG_DIR / node):
             d.mkdir(parents=True, exist_ok=True)
     S.RAY_DIR.mkdir(parents=True, exist_ok=True)
@@ -209,6 +224,8 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
             "served_model_name": S.SERVED_NAME, "head": ss.head, "ray_address": ss.ray_address,
             "addresses": ss.addresses, "iface": ss.iface, "network": network, "started": time.time(), "groups": [],
             "logs": {f"{p.node}/{p.name}": str(p.log) for p in ss.procs}, "containers": containers}
+    if ss.routes:
+        info["routes"] = [list(r) for r in ss.routes]
     running: list[tuple[S.Proc, subprocess.Popen]] = []
     hung = False
     try:
@@ -216,6 +233,10 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
             st = H._read_state()
             st["serve"] = info
             H._write_state(st)
+        for node, addr, via in ss.routes:
+            r = _route(node, "replace", addr, via)
+            if r.returncode != 0:
+                raise ServeError(f"{node}: `ip route replace {addr}/32 via {via}` failed: {r.stderr.strip()[:200]}")
         if containers:
             _containers.hide_host_ray()
             info["engines"] = {}
@@ -303,6 +324,8 @@ def stop() -> None:
     if not state.get("serve"):
         return
     stop_groups(state)
+    for node, addr, via in state["serve"].get("routes", []):
+        _route(node, "del", addr, via)
     with H._locked():
         st = H._read_state()
         st.pop("serve", None)
@@ -334,10 +357,10 @@ HOUSE_SHAPED_TBF = ("burst", "32kb", "latency", "400ms")
 
 
 def shape_house(rate: str | None) -> None:
-    """Shape both nodes' ``enP7s7`` egress to ``rate`` (tc tbf, e.g. ``"2mbit"``), or restore the sim's
+    """Shape every node's ``enP7s7`` egress to ``rate`` (tc tbf, e.g. ``"2mbit"``), or restore the sim's
     own 1 Gbit/s shaping with None. Raises ServeError when tc fails (the sim must be up, as root)."""
     tbf = T.HOUSE_TBF if rate is None else ("rate", rate, *HOUSE_SHAPED_TBF)
-    for node in T.NODES:
+    for node in H._read_state().get("nodes") or T.NODES:
         p = subprocess.run(["tc", "-n", node, "qdisc", "replace", "dev", T.HOUSE_IF, "root", "tbf", *tbf],
                            capture_output=True, text=True, timeout=10)
         if p.returncode != 0:

@@ -7,13 +7,21 @@ topology Spec.
 
 The modes (research/vllm_cpu.md, vllm_netns.md):
 
-- ``ray``: a Ray head on spark-a bound to its QSFP address, spark-b joined as a worker, one
-  ``vllm serve --pipeline-parallel-size 2 --distributed-executor-backend ray`` on spark-a; PP rank 1
-  runs in spark-b. Each Ray node offers one fake GPU (``--num-gpus=1``) that the opt-in platform
+- ``ray``: a Ray head on spark-a bound to its QSFP address, every other node joined as a worker on
+  its own, one ``vllm serve --pipeline-parallel-size N --distributed-executor-backend ray`` on
+  spark-a (N = the nodes of the sim: 2 for the pair, 3+ on a switch or a ring of 3); PP rank k runs
+  on the k-th node. Each Ray node offers one fake GPU (``--num-gpus=1``) that the opt-in platform
   plugin (plugins/vllm-cpu-ray, ``VLLM_CPU_RAY=1``) maps vLLM's workers onto.
 - ``nnodes``: vLLM's own multi-node mode, no Ray: ``--nnodes 2 --node-rank 0|1`` with
-  ``--headless`` on spark-b, the mp backend, one core per node.
-- ``single``: the same model on spark-a alone, the one-machine baseline.
+  ``--headless`` on spark-b, the mp backend, one core per node. The pair only.
+- ``single``: the same model on spark-a alone, the one-machine baseline. The pair only.
+
+Beyond a pair (grader/sim/multi.py) every node binds its fabric twin (:meth:`Spec.fabric`: the switch
+port's first twin; in a ring the first twin of its first cabled link). A ring gives each link and twin a
+subnet of its own, so one bound address per node is not on every peer's subnet: :attr:`ServeSpec.routes`
+adds a host route (/32) to each such address via the peer's address on the link the two share (the sim's
+choice; the mesh of a ring of 3 needs no forwarding). Ray's and Gloo's connections then go over the
+direct cable between each two nodes.
 
 The compiled default mode, never ``--enforce-eager``: with pipeline parallel it crashes on the
 first request in vllm-cpu 0.32.0 (vllm_cpu.md §5).
@@ -21,6 +29,7 @@ first request in vllm-cpu 0.32.0 (vllm_cpu.md §5).
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +43,7 @@ NETWORKS: tuple[str, ...] = ("qsfp", "house")
 network ``enP7s7`` (the lesson's comparison: Ray, VLLM_HOST_IP and every interface variable there, so
 pipeline activations cross the shaped house link)."""
 HEAD, WORKER = T.NODES
+"""The pair's head and worker; beyond a pair the head is the spec's first node (``Spec.names[0]``)."""
 
 SERVE_VENV = Path(os.environ.get("CLUSTERLAB_SERVE_VENV", "/opt/clusterlab/serve-venv"))
 """vLLM's CPU build and Ray (scripts/install-serve.sh): outside /root, which each node has its own of."""
@@ -104,15 +114,23 @@ class ServeSpec:
     """node -> the QSFP address its serving processes are bound to."""
     iface: dict[str, str] = field(default_factory=dict)
     """node -> the QSFP interface those addresses are on (what IFACE_VARS name)."""
+    routes: list[tuple[str, str, str]] = field(default_factory=list)
+    """(node, peer address, via): host routes ``serve`` adds first (a ring: see the module's docstring);
+    empty for the pair and a switch."""
+
+    @property
+    def nodes(self) -> list[str]:
+        """The nodes it serves on, the head first."""
+        return list(self.addresses)
 
 
 def fabric(spec: Spec, node: str) -> tuple[str, str]:
-    """(interface, IPv4) of ``node``'s first cabled, addressed twin: what its peer reaches it by."""
-    for a, b in spec.cables:
-        for end in (a, b):
-            if end[0] == node and spec.nodes[node].ifaces[end[1]].addresses:
-                return end[1], spec.nodes[node].ifaces[end[1]].addresses[0].split("/")[0]
-    raise ValueError(f"{node} has no cabled twin with an address: the serving stack needs one")
+    """(interface, IPv4) of ``node``'s first cabled, addressed twin (:meth:`Spec.fabric`): what its peers
+    reach it by. Raises ValueError when it has none."""
+    fab = spec.fabric(node)
+    if fab is None:
+        raise ValueError(f"{node} has no cabled twin with an address: the serving stack needs one")
+    return fab
 
 
 def log_path(node: str, name: str) -> Path:
@@ -126,13 +144,43 @@ def house(spec: Spec, node: str) -> tuple[str, str]:
 
 def iface_env(spec: Spec, node: str) -> dict[str, str]:
     """The interface variables of ``node``'s Ray and vLLM processes: the topology's own
-    ``Node.serve_env`` where it has one (lesson 2a's faults edit it), else every IFACE_VARS naming
-    the node's QSFP twin and VLLM_HOST_IP its address."""
+    ``Node.serve_env`` where it has one (the pair's; lesson 2a's faults edit it), else the same variables
+    for its fabric twin (:func:`~grader.sim.topology.serve_env_on`: a switch's or ring's node)."""
     own = getattr(spec.nodes[node], "serve_env", None)
     if own:
         return dict(own)
-    iface, addr = fabric(spec, node)
-    return {**{var: iface for var in IFACE_VARS}, "VLLM_HOST_IP": addr}
+    return T.serve_env_on(spec, node)
+
+
+def supported(mode: str, nodes: int, containers: bool = False) -> str | None:
+    """None when ``--serve mode`` (in containers or not) runs on a sim of ``nodes`` nodes; else why not
+    and what does (one line)."""
+    if nodes == 2:
+        return None
+    if mode != "ray":
+        return (f"--serve {mode} runs on the pair only; on {nodes} nodes use --serve ray "
+                f"(Ray and vLLM with pipeline parallel {nodes})")
+    if containers:
+        return f"--containers runs on the pair only; on {nodes} nodes use --serve ray without --containers"
+    return None
+
+
+def routes(spec: Spec, fab: dict[str, tuple[str, str]]) -> list[tuple[str, str, str]]:
+    """(node, peer's bound address, via): for each peer whose address ``fab`` binds is on no subnet of
+    ``node``'s, a host route via the peer's address on a subnet the two share. A ring only: elsewhere an
+    address off the peer's subnets is a mistake to be seen (a fault), not routed around."""
+    out: list[tuple[str, str, str]] = []
+    if spec.topology != "ring":
+        return out
+    for node in fab:
+        mine = [ipaddress.ip_interface(a).network for i in spec.nodes[node].ifaces.values() for a in i.addresses]
+        mine.append(ipaddress.ip_interface(f"{spec.nodes[node].house_addr}/{T.HOUSE_PREFIX}").network)
+        for peer, (_, addr) in fab.items():
+            if peer != node and not any(ipaddress.ip_address(addr) in net for net in mine):
+                via = spec.address_towards(node, peer)
+                if via and via != addr:
+                    out.append((node, addr, via))
+    return out
 
 
 def node_env(spec: Spec, node: str, network: str = "qsfp") -> dict[str, str]:
@@ -183,36 +231,46 @@ def with_args(argv: list[str], changes: dict[str, str | None]) -> list[str]:
 def serve_spec(spec: Spec, mode: str = "ray", network: str = "qsfp") -> ServeSpec:
     """The processes that serve the tiny model in ``mode`` on the cluster ``spec`` describes, bound to
     ``network`` (``qsfp``: each node's cabled twin; ``house``: ``enP7s7``). Raises ValueError on an
-    unknown mode or network, or when a node has no addressed twin."""
+    unknown mode or network, when a node has no addressed twin, or for a mode that runs on the pair only
+    (:func:`supported`).
+
+    The pair (``spec.names`` == T.NODES) gets what it always got; a switch or ring of N nodes gets one
+    ``ray start`` per node (the head first) and ``--pipeline-parallel-size N``."""
     if mode not in MODES:
         raise ValueError(f"unknown serve mode {mode!r}; known modes: {', '.join(MODES)}")
     if network not in NETWORKS:
         raise ValueError(f"unknown serving network {network!r}; known: {', '.join(NETWORKS)}")
-    fab = {n: (fabric(spec, n) if network == "qsfp" else house(spec, n)) for n in T.NODES}
-    head_ip = fab[HEAD][1]
-    env = {n: node_env(spec, n, network) for n in T.NODES}
+    names = spec.names
+    why_not = supported(mode, len(names))
+    if why_not:
+        raise ValueError(why_not)
+    head, workers = names[0], names[1:]
+    fab = {n: (fabric(spec, n) if network == "qsfp" else house(spec, n)) for n in names}
+    head_ip = fab[head][1]
+    env = {n: node_env(spec, n, network) for n in names}
     procs: list[Proc] = []
     ray_address = None
-    ray_ip = {n: (getattr(spec, "ray_node_ip", None) or {}).get(n, fab[n][1]) for n in T.NODES}
+    ray_ip = {n: (getattr(spec, "ray_node_ip", None) or {}).get(n, fab[n][1]) for n in names}
     if mode == "ray":
-        ray_address = f"{ray_ip[HEAD]}:{RAY_PORT}"
-        for n in T.NODES:
+        ray_address = f"{ray_ip[head]}:{RAY_PORT}"
+        for n in names:
             env[n]["VLLM_CPU_RAY"] = "1"
         ray = str(SERVE_VENV / "bin" / "ray")
         node_args = ["--num-cpus=1", "--num-gpus=1", "--disable-usage-stats",
                      "--object-store-memory=100000000"]
-        procs.append(Proc(HEAD, "ray", [
-            ray, "start", "--head", f"--node-ip-address={ray_ip[HEAD]}", f"--port={RAY_PORT}",
-            "--include-dashboard=false", f"--temp-dir={RAY_DIR / HEAD[-1]}", *node_args],
-            env[HEAD], log_path(HEAD, "ray"), oneshot=True))
-        procs.append(Proc(WORKER, "ray", [
-            ray, "start", f"--address={ray_address}", f"--node-ip-address={ray_ip[WORKER]}",
-            f"--temp-dir={RAY_DIR / WORKER[-1]}", *node_args],
-            env[WORKER], log_path(WORKER, "ray"), oneshot=True))
-        procs.append(Proc(HEAD, "vllm", _vllm(
-            *_common_args(), *_api_args(), "--pipeline-parallel-size", "2",
+        procs.append(Proc(head, "ray", [
+            ray, "start", "--head", f"--node-ip-address={ray_ip[head]}", f"--port={RAY_PORT}",
+            "--include-dashboard=false", f"--temp-dir={RAY_DIR / head[-1]}", *node_args],
+            env[head], log_path(head, "ray"), oneshot=True))
+        for worker in workers:
+            procs.append(Proc(worker, "ray", [
+                ray, "start", f"--address={ray_address}", f"--node-ip-address={ray_ip[worker]}",
+                f"--temp-dir={RAY_DIR / worker[-1]}", *node_args],
+                env[worker], log_path(worker, "ray"), oneshot=True))
+        procs.append(Proc(head, "vllm", _vllm(
+            *_common_args(), *_api_args(), "--pipeline-parallel-size", str(len(names)),
             "--distributed-executor-backend", "ray"),
-            {**env[HEAD], "RAY_ADDRESS": ray_address}, log_path(HEAD, "vllm")))
+            {**env[head], "RAY_ADDRESS": ray_address}, log_path(head, "vllm")))
     elif mode == "nnodes":
         multi = ["--pipeline-parallel-size", "2", "--distributed-executor-backend", "mp", "--nnodes", "2",
                  "--master-addr", head_ip, "--master-port", str(MASTER_PORT)]
@@ -225,9 +283,9 @@ def serve_spec(spec: Spec, mode: str = "ray", network: str = "qsfp") -> ServeSpe
     changes = getattr(spec, "serve_args", None)
     if changes:
         for p in procs:
-            if p.name == "vllm" and p.node == HEAD:
+            if p.name == "vllm" and p.node == head:
                 p.argv = with_args(p.argv, changes)
-    return ServeSpec(mode=mode, procs=procs, head=HEAD, url=f"http://{head_ip}:{SERVE_PORT}",
-                     host_url=f"http://{spec.nodes[HEAD].house_addr}:{SERVE_PORT}", model=str(MODEL_DIR),
-                     ray_address=ray_address, addresses={n: fab[n][1] for n in T.NODES},
-                     iface={n: fab[n][0] for n in T.NODES})
+    return ServeSpec(mode=mode, procs=procs, head=head, url=f"http://{head_ip}:{SERVE_PORT}",
+                     host_url=f"http://{spec.nodes[head].house_addr}:{SERVE_PORT}", model=str(MODEL_DIR),
+                     ray_address=ray_address, addresses={n: fab[n][1] for n in names},
+                     iface={n: fab[n][0] for n in names}, routes=routes(spec, fab))

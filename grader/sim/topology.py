@@ -211,6 +211,15 @@ class Spec:
                 return a
         return None
 
+    def fabric(self, node: str) -> tuple[str, str] | None:
+        """(interface, IPv4) of ``node``'s first cabled, addressed twin (a cable to a peer, else a port
+        on the switch): what its peers reach it by and what its serving processes bind; None if none."""
+        ends = [end for a, b in self.cables for end in (a, b)] + list(self.switched)
+        for name, iface in ends:
+            if name == node and self.nodes[node].ifaces[iface].addresses:
+                return iface, self.nodes[node].ifaces[iface].addresses[0].split("/")[0]
+        return None
+
     def primary_address(self, node: str) -> str | None:
         """The node's address on its first cabled, addressed twin (what its peer calls it)."""
         for a, b in self.cables:
@@ -274,6 +283,24 @@ def serve_env(node: str) -> dict[str, str]:
         "NCCL_IB_HCA": ",".join(RDMA_OF[t] for t in TWINS[QSFP_PORT]),
         "NCCL_IB_GID_INDEX": str(SIM_GID_INDEX),
         "VLLM_HOST_IP": PLAYBOOK_ADDR[node][twin].split("/")[0],
+    }
+
+
+def serve_env_on(spec: Spec, node: str) -> dict[str, str]:
+    """:func:`serve_env` for a node of any topology (a switch or ring: grader/sim/multi.py): every
+    interface variable names the node's fabric twin (:meth:`Spec.fabric`), NCCL_IB_HCA lists the RoCE
+    devices of its cabled, addressed twins (a switch: the port's two; a ring: all four, as NVIDIA's
+    multi-node script), VLLM_HOST_IP is the twin's address. Raises ValueError without a fabric twin."""
+    fab = spec.fabric(node)
+    if fab is None:
+        raise ValueError(f"{node} has no cabled twin with an address: the serving stack needs one")
+    twin, addr = fab
+    n = spec.nodes[node]
+    hcas = [dev for t, dev in RDMA_OF.items() if n.ifaces[t].addresses and spec.cabled(node, t)]
+    return {
+        "NCCL_SOCKET_IFNAME": twin, "GLOO_SOCKET_IFNAME": twin, "TP_SOCKET_IFNAME": twin,
+        "UCX_NET_DEVICES": twin, "OMPI_MCA_btl_tcp_if_include": twin,
+        "NCCL_IB_HCA": ",".join(hcas), "NCCL_IB_GID_INDEX": str(SIM_GID_INDEX), "VLLM_HOST_IP": addr,
     }
 
 
