@@ -3,12 +3,13 @@
 
 Targets (issue 4): <= 120 s on 2 cores, <= 8 GiB. Run as root after scripts/install-serve.sh:
     .venv/bin/python benchmarks/sim_serve.py [--mode ray|nnodes|single] [--cold] [--requests 20]
+        [--nodes N --topology switch|ring]   # beyond a pair: --mode ray only, pipeline parallel N
 It builds the sim from scratch (`down` first), starts serving in-process (the same code as the
 CLI), then sends a few completions so serving memory counts too, and finally takes the sim down
 again (unless --keep). `--cold` first removes the per-node torch.compile caches, as on a fresh
 machine. Memory is sampled every 0.2 s two ways:
 
-- PSS: the proportional set size of every process in the two node namespaces (sshd, Ray, vLLM),
+- PSS: the proportional set size of every process in the node namespaces (sshd, Ray, vLLM),
   summed: shared pages are counted once, split between the processes mapping them;
 - system: MemTotal - MemAvailable, minus its value before `up` (includes page cache growth and
   anything else the machine did meanwhile, so an upper bound on a busy box).
@@ -44,7 +45,7 @@ def mem_used() -> int:
 def sim_pss() -> tuple[int, int]:
     """(summed PSS in bytes, process count) over the node namespaces."""
     total = count = 0
-    for ns in T.NODES:
+    for ns in T.NODE_NAMES:  # absent namespaces list nothing
         for pid in C._ns_pids(ns):
             try:
                 with open(f"/proc/{pid}/smaps_rollup") as f:
@@ -91,6 +92,9 @@ def main() -> int:
     ap.add_argument("--cold", action="store_true", help="remove the compile caches first")
     ap.add_argument("--requests", type=int, default=20, help="completions sent after /health (32 tokens each)")
     ap.add_argument("--keep", action="store_true", help="leave the sim up and serving")
+    ap.add_argument("--nodes", type=int, default=2, help="how many nodes (default 2: the pair)")
+    ap.add_argument("--topology", default=None, choices=("pair", "switch", "ring"),
+                    help="default: pair for 2 nodes, switch above")
     args = ap.parse_args()
     missing = serve.installed()
     if missing:
@@ -102,7 +106,8 @@ def main() -> int:
     sampler = Sampler()
     sampler.start()
     t0 = time.monotonic()
-    sim.up([])
+    topology = args.topology or ("pair" if args.nodes == 2 else "switch")
+    sim.up([], nodes=args.nodes, topology=topology)
     t_up = time.monotonic() - t0
     info = serve.start(args.mode)
     t_health = time.monotonic() - t0
@@ -114,7 +119,7 @@ def main() -> int:
         sim.down()
         t_down = time.monotonic() - t1
     print()
-    print(f"sim up --serve {args.mode}{' (cold compile cache)' if args.cold else ''}, {args.requests} completions after")
+    print(f"sim up --nodes {args.nodes} --topology {topology} --serve {args.mode}{' (cold compile cache)' if args.cold else ''}, {args.requests} completions after")
     print(f"  sim up (network, sshd):              {t_up:6.1f} s")
     print(f"  sim up --serve to /health:           {t_health:6.1f} s   (target <= 120 s)")
     print(f"  {args.requests} completions of 32 tokens:        {t_req:6.1f} s")

@@ -174,7 +174,7 @@ def _write_files(spec: Spec, pubs: dict[str, str]) -> None:
     if spec.topology == "pair":
         head = f'profile = "sim"\nqsfp_port = {T.QSFP_PORT}\nknown_hosts = "{T.KNOWN_HOSTS}"\n'
         logs = f'\n[logs]\nnccl_debug = "~/{roce_sim.NCCL_LOG_NAME}"\n'
-    else:  # a ring cables both ports (no qsfp_port); no serving there, so no NCCL log
+    else:  # a ring cables both ports (no qsfp_port); the simulated NCCL log is the pair's only
         port = f"qsfp_port = {T.QSFP_PORT}\n" if spec.topology == "switch" else ""
         head = f'profile = "sim"\ntopology = "{spec.topology}"\n{port}known_hosts = "{T.KNOWN_HOSTS}"\n'
         logs = ""

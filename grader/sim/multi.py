@@ -15,6 +15,8 @@
 
 Both keep the pair's MTU 9000, netplan file and house network; each node's /etc/hosts names every
 peer by its address on a subnet the two share.
+
+``--serve ray`` runs on both (grader/sim/serve_spec.py): Ray on every node, vLLM with pipeline parallel N.
 """
 
 from __future__ import annotations

@@ -9,8 +9,9 @@ The modes (research/vllm_cpu.md, vllm_netns.md):
 
 - ``ray``: a Ray head on spark-a bound to its QSFP address, every other node joined as a worker on
   its own, one ``vllm serve --pipeline-parallel-size N --distributed-executor-backend ray`` on
-  spark-a (N = the nodes of the sim: 2 for the pair, 3+ on a switch or a ring of 3); PP rank k runs
-  on the k-th node. Each Ray node offers one fake GPU (``--num-gpus=1``) that the opt-in platform
+  spark-a (N = the nodes of the sim: 2 for the pair, 3+ on a switch or a ring of 3); PP rank 0 runs
+  on spark-a, one rank on each other node in the order Ray's placement group gives them (seen with
+  3 nodes: rank 1 on spark-c as often as on spark-b). Each Ray node offers one fake GPU (``--num-gpus=1``) that the opt-in platform
   plugin (plugins/vllm-cpu-ray, ``VLLM_CPU_RAY=1``) maps vLLM's workers onto.
 - ``nnodes``: vLLM's own multi-node mode, no Ray: ``--nnodes 2 --node-rank 0|1`` with
   ``--headless`` on spark-b, the mp backend, one core per node. The pair only.
@@ -64,7 +65,9 @@ MAX_MODEL_LEN = 512
 KV_CACHE_BYTES = 64 * 2**20
 """KV cache per worker, little memory and a visible line. The tiny model needs 1 KiB per token
 (4 layers x K,V x 2 heads x 32 x 2 bytes): one worker holds 65,536 tokens ("Maximum concurrency for
-512 tokens per request: 128.00x"); with PP=2 each worker holds 2 layers, so 131,072 (256.00x)."""
+512 tokens per request: 128.00x"); with PP=2 each worker holds 2 layers, so 131,072 (256.00x). With
+PP=3 the layers split [1, 2, 1] (vLLM's get_pp_indices, grader.calc.serving.pp_layers) and vLLM sizes every
+worker's cache by the largest stage: 131,072 again (measured 2026-12-03 on a switch and a ring of 3)."""
 
 IFACE_VARS: tuple[str, ...] = ("GLOO_SOCKET_IFNAME", "NCCL_SOCKET_IFNAME", "TP_SOCKET_IFNAME",
                                "UCX_NET_DEVICES", "OMPI_MCA_btl_tcp_if_include")
