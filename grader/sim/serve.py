@@ -156,11 +156,6 @@ def _spec_of(state: dict) -> T.Spec:
     return _multi.build_spec(len(names), state.get("topology", "pair"), state.get("faults", []))
 
 
-def _route(node: str, verb: str, addr: str, via: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["ip", "-n", node, "route", verb, f"{addr}/32", "via", via], capture_output=True,
-                          text=True, timeout=10)
-
-
 def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DEADLINE_S,
           network: str = "qsfp", containers: bool = False) -> dict:
     """Start serving in ``mode`` (``ray``, ``nnodes`` or ``single``) on the running sim, replacing
@@ -224,8 +219,6 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
             "served_model_name": S.SERVED_NAME, "head": ss.head, "ray_address": ss.ray_address,
             "addresses": ss.addresses, "iface": ss.iface, "network": network, "started": time.time(), "groups": [],
             "logs": {f"{p.node}/{p.name}": str(p.log) for p in ss.procs}, "containers": containers}
-    if ss.routes:
-        info["routes"] = [list(r) for r in ss.routes]
     running: list[tuple[S.Proc, subprocess.Popen]] = []
     hung = False
     try:
@@ -233,10 +226,6 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
             st = H._read_state()
             st["serve"] = info
             H._write_state(st)
-        for node, addr, via in ss.routes:
-            r = _route(node, "replace", addr, via)
-            if r.returncode != 0:
-                raise ServeError(f"{node}: `ip route replace {addr}/32 via {via}` failed: {r.stderr.strip()[:200]}")
         if containers:
             _containers.hide_host_ray()
             info["engines"] = {}
@@ -324,8 +313,6 @@ def stop() -> None:
     if not state.get("serve"):
         return
     stop_groups(state)
-    for node, addr, via in state["serve"].get("routes", []):
-        _route(node, "del", addr, via)
     with H._locked():
         st = H._read_state()
         st.pop("serve", None)

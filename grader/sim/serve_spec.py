@@ -17,12 +17,12 @@ The modes (research/vllm_cpu.md, vllm_netns.md):
   ``--headless`` on spark-b, the mp backend, one core per node. The pair only.
 - ``single``: the same model on spark-a alone, the one-machine baseline. The pair only.
 
-Beyond a pair (grader/sim/multi.py) every node binds its fabric twin (:meth:`Spec.fabric`: the switch
-port's first twin; in a ring the first twin of its first cabled link). A ring gives each link and twin a
-subnet of its own, so one bound address per node is not on every peer's subnet: :attr:`ServeSpec.routes`
-adds a host route (/32) to each such address via the peer's address on the link the two share (the sim's
-choice; the mesh of a ring of 3 needs no forwarding). Ray's and Gloo's connections then go over the
-direct cable between each two nodes.
+Beyond a pair (grader/sim/multi.py): on a switch every node binds its port's first twin, as the pair
+does. On a ring of three no twin reaches both neighbours (each link is a subnet of its own), so, as
+NVIDIA's cluster script bootstraps a ring (NCCL_SOCKET_IFNAME=enP7s7, NCCL_IB_HCA all four devices;
+procedure.md §1.5 e) and as lesson 2's L2.ifname_vars expects there, Ray, VLLM_HOST_IP and every interface
+variable name the house network ``enP7s7`` (:func:`bind`). A real ring then moves the data over RoCE; the
+CPU build has only Gloo, so on the sim's ring the activations cross the house bridge.
 
 The compiled default mode, never ``--enforce-eager``: with pipeline parallel it crashes on the
 first request in vllm-cpu 0.32.0 (vllm_cpu.md §5).
@@ -30,7 +30,6 @@ first request in vllm-cpu 0.32.0 (vllm_cpu.md §5).
 
 from __future__ import annotations
 
-import ipaddress
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -117,9 +116,6 @@ class ServeSpec:
     """node -> the QSFP address its serving processes are bound to."""
     iface: dict[str, str] = field(default_factory=dict)
     """node -> the QSFP interface those addresses are on (what IFACE_VARS name)."""
-    routes: list[tuple[str, str, str]] = field(default_factory=list)
-    """(node, peer address, via): host routes ``serve`` adds first (a ring: see the module's docstring);
-    empty for the pair and a switch."""
 
     @property
     def nodes(self) -> list[str]:
@@ -168,22 +164,13 @@ def supported(mode: str, nodes: int, containers: bool = False) -> str | None:
     return None
 
 
-def routes(spec: Spec, fab: dict[str, tuple[str, str]]) -> list[tuple[str, str, str]]:
-    """(node, peer's bound address, via): for each peer whose address ``fab`` binds is on no subnet of
-    ``node``'s, a host route via the peer's address on a subnet the two share. A ring only: elsewhere an
-    address off the peer's subnets is a mistake to be seen (a fault), not routed around."""
-    out: list[tuple[str, str, str]] = []
-    if spec.topology != "ring":
-        return out
-    for node in fab:
-        mine = [ipaddress.ip_interface(a).network for i in spec.nodes[node].ifaces.values() for a in i.addresses]
-        mine.append(ipaddress.ip_interface(f"{spec.nodes[node].house_addr}/{T.HOUSE_PREFIX}").network)
-        for peer, (_, addr) in fab.items():
-            if peer != node and not any(ipaddress.ip_address(addr) in net for net in mine):
-                via = spec.address_towards(node, peer)
-                if via and via != addr:
-                    out.append((node, addr, via))
-    return out
+def bind(spec: Spec, node: str, network: str = "qsfp") -> tuple[str, str]:
+    """(interface, IPv4) ``node``'s serving processes bind on ``network``: ``qsfp`` its fabric twin
+    (:func:`fabric`), except on a ring, where no twin reaches both neighbours and the house network is
+    used (the module's docstring); ``house``: enP7s7 everywhere."""
+    if network == "house" or spec.topology == "ring":
+        return house(spec, node)
+    return fabric(spec, node)
 
 
 def node_env(spec: Spec, node: str, network: str = "qsfp") -> dict[str, str]:
@@ -248,7 +235,7 @@ def serve_spec(spec: Spec, mode: str = "ray", network: str = "qsfp") -> ServeSpe
     if why_not:
         raise ValueError(why_not)
     head, workers = names[0], names[1:]
-    fab = {n: (fabric(spec, n) if network == "qsfp" else house(spec, n)) for n in names}
+    fab = {n: bind(spec, n, network) for n in names}
     head_ip = fab[head][1]
     env = {n: node_env(spec, n, network) for n in names}
     procs: list[Proc] = []
@@ -291,4 +278,4 @@ def serve_spec(spec: Spec, mode: str = "ray", network: str = "qsfp") -> ServeSpe
     return ServeSpec(mode=mode, procs=procs, head=head, url=f"http://{head_ip}:{SERVE_PORT}",
                      host_url=f"http://{spec.nodes[head].house_addr}:{SERVE_PORT}", model=str(MODEL_DIR),
                      ray_address=ray_address, addresses={n: fab[n][1] for n in names},
-                     iface={n: fab[n][0] for n in names}, routes=routes(spec, fab))
+                     iface={n: fab[n][0] for n in names})

@@ -288,14 +288,16 @@ def serve_env(node: str) -> dict[str, str]:
 
 def serve_env_on(spec: Spec, node: str) -> dict[str, str]:
     """:func:`serve_env` for a node of any topology (a switch or ring: grader/sim/multi.py): every
-    interface variable names the node's fabric twin (:meth:`Spec.fabric`), NCCL_IB_HCA lists the RoCE
-    devices of its cabled, addressed twins (a switch: the port's two; a ring: all four, as NVIDIA's
-    multi-node script), VLLM_HOST_IP is the twin's address. Raises ValueError without a fabric twin."""
-    fab = spec.fabric(node)
+    interface variable names the node's fabric twin (:meth:`Spec.fabric`) and VLLM_HOST_IP its address;
+    on a ring, where no twin reaches both neighbours, the house network ``enP7s7`` and the node's house
+    address, as NVIDIA's cluster script bootstraps a ring. NCCL_IB_HCA lists the RoCE devices of its
+    cabled, addressed twins (a switch: the port's two; a ring: all four, as that script). Raises
+    ValueError without a fabric twin."""
+    n = spec.nodes[node]
+    fab = (HOUSE_IF, n.house_addr) if spec.topology == "ring" else spec.fabric(node)
     if fab is None:
         raise ValueError(f"{node} has no cabled twin with an address: the serving stack needs one")
     twin, addr = fab
-    n = spec.nodes[node]
     hcas = [dev for t, dev in RDMA_OF.items() if n.ifaces[t].addresses and spec.cabled(node, t)]
     return {
         "NCCL_SOCKET_IFNAME": twin, "GLOO_SOCKET_IFNAME": twin, "TP_SOCKET_IFNAME": twin,
