@@ -13,7 +13,11 @@ server answers /health, the inventory gets a ``[serve]`` table with the endpoint
 
 On the pair the pipeline has 2 stages; on a switch of N or a ring of 3 (``sim up --nodes N --topology
 switch|ring --serve ray``) it has N, one per node, the tiny model's 4 layers split as vLLM splits them
-(3 nodes: 1, 2, 1). Measured on the 2-core, 23 GiB box (2026-xx-xx, warm caches): see PP3_MEASURED.
+(3 nodes: 1, 2, 1 layers; ``KV cache size: 131,072 tokens`` as with PP=2, grader.calc's figure).
+Measured 2026-12-03 on the 2-core, 23 GiB box, ``sim up`` to /health with warm compile caches: PP=3
+56-86 s (a switch 59, 71, 85 s; a ring 56, 68 s; 126 s the first time, spark-c's caches cold) against
+the pair's PP=2 50-68 s; peak PSS of the sim's processes 4.4 GiB against 3.3 GiB (34 processes against
+25); 5 completions of 32 tokens 3.0-3.3 s against 1.1 s. A start counts against HEALTH_DEADLINE_S either way.
 
 Needs the serving environment (``bash scripts/install-serve.sh``); the model is made on first use.
 """
@@ -39,7 +43,8 @@ from grader.sim import tiny_model
 from grader.sim import topology as T
 
 HEALTH_DEADLINE_S = 240.0
-"""How long start waits for /health. A healthy cold start takes ~60-90 s on 2 cores; a broken
+"""How long start waits for /health. A healthy cold start takes ~60-90 s on 2 cores (PP=3 on three nodes:
+~126 s cold, 56-86 s warm); a broken
 launch either exits (seen within ~30 s) or hangs (placement group, a leader without an address),
 and the deadline turns the hang into an error naming the log."""
 HANG_QUIET_S = 20.0
