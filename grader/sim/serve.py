@@ -15,9 +15,9 @@ On the pair the pipeline has 2 stages; on a switch of N or a ring of 3 (``sim up
 switch|ring --serve ray``) it has N, one per node, the tiny model's 4 layers split as vLLM splits them
 (3 nodes: 1, 2, 1 layers; ``KV cache size: 131,072 tokens`` as with PP=2, grader.calc's figure).
 Measured 2026-12-03 on the 2-core, 23 GiB box, ``sim up`` to /health with warm compile caches: PP=3
-56-86 s (a switch 59, 71, 85 s; a ring 56, 68 s; 126 s the first time, spark-c's caches cold) against
+56-86 s (a switch 59, 71, 74, 85 s; a ring 56, 68, 80 s; 126 s the first time, spark-c's caches cold) against
 the pair's PP=2 50-68 s; peak PSS of the sim's processes 4.4 GiB against 3.3 GiB (34 processes against
-25); 5 completions of 32 tokens 3.0-3.3 s against 1.1 s. A start counts against HEALTH_DEADLINE_S either way.
+25); 5 completions of 32 tokens 3.0-4.1 s against 1.1 s. A start counts against HEALTH_DEADLINE_S either way.
 
 Needs the serving environment (``bash scripts/install-serve.sh``); the model is made on first use.
 """
