@@ -208,6 +208,24 @@ class TestSwitchOfThreePP3:
                 assert env["VLLM_HOST_IP"] == SWITCH_ADDR[node] and env["GLOO_SOCKET_IFNAME"] == P1
                 assert env["NCCL_IB_HCA"] == "rocep1s0f1,roceP2p1s0f1"
 
+    def test_check_lesson2_passes_every_check_it_measures_on_three_nodes(self, switch3, tmp_path):
+        """`clusterlab check lesson2` on the served switch of 3 (issue 18 item 4): lesson 2a's variables on every
+        node, Ray with 3 nodes and 3 accelerators, TP x PP = 3, the KV arithmetic of the [1, 2, 1] split, the
+        model on every node and the server answering, all pass; the pair's hardware figures (all_gather,
+        ib_write_bw) do not apply to the sim, and the NCCL log is not named in its inventory."""
+        p = subprocess.run([sys.executable, "-m", "grader.cli", "check", "lesson2", "--inventory", str(T.INVENTORY),
+                            "--evidence", str(tmp_path), "--json"], capture_output=True, text=True, timeout=300)
+        report = json.loads(p.stdout)
+        status = {v["id"]: v["status"] for v in report["verdicts"]}
+        assert {k for k, s in status.items() if s == "skip"} == {"L2.busbw", "L2.ib_write_bw"}
+        assert {k for k, s in status.items() if s == "unmeasured"} == {"L2.nccl_transport"}, report["verdicts"]
+        assert {k for k, s in status.items() if s not in ("skip", "unmeasured")} == {
+            k for k, s in status.items() if s == "pass"}, report["verdicts"]
+        pair = json.loads((tmp_path / "lesson2.json").read_text())["facts"]["pair"]
+        assert (pair["ray_node_count"], pair["ray_resources"]["GPU"], pair["pp"]) == (3, 3.0, 3)
+        assert pair["kv_tokens_logged"] == pair["kv_tokens_predicted"] == PP3_KV_TOKENS_LOGGED
+        assert sorted(pair["model_hashes"]) == list(THREE) and pair["env_differences"] == []
+
     def test_down_leaves_no_process_of_any_node(self, switch3):
         pids = [p for ps in _node_pids().values() for p in ps]
         assert len(pids) > 6
