@@ -40,6 +40,19 @@ def _read(name: str) -> dict[str, Any]:
         raise CatalogueError(f"checks/{name}: not valid TOML: {e}") from None
 
 
+def _check_table(r: Any, label: str, keys: tuple[str, ...]) -> None:
+    """Raise CatalogueError naming ``label`` (``[profile.name]`` or ``[profile.name.ring]``) unless ``r`` is a
+    table holding every one of ``keys`` and a ``min`` and/or ``max``."""
+    if not isinstance(r, dict):
+        raise CatalogueError(f"{label} is not a table")
+    for key in keys:
+        if not r.get(key):
+            raise CatalogueError(f"{label} has no `{key}`: every range names its source, the engine version it "
+                                 "holds for, and its unit (a topology's table inherits the unit)")
+    if "min" not in r and "max" not in r:
+        raise CatalogueError(f"{label} needs `min` and/or `max`")
+
+
 def _validate(data: dict[str, Any], where: str) -> None:
     for profile, ranges in data.items():
         if not isinstance(ranges, dict):
@@ -47,29 +60,13 @@ def _validate(data: dict[str, Any], where: str) -> None:
         for name, r in ranges.items():
             if name == "measure":
                 continue
-            if not isinstance(r, dict):
-                raise CatalogueError(f"{where}: [{profile}.{name}] is not a table")
-            for key in ("source", "engine", "unit"):
-                if not r.get(key):
-                    raise CatalogueError(f"{where}: [{profile}.{name}] has no `{key}`: every range "
-                                         "names its source, the engine version it holds for, and its unit")
-            if "min" not in r and "max" not in r:
-                raise CatalogueError(f"{where}: [{profile}.{name}] needs `min` and/or `max`")
+            _check_table(r, f"{where}: [{profile}.{name}]", ("source", "engine", "unit"))
             if "nodes" in r and not (isinstance(r["nodes"], int) and not isinstance(r["nodes"], bool) and r["nodes"] >= 1):
                 raise CatalogueError(f"{where}: [{profile}.{name}] `nodes` must be a whole number of nodes (the "
                                      "cluster size the figures hold for), e.g. nodes = 2")
             for topology in TOPOLOGIES:
-                sub = r.get(topology)
-                if sub is None:
-                    continue
-                if not isinstance(sub, dict):
-                    raise CatalogueError(f"{where}: [{profile}.{name}.{topology}] is not a table")
-                for key in ("source", "engine"):
-                    if not sub.get(key):
-                        raise CatalogueError(f"{where}: [{profile}.{name}.{topology}] has no `{key}`: a topology's "
-                                             "range names its own source and the engine version it holds for")
-                if "min" not in sub and "max" not in sub:
-                    raise CatalogueError(f"{where}: [{profile}.{name}.{topology}] needs `min` and/or `max`")
+                if topology in r:
+                    _check_table(r[topology], f"{where}: [{profile}.{name}.{topology}]", ("source", "engine"))
 
 
 def ranges_file() -> str | None:
