@@ -5,6 +5,13 @@
 # (tests/test_sim_serve.py then skips its live tests, saying why).
 set -euo pipefail
 cd "$(dirname "$0")"
+# `bash test.sh --fast`: the tier for the loop while you work, at most 5 minutes on 2 cores once installed: every
+# test that needs no live sim, except those marked slow (tests/conftest.py); it installs only when .venv is missing.
+if [ "${1:-}" = --fast ]; then
+  shift
+  [ -x .venv/bin/python ] || bash scripts/install.sh
+  exec .venv/bin/python -m pytest tests -q --fast --durations=10 "$@"
+fi
 bash scripts/install.sh
 # the browser test drives JupyterLab in Debian's Chromium through Playwright (no browser download)
 if [ "$(id -u)" = 0 ] && ! command -v chromium >/dev/null 2>&1; then

@@ -66,6 +66,10 @@ def _parser() -> argparse.ArgumentParser:
     sh.add_argument("node", choices=tuple(f"spark-{c}" for c in "abcdefgh"), metavar="NODE",
                     help="spark-a, spark-b, ... (the nodes `sim up` made)")
     sh.add_argument("argv", nargs=argparse.REMAINDER, metavar="COMMAND", help="run this instead of a shell")
+    rb = simsub.add_parser("reboot", help="restart a node as a machine restarts: its processes end, settings made only "
+                           "live are lost, its /etc/netplan files are applied again")
+    rb.add_argument("node", choices=tuple(f"spark-{c}" for c in "abcdefgh"), metavar="NODE",
+                    help="spark-a, spark-b, ... (the nodes `sim up` made)")
 
     chk = sub.add_parser("check", help="probe the machines, record evidence, grade")
     chk.add_argument("lessons", nargs="+", choices=LESSONS, metavar="LESSON", help=f"one of {', '.join(LESSONS)}")
@@ -180,8 +184,11 @@ def _cmd_sim(args: argparse.Namespace) -> int:
             from grader.sim.cluster import node_command
 
             argv = node_command(args.node) + (args.argv or ["bash", "-l"])
-            env = {**os.environ, "HOME": "/root", "PS1": f"root@{args.node}:\\w# "}
+            env = {**os.environ, **sim.session_env(args.node), "PS1": f"root@{args.node}:\\w# "}
             os.execvpe(argv[0], argv, env)
+        elif args.sim_cmd == "reboot":
+            sim.reboot(args.node)
+            print(f"{args.node} rebooted: settings made only live are gone; its /etc/netplan files were applied again")
         elif args.sim_cmd == "faults":
             for name, desc in sim.FAULTS.items():
                 print(f"{name:16} {desc}")

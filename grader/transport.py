@@ -105,6 +105,12 @@ def host_pattern(host: str, port: int) -> str:
     return host if port == 22 else f"[{host}]:{port}"
 
 
+ANSWER_MARGIN_S = 2.0
+"""How long after a command's ``timeout_s`` the grader still waits for its exit status: the node's own
+``timeout -k 1`` sends TERM at ``timeout_s`` and KILL a second later, so an answer later than that means the
+node or its link is gone (the connection is then given up, and every other command on it ends at once)."""
+
+
 class Connection:
     """One SSH connection to one node; :meth:`run` may be called from several threads at once."""
 
@@ -114,6 +120,8 @@ class Connection:
         self.host, self.port, self.user, self.key_file = resolve_ssh(node)
         self._client: paramiko.SSHClient | None = None
         self._lock = threading.Lock()
+        self._gone: str | None = None
+        """Why this connection was given up (the node or its link stopped answering); None while it serves."""
         self.host_key: str | None = None
         """The node's host key as verified against known_hosts at :meth:`connect`: its OpenSSH SHA256
         fingerprint (``SHA256:...``, :func:`fingerprint`); None before connecting."""
@@ -191,7 +199,7 @@ class Connection:
         start = time.monotonic()
         chan = self._open(wrapped, timeout_s)
         out, err = bytearray(), bytearray()
-        deadline = start + timeout_s + 1.0
+        deadline = start + timeout_s + ANSWER_MARGIN_S
         timed_out = False
         try:
             while True:
@@ -200,18 +208,21 @@ class Connection:
                 if (chan.eof_received or chan.closed) and chan.exit_status_ready():
                     self._drain(chan, out, err)
                     break
-                if time.monotonic() > deadline:
-                    timed_out = True
-                    break
+                if time.monotonic() > deadline:  # its own `timeout` would have answered by now: gone
+                    self.give_up(f"{self.node.name}: no answer for {timeout_s + ANSWER_MARGIN_S:g} s while "
+                                 f"`{command[:60]}` ran, though the node's own `timeout` ends it in "
+                                 f"{timeout_s + 1:g} s: the node or the link to it went away")
+                    raise NodeUnreachable(self._gone or "")
                 if not got:
                     time.sleep(0.003)
-            status = None if timed_out else chan.recv_exit_status()
+            status = chan.recv_exit_status()
             chan.close()
         except (paramiko.SSHException, OSError, EOFError) as e:
-            raise NodeUnreachable(f"{self.node.name}: the SSH connection failed while `{command[:60]}` ran: "
-                                  f"{reason(e)}") from None
+            raise NodeUnreachable(self._gone or f"{self.node.name}: the SSH connection failed while "
+                                  f"`{command[:60]}` ran: {reason(e)}") from None
         if status == -1 and not self._active():  # the channel closed with no exit status: the node went away
-            raise NodeUnreachable(f"{self.node.name}: the SSH connection dropped while `{command[:60]}` ran")
+            raise NodeUnreachable(self._gone or f"{self.node.name}: the SSH connection dropped while "
+                                  f"`{command[:60]}` ran")
         if status == 124:  # coreutils timeout's own exit code
             timed_out, status = True, None
         return CommandResult(command, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"),
@@ -225,18 +236,44 @@ class Connection:
         transport = self._client.get_transport() if self._client is not None else None
         return transport is not None and transport.is_active()
 
+    def give_up(self, why: str) -> None:
+        """Give this connection up: close it, so that every command running on it or waiting for it ends at
+        once with NodeUnreachable(``why``) instead of each waiting out its own deadline (a cut link answers
+        nothing, not even a reset). Safe from any thread; the first reason is kept."""
+        with self._lock:
+            if self._gone is None:
+                self._gone = why
+            client = self._client
+        if client is not None:
+            client.close()
+
     def _open(self, wrapped: str, timeout_s: float) -> paramiko.Channel:
-        """A new channel running ``wrapped``; NodeUnreachable, with the reason, when that fails."""
+        """A new channel running ``wrapped``; NodeUnreachable, with the reason, when that fails.
+
+        Opening the channel and starting the command each wait for the node's answer, at most ``timeout_s``:
+        paramiko's ``exec_command`` itself waits without a limit, so a watchdog gives the connection up
+        (:meth:`give_up`) when the answer does not come."""
+        if self._gone is not None:
+            raise NodeUnreachable(self._gone)
         if self._client is None:
             raise NodeUnreachable(f"{self.node.name}: not connected")
         transport = self._client.get_transport()
         if transport is None or not transport.is_active():
             raise NodeUnreachable(f"{self.node.name}: the SSH connection dropped")
+        silent = (f"{self.node.name}: no answer within {timeout_s:g} s to starting a command: the node or the link "
+                  "to it went away")
+        watchdog = threading.Timer(timeout_s, self.give_up, (silent,))
+        watchdog.daemon = True
+        watchdog.start()
         try:
             chan = transport.open_session(timeout=timeout_s)
             chan.exec_command(wrapped)
         except (paramiko.SSHException, OSError, EOFError) as e:
-            raise NodeUnreachable(f"{self.node.name}: the SSH connection failed: {reason(e)}") from None
+            if "Timeout opening channel" in str(e) and self._gone is None:
+                self.give_up(silent)  # open_session timed out: the same silence
+            raise NodeUnreachable(self._gone or f"{self.node.name}: the SSH connection failed: {reason(e)}") from None
+        finally:
+            watchdog.cancel()
         return chan
 
     @staticmethod

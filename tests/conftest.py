@@ -73,6 +73,9 @@ def pytest_addoption(parser):
     parser.addoption("--part", choices=("all", "sim", "rest"), default="all",
                      help="sim: only the modules that bring the live sim up (the tests marked busy_ok first); "
                           "rest: every other module; all (default): everything, in file order")
+    parser.addoption("--fast", action="store_true",
+                     help="the tier for the loop while you work (`bash test.sh --fast`, at most 5 minutes on 2 cores): "
+                          "--part rest without the tests marked slow (nbgrader's whole pipeline, regenerating labs/)")
 
 
 _live_sim_modules: dict[Path, bool] = {}
@@ -89,12 +92,16 @@ def pytest_collection_modifyitems(session, config, items):
     """``--part sim`` keeps the tests of the modules that use the live sim, the ones marked ``busy_ok`` (they
     judge what fails, not a timed figure) first, so that TCP, TTFT, throughput and a baseline's spread are
     measured after the other process is done; ``--part rest`` keeps every other test."""
-    part = config.getoption("--part")
+    fast = config.getoption("--fast")
+    part = "rest" if fast else config.getoption("--part")
     if part == "all":
         return
     keep, drop = [], []
     for it in items:
-        (keep if uses_live_sim(Path(str(it.fspath))) == (part == "sim") else drop).append(it)
+        wanted = uses_live_sim(Path(str(it.fspath))) == (part == "sim")
+        if fast and it.get_closest_marker("slow") is not None:
+            wanted = False
+        (keep if wanted else drop).append(it)
     if part == "sim":
         keep.sort(key=lambda it: it.get_closest_marker("busy_ok") is None)  # stable: each part keeps its order
     if drop:

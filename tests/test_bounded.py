@@ -39,7 +39,7 @@ from tests.conftest import real_fixtures_root
 from tests.test_fuzz_parsers import FAMILIES
 
 ROOT = Path(__file__).resolve().parents[1]
-ADV = Path(os.environ.get("CLUSTERLAB_ADVERSARIAL", ROOT.parent / "shared" / "fixtures" / "adversarial"))
+ADV = Path(os.environ.get("CLUSTERLAB_ADVERSARIAL", ROOT / "tests" / "fixtures" / "adversarial"))
 GOLDEN_L1 = ROOT / "tests" / "fixtures" / "golden" / "lesson1-sim-healthy.json"
 GOLDEN_L2 = ROOT / "tests" / "fixtures" / "golden" / "lesson2-sim-healthy.json"
 MB = 2 ** 20
@@ -56,7 +56,7 @@ def adversarial(*parts: str) -> Path:
     """A file of the shared adversarial fixtures; skip when they are not here."""
     p = ADV.joinpath(*parts)
     if not p.exists():
-        pytest.skip(f"the adversarial fixtures are not here ({p}); set CLUSTERLAB_ADVERSARIAL")
+        pytest.fail(f"the adversarial fixture {p} is missing: it ships in tests/fixtures/adversarial")
     return p
 
 

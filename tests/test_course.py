@@ -84,6 +84,7 @@ def tree(d: Path) -> dict[str, Path]:
             if p.is_file() and not skip & set(p.relative_to(d).parts)}
 
 
+@pytest.mark.slow
 def test_labs_in_sync_with_solutions(tmp_path):
     """labs/ is exactly what scripts/generate_labs.sh makes from solutions/ now."""
     out = tmp_path / "labs"
@@ -101,6 +102,7 @@ def test_labs_in_sync_with_solutions(tmp_path):
     assert sorted({r.split("/")[0] for r in want}) == assignments()
 
 
+@pytest.mark.slow
 def test_generate_labs_is_deterministic(tmp_path):
     """Two runs of the script give byte-identical releases (nbgrader's checksums are content hashes)."""
     if not assignments():
@@ -115,6 +117,7 @@ def test_generate_labs_is_deterministic(tmp_path):
     assert [r for r in outs[0] if outs[0][r].read_bytes() != outs[1][r].read_bytes()] == []
 
 
+@pytest.mark.slow
 def test_generate_labs_removes_stale_release(tmp_path):
     """A release folder with no source notebook is removed; a bad argument count is a usage error."""
     out = tmp_path / "labs"
@@ -651,6 +654,7 @@ def golden_cases() -> list[tuple[str, str]]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,student", golden_cases())
 def test_golden_pipeline_grades(pipeline, name, student):
     """grades.csv holds exactly the expected total for each golden submission, and each grade cell its points."""
@@ -670,6 +674,7 @@ def test_golden_pipeline_grades(pipeline, name, student):
     assert float(row["max_score"]) == pytest.approx(possible)
 
 
+@pytest.mark.slow
 def test_golden_cases_differ(pipeline):
     """The cases are not all alike: the correct submission earns more than the wrong one, and each
     tampered or missing evidence earns less than the correct one (a pipeline that grades everything
@@ -692,6 +697,7 @@ def test_golden_cases_differ(pipeline):
         pytest.skip("no assignment could run the golden pipeline")
 
 
+@pytest.mark.slow
 def test_audit_flags_exactly_the_cells_the_evidence_does_not_support(pipeline):
     """`clusterlab audit` on nbgrader's autograded folder: the patched submissions' machine cells are
     ABOVE their evidence (none), every other golden submission's machine cells agree with it."""
@@ -725,6 +731,7 @@ def test_audit_flags_exactly_the_cells_the_evidence_does_not_support(pipeline):
         assert ("noevidence", name) not in shared
 
 
+@pytest.mark.slow
 def test_golden_feedback_and_planted_files(pipeline):
     """Feedback HTML exists per submission; the learner's grader/ and checks/ never reached autograded/
     (CourseDirectory.ignore), while the learner's evidence did (Autograde.exclude_overwriting)."""
@@ -777,6 +784,7 @@ def run_in_kernel(nb, folder: Path, env: dict[str, str]) -> None:
         os.environ.update(saved)
 
 
+@pytest.mark.slow
 def test_planted_checks_would_change_the_grade(pipeline, tmp_path):
     """The control for the planted cases: run the mtu1500planted submission with its own checks/ in place
     (what would happen without CourseDirectory.ignore) and see L1.mtu pass, so its cell earns more than
@@ -848,6 +856,7 @@ def test_binder_postbuild_disables_instructor_tools_that_exist():
     assert "validate" not in " ".join(plugins + exts), "learners keep Validate"
 
 
+@pytest.mark.slow
 def test_the_local_install_hides_the_instructor_tools_and_an_instructor_gets_them_back():
     """scripts/install.sh leaves .venv in learner mode (as Binder); jupyter_tools.sh instructor undoes it."""
     import json as _json

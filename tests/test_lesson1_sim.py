@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from grader import sim
+from grader.sim import topology as T
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("sshd") and not Path("/usr/sbin/sshd").exists(),
                                 reason="the sim needs root and OpenSSH sshd")
@@ -137,13 +138,61 @@ def test_unreachable_node_is_reported_and_the_other_still_graded(tmp_path):
     assert any("spark-b: not measured, the node was unreachable" in d for d in by["L1.mtu"]["details"])
 
 
+LOSS_TIMEOUT_S = 4.0
+"""The command timeout of the lost-link test's inventory: the check must end within it + 3 s of the loss."""
+
+
+def test_a_lost_link_never_holds_the_check(tmp_path):
+    """Issue 29: spark-b's house link cut at ten moments of a lesson-1 check (the host's end of its cable
+    taken down: packets vanish, no reset, as a pulled cable). Each time the check ends within the inventory's
+    command timeout + 3 s after the cut, without a traceback, keeps spark-a's results and says spark-b went
+    away. Before, paramiko waited without a limit for a command to start on a silent link (400 s once in ten)."""
+    try:
+        inv = sim.up([])
+        fast = tmp_path / "inventory.toml"
+        fast.write_text(f"command_timeout_s = {LOSS_TIMEOUT_S:g}\n" + inv.read_text())
+        t0 = time.monotonic()
+        code, out, err = check(fast, tmp_path / "whole")
+        whole = time.monotonic() - t0
+        assert code == 0, err
+        end = T.HOUSE_ROOT_END["spark-b"]
+        for i in range(10):
+            at = 0.05 + i * (whole - 0.1) / 9  # from just after the start to just before the end
+            ev = tmp_path / f"cut{i}"
+            proc = subprocess.Popen(CLI + ["check", "lesson1", "--inventory", str(fast), "--evidence", str(ev),
+                                           "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            time.sleep(at)
+            subprocess.run(["ip", "link", "set", end, "down"], check=True)
+            cut = time.monotonic()
+            try:
+                stdout, stderr = proc.communicate(timeout=LOSS_TIMEOUT_S + 3 + 60)
+            finally:
+                proc.kill()
+                subprocess.run(["ip", "link", "set", end, "up"], check=True)
+            took = time.monotonic() - cut
+            assert took <= LOSS_TIMEOUT_S + 3, f"cut at {at:.2f} s: the check ended {took:.1f} s after it"
+            assert "Traceback" not in stderr and proc.returncode in (0, 1, 2), (at, proc.returncode, stderr)
+            if proc.returncode == 2:  # cut before spark-b answered at all: nothing to grade, said in one line
+                assert "spark-b" in stderr, stderr
+                continue
+            data = json.loads((ev / "lesson1.json").read_text())
+            assert data["facts"]["nodes"]["spark-a"]["twin_ipv4"]["enp1s0f1np1"] == ["192.168.100.10/24"], at
+            if proc.returncode == 1:
+                said = json.dumps(json.loads(stdout).get("unreachable", {})) + json.dumps(data.get("errors", {}))
+                assert "spark-b" in said, (at, said)
+            time.sleep(0.5)  # the sessions the cut left behind end before the next round
+    finally:
+        subprocess.run(["ip", "link", "set", T.HOUSE_ROOT_END["spark-b"], "up"], capture_output=True)
+        sim.down()
+
+
 def node_state(node: str) -> tuple[str, set[str]]:
-    """(sha256 over every file under the node's /etc, the live processes in the node's namespace).
+    """(sha256 over every file under the node's own /etc, the live processes in the node's namespace).
 
     Zombies are left out: this VM's PID 1 reaps finished sshd sessions late.
     """
-    etc = subprocess.run(["ip", "netns", "exec", node, "sh", "-c",
-                          "find /etc -xdev -type f -readable -print0 | sort -z | xargs -0 sha256sum | sha256sum"],
+    etc = subprocess.run(sim.node_command(node) + ["sh", "-c",
+                          "find /etc -type f -readable -print0 | sort -z | xargs -0 sha256sum | sha256sum"],
                          capture_output=True, text=True, check=True).stdout
     return etc, live_processes(node, but="find /etc")
 

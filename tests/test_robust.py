@@ -30,7 +30,7 @@ from grader import strictjson
 from grader.evidence import Evidence, EvidenceError, RawOutput, digest, load_evidence, read_evidence, seal
 
 ROOT = Path(__file__).resolve().parents[1]
-ADV = Path(os.environ.get("CLUSTERLAB_ADVERSARIAL", ROOT.parent / "shared" / "fixtures" / "adversarial"))
+ADV = Path(os.environ.get("CLUSTERLAB_ADVERSARIAL", ROOT / "tests" / "fixtures" / "adversarial"))
 GOLDEN_L1 = ROOT / "tests" / "fixtures" / "golden" / "lesson1-sim-healthy.json"
 LIMIT_S = 5.0
 
@@ -39,7 +39,7 @@ def shared(*parts: str) -> Path:
     """A file of the shared adversarial fixtures; the test is skipped when they are not here."""
     p = ADV.joinpath(*parts)
     if not p.exists():
-        pytest.skip(f"the adversarial fixtures are not here ({p}); set CLUSTERLAB_ADVERSARIAL")
+        pytest.fail(f"the adversarial fixture {p} is missing: it ships in tests/fixtures/adversarial")
     return p
 
 

@@ -266,10 +266,10 @@ class TestHealthy:
                     "rocep1s0f0 port 1 ==> enp1s0f0np0 (Down)\n"
                     "rocep1s0f1 port 1 ==> enp1s0f1np1 (Up)\n")
         for node in T.NODES:
-            assert ssh(node, "command -v ibdev2netdev").stdout.strip() == str(T.BIN_DIR / "ibdev2netdev")
+            assert ssh(node, "command -v ibdev2netdev").stdout.strip() == f"{T.NODE_BIN}/ibdev2netdev"
             assert ssh(node, "ibdev2netdev").stdout == expected
             # a login shell too (/etc/profile resets PATH; the node's ~/.profile puts it back)
-            assert ssh(node, "bash -lc 'command -v ibdev2netdev'").stdout.strip() == str(T.BIN_DIR / "ibdev2netdev")
+            assert ssh(node, "bash -lc 'command -v ibdev2netdev'").stdout.strip() == f"{T.NODE_BIN}/ibdev2netdev"
 
     def test_paramiko_sees_the_shim_on_path(self, healthy):
         client = paramiko.SSHClient()
@@ -279,7 +279,7 @@ class TestHealthy:
             client.connect(T.HOUSE_ADDR[B], username="root", key_filename=str(T.GRADER_KEY),
                            look_for_keys=False, allow_agent=False, timeout=5)
             _, out, _ = client.exec_command("command -v ibdev2netdev && hostname")
-            assert out.read().decode().split() == [str(T.BIN_DIR / "ibdev2netdev"), B]
+            assert out.read().decode().split() == [f"{T.NODE_BIN}/ibdev2netdev", B]
         finally:
             client.close()
 

@@ -426,8 +426,12 @@ def test_house_network_raises_ttft_and_is_graded(served, tmp_path):
     twin, house = f"{B}/{QSFP}", f"{B}/{T.HOUSE_IF}"
     assert q["rx_bytes"][twin] > 5 * 50_000 and q["rx_bytes"][house] < 50_000, q  # 5 requests over the twin
     assert hs["rx_bytes"][house] > 5 * 50_000 and hs["rx_bytes"][twin] < 50_000, hs  # now over the house
-    # 2 Mbit/s moves ~86 KB in ~0.3 s: clearly above the twin's ~15 ms, whatever the noise of 2 cores
-    assert hs["median_ms"] > 4 * q["median_ms"] + 100, res
+    # What the shaping adds is the transfer time of a request's activations at the rate (~86 KB at 2 Mbit/s:
+    # ~0.35 s; tbf's burst lets part of it through at once): an added delay, so compare the difference of the
+    # medians with it, not a ratio to the twin's TTFT, which load on 2 cores multiplies (15 -> 63 ms seen
+    # with the rest of the suite running beside it, 2026-12-03)
+    transfer_ms = hs["rx_bytes"][house] / res["n"] * 8 / 2_000_000 * 1000
+    assert res["rate"] == "2mbit" and hs["median_ms"] - q["median_ms"] > 0.4 * transfer_ms, res
     assert min(hs["ttft_ms"]) > max(q["ttft_ms"]), res
     assert h1["median_ms"] < hs["median_ms"] / 2, res  # the rate, not the interface, is what costs
     code, out, _ = check(T.INVENTORY, tmp_path)

@@ -85,7 +85,8 @@ def node_facts(ev: Evidence, node: str, peer: str | None, cabled: int | None) ->
     f["mtu_values"] = [ifaces[t].mtu for t in up if t in ifaces and ifaces[t].mtu is not None]
     f["addressing_problems"] = [problem] if problem else _addressing(ifaces, up)
     shadowed = _shadowed_twins(ifaces, up)
-    f["netplan_problems"], f["netplan_unverified"] = _netplan(ev.outputs(node, "netplan"), ifaces, up)
+    jumbo = (expected_range(ev.profile, "mtu") or {}).get("min")  # the figure lives in checks/ranges.toml
+    f["netplan_problems"], f["netplan_unverified"] = _netplan(ev.outputs(node, "netplan"), ifaces, up, jumbo)
     f["link_speeds_mbps"] = _speeds(ev, node, up)
     f["jumbo_ping_problems"], f["jumbo_ping_not_judged"] = _pings(ev, node, up, shadowed)
     f["ssh_problems"] = _ssh(ev, node, peer)
@@ -160,13 +161,18 @@ def _shadowed_twins(ifaces: dict, up: list[str]) -> dict[str, str]:
     return {t2: t1 for k, (t1, n1) in enumerate(nets) for t2, n2 in nets[k + 1:] if n1.overlaps(n2)}
 
 
-def _netplan(raw: RawOutput | None, ifaces: dict, up: list[str]) -> tuple[list[str], list[str]]:
-    """(problems, unverified): what is wrong with persistence, and what could not be read."""
+def _netplan(raw: RawOutput | None, ifaces: dict, up: list[str], jumbo: int | None = None
+             ) -> tuple[list[str], list[str]]:
+    """(problems, unverified): what is wrong with persistence, and what could not be read.
+
+    Persistence covers the addresses and the MTU: a file whose ``mtu`` differs from the live MTU, or that
+    has no ``mtu`` key while the twin runs at the profile's jumbo MTU (``jumbo``, bytes: the ``mtu`` range's
+    min), leaves a setting made by hand that a reboot loses."""
     why = _unreadable(raw, "netplan files")
     if why:
         return [], [why]
     problems, unverified = [], []
-    defined: dict[str, tuple[str, list[str]]] = {}
+    defined: dict[str, tuple[str, list[str], int | None]] = {}
     for path, mode, text in split_netplan_listing(raw.stdout):
         if text.strip() == "!!! unreadable":
             unverified.append(f"{path} (mode {mode}) is not readable by this user and `sudo -n` is not allowed: "
@@ -179,7 +185,7 @@ def _netplan(raw: RawOutput | None, ifaces: dict, up: list[str]) -> tuple[list[s
             continue
         for name, eth in cfg.ethernets.items():
             if name in up:
-                defined[name] = (path, list(eth.addresses))
+                defined[name] = (path, list(eth.addresses), eth.mtu)
                 if mode.lstrip("0") != "600":
                     problems.append(f"{path} has mode {mode}; netplan wants 600 (it warns about others): "
                                     f"`sudo chmod 600 {path}`")
@@ -190,10 +196,17 @@ def _netplan(raw: RawOutput | None, ifaces: dict, up: list[str]) -> tuple[list[s
                 problems.append(f"no file in /etc/netplan sets {t}: its address {', '.join(live) or '(none)'} was set by "
                                 "hand and is lost at reboot; write /etc/netplan/40-cx7.yaml (mode 600) and `sudo netplan apply`")
             continue
-        path, in_file = defined[t]
+        path, in_file, file_mtu = defined[t]
         if sorted(in_file) != live:
             problems.append(f"{path} says {t} is {', '.join(sorted(in_file)) or '(no address)'}, but it has "
                             f"{', '.join(live) or '(none)'} now: fix the file or run `sudo netplan apply`")
+        live_mtu = ifaces[t].mtu if t in ifaces else None
+        if live_mtu is not None and file_mtu is not None and file_mtu != live_mtu:
+            problems.append(f"{path} says {t} has mtu {file_mtu}, but it runs at {live_mtu} now: fix the file or "
+                            "run `sudo netplan apply`")
+        elif live_mtu is not None and file_mtu is None and jumbo is not None and live_mtu >= jumbo:
+            problems.append(f"{path} sets no mtu for {t}: its MTU {live_mtu} was set by hand and is lost at reboot; "
+                            f"add `mtu: {live_mtu}` under {t} and `sudo netplan apply`")
     return sorted(set(problems), key=problems.index), unverified
 
 

@@ -27,7 +27,7 @@ from grader.probes import Probe
 from grader.transport import Connection
 
 SIM_MARKER = "/etc/clusterlab-sim-node"
-"""A file only the sim's nodes have (bind-mounted by ``ip netns exec`` from /etc/netns/<node>/), holding the node's name."""
+"""A file only the sim's nodes have (in each node's own /etc, grader/sim/cluster.py), holding the node's name."""
 
 MACHINE_ID_KEY = "clusterlab:"
 """Prefixed to /etc/machine-id before hashing: an application-specific hash, as machine-id(5) asks."""

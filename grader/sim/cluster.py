@@ -1,22 +1,24 @@
 """Build, inspect and remove the simulated DGX Spark pair on this Linux box (root only).
 
 ``up(faults)`` builds the :mod:`~grader.sim.topology` spec with the named faults applied and returns
-the inventory path; ``down()`` removes everything ``up`` made; ``status()`` reports what is there.
+the inventory path; ``down()`` removes everything ``up`` made; ``status()`` reports what is there;
+``reboot(node)`` restarts one node as a machine restarts.
 
-What one node is: a network namespace (``spark-a``) with the Spark's interface names; an sshd
-started with ``ip netns exec`` (so ``/etc/netns/<node>/{hostname,hosts,netplan,ssh,machine-id,
-clusterlab-sim-node}`` are bind-mounted over /etc in its own mount namespace) inside ``unshare --uts``
-(its own hostname), after mounting a private tmpfs on /dev/shm and binding ``nodes/<node>/root``
-over /root. Every SSH session and everything started from one inherits those namespaces, so it
-sees the node as a second machine would. The host's own /etc, /root and /dev/shm are never
-changed; only ``/etc/netns/spark-*`` and, when missing, ``/etc/netplan``, ``/run/sshd`` and the
-empty bind targets ``/etc/hostname``, ``/etc/machine-id`` and ``/etc/clusterlab-sim-node`` are
-created, and ``down`` removes exactly those.
+What one node is: a machine of its own. A network namespace (``spark-a``) with the Spark's interface
+names, and a small init (:mod:`~grader.sim.node_init`) as PID 1 of its own PID, UTS and mount namespaces:
+its own hostname, process table (``ps``, ``pkill``, ``ray stop`` see only the node), /tmp, /run and
+/dev/shm (fresh tmpfs), /root (``nodes/<node>/root``) and /etc (an overlay: the host's /etc below, the
+node's own files above, in ``nodes/<node>/etc``: hostname, hosts, machine-id, the sim marker, netplan/ and
+ssh/, those two opaque so the host's own files never show). The sim's commands (ibdev2netdev, netplan,
+rdma, ray, vllm) are bound over /usr/local/sbin; the other nodes' folders, the sim's keys, the grader's
+private key and the state file are covered, so nothing of the grader is readable inside a node. The sshd
+started in it (through :func:`~grader.sim.host.node_command`, as every process the sim starts there) and
+every SSH session inherit all of that. The host's own /etc, /root, /tmp, /run and /dev/shm are never changed.
 
 Each node is a machine of its own to the platform probe (grader.probes.platform): its own
 ``/etc/machine-id``, fresh at every ``up`` (each ``up`` builds new machines, so evidence recorded
 on one, such as the replays shipped with the labs, never has the identity of another), and the
-sim marker ``/etc/clusterlab-sim-node`` holding its name; the host's copy of the marker is empty.
+sim marker ``/etc/clusterlab-sim-node`` holding its name (the host has none).
 """
 
 from __future__ import annotations
@@ -25,16 +27,16 @@ import contextlib
 import json
 import os
 import shutil
-import signal
 import time
 from pathlib import Path
 
 from grader.sim import groups as _groups
 from grader.sim import ibdev2netdev_sim as _shim
 from grader.sim import multi as _multi
+from grader.sim import node as N
 from grader.sim import roce_sim
 from grader.sim import topology as T
-from grader.sim.host import (SimError, _locked, _mkdir, _netns_list, _ns_pids, _pid_in_ns,  # noqa: F401
+from grader.sim.host import (SimError, _ip_batch, _locked, _mkdir, _netns_list, _ns_pids, _pid_in_ns,  # noqa: F401
                               _read_state, _run, _tcp_open, _which, _write, _write_state, node_command)
 from grader.sim.topology import Spec
 
@@ -44,21 +46,9 @@ TOOLS = ("sshd", "ip", "tc", "iperf3", "ping", "ethtool", "ssh", "ssh-keygen", "
 SIM_MARKER = Path("/etc/clusterlab-sim-node")
 """In each node: a file holding its name (grader.probes.platform.SIM_MARKER reads it); empty on the host."""
 MACHINE_ID = Path("/etc/machine-id")
-_ETC_FILES = (Path("/etc/hostname"), MACHINE_ID, SIM_MARKER)
-_ETC_TARGETS_WE_MAY_CREATE = (Path("/etc/netplan"), *_ETC_FILES)
-"""ip netns exec binds /etc/netns/<node>/<entry> only where /etc/<entry> exists on the host: files
-are created empty, and only when missing (``down`` removes them only if still empty)."""
-SSHD_READY_S = 8.0
 
 
 # --- small helpers -----------------------------------------------------------------------------
-
-def _ip_batch(commands: list[str], netns: str | None = None, *, what: str, force: bool = False) -> None:
-    if not commands:
-        return
-    argv = ["ip"] + (["-n", netns] if netns else []) + (["-force"] if force else []) + ["-batch", "-"]
-    _run(argv, input="\n".join(commands) + "\n", what=what, check=not force)
-
 
 def serve_venv_ray() -> Path | None:
     """The serving environment's ``ray`` (scripts/install-serve.sh), or None when not installed."""
@@ -109,27 +99,26 @@ def _key_body(pub_line: str) -> str:
 
 # --- files -------------------------------------------------------------------------------------
 
-def _node_home(node: str) -> Path:
-    return T.NODES_DIR / node / "root"
-
-
 def _write_files(spec: Spec, pubs: dict[str, str]) -> None:
     names = spec.names
     known = "".join(f"{','.join(spec.ssh_names(n))} {_key_body(pubs[n])}\n" for n in names)
     moduli = Path("/etc/ssh/moduli")
     for node in names:
         n = spec.nodes[node]
-        etc = T.ETC_NETNS / node
+        etc = N.etc(node)
+        shutil.rmtree(etc, ignore_errors=True)  # a new machine at every up
+        shutil.rmtree(etc.with_name("etc-work"), ignore_errors=True)
         _mkdir(etc, 0o755)
+        _mkdir(etc.with_name("etc-work"), 0o700)
         _write(etc / "hostname", node + "\n")
-        _write(etc / MACHINE_ID.name, os.urandom(16).hex() + "\n", 0o444)  # a new machine at every up
+        _write(etc / MACHINE_ID.name, os.urandom(16).hex() + "\n", 0o444)
         _write(etc / SIM_MARKER.name, node + "\n")
         _write(etc / "hosts", T.hosts_file(spec, node))
-        _mkdir(etc / "netplan", 0o755)  # always bound, so the host's own netplan files never show
+        N.opaque(etc / "netplan")  # the host's own netplan files never show in a node
         if n.netplan is not None:
             _write(etc / "netplan" / T.NETPLAN_FILE, T.netplan_yaml(n.netplan), 0o600)
         ssh = etc / "ssh"
-        _mkdir(ssh, 0o755)
+        N.opaque(ssh)  # nor the host's sshd config and host keys
         _write(ssh / "sshd_config", T.sshd_config(node))
         _write(ssh / "ssh_config", T.SSH_CLIENT_CONFIG)
         shutil.copyfile(_host_key(node), ssh / "ssh_host_ed25519_key")
@@ -138,7 +127,7 @@ def _write_files(spec: Spec, pubs: dict[str, str]) -> None:
         if moduli.is_file():
             shutil.copyfile(moduli, ssh / "moduli")
 
-        home = _node_home(node)
+        home = N.home(node)
         _mkdir(home, 0o700)
         _write(home / ".profile", T.PROFILE)
         dot = home / ".ssh"
@@ -157,6 +146,7 @@ def _write_files(spec: Spec, pubs: dict[str, str]) -> None:
     _mkdir(T.BIN_DIR, 0o755)
     _write(T.BIN_DIR / "ibdev2netdev", _shim.shell_script(), 0o755)
     _write(T.BIN_DIR / "rdma", roce_sim.rdma_shell_script(), 0o755)
+    N.install_commands()
     ray = serve_venv_ray()
     if ray is not None:  # `ray status` over SSH, as on a node with Ray installed (the serve venv is not on PATH)
         (T.BIN_DIR / "ray").unlink(missing_ok=True)
@@ -296,73 +286,12 @@ def _wait_carrier(spec: Spec, timeout: float = 3.0) -> None:
         time.sleep(0.02)
 
 
-# --- sshd --------------------------------------------------------------------------------------
-
-_NODE_INIT = ('hostname "$1" && mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /dev/shm '
-              '&& mount --bind "$2" /root && exec "$3" -f /etc/ssh/sshd_config -E "$4"')
-"""Runs inside `ip netns exec <node> unshare --uts`: name the node, private /dev/shm, own /root."""
-
-
-def _start_sshd(node: str) -> None:
-    log = T.LOG_DIR / f"sshd-{node}.log"
-    argv = ["ip", "netns", "exec", node, _which("unshare"), "--uts", "--", "/bin/sh", "-c", _NODE_INIT,
-            "clsim-node", node, str(_node_home(node)), _which("sshd"), str(log)]
-    p = _run(argv, what=f"starting {node}'s sshd", check=False, timeout=15)
-    if p.returncode != 0:  # sshd daemonizes: a non-zero exit means it never started
-        tail = log.read_text(errors="replace").strip().splitlines()[-3:] if log.exists() else []
-        detail = " / ".join(tail + (p.stderr.strip().splitlines()[-2:]))
-        raise SimError(f"{node}'s sshd did not start: {detail or 'rc ' + str(p.returncode)} (log: {log})")
-
-
-def _wait_sshd(nodes: tuple[str, ...]) -> dict[str, int]:
-    pids: dict[str, int] = {}
-    deadline = time.monotonic() + SSHD_READY_S
-    pending = list(nodes)
-    while pending:
-        for node in list(pending):
-            pidfile = T.RUN_DIR / f"sshd-{node}.pid"
-            if pidfile.is_file() and _tcp_open(T.HOUSE_ADDR[node], 22, 0.2):
-                try:
-                    pids[node] = int(pidfile.read_text().split()[0])
-                    pending.remove(node)
-                except (ValueError, IndexError):
-                    pass
-        if pending and time.monotonic() > deadline:
-            raise SimError(f"sshd of {', '.join(pending)} not answering on port 22 after {SSHD_READY_S:.0f} s "
-                           f"(logs in {T.LOG_DIR})")
-        if pending:
-            time.sleep(0.02)
-    return pids
-
-
 # --- teardown ----------------------------------------------------------------------------------
-
-def _kill_node_processes(state: dict) -> None:
-    for node, pid in (state.get("sshd_pids") or {}).items():
-        if node in T.NODE_NAMES and _pid_in_ns(pid, node):
-            for send in (lambda: os.killpg(pid, signal.SIGTERM), lambda: os.kill(pid, signal.SIGTERM)):
-                with contextlib.suppress(OSError):
-                    send()
-    # Each node namespace holds only processes the sim started (sshd, sessions, what they ran).
-    for sig, wait in ((signal.SIGTERM, 2.0), (signal.SIGKILL, 2.0)):
-        pids = [p for ns in (*T.NODE_NAMES, T.VOID_NS) for p in _ns_pids(ns)]
-        for pid in pids:
-            with contextlib.suppress(OSError):
-                os.kill(pid, sig)
-        deadline = time.monotonic() + wait
-        while pids and time.monotonic() < deadline:
-            pids = [p for ns in (*T.NODE_NAMES, T.VOID_NS) for p in _ns_pids(ns)]
-            if pids:
-                time.sleep(0.02)
-        if not pids:
-            return
-    raise SimError(f"processes {pids} in the sim's namespaces survived SIGKILL; `ip netns pids spark-a`")
-
 
 def _teardown(state: dict) -> None:
     if state.get("serve"):  # Ray and vLLM first, by process group, and their /dev/shm files
         _groups.stop_groups(state)
-    _kill_node_processes(state)
+    N.kill_processes(state)
     cmds = [f"link del {end}" for end in T.HOUSE_ROOT_END.values() if Path(f"/sys/class/net/{end}").exists()]
     cmds += [f"link del {br}" for br in (T.BRIDGE, *T.SWITCH_BRIDGES) if Path(f"/sys/class/net/{br}").exists()]
     present = _netns_list()
@@ -415,25 +344,17 @@ def up(faults: list[str] | None = None, nodes: int = 2, topology: str = "pair") 
         old = _read_state()
         if _is_up_or_partial(old):
             _teardown(old)
-        state: dict = {"faults": spec.faults, "created": [], "sshd_pids": {}, "complete": False,
+        state: dict = {"faults": spec.faults, "created": [], "init_pids": {}, "complete": False,
                        "serve_env": {n: spec.nodes[n].serve_env for n in spec.names},
                        "nodes": spec.names, "topology": spec.topology}
         _write_state(state)
         try:
-            for target in (*_ETC_TARGETS_WE_MAY_CREATE, T.ETC_NETNS, Path("/run/sshd")):
-                if not target.exists():
-                    state["created"].append(str(target))
-                    _write_state(state)  # recorded before it exists, so down can undo a crash
-                    if target in _ETC_FILES:  # the files ip netns exec binds over
-                        target.touch(mode=0o644)
-                    else:
-                        _mkdir(target, 0o755)
             pubs = _keys(spec.names)
             _write_files(spec, pubs)
             _build_network(spec)
             for node in spec.names:
-                _start_sshd(node)
-            state["sshd_pids"] = _wait_sshd(tuple(spec.names))
+                N.boot(node, spec.names, state, netplan=False)  # the spec's live state is the start state
+            N.wait_sshd(tuple(spec.names))
             _wait_carrier(spec)
         except BaseException as e:
             _write_state(state)
@@ -485,12 +406,12 @@ def status() -> dict:
     present = _netns_list()
     nodes = {}
     for node in state.get("nodes") or T.NODES:
-        pid = (state.get("sshd_pids") or {}).get(node)
+        pid = N.sshd_pid(node) if node in present else None
         nodes[node] = {
             "address": T.HOUSE_ADDR[node],
             "namespace": node in present,
             "sshd_pid": pid,
-            "sshd_running": bool(pid) and _pid_in_ns(pid, node),
+            "sshd_running": pid is not None,
             "ssh_reachable": node in present and _tcp_open(T.HOUSE_ADDR[node], 22),
         }
     is_up = bool(state.get("complete")) and all(n["namespace"] for n in nodes.values())
@@ -505,36 +426,3 @@ def status() -> dict:
     }
 
 
-def stop_sshd(node: str) -> None:
-    """Stop ``node``'s sshd (its listener and process group), leaving its network as it is: the
-    grader then finds the node unreachable (connection refused). ``down`` ends whatever is left."""
-    with _locked():
-        state = _read_state()
-        pid = (state.get("sshd_pids") or {}).get(node)
-        if node not in (state.get("nodes") or T.NODES) or not state.get("complete"):
-            raise SimError(f"{node} is not up: run `clusterlab sim up`")
-        if pid and _pid_in_ns(pid, node):
-            for send in (lambda: os.killpg(pid, signal.SIGTERM), lambda: os.kill(pid, signal.SIGTERM)):
-                with contextlib.suppress(OSError):
-                    send()
-            deadline = time.monotonic() + 3
-            while _pid_in_ns(pid, node) and time.monotonic() < deadline:
-                time.sleep(0.02)
-            if _pid_in_ns(pid, node):
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
-
-
-def start_sshd(node: str) -> None:
-    """Start ``node``'s sshd again after :func:`stop_sshd` (a no-op if it is running)."""
-    with _locked():
-        state = _read_state()
-        if node not in (state.get("nodes") or T.NODES) or not state.get("complete"):
-            raise SimError(f"{node} is not up: run `clusterlab sim up`")
-        pid = (state.get("sshd_pids") or {}).get(node)
-        if pid and _pid_in_ns(pid, node):
-            return
-        (T.RUN_DIR / f"sshd-{node}.pid").unlink(missing_ok=True)
-        _start_sshd(node)
-        state["sshd_pids"][node] = _wait_sshd((node,))[node]
-        _write_state(state)

@@ -59,8 +59,10 @@ _CGROUP_MOUNTS = (
 )
 _BIND_SOCK = (
     'S=$1; chgrp "$2" "$S" && chmod 660 "$S" || exit 1; '
-    f"while mountpoint -q {DOCKER_SOCK}; do umount {DOCKER_SOCK} || break; done; mount --bind \"$S\" {DOCKER_SOCK}"
+    f"while mountpoint -q {DOCKER_SOCK}; do umount {DOCKER_SOCK} || break; done; "
+    f"[ -e {DOCKER_SOCK} ] || : > {DOCKER_SOCK}; mount --bind \"$S\" {DOCKER_SOCK}"
 )
+"""In a node (its own /run): the engine's socket bound over /run/docker.sock, made there when missing."""
 
 
 def _docker() -> str | None:
@@ -107,15 +109,6 @@ def engine_env(node: str) -> dict[str, str]:
 
 def _podman(node: str) -> list[str]:
     return ["podman", "--tmpdir", str(ENGINE_DIR / node / "tmp")]
-
-
-def make_sock_target() -> bool:
-    """The nodes see the host's /run: a bind mount over /run/docker.sock needs a file there. Make an empty
-    one when the host has none; returns whether it did (``end_engines`` then removes it)."""
-    if os.path.lexists(DOCKER_SOCK):
-        return False
-    Path(DOCKER_SOCK).touch(mode=0o600)
-    return True
 
 
 def start_engines(groups: dict[str, int]) -> dict[str, int]:
@@ -170,10 +163,6 @@ def end_engines(state: dict) -> None:
     if engines:
         import shutil
         shutil.rmtree(ENGINE_DIR, ignore_errors=True)
-    sock = Path(DOCKER_SOCK)
-    if (state.get("serve") or {}).get("made_docker_sock") and sock.is_file() and not sock.is_symlink() \
-            and sock.stat().st_size == 0:
-        sock.unlink()
 
 
 # --- the serving processes as container commands ---------------------------------------------------

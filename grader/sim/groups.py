@@ -90,7 +90,7 @@ def _stray_serving_pids() -> list[int]:
 def _clean_node_shm(state: dict, since: float) -> None:
     """Remove what the run left in each node's own /dev/shm (Ray's plasma file, vLLM's segments):
     the entries changed since ``since``, so a learner's own files there stay."""
-    for node, pid in (state.get("sshd_pids") or {}).items():
+    for node, pid in (state.get("init_pids") or {}).items():
         if node in T.NODE_NAMES and H._pid_in_ns(pid, node):
             with contextlib.suppress(OSError, subprocess.TimeoutExpired):
                 subprocess.run([H._which("nsenter") or "nsenter", "-t", str(pid), "-m", "--", "find", "/dev/shm", "-mindepth", "1",

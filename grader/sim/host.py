@@ -42,6 +42,14 @@ def _run(argv: list[str], *, input: str | None = None, what: str = "", check: bo
     return p
 
 
+def _ip_batch(commands: list[str], netns: str | None = None, *, what: str, force: bool = False) -> None:
+    if not commands:
+        return
+    argv = ["ip"] + (["-n", netns] if netns else []) + (["-force"] if force else []) + ["-batch", "-"]
+    _run(argv, input="\n".join(commands) + "\n", what=what, check=not force)
+
+
+
 def _write(path: Path, text: str, mode: int = 0o644) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
@@ -124,13 +132,19 @@ def _locked():
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
-def node_command(node: str) -> list[str]:
-    """argv prefix that runs a command in ``node`` exactly as an SSH session there sees it
-    (its network, hostname, /etc, /root and /dev/shm): ``nsenter`` into its sshd's namespaces."""
-    pid = (_read_state().get("sshd_pids") or {}).get(node)
+def init_pid(node: str) -> int:
+    """The host's process id of ``node``'s init (PID 1 of its namespaces); SimError when it is not up."""
+    pid = (_read_state().get("init_pids") or {}).get(node)
     if node not in T.NODE_NAMES or not pid or not _pid_in_ns(pid, node):
         raise SimError(f"{node} is not up: run `clusterlab sim up`")
-    return [_which("nsenter") or "nsenter", "-t", str(pid), "-n", "-m", "-u", "--"]
+    return pid
+
+
+def node_command(node: str) -> list[str]:
+    """argv prefix that runs a command in ``node`` exactly as an SSH session there sees it (its network,
+    hostname, process table, /etc, /root, /tmp, /run and /dev/shm): ``nsenter`` into its init's namespaces.
+    The command's process is a process of the node (``ps`` there lists it, ``sim reboot`` ends it)."""
+    return [_which("nsenter") or "nsenter", "-t", str(init_pid(node)), "-n", "-m", "-u", "-p", "--"]
 
 
 def group_alive(pgid: int) -> bool:

@@ -234,12 +234,6 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
         if containers:
             _containers.hide_host_ray()
             info["engines"] = {}
-            info["made_docker_sock"] = _containers.make_sock_target()
-            if info["made_docker_sock"]:  # `sim down` removes it even if this serve's record is lost
-                with H._locked():
-                    st = H._read_state()
-                    st.setdefault("created", []).append(_containers.DOCKER_SOCK)
-                    H._write_state(st)
             _record(info)
             try:
                 info["engines"] = _containers.start_engines(info["engines"])

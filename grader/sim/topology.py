@@ -112,7 +112,9 @@ RUNTIME_PARTS: tuple[Path, ...] = (BIN_DIR, NODES_DIR, RUN_DIR, LOG_DIR, KNOWN_H
 """What ``down`` removes from the state dir (the grader key and keys/ stay)."""
 
 ETC_NETNS = Path("/etc/netns")
-SESSION_PATH = f"{BIN_DIR}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+NODE_BIN = "/usr/local/sbin"
+"""Where a node sees the sim's commands (BIN_DIR bound there by its init): on every PATH, sudo's included."""
+SESSION_PATH = f"{NODE_BIN}:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 SHARED_KEY_NAME = "id_ed25519_shared"
 SHARED_KEY_COMMENT = "shared-cluster-key"
 
@@ -339,13 +341,19 @@ def hosts_file(spec: Spec, node: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def session_env(node: str) -> dict[str, str]:
+    """What every session in ``node`` has in its environment (sshd's SetEnv; ``clusterlab sim shell``):
+    PATH with the sim's commands first, HOME, and where the simulated RDMA sysfs tree is."""
+    return {"PATH": SESSION_PATH, "HOME": "/root", "CLUSTERLAB_SIM_INFINIBAND": f"{NODES_DIR}/{node}/infiniband"}
+
+
 def sshd_config(node: str) -> str:
     """The node's own sshd_config: root by key only, sim bin dir first on PATH."""
     return f"""\
-# clusterlab sim: sshd of {node} (its own network, UTS and mount namespaces)
+# clusterlab sim: sshd of {node} (its own network, UTS, PID and mount namespaces)
 Port 22
 HostKey /etc/ssh/ssh_host_ed25519_key
-PidFile {RUN_DIR}/sshd-{node}.pid
+PidFile /run/sshd.pid
 PermitRootLogin prohibit-password
 PubkeyAuthentication yes
 AuthorizedKeysFile .ssh/authorized_keys
@@ -359,7 +367,7 @@ PrintLastLog no
 MaxStartups 100:30:200
 MaxSessions 64
 AcceptEnv LANG LC_*
-SetEnv PATH={SESSION_PATH} CLUSTERLAB_SIM_INFINIBAND={NODES_DIR}/{node}/infiniband
+SetEnv {" ".join(f"{k}={v}" for k, v in session_env(node).items() if k != "HOME")}
 Subsystem sftp /usr/lib/openssh/sftp-server
 """
 
@@ -376,7 +384,7 @@ USER_SSH_CONFIG = f"Host *\n    IdentityFile ~/.ssh/{SHARED_KEY_NAME}\n"
 """What NVIDIA's discover-sparks appends to ~/.ssh/config on every node."""
 
 PROFILE = f"""\
-# clusterlab sim: login shells reset PATH in /etc/profile; put the sim's commands back first.
-case ":$PATH:" in *":{BIN_DIR}:"*) ;; *) PATH="{BIN_DIR}:$PATH" ;; esac
+# clusterlab sim: login shells reset PATH in /etc/profile; keep the sim's commands ({NODE_BIN}) on it.
+case ":$PATH:" in *":{NODE_BIN}:"*) ;; *) PATH="{NODE_BIN}:$PATH" ;; esac
 export PATH
 """
