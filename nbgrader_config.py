@@ -25,6 +25,15 @@ except ImportError:  # nbgrader run without clusterlab installed: read the regis
 
 ASSIGNMENTS = lessons.names()
 work = Path(os.environ.get("CLUSTERLAB_COURSE_DIR", "~/.local/share/clusterlab-course")).expanduser()
+# nbgrader's sqlite cannot create the gradebook in a folder that does not exist: it then says "There was an
+# error accessing the nbgrader database" *after* `generate_assignment --force` removed the release folder
+# (labs/<lesson>), so the course folder is made here, before nbgrader touches anything
+work.mkdir(parents=True, exist_ok=True)
+# nbgrader makes a new gradebook by running `alembic` found on PATH: the one beside this nbgrader (.venv/bin),
+# so that `.venv/bin/nbgrader ...` works as printed without activating the environment
+_bin = str(Path(sys.executable).parent)
+if _bin not in os.environ.get("PATH", "").split(os.pathsep):
+    os.environ["PATH"] = _bin + os.pathsep + os.environ.get("PATH", "")
 
 c.CourseDirectory.course_id = "clusterlab"
 c.CourseDirectory.root = str(Path(__file__).resolve().parent)

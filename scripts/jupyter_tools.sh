@@ -4,8 +4,8 @@
 #   bash scripts/jupyter_tools.sh learner [BIN_DIR]      # hide the instructor's tools (the default install)
 #   bash scripts/jupyter_tools.sh instructor [BIN_DIR]   # show them again
 #
-# learner: nbgrader's formgrader, "Create Assignment" sidebar, course list and exchange-based
-# assignment list are switched off at the environment (sys-prefix) level, which takes precedence
+# learner: nbgrader's formgrader, "Create Assignment" sidebar, course list, exchange-based
+# assignment list and its Nbgrader menu are switched off at the environment (sys-prefix) level, which takes precedence
 # over ~/.jupyter inside a virtual environment; "Validate" stays (it runs the visible tests of the
 # learner's notebook). The nbgrader command line (generate_assignment, autograde, ...) is not
 # affected. BIN_DIR: where `jupyter` lives (default: this checkout's .venv/bin, else PATH).
@@ -25,10 +25,13 @@ if [ -z "$JUPYTER" ]; then
   echo "jupyter_tools: jupyter not found: run \`bash scripts/install.sh\` first" >&2
   exit 2
 fi
-PLUGINS="formgrader create-assignment course-list assignment-list"
+# the lab plugins' ids as nbgrader 0.9's extension declares them (@jupyter/nbgrader:<name>; tests/test_course.py
+# reads them from the installed bundle): "menu" is the Nbgrader menu (formgrader, course and assignment lists)
+PLUGIN_PREFIX="@jupyter/nbgrader:"
+PLUGINS="formgrader create-assignment course-list assignment-list menu"
 SERVER_EXTENSIONS="formgrader course_list assignment_list"
 labs=() servers=()
-for plugin in $PLUGINS; do labs+=("nbgrader:$plugin"); done
+for plugin in $PLUGINS; do labs+=("$PLUGIN_PREFIX$plugin"); done
 for ext in $SERVER_EXTENSIONS; do servers+=("nbgrader.server_extensions.$ext"); done
 # one call each (each jupyter start costs seconds); their output is noise, their failure is not
 log="$(mktemp)"

@@ -148,6 +148,11 @@ def test_check_my_cluster_shows_the_verdict_table(sim_mode, lab_server, tmp_path
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.goto(f"{base}/lab/tree/{LESSON}/{LESSON}.ipynb?token={token}")
             page.wait_for_selector(".jp-Notebook .jp-CodeCell", timeout=90_000)
+            # the learner's JupyterLab (scripts/install.sh's default: jupyter_tools.sh learner) shows none of
+            # nbgrader's instructor tools: no Nbgrader menu, no Create Assignment sidebar
+            config = json.loads(page.locator("#jupyter-config-data").text_content())
+            menus = page.locator(".lm-MenuBar-itemLabel").all_inner_texts()
+            create = page.locator('[title*="Create Assignment"], [data-id*="create-assignment"]').count()
             dialogs: list[str] = []
             run_cell(page, "import notebook as cl", dialogs)
             run_cell(page, "check_my_cluster(", dialogs)
@@ -168,6 +173,10 @@ def test_check_my_cluster_shows_the_verdict_table(sim_mode, lab_server, tmp_path
             browser.close()
     shutil.copy(shot, SHOT)
     assert shot.stat().st_size > 10_000
+    instructor = {f"@jupyter/nbgrader:{p}" for p in ("formgrader", "create-assignment", "course-list",
+                                                     "assignment-list", "menu")}
+    assert instructor <= set(config.get("disabledExtensions") or []), config.get("disabledExtensions")
+    assert menus and "Nbgrader" not in menus and create == 0, (menus, create)
     import tomllib
 
     ids = [c["id"] for c in tomllib.loads((ROOT / "checks" / f"{LESSON}.toml").read_text())["check"]]

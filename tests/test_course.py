@@ -834,23 +834,28 @@ def test_binder_installs_this_project_with_the_notebook_extra():
 
 
 def test_binder_postbuild_disables_instructor_tools_that_exist():
-    """postBuild switches off nbgrader's formgrader, create-assignment, course list and assignment list,
-    by ids that the installed nbgrader really has (a renamed plugin would silently stay on)."""
+    """postBuild switches off nbgrader's formgrader, create-assignment, course list, assignment list and menu,
+    by the ids the installed nbgrader declares (nbgrader 0.9.6: ``@jupyter/nbgrader:<name>``; the bare
+    ``nbgrader:<name>`` of an earlier install matched nothing and left every tool on)."""
     import importlib.util
 
     assert os.access(BINDER / "postBuild", os.X_OK), "binder/postBuild must be executable"
     assert "scripts/jupyter_tools.sh\" learner" in (BINDER / "postBuild").read_text()
     text = (ROOT / "scripts" / "jupyter_tools.sh").read_text()
-    plugins = re.findall(r'PLUGINS="([^"]+)"', text)[0].split()
+    prefix = re.findall(r'PLUGIN_PREFIX="([^"]+)"', text)[0]
+    plugins = [prefix + p for p in re.findall(r'PLUGINS="([^"]+)"', text)[0].split()]
     exts = re.findall(r'SERVER_EXTENSIONS="([^"]+)"', text)[0].split()
-    assert {"formgrader", "create-assignment", "course-list"} <= set(plugins)
-    assert {"formgrader", "course_list"} <= set(exts)
     bundle = " ".join(p.read_text(errors="replace") for p in
                       (BIN.parent / "share/jupyter/labextensions/@jupyter/nbgrader/static").glob("*.js"))
     if not bundle:
         pytest.skip("nbgrader's lab extension is not installed in this environment")
-    for p in plugins:
-        assert f"nbgrader:{p}" in bundle, f"nbgrader has no lab plugin nbgrader:{p}"
+    # the plugin ids the installed extension declares (a quoted id, not a substring of a longer one)
+    declared = set(re.findall(r'"(@jupyter/nbgrader:[a-z-]+)"', bundle))
+    instructor = {f"@jupyter/nbgrader:{p}" for p in ("formgrader", "create-assignment", "course-list",
+                                                     "assignment-list", "menu")}
+    assert instructor <= declared, f"nbgrader's plugins are {sorted(declared)}"
+    assert set(plugins) == instructor, f"jupyter_tools.sh switches off {plugins}, the instructor's are {instructor}"
+    assert {"formgrader", "course_list"} <= set(exts)
     for e in exts:
         assert importlib.util.find_spec(f"nbgrader.server_extensions.{e}"), f"no nbgrader.server_extensions.{e}"
     assert "validate" not in " ".join(plugins + exts), "learners keep Validate"
@@ -871,7 +876,8 @@ def test_the_local_install_hides_the_instructor_tools_and_an_instructor_gets_the
         data = _json.loads(cfg.read_text()) if cfg.is_file() else {}
         return {k for k, v in data.get("disabledExtensions", {}).items() if v}
 
-    learner = {"nbgrader:formgrader", "nbgrader:create-assignment", "nbgrader:course-list", "nbgrader:assignment-list"}
+    learner = {f"@jupyter/nbgrader:{p}" for p in ("formgrader", "create-assignment", "course-list", "assignment-list",
+                                                  "menu")}
     assert learner <= disabled(), "scripts/install.sh left nbgrader's instructor tools on"
     try:
         subprocess.run(["bash", str(script), "instructor", str(BIN)], check=True, capture_output=True, timeout=180)
@@ -914,3 +920,51 @@ def test_released_notebook_replays_without_a_cluster(recorded, tmp_path):
     assert "MODE replay" in text
     assert "replay: no cluster inventory was found" in text and f"recorded/{name}.json" in text, text[-2000:]
     assert not (work / "evidence").exists(), "a replay must not write evidence"
+
+
+def _readme_instructor_commands() -> list[str]:
+    """The command lines of README's instructor block (the ```sh block under "Instructors: release, ..."),
+    comments dropped, in order."""
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("## Instructors: release, collect"):]
+    block = section[section.index("```sh\n") + 6:]
+    block = block[:block.index("```")]
+    return [line.split("  #")[0].strip() for line in block.splitlines()
+            if line.strip() and not line.lstrip().startswith("#")]
+
+
+@pytest.mark.slow
+def test_readme_instructor_commands_work_as_printed_on_a_fresh_clone(tmp_path):
+    """Issue 28: from a fresh clone, with .venv/bin NOT on PATH and a course folder that does not exist yet,
+    every nbgrader and clusterlab command of README's instructor block runs as printed (`.venv/bin/...`), with
+    one learner's submission collected as the README says; labs/ is left as committed. Before,
+    `generate_assignment --force` failed on the missing folder ("error accessing the nbgrader database"), then
+    on `alembic` not being on PATH, and each failed run deleted labs/<lesson>."""
+    if not NBGRADER.exists():
+        pytest.skip(f"{NBGRADER} not found: install the notebook extra (`bash scripts/install.sh`)")
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True, timeout=120)
+    (clone / ".venv").symlink_to(BIN.parent)  # reuse this environment: the README's `.venv/bin/...` as printed
+    course = tmp_path / "course-2026"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NBGRADER_", "CLUSTERLAB_", "VIRTUAL_ENV"))}
+    env.update(PATH="/usr/local/bin:/usr/bin:/bin", CLUSTERLAB_COURSE_DIR=str(course), HOME=str(tmp_path / "home"))
+    commands = _readme_instructor_commands()
+    assert commands[0] == "bash scripts/generate_labs.sh" and commands[1].startswith("export CLUSTERLAB_COURSE_DIR=")
+    ran = []
+    for line in commands[2:]:  # generate_labs.sh is test_generate_labs_is_deterministic's; the export is env above
+        if line.startswith(".venv/bin/nbgrader autograde"):  # collect: one learner's notebook and evidence
+            sub = course / "submitted" / "ada" / "lesson1"
+            shutil.copytree(clone / "labs" / "lesson1", sub, ignore=shutil.ignore_patterns("recorded"))
+            (sub / "evidence").mkdir()
+            shutil.copy(ROOT / "tests" / "fixtures" / "golden" / "lesson1-sim-healthy.json", sub / "evidence" / "lesson1.json")
+            (sub / "timestamp.txt").write_text("2026-12-03 12:00:00 UTC")
+        argv = [os.path.expandvars(a.replace("$CLUSTERLAB_COURSE_DIR", str(course))) for a in line.split()]
+        p = subprocess.run(argv, cwd=clone, env=env, capture_output=True, text=True, timeout=300)
+        ran.append(line)
+        # audit exits 1 when it flags a cell; anything else that is not 0 is a command that failed as printed
+        ok = p.returncode == 0 or (argv[1] == "audit" and p.returncode == 1)
+        assert ok, f"`{line}` exited {p.returncode}:\n{p.stdout[-1500:]}\n{p.stderr[-3000:]}"
+    assert any("generate_assignment" in r for r in ran) and any("export" in r for r in ran)
+    assert (course / "gradebook.db").is_file() and (course / "feedback" / "ada" / "lesson1" / "lesson1.html").is_file()
+    left = subprocess.run(["git", "status", "--porcelain", "labs"], cwd=clone, capture_output=True, text=True).stdout
+    assert left == "", f"the commands changed labs/: {left}"
