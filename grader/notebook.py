@@ -428,6 +428,19 @@ def accepted_profiles(lesson: str) -> list[str]:
     return [p.strip() for p in raw.split(",") if p.strip()]
 
 
+def what_can_be_earned(lesson: str, notebook: str | os.PathLike[str] | None = None) -> None:
+    """Print, per profile, what ``lesson``'s notebook can earn at most and which machine grade cells earn
+    nothing there (:mod:`grader.ceiling`). ``notebook``: default ``<lesson>.ipynb`` in the current folder (the
+    notebook's own). Prints to stdout only; never raises."""
+    from grader.ceiling import render
+
+    path = Path(notebook) if notebook is not None else Path(f"{lesson}.ipynb")
+    try:
+        print(render(path))
+    except (OSError, ValueError) as e:
+        print(f"cannot read {path} to say what it can earn: {e}")
+
+
 def grade_checks(lesson: str, check_ids: list[str] | tuple[str, ...], points: float,
                  evidence_dir: str = "evidence") -> float:
     """Grade ``check_ids`` from ``<evidence_dir>/<lesson>.json``; print why; return points earned.
