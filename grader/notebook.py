@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from grader import lessons
+from grader.answers import check_answer  # noqa: F401  (the visible tests call cl.check_answer)
 from grader.checking import PROBED_LESSONS, CheckError, LessonResult, check, grade_file
 from grader.report import EXPLAINED
 from grader.grading import LABELS, Verdict, load_catalogue, summary_line
