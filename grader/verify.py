@@ -374,7 +374,7 @@ def lab_rows(recorded: Evidence, measured: Evidence, label: str, c: int) -> list
 def _run_lab(inv: Any, recorded: Evidence, progress: Callable[[str], None]) -> tuple[list[Row], Evidence | None]:
     from grader import loadtest
     from grader.checking import run_lesson
-    from grader.transport import Connection, NodeUnreachable
+    from grader.transport import NodeUnreachable, open_connection
 
     rows: list[Row] = []
     if inv.serve is None:
@@ -398,7 +398,7 @@ def _run_lab(inv: Any, recorded: Evidence, progress: Callable[[str], None]) -> t
         return rows, None
     c, run = level
     head = next((n for n in inv.nodes if n.name == (inv.serve.head or inv.nodes[0].name)), inv.nodes[0])
-    conn = Connection(head, inv)
+    conn = open_connection(head, inv)
     try:
         conn.connect(inv.command_timeout_s)
     except NodeUnreachable as e:
