@@ -414,3 +414,29 @@ def test_collect_records_every_probe_and_derives_facts(tmp_path):
     v = {x.id: x.status for x in grade(facts, "lesson3", inv.profile)}
     assert v == {"L3.cards": "pass", "L3.pcie_link": "pass", "L3.p2p_path": "pass", "L3.power_budget": "fail",
                  "L3.circuit": "warn"}
+
+
+LOCAL_H200 = CAPTURED / "check-lesson3-local" / "lesson3.json"
+
+
+def test_recorded_check_on_a_real_one_gpu_host_grades_as_the_one_card_path(capsys):
+    """Issue 30: evidence `clusterlab check lesson3` recorded on a real one-H200 VM with address = "local"
+    (tests/fixtures/captured/h200x1/README.md). Written down before the run: one card where two are expected
+    fails L3.cards and leaves L3.p2p_path unmeasured; the card's own link (Gen5 x16 of 5 x16) passes
+    L3.pcie_link, though in a VM it says nothing of a desktop's slots; 700 W + 253 W + 100 W fits the declared
+    1300 W PSU and a 120 V 15 A circuit (1440 W continuous); and no grade cell earns anything, since its
+    outputs do not show the two GPUs the profile needs."""
+    from grader.checking import grade_file
+    from grader.notebook import score_checks
+
+    res = grade_file(LOCAL_H200)
+    status = {v.id: v.status for v in res.verdicts}
+    assert status == {"L3.cards": "fail", "L3.pcie_link": "pass", "L3.p2p_path": "unmeasured",
+                      "L3.power_budget": "pass", "L3.circuit": "pass"}
+    cards = next(v for v in res.verdicts if v.id == "L3.cards")
+    assert "only 1 GPU visible (GPU0 (NVIDIA H200, 00000000:00:06.0))" in cards.details[0]
+    earned, lines = score_checks("lesson3", ["L3.cards", "L3.pcie_link", "L3.p2p_path", "L3.power_budget",
+                                             "L3.circuit"], 7, LOCAL_H200.parent)
+    assert earned == 0 and any("at least two GPUs" in line for line in lines), lines
+    assert main(["grade", str(LOCAL_H200)]) == 1
+    assert "FAIL          L3.cards" in capsys.readouterr().out
