@@ -109,10 +109,13 @@ def host_pattern(host: str, port: int) -> str:
     return host if port == 22 else f"[{host}]:{port}"
 
 
-ANSWER_MARGIN_S = 2.0
-"""How long after a command's ``timeout_s`` the grader still waits for its exit status: the node's own
-``timeout -k 1`` sends TERM at ``timeout_s`` and KILL a second later, so an answer later than that means the
-node or its link is gone (the connection is then given up, and every other command on it ends at once)."""
+ANSWER_MARGIN_S = 1.5
+"""How long after a command's ``timeout_s`` the grader still waits for it: the node's own ``timeout -k 1``
+sends TERM at ``timeout_s`` and KILL a second later. With no exit status by then, a keepalive asks whether
+the node still answers (:data:`LIVENESS_S`); if not, the connection is given up and every other command on it
+ends at once, so a lost node costs at most ``timeout_s`` + 2.5 s. If it answers, the command is reported timed
+out, as when a child of it kept its output open."""
+LIVENESS_S = 1.0
 
 
 class Connection:
@@ -212,14 +215,17 @@ class Connection:
                 if (chan.eof_received or chan.closed) and chan.exit_status_ready():
                     self._drain(chan, out, err)
                     break
-                if time.monotonic() > deadline:  # its own `timeout` would have answered by now: gone
-                    self.give_up(f"{self.node.name}: no answer for {timeout_s + ANSWER_MARGIN_S:g} s while "
-                                 f"`{command[:60]}` ran, though the node's own `timeout` ends it in "
-                                 f"{timeout_s + 1:g} s: the node or the link to it went away")
-                    raise NodeUnreachable(self._gone or "")
+                if time.monotonic() > deadline:
+                    if not chan.exit_status_ready() and not self._alive():  # its own `timeout` would have answered
+                        self.give_up(f"{self.node.name}: no answer for {timeout_s + ANSWER_MARGIN_S:g} s while "
+                                     f"`{command[:60]}` ran, though the node's own `timeout` ends it in "
+                                     f"{timeout_s + 1:g} s: the node or the link to it went away")
+                        raise NodeUnreachable(self._gone or "")
+                    timed_out = True  # the node answers: the command's output stayed open (a child kept it)
+                    break
                 if not got:
                     time.sleep(0.003)
-            status = chan.recv_exit_status()
+            status = None if timed_out else chan.recv_exit_status()
             chan.close()
         except (paramiko.SSHException, OSError, EOFError) as e:
             raise NodeUnreachable(self._gone or f"{self.node.name}: the SSH connection failed while "
@@ -239,6 +245,24 @@ class Connection:
     def _active(self) -> bool:
         transport = self._client.get_transport() if self._client is not None else None
         return transport is not None and transport.is_active()
+
+    def _alive(self) -> bool:
+        """Whether the node's sshd still answers: a keepalive request answered within :data:`LIVENESS_S`
+        (OpenSSH answers any global request, if only to refuse it). Gives the connection up when it is not."""
+        transport = self._client.get_transport() if self._client is not None else None
+        if transport is None or not transport.is_active():
+            return False
+        silent = threading.Timer(LIVENESS_S, self.give_up, (f"{self.node.name}: no answer to a keepalive within "
+                                                            f"{LIVENESS_S:g} s: the node or the link to it went away",))
+        silent.daemon = True
+        silent.start()
+        try:
+            transport.global_request("keepalive@openssh.com", wait=True)
+        except (paramiko.SSHException, OSError, EOFError):
+            pass
+        finally:
+            silent.cancel()
+        return self._gone is None and transport.is_active()
 
     def give_up(self, why: str) -> None:
         """Give this connection up: close it, so that every command running on it or waiting for it ends at

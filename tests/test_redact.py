@@ -409,11 +409,13 @@ def test_no_planted_secret_reaches_any_artefact_on_the_sim(tmp_path):
 def _plant(inv: Path, tmp: Path, planted: dict[Path, str | None]):
     """Plant the 18 kinds on the running sim, noting in ``planted`` each file written and its text
     before (None: it was not there); return ({kind: [values]}, the inventory to use, the fake vllm process)."""
+    from grader import sim
+    from grader.sim import node as N
     from grader.sim import roce_sim
     from grader.sim import topology as T
 
     secrets = {kind: _planted_parts(text) for kind, (text, _) in KINDS.items()}
-    # netplan: both nodes (what `ip netns exec` binds over /etc/netplan)
+    # netplan: both nodes, written in each node's own /etc (its overlay's upper folder keeps the file)
     wifi = ("network:\n  version: 2\n  wifis:\n    wlan0:\n      dhcp4: true\n      access-points:\n"
             + "".join(KINDS[k][0].split("access-points:\n", 1)[1]
                       for k in ("wifi_quoted", "wifi_unquoted_spaces", "wifi_block_scalar",
@@ -421,10 +423,9 @@ def _plant(inv: Path, tmp: Path, planted: dict[Path, str | None]):
             + EXTRA["wifi_single_quoted_doubled"][0].split("access-points:\n", 1)[1])
     yaml.safe_load(wifi)  # a valid file
     for node in T.NODES:
-        p = T.ETC_NETNS / node / "netplan" / "60-wifi.yaml"
-        planted[p] = None
-        p.write_text(wifi)
-        p.chmod(0o600)
+        planted[N.etc(node) / "netplan" / "60-wifi.yaml"] = None
+        subprocess.run(sim.node_command(node) + ["sh", "-c", "cat > /etc/netplan/60-wifi.yaml && "
+                                                 "chmod 600 /etc/netplan/60-wifi.yaml"], input=wifi, text=True, check=True)
     # the NCCL log the inventory names, on the head: a key whose BEGIN falls before the 4 MB window
     log = T.NODES_DIR / T.NODES[0] / "root" / roce_sim.NCCL_LOG_NAME
     original = planted[log] = log.read_text()
@@ -453,7 +454,8 @@ def _plant(inv: Path, tmp: Path, planted: dict[Path, str | None]):
     inventory.write_text(text)
     # a fake `vllm serve` in spark-a's network namespace: the API key on its command line, HF_TOKEN in its environment
     env_value = KINDS["hf_token_process_env"][0].split("HF_TOKEN=")[1].split("\n")[0]
-    fake = subprocess.Popen(["ip", "netns", "exec", T.NODES[0], "env", f"HF_TOKEN={env_value}", sys.executable, "-c",
+    python = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable  # a node's /root hides a venv there
+    fake = subprocess.Popen(sim.node_command(T.NODES[0]) + ["env", f"HF_TOKEN={env_value}", python, "-c",
                              "import time; time.sleep(600)", "vllm", "--api-key", "sk-PLANTEDcmdline"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     time.sleep(0.5)

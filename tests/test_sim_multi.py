@@ -55,7 +55,8 @@ def by_status(report: dict, status: str) -> set[str]:
 
 
 def ns(node: str, *argv: str) -> str:
-    return subprocess.run(["ip", "netns", "exec", node, *argv], capture_output=True, text=True, timeout=30).stdout
+    """``argv``'s output in ``node`` as its sessions see it (its own /etc, process table...)."""
+    return subprocess.run(sim.node_command(node) + list(argv), capture_output=True, text=True, timeout=30).stdout
 
 
 @pytest.fixture(autouse=True)

@@ -26,11 +26,14 @@ INTERVAL_S = 4.0
 
 
 def fix_mtu() -> float:
-    """What the learner types in a node's shell: MTU 9000 on both twins of both nodes. Returns when done."""
+    """What the learner types in a node's shell, as L1.mtu's hint says: `mtu: 9000` on both twins in
+    /etc/netplan/40-cx7.yaml (netplan.io's own `netplan set`), then `netplan apply`, on both nodes (a live-only
+    `ip link set ... mtu` would now fail L1.netplan: not persisted). Returns when done."""
     for node in T.NODES:
         for twin in TWINS:
-            subprocess.run(CLI + ["sim", "shell", node, "ip", "link", "set", "dev", twin, "mtu", "9000"], check=True,
-                           timeout=30)
+            subprocess.run(CLI + ["sim", "shell", node, "netplan", "set", "--origin-hint", "40-cx7",
+                                  f"ethernets.{twin}.mtu={T.JUMBO_MTU}"], check=True, timeout=30)
+        subprocess.run(CLI + ["sim", "shell", node, "netplan", "apply"], check=True, timeout=30, capture_output=True)
     return time.monotonic()
 
 
