@@ -117,7 +117,8 @@ def test_a_baseline_of_the_sim_passes_it_and_its_faults_still_fail(tmp_path):
         assert "[sim.mtu]\nmin = 9000\nmax = 9000" in written and "[sim.tcp_gbps]" in written
         assert "measured on spark-a/spark-b" in written and "2 runs" in written
         code, rep = check()
-        assert code == 0 and rep["ranges"].endswith("($CLUSTERLAB_RANGES)"), rep
+        failing = {v["id"]: v.get("details") for v in rep["verdicts"] if v["status"] != "pass"}
+        assert code == 0 and rep["ranges"].endswith("($CLUSTERLAB_RANGES)"), (failing, written)
         for fault, fails in (("mtu-1500", "L1.mtu"), ("house-network", "L1.route")):
             sim.up([fault])
             code, rep = check()
