@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from grader.calc import memory
+from grader.lab import memory_bandwidth_gbs
 from grader.metrics import tpot
 from grader.ranges import expected_range
 
@@ -42,11 +43,6 @@ def _jumbo() -> float:
 
 def _line_rate_gbit() -> float:
     return float(expected_range("spark-pair", "link_speed_mbps")["min"]) / 1e3
-
-
-def _bandwidth_gbs() -> float:
-    bw = expected_range("single-spark", "memory_bandwidth_gbs")
-    return float(bw.get("max", bw.get("min")))
 
 
 def _l1_ex3() -> dict[str, list[Mistake]]:
@@ -73,9 +69,10 @@ def _lab_ex1(params_b: float, bits: float) -> dict[str, list[Mistake]]:
 
 
 def _lab_ex2(bytes_per_token: float) -> dict[str, list[Mistake]]:
-    one = _bandwidth_gbs() * 1e9 / bytes_per_token
+    gbs = memory_bandwidth_gbs("single-spark")
+    one = gbs * 1e9 / bytes_per_token
     return {"ceiling_one": [Mistake(one * 8, "bits over bytes: bandwidth is bytes/s"),
-                            Mistake(_bandwidth_gbs() * GIB / bytes_per_token,
+                            Mistake(gbs * GIB / bytes_per_token,
                                     "that takes GB/s as GiB/s")],
             "ceiling_pair": [Mistake(one, "one Spark's: with TP=2 each reads half")]}
 

@@ -53,6 +53,13 @@ def decode_rate(metrics: dict[str, Any]) -> float | None:
     return 1000.0 / t if isinstance(t, (int, float)) and t > 0 else None
 
 
+def memory_bandwidth_gbs(profile: str) -> float | None:
+    """One machine's peak memory bandwidth for ``profile``, GB/s (1e9 bytes/s): the ``memory_bandwidth_gbs``
+    range's max (its min where it has none), checks/ranges.toml; None where the profile has no such range."""
+    bw = expected_range(profile, "memory_bandwidth_gbs")
+    return None if bw is None else float(bw.get("max", bw.get("min")))
+
+
 def roofline(decode_tok_s: float | None, bytes_per_token: float | None, profile: str,
              nodes: int = 1) -> dict[str, Any] | None:
     """Decode rate as a fraction of the bandwidth ceiling ``nodes × bandwidth / bytes per token``.
@@ -63,7 +70,7 @@ def roofline(decode_tok_s: float | None, bytes_per_token: float | None, profile:
     bw = expected_range(profile, "memory_bandwidth_gbs")
     if bw is None or not decode_tok_s or not bytes_per_token:
         return None
-    gbs = float(bw.get("max", bw.get("min")))
+    gbs = memory_bandwidth_gbs(profile)
     ceiling = nodes * gbs * 1e9 / bytes_per_token
     return {"decode_tok_s": decode_tok_s, "bytes_per_token": bytes_per_token, "bandwidth_gbs": gbs, "nodes": nodes,
             "ceiling_tok_s": ceiling, "fraction": decode_tok_s / ceiling, "bandwidth_source": bw["source"]}

@@ -79,8 +79,12 @@ class CommandResult:
 
 def fingerprint(key: paramiko.PKey) -> str:
     """OpenSSH-style SHA256 fingerprint of a public key, e.g. ``SHA256:abc...``."""
-    digest = hashlib.sha256(key.asbytes()).digest()
-    return "SHA256:" + base64.b64encode(digest).decode().rstrip("=")
+    return fingerprint_blob(key.asbytes())
+
+
+def fingerprint_blob(blob: bytes) -> str:
+    """:func:`fingerprint` of a public key's wire blob (the base64 field of a ``.pub`` line, decoded)."""
+    return "SHA256:" + base64.b64encode(hashlib.sha256(blob).digest()).decode().rstrip("=")
 
 
 class _RefuseUnknown(paramiko.MissingHostKeyPolicy):
@@ -354,9 +358,7 @@ class LocalConnection:
         for path in HOST_KEY_FILES:
             with contextlib.suppress(OSError, ValueError, IndexError, binascii.Error):
                 kind, body = open(path, encoding="ascii").read().split()[:2]
-                digest = hashlib.sha256(base64.b64decode(body)).digest()
-                self.host_key = "SHA256:" + base64.b64encode(digest).decode().rstrip("=")
-                self.host_key_type = kind
+                self.host_key, self.host_key_type = fingerprint_blob(base64.b64decode(body)), kind
                 break
         CONNECTIONS_OPENED[self.node.name] += 1
 

@@ -20,6 +20,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -206,8 +207,11 @@ def test_ray_stop_on_one_node_leaves_the_others_head(pair):
     try:
         stopped = shell(B, "ray", "stop", "--force")
         assert "Did not find any active Ray processes" in stopped.stdout + stopped.stderr
-        status = shell(A, "ray", "status", "--address", head)
-        assert "Active:" in status.stdout and "1 node_" in status.stdout
+        deadline = time.monotonic() + 30  # a new head reports "No cluster status" for its first seconds (Ray says so)
+        while "No cluster status" in (status := shell(A, "ray", "status", "--address", head)).stdout \
+                and time.monotonic() < deadline:
+            time.sleep(1)
+        assert "Active:" in status.stdout and "1 node_" in status.stdout, status.stdout
     finally:
         sim.reboot(A)  # ends every process of the node, Ray's included
     assert "raylet" not in shell(A, "ps", "-eo", "comm=").stdout

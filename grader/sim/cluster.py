@@ -353,7 +353,7 @@ def up(faults: list[str] | None = None, nodes: int = 2, topology: str = "pair") 
             _write_files(spec, pubs)
             _build_network(spec)
             for node in spec.names:
-                N.boot(node, spec.names, state, netplan=False)  # the spec's live state is the start state
+                N.boot(node, state, netplan=False)  # the spec's live state is the start state
             N.wait_sshd(tuple(spec.names))
             _wait_carrier(spec)
         except BaseException as e:

@@ -22,7 +22,7 @@ from grader.sim import netplan_sim as _netplan
 from grader.sim import node_init as _node_init
 from grader.sim import topology as T
 from grader.sim.host import (SimError, _ip_batch, _locked, _mkdir, _ns_pids, _pid_in_ns, _read_state, _run, _tcp_open,
-                             _which, _write, _write_state, node_command)
+                             _which, _write, _write_state, init_pid, node_command)
 
 SSHD_READY_S = 8.0
 NETPLAN_APPLY = "clsim-netplan-apply"
@@ -63,7 +63,7 @@ def install_commands() -> None:
 # --- the node's init and sshd ------------------------------------------------------------------
 
 
-def _init_spec(node: str, names: list[str]) -> dict:
+def _init_spec(node: str) -> dict:
     """What :mod:`~grader.sim.node_init` mounts in ``node`` (see its docstring)."""
     upper = etc(node)
     return {"node": node, "home": str(home(node)), "etc_upper": str(upper),
@@ -82,12 +82,12 @@ def _children(pid: int) -> list[int]:
     return out
 
 
-def _start_init(node: str, names: list[str]) -> int:
+def _start_init(node: str) -> int:
     """Start ``node``'s init (its own PID, UTS and mount namespaces inside its network namespace) and
     return its process id as the host sees it, once its mounts are made. Raises SimError with its words."""
     argv = ["ip", "netns", "exec", node, _which("unshare") or "unshare", "--uts", "--pid", "--fork",
             "--mount-proc", "--", NODE_PYTHON, "-I", str(T.BIN_DIR / NODE_INIT),
-            json.dumps(_init_spec(node, names))]
+            json.dumps(_init_spec(node))]
     p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          start_new_session=True)
     said = b""
@@ -126,7 +126,7 @@ def wait_sshd(nodes: tuple[str, ...]) -> None:
     pending = list(nodes)
     while pending:
         for node in list(pending):
-            if sshd_pid(node) and _tcp_open(T.HOUSE_ADDR[node], 22, 0.2):
+            if _tcp_open(T.HOUSE_ADDR[node], 22, 0.2) and sshd_pid(node):  # the cheap test first
                 pending.remove(node)
         if pending and time.monotonic() > deadline:
             raise SimError(f"sshd of {', '.join(pending)} not answering on port 22 after {SSHD_READY_S:.0f} s "
@@ -137,8 +137,9 @@ def wait_sshd(nodes: tuple[str, ...]) -> None:
 
 def sshd_pid(node: str) -> int | None:
     """The host's process id of ``node``'s listening sshd (the sshd whose parent is the node's init), or None."""
-    init = (_read_state().get("init_pids") or {}).get(node)
-    if not init or not _pid_in_ns(init, node):
+    try:
+        init = init_pid(node)
+    except SimError:
         return None
     for pid in _children(init):
         with contextlib.suppress(OSError):
@@ -147,9 +148,9 @@ def sshd_pid(node: str) -> int | None:
     return None
 
 
-def boot(node: str, names: list[str], state: dict, *, netplan: bool) -> None:
+def boot(node: str, state: dict, *, netplan: bool) -> None:
     """Start ``node``'s init, record it, optionally apply its netplan files as a boot does, start its sshd."""
-    state.setdefault("init_pids", {})[node] = _start_init(node, names)
+    state.setdefault("init_pids", {})[node] = _start_init(node)
     _write_state(state)
     if netplan:
         p = _run(node_command(node) + [f"{T.NODE_BIN}/netplan", "apply", "--boot"], what=f"{node}: netplan at boot",
@@ -230,5 +231,5 @@ def reboot(node: str) -> None:
             cmds += [f"addr flush dev {iface}", f"link set {iface} mtu {T.DEFAULT_MTU}", f"link set {iface} up"]
         _ip_batch(cmds, node, what=f"resetting {node}'s twins", force=True)
         state.get("boot_problems", {}).pop(node, None)
-        boot(node, state.get("nodes") or list(T.NODES), state, netplan=True)
+        boot(node, state, netplan=True)
         wait_sshd((node,))
