@@ -20,10 +20,10 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from grader.calc import memory
+from grader.calc import memory, specs
 from grader.lab import memory_bandwidth_gbs
 from grader.metrics import tpot
-from grader.ranges import expected_range
+from grader.ranges import expected_range, jumbo_mtu
 
 IPV4_HEADER_B = 20
 ICMP_ECHO_HEADER_B = 8
@@ -38,7 +38,7 @@ class Mistake:
 
 
 def _jumbo() -> float:
-    return float(expected_range("spark-pair", "mtu")["min"])
+    return float(jumbo_mtu("spark-pair"))
 
 
 def _line_rate_gbit() -> float:
@@ -65,7 +65,18 @@ def _lab_ex1(params_b: float, bits: float) -> dict[str, list[Mistake]]:
     return {"weights_gb": [Mistake(w * 1e9 / GIB, "that is GiB; a GB is 1e9 bytes"),
                            Mistake(w * 8, "that is bits: 8 bits make a byte"),
                            Mistake(memory.weights_bytes(params_b, 16) / 1e9, f"that is 16 bits a weight, not {bits:g}")],
-            "per_node_gb": [Mistake(w, "that is the whole model: a node holds half")]}
+            "per_node_gb": [Mistake(w, "that is the whole model: a node holds half")],
+            **{key: _budget_mistakes(held) for key, held in (("left_one_gb", w), ("left_each_gb", w / 2))}}
+
+
+def _budget_mistakes(held_gb: float) -> list[Mistake]:
+    """What is left of a Spark's memory taken as the wrong budget (checks/specs/gpus.toml's figures): the
+    128 GB on the box, the GiB CUDA sees read as GB, or all of them with no --gpu-memory-utilization."""
+    gpu = specs.gpu("dgx_spark")
+    total, cuda_gib = float(gpu.value("memory_gb")), float(gpu.value("cuda_memory_gib"))
+    return [Mistake(total - held_gb, "that is all 128 GB: vLLM gets its share of what CUDA sees"),
+            Mistake(cuda_gib - held_gb, "that reads the GiB CUDA sees as GB, and no memory-utilization"),
+            Mistake(cuda_gib * GIB / 1e9 - held_gb, "that is all CUDA sees: vLLM takes only its memory-utilization")]
 
 
 def _lab_ex2(bytes_per_token: float) -> dict[str, list[Mistake]]:

@@ -6,7 +6,8 @@
 An instructor with their own Spark pair (or a lab room's model machine) measures it N times; every
 figure a check judges against a range (``op = "in_range"`` / ``"all_in_range"`` in ``checks/``) becomes
 a range by the rule in ``checks/baseline.toml`` (equal runs: that value exactly; else mean ± max(k·std,
-rel_floor·|mean|), capped at the project's physical ceiling and floored at 0), each with its source
+rel_floor·|mean|), floored at 0; a figure where more is better, up to a line rate, keeps only the lower bound
+and the project's physical ceiling as its max), each with its source
 ("measured on spark-a/spark-b, <date>, clusterlab <version>, N runs") and the engines the nodes
 report. ``CLUSTERLAB_RANGES=my-ranges.toml`` then lays it over ``checks/ranges.toml``
 (:mod:`grader.ranges`), and every verdict judged by one of its ranges names the file.
@@ -52,8 +53,9 @@ def rule() -> dict[str, Any]:
 def make_range(values: list[float], limits: dict[str, Any] | None, name: str, r: dict[str, Any]) -> dict[str, float]:
     """``{min, max}`` from ``values`` (one figure, every run and node) by the rule ``r`` (checks/baseline.toml).
 
-    ``limits``: the project's range of the same name for the profile (its max, a line rate or a spec, caps
-    the result when ``name`` is in ``r["clip"]``; its min is a pass bar, not a limit, and is not used).
+    For a name in ``r["clip"]`` (more is better, up to a line rate or a spec) the max is that ceiling, the
+    project's range of the same name for the profile (``limits``), or absent where it has none: a cluster
+    faster than the reference is no fault. ``limits``' min is a pass bar, not a limit, and is not used.
     Raises ValueError on no values."""
     if not values:
         raise ValueError(f"{name}: no value measured")
@@ -61,10 +63,10 @@ def make_range(values: list[float], limits: dict[str, Any] | None, name: str, r:
         return {"min": values[0], "max": values[0]}
     mean = statistics.fmean(values)
     half = max(r["k"] * statistics.stdev(values), r["rel_floor"] * abs(mean))
-    lo, hi = max(0.0, mean - half), mean + half
-    if limits and name in r["clip"] and "max" in limits:  # a line rate or a spec: no measurement exceeds it
-        hi = min(hi, limits["max"])
-    return {"min": round(lo, 3), "max": round(hi, 3)}
+    lo = round(max(0.0, mean - half), 3)
+    if name in r["clip"]:  # more is better up to a line rate or a spec: a faster cluster is no fault
+        return {"min": lo, "max": limits["max"]} if limits and "max" in limits else {"min": lo}
+    return {"min": lo, "max": round(mean + half, 3)}
 
 
 @dataclass

@@ -321,6 +321,7 @@ def _cmd_lifecycle(args: argparse.Namespace) -> int:
 def _cmd_baseline(args: argparse.Namespace) -> int:
     """``clusterlab baseline``: grader.baseline.measure, then the ranges file and a summary."""
     from grader import baseline
+    from grader.grading import describe_range
     from grader.inventory import InventoryError, load_inventory
 
     try:
@@ -333,8 +334,7 @@ def _cmd_baseline(args: argparse.Namespace) -> int:
     except OSError as e:
         raise CannotRun(f"baseline: cannot write {args.out}: {e.strerror or e}") from None
     for name, r in ranges.items():
-        print(f"{inv.profile}.{name:<22} {r['min']:g} .. {r['max']:g} {r['unit']}  "
-              f"({len(report.figures[name])} values)")
+        print(f"{inv.profile}.{name:<22} {describe_range(r)}  ({len(report.figures[name])} values)")
     for name, why in report.skipped.items():
         print(f"{inv.profile}.{name:<22} not made: {why}")
     print(f"wrote {path}; use it with CLUSTERLAB_RANGES={path} (or set it in nbgrader_config.py)")

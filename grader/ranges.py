@@ -136,6 +136,14 @@ def expected_range(profile: str, name: str, *, topology: str | None = None,
     return out
 
 
+def jumbo_mtu(profile: str) -> int | None:
+    """The MTU lesson 1 asks for on ``profile`` (bytes: the ``mtu`` range's floor in checks/ranges.toml), or
+    None where the profile has no such range (no jumbo MTU is asked for there). The one place this is read:
+    the probes' DF pings, the netplan persistence judgment and the exercises' classic mistakes."""
+    r = expected_range(profile, "mtu")
+    return int(r["min"]) if r and "min" in r else None
+
+
 def measurement_params(profile: str, measurement: str) -> dict[str, Any] | None:
     """Parameters of a named measurement for a profile (e.g. iperf3 streams and seconds), or None."""
     return load_ranges().get(profile, {}).get("measure", {}).get(measurement)

@@ -116,10 +116,15 @@ def host_pattern(host: str, port: int) -> str:
 ANSWER_MARGIN_S = 1.5
 """How long after a command's ``timeout_s`` the grader still waits for it: the node's own ``timeout -k 1``
 sends TERM at ``timeout_s`` and KILL a second later. With no exit status by then, a keepalive asks whether
-the node still answers (:data:`LIVENESS_S`); if not, the connection is given up and every other command on it
-ends at once, so a lost node costs at most ``timeout_s`` + 2.5 s. If it answers, the command is reported timed
-out, as when a child of it kept its output open."""
-LIVENESS_S = 1.0
+the node still answers (:data:`LIVENESS_S`); if it answers, the command is reported timed out, as when a
+child of it kept its output open."""
+LIVENESS_S = 2.0
+"""How long a keepalive may wait for its answer before the connection is given up (s). OpenSSH answers a
+global request at once from its main loop; 2 s leaves room for a node loaded by a starting engine."""
+BEAT_S = 1.0
+"""While a command runs on a connection, a keepalive goes out this often (s, after the last one was answered):
+a link that goes silent (a pulled cable answers nothing, not even a reset) is noticed within
+``BEAT_S + LIVENESS_S`` of the loss, whatever the command's own timeout, and every command on it ends at once."""
 
 
 class Connection:
@@ -138,6 +143,10 @@ class Connection:
         fingerprint (``SHA256:...``, :func:`fingerprint`); None before connecting."""
         self.host_key_type: str | None = None
         """That key's algorithm, e.g. ``ssh-ed25519``."""
+        self._busy = 0
+        """Commands running (or starting) now: the heartbeat (:meth:`_heartbeat`) beats while it is above 0."""
+        self._asking = threading.Lock()
+        """One keepalive at a time: paramiko keeps one answer slot for global requests."""
 
     def connect(self, timeout_s: float) -> None:
         """Open the connection. Raises NodeUnreachable / HostKeyRefused with a message naming the fix."""
@@ -155,6 +164,7 @@ class Connection:
             problem = key_file_problem(self.key_file)
             if problem:
                 raise NodeUnreachable(f"{self.node.name}: {problem}")
+        began = time.monotonic()
         try:
             client.connect(
                 self.host, port=self.port, username=self.user, key_filename=self.key_file,
@@ -163,40 +173,59 @@ class Connection:
             )
         except HostKeyRefused:
             raise
-        except paramiko.BadHostKeyException as e:
-            raise HostKeyRefused(
-                f"{self.node.name}: the host key of {host_pattern(self.host, self.port)} CHANGED: known_hosts "
-                f"has {fingerprint(e.expected_key)}, the machine offers {fingerprint(e.key)}. If you reinstalled "
-                f"the machine, remove the old entry with `ssh-keygen -R {host_pattern(self.host, self.port)} "
-                f"-f {known_hosts}` and accept the new key deliberately; otherwise stop: something else answers "
-                f"at that address."
-            ) from None
-        except paramiko.PasswordRequiredException:
-            raise NodeUnreachable(f"{self.node.name}: key {self.key_file} is encrypted; load it into ssh-agent "
-                                  "(`ssh-add`) first: the grader never asks for passphrases.") from None
-        except paramiko.AuthenticationException:
-            raise NodeUnreachable(f"{self.node.name}: {where} refused our key. Check `user` and `key_file` in the "
-                                  f"inventory, and that the public key is in ~/.ssh/authorized_keys there "
-                                  f"(`ssh-copy-id -p {self.port} {self.user}@{self.host}`).") from None
-        except (socket.timeout, TimeoutError):
-            raise NodeUnreachable(f"{self.node.name}: no answer from {where} within {timeout_s:g} s. Is it on, "
-                                  "and is `address` right?") from None
-        except ValueError as e:  # UnicodeDecodeError and the like: what paramiko raises on a key file it cannot read
-            raise NodeUnreachable(f"{self.node.name}: key_file {self.key_file or '(from ~/.ssh)'} cannot be read as "
-                                  f"an SSH private key ({reason(e)[:120]}): point key_file at the private key you "
-                                  "log in with (e.g. ~/.ssh/id_ed25519), or drop it to use ssh-agent") from None
-        except (OSError, paramiko.SSHException, EOFError) as e:
-            why = reason(e)
-            if "private key" in why and self.key_file:
-                raise NodeUnreachable(f"{self.node.name}: key_file {self.key_file} is not an SSH private key paramiko "
-                                      f"can read ({why}): point key_file at the private key you log in with "
-                                      "(e.g. ~/.ssh/id_ed25519), or drop it to use ssh-agent") from None
-            raise NodeUnreachable(f"{self.node.name}: cannot connect to {where}: {why}. Check that sshd runs "
-                                  "there (`systemctl status ssh`) and that `address`/`port` are right.") from None
+        except (paramiko.SSHException, OSError, EOFError, ValueError) as e:
+            client.close()
+            raise self._refusal(e, where, known_hosts, timeout_s, time.monotonic() - began) from None
         self._client = client
         key = client.get_transport().get_remote_server_key()  # the one known_hosts just accepted
         self.host_key, self.host_key_type = fingerprint(key), key.get_name()
         CONNECTIONS_OPENED[self.node.name] += 1
+        threading.Thread(target=self._heartbeat, args=(client,), name=f"heartbeat-{self.node.name}",
+                         daemon=True).start()
+
+    def _refusal(self, e: BaseException, where: str, known_hosts: str, timeout_s: float,
+                 waited_s: float) -> Exception:
+        """What :meth:`connect` raises for ``e`` (raised by paramiko after ``waited_s``): the cause and its fix."""
+        name = self.node.name
+        if isinstance(e, paramiko.BadHostKeyException):
+            return HostKeyRefused(
+                f"{name}: the host key of {host_pattern(self.host, self.port)} CHANGED: known_hosts "
+                f"has {fingerprint(e.expected_key)}, the machine offers {fingerprint(e.key)}. If you reinstalled "
+                f"the machine, remove the old entry with `ssh-keygen -R {host_pattern(self.host, self.port)} "
+                f"-f {known_hosts}` and accept the new key deliberately; otherwise stop: something else answers "
+                f"at that address.")
+        if isinstance(e, paramiko.PasswordRequiredException):
+            return NodeUnreachable(f"{name}: key {self.key_file} is encrypted; load it into ssh-agent "
+                                   "(`ssh-add`) first: the grader never asks for passphrases.")
+        if isinstance(e, (socket.timeout, TimeoutError)):
+            return NodeUnreachable(f"{name}: no answer from {where} within {timeout_s:g} s. Is it on, "
+                                   "and is `address` right?")
+        if waited_s >= timeout_s:  # a later phase waited its whole timeout, whatever paramiko calls it then
+            return NodeUnreachable(f"{name}: {where} stopped answering during the SSH handshake (nothing for "
+                                   f"{timeout_s:g} s): is it on, and is the link to it up?")
+        if isinstance(e, paramiko.AuthenticationException):
+            return NodeUnreachable(f"{name}: {where} refused our key. Check `user` and `key_file` in the "
+                                   f"inventory, and that the public key is in ~/.ssh/authorized_keys there "
+                                   f"(`ssh-copy-id -p {self.port} {self.user}@{self.host}`).")
+        why = reason(e)
+        if isinstance(e, ValueError):  # UnicodeDecodeError and the like: what paramiko raises on a key it cannot read
+            return NodeUnreachable(f"{name}: key_file {self.key_file or '(from ~/.ssh)'} cannot be read as "
+                                   f"an SSH private key ({why[:120]}): point key_file at the private key you "
+                                   "log in with (e.g. ~/.ssh/id_ed25519), or drop it to use ssh-agent")
+        if "private key" in why and self.key_file:
+            return NodeUnreachable(f"{name}: key_file {self.key_file} is not an SSH private key paramiko "
+                                   f"can read ({why}): point key_file at the private key you log in with "
+                                   "(e.g. ~/.ssh/id_ed25519), or drop it to use ssh-agent")
+        return NodeUnreachable(f"{name}: cannot connect to {where}: {why}. Check that sshd runs "
+                               "there (`systemctl status ssh`) and that `address`/`port` are right.")
+
+    def _heartbeat(self, client: paramiko.SSHClient) -> None:
+        """While commands run on this connection, ask for a keepalive every :data:`BEAT_S`; one not answered
+        within :data:`LIVENESS_S` gives the connection up (:meth:`_alive`). Ends with the connection."""
+        while self._client is client and self._gone is None:
+            if self._busy > 0 and not self._alive():
+                return
+            time.sleep(BEAT_S)
 
     def run(self, command: str, timeout_s: float | None = None) -> CommandResult:
         """Run ``command`` (a fixed shell command line) and return its output.
@@ -207,6 +236,15 @@ class Connection:
         """
         timeout_s = timeout_s or self.inventory.command_timeout_s
         wrapped = f"{_REMOTE_PATH}timeout -k 1 {timeout_s:g} sh -c {shlex.quote(command)}"
+        with self._lock:
+            self._busy += 1
+        try:
+            return self._run(command, wrapped, timeout_s)
+        finally:
+            with self._lock:
+                self._busy -= 1
+
+    def _run(self, command: str, wrapped: str, timeout_s: float) -> CommandResult:
         start = time.monotonic()
         chan = self._open(wrapped, timeout_s)
         out, err = bytearray(), bytearray()
@@ -256,16 +294,17 @@ class Connection:
         transport = self._client.get_transport() if self._client is not None else None
         if transport is None or not transport.is_active():
             return False
-        silent = threading.Timer(LIVENESS_S, self.give_up, (f"{self.node.name}: no answer to a keepalive within "
-                                                            f"{LIVENESS_S:g} s: the node or the link to it went away",))
-        silent.daemon = True
-        silent.start()
-        try:
-            transport.global_request("keepalive@openssh.com", wait=True)
-        except (paramiko.SSHException, OSError, EOFError):
-            pass
-        finally:
-            silent.cancel()
+        with self._asking:
+            silent = threading.Timer(LIVENESS_S, self.give_up, (f"{self.node.name}: no answer to a keepalive within "
+                                                                f"{LIVENESS_S:g} s: the node or the link to it went away",))
+            silent.daemon = True
+            silent.start()
+            try:
+                transport.global_request("keepalive@openssh.com", wait=True)
+            except (paramiko.SSHException, OSError, EOFError):
+                pass
+            finally:
+                silent.cancel()
         return self._gone is None and transport.is_active()
 
     def give_up(self, why: str) -> None:

@@ -10,6 +10,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -30,15 +31,19 @@ def test_equal_runs_give_that_value_exactly():
 def test_a_spread_gives_mean_plus_minus_k_std_or_the_relative_floor():
     vals = [20.0, 22.0, 24.0]  # mean 22, sample std 2: k*std = 6 > 0.25*22 = 5.5
     assert RULE["k"] == 3.0 and RULE["rel_floor"] == 0.25
-    assert baseline.make_range(vals, None, "tcp_gbps", RULE) == {"min": 16.0, "max": 28.0}
+    assert baseline.make_range(vals, None, "kv_capacity_ratio", RULE) == {"min": 16.0, "max": 28.0}
     tight = [10.0, 10.1, 10.2]  # std 0.1: the floor 0.25 * 10.1 = 2.525 wins
-    assert baseline.make_range(tight, None, "tcp_gbps", RULE) == {"min": 7.575, "max": 12.625}
+    assert baseline.make_range(tight, None, "kv_capacity_ratio", RULE) == {"min": 7.575, "max": 12.625}
+    # a throughput (in `clip`): the same lower bound, and no max of its own: a faster cluster is no fault
+    assert "tcp_gbps" in RULE["clip"] and "kv_capacity_ratio" not in RULE["clip"]
+    assert baseline.make_range(tight, None, "tcp_gbps", RULE) == {"min": 7.575}
     assert statistics.stdev(vals) == 2.0
 
 
 def test_the_physical_ceiling_caps_and_zero_floors_but_the_projects_pass_bar_does_not():
     limits = {"min": 80.0, "max": 100.0}  # a line rate as max; min is the project's pass bar
     assert baseline.make_range([60.0, 70.0, 80.0], limits, "tcp_gbps", RULE) == {"min": 40.0, "max": 100.0}
+    assert baseline.make_range([60.0, 61.0, 62.0], limits, "tcp_gbps", RULE) == {"min": 45.75, "max": 100.0}
     assert baseline.make_range([0.1, 1.0, 2.0], None, "other", RULE)["min"] == 0.0
 
 
@@ -116,9 +121,18 @@ def test_a_baseline_of_the_sim_passes_it_and_its_faults_still_fail(tmp_path):
         written = out.read_text()
         assert "[sim.mtu]\nmin = 9000\nmax = 9000" in written and "[sim.tcp_gbps]" in written
         assert "measured on spark-a/spark-b" in written and "2 runs" in written
+        assert "[sim.tcp_gbps]\nmin = " in written and "[sim.tcp_gbps]\nmin = " + written.split(
+            "[sim.tcp_gbps]\nmin = ")[1].split("\n")[0] + "\nunit" in written  # a throughput: no max of its own
         code, rep = check()
         failing = {v["id"]: v.get("details") for v in rep["verdicts"] if v["status"] != "pass"}
-        assert code == 0 and rep["ranges"].endswith("($CLUSTERLAB_RANGES)"), (failing, written)
+        assert rep["ranges"].endswith("($CLUSTERLAB_RANGES)")
+        # Every figure but TCP is the same on every run of the sim. TCP over veth on 2 cores swings beyond
+        # what two runs show (measured: 12.7-17.2 Gbit/s on an idle box, 8.7-16.9 within one CI run), so
+        # this run may land on either side of the written min: L1.tcp's verdict must agree with it.
+        tcp = json.loads((tmp_path / "lesson1.json").read_text())["facts"]["pair"]["tcp_gbps"]
+        above = tcp >= tomllib.loads(written)["sim"]["tcp_gbps"]["min"]
+        assert set(failing) == (set() if above else {"L1.tcp"}), (tcp, failing, written)
+        assert code == (0 if above else 1)
         for fault, fails in (("mtu-1500", "L1.mtu"), ("house-network", "L1.route")):
             sim.up([fault])
             code, rep = check()

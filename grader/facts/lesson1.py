@@ -31,7 +31,7 @@ from grader.evidence import Evidence, RawOutput
 from grader.parsers import (ParseError, parse_ethtool, parse_ibdev2netdev, parse_ip_addr, parse_iperf3,
                             parse_netplan, parse_ping)
 from grader.parsers.iproute import parse_ip_route_get, up_twin_addresses
-from grader.ranges import expected_range
+from grader.ranges import jumbo_mtu
 from grader.spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port
 
 ALL_TWINS = [t for p in sorted(QSFP_TWINS) for t in QSFP_TWINS[p]]
@@ -85,8 +85,8 @@ def node_facts(ev: Evidence, node: str, peer: str | None, cabled: int | None) ->
     f["mtu_values"] = [ifaces[t].mtu for t in up if t in ifaces and ifaces[t].mtu is not None]
     f["addressing_problems"] = [problem] if problem else _addressing(ifaces, up)
     shadowed = _shadowed_twins(ifaces, up)
-    jumbo = (expected_range(ev.profile, "mtu") or {}).get("min")  # the figure lives in checks/ranges.toml
-    f["netplan_problems"], f["netplan_unverified"] = _netplan(ev.outputs(node, "netplan"), ifaces, up, jumbo)
+    f["netplan_problems"], f["netplan_unverified"] = _netplan(ev.outputs(node, "netplan"), ifaces, up,
+                                                              jumbo_mtu(ev.profile))
     f["link_speeds_mbps"] = _speeds(ev, node, up)
     f["jumbo_ping_problems"], f["jumbo_ping_not_judged"] = _pings(ev, node, up, shadowed)
     f["ssh_problems"] = _ssh(ev, node, peer)
@@ -172,8 +172,11 @@ def _netplan(raw: RawOutput | None, ifaces: dict, up: list[str], jumbo: int | No
     if why:
         return [], [why]
     problems, unverified = [], []
-    defined: dict[str, tuple[str, list[str], int | None]] = {}
-    for path, mode, text in split_netplan_listing(raw.stdout):
+    # netplan reads the files in the lexical order of their names; a later file's scalar (mtu) replaces an
+    # earlier one's, a later sequence (addresses) is appended to it (netplan-generate(8), "Handling multiple
+    # files"): `netplan set` without --origin-hint writes 70-netplan-set.yaml beside 40-cx7.yaml.
+    defined: dict[str, tuple[list[str], list[str], int | None]] = {}
+    for path, mode, text in sorted(split_netplan_listing(raw.stdout), key=lambda f: f[0].rsplit("/", 1)[-1]):
         if text.strip() == "!!! unreadable":
             unverified.append(f"{path} (mode {mode}) is not readable by this user and `sudo -n` is not allowed: "
                               "run the check as a user that may read it, or compare it yourself with `sudo cat`")
@@ -185,7 +188,9 @@ def _netplan(raw: RawOutput | None, ifaces: dict, up: list[str], jumbo: int | No
             continue
         for name, eth in cfg.ethernets.items():
             if name in up:
-                defined[name] = (path, list(eth.addresses), eth.mtu)
+                paths, addresses, mtu = defined.get(name, ([], [], None))
+                defined[name] = (paths + [path], addresses + list(eth.addresses),
+                                 eth.mtu if eth.mtu is not None else mtu)
                 if mode.lstrip("0") != "600":
                     problems.append(f"{path} has mode {mode}; netplan wants 600 (it warns about others): "
                                     f"`sudo chmod 600 {path}`")
@@ -196,16 +201,17 @@ def _netplan(raw: RawOutput | None, ifaces: dict, up: list[str], jumbo: int | No
                 problems.append(f"no file in /etc/netplan sets {t}: its address {', '.join(live) or '(none)'} was set by "
                                 "hand and is lost at reboot; write /etc/netplan/40-cx7.yaml (mode 600) and `sudo netplan apply`")
             continue
-        path, in_file, file_mtu = defined[t]
-        if sorted(in_file) != live:
-            problems.append(f"{path} says {t} is {', '.join(sorted(in_file)) or '(no address)'}, but it has "
+        paths, in_file, file_mtu = defined[t]
+        path, says = (paths[0], "says") if len(paths) == 1 else (" and ".join(paths) + ", merged,", "say")
+        if sorted(set(in_file)) != live:
+            problems.append(f"{path} {says} {t} is {', '.join(sorted(set(in_file))) or '(no address)'}, but it has "
                             f"{', '.join(live) or '(none)'} now: fix the file or run `sudo netplan apply`")
         live_mtu = ifaces[t].mtu if t in ifaces else None
         if live_mtu is not None and file_mtu is not None and file_mtu != live_mtu:
-            problems.append(f"{path} says {t} has mtu {file_mtu}, but it runs at {live_mtu} now: fix the file or "
+            problems.append(f"{path} {says} {t} has mtu {file_mtu}, but it runs at {live_mtu} now: fix the file or "
                             "run `sudo netplan apply`")
         elif live_mtu is not None and file_mtu is None and jumbo is not None and live_mtu >= jumbo:
-            problems.append(f"{path} sets no mtu for {t}: its MTU {live_mtu} was set by hand and is lost at reboot; "
+            problems.append(f"{path} {'sets' if says == 'says' else 'set'} no mtu for {t}: its MTU {live_mtu} was set by hand and is lost at reboot; "
                             f"add `mtu: {live_mtu}` under {t} and `sudo netplan apply`")
     return sorted(set(problems), key=problems.index), unverified
 
@@ -226,9 +232,8 @@ def _speeds(ev: Evidence, node: str, up: list[str]) -> list[int]:
 def _pings(ev: Evidence, node: str, up: list[str], shadowed: dict[str, str]) -> tuple[list[str], list[str]]:
     """(problems, not judged): failed DF jumbo pings, and pings over twins whose subnet is shadowed."""
     problems, not_judged = [], []
-    mtu = expected_range(ev.profile, "mtu")  # the figure lives in checks/ranges.toml
-    frame, setting = (f"{mtu['min']}-byte frame", f"mtu: {mtu['min']}") if mtu and "min" in mtu else \
-        ("jumbo frame", "the jumbo MTU")
+    mtu = jumbo_mtu(ev.profile)
+    frame, setting = (f"{mtu}-byte frame", f"mtu: {mtu}") if mtu else ("jumbo frame", "the jumbo MTU")
     pinged = [r for r in ev.raw if r.node == node and r.probe.startswith("ping:")]
     for r in pinged:
         twin = r.probe.split(":", 1)[1].split("@")[0]  # ping:<twin>, or ping:<twin>@<peer> beyond a pair

@@ -17,7 +17,7 @@ from grader.inventory import Inventory
 from grader.parsers.getent import parse_getent_hosts
 from grader.parsers.iproute import up_twin_addresses
 from grader.probes import Probe, platform, run_plan
-from grader.ranges import expected_range, measurement_params
+from grader.ranges import jumbo_mtu, measurement_params
 from grader.spark_names import QSFP_TWINS, twin_domain
 from grader.transport import Connection, NodeUnreachable
 from grader.transport import reason as transport_reason
@@ -61,13 +61,6 @@ def pair_twins(local: dict[str, str], peer: dict[str, str]) -> dict[str, str]:
     """
     by_domain = {twin_domain(t): a for t, a in peer.items()}
     return {t: by_domain[twin_domain(t)] for t in local if twin_domain(t) in by_domain}
-
-
-def jumbo_mtu(profile: str) -> int | None:
-    """The MTU lesson 1 asks for on ``profile`` (the ``mtu`` range's floor in checks/ranges.toml), or
-    None where the profile has no such range (no jumbo pings are planned there)."""
-    r = expected_range(profile, "mtu")
-    return int(r["min"]) if r and "min" in r else None
 
 
 def phase2(node: str, local: dict[str, str], peer: dict[str, str], peer_resolved: str | None,

@@ -26,8 +26,8 @@ from grader.parsers.getent import parse_getent_hosts
 from grader.parsers.iproute import shared_subnet_pairs, up_twin_cidrs
 from grader.probes import Probe, run_plan
 from grader.probes import lesson1
-from grader.probes.lesson1 import IP_ICMP_HEADERS, _ip, inventory_summary, iperf3_between, jumbo_mtu, phase1
-from grader.ranges import measurement_params, pairwise_counters
+from grader.probes.lesson1 import IP_ICMP_HEADERS, _ip, inventory_summary, iperf3_between, phase1
+from grader.ranges import jumbo_mtu, measurement_params, pairwise_counters
 from grader.transport import Connection
 from grader.transport import reason as transport_reason
 

@@ -1,0 +1,77 @@
+"""L1.netplan reads the netplan files as netplan does: in the lexical order of their names, a later file's
+scalar (``mtu``) replacing an earlier one's and a later list (``addresses``) appended to it
+(netplan-generate(8), "Handling multiple files"). Each expectation below was checked against netplan.io
+0.106's own ``netplan get --root-dir`` on the same files (Debian 12), not against the grader.
+
+The evidence is the sim's healthy lesson-1 recording, with spark-a's netplan listing replaced: its twins are
+enp1s0f1np1 = 192.168.100.10/24 and enP2p1s0f1np1 = 192.168.101.10/24, both at MTU 9000."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+from grader.evidence import RawOutput, read_evidence
+from grader.facts.lesson1 import derive
+from grader.grading import grade
+
+GOLDEN_L1 = Path(__file__).resolve().parent / "fixtures" / "golden" / "lesson1-sim-healthy.json"
+HEAD = "network:\n  version: 2\n  ethernets:\n"
+
+
+def twin(name: str, address: str | None = None, mtu: int | None = None) -> str:
+    return (f"    {name}:\n" + (f"      addresses: [{address}]\n" if address else "")
+            + (f"      mtu: {mtu}\n" if mtu else ""))
+
+
+def listing(*files: tuple[str, str]) -> str:
+    """The netplan probe's output (grader.probes.lesson1.NETPLAN_LISTING) for ``(name, body)`` files, in this order."""
+    return "".join(f"=== 600 root:root /etc/netplan/{name}\n{body}" for name, body in files)
+
+
+def l1_netplan(spark_a_listing: str):
+    ev, _ = read_evidence(GOLDEN_L1)
+    ev = copy.deepcopy(ev)
+    ev.raw = [RawOutput(**{**r.__dict__, "stdout": spark_a_listing, "sha256": ""})
+              if r.probe == "netplan" and r.node == "spark-a" else r for r in ev.raw]
+    facts = derive(ev)
+    verdict = {v.id: v for v in grade(facts, "lesson1", ev.profile)}["L1.netplan"]
+    return verdict, facts["nodes"]["spark-a"]["netplan_problems"]
+
+
+def test_the_recording_as_it_is_passes():
+    ev, _ = read_evidence(GOLDEN_L1)
+    assert {v.id: v for v in grade(derive(ev), "lesson1", ev.profile)}["L1.netplan"].status == "pass"
+
+
+def test_addresses_in_one_file_and_the_mtu_in_another_pass():
+    """`netplan get` merges them to each twin's address with mtu 9000: what runs."""
+    verdict, problems = l1_netplan(listing(
+        ("40-cx7.yaml", HEAD + twin("enp1s0f1np1", "192.168.100.10/24") + twin("enP2p1s0f1np1", "192.168.101.10/24")),
+        ("70-netplan-set.yaml", HEAD + twin("enp1s0f1np1", mtu=9000) + twin("enP2p1s0f1np1", mtu=9000))))
+    assert problems == [] and verdict.status == "pass", problems
+
+
+def test_a_later_file_overrides_the_mtu_whatever_order_the_listing_has():
+    """90-old.yaml sorts after 40-cx7.yaml, so its mtu 1500 is what a reboot brings, though the listing
+    prints it first; the same address in both is one address (netplan get prints it once)."""
+    full = HEAD + twin("enp1s0f1np1", "192.168.100.10/24", 9000) + twin("enP2p1s0f1np1", "192.168.101.10/24", 9000)
+    old = HEAD + twin("enp1s0f1np1", "192.168.100.10/24", 1500)
+    verdict, problems = l1_netplan(listing(("90-old.yaml", old), ("40-cx7.yaml", full)))
+    assert verdict.status == "fail"
+    assert problems == ["/etc/netplan/40-cx7.yaml and /etc/netplan/90-old.yaml, merged, say enp1s0f1np1 has mtu 1500, "
+                        "but it runs at 9000 now: fix the file or run `sudo netplan apply`"]
+    # the other way round (the old file sorts first), 40-cx7.yaml's 9000 wins and nothing is wrong
+    verdict, problems = l1_netplan(listing(("40-cx7.yaml", full), ("10-old.yaml", old)))
+    assert problems == [] and verdict.status == "pass", problems
+
+
+def test_an_address_in_a_second_file_is_added_not_replacing():
+    """A stale address in another file is appended: the twin would carry two addresses after a reboot."""
+    full = HEAD + twin("enp1s0f1np1", "192.168.100.10/24", 9000) + twin("enP2p1s0f1np1", "192.168.101.10/24", 9000)
+    verdict, problems = l1_netplan(listing(("40-cx7.yaml", full),
+                                           ("50-cloud-init.yaml", HEAD + twin("enp1s0f1np1", "10.0.0.5/24"))))
+    assert verdict.status == "fail"
+    assert problems == ["/etc/netplan/40-cx7.yaml and /etc/netplan/50-cloud-init.yaml, merged, say enp1s0f1np1 is "
+                        "10.0.0.5/24, 192.168.100.10/24, but it has 192.168.100.10/24 now: fix the file or run "
+                        "`sudo netplan apply`"]
