@@ -147,6 +147,10 @@ def _parser() -> argparse.ArgumentParser:
     exp = sub.add_parser("explain", help="read one pasted command output and say what it means")
     exp.add_argument("file", metavar="FILE", help="a file, or - for standard input")
     exp.add_argument("--kind", help="skip detection: the kind of output it is")
+    exp.add_argument("--host", choices=("spark", "other"), help="the machine that printed it: a DGX Spark, or "
+                     "another (when the paste does not show it)")
+    exp.add_argument("--nodes", type=int, metavar="N", help="how many machines the run spanned (1: one machine, "
+                     "so no network carried its data)")
     exp.add_argument("--json", action="store_true", help="print JSON (grader/schemas/clusterlab-results.schema.json, "
                      "kind explain) instead of text")
     return p
@@ -406,7 +410,9 @@ def _explain(args: argparse.Namespace) -> int:
         paste = read_paste(args.file)  # bounded (CLUSTERLAB_MAX_INPUT_MB); a FIFO or device never hangs it
     except OSError as e:
         raise CannotRun(f"cannot read {args.file}: {e.strerror or e}") from None
-    sections = explain(paste.text, args.kind)
+    if args.nodes is not None and args.nodes < 1:
+        raise CannotRun(f"--nodes {args.nodes}: a run spans at least 1 machine")
+    sections = explain(paste.text, args.kind, host=args.host, nodes=args.nodes)
     shown = ([input_section(paste.note)] if paste.note else []) + sections  # a cut input says so first
     if args.json:
         from grader.results import explain_payload

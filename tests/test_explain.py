@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import random
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -399,3 +401,29 @@ def test_kinds_and_registering_a_new_kind(monkeypatch):
             "rocep1s0f1 port 1 ==> enp1s0f1np1 (Up)\n")
     rdma, ib = explain(text)
     assert (rdma.kind, rdma.facts, ib.kind) == ("rdma-link", {"links": 2}, "ibdev2netdev")
+
+
+# --------------------------------------------------------------------------- context the paste cannot show
+
+CLI = [sys.executable, "-m", "grader.cli"]
+NCCL_ONE_HOST_SOCKET = (Path(__file__).parent / "fixtures" / "field" / "corpus"
+                        / "a019_nccl-log_vllm6370-single-host-tp2-socket-tailscale.txt")
+
+
+@pytest.mark.parametrize("nodes, level", [(None, "warn"), (1, "info"), (2, "fail")])
+def test_nccl_socket_is_judged_by_how_many_machines_the_run_spanned(nodes, level):
+    """One process's NCCL lines naming the Socket network (no RDMA device): across machines that is a fallback to
+    TCP (fail); on one machine no network carries the data (info); unknown, a warning that names what decides."""
+    found = [f for s in explain(NCCL_ONE_HOST_SOCKET.read_text(), nodes=nodes) for f in s.findings
+             if "NET/Socket" in f.message]
+    assert [f.level for f in found] == [level], found
+    if nodes is None:
+        assert "nNodes" in found[0].message and "--nodes" in found[0].message
+
+
+def test_explain_cli_takes_host_and_nodes_and_refuses_zero_nodes():
+    p = subprocess.run(CLI + ["explain", str(NCCL_ONE_HOST_SOCKET), "--host", "other", "--nodes", "1"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0 and "run is on one machine" in p.stdout, p.stdout
+    p = subprocess.run(CLI + ["explain", str(NCCL_ONE_HOST_SOCKET), "--nodes", "0"], capture_output=True, text=True)
+    assert p.returncode == 2 and "--nodes 0" in p.stderr and "Traceback" not in p.stderr

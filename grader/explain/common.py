@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from ..ranges import expected_range
 from ..spark_names import QSFP_TWINS, rdma_device_for
-from .core import Finding
+from .core import Finding, context
 
 C2S = "NVIDIA connect-two-sparks playbook"
 SWITCH = "NVIDIA multi-sparks-through-switch playbook"
@@ -175,3 +175,21 @@ def runs_program(argv: list[str], program: str, sub: str | None = None) -> bool:
         if arg.rsplit("/", 1)[-1] == program and (sub is None or argv[i + 1:i + 2] == [sub]):
             return True
     return False
+
+
+def machines_spanned(from_paste: int | None, hosts_seen: int = 0) -> int | None:
+    """How many machines the run spanned: ``explain --nodes`` when given, else what the paste shows (a count it
+    states, such as NCCL's ``nNodes``, then more than one host in its lines), else None (the paste cannot say)."""
+    given = context().nodes
+    if given is not None:
+        return given
+    if from_paste is not None:
+        return from_paste
+    return hosts_seen if hosts_seen > 1 else None
+
+
+def on_spark(from_paste: bool | None) -> bool | None:
+    """Whether the paste came from a DGX Spark: ``explain --host`` when given, else the paste's own sign
+    (``from_paste``: True, False, or None when it cannot tell)."""
+    host = context().host
+    return from_paste if host is None else host == "spark"

@@ -16,6 +16,7 @@ helpers), never each other. ``grader/explain/__init__.py`` imports them so they 
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import functools
 import json
@@ -31,6 +32,26 @@ from ..parsers.common import (PROMPT_PROGRAMS, Chunk, any_search, command_argv, 
 from .output import MAX_SHOWN_CHARS, _plain, _shown, render, to_jsonable  # noqa: F401  (the last two re-exported)
 
 LEVELS = ("ok", "warn", "fail", "info")
+
+
+@dataclass(frozen=True)
+class Context:
+    """What is known of where a paste came from that the paste itself may not show (``explain --host --nodes``).
+
+    ``host``: ``"spark"`` (a DGX Spark / GB10), ``"other"`` (any other machine) or None (not said); ``nodes``: how
+    many hosts the run spanned (1: one machine, so no network carried its data), or None (not said). A judge
+    that needs one of these reads :func:`context` and, where it is None, says which output would decide."""
+
+    host: str | None = None
+    nodes: int | None = None
+
+
+_CONTEXT: contextvars.ContextVar[Context] = contextvars.ContextVar("explain_context", default=Context())
+
+
+def context() -> Context:
+    """The context of the paste being explained (:class:`Context`; all None outside ``explain``)."""
+    return _CONTEXT.get()
 
 
 @dataclass(frozen=True)
@@ -399,13 +420,22 @@ def detect_kind(text: str) -> str | None:
     return None
 
 
-def explain(text: str, kind: str | None = None) -> list[Section]:
+def explain(text: str, kind: str | None = None, host: str | None = None, nodes: int | None = None) -> list[Section]:
     """Explain a paste of one or more command outputs; one Section per output found.
 
-    ``kind`` forces one kind for the whole text (one Section). Unknown text gives a
-    Section with kind None and an error listing the known kinds. Never raises for bad
-    input: unreadable output becomes a Section with ``error`` set.
+    ``kind`` forces one kind for the whole text (one Section). ``host`` (``"spark"``/``"other"``) and ``nodes``
+    say what the paste may not show (:class:`Context`). Unknown text gives a Section with kind None and an
+    error listing the known kinds. Never raises for bad input: unreadable output becomes a Section with
+    ``error`` set.
     """
+    token = _CONTEXT.set(Context(host, nodes))
+    try:
+        return _explain(text, kind)
+    finally:
+        _CONTEXT.reset(token)
+
+
+def _explain(text: str, kind: str | None) -> list[Section]:
     try:
         if not isinstance(text, str) or not text.strip():
             return [Section(None, None, {}, (), "nothing to explain: the text is empty")]

@@ -19,7 +19,7 @@ from ..parsers.common import command_argv
 from ..spark_names import (HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, other_twin, qsfp_port,
                           rdma_device_for, twin_domain)
 from .common import (C2S, JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, SWITCH, argv_is, argv_words, fail,
-                     in_spark_range, info, ok, overlaps, port_words, spark_figure, warn)
+                     in_spark_range, info, ok, on_spark, overlaps, port_words, spark_figure, warn)
 from .core import Finding, KindSpec, Summary, register
 from .readers import (parse_ethtool, parse_ibdev2netdev, parse_ip_addr, parse_ip_route_get_all, parse_iperf3,
                       parse_netplan, parse_ping)
@@ -455,7 +455,11 @@ def _summarise_iperf3(r: Any, command: str | None) -> Summary:
     streams = (f" With {r.streams} stream{'s' if r.streams > 1 else ''} TCP cannot fill the link: rerun "
                "with -P 8 or -P 16." if r.streams and r.streams < 8 else "")
     checks = f" Check MTU {JUMBO_MTU} on both ends and that `ethtool <twin>` shows {LINK_MBPS}Mb/s."
-    if gbps >= TCP_PASS_GBPS:  # the floor L1.tcp judges with
+    if on_spark(None) is False:  # `explain --host other`: the Spark's figures do not apply
+        findings.append(info(f"{gbps:.2f} Gbit/s over TCP. This is not a Spark, so its figures do not apply: compare "
+                             "with the line rate of the NIC the test crossed (`ethtool <iface>` shows its speed; "
+                             "TCP at MTU 1500 carries about 94% of it)." + streams))
+    elif gbps >= TCP_PASS_GBPS:  # the floor L1.tcp judges with
         findings.append(ok(f"{gbps:.1f} Gbit/s over TCP: in line with the published one-link figures for two "
                            f"Sparks ({IPERF_FIGURES}). One netdev (twin) carries about half of the port's "
                            f"{LINE_GBPS} Gb/s."))

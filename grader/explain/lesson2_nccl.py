@@ -19,9 +19,10 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING, Any
 
+from ..ranges import measurement_params
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port, rdma_device_for
-from .common import (C2S, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, fields_of, hca_advice, info, ok, overlap_finding,
-                     overlap_pairs, spark_figure, warn)
+from .common import (C2S, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, fields_of, hca_advice, info, machines_spanned, ok,
+                     on_spark, overlap_finding, overlap_pairs, spark_figure, warn)
 from .core import Finding, KindSpec, Section, Summary, register, register_cross_check
 from .readers import busbw_factor, parse_bench_table, parse_nccl_log, parse_nccl_tests, transport_verdict
 
@@ -46,6 +47,17 @@ BIG_ALLGATHER_WARNING = ("Careful: the 16 GiB all_gather (-b 16G -e 16G) allocat
 
 #: what a failed ibverbs call at NCCL init means, by the error text (errno): NCCL's ibvwrap warnings
 _VERBS_MEANING = (
+    (r"dmabuf.*(?:not supported|\b95\b)",
+     "registering GPU memory with the NIC through DMA-BUF is not supported by this kernel, rdma-core or driver "
+     "(GPUDirect RDMA's newer path)",
+     "set NCCL_DMABUF_ENABLE=0 so NCCL registers GPU memory through nvidia-peermem instead, or update the kernel, "
+     "rdma-core and the NVIDIA driver to versions with DMA-BUF support"),
+    (r"cannot allocate memory|\b12\b",
+     "the process or the HCA ran out of locked memory or RDMA resources (queue pairs, completion queues, memory "
+     "registrations): a low memlock limit, as in a container started without --ulimit memlock=-1, or another RDMA "
+     "user holding the HCA; not a routing fault",
+     "raise the memlock limit (`ulimit -l unlimited`; in Docker `--ulimit memlock=-1`), check no other process "
+     "holds the HCA's resources, and for ibv_reg_mr lower NCCL_BUFFSIZE if it was raised"),
     (r"network is unreachable|\b101\b",
      "the RoCE GID NCCL picked cannot route to the peer: no route from this HCA's netdev to the peer's GID address "
      "(the two ends in different subnets, an HCA in NCCL_IB_HCA that is not cabled to the peer, or NCCL_IB_GID_INDEX "
@@ -119,7 +131,10 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
     """What the transport verdict means, and what to do about it."""
     out: list[Finding] = []
     hcas = [h.device for h in log.ib_devices]
-    cross_node = (log.nnodes or len(log.hosts)) > 1 if (log.nnodes or log.hosts) else None
+    spanned = machines_spanned(log.nnodes, len(log.hosts))
+    cross_node = None if spanned is None else spanned > 1
+    if spanned is None and len(log.hosts) == 1:
+        cross_node = False  # one host's lines: the others may be elsewhere (said below)
     if verdict == "NET/IB":
         names = ", ".join(f"{h.device}:{h.port}/{h.link_layer}" for h in log.ib_devices) or "(not listed in this excerpt)"
         where = "; RoCE on a Spark's ConnectX-7" if _is_spark_log(log) else ""
@@ -141,8 +156,27 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
         cause = ("; ".join(why) + ". ") if why else ("Give NCCL the RDMA devices: set NCCL_IB_HCA to both Up twins "
                                                       "(e.g. rocep1s0f1,roceP2p1s0f1) and, in a container, pass "
                                                       "--device=/dev/infiniband with IPC_LOCK (or --privileged). ")
-        out.append(fail(f"NCCL fell back to TCP sockets (NET/Socket{' over ' + where if where else ''}): no RDMA, a "
-                        f"few GB/s at best. {cause}Then check the log shows `NET/IB : Using [0]roce...`."))
+        socket_channels = any(c.transport == "NET/Socket" for c in log.channels)
+        if spanned == 1:
+            out.append(info(f"NCCL's network is TCP sockets (NET/Socket{' over ' + where if where else ''}), but the run "
+                            "is on one machine: no network carries its data (P2P or SHM do), so it does not matter "
+                            "here. Across machines it would: give NCCL an RDMA device before a multi-node run."))
+        elif (socket_channels or (spanned or 0) > 1) and log.ib_no_device and on_spark(_is_spark_log(log) or None) is False:
+            out.append(warn(f"NCCL moves data between the machines over TCP sockets (NET/Socket"
+                            f"{' over ' + where if where else ''}): it found no RDMA device (`NET/IB : No device "
+                            "found`), so a few GB/s at best. On machines without RDMA NICs (most cloud VMs) that is "
+                            "all there is; if they have some (`rdma link` or `ibv_devices` on the host lists them), "
+                            "NCCL cannot see them: in a container pass --device=/dev/infiniband with "
+                            "--cap-add=IPC_LOCK --ulimit memlock=-1 (or --privileged)."))
+        elif socket_channels or (spanned or 0) > 1:
+            out.append(fail(f"NCCL fell back to TCP sockets (NET/Socket{' over ' + where if where else ''}): no RDMA, a "
+                            f"few GB/s at best. {cause}Then check the log shows `NET/IB : Using [0]roce...`."))
+        else:
+            out.append(warn(f"NCCL's network is TCP sockets (NET/Socket{' over ' + where if where else ''}): between "
+                            "machines its data would go over TCP, a few GB/s at best; with every rank on one machine "
+                            "no network is used and it does not matter. This excerpt does not say which: the "
+                            "`Channel ... via NET/Socket` lines, or nNodes in NCCL's `comm ... nRanks ... nNodes` "
+                            f"line, decide (or `explain --nodes N`). For a run across machines: {cause}"))
         if any(s.name == HOUSE_INTERFACE for s in log.socket_ifaces):
             out.append(fail(f"...and the sockets run over {HOUSE_INTERFACE}, the 10 GbE management port: set "
                             "NCCL_SOCKET_IFNAME to a QSFP twin."))
@@ -175,7 +209,7 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
         out.append(info("No `Channel ... via` lines in this excerpt: the verdict comes from the network NCCL chose."))
     if verdict == "NET/IB" or (verdict.startswith("mixed") and "NET/IB" in verdict):
         out += _hca_findings(log)
-    if cross_node is False and verdict in ("NET/IB", "NET/Socket"):
+    if spanned is None and cross_node is False and verdict in ("NET/IB", "NET/Socket"):
         other = "the other Spark's" if _is_spark_log(log) else "the other node's"
         out.append(info(f"All lines come from one machine: check {other} log too."))
     if verdict == "NET/IB" or (verdict.startswith("mixed") and "NET/IB" in verdict):
@@ -300,6 +334,11 @@ def _busbw_findings(res: NcclTestsResult) -> list[Finding]:
         return [info(f"{head}; {res.nranks} ranks on {where} ({gpus}): not a two-Spark run, so the Spark bars do not "
                      "apply." + (" Ranks on one host do not use the cable between two machines." if len(res.hosts) == 1
                                 else ""))]
+    latency_bound = (measurement_params("spark-pair", "nccl_tests") or {}).get("latency_bound_below_bytes", 0)
+    if size < latency_bound:
+        return [info(f"{head}: too small a message to judge the link, whose busbw is bound by latency below "
+                     f"{latency_bound / 2**20:g} MiB (checks/ranges.toml); compare a run that reaches large sizes "
+                     f"(NVIDIA's check: -b 16G -e 16G; {BIG_ALLGATHER_WARNING}).")]
     small = size < 2**30
     note = (" The message size is small: latency dominates; NVIDIA's check runs -b 16G -e 16G (" + BIG_ALLGATHER_WARNING
             + ")." if small else "")
@@ -392,7 +431,12 @@ def _summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
                              "repeats, suspect the NCCL build or the hardware."))
     if res.out_of_bounds_ok is False:
         findings.append(fail(f"`# Out of bounds values : {res.out_of_bounds} FAILED`: results out of range."))
-    if res.nccl_log is not None and transport_verdict(res.nccl_log) != "unknown":
+    if res.nccl_log is not None and len(res.hosts) == 1 and not res.nccl_log.channels and res.nccl_log.nnodes is None:
+        # every rank is on one host (nccl-tests lists them all): the network NCCL chose carried nothing
+        findings.append(info(f"All {res.nranks} ranks ran on {res.hosts[0]}: no data crossed a network, so the "
+                             f"network NCCL chose ({res.nccl_log.network or 'none named'}) was not used, and this run says "
+                             "nothing about RDMA between machines."))
+    elif res.nccl_log is not None and transport_verdict(res.nccl_log) != "unknown":
         findings += _transport_findings(res.nccl_log, transport_verdict(res.nccl_log))
     if not res.rows and not res.errors:
         findings.append(info("No data row: the test did not get to measure (or the paste stops before the rows)."))

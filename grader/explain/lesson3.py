@@ -134,9 +134,14 @@ def _summarise_topo(t: Any, command: str | None) -> Summary:
     findings: list[Finding] = []
     pairs = t.gpu_pairs()
     numa = {g: n for g, n in t.numa_affinity.items() if n is not None}
-    pcie_only = bool(pairs) and not any(link_family(c or "") == "NV" for _, _, c in pairs)
+    pcie_view = bool(command) and bool(re.search(r"(?:^|\s)(?:-mp|--matrix_pcie)\b", command))
+    pcie_only = bool(pairs) and not any(link_family(c or "") == "NV" for _, _, c in pairs) and not pcie_view
     # what the matrix says beyond the path, said once with the first pair judged (no NVLink; one NUMA node)
     beside = ""
+    if pcie_view and pairs:
+        findings.append(info("This is `nvidia-smi topo -mp`, the PCIe-only view: it leaves NVLink out, so it cannot "
+                             "say whether the cards have NVLink. `nvidia-smi topo -m` shows NV# where they do; the "
+                             "paths below are the PCIe ones."))
     if pcie_only:
         beside = " No NVLink between the cards (no NV# in the matrix): they talk over PCIe."
         if len(numa) >= 2 and len(set(numa.values())) == 1:
@@ -156,7 +161,7 @@ def _summarise_topo(t: Any, command: str | None) -> Summary:
             if sentences and beside:
                 sentences[-1] += beside
                 beside = ""
-            findings += [warn(s) for s in sentences]
+            findings += [(info if pcie_view else warn)(s) for s in sentences]  # -mp: NVLink may carry it
     if not pairs:
         findings.append(info(f"{len(t.gpus)} GPU in this matrix: no path between two cards to judge."))
     if len(set(numa.values())) > 1:
