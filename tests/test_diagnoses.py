@@ -150,6 +150,15 @@ EXAMPLES.update({
     "cx7-networkmanager": BANNER + ("network:\n  version: 2\n  renderer: NetworkManager\n  ethernets:\n"
                                     "    enp1s0f0np0:\n      addresses: [192.168.200.12/24]\n"),
     "ssh-publickey": BANNER + "nvidia@192.168.100.11: Permission denied (publickey).\n",
+    # the GPU and its driver, each line as its source (checks/diagnoses.toml) quotes it
+    "xid-gpu-lost": BANNER + "May 18 19:02:39 kernel: NVRM: Xid (PCI:0000:2b:00): 79, GPU has fallen off the bus.\n",
+    "xid-gsp": BANNER + ("[Mon Jul 25 16:46:20 2022] NVRM: Xid (PCI:0000:3b:00): 119, pid='<unknown>', "
+                         "name=<unknown>, Timeout waiting for RPC from GSP! Expected function FREE (0x0 0x0).\n"),
+    "xid": BANNER + "Oct 03 17:59:47 mnemosyne kernel: NVRM: Xid (PCI:0000:01:00): 45, pid=2171, channel 0x0000000a\n",
+    "ray-cgraph-read": BANNER + ('ERROR 03-14 00:01:05 [core.py:337]   File "/usr/local/lib/python3.12/dist-packages/ray/'
+                                 'dag/compiled_dag_node.py", line 2344, in _execute_until\n'),
+    "nvml-mismatch": BANNER + "Failed to initialize NVML: Driver/library version mismatch\n",
+    "rm-init-adapter": BANNER + "Jul 01 22:55:07 gpu kernel: NVRM: GPU 0000:01:00.0: rm_init_adapter failed, device minor number 0\n",
 })
 
 
@@ -279,7 +288,7 @@ def test_a_new_fault_is_one_entry():
     """A fault the parser has no event for is read by a text pattern over the log; an exception the
     parser reports generically is refined by a pattern over its message, before the generic entry."""
     # the table as it was before these two faults were named (the shipped table names them now)
-    base = _without(TABLE_TEXT, "ray-channel-timeout", "nvfp4-ptxas-sm121", "nvfp4-cutlass-internal")
+    base = _without(TABLE_TEXT, "ray-channel-timeout", "ray-cgraph-read", "nvfp4-ptxas-sm121", "nvfp4-cutlass-internal")
     generic = base.index('[[diagnosis]]\nid = "exception-after-ready"')
     table = parse_table(base[:generic] + NEW_FAULTS + base[generic:], "test table")
     text = ("INFO 11-29 14:02:11 [api_server.py:1] vLLM API server version 0.32.0\n"

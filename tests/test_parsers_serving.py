@@ -826,3 +826,28 @@ def test_metrics_errors(text, words):
     with pytest.raises(ParseError) as err:
         parse_metrics(text)
     assert words in str(err.value) and "/metrics" in str(err.value)
+
+
+# https://github.com/eugr/spark-vllm-docker/issues/396 (two Sparks, TP=2), as posted: quoted with '▎ ', the
+# ValueError wrapped over three lines, and without the '(' before the GiB needed
+KV_WRAPPED_QUOTED = ("▎ Available KV cache memory: 22.5 GiB\n"
+                     "▎ ValueError: To serve at least one request with the model's max seq len (196608),\n"
+                     "▎ 23.25 GiB KV cache is needed, which is larger than the available KV cache memory (22.5 GiB).\n"
+                     "▎ Based on the available memory, the estimated maximum model length is 190272.\n")
+
+
+@pytest.mark.parametrize("text", [KV_WRAPPED_QUOTED, KV_WRAPPED_QUOTED.replace("▎ ", "> "),
+                                  KV_WRAPPED_QUOTED.replace("▎ ", "")])
+def test_a_wrapped_kv_error_is_one_event_with_all_its_numbers(text):
+    log = parse_vllm_log(text)
+    assert [(e.kind, e.numbers) for e in log.events] == [
+        ("kv-too-small", {"max_model_len": 196608, "needed_gib": 23.25, "available_gib": 22.5,
+                          "estimated_max_len": 190272})]
+    kv = diagnose(log)[0]
+    assert "--max-model-len 190272" in kv.fix and "23.25 GiB" in kv.message
+
+
+def test_a_lone_continuation_prompt_is_not_a_quote():
+    from grader.parsers.common import clean_lines
+    assert clean_lines("$ cat <<EOF\n> a\nb\n") == ["$ cat <<EOF", "> a", "b"]
+    assert clean_lines("> x\n> y\n\n>> z\n") == ["x", "y", "", "> z"]

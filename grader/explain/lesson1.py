@@ -125,7 +125,15 @@ def _plain_host_findings(others: list[Any]) -> list[Finding]:
     rows = [f"{i.name} {i.operstate or '?'} MTU {i.mtu} ({', '.join(a.cidr for a in i.ipv4) or 'no IPv4'})"
             for i in others[:16]]
     vms = {p: v for i in others for p, v in VM_MAC_PREFIXES.items() if (i.mac or "").lower().startswith(p)}
-    return [info("Interfaces: " + "; ".join(rows) + ".")] + ([info(
+    dark = [i for i in others if i.ipv4 and "NO-CARRIER" in (i.flags or ())]
+    apipa = [i for i in others if i.ipv4 and all(a.is_link_local for a in i.ipv4) and i not in dark]
+    return [info("Interfaces: " + "; ".join(rows) + ".")] + [fail(
+        f"{i.name} has {', '.join(a.cidr for a in i.ipv4)} but NO-CARRIER: no link (no cable, or the far end is "
+        "down or off), so that subnet cannot be reached through it until the link comes up (`ethtool "
+        f"{i.name}` shows `Link detected: no`).") for i in dark] + [warn(
+        f"{i.name} has only the link-local address {i.ipv4[0].cidr}: a 169.254.x.x address is what a host takes "
+        "when no DHCP server answered (or what a direct link was given on purpose); it changes after a reboot. "
+        "Give the interface a static address, or find why DHCP gave no lease.") for i in apipa] + ([info(
         f"The MAC addresses start with {', '.join(sorted(vms))}: {' and '.join(sorted(set(vms.values())))} virtual "
         "network cards, so this is a virtual machine (no RDMA NIC or GPU of its own unless passed through).")]
         if vms else [])
@@ -372,9 +380,11 @@ def _summarise_ping(r: Any, command: str | None) -> Summary:
     elif "name or service not known" in errors or "unknown host" in errors or "name resolution" in errors:
         findings.append(fail(f"{dest} does not resolve: use the peer's IP address, or add it to /etc/hosts."))
     elif "host unreachable" in errors:
-        findings.append(fail(f"{dest} did not answer (Destination Host Unreachable): the peer is down, has "
-                             "another address, or the cable is in a different port. Check `ip addr` on the "
-                             "peer and `ibdev2netdev` on both Sparks."))
+        findings.append(fail(f"{dest} did not answer (Destination Host Unreachable): this host's ARP (neighbour) "
+                             f"requests for it, or for the gateway on the way, got no reply, so nothing at that "
+                             "address answers on the link: the peer is down, has another address or sits in "
+                             "another subnet, or the cable is in a different port. Check `ip addr` on both ends "
+                             f"(the same /24), `ip neigh show {dest}` here, and `ibdev2netdev` on both Sparks."))
     elif r.mtu_error:
         findings.append(_mtu_failure(r, dest, size))
     elif r.ok and size >= JUMBO_MTU:

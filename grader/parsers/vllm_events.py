@@ -25,7 +25,7 @@ _EVENT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
         r"please set tensor_parallel_size \((?P<world_size>\d+)\) to less than max local gpu count "
         r"\((?P<gpus>\d+)\)")),
     ("kv-too-small", "error", re.compile(
-        r"max seq len \((?P<max_model_len>\d+)\), \((?P<needed_gib>\d+(?:\.\d+)?) GiB KV cache is needed, which is larger "
+        r"max seq len \((?P<max_model_len>\d+)\),\s*\(?(?P<needed_gib>\d+(?:\.\d+)?) GiB KV cache is needed, which is larger "
         r"than the available KV cache memory \((?P<available_gib>\d+(?:\.\d+)?) GiB\)(?:\. Based on the available memory, "
         r"(?:the )?estimated maximum model length is (?P<estimated_max_len>\d+))?")),
     ("kv-too-small", "error", re.compile(

@@ -198,6 +198,10 @@ class _State:
         self.profile_weights: list[float] = []
         self.memory: dict[str, Any] | None = None
         self._last_command: str | None = None
+        self._tail: list[str] = []
+        """The last one or two messages no event took whole (a wrapped message's first lines)."""
+        self._open = False
+        """Whether the last of them may go on below (only then is the next line read joined to them)."""
 
     # ---------------------------------------------------------------- inputs
 
@@ -408,6 +412,13 @@ class _State:
 
     def _event(self, rec: LogLine, msg: str) -> bool:
         found = _match_event(msg)
+        wrapped = rec.level is None and rec.source is None  # no logger header: maybe the rest of a wrapped line
+        loose = found is None or found[0] == "exception"
+        if loose and wrapped and self._open and self._wrapped_event(rec, msg):
+            return True
+        self._tail = ((self._tail if wrapped else []) + [msg])[-2:] if loose else []
+        # a message that may go on below: an exception's, or one cut after a comma or a colon
+        self._open = loose and (found is not None or msg.endswith((",", ":")))
         if found is None:
             return False
         kind, severity, numbers = found
@@ -416,10 +427,38 @@ class _State:
         self._add_event(kind, severity, msg, numbers, rec)
         return True
 
+    def _wrapped_event(self, rec: LogLine, msg: str) -> bool:
+        """A message a terminal or a paste wrapped over up to three lines (vLLM's KV-cache ValueError: the
+        reason, the GiB needed and available, the estimated maximum length): read joined with the one or two
+        lines above it. The start, read alone as a bare exception or as the same event with fewer numbers, is
+        replaced by the whole."""
+        for k in (1, 2):
+            if len(self._tail) < k:
+                return False
+            text = " ".join(self._tail[-k:] + [msg])
+            found = _match_event(text)
+            if found is None or found[0] == "exception":
+                continue
+            kind, severity, numbers = found
+            start = " ".join(self._tail[-k:])
+            kept = [e for e in self.events if not (e.kind in ("exception", kind) and start.startswith(e.message))]
+            if len(kept) != len(self.events):
+                self.events = kept
+                self.event_index = {self._key(e.kind, e.message, e.source): i for i, e in enumerate(kept)}
+            self._add_event(kind, severity, text, numbers, rec)
+            self._tail, self._open = [text], True  # its last part (the estimate) may follow
+            return True
+        return False
+
+    @staticmethod
+    def _key(kind: str, msg: str, rec: LogLine) -> tuple[str, str, str | None]:
+        """How one event is told from another: the same message from several processes is one."""
+        norm = re.sub(r"\d+", "N", msg) if kind in ("gloo-retry", "pg-wait") else msg
+        return kind, norm, rec.ip if kind not in ("gloo-retry", "pg-wait") else None
+
     def _add_event(self, kind: str, severity: str, msg: str, numbers: dict[str, Any], rec: LogLine) -> None:
         # the same message from several processes (and its re-raise in a traceback) is one event
-        norm = re.sub(r"\d+", "N", msg) if kind in ("gloo-retry", "pg-wait") else msg
-        key = (kind, norm, rec.ip if kind not in ("gloo-retry", "pg-wait") else None)
+        key = self._key(kind, msg, rec)
         if key in self.event_index:
             i = self.event_index[key]
             old = self.events[i]

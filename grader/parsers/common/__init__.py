@@ -115,6 +115,28 @@ def clean_lines(text: str | bytes) -> list[str]:
         lines = [_SUDO_PREFIX_RE.sub("", line, count=1) if "[sudo]" in line[:64] else line for line in lines]
     if lines and lines[-1] == "":
         lines.pop()
+    return _unquote(lines)
+
+
+QUOTE_MARKS = (">", "\u258e")
+"""Marks a forum, a mail reader or a chat puts in front of each quoted line (``> ``, and ``▎ `` of some
+renderers): a paste quoted whole has one on (nearly) every line."""
+
+
+def _unquote(lines: list[str]) -> list[str]:
+    """``lines`` without the quote mark (:data:`QUOTE_MARKS`, and the one space after it) that starts at least
+    90% of the non-blank lines, and at least two of them, up to three levels deep (``> > ``). A lone ``> ``
+    line (bash's continuation prompt, a redirection) leaves the text as it is."""
+    for _ in range(3):
+        first = next((x for x in lines if x.strip()), "")
+        mark = next((m for m in QUOTE_MARKS if first.startswith(m)), None)
+        if mark is None:  # most pastes: decided by their first line
+            return lines
+        filled = [x for x in lines if x.strip()]
+        if len(filled) < 2 or sum(x.startswith(mark) for x in filled) < 0.9 * len(filled):
+            return lines
+        cut = len(mark)
+        lines = [(x[cut + 1:] if x[cut:cut + 1] == " " else x[cut:]) if x.startswith(mark) else x for x in lines]
     return lines
 
 
