@@ -43,6 +43,8 @@ FIGURES: list[tuple[str, str, Callable[[], set[float]]]] = [
      r"(?:busbw ≥ |below \*\*|bar \()(\d+(?:\.\d+)?)\** GB/s",
      lambda: {float(expected_range("spark-pair", "allgather_busbw_gbs")["min"]),
               float(expected_range("spark-pair", "allgather_busbw_gbs", topology="ring")["min"])}),
+    ("GB10's NVLink-C2C, GB/s both ways (checks/specs/gpus.toml; 900 GB/s is Grace Hopper's, another quantity)",
+     r"GB10's, [^*]{0,80}is \*\*(\d+) GB/s", lambda: {_spark("nvlink_c2c_gbs")()}),
     ("an RTX 4090's memory bandwidth, GB/s (checks/specs/gpus.toml)",
      r"RTX 4090 \(24 GB, (\d+) GB/s", lambda: {float(specs.gpu("rtx4090").value("memory_bandwidth_gbs"))}),
 ]
