@@ -157,6 +157,9 @@ EXAMPLES.update({
     "xid": BANNER + "Oct 03 17:59:47 mnemosyne kernel: NVRM: Xid (PCI:0000:01:00): 45, pid=2171, channel 0x0000000a\n",
     "ray-cgraph-read": BANNER + ('ERROR 03-14 00:01:05 [core.py:337]   File "/usr/local/lib/python3.12/dist-packages/ray/'
                                  'dag/compiled_dag_node.py", line 2344, in _execute_until\n'),
+    "ray-node-marked-dead": BANNER + ("(raylet) The node with node id: 0f21 and address: 10.0.0.51 and node name: 10.0.0.51 "
+                                      "has been marked dead because the detector has missed too many heartbeats from "
+                                      "it.\n"),
     "nvml-mismatch": BANNER + "Failed to initialize NVML: Driver/library version mismatch\n",
     "rm-init-adapter": BANNER + "Jul 01 22:55:07 gpu kernel: NVRM: GPU 0000:01:00.0: rm_init_adapter failed, device minor number 0\n",
 })

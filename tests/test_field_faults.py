@@ -250,6 +250,17 @@ def test_a_compiled_graph_read_cut_before_its_exception():
     assert "RayChannelTimeoutError" in d.message and "RAY_CGRAPH_get_timeout" in d.fix
 
 
+# https://github.com/ray-project/ray/issues/45179 (vLLM TP=4 over two Ray nodes), the line as posted
+RAY_DEAD = ("(raylet) The node with node id: 0f219779261fab027e79667e6451e061ded81c76f07d05584652d818 and address: "
+            "10.0.0.51 and node name: 10.0.0.51 has been marked dead because the detector has missed too many "
+            "heartbeats from it. This can happen when a \t(1) raylet crashes unexpectedly (OOM, preempted node, etc.) \n")
+
+
+def test_a_node_ray_marked_dead():
+    d = one(RAY_DEAD, "ray-node-marked-dead")
+    assert "10.0.0.51" in d.message and "raylet.out" in d.fix
+
+
 # https://github.com/tinygrad/open-gpu-kernel-modules/issues/47 (nvidia-smi against a module of another release)
 NVML = "nvidia-smi \nFailed to initialize NVML: Driver/library version mismatch\nNVML library version: 570.124\n"
 # https://github.com/NVIDIA/open-gpu-kernel-modules/issues/862 (RTX 5090: nvidia-smi, then the kernel log)
@@ -275,7 +286,7 @@ def test_the_gpu_and_its_driver(text, kind, level, words):
 
 
 ALL = [RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
-       SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, CGRAPH_READ]
+       SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, CGRAPH_READ, RAY_DEAD]
 
 
 @pytest.mark.parametrize("text", ALL)

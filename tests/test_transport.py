@@ -118,3 +118,32 @@ def test_output_is_complete_even_when_exit_status_arrives_first(sshd, tmp_path):
     c.close()
     assert [len(r.stdout) for r in results] == [300003] * 60
     assert all(r.stdout.endswith("end") and r.exit_status == 0 for r in results)
+
+
+def test_a_server_that_goes_silent_in_the_handshake_is_said_so(tmp_path):
+    """A peer that sends its SSH banner and then nothing (a link cut during the handshake, seen as 'No existing
+    session' or 'refused our key' before): NodeUnreachable within the timeout + 1 s, saying it went silent."""
+    import socket
+    import threading
+
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    held: list[socket.socket] = []
+
+    def serve() -> None:
+        conn, _ = srv.accept()
+        conn.sendall(b"SSH-2.0-OpenSSH_9.2p1 silent\r\n")
+        held.append(conn)  # read nothing more, answer nothing more
+
+    threading.Thread(target=serve, daemon=True).start()
+    key = keygen(tmp_path / "client_ed25519")
+    inv = inventory(tmp_path, srv.getsockname()[1], key, "")
+    t0 = time.monotonic()
+    with pytest.raises(NodeUnreachable, match="stopped answering during the SSH handshake") as err:
+        Connection(inv.nodes[0], inv).connect(2)
+    assert time.monotonic() - t0 < 2 + 1, err.value
+    assert "refused our key" not in str(err.value)
+    srv.close()
+    for c in held:
+        c.close()

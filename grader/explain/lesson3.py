@@ -104,9 +104,12 @@ def _summarise_query(q: Any, command: str | None) -> Summary:
                              "(`clusterlab check lesson3` does it with the [desktop] budget you declare)."))
     elif len(gpus) == 1:
         findings.append(info("One GPU in this output: a two-card desktop lists two rows."))
-    for row in q.rows:
+    for row, g in zip(q.rows, gpus):
         na = [k for k in q.fields if row.unavailable(k)]
-        if na:
+        if na and any(k.startswith("memory.") for k in na):
+            findings.append(info(_no_memory_figure(row.index, g.get("name") or "", f"{', '.join(na)} "
+                                                   f"{row.unavailable(na[0])}")))
+        elif na:
             findings.append(info(f"GPU{row.index}: {', '.join(na)} not available on this card/driver "
                                  f"({row.unavailable(na[0])})."))
     if q.truncated or q.notes:
@@ -220,6 +223,16 @@ register(KindSpec(
 
 # --------------------------------------------------------------------------- the plain table
 
+def _no_memory_figure(index: Any, name: str, said: str) -> str:
+    """What a GPU memory cell with no figure means: on a GB10 (or any card of unified memory) it is normal."""
+    if "GB10" in (name or "").upper():
+        return (f"GPU{index} ({name}): {said}, as on every GB10: the GPU has no memory of its own, it shares the "
+                "Spark's unified memory with the CPU, so nvidia-smi gives no GPU memory figure. Read the memory "
+                "with `free -h`, and per process in nvidia-smi's process table.")
+    return (f"GPU{index}: {said}: no memory figure from this card/driver; on a GPU of unified memory (a GB10) "
+            "that is normal, read `free -h`.")
+
+
 def _summarise_table(t: Any, command: str | None) -> Summary:
     findings: list[Finding] = []
     for g in t.gpus:
@@ -228,6 +241,8 @@ def _summarise_table(t: Any, command: str | None) -> Summary:
         if g.memory_total_mib:
             findings.append(info(f"GPU{g.index}: {g.memory_used_mib} of {g.memory_total_mib} MiB used "
                                  f"({g.memory_total_mib / 1024:.1f} GiB on the card)."))
+        elif g.memory_not_reported:
+            findings.append(info(_no_memory_figure(g.index, g.name, f"Memory-Usage `{g.memory_not_reported}`")))
     if len(t.gpus) == 1:
         findings.append(info("One GPU in this table: a two-card desktop lists two."))
     findings.append(info("The plain table shows no PCIe link: run `nvidia-smi --query-gpu=index,name,"

@@ -50,7 +50,7 @@ _ROW1_RE = re.compile(r"^\|\s*+(?P<index>\d++)\s++(?P<name>\S(?:.*?\S)?)\s++(?P<
 # power "77W /  700W", "N/A / N/A", or "77W/700W"
 _ROW2_RE = re.compile(r"^\|\s*+(?P<fan>\S++)\s++(?P<temp>\S++)\s++(?P<perf>\S++)\s++"
                       r"(?:(?P<usage>\S++)\s++/\s*+(?P<cap>\S++)|(?P<usage2>[^\s/]++)/\s*+(?P<cap2>\S++))"
-                      r"\s*+\|\s*+(?P<used>\d++)MiB\s*+/\s*+(?P<total>\d++)MiB\s*+\|"
+                      r"\s*+\|\s*+(?:(?P<used>\d++)MiB\s*+/\s*+(?P<total>\d++)MiB|(?P<nomem>Not Supported|N/A))\s*+\|"
                       r"\s*+(?P<util>\d++%|N/A)\s++(?P<compute>(?:[^|]*[^|\s])?)\s*+\|$")
 
 
@@ -68,6 +68,9 @@ class SmiTableGpu:
     power_cap_w: float | None = None
     memory_used_mib: int | None = None
     memory_total_mib: int | None = None
+    memory_not_reported: str | None = None
+    """What the Memory-Usage cell says instead of figures (``Not Supported`` on a GB10, whose memory is the
+    unified system memory), or None."""
     utilization_pct: int | None = None
     compute_mode: str | None = None
 
@@ -119,7 +122,9 @@ def parse_smi_table(text: str) -> SmiTable:
             pending.update(temperature_c=int(temp.group(1)) if temp else None, perf_state=m.group("perf"),
                            power_draw_w=_watts(m.group("usage") or m.group("usage2")),
                            power_cap_w=_watts(m.group("cap") or m.group("cap2")),
-                           memory_used_mib=int(m.group("used")), memory_total_mib=int(m.group("total")),
+                           memory_used_mib=int(m.group("used")) if m.group("used") else None,
+                           memory_total_mib=int(m.group("total")) if m.group("total") else None,
+                           memory_not_reported=m.group("nomem"),
                            utilization_pct=int(util.group(1)) if util else None,
                            compute_mode=m.group("compute").strip() or None)
             gpus.append(SmiTableGpu(**pending))
