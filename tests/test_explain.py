@@ -427,3 +427,15 @@ def test_explain_cli_takes_host_and_nodes_and_refuses_zero_nodes():
     assert p.returncode == 0 and "run is on one machine" in p.stdout, p.stdout
     p = subprocess.run(CLI + ["explain", str(NCCL_ONE_HOST_SOCKET), "--nodes", "0"], capture_output=True, text=True)
     assert p.returncode == 2 and "--nodes 0" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_cards_on_different_numa_nodes_joined_by_nvlink_are_not_a_cpu_hop():
+    """https://github.com/NVIDIA/nccl/issues/1617 (4x H100, NV6 between every pair, each GPU on its own NUMA node):
+    the GPU-to-GPU traffic rides NVLink, so the NUMA split is no warning; with PCIe paths it is."""
+    nv = ("\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n"
+          "GPU0\t X \tNV6\t6,14,22,30\t3\t\tN/A\nGPU1\tNV6\t X \t4,12,20,28\t1\t\tN/A\n")
+    found = [f for s in explain(nv) for f in s.findings if "NUMA nodes" in f.message]
+    assert [f.level for f in found] == ["info"] and "NVLink joins every pair" in found[0].message
+    sys_path = nv.replace("NV6", "SYS")
+    found = [f for s in explain(sys_path) for f in s.findings if "different NUMA nodes" in f.message]
+    assert [f.level for f in found] == ["warn"] and "CPU-to-CPU link" in found[0].message

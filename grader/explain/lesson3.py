@@ -168,9 +168,14 @@ def _summarise_topo(t: Any, command: str | None) -> Summary:
     if not pairs:
         findings.append(info(f"{len(t.gpus)} GPU in this matrix: no path between two cards to judge."))
     if len(set(numa.values())) > 1:
-        findings.append(warn("The cards sit on different NUMA nodes ("
-                             + ", ".join(f"{g}: {n}" for g, n in numa.items())
-                             + "): traffic between them crosses the CPU-to-CPU link. Pin each process near its card."))
+        where = ", ".join(f"{g}: {n}" for g, n in numa.items())
+        if pairs and all(link_family(c or "") == "NV" for _, _, c in pairs):  # NVLink carries every pair
+            findings.append(info(f"The cards sit on different NUMA nodes ({where}), but NVLink joins every pair: "
+                                 "traffic between the cards does not cross the CPU. Pin each process near its card "
+                                 "for its copies to and from host memory."))
+        else:
+            findings.append(warn(f"The cards sit on different NUMA nodes ({where}): traffic between them crosses "
+                                 "the CPU-to-CPU link. Pin each process near its card."))
     for nic, dev in t.nic_legend.items():
         near = [f"{g} {t.link(g, nic)}" for g in t.gpus if t.link(g, nic)]
         findings.append(info(f"{nic} is {dev}" + (f"; path to it: {', '.join(near)}" if near else "") + "."))
