@@ -132,9 +132,6 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
     out: list[Finding] = []
     hcas = [h.device for h in log.ib_devices]
     spanned = machines_spanned(log.nnodes, len(log.hosts))
-    cross_node = None if spanned is None else spanned > 1
-    if spanned is None and len(log.hosts) == 1:
-        cross_node = False  # one host's lines: the others may be elsewhere (said below)
     if verdict == "NET/IB":
         names = ", ".join(f"{h.device}:{h.port}/{h.link_layer}" for h in log.ib_devices) or "(not listed in this excerpt)"
         where = "; RoCE on a Spark's ConnectX-7" if _is_spark_log(log) else ""
@@ -209,7 +206,7 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
         out.append(info("No `Channel ... via` lines in this excerpt: the verdict comes from the network NCCL chose."))
     if verdict == "NET/IB" or (verdict.startswith("mixed") and "NET/IB" in verdict):
         out += _hca_findings(log)
-    if spanned is None and cross_node is False and verdict in ("NET/IB", "NET/Socket"):
+    if spanned is None and len(log.hosts) == 1 and verdict in ("NET/IB", "NET/Socket"):  # the others may be elsewhere
         other = "the other Spark's" if _is_spark_log(log) else "the other node's"
         out.append(info(f"All lines come from one machine: check {other} log too."))
     if verdict == "NET/IB" or (verdict.startswith("mixed") and "NET/IB" in verdict):
@@ -262,6 +259,15 @@ def _hca_findings(log: NcclLog) -> list[Finding]:
     return out
 
 
+def _network_findings(log: NcclLog, verdict: str) -> list[Finding]:
+    """What the network NCCL chose means for this communicator: with one node or one rank it carried nothing
+    between machines (said once); else what the transport ``verdict`` means (:func:`_transport_findings`)."""
+    if verdict == "unknown" and (log.nranks == 1 or log.nnodes == 1) and not log.channels:
+        return [info(f"One {'rank' if log.nranks == 1 else 'node'} in this communicator: the network NCCL "
+                     f"chose ({log.network or 'none named'}) carried nothing between machines.")]
+    return _transport_findings(log, verdict)
+
+
 def _summarise_nccl_log(log: NcclLog, command: str | None) -> Summary:
     verdict = transport_verdict(log)
     facts = dict(fields_of(log), transport_verdict=verdict, transports=list(log.transports),
@@ -277,11 +283,7 @@ def _summarise_nccl_log(log: NcclLog, command: str | None) -> Summary:
                              "two-Spark run."))
     if log.version:
         findings.append(info(f"NCCL {log.version}."))
-    if verdict == "unknown" and (log.nranks == 1 or log.nnodes == 1) and not log.channels:
-        findings.append(info(f"One {'rank' if log.nranks == 1 else 'node'} in this communicator: the network NCCL "
-                             f"chose ({log.network or 'none named'}) carried nothing between machines."))
-    else:
-        findings += _transport_findings(log, verdict)
+    findings += _network_findings(log, verdict)
     findings += _verbs_findings(log)
     for e in [e for e in log.errors if e not in log.verbs_failures][:3]:
         findings.append(fail(f"NCCL error: {e}. `unhandled system error` at init is often a wrong NCCL_IB_GID_INDEX "
@@ -431,13 +433,13 @@ def _summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
                              "repeats, suspect the NCCL build or the hardware."))
     if res.out_of_bounds_ok is False:
         findings.append(fail(f"`# Out of bounds values : {res.out_of_bounds} FAILED`: results out of range."))
-    if res.nccl_log is not None and len(res.hosts) == 1 and not res.nccl_log.channels and res.nccl_log.nnodes is None:
-        # every rank is on one host (nccl-tests lists them all): the network NCCL chose carried nothing
-        findings.append(info(f"All {res.nranks} ranks ran on {res.hosts[0]}: no data crossed a network, so the "
-                             f"network NCCL chose ({res.nccl_log.network or 'none named'}) was not used, and this run says "
-                             "nothing about RDMA between machines."))
-    elif res.nccl_log is not None and transport_verdict(res.nccl_log) != "unknown":
-        findings += _transport_findings(res.nccl_log, transport_verdict(res.nccl_log))
+    if res.nccl_log is not None:
+        log = res.nccl_log
+        if len(res.hosts) == 1 and log.nnodes is None:  # nccl-tests lists every rank: all of them on one host
+            log = dataclasses.replace(log, nnodes=1)
+        verdict = transport_verdict(log)
+        if verdict != "unknown" or log.nnodes == 1:
+            findings += _network_findings(log, verdict)
     if not res.rows and not res.errors:
         findings.append(info("No data row: the test did not get to measure (or the paste stops before the rows)."))
     return facts, findings

@@ -137,8 +137,9 @@ def _summarise_topo(t: Any, command: str | None) -> Summary:
     findings: list[Finding] = []
     pairs = t.gpu_pairs()
     numa = {g: n for g, n in t.numa_affinity.items() if n is not None}
+    families = {link_family(c or "") for _, _, c in pairs}
     pcie_view = bool(command) and bool(re.search(r"(?:^|\s)(?:-mp|--matrix_pcie)\b", command))
-    pcie_only = bool(pairs) and not any(link_family(c or "") == "NV" for _, _, c in pairs) and not pcie_view
+    pcie_only = bool(pairs) and "NV" not in families and not pcie_view
     # what the matrix says beyond the path, said once with the first pair judged (no NVLink; one NUMA node)
     beside = ""
     if pcie_view and pairs:
@@ -169,7 +170,7 @@ def _summarise_topo(t: Any, command: str | None) -> Summary:
         findings.append(info(f"{len(t.gpus)} GPU in this matrix: no path between two cards to judge."))
     if len(set(numa.values())) > 1:
         where = ", ".join(f"{g}: {n}" for g, n in numa.items())
-        if pairs and all(link_family(c or "") == "NV" for _, _, c in pairs):  # NVLink carries every pair
+        if families == {"NV"}:  # NVLink carries every pair
             findings.append(info(f"The cards sit on different NUMA nodes ({where}), but NVLink joins every pair: "
                                  "traffic between the cards does not cross the CPU. Pin each process near its card "
                                  "for its copies to and from host memory."))
@@ -230,7 +231,7 @@ register(KindSpec(
 
 def _no_memory_figure(index: Any, name: str, said: str) -> str:
     """What a GPU memory cell with no figure means: on a GB10 (or any card of unified memory) it is normal."""
-    if "GB10" in (name or "").upper():
+    if "GB10" in name.upper():
         return (f"GPU{index} ({name}): {said}, as on every GB10: the GPU has no memory of its own, it shares the "
                 "Spark's unified memory with the CPU, so nvidia-smi gives no GPU memory figure. Read the memory "
                 "with `free -h`, and per process in nvidia-smi's process table.")
