@@ -67,5 +67,10 @@ c.Autograde.exclude_overwriting = {lab: [lessons.get(lab).evidence_file] for lab
 # os.environ["CLUSTERLAB_PROFILES_LESSON1"] = "spark-pair,sim"          # one-Spark learners use the sim
 # os.environ["CLUSTERLAB_PROFILES_LESSON3"] = "dual-gpu-desktop"
 # os.environ["CLUSTERLAB_PROFILES_LAB"] = "spark-pair,single-spark,dual-gpu-desktop"
+#
+# Sim evidence of lesson 1 earns points only when the sim's record sealed into it shows the learner built
+# the sim at lesson 1's start (`clusterlab sim up`) and neither `clusterlab solve` nor a ready-made
+# `sim up --fault/--serve` did the work since (grader.provenance.sim_work_problem). To lift that rule:
+# os.environ["CLUSTERLAB_SIM_OWN_WORK"] = "off"
 
 c.Execute.timeout = 120  # seconds per cell; grade cells read files, nothing probes under nbgrader

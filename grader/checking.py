@@ -47,6 +47,11 @@ class LessonResult:
     unfit: list[str] = field(default_factory=list)
     """Why this evidence earns no points whatever its verdicts: its outputs do not show its profile, or
     it is a replay (:func:`evidence_unfit`). Also in ``notes``."""
+    not_earned: list[str] = field(default_factory=list)
+    """``check`` only: why the grade cells will give this evidence 0 though it describes its machines truly
+    (sim evidence of a sim the answer key or a ready-made build finished: grader.provenance.sim_work_problem).
+    Also in ``notes``; unlike ``unfit`` it leaves the exit status to the verdicts, as ``check`` is the learner's
+    self-check. Grading the file (:func:`grade_file`) puts the same sentence in ``unfit``."""
 
     @property
     def exit_code(self) -> int:
@@ -58,6 +63,27 @@ class LessonResult:
     def score(self) -> tuple[float, float]:
         """(points earned, points possible): n.a. checks not counted, not measured ones earn 0."""
         return score(self.verdicts)
+
+
+def evidence_not_earned(ev: Evidence) -> list[str]:
+    """:attr:`LessonResult.not_earned` for ``ev`` (grader.provenance.sim_work_problem); empty when it may earn."""
+    from grader.provenance import sim_work_problem
+
+    why = sim_work_problem(ev)
+    return [why] if why else []
+
+
+def sim_record(profile: str) -> dict[str, Any] | None:
+    """The sim's record of how it was built (grader.sim.cluster.work_record) for evidence of ``profile``
+    ``sim``, else None; ``{"unreadable": why}`` when the sim's state cannot be read (not root)."""
+    if profile != "sim":
+        return None
+    try:
+        from grader.sim.cluster import work_record
+
+        return work_record()
+    except Exception as e:  # a record that cannot be read earns nothing; the measurement is kept
+        return {"unreadable": f"{type(e).__name__}: {e}"}
 
 
 def evidence_unfit(ev: Evidence) -> list[str]:
@@ -152,6 +178,9 @@ def run_lesson(lesson: str, inv: Any, conns: dict[str, Any] | None = None, error
         if own:
             for c in conns.values():
                 c.close()
+    record = sim_record(inv.profile)
+    if record is not None:
+        ev.provenance["sim"] = record
     ev.facts = derivers()[lesson](ev)
     saved, notes = None, []
     if evidence_dir is not None:
@@ -162,9 +191,9 @@ def run_lesson(lesson: str, inv: Any, conns: dict[str, Any] | None = None, error
                 raise
             notes.append(f"the evidence could not be written to {evidence_dir}/ ({e.strerror or e}): "
                          "graded here but not saved; make that folder writable and check again")
-    unfit = evidence_unfit(ev)
+    unfit, not_earned = evidence_unfit(ev), evidence_not_earned(ev)
     return LessonResult(lesson, inv.profile, grade(ev.facts, lesson, inv.profile), ev, saved, dict(ev.errors),
-                        notes + unfit, unfit=unfit)
+                        notes + unfit + not_earned, unfit=unfit, not_earned=not_earned)
 
 
 def check(inventory: str | Path, lessons: list[str] | tuple[str, ...], evidence_dir: str | Path | None = "evidence",
@@ -246,6 +275,6 @@ def grade_file(path: str | Path, profile: str | None = None) -> LessonResult:
         notes.append(f"{path}: the facts stored in the file disagree with its raw outputs ({', '.join(keys)})"
                      + (f" and would pass {', '.join(sorted(inflated))}, which the raw outputs do not" if inflated
                         else "") + "; graded from the raw outputs")
-    unfit = evidence_unfit(ev)
+    unfit = evidence_unfit(ev) + evidence_not_earned(ev)  # grading: what the file earns
     ev.facts = facts
     return LessonResult(ev.lesson, prof, verdicts, ev, Path(path), dict(ev.errors), notes + unfit, inflated, unfit)

@@ -163,6 +163,15 @@ def _spread_args(p: argparse.ArgumentParser) -> None:
                    "(auto, host:6379, ray://host:10001, or local; needs `pip install ray`)")
 
 
+_LESSON1_START = """\
+sim up: lesson 1's start, a new pair out of the box: the cable in port 1 and its twins up, but no addresses,
+MTU 1500, no netplan file, no SSH trust between the nodes. Do lesson 1's steps in each node:
+  clusterlab sim shell spark-a        (or: ssh root@{a}; spark-b is {b}; password {password})
+then check: clusterlab check lesson1 --inventory {inventory}
+The answer key (it does the steps for you): clusterlab solve lesson1. A finished pair with a learner's mistake in it:
+clusterlab sim up --fault NAME (clusterlab sim faults lists them)."""
+
+
 def _cmd_sim(args: argparse.Namespace) -> int:
     from grader import sim
 
@@ -177,10 +186,16 @@ def _cmd_sim(args: argparse.Namespace) -> int:
                 why_not = supported(args.serve, args.nodes, args.containers)
                 if why_not:
                     raise sim.SimError(why_not)
-            inventory = sim.up(args.fault, nodes=args.nodes, topology=topology)
+            # a learner's `sim up` is lesson 1's start; a fault or ready-made serving needs the finished cluster
+            start = None if args.fault or args.serve else "lesson1"
+            inventory = sim.up(args.fault, nodes=args.nodes, topology=topology, start=start)
             if args.serve:
                 from grader.sim import serve
                 serve.start(args.serve, containers=args.containers)
+            if start:
+                from grader.sim.topology import HOUSE_ADDR
+                print(_LESSON1_START.format(password=sim.LOGIN_PASSWORD, inventory=inventory, a=HOUSE_ADDR["spark-a"],
+                                            b=HOUSE_ADDR["spark-b"]), file=sys.stderr)
             print(inventory)
         elif args.sim_cmd == "down":
             sim.down()
@@ -374,7 +389,7 @@ def _cmd_grade(args: argparse.Namespace) -> int:
 
 def _print_unfit(r) -> None:
     """Under the table: why this evidence earns nothing in the grade cells whatever its verdicts."""
-    for why in r.unfit:
+    for why in r.unfit + r.not_earned:
         print(f"earns 0 in the grade cells: {why}")
 
 

@@ -96,6 +96,11 @@ def load_catalogue(lesson: str) -> tuple[dict[str, Any], ...]:
                                  or not c.get("topologies_why")):
             raise CatalogueError(f"checks/{name}: {c['id']}: `topologies` must be a non-empty list of "
                                  f"{', '.join(TOPOLOGIES)}, with `topologies_why` saying why the others are left out")
+        given = c.get("given_on")
+        if given is not None and (not isinstance(given, list) or not set(given) <= set(c["profiles"])
+                                  or not c.get("given_why")):
+            raise CatalogueError(f"checks/{name}: {c['id']}: `given_on` must list profiles of the check's `profiles`, "
+                                 "with `given_why` saying what there makes it pass without the learner")
         wp = warn_points(c)
         if not 0 <= wp <= c["points"]:
             raise CatalogueError(f"checks/{name}: {c['id']}: warn_points {wp:g} is not within 0-{c['points']:g}")
@@ -206,7 +211,9 @@ def grade(facts: dict[str, Any], lesson: str, profile: str) -> list[Verdict]:
 
     A check's status is the strongest of its expectations' outcomes (fail > unmeasured > warn >
     pass); a wrong value under ``severity = "warn"`` warns, under ``severity = "unmeasured"`` means
-    nothing was there to judge. Details list every sentence, strongest first.
+    nothing was there to judge. Details list every sentence, strongest first. On a profile of the check's
+    ``given_on`` (the sim, for what the sim itself sets up: the cable) the check is judged as usual but
+    carries 0 points, so it neither earns nor counts in a total.
     """
     verdicts = []
     for c in load_catalogue(lesson):
@@ -231,7 +238,11 @@ def grade(facts: dict[str, Any], lesson: str, profile: str) -> list[Verdict]:
         status = max((s for s, d in found.items() if d), key=_RANK.__getitem__, default="pass")
         earned = {"pass": float(c["points"]), "warn": warn_points(c)}.get(status, 0.0)
         details = tuple(dict.fromkeys(found["fail"] + found["unmeasured"] + found["warn"]))  # a sentence once
-        verdicts.append(Verdict(c["id"], c["title"], status, c["points"], earned, details,
+        points = c["points"]
+        if profile in c.get("given_on", ()):  # judged, shown, but no work of the learner's: no points
+            points, earned = 0, 0.0
+            details += (f"on profile {profile} this is given ({c['given_why']}): checked, but it earns no points",)
+        verdicts.append(Verdict(c["id"], c["title"], status, points, earned, details,
                                 c["hint"], c["source"], range_src))
     return verdicts
 

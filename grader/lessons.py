@@ -58,6 +58,11 @@ class Lesson:
     any_nodes: bool = False
     """Its probes and facts take a ring or a switch of N nodes, not only a pair (grader.checking refuses
     an inventory of more than two nodes for the other lessons)."""
+    sim_start: str | None = None
+    """The start state ``clusterlab sim up`` builds for it (``"lesson1"``: a new pair out of the box). Sim
+    evidence of the lesson earns points only when the sim's record sealed into it shows that state was built
+    and nothing since did the work (grader.provenance.sim_work_problem); a lesson without one is not yet held
+    to that."""
 
     @property
     def notebook(self) -> str:
@@ -105,15 +110,17 @@ class Lesson:
         return f"nothing: {self.name} records no evidence"
 
 
-def _probed(n: int, title: str, module: str | None = None, any_nodes: bool = False) -> Lesson:
+def _probed(n: int, title: str, module: str | None = None, any_nodes: bool = False,
+            sim_start: str | None = None) -> Lesson:
     name = f"lesson{n}"
     module = module or name
     return Lesson(name, title, collect=f"grader.probes.{module}:collect", derive=f"grader.facts.{module}:derive",
-                  catalogue=f"{name}.toml", recorded_by=PROBED_BY_CHECK, any_nodes=any_nodes)
+                  catalogue=f"{name}.toml", recorded_by=PROBED_BY_CHECK, any_nodes=any_nodes, sim_start=sim_start)
 
 
 REGISTRY: dict[str, Lesson] = {lesson.name: lesson for lesson in (
-    _probed(1, "Cabling and addressing two Sparks", "lesson1_multi", any_nodes=True),  # a pair, or a switch or ring of N
+    _probed(1, "Cabling and addressing two Sparks", "lesson1_multi", any_nodes=True,  # a pair, or a switch or ring of N
+            sim_start="lesson1"),
     _probed(2, "RoCE, interface variables, Ray and one `vllm serve` across two hosts", any_nodes=True),
     _probed(3, "Two cards in one desktop"),
     Lesson("lesson4", "TensorRT-LLM multi-node and NVIDIA Dynamo"),  # answers only: nothing of it runs on the sim

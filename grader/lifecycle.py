@@ -345,8 +345,10 @@ def solve(lesson: str, inventory: str | Path | None = None, evidence_dir: str | 
     done: list[str] = []
     if "rebuild" in life.solve:
         st = sim.status()
-        if st["faults"] or not st["healthy"]:
-            progress("rebuilding the sim without faults ...")
+        fresh = sim.start_state()
+        if st["faults"] or not st["healthy"] or fresh:
+            progress("rebuilding the sim without faults ..." if not fresh else
+                     f"rebuilding the sim in {fresh}'s end state ...")
             try:
                 sim.rebuild([])
             except sim.SimError as e:
@@ -354,6 +356,7 @@ def solve(lesson: str, inventory: str | Path | None = None, evidence_dir: str | 
             n = len(st["nodes"])
             done.append(f"rebuilt the sim's {'two' if n == 2 else n} nodes from the course's reference state"
                         + (f" (faults cleared: {', '.join(st['faults'])})" if st["faults"] else "")
+                        + (f" (it was at {fresh}'s start: the steps were done for you)" if fresh else "")
                         + (": the same port cabled on both, each twin addressed in its own subnet in netplan, "
                            "jumbo frames, the shared key authorised both ways, the peer's name on a twin" if n == 2 else
                            ": cabled and addressed as the topology's playbook sets it, in netplan, jumbo frames, the "

@@ -454,7 +454,9 @@ def grade_checks(lesson: str, check_ids: list[str] | tuple[str, ...], points: fl
     unreadable, malformed or edited evidence file; one whose stored summary claims checks its raw
     outputs do not pass; a node of the evidence that answered no probe (unreachable when recorded); a
     replay shipped with the labs, or evidence whose outputs do not show its profile
-    (grader.provenance); a profile outside :func:`accepted_profiles` (the instructor's per-lesson
+    (grader.provenance); sim evidence of lesson 1 recorded on a sim the learner did not build at the lesson's
+    start (grader.provenance.sim_work_problem; CLUSTERLAB_SIM_OWN_WORK=off in the instructor's config lifts
+    it); a profile outside :func:`accepted_profiles` (the instructor's per-lesson
     setting in nbgrader_config.py, printed in every cell's output). Prints to stdout only; never raises.
     """
     with quiet():
@@ -490,7 +492,7 @@ def score_checks(lesson: str, check_ids: list[str], points: float, evidence_dir:
     if allowed and result.profile not in allowed:
         return 0.0, [f"{zero} the evidence was recorded on profile {result.profile}; {course} "
                      f"(CLUSTERLAB_PROFILES_{lesson.upper()} or CLUSTERLAB_PROFILES): record it there"]
-    lines = [n for n in result.notes if n not in result.unfit] + ([f"({course})"] if course else [])
+    lines = [n for n in result.notes if n not in result.unfit + result.not_earned] + ([f"({course})"] if course else [])
     disputed = sorted(result.inflated & set(check_ids))
     if disputed:
         return 0.0, lines + [f"{zero} the file's summary claims {', '.join(disputed)}, which its raw outputs do not show"]
@@ -499,8 +501,8 @@ def score_checks(lesson: str, check_ids: list[str], points: float, evidence_dir:
         return 0.0, lines + [f"{zero} {', '.join(silent)} answered no probe when this was recorded "
                              f"({'; '.join(result.errors.get(n, 'no output') for n in silent)}): check again "
                              "with every node reachable"]
-    if result.unfit:
-        return 0.0, lines + [f"{zero} {why}" for why in result.unfit]
+    if result.unfit or result.not_earned:
+        return 0.0, lines + [f"{zero} {why}" for why in result.unfit + result.not_earned]
     chosen = {v.id: v for v in result.verdicts if v.id in check_ids}
     missing = [c for c in check_ids if c not in chosen]
     if missing:
@@ -512,6 +514,9 @@ def score_checks(lesson: str, check_ids: list[str], points: float, evidence_dir:
         return 0.0, lines + [f"{zero} none of these checks applies to profile {result.profile}, so nothing here was "
                              f"measured: they are measured on {', '.join(where)}; record {lesson} there"
                              + (" (the sim cluster counts if this course accepts it)" if "sim" in where else "")]
+    if not sum(v.points for v in counted):
+        return 0.0, lines + [f"{zero} on profile {result.profile} these checks are given, not the learner's work "
+                             "(each row above says why), so they earn nothing here"]
     earned = round(points * sum(v.earned for v in counted) / sum(v.points for v in counted), 3)
     if all(v.status == "unmeasured" for v in counted):
         return 0.0, lines + [f"{zero} nothing of this was measured on profile {result.profile}: each NOT MEASURED "

@@ -11,6 +11,8 @@ Pure functions over an :class:`~grader.evidence.Evidence`, no cluster needed:
   two submissions with the same identity were recorded on the same machines;
 - :func:`replay_problem`: whether the evidence is the course's replay (saved into a ``recorded/``
   folder, or recorded on the machines of a shipped replay, ``checks/replays.toml``).
+- :func:`sim_work_problem`: whether sim evidence of a lesson with a start state was recorded on a sim built
+  at that start (the sim's own record, sealed into the evidence), so that its points are the learner's work.
 
 What a DGX Spark shows, and where that is seen:
 
@@ -29,6 +31,7 @@ the PATH); the identity and ``clusterlab audit``/``verify`` are the instructor's
 from __future__ import annotations
 
 import functools
+import os
 import hashlib
 import re
 from importlib import resources
@@ -310,4 +313,48 @@ def replay_problem(ev: Evidence) -> str | None:
         return (f"This evidence was recorded on the same machines as the replay shipped with the labs ({files}, "
                 f"recorded {', '.join(hit['recorded']) or 'by the course'}): it is a copy of it, not a record of your "
                 f"machines, and earns nothing. Record your own with {how}.")
+    return None
+
+
+SIM_OWN_WORK_ENV = "CLUSTERLAB_SIM_OWN_WORK"
+"""The instructor's switch (nbgrader_config.py exports it to the kernels, as CLUSTERLAB_PROFILES): ``off`` lets
+sim evidence earn points whatever built the sim (:func:`sim_work_problem` answers None); anything else, or
+unset, holds sim evidence to the learner's own work."""
+
+
+def sim_work_problem(ev: Evidence) -> str | None:
+    """A sentence when ``ev`` is sim evidence of a lesson that has a start state (``sim_start`` in
+    grader.lessons: lesson 1) whose sim was not built in that start state, else None.
+
+    The sim's record (grader.sim.cluster.work_record), sealed into ``provenance["sim"]`` by ``check``, says
+    whether the sim that was measured was built at the lesson's start (``clusterlab sim up``) or finished
+    (``clusterlab solve``, ``sim up --fault``, ``sim up --serve``, or evidence recorded by a grader that kept
+    no record, such as the files the project ships); the record's machine-id hashes must be those the
+    platform outputs show, so a record is not moved between sims. The manifest already flags an edited record;
+    a learner who forges one with the grader's own code is the instructor's ``verify`` and ``audit`` to find.
+    None for another profile, a lesson without a start state, or when the instructor switched the rule off
+    (:data:`SIM_OWN_WORK_ENV`)."""
+    if ev.profile != "sim" or os.environ.get(SIM_OWN_WORK_ENV, "").strip().lower() == "off":
+        return None
+    from grader.lessons import REGISTRY
+
+    start = REGISTRY[ev.lesson].sim_start if ev.lesson in REGISTRY else None
+    if not start:
+        return None
+    practise = (f"on the sim, points come from your own work: `clusterlab sim up` builds {start}'s start, do the "
+                f"lesson's steps in the nodes, then check again")
+    rec = (ev.provenance or {}).get("sim")
+    if not isinstance(rec, dict):
+        return (f"this sim evidence carries no record of how the sim was built (recorded before the sim kept one, or "
+                f"one of the files the course ships), so it earns nothing: {practise}")
+    if rec.get("start") != start:
+        return (f"the sim this was recorded on was built finished (by `clusterlab solve`, `sim up --fault` or "
+                f"`sim up --serve`, built {rec.get('built_at') or 'at an unknown time'}), not at {start}'s start, so "
+                f"the steps were not yours and it earns nothing: {practise}")
+    ids = rec.get("nodes") if isinstance(rec.get("nodes"), dict) else {}
+    seen = {n: i["machine_id_sha256"] for n, i in _read(ev).items() if i["machine_id_sha256"]}
+    other = sorted(n for n, h in seen.items() if ids.get(n) != h)
+    if not seen or other:
+        return (f"the sim's record names other machines than the outputs show ({', '.join(other) or 'no machine-id'}): "
+                f"it was not recorded with this evidence, which earns nothing: {practise}")
     return None

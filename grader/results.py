@@ -148,7 +148,9 @@ class _LessonVerdicts(Document):
                                                 "null when it could not be written)")
     unreachable: dict[str, str] = Field(description="{node: why it could not be reached}")
     unfit: list[str] = Field(description="why this evidence earns no points whatever its verdicts (a replay, "
-                                         "outputs that do not show its profile); not empty: exit status 1")
+                                         "outputs that do not show its profile; for grade also sim evidence of a "
+                                         "sim the learner did not build at the lesson's start); not empty: exit "
+                                         "status 1 and a score that earns 0")
     ranges: str = _absent_unless("the ranges file the verdicts used")
     verdicts: list[VerdictModel]
     score: Score
@@ -340,11 +342,14 @@ def lesson_payload(result: Any, kind: str, evidence: str | None, **extra: Any) -
     grader.checking.LessonResult ``result`` graded from the file ``evidence``: ``{"schema_version", "kind",
     "lesson", "profile", "evidence", "unreachable", "unfit", **extra, "ranges", "verdicts", "score",
     "counts"}`` (``extra``: ``notes`` for grade, ``rounds`` for a watch, ``comparison`` and ``plots`` for a
-    load test)."""
+    load test). With ``unfit`` sentences the score earns 0: what the evidence earns, not its verdicts' sum."""
     from grader.report import payload
 
-    return stamp(kind, payload(result.verdicts, lesson=result.lesson, profile=result.profile, evidence=evidence,
-                               unreachable=result.errors, unfit=result.unfit, **extra))
+    out = payload(result.verdicts, lesson=result.lesson, profile=result.profile, evidence=evidence,
+                  unreachable=result.errors, unfit=result.unfit, **extra)
+    if result.unfit:  # the score is what the evidence earns, not its verdicts' sum
+        out["score"] = {**out["score"], "earned": 0.0}
+    return stamp(kind, out)
 
 
 def schema() -> dict[str, Any]:

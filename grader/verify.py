@@ -19,7 +19,8 @@ and ``clusterlab loadtest``, nothing saved) and compares item by item:
 - **throughput**, allowed a run-to-run spread (the ``*_SPREAD`` constants below): lesson 1's
   iperf3 Gbit/s; for the lab, ONE load level is run again (the smallest recorded, with the
   recorded prompt and output lengths and number of prompts, on the side the server now serves)
-  and its output tok/s and median TPOT compared with the recorded level.
+  and its output tok/s and median TPOT compared with the recorded level; while it differs, up to
+  :data:`LAB_SAMPLES` runs, the closest compared.
 
 Each compared item is a :class:`Row` with status ``agree``, ``DIFFERS`` or ``not comparable``
 (recorded on one side only, a node unreachable now, the server now serving the other side).
@@ -64,6 +65,14 @@ LAB_TPOT_SPREAD = 0.75
 """Median TPOT (ms) of the same level: max/min <= 1.75, for the same reasons as
 LAB_THROUGHPUT_SPREAD (the four sim runs: 4.68-5.69 ms, max/min 1.22; the 2 Dec pair: 8.55 then
 12.60 ms, 1.47)."""
+
+LAB_SAMPLES = 3
+"""How many times ``verify`` runs the lab's load level while it differs from the recording; the run closest to
+the recording is compared (its note says so). One run is one noisy sample: on CI (3 Dec 2026, 2 cores, the
+suite running nothing else) a recording gave 41.7 output tok/s and its re-run a minute later 78.0 (1.87),
+while six back-to-back runs on an idle sim gave 76.8-112.6 (1.47, the same day): a slow outlier is the machine's, not
+the figure's. A figure edited by 2x or more stays outside the spread in every run, so three runs let an honest
+recording agree without letting an edited one through."""
 
 KV_SPREAD = 0.0
 """vLLM's ``KV cache size`` tokens are arithmetic on the same memory figure, model and flags:
@@ -403,23 +412,45 @@ def _run_lab(inv: Any, recorded: Evidence, progress: Callable[[str], None]) -> t
         conn.connect(inv.command_timeout_s)
     except NodeUnreachable as e:
         raise VerifyError(f"cannot run the load level again: {e}") from None
-    try:
-        # a scratch evidence folder (nothing kept); bytes_per_token given so that no weight-size probe
-        # runs: the roofline is not compared
-        with tempfile.TemporaryDirectory(prefix="clusterlab-verify-") as tmp:
-            def one_level(inv: Any, conns: dict[str, Any], errors: dict[str, str]) -> Evidence:
-                return loadtest.run(inv, conns[head.name], label=label, levels=(c,),
-                                    input_len=int(run.get("input_len", 128)), output_len=int(run.get("output_len", 64)),
-                                    prompts=int(run.get("num_prompts", 32)), evidence_dir=tmp, bytes_per_token=1.0,
-                                    progress=progress)
+    def one_level(inv: Any, conns: dict[str, Any], errors: dict[str, str], tmp: str) -> Evidence:
+        # bytes_per_token given so that no weight-size probe runs: the roofline is not compared
+        return loadtest.run(inv, conns[head.name], label=label, levels=(c,),
+                            input_len=int(run.get("input_len", 128)), output_len=int(run.get("output_len", 64)),
+                            prompts=int(run.get("num_prompts", 32)), evidence_dir=tmp, bytes_per_token=1.0,
+                            progress=progress)
 
-            ev = run_lesson(recorded.lesson, inv, {head.name: conn}, {}, collect=one_level).evidence
+    best: tuple[float, list[Row], Evidence] | None = None
+    try:
+        for sample in range(1, LAB_SAMPLES + 1):
+            with tempfile.TemporaryDirectory(prefix="clusterlab-verify-") as tmp:  # a scratch folder: nothing kept
+                ev = run_lesson(recorded.lesson, inv, {head.name: conn}, {},
+                                collect=lambda i, cs, er: one_level(i, cs, er, tmp)).evidence
+            got = lab_rows(recorded, ev, label, c)
+            worst = max((_ratio(r) for r in got), default=float("inf"))
+            if best is None or worst < best[0]:
+                best = (worst, got, ev)
+            if all(r.status != DIFFERS for r in got):
+                break
+            if sample < LAB_SAMPLES:
+                progress(f"[{label}] concurrency {c} differs from the recording (sample {sample} of at most "
+                         f"{LAB_SAMPLES}): running it once more")
     except NodeUnreachable as e:
         raise VerifyError(f"the load level stopped: {e}") from None
     finally:
         conn.close()
-    rows += lab_rows(recorded, ev, label, c)
-    return rows, ev
+    _, got, ev = best
+    if sample > 1:
+        got = [Row(r.item, r.recorded, r.measured, r.unit, r.status,
+                   f"{r.note}; the closest of {sample} runs") for r in got]
+    return rows + got, ev
+
+
+def _ratio(row: Row) -> float:
+    """max/min of a compared row's two figures (inf when not comparable)."""
+    r, m = row.recorded, row.measured
+    if not isinstance(r, (int, float)) or not isinstance(m, (int, float)) or r <= 0 or m <= 0:
+        return float("inf")
+    return max(r, m) / min(r, m)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -6,10 +6,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # netplan.io: the sim's nodes parse /etc/netplan with netplan's own parser (`netplan get`, `netplan generate`;
-# `netplan apply` is the sim's, grader/sim/netplan_sim.py)
-APT_PKGS=(openssh-server openssh-client iperf3 iproute2 iputils-ping ethtool procps python3 python3-venv netplan.io)
+# `netplan apply` is the sim's, grader/sim/netplan_sim.py); sudo and openssl: the lessons' commands begin with sudo
+# as on a Spark, and openssl sets the nodes' login password (`openssl passwd -6`)
+APT_PKGS=(openssh-server openssh-client iperf3 iproute2 iputils-ping ethtool procps python3 python3-venv netplan.io sudo
+          openssl)
 need_apt=0
-for tool in sshd ssh iperf3 ip ping ethtool tc pkill python3 netplan; do
+for tool in sshd ssh iperf3 ip ping ethtool tc pkill python3 netplan sudo openssl; do
   command -v "$tool" >/dev/null 2>&1 || [ -x "/usr/sbin/$tool" ] || need_apt=1
 done
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need_apt=1

@@ -119,3 +119,15 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     for name, n in sorted(CASES.items()):
         terminalreporter.write_line(f"{n:>7,}  {name}")
     terminalreporter.write_line(f"{sum(CASES.values()):>7,}  in all, {len(CASES)} families")
+
+
+@pytest.fixture(scope="module")
+def sim_own_work_off():
+    """For a module that grades the sim evidence the project ships (tests/fixtures/golden, the replays) to test
+    grading itself (cells, audit, class report, nbgrader): the instructor's switch CLUSTERLAB_SIM_OWN_WORK=off
+    lifts the rule that sim evidence of lesson 1 earns points only from a sim built at its start
+    (grader.provenance.sim_work_problem), as a course may. Subprocesses inherit it. tests/test_hands_on_sim.py
+    holds the rule itself. Use: ``pytestmark = pytest.mark.usefixtures("sim_own_work_off")``."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("CLUSTERLAB_SIM_OWN_WORK", "off")
+        yield

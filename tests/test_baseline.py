@@ -18,6 +18,8 @@ import pytest
 from grader import baseline
 from grader.ranges import CatalogueError, load_ranges
 
+pytestmark = pytest.mark.usefixtures("sim_own_work_off")  # grades the shipped sim evidence (conftest)
+
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "fixtures" / "golden"
 CLI = [sys.executable, "-m", "grader.cli"]

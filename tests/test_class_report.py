@@ -23,6 +23,8 @@ import pytest
 
 from tests.classgen import GOLDEN, ROOT, learner_names, make_class
 
+pytestmark = pytest.mark.usefixtures("sim_own_work_off")  # grades the shipped sim evidence (conftest)
+
 pytest.importorskip("nbformat", reason="nbformat is in the notebook extra: pip install -e '.[notebook]'")
 pytest.importorskip("matplotlib", reason="matplotlib is in the notebook extra: pip install -e '.[notebook]'")
 

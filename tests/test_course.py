@@ -27,6 +27,10 @@ import pytest
 
 from tests.helpers_notebooks import machine_calls, meta
 
+# the golden nbgrader pipeline grades the sim evidence the project ships, as an instructor who lifted the rule
+# that lesson 1's sim points come from the learner's own work (tests/test_hands_on_sim.py holds the rule)
+pytestmark = pytest.mark.usefixtures("sim_own_work_off")
+
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = ROOT / "solutions"
 LABS = ROOT / "labs"
@@ -544,7 +548,7 @@ def pipeline(tmp_path_factory, golden_evidence):
 
 def _pipeline_part(names: list[str], tmp: Path, golden_evidence: dict[str, Path]) -> tuple[dict, Path]:
     """The golden pipeline for ``names`` in a course folder of its own under ``tmp``: (results, course)."""
-    env = course_env(tmp)
+    env = course_env(tmp) | {"CLUSTERLAB_SIM_OWN_WORK": "off"}  # the shipped sim evidence, graded as a learner's
     course = tmp / "course"
     release = tmp / "release"
     results = {}
@@ -752,10 +756,15 @@ def test_golden_feedback_and_planted_files(pipeline):
         pytest.skip("no assignment could run the golden pipeline")
 
 
-def test_golden_evidence_fixture_is_what_the_sim_recorded():
+def test_golden_evidence_fixture_is_what_the_sim_recorded(monkeypatch):
     """The golden lesson-1 evidence: recorded on the sim (profile sim), every raw output intact; the healthy
-    one passes all checks and the mtu-1500 one fails L1.mtu only (the fault's documented effect)."""
+    one passes all checks and the mtu-1500 one fails L1.mtu only (the fault's documented effect). Recorded on
+    a sim built finished, it earns nothing unless the instructor lifts the own-work rule."""
     from grader.checking import grade_file
+
+    monkeypatch.delenv("CLUSTERLAB_SIM_OWN_WORK")  # the module lifts the rule; here it holds first
+    assert any("carries no record of how the sim was built" in n for n in grade_file(GOLDEN / "lesson1-sim-healthy.json").unfit)
+    monkeypatch.setenv("CLUSTERLAB_SIM_OWN_WORK", "off")
 
     healthy = GOLDEN / "lesson1-sim-healthy.json"
     if not healthy.is_file():
@@ -795,7 +804,7 @@ def test_planted_checks_would_change_the_grade(pipeline, tmp_path):
     work = tmp_path / "lesson1"
     shutil.copytree(pipeline["course"] / "submitted" / "mtu1500planted" / "lesson1", work)
     nb = nbformat.read(work / "lesson1.ipynb", as_version=4)
-    run_in_kernel(nb, work, {"NBGRADER_EXECUTION": "autograde"})
+    run_in_kernel(nb, work, {"NBGRADER_EXECUTION": "autograde", "CLUSTERLAB_SIM_OWN_WORK": "off"})  # as the pipeline
     sys.path.insert(0, str(Path(__file__).parent))
     from helpers_notebooks import grade_cells
 

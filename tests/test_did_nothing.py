@@ -38,6 +38,8 @@ from grader.provenance import profile_problem
 
 from tests.helpers_notebooks import as_released, cells_by_id, machine_calls, meta
 
+pytestmark = pytest.mark.usefixtures("sim_own_work_off")  # the 0s must come from the verdicts, not the sim rule
+
 ROOT = Path(__file__).resolve().parent.parent
 B2 = ROOT / "tests" / "fixtures" / "adversarial" / "B2"
 PROFILES = ("spark-pair", "single-spark", "dual-gpu-desktop", "sim")

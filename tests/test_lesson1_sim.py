@@ -49,7 +49,18 @@ def test_healthy_sim_passes_every_check(healthy):
     inv, ev, code, out, err = healthy
     assert code == 0, err + json.dumps(out, indent=1)
     assert statuses(out) == {i: "pass" for i in ALL}
-    assert out["score"] == {"earned": 14, "total": 14}
+    # L1.port and L1.link_speed are the sim's own doing (catalogue `given_on`): judged, 0 points
+    assert out["score"] == {"earned": 11, "total": 11}
+    given = {v["id"]: v for v in out["verdicts"] if v["id"] in ("L1.port", "L1.link_speed")}
+    assert all(v["points"] == 0 and "earns no points" in v["details"][-1] for v in given.values()), given
+    # built finished (sim.up without a start state): the check is the learner's self-check and stays 0, but
+    # grading the file says it earns nothing, and why (the learner's path: test_hands_on_sim)
+    assert out["unfit"] == []
+    g = subprocess.run(CLI + ["grade", str(ev / "lesson1.json"), "--format", "json"], capture_output=True, text=True,
+                       timeout=60)
+    graded = json.loads(g.stdout)
+    assert g.returncode == 1 and graded["score"] == {"earned": 0, "total": 11}, g.stdout + g.stderr
+    assert any("was built finished" in u for u in graded["unfit"]), graded["unfit"]
     assert "Traceback" not in err
 
 
@@ -75,7 +86,7 @@ def test_healthy_facts_are_the_sims_real_values(healthy):
 def test_grade_offline_gives_the_same_verdicts(healthy):
     _, ev, _, out, _ = healthy
     p = subprocess.run(CLI + ["grade", str(ev / "lesson1.json"), "--json"], capture_output=True, text=True)
-    assert p.returncode == 0, p.stderr
+    assert p.returncode == 1, p.stderr  # the answer key's sim: graded, it earns nothing (the verdicts still pass)
     assert json.loads(p.stdout)["verdicts"] == out["verdicts"]
     p = subprocess.run(CLI + ["grade", str(ev / "lesson1.json"), "--profile", "spark-pair", "--json"],
                        capture_output=True, text=True)

@@ -14,6 +14,8 @@ import pytest
 from grader import notebook as cl
 from grader.evidence import digest, seal
 
+pytestmark = pytest.mark.usefixtures("sim_own_work_off")  # grades the shipped sim evidence (conftest)
+
 RECORDED = Path(__file__).parent / "fixtures" / "golden" / "lesson1-sim-healthy.json"
 
 
@@ -53,15 +55,15 @@ def _mtu_1500_on_spark_b(data: dict) -> None:
 
 def test_grade_checks_full_points_on_honest_evidence(here, capsys):
     _evidence(here)
-    assert cl.grade_checks("lesson1", ["L1.port", "L1.mtu"], points=2) == 2.0
+    assert cl.grade_checks("lesson1", ["L1.addressing", "L1.mtu"], points=2) == 2.0
     out, err = capsys.readouterr()
     assert err == "" and "PASS L1.mtu" in out and "2/2 on profile sim" in out
 
 
 def test_grade_checks_partial_credit_is_the_share_of_check_points(here, capsys):
     _evidence(here, _mtu_1500_on_spark_b)
-    # L1.port (2 points) passes, L1.mtu (2 points) fails: half of the cell's 3 points
-    assert cl.grade_checks("lesson1", ["L1.port", "L1.mtu"], points=3) == 1.5
+    # L1.addressing (2 points) passes, L1.mtu (2 points) fails: half of the cell's 3 points
+    assert cl.grade_checks("lesson1", ["L1.addressing", "L1.mtu"], points=3) == 1.5
     out, err = capsys.readouterr()
     assert err == "" and "FAIL L1.mtu" in out and "hint:" in out
 
@@ -76,14 +78,14 @@ def test_grade_checks_partial_credit_is_the_share_of_check_points(here, capsys):
 def test_grade_checks_zero_for_missing_edited_or_doctored_evidence(here, capsys, edit, needle):
     if edit is not None:
         _evidence(here, edit)
-    assert cl.grade_checks("lesson1", ["L1.port", "L1.mtu"], points=2) == 0.0
+    assert cl.grade_checks("lesson1", ["L1.addressing", "L1.mtu"], points=2) == 0.0
     out, err = capsys.readouterr()
     assert err == "" and needle in out and "0/2:" in out
 
 
 def test_an_edited_summary_that_claims_nothing_more_is_graded_from_the_raw_outputs(here, capsys):
     _evidence(here, lambda d: d["facts"]["nodes"]["spark-b"].update(hostname="spark-z"))
-    assert cl.grade_checks("lesson1", ["L1.port"], points=2) == 2.0
+    assert cl.grade_checks("lesson1", ["L1.addressing"], points=2) == 2.0
     out = capsys.readouterr().out
     assert "disagree with its raw outputs (nodes)" in out and "graded from the raw outputs" in out
 
@@ -101,7 +103,7 @@ def test_an_edited_summary_that_claims_nothing_more_is_graded_from_the_raw_outpu
 ])
 def test_malformed_or_reshaped_evidence_earns_nothing(here, capsys, edit, needle):
     _evidence(here, edit)
-    assert cl.grade_checks("lesson1", ["L1.port"], points=2) == 0.0
+    assert cl.grade_checks("lesson1", ["L1.addressing"], points=2) == 0.0
     out, err = capsys.readouterr()
     assert err == "" and needle in out
 
@@ -119,13 +121,13 @@ def test_a_node_that_answered_nothing_earns_nothing(here, capsys):
 def test_profiles_pinned_by_the_instructor(here, capsys, monkeypatch):
     _evidence(here)
     monkeypatch.setenv("CLUSTERLAB_PROFILES", "spark-pair, single-spark")
-    assert cl.grade_checks("lesson1", ["L1.port"], points=2) == 0.0
+    assert cl.grade_checks("lesson1", ["L1.addressing"], points=2) == 0.0
     assert "this course grades lesson1 on profile spark-pair, single-spark" in capsys.readouterr().out
     monkeypatch.setenv("CLUSTERLAB_PROFILES", "sim,spark-pair")
-    assert cl.grade_checks("lesson1", ["L1.port"], points=2) == 2.0
+    assert cl.grade_checks("lesson1", ["L1.addressing"], points=2) == 2.0
     assert "(this course grades lesson1 on profile sim, spark-pair)" in capsys.readouterr().out  # always shown
     monkeypatch.setenv("CLUSTERLAB_PROFILES_LESSON1", "spark-pair")  # per lesson, over the course-wide list
-    assert cl.grade_checks("lesson1", ["L1.port"], points=2) == 0.0
+    assert cl.grade_checks("lesson1", ["L1.addressing"], points=2) == 0.0
     assert "CLUSTERLAB_PROFILES_LESSON1" in capsys.readouterr().out
 
 
@@ -143,14 +145,14 @@ def test_evidence_that_is_not_a_plain_small_file(here, capsys, kind, monkeypatch
         import grader.evidence as E
         monkeypatch.setattr(E, "MAX_BYTES", 1000)
         shutil.copy(RECORDED, p)
-    assert cl.grade_checks("lesson1", ["L1.port"], points=2) == 0.0
+    assert cl.grade_checks("lesson1", ["L1.addressing"], points=2) == 0.0
     out = capsys.readouterr().out
     assert ("not a regular file" in out) if kind != "huge" else ("MiB" in out)
 
 
 def test_grade_checks_names_unknown_check_ids(here, capsys):
     _evidence(here)
-    assert cl.grade_checks("lesson1", ["L1.port", "L1.nope"], points=1) == 0.0
+    assert cl.grade_checks("lesson1", ["L1.addressing", "L1.nope"], points=1) == 0.0
     assert "no checks L1.nope" in capsys.readouterr().out
 
 
@@ -211,9 +213,9 @@ def test_panel_under_nbgrader_grades_the_submitted_evidence_as_text(here, monkey
     bundle = panel._repr_mimebundle_()
     assert panel.mode == "grading" and list(bundle) == ["text/plain"]
     # spark-b's twins run at 1500 while its netplan file says 9000: L1.mtu fails, and L1.netplan too (the MTU
-    # is not what the file persists); 14 less their 2 + 2 points
+    # is not what the file persists); 11 (L1.port and L1.link_speed are the sim's, 0 points) less their 2 + 2
     assert "FAIL  L1.mtu" in bundle["text/plain"] and "FAIL  L1.netplan" in bundle["text/plain"]
-    assert "score 10/14" in bundle["text/plain"]
+    assert "score 7/11" in bundle["text/plain"]
 
 
 def test_panel_live_with_an_unreachable_inventory_says_why(here):

@@ -32,6 +32,8 @@ from tests.conftest import real_fixtures_root
 from tests.helpers_schema import VALIDATOR, valid
 from tests.test_robust import ADV, cli, pair_inventory, sshd, strict  # noqa: F401 - sshd: the loopback sshd fixture
 
+pytestmark = pytest.mark.usefixtures("sim_own_work_off")  # grades the shipped sim evidence (conftest)
+
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = sorted((ROOT / "tests" / "fixtures" / "golden").glob("*.json"))
 RECORDED = sorted(ROOT.glob("solutions/*/recorded/*.json"))

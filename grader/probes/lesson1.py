@@ -63,6 +63,13 @@ def pair_twins(local: dict[str, str], peer: dict[str, str]) -> dict[str, str]:
     return {t: by_domain[twin_domain(t)] for t in local if twin_domain(t) in by_domain}
 
 
+def ssh_order(twin_target: tuple[str, str]) -> tuple[str, str]:
+    """Sort key of (twin, peer address) pairs: the port's first twin first (PCI domain 0000, ``enp1s0f1np1``),
+    whose peer address is the one the playbook and lesson 1 ssh to (``ssh 192.168.100.11 hostname``) and so
+    the one whose host key the learner accepted; a plain sort by name puts ``enP2...`` first."""
+    return twin_domain(twin_target[0]) or "", twin_target[0]
+
+
 def phase2(node: str, local: dict[str, str], peer: dict[str, str], peer_resolved: str | None,
            mtu: int | None) -> list[Probe]:
     """Probes that need the peer's addresses: route to the peer's name, DF pings per twin (frames of
@@ -72,7 +79,7 @@ def phase2(node: str, local: dict[str, str], peer: dict[str, str], peer_resolved
         probes.append(Probe("route_peer", f"ip route get {peer_resolved}"))
     for twin, target in sorted(pair_twins(local, peer).items()) if mtu else ():
         probes.append(Probe(f"ping:{twin}", f"ping -c 2 -i 0.2 -W 1 -M do -s {mtu - IP_ICMP_HEADERS} -I {twin} {target}"))
-    targets = sorted(pair_twins(local, peer).items())
+    targets = sorted(pair_twins(local, peer).items(), key=ssh_order)
     if targets:
         probes.append(Probe("ssh_peer", f"ssh -o BatchMode=yes -o ConnectTimeout=3 {targets[0][1]} hostname"))
     return probes

@@ -26,7 +26,7 @@ from grader.parsers.getent import parse_getent_hosts
 from grader.parsers.iproute import shared_subnet_pairs, up_twin_cidrs
 from grader.probes import Probe, run_plan
 from grader.probes import lesson1
-from grader.probes.lesson1 import IP_ICMP_HEADERS, _ip, inventory_summary, iperf3_between, phase1
+from grader.probes.lesson1 import IP_ICMP_HEADERS, _ip, inventory_summary, iperf3_between, phase1, ssh_order
 from grader.ranges import jumbo_mtu, measurement_params, pairwise_counters
 from grader.transport import Connection
 from grader.transport import reason as transport_reason
@@ -65,7 +65,7 @@ def _phase2(node: str, peers: list[str], cidrs: dict[str, dict[str, str]], resol
             probes.append(Probe(f"ping:{twin}@{p}",
                                 f"ping -c 2 -i 0.2 -W 1 -M do -s {mtu - IP_ICMP_HEADERS} -I {twin} {target}"))
         if pairs and head in (node, p):
-            target = sorted(pairs.items())[0][1]
+            target = sorted(pairs.items(), key=ssh_order)[0][1]
             probes.append(Probe(f"ssh_peer:{p}", f"ssh -o BatchMode=yes -o ConnectTimeout=3 {target} hostname"))
     return probes
 

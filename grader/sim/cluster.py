@@ -27,7 +27,9 @@ import contextlib
 import json
 import os
 import shutil
+import subprocess
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 from grader.sim import groups as _groups
@@ -92,6 +94,21 @@ def _keys(names: list[str]) -> dict[str, str]:
     return pubs
 
 
+def _shadow(password: str) -> str:
+    """The host's /etc/shadow with root's password set to ``password`` (SHA-512 crypt, ``openssl passwd -6``):
+    a node's own /etc/shadow. Raises SimError when openssl is missing or the host's file cannot be read."""
+    try:
+        hashed = subprocess.run(["openssl", "passwd", "-6", "-stdin"], input=password + "\n", capture_output=True,
+                                text=True, check=True, timeout=10).stdout.strip()
+        lines = Path("/etc/shadow").read_text().splitlines()
+    except (OSError, subprocess.SubprocessError) as e:
+        raise SimError(f"cannot set the nodes' login password ({e}): install openssl (`apt install openssl`)") from None
+    out = [f"root:{hashed}:" + ":".join(line.split(":")[2:]) if line.startswith("root:") else line for line in lines]
+    if not any(line.startswith("root:") for line in lines):
+        out.append(f"root:{hashed}:19000:0:99999:7:::")
+    return "\n".join(out) + "\n"
+
+
 def _key_body(pub_line: str) -> str:
     """'ssh-ed25519 AAAA...' without the comment (as known_hosts wants it)."""
     return " ".join(pub_line.split()[:2])
@@ -103,6 +120,8 @@ def _write_files(spec: Spec, pubs: dict[str, str]) -> None:
     names = spec.names
     known = "".join(f"{','.join(spec.ssh_names(n))} {_key_body(pubs[n])}\n" for n in names)
     moduli = Path("/etc/ssh/moduli")
+    shadow = _shadow(T.LOGIN_PASSWORD)
+    new = spec.start is not None  # a new machine: no key shared with the peer, no peer known
     for node in names:
         n = spec.nodes[node]
         etc = N.etc(node)
@@ -114,6 +133,7 @@ def _write_files(spec: Spec, pubs: dict[str, str]) -> None:
         _write(etc / MACHINE_ID.name, os.urandom(16).hex() + "\n", 0o444)
         _write(etc / SIM_MARKER.name, node + "\n")
         _write(etc / "hosts", T.hosts_file(spec, node))
+        _write(etc / "shadow", shadow, 0o640)
         N.opaque(etc / "netplan")  # the host's own netplan files never show in a node
         if n.netplan is not None:
             _write(etc / "netplan" / T.NETPLAN_FILE, T.netplan_yaml(n.netplan), 0o600)
@@ -134,13 +154,14 @@ def _write_files(spec: Spec, pubs: dict[str, str]) -> None:
         _mkdir(dot, 0o700)
         auth = [pubs["grader"]] + ([pubs["shared"]] if n.authorize_shared_key else [])
         _write(dot / "authorized_keys", "\n".join(auth) + "\n", 0o600)
-        shutil.copyfile(T.KEYS_DIR / T.SHARED_KEY_NAME, dot / T.SHARED_KEY_NAME)
-        os.chmod(dot / T.SHARED_KEY_NAME, 0o600)
-        _write(dot / (T.SHARED_KEY_NAME + ".pub"), pubs["shared"] + "\n")
-        _write(dot / "config", T.USER_SSH_CONFIG, 0o600)
-        _write(dot / "known_hosts", known)
+        if not new:  # what discover-sparks leaves: the shared key, its config line, the peers' host keys
+            shutil.copyfile(T.KEYS_DIR / T.SHARED_KEY_NAME, dot / T.SHARED_KEY_NAME)
+            os.chmod(dot / T.SHARED_KEY_NAME, 0o600)
+            _write(dot / (T.SHARED_KEY_NAME + ".pub"), pubs["shared"] + "\n")
+            _write(dot / "config", T.USER_SSH_CONFIG, 0o600)
+            _write(dot / "known_hosts", known)
         roce_sim.write_sysfs(spec, node, _expected_up(spec)[node], T.NODES_DIR / node / "infiniband")
-        if node == T.NODES[0] and spec.topology == "pair":
+        if node == T.NODES[0] and spec.topology == "pair" and not new:
             _write(home / roce_sim.NCCL_LOG_NAME, roce_sim.nccl_log(spec))
 
     _mkdir(T.BIN_DIR, 0o755)
@@ -325,19 +346,30 @@ def _is_up_or_partial(state: dict) -> bool:
 
 # --- public API --------------------------------------------------------------------------------
 
-def up(faults: list[str] | None = None, nodes: int = 2, topology: str = "pair") -> Path:
+def up(faults: list[str] | None = None, nodes: int = 2, topology: str = "pair", start: str | None = None) -> Path:
     """Build the simulated cluster with ``faults`` applied (replacing any cluster already up): the pair,
     or ``nodes`` nodes through a switch or in a ring (grader/sim/multi.py, whose faults apply there).
+
+    ``start`` None builds the course's end state (the answer key; every fault edits it); ``"lesson1"``
+    builds lesson 1's start, a new pair out of the box (:func:`grader.sim.topology.lesson1_start`), what
+    ``clusterlab sim up`` gives a learner. A fault needs the end state (it is a break-fix exercise on it).
 
     Returns the inventory path. Raises SimError naming the fix (not root, tools missing, unknown
     fault, bad node count or topology, kernel refusing namespaces, sshd not starting); a failed ``up``
     leaves nothing behind.
     """
     faults = list(faults or [])
+    if start not in (None, "lesson1"):
+        raise SimError(f"unknown start state {start!r}: the sim builds lesson 1's start or the answer key's state")
+    if start and faults:
+        raise SimError("a fault is a break-fix exercise on a finished cluster, not on lesson 1's start: "
+                       "give --fault without a start state")
     try:
         spec = _multi.build_spec(nodes, topology, faults)
     except ValueError as e:
         raise SimError(str(e)) from None
+    if start == "lesson1":
+        spec = T.lesson1_start(spec)
     _preflight()
     t0 = time.monotonic()
     with _locked():
@@ -346,7 +378,7 @@ def up(faults: list[str] | None = None, nodes: int = 2, topology: str = "pair") 
             _teardown(old)
         state: dict = {"faults": spec.faults, "created": [], "init_pids": {}, "complete": False,
                        "serve_env": {n: spec.nodes[n].serve_env for n in spec.names},
-                       "nodes": spec.names, "topology": spec.topology}
+                       "nodes": spec.names, "topology": spec.topology, "start": spec.start}
         _write_state(state)
         try:
             pubs = _keys(spec.names)
@@ -366,6 +398,7 @@ def up(faults: list[str] | None = None, nodes: int = 2, topology: str = "pair") 
                 raise SimError(f"sim up failed: {e}") from e
             raise
         state.update(complete=True, up_seconds=round(time.monotonic() - t0, 3),
+                     built_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
                      namespaces=[*spec.names, T.VOID_NS], bridge=T.BRIDGE, inventory=str(T.INVENTORY))
         _write_state(state)
     return T.INVENTORY
@@ -398,6 +431,35 @@ def rebuild(faults: list[str] | None = None) -> Path:
     state = _read_state()
     names = state.get("nodes") or list(T.NODES)
     return up(faults, nodes=len(names), topology=state.get("topology") or "pair")
+
+
+def work_record() -> dict | None:
+    """The sim's own record of how the cluster that is up was built, which ``check`` seals into sim evidence
+    (``provenance["sim"]``, grader.provenance.sim_work_problem reads it): ``{"start": "lesson1" or None,
+    "built_at": UTC ISO time, "nodes": {node: sha256 of "clusterlab:" + its /etc/machine-id}}`` (the same
+    hash as the platform probe's ``machine_id_sha256``, so a record is bound to the machines the outputs show).
+    ``start`` None: built finished (``solve``, ``sim up --fault``, ``sim up --serve``). None when nothing is up.
+    Kept in the sim's state folder, which no node can read."""
+    import hashlib
+
+    from grader.probes.platform import MACHINE_ID_KEY
+
+    state = _read_state()
+    if not state.get("complete"):
+        return None
+    nodes = {}
+    for node in state.get("nodes") or T.NODES:
+        try:
+            nodes[node] = hashlib.sha256(MACHINE_ID_KEY.encode() + (N.etc(node) / MACHINE_ID.name).read_bytes()).hexdigest()
+        except OSError:
+            nodes[node] = None
+    return {"start": state.get("start"), "built_at": state.get("built_at"), "nodes": nodes}
+
+
+def start_state() -> str | None:
+    """The start state the sim that is up was built in (``"lesson1"``), or None: the answer key's end
+    state, with or without faults (or nothing up)."""
+    return _read_state().get("start")
 
 
 def status() -> dict:

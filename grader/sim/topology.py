@@ -187,6 +187,9 @@ class Spec:
     """The tag of clusterlab-sim-vllm the nodes' containers run (``--containers``; ``noray``: no Ray in it)."""
     docker_run_drop_env: dict[str, list[str]] = field(default_factory=dict)
     """node -> variables its ``docker run`` leaves out (a forgotten ``-e``; ``--containers`` only)."""
+    start: str | None = None
+    """None: the course's end state (the answer key, and the base of every fault); ``"lesson1"``: lesson 1's
+    start, a new pair out of the box (:func:`lesson1_start`)."""
 
     def copy(self) -> "Spec":
         return copy.deepcopy(self)
@@ -265,6 +268,26 @@ def default_spec() -> Spec:
     a, b = NODES
     cables = [((a, t), (b, t)) for t in TWINS[QSFP_PORT]]
     return Spec(nodes, cables)
+
+
+def lesson1_start(spec: Spec) -> Spec:
+    """``spec`` as a learner meets it at lesson 1's start, a new pair out of the box: the cable where the
+    spec has it and its twins up, but no twin address, every twin at MTU 1500, no netplan file of ours, no
+    peer in /etc/hosts, no key shared or trusted between the nodes (the grader's own key aside) and no
+    known_hosts. The learner's lesson-1 commands, typed into the nodes, make the end state."""
+    s = spec.copy()
+    s.start = "lesson1"
+    for n in s.nodes.values():
+        for i in n.ifaces.values():
+            i.addresses, i.mtu = [], DEFAULT_MTU
+        n.netplan, n.peer_in_hosts, n.authorize_shared_key, n.serve_env = None, None, False, {}
+    return s
+
+
+LOGIN_PASSWORD = "spark"
+"""The password of every sim node's root (sshd takes it as a new Spark takes its first user's), so that
+``ssh-copy-id`` works as the playbook prints it. Not a secret: a node's sshd listens only on the sim's own
+networks, which only this machine reaches."""
 
 
 SIM_GID_INDEX = 3
@@ -348,16 +371,16 @@ def session_env(node: str) -> dict[str, str]:
 
 
 def sshd_config(node: str) -> str:
-    """The node's own sshd_config: root by key only, sim bin dir first on PATH."""
+    """The node's own sshd_config: root by key or by :data:`LOGIN_PASSWORD`, sim bin dir first on PATH."""
     return f"""\
 # clusterlab sim: sshd of {node} (its own network, UTS, PID and mount namespaces)
 Port 22
 HostKey /etc/ssh/ssh_host_ed25519_key
 PidFile /run/sshd.pid
-PermitRootLogin prohibit-password
+PermitRootLogin yes
 PubkeyAuthentication yes
 AuthorizedKeysFile .ssh/authorized_keys
-PasswordAuthentication no
+PasswordAuthentication yes
 KbdInteractiveAuthentication no
 UsePAM no
 UseDNS no

@@ -1,0 +1,222 @@
+"""A scripted learner (issue 26): the sim starts where the learner starts, and the learner's own commands,
+taken from the notebook they read, earn lesson 1's machine points.
+
+``clusterlab sim up`` (the real CLI, as the notebook prints it) builds lesson 1's start: the check finds the
+cable in the right port and its link up, and nothing else done. The test then reads lesson 1's released
+notebook (labs/lesson1/lesson1.ipynb), takes the commands it prints for the netplan file, the SSH keys and
+/etc/hosts, and types them into each node through ``clusterlab sim shell NODE`` with the node's own values
+filled in where the notebook says so (spark-b: ``.11``; the peer's address). Where the learner types at a
+prompt (``ssh-copy-id``'s host-key question and the peer's password), an SSH_ASKPASS script answers ``yes``
+and the sim's password, as a person would. No grader or sim code does any step. The check then passes every
+lesson-1 check, and still does after ``sim reboot`` of each node (everything the notebook sets persists).
+
+``solve lesson1`` from the start state rebuilds the answer key's state and says that it did the steps.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from grader import sim
+from grader.sim import topology as T
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOK = ROOT / "labs" / "lesson1" / "lesson1.ipynb"
+CLI = [sys.executable, "-m", "grader.cli"]
+A, B = T.NODES
+PEER_ADDR = {A: "192.168.100.11", B: "192.168.100.10"}
+"""Each node's peer on the first twin, from the notebook's address table (section 2)."""
+
+live = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("sshd", path="/usr/sbin:/usr/bin:/sbin:/bin"),
+                          reason="the sim needs root and OpenSSH sshd")
+
+ASKPASS = ("#!/bin/sh\n# the learner at ssh's prompts: yes to the peer's host key (after reading its fingerprint), "
+           "then the peer's password\ncase \"$1\" in *yes/no*) echo yes ;; *) echo {password} ;; esac\n")
+
+
+# --- what the notebook prints ------------------------------------------------------------------
+
+def _section(title_start: str) -> str:
+    """The markdown of the notebook cell whose heading starts with ``title_start``."""
+    cells = json.loads(NOTEBOOK.read_text())["cells"]
+    hits = ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"
+            and "".join(c["source"]).startswith(title_start)]
+    assert len(hits) == 1, f"{NOTEBOOK}: {len(hits)} cells start with {title_start!r}"
+    return hits[0]
+
+
+def _blocks(markdown: str, lang: str) -> list[str]:
+    return re.findall(rf"```{lang}\n(.*?)```", markdown, re.S)
+
+
+def _commands(block: str) -> list[str]:
+    """The command lines of a ```sh block, each without its trailing ``# comment`` (the block's own comments
+    keep the line they explain)."""
+    out = []
+    for line in block.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        out.append(re.sub(r"\s+#\s.*$", "", line).rstrip())
+    return out
+
+
+def netplan_steps() -> tuple[str, list[str]]:
+    """Section 2: the 40-cx7.yaml for spark-a and the commands to run on each node after writing it."""
+    md = _section("## 2. Addresses")
+    (yaml,), (sh,) = _blocks(md, "yaml"), _blocks(md, "sh")
+    assert "spark-b: `.11` in both addresses" in md  # how the notebook tells spark-b's file from spark-a's
+    return yaml, _commands(sh)
+
+
+def ssh_steps() -> list[str]:
+    """Section 4: the commands on spark-a (spark-b: 'the same ... with the other address')."""
+    (sh,) = _blocks(_section("## 4. Passwordless SSH"), "sh")
+    return _commands(sh)
+
+
+def hosts_steps() -> dict[str, str]:
+    """Section 5: the /etc/hosts line for each node (the line whose comment names the node)."""
+    blocks = [b for b in _blocks(_section("## 5. Verify the link"), "sh") if "/etc/hosts" in b]
+    assert len(blocks) == 1, blocks
+    lines = {}
+    for line in blocks[0].splitlines():
+        m = re.search(r"#\s*on (spark-[ab])\s*$", line)
+        if m:
+            lines[m.group(1)] = re.sub(r"\s+#.*$", "", line).strip()
+    assert set(lines) == {A, B}, blocks[0]
+    return lines
+
+
+def test_the_notebook_prints_every_step_the_learner_needs():
+    """Pure: the notebook's blocks hold what the live test types (so a change to the notebook that drops a
+    step fails here first, without a sim)."""
+    yaml, after = netplan_steps()
+    assert "192.168.100.10/24" in yaml and "192.168.101.10/24" in yaml and yaml.count("mtu: 9000") == 2
+    assert any("netplan apply" in c for c in after) and any("chmod 600" in c for c in after)
+    steps = ssh_steps()
+    assert any(c.startswith("ssh-copy-id") and PEER_ADDR[A] in c for c in steps)
+    assert any("BatchMode=yes" in c and PEER_ADDR[A] in c for c in steps)
+    assert "nvidia@" not in " ".join(steps)  # the learner's own user name, on the sim root
+    assert hosts_steps() == {A: 'echo "192.168.100.11 spark-b" | sudo tee -a /etc/hosts',
+                             B: 'echo "192.168.100.10 spark-a" | sudo tee -a /etc/hosts'}
+
+
+# --- live ----------------------------------------------------------------------------------------
+
+def shell(node: str, script: str, stdin: str | None = None, env: str = "") -> subprocess.CompletedProcess:
+    """``clusterlab sim shell NODE bash -c SCRIPT``, as a learner types it in the node's shell."""
+    p = subprocess.run(CLI + ["sim", "shell", node, "bash", "-c", (env + " " if env else "") + script],
+                       input=stdin, capture_output=True, text=True, timeout=90)
+    assert p.returncode == 0, f"on {node}: {script}\nrc {p.returncode}\n{p.stdout}{p.stderr}"
+    return p
+
+
+def check(inventory: str, evidence: Path) -> dict:
+    p = subprocess.run(CLI + ["check", "lesson1", "--inventory", inventory, "--evidence", str(evidence), "--json"],
+                       capture_output=True, text=True, timeout=180)
+    assert p.returncode in (0, 1), p.stderr
+    return json.loads(p.stdout)
+
+
+def grade_cells(evidence_dir: Path) -> float:
+    """What lesson 1's grade cells give ``evidence_dir``'s evidence: each cell's call as the notebook writes it,
+    scored by the function the cells call (grader.notebook.score_checks)."""
+    from grader.notebook import score_checks
+
+    calls = re.findall(r'grade_checks\(\\"lesson1\\", \[(.*?)\], points=(\d+)\)', NOTEBOOK.read_text())
+    assert len(calls) == 3, calls
+    return sum(score_checks("lesson1", re.findall(r'\\"(L1\.\w+)\\"', ids), float(pts), evidence_dir)[0]
+               for ids, pts in calls)
+
+
+def statuses(report: dict) -> dict[str, str]:
+    return {v["id"]: v["status"] for v in report["verdicts"]}
+
+
+def learner_does_lesson1() -> None:
+    """Every step of lesson 1 the notebook prints, typed into both nodes."""
+    yaml, after = netplan_steps()
+    for node in (A, B):
+        mine = yaml if node == A else yaml.replace(".10/24", ".11/24")
+        shell(node, "cat > /etc/netplan/40-cx7.yaml", stdin=mine)  # the learner's editor
+        for cmd in after:
+            shell(node, cmd)
+    hosts = hosts_steps()
+    for node in (A, B):
+        shell(node, hosts[node])
+    for node in (A, B):
+        shell(node, f"cat > /tmp/askpass <<'EOF'\n{ASKPASS.format(password=T.LOGIN_PASSWORD)}EOF\nchmod 700 /tmp/askpass")
+        for cmd in ssh_steps():
+            cmd = cmd.replace(PEER_ADDR[A], PEER_ADDR[node])
+            out = shell(node, cmd, stdin="", env="SSH_ASKPASS=/tmp/askpass SSH_ASKPASS_REQUIRE=force")
+            if "BatchMode=yes" in cmd:
+                assert out.stdout.strip() == (B if node == A else A), out.stdout + out.stderr
+        shell(node, "rm /tmp/askpass")
+
+
+@live
+def test_a_learner_earns_lesson1_with_the_notebooks_commands(tmp_path):
+    try:
+        p = subprocess.run(CLI + ["sim", "up"], capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        inventory = p.stdout.strip()
+        assert "lesson 1's start" in p.stderr and f"password {T.LOGIN_PASSWORD}" in p.stderr
+        assert sim.start_state() == "lesson1"
+
+        start = check(inventory, tmp_path / "start")
+        # the cable is in port 1 and the link is up: a new pair's given; every step of the lesson is left
+        assert statuses(start) == {"L1.port": "pass", "L1.link_speed": "pass", "L1.addressing": "fail",
+                                   "L1.netplan": "fail", "L1.mtu": "fail", "L1.ssh": "fail", "L1.route": "fail",
+                                   "L1.tcp": "fail"}, json.dumps(start["verdicts"], indent=1)[:3000]
+        assert start["score"] == {"earned": 0, "total": 11} and grade_cells(tmp_path / "start") == 0
+        for node in (A, B):  # a new machine: no key of the peer, no peer known
+            assert shell(node, "ls -A ~/.ssh").stdout.split() == ["authorized_keys"]
+            assert "spark-" not in shell(node, "grep -v 127.0.1.1 /etc/hosts").stdout
+
+        learner_does_lesson1()
+        done = check(inventory, tmp_path / "done")
+        assert set(statuses(done).values()) == {"pass"}, json.dumps(done["verdicts"], indent=1)[:3000]
+        assert done["score"] == {"earned": 11, "total": 11}  # L1.port, L1.link_speed: the sim's, 0 points
+        assert done["unfit"] == [] and grade_cells(tmp_path / "done") == 14
+
+        for node in (A, B):  # everything the notebook set survives a reboot
+            sim.reboot(node)
+        again = check(inventory, tmp_path / "rebooted")
+        assert set(statuses(again).values()) == {"pass"}, json.dumps(again["verdicts"], indent=1)[:3000]
+
+        solved = subprocess.run(CLI + ["solve", "lesson1"], capture_output=True, text=True, timeout=120)
+        assert solved.returncode == 0 and "it was at lesson1's start: the steps were done for you" in solved.stdout, \
+            solved.stdout + solved.stderr
+        assert sim.start_state() is None
+        check(inventory, tmp_path / "solved")
+        assert grade_cells(tmp_path / "solved") == 0  # the answer key's work earns nothing
+    finally:
+        sim.down()
+
+
+@live
+def test_a_fault_needs_the_finished_pair():
+    with pytest.raises(sim.SimError, match="break-fix exercise on a finished cluster"):
+        sim.up(["mtu-1500"], start="lesson1")
+
+
+def test_shipped_sim_evidence_earns_nothing_unless_the_instructor_lifts_the_rule(tmp_path, monkeypatch):
+    """The golden lesson-1 evidence the repository ships was recorded on a sim built finished: the grade cells
+    give a copy of it 0, saying why; CLUSTERLAB_SIM_OWN_WORK=off (the instructor's switch) gives it its 14."""
+    shutil.copyfile(ROOT / "tests" / "fixtures" / "golden" / "lesson1-sim-healthy.json", tmp_path / "lesson1.json")
+    monkeypatch.delenv("CLUSTERLAB_SIM_OWN_WORK", raising=False)
+    assert grade_cells(tmp_path) == 0
+    from grader.notebook import score_checks
+
+    _, lines = score_checks("lesson1", ["L1.mtu", "L1.ssh"], 4.0, tmp_path)
+    assert any("carries no record of how the sim was built" in line for line in lines), lines
+    monkeypatch.setenv("CLUSTERLAB_SIM_OWN_WORK", "off")
+    assert grade_cells(tmp_path) == 14
