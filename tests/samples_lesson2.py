@@ -288,3 +288,30 @@ def ib_sysfs_probe_output(tmp: Path, addresses: dict[str, str] | None = None,
                          capture_output=True, text=True, check=False).stdout
     # the probe on a Spark prints /sys/class/infiniband paths
     return out.replace(str(ib), "/sys/class/infiniband")
+
+# ibv_devinfo -v of one Spark twin's device (rdma-core's layout; values from the ibstat and show_gids samples
+# above: MT4129 = vendor_part_id 4129, firmware 28.45.4028, port 1 ACTIVE at 4X 50 Gbps = 200 Gb/s, Ethernet,
+# active_mtu 4096 at MTU 9000, GIDs 0/1 link-local and 2/3 the twin's IPv4 as RoCE v1/v2)
+IBV_DEVINFO = """\
+hca_id:\trocep1s0f1
+\ttransport:\t\t\tInfiniBand (0)
+\tfw_ver:\t\t\t\t28.45.4028
+\tnode_guid:\t\t\t4cbb:4703:0001:0211
+\tvendor_id:\t\t\t0x02c9
+\tvendor_part_id:\t\t\t4129
+\tphys_port_cnt:\t\t\t1
+\t\tport:\t1
+\t\t\tstate:\t\t\tPORT_ACTIVE (4)
+\t\t\tmax_mtu:\t\t4096 (5)
+\t\t\tactive_mtu:\t\t4096 (5)
+\t\t\tsm_lid:\t\t\t0
+\t\t\tport_lid:\t\t0
+\t\t\tlink_layer:\t\tEthernet
+\t\t\tactive_width:\t\t4X (2)
+\t\t\tactive_speed:\t\t50.0 Gbps (64)
+\t\t\tphys_state:\t\tLINK_UP (5)
+\t\t\tGID[  0]:\t\tfe80:0000:0000:0000:4ebb:47ff:fe01:0211, RoCE v1
+\t\t\tGID[  1]:\t\tfe80::4ebb:47ff:fe01:211, RoCE v2
+\t\t\tGID[  2]:\t\t0000:0000:0000:0000:0000:ffff:c0a8:640a, RoCE v1
+\t\t\tGID[  3]:\t\t::ffff:192.168.100.10, RoCE v2
+"""

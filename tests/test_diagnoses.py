@@ -128,6 +128,17 @@ EXAMPLES: dict[str, str] = {
 # the field prints it, through diagnose_text as well.
 BANNER = "INFO 11-29 14:02:11 [api_server.py:1] vLLM API server version 0.32.0\n"
 EXAMPLES.update({
+    # NCCL WARN lines (real shapes: nccl#426, nccl-tests#24, nccl#795, nccl-tests#166)
+    "nccl-wc-retry": BANNER + "gpu5:6252:6325 [0] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer "
+                     "10.0.0.2<46487> with error 12, opcode 0, len 0, vendor err 129\n",
+    "nccl-wc-prot": BANNER + "gpu5:6252:6325 [0] transport/net_ib.cu:788 NCCL WARN NET/IB : Got completion with error 4, opcode 1, "
+                    "len 0, vendor err 81\n",
+    "nccl-wc-other": BANNER + "gpu5:6252:6325 [0] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer "
+                     "10.0.0.2<46487> with error 5, opcode 0, len 0, vendor err 249\n",
+    "nccl-peer-closed": BANNER + "node1:183006:183181 [1] misc/socket.cc:538 NCCL WARN Net : Connection closed by remote peer "
+                        "node2<47861>\n",
+    "nccl-socket-connect": BANNER + "ubuntu:39964:40075 [0] misc/socket.cc:483 NCCL WARN socketStartConnect: Connect to "
+                           "10.0.0.2<45763> failed : Software caused connection abort\n",
     "ray-missing-shell": BANNER + "/bin/sh: 1: ray: not found\n",
     "pg-pack-one-gpu-nodes": BANNER + (
         "Active:\n 1 node_4c9baf725a0e654\n 1 node_e6107ebf05bbc00\nPending:\n (no pending nodes)\n"

@@ -439,3 +439,67 @@ def test_cards_on_different_numa_nodes_joined_by_nvlink_are_not_a_cpu_hop():
     sys_path = nv.replace("NV6", "SYS")
     found = [f for s in explain(sys_path) for f in s.findings if "different NUMA nodes" in f.message]
     assert [f.level for f in found] == ["warn"] and "CPU-to-CPU link" in found[0].message
+
+
+# --------------------------------------------------------------------------- shapes from the field corpus (issue 27)
+
+def test_iperf3_server_banner_rule_does_not_split_the_run():
+    """`iperf3 -s` prints a rule above `Server listening on`: one section, read, not an ERROR for the rule
+    (corpus c035: a 1 GbE server at ~0.93 Gbit/s)."""
+    rule = "-" * 59
+    text = "\n".join(["[root@fs18 work]# iperf3 -s", rule, "Server listening on 5201", rule,
+                      "Accepted connection from 192.168.1.182, port 35166",
+                      "[  5] local 192.168.126.18 port 5201 connected to 192.168.1.182 port 35168",
+                      "[ ID] Interval           Transfer     Bandwidth",
+                      "[  5]   0.00-1.00   sec   108 MBytes   905 Mbits/sec",
+                      "[  5]   1.00-2.00   sec   112 MBytes   938 Mbits/sec"])
+    [s] = explain(text)
+    assert s.kind == "iperf3" and s.error is None and s.command == "iperf3 -s"
+    assert round(s.facts["received_gbps"] or s.facts["sent_gbps"], 2) == round((0.905 + 0.938) / 2, 2)
+
+
+def test_a_version_query_is_noted_not_refused():
+    ver, ping = explain("$ ip -V\nip utility, iproute2-6.1.0, libbpf 1.3.0\n\n"
+                        "$ ping -c 3 -M do -s 8972 -I 192.168.100.10 192.168.100.11\n"
+                        "8980 bytes from 192.168.100.11: icmp_seq=1 ttl=64 time=0.284 ms\n"
+                        "8980 bytes from 192.168.100.11: icmp_seq=2 ttl=64 time=0.508 ms\n"
+                        "3 packets transmitted, 3 received, 0% packet loss\n")
+    assert ver.error is None and levels(ver) == ["info"] and "iproute2-6.1.0" in messages(ver)
+    # no PING line: the command's -s 8972 is the payload, so 9000-byte packets (8972 + 28) crossed
+    assert ping.kind == "ping" and "9000-byte packets" in messages(ping, "ok") and "None" not in messages(ping)
+
+
+def test_route_without_a_source_address_says_none_of_it():
+    [s] = explain('$ ip -j route get 192.168.100.11 oif enp1s0f0np0\n'
+                  '[{"dst":"192.168.100.11","dev":"enp1s0f0np0","flags":[],"uid":1000,"cache":[]}]\n')
+    assert s.kind == "ip-route-get" and "leaves by enp1s0f0np0" in messages(s, "ok") and "None" not in messages(s)
+
+
+def test_plain_host_port_without_carrier_or_address_and_loopback_only():
+    lo, nic = explain("$ ip addr show dev lo\n"
+                      "1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 qdisc noqueue state UNKNOWN group default qlen 1000\n"
+                      "    link/loopback 00:00:00:00:00:00 brd 00:00:00:00:00:00\n"
+                      "    inet 127.0.0.1/8 scope host lo\n"
+                      "$ ip addr show dev enp0s31f6\n"
+                      "2: enp0s31f6: <NO-CARRIER,BROADCAST,MULTICAST,UP> mtu 1500 qdisc fq_codel state DOWN group "
+                      "default qlen 1000\n    link/ether 02:00:00:e6:53:38 brd ff:ff:ff:ff:ff:ff\n")
+    assert "Only the loopback interface" in messages(lo) and "Interfaces: ." not in messages(lo)
+    assert "enp0s31f6 DOWN NO-CARRIER MTU 1500 (no IPv4)" in messages(nic)
+    assert "enabled but NO-CARRIER" in messages(nic, "info") and "fail" not in levels(nic)
+
+
+def test_ibv_devinfo_is_read_as_ibstat_is_with_its_gids_and_mtu():
+    from tests import samples_lesson2 as S
+
+    [s] = explain("nvidia@spark-a:~$ ibv_devinfo -v\n" + S.IBV_DEVINFO)
+    assert s.kind == "ibv-devinfo" and s.error is None
+    assert "rocep1s0f1 port 1: Active/LinkUp at 200 Gb/s" in messages(s, "ok")
+    assert "RoCE v2 GID index 3 carries 192.168.100.10" in messages(s, "ok")
+    assert "GID indices 0, 1 hold the link-local fe80" in messages(s, "info")
+    assert "active_mtu 4096" in messages(s, "info") and "fail" not in levels(s)
+    [soft] = explain("$ ibv_devinfo\nhca_id: rxe0\n\ttransport: InfiniBand (0)\n\tfw_ver: 0.0.0\n\tvendor_part_id: 0\n"
+                     "\t\tport:\t1\n\t\t\tstate: PORT_ACTIVE (4)\n\t\t\tactive_mtu: 1024 (3)\n")
+    assert "Soft-RoCE" in messages(soft, "warn") and "1024 means the interface is at a standard MTU" in messages(soft)
+    [ib] = explain("$ ibv_devinfo\nhca_id: mlx5_0\n\tvendor_part_id: 4129\n\t\tport:\t1\n\t\t\tstate: PORT_INIT (2)\n"
+                   "\t\t\tlink_layer: InfiniBand\n")
+    assert "no subnet manager" in messages(ib, "warn")

@@ -329,3 +329,43 @@ def test_captured_two_h200_runs():
     assert sock.facts["nccl_transport"] == "NET/Socket" and "fell back to TCP sockets" in messages(sock, "fail")
     [p2p] = explain((d / "all_reduce_perf_nccl_debug.txt").read_text())
     assert p2p.facts["nccl_transport"] == "P2P" and "fail" not in levels(p2p)
+
+
+# --------------------------------------------------------------------------- shapes from the field corpus (issue 27)
+
+def test_nccl_warn_lines_get_their_meaning():
+    """NCCL WARN lines are explained (checks/diagnoses.toml), not only repeated: completion error 12 is the
+    verbs transport retry exceeded (the NICs cannot reach each other), a closed socket is a consequence."""
+    text = ("gpu5:6252:6325 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE ; OOB eth0:10.0.0.1<0>\n"
+            "gpu5:6252:6325 [0] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<46487> "
+            "with error 12, opcode 0, len 0, vendor err 129\n"
+            "gpu5:6252:6300 [0] misc/socket.cc:538 NCCL WARN Net : Connection closed by remote peer node2<47861>\n")
+    [s] = explain(text, host="other", nodes=2)
+    assert s.kind == "nccl-log"
+    fails = messages(s, "fail")
+    assert "IBV_WC_RETRY_EXC_ERR" in fails and "NCCL_IB_GID_INDEX" in fails
+    assert "the consequence, not the cause" in fails
+
+
+def test_sockets_between_other_machines_warn_and_mpirun_rank_tags_are_nccl():
+    """Two machines that are not Sparks on NET/Socket: it works, slowly (warn), with advice for RDMA NICs and no
+    Spark device names; mpirun's `[0] ` rank tags do not make the lines iperf3's."""
+    text = ("[0] node0:13571:13571 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0\n"
+            "[1] node2:22555:22555 [0] NCCL INFO Channel 00/0 : 2[1] -> 1[0] [receive] via NET/Socket/0\n"
+            "[0] node0:13571:13571 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] via SHM/direct/direct\n")
+    [s] = explain(text, host="other", nodes=2)
+    assert s.kind == "nccl-log" and levels(s).count("fail") == 0
+    assert "over TCP" in messages(s, "warn") and "rocep1s0f1" not in messages(s)
+    [spark] = explain(text, host="spark", nodes=2)
+    assert "fail" in levels(spark)  # a Spark pair must use RDMA
+
+
+def test_one_host_above_any_pcie_link_is_nvlink():
+    rows = "\n".join(f"{n:>12} {n // 2:>12}     bfloat16    none      -1    {t:>7.2f}  {a:>6.2f}  {b:>6.2f}      0"
+                     f"    {t:>7.2f}  {a:>6.2f}  {b:>6.2f}      0" for n, t, a, b in
+                     [(16777216, 230.0, 72.9, 72.9), (117440512, 837.4, 140.2, 140.2)])
+    text = ("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+            "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n"
+            + rows + "\n")
+    [s] = explain(text, host="other", nodes=1)
+    assert s.kind == "nccl-tests" and "NVLink" in messages(s, "info") and "Spark bars do not apply" in messages(s)

@@ -285,7 +285,17 @@ def test_the_gpu_and_its_driver(text, kind, level, words):
     assert d.severity == level and words in d.message + d.fix, d
 
 
-ALL = [RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
+# https://github.com/NVIDIA/nccl/issues/426 (fixed by NCCL_IB_GID_INDEX=3)
+NCCL_WC12 = ("-worker-1:946:988 [0] transport/net_ib.cc:839 NCCL WARN NET/IB : Got completion with error 12, opcode 1, "
+             "len 0, vendor err 129\n")
+# https://github.com/NVIDIA/nccl/issues/795 (a rank had crashed first)
+NCCL_CLOSED = ("a100-st-p4d24xlarge-22:183006:183181 [1] misc/socket.cc:538 NCCL WARN Net : Connection closed by remote "
+               "peer a100-st-p4d24xlarge-22<47861>\n")
+# https://github.com/NVIDIA/nccl-tests/issues/166
+NCCL_CONNECT = ("ubuntu:39964:40075 [0] misc/socket.cc:483 NCCL WARN socketStartConnect: Connect to 10.0.0.2<45763> failed "
+                ": Software caused connection abort\n")
+
+ALL = [NCCL_WC12, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, CGRAPH_READ, RAY_DEAD]
 
 

@@ -32,7 +32,7 @@ from grader.parsers import (ParseError, parse_ethtool, parse_ibdev2netdev, parse
                             parse_ip_route_get_all, parse_iperf3, parse_netplan, parse_ping)
 from grader.parsers.ib_counters import parse_ib_counters  # noqa: E402
 from grader.parsers.ib_sysfs import parse_ib_sysfs  # noqa: E402
-from grader.parsers.ibstat import parse_ibstat  # noqa: E402
+from grader.parsers.ibstat import parse_ibstat, parse_ibv_devinfo  # noqa: E402
 from grader.parsers.lspci import parse_lspci_vv, parse_pci_paths  # noqa: E402
 from grader.parsers.nccl_log import parse_nccl_log, transport_verdict  # noqa: E402
 from grader.parsers.nccl_tests import parse_bench_table, parse_nccl_tests  # noqa: E402
@@ -134,6 +134,7 @@ FAMILIES: list[tuple[str, Callable[[str], Any], str | None, Callable[[], list[st
                                                       + IB_COUNTERS, IB_COUNTERS_FILE]),
     ("show-gids", parse_show_gids, "show-gids", lambda: [S.SHOW_GIDS]),
     ("ibstat", parse_ibstat, "ibstat", lambda: [S.IBSTAT]),
+    ("ibv-devinfo", parse_ibv_devinfo, "ibv-devinfo", lambda: [S.IBV_DEVINFO]),
     ("perftest", parse_perftest, "perftest", lambda: _real("spark/03_*")
      + [_section(x, "# --- ib_write_bw") for x in _real("spark/07_*")] + [S.IB_WRITE_LAT, S.IB_WRITE_BW_SERVER_MB]),
     ("nccl-tests", parse_nccl_tests, "nccl-tests", lambda: [_section(x, "", "# --- ib_write_bw")

@@ -14,7 +14,7 @@ import pytest
 
 from grader.parsers.common import ParseError, strip_log_prefix
 from grader.parsers.ib_sysfs import ipv4_of_gid, parse_ib_sysfs, roce_v2_ipv4_gid_index
-from grader.parsers.ibstat import parse_ibstat
+from grader.parsers.ibstat import parse_ibstat, parse_ibv_devinfo
 from grader.parsers.lspci import parse_lspci_vv
 from grader.parsers.nccl_log import classify_transport, parse_nccl_log, transport_verdict
 from grader.parsers.nccl_tests import busbw_factor, parse_bench_table, parse_nccl_tests
@@ -221,6 +221,26 @@ def test_ibstat_spark():
         (1, "Down", "Disabled", 40.0, "Ethernet"), (1, "Active", "LinkUp", 200.0, "Ethernet"),
         (1, "Down", "Disabled", 40.0, "Ethernet"), (1, "Active", "LinkUp", 200.0, "Ethernet")]
     assert not cas.truncated
+
+
+def test_ibv_devinfo_in_ibstats_words():
+    [c] = parse_ibv_devinfo("$ ibv_devinfo -v\n" + S.IBV_DEVINFO)
+    assert (c.ca, c.ca_type, c.firmware, c.model) == ("rocep1s0f1", "MT4129", "28.45.4028", "ConnectX-7")
+    [p] = c.ports
+    # 4X x 50.0 Gbps = 200 Gb/s, as ibstat's Rate line says it
+    assert (p.port, p.state, p.physical_state, p.rate_gbps, p.link_layer, p.active_mtu) == (
+        1, "Active", "LinkUp", 200.0, "Ethernet", 4096)
+    assert [(i, k) for i, _, k in p.gids] == [(0, "RoCE v1"), (1, "RoCE v2"), (2, "RoCE v1"), (3, "RoCE v2")]
+    assert ipv4_of_gid(p.gids[3][1]) == "192.168.100.10" and not parse_ibv_devinfo(S.IBV_DEVINFO).truncated
+    # a grep excerpt that starts inside the port block: one device without a name, port 1
+    [x] = parse_ibv_devinfo("\n".join(S.IBV_DEVINFO.splitlines()[16:]))
+    assert x.ca is None and x.ports[0].physical_state == "LinkUp" and len(x.ports[0].gids) == 4
+    down = parse_ibv_devinfo(S.IBV_DEVINFO.replace("PORT_ACTIVE (4)", "PORT_DOWN (1)"))
+    assert down[0].ports[0].state == "Down" and not down[0].ports[0].is_active
+    with pytest.raises(ParseError, match="no RDMA device"):
+        parse_ibv_devinfo("$ ibv_devinfo\nNo IB devices found\n")
+    with pytest.raises(ParseError, match="no device found"):
+        parse_ibv_devinfo("hello: world\n")
 
 
 def test_ibstat_other_forms_and_cut():

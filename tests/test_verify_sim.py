@@ -125,8 +125,11 @@ def test_throughput_times_ten_with_consistent_facts_is_flagged(honest, tmp_path)
     assert got["raw outputs match their sha256"]["status"] == "agree"
     assert got["stored facts = facts derived from the raw outputs"]["status"] == "agree"
     assert [r["item"] for r in out["rows"] if r["status"] == "DIFFERS"] == ["TCP throughput (iperf3, one twin)"]
-    # and `grade` alone cannot tell: the forged copy passes every check
-    assert run("grade", str(path)).returncode == 0
+    # and `grade` alone cannot tell: the forged copy passes every check (it earns nothing only because this sim
+    # was built finished, grader.provenance.sim_work_problem, not because grading saw the edit)
+    graded = json.loads(run("grade", str(path), "--format", "json").stdout)
+    assert {v["status"] for v in graded["verdicts"]} == {"pass"}
+    assert [u for u in graded["unfit"] if "was built finished" not in u] == []
 
 
 def test_future_time_and_unhashed_edit_are_flagged(honest, tmp_path):

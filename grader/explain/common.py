@@ -9,10 +9,11 @@ from __future__ import annotations
 import dataclasses
 import functools
 import ipaddress
+import re
 from typing import Any, Callable
 
 from ..ranges import expected_range
-from ..spark_names import QSFP_TWINS, rdma_device_for
+from ..spark_names import QSFP_TWINS, qsfp_port, rdma_device_for, twin_domain
 from .core import Finding, context
 
 C2S = "NVIDIA connect-two-sparks playbook"
@@ -193,3 +194,81 @@ def on_spark(from_paste: bool | None) -> bool | None:
     (``from_paste``: True, False, or None when it cannot tell)."""
     host = context().host
     return from_paste if host is None else host == "spark"
+
+
+# --------------------------------------------------------------------------- RDMA devices (lesson 2a's readers share these)
+
+def twin_words(device: str) -> str:
+    """``rocep1s0f1`` -> ``rocep1s0f1 (enp1s0f1np1, QSFP port 1, PCI domain 0000)``; unknown names as they are."""
+    netdev = SPARK_RDMA.get(device)
+    if netdev is None:
+        return device
+    return f"{device} ({netdev}, QSFP port {qsfp_port(netdev)}, PCI domain {twin_domain(netdev)})"
+
+
+#: RDMA device name prefixes of software RDMA (no RDMA NIC): the kernel's rdma_rxe (Soft-RoCE) and siw (soft-iWARP)
+SOFT_RDMA = {"rxe": "Soft-RoCE (the rdma_rxe kernel driver)", "siw": "soft-iWARP (the siw kernel driver)"}
+
+
+def soft_rdma_kind(device: str) -> str | None:
+    """What a software RDMA device is (``rxe_0`` -> Soft-RoCE), or None for a hardware one."""
+    m = re.match(r"^([a-z]+)", device)
+    return SOFT_RDMA.get(m.group(1)) if m else None
+
+
+def host_findings(devices: list[str], source: str, netdevs: dict[str, str | None] | None = None) -> list[Finding]:
+    """Judge the host as what its RDMA device names say: software RDMA (rxe, siw: no RDMA NIC), a DGX Spark's
+    ConnectX-7 (rocep1s0f*/roceP2p1s0f*), or another RDMA NIC (mlx5_0, irdma0, bnxt_re0 ...): then no Spark
+    figure applies."""
+    out: list[Finding] = []
+    netdevs = netdevs or {}
+    soft = [d for d in devices if soft_rdma_kind(d)]
+    for d in soft:
+        on = f" on {netdevs[d]}" if netdevs.get(d) else ""
+        out.append(warn(f"{d}{on} is {soft_rdma_kind(d)}: RDMA emulated in software over an ordinary Ethernet "
+                        "interface, not an RDMA NIC. This host has no hardware RDMA in this output, so RDMA figures "
+                        "measured over it (ib_write_bw, NCCL's NET/IB) say nothing about an RDMA NIC. A DGX Spark's "
+                        "ConnectX-7 shows rocep1s0f0/rocep1s0f1/roceP2p1s0f0/roceP2p1s0f1."))
+    other = [d for d in devices if d not in SPARK_RDMA and not soft_rdma_kind(d)]
+    if other and not any(d in SPARK_RDMA for d in devices):
+        kind = ("ConnectX (mlx5 driver) devices under their classic names" if all(d.startswith("mlx5") for d in other)
+                else "RDMA devices")
+        out.append(info(f"{', '.join(other[:8])}: {kind}, not a DGX Spark's (rocep1s0f*/roceP2p1s0f*): read as this "
+                        f"host's own devices ({source}); no Spark figure applies."))
+    return out
+
+
+def port_findings(active: dict[str, bool], source: str) -> list[Finding]:
+    """Per QSFP port: both twins active (ok), one (warn); none at all (fail). ``active`` maps Spark
+    RDMA devices seen to whether they are ACTIVE."""
+    out: list[Finding] = []
+    up_ports = []
+    for port, (a, b) in QSFP_TWINS.items():
+        da, db = rdma_device_for(a), rdma_device_for(b)
+        ups = [d for d in (da, db) if active.get(d)]
+        if len(ups) == 2:
+            up_ports.append(port)
+            out.append(ok(f"QSFP port {port} ({port_words(port)}) is in use: both twins' RoCE devices {da} and {db} "
+                          f"are ACTIVE ({source})."))
+        elif len(ups) == 1:
+            up_ports.append(port)
+            other = db if ups[0] == da else da
+            state = "not listed" if other not in active else "not ACTIVE"
+            out.append(warn(f"Only {ups[0]} of QSFP port {port} is ACTIVE; its twin {other} is {state}. With a cable "
+                            "in, both twins come up: reseat the cable, check `ip link` shows both netdevs UP, reboot "
+                            f"if it stays. One twin carries about half of the port's {LINE_GBPS} Gb/s."))
+    seen = [d for d in active if d in SPARK_RDMA]
+    if seen and not up_ports:
+        out.append(fail("No ConnectX-7 RoCE device is ACTIVE: no QSFP link. Check the cable at both ends and that the "
+                        f"twins are UP (`ip link`); the {C2S} says: if none shows Up, check the cable, reboot both "
+                        "Sparks and try again."))
+    elif len(up_ports) == 1:
+        devs = [rdma_device_for(t) for t in QSFP_TWINS[up_ports[0]]]
+        out.append(info(f"For NCCL list both ACTIVE devices of port {up_ports[0]}: {hca_advice(devs)} (one device "
+                        "alone drives one PCIe x4 link: about half the cable's bandwidth). Cable the same port on the "
+                        "other Spark."))
+    elif len(up_ports) == 2:
+        devs = [rdma_device_for(t) for p in up_ports for t in QSFP_TWINS[p]]
+        out.append(info(f"Both QSFP ports are in use: all four twins need an IPv4 address (NVIDIA), and NCCL can use "
+                        f"all four: {hca_advice(devs)}."))
+    return out

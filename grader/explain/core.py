@@ -156,10 +156,14 @@ class _Segment:
     linenos: list[int] = field(default_factory=list)  # paste line number of each line
     prompt_lineno: int | None = None
     n_content: int = -1  # -1: not counted yet (a segment built with its lines)
+    n_rules: int = 0
+    """How many of the content lines are rules (``-----``, ``=====``): a segment of only those has not begun
+    its output yet (``iperf3 -s`` prints one above ``Server listening on``)."""
 
     def __post_init__(self) -> None:
         if self.n_content < 0:
             self.n_content = sum(1 for x in self.lines if not is_noise_line(x))
+            self.n_rules = sum(1 for x in self.lines if _is_rule(x))
 
     def add(self, lines: list[str], numbers: list[int], content: int | None = None) -> None:
         """Append ``lines`` (with their paste line ``numbers``); ``content``: how many are not noise, when
@@ -167,6 +171,20 @@ class _Segment:
         self.lines += lines
         self.linenos += numbers
         self.n_content += sum(1 for x in lines if not is_noise_line(x)) if content is None else content
+        self.n_rules += sum(1 for x in lines if _is_rule(x))
+
+    @property
+    def begun(self) -> bool:
+        """Whether the segment holds a content line other than a rule."""
+        return self.n_content > self.n_rules
+
+
+_RULE_RE = re.compile(r"[-=_]{8,}")
+
+
+def _is_rule(line: str) -> bool:
+    """A content line that is only a rule of 8 or more ``-``, ``=`` or ``_`` (bounded: long lines are not)."""
+    return len(line) < 400 and _RULE_RE.fullmatch(line.strip()) is not None and not is_noise_line(line)
 
 
 _NOT_FOUND_RE = re.compile(r"(?:^|:\s)([\w.+-]+): (?:command )?not found\s*$|^Command '([\w.+-]+)' not found")
@@ -386,7 +404,7 @@ def _segments(chunk: Chunk) -> list[_Segment]:
         spec = _REGISTRY.get(kind) if kind else None
         starts = spec is not None and spec.starts is not None and len(line) <= MAX_KIND_LINE \
             and bool(spec.starts.search(line.strip()))  # the line begins an output of its kind
-        if cur.n_content and (kind != cur.kind or (starts and kind == cur.kind) or whole):
+        if cur.begun and (kind != cur.kind or (starts and kind == cur.kind) or whole):
             keep = _trailing_claimed(cur.kind, [lines[j] for j in pending])
             cur.add([lines[j] for j in pending[:keep]], [numbers[j] for j in pending[:keep]], 0)
             pending = pending[keep:]
@@ -473,6 +491,10 @@ def _explain_as(text: str, kind: str) -> list[Section]:
     return _cross_check([_run(seg, whole=True)])
 
 
+_VERSION_FLAGS = frozenset({"-V", "--version", "-version", "version"})
+"""A command line of a program and one of these asks for its version: a line to note, not a paste to refuse."""
+
+
 def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
     if seg.kind is None:
         known = _known_faults("\n".join(seg.lines))
@@ -485,6 +507,11 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
                            "(Python reads integers of at most 4,300 digits); paste the output as the command "
                            "printed it", seg.host), None
         first = next((x.strip() for x in seg.lines if not is_noise_line(x)), "")
+        argv = command_argv(seg.command)
+        if len(argv) == 2 and argv[1] in _VERSION_FLAGS:  # `ip -V`, `iperf3 --version`: nothing to judge
+            return Section(None, seg.command, {}, (Finding("info", f"{argv[0]}'s version: {first[:120]}. Nothing "
+                                                           "to judge here; it tells which build printed the rest."),),
+                           None, seg.host), None
         return Section(None, seg.command, {}, (),
                        f"could not tell which command printed this (first line {first[:80]!r}); "
                        f"known kinds: {', '.join(_REGISTRY)}; name one with --kind", seg.host), None

@@ -122,12 +122,18 @@ VM_MAC_PREFIXES = {"08:00:27": "VirtualBox", "52:54:00": "QEMU/KVM", "00:0c:29":
 
 def _plain_host_findings(others: list[Any]) -> list[Finding]:
     """A host that is not a Spark: its interfaces (state, MTU, IPv4), and whether its MACs are a VM's."""
-    rows = [f"{i.name} {i.operstate or '?'} MTU {i.mtu} ({', '.join(a.cidr for a in i.ipv4) or 'no IPv4'})"
-            for i in others[:16]]
+    rows = [f"{i.name} {i.operstate or '?'}" + (" NO-CARRIER" if "NO-CARRIER" in (i.flags or ()) else "")
+            + f" MTU {i.mtu} ({', '.join(a.cidr for a in i.ipv4) or 'no IPv4'})" for i in others[:16]]
     vms = {p: v for i in others for p, v in VM_MAC_PREFIXES.items() if (i.mac or "").lower().startswith(p)}
     dark = [i for i in others if i.ipv4 and "NO-CARRIER" in (i.flags or ())]
+    unplugged = [i for i in others if not i.ipv4 and "NO-CARRIER" in (i.flags or ())]
     apipa = [i for i in others if i.ipv4 and all(a.is_link_local for a in i.ipv4) and i not in dark]
-    return [info("Interfaces: " + "; ".join(rows) + ".")] + [fail(
+    listed = [info("Interfaces: " + "; ".join(rows) + ".")] if rows else [
+        info("Only the loopback interface (lo) is in this output: nothing to judge about the network.")]
+    return listed + [info(
+        f"{i.name} is enabled but NO-CARRIER: it sees no link (no cable, or the far end down or off), and it has no "
+        "IPv4 address. Nothing to fix unless that port should be in use; then check the cable and the "
+        f"far end (`ethtool {i.name}` shows `Link detected: no`).") for i in unplugged] + [fail(
         f"{i.name} has {', '.join(a.cidr for a in i.ipv4)} but NO-CARRIER: no link (no cable, or the far end is "
         "down or off), so that subnet cannot be reached through it until the link comes up (`ethtool "
         f"{i.name}` shows `Link detected: no`).") for i in dark] + [warn(
@@ -200,7 +206,8 @@ def _summarise_route(routes: list[Any], command: str | None) -> Summary:
     for r in routes:
         if is_qsfp_twin(r.dev):
             findings.append(ok(f"Traffic to {r.dst} leaves by {r.dev} (QSFP port {qsfp_port(r.dev)}, PCI "
-                               f"domain {twin_domain(r.dev)}), source {r.src}: it uses the cable."))
+                               f"domain {twin_domain(r.dev)})" + (f", source {r.src}" if r.src else "")
+                               + ": it uses the cable."))
             if r.via:
                 findings.append(warn(f"...but through the gateway {r.via}: two Sparks on one cable should "
                                      f"share a subnet directly. Give the peer's twin an address in the same "
@@ -365,12 +372,21 @@ def _df_flag(command: str | None) -> bool | None:
     return bool(re.search(r"-M\s*do\b|(?:^|\s)-D\b", joined))
 
 
+def _ping_payload(command: str | None) -> int | None:
+    """The ``-s`` payload of a ping command line (``-s 8972`` or ``-s8972``), None when it has none."""
+    argv = command_argv(command)
+    m = re.search(r"(?:^| )-s ?(\d+)(?: |$)", " ".join(argv[1:])) if argv and argv[0].startswith("ping") else None
+    return int(m.group(1)) if m else None
+
+
 def _summarise_ping(r: Any, command: str | None) -> Summary:
     df = _df_flag(command)
     facts = dict(dataclasses.asdict(r), ok=r.ok, mtu_error=r.mtu_error, path_mtu=r.path_mtu,
                  dont_fragment=df)
     dest = r.destination or "the peer"
-    size = (r.payload_bytes or 0) + 28
+    # the PING line says the payload; a paste that starts at the replies leaves the command's -s to say it
+    size = (r.payload_bytes or _ping_payload(command) or 0) + 28
+    avg = f", avg {r.rtt_avg_ms} ms" if r.rtt_avg_ms is not None else ""
     errors = " ".join(r.errors).lower()
     findings = []
     if "network is unreachable" in errors:
@@ -390,12 +406,12 @@ def _summarise_ping(r: Any, command: str | None) -> Summary:
     elif r.ok and size >= JUMBO_MTU:
         how = " with fragmenting forbidden (-M do)" if df else ""
         findings.append(ok(f"Jumbo frames work end to end: {size}-byte packets reached {dest} and came back"
-                           f"{how} ({r.received} of {r.transmitted}, avg {r.rtt_avg_ms} ms)."))
+                           f"{how} ({r.received} of {r.transmitted}{avg})."))
         if df is None:
             findings.append(info("The command is not shown: this proves jumbo frames only if it was run "
                                  "with -M do (do not fragment)."))
     elif r.ok:
-        findings.append(ok(f"{dest} answers ({r.received} of {r.transmitted}, avg {r.rtt_avg_ms} ms). This "
+        findings.append(ok(f"{dest} answers ({r.received} of {r.transmitted}{avg}). This "
                            f"checks reachability only; for jumbo frames run `ping -c2 -M do -s {JUMBO_PAYLOAD} "
                            f"{dest}`."))
     elif r.received == 0 and size > 1500:
@@ -496,7 +512,10 @@ def _summarise_iperf3(r: Any, command: str | None) -> Summary:
 register(KindSpec(
     name="iperf3", parse=parse_iperf3, summarise=_summarise_iperf3, programs=("iperf3",),
     matches_command=argv_is("iperf3"),
-    line=re.compile(r"^\[\s*(?:\d+|SUM|ID)\]|^Connecting to host|^iperf Done|^- - - -|^iperf3?: (?:error|interrupt)"
+    # a row is `[  5]   0.00-1.00   sec ...`, `[  5] local ...` or `[ ID] Interval ...`: not any `[0] ...` (mpirun's
+    # --tag-output rank tags put `[0] ` before every line of an NCCL log)
+    line=re.compile(r"^\[\s*(?:\d+|SUM)\]\s+(?:\d+\.\d+-\s*\d+\.\d+\s+sec|local\s)|^\[\s*ID\]\s|^Connecting to host"
+                    r"|^iperf Done|^- - - -|^iperf3?: (?:error|interrupt)"
                     r"|^Server listening on|^Accepted connection from"),
     starts=re.compile(r"^Connecting to host|^Server listening on"),
     matches_json=lambda v: isinstance(v, dict) and (bool({"start", "end", "intervals"} & v.keys())

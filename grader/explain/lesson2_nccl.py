@@ -158,13 +158,14 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
             out.append(info(f"NCCL's network is TCP sockets (NET/Socket{' over ' + where if where else ''}), but the run "
                             "is on one machine: no network carries its data (P2P or SHM do), so it does not matter "
                             "here. Across machines it would: give NCCL an RDMA device before a multi-node run."))
-        elif (socket_channels or (spanned or 0) > 1) and log.ib_no_device and on_spark(_is_spark_log(log) or None) is False:
+        elif (socket_channels or (spanned or 0) > 1) and on_spark(_is_spark_log(log) or None) is False:
+            reason = ("; ".join(why) + ". ") if why else ("check that NCCL_IB_DISABLE is not 1 and NCCL_IB_HCA (if set) "
+                                                          "names them, and in a container pass --device=/dev/infiniband "
+                                                          "with --cap-add=IPC_LOCK --ulimit memlock=-1 (or --privileged). ")
             out.append(warn(f"NCCL moves data between the machines over TCP sockets (NET/Socket"
-                            f"{' over ' + where if where else ''}): it found no RDMA device (`NET/IB : No device "
-                            "found`), so a few GB/s at best. On machines without RDMA NICs (most cloud VMs) that is "
-                            "all there is; if they have some (`rdma link` or `ibv_devices` on the host lists them), "
-                            "NCCL cannot see them: in a container pass --device=/dev/infiniband with "
-                            "--cap-add=IPC_LOCK --ulimit memlock=-1 (or --privileged)."))
+                            f"{' over ' + where if where else ''}): it works, at a few GB/s at best, with no RDMA. If "
+                            "these machines have RDMA NICs (`rdma link` or `ibv_devices` on the host lists them), NCCL "
+                            f"is not using them: {reason}Without any (most cloud VMs), TCP is all there is."))
         elif socket_channels or (spanned or 0) > 1:
             out.append(fail(f"NCCL fell back to TCP sockets (NET/Socket{' over ' + where if where else ''}): no RDMA, a "
                             f"few GB/s at best. {cause}Then check the log shows `NET/IB : Using [0]roce...`."))
@@ -189,11 +190,15 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
                         "used. Run across the two Sparks to see NET/IB."))
     elif verdict.startswith("mixed"):
         parts = verdict.split(": ", 1)[1].split("+")
-        level = fail if "NET/Socket" in parts else info
+        other_host = on_spark(_is_spark_log(log) or None) is False  # a Spark pair must use RDMA; elsewhere TCP may be all
+        level = (warn if other_host else fail) if "NET/Socket" in parts else info
         out.append(level(f"Channels used several transports ({verdict.split(': ', 1)[1]}): NET/* between machines, "
                          "P2P/SHM inside one."
-                         + (" NET/Socket means some traffic went over TCP: give NCCL the RDMA devices "
-                            "(NCCL_IB_HCA, /dev/infiniband in containers)." if "NET/Socket" in parts else "")))
+                         + ((" NET/Socket means the traffic between machines went over TCP, a few GB/s at best: if "
+                             "they have RDMA NICs (`rdma link` lists them), give NCCL them (NCCL_IB_HCA, "
+                             "/dev/infiniband in containers)." if other_host else
+                             " NET/Socket means some traffic went over TCP: give NCCL the RDMA devices "
+                             "(NCCL_IB_HCA, /dev/infiniband in containers).") if "NET/Socket" in parts else "")))
     elif verdict == "unknown" and log.verbs_failures:
         out.append(info("No transport was set up: the communicator failed while connecting (see the ibverbs error)."))
     elif verdict == "unknown":
@@ -292,8 +297,7 @@ def _summarise_nccl_log(log: NcclLog, command: str | None) -> Summary:
         findings.append(warn(f"NCCL WARN: {w}"))
     if log.bench:
         b = max(log.bench, key=lambda x: x.size_mib)
-        findings.append(info(f"The benchmark lines end at {b.size_mib:g} MiB with busbw {b.busbw_gbs:g} GB/s "
-                             f"(= {b.busbw_gbs * 8:g} Gb/s)."))
+        findings.append(info(f"The benchmark lines end at {b.size_mib:g} MiB with busbw {b.busbw_gbs:g} GB/s (= {b.busbw_gbs * 8:g} Gb/s)."))
     return facts, findings
 
 
@@ -310,9 +314,7 @@ register(KindSpec(
 
 def _is_spark_pair(res: NcclTestsResult) -> bool | None:
     """True when the ranks are two GB10s on two hosts; None when the ranks are not shown."""
-    if not res.ranks:
-        return None
-    return len(res.hosts) == 2 and res.nranks == 2 and all("GB10" in r.gpu for r in res.ranks)
+    return (len(res.hosts) == 2 and res.nranks == 2 and all("GB10" in r.gpu for r in res.ranks)) if res.ranks else None
 
 
 def _busbw_findings(res: NcclTestsResult) -> list[Finding]:
@@ -325,18 +327,24 @@ def _busbw_findings(res: NcclTestsResult) -> list[Finding]:
     size_words = f"{gib:g} GiB" if gib >= 1 else f"{size / 2**20:g} MiB" if size >= 2**20 else f"{size} B"
     sides = " / ".join(f"{m.busbw_gbs:g}" for m in (row.out_of_place, row.in_place) if m is not None)
     head = f"busbw {sides} GB/s (out-of-place / in-place) at {size_words}"
-    spark = _is_spark_pair(res)
+    spark = on_spark(_is_spark_pair(res))
     out: list[Finding] = []
     if all((r.busbw_gbs or 0) == 0 for r in res.rows):
         return [info(f"{head}: busbw is 0 in every row, as with a single rank (nothing moves): run one rank per "
                      "Spark (`mpirun -np 2 -H <ip1>:1,<ip2>:1 ...`).")]
-    if spark is False:
-        gpus = ", ".join(dict.fromkeys(r.gpu for r in res.ranks))
-        where = "one host" if len(res.hosts) == 1 else f"{len(res.hosts)} hosts"
-        return [info(f"{head}; {res.nranks} ranks on {where} ({gpus}): not a two-Spark run, so the Spark bars do not "
-                     "apply." + (" Ranks on one host do not use the cable between two machines." if len(res.hosts) == 1
-                                else ""))]
     latency_bound = (measurement_params("spark-pair", "nccl_tests") or {}).get("latency_bound_below_bytes", 0)
+    if spark is False:
+        from ..calc.pcie import link_bandwidth
+
+        hosts, gpus = machines_spanned(None, len(res.hosts)), ", ".join(dict.fromkeys(r.gpu for r in res.ranks))
+        one, pcie = hosts == 1 or len(res.hosts) == 1, link_bandwidth(5, 16).gbyte_s  # the fastest PCIe link, one way
+        ranks = f"; {res.nranks} ranks on " + ("one host" if one else f"{hosts} hosts") + f" ({gpus})" if res.ranks else ""
+        return [info(f"{head}{ranks}: not a two-Spark run, so the Spark bars do not apply." + (
+            " Ranks on one host do not use the cable between two machines." if one else "") + (
+            f" {bw:g} GB/s is more than any PCIe link carries (Gen5 x16: {pcie:.0f} GB/s each way, checks/specs/pcie.toml)"
+            ": these GPUs talk over NVLink (or NVSwitch)." if one and bw > pcie else "") + (
+            f" At {size_words} the messages are too small to judge bandwidth: latency dominates." if size < latency_bound
+            else ""))]
     if size < latency_bound:
         return [info(f"{head}: too small a message to judge the link, whose busbw is bound by latency below "
                      f"{latency_bound / 2**20:g} MiB (checks/ranges.toml); compare a run that reaches large sizes "

@@ -22,11 +22,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..parsers.perftest import PROGRAMS as PERFTEST_PROGRAMS
 from ..parsers.perftest import PerftestRun, parse_perftest
-from ..spark_names import QSFP_TWINS, qsfp_port, rdma_device_for, twin_domain
-from .common import (C2S, JUMBO_MTU, LINE_GBPS, LINK_MBPS, SPARK_RDMA, argv_is, fail, hca_advice, info, ok, port_words,
-                     spark_figure, warn, whole)
+from ..spark_names import qsfp_port
+from .common import (JUMBO_MTU, LINE_GBPS, LINK_MBPS, SPARK_RDMA, argv_is, fail, host_findings, info, ok,
+                     port_findings, soft_rdma_kind, spark_figure, twin_words, warn, whole)
 from .core import Finding, KindSpec, Section, Summary, register, register_cross_check
-from .readers import parse_ib_sysfs, parse_ibstat, parse_rdma_link, parse_show_gids, roce_v2_ipv4_gid_index
+from .readers import (ipv4_of_gid, parse_ib_sysfs, parse_ibstat, parse_ibv_devinfo, parse_rdma_link, parse_show_gids,
+                      roce_v2_ipv4_gid_index)
 
 if TYPE_CHECKING:
     from ..parsers.ib_sysfs import IbSysfs, RoceDevice
@@ -54,82 +55,6 @@ LAT_TYPICAL_US = 1.47
 """ib_write_lat 2-byte t_typical between two Sparks (eugr spark-vllm-docker NETWORKING.md)."""
 
 
-def _twin_words(device: str) -> str:
-    """``rocep1s0f1`` -> ``rocep1s0f1 (enp1s0f1np1, QSFP port 1, PCI domain 0000)``; unknown names as they are."""
-    netdev = SPARK_RDMA.get(device)
-    if netdev is None:
-        return device
-    return f"{device} ({netdev}, QSFP port {qsfp_port(netdev)}, PCI domain {twin_domain(netdev)})"
-
-
-#: RDMA device name prefixes of software RDMA (no RDMA NIC): the kernel's rdma_rxe (Soft-RoCE) and siw (soft-iWARP)
-SOFT_RDMA = {"rxe": "Soft-RoCE (the rdma_rxe kernel driver)", "siw": "soft-iWARP (the siw kernel driver)"}
-
-
-def soft_rdma_kind(device: str) -> str | None:
-    """What a software RDMA device is (``rxe_0`` -> Soft-RoCE), or None for a hardware one."""
-    m = re.match(r"^([a-z]+)", device)
-    return SOFT_RDMA.get(m.group(1)) if m else None
-
-
-def _host_findings(devices: list[str], source: str, netdevs: dict[str, str | None] | None = None) -> list[Finding]:
-    """Judge the host as what its RDMA device names say: software RDMA (rxe, siw: no RDMA NIC), a DGX Spark's
-    ConnectX-7 (rocep1s0f*/roceP2p1s0f*), or another RDMA NIC (mlx5_0, irdma0, bnxt_re0 ...): then no Spark
-    figure applies."""
-    out: list[Finding] = []
-    netdevs = netdevs or {}
-    soft = [d for d in devices if soft_rdma_kind(d)]
-    for d in soft:
-        on = f" on {netdevs[d]}" if netdevs.get(d) else ""
-        out.append(warn(f"{d}{on} is {soft_rdma_kind(d)}: RDMA emulated in software over an ordinary Ethernet "
-                        "interface, not an RDMA NIC. This host has no hardware RDMA in this output, so RDMA figures "
-                        "measured over it (ib_write_bw, NCCL's NET/IB) say nothing about an RDMA NIC. A DGX Spark's "
-                        "ConnectX-7 shows rocep1s0f0/rocep1s0f1/roceP2p1s0f0/roceP2p1s0f1."))
-    other = [d for d in devices if d not in SPARK_RDMA and not soft_rdma_kind(d)]
-    if other and not any(d in SPARK_RDMA for d in devices):
-        kind = ("ConnectX (mlx5 driver) devices under their classic names" if all(d.startswith("mlx5") for d in other)
-                else "RDMA devices")
-        out.append(info(f"{', '.join(other[:8])}: {kind}, not a DGX Spark's (rocep1s0f*/roceP2p1s0f*): read as this "
-                        f"host's own devices ({source}); no Spark figure applies."))
-    return out
-
-
-def _port_findings(active: dict[str, bool], source: str) -> list[Finding]:
-    """Per QSFP port: both twins active (ok), one (warn); none at all (fail). ``active`` maps Spark
-    RDMA devices seen to whether they are ACTIVE."""
-    out: list[Finding] = []
-    up_ports = []
-    for port, (a, b) in QSFP_TWINS.items():
-        da, db = rdma_device_for(a), rdma_device_for(b)
-        ups = [d for d in (da, db) if active.get(d)]
-        if len(ups) == 2:
-            up_ports.append(port)
-            out.append(ok(f"QSFP port {port} ({port_words(port)}) is in use: both twins' RoCE devices {da} and {db} "
-                          f"are ACTIVE ({source})."))
-        elif len(ups) == 1:
-            up_ports.append(port)
-            other = db if ups[0] == da else da
-            state = "not listed" if other not in active else "not ACTIVE"
-            out.append(warn(f"Only {ups[0]} of QSFP port {port} is ACTIVE; its twin {other} is {state}. With a cable "
-                            "in, both twins come up: reseat the cable, check `ip link` shows both netdevs UP, reboot "
-                            f"if it stays. One twin carries about half of the port's {LINE_GBPS} Gb/s."))
-    seen = [d for d in active if d in SPARK_RDMA]
-    if seen and not up_ports:
-        out.append(fail("No ConnectX-7 RoCE device is ACTIVE: no QSFP link. Check the cable at both ends and that the "
-                        f"twins are UP (`ip link`); the {C2S} says: if none shows Up, check the cable, reboot both "
-                        "Sparks and try again."))
-    elif len(up_ports) == 1:
-        devs = [rdma_device_for(t) for t in QSFP_TWINS[up_ports[0]]]
-        out.append(info(f"For NCCL list both ACTIVE devices of port {up_ports[0]}: {hca_advice(devs)} (one device "
-                        "alone drives one PCIe x4 link: about half the cable's bandwidth). Cable the same port on the "
-                        "other Spark."))
-    elif len(up_ports) == 2:
-        devs = [rdma_device_for(t) for p in up_ports for t in QSFP_TWINS[p]]
-        out.append(info(f"Both QSFP ports are in use: all four twins need an IPv4 address (NVIDIA), and NCCL can use "
-                        f"all four: {hca_advice(devs)}."))
-    return out
-
-
 # --------------------------------------------------------------------------- rdma link
 
 def _summarise_rdma(links: RdmaLinks, command: str | None) -> Summary:
@@ -149,7 +74,7 @@ def _summarise_rdma(links: RdmaLinks, command: str | None) -> Summary:
             findings.append(warn(f"{x.device} rides on {x.netdev}; on a DGX Spark it belongs to {SPARK_RDMA[x.device]}: "
                                  "is this a Spark, or were the interfaces renamed?"))
     if not spark:
-        findings += _host_findings(list(dict.fromkeys(x.device for x in links)), "rdma link",
+        findings += host_findings(list(dict.fromkeys(x.device for x in links)), "rdma link",
                                    {x.device: x.netdev for x in links})
         states = ", ".join(f"{x.device}/{x.port} {x.state or '?'}" + (f" on {x.netdev}" if x.netdev else "")
                            for x in links)
@@ -159,7 +84,7 @@ def _summarise_rdma(links: RdmaLinks, command: str | None) -> Summary:
             findings.append(fail("No RDMA port of an RDMA NIC is ACTIVE: NCCL would fall back to TCP sockets. Check "
                                  "the cable and that the netdevs are UP (`ip link`)."))
     else:
-        findings += _port_findings({x.device: x.is_active for x in spark}, "rdma link: state ACTIVE")
+        findings += port_findings({x.device: x.is_active for x in spark}, "rdma link: state ACTIVE")
     if links.truncated:
         findings.append(info("The last line is cut off: paste the whole `rdma link` output."))
     return facts, findings
@@ -274,11 +199,11 @@ def _summarise_sysfs(devices: IbSysfs, command: str | None) -> Summary:
         findings.append(info(f"RDMA devices listed: {', '.join(bare)}"
                              + (" (all four ConnectX-7 twins of a Spark)" if len(spark_names) == 4 else "")
                              + ". Their port state is not in this output: run `rdma link`."))
-    findings += _host_findings(list(devices), "sysfs", {r["rdma_device"]: r["netdev"] for r in rows})
+    findings += host_findings(list(devices), "sysfs", {r["rdma_device"]: r["netdev"] for r in rows})
     known = [r for r in rows if r["state"] is not None]
     spark = {r["rdma_device"]: r["state"].upper() == "ACTIVE" for r in known if r["rdma_device"] in SPARK_RDMA}
     if spark:
-        findings += _port_findings(spark, "sysfs ports/1/state")
+        findings += port_findings(spark, "sysfs ports/1/state")
     elif known and not any(r["state"].upper() == "ACTIVE" for r in known):
         findings.append(fail("No RDMA port is ACTIVE: NCCL would fall back to TCP sockets."))
     findings += _gid_findings(rows)
@@ -314,7 +239,7 @@ def _summarise_show_gids(table: GidTable, command: str | None) -> Summary:
                      "ipv4": v2[0].ipv4 if v2 else None, "netdev": netdev,
                      "unknown_v2": sum(1 for r in table if r.device == dev and r.is_roce_v2 and r.ipv4_gid is None),
                      "gids": [{"type": "RoCE v2" if r.is_roce_v2 else "RoCE v1"} for r in table if r.device == dev]})
-    findings += _host_findings(devices, "show_gids")
+    findings += host_findings(devices, "show_gids")
     if table.redacted:
         findings.append(info("The GIDs (or their addresses) are masked in this paste (`xxxx`): the index, RoCE version "
                              "and netdev of each row are still read; the addresses themselves are not shown, so check "
@@ -338,7 +263,7 @@ register(KindSpec(
 
 # --------------------------------------------------------------------------- ibstat
 
-def _summarise_ibstat(cas: CaList, command: str | None) -> Summary:
+def _summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -> Summary:
     facts = {"cas": [dict(dataclasses.asdict(c), model=c.model) for c in cas], "truncated": cas.truncated}
     findings: list[Finding] = []
     kinds = {(c.ca_type, c.firmware) for c in cas if c.ca_type or c.firmware}
@@ -361,7 +286,7 @@ def _summarise_ibstat(cas: CaList, command: str | None) -> Summary:
             label = f"{name} port {p.port}"
             if p.is_active and c.ca not in SPARK_RDMA:
                 rate = p.rate_gbps
-                findings.append(ok(f"{label}: Active/{p.physical_state or '?'}"
+                findings.append(ok(f"{label}: Active" + (f"/{p.physical_state}" if p.physical_state else "")
                                    + (f" at {rate:g} Gb/s (this NIC's negotiated rate)." if rate is not None else ".")))
             elif p.is_active:
                 rate = p.rate_gbps
@@ -380,15 +305,82 @@ def _summarise_ibstat(cas: CaList, command: str | None) -> Summary:
             elif p.state is not None:
                 findings.append(info(f"{label}: {p.state}/{p.physical_state or '?'} (not in use; the Rate of a port "
                                      "that is down means nothing)."))
-    findings += _host_findings([c.ca for c in cas if c.ca], "ibstat")
+    findings += host_findings([c.ca for c in cas if c.ca], source)
     spark = {c.ca: any(p.is_active for p in c.ports) for c in cas if c.ca in SPARK_RDMA and c.ports}
     if spark:
-        findings += _port_findings(spark, "ibstat: State Active")
+        findings += port_findings(spark, f"{source}: State Active")
     if cas.truncated:
-        findings.append(info("The output is cut off inside the last port block: the lines shown were read."))
+        findings.append(info("The output is cut off inside the last port block: the lines shown were read."
+                             if source == "ibstat" else "The output starts inside a port block (no `hca_id:` line): "
+                             "the lines shown were read, as port 1 of a device not named."))
     for w in cas.warnings:
         findings.append(info(f"ibstat warned: {w}"))
     return facts, findings
+
+
+def _summarise_ibv_devinfo(cas: CaList, command: str | None) -> Summary:
+    """ibstat's reading of the ports (the same shapes), plus what only ibv_devinfo shows: a port in INIT on
+    InfiniBand (no subnet manager), RoCE's active MTU, and the GID table of ``-v``."""
+    facts, findings = _summarise_ibstat(cas, command, "ibv_devinfo")
+    for c in cas:
+        for p in c.ports:
+            label = f"{c.ca or 'this device'} port {p.port}"
+            ib = (p.link_layer or "").lower() == "infiniband"
+            if ib and (p.state or "").lower() == "initializing":
+                findings.append(warn(f"{label} is PORT_INIT on InfiniBand: the link is up but no subnet manager has "
+                                     "configured it (no LID yet). Run a subnet manager (opensm on one host, or the "
+                                     "switch's), then the port turns ACTIVE."))
+            if ib and (p.state or "").lower() == "down":
+                findings = [f for f in findings if not f.message.startswith(f"{label}: Down/")]  # said better here
+                findings.append(info(f"{label} is PORT_DOWN on InfiniBand: no physical link on it (no cable, or the far "
+                                     "end down); a port with a link but no subnet manager would show PORT_INIT. Fine "
+                                     "if no job uses it."))
+            if p.active_mtu and (p.link_layer or "").lower() != "infiniband" and p.is_active:
+                findings.append(info(f"{label}: active_mtu {p.active_mtu}. RoCE uses the largest RDMA MTU (256 to 4096) "
+                                     "that fits the Ethernet interface's MTU, so " + (
+                                         "4096 means the interface carries jumbo frames." if p.active_mtu >= 4096 else
+                                         f"{p.active_mtu} means the interface is at a standard MTU (1500); jumbo "
+                                         f"frames (MTU {JUMBO_MTU} on both ends) give RoCE 4096.")))
+            findings += _devinfo_gid_findings(label, c.ca or "this device", p)
+    return facts, findings
+
+
+def _devinfo_gid_findings(label: str, name: str, port: Any) -> list[Finding]:
+    """What ``ibv_devinfo -v``'s GID lines of one port say. With their types printed, the same judge as
+    show_gids and sysfs (:func:`_gid_findings`); without (older rdma-core), which indices hold an IPv4
+    address; and the link-local (fe80) ones, which do not route between hosts."""
+    if not port.gids:
+        return []
+    v4 = [(i, ipv4_of_gid(g), k) for i, g, k in port.gids if ipv4_of_gid(g)]
+    local = [i for i, g, _ in port.gids if g.lower().startswith("fe80")]
+    out: list[Finding] = []
+    if any(k for _, _, k in port.gids):
+        v2 = next(((i, ip) for i, ip, k in v4 if k == "RoCE v2"), (None, None))
+        up = port.is_active or port.physical_state == "LinkUp"
+        out += _gid_findings([{"rdma_device": name, "state": "ACTIVE" if up else (port.state or ""), "netdev": None,
+                               "roce_v2_gid_index": v2[0], "ipv4": v2[1], "unknown_v2": 0,
+                               "gids": [{"type": k} for _, _, k in port.gids]}])
+    else:
+        for ip in dict.fromkeys(ip for _, ip, _ in v4):
+            idx = [str(i) for i, x, _ in v4 if x == ip]
+            out.append(info(f"{label}: GID {'indices' if len(idx) > 1 else 'index'} {', '.join(idx)} hold {ip} "
+                            "(IPv4-mapped); this output does not say which is RoCE v2 (of a v1/v2 pair it is usually "
+                            "the second): `show_gids` or `cat /sys/class/infiniband/<dev>/ports/1/gid_attrs/types/"
+                            "<index>` says."))
+    if local:
+        out.append(info(f"{label}: GID {'indices' if len(local) > 1 else 'index'} {', '.join(map(str, local))} "
+                        "hold the link-local fe80:: address: not routable between hosts; a queue pair on it times "
+                        "out across nodes (use the IPv4 RoCE v2 index)."))
+    return out
+
+
+register(KindSpec(
+    name="ibv-devinfo", parse=parse_ibv_devinfo, summarise=_summarise_ibv_devinfo, programs=("ibv_devinfo",),
+    matches_command=argv_is("ibv_devinfo"),
+    line=re.compile(r"^hca_id:\s|^phys_port_cnt:\s|^port:\s+\d+\s*$|^state:\s+PORT_|^phys_state:\s+(?:LINK_UP|POLLING|"
+                    r"DISABLED)|^active_mtu:\s|^\W{0,4}GID\[\s*\d+\]:|^No IB devices found"),
+    starts=re.compile(r"^hca_id:\s"),
+))
 
 
 register(KindSpec(
@@ -481,13 +473,13 @@ def _summarise_perftest(runs: list[PerftestRun], command: str | None) -> Summary
                            bw_unit="Gb/s", latency_unit="us") for r in runs]}
     findings: list[Finding] = []
     for r in runs:
-        dev = _twin_words(r.device) if r.device else "this device"
+        dev = twin_words(r.device) if r.device else "this device"
         side = {"client": "client side", "server": "server side"}.get(r.role or "", "")
         label = f"{r.test or r.program or 'perftest'} on {dev}" + (f" ({side})" if side else "")
         for e in r.errors:
             findings.append(_perftest_error(e))
         if r.device and r.device not in SPARK_RDMA:
-            findings += _host_findings([r.device], "perftest") + _other_host_figures(r, label)
+            findings += host_findings([r.device], "perftest") + _other_host_figures(r, label)
         else:
             findings += _bw_findings(r, label) + _lat_findings(r, label)
         if r.report_unit and r.report_unit.upper().startswith("MB") and r.bw_rows:

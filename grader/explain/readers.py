@@ -36,6 +36,8 @@ parse_ping = _at_first_call("parsers.ping", "parse_ping")
 parse_ib_sysfs = _at_first_call("parsers.ib_sysfs", "parse_ib_sysfs")
 roce_v2_ipv4_gid_index = _at_first_call("parsers.ib_sysfs", "roce_v2_ipv4_gid_index")
 parse_ibstat = _at_first_call("parsers.ibstat", "parse_ibstat")
+parse_ibv_devinfo = _at_first_call("parsers.ibstat", "parse_ibv_devinfo")
+ipv4_of_gid = _at_first_call("parsers.ib_sysfs", "ipv4_of_gid")
 parse_rdma_link = _at_first_call("parsers.rdma", "parse_rdma_link")
 parse_show_gids = _at_first_call("parsers.show_gids", "parse_show_gids")
 

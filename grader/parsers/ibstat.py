@@ -63,13 +63,19 @@ class IbPort:
     """One port block: ``port`` number, ``state`` (``Active``, ``Down``, ``Initializing``... as
     printed), ``physical_state`` (``LinkUp``, ``Disabled``, ``Polling``...), ``rate_gbps`` the
     ``Rate`` line in Gb/s (float; None if absent), ``link_layer`` (``Ethernet`` = RoCE,
-    ``InfiniBand``). Any field is None when its line was not in the paste."""
+    ``InfiniBand``). Any field is None when its line was not in the paste. ``ibv_devinfo``'s ports
+    (:func:`parse_ibv_devinfo`) carry the same fields in ibstat's words, and its MTU and GIDs."""
 
     port: int
     state: str | None = None
     physical_state: str | None = None
     rate_gbps: float | None = None
     link_layer: str | None = None
+    active_mtu: int | None = None
+    """RoCE/IB MTU in bytes (``ibv_devinfo``'s ``active_mtu``; ibstat does not print it)."""
+    gids: tuple[tuple[int, str, str | None], ...] = ()
+    """``(index, GID, type)`` of ``ibv_devinfo -v``'s ``GID[ n]:`` lines; type ``RoCE v2``, ``RoCE v1`` or None
+    (older rdma-core prints none)."""
 
     @property
     def is_active(self) -> bool:
@@ -181,3 +187,100 @@ def _prompt_ca(lines: list[Line]) -> str | None:
             args = [a for a in argv[1:] if not a.startswith("-")]
             return args[0] if args else None
     return None
+
+
+# --------------------------------------------------------------------------- ibv_devinfo
+
+IBV_CMD = "ibv_devinfo"
+_IBV_HCA_RE = re.compile(r"^hca_id:\s*(?P<name>\S+)")
+_IBV_PORT_RE = re.compile(r"^port:\s*(?P<n>\d+)\s*$")
+_IBV_GID_RE = re.compile(r"^\W{0,4}GID\[\s*(?P<i>\d+)\]:\s*(?P<gid>[0-9a-fA-F:.]+)(?:\s*,\s*(?P<type>RoCE v[12]|IB))?")
+_IBV_STATE = {"PORT_ACTIVE": "Active", "PORT_DOWN": "Down", "PORT_INIT": "Initializing", "PORT_ARMED": "Armed",
+              "PORT_ACTIVE_DEFER": "Active"}
+_IBV_PHYS = {"LINK_UP": "LinkUp", "POLLING": "Polling", "DISABLED": "Disabled", "SLEEP": "Sleep",
+             "PORT_CONFIGURATION_TRAINING": "PortConfigurationTraining", "LINK_ERROR_RECOVERY": "LinkErrorRecovery"}
+_IBV_WIDTH_RE = re.compile(r"^(?P<n>\d+)X")
+_IBV_SPEED_RE = re.compile(r"^(?P<n>\d+(?:\.\d+)?)\s*Gbps")
+
+
+def _first_word(value: str) -> str:
+    return value.split()[0] if value.split() else ""
+
+
+def parse_ibv_devinfo(text: str) -> CaList:
+    """Parse ``ibv_devinfo`` (rdma-core; ``-v`` too) into ibstat's shapes: one CaInfo per ``hca_id:`` block
+    (``ca_type`` ``MT<vendor_part_id>``, ``firmware`` its ``fw_ver``), one IbPort per ``port:`` block with
+    ``state`` and ``physical_state`` in ibstat's words (``PORT_ACTIVE`` -> ``Active``, ``LINK_UP`` ->
+    ``LinkUp``), ``rate_gbps`` = ``active_speed`` x ``active_width`` (``25.0 Gbps`` x ``1X`` = 25.0),
+    ``link_layer``, ``active_mtu`` and the ``GID[ n]:`` lines (``ibv_devinfo -v``). A paste that starts inside
+    a port block (a grep excerpt) is one device without a name and port 1. Keys it does not need are
+    skipped; a line that is not ``key: value`` is skipped too (``-v`` prints flag lists on their own lines).
+
+    Raises ParseError for ``command not found``, ``No IB devices found`` (no RDMA device, or its driver not
+    loaded), or no device or port line at all.
+    """
+    lines = [x for x in content_lines(text, keep_comments=True) if not is_comment_line(x.text)]
+    raise_if_shell_error(lines, IBV_CMD)
+    cas: list[dict] = []
+    port: dict | None = None
+    seen = False
+    for line in lines:
+        s = line.text.strip()
+        if re.match(r"^No IB devices found", s, re.I):
+            raise fail_on_line(IBV_CMD, line, "no RDMA device: the NIC's RDMA driver is not loaded (mlx5_ib), or "
+                               "there is none (`rdma link` lists them)")
+        m = _IBV_HCA_RE.match(s)
+        if m:
+            cas.append({"ca": m.group("name"), "ports": []})
+            port, seen = None, True
+            continue
+        if not cas:
+            cas.append({"ca": None, "ports": []})
+        m = _IBV_PORT_RE.match(s)
+        if m:
+            port = {"port": int(m.group("n")), "gids": []}
+            cas[-1]["ports"].append(port)
+            seen = True
+            continue
+        g = _IBV_GID_RE.match(s)
+        kv = None if g else _key_value(s)
+        if not g and not kv:
+            continue
+        if port is None and (g or (kv and kv[0].lower() in ("state", "phys_state", "link_layer", "active_mtu",
+                                                              "active_speed", "active_width"))):
+            port = {"port": 1, "gids": []}  # a port's lines without their `port:` line
+            cas[-1]["ports"].append(port)
+        if g:
+            port["gids"].append((int(g.group("i")), g.group("gid"), g.group("type")))
+            seen = True
+            continue
+        key, value = kv[0].lower(), kv[1].strip()
+        if port is not None:
+            if key == "state":
+                port["state"] = _IBV_STATE.get(_first_word(value), _first_word(value) or None)
+            elif key == "phys_state":
+                port["physical_state"] = _IBV_PHYS.get(_first_word(value), _first_word(value) or None)
+            elif key == "link_layer":
+                port["link_layer"] = value or None
+            elif key == "active_mtu" and _first_word(value).isdigit():
+                port["active_mtu"] = int(_first_word(value))
+            elif key in ("active_speed", "active_width"):
+                port[key] = value
+            seen = seen or key in ("state", "phys_state", "link_layer")
+        elif key == "fw_ver":
+            cas[-1]["firmware"] = value or None
+        elif key == "vendor_part_id" and value.isdigit() and int(value):
+            cas[-1]["ca_type"] = f"MT{value}"
+    if not seen:
+        raise ParseError(IBV_CMD, "no device found (expected `hca_id: <name>` and its `port:` blocks)")
+    out = []
+    for c in cas:
+        ports = []
+        for p in c["ports"]:
+            width, speed = _IBV_WIDTH_RE.match(p.get("active_width", "")), _IBV_SPEED_RE.match(p.get("active_speed", ""))
+            rate = float(speed.group("n")) * int(width.group("n")) if width and speed else None
+            ports.append(IbPort(p["port"], p.get("state"), p.get("physical_state"), rate, p.get("link_layer"),
+                                p.get("active_mtu"), tuple(p["gids"])))
+        out.append(CaInfo(c["ca"], c.get("ca_type"), c.get("firmware"), tuple(ports)))
+    truncated = cas[0]["ca"] is None
+    return CaList(out, truncated)
