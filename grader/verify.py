@@ -274,13 +274,20 @@ def compare_items(recorded: dict[str, Item], measured: dict[str, Item], reachabl
     return rows
 
 
+def ratio(recorded: Any, measured: Any) -> float:
+    """max/min of two positive figures; inf when either is not a positive number."""
+    if not isinstance(recorded, (int, float)) or not isinstance(measured, (int, float)) or recorded <= 0 or measured <= 0:
+        return float("inf")
+    return max(recorded, measured) / min(recorded, measured)
+
+
 def within(recorded: float, measured: float, spread: float) -> tuple[bool, str]:
     """Whether two positive figures agree within ``spread``: ``max/min <= 1 + spread``;
     ``(ok, "ratio X, allowed <= Y")``. A zero or negative figure agrees only with an equal one."""
     if recorded <= 0 or measured <= 0:
         return recorded == measured, "not a positive figure"
-    ratio = max(recorded, measured) / min(recorded, measured)
-    return ratio <= 1 + spread + 1e-12, f"ratio {ratio:.2f}, allowed <= {1 + spread:.2f}"
+    r = ratio(recorded, measured)
+    return r <= 1 + spread + 1e-12, f"ratio {r:.2f}, allowed <= {1 + spread:.2f}"
 
 
 def _order(name: str) -> tuple[int, str]:
@@ -426,7 +433,7 @@ def _run_lab(inv: Any, recorded: Evidence, progress: Callable[[str], None]) -> t
                 ev = run_lesson(recorded.lesson, inv, {head.name: conn}, {},
                                 collect=lambda i, cs, er: one_level(i, cs, er, tmp)).evidence
             got = lab_rows(recorded, ev, label, c)
-            worst = max((_ratio(r) for r in got), default=float("inf"))
+            worst = max((ratio(r.recorded, r.measured) for r in got), default=float("inf"))
             if best is None or worst < best[0]:
                 best = (worst, got, ev)
             if all(r.status != DIFFERS for r in got):
@@ -443,14 +450,6 @@ def _run_lab(inv: Any, recorded: Evidence, progress: Callable[[str], None]) -> t
         got = [Row(r.item, r.recorded, r.measured, r.unit, r.status,
                    f"{r.note}; the closest of {sample} runs") for r in got]
     return rows + got, ev
-
-
-def _ratio(row: Row) -> float:
-    """max/min of a compared row's two figures (inf when not comparable)."""
-    r, m = row.recorded, row.measured
-    if not isinstance(r, (int, float)) or not isinstance(m, (int, float)) or r <= 0 or m <= 0:
-        return float("inf")
-    return max(r, m) / min(r, m)
 
 
 # ---------------------------------------------------------------------------------------------
