@@ -25,7 +25,13 @@ def docker_run_no_host_ip(fault: str, tmp_path) -> None:
                                    containers.container_name(node)).stdout.splitlines() for node in ("spark-a", "spark-b")}
     assert "VLLM_HOST_IP=192.168.100.10" in env["spark-a"] and not any(e.startswith("VLLM_HOST_IP=") for e in env["spark-b"])
     code, out, stderr = check(inv, tmp_path)
-    assert code == 1 and "Traceback" not in stderr
+    assert "Traceback" not in stderr
+    docker_run_no_host_ip_judged(fault, code, out)
+
+
+def docker_run_no_host_ip_judged(fault: str, code: int, out: dict) -> None:
+    """What ``check lesson2`` (live) or ``grade --json`` (of its recording) says of docker-run-no-host-ip."""
+    assert code == 1
     assert failed(out) == {"L2.vllm_host_ip"}, json.dumps(out["verdicts"], indent=1)
     v = next(v for v in out["verdicts"] if v["id"] == "L2.vllm_host_ip")
     assert v["hint"] and any("spark-b" in d for d in v["details"]), v
@@ -43,7 +49,13 @@ def image_without_ray(fault: str, tmp_path) -> None:
     ps = containers.docker("spark-a", "ps", "-a", "--format", "{{.Names}} {{.Image}} {{.Status}}").stdout
     assert "clsim-spark-a localhost/clusterlab-sim-vllm:noray Exited (127)" in ps, ps
     code, out, stderr = check(inv, tmp_path)
-    assert code == 1 and "Traceback" not in stderr
+    assert "Traceback" not in stderr
+    image_without_ray_judged(fault, code, out)
+
+
+def image_without_ray_judged(fault: str, code: int, out: dict) -> None:
+    """What ``check lesson2`` (live) or ``grade --json`` (of its recording) says of image-without-ray."""
+    assert code == 1
     assert failed(out) == {"L2.ray_nodes"}, json.dumps(out["verdicts"], indent=1)
     v = next(v for v in out["verdicts"] if v["id"] == "L2.ray_nodes")
     assert "ray: not found" in " ".join(v["details"]) and "ray: command not found" in v["hint"], v
@@ -53,3 +65,5 @@ def image_without_ray(fault: str, tmp_path) -> None:
 
 FAILS_EXACTLY = {"docker-run-no-host-ip": docker_run_no_host_ip, "image-without-ray": image_without_ray}
 """Each container fault with the function that brings it to its failing state (tests/test_track.py)."""
+JUDGED = {"docker-run-no-host-ip": docker_run_no_host_ip_judged, "image-without-ray": image_without_ray_judged}
+"""Each with the function that judges its check's (or its recording's grade's) exit status and JSON."""

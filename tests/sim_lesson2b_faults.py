@@ -38,13 +38,19 @@ def launch_fault_fails_exactly_its_check(fault: str, tmp_path) -> None:
     """A launch fault (:data:`FAULTS`): ``serve.start`` fails with vLLM's exit, and ``check lesson2`` fails
     exactly the owning check, naming the cause and the fix; the launch itself is not measured. Leaves the
     sim up."""
-    which, cause, fix = FAULTS[fault]
     inv = sim.up([fault])
     with pytest.raises(serve.ServeError, match="vllm serve exited") as err:
         serve.start("ray")
     assert "check lesson2" in str(err.value)
     code, out, stderr = check(inv, tmp_path)
-    assert code == 1 and "Traceback" not in stderr
+    assert "Traceback" not in stderr
+    launch_fault_judged(fault, code, out)
+
+
+def launch_fault_judged(fault: str, code: int, out: dict) -> None:
+    """What ``check lesson2`` (live) or ``grade --json`` (of its recording) says of a launch fault."""
+    which, cause, fix = FAULTS[fault]
+    assert code == 1
     assert failed(out) == {which}, json.dumps(out["verdicts"], indent=1)
     v = next(v for v in out["verdicts"] if v["id"] == which)
     assert v["hint"] and v["source"]
@@ -57,11 +63,17 @@ def launch_fault_fails_exactly_its_check(fault: str, tmp_path) -> None:
 def serving_fault_fails_exactly_its_check(fault: str, tmp_path) -> None:
     """A serving fault (:data:`SERVING_FAULTS`): the model serves, and ``check lesson2`` fails exactly the
     owning check with the cause and the fix. Leaves the sim up."""
-    which, cause, fix = SERVING_FAULTS[fault]
     inv = sim.up([fault])
     serve.start("ray")
     code, out, stderr = check(inv, tmp_path)
-    assert code == 1 and "Traceback" not in stderr
+    assert "Traceback" not in stderr
+    serving_fault_judged(fault, code, out)
+
+
+def serving_fault_judged(fault: str, code: int, out: dict) -> None:
+    """What ``check lesson2`` (live) or ``grade --json`` (of its recording) says of a serving fault."""
+    which, cause, fix = SERVING_FAULTS[fault]
+    assert code == 1
     assert failed(out) == {which}, json.dumps(out["verdicts"], indent=1)
     v = next(v for v in out["verdicts"] if v["id"] == which)
     assert v["hint"] and v["source"] and cause in v["details"][0] and fix in v["details"][0]
@@ -77,11 +89,17 @@ def _failing_start(fault: str, mode: str, tmp_path) -> tuple[str, dict, dict, di
     state = serve.status() or {}
     assert "[serve]" in inv.read_text() and state.get("failed")
     code, out, stderr = check(inv, tmp_path)
-    assert code == 1 and "Traceback" not in stderr
+    assert "Traceback" not in stderr
+    return str(err.value), state, out, only_failure(code, out)
+
+
+def only_failure(code: int, out: dict) -> dict:
+    """The one verdict that failed (asserted: exit 1, exactly one failure, with a hint and a source)."""
+    assert code == 1
     fails = [v for v in out["verdicts"] if v["status"] == "fail"]
     assert len(fails) == 1, json.dumps(out["verdicts"], indent=1)
     assert fails[0]["hint"] and fails[0]["source"]
-    return str(err.value), state, out, fails[0]
+    return fails[0]
 
 
 def ray_wrong_node_ip_fails_only_ray_nodes(fault: str, tmp_path) -> None:
@@ -89,6 +107,12 @@ def ray_wrong_node_ip_fails_only_ray_nodes(fault: str, tmp_path) -> None:
     the logs and the [serve] table stay, and L2.ray_nodes alone fails, naming the node's own address."""
     msg, _, out, v = _failing_start(fault, "ray", tmp_path)
     assert "ray start" in msg and "timed out registering this node" in msg and "spark-b/ray.log" in msg
+    ray_wrong_node_ip_judged(fault, 1, out)
+
+
+def ray_wrong_node_ip_judged(fault: str, code: int, out: dict) -> None:
+    """What ``check lesson2`` (live) or ``grade --json`` (of its recording) says of ray-wrong-node-ip."""
+    v = only_failure(code, out)
     assert v["id"] == "L2.ray_nodes"
     details = " ".join(v["details"])
     assert "1 node(s) up, expected 2" in details and "spark-b runs no Ray daemon" in details
@@ -112,6 +136,12 @@ def nnodes_without_host_ip_hangs_and_fails_only_vllm_host_ip(fault: str, tmp_pat
     msg, state, out, v = _failing_start(fault, "nnodes", tmp_path)
     assert f"did not answer within {faults.HANG_DEADLINE_S:.0f} s" in msg and faults.HANG_DEADLINE_S == 75.0
     assert "no new line for" in msg and "hangs without an error" in msg and state["hung"]
+    nnodes_without_host_ip_judged(fault, 1, out)
+
+
+def nnodes_without_host_ip_judged(fault: str, code: int, out: dict) -> None:
+    """What ``check lesson2`` (live) or ``grade --json`` (of its recording) says of nnodes-no-host-ip."""
+    v = only_failure(code, out)
     assert v["id"] == "L2.vllm_host_ip"
     details = " ".join(v["details"])
     assert "the launch hangs: the vLLM log on spark-a shows nothing new for" in details
@@ -128,3 +158,6 @@ FAILS_EXACTLY = {**{f: launch_fault_fails_exactly_its_check for f in FAULTS},
                  "ray-wrong-node-ip": ray_wrong_node_ip_fails_only_ray_nodes,
                  "nnodes-no-host-ip": nnodes_without_host_ip_hangs_and_fails_only_vllm_host_ip}
 """Lesson 2b's faults, each with the function that brings it to its failing state and asserts it."""
+JUDGED = {**{f: launch_fault_judged for f in FAULTS}, **{f: serving_fault_judged for f in SERVING_FAULTS},
+          "ray-wrong-node-ip": ray_wrong_node_ip_judged, "nnodes-no-host-ip": nnodes_without_host_ip_judged}
+"""Each with the function that judges its check's (or its recording's grade's) exit status and JSON."""

@@ -77,7 +77,14 @@ def fails_exactly_its_check(fault: str, tmp_path) -> None:
     Leaves the sim up (the caller solves or takes it down)."""
     inv = up_with_ray([fault])
     code, out, err = check(inv, tmp_path)
-    assert code == 1 and "Traceback" not in err
+    assert "Traceback" not in err
+    judged_2a(fault, code, out)
+
+
+def judged_2a(fault: str, code: int, out: dict) -> None:
+    """What ``check lesson2`` (live) or ``grade --json`` (of its recording) says of a lesson-2a fault with Ray
+    up: exit 1, exactly the fault's check failed among lesson 2a's, each failure with a hint and details."""
+    assert code == 1
     assert failed(out) - SERVE_CHECKS == FAULTS[fault], json.dumps(out["verdicts"], indent=1)
     for v in out["verdicts"]:
         if v["status"] == "fail" and v["id"] not in SERVE_CHECKS:
@@ -94,3 +101,7 @@ def test_without_serving_the_check_says_to_start_the_cluster(tmp_path):
     by = {v["id"]: v for v in out["verdicts"]}
     assert "no Ray or vLLM process could be read" in by["L2.ifname_vars"]["details"][0]
     assert by["L2.roce_active"]["status"] == "pass" and by["L2.nccl_transport"]["status"] == "pass"
+
+
+JUDGED = {f: judged_2a for f in FAULTS}
+"""Each lesson-2a fault with the function that judges its check's (or its recording's grade's) exit and JSON."""

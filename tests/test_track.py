@@ -2,9 +2,10 @@
 
 - every lesson: ``start`` -> ``solve`` -> its check passes -> ``finish``, and nothing of clusterlab's
   is left (processes, listening ports, the nodes' /dev/shm, temporary folders: compared with before);
-- every fault of the sim: ``start`` -> the fault -> ``check`` fails exactly the checks that own it ->
-  ``solve`` -> every check passes -> ``finish``. A lesson-1 fault is solved by ``solve lesson1``; a
-  lesson-2 fault is first brought to its failing state (Ray started, or vLLM launched and failed, hung or
+- every lesson-1 fault of the sim, and lesson 2's live ones (tests.lesson2_faults.LIVE: one of each kind;
+  the others are judged from their recordings, tests/test_fault_recordings.py): ``start`` -> the fault ->
+  ``check`` fails exactly the checks that own it -> ``solve`` -> every check passes -> ``finish``. A
+  lesson-1 fault is solved by ``solve lesson1``; a lesson-2 fault is first brought to its failing state (Ray started, or vLLM launched and failed, hung or
   serving on the wrong link: tests/test_lesson2_sim.py and sim_lesson2b_faults.py say how, and assert
   the failure in detail), then ``solve lesson2`` rebuilds and serves, and every lesson-2 check passes
   with the healthy sim's values (63-142 s each on 2 cores).
@@ -32,12 +33,11 @@ from grader import lessons, sim
 from grader.sim import containers, serve
 from grader.sim import topology as T
 from grader.sim.faults import REGISTRY as FAULT_REGISTRY
-from tests.sim_container_faults import FAILS_EXACTLY as CONTAINER_FAILS
-from tests.sim_lesson2b_faults import FAILS_EXACTLY as LESSON2B_FAILS
+from tests.lesson2_faults import FAILING_STATE as LESSON2_FAILS
+from tests.lesson2_faults import LIVE as LESSON2_LIVE
+from tests.lesson2_faults import recording
 from tests.test_lesson1_sim import FAULTS as LESSON1_FAULTS
 from tests.test_lesson1_sim import live_processes
-from tests.test_lesson2_sim import FAULTS as LESSON2A
-from tests.test_lesson2_sim import fails_exactly_its_check as lesson2a_fails
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("sshd", path="/usr/sbin:/usr/bin:/sbin:/bin"),
                                 reason="the sim needs root and OpenSSH sshd")
@@ -111,20 +111,18 @@ def healthy_sim():
         sim.down()
 
 
-LESSON2_FAILS = {**{f: lesson2a_fails for f in LESSON2A}, **LESSON2B_FAILS, **CONTAINER_FAILS}
-"""Each lesson-2 fault with the function that brings the sim up with it, to its failing state, and asserts
-``check lesson2`` fails exactly its check (the sim is left up for ``solve``)."""
-
-
 def test_every_fault_has_a_track():
-    """test_fault_track runs every fault of the registry: a lesson-1 fault with the checks it fails, a
-    lesson-2 fault with the way to its failing state."""
+    """Every fault of the registry has a track: a lesson-1 fault with the checks it fails (live); a lesson-2
+    fault with the way to its failing state, and live (tests.lesson2_faults.LIVE) or judged from its
+    recording (tests/test_fault_recordings.py)."""
     for name, f in FAULT_REGISTRY.items():
         if f.lesson == "lesson1":
             assert LESSON1_FAULTS.get(name), f"{name}: no lesson-1 checks it fails"
         else:
             assert f.lesson == "lesson2" and name in LESSON2_FAILS, f"{name}: no way to its failing state"
-    assert set(LESSON2_FAILS) <= set(FAULT_REGISTRY)
+            assert name in LESSON2_LIVE or recording(name).is_file(), \
+                f"{name}: neither live nor recorded (tests/fixtures/faults/record.py {name})"
+    assert set(LESSON2_FAILS) <= set(FAULT_REGISTRY) and LESSON2_LIVE <= set(LESSON2_FAILS)
 
 
 def served_facts_hold(report: dict, facts: dict) -> None:
@@ -241,9 +239,11 @@ def _lesson2_fault_track(fault: str, tmp_path: Path) -> None:
 
 @pytest.mark.busy_ok  # faults are judged by what fails, not by a measured figure
 @pytest.mark.parametrize("fault", [pytest.param(n, marks=needs_containers if f.containers else needs_serving)
-                                   if f.lesson != "lesson1" else n for n, f in sorted(FAULT_REGISTRY.items())])
+                                   if f.lesson != "lesson1" else n for n, f in sorted(FAULT_REGISTRY.items())
+                                   if f.lesson == "lesson1" or n in LESSON2_LIVE])
 def test_fault_track(fault, tmp_path):
-    """Every fault of the sim: check fails exactly the checks that own it -> solve -> every check passes."""
+    """Every lesson-1 fault and lesson 2's live ones (tests.lesson2_faults.LIVE; the others are judged from
+    their recordings): check fails exactly the checks that own it -> solve -> every check passes."""
     try:
         if FAULT_REGISTRY[fault].lesson == "lesson1":
             _lesson1_fault_track(fault, tmp_path)
