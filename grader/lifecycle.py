@@ -66,6 +66,9 @@ class Prerequisite:
     """What clusterlab itself starts on a node for the lesson: names in :func:`ours`."""
     stops_serving: bool = False
     """On the sim, ``finish`` stops its Ray and vLLM."""
+    sim_own_serving: bool = False
+    """On the sim, the learner launches Ray and vLLM in this lesson: ``start`` stops the sim's ready-made
+    serving (``sim up --serve``), removes the NCCL log a finished build wrote, and makes the model."""
 
 
 @functools.lru_cache(maxsize=4)  # read-only data, asked several times by one finish or solve
@@ -94,7 +97,7 @@ def prerequisites(path: Path = LIFECYCLE_FILE) -> dict[str, Prerequisite]:
             raise LifecycleError(f"{path} [{name}]: unknown step or leftover {', '.join(bad)}")
         out[name] = Prerequisite(name, table["why"], after, checks, table.get("sim_serve"), steps,
                                  table.get("solve_nothing"), tuple(table.get("leaves", ())),
-                                 bool(table.get("stops_serving")))
+                                 bool(table.get("stops_serving")), bool(table.get("sim_own_serving")))
     extra = set(data) - set(out)
     if extra:
         raise LifecycleError(f"{path}: unknown lessons {', '.join(sorted(extra))}")
@@ -146,8 +149,9 @@ def _known(lesson: str) -> None:
 def start(inventory: str | Path, lesson: str, progress: Callable[[str], None] = lambda m: None) -> StartResult:
     """Check, live, that ``lesson`` can begin on the inventory's machines (checks/lifecycle.toml).
 
-    On the sim, a lesson with ``sim_serve`` first brings up that serving when nothing serves, and
-    says so in ``prepared``; on real machines nothing is changed. Raises LifecycleError (unknown
+    On the sim, a lesson with ``sim_serve`` first brings up that serving when nothing serves, and one
+    with ``sim_own_serving`` (lesson 2: the learner launches Ray and vLLM) stops the sim's ready-made
+    serving and makes the model; each says so in ``prepared``. On real machines nothing is changed. Raises LifecycleError (unknown
     lesson, bad inventory, sim down, no node reachable)."""
     _known(lesson)
     pre = prerequisites()[lesson]
@@ -156,6 +160,9 @@ def start(inventory: str | Path, lesson: str, progress: Callable[[str], None] = 
     if inv.profile == "sim" and pre.sim_serve:
         prepared += _sim_serving(pre.sim_serve, progress)
         inv = _inventory(inventory)  # its [serve] table was written again
+    if inv.profile == "sim" and pre.sim_own_serving:
+        prepared += _sim_own_serving(progress)
+        inv = _inventory(inventory)  # its [serve] table is gone
     conns, errors = connect_nodes(inv, (lesson,))
     reached = sorted(conns)
     try:
@@ -184,6 +191,28 @@ def _sim_serving(mode: str, progress: Callable[[str], None]) -> list[str]:
     except serve.ServeError as e:
         raise LifecycleError(f"the sim's serving ({mode}) did not start: {e}") from None
     return [f"the sim was not serving: started Ray and vLLM ({mode} mode, /health after {info.get('health_s')} s)"]
+
+
+def _sim_own_serving(progress: Callable[[str], None]) -> list[str]:
+    """Lesson 2's start on the sim: nothing serves that the learner did not launch, and the model is on disk
+    (sentences saying what was done)."""
+    from grader import sim
+    from grader.sim import serve
+
+    done = []
+    if serve.status():
+        progress("stopping the sim's ready-made Ray and vLLM ...")
+        serve.stop()
+        done.append("stopped the sim's ready-made Ray and vLLM (`sim up --serve`): in this lesson you start them")
+    done += sim.forget_nccl_log()
+    why = serve.installed()
+    if why:
+        return done + [f"the serving stack is missing, so Ray and vLLM cannot run on the sim: {why}"]
+    try:
+        model = serve.ensure_model()
+    except serve.ServeError as e:
+        raise LifecycleError(str(e)) from None
+    return done + [f"the model both nodes serve is on disk at {model} (one path both see, as shared storage)"]
 
 
 def render_start(r: StartResult) -> str:
@@ -362,6 +391,7 @@ def solve(lesson: str, inventory: str | Path | None = None, evidence_dir: str | 
                            ": cabled and addressed as the topology's playbook sets it, in netplan, jumbo frames, the "
                            "shared key authorised between every node, each peer's name on a twin it shares"))
     if "serve" in life.solve:
+        done += sim.restore_nccl_log()
         done += _sim_serving("ray", progress) or ["the sim already serves across both nodes (Ray, PP=2)"]
     if "load" in life.solve:
         done += _lab_load(inv_path, evidence_dir, progress)

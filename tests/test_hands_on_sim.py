@@ -11,6 +11,12 @@ and the sim's password, as a person would. No grader or sim code does any step. 
 lesson-1 check, and still does after ``sim reboot`` of each node (everything the notebook sets persists).
 
 ``solve lesson1`` from the start state rebuilds the answer key's state and says that it did the steps.
+
+Lesson 2 goes on from there: ``clusterlab start lesson2`` (nothing serves; the model is made), then the commands
+lesson 2's notebook prints for the sim (its "Your path" cell: the interface variables, ``ray start`` on each
+node, ``vllm serve`` on the head, the ``[serve]`` table appended to the learner's copy of the inventory), typed
+into the nodes the same way. Every lesson-2 check that applies to the sim then passes, from the learner's own
+Ray and vLLM; ``ray stop`` on spark-b leaves spark-a's head running.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -30,6 +37,7 @@ from grader.sim import topology as T
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "labs" / "lesson1" / "lesson1.ipynb"
+NOTEBOOK2 = ROOT / "labs" / "lesson2" / "lesson2.ipynb"
 CLI = [sys.executable, "-m", "grader.cli"]
 A, B = T.NODES
 PEER_ADDR = {A: "192.168.100.11", B: "192.168.100.10"}
@@ -44,12 +52,12 @@ ASKPASS = ("#!/bin/sh\n# the learner at ssh's prompts: yes to the peer's host ke
 
 # --- what the notebook prints ------------------------------------------------------------------
 
-def _section(title_start: str) -> str:
+def _section(title_start: str, notebook: Path = NOTEBOOK) -> str:
     """The markdown of the notebook cell whose heading starts with ``title_start``."""
-    cells = json.loads(NOTEBOOK.read_text())["cells"]
+    cells = json.loads(notebook.read_text())["cells"]
     hits = ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"
             and "".join(c["source"]).startswith(title_start)]
-    assert len(hits) == 1, f"{NOTEBOOK}: {len(hits)} cells start with {title_start!r}"
+    assert len(hits) == 1, f"{notebook}: {len(hits)} cells start with {title_start!r}"
     return hits[0]
 
 
@@ -95,6 +103,19 @@ def hosts_steps() -> dict[str, str]:
     return lines
 
 
+def lesson2_sim_steps() -> tuple[list[str], list[tuple[str, str]], str]:
+    """Lesson 2's sim path ("Your path" cell): the commands on this machine (``start``, the inventory copy), the
+    node commands as (node or "both", command) in the order printed, and the script that appends ``[serve]``."""
+    md = _section("## Your path, and the machine checks", NOTEBOOK2)
+    host, nodes, serve = [b for b in _blocks(md, "sh")]
+    steps = []
+    for line in nodes.splitlines():
+        m = re.search(r"\s+#\s*on (both|spark-[ab])\s*$", line)
+        assert m, f"{NOTEBOOK2}: a node command without `# on NODE`: {line!r}"
+        steps.append((m.group(1), line[:m.start()].strip()))
+    return _commands(host), steps, serve
+
+
 def test_the_notebook_prints_every_step_the_learner_needs():
     """Pure: the notebook's blocks hold what the live test types (so a change to the notebook that drops a
     step fails here first, without a sim)."""
@@ -107,6 +128,11 @@ def test_the_notebook_prints_every_step_the_learner_needs():
     assert "nvidia@" not in " ".join(steps)  # the learner's own user name, on the sim root
     assert hosts_steps() == {A: 'echo "192.168.100.11 spark-b" | sudo tee -a /etc/hosts',
                              B: 'echo "192.168.100.10 spark-a" | sudo tee -a /etc/hosts'}
+    host, nodes, serve = lesson2_sim_steps()
+    assert host[0].startswith(".venv/bin/clusterlab start lesson2 ") and host[1].startswith("cp ")
+    assert [n for n, c in nodes if c.startswith("ray start")] == [A, B]
+    assert nodes[-1][0] == A and "vllm serve" in nodes[-1][1] and "--distributed-executor-backend ray" in nodes[-1][1]
+    assert "[serve]" in serve and "inventory.toml" in serve
 
 
 # --- live ----------------------------------------------------------------------------------------
@@ -220,3 +246,77 @@ def test_shipped_sim_evidence_earns_nothing_unless_the_instructor_lifts_the_rule
     assert any("was built finished" in line for line in lines), lines  # recorded after `solve lesson1`
     monkeypatch.setenv("CLUSTERLAB_SIM_OWN_WORK", "off")
     assert grade_cells(tmp_path) == 14
+
+
+def learner_does_lesson2(workdir: Path) -> Path:
+    """Lesson 2's sim path as its notebook prints it: ``start`` and the inventory copy on this machine (in
+    ``workdir``, the learner's course folder), the node commands in order (each node's shell keeps what it
+    exported, as a terminal does), ``vllm serve`` awaited in its log, the ``[serve]`` table appended. Returns the
+    learner's inventory."""
+    host, nodes, serve = lesson2_sim_steps()
+    for cmd in host:
+        argv = cmd.split()
+        if argv[0] == "cp":
+            shutil.copyfile(argv[1], workdir / argv[2])
+            continue
+        assert argv[0] == ".venv/bin/clusterlab", cmd
+        p = subprocess.run(CLI + argv[1:], capture_output=True, text=True, timeout=300, cwd=workdir)
+        assert p.returncode == 0, p.stdout + p.stderr
+    both = [c for n, c in nodes if n == "both"]
+    exported: dict[str, list[str]] = {A: [], B: []}
+    i = 0
+    while i < len(nodes):
+        node = nodes[i][0]
+        if node == "both":
+            i += 1
+            continue
+        segment = []
+        while i < len(nodes) and nodes[i][0] in (node, "both"):
+            if nodes[i][0] == node:
+                segment.append(nodes[i][1])
+            i += 1
+        shell(node, "\n".join(both + exported[node] + segment))
+        exported[node] += [c for c in segment if c.startswith("export ")]
+    deadline = time.monotonic() + 300
+    while "Application startup complete" not in shell(A, "cat ~/vllm.log").stdout:
+        log = shell(A, "tail -5 ~/vllm.log").stdout
+        assert time.monotonic() < deadline and "Traceback" not in log, log
+        time.sleep(3)
+    subprocess.run(["bash", "-c", serve], cwd=workdir, check=True, timeout=30)
+    return workdir / "inventory.toml"
+
+
+def check2(inventory: Path, evidence: Path) -> tuple[int, dict]:
+    p = subprocess.run(CLI + ["check", "lesson2", "--inventory", str(inventory), "--evidence", str(evidence), "--json"],
+                       capture_output=True, text=True, timeout=180)
+    assert p.returncode in (0, 1) and "Traceback" not in p.stderr, p.stderr
+    return p.returncode, json.loads(p.stdout)
+
+
+@live
+@pytest.mark.skipif(os.geteuid() == 0 and __import__("grader.sim.serve", fromlist=["installed"]).installed() is not None,
+                    reason="lesson 2 on the sim needs the serving stack (scripts/install-serve.sh)")
+def test_a_learner_serves_lesson2_with_the_notebooks_commands(tmp_path):
+    from tests.test_lesson2_sim import SERVE_CHECKS, SIM_CHECKS
+
+    try:
+        p = subprocess.run(CLI + ["sim", "up"], capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        learner_does_lesson1()
+        work = tmp_path / "course"
+        work.mkdir()
+        for node in (A, B):  # lesson 2 starts with nothing of Ray or vLLM anywhere
+            assert shell(node, "pgrep -f '[r]aylet|[v]llm serve' || true").stdout.strip() == ""
+        inventory = learner_does_lesson2(work)
+        code, report = check2(inventory, tmp_path / "ev")
+        status = {v["id"]: v["status"] for v in report["verdicts"]}
+        assert {i for i, st in status.items() if st == "pass"} == SIM_CHECKS | SERVE_CHECKS and code == 0, \
+            json.dumps(report["verdicts"], indent=1)[:4000]
+        facts = json.loads((tmp_path / "ev" / "lesson2.json").read_text())["facts"]["pair"]
+        assert facts["ray_node_ips"] == {A: "192.168.100.10", B: "192.168.100.11"} and facts["pp"] == 2
+        assert facts["kv_tokens_logged"] == facts["kv_tokens_predicted"] == 131_072
+
+        shell(B, "ray stop")  # the worker's node only: spark-a's head is a process of another machine
+        assert "Active:" in shell(A, "ray status").stdout
+    finally:
+        sim.down()

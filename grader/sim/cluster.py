@@ -184,7 +184,9 @@ def _write_files(spec: Spec, pubs: dict[str, str]) -> None:
         f'key_file = "{T.GRADER_KEY}"\n' for n in names)
     if spec.topology == "pair":
         head = f'profile = "sim"\nqsfp_port = {T.QSFP_PORT}\nknown_hosts = "{T.KNOWN_HOSTS}"\n'
-        logs = f'\n[logs]\nnccl_debug = "~/{roce_sim.NCCL_LOG_NAME}"\n'
+        # the finished pair's simulated NCCL log; at a start state there is none: the learner's own vLLM run
+        # with NCCL_DEBUG=INFO writes it (grader/sim/nccl_sim.py), and they name their log in their inventory
+        logs = "" if new else NCCL_LOGS_TABLE
     else:  # a ring cables both ports (no qsfp_port); the simulated NCCL log is the pair's only
         port = f"qsfp_port = {T.QSFP_PORT}\n" if spec.topology == "switch" else ""
         head = f'profile = "sim"\ntopology = "{spec.topology}"\n{port}known_hosts = "{T.KNOWN_HOSTS}"\n'
@@ -454,6 +456,48 @@ def work_record() -> dict | None:
         except OSError:
             nodes[node] = None
     return {"start": state.get("start"), "built_at": state.get("built_at"), "nodes": nodes}
+
+
+def forget_nccl_log() -> list[str]:
+    """Lesson 2's start on a finished pair: no NCCL has run yet, so the simulated NCCL log the finished build
+    wrote (the head's ``~/nccl_debug.log``) and the sim inventory's ``[logs]`` table naming it are removed (the
+    learner's own run with NCCL_DEBUG=INFO writes the lines, and the learner names their log). Returns what
+    was done (sentences); nothing when there was none."""
+    log = N.home(T.NODES[0]) / roce_sim.NCCL_LOG_NAME
+    with _locked():
+        if not (log.is_file() and log.read_text(errors="replace").startswith(roce_sim.BANNER[:30])):
+            return []
+        log.unlink()
+        if T.INVENTORY.is_file():
+            text = T.INVENTORY.read_text(encoding="utf-8")
+            _write(T.INVENTORY, text.replace(NCCL_LOGS_TABLE, "", 1))
+    return [f"removed the simulated NCCL log the finished build wrote on {T.NODES[0]} (~/{roce_sim.NCCL_LOG_NAME}) "
+            "and the sim inventory's [logs] table: your own run with NCCL_DEBUG=INFO writes NCCL's lines"]
+
+
+NCCL_LOGS_TABLE = f'\n[logs]\nnccl_debug = "~/{roce_sim.NCCL_LOG_NAME}"\n'
+"""The sim inventory's [logs] table on the finished pair: where its simulated NCCL log is."""
+
+
+def restore_nccl_log() -> list[str]:
+    """The answer key's lesson 2 (``solve``): the finished pair's simulated NCCL log and the inventory's
+    ``[logs]`` table naming it, back where :func:`forget_nccl_log` took them from (its [serve] table stays
+    last). Returns what was done (sentences); nothing on a switch or ring, or when both are there."""
+    state = _read_state()
+    if not state.get("complete") or (state.get("topology") or "pair") != "pair":
+        return []
+    spec = _multi.build_spec(len(state.get("nodes") or T.NODES), "pair", state.get("faults", []))
+    log = N.home(T.NODES[0]) / roce_sim.NCCL_LOG_NAME
+    with _locked():
+        text = T.INVENTORY.read_text(encoding="utf-8") if T.INVENTORY.is_file() else ""
+        if log.is_file() and "\n[logs]\n" in text:
+            return []
+        _write(log, roce_sim.nccl_log(spec))
+        if text and "\n[logs]\n" not in text:
+            head, sep, serve = text.partition("\n[serve]\n")
+            _write(T.INVENTORY, head.rstrip("\n") + "\n" + NCCL_LOGS_TABLE + (sep + serve if sep else ""))
+    return [f"wrote the finished pair's simulated NCCL log on {T.NODES[0]} (~/{roce_sim.NCCL_LOG_NAME}) and named it "
+            "in the sim inventory's [logs]"]
 
 
 def start_state() -> str | None:

@@ -18,6 +18,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from grader.sim import nccl_sim as _nccl_sim
 from grader.sim import netplan_sim as _netplan
 from grader.sim import node_init as _node_init
 from grader.sim import topology as T
@@ -52,10 +53,11 @@ def opaque(path: Path) -> None:
 
 
 def install_commands() -> None:
-    """Put the node's init and the sim's ``netplan`` (wrapper and applier) in the sim's bin folder, which
-    every node sees as /usr/local/sbin."""
+    """Put the node's init, the sim's ``netplan`` (wrapper and applier) and its NCCL lines (grader/sim/nccl_sim.py,
+    for the vLLM plugin) in the sim's bin folder, which every node sees as /usr/local/sbin."""
     shutil.copyfile(Path(_node_init.__file__), T.BIN_DIR / NODE_INIT)
     shutil.copyfile(Path(_netplan.__file__), T.BIN_DIR / NETPLAN_APPLY)
+    shutil.copyfile(Path(_nccl_sim.__file__), T.BIN_DIR / Path(T.NCCL_SIM).name)
     os.chmod(T.BIN_DIR / NETPLAN_APPLY, 0o755)
     _write(T.BIN_DIR / "netplan", _netplan.wrapper(f"{T.NODE_BIN}/{NETPLAN_APPLY}"), 0o755)
 

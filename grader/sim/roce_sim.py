@@ -20,6 +20,7 @@ import shutil
 from pathlib import Path
 
 from grader.ranges import pairwise_counters
+from grader.sim import nccl_sim
 from grader.sim import topology as T
 
 BANNER = "# simulated by clusterlab sim: no RDMA on this kernel; layout captured from a real DGX Spark"
@@ -91,34 +92,20 @@ done
 
 
 def nccl_log(spec: T.Spec) -> str:
-    """A simulated NCCL_DEBUG=INFO log of a two-node vLLM run, in the real line shapes."""
-    a, b = T.NODES
+    """A simulated NCCL_DEBUG=INFO log of a two-node vLLM run on the finished sim, in the real line shapes
+    (:func:`grader.sim.nccl_sim.lines`, from the course's variables: NET/IB over both twins, or NET/Socket when
+    the topology's NCCL network is Socket)."""
+    a = T.NODES[0]
     twins = T.TWINS[T.QSFP_PORT]
     addr_a = spec.primary_address(a) or "192.168.100.10"
-    lines = [BANNER.replace("layout captured from a real DGX Spark", "line shapes captured from a real two-Spark vLLM run"),
-             f"{a}:2171:2171 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to {twins[0]}",
-             f"{a}:2171:2171 [0] NCCL INFO Bootstrap: Using {twins[0]}:{addr_a}<0>",
-             f"{a}:2171:2171 [0] NCCL INFO cudaDriverVersion 13000",
-             f"{a}:2171:2171 [0] NCCL INFO NCCL version 2.28.9+cuda13.0"]
+    env = {"NCCL_SOCKET_IFNAME": twins[0]}
     if spec.nccl_network == "Socket":
-        lines += [f"{a}:2171:2171 [0] NCCL INFO NET/IB : No device found.",
-                  f"{a}:2171:2171 [0] NCCL INFO NET/Socket : Using [0]{twins[0]}:{addr_a}<0>",
-                  f"{a}:2171:2171 [0] NCCL INFO Using network Socket",
-                  f"{a}:2171:2266 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [receive] via NET/Socket/0",
-                  f"{a}:2171:2266 [0] NCCL INFO Channel 01/0 : 1[0] -> 0[0] [receive] via NET/Socket/0",
-                  f"{a}:2171:2266 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0",
-                  f"{a}:2171:2266 [0] NCCL INFO Channel 01/0 : 0[0] -> 1[0] [send] via NET/Socket/0"]
+        env["NCCL_IB_DISABLE"] = "1"
     else:
-        hcas = " ".join(f"[{i}]{T.RDMA_OF[t]}:1/RoCE" for i, t in enumerate(twins))
-        lines += [f"{a}:2171:2171 [0] NCCL INFO NCCL_IB_HCA set to {','.join(T.RDMA_OF[t] for t in twins)}",
-                  f"{a}:2171:2171 [0] NCCL INFO NET/IB : Using {hcas} ; OOB {twins[0]}:{addr_a}<0>",
-                  f"{a}:2171:2171 [0] NCCL INFO Using network IB",
-                  f"{a}:2171:2266 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [receive] via NET/IB/0",
-                  f"{a}:2171:2266 [0] NCCL INFO Channel 01/0 : 1[0] -> 0[0] [receive] via NET/IB/1",
-                  f"{a}:2171:2266 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0",
-                  f"{a}:2171:2266 [0] NCCL INFO Channel 01/0 : 0[0] -> 1[0] [send] via NET/IB/1"]
-    lines.append(f"{a}:2171:2266 [0] NCCL INFO Connected all rings")
-    return "\n".join(lines) + "\n"
+        env["NCCL_IB_HCA"] = ",".join(T.RDMA_OF[t] for t in twins)
+    devices = {T.RDMA_OF[t]: "ACTIVE" for t in twins}
+    banner = BANNER.replace("layout captured from a real DGX Spark", "line shapes captured from a real two-Spark vLLM run")
+    return "\n".join([banner] + nccl_sim.lines(a, 2171, env, devices, {twins[0]: addr_a})) + "\n"
 
 
 NCCL_LOG_NAME = "nccl_debug.log"

@@ -75,9 +75,7 @@ Gloo's is the one this vLLM needs (without it Gloo binds the hostname's 127.0.1.
 connectFullMesh is refused); the others are set as on a real pair, for lesson 2a's checks."""
 
 QUIET_ENV: dict[str, str] = {
-    "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1",
-    "RAY_USAGE_STATS_ENABLED": "0", "TOKENIZERS_PARALLELISM": "false", "LANG": "C.UTF-8",
-    "PYTHONUNBUFFERED": "1", "RAY_COLOR_PREFIX": "0",
+    **T.OFFLINE_ENV, "TOKENIZERS_PARALLELISM": "false", "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1", "RAY_COLOR_PREFIX": "0",
 }
 """Nothing is downloaded or reported anywhere; logs are written as they happen, without colour codes."""
 

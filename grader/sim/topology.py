@@ -364,10 +364,38 @@ def hosts_file(spec: Spec, node: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+OFFLINE_ENV: dict[str, str] = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "VLLM_NO_USAGE_STATS": "1",
+                               "RAY_USAGE_STATS_ENABLED": "0", "DO_NOT_TRACK": "1"}
+"""The sim reaches nothing outside this machine: the Hub is not asked (a model given by a path that does not
+exist fails at once, saying the Hub is offline, instead of waiting on a download) and no usage is reported."""
+SIM_GPU_ENV: dict[str, str] = {"RAY_OVERRIDE_RESOURCES": '{"CPU":1,"GPU":1}', "VLLM_CPU_RAY": "1"}
+"""What stands in for a Spark's one GPU in a node's sessions, so Ray and vLLM launched as the course prints them
+(`ray start ...`, `vllm serve ... --distributed-executor-backend ray`) behave as on a pair: Ray's own
+override of a node's resources (ray/_private/ray_constants.py RESOURCES_ENVIRONMENT_VARIABLE) offers one GPU
+and one core per node, as `ray status` shows on a pair ("0.0/2.0 GPU"); VLLM_CPU_RAY=1 turns on the opt-in
+vLLM platform plugin (plugins/vllm-cpu-ray) that places vLLM's CPU workers on that GPU resource."""
+
+
+NCCL_SIM = f"{NODE_BIN}/clsim-nccl.py"
+"""grader/sim/nccl_sim.py as every node sees it (copied into the sim's bin folder): the sim's vLLM plugin loads it
+to print the NCCL lines a rank launched with NCCL_DEBUG=INFO would print (``CLUSTERLAB_SIM_NCCL``)."""
+
+
 def session_env(node: str) -> dict[str, str]:
     """What every session in ``node`` has in its environment (sshd's SetEnv; ``clusterlab sim shell``):
-    PATH with the sim's commands first, HOME, and where the simulated RDMA sysfs tree is."""
-    return {"PATH": SESSION_PATH, "HOME": "/root", "CLUSTERLAB_SIM_INFINIBAND": f"{NODES_DIR}/{node}/infiniband"}
+    PATH with the sim's commands first, HOME, where the simulated RDMA sysfs tree and NCCL lines
+    (:data:`NCCL_SIM`) are, the sim's stand-in for the GPU (:data:`SIM_GPU_ENV`) and :data:`OFFLINE_ENV`. None of the course's own variables (NCCL's,
+    Gloo's, VLLM_HOST_IP): setting those is the learner's work."""
+    return {"PATH": SESSION_PATH, "HOME": "/root", "CLUSTERLAB_SIM_INFINIBAND": f"{NODES_DIR}/{node}/infiniband",
+            "CLUSTERLAB_SIM_NCCL": NCCL_SIM, **SIM_GPU_ENV, **OFFLINE_ENV}
+
+
+def _setenv_word(name: str, value: str) -> str:
+    """``NAME=VALUE`` as one word of sshd_config (OpenSSH's argv_split: double quotes, backslash escapes)."""
+    word = f"{name}={value}"
+    if not any(c in word for c in ' "\\\''):
+        return word
+    return '"' + word.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def sshd_config(node: str) -> str:
@@ -390,7 +418,7 @@ PrintLastLog no
 MaxStartups 100:30:200
 MaxSessions 64
 AcceptEnv LANG LC_*
-SetEnv {" ".join(f"{k}={v}" for k, v in session_env(node).items() if k != "HOME")}
+SetEnv {" ".join(_setenv_word(k, v) for k, v in session_env(node).items() if k != "HOME")}
 Subsystem sftp /usr/lib/openssh/sftp-server
 """
 
