@@ -58,11 +58,16 @@ class Lesson:
     any_nodes: bool = False
     """Its probes and facts take a ring or a switch of N nodes, not only a pair (grader.checking refuses
     an inventory of more than two nodes for the other lessons)."""
-    sim_start: str | None = None
-    """The start state ``clusterlab sim up`` builds for it (``"lesson1"``: a new pair out of the box). Sim
-    evidence of the lesson earns points only when the sim's record sealed into it shows that state was built
-    and nothing since did the work (grader.provenance.sim_work_problem); a lesson without one is not yet held
-    to that."""
+    sim_starts: tuple[str, ...] = ()
+    """The start states its work on the sim may begin from: ``"lesson1"`` (``clusterlab sim up``: a new pair
+    out of the box), ``"lesson2"`` (``clusterlab start lesson2`` on a finished pair: lesson 1 done by the answer
+    key, nothing of lesson 2's). Sim evidence of the lesson earns points only when the sim's record sealed into
+    it shows one of them was built and nothing since did the work (grader.provenance.sim_work_problem); a
+    lesson with none is not yet held to that."""
+    sim_learner_serves: bool = False
+    """On the sim the learner launches Ray and vLLM in this lesson (lesson 2; checks/lifecycle.toml's
+    ``sim_own_serving`` is the same fact for ``start``): evidence measured while the sim's own ready-made
+    serving ran (``sim up --serve``, ``solve``, ``start lab``) earns nothing."""
 
     @property
     def notebook(self) -> str:
@@ -111,17 +116,19 @@ class Lesson:
 
 
 def _probed(n: int, title: str, module: str | None = None, any_nodes: bool = False,
-            sim_start: str | None = None) -> Lesson:
+            sim_starts: tuple[str, ...] = (), sim_learner_serves: bool = False) -> Lesson:
     name = f"lesson{n}"
     module = module or name
     return Lesson(name, title, collect=f"grader.probes.{module}:collect", derive=f"grader.facts.{module}:derive",
-                  catalogue=f"{name}.toml", recorded_by=PROBED_BY_CHECK, any_nodes=any_nodes, sim_start=sim_start)
+                  catalogue=f"{name}.toml", recorded_by=PROBED_BY_CHECK, any_nodes=any_nodes, sim_starts=sim_starts,
+                  sim_learner_serves=sim_learner_serves)
 
 
 REGISTRY: dict[str, Lesson] = {lesson.name: lesson for lesson in (
     _probed(1, "Cabling and addressing two Sparks", "lesson1_multi", any_nodes=True,  # a pair, or a switch or ring of N
-            sim_start="lesson1"),
-    _probed(2, "RoCE, interface variables, Ray and one `vllm serve` across two hosts", any_nodes=True),
+            sim_starts=("lesson1",)),
+    _probed(2, "RoCE, interface variables, Ray and one `vllm serve` across two hosts", any_nodes=True,
+            sim_starts=("lesson1", "lesson2"), sim_learner_serves=True),
     _probed(3, "Two cards in one desktop"),
     Lesson("lesson4", "TensorRT-LLM multi-node and NVIDIA Dynamo"),  # answers only: nothing of it runs on the sim
     Lesson("lab", "Serve a very large model across two Sparks, load-test it, compare with one machine",

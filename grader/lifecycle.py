@@ -161,7 +161,7 @@ def start(inventory: str | Path, lesson: str, progress: Callable[[str], None] = 
         prepared += _sim_serving(pre.sim_serve, progress)
         inv = _inventory(inventory)  # its [serve] table was written again
     if inv.profile == "sim" and pre.sim_own_serving:
-        prepared += _sim_own_serving(progress)
+        prepared += _sim_own_serving(lesson, progress)
         inv = _inventory(inventory)  # its [serve] table is gone
     conns, errors = connect_nodes(inv, (lesson,))
     reached = sorted(conns)
@@ -193,9 +193,10 @@ def _sim_serving(mode: str, progress: Callable[[str], None]) -> list[str]:
     return [f"the sim was not serving: started Ray and vLLM ({mode} mode, /health after {info.get('health_s')} s)"]
 
 
-def _sim_own_serving(progress: Callable[[str], None]) -> list[str]:
-    """Lesson 2's start on the sim: nothing serves that the learner did not launch, and the model is on disk
-    (sentences saying what was done)."""
+def _sim_own_serving(lesson: str, progress: Callable[[str], None]) -> list[str]:
+    """Lesson 2's start on the sim: nothing serves that the learner did not launch, no NCCL log of a finished
+    build, the model on disk, and a finished sim marked as at the lesson's start (its own-work record,
+    grader.sim.cluster.begin). Sentences saying what was done."""
     from grader import sim
     from grader.sim import serve
 
@@ -205,6 +206,9 @@ def _sim_own_serving(progress: Callable[[str], None]) -> list[str]:
         serve.stop()
         done.append("stopped the sim's ready-made Ray and vLLM (`sim up --serve`): in this lesson you start them")
     done += sim.forget_nccl_log()
+    if sim.begin(lesson):
+        done.append(f"the sim is now at {lesson}'s start: lesson 1 was the answer key's; what you launch from here on "
+                    "is yours and earns this lesson's points")
     why = serve.installed()
     if why:
         return done + [f"the serving stack is missing, so Ray and vLLM cannot run on the sim: {why}"]
@@ -377,7 +381,7 @@ def solve(lesson: str, inventory: str | Path | None = None, evidence_dir: str | 
         fresh = sim.start_state()
         if st["faults"] or not st["healthy"] or fresh:
             progress("rebuilding the sim without faults ..." if not fresh else
-                     f"rebuilding the sim in {fresh}'s end state ...")
+                     f"rebuilding the sim in {lesson}'s end state ...")
             try:
                 sim.rebuild([])
             except sim.SimError as e:

@@ -454,7 +454,7 @@ def grade_checks(lesson: str, check_ids: list[str] | tuple[str, ...], points: fl
     unreadable, malformed or edited evidence file; one whose stored summary claims checks its raw
     outputs do not pass; a node of the evidence that answered no probe (unreachable when recorded); a
     replay shipped with the labs, or evidence whose outputs do not show its profile
-    (grader.provenance); sim evidence of lesson 1 recorded on a sim the learner did not build at the lesson's
+    (grader.provenance); sim evidence of lessons 1 and 2 recorded on a sim the learner did not build at the lesson's
     start (grader.provenance.sim_work_problem; CLUSTERLAB_SIM_OWN_WORK=off in the instructor's config lifts
     it); a profile outside :func:`accepted_profiles` (the instructor's per-lesson
     setting in nbgrader_config.py, printed in every cell's output). Prints to stdout only; never raises.

@@ -323,8 +323,9 @@ unset, holds sim evidence to the learner's own work."""
 
 
 def sim_work_problem(ev: Evidence) -> str | None:
-    """A sentence when ``ev`` is sim evidence of a lesson that has a start state (``sim_start`` in
-    grader.lessons: lesson 1) whose sim was not built in that start state, else None.
+    """A sentence when ``ev`` is sim evidence of a lesson that has start states (``sim_starts`` in
+    grader.lessons: lessons 1 and 2) whose sim was not built in one of them, or, for a lesson whose serving
+    the learner starts (lesson 2), that was measured while the sim's own ready-made serving ran; else None.
 
     The sim's record (grader.sim.cluster.work_record), sealed into ``provenance["sim"]`` by ``check``, says
     whether the sim that was measured was built at the lesson's start (``clusterlab sim up``) or finished
@@ -338,19 +339,28 @@ def sim_work_problem(ev: Evidence) -> str | None:
         return None
     from grader.lessons import REGISTRY
 
-    start = REGISTRY[ev.lesson].sim_start if ev.lesson in REGISTRY else None
-    if not start:
+    lesson = REGISTRY.get(ev.lesson)
+    starts = lesson.sim_starts if lesson else ()
+    if not starts:
         return None
-    practise = (f"on the sim, points come from your own work: `clusterlab sim up` builds {start}'s start, do the "
-                f"lesson's steps in the nodes, then check again")
+    practise = ("on the sim, points come from your own work: `clusterlab sim up` builds lesson 1's start, do the "
+                "lesson's steps in the nodes, then check again")
+    if lesson.sim_learner_serves:
+        practise = (f"on the sim, points come from your own work: after lesson 1, `clusterlab start {ev.lesson}`, "
+                    "start Ray and `vllm serve` in the nodes yourself (the notebook's sim path), then check again")
     rec = (ev.provenance or {}).get("sim")
     if not isinstance(rec, dict):
         return (f"this sim evidence carries no record of how the sim was built (recorded before the sim kept one, or "
                 f"one of the files the course ships), so it earns nothing: {practise}")
-    if rec.get("start") != start:
+    if rec.get("start") not in starts:
+        where = " or ".join(f"{s}'s start" for s in starts)
         return (f"the sim this was recorded on was built finished (by `clusterlab solve`, `sim up --fault` or "
-                f"`sim up --serve`, built {rec.get('built_at') or 'at an unknown time'}), not at {start}'s start, so "
-                f"the steps were not yours and it earns nothing: {practise}")
+                f"`sim up --serve`, built {rec.get('built_at') or 'at an unknown time'}), not at {where}, so the "
+                f"steps were not yours and it earns nothing: {practise}")
+    if lesson.sim_learner_serves and rec.get("served_by_sim"):
+        return (f"the sim's own ready-made Ray and vLLM were running when this was measured (`sim up --serve`, "
+                f"`clusterlab solve` or `start lab` started them), so the serving was not yours and it earns nothing: "
+                f"{practise}")
     ids = rec.get("nodes") if isinstance(rec.get("nodes"), dict) else {}
     seen = {n: i["machine_id_sha256"] for n, i in _read(ev).items() if i["machine_id_sha256"]}
     other = sorted(n for n, h in seen.items() if ids.get(n) != h)

@@ -152,14 +152,15 @@ def check(inventory: str, evidence: Path) -> dict:
     return json.loads(p.stdout)
 
 
-def grade_cells(evidence_dir: Path) -> float:
-    """What lesson 1's grade cells give ``evidence_dir``'s evidence: each cell's call as the notebook writes it,
-    scored by the function the cells call (grader.notebook.score_checks)."""
+def grade_cells(evidence_dir: Path, lesson: str = "lesson1") -> float:
+    """What a lesson's grade cells give ``evidence_dir``'s evidence: each cell's call as the released notebook
+    writes it, scored by the function the cells call (grader.notebook.score_checks)."""
     from grader.notebook import score_checks
 
-    calls = re.findall(r'grade_checks\(\\"lesson1\\", \[(.*?)\], points=(\d+)\)', NOTEBOOK.read_text())
-    assert len(calls) == 3, calls
-    return sum(score_checks("lesson1", re.findall(r'\\"(L1\.\w+)\\"', ids), float(pts), evidence_dir)[0]
+    notebook, cells = {"lesson1": (NOTEBOOK, 3), "lesson2": (NOTEBOOK2, 6)}[lesson]
+    calls = re.findall(rf'grade_checks\(\\"{lesson}\\", \[(.*?)\], points=(\d+)\)', notebook.read_text())
+    assert len(calls) == cells, calls
+    return sum(score_checks(lesson, re.findall(r'\\"(L\d\.\w+)\\"', ids), float(pts), evidence_dir)[0]
                for ids, pts in calls)
 
 
@@ -316,7 +317,44 @@ def test_a_learner_serves_lesson2_with_the_notebooks_commands(tmp_path):
         assert facts["ray_node_ips"] == {A: "192.168.100.10", B: "192.168.100.11"} and facts["pp"] == 2
         assert facts["kv_tokens_logged"] == facts["kv_tokens_predicted"] == 131_072
 
+        # 26 cell points, 4 of them the fabric measurements (n.a. on the sim): the learner's own work earns 22
+        assert grade_cells(tmp_path / "ev", "lesson2") == 22
+        from grader.sim import serve
+        with pytest.raises(serve.ServeError, match="already run"):  # the sim's serving would collide: it says so
+            serve.start("ray")
+        health = shell(A, "curl -s -o /dev/null -w '%{http_code}' http://192.168.100.10:8000/health").stdout
+        assert health == "200"  # and it killed nothing of theirs
+
         shell(B, "ray stop")  # the worker's node only: spark-a's head is a process of another machine
         assert "Active:" in shell(A, "ray status").stdout
+
+        # the sim's own ready-made serving earns nothing, even on the learner's sim
+        p = subprocess.run(CLI + ["sim", "up", "--serve"], capture_output=True, text=True, timeout=600)
+        assert p.returncode == 0, p.stderr
+        code, served = check2(Path(p.stdout.strip()), tmp_path / "served")
+        assert code == 0 and grade_cells(tmp_path / "served", "lesson2") == 0
+        g = subprocess.run(CLI + ["grade", str(tmp_path / "served" / "lesson2.json"), "--json"],
+                           capture_output=True, text=True, timeout=120)
+        graded = json.loads(g.stdout)
+        assert g.returncode == 1 and graded["score"]["earned"] == 0 and "was built finished" in " ".join(graded["unfit"])
     finally:
         sim.down()
+
+
+def test_lesson2_earns_from_its_start_states_and_never_from_the_sims_own_serving(monkeypatch):
+    """The rule for lesson 2's sim evidence (grader.provenance.sim_work_problem), on the healthy served sim's
+    recorded evidence with its sim record set as each way of getting there would seal it."""
+    from grader.evidence import load_evidence
+    from grader.provenance import _read, sim_work_problem
+
+    monkeypatch.delenv("CLUSTERLAB_SIM_OWN_WORK", raising=False)
+    ev = load_evidence(ROOT / "tests" / "fixtures" / "golden" / "lesson2-sim-healthy.json")
+    ids = {n: i["machine_id_sha256"] for n, i in _read(ev).items()}
+    assert len(ids) == 2 and all(ids.values())
+    for start in ("lesson1", "lesson2"):  # the learner's own lesson 1, or `start lesson2` after the answer key's
+        ev.provenance["sim"] = {"start": start, "built_at": "t", "nodes": ids, "served_by_sim": False}
+        assert sim_work_problem(ev) is None, start
+    ev.provenance["sim"]["served_by_sim"] = True  # `start lab` or a ready-made serve on the learner's sim
+    assert "the sim's own ready-made Ray and vLLM were running" in sim_work_problem(ev)
+    ev.provenance["sim"].update(start=None, served_by_sim=False)  # `sim up --serve`, `solve`
+    assert "was built finished" in sim_work_problem(ev) and "clusterlab start lesson2" in sim_work_problem(ev)

@@ -19,6 +19,10 @@ import pytest
 
 from tests.conftest import real_text
 from tests.helpers_notebooks import as_released
+
+# the sim evidence these grade is the project's own recordings (built finished): the instructor's switch lifts the
+# rule that lesson 2's sim points come from the learner's own serving (tests/test_hands_on_sim.py holds it)
+pytestmark = pytest.mark.usefixtures("sim_own_work_off")
 from tests.helpers_notebooks import cells_by_id as load
 from tests.helpers_notebooks import meta as nbmeta
 

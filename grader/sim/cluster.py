@@ -437,8 +437,9 @@ def rebuild(faults: list[str] | None = None) -> Path:
 
 def work_record() -> dict | None:
     """The sim's own record of how the cluster that is up was built, which ``check`` seals into sim evidence
-    (``provenance["sim"]``, grader.provenance.sim_work_problem reads it): ``{"start": "lesson1" or None,
-    "built_at": UTC ISO time, "nodes": {node: sha256 of "clusterlab:" + its /etc/machine-id}}`` (the same
+    (``provenance["sim"]``, grader.provenance.sim_work_problem reads it): ``{"start": "lesson1", "lesson2" or None,
+    "built_at": UTC ISO time, "nodes": {node: sha256 of "clusterlab:" + its /etc/machine-id}, "served_by_sim":
+    whether the sim's own ready-made Ray and vLLM run (not the learner's)}`` (the same
     hash as the platform probe's ``machine_id_sha256``, so a record is bound to the machines the outputs show).
     ``start`` None: built finished (``solve``, ``sim up --fault``, ``sim up --serve``). None when nothing is up.
     Kept in the sim's state folder, which no node can read."""
@@ -455,7 +456,8 @@ def work_record() -> dict | None:
             nodes[node] = hashlib.sha256(MACHINE_ID_KEY.encode() + (N.etc(node) / MACHINE_ID.name).read_bytes()).hexdigest()
         except OSError:
             nodes[node] = None
-    return {"start": state.get("start"), "built_at": state.get("built_at"), "nodes": nodes}
+    return {"start": state.get("start"), "built_at": state.get("built_at"), "nodes": nodes,
+            "served_by_sim": bool(state.get("serve"))}
 
 
 def forget_nccl_log() -> list[str]:
@@ -498,6 +500,19 @@ def restore_nccl_log() -> list[str]:
             _write(T.INVENTORY, head.rstrip("\n") + "\n" + NCCL_LOGS_TABLE + (sep + serve if sep else ""))
     return [f"wrote the finished pair's simulated NCCL log on {T.NODES[0]} (~/{roce_sim.NCCL_LOG_NAME}) and named it "
             "in the sim inventory's [logs]"]
+
+
+def begin(lesson: str) -> bool:
+    """Mark a finished sim without faults as at ``lesson``'s start (``clusterlab start lesson2``: lesson 1 was
+    the answer key's, what is launched from here on is the learner's). True when marked; False when the sim
+    is down, already at a start state (the learner's own lesson 1 counts on), or carries faults."""
+    with _locked():
+        st = _read_state()
+        if not st.get("complete") or st.get("start") or st.get("faults"):
+            return False
+        st["start"] = lesson
+        _write_state(st)
+    return True
 
 
 def start_state() -> str | None:

@@ -199,7 +199,15 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
     why_not = S.supported(mode, len(spec.names), containers)
     if why_not:
         raise ServeError(why_not)
+    # with the sim's own serving up, stop() ends every serving process in the nodes; without it, any found
+    # is the learner's, which the sim must not kill
+    theirs = [] if state.get("serve") else learner_serving(spec.names)
     stop()
+    if theirs:
+        raise ServeError(f"{', '.join(theirs)} already run(s) Ray or vLLM that the sim did not start (your own, from "
+                         "lesson 2's sim path): the sim's serving would collide with it (the same ports). Stop yours "
+                         "first (`ray stop` on every node stops Ray and the vLLM it carries; end your `vllm serve`), "
+                         "or keep serving it yourself")
     ss = S.serve_spec(spec, mode, network)
     if containers:
         missing = _containers.installed(spec.image_tag)
@@ -296,6 +304,18 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
     if T.INVENTORY.is_file():
         H._write(T.INVENTORY, _strip_serve(T.INVENTORY.read_text(encoding="utf-8")) + _serve_inventory(ss))
     return info
+
+
+def learner_serving(nodes: list[str]) -> list[str]:
+    """The nodes where a Ray daemon or a ``vllm serve`` runs that the sim's own serving did not start (called
+    after :func:`stop`, so any left are the learner's). Reads each node's process table; changes nothing."""
+    found = []
+    for node in nodes:
+        p = subprocess.run(H.node_command(node) + ["pgrep", "-f", r"raylet|gcs_server|vllm serve"],
+                           capture_output=True, text=True, timeout=10)
+        if p.stdout.strip():
+            found.append(node)
+    return found
 
 
 def _record(info: dict) -> None:
