@@ -3,11 +3,14 @@ error output and every grade cell at full points (nbgrader's rule: any stderr in
 except the machine cells whose checks do not apply to the sim (lesson 3's desktop checks, the lab's
 ranges): those earn 0 and say where the checks apply.
 
-One sim for the module: ``clusterlab sim up --serve`` (Ray head on spark-a, PP=2) when the serving
-stack is installed (``grader.sim.serve.installed()`` is None), else a plain ``sim up`` and the
-notebooks that need a server are skipped, saying why. The sim is brought down at the end, pass or
-fail. Notebooks run in course order (lesson1, lesson2, lesson3, lesson4, lab, then any others): the
-lab runs last because it switches the server to one node. Each runs in a scratch copy of its
+One sim for the module: the finished pair (``grader.sim.up``). Lesson 2 is served as its notebook tells a sim
+learner to serve it (its start cell takes the sim to lesson 2's start, so nothing ready-made may serve): before
+the notebook runs, tests/test_hands_on_sim.py's scripted learner types the notebook's sim path (``start lesson2``,
+the variables, ``ray start``, ``vllm serve``, the learner's ``inventory.toml`` beside the notebook, which its
+check cell finds first), and stops that serving after. The lab's start cell brings up the sim's own serving.
+Without the serving stack (``grader.sim.serve.installed()`` is not None) the notebooks that need a server are
+skipped, saying why. The sim is brought down at the end, pass or fail. Notebooks run in course order (lesson1,
+lesson2, lesson3, lesson4, lab, then any others): the lab runs last because it switches the server to one node. Each runs in a scratch copy of its
 folder (tests/helpers_notebooks.py), so evidence is written there, never under solutions/.
 
 Needs root (network namespaces). Running it by hand, hold the sim lock:
@@ -16,6 +19,7 @@ Needs root (network namespaces). Running it by hand, hold the sim lock:
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -52,18 +56,31 @@ def cluster():
     why = serve.installed()
     try:
         sim.up([])
-        if why is None:
-            serve.start("ray")
         yield {"serving": why is None, "why": why or ""}
     finally:
         sim.down()
+
+
+def learner_serves(workdir: Path):
+    """Lesson 2's serving as the notebook's sim path has the learner start it, for the notebook run in ``workdir``;
+    stopped after (``ray stop`` on both nodes ends Ray and the vLLM it carries)."""
+    from tests.test_hands_on_sim import learner_does_lesson2, shell
+
+    try:
+        learner_does_lesson2(workdir)
+        yield
+    finally:
+        for node in ("spark-b", "spark-a"):
+            shell(node, "ray stop --force >/dev/null 2>&1; pkill -f '[v]llm serve' || true")
 
 
 @pytest.mark.parametrize("name", ordered_notebooks())
 def test_solution_notebook_executes_at_full_marks(cluster, name, tmp_path):
     if name in NEEDS_SERVER and not cluster["serving"]:
         pytest.skip(f"{name}: {NEEDS_SERVER[name]}, and the serving stack is missing: {cluster['why']}")
-    nb = execute(SOLUTIONS / name / f"{name}.ipynb", tmp_path / name, timeout=600)
+    (tmp_path / name).mkdir()
+    with contextlib.contextmanager(learner_serves)(tmp_path / name) if name == "lesson2" else contextlib.nullcontext():
+        nb = execute(SOLUTIONS / name / f"{name}.ipynb", tmp_path / name, timeout=600)
     errors = problems(nb)
     assert errors == [], f"{name}: cells raised errors (executed copy: {tmp_path / name}):\n" + "\n".join(errors)
     printed = {meta(c).get("grade_id"):

@@ -515,6 +515,19 @@ def begin(lesson: str) -> bool:
     return True
 
 
+def forfeit() -> bool:
+    """The answer key did a lesson's work on a sim at a start state without rebuilding it (``solve lesson2`` on
+    lesson 2's start): the record says built finished from here on (``start`` None), so what is measured after
+    earns nothing. True when it was at a start state."""
+    with _locked():
+        st = _read_state()
+        if not st.get("start"):
+            return False
+        st["start"] = None
+        _write_state(st)
+    return True
+
+
 def start_state() -> str | None:
     """The start state the sim that is up was built in (``"lesson1"``), or None: the answer key's end
     state, with or without faults (or nothing up)."""
