@@ -65,9 +65,10 @@ class Lesson:
     it shows one of them was built and nothing since did the work (grader.provenance.sim_work_problem); a
     lesson with none is not yet held to that."""
     sim_learner_serves: bool = False
-    """On the sim the learner launches Ray and vLLM in this lesson (lesson 2; checks/lifecycle.toml's
-    ``sim_own_serving`` is the same fact for ``start``): evidence measured while the sim's own ready-made
-    serving ran (``sim up --serve``, ``solve``, ``start lab``) earns nothing."""
+    """On the sim the learner launches Ray and vLLM in this lesson (lesson 2): ``clusterlab start`` stops the
+    sim's ready-made serving, removes the NCCL log a finished build wrote and makes the model
+    (grader.lifecycle), and evidence measured while the sim's own ready-made serving ran (``sim up --serve``,
+    ``solve``, ``start lab``) earns nothing (grader.provenance.sim_work_problem)."""
 
     @property
     def notebook(self) -> str:

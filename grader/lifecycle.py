@@ -66,9 +66,6 @@ class Prerequisite:
     """What clusterlab itself starts on a node for the lesson: names in :func:`ours`."""
     stops_serving: bool = False
     """On the sim, ``finish`` stops its Ray and vLLM."""
-    sim_own_serving: bool = False
-    """On the sim, the learner launches Ray and vLLM in this lesson: ``start`` stops the sim's ready-made
-    serving (``sim up --serve``), removes the NCCL log a finished build wrote, and makes the model."""
 
 
 @functools.lru_cache(maxsize=4)  # read-only data, asked several times by one finish or solve
@@ -97,7 +94,7 @@ def prerequisites(path: Path = LIFECYCLE_FILE) -> dict[str, Prerequisite]:
             raise LifecycleError(f"{path} [{name}]: unknown step or leftover {', '.join(bad)}")
         out[name] = Prerequisite(name, table["why"], after, checks, table.get("sim_serve"), steps,
                                  table.get("solve_nothing"), tuple(table.get("leaves", ())),
-                                 bool(table.get("stops_serving")), bool(table.get("sim_own_serving")))
+                                 bool(table.get("stops_serving")))
     extra = set(data) - set(out)
     if extra:
         raise LifecycleError(f"{path}: unknown lessons {', '.join(sorted(extra))}")
@@ -150,7 +147,7 @@ def start(inventory: str | Path, lesson: str, progress: Callable[[str], None] = 
     """Check, live, that ``lesson`` can begin on the inventory's machines (checks/lifecycle.toml).
 
     On the sim, a lesson with ``sim_serve`` first brings up that serving when nothing serves, and one
-    with ``sim_own_serving`` (lesson 2: the learner launches Ray and vLLM) stops the sim's ready-made
+    whose serving the learner starts (``Lesson.sim_learner_serves``: lesson 2) stops the sim's ready-made
     serving and makes the model; each says so in ``prepared``. On real machines nothing is changed. Raises LifecycleError (unknown
     lesson, bad inventory, sim down, no node reachable)."""
     _known(lesson)
@@ -160,7 +157,7 @@ def start(inventory: str | Path, lesson: str, progress: Callable[[str], None] = 
     if inv.profile == "sim" and pre.sim_serve:
         prepared += _sim_serving(pre.sim_serve, progress)
         inv = _inventory(inventory)  # its [serve] table was written again
-    if inv.profile == "sim" and pre.sim_own_serving:
+    if inv.profile == "sim" and registry.get(lesson).sim_learner_serves:
         prepared += _sim_own_serving(lesson, progress)
         inv = _inventory(inventory)  # its [serve] table is gone
     conns, errors = connect_nodes(inv, (lesson,))

@@ -343,11 +343,10 @@ def sim_work_problem(ev: Evidence) -> str | None:
     starts = lesson.sim_starts if lesson else ()
     if not starts:
         return None
-    practise = ("on the sim, points come from your own work: `clusterlab sim up` builds lesson 1's start, do the "
-                "lesson's steps in the nodes, then check again")
-    if lesson.sim_learner_serves:
-        practise = (f"on the sim, points come from your own work: after lesson 1, `clusterlab start {ev.lesson}`, "
-                    "start Ray and `vllm serve` in the nodes yourself (the notebook's sim path), then check again")
+    practise = "on the sim, points come from your own work: " + (
+        f"after lesson 1, `clusterlab start {ev.lesson}`, start Ray and `vllm serve` in the nodes yourself (the "
+        "notebook's sim path), then check again" if lesson.sim_learner_serves else
+        "`clusterlab sim up` builds lesson 1's start, do the lesson's steps in the nodes, then check again")
     rec = (ev.provenance or {}).get("sim")
     if not isinstance(rec, dict):
         return (f"this sim evidence carries no record of how the sim was built (recorded before the sim kept one, or "

@@ -61,6 +61,7 @@ def cluster():
         sim.down()
 
 
+@contextlib.contextmanager
 def learner_serves(workdir: Path):
     """Lesson 2's serving as the notebook's sim path has the learner start it, for the notebook run in ``workdir``;
     stopped after (``ray stop`` on both nodes ends Ray and the vLLM it carries)."""
@@ -79,7 +80,7 @@ def test_solution_notebook_executes_at_full_marks(cluster, name, tmp_path):
     if name in NEEDS_SERVER and not cluster["serving"]:
         pytest.skip(f"{name}: {NEEDS_SERVER[name]}, and the serving stack is missing: {cluster['why']}")
     (tmp_path / name).mkdir()
-    with contextlib.contextmanager(learner_serves)(tmp_path / name) if name == "lesson2" else contextlib.nullcontext():
+    with learner_serves(tmp_path / name) if name == "lesson2" else contextlib.nullcontext():
         nb = execute(SOLUTIONS / name / f"{name}.ipynb", tmp_path / name, timeout=600)
     errors = problems(nb)
     assert errors == [], f"{name}: cells raised errors (executed copy: {tmp_path / name}):\n" + "\n".join(errors)

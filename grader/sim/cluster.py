@@ -460,6 +460,10 @@ def work_record() -> dict | None:
             "served_by_sim": bool(state.get("serve"))}
 
 
+NCCL_LOGS_TABLE = f'\n[logs]\nnccl_debug = "~/{roce_sim.NCCL_LOG_NAME}"\n'
+"""The sim inventory's [logs] table on the finished pair: where its simulated NCCL log is."""
+
+
 def forget_nccl_log() -> list[str]:
     """Lesson 2's start on a finished pair: no NCCL has run yet, so the simulated NCCL log the finished build
     wrote (the head's ``~/nccl_debug.log``) and the sim inventory's ``[logs]`` table naming it are removed (the
@@ -475,10 +479,6 @@ def forget_nccl_log() -> list[str]:
             _write(T.INVENTORY, text.replace(NCCL_LOGS_TABLE, "", 1))
     return [f"removed the simulated NCCL log the finished build wrote on {T.NODES[0]} (~/{roce_sim.NCCL_LOG_NAME}) "
             "and the sim inventory's [logs] table: your own run with NCCL_DEBUG=INFO writes NCCL's lines"]
-
-
-NCCL_LOGS_TABLE = f'\n[logs]\nnccl_debug = "~/{roce_sim.NCCL_LOG_NAME}"\n'
-"""The sim inventory's [logs] table on the finished pair: where its simulated NCCL log is."""
 
 
 def restore_nccl_log() -> list[str]:

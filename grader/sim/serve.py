@@ -307,8 +307,8 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
 
 
 def learner_serving(nodes: list[str]) -> list[str]:
-    """The nodes where a Ray daemon or a ``vllm serve`` runs that the sim's own serving did not start (called
-    after :func:`stop`, so any left are the learner's). Reads each node's process table; changes nothing."""
+    """The nodes where a Ray daemon or a ``vllm serve`` runs (:func:`start` asks only when the sim's own serving
+    is not up, so any found is the learner's). Reads each node's process table; changes nothing."""
     found = []
     for node in nodes:
         p = subprocess.run(H.node_command(node) + ["pgrep", "-f", r"raylet|gcs_server|vllm serve"],
