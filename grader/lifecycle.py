@@ -182,7 +182,7 @@ def _sim_serving(mode: str, progress: Callable[[str], None]) -> list[str]:
     now = serve.status()
     if now and now.get("healthy") and now.get("mode") == mode:
         return []
-    progress(f"the sim is not serving ({mode}): starting it, as `clusterlab sim up --serve {mode}` would (~70 s) ...")
+    progress(f"the sim is not serving ({mode}): starting it, as `clusterlab sim up --serve {mode}` would (~40 s) ...")
     try:
         info = serve.start(mode)
     except serve.ServeError as e:

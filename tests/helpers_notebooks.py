@@ -108,6 +108,25 @@ def grade_cells(nb: Any) -> list[dict[str, Any]]:
     return rows
 
 
+def assert_full_marks(nb: Any, name: str, workdir: Path, profile: str = "sim") -> None:
+    """The executed notebook ``nb`` (run in ``workdir``) raised no error and every grade cell earned its full
+    points, except the machine cells none of whose checks applies to ``profile``: those earn 0 and say so."""
+    errors = problems(nb)
+    assert errors == [], f"{name}: cells raised errors (executed copy: {workdir}):\n" + "\n".join(errors)
+    printed = {meta(c).get("grade_id"):
+               "".join(o.get("text", "") for o in c.get("outputs", []) if o.get("name") == "stdout") for c in nb.cells}
+    na = not_applicable_cells(nb, profile)
+    rows = grade_cells(nb)
+    assert rows, f"{name} has no grade cell"
+    short = [f"{r['id']}: {r['score']:g}/{r['points']:g}" + (f" stderr={r['stderr'][:300]!r}" if r["stderr"] else "")
+             + f" printed={printed.get(r['id'], '')[:300]!r}" for r in rows
+             if r["score"] < r["points"] and r["id"] not in na]
+    for r in rows:
+        if r["id"] in na:
+            assert r["score"] == 0 and f"none of these checks applies to profile {profile}" in printed[r["id"]], r
+    assert short == [], f"{name}: grade cells below full points (executed copy: {workdir}):\n" + "\n".join(short)
+
+
 def problems(nb: Any) -> list[str]:
     """Every error output of any cell, as ``"<grade_id or cell n>: ename: evalue"``."""
     out = []

@@ -79,7 +79,7 @@ def learner_permission_path() -> None:
     assert ray.returncode == 0 and "Node status" in ray.stdout, ray.stdout + ray.stderr
 
 
-def test_containers_serve_and_lesson2_passes_22_of_22(tmp_path):
+def test_containers_serve_and_lesson2_passes_20_of_20(tmp_path):
     from tests.test_track import served_facts_hold
     had_sock = os.path.lexists(containers.DOCKER_SOCK)
     try:
@@ -116,7 +116,7 @@ def test_containers_serve_and_lesson2_passes_22_of_22(tmp_path):
         for node in T.NODES:
             assert f"=== docker " in raw[(node, "serving_env")]["stdout"]
         text = subprocess.run(CLI + ["grade", str(tmp_path / "lesson2.json")], capture_output=True, text=True).stdout
-        assert "score 22/22" in text, (text, points)
+        assert "score 20/20" in text, (text, points)  # L2.roce_active is the sim's own doing (given_on): 0 points
     finally:
         sim.down()
     # sim down removed the containers and each engine (its process group ended), kept the image

@@ -88,16 +88,36 @@ def tree(d: Path) -> dict[str, Path]:
             if p.is_file() and not skip & set(p.relative_to(d).parts)}
 
 
-@pytest.mark.slow
-def test_labs_in_sync_with_solutions(tmp_path):
-    """labs/ is exactly what scripts/generate_labs.sh makes from solutions/ now."""
-    out = tmp_path / "labs"
-    proc = subprocess.run(["bash", str(ROOT / "scripts/generate_labs.sh"), str(out)], cwd=ROOT,
+def generate_labs(out: Path) -> subprocess.CompletedProcess:
+    """``bash scripts/generate_labs.sh OUT`` as an instructor runs it (.venv/bin on PATH); never raises."""
+    return subprocess.run(["bash", str(ROOT / "scripts/generate_labs.sh"), str(out)], cwd=ROOT,
                           capture_output=True, text=True, timeout=600,
                           env={**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"})
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory) -> Path:
+    """One run of the script into a new folder (each run is ~25 s of nbgrader on 2 cores: shared)."""
+    out = tmp_path_factory.mktemp("generated") / "labs"
+    proc = generate_labs(out)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    return out
+
+
+@pytest.fixture(scope="module")
+def generated_again(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    """A second run, into a folder holding a release with no source notebook (``lesson99``): (folder, the run)."""
+    out = tmp_path_factory.mktemp("generated-again") / "labs"
+    (out / "lesson99").mkdir(parents=True)
+    (out / "lesson99" / "lesson99.ipynb").write_text("{}")
+    return out, generate_labs(out)
+
+
+@pytest.mark.slow
+def test_labs_in_sync_with_solutions(generated):
+    """labs/ is exactly what scripts/generate_labs.sh makes from solutions/ now."""
     fix = "run `bash scripts/generate_labs.sh` and commit labs/"
-    want, have = tree(out), tree(LABS) if LABS.is_dir() else {}
+    want, have = tree(generated), tree(LABS) if LABS.is_dir() else {}
     missing, extra = sorted(set(want) - set(have)), sorted(set(have) - set(want))
     assert missing == [], f"labs/ lacks {missing}: {fix}"
     assert extra == [], f"labs/ has files solutions/ no longer makes: {extra}: {fix}"
@@ -107,28 +127,21 @@ def test_labs_in_sync_with_solutions(tmp_path):
 
 
 @pytest.mark.slow
-def test_generate_labs_is_deterministic(tmp_path):
+def test_generate_labs_is_deterministic(generated, generated_again):
     """Two runs of the script give byte-identical releases (nbgrader's checksums are content hashes)."""
     if not assignments():
         pytest.skip("no notebooks in solutions/ yet")
-    outs = []
-    for i in (1, 2):
-        out = tmp_path / f"run{i}"
-        subprocess.run(["bash", str(ROOT / "scripts/generate_labs.sh"), str(out)], cwd=ROOT, check=True,
-                       capture_output=True, timeout=600)
-        outs.append(tree(out))
-    assert outs[0].keys() == outs[1].keys()
-    assert [r for r in outs[0] if outs[0][r].read_bytes() != outs[1][r].read_bytes()] == []
+    again, proc = generated_again
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    first, second = tree(generated), tree(again)
+    assert first.keys() == second.keys()
+    assert [r for r in first if first[r].read_bytes() != second[r].read_bytes()] == []
 
 
 @pytest.mark.slow
-def test_generate_labs_removes_stale_release(tmp_path):
+def test_generate_labs_removes_stale_release(generated_again):
     """A release folder with no source notebook is removed; a bad argument count is a usage error."""
-    out = tmp_path / "labs"
-    (out / "lesson99").mkdir(parents=True)
-    (out / "lesson99" / "lesson99.ipynb").write_text("{}")
-    proc = subprocess.run(["bash", str(ROOT / "scripts/generate_labs.sh"), str(out)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
+    out, proc = generated_again
     assert proc.returncode == 0, proc.stderr
     assert not (out / "lesson99").exists()
     assert "removing stale" in proc.stdout
@@ -480,21 +493,23 @@ def catalogue_points(lesson: str) -> dict[str, float]:
     return {i: c[0] for i, c in catalogue(lesson).items()}
 
 
-def catalogue(lesson: str) -> dict[str, tuple[float, list[str]]]:
-    """Each check's (points, profiles it applies to), read straight from checks/<lesson>.toml."""
+def catalogue(lesson: str, profile: str | None = None) -> dict[str, tuple[float, list[str]]]:
+    """Each check's (points, profiles it applies to), read straight from checks/<lesson>.toml; with ``profile``,
+    a check that is given on it (``given_on``: the sim's own doing) carries 0 points."""
     import tomllib
 
     import checks as real
 
     data = tomllib.loads((Path(real.__file__).parent / f"{lesson}.toml").read_text())
-    return {c["id"]: (float(c["points"]), list(c["profiles"])) for c in data["check"]}
+    return {c["id"]: (0.0 if profile in c.get("given_on", []) else float(c["points"]), list(c["profiles"]))
+            for c in data["check"]}
 
 
 def score_with_failing(cell, failing: set[str], profile: str) -> float:
     """A machine cell's points on ``profile`` when exactly the checks in ``failing`` fail and the rest pass
     (fail earns 0 of that check's points; checks that do not apply to the profile are left out, and a
     cell of only those earns 0; the cell earns points x earned/possible, as grade_checks documents)."""
-    cat = catalogue(machine_calls(cell.source)[0]["lesson"])
+    cat = catalogue(machine_calls(cell.source)[0]["lesson"], profile)
     total = 0.0
     for call in machine_calls(cell.source):
         counted = [i for i in call["ids"] if profile in cat[i][1]]

@@ -34,6 +34,7 @@ import pytest
 
 from grader import sim
 from grader.sim import topology as T
+from tests.helpers_notebooks import assert_full_marks, execute
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "labs" / "lesson1" / "lesson1.ipynb"
@@ -319,6 +320,10 @@ def test_a_learner_serves_lesson2_with_the_notebooks_commands(tmp_path):
 
         # 26 cell points, 4 of them the fabric measurements (n.a. on the sim): the learner's own work earns 22
         assert grade_cells(tmp_path / "ev", "lesson2") == 22
+        # and the lesson's notebook, run beside the learner's inventory.toml, earns its full marks from it (the one
+        # full-marks run of lesson 2's notebook: tests/test_notebooks_execute.py leaves it to this test)
+        nb = execute(ROOT / "solutions" / "lesson2" / "lesson2.ipynb", work, timeout=600)
+        assert_full_marks(nb, "lesson2", work)
         from grader.sim import serve
         with pytest.raises(serve.ServeError, match="already run"):  # the sim's serving would collide: it says so
             serve.start("ray")

@@ -4,10 +4,10 @@ except the machine cells whose checks do not apply to the sim (lesson 3's deskto
 ranges): those earn 0 and say where the checks apply.
 
 One sim for the module: the finished pair (``grader.sim.up``). Lesson 2 is served as its notebook tells a sim
-learner to serve it (its start cell takes the sim to lesson 2's start, so nothing ready-made may serve): before
-the notebook runs, tests/test_hands_on_sim.py's scripted learner types the notebook's sim path (``start lesson2``,
-the variables, ``ray start``, ``vllm serve``, the learner's ``inventory.toml`` beside the notebook, which its
-check cell finds first), and stops that serving after. The lab's start cell brings up the sim's own serving.
+learner to serve it (its start cell takes the sim to lesson 2's start, so nothing ready-made may serve), so its
+notebook runs where a scripted learner serves it (RUN_ELSEWHERE: tests/test_hands_on_sim.py, after typing the
+notebook's sim path, the learner's ``inventory.toml`` beside the notebook). The lab's start cell brings up the
+sim's own serving.
 Without the serving stack (``grader.sim.serve.installed()`` is not None) the notebooks that need a server are
 skipped, saying why. The sim is brought down at the end, pass or fail. Notebooks run in course order (lesson1,
 lesson2, lesson3, lesson4, lab, then any others): the lab runs last because it switches the server to one node. Each runs in a scratch copy of its
@@ -19,17 +19,19 @@ Needs root (network namespaces). Running it by hand, hold the sim lock:
 
 from __future__ import annotations
 
-import contextlib
 import os
 from pathlib import Path
 
 import pytest
 
-from tests.helpers_notebooks import execute, grade_cells, meta, not_applicable_cells, problems
+from tests.helpers_notebooks import assert_full_marks, execute
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = ROOT / "solutions"
 ORDER = ["lesson1", "lesson2", "lesson3", "lesson4", "lab"]
+RUN_ELSEWHERE = {"lesson2": "tests/test_hands_on_sim.py::test_a_learner_serves_lesson2_with_the_notebooks_commands runs it "
+                            "on the scripted learner's own serving, as a sim learner meets it"}
+"""Notebooks executed at full marks by another test, and where."""
 NEEDS_SERVER = {"lesson2": "lesson 2b grades a running Ray + vLLM cluster",
                 "lab": "the lab measures a running vLLM server with `clusterlab loadtest`"}
 """Notebooks whose grade cells need the sim's vLLM server, and why."""
@@ -61,38 +63,11 @@ def cluster():
         sim.down()
 
 
-@contextlib.contextmanager
-def learner_serves(workdir: Path):
-    """Lesson 2's serving as the notebook's sim path has the learner start it, for the notebook run in ``workdir``;
-    stopped after (``ray stop`` on both nodes ends Ray and the vLLM it carries)."""
-    from tests.test_hands_on_sim import learner_does_lesson2, shell
-
-    try:
-        learner_does_lesson2(workdir)
-        yield
-    finally:
-        for node in ("spark-b", "spark-a"):
-            shell(node, "ray stop --force >/dev/null 2>&1; pkill -f '[v]llm serve' || true")
-
-
-@pytest.mark.parametrize("name", ordered_notebooks())
+@pytest.mark.parametrize("name", [n for n in ordered_notebooks() if n not in RUN_ELSEWHERE])
 def test_solution_notebook_executes_at_full_marks(cluster, name, tmp_path):
     if name in NEEDS_SERVER and not cluster["serving"]:
         pytest.skip(f"{name}: {NEEDS_SERVER[name]}, and the serving stack is missing: {cluster['why']}")
     (tmp_path / name).mkdir()
-    with learner_serves(tmp_path / name) if name == "lesson2" else contextlib.nullcontext():
-        nb = execute(SOLUTIONS / name / f"{name}.ipynb", tmp_path / name, timeout=600)
-    errors = problems(nb)
-    assert errors == [], f"{name}: cells raised errors (executed copy: {tmp_path / name}):\n" + "\n".join(errors)
-    printed = {meta(c).get("grade_id"):
-               "".join(o.get("text", "") for o in c.get("outputs", []) if o.get("name") == "stdout") for c in nb.cells}
-    na = not_applicable_cells(nb, "sim")
-    short = [f"{r['id']}: {r['score']:g}/{r['points']:g}" + (f" stderr={r['stderr'][:300]!r}" if r["stderr"] else "")
-             + f" printed={printed.get(r['id'], '')[:300]!r}" for r in grade_cells(nb)
-             if r["score"] < r["points"] and r["id"] not in na]
-    assert grade_cells(nb), f"{name} has no grade cell"
-    for r in grade_cells(nb):
-        if r["id"] in na:
-            assert r["score"] == 0 and "none of these checks applies to profile sim" in printed[r["id"]], r
-    assert short == [], f"{name}: grade cells below full points (executed copy: {tmp_path / name}):\n" + "\n".join(short)
+    nb = execute(SOLUTIONS / name / f"{name}.ipynb", tmp_path / name, timeout=600)
+    assert_full_marks(nb, name, tmp_path / name)
     assert not (SOLUTIONS / name / "evidence").exists(), f"{name} wrote evidence under solutions/"

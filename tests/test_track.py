@@ -1,7 +1,8 @@
 """The track test (Instruqt's idea) on the simulated cluster, through the real command line:
 
 - every lesson: ``start`` -> ``solve`` -> its check passes -> ``finish``, and nothing of clusterlab's
-  is left (processes, listening ports, the nodes' /dev/shm, temporary folders: compared with before);
+  is left (processes, listening ports, the nodes' /dev/shm, temporary folders: compared with before); the
+  lab's also has ``verify`` run a level of solve's lab.json again (it agrees; a faster forged copy does not);
 - every lesson-1 fault of the sim, and lesson 2's live ones (tests.lesson2_faults.LIVE: one of each kind;
   the others are judged from their recordings, tests/test_fault_recordings.py): ``start`` -> the fault ->
   ``check`` fails exactly the checks that own it -> ``solve`` -> every check passes -> ``finish``. A
@@ -160,6 +161,7 @@ def _track_checked(lesson: str, tmp_path: Path) -> None:
             if r["probe"].startswith("vllm-bench"):
                 data = json.loads(r["stdout"])
                 assert data["completed"] == 8 and len(data["ttfts"]) == 8  # per-request detail came back
+        _lab_verified(tmp_path)
         return
     code, report = check_json(lesson, tmp_path)
     statuses = {v["status"] for v in report["verdicts"]}
@@ -169,6 +171,38 @@ def _track_checked(lesson: str, tmp_path: Path) -> None:
         assert statuses == {"skip"} and code == 0, report
     else:  # lesson 2's nccl-tests and ib_write_bw are the Spark pair's only (n.a. on the sim)
         assert code == 0 and "pass" in statuses and statuses <= {"pass", "skip"}, json.dumps(report["verdicts"], indent=1)
+
+
+def _lab_verified(tmp_path: Path) -> None:
+    """`verify` of solve's lab.json while the baseline still serves (solve measured it last): its smallest level run
+    again agrees; a copy with every time x0.25 and every hash recomputed (output tok/s x4, TPOT x0.25, outside
+    the spreads even when the honest re-run lands 1.75x from the recording) differs, on those rows only."""
+    from tests.test_verify_sim import edited, rows, verify
+
+    code, out, err = verify(tmp_path / "lab.json", T.INVENTORY)
+    assert code == 0, err + json.dumps(out, indent=1)
+    got = rows(out)
+    thr, tpot = got["baseline c1 output throughput"], got["baseline c1 median TPOT"]
+    assert (thr["status"], thr["unit"], tpot["status"], tpot["unit"]) == ("agree", "tok/s", "agree", "ms"), got
+    assert got["baseline serving URL"]["measured"] == "http://192.168.100.10:8000"
+
+    def faster(data):
+        for r in data["raw"]:
+            if r["probe"].startswith("vllm-bench:"):
+                res = json.loads(r["stdout"])
+                res["duration"] *= 0.25
+                for key in ("ttfts", "latencies"):
+                    res[key] = [t * 0.25 for t in res[key]]
+                res["itls"] = [[t * 0.25 for t in gaps] for gaps in res["itls"]]
+                r["stdout"] = json.dumps(res)
+
+    code2, out2, err2 = verify(edited(tmp_path / "lab.json", tmp_path / "forged.json", faster), T.INVENTORY)
+    assert code2 == 1, err2
+    got2 = rows(out2)
+    assert got2["baseline c1 output throughput"]["status"] == "DIFFERS"
+    assert got2["baseline c1 output throughput"]["recorded"] == pytest.approx(4 * thr["recorded"], rel=1e-6)
+    assert got2["baseline c1 median TPOT"]["status"] == "DIFFERS"
+    assert got2["raw outputs match their sha256"]["status"] == "agree"
 
 
 @pytest.mark.parametrize("lesson", [pytest.param(n, marks=needs_serving) if n in SERVED else n

@@ -19,7 +19,6 @@ import pytest
 
 from grader import sim
 from grader.evidence import digest, seal
-from tests.helpers_schema import valid_json
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("sshd") and not Path("/usr/sbin/sshd").exists(),
                                 reason="the sim needs root and OpenSSH sshd")
@@ -150,50 +149,5 @@ def test_future_time_and_unhashed_edit_are_flagged(honest, tmp_path):
     assert "sysinfo on spark-a" in got["raw outputs match their sha256"]["note"]
 
 
-
-# ------------------------------------------------------------------ the lab: one load level again
-
-LAB_ARGS = ["--concurrency", "1", "--num-prompts", "8", "--input-len", "32", "--output-len", "16", "--timeout", "120"]
-
-
-def test_lab_level_rerun_agrees_and_a_faster_copy_differs(tmp_path):
-    from grader.sim import serve
-
-    why = serve.installed()
-    if why is not None:
-        pytest.skip(str(why))
-    try:
-        inv = Path(sim.up([]))
-        serve.start("ray")
-        p = run("loadtest", "--inventory", str(inv), "--evidence", str(tmp_path), *LAB_ARGS, "--json")
-        assert p.returncode in (0, 1) and (tmp_path / "lab.json").is_file(), p.stdout + p.stderr
-        printed = valid_json(p.stdout)  # the shipped schema's loadtest report (issue 16)
-        assert printed["kind"] == "loadtest" and printed["evidence"] == str(tmp_path / "lab.json")
-        code, out, err = verify(tmp_path / "lab.json", inv)
-
-        # every time 0.25x: output tok/s 4x, TPOT 0.25x; outside the spread (1.75) even when the honest
-        # re-run itself lands 1.75x from the recording
-        def faster(data):
-            for r in data["raw"]:
-                if r["probe"].startswith("vllm-bench:"):
-                    res = json.loads(r["stdout"])
-                    res["duration"] *= 0.25
-                    for key in ("ttfts", "latencies"):
-                        res[key] = [t * 0.25 for t in res[key]]
-                    res["itls"] = [[t * 0.25 for t in gaps] for gaps in res["itls"]]
-                    r["stdout"] = json.dumps(res)
-
-        code2, out2, err2 = verify(edited(tmp_path / "lab.json", tmp_path / "forged.json", faster), inv)
-    finally:
-        sim.down()
-    assert code == 0, err + json.dumps(out, indent=1)
-    got = rows(out)
-    assert got["pair c1 output throughput"]["status"] == "agree" and got["pair c1 output throughput"]["unit"] == "tok/s"
-    assert got["pair c1 median TPOT"]["status"] == "agree" and got["pair c1 median TPOT"]["unit"] == "ms"
-    assert got["pair serving URL"]["measured"] == "http://192.168.100.10:8000"
-    assert code2 == 1, err2
-    got2 = rows(out2)
-    thr = got2["pair c1 output throughput"]
-    assert thr["status"] == "DIFFERS" and thr["recorded"] == pytest.approx(4 * got["pair c1 output throughput"]["recorded"], rel=1e-6)
-    assert got2["pair c1 median TPOT"]["status"] == "DIFFERS"
-    assert got2["raw outputs match their sha256"]["status"] == "agree"
+# The lab's `verify` (one load level run again) is judged on the lab track's own lab.json, while the track's server
+# still serves: tests/test_track.py::_lab_verified (one vLLM start fewer than a served cluster of its own).

@@ -222,7 +222,8 @@ def ray_wrong_node_ip(spec: Spec) -> None:
 
 HANG_DEADLINE_S = 75.0
 """How long ``sim up --serve nnodes`` waits for /health with nnodes-no-host-ip: a healthy --nnodes start
-answers in ~60 s warm on 2 cores, this one has stopped logging after ~35 s and would wait for
+answers in ~30 s on 2 cores (eager, the sim's vLLM plugin; ~60 s when it compiled), this one has stopped logging
+after ~35 s and would wait for
 VLLM_ENGINE_READY_TIMEOUT_S (600 s) before vLLM gives up (vllm_netns.md §6, F5)."""
 
 

@@ -77,8 +77,12 @@ connectFullMesh is refused); the others are set as on a real pair, for lesson 2a
 
 QUIET_ENV: dict[str, str] = {
     **T.OFFLINE_ENV, "TOKENIZERS_PARALLELISM": "false", "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1", "RAY_COLOR_PREFIX": "0",
+    "RAY_DEDUP_LOGS": "0",
 }
-"""Nothing is downloaded or reported anywhere; logs are written as they happen, without colour codes."""
+"""Nothing is downloaded or reported anywhere; logs are written as they happen, without colour codes, and with every
+rank's lines: Ray's default drops a line that equals, but for its numbers, one printed in the last 5 s by any worker
+(``[repeated 2x across cluster]``), so which rank's ``PP rank`` line the head's log kept was a race (since the eager
+start, often the head's own). A learner's own Ray keeps Ray's default, as on a Spark."""
 
 
 @dataclass
