@@ -74,8 +74,10 @@ def leftovers() -> dict[str, object]:
     for node in T.NODES:
         # sshd's own state is not ours: its listener's count of connections in progress, and the child of a
         # connection still before authentication (a port probe such as `sim status`'s)
+        # a process whose command line reads empty is exiting (the kernel has freed its memory): not a leftover (the
+        # lesson-2 track once saw one 10 s after finish, 2026-12-04)
         procs = {re.sub(r" \d+ of \d+-\d+ startups$", "", p) for p in live_processes(node, but="ss -ltnH")
-                 if not re.search(r"sshd: \[(rexeced|net|preauth)\]$|sshd .* -R$", p)}  # -R: re-executed, not yet named
+                 if p.partition(" ")[2] and not re.search(r"sshd: \[(rexeced|net|preauth)\]$|sshd .* -R$", p)}  # -R: re-executed, not yet named
         ports = subprocess.run(["ip", "netns", "exec", node, "ss", "-ltnH"], capture_output=True, text=True).stdout
         state[node] = {"procs": procs, "ports": sorted({line.split()[3] for line in ports.splitlines() if line.split()}),
                        "shm": serve.node_shm_files(node)}
@@ -86,8 +88,7 @@ def leftovers() -> dict[str, object]:
 def without_pids(state: dict[str, object]) -> dict[str, object]:
     """``state`` (:func:`leftovers`) with each process as its command line alone: the same processes
     after ``solve`` rebuilt the sim have new pids."""
-    # a process whose command line reads empty is exiting (the kernel has freed its memory): not a leftover
-    return {k: ({**v, "procs": sorted(c for p in v["procs"] if (c := p.partition(" ")[2]))} if isinstance(v, dict) else v)
+    return {k: ({**v, "procs": sorted(p.partition(" ")[2] for p in v["procs"])} if isinstance(v, dict) else v)
             for k, v in state.items()}
 
 
