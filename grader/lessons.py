@@ -61,14 +61,15 @@ class Lesson:
     sim_starts: tuple[str, ...] = ()
     """The start states its work on the sim may begin from: ``"lesson1"`` (``clusterlab sim up``: a new pair
     out of the box), ``"lesson2"`` (``clusterlab start lesson2`` on a finished pair: lesson 1 done by the answer
-    key, nothing of lesson 2's). Sim evidence of the lesson earns points only when the sim's record sealed into
+    key, nothing of lesson 2's), ``"lab"`` (``clusterlab start lab`` on a finished pair: lesson 2's end with vLLM
+    stopped, the sim's Ray on every node). Sim evidence of the lesson earns points only when the sim's record sealed into
     it shows one of them was built and nothing since did the work (grader.provenance.sim_work_problem); a
     lesson with none is not yet held to that."""
     sim_learner_serves: bool = False
-    """On the sim the learner launches Ray and vLLM in this lesson (lesson 2): ``clusterlab start`` stops the
-    sim's ready-made serving, removes the NCCL log a finished build wrote and makes the model
-    (grader.lifecycle), and evidence measured while the sim's own ready-made serving ran (``sim up --serve``,
-    ``solve``, ``start lab``) earns nothing (grader.provenance.sim_work_problem)."""
+    """On the sim the learner launches vLLM in this lesson (lesson 2: Ray too; the lab: the pair's server, then the
+    one-node baseline's): ``clusterlab start`` stops the sim's ready-made serving, removes the NCCL log a finished
+    build wrote and makes the model (grader.lifecycle), and evidence measured while the sim's own ready-made
+    serving ran (``sim up --serve``, ``solve``) earns nothing (grader.provenance.sim_work_problem)."""
 
     @property
     def notebook(self) -> str:
@@ -133,7 +134,8 @@ REGISTRY: dict[str, Lesson] = {lesson.name: lesson for lesson in (
     _probed(3, "Two cards in one desktop"),
     Lesson("lesson4", "TensorRT-LLM multi-node and NVIDIA Dynamo"),  # answers only: nothing of it runs on the sim
     Lesson("lab", "Serve a very large model across two Sparks, load-test it, compare with one machine",
-           derive="grader.facts.lab:derive", catalogue="lab.toml", recorded_by=PROBED_BY_LOADTEST),
+           derive="grader.facts.lab:derive", catalogue="lab.toml", recorded_by=PROBED_BY_LOADTEST,
+           sim_starts=("lesson1", "lesson2", "lab"), sim_learner_serves=True),
 )}
 """Every lesson, in course order."""
 

@@ -50,14 +50,18 @@ class LifecycleError(CheckError):
 class Prerequisite:
     """What must already work before ``lesson`` begins: every node answers over SSH, and, when ``after``
     is set, each of ``checks`` (ids of lesson ``after``'s catalogue) passes or warns, live.
-    ``sim_serve``: the serving mode ``start`` brings up on the sim when nothing serves. The rest say
-    what ``solve`` and ``finish`` do for the lesson (checks/lifecycle.toml)."""
+    ``sim_ray``: on the sim, the lesson starts where lesson 2 ends with vLLM stopped (the sim's Ray across the
+    nodes unless the learner's own Ray or vLLM runs), and ``sim_checks`` of lesson ``sim_after`` replace
+    ``checks`` there (the vLLM launch is the lesson's own work, and lesson 2's probes need a [serve] table). The rest say what ``solve`` and ``finish`` do for the lesson
+    (checks/lifecycle.toml)."""
 
     lesson: str
     why: str
     after: str | None = None
     checks: tuple[str, ...] = ()
-    sim_serve: str | None = None
+    sim_ray: bool = False
+    sim_after: str | None = None
+    sim_checks: tuple[str, ...] = ()
     solve: tuple[str, ...] = ()
     """What ``solve`` does on the sim, in order: steps of :data:`SOLVE_STEPS`."""
     solve_nothing: str | None = None
@@ -83,16 +87,20 @@ def prerequisites(path: Path = LIFECYCLE_FILE) -> dict[str, Prerequisite]:
         if table is None:
             raise LifecycleError(f"{path} has no [{name}] table: every lesson says what it requires")
         after, checks = table.get("after"), tuple(table.get("checks", ()))
-        if after is not None:
-            known = {c["id"] for c in load_catalogue(after)}
-            unknown = [c for c in checks if c not in known]
+        sim_after, sim_checks = table.get("sim_after"), tuple(table.get("sim_checks", ()))
+        for lesson, ids in ((after, checks), (sim_after, sim_checks)):
+            if lesson is None:
+                continue
+            known = {c["id"] for c in load_catalogue(lesson)}
+            unknown = [c for c in ids if c not in known]
             if unknown:
-                raise LifecycleError(f"{path} [{name}]: {', '.join(unknown)} not in {after}'s catalogue")
+                raise LifecycleError(f"{path} [{name}]: {', '.join(unknown)} not in {lesson}'s catalogue")
         steps = tuple(table.get("solve", ()))
         bad = [x for x in steps if x not in SOLVE_STEPS] + [x for x in table.get("leaves", ()) if x not in ours()]
         if bad:
             raise LifecycleError(f"{path} [{name}]: unknown step or leftover {', '.join(bad)}")
-        out[name] = Prerequisite(name, table["why"], after, checks, table.get("sim_serve"), steps,
+        out[name] = Prerequisite(name, table["why"], after, checks, bool(table.get("sim_ray")), sim_after, sim_checks,
+                                 steps,
                                  table.get("solve_nothing"), tuple(table.get("leaves", ())),
                                  bool(table.get("stops_serving")))
     extra = set(data) - set(out)
@@ -146,28 +154,28 @@ def _known(lesson: str) -> None:
 def start(inventory: str | Path, lesson: str, progress: Callable[[str], None] = lambda m: None) -> StartResult:
     """Check, live, that ``lesson`` can begin on the inventory's machines (checks/lifecycle.toml).
 
-    On the sim, a lesson with ``sim_serve`` first brings up that serving when nothing serves, and one
-    whose serving the learner starts (``Lesson.sim_learner_serves``: lesson 2) stops the sim's ready-made
-    serving and makes the model; each says so in ``prepared``. On real machines nothing is changed. Raises LifecycleError (unknown
-    lesson, bad inventory, sim down, no node reachable)."""
+    On the sim, a lesson whose serving the learner starts (``Lesson.sim_learner_serves``: lesson 2, the lab)
+    stops the sim's ready-made serving and makes the model, and one with ``sim_ray`` (the lab) starts the sim's
+    Ray across the nodes when nothing of the learner's runs; each says so in ``prepared``. On real machines
+    nothing is changed. Raises LifecycleError (unknown lesson, bad inventory, sim down, no node reachable)."""
     _known(lesson)
     pre = prerequisites()[lesson]
     inv = _inventory(inventory)
     prepared = []
-    if inv.profile == "sim" and pre.sim_serve:
-        prepared += _sim_serving(pre.sim_serve, progress)
-        inv = _inventory(inventory)  # its [serve] table was written again
+    after, checks = pre.after, pre.checks
     if inv.profile == "sim" and registry.get(lesson).sim_learner_serves:
-        prepared += _sim_own_serving(lesson, progress)
+        prepared += _sim_own_serving(lesson, pre.sim_ray, progress)
         inv = _inventory(inventory)  # its [serve] table is gone
+        if pre.sim_after:
+            after, checks = pre.sim_after, pre.sim_checks
     conns, errors = connect_nodes(inv, (lesson,))
     reached = sorted(conns)
     try:
         required: list[Verdict] = []
-        if pre.after:
-            progress(f"checking {pre.after}'s {', '.join(pre.checks)} live ...")
-            result = run_lesson(pre.after, inv, conns, errors)
-            required = [v for v in result.verdicts if v.id in pre.checks]
+        if after:
+            progress(f"checking {after}'s {', '.join(checks)} live ...")
+            result = run_lesson(after, inv, conns, errors)
+            required = [v for v in result.verdicts if v.id in checks]
             errors = {**errors, **result.errors}
     finally:
         for c in conns.values():
@@ -176,11 +184,11 @@ def start(inventory: str | Path, lesson: str, progress: Callable[[str], None] = 
 
 
 def _sim_serving(mode: str, progress: Callable[[str], None]) -> list[str]:
-    """Start the sim's serving in ``mode`` unless it already serves healthy in it; sentences saying what."""
+    """Start the sim's serving in ``mode`` unless it already serves healthy in it (``solve``); sentences saying what."""
     from grader.sim import serve
 
     now = serve.status()
-    if now and now.get("healthy") and now.get("mode") == mode:
+    if now and now.get("healthy") and now.get("mode") == mode and not now.get("ray_only"):
         return []
     progress(f"the sim is not serving ({mode}): starting it, as `clusterlab sim up --serve {mode}` would (~40 s) ...")
     try:
@@ -190,22 +198,25 @@ def _sim_serving(mode: str, progress: Callable[[str], None]) -> list[str]:
     return [f"the sim was not serving: started Ray and vLLM ({mode} mode, /health after {info.get('health_s')} s)"]
 
 
-def _sim_own_serving(lesson: str, progress: Callable[[str], None]) -> list[str]:
-    """Lesson 2's start on the sim: nothing serves that the learner did not launch, no NCCL log of a finished
-    build, the model on disk, and a finished sim marked as at the lesson's start (its own-work record,
-    grader.sim.cluster.begin). Sentences saying what was done."""
+def _sim_own_serving(lesson: str, ray: bool, progress: Callable[[str], None]) -> list[str]:
+    """The start of a lesson whose serving the learner launches, on the sim: nothing serves that the learner did
+    not launch (the sim's ready-made serving is stopped; the learner's own is left as it is), no NCCL log of a
+    finished build, the model on disk, and a finished sim marked as at the lesson's start (its own-work record,
+    grader.sim.cluster.begin). ``ray`` (the lab): the sim then starts Ray on every node, as lesson 2 ends, unless
+    the learner's own Ray or vLLM runs. Sentences saying what was done."""
     from grader import sim
     from grader.sim import serve
 
     done = []
-    if serve.status():
+    now = serve.status()
+    if now and not (ray and now.get("ray_only")):
         progress("stopping the sim's ready-made Ray and vLLM ...")
         serve.stop()
-        done.append("stopped the sim's ready-made Ray and vLLM (`sim up --serve`): in this lesson you start them")
+        done.append("stopped the sim's ready-made Ray and vLLM (`sim up --serve`, `solve`): in this lesson you serve")
     done += sim.forget_nccl_log()
     if sim.begin(lesson):
-        done.append(f"the sim is now at {lesson}'s start: lesson 1 was the answer key's; what you launch from here on "
-                    "is yours and earns this lesson's points")
+        done.append(f"the sim is now at {lesson}'s start: what was built so far was the answer key's; what you launch "
+                    "from here on is yours and earns this lesson's points")
     why = serve.installed()
     if why:
         return done + [f"the serving stack is missing, so Ray and vLLM cannot run on the sim: {why}"]
@@ -213,7 +224,22 @@ def _sim_own_serving(lesson: str, progress: Callable[[str], None]) -> list[str]:
         model = serve.ensure_model()
     except serve.ServeError as e:
         raise LifecycleError(str(e)) from None
-    return done + [f"the model both nodes serve is on disk at {model} (one path both see, as shared storage)"]
+    done.append(f"the model both nodes serve is on disk at {model} (one path both see, as shared storage)")
+    if not ray:
+        return done
+    state = sim.status()
+    theirs = [] if state.get("serve") else serve.learner_serving(list(state["nodes"]))
+    if theirs:
+        return done + [f"your own Ray or vLLM runs on {', '.join(theirs)} (lesson 2's): the lab goes on from it"]
+    if (serve.status() or {}).get("ray_only"):
+        return done + ["the sim's Ray runs across the nodes, as lesson 2 ends; no vLLM: you serve the model"]
+    progress("starting Ray on every node, as lesson 2 ends (~10 s) ...")
+    try:
+        serve.start("ray", vllm=False)
+    except serve.ServeError as e:
+        raise LifecycleError(f"the sim's Ray did not start: {e}") from None
+    return done + ["started Ray on every node as lesson 2 ends (the head on spark-a's QSFP twin, its interface "
+                   "variables set), and no vLLM: you serve the model, across the pair and then on spark-a alone"]
 
 
 def render_start(r: StartResult) -> str:

@@ -144,9 +144,13 @@ def _previous(path: Path, inv: Any, label: str, progress: Callable[[str], None])
     """The earlier lab evidence without this side's levels (the other side is kept), or a new one.
 
     A replay shipped with the labs (grader.provenance.replay_problem) is never merged into, except where
-    the replays themselves are recorded (a folder named ``recorded``): its other side is not the learner's."""
+    the replays themselves are recorded (a folder named ``recorded``): its other side is not the learner's.
+    Nor is sim evidence that earns nothing for want of the learner's own work (grader.provenance.sim_work_problem:
+    measured on the sim's ready-made serving or the answer key's) when this run's would earn: the new run's
+    record would hide it (the answer key's two sides, both earning nothing, merge)."""
+    from grader.checking import sim_record
     from grader.evidence import REPLAY_DIR
-    from grader.provenance import replay_problem
+    from grader.provenance import record_fault, replay_problem, sim_work_problem
 
     inventory = {"profile": inv.profile, "qsfp_port": inv.qsfp_port,
                  "nodes": [{"name": n.name, "address": n.address, "port": n.port, "user": n.user} for n in inv.nodes]}
@@ -155,6 +159,9 @@ def _previous(path: Path, inv: Any, label: str, progress: Callable[[str], None])
             old = load_evidence(path)
             if replay_problem(old) and path.resolve().parent.name != REPLAY_DIR:
                 progress(f"starting a new {path}: the old one is the replay shipped with the labs, not your machines'")
+            elif (old.lesson == "lab" and path.resolve().parent.name != REPLAY_DIR and sim_work_problem(old)
+                  and inv.profile == "sim" and record_fault("lab", sim_record(inv.profile)) is None):
+                progress(f"starting a new {path}: the old one earns nothing ({sim_work_problem(old)})")
             elif old.lesson == "lab" and old.profile == inv.profile:
                 kept = [r for r in old.raw if not (PROBE_RE.match(r.probe) and r.probe.split(":")[1] == label)]
                 progress(f"keeping the {len(kept)} earlier output(s) of {path} that are not the {label} run")
@@ -194,7 +201,8 @@ def cli(args: Any, refuse: Callable[[Any], None] = lambda inv: None) -> int:
         raise LoadTestError(str(e)) from None
     if inv.serve is None:
         raise LoadTestError(f"{args.inventory} has no [serve] table: serve the model first (on the sim: "
-                        "`clusterlab sim up --serve ray` or `--serve single`) and name its url and model there")
+                        "`clusterlab start lab`, then `vllm serve` in the nodes as the lab notebook's section 4 "
+                        "prints it) and name its url and model there")
     refuse(inv)
     head = next((n for n in inv.nodes if n.name == (inv.serve.head or inv.nodes[0].name)), inv.nodes[0])
     fmt = args.format  # text, or json, junit, tap (grader.formats)

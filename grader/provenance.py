@@ -316,6 +316,26 @@ def replay_problem(ev: Evidence) -> str | None:
     return None
 
 
+def record_fault(lesson_name: str, rec: Any) -> str | None:
+    """What the sim's record alone (grader.sim.cluster.work_record; None when there is none) says against points
+    for ``lesson_name``'s evidence: ``"none"`` no record, ``"finished"`` the sim was not built at one of the
+    lesson's start states, ``"served"`` the sim's own ready-made serving ran in a lesson whose serving is the
+    learner's; None when the record allows points (a lesson without start states, or a record at its start).
+    Whether the record belongs to the machines the outputs show is :func:`sim_work_problem`'s to check."""
+    from grader.lessons import REGISTRY
+
+    lesson = REGISTRY.get(lesson_name)
+    if lesson is None or not lesson.sim_starts:
+        return None
+    if not isinstance(rec, dict):
+        return "none"
+    if rec.get("start") not in lesson.sim_starts:
+        return "finished"
+    if lesson.sim_learner_serves and rec.get("served_by_sim"):
+        return "served"
+    return None
+
+
 SIM_OWN_WORK_ENV = "CLUSTERLAB_SIM_OWN_WORK"
 """The instructor's switch (nbgrader_config.py exports it to the kernels, as CLUSTERLAB_PROFILES): ``off`` lets
 sim evidence earn points whatever built the sim (:func:`sim_work_problem` answers None); anything else, or
@@ -324,8 +344,8 @@ unset, holds sim evidence to the learner's own work."""
 
 def sim_work_problem(ev: Evidence) -> str | None:
     """A sentence when ``ev`` is sim evidence of a lesson that has start states (``sim_starts`` in
-    grader.lessons: lessons 1 and 2) whose sim was not built in one of them, or, for a lesson whose serving
-    the learner starts (lesson 2), that was measured while the sim's own ready-made serving ran; else None.
+    grader.lessons: lessons 1 and 2, the lab) whose sim was not built in one of them, or, for a lesson whose
+    serving the learner starts (lesson 2, the lab), that was measured while the sim's own ready-made serving ran; else None.
 
     The sim's record (grader.sim.cluster.work_record), sealed into ``provenance["sim"]`` by ``check``, says
     whether the sim that was measured was built at the lesson's start (``clusterlab sim up``) or finished
@@ -344,21 +364,24 @@ def sim_work_problem(ev: Evidence) -> str | None:
     if not starts:
         return None
     practise = "on the sim, points come from your own work: " + (
+        "`clusterlab start lab`, serve the model yourself in the nodes, across the pair and then on spark-a alone, "
+        "and measure each with `clusterlab loadtest` (the notebook's sim path)" if ev.lesson == "lab" else
         f"after lesson 1, `clusterlab start {ev.lesson}`, start Ray and `vllm serve` in the nodes yourself (the "
         "notebook's sim path), then check again" if lesson.sim_learner_serves else
         "`clusterlab sim up` builds lesson 1's start, do the lesson's steps in the nodes, then check again")
     rec = (ev.provenance or {}).get("sim")
-    if not isinstance(rec, dict):
+    fault = record_fault(ev.lesson, rec)
+    if fault == "none":
         return (f"this sim evidence carries no record of how the sim was built (recorded before the sim kept one, or "
                 f"one of the files the course ships), so it earns nothing: {practise}")
-    if rec.get("start") not in starts:
+    if fault == "finished":
         where = " or ".join(f"{s}'s start" for s in starts)
         return (f"the sim this was recorded on was built finished (by `clusterlab solve`, `sim up --fault` or "
                 f"`sim up --serve`, built {rec.get('built_at') or 'at an unknown time'}), not at {where}, so the "
                 f"steps were not yours and it earns nothing: {practise}")
-    if lesson.sim_learner_serves and rec.get("served_by_sim"):
-        return (f"the sim's own ready-made Ray and vLLM were running when this was measured (`sim up --serve`, "
-                f"`clusterlab solve` or `start lab` started them), so the serving was not yours and it earns nothing: "
+    if fault == "served":
+        return (f"the sim's own ready-made Ray and vLLM were running when this was measured (`sim up --serve` or "
+                f"`clusterlab solve` started them), so the serving was not yours and it earns nothing: "
                 f"{practise}")
     ids = rec.get("nodes") if isinstance(rec.get("nodes"), dict) else {}
     seen = {n: i["machine_id_sha256"] for n, i in _read(ev).items() if i["machine_id_sha256"]}

@@ -311,6 +311,9 @@ class SimServe(_Strict):
     host_url: str = Field(description="the same server as this machine reaches it")
     ready: Optional[bool] = Field(description="/health answered before sim up returned; false: it failed or "
                                               "hung; null: still starting")
+    ray_only: Optional[bool] = Field(description="true: the sim's Ray alone, no vLLM of the sim's (the lab's start, "
+                                                 "`clusterlab start lab`: the learner serves); null or false: "
+                                                 "Ray and vLLM")
 
 
 class SimStatus(Document):

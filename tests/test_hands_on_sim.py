@@ -363,3 +363,150 @@ def test_lesson2_earns_from_its_start_states_and_never_from_the_sims_own_serving
     assert "the sim's own ready-made Ray and vLLM were running" in sim_work_problem(ev)
     ev.provenance["sim"].update(start=None, served_by_sim=False)  # `sim up --serve`, `solve`
     assert "was built finished" in sim_work_problem(ev) and "clusterlab start lesson2" in sim_work_problem(ev)
+
+
+# --- the lab -------------------------------------------------------------------------------------
+
+NOTEBOOK_LAB = ROOT / "labs" / "lab" / "lab.ipynb"
+
+
+def _node_steps(block: str) -> list[tuple[str, str]]:
+    """A ```sh block of node commands, each line ending ``# on NODE``: (node, command) in order."""
+    steps = []
+    for line in block.splitlines():
+        m = re.search(r"\s+#\s*on (spark-[ab])\s*$", line)
+        assert m, f"{NOTEBOOK_LAB}: a node command without `# on NODE`: {line!r}"
+        steps.append((m.group(1), line[:m.start()].strip()))
+    return steps
+
+
+def lab_sim_steps() -> dict[str, object]:
+    """The lab's sim path as its released notebook prints it: ``start`` (the command on this machine), and for
+    each side (``pair``: section 4, ``baseline``: section 5) the node commands and the script run on this machine
+    (the inventory copy and its [serve] table; the mode's edit), from the blocks after the sim's paragraph."""
+    start = re.findall(r"`(\.venv/bin/clusterlab start lab [^`]*)`", _section("## Before you begin", NOTEBOOK_LAB))
+    assert len(start) == 1, start
+    out: dict[str, object] = {"start": start[0].split()}
+    for side, title, marker in (("pair", "## 4. Serve the model", "**The sim**"),
+                                ("baseline", "## 5. The baseline", "**On the sim**")):
+        md = _section(title, NOTEBOOK_LAB)
+        assert md.count(marker) == 1, (title, marker)
+        nodes, host = _blocks(md.split(marker)[1], "sh")
+        out[side] = (_node_steps(nodes), host)
+    return out
+
+
+def test_the_lab_prints_every_step_of_its_sim_path():
+    """Pure: the lab notebook's blocks hold what the live learner types."""
+    steps = lab_sim_steps()
+    assert steps["start"][1:4] == ["start", "lab", "--inventory"]
+    (pair, pair_host), (single, single_host) = steps["pair"], steps["baseline"]
+    assert [n for n, _ in pair] == [A, A] and "--pipeline-parallel-size 2 --distributed-executor-backend ray" in pair[1][1]
+    assert "[serve]" in pair_host and 'mode = "ray"' in pair_host and pair_host.startswith("cp ")
+    assert [c for _, c in single[:3]] == ['pkill -f "vllm serve"', "ray stop", "ray stop"]
+    assert single[-1][0] == A and "--pipeline-parallel-size" not in single[-1][1] and "vllm serve" in single[-1][1]
+    assert 'mode = "single"' in single_host
+
+
+def type_into(node: str, script: str) -> None:
+    """A learner's lines typed at ``node``'s prompt: ``clusterlab sim shell NODE bash -s`` reading them (a shell
+    whose command line holds none of them, as an interactive one's does not: ``pkill -f`` finds only its target)."""
+    p = subprocess.run(CLI + ["sim", "shell", node, "bash", "-s"], input=script + "\n", capture_output=True,
+                       text=True, timeout=90)
+    assert p.returncode == 0, f"on {node}: {script}\nrc {p.returncode}\n{p.stdout}{p.stderr}"
+
+
+def served(node_steps: list[tuple[str, str]]) -> None:
+    """Type ``node_steps`` (consecutive lines of one node in one shell), then wait for the log the last
+    ``vllm serve`` writes to say the server is up."""
+    i = 0
+    while i < len(node_steps):
+        node, lines = node_steps[i][0], []
+        while i < len(node_steps) and node_steps[i][0] == node:
+            lines.append(node_steps[i][1])
+            i += 1
+        type_into(node, "\n".join(lines))
+    node, last = node_steps[-1]
+    log = re.search(r">(~/\S+\.log)", last).group(1)
+    deadline = time.monotonic() + 300
+    while "Application startup complete" not in shell(node, f"cat {log}").stdout:
+        tail = shell(node, f"tail -5 {log}").stdout
+        assert time.monotonic() < deadline and "Traceback" not in tail, tail
+        time.sleep(3)
+
+
+@live
+@pytest.mark.skipif(os.geteuid() == 0 and __import__("grader.sim.serve", fromlist=["installed"]).installed() is not None,
+                    reason="the lab on the sim needs the serving stack (scripts/install-serve.sh)")
+def test_a_learner_serves_the_lab_with_the_notebooks_commands(tmp_path, monkeypatch):
+    """The lab from its start on a finished pair (lessons 1 and 2 by the answer key): ``start lab`` as printed,
+    the pair served in the nodes as section 4 prints it and load-tested with the command the notebook's cell
+    runs, the switch of section 5 typed in the nodes, then the notebook itself run beside the learner's inventory:
+    its baseline cell measures, and every grade cell earns full marks from what the learner served (the one
+    full-marks run of the lab's notebook: tests/test_notebooks_execute.py leaves it to this test)."""
+    from grader.evidence import load_evidence
+    from grader.provenance import sim_work_problem
+
+    monkeypatch.delenv("CLUSTERLAB_SIM_OWN_WORK", raising=False)
+    steps = lab_sim_steps()
+    work = tmp_path / "course"
+    work.mkdir()
+    try:
+        for argv in (["sim", "up"], ["solve", "lesson1"]):
+            p = subprocess.run(CLI + argv, capture_output=True, text=True, timeout=300)
+            assert p.returncode == 0, p.stdout + p.stderr
+        argv = steps["start"]
+        p = subprocess.run(CLI + argv[1:], capture_output=True, text=True, timeout=300, cwd=work)
+        assert p.returncode == 0 and "ready: lab can begin" in p.stdout, p.stdout + p.stderr
+        assert sim.start_state() == "lab"
+
+        pair, pair_host = steps["pair"]
+        served(pair)
+        subprocess.run(["bash", "-c", pair_host], cwd=work, check=True, timeout=30)
+        cell = "".join(next(c["source"] for c in json.loads(NOTEBOOK_LAB.read_text())["cells"]
+                            if c.get("id") == "lab-measure-helpers"))
+        load = re.findall(r'"(--?[\w-]+|[\d,]+)"', re.search(r'LOAD = \{"sim": \[(.*?)\]', cell, re.S).group(1))
+        p = subprocess.run(CLI + ["loadtest", "--inventory", "inventory.toml", "--label", "pair", "--evidence",
+                                  "evidence", *load], capture_output=True, text=True, timeout=600, cwd=work)
+        assert p.returncode in (0, 1) and "Traceback" not in p.stderr, p.stdout + p.stderr
+        pair_ev = load_evidence(work / "evidence" / "lab.json")
+        assert pair_ev.provenance["sim"]["start"] == "lab" and sim_work_problem(pair_ev) is None
+
+        single, single_host = steps["baseline"]
+        served(single)
+        subprocess.run(["bash", "-c", single_host], cwd=work, check=True, timeout=30)
+        for node in (A, B):  # the pair's server and Ray are gone: one machine serves
+            assert shell(node, "pgrep -f '[r]aylet' || true").stdout.strip() == ""
+
+        nb = execute(ROOT / "solutions" / "lab" / "lab.ipynb", work, timeout=600)
+        assert_full_marks(nb, "lab", work)
+        ev = load_evidence(work / "evidence" / "lab.json")
+        sides = sorted({r.probe.split(":")[1] for r in ev.raw if r.probe.startswith("vllm-bench:")})
+        assert sides == ["baseline", "pair"] and sim_work_problem(ev) is None
+        p = subprocess.run(CLI + ["finish", "lab", "--inventory", "inventory.toml"], capture_output=True, text=True,
+                           timeout=120, cwd=work)
+        assert p.returncode == 0, p.stdout + p.stderr
+    finally:
+        sim.down()
+
+
+def test_the_lab_earns_from_its_start_states_and_never_from_the_sims_own_serving(monkeypatch):
+    """The rule for the lab's sim evidence (grader.provenance.sim_work_problem), on the lab's recorded evidence
+    with its sim record set as each way of getting there would seal it."""
+    from grader.evidence import load_evidence
+    from grader.provenance import _read, sim_work_problem
+
+    monkeypatch.delenv("CLUSTERLAB_SIM_OWN_WORK", raising=False)
+    ev = load_evidence(ROOT / "tests" / "fixtures" / "golden" / "lab-sim-healthy.json")
+    ids = {n: i["machine_id_sha256"] for n, i in _read(ev).items()}
+    assert len(ids) == 2 and all(ids.values())
+    assert "was built finished" in sim_work_problem(ev)  # as shipped: recorded on the answer key's sim
+    for start in ("lesson1", "lesson2", "lab"):  # the learner's own lessons, or `start lab` after the answer key's
+        ev.provenance["sim"] = {"start": start, "built_at": "t", "nodes": ids, "served_by_sim": False}
+        assert sim_work_problem(ev) is None, start
+    ev.provenance["sim"]["served_by_sim"] = True  # `sim up --serve` on the learner's sim
+    assert "the sim's own ready-made Ray and vLLM were running" in sim_work_problem(ev)
+    ev.provenance["sim"].update(start=None, served_by_sim=False)  # `solve lab`
+    assert "was built finished" in sim_work_problem(ev) and "clusterlab start lab" in sim_work_problem(ev)
+    monkeypatch.setenv("CLUSTERLAB_SIM_OWN_WORK", "off")  # the instructor's switch
+    assert sim_work_problem(ev) is None

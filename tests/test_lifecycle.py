@@ -24,11 +24,16 @@ def test_every_lesson_says_what_it_requires_and_names_real_checks():
     assert list(pre) == list(lessons.names())
     assert pre["lesson2"].after == "lesson1"
     assert set(pre["lesson2"].checks) == {"L1.port", "L1.addressing", "L1.mtu", "L1.ssh", "L1.route"}  # the issue's list
-    assert pre["lab"].after == "lesson2" and pre["lab"].sim_serve == "ray"
+    assert pre["lab"].after == "lesson2" and pre["lab"].sim_ray
+    # on the sim the lab starts with Ray and no vLLM (lesson 2's probes need the [serve] table the learner writes
+    # then): lesson 1's link is what is checked there, as lesson 2's start checks it
+    assert (pre["lab"].sim_after, pre["lab"].sim_checks) == ("lesson1", pre["lesson2"].checks)
     assert pre["lesson3"].checks == ("L3.cards",)
     for p in pre.values():
         if p.after:
             assert set(p.checks) <= {c["id"] for c in load_catalogue(p.after)}
+        if p.sim_after:
+            assert set(p.sim_checks) <= {c["id"] for c in load_catalogue(p.sim_after)}
 
 
 def test_a_prerequisite_naming_an_unknown_check_is_refused(tmp_path):

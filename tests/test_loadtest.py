@@ -53,7 +53,8 @@ def test_bench_command_is_bounded_quoted_and_cleans_up():
     assert cmd.startswith("d=$(mktemp -d") and 'rm -rf "$d"' in cmd
 
 
-def test_run_records_each_level_and_keeps_the_other_side(tmp_path):
+def test_run_records_each_level_and_keeps_the_other_side(tmp_path, monkeypatch):
+    monkeypatch.setenv("CLUSTERLAB_SIM_OWN_WORK", "off")  # these runs seal no sim record (run() alone, no sim)
     inv = inventory("ray")
     conn = FakeConn(0.004, 0.05)
     ev = run(inv, conn, label="pair", levels=(1, 4), input_len=64, output_len=16, prompts=8,
@@ -74,6 +75,40 @@ def test_run_records_each_level_and_keeps_the_other_side(tmp_path):
               evidence_dir=str(tmp_path), progress=lambda m: None)
     assert sorted(r.probe for r in ev3.raw if r.probe.startswith("vllm-bench")) == [
         "vllm-bench:baseline:c1", "vllm-bench:baseline:c4", "vllm-bench:pair:c1"]
+
+
+def test_sim_evidence_that_earns_nothing_is_not_merged_into(tmp_path, monkeypatch):
+    """A side measured on the sim's ready-made serving (or with no record of how the sim was built) earns nothing:
+    the next side, measured at the lab's start, starts a new lab.json rather than hide it under the new run's
+    record; the answer key's next side (a record that earns nothing too) and, with the instructor's switch off,
+    any next side merge."""
+    import grader.checking
+
+    monkeypatch.delenv("CLUSTERLAB_SIM_OWN_WORK", raising=False)
+    now = {"start": "lab", "built_at": "t", "nodes": {}, "served_by_sim": False}
+    monkeypatch.setattr(grader.checking, "sim_record", lambda profile: now)
+    said = []
+    ev = run(inventory("ray"), FakeConn(0.004, 0.05), label="pair", levels=(1,), input_len=64, output_len=16,
+             prompts=8, evidence_dir=str(tmp_path), progress=lambda m: None)
+    ev.provenance["sim"] = {"start": None, "built_at": "t", "nodes": {}, "served_by_sim": True}
+    ev.facts = derivers()["lab"](ev)
+    ev.save(tmp_path)
+    ev2 = run(inventory("single"), FakeConn(0.002, 0.02), label="baseline", levels=(1,), input_len=64, output_len=16,
+              prompts=8, evidence_dir=str(tmp_path), progress=said.append)
+    assert [r.probe for r in ev2.raw if r.probe.startswith("vllm-bench")] == ["vllm-bench:baseline:c1"]
+    assert any("starting a new" in m and "earns nothing" in m and "was built finished" in m for m in said), said
+    ev.save(tmp_path)
+    now.update(start=None, served_by_sim=True)  # the answer key's baseline after its pair: kept together
+    ev4 = run(inventory("single"), FakeConn(0.002, 0.02), label="baseline", levels=(1,), input_len=64, output_len=16,
+              prompts=8, evidence_dir=str(tmp_path), progress=lambda m: None)
+    assert sorted(r.probe for r in ev4.raw if r.probe.startswith("vllm-bench")) == [
+        "vllm-bench:baseline:c1", "vllm-bench:pair:c1"]
+    now.update(start="lab", served_by_sim=False)
+    monkeypatch.setenv("CLUSTERLAB_SIM_OWN_WORK", "off")
+    ev3 = run(inventory("single"), FakeConn(0.002, 0.02), label="baseline", levels=(1,), input_len=64, output_len=16,
+              prompts=8, evidence_dir=str(tmp_path), progress=lambda m: None)
+    assert sorted(r.probe for r in ev3.raw if r.probe.startswith("vllm-bench")) == [
+        "vllm-bench:baseline:c1", "vllm-bench:pair:c1"]
 
 
 def test_cli_without_serve_table(tmp_path, capsys):

@@ -6,11 +6,11 @@ ranges): those earn 0 and say where the checks apply.
 One sim for the module: the finished pair (``grader.sim.up``). Lesson 2 is served as its notebook tells a sim
 learner to serve it (its start cell takes the sim to lesson 2's start, so nothing ready-made may serve), so its
 notebook runs where a scripted learner serves it (RUN_ELSEWHERE: tests/test_hands_on_sim.py, after typing the
-notebook's sim path, the learner's ``inventory.toml`` beside the notebook). The lab's start cell brings up the
-sim's own serving.
+notebook's sim path, the learner's ``inventory.toml`` beside the notebook); so does the lab, whose learner serves
+the pair and the baseline in the nodes between its cells.
 Without the serving stack (``grader.sim.serve.installed()`` is not None) the notebooks that need a server are
 skipped, saying why. The sim is brought down at the end, pass or fail. Notebooks run in course order (lesson1,
-lesson2, lesson3, lesson4, lab, then any others): the lab runs last because it switches the server to one node. Each runs in a scratch copy of its
+lesson3, lesson4, then any others). Each runs in a scratch copy of its
 folder (tests/helpers_notebooks.py), so evidence is written there, never under solutions/.
 
 Needs root (network namespaces). Running it by hand, hold the sim lock:
@@ -30,7 +30,9 @@ ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = ROOT / "solutions"
 ORDER = ["lesson1", "lesson2", "lesson3", "lesson4", "lab"]
 RUN_ELSEWHERE = {"lesson2": "tests/test_hands_on_sim.py::test_a_learner_serves_lesson2_with_the_notebooks_commands runs it "
-                            "on the scripted learner's own serving, as a sim learner meets it"}
+                            "on the scripted learner's own serving, as a sim learner meets it",
+                 "lab": "tests/test_hands_on_sim.py::test_a_learner_serves_the_lab_with_the_notebooks_commands runs it "
+                        "on what the scripted learner served, the pair and then the baseline, as the lab's sim path prints"}
 """Notebooks executed at full marks by another test, and where."""
 NEEDS_SERVER = {"lesson2": "lesson 2b grades a running Ray + vLLM cluster",
                 "lab": "the lab measures a running vLLM server with `clusterlab loadtest`"}

@@ -52,8 +52,9 @@ SERVED = {"lesson2", "lab"}
 """Lessons whose track serves a model (vLLM on the CPU: minutes)."""
 
 
-def cli(*args: str, timeout: float = 900) -> tuple[int, str, str]:
-    p = subprocess.run(CLI + list(args), capture_output=True, text=True, timeout=timeout)
+def cli(*args: str, timeout: float = 900, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    p = subprocess.run(CLI + list(args), capture_output=True, text=True, timeout=timeout,
+                       env={**os.environ, **env} if env else None)
     assert "Traceback" not in p.stderr, p.stderr
     return p.returncode, p.stdout, p.stderr
 
@@ -150,7 +151,13 @@ def _track_checked(lesson: str, tmp_path: Path) -> None:
     code, out, err = cli("solve", lesson, "--evidence", str(tmp_path))
     assert code == 0, out + err
     if lesson == "lab":
+        # the answer key's load tests earn nothing (solve took the sim from the lab's start: the record says so) ...
         code, out, err = cli("grade", str(tmp_path / "lab.json"), "--json")
+        graded = json.loads(out)
+        assert code == 1 and graded["score"]["earned"] == 0, graded["score"]
+        assert "was built finished" in " ".join(graded["unfit"]), graded["unfit"]
+        # ... and with the instructor's switch off, what they measured is sound
+        code, out, err = cli("grade", str(tmp_path / "lab.json"), "--json", env={"CLUSTERLAB_SIM_OWN_WORK": "off"})
         report = json.loads(out)
         status = {v["id"]: v["status"] for v in report["verdicts"]}
         assert status["LAB.recorded"] == status["LAB.sane"] == "pass", report
@@ -212,8 +219,12 @@ def test_lesson_track(lesson, healthy_sim, tmp_path):
     before = leftovers()
     code, out, err = cli("start", lesson, "--inventory", str(healthy_sim))
     assert code == 0 and f"ready: {lesson} can begin" in out, out + err
-    if lesson == "lab":
-        assert "prepared: the sim was not serving: started Ray and vLLM" in out  # start brought up serving
+    if lesson == "lab":  # lesson 2's end with vLLM stopped: the sim's Ray on both nodes, no vLLM, the lab's start
+        assert "prepared: started Ray on every node as lesson 2 ends" in out, out
+        assert sim.start_state() == "lab" and serve.status()["ray_only"]
+        for node in T.NODES:
+            ps = subprocess.run(sim.node_command(node) + ["ps", "-eo", "args"], capture_output=True, text=True).stdout
+            assert "raylet" in ps and "vllm serve" not in ps, (node, ps)
     if lesson in lessons.checked():
         _track_checked(lesson, tmp_path)
     else:

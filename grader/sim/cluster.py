@@ -439,7 +439,8 @@ def work_record() -> dict | None:
     """The sim's own record of how the cluster that is up was built, which ``check`` seals into sim evidence
     (``provenance["sim"]``, grader.provenance.sim_work_problem reads it): ``{"start": "lesson1", "lesson2" or None,
     "built_at": UTC ISO time, "nodes": {node: sha256 of "clusterlab:" + its /etc/machine-id}, "served_by_sim":
-    whether the sim's own ready-made Ray and vLLM run (not the learner's)}`` (the same
+    whether the sim's own ready-made Ray and vLLM run (not the learner's; the lab's start, the sim's Ray with no vLLM,
+    is not)}`` (the same
     hash as the platform probe's ``machine_id_sha256``, so a record is bound to the machines the outputs show).
     ``start`` None: built finished (``solve``, ``sim up --fault``, ``sim up --serve``). None when nothing is up.
     Kept in the sim's state folder, which no node can read."""
@@ -456,8 +457,9 @@ def work_record() -> dict | None:
             nodes[node] = hashlib.sha256(MACHINE_ID_KEY.encode() + (N.etc(node) / MACHINE_ID.name).read_bytes()).hexdigest()
         except OSError:
             nodes[node] = None
+    serve = state.get("serve") or {}
     return {"start": state.get("start"), "built_at": state.get("built_at"), "nodes": nodes,
-            "served_by_sim": bool(state.get("serve"))}
+            "served_by_sim": bool(serve) and not serve.get("ray_only")}
 
 
 NCCL_LOGS_TABLE = f'\n[logs]\nnccl_debug = "~/{roce_sim.NCCL_LOG_NAME}"\n'
@@ -529,7 +531,7 @@ def forfeit() -> bool:
 
 
 def start_state() -> str | None:
-    """The start state the sim that is up was built in (``"lesson1"``), or None: the answer key's end
+    """The start state the sim that is up was built in (``"lesson1"``, ``"lesson2"``, ``"lab"``), or None: the answer key's end
     state, with or without faults (or nothing up)."""
     return _read_state().get("start")
 
@@ -555,7 +557,7 @@ def status() -> dict:
         "faults": state.get("faults", []) if is_up else [],
         "inventory": str(T.INVENTORY) if is_up and T.INVENTORY.is_file() else None,
         "nodes": nodes,
-        "serve": {k: state["serve"].get(k) for k in ("mode", "url", "host_url", "ready")}
+        "serve": {k: state["serve"].get(k) for k in ("mode", "url", "host_url", "ready", "ray_only")}
         if is_up and state.get("serve") else None,
     }
 

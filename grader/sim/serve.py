@@ -28,6 +28,7 @@ Needs the serving environment (``bash scripts/install-serve.sh``); the model is 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import subprocess
@@ -45,6 +46,8 @@ from grader.sim import serve_spec as S
 from grader.sim import tiny_model
 from grader.sim import topology as T
 
+RAY_TMP = "/tmp/ray"
+"""Ray's own default temporary folder (in a node, its private /tmp): where the lab's start keeps the sim's Ray."""
 HEALTH_DEADLINE_S = 240.0
 """How long start waits for /health. A healthy start takes ~30-50 s on 2 cores (eager, the sim's plugin; it
 took ~60-90 s compiling, PP=3 on three nodes ~126 s cold); a broken
@@ -165,12 +168,15 @@ def _spec_of(state: dict) -> T.Spec:
 
 
 def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DEADLINE_S,
-          network: str = "qsfp", containers: bool = False) -> dict:
+          network: str = "qsfp", containers: bool = False, vllm: bool = True) -> dict:
     """Start serving in ``mode`` (``ray``, ``nnodes`` or ``single``) on the running sim, replacing
     any serving already there, and wait for /health (unless ``wait`` is False). ``network``:
     ``qsfp`` (the twins, the course's setup) or ``house`` (Ray, VLLM_HOST_IP and the interface
     variables on ``enP7s7``: the house-network lesson, see :func:`shape_house`). ``containers``: Ray
     and vLLM in each node's containers, as NVIDIA's run_cluster.sh starts them (:mod:`grader.sim.containers`).
+    ``vllm`` False: Ray only (its ``ray start`` commands, no ``vllm serve``, no [serve] table; the state's
+    ``serve`` says ``ray_only``): the lab's start on the sim, lesson 2's end with vLLM stopped, where the
+    learner serves the model (grader.lifecycle).
 
     Returns the facts recorded in the state and the inventory's [serve] table, plus
     ``health_s`` (seconds from the first process to /health). ``deadline_s`` is shortened by a
@@ -235,6 +241,15 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
             "served_model_name": S.SERVED_NAME, "head": ss.head, "ray_address": ss.ray_address,
             "addresses": ss.addresses, "iface": ss.iface, "network": network, "started": time.time(), "groups": [],
             "logs": {f"{p.node}/{p.name}": str(p.log) for p in ss.procs}, "containers": containers}
+    if not vllm:
+        if containers:
+            raise ServeError("Ray alone (no vLLM) is not offered in containers")
+        # Ray's default temporary folder in the node (its own /tmp), where a learner's `ray start` keeps it: a
+        # `vllm serve` typed in the node then finds this cluster as it finds one the learner started
+        ss = dataclasses.replace(ss, procs=[dataclasses.replace(p, argv=[
+            f"--temp-dir={RAY_TMP}" if a.startswith("--temp-dir=") else a for a in p.argv]) for p in ss.procs if p.oneshot])
+        info.update(ray_only=True, logs={f"{p.node}/{p.name}": str(p.log) for p in ss.procs})
+        wait = False
     running: list[tuple[S.Proc, subprocess.Popen]] = []
     hung = False
     try:
@@ -304,7 +319,7 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
         raise
     info["ready"] = wait
     _record(info)
-    if T.INVENTORY.is_file():
+    if vllm and T.INVENTORY.is_file():
         H._write(T.INVENTORY, _strip_serve(T.INVENTORY.read_text(encoding="utf-8")) + _serve_inventory(ss))
     return info
 
