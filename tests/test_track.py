@@ -6,7 +6,9 @@
 - every lesson-1 fault of the sim, and lesson 2's live ones (tests.lesson2_faults.LIVE: one of each kind;
   the others are judged from their recordings, tests/test_fault_recordings.py): ``start`` -> the fault ->
   ``check`` fails exactly the checks that own it -> ``solve`` -> every check passes -> ``finish``. A
-  lesson-1 fault is solved by ``solve lesson1``; a lesson-2 fault is first brought to its failing state (Ray started, or vLLM launched and failed, hung or
+  lesson-1 fault is first fixed by following the failing checks' hints as printed, typed in the nodes with the
+  learner's own values, round by round as the checks ask (HINT_FIXES; the cable's port is a hand's work), then
+  solved by ``solve lesson1``; a lesson-2 fault is first brought to its failing state (Ray started, or vLLM launched and failed, hung or
   serving on the wrong link: tests/test_lesson2_sim.py and sim_lesson2b_faults.py say how, and assert
   the failure in detail), then ``solve lesson2`` rebuilds and serves, and every lesson-2 check passes
   with the healthy sim's values (63-142 s each on 2 cores).
@@ -126,6 +128,8 @@ def test_every_fault_has_a_track():
             assert name in LESSON2_LIVE or recording(name).is_file(), \
                 f"{name}: neither live nor recorded (tests/fixtures/faults/record.py {name})"
     assert set(LESSON2_FAILS) <= set(FAULT_REGISTRY) and LESSON2_LIVE <= set(LESSON2_FAILS)
+    pair_lesson1 = {n for n, f in FAULT_REGISTRY.items() if f.lesson == "lesson1"}
+    assert set(HINT_FIXES) | set(NO_COMMAND) == pair_lesson1 and not set(HINT_FIXES) & set(NO_COMMAND)
 
 
 def served_facts_hold(report: dict, facts: dict) -> None:
@@ -237,8 +241,87 @@ def test_lesson_track(lesson, healthy_sim, tmp_path):
     assert sim.status()["serve"] is None
 
 
+def _netplan_fix(node: str, hint: str) -> list[tuple[str, str, str | None]]:
+    """The learner's netplan repair on ``node``: the lesson's 40-cx7.yaml (the notebook's, the node's own addresses)
+    written with their editor (``hint``: what the failing check's hint says of it), then lesson 1's two commands
+    (``sudo netplan apply`` is in the MTU and netplan hints; ``chmod`` in the netplan one)."""
+    from tests.test_hands_on_sim import netplan_steps
+
+    yaml, _ = netplan_steps()
+    mine = yaml if node == T.NODES[0] else yaml.replace(".10/24", ".11/24")
+    return [(node, f"cat > /etc/netplan/40-cx7.yaml <<'EOF'\n{mine}EOF", hint),
+            (node, "sudo chmod 600 /etc/netplan/40-cx7.yaml", None),
+            (node, "sudo netplan apply", None)]
+
+
+A, B = T.NODES
+PEER_QSFP = {A: (B, "192.168.100.11"), B: (A, "192.168.100.10")}
+
+
+def _hosts_fix(node: str) -> tuple[str, str, str | None]:
+    """The peer's name on its QSFP address in ``node``'s /etc/hosts, its old line gone (L1.route's hint)."""
+    peer, addr = PEER_QSFP[node]
+    return (node, f"sudo sed -i '/[[:space:]]{peer}$/d' /etc/hosts && echo '{addr} {peer}' | sudo tee -a /etc/hosts",
+            "Put the peer's QSFP address under its name in /etc/hosts on both nodes")
+
+
+def _ssh_fix(node: str, *, copy_id: bool) -> tuple[str, str, str | None]:
+    """L1.ssh's hint on ``node``: ``ssh-copy-id`` of the node's key (the shared one the sim's finished pair has, as
+    NVIDIA's discover-sparks leaves it) or, the key being there, the peer's host key accepted once."""
+    _, addr = PEER_QSFP[node]
+    cmd = f"ssh-copy-id -i ~/.ssh/id_ed25519_shared.pub {addr}" if copy_id else f"ssh {addr} hostname"
+    return (node, "SSH_ASKPASS=/tmp/askpass SSH_ASKPASS_REQUIRE=force " + cmd,
+            "`ssh-copy-id` from each node to the other" if copy_id else "accept each host key once")
+
+
+Step = tuple[str, str, "str | None"]
+HINT_FIXES: dict[str, list[list[Step]]] = {
+    "mtu-1500": [_netplan_fix(A, "`mtu: 9000`") + _netplan_fix(B, "`mtu: 9000`")],
+    "mtu-mismatch": [_netplan_fix(B, "`mtu: 9000`")],
+    "same-subnet": [_netplan_fix(A, "192.168.101.10/24") + _netplan_fix(B, "node 2 .11 in each")],
+    # a second round, as the learner meets it on checking again: the peer's name and host key at the new address
+    "link-local": [_netplan_fix(A, "Write /etc/netplan/40-cx7.yaml") + _netplan_fix(B, "Write /etc/netplan/40-cx7.yaml"),
+                   [_hosts_fix(A), _hosts_fix(B), _ssh_fix(A, copy_id=False), _ssh_fix(B, copy_id=False)]],
+    "no-netplan": [_netplan_fix(A, "Write /etc/netplan/40-cx7.yaml") + _netplan_fix(B, "Write /etc/netplan/40-cx7.yaml")],
+    "netplan-drift": [_netplan_fix(B, "Write /etc/netplan/40-cx7.yaml")],
+    "no-peer-key": [[_ssh_fix(B, copy_id=True)]],
+    "one-twin-down": [[(B, "sudo ip link set enP2p1s0f1np1 up", "`sudo ip link set <twin> up`")]],
+    "house-network": [[_hosts_fix(A), _hosts_fix(B)]],
+}
+"""Per lesson-1 fault, the learner's rounds (each after a check) of commands that follow the failing checks' hints
+as printed, their own values filled in: (node, command, the words of a hint it follows; None: a step of the lesson
+the hint leaves implied). ``wrong-port`` is not here: its hint is to move the cable, a hand's work the sim offers
+no command for (``solve`` stands in)."""
+NO_COMMAND = {"wrong-port": "its hint moves the cable: no command in a node does that"}
+
+
+def _follow_hints(fault: str, report: dict, tmp_path: Path) -> dict:
+    """Type the fault's :data:`HINT_FIXES` into the nodes, round by round, each round's hint words in a failing
+    check's hint of the check before it; returns the last check's report."""
+    shell = [*CLI, "sim", "shell"]
+    askpass = "#!/bin/sh\ncase \"$1\" in *yes/no*) echo yes ;; *) echo " + T.LOGIN_PASSWORD + " ;; esac\n"
+    for n, steps in enumerate(HINT_FIXES[fault]):
+        if n:
+            code, report = check_json("lesson1", tmp_path / f"round{n}")
+            assert code == 1, json.dumps(report["verdicts"], indent=1)
+        hints = " ".join(v["hint"] for v in report["verdicts"] if v["status"] == "fail")
+        assert any(hint for _, _, hint in steps), (fault, n)
+        for node, command, hint in steps:
+            assert hint is None or hint in hints, (fault, n, hint, hints)
+            if "SSH_ASKPASS" in command:  # the learner answers ssh's prompts: yes to the host key, then the password
+                subprocess.run(shell + [node, "bash", "-c", f"printf '{askpass}' > /tmp/askpass && chmod 700 /tmp/askpass"],
+                               check=True, timeout=30)
+            p = subprocess.run(shell + [node, "bash", "-c", command], capture_output=True, text=True, timeout=90,
+                               stdin=subprocess.DEVNULL)
+            assert p.returncode == 0, (fault, node, command, p.stdout, p.stderr)
+    code, report = check_json("lesson1", tmp_path / "fixed")
+    assert code == 0 and failed(report) == set(), json.dumps(report["verdicts"], indent=1)
+    return report
+
+
 def _lesson1_fault_track(fault: str, tmp_path: Path) -> None:
-    """A lesson-1 fault: start lesson2 blocks on it, check fails exactly its checks, solve, passes."""
+    """A lesson-1 fault: start lesson2 blocks on it, check fails exactly its checks, the hints followed as printed
+    fix it (every fault a command can fix), and solve (it rebuilds: the sim still carries the fault) passes too."""
     sim.up([fault])
     code, out, _ = cli("start", "lesson2", "--inventory", str(T.INVENTORY))
     owned = LESSON1_FAULTS[fault]
@@ -251,6 +334,8 @@ def _lesson1_fault_track(fault: str, tmp_path: Path) -> None:
     for v in report["verdicts"]:
         if v["status"] == "fail":
             assert v["hint"] and v["details"], v
+    if fault not in NO_COMMAND:
+        _follow_hints(fault, report, tmp_path)
     code, out, _ = cli("solve", "lesson1")
     assert code == 0 and f"faults cleared: {fault}" in out
     code, report = check_json("lesson1", tmp_path)
