@@ -17,6 +17,11 @@ lesson 2's notebook prints for the sim (its "Your path" cell: the interface vari
 node, ``vllm serve`` on the head, the ``[serve]`` table appended to the learner's copy of the inventory), typed
 into the nodes the same way. Every lesson-2 check that applies to the sim then passes, from the learner's own
 Ray and vLLM; ``ray stop`` on spark-b leaves spark-a's head running.
+
+The lab goes on from a finished pair: ``clusterlab start lab`` as its notebook prints it (lesson 2's end with vLLM
+stopped), the pair served in the nodes as section 4 prints it and load-tested, the switch to spark-a alone typed as
+section 5 prints it, and the lab notebook run beside the learner's inventory at full marks. The switch of four:
+``sim up --nodes 4`` starts new, and lesson 1's N-node section, applied as it says, makes every check pass.
 """
 
 from __future__ import annotations
@@ -510,3 +515,51 @@ def test_the_lab_earns_from_its_start_states_and_never_from_the_sims_own_serving
     assert "was built finished" in sim_work_problem(ev) and "clusterlab start lab" in sim_work_problem(ev)
     monkeypatch.setenv("CLUSTERLAB_SIM_OWN_WORK", "off")  # the instructor's switch
     assert sim_work_problem(ev) is None
+
+
+# --- a switch of four ----------------------------------------------------------------------------
+
+def switch_steps(names: list[str]) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """Lesson 1's N-node section ("The grader on N nodes") applied as it says, to ``names`` through a switch: each
+    node's netplan file (the pair's file with node i's addresses, 192.168.100.(10+i) and 192.168.101.(10+i)), and
+    the commands after it: the lesson's own netplan commands on each node, every peer named in /etc/hosts on each,
+    and the pair's SSH steps from the head to every node and from every node back."""
+    md = _section("**The grader on N nodes.**", ROOT / "labs" / "lesson1" / "lesson1.ipynb")
+    assert "192.168.100.(10+i)/24" in md and "192.168.101.(10+i)/24" in md and "name every peer in `/etc/hosts`" in md
+    assert "SSH from the head to every node and back" in md
+    yaml, after = netplan_steps()
+    addr = {n: f"192.168.100.{10 + i}" for i, n in enumerate(names)}
+    files = {n: yaml.replace(".10/24", f".{10 + i}/24") for i, n in enumerate(names)}
+    steps = [(n, c) for n in names for c in after]
+    steps += [(n, f'echo "{addr[p]} {p}" | sudo tee -a /etc/hosts') for n in names for p in names if p != n]
+    head = names[0]
+    for src, dst in [(head, n) for n in names[1:]] + [(n, head) for n in names[1:]]:
+        steps += [(src, c.replace(PEER_ADDR[A], addr[dst])) for c in ssh_steps()]
+    return files, steps
+
+
+@live
+def test_a_learner_earns_lesson1_on_a_switch_of_four(tmp_path):
+    """``sim up --nodes 4`` builds a switch of four at lesson 1's start; the N-node section's steps, typed into the
+    nodes, make every lesson-1 check pass on every pair (iperf3 around the cycle included)."""
+    names = list(T.NODE_NAMES[:4])
+    files, steps = switch_steps(names)
+    try:
+        p = subprocess.run(CLI + ["sim", "up", "--nodes", "4"], capture_output=True, text=True, timeout=300)
+        assert p.returncode == 0, p.stderr
+        inventory = p.stdout.strip()
+        assert sim.start_state() == "lesson1"
+        start = check(inventory, tmp_path / "start")
+        assert statuses(start)["L1.addressing"] == "fail" and statuses(start)["L1.ssh"] == "fail"
+        for node in names:
+            shell(node, "cat > /etc/netplan/40-cx7.yaml", stdin=files[node])
+            shell(node, f"cat > /tmp/askpass <<'EOF'\n{ASKPASS.format(password=T.LOGIN_PASSWORD)}EOF\nchmod 700 /tmp/askpass")
+        for node, cmd in steps:
+            shell(node, cmd, stdin="", env="SSH_ASKPASS=/tmp/askpass SSH_ASKPASS_REQUIRE=force" if "ssh" in cmd else "")
+        for node in names:
+            shell(node, "rm /tmp/askpass")
+        done = check(inventory, tmp_path / "done")
+        assert set(statuses(done).values()) == {"pass"}, json.dumps(done["verdicts"], indent=1)[:4000]
+        assert done["unfit"] == [] and done["score"]["earned"] == done["score"]["total"]
+    finally:
+        sim.down()
