@@ -382,6 +382,20 @@ SOLVE_LOAD = {"concurrency": "1,4", "num_prompts": 8, "input_len": 32, "output_l
 """The lab's reference load on the sim (a 2-core box): two levels, 8 prompts of 32+16 tokens."""
 
 
+def _refuse_over_learner_serving(life: Prerequisite, st: dict) -> None:
+    """``solve`` that serves, on a sim whose serving is the learner's own (none of the sim's recorded): raises
+    LifecycleError before anything changes (the record included) when their Ray or vLLM runs in a node."""
+    from grader.sim import serve
+
+    if "serve" not in life.solve or st.get("serve"):
+        return
+    theirs = serve.learner_serving(list(st["nodes"]))
+    if theirs:
+        raise LifecycleError(f"{', '.join(theirs)} run(s) your own Ray or vLLM: the answer key's would collide with "
+                             "it (the same ports). Stop yours first (`ray stop` on every node stops Ray and the vLLM it "
+                             "carries; end your `vllm serve`), then solve again. Nothing was changed.")
+
+
 def solve(lesson: str, inventory: str | Path | None = None, evidence_dir: str | Path = "evidence",
           progress: Callable[[str], None] = lambda m: None) -> list[str]:
     """Bring the sim to ``lesson``'s reference end state; return what was done (sentences).
@@ -403,6 +417,7 @@ def solve(lesson: str, inventory: str | Path | None = None, evidence_dir: str | 
         st = sim.status()
         fresh = sim.start_state()
         if fresh and fresh != "lesson1" and not st["faults"] and st["healthy"]:  # lesson 1 is done: no rebuild
+            _refuse_over_learner_serving(life, st)
             sim.forfeit()
             done.append(f"the sim was at {fresh}'s start: the answer key does the steps from here, and the sim's "
                         "record says so (what is measured now earns nothing)")

@@ -338,15 +338,28 @@ def test_a_learner_serves_lesson2_with_the_notebooks_commands(tmp_path):
         shell(B, "ray stop")  # the worker's node only: spark-a's head is a process of another machine
         assert "Active:" in shell(A, "ray status").stdout
 
-        # the sim's own ready-made serving earns nothing, even on the learner's sim
-        p = subprocess.run(CLI + ["sim", "up", "--serve"], capture_output=True, text=True, timeout=600)
-        assert p.returncode == 0, p.stderr
-        code, served = check2(Path(p.stdout.strip()), tmp_path / "served")
-        assert code == 0 and grade_cells(tmp_path / "served", "lesson2") == 0
+        # the answer key's serving earns nothing, even on the learner's sim: from the learner's own lesson-1 start
+        # it rebuilds the finished pair and serves (the track of solve lesson2, whose
+        # tests/test_track.py::test_lesson_track[lesson2] is start and finish only)
+        from tests.test_track import served_facts_hold
+
+        p = subprocess.run(CLI + ["solve", "lesson2"], capture_output=True, text=True, timeout=600)
+        assert p.returncode == 0 and "it was at lesson1's start: the steps were done for you" in p.stdout, \
+            p.stdout + p.stderr
+        assert sim.start_state() is None
+        sim_inventory = T.INVENTORY
+        code, served = check2(sim_inventory, tmp_path / "served")
+        assert code == 0, json.dumps(served["verdicts"], indent=1)[:4000]
+        served_facts_hold(served, json.loads((tmp_path / "served" / "lesson2.json").read_text())["facts"])
+        assert grade_cells(tmp_path / "served", "lesson2") == 0
         g = subprocess.run(CLI + ["grade", str(tmp_path / "served" / "lesson2.json"), "--json"],
                            capture_output=True, text=True, timeout=120)
         graded = json.loads(g.stdout)
         assert g.returncode == 1 and graded["score"]["earned"] == 0 and "was built finished" in " ".join(graded["unfit"])
+        p = subprocess.run(CLI + ["finish", "lesson2", "--inventory", str(sim_inventory)], capture_output=True,
+                           text=True, timeout=120)
+        assert p.returncode == 0 and "stopped the sim's Ray and vLLM" in p.stdout, p.stdout + p.stderr
+        assert "nothing of clusterlab's is left running" in p.stdout, p.stdout
     finally:
         sim.down()
 

@@ -161,3 +161,27 @@ def test_solve_lab_gives_the_load_test_every_option_the_command_line_would(monke
     lifecycle._lab_load(tmp_path / "inv.toml", tmp_path, lambda m: None)
     assert [s["label"] for s in seen] == ["pair", "baseline"]
     assert all(read <= set(s) and s["format"] == "json" for s in seen), (read, seen)
+
+
+def test_solve_refuses_to_serve_over_the_learners_own_serving_and_changes_nothing(monkeypatch, tmp_path):
+    """solve lesson2 on a sim at lesson 2's start whose Ray or vLLM is the learner's own (the sim records none of
+    its own): refused before anything changes, the own-work record included (no sim here: its state stubbed)."""
+    from grader import sim
+    from grader.sim import serve
+
+    inv = tmp_path / "inventory.toml"
+    monkeypatch.setattr(lifecycle, "_sim_only", lambda inventory, verb: inv)
+    monkeypatch.setattr(sim, "status", lambda: {"faults": [], "healthy": True, "serve": None,
+                                                "nodes": {"spark-a": {}, "spark-b": {}}})
+    monkeypatch.setattr(sim, "start_state", lambda: "lesson2")
+    monkeypatch.setattr(serve, "learner_serving", lambda nodes: ["spark-a"])
+    changed = []
+    for name in ("forfeit", "rebuild", "restore_nccl_log"):
+        monkeypatch.setattr(sim, name, lambda *a, name=name, **k: changed.append(name) or [])
+    monkeypatch.setattr(lifecycle, "_sim_serving", lambda mode, progress: changed.append("serve") or [])
+    with pytest.raises(lifecycle.LifecycleError, match=r"spark-a run\(s\) your own Ray or vLLM.*Nothing was changed"):
+        lifecycle.solve("lesson2", inv)
+    assert changed == []
+    monkeypatch.setattr(serve, "learner_serving", lambda nodes: [])  # stopped: the answer key goes on
+    lifecycle.solve("lesson2", inv)
+    assert changed == ["forfeit", "restore_nccl_log", "serve"]

@@ -217,6 +217,12 @@ def _lab_verified(tmp_path: Path) -> None:
     assert got2["raw outputs match their sha256"]["status"] == "agree"
 
 
+SOLVED_ELSEWHERE = {"lesson2": "tests/test_hands_on_sim.py::test_a_learner_serves_lesson2_with_the_notebooks_commands "
+                               "runs solve lesson2 from lesson 2's start (the learner's way there), then its check and "
+                               "finish; the wrong-gid-index fault track does from a fault's state"}
+"""Lessons whose track here is start and finish only: another test solves and checks them, saying where."""
+
+
 @pytest.mark.parametrize("lesson", [pytest.param(n, marks=needs_serving) if n in SERVED else n
                                     for n in lessons.names()])
 def test_lesson_track(lesson, healthy_sim, tmp_path):
@@ -229,7 +235,9 @@ def test_lesson_track(lesson, healthy_sim, tmp_path):
         for node in T.NODES:
             ps = subprocess.run(sim.node_command(node) + ["ps", "-eo", "args"], capture_output=True, text=True).stdout
             assert "raylet" in ps and "vllm serve" not in ps, (node, ps)
-    if lesson in lessons.checked():
+    if lesson in SOLVED_ELSEWHERE:
+        pass
+    elif lesson in lessons.checked():
         _track_checked(lesson, tmp_path)
     else:
         code, out, _ = cli("solve", lesson)
