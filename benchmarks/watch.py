@@ -5,7 +5,7 @@
 Brings the sim up with ``--fault`` (so every round has a failing check and the watch goes on), then
 times ``--rounds`` plain ``clusterlab check lesson1`` runs (each its own process: interpreter start,
 imports, SSH connections, probes, grading, as a learner's shell runs it) and one watch of
-``--rounds`` rounds (``grader.lifecycle.watch``, interval 0: back to back; the connections opened
+``--rounds`` rounds (``grader.watch.watch``, interval 0: back to back; the connections opened
 once). Prints each, the medians, their ratio and the SSH connections the watch opened per node;
 target (issue 15): a round within 1.2x of a single check. Exits 1 if missed. Root only; brings the
 sim down at the end.
@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from grader import sim, transport
-    from grader.lifecycle import watch
+    from grader.watch import watch
 
     inv = sim.up([args.fault])
     try:

@@ -273,7 +273,7 @@ def _print_lessons(fmt: str, kind: str, results: list, **extra) -> None:
 def _cmd_watch(args: argparse.Namespace) -> int:
     """``check --watch``: the first round's table, then only the changes of each round, then the verdict."""
     from grader.checking import CheckError
-    from grader.lifecycle import change_lines, watch
+    from grader.watch import change_lines, watch
     from grader.report import render_table
 
     if args.interval <= 0 or args.timeout <= 0:

@@ -1,16 +1,15 @@
-"""The lesson lifecycle around ``check``: start, watch, solve, finish.
+"""The lesson lifecycle around ``check``: start, solve, finish (``check --watch``: grader.watch).
 
     start(inventory, "lesson2")          # live: do lesson 2's prerequisites hold? (checks/lifecycle.toml)
-    watch(inventory, ["lesson1"], ...)   # check again every interval until every check passes
     solve("lesson1")                     # sim only: bring the sim to the lesson's reference end state
     finish(inventory, "lesson1")         # stop and remove what clusterlab itself started
 
-The command line (``clusterlab start|solve|finish LESSON``, ``clusterlab check --watch``) and the
+The command line (``clusterlab start|solve|finish LESSON``) and the
 notebooks (:mod:`grader.notebook`) call these. What each lesson requires is data
 (``checks/lifecycle.toml``); the checks themselves are the lessons' own (grader.checking.run_lesson),
 so ``start lesson2`` judges lesson 1's link exactly as ``check lesson1`` does.
 
-``start``, ``watch`` and ``finish`` never change a learner's machine beyond what their names say:
+``start`` and ``finish`` never change a learner's machine beyond what their names say:
 ``finish`` stops only processes whose command line is one clusterlab itself runs (:data:`OURS`) and
 removes only its own temporary directories. ``solve`` refuses any profile but the sim's.
 """
@@ -19,14 +18,12 @@ from __future__ import annotations
 
 import functools
 import re
-import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from grader import lessons as registry
-from grader.checking import CheckError, LessonResult, connect_nodes, run_lesson
+from grader.checking import CheckError, connect_nodes, run_lesson
 from grader.grading import Verdict
 
 try:
@@ -263,95 +260,6 @@ def render_start(r: StartResult) -> str:
         names = [v.id for v in r.blocking] + [f"{n} unreachable" for n in r.errors]
         lines.append(f"not ready: fix {', '.join(names)} first (then `clusterlab start {r.lesson}` again)")
     return "\n".join(lines)
-
-
-# --- watch ------------------------------------------------------------------------------------
-
-@dataclass
-class Round:
-    """One round of :func:`watch`: its results, wall seconds, and the changes since the round before
-    (``(what, before, now)``: a check id or ``node <name>``, statuses; the first round has none)."""
-
-    number: int
-    results: list[LessonResult]
-    seconds: float
-    changes: list[tuple[str, str, str]] = field(default_factory=list)
-
-    @property
-    def exit_code(self) -> int:
-        return max(r.exit_code for r in self.results)
-
-
-def _states(results: list[LessonResult]) -> dict[str, str]:
-    out = {v.id: v.status for r in results for v in r.verdicts}
-    for r in results:
-        for node in r.errors:
-            out[f"node {node}"] = "unreachable"
-    return out
-
-
-def _state(states: dict[str, str], key: str) -> str:
-    """A check's status, or a node's reachability (``node <name>``: reachable unless said otherwise)."""
-    return states.get(key, "reachable" if key.startswith("node ") else "-")
-
-
-def watch(inventory: str | Path, lessons: list[str], *, timeout_s: float = 300.0, interval_s: float = 10.0,
-          evidence_dir: str | Path | None = "evidence", on_round: Callable[[Round], None] = lambda r: None,
-          stop: threading.Event | None = None) -> Round:
-    """Check ``lessons`` again every ``interval_s`` (start to start) until every check passes (exit 0),
-    ``timeout_s`` has passed, or ``stop`` is set; return the last round (its exit code is the verdict).
-
-    One SSH connection per node for the whole watch; a node whose connection dropped (a netplan apply,
-    a reboot) is connected again at the next round, and is reported unreachable until it answers.
-    ``on_round`` is called after each round. Evidence is saved each round (the last one stays).
-    Raises LifecycleError / CheckError as ``check`` does (bad inventory, sim down, unknown lesson)."""
-    from grader.transport import reconnect
-
-    for lesson in lessons:
-        _known(lesson)
-    inv = _inventory(inventory)
-    stop = stop or threading.Event()
-    conns, errors = connect_nodes(inv, lessons)
-    t_end = time.monotonic() + timeout_s
-    before: dict[str, str] | None = None
-    number = 0
-    try:
-        while True:
-            number += 1
-            t0 = time.monotonic()
-            if number > 1:
-                errors = reconnect(inv, conns)
-            results = [run_lesson(lesson, inv, conns, errors, evidence_dir=evidence_dir) for lesson in lessons]
-            now = _states(results)
-            changes = [] if before is None else [(k, _state(before, k), _state(now, k))
-                                                 for k in sorted(set(before) | set(now))
-                                                 if _state(before, k) != _state(now, k)]
-            rnd = Round(number, results, round(time.monotonic() - t0, 3), changes)
-            on_round(rnd)
-            before = now
-            if rnd.exit_code == 0 or stop.is_set():
-                return rnd
-            wait = max(0.0, t0 + interval_s - time.monotonic())
-            if time.monotonic() + wait >= t_end or stop.wait(wait):
-                return rnd
-    finally:
-        for c in conns.values():
-            c.close()
-
-
-def change_lines(rnd: Round) -> list[str]:
-    """One line per change of a round: ``L1.mtu: FAIL -> PASS`` (with the first detail of a new failure)."""
-    from grader.grading import LABELS
-
-    details = {v.id: v for r in rnd.results for v in r.verdicts}
-    lines = []
-    for what, was, now in rnd.changes:
-        line = f"{what}: {LABELS.get(was, was)} -> {LABELS.get(now, now)}"
-        v = details.get(what)
-        if v is not None and v.status in BLOCKING and v.details:
-            line += f" ({v.details[0]})"
-        lines.append(line)
-    return lines
 
 
 # --- solve (sim only) ---------------------------------------------------------------------------

@@ -275,17 +275,17 @@ class CheckPanel:
             self.banner = (f"evidence: {self.result.saved}" if self.result.saved
                            else f"evidence not written: {why}")
 
-    # -- "keep checking while I fix it": grader.lifecycle.watch in a thread, one per lesson
+    # -- "keep checking while I fix it": grader.watch.watch in a thread, one per lesson
     _watching: dict[str, Any] = {}
     """lesson -> the stop Event of the panel now watching it (a re-run cell's new panel stops the old one)."""
 
     def watch(self, on: bool = True, timeout_s: float = 1800.0, interval_s: float = 10.0) -> None:
         """Start (``on``) or stop checking again every ``interval_s`` until every check passes or
         ``timeout_s`` ends, showing each change under the table (live mode, probed lessons only). One SSH
-        connection per node for the whole watch (grader.lifecycle.watch). Never raises."""
+        connection per node for the whole watch (grader.watch.watch). Never raises."""
         import threading
 
-        from grader.lifecycle import change_lines, watch
+        from grader.watch import change_lines, watch
 
         old = CheckPanel._watching.pop(self.lesson, None)
         if old is not None:
