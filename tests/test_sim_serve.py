@@ -302,7 +302,7 @@ class TestRayPP2:
     def test_health_within_the_deadline(self, served):
         assert served["info"]["health_s"] < serve.HEALTH_DEADLINE_S
         assert sim.status()["serve"] == {"mode": "ray", "url": f"http://{ADDR[A]}:8000",
-                                         "host_url": f"http://{T.HOUSE_ADDR[A]}:8000", "ready": True}
+                                         "host_url": f"http://{T.HOUSE_ADDR[A]}:8000", "ready": True, "ray_only": None}
         assert cli_json("sim", "status")[1]["serve"] == sim.status()["serve"]  # the shipped schema's sim-status
 
     def test_ray_status_shows_two_nodes(self, served):
