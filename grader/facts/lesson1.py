@@ -290,7 +290,9 @@ def _route(ev: Evidence, node: str, peer: str | None, suffix: str = "") -> list[
     if not is_qsfp_twin(route.dev):
         where = "the house network" if route.dev == HOUSE_INTERFACE else route.dev
         ip_peer = ev.outputs(peer, "ip_addr")
-        qsfp = sorted(up_twin_addresses(ip_peer.stdout if ip_peer and ip_peer.exit_status == 0 else None).items())
+        # the first twin first (enp1s0f1np1 before enP2p1s0f1np1, as the lesson and the L1.route hint name it)
+        qsfp = sorted(up_twin_addresses(ip_peer.stdout if ip_peer and ip_peer.exit_status == 0 else None).items(),
+                      key=lambda kv: kv[0].lower())
         example = f"`{qsfp[0][1]} {peer}`" if qsfp else f"`<its QSFP twin address> {peer}`"
         return [f"{node} reaches {peer} ({route.dst}) over {where} ({route.dev}), not a QSFP twin: make {peer} "
                 f"resolve to its QSFP address in /etc/hosts on {node} ({example})"]
