@@ -224,12 +224,11 @@ def _sim_own_serving(lesson: str, ray: bool, progress: Callable[[str], None]) ->
     done.append(f"the model both nodes serve is on disk at {model} (one path both see, as shared storage)")
     if not ray:
         return done
-    state = sim.status()
-    theirs = [] if state.get("serve") else serve.learner_serving(list(state["nodes"]))
+    if now and now.get("ray_only"):  # kept above
+        return done + ["the sim's Ray runs across the nodes, as lesson 2 ends; no vLLM: you serve the model"]
+    theirs = serve.learners_own(sim.status())
     if theirs:
         return done + [f"your own Ray or vLLM runs on {', '.join(theirs)} (lesson 2's): the lab goes on from it"]
-    if (serve.status() or {}).get("ray_only"):
-        return done + ["the sim's Ray runs across the nodes, as lesson 2 ends; no vLLM: you serve the model"]
     progress("starting Ray on every node, as lesson 2 ends (~10 s) ...")
     try:
         serve.start("ray", vllm=False)
@@ -295,9 +294,9 @@ def _refuse_over_learner_serving(life: Prerequisite, st: dict) -> None:
     LifecycleError before anything changes (the record included) when their Ray or vLLM runs in a node."""
     from grader.sim import serve
 
-    if "serve" not in life.solve or st.get("serve"):
+    if "serve" not in life.solve:
         return
-    theirs = serve.learner_serving(list(st["nodes"]))
+    theirs = serve.learners_own(st)
     if theirs:
         raise LifecycleError(f"{', '.join(theirs)} run(s) your own Ray or vLLM: the answer key's would collide with "
                              "it (the same ports). Stop yours first (`ray stop` on every node stops Ray and the vLLM it "

@@ -159,9 +159,9 @@ def _previous(path: Path, inv: Any, label: str, progress: Callable[[str], None])
             old = load_evidence(path)
             if replay_problem(old) and path.resolve().parent.name != REPLAY_DIR:
                 progress(f"starting a new {path}: the old one is the replay shipped with the labs, not your machines'")
-            elif (old.lesson == "lab" and path.resolve().parent.name != REPLAY_DIR and sim_work_problem(old)
-                  and inv.profile == "sim" and record_fault("lab", sim_record(inv.profile)) is None):
-                progress(f"starting a new {path}: the old one earns nothing ({sim_work_problem(old)})")
+            elif (old.lesson == "lab" and path.resolve().parent.name != REPLAY_DIR
+                  and record_fault("lab", sim_record(inv.profile)) is None and (why := sim_work_problem(old))):
+                progress(f"starting a new {path}: the old one earns nothing ({why})")
             elif old.lesson == "lab" and old.profile == inv.profile:
                 kept = [r for r in old.raw if not (PROBE_RE.match(r.probe) and r.probe.split(":")[1] == label)]
                 progress(f"keeping the {len(kept)} earlier output(s) of {path} that are not the {label} run")

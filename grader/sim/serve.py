@@ -193,6 +193,8 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
         raise ServeError(f"unknown serve mode {mode!r}; known modes: {', '.join(S.MODES)}")
     if network not in S.NETWORKS:
         raise ServeError(f"unknown serving network {network!r}; known: {', '.join(S.NETWORKS)}")
+    if containers and not vllm:
+        raise ServeError("Ray alone (no vLLM) is not offered in containers")
     missing = installed()
     if missing:
         raise ServeError(missing)
@@ -208,9 +210,7 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
     why_not = S.supported(mode, len(spec.names), containers)
     if why_not:
         raise ServeError(why_not)
-    # with the sim's own serving up, stop() ends every serving process in the nodes; without it, any found
-    # is the learner's, which the sim must not kill
-    theirs = [] if state.get("serve") else learner_serving(spec.names)
+    theirs = learners_own(state)
     stop()
     if theirs:
         raise ServeError(f"{', '.join(theirs)} already run(s) Ray or vLLM that the sim did not start (your own, from "
@@ -242,8 +242,6 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
             "addresses": ss.addresses, "iface": ss.iface, "network": network, "started": time.time(), "groups": [],
             "logs": {f"{p.node}/{p.name}": str(p.log) for p in ss.procs}, "containers": containers}
     if not vllm:
-        if containers:
-            raise ServeError("Ray alone (no vLLM) is not offered in containers")
         # Ray's default temporary folder in the node (its own /tmp), where a learner's `ray start` keeps it: a
         # `vllm serve` typed in the node then finds this cluster as it finds one the learner started
         ss = dataclasses.replace(ss, procs=[dataclasses.replace(p, argv=[
@@ -322,6 +320,15 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
     if vllm and T.INVENTORY.is_file():
         H._write(T.INVENTORY, _strip_serve(T.INVENTORY.read_text(encoding="utf-8")) + _serve_inventory(ss))
     return info
+
+
+def learners_own(state: dict) -> list[str]:
+    """The nodes where the learner's own Ray or vLLM runs, from the sim's ``state`` (its state file, or
+    ``sim status``): none while the sim's own serving is recorded (then :func:`stop` ends every serving process
+    in the nodes); else any found (:func:`learner_serving`) is the learner's, which the sim must not kill."""
+    if state.get("serve"):
+        return []
+    return learner_serving(list(state.get("nodes") or T.NODES))
 
 
 def learner_serving(nodes: list[str]) -> list[str]:
