@@ -214,11 +214,11 @@ def _evidence_bytes(path: Path) -> bytes | str:
 
 def grade_submission(sub: Submission) -> GradedSubmission:
     """Grade one submission: each evidence file once (grader.checking.grade_file, from its raw outputs),
-    then each machine cell from it with :func:`grader.notebook.score_checks`' rules (its ``status`` against
+    then each machine cell from it with :func:`grader.scoring.score_checks`' rules (its ``status`` against
     the kernel's score). A pure function of ``sub`` (it writes the bytes into a temporary folder of its own
     and names ``sub.folder`` in every message), so it may run in any process or on any machine."""
     from grader.checking import CheckError, grade_file
-    from grader.notebook import score_checks
+    from grader.scoring import score_checks
 
     with tempfile.TemporaryDirectory(prefix="clusterlab-grade-") as tmp:
         where = Path(tmp) / "evidence"
@@ -257,7 +257,7 @@ def grade_submission(sub: Submission) -> GradedSubmission:
 def _lesson_grade(lesson: str, result: Any, figures: tuple[str, ...], tmp: str, real: str) -> LessonGrade:
     """A :class:`LessonGrade` from what grade_file gave (a LessonResult) or raised (a CheckError)."""
     from grader.grading import lookup
-    from grader.notebook import accepted_profiles
+    from grader.scoring import accepted_profiles
 
     if isinstance(result, Exception):
         return LessonGrade(lesson, None, (), (), (), str(result).replace(tmp, real))
@@ -292,7 +292,7 @@ def _warm_up() -> None:
     from grader import lessons
     from grader.facts import derivers
     from grader.grading import load_catalogue
-    from grader.notebook import score_checks  # noqa: F401 - imported for the workers
+    from grader.scoring import score_checks  # noqa: F401 - imported for the workers
 
     derivers()
     for lesson in lessons.checked():

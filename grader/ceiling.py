@@ -1,7 +1,7 @@
 """What a course notebook can earn, per profile: the answer of "if I only have one Spark, what can I get?".
 
 Read from the notebook's own nbgrader grade cells and the catalogue's ``profiles`` (checks/<lesson>.toml), with
-the rule the grade cells use (:func:`grader.notebook.score_checks`): a machine grade cell
+the rule the grade cells use (:func:`grader.scoring.score_checks`): a machine grade cell
 (``cl.grade_checks(lesson, [check ids], points=N)``) earns up to its points on a profile when at least one of
 its checks applies there, and 0 when none does (n.a. is never full points); any other grade cell (an answer
 checked by its tests) can earn its points on every profile. Pure: reads files, prints nothing.

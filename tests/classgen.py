@@ -23,7 +23,7 @@ list), so a class of a dozen sees every case:
   submission at all.
 
 Honest notebooks carry what their grade cells printed and returned in the kernel
-(grader.notebook.score_checks on the learner's own evidence, as ``cl.grade_checks`` runs it).
+(grader.scoring.score_checks on the learner's own evidence, as ``cl.grade_checks`` runs it).
 
 As a script: ``python -m tests.classgen DIR [--learners K]`` writes a class into DIR and prints its plan.
 """
@@ -158,7 +158,7 @@ def _notebook(template, folder: Path, assignment: str, case: Case):
 
     from grader.audit import grade_calls
     from grader.checking import CheckError, grade_file
-    from grader.notebook import score_checks
+    from grader.scoring import score_checks
 
     nb = copy.deepcopy(template)
     graded: dict[str, object] = {}

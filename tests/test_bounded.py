@@ -580,7 +580,7 @@ def test_the_deadline_leaves_an_outer_timer_and_handler_alone():
 
 def test_a_grade_cell_over_the_deadline_earns_0_and_says_why(tmp_path, monkeypatch):
     from grader import facts
-    from grader.notebook import score_checks
+    from grader.scoring import score_checks
 
     path = _golden_copy(tmp_path)
     monkeypatch.setenv("CLUSTERLAB_GRADE_DEADLINE_S", "0.3")

@@ -33,7 +33,7 @@ from grader.checking import grade_file
 from grader.evidence import Evidence, RawOutput, read_evidence
 from grader.facts import derivers
 from grader.grading import grade
-from grader.notebook import score_checks
+from grader.scoring import score_checks
 from grader.provenance import profile_problem
 
 from tests.helpers_notebooks import as_released, cells_by_id, machine_calls, meta

@@ -32,7 +32,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 from grader.checking import CheckError, grade_file  # noqa: E402
 from grader.grading import load_catalogue  # noqa: E402
-from grader.notebook import score_checks  # noqa: E402
+from grader.scoring import score_checks  # noqa: E402
 from grader.report import render_table, to_json  # noqa: E402
 from tests import fuzzing  # noqa: E402
 from tests.fuzzing import CASES, DrawChooser, dump_evidence, mutate_evidence  # noqa: E402

@@ -160,8 +160,8 @@ def check(inventory: str, evidence: Path) -> dict:
 
 def grade_cells(evidence_dir: Path, lesson: str = "lesson1") -> float:
     """What a lesson's grade cells give ``evidence_dir``'s evidence: each cell's call as the released notebook
-    writes it, scored by the function the cells call (grader.notebook.score_checks)."""
-    from grader.notebook import score_checks
+    writes it, scored by the function the cells call (grader.scoring.score_checks)."""
+    from grader.scoring import score_checks
 
     notebook, cells = {"lesson1": (NOTEBOOK, 3), "lesson2": (NOTEBOOK2, 6)}[lesson]
     calls = re.findall(rf'grade_checks\(\\"{lesson}\\", \[(.*?)\], points=(\d+)\)', notebook.read_text())
@@ -247,7 +247,7 @@ def test_shipped_sim_evidence_earns_nothing_unless_the_instructor_lifts_the_rule
     shutil.copyfile(ROOT / "tests" / "fixtures" / "golden" / "lesson1-sim-healthy.json", tmp_path / "lesson1.json")
     monkeypatch.delenv("CLUSTERLAB_SIM_OWN_WORK", raising=False)
     assert grade_cells(tmp_path) == 0
-    from grader.notebook import score_checks
+    from grader.scoring import score_checks
 
     _, lines = score_checks("lesson1", ["L1.mtu", "L1.ssh"], 4.0, tmp_path)
     assert any("was built finished" in line for line in lines), lines  # recorded after `solve lesson1`

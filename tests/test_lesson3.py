@@ -427,7 +427,7 @@ def test_recorded_check_on_a_real_one_gpu_host_grades_as_the_one_card_path(capsy
     1300 W PSU and a 120 V 15 A circuit (1440 W continuous); and no grade cell earns anything, since its
     outputs do not show the two GPUs the profile needs."""
     from grader.checking import grade_file
-    from grader.notebook import score_checks
+    from grader.scoring import score_checks
 
     res = grade_file(LOCAL_H200)
     status = {v.id: v.status for v in res.verdicts}
