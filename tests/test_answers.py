@@ -76,6 +76,7 @@ CASES = [  # (notebook, answer cell, the mistake a learner makes, words its mess
     ("lesson1", "l1_ex4_answer", "line_rate_gbyte_s = 200.0", "Gbit/s"),
     ("lab", "lab-ex1-answer", "weights_gb = 235e9 * 4 / 8 / 2**30", "GiB"),
     ("lab", "lab-ex3-answer", "tpot_ms = (1.440 - 0.180) / 64 * 1000", "output tokens - 1"),
+    ("lesson3", "l3_ex6_answer", "case_cfm = 1053 * 3.412 / (1.08 * 10)", "1.8 times as many °F"),
 ]
 
 

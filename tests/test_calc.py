@@ -235,6 +235,17 @@ def test_connectors():
     assert power.connector_capacity_w({"12v-2x6": 1}, slot=False) == 600
 
 
+def test_case_airflow_and_slot_spacing():
+    # standard air: 1.08 BTU/h per CFM per °F; 1053 W = 3593 BTU/h; a 10 °C rise is 18 °F: 3593 / 19.44 = 184.8 CFM
+    assert power.case_airflow_cfm(1053, 10) == pytest.approx(1053 * 3.412141633 / (1.08 * 18)) == pytest.approx(184.82, abs=0.01)
+    # half the rise allowed, twice the air; no heat, no air
+    assert power.case_airflow_cfm(1053, 5) == pytest.approx(2 * power.case_airflow_cfm(1053, 10))
+    assert power.case_airflow_cfm(0, 10) == 0
+    # 3-slot coolers in x16 slots 1 and 4 touch; in 1 and 5 one slot is free; a 3-slot card in slot 1 covers slot 3
+    assert power.free_slots(1, 4, 3) == 0 and power.free_slots(1, 5, 3) == 1 and power.free_slots(1, 3, 3) == -1
+    assert specs.gpu("rtx3090").graded("fe_slots") == 3
+
+
 def test_power_limit_notes_say_what_pl_does_not_do():
     text = power.POWER_LIMIT_NOTES
     assert "not persistent" in text and "Min/Max Power Limit" in text and "root" in text
@@ -253,6 +264,10 @@ def test_power_limit_notes_say_what_pl_does_not_do():
     (lambda: power.wall_draw_w(1000, 0), "efficiency"),
     (lambda: power.wall_draw_w(1000, 1.2), "efficiency"),
     (lambda: power.btu_per_hour(-3), "watts"),
+    (lambda: power.case_airflow_cfm(-1, 10), "heat_w"),
+    (lambda: power.case_airflow_cfm(1000, 0), "rise_c"),
+    (lambda: power.free_slots(4, 1, 3), "second > first"),
+    (lambda: power.free_slots(1, 4, 0), "card_slots"),
     (lambda: power.connector_capacity_w({"molex": 2}), "unknown connector"),
     (lambda: power.connector_capacity_w({"pcie-8pin": -1}), "whole number"),
 ])

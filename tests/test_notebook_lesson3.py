@@ -29,6 +29,7 @@ EXERCISES = {  # test cell: (data cell or None, answer cell)
     "l3_ex3_test": (None, "l3_ex3_answer"),
     "l3_ex4_test": (None, "l3_ex4_answer"),
     "l3_ex5_test": (None, "l3_ex5_answer"),
+    "l3_ex6_test": ("l3_ex6_data", "l3_ex6_answer"),
 }
 
 
@@ -55,7 +56,7 @@ def test_solutions_are_right():
     """The solution values against hand arithmetic."""
     c = cells()
     ns, _ = run([c[i].source for i in ("l3_ex1_answer", "l3_ex2_data", "l3_ex2_answer", "l3_ex3_answer",
-                                      "l3_ex4_answer", "l3_ex5_answer")])
+                                      "l3_ex4_answer", "l3_ex5_answer", "l3_ex6_data", "l3_ex6_answer")])
     # Gen4: 16 GT/s, Gen5: 32 GT/s per lane, 128b/130b, 8 bits per byte
     assert ns["gen4_x16_gbyte_s"] == pytest.approx(16 * 16 * 128 / 130 / 8) == pytest.approx(31.5077, abs=1e-4)
     assert ns["gen5_x8_gbyte_s"] == pytest.approx(32 * 8 * 128 / 130 / 8) == pytest.approx(ns["gen4_x16_gbyte_s"])
@@ -77,6 +78,14 @@ def test_solutions_are_right():
     assert ns["load_w"] == 1053 and ns["psu_w"] == 1200
     assert ns["wall_w"] == pytest.approx(1170.0) and ns["circuit_ok"] is True
     assert ns["cap_w"] == pytest.approx(323.5)
+    # 1053 W of DC load at a 10 °C (18 °F) rise: 1053 x 3.412 BTU/h / (1.08 x 18) = 184.8 CFM
+    assert ns["case_cfm"] == pytest.approx(1053 * 3.412 / (1.08 * 18), rel=1e-3) == pytest.approx(184.8, abs=0.1)
+    # two 3-slot Founders Edition coolers in slots 1 and 4: 4 - 1 - 3 = 0 slots between them
+    assert ns["free_slots"] == 0
+    # club-3090 #178: 68.55 -> 65.23 tok/s is 4.84%; 1725 -> 1365 MHz is 20.87%
+    assert ns["tps_loss_pct"] == pytest.approx(4.843, abs=1e-3)
+    assert ns["clock_loss_pct"] == pytest.approx(20.870, abs=1e-3)
+    assert ns["why_small"] == "memory-bandwidth"
 
 
 def test_embedded_lspci_is_the_captured_output():
@@ -126,6 +135,15 @@ WRONG = {  # plausible mistakes, each must fail its test
         (1200, 1170.0, True, 350.0),          # the cap at the TGP: 1053 W on a 1000 W unit
         (1200, 1170.0, True, 300.0),          # a cap that fits but is not the highest
     )] + ["load_w = 2 * 450 + 253 + 100\npsu_w = 1300\nwall_w = 1392.2\ncircuit_ok = True\ncap_w = 323.5"],
+    "l3_ex6_test": [f"case_cfm = {cfm}\nfree_slots = {free}\ntps_loss_pct = {tps}\nclock_loss_pct = {clk}\nwhy_small = {why!r}"
+                    for cfm, free, tps, clk, why in (
+        (332.7, 0, 4.84, 20.87, "memory-bandwidth"),   # the rise in °C used as °F
+        (205.4, 0, 4.84, 20.87, "memory-bandwidth"),   # the wall draw (PSU loss included), not the DC load
+        (184.8, 3, 4.84, 20.87, "memory-bandwidth"),   # slots apart, not free between the coolers
+        (184.8, 0, 0.0484, 0.2087, "memory-bandwidth"),  # fractions, not %
+        (184.8, 0, 5.09, 26.37, "memory-bandwidth"),   # losses over the hot figures, not the cold ones
+        (184.8, 0, 4.84, 20.87, "pcie"),               # the link between the cards is not what slowed
+    )],
 }
 
 

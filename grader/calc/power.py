@@ -16,7 +16,9 @@ BTU/h. Sources (docs/research/figures.md §4) with trust grades:
   1,440 W continuous; 20 A: 2,400 / 1,920 W (summaries of the NEC, C). 230 V regions:
   16 A × 230 V = 3,680 W, 80% -> 2,944 W is arithmetic only, no local code read (U).
 - Heat: 1 W = 3.412141633 BTU/h (dataspan.com, bnoack.com, B). All the power a box draws from
-  the wall ends up as heat in the room, so heat = wall draw, not DC load.
+  the wall ends up as heat in the room, so heat = wall draw, not DC load. Inside the case, the case fans carry
+  the parts' DC load; the PSU's own loss leaves through its own fan.
+- Airflow: the sensible-heat factor of standard air, 1.08 BTU/h per CFM per °F (checks/specs/cooling.toml, C).
 """
 
 from __future__ import annotations
@@ -220,6 +222,38 @@ def btu_per_hour(watts: float) -> float:
     """Heat in BTU/h for ``watts`` W dissipated: ``watts × 3.412141633``. 1,000 W -> 3,412 BTU/h."""
     _nonneg("watts", watts)
     return watts * BTU_PER_HOUR_PER_WATT
+
+
+def case_airflow_cfm(heat_w: float, rise_c: float) -> float:
+    """The airflow (CFM, cubic feet per minute) that carries ``heat_w`` W out of a case whose air may leave at most
+    ``rise_c`` °C warmer than it came in: the sensible-heat equation of standard air, BTU/h = factor × CFM × ΔT(°F)
+    (factor 1.08, checks/specs/cooling.toml [standard_air]), with 1 W = 3.412 BTU/h and ΔT(°F) = 1.8 × ΔT(°C).
+    1,053 W at 10 °C: 184.8 CFM. Above 3,000 ft the air is thinner and needs about 10% more (same source).
+
+    ``heat_w`` is what heats the case air: the DC load of the parts inside (the PSU's own loss leaves through its
+    own fan). Fans' rated CFM is free-air flow: filters, radiators and a dense card stack deliver less. Raises
+    ValueError for a negative heat or a rise that is not above 0; SpecError if the table lost its factor."""
+    from grader.calc.specs import row
+    _nonneg("heat_w", heat_w)
+    _positive("rise_c", rise_c)
+    factor = row("cooling.toml", "standard_air").graded("sensible_heat_factor")
+    if not factor:
+        raise ValueError("checks/specs/cooling.toml [standard_air] lacks a graded sensible_heat_factor")
+    return btu_per_hour(heat_w) / (float(factor) * 1.8 * rise_c)
+
+
+def free_slots(first_slot: int, second_slot: int, card_slots: int) -> int:
+    """Empty slot widths between a card in ``first_slot`` and the next card in ``second_slot`` (slots numbered from
+    the CPU down, one slot width apart), when the first card's cooler is ``card_slots`` wide:
+    ``second_slot - first_slot - card_slots``. 0: the second card's backplate touches the first card's fans, which
+    then breathe the second card's heat (club-3090 issue #178's GPU 1, 'sandwiched'); negative: the first card
+    covers the second slot and both do not fit. Raises ValueError unless ``second_slot > first_slot >= 1`` and
+    ``card_slots >= 1``."""
+    if not (isinstance(first_slot, int) and isinstance(second_slot, int) and 1 <= first_slot < second_slot):
+        raise ValueError(f"slots must be whole numbers with second > first >= 1, got {first_slot!r}, {second_slot!r}")
+    if not (isinstance(card_slots, int) and card_slots >= 1):
+        raise ValueError(f"card_slots must be a whole number >= 1, got {card_slots!r}")
+    return second_slot - first_slot - card_slots
 
 
 POWER_LIMIT_NOTES = """\
