@@ -9,7 +9,9 @@ package is a core that knows no lesson and one module per lesson area that regis
 - ``common``: the finding helpers the lesson modules share (``ok`` ... ``info``, command matchers, the
   catalogue's figures read from checks/ranges.toml);
 - ``output``: the sections as terminal text or JSON values, bounded (``render``, ``to_jsonable``; the core
-  re-exports them);
+  re-exports them), and a section's findings said once however often its lines repeat (``fold_repeats``);
+- ``context``: what ``explain --host --nodes`` says of where a paste came from (``context()``, re-exported by the
+  core);
 - ``paste``: reading a file or standard input, bounded (``read_paste``);
 - ``readers``: the parsers the lesson modules read with, each imported at its first call (so that
   registering every kind loads none of them: a paste holds one or a few kinds);

@@ -16,7 +16,6 @@ helpers), never each other. ``grader/explain/__init__.py`` imports them so they 
 
 from __future__ import annotations
 
-import contextvars
 import dataclasses
 import functools
 import json
@@ -29,29 +28,10 @@ from ..diagnoses import known_faults
 from ..parsers import ParseError
 from ..parsers.common import (PROMPT_PROGRAMS, Chunk, any_search, command_argv, is_comment_line, is_noise_line,
                               join_wrapped, load_json_lenient, opens_json, split_chunks as _split_lines)
-from .output import MAX_SHOWN_CHARS, _plain, _shown, render, to_jsonable  # noqa: F401  (the last two re-exported)
+from .context import _CONTEXT, Context, context  # noqa: F401  (context re-exported for the lesson modules)
+from .output import MAX_SHOWN_CHARS, _plain, _shown, fold_repeats, render, to_jsonable  # noqa: F401  (the last two re-exported)
 
 LEVELS = ("ok", "warn", "fail", "info")
-
-
-@dataclass(frozen=True)
-class Context:
-    """What is known of where a paste came from that the paste itself may not show (``explain --host --nodes``).
-
-    ``host``: ``"spark"`` (a DGX Spark / GB10), ``"other"`` (any other machine) or None (not said); ``nodes``: how
-    many hosts the run spanned (1: one machine, so no network carried its data), or None (not said). A judge
-    that needs one of these reads :func:`context` and, where it is None, says which output would decide."""
-
-    host: str | None = None
-    nodes: int | None = None
-
-
-_CONTEXT: contextvars.ContextVar[Context] = contextvars.ContextVar("explain_context", default=Context())
-
-
-def context() -> Context:
-    """The context of the paste being explained (:class:`Context`; all None outside ``explain``)."""
-    return _CONTEXT.get()
 
 
 @dataclass(frozen=True)
@@ -460,13 +440,22 @@ def _explain(text: str, kind: str | None) -> list[Section]:
         if kind is not None:
             return _explain_as(text, kind)
         items: list[tuple[Section, Any]] = []
+        seen: dict[tuple, int] = {}  # an output pasted again (the same kind, command, host and lines): read once
+        times: list[int] = []
         for chunk in split_chunks(text):
             for seg in _segments(chunk):
                 if not seg.n_content and not seg.kind:
                     continue
+                key = (seg.kind, seg.command, seg.host, tuple(seg.lines))
+                if key in seen:
+                    times[seen[key]] += 1
+                    continue
+                seen[key] = len(items)
+                times.append(1)
                 items.append(_run(seg))
         if not items:
             return [Section(None, None, {}, (), "nothing to explain: only prompts and comments")]
+        items = [(_said_again(s, n), parsed) if n > 1 else (s, parsed) for (s, parsed), n in zip(items, times)]
         return _cross_check(items)
     except (RecursionError, MemoryError, ValueError) as err:  # too deep or too large for any reader
         if isinstance(err, ValueError) and "integer string conversion" not in str(err):
@@ -474,6 +463,13 @@ def _explain(text: str, kind: str | None) -> list[Section]:
         return [Section(None, None, {}, (), f"cannot read this paste: {describe_failure(err)}")]
     except Exception as err:  # a bug must not hide the learner's output
         return _grader_bug(err)
+
+
+def _said_again(section: Section, times: int) -> Section:
+    """``section``, read once for an output the paste holds ``times`` times, saying so (repeats folded)."""
+    return dataclasses.replace(section, findings=section.findings + (Finding("info", f"The same output appears "
+                               f"{times:,} times in this paste: it was read once, and what is said here holds for "
+                               "every copy."),))
 
 
 def _grader_bug(err: BaseException) -> list[Section]:
@@ -538,7 +534,8 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
                        f"internal error while reading `{spec.name}` output ({type(err).__name__}: {err})",
                        seg.host), None
     facts, findings = spec.summarise(parsed, seg.command)
-    findings = [f if len(f.message) <= MAX_SHOWN_CHARS else Finding(f.level, _shown(f.message)) for f in findings]
+    findings = fold_repeats([f if len(f.message) <= MAX_SHOWN_CHARS else Finding(f.level, _shown(f.message))
+                             for f in findings])
     if not any(f.level == "fail" for f in findings):  # a reader that found the failure explains it best
         findings += _known_faults(text, [f.message for f in findings])
     findings += _left_out(spec, seg)

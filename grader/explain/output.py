@@ -21,7 +21,26 @@ def _shown(text: str) -> str:
     return text if len(text) <= MAX_SHOWN_CHARS else f"{text[:MAX_SHOWN_CHARS]}... [cut: {len(text):,} characters]"
 
 
+MAX_SHOWN_ITEMS = 500
+"""The most items a list of facts shows (the rows of a 5 MB nccl-tests paste, one KV line per startup of a log
+that repeats): the rest is cut, saying how many there were, so explain --json stays bounded (issue 27: under 2 MB
+for a 5 MB paste). The findings are worked out from every item, before the cut."""
+
 _SCALARS = (int, float, bool, type(None))
+
+
+def fold_repeats(findings: list[Any]) -> list[Any]:
+    """``findings`` (core Finding values) with each (level, message) given once, in the order first said; one
+    said N times ends with how often (an output that repeats its lines, e.g. one startup logged again and again,
+    would otherwise say it N times: issue 27, a paste of one excerpt repeated gets a bounded answer)."""
+    count: dict[tuple[str, str], list[Any]] = {}
+    for f in findings:
+        count.setdefault((f.level, f.message), []).append(f)
+    if len(count) == len(findings):
+        return findings
+    return [same[0] if len(same) == 1 else
+            dataclasses.replace(same[0], message=f"{same[0].message} (said {len(same):,} times: these lines repeat "
+                                                 "in the output)") for same in count.values()]
 
 
 def _plain(value: Any) -> Any:
@@ -35,7 +54,10 @@ def _plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, set)):
-        return [_plain(v) for v in value]
+        items = list(value)
+        if len(items) <= MAX_SHOWN_ITEMS:
+            return [_plain(v) for v in items]
+        return [_plain(v) for v in items[:MAX_SHOWN_ITEMS]] + [f"... [cut: {len(items):,} items]"]
     return value
 
 

@@ -1,0 +1,61 @@
+"""explain on a paste that repeats itself (issue 27, "bounded output"): an output pasted again and again is read
+once and said once, with its count; a line repeated inside one output gives one finding that says how often; a
+list of facts longer than MAX_SHOWN_ITEMS is cut, saying how long it was. Inputs are real outputs
+(tests/fixtures/real/spark) repeated, the way a learner's 5 MB log is one excerpt logged again and again."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from grader.explain import explain, render, to_jsonable
+from grader.explain.output import MAX_SHOWN_ITEMS
+
+REAL = Path(__file__).resolve().parent / "fixtures" / "real" / "spark"
+
+
+def _real(name: str) -> str:
+    text = "\n".join(line for line in (REAL / name).read_text().splitlines() if not line.startswith("#"))
+    return text.strip("\n") + "\n"
+
+
+def test_an_output_pasted_many_times_is_read_once_and_says_how_often():
+    once = _real("01_ibdev2netdev_port1_up_nvidia_connect_two_sparks.txt")
+    alone = explain(once)
+    sections = explain(once * 3000)
+    assert len(sections) == len(alone) == 1
+    assert [f.message for f in sections[0].findings[:-1]] == [f.message for f in alone[0].findings]
+    assert sections[0].findings[-1].level == "info"
+    assert "appears 3,000 times" in sections[0].findings[-1].message
+    assert len(json.dumps(to_jsonable(sections))) < 20_000 and len(render(sections)) < 5_000
+
+
+def test_two_outputs_alternating_are_each_read_once():
+    a = _real("01_ibdev2netdev_port1_up_nvidia_connect_two_sparks.txt")
+    b = _real("04_ip_addr_show_cx7_nvidia_playbooks.txt")
+    sections = explain((a + b) * 500)
+    kinds = [s.kind for s in sections]
+    assert kinds.count("ibdev2netdev") == 1 and kinds.count("ip-addr") >= 1, kinds
+    assert all("appears 500 times" in s.findings[-1].message for s in sections), render(sections)
+
+
+def test_a_line_repeated_inside_one_output_gives_one_finding_with_its_count():
+    log = _real("16_vllm_startup_kv_lines_single_spark_issue39734.txt")
+    single = explain(log, kind="vllm-log")[0]
+    repeated = explain(log * 40, kind="vllm-log")[0]
+    messages = [f.message for f in repeated.findings]
+    assert len(messages) == len(set(messages)) <= len(single.findings) + 1
+    assert any("said 40 times" in m for m in messages), messages
+
+
+def test_a_long_list_of_facts_is_cut_and_says_how_long_it_was():
+    text = (REAL / "08_nccl_all_gather_16G_mtu1500_issue25.txt").read_text()  # nccl-tests' own header is `#` lines
+    row = next(line for line in text.splitlines() if line.strip()[:1].isdigit())  # the one 16 GiB row
+    paste = text.rstrip("\n") + "\n" + "\n".join([row] * (2 * MAX_SHOWN_ITEMS)) + "\n"
+    facts = to_jsonable(explain(paste, kind="nccl-tests"))[0]["facts"]
+    long = [v for v in facts.values() if isinstance(v, list) and v and isinstance(v[-1], str) and "[cut:" in v[-1]]
+    assert long and all(len(v) == MAX_SHOWN_ITEMS + 1 for v in long), {k: len(v) for k, v in facts.items()
+                                                                       if isinstance(v, list)}
+    counts = [int(re.search(r"\[cut: ([\d,]+) items\]", v[-1]).group(1).replace(",", "")) for v in long]
+    assert all(n > MAX_SHOWN_ITEMS for n in counts), counts  # how many there were, not how many are shown
