@@ -139,6 +139,11 @@ EXAMPLES.update({
                         "node2<47861>\n",
     "nccl-socket-connect": BANNER + "ubuntu:39964:40075 [0] misc/socket.cc:483 NCCL WARN socketStartConnect: Connect to "
                            "10.0.0.2<45763> failed : Software caused connection abort\n",
+    # memory registration with the NIC (the shapes of NCCL's ibvwrap.cc and aws-ofi-nccl, nccl#563, nccl#778)
+    "nccl-reg-nomem": BANNER + "node1:2211:2290 [3] misc/ibvwrap.cc:194 NCCL WARN Call to ibv_reg_dmabuf_mr failed with "
+                      "error Cannot allocate memory\n",
+    "nccl-reg-unsupported": BANNER + "node1:2211:2290 [3] misc/ibvwrap.cc:288 NCCL WARN Call to ibv_reg_dmabuf_mr failed "
+                            "with error Operation not supported\n",
     "ray-missing-shell": BANNER + "/bin/sh: 1: ray: not found\n",
     "pg-pack-one-gpu-nodes": BANNER + (
         "Active:\n 1 node_4c9baf725a0e654\n 1 node_e6107ebf05bbc00\nPending:\n (no pending nodes)\n"

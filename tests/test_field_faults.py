@@ -294,8 +294,17 @@ NCCL_CLOSED = ("a100-st-p4d24xlarge-22:183006:183181 [1] misc/socket.cc:538 NCCL
 # https://github.com/NVIDIA/nccl-tests/issues/166
 NCCL_CONNECT = ("ubuntu:39964:40075 [0] misc/socket.cc:483 NCCL WARN socketStartConnect: Connect to 10.0.0.2<45763> failed "
                 ": Software caused connection abort\n")
+# https://github.com/NVIDIA/nccl/issues/1405 (the IBext plugin's `with status=` form of the same completion error)
+NCCL_WC12_STATUS = ("kp-ddp-worker-0:3468:3905 [4] ib_plugin.c:1615 NCCL WARN NET/IB : Got completion from peer "
+                    "10.216.210.236<54862> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid "
+                    "fd00:1148:9000:5000:4:200:3:ff22 remoteGidsfd00:1148:9000:5000:4:200:3:ff1f\n")
+# https://github.com/NVIDIA/nccl/issues/563 (aws-ofi-nccl: registering GPU memory with EFA, ENOMEM)
+NCCL_REG_NOMEM = ("ip-10-0-87-143:149:298 [5] register_mr_buffers:465 NCCL WARN NET/OFI Unable to register memory (type "
+                  "= 1) for device 0. RC: 12, Error: Cannot allocate memory\n")
+# https://github.com/NVIDIA/nccl/issues/778
+NCCL_REG_DMABUF = "misc/ibvwrap.cc:288 NCCL WARN Call to ibv_reg_dmabuf_mr failed with error Operation not supported\n"
 
-ALL = [NCCL_WC12, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
+ALL = [NCCL_WC12, NCCL_WC12_STATUS, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, CGRAPH_READ, RAY_DEAD]
 
 

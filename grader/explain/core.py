@@ -75,8 +75,9 @@ class KindSpec:
     it; ``line`` matches lines that clearly belong to it; ``starts`` matches a line that
     begins a new output of it (``PING ...``); ``matches_json(value)`` recognises its JSON;
     ``block_start`` matches the first line of a block format (YAML) that runs to the end;
-    ``header`` matches comment lines that open its output (nccl-tests prints its whole header
-    as ``#`` lines): such lines just before an output make this kind the preferred one for it.
+    ``header`` matches comment lines that open its output (nccl-tests prints its whole header as ``#`` lines):
+    such lines just before an output make this kind the preferred one for it; ``prelude``: its lines before
+    its first ``starts`` line stay with the output they open (vllm bench serve's settings and progress bar).
     """
 
     name: str
@@ -89,6 +90,7 @@ class KindSpec:
     matches_json: Callable[[Any], bool] | None = None
     block_start: re.Pattern[str] | None = None
     header: re.Pattern[str] | None = None
+    prelude: bool = False
 
 
 # A cross check reads every (Section, parsed value) of a paste and returns
@@ -137,6 +139,7 @@ class _Segment:
     prompt_lineno: int | None = None
     n_content: int = -1  # -1: not counted yet (a segment built with its lines)
     n_rules: int = 0
+    started: bool = False  # holds a line its kind's ``starts`` matches (see KindSpec.prelude)
     """How many of the content lines are rules (``-----``, ``=====``): a segment of only those has not begun
     its output yet (``iperf3 -s`` prints one above ``Server listening on``)."""
 
@@ -384,7 +387,8 @@ def _segments(chunk: Chunk) -> list[_Segment]:
         spec = _REGISTRY.get(kind) if kind else None
         starts = spec is not None and spec.starts is not None and len(line) <= MAX_KIND_LINE \
             and bool(spec.starts.search(line.strip()))  # the line begins an output of its kind
-        if cur.begun and (kind != cur.kind or (starts and kind == cur.kind) or whole):
+        if cur.begun and (kind != cur.kind or (starts and kind == cur.kind and (cur.started or not spec.prelude))
+                          or whole):
             keep = _trailing_claimed(cur.kind, [lines[j] for j in pending])
             cur.add([lines[j] for j in pending[:keep]], [numbers[j] for j in pending[:keep]], 0)
             pending = pending[keep:]
@@ -395,6 +399,7 @@ def _segments(chunk: Chunk) -> list[_Segment]:
             cur.add([lines[j] for j in pending], [numbers[j] for j in pending], 0)
             pending = []
         cur.add(lines[i:i + used], numbers[i:i + used], 1 if used == 1 else None)  # line i is not noise
+        cur.started = cur.started or starts
         i += used
         # a line that continued (or began) an output without restarting it decides the same way when repeated
         plain = line if used == 1 and not whole and not starts else None

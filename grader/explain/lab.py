@@ -11,12 +11,14 @@ docs/research/figures.md §5 and research/vllm_cpu.md (TPOT 0.00 ms on a 2-core 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from .. import metrics as M
 from ..ranges import load_ranges
 from ..parsers.bench_result import (BANNER_RE, TEXT_KEYS, TEXT_METRICS, BenchResult, is_aiperf_json,
                                          is_aiperf_record, is_bench_json, parse_any)
+from ..parsers.common import command_argv
 from .common import fail, info, ok, runs_program, warn
 from .core import Finding, KindSpec, Summary, register
 
@@ -25,8 +27,11 @@ def _ms(x: float | None) -> str:
     return "?" if x is None else f"{x:.2f} ms"
 
 
-def describe(result: BenchResult) -> Summary:
-    """Facts and findings for one load-test result (also used by the lab's facts)."""
+def describe(result: BenchResult, sent: int | None = None, burst: bool = False) -> Summary:
+    """Facts and findings for one load-test result. ``sent``: how many requests the run sent when the output
+    shows it (tqdm's ``N/N`` progress bar, ``--num-prompts``, the JSON's ``num_prompts``), so that a summary with
+    fewer successful requests and no ``Failed requests`` line (older benchmark_serving.py) is still read as
+    failures; ``burst``: every request arrived at once (``Traffic request rate: inf`` with no concurrency cap)."""
     m = result.metrics()
     recomputed = m.flat() if m else None
     diffs = M.disagreements(recomputed, result.summary, abs_tol=1e-3) if recomputed else []
@@ -43,6 +48,9 @@ def describe(result: BenchResult) -> Summary:
     findings.append(info(what + "."))
     src = recomputed if recomputed else result.summary
     completed, failed = src.get("completed"), src.get("failed")
+    sent = sent or as_count(result.meta.get("num_prompts"))
+    if failed is None and completed is not None and sent and sent > completed:
+        failed = sent - completed  # no `Failed requests` line: what was sent and did not succeed failed
     if m is None:
         findings.append(info("No per-request data in this file: the numbers below are the tool's own summary, "
                               "not recomputed. Run `vllm bench serve` with `--save-result --save-detailed` (or keep "
@@ -51,13 +59,18 @@ def describe(result: BenchResult) -> Summary:
         findings.append(ok(f"Recomputed from {len(result.requests)} requests (grader.metrics: TPOT = (E2EL − TTFT)"
                             " / (output tokens − 1), numpy-linear percentiles)."))
     if failed:
-        findings.append(fail(f"{failed:g} request(s) failed: the numbers describe only the {completed or 0:g} that "
-                              "completed. Look at the errors (and the server log): a refused connection or a 404 "
-                              "model name fails every request; timeouts mean the server is overloaded."))
+        of = f" of the {sent:g} sent" if sent and sent == (completed or 0) + failed else ""
+        findings.append(fail(f"{failed:g} request(s){of} failed: only {completed or 0:g} succeeded, and the numbers "
+                              "describe only those. Look at the errors (and the server log): a refused connection or a "
+                              "404 model name fails every request; timeouts mean the server is overloaded."))
     elif completed == 0:
         findings.append(fail("No request completed."))
-    elif completed and failed is not None:
+    elif completed and (failed is not None or sent == completed):
         findings.append(ok(f"{completed:g} of {completed:g} requests completed, 0 failed."))
+    elif completed:
+        findings.append(info(f"{completed:g} requests succeeded; this output shows neither a `Failed requests` line "
+                              "nor how many were sent (its progress bar or --num-prompts), so failures cannot be ruled "
+                              "out."))
     thr = src.get("output_throughput")
     if thr is not None:
         findings.append(info(f"Output {thr:.1f} tok/s, {src.get('request_throughput') or 0:.2f} req/s"
@@ -71,7 +84,7 @@ def describe(result: BenchResult) -> Summary:
             lat.append(f"{label} " + ", ".join(parts))
     if lat:
         findings.append(info("; ".join(lat) + "."))
-    findings += _decode_findings(result, src)
+    findings += _decode_findings(result, src, burst)
     if diffs:
         findings.append(warn("The file's summary and its per-request data disagree by more than 0.5%: "
                               + "; ".join(diffs[:4]) + ". Grade the recomputed values."))
@@ -109,10 +122,12 @@ def _slowest_graded_tpot() -> tuple[float, str] | None:
     return best
 
 
-def _decode_findings(result: BenchResult, src: dict[str, Any]) -> list[Finding]:
+def _decode_findings(result: BenchResult, src: dict[str, Any], burst: bool = False) -> list[Finding]:
     """What TPOT means per request: one token every TPOT ms is 1000 / TPOT tok/s for each stream, at the load
     the run had. Slower per token than the slowest setup the course grades at concurrency 1 is very slow decode
-    (whatever the model: under load each step serves many requests, but that costs some TPOT, not all of it)."""
+    (whatever the model: under load each step serves many requests, but that costs some TPOT, not all of it).
+    Not when every request was sent at once with no cap (``burst``): then the requests queue and are batched
+    as the server can, TTFT holds the wait and TPOT the batch, and neither says how fast one stream decodes."""
     tpot = src.get("mean_tpot_ms")
     tpot = src.get("median_tpot_ms") if tpot is None else tpot
     if not tpot or tpot <= 0 or not (src.get("completed") or 0) > 0:
@@ -122,6 +137,10 @@ def _decode_findings(result: BenchResult, src: dict[str, Any]) -> list[Finding]:
     thr = src.get("output_throughput")
     said = (f"Decode: one token every {tpot:.0f} ms per request = ~{1000 / tpot:.1f} tok/s per stream{at}"
             + (f"; {thr:.1f} tok/s for the server in all" if thr is not None else "") + ".")
+    if burst and not result.concurrency:
+        return [info(said + " Every request was sent at once (request rate inf, no --max-concurrency): they queued "
+                     "and were batched as the server could, so TTFT holds the wait in the queue and TPOT the batch; "
+                     "run `--max-concurrency 1` for one stream's decode speed.")]
     slowest = _slowest_graded_tpot()
     if slowest is None or tpot <= slowest[0]:
         return [info(said)]
@@ -132,13 +151,51 @@ def _decode_findings(result: BenchResult, src: dict[str, Any]) -> list[Finding]:
                  "and, across nodes, that NCCL uses RDMA (NET/IB), not sockets.")]
 
 
-def _summarise(results: list[BenchResult], command: str | None) -> Summary:
+_PROGRESS = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
+"""tqdm's progress bar as vllm bench serve prints it: ``100%|█████| 4096/4096 [01:27<00:00, 46.6it/s]``."""
+_RATE_INF = re.compile(r"^\s*Traffic request rate:\s*inf\b", re.M)
+
+
+@dataclass
+class _Bench:
+    """What a pasted load test shows: its results, the requests its progress bar says were sent, and whether
+    they were all sent at once (``Traffic request rate: inf``)."""
+
+    results: list[BenchResult]
+    sent: int | None
+    burst: bool
+
+
+def _parse_bench(text: str) -> _Bench:
+    """:func:`grader.parsers.bench_result.parse_any` (raises ParseError as it does), plus the progress bar's total
+    (its last ``done/total``) and the request rate the run printed before it started."""
+    bar = None
+    for bar in _PROGRESS.finditer(text):  # the last one: the main run's, after a warm-up's
+        pass
+    return _Bench(parse_any(text), int(bar.group(2)) if bar else None, bool(_RATE_INF.search(text)))
+
+
+def as_count(value: Any) -> int | None:
+    """A whole number of requests from a JSON value or a command's word, else None."""
+    try:
+        n = int(str(value))
+    except (TypeError, ValueError):
+        return None
+    return n if n > 0 else None
+
+
+def _summarise(bench: _Bench | list[BenchResult], command: str | None) -> Summary:
+    if not isinstance(bench, _Bench):  # the JSON kinds parse with parse_any itself
+        bench = _Bench(bench, None, False)
+    argv = command_argv(command)
+    sent = bench.sent or next((as_count(argv[i + 1]) for i, a in enumerate(argv[:-1]) if a == "--num-prompts"), None)
+    results = bench.results
     if len(results) == 1:
-        return describe(results[0])
+        return describe(results[0], sent, bench.burst)
     facts: dict[str, Any] = {"results": []}
     findings: list[Finding] = []
     for i, r in enumerate(results, start=1):
-        f, fs = describe(r)
+        f, fs = describe(r, None, bench.burst)
         facts["results"].append(f)
         findings += [Finding(x.level, f"[{i}] {x.message}") for x in fs]
     return facts, findings
@@ -154,13 +211,15 @@ _TEXT_LABELS = "|".join(re.escape(k) for k in TEXT_KEYS if k not in ("Maximum re
 _METRIC_NAMES = "|".join(re.escape(k) for k in sorted(TEXT_METRICS, key=len, reverse=True))
 _BENCH_LINE = re.compile(
     r"^=+ Serving Benchmark Result =+$|^={10,}$"
+    r"|^(?:Initial test run completed|Starting main benchmark run|Traffic request rate:|Burstiness factor:)"
+    r"|^\d+%\|.*\|\s*\d+/\d+\s*\["
     + r"|^-{3,}(?:Time to First Token|Time per Output Token \(excl\. 1st token\)|Inter-token Latency"
     r"|End-to-end Latency|Client-side Queueing|Queue-inclusive End-to-end Latency)-{3,}$"
     + rf"|^(?:{_TEXT_LABELS}):\s+[-\d.]" + rf"|^(?:Mean|Median|Std|P\d+(?:\.\d+)?) (?:{_METRIC_NAMES}) \(ms\):\s+[-\d.]")
 
 register(KindSpec(
-    name="vllm-bench", parse=parse_any, summarise=_summarise, programs=("vllm",),
-    matches_command=_is_bench, line=_BENCH_LINE, starts=BANNER_RE, matches_json=is_bench_json,
+    name="vllm-bench", parse=_parse_bench, summarise=_summarise, programs=("vllm",),
+    matches_command=_is_bench, line=_BENCH_LINE, starts=BANNER_RE, matches_json=is_bench_json, prelude=True,
 ))
 
 register(KindSpec(

@@ -39,7 +39,7 @@ def fold_repeats(findings: list[Any]) -> list[Any]:
     if len(count) == len(findings):
         return findings
     return [same[0] if len(same) == 1 else
-            dataclasses.replace(same[0], message=f"{same[0].message} (said {len(same):,} times: these lines repeat "
+            dataclasses.replace(same[0], message=f"{same[0].message} (said {len(same):,} times: these lines are repeated "
                                                  "in the output)") for same in count.values()]
 
 
