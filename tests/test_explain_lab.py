@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from grader.explain import KINDS, detect_kind, explain, to_jsonable
 from tests.conftest import levels, messages, real_text
@@ -64,3 +65,47 @@ def test_forced_kind_and_garbage():
     [s] = explain("hello", kind="vllm-bench")
     assert s.error and "neither" in s.error
     assert to_jsonable(explain(json.dumps(_new_result()), kind="vllm-bench"))[0]["error"] is None
+
+
+# --- the console output around the summary (issue 27): vLLM 0.32's own run, tests/fixtures/real/vllm-cpu ---
+
+_RUN = (Path(__file__).resolve().parent / "fixtures" / "real" / "vllm-cpu" / "10_bench_serve_single.txt").read_text()
+_CONSOLE = _RUN[_RUN.index("Starting main benchmark run..."):]  # settings, then the result, as the console shows it
+_BAR = "100%|██████████| 50/50 [00:01<00:00, 35.19it/s]\n"
+
+
+def _bench(text: str):
+    sections = explain(text)
+    assert [s.kind for s in sections] == ["vllm-bench"], [(s.kind, s.error) for s in sections]
+    return sections[0].findings
+
+
+def test_the_settings_above_the_result_are_read_with_it():
+    findings = _bench(_CONSOLE)
+    assert any(f.level == "ok" and "50 of 50 requests completed, 0 failed" in f.message for f in findings)
+
+
+def test_fewer_successful_than_sent_is_a_failure_without_a_failed_line():
+    # the older summary (benchmark_serving.py) has no `Failed requests` line: the progress bar says 50 were sent
+    older = _CONSOLE.replace("Failed requests:                         0         \n", "")
+    older = older.replace("Successful requests:                     50", "Successful requests:                     37")
+    older = older.replace("Maximum request concurrency: 8\n", "Maximum request concurrency: 8\n" + _BAR, 1)
+    failed = [f.message for f in _bench(older) if f.level == "fail"]
+    assert failed and "13 request(s) of the 50 sent failed: only 37 succeeded" in failed[0], failed
+
+
+def test_a_count_that_cannot_be_checked_is_said_so():
+    older = _CONSOLE.replace("Failed requests:                         0         \n", "")
+    findings = _bench(older)
+    assert not any(f.level == "fail" for f in findings)
+    assert any("50 requests succeeded" in f.message and "cannot be ruled out" in f.message for f in findings)
+
+
+def test_every_request_at_once_is_not_judged_as_one_streams_decode():
+    slow = _CONSOLE.replace("Mean TPOT (ms):                          1.13", "Mean TPOT (ms):                          180.00")
+    capped_at_one = slow.replace("Maximum request concurrency: 8", "Maximum request concurrency: 1")
+    assert any(f.level == "warn" and "very slow decode" in f.message for f in _bench(capped_at_one))
+    uncapped = slow.replace("Maximum request concurrency: 8\n", "").replace(
+        "Maximum request concurrency:             8         \n", "")
+    decode = [f for f in _bench(uncapped) if f.message.startswith("Decode:")]
+    assert [f.level for f in decode] == ["info"] and "sent at once" in decode[0].message
