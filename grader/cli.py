@@ -145,8 +145,8 @@ def _parser() -> argparse.ArgumentParser:
     _spread_args(cr)
 
     exp = sub.add_parser("explain", help="read one pasted command output and say what it means")
-    exp.add_argument("file", metavar="FILE", help="a file, or - for standard input")
-    exp.add_argument("--kind", help="skip detection: the kind of output it is")
+    exp.add_argument("file", metavar="FILE", nargs="?", help="a file, or - for standard input (needed unless --kind list)")
+    exp.add_argument("--kind", help="skip detection: the kind of output it is (`--kind list` prints the kinds)")
     exp.add_argument("--host", choices=("spark", "other"), help="the machine that printed it: a DGX Spark, or "
                      "another (when the paste does not show it)")
     exp.add_argument("--nodes", type=int, metavar="N", help="how many machines the run spanned (1: one machine, "
@@ -419,6 +419,11 @@ def _cmd_explain(args: argparse.Namespace) -> int:
 def _explain(args: argparse.Namespace) -> int:
     from grader.explain import KINDS, explain, input_section, read_paste, render
 
+    if args.kind == "list":
+        print("\n".join(KINDS))
+        return 0
+    if args.file is None:
+        raise CannotRun("explain needs a FILE (or - for standard input): the pasted output to read")
     if args.kind and args.kind not in KINDS:
         raise CannotRun(f"--kind {args.kind!r} is not known; known kinds: {', '.join(KINDS)}")
     try:

@@ -106,7 +106,7 @@ def test_other_lessons_outputs_are_not_mistaken_for_lesson_1(name):
     lesson1 = {"ip-addr", "ip-route-get", "ibdev2netdev", "ethtool", "ping", "iperf3", "netplan"}
     sections = explain(real(name))
     assert sections and not any(s.kind in lesson1 for s in sections)
-    assert all(s.kind is not None or "known kinds" in s.error for s in sections)
+    assert all(s.kind is not None or "`--kind list` shows the known kinds" in s.error for s in sections)
 
 
 @pytest.mark.parametrize("name, kind", [
@@ -136,7 +136,7 @@ def test_kind_from_the_prompt_command(command, kind):
 def test_unknown_and_empty_text():
     [s] = explain("lorem ipsum dolor\nsit amet\n")
     assert s.kind is None and s.findings == ()
-    assert all(k in s.error for k in KINDS) and "lorem ipsum" in s.error
+    assert "`--kind list` shows the known kinds" in s.error and "lorem ipsum" in s.error
     assert explain("")[0].error.startswith("nothing to explain")
     assert explain("# just a comment\n")[0].kind is None
     assert detect_kind("lorem ipsum") is None
@@ -191,7 +191,7 @@ def test_many_commands_in_one_paste():
     sections = explain(text)
     assert [s.kind for s in sections] == ["ip-addr", "netplan", "ip-route-get", "ethtool", None]
     assert sections[1].facts["ethernets"]["enp1s0f1np1"]["addresses"] == ["192.168.100.10/24"]
-    assert sections[4].command == "hostname" and "known kinds" in sections[4].error
+    assert sections[4].command == "hostname" and "--kind list" in sections[4].error
 
 
 # --------------------------------------------------------------------------- ip addr findings
@@ -294,7 +294,11 @@ def test_route_findings():
 # --------------------------------------------------------------------------- ethtool / iperf3 / netplan
 
 def test_ethtool_no_link_and_veth():
+    # a twin alone cannot say whether the cable is in its port (a Spark cables one port; L1.link_speed reads the
+    # cabled port's twins only): said, not failed; any other interface without link fails
     [s] = explain("Settings for enp1s0f1np1:\n\tSpeed: Unknown!\n\tLink detected: no\n")
+    assert levels(s) == ["info"] and "other QSFP port" in messages(s, "info") and "ibdev2netdev" in messages(s, "info")
+    [s] = explain("Settings for eth3:\n\tSpeed: Unknown!\n\tLink detected: no\n")
     assert "no link" in messages(s, "fail")
     [s] = explain("$ ethtool enP7s7\nSettings for enP7s7:\n\tSpeed: 10000Mb/s\n")
     assert levels(s) == ["info"] and "management" in messages(s)

@@ -428,7 +428,7 @@ def explain(text: str, kind: str | None = None, host: str | None = None, nodes: 
 
     ``kind`` forces one kind for the whole text (one Section). ``host`` (``"spark"``/``"other"``) and ``nodes``
     say what the paste may not show (:class:`Context`). Unknown text gives a Section with kind None and an
-    error listing the known kinds. Never raises for bad input: unreadable output becomes a Section with
+    error saying how to name its kind. Never raises for bad input: unreadable output becomes a Section with
     ``error`` set.
     """
     token = _CONTEXT.set(Context(host, nodes))
@@ -514,8 +514,8 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
                                                            "to judge here; it tells which build printed the rest."),),
                            None, seg.host), None
         return Section(None, seg.command, {}, (),
-                       f"could not tell which command printed this (first line {first[:80]!r}); "
-                       f"known kinds: {', '.join(_REGISTRY)}; name one with --kind", seg.host), None
+                       f"could not tell which command printed this (first line {first[:80]!r}): paste it with its "
+                       "command line, or name its kind with --kind (`--kind list` shows the known kinds)", seg.host), None
     spec = _REGISTRY[seg.kind]
     lines, numbers = join_wrapped(seg.lines, seg.linenos or None, _claimed)  # a wrapped log line read as one
     text = "\n".join(lines)

@@ -325,9 +325,11 @@ def _fec_findings(r: Any, name: str) -> list[Finding]:
 def _speed_findings(r: Any, name: str) -> list[Finding]:
     spark_port = r.interface is None or is_qsfp_twin(r.interface)
     unnamed = r.interface is None
-    if r.link_detected is False:
-        return [fail(f"{name}: no link (Link detected: no): the cable is not seated, or the other end "
-                     "is down or powered off.")]
+    if r.link_detected is False:  # a Spark cables one port: the other port's twins never have link (as L1.link_speed)
+        twin = r.interface is not None and is_qsfp_twin(r.interface)
+        return [(info if twin else fail)(f"{name}: no link (Link detected: no)" + (
+            ". Expected if the cable is in the other QSFP port (`ibdev2netdev` shows which twins are Up); if this is"
+            " the cabled port, " if twin else ": ") + "the cable is not seated, or the other end is down or powered off.")]
     if r.speed_mbps is None:
         if r.link_detected is True:
             return [info(f"{name}: link detected, but no speed reported.")]
