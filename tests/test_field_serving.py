@@ -71,8 +71,10 @@ def test_22_topo_two_5090s_via_phb_same_numa_no_nvlink(tmp_path, capsys):
     s = _one(text, "nvidia-smi-topo")
     assert s.facts["pairs"] == [{"a": "GPU0", "b": "GPU1", "path": "PHB"}]
     assert s.facts["numa_affinity"] == {"GPU0": "0", "GPU1": "0"}
-    [w] = _levels(s, "warn")
-    assert "PHB" in w and "No NVLink" in w and "NUMA node 0" in w
+    # PHB is what two cards on a consumer board have: said with its cost where P2P is off, not warned (whether P2P
+    # works decides, and `topo -p2p r` says it: example 23's GNS is the warning)
+    assert not _levels(s, "warn")
+    assert any("PHB" in i and "No NVLink" in i and "NUMA node 0" in i and "-p2p r" in i for i in _levels(s, "info"))
     rc, _ = _run(tmp_path, text, capsys)
     assert rc == 0
 

@@ -149,7 +149,8 @@ def test_4090_pair_with_second_card_at_x4_behind_phb_without_p2p():
     assert "chipset" in link.details[0]
     p2p_v = v["L3.p2p_path"]
     assert p2p_v.status == "warn" and p2p_v.earned == 0.5  # a warning earns half (checks/lesson3.toml default)
-    assert "GPU0-GPU1: path PHB" in p2p_v.details[0] and "P2P reads chipset not supported (CNS" in p2p_v.details[1]
+    # the warning is P2P not supported; the PHB path alone is what consumer boards have (a note, not a problem)
+    assert len(p2p_v.details) == 1 and "GPU0-GPU1: P2P reads chipset not supported (CNS" in p2p_v.details[0]
     # 2 x 450 + 253 + 100 = 1253 W <= 1300 W; <= 1440 W continuous at 120 V 15 A
     assert v["L3.power_budget"].status == "pass" and v["L3.circuit"].status == "pass"
     facts = derive(ev)["nodes"][NODE]
@@ -351,7 +352,7 @@ def test_explain_desktop_variants():
     assert len(fails) == 1 and "x4" in fails[0] and "GPU1" in fails[0]
     assert any("GeForce RTX 4090: TGP 450 W (trust C)" in f.message for f in q.findings)
     [t] = explain(outputs["smi_topo"])
-    assert [f.level for f in t.findings] == ["warn"] and "path PHB" in t.findings[0].message
+    assert [f.level for f in t.findings] == ["info"] and "path PHB" in t.findings[0].message
     lspci = out(captured("lspci-vv-nvidia")).replace("LnkSta:\tSpeed 32GT/s, Width x16",
                                                      "LnkSta:\tSpeed 32GT/s, Width x8 (downgraded)")
     [l] = explain(lspci)

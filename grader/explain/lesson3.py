@@ -161,11 +161,11 @@ def _summarise_topo(t: Any, command: str | None) -> Summary:
                                "`nvidia-smi topo -p2p r`." + beside))
             beside = ""
         else:
-            sentences = p2p_sentences(a, b, code, None)
-            if sentences and beside:
-                sentences[-1] += beside
+            warnings, notes = p2p_sentences(a, b, code, None)
+            if (warnings or notes) and beside:
+                (notes or warnings)[-1] += beside
                 beside = ""
-            findings += [(info if pcie_view else warn)(s) for s in sentences]  # -mp: NVLink may carry it
+            findings += [(info if pcie_view else warn)(s) for s in warnings] + [info(s) for s in notes]
     if not pairs:
         findings.append(info(f"{len(t.gpus)} GPU in this matrix: no path between two cards to judge."))
     if len(set(numa.values())) > 1:
@@ -208,7 +208,7 @@ def _summarise_p2p(p: Any, command: str | None) -> Summary:
         if status == "OK":
             findings.append(ok(f"{a}-{b}: P2P {mode} supported (OK): GPU-to-GPU copies go card to card."))
         else:
-            findings += [warn(s) for s in p2p_sentences(a, b, "PIX", status)]
+            findings += [warn(s) for s in p2p_sentences(a, b, "PIX", status)[0]]
     if not p.pairs():
         findings.append(info(f"{len(p.gpus)} GPU in this matrix: no pair to judge."))
     elif p.mode is None:

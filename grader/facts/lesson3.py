@@ -173,23 +173,32 @@ def link_sentences(g: dict[str, Any]) -> tuple[list[str], list[str], list[str]]:
     return problems, notes, remarks
 
 
-def p2p_sentences(a: str, b: str, code: str | None, p2p_read: str | None) -> list[str]:
-    """Warnings about the path between two GPUs: through the CPU, or P2P not supported."""
+def p2p_sentences(a: str, b: str, code: str | None, p2p_read: str | None) -> tuple[list[str], list[str]]:
+    """(warnings, notes) about the path between two GPUs. A warning: P2P reads not supported between them (copies
+    staged through host memory), a path across the CPUs' interconnect between NUMA nodes (SYS), or the path not
+    shown. A note: a path through one CPU's host bridges (PHB/NODE), which is what two cards on a consumer board
+    have and costs only where P2P is off, so whether P2P works decides (``nvidia-smi topo -p2p r``): club-3090
+    PCIE_P2P.md measured both (figures.md §3.1)."""
     out: list[str] = []
+    notes: list[str] = []
     fam = link_family(code or "")
     if code is None:
         out.append(f"{a}-{b}: the path between the cards was not shown (`nvidia-smi topo -m`).")
     elif fam in ("PHB", "NODE", "SYS", "SOC"):
-        out.append(f"{a}-{b}: path {code}, {LINK_MEANING[fam]}. Without P2P, GPU-to-GPU copies go through host "
-                   "memory (~11 GB/s, ~15 µs each on Gen4 in club-3090's test, against ~27 GB/s and ~1 µs with "
-                   "P2P), and tensor parallel pays that latency twice per layer. Layer split (llama.cpp "
-                   "default) suffers far less.")
+        where = (": traffic between the cards crosses the link between NUMA nodes, the slowest path; pin each "
+                 "process to its card's node, or put both cards on one node" if fam == "SYS" else
+                 ": what two cards on a consumer board have")
+        (out if fam == "SYS" else notes).append(
+            f"{a}-{b}: path {code}, {LINK_MEANING[fam]}{where}. It costs most where P2P is off: GPU-to-GPU copies "
+            "then go through host memory (~11 GB/s, ~15 µs each on Gen4 in club-3090's test, against ~27 GB/s and "
+            "~1 µs with P2P), and tensor parallel pays that latency twice per layer; layer split (llama.cpp "
+            "default) suffers far less. `nvidia-smi topo -p2p r` says whether P2P works.")
     if p2p_read is not None and p2p_read not in ("OK", "X"):
         out.append(f"{a}-{b}: P2P reads {P2P_STATUS.get(p2p_read, p2p_read)} ({p2p_read}, `nvidia-smi topo -p2p r`): "
                    "copies between the cards are staged through host memory, and NCCL moves data through "
                    "shared host memory instead. GeForce drivers do not enable P2P over PCIe on recent cards (an "
                    "RTX 4090 pair has it only with a patched driver).")
-    return out
+    return out, notes
 
 
 def _declared(desktop: dict[str, Any] | None, key: str) -> float | None:
@@ -385,7 +394,7 @@ def _p2p(ev: Evidence, node: str, gpus: list[dict[str, Any]]) -> tuple[list[dict
         status = p2p_status.get((a, b))
         out.append({"a": a, "b": b, "path": code, "meaning": LINK_MEANING.get(link_family(code or ""), None),
                     "p2p_read": status})
-        problems += p2p_sentences(a, b, code, status)
+        problems += p2p_sentences(a, b, code, status)[0]
     return out, problems, []
 
 
