@@ -507,3 +507,14 @@ def test_ibv_devinfo_is_read_as_ibstat_is_with_its_gids_and_mtu():
     [ib] = explain("$ ibv_devinfo\nhca_id: mlx5_0\n\tvendor_part_id: 4129\n\t\tport:\t1\n\t\t\tstate: PORT_INIT (2)\n"
                    "\t\t\tlink_layer: InfiniBand\n")
     assert "no subnet manager" in messages(ib, "warn")
+
+
+@pytest.mark.parametrize("rate, words", [
+    ("0.93 Gbits/sec", "TCP ceiling of a 1 GbE link"),     # 1 GbE at MTU 1500: 0.941 x 1 Gbit/s of TCP payload
+    ("9.41 Gbits/sec", "TCP ceiling of a 10 GbE link"),
+    ("6.02 Gbits/sec", None),                              # no standard rate within 10% above it: nothing said
+])
+def test_iperf3_on_another_machine_names_the_line_rate_it_fills(rate, words):
+    [s] = explain(_iperf_text(rate, 8), host="other")
+    said = messages(s, "info")
+    assert (words in said) if words else "TCP ceiling" not in said, said

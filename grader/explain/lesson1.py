@@ -19,7 +19,7 @@ from ..parsers.common import command_argv
 from ..spark_names import (HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, other_twin, qsfp_port,
                           rdma_device_for, twin_domain)
 from .common import (C2S, JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, SWITCH, argv_is, argv_words, fail,
-                     in_spark_range, info, ok, on_spark, overlaps, port_words, spark_figure, warn)
+                     in_spark_range, info, line_rate_note, ok, on_spark, overlaps, port_words, spark_figure, warn)
 from .core import Finding, KindSpec, Summary, register
 from .readers import (parse_ethtool, parse_ibdev2netdev, parse_ip_addr, parse_ip_route_get_all, parse_iperf3,
                       parse_netplan, parse_ping)
@@ -407,8 +407,8 @@ def _summarise_ping(r: Any, command: str | None) -> Summary:
         findings.append(_mtu_failure(r, dest, size))
     elif r.ok and size >= JUMBO_MTU:
         how = " with fragmenting forbidden (-M do)" if df else ""
-        findings.append(ok(f"Jumbo frames work end to end: {size}-byte packets reached {dest} and came back"
-                           f"{how} ({r.received} of {r.transmitted}{avg})."))
+        findings.append(ok(f"Jumbo frames work end to end: {size}-byte packets reached {dest} and came back{how} "
+                           f"({r.received} of {r.transmitted}{avg}{', no loss' if r.received == r.transmitted else ''})."))
         if df is None:
             findings.append(info("The command is not shown: this proves jumbo frames only if it was run "
                                  "with -M do (do not fragment)."))
@@ -486,7 +486,7 @@ def _summarise_iperf3(r: Any, command: str | None) -> Summary:
     if on_spark(None) is False:  # `explain --host other`: the Spark's figures do not apply
         findings.append(info(f"{gbps:.2f} Gbit/s over TCP. This is not a Spark, so its figures do not apply: compare "
                              "with the line rate of the NIC the test crossed (`ethtool <iface>` shows its speed; "
-                             "TCP at MTU 1500 carries about 94% of it)." + streams))
+                             "TCP at MTU 1500 carries about 94% of it)." + line_rate_note(gbps) + streams))
     elif gbps >= TCP_PASS_GBPS:  # the floor L1.tcp judges with
         findings.append(ok(f"{gbps:.1f} Gbit/s over TCP: in line with the published one-link figures for two "
                            f"Sparks ({IPERF_FIGURES}). One netdev (twin) carries about half of the port's "
