@@ -45,7 +45,7 @@ from grader.answers import check_answer  # noqa: F401  (the visible tests call c
 from grader.checking import PROBED_LESSONS, CheckError, LessonResult, check, grade_file
 from grader.report import EXPLAINED
 from grader.grading import LABELS, summary_line
-from grader.scoring import accepted_profiles, score_checks  # noqa: F401  (the cells and tests call both here)
+from grader.scoring import score_checks
 
 SIM_INVENTORY = Path("/var/lib/clusterlab/sim/inventory.toml")
 USER_INVENTORY = Path("~/.config/clusterlab/inventory.toml")

@@ -109,3 +109,12 @@ def test_every_request_at_once_is_not_judged_as_one_streams_decode():
         "Maximum request concurrency:             8         \n", "")
     decode = [f for f in _bench(uncapped) if f.message.startswith("Decode:")]
     assert [f.level for f in decode] == ["info"] and "sent at once" in decode[0].message
+
+
+def test_the_command_line_says_how_many_were_sent():
+    summary = _CONSOLE[_CONSOLE.index("============ Serving"):].replace("Failed requests:                         0         \n", "")
+    summary = summary.replace("Successful requests:                     50", "Successful requests:                     37")
+    for flag in ("--num-prompts 50", "--num-prompts=50"):
+        [s] = explain(f"$ vllm bench serve --model tiny-llama {flag} --max-concurrency 8\n{summary}")
+        failed = [f.message for f in s.findings if f.level == "fail"]
+        assert failed and "13 request(s) of the 50 sent failed" in failed[0], (flag, failed)

@@ -284,6 +284,6 @@ def line_rate_note(gbps: float) -> str:
     tier = next((g for g in rates if 0.9 * g <= gbps <= g), None)
     if tier is None:
         return ""
-    return (f" It is about the TCP ceiling of a {tier:g} GbE link ({share:.0%} of the line rate at MTU 1500): normal if "
-            f"the path is {tier:g} GbE.")
+    of = f" ({share:.0%} of the line rate at MTU 1500)" if share else ""
+    return f" It is about the TCP ceiling of a {tier:g} GbE link{of}: normal if the path is {tier:g} GbE."
 

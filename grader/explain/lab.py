@@ -18,7 +18,7 @@ from .. import metrics as M
 from ..ranges import load_ranges
 from ..parsers.bench_result import (BANNER_RE, TEXT_KEYS, TEXT_METRICS, BenchResult, is_aiperf_json,
                                          is_aiperf_record, is_bench_json, parse_any)
-from ..parsers.common import command_argv
+from ..parsers.common import as_int, command_argv
 from .common import fail, info, ok, runs_program, warn
 from .core import Finding, KindSpec, Summary, register
 
@@ -48,7 +48,7 @@ def describe(result: BenchResult, sent: int | None = None, burst: bool = False) 
     findings.append(info(what + "."))
     src = recomputed if recomputed else result.summary
     completed, failed = src.get("completed"), src.get("failed")
-    sent = sent or as_count(result.meta.get("num_prompts"))
+    sent = sent or _requests(result.meta.get("num_prompts"))
     if failed is None and completed is not None and sent and sent > completed:
         failed = sent - completed  # no `Failed requests` line: what was sent and did not succeed failed
     if m is None:
@@ -175,20 +175,26 @@ def _parse_bench(text: str) -> _Bench:
     return _Bench(parse_any(text), int(bar.group(2)) if bar else None, bool(_RATE_INF.search(text)))
 
 
-def as_count(value: Any) -> int | None:
-    """A whole number of requests from a JSON value or a command's word, else None."""
-    try:
-        n = int(str(value))
-    except (TypeError, ValueError):
-        return None
-    return n if n > 0 else None
+def _requests(value: Any) -> int | None:
+    """A number of requests above 0 from a JSON value or a command's word (grader.parsers.common.as_int), else None."""
+    n = as_int(value)
+    return n if n is not None and n > 0 else None
+
+
+def _num_prompts(command: str | None) -> int | None:
+    """``--num-prompts N`` (or ``--num-prompts=N``) of a vllm bench serve command line, else None."""
+    argv = command_argv(command)
+    for i, word in enumerate(argv):
+        name, eq, value = word.partition("=")
+        if name == "--num-prompts":
+            return _requests(value if eq else (argv[i + 1] if i + 1 < len(argv) else None))
+    return None
 
 
 def _summarise(bench: _Bench | list[BenchResult], command: str | None) -> Summary:
     if not isinstance(bench, _Bench):  # the JSON kinds parse with parse_any itself
         bench = _Bench(bench, None, False)
-    argv = command_argv(command)
-    sent = bench.sent or next((as_count(argv[i + 1]) for i, a in enumerate(argv[:-1]) if a == "--num-prompts"), None)
+    sent = bench.sent or _num_prompts(command)
     results = bench.results
     if len(results) == 1:
         return describe(results[0], sent, bench.burst)
