@@ -56,6 +56,22 @@ EXAMPLES: dict[str, str] = {
         "memory utilization (0.9, 109.52 GiB). Decrease GPU memory utilization or reduce GPU memory used by other "
         "processes.\n"),
     "oom": "(EngineCore pid=1) torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n",
+    # vllm-project/vllm#783, PyTorch's older message with the card's figures
+    "oom-torch": "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.63 GiB (GPU 0; 44.56 GiB total "
+                 "capacity; 27.91 GiB already allocated; 565.31 MiB free; 27.93 GiB reserved in total by PyTorch)\n",
+    # eugr/spark-vllm-docker#227: the placement group vLLM asks for, anchored to the driver's node
+    "pg-anchor-pack": "INFO 11-02 10:00:00 [ray_utils.py:350] Waiting for creating a placement group of specs for 10 "
+                      "seconds. specs=[{'GPU': 1.0, 'node:192.168.50.192': 0.001}, {'GPU': 1.0}] (PACK). Check "
+                      "`ray status` to see if you have enough resources.\n",
+    # spark-arena/recipe-registry#13: the mp executor across two Sparks
+    "mp-semlock-other-host": "(Worker pid=88) FileNotFoundError: [Errno 2] No such file or directory\n"
+                             "  File \".../multiprocessing/synchronize.py\", line 115, in __setstate__\n"
+                             "    self._semlock = _multiprocessing.SemLock._rebuild(*state)\n",
+    # chentong0/copy-bench#2 (vLLM V0 scheduler)
+    "kv-preempted": "WARNING 05-02 10:01:02 scheduler.py:1089] Sequence group 264 is preempted by "
+                    "PreemptionMode.RECOMPUTE mode because there is not enough KV cache space. This can affect the "
+                    "end-to-end performance. Increase gpu_memory_utilization or tensor_parallel_size to provide more "
+                    "KV cache memory. total_num_cumulative_preemption=1\n",
     "cpu-no-ray": ("(EngineCore pid=20433) ERROR 11-29 14:02:12 [core.py:1510] ValueError: current platform cpu does "
                    "not support ray.\n"),
     "ray-missing": "/bin/bash: line 1: ray: command not found\n",

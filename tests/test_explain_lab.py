@@ -118,3 +118,17 @@ def test_the_command_line_says_how_many_were_sent():
         [s] = explain(f"$ vllm bench serve --model tiny-llama {flag} --max-concurrency 8\n{summary}")
         failed = [f.message for f in s.findings if f.level == "fail"]
         assert failed and "13 request(s) of the 50 sent failed" in failed[0], (flag, failed)
+
+
+def test_a_command_without_request_rate_sent_every_request_at_once():
+    # vllm-project/vllm#18566: `vllm bench serve` with neither --request-rate (default inf) nor --max-concurrency
+    summary = _CONSOLE[_CONSOLE.index("============ Serving"):].replace(
+        "Mean TPOT (ms):                          1.13", "Mean TPOT (ms):                          180.00").replace(
+        "Maximum request concurrency:             8         \n", "")
+    for command, level in (("vllm bench serve --model m --dataset-name random", "info"),
+                           ("vllm bench serve --model m --request-rate inf", "info"),
+                           ("vllm bench serve --model m --request-rate 4", "warn"),
+                           ("vllm bench serve --model m --max-concurrency 1", "warn")):
+        [s] = explain(f"$ {command}\n{summary}")
+        decode = [f for f in s.findings if f.message.startswith("Decode:")]
+        assert [f.level for f in decode] == [level], (command, [f.message for f in decode])

@@ -360,6 +360,21 @@ def test_sockets_between_other_machines_warn_and_mpirun_rank_tags_are_nccl():
     assert "fail" in levels(spark)  # a Spark pair must use RDMA
 
 
+def test_sockets_on_a_machine_with_rdma_interfaces_fail():
+    """NET/Socket between machines whose interfaces are ConnectX ports by their mlx5 names (`ens5f0np0`) or IPoIB
+    (`ib0`): RDMA hardware is there and NCCL did not use it (NVIDIA/nccl#941: a container without /dev/infiniband).
+    The same log over `eth0` stays a warning: a cloud VM may have no RDMA at all."""
+    text = ("node1:7839:7839 [0] NCCL INFO NET/IB : No device found.\n"
+            "node1:7839:7839 [0] NCCL INFO NET/Socket : Using [0]ens5f0np0:10.220.178.201<0> [1]virbr0:192.168.122.1<0>\n"
+            "node1:7839:7839 [0] NCCL INFO Using network Socket\n")
+    [s] = explain(text, host="other", nodes=2)
+    assert "ens5f0np0" in messages(s, "fail") and "RDMA hardware" in messages(s, "fail")
+    [w] = explain(text.replace("ens5f0np0", "eth0"), host="other", nodes=2)
+    assert "fail" not in levels(w) and "over TCP" in messages(w, "warn")
+    [ipoib] = explain(text.replace("ens5f0np0", "ibp12s0"), host="other", nodes=2)
+    assert "ibp12s0" in messages(ipoib, "fail")
+
+
 def test_one_host_above_any_pcie_link_is_nvlink():
     rows = "\n".join(f"{n:>12} {n // 2:>12}     bfloat16    none      -1    {t:>7.2f}  {a:>6.2f}  {b:>6.2f}      0"
                      f"    {t:>7.2f}  {a:>6.2f}  {b:>6.2f}      0" for n, t, a, b in

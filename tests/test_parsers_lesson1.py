@@ -83,6 +83,11 @@ def test_clean_lines_strips_transport_noise():
     ("nvidia@spark-a:~$", "", "spark-a"),
     ("!ibdev2netdev", "ibdev2netdev", None),
     ("In [3]: !ip -br addr", "ip -br addr", None),
+    # two environments' prefixes (ray-project/ray#45179), cmd.exe (esnet/iperf#636), a Red Hat prompt cut at `~]#`
+    ("(env) (base) [user@raynode-1 ray-vllm]$ python -m vllm.entrypoints.openai.api_server --model m",
+     "python -m vllm.entrypoints.openai.api_server --model m", "raynode-1"),
+    ("C:\\>iperf3 -d -s -B 10.60.7.222", "iperf3 -d -s -B 10.60.7.222", None),
+    (" ~]# iperf3 -s -p 5101", "iperf3 -s -p 5101", None),
 ])
 def test_prompts_are_recognised(line, command, host):
     prompt = parse_prompt(line)
@@ -90,6 +95,7 @@ def test_prompts_are_recognised(line, command, host):
 
 
 @pytest.mark.parametrize("line", ["# notes: first pair = bad", "# --- A ---", "#", "Speed: 1000Mb/s",
+                                  "C:\\Users\\me> ", "[rank0]# 12 done", "x = a[1]# comment",
                                   "# commands in source: ip -br addr ; ibdev2netdev", "$5 is the price"])
 def test_non_prompts_are_not_prompts(line):
     assert parse_prompt(line) is None

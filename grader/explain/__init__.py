@@ -15,9 +15,9 @@ package is a core that knows no lesson and one module per lesson area that regis
 - ``paste``: reading a file or standard input, bounded (``read_paste``);
 - ``readers``: the parsers the lesson modules read with, each imported at its first call (so that
   registering every kind loads none of them: a paste holds one or a few kinds);
-- ``lesson1`` (ip, ethtool, ping, iperf3, netplan), ``lesson3`` (nvidia-smi, lspci), ``lesson2_roce``
-  (rdma link, sysfs, show_gids, ibstat, perftest), ``lesson2_nccl`` (NCCL logs, nccl-tests), ``serving``
-  (Ray, vLLM), ``lab`` (vllm bench serve, AIPerf).
+- ``lesson1`` (ip, ethtool, netplan), ``linktest`` (ping, iperf3), ``lesson3`` (nvidia-smi, lspci), ``lesson2_roce``
+  (rdma link, sysfs, show_gids, ibstat, perftest), ``lesson2_nccl`` (NCCL logs, nccl-tests), ``crosscheck``
+  (lesson 1's outputs of two hosts compared), ``ray`` (ray status), ``serving`` (vLLM), ``lab`` (vllm bench serve, AIPerf).
 
 A lesson module imports ``core``, ``common`` and ``readers`` (and parsers, facts, ranges, calc, spark_names), never
 another lesson module nor this package's ``__init__``. The order of the imports below is the order in
@@ -35,11 +35,14 @@ from .core import (LEVELS, MAX_KIND_LINE, MAX_SHOWN_CHARS, CrossCheck, Finding, 
                    render, to_jsonable)
 from .paste import IDLE_LIMIT_S, MAX_INPUT_MB, Paste, input_section, max_input_bytes, read_paste
 
-from . import lesson1  # noqa: E402,F401  (lesson 1: ip, ethtool, ping, iperf3, netplan; registers on import)
+from . import lesson1  # noqa: E402,F401  (lesson 1: ip, ethtool, netplan; registers on import)
+from . import linktest  # noqa: E402,F401  (lesson 1: ping, iperf3)
 from . import lesson3  # noqa: E402,F401  (lesson 3: nvidia-smi, lspci)
 from . import lesson2_roce  # noqa: E402,F401  (lesson 2a: RoCE devices, perftest)
 from . import lesson2_nccl  # noqa: E402,F401  (lesson 2a: NCCL logs, nccl-tests)
-from . import serving  # noqa: E402,F401  (lesson 2b: Ray, vLLM)
+from . import crosscheck  # noqa: E402,F401  (lesson 1: two Sparks' ip addr and ibdev2netdev compared)
+from . import ray  # noqa: E402,F401  (lesson 2b: ray status)
+from . import serving  # noqa: E402,F401  (lesson 2b: vLLM)
 from . import lab  # noqa: E402,F401  (the lab: vllm bench serve, AIPerf)
 
 __all__ = ["IDLE_LIMIT_S", "KINDS", "LEVELS", "MAX_INPUT_MB", "MAX_KIND_LINE", "MAX_SHOWN_CHARS", "CrossCheck",

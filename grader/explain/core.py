@@ -379,11 +379,11 @@ def _segments(chunk: Chunk) -> list[_Segment]:
             if by_line is not None:  # no JSON any kind reads, but a line one claims (`ray status`'s {'GPU': 1.0} ...)
                 whole, used, kind = False, 1, by_line
         else:
-            whole, used = False, 1
+            whole, used = False, 1  # unclaimed lines continue the current output (the command's, first)
             hint = next((k.name for j in pending for k in views.headers
                          if len(lines[j]) <= MAX_KIND_LINE and k.header.search(lines[j].strip())),
                         None) if pending else None
-            kind = _kind_of_line(line, cur.kind or cmd_kind or hint) or cur.kind  # unclaimed lines continue
+            kind = _kind_of_line(line, cur.kind or cmd_kind or hint) or cur.kind or (cmd_kind if cur is segs[0] else None)
         spec = _REGISTRY.get(kind) if kind else None
         starts = spec is not None and spec.starts is not None and len(line) <= MAX_KIND_LINE \
             and bool(spec.starts.search(line.strip()))  # the line begins an output of its kind

@@ -191,9 +191,25 @@ def _num_prompts(command: str | None) -> int | None:
     return None
 
 
+def _burst_command(command: str | None) -> bool:
+    """A ``vllm bench serve`` (or benchmark_serving.py) command line with neither --request-rate (its default is
+    inf: every request sent at time 0, vLLM's benchmark docs) nor --max-concurrency, or with --request-rate inf."""
+    argv = command_argv(command)
+    if not (("bench" in argv and "serve" in argv) or any(a.endswith("benchmark_serving.py") for a in argv)):
+        return False
+    words = {w.partition("=")[0]: w.partition("=")[2] for w in argv}
+    rate = words.get("--request-rate")
+    if rate == "" and "--request-rate" in argv:
+        at = argv.index("--request-rate")
+        rate = argv[at + 1] if at + 1 < len(argv) else ""
+    return "--max-concurrency" not in words and (rate is None or rate.lower() == "inf")
+
+
 def _summarise(bench: _Bench | list[BenchResult], command: str | None) -> Summary:
     if not isinstance(bench, _Bench):  # the JSON kinds parse with parse_any itself
         bench = _Bench(bench, None, False)
+    if not bench.burst and _burst_command(command):
+        bench = _Bench(bench.results, bench.sent, True)
     sent = bench.sent or _num_prompts(command)
     results = bench.results
     if len(results) == 1:

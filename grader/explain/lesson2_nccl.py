@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..ranges import measurement_params
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port, rdma_device_for
-from .common import (C2S, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, fields_of, hca_advice, info, machines_spanned, ok,
-                     on_spark, overlap_finding, overlap_pairs, spark_figure, warn)
-from .core import Finding, KindSpec, Section, Summary, register, register_cross_check
+from .common import (JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, fields_of, hca_advice, info, machines_spanned, ok, on_spark,
+                     spark_figure, warn)
+from .core import Finding, KindSpec, Summary, register
 from .readers import busbw_factor, parse_bench_table, parse_nccl_log, parse_nccl_tests, transport_verdict
 
 if TYPE_CHECKING:
@@ -127,6 +127,24 @@ def _qp_findings(log: NcclLog) -> list[Finding]:
 
 # --------------------------------------------------------------------------- NCCL log
 
+_RDMA_NETDEV_RE = re.compile(r"^ib\w*$|np\d+$")
+
+
+def _rdma_netdevs(log: NcclLog) -> list[str]:
+    """The interfaces of the log that only RDMA hardware has: IPoIB (``ib0``, ``ibp12s0``) or a ConnectX port named
+    by the mlx5 driver's physical port suffix (``ens5f0np0``, ``enp1s0f1np1``). On such a machine NCCL over TCP sockets
+    means it did not use the RDMA devices there, not that there are none."""
+    names = [x.name for x in log.socket_ifaces] + [n for n in (log.bootstrap_iface, log.oob_iface) if n]
+    return sorted({n for n in names if _RDMA_NETDEV_RE.search(n)})
+
+
+def _unused_rdma(log: NcclLog) -> str:
+    """A sentence naming the RDMA interfaces NCCL left unused, or ""."""
+    seen = _rdma_netdevs(log)
+    return (f" This machine has RDMA hardware ({', '.join(seen)}: an InfiniBand or ConnectX interface by its name), "
+            "so NCCL could not reach its devices: that is the fault to fix.") if seen else ""
+
+
 def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -> list[Finding]:
     """What the transport verdict means, and what to do about it."""
     out: list[Finding] = []
@@ -162,10 +180,12 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
             reason = ("; ".join(why) + ". ") if why else ("check that NCCL_IB_DISABLE is not 1 and NCCL_IB_HCA (if set) "
                                                           "names them, and in a container pass --device=/dev/infiniband "
                                                           "with --cap-add=IPC_LOCK --ulimit memlock=-1 (or --privileged). ")
-            out.append(warn(f"NCCL moves data between the machines over TCP sockets (NET/Socket"
-                            f"{' over ' + where if where else ''}): it works, at a few GB/s at best, with no RDMA. If "
-                            "these machines have RDMA NICs (`rdma link` or `ibv_devices` on the host lists them), NCCL "
-                            f"is not using them: {reason}Without any (most cloud VMs), TCP is all there is."))
+            out.append((fail if _rdma_netdevs(log) else warn)(
+                f"NCCL moves data between the machines over TCP sockets (NET/Socket{' over ' + where if where else ''}): "
+                "it works, at a few GB/s at best, with no RDMA." + (_unused_rdma(log) + f" {reason}" if _rdma_netdevs(log)
+                                                                    else " If these machines have RDMA NICs (`rdma link` "
+                "or `ibv_devices` on the host lists them), NCCL is not using them: "
+                f"{reason}Without any (most cloud VMs), TCP is all there is.")))
         elif socket_channels or (spanned or 0) > 1:
             out.append(fail(f"NCCL fell back to TCP sockets (NET/Socket{' over ' + where if where else ''}): no RDMA, a "
                             f"few GB/s at best. {cause}Then check the log shows `NET/IB : Using [0]roce...`."))
@@ -191,12 +211,12 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
     elif verdict.startswith("mixed"):
         parts = verdict.split(": ", 1)[1].split("+")
         other_host = on_spark(_is_spark_log(log) or None) is False  # a Spark pair must use RDMA; elsewhere TCP may be all
-        level = (warn if other_host else fail) if "NET/Socket" in parts else info
+        level = (warn if other_host and not _rdma_netdevs(log) else fail) if "NET/Socket" in parts else info
         out.append(level(f"Channels used several transports ({verdict.split(': ', 1)[1]}): NET/* between machines, "
                          "P2P/SHM inside one."
                          + ((" NET/Socket means the traffic between machines went over TCP, a few GB/s at best: if "
                              "they have RDMA NICs (`rdma link` lists them), give NCCL them (NCCL_IB_HCA, "
-                             "/dev/infiniband in containers)." if other_host else
+                             "/dev/infiniband in containers)." + _unused_rdma(log) if other_host else
                              " NET/Socket means some traffic went over TCP: give NCCL the RDMA devices "
                              "(NCCL_IB_HCA, /dev/infiniband in containers).") if "NET/Socket" in parts else "")))
     elif verdict == "unknown" and log.verbs_failures:
@@ -516,80 +536,3 @@ register(KindSpec(
     # (name the kind with --kind collective-bench for such lines alone)
     line=re.compile(r"^size\([^)]*\)\s+time\([^)]*\)\s+algbw\([^)]*\)\s+busbw\([^)]*\)"),
 ))
-
-
-# --------------------------------------------------------------------------- lesson 1 cross checks
-# (ip addr and ibdev2netdev of the two Sparks in one paste: kept here for the size of lesson1.py)
-
-@register_cross_check
-def _same_port_on_both(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
-    """ibdev2netdev from two hosts: the same QSFP port must be cabled on both."""
-    ports: dict[str, tuple[int, tuple[int, ...]]] = {}
-    for index, (s, _) in enumerate(items):
-        if s.kind == "ibdev2netdev" and s.host and not s.error:
-            ports[s.host] = (index, tuple(s.facts.get("up_ports", ())))
-    if len(ports) < 2:
-        return []
-    (h1, (_, p1)), (h2, (i2, p2)) = list(ports.items())[:2]
-    if p1 and p1 == p2:
-        return [(i2, ok(f"{h1} and {h2} use the same QSFP port ({', '.join(map(str, p1))})."))]
-    return [(i2, fail(f"{h1} has port(s) {list(p1)} Up but {h2} has {list(p2)}: cable the same physical port "
-                      f"on both Sparks ({C2S}, Step 2: different ports break the NCCL tests)."))]
-
-
-@register_cross_check
-def _addresses_across_hosts(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
-    """ip addr from two hosts: each twin's addresses in one subnet, no duplicates, same MTU."""
-    seen: dict[str, tuple[str, int, Any]] = {}  # twin name -> (host, section index, Interface)
-    out = []
-    for index, (s, parsed) in enumerate(items):
-        if s.kind != "ip-addr" or s.error or not s.host:
-            continue
-        for iface in parsed:
-            if not is_qsfp_twin(iface.name):
-                continue
-            prev = seen.get(iface.name)
-            if prev and prev[0] != s.host:
-                out += [(index, f) for f in _compare_twin(prev[0], prev[2], s.host, iface)]
-            seen[iface.name] = (s.host, index, iface)
-    return out
-
-
-def _compare_twin(h1: str, a: Any, h2: str, b: Any) -> list[Finding]:
-    out = []
-    va = [x for x in a.ipv4 if not x.is_link_local]
-    vb = [x for x in b.ipv4 if not x.is_link_local]
-    if va and vb:
-        x, y = va[0], vb[0]
-        if x.local == y.local:
-            out.append(fail(f"{a.name} has {x.local} on both {h1} and {h2}: an address conflict; use .10 on one "
-                            "Spark and .11 on the other."))
-        elif x.network and y.network and not x.network.overlaps(y.network):
-            out.append(fail(f"{a.name} is {x.cidr} on {h1} but {y.cidr} on {h2}: not one subnet, so they "
-                            "cannot reach each other over this twin. Use the same /24 on both ends."))
-        else:
-            out.append(ok(f"{a.name}: {x.cidr} on {h1} and {y.cidr} on {h2} share a subnet."))
-    if a.mtu and b.mtu and a.mtu != b.mtu:
-        out.append(warn(f"{a.name} has MTU {a.mtu} on {h1} but {b.mtu} on {h2}: both ends of the cable must "
-                        f"agree ({JUMBO_MTU} for jumbo frames)."))
-    return out
-
-
-@register_cross_check
-def _subnets_within_host(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
-    """Separate `ip addr show IF` outputs of one host: different twins must not share a subnet."""
-    by_host: dict[str | None, dict[str, tuple[int, list[str]]]] = {}
-    out = []
-    for index, (s, parsed) in enumerate(items):
-        if s.kind != "ip-addr" or s.error:
-            continue
-        known = by_host.setdefault(s.host, {})
-        names = {i.name for i in parsed}
-        earlier = [(n, c) for n, (j, cidrs) in known.items() if n not in names for c in cidrs]
-        here = [(i.name, a.cidr) for i in parsed if i.name != "lo" for a in i.ipv4]
-        before = {n for n, _ in earlier}
-        out += [(index, overlap_finding(a, ca, b, cb)) for a, ca, b, cb in overlap_pairs(earlier + here)
-                if a in before and b not in before]
-        for i in parsed:
-            known[i.name] = (index, [a.cidr for a in i.ipv4])
-    return out

@@ -16,7 +16,8 @@ from typing import Any, Callable
 
 from .common import fail, info, ok, warn
 from .core import Finding, KindSpec, Summary, register
-from .readers import parse_lspci_vv, parse_query_gpu, parse_smi_q, parse_smi_table, parse_topo_matrix, parse_topo_p2p
+from .readers import (parse_free, parse_lspci_vv, parse_nvlink_status, parse_query_gpu, parse_smi_q, parse_smi_table,
+                      parse_topo_matrix, parse_topo_p2p)
 
 
 
@@ -249,23 +250,68 @@ def _summarise_table(t: Any, command: str | None) -> Summary:
                                  f"({g.memory_total_mib / 1024:.1f} GiB on the card)."))
         elif g.memory_not_reported:
             findings.append(info(_no_memory_figure(g.index, g.name, f"Memory-Usage `{g.memory_not_reported}`")))
+        if g.unread:
+            findings.append(warn(f"GPU{g.index}: {' and '.join(g.unread)} reads `ERR!`: the driver (NVML) could not "
+                                 "read that sensor when the table was printed. Once is usually transient; if it stays, "
+                                 "the board's sensor or the driver is at fault (look for Xid lines in `sudo dmesg`)."))
     if len(t.gpus) == 1:
         findings.append(info("One GPU in this table: a two-card desktop lists two."))
-    findings.append(info("The plain table shows no PCIe link: run `nvidia-smi --query-gpu=index,name,"
-                         "pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max "
-                         "--format=csv` to see whether each card trained at full width."))
+    if t.gpus:
+        findings.append(info("The plain table shows no PCIe link: run `nvidia-smi --query-gpu=index,name,"
+                             "pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max "
+                             "--format=csv` to see whether each card trained at full width."))
+    findings += _process_findings(t)
     if t.truncated:
         findings.append(warn("The paste is cut off inside a GPU's rows."))
     facts = {"driver_version": t.driver_version, "cuda_version": t.cuda_version,
-             "gpus": [g.__dict__ for g in t.gpus], "truncated": t.truncated}
+             "gpus": [g.__dict__ for g in t.gpus], "processes": [p.__dict__ for p in t.processes],
+             "truncated": t.truncated}
     return facts, findings
+
+
+def _mib(n: int) -> str:
+    return f"{n:,} MiB ({n / 1024:.1f} GiB)"
+
+
+def _process_findings(t: Any) -> list[Finding]:
+    """The Processes section: a process nvidia-smi cannot name (NVML's ``Unknown Error``: it exited or is a zombie
+    whose CUDA context still holds memory), several vLLM engines on one GPU, and what the processes hold where the
+    GPU row gives no memory figure (a GB10)."""
+    out: list[Finding] = []
+    for p in t.processes:
+        if p.name.lower() == "unknown error":
+            out.append(warn(f"GPU {p.gpu}: PID {p.pid} holds {_mib(p.used_mib) if p.used_mib else 'memory'} but "
+                            "nvidia-smi cannot name it (`Unknown Error`): the process has exited or is a zombie "
+                            "(defunct) whose CUDA context still holds the memory. It comes back when the last "
+                            "process holding the device exits (`sudo fuser -v /dev/nvidia*` names it), else after a "
+                            "reboot."))
+    by_gpu: dict[int, list[Any]] = {}
+    for p in t.processes:
+        by_gpu.setdefault(p.gpu, []).append(p)
+    no_figure = {g.index for g in t.gpus if g.memory_total_mib is None}
+    for gpu, procs in sorted(by_gpu.items()):
+        engines = [p for p in procs if p.name.startswith("VLLM::EngineCore")]
+        held = sum(p.used_mib or 0 for p in procs)
+        if len(engines) > 1:
+            out.append(warn(f"GPU {gpu} runs {len(engines)} vLLM engines (PIDs "
+                            f"{', '.join(str(p.pid) for p in engines)}: "
+                            f"{' + '.join(f'{p.used_mib or 0:,}' for p in engines)} MiB): each took its own "
+                            "--gpu-memory-utilization share, so the shares together must stay below 1, and on a "
+                            "Spark leave the OS its room too (`free -h`). Stop the one you do not need, or lower "
+                            "each one's share."))
+        if gpu in no_figure or not t.gpus:
+            out.append(info(f"GPU {gpu}: {len(procs)} process(es) hold {_mib(held)} "
+                            f"({', '.join(f'{p.name} {p.used_mib or 0:,} MiB' for p in procs[:8])})"
+                            + (": on a GB10 that is unified memory, shared with the CPU." if gpu in no_figure
+                               else ".")))
+    return out
 
 
 register(KindSpec(
     name="nvidia-smi", parse=parse_smi_table, summarise=_summarise_table, programs=("nvidia-smi",),
     matches_command=_is_table,
     line=re.compile(r"NVIDIA-SMI \S+\s+Driver Version:|^\+[-=+]+\+$|^\|[=]+\|$|^\|[-=+|]+\|$|Persistence-M"
-                    r"|^\|\s+Processes:|^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4}$"),
+                    r"|^\|\s+Processes:|^\|\s+GPU\s+(?:GI\s+CI\s+)?PID\s+Type\s+Process name|^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4}$"),
     starts=re.compile(r"^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4}$"),
 ))
 
@@ -338,18 +384,24 @@ def _summarise_lspci(devices: list[Any], command: str | None) -> Summary:
                    ": this output has no link lines; run `sudo lspci -vv -d 10de:`" if cap is None else "")
             findings.append(info(f"{label}: no LnkSta line{why}."))
             continue
+        more = "more (lspci marks it downgraded; its LnkCap line is not in the paste)"
         if d.width_reduced:
-            findings.append(fail(f"{label}: link trained at x{sta.width}, the card can do x{cap.width if cap else '?'}"
-                                 + (" (downgraded)" if sta.width_downgraded else "") + ": a slot wired narrower, "
-                                 "lanes shared with another card or an M.2 drive, or a chipset slot. Move it to a "
-                                 "CPU-connected x16 slot."))
+            # a link narrower than the card is a GPU's loss; a device the paste does not name may sit in a slot
+            # wired that narrow by design (a Raspberry Pi's single lane), so it is said, not failed
+            judge = fail if d.is_display else warn
+            findings.append(judge(f"{label}: link trained at x{sta.width}, the card can do "
+                                  + (f"x{cap.width}" if cap and cap.width else more)
+                                  + (" (downgraded)" if sta.width_downgraded and cap else "") + ": a slot wired "
+                                  "narrower, lanes shared with another card or an M.2 drive, or a chipset slot. "
+                                  "Move it to a CPU-connected x16 slot" + ("." if d.is_display else
+                                                                           " if the board has one.")))
         elif sta.width is not None and sta.width <= 4 and d.is_display:
             findings.append(fail(f"{label}: link is x{sta.width}: a GPU at x4 (often behind the chipset) drags "
                                  "every collective down to its link."))
         if d.speed_reduced:
             findings.append(warn(f"{label}: running at {sta.speed_gt_s:g} GT/s (Gen{sta.gen}), capable of "
-                                 f"{cap.speed_gt_s:g} GT/s (Gen{cap.gen})" + (" (downgraded)" if sta.speed_downgraded
-                                                                             else "")
+                                 + (f"{cap.speed_gt_s:g} GT/s (Gen{cap.gen})" if cap and cap.speed_gt_s else more)
+                                 + (" (downgraded)" if sta.speed_downgraded and cap and cap.speed_gt_s else "")
                                  + (". An idle GPU steps its link down to save power: read LnkSta again under load."
                                     if d.is_display else
                                     ". If it is a GPU, an idle one steps its link down to save power: read LnkSta "
@@ -379,5 +431,90 @@ register(KindSpec(
                     r"|^Kernel modules:|^lspci: "
                     # the lines that open a device's block, for a block pasted without its device line
                     r"|^Subsystem: |^Control: I/O[+-] |^Status: Cap[+-] |^Interrupt: pin |^Physical Slot: "
-                    r"|^Region \d+: (?:Memory|I/O ports) at |^IOMMU group: \d|^NUMA node: \d"),
+                    r"|^Region \d+: (?:Memory|I/O ports) at |^IOMMU group: \d|^NUMA node: \d"
+                    # a continuation line of flags alone (`ClockPM+ Surprise- LLActRep-`), as a cut paste opens
+                    r"|^(?:[A-Z][\w/]*+[+-]\s++){3}"),
+))
+
+
+# --------------------------------------------------------------------------- nvlink -s
+
+def _summarise_nvlink(st: Any, command: str | None) -> Summary:
+    findings: list[Finding] = []
+    if st.none_active and not any(g.active for g in st.gpus):
+        findings.append(info("No NVLink link is active: PCIe cards without an NVLink bridge (or a bridge not seated) "
+                             "say this; the cards then talk over PCIe (`nvidia-smi topo -m` shows the path)."))
+    for g in st.gpus:
+        if not g.links:
+            continue
+        speeds = sorted({gbs for _, gbs in g.links if gbs is not None})
+        each = f" at {', '.join(f'{x:g}' for x in speeds)} GB/s each" if speeds else ""
+        if g.inactive and g.active:
+            findings.append(fail(f"GPU {g.index} ({g.name}): link(s) {', '.join(map(str, g.inactive))} <inactive>, "
+                                 f"{len(g.active)} of {len(g.links)} active{each}: the NVLink bandwidth of the "
+                                 "inactive links is lost (or their traffic rerouted). On a board whose GPUs are all "
+                                 "wired by NVLink every link should be up: reset the GPU (or reboot), and if a link "
+                                 "stays inactive it is a hardware fault (bridge, baseboard or GPU) to report."))
+        elif g.inactive:
+            findings.append(info(f"GPU {g.index} ({g.name}): none of its {len(g.links)} NVLink links is active: "
+                                 "no bridge (or it is not seated); the card talks over PCIe."))
+        else:
+            total = sum(gbs for _, gbs in g.links if gbs is not None)
+            findings.append(ok(f"GPU {g.index} ({g.name}): all {len(g.links)} NVLink links active{each} "
+                               f"({total:g} GB/s per direction in all, as nvidia-smi counts it)."))
+    if not findings:
+        findings.append(info("No link lines under the GPUs: this GPU has no NVLink."))
+    facts = {"none_active": st.none_active, "gpus": [{"index": g.index, "name": g.name, "links": list(g.links)}
+                                                     for g in st.gpus]}
+    return facts, findings
+
+
+register(KindSpec(
+    name="nvidia-smi-nvlink", parse=parse_nvlink_status, summarise=_summarise_nvlink, programs=("nvidia-smi",),
+    matches_command=lambda argv: _smi(argv, want=lambda a: "nvlink" in a and any(x in ("-s", "--status")
+                                                                                 for x in a)),
+    line=re.compile(r"^Link \d+: (?:\d+(?:\.\d+)? GB/s|<inactive>)$|NVLink information as all links are inActive"),
+))
+
+
+# --------------------------------------------------------------------------- free
+
+def _summarise_free(f: Any, command: str | None) -> Summary:
+    from ..calc.specs import row
+    from .core import context
+    low = row("memory.toml", "headroom").graded("low_available_fraction")
+    gib = 1024 ** 3
+    mem, swap = f.mem, f.swap
+    findings: list[Finding] = []
+    swapped = swap.used if swap is not None and swap.used else 0
+    in_swap = f", and {swapped / gib:.1f} GiB already swapped out" if swapped else ""
+    unit = "" if f.unit_known else " (plain numbers read as KiB, free's default: paste the command line too)"
+    if mem.available is None:
+        findings.append(info(f"Memory: {mem.total / gib:.1f} GiB in all, {(mem.used or 0) / gib:.1f} GiB used{unit}; "
+                             "this free has no `available` column (procps before 3.3.10), so what a new program "
+                             "can take is not shown."))
+    else:
+        share = mem.available / mem.total if mem.total else 0.0
+        said = (f"{mem.available / gib:.1f} GiB of {mem.total / gib:.1f} GiB ({share:.0%}) is available{in_swap}"
+                + unit)
+        spark = " On a Spark that pool is also the GPU's memory: lower --gpu-memory-utilization or stop a server."
+        if low is not None and share < low:
+            findings.append(warn(f"Only {said}: the next allocation (a model load, a longer context, another "
+                                 "process) makes the kernel reclaim and swap, or OOM-kills a process." + spark))
+        else:
+            findings.append(info(f"Memory: {said}."
+                                 + (" Something was short of memory at some point, or swap is eager." if swapped
+                                    else "")))
+    if context().host == "spark" and mem.total and mem.available is not None:
+        findings.append(info("A Spark's GPU has no memory of its own: this is the pool vLLM's "
+                             "--gpu-memory-utilization takes its share of."))
+    facts = {"mem": f.mem.__dict__, "swap": f.swap.__dict__ if f.swap else None, "unit_known": f.unit_known}
+    return facts, findings
+
+
+register(KindSpec(
+    name="free", parse=parse_free, summarise=_summarise_free, programs=("free",),
+    matches_command=lambda argv: bool(argv) and argv[0] == "free",
+    line=re.compile(r"^\s*total\s+used\s+free\s+shared\s+(?:buff/cache|buffers)|^(?:Mem|Swap):\s+\d"),
+    starts=re.compile(r"^\s*total\s+used\s+free\s+shared"),
 ))

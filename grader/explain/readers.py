@@ -57,6 +57,8 @@ parse_metrics = _at_first_call("parsers.vllm_api", "parse_metrics")
 
 # --------------------------------------------------------------------------- lesson 3
 parse_lspci_vv = _at_first_call("parsers.lspci", "parse_lspci_vv")
+parse_free = _at_first_call("parsers.free", "parse_free")
+parse_nvlink_status = _at_first_call("parsers.nvidia_smi", "parse_nvlink_status")
 parse_query_gpu = _at_first_call("parsers.nvidia_smi", "parse_query_gpu")
 parse_smi_q = _at_first_call("parsers.nvidia_smi", "parse_smi_q")
 parse_smi_table = _at_first_call("parsers.nvidia_smi", "parse_smi_table")

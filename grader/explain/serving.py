@@ -1,9 +1,9 @@
-"""Explain kinds for lesson 2b: Ray and vLLM serving (ray status, vLLM startup logs and KV-cache
-lines, launch errors, /v1/models, /metrics). Registered on import by grader.explain (the package).
+"""Explain kinds for lesson 2b: vLLM serving (vLLM startup logs and KV-cache lines, launch errors, /v1/models,
+/metrics; ``ray status`` is :mod:`.ray`'s). Registered on import by grader.explain (the package).
 
-Kinds: ``ray-status``, ``vllm-log`` (startup and failed launches; grader.diagnoses.diagnose
+Kinds: ``vllm-log`` (startup and failed launches; grader.diagnoses.diagnose
 gives the findings for failures), ``vllm-models``, ``vllm-metrics``. Detection keys on lines no
-other kind prints: Ray's autoscaler header and ``0.0/2.0 GPU`` usage lines; vLLM's logger header
+other kind prints: vLLM's logger header
 (``INFO MM-DD HH:MM:SS [file.py:N]``), its process prefixes (``(APIServer pid=N)``,
 ``(EngineCore_DP0 pid=N)``, ``(RayWorkerWrapper pid=N, ip=X)``) and its KV/error messages;
 ``vllm:`` metric names; the ``/v1/models`` JSON shape.
@@ -21,234 +21,20 @@ from typing import TYPE_CHECKING, Any
 
 from ..diagnoses import diagnose
 from ..parsers.common import ParseError
-from .common import fail, info, ok, runs_program, spark_figure, warn, whole
+from .common import fail, info, ok, runs_program, warn
 from .core import Finding, KindSpec, Summary, register
-from .readers import (is_models_json, parse_metrics, parse_models, parse_nccl_log, parse_ray_status, parse_vllm_log,
-                      transport_verdict)
+from .readers import is_models_json, parse_metrics, parse_models, parse_nccl_log, parse_vllm_log, transport_verdict
 
 if TYPE_CHECKING:
-    from ..parsers.ray_status import Demand, RayStatus
     from ..parsers.vllm_api import VllmMetrics
     from ..parsers.vllm_log import VllmLog
 
 GIB = 2 ** 30
-RAY_NODES = whole(spark_figure("ray_node_count"))
-"""checks/ranges.toml [spark-pair.ray_node_count]: the nodes `ray status` lists for a Spark pair (L2.ray_nodes)."""
 
 
 def _fmt(x: float | None) -> str:
     """1.0 -> "1", 2.5 -> "2.5" (Ray prints resource counts as floats)."""
     return "?" if x is None else f"{x:g}"
-
-
-# --------------------------------------------------------------------------- ray status
-
-def _gpus_per_node(st: RayStatus) -> set[float]:
-    """The GPUs each node has: from the ``-v`` blocks, else the cluster's total over its nodes (an even split
-    assumed); empty when the output does not say."""
-    per = {u.resources["GPU"][1] for u in st.per_node if "GPU" in u.resources}
-    if per:
-        return per
-    gpu, n = st.resources.get("GPU"), st.node_count
-    return {gpu[1] / n} if gpu and n else set()
-
-
-def _spark_like(st: RayStatus) -> bool | None:
-    """Whether the cluster is what a Spark pair looks like to Ray: True when an ``accelerator_type:GB10``
-    resource says so, False when another accelerator type or more than one GPU per node says it is not
-    (a DGX Spark has one GB10 GPU), None when it cannot tell (one GPU per node: a Spark, or any one-GPU box)."""
-    kinds = {k.split(":", 1)[1] for k in list(st.resources) + [k for u in st.per_node for k in u.resources]
-             if k.startswith("accelerator_type:")}
-    if kinds:
-        return all("GB10" in k.upper() for k in kinds)
-    per = _gpus_per_node(st)
-    return False if any(g > 1 for g in per) else None
-
-
-def _summarise_ray(st: RayStatus, command: str | None) -> Summary:
-    def usage(res: dict[str, tuple[float, float]]) -> dict[str, dict[str, float]]:
-        return {k: {"used": u, "total": t} for k, (u, t) in res.items()}
-
-    gpu = st.resources.get("GPU")
-    spark = _spark_like(st)
-    facts: dict[str, Any] = {
-        "timestamp": st.timestamp, "nodes": st.node_count,
-        "active_nodes": [{"node_id": n.node_id, "ip": n.ip, "count": n.count} for n in st.active_nodes],
-        "idle_nodes": [{"node_id": n.node_id, "ip": n.ip, "count": n.count} for n in st.idle_nodes],
-        "pending_nodes": [{"node_id": n.node_id, "ip": n.ip, "count": n.count, "status": n.status}
-                          for n in st.pending_nodes],
-        "failed_nodes": [{"node_id": n.node_id, "ip": n.ip, "status": n.status} for n in st.failed_nodes],
-        "resources": usage(st.resources), "placement_groups": usage(st.placement_groups),
-        "gpus_used": gpu[0] if gpu else None, "gpus_total": gpu[1] if gpu else None,
-        "pending_demands": list(st.pending_demands),
-        "demands": [{"bundles": [{"resources": b, "count": c} for b, c in d.bundles], "strategy": d.strategy,
-                     "what": d.what, "gpus": d.total("GPU"), "node_anchors": list(d.node_anchors)}
-                    for d in st.demands],
-        "per_node": [{"node_id": u.node_id, "ip": u.ip, "node_type": u.node_type, "resources": usage(u.resources)}
-                     for u in st.per_node],
-        "node_ips": list(st.node_ips), "node_addresses": list(st.node_addresses),
-        "gpus_per_node": sorted(_gpus_per_node(st)), "spark_like": spark, "excerpt": st.excerpt,
-    }
-    findings: list[Finding] = []
-    n = st.node_count
-    if not st.excerpt or st.active_nodes:
-        if n == RAY_NODES:
-            findings.append(ok(f"Ray sees {n} nodes: the head and the worker have both joined the cluster."))
-        elif n == 1:
-            other = "the second Spark" if spark is not False else "the other node"
-            findings.append(fail(f"Ray sees only 1 node: {other} has not joined. On it, start the worker "
-                                 "against the head's address on the fast link ("
-                                 + ("a Spark's QSFP address: " if spark is not False else "")
-                                 + "`ray start --address=<head IP>:6379 --node-ip-address=<its own IP>`, or "
-                                 "run_cluster.sh ... --worker), check that it can reach that address (`ping`), and "
-                                 "give `ray status` ~10 s to catch up."))
-        elif n == 0:
-            findings.append(fail("Ray lists no active node: the cluster is not (yet) up; start the head with "
-                                 "`ray start --head --node-ip-address=<head IP on the fast link>`."))
-        else:
-            findings.append(info(f"Ray sees {n} nodes" + (f"; a Spark pair has {RAY_NODES}." if spark is not False
-                                                          else ".")))
-    pending_pg = [d for d in st.demands if d.what == "placement group" or d.strategy]
-    findings += _ray_gpu_findings(st, gpu, n, spark, bool(pending_pg))
-    cpu = st.resources.get("CPU")
-    mem = st.resources.get("memory")
-    if cpu or mem:
-        parts = []
-        if cpu:
-            parts.append(f"CPUs {_fmt(cpu[0])}/{_fmt(cpu[1])} in use")
-        if mem:
-            parts.append(f"memory {mem[0] / GIB:.2f}/{mem[1] / GIB:.2f} GiB")
-        obj = st.resources.get("object_store_memory")
-        if obj:
-            parts.append(f"object store {obj[1] / GIB:.2f} GiB")
-        findings.append(info("Ray resources: " + ", ".join(parts)
-                             + (" (two Sparks report 40 CPUs, 20 each)." if spark is not False else ".")))
-    for d in st.demands:
-        findings += _demand_findings(st, d, gpu, spark)
-    for node in st.failed_nodes:
-        where = f" ({node.ip})" if node.ip else ""
-        findings.append(fail(f"Recent failure: {node.node_id}{where} {node.status or 'failed'}: a node left or "
-                             "could not start; check its `ray start` output (a wrong --node-ip-address times out)."))
-    for node in st.pending_nodes:
-        findings.append(info(f"Pending node: {node.node_id}{f' ({node.ip})' if node.ip else ''}, {node.status}."))
-    for u in st.per_node:
-        g, c = u.resources.get("GPU"), u.resources.get("CPU")
-        bits = [f"GPU {_fmt(g[0])}/{_fmt(g[1])}" if g else "no GPU", f"CPU {_fmt(c[0])}/{_fmt(c[1])}" if c else None]
-        findings.append(info(f"Node {u.node_id}{f' ({u.ip})' if u.ip else ''}: " + ", ".join(b for b in bits if b) + "."))
-    if st.excerpt:
-        findings.append(info("This is an excerpt of `ray status` (no header or node list): run it in full to see "
-                             "the nodes."))
-    if st.unread:
-        findings.append(info(f"{len(st.unread)} line(s) around the status are not part of it and were not read."))
-    return facts, findings
-
-
-_SPREAD_FIX = ("VLLM_DISTRIBUTED_EXECUTOR_CONFIG='{\"placement_group_options\":{\"strategy\":\"SPREAD\"}}' "
-               "(eugr/spark-vllm-docker#227)")
-
-
-def _demand_findings(st: RayStatus, d: Demand, gpu: tuple[float, float] | None, spark: bool | None) -> list[Finding]:
-    """What one pending demand means. A placement group (vLLM's: one ``{'GPU': 1}`` bundle per TP x PP worker,
-    the first pinned to the driver's node by ``node:<its IP>``) waits for one of: too few GPUs in the cluster,
-    GPUs held by another model, or an anchor no Ray node carries (the driver's IP, VLLM_HOST_IP or what
-    get_ip() picks, is not the IP the node joined Ray with). Only a cause the status does not rule out is
-    offered: with every requested GPU free, it is not a GPU shortage."""
-    quoted = d.text if len(d.text) <= 200 else d.text[:197] + "..."
-    if d.what != "placement group" and not d.strategy:
-        return [warn(f"Pending demand `{quoted}`: Ray cannot place it with the resources it has. Whatever asked "
-                     "for it waits; check which node lacks the resource.")]
-    want = d.total("GPU")
-    head = (f"Pending placement group `{quoted}`: {_fmt(want)} GPU(s) asked for (as vLLM's placement group asks, one "
-            "bundle per TP x PP worker; `vllm serve` waits for it, up to 1800 s, instead of failing).")
-    if gpu is None and not st.excerpt:
-        return [warn(head + " Ray reports no GPU at all (above): that is why it waits.")]
-    if not d.complete or gpu is None:
-        return [warn(head + " The status does not show why it waits: paste `ray status -v` and `ray list nodes`.")]
-    used, total = gpu
-    free = total - used
-    if want > total:
-        return [fail(head + f" The cluster has only {_fmt(total)} GPU(s): lower --tensor-parallel-size x "
-                     "--pipeline-parallel-size to what Ray has, or join the missing node(s).")]
-    if want > free:
-        return [warn(head + f" Only {_fmt(free)} of {_fmt(total)} GPU(s) are free: another model (its placement "
-                     "group) holds the rest. Stop it, or run the second model on its own Ray cluster.")]
-    not_shortage = f" All {_fmt(want)} requested GPU(s) are free ({_fmt(free)} of {_fmt(total)}): this is not a GPU shortage."
-    known = st.node_addresses
-    for anchor in d.node_anchors:
-        if anchor in known:
-            continue
-        if not re.fullmatch(r"[\d.]+|[0-9A-Fa-f:]+:[0-9A-Fa-f:]*", anchor):  # not an IP: a host name
-            why = (f" The first bundle is pinned to `node:{anchor}`, a host name: Ray names each node "
-                   "`node:<its IP>`, so no node can ever carry it. vLLM took the driver's address from the host name "
-                   "(VLLM_HOST_IP, or what get_ip() resolved) instead of the IP the node joined Ray with.")
-        elif known:
-            why = (f" The first bundle is pinned to `node:{anchor}` (the driver node's IP as vLLM sees it: "
-                   f"VLLM_HOST_IP or get_ip()), but Ray's nodes are {', '.join(known)}: no node carries it.")
-        else:
-            why = (f" The first bundle is pinned to `node:{anchor}` (the driver node's IP as vLLM sees it: "
-                   "VLLM_HOST_IP or get_ip()); with the GPUs free, the likely cause is that no Ray node has that IP. "
-                   "Confirm with `ray list nodes` (or `ray status -v`): the driver's node must be listed under "
-                   f"{anchor}.")
-        return [fail(head + not_shortage + why + " Fix: on each node set VLLM_HOST_IP to the IP that node gave "
-                     "`ray start --node-ip-address` (the same address on the same network), restart Ray and vLLM; "
-                     "or let the group spread: " + _SPREAD_FIX + ".")]
-    per = _gpus_per_node(st)
-    if d.strategy in ("PACK", "STRICT_PACK") and per and max(per) <= 1 and want > 1:
-        return [fail(head + not_shortage + f" It asks to PACK {_fmt(want)} GPUs, and each node has one GPU: vLLM's PACK "
-                     "group with its node anchor has been seen to stay pending on one-GPU nodes (Sparks). Fix: "
-                     + _SPREAD_FIX + ", and check that VLLM_HOST_IP equals each node's Ray IP.")]
-    return [warn(head + not_shortage + " Paste `ray status -v` and `ray list nodes` to see which resource no node "
-                 "has (a custom resource, or memory).")]
-
-
-def _ray_gpu_findings(st: RayStatus, gpu: tuple[float, float] | None, nodes: int, spark: bool | None,
-                      pending: bool) -> list[Finding]:
-    if gpu is None:
-        if st.excerpt and not st.resources:
-            return []
-        return [fail("Ray reports no GPU: vLLM's Ray executor asks for one GPU per worker, so `vllm serve "
-                     "--distributed-executor-backend ray` would wait for a placement group that never comes. Start "
-                     "the containers with `--gpus all`" + (" (as on the Sparks)" if spark is not False else "")
-                     + "; on the CPU-only sim cluster start each Ray node with `--num-gpus=1` (a fake resource the "
-                     "platform plugin uses).")]
-    used, total = gpu
-    pg = st.placement_groups.get("GPU")
-    out = []
-    if nodes and total < nodes:
-        out.append(warn(f"Only {_fmt(total)} GPU(s) for {nodes} nodes: a node joined without its GPU (container "
-                        "without `--gpus all`, or on the sim cluster `ray start` without `--num-gpus=1`)."))
-    if used == 0 and pending:
-        out.append(info(f"GPUs {_fmt(used)}/{_fmt(total)} in use: all {_fmt(total)} are free, yet a placement group "
-                        "is pending (see below)."))
-    elif used == 0:
-        out.append(ok(f"GPUs {_fmt(used)}/{_fmt(total)} in use: all {_fmt(total)} are free, so TP x PP up to "
-                      f"{_fmt(total)} can be placed"
-                      + (" (NVIDIA's playbook: 2 nodes with available GPU resources)." if spark is not False else ".")))
-    elif used >= total:
-        held = f" ({_fmt(pg[0])} used of {_fmt(pg[1])} reserved in placement groups)" if pg else ""
-        out.append(info(f"GPUs {_fmt(used)}/{_fmt(total)} in use{held}: a model (vLLM's placement group) holds "
-                        "them all. That is expected while serving; a second model on this Ray cluster would wait "
-                        "for ever."))
-    else:
-        out.append(info(f"GPUs {_fmt(used)}/{_fmt(total)} in use: some are taken; a TP x PP of "
-                        f"{_fmt(total)} would wait until they are free."))
-    return out
-
-
-register(KindSpec(
-    name="ray-status", parse=parse_ray_status, summarise=_summarise_ray, programs=("ray",),
-    matches_command=lambda argv: runs_program(argv, "ray", "status"),
-    line=re.compile(
-        r"^=+ (?:Autoscaler|Cluster Scaler) status|^Node status$"
-        r"|^(?:Healthy|Active|Idle|Recent failures|Total Usage|Pending Demands|From request_resources"
-        r"|Total Constraints|Total Demands):$"
-        r"|^\d++(?:\.\d++)?(?:[KMGTP]i?B|B)?/\d++(?:\.\d++)?(?:[KMGTP]i?B|B)? (?:CPU|GPU|memory|object_store_memory"
-        r"|accelerator_type:\S+|node:\S+)(?:\s|$)"
-        r"|^\d++ node_[0-9a-f]{8,}\b|^\((?:no pending nodes|no failures|no resource demands|no active nodes"
-        r"|no idle nodes)\)$|: \d+\+ pending (?:placement groups|tasks/actors)|^Node: node_[0-9a-f]{8,}"
-        r"|Could not find any running Ray instance"),
-    starts=re.compile(r"^=+ (?:Autoscaler|Cluster Scaler) status"),
-))
 
 
 # --------------------------------------------------------------------------- vLLM log
@@ -311,6 +97,14 @@ def _nccl_findings(r: VllmLogReading) -> list[Finding]:
     return [info(f"NCCL transport: {r.nccl_transport} (from {r.nccl_lines} NCCL lines).")]
 
 
+def _kv_nearly_full(stats: Any) -> bool:
+    """Requests running and the KV cache at or above checks/specs/memory.toml's high_usage_percent."""
+    from ..calc.specs import row
+    high = row("memory.toml", "kv_cache").graded("high_usage_percent")
+    return bool(stats.running) and stats.kv_usage_percent is not None and high is not None \
+        and stats.kv_usage_percent >= high
+
+
 def _summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
     log = reading.log
     p = log.parallel
@@ -357,7 +151,8 @@ def _summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
     if p.sources:
         backend = p.distributed_executor_backend or ("--nnodes (mp)" if p.nnodes else
                                                      "not given (Ray workers seen on other nodes)" if log.worker_ips
-                                                     else "not given (vLLM's default: mp within one node)")
+                                                     else f"Ray (it joined the cluster at {log.ray_address})"
+                                                     if log.ray_address else "not given (vLLM's default: mp within one node)")
         findings.append(info(
             f"Parallel layout: TP {p.tensor_parallel_size or 1} x PP {p.pipeline_parallel_size or 1} = world size "
             f"{p.world_size}" + (f", DP {p.data_parallel_size}" if (p.data_parallel_size or 1) > 1 else "")
@@ -396,11 +191,15 @@ def _summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
         findings.append(Finding(_DIAG_LEVEL.get(d.severity, "fail"), f"{d.message} Fix: {d.fix}"))
     if log.stats:
         s = log.stats[-1]
-        findings.append(info(
+        findings.append((warn if _kv_nearly_full(s) else info)(
             f"Last engine stats: {s.running if s.running is not None else '?'} running, "
             f"{s.waiting if s.waiting is not None else '?'} waiting, KV cache "
             f"{_fmt(s.kv_usage_percent)}% used, prompt {s.prompt_tokens_per_s:g} tok/s, generation "
-            f"{s.generation_tokens_per_s:g} tok/s."))
+            f"{s.generation_tokens_per_s:g} tok/s." + (" The KV cache is nearly full: the next requests wait, or "
+                                                        "running ones are preempted, until it frees; under a load test "
+                                                        "on purpose that is the server's limit, otherwise lower "
+                                                        "--max-num-seqs or give the cache more memory."
+                                                        if _kv_nearly_full(s) else "")))
     if log.client_output and not log.has_startup:
         findings.append(info("This is a client's output (`vllm bench serve`), not the server's log: the server's "
                              "startup lines (version, parallel layout, KV cache) are in the `vllm serve` output."))

@@ -19,6 +19,7 @@ _ROW_RE = re.compile(
 _ERROR_RE = re.compile(r"^iperf3?: (?P<kind>error|interrupt) - (?P<msg>.+)$")
 _HOST_RE = re.compile(r"^(?:Connecting to host|Accepted connection from) (?P<host>[^,\s]+)")
 _START_RE = re.compile(r"^Starting Test: protocol: (?P<proto>\w+), (?P<n>\d+) streams")
+_LISTEN_RE = re.compile(r"^Server listening on (?P<port>\d+)")
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,8 @@ class Iperf3Result:
     error: str | None
     remote_host: str | None
     truncated: bool = False
+    listening_port: int | None = None
+    """The port of ``Server listening on N`` (the server's side of a paste), else None."""
 
     @property
     def sent_gbps(self) -> float | None:
@@ -148,10 +151,14 @@ def _from_text(lines: list[Line]) -> Iperf3Result:
     summary: dict[str, re.Match[str]] = {}
     intervals: list[re.Match[str]] = []
     ids: set[str] = set()
-    error = remote = None
+    error = remote = port = None
     proto, streams = "TCP", None
     for line in lines:
         s = line.text.strip()
+        listen = _LISTEN_RE.match(s) if port is None else None
+        if listen:
+            port = int(listen.group("port"))
+            continue
         row = _ROW_RE.match(s)
         if row:
             role = row.group("rest").split()[-1] if row.group("rest").split() else ""
@@ -174,6 +181,8 @@ def _from_text(lines: list[Line]) -> Iperf3Result:
                 remote = m.group("host")
             elif m and regex is _START_RE:
                 proto, streams = m.group("proto").upper(), int(m.group("n"))
+    if not summary and not intervals and error is None and port is not None:  # a server waiting for its client
+        return Iperf3Result(proto, None, None, None, None, None, None, remote, False, port)
     if not summary and not intervals and error is None:
         first = lines[0] if lines else None
         if first is None:
@@ -182,12 +191,17 @@ def _from_text(lines: list[Line]) -> Iperf3Result:
                            "and no `iperf3: error - ...` line found")
     sent, recv = summary.get("sender"), summary.get("receiver")
     truncated = sent is None and recv is None and bool(intervals)
+    if sent is not None and recv is None and not _rate(sent) and intervals:
+        # the server's side of a test cut after its `sender 0.00 Bytes` row (the server only received): its
+        # intervals are what it received, the receiver row that follows is not in the paste
+        return Iperf3Result(proto, streams or (len(ids) or None), None, None, _mean_rate(intervals), None, error,
+                            remote, True, port)
     sent_bps = _rate(sent) if sent else _mean_rate(intervals) if truncated else None
     duration = float(sent.group("end")) - float(sent.group("start")) if sent else None
     retr = re.match(r"\s*(\d+)\s+sender", sent.group("rest")) if sent and proto == "TCP" else None
     return Iperf3Result(proto, streams or (len(ids) or None), duration, sent_bps,
                         _rate(recv) if recv else None, int(retr.group(1)) if retr else None,
-                        error, remote, truncated)
+                        error, remote, truncated, port)
 
 
 def _rate(row: re.Match[str]) -> float:

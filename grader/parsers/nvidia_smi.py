@@ -30,12 +30,12 @@ from typing import Any
 from .common import ParseError, content_lines, raise_if_shell_error
 from .nvidia_smi_query import (CMD, FIELD_ALIASES, STRING_FIELDS, QueryGpu, QueryRow, _raise_smi_errors,
                                canonical_field, parse_query_gpu, smi_value)
-from .nvidia_smi_topo import (LINK_CODES, LINK_MEANING, MAX_MATRIX_DEVICES, P2P_STATUS, TopoMatrix, TopoP2P,
-                              link_family, parse_topo_matrix, parse_topo_p2p)
+from .nvidia_smi_topo import (LINK_CODES, LINK_MEANING, MAX_MATRIX_DEVICES, P2P_STATUS, NvlinkGpu, NvlinkStatus,
+                              TopoMatrix, TopoP2P, link_family, parse_nvlink_status, parse_topo_matrix, parse_topo_p2p)
 
 __all__ = ["CMD", "FIELD_ALIASES", "LINK_CODES", "LINK_MEANING", "MAX_MATRIX_DEVICES", "P2P_STATUS", "STRING_FIELDS",
-           "QueryGpu", "QueryRow", "SmiQGpu", "SmiQuery", "SmiTable", "SmiTableGpu", "TopoMatrix", "TopoP2P",
-           "canonical_field", "link_family", "parse_query_gpu", "parse_smi_q", "parse_smi_table", "parse_topo_matrix",
+           "NvlinkGpu", "NvlinkStatus", "QueryGpu", "QueryRow", "SmiProcess", "SmiQGpu", "SmiQuery", "SmiTable", "SmiTableGpu", "TopoMatrix", "TopoP2P",
+           "canonical_field", "link_family", "parse_nvlink_status", "parse_query_gpu", "parse_smi_q", "parse_smi_table", "parse_topo_matrix",
            "parse_topo_p2p", "smi_value"]
 
 # --------------------------------------------------------------------------- the plain table
@@ -52,6 +52,25 @@ _ROW2_RE = re.compile(r"^\|\s*+(?P<fan>\S++)\s++(?P<temp>\S++)\s++(?P<perf>\S++)
                       r"(?:(?P<usage>\S++)\s++/\s*+(?P<cap>\S++)|(?P<usage2>[^\s/]++)/\s*+(?P<cap2>\S++))"
                       r"\s*+\|\s*+(?:(?P<used>\d++)MiB\s*+/\s*+(?P<total>\d++)MiB|(?P<nomem>Not Supported|N/A))\s*+\|"
                       r"\s*+(?P<util>\d++%|N/A)\s++(?P<compute>(?:[^|]*[^|\s])?)\s*+\|$")
+
+# a row of the Processes table: `|    0   N/A  N/A    6008      C   VLLM::EngineCore      56501MiB |` (R450 and
+# later, GI/CI columns) or `|    0     31794    C   Unknown Error      5371MiB |` (older drivers). The name is
+# greedy up to the last blank run before the memory cell: one backtrack over the line, linear.
+_PROC_RE = re.compile(r"^\|\s*+(?P<gpu>\d++)\s++(?:(?:N/A|\d++)\s++(?:N/A|\d++)\s++)?(?P<pid>\d++)\s++"
+                      r"(?P<type>C\+G|M\+C|[CGM])\s++(?P<name>\S(?:.*\S)?)\s++(?P<mem>\d++MiB|N/A)\s*+\|$")
+
+
+@dataclass(frozen=True)
+class SmiProcess:
+    """One row of the plain table's Processes section: GPU index, PID, type (``C`` compute, ``G`` graphics,
+    ``C+G``), the name as printed (``Unknown Error`` where NVML could not read the process) and its GPU
+    memory in MiB (None for ``N/A``)."""
+
+    gpu: int
+    pid: int
+    type: str
+    name: str
+    used_mib: int | None
 
 
 @dataclass(frozen=True)
@@ -73,6 +92,9 @@ class SmiTableGpu:
     unified system memory), or None."""
     utilization_pct: int | None = None
     compute_mode: str | None = None
+    unread: tuple[str, ...] = ()
+    """The cells nvidia-smi printed as ``ERR!`` (NVML could not read that sensor): ``fan``, ``temperature``,
+    ``power draw``, ``power cap``."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +107,8 @@ class SmiTable:
     cuda_version: str | None
     gpus: tuple[SmiTableGpu, ...]
     truncated: bool = False
+    processes: tuple[SmiProcess, ...] = ()
+    """The Processes section's rows (empty when it is not pasted or says ``No running processes found``)."""
 
 
 def _watts(text: str) -> float | None:
@@ -93,12 +117,14 @@ def _watts(text: str) -> float | None:
 
 
 def parse_smi_table(text: str) -> SmiTable:
-    """Parse the plain ``nvidia-smi`` table (driver 4xx-5xx layouts). Raises ParseError when no GPU row is found."""
+    """Parse the plain ``nvidia-smi`` table (driver 4xx-5xx layouts) and its Processes section. Raises ParseError
+    when neither a GPU row nor a process row is found (a paste of the Processes section alone is read)."""
     lines = content_lines(text)
     raise_if_shell_error(lines, CMD)
     _raise_smi_errors(lines)
     smi = driver = cuda = None
     gpus: list[SmiTableGpu] = []
+    procs: list[SmiProcess] = []
     pending: dict[str, Any] | None = None
     truncated = False
     for line in lines:
@@ -126,15 +152,25 @@ def parse_smi_table(text: str) -> SmiTable:
                            memory_total_mib=int(m.group("total")) if m.group("total") else None,
                            memory_not_reported=m.group("nomem"),
                            utilization_pct=int(util.group(1)) if util else None,
-                           compute_mode=m.group("compute").strip() or None)
+                           compute_mode=m.group("compute").strip() or None,
+                           unread=tuple(name for name, cell in (("fan", m.group("fan")), ("temperature", m.group("temp")),
+                                                                ("power draw", m.group("usage") or m.group("usage2")),
+                                                                ("power cap", m.group("cap") or m.group("cap2")))
+                                        if cell == "ERR!"))
             gpus.append(SmiTableGpu(**pending))
             pending = None
+            continue
+        m = _PROC_RE.match(s) if s.startswith("|") and s.endswith("|") else None
+        if m:
+            mem = m.group("mem")
+            procs.append(SmiProcess(int(m.group("gpu")), int(m.group("pid")), m.group("type"), m.group("name"),
+                                    int(mem[:-3]) if mem.endswith("MiB") else None))
     if pending is not None:
         gpus.append(SmiTableGpu(**pending))
         truncated = True
-    if not gpus:
+    if not gpus and not procs:
         raise ParseError(CMD, "no GPU row found in the table (expected `|   0  NVIDIA ...  On  | 00000000:..`)")
-    return SmiTable(smi, driver, cuda, tuple(gpus), truncated)
+    return SmiTable(smi, driver, cuda, tuple(gpus), truncated, tuple(procs))
 
 
 # --------------------------------------------------------------------------- -q

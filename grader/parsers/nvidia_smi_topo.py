@@ -205,3 +205,67 @@ def parse_topo_p2p(text: str) -> TopoP2P:
     if gpus is None:
         raise ParseError("nvidia-smi topo", "no P2P matrix found (expected a header `GPU0 GPU1 ...`)")
     return TopoP2P(tuple(gpus), status, mode)
+
+
+# --------------------------------------------------------------------------- nvlink -s
+
+_NVL_GPU_RE = re.compile(r"^GPU\s+(?P<index>\d+):\s*(?P<name>[^()]*?)\s*(?:\(UUID:[^)]*\))?\s*$")
+_NVL_LINK_RE = re.compile(r"^Link\s+(?P<link>\d+):\s*(?:(?P<gbs>\d+(?:\.\d+)?)\s*GB/s|(?P<inactive><inactive>))\s*$",
+                          re.I)
+_NVL_NONE_RE = re.compile(r"Unable to retrieve NVLink information|all links are inactive", re.I)
+
+
+@dataclass(frozen=True)
+class NvlinkGpu:
+    """One GPU of ``nvidia-smi nvlink -s``: its index, name, and each link's speed in GB/s (None when
+    ``<inactive>``), in link order."""
+
+    index: int
+    name: str
+    links: tuple[tuple[int, float | None], ...]
+
+    @property
+    def inactive(self) -> list[int]:
+        return [n for n, gbs in self.links if gbs is None]
+
+    @property
+    def active(self) -> list[int]:
+        return [n for n, gbs in self.links if gbs is not None]
+
+
+@dataclass(frozen=True)
+class NvlinkStatus:
+    """``nvidia-smi nvlink -s`` (``--status``): the GPUs listed, and whether nvidia-smi said no link is active
+    (``NVML: Unable to retrieve NVLink information as all links are inActive``, as PCIe cards without a bridge do)."""
+
+    gpus: tuple[NvlinkGpu, ...]
+    none_active: bool = False
+
+
+def parse_nvlink_status(text: str) -> NvlinkStatus:
+    """Parse ``nvidia-smi nvlink -s``: ``GPU 0: <name> (UUID: ...)`` then ``Link N: 25.781 GB/s`` or
+    ``Link N: <inactive>`` lines. Raises ParseError when neither a GPU line nor nvidia-smi's all-inactive
+    message is found."""
+    lines = content_lines(text)
+    raise_if_shell_error(lines, "nvidia-smi")
+    gpus: list[NvlinkGpu] = []
+    cur: dict | None = None
+    none_active = False
+    for line in lines:
+        s = line.text.strip()
+        m = _NVL_GPU_RE.match(s)
+        if m:
+            if cur is not None:
+                gpus.append(NvlinkGpu(cur["index"], cur["name"], tuple(cur["links"])))
+            cur = {"index": int(m.group("index")), "name": m.group("name"), "links": []}
+            continue
+        m = _NVL_LINK_RE.match(s)
+        if m and cur is not None:
+            cur["links"].append((int(m.group("link")), None if m.group("inactive") else float(m.group("gbs"))))
+        elif _NVL_NONE_RE.search(s):
+            none_active = True
+    if cur is not None:
+        gpus.append(NvlinkGpu(cur["index"], cur["name"], tuple(cur["links"])))
+    if not gpus and not none_active:
+        raise ParseError("nvidia-smi nvlink", "no `GPU N: <name>` line with `Link N:` lines under it")
+    return NvlinkStatus(tuple(gpus), none_active)

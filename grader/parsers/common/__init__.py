@@ -150,24 +150,28 @@ PROMPT_PROGRAMS = frozenset({
 })
 
 _PROMPT_RES = (
-    # nvidia@spark-a:~$ cmd   root@spark-a:/etc# cmd   (venv) user@host:~/x$ cmd
-    re.compile(r"^(?:\([^)]*\)\s*)?(?P<user>[\w.-]++)@(?P<host>[\w.-]++):[^\s$#]*\s?[$#](?:\s+(?P<cmd>.*))?$"),
+    # nvidia@spark-a:~$ cmd   root@spark-a:/etc# cmd   (venv) user@host:~/x$ cmd   (env) (base) [u@h d]$ cmd
+    re.compile(r"^(?:\([^)]*+\)\s*+)*+(?P<user>[\w.-]++)@(?P<host>[\w.-]++):[^\s$#]*\s?[$#](?:\s+(?P<cmd>.*))?$"),
     # [user@host dir]$ cmd   (Red Hat style)
-    re.compile(r"^(?:\([^)]*\)\s*)?\[(?P<user>[\w.-]+)@(?P<host>[\w.-]+)(?:\s[^\]]*)?\][$#](?:\s+(?P<cmd>.*))?$"),
+    re.compile(r"^(?:\([^)]*+\)\s*+)*+\[(?P<user>[\w.-]+)@(?P<host>[\w.-]+)(?:\s[^\]]*)?\][$#](?:\s+(?P<cmd>.*))?$"),
     # user@host ~ % cmd   (zsh, macOS default)
     re.compile(r"^(?P<user>[\w.-]++)@(?P<host>[\w.-]++)\s+\S+\s+%(?:\s+(?P<cmd>.*))?$"),
     # $ cmd   % cmd   (venv) $ cmd
-    re.compile(r"^(?:\([^)]*\)\s*)?[$%](?:\s+(?P<cmd>.*))?$"),
+    re.compile(r"^(?:\([^)]*+\)\s*+)*+[$%](?:\s+(?P<cmd>.*))?$"),
     # a notebook shell escape: !ibdev2netdev   In [3]: !ip -br addr
     re.compile(r"^(?:In \[\d*\]:\s*)?!(?P<cmd>[A-Za-z/.].*)$"),
     # Python's REPL (>>> subprocess.run(...)) and PowerShell (PS C:\Users\x> ssh spark-a ...)
     re.compile(r"^>>>(?:\s+(?P<cmd>.*))?$"),
     re.compile(r"^PS [A-Za-z]:\\[^>]*>(?:\s+(?P<cmd>.*))?$"),
+    # Windows' cmd.exe (C:\> iperf3 -s), and a Red Hat prompt whose `[user@host` was cut off (`~]# cmd`)
+    re.compile(r"^[A-Za-z]:\\[^>]*>\s*(?P<cmd>[A-Za-z].*)$"),
+    re.compile(r"^[\w~./-]*\][$#]\s+(?P<cmd>[A-Za-z/.].*)$"),
 )
 _ANY_PROMPT = any_search(_PROMPT_RES)  # all start with "^": a search finds one exactly where one matches
-_PROMPT_FIRST = frozenset("($%I!>P#")
+_PROMPT_FIRST = frozenset("($%I!>P#~]")
 """The first characters of a prompt that shows no ``user@host`` (``$ cmd``, ``(venv) $``, ``!cmd``, ``In [3]:``,
-``>>>``, ``PS C:\\>``, ``# cmd``): a line with neither one nor an ``@`` is no prompt."""
+``>>>``, ``PS C:\\>``, ``# cmd``, ``~]# cmd``): a line with neither one nor an ``@`` (nor cmd.exe's ``C:\\>``, nor a
+cut ``dir]# ``) is no prompt."""
 _ROOT_PROMPT_RE = re.compile(r"^#\s+(?P<cmd>(?P<prog>[\w./-]+)(?:\s.*)?)$")
 # "# command: ip -j addr" headers, as the fixture files and capture scripts write them.
 _COMMAND_HEADER_RE = re.compile(r"^#\s*command(?:\s*\([^)]*\))?:\s*(?P<cmd>\S.*)$", re.I)
@@ -205,7 +209,8 @@ def parse_prompt(line: str) -> Prompt | None:
     ``# command: cmd`` headers.
     """
     s = line.strip()
-    if not s or ("@" not in s and s[0] not in _PROMPT_FIRST):  # no pattern below can match: most lines
+    if not s or ("@" not in s and s[0] not in _PROMPT_FIRST and s[1:3] != ":\\"
+                 and "]# " not in s[:80] and "]$ " not in s[:80]):  # no pattern below can match: most lines
         return None
     if s[0] != "#":  # only the two "#" forms below start with "#", and none of _PROMPT_RES does
         for regex in _PROMPT_RES if _ANY_PROMPT(s) else ():  # one search says whether one of them matches

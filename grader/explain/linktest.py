@@ -1,0 +1,190 @@
+"""Lesson-1 kinds for ``explain`` that test the link end to end: ``ping`` (reachability, jumbo frames with ``-M do``)
+and ``iperf3`` (TCP throughput, its errors, a server waiting for its client). Registered on import by the package.
+
+Sources: docs/research/procedure.md §1-2 and docs/research/figures.md §2.4: NVIDIA's connect-two-sparks playbook,
+catharsis.net.au (iperf3 96.2 Gbit/s with -P 16) and the NVIDIA developer forum (~110 Gbit/s per lane, 8 streams,
+MTU 9000); the pass bar is checks/ranges.toml's spark-pair tcp_gbps (L1.tcp).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any
+
+from ..parsers.common import command_argv
+from ..spark_names import HOUSE_INTERFACE
+from .common import (JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, argv_is, fail, info, line_rate_note, ok, on_spark,
+                     spark_figure, warn)
+from .core import Finding, KindSpec, Summary, register
+from .readers import parse_iperf3, parse_ping
+
+TCP_PASS_GBPS = spark_figure("tcp_gbps")
+"""checks/ranges.toml [spark-pair.tcp_gbps] min: the rate L1.tcp passes (NVIDIA's per-rail bar)."""
+IPERF_FIGURES = ("96.2 Gbit/s with iperf3 -P 16 (catharsis.net.au) and ~110 Gbit/s per lane with "
+                 f"8 streams at MTU {JUMBO_MTU} (NVIDIA developer forum)")
+
+
+# --------------------------------------------------------------------------- ping
+
+def _df_flag(command: str | None) -> bool | None:
+    """True if the ping command forbids fragmenting (-M do, macOS -D); None if unknown."""
+    argv = command_argv(command)
+    if not argv or not argv[0].startswith("ping"):
+        return None
+    joined = " ".join(argv[1:])
+    return bool(re.search(r"-M\s*do\b|(?:^|\s)-D\b", joined))
+
+
+def _ping_payload(command: str | None) -> int | None:
+    """The ``-s`` payload of a ping command line (``-s 8972`` or ``-s8972``), None when it has none."""
+    argv = command_argv(command)
+    m = re.search(r"(?:^| )-s ?(\d+)(?: |$)", " ".join(argv[1:])) if argv and argv[0].startswith("ping") else None
+    return int(m.group(1)) if m else None
+
+
+def _summarise_ping(r: Any, command: str | None) -> Summary:
+    df = _df_flag(command)
+    facts = dict(dataclasses.asdict(r), ok=r.ok, mtu_error=r.mtu_error, path_mtu=r.path_mtu,
+                 dont_fragment=df)
+    dest = r.destination or "the peer"
+    # the PING line says the payload; a paste that starts at the replies leaves the command's -s to say it
+    size = (r.payload_bytes or _ping_payload(command) or 0) + 28
+    avg = f", avg {r.rtt_avg_ms} ms" if r.rtt_avg_ms is not None else ""
+    errors = " ".join(r.errors).lower()
+    findings = []
+    if "network is unreachable" in errors:
+        findings.append(fail(f"No route to {dest}: it is not in the subnet of any interface that is up. "
+                             f"Check `ip addr` (the twin needs an address in the peer's /24) and "
+                             f"`ip route get {dest}`."))
+    elif "name or service not known" in errors or "unknown host" in errors or "name resolution" in errors:
+        findings.append(fail(f"{dest} does not resolve: use the peer's IP address, or add it to /etc/hosts."))
+    elif "host unreachable" in errors:
+        findings.append(fail(f"{dest} did not answer (Destination Host Unreachable): this host's ARP (neighbour) "
+                             f"requests for it, or for the gateway on the way, got no reply, so nothing at that "
+                             "address answers on the link: the peer is down, has another address or sits in "
+                             "another subnet, or the cable is in a different port. Check `ip addr` on both ends "
+                             f"(the same /24), `ip neigh show {dest}` here, and `ibdev2netdev` on both Sparks."))
+    elif r.mtu_error:
+        findings.append(_mtu_failure(r, dest, size))
+    elif r.ok and size >= JUMBO_MTU:
+        how = " with fragmenting forbidden (-M do)" if df else ""
+        findings.append(ok(f"Jumbo frames work end to end: {size}-byte packets reached {dest} and came back{how} "
+                           f"({r.received} of {r.transmitted}{avg}{', no loss' if r.received == r.transmitted else ''})."))
+        if df is None:
+            findings.append(info("The command is not shown: this proves jumbo frames only if it was run "
+                                 "with -M do (do not fragment)."))
+    elif r.ok:
+        findings.append(ok(f"{dest} answers ({r.received} of {r.transmitted}{avg}). This "
+                           f"checks reachability only; for jumbo frames run `ping -c2 -M do -s {JUMBO_PAYLOAD} "
+                           f"{dest}`."))
+    elif r.received == 0 and size > 1500:
+        findings.append(fail(f"No reply to {size}-byte packets from {dest}. If a plain `ping {dest}` gets "
+                             f"replies, the far end's MTU is smaller than the packet (one Spark at {JUMBO_MTU}, the "
+                             f"other at 1500): set MTU {JUMBO_MTU} on both. If not, the peer is unreachable."))
+    elif r.received == 0:
+        findings.append(fail(f"No reply from {dest}: check the address is the peer's QSFP address, the cable "
+                             "is in the same port on both Sparks, and the peer is up."))
+    if r.loss_percent and 0 < r.loss_percent < 100:
+        findings.append(warn(f"{r.loss_percent:g}% packet loss to {dest}: a loose cable or a flapping link; "
+                             "reseat the cable and rerun with -c 20."))
+    if r.truncated:
+        findings.append(info("The ping output is cut off: the counts are from the lines shown."))
+    return facts, findings
+
+
+def _mtu_failure(r: Any, dest: str, size: int) -> Finding:
+    mtu = r.path_mtu
+    router = next((e.split()[1] for e in r.errors if e.startswith("From ")), None)
+    if router and any("frag needed" in e.lower() or "too big" in e.lower() for e in r.errors):
+        return fail(f"{router} on the path has MTU {mtu} and refused the {size}-byte packet (Frag needed "
+                    "and DF set): an MTU mismatch on the path. Every hop (both Sparks, any switch) needs "
+                    f"MTU {JUMBO_MTU} for jumbo frames.")
+    at = f" ({mtu})" if mtu else ""
+    return fail(f"This Spark's outgoing interface MTU{at} is too small for {size}-byte packets, and -M do "
+                f"forbids fragmenting them: set `mtu: {JUMBO_MTU}` on the twins in netplan on BOTH Sparks and "
+                "run `sudo netplan apply` (or test MTU 1500 with -s 1472).")
+
+
+register(KindSpec(
+    name="ping", parse=parse_ping, summarise=_summarise_ping, programs=("ping", "ping4", "ping6"),
+    matches_command=lambda argv: bool(argv) and argv[0] in ("ping", "ping4", "ping6"),
+    line=re.compile(r"^PING\s|^\d++ bytes from |^From \S+ .*icmp_seq|^ping\d?: |^--- .* ping statistics ---"
+                    r"|packets transmitted|^(?:rtt|round-trip) |^Request timeout for icmp_seq"),
+    starts=re.compile(r"^PING\s"),
+))
+
+
+# --------------------------------------------------------------------------- iperf3
+
+_IPERF_ERROR_HINTS = (
+    ("refused", "no iperf3 server is listening on the peer: start `iperf3 -s` on the other Spark first "
+                "(same -p port)."),
+    ("no route", "the peer's address is not reachable: check `ip addr` on both Sparks."),
+    ("unreachable", "the peer's address is not reachable: check `ip addr` on both Sparks."),
+    ("timed out", "no answer: wrong address, the peer is down, or a firewall blocks port 5201."),
+    ("terminated", "the server stopped during the test: restart `iperf3 -s` and rerun."),
+    ("closed unexpectedly", "the server stopped during the test: restart `iperf3 -s` and rerun."),
+    ("busy", "the server is running another test: wait, or start a second server with another -p port."),
+)
+
+
+def _summarise_iperf3(r: Any, command: str | None) -> Summary:
+    facts = dict(dataclasses.asdict(r), sent_gbps=r.sent_gbps, received_gbps=r.received_gbps)
+    findings = []
+    if r.error:
+        hint = next((h for key, h in _IPERF_ERROR_HINTS if key in r.error.lower()), "see the message.")
+        findings.append(fail(f"iperf3 failed: {r.error}. Likely cause: {hint}"))
+    gbps = r.received_gbps if r.received_gbps else r.sent_gbps
+    if gbps is None and r.listening_port is not None and not r.error:
+        findings.append(info(f"The iperf3 server is listening on port {r.listening_port} and no client has run a "
+                             "test yet: start the client on the other host (`iperf3 -c <this host's address>`)."))
+    if gbps is None or (r.error and not gbps):
+        return facts, findings
+    if r.protocol == "UDP":
+        findings.append(info(f"UDP test: {gbps:.1f} Gbit/s; UDP rates follow the -b target. Compare TCP "
+                             f"(the default) with -P 8..16 against the published figures ({IPERF_FIGURES})."))
+        return facts, findings
+    streams = (f" With {r.streams} stream{'s' if r.streams > 1 else ''} TCP cannot fill the link: rerun "
+               "with -P 8 or -P 16." if r.streams and r.streams < 8 else "")
+    checks = f" Check MTU {JUMBO_MTU} on both ends and that `ethtool <twin>` shows {LINK_MBPS}Mb/s."
+    if on_spark(None) is False:  # `explain --host other`: the Spark's figures do not apply
+        findings.append(info(f"{gbps:.2f} Gbit/s over TCP. This is not a Spark, so its figures do not apply: compare "
+                             "with the line rate of the NIC the test crossed (`ethtool <iface>` shows its speed; "
+                             "TCP at MTU 1500 carries about 94% of it)." + line_rate_note(gbps) + streams))
+    elif gbps >= TCP_PASS_GBPS:  # the floor L1.tcp judges with
+        findings.append(ok(f"{gbps:.1f} Gbit/s over TCP: in line with the published one-link figures for two "
+                           f"Sparks ({IPERF_FIGURES}). One netdev (twin) carries about half of the port's "
+                           f"{LINE_GBPS} Gb/s."))
+    elif gbps >= 40:
+        findings.append(warn(f"{gbps:.1f} Gbit/s over TCP: below the ~96-110 Gbit/s published for one link "
+                             f"({IPERF_FIGURES}).{streams}{checks}"))
+    else:
+        cause = ""
+        if gbps <= 10:
+            cause = (f" Between two Sparks that is within the 10 GbE management port's reach: the test probably ran "
+                     f"over {HOUSE_INTERFACE}; point iperf3 at the peer's QSFP address (e.g. 192.168.100.11). On "
+                     "hosts with another NIC, compare with its speed (`ethtool <iface>`).")
+        elif gbps < 20:
+            cause = (" Around 13 Gbit/s is a known degraded ConnectX-7 state (NVIDIA check-connectx-bandwidth): "
+                     "update (`sudo apt full-upgrade`) and reboot both Sparks, or power-cycle them.")
+        findings.append(fail(f"{gbps:.1f} Gbit/s over TCP: far below the ~96-110 Gbit/s published for one "
+                             f"link ({IPERF_FIGURES}).{cause}{streams}{checks}"))
+    if r.truncated:
+        findings.append(info("The iperf3 output is cut off before its summary (or its receiver row): the rate is the "
+                             "mean of the intervals shown."))
+    return facts, findings
+
+
+register(KindSpec(
+    name="iperf3", parse=parse_iperf3, summarise=_summarise_iperf3, programs=("iperf3",),
+    matches_command=argv_is("iperf3"),
+    # a row is `[  5]   0.00-1.00   sec ...`, `[  5] local ...` or `[ ID] Interval ...`: not any `[0] ...` (mpirun's
+    # --tag-output rank tags put `[0] ` before every line of an NCCL log)
+    line=re.compile(r"^\[\s*(?:\d+|SUM)\]\s+(?:\d+\.\d+-\s*\d+\.\d+\s+sec|local\s)|^\[\s*ID\]\s|^Connecting to host"
+                    r"|^iperf Done|^- - - -|^iperf3?: (?:error|interrupt)"
+                    r"|^Server listening on|^Accepted connection from"),
+    starts=re.compile(r"^Connecting to host|^Server listening on"),
+    matches_json=lambda v: isinstance(v, dict) and (bool({"start", "end", "intervals"} & v.keys())
+                                                    or v.get("event") in ("start", "interval", "end", "error")),
+))

@@ -1,0 +1,75 @@
+"""iperf3's server side and a command's first unclaimed lines, as the field pastes them (issue 27).
+
+Samples are quoted from public threads (URL above each); the figures asserted are worked out by hand.
+"""
+
+from __future__ import annotations
+
+from grader.explain import explain
+from grader.parsers.iperf3 import parse_iperf3
+
+# https://github.com/esnet/iperf/issues/408: the server's side, cut after its `sender 0.00 Bytes` row
+SERVER_CUT = """\
+ ~]# iperf3 -s -p 5101
+-----------------------------------------------------------
+Server listening on 5101
+-----------------------------------------------------------
+Accepted connection from 192.168.110.95, port 45420
+[  5] local 192.168.110.94 port 5101 connected to 192.168.110.95 port 45424
+[ ID] Interval           Transfer     Bandwidth
+[  5]   0.00-1.00   sec   375 MBytes  3.14 Gbits/sec
+[  5]   1.00-2.00   sec   392 MBytes  3.29 Gbits/sec
+[  5]   2.00-3.00   sec   397 MBytes  3.33 Gbits/sec
+- - - - - - - - - - - - - - - - - - - - - - - - -
+[ ID] Interval           Transfer     Bandwidth
+[  5]   0.00-10.04  sec  0.00 Bytes  0.00 bits/sec                  sender
+"""
+
+
+def test_server_side_cut_after_its_zero_sender_row_reads_the_intervals():
+    r = parse_iperf3(SERVER_CUT)
+    # (3.14 + 3.29 + 3.33) / 3 = 3.2533 Gbit/s received; the server sent nothing
+    assert r.sent_bps is None and abs(r.received_gbps - 3.2533) < 0.001 and r.truncated
+    assert r.listening_port == 5101
+    [s] = [x for x in explain(SERVER_CUT, host="other", nodes=2) if x.kind]
+    assert s.kind == "iperf3" and s.command == "iperf3 -s -p 5101"
+    assert "3.25 Gbit/s" in s.findings[0].message and all("0.0 Gbit/s" not in f.message for f in s.findings)
+    assert [f.level for f in s.findings] == ["info", "info"]
+
+
+# https://github.com/esnet/iperf/issues/636 (Windows cmd.exe): a server bound with -B, a client at another address
+BOUND_ELSEWHERE = """\
+C:\\>iperf3 -d -s -B 10.60.7.222
+-----------------------------------------------------------
+Server listening on 5201
+-----------------------------------------------------------
+C:\\>iperf3 -d -c 10.60.7.223 -p 5201
+iperf3: error - unable to connect to server: Connection refused
+"""
+
+
+def test_a_listening_server_is_said_and_a_client_refused_elsewhere_is_the_mismatch():
+    server, client = [s for s in explain(BOUND_ELSEWHERE) if s.kind]
+    assert server.kind == client.kind == "iperf3" and server.error is None
+    assert [f.level for f in server.findings] == ["info"] and "listening on port 5201" in server.findings[0].message
+    mismatch = [f.message for f in client.findings if "-B 10.60.7.222" in f.message]
+    assert len(mismatch) == 1 and "connects to 10.60.7.223" in mismatch[0]
+    # the same client with a server bound to the address it dials: no mismatch
+    same = BOUND_ELSEWHERE.replace("-c 10.60.7.223", "-c 10.60.7.222")
+    assert not any("-B 10.60.7.222" in f.message for s in explain(same) for f in s.findings)
+
+
+# https://github.com/ray-project/ray/issues/45179: a launch whose first lines no kind claims (a FutureWarning)
+LAUNCH = """\
+(env) (base) [user@raynode-1 ray-vllm]$ python -m vllm.entrypoints.openai.api_server --model m --tensor-parallel-size 4
+/home/user/env/lib/python3.11/site-packages/huggingface_hub/file_download.py:1132: FutureWarning: `resume_download` is deprecated
+  warnings.warn(
+2024-05-08 14:22:55,479\tINFO worker.py:1564 -- Connecting to existing Ray cluster at address: 10.0.0.204:6379...
+2024-05-08 14:22:55,484\tINFO worker.py:1740 -- Connected to Ray cluster. View the dashboard at http://127.0.0.1:8265
+"""
+
+
+def test_unclaimed_first_lines_belong_to_the_typed_command():
+    sections = [s for s in explain(LAUNCH) if s.kind or s.error]
+    assert [(s.kind, s.error) for s in sections] == [("vllm-log", None)]
+    assert any("backend Ray (it joined the cluster at 10.0.0.204:6379)" in f.message for f in sections[0].findings)

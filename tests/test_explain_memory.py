@@ -1,0 +1,169 @@
+"""GPU processes, NVLink status and `free`: what a paste of each says (issue 27's d-series of the field corpus).
+
+Samples are quoted from public threads (URL above each); figures asserted here are worked out by hand from the
+sample, not read back from the code.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from grader.parsers.common import ParseError
+from grader.parsers.free import parse_free
+from grader.parsers.nvidia_smi import parse_nvlink_status, parse_smi_table
+from tests.test_field_serving import _levels, _one
+
+GIB = 1024 ** 3
+
+
+# https://github.com/apache/mxnet/issues/4242 (a process table alone, driver of 2016: no GI/CI columns)
+OLD_PROCESSES = """\
++-----------------------------------------------------------------------------+
+| Processes:                                                       GPU Memory |
+|  GPU       PID  Type  Process name                               Usage      |
+|=============================================================================|
+|    0     31794    C   Unknown Error                                 5371MiB |
+|    1      7653    C   python                                        5369MiB |
++-----------------------------------------------------------------------------+
+"""
+
+# an ASUS GX10 (GB10) README's nvidia-smi with two vLLM servers: GI/CI columns, Memory-Usage `Not Supported`
+GB10_TWO_ENGINES = """\
+$ nvidia-smi
++-----------------------------------------------------------------------------------------+
+| NVIDIA-SMI 580.95.05              Driver Version: 580.95.05      CUDA Version: 13.0     |
+|=========================================+========================+======================|
+|   0  NVIDIA GB10                    On  |   0000000F:01:00.0 Off |                  N/A |
+| N/A   63C    P0             44W /  N/A  | Not Supported          |     96%      Default |
++-----------------------------------------+------------------------+----------------------+
+| Processes:                                                                              |
+|  GPU   GI   CI              PID   Type   Process name                        GPU Memory |
+|=========================================================================================|
+|    0   N/A  N/A            3154      G   /usr/lib/xorg/Xorg                       18MiB |
+|    0   N/A  N/A            6008      C   VLLM::EngineCore                      56501MiB |
+|    0   N/A  N/A           44757      C   VLLM::EngineCore                      48829MiB |
++-----------------------------------------------------------------------------------------+
+"""
+
+
+def test_process_rows_of_both_layouts():
+    old = parse_smi_table(OLD_PROCESSES)
+    assert old.gpus == ()
+    assert [(p.gpu, p.pid, p.type, p.name, p.used_mib) for p in old.processes] == [
+        (0, 31794, "C", "Unknown Error", 5371), (1, 7653, "C", "python", 5369)]
+    new = parse_smi_table(GB10_TWO_ENGINES)
+    assert [(p.pid, p.name, p.used_mib) for p in new.processes] == [
+        (3154, "/usr/lib/xorg/Xorg", 18), (6008, "VLLM::EngineCore", 56501), (44757, "VLLM::EngineCore", 48829)]
+
+
+def test_unknown_error_process_is_memory_held_by_a_dead_process():
+    s = _one(OLD_PROCESSES, "nvidia-smi")
+    [held] = _levels(s, "warn")
+    assert "PID 31794" in held and "5,371 MiB" in held and "zombie" in held and "fuser" in held
+    assert not _levels(s, "fail")
+
+
+def test_two_vllm_engines_on_one_gb10():
+    s = _one(GB10_TWO_ENGINES, "nvidia-smi")
+    [two] = _levels(s, "warn")
+    assert "2 vLLM engines" in two and "6008, 44757" in two and "--gpu-memory-utilization" in two
+    # 18 + 56501 + 48829 = 105348 MiB = 102.9 GiB, said as unified memory
+    assert any("105,348 MiB (102.9 GiB)" in f and "unified" in f for f in _levels(s, "info"))
+
+
+def test_err_cell_is_a_sensor_nvidia_smi_could_not_read():
+    # https://github.com/Azure/azhpc-images/issues/77
+    text = ("+-------------------------------+----------------------+----------------------+\n"
+            "|   1  Tesla V100-PCIE...  On   | 00008ED0:00:00.0 Off |                    0 |\n"
+            "| N/A   29C    P0   ERR! / 250W |    593MiB / 16160MiB |      0%      Default |\n"
+            "+-------------------------------+----------------------+----------------------+\n")
+    assert parse_smi_table(text).gpus[0].unread == ("power draw",)
+    [err] = _levels(_one(text, "nvidia-smi"), "warn")
+    assert "power draw reads `ERR!`" in err and "transient" in err
+
+
+# https://github.com/Azure/azhpc-images/issues/73
+NVLINK_TWO_DOWN = """\
+$ nvidia-smi nvlink -s
+GPU 3: Tesla V100-SXM2-32GB (UUID: GPU-00000000-0000-0000-0000-000000000000)
+         Link 0: 25.781 GB/s
+         Link 1: 25.781 GB/s
+         Link 2: 25.781 GB/s
+         Link 3: <inactive>
+         Link 4: 25.781 GB/s
+         Link 5: <inactive>
+"""
+
+
+def test_nvlink_with_inactive_links_fails_naming_them():
+    st = parse_nvlink_status(NVLINK_TWO_DOWN)
+    assert st.gpus[0].inactive == [3, 5] and st.gpus[0].active == [0, 1, 2, 4]
+    [f] = _levels(_one(NVLINK_TWO_DOWN, "nvidia-smi-nvlink"), "fail")
+    assert "3, 5 <inactive>" in f and "4 of 6 active" in f and "25.781 GB/s" in f
+
+
+def test_nvlink_all_active_and_none_active():
+    up = NVLINK_TWO_DOWN.replace("<inactive>", "25.781 GB/s")
+    [good] = _levels(_one(up, "nvidia-smi-nvlink"), "ok")
+    assert "all 6 NVLink links active" in good and "154.686 GB/s" in good  # 6 x 25.781
+    none = "$ nvidia-smi nvlink -s\nNVML: Unable to retrieve NVLink information as all links are inActive\n"
+    s = _one(none, "nvidia-smi-nvlink")
+    assert [f.level for f in s.findings] == ["info"] and "PCIe" in s.findings[0].message
+    with pytest.raises(ParseError):
+        parse_nvlink_status("GPU0 GPU1\n")
+
+
+# ASUS GX10 README (the same paste as above): 5.7 GiB of 121 GiB available and 8 GiB in swap
+FREE_LOW = """\
+$ free -h
+               total        used        free      shared  buff/cache   available
+Mem:           121Gi       115Gi       5.0Gi       767Mi       2.9Gi       5.7Gi
+Swap:           15Gi       8.0Gi       8.0Gi
+"""
+
+
+def test_free_h_in_bytes_and_low_memory_warns():
+    f = parse_free(FREE_LOW)
+    assert f.mem.total == 121 * GIB and f.mem.available == int(5.7 * GIB) and f.swap.used == 8 * GIB
+    [low] = _levels(_one(FREE_LOW, "free"), "warn")
+    assert "5.7 GiB of 121.0 GiB (5%)" in low and "8.0 GiB already swapped out" in low
+
+
+@pytest.mark.parametrize(("command", "unit"), [("free", 1024), ("free -m", 1024 ** 2), ("free -g", GIB),
+                                               ("free --mega", 1000 ** 2), ("free -bw", 1)])
+def test_free_plain_numbers_take_the_flag_unit(command, unit):
+    text = (f"$ {command}\n              total        used        free      shared  buff/cache   available\n"
+            "Mem:            100          40          10           1          50          58\n")
+    f = parse_free(text)
+    assert (f.mem.total, f.mem.available, f.unit_known) == (100 * unit, 58 * unit, True)
+
+
+def test_free_healthy_is_said_and_unknown_unit_says_so():
+    text = ("              total        used        free      shared  buff/cache   available\n"
+            "Mem:      127535616    20000000    90000000      100000    17535616   105000000\n")
+    s = _one(text, "free")
+    [said] = _levels(s, "info")
+    # 105000000 KiB of 127535616 KiB: 100.1 of 121.6 GiB, 82%
+    assert "100.1 GiB of 121.6 GiB (82%) is available" in said and "read as KiB" in said
+    assert not _levels(s, "warn")
+
+
+def test_free_without_a_mem_row_is_a_clear_error():
+    with pytest.raises(ParseError, match="Mem:"):
+        parse_free("              total        used        free      shared  buff/cache   available\n")
+
+
+# https://github.com/tenstorrent/vllm/issues/55 (vLLM V0's periodic stats line)
+V0_STATS = ("INFO 01-23 06:34:00 metrics.py:396] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: "
+            "16.6 tokens/s, Running: 16 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: {kv}%, "
+            "CPU KV cache usage: 0.0%.\n")
+
+
+def test_kv_cache_nearly_full_with_requests_running_warns():
+    full = _one(V0_STATS.format(kv="94.9"), "vllm-log")
+    [w] = _levels(full, "warn")
+    assert "94.9% used" in w and "nearly full" in w and "--max-num-seqs" in w
+    half = _one(V0_STATS.format(kv="45.0"), "vllm-log")
+    assert not _levels(half, "warn") and any("45% used" in f for f in _levels(half, "info"))
+    idle = _one(V0_STATS.format(kv="94.9").replace("Running: 16", "Running: 0"), "vllm-log")
+    assert not _levels(idle, "warn")
