@@ -328,11 +328,25 @@ def _event_for(entry: Entry, log: VllmLog) -> tuple[LogEvent, re.Match[str] | No
     return None
 
 
+_SPECS_RE = re.compile(r"specs=\[(?P<specs>[^\]]*)\]")
+_REQUIRING_RE = re.compile(r"requiring (?P<gpus>\d+(?:\.\d+)?) GPUs")
+
+
+def _bundles(message: str) -> dict[str, Any]:
+    """How many GPUs a placement-group line asks for: ``requiring 4.0 GPUs``, else the bundles of its
+    ``specs=[{...}, {...}]`` (one GPU each, as vLLM's Ray executor asks)."""
+    m = _REQUIRING_RE.search(message)
+    if m:
+        return {"gpus_asked": f"{float(m.group('gpus')):g}"}
+    m = _SPECS_RE.search(message)
+    return {"gpus_asked": str(m.group("specs").count("{"))} if m and "{" in m.group("specs") else {}
+
+
 def _values(entry: Entry, log: VllmLog | None, text: str) -> _Values | None:
     """What the entry's texts may say about this log (or, with ``log`` None, this plain text), or None
     when the entry does not match it."""
     values: dict[str, Any] = {}
-    if log is not None:
+    if log is not None and log.parallel.sources:  # the layout only where the log states it (not a default of 1)
         par = log.parallel
         values.update(world_size=par.world_size, tp_size=par.tensor_parallel_size or 1,
                       pp_size=par.pipeline_parallel_size or 1)
@@ -345,6 +359,7 @@ def _values(entry: Entry, log: VllmLog | None, text: str) -> _Values | None:
             return None
         event, match = found
         values.update(message=event.message[:MAX_QUOTED], ip=event.source.ip, count=event.count)
+        values.update(_bundles(event.message))
         values.update(event.numbers)
     elif entry.pattern is not None:
         match = entry.pattern.search(text) if entry.may_match(text) else None

@@ -151,6 +151,13 @@ EXAMPLES.update({
                     "len 0, vendor err 81\n",
     "nccl-wc-other": BANNER + "gpu5:6252:6325 [0] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer "
                      "10.0.0.2<46487> with error 5, opcode 0, len 0, vendor err 249\n",
+    # NVIDIA/nccl-tests#5 (nccl-tests' failure line, an NCCL 1.x build)
+    "nccl-unhandled-cuda": BANNER + "node03: Test NCCL failure all_reduce.cu:95 'unhandled cuda error'\n",
+    # NVIDIA/nccl#1612: closed during bootstrap (a scanner hitting the listener), older NCCL
+    "nccl-peer-closed-bootstrap": BANNER + "[0] misc/socket.cc:71 NCCL WARN socketProgress: Connection closed by "
+                                  "remote peer "
+                                  "10.10.1.3<36138>\n[0] NCCL INFO misc/socket.cc:80 -> 6\n"
+                                  "[0] NCCL INFO bootstrap.cc:701 -> 6\n[0] NCCL INFO init.cc:1402 -> 6\n",
     "nccl-peer-closed": BANNER + "node1:183006:183181 [1] misc/socket.cc:538 NCCL WARN Net : Connection closed by remote peer "
                         "node2<47861>\n",
     "nccl-socket-connect": BANNER + "ubuntu:39964:40075 [0] misc/socket.cc:483 NCCL WARN socketStartConnect: Connect to "
@@ -257,7 +264,8 @@ def test_the_texts_carry_the_log_s_values():
     zero = diagnose(parse_vllm_log(EXAMPLES["kv-too-small-zero"]))[0]
     assert "0.0 GiB" in zero.message and "--max-model-len 16 " in zero.fix
     pg = diagnose(parse_vllm_log(EXAMPLES["pg-timeout"]))[0]
-    assert "within 1800 seconds" in pg.message and "(1 for TP x PP = 1 x 1)" in pg.message
+    # the log states no layout: the GPUs are counted from the placement group's specs, never a default TP x PP of 1
+    assert "within 1800 seconds" in pg.message and "(2 asked for here)" in pg.message and "1 x 1" not in pg.message
     [iface] = diagnose(parse_vllm_log(EXAMPLES["gloo-iface"]))
     assert "enP7s7" in iface.message and "on the node at 192.168.100.11" in iface.message
     [gloo] = diagnose(parse_vllm_log(EXAMPLES["gloo-connect"]))

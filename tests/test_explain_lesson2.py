@@ -375,6 +375,36 @@ def test_sockets_on_a_machine_with_rdma_interfaces_fail():
     assert "ibp12s0" in messages(ipoib, "fail")
 
 
+def test_interleaved_tables_are_said_and_not_judged_as_one_run():
+    """NVIDIA/nccl-tests#182: the size column restarts (256 then 8, 512 then 16): two processes' tables interleaved."""
+    def table(sizes: list[int]) -> str:
+        return ("#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)"
+                "  (GB/s)\n" + "".join(f"{n:>12} {n // 4:>13}     float     sum      -1    47.00    0.00    0.00      0"
+                                      "    47.00    0.00    0.00      0\n" for n in sizes))
+    [s] = explain(table([8, 16, 256, 8, 512, 16, 1024]), host="other", nodes=2)
+    assert s.kind == "nccl-tests" and "two tables interleaved" in messages(s, "warn")
+    assert "fail" not in levels(s) and "busbw" not in messages(s, "warn")
+    [rising] = explain(table([8, 16, 256, 512, 1024]), host="other", nodes=2)
+    assert "interleaved" not in messages(rising)
+
+
+def test_gid_index_above_3_says_the_link_local_gids_below_it():
+    """An IBM nsdperf page's show_gids (ConnectX-6, two IPv6 link-local addresses): the IPv4 RoCE v2 GID is index 5."""
+    text = ("$ show_gids mlx5_0\nDEV     PORT    INDEX   GID                                     IPv4            VER     DEV\n"
+            "---     ----    -----   ---                                     ------------    ---     ---\n"
+            + "".join(f"mlx5_0  1       {i}       {gid}{ip:<16}v{1 + i % 2}      ens1f0\n" for i, gid, ip in [
+                (0, "fe80:0000:0000:0000:0200:00ff:fe5d:4db8 ", ""), (1, "fe80:0000:0000:0000:0200:00ff:fe5d:4db8 ", ""),
+                (2, "fe80:0000:0000:0000:1186:a6b1:3f0b:c441 ", ""), (3, "fe80:0000:0000:0000:1186:a6b1:3f0b:c441 ", ""),
+                (4, "0000:0000:0000:0000:0000:ffff:ac13:003c ", "172.19.0.60"),
+                (5, "0000:0000:0000:0000:0000:ffff:ac13:003c ", "172.19.0.60")]) + "n_gids_found=6\n")
+    [s] = explain(text, host="other", nodes=1)
+    good = messages(s, "ok")
+    assert "index 5 carries 172.19.0.60" in good and "4 link-local IPv6 (fe80::) GIDs" in good
+    # one IPv6 address (the usual): nothing more is said
+    usual = "".join(line + "\n" for line in text.splitlines() if " 2       fe80" not in line and " 3       fe80" not in line)
+    assert "link-local IPv6" not in messages(explain(usual, host="other", nodes=1)[0])
+
+
 def test_one_host_above_any_pcie_link_is_nvlink():
     rows = "\n".join(f"{n:>12} {n // 2:>12}     bfloat16    none      -1    {t:>7.2f}  {a:>6.2f}  {b:>6.2f}      0"
                      f"    {t:>7.2f}  {a:>6.2f}  {b:>6.2f}      0" for n, t, a, b in

@@ -1,4 +1,5 @@
-"""iperf3's server side and a command's first unclaimed lines, as the field pastes them (issue 27).
+"""iperf3's server side, a command's first unclaimed lines, and ip addr's state UNKNOWN, as the field pastes them
+(issue 27).
 
 Samples are quoted from public threads (URL above each); the figures asserted are worked out by hand.
 """
@@ -73,3 +74,15 @@ def test_unclaimed_first_lines_belong_to_the_typed_command():
     sections = [s for s in explain(LAUNCH) if s.kind or s.error]
     assert [(s.kind, s.error) for s in sections] == [("vllm-log", None)]
     assert any("backend Ray (it joined the cluster at 10.0.0.204:6379)" in f.message for f in sections[0].findings)
+
+
+def test_state_unknown_with_carrier_is_a_working_interface():
+    # kube-vip/kube-vip#385 (an IBM PowerVS VM's virtual NIC)
+    text = ("$ ip addr show\n2: env2: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc fq_codel state UNKNOWN group "
+            "default qlen 1000\n    link/ether 02:00:00:e6:21:20 brd ff:ff:ff:ff:ff:ff\n"
+            "    inet 192.168.132.86/29 brd 192.168.132.87 scope global noprefixroute env2\n")
+    [s] = explain(text, host="other", nodes=1)
+    said = [f for f in s.findings if "state UNKNOWN" in f.message]
+    assert [f.level for f in said] == ["info"] and "working" in said[0].message
+    down = text.replace("UP,LOWER_UP", "UP").replace("state UNKNOWN", "state DOWN")
+    assert not any("state UNKNOWN" in f.message for f in explain(down, host="other", nodes=1)[0].findings)

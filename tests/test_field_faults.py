@@ -316,7 +316,10 @@ PG_ANCHOR = "specs=[{'GPU': 1.0, 'node:192.168.50.192': 0.001}, {'GPU': 1.0}] (P
 SEMLOCK = ("FileNotFoundError: [Errno 2] No such file or directory\n"
            "    self._semlock = _multiprocessing.SemLock._rebuild(*state)\nException: WorkerProc initialization failed\n")
 
-ALL = [OOM_TORCH, KV_PREEMPTED, PG_ANCHOR, SEMLOCK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
+# NVIDIA/nccl-tests#5: nccl-tests' failure line of an NCCL 1.x build
+NCCL_CUDA = "node03: Test NCCL failure all_reduce.cu:95 'unhandled cuda error'\n"
+
+ALL = [OOM_TORCH, KV_PREEMPTED, PG_ANCHOR, SEMLOCK, NCCL_CUDA, NCCL_WC12, NCCL_WC12_STATUS, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, CGRAPH_READ, RAY_DEAD]
 
 

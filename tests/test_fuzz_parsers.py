@@ -43,7 +43,7 @@ from grader.parsers.perftest import parse_perftest  # noqa: E402
 from grader.parsers.rdma import parse_rdma_link  # noqa: E402
 from grader.parsers.show_gids import parse_show_gids  # noqa: E402
 from tests import samples_lesson2 as S  # noqa: E402
-from tests import test_explain_memory as M  # noqa: E402
+from tests import test_explain_hardware as M  # noqa: E402
 from tests.conftest import real_fixtures_root  # noqa: E402
 from tests.fuzzing import CASES, DrawChooser, mutate_text  # noqa: E402
 
@@ -125,9 +125,11 @@ FAMILIES: list[tuple[str, Callable[[str], Any], str | None, Callable[[], list[st
     ("nvidia-smi", parse_smi_table, "nvidia-smi", lambda: _real("h200x2/nvidia-smi.txt")
      + _captured("h200x1/nvidia-smi.txt")),
     ("nvidia-smi-q", parse_smi_q, "nvidia-smi-q", lambda: _captured("h200x1/nvidia-smi-q*.txt")),
-    ("nvidia-smi-processes", parse_smi_table, "nvidia-smi", lambda: [M.OLD_PROCESSES, M.GB10_TWO_ENGINES]),
+    ("nvidia-smi-processes", parse_smi_table, "nvidia-smi", lambda: [M.OLD_PROCESSES, M.GB10_TWO_ENGINES]
+     + _captured("gpu-processes/nvidia-smi-processes.txt")),
+    ("nvidia-smi-apps", parse_query_gpu, "nvidia-smi-apps", lambda: _captured("gpu-processes/nvidia-smi-compute-apps.txt")),
     ("nvidia-smi-nvlink", parse_nvlink_status, "nvidia-smi-nvlink", lambda: [M.NVLINK_TWO_DOWN]),
-    ("free", parse_free, "free", lambda: [M.FREE_LOW]),
+    ("free", parse_free, "free", lambda: [M.FREE_LOW] + _captured("gpu-processes/free*.txt")),
     ("lspci", parse_lspci_vv, "lspci", lambda: _captured("h200x1/lspci-vv*.txt", "h200x1/lspci-nn*.txt")
      + [S.LSPCI_CX7]),
     ("pci-paths", parse_pci_paths, None, lambda: _captured("h200x1/sysfs-link.txt")),

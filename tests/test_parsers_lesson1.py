@@ -641,3 +641,40 @@ def test_parsers_raise_only_parse_error_on_any_cut_or_shuffle():
                     parser(variant)
                 except ParseError:
                     pass
+
+
+def test_ip_addr_with_an_address_that_is_no_ip_is_a_clear_error():
+    """A mutated or hand-edited address (`-1.100.12`, `999.1.1.1`) is a ParseError naming it, never a ValueError
+    later in the facts (the fuzzer found one in a sim recording of a switch of 4)."""
+    bad = ('[{"ifindex":2,"ifname":"enp1s0f1np1","flags":["UP"],"mtu":9000,"operstate":"UP",'
+           '"addr_info":[{"family":"inet","local":"-1.100.12","prefixlen":24}]}]')
+    with pytest.raises(ParseError, match="'-1.100.12' in an addr_info is not an IP address"):
+        parse_ip_addr(bad)
+    text = ("2: enp1s0f1np1: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 9000 state UP\n"
+            "    inet 999.1.1.1/24 scope global enp1s0f1np1\n    inet6 fe80::1/64 scope link\n")
+    with pytest.raises(ParseError, match="'999.1.1.1' is not an IP address"):
+        parse_ip_addr(text)
+
+
+def test_ibdev2netdev_lines_with_a_persons_note_after_them():
+    # imbue-ai's H100 write-up: `ibdev2netdev | column -t` annotated line by line
+    text = ("$ ibdev2netdev | column -t\nmlx5_0   port  1  ==>  ibp26s0        (Down)  # CX-7 1/8 infiniband\n"
+            "mlx5_1   port  1  ==>  enp27s0f0np0   (Up)    # CX-6 2/2 *ethernet* port 1/2\n")
+    r = parse_ibdev2netdev(text)
+    assert [(m.rdma_device, m.netdev, m.state) for m in r.mappings] == [("mlx5_0", "ibp26s0", "Down"),
+                                                                         ("mlx5_1", "enp27s0f0np0", "Up")]
+
+
+def test_ethtool_link_modes_over_their_continuation_lines():
+    # geerlingguy/raspberry-pi-pcie-devices#364: an Aquantia 10GBASE-T card, cut before its Speed line
+    text = ("$ sudo ethtool eth1\nSettings for eth1:\n\tSupported ports: [ TP ]\n"
+            "\tAdvertised link modes:  10baseT/Full\n\t                        1000baseT/Full\n"
+            "\t                        10000baseT/Full\n\t                        2500baseT/Full\n"
+            "\tAdvertised auto-negotiation: Yes\n"
+            "\tLink partner advertised link modes:  100baseT/Half 100baseT/Full\n"
+            "\t                                     1000baseT/Full\n\t                                     10000baseT/Full\n")
+    [r] = parse_ethtool(text)
+    assert r.interface == "eth1" and not r.speed_shown
+    assert r.advertised_modes == ("10baseT/Full", "1000baseT/Full", "10000baseT/Full", "2500baseT/Full")
+    assert r.partner_modes == ("100baseT/Half", "100baseT/Full", "1000baseT/Full", "10000baseT/Full")
+    assert r.common_top_mode_mbps == 10000

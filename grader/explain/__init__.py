@@ -15,7 +15,8 @@ package is a core that knows no lesson and one module per lesson area that regis
 - ``paste``: reading a file or standard input, bounded (``read_paste``);
 - ``readers``: the parsers the lesson modules read with, each imported at its first call (so that
   registering every kind loads none of them: a paste holds one or a few kinds);
-- ``lesson1`` (ip, ethtool, netplan), ``linktest`` (ping, iperf3), ``lesson3`` (nvidia-smi, lspci), ``lesson2_roce``
+- ``lesson1`` (ip, ethtool, netplan), ``linktest`` (ping, iperf3), ``lesson3`` (nvidia-smi, lspci), ``machine``
+  (nvlink status, free), ``lesson2_roce``
   (rdma link, sysfs, show_gids, ibstat, perftest), ``lesson2_nccl`` (NCCL logs, nccl-tests), ``crosscheck``
   (lesson 1's outputs of two hosts compared), ``ray`` (ray status), ``serving`` (vLLM), ``lab`` (vllm bench serve, AIPerf).
 
@@ -38,6 +39,7 @@ from .paste import IDLE_LIMIT_S, MAX_INPUT_MB, Paste, input_section, max_input_b
 from . import lesson1  # noqa: E402,F401  (lesson 1: ip, ethtool, netplan; registers on import)
 from . import linktest  # noqa: E402,F401  (lesson 1: ping, iperf3)
 from . import lesson3  # noqa: E402,F401  (lesson 3: nvidia-smi, lspci)
+from . import machine  # noqa: E402,F401  (nvidia-smi nvlink -s, free)
 from . import lesson2_roce  # noqa: E402,F401  (lesson 2a: RoCE devices, perftest)
 from . import lesson2_nccl  # noqa: E402,F401  (lesson 2a: NCCL logs, nccl-tests)
 from . import crosscheck  # noqa: E402,F401  (lesson 1: two Sparks' ip addr and ibdev2netdev compared)

@@ -69,15 +69,15 @@ Summary = tuple[dict[str, Any], list[Finding]]
 class KindSpec:
     """How to recognise, parse and summarise one kind of command output.
 
-    ``parse(text)`` returns the parsed value or raises ParseError; ``summarise(parsed,
-    command)`` returns ``(facts, findings)``. ``programs`` are the program names that
-    print it (``ip``); ``matches_command(argv)`` says whether a prompt's command prints
-    it; ``line`` matches lines that clearly belong to it; ``starts`` matches a line that
-    begins a new output of it (``PING ...``); ``matches_json(value)`` recognises its JSON;
-    ``block_start`` matches the first line of a block format (YAML) that runs to the end;
-    ``header`` matches comment lines that open its output (nccl-tests prints its whole header as ``#`` lines):
-    such lines just before an output make this kind the preferred one for it; ``prelude``: its lines before
-    its first ``starts`` line stay with the output they open (vllm bench serve's settings and progress bar).
+    ``parse(text)`` returns the parsed value or raises ParseError; ``summarise(parsed, command)`` returns ``(facts,
+    findings)``. ``programs`` are the program names that print it (``ip``); ``matches_command(argv)`` says whether a
+    prompt's command prints it; ``line`` matches lines that clearly belong to it; ``starts`` matches a line that
+    begins a new output of it (``PING ...``); ``matches_json(value)`` recognises its JSON; ``block_start`` matches the
+    first line of a block format (YAML) that runs to the end; ``header`` matches comment lines that open its output
+    (nccl-tests prints its whole header as ``#`` lines): such lines just before an output make this kind the
+    preferred one for it; ``prelude``: its lines before its first ``starts`` line stay with the output they open
+    (vllm bench serve's settings and progress bar); ``when_empty``: what it means that the command printed nothing
+    (an info finding; without it, an empty output is an error).
     """
 
     name: str
@@ -91,6 +91,7 @@ class KindSpec:
     block_start: re.Pattern[str] | None = None
     header: re.Pattern[str] | None = None
     prelude: bool = False
+    when_empty: str | None = None
 
 
 # A cross check reads every (Section, parsed value) of a paste and returns
@@ -523,7 +524,8 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
         text = f"$ {seg.command}\n{text}"
         numbers.insert(0, seg.prompt_lineno or 0)
     if not seg.n_content and not whole:
-        return Section(spec.name, seg.command, {}, (), "the command printed nothing", seg.host), None
+        said = (Finding("info", spec.when_empty),) if spec.when_empty else ()
+        return Section(spec.name, seg.command, {}, said, None if said else "the command printed nothing", seg.host), None
     try:
         parsed = spec.parse(text)
     except ParseError as err:
@@ -553,8 +555,7 @@ KNOWN_ERROR = "known-error"
 
 
 def _known_faults(text: str, shown: list[str] | None = None) -> list[Finding]:
-    """The reported faults (checks/diagnoses.toml, :func:`grader.diagnoses.known_faults`) in ``text`` as
-    findings, leaving out those whose message a section's own reader already gave (``shown``)."""
+    """The reported faults of checks/diagnoses.toml in ``text``, less those a section's reader gave (``shown``)."""
     return [Finding(level, message) for level, message in known_faults(text, shown or ())]
 
 
@@ -564,9 +565,8 @@ def _claimed(line: str) -> bool:
 
 
 def _what_ran(spec: KindSpec, seg: _Segment) -> str:
-    if seg.command:
-        return f"`{seg.command if len(seg.command) <= 120 else seg.command[:120] + '...'}`"
-    return f"`{spec.programs[0]}`" if spec.programs else f"the command that printed this {spec.name} output"
+    return (f"`{seg.command if len(seg.command) <= 120 else seg.command[:120] + '...'}`" if seg.command else
+            f"`{spec.programs[0]}`" if spec.programs else f"the command that printed this {spec.name} output")
 
 
 def _paste_next(spec: KindSpec, seg: _Segment, message: str) -> str:

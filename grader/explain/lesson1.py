@@ -122,6 +122,8 @@ def _plain_host_findings(others: list[Any]) -> list[Finding]:
     dark = [i for i in others if i.ipv4 and "NO-CARRIER" in (i.flags or ())]
     unplugged = [i for i in others if not i.ipv4 and "NO-CARRIER" in (i.flags or ())]
     apipa = [i for i in others if i.ipv4 and all(a.is_link_local for a in i.ipv4) and i not in dark]
+    unknown = [i for i in others if (i.operstate or "").upper() == "UNKNOWN" and "LOWER_UP" in (i.flags or ())
+               and i.name != "lo"]
     listed = [info("Interfaces: " + "; ".join(rows) + ".")] if rows else [
         info("Only the loopback interface (lo) is in this output: nothing to judge about the network.")]
     return listed + [info(
@@ -133,7 +135,9 @@ def _plain_host_findings(others: list[Any]) -> list[Finding]:
         f"{i.name}` shows `Link detected: no`).") for i in dark] + [warn(
         f"{i.name} has only the link-local address {i.ipv4[0].cidr}: a 169.254.x.x address is what a host takes "
         "when no DHCP server answered (or what a direct link was given on purpose); it changes after a reboot. "
-        "Give the interface a static address, or find why DHCP gave no lease.") for i in apipa] + ([info(
+        "Give the interface a static address, or find why DHCP gave no lease.") for i in apipa] + [info(
+        f"{i.name} is `state UNKNOWN` with LOWER_UP: its driver does not report an operational state (virtual NICs "
+        "and tunnels do, as lo does), while LOWER_UP says the link has carrier: it is working.") for i in unknown] + ([info(
         f"The MAC addresses start with {', '.join(sorted(vms))}: {' and '.join(sorted(set(vms.values())))} virtual "
         "network cards, so this is a virtual machine (no RDMA NIC or GPU of its own unless passed through).")]
         if vms else [])
@@ -174,9 +178,11 @@ def _mtu_findings(up_twins: list[Any]) -> list[Finding]:
         return [ok(f"MTU {JUMBO_MTU} (jumbo frames) on {names}. The other Spark must match: check with "
                    f"`ping -c2 -M do -s {JUMBO_PAYLOAD} <peer>`.")]
     if mtu == 1500:
-        return [info(f"MTU 1500 on {names}: the default, which NVIDIA's playbooks keep. The {JUMBO_GUIDES} "
-                     f"set `mtu: {JUMBO_MTU}` in netplan on both Sparks for jumbo frames; if you do, check with "
-                     f"`ping -c2 -M do -s {JUMBO_PAYLOAD} <peer>`.")]
+        return [warn(f"MTU 1500 on {names}: the default, which NVIDIA's playbooks keep and which works, but this "
+                     f"course's lesson 1 asks for {JUMBO_MTU} (its L1.mtu check fails 1500): NCCL's busbw between "
+                     "two Sparks was measured at 18.94-20.95 GB/s at MTU 1500 and 23.74 GB/s with jumbo frames "
+                     f"(dgx-spark-playbooks #25, PR #103). The {JUMBO_GUIDES} set `mtu: {JUMBO_MTU}` in netplan on "
+                     f"both Sparks; then check with `ping -c2 -M do -s {JUMBO_PAYLOAD} <peer>`.")]
     return [warn(f"MTU {mtu} on {names}: neither the 1500 default nor {JUMBO_MTU} jumbo frames; both ends "
                  f"of the cable must agree (use {JUMBO_MTU} on both).")]
 
@@ -246,6 +252,12 @@ def _summarise_ibdev(result: Any, command: str | None) -> Summary:
     if not spark:
         findings.append(info("No DGX Spark ConnectX-7 names here (rocep1s0f*/roceP2p1s0f* ==> "
                              "enp1s0f*np*/enP2p1s0f*np*): " + ", ".join(f"{m.netdev} {m.state}" for m in maps)))
+        ipoib = [m.netdev for m in maps if re.match(r"ib", m.netdev) and not m.is_up]
+        if ipoib:
+            findings.append(info(f"{', '.join(ipoib[:8])}{' ...' if len(ipoib) > 8 else ''} (Down): ibdev2netdev "
+                                 "shows the state of the netdev, here an InfiniBand port's IPoIB interface, not of the "
+                                 "port itself; on a fabric that does not use IPoIB it stays Down while the port is "
+                                 "Active. Read the ports with `ibstat` (State, Physical state) or `ibv_devinfo`."))
         return facts, findings
     for m in spark:
         if rdma_device_for(m.netdev) != m.rdma_device:
@@ -257,8 +269,11 @@ def _summarise_ibdev(result: Any, command: str | None) -> Summary:
             pair = " and ".join(f"{m.rdma_device}/{m.netdev}" for m in ups)
             findings.append(ok(f"QSFP port {port} ({port_words(port)}) is cabled: both twins are Up ({pair})."))
         elif len(ups) == 1:
-            findings.append(warn(f"Only {ups[0].netdev} of port {port} is Up; with a cable in, both twins "
-                                 f"({' and '.join(twins)}) report Up. Reseat the cable; if it stays, reboot."))
+            down = next((t for t in twins if t != ups[0].netdev), "the other twin")
+            findings.append(fail(f"Only {ups[0].netdev} of port {port} is Up; with a cable in, both twins "
+                                 f"({' and '.join(twins)}) report Up, and lesson 1's L1.port fails one Down. If "
+                                 f"`ip link show {down}` has no NO-CARRIER, it was set down: `sudo ip link set {down} "
+                                 "up`; else reseat the cable, and if it stays, reboot."))
     if not up_ports:
         findings.append(fail("No ConnectX-7 port is Up. The " + C2S + ": \"If none of the interfaces are "
                              "showing as 'Up', please check the QSFP cable connection, reboot the systems "
@@ -300,6 +315,11 @@ def _summarise_ethtool(reports: list[Any], command: str | None) -> Summary:
             name += f" (reading {seen[r.interface]} of {counts[r.interface]})"
         if r.speed_shown or r.link_detected is not None:
             findings += _speed_findings(r, name)
+        elif r.common_top_mode_mbps:
+            findings.append(info(f"{name}: the paste ends before its `Speed:` and `Link detected:` lines, so the link "
+                                 "is not shown; both ends advertise up to "
+                                 f"{r.common_top_mode_mbps}Mb/s, which auto-negotiation picks when the link is up. "
+                                 f"Paste the rest (`ethtool {r.interface or '<iface>'}` to its last line)."))
         findings += _fec_findings(r, name)
     return facts, findings
 

@@ -19,6 +19,7 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING, Any
 
+from ..diagnoses import known_faults
 from ..ranges import measurement_params
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port, rdma_device_for
 from .common import (JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, fields_of, hca_advice, info, machines_spanned, ok, on_spark,
@@ -428,17 +429,27 @@ def _summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
     findings.append(info(", ".join(head) + "."))
     findings += _verbs_findings(res.nccl_log)
     for e in res.errors[:3]:
-        findings.append(fail(f"The test failed: {e.rstrip('.')}. Rerun with -x NCCL_DEBUG=INFO to see why (a wrong "
-                             "NCCL_IB_GID_INDEX or HCA gives `unhandled system error`)."))
+        known = known_faults(e)  # what the error means, where checks/diagnoses.toml knows it
+        findings += [Finding(level, f"The test failed: {message}") for level, message in known] or [fail(
+            f"The test failed: {e.rstrip('.')}. Rerun with -x NCCL_DEBUG=INFO to see why (a wrong NCCL_IB_GID_INDEX "
+            "or HCA gives `unhandled system error`).")]
+    spark = on_spark(_is_spark_pair(res)) is not False
     if res.independent_runs:
         findings.append(fail("Several processes each ran the test alone (each one `Rank 0` of a 1-rank job): "
                              "nccl-tests was built without MPI, so mpirun started independent copies and nothing "
-                             "crossed between the Sparks. Rebuild with `make MPI=1 MPI_HOME=/usr/lib/aarch64-linux-gnu/"
-                             "openmpi` (NVIDIA's NCCL playbook) and run again."))
+                             "crossed between " + ("the Sparks. Rebuild with `make MPI=1 MPI_HOME=/usr/lib/aarch64-"
+                                                   "linux-gnu/openmpi` (NVIDIA's NCCL playbook) and run again." if spark
+                                                   else "them. Rebuild with `make MPI=1 MPI_HOME=<your MPI's "
+                                                   "prefix>` and run again.")))
+    elif res.sizes_restart:
+        findings.append(warn("The size column starts again partway (a smaller size after a larger one): these are "
+                             "two tables interleaved, from two processes each running its own test (nccl-tests "
+                             "built without MPI=1 under mpirun, or two runs at once), or two runs pasted together. "
+                             "Read each run on its own; for one job across the ranks rebuild with MPI=1."))
     elif res.nranks == 1:
         findings.append(info("One rank: a collective of one GPU moves nothing (busbw 0). Run one rank per Spark "
                              "(`mpirun -np 2 -H <ip1>:1,<ip2>:1 ...`)."))
-    if not res.independent_runs and res.nranks != 1:
+    if not res.independent_runs and not res.sizes_restart and res.nranks != 1:
         findings += _busbw_findings(res)
     avg, rec = res.avg_busbw_reported, res.avg_busbw_recomputed
     if avg is not None and rec is not None:

@@ -145,8 +145,13 @@ def _gid_findings(rows: list[dict[str, Any]]) -> list[Finding]:
                             "appears by itself."))
         else:
             carries = r["ipv4"] or "an IPv4 address (masked in the paste)"
+            below = r.get("link_local_below") or 0
             out.append(ok(f"{name}: RoCE v2 GID index {r['roce_v2_gid_index']} carries {carries}"
-                          f"{' (' + r['netdev'] + ')' if r['netdev'] else ''}."))
+                          f"{' (' + r['netdev'] + ')' if r['netdev'] else ''}."
+                          + (f" Below it are {below} link-local IPv6 (fe80::) GIDs: each IPv6 address of the netdev "
+                             f"takes two (RoCE v1 and v2), so with {below // 2} of them the IPv4 GID moves up; a tool "
+                             "that assumes index 3, or takes the first GID, gets a link-local one."
+                             if below > 2 else "")))
     indices = {r["rdma_device"]: r["roce_v2_gid_index"] for r in active if r["roce_v2_gid_index"] is not None}
     values = set(indices.values())
     if len(values) == 1:
@@ -238,6 +243,8 @@ def _summarise_show_gids(table: GidTable, command: str | None) -> Summary:
         rows.append({"rdma_device": dev, "state": "ACTIVE", "roce_v2_gid_index": v2[0].index if v2 else None,
                      "ipv4": v2[0].ipv4 if v2 else None, "netdev": netdev,
                      "unknown_v2": sum(1 for r in table if r.device == dev and r.is_roce_v2 and r.ipv4_gid is None),
+                     "link_local_below": sum(1 for r in table if r.device == dev and v2 and r.index < v2[0].index
+                                             and r.gid.lower().startswith("fe80")),
                      "gids": [{"type": "RoCE v2" if r.is_roce_v2 else "RoCE v1"} for r in table if r.device == dev]})
     findings += host_findings(devices, "show_gids")
     if table.redacted:

@@ -11,13 +11,13 @@ Those helpers, the card specs and nvidia-smi's tables are imported in the functi
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any, Callable
 
 from .common import fail, info, ok, warn
 from .core import Finding, KindSpec, Summary, register
-from .readers import (parse_free, parse_lspci_vv, parse_nvlink_status, parse_query_gpu, parse_smi_q, parse_smi_table,
-                      parse_topo_matrix, parse_topo_p2p)
+from .readers import parse_lspci_vv, parse_query_gpu, parse_smi_q, parse_smi_table, parse_topo_matrix, parse_topo_p2p
 
 
 
@@ -132,6 +132,25 @@ register(KindSpec(
 
 # --------------------------------------------------------------------------- topo -m
 
+def _nearest_nics(t: Any) -> list[Finding]:
+    """Each GPU's nearest NIC in the matrix (the best path code, parsers.nvidia_smi_topo.LINK_CODES' order), in one
+    sentence: PIX/PXB keep RDMA traffic off the CPU (GPUDirect RDMA), PHB/NODE/SYS cross it."""
+    from ..parsers.nvidia_smi import LINK_CODES, link_family
+    nics = [d for d in t.devices if not d.startswith("GPU")]
+    rank = {c: i for i, c in enumerate(LINK_CODES)}
+    near = []
+    for g in t.gpus:
+        paths = [(rank.get(link_family(t.link(g, n) or ""), len(rank)), n, t.link(g, n)) for n in nics if t.link(g, n)]
+        if paths:
+            best = min(paths)
+            near.append(f"{g} {best[1]} ({best[2]})")
+    if not near:
+        return []
+    return [info(f"Nearest NIC of each GPU: {', '.join(near[:16])}. PIX/PXB: the NIC sits behind the GPU's own PCIe "
+                 "switch, so RDMA between them (GPUDirect) stays off the CPU; PHB, NODE or SYS: that traffic crosses the "
+                 "CPU.")]
+
+
 def _summarise_topo(t: Any, command: str | None) -> Summary:
     from ..facts.lesson3 import p2p_sentences
     from ..parsers.nvidia_smi import LINK_MEANING, link_family
@@ -181,8 +200,9 @@ def _summarise_topo(t: Any, command: str | None) -> Summary:
     for nic, dev in t.nic_legend.items():
         near = [f"{g} {t.link(g, nic)}" for g in t.gpus if t.link(g, nic)]
         findings.append(info(f"{nic} is {dev}" + (f"; path to it: {', '.join(near)}" if near else "") + "."))
+    findings += _nearest_nics(t)
     if t.truncated:
-        findings += [warn(f"The paste is incomplete: {n}.") for n in t.notes]
+        findings += [info(f"The paste is incomplete: {n}; what is said is about the rows shown.") for n in t.notes]
     facts = {"devices": list(t.devices), "pairs": [{"a": a, "b": b, "path": c} for a, b, c in pairs],
              "cpu_affinity": t.cpu_affinity, "numa_affinity": t.numa_affinity, "nic_legend": t.nic_legend,
              "truncated": t.truncated}
@@ -274,22 +294,29 @@ def _mib(n: int) -> str:
 
 
 def _process_findings(t: Any) -> list[Finding]:
-    """The Processes section: a process nvidia-smi cannot name (NVML's ``Unknown Error``: it exited or is a zombie
-    whose CUDA context still holds memory), several vLLM engines on one GPU, and what the processes hold where the
-    GPU row gives no memory figure (a GB10)."""
+    """The Processes section of the plain table (see _gpu_process_findings)."""
+    no_figure = {g.index for g in t.gpus if g.memory_total_mib is None}
+    return _gpu_process_findings(t.processes, lambda gpu: gpu in no_figure or not t.gpus,
+                                 lambda gpu: gpu in no_figure)
+
+
+def _gpu_process_findings(processes: Any, say_held: Callable[[Any], bool],
+                          unified: Callable[[Any], bool]) -> list[Finding]:
+    """GPU processes (``gpu``, ``pid``, ``name``, ``used_mib``): one nvidia-smi cannot name (NVML's ``Unknown
+    Error``: it exited or is a zombie whose CUDA context still holds memory), several vLLM engines on one GPU, and
+    what the processes hold on a GPU where ``say_held`` (the GPU row gives no memory figure: a GB10, ``unified``)."""
     out: list[Finding] = []
-    for p in t.processes:
+    for p in processes:
         if p.name.lower() == "unknown error":
             out.append(warn(f"GPU {p.gpu}: PID {p.pid} holds {_mib(p.used_mib) if p.used_mib else 'memory'} but "
                             "nvidia-smi cannot name it (`Unknown Error`): the process has exited or is a zombie "
                             "(defunct) whose CUDA context still holds the memory. It comes back when the last "
                             "process holding the device exits (`sudo fuser -v /dev/nvidia*` names it), else after a "
                             "reboot."))
-    by_gpu: dict[int, list[Any]] = {}
-    for p in t.processes:
+    by_gpu: dict[Any, list[Any]] = {}
+    for p in processes:
         by_gpu.setdefault(p.gpu, []).append(p)
-    no_figure = {g.index for g in t.gpus if g.memory_total_mib is None}
-    for gpu, procs in sorted(by_gpu.items()):
+    for gpu, procs in by_gpu.items():
         engines = [p for p in procs if p.name.startswith("VLLM::EngineCore")]
         held = sum(p.used_mib or 0 for p in procs)
         if len(engines) > 1:
@@ -299,12 +326,33 @@ def _process_findings(t: Any) -> list[Finding]:
                             "--gpu-memory-utilization share, so the shares together must stay below 1, and on a "
                             "Spark leave the OS its room too (`free -h`). Stop the one you do not need, or lower "
                             "each one's share."))
-        if gpu in no_figure or not t.gpus:
+        if say_held(gpu):
             out.append(info(f"GPU {gpu}: {len(procs)} process(es) hold {_mib(held)} "
                             f"({', '.join(f'{p.name} {p.used_mib or 0:,} MiB' for p in procs[:8])})"
-                            + (": on a GB10 that is unified memory, shared with the CPU." if gpu in no_figure
-                               else ".")))
+                            + (": on a GB10 that is unified memory, shared with the CPU." if unified(gpu) else ".")))
     return out
+
+
+def _is_apps(argv: list[str]) -> bool:
+    return _smi(argv, want=lambda a: any(x.startswith("--query-compute-apps") for x in a))
+
+
+def _summarise_apps(q: Any, command: str | None) -> Summary:
+    from ..parsers.nvidia_smi import SmiProcess
+    procs = [SmiProcess(r.values.get("uuid") or r.values.get("gpu_bus_id") or "?", r.values.get("pid") or 0, "C",
+                        str(r.values.get("process_name") or "?"), r.values.get("used_gpu_memory"))
+             for r in q.rows]
+    procs = [dataclasses.replace(p, used_mib=p.used_mib if isinstance(p.used_mib, int) else None) for p in procs]
+    findings = _gpu_process_findings(procs, lambda gpu: True, lambda gpu: False)
+    if not procs:
+        findings.append(info("No compute process holds GPU memory."))
+    return {"processes": [p.__dict__ for p in procs]}, findings
+
+
+register(KindSpec(
+    name="nvidia-smi-apps", parse=parse_query_gpu, summarise=_summarise_apps, programs=("nvidia-smi",),
+    matches_command=_is_apps, line=re.compile(r"^gpu_uuid, pid, process_name\b|^pid, process_name\b"),
+))
 
 
 register(KindSpec(
@@ -346,13 +394,52 @@ def _summarise_q(q: Any, command: str | None) -> Summary:
         if g.clock_event("SW Power Cap"):
             findings.append(info(f"GPU {g.bus_id}: SW Power Cap is Active: the card is being held at its power "
                                  "limit right now, so a higher limit (or none) would let it clock higher."))
-        for reason in ("HW Slowdown", "HW Thermal Slowdown", "HW Power Brake Slowdown", "SW Thermal Slowdown"):
+        limiting = ("SW Power Cap", "HW Slowdown", "HW Thermal Slowdown", "HW Power Brake Slowdown",
+                    "SW Thermal Slowdown")
+        for reason in limiting[1:]:
             if g.clock_event(reason):
                 findings.append(warn(f"GPU {g.bus_id}: {reason} is Active: the card is throttled by heat or by its "
                                      "power delivery. Check airflow between the two cards and the PSU cables."))
+        states = [g.clock_event(r) for r in limiting]
+        if any(v is not None for v in states) and not any(states):
+            findings.append(ok(f"GPU {g.bus_id}: not throttled: no power cap, thermal or hardware slowdown is Active"
+                               + ("; `Idle` is Active: nothing ran on it at that moment, so its clocks were allowed "
+                                  "down." if g.clock_event("Idle") else ".")))
+        findings += _temperature_findings(g)
     if not findings:
         findings.append(info("Nothing here about the PCIe link or power: try `nvidia-smi -q -d POWER,PCIE`."))
     return {"driver_version": q.driver_version, "gpus": gpus}, findings
+
+
+def _celsius(value: Any) -> int | None:
+    m = re.match(r"^\s*(\d+)\s*C\b", value) if isinstance(value, str) else None
+    return int(m.group(1)) if m else None
+
+
+def _temperature_findings(g: Any) -> list[Finding]:
+    """``-q -d TEMPERATURE``: the GPU's temperature against its slowdown and max operating limits (the margin:
+    checks/specs/cooling.toml [gpu_temperature])."""
+    from ..calc.specs import row
+    t = g.get("Temperature")
+    if not isinstance(t, dict):
+        return []
+    cur, top = _celsius(t.get("GPU Current Temp")), _celsius(t.get("GPU Max Operating Temp"))
+    slow, down = _celsius(t.get("GPU Slowdown Temp")), _celsius(t.get("GPU Shutdown Temp"))
+    if cur is None:
+        return []
+    limits = ", ".join(f"{name} {v} C" for name, v in (("max operating", top), ("slowdown", slow),
+                                                        ("shutdown", down)) if v is not None)
+    margin = row("cooling.toml", "gpu_temperature").graded("near_max_operating_c")
+    if slow is not None and cur >= slow:
+        return [warn(f"GPU {g.bus_id}: {cur} C, at or above its slowdown temperature ({slow} C): the hardware is "
+                     "cutting its clocks. Improve the airflow (case fans, the gap between the cards).")]
+    if top is not None and margin is not None and cur >= top - margin:
+        platform = (f" (Its hardware slowdown is at {slow} C: a max operating limit well below that is the "
+                    "platform's, as a laptop's thermal policy sets it, not a sign that the GPU runs hot.)"
+                    if slow is not None and top < slow else "")
+        return [warn(f"GPU {g.bus_id}: {cur} C against a max operating temperature of {top} C: the driver holds "
+                     f"the clocks down to stay under it, so it is throttled.{platform}")]
+    return [info(f"GPU {g.bus_id}: {cur} C" + (f" ({limits})." if limits else "."))]
 
 
 register(KindSpec(
@@ -434,87 +521,4 @@ register(KindSpec(
                     r"|^Region \d+: (?:Memory|I/O ports) at |^IOMMU group: \d|^NUMA node: \d"
                     # a continuation line of flags alone (`ClockPM+ Surprise- LLActRep-`), as a cut paste opens
                     r"|^(?:[A-Z][\w/]*+[+-]\s++){3}"),
-))
-
-
-# --------------------------------------------------------------------------- nvlink -s
-
-def _summarise_nvlink(st: Any, command: str | None) -> Summary:
-    findings: list[Finding] = []
-    if st.none_active and not any(g.active for g in st.gpus):
-        findings.append(info("No NVLink link is active: PCIe cards without an NVLink bridge (or a bridge not seated) "
-                             "say this; the cards then talk over PCIe (`nvidia-smi topo -m` shows the path)."))
-    for g in st.gpus:
-        if not g.links:
-            continue
-        speeds = sorted({gbs for _, gbs in g.links if gbs is not None})
-        each = f" at {', '.join(f'{x:g}' for x in speeds)} GB/s each" if speeds else ""
-        if g.inactive and g.active:
-            findings.append(fail(f"GPU {g.index} ({g.name}): link(s) {', '.join(map(str, g.inactive))} <inactive>, "
-                                 f"{len(g.active)} of {len(g.links)} active{each}: the NVLink bandwidth of the "
-                                 "inactive links is lost (or their traffic rerouted). On a board whose GPUs are all "
-                                 "wired by NVLink every link should be up: reset the GPU (or reboot), and if a link "
-                                 "stays inactive it is a hardware fault (bridge, baseboard or GPU) to report."))
-        elif g.inactive:
-            findings.append(info(f"GPU {g.index} ({g.name}): none of its {len(g.links)} NVLink links is active: "
-                                 "no bridge (or it is not seated); the card talks over PCIe."))
-        else:
-            total = sum(gbs for _, gbs in g.links if gbs is not None)
-            findings.append(ok(f"GPU {g.index} ({g.name}): all {len(g.links)} NVLink links active{each} "
-                               f"({total:g} GB/s per direction in all, as nvidia-smi counts it)."))
-    if not findings:
-        findings.append(info("No link lines under the GPUs: this GPU has no NVLink."))
-    facts = {"none_active": st.none_active, "gpus": [{"index": g.index, "name": g.name, "links": list(g.links)}
-                                                     for g in st.gpus]}
-    return facts, findings
-
-
-register(KindSpec(
-    name="nvidia-smi-nvlink", parse=parse_nvlink_status, summarise=_summarise_nvlink, programs=("nvidia-smi",),
-    matches_command=lambda argv: _smi(argv, want=lambda a: "nvlink" in a and any(x in ("-s", "--status")
-                                                                                 for x in a)),
-    line=re.compile(r"^Link \d+: (?:\d+(?:\.\d+)? GB/s|<inactive>)$|NVLink information as all links are inActive"),
-))
-
-
-# --------------------------------------------------------------------------- free
-
-def _summarise_free(f: Any, command: str | None) -> Summary:
-    from ..calc.specs import row
-    from .core import context
-    low = row("memory.toml", "headroom").graded("low_available_fraction")
-    gib = 1024 ** 3
-    mem, swap = f.mem, f.swap
-    findings: list[Finding] = []
-    swapped = swap.used if swap is not None and swap.used else 0
-    in_swap = f", and {swapped / gib:.1f} GiB already swapped out" if swapped else ""
-    unit = "" if f.unit_known else " (plain numbers read as KiB, free's default: paste the command line too)"
-    if mem.available is None:
-        findings.append(info(f"Memory: {mem.total / gib:.1f} GiB in all, {(mem.used or 0) / gib:.1f} GiB used{unit}; "
-                             "this free has no `available` column (procps before 3.3.10), so what a new program "
-                             "can take is not shown."))
-    else:
-        share = mem.available / mem.total if mem.total else 0.0
-        said = (f"{mem.available / gib:.1f} GiB of {mem.total / gib:.1f} GiB ({share:.0%}) is available{in_swap}"
-                + unit)
-        spark = " On a Spark that pool is also the GPU's memory: lower --gpu-memory-utilization or stop a server."
-        if low is not None and share < low:
-            findings.append(warn(f"Only {said}: the next allocation (a model load, a longer context, another "
-                                 "process) makes the kernel reclaim and swap, or OOM-kills a process." + spark))
-        else:
-            findings.append(info(f"Memory: {said}."
-                                 + (" Something was short of memory at some point, or swap is eager." if swapped
-                                    else "")))
-    if context().host == "spark" and mem.total and mem.available is not None:
-        findings.append(info("A Spark's GPU has no memory of its own: this is the pool vLLM's "
-                             "--gpu-memory-utilization takes its share of."))
-    facts = {"mem": f.mem.__dict__, "swap": f.swap.__dict__ if f.swap else None, "unit_known": f.unit_known}
-    return facts, findings
-
-
-register(KindSpec(
-    name="free", parse=parse_free, summarise=_summarise_free, programs=("free",),
-    matches_command=lambda argv: bool(argv) and argv[0] == "free",
-    line=re.compile(r"^\s*total\s+used\s+free\s+shared\s+(?:buff/cache|buffers)|^(?:Mem|Swap):\s+\d"),
-    starts=re.compile(r"^\s*total\s+used\s+free\s+shared"),
 ))

@@ -40,11 +40,30 @@ class EthtoolReport:
     speed_shown: bool = False
     fec_configured: str | None = None
     fec_active: str | None = None
+    advertised_modes: tuple[str, ...] = ()
+    partner_modes: tuple[str, ...] = ()
+    """``Advertised link modes`` and ``Link partner advertised link modes`` (``10000baseT/Full`` ...), as printed
+    over their continuation lines: what auto-negotiation chooses from when the link comes up."""
+
+    @property
+    def common_top_mode_mbps(self) -> int | None:
+        """The fastest mode both ends advertise, in Mb/s (``10000baseT/Full`` -> 10000), or None."""
+        both = set(self.advertised_modes) & set(self.partner_modes)
+        speeds = [int(m.group(1)) for m in map(_MODE_RE.match, both) if m]
+        return max(speeds) if speeds else None
 
 
 def _yes(value: str) -> bool | None:
     v = value.strip().lower()
     return True if v in ("yes", "on") else False if v in ("no", "off") else None
+
+
+_MODE_RE = re.compile(r"^(\d+)base[\w-]*/(?:Full|Half)$")
+_MODE_LISTS = {"Advertised link modes": "advertised_modes", "Link partner advertised link modes": "partner_modes"}
+
+
+def _modes(value: str) -> tuple[str, ...]:
+    return tuple(w for w in value.split() if _MODE_RE.match(w))
 
 
 def _field(key: str, value: str, line: Line) -> tuple[str, object] | None:
@@ -69,6 +88,8 @@ def _field(key: str, value: str, line: Line) -> tuple[str, object] | None:
         return "fec_configured", value or None
     if key == "Active FEC encoding":
         return "fec_active", value or None
+    if key in _MODE_LISTS:
+        return _MODE_LISTS[key], _modes(value)
     return None
 
 
@@ -94,6 +115,7 @@ def parse_ethtool(text: str) -> list[EthtoolReport]:
         worst = next((x for x in fatal if "no such device" in x.text.lower()), fatal[0])
         raise fail_on_line("ethtool", worst, "ethtool could not read the interface (wrong name, "
                            f"or not on this machine): {worst.text.strip()}")
+    listing: str | None = None  # the link-mode list whose continuation lines may follow
     for line in lines:
         s = line.text.strip()
         header = _SETTINGS_RE.match(line.text)
@@ -107,6 +129,7 @@ def parse_ethtool(text: str) -> list[EthtoolReport]:
         kv = _KEY_RE.match(line.text)
         if kv:
             field = _field(kv.group("key").strip(), kv.group("value"), line)
+            listing = field[0] if field is not None and field[0] in _MODE_LISTS.values() else None
             if field is None:
                 continue
             if field[0] in seen:  # a second excerpt under one prompt: interface unknown
@@ -116,6 +139,8 @@ def parse_ethtool(text: str) -> list[EthtoolReport]:
             current = replace(current, **{field[0]: field[1]})
             if field[0] == "speed_mbps":
                 current = replace(current, speed_shown=True)
+        elif listing and current is not None and _modes(s) and len(_modes(s)) == len(s.split()):
+            current = replace(current, **{listing: getattr(current, listing) + _modes(s)})  # its continuation line
         elif not (_is_continuation(line.text) or _HARMLESS_RE.match(s)):
             raise fail_on_line("ethtool", line, "expected `Settings for IF:` or `Key: value`")
     if current is not None:

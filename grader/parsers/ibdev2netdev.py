@@ -12,7 +12,7 @@ from .common import ParseError, content_lines, fail_on_line, is_comment_line, ra
 _LINE_RE = re.compile(
     r"^\s*(?:[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d+\s+)?(?P<rdma>\S+)\s++"
     r"(?:.*?\s)?port\s+(?P<port>\d++)(?:\s++\(\w++\))?\s*+==>\s*+(?P<netdev>[^\s(]++)\s*+"
-    r"\((?P<state>[^)]*)\)\s*$")
+    r"\((?P<state>[^)]*)\)\s*+(?:#.*)?$")  # a person's note after it (`(Down)  # CX-7 1/8 infiniband`)
 # what a cut-off last line can look like: an RDMA device name, maybe part of the rest
 _PARTIAL_RE = re.compile(r"^\s*(?:roce|mlx\d|ib|rxe|siw|irdma|bnxt|efa|[0-9a-fA-F]{4}:)\S*(?:\s+p.*)?$")
 
@@ -61,7 +61,7 @@ def parse_ibdev2netdev(text: str) -> Ibdev2Netdev:
     """Parse ``ibdev2netdev`` (and ``ibdev2netdev -v``) output.
 
     Reads ``rocep1s0f1 port 1 ==> enp1s0f1np1 (Up)`` and ``mlx5_0 port 1 ==> ib0 (Up)``
-    lines in any order; skips prompts, sudo prompts, comments and blanks. Any line
+    lines in any order (a ``# note`` after a line is left out); skips prompts, sudo prompts, comments and blanks. Any line
     (comment or not) containing "simulated" sets ``simulated``. A cut-off last line is
     dropped and sets ``truncated``.
 

@@ -199,7 +199,18 @@ def _from_json(lines: list[Line]) -> list[Interface]:
     return out
 
 
+def _is_ip(text: str) -> bool:
+    """Whether ``text`` is an IPv4 or IPv6 address (``fe80::1%eth0`` with its zone too)."""
+    try:
+        ipaddress.ip_address(text.split("%")[0])
+    except ValueError:
+        return False
+    return True
+
+
 def _json_address(a: dict[str, Any]) -> Address:
+    if not _is_ip(str(a["local"])):
+        raise ParseError("ip -j addr", f"{str(a['local'])[:40]!r} in an addr_info is not an IP address")
     return Address(family=str(a.get("family", "inet")), local=str(a["local"]),
                    prefixlen=as_int(a.get("prefixlen")) or 0, scope=str(a.get("scope", "")),
                    noprefixroute=bool(a.get("noprefixroute")), dynamic=bool(a.get("dynamic")),
@@ -243,8 +254,10 @@ def _from_text(lines: list[Line]) -> list[Interface]:
         addr = _ADDR_RE.match(line.text)
         link = _LINK_RE.match(line.text)
         if addr:
-            out[-1]["addresses"].append(_text_address(addr, line, last))
-            if last and addr.group("plen") is None:
+            read = _text_address(addr, line, last)
+            if read is not None:
+                out[-1]["addresses"].append(read)
+            if last and (addr.group("plen") is None or read is None):
                 out[-1]["truncated"] = True
         elif link:
             out[-1]["mac"] = link.group("mac")
@@ -252,7 +265,7 @@ def _from_text(lines: list[Line]) -> list[Interface]:
     return [Interface(addresses=tuple(d.pop("addresses")), **d) for d in out]
 
 
-def _text_address(m: re.Match[str], line: Line, last: bool) -> Address:
+def _text_address(m: re.Match[str], line: Line, last: bool) -> Address | None:
     tokens = m.group("rest").split()
     scope, label, flags = "", None, set()
     plen = m.group("plen")
@@ -273,6 +286,10 @@ def _text_address(m: re.Match[str], line: Line, last: bool) -> Address:
         i += 1
     if plen is None and not last:
         raise fail_on_line("ip addr", line, "address without a /prefix length")
+    if not _is_ip(m.group("local")):
+        if last:  # the paste is cut inside the address (`inet 192.168.1`): no address is read from it
+            return None
+        raise fail_on_line("ip addr", line, f"{m.group('local')!r} is not an IP address")
     return Address(m.group("fam"), m.group("local"), int(plen or 0), scope,
                    "noprefixroute" in flags, "dynamic" in flags, label)
 

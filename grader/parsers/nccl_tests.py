@@ -170,6 +170,12 @@ class NcclTestsResult:
         return self.starts > 1 or any(len(p) > 1 for p in pids.values())
 
     @property
+    def sizes_restart(self) -> bool:
+        """True when a row's size is below the row before it: one run prints its sizes rising, so these rows are
+        two runs' tables interleaved (two processes printing at once) or pasted one after the other."""
+        return any(b.size_bytes < a.size_bytes for a, b in zip(self.rows, self.rows[1:]))
+
+    @property
     def nranks(self) -> int | None:
         """How many ranks took part: the ``# Rank`` lines, else the NCCL log's nRanks, else None."""
         if self.ranks:

@@ -30,6 +30,7 @@ _UNAVAILABLE = {"[n/a]", "n/a", "[not supported]", "not supported", "[unknown er
 # lower of the GPU's and the system's.
 FIELD_ALIASES = {
     "gpu_name": "name", "gpu_serial": "serial", "gpu_uuid": "uuid", "gpu_bus_id": "pci.bus_id",
+    "used_memory": "used_gpu_memory",  # --query-compute-apps=used_memory prints its header as used_gpu_memory
     "inforom.image": "inforom.img", "inforom.power": "inforom.pwr",
     "gpu_operation_mode.current": "gom.current", "gpu_operation_mode.pending": "gom.pending",
     "gpu.power.draw.average": "power.draw.average", "gpu.power.draw.instant": "power.draw.instant",
@@ -55,7 +56,8 @@ STRING_FIELDS = {"name", "driver_version", "vbios_version", "uuid", "serial", "p
                  "pci.device", "pci.device_id", "pci.sub_device_id", "inforom.img", "inforom.oem", "inforom.ecc",
                  "inforom.pwr", "timestamp", "pstate", "compute_mode", "display_mode", "display_active",
                  "persistence_mode", "accounting.mode", "mig.mode.current", "mig.mode.pending", "gom.current",
-                 "gom.pending", "power.management", "compute_cap", "gsp.mode.current", "addressing_mode"}
+                 "gom.pending", "power.management", "compute_cap", "gsp.mode.current", "addressing_mode",
+                 "process_name"}
 _FIELD_RE = re.compile(r"^(?P<name>[a-z_][a-z0-9_.]*)(?:\s*\[(?P<unit>[^\]]+)\])?$", re.I)
 _NUMBER_RE = re.compile(r"^(?P<num>-?\d+(?:\.\d+)?)(?:\s*(?P<unit>[A-Za-z%/]+(?:/s)?))?$")
 
@@ -142,10 +144,10 @@ def _query_fields_from_command(command: str | None) -> list[str] | None:
     if not argv or argv[0] != "nvidia-smi":
         return None
     for i, arg in enumerate(argv):
-        if arg.startswith("--query-gpu="):
-            return [x for x in arg.split("=", 1)[1].split(",") if x.strip()]
-        if arg == "--query-gpu" and i + 1 < len(argv):
-            return [x for x in argv[i + 1].split(",") if x.strip()]
+        name, eq, value = arg.partition("=")
+        if name in ("--query-gpu", "--query-compute-apps", "--query-accounted-apps"):
+            value = value if eq else (argv[i + 1] if i + 1 < len(argv) else "")
+            return [x for x in value.split(",") if x.strip()] or None
     return None
 
 

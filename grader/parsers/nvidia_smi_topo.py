@@ -124,7 +124,8 @@ def parse_topo_matrix(text: str) -> TopoMatrix:
         raise ParseError("nvidia-smi topo", "no topology matrix found (expected a header line `GPU0 GPU1 ...`)")
     rows_seen = set(seen_rows)
     missing = [d for d in devices if d not in rows_seen]
-    notes = [f"row {d} is missing: the paste is cut off" for d in missing]
+    notes = [f"row{'s' if len(missing) > 1 else ''} {', '.join(missing)} {'are' if len(missing) > 1 else 'is'} missing: "
+             "the paste is cut off"] if missing else []
     short = [r for r in seen_rows if sum(1 for d in devices if (r, d) in links) < len(devices)]
     notes += [f"row {r} has fewer cells than the header" for r in short]
     return TopoMatrix(tuple(devices), links, cpu, numa, nics, bool(missing or short), tuple(notes))

@@ -1,10 +1,13 @@
-"""GPU processes, NVLink status and `free`: what a paste of each says (issue 27's d-series of the field corpus).
+"""GPU processes, NVLink status, `free`, nvidia-smi -q throttling and temperature, a cut topology matrix: what a paste
+of each says (issue 27's d-series of the field corpus).
 
 Samples are quoted from public threads (URL above each); figures asserted here are worked out by hand from the
 sample, not read back from the code.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
@@ -167,3 +170,90 @@ def test_kv_cache_nearly_full_with_requests_running_warns():
     assert not _levels(half, "warn") and any("45% used" in f for f in _levels(half, "info"))
     idle = _one(V0_STATS.format(kv="94.9").replace("Running: 16", "Running: 0"), "vllm-log")
     assert not _levels(idle, "warn")
+
+
+# --------------------------------------------------------------------------- captured on one H200 (README there)
+
+CAPTURED = Path(__file__).resolve().parent / "fixtures" / "captured" / "gpu-processes"
+
+
+def _captured(name: str) -> str:
+    return (CAPTURED / name).read_text(encoding="utf-8")
+
+
+def test_captured_free_in_every_unit_form_is_one_size():
+    kib = 131961976  # `free`'s default unit, KiB: 135.1e9 bytes
+    sizes = {name: parse_free(_captured(name)).mem.total for name in
+             ("free.txt", "free-m.txt", "free-h.txt", "free-g-si.txt")}
+    assert sizes["free.txt"] == kib * 1024
+    assert sizes["free-m.txt"] == 128869 * 1024 ** 2 and sizes["free-h.txt"] == 125 * GIB
+    assert sizes["free-g-si.txt"] == 135 * 1000 ** 3
+    # -h rounds down to 125Gi (125.85 GiB): within 1% of the KiB figure, as --si's 135G is
+    assert all(abs(v / (kib * 1024) - 1) < 0.01 for v in sizes.values()), sizes
+    assert parse_free(_captured("free.txt")).swap.total == 0
+
+
+def test_captured_process_table_and_compute_apps_name_the_process():
+    table = parse_smi_table(_captured("nvidia-smi-processes.txt"))
+    assert [(p.gpu, p.name, p.used_mib) for p in table.processes] == [(0, "/tmp/hold", 2566)]
+    s = _one(_captured("nvidia-smi-compute-apps.txt"), "nvidia-smi-apps")
+    assert [f.level for f in s.findings] == ["info"] and "/tmp/hold 2,566 MiB" in s.findings[0].message
+
+
+def test_captured_nvlink_status_of_a_gpu_without_nvlink_prints_nothing():
+    s = _one(_captured("nvidia-smi-nvlink-s.txt"), "nvidia-smi-nvlink")
+    assert [f.level for f in s.findings] == ["info"] and "has no NVLink" in s.findings[0].message
+
+
+# --------------------------------------------------------------------------- nvidia-smi -q: throttling, temperature
+
+def test_q_performance_with_nothing_limiting_is_not_throttled():
+    # the H200's own capture (tests/fixtures/captured/h200x1): Idle Active, every limiter Not Active
+    text = (CAPTURED.parent / "h200x1" / "nvidia-smi-q-performance.txt").read_text(encoding="utf-8")
+    [good] = _levels(_one(text, "nvidia-smi-q"), "ok")
+    assert "not throttled" in good and "`Idle` is Active" in good
+    capped = text.replace("SW Power Cap                                   : Not Active",
+                          "SW Power Cap                                   : Active")
+    assert capped != text and not _levels(_one(capped, "nvidia-smi-q"), "ok")
+
+
+# https://github.com/intel/thermal_daemon/issues/300 (a laptop GPU under a 57 C max operating limit)
+TEMPERATURE = """\
+$ nvidia-smi -q -d TEMPERATURE
+
+==============NVSMI LOG==============
+
+Attached GPUs                             : 1
+GPU 00000000:2D:00.0
+    Temperature
+        GPU Current Temp                  : {cur} C
+        GPU Shutdown Temp                 : 102 C
+        GPU Slowdown Temp                 : 97 C
+        GPU Max Operating Temp            : 57 C
+"""
+
+
+@pytest.mark.parametrize(("cur", "level", "said"), [(56, "warn", "max operating temperature of 57 C"),
+                                                      (40, "info", "40 C (max operating 57 C, slowdown 97 C"),
+                                                      (98, "warn", "at or above its slowdown temperature (97 C)")])
+def test_temperature_against_its_limits(cur, level, said):
+    s = _one(TEMPERATURE.format(cur=cur), "nvidia-smi-q")
+    assert [f.level for f in s.findings] == [level] and said in s.findings[0].message
+
+
+def test_a_topology_matrix_cut_after_its_gpu_rows_is_said_once():
+    # the h200x2 matrix's header with NIC columns, its GPU rows only (as deepseek-ai/DeepEP#60 pasted a -mp matrix)
+    text = ("$ nvidia-smi topo -m\n\tGPU0\tGPU1\tNIC0\tNIC1\tCPU Affinity\tNUMA Affinity\n"
+            "GPU0\t X \tNV18\tPIX\tSYS\t0-47\t0\nGPU1\tNV18\t X \tSYS\tPIX\t48-95\t1\n")
+    s = _one(text, "nvidia-smi-topo")
+    cut = [f for f in s.findings if "incomplete" in f.message]
+    assert [(f.level, "rows NIC0, NIC1 are missing" in f.message) for f in cut] == [("info", True)]
+
+
+def test_each_gpus_nearest_nic_is_named_with_its_path():
+    # vllm-project/vllm#19607's shape: two A100s, NICs behind switches (PXB) and across the CPU (SYS)
+    text = ("$ nvidia-smi topo -m\n\tGPU0\tGPU1\tNIC0\tNIC1\tNIC2\tCPU Affinity\tNUMA Affinity\n"
+            "GPU0\t X \tNV12\tSYS\tPXB\tNODE\t0-31\t0\nGPU1\tNV12\t X \tSYS\tPXB\tNODE\t0-31\t0\n"
+            "NIC0\tSYS\tSYS\t X \tSYS\tSYS\nNIC1\tPXB\tPXB\tSYS\t X \tNODE\nNIC2\tNODE\tNODE\tSYS\tNODE\t X \n")
+    [near] = [f.message for f in _one(text, "nvidia-smi-topo").findings if f.message.startswith("Nearest NIC")]
+    assert "GPU0 NIC1 (PXB), GPU1 NIC1 (PXB)" in near
