@@ -99,8 +99,9 @@ def find_inventory(explicit: str | os.PathLike[str] | None = None) -> Path | Non
 
     Order: ``explicit``; ``$CLUSTERLAB_INVENTORY``; ``./inventory.toml``;
     ``~/.config/clusterlab/inventory.toml``; the running sim's ``/var/lib/clusterlab/sim/inventory.toml``
-    (only while its bridge exists). An explicit path or the variable is returned even if missing,
-    so the check names it in its error.
+    (only while its bridge exists; ``$CLUSTERLAB_SIM_INVENTORY`` names another path for it, which the test suite
+    points at nothing so that a test away from the sim never acts on the machine's running sim). An explicit path
+    or the variable is returned even if missing, so the check names it in its error.
     """
     if explicit:
         return Path(explicit).expanduser()
@@ -110,8 +111,9 @@ def find_inventory(explicit: str | os.PathLike[str] | None = None) -> Path | Non
     for p in (Path("inventory.toml"), USER_INVENTORY.expanduser()):
         if p.is_file():
             return p
-    if SIM_INVENTORY.is_file() and Path("/sys/class/net/clsim-br0").exists():
-        return SIM_INVENTORY
+    sim_inventory = Path(os.environ.get("CLUSTERLAB_SIM_INVENTORY") or SIM_INVENTORY)
+    if sim_inventory.is_file() and Path("/sys/class/net/clsim-br0").exists():
+        return sim_inventory
     return None
 
 

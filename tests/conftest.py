@@ -121,6 +121,16 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     terminalreporter.write_line(f"{sum(CASES.values()):>7,}  in all, {len(CASES)} families")
 
 
+@pytest.fixture(autouse=True)
+def _away_from_the_live_sim(request, monkeypatch):
+    """A test of a module that does not bring the sim up (not :data:`LIVE_SIM`) never finds the machine's running
+    sim as its default inventory (grader.notebook.find_inventory): a notebook's `start lesson2` or `finish` cell run
+    in such a test once stopped the sim's vLLM under a sim test running beside it (``--part rest`` runs next to
+    ``--part sim``), which then failed as `vllm serve exited (rc -15)`. Subprocesses and kernels inherit it."""
+    if not uses_live_sim(Path(str(request.node.fspath))):
+        monkeypatch.setenv("CLUSTERLAB_SIM_INVENTORY", "/nonexistent/clusterlab-sim/inventory.toml")
+
+
 @pytest.fixture(scope="module")
 def sim_own_work_off():
     """For a module that grades the sim evidence the project ships (tests/fixtures/golden, the replays) to test
