@@ -405,6 +405,27 @@ def test_gid_index_above_3_says_the_link_local_gids_below_it():
     assert "link-local IPv6" not in messages(explain(usual, host="other", nodes=1)[0])
 
 
+def test_gpudirect_rdma_is_read_from_the_network_channels():
+    """NVIDIA/nccl#687 (`via NET/IB/0/GDRDMA`, healthy) and #1412 (`via NET/IB/3`: staged through host memory)."""
+    line = "node1:1:1 [3] NCCL INFO Channel 00/0 : 3[3] -> 6[2] [send] via NET/IB/0{}\n"
+    [gdr] = explain(line.format("/GDRDMA"), host="other", nodes=2)
+    assert "GPUDirect RDMA" in messages(gdr, "info") and "warn" not in levels(gdr)
+    [staged] = explain(line.format(""), host="other", nodes=2)
+    assert "host memory" in messages(staged, "warn") and "nvidia_peermem" in messages(staged, "warn")
+    [spark] = explain(line.format(""), host="spark", nodes=2)  # a GB10's memory is unified: nothing to say
+    assert "GPUDirect" not in messages(spark)
+
+
+def test_nccl_tests_launched_with_ib_disabled_say_sockets():
+    """NVIDIA/nccl-tests#82: mpirun ... -x NCCL_IB_DISABLE=1 ...: the figure is a TCP socket one."""
+    row = ("           8             2     float    none       0    40.64    0.00    0.00      0    45.02    0.00    0.00"
+           "      0\n")
+    [s] = explain("$ mpirun -np 2 -x NCCL_IB_DISABLE=1 ./build/broadcast_perf -b 8 -e 8\n" + row, host="other", nodes=2)
+    assert "NCCL_IB_DISABLE=1" in messages(s, "info") and "TCP sockets" in messages(s, "info")
+    [plain] = explain("$ mpirun -np 2 ./build/broadcast_perf -b 8 -e 8\n" + row, host="other", nodes=2)
+    assert "NCCL_IB_DISABLE" not in messages(plain)
+
+
 def test_one_host_above_any_pcie_link_is_nvlink():
     rows = "\n".join(f"{n:>12} {n // 2:>12}     bfloat16    none      -1    {t:>7.2f}  {a:>6.2f}  {b:>6.2f}      0"
                      f"    {t:>7.2f}  {a:>6.2f}  {b:>6.2f}      0" for n, t, a, b in

@@ -231,6 +231,7 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
     if not log.channels and verdict in ("NET/IB", "NET/Socket"):
         out.append(info("No `Channel ... via` lines in this excerpt: the verdict comes from the network NCCL chose."))
     if verdict == "NET/IB" or (verdict.startswith("mixed") and "NET/IB" in verdict):
+        out += _gdr_findings(log)
         out += _hca_findings(log)
     if spanned is None and len(log.hosts) == 1 and verdict in ("NET/IB", "NET/Socket"):  # the others may be elsewhere
         other = "the other Spark's" if _is_spark_log(log) else "the other node's"
@@ -238,6 +239,23 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
     if verdict == "NET/IB" or (verdict.startswith("mixed") and "NET/IB" in verdict):
         out += _qp_findings(log)
     return out
+
+
+def _gdr_findings(log: NcclLog) -> list[Finding]:
+    """GPUDirect RDMA on the network channels (``via NET/IB/0/GDRDMA``): the NIC reads and writes GPU memory itself;
+    without it NCCL's proxy stages each transfer through host memory. Not said of a Spark (its GPU memory is the
+    system's, unified) nor when no channel line shows the network."""
+    net = [c for c in log.channels if c.transport.startswith("NET/IB")]
+    if not net or on_spark(_is_spark_log(log) or None):
+        return []
+    if any("GDRDMA" in c.detail or "DMABUF" in c.detail for c in net):
+        return [info("The network channels use GPUDirect RDMA (`/GDRDMA`, or `/DMABUF`: its DMA-BUF form): the NIC "
+                     "reads and writes GPU memory directly, with no copy through host memory.")]
+    return [warn("No network channel shows `/GDRDMA`: GPUDirect RDMA is off, so NCCL's proxy stages every transfer "
+                 "through host memory, which costs bandwidth on discrete GPUs. Check that the kernel module for it is "
+                 "loaded (`lsmod | grep nvidia_peermem`, or DMA-BUF with a recent driver and kernel) and, in "
+                 "`nvidia-smi topo -m`, how far the NIC sits from the GPU: NCCL leaves it off on purpose across "
+                 "the CPU (NODE/SYS; NCCL_NET_GDR_LEVEL).")]
 
 
 def _hca_findings(log: NcclLog) -> list[Finding]:
@@ -411,6 +429,9 @@ def _broken_causes(transport: str) -> str:
             f"sockets, `NET/IB` rules them out); {STALE_CX7}; or {build}.")
 
 
+_IB_DISABLED_RE = re.compile(r"(?:^|\s)(?:-x\s+)?NCCL_IB_DISABLE=1(?:\s|$)")
+
+
 def _summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
     facts = dict(fields_of(res), nranks=res.nranks, hosts=list(res.hosts), nccl_version=res.nccl_version,
                  avg_busbw_recomputed=res.avg_busbw_recomputed, busbw_at_largest_gbs=res.busbw_at_largest_gbs,
@@ -427,6 +448,9 @@ def _summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
     if res.tests_version:
         head.append(f"nccl-tests {res.tests_version}")
     findings.append(info(", ".join(head) + "."))
+    if command and _IB_DISABLED_RE.search(command):
+        findings.append(info("The command sets NCCL_IB_DISABLE=1: NCCL uses no RDMA device here, its network between "
+                             "machines is TCP sockets, so the bandwidth below is a socket figure."))
     findings += _verbs_findings(res.nccl_log)
     for e in res.errors[:3]:
         known = known_faults(e)  # what the error means, where checks/diagnoses.toml knows it
