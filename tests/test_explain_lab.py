@@ -132,3 +132,15 @@ def test_a_command_without_request_rate_sent_every_request_at_once():
         [s] = explain(f"$ {command}\n{summary}")
         decode = [f for f in s.findings if f.message.startswith("Decode:")]
         assert [f.level for f in decode] == [level], (command, [f.message for f in decode])
+
+
+def test_sglang_bench_serving_is_said_with_its_concurrency_cap():
+    # sgl-project/sglang#33108: SGLang's bench_serving on one Spark (vLLM's layout, its own labels)
+    text = ("============ Serving Benchmark Result ============\nBackend:                                 sglang    \n"
+            "Traffic request rate:                    inf       \nMax request concurrency:                 4         \n"
+            "Successful requests:                     32        \nBenchmark duration (s):                  289.93    \n"
+            "Output token throughput (tok/s):         62.86     \n==================================================\n")
+    [s] = explain(text)
+    said = [f.message for f in s.findings if f.level == "info"]
+    assert any("SGLang's bench_serving" in m for m in said) and any("Max request concurrency 4" in m for m in said)
+    assert not any("SGLang" in f.message for f in explain(text.replace("sglang", "vllm"))[0].findings)

@@ -154,6 +154,8 @@ def _decode_findings(result: BenchResult, src: dict[str, Any], burst: bool = Fal
 _PROGRESS = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
 """tqdm's progress bar as vllm bench serve prints it: ``100%|█████| 4096/4096 [01:27<00:00, 46.6it/s]``."""
 _RATE_INF = re.compile(r"^\s*Traffic request rate:\s*inf\b", re.M)
+_BACKEND = re.compile(r"^\s*Backend:\s*(\S+)", re.M)
+_MAX_CONC = re.compile(r"^\s*Max request concurrency:\s*(\d+)", re.M)
 
 
 @dataclass
@@ -164,6 +166,10 @@ class _Bench:
     results: list[BenchResult]
     sent: int | None
     burst: bool
+    backend: str | None = None
+    """The summary's ``Backend:`` line (``sglang``: SGLang's bench_serving, which prints vLLM's layout), else None."""
+    max_concurrency: int | None = None
+    """``Max request concurrency: N`` as SGLang's summary prints it (vLLM's ``Maximum ...`` is the parser's)."""
 
 
 def _parse_bench(text: str) -> _Bench:
@@ -172,7 +178,9 @@ def _parse_bench(text: str) -> _Bench:
     bar = None
     for bar in _PROGRESS.finditer(text):  # the last one: the main run's, after a warm-up's
         pass
-    return _Bench(parse_any(text), int(bar.group(2)) if bar else None, bool(_RATE_INF.search(text)))
+    backend, cap = _BACKEND.search(text), _MAX_CONC.search(text)
+    return _Bench(parse_any(text), int(bar.group(2)) if bar else None, bool(_RATE_INF.search(text)),
+                  backend.group(1) if backend else None, int(cap.group(1)) if cap else None)
 
 
 def _requests(value: Any) -> int | None:
@@ -212,8 +220,17 @@ def _summarise(bench: _Bench | list[BenchResult], command: str | None) -> Summar
         bench = _Bench(bench.results, bench.sent, True)
     sent = bench.sent or _num_prompts(command)
     results = bench.results
+    said = []
+    if bench.backend and bench.backend.lower() == "sglang":
+        said.append(info("`Backend: sglang`: this is SGLang's bench_serving, which prints vLLM's summary layout (plus "
+                         "its E2E and retokenized lines): read the same way."))
+    if bench.max_concurrency and not any(r.concurrency for r in results):
+        said.append(info(f"Max request concurrency {bench.max_concurrency}: at most {bench.max_concurrency} requests "
+                         "in flight, so TPOT is that many streams' decode, not one's."))
+        bench = _Bench(results, bench.sent, False, bench.backend, bench.max_concurrency)  # a cap: not a burst
     if len(results) == 1:
-        return describe(results[0], sent, bench.burst)
+        facts, findings = describe(results[0], sent, bench.burst)
+        return facts, said + findings
     facts: dict[str, Any] = {"results": []}
     findings: list[Finding] = []
     for i, r in enumerate(results, start=1):
