@@ -151,6 +151,9 @@ EXAMPLES.update({
                     "len 0, vendor err 81\n",
     "nccl-wc-other": BANNER + "gpu5:6252:6325 [0] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer "
                      "10.0.0.2<46487> with error 5, opcode 0, len 0, vendor err 249\n",
+    # leptonai/gpud#117: the kernel's hung-task report after an Xid
+    "kernel-hung-task": BANNER + "[Sat Oct 12 18:38:44 2024] INFO: task cache_mgr_event:620917 blocked for more "
+                                 "than 120 seconds.\n",
     # NVIDIA/nccl-tests#5 (nccl-tests' failure line, an NCCL 1.x build)
     "nccl-unhandled-cuda": BANNER + "node03: Test NCCL failure all_reduce.cu:95 'unhandled cuda error'\n",
     # NVIDIA/nccl#1612: closed during bootstrap (a scanner hitting the listener), older NCCL
