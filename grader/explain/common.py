@@ -170,6 +170,21 @@ def argv_is(program: str, *objects: str) -> Callable[[list[str]], bool]:
     return match
 
 
+def option_value(argv: list[str], *names: str) -> str | None:
+    """The value of the first of the options ``names`` in argv (``--num-prompts 50``, ``--num-prompts=50``, ``-B
+    10.0.0.1``); "" when it is the last word with no value; None when argv has none of them."""
+    for i, arg in enumerate(argv):
+        name, eq, value = arg.partition("=")
+        if name in names:
+            return value if eq else (argv[i + 1] if i + 1 < len(argv) else "")
+    return None
+
+
+def nvidia_smi_with(argv: list[str], *, want: Callable[[list[str]], bool]) -> bool:
+    """Whether argv runs ``nvidia-smi`` with the arguments ``want`` asks for (the nvidia-smi kinds' matchers)."""
+    return bool(argv) and argv[0] == "nvidia-smi" and want(argv)
+
+
 def runs_program(argv: list[str], program: str, sub: str | None = None) -> bool:
     """Whether ``program [sub]`` is run anywhere in argv (also behind ``docker exec C``)."""
     for i, arg in enumerate(argv):

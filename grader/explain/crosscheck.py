@@ -12,7 +12,7 @@ from typing import Any
 
 from ..parsers.common import command_argv
 from ..spark_names import is_qsfp_twin
-from .common import C2S, JUMBO_MTU, fail, ok, overlap_finding, overlap_pairs, warn
+from .common import C2S, JUMBO_MTU, fail, ok, option_value, overlap_finding, overlap_pairs, warn
 from .core import Finding, Section, register_cross_check
 
 @register_cross_check
@@ -89,27 +89,15 @@ def _subnets_within_host(items: list[tuple[Section, Any]]) -> list[tuple[int, Fi
     return out
 
 
-def _flag_value(command: str | None, *flags: str) -> str | None:
-    """The value of the first of ``flags`` in ``command`` (``-B 10.0.0.1`` or ``--bind=10.0.0.1``), else None."""
-    argv = command_argv(command)
-    for i, a in enumerate(argv):
-        for f in flags:
-            if a == f and i + 1 < len(argv):
-                return argv[i + 1]
-            if f.startswith("--") and a.startswith(f + "="):
-                return a.split("=", 1)[1]
-    return None
-
-
 @register_cross_check
 def _iperf3_bound_elsewhere(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
     """An iperf3 server started with ``-B X`` listens on X only: a client refused at another address Y reached a
     port nothing listens on (an addressing mismatch: a firewall would drop, and the client would time out)."""
-    bound = [(_flag_value(s.command, "-B", "--bind"), s) for s, _ in items
+    bound = [(option_value(command_argv(s.command), "-B", "--bind"), s) for s, _ in items
              if s.kind == "iperf3" and any(a in ("-s", "--server") for a in command_argv(s.command))]
     out = []
     for index, (s, parsed) in enumerate(items):
-        target = _flag_value(s.command, "-c", "--client") if s.kind == "iperf3" else None
+        target = option_value(command_argv(s.command), "-c", "--client") if s.kind == "iperf3" else None
         if not target or parsed is None or "refused" not in (getattr(parsed, "error", None) or "").lower():
             continue
         for addr, _server in bound:

@@ -19,7 +19,7 @@ from ..ranges import load_ranges
 from ..parsers.bench_result import (BANNER_RE, TEXT_KEYS, TEXT_METRICS, BenchResult, is_aiperf_json,
                                          is_aiperf_record, is_bench_json, parse_any)
 from ..parsers.common import as_int, command_argv
-from .common import fail, info, ok, runs_program, warn
+from .common import fail, info, ok, option_value, runs_program, warn
 from .core import Finding, KindSpec, Summary, register
 
 
@@ -191,12 +191,7 @@ def _requests(value: Any) -> int | None:
 
 def _num_prompts(command: str | None) -> int | None:
     """``--num-prompts N`` (or ``--num-prompts=N``) of a vllm bench serve command line, else None."""
-    argv = command_argv(command)
-    for i, word in enumerate(argv):
-        name, eq, value = word.partition("=")
-        if name == "--num-prompts":
-            return _requests(value if eq else (argv[i + 1] if i + 1 < len(argv) else None))
-    return None
+    return _requests(option_value(command_argv(command), "--num-prompts"))
 
 
 def _burst_command(command: str | None) -> bool:
@@ -205,12 +200,8 @@ def _burst_command(command: str | None) -> bool:
     argv = command_argv(command)
     if not (("bench" in argv and "serve" in argv) or any(a.endswith("benchmark_serving.py") for a in argv)):
         return False
-    words = {w.partition("=")[0]: w.partition("=")[2] for w in argv}
-    rate = words.get("--request-rate")
-    if rate == "" and "--request-rate" in argv:
-        at = argv.index("--request-rate")
-        rate = argv[at + 1] if at + 1 < len(argv) else ""
-    return "--max-concurrency" not in words and (rate is None or rate.lower() == "inf")
+    rate = option_value(argv, "--request-rate")
+    return option_value(argv, "--max-concurrency") is None and (rate is None or rate.lower() == "inf")
 
 
 def _summarise(bench: _Bench | list[BenchResult], command: str | None) -> Summary:

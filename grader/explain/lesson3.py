@@ -11,38 +11,33 @@ Those helpers, the card specs and nvidia-smi's tables are imported in the functi
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import Any, Callable
 
-from .common import fail, info, ok, warn
+from .common import fail, info, nvidia_smi_with, ok, warn
 from .core import Finding, KindSpec, Summary, register
 from .readers import parse_lspci_vv, parse_query_gpu, parse_smi_q, parse_smi_table, parse_topo_matrix, parse_topo_p2p
 
 
 
-def _smi(argv: list[str], *, want: Callable[[list[str]], bool]) -> bool:
-    return bool(argv) and argv[0] == "nvidia-smi" and want(argv)
-
-
 def _is_query_gpu(argv: list[str]) -> bool:
-    return _smi(argv, want=lambda a: any(x.startswith("--query-gpu") for x in a))
+    return nvidia_smi_with(argv, want=lambda a: any(x.startswith("--query-gpu") for x in a))
 
 
 def _is_topo_m(argv: list[str]) -> bool:
-    return _smi(argv, want=lambda a: "topo" in a and ("-m" in a or "--matrix" in a))
+    return nvidia_smi_with(argv, want=lambda a: "topo" in a and ("-m" in a or "--matrix" in a))
 
 
 def _is_topo_p2p(argv: list[str]) -> bool:
-    return _smi(argv, want=lambda a: "topo" in a and any(x.startswith("-p2p") for x in a))
+    return nvidia_smi_with(argv, want=lambda a: "topo" in a and any(x.startswith("-p2p") for x in a))
 
 
 def _is_q(argv: list[str]) -> bool:
-    return _smi(argv, want=lambda a: any(x in ("-q", "--query") for x in a))
+    return nvidia_smi_with(argv, want=lambda a: any(x in ("-q", "--query") for x in a))
 
 
 def _is_table(argv: list[str]) -> bool:
-    return _smi(argv, want=lambda a: not any(x.startswith("--query") or x in ("-q", "topo", "-L", "--list-gpus",
+    return nvidia_smi_with(argv, want=lambda a: not any(x.startswith("--query") or x in ("-q", "topo", "-L", "--list-gpus",
                                                                              "nvlink", "-pl", "-pm", "dmon", "pmon")
                                             for x in a[1:]))
 
@@ -334,15 +329,16 @@ def _gpu_process_findings(processes: Any, say_held: Callable[[Any], bool],
 
 
 def _is_apps(argv: list[str]) -> bool:
-    return _smi(argv, want=lambda a: any(x.startswith("--query-compute-apps") for x in a))
+    return nvidia_smi_with(argv, want=lambda a: any(x.startswith("--query-compute-apps") for x in a))
 
 
 def _summarise_apps(q: Any, command: str | None) -> Summary:
     from ..parsers.nvidia_smi import SmiProcess
-    procs = [SmiProcess(r.values.get("uuid") or r.values.get("gpu_bus_id") or "?", r.values.get("pid") or 0, "C",
-                        str(r.values.get("process_name") or "?"), r.values.get("used_gpu_memory"))
-             for r in q.rows]
-    procs = [dataclasses.replace(p, used_mib=p.used_mib if isinstance(p.used_mib, int) else None) for p in procs]
+    procs = []
+    for r in q.rows:
+        v, mem = r.values, r.values.get("used_gpu_memory")
+        procs.append(SmiProcess(v.get("uuid") or v.get("gpu_bus_id") or "?", v.get("pid") or 0, "C",
+                                str(v.get("process_name") or "?"), mem if isinstance(mem, int) else None))
     findings = _gpu_process_findings(procs, lambda gpu: True, lambda gpu: False)
     if not procs:
         findings.append(info("No compute process holds GPU memory."))

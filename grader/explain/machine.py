@@ -8,15 +8,11 @@ Figures: checks/specs/memory.toml (the share of memory a running machine should 
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from typing import Any
 
-from .common import fail, info, ok, warn
+from .common import fail, info, nvidia_smi_with, ok, warn
 from .core import Finding, KindSpec, Summary, register
 from .readers import parse_free, parse_nvlink_status
-
-
-def _smi(argv: list[str], *, want: Callable[[list[str]], bool]) -> bool:
-    return bool(argv) and argv[0] == "nvidia-smi" and want(argv)
 
 
 # --------------------------------------------------------------------------- nvlink -s
@@ -53,7 +49,7 @@ def _summarise_nvlink(st: Any, command: str | None) -> Summary:
 
 register(KindSpec(
     name="nvidia-smi-nvlink", parse=parse_nvlink_status, summarise=_summarise_nvlink, programs=("nvidia-smi",),
-    matches_command=lambda argv: _smi(argv, want=lambda a: "nvlink" in a and any(x in ("-s", "--status")
+    matches_command=lambda argv: nvidia_smi_with(argv, want=lambda a: "nvlink" in a and any(x in ("-s", "--status")
                                                                                  for x in a)),
     line=re.compile(r"^Link \d+: (?:\d+(?:\.\d+)? GB/s|<inactive>)$|NVLink information as all links are inActive"),
     # a GPU without NVLink (a PCIe H200 passed to a VM, tests/fixtures/captured/gpu-processes): no output, exit 0
