@@ -17,7 +17,6 @@ from .common import ParseError, command_argv, content_lines, raise_if_shell_erro
 
 CMD = "free"
 
-_SUFFIX = {"B": 1, "K": 1024, "M": 1024 ** 2, "G": 1024 ** 3, "T": 1024 ** 4, "P": 1024 ** 5}
 _FLAG_UNIT = {"-b": 1, "--bytes": 1, "-k": 1024, "--kibi": 1024, "-m": 1024 ** 2, "--mebi": 1024 ** 2,
               "-g": 1024 ** 3, "--gibi": 1024 ** 3, "--tebi": 1024 ** 4, "--kilo": 1000, "--mega": 1000 ** 2,
               "--giga": 1000 ** 3, "--tera": 1000 ** 4}

@@ -210,7 +210,7 @@ def parse_topo_p2p(text: str) -> TopoP2P:
 
 # --------------------------------------------------------------------------- nvlink -s
 
-_NVL_GPU_RE = re.compile(r"^GPU\s+(?P<index>\d+):\s*(?P<name>[^()]*?)\s*(?:\(UUID:[^)]*\))?\s*$")
+_NVL_GPU_RE = re.compile(r"^GPU\s+(?P<index>\d+):(?P<name>[^()]*+)(?:\(UUID:[^)]*\))?\s*$")  # name stripped
 _NVL_LINK_RE = re.compile(r"^Link\s+(?P<link>\d+):\s*(?:(?P<gbs>\d+(?:\.\d+)?)\s*GB/s|(?P<inactive><inactive>))\s*$",
                           re.I)
 _NVL_NONE_RE = re.compile(r"Unable to retrieve NVLink information|all links are inactive", re.I)
@@ -249,24 +249,19 @@ def parse_nvlink_status(text: str) -> NvlinkStatus:
     message is found."""
     lines = content_lines(text)
     raise_if_shell_error(lines, "nvidia-smi")
-    gpus: list[NvlinkGpu] = []
-    cur: dict | None = None
+    found: list[tuple[int, str, list[tuple[int, float | None]]]] = []  # each GPU's index, name and links
     none_active = False
     for line in lines:
         s = line.text.strip()
         m = _NVL_GPU_RE.match(s)
         if m:
-            if cur is not None:
-                gpus.append(NvlinkGpu(cur["index"], cur["name"], tuple(cur["links"])))
-            cur = {"index": int(m.group("index")), "name": m.group("name"), "links": []}
+            found.append((int(m.group("index")), m.group("name").strip(), []))
             continue
         m = _NVL_LINK_RE.match(s)
-        if m and cur is not None:
-            cur["links"].append((int(m.group("link")), None if m.group("inactive") else float(m.group("gbs"))))
+        if m and found:
+            found[-1][2].append((int(m.group("link")), None if m.group("inactive") else float(m.group("gbs"))))
         elif _NVL_NONE_RE.search(s):
             none_active = True
-    if cur is not None:
-        gpus.append(NvlinkGpu(cur["index"], cur["name"], tuple(cur["links"])))
-    if not gpus and not none_active:
+    if not found and not none_active:
         raise ParseError("nvidia-smi nvlink", "no `GPU N: <name>` line with `Link N:` lines under it")
-    return NvlinkStatus(tuple(gpus), none_active)
+    return NvlinkStatus(tuple(NvlinkGpu(i, name, tuple(links)) for i, name, links in found), none_active)

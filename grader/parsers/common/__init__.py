@@ -210,7 +210,7 @@ def parse_prompt(line: str) -> Prompt | None:
     """
     s = line.strip()
     if not s or ("@" not in s and s[0] not in _PROMPT_FIRST and s[1:3] != ":\\"
-                 and "]# " not in s[:80] and "]$ " not in s[:80]):  # no pattern below can match: most lines
+                 and s.find("]# ", 0, 80) < 0 and s.find("]$ ", 0, 80) < 0):  # no pattern below can match: most lines
         return None
     if s[0] != "#":  # only the two "#" forms below start with "#", and none of _PROMPT_RES does
         for regex in _PROMPT_RES if _ANY_PROMPT(s) else ():  # one search says whether one of them matches
