@@ -63,6 +63,14 @@ EXAMPLES: dict[str, str] = {
     "pg-anchor-pack": "INFO 11-02 10:00:00 [ray_utils.py:350] Waiting for creating a placement group of specs for 10 "
                       "seconds. specs=[{'GPU': 1.0, 'node:192.168.50.192': 0.001}, {'GPU': 1.0}] (PACK). Check "
                       "`ray status` to see if you have enough resources.\n",
+    # vllm-project/vllm#14186: Ray's autoscaler on a placement group anchored to an address no node has
+    "ray-infeasible-node-anchor": "(autoscaler +13s) Error: No available node types can fulfill resource request "
+                                  "{'node:203.0.113.225': 0.001, 'GPU': 1.0}. Add suitable node types to this cluster "
+                                  "to resolve this issue.\n",
+    # ray-project/ray#53192: one actor asking for more GPUs than any node has
+    "no-gpu-resource-one-bundle": "(autoscaler +44s) Error: No available node types can fulfill resource request "
+                                  "{'GPU': 16.0, 'CPU': 1.0}. Add suitable node types to this cluster to resolve this "
+                                  "issue.\n",
     # spark-arena/recipe-registry#13: the mp executor across two Sparks
     "mp-semlock-other-host": "(Worker pid=88) FileNotFoundError: [Errno 2] No such file or directory\n"
                              "  File \".../multiprocessing/synchronize.py\", line 115, in __setstate__\n"
@@ -144,6 +152,15 @@ EXAMPLES: dict[str, str] = {
 # the field prints it, through diagnose_text as well.
 BANNER = "INFO 11-29 14:02:11 [api_server.py:1] vLLM API server version 0.32.0\n"
 EXAMPLES.update({
+    # lemonade-sdk/vllm-rocm#5: PyTorch 2.x's form of the message (HIP on an AMD APU; CUDA prints the same)
+    "oom-torch-2": BANNER + "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 12.95 GiB. GPU 0 has a total "
+                   "capacity of 127.00 GiB of which 18.55 GiB is free. Of the allocated memory 99.37 GiB is allocated by "
+                   "PyTorch, and 121.80 MiB is reserved by PyTorch but unallocated.\n",
+    # eugr/spark-vllm-docker#200: one Spark's profile with an impossible CUDA graph estimate
+    "negative-cudagraph-estimate": BANNER + "(EngineCore pid=194) INFO 04-29 12:01:06 [gpu_model_runner.py:6042] "
+                                   "Estimated CUDA graph memory: -4.74 GiB total\n",
+    # mark-ramsey-ri/vllm-dgx-spark#2: a launcher script that stopped waiting for the API
+    "launcher-gave-up-waiting": BANNER + "[2025-11-18 13:19:17]   vLLM not ready after 3 minutes - continuing anyway\n",
     # NCCL WARN lines (real shapes: nccl#426, nccl-tests#24, nccl#795, nccl-tests#166)
     "nccl-wc-retry": BANNER + "gpu5:6252:6325 [0] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer "
                      "10.0.0.2<46487> with error 12, opcode 0, len 0, vendor err 129\n",
@@ -192,6 +209,7 @@ EXAMPLES.update({
     "cx7-networkmanager": BANNER + ("network:\n  version: 2\n  renderer: NetworkManager\n  ethernets:\n"
                                     "    enp1s0f0np0:\n      addresses: [192.168.200.12/24]\n"),
     "ssh-publickey": BANNER + "nvidia@192.168.100.11: Permission denied (publickey).\n",
+    "ssh-unreachable": BANNER + "ssh: connect to host 192.168.2.1 port 22: Connection timed out\n",
     # the GPU and its driver, each line as its source (checks/diagnoses.toml) quotes it
     "xid-gpu-lost": BANNER + "May 18 19:02:39 kernel: NVRM: Xid (PCI:0000:2b:00): 79, GPU has fallen off the bus.\n",
     "xid-gsp": BANNER + ("[Mon Jul 25 16:46:20 2022] NVRM: Xid (PCI:0000:3b:00): 119, pid='<unknown>', "

@@ -257,3 +257,32 @@ def test_each_gpus_nearest_nic_is_named_with_its_path():
             "NIC0\tSYS\tSYS\t X \tSYS\tSYS\nNIC1\tPXB\tPXB\tSYS\t X \tNODE\nNIC2\tNODE\tNODE\tSYS\tNODE\t X \n")
     [near] = [f.message for f in _one(text, "nvidia-smi-topo").findings if f.message.startswith("Nearest NIC")]
     assert "GPU0 NIC1 (PXB), GPU1 NIC1 (PXB)" in near
+
+
+# NVIDIA/NemoClaw#8520 (`dmesg -T` on a DGX Spark, one stacking cable into QSFP port 0): the hotplug driver, both PCIe
+# halves' module events, both twins up and the RDMA port ACTIVE
+DMESG_ONE_CABLE = """\
+[Fri Aug  7 03:13:00] cx7-pcie-hotplug MTKP0001:00: Cable plugin
+[Fri Aug  7 03:13:04] mlx5_core 0000:01:00.0 enp1s0f0np0: Link down
+[Fri Aug  7 03:13:05] mlx5_core 0000:01:00.0: Port module event: module 0, Cable plugged
+[Fri Aug  7 03:13:05] mlx5_core 0002:01:00.0: Port module event: module 0, Cable plugged
+[Fri Aug  7 03:13:05] mlx5_core 0000:01:00.0 enp1s0f0np0: Link up
+[Fri Aug  7 03:13:05] mlx5_core 0000:01:00.0 rocep1s0f0: Port: 1 Link ACTIVE
+[Fri Aug  7 03:13:06] mlx5_core 0002:01:00.0 enP2p1s0f0np0: Link up
+"""
+
+
+def test_dmesg_link_events_one_cable_two_twins():
+    s = _one(DMESG_ONE_CABLE, "dmesg-link")
+    assert s.facts["final"] == {"enp1s0f0np0": "up", "rocep1s0f0": "active", "enP2p1s0f0np0": "up"}
+    [good] = _levels(s, "ok")
+    assert "QSFP port 0" in good and "enp1s0f0np0, enP2p1s0f0np0" in good and not _levels(s, "warn")
+    # the same cable pulled: both twins down at the end; a link that drops three times flaps
+    pulled = DMESG_ONE_CABLE + ("[Fri Aug  7 03:20:00] mlx5_core 0000:01:00.0 enp1s0f0np0: Link down\n"
+                                "[Fri Aug  7 03:20:00] mlx5_core 0002:01:00.0 enP2p1s0f0np0: Link down\n")
+    downs = _levels(_one(pulled, "dmesg-link"), "warn")
+    assert len(downs) == 2 and all("DOWN at the end" in w for w in downs)
+    flaps = pulled + "".join(f"[Fri Aug  7 03:2{i}:00] mlx5_core 0000:01:00.0 enp1s0f0np0: Link {s}\n"
+                             for i in range(1, 4) for s in ("up", "down"))
+    assert any("went down 5 times" in w for w in _levels(_one(flaps, "dmesg-link"), "warn"))
+

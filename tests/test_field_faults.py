@@ -313,6 +313,22 @@ KV_PREEMPTED = ("> Sequence group 264 is preempted by PreemptionMode.RECOMPUTE m
 
 # eugr/spark-vllm-docker#227 (a line of vLLM's placement-group wait) and spark-arena/recipe-registry#13
 PG_ANCHOR = "specs=[{'GPU': 1.0, 'node:192.168.50.192': 0.001}, {'GPU': 1.0}] (PACK)\n"
+# vllm-project/vllm#14186: the autoscaler's word on a group pinned to an address no Ray node has
+RAY_INFEASIBLE = ("(autoscaler +13s) Error: No available node types can fulfill resource request {'node:203.0.113.225': "
+                  "0.001, 'GPU': 1.0}. Add suitable node types to this cluster to resolve this issue.\n")
+# mark-ramsey-ri/vllm-dgx-spark#2: the head's launcher gave up waiting for vLLM's API
+LAUNCHER_GAVE_UP = "[2025-11-18 13:19:17]   ⚠️  vLLM not ready after 3 minutes - continuing anyway\n"
+# eugr/spark-vllm-docker#200: a negative CUDA graph estimate on unified memory
+NEG_CUDAGRAPH = ("vllm_gb10_server  | (EngineCore pid=194) INFO 04-29 12:01:06 [gpu_model_runner.py:6042] Estimated CUDA "
+                 "graph memory: -4.74 GiB total\n")
+# lemonade-sdk/vllm-rocm#5: PyTorch 2.x's out-of-memory message behind a launcher's `[Error] (Process)` prefix
+OOM_TORCH_2 = ("2026-05-08 11:47:02.257 [Error] (Process) (EngineCore pid=2651) torch.OutOfMemoryError: HIP out of memory. "
+               "Tried to allocate 12.95 GiB. GPU 0 has a total capacity of 127.00 GiB of which 18.55 GiB is free. Of the "
+               "allocated memory 99.37 GiB is allocated by PyTorch, and 121.80 MiB is reserved by PyTorch but "
+               "unallocated.\n")
+# spark-arena/sparkrun#157: a launcher's SSH to an address on a link the head is not on (three Sparks in a mesh)
+SSH_TIMEOUT = ("  SSH cmd <- 192.168.2.1 FAILED rc=255 (10.0s): ssh: connect to host 192.168.2.1 port 22: Connection timed "
+               "out\n")
 SEMLOCK = ("FileNotFoundError: [Errno 2] No such file or directory\n"
            "    self._semlock = _multiprocessing.SemLock._rebuild(*state)\nException: WorkerProc initialization failed\n")
 
@@ -322,7 +338,7 @@ NCCL_CUDA = "node03: Test NCCL failure all_reduce.cu:95 'unhandled cuda error'\n
 # leptonai/gpud#117: a task in D state after an Xid 45
 HUNG_TASK = "[Sat Oct 12 18:38:44 2024] INFO: task cache_mgr_event:620917 blocked for more than 120 seconds.\n"
 
-ALL = [OOM_TORCH, KV_PREEMPTED, PG_ANCHOR, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
+ALL = [OOM_TORCH, OOM_TORCH_2, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, CGRAPH_READ, RAY_DEAD]
 
 
@@ -331,7 +347,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
     """known_faults gives explain's findings: (level, "<meaning> Fix: <fix>"); a fault is a `fail` (an Xid whose
     number the table does not single out is a `warn`: many are the application's; so is a preempted request)."""
     [(level, message)] = known_faults(text)
-    assert level == ("warn" if any(text is t for t in (XID_45, KV_PREEMPTED, PG_ANCHOR)) else "fail")
+    assert level == ("warn" if any(text is t for t in (XID_45, KV_PREEMPTED, PG_ANCHOR, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH)) else "fail")
     assert " Fix: " in message
 
 

@@ -216,3 +216,18 @@ def test_busbw_hint_and_explain_warn_about_the_16g_all_gather():
 def test_field_pastes_read_without_error(prefix):
     sections = explain(field_text(prefix))
     assert sections and all(s.kind and s.error is None for s in sections)
+
+
+def test_netplan_bond_of_twins_is_said_and_its_members_need_no_address():
+    """elizabetht's Spark netplan (a balance-xor bond0 over enp1s0f0np0 and enp1s0f1np1, address and MTU on the bond):
+    the bond is the finding; its members are not told to get an address, nor the file to add an MTU."""
+    text = ("network:\n  version: 2\n  renderer: networkd\n  ethernets:\n    enp1s0f0np0:\n      dhcp4: false\n"
+            "    enp1s0f1np1:\n      dhcp4: false\n  bonds:\n    bond0:\n      interfaces:\n        - enp1s0f0np0\n"
+            "        - enp1s0f1np1\n      addresses:\n        - 192.168.100.10/24\n      mtu: 9000\n"
+            "      parameters:\n        mode: balance-xor\n")
+    [s] = explain(text)
+    said = " ".join(f.message for f in s.findings)
+    [w] = [f.message for f in s.findings if f.level == "warn"]
+    assert s.kind == "netplan" and "bond0" in w and "RoCE GID" in w and "ports 0 and 1" in w
+    assert "gets no IPv4 address" not in said and "No `mtu:` key" not in said
+    assert s.facts["ethernets"]["enp1s0f0np0"]["addresses"] == []

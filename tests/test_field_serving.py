@@ -14,7 +14,7 @@ import pytest
 
 from grader.cli import main
 from grader.explain import explain
-from tests.conftest import field_text
+from tests.conftest import field_text, levels, messages
 
 
 def _run(tmp_path: Path, text: str, capsys, name: str = "paste.txt") -> tuple[int, str]:
@@ -268,3 +268,45 @@ def test_non_spark_cluster_gets_no_spark_words():
     assert s.facts["spark_like"] is False
     assert not any("Spark" in f.message for f in s.findings)
     assert any("only 1 node" in m and "the other node" in m for m in _levels(s, "fail"))
+
+
+# Ray 1.x's `ray status` (ray-project/ray PR 12772, a maintainer's own run, Dec 2020): nodes listed by their resources,
+# "Demands:" without the "+" of Ray 2; eight CPUs busy with CPU tasks queued, and one task asking for a GPU no node has
+OLD_RAY = ("======== Autoscaler status: 2020-12-17 12:13:12.765592 ========\nNode status\n"
+           "---------------------------------------------------------------\n"
+           " 1 node(s) with resources: {'CPU': 8.0, 'object_store_memory': 50.0, 'memory': 146.0, "
+           "'node:192.168.5.121': 1.0}\nResources\n---------------------------------------------------------------\n"
+           "Usage:\n0.00/7.129 GiB memory\n0.00/2.441 GiB object_store_memory\n 0.0/1.0 node:192.168.5.121\n"
+           " 8.0/8.0 CPU\nDemands:\n {'CPU': 1.0}: 368 pending tasks/actors\n"
+           " {'GPU': 1.0, 'CPU': 1.0}: 1 pending tasks/actors\n")
+
+
+def test_ray_1x_status_is_read_whole():
+    [s] = explain(OLD_RAY, host="other", nodes=1)
+    assert s.kind == "ray-status" and s.facts["nodes"] == 1 and s.facts["node_ips"] == ["192.168.5.121"]
+    [gpu_wait] = _levels(s, "warn")
+    assert "asks for a GPU" in gpu_wait and "no node" in gpu_wait
+    assert any("backlog" in m for m in _levels(s, "info")) and not _levels(s, "fail")
+    # raydp issue 190's two-node form ("Cluster status:"): two nodes joined, CPU-only; on a Spark the missing GPU fails
+    two = ("======== Cluster status: 2021-11-01 15:02:45.515356 ========\nNode status\n" + "-" * 60 + "\n"
+           " 1 node(s) with resources: {'memory': 130950863872.0, 'node:203.0.113.163': 1.0, 'CPU': 80.0}\n"
+           " 1 node(s) with resources: {'CPU': 80.0, 'node:203.0.113.172': 1.0, 'memory': 141243088896.0}\n\n"
+           "Resources\n" + "-" * 60 + "\nUsage:\n 0.0/160.0 CPU\n 0.00/253.500 GiB memory\n")
+    [t] = explain(two, host="other", nodes=2)
+    assert t.facts["nodes"] == 2 and set(levels(t)) <= {"ok", "info"} and "CPU-only" in messages(t)
+    [spark] = explain(two, host="spark", nodes=2)
+    assert "Ray reports no GPU" in messages(spark, "fail")
+
+
+def test_a_bundle_larger_than_any_node_can_never_be_placed():
+    """ray-project/ray#47792: two one-CPU nodes, a SPREAD group of one {'CPU': 2.0} bundle pending: a bundle is placed
+    on one node, so 2 CPUs in the cluster do not help; and a group asking no GPU is not said to wait for GPUs."""
+    text = ("======== Autoscaler status: 2024-09-23 01:17:18.277326 ========\nNode status\n" + "-" * 63 + "\nActive:\n"
+            " 1 ray.head.default\n 1 ray.worker.default\nPending:\n (no pending nodes)\nRecent failures:\n"
+            " (no failures)\n\nResources\n" + "-" * 63 + "\nUsage:\n 0.0/2.0 CPU\n 0B/2.33GiB memory\n\nDemands:\n"
+            " {'CPU': 2.0} * 1 (SPREAD): 1+ pending placement groups\n")
+    [s] = explain(text, host="other")
+    [failure] = _levels(s, "fail")
+    assert "single node" in failure and "each node has 1 CPU" in failure and "GPU" not in failure
+    [fits] = explain(text.replace("{'CPU': 2.0}", "{'CPU': 1.0}"), host="other")
+    assert not _levels(fits, "fail") and not any("GPU(s) asked" in m for m in _levels(fits, "warn"))

@@ -36,6 +36,7 @@ from grader.parsers.ibstat import parse_ibstat, parse_ibv_devinfo  # noqa: E402
 from grader.parsers.lspci import parse_lspci_vv, parse_pci_paths  # noqa: E402
 from grader.parsers.nccl_log import parse_nccl_log, transport_verdict  # noqa: E402
 from grader.parsers.nccl_tests import parse_bench_table, parse_nccl_tests  # noqa: E402
+from grader.parsers.dmesg_link import parse_dmesg_links  # noqa: E402
 from grader.parsers.free import parse_free  # noqa: E402
 from grader.parsers.nvidia_smi import (parse_nvlink_status, parse_query_gpu, parse_smi_q,  # noqa: E402
                                        parse_smi_table, parse_topo_matrix, parse_topo_p2p)
@@ -130,6 +131,7 @@ FAMILIES: list[tuple[str, Callable[[str], Any], str | None, Callable[[], list[st
     ("nvidia-smi-apps", parse_query_gpu, "nvidia-smi-apps", lambda: _captured("gpu-processes/nvidia-smi-compute-apps.txt")),
     ("nvidia-smi-nvlink", parse_nvlink_status, "nvidia-smi-nvlink", lambda: [M.NVLINK_TWO_DOWN]),
     ("free", parse_free, "free", lambda: [M.FREE_LOW] + _captured("gpu-processes/free*.txt")),
+    ("dmesg-link", parse_dmesg_links, "dmesg-link", lambda: [M.DMESG_ONE_CABLE]),
     ("lspci", parse_lspci_vv, "lspci", lambda: _captured("h200x1/lspci-vv*.txt", "h200x1/lspci-nn*.txt")
      + [S.LSPCI_CX7]),
     ("pci-paths", parse_pci_paths, None, lambda: _captured("h200x1/sysfs-link.txt")),

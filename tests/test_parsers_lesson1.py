@@ -397,7 +397,10 @@ def test_ethtool_errors():
     with pytest.raises(ParseError, match="Cannot get device settings"):
         parse_ethtool("$ ethtool eth9\nCannot get device settings: No such device\n")
     with pytest.raises(ParseError, match="no settings"):
-        parse_ethtool("$ ethtool -i enp1s0f1np1\ndriver: mlx5_core\nversion: 24.10\n")
+        parse_ethtool("$ ethtool -i enp1s0f1np1\nversion: 24.10\n")
+    [driver] = parse_ethtool("$ ethtool -i enp1s0f1np1\ndriver: mlx5_core\nversion: 24.10\nbus-info: 0000:01:00.1\n")
+    assert (driver.interface, driver.driver, driver.bus_info, driver.speed_shown) == \
+        ("enp1s0f1np1", "mlx5_core", "0000:01:00.1", False)  # `ethtool -i`: the driver, no link settings
     with pytest.raises(ParseError) as err:
         parse_ethtool("Settings for x:\n\tSpeed: fast\n")
     assert err.value.lineno == 2

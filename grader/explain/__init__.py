@@ -17,7 +17,8 @@ package is a core that knows no lesson and one module per lesson area that regis
   registering every kind loads none of them: a paste holds one or a few kinds);
 - ``lesson1`` (ip, ethtool, netplan), ``linktest`` (ping, iperf3), ``lesson3`` (nvidia-smi, lspci), ``machine``
   (nvlink status, free), ``lesson2_roce``
-  (rdma link, sysfs, show_gids, ibstat, perftest), ``lesson2_nccl`` (NCCL logs, nccl-tests), ``crosscheck``
+  (rdma link, sysfs, show_gids, ibstat, perftest), ``lesson2_nccl`` (NCCL logs, nccl-tests), ``collective`` (other
+  benchmarks' busbw tables), ``crosscheck``
   (lesson 1's outputs of two hosts compared), ``ray`` (ray status), ``serving`` (vLLM), ``lab`` (vllm bench serve, AIPerf).
 
 A lesson module imports ``core``, ``common`` and ``readers`` (and parsers, facts, ranges, calc, spark_names), never
@@ -42,6 +43,7 @@ from . import lesson3  # noqa: E402,F401  (lesson 3: nvidia-smi, lspci)
 from . import machine  # noqa: E402,F401  (nvidia-smi nvlink -s, free)
 from . import lesson2_roce  # noqa: E402,F401  (lesson 2a: RoCE devices, perftest)
 from . import lesson2_nccl  # noqa: E402,F401  (lesson 2a: NCCL logs, nccl-tests)
+from . import collective  # noqa: E402,F401  (lesson 2a: other collective benchmarks' busbw tables)
 from . import crosscheck  # noqa: E402,F401  (lesson 1: two Sparks' ip addr and ibdev2netdev compared)
 from . import ray  # noqa: E402,F401  (lesson 2b: ray status)
 from . import serving  # noqa: E402,F401  (lesson 2b: vLLM)

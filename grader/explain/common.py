@@ -204,6 +204,14 @@ def machines_spanned(from_paste: int | None, hosts_seen: int = 0) -> int | None:
     return hosts_seen if hosts_seen > 1 else None
 
 
+def judged_as(kind: str, parsed: Any) -> list[Finding]:
+    """The findings kind ``kind``'s own judge gives ``parsed`` (what its parser read), so that one program's lines
+    inside another's output (NCCL's in a vLLM log) are judged in one place; [] when no such kind is registered."""
+    from .core import _REGISTRY
+    spec = _REGISTRY.get(kind)
+    return list(spec.summarise(parsed, None)[1]) if spec else []
+
+
 def on_spark(from_paste: bool | None) -> bool | None:
     """Whether the paste came from a DGX Spark: ``explain --host`` when given, else the paste's own sign
     (``from_paste``: True, False, or None when it cannot tell)."""
@@ -240,10 +248,12 @@ def host_findings(devices: list[str], source: str, netdevs: dict[str, str | None
     soft = [d for d in devices if soft_rdma_kind(d)]
     for d in soft:
         on = f" on {netdevs[d]}" if netdevs.get(d) else ""
-        out.append(warn(f"{d}{on} is {soft_rdma_kind(d)}: RDMA emulated in software over an ordinary Ethernet "
-                        "interface, not an RDMA NIC. This host has no hardware RDMA in this output, so RDMA figures "
-                        "measured over it (ib_write_bw, NCCL's NET/IB) say nothing about an RDMA NIC. A DGX Spark's "
-                        "ConnectX-7 shows rocep1s0f0/rocep1s0f1/roceP2p1s0f0/roceP2p1s0f1."))
+        # said as a fact of a host known not to be a Spark (`explain --host other`); a warning where a Spark is meant
+        out.append((info if on_spark(None) is False else warn)(
+            f"{d}{on} is {soft_rdma_kind(d)}: RDMA emulated in software over an ordinary Ethernet interface, not an "
+            "RDMA NIC. This host has no hardware RDMA in this output, so RDMA figures measured over it (ib_write_bw, "
+            "NCCL's NET/IB) say nothing about an RDMA NIC. A DGX Spark's ConnectX-7 shows "
+            "rocep1s0f0/rocep1s0f1/roceP2p1s0f0/roceP2p1s0f1."))
     other = [d for d in devices if d not in SPARK_RDMA and not soft_rdma_kind(d)]
     if other and not any(d in SPARK_RDMA for d in devices):
         kind = ("ConnectX (mlx5 driver) devices under their classic names" if all(d.startswith("mlx5") for d in other)
@@ -302,3 +312,18 @@ def line_rate_note(gbps: float) -> str:
     of = f" ({share:.0%} of the line rate at MTU 1500)" if share else ""
     return f" It is about the TCP ceiling of a {tier:g} GbE link{of}: normal if the path is {tier:g} GbE."
 
+
+# --------------------------------------------------------------------------- NCCL busbw between two Sparks (lesson 2a)
+
+CLUSTER_SETUP = "NVIDIA spark_cluster_setup.py"
+
+BUSBW_WARN_GBS = spark_figure("allgather_busbw_gbs")
+"""checks/ranges.toml [spark-pair.allgather_busbw_gbs] min: NVIDIA spark_cluster_setup.py MIN_NCCL_TEST_BW (GB/s)."""
+BUSBW_LINE_GBS = spark_figure("allgather_busbw_gbs", "max")
+"""The same range's max: the cable's line rate in GB/s."""
+BUSBW_BROKEN_GBS = 5.0
+"""At or below this a Spark pair's NCCL is broken (~3 GB/s: sockets, stale NIC state, a bad NCCL build)."""
+BUSBW_ONE_TWIN_GBS = 14.0
+"""Around 12 GB/s: NCCL drives one twin only (oshlabs dgx-spark-cluster VLLM.md)."""
+STALE_CX7 = ("a stale ConnectX-7 state after re-cabling: moving the QSFP cable without a reboot left busbw at ~2.8 GB/s "
+             "(21.4 GB/s after rebooting both Sparks; procedure.md section 5): reboot both Sparks with the cable in")

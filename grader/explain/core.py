@@ -27,7 +27,8 @@ from ..failures import describe_failure
 from ..diagnoses import known_faults
 from ..parsers import ParseError
 from ..parsers.common import (PROMPT_PROGRAMS, Chunk, any_search, command_argv, is_comment_line, is_noise_line,
-                              join_wrapped, load_json_lenient, opens_json, split_chunks as _split_lines)
+                              join_wrapped, load_json_lenient, opens_json, split_chunks as _split_lines,
+                              strip_log_prefix)
 from .context import _CONTEXT, Context, context  # noqa: F401  (context re-exported for the lesson modules)
 from .output import MAX_SHOWN_CHARS, _plain, _shown, fold_repeats, render, to_jsonable  # noqa: F401  (the last two re-exported)
 
@@ -229,7 +230,9 @@ def _kind_of_line(line: str, prefer: str | None) -> str | None:
     if prefer in views.lined and _claims(prefer, state)(s):  # the kind around it is tried first
         return prefer
     if not views.any_kind(s):  # no kind claims it: a few searches, not some per kind
-        return None
+        if (bare := strip_log_prefix(s).strip()) == s or not views.any_kind(bare):  # behind a tag ("[vllm]: ")?
+            return None
+        s = bare
     return next((name for name in views.lined if _claims(name, state)(s)), None)
 
 
@@ -583,18 +586,15 @@ _ELLIPSIS_LINE_RE = re.compile(r"^\s*(?:\.\.\.|…|\[\.\.\.\]|\[…\])\s*$")
 def _left_out(spec: KindSpec, seg: _Segment) -> list[Finding]:
     """An info finding when the person left lines out of this output (a ``...`` line between its lines)."""
     cut = [no for line, no in zip(seg.lines, seg.linenos) if len(line) < 16 and _ELLIPSIS_LINE_RE.match(line)]
-    if not cut:
-        return []
     where = ", ".join(str(n) for n in cut[:5]) + (" ..." if len(cut) > 5 else "")
-    return [Finding("info", f"Lines were left out of this output (`...` at line {where}): what is said here is "
-                            f"about the lines shown only. Paste the whole output of {_what_ran(spec, seg)} to have "
-                            "the rest read.")]
+    return [Finding("info", f"Lines were left out of this output (`...` at line {where}): what is said here is about "
+                            f"the lines shown only. Paste the whole output of {_what_ran(spec, seg)} to have the rest "
+                            "read.")] if cut else []
 
 
 def _cross_check(items: list[tuple[Section, Any]]) -> list[Section]:
     extra: dict[int, list[Finding]] = {}
-    for check in _CROSS_CHECKS:
-        for index, finding in check(items):
-            extra.setdefault(index, []).append(finding)
+    for index, finding in (x for check in _CROSS_CHECKS for x in check(items)):
+        extra.setdefault(index, []).append(finding)
     return [dataclasses.replace(s, findings=s.findings + tuple(extra[i])) if i in extra else s
             for i, (s, _) in enumerate(items)]

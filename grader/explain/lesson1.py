@@ -321,7 +321,20 @@ def _summarise_ethtool(reports: list[Any], command: str | None) -> Summary:
                                  f"{r.common_top_mode_mbps}Mb/s, which auto-negotiation picks when the link is up. "
                                  f"Paste the rest (`ethtool {r.interface or '<iface>'}` to its last line)."))
         findings += _fec_findings(r, name)
+        if r.driver in VIRTUAL_DRIVERS:
+            findings.append(info(f"{name} is a virtual interface (driver {r.driver}{', no PCI bus' if not r.bus_info else ''}"
+                                 "): no NIC sits behind it, so its speed is the driver's own figure and no RDMA device "
+                                 "(RoCE GID) belongs to it. In a container, the host's RDMA NIC is reached through a "
+                                 "host-network or SR-IOV/macvlan interface on that NIC, not through a veth."))
+        elif r.driver:
+            findings.append(info(f"{name}: driver {r.driver}" + (f", PCI {r.bus_info}" if r.bus_info else "")
+                                 + (f", firmware {r.firmware}" if r.firmware else "") + "."))
     return facts, findings
+
+
+VIRTUAL_DRIVERS = frozenset({"veth", "bridge", "tun", "vxlan", "macvlan", "ipvlan", "dummy", "bonding", "virtio_net",
+                             "openvswitch"})
+"""``ethtool -i`` drivers of interfaces with no NIC of their own (virtual pairs, bridges, tunnels, a VM's virtio NIC)."""
 
 
 def _fec_findings(r: Any, name: str) -> list[Finding]:
@@ -387,8 +400,20 @@ def _summarise_netplan(cfg: Any, command: str | None) -> Summary:
         return facts, [fail("No `ethernets:` entries: this file configures none of the QSFP twins.")]
     if cfg.version not in (None, 2):
         findings.append(warn(f"`version: {cfg.version}`: netplan files use `version: 2`."))
+    grouped = {m: g for g, (members, _) in {**cfg.bridges, **cfg.bonds}.items() for m in members}
     for name, i in cfg.ethernets.items():
-        findings += _netplan_iface_findings(name, i)
+        findings += _netplan_iface_findings(name, i, grouped.get(name))
+    for bond, (members, conf) in {**cfg.bonds, **cfg.bridges}.items():
+        twins = [m for m in members if is_qsfp_twin(m)]
+        if twins:
+            ports = sorted({qsfp_port(t) for t in twins})
+            findings.append(warn(
+                f"{bond} joins {', '.join(twins)} into one {'bond' if bond in cfg.bonds else 'bridge'}: the address "
+                f"({', '.join(conf.addresses) or 'none given'}) moves to {bond}, and with it the IPv4 RoCE GID that NCCL's "
+                f"RDMA (NET/IB) finds each twin's device by. A Spark's RDMA use (NCCL_IB_HCA, NVIDIA's setup) "
+                "expects each twin unbonded, with its own address in its own /24."
+                + (f" These are halves of QSFP ports {' and '.join(map(str, ports))}: two cables, not one."
+                   if len(ports) > 1 else "")))
     for port, (a, b) in QSFP_TWINS.items():
         for x, y in ((a, b), (b, a)):
             if cfg.ethernets.get(x) and cfg.ethernets[x].addresses and not (cfg.ethernets.get(y) and cfg.ethernets[y].addresses):
@@ -397,13 +422,14 @@ def _summarise_netplan(cfg: Any, command: str | None) -> Summary:
                                      f"{b} 192.168.101.10/24), so both halves of the port are used."))
     findings += overlaps([(n, a) for n, i in cfg.ethernets.items() for a in i.addresses if "/" in a])
     qsfp = [i for n, i in cfg.ethernets.items() if is_qsfp_twin(n)]
-    if qsfp and all(i.mtu is None for i in qsfp):
+    if qsfp and all(i.mtu is None for i in qsfp) and not any(c.mtu for g, c in {**cfg.bonds, **cfg.bridges}.values()):
         findings.append(info("No `mtu:` key: the twins stay at MTU 1500, as in NVIDIA's playbook. The "
                              f"{JUMBO_GUIDES} add `mtu: {JUMBO_MTU}` to each twin on both Sparks for jumbo frames."))
     return facts, findings
 
 
-def _netplan_iface_findings(name: str, i: Any) -> list[Finding]:
+def _netplan_iface_findings(name: str, i: Any, group: str | None = None) -> list[Finding]:
+    """What one ``ethernets:`` entry means; ``group`` the bond or bridge it is a member of (which holds its address)."""
     out = []
     if not is_qsfp_twin(name) and name != HOUSE_INTERFACE:
         out.append(info(f"{name} is not a DGX Spark QSFP twin; the twins are enp1s0f0np0 and enP2p1s0f0np0 "
@@ -428,7 +454,8 @@ def _netplan_iface_findings(name: str, i: Any) -> list[Finding]:
                             "192.168.100.0/24."))
         else:
             out.append(ok(f"{name}: static address {a}."))
-    if not i.addresses and not (i.link_local and "ipv4" in i.link_local) and not i.dhcp4 and is_qsfp_twin(name):
+    if not i.addresses and not (i.link_local and "ipv4" in i.link_local) and not i.dhcp4 and is_qsfp_twin(name) \
+            and group is None:
         out.append(warn(f"{name} gets no IPv4 address from this file: add `addresses: [<ip>/24]`."))
     if i.mtu is not None and not in_spark_range("mtu", i.mtu):
         out.append((info if i.mtu == 1500 else warn)(

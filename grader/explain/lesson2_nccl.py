@@ -1,6 +1,6 @@
 """Explain kinds for lesson 2a, NCCL's side: which transport NCCL used and what it measured
-(``nccl-log``: NCCL_DEBUG=INFO logs; ``nccl-tests``: all_reduce_perf, all_gather_perf ...;
-``collective-bench``: the size/time/algbw/busbw tables of other benchmarks). The RoCE side (rdma link,
+(``nccl-log``: NCCL_DEBUG=INFO logs; ``nccl-tests``: all_reduce_perf, all_gather_perf ...; the size/time/algbw/busbw
+tables of other benchmarks are ``grader.explain.collective``'s). The RoCE side (rdma link,
 sysfs, show_gids, ibstat, perftest) is ``grader.explain.lesson2_roce``.
 
 Detection keys on ``NCCL INFO`` lines and nccl-tests' data rows and ``#`` header, which no other kind prints.
@@ -22,27 +22,16 @@ from typing import TYPE_CHECKING, Any
 from ..diagnoses import known_faults
 from ..ranges import measurement_params
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port, rdma_device_for
-from .common import (JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, fields_of, hca_advice, info, machines_spanned, ok, on_spark,
-                     spark_figure, warn)
+from .common import (BUSBW_BROKEN_GBS, BUSBW_LINE_GBS, BUSBW_ONE_TWIN_GBS, BUSBW_WARN_GBS, CLUSTER_SETUP, JUMBO_MTU,
+                     LINE_GBPS, SPARK_RDMA, STALE_CX7, fail, fields_of, hca_advice, info, machines_spanned, ok, on_spark,
+                     warn)
 from .core import Finding, KindSpec, Summary, register
-from .readers import busbw_factor, parse_bench_table, parse_nccl_log, parse_nccl_tests, transport_verdict
+from .readers import busbw_factor, parse_nccl_log, parse_nccl_tests, transport_verdict
 
 if TYPE_CHECKING:
     from ..parsers.nccl_log import NcclLog
-    from ..parsers.nccl_tests import BenchTable, NcclTestsResult
+    from ..parsers.nccl_tests import NcclTestsResult
 
-CLUSTER_SETUP = "NVIDIA spark_cluster_setup.py"
-
-BUSBW_WARN_GBS = spark_figure("allgather_busbw_gbs")
-"""checks/ranges.toml [spark-pair.allgather_busbw_gbs] min: NVIDIA spark_cluster_setup.py MIN_NCCL_TEST_BW (GB/s)."""
-BUSBW_LINE_GBS = spark_figure("allgather_busbw_gbs", "max")
-"""The same range's max: the cable's line rate in GB/s."""
-BUSBW_BROKEN_GBS = 5.0
-"""At or below this a Spark pair's NCCL is broken (~3 GB/s: sockets, stale NIC state, a bad NCCL build)."""
-BUSBW_ONE_TWIN_GBS = 14.0
-"""Around 12 GB/s: NCCL drives one twin only (oshlabs dgx-spark-cluster VLLM.md)."""
-STALE_CX7 = ("a stale ConnectX-7 state after re-cabling: moving the QSFP cable without a reboot left busbw at ~2.8 GB/s "
-             "(21.4 GB/s after rebooting both Sparks; procedure.md section 5): reboot both Sparks with the cable in")
 BIG_ALLGATHER_WARNING = ("Careful: the 16 GiB all_gather (-b 16G -e 16G) allocates ~32 GB per node and has frozen a Spark "
                          "(power cycle needed): run it only with no model loaded, and try -e 4G (or less) first")
 
@@ -181,12 +170,15 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
             reason = ("; ".join(why) + ". ") if why else ("check that NCCL_IB_DISABLE is not 1 and NCCL_IB_HCA (if set) "
                                                           "names them, and in a container pass --device=/dev/infiniband "
                                                           "with --cap-add=IPC_LOCK --ulimit memlock=-1 (or --privileged). ")
-            out.append((fail if _rdma_netdevs(log) else warn)(
+            none_found = log.ib_no_device and not _rdma_netdevs(log)  # NCCL saw no RDMA device: TCP is expected
+            out.append((fail if _rdma_netdevs(log) else info if none_found else warn)(
                 f"NCCL moves data between the machines over TCP sockets (NET/Socket{' over ' + where if where else ''}): "
                 "it works, at a few GB/s at best, with no RDMA." + (_unused_rdma(log) + f" {reason}" if _rdma_netdevs(log)
                                                                     else " If these machines have RDMA NICs (`rdma link` "
                 "or `ibv_devices` on the host lists them), NCCL is not using them: "
-                f"{reason}Without any (most cloud VMs), TCP is all there is.")))
+                f"{reason}Without any (most cloud VMs), TCP is all there is" + (
+                    ", and NCCL found none (`NET/IB : No device found`), so sockets are expected here." if none_found
+                    else "."))))
         elif socket_channels or (spanned or 0) > 1:
             out.append(fail(f"NCCL fell back to TCP sockets (NET/Socket{' over ' + where if where else ''}): no RDMA, a "
                             f"few GB/s at best. {cause}Then check the log shows `NET/IB : Using [0]roce...`."))
@@ -203,9 +195,10 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
             out.append(info("The socket transport ran over the loopback interface (lo): both ranks were on one "
                             "machine, so no cable was used."))
     elif verdict == "P2P":
-        out.append(info("Every channel went P2P (GPU to GPU inside one machine, over NVLink or PCIe): no network "
-                        "was used, so this log says nothing about the cable. Run across the two Sparks to see "
-                        "NET/IB."))
+        out.append(info("Every channel went P2P (GPU to GPU inside one machine, over NVLink or PCIe): normal inside a "
+                        "machine; no network was used, so this log says nothing about " + (
+                            "the cable. Run across the two Sparks to see NET/IB." if on_spark(_is_spark_log(log) or None)
+                            is not False else "the network between machines.")))
     elif verdict == "SHM":
         out.append(info("Every channel went through host shared memory (SHM) inside one machine: no network was "
                         "used. Run across the two Sparks to see NET/IB."))
@@ -223,9 +216,11 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
     elif verdict == "unknown" and log.verbs_failures:
         out.append(info("No transport was set up: the communicator failed while connecting (see the ibverbs error)."))
     elif verdict == "unknown":
+        found = (f" It does show the RDMA devices NCCL's IB transport found: {', '.join(log.virtual_devices)}."
+                 if log.virtual_devices else "")
         out.append(info("The log does not show which transport NCCL used: no `Channel ... via ...`, no `Using "
                         "network` and no `NET/IB : Using` line. Paste more of it (NCCL prints them when the communicator "
-                        "is set up), from the start of the run."))
+                        f"is set up), from the start of the run.{found}"))
     else:
         out.append(info(f"NCCL used {verdict}."))
     if not log.channels and verdict in ("NET/IB", "NET/Socket"):
@@ -238,6 +233,42 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
         out.append(info(f"All lines come from one machine: check {other} log too."))
     if verdict == "NET/IB" or (verdict.startswith("mixed") and "NET/IB" in verdict):
         out += _qp_findings(log)
+    return out
+
+
+_PLUGIN_RE = re.compile(r"Loaded net plugin (?P<name>.*\S)\s*\((?P<api>v\d+)\)|^P2P plugin (?P<api2>v\d+) (?P<ib>\S+)")
+
+
+def _inside_findings(log: NcclLog) -> list[Finding]:
+    """What the log says of the GPUs inside one machine: a network plugin NCCL loaded, GPU pairs with peer-to-peer
+    off, and network channels between two ranks of one host (a channel line's host holds its sender for ``[send]``,
+    its receiver for ``[receive]``)."""
+    out: list[Finding] = []
+    loaded = [m for m in map(_PLUGIN_RE.search, log.plugin_messages) if m]
+    if loaded:
+        names = "; ".join(dict.fromkeys(f"{m['name']} ({m['api']} API)" if m["name"] else f"its IB transport as "
+                                        f"{m['ib']}" for m in loaded))
+        newer = " The `Failed to find ..._vN symbol` lines are NCCL asking for newer plugin APIs first: normal." if any(
+            "Failed to find" in p for p in log.plugin_messages) else ""
+        out.append(info(f"NCCL loaded an external network plugin: {names}.{newer}"))
+    if log.p2p_disabled:
+        pairs = ", ".join(f"{a} and {b}" for a, b in log.p2p_disabled[:4])
+        out.append(warn(f"NCCL says P2P is disabled between GPUs {pairs}: their traffic goes through host memory (SHM) "
+                        "instead of GPU to GPU, slower. Causes: NCCL_P2P_DISABLE=1, a VM or container without peer "
+                        "access, or the PCIe path (ACS, IOMMU) blocking it: `nvidia-smi topo -p2p r` shows what the "
+                        "driver allows."))
+    home = {}
+    for c in log.channels:
+        if c.host and c.direction:
+            home[c.src_rank if c.direction == "send" else c.dst_rank] = c.host
+    same = sorted({(c.src_rank, c.dst_rank, home[c.src_rank]) for c in log.channels if c.transport.startswith("NET/")
+                   and home.get(c.src_rank) and home.get(c.src_rank) == home.get(c.dst_rank)})
+    if same:
+        shown = ", ".join(f"{a}->{b} on {h}" for a, b, h in same[:4])
+        out.append(warn(f"Channels between two GPUs of the same machine go over the network transport (ranks {shown}): "
+                        "NCCL found no P2P or SHM path inside that machine, so even that traffic takes NET. Peer access "
+                        "or shared memory is off there (NCCL_P2P_DISABLE / NCCL_SHM_DISABLE, or a container without "
+                        "--ipc=host or a large enough /dev/shm)."))
     return out
 
 
@@ -327,7 +358,7 @@ def _summarise_nccl_log(log: NcclLog, command: str | None) -> Summary:
                              "two-Spark run."))
     if log.version:
         findings.append(info(f"NCCL {log.version}."))
-    findings += _network_findings(log, verdict)
+    findings += _network_findings(log, verdict) + _inside_findings(log)
     findings += _verbs_findings(log)
     for e in [e for e in log.errors if e not in log.verbs_failures][:3]:
         findings.append(fail(f"NCCL error: {e}. `unhandled system error` at init is often a wrong NCCL_IB_GID_INDEX "
@@ -376,12 +407,18 @@ def _busbw_findings(res: NcclTestsResult) -> list[Finding]:
         from ..calc.pcie import link_bandwidth
 
         hosts, gpus = machines_spanned(None, len(res.hosts)), ", ".join(dict.fromkeys(r.gpu for r in res.ranks))
-        one, pcie = hosts == 1 or len(res.hosts) == 1, link_bandwidth(5, 16).gbyte_s  # the fastest PCIe link, one way
-        ranks = f"; {res.nranks} ranks on " + ("one host" if one else f"{hosts} hosts") + f" ({gpus})" if res.ranks else ""
+        one = hosts == 1 or (len(res.hosts) == 1 and not res.ranks_cut and hosts is None)
+        pcie = link_bandwidth(5, 16).gbyte_s  # the fastest PCIe link, one way
+        ranks = f"; {res.nranks} ranks on " + ("one host" if one else f"{hosts or len(res.hosts)}"
+                                               f"{'+' if res.ranks_cut and not hosts else ''} hosts") + f" ({gpus})" \
+            if res.ranks else ""
         return [info(f"{head}{ranks}: not a two-Spark run, so the Spark bars do not apply." + (
             " Ranks on one host do not use the cable between two machines." if one else "") + (
-            f" {bw:g} GB/s is more than any PCIe link carries (Gen5 x16: {pcie:.0f} GB/s each way, checks/specs/pcie.toml)"
-            ": these GPUs talk over NVLink (or NVSwitch)." if one and bw > pcie else "") + (
+            f" {bw:.4g} GB/s is more than any PCIe link carries (Gen5 x16: {pcie:.0f} GB/s each way, "
+            "checks/specs/pcie.toml): " + ("these GPUs talk over NVLink (or NVSwitch)." if one else "NVLink carries much "
+                                           "of it (inside each machine, or across them in a multi-node NVLink domain, "
+                                           "MNNVL, as in a GB200 NVL72 rack).")
+            if bw > pcie else "") + (
             f" At {size_words} the messages are too small to judge bandwidth: latency dominates." if size < latency_bound
             else ""))]
     if size < latency_bound:
@@ -442,7 +479,9 @@ def _summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
     head = [res.collective or "nccl-tests"]
     if res.nranks:
         gpus = ", ".join(dict.fromkeys(r.gpu for r in res.ranks))
-        head.append(f"{res.nranks} rank{'s' if res.nranks != 1 else ''}" + (f" on {', '.join(res.hosts)}" if res.hosts else "") + (f" ({gpus})" if gpus else ""))
+        head.append(f"{res.nranks} rank{'s' if res.nranks != 1 else ''}" + (" (some `# Rank` lines are not in the paste)"
+                                                                             if res.ranks_cut else "")
+                    + (f" on {', '.join(res.hosts)}" if res.hosts else "") + (f" ({gpus})" if gpus else ""))
     if res.nccl_version:
         head.append(f"NCCL {res.nccl_version}")
     if res.tests_version:
@@ -498,7 +537,7 @@ def _summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
         findings.append(fail(f"`# Out of bounds values : {res.out_of_bounds} FAILED`: results out of range."))
     if res.nccl_log is not None:
         log = res.nccl_log
-        if len(res.hosts) == 1 and log.nnodes is None:  # nccl-tests lists every rank: all of them on one host
+        if len(res.hosts) == 1 and log.nnodes is None and not res.ranks_cut:  # every rank listed: all on one host
             log = dataclasses.replace(log, nnodes=1)
         verdict = transport_verdict(log)
         if verdict != "unknown" or log.nnodes == 1:
@@ -528,46 +567,4 @@ register(KindSpec(
                     # its summary lines (comments: they stay with the rows above them)
                     + r"|^#\s*$|^#\s*(?:Out of bounds values|Avg bus bandwidth|Collective test concluded|error:"
                       r"|GPU memory usage)\b"),
-))
-
-
-# --------------------------------------------------------------------------- collective benchmark tables
-
-def _summarise_bench(t: BenchTable, command: str | None) -> Summary:
-    facts = {"columns": list(t.columns), "form": t.form, "rows": [dataclasses.asdict(r) for r in t.rows],
-             "busbw_unit": "GB/s", "time_unit": "us"}
-    row = t.largest
-    findings: list[Finding] = []
-    if row is None or row.busbw_gbs is None:
-        return facts, [info("No busbw column in this table.")]
-    bw, size = row.busbw_gbs, f"{row.size:g} {row.size_unit}"
-    facts["busbw_at_largest_gbs"] = bw
-    src = "oshlabs dgx-spark-cluster: ~23-24 GB/s is the target between two Sparks"
-    if bw > 30:
-        findings.append(info(f"busbw {bw:g} GB/s at {size}: more than a {LINE_GBPS} Gb/s cable can carry "
-                             f"({BUSBW_LINE_GBS:g} GB/s), so the "
-                             "ranks shared one machine (NVLink/PCIe): this does not measure the Spark link."))
-    elif bw >= BUSBW_WARN_GBS:
-        findings.append(ok(f"busbw {bw:g} GB/s at {size}: what two Sparks reach with both twins ({src})."))
-    elif bw > BUSBW_ONE_TWIN_GBS:
-        findings.append(warn(f"busbw {bw:g} GB/s at {size}: a little below the ~23-24 GB/s two Sparks reach ({src}); "
-                             f"check MTU {JUMBO_MTU} and that NCCL_IB_HCA lists both twins."))
-    elif bw > BUSBW_BROKEN_GBS:
-        findings.append(fail(f"busbw {bw:g} GB/s at {size}: about half of a Spark pair's ~23 GB/s: NCCL drives only one "
-                             "twin (oshlabs dgx-spark-cluster: ~12 GB/s = one twin). List both in NCCL_IB_HCA."))
-    else:
-        findings.append(fail(f"busbw {bw:g} GB/s at {size}: single digits between two Sparks. Causes seen: NCCL fell back "
-                             "to TCP sockets (oshlabs dgx-spark-cluster; run with NCCL_DEBUG=INFO: `NET/Socket` means "
-                             f"sockets, `NET/IB` rules them out), or {STALE_CX7}."))
-    if row.size_unit.upper().startswith("M") and row.size < 256:
-        findings.append(info("The largest message is small: latency dominates; measure up to 1-2 GB for the link's "
-                             "bandwidth."))
-    return facts, findings
-
-
-register(KindSpec(
-    name="collective-bench", parse=parse_bench_table, summarise=_summarise_bench,
-    # the table header only: `size_MiB=... busbw_GBps=...` lines sit inside NCCL logs, which read them
-    # (name the kind with --kind collective-bench for such lines alone)
-    line=re.compile(r"^size\([^)]*\)\s+time\([^)]*\)\s+algbw\([^)]*\)\s+busbw\([^)]*\)"),
 ))

@@ -235,6 +235,12 @@ def _summarise_show_gids(table: GidTable, command: str | None) -> Summary:
              "truncated": table.truncated, "roce_v2_ipv4": [dataclasses.asdict(r) for r in table.roce_v2_ipv4()],
              "redacted": table.redacted}
     findings: list[Finding] = []
+    if not table:
+        return facts, [fail("show_gids found no GID at all (`n_gids_found=0`): no RDMA device here has an address on its "
+                            "own netdev, so RoCE has nothing to address (a RoCE GID exists only for an IP address of the "
+                            "RDMA device's netdev). Give the twins their addresses (`ip addr`); inside a container whose "
+                            "interface is a veth or another virtual one, the RDMA NIC's netdev is not in it at all (a "
+                            "host-network pod or an SR-IOV/macvlan interface on the NIC is).")]
     devices = list(dict.fromkeys(r.device for r in table))
     rows = []
     for dev in devices:
@@ -439,13 +445,11 @@ def _bw_findings(r: PerftestRun, label: str) -> list[Finding]:
     if bw <= IB_BW_DEGRADED_GBPS:
         return [fail(f"{label}: only {bw:.2f} Gb/s{qps}, far below {CHECK_BW}'s {IB_BW_PASS_GBPS:g} Gb/s bar. If "
                      f"`ethtool` shows {LINK_MBPS}Mb/s and the PCIe link is 32 GT/s x4, this is the known degraded "
-                     "ConnectX-7 "
-                     "state (~13 Gb/s): update DGX OS (`sudo apt full-upgrade`), reboot both Sparks with the cable in; "
+                     "ConnectX-7 state (~13 Gb/s): update DGX OS (`sudo apt full-upgrade`), reboot both Sparks with the cable in; "
                      "if it stays, unplug both Sparks and their power bricks for 60 s.")]
     return [fail(f"{label}: {bw:.2f} Gb/s{qps}, below {CHECK_BW}'s {IB_BW_PASS_GBPS:g} Gb/s bar ({typical}). Check "
                  f"that `ethtool` shows {LINK_MBPS}Mb/s on both ends, that nothing else uses the link, and that the "
-                 "PCIe "
-                 "link of the device is Gen5 x4 (`sudo lspci -vv`: LnkSta 32GT/s, Width x4).")]
+                 "PCIe link of the device is Gen5 x4 (`sudo lspci -vv`: LnkSta 32GT/s, Width x4).")]
 
 
 def _lat_findings(r: PerftestRun, label: str) -> list[Finding]:
@@ -463,16 +467,22 @@ def _lat_findings(r: PerftestRun, label: str) -> list[Finding]:
                  "the test ran over another interface.")]
 
 
+def _message_rate_bound(r: PerftestRun, label: str) -> list[Finding]:
+    """The last row's messages are below perftest's default size (-s 65536 B): its Gb/s is the message rate times a
+    tiny size, which says nothing of the link (a cut `-a` sweep): said instead of judging the bandwidth."""
+    last = r.bw_rows[-1] if r.bw_rows else None
+    return [info(f"{label}: {r.bw_average_gbps:.2f} Gb/s average at {last.bytes} B per message: tiny messages are "
+                 f"bound by the message rate ({last.msg_rate_mpps:g} Mpps), not the link; judge bandwidth on large "
+                 "messages (perftest's default is 65536 B, `-a` goes to 8 MiB).")] \
+        if last is not None and last.bytes < 65536 and last.msg_rate_mpps and r.bw_average_gbps is not None else []
+
+
 def _other_host_figures(r: PerftestRun, label: str) -> list[Finding]:
     """perftest on a device that is not a DGX Spark twin: the figures as measured, judged against nothing of a Spark."""
-    out = []
-    if r.bw_average_gbps is not None:
-        out.append(info(f"{label}: {r.bw_average_gbps:.2f} Gb/s average. Compare it with this NIC's own link speed "
-                        "(`ibstat` Rate, or `ethtool <netdev>` Speed): one QP usually reaches most of a 25-100 Gb/s "
-                        "link."))
-    if r.t_typical_us is not None:
-        out.append(info(f"{label}: t_typical {r.t_typical_us:.2f} us."))
-    return out
+    out = [info(f"{label}: {r.bw_average_gbps:.2f} Gb/s average. Compare it with this NIC's own link speed (`ibstat` "
+                "Rate, or `ethtool <netdev>` Speed): one QP usually reaches most of a 25-100 Gb/s link.")] \
+        if r.bw_average_gbps is not None else []
+    return out + ([info(f"{label}: t_typical {r.t_typical_us:.2f} us.")] if r.t_typical_us is not None else [])
 
 
 def _summarise_perftest(runs: list[PerftestRun], command: str | None) -> Summary:
@@ -483,12 +493,12 @@ def _summarise_perftest(runs: list[PerftestRun], command: str | None) -> Summary
         dev = twin_words(r.device) if r.device else "this device"
         side = {"client": "client side", "server": "server side"}.get(r.role or "", "")
         label = f"{r.test or r.program or 'perftest'} on {dev}" + (f" ({side})" if side else "")
-        for e in r.errors:
-            findings.append(_perftest_error(e))
+        findings += [_perftest_error(e) for e in r.errors]
+        tiny = _message_rate_bound(r, label)
         if r.device and r.device not in SPARK_RDMA:
-            findings += host_findings([r.device], "perftest") + _other_host_figures(r, label)
+            findings += host_findings([r.device], "perftest") + (tiny or _other_host_figures(r, label))
         else:
-            findings += _bw_findings(r, label) + _lat_findings(r, label)
+            findings += (tiny or _bw_findings(r, label)) + _lat_findings(r, label)
         if r.report_unit and r.report_unit.upper().startswith("MB") and r.bw_rows:
             findings.append(info(f"{label}: perftest printed MB/sec (2^20 bytes/s); converted to Gb/s here. Add "
                                  "--report_gbits to read Gb/s directly."))

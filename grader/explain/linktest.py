@@ -1,5 +1,6 @@
-"""Lesson-1 kinds for ``explain`` that test the link end to end: ``ping`` (reachability, jumbo frames with ``-M do``)
-and ``iperf3`` (TCP throughput, its errors, a server waiting for its client). Registered on import by the package.
+"""Lesson-1 kinds for ``explain`` that test the link end to end: ``ping`` (reachability, jumbo frames with ``-M do``),
+``iperf3`` (TCP throughput, its errors, a server waiting for its client), and ``dmesg-link`` (the kernel's word on
+each ConnectX link: cable plugged, link up or down). Registered on import by the package.
 
 Sources: docs/research/procedure.md §1-2 and docs/research/figures.md §2.4: NVIDIA's connect-two-sparks playbook,
 catharsis.net.au (iperf3 96.2 Gbit/s with -P 16) and the NVIDIA developer forum (~110 Gbit/s per lane, 8 streams,
@@ -13,11 +14,11 @@ import re
 from typing import Any
 
 from ..parsers.common import command_argv
-from ..spark_names import HOUSE_INTERFACE
+from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port
 from .common import (JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, argv_is, fail, info, line_rate_note, ok, on_spark,
                      spark_figure, warn)
 from .core import Finding, KindSpec, Summary, register
-from .readers import parse_iperf3, parse_ping
+from .readers import parse_dmesg_links, parse_iperf3, parse_ping
 
 TCP_PASS_GBPS = spark_figure("tcp_gbps")
 """checks/ranges.toml [spark-pair.tcp_gbps] min: the rate L1.tcp passes (NVIDIA's per-rail bar)."""
@@ -187,4 +188,51 @@ register(KindSpec(
     starts=re.compile(r"^Connecting to host|^Server listening on"),
     matches_json=lambda v: isinstance(v, dict) and (bool({"start", "end", "intervals"} & v.keys())
                                                     or v.get("event") in ("start", "interval", "end", "error")),
+))
+
+
+# --------------------------------------------------------------------------- dmesg: ConnectX link events
+
+FLAPS = 3
+"""A link that went down this many times in one paste is flapping, not being re-cabled once."""
+
+
+def _summarise_dmesg(d: Any, command: str | None) -> Summary:
+    final = d.final
+    facts = {"events": [dataclasses.asdict(e) for e in d.events], "final": final}
+    findings: list[Finding] = []
+    plugged = [e for e in d.events if e.what in ("module", "hotplug") and e.state in ("plugged", "plugin")]
+    unplugged = [e for e in d.events if e.what in ("module", "hotplug") and e.state in ("unplugged", "plugout")]
+    for port, twins in QSFP_TWINS.items():
+        up = [t for t in twins if final.get(t) == "up"]
+        if len(up) == 2:
+            findings.append(ok(f"QSFP port {port}: both twins came up ({', '.join(twins)}): one cable, two links, one "
+                               "per PCIe half of the ConnectX-7, as a Spark's port should."))
+        elif up and not any(t in final for t in twins if t not in up):
+            findings.append(info(f"QSFP port {port}: {up[0]} came up; its twin {[t for t in twins if t not in up][0]} "
+                                 "is not in these lines (both come up with one cable: look for it, or `ip link`)."))
+    for dev, state in final.items():
+        if state in ("down", "init", "armed"):
+            where = f" (QSFP port {qsfp_port(dev)})" if is_qsfp_twin(dev) else ""
+            now = f"`rdma link` shows it now" if state != "down" or dev.startswith("roce") else \
+                f"`ethtool {dev}` shows `Link detected` now"
+            findings.append(warn(f"{dev}{where} is {state.upper()} at the end of these lines: no link. Check the cable "
+                                 f"is seated at both ends and the peer is up ({now})."))
+        elif state == "up" and not is_qsfp_twin(dev):
+            findings.append(info(f"{dev}: link up."))
+        if d.downs(dev) >= FLAPS:
+            findings.append(warn(f"{dev} went down {d.downs(dev)} times in these lines: the link is flapping (a loose or "
+                                 "faulty cable or module, or the peer restarting). Reseat or swap the cable."))
+    if plugged or unplugged:
+        findings.append(info(f"Cable events: {len(plugged)} plugged, {len(unplugged)} unplugged"
+                             + (" (the module's, then each PCIe half's: one cable is reported once per half)."
+                                if len({e.pci for e in plugged if e.pci}) > 1 else ".")))
+    return facts, findings
+
+
+register(KindSpec(
+    name="dmesg-link", parse=parse_dmesg_links, summarise=_summarise_dmesg, programs=("dmesg", "journalctl"),
+    matches_command=argv_is("dmesg"),
+    line=re.compile(r"\bmlx5_core [0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d(?: [\w.-]+)?: (?:Link (?:up|down)"
+                    r"|Port: \d+ Link |Port module event)|\bcx7-pcie-hotplug\b"),
 ))

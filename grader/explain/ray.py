@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from .common import fail, info, ok, runs_program, spark_figure, warn, whole
-from .core import Finding, KindSpec, Summary, register
+from .common import fail, info, ok, on_spark, runs_program, spark_figure, warn, whole
+from .core import Finding, KindSpec, Summary, context, register
 from .readers import parse_ray_status
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ def _summarise_ray(st: RayStatus, command: str | None) -> Summary:
         return {k: {"used": u, "total": t} for k, (u, t) in res.items()}
 
     gpu = st.resources.get("GPU")
-    spark = _spark_like(st)
+    spark = on_spark(_spark_like(st))
     facts: dict[str, Any] = {
         "timestamp": st.timestamp, "nodes": st.node_count,
         "active_nodes": [{"node_id": n.node_id, "ip": n.ip, "count": n.count} for n in st.active_nodes],
@@ -81,6 +81,8 @@ def _summarise_ray(st: RayStatus, command: str | None) -> Summary:
     if not st.excerpt or st.active_nodes:
         if n == RAY_NODES:
             findings.append(ok(f"Ray sees {n} nodes: the head and the worker have both joined the cluster."))
+        elif n == 1 and context().nodes == 1:
+            findings.append(info("Ray sees 1 node: a one-machine cluster, as this run is."))
         elif n == 1:
             other = "the second Spark" if spark is not False else "the other node"
             findings.append(fail(f"Ray sees only 1 node: {other} has not joined. On it, start the worker "
@@ -142,9 +144,26 @@ def _demand_findings(st: RayStatus, d: Demand, gpu: tuple[float, float] | None, 
     offered: with every requested GPU free, it is not a GPU shortage."""
     quoted = d.text if len(d.text) <= 200 else d.text[:197] + "..."
     if d.what != "placement group" and not d.strategy:
+        if d.total("GPU") and gpu is None and not st.excerpt:
+            return [warn(f"Pending demand `{quoted}`: it asks for a GPU and no node of this cluster has one, so it "
+                         "waits until a node with a GPU joins (`ray start` with its GPU visible).")]
+        cpu = st.resources.get("CPU")
+        if d.complete and d.bundles and set().union(*(b for b, _ in d.bundles)) <= {"CPU"} and cpu and cpu[0] >= cpu[1]:
+            return [info(f"Pending demand `{quoted}`: tasks queued for CPUs while all {_fmt(cpu[1])} are busy; they "
+                         "run as CPUs free up (a backlog, not a fault).")]
         return [warn(f"Pending demand `{quoted}`: Ray cannot place it with the resources it has. Whatever asked "
                      "for it waits; check which node lacks the resource.")]
+    big = _bundle_too_big(st, d)
+    if big:
+        name, asked, per = big
+        return [fail(f"Pending placement group `{quoted}`: one bundle asks for {_fmt(asked)} {name}, and a bundle must "
+                     f"fit on a single node, while each node has {per} {name}: it can never be placed, however much "
+                     "the cluster has in total. Ask for at most one node's share per bundle (more bundles, each "
+                     "smaller), or add a node that has that much.")]
     want = d.total("GPU")
+    if not want:
+        return [warn(f"Pending placement group `{quoted}`: Ray cannot place it with the resources it has (it asks for "
+                     "no GPU, so it is not vLLM's). Paste `ray status -v` to see which node lacks what.")]
     head = (f"Pending placement group `{quoted}`: {_fmt(want)} GPU(s) asked for (as vLLM's placement group asks, one "
             "bundle per TP x PP worker; `vllm serve` waits for it, up to 1800 s, instead of failing).")
     if gpu is None and not st.excerpt:
@@ -188,11 +207,31 @@ def _demand_findings(st: RayStatus, d: Demand, gpu: tuple[float, float] | None, 
                  "has (a custom resource, or memory).")]
 
 
+def _bundle_too_big(st: RayStatus, d: Demand) -> tuple[str, float, str] | None:
+    """``(resource, amount, what each node has)`` of a bundle no single node can hold, or None. A node's share is read
+    from the ``-v`` blocks (the largest node's), else, for CPUs, from the cluster's total over its nodes: a Ray node
+    has at least one CPU, so two nodes with 2 in all have 1 each (GPUs may sit all on one node: not inferred)."""
+    for bundle, _ in d.bundles:
+        for name, asked in bundle.items():
+            if name.startswith("node:") or name in ("memory", "object_store_memory") or not asked:
+                continue
+            per = [u.resources[name][1] for u in st.per_node if name in u.resources]
+            if per and asked > max(per):
+                return name, asked, f"at most {_fmt(max(per))}"
+            total, n = st.resources.get(name), st.node_count
+            if name == "CPU" and not per and total and n > 1 and total[1] / n == 1 and asked > 1:
+                return name, asked, "1"
+    return None
+
+
 def _ray_gpu_findings(st: RayStatus, gpu: tuple[float, float] | None, nodes: int, spark: bool | None,
                       pending: bool) -> list[Finding]:
     if gpu is None:
         if st.excerpt and not st.resources:
             return []
+        if spark is False:
+            return [info("Ray reports no GPU: a CPU-only cluster (no node offers a `GPU` resource), so vLLM's Ray "
+                         "executor, one GPU per worker, cannot place a model on it.")]
         return [fail("Ray reports no GPU: vLLM's Ray executor asks for one GPU per worker, so `vllm serve "
                      "--distributed-executor-backend ray` would wait for a placement group that never comes. Start "
                      "the containers with `--gpus all`" + (" (as on the Sparks)" if spark is not False else "")
@@ -226,13 +265,13 @@ register(KindSpec(
     name="ray-status", parse=parse_ray_status, summarise=_summarise_ray, programs=("ray",),
     matches_command=lambda argv: runs_program(argv, "ray", "status"),
     line=re.compile(
-        r"^=+ (?:Autoscaler|Cluster Scaler) status|^Node status$"
+        r"^=+ (?:Autoscaler|Cluster Scaler|Cluster) status|^Node status$"
         r"|^(?:Healthy|Active|Idle|Recent failures|Total Usage|Pending Demands|From request_resources"
-        r"|Total Constraints|Total Demands):$"
+        r"|Total Constraints|Total Demands|Demands):$|^\d+ node\(s\) with resources: \{"
         r"|^\d++(?:\.\d++)?(?:[KMGTP]i?B|B)?/\d++(?:\.\d++)?(?:[KMGTP]i?B|B)? (?:CPU|GPU|memory|object_store_memory"
         r"|accelerator_type:\S+|node:\S+)(?:\s|$)"
         r"|^\d++ node_[0-9a-f]{8,}\b|^\((?:no pending nodes|no failures|no resource demands|no active nodes"
-        r"|no idle nodes)\)$|: \d+\+ pending (?:placement groups|tasks/actors)|^Node: node_[0-9a-f]{8,}"
+        r"|no idle nodes)\)$|: \d+\+? pending (?:placement groups|tasks/actors)|^Node: node_[0-9a-f]{8,}"
         r"|Could not find any running Ray instance"),
-    starts=re.compile(r"^=+ (?:Autoscaler|Cluster Scaler) status"),
+    starts=re.compile(r"^=+ (?:Autoscaler|Cluster Scaler|Cluster) status"),
 ))

@@ -31,6 +31,7 @@ parse_ip_route_get_all = _at_first_call("parsers.iproute", "parse_ip_route_get_a
 parse_iperf3 = _at_first_call("parsers.iperf3", "parse_iperf3")
 parse_netplan = _at_first_call("parsers.netplan", "parse_netplan")
 parse_ping = _at_first_call("parsers.ping", "parse_ping")
+parse_dmesg_links = _at_first_call("parsers.dmesg_link", "parse_dmesg_links")
 
 # --------------------------------------------------------------------------- lesson 2a: RoCE
 parse_ib_sysfs = _at_first_call("parsers.ib_sysfs", "parse_ib_sysfs")

@@ -21,12 +21,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..diagnoses import diagnose
 from ..parsers.common import ParseError
-from .common import fail, info, ok, runs_program, warn
+from .common import fail, info, judged_as, ok, runs_program, warn
 from .core import Finding, KindSpec, Summary, register
 from .readers import is_models_json, parse_metrics, parse_models, parse_nccl_log, parse_vllm_log, transport_verdict
 
 if TYPE_CHECKING:
     from ..parsers.vllm_api import VllmMetrics
+    from ..parsers.nccl_log import NcclLog
     from ..parsers.vllm_log import VllmLog
 
 GIB = 2 ** 30
@@ -62,12 +63,15 @@ def _kv_facts(log: VllmLog) -> list[dict[str, Any]]:
 
 @dataclass(frozen=True)
 class VllmLogReading:
-    """What the vllm-log kind reads: the log, and the verdict on NCCL's transport when the log
-    carries NCCL_DEBUG=INFO lines (grader.parsers.nccl_log, lesson 2a), else None."""
+    """What the vllm-log kind reads: the log, and its NCCL_DEBUG=INFO lines parsed (grader.parsers.nccl_log, lesson
+    2a) when it carries some, else None."""
 
     log: VllmLog
-    nccl_transport: str | None = None
-    nccl_lines: int = 0
+    nccl: NcclLog | None = None
+
+    @property
+    def nccl_transport(self) -> str | None:
+        return transport_verdict(self.nccl) if self.nccl else None
 
 
 _NCCL_MARK = re.compile(r"\bNCCL (?:INFO|WARN)\b")
@@ -78,23 +82,19 @@ def _read_vllm(text: str) -> VllmLogReading:
     if "NCCL " not in text or not _NCCL_MARK.search(text):  # the words first: found faster than the pattern
         return VllmLogReading(log)
     try:
-        nccl = parse_nccl_log(text)
+        return VllmLogReading(log, parse_nccl_log(text))
     except ParseError:
         return VllmLogReading(log)
-    return VllmLogReading(log, transport_verdict(nccl), nccl.nccl_lines)
 
 
 def _nccl_findings(r: VllmLogReading) -> list[Finding]:
-    if not r.nccl_lines or r.nccl_transport in (None, "unknown"):
+    """The NCCL lines of the log, judged by the nccl-log kind's judge (said from its warnings up, and its findings
+    of the transport when the lines show one)."""
+    if r.nccl is None or not r.nccl.nccl_lines:
         return []
-    if r.nccl_transport == "NET/Socket":
-        return [warn(f"NCCL moved the data over TCP sockets (NET/Socket, from {r.nccl_lines} NCCL lines): it found no "
-                     "usable RDMA device. Give the containers /dev/infiniband (--device or --privileged, IPC_LOCK, "
-                     "memlock), check NCCL_IB_DISABLE is not 1 and NCCL_IB_HCA names the Up twins.")]
-    if "IB" in r.nccl_transport:
-        return [ok(f"NCCL uses {r.nccl_transport} between the nodes (RDMA over the QSFP link; from {r.nccl_lines} "
-                   "NCCL lines).")]
-    return [info(f"NCCL transport: {r.nccl_transport} (from {r.nccl_lines} NCCL lines).")]
+    shown = r.nccl_transport not in (None, "unknown")
+    return [Finding(f.level, f"NCCL lines in this log: {f.message}") for f in judged_as("nccl-log", r.nccl)
+            if f.level != "info" or (shown and not f.message.startswith("NCCL "))]
 
 
 def _kv_nearly_full(stats: Any) -> bool:
@@ -270,7 +270,8 @@ def _kv_findings(log: VllmLog) -> list[Finding]:
 
 
 _VLLM_LINE = re.compile(
-    r"(?:^|[)|]\s*)(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+(?:\d{4}-)?\d\d-\d\d\s+\d\d:\d\d:\d\d(?:[.,]\d+)?\s+"
+    r"(?:^|[)|]\s*)(?:DEBUG|INFO|WARNING|ERROR|CRITICAL|ARNING|RNING|NING|RROR|NFO)\s+(?:\d{4}-)?\d\d-\d\d\s+"
+    r"\d\d:\d\d:\d\d(?:[.,]\d+)?\s+"
     r"\[?[\w./<>-]+\.py:\d+\]"
     r"|(?:^|\|\s*)\((?:APIServer|EngineCore(?:_DP\d+)?|RayWorkerWrapper|RayWorkerProc|VllmWorker(?:-\d+)?|Worker(?:_\w+)?)"
     r"(?:\s+(?:rank=\d+|[A-Z]{2}\d+))*\s+pid=\d+"

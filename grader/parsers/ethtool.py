@@ -29,6 +29,8 @@ class EthtoolReport:
     ``Unknown!`` or absent). ``auto_negotiation`` and ``link_detected`` None when absent.
     ``port`` as printed (``Direct Attach Copper``, ``FIBRE``, ``Twisted Pair``...). ``speed_shown``: a
     ``Speed:`` line was read. ``fec_configured``/``fec_active`` from ``--show-fec`` (``Auto``, ``RS``, ``Off``...).
+    ``driver``, ``bus_info`` and ``firmware`` from ``ethtool -i`` (``mlx5_core``, ``0000:01:00.0``; ``veth`` and a
+    blank bus: a virtual interface).
     """
 
     interface: str | None
@@ -42,6 +44,9 @@ class EthtoolReport:
     fec_active: str | None = None
     advertised_modes: tuple[str, ...] = ()
     partner_modes: tuple[str, ...] = ()
+    driver: str | None = None
+    bus_info: str | None = None
+    firmware: str | None = None
     """``Advertised link modes`` and ``Link partner advertised link modes`` (``10000baseT/Full`` ...), as printed
     over their continuation lines: what auto-negotiation chooses from when the link comes up."""
 
@@ -58,6 +63,7 @@ def _yes(value: str) -> bool | None:
     return True if v in ("yes", "on") else False if v in ("no", "off") else None
 
 
+_DRIVER_KEYS = {"driver": "driver", "bus-info": "bus_info", "firmware-version": "firmware"}
 _MODE_RE = re.compile(r"^(\d+)base[\w-]*/(?:Full|Half)$")
 _MODE_LISTS = {"Advertised link modes": "advertised_modes", "Link partner advertised link modes": "partner_modes"}
 
@@ -90,6 +96,8 @@ def _field(key: str, value: str, line: Line) -> tuple[str, object] | None:
         return "fec_active", value or None
     if key in _MODE_LISTS:
         return _MODE_LISTS[key], _modes(value)
+    if key in _DRIVER_KEYS:  # ethtool -i
+        return _DRIVER_KEYS[key], value or None
     return None
 
 

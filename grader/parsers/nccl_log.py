@@ -21,6 +21,9 @@ message, as authors quote them with the prefix cut) are read; the rest is skippe
     Channel 08/0 : 0[0] -> 1[0] [receive] via NET/IBext_v10/0        (NCCL's IB transport in a plugin)
     Connected all rings
     NET/IB : GPU Direct RDMA (DMABUF) enabled for HCA 0 'rocep1s0f1
+    NET/IB : Made virtual device [0] name=rocep1s0f1 speed=200000 ndevs=1   (an RDMA device NCCL found)
+    NET/Plugin: Loaded net plugin NCCL RDMA Plugin (v5)   P2P plugin v10 IBext_v10   (an external net plugin)
+    P2P is disabled between connected GPUs 1 and 0. You can repress this message with NCCL_IGNORE_DISABLED_P2P=1.
     comm 0x... rank 0 nRanks 2 nNodes 2 localRanks 1 localRank 0 MNNVL 0
     NET/IB: NCCL Dev 0 IbDev 0 Port 1 qpn 1047 mtu 5 query_ece={...} GID 3 (0/4801A8C0FFFF0000) fifoRkey=0x..
     NET/IB: Dev 3 Port 1 qpn 2455 mtu 5 GID 3 (0/7D02A8C0FFFF0000)       (older NCCL; an IB port prints LID)
@@ -83,6 +86,8 @@ _QP_RE = re.compile(r"^NET/IB\w*\s*:\s*(?:NCCL (?:Merged)?Dev\s+\d+\s+)?(?:Ib)?D
                     r"\s+qpn\s+(?P<qpn>\d+)\s+mtu\s+(?P<mtu>\d+)\b(?P<rest>.*)$")
 _QP_GID_RE = re.compile(r"\bGID\s+(?P<index>-?\d+)\s*\((?P<prefix>[0-9A-Fa-f]{1,16})/(?P<iid>[0-9A-Fa-f]{1,16})\)")
 _VERBS_FAIL_RE = re.compile(r"Call to (?P<call>ibv_\w+) failed(?: with (?:error )?(?P<errno>\d+)?\s*(?P<why>[^,]*\S))?")
+_VIRTUAL_RE = re.compile(r"^NET/IB\w*\s*:\s*Made virtual device \[\d+\] name=(?P<dev>\S+)")
+_P2P_OFF_RE = re.compile(r"^P2P is disabled between connected GPUs (?P<a>\d+) and (?P<b>\d+)")
 _BENCH_RE = re.compile(r"^size_MiB=(?P<size>\d+(?:\.\d+)?)\s+time_us=(?P<t>\d+(?:\.\d+)?)\s+"
                        r"algbw_GBps=(?P<alg>\d+(?:\.\d+)?)\s+busbw_GBps=(?P<bus>\d+(?:\.\d+)?)\b")
 
@@ -179,7 +184,8 @@ class NcclLog:
     first seen first) and ``ib_devices_by_host``; ``socket_ifaces`` of ``NET/Socket : Using``;
     ``oob_iface``/``oob_address`` the out-of-band interface of the IB line; ``bootstrap_iface``/
     ``bootstrap_address``; ``ib_no_device`` (``NET/IB : No device found``); ``net_plugins_failed``
-    (``Failed to initialize NET plugin IB``); ``plugin_messages`` the ``NET/Plugin`` lines;
+    (``Failed to initialize NET plugin IB``); ``plugin_messages`` the ``NET/Plugin`` lines (and ``P2P plugin ...``,
+    ``Successfully loaded external plugin ...``);
     ``channels`` in order; ``env_settings`` from ``X set [by environment] to Y`` (a trailing
     period dropped); ``warnings`` the ``NCCL WARN`` messages; ``errors`` NCCL error lines (torch's
     ``NCCL error ...: unhandled system error``); ``hosts`` that logged; ``nranks``/``nnodes`` from
@@ -187,7 +193,10 @@ class NcclLog:
     ``bench`` benchmark result lines; ``simulated`` a line says the log is simulated;
     ``nccl_lines`` how many NCCL lines were read; ``ib_connections`` the RDMA queue pairs NCCL logged
     (``NET/IB: ... qpn ... GID ...``; at most ``MAX_IB_CONNECTIONS`` kept, ``n_ib_connections`` counts all);
-    ``verbs_failures`` fatal ibverbs errors (``Call to ibv_modify_qp failed with ... Network is unreachable``).
+    ``verbs_failures`` fatal ibverbs errors (``Call to ibv_modify_qp failed with ... Network is unreachable``);
+    ``virtual_devices`` the RDMA devices NCCL's IB transport found (``Made virtual device [0] name=...``);
+    ``p2p_disabled`` the GPU pairs NCCL says have peer-to-peer off (``P2P is disabled between connected GPUs 1 and 0``),
+    each pair sorted.
     """
 
     version: str | None = None
@@ -217,6 +226,8 @@ class NcclLog:
     ib_connections: tuple[IbConnection, ...] = ()
     n_ib_connections: int = 0
     verbs_failures: tuple[str, ...] = ()
+    virtual_devices: tuple[str, ...] = ()
+    p2p_disabled: tuple[tuple[int, int], ...] = ()
 
     @property
     def transports(self) -> tuple[str, ...]:
@@ -262,7 +273,8 @@ def parse_nccl_log(text: str) -> NcclLog:
     lines = content_lines(text, keep_comments=True)
     simulated = any("simulated" in x.text.lower() for x in lines if x.text.lstrip().startswith("#"))
     st: dict = {"ib": [], "by_host": {}, "sock": [], "channels": [], "env": {}, "warn": [], "err": [],
-                "hosts": [], "failed": [], "plugin": [], "gdr": [], "bench": [], "qps": [], "n_qps": 0, "verbs": []}
+                "hosts": [], "failed": [], "plugin": [], "gdr": [], "bench": [], "qps": [], "n_qps": 0, "verbs": [],
+          "virtual": [], "p2p_off": []}
     count = 0
     hosts_seen: set[str] = set()
     for line in lines:
@@ -315,7 +327,9 @@ def parse_nccl_log(text: str) -> NcclLog:
         warnings=tuple(st["warn"]), errors=tuple(dict.fromkeys(st["err"])), hosts=tuple(st["hosts"]),
         nranks=st.get("nranks"), nnodes=st.get("nnodes"), gdr_hcas=tuple(dict.fromkeys(st["gdr"])),
         rings_connected=bool(st.get("rings")), bench=tuple(st["bench"]), simulated=simulated, nccl_lines=count,
-        ib_connections=tuple(st["qps"]), n_ib_connections=st["n_qps"], verbs_failures=tuple(dict.fromkeys(st["verbs"])))
+        ib_connections=tuple(st["qps"]), n_ib_connections=st["n_qps"], verbs_failures=tuple(dict.fromkeys(st["verbs"])),
+        virtual_devices=tuple(dict.fromkeys(st["virtual"])),
+        p2p_disabled=tuple(dict.fromkeys(tuple(sorted(p)) for p in st["p2p_off"])))
 
 
 def _read_message(msg: str, host: str | None, st: dict) -> None:
@@ -349,8 +363,15 @@ def _read_message(msg: str, host: str | None, st: dict) -> None:
         elif net == "Socket":
             st["sock"] += [SocketIface(x.group("iface"), x.group("addr")) for x in _SOCK_RE.finditer(rest)]
         return
-    if msg.startswith("NET/Plugin"):
+    if msg.startswith(("NET/Plugin", "P2P plugin", "Successfully loaded external plugin")):
         st["plugin"].append(msg)
+        return
+    m = _VIRTUAL_RE.match(msg) or _P2P_OFF_RE.match(msg)
+    if m:
+        if "dev" in m.groupdict():
+            st["virtual"].append(m.group("dev"))
+        else:
+            st["p2p_off"].append((int(m.group("a")), int(m.group("b"))))
         return
     m = _BOOTSTRAP_RE.match(msg)
     if m:

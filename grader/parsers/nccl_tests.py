@@ -177,10 +177,17 @@ class NcclTestsResult:
 
     @property
     def nranks(self) -> int | None:
-        """How many ranks took part: the ``# Rank`` lines, else the NCCL log's nRanks, else None."""
+        """How many ranks took part: the ``# Rank`` lines (at least the highest rank shown plus one: a paste may cut
+        the first lines of a long list), else the NCCL log's nRanks, else None."""
         if self.ranks:
-            return len({r.rank for r in self.ranks})
+            return max(len({r.rank for r in self.ranks}), 1 + max(r.rank for r in self.ranks))
         return self.nccl_log.nranks if self.nccl_log else None
+
+    @property
+    def ranks_cut(self) -> bool:
+        """True when ``# Rank`` lines are missing from the paste (rank numbers up to N shown, fewer than N + 1 lines):
+        the hosts and GPUs listed are then some of the run's, not all."""
+        return bool(self.ranks) and len({r.rank for r in self.ranks}) < 1 + max(r.rank for r in self.ranks)
 
     @property
     def hosts(self) -> tuple[str, ...]:

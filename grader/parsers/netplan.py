@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
@@ -56,11 +56,14 @@ class NetplanInterface:
 @dataclass(frozen=True)
 class NetplanConfig:
     """A netplan file: ``renderer`` (``networkd``, ``NetworkManager``; None when absent),
-    ``version`` (2), and the ``ethernets`` by interface name, in file order."""
+    ``version`` (2), the ``ethernets`` by interface name, in file order, and ``bonds``/``bridges``: each
+    one's name -> ``(its member interfaces, as listed; its entry read as an interface: addresses, mtu ...)``."""
 
     renderer: str | None
     ethernets: dict[str, NetplanInterface]
     version: int | None = None
+    bonds: dict[str, tuple[tuple[str, ...], NetplanInterface]] = field(default_factory=dict)
+    bridges: dict[str, tuple[tuple[str, ...], NetplanInterface]] = field(default_factory=dict)
 
 
 def parse_netplan(text: str) -> NetplanConfig:
@@ -68,8 +71,8 @@ def parse_netplan(text: str) -> NetplanConfig:
 
     Prompt lines (``$ sudo cat /etc/netplan/40-cx7.yaml``), sudo prompts and markdown
     fences are dropped and common indentation is removed before YAML parsing. Accepts
-    NVIDIA's static file and its older ``link-local: [ ipv4 ]`` variant. Other sections
-    (``bonds``, ``vlans``...) are ignored.
+    NVIDIA's static file and its older ``link-local: [ ipv4 ]`` variant. ``bonds`` and ``bridges`` are read (their
+    members and their own addresses); other sections (``vlans``...) are ignored.
 
     Raises ParseError for YAML syntax errors (with the line number in the text given),
     ``Permission denied`` / ``No such file`` from ``cat``, no ``network:`` mapping, and
@@ -120,10 +123,21 @@ def parse_netplan(text: str) -> NetplanConfig:
             out[str(name)] = _interface(str(name), conf or {})
         except ParseError as err:  # point at the offending line
             raise ParseError(err.command, err.message, *_find_line(kept, str(name), err.line)) from None
+    groups: dict[str, dict] = {"bonds": {}, "bridges": {}}
+    for section, found in groups.items():
+        entries = network.get(section) or {}
+        for name, conf in (entries.items() if isinstance(entries, dict) else ()):
+            conf = conf if isinstance(conf, dict) else {}
+            members = conf.get("interfaces") or []
+            try:
+                found[str(name)] = (tuple(str(m) for m in members) if isinstance(members, list) else (),
+                                    _interface(str(name), {k: v for k, v in conf.items() if k != "interfaces"}))
+            except ParseError as err:
+                raise ParseError(err.command, err.message, *_find_line(kept, str(name), err.line)) from None
     renderer = network.get("renderer")
     version = network.get("version")
     return NetplanConfig(None if renderer is None else str(renderer), out,
-                         version if isinstance(version, int) else None)
+                         version if isinstance(version, int) else None, groups["bonds"], groups["bridges"])
 
 
 def _find_line(kept: list[tuple[int, str]], name: str, key_line: str | None) -> tuple[str | None, int | None]:

@@ -285,7 +285,11 @@ def _name_unit(tok: str) -> tuple[str, str | None]:
 
 
 def _columns(header: str) -> list[tuple[str, str | None]]:
-    """(name, unit) of each column of a ``#bytes ...`` header line; name normalised."""
+    """(name, unit) of each column of a ``#bytes ...`` header line; name normalised. A header whose ``iterations``
+    lost its ``#`` (``#bytes     iterations    BW peak[MB/sec] ...``, as some versions and copies print it) reads the
+    same."""
+    if "#iterations" not in header:
+        header = re.sub(r"(?<=\s)iterations\b", "#iterations", header, count=1)
     out = []
     for m in _findall_linear(_COLUMN_RE, _COLUMN_AFTER_RE, header):
         name, unit = _name_unit(m.group())

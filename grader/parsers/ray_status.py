@@ -4,7 +4,7 @@ Shapes read (Ray's autoscaler ``format_info_string`` as printed by Ray 2.x; sour
 ray-project/ray python/ray/autoscaler/_private/util.py and autoscaler/v2/utils.py, and the real
 output in shared/fixtures/real/spark/12_*; docs/research/procedure.md §3.6)::
 
-    ======== Autoscaler status: 2026-04-19 17:08:02.711002 ========
+    ======== Autoscaler status: 2026-04-19 17:08:02.711002 ========   (Ray 1.x: "Cluster status:")
     GCS request time: 0.001s                 (-v only)
     Node status
     ---------------------------------------------------------------
@@ -36,6 +36,9 @@ output in shared/fixtures/real/spark/12_*; docs/research/procedure.md §3.6)::
      Activity:
       (no activity)
 
+Ray 1.x lists nodes by their resources under ``Node status``: `` 1 node(s) with resources: {'CPU': 80.0,
+'node:10.0.0.5': 1.0, ...}`` (read as active nodes, the IP from the ``node:`` key).
+
 An excerpt of resource lines alone (``ray status | grep GPU``) is read as the usage block and
 flagged ``excerpt``.
 
@@ -56,7 +59,7 @@ from .common import Line, ParseError, content_lines, fail_on_line, raise_if_shel
 
 COMMAND = "ray status"
 
-_HEADER_RE = re.compile(r"^=+\s*(?:Autoscaler|Cluster Scaler) status:?\s*(?P<rest>.*)$")  # see _header_ts
+_HEADER_RE = re.compile(r"^=+\s*(?:Autoscaler|Cluster Scaler|Cluster) status:?\s*(?P<rest>.*)$")  # see _header_ts
 _SECTION_RE = re.compile(
     r"^(?P<name>Node status|Resources|Healthy|Active|Idle|Pending|Recent failures|Total Usage|Usage"
     r"|From request_resources|Total Constraints|Constraints|Pending Demands|Total Demands|Demands"
@@ -72,6 +75,8 @@ _RESOURCE_RE = re.compile(
     rf"(?:\s+\((?P<pgused>{_NUM})\s*(?P<pguu>{_UNIT})?\s+used of\s+(?P<pgtotal>{_NUM})\s*(?P<pgtu>{_UNIT})?"
     r"\s+reserved in placement groups\))?\s*$")
 _COUNT_RE = re.compile(r"^(?P<count>\d+)\s+(?P<name>[A-Za-z][\w.:-]*)(?P<rest>(?:\s.*)?)$")
+# Ray 1.x's node list: " 2 node(s) with resources: {'CPU': 80.0, 'node:10.0.0.5': 1.0, ...}"
+_OLD_NODES_RE = re.compile(r"^(?P<count>\d+)\s+node\(s\) with resources:\s*(?P<res>\{.*\})\s*$")
 _DEMAND_RE = re.compile(r"^\{.*\}.*:\s*\d+\+?\s+(?:pending|from request_resources)")
 _LAUNCHING_RE = re.compile(r"^(?P<name>[^,\s]+),\s*(?P<count>\d+)\s+launching\s*$")
 _PENDING_IP_RE = re.compile(r"^(?P<ip>[^:\s]+):\s*(?P<name>[^,]+),\s*(?P<status>.+)$")
@@ -403,6 +408,12 @@ def _read_status(all_lines: list[Line], start: int) -> RayStatus | int:
                 section = key
             saw_node_list = saw_node_list or key in ("active", "idle")
             seen_structure = True
+            continue
+        old = _OLD_NODES_RE.match(s)
+        if old:  # Ray 1.x: the node list is its resources
+            ip = next((k[len("node:"):] for k in re.findall(r"'(node:[^']+)'", old.group("res"))), None)
+            nodes["active"].append(RayNode(f"node {ip}" if ip else "node", _ip_in(ip or ""), int(old.group("count"))))
+            saw_node_list = seen_structure = True
             continue
         if _NOT_RUNNING_RE.search(s):
             raise fail_on_line(COMMAND, line, "Ray is not running here, or this node cannot reach its head: "

@@ -92,7 +92,10 @@ def parse_show_gids(text: str) -> GidTable:
     is read from the table, or decoded from an IPv4-mapped GID when the column is missing.
     A cut-off last row is left out and sets ``truncated``.
 
-    Raises ParseError for ``command not found``, a line of another shape, or no row at all.
+    ``n_gids_found=0`` gives an empty table (show_gids found no GID: a fact, not a misreading); lines after the
+    ``n_gids_found=`` line are not read (another command's output pasted along).
+
+    Raises ParseError for ``command not found``, a line of another shape, or no row at all without that count.
     """
     lines = content_lines(text, keep_comments=True)
     simulated = any("simulated" in x.text.lower() for x in lines)
@@ -112,7 +115,7 @@ def parse_show_gids(text: str) -> GidTable:
         m = _COUNT_RE.match(s)
         if m:
             count = int(m.group("n"))
-            continue
+            break  # show_gids' last line: what follows is something else pasted along
         m = _ROW_RE.match(s)
         if m:
             rows.append(_row(m))
@@ -121,7 +124,7 @@ def parse_show_gids(text: str) -> GidTable:
             truncated = True
             continue
         raise fail_on_line(CMD, line, "expected a row `<dev> <port> <index> <gid> [<ipv4>] v1|v2 <netdev>`")
-    if not rows:
+    if not rows and count != 0:
         raise ParseError(CMD, "no GID row found (no RDMA device, or no GID configured)")
     if header and count is None:
         truncated = True

@@ -16,6 +16,9 @@ from dataclasses import dataclass
 _COMPOSE_RE = re.compile(r"^[A-Za-z0-9][\w.-]*\s*\|\s?")          # "vllm-head-1  | "
 _COLLECTOR_RE = re.compile(  # one "^" in front of both: tried at the start of the line only, not at every character
     r"^(?:\[pod/[^\]]+\]\s*"                                           # kubectl logs --prefix
+    r"|\[[A-Za-z][\w.-]*+(?:/[\w.-]++){0,2}\]:\s"                         # a log viewer's tag: "[vllm]: "
+    r"|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?\s+\[(?i:error|info|warning|warn|debug|trace)\]\s+(?:\(\w+\)\s+)?"
+    #   a launcher's "2026-05-08 11:47:02.257 [Error] (Process) " (lemonade-sdk's vLLM server)
     r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ [\w.@-]+(?:\[\d+\])?:\s)")  # journalctl / syslog
 _DOCKER_TS_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)\s")
 # "(APIServer pid=1)", "(RayWorkerWrapper pid=77, ip=10.0.0.2)", "(pid=5)", "(VllmWorker rank=0 pid=9)",
@@ -30,11 +33,14 @@ _VLLM_PROCS_RE = re.compile(r"^(?:APIServer|EngineCore(?:_DP\d+)?|RayWorkerWrapp
                              r"|Worker(?:_\w+)?|MainProcess|VLLM::\w+)$")
 _REPEATED_RE = re.compile(r"(?<!\s)\s*+\[repeated \d++x across cluster\]\s*+$")  # starts where blanks start: linear
 _HEADER_RE = re.compile(
-    r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+(?P<date>(?:\d{4}-)?\d\d-\d\d)\s+"
+    r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|ARNING|RNING|NING|RROR|NFO)\s+(?P<date>(?:\d{4}-)?\d\d-\d\d)\s+"
     r"(?P<time>\d\d:\d\d:\d\d)(?:[.,]\d+)?\s+\[?(?P<src>[\w./<>-]+\.py:\d+)\]\s?(?P<msg>.*)$")
 _RAY_HEADER_RE = re.compile(
     r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+\s+(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+"
     r"(?P<src>[\w.]+\.py:\d+)\s+--\s+(?P<msg>.*)$")
+# a level whose first letters a paste cut off ("NING 04-01 02:45:50 [ray_utils.py:320] ..."), and WARN, as read
+_CUT_LEVELS = {"WARN": "WARNING", "ARNING": "WARNING", "RNING": "WARNING", "NING": "WARNING", "RROR": "ERROR",
+               "NFO": "INFO"}
 _UVICORN_RE = re.compile(r"^(?P<level>INFO|WARNING|ERROR):\s+(?P<msg>.*)$")
 
 
@@ -99,4 +105,4 @@ def split_prefixes(text: str, lineno: int = 0) -> LogLine:
         if u:
             level, s = u.group("level"), u.group("msg").strip()
     return LogLine(lineno, line, " ".join(prefixes) or None, process, pid, ip,
-                   "WARNING" if level == "WARN" else level, source, s.strip())
+                   _CUT_LEVELS.get(level, level) if level else level, source, s.strip())

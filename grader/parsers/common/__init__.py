@@ -61,6 +61,8 @@ _ANSI_RE = re.compile(
 )
 # the same written out, as some terminals and web pages copy them: ^[[0;36m ... ^[[0m, ^[]0;title^G
 _CARET_ANSI_RE = re.compile(r"\^\[(?:\[[0-?]{0,32}[ -/]{0,4}[@-~]|\][^\n^]{0,512}(?:\^G|\^\[\\))")
+# the same with ESC spelled out, as some issue pages and log viewers render it: "ESC[36m(RayWorker pid=1)ESC[0m"
+_WORD_ANSI_RE = re.compile(r"(?:ESC|\\033|\\x1[bB]|\\u001[bB]|\\e)\[[0-?]{0,32}[ -/]{0,4}[@-~]")
 # a colour code whose ESC was lost on the way (GitHub issues: "[1;36m(EngineCore_DP0 pid=1)[0;0m INFO")
 _LOST_ESC_RE = re.compile(r"\[(?<!\[\[)\d{1,3}(?:;\d{1,3}){0,4}m(?!\])")  # "[" first: found by a fast scan
 _CTRL_BYTES = bytes([*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f])  # the control characters but tab and line feed
@@ -85,7 +87,7 @@ def clean_lines(text: str | bytes) -> list[str]:
     """Split pasted text into lines with the transport noise removed.
 
     Normalises CRLF and lone CR to LF, removes ANSI escape sequences (real ones, the literal
-    ``^[[0;36m`` some terminals copy, and ``[0;36m`` whose ESC was lost), other control
+    ``^[[0;36m`` some terminals copy, ``ESC[36m`` or ``\033[36m`` spelled out, and ``[0;36m`` whose ESC was lost), other control
     characters (tabs are kept), byte-order marks and non-breaking spaces, trailing blanks,
     and sudo password prompts in any language (``[sudo] Passwort für x:``; a line holding only
     the prompt becomes blank, output after it on the same line is kept). A run of 1,000 digits or more
@@ -103,6 +105,8 @@ def clean_lines(text: str | bytes) -> list[str]:
     text = text.replace("\ufeff", "").replace("\xa0", " ")
     if "^[" in text:
         text = _CARET_ANSI_RE.sub("", text)
+    if "[" in text and ("ESC[" in text or "\\" in text):
+        text = _WORD_ANSI_RE.sub("", text)
     text = _LOST_ESC_RE.sub("", text)
     if _may_hold_huge_number(text):
         text = _HUGE_NUMBER_RE.sub(lambda m: f"<a {len(m.group()):,}-digit number>", text)
@@ -153,7 +157,8 @@ _PROMPT_RES = (
     # nvidia@spark-a:~$ cmd   root@spark-a:/etc# cmd   (venv) user@host:~/x$ cmd   (env) (base) [u@h d]$ cmd
     re.compile(r"^(?:\([^)]*+\)\s*+)*+(?P<user>[\w.-]++)@(?P<host>[\w.-]++):[^\s$#]*\s?[$#](?:\s+(?P<cmd>.*))?$"),
     # [user@host dir]$ cmd   (Red Hat style)
-    re.compile(r"^(?:\([^)]*+\)\s*+)*+\[(?P<user>[\w.-]+)@(?P<host>[\w.-]+)(?:\s[^\]]*)?\][$#](?:\s+(?P<cmd>.*))?$"),
+    # (also glued to its command: "[root@cn3 ~]#ib_read_bw cn2", as a forum post printed it)
+    re.compile(r"^(?:\([^)]*+\)\s*+)*+\[(?P<user>[\w.-]+)@(?P<host>[\w.-]+)(?:\s[^\]]*)?\][$#](?:\s*+(?P<cmd>\S.*))?$"),
     # user@host ~ % cmd   (zsh, macOS default)
     re.compile(r"^(?P<user>[\w.-]++)@(?P<host>[\w.-]++)\s+\S+\s+%(?:\s+(?P<cmd>.*))?$"),
     # $ cmd   % cmd   (venv) $ cmd
@@ -442,6 +447,10 @@ _LOG_PREFIX_RES = (
     re.compile(r"^\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?\s+"),
     # docker compose: "vllm-head-1  | "
     re.compile(r"^[\w.-]++\s+\|\s"),
+    # a launcher's level and source after its timestamp: "[Error] (Process) " (lemonade-sdk's vLLM server)
+    re.compile(r"^\[(?i:error|info|warning|warn|debug|trace)\]\s+\(\w+\)\s+"),
+    # kubectl logs --prefix "[pod/vllm-0/vllm] ", and a container's tag as log viewers add it: "[vllm]: "
+    re.compile(r"^\[pod/[\w.-]++(?:/[\w.-]++)?\]\s|^\[[A-Za-z][\w.-]*+(?:/[\w.-]++){0,2}\]:\s"),
 )
 _ANY_LOG_PREFIX_RE = re.compile("|".join(f"(?:{r.pattern})" for r in _LOG_PREFIX_RES))  # each is tried at the start
 # Starts only where a run of blanks starts (the look-behind), so a long run of blanks is scanned once,
