@@ -70,6 +70,10 @@ def _parser() -> argparse.ArgumentParser:
                            "live are lost, its /etc/netplan files are applied again")
     rb.add_argument("node", choices=tuple(f"spark-{c}" for c in "abcdefgh"), metavar="NODE",
                     help="spark-a, spark-b, ... (the nodes `sim up` made)")
+    cab = simsub.add_parser("cable", help="move the pair's QSFP cable to another port of a node, as a hand moves it: "
+                            "every twin keeps its settings, the old port's lose their carrier")
+    cab.add_argument("node", choices=("spark-a", "spark-b"), metavar="NODE", help="spark-a or spark-b")
+    cab.add_argument("port", type=int, choices=(0, 1), metavar="PORT", help="the QSFP port: 0 or 1")
 
     chk = sub.add_parser("check", help="probe the machines, record evidence, grade")
     chk.add_argument("lessons", nargs="+", choices=LESSONS, metavar="LESSON", help=f"one of {', '.join(LESSONS)}")
@@ -208,6 +212,9 @@ def _cmd_sim(args: argparse.Namespace) -> int:
         elif args.sim_cmd == "reboot":
             sim.reboot(args.node)
             print(f"{args.node} rebooted: settings made only live are gone; its /etc/netplan files were applied again")
+        elif args.sim_cmd == "cable":
+            from grader.sim.cable import move
+            print(move(args.node, args.port))
         elif args.sim_cmd == "faults":
             for name, desc in sim.FAULTS.items():
                 print(f"{name:16} {desc}")

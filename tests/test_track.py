@@ -7,7 +7,8 @@
   the others are judged from their recordings, tests/test_fault_recordings.py): ``start`` -> the fault ->
   ``check`` fails exactly the checks that own it -> ``solve`` -> every check passes -> ``finish``. A
   lesson-1 fault is first fixed by following the failing checks' hints as printed, typed in the nodes with the
-  learner's own values, round by round as the checks ask (HINT_FIXES; the cable's port is a hand's work), then
+  learner's own values, round by round as the checks ask (HINT_FIXES; the cable's port is moved with the sim's
+  ``clusterlab sim cable``, as a hand moves it), then
   solved by ``solve lesson1``; a lesson-2 fault is first brought to its failing state (Ray started, or vLLM launched and failed, hung or
   serving on the wrong link: tests/test_lesson2_sim.py and sim_lesson2b_faults.py say how, and assert
   the failure in detail), then ``solve lesson2`` rebuilds and serves, and every lesson-2 check passes
@@ -23,6 +24,7 @@ import glob
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -129,7 +131,7 @@ def test_every_fault_has_a_track():
                 f"{name}: neither live nor recorded (tests/fixtures/faults/record.py {name})"
     assert set(LESSON2_FAILS) <= set(FAULT_REGISTRY) and SOLVED_LIVE <= LESSON2_LIVE <= set(LESSON2_FAILS)
     pair_lesson1 = {n for n, f in FAULT_REGISTRY.items() if f.lesson == "lesson1"}
-    assert set(HINT_FIXES) | set(NO_COMMAND) == pair_lesson1 and not set(HINT_FIXES) & set(NO_COMMAND)
+    assert set(HINT_FIXES) == pair_lesson1  # every lesson-1 fault is fixed by following its hints
 
 
 def served_facts_hold(report: dict, facts: dict) -> None:
@@ -263,6 +265,8 @@ def _netplan_fix(node: str, hint: str) -> list[tuple[str, str, str | None]]:
 
 
 A, B = T.NODES
+HOST = "host"
+"""The node of a step typed on the host, not in a node (HINT_FIXES)."""
 PEER_QSFP = {A: (B, "192.168.100.11"), B: (A, "192.168.100.10")}
 
 
@@ -295,12 +299,16 @@ HINT_FIXES: dict[str, list[list[Step]]] = {
     "no-peer-key": [[_ssh_fix(B, copy_id=True)]],
     "one-twin-down": [[(B, "sudo ip link set enP2p1s0f1np1 up", "`sudo ip link set <twin> up`")]],
     "house-network": [[_hosts_fix(A), _hosts_fix(B)]],
+    # the cable moved by hand (the sim's command for it, on the host), the new port's twins brought up as the port
+    # check's hint says, then the netplan file for them, as the addressing and netplan hints say
+    "wrong-port": [[(HOST, f"clusterlab sim cable {B} 1", "`clusterlab sim cable <node> <port>`")],
+                   [(B, "sudo ip link set enp1s0f1np1 up && sudo ip link set enP2p1s0f1np1 up",
+                     "`sudo ip link set <twin> up`")],
+                   _netplan_fix(B, "Write /etc/netplan/40-cx7.yaml")],
 }
 """Per lesson-1 fault, the learner's rounds (each after a check) of commands that follow the failing checks' hints
 as printed, their own values filled in: (node, command, the words of a hint it follows; None: a step of the lesson
-the hint leaves implied). ``wrong-port`` is not here: its hint is to move the cable, a hand's work the sim offers
-no command for (``solve`` stands in)."""
-NO_COMMAND = {"wrong-port": "its hint moves the cable: no command in a node does that"}
+the hint leaves implied). A step on :data:`HOST` is a ``clusterlab`` command typed on the host (the cable's move)."""
 
 
 def _follow_hints(fault: str, report: dict, tmp_path: Path) -> dict:
@@ -316,6 +324,10 @@ def _follow_hints(fault: str, report: dict, tmp_path: Path) -> dict:
         assert any(hint for _, _, hint in steps), (fault, n)
         for node, command, hint in steps:
             assert hint is None or hint in hints, (fault, n, hint, hints)
+            if node == HOST:  # a hand's work on the pair: the sim's own command for it
+                p = subprocess.run(CLI + shlex.split(command)[1:], capture_output=True, text=True, timeout=60)
+                assert p.returncode == 0, (fault, command, p.stdout, p.stderr)
+                continue
             if "SSH_ASKPASS" in command:  # the learner answers ssh's prompts: yes to the host key, then the password
                 subprocess.run(shell + [node, "bash", "-c", f"printf '{askpass}' > /tmp/askpass && chmod 700 /tmp/askpass"],
                                check=True, timeout=30)
@@ -342,8 +354,7 @@ def _lesson1_fault_track(fault: str, tmp_path: Path) -> None:
     for v in report["verdicts"]:
         if v["status"] == "fail":
             assert v["hint"] and v["details"], v
-    if fault not in NO_COMMAND:
-        _follow_hints(fault, report, tmp_path)
+    _follow_hints(fault, report, tmp_path)
     code, out, _ = cli("solve", "lesson1")
     assert code == 0 and f"faults cleared: {fault}" in out
     code, report = check_json("lesson1", tmp_path)

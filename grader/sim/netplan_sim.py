@@ -8,7 +8,9 @@ others can read), its merged result comes from ``netplan get all``, and this scr
 ethernet with ``ip`` as networkd would: the MTU when the file names one, exactly the listed addresses (an
 address the file no longer lists is removed, link-local IPv6 kept), the link up. An interface this script
 configured before and the files no longer list loses its addresses. It says on every run that it is the
-sim's. ``--boot`` is what a node's start (``sim up``, ``sim reboot``) runs: the same, quietly.
+sim's. ``--boot`` is what a node's start (``sim reboot``) runs: the same, quietly; ``--record`` is ``sim up``'s, whose
+nodes start in the built state as if their files had been applied at boot: it only notes the interfaces the files
+configure (so that one dropped from them later loses its addresses, as after a real boot), changing nothing.
 
 Installed by ``sim up`` beside a ``netplan`` wrapper in each node's /usr/local/sbin (see :func:`wrapper`);
 every other subcommand (``get``, ``set``, ``generate``, ``try``...) goes to the real /usr/sbin/netplan.
@@ -89,7 +91,27 @@ def _run(argv: list, **kw) -> subprocess.CompletedProcess:
     return subprocess.run(argv, capture_output=True, text=True, **kw)
 
 
+def _record() -> int:
+    """``--record``: note the ethernets the node's /etc/netplan files name as configured (read with PyYAML, not
+    netplan: a node's start stays quick), changing nothing."""
+    import glob
+    import yaml
+    names = set()
+    for path in sorted(glob.glob("/etc/netplan/*.yaml")):
+        try:
+            with open(path, encoding="utf-8") as f:
+                network = (yaml.safe_load(f) or {}).get("network") or {}
+            names |= set(network.get("ethernets") or {})
+        except (OSError, ValueError, yaml.YAMLError, AttributeError):
+            continue  # an unreadable file configures nothing; `netplan apply` says why
+    with open(STATE, "w", encoding="utf-8") as f:
+        json.dump(sorted(map(str, names)), f)
+    return 0
+
+
 def main(argv: list) -> int:
+    if "--record" in argv:  # `sim up` of a built state: the files count as applied, nothing is changed
+        return _record()
     boot = "--boot" in argv
     gen = _run([NETPLAN, "generate"])
     if gen.returncode != 0:

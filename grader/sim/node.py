@@ -151,12 +151,13 @@ def sshd_pid(node: str) -> int | None:
 
 
 def boot(node: str, state: dict, *, netplan: bool) -> None:
-    """Start ``node``'s init, record it, optionally apply its netplan files as a boot does, start its sshd."""
+    """Start ``node``'s init, record it, apply its netplan files as a boot does (``netplan``; else only note what
+    they configure: the built state stands for their result), start its sshd."""
     state.setdefault("init_pids", {})[node] = _start_init(node)
     _write_state(state)
+    p = _run(node_command(node) + [f"{T.NODE_BIN}/netplan", "apply", "--boot" if netplan else "--record"],
+             what=f"{node}: netplan at boot", check=False, timeout=30)
     if netplan:
-        p = _run(node_command(node) + [f"{T.NODE_BIN}/netplan", "apply", "--boot"], what=f"{node}: netplan at boot",
-                 check=False, timeout=30)
         if p.returncode != 0:
             state.setdefault("boot_problems", {})[node] = (p.stderr or p.stdout).strip()[-400:]
             _write_state(state)
