@@ -152,6 +152,12 @@ EXAMPLES: dict[str, str] = {
 # the field prints it, through diagnose_text as well.
 BANNER = "INFO 11-29 14:02:11 [api_server.py:1] vLLM API server version 0.32.0\n"
 EXAMPLES.update({
+    "ibverbs-provider-missing": BANNER + "libibverbs: Warning: couldn't load driver 'liberdma-rdmav34.so': liberdma-rdmav34"
+                                ".so: cannot open shared object file: No such file or directory\n",
+    # jethac/dgx-spark-hijinks: an NGC container's start banner on a DGX Spark
+    "container-shm-64mb": BANNER + "NOTE: The SHMEM allocation limit is set to the default of 64MB.  This may be\n",
+    "container-forward-compat": BANNER + "NOTE: CUDA Forward Compatibility mode ENABLED.\n  Using CUDA 13.2 driver version "
+                                "595.58.03 with kernel driver version 580.159.03.\n",
     # lemonade-sdk/vllm-rocm#5: PyTorch 2.x's form of the message (HIP on an AMD APU; CUDA prints the same)
     "oom-torch-2": BANNER + "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 12.95 GiB. GPU 0 has a total "
                    "capacity of 127.00 GiB of which 18.55 GiB is free. Of the allocated memory 99.37 GiB is allocated by "

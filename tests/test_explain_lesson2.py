@@ -514,3 +514,14 @@ def test_perftest_tiny_messages_are_message_rate_bound():
     assert "fail" not in levels(spark) and "message rate" in messages(spark, "info")  # a cut sweep is no degraded NIC
     [big] = explain(text.replace(" 128        1000", " 65536      1000"), host="other")
     assert "message rate" not in messages(big)
+
+
+def test_perftest_link_local_gid_index_warns():
+    """linux-rdma/perftest#262 (ib_write_bw's server side with no -x: GID index 1 on RoCE): mlx5's GID 1 is a
+    link-local one; an index whose GID shows the IPv4 address (the client's `GID: ...:192.168...` lines) is not."""
+    head = ("$ ib_write_bw\n                    RDMA_Write BW Test\n Dual-port       : OFF          Device         : "
+            "rocep4s0f0\n Mtu             : 4096[B]\n Link type       : Ethernet\n GID index       : {i}\n")
+    [low] = explain(head.format(i=1), host="other")
+    assert "GID index 1" in messages(low, "warn") and "`-x 3`" in messages(low, "warn")
+    [v4] = explain(head.format(i=3), host="other")
+    assert "warn" not in levels(v4)

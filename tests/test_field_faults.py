@@ -329,6 +329,26 @@ OOM_TORCH_2 = ("2026-05-08 11:47:02.257 [Error] (Process) (EngineCore pid=2651) 
 # spark-arena/sparkrun#157: a launcher's SSH to an address on a link the head is not on (three Sparks in a mesh)
 SSH_TIMEOUT = ("  SSH cmd <- 192.168.2.1 FAILED rc=255 (10.0s): ssh: connect to host 192.168.2.1 port 22: Connection timed "
                "out\n")
+# jethac/dgx-spark-hijinks: the NGC SGLang container's banner (64 MB /dev/shm; forward compatibility is info, not here)
+SHM_64MB = ("NOTE: The SHMEM allocation limit is set to the default of 64MB.  This may be\n   insufficient for SGLang.  "
+            "NVIDIA recommends the use of the following flags:\n")
+FORWARD_COMPAT = ("NOTE: CUDA Forward Compatibility mode ENABLED.\n  Using CUDA 13.2 driver version 595.58.03 with kernel "
+                  "driver version 580.159.03.\n  See https://docs.nvidia.com/deploy/cuda-compatibility/ for details.\n")
+
+
+# linux-rdma/perftest#262: libibverbs' word on providers of other vendors' NICs it cannot load (info, harmless)
+PROVIDER = ("libibverbs: Warning: couldn't load driver 'libmana-rdmav34.so': libmana-rdmav34.so: cannot open shared "
+            "object file: No such file or directory\n")
+
+
+def test_forward_compatibility_is_said_not_judged():
+    """The same banner's forward-compatibility note is a fact (info), with the three versions read whole."""
+    [d] = diagnose_text(FORWARD_COMPAT)
+    assert d.severity == "info" and "595.58.03 (CUDA 13.2)" in d.message and "driver 580.159.03," in d.message
+    [p] = diagnose_text(PROVIDER)
+    assert p.severity == "info" and "provider libmana:" in p.message and "Harmless" in p.message
+
+
 SEMLOCK = ("FileNotFoundError: [Errno 2] No such file or directory\n"
            "    self._semlock = _multiprocessing.SemLock._rebuild(*state)\nException: WorkerProc initialization failed\n")
 
@@ -338,7 +358,7 @@ NCCL_CUDA = "node03: Test NCCL failure all_reduce.cu:95 'unhandled cuda error'\n
 # leptonai/gpud#117: a task in D state after an Xid 45
 HUNG_TASK = "[Sat Oct 12 18:38:44 2024] INFO: task cache_mgr_event:620917 blocked for more than 120 seconds.\n"
 
-ALL = [OOM_TORCH, OOM_TORCH_2, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
+ALL = [OOM_TORCH, OOM_TORCH_2, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, CGRAPH_READ, RAY_DEAD]
 
 
@@ -347,7 +367,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
     """known_faults gives explain's findings: (level, "<meaning> Fix: <fix>"); a fault is a `fail` (an Xid whose
     number the table does not single out is a `warn`: many are the application's; so is a preempted request)."""
     [(level, message)] = known_faults(text)
-    assert level == ("warn" if any(text is t for t in (XID_45, KV_PREEMPTED, PG_ANCHOR, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH)) else "fail")
+    assert level == ("warn" if any(text is t for t in (XID_45, KV_PREEMPTED, PG_ANCHOR, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SHM_64MB)) else "fail")
     assert " Fix: " in message
 
 
@@ -367,7 +387,7 @@ def test_clean_text_names_nothing():
 
 def test_every_known_error_line_is_read_here():
     """Each table entry that reads plain text is reached by one of the field outputs above."""
-    reached = {d.kind for text in ALL + [NETPLAN_NM] for d in diagnose_text(text)}
+    reached = {d.kind for text in ALL + [NETPLAN_NM, FORWARD_COMPAT, PROVIDER] for d in diagnose_text(text)}
     assert {e.kind for e in load_table() if e.reads_text} <= reached
 
 

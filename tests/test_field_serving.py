@@ -310,3 +310,20 @@ def test_a_bundle_larger_than_any_node_can_never_be_placed():
     assert "single node" in failure and "each node has 1 CPU" in failure and "GPU" not in failure
     [fits] = explain(text.replace("{'CPU': 2.0}", "{'CPU': 1.0}"), host="other")
     assert not _levels(fits, "fail") and not any("GPU(s) asked" in m for m in _levels(fits, "warn"))
+
+
+def test_kubectl_pods_not_up_are_said():
+    """ray-project/kuberay#3414 (a pod listing without its header, a note after AGE): a worker stuck in its init
+    containers and a head that runs but is not ready warn; a pod in CrashLoopBackOff fails; all Running is ok."""
+    text = ("ray-head-wk5dx     0/1     Running    0          6m23s   (l20)\n"
+            "ray-worker-bp7pn   0/1     Init:0/1   0          6m23s      (l20)\n"
+            "ray-worker-pn655   1/1     Running    0          6m23s  (4090)\n")
+    [s] = explain(text, host="other")
+    assert s.kind == "kubectl-pods" and s.facts["up"] == 1 and s.facts["total"] == 3
+    warns = _levels(s, "warn")
+    assert len(warns) == 2 and "init containers" in warns[1] and "readiness probe" in warns[0]
+    [crash] = explain("NAME     READY   STATUS             RESTARTS      AGE\nvllm-0   0/1     CrashLoopBackOff   "
+                      "5 (40s ago)   10m\n", host="other")
+    assert "will not come up by waiting" in messages(crash, "fail") and "--previous" in messages(crash, "fail")
+    [fine] = explain("NAME     READY   STATUS    RESTARTS   AGE\nvllm-0   1/1     Running   0          10m\n")
+    assert levels(fine) == ["ok"]

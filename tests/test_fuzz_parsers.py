@@ -38,6 +38,7 @@ from grader.parsers.nccl_log import parse_nccl_log, transport_verdict  # noqa: E
 from grader.parsers.nccl_tests import parse_bench_table, parse_nccl_tests  # noqa: E402
 from grader.parsers.dmesg_link import parse_dmesg_links  # noqa: E402
 from grader.parsers.free import parse_free  # noqa: E402
+from grader.parsers.kubectl import parse_kubectl_pods  # noqa: E402
 from grader.parsers.nvidia_smi import (parse_nvlink_status, parse_query_gpu, parse_smi_q,  # noqa: E402
                                        parse_smi_table, parse_topo_matrix, parse_topo_p2p)
 from grader.parsers.perftest import parse_perftest  # noqa: E402
@@ -45,6 +46,11 @@ from grader.parsers.rdma import parse_rdma_link  # noqa: E402
 from grader.parsers.show_gids import parse_show_gids  # noqa: E402
 from tests import samples_lesson2 as S  # noqa: E402
 from tests import test_explain_hardware as M  # noqa: E402
+
+KUBECTL_PODS = ("NAME                READY   STATUS             RESTARTS      AGE     IP          NODE\n"
+                "ray-head-wk5dx      1/1     Running            0             6m23s   10.0.0.5    node-1\n"
+                "ray-worker-bp7pn    0/1     Init:0/1           0             6m23s   <none>      node-2\n"
+                "vllm-0              0/1     CrashLoopBackOff   5 (40s ago)   10m     10.0.0.7    node-1\n")
 from tests.conftest import real_fixtures_root  # noqa: E402
 from tests.fuzzing import CASES, DrawChooser, mutate_text  # noqa: E402
 
@@ -132,6 +138,7 @@ FAMILIES: list[tuple[str, Callable[[str], Any], str | None, Callable[[], list[st
     ("nvidia-smi-nvlink", parse_nvlink_status, "nvidia-smi-nvlink", lambda: [M.NVLINK_TWO_DOWN]),
     ("free", parse_free, "free", lambda: [M.FREE_LOW] + _captured("gpu-processes/free*.txt")),
     ("dmesg-link", parse_dmesg_links, "dmesg-link", lambda: [M.DMESG_ONE_CABLE]),
+    ("kubectl-pods", parse_kubectl_pods, "kubectl-pods", lambda: [KUBECTL_PODS]),
     ("lspci", parse_lspci_vv, "lspci", lambda: _captured("h200x1/lspci-vv*.txt", "h200x1/lspci-nn*.txt")
      + [S.LSPCI_CX7]),
     ("pci-paths", parse_pci_paths, None, lambda: _captured("h200x1/sysfs-link.txt")),

@@ -217,7 +217,9 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
         out.append(info("No transport was set up: the communicator failed while connecting (see the ibverbs error)."))
     elif verdict == "unknown":
         found = (f" It does show the RDMA devices NCCL's IB transport found: {', '.join(log.virtual_devices)}."
-                 if log.virtual_devices else "")
+                 if log.virtual_devices else "") + (f" NCCL_IB_HCA is set to {log.env_settings['NCCL_IB_HCA']}: the "
+                                                    "HCAs NCCL uses once it connects over RDMA."
+                                                    if log.env_settings.get("NCCL_IB_HCA") else "")
         out.append(info("The log does not show which transport NCCL used: no `Channel ... via ...`, no `Using "
                         "network` and no `NET/IB : Using` line. Paste more of it (NCCL prints them when the communicator "
                         f"is set up), from the start of the run.{found}"))

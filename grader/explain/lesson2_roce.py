@@ -514,7 +514,10 @@ def _summarise_perftest(runs: list[PerftestRun], command: str | None) -> Summary
                 ips = (f" between {r.local_gid_ipv4} and {r.remote_gid_ipv4}" if r.local_gid_ipv4 and r.remote_gid_ipv4
                        else "")
                 gid = f", GID index {r.gid_index}" if r.gid_index is not None else ""
-                findings.append(info(f"Link type Ethernet: RoCE{gid}{ips}."))
+                low = r.gid_index in (0, 1) and not ips  # mlx5's link-local (fe80) GIDs: RoCE v1 at 0, v2 at 1
+                findings.append((warn if low else info)(f"Link type Ethernet: RoCE{gid}{ips}." + (
+                    " On most RoCE devices (mlx5, rxe) GIDs 0 and 1 are the link-local fe80 ones, good on one L2 segment "
+                    "only: use the RoCE v2 GID of the twin's IPv4 address (`show_gids`; usually 3, `-x 3`)." if low else "")))
             elif r.link_type.upper() == "IB" and r.rdma_cm:
                 findings.append(info("Link type IB with rdma_cm: forced with --force-link IB; the Spark's link is "
                                      "Ethernet (RoCE), and rdma_cm resolves the addresses."))

@@ -1,5 +1,6 @@
-"""Explain kind for lesson 2b's Ray cluster: ``ray status`` (nodes, GPUs, pending placement groups). Registered on
-import by grader.explain (the package), before the vLLM kinds of :mod:`.serving`.
+"""Explain kinds for lesson 2b's Ray cluster: ``ray status`` (nodes, GPUs, pending placement groups) and, for a Ray
+cluster on Kubernetes (KubeRay), ``kubectl get pods`` (a pod that is not up is a node that has not joined).
+Registered on import by grader.explain (the package), before the vLLM kinds of :mod:`.serving`.
 
 Detection keys on lines no other kind prints: Ray's autoscaler header and ``0.0/2.0 GPU`` usage lines. Sources of
 the figures in the messages: docs/research/procedure.md §3 (Ray on two Sparks), research/vllm_netns.md (Ray on the
@@ -8,12 +9,13 @@ simulated cluster).
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .common import fail, info, ok, on_spark, runs_program, spark_figure, warn, whole
 from .core import Finding, KindSpec, Summary, context, register
-from .readers import parse_ray_status
+from .readers import parse_kubectl_pods, parse_ray_status
 
 if TYPE_CHECKING:
     from ..parsers.ray_status import Demand, RayStatus
@@ -275,3 +277,35 @@ register(KindSpec(
         r"|Could not find any running Ray instance"),
     starts=re.compile(r"^=+ (?:Autoscaler|Cluster Scaler|Cluster) status"),
 ))
+
+
+# --------------------------------------------------------------------------- kubectl get pods (KubeRay, vLLM on Kubernetes)
+
+def _summarise_pods(pods: list[Any], command: str | None) -> Summary:
+    facts = {"pods": [dataclasses.asdict(p) for p in pods], "up": sum(p.up for p in pods), "total": len(pods)}
+    down = [p for p in pods if not p.up and p.status != "Completed"]
+    findings = [ok(f"All {len(pods)} pod(s) are Running with every container ready.")] if not down else []
+    for p in down:
+        what = f"{p.name}: {p.ready}/{p.containers} ready, {p.status}" + (f", {p.restarts} restarts" if p.restarts else "")
+        if p.failed:
+            findings.append(fail(f"{what}, after {p.age}: it will not come up by waiting (`kubectl describe pod "
+                                 f"{p.name}` and `kubectl logs {p.name}`{' --previous' if p.restarts else ''} say "
+                                 "why). A Ray worker in it has not joined the cluster, so a placement group that needs "
+                                 "its GPU waits."))
+        else:
+            why = (" (its init containers have not finished)" if p.status.startswith("Init:") else
+                   " (running, but its readiness probe does not pass)" if p.status == "Running" else "")
+            findings.append(warn(f"{what}, after {p.age}: not up yet{why}. A Ray node in a pod that is not up may not "
+                                 "have joined, and its GPU is then missing from the cluster (`ray status`; "
+                                 f"`kubectl describe pod {p.name}` shows what the pod waits for)."))
+    return facts, findings
+
+
+register(KindSpec(
+    name="kubectl-pods", parse=parse_kubectl_pods, summarise=_summarise_pods, programs=("kubectl",),
+    matches_command=lambda argv: runs_program(argv, "kubectl", "get") and any(a.startswith("po") for a in argv[2:]),
+    line=re.compile(r"^(?:NAMESPACE\s+)?NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\b"
+                    r"|^[a-z0-9][\w.-]*\s+\d+/\d+\s+(?:Running|Pending|ContainerCreating|Init:[\w/]+|CrashLoopBackOff"
+                    r"|ImagePullBackOff|ErrImagePull|Error|Completed|OOMKilled|Terminating|Evicted)\s+\d+"),
+))
+

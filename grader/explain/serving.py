@@ -88,13 +88,11 @@ def _read_vllm(text: str) -> VllmLogReading:
 
 
 def _nccl_findings(r: VllmLogReading) -> list[Finding]:
-    """The NCCL lines of the log, judged by the nccl-log kind's judge (said from its warnings up, and its findings
-    of the transport when the lines show one)."""
+    """The NCCL lines of the log, judged by the nccl-log kind's judge (all its findings but the version line)."""
     if r.nccl is None or not r.nccl.nccl_lines:
         return []
-    shown = r.nccl_transport not in (None, "unknown")
     return [Finding(f.level, f"NCCL lines in this log: {f.message}") for f in judged_as("nccl-log", r.nccl)
-            if f.level != "info" or (shown and not f.message.startswith("NCCL "))]
+            if f.level != "info" or not f.message.startswith("NCCL ")]  # its version line aside
 
 
 def _kv_nearly_full(stats: Any) -> bool:
