@@ -1,5 +1,5 @@
 """Explain kinds for lesson 2b's Ray cluster: ``ray status`` (nodes, GPUs, pending placement groups) and, for a Ray
-cluster on Kubernetes (KubeRay), ``kubectl get pods`` (a pod that is not up is a node that has not joined).
+cluster on Kubernetes (KubeRay), ``kubectl get pods`` (a pod that is not up: the Ray node in it may not have joined).
 Registered on import by grader.explain (the package), before the vLLM kinds of :mod:`.serving`.
 
 Detection keys on lines no other kind prints: Ray's autoscaler header and ``0.0/2.0 GPU`` usage lines. Sources of
@@ -287,17 +287,17 @@ def _summarise_pods(pods: list[Any], command: str | None) -> Summary:
     findings = [ok(f"All {len(pods)} pod(s) are Running with every container ready.")] if not down else []
     for p in down:
         what = f"{p.name}: {p.ready}/{p.containers} ready, {p.status}" + (f", {p.restarts} restarts" if p.restarts else "")
+        ray = (" A Ray node in a pod that is not up may not have joined, and its GPU is then missing from the cluster "
+               "(`ray status`).") if "ray" in p.name.lower() else ""
         if p.failed:
             findings.append(fail(f"{what}, after {p.age}: it will not come up by waiting (`kubectl describe pod "
                                  f"{p.name}` and `kubectl logs {p.name}`{' --previous' if p.restarts else ''} say "
-                                 "why). A Ray worker in it has not joined the cluster, so a placement group that needs "
-                                 "its GPU waits."))
+                                 f"why).{ray}"))
         else:
             why = (" (its init containers have not finished)" if p.status.startswith("Init:") else
                    " (running, but its readiness probe does not pass)" if p.status == "Running" else "")
-            findings.append(warn(f"{what}, after {p.age}: not up yet{why}. A Ray node in a pod that is not up may not "
-                                 "have joined, and its GPU is then missing from the cluster (`ray status`; "
-                                 f"`kubectl describe pod {p.name}` shows what the pod waits for)."))
+            findings.append(warn(f"{what}, after {p.age}: not up yet{why}; `kubectl describe pod {p.name}` shows what "
+                                 f"it waits for.{ray}"))
     return facts, findings
 
 
