@@ -118,7 +118,7 @@ def test_ring_cables_port0_to_the_next_nodes_port1():
         ["ip", "netns", "exec", a, "ping", "-c", "1", "-W", "1", "192.168.102.12"], capture_output=True, text=True).stderr
 
 
-@pytest.mark.parametrize("nodes,topology", [(4, "switch"), (3, "ring")])
+@pytest.mark.parametrize("nodes,topology", [(4, "switch"), (8, "switch"), (3, "ring")])  # 8: issue 29
 def test_healthy_n_nodes_pass_lesson1_with_one_connection_per_node(tmp_path, nodes, topology):
     sim.up([], nodes=nodes, topology=topology)
     code, report, err = check(tmp_path)
