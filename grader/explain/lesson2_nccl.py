@@ -238,7 +238,7 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
     return out
 
 
-_PLUGIN_RE = re.compile(r"Loaded net plugin (?P<name>.*\S)\s*\((?P<api>v\d+)\)|^P2P plugin (?P<api2>v\d+) (?P<ib>\S+)")
+_PLUGIN_RE = re.compile(r"Loaded net plugin (?P<name>.*\S)\s*\((?P<api>v\d+)\)|^P2P plugin v\d+ (?P<ib>\S+)")
 
 
 def _inside_findings(log: NcclLog) -> list[Finding]:

@@ -214,14 +214,14 @@ def _summarise_dmesg(d: Any, command: str | None) -> Summary:
     for dev, state in final.items():
         if state in ("down", "init", "armed"):
             where = f" (QSFP port {qsfp_port(dev)})" if is_qsfp_twin(dev) else ""
-            now = f"`rdma link` shows it now" if state != "down" or dev.startswith("roce") else \
+            now = "`rdma link` shows it now" if state != "down" or dev.startswith("roce") else \
                 f"`ethtool {dev}` shows `Link detected` now"
             findings.append(warn(f"{dev}{where} is {state.upper()} at the end of these lines: no link. Check the cable "
                                  f"is seated at both ends and the peer is up ({now})."))
         elif state == "up" and not is_qsfp_twin(dev):
             findings.append(info(f"{dev}: link up."))
-        if d.downs(dev) >= FLAPS:
-            findings.append(warn(f"{dev} went down {d.downs(dev)} times in these lines: the link is flapping (a loose or "
+        if (downs := d.downs(dev)) >= FLAPS:
+            findings.append(warn(f"{dev} went down {downs} times in these lines: the link is flapping (a loose or "
                                  "faulty cable or module, or the peer restarting). Reseat or swap the cable."))
     if plugged or unplugged:
         findings.append(info(f"Cable events: {len(plugged)} plugged, {len(unplugged)} unplugged"

@@ -91,8 +91,9 @@ def _nccl_findings(r: VllmLogReading) -> list[Finding]:
     """The NCCL lines of the log, judged by the nccl-log kind's judge (all its findings but the version line)."""
     if r.nccl is None or not r.nccl.nccl_lines:
         return []
+    version = f"NCCL {r.nccl.version}."
     return [Finding(f.level, f"NCCL lines in this log: {f.message}") for f in judged_as("nccl-log", r.nccl)
-            if f.level != "info" or not f.message.startswith("NCCL ")]  # its version line aside
+            if f.message != version]
 
 
 def _kv_nearly_full(stats: Any) -> bool:

@@ -274,7 +274,7 @@ def parse_nccl_log(text: str) -> NcclLog:
     simulated = any("simulated" in x.text.lower() for x in lines if x.text.lstrip().startswith("#"))
     st: dict = {"ib": [], "by_host": {}, "sock": [], "channels": [], "env": {}, "warn": [], "err": [],
                 "hosts": [], "failed": [], "plugin": [], "gdr": [], "bench": [], "qps": [], "n_qps": 0, "verbs": [],
-          "virtual": [], "p2p_off": []}
+                "virtual": [], "p2p_off": []}
     count = 0
     hosts_seen: set[str] = set()
     for line in lines:
@@ -366,12 +366,13 @@ def _read_message(msg: str, host: str | None, st: dict) -> None:
     if msg.startswith(("NET/Plugin", "P2P plugin", "Successfully loaded external plugin")):
         st["plugin"].append(msg)
         return
-    m = _VIRTUAL_RE.match(msg) or _P2P_OFF_RE.match(msg)
+    m = _VIRTUAL_RE.match(msg)
     if m:
-        if "dev" in m.groupdict():
-            st["virtual"].append(m.group("dev"))
-        else:
-            st["p2p_off"].append((int(m.group("a")), int(m.group("b"))))
+        st["virtual"].append(m.group("dev"))
+        return
+    m = _P2P_OFF_RE.match(msg)
+    if m:
+        st["p2p_off"].append((int(m.group("a")), int(m.group("b"))))
         return
     m = _BOOTSTRAP_RE.match(msg)
     if m:

@@ -13,11 +13,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .common import LAUNCHER_LEVEL, LOG_TAG
+
 _COMPOSE_RE = re.compile(r"^[A-Za-z0-9][\w.-]*\s*\|\s?")          # "vllm-head-1  | "
 _COLLECTOR_RE = re.compile(  # one "^" in front of both: tried at the start of the line only, not at every character
     r"^(?:\[pod/[^\]]+\]\s*"                                           # kubectl logs --prefix
-    r"|\[[A-Za-z][\w.-]*+(?:/[\w.-]++){0,2}\]:\s"                         # a log viewer's tag: "[vllm]: "
-    r"|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?\s+\[(?i:error|info|warning|warn|debug|trace)\]\s+(?:\(\w+\)\s+)?"
+    "|" + LOG_TAG +                                                     # a log viewer's tag: "[vllm]: "
+    r"|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?\s+" + LAUNCHER_LEVEL + r"(?:\(\w+\)\s+)?"
     #   a launcher's "2026-05-08 11:47:02.257 [Error] (Process) " (lemonade-sdk's vLLM server)
     r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ [\w.@-]+(?:\[\d+\])?:\s)")  # journalctl / syslog
 _DOCKER_TS_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)\s")
@@ -105,4 +107,4 @@ def split_prefixes(text: str, lineno: int = 0) -> LogLine:
         if u:
             level, s = u.group("level"), u.group("msg").strip()
     return LogLine(lineno, line, " ".join(prefixes) or None, process, pid, ip,
-                   _CUT_LEVELS.get(level, level) if level else level, source, s.strip())
+                   _CUT_LEVELS.get(level, level), source, s.strip())

@@ -13,11 +13,11 @@ from __future__ import annotations
 import json
 
 from grader.sim import topology as T
-from grader.sim.host import SimError, _ip_batch, _locked, _read_state, _run, _write_state
+from grader.sim.host import SimError, _ip_batch, _locked, _read_state, _run
 
 
 def _links(ns: str) -> dict[str, dict]:
-    """The netdevs of namespace ``ns`` by name, as ``ip -j -d link show`` gives them."""
+    """The netdevs of namespace ``ns`` by name, as ``ip -j link show`` gives them."""
     out = _run(["ip", "-n", ns, "-j", "link", "show"], what=f"reading {ns}'s links").stdout
     return {link["ifname"]: link for link in json.loads(out or "[]")}
 
@@ -38,14 +38,9 @@ def _settings(ns: str, dev: str) -> list[str]:
     return cmds
 
 
-def void_name(node: str, iface: str) -> str:
-    """The far end, in the void namespace, of ``node``'s uncabled ``iface`` (as :mod:`grader.sim.cluster` names it)."""
-    return f"{node[-1]}-{iface}"[:15]
-
-
 def cabled_port(node: str, void: dict[str, dict]) -> int | None:
     """The port of ``node`` whose twins both lead somewhere other than the void (the cable's), or None."""
-    ports = [p for p, twins in T.TWINS.items() if not any(void_name(node, t) in void for t in twins)]
+    ports = [p for p, twins in T.TWINS.items() if not any(T.void_name(node, t) in void for t in twins)]
     return ports[0] if len(ports) == 1 else None
 
 
@@ -71,21 +66,20 @@ def move(node: str, port: int) -> str:
         index = {**{(node, d): link["ifindex"] for d, link in _links(node).items()},
                  **{(peer, d): link["ifindex"] for d, link in _links(peer).items()},
                  **{(T.VOID_NS, d): link["ifindex"] for d, link in void.items()}}
-        keep = {(ns, d): _settings(ns, d) for ns, d in [(node, t) for t in T.TWINS[here] + T.TWINS[port]]
-                + [(peer, t) for t in T.TWINS[there]]}
+        keep = {node: [c for t in T.TWINS[here] + T.TWINS[port] for c in _settings(node, t)],
+                peer: [c for t in T.TWINS[there] for c in _settings(peer, t)]}
         _ip_batch([f"link del {t}" for t in T.TWINS[here] + T.TWINS[port]], node,  # a veth goes with its far end
                   what=f"unplugging the cable from {node}'s port {here}")
         cmds = []
         for old, new, far in zip(T.TWINS[here], T.TWINS[port], T.TWINS[there]):
             cmds.append(f"link add {new} index {index[(node, new)]} netns {node} type veth peer name {far} "
                         f"index {index[(peer, far)]} netns {peer}")
+            void_index = index[(T.VOID_NS, T.void_name(node, new))]  # the freed far end's index, reused
             cmds.append(f"link add {old} index {index[(node, old)]} netns {node} type veth peer name "
-                        f"{void_name(node, old)} index {index[(T.VOID_NS, void_name(node, new))]} netns {T.VOID_NS}")
+                        f"{T.void_name(node, old)} index {void_index} netns {T.VOID_NS}")
         _ip_batch(cmds, what=f"moving the cable to {node}'s port {port}")
-        for (ns, _), again in keep.items():
+        for ns, again in keep.items():
             _ip_batch(again, ns, what=f"giving {ns}'s twins back their settings")
-        state.setdefault("cable_moves", []).append({"node": node, "from": here, "to": port})
-        _write_state(state)
     return (f"moved the cable from {node}'s port {here} to its port {port}: {', '.join(T.TWINS[port])} now reach "
             f"{peer}'s {', '.join(T.TWINS[there])}; {', '.join(T.TWINS[here])} have no carrier. Every twin kept its "
             "addresses and MTU.")

@@ -196,10 +196,6 @@ def _write_files(spec: Spec, pubs: dict[str, str]) -> None:
 
 # --- network -----------------------------------------------------------------------------------
 
-def _void_name(node: str, iface: str) -> str:
-    return f"{node[-1]}-{iface}"[:15]
-
-
 def _free_root_ifindexes(count: int, start: int = 7710) -> list[int]:
     used = set()
     for dev in os.listdir("/sys/class/net"):
@@ -258,7 +254,7 @@ def _build_network(spec: Spec) -> None:
         for iface in spec.nodes[node].ifaces:
             if spec.cabled(node, iface) is None:  # uncabled: the far end sits, down, in the void
                 root.append(f"link add {iface} index {T.ifindex(node, iface)} netns {node} type veth "
-                            f"peer name {_void_name(node, iface)} index {void_idx} netns {T.VOID_NS}")
+                            f"peer name {T.void_name(node, iface)} index {void_idx} netns {T.VOID_NS}")
                 void_idx += 1
     _ip_batch(root, what="making the bridge and the veth cables")
 

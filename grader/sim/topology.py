@@ -81,6 +81,12 @@ change by up to a second when its index equals its peer's (as it would with both
 lockstep), and ``up`` waits for carrier before it returns."""
 
 
+def void_name(node: str, iface: str) -> str:
+    """The far end, in :data:`VOID_NS`, of ``node``'s uncabled ``iface`` (``b-enp1s0f0np0``; 15 characters at most,
+    as a Linux interface name)."""
+    return f"{node[-1]}-{iface}"[:15]
+
+
 def ifindex(ns: str, iface: str) -> int:
     """The index of ``iface`` in node ``ns`` (twins in ALL_TWINS order, then enP7s7)."""
     names = (*ALL_TWINS, HOUSE_IF)

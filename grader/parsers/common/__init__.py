@@ -434,6 +434,11 @@ def split_sections(text: str | bytes) -> list[tuple[str | None, list[str]]]:
 
 # --------------------------------------------------------------------------- log prefixes
 
+LOG_TAG = r"\[[A-Za-z][\w.-]*+(?:/[\w.-]++){0,2}\]:\s"
+"""A log viewer's tag of the program a line came from: ``[vllm]: `` (vllm_lines' reader strips it too)."""
+LAUNCHER_LEVEL = r"\[(?i:error|info|warning|warn|debug|trace)\]\s+"
+"""A launcher's level in brackets after its timestamp: ``[Error] `` (lemonade-sdk's vLLM server, then ``(Process) ``)."""
+
 # What launchers and log collectors put in front of a program's own line. Each is removed
 # from the start of the line, repeatedly (a Ray prefix inside a docker-logs timestamp...).
 _LOG_PREFIX_RES = (
@@ -448,9 +453,9 @@ _LOG_PREFIX_RES = (
     # docker compose: "vllm-head-1  | "
     re.compile(r"^[\w.-]++\s+\|\s"),
     # a launcher's level and source after its timestamp: "[Error] (Process) " (lemonade-sdk's vLLM server)
-    re.compile(r"^\[(?i:error|info|warning|warn|debug|trace)\]\s+\(\w+\)\s+"),
+    re.compile("^" + LAUNCHER_LEVEL + r"\(\w+\)\s+"),
     # kubectl logs --prefix "[pod/vllm-0/vllm] ", and a container's tag as log viewers add it: "[vllm]: "
-    re.compile(r"^\[pod/[\w.-]++(?:/[\w.-]++)?\]\s|^\[[A-Za-z][\w.-]*+(?:/[\w.-]++){0,2}\]:\s"),
+    re.compile(r"^\[pod/[\w.-]++(?:/[\w.-]++)?\]\s|^" + LOG_TAG),
 )
 _ANY_LOG_PREFIX_RE = re.compile("|".join(f"(?:{r.pattern})" for r in _LOG_PREFIX_RES))  # each is tried at the start
 # Starts only where a run of blanks starts (the look-behind), so a long run of blanks is scanned once,
