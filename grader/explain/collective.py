@@ -29,7 +29,7 @@ def _summarise_bench(t: BenchTable, command: str | None) -> Summary:
     bw, size = row.busbw_gbs, f"{row.size:g} {row.size_unit}"
     facts["busbw_at_largest_gbs"] = bw
     src = "oshlabs dgx-spark-cluster: ~23-24 GB/s is the target between two Sparks"
-    if bw > 30:
+    if bw > BUSBW_LINE_GBS:
         findings.append(info(f"busbw {bw:g} GB/s at {size}: more than a {LINE_GBPS} Gb/s cable can carry "
                              f"({BUSBW_LINE_GBS:g} GB/s), so the "
                              "ranks shared one machine (NVLink/PCIe): this does not measure the Spark link."))

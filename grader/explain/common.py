@@ -44,8 +44,8 @@ def info(msg: str) -> Finding:
 
 
 def spark_figure(name: str, key: str = "min", profile: str = "spark-pair") -> float:
-    """The figure ``key`` (``min`` or ``max``) of the range ``name`` in checks/ranges.toml for ``profile``
-    (a DGX Spark pair unless told): the one place the catalogue's figures are written. Raises
+    """The figure ``key`` (``min``, ``max`` or another figure of that range) of the range ``name`` in
+    checks/ranges.toml for ``profile`` (a DGX Spark pair unless told): the one place the catalogue's figures are written. Raises
     LookupError when the catalogue lacks it (a catalogue without it is broken, not a reason to guess)."""
     value = (expected_range(profile, name) or {}).get(key)
     if not isinstance(value, (int, float)):
@@ -321,9 +321,9 @@ BUSBW_WARN_GBS = spark_figure("allgather_busbw_gbs")
 """checks/ranges.toml [spark-pair.allgather_busbw_gbs] min: NVIDIA spark_cluster_setup.py MIN_NCCL_TEST_BW (GB/s)."""
 BUSBW_LINE_GBS = spark_figure("allgather_busbw_gbs", "max")
 """The same range's max: the cable's line rate in GB/s."""
-BUSBW_BROKEN_GBS = 5.0
+BUSBW_BROKEN_GBS = spark_figure("allgather_busbw_gbs", "broken_max")
 """At or below this a Spark pair's NCCL is broken (~3 GB/s: sockets, stale NIC state, a bad NCCL build)."""
-BUSBW_ONE_TWIN_GBS = 14.0
+BUSBW_ONE_TWIN_GBS = spark_figure("allgather_busbw_gbs", "one_twin_max")
 """Around 12 GB/s: NCCL drives one twin only (oshlabs dgx-spark-cluster VLLM.md)."""
 STALE_CX7 = ("a stale ConnectX-7 state after re-cabling: moving the QSFP cable without a reboot left busbw at ~2.8 GB/s "
              "(21.4 GB/s after rebooting both Sparks; procedure.md section 5): reboot both Sparks with the cable in")

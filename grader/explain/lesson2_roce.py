@@ -47,12 +47,12 @@ IB_BW_PASS_GBPS = spark_figure("ib_write_bw_gbps")
 """checks/ranges.toml [spark-pair.ib_write_bw_gbps] min: NVIDIA check-connectx-bandwidth's per-rail PASS bar (Gb/s)."""
 PCIE_TWIN_GBPS = whole(spark_figure("ib_write_bw_gbps", "max"))
 """The same range's max: one twin's PCIe Gen5 x4 link (Gb/s)."""
-IB_BW_TYPICAL = (92.0, 97.3)
-"""One twin, 1 QP, in NVIDIA's performance guide: 92.57 and 97.28 Gb/s."""
-IB_BW_DEGRADED_GBPS = 25.0
-"""Below this with the link at full speed: the degraded ConnectX-7 state (check-connectx-bandwidth: 8-25 Gb/s)."""
-LAT_TYPICAL_US = 1.47
-"""ib_write_lat 2-byte t_typical between two Sparks (eugr spark-vllm-docker NETWORKING.md)."""
+# the same range's other figures, each with its source there: one twin with 1 QP in NVIDIA's performance guide (Gb/s),
+# the degraded ConnectX-7 state's ceiling (Gb/s), ib_write_lat's t_typical between two Sparks (us), perftest's -s (B)
+IB_BW_TYPICAL = (spark_figure("ib_write_bw_gbps", "typical_1qp_low"), spark_figure("ib_write_bw_gbps", "typical_1qp_high"))
+IB_BW_DEGRADED_GBPS = spark_figure("ib_write_bw_gbps", "degraded_max")
+LAT_TYPICAL_US = spark_figure("ib_write_bw_gbps", "lat_t_typical_us")
+PERFTEST_DEFAULT_BYTES = whole(spark_figure("ib_write_bw_gbps", "default_message_bytes"))
 
 
 # --------------------------------------------------------------------------- rdma link
@@ -468,13 +468,13 @@ def _lat_findings(r: PerftestRun, label: str) -> list[Finding]:
 
 
 def _message_rate_bound(r: PerftestRun, label: str) -> list[Finding]:
-    """The last row's messages are below perftest's default size (-s 65536 B): its Gb/s is the message rate times a
-    tiny size, which says nothing of the link (a cut `-a` sweep): said instead of judging the bandwidth."""
+    """The last row's messages are below perftest's default size (PERFTEST_DEFAULT_BYTES): its Gb/s is the message
+    rate times a tiny size, which says nothing of the link (a cut `-a` sweep): said instead of judging bandwidth."""
     last = r.bw_rows[-1] if r.bw_rows else None
     return [info(f"{label}: {r.bw_average_gbps:.2f} Gb/s average at {last.bytes} B per message: tiny messages are "
                  f"bound by the message rate ({last.msg_rate_mpps:g} Mpps), not the link; judge bandwidth on large "
-                 "messages (perftest's default is 65536 B, `-a` goes to 8 MiB).")] \
-        if last is not None and last.bytes < 65536 and last.msg_rate_mpps and r.bw_average_gbps is not None else []
+                 f"messages (perftest's default is {PERFTEST_DEFAULT_BYTES} B, `-a` goes to 8 MiB).")] \
+        if last is not None and last.bytes < PERFTEST_DEFAULT_BYTES and last.msg_rate_mpps and r.bw_average_gbps is not None else []
 
 
 def _other_host_figures(r: PerftestRun, label: str) -> list[Finding]:
