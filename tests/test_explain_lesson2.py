@@ -525,3 +525,17 @@ def test_perftest_link_local_gid_index_warns():
     assert "GID index 1" in messages(low, "warn") and "`-x 3`" in messages(low, "warn")
     [v4] = explain(head.format(i=3), host="other")
     assert "warn" not in levels(v4)
+
+
+@pytest.mark.parametrize("busbw, level, said", [
+    ("27.00", "info", "ranks shared one machine"),  # above the cable's 25 GB/s (checks/ranges.toml max)
+    ("23.65", "ok", "both twins"), ("18.00", "warn", "a little below"),
+    ("12.00", "fail", "only one"), ("3.00", "fail", "single digits"),
+])
+def test_collective_bench_busbw_bars_from_the_catalogue(busbw, level, said):
+    """The pair's busbw bars (checks/ranges.toml [spark-pair.allgather_busbw_gbs]: min 21.875, one_twin_max 14,
+    broken_max 5, max 25 = the line rate) on fixture 12's table with its largest busbw set to ``busbw``."""
+    text = real("spark/12_*").replace("23.65", busbw)
+    bench = next(s for s in explain(text) if s.kind == "collective-bench")
+    assert bench.facts["busbw_at_largest_gbs"] == float(busbw)
+    assert said in messages(bench, level), bench.findings
