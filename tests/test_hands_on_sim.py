@@ -125,9 +125,12 @@ def lesson2_sim_steps() -> tuple[list[str], list[tuple[str, str]], str]:
 def test_the_notebook_prints_every_step_the_learner_needs():
     """Pure: the notebook's blocks hold what the live test types (so a change to the notebook that drops a
     step fails here first, without a sim)."""
+    from grader.facts.lesson1 import NETPLAN_READ_INSTALL, NETPLAN_READ_RULE
+
     yaml, after = netplan_steps()
     assert "192.168.100.10/24" in yaml and "192.168.101.10/24" in yaml and yaml.count("mtu: 9000") == 2
     assert any("netplan apply" in c for c in after) and any("chmod 600" in c for c in after)
+    assert after[-2:] == [NETPLAN_READ_RULE, NETPLAN_READ_INSTALL]  # the grader's read: what L1.netplan's hint says
     steps = ssh_steps()
     assert any(c.startswith("ssh-copy-id") and PEER_ADDR[A] in c for c in steps)
     assert any("BatchMode=yes" in c and PEER_ADDR[A] in c for c in steps)
@@ -195,6 +198,25 @@ def learner_does_lesson1() -> None:
         shell(node, "rm /tmp/askpass")
 
 
+def grader_read_rule_holds_for_another_user(node: str) -> None:
+    """Section 2's sudoers rule, as the learner's two lines installed it on ``node`` (for root: on the sim the learner
+    is root), holds for a user who is not: the same line for ``nobody`` (in the node's own /etc, then removed) lets
+    ``sudo -n cat`` read the netplan file without a password, and refuses a path out of /etc/netplan and a second
+    file."""
+    rule = shell(node, "sudo cat /etc/sudoers.d/clusterlab-read").stdout
+    assert rule == "root ALL=(root) NOPASSWD: /usr/bin/cat ^/etc/netplan/[^/]+\\.ya?ml$\n", rule
+    assert shell(node, "stat -c '%a %U' /etc/sudoers.d/clusterlab-read").stdout.split() == ["440", "root"]
+    shell(node, "sed 's/^root /nobody /' /etc/sudoers.d/clusterlab-read > /etc/sudoers.d/clusterlab-nobody")
+    try:
+        assert "enp1s0f1np1" in shell(node, "runuser -u nobody -- sudo -n cat /etc/netplan/40-cx7.yaml").stdout
+        for argv in (["/etc/netplan/../shadow"], ["/etc/netplan/40-cx7.yaml", "/etc/shadow"], ["/etc/shadow"]):
+            p = subprocess.run(CLI + ["sim", "shell", node, "runuser", "-u", "nobody", "--", "sudo", "-n", "cat", *argv],
+                               capture_output=True, text=True, timeout=30)
+            assert p.returncode != 0 and "a password is required" in p.stderr and "root:" not in p.stdout, argv
+    finally:
+        shell(node, "rm -f /etc/sudoers.d/clusterlab-nobody")
+
+
 @live
 def test_a_learner_earns_lesson1_with_the_notebooks_commands(tmp_path):
     try:
@@ -219,6 +241,8 @@ def test_a_learner_earns_lesson1_with_the_notebooks_commands(tmp_path):
         assert set(statuses(done).values()) == {"pass"}, json.dumps(done["verdicts"], indent=1)[:3000]
         assert done["score"] == {"earned": 11, "total": 11}  # L1.port, L1.link_speed: the sim's, 0 points
         assert done["unfit"] == [] and grade_cells(tmp_path / "done") == 14
+
+        grader_read_rule_holds_for_another_user(A)
 
         for node in (A, B):  # everything the notebook set survives a reboot
             sim.reboot(node)
@@ -511,8 +535,22 @@ def test_a_learner_serves_the_lab_with_the_notebooks_commands(tmp_path, monkeypa
         nb = execute(ROOT / "solutions" / "lab" / "lab.ipynb", work, timeout=600)
         assert_full_marks(nb, "lab", work)
         ev = load_evidence(work / "evidence" / "lab.json")
-        sides = sorted({r.probe.split(":")[1] for r in ev.raw if r.probe.startswith("vllm-bench:")})
-        assert sides == ["baseline", "pair"] and sim_work_problem(ev) is None
+        bench = sorted(r.probe for r in ev.raw if r.probe.startswith("vllm-bench:"))
+        assert bench == ["vllm-bench:baseline:c1", "vllm-bench:baseline:c4", "vllm-bench:pair:c1",
+                         "vllm-bench:pair:c4"] and sim_work_problem(ev) is None
+        for r in ev.raw:  # per-request detail came back from every level
+            if r.probe.startswith("vllm-bench:"):
+                data = json.loads(r.stdout)
+                assert data["completed"] == 8 and len(data["ttfts"]) == 8, r.probe
+        g = subprocess.run(CLI + ["grade", "evidence/lab.json", "--json"], capture_output=True, text=True,
+                           timeout=120, cwd=work)
+        graded = json.loads(g.stdout)
+        status = {v["id"]: v["status"] for v in graded["verdicts"]}
+        assert status["LAB.recorded"] == status["LAB.sane"] == "pass" and graded["unfit"] == [], graded
+        assert status["LAB.pair_vs_one"] in ("pass", "warn") and g.returncode == 0, graded
+        # the lab measured once per test run (issue 29): verify of the learner's recording while its baseline serves
+        from tests.test_track import lab_verified
+        lab_verified(work / "evidence" / "lab.json", work / "inventory.toml", tmp_path)
         p = subprocess.run(CLI + ["finish", "lab", "--inventory", "inventory.toml"], capture_output=True, text=True,
                            timeout=120, cwd=work)
         assert p.returncode == 0, p.stdout + p.stderr

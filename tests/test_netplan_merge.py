@@ -75,3 +75,20 @@ def test_an_address_in_a_second_file_is_added_not_replacing():
     assert problems == ["/etc/netplan/40-cx7.yaml and /etc/netplan/50-cloud-init.yaml, merged, say enp1s0f1np1 is "
                         "10.0.0.5/24, 192.168.100.10/24, but it has 192.168.100.10/24 now: fix the file or run "
                         "`sudo netplan apply`"]
+
+
+def test_an_unreadable_file_is_not_measured_and_the_hint_is_the_lessons_rule():
+    """A file of mode 600 that neither the learner's user nor ``sudo -n`` may read (a Spark's first user, whose sudo asks
+    a password): L1.netplan is not measured, and says the two lines of lesson 1 that let the grader read it."""
+    from grader.facts.lesson1 import NETPLAN_READ_INSTALL, NETPLAN_READ_RULE
+
+    ev, _ = read_evidence(GOLDEN_L1)
+    ev = copy.deepcopy(ev)
+    ev.raw = [RawOutput(**{**r.__dict__, "stdout": "=== 600 root:root /etc/netplan/40-cx7.yaml\n!!! unreadable\n",
+                           "sha256": ""}) if r.probe == "netplan" and r.node == "spark-a" else r for r in ev.raw]
+    facts = derive(ev)
+    [why] = facts["nodes"]["spark-a"]["netplan_unverified"]
+    assert why.startswith("/etc/netplan/40-cx7.yaml (mode 600) is not readable by this user")
+    assert f"`{NETPLAN_READ_RULE}` then `{NETPLAN_READ_INSTALL}`" in why
+    verdict = {v.id: v for v in grade(facts, "lesson1", ev.profile)}["L1.netplan"]
+    assert verdict.status == "unmeasured" and NETPLAN_READ_RULE in " ".join(verdict.details), verdict

@@ -161,6 +161,15 @@ def _shadowed_twins(ifaces: dict, up: list[str]) -> dict[str, str]:
     return {t2: t1 for k, (t1, n1) in enumerate(nets) for t2, n2 in nets[k + 1:] if n1.overlaps(n2)}
 
 
+NETPLAN_READ_RULE = 'echo "$(id -un) ALL=(root) NOPASSWD: /usr/bin/cat ^/etc/netplan/[^/]+\\.ya?ml\\$" > /tmp/clusterlab-read'
+NETPLAN_READ_INSTALL = 'sudo visudo -cf /tmp/clusterlab-read && sudo install -m 440 /tmp/clusterlab-read /etc/sudoers.d/'
+"""What lets the grader, logged in as the learner, read a netplan file of mode 600 (``sudo -n cat``, the probe's
+fallback): a sudoers rule for ``cat`` of a file directly under /etc/netplan named ``*.yaml`` or ``*.yml``, as root,
+without a password, and nothing else (``cat /etc/netplan/../shadow`` and a second file are refused). The ``^...$``
+argument is a regular expression for sudo 1.9.10 and later. Checked with ``visudo`` before it is installed (a
+broken file in /etc/sudoers.d stops sudo altogether). Lesson 1's notebook prints both lines as they are here."""
+
+
 def _netplan(raw: RawOutput | None, ifaces: dict, up: list[str], jumbo: int | None = None
              ) -> tuple[list[str], list[str]]:
     """(problems, unverified): what is wrong with persistence, and what could not be read.
@@ -178,8 +187,9 @@ def _netplan(raw: RawOutput | None, ifaces: dict, up: list[str], jumbo: int | No
     defined: dict[str, tuple[list[str], list[str], int | None]] = {}
     for path, mode, text in sorted(split_netplan_listing(raw.stdout), key=lambda f: f[0].rsplit("/", 1)[-1]):
         if text.strip() == "!!! unreadable":
-            unverified.append(f"{path} (mode {mode}) is not readable by this user and `sudo -n` is not allowed: "
-                              "run the check as a user that may read it, or compare it yourself with `sudo cat`")
+            unverified.append(f"{path} (mode {mode}) is not readable by this user and `sudo -n` may not read it: "
+                              "allow the grader that one read on each node (lesson 1, section 2): "
+                              f"`{NETPLAN_READ_RULE}` then `{NETPLAN_READ_INSTALL}`")
             continue
         try:
             cfg = parse_netplan(text)
