@@ -525,6 +525,9 @@ def test_a_learner_serves_the_lab_with_the_notebooks_commands(tmp_path, monkeypa
         assert p.returncode in (0, 1) and "Traceback" not in p.stderr, p.stdout + p.stderr
         pair_ev = load_evidence(work / "evidence" / "lab.json")
         assert pair_ev.provenance["sim"]["start"] == "lab" and sim_work_problem(pair_ev) is None
+        # the lab measured once per test run (issue 29): `verify` of the learner's recording while the pair serves
+        from tests.test_track import lab_verified
+        lab_verified(work / "evidence" / "lab.json", work / "inventory.toml", tmp_path, "pair")
 
         single, single_host = steps["baseline"]
         served(single)
@@ -548,9 +551,6 @@ def test_a_learner_serves_the_lab_with_the_notebooks_commands(tmp_path, monkeypa
         status = {v["id"]: v["status"] for v in graded["verdicts"]}
         assert status["LAB.recorded"] == status["LAB.sane"] == "pass" and graded["unfit"] == [], graded
         assert status["LAB.pair_vs_one"] in ("pass", "warn") and g.returncode == 0, graded
-        # the lab measured once per test run (issue 29): verify of the learner's recording while its baseline serves
-        from tests.test_track import lab_verified
-        lab_verified(work / "evidence" / "lab.json", work / "inventory.toml", tmp_path)
         p = subprocess.run(CLI + ["finish", "lab", "--inventory", "inventory.toml"], capture_output=True, text=True,
                            timeout=120, cwd=work)
         assert p.returncode == 0, p.stdout + p.stderr

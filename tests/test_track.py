@@ -165,8 +165,8 @@ def _track_checked(lesson: str, tmp_path: Path) -> None:
         assert code == 0 and "pass" in statuses and statuses <= {"pass", "skip"}, json.dumps(report["verdicts"], indent=1)
 
 
-def lab_verified(lab_json: Path, inventory: Path, tmp_path: Path) -> None:
-    """`verify` of a lab.json while its baseline still serves (measured last): its smallest level run again agrees;
+def lab_verified(lab_json: Path, inventory: Path, tmp_path: Path, side: str) -> None:
+    """`verify` of a lab.json while ``side`` (pair or baseline) still serves: its smallest level run again agrees;
     a copy with every time x0.25 and every hash recomputed (output tok/s x4, TPOT x0.25, outside the spreads even
     when the honest re-run lands 1.75x from the recording) differs, on those rows only."""
     from tests.test_verify_sim import edited, rows, verify
@@ -174,9 +174,9 @@ def lab_verified(lab_json: Path, inventory: Path, tmp_path: Path) -> None:
     code, out, err = verify(lab_json, inventory)
     assert code == 0, err + json.dumps(out, indent=1)
     got = rows(out)
-    thr, tpot = got["baseline c1 output throughput"], got["baseline c1 median TPOT"]
+    thr, tpot = got[f"{side} c1 output throughput"], got[f"{side} c1 median TPOT"]
     assert (thr["status"], thr["unit"], tpot["status"], tpot["unit"]) == ("agree", "tok/s", "agree", "ms"), got
-    assert got["baseline serving URL"]["measured"] == "http://192.168.100.10:8000"
+    assert got[f"{side} serving URL"]["measured"] == "http://192.168.100.10:8000"
 
     def faster(data):
         for r in data["raw"]:
@@ -191,9 +191,9 @@ def lab_verified(lab_json: Path, inventory: Path, tmp_path: Path) -> None:
     code2, out2, err2 = verify(edited(lab_json, tmp_path / "forged.json", faster), inventory)
     assert code2 == 1, err2
     got2 = rows(out2)
-    assert got2["baseline c1 output throughput"]["status"] == "DIFFERS"
-    assert got2["baseline c1 output throughput"]["recorded"] == pytest.approx(4 * thr["recorded"], rel=1e-6)
-    assert got2["baseline c1 median TPOT"]["status"] == "DIFFERS"
+    assert got2[f"{side} c1 output throughput"]["status"] == "DIFFERS"
+    assert got2[f"{side} c1 output throughput"]["recorded"] == pytest.approx(4 * thr["recorded"], rel=1e-6)
+    assert got2[f"{side} c1 median TPOT"]["status"] == "DIFFERS"
     assert got2["raw outputs match their sha256"]["status"] == "agree"
 
 

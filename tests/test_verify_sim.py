@@ -149,5 +149,5 @@ def test_future_time_and_unhashed_edit_are_flagged(honest, tmp_path):
     assert "sysinfo on spark-a" in got["raw outputs match their sha256"]["note"]
 
 
-# The lab's `verify` (one load level run again) is judged on the scripted learner's lab.json while its baseline still
+# The lab's `verify` (one load level run again) is judged on the scripted learner's lab.json while its pair still
 # serves: tests/test_track.py::lab_verified, called from tests/test_hands_on_sim.py (no served cluster of its own).
