@@ -34,7 +34,7 @@ LEARNERS = 12
 SHOT = Path("/tmp/clusterlab-class-report.png")
 
 NOTHING_STARTED = {"L2.ifname_vars", "L2.ib_hca", "L2.gid_index", "L2.env_same", "L2.ray_nodes", "L2.head_on_qsfp",
-                   "L2.vllm_host_ip", "L2.parallel_sizes", "L2.kv_capacity", "L2.model_same", "L2.launch"}
+                   "L2.vllm_host_ip", "L2.parallel_sizes", "L2.kv_capacity", "L2.model_same", "L2.versions_same", "L2.launch"}
 OUTCOMES = {
     # (assignment, case): (the evidence's profile, {check: status} for the checks that do not pass); the
     # golden README says what each file shows. Cases not listed hand in no usable evidence.

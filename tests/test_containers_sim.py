@@ -79,6 +79,7 @@ def learner_permission_path() -> None:
     assert ray.returncode == 0 and "Node status" in ray.stdout, ray.stdout + ray.stderr
 
 
+@pytest.mark.busy_ok  # structure only (the checks pass or not), no timed figure
 def test_containers_serve_and_lesson2_passes_20_of_20(tmp_path):
     from tests.test_track import served_facts_hold
     had_sock = os.path.lexists(containers.DOCKER_SOCK)

@@ -456,7 +456,7 @@ EXTRA_CASES = {
     ("lesson2", "nothing2b"): ("lesson2-sim-nothing-started.json",
                                {"L2.ifname_vars", "L2.ib_hca", "L2.gid_index", "L2.env_same", "L2.ray_nodes",
                                 "L2.head_on_qsfp", "L2.vllm_host_ip", "L2.parallel_sizes", "L2.kv_capacity",
-                                "L2.model_same", "L2.launch"}),
+                                "L2.model_same", "L2.versions_same", "L2.launch"}),
     # one card where a dual-gpu-desktop has two: the evidence does not show its profile, nothing earns
     ("lesson3", "onecard"): ("lesson3-desktop-one-card.json", {"*"}),
 }

@@ -63,6 +63,10 @@ EXAMPLES: dict[str, str] = {
     "pg-anchor-pack": "INFO 11-02 10:00:00 [ray_utils.py:350] Waiting for creating a placement group of specs for 10 "
                       "seconds. specs=[{'GPU': 1.0, 'node:192.168.50.192': 0.001}, {'GPU': 1.0}] (PACK). Check "
                       "`ray status` to see if you have enough resources.\n",
+    # ray-project/ray#50511: a node whose Python is one patch release apart cannot join
+    "ray-version-mismatch": ("RuntimeError: Version mismatch: The cluster was started with:\n    Ray: 2.39.0\n"
+                             "    Python: 3.10.14\nThis process on node 10.84.24.112 was started with:\n"
+                             "    Ray: 2.39.0\n    Python: 3.10.15\n"),
     # vllm-project/vllm#14186: Ray's autoscaler on a placement group anchored to an address no node has
     "ray-infeasible-node-anchor": "(autoscaler +13s) Error: No available node types can fulfill resource request "
                                   "{'node:203.0.113.225': 0.001, 'GPU': 1.0}. Add suitable node types to this cluster "

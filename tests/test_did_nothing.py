@@ -123,7 +123,7 @@ def test_a_learner_who_did_nothing_earns_nothing(notebook, cell, lesson, ids, po
 # the B2 scenarios: (folder, lesson file, the checks the learner did not do, the cells it is about)
 
 L2B = ["L2.ray_nodes", "L2.head_on_qsfp", "L2.vllm_host_ip", "L2.parallel_sizes", "L2.kv_capacity",
-       "L2.model_same", "L2.launch"]
+       "L2.model_same", "L2.versions_same", "L2.launch"]
 L3 = ["L3.cards", "L3.pcie_link", "L3.p2p_path", "L3.power_budget", "L3.circuit"]
 SCENARIOS = [
     ("constructed-L1_netplan_unreadable_no_cx7_netplan_file", "lesson1", ["L1.netplan"]),

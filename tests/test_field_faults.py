@@ -316,6 +316,9 @@ PG_ANCHOR = "specs=[{'GPU': 1.0, 'node:192.168.50.192': 0.001}, {'GPU': 1.0}] (P
 # vllm-project/vllm#14186: the autoscaler's word on a group pinned to an address no Ray node has
 RAY_INFEASIBLE = ("(autoscaler +13s) Error: No available node types can fulfill resource request {'node:203.0.113.225': "
                   "0.001, 'GPU': 1.0}. Add suitable node types to this cluster to resolve this issue.\n")
+# ray-project/ray#44063: Ray 2.9.3, the cluster's Python 3.10.13 against a node's 3.10.12
+RAY_VERSIONS = ("RuntimeError: Version mismatch: The cluster was started with:\n    Ray: 2.9.3\n    Python: 3.10.13\n"
+                "This process on node xx.xxx.x.x was started with:\n    Ray: 2.9.3\n    Python: 3.10.12\n")
 # mark-ramsey-ri/vllm-dgx-spark#2: the head's launcher gave up waiting for vLLM's API
 LAUNCHER_GAVE_UP = "[2025-11-18 13:19:17]   ⚠️  vLLM not ready after 3 minutes - continuing anyway\n"
 # eugr/spark-vllm-docker#200: a negative CUDA graph estimate on unified memory
@@ -358,7 +361,7 @@ NCCL_CUDA = "node03: Test NCCL failure all_reduce.cu:95 'unhandled cuda error'\n
 # leptonai/gpud#117: a task in D state after an Xid 45
 HUNG_TASK = "[Sat Oct 12 18:38:44 2024] INFO: task cache_mgr_event:620917 blocked for more than 120 seconds.\n"
 
-ALL = [OOM_TORCH, OOM_TORCH_2, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
+ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, CGRAPH_READ, RAY_DEAD]
 
 

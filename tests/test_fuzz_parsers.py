@@ -167,6 +167,12 @@ try:
     FAMILIES.append(("serving-env", parse_serving_env, None, lambda: [_serving_env_seed()]))
 except ImportError:  # pragma: no cover
     pass
+from grader.parsers.versions import parse_serving_versions  # noqa: E402
+
+VERSIONS_SEED = ("=== /opt/venv/lib/python3.12/site-packages/\nvllm 0.11.0\ntorch 2.8.0+cu128\nray 2.49.1\n"
+                 "nccl 2.27.3\n=== /opt/venv/lib/python3.12/site-packages/\npython 3.12.3\n=== 4711 unreadable\n"
+                 "=== docker 0a1b2c3d4e5f\npython 3.12.3\nvllm 0.11.0\nnccl 2.27.3\n")
+FAMILIES.append(("serving-versions", parse_serving_versions, None, lambda: [VERSIONS_SEED]))
 try:
     from grader.parsers.ray_status import parse_ray_status
     FAMILIES.append(("ray-status", parse_ray_status, "ray-status",

@@ -337,6 +337,7 @@ def check2(inventory: Path, evidence: Path) -> tuple[int, dict]:
 
 
 @live
+@pytest.mark.busy_ok  # lesson 2 on the sim judges no timed figure: it may run while the other half loads the machine
 @pytest.mark.skipif(os.geteuid() == 0 and __import__("grader.sim.serve", fromlist=["installed"]).installed() is not None,
                     reason="lesson 2 on the sim needs the serving stack (scripts/install-serve.sh)")
 def test_a_learner_serves_lesson2_with_the_notebooks_commands(tmp_path):
@@ -359,8 +360,8 @@ def test_a_learner_serves_lesson2_with_the_notebooks_commands(tmp_path):
         assert facts["ray_node_ips"] == {A: "192.168.100.10", B: "192.168.100.11"} and facts["pp"] == 2
         assert facts["kv_tokens_logged"] == facts["kv_tokens_predicted"] == 131_072
 
-        # 26 cell points, 4 of them the fabric measurements (n.a. on the sim): the learner's own work earns 22
-        assert grade_cells(tmp_path / "ev", "lesson2") == 22
+        # 27 cell points, 4 of them the fabric measurements (n.a. on the sim): the learner's own work earns 23
+        assert grade_cells(tmp_path / "ev", "lesson2") == 23
         # and the lesson's notebook, run beside the learner's inventory.toml, earns its full marks from it (the one
         # full-marks run of lesson 2's notebook: tests/test_notebooks_execute.py leaves it to this test)
         nb = execute(ROOT / "solutions" / "lesson2" / "lesson2.ipynb", work, timeout=600)

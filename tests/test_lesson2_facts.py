@@ -13,7 +13,7 @@ from tests.samples_lesson2 import ib_sysfs_probe_output
 
 IBDEV = "spark/01_*"
 LESSON_2B = {"L2.ray_nodes", "L2.head_on_qsfp", "L2.vllm_host_ip", "L2.parallel_sizes", "L2.kv_capacity",
-             "L2.model_same", "L2.launch"}
+             "L2.model_same", "L2.versions_same", "L2.launch"}
 A, B = "spark-a", "spark-b"
 GOOD_ENV = {"NCCL_SOCKET_IFNAME": "enp1s0f1np1", "GLOO_SOCKET_IFNAME": "enp1s0f1np1",
             "NCCL_IB_HCA": "rocep1s0f1,roceP2p1s0f1", "UCX_NET_DEVICES": "enp1s0f1np1"}

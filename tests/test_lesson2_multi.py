@@ -17,7 +17,7 @@ from tests.test_lesson2b_facts import ray_status_fixture
 
 NAMES = ("spark-a", "spark-b", "spark-c", "spark-d")
 CHECKS_2B = {"L2.ray_nodes", "L2.head_on_qsfp", "L2.vllm_host_ip", "L2.parallel_sizes", "L2.kv_capacity",
-             "L2.model_same", "L2.launch"}
+             "L2.model_same", "L2.versions_same", "L2.launch"}
 HOUSE = "10.77.7.{}"
 RING_ENV = {**GOOD_ENV, "NCCL_SOCKET_IFNAME": "enP7s7", "GLOO_SOCKET_IFNAME": "enP7s7", "UCX_NET_DEVICES": "enP7s7",
             "NCCL_IB_HCA": "rocep1s0f0,rocep1s0f1,roceP2p1s0f0,roceP2p1s0f1"}

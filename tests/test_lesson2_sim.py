@@ -20,7 +20,7 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0 or serve.installed() is not No
 CLI = [sys.executable, "-m", "grader.cli"]
 SIM_CHECKS = {"L2.roce_active", "L2.ifname_vars", "L2.ib_hca", "L2.gid_index", "L2.env_same", "L2.nccl_transport"}
 SERVE_CHECKS = {"L2.ray_nodes", "L2.head_on_qsfp", "L2.vllm_host_ip", "L2.parallel_sizes", "L2.kv_capacity",
-                "L2.model_same", "L2.launch"}
+                "L2.model_same", "L2.versions_same", "L2.launch"}
 """Lesson 2b's checks: judged on a served cluster (sim_lesson2b_faults.py); here vLLM is still starting."""
 
 

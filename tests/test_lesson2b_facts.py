@@ -18,13 +18,20 @@ A, B = "spark-a", "spark-b"
 CAPTURED = Path(__file__).parent / "fixtures" / "captured" / "sim_serve"
 """vLLM logs and `ray status -v` captured on the sim under lesson 2b's launch faults."""
 CHECKS_2B = ("L2.ray_nodes", "L2.head_on_qsfp", "L2.vllm_host_ip", "L2.parallel_sizes", "L2.kv_capacity",
-             "L2.model_same", "L2.launch")
+             "L2.model_same", "L2.versions_same", "L2.launch")
 MODEL = "/models/tiny-llama"
 SHA_CFG, SHA_IDX = "a" * 64, "b" * 64
 MODELS_JSON = json.dumps({"object": "list", "data": [{"id": "tiny-llama", "object": "model", "root": MODEL,
                                                        "max_model_len": 512, "owned_by": "vllm"}]})
 LLAMA_8B = {"architectures": ["LlamaForCausalLM"], "num_hidden_layers": 32, "num_attention_heads": 32,
             "num_key_value_heads": 8, "hidden_size": 4096, "torch_dtype": "bfloat16"}
+
+
+VENV = "=== /opt/venv/lib/python3.12/site-packages/\n"
+
+
+def versions_block(vllm="0.11.0", python="3.12.3", nccl="2.27.3") -> str:
+    return f"{VENV}vllm {vllm}\ntorch 2.8.0+cu128\nray 2.49.1\nnccl {nccl}\n{VENV}python {python}\n"
 
 
 def ray_status_fixture() -> str:
@@ -52,7 +59,8 @@ def evidence(profile="spark-pair", *, ray_status=None, log="vllm-cpu/17_*", conf
         sums = f"{hashes[0]}  config.json\n{hashes[1]}  model.safetensors.index.json\n"
         node_ip = (head_ip if node == A else f"192.168.100.{octet}")
         for probe, out in (("ip_addr", ip), ("rdma_link", rdma_text()), ("serving_env", env_text(env)),
-                           ("ray_node", ray_node_text(node_ip, node == A)), ("model_files", sums)):
+                           ("ray_node", ray_node_text(node_ip, node == A)), ("model_files", sums),
+                           ("serving_versions", versions_block())):
             ev.raw.append(RawOutput(node, probe, probe, out, "", 0))
     head = [("ray_status", ray_status if ray_status is not None else ray_status_fixture()),
             ("log:vllm", (CAPTURED / log).read_text() if log.endswith(".log") else real_fixture(log).read_text()),
@@ -190,3 +198,52 @@ def test_captured_launch_faults_fail_exactly_their_check():
     assert failed(ev) == {"L2.kv_capacity"}
     assert "estimates the longest that fits at 128 tokens" in v["L2.kv_capacity"]["details"][0]
     assert "--max-model-len 128" in v["L2.kv_capacity"]["details"][0]
+
+
+# --------------------------------------------------------------------------- the serving stack's versions
+
+def with_versions(ev: Evidence, per_node: dict[str, str]) -> Evidence:
+    """``ev`` with each node's serving_versions probe output."""
+    ev.raw = [r for r in ev.raw if r.probe != "serving_versions"]
+    ev.raw += [RawOutput(n, "serving_versions", "serving_versions", out, "", 0) for n, out in per_node.items()]
+    return ev
+
+
+def verdict_of(ev: Evidence, check: str):
+    return {v.id: v for v in grade(derive(ev), "lesson2", ev.profile)}[check]
+
+
+def test_the_same_stack_on_both_nodes_passes_versions_same():
+    ev = with_versions(evidence(), {A: versions_block(), B: versions_block()})
+    facts = derive(ev)["pair"]
+    assert facts["versions"][A] == {"vllm": "0.11.0", "torch": "2.8.0+cu128", "ray": "2.49.1", "nccl": "2.27.3",
+                                    "python": "3.12.3"} == facts["versions"][B]
+    assert facts["version_problems"] == [] and verdict_of(ev, "L2.versions_same").status == "pass"
+
+
+def test_a_python_patch_apart_fails_versions_same_naming_both():
+    """Ray refuses it (ray-project/ray#50511: 3.10.14 against 3.10.15); so does the check, and names each node's."""
+    ev = with_versions(evidence(), {A: versions_block(python="3.12.3"), B: versions_block(python="3.12.11")})
+    v = verdict_of(ev, "L2.versions_same")
+    assert v.status == "fail" and v.earned == 0
+    assert "Python differs between the nodes: spark-a 3.12.3, spark-b 3.12.11" in " ".join(v.details)
+
+
+def test_a_container_on_one_node_and_a_venv_on_the_other_compare_by_name():
+    container = "=== docker 0a1b2c3d4e5f\npython 3.12.3\nvllm 0.10.2\ntorch 2.8.0+cu128\nray 2.49.1\nnccl 2.27.3\n"
+    ev = with_versions(evidence(), {A: versions_block(), B: container})
+    assert derive(ev)["pair"]["version_problems"] == ["vLLM differs between the nodes: spark-a 0.11.0, spark-b 0.10.2"]
+
+
+def test_no_readable_serving_process_is_not_measured_and_says_why():
+    ev = with_versions(evidence(), {A: versions_block(), B: "=== 4711 unreadable\n"})
+    v = verdict_of(ev, "L2.versions_same")
+    assert v.status == "unmeasured" and "run the check as the user who started Ray and vLLM" in " ".join(v.details)
+    ev = with_versions(evidence(), {A: versions_block()})  # spark-b's probe absent: evidence from before the check
+    assert verdict_of(ev, "L2.versions_same").status == "unmeasured"
+
+
+def test_versions_same_is_given_on_the_sim():
+    ev = with_versions(evidence("sim"), {A: versions_block(), B: versions_block()})
+    v = verdict_of(ev, "L2.versions_same")
+    assert v.status == "pass" and v.points == 0

@@ -142,7 +142,7 @@ def answer_tests(cells: dict) -> list[str]:
 
 L2_CHECKS = ["L2.roce_active", "L2.ifname_vars", "L2.ib_hca", "L2.gid_index", "L2.env_same", "L2.nccl_transport",
              "L2.busbw", "L2.ib_write_bw", "L2.ray_nodes", "L2.head_on_qsfp", "L2.vllm_host_ip",
-             "L2.parallel_sizes", "L2.kv_capacity", "L2.model_same", "L2.launch"]
+             "L2.parallel_sizes", "L2.kv_capacity", "L2.model_same", "L2.versions_same", "L2.launch"]
 
 
 def grade_cells_checks(cells: dict) -> dict[str, tuple[list[str], int]]:

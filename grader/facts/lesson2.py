@@ -34,6 +34,7 @@ from grader import nccl_env
 from grader.evidence import Evidence, RawOutput
 from grader.facts.lesson1 import twin_states
 from grader.facts.lesson2_serve import serve_facts
+from grader.facts.lesson2_versions import version_facts
 from grader.parsers import ParseError, parse_ip_addr
 from grader.parsers.ib_sysfs import parse_ib_sysfs
 from grader.parsers.nccl_log import parse_nccl_log, transport_verdict
@@ -433,6 +434,7 @@ def pair_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
             problems.append(str(e))
     out["ib_write_bw_gbps"], out["ib_write_bw_problems"] = bws, problems
     out.update(serve_facts(ev, nodes))
+    out.update(version_facts(ev, nodes))
     out["env_unmeasured"] = env_unmeasured + [u for u in out.get("env_unmeasured", []) if u not in env_unmeasured]
     return out
 

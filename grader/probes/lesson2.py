@@ -105,6 +105,47 @@ RAY_STATUS = (
 )
 """``ray status -v`` on the head: on the host, else inside each running container until one answers."""
 
+_DIST = ("for d in \"$sp\"vllm-*.dist-info \"$sp\"torch-*.dist-info \"$sp\"ray-*.dist-info "
+         "\"$sp\"nvidia_nccl_cu*-*.dist-info; do [ -d \"$d\" ] && echo \"${d%.dist-info}\"; done | "
+         "sed -e 's|.*/||' -e 's/^nvidia_nccl_cu[0-9]*-/nccl-/' -e 's/-/ /'")
+"""The versions of vLLM, PyTorch, Ray and pip's NCCL in the packages folder ``$sp`` (ending in /), from their
+dist-info folders' names (no Python is imported)."""
+
+_IN_CONTAINER = (
+    "py=$(command -v python3) || exit 0; "
+    "$py -B -c \"import importlib.util as u,sys; sys.exit(0 if u.find_spec('vllm') or u.find_spec('ray') else 1)\" "
+    "2>/dev/null || exit 0; "
+    "$py -B -c \"import site,platform; print('python',platform.python_version()); print(*site.getsitepackages(),sep=chr(10))\" "
+    f"2>/dev/null | while read -r a b; do if [ \"$a\" = python ]; then echo \"python $b\"; else sp=\"$a/\"; {_DIST}; fi; done; "
+    "for f in /usr/lib/*/libnccl.so.2.*; do [ -e \"$f\" ] && echo \"nccl ${f##*libnccl.so.}\"; done; true"
+)
+"""Inside a running container: nothing unless its python3 has vLLM or Ray; else its Python, the packages of its
+site folders and the system's libnccl (NGC images build PyTorch against it)."""
+
+SERVING_VERSIONS = (
+    "me=$(readlink /proc/$$/ns/net); mnt=$(readlink /proc/$$/ns/mnt); seen=:; "
+    "for p in $(pgrep -f '[r]aylet|[v]llm|[r]ay::|[d]efault_worker'); do "
+    "net=$(readlink /proc/$p/ns/net 2>/dev/null); [ -n \"$net\" ] && [ \"$net\" != \"$me\" ] && continue; "
+    "[ -r /proc/$p/maps ] || { echo \"=== $p unreadable\"; continue; }; "
+    # a container's process (another mount namespace): its files are asked through docker below
+    "[ \"$(readlink /proc/$p/ns/mnt 2>/dev/null)\" = \"$mnt\" ] || continue; "
+    "exe=$(readlink /proc/$p/exe 2>/dev/null); first=; "
+    "for sp in $( { echo \"$exe\"; awk '{print $6}' /proc/$p/maps 2>/dev/null; } | "
+    "sed -n 's#^\\(.*/\\(site\\|dist\\)-packages/\\).*#\\1#p' | sort -u); do [ -n \"$first\" ] || first=$sp; "
+    f"case \"$seen\" in *\":$sp:\"*) ;; *) seen=\"$seen$sp:\"; echo \"=== $sp\"; {_DIST};; esac; done; "
+    "[ -n \"$first\" ] || continue; "
+    "case \"$exe\" in */python*) case \"$seen\" in *\":$exe:\"*) ;; *) seen=\"$seen$exe:\"; echo \"=== $first\"; "
+    "echo \"python $(\"$exe\" -B -c 'import platform; print(platform.python_version())' 2>/dev/null)\";; esac;; esac; "
+    "lib=$(grep -o 'libnccl\\.so\\.[0-9][0-9.]*' /proc/$p/maps 2>/dev/null | head -n 1); "
+    "[ -n \"$lib\" ] && echo \"=== $first\" && echo \"nccl ${lib#libnccl.so.}\"; done; "
+    "if command -v docker >/dev/null 2>&1; then for c in $(docker ps -q 2>/dev/null); do echo \"=== docker $c\"; "
+    f"docker exec $c sh -c {shlex.quote(_IN_CONTAINER)} 2>/dev/null; done; fi; true"
+)
+"""The serving stack's versions on this node (grader.parsers.versions): per packages folder a Ray or vLLM process
+of this node maps (and the Python and libnccl of that process), per running container with vLLM or Ray, and
+``=== <pid> unreadable`` for a process of another user. Read-only: dist-info names, memory maps, ``python -c``
+of the interpreters already running, with -B (no .pyc written)."""
+
 MODEL_FILES = (
     "M={model}; cd \"$M\" 2>/dev/null || {{ echo \"no directory $M\" >&2; exit 1; }}; "
     "if [ -f model.safetensors.index.json ]; then W=model.safetensors.index.json; else W=$(ls *.safetensors 2>/dev/null | head -1); fi; "
@@ -149,13 +190,14 @@ def vllm_log_path(inventory: Inventory) -> str | None:
 
 
 def serve_node_probes(inventory: Inventory, node: str) -> list[Probe]:
-    """Lesson 2b, every node: its Ray daemons, the served model's files (to compare across nodes) and,
+    """Lesson 2b, every node: its Ray daemons, its serving stack's versions and the served model's files (to compare
+    across nodes) and,
     when ``[serve] log_dir`` is set, the node's own `ray start` log ``<log_dir>/<node>/ray.log``
     (it says which --node-ip-address a node that never joined was given)."""
     if inventory.serve is None:
         return []
     model = model_path(inventory)
-    probes = [Probe("ray_node", RAY_NODE)] + (
+    probes = [Probe("ray_node", RAY_NODE), Probe("serving_versions", SERVING_VERSIONS)] + (
         [Probe("model_files", MODEL_FILES.format(model=remote_path(model)))] if model else [])
     if inventory.serve.log_dir:
         log = f"{inventory.serve.log_dir.rstrip('/')}/{node}/ray.log"
