@@ -18,7 +18,7 @@ HERE = Path(__file__).resolve().parent
 LIVE_SIM = re.compile(r"\bsim\.(up|down)\(|\bserve\.start\(")
 """What marks a test module as a user of the live sim: it calls ``sim.up``/``sim.down`` or ``serve.start``.
 A machine has one sim (the namespaces spark-a and spark-b, /var/lib/clusterlab/sim), so those modules run
-one after another in one pytest process; ``CLUSTERLAB_TEST_SPLIT=1 bash test.sh`` runs the other modules
+one after another in one pytest process; ``bash test.sh`` runs the other modules
 beside them in a second one (``--part sim`` and ``--part rest``)."""
 
 

@@ -247,3 +247,21 @@ def test_versions_same_is_given_on_the_sim():
     ev = with_versions(evidence("sim"), {A: versions_block(), B: versions_block()})
     v = verdict_of(ev, "L2.versions_same")
     assert v.status == "pass" and v.points == 0
+
+
+def test_no_lesson2_probe_names_what_the_serving_probes_look_for():
+    """The node's probes run side by side (grader.probes.run_plan): a probe whose own command line held `vllm`,
+    `raylet`, `ray::`, `gcs_server` or `default_worker` would be found by SERVING_ENV's and SERVING_VERSIONS'
+    ``pgrep -f`` and read as a serving process without interface variables (it failed L2.ifname_vars on the sim
+    with no vLLM running, 2026-12-04). A shell or a log reader that names a log (`tail ... vllm.log`) is skipped by
+    its process name."""
+    import re
+
+    from grader.probes import lesson2 as P
+
+    names = re.compile(r"vllm|raylet|ray::|gcs_server|default_worker")
+    for probe in P.node_probes():
+        assert not names.search(probe.command), probe.id
+    for name in ("SERVING_VERSIONS", "RAY_NODE", "RAY_STATUS", "MODEL_FILES"):
+        assert not names.search(getattr(P, name)), name
+    assert "tail|cat|" in P._NOT_SERVING and f"in {P._NOT_SERVING}) continue" in P.SERVING_ENV

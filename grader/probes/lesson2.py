@@ -23,12 +23,18 @@ ENV_VARS = ("NCCL_SOCKET_IFNAME", "NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "NCCL_IB_D
 
 _ENV_GREP = "grep -E '^(" + "|".join(ENV_VARS) + ")='"
 
+_NOT_SERVING = "sh|bash|dash|zsh|tail|cat|less|grep|sed|awk|pgrep|ps|timeout|sudo|ssh|sshd|tmux*|screen|watch"
+"""Process names (``/proc/<pid>/comm``) that ``pgrep -f`` may match by their command line but that serve nothing."""
+
 SERVING_ENV = (
     # [r]aylet: a bracket keeps this probe's own shell out of pgrep's matches
     "me=$(readlink /proc/$$/ns/net); "
     "for p in $(pgrep -f '[r]aylet|[g]cs_server|[v]llm|[r]ay::|[d]efault_worker'); do "
     # processes of another network namespace are another machine's (the sim shares one PID space)
     "net=$(readlink /proc/$p/ns/net 2>/dev/null); [ -n \"$net\" ] && [ \"$net\" != \"$me\" ] && continue; "
+    # a shell or a reader whose command line names a log (`tail ... vllm.log`, another probe running beside this
+    # one) is not a serving process
+    f"case \"$(cat /proc/$p/comm 2>/dev/null)\" in {_NOT_SERVING}) continue;; esac; "
     "c=$(tr '\\0' ' ' </proc/$p/cmdline 2>/dev/null | cut -c1-160); [ -n \"$c\" ] || continue; "
     "[ -r /proc/$p/environ ] || { echo \"=== $p unreadable $(cat /proc/$p/comm 2>/dev/null)\"; continue; }; "
     "echo \"=== $p $c\"; "
@@ -105,15 +111,17 @@ RAY_STATUS = (
 )
 """``ray status -v`` on the head: on the host, else inside each running container until one answers."""
 
-_DIST = ("for d in \"$sp\"vllm-*.dist-info \"$sp\"torch-*.dist-info \"$sp\"ray-*.dist-info "
+_DIST = ("for d in \"$sp\"[v]llm-*.dist-info \"$sp\"torch-*.dist-info \"$sp\"ray-*.dist-info "
          "\"$sp\"nvidia_nccl_cu*-*.dist-info; do [ -d \"$d\" ] && echo \"${d%.dist-info}\"; done | "
          "sed -e 's|.*/||' -e 's/^nvidia_nccl_cu[0-9]*-/nccl-/' -e 's/-/ /'")
 """The versions of vLLM, PyTorch, Ray and pip's NCCL in the packages folder ``$sp`` (ending in /), from their
-dist-info folders' names (no Python is imported)."""
+dist-info folders' names (no Python is imported). No probe's text holds the names the serving probes look for with
+``pgrep -f`` (``[v]llm``: the glob matches the same folders), or a probe running beside them would be taken for a
+serving process: SERVING_ENV once read this probe's own shell as a vLLM process without interface variables."""
 
 _IN_CONTAINER = (
     "py=$(command -v python3) || exit 0; "
-    "$py -B -c \"import importlib.util as u,sys; sys.exit(0 if u.find_spec('vllm') or u.find_spec('ray') else 1)\" "
+    "$py -B -c \"import importlib.util as u,sys; sys.exit(0 if u.find_spec('v'+'llm') or u.find_spec('ray') else 1)\" "
     "2>/dev/null || exit 0; "
     "$py -B -c \"import site,platform; print('python',platform.python_version()); print(*site.getsitepackages(),sep=chr(10))\" "
     f"2>/dev/null | while read -r a b; do if [ \"$a\" = python ]; then echo \"python $b\"; else sp=\"$a/\"; {_DIST}; fi; done; "
