@@ -490,6 +490,38 @@ def served(node_steps: list[tuple[str, str]]) -> None:
         time.sleep(3)
 
 
+def lab_verified(lab_json: Path, inventory: Path, tmp_path: Path, side: str) -> None:
+    """`verify` of a lab.json while ``side`` (pair or baseline) still serves: its smallest level run again agrees;
+    a copy with every time x0.25 and every hash recomputed (output tok/s x4, TPOT x0.25, outside the spreads even
+    when the honest re-run lands 1.75x from the recording) differs, on those rows only."""
+    from tests.test_verify_sim import edited, rows, verify
+
+    code, out, err = verify(lab_json, inventory)
+    assert code == 0, err + json.dumps(out, indent=1)
+    got = rows(out)
+    thr, tpot = got[f"{side} c1 output throughput"], got[f"{side} c1 median TPOT"]
+    assert (thr["status"], thr["unit"], tpot["status"], tpot["unit"]) == ("agree", "tok/s", "agree", "ms"), got
+    assert got[f"{side} serving URL"]["measured"] == "http://192.168.100.10:8000"
+
+    def faster(data):
+        for r in data["raw"]:
+            if r["probe"].startswith("vllm-bench:"):
+                res = json.loads(r["stdout"])
+                res["duration"] *= 0.25
+                for key in ("ttfts", "latencies"):
+                    res[key] = [t * 0.25 for t in res[key]]
+                res["itls"] = [[t * 0.25 for t in gaps] for gaps in res["itls"]]
+                r["stdout"] = json.dumps(res)
+
+    code2, out2, err2 = verify(edited(lab_json, tmp_path / "forged.json", faster), inventory)
+    assert code2 == 1, err2
+    got2 = rows(out2)
+    assert got2[f"{side} c1 output throughput"]["status"] == "DIFFERS"
+    assert got2[f"{side} c1 output throughput"]["recorded"] == pytest.approx(4 * thr["recorded"], rel=1e-6)
+    assert got2[f"{side} c1 median TPOT"]["status"] == "DIFFERS"
+    assert got2["raw outputs match their sha256"]["status"] == "agree"
+
+
 @live
 @pytest.mark.skipif(os.geteuid() == 0 and __import__("grader.sim.serve", fromlist=["installed"]).installed() is not None,
                     reason="the lab on the sim needs the serving stack (scripts/install-serve.sh)")
@@ -527,7 +559,6 @@ def test_a_learner_serves_the_lab_with_the_notebooks_commands(tmp_path, monkeypa
         pair_ev = load_evidence(work / "evidence" / "lab.json")
         assert pair_ev.provenance["sim"]["start"] == "lab" and sim_work_problem(pair_ev) is None
         # the lab measured once per test run (issue 29): `verify` of the learner's recording while the pair serves
-        from tests.test_track import lab_verified
         lab_verified(work / "evidence" / "lab.json", work / "inventory.toml", tmp_path, "pair")
 
         single, single_host = steps["baseline"]

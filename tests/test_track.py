@@ -3,7 +3,7 @@
 - every lesson: ``start`` -> ``solve`` -> its check passes -> ``finish``, and nothing of clusterlab's
   is left (processes, listening ports, the nodes' /dev/shm, temporary folders: compared with before); lesson 2
   and the lab are start and finish only here (SOLVED_ELSEWHERE: the scripted learner serves them, and the lab's
-  ``verify`` of a level run again is :func:`lab_verified` on the learner's recording);
+  ``verify`` of a level run again is tests/test_hands_on_sim.py's ``lab_verified`` on the learner's recording);
 - every lesson-1 fault of the sim, and lesson 2's live ones (tests.lesson2_faults.LIVE: one of each kind;
   the others are judged from their recordings, tests/test_fault_recordings.py): ``start`` -> the fault ->
   ``check`` fails exactly the checks that own it -> ``solve`` -> every check passes -> ``finish``. A
@@ -165,44 +165,12 @@ def _track_checked(lesson: str, tmp_path: Path) -> None:
         assert code == 0 and "pass" in statuses and statuses <= {"pass", "skip"}, json.dumps(report["verdicts"], indent=1)
 
 
-def lab_verified(lab_json: Path, inventory: Path, tmp_path: Path, side: str) -> None:
-    """`verify` of a lab.json while ``side`` (pair or baseline) still serves: its smallest level run again agrees;
-    a copy with every time x0.25 and every hash recomputed (output tok/s x4, TPOT x0.25, outside the spreads even
-    when the honest re-run lands 1.75x from the recording) differs, on those rows only."""
-    from tests.test_verify_sim import edited, rows, verify
-
-    code, out, err = verify(lab_json, inventory)
-    assert code == 0, err + json.dumps(out, indent=1)
-    got = rows(out)
-    thr, tpot = got[f"{side} c1 output throughput"], got[f"{side} c1 median TPOT"]
-    assert (thr["status"], thr["unit"], tpot["status"], tpot["unit"]) == ("agree", "tok/s", "agree", "ms"), got
-    assert got[f"{side} serving URL"]["measured"] == "http://192.168.100.10:8000"
-
-    def faster(data):
-        for r in data["raw"]:
-            if r["probe"].startswith("vllm-bench:"):
-                res = json.loads(r["stdout"])
-                res["duration"] *= 0.25
-                for key in ("ttfts", "latencies"):
-                    res[key] = [t * 0.25 for t in res[key]]
-                res["itls"] = [[t * 0.25 for t in gaps] for gaps in res["itls"]]
-                r["stdout"] = json.dumps(res)
-
-    code2, out2, err2 = verify(edited(lab_json, tmp_path / "forged.json", faster), inventory)
-    assert code2 == 1, err2
-    got2 = rows(out2)
-    assert got2[f"{side} c1 output throughput"]["status"] == "DIFFERS"
-    assert got2[f"{side} c1 output throughput"]["recorded"] == pytest.approx(4 * thr["recorded"], rel=1e-6)
-    assert got2[f"{side} c1 median TPOT"]["status"] == "DIFFERS"
-    assert got2["raw outputs match their sha256"]["status"] == "agree"
-
-
 SOLVED_ELSEWHERE = {"lesson2": "tests/test_hands_on_sim.py::test_a_learner_serves_lesson2_with_the_notebooks_commands "
                                "runs solve lesson2 from lesson 2's start (the learner's way there), then its check and "
                                "finish; the wrong-gid-index fault track does from a fault's state",
                     "lab": "tests/test_hands_on_sim.py::test_a_learner_serves_the_lab_with_the_notebooks_commands "
                            "measures the lab once per test run (issue 29): the learner's own pair and baseline, graded, "
-                           "verified (lab_verified) and finished; `solve lab` serves and load-tests the same way "
+                           "verified (its lab_verified) and finished; `solve lab` serves and load-tests the same way "
                            "through grader.sim.serve (tests/test_sim_serve.py) and records the shipped golden "
                            "evidence (tests/fixtures/golden/record_sim.sh)"}
 """Lessons whose track here is start and finish only: another test solves and checks them, saying where."""

@@ -150,4 +150,4 @@ def test_future_time_and_unhashed_edit_are_flagged(honest, tmp_path):
 
 
 # The lab's `verify` (one load level run again) is judged on the scripted learner's lab.json while its pair still
-# serves: tests/test_track.py::lab_verified, called from tests/test_hands_on_sim.py (no served cluster of its own).
+# serves: tests/test_hands_on_sim.py::lab_verified (no served cluster of its own).

@@ -45,8 +45,8 @@ def info(msg: str) -> Finding:
 
 def spark_figure(name: str, key: str = "min", profile: str = "spark-pair") -> float:
     """The figure ``key`` (``min``, ``max`` or another figure of that range) of the range ``name`` in
-    checks/ranges.toml for ``profile`` (a DGX Spark pair unless told): the one place the catalogue's figures are written. Raises
-    LookupError when the catalogue lacks it (a catalogue without it is broken, not a reason to guess)."""
+    checks/ranges.toml for ``profile`` (a DGX Spark pair unless told): the one place the catalogue's figures are
+    written. Raises LookupError when the catalogue lacks it (a catalogue without it is broken, not a reason to guess)."""
     value = (expected_range(profile, name) or {}).get(key)
     if not isinstance(value, (int, float)):
         raise LookupError(f"checks/ranges.toml has no [{profile}.{name}] {key}")

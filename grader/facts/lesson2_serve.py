@@ -62,6 +62,9 @@ GENERIC = ("exception", "engine-init-failed", "engine-dead")
 nodes, L2.model_same owns them."""
 CHECK_OF = {"ifname": "L2.ifname_vars", "parallel": "L2.parallel_sizes", "kv": "L2.kv_capacity", "model": "L2.model_same",
             "host_ip": "L2.vllm_host_ip", "launch": "L2.launch"}
+NO_SERVE_TABLE = ("no [serve] table in the inventory: add one (url, model, mode, head, log_dir) once `vllm serve` runs, "
+                  "then check again")
+"""Why every lesson-2b fact is not measured without a [serve] table (grader/facts/lesson2_versions.py says it too)."""
 NO_PROCESS = "no Ray or vLLM process could be read"
 """Lesson 2a's ``env_unmeasured`` sentence for a node without serving processes (grader/facts/lesson2.py);
 for a node that never joined Ray it is replaced by one naming L2.ray_nodes, which owns that failure."""
@@ -254,8 +257,7 @@ def serve_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
         f.setdefault("env_unmeasured", [])
     if not serve:
         for k in KEYS:
-            out[f"{k}_unmeasured"].append("no [serve] table in the inventory: add one (url, model, mode, head, "
-                                          "log_dir) once `vllm serve` runs, then check again")
+            out[f"{k}_unmeasured"].append(NO_SERVE_TABLE)
         return out
     mode = serve.get("mode") or "ray"
     out["serve_mode"] = mode

@@ -19,10 +19,8 @@ from __future__ import annotations
 from typing import Any
 
 from grader.evidence import Evidence
+from grader.facts.lesson2_serve import NO_SERVE_TABLE
 from grader.parsers.versions import PACKAGES, parse_serving_versions
-
-LABEL = {"vllm": "vLLM", "torch": "PyTorch", "ray": "Ray", "nccl": "NCCL", "python": "Python"}
-
 
 def _node_versions(ev: Evidence, node: str) -> tuple[dict[str, str] | None, str | None]:
     """(versions, None), or (None, why not measured) for one node."""
@@ -48,8 +46,7 @@ def version_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
     """The ``versions``, ``version_problems`` and ``version_unmeasured`` facts (see the module docstring)."""
     out: dict[str, Any] = {"versions": {}, "version_problems": [], "version_unmeasured": []}
     if not ev.inventory.get("serve"):
-        out["version_unmeasured"].append("no [serve] table in the inventory: add one once `vllm serve` runs, then "
-                                         "check again")
+        out["version_unmeasured"].append(NO_SERVE_TABLE)
         return out
     for node in nodes:
         versions, why = _node_versions(ev, node)
@@ -60,6 +57,6 @@ def version_facts(ev: Evidence, nodes: dict[str, dict]) -> dict[str, Any]:
     for name in PACKAGES:
         have = {n: v[name] for n, v in out["versions"].items() if name in v}
         if len(have) >= 2 and len(set(have.values())) > 1:
-            out["version_problems"].append(f"{LABEL[name]} differs between the nodes: "
+            out["version_problems"].append(f"{PACKAGES[name]} differs between the nodes: "
                                            + ", ".join(f"{n} {v}" for n, v in have.items()))
     return out

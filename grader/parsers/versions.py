@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 
 from grader.parsers.common import clean_lines
 
-PACKAGES = ("vllm", "torch", "ray", "nccl", "python")
-"""What the probe reports, in the order a reader compares them."""
+PACKAGES = {"vllm": "vLLM", "torch": "PyTorch", "ray": "Ray", "nccl": "NCCL", "python": "Python"}
+"""What the probe reports (name: how a sentence writes it), in the order a reader compares them."""
 
 _VERSION_RE = re.compile(r"^(vllm|torch|ray|nccl|python)[ \t]+([0-9][\w.+!-]{0,40})[ \t]*$")
 

@@ -26,7 +26,7 @@ _ENV_GREP = "grep -E '^(" + "|".join(ENV_VARS) + ")='"
 _NOT_SERVING = "sh|bash|dash|zsh|tail|cat|less|grep|sed|awk|pgrep|ps|timeout|sudo|ssh|sshd|tmux*|screen|watch"
 """Process names (``/proc/<pid>/comm``) that ``pgrep -f`` may match by their command line but that serve nothing."""
 
-SERVING_ENV = (
+_EACH_SERVING_PROCESS = (
     # [r]aylet: a bracket keeps this probe's own shell out of pgrep's matches
     "me=$(readlink /proc/$$/ns/net); "
     "for p in $(pgrep -f '[r]aylet|[g]cs_server|[v]llm|[r]ay::|[d]efault_worker'); do "
@@ -35,6 +35,12 @@ SERVING_ENV = (
     # a shell or a reader whose command line names a log (`tail ... vllm.log`, another probe running beside this
     # one) is not a serving process
     f"case \"$(cat /proc/$p/comm 2>/dev/null)\" in {_NOT_SERVING}) continue;; esac; "
+)
+"""The head of a loop over this node's Ray and vLLM processes (``$p``), which SERVING_ENV and SERVING_VERSIONS
+share: one place decides what a serving process is."""
+
+SERVING_ENV = (
+    _EACH_SERVING_PROCESS +
     "c=$(tr '\\0' ' ' </proc/$p/cmdline 2>/dev/null | cut -c1-160); [ -n \"$c\" ] || continue; "
     "[ -r /proc/$p/environ ] || { echo \"=== $p unreadable $(cat /proc/$p/comm 2>/dev/null)\"; continue; }; "
     "echo \"=== $p $c\"; "
@@ -131,9 +137,7 @@ _IN_CONTAINER = (
 site folders and the system's libnccl (NGC images build PyTorch against it)."""
 
 SERVING_VERSIONS = (
-    "me=$(readlink /proc/$$/ns/net); mnt=$(readlink /proc/$$/ns/mnt); seen=:; "
-    "for p in $(pgrep -f '[r]aylet|[v]llm|[r]ay::|[d]efault_worker'); do "
-    "net=$(readlink /proc/$p/ns/net 2>/dev/null); [ -n \"$net\" ] && [ \"$net\" != \"$me\" ] && continue; "
+    "mnt=$(readlink /proc/$$/ns/mnt); seen=:; " + _EACH_SERVING_PROCESS +
     "[ -r /proc/$p/maps ] || { echo \"=== $p unreadable\"; continue; }; "
     # a container's process (another mount namespace): its files are asked through docker below
     "[ \"$(readlink /proc/$p/ns/mnt 2>/dev/null)\" = \"$mnt\" ] || continue; "
@@ -199,8 +203,7 @@ def vllm_log_path(inventory: Inventory) -> str | None:
 
 def serve_node_probes(inventory: Inventory, node: str) -> list[Probe]:
     """Lesson 2b, every node: its Ray daemons, its serving stack's versions and the served model's files (to compare
-    across nodes) and,
-    when ``[serve] log_dir`` is set, the node's own `ray start` log ``<log_dir>/<node>/ray.log``
+    across nodes) and, when ``[serve] log_dir`` is set, the node's own `ray start` log ``<log_dir>/<node>/ray.log``
     (it says which --node-ip-address a node that never joined was given)."""
     if inventory.serve is None:
         return []
