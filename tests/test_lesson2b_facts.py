@@ -265,3 +265,15 @@ def test_no_lesson2_probe_names_what_the_serving_probes_look_for():
     for name in ("SERVING_VERSIONS", "RAY_NODE", "RAY_STATUS", "MODEL_FILES"):
         assert not names.search(getattr(P, name)), name
     assert "tail|cat|" in P._NOT_SERVING and f"in {P._NOT_SERVING}) continue" in P.SERVING_ENV
+
+
+def test_serving_versions_as_the_sim_printed_them():
+    """The probe's real output on the healthy served sim (captured, header first): one packages folder, named again
+    for each interpreter's Python; an interpreter that printed nothing (`python ` alone) adds no version."""
+    from grader.parsers.versions import parse_serving_versions
+
+    text = (CAPTURED / "serving_versions_spark-a.txt").read_text()
+    assert text.startswith("# clusterlab sim, healthy served pair")
+    [env] = parse_serving_versions(text)
+    assert env.source == "/opt/clusterlab/serve-venv/lib/python3.11/site-packages/" and env.readable
+    assert env.versions == {"vllm": ["0.32.0+cpu"], "torch": ["2.13.0+cpu"], "ray": ["2.60.0"], "python": ["3.11.2"]}
