@@ -269,11 +269,31 @@ def test_no_lesson2_probe_names_what_the_serving_probes_look_for():
 
 def test_serving_versions_as_the_sim_printed_them():
     """The probe's real output on the healthy served sim (captured, header first): one packages folder, named again
-    for each interpreter's Python; an interpreter that printed nothing (`python ` alone) adds no version."""
+    for the Python of the interpreter that loads it (raylet and gcs_server map it too, and are not run). An older
+    capture also held ``=== <pid> unreadable`` for processes that ended between pgrep and the read; such a process
+    is now skipped (it is gone, not another user's), and a block of that shape still parses as not readable."""
     from grader.parsers.versions import parse_serving_versions
 
     text = (CAPTURED / "serving_versions_spark-a.txt").read_text()
     assert text.startswith("# clusterlab sim, healthy served pair")
-    [env] = parse_serving_versions(text)
+    env, *gone = parse_serving_versions(text)  # gone: processes that ended between pgrep and the read
+    assert all(g.source.isdigit() and not g.readable and not g.versions for g in gone)
     assert env.source == "/opt/clusterlab/serve-venv/lib/python3.11/site-packages/" and env.readable
     assert env.versions == {"vllm": ["0.32.0+cpu"], "torch": ["2.13.0+cpu"], "ray": ["2.60.0"], "python": ["3.11.2"]}
+
+
+def test_serving_versions_runs_only_an_interpreter():
+    """The probe asks a process's executable for its Python version only when its name is an interpreter's: raylet
+    and gcs_server live under .../python3.11/site-packages/ and were once run with `-B -c` (they refused the flag;
+    a read-only probe must never start them)."""
+    import subprocess
+
+    from grader.probes.lesson2 import SERVING_VERSIONS
+
+    case = 'case "${exe##*/}" in python|python[0-9]*) echo run;; *) echo skip;; esac'
+    assert case.split(")", 1)[0] in SERVING_VERSIONS
+    site = "/opt/venv/lib/python3.11/site-packages/ray/core/src/ray"
+    for exe, want in ((f"{site}/raylet/raylet", "skip"), (f"{site}/gcs/gcs_server", "skip"),
+                      ("/usr/bin/python3.11", "run"), ("/opt/venv/bin/python", "run"), ("/usr/bin/python3", "run")):
+        out = subprocess.run(["bash", "-c", f"exe={exe}; {case}"], capture_output=True, text=True).stdout.strip()
+        assert out == want, exe

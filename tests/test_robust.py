@@ -28,6 +28,7 @@ import pytest
 
 from grader import strictjson
 from grader.evidence import Evidence, EvidenceError, RawOutput, digest, load_evidence, read_evidence, seal
+from tests.helpers_cli import quick, run_cli, took
 
 ROOT = Path(__file__).resolve().parents[1]
 ADV = Path(os.environ.get("CLUSTERLAB_ADVERSARIAL", ROOT / "tests" / "fixtures" / "adversarial"))
@@ -45,24 +46,17 @@ def shared(*parts: str) -> Path:
 
 def cli(*args: str, cwd: Path | None = None, stdin: bytes | None = None) -> subprocess.CompletedProcess:
     """``clusterlab ARGS`` in a fresh interpreter, timed (``.wall_s``)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env.pop("CLUSTERLAB_DEBUG", None)
-    t0 = time.monotonic()
-    res = subprocess.run([sys.executable, "-m", "grader.cli", *args], cwd=cwd or ROOT, env=env, input=stdin,
-                         capture_output=True, timeout=60)
-    res.wall_s = time.monotonic() - t0  # type: ignore[attr-defined]
-    res.out, res.err = res.stdout.decode(errors="replace"), res.stderr.decode(errors="replace")  # type: ignore[attr-defined]
-    return res
+    return run_cli(*args, cwd=cwd, stdin=stdin, timeout=60)
 
 
 def clean(res, code: int | tuple[int, ...], *words: str, limit_s: float = LIMIT_S) -> str:
-    """Assert: the exit status, no traceback, within ``limit_s`` (5 s); for exit 2 exactly one line on
-    stderr, naming ``words``. Returns stderr."""
+    """Assert: the exit status, no traceback, within ``limit_s`` (5 s) beyond the interpreter's start (:func:`quick`);
+    for exit 2 exactly one line on stderr, naming ``words``. Returns stderr."""
     codes = code if isinstance(code, tuple) else (code,)
     err = res.err
     assert "Traceback" not in err and "Traceback" not in res.out, err[-2000:]
     assert res.returncode in codes, (res.returncode, err[-2000:])
-    assert res.wall_s < limit_s, f"took {res.wall_s:.1f} s"
+    assert quick(res, limit_s), took(res)
     if res.returncode == 2:
         lines = [line for line in err.splitlines() if line.strip()]
         assert len(lines) == 1 and lines[0].startswith("clusterlab: "), err
@@ -359,7 +353,7 @@ def test_check_with_a_directory_as_key_file_says_so(sshd, tmp_path):
     d.mkdir()
     res = cli("check", "lesson1", "--inventory", str(pair_inventory(tmp_path, server, good, str(d))))
     # the inventory names it (a structural error, like a missing file: exit 2)
-    assert res.returncode == 2 and "Traceback" not in res.err and res.wall_s < LIMIT_S
+    assert res.returncode == 2 and "Traceback" not in res.err and quick(res, LIMIT_S)
     assert "is a directory, not a key" in res.err and "does not exist" not in res.err
 
 

@@ -42,7 +42,8 @@ share: one place decides what a serving process is."""
 SERVING_ENV = (
     _EACH_SERVING_PROCESS +
     "c=$(tr '\\0' ' ' </proc/$p/cmdline 2>/dev/null | cut -c1-160); [ -n \"$c\" ] || continue; "
-    "[ -r /proc/$p/environ ] || { echo \"=== $p unreadable $(cat /proc/$p/comm 2>/dev/null)\"; continue; }; "
+    # a process that ended since pgrep is gone, not another user's
+    "[ -r /proc/$p/environ ] || { [ -d /proc/$p ] && echo \"=== $p unreadable $(cat /proc/$p/comm 2>/dev/null)\"; continue; }; "
     "echo \"=== $p $c\"; "
     f"tr '\\0' '\\n' </proc/$p/environ | {_ENV_GREP}; done; "
     # a user outside the docker group is refused the engine's socket: say so (the hint names usermod)
@@ -138,7 +139,7 @@ site folders and the system's libnccl (NGC images build PyTorch against it)."""
 
 SERVING_VERSIONS = (
     "mnt=$(readlink /proc/$$/ns/mnt); seen=:; " + _EACH_SERVING_PROCESS +
-    "[ -r /proc/$p/maps ] || { echo \"=== $p unreadable\"; continue; }; "
+    "[ -r /proc/$p/maps ] || { [ -d /proc/$p ] && echo \"=== $p unreadable\"; continue; }; "
     # a container's process (another mount namespace): its files are asked through docker below
     "[ \"$(readlink /proc/$p/ns/mnt 2>/dev/null)\" = \"$mnt\" ] || continue; "
     "exe=$(readlink /proc/$p/exe 2>/dev/null); first=; "
@@ -146,7 +147,8 @@ SERVING_VERSIONS = (
     "sed -n 's#^\\(.*/\\(site\\|dist\\)-packages/\\).*#\\1#p' | sort -u); do [ -n \"$first\" ] || first=$sp; "
     f"case \"$seen\" in *\":$sp:\"*) ;; *) seen=\"$seen$sp:\"; echo \"=== $sp\"; {_DIST};; esac; done; "
     "[ -n \"$first\" ] || continue; "
-    "case \"$exe\" in */python*) case \"$seen\" in *\":$exe:\"*) ;; *) seen=\"$seen$exe:\"; echo \"=== $first\"; "
+    # only an interpreter's own name: raylet and gcs_server live under .../python3.X/site-packages/ and are never run
+    "case \"${exe##*/}\" in python|python[0-9]*) case \"$seen\" in *\":$exe:\"*) ;; *) seen=\"$seen$exe:\"; echo \"=== $first\"; "
     "echo \"python $(\"$exe\" -B -c 'import platform; print(platform.python_version())' 2>/dev/null)\";; esac;; esac; "
     "lib=$(grep -o 'libnccl\\.so\\.[0-9][0-9.]*' /proc/$p/maps 2>/dev/null | head -n 1); "
     "[ -n \"$lib\" ] && echo \"=== $first\" && echo \"nccl ${lib#libnccl.so.}\"; done; "
