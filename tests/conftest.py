@@ -46,9 +46,15 @@ def field_text(name_prefix: str) -> str:
     return hits[0].read_text(encoding="utf-8", errors="replace")
 
 
+def real_paths(pattern: str) -> list[Path]:
+    """The real fixtures matching ``pattern`` (a glob, e.g. ``spark/01_*``) under the root, else under the shipped
+    copy (an output captured here and not yet in ../shared)."""
+    return sorted(real_fixtures_root().glob(pattern)) or sorted((HERE / "fixtures" / "real").glob(pattern))
+
+
 def real_fixture(pattern: str) -> Path:
-    """The one real fixture matching ``pattern`` (a glob under the root, e.g. ``spark/01_*``); skips if absent."""
-    hits = sorted(real_fixtures_root().glob(pattern))
+    """The one real fixture matching ``pattern`` (see :func:`real_paths`); skips if absent."""
+    hits = real_paths(pattern)
     if not hits:
         pytest.skip(f"real fixture {pattern} not found under {real_fixtures_root()} (set CLUSTERLAB_FIXTURES)")
     return hits[0]

@@ -51,7 +51,7 @@ KUBECTL_PODS = ("NAME                READY   STATUS             RESTARTS      AG
                 "ray-head-wk5dx      1/1     Running            0             6m23s   10.0.0.5    node-1\n"
                 "ray-worker-bp7pn    0/1     Init:0/1           0             6m23s   <none>      node-2\n"
                 "vllm-0              0/1     CrashLoopBackOff   5 (40s ago)   10m     10.0.0.7    node-1\n")
-from tests.conftest import real_fixtures_root  # noqa: E402
+from tests.conftest import real_paths  # noqa: E402
 from tests.fuzzing import CASES, DrawChooser, mutate_text  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -67,8 +67,7 @@ def _read(path: Path) -> str:
 
 
 def _real(*patterns: str) -> list[str]:
-    root = real_fixtures_root()
-    return [_read(p) for pat in patterns for p in sorted(root.glob(pat))]
+    return [_read(p) for pat in patterns for p in real_paths(pat)]
 
 
 def _captured(*patterns: str) -> list[str]:
@@ -173,6 +172,9 @@ VERSIONS_SEED = ("=== /opt/venv/lib/python3.12/site-packages/\nvllm 0.11.0\ntorc
                  "nccl 2.27.3\n=== /opt/venv/lib/python3.12/site-packages/\npython 3.12.3\n=== 4711 unreadable\n"
                  "=== docker 0a1b2c3d4e5f\npython 3.12.3\nvllm 0.11.0\nnccl 2.27.3\n")
 FAMILIES.append(("serving-versions", parse_serving_versions, None, lambda: [VERSIONS_SEED]))
+from grader.parsers.launcher import parse_launcher  # noqa: E402
+
+FAMILIES.append(("launcher", parse_launcher, "launcher", lambda: _real("spark/18_*", "spark/17_*")))
 try:
     from grader.parsers.ray_status import parse_ray_status
     FAMILIES.append(("ray-status", parse_ray_status, "ray-status",

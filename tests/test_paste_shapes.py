@@ -67,6 +67,9 @@ DECORATIONS = {  # what a person's terminal or editor adds around an output that
     "prompt-after": lambda t: t + "nvidia@spark-a:~$ \n",
     "python-prompt-glued": lambda t: ">>> " + t,
     "venv-prompt-glued": lambda t: "(venv) $ " + t,
+    "caption": lambda t: "Case1 performance data:\n" + t,  # a poster's caption above the output
+    # a forum post's Markdown bold on three figures (perftest issue #65: `**5544.28**`)
+    "md-bold": lambda t: re.sub(r"(?<![\w.*])(\d+\.\d+)(?![\w.*])", r"**\1**", t, count=3),
 }
 
 COMMAND_LINES = {  # the command above the output, as people paste it: each labels it as "$ CMD" does
@@ -242,3 +245,37 @@ def test_exit_status_is_2_only_when_nothing_was_read(tmp_path, capsys):
     rc, _, err = run_explain(tmp_path, capsys, "hello\nworld\n")
     assert rc == 2 and "could not read" in err
     assert run_explain(tmp_path, capsys, "$ sudo ethtool enp1s0f1np1\nSettings for x:\n\tSpeed: fast\n")[0] == 2
+
+
+PERFTEST_TWO_RUNS = """Case1 perfermance data:
+#bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]
+1024       1000             0.00               **5544.28**\t\t   5.677340
+
+Case2 perfermance data:
+#bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]
+ 1024       1000             0.00               **{second}** \t\t   {rate}
+"""
+"""linux-rdma/perftest#65 as posted (ib_send_bw at 1 KiB, 1000 iterations, two runs, Markdown bold), the second
+figure a parameter."""
+
+
+def test_two_perftest_tables_without_banners_are_read_and_compared():
+    """Captions and bold markers around two bare result tables: one perftest section, two runs; 5544.28 against
+    920.13 MB/sec is 6.03 times apart (over [spark-pair.ib_write_bw_gbps] repeat_ratio_max 1.5), each run 1000
+    iterations at 5.68 and 0.94 Mpps: 0.18 and 1.06 ms."""
+    [s] = explain(PERFTEST_TWO_RUNS.format(second="920.13", rate="0.942218"))
+    assert s.kind == "perftest" and s.error is None and len(s.facts["runs"]) == 2
+    [w] = [f.message for f in s.findings if f.level == "warn"]
+    assert "5544.28 MB/sec" in w and "920.13 MB/sec" in w and "6 times apart" in w, w
+    assert "1000 iterations in about 0.2 ms" in w and "1000 iterations in about 1.1 ms" in w and "-D 10" in w
+    # 5000.00 against 5544.28 is 1.11 apart: they agree, said as info
+    [s] = explain(PERFTEST_TWO_RUNS.format(second="5000.00", rate="5.12"))
+    assert not [f for f in s.findings if f.level in ("warn", "fail")]
+    assert any("2 runs at 1024 B per message agree" in f.message for f in s.findings)
+
+
+def test_markdown_bold_is_taken_off_figures_only():
+    assert clean_lines("a **5544.28** b **112.5 Gb/s** c") == ["a 5544.28 b 112.5 Gb/s c"]
+    banner = "*" * 36
+    assert clean_lines(f"{banner}\n**note** this **v2**\n") == [banner, "**note** this **v2**"]
+

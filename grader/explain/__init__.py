@@ -16,10 +16,10 @@ package is a core that knows no lesson and one module per lesson area that regis
 - ``readers``: the parsers the lesson modules read with, each imported at its first call (so that
   registering every kind loads none of them: a paste holds one or a few kinds);
 - ``lesson1`` (ip, ethtool, netplan), ``linktest`` (ping, iperf3), ``lesson3`` (nvidia-smi, lspci), ``machine``
-  (nvlink status, free), ``lesson2_roce``
-  (rdma link, sysfs, show_gids, ibstat, perftest), ``lesson2_nccl`` (NCCL logs, nccl-tests), ``collective`` (other
-  benchmarks' busbw tables), ``crosscheck``
-  (lesson 1's outputs of two hosts compared), ``ray`` (ray status), ``serving`` (vLLM), ``lab`` (vllm bench serve, AIPerf).
+  (nvlink status, free), ``lesson2_roce`` (rdma link, sysfs, show_gids, ibstat, perftest), ``perftest_compare``
+  (perftest runs of one size repeated in a paste), ``lesson2_nccl`` (NCCL logs, nccl-tests), ``collective`` (other
+  benchmarks' busbw tables), ``crosscheck`` (lesson 1's outputs of two hosts compared), ``ray`` (ray status),
+  ``serving`` (vLLM), ``launcher`` (a Spark cluster launcher's IB_IF/ETH_IF), ``lab`` (vllm bench serve, AIPerf).
 
 A lesson module imports ``core``, ``common`` and ``readers`` (and parsers, facts, ranges, calc, spark_names), never
 another lesson module nor this package's ``__init__``. The order of the imports below is the order in
@@ -42,11 +42,14 @@ from . import linktest  # noqa: E402,F401  (lesson 1: ping, iperf3)
 from . import lesson3  # noqa: E402,F401  (lesson 3: nvidia-smi, lspci)
 from . import machine  # noqa: E402,F401  (nvidia-smi nvlink -s, free)
 from . import lesson2_roce  # noqa: E402,F401  (lesson 2a: RoCE devices, perftest)
+from . import perftest_compare  # noqa: E402,F401  (several perftest runs of one paste compared)
 from . import lesson2_nccl  # noqa: E402,F401  (lesson 2a: NCCL logs, nccl-tests)
 from . import collective  # noqa: E402,F401  (lesson 2a: other collective benchmarks' busbw tables)
 from . import crosscheck  # noqa: E402,F401  (lesson 1: two Sparks' ip addr and ibdev2netdev compared)
 from . import ray  # noqa: E402,F401  (lesson 2b: ray status)
 from . import serving  # noqa: E402,F401  (lesson 2b: vLLM)
+from . import launcher  # noqa: E402,F401  (a Spark cluster launcher's picks: IB_IF, ETH_IF; after serving, which keeps
+#   the launcher's node lines inside a vLLM log)
 from . import lab  # noqa: E402,F401  (the lab: vllm bench serve, AIPerf)
 
 __all__ = ["IDLE_LIMIT_S", "KINDS", "LEVELS", "MAX_INPUT_MB", "MAX_KIND_LINE", "MAX_SHOWN_CHARS", "CrossCheck",

@@ -11,7 +11,8 @@ The lesson modules beside this one (``lesson1``, ``lesson2_roce``, ``lesson2_ncc
 ``serving``, ``lab``) register their kinds with ``register`` and paste-wide comparisons with
 ``register_cross_check``; they import this module and ``grader.explain.common`` (the shared finding
 helpers), never each other. ``grader/explain/__init__.py`` imports them so they register. What is printed
-(``render``, ``to_jsonable``) is written by ``grader.explain.output`` and re-exported here.
+(``render``, ``to_jsonable``) is written by ``grader.explain.output``, what is said (``Finding``, ``Section``) is
+``grader.explain.model``; both re-exported here.
 """
 
 from __future__ import annotations
@@ -30,36 +31,8 @@ from ..parsers.common import (PROMPT_PROGRAMS, Chunk, any_search, command_argv, 
                               join_wrapped, load_json_lenient, opens_json, split_chunks as _split_lines,
                               strip_log_prefix)
 from .context import _CONTEXT, Context, context  # noqa: F401  (context re-exported for the lesson modules)
+from .model import LEVELS, Finding, Section  # noqa: F401  (re-exported: the lesson modules import them from here)
 from .output import MAX_SHOWN_CHARS, _plain, _shown, fold_repeats, render, to_jsonable  # noqa: F401  (the last two re-exported)
-
-LEVELS = ("ok", "warn", "fail", "info")
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One conclusion: ``level`` is ``ok``, ``warn``, ``fail`` or ``info``."""
-
-    level: str
-    message: str
-
-
-@dataclass(frozen=True)
-class Section:
-    """One command's output in a paste, explained.
-
-    ``kind`` is a registered kind name (None when not recognised); ``command`` the command
-    from the prompt line, if any; ``facts`` what the parser read (JSON-serialisable);
-    ``findings`` what it means; ``error`` why the output could not be read (then facts
-    and findings are empty); ``host`` the host named in the prompt, if any.
-    """
-
-    kind: str | None
-    command: str | None
-    facts: dict[str, Any]
-    findings: tuple[Finding, ...]
-    error: str | None
-    host: str | None = None
-
 
 # --------------------------------------------------------------------------- registry
 
@@ -387,7 +360,8 @@ def _segments(chunk: Chunk) -> list[_Segment]:
             hint = next((k.name for j in pending for k in views.headers
                          if len(lines[j]) <= MAX_KIND_LINE and k.header.search(lines[j].strip())),
                         None) if pending else None
-            kind = _kind_of_line(line, cur.kind or cmd_kind or hint) or cur.kind or (cmd_kind if cur is segs[0] else None)
+            # last: a kind's header just above a line no kind claims (a table pasted without its banner)
+            kind = _kind_of_line(line, cur.kind or cmd_kind or hint) or cur.kind or (cmd_kind if cur is segs[0] else None) or hint
         spec = _REGISTRY.get(kind) if kind else None
         starts = spec is not None and spec.starts is not None and len(line) <= MAX_KIND_LINE \
             and bool(spec.starts.search(line.strip()))  # the line begins an output of its kind
@@ -452,9 +426,10 @@ def _explain(text: str, kind: str | None) -> list[Section]:
         seen: dict[tuple, int] = {}  # an output pasted again (the same kind, command, host and lines): read once
         times: list[int] = []
         for chunk in split_chunks(text):
-            for seg in _segments(chunk):
-                if not seg.n_content and not seg.kind:
-                    continue
+            segs = _segments(chunk)
+            for seg in segs:
+                if not seg.n_content and not seg.kind or _caption(seg) and len(segs) > 1:
+                    continue  # nothing, or a caption above an output ("Case1 performance data:")
                 key = (seg.kind, seg.command, seg.host, tuple(seg.lines))
                 if key in seen:
                     times[seen[key]] += 1
@@ -472,6 +447,12 @@ def _explain(text: str, kind: str | None) -> list[Section]:
         return [Section(None, None, {}, (), f"cannot read this paste: {describe_failure(err)}")]
     except Exception as err:  # a bug must not hide the learner's output
         return _grader_bug(err)
+
+
+def _caption(seg: _Segment) -> bool:
+    """A segment no kind reads, with no command, of one or two short lines each ending in ':' (a poster's caption)."""
+    said = [x.strip() for x in seg.lines if x.strip() and not is_noise_line(x)]
+    return seg.kind is None and not seg.command and 0 < len(said) <= 2 and all(len(x) <= 80 and x[-1] == ":" for x in said)
 
 
 def _said_again(section: Section, times: int) -> Section:

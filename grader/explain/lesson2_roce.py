@@ -1,17 +1,17 @@
 """Explain kinds for lesson 2a, the RoCE side: which RDMA device is which twin and whether it is up
 (``rdma-link``, ``ib-sysfs``, ``show-gids``, ``ibstat``), and what ``ib_write_bw``/``ib_write_lat`` measured
-(``perftest``); ConnectX-7 functions in an ``lspci`` paste (lesson 3's kind) get their findings from a cross
-check here. NCCL's side (logs, nccl-tests) is ``grader.explain.lesson2_nccl``.
+(``perftest``; runs repeated in one paste: ``perftest_compare``); ConnectX-7 functions in an ``lspci`` paste (lesson
+3's kind) get their findings from a cross check here. NCCL's side (logs, nccl-tests) is ``grader.explain.lesson2_nccl``.
 
-Detection keys on lines only these tools print (``link dev/1 state``, ``/sys/class/infiniband/``,
-``DEV PORT INDEX GID``, ``CA '...'``, ``RDMA_Write BW Test``), so they are not confused with lesson 1's kinds.
+Detection keys on lines only these tools print (``link dev/1 state``, ``/sys/class/infiniband/``, ``DEV PORT INDEX
+GID``, ``CA '...'``, ``RDMA_Write BW Test``, ``#bytes #iterations``), so they are not confused with lesson 1's kinds.
 
 Figures and their sources (docs/research/procedure.md §1.5, §1.6, §2; figures.md §2.4): the pass bar
 and the twin's PCIe ceiling are the spark-pair ``ib_write_bw_gbps`` range in checks/ranges.toml (L2.ib_write_bw
 judges with it). ``ib_write_bw`` one twin, 1 QP: 92.57 and 97.28 Gb/s, 189.85 Gb/s for both twins at once
-(NVIDIA DGX Spark performance benchmarking guide); 8-25 Gb/s with the link at full speed is the degraded
-"stale initialization" state (NVIDIA check-connectx-bandwidth); 4 QPs ~111.7 Gb/s and ``ib_write_lat``
-2-byte t_typical 1.47 us (eugr spark-vllm-docker NETWORKING.md).
+(NVIDIA DGX Spark performance benchmarking guide); 8-25 Gb/s with the link at full speed is the degraded "stale
+initialization" state (NVIDIA check-connectx-bandwidth); 4 QPs ~111.7 Gb/s and ``ib_write_lat`` 2-byte t_typical
+1.47 us (eugr spark-vllm-docker NETWORKING.md).
 """
 
 from __future__ import annotations
@@ -41,7 +41,6 @@ CHECK_BW = "NVIDIA check-connectx-bandwidth"
 #: PCI function of each Spark twin (procedure.md §1.1)
 SPARK_PCI: dict[str, str] = {"enp1s0f0np0": "0000:01:00.0", "enp1s0f1np1": "0000:01:00.1",
                              "enP2p1s0f0np0": "0002:01:00.0", "enP2p1s0f1np1": "0002:01:00.1"}
-
 
 IB_BW_PASS_GBPS = spark_figure("ib_write_bw_gbps")
 """checks/ranges.toml [spark-pair.ib_write_bw_gbps] min: NVIDIA check-connectx-bandwidth's per-rail PASS bar (Gb/s)."""
@@ -544,6 +543,7 @@ register(KindSpec(
                     r"|^(?:local|remote) address:\s*LID\b|^\*\s*Waiting for client to connect|^\*{30,40}$"
                     r"|^WARNING: BW peak won't be measured|^-{80,}$|^Couldn't connect to \S+|^Unable to init the socket"
                     r"|^Transport type\s*:|^Link type\s*:\s*\w+$|^Mtu\s*:\s*\d+\[B\]|^GID index\s*:\s*\d+$"),
+    header=re.compile(r"^#\s?bytes\s+#?iterations\s+(?:BW peak|t_min)"),  # a result table pasted without its banner
 ))
 
 

@@ -61,11 +61,15 @@ def _summarise_ping(r: Any, command: str | None) -> Summary:
     elif "name or service not known" in errors or "unknown host" in errors or "name resolution" in errors:
         findings.append(fail(f"{dest} does not resolve: use the peer's IP address, or add it to /etc/hosts."))
     elif "host unreachable" in errors:
+        spark = on_spark(None) is not False  # a Spark, or not said: the cabled port is the usual cause there
         findings.append(fail(f"{dest} did not answer (Destination Host Unreachable): this host's ARP (neighbour) "
                              f"requests for it, or for the gateway on the way, got no reply, so nothing at that "
                              "address answers on the link: the peer is down, has another address or sits in "
-                             "another subnet, or the cable is in a different port. Check `ip addr` on both ends "
-                             f"(the same /24), `ip neigh show {dest}` here, and `ibdev2netdev` on both Sparks."))
+                             "another subnet, or " + ("the cable is in a different port. Check `ip addr` on both ends "
+                             f"(the same /24), `ip neigh show {r.destination or '<peer address>'}` here, and `ibdev2netdev` on both Sparks."
+                             if spark else "this host's own link dropped while it kept its address (a cable out, "
+                             "a Wi-Fi association lost). Check `ip link` and `ip addr` here and on the peer (up, the "
+                             f"same subnet) and `ip neigh show {r.destination or '<peer address>'}`; on Wi-Fi, reconnect.")))
     elif r.mtu_error:
         findings.append(_mtu_failure(r, dest, size))
     elif r.ok and size >= JUMBO_MTU:

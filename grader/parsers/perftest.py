@@ -481,6 +481,9 @@ def parse_perftest(text: str) -> PerftestRuns:
                 cur.dashes_after_rows = True
             continue
         if s.startswith("#bytes") or s.startswith("# bytes"):
+            if cur.rows:  # a second table with no banner (two runs pasted one after the other): a run of its own
+                runs.append(cur)
+                cur = _Run(cur.cmd)
             cur.columns = _columns(s)
             continue
         toks = s.split()

@@ -72,6 +72,8 @@ _SUDO_PREFIX_RE = re.compile(r"^\s*\[sudo\][^\n]{0,200}?[:：]\s*")
 # a run of digits no command prints (Python's int() refuses 4,300 and more, and is quadratic in them)
 HUGE_NUMBER_DIGITS = 1000
 _HUGE_NUMBER_RE = re.compile(r"\d{%d,}" % HUGE_NUMBER_DIGITS)
+_MD_BOLD_NUMBER_RE = re.compile(r"\*\*([-+]?\d[\d.,]{0,40}(?: ?[A-Za-z%/]{1,12})?)\*\*")
+"""A figure a poster made bold in Markdown (``**5544.28**``, ``**112.5 Gb/s**``): the figure, as printed."""
 _HALF_HUGE_RE = re.compile(r"\d{%d}" % (HUGE_NUMBER_DIGITS // 2 + 1))
 
 
@@ -88,7 +90,8 @@ def clean_lines(text: str | bytes) -> list[str]:
 
     Normalises CRLF and lone CR to LF, removes ANSI escape sequences (real ones, the literal
     ``^[[0;36m`` some terminals copy, ``ESC[36m`` or ``\033[36m`` spelled out, and ``[0;36m`` whose ESC was lost), other control
-    characters (tabs are kept), byte-order marks and non-breaking spaces, trailing blanks,
+    characters (tabs are kept), byte-order marks and non-breaking spaces, Markdown bold around a figure
+    (``**5544.28**`` is ``5544.28``), trailing blanks,
     and sudo password prompts in any language (``[sudo] Passwort für x:``; a line holding only
     the prompt becomes blank, output after it on the same line is kept). A run of 1,000 digits or more
     (:data:`HUGE_NUMBER_DIGITS`: no command prints one) becomes ``<a N-digit number>``, which no reader takes
@@ -108,6 +111,8 @@ def clean_lines(text: str | bytes) -> list[str]:
     if "[" in text and ("ESC[" in text or "\\" in text):
         text = _WORD_ANSI_RE.sub("", text)
     text = _LOST_ESC_RE.sub("", text)
+    if "**" in text:
+        text = _MD_BOLD_NUMBER_RE.sub(r"\1", text)
     if _may_hold_huge_number(text):
         text = _HUGE_NUMBER_RE.sub(lambda m: f"<a {len(m.group()):,}-digit number>", text)
     sudo = "[sudo]" in text

@@ -1,0 +1,36 @@
+"""What ``explain`` says: a :class:`Finding` (one level, one sentence) and a :class:`Section` (one output of a paste,
+read). grader.explain.core re-exports both; grader.explain.output renders them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+LEVELS = ("ok", "warn", "fail", "info")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One conclusion: ``level`` is ``ok``, ``warn``, ``fail`` or ``info``."""
+
+    level: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Section:
+    """One command's output in a paste, explained.
+
+    ``kind`` is a registered kind name (None when not recognised); ``command`` the command
+    from the prompt line, if any; ``facts`` what the parser read (JSON-serialisable);
+    ``findings`` what it means; ``error`` why the output could not be read (then facts
+    and findings are empty); ``host`` the host named in the prompt, if any.
+    """
+
+    kind: str | None
+    command: str | None
+    facts: dict[str, Any]
+    findings: tuple[Finding, ...]
+    error: str | None
+    host: str | None = None
