@@ -10,10 +10,10 @@ import re
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parent.parent / "grader" / "explain"
-CORE = {"core", "common", "paste", "readers", "output", "context", "model"}
+CORE = {"core", "common", "paste", "readers", "output", "context", "model", "tolerant"}
 LESSONS = {p.stem for p in PKG.glob("*.py")} - CORE - {"__init__"}
-CORE_IMPORTS = {"core": ("context", "model", "output"), "common": ("core",), "paste": ("core",), "readers": (),
-                "output": (), "context": (), "model": ()}
+CORE_IMPORTS = {"core": ("context", "model", "output", "tolerant"), "common": ("core",), "paste": ("core",),
+                "readers": (), "output": (), "context": (), "model": (), "tolerant": ("model",)}
 ALLOWED = {"parsers", "facts", "ranges", "calc", "spark_names", "metrics", "diagnoses", "failures"}
 
 

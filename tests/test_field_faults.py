@@ -397,9 +397,9 @@ def test_every_known_error_line_is_read_here():
 def test_the_pass_over_a_5_mb_paste_is_linear():
     noise = "(EngineCore_DP0 pid=1) INFO 11-29 14:02:11 [core.py:1] Active: 0.0/2.0 GPU CUTLASS fp4 model type x\n"
     text = noise * (5 * 2 ** 20 // len(noise)) + SSH_PLAIN
-    start = time.perf_counter()
+    start = time.process_time()  # CPU seconds: the suite's second half runs at the lowest priority (test.sh)
     assert [d.kind for d in diagnose_text(text)] == ["ssh-publickey"]
-    assert time.perf_counter() - start < 2.0
+    assert time.process_time() - start < 2.0
 
 
 @pytest.mark.parametrize("text, needle", [

@@ -41,7 +41,8 @@ def test_all_four_devices_warn_and_name_port_0_s_twins():
     ("rocep1s0f0,roceP2p1s0f0", "ok", "both twins of QSFP port 0"),
     ("roceP2p1s0f0,rocep1s0f0", "ok", "both twins of QSFP port 0"),
     ("rocep1s0f0", "warn", "IB_IF lacks roceP2p1s0f0"),
-    ("rocep1s0f1,roceP2p1s0f1", "warn", "IB_IF lists rocep1s0f1, roceP2p1s0f1 besides"),
+    ("rocep1s0f1,roceP2p1s0f1", "warn", "IB_IF (rocep1s0f1, roceP2p1s0f1) and ETH_IF (enp1s0f0np0, QSFP port 0) are on different ports"),
+    ("rocep1s0f0,roceP2p1s0f0,rocep1s0f1", "warn", "IB_IF lists rocep1s0f1 besides QSFP port 0's twins"),
 ])
 def test_ib_if_against_the_port_of_eth_if(ib_if, level, said):
     [s] = explain(_body(ib_if), host="spark", nodes=2)
@@ -73,3 +74,39 @@ def test_inside_a_vllm_log_the_node_lines_stay_the_log_s():
     """tests/fixtures/real/spark/17_*: launch-cluster.sh's node lines above a vLLM log, no detection lines: one
     vllm-log section, as before this kind."""
     assert [s.kind for s in explain(real_fixture("spark/17_*").read_text())] == ["vllm-log"]
+
+
+def test_another_host_or_a_mesh_is_not_judged_by_a_pair_s_ports():
+    """`--host other`: the names are not a Spark's twins to judge; a mesh (the launcher says so, more than one
+    worker, or --nodes 3): every cabled port leads to another Spark, so all four devices belong."""
+    body = _body("rocep1s0f0,rocep1s0f1")
+    [s] = explain(body, host="other", nodes=2)
+    assert not [f for f in s.findings if f.level in ("warn", "fail")]
+    mesh = _body("rocep1s0f0,rocep1s0f1,roceP2p1s0f0,roceP2p1s0f1").replace("Auto-detecting interfaces...\n",
+                                                                        "Auto-detecting interfaces...\nMesh mode: 4 CX7 interfaces active.\n")
+    for text, nodes in ((mesh, 2), (_body("rocep1s0f0,rocep1s0f1,roceP2p1s0f0,roceP2p1s0f1"), 3)):
+        [s] = explain(text, host="spark", nodes=nodes)
+        assert not [f for f in s.findings if f.level in ("warn", "fail")], s.findings
+        assert any("every Up twin's device belongs" in f.message for f in s.findings)
+
+
+def test_the_launcher_s_later_lines_and_its_error_stay_its_own():
+    """The launcher's whole run up to a failed SSH check: one launcher section that fails with the launcher's error
+    (its node and container lines are vllm-log's too; after its detection lines they stay the launcher's)."""
+    text = (_body("rocep1s0f1,roceP2p1s0f1", eth_if="enp1s0f1np1") + "Container Name: vllm_node\nImage Name: vllm-node\n"
+            "Checking SSH connectivity to worker nodes...\nError: Passwordless SSH to 192.168.100.11 failed.\n")
+    [s] = explain(text, host="spark", nodes=2)
+    assert s.kind == "launcher"
+    assert any(f.level == "fail" and "Passwordless SSH to 192.168.100.11 failed" in f.message for f in s.findings)
+
+
+def test_check_config_and_command_line_picks_are_read():
+    """`--ib-if` on the command line and --check-config's `IB Interface:` / `ETH Interface:` summary: port 1's devices
+    with ETH_IF on port 0 are on different ports."""
+    text = ("$ ./launch-cluster.sh --ib-if rocep1s0f1,roceP2p1s0f1 --check-config\nAuto-detecting interfaces...\n"
+            "  Detected ETH_IF: enp1s0f0np0\nConfiguration Check Complete.\n  ETH Interface: enp1s0f0np0\n"
+            "  IB Interface: rocep1s0f1,roceP2p1s0f1\n")
+    p = parse_launcher(text)
+    assert (p.ib_if, p.eth_if) == (("rocep1s0f1", "roceP2p1s0f1"), "enp1s0f0np0")
+    [s] = explain(text, host="spark", nodes=2)
+    assert any(f.level == "warn" and "are on different ports" in f.message for f in s.findings)

@@ -18,7 +18,7 @@ import pytest
 
 from grader import cli
 from grader.explain import explain
-from grader.parsers.common import clean_lines, is_log_line, join_wrapped, split_chunks
+from grader.parsers.common import clean_lines, host_caption, is_log_line, join_wrapped, split_chunks
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
@@ -68,6 +68,10 @@ DECORATIONS = {  # what a person's terminal or editor adds around an output that
     "python-prompt-glued": lambda t: ">>> " + t,
     "venv-prompt-glued": lambda t: "(venv) $ " + t,
     "caption": lambda t: "Case1 performance data:\n" + t,  # a poster's caption above the output
+    "caption-bold": lambda t: "**Output on spark-a:**\n\n" + t,
+    "fence-lang": lambda t: "```console\n" + t + "\n```\n",
+    # GitHub's collapsible block around a long paste
+    "details": lambda t: "<details>\n<summary>ip addr output</summary>\n\n```\n" + t + "\n```\n</details>\n",
     # a forum post's Markdown bold on three figures (perftest issue #65: `**5544.28**`)
     "md-bold": lambda t: re.sub(r"(?<![\w.*])(\d+\.\d+)(?![\w.*])", r"**\1**", t, count=3),
 }
@@ -275,7 +279,155 @@ def test_two_perftest_tables_without_banners_are_read_and_compared():
 
 
 def test_markdown_bold_is_taken_off_figures_only():
-    assert clean_lines("a **5544.28** b **112.5 Gb/s** c") == ["a 5544.28 b 112.5 Gb/s c"]
+    assert clean_lines("a **5544.28** b **192.168.100.10/24** c") == ["a 5544.28 b 192.168.100.10/24 c"]
+    # bold around a figure and its unit stays (a reader then says it cannot read the row, rather than guess)
+    assert clean_lines("a **112.5 Gb/s** c") == ["a **112.5 Gb/s** c"]
+    assert clean_lines("**65536  5000  23.40  23.38  0.044**") == ["65536  5000  23.40  23.38  0.044"]
     banner = "*" * 36
     assert clean_lines(f"{banner}\n**note** this **v2**\n") == [banner, "**note** this **v2**"]
+
+
+@pytest.mark.parametrize("paste, prog, fix", [
+    ("nvidia@spark-a:~$ ./discover-sparks\n./discover-sparks: line 12: avahi-browse: command not found\n",
+     "avahi-browse", "`sudo apt install avahi-utils`"),
+    ("/bin/bash: line 1: avahi-browse: command not found\n", "avahi-browse", "`sudo apt install avahi-utils`"),
+    ("$ frobnicate -x\nbash: frobnicate: command not found\n", "frobnicate", "apt-file search"),
+])
+def test_a_program_that_is_not_installed_is_named_with_its_package(paste, prog, fix):
+    """bash's own forms (a script's `NAME: line N: PROG: command not found`, `bash -c`'s `/bin/bash: line 1: ...`):
+    a fail naming the program and, for the course's programs, Ubuntu's package; never "which command printed this"."""
+    [s] = explain(paste)
+    assert s.error is None
+    [f] = s.findings
+    assert f.level == "fail" and f"no program `{prog}`" in f.message and fix in f.message, f.message
+
+
+@pytest.mark.parametrize("name,command,rel", BASES, ids=IDS)
+def test_a_question_below_the_output_is_set_aside(name, command, rel):
+    """A poster's sentence after the output (strict readers once stopped at it with "could not read"): the output
+    is read as without it, with the same ok/warn/fail findings."""
+    clean = body(rel)
+    want = reading(clean)
+    got = reading(clean + "\nAny ideas what is wrong?\n")
+    assert [(k, e) for k, e, _, _ in got] == [(k, e) for k, e, _, _ in want]
+    judged = lambda r: [[f for f in findings if f[0] != "info"] for _, _, _, findings in r]  # noqa: E731
+    assert judged(got) == judged(want)
+
+
+def test_a_line_naming_a_host_labels_the_output_below_it():
+    """`spark-a:` / `spark-b:` above the same command's output from each Spark (no prompts): two sections with
+    their hosts, compared as prompts would have them (the pair's cross-check: the same QSFP port)."""
+    one = body("real/spark/01_ibdev2netdev_port1_up_nvidia_connect_two_sparks.txt")
+    sections = explain(f"spark-a:\n{one}\n\n**On spark-b (worker):**\n{one}\n", host="spark", nodes=2)
+    assert [(s.kind, s.host, s.error) for s in sections] == [("ibdev2netdev", "spark-a", None),
+                                                             ("ibdev2netdev", "spark-b", None)]
+    assert any("spark-a and spark-b use the same QSFP port" in f.message for f in sections[1].findings)
+
+
+@pytest.mark.parametrize("line, host", [
+    ("spark-a:", "spark-a"), ("**On spark-b (worker):**", "spark-b"), ("Output of gx10-01:", "gx10-01"),
+    ("node1 (head):", "node1"), ("From dgx1:", "dgx1"),
+    ("Head node:", "Head"), ("worker-1:", "worker-1"), ("dgx-spark-1:", "dgx-spark-1"),
+    # not hosts: output lines that end in a colon (netplan keys, ray status, ethtool, topo -m), indented lines, and
+    # a poster's labels of runs, models and settings (the two outputs of one machine must not be compared as two)
+    ("network:", None), ("enp1s0f1np1:", None), ("enP2p1s0f1np1:", None), ("Active:", None), ("Pending:", None),
+    ("Settings for enp1s0f1np1:", None), ("GPU0:", None), ("eth0:", None), ("  spark-a:", None), ("Node 2:", None),
+    ("Run1:", None), ("Before-fix:", None), ("Qwen3-8B:", None), ("TP-2:", None), ("v0.11.0:", None),
+    ("ConnectX-7:", None), ("Case1:", None), ("wg0:", None), ("Nodes:", None), ("Hostname:", None),
+])
+def test_host_captions(line, host):
+    assert host_caption(line) == host
+
+
+IBDEV_A = ("roceP2p1s0f0 port 1 ==> enP2p1s0f0np0 (Down)\nroceP2p1s0f1 port 1 ==> enP2p1s0f1np1 (Up)\n"
+           "rocep1s0f0 port 1 ==> enp1s0f0np0 (Down)\nrocep1s0f1 port 1 ==> enp1s0f1np1 (Up)\n")
+IBDEV_B = IBDEV_A.replace("(Down)", "(X)").replace("(Up)", "(Down)").replace("(X)", "(Up)")  # port 0 cabled
+
+
+@pytest.mark.parametrize("paste", [
+    f"**spark-a:**\n```\n$ ibdev2netdev\n{IBDEV_A}```\n\n**spark-b:**\n```\n$ ibdev2netdev\n{IBDEV_B}```\n",  # GitHub
+    f"spark-a:\n{IBDEV_A}spark-b:\n{IBDEV_B}",  # `for h in ...; do echo "$h:"; ssh $h ibdev2netdev; done`
+    f"spark-a:\nibdev2netdev\n{IBDEV_A}\nspark-b:\nibdev2netdev\n{IBDEV_B}",  # a bare command under the caption
+])
+def test_host_captions_above_prompts_fences_and_without_blank_lines(paste):
+    """The caption's host reaches the output below it whatever comes between (a fence, a prompt, a bare command),
+    and two hosts' ports are compared: port 1 on spark-a against port 0 on spark-b fails."""
+    sections = explain(paste, host="spark", nodes=2)
+    assert [(s.kind, s.host) for s in sections] == [("ibdev2netdev", "spark-a"), ("ibdev2netdev", "spark-b")]
+    assert any(f.level == "fail" and "cable the same physical port" in f.message for f in sections[1].findings)
+
+
+@pytest.mark.parametrize("paste", [
+    f"Run1:\n{IBDEV_A}\nRun2:\n{IBDEV_B}",
+    f"$ ibdev2netdev\n{IBDEV_A}And ip addr output:\nBefore-fix:\n"
+    + "4: enp1s0f1np1: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 9000 qdisc mq state UP group default qlen 1000\n",
+])
+def test_a_label_of_runs_is_no_host_and_ends_the_output_above(paste):
+    """`Run1:`/`Run2:` name runs, not machines: no cross-host comparison (no "port [1] on Run1 but [0] on Run2"),
+    and a caption between two outputs ends the first one instead of breaking its reading."""
+    sections = explain(paste, host="spark", nodes=2)
+    assert all(s.error is None and s.host is None for s in sections), [(s.kind, s.error) for s in sections]
+    assert not any("Run1" in f.message for s in sections for f in s.findings)
+
+
+def test_labels_inside_an_output_stay_in_it():
+    """`ray status`'s own `Pending:`/`Usage:` lines end in ':' and are followed by lines of that output: one section."""
+    from tests.conftest import field_text
+    text = field_text("14_ray-status")
+    assert [s.kind for s in explain(text)] == ["ray-status"]
+
+
+@pytest.mark.parametrize("tail", ["Any ideas?", "Thanks!", "Why is it only 23.5 Gb/s?", 'Why does it say "Down"?',
+                                  "Is NCCL_IB_HCA=rocep1s0f1 right?", "EDIT: solved, it was the cable."])
+def test_sentences_below_a_strict_output_are_set_aside(tail):
+    [s] = explain(f"$ ibdev2netdev\n{IBDEV_A}{tail}\n")
+    assert s.error is None and any(f"Not output, so not read: {tail!r}" == f.message for f in s.findings)
+
+
+@pytest.mark.parametrize("paste", [
+    f"<details><summary>ibdev2netdev on spark-a</summary>\n\n<pre>{IBDEV_A}</pre>\n</details>\n",
+    f"<summary><code>ibdev2netdev</code></summary>\n<pre>\n{IBDEV_A}</pre>\n",
+])
+def test_forum_markup_around_an_output(paste):
+    """One-line <details><summary>, and <pre> glued to the first and last lines: the output as printed."""
+    [s] = explain(paste)
+    assert s.kind == "ibdev2netdev" and s.error is None
+    assert any(f.level == "ok" and "port 1" in f.message for f in s.findings)
+
+
+def test_a_bold_address_is_the_address():
+    """NVIDIA's playbook style `inet **192.168.100.10/24** brd` once read as "no IPv4 address" (a FAIL)."""
+    ip = ("4: enp1s0f1np1: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 9000 qdisc mq state UP group default qlen 1000\n"
+          "    link/ether 02:00:00:00:00:01 brd ff:ff:ff:ff:ff:ff\n"
+          "    inet **192.168.100.10/24** brd 192.168.100.255 scope global enp1s0f1np1\n")
+    [s] = explain("$ ip addr show enp1s0f1np1\n" + ip, host="spark")
+    assert any(f.level == "ok" and "192.168.100.10/24" in f.message for f in s.findings)
+    assert not any(f.level == "fail" for f in s.findings)
+
+
+def test_a_bold_figure_with_its_unit_is_not_read_silently():
+    """`**23.38 Gb/sec**` in a perftest row: the row cannot be read as printed, and explain says so (exit 2), where
+    it once dropped the row and passed."""
+    [s] = explain("#bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n"
+                  " 65536      5000             23.40              **23.38 Gb/sec**             0.044\n")
+    assert s.kind == "perftest" and s.error and "not all numbers" in s.error
+
+
+def test_two_long_perftest_runs_that_disagree_name_a_change_not_a_short_run():
+    """Two runs of ~50 s each (3,812,345 iterations at 76 kmsg/s): apart 2.3 times, each long enough to be steady
+    (over [spark-pair.ib_write_bw_gbps] repeat_short_run_s 1 s), so the finding names a change between them."""
+    t = ("#bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n"
+         " 65536      3812345          39.90              39.87                0.076049\n\n"
+         "#bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n"
+         " 65536      3812345          92.60              92.53                0.176490\n")
+    [s] = explain(t)
+    [w] = [f.message for f in s.findings if f.level == "warn" and "disagree" in f.message]
+    assert "2.3 times apart" in w and "something changed between them" in w and "A run this short" not in w
+
+
+@pytest.mark.parametrize("line, prog", [("zsh: command not found: mlxlink", "mlxlink"),
+                                        ("sudo: ./mlnx_tune: command not found", "mlnx_tune")])
+def test_other_shells_not_found_forms(line, prog):
+    [s] = explain(line + "\n")
+    assert any(f.level == "fail" and f"no program `{prog}`" in f.message for f in s.findings)
 

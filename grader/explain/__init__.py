@@ -4,8 +4,11 @@
 the same parsers the live checks use, and turns the facts into findings a learner can act on. The
 package is a core that knows no lesson and one module per lesson area that registers its kinds:
 
-- ``core``: Finding, Section, KindSpec, the registry (``register``, ``register_cross_check``), splitting a
-  paste and detecting kinds, ``explain``, ``render``, ``to_jsonable``;
+- ``core``: KindSpec, the registry (``register``, ``register_cross_check``), splitting a paste and detecting
+  kinds, ``explain``, ``render``, ``to_jsonable``;
+- ``model``: what is said, Finding and Section (re-exported by the core);
+- ``tolerant``: text around an output that is not the output (a shell that found no program, a poster's question
+  below the output);
 - ``common``: the finding helpers the lesson modules share (``ok`` ... ``info``, command matchers, the
   catalogue's figures read from checks/ranges.toml);
 - ``output``: the sections as terminal text or JSON values, bounded (``render``, ``to_jsonable``; the core

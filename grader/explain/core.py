@@ -32,6 +32,7 @@ from ..parsers.common import (PROMPT_PROGRAMS, Chunk, any_search, command_argv, 
                               strip_log_prefix)
 from .context import _CONTEXT, Context, context  # noqa: F401  (context re-exported for the lesson modules)
 from .model import LEVELS, Finding, Section  # noqa: F401  (re-exported: the lesson modules import them from here)
+from .tolerant import NOT_FOUND_RE, caption_between, is_caption, not_installed, without_trailing_prose
 from .output import MAX_SHOWN_CHARS, _plain, _shown, fold_repeats, render, to_jsonable  # noqa: F401  (the last two re-exported)
 
 # --------------------------------------------------------------------------- registry
@@ -145,9 +146,6 @@ def _is_rule(line: str) -> bool:
     return len(line) < 400 and _RULE_RE.fullmatch(line.strip()) is not None and not is_noise_line(line)
 
 
-_NOT_FOUND_RE = re.compile(r"(?:^|:\s)([\w.+-]+): (?:command )?not found\s*$|^Command '([\w.+-]+)' not found")
-
-
 def _kind_of_command(argv: list[str]) -> str | None:
     return next((s.name for s in _REGISTRY.values() if argv and s.matches_command(argv)), None)
 
@@ -195,9 +193,9 @@ def _kind_of_line(line: str, prefer: str | None) -> str | None:
     s = line.strip()
     if len(s) > MAX_KIND_LINE:
         return None
-    m = _NOT_FOUND_RE.search(s) if "not found" in s else None
+    m = NOT_FOUND_RE.search(s) if "not found" in s else None
     if m:
-        prog = m.group(1) or m.group(2)
+        prog = m.group(1) or m.group(2) or m.group(3)
         return next((k.name for k in _REGISTRY.values() if prog in k.programs), prefer)
     views = _views(state := _state())
     if prefer in views.lined and _claims(prefer, state)(s):  # the kind around it is tried first
@@ -361,7 +359,11 @@ def _segments(chunk: Chunk) -> list[_Segment]:
                          if len(lines[j]) <= MAX_KIND_LINE and k.header.search(lines[j].strip())),
                         None) if pending else None
             # last: a kind's header just above a line no kind claims (a table pasted without its banner)
-            kind = _kind_of_line(line, cur.kind or cmd_kind or hint) or cur.kind or (cmd_kind if cur is segs[0] else None) or hint
+            kind = _kind_of_line(line, cur.kind or cmd_kind or hint)
+            if kind is None and cur.begun and caption_between(lines, i, lambda x: _begins(x, cur.kind)):  # "Output:"
+                whole = True  # ends the output above; the caption stands alone (and is dropped), the next begins
+            else:
+                kind = kind or cur.kind or (cmd_kind if cur is segs[0] else None) or hint
         spec = _REGISTRY.get(kind) if kind else None
         starts = spec is not None and spec.starts is not None and len(line) <= MAX_KIND_LINE \
             and bool(spec.starts.search(line.strip()))  # the line begins an output of its kind
@@ -449,10 +451,8 @@ def _explain(text: str, kind: str | None) -> list[Section]:
         return _grader_bug(err)
 
 
-def _caption(seg: _Segment) -> bool:
-    """A segment no kind reads, with no command, of one or two short lines each ending in ':' (a poster's caption)."""
-    said = [x.strip() for x in seg.lines if x.strip() and not is_noise_line(x)]
-    return seg.kind is None and not seg.command and 0 < len(said) <= 2 and all(len(x) <= 80 and x[-1] == ":" for x in said)
+def _caption(seg: _Segment) -> bool:  # no kind, no command: a poster's caption or words (tolerant.is_caption)
+    return seg.kind is None and not seg.command and is_caption(seg.lines)
 
 
 def _said_again(section: Section, times: int) -> Section:
@@ -493,6 +493,9 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
                            "(Python reads integers of at most 4,300 digits); paste the output as the command "
                            "printed it", seg.host), None
         first = next((x.strip() for x in seg.lines if not is_noise_line(x)), "")
+        gone = not_installed(first)  # a program no kind reads is not installed: say so, not "which command ..."
+        if gone:
+            return Section(None, seg.command, {}, (gone,), None, seg.host), None
         argv = command_argv(seg.command)
         if len(argv) == 2 and argv[1] in _VERSION_FLAGS:  # `ip -V`, `iperf3 --version`: nothing to judge
             return Section(None, seg.command, {}, (Finding("info", f"{argv[0]}'s version: {first[:120]}. Nothing "
@@ -510,8 +513,15 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
     if not seg.n_content and not whole:
         said = (Finding("info", spec.when_empty),) if spec.when_empty else ()
         return Section(spec.name, seg.command, {}, said, None if said else "the command printed nothing", seg.host), None
+    set_aside: list[str] = []
     try:
-        parsed = spec.parse(text)
+        try:
+            parsed = spec.parse(text)
+        except ParseError as err:  # a poster's question below the output: the output read without it
+            retry = without_trailing_prose(spec.parse, text, err, _claimed)
+            if retry is None:
+                raise
+            parsed, set_aside = retry
     except ParseError as err:
         if not whole and err.lineno is not None and 0 < err.lineno <= len(numbers):
             err = ParseError(err.command, err.message, err.line, numbers[err.lineno - 1] or None)
@@ -529,7 +539,7 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
                              for f in findings])
     if not any(f.level == "fail" for f in findings):  # a reader that found the failure explains it best
         findings += _known_faults(text, [f.message for f in findings])
-    findings += _left_out(spec, seg)
+    findings += _left_out(spec, seg) + [Finding("info", f"Not output, so not read: {x[:160]!r}") for x in set_aside]
     return Section(spec.name, seg.command, _plain(facts), tuple(findings), None, seg.host), parsed
 
 
@@ -541,6 +551,14 @@ KNOWN_ERROR = "known-error"
 def _known_faults(text: str, shown: list[str] | None = None) -> list[Finding]:
     """The reported faults of checks/diagnoses.toml in ``text``, less those a section's reader gave (``shown``)."""
     return [Finding(level, message) for level, message in known_faults(text, shown or ())]
+
+
+def _begins(line: str, current: str | None) -> bool:
+    """Whether ``line`` begins an output: of another kind than ``current``, or its kind's first line (any line, for a
+    kind with none: ``ibdev2netdev``)."""
+    kind = _kind_of_line(line, None) if len(line) <= MAX_KIND_LINE else None
+    spec = _REGISTRY.get(kind) if kind else None
+    return spec is not None and (kind != current or spec.starts is None or bool(spec.starts.search(line.strip())))
 
 
 def _claimed(line: str) -> bool:

@@ -12,8 +12,8 @@ import re
 
 from ..parsers.launcher import LauncherPicks, parse_launcher
 from ..spark_names import QSFP_TWINS, qsfp_port, rdma_device_for
-from .common import fail, fields_of, info, ok, warn
-from .core import Finding, KindSpec, Summary, register
+from .common import fail, fields_of, info, ok, on_spark, warn
+from .core import Finding, KindSpec, Summary, context, register
 
 _PORT_DEVICES = {port: tuple(rdma_device_for(t) for t in twins) for port, twins in QSFP_TWINS.items()}
 """QSFP port -> its two RoCE devices (``rocep1s0f0``, ``roceP2p1s0f0`` for port 0)."""
@@ -21,9 +21,15 @@ _DEVICE_PORT = {dev: port for port, devs in _PORT_DEVICES.items() for dev in dev
 
 
 def _hca_findings(p: LauncherPicks) -> list[Finding]:
-    """IB_IF against the port of ETH_IF."""
+    """IB_IF against the port of ETH_IF, on a Spark pair (not said otherwise, and not a mesh: with both ports
+    cabled to other Sparks, every Up device belongs in IB_IF)."""
     port = qsfp_port(p.eth_if) if p.eth_if else None
-    if not p.ib_if or port is None:
+    mesh = p.mode == "mesh" or len(set(p.workers)) > 1 or (context().nodes or 2) > 2
+    if mesh and p.ib_if:
+        return [info(f"IB_IF {','.join(p.ib_if)} with {'the launcher in mesh mode' if p.mode == 'mesh' else 'more than two nodes'}: "
+                     "each cabled port leads to another Spark, so every Up twin's device belongs in NCCL_IB_HCA; "
+                     "check each port's twins are Up on every node (`ibdev2netdev`).")]
+    if not p.ib_if or port is None or on_spark(None) is False:
         return [info(f"IB_IF {','.join(p.ib_if) or '(not shown)'}, ETH_IF {p.eth_if or '(not shown)'}: these become "
                      "NCCL_IB_HCA and the socket interface of every node; on a Spark pair both belong to the cabled "
                      "QSFP port.")] if p.ib_if or p.eth_if else []
@@ -32,6 +38,10 @@ def _hca_findings(p: LauncherPicks) -> list[Finding]:
     other = [d for d in p.ib_if if d not in want]
     lacking = [d for d in want if d not in p.ib_if]
     out = []
+    if other and not any(d in p.ib_if for d in want):  # all on another port than ETH_IF's: one finding, not two
+        return [warn(f"IB_IF ({', '.join(p.ib_if)}) and ETH_IF ({p.eth_if}, QSFP port {port}) are on different ports: "
+                     f"NCCL would move data over devices that do not lead where its sockets do. Use the twins of the "
+                     f"cabled port on both: {fix} with --eth-if {p.eth_if}, or ETH_IF on the port IB_IF names.")]
     if other:
         where = sorted({_DEVICE_PORT[d] for d in other if d in _DEVICE_PORT})
         out.append(warn(f"IB_IF lists {', '.join(other)} besides QSFP port {port}'s twins: ETH_IF {p.eth_if} is on port "
@@ -70,7 +80,10 @@ def _is_launcher(argv: list[str]) -> bool:
 register(KindSpec(
     name="launcher", parse=parse_launcher, summarise=_summarise,
     programs=("launch-cluster.sh", "run-recipe", "run-recipe.sh"), matches_command=_is_launcher,
-    # the node lines are vllm-log's too (serving.py): this kind keeps them only after its own detection lines
+    # the launcher's other lines are vllm-log's too (serving.py, which is tried first): this kind keeps them only
+    # after its own detection lines, up to the vLLM log its `Executing command` starts
     line=re.compile(r"^(?:Detected (?:IB_IF|ETH_IF|Local IP):|Auto-detecting interfaces\.\.\.$"
-                    r"|(?:Head Node|Worker Nodes|Cluster Nodes|Found peer):\s|(?:Non-mesh|Mesh) mode\b)"),
+                    r"|(?:Head Node|Worker Nodes|Cluster Nodes|Found peer|Container Name|Image Name):\s"
+                    r"|(?:Non-mesh|Mesh) mode\b|Starting (?:Head|Worker) Node on|Checking SSH connectivity to worker"
+                    r"|Cluster head is responsive|Waiting for cluster to be ready|Executing command on head node:)"),
 ))

@@ -15,6 +15,10 @@ from .core import Finding, Section, register_cross_check
 
 REPEAT_RATIO_MAX = spark_figure("ib_write_bw_gbps", "repeat_ratio_max")
 """[spark-pair.ib_write_bw_gbps] repeat_ratio_max: the larger/smaller BW average of two runs of one size that agree."""
+SHORT_RUN_S = spark_figure("ib_write_bw_gbps", "repeat_short_run_s")
+"""[spark-pair.ib_write_bw_gbps] repeat_short_run_s: a run shorter than this (s) is dominated by its start."""
+MAX_LISTED = 6
+"""At most this many runs are quoted in a finding; more are summed up by their range."""
 
 
 def _lasted_ms(row: Any) -> float | None:
@@ -46,17 +50,24 @@ def _repeated_size(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]
             continue
         figures = [row.bw_average_gbps for _, _, row in runs]
         ratio = max(figures) / max(min(figures), 1e-9)
-        said = ", ".join(_as_printed(r, row) for _, r, row in runs)
+        shown = runs if len(runs) <= MAX_LISTED else [min(runs, key=lambda x: x[2].bw_average_gbps),
+                                                      max(runs, key=lambda x: x[2].bw_average_gbps)]
+        said = (", " if len(runs) <= MAX_LISTED else " to ").join(_as_printed(r, row) for _, r, row in shown)
         if ratio <= REPEAT_RATIO_MAX:
             out.append((runs[-1][0], info(f"{len(runs)} runs at {size} B per message agree: {said}.")))
             continue
-        times = "; ".join(f"{row.iterations} iterations in about {ms:.1f} ms" for _, _, row in runs
-                          if (ms := _lasted_ms(row)) is not None)
+        lasted = [_lasted_ms(row) for _, _, row in runs]
+        short = [ms for ms in lasted if ms is not None and ms < SHORT_RUN_S * 1e3]
+        times = "; ".join(f"{row.iterations} iterations in about {ms:.1f} ms" for (_, _, row), ms in zip(shown, lasted)
+                          if ms is not None) if len(runs) <= MAX_LISTED else ""
         apart = f"{ratio:.0f} times" if ratio >= 3 else f"{ratio:.1f} times"
-        out.append((runs[-1][0], warn(
-            f"{len(runs)} runs at {size} B per message disagree: {said}, {apart} apart"
-            + (f" ({times})" if times else "") + ". A run this short is dominated by its start (connection set-up, "
-            "first touches of the buffers), so neither figure is the link's: run each for seconds (`-D 10`, or "
-            "`-n` 100 times larger) and compare again; if they still differ, something changed between them "
-            "(the other side busy, a link renegotiated).")))
+        why = ("A run this short is dominated by its start (connection set-up, first touches of the buffers), so "
+               "neither figure is the link's: run each for seconds (`-D 10`, or `-n` 100 times larger) and compare "
+               "again; if they still differ, something changed between them (the other side busy, a link "
+               "renegotiated)." if short else
+               "Each ran long enough to be steady, so something changed between them: a setting (MTU, the device or "
+               "GID index, the number of QPs), the other side's load, or the link itself (`ethtool` speed, "
+               "`ibdev2netdev`).")
+        out.append((runs[-1][0], warn(f"{len(runs)} runs at {size} B per message disagree: {said}, {apart} apart"
+                                      + (f" ({times})" if times else "") + ". " + why)))
     return out

@@ -10,7 +10,8 @@ pairs use (eugr/spark-vllm-docker ``launch-cluster.sh``, ``run-recipe``) autodet
 
 (eugr/spark-vllm-docker issue #40, verbatim). ``IB_IF`` becomes NCCL_IB_HCA and ``ETH_IF`` the socket interface
 (NCCL_SOCKET_IFNAME, GLOO_SOCKET_IFNAME) of every container it starts. Later versions add ``Found peer:``,
-``Cluster Nodes:`` and a ``Non-mesh mode: 2 CX7 interfaces active.`` line; all are read when present.
+``Cluster Nodes:`` and a ``Non-mesh mode: 2 CX7 interfaces active.`` line, ``--check-config`` prints ``IB Interface:``
+and ``ETH Interface:``, and ``--ib-if``/``--eth-if`` on the command line replace detection; all are read.
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ from .common import ParseError, content_lines, fail_on_line, strip_log_prefix
 
 CMD = "cluster launcher"
 
-_FIELD_RE = re.compile(r"^(?:Detected (?P<det>IB_IF|ETH_IF|Local IP)|(?P<node>Head Node|Worker Nodes|Cluster Nodes|"
-                       r"Found peer)):[ \t]*(?P<value>\S.{0,2000})?$")
+_FIELD_RE = re.compile(r"^(?:Detected (?P<det>IB_IF|ETH_IF|Local IP)|(?P<conf>IB|ETH) Interface"
+                       r"|(?P<node>Head Node|Worker Nodes|Cluster Nodes|Found peer)):[ \t]*(?P<value>\S.{0,2000})?$")
+_ARG_RE = re.compile(r"(?:^|\s)--(?P<opt>ib-if|eth-if)(?:=|\s+)(?P<value>[\w.,:-]+)")
+"""``--ib-if a,b`` / ``--eth-if x`` on the launcher's command line: what it uses instead of detecting."""
 _MODE_RE = re.compile(r"^(?P<mode>Non-mesh|Mesh) mode\b", re.I)
 _ERROR_RE = re.compile(r"^Error:[ \t]*(?P<msg>\S.{0,2000})$")
 _NAMES_RE = re.compile(r"[\w.:-]+")
@@ -57,12 +60,15 @@ def parse_launcher(text: str) -> LauncherPicks:
     for line in content_lines(text):
         s = strip_log_prefix(line.text).strip()
         first = first or line
+        for arg in _ARG_RE.finditer(line.command or ""):  # given on the command line: what it uses
+            got.setdefault("ib_if" if arg.group("opt") == "ib-if" else "eth_if",
+                           tuple(arg.group("value").split(",")) if arg.group("opt") == "ib-if" else arg.group("value"))
         m = _FIELD_RE.match(s)
         if m:
             seen = True
             value = (m.group("value") or "").strip()
             names = _NAMES_RE.findall(value)
-            key = m.group("det") or m.group("node")
+            key = m.group("det") or m.group("node") or f"{m.group('conf')}_IF"  # "IB Interface:" of --check-config
             if key == "IB_IF":
                 got["ib_if"] = tuple(n for n in names if n)
             elif key == "ETH_IF":

@@ -396,8 +396,10 @@ def _row(run: _Run, toks: list[str], line: Line, last: bool) -> None:
             cols = [(n, unit) for n in ("bytes", "iterations", "bw_peak", "bw_average", "msg_rate", "cpu_util")]
         if len(toks) >= 4:  # the version's own width (no MsgRate, no CPU_Util...)
             cols = cols[:len(toks)]
+    if None in nums:  # a word among the figures (**23.38 Gb/sec** in bold): not a row to guess at
+        raise fail_on_line(CMD, line, f"a result row with a value that is not a number ({toks[nums.index(None)]!r})")
     if len(nums) > len(cols) or len(nums) < 3:
-        if last:
+        if last and len(nums) < len(cols):  # the paste ends inside its last row
             run.truncated_row = True
             return
         raise fail_on_line(CMD, line, f"a result row with {len(nums)} values under a header of {len(cols)} columns")
@@ -490,6 +492,9 @@ def parse_perftest(text: str) -> PerftestRuns:
         if toks and _float(toks[0]) is not None and sum(_float(x) is not None for x in toks) >= max(2, len(toks) - 1):
             _row(cur, toks, line, last)
             continue
+        if cur.columns and toks and _float(toks[0]) is not None and len(toks) >= 3:  # under a header: a row, unread
+            raise fail_on_line(CMD, line, "a result row whose values are not all numbers (Markdown or a unit among "
+                                          "them?): paste the rows as perftest printed them")
         m = _ADDR_RE.match(s)
         if m:
             cur.side = m.group("side").lower()

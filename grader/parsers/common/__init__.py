@@ -1,5 +1,6 @@
 """Helpers shared by the parsers: cleaning pasted text, shell prompts, errors; by topic in submodules, re-exported
-here: the command a command line runs (``commands``), lenient JSON (``jsonish``), many regexes asked at once (``anyof``).
+here: the command a command line runs (``commands``), lenient JSON (``jsonish``), many regexes asked at once
+(``anyof``), a paste split at its prompts (``chunks``).
 
 Pasted command output arrives in many shapes: CRLF line ends, ANSI colour codes, markdown
 indentation, shell prompts (``nvidia@spark-a:~$ cmd``), ``[sudo] password for x:`` lines,
@@ -72,8 +73,13 @@ _SUDO_PREFIX_RE = re.compile(r"^\s*\[sudo\][^\n]{0,200}?[:：]\s*")
 # a run of digits no command prints (Python's int() refuses 4,300 and more, and is quadratic in them)
 HUGE_NUMBER_DIGITS = 1000
 _HUGE_NUMBER_RE = re.compile(r"\d{%d,}" % HUGE_NUMBER_DIGITS)
-_MD_BOLD_NUMBER_RE = re.compile(r"\*\*([-+]?\d[\d.,]{0,40}(?: ?[A-Za-z%/]{1,12})?)\*\*")
-"""A figure a poster made bold in Markdown (``**5544.28**``, ``**112.5 Gb/s**``): the figure, as printed."""
+_MD_BOLD_NUMBER_RE = re.compile(r"\*\*([-+]?\d[\d.,:]{0,40}(?:/\d{1,3})?)\*\*")
+"""A figure or an address a poster made bold in Markdown (``**5544.28**``, ``**192.168.100.10/24**``): as printed.
+Bold around more than that (``**23.38 Gb/sec**``, a whole row) stays, so the reader says it cannot read it."""
+_MD_BOLD_LINE_RE = re.compile(r"^([ \t]*)\*\*([^*\n]{1,4000})\*\*[ \t]*$", re.M)
+"""A whole line a poster made bold (``**65536  5000  23.40  23.38  0.044**``): the line, as printed."""
+_HTML_EDGE_RE = re.compile(r"^(?:<(?:pre|code)>)+|(?:</(?:pre|code)>)+$")
+"""``<pre>``/``<code>`` glued to an output's first or last line (a forum's markup): the line is the output's."""
 _HALF_HUGE_RE = re.compile(r"\d{%d}" % (HUGE_NUMBER_DIGITS // 2 + 1))
 
 
@@ -90,8 +96,8 @@ def clean_lines(text: str | bytes) -> list[str]:
 
     Normalises CRLF and lone CR to LF, removes ANSI escape sequences (real ones, the literal
     ``^[[0;36m`` some terminals copy, ``ESC[36m`` or ``\033[36m`` spelled out, and ``[0;36m`` whose ESC was lost), other control
-    characters (tabs are kept), byte-order marks and non-breaking spaces, Markdown bold around a figure
-    (``**5544.28**`` is ``5544.28``), trailing blanks,
+    characters (tabs are kept), byte-order marks and non-breaking spaces, Markdown bold around a figure, an
+    address or a whole line (``**5544.28**`` is ``5544.28``), ``<pre>``/``<code>`` at a line's ends, trailing blanks,
     and sudo password prompts in any language (``[sudo] Passwort für x:``; a line holding only
     the prompt becomes blank, output after it on the same line is kept). A run of 1,000 digits or more
     (:data:`HUGE_NUMBER_DIGITS`: no command prints one) becomes ``<a N-digit number>``, which no reader takes
@@ -112,7 +118,9 @@ def clean_lines(text: str | bytes) -> list[str]:
         text = _WORD_ANSI_RE.sub("", text)
     text = _LOST_ESC_RE.sub("", text)
     if "**" in text:
-        text = _MD_BOLD_NUMBER_RE.sub(r"\1", text)
+        text = _MD_BOLD_LINE_RE.sub(r"\1\2", _MD_BOLD_NUMBER_RE.sub(r"\1", text))
+    if "<pre>" in text or "<code>" in text or "</pre>" in text or "</code>" in text:
+        text = "\n".join(_HTML_EDGE_RE.sub("", line) for line in text.split("\n"))
     if _may_hold_huge_number(text):
         text = _HUGE_NUMBER_RE.sub(lambda m: f"<a {len(m.group()):,}-digit number>", text)
     sudo = "[sudo]" in text
@@ -193,12 +201,16 @@ _CHATTER_RE = re.compile(r"^(?:sudo: unable to resolve host .*|Warning: Permanen
                          # X11 forwarding noise that mpirun/ssh print between output lines
                          r"|Authorization required, but no authorization protocol specified"
                          r"|No protocol specified|Invalid MIT-MAGIC-COOKIE-1 key)$")
-_NOISE_FIRST = frozenset("[PpMmCcSsПпパ密`~.…WwAaNnIi")
-"""The first characters of a sudo prompt, a fence, an ellipsis or chatter (the patterns above and below)."""
+# the HTML a forum or GitHub issue wraps a paste in: a collapsible block's <details>/<summary> (with what the
+# summary says, <code> in it too), <br>, <p>, <div>, <blockquote>
+_HTML_RE = re.compile(r"^(?:</?(?:details|summary|br|p|div|blockquote|kbd|code|b|strong|em)\b[^<>]{0,200}>[^<>]{0,300}){1,8}$"
+                      r"(?<=>)|^<(?:details|summary)\b.{0,500}$", re.I)
+_NOISE_FIRST = frozenset("[PpMmCcSsПпパ密`~.…WwAaNnIi<")
+"""The first characters of a sudo prompt, a fence, an ellipsis, chatter or markup (the patterns above and below)."""
 _ELLIPSIS_RE = re.compile(r"^(?:\.\.\.|…|\[\.\.\.\]|\[…\])$")
 _NOISE_RE = re.compile(f"(?i:{_SUDO_RE.pattern})|"
-                       + "|".join(f"(?:{r.pattern})" for r in (_FENCE_RE, _ELLIPSIS_RE, _CHATTER_RE)))
-"""A sudo prompt (any case, as is_sudo_line), a fence, an ellipsis or chatter: the four asked with one match."""
+                       + "|".join(f"(?:{r.pattern})" for r in (_FENCE_RE, _ELLIPSIS_RE, _CHATTER_RE, _HTML_RE)))
+"""A sudo prompt (any case, as is_sudo_line), a fence, an ellipsis, chatter or markup: the five asked with one match."""
 
 
 @dataclass(frozen=True)
@@ -255,8 +267,8 @@ def is_comment_line(line: str) -> bool:
 
 
 def is_noise_line(line: str) -> bool:
-    """True for lines no parser needs: blank, comment, sudo prompt, markdown fence, '...',
-    and chatter such as ``sudo: unable to resolve host x``, ssh's ``Warning: Permanently added``
+    """True for lines no parser needs: blank, comment, sudo prompt, markdown fence, '...', a forum's HTML
+    (``<details>``, ``<summary>...</summary>``, ``<pre>``), and chatter such as ``sudo: unable to resolve host x``, ssh's ``Warning: Permanently added``
     or X11's ``Authorization required, but no authorization protocol specified``."""
     s = line.strip()
     if not s:
@@ -299,142 +311,6 @@ def content_lines(text: str | bytes, keep_comments: bool = False) -> list[Line]:
         elif not is_noise_line(raw):
             out.append(Line(no, raw, command, group))
     return out
-
-
-@dataclass(frozen=True)
-class Chunk:
-    """A part of a paste: one prompt's command and the lines printed under it.
-
-    ``lines`` excludes the prompt line but keeps comments and blanks; ``prompt_line`` is
-    the prompt as pasted (None for text before any prompt); ``first_lineno`` is the
-    1-based number of the prompt line (or of the first line) in the whole paste.
-    """
-
-    command: str | None
-    host: str | None
-    prompt_line: str | None
-    lines: tuple[str, ...]
-    first_lineno: int
-    linenos: tuple[int, ...] = ()  # the paste's line number of each of ``lines``
-
-    @property
-    def text(self) -> str:
-        """The chunk as text, prompt line first (what a parser should be given)."""
-        head = [self.prompt_line] if self.prompt_line is not None else []
-        return "\n".join(head + list(self.lines))
-
-    def has_content(self) -> bool:
-        """True if any line is not noise (comments and blanks do not count)."""
-        return any(not is_noise_line(line) for line in self.lines)
-
-
-MAX_CONTINUATIONS = 64
-"""At most this many ``\\``-continued lines are joined into one command line (a paste's command has a few)."""
-_PS2_RE = re.compile(r"^\s*>\s?(?=\S)")  # bash's continuation prompt "> " in front of a continued line
-
-
-def _continued(first: str, rows: list[tuple[int, str]], i: int) -> tuple[str, int]:
-    """The command ``first`` joined with the lines after ``rows[i]`` that its ``\\`` continues (bash's
-    ``> `` prompt in front of them dropped), and how many rows were used."""
-    command, used = first.rstrip(), 0
-    while command.endswith("\\") and i + 1 + used < len(rows) and used < MAX_CONTINUATIONS:
-        nxt = rows[i + 1 + used][1]
-        if len(nxt) > 4096 or not nxt.strip():
-            break
-        used += 1
-        command = command[:-1].rstrip() + " " + _PS2_RE.sub("", nxt).strip()
-    return command.rstrip("\\").rstrip(), used
-
-
-def _glued_prompt(line: str, tags: list[str]) -> int:
-    """Where a prompt seen before (``user@host:``) starts at the end of ``line`` (an output that did not end
-    with a newline, so the next prompt followed it on the same line), or 0."""
-    for tag in tags:
-        k = line.rfind(tag)
-        if k > 0 and line[:k].strip() and parse_prompt(line[k:]) is not None:
-            return k
-    return 0
-
-
-def split_chunks(text: str | bytes, is_command: Callable[[str, bool], bool] | None = None,
-                 is_output: Callable[[str], bool] | None = None) -> list[Chunk]:
-    """Split a paste into Chunks at prompt lines (and command lines).
-
-    Text before the first prompt becomes a chunk with command None, unless it holds only
-    noise (comments, blanks): then it is handed to the first prompt's chunk, so a
-    ``# simulated`` comment above a prompt stays with that prompt's output. A prompt with
-    nothing under it still gives a (contentless) chunk. A command continued with ``\\`` over
-    several lines (bash's ``> `` in front of them or not) is joined into one command.
-
-    ``is_command(command, continued)``, when given, says whether a line without a prompt, at the
-    start of the paste or after a blank or comment line, is a command line a person typed above its
-    output (``sudo ethtool enp1s0f1np1``): it labels the lines under it as a prompt would. It is
-    asked with the command joined over its ``\\`` continuations, and ``continued`` true when there
-    were some.
-    ``is_output(text)``, when given, says whether what follows a prompt is output rather than a
-    command (a prompt pasted in front of an output line): that line is kept as output, the prompt
-    dropped. Never raises.
-    """
-    parts: list[tuple[Prompt | None, str | None, int, list[tuple[int, str]]]] = [(None, None, 1, [])]
-    rows = list(enumerate(clean_lines(text), start=1))
-    after_gap = True  # at the start, or after a blank or comment line
-    i = 0
-    seen: list[str] = []  # "user@host:" of the prompts so far
-    while i < len(rows):
-        no, line = rows[i]
-        prompt = parse_prompt(line)
-        if prompt is not None and prompt.user and prompt.host and len(seen) < 8:
-            tag = f"{prompt.user}@{prompt.host}:"
-            if tag not in seen:
-                seen.append(tag)
-        elif prompt is None and seen and "@" in line and len(line) <= 4096:
-            glued = _glued_prompt(line, seen)  # output without a final newline, then the next prompt
-            if glued:
-                rows[i:i + 1] = [(no, line[:glued]), (no, line[glued:])]
-                line = line[:glued]
-        if prompt is not None and is_output is not None and prompt.command and not prompt.command.endswith("\\") \
-                and is_output(prompt.command):
-            parts[-1][3].append((no, prompt.command))  # a prompt glued to an output line: the output stays
-            after_gap, i = False, i + 1
-            continue
-        if prompt is None and is_command is not None and after_gap and len(line) <= 4096 and line.strip() \
-                and not line.lstrip().startswith("#") and not is_noise_line(line):  # "#": no prompt, so a comment
-            command, used = _continued(line.strip(), rows, i)
-            if is_command(command, used > 0):
-                prompt = Prompt(command)
-                line = "\n".join(r[1] for r in rows[i:i + used + 1])
-                i += used
-        elif prompt is not None and prompt.command.endswith("\\"):
-            command, used = _continued(prompt.command, rows, i)
-            prompt = Prompt(command, prompt.user, prompt.host)
-            line = "\n".join(r[1] for r in rows[i:i + used + 1])
-            i += used
-        if prompt is None:
-            parts[-1][3].append((no, line))
-            gap = line.lstrip()[:3]  # blank, a comment, a fence, "..." (cheaper than is_noise_line on every line)
-            after_gap = not gap or gap[0] in "#`~" or gap in ("...", "…")
-        else:
-            parts.append((prompt, line, no, []))
-            after_gap = False  # the first line under a prompt is its output
-        i += 1
-    preamble = parts.pop(0)[3]
-    if parts and not any(not is_noise_line(x) for _, x in preamble):
-        prompt, line, no, lines = parts[0]
-        parts[0] = (prompt, line, no, preamble + lines)
-    elif preamble:
-        parts.insert(0, (None, None, 1, preamble))
-    return [Chunk(p.command or None if p else None, p.host if p else None, line,
-                  tuple(x for _, x in lines), no, tuple(n for n, _ in lines))
-            for p, line, no, lines in parts]
-
-
-def split_sections(text: str | bytes) -> list[tuple[str | None, list[str]]]:
-    """Split a paste at prompt lines into ``(command_or_None, lines)`` pairs.
-
-    ``lines`` are the cleaned lines under that prompt (prompt line excluded). Text before
-    the first prompt gets command None. See split_chunks for the richer form.
-    """
-    return [(c.command, list(c.lines)) for c in split_chunks(text)]
 
 
 # --------------------------------------------------------------------------- log prefixes
@@ -593,3 +469,6 @@ def fail_on_line(command: str, line: Line, message: str) -> ParseError:
 # the JSON helpers (opens_json, load_json_lenient, json_dig, as_int...) live in .jsonish, by topic
 from .jsonish import (_close_truncated_json, as_float, as_int, find_json_start, json_dig,  # noqa: E402,F401
                       load_json_lenient, opens_json)
+# a paste split at its prompts, command lines and host captions (split_chunks, Chunk, host_caption) lives in .chunks
+from .chunks import Chunk, host_caption, split_chunks, split_sections  # noqa: E402,F401
+

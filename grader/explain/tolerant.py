@@ -1,0 +1,97 @@
+"""What ``explain`` does with text around an output that is not the output: a shell saying it found no program
+(:func:`not_installed`), a poster's words after an output (:func:`without_trailing_prose`), captions and words above
+or between outputs (:func:`is_caption`, :func:`caption_between`). Pure: no registry (what a kind claims is passed in).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+from ..parsers import ParseError
+from ..parsers.common import is_noise_line
+from .model import Finding
+
+NOT_FOUND_RE = re.compile(r"(?:^|:\s)(?:[\w.+/-]*/)?([\w.+-]+): (?:command )?not found\s*$|^Command '([\w.+-]+)' not found"
+                          r"|^zsh: command not found: (?:[\w.+/-]*/)?([\w.+-]+)\s*$")
+"""A shell's ``PROG: command not found`` (bash, also ``NAME: line N: PROG: ...`` and sudo's ``sudo: ./PROG: ...``),
+dash's ``PROG: not found``, zsh's ``zsh: command not found: PROG``, Ubuntu's ``Command 'PROG' not found``."""
+PIP_OF = {"vllm": "vllm", "huggingface-cli": "huggingface_hub", "hf": "huggingface_hub", "nvitop": "nvitop"}
+"""Programs that come from pip, not apt: installed in the Python environment (or container) that runs them."""
+
+PACKAGE_OF = {"avahi-browse": "avahi-utils", "iperf3": "iperf3", "ethtool": "ethtool", "ibv_devinfo": "ibverbs-utils",
+              "ibv_devices": "ibverbs-utils", "ibstat": "infiniband-diags", "mpirun": "openmpi-bin",
+              "netplan": "netplan.io", "rsync": "rsync", "ib_write_bw": "perftest", "ib_write_lat": "perftest",
+              "ib_send_bw": "perftest", "ib_read_bw": "perftest"}
+"""Ubuntu's package for a program the course runs (DGX OS is Ubuntu), for a shell's ``command not found``; NVIDIA's
+discover-sparks needs avahi-browse to find the other Spark."""
+
+
+def not_installed(line: str) -> Finding | None:
+    """A fail naming the program a shell could not find in ``line`` (and its package, for the course's programs),
+    or None when ``line`` is not such a message."""
+    gone = NOT_FOUND_RE.search(line) if "not found" in line else None
+    if not gone:
+        return None
+    prog = gone.group(1) or gone.group(2) or gone.group(3)
+    pkg = f"`sudo apt install {PACKAGE_OF[prog]}`" if prog in PACKAGE_OF else \
+        f"`pip install {PIP_OF[prog]}` in the environment (or container) that runs it" if prog in PIP_OF else \
+        "install its package (`apt-file search` names it) or put its folder on PATH"
+    return Finding("fail", f"The shell found no program `{prog}` (`{line[:160]}`): it is not installed here, or not "
+                           f"on PATH: {pkg}, then run the command again.")
+
+
+_PROSE_RE = re.compile(r"^(?:EDIT: |Edit: |Update: )?[A-Za-z\"'(][^<>|{}\[\]\t]{0,300}[?.!)]$")
+"""A sentence a person wrote: a letter or a quote first, no table or markup characters, ending in ``?``, ``.``, ``!``
+or ``)``; with two words or more unless it ends in ``?`` or ``!`` (``Thanks!``)."""
+
+
+def is_prose(line: str) -> bool:
+    """Whether ``line`` reads as a person's sentence (:data:`_PROSE_RE`), not as a command's output."""
+    s = line.strip()
+    return bool(_PROSE_RE.match(s)) and (" " in s or s[-1] in "?!") and not s.startswith(("ERROR", "WARN", "INFO"))
+MAX_TRAILING_PROSE = 3
+"""At most this many sentences after an output are set aside; more is not a paste's tail."""
+
+
+def without_trailing_prose(parse: Callable[[str], Any], text: str, err: ParseError,
+                           claimed: Callable[[str], bool]) -> tuple[Any, list[str]] | None:
+    """When ``parse`` failed (``err``) at a line after which only a few sentences follow (a poster's question
+    below the output), the output read without them and those sentences; None when that is not the case or the
+    output still does not read."""
+    lines = text.split("\n")
+    if err.lineno is None or not 1 < err.lineno <= len(lines):
+        return None
+    tail = [x.strip() for x in lines[err.lineno - 1:] if x.strip()]
+    if not tail or len(tail) > MAX_TRAILING_PROSE or not all(is_prose(x) and not claimed(x) for x in tail):
+        return None
+    try:
+        return parse("\n".join(lines[:err.lineno - 1])), tail
+    except ParseError:
+        return None
+
+
+_EXCEPTION_LINES = ("Traceback (most recent call last):", "During handling of the above exception",
+                    "The above exception was the direct cause")
+"""Python's lines that end in ':' inside a log: never a caption."""
+
+
+def is_caption(lines: list[str] | tuple[str, ...]) -> bool:
+    """Whether ``lines`` (a part of a paste no kind reads) are one to three short lines each ending in ':' (``Case1
+    performance data:``, ``**Output:**``) or a person's sentence: words around an output, to leave out."""
+    said = [x.strip().strip("*_ ") for x in lines if x.strip() and not is_noise_line(x)]
+    return 0 < len(said) <= 3 and all(0 < len(x) <= 80 and x[-1] == ":" or is_prose(x) for x in said)
+
+
+def caption_between(lines: list[str], i: int, begins: Callable[[str], bool]) -> bool:
+    """Whether ``lines[i]`` is a caption (unindented, short, ending in ':', not Python's exception lines) whose next
+    line that is neither noise nor another caption begins an output (``begins``: of another kind than the one above,
+    or its kind's first line): a label between two outputs, not one of an output's own (``ray status``'s
+    ``Pending:``, ``topo -m``'s ``Legend:``)."""
+    s = lines[i].strip().strip("*_ ")
+    if lines[i][:1].isspace() or not s[:1].isalpha() or not s.endswith(":") or len(s) > 80 or len(s.split()) > 8 \
+            or s.startswith(_EXCEPTION_LINES) or any(c in s for c in "<>[]{}|=\t"):  # words, not a tagged line
+        return False
+    following = next((x for x in lines[i + 1:i + 6] if not is_noise_line(x) and not x.strip().endswith(":")), None)
+    return following is not None and begins(following)
+

@@ -1,0 +1,176 @@
+"""A paste split into chunks: at shell prompts, at command lines typed above an output (with their ``\\``
+continuations), and at a line naming the machine of the output below it (``spark-b:``). Re-exported by
+grader.parsers.common.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from . import Prompt, clean_lines, is_noise_line, parse_prompt
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A part of a paste: one prompt's command and the lines printed under it.
+
+    ``lines`` excludes the prompt line but keeps comments and blanks; ``prompt_line`` is
+    the prompt as pasted (None for text before any prompt); ``first_lineno`` is the
+    1-based number of the prompt line (or of the first line) in the whole paste.
+    """
+
+    command: str | None
+    host: str | None
+    prompt_line: str | None
+    lines: tuple[str, ...]
+    first_lineno: int
+    linenos: tuple[int, ...] = ()  # the paste's line number of each of ``lines``
+
+    @property
+    def text(self) -> str:
+        """The chunk as text, prompt line first (what a parser should be given)."""
+        head = [self.prompt_line] if self.prompt_line is not None else []
+        return "\n".join(head + list(self.lines))
+
+    def has_content(self) -> bool:
+        """True if any line is not noise (comments and blanks do not count)."""
+        return any(not is_noise_line(line) for line in self.lines)
+
+
+MAX_CONTINUATIONS = 64
+"""At most this many ``\\``-continued lines are joined into one command line (a paste's command has a few)."""
+_PS2_RE = re.compile(r"^\s*>\s?(?=\S)")  # bash's continuation prompt "> " in front of a continued line
+
+
+def _continued(first: str, rows: list[tuple[int, str]], i: int) -> tuple[str, int]:
+    """The command ``first`` joined with the lines after ``rows[i]`` that its ``\\`` continues (bash's
+    ``> `` prompt in front of them dropped), and how many rows were used."""
+    command, used = first.rstrip(), 0
+    while command.endswith("\\") and i + 1 + used < len(rows) and used < MAX_CONTINUATIONS:
+        nxt = rows[i + 1 + used][1]
+        if len(nxt) > 4096 or not nxt.strip():
+            break
+        used += 1
+        command = command[:-1].rstrip() + " " + _PS2_RE.sub("", nxt).strip()
+    return command.rstrip("\\").rstrip(), used
+
+
+def _glued_prompt(line: str, tags: list[str]) -> int:
+    """Where a prompt seen before (``user@host:``) starts at the end of ``line`` (an output that did not end
+    with a newline, so the next prompt followed it on the same line), or 0."""
+    for tag in tags:
+        k = line.rfind(tag)
+        if k > 0 and line[:k].strip() and parse_prompt(line[k:]) is not None:
+            return k
+    return 0
+
+
+_HOST_CAPTION_RE = re.compile(
+    r"^(?:\*\*)?(?:(?:On|From|Host|Output (?:of|from|on))(?: the)? )?"
+    r"(?P<host>(?i:(?:spark|gx10|dgx|ascent|node|host|head|worker|server)(?:(?:[-_.]?\d+|[-_.][a-z](?![a-z]))[\w.-]{0,30})?"
+    r"|[\w.-]{1,40}(?:spark|gx10|dgx)[\w.-]{0,40}))"
+    r"(?P<role> node| \((?:head|worker)(?: node)?\))?:(?:\*\*)?$")
+"""A poster's line naming the machine of the output below it: ``spark-a:``, ``**On spark-b (worker):**``, ``Output of
+gx10-01:``, ``node1 (head):``, ``Head node:``. Only names a Spark pair's owners give their machines (spark, gx10, dgx,
+ascent, node, host, head, worker, server) count: ``Run1:``, ``Before-fix:``, ``Qwen3-8B:`` or ``enp1s0f1np1:`` are
+captions or output, not machines."""
+
+
+def host_caption(line: str) -> str | None:
+    """The machine a caption line (:data:`_HOST_CAPTION_RE`) names (``Head node:`` -> ``head``), or None."""
+    if not line or line[0].isspace() or len(line) > 120 or not line.rstrip().endswith((":", ":**")):
+        return None
+    m = _HOST_CAPTION_RE.match(line.rstrip())
+    return m.group("host") if m else None
+
+
+def split_chunks(text: str | bytes, is_command: Callable[[str, bool], bool] | None = None,
+                 is_output: Callable[[str], bool] | None = None) -> list[Chunk]:
+    """Split a paste into Chunks at prompt lines (and command lines, and a line naming a host: ``spark-b:``).
+
+    Text before the first prompt becomes a chunk with command None, unless it holds only
+    noise (comments, blanks): then it is handed to the first prompt's chunk, so a
+    ``# simulated`` comment above a prompt stays with that prompt's output. A prompt with
+    nothing under it still gives a (contentless) chunk. A command continued with ``\\`` over
+    several lines (bash's ``> `` in front of them or not) is joined into one command.
+
+    ``is_command(command, continued)``, when given, says whether a line without a prompt, at the
+    start of the paste or after a blank or comment line, is a command line a person typed above its
+    output (``sudo ethtool enp1s0f1np1``): it labels the lines under it as a prompt would. It is
+    asked with the command joined over its ``\\`` continuations, and ``continued`` true when there
+    were some.
+    ``is_output(text)``, when given, says whether what follows a prompt is output rather than a
+    command (a prompt pasted in front of an output line): that line is kept as output, the prompt
+    dropped. Never raises.
+    """
+    parts: list[tuple[Prompt | None, str | None, int, list[tuple[int, str]]]] = [(None, None, 1, [])]
+    rows = list(enumerate(clean_lines(text), start=1))
+    after_gap = True  # at the start, or after a blank or comment line
+    i = 0
+    seen: list[str] = []  # "user@host:" of the prompts so far
+    while i < len(rows):
+        no, line = rows[i]
+        prompt = parse_prompt(line)
+        if prompt is not None and prompt.user and prompt.host and len(seen) < 8:
+            tag = f"{prompt.user}@{prompt.host}:"
+            if tag not in seen:
+                seen.append(tag)
+        elif prompt is None and seen and "@" in line and len(line) <= 4096:
+            glued = _glued_prompt(line, seen)  # output without a final newline, then the next prompt
+            if glued:
+                rows[i:i + 1] = [(no, line[:glued]), (no, line[glued:])]
+                line = line[:glued]
+        if prompt is not None and is_output is not None and prompt.command and not prompt.command.endswith("\\") \
+                and is_output(prompt.command):
+            parts[-1][3].append((no, prompt.command))  # a prompt glued to an output line: the output stays
+            after_gap, i = False, i + 1
+            continue
+        caption = host_caption(line) if prompt is None else None
+        if caption:  # "spark-b:" above the output of that host: as a prompt on that host would say
+            prompt = Prompt("", None, caption)
+        elif prompt is None and is_command is not None and after_gap and len(line) <= 4096 and line.strip() \
+                and not line.lstrip().startswith("#") and not is_noise_line(line):  # "#": no prompt, so a comment
+            command, used = _continued(line.strip(), rows, i)
+            if is_command(command, used > 0):
+                prompt = Prompt(command)
+                line = "\n".join(r[1] for r in rows[i:i + used + 1])
+                i += used
+        elif prompt is not None and prompt.command.endswith("\\"):
+            command, used = _continued(prompt.command, rows, i)
+            prompt = Prompt(command, prompt.user, prompt.host)
+            line = "\n".join(r[1] for r in rows[i:i + used + 1])
+            i += used
+        if prompt is None:
+            parts[-1][3].append((no, line))
+            gap = line.lstrip()[:3]  # blank, a comment, a fence, "..." (cheaper than is_noise_line on every line)
+            after_gap = not gap or gap[0] in "#`~" or gap in ("...", "…")
+            i += 1
+            continue
+        last = parts[-1]
+        if not caption and prompt.host is None and last[0] is not None and last[0].command == "" and last[0].host \
+                and not any(not is_noise_line(x) for _, x in last[3]):  # "spark-a:", a fence, then "$ cmd"
+            prompt = Prompt(prompt.command, prompt.user, last[0].host)
+            parts[-1] = (None, None, last[2], last[3])  # the caption's own chunk keeps only its noise
+        parts.append((prompt, line, no, []))
+        after_gap = bool(caption)  # under a caption a bare command may follow; under a prompt, its output
+        i += 1
+    preamble = parts.pop(0)[3]
+    if parts and not any(not is_noise_line(x) for _, x in preamble):
+        prompt, line, no, lines = parts[0]
+        parts[0] = (prompt, line, no, preamble + lines)
+    elif preamble:
+        parts.insert(0, (None, None, 1, preamble))
+    return [Chunk(p.command or None if p else None, p.host if p else None, line,
+                  tuple(x for _, x in lines), no, tuple(n for n, _ in lines))
+            for p, line, no, lines in parts]
+
+
+def split_sections(text: str | bytes) -> list[tuple[str | None, list[str]]]:
+    """Split a paste at prompt lines into ``(command_or_None, lines)`` pairs.
+
+    ``lines`` are the cleaned lines under that prompt (prompt line excluded). Text before
+    the first prompt gets command None. See split_chunks for the richer form.
+    """
+    return [(c.command, list(c.lines)) for c in split_chunks(text)]
