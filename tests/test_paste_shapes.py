@@ -431,3 +431,13 @@ def test_other_shells_not_found_forms(line, prog):
     [s] = explain(line + "\n")
     assert any(f.level == "fail" and f"no program `{prog}`" in f.message for f in s.findings)
 
+
+
+def test_three_hosts_ports_are_listed_not_failed():
+    """Three Sparks (a switch or a ring): each may use its own port, so a third host on port 0 is listed, not failed
+    against the first (the two-Spark rule of one cable)."""
+    paste = f"spark-a:\n{IBDEV_A}\nspark-b:\n{IBDEV_A}\nspark-c:\n{IBDEV_B}"
+    sections = explain(paste, host="spark", nodes=3)
+    assert [s.host for s in sections] == ["spark-a", "spark-b", "spark-c"]
+    assert not any(f.level == "fail" for s in sections for f in s.findings)
+    assert any("Ports Up per host: spark-a [1], spark-b [1], spark-c [0]" in f.message for f in sections[-1].findings)

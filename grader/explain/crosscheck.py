@@ -12,7 +12,7 @@ from typing import Any
 
 from ..parsers.common import command_argv
 from ..spark_names import is_qsfp_twin
-from .common import C2S, JUMBO_MTU, fail, ok, option_value, overlap_finding, overlap_pairs, warn
+from .common import C2S, JUMBO_MTU, fail, info, ok, option_value, overlap_finding, overlap_pairs, warn
 from .core import Finding, Section, register_cross_check
 
 @register_cross_check
@@ -24,6 +24,12 @@ def _same_port_on_both(items: list[tuple[Section, Any]]) -> list[tuple[int, Find
             ports[s.host] = (index, tuple(s.facts.get("up_ports", ())))
     if len(ports) < 2:
         return []
+    if len(ports) > 2:  # a switch or a ring: each Spark may use its own port (a ring cables both)
+        said = ", ".join(f"{h} {list(p)}" for h, (_, p) in ports.items())
+        return [(max(i for i, _ in ports.values()), info(
+            f"Ports Up per host: {said}. With three Sparks or more, each may reach a switch on either port, and on "
+            "a ring both ports of each are cabled: what must hold is that every cabled port is Up on its ends "
+            "(lesson 2, 2a.5)."))]
     (h1, (_, p1)), (h2, (i2, p2)) = list(ports.items())[:2]
     if p1 and p1 == p2:
         return [(i2, ok(f"{h1} and {h2} use the same QSFP port ({', '.join(map(str, p1))})."))]
