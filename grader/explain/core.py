@@ -32,7 +32,7 @@ from ..parsers.common import (PROMPT_PROGRAMS, Chunk, any_search, command_argv, 
                               strip_log_prefix)
 from .context import _CONTEXT, Context, context  # noqa: F401  (context re-exported for the lesson modules)
 from .model import LEVELS, Finding, Section  # noqa: F401  (re-exported: the lesson modules import them from here)
-from .tolerant import NOT_FOUND_RE, caption_between, is_caption, not_installed, without_trailing_prose
+from .tolerant import caption_between, is_caption, not_found_program, not_installed, without_trailing_prose
 from .output import MAX_SHOWN_CHARS, _plain, _shown, fold_repeats, render, to_jsonable  # noqa: F401  (the last two re-exported)
 
 # --------------------------------------------------------------------------- registry
@@ -193,9 +193,8 @@ def _kind_of_line(line: str, prefer: str | None) -> str | None:
     s = line.strip()
     if len(s) > MAX_KIND_LINE:
         return None
-    m = NOT_FOUND_RE.search(s) if "not found" in s else None
-    if m:
-        prog = m.group(1) or m.group(2) or m.group(3)
+    prog = not_found_program(s)
+    if prog:
         return next((k.name for k in _REGISTRY.values() if prog in k.programs), prefer)
     views = _views(state := _state())
     if prefer in views.lined and _claims(prefer, state)(s):  # the kind around it is tried first

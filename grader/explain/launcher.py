@@ -12,12 +12,12 @@ import re
 
 from ..parsers.launcher import LauncherPicks, parse_launcher
 from ..spark_names import QSFP_TWINS, qsfp_port, rdma_device_for
-from .common import fail, fields_of, info, ok, on_spark, warn
+from .common import SPARK_RDMA, fail, fields_of, info, ok, on_spark, warn
 from .core import Finding, KindSpec, Summary, context, register
 
 _PORT_DEVICES = {port: tuple(rdma_device_for(t) for t in twins) for port, twins in QSFP_TWINS.items()}
 """QSFP port -> its two RoCE devices (``rocep1s0f0``, ``roceP2p1s0f0`` for port 0)."""
-_DEVICE_PORT = {dev: port for port, devs in _PORT_DEVICES.items() for dev in devs}
+PROGRAMS = ("launch-cluster.sh", "run-recipe", "run-recipe.sh")
 
 
 def _hca_findings(p: LauncherPicks) -> list[Finding]:
@@ -38,12 +38,12 @@ def _hca_findings(p: LauncherPicks) -> list[Finding]:
     other = [d for d in p.ib_if if d not in want]
     lacking = [d for d in want if d not in p.ib_if]
     out = []
-    if other and not any(d in p.ib_if for d in want):  # all on another port than ETH_IF's: one finding, not two
+    if other and len(lacking) == len(want):  # all on another port than ETH_IF's: one finding, not two
         return [warn(f"IB_IF ({', '.join(p.ib_if)}) and ETH_IF ({p.eth_if}, QSFP port {port}) are on different ports: "
                      f"NCCL would move data over devices that do not lead where its sockets do. Use the twins of the "
                      f"cabled port on both: {fix} with --eth-if {p.eth_if}, or ETH_IF on the port IB_IF names.")]
     if other:
-        where = sorted({_DEVICE_PORT[d] for d in other if d in _DEVICE_PORT})
+        where = sorted({qsfp_port(SPARK_RDMA[d]) for d in other if d in SPARK_RDMA})
         out.append(warn(f"IB_IF lists {', '.join(other)} besides QSFP port {port}'s twins: ETH_IF {p.eth_if} is on port "
                         f"{port}, whose RoCE devices are {' and '.join(want)}"
                         + (f"; {', '.join(other)} {'is' if len(other) == 1 else 'are'} on port "
@@ -66,20 +66,19 @@ def _summarise(p: LauncherPicks, command: str | None) -> Summary:
         findings.append(warn(f"Local IP {p.local_ip} is link-local (169.254/16): such an address is picked again at "
                              "every boot, so the head's address moves; give the twins static addresses in netplan "
                              "(lesson 1)."))
-    nodes = ([p.head] if p.head else []) + [w for w in p.workers if w != p.head]
-    if nodes:
+    if p.head or p.workers:
         findings.append(info(f"Head {p.head or '(not shown)'}, worker{'s' if len(p.workers) != 1 else ''} "
                              f"{', '.join(p.workers) or '(none shown)'}."))
     return fields_of(p), findings
 
 
 def _is_launcher(argv: list[str]) -> bool:
-    return any(a.rsplit("/", 1)[-1] in ("launch-cluster.sh", "run-recipe", "run-recipe.sh") for a in argv)
+    return any(a.rsplit("/", 1)[-1] in PROGRAMS for a in argv)
 
 
 register(KindSpec(
     name="launcher", parse=parse_launcher, summarise=_summarise,
-    programs=("launch-cluster.sh", "run-recipe", "run-recipe.sh"), matches_command=_is_launcher,
+    programs=PROGRAMS, matches_command=_is_launcher,
     # the launcher's other lines are vllm-log's too (serving.py, which is tried first): this kind keeps them only
     # after its own detection lines, up to the vLLM log its `Executing command` starts
     line=re.compile(r"^(?:Detected (?:IB_IF|ETH_IF|Local IP):|Auto-detecting interfaces\.\.\.$"

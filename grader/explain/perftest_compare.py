@@ -58,7 +58,7 @@ def _repeated_size(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]
             continue
         lasted = [_lasted_ms(row) for _, _, row in runs]
         short = [ms for ms in lasted if ms is not None and ms < SHORT_RUN_S * 1e3]
-        times = "; ".join(f"{row.iterations} iterations in about {ms:.1f} ms" for (_, _, row), ms in zip(shown, lasted)
+        times = "; ".join(f"{row.iterations} iterations in about {ms:.1f} ms" for (_, _, row), ms in zip(runs, lasted)
                           if ms is not None) if len(runs) <= MAX_LISTED else ""
         apart = f"{ratio:.0f} times" if ratio >= 3 else f"{ratio:.1f} times"
         why = ("A run this short is dominated by its start (connection set-up, first touches of the buffers), so "

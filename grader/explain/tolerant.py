@@ -27,13 +27,18 @@ PACKAGE_OF = {"avahi-browse": "avahi-utils", "iperf3": "iperf3", "ethtool": "eth
 discover-sparks needs avahi-browse to find the other Spark."""
 
 
+def not_found_program(line: str) -> str | None:
+    """The program a shell says it could not find in ``line`` (:data:`NOT_FOUND_RE`), or None."""
+    gone = NOT_FOUND_RE.search(line) if "not found" in line else None
+    return (gone.group(1) or gone.group(2) or gone.group(3)) if gone else None
+
+
 def not_installed(line: str) -> Finding | None:
     """A fail naming the program a shell could not find in ``line`` (and its package, for the course's programs),
     or None when ``line`` is not such a message."""
-    gone = NOT_FOUND_RE.search(line) if "not found" in line else None
-    if not gone:
+    prog = not_found_program(line)
+    if prog is None:
         return None
-    prog = gone.group(1) or gone.group(2) or gone.group(3)
     pkg = f"`sudo apt install {PACKAGE_OF[prog]}`" if prog in PACKAGE_OF else \
         f"`pip install {PIP_OF[prog]}` in the environment (or container) that runs it" if prog in PIP_OF else \
         "install its package (`apt-file search` names it) or put its folder on PATH"
@@ -50,6 +55,8 @@ def is_prose(line: str) -> bool:
     """Whether ``line`` reads as a person's sentence (:data:`_PROSE_RE`), not as a command's output."""
     s = line.strip()
     return bool(_PROSE_RE.match(s)) and (" " in s or s[-1] in "?!") and not s.startswith(("ERROR", "WARN", "INFO"))
+
+
 MAX_TRAILING_PROSE = 3
 """At most this many sentences after an output are set aside; more is not a paste's tail."""
 
