@@ -74,3 +74,7 @@ c.Autograde.exclude_overwriting = {lab: [lessons.get(lab).evidence_file] for lab
 # os.environ["CLUSTERLAB_SIM_OWN_WORK"] = "off"
 
 c.Execute.timeout = 120  # seconds per cell; grade cells read files, nothing probes under nbgrader
+# seconds for a notebook's kernel to start (nbclient's default: 60). A kernel that starts slowly on a grading
+# machine busy with other work is not a failed submission; the suite's other half, run at nice 19 beside vLLM on
+# two cores, once reported a whole student as an error with no traceback kept, which a slow start would explain
+c.Execute.startup_timeout = 300

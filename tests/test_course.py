@@ -73,7 +73,9 @@ def run_nbgrader(args: list[str], env: dict[str, str], timeout: int = 600) -> st
         pytest.skip(f"{NBGRADER} not found: install the notebook extra (`bash scripts/install.sh`)")
     proc = subprocess.run([str(NBGRADER), *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
     log = proc.stdout + proc.stderr
-    assert proc.returncode == 0, f"nbgrader {' '.join(args)} exited {proc.returncode}:\n{log[-4000:]}"
+    first_error = log.find("Traceback")  # the cause, which a long log's tail leaves out
+    cause = log[first_error:first_error + 3000] + "\n...\n" if first_error >= 0 else ""
+    assert proc.returncode == 0, f"nbgrader {' '.join(args)} exited {proc.returncode}:\n{cause}{log[-3000:]}"
     return log
 
 
