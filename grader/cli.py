@@ -62,7 +62,10 @@ def _parser() -> argparse.ArgumentParser:
     simsub.add_parser("status", help="is it up, which faults, can the nodes be reached (JSON: "
                       "grader/schemas/clusterlab-results.schema.json, kind sim-status)")
     simsub.add_parser("faults", help="list the faults `sim up --fault` knows")
-    sh = simsub.add_parser("shell", help="a shell (or one command) inside a node, as its SSH sessions see it")
+    sh = simsub.add_parser("shell", help="a shell (or one command) inside a node, as its login user's SSH sessions "
+                           "see it (user nvidia, password spark for sudo)")
+    sh.add_argument("--root", action="store_true", help="as root instead (what the sim's own tools do; a Spark's "
+                    "owner would use sudo)")
     sh.add_argument("node", choices=tuple(f"spark-{c}" for c in "abcdefgh"), metavar="NODE",
                     help="spark-a, spark-b, ... (the nodes `sim up` made)")
     sh.add_argument("argv", nargs=argparse.REMAINDER, metavar="COMMAND", help="run this instead of a shell")
@@ -170,7 +173,7 @@ def _spread_args(p: argparse.ArgumentParser) -> None:
 _LESSON1_START = """\
 sim up: lesson 1's start, a new pair out of the box: the cable in port 1 and its twins up, but no addresses,
 MTU 1500, no netplan file, no SSH trust between the nodes. Do lesson 1's steps in each node:
-  clusterlab sim shell spark-a        (or: ssh root@{a}; spark-b is {b}; password {password})
+  clusterlab sim shell spark-a        (or: ssh {user}@{a}; spark-b is {b}; password {password}, for sudo too)
 then check: clusterlab check lesson1 --inventory {inventory}
 The answer key (it does the steps for you): clusterlab solve lesson1. A finished pair with a learner's mistake in it:
 clusterlab sim up --fault NAME (clusterlab sim faults lists them)."""
@@ -198,16 +201,22 @@ def _cmd_sim(args: argparse.Namespace) -> int:
                 serve.start(args.serve, containers=args.containers)
             if start:
                 from grader.sim.topology import HOUSE_ADDR
-                print(_LESSON1_START.format(password=sim.LOGIN_PASSWORD, inventory=inventory, a=HOUSE_ADDR["spark-a"],
+                print(_LESSON1_START.format(password=sim.LOGIN_PASSWORD, user=sim.LOGIN_USER, inventory=inventory, a=HOUSE_ADDR["spark-a"],
                                             b=HOUSE_ADDR["spark-b"]), file=sys.stderr)
             print(inventory)
         elif args.sim_cmd == "down":
             sim.down()
         elif args.sim_cmd == "shell":
-            from grader.sim.cluster import node_command
+            from grader.sim.host import login_command, login_env, node_command
+            from grader.sim.topology import LOGIN_USER
 
-            argv = node_command(args.node) + (args.argv or ["bash", "-l"])
-            env = {**os.environ, **sim.session_env(args.node), "PS1": f"root@{args.node}:\\w# "}
+            if args.root:
+                argv, env = node_command(args.node), {**os.environ, **sim.session_env(args.node), "HOME": "/root",
+                                                      "USER": "root", "LOGNAME": "root", "PS1": f"root@{args.node}:\\w# "}
+            else:
+                argv, env = login_command(args.node), {**os.environ, **sim.session_env(args.node), **login_env(),
+                                                       "PS1": f"{LOGIN_USER}@{args.node}:\\w$ "}
+            argv += args.argv or ["bash", "-l"]
             os.execvpe(argv[0], argv, env)
         elif args.sim_cmd == "reboot":
             sim.reboot(args.node)

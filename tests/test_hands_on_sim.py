@@ -4,10 +4,10 @@ taken from the notebook they read, earn lesson 1's machine points.
 ``clusterlab sim up`` (the real CLI, as the notebook prints it) builds lesson 1's start: the check finds the
 cable in the right port and its link up, and nothing else done. The test then reads lesson 1's released
 notebook (labs/lesson1/lesson1.ipynb), takes the commands it prints for the netplan file, the SSH keys and
-/etc/hosts, and types them into each node through ``clusterlab sim shell NODE`` with the node's own values
-filled in where the notebook says so (spark-b: ``.11``; the peer's address). Where the learner types at a
-prompt (``ssh-copy-id``'s host-key question and the peer's password), an SSH_ASKPASS script answers ``yes``
-and the sim's password, as a person would. No grader or sim code does any step. The check then passes every
+/etc/hosts, and types them into each node through ``clusterlab sim shell NODE`` (as the node's login user)
+with the node's own values filled in where the notebook says so (spark-b: ``.11``; the peer's address). Where
+the learner types at a prompt (sudo's password, ``ssh-copy-id``'s host-key question and the peer's password),
+an askpass script answers ``yes`` and the sim's password, as a person would (tests/helpers_learner.py). No grader or sim code does any step. The check then passes every
 lesson-1 check, and still does after ``sim reboot`` of each node (everything the notebook sets persists).
 
 ``solve lesson1`` from the start state rebuilds the answer key's state and says that it did the steps.
@@ -39,6 +39,7 @@ import pytest
 
 from grader import sim
 from grader.sim import topology as T
+from tests.helpers_learner import SSH_PROMPTS, typed, typed_at_prompt
 from tests.helpers_notebooks import assert_full_marks, execute
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,10 +52,6 @@ PEER_ADDR = {A: "192.168.100.11", B: "192.168.100.10"}
 
 live = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("sshd", path="/usr/sbin:/usr/bin:/sbin:/bin"),
                           reason="the sim needs root and OpenSSH sshd")
-
-ASKPASS = ("#!/bin/sh\n# the learner at ssh's prompts: yes to the peer's host key (after reading its fingerprint), "
-           "then the peer's password\ncase \"$1\" in *yes/no*) echo yes ;; *) echo {password} ;; esac\n")
-
 
 # --- what the notebook prints ------------------------------------------------------------------
 
@@ -134,7 +131,7 @@ def test_the_notebook_prints_every_step_the_learner_needs():
     steps = ssh_steps()
     assert any(c.startswith("ssh-copy-id") and PEER_ADDR[A] in c for c in steps)
     assert any("BatchMode=yes" in c and PEER_ADDR[A] in c for c in steps)
-    assert "nvidia@" not in " ".join(steps)  # the learner's own user name, on the sim root
+    assert f"{T.LOGIN_USER}@" not in " ".join(steps)  # the learner's own user name: the same on both nodes
     assert hosts_steps() == {A: 'echo "192.168.100.11 spark-b" | sudo tee -a /etc/hosts',
                              B: 'echo "192.168.100.10 spark-a" | sudo tee -a /etc/hosts'}
     host, nodes, serve = lesson2_sim_steps()
@@ -148,8 +145,7 @@ def test_the_notebook_prints_every_step_the_learner_needs():
 
 def shell(node: str, script: str, stdin: str | None = None, env: str = "") -> subprocess.CompletedProcess:
     """``clusterlab sim shell NODE bash -c SCRIPT``, as a learner types it in the node's shell."""
-    p = subprocess.run(CLI + ["sim", "shell", node, "bash", "-c", (env + " " if env else "") + script],
-                       input=stdin, capture_output=True, text=True, timeout=90)
+    p = typed(node, (env + " " if env else "") + script, stdin=stdin)
     assert p.returncode == 0, f"on {node}: {script}\nrc {p.returncode}\n{p.stdout}{p.stderr}"
     return p
 
@@ -182,39 +178,36 @@ def learner_does_lesson1() -> None:
     yaml, after = netplan_steps()
     for node in (A, B):
         mine = yaml if node == A else yaml.replace(".10/24", ".11/24")
-        shell(node, "cat > /etc/netplan/40-cx7.yaml", stdin=mine)  # the learner's editor
+        shell(node, "sudo tee /etc/netplan/40-cx7.yaml > /dev/null", stdin=mine)  # the learner's editor, under sudo
         for cmd in after:
             shell(node, cmd)
     hosts = hosts_steps()
     for node in (A, B):
         shell(node, hosts[node])
     for node in (A, B):
-        shell(node, f"cat > /tmp/askpass <<'EOF'\n{ASKPASS.format(password=T.LOGIN_PASSWORD)}EOF\nchmod 700 /tmp/askpass")
         for cmd in ssh_steps():
             cmd = cmd.replace(PEER_ADDR[A], PEER_ADDR[node])
-            out = shell(node, cmd, stdin="", env="SSH_ASKPASS=/tmp/askpass SSH_ASKPASS_REQUIRE=force")
+            out = shell(node, cmd, stdin="", env=SSH_PROMPTS)
             if "BatchMode=yes" in cmd:
                 assert out.stdout.strip() == (B if node == A else A), out.stdout + out.stderr
-        shell(node, "rm /tmp/askpass")
 
 
-def grader_read_rule_holds_for_another_user(node: str) -> None:
-    """Section 2's sudoers rule, as the learner's two lines installed it on ``node`` (for root: on the sim the learner
-    is root), holds for a user who is not: the same line for ``nobody`` (in the node's own /etc, then removed) lets
-    ``sudo -n cat`` read the netplan file without a password, and refuses a path out of /etc/netplan and a second
+def grader_read_rule_holds(node: str) -> None:
+    """Section 2's sudoers rule, as the learner's two lines installed it on ``node``, is the one a finished pair has
+    (grader.sim.cluster.READ_RULE, for the login user), root's and of mode 440; it lets the login user ``sudo -n cat``
+    the netplan file without a password (the grader's read), and refuses a path out of /etc/netplan and a second
     file."""
-    rule = shell(node, "sudo cat /etc/sudoers.d/clusterlab-read").stdout
-    assert rule == "root ALL=(root) NOPASSWD: /usr/bin/cat ^/etc/netplan/[^/]+\\.ya?ml$\n", rule
+    from grader.sim.cluster import READ_RULE
+
+    assert shell(node, "sudo cat /etc/sudoers.d/clusterlab-read").stdout == READ_RULE
     assert shell(node, "stat -c '%a %U' /etc/sudoers.d/clusterlab-read").stdout.split() == ["440", "root"]
-    shell(node, "sed 's/^root /nobody /' /etc/sudoers.d/clusterlab-read > /etc/sudoers.d/clusterlab-nobody")
-    try:
-        assert "enp1s0f1np1" in shell(node, "runuser -u nobody -- sudo -n cat /etc/netplan/40-cx7.yaml").stdout
-        for argv in (["/etc/netplan/../shadow"], ["/etc/netplan/40-cx7.yaml", "/etc/shadow"], ["/etc/shadow"]):
-            p = subprocess.run(CLI + ["sim", "shell", node, "runuser", "-u", "nobody", "--", "sudo", "-n", "cat", *argv],
-                               capture_output=True, text=True, timeout=30)
-            assert p.returncode != 0 and "a password is required" in p.stderr and "root:" not in p.stdout, argv
-    finally:
-        shell(node, "rm -f /etc/sudoers.d/clusterlab-nobody")
+    assert "enp1s0f1np1" in shell(node, "sudo -n cat /etc/netplan/40-cx7.yaml").stdout
+    for argv in (["/etc/netplan/../shadow"], ["/etc/netplan/40-cx7.yaml", "/etc/shadow"], ["/etc/shadow"]):
+        # sudo -K first: the password the steps above gave sudo is remembered for a while (the grader's SSH
+        # session never has it)
+        p = subprocess.run(CLI + ["sim", "shell", node, "bash", "-c", "sudo -K; sudo -n cat " + " ".join(argv)],
+                           capture_output=True, text=True, timeout=30)
+        assert p.returncode != 0 and "a password is required" in p.stderr and "root:" not in p.stdout, argv
 
 
 @live
@@ -242,7 +235,7 @@ def test_a_learner_earns_lesson1_with_the_notebooks_commands(tmp_path):
         assert done["score"] == {"earned": 11, "total": 11}  # L1.port, L1.link_speed: the sim's, 0 points
         assert done["unfit"] == [] and grade_cells(tmp_path / "done") == 14
 
-        grader_read_rule_holds_for_another_user(A)
+        grader_read_rule_holds(A)
 
         for node in (A, B):  # everything the notebook set survives a reboot
             sim.reboot(node)
@@ -466,8 +459,7 @@ def test_the_lab_prints_every_step_of_its_sim_path():
 def type_into(node: str, script: str) -> None:
     """A learner's lines typed at ``node``'s prompt: ``clusterlab sim shell NODE bash -s`` reading them (a shell
     whose command line holds none of them, as an interactive one's does not: ``pkill -f`` finds only its target)."""
-    p = subprocess.run(CLI + ["sim", "shell", node, "bash", "-s"], input=script + "\n", capture_output=True,
-                       text=True, timeout=90)
+    p = typed_at_prompt(node, script)
     assert p.returncode == 0, f"on {node}: {script}\nrc {p.returncode}\n{p.stdout}{p.stderr}"
 
 
@@ -647,12 +639,9 @@ def test_a_learner_earns_lesson1_on_a_switch_of_four(tmp_path):
         start = check(inventory, tmp_path / "start")
         assert statuses(start)["L1.addressing"] == "fail" and statuses(start)["L1.ssh"] == "fail"
         for node in names:
-            shell(node, "cat > /etc/netplan/40-cx7.yaml", stdin=files[node])
-            shell(node, f"cat > /tmp/askpass <<'EOF'\n{ASKPASS.format(password=T.LOGIN_PASSWORD)}EOF\nchmod 700 /tmp/askpass")
+            shell(node, "sudo tee /etc/netplan/40-cx7.yaml > /dev/null", stdin=files[node])
         for node, cmd in steps:
-            shell(node, cmd, stdin="", env="SSH_ASKPASS=/tmp/askpass SSH_ASKPASS_REQUIRE=force" if "ssh" in cmd else "")
-        for node in names:
-            shell(node, "rm /tmp/askpass")
+            shell(node, cmd, stdin="", env=SSH_PROMPTS if "ssh" in cmd else "")
         done = check(inventory, tmp_path / "done")
         assert set(statuses(done).values()) == {"pass"}, json.dumps(done["verdicts"], indent=1)[:4000]
         assert done["unfit"] == [] and done["score"]["earned"] == done["score"]["total"]

@@ -111,7 +111,7 @@ def ssh(node: str, command: str, check: bool = True) -> subprocess.CompletedProc
     argv = ["ssh", "-F", "/dev/null", "-i", str(T.GRADER_KEY), "-o", "IdentitiesOnly=yes",
             "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes",
             "-o", f"UserKnownHostsFile={T.KNOWN_HOSTS}", "-o", "ConnectTimeout=5",
-            f"root@{T.HOUSE_ADDR[node]}", command]
+            f"{T.LOGIN_USER}@{T.HOUSE_ADDR[node]}", command]
     p = subprocess.run(argv, capture_output=True, text=True, timeout=30)
     if check:
         assert p.returncode == 0, f"ssh {node} {command!r}: rc {p.returncode}: {p.stderr}"
@@ -134,7 +134,7 @@ echo "netplan=$(stat -c %a /etc/netplan/40-cx7.yaml 2>/dev/null || echo none)"
 echo "hosts_peer=$(getent hosts {peer} | awk '{{print $1}}')"
 ssh -o BatchMode=yes -o ConnectTimeout=3 {peer} true 2>/dev/null && echo ssh_peer=ok || echo ssh_peer=fail
 echo "ibdev2netdev=$(ibdev2netdev | tr '\\n' ';')"
-echo "----"; cat /etc/netplan/40-cx7.yaml 2>/dev/null; true
+echo "----"; sudo -n cat /etc/netplan/40-cx7.yaml 2>/dev/null; true
 """
 
 
@@ -171,7 +171,7 @@ class TestHealthy:
         assert healthy["inventory"] == T.INVENTORY
         inv = tomllib.loads(T.INVENTORY.read_text())
         assert inv == {"profile": "sim", "qsfp_port": 1, "known_hosts": str(T.KNOWN_HOSTS), "nodes": [
-            {"name": n, "address": T.HOUSE_ADDR[n], "port": 22, "user": "root", "key_file": str(T.GRADER_KEY)}
+            {"name": n, "address": T.HOUSE_ADDR[n], "port": 22, "user": T.LOGIN_USER, "key_file": str(T.GRADER_KEY)}
             for n in T.NODES], "logs": {"nccl_debug": "~/nccl_debug.log"}}
         assert T.GRADER_KEY.stat().st_mode & 0o777 == 0o600
         assert "ssh-ed25519" in T.GRADER_KEY.with_suffix(".pub").read_text()
@@ -190,11 +190,17 @@ class TestHealthy:
             assert ssh(node, "cat /etc/hostname").stdout.strip() == node
 
     def test_sim_shell_runs_inside_the_node_as_its_ssh_sessions_see_it(self, healthy):
-        """`clusterlab sim shell NODE CMD`: the node's hostname, /root (its SSH key to the peer) and network."""
+        """`clusterlab sim shell NODE CMD`: the node's hostname, its login user's home (their SSH key to the peer) and
+        network; ``--root`` is root there."""
         cli = [sys.executable, "-m", "grader.cli", "sim", "shell"]
         out = subprocess.run([*cli, "spark-a", "sh", "-c", "hostname; ssh -o BatchMode=yes 192.168.100.11 hostname"],
                              capture_output=True, text=True, timeout=30)
         assert out.returncode == 0 and out.stdout.split() == ["spark-a", "spark-b"], out.stderr
+        who = subprocess.run([*cli, "spark-a", "sh", "-c", "id -un; pwd; echo $HOME; id -Gn"], capture_output=True,
+                             text=True, timeout=30).stdout.split("\n")
+        assert who[:3] == [T.LOGIN_USER, T.LOGIN_HOME, T.LOGIN_HOME] and {"sudo", "docker"} <= set(who[3].split())
+        root = subprocess.run([*cli, "--root", "spark-a", "id", "-un"], capture_output=True, text=True, timeout=30)
+        assert root.stdout == "root\n", root.stderr
         bad = subprocess.run([*cli, "spark-c"], capture_output=True, text=True, timeout=30)
         assert bad.returncode == 2 and "spark-c" in bad.stderr
 
@@ -224,7 +230,7 @@ class TestHealthy:
 
     def test_netplan_file(self, healthy):
         for node in T.NODES:
-            out = ssh(node, "stat -c '%a %U' /etc/netplan/40-cx7.yaml; cat /etc/netplan/40-cx7.yaml").stdout
+            out = ssh(node, "stat -c '%a %U' /etc/netplan/40-cx7.yaml; sudo -n cat /etc/netplan/40-cx7.yaml").stdout
             mode, _, content = out.partition("\n")
             assert mode == "600 root"
             assert yaml.safe_load(content)["network"]["ethernets"] == {
@@ -276,7 +282,7 @@ class TestHealthy:
         client.load_host_keys(str(T.KNOWN_HOSTS))
         client.set_missing_host_key_policy(paramiko.RejectPolicy())
         try:
-            client.connect(T.HOUSE_ADDR[B], username="root", key_filename=str(T.GRADER_KEY),
+            client.connect(T.HOUSE_ADDR[B], username=T.LOGIN_USER, key_filename=str(T.GRADER_KEY),
                            look_for_keys=False, allow_agent=False, timeout=5)
             _, out, _ = client.exec_command("command -v ibdev2netdev && hostname")
             assert out.read().decode().split() == [f"{T.NODE_BIN}/ibdev2netdev", B]
@@ -520,7 +526,7 @@ def test_stop_and_start_sshd_make_a_node_unreachable_then_back():
         assert links(B)[P1[0]]["state"] == "UP"  # only sshd stopped
         sim.start_sshd(B)
         assert ssh(B, "hostname").stdout.strip() == B
-        assert ssh(B, "ls /root/.ssh/authorized_keys && df --output=source /dev/shm | tail -1").stdout.split() == \
-            ["/root/.ssh/authorized_keys", "tmpfs"]
+        assert ssh(B, "ls ~/.ssh/authorized_keys && df --output=source /dev/shm | tail -1").stdout.split() == \
+            [f"{T.LOGIN_HOME}/.ssh/authorized_keys", "tmpfs"]
     finally:
         sim.down()

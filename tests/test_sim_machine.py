@@ -28,6 +28,7 @@ import pytest
 from grader import sim
 from grader.sim import topology as T
 from grader.sim.netplan_sim import plan
+from tests.helpers_learner import typed
 
 A, B = T.NODES
 TWIN = T.TWINS[T.QSFP_PORT][0]
@@ -63,9 +64,11 @@ def test_plan_leaves_the_mtu_alone_without_a_key_and_skips_absent_interfaces():
 
 # --- live ------------------------------------------------------------------------------------------------
 
-def shell(node: str, *argv: str, check: bool = True) -> subprocess.CompletedProcess:
-    """``clusterlab sim shell NODE ARGV...``, exactly as a learner types it."""
-    p = subprocess.run(CLI + ["sim", "shell", node, *argv], capture_output=True, text=True, timeout=60)
+def shell(node: str, *argv: str, check: bool = True, root: bool = False) -> subprocess.CompletedProcess:
+    """``clusterlab sim shell NODE ARGV...``, exactly as a learner types it (the node's login user), or with
+    ``root`` as root there (``sim shell --root``: what a test does to the machine, not the learner's step)."""
+    p = subprocess.run(CLI + ["sim", "shell", *(["--root"] if root else []), node, *argv], capture_output=True,
+                       text=True, timeout=60)
     if check:
         assert p.returncode == 0, f"sim shell {node} {argv}: rc {p.returncode}: {p.stderr}{p.stdout}"
     return p
@@ -94,7 +97,7 @@ def test_each_node_has_its_own_process_table(pair):
     sleeper = subprocess.Popen(sim.node_command(B) + ["sleep", "300"], start_new_session=True)
     try:
         assert "sleep" not in shell(A, "ps", "-eo", "comm=").stdout
-        shell(A, "pkill", "-x", "sleep", check=False)  # a learner's pkill on spark-a
+        shell(A, "pkill", "-x", "sleep", check=False, root=True)  # a pkill on spark-a, even root's
         assert sleeper.poll() is None, "pkill on spark-a ended a process of spark-b"
         assert "sleep" in shell(B, "ps", "-eo", "comm=").stdout
     finally:
@@ -105,9 +108,9 @@ def test_each_node_has_its_own_process_table(pair):
 @live
 def test_etc_tmp_and_run_are_the_nodes_own(pair):
     for path in ("/etc/clsim-test-edit", "/tmp/clsim-test-edit", "/run/clsim-test-edit"):
-        shell(A, "sh", "-c", f"echo {A} > {path}")
+        shell(A, "sh", "-c", f"echo {A} > {path}", root=True)
         assert shell(A, "cat", path).stdout.strip() == A
-        assert shell(B, "test", "-e", path, check=False).returncode == 1, f"{path} of {A} seen on {B}"
+        assert shell(B, "test", "-e", path, check=False, root=True).returncode == 1, f"{path} of {A} seen on {B}"
         assert not Path(path).exists(), f"{path} of {A} reached the host"
     assert shell(A, "cat", "/etc/hostname").stdout.strip() == A and shell(B, "hostname").stdout.strip() == B
     assert not Path("/etc/clusterlab-sim-node").exists()  # the host is not a node
@@ -116,21 +119,21 @@ def test_etc_tmp_and_run_are_the_nodes_own(pair):
 @live
 def test_nothing_of_the_grader_is_readable_in_a_node(pair):
     assert T.GRADER_KEY.read_text().startswith("-----BEGIN")  # the host has it
-    for node in (A, B):
-        assert shell(node, "cat", str(T.GRADER_KEY)).stdout == ""
-        assert shell(node, "ls", "-A", str(T.KEYS_DIR)).stdout == ""
-        assert shell(node, "ls", "-A", str(T.NODES_DIR / T.peer_of(node))).stdout == ""
-        assert shell(node, "cat", str(T.STATE_FILE)).stdout == ""
+    for node in (A, B):  # not even to root there
+        assert shell(node, "cat", str(T.GRADER_KEY), root=True).stdout == ""
+        assert shell(node, "ls", "-A", str(T.KEYS_DIR), root=True).stdout == ""
+        assert shell(node, "ls", "-A", str(T.NODES_DIR / T.peer_of(node)), root=True).stdout == ""
+        assert shell(node, "cat", str(T.STATE_FILE), root=True).stdout == ""
         assert "BEGIN OPENSSH PRIVATE KEY" not in shell(node, "sh", "-c", "cat /etc/ssh/ssh_host_rsa_key 2>&1",
-                                                        check=False).stdout
+                                                        check=False, root=True).stdout
 
 
 @live
 def test_the_course_commands_work_as_printed(pair):
     out = shell(A, "ibdev2netdev").stdout
     assert f"==> {TWIN} (Up)" in out and out.startswith("# simulated by clusterlab sim")
-    got = shell(A, "netplan", "get", f"ethernets.{TWIN}.mtu").stdout.strip()
-    assert got == str(T.JUMBO_MTU)
+    got = typed(A, f"sudo netplan get ethernets.{TWIN}.mtu")  # as the lesson prints it, the password typed
+    assert got.returncode == 0 and got.stdout.strip() == str(T.JUMBO_MTU), got.stderr
     assert shell(A, "sh", "-c", "command -v netplan; command -v ibdev2netdev").stdout.split() == \
         [f"{T.NODE_BIN}/netplan", f"{T.NODE_BIN}/ibdev2netdev"]
 
@@ -138,32 +141,32 @@ def test_the_course_commands_work_as_printed(pair):
 @live
 def test_netplan_apply_follows_the_file_and_refuses_a_broken_one(pair):
     path = f"/etc/netplan/{T.NETPLAN_FILE}"
-    good = shell(B, "cat", path).stdout
+    good = shell(B, "cat", path, root=True).stdout
     addr = T.PLAYBOOK_ADDR[B][TWIN]
     try:
         # a broken file: netplan's own error, nothing changed
-        shell(B, "sh", "-c", f"sed -i 's/mtu: {T.JUMBO_MTU}/mtu: lots/' {path}")
-        bad = shell(B, "netplan", "apply", check=False)
+        shell(B, "sh", "-c", f"sed -i 's/mtu: {T.JUMBO_MTU}/mtu: lots/' {path}", root=True)
+        bad = shell(B, "netplan", "apply", check=False, root=True)
         assert bad.returncode != 0 and "invalid unsigned int value" in bad.stderr
         assert addr in shell(B, "ip", "-br", "addr", "show", TWIN).stdout
         # the address moved in the file: the old one goes, the new one comes
         moved = addr.replace(".11/", ".21/")
-        shell(B, "sh", "-c", f"printf '%s' \"$0\" > {path} && sed -i 's#{addr}#{moved}#' {path}", good)
-        out = shell(B, "netplan", "apply").stdout
+        shell(B, "sh", "-c", f"printf '%s' \"$0\" > {path} && sed -i 's#{addr}#{moved}#' {path}", good, root=True)
+        out = shell(B, "netplan", "apply", root=True).stdout
         assert "clusterlab sim" in out and moved in out
         now = shell(B, "ip", "-br", "addr", "show", TWIN).stdout
         assert moved.split("/")[0] in now and addr.split("/")[0] not in now
     finally:
-        shell(B, "sh", "-c", f"printf '%s' \"$0\" > {path} && chmod 600 {path} && netplan apply", good)
+        shell(B, "sh", "-c", f"printf '%s' \"$0\" > {path} && chmod 600 {path} && netplan apply", good, root=True)
     assert addr in shell(B, "ip", "-br", "addr", "show", TWIN).stdout
 
 
 @live
 def test_reboot_loses_a_live_only_mtu_and_lesson1_says_so(pair, tmp_path):
     path = f"/etc/netplan/{T.NETPLAN_FILE}"
-    good = shell(B, "cat", path).stdout
+    good = shell(B, "cat", path, root=True).stdout
     try:
-        shell(B, "sed", "-i", "/mtu:/d", path)  # the MTU now lives only in the kernel
+        shell(B, "sed", "-i", "/mtu:/d", path, root=True)  # the MTU now lives only in the kernel
         before = check_lesson1(pair, tmp_path / "before")
         assert before["L1.netplan"] == "fail" and before["L1.mtu"] == "pass", before["_detail"]
         assert "lost at reboot" in before["_detail"]
@@ -178,7 +181,7 @@ def test_reboot_loses_a_live_only_mtu_and_lesson1_says_so(pair, tmp_path):
         after = check_lesson1(pair, tmp_path / "after")
         assert after["L1.mtu"] == "fail" and after["L1.netplan"] == "pass", after["_detail"]
     finally:
-        shell(B, "sh", "-c", f"printf '%s' \"$0\" > {path} && chmod 600 {path}", good)
+        shell(B, "sh", "-c", f"printf '%s' \"$0\" > {path} && chmod 600 {path}", good, root=True)
         sim.reboot(B)
     assert check_lesson1(pair, tmp_path / "restored")["L1.mtu"] == "pass"
 

@@ -39,6 +39,7 @@ from grader import lessons, sim
 from grader.sim import containers, serve
 from grader.sim import topology as T
 from grader.sim.faults import REGISTRY as FAULT_REGISTRY
+from tests.helpers_learner import SSH_PROMPTS, typed
 from tests.lesson2_faults import FAILING_STATE as LESSON2_FAILS
 from tests.lesson2_faults import LIVE as LESSON2_LIVE
 from tests.lesson2_faults import recording
@@ -204,13 +205,13 @@ def test_lesson_track(lesson, healthy_sim, tmp_path):
 
 def _netplan_fix(node: str, hint: str) -> list[tuple[str, str, str | None]]:
     """The learner's netplan repair on ``node``: the lesson's 40-cx7.yaml (the notebook's, the node's own addresses)
-    written with their editor (``hint``: what the failing check's hint says of it), then lesson 1's two commands
+    written with their editor under sudo (``hint``: what the failing check's hint says of it), then lesson 1's two commands
     (``sudo netplan apply`` is in the MTU and netplan hints; ``chmod`` in the netplan one)."""
     from tests.test_hands_on_sim import netplan_steps
 
     yaml, _ = netplan_steps()
     mine = yaml if node == T.NODES[0] else yaml.replace(".10/24", ".11/24")
-    return [(node, f"cat > /etc/netplan/40-cx7.yaml <<'EOF'\n{mine}EOF", hint),
+    return [(node, f"sudo tee /etc/netplan/40-cx7.yaml > /dev/null <<'EOF'\n{mine}EOF", hint),
             (node, "sudo chmod 600 /etc/netplan/40-cx7.yaml", None),
             (node, "sudo netplan apply", None)]
 
@@ -233,7 +234,7 @@ def _ssh_fix(node: str, *, copy_id: bool) -> tuple[str, str, str | None]:
     NVIDIA's discover-sparks leaves it) or, the key being there, the peer's host key accepted once."""
     _, addr = PEER_QSFP[node]
     cmd = f"ssh-copy-id -i ~/.ssh/id_ed25519_shared.pub {addr}" if copy_id else f"ssh {addr} hostname"
-    return (node, "SSH_ASKPASS=/tmp/askpass SSH_ASKPASS_REQUIRE=force " + cmd,
+    return (node, f"{SSH_PROMPTS} {cmd}",
             "`ssh-copy-id` from each node to the other" if copy_id else "accept each host key once")
 
 
@@ -265,8 +266,6 @@ the hint leaves implied). A step on :data:`HOST` is a ``clusterlab`` command typ
 def _follow_hints(fault: str, report: dict, tmp_path: Path) -> dict:
     """Type the fault's :data:`HINT_FIXES` into the nodes, round by round, each round's hint words in a failing
     check's hint of the check before it; returns the last check's report."""
-    shell = [*CLI, "sim", "shell"]
-    askpass = "#!/bin/sh\ncase \"$1\" in *yes/no*) echo yes ;; *) echo " + T.LOGIN_PASSWORD + " ;; esac\n"
     for n, steps in enumerate(HINT_FIXES[fault]):
         if n:
             code, report = check_json("lesson1", tmp_path / f"round{n}")
@@ -279,11 +278,7 @@ def _follow_hints(fault: str, report: dict, tmp_path: Path) -> dict:
                 p = subprocess.run(CLI + shlex.split(command)[1:], capture_output=True, text=True, timeout=60)
                 assert p.returncode == 0, (fault, command, p.stdout, p.stderr)
                 continue
-            if "SSH_ASKPASS" in command:  # the learner answers ssh's prompts: yes to the host key, then the password
-                subprocess.run(shell + [node, "bash", "-c", f"printf '{askpass}' > /tmp/askpass && chmod 700 /tmp/askpass"],
-                               check=True, timeout=30)
-            p = subprocess.run(shell + [node, "bash", "-c", command], capture_output=True, text=True, timeout=90,
-                               stdin=subprocess.DEVNULL)
+            p = typed(node, command)  # as the node's login user; sudo's and ssh's prompts answered
             assert p.returncode == 0, (fault, node, command, p.stdout, p.stderr)
     code, report = check_json("lesson1", tmp_path / "fixed")
     assert code == 0 and failed(report) == set(), json.dumps(report["verdicts"], indent=1)

@@ -16,6 +16,7 @@ import pytest
 
 from grader import sim
 from grader.sim import topology as T
+from tests.helpers_learner import typed
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("sshd", path="/usr/sbin:/usr/bin:/sbin:/bin"),
                                 reason="the sim needs root and OpenSSH sshd")
@@ -27,13 +28,14 @@ INTERVAL_S = 4.0
 
 def fix_mtu() -> float:
     """What the learner types in a node's shell, as L1.mtu's hint says: `mtu: 9000` on both twins in
-    /etc/netplan/40-cx7.yaml (netplan.io's own `netplan set`), then `netplan apply`, on both nodes (a live-only
+    /etc/netplan/40-cx7.yaml (netplan.io's own `sudo netplan set`), then `sudo netplan apply`, on both nodes (a live-only
     `ip link set ... mtu` would now fail L1.netplan: not persisted). Returns when done."""
     for node in T.NODES:
         for twin in TWINS:
-            subprocess.run(CLI + ["sim", "shell", node, "netplan", "set", "--origin-hint", "40-cx7",
-                                  f"ethernets.{twin}.mtu={T.JUMBO_MTU}"], check=True, timeout=30)
-        subprocess.run(CLI + ["sim", "shell", node, "netplan", "apply"], check=True, timeout=30, capture_output=True)
+            p = typed(node, f"sudo netplan set --origin-hint 40-cx7 ethernets.{twin}.mtu={T.JUMBO_MTU}")
+            assert p.returncode == 0, p.stdout + p.stderr
+        p = typed(node, "sudo netplan apply")
+        assert p.returncode == 0, p.stdout + p.stderr
     return time.monotonic()
 
 

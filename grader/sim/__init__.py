@@ -11,11 +11,11 @@ the faults in :mod:`grader.sim.faults`.
 
 from grader.sim.cluster import SimError, begin, down, forfeit, forget_nccl_log, node_command, rebuild, restore_nccl_log, start_state, status, up
 from grader.sim.node import reboot, start_sshd, stop_sshd
-from grader.sim.topology import LOGIN_PASSWORD, session_env
+from grader.sim.topology import LOGIN_PASSWORD, LOGIN_USER, session_env
 from grader.sim.faults import REGISTRY as _REGISTRY
 
 FAULTS: dict[str, str] = {name: f.description for name, f in _REGISTRY.items()}
 """Every fault ``up`` accepts, name -> one-line description."""
 
-__all__ = ["FAULTS", "LOGIN_PASSWORD", "SimError", "begin", "down", "forfeit", "forget_nccl_log", "node_command", "reboot", "rebuild", "restore_nccl_log", "session_env", "start_state", "start_sshd", "status",
+__all__ = ["FAULTS", "LOGIN_PASSWORD", "LOGIN_USER", "SimError", "begin", "down", "forfeit", "forget_nccl_log", "node_command", "reboot", "rebuild", "restore_nccl_log", "session_env", "start_state", "start_sshd", "status",
            "stop_sshd", "up"]

@@ -7,7 +7,7 @@ the inventory path; ``down()`` removes everything ``up`` made; ``status()`` repo
 What one node is: a machine of its own. A network namespace (``spark-a``) with the Spark's interface
 names, and a small init (:mod:`~grader.sim.node_init`) as PID 1 of its own PID, UTS and mount namespaces:
 its own hostname, process table (``ps``, ``pkill``, ``ray stop`` see only the node), /tmp, /run and
-/dev/shm (fresh tmpfs), /root (``nodes/<node>/root``) and /etc (an overlay: the host's /etc below, the
+/dev/shm (fresh tmpfs), /root (``nodes/<node>/root``), /home (``nodes/<node>/home``: the login user's) and /etc (an overlay: the host's /etc below, the
 node's own files above, in ``nodes/<node>/etc``: hostname, hosts, machine-id, the sim marker, netplan/ and
 ssh/, those two opaque so the host's own files never show). The sim's commands (ibdev2netdev, netplan,
 rdma, ray, vllm) are bound over /usr/local/sbin; the other nodes' folders, the sim's keys, the grader's
@@ -39,7 +39,7 @@ from grader.sim import node as N
 from grader.sim import roce_sim
 from grader.sim import topology as T
 from grader.sim.host import (SimError, _ip_batch, _locked, _mkdir, _netns_list, _ns_pids, _pid_in_ns,  # noqa: F401
-                              _read_state, _run, _tcp_open, _which, _write, _write_state, node_command)
+                              _read_state, _run, _tcp_open, _which, _write, _write_state, node_command, own)
 from grader.sim.topology import Spec
 
 APT_HINT = "apt-get install openssh-server iproute2 iperf3 iputils-ping ethtool"
@@ -94,19 +94,66 @@ def _keys(names: list[str]) -> dict[str, str]:
     return pubs
 
 
-def _shadow(password: str) -> str:
-    """The host's /etc/shadow with root's password set to ``password`` (SHA-512 crypt, ``openssl passwd -6``):
-    a node's own /etc/shadow. Raises SimError when openssl is missing or the host's file cannot be read."""
+def _without_login_user(lines: list[str], id_field: int) -> list[str]:
+    """The host's account lines less any of the login user's name or of its uid/gid (field ``id_field``)."""
+    out = []
+    for line in lines:
+        fields = line.split(":")
+        if fields[0] == T.LOGIN_USER or (id_field and len(fields) > id_field and fields[id_field] == str(T.LOGIN_UID)):
+            continue
+        out.append(line)
+    return out
+
+
+def _with_member(line: str, groups: tuple[str, ...], last: int) -> str:
+    """A group (or gshadow) line with the login user added to its member list (field ``last``) when the group
+    is one of ``groups``."""
+    fields = line.split(":")
+    if fields[0] in groups and len(fields) > last:
+        members = [m for m in fields[last].split(",") if m]
+        fields[last] = ",".join([*members, T.LOGIN_USER] if T.LOGIN_USER not in members else members)
+    return ":".join(fields)
+
+
+LOGIN_GROUPS = ("sudo", "docker")
+"""The login user's supplementary groups in a node: ``sudo`` (a Spark's first user is an administrator) and
+``docker`` (the sim's Docker; the playbooks' ``sudo usermod -aG docker $USER`` is already done)."""
+
+
+READ_RULE_FILE = "clusterlab-read"
+READ_RULE = f"{T.LOGIN_USER} ALL=(root) NOPASSWD: /usr/bin/cat ^/etc/netplan/[^/]+\\.ya?ml$\n"
+"""The sudoers rule lesson 1's two lines (grader.facts.lesson1 NETPLAN_READ_RULE, NETPLAN_READ_INSTALL) install as
+/etc/sudoers.d/clusterlab-read for the login user: a finished pair has it, lesson 1's start does not."""
+
+
+def _accounts(password: str) -> dict[str, str]:
+    """A node's own /etc/passwd, group, shadow and gshadow: the host's, root without a password (locked, as on
+    Ubuntu), and :data:`~grader.sim.topology.LOGIN_USER` (uid/gid :data:`~grader.sim.topology.LOGIN_UID`, bash,
+    ``password`` in SHA-512 crypt from ``openssl passwd -6``, in :data:`LOGIN_GROUPS`; a ``docker`` group is made
+    when the host has none). Raises SimError when openssl is missing or the host's files cannot be read."""
     try:
         hashed = subprocess.run(["openssl", "passwd", "-6", "-stdin"], input=password + "\n", capture_output=True,
                                 text=True, check=True, timeout=10).stdout.strip()
-        lines = Path("/etc/shadow").read_text().splitlines()
+        host = {name: Path("/etc", name).read_text().splitlines() for name in ("passwd", "group", "shadow", "gshadow")
+                if name != "gshadow" or Path("/etc/gshadow").is_file()}
     except (OSError, subprocess.SubprocessError) as e:
-        raise SimError(f"cannot set the nodes' login password ({e}): install openssl (`apt install openssl`)") from None
-    out = [f"root:{hashed}:" + ":".join(line.split(":")[2:]) if line.startswith("root:") else line for line in lines]
-    if not any(line.startswith("root:") for line in lines):
-        out.append(f"root:{hashed}:19000:0:99999:7:::")
-    return "\n".join(out) + "\n"
+        raise SimError(f"cannot write the nodes' accounts ({e}): install openssl (`apt install openssl`)") from None
+    user, uid = T.LOGIN_USER, T.LOGIN_UID
+    gone = {line.split(":")[0] for line in host["passwd"] if line.split(":")[2:3] == [str(uid)]}
+    passwd = _without_login_user(host["passwd"], 2) + [f"{user}:x:{uid}:{uid}:{user}:{T.LOGIN_HOME}:/bin/bash"]
+    group = _without_login_user(host["group"], 2)
+    if not any(line.startswith("docker:") for line in group):
+        gids = {line.split(":")[2] for line in group if line.count(":") >= 3}
+        group.append("docker:x:" + next(str(g) for g in range(999, 100, -1) if str(g) not in gids) + ":")
+    group = [_with_member(line, LOGIN_GROUPS, 3) for line in group] + [f"{user}:x:{uid}:"]
+    shadow = [f"root:!:" + ":".join(line.split(":")[2:]) if line.startswith("root:") else line
+              for line in _without_login_user(host["shadow"], 0) if line.split(":")[0] not in gone] + [f"{user}:{hashed}:19000:0:99999:7:::"]
+    gnames = {line.split(":")[0] for line in group}
+    gshadow = [line for line in _without_login_user(host.get("gshadow", []), 0) if line.split(":")[0] in gnames]
+    gshadow += [f"{g}:!::" for g in gnames - {line.split(":")[0] for line in gshadow}]
+    gshadow = [_with_member(line, LOGIN_GROUPS, 3) for line in gshadow]
+    return {name: "\n".join(lines) + "\n" for name, lines in
+            (("passwd", passwd), ("group", group), ("shadow", shadow), ("gshadow", gshadow))}
 
 
 def _key_body(pub_line: str) -> str:
@@ -120,7 +167,7 @@ def _write_files(spec: Spec, pubs: dict[str, str]) -> None:
     names = spec.names
     known = "".join(f"{','.join(spec.ssh_names(n))} {_key_body(pubs[n])}\n" for n in names)
     moduli = Path("/etc/ssh/moduli")
-    shadow = _shadow(T.LOGIN_PASSWORD)
+    accounts = _accounts(T.LOGIN_PASSWORD)
     new = spec.start is not None  # a new machine: no key shared with the peer, no peer known
     for node in names:
         n = spec.nodes[node]
@@ -133,7 +180,8 @@ def _write_files(spec: Spec, pubs: dict[str, str]) -> None:
         _write(etc / MACHINE_ID.name, os.urandom(16).hex() + "\n", 0o444)
         _write(etc / SIM_MARKER.name, node + "\n")
         _write(etc / "hosts", T.hosts_file(spec, node))
-        _write(etc / "shadow", shadow, 0o640)
+        for name, text in accounts.items():
+            _write(etc / name, text, 0o640 if "shadow" in name else 0o644)
         N.opaque(etc / "netplan")  # the host's own netplan files never show in a node
         if n.netplan is not None:
             _write(etc / "netplan" / T.NETPLAN_FILE, T.netplan_yaml(n.netplan), 0o600)
@@ -147,8 +195,15 @@ def _write_files(spec: Spec, pubs: dict[str, str]) -> None:
         if moduli.is_file():
             shutil.copyfile(moduli, ssh / "moduli")
 
-        home = N.home(node)
-        _mkdir(home, 0o700)
+        root_home = N.home(node)
+        _mkdir(root_home, 0o700)
+        _write(root_home / ".profile", T.PROFILE)
+        _mkdir(root_home / ".ssh", 0o700)
+        _write(root_home / ".ssh" / "authorized_keys", pubs["grader"] + "\n", 0o600)  # the sim's own tools
+        shutil.rmtree(N.homes(node), ignore_errors=True)
+        _mkdir(N.homes(node), 0o755)
+        home = N.user_home(node)  # the login user's: the learner's and the grader's
+        _mkdir(home, 0o750)
         _write(home / ".profile", T.PROFILE)
         dot = home / ".ssh"
         _mkdir(dot, 0o700)
@@ -160,9 +215,13 @@ def _write_files(spec: Spec, pubs: dict[str, str]) -> None:
             _write(dot / (T.SHARED_KEY_NAME + ".pub"), pubs["shared"] + "\n")
             _write(dot / "config", T.USER_SSH_CONFIG, 0o600)
             _write(dot / "known_hosts", known)
-        roce_sim.write_sysfs(spec, node, _expected_up(spec)[node], T.NODES_DIR / node / "infiniband")
+            # and lesson 1's sudoers rule, which lets the grader read the netplan files (grader.facts.lesson1)
+            _mkdir(etc / "sudoers.d", 0o755)
+            _write(etc / "sudoers.d" / READ_RULE_FILE, READ_RULE, 0o440)
         if node == T.NODES[0] and spec.topology == "pair" and not new:
             _write(home / roce_sim.NCCL_LOG_NAME, roce_sim.nccl_log(spec))
+        own(home)
+        roce_sim.write_sysfs(spec, node, _expected_up(spec)[node], T.NODES_DIR / node / "infiniband")
 
     _mkdir(T.BIN_DIR, 0o755)
     _write(T.BIN_DIR / "ibdev2netdev", _shim.shell_script(), 0o755)
@@ -180,7 +239,7 @@ def _write_files(spec: Spec, pubs: dict[str, str]) -> None:
     _mkdir(T.LOG_DIR, 0o700)
     _write(T.KNOWN_HOSTS, "".join(f"{T.HOUSE_ADDR[n]} {_key_body(pubs[n])}\n" for n in names))
     nodes = "".join(
-        f'\n[[nodes]]\nname = "{n}"\naddress = "{T.HOUSE_ADDR[n]}"\nport = 22\nuser = "root"\n'
+        f'\n[[nodes]]\nname = "{n}"\naddress = "{T.HOUSE_ADDR[n]}"\nport = 22\nuser = "{T.LOGIN_USER}"\n'
         f'key_file = "{T.GRADER_KEY}"\n' for n in names)
     if spec.topology == "pair":
         head = f'profile = "sim"\nqsfp_port = {T.QSFP_PORT}\nknown_hosts = "{T.KNOWN_HOSTS}"\n'
@@ -467,7 +526,7 @@ def forget_nccl_log() -> list[str]:
     wrote (the head's ``~/nccl_debug.log``) and the sim inventory's ``[logs]`` table naming it are removed (the
     learner's own run with NCCL_DEBUG=INFO writes the lines, and the learner names their log). Returns what
     was done (sentences); nothing when there was none."""
-    log = N.home(T.NODES[0]) / roce_sim.NCCL_LOG_NAME
+    log = N.user_home(T.NODES[0]) / roce_sim.NCCL_LOG_NAME
     with _locked():
         if not (log.is_file() and log.read_text(errors="replace").startswith(roce_sim.BANNER[:30])):
             return []
@@ -487,12 +546,13 @@ def restore_nccl_log() -> list[str]:
     if not state.get("complete") or (state.get("topology") or "pair") != "pair":
         return []
     spec = _multi.build_spec(len(state.get("nodes") or T.NODES), "pair", state.get("faults", []))
-    log = N.home(T.NODES[0]) / roce_sim.NCCL_LOG_NAME
+    log = N.user_home(T.NODES[0]) / roce_sim.NCCL_LOG_NAME
     with _locked():
         text = T.INVENTORY.read_text(encoding="utf-8") if T.INVENTORY.is_file() else ""
         if log.is_file() and "\n[logs]\n" in text:
             return []
         _write(log, roce_sim.nccl_log(spec))
+        own(log)
         if text and "\n[logs]\n" not in text:
             head, sep, serve = text.partition("\n[serve]\n")
             _write(T.INVENTORY, head.rstrip("\n") + "\n" + NCCL_LOGS_TABLE + (sep + serve if sep else ""))

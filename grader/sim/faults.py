@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from grader.sim.topology import (DEFAULT_MTU, JUMBO_MTU, NODES, PLAYBOOK_ADDR, QSFP_PORT, RDMA_OF,
+from grader.sim.topology import (DEFAULT_MTU, JUMBO_MTU, LOGIN_HOME, NODES, PLAYBOOK_ADDR, QSFP_PORT, RDMA_OF,
                                  SIM_GID_INDEX, TWINS, Iface, NetplanIface, Spec, peer_of)
 
 A, B = NODES
@@ -179,9 +179,10 @@ def head_on_house_network(spec: Spec) -> None:
         spec.nodes[A].serve_env["VLLM_HOST_IP"] = house
 
 
-@fault("model-path-differs", f"{B} keeps the model in /root/models/tiny-llama; the served path is empty there", lesson="lesson2")
+@fault("model-path-differs", f"{B} keeps the model in {LOGIN_HOME}/models/tiny-llama; the served path is empty there",
+       lesson="lesson2")
 def model_path_differs(spec: Spec) -> None:
-    spec.model_elsewhere[B] = "/root/models/tiny-llama"
+    spec.model_elsewhere[B] = f"{LOGIN_HOME}/models/tiny-llama"
 
 
 @fault("no-gloo-ifname", "GLOO_SOCKET_IFNAME missing from both nodes' Ray/vLLM environment: Gloo binds the "

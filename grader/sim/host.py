@@ -147,6 +147,29 @@ def node_command(node: str) -> list[str]:
     return [_which("nsenter") or "nsenter", "-t", str(init_pid(node)), "-n", "-m", "-u", "-p", "--"]
 
 
+def own(path: Path) -> None:
+    """``path`` and everything under it owned by the login user (uid and gid :data:`~grader.sim.topology.LOGIN_UID`)."""
+    for dirpath, dirnames, filenames in os.walk(path):
+        for name in [dirpath, *(os.path.join(dirpath, f) for f in dirnames + filenames)]:
+            os.lchown(name, T.LOGIN_UID, T.LOGIN_UID)
+
+
+def login_command(node: str, workdir: str | None = T.LOGIN_HOME) -> list[str]:
+    """argv prefix that runs a command in ``node`` as its login user (:data:`~grader.sim.topology.LOGIN_USER`:
+    its uid, gid and groups, in ``workdir``), as that user's SSH session there does: :func:`node_command`, then
+    ``setpriv`` to the user. The environment is the caller's: give it HOME, USER and LOGNAME
+    (:func:`login_env`)."""
+    uid = str(T.LOGIN_UID)
+    return [_which("nsenter") or "nsenter", "-t", str(init_pid(node)), "-n", "-m", "-u", "-p",
+            *([f"--wdns={workdir}"] if workdir else []), "--",
+            _which("setpriv") or "setpriv", f"--reuid={uid}", f"--regid={uid}", "--init-groups", "--"]
+
+
+def login_env() -> dict[str, str]:
+    """HOME, USER, LOGNAME and SHELL of the login user, for :func:`login_command`."""
+    return {"HOME": T.LOGIN_HOME, "USER": T.LOGIN_USER, "LOGNAME": T.LOGIN_USER, "SHELL": "/bin/bash"}
+
+
 def group_alive(pgid: int) -> bool:
     """Whether any process of group ``pgid`` still runs (zombies do not count: a leader this
     process started is reaped here, others are init's)."""

@@ -41,6 +41,16 @@ def home(node: str) -> Path:
     return T.NODES_DIR / node / "root"
 
 
+def homes(node: str) -> Path:
+    """The node's own /home (bound there by its init), which holds :data:`~grader.sim.topology.LOGIN_USER`'s home."""
+    return T.NODES_DIR / node / "home"
+
+
+def user_home(node: str) -> Path:
+    """The login user's home in ``node`` (``/home/nvidia`` there), as the host sees it."""
+    return homes(node) / T.LOGIN_USER
+
+
 def etc(node: str) -> Path:
     """The node's own /etc files: the upper folder of its /etc overlay (edits made in the node land here)."""
     return T.NODES_DIR / node / "etc"
@@ -68,7 +78,7 @@ def install_commands() -> None:
 def _init_spec(node: str) -> dict:
     """What :mod:`~grader.sim.node_init` mounts in ``node`` (see its docstring)."""
     upper = etc(node)
-    return {"node": node, "home": str(home(node)), "etc_upper": str(upper),
+    return {"node": node, "home": str(home(node)), "homes": str(homes(node)), "etc_upper": str(upper),
             "etc_work": str(upper.with_name("etc-work")), "bin": str(T.BIN_DIR),
             "hide": [str(T.NODES_DIR / n) for n in T.NODE_NAMES if n != node] + [str(T.KEYS_DIR)],
             "hide_files": [str(T.GRADER_KEY), str(T.STATE_FILE)]}
@@ -222,7 +232,7 @@ def start_sshd(node: str) -> None:
 def reboot(node: str) -> None:
     """Restart ``node`` as a machine restarts: every process of it ends (Ray, vLLM, sshd, sessions), its
     /tmp, /run and /dev/shm start empty, each CX-7 twin comes back up with no address and MTU 1500, and
-    its /etc/netplan files are applied again (:mod:`~grader.sim.netplan_sim`); its files (/etc, /root) stay.
+    its /etc/netplan files are applied again (:mod:`~grader.sim.netplan_sim`); its files (/etc, /root, /home) stay.
     A setting made only live (``ip addr add``, ``ip link set ... mtu``) is gone afterwards, as on a Spark.
     Raises SimError when the node is not up or does not come back."""
     with _locked():

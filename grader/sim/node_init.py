@@ -7,7 +7,8 @@ so it runs in the node's own network, UTS, PID and mount namespaces (``unshare``
 private: nothing mounted here reaches the host). ``SPEC`` is a JSON object:
 
 - ``node``: the hostname;
-- ``home``: the folder bound over /root (the node's own root home);
+- ``home``: the folder bound over /root (the node's own root home); ``homes``: the folder bound over /home
+  (the login user's home is in it);
 - ``etc_upper``, ``etc_work``: an overlay over /etc, the host's /etc below, the node's own files above
   (hostname, hosts, machine-id, netplan/, ssh/): an edit under /etc in one node lands in its upper folder
   and never reaches the host or another node;
@@ -46,6 +47,9 @@ def setup(spec: dict) -> None:
     mount("-t", "overlay", "overlay", "-o",
           f"lowerdir=/etc,upperdir={spec['etc_upper']},workdir={spec['etc_work']}", "/etc")
     mount("--bind", spec["home"], "/root")
+    if spec.get("homes"):
+        os.makedirs("/home", exist_ok=True)
+        mount("--bind", spec["homes"], "/home")
     if spec.get("bin") and os.path.isdir("/usr/local/sbin"):
         mount("--bind", spec["bin"], "/usr/local/sbin")
     for d in spec.get("hide", []):

@@ -98,9 +98,10 @@ def _move_model(node: str, elsewhere: str) -> None:
     """In ``node``'s own mount namespace: copy the model to ``elsewhere`` and cover the shared path
     with an empty tmpfs (fault model-path-differs); gone with the node at ``sim down``."""
     model = str(S.MODEL_DIR)
-    script = ('set -e; mkdir -p "$2"; cp -a "$1/." "$2/"; '
+    script = ('set -e; mkdir -p "$2"; cp -a "$1/." "$2/"; chown -R "$3" "$2"; '
               'grep -qs " $1 tmpfs " /proc/mounts || mount -t tmpfs -o size=1m clsim-nomodel "$1"')
-    p = subprocess.run(H.node_command(node) + ["sh", "-c", script, "move-model", model, elsewhere],
+    p = subprocess.run(H.node_command(node) + ["sh", "-c", script, "move-model", model, elsewhere,
+                                                     f"{T.LOGIN_UID}:{T.LOGIN_UID}"],
                        capture_output=True, text=True, timeout=60)
     if p.returncode != 0:
         raise ServeError(f"{node}: moving the model to {elsewhere} failed: {(p.stderr or p.stdout).strip()[-300:]}")
@@ -129,12 +130,15 @@ def _hang_message(host_url: str, deadline_s: float, log: Path) -> str:
             "it is left running for `clusterlab check lesson2`, which diagnoses it; `clusterlab sim down` stops it)")
 
 
-def _launch(proc: S.Proc) -> subprocess.Popen:
+def _launch(proc: S.Proc, as_login_user: bool = True) -> subprocess.Popen:
+    """Start ``proc`` in its node, as the node's login user (as the learner's own ``ray start`` and ``vllm serve``
+    run; the grader, logged in as that user, reads their environment) or, for the containers' engine, as root."""
     proc.log.parent.mkdir(parents=True, exist_ok=True)
     with open(proc.log, "ab") as log:
         log.write(f"# clusterlab sim serve: {proc.node}: {' '.join(proc.argv)}\n".encode())
         log.flush()
-        return subprocess.Popen(H.node_command(proc.node) + proc.argv, env=proc.env, cwd="/",
+        prefix = H.login_command(proc.node, workdir=None) if as_login_user else H.node_command(proc.node)
+        return subprocess.Popen(prefix + proc.argv, env=proc.env, cwd="/",
                                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                 start_new_session=True)
 
@@ -229,10 +233,13 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
     ensure_model()
     for node, elsewhere in (getattr(spec, "model_elsewhere", None) or {}).items():
         _move_model(node, elsewhere)
-    for node in ss.nodes:
-        for d in (S.TMP_DIR / node, S.CACHE_DIR / node, T.LOG_DIR / node):
-            d.mkdir(parents=True, exist_ok=True)
+    os.chmod(T.LOG_DIR, 0o755)  # each node's logs are read over SSH as the login user
     S.RAY_DIR.mkdir(parents=True, exist_ok=True)
+    for node in ss.nodes:
+        for d in (S.TMP_DIR / node, S.CACHE_DIR / node, T.LOG_DIR / node, S.RAY_DIR / node[-1]):
+            d.mkdir(parents=True, exist_ok=True)
+            if not containers:  # what the login user's processes write
+                H.own(d)
     for proc in ss.procs:
         proc.log.unlink(missing_ok=True)
 
@@ -264,7 +271,7 @@ def start(mode: str = "ray", *, wait: bool = True, deadline_s: float = HEALTH_DE
             finally:
                 _record(info)
         for proc in ss.procs:
-            p = _launch(proc)
+            p = _launch(proc, as_login_user=not containers)
             info["groups"].append({"node": proc.node, "name": proc.name, "pgid": p.pid})
             _record(info)
             if proc.oneshot:

@@ -182,7 +182,7 @@ def node_env(spec: Spec, node: str, network: str = "qsfp") -> dict[str, str]:
     env = dict(QUIET_ENV)
     env.update({
         "PATH": f"{SERVE_VENV}/bin:{T.SESSION_PATH}",
-        "HOME": "/root",
+        "HOME": T.LOGIN_HOME, "USER": T.LOGIN_USER, "LOGNAME": T.LOGIN_USER,
         "TMPDIR": str(TMP_DIR / node),
         "VLLM_CACHE_ROOT": str(CACHE_DIR / node / "vllm"),
         "TORCHINDUCTOR_CACHE_DIR": str(CACHE_DIR / node / "inductor"),

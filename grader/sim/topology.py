@@ -110,7 +110,8 @@ STATE_FILE = STATE_DIR / "state.json"
 KEYS_DIR = STATE_DIR / "keys"
 """Host keys and the shared cluster key; kept across ``down`` so host keys stay the same."""
 NODES_DIR = STATE_DIR / "nodes"
-"""``nodes/<node>/root``: the directory bind-mounted over /root in that node."""
+"""``nodes/<node>/root`` and ``nodes/<node>/home``: the directories bind-mounted over /root and /home in that node
+(``home/nvidia``: the login user's home)."""
 RUN_DIR = STATE_DIR / "run"
 LOG_DIR = STATE_DIR / "logs"
 RUNTIME_PARTS: tuple[Path, ...] = (BIN_DIR, NODES_DIR, RUN_DIR, LOG_DIR, KNOWN_HOSTS, INVENTORY,
@@ -290,10 +291,20 @@ def lesson1_start(spec: Spec) -> Spec:
     return s
 
 
+LOGIN_USER = "nvidia"
+"""The login user every sim node has, as a new Spark has the first user its owner made at setup: a home of its
+own (:data:`LOGIN_HOME`), a password (:data:`LOGIN_PASSWORD`) and sudo (the ``sudo`` group; sudo asks for that
+password, as on a Spark), and the ``docker`` group. The grader logs in as this user (the sim's inventory), the
+learner types the lesson's commands as this user (``ssh nvidia@ADDRESS`` or ``clusterlab sim shell NODE``), and
+the sim's own Ray and vLLM run as this user. Root has no password and logs in only by key."""
+LOGIN_UID = 1000
+"""Its uid and gid (a Spark's first user's): the host may have another user of this uid, whose name the host's
+``ps`` then shows for the nodes' processes."""
+LOGIN_HOME = f"/home/{LOGIN_USER}"
 LOGIN_PASSWORD = "spark"
-"""The password of every sim node's root (sshd takes it as a new Spark takes its first user's), so that
-``ssh-copy-id`` works as the playbook prints it. Not a secret: a node's sshd listens only on the sim's own
-networks, which only this machine reaches."""
+"""The password of every sim node's login user (sshd takes it as a new Spark takes its first user's), so that
+``ssh-copy-id`` works as the playbook prints it and ``sudo`` asks for it. Not a secret: a node's sshd listens
+only on the sim's own networks, which only this machine reaches."""
 
 
 SIM_GID_INDEX = 3
@@ -392,7 +403,7 @@ def session_env(node: str) -> dict[str, str]:
     PATH with the sim's commands first, HOME, where the simulated RDMA sysfs tree and NCCL lines
     (:data:`NCCL_SIM`) are, the sim's stand-in for the GPU (:data:`SIM_GPU_ENV`) and :data:`OFFLINE_ENV`. None of the course's own variables (NCCL's,
     Gloo's, VLLM_HOST_IP): setting those is the learner's work."""
-    return {"PATH": SESSION_PATH, "HOME": "/root", "CLUSTERLAB_SIM_INFINIBAND": f"{NODES_DIR}/{node}/infiniband",
+    return {"PATH": SESSION_PATH, "HOME": LOGIN_HOME, "CLUSTERLAB_SIM_INFINIBAND": f"{NODES_DIR}/{node}/infiniband",
             "CLUSTERLAB_SIM_NCCL": NCCL_SIM, **SIM_GPU_ENV, **OFFLINE_ENV}
 
 
@@ -405,13 +416,14 @@ def _setenv_word(name: str, value: str) -> str:
 
 
 def sshd_config(node: str) -> str:
-    """The node's own sshd_config: root by key or by :data:`LOGIN_PASSWORD`, sim bin dir first on PATH."""
+    """The node's own sshd_config: :data:`LOGIN_USER` by key or by :data:`LOGIN_PASSWORD`, root by key only (as
+    Ubuntu's ``prohibit-password``), sim bin dir first on PATH."""
     return f"""\
 # clusterlab sim: sshd of {node} (its own network, UTS, PID and mount namespaces)
 Port 22
 HostKey /etc/ssh/ssh_host_ed25519_key
 PidFile /run/sshd.pid
-PermitRootLogin yes
+PermitRootLogin prohibit-password
 PubkeyAuthentication yes
 AuthorizedKeysFile .ssh/authorized_keys
 PasswordAuthentication yes
