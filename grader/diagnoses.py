@@ -115,7 +115,25 @@ def _cx7_under_networkmanager(log: VllmLog | None, values: Mapping[str, Any], te
     return {"iface": iface.group(0)}
 
 
+def _fastsafetensors_across_nodes(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies when the log's arguments (``non-default args`` or a ``vllm serve`` command line in the paste) load the
+    weights with fastsafetensors and the log shows more than one node: ``--nnodes`` above 1, or vLLM processes
+    that Ray ran on other nodes (``ip=`` prefixes). A Ray backend alone does not say (one machine with several
+    GPUs uses it too). ``across``: how the log shows the nodes."""
+    if log is None:
+        return None
+    fmt = (log.args or {}).get("load_format") or (log.command_args or {}).get("load_format")
+    if str(fmt).strip("'\"").lower() != "fastsafetensors":
+        return None
+    if (log.parallel.nnodes or 0) > 1:
+        return {"across": f"across {log.parallel.nnodes} nodes (--nnodes)"}
+    if log.worker_ips:
+        return {"across": f"with Ray workers on other nodes ({', '.join(log.worker_ips)})"}
+    return None
+
+
 DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]] = {
+    "fastsafetensors_across_nodes": _fastsafetensors_across_nodes,
     "kv_rounds_to_zero": _kv_rounds_to_zero,
     "advertises_nothing": _advertises_nothing,
     "one_gpu_nodes": _one_gpu_nodes,

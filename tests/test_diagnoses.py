@@ -148,6 +148,11 @@ EXAMPLES: dict[str, str] = {
     "not-ready-after-kv": ("(EngineCore_DP0 pid=1) INFO 11-29 14:02:11 [kv_cache_utils.py:1] GPU KV cache size: "
                            "100,000 tokens\n"),
     "not-ready": "INFO 11-29 14:02:11 [api_server.py:1] vLLM API server version 0.32.0\n",
+    "fastsafetensors-across-nodes": (
+        "INFO 11-29 14:02:11 [utils.py:253] non-default args: {'model': '/models/m', 'tensor_parallel_size': 2, "
+        "'distributed_executor_backend': 'ray', 'load_format': 'fastsafetensors'}\n"
+        "(RayWorkerWrapper pid=283, ip=192.168.100.11) INFO 11-29 14:02:30 [parallel_state.py:1234] world_size=2 "
+        "rank=1 local_rank=0 distributed_init_method=tcp://192.168.100.10:45015 backend=nccl\n"),
 }
 
 

@@ -531,3 +531,39 @@ def test_one_twin_of_the_cabled_port_down_fails_as_l1_port_does():
     [s] = explain(text, host="spark", nodes=2)
     fails = messages(s, "fail")
     assert "Only enp1s0f1np1 of port 1 is Up" in fails and "sudo ip link set enP2p1s0f1np1 up" in fails
+
+
+NETPLAN_B = """\
+nvidia@spark-b:~$ sudo cat /etc/netplan/40-cx7.yaml
+network:
+  version: 2
+  ethernets:
+    enp1s0f1np1:
+      dhcp4: no
+      addresses: [192.168.100.{file}/24]
+      mtu: 9000
+nvidia@spark-b:~$ ip addr show enp1s0f1np1
+7: enp1s0f1np1: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu {mtu} qdisc mq state UP group default qlen 1000
+    link/ether 4c:bb:47:2c:84:21 brd ff:ff:ff:ff:ff:ff
+    inet 192.168.100.11/24 brd 192.168.100.255 scope global enp1s0f1np1
+       valid_lft forever preferred_lft forever
+"""
+
+
+def test_a_netplan_file_beside_the_hosts_ip_addr_is_compared_with_what_runs():
+    """The file and ``ip addr`` of one host: what runs must be what the file says (L1.netplan's own judgment,
+    grader.facts.lesson1.persistence_problems); it says which, and the fix."""
+    def said(text: str) -> list[tuple[str, str]]:
+        return [(f.level, f.message) for s in explain(text) for f in s.findings
+                if "netplan apply" in f.message or "a reboot keeps it" in f.message]
+
+    assert said(NETPLAN_B.format(file="11", mtu=9000)) == [
+        ("ok", "enp1s0f1np1 runs with what /etc/netplan/40-cx7.yaml says: a reboot keeps it.")]
+    assert said(NETPLAN_B.format(file="21", mtu=9000)) == [
+        ("fail", "/etc/netplan/40-cx7.yaml says enp1s0f1np1 is 192.168.100.21/24, but it has 192.168.100.11/24 now: "
+                 "fix the file or run `sudo netplan apply`")]
+    [(level, message)] = said(NETPLAN_B.format(file="11", mtu=1500))
+    assert level == "fail" and "has mtu 9000, but it runs at 1500 now" in message
+    # another host's `ip addr` is not this file's machine
+    other = NETPLAN_B.format(file="21", mtu=9000).replace("nvidia@spark-b:~$ ip addr", "nvidia@spark-a:~$ ip addr")
+    assert said(other) == []

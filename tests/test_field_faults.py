@@ -361,6 +361,46 @@ NCCL_CUDA = "node03: Test NCCL failure all_reduce.cu:95 'unhandled cuda error'\n
 # leptonai/gpud#117: a task in D state after an Xid 45
 HUNG_TASK = "[Sat Oct 12 18:38:44 2024] INFO: task cache_mgr_event:620917 blocked for more than 120 seconds.\n"
 
+# https://github.com/eugr/spark-vllm-docker/issues/29 (two Sparks; comment of 2026-02-05): the launch as posted,
+# and the first line of its log excerpt below it (the worker on spark-b, 192.168.100.11)
+FASTSAFETENSORS_RAY = """\
+./launch-cluster.sh  \\
+  --eth-if enp1s0f0np0 \\
+  --ib-if rocep1s0f0,roceP2p1s0f0 \\
+exec vllm serve \\
+  QuantTrio/MiniMax-M2-AWQ \\
+  --served-model-name Keyper-Thinker \\
+  --port 8000 \\
+  --host 0.0.0.0 \\
+  --gpu-memory-utilization 0.7 \\
+  -tp 2 \\
+  --distributed-executor-backend ray \\
+  --max-model-len 80000 \\
+  --load-format fastsafetensors \\
+  --enable-auto-tool-choice \\
+  --tool-call-parser minimax_m2 \\
+  --reasoning-parser minimax_m2_append_think
+
+(EngineCore_DP0 pid=1133) (RayWorkerWrapper pid=283, ip=192.168.100.11) INFO 02-05 23:19:21 [parallel_state.py:1234] world_size=2 rank=1 local_rank=0 distributed_init_method=tcp://192.168.100.10:45015 backend=nccl
+"""
+
+
+def test_fastsafetensors_across_two_sparks_warns_and_one_machine_does_not():
+    """The continued command line is read whole (its model, -tp 2, the Ray backend, the loader), and a loader
+    people report failing across nodes warns where the log shows a worker on another node; the same launch with
+    `--load-format safetensors` (what worked in that thread), or without the other node's line, says nothing of it."""
+    log = parse_vllm_log(FASTSAFETENSORS_RAY)
+    assert log.command_args["model"] == "QuantTrio/MiniMax-M2-AWQ" and log.command_args["load_format"] == "fastsafetensors"
+    assert log.parallel.tensor_parallel_size == 2 and log.worker_ips == ("192.168.100.11",)
+    [d] = [d for d in diagnose(log) if d.kind == "fastsafetensors-across-nodes"]
+    assert d.severity == "warn" and "with Ray workers on other nodes (192.168.100.11)" in d.message
+    assert "--load-format safetensors" in d.fix and "fastsafetensors/issues/36" in d.source
+    worked = FASTSAFETENSORS_RAY.replace("--load-format fastsafetensors", "--load-format safetensors")
+    one_machine = FASTSAFETENSORS_RAY.rsplit("\n\n", 1)[0] + "\nINFO 02-05 23:19:01 [api_server.py:1] vLLM API server version 0.13.0\n"
+    for text in (worked, one_machine):
+        assert "fastsafetensors-across-nodes" not in [d.kind for d in diagnose(parse_vllm_log(text))]
+
+
 ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, CGRAPH_READ, RAY_DEAD]
 

@@ -194,10 +194,10 @@ def learner_does_lesson1() -> None:
 
 def grader_read_rule_holds(node: str) -> None:
     """Section 2's sudoers rule, as the learner's two lines installed it on ``node``, is the one a finished pair has
-    (grader.sim.cluster.READ_RULE, for the login user), root's and of mode 440; it lets the login user ``sudo -n cat``
+    (grader.sim.accounts.READ_RULE, for the login user), root's and of mode 440; it lets the login user ``sudo -n cat``
     the netplan file without a password (the grader's read), and refuses a path out of /etc/netplan and a second
     file."""
-    from grader.sim.cluster import READ_RULE
+    from grader.sim.accounts import READ_RULE
 
     assert shell(node, "sudo cat /etc/sudoers.d/clusterlab-read").stdout == READ_RULE
     assert shell(node, "stat -c '%a %U' /etc/sudoers.d/clusterlab-read").stdout.split() == ["440", "root"]

@@ -412,6 +412,7 @@ def _plant(inv: Path, tmp: Path, planted: dict[Path, str | None]):
     from grader import sim
     from grader.sim import node as N
     from grader.sim import roce_sim
+    from grader.sim.host import login_command
     from grader.sim import topology as T
 
     secrets = {kind: _planted_parts(text) for kind, (text, _) in KINDS.items()}
@@ -427,7 +428,7 @@ def _plant(inv: Path, tmp: Path, planted: dict[Path, str | None]):
         subprocess.run(sim.node_command(node) + ["sh", "-c", "cat > /etc/netplan/60-wifi.yaml && "
                                                  "chmod 600 /etc/netplan/60-wifi.yaml"], input=wifi, text=True, check=True)
     # the NCCL log the inventory names, on the head: a key whose BEGIN falls before the 4 MB window
-    log = T.NODES_DIR / T.NODES[0] / "root" / roce_sim.NCCL_LOG_NAME
+    log = N.user_home(T.NODES[0]) / roce_sim.NCCL_LOG_NAME  # the login user's home, where the grader reads it
     original = planted[log] = log.read_text()
     free = "".join(KINDS[k][0] for k in ("hf_token_env", "hf_token_short_name", "json_escaped_password",
                                           "putty_private_lines", "bearer_token", "url_password", "aws_secret",
@@ -443,7 +444,7 @@ def _plant(inv: Path, tmp: Path, planted: dict[Path, str | None]):
     log.write_text(body)
     assert len(body) - 4_000_000 == 40 * len("NCCL INFO head of the log\n") + cut
     # a vLLM log and a [serve] table so lesson 2 reads it
-    vllm_log = T.NODES_DIR / T.NODES[0] / "root" / "vllm.log"
+    vllm_log = N.user_home(T.NODES[0]) / "vllm.log"
     planted[vllm_log] = None
     vllm_log.write_text(KINDS["api_key_eq"][0] + KINDS["api_key_flag"][0] + KINDS["api_key_args_dict"][0]
                         + KINDS["json_escaped_password"][0])
@@ -455,7 +456,8 @@ def _plant(inv: Path, tmp: Path, planted: dict[Path, str | None]):
     # a fake `vllm serve` in spark-a's network namespace: the API key on its command line, HF_TOKEN in its environment
     env_value = KINDS["hf_token_process_env"][0].split("HF_TOKEN=")[1].split("\n")[0]
     python = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable  # a node's /root hides a venv there
-    fake = subprocess.Popen(sim.node_command(T.NODES[0]) + ["env", f"HF_TOKEN={env_value}", python, "-c",
+    # as the node's login user, as a learner's own vLLM runs (the grader, that user too, reads its environment)
+    fake = subprocess.Popen(login_command(T.NODES[0], workdir=None) + ["env", f"HF_TOKEN={env_value}", python, "-c",
                              "import time; time.sleep(600)", "vllm", "--api-key", "sk-PLANTEDcmdline"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     time.sleep(0.5)

@@ -108,7 +108,7 @@ def test_pair_launch_is_unchanged():
     iface = ["NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME", "TP_SOCKET_IFNAME", "UCX_NET_DEVICES",
              "OMPI_MCA_btl_tcp_if_include", "NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "VLLM_HOST_IP"]
     for p in ss.procs:
-        assert list(p.env) == [*S.QUIET_ENV, "PATH", "HOME", "TMPDIR", "VLLM_CACHE_ROOT", "TORCHINDUCTOR_CACHE_DIR",
+        assert list(p.env) == [*S.QUIET_ENV, "PATH", "HOME", "USER", "LOGNAME", "TMPDIR", "VLLM_CACHE_ROOT", "TORCHINDUCTOR_CACHE_DIR",
                                "TRITON_CACHE_DIR", *iface, "VLLM_CPU_RAY", *(["RAY_ADDRESS"] if p.name == "vllm" else [])]
         assert p.env["NCCL_IB_HCA"] == "rocep1s0f1,roceP2p1s0f1" and p.env["GLOO_SOCKET_IFNAME"] == P1
     assert serve._serve_inventory(ss) == (

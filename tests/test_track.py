@@ -40,6 +40,7 @@ from grader.sim import containers, serve
 from grader.sim import topology as T
 from grader.sim.faults import REGISTRY as FAULT_REGISTRY
 from tests.helpers_learner import SSH_PROMPTS, typed
+from tests.test_explain_agrees import contradictions
 from tests.lesson2_faults import FAILING_STATE as LESSON2_FAILS
 from tests.lesson2_faults import LIVE as LESSON2_LIVE
 from tests.lesson2_faults import recording
@@ -297,6 +298,7 @@ def _lesson1_fault_track(fault: str, tmp_path: Path) -> None:
         assert f"FAIL         {check_id}" in out and "fix: " in out
     code, report = check_json("lesson1", tmp_path)
     assert failed(report) == owned and code == 1, json.dumps(report["verdicts"], indent=1)
+    assert contradictions(tmp_path / "lesson1.json") == []  # explain of the same outputs agrees (issue 27)
     for v in report["verdicts"]:
         if v["status"] == "fail":
             assert v["hint"] and v["details"], v

@@ -1,7 +1,8 @@
 """Lesson 1's cross checks for ``explain``: outputs of the two Sparks in one paste, compared (``ibdev2netdev`` of
 both: the same QSFP port cabled; ``ip addr`` of both: each twin's addresses in one subnet, no conflict, one MTU;
-several ``ip addr show IF`` of one host: different twins never in one subnet; an iperf3 server bound with ``-B`` to
-one address and a client refused at another). Registered on import by the package.
+several ``ip addr show IF`` of one host: different twins never in one subnet; a netplan file and ``ip addr`` of one
+host: what runs is what the file says, L1.netplan's own judgment; an iperf3 server bound with ``-B`` to one address
+and a client refused at another). Registered on import by the package.
 
 Sources: NVIDIA's Connect Two Sparks playbook (C2S), Step 2 (the same port on both; one /24 per twin).
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..facts.lesson1 import persistence_problems
 from ..parsers.common import command_argv
 from ..spark_names import is_qsfp_twin
 from .common import C2S, JUMBO_MTU, fail, info, ok, option_value, overlap_finding, overlap_pairs, warn
@@ -111,4 +113,43 @@ def _iperf3_bound_elsewhere(items: list[tuple[Section, Any]]) -> list[tuple[int,
                 out.append((index, fail(f"The server was started with `-B {addr}`, so it listens on {addr} only, "
                                         f"but this client connects to {target}: nothing listens there, hence "
                                         f"`Connection refused`. Connect to {addr}, or start the server without -B.")))
+    return out
+
+
+@register_cross_check
+def _netplan_against_live(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
+    """A netplan file and ``ip addr`` of one host in one paste: each Up twin the file sets must run with the file's
+    addresses and MTU, or a reboot changes it (grader.facts.lesson1.persistence_problems, what L1.netplan fails).
+    Outputs without a host caption are one host's only when no captioned host is in the paste; a paste of
+    several netplan files of one host is left to the check (netplan merges them)."""
+    by_host: dict[str | None, tuple[list[tuple[int, Section, Any]], list[tuple[int, Any]]]] = {}
+    for index, (s, parsed) in enumerate(items):
+        if s.error or parsed is None or s.kind not in ("netplan", "ip-addr"):
+            continue
+        files, lives = by_host.setdefault(s.host, ([], []))
+        if s.kind == "netplan":
+            files.append((index, s, parsed))
+        else:
+            lives.append((index, parsed))
+    out = []
+    for host, (files, lives) in by_host.items():
+        if len(files) != 1 or not lives or (host is None and len(by_host) > 1):
+            continue
+        index, section, cfg = files[0]
+        ifaces: dict[str, Any] = {}
+        for _, parsed in lives:  # `ip link` lists no addresses: it never hides what an `ip addr` showed
+            for i in parsed:
+                if i.addresses_listed or i.name not in ifaces:
+                    ifaces[i.name] = i
+        up = [n for n in cfg.ethernets if n in ifaces and is_qsfp_twin(n) and (ifaces[n].operstate or "").upper() == "UP"]
+        if not up:
+            continue
+        argv = command_argv(section.command)
+        path = next((a for a in reversed(argv) if a.endswith((".yaml", ".yml"))), "The netplan file")
+        defined = {n: ([path], list(cfg.ethernets[n].addresses), cfg.ethernets[n].mtu) for n in up}
+        at = max(index, *(i for i, _ in lives))
+        problems = persistence_problems(defined, ifaces, up, JUMBO_MTU, complete=False)
+        out += [(at, fail(p)) for p in problems] or [
+            (at, ok(f"{', '.join(up)} run{'s' if len(up) == 1 else ''} with what {path.replace('The ', 'the ', 1)} says: "
+                    "a reboot keeps it."))]
     return out

@@ -204,10 +204,25 @@ def _netplan(raw: RawOutput | None, ifaces: dict, up: list[str], jumbo: int | No
                 if mode.lstrip("0") != "600":
                     problems.append(f"{path} has mode {mode}; netplan wants 600 (it warns about others): "
                                     f"`sudo chmod 600 {path}`")
+    problems += persistence_problems(defined, ifaces, up, jumbo, complete=not unverified)
+    return sorted(set(problems), key=problems.index), unverified
+
+
+def persistence_problems(defined: dict[str, tuple[list[str], list[str], int | None]], ifaces: dict, up: list[str],
+                         jumbo: int | None, *, complete: bool = True) -> list[str]:
+    """What a reboot would change on one node, one sentence each (L1.netplan's judgment; ``clusterlab explain``
+    says the same of a pasted netplan file beside that node's ``ip addr``, grader.explain.crosscheck).
+
+    ``defined``: twin -> (the files that set it, the addresses they give it, their mtu or None), netplan's merge of
+    the files; ``ifaces``: name -> the parsed ``ip addr`` Interface, what runs now; ``up``: the Up twins judged;
+    ``jumbo``: the MTU (bytes) from which a live MTU with no ``mtu`` key in the files counts as set by hand.
+    ``complete``: the files read are all the node has (a twin that none sets was set by hand); False for a paste,
+    which may show one file of several."""
+    problems = []
     for t in up:
         live = sorted(a.cidr for a in ifaces[t].ipv4) if t in ifaces else []
         if t not in defined:
-            if not unverified:
+            if complete:
                 problems.append(f"no file in /etc/netplan sets {t}: its address {', '.join(live) or '(none)'} was set by "
                                 "hand and is lost at reboot; write /etc/netplan/40-cx7.yaml (mode 600) and `sudo netplan apply`")
             continue
@@ -223,7 +238,7 @@ def _netplan(raw: RawOutput | None, ifaces: dict, up: list[str], jumbo: int | No
         elif live_mtu is not None and file_mtu is None and jumbo is not None and live_mtu >= jumbo:
             problems.append(f"{path} {'sets' if says == 'says' else 'set'} no mtu for {t}: its MTU {live_mtu} was set by hand and is lost at reboot; "
                             f"add `mtu: {live_mtu}` under {t} and `sudo netplan apply`")
-    return sorted(set(problems), key=problems.index), unverified
+    return problems
 
 
 def _speeds(ev: Evidence, node: str, up: list[str]) -> list[int]:

@@ -153,10 +153,22 @@ def parse_vllm_log(text: str) -> VllmLog:
     """
     lines = content_lines(text, keep_comments=False)
     st = _State()
-    for line in lines:
-        if line.command:
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        first_of_prompt = i == 0 or lines[i - 1].group != line.group
+        if first_of_prompt and line.command and line.command.rstrip().endswith("\\"):
+            joined, i = _continued(line.command, lines, i)  # the prompt's command goes on below it
+            st.command(joined)
+            continue
+        if line.text.rstrip().endswith("\\") and _serve_in_log(line.text):
+            joined, i = _continued(line.text, lines, i + 1)
+            st.feed(line._replace(text=joined))  # a command line shown in the paste, read whole
+            continue
+        if line.command and not line.command.rstrip().endswith("\\"):  # a continued one was read whole above
             st.command(line.command)
         st.feed(line)
+        i += 1
     if not st.recognised:
         first = next((x for x in lines if x.text.strip()), None)
         if first is None:
@@ -165,6 +177,27 @@ def parse_vllm_log(text: str) -> VllmLog:
                            "MM-DD HH:MM:SS [file.py:N] ...`, the version banner, `non-default args:` or the "
                            "KV-cache lines); paste the output of `vllm serve`")
     return st.result(text)
+
+
+MAX_CONTINUED = 199
+"""At most this many lines continue one command line (``\\`` at a line's end)."""
+
+
+def _continued(head: str, lines: list[Line], start: int) -> tuple[str, int]:
+    """A command line ``head`` that ends with a backslash, joined with the lines from ``start`` that continue it
+    (each but the last ends with one; at most :data:`MAX_CONTINUED`), as a shell reads it; and the index of the
+    first line after it. ``vllm serve \\`` then ``  --load-format fastsafetensors \\`` then ``  -tp 2`` is one
+    command with both options (a parser that read ``\\`` as the model was wrong)."""
+    parts = [head.rstrip()[:-1].rstrip()]
+    i = start
+    while i < len(lines) and i - start < MAX_CONTINUED:
+        text = lines[i].text.strip()
+        i += 1
+        more = text.endswith("\\")
+        parts.append(text[:-1].rstrip() if more else text)
+        if not more:
+            break
+    return " ".join(p for p in parts if p), i
 
 
 class _State:
