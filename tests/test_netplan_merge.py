@@ -92,3 +92,23 @@ def test_an_unreadable_file_is_not_measured_and_the_hint_is_the_lessons_rule():
     assert f"`{NETPLAN_READ_RULE}` then `{NETPLAN_READ_INSTALL}`" in why
     verdict = {v.id: v for v in grade(facts, "lesson1", ev.profile)}["L1.netplan"]
     assert verdict.status == "unmeasured" and NETPLAN_READ_RULE in " ".join(verdict.details), verdict
+
+
+def test_a_twin_no_file_sets_is_named_with_what_it_has():
+    """No file for a twin: one with an address was set by hand (lost at reboot); one with none is simply not
+    configured yet, as at lesson 1's start (it was never "set by hand")."""
+    from grader.facts.lesson1 import persistence_problems
+    from grader.parsers.iproute import parse_ip_addr
+
+    ifaces = {i.name: i for i in parse_ip_addr(
+        "7: enp1s0f1np1: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc mq state UP group default qlen 1000\n"
+        "    link/ether 4c:bb:47:2c:84:21 brd ff:ff:ff:ff:ff:ff\n"
+        "    inet 192.168.100.10/24 brd 192.168.100.255 scope global enp1s0f1np1\n"
+        "8: enP2p1s0f1np1: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc mq state UP group default qlen 1000\n"
+        "    link/ether 4c:bb:47:2c:84:22 brd ff:ff:ff:ff:ff:ff\n")}
+    assert persistence_problems({}, ifaces, ["enp1s0f1np1", "enP2p1s0f1np1"], 9000) == [
+        "no file in /etc/netplan sets enp1s0f1np1: its address 192.168.100.10/24 was set by hand and is lost at "
+        "reboot; write /etc/netplan/40-cx7.yaml (mode 600) and `sudo netplan apply`",
+        "no file in /etc/netplan sets enP2p1s0f1np1, which has no address yet: write /etc/netplan/40-cx7.yaml "
+        "(mode 600) and `sudo netplan apply`"]
+    assert persistence_problems({}, ifaces, ["enp1s0f1np1"], 9000, complete=False) == []  # a paste may show one file

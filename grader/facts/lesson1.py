@@ -222,9 +222,12 @@ def persistence_problems(defined: dict[str, tuple[list[str], list[str], int | No
     for t in up:
         live = sorted(a.cidr for a in ifaces[t].ipv4) if t in ifaces else []
         if t not in defined:
-            if complete:
-                problems.append(f"no file in /etc/netplan sets {t}: its address {', '.join(live) or '(none)'} was set by "
+            if complete and live:
+                problems.append(f"no file in /etc/netplan sets {t}: its address {', '.join(live)} was set by "
                                 "hand and is lost at reboot; write /etc/netplan/40-cx7.yaml (mode 600) and `sudo netplan apply`")
+            elif complete:
+                problems.append(f"no file in /etc/netplan sets {t}, which has no address yet: write "
+                                "/etc/netplan/40-cx7.yaml (mode 600) and `sudo netplan apply`")
             continue
         paths, in_file, file_mtu = defined[t]
         path, says = (paths[0], "says") if len(paths) == 1 else (" and ".join(paths) + ", merged,", "say")
