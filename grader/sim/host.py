@@ -140,11 +140,13 @@ def init_pid(node: str) -> int:
     return pid
 
 
-def node_command(node: str) -> list[str]:
+def node_command(node: str, workdir: str | None = None) -> list[str]:
     """argv prefix that runs a command in ``node`` exactly as an SSH session there sees it (its network,
-    hostname, process table, /etc, /root, /tmp, /run and /dev/shm): ``nsenter`` into its init's namespaces.
-    The command's process is a process of the node (``ps`` there lists it, ``sim reboot`` ends it)."""
-    return [_which("nsenter") or "nsenter", "-t", str(init_pid(node)), "-n", "-m", "-u", "-p", "--"]
+    hostname, process table, /etc, /root, /tmp, /run and /dev/shm), as root, in ``workdir`` (a path in the node;
+    None: the caller's): ``nsenter`` into its init's namespaces. The command's process is a process of the node
+    (``ps`` there lists it, ``sim reboot`` ends it)."""
+    return [_which("nsenter") or "nsenter", "-t", str(init_pid(node)), "-n", "-m", "-u", "-p",
+            *([f"--wdns={workdir}"] if workdir else []), "--"]
 
 
 def own(path: Path) -> None:
@@ -160,9 +162,8 @@ def login_command(node: str, workdir: str | None = T.LOGIN_HOME) -> list[str]:
     ``setpriv`` to the user. The environment is the caller's: give it HOME, USER and LOGNAME
     (:func:`login_env`)."""
     uid = str(T.LOGIN_UID)
-    return [_which("nsenter") or "nsenter", "-t", str(init_pid(node)), "-n", "-m", "-u", "-p",
-            *([f"--wdns={workdir}"] if workdir else []), "--",
-            _which("setpriv") or "setpriv", f"--reuid={uid}", f"--regid={uid}", "--init-groups", "--"]
+    return node_command(node, workdir) + [_which("setpriv") or "setpriv", f"--reuid={uid}", f"--regid={uid}",
+                                          "--init-groups", "--"]
 
 
 def login_env() -> dict[str, str]:
