@@ -63,7 +63,7 @@ def accounts(password: str) -> dict[str, str]:
         gids = {line.split(":")[2] for line in group if line.count(":") >= 3}
         group.append("docker:x:" + next(str(g) for g in range(999, 100, -1) if str(g) not in gids) + ":")
     group = [_with_member(line, LOGIN_GROUPS, 3) for line in group] + [f"{user}:x:{uid}:"]
-    shadow = [f"root:!:" + ":".join(line.split(":")[2:]) if line.startswith("root:") else line
+    shadow = ["root:!:" + ":".join(line.split(":")[2:]) if line.startswith("root:") else line
               for line in _without_login_user(host["shadow"], 0) if line.split(":")[0] not in gone] + [f"{user}:{hashed}:19000:0:99999:7:::"]
     gnames = {line.split(":")[0] for line in group}
     gshadow = [line for line in _without_login_user(host.get("gshadow", []), 0) if line.split(":")[0] in gnames]
