@@ -132,7 +132,29 @@ def _fastsafetensors_across_nodes(log: VllmLog | None, values: Mapping[str, Any]
     return None
 
 
+_CGRAPH_SET_RE = re.compile(r"(?P<day>\d\d-\d\d) (?P<time>\d\d:\d\d:\d\d)\b[^\n]*RAY_CGRAPH_get_timeout is set to "
+                            r"(?P<timeout>\d+)")
+_STAMP_RE = re.compile(r"\b(?P<day>\d\d-\d\d) (?P<time>\d\d:\d\d:\d\d)\b")
+
+
+def _timeout_not_applied(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies when vLLM logged the compiled-graph timeout it set (``RAY_CGRAPH_get_timeout is set to N``) and the
+    failed read's line is stamped the same day less than N seconds later: every read began after the setting, so
+    one that failed sooner did not wait N seconds. ``timed_out``: the text names the timeout itself."""
+    set_at = _CGRAPH_SET_RE.search(text)
+    failed = _STAMP_RE.search(str(values.get("line", "")))
+    if set_at is None or failed is None or failed.group("day") != set_at.group("day"):
+        return None
+    seconds = [sum(int(x) * 60 ** i for i, x in enumerate(reversed(m.group("time").split(":")))) for m in (set_at, failed)]
+    after, timeout = seconds[1] - seconds[0], int(set_at.group("timeout"))
+    if not 0 <= after < timeout:
+        return None
+    return {"after": after, "timeout": timeout, "set_at": set_at.group("time"),
+            "timed_out": "RayChannelTimeoutError" if "RayChannelTimeoutError" in text else None}
+
+
 DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]] = {
+    "timeout_not_applied": _timeout_not_applied,
     "fastsafetensors_across_nodes": _fastsafetensors_across_nodes,
     "kv_rounds_to_zero": _kv_rounds_to_zero,
     "advertises_nothing": _advertises_nothing,

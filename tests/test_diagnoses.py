@@ -207,6 +207,11 @@ EXAMPLES.update({
         "Active:\n 1 node_4c9baf725a0e654\n 1 node_e6107ebf05bbc00\nPending:\n (no pending nodes)\n"
         "Usage:\n 0.0/40.0 CPU\n 0.0/2.0 GPU\nDemands:\n {'GPU': 1.0, 'node:192.168.50.192': 0.001} * 1, "
         "{'GPU': 1.0} * 1 (PACK): 1+ pending placement groups\n"),
+    # vllm-project/vllm#19703: the timeout vLLM set, then a read timing out 12 s later
+    "ray-cgraph-timeout-not-applied": (
+        "INFO 06-12 10:46:22 [ray_distributed_executor.py:579] RAY_CGRAPH_get_timeout is set to 300\n"
+        "ERROR 06-12 10:46:34 [core.py:517] ray.exceptions.RayChannelTimeoutError: System error: Timed out waiting "
+        "for object available to read.\n"),
     "ray-channel-timeout": ("(EngineCore_DP0 pid=579) ERROR 12-05 22:43:45 [core.py:845] "
                             "ray.exceptions.RayChannelTimeoutError: System error: Timed out waiting for object "
                             "available to read. ObjectID: 007e768e7da845eb498bddc26311bb55310405340100000002e1f505\n"),

@@ -384,7 +384,7 @@ def test_every_finding_level_is_known():
 
 
 def test_kinds_and_registering_a_new_kind(monkeypatch):
-    first = ("ip-addr", "ip-route-get", "ibdev2netdev", "ethtool", "netplan",
+    first = ("ip-addr", "ip-route-get", "ibdev2netdev", "ethtool", "pcie-sysfs", "netplan",
              "ping", "iperf3", "dmesg-link",  # grader/explain/linktest.py
              # lesson 3 (grader/explain/lesson3.py; its outputs are tested in tests/test_lesson3.py)
              "nvidia-smi-query", "nvidia-smi-topo", "nvidia-smi-p2p", "nvidia-smi-apps", "nvidia-smi", "nvidia-smi-q",
@@ -516,12 +516,15 @@ def test_ibv_devinfo_is_read_as_ibstat_is_with_its_gids_and_mtu():
 @pytest.mark.parametrize("rate, words", [
     ("0.93 Gbits/sec", "TCP ceiling of a 1 GbE link"),     # 1 GbE at MTU 1500: 0.941 x 1 Gbit/s of TCP payload
     ("9.41 Gbits/sec", "TCP ceiling of a 10 GbE link"),
-    ("6.02 Gbits/sec", None),                              # no standard rate within 10% above it: nothing said
+    ("6.02 Gbits/sec", None),                              # above 5 GbE's line rate, 64% of 10 GbE's: no link's
+    ("0.50 Gbits/sec", None),                              # under 1 GbE: 100 Mb/s or a slow 1 GbE, cannot tell
 ])
 def test_iperf3_on_another_machine_names_the_line_rate_it_fills(rate, words):
     [s] = explain(_iperf_text(rate, 8), host="other")
     said = messages(s, "info")
     assert (words in said) if words else "TCP ceiling" not in said, said
+    short = "no Ethernet link runs full" in messages(s, "warn")
+    assert short == (rate == "6.02 Gbits/sec"), messages(s)
 
 
 def test_one_twin_of_the_cabled_port_down_fails_as_l1_port_does():

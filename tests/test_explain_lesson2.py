@@ -217,8 +217,13 @@ def test_nccl_log_one_hca_and_house_network():
 def test_lspci_connectx_cross_check():
     [s] = explain(S.LSPCI_CX7)
     assert s.kind == "lspci"
-    assert "0002:01:00.0 ConnectX-7: PCIe link x2 (downgraded)" in messages(s, "fail")
+    # the check's own judge (grader.facts.lesson1.pcie_link_problem, L1.link_speed): a warning naming the GX10 report
+    assert ("0002:01:00.0 ConnectX-7: its PCIe link trained at 32 GT/s x2, not the 32 GT/s x4 the function can"
+            in messages(s, "warn")) and "ASUS Ascent GX10" in messages(s, "warn") and "fail" not in levels(s)
     assert "0000:01:00.0 ConnectX-7: PCIe 32 GT/s x4" in messages(s, "ok")
+    [s] = explain(S.LSPCI_CX7.replace("\t\tLnkCap:\tPort #0, Speed 32GT/s, Width x4, ASPM not supported\n", ""))
+    assert "0000:01:00.0 ConnectX-7: LnkSta alone cannot say" in messages(s, "info")
+    assert "0002:01:00.0 ConnectX-7: PCIe link 32 GT/s x2 (downgraded)" in messages(s, "warn")
 
 
 # --------------------------------------------------------------------------- detection
@@ -539,3 +544,18 @@ def test_collective_bench_busbw_bars_from_the_catalogue(busbw, level, said):
     bench = next(s for s in explain(text) if s.kind == "collective-bench")
     assert bench.facts["busbw_at_largest_gbs"] == float(busbw)
     assert said in messages(bench, level), bench.findings
+
+
+def test_a_perftest_the_paste_marks_as_hung_fails_and_a_cut_one_is_only_said():
+    """SoftRoCE/rxe-dev#47: ibv_read_bw over rxe with the poster's `--Hang--` note where the result should be."""
+    head = ("$ ib_read_bw -d rxe0 -x 0 192.168.122.20\n"
+            "---------------------------------------------------------------------------------------\n"
+            "                    RDMA_Read BW Test\n"
+            " Dual-port       : OFF      Device         : rxe0\n"
+            " Number of qps   : 1        Transport type : IB\n"
+            " Link type       : Ethernet\n"
+            " Gid index       : 0\n")
+    [hung] = [s for s in explain(head + "--Hang--\n", host="other") if s.kind]
+    assert "notes a hang (`--Hang--`)" in messages(hung, "fail")
+    [cut] = [s for s in explain(head, host="other") if s.kind]
+    assert "fail" not in levels(cut) and "stops before the end" in messages(cut, "info")

@@ -255,3 +255,19 @@ def test_never_raises_and_serialises():
         assert sections and all(isinstance(s, Section) for s in sections)
         json.dumps(to_jsonable(sections))
         render(sections)
+
+
+def test_a_placement_group_waiting_on_a_ray_pod_that_has_not_started_fails():
+    """ray-project/kuberay#3414: vLLM waits for four GPUs while a Ray worker pod is still in its init containers:
+    that pod's node has not joined, so the group cannot form (the pod listing alone only warns)."""
+    wait = ("Waiting for creating a placement group of specs for 150 seconds. specs=[{'GPU': 1.0, 'node:xxx': 0.001}, "
+            "{'GPU': 1.0}, {'GPU': 1.0}, {'GPU': 1.0}]. Check `ray status` to see if you have enough resources.\n")
+    pods = ("ray-head-wk5dx     1/1     Running    0          6m23s\n"
+            "ray-worker-bp7pn   0/1     Init:0/1   0          6m23s\n")
+    sections = explain(wait + pods, host="other")
+    log = only(sections, "vllm-log")
+    said = messages(log, "fail")
+    assert "ray-worker-bp7pn (Init:0/1, after 6m23s)" in said and "150 s so far" in said
+    # every Ray pod up: the wait is the placement group's own warning, no more
+    up = explain(wait + pods.replace("0/1     Init:0/1", "1/1     Running "), host="other")
+    assert "fail" not in levels(only(up, "vllm-log"))

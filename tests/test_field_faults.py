@@ -250,6 +250,21 @@ def test_a_compiled_graph_read_cut_before_its_exception():
     assert "RayChannelTimeoutError" in d.message and "RAY_CGRAPH_get_timeout" in d.fix
 
 
+# https://github.com/vllm-project/vllm/issues/19703: vLLM says it set 300 s, the read fails 12 s later (cut before
+# the exception, as the thread's excerpt is)
+CGRAPH_UNAPPLIED = ("INFO 06-12 10:46:22 [ray_distributed_executor.py:579] RAY_CGRAPH_get_timeout is set to 300\n"
+                    + CGRAPH_READ.replace("03-14 00:01:05", "06-12 10:46:34"))
+
+
+def test_a_compiled_graph_timeout_that_did_not_reach_ray():
+    d = one(CGRAPH_UNAPPLIED, "ray-channel-timeout")
+    assert "only 12 s later" in d.message and "did not take effect" in d.message and "ray start" in d.fix
+    # a failure 300 s or more after the setting, another day's, or with no setting logged: the generic reading
+    for later in (CGRAPH_UNAPPLIED.replace("10:46:34", "10:51:22"), CGRAPH_UNAPPLIED.replace("ERROR 06-12", "ERROR 06-13"),
+                  CGRAPH_READ):
+        assert "did not take effect" not in one(later, "ray-channel-timeout").message
+
+
 # https://github.com/ray-project/ray/issues/45179 (vLLM TP=4 over two Ray nodes), the line as posted
 RAY_DEAD = ("(raylet) The node with node id: 0f219779261fab027e79667e6451e061ded81c76f07d05584652d818 and address: "
             "10.0.0.51 and node name: 10.0.0.51 has been marked dead because the detector has missed too many "
@@ -402,7 +417,8 @@ def test_fastsafetensors_across_two_sparks_warns_and_one_machine_does_not():
 
 
 ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
-       SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, CGRAPH_READ, RAY_DEAD]
+       SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, CGRAPH_READ, RAY_DEAD,
+       CGRAPH_UNAPPLIED]
 
 
 @pytest.mark.parametrize("text", ALL)

@@ -175,6 +175,10 @@ FAMILIES.append(("serving-versions", parse_serving_versions, None, lambda: [VERS
 from grader.parsers.launcher import parse_launcher  # noqa: E402
 
 FAMILIES.append(("launcher", parse_launcher, "launcher", lambda: _real("spark/18_*", "spark/17_*")))
+from grader.parsers.pcie_sysfs import parse_pcie_sysfs  # noqa: E402
+from tests import test_nic_pcie as P  # noqa: E402
+
+FAMILIES.append(("pcie-sysfs", parse_pcie_sysfs, "pcie-sysfs", lambda: [P.NOKYAN_512, P.GX10 + P.VETH]))
 try:
     from grader.parsers.ray_status import parse_ray_status
     FAMILIES.append(("ray-status", parse_ray_status, "ray-status",

@@ -13,7 +13,7 @@ GOOD_NODE = {
     "reachable": True, "cabled_port": [1], "port_problems": [], "addressing_problems": [],
     "netplan_problems": [], "netplan_unverified": [], "mtu_values": [9000, 9000], "jumbo_ping_problems": [],
     "ssh_problems": [], "link_speeds_mbps": [200000, 200000], "route_problems": [],
-    "ssh_not_judged": [], "route_not_judged": [],
+    "ssh_not_judged": [], "route_not_judged": [], "nic_pcie_problems": [], "nic_pcie_not_judged": [],
 }
 GOOD = {"nodes": {"spark-a": dict(GOOD_NODE), "spark-b": dict(GOOD_NODE)},
         "pair": {"tcp_gbps": 95.0, "tcp_problems": [], "tcp_unmeasured": []}}
@@ -45,6 +45,22 @@ def test_speed_out_of_range_cites_source():
     assert v.status == "fail"
     assert v.details == ("nodes.spark-a.link_speeds_mbps = [100000, 100000], expected 200000 Mb/s",)
     assert "multi-sparks-through-switch" in v.range_source and "holds for" in v.range_source
+
+
+def test_a_twin_at_half_its_pcie_width_warns_and_an_unread_link_is_not_measured():
+    """200G on the cable but one twin's PCIe link at x2 of x4 (an ASUS GX10's 0002 function): measured and doubtful,
+    half the point (warn_points); evidence that does not show the links is not measured, and earns nothing."""
+    f = copy.deepcopy(GOOD)
+    f["nodes"]["spark-b"]["nic_pcie_problems"] = ["enP2p1s0f1np1: its PCIe link trained at 32 GT/s x2"]
+    v = by_id(grade(f, "lesson1", "spark-pair"))["L1.link_speed"]
+    assert (v.status, v.details) == ("warn", ("enP2p1s0f1np1: its PCIe link trained at 32 GT/s x2",))
+    assert v.earned == warn_points(next(c for c in load_catalogue("lesson1") if c["id"] == "L1.link_speed")) == 0.5
+    del f["nodes"]["spark-b"]["nic_pcie_problems"]  # evidence from before the probe
+    assert by_id(grade(f, "lesson1", "spark-pair"))["L1.link_speed"].status == "unmeasured"
+    f["nodes"]["spark-b"]["nic_pcie_problems"] = []
+    f["nodes"]["spark-b"]["nic_pcie_not_judged"] = ["the PCIe link of enp1s0f1np1 was not shown"]
+    v = by_id(grade(f, "lesson1", "spark-pair"))["L1.link_speed"]
+    assert (v.status, v.earned) == ("unmeasured", 0)
 
 
 def test_same_speeds_pass_on_sim_only_when_they_match_the_veth():

@@ -136,6 +136,9 @@ def test_the_course_commands_work_as_printed(pair):
     assert got.returncode == 0 and got.stdout.strip() == str(T.JUMBO_MTU), got.stderr
     assert shell(A, "sh", "-c", "command -v netplan; command -v ibdev2netdev").stdout.split() == \
         [f"{T.NODE_BIN}/netplan", f"{T.NODE_BIN}/ibdev2netdev"]
+    # lesson 1 section 5's PCIe read, as printed: on the sim a veth has no PCIe device, as the notebook says
+    pcie = typed(A, "grep . /sys/class/net/enp1s0f1np1/device/*_link_* /sys/class/net/enP2p1s0f1np1/device/*_link_*")
+    assert pcie.returncode == 2 and pcie.stdout == "" and pcie.stderr.count("No such file or directory") == 2, pcie
 
 
 @live

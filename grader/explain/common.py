@@ -299,20 +299,6 @@ def port_findings(active: dict[str, bool], source: str) -> list[Finding]:
     return out
 
 
-def line_rate_note(gbps: float) -> str:
-    """A sentence when ``gbps`` of TCP is what one Ethernet link of a standard rate carries (90% of the line rate up
-    to the line rate; about 94% at MTU 1500: checks/specs/ethernet.toml), else "": a 1 GbE link at 0.93 Gbit/s is
-    at its ceiling, which a reader without the link's speed would otherwise take for a slow result."""
-    from ..calc.specs import row
-    spec = row("ethernet.toml", "ieee_802_3")
-    rates, share = spec.graded("rates_gbps") or [], spec.graded("tcp_goodput_fraction")
-    tier = next((g for g in rates if 0.9 * g <= gbps <= g), None)
-    if tier is None:
-        return ""
-    of = f" ({share:.0%} of the line rate at MTU 1500)" if share else ""
-    return f" It is about the TCP ceiling of a {tier:g} GbE link{of}: normal if the path is {tier:g} GbE."
-
-
 # --------------------------------------------------------------------------- NCCL busbw between two Sparks (lesson 2a)
 
 CLUSTER_SETUP = "NVIDIA spark_cluster_setup.py"

@@ -15,6 +15,8 @@ import ipaddress
 import re
 from typing import Any
 
+from ..facts.lesson1 import pcie_link_problem
+from ..parsers.pcie_sysfs import parse_pcie_sysfs
 from ..spark_names import (HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, other_twin, qsfp_port,
                           rdma_device_for, twin_domain)
 from .common import (C2S, JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, SWITCH, argv_is, argv_words, fail,
@@ -132,15 +134,36 @@ def _plain_host_findings(others: list[Any]) -> list[Finding]:
         f"far end (`ethtool {i.name}` shows `Link detected: no`).") for i in unplugged] + [fail(
         f"{i.name} has {', '.join(a.cidr for a in i.ipv4)} but NO-CARRIER: no link (no cable, or the far end is "
         "down or off), so that subnet cannot be reached through it until the link comes up (`ethtool "
-        f"{i.name}` shows `Link detected: no`).") for i in dark] + [warn(
-        f"{i.name} has only the link-local address {i.ipv4[0].cidr}: a 169.254.x.x address is what a host takes "
-        "when no DHCP server answered (or what a direct link was given on purpose); it changes after a reboot. "
-        "Give the interface a static address, or find why DHCP gave no lease.") for i in apipa] + [info(
+        f"{i.name}` shows `Link detected: no`).") for i in dark] + [_link_local_finding(i) for i in apipa] + [info(
         f"{i.name} is `state UNKNOWN` with LOWER_UP: its driver does not report an operational state (virtual NICs "
         "and tunnels do, as lo does), while LOWER_UP says the link has carrier: it is working.") for i in unknown] + ([info(
         f"The MAC addresses start with {', '.join(sorted(vms))}: {' and '.join(sorted(set(vms.values())))} virtual "
         "network cards, so this is a virtual machine (no RDMA NIC or GPU of its own unless passed through).")]
         if vms else [])
+
+
+def _link_local_finding(i: Any) -> Finding:
+    """An interface with carrier whose only IPv4 is 169.254.x.x, read by how the address was added: dhcpcd adds the
+    /16 fallback it takes when its DHCP requests got no lease as `scope global noprefixroute` (if-linux.c sets no
+    scope, and noprefixroute on every prefix under /32); NetworkManager's and systemd-networkd's link-local addressing
+    add `scope link noprefixroute`; other forms (avahi-autoipd, `ip -br`) do not say which."""
+    a = i.ipv4[0]
+    if a.noprefixroute and a.scope == "global" and a.prefixlen == 16:
+        return fail(f"{i.name} has only {a.cidr}, added `scope global noprefixroute`: that is dhcpcd's fallback when "
+                    "its DHCP requests got no lease, so the interface has no address on the network it is cabled to "
+                    "(only hosts that fell back too reach it, at addresses that change). Find why DHCP failed: is a "
+                    "DHCP server on that link (`journalctl -u dhcpcd`), and can the NIC transmit (`dmesg | grep "
+                    f"{i.name}`: `NETDEV WATCHDOG ... transmit queue timed out` is a driver that cannot)? Or give it a "
+                    "static address (a private one: if you set this 169.254 address yourself, 169.254/16 is for "
+                    "automatic link-local addressing).")
+    if a.noprefixroute and a.scope == "link":
+        return info(f"{i.name} has only the link-local address {a.cidr} (`scope link`: link-local addressing, as "
+                    "NetworkManager's or systemd-networkd's link-local method sets it): the link works for hosts on "
+                    "the same cable or switch, but the address changes after a reboot. Give it a static address if "
+                    "other hosts must find it at a fixed one (a cluster's direct cables, NCCL, Ray).")
+    return warn(f"{i.name} has only the link-local address {a.cidr}: a 169.254.x.x address is what a host takes when "
+                "no DHCP server answered (or what a direct link was given on purpose); it changes after a reboot. "
+                "Give the interface a static address, or find why DHCP gave no lease.")
 
 
 def _address_findings(t: Any) -> list[Finding]:
@@ -387,6 +410,34 @@ register(KindSpec(
                     r"Advertised [\w -]+|Link partner [\w -]+|Supports [\w -]+):|^netlink error:"
                     r"|^Cannot get device settings"),
     starts=re.compile(r"^(?:Settings|FEC parameters) for "),
+))
+
+
+# --------------------------------------------------------------------------- a twin's PCIe link, from sysfs
+
+def _summarise_pcie(p: Any, command: str | None) -> Summary:
+    """``grep . /sys/class/net/<twin>/device/*_link_*``: each function's link judged as L1.link_speed judges it."""
+    findings = []
+    for name, link in p.links.items():
+        if (problem := pcie_link_problem(name, link)) is not None:
+            findings.append(warn(problem + "."))
+        elif None in (link.current_width, link.max_width, link.current_speed_gts, link.max_speed_gts):
+            findings.append(info(f"{name}: these lines do not show its current and its maximum speed and width."))
+        else:
+            findings.append(ok(f"{name}: PCIe {link.current_speed_gts:g} GT/s x{link.current_width}, all the function "
+                               "can."))
+    findings += [info(f"{i}: no PCIe device behind it (a virtual interface, such as the sim's veth): nothing to "
+                      "judge.") for i in p.no_device]
+    return {"links": {n: dataclasses.asdict(v) for n, v in p.links.items()}, "no_device": list(p.no_device)}, \
+        findings or [info("No PCIe link in these lines: `grep . /sys/class/net/<twin>/device/*_link_*` prints them.")]
+
+
+register(KindSpec(
+    name="pcie-sysfs", parse=parse_pcie_sysfs, summarise=_summarise_pcie,
+    matches_command=lambda argv: any("_link_" in a and a.startswith("/sys/") for a in argv),
+    line=re.compile(r"^/sys/(?:class/net/[^/\s]+/device|bus/pci/devices/[^/\s]+)/(?:current|max)_link_(?:speed|width):"
+                    r"|^==> /sys/\S+/(?:current|max)_link_(?:speed|width) <==$"
+                    r"|^grep: /sys/class/net/[^/\s]+/device/\S*_link_\S*: No such file or directory$"),
 ))
 
 

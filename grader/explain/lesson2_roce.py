@@ -1,17 +1,17 @@
-"""Explain kinds for lesson 2a, the RoCE side: which RDMA device is which twin and whether it is up
-(``rdma-link``, ``ib-sysfs``, ``show-gids``, ``ibstat``), and what ``ib_write_bw``/``ib_write_lat`` measured
-(``perftest``; runs repeated in one paste: ``perftest_compare``); ConnectX-7 functions in an ``lspci`` paste (lesson
-3's kind) get their findings from a cross check here. NCCL's side (logs, nccl-tests) is ``grader.explain.lesson2_nccl``.
+"""Explain kinds for lesson 2a, the RoCE side: which RDMA device is which twin and whether it is up (``rdma-link``,
+``ib-sysfs``, ``show-gids``, ``ibstat``), and what ``ib_write_bw``/``ib_write_lat`` measured (``perftest``; runs
+repeated in one paste: ``perftest_compare``); ConnectX-7 functions in an ``lspci`` paste (lesson 3's kind) get their
+findings from a cross check here. NCCL's side (logs, nccl-tests) is ``grader.explain.lesson2_nccl``.
 
 Detection keys on lines only these tools print (``link dev/1 state``, ``/sys/class/infiniband/``, ``DEV PORT INDEX
 GID``, ``CA '...'``, ``RDMA_Write BW Test``, ``#bytes #iterations``), so they are not confused with lesson 1's kinds.
 
-Figures and their sources (docs/research/procedure.md §1.5, §1.6, §2; figures.md §2.4): the pass bar
-and the twin's PCIe ceiling are the spark-pair ``ib_write_bw_gbps`` range in checks/ranges.toml (L2.ib_write_bw
-judges with it). ``ib_write_bw`` one twin, 1 QP: 92.57 and 97.28 Gb/s, 189.85 Gb/s for both twins at once
-(NVIDIA DGX Spark performance benchmarking guide); 8-25 Gb/s with the link at full speed is the degraded "stale
-initialization" state (NVIDIA check-connectx-bandwidth); 4 QPs ~111.7 Gb/s and ``ib_write_lat`` 2-byte t_typical
-1.47 us (eugr spark-vllm-docker NETWORKING.md).
+Figures and their sources (docs/research/procedure.md §1.5, §1.6, §2; figures.md §2.4): the pass bar and the twin's PCIe
+ceiling are the spark-pair ``ib_write_bw_gbps`` range in checks/ranges.toml (L2.ib_write_bw judges with it).
+``ib_write_bw`` one twin, 1 QP: 92.57 and 97.28 Gb/s, 189.85 Gb/s for both twins at once (NVIDIA DGX Spark performance
+benchmarking guide); 8-25 Gb/s with the link at full speed is the degraded "stale initialization" state (NVIDIA
+check-connectx-bandwidth); 4 QPs ~111.7 Gb/s and ``ib_write_lat`` 2-byte t_typical 1.47 us (eugr spark-vllm-docker
+NETWORKING.md).
 """
 
 from __future__ import annotations
@@ -20,8 +20,10 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING, Any
 
-from ..parsers.perftest import PROGRAMS as PERFTEST_PROGRAMS
-from ..parsers.perftest import PerftestRun, parse_perftest
+from ..parsers.perftest import PROGRAMS as PERFTEST_PROGRAMS, PerftestRun, parse_perftest
+from ..facts.lesson1 import pcie_link_problem
+from ..parsers.lspci import PciLink
+from ..parsers.pcie_sysfs import PcieLink
 from ..spark_names import qsfp_port
 from .common import (JUMBO_MTU, LINE_GBPS, LINK_MBPS, SPARK_RDMA, argv_is, fail, host_findings, info, ok,
                      port_findings, soft_rdma_kind, spark_figure, twin_words, warn, whole)
@@ -35,8 +37,8 @@ if TYPE_CHECKING:
     from ..parsers.rdma import RdmaLinks
     from ..parsers.show_gids import GidTable
 
-PERF_GUIDE = "NVIDIA's DGX Spark performance benchmarking guide"
-CHECK_BW = "NVIDIA check-connectx-bandwidth"
+PERF_GUIDE, CHECK_BW = "NVIDIA's DGX Spark performance benchmarking guide", "NVIDIA check-connectx-bandwidth"
+_HANG_NOTE = re.compile(r"[\W_]*(?:hangs?|hung|hanging|stuck)[\W_]*", re.IGNORECASE)  # a note alone: `--Hang--`
 
 #: PCI function of each Spark twin (procedure.md §1.1)
 SPARK_PCI: dict[str, str] = {"enp1s0f0np0": "0000:01:00.0", "enp1s0f1np1": "0000:01:00.1",
@@ -428,8 +430,7 @@ def _perftest_error(e: str) -> Finding:
 
 
 def _bw_findings(r: PerftestRun, label: str) -> list[Finding]:
-    bw = r.bw_average_gbps
-    if bw is None:
+    if (bw := r.bw_average_gbps) is None:
         return []
     qps = f" with {r.qps} QPs" if r.qps and r.qps > 1 else ""
     typical = (f"{PERF_GUIDE}: 92.57 and 97.28 Gb/s per twin with 1 QP"
@@ -452,8 +453,7 @@ def _bw_findings(r: PerftestRun, label: str) -> list[Finding]:
 
 
 def _lat_findings(r: PerftestRun, label: str) -> list[Finding]:
-    t = r.t_typical_us
-    if t is None:
+    if (t := r.t_typical_us) is None:
         return []
     row = r.lat_rows[0]
     extra = "".join(f", {n} {v:.2f} us" for n, v in (("t_avg", row.t_avg_us), ("99%", row.p99_us),
@@ -502,12 +502,10 @@ def _summarise_perftest(runs: list[PerftestRun], command: str | None) -> Summary
             findings.append(info(f"{label}: perftest printed MB/sec (2^20 bytes/s); converted to Gb/s here. Add "
                                  "--report_gbits to read Gb/s directly."))
         if r.rdma_mtu_bytes:
-            if r.rdma_mtu_bytes < 4096:
-                findings.append(info(f"`Mtu : {r.rdma_mtu_bytes}[B]` is the RDMA path MTU, not the interface's "
-                                     "Ethernet MTU: RoCE uses the largest RDMA MTU that fits, 1024 with MTU 1500 and "
-                                     f"4096 with MTU {JUMBO_MTU} (jumbo frames on both Sparks)."))
-            else:
-                findings.append(info(f"`Mtu : {r.rdma_mtu_bytes}[B]` (RDMA path MTU): the interfaces run jumbo frames."))
+            findings.append(info(f"`Mtu : {r.rdma_mtu_bytes}[B]` is the RDMA path MTU, not the interface's Ethernet MTU: "
+                                 "RoCE uses the largest RDMA MTU that fits, 1024 with MTU 1500 and 4096 with MTU "
+                                 f"{JUMBO_MTU} (jumbo frames on both Sparks)." if r.rdma_mtu_bytes < 4096 else
+                                 f"`Mtu : {r.rdma_mtu_bytes}[B]` (RDMA path MTU): the interfaces run jumbo frames."))
         if r.link_type:
             if r.link_type.lower() == "ethernet":
                 ips = (f" between {r.local_gid_ipv4} and {r.remote_gid_ipv4}" if r.local_gid_ipv4 and r.remote_gid_ipv4
@@ -520,7 +518,12 @@ def _summarise_perftest(runs: list[PerftestRun], command: str | None) -> Summary
             elif r.link_type.upper() == "IB" and r.rdma_cm:
                 findings.append(info("Link type IB with rdma_cm: forced with --force-link IB; the Spark's link is "
                                      "Ethernet (RoCE), and rdma_cm resolves the addresses."))
-        if r.role == "server" and not r.rows and not r.errors:
+        hang = None if r.rows else next((x.strip() for x in r.other_lines if _HANG_NOTE.fullmatch(x.strip())), None)
+        if hang:  # the person's note where a result should be: it hung, it was not just cut off
+            findings.append(fail(f"The paste notes a hang (`{hang}`) where a result should be: no RDMA transfer "
+                                 "completed. Past the address exchange (over TCP) that is the RDMA path: GIDs the peer "
+                                 "cannot reach (0/1 are link-local fe80), an MTU mismatch, UDP 4791 blocked, Soft-RoCE."))
+        elif r.role == "server" and not r.rows and not r.errors:
             findings.append(info("Server side, waiting or stopped before a result: the client prints the figures."))
         elif r.truncated:
             findings.append(info(f"{label}: the output stops before the end of the test (cut off or interrupted): "
@@ -581,19 +584,16 @@ def _connectx_links(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding
             if not getattr(d, "is_connectx", False):
                 continue
             label = f"{d.address} {d.connectx_model or 'ConnectX'}"
-            sta = d.lnksta
+            sta, cap = d.lnksta, d.lnkcap or PciLink(None, None, None)
+            problem = sta and pcie_link_problem(label, PcieLink(sta.speed_gt_s, sta.width, cap.speed_gt_s, cap.width),
+                                                d.address[:4] if d.address.count(":") == 2 else None)
             if sta is None:
                 out.append((index, info(f"{label}: no LnkSta line (run `sudo lspci -vv -d 15b3:`).")))
-            elif sta.width is not None and sta.width < 4 or sta.width_downgraded:
-                out.append((index, fail(f"{label}: PCIe link x{sta.width}" + (" (downgraded)" if sta.width_downgraded
-                                                                              else "")
-                                        + ": each Spark twin has a Gen5 x4 link; x2 halves that twin (seen on GX10 units "
-                                          "with an early BIOS on the 0002 functions): update the BIOS/firmware.")))
-            elif sta.speed_gt_s is not None and sta.speed_gt_s < 32:
-                out.append((index, warn(f"{label}: PCIe link at {sta.speed_gt_s:g} GT/s x{sta.width}: a Spark twin "
-                                        "trains at 32 GT/s (Gen5) x4; check again after a reboot.")))
-            elif sta.speed_gt_s is None or sta.width is None:
-                out.append((index, info(f"{label}: LnkSta does not show both the speed and the width.")))
+            elif problem or sta.width_downgraded or sta.speed_downgraded:  # lspci's own mark without LnkCap
+                out.append((index, warn(f"{problem}." if problem else f"{label}: PCIe link {sta.speed_gt_s or 0:g} GT/s "
+                                        f"x{sta.width} (downgraded): lower than the function can; paste LnkCap too.")))
+            elif sta.speed_gt_s is None or sta.width is None or d.lnkcap is None:
+                out.append((index, info(f"{label}: LnkSta alone cannot say what this function can; paste LnkCap too.")))
             else:
                 out.append((index, ok(f"{label}: PCIe {sta.speed_gt_s:g} GT/s x{sta.width} (Gen{sta.gen}), about "
                                       f"{PCIE_TWIN_GBPS} Gb/s for this twin: what a Spark twin should train at.")))

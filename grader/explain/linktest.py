@@ -15,8 +15,8 @@ from typing import Any
 
 from ..parsers.common import command_argv
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port
-from .common import (JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, argv_is, fail, info, line_rate_note, ok, on_spark,
-                     spark_figure, warn)
+from .common import (JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, argv_is, fail, info, ok, on_spark, spark_figure,
+                     warn)
 from .core import Finding, KindSpec, Summary, register
 from .readers import parse_dmesg_links, parse_iperf3, parse_ping
 
@@ -134,8 +134,106 @@ _IPERF_ERROR_HINTS = (
 )
 
 
+@dataclasses.dataclass(frozen=True)
+class Iperf3Read:
+    """parse_iperf3's result (its fields read through), plus what its sums leave out: each direction's interval
+    rates in Gbit/s (``TX``/``RX`` of a --bidir test, else ``""``) and the Retr column's counts per interval."""
+
+    result: Any
+    rates: dict[str, list[float]]
+    retr_rows: list[int]
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(object.__getattribute__(self, "result"), name)
+
+
+def read_iperf3(text: str) -> Iperf3Read:
+    """``text`` parsed, with its interval rows kept per direction: [SUM] rows where there are, else the streams
+    added up; an interval under half the longest (the last, cut short) is left out, and so is a second test's."""
+    from ..parsers.iperf3 import _ROW_RE, _rate  # the parser's own row pattern, imported at the first read
+    result = parse_iperf3(text)
+    rows = [(m, (re.search(r"\]\[([A-Z]{2})-", line) or [None, ""])[1]) for line in text.splitlines()
+            if (m := _ROW_RE.match(line.strip())) and m.group("rest").split()[-1:] not in (["sender"], ["receiver"])]
+    longest = max((float(m.group("end")) - float(m.group("start")) for m, _ in rows), default=0.0)
+    rates: dict[str, dict[str, float]] = {}
+    summed, seen = {role for m, role in rows if m.group("id") == "SUM"}, set()
+    for m, role in rows:
+        key = (m.group("id"), role, m.group("start"))  # a row seen already: a second test in the paste, not read
+        if (m.group("id") == "SUM") == (role in summed) and key not in seen \
+                and float(m.group("end")) - float(m.group("start")) >= longest / 2:
+            seen.add(key)
+            per = rates.setdefault(role, {})
+            per[m.group("start")] = per.get(m.group("start"), 0.0) + _rate(m) / 1e9
+    retr = [int(x.group(1)) for m, _ in rows if (x := re.match(r"\s*(\d+)\s+[\d.]+\s+\w?Bytes", m.group("rest")))]
+    return Iperf3Read(result, {role: list(per.values()) for role, per in rates.items()}, retr)
+
+
+def _ethernet() -> tuple[list[float], float | None]:
+    """The standard Ethernet line rates (Gbit/s) and TCP's share of them at MTU 1500 (checks/specs/ethernet.toml)."""
+    from ..calc.specs import row
+    spec = row("ethernet.toml", "ieee_802_3")
+    return sorted(spec.graded("rates_gbps") or []), spec.graded("tcp_goodput_fraction")
+
+
+def _against_ethernet(label: str, gbps: float, peak: float, retransmits: int | None) -> Finding | None:
+    """What ``gbps`` of TCP (one direction; ``peak`` its best interval) says of a link of unknown speed. The link
+    carried ``peak``, so it is at least the first standard rate at or above it. At 90% of its TCP ceiling or more
+    the test filled it (info); between a standard rate and 90% of the next one's ceiling no Ethernet link runs
+    full, so something else caps the test (warn, with what the Retr column says of loss); under the lowest rate it
+    cannot tell (None)."""
+    rates, share = _ethernet()
+    tier = next((g for g in rates if g >= max(gbps, peak)), None)
+    if tier is not None and gbps >= 0.9 * tier * (share or 1):
+        of = f" ({share:.0%} of the line rate at MTU 1500)" if share else ""
+        return info(f"{label}It is about the TCP ceiling of a {tier:g} GbE link{of}: normal if the path is {tier:g} GbE.")
+    if tier is None or max(gbps, peak) <= rates[0]:
+        return None
+    below = max(g for g in rates if g < tier)
+    shown = "the rate is" if gbps > below else f"an interval reached {peak:.1f} Gbit/s,"
+    ceiling = f" (~{tier * share:.1f} Gbit/s of TCP)" if share else ""
+    if retransmits == 0:
+        cause = (" No retransmissions: nothing was lost on the way, so a host sets this ceiling: one stream's CPU core, "
+                 "the NIC's PCIe link (`lspci -vv` LnkSta: lanes and speed) or socket buffers, not the cable.")
+    elif retransmits:
+        cause = (f" {retransmits} retransmissions: segments were lost on the way (the receiver's ring buffers or CPU, a "
+                 "congested switch port, a bad cable or optic): `ethtool -S <iface>` on both ends shows where "
+                 "(rx_discards, rx_out_of_buffer, CRC errors).")
+    else:
+        cause = (" The sending side's Retr column says whether segments were lost; if none were, a host sets the "
+                 "ceiling (one stream's CPU core, the NIC's PCIe link, socket buffers), not the cable.")
+    return warn(f"{label}{gbps:.2f} Gbit/s is well under what a {tier:g} GbE link carries{ceiling}, yet the link is "
+                f"at least {tier:g} GbE ({shown} more than a {below:g} GbE link's line rate): no Ethernet link runs "
+                "full at this rate, so the link is not what limits this test (unless the path is not Ethernet: Wi-Fi, "
+                f"Thunderbolt or USB networking, IPoIB, a tunnel).{cause}")
+
+
+def _other_host(r: Iperf3Read, gbps: float, streams: str) -> list[Finding]:
+    """An iperf3 result on a machine that is not a Spark, against the Ethernet line rates (each direction of a
+    --bidir test on its own: a full-duplex link carries its rate both ways at once)."""
+    rates = {role: v for role, v in r.rates.items() if v} or {"": [gbps]}
+    means = {role: sum(v) / len(v) if len(rates) > 1 else gbps for role, v in rates.items()}
+    what = " and ".join(f"{role} {mean:.2f}" for role, mean in means.items()) if len(means) > 1 else f"{gbps:.2f}"
+    findings = [info(f"{what} Gbit/s over TCP. This is not a Spark, so its figures do not apply: compare with the line "
+                     "rate of the NIC the test crossed (`ethtool <iface>` shows its speed; TCP at MTU 1500 carries about "
+                     "94% of it)." + streams)]
+    lost = r.result.retransmits if r.result.retransmits is not None else sum(r.retr_rows) if r.retr_rows else None
+    # one link both ways: its best interval bounds its speed; not the first, which counts what the sender's socket
+    # buffer swallowed at once
+    peak = max(max(v[1:] or v) for v in rates.values())
+    for role, mean in means.items():
+        said = _against_ethernet(f"{role}: " if role else "", mean, peak, None if role == "RX" else lost)
+        findings += [said] if said else []
+    if len(means) > 1 and min(means.values()) < max(means.values()) / 2:
+        findings.append(info("The two directions are asymmetric: one gets under half the other's rate. A full-duplex "
+                             "link carries its rate both ways at once, so the slow direction's receiving or sending "
+                             "host (its CPU, its NIC's PCIe link) is the limit."))
+    return findings
+
+
 def _summarise_iperf3(r: Any, command: str | None) -> Summary:
-    facts = dict(dataclasses.asdict(r), sent_gbps=r.sent_gbps, received_gbps=r.received_gbps)
+    facts = dict(dataclasses.asdict(r.result), sent_gbps=r.sent_gbps, received_gbps=r.received_gbps)
     findings = []
     if r.error:
         hint = next((h for key, h in _IPERF_ERROR_HINTS if key in r.error.lower()), "see the message.")
@@ -154,9 +252,7 @@ def _summarise_iperf3(r: Any, command: str | None) -> Summary:
                "with -P 8 or -P 16." if r.streams and r.streams < 8 else "")
     checks = f" Check MTU {JUMBO_MTU} on both ends and that `ethtool <twin>` shows {LINK_MBPS}Mb/s."
     if on_spark(None) is False:  # `explain --host other`: the Spark's figures do not apply
-        findings.append(info(f"{gbps:.2f} Gbit/s over TCP. This is not a Spark, so its figures do not apply: compare "
-                             "with the line rate of the NIC the test crossed (`ethtool <iface>` shows its speed; "
-                             "TCP at MTU 1500 carries about 94% of it)." + line_rate_note(gbps) + streams))
+        findings += _other_host(r, gbps, streams)
     elif gbps >= TCP_PASS_GBPS:  # the floor L1.tcp judges with
         findings.append(ok(f"{gbps:.1f} Gbit/s over TCP: in line with the published one-link figures for two "
                            f"Sparks ({IPERF_FIGURES}). One netdev (twin) carries about half of the port's "
@@ -182,7 +278,7 @@ def _summarise_iperf3(r: Any, command: str | None) -> Summary:
 
 
 register(KindSpec(
-    name="iperf3", parse=parse_iperf3, summarise=_summarise_iperf3, programs=("iperf3",),
+    name="iperf3", parse=read_iperf3, summarise=_summarise_iperf3, programs=("iperf3",),
     matches_command=argv_is("iperf3"),
     # a row is `[  5]   0.00-1.00   sec ...`, `[  5] local ...` or `[ ID] Interval ...`: not any `[0] ...` (mpirun's
     # --tag-output rank tags put `[0] ` before every line of an NCCL log)

@@ -1,5 +1,7 @@
 """Explain kinds for lesson 2b's Ray cluster: ``ray status`` (nodes, GPUs, pending placement groups) and, for a Ray
-cluster on Kubernetes (KubeRay), ``kubectl get pods`` (a pod that is not up: the Ray node in it may not have joined).
+cluster on Kubernetes (KubeRay), ``kubectl get pods`` (a pod that is not up: the Ray node in it may not have joined;
+with vLLM's log waiting for its placement group in the same paste, a Ray pod whose containers have not started is
+why).
 Registered on import by grader.explain (the package), before the vLLM kinds of :mod:`.serving`.
 
 Detection keys on lines no other kind prints: Ray's autoscaler header and ``0.0/2.0 GPU`` usage lines. Sources of
@@ -14,7 +16,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from .common import fail, info, ok, on_spark, runs_program, spark_figure, warn, whole
-from .core import Finding, KindSpec, Summary, context, register
+from .core import Finding, KindSpec, Section, Summary, context, register, register_cross_check
 from .readers import parse_kubectl_pods, parse_ray_status
 
 if TYPE_CHECKING:
@@ -309,3 +311,25 @@ register(KindSpec(
                     r"|ImagePullBackOff|ErrImagePull|Error|Completed|OOMKilled|Terminating|Evicted)\s+\d+"),
 ))
 
+
+@register_cross_check
+def _placement_group_and_pods(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
+    """vLLM waiting for its placement group while a Ray pod of the same paste has not started its containers (its
+    init containers running, Pending, ContainerCreating): the Ray node in it has not joined, so its GPUs are not in
+    the cluster and the group cannot form until it runs."""
+    waits = [(i, e) for i, (s, parsed) in enumerate(items) if s.kind == "vllm-log" and parsed is not None
+             for e in parsed.log.events if e.kind == "pg-wait"]
+    idle = [p for s, parsed in items if s.kind == "kubectl-pods" and parsed for p in parsed
+            if "ray" in p.name.lower() and not p.failed and p.status != "Running" and not p.up]
+    if not waits or not idle:
+        return []
+    index, event = waits[-1]
+    seconds = event.numbers.get("seconds")
+    return [(index, fail(
+        f"vLLM is waiting for its placement group{f' ({seconds} s so far)' if seconds else ''} while "
+        + ", ".join(f"{p.name} ({p.status}, after {p.age})" for p in idle)
+        + f" ha{'ve' if len(idle) > 1 else 's'} not started {'their' if len(idle) > 1 else 'its'} containers: the Ray "
+        "node in such a pod has not joined, so its GPUs are not in the cluster and the group cannot form until it "
+        "runs; vLLM hangs until then, or until its placement-group timeout. Fix: `kubectl describe pod "
+        f"{idle[0].name}` (its events and init containers say what it waits for: an image pull, a volume, GPUs the "
+        "node cannot schedule), then `ray status` must show every node's GPU before vLLM starts."))]

@@ -7,6 +7,7 @@ Shape (JSON-able)::
                       "cabled_port": [port, ...], "up_twins": [twin, ...],
                       "twin_ipv4": {twin: [cidr, ...]}, "mtu_values": [int, ...],
                       "link_speeds_mbps": [int, ...],
+                      "nic_pcie_problems" | "nic_pcie_not_judged": [sentence, ...] (absent: probe not recorded),
                       "port_problems" | "addressing_problems" | "netplan_problems" |
                       "netplan_unverified" | "jumbo_ping_problems" | "ssh_problems" |
                       "route_problems": [sentence, ...],
@@ -31,8 +32,9 @@ from grader.evidence import Evidence, RawOutput
 from grader.parsers import (ParseError, parse_ethtool, parse_ibdev2netdev, parse_ip_addr, parse_iperf3,
                             parse_netplan, parse_ping)
 from grader.parsers.iproute import parse_ip_route_get, up_twin_addresses
+from grader.parsers.pcie_sysfs import PcieLink, parse_pcie_sysfs
 from grader.ranges import jumbo_mtu
-from grader.spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port
+from grader.spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port, twin_domain
 
 ALL_TWINS = [t for p in sorted(QSFP_TWINS) for t in QSFP_TWINS[p]]
 
@@ -88,6 +90,9 @@ def node_facts(ev: Evidence, node: str, peer: str | None, cabled: int | None) ->
     f["netplan_problems"], f["netplan_unverified"] = _netplan(ev.outputs(node, "netplan"), ifaces, up,
                                                               jumbo_mtu(ev.profile))
     f["link_speeds_mbps"] = _speeds(ev, node, up)
+    pcie = ev.outputs(node, "nic_pcie")
+    if pcie is not None:  # recorded since 2026-12-05; an older evidence file leaves L1.link_speed not measured
+        f["nic_pcie_problems"], f["nic_pcie_not_judged"] = _nic_pcie(pcie, up)
     f["jumbo_ping_problems"], f["jumbo_ping_not_judged"] = _pings(ev, node, up, shadowed)
     f["ssh_problems"] = _ssh(ev, node, peer)
     f["route_problems"] = _route(ev, node, peer)
@@ -255,6 +260,43 @@ def _speeds(ev: Evidence, node: str, up: list[str]) -> list[int]:
         except ParseError:
             continue
     return speeds
+
+
+GX10_REPORT = ("https://forums.developer.nvidia.com/t/asus-ascent-gx10-second-connectx-7-pcie-slot-wired-at-gen5-x2-"
+               "instead-of-x4-50-bandwidth-loss-vs-dgx-spark-fe/367853")
+"""An ASUS Ascent GX10 whose second ConnectX-7 function (PCI domain 0002) trains at Gen5 x2 of its x4, traced there
+to the board's root port: a limit of that board, not a setting. On the DGX Spark FE all four functions train x4."""
+
+
+def pcie_link_problem(name: str, link: PcieLink, domain: str | None = None) -> str | None:
+    """The sentence for a ConnectX function's PCIe link that trained narrower or slower than the function can (its
+    own maximum, from sysfs ``max_link_*`` or lspci's LnkCap), or None when it runs at its maximum or a value is
+    missing. ``domain``: the function's PCI domain (``0002``), else the twin's (:func:`twin_domain` of ``name``).
+    Speeds in GT/s per lane, widths in lanes. What lesson 1's L1.link_speed and `explain` both say (a warning)."""
+    if not (link.narrower or link.slower):
+        return None
+    now, can = (" ".join(([f"{gts:g} GT/s"] if gts is not None else []) + ([f"x{w}"] if w is not None else []))
+                for gts, w in ((link.current_speed_gts, link.current_width), (link.max_speed_gts, link.max_width)))
+    if link.narrower:
+        gx10 = (f"An ASUS Ascent GX10's second ConnectX-7 function (PCI domain 0002) trains at x2, traced to the "
+                f"board's root port: a limit of that board, not a setting ({GX10_REPORT}). "
+                if (domain or twin_domain(name)) == "0002" else "")
+        return (f"{name}: its PCIe link trained at {now}, not the {can} the function can: it moves about "
+                f"{link.current_width / link.max_width:.0%} of what it would at x{link.max_width}. {gx10}"
+                f"On a DGX Spark all four functions train x4: power the machine off and on and read it again; if it "
+                f"stays, the board is at fault (the vendor's support)")
+    return (f"{name}: its PCIe link trained at {now}, not the {can} the function can: reboot and read it again; "
+            f"if it stays, the board trains it lower")
+
+
+def _nic_pcie(raw: RawOutput, up: list[str]) -> tuple[list[str], list[str]]:
+    """(problems, not judged) of the Up twins' PCIe links from the ``nic_pcie`` probe. A twin with no PCIe device
+    behind it (a veth: grep finds no file) has none to judge; an Up twin the output does not show is not judged."""
+    shown = parse_pcie_sysfs(raw.stdout + "\n" + raw.stderr)
+    problems = [p for t in up if t in shown.links for p in [pcie_link_problem(t, shown.links[t])] if p]
+    missing = [t for t in up if t not in shown.links and t not in shown.no_device]
+    return problems, ([f"the PCIe link of {', '.join(missing)} was not shown (`grep . /sys/class/net/{missing[0]}/"
+                        f"device/*_link_*` prints it)"] if missing else [])
 
 
 def _pings(ev: Evidence, node: str, up: list[str], shadowed: dict[str, str]) -> tuple[list[str], list[str]]:

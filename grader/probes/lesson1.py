@@ -32,6 +32,12 @@ NETPLAN_LISTING = (
 SYSINFO = ("uname -srm; ip -V 2>&1; ethtool --version 2>&1; iperf3 --version 2>&1 | head -n 1; "
            "cat /etc/dgx-release 2>/dev/null | head -n 3; true")
 
+NIC_PCIE = ("for t in " + " ".join(t for port in sorted(QSFP_TWINS) for t in QSFP_TWINS[port])
+            + "; do grep -H . /sys/class/net/$t/device/*_link_*; done; true")
+"""Each QSFP twin's PCIe link as sysfs shows it (``current_link_speed``, ``current_link_width``, ``max_link_speed``,
+``max_link_width``; grader/parsers/pcie_sysfs.py); a twin with no PCIe device behind it (the sim's veth) makes grep
+say ``No such file or directory``. Read-only, no root needed."""
+
 IP_ICMP_HEADERS = 28
 """Bytes of IPv4 + ICMP header: a don't-fragment ping of payload MTU - 28 fills one MTU-sized frame."""
 
@@ -48,6 +54,7 @@ def phase1(peer_name: str | None) -> list[Probe]:
         platform.PROBE,
     ]
     probes += [Probe(f"ethtool:{twin}", f"ethtool {twin}") for port in sorted(QSFP_TWINS) for twin in QSFP_TWINS[port]]
+    probes.append(Probe("nic_pcie", NIC_PCIE))
     if peer_name:
         probes.append(Probe("getent_peer", f"getent hosts {shlex.quote(peer_name)}"))
     return probes
