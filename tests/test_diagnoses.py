@@ -229,6 +229,7 @@ EXAMPLES.update({
     "cx7-networkmanager": BANNER + ("network:\n  version: 2\n  renderer: NetworkManager\n  ethernets:\n"
                                     "    enp1s0f0np0:\n      addresses: [192.168.200.12/24]\n"),
     "ssh-publickey": BANNER + "nvidia@192.168.100.11: Permission denied (publickey).\n",
+    "ssh-dir-missing": BANNER + 'Saving key "/home/nvidia/.ssh/id_ed25519_shared" failed: No such file or directory\n',
     "ssh-unreachable": BANNER + "ssh: connect to host 192.168.2.1 port 22: Connection timed out\n",
     # the GPU and its driver, each line as its source (checks/diagnoses.toml) quotes it
     "xid-gpu-lost": BANNER + "May 18 19:02:39 kernel: NVRM: Xid (PCI:0000:2b:00): 79, GPU has fallen off the bus.\n",

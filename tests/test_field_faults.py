@@ -118,6 +118,15 @@ SSH_SPARKDASH = ("Connection successful (SSH ✗ SSH to 192.168.220.79 failed: a
                  "(publickey,password). · LLM ✓)\n")
 SSH_PLAIN = "nvidia@spark-a:~$ ssh 192.168.100.11 hostname\nnvidia@192.168.100.11: Permission denied (publickey).\n"
 
+# ssh-keygen's own message where ~/.ssh is missing, as a user met it (microsoft/vscode-azurevirtualmachines#97,
+# verbatim), and as discover-sparks runs it on a Spark whose user never made ~/.ssh (reported fault #40)
+SSH_DIR_WINDOWS = ('Error: command "ssh-keygen -t rsa -b 4096 -f "C:\\Users\\username\\.ssh\\keyname_rsa" -N *** failed '
+                   'with exit code "1":\nSaving key "C:\\\\Users\\\\username\\\\.ssh\\\\keyname_rsa" failed: No such '
+                   'file or directory\n')
+SSH_DIR = ("nvidia@spark-a:~/dgx-spark-playbooks/nvidia/connect-two-sparks/assets$ bash ./discover-sparks\n"
+           "Found: 192.168.100.11 (spark-b.local)\nGenerating public/private ed25519 key pair.\n"
+           'Saving key "/home/nvidia/.ssh/id_ed25519_shared" failed: No such file or directory\n')
+
 
 def one(text: str, kind: str):
     """The diagnosis of ``kind`` that diagnose_text gives for ``text`` (it must give one, as a fail)."""
@@ -209,6 +218,15 @@ def test_networkmanager_on_the_cx7_ports_host_name_conflict():
     d = one(AVAHI, "avahi-host-name-conflict")
     assert "spark1-30.local" in d.message and "NetworkManager" in d.message and "ConnectX-7" in d.message
     assert "renderer: networkd" in d.fix and "nmcli connection delete" in d.fix and "allow-interfaces" in d.fix
+
+
+def test_a_missing_ssh_folder_is_named_with_the_key_it_could_not_write():
+    d = one(SSH_DIR, "ssh-dir-missing")
+    assert "`/home/nvidia/.ssh/id_ed25519_shared`" in d.message and "discover-sparks" in d.message
+    assert d.fix.startswith("`mkdir -p ~/.ssh && chmod 700 ~/.ssh`")
+    assert "keyname_rsa" in one(SSH_DIR_WINDOWS, "ssh-dir-missing").message
+    assert "ssh-dir-missing" not in {x.kind for x in diagnose_text(
+        'Saving key "/home/nvidia/id_test" failed: No such file or directory\n')}  # not a ~/.ssh path: not this
 
 
 def test_networkmanager_renderer_in_the_cx7_netplan():
@@ -418,7 +436,7 @@ def test_fastsafetensors_across_two_sparks_warns_and_one_machine_does_not():
 
 ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, CGRAPH_READ, RAY_DEAD,
-       CGRAPH_UNAPPLIED]
+       CGRAPH_UNAPPLIED, SSH_DIR, SSH_DIR_WINDOWS]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -462,7 +480,7 @@ def test_the_pass_over_a_5_mb_paste_is_linear():
     (RAY_CHANNEL, "RayChannelTimeoutError"), (PTXAS, "sm_121a"), (CUTLASS, "Error Internal"),
     (MODEL_TYPE, "does not know the model"), (RAY_BASH, "Ray is not installed"), (RAY_SH, "Ray is not installed"),
     (GATED, "gated"), (NV_ERR_DMESG, "NV_ERR_NO_MEMORY"), (AVAHI, "avahi"),
-    (SSH_PLAIN, "refused this SSH login"),
+    (SSH_PLAIN, "refused this SSH login"), (SSH_DIR, "mkdir -p ~/.ssh"),
 ])
 def test_explain_names_each_fault_in_a_paste_and_exits_1(text, needle, tmp_path, capsys):
     """The same pastes through `clusterlab explain`: whatever kind (or none) the paste is read as, the fault

@@ -166,8 +166,14 @@ def _shadowed_twins(ifaces: dict, up: list[str]) -> dict[str, str]:
     return {t2: t1 for k, (t1, n1) in enumerate(nets) for t2, n2 in nets[k + 1:] if n1.overlaps(n2)}
 
 
-NETPLAN_READ_RULE = 'echo "$(id -un) ALL=(root) NOPASSWD: /usr/bin/cat ^/etc/netplan/[^/]+\\.ya?ml\\$" > /tmp/clusterlab-read'
-NETPLAN_READ_INSTALL = 'sudo visudo -cf /tmp/clusterlab-read && sudo install -m 440 /tmp/clusterlab-read /etc/sudoers.d/'
+NETPLAN_READ_FILE = "clusterlab-read"
+NETPLAN_READ_SUDOERS = "ALL=(root) NOPASSWD: /usr/bin/cat ^/etc/netplan/[^/]+\\.ya?ml$"
+"""The sudoers rule's text after the user name (/etc/sudoers.d/:data:`NETPLAN_READ_FILE`); the sim's finished pair
+has the same (grader.sim.accounts.READ_RULE)."""
+_SHELL_DOLLAR = NETPLAN_READ_SUDOERS.replace("$", "\\$")  # inside the echo's double quotes, $ is the shell's
+NETPLAN_READ_RULE = f'echo "$(id -un) {_SHELL_DOLLAR}" > /tmp/{NETPLAN_READ_FILE}'
+NETPLAN_READ_INSTALL = (f"sudo visudo -cf /tmp/{NETPLAN_READ_FILE} && sudo install -m 440 /tmp/{NETPLAN_READ_FILE} "
+                        "/etc/sudoers.d/")
 """What lets the grader, logged in as the learner, read a netplan file of mode 600 (``sudo -n cat``, the probe's
 fallback): a sudoers rule for ``cat`` of a file directly under /etc/netplan named ``*.yaml`` or ``*.yml``, as root,
 without a password, and nothing else (``cat /etc/netplan/../shadow`` and a second file are refused). The ``^...$``

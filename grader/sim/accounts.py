@@ -7,6 +7,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from grader.facts.lesson1 import NETPLAN_READ_FILE, NETPLAN_READ_SUDOERS
 from grader.sim import topology as T
 from grader.sim.host import SimError
 
@@ -37,8 +38,8 @@ LOGIN_GROUPS = ("sudo", "docker")
 ``docker`` (the sim's Docker; the playbooks' ``sudo usermod -aG docker $USER`` is already done)."""
 
 
-READ_RULE_FILE = "clusterlab-read"
-READ_RULE = f"{T.LOGIN_USER} ALL=(root) NOPASSWD: /usr/bin/cat ^/etc/netplan/[^/]+\\.ya?ml$\n"
+READ_RULE_FILE = NETPLAN_READ_FILE
+READ_RULE = f"{T.LOGIN_USER} {NETPLAN_READ_SUDOERS}\n"
 """The sudoers rule lesson 1's two lines (grader.facts.lesson1 NETPLAN_READ_RULE, NETPLAN_READ_INSTALL) install as
 /etc/sudoers.d/clusterlab-read for the login user: a finished pair has it, lesson 1's start does not."""
 
