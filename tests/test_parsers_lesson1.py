@@ -681,3 +681,20 @@ def test_ethtool_link_modes_over_their_continuation_lines():
     assert r.advertised_modes == ("10baseT/Full", "1000baseT/Full", "10000baseT/Full", "2500baseT/Full")
     assert r.partner_modes == ("100baseT/Half", "100baseT/Full", "1000baseT/Full", "10000baseT/Full")
     assert r.common_top_mode_mbps == 10000
+
+
+def test_iperf3_intervals_per_direction_and_retransmits():
+    """parse_iperf3_intervals: each interval's total ([SUM] where there is one), per --bidir direction, and the Retr
+    column per row; the end summary's sender/receiver rows are not intervals."""
+    from grader.parsers.iperf3 import parse_iperf3_intervals
+    p4 = parse_iperf3_intervals(captured("iperf3_text_p4"))
+    assert p4.rates_gbps == {"": (38.7,)} and p4.retransmits == (80, 15, 39, 44)
+    bidir = parse_iperf3_intervals(  # jeff geerling's Pi with an XG-C100C (field corpus c022), its first lines
+        "[ ID][Role] Interval           Transfer     Bitrate         Retr  Cwnd\n"
+        "[  5][TX-C]   0.00-1.00   sec   371 MBytes  3.11 Gbits/sec    0   1.17 MBytes       \n"
+        "[  7][RX-C]   0.00-1.00   sec   152 MBytes  1.28 Gbits/sec                  \n"
+        "[  5][TX-C]   1.00-2.00   sec   369 MBytes  3.09 Gbits/sec    0   1.29 MBytes       \n"
+        "[  7][RX-C]   1.00-2.00   sec   160 MBytes  1.34 Gbits/sec                  \n"
+        "[  5][TX-C]   1.00-1.20   sec    70 MBytes  2.90 Gbits/sec    0   1.29 MBytes       \n")  # cut short: left out
+    assert bidir.rates_gbps == {"TX": (3.11, 3.09), "RX": (1.28, 1.34)} and bidir.retransmits == (0, 0, 0)
+    assert parse_iperf3_intervals("nothing here\n").rates_gbps == {}

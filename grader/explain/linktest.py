@@ -136,12 +136,11 @@ _IPERF_ERROR_HINTS = (
 
 @dataclasses.dataclass(frozen=True)
 class Iperf3Read:
-    """parse_iperf3's result (its fields read through), plus what its sums leave out: each direction's interval
-    rates in Gbit/s (``TX``/``RX`` of a --bidir test, else ``""``) and the Retr column's counts per interval."""
+    """An iperf3 output as explain reads it: parse_iperf3's summary (its fields read through) and the interval rows
+    (:class:`~grader.parsers.iperf3.Iperf3Intervals`: each direction's rates, the Retr column)."""
 
     result: Any
-    rates: dict[str, list[float]]
-    retr_rows: list[int]
+    intervals: Any
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
@@ -150,24 +149,9 @@ class Iperf3Read:
 
 
 def read_iperf3(text: str) -> Iperf3Read:
-    """``text`` parsed, with its interval rows kept per direction: [SUM] rows where there are, else the streams
-    added up; an interval under half the longest (the last, cut short) is left out, and so is a second test's."""
-    from ..parsers.iperf3 import _ROW_RE, _rate  # the parser's own row pattern, imported at the first read
-    result = parse_iperf3(text)
-    rows = [(m, (re.search(r"\]\[([A-Z]{2})-", line) or [None, ""])[1]) for line in text.splitlines()
-            if (m := _ROW_RE.match(line.strip())) and m.group("rest").split()[-1:] not in (["sender"], ["receiver"])]
-    longest = max((float(m.group("end")) - float(m.group("start")) for m, _ in rows), default=0.0)
-    rates: dict[str, dict[str, float]] = {}
-    summed, seen = {role for m, role in rows if m.group("id") == "SUM"}, set()
-    for m, role in rows:
-        key = (m.group("id"), role, m.group("start"))  # a row seen already: a second test in the paste, not read
-        if (m.group("id") == "SUM") == (role in summed) and key not in seen \
-                and float(m.group("end")) - float(m.group("start")) >= longest / 2:
-            seen.add(key)
-            per = rates.setdefault(role, {})
-            per[m.group("start")] = per.get(m.group("start"), 0.0) + _rate(m) / 1e9
-    retr = [int(x.group(1)) for m, _ in rows if (x := re.match(r"\s*(\d+)\s+[\d.]+\s+\w?Bytes", m.group("rest")))]
-    return Iperf3Read(result, {role: list(per.values()) for role, per in rates.items()}, retr)
+    """``text`` parsed: its summary (ParseError as parse_iperf3 raises it) and its interval rows."""
+    from ..parsers.iperf3 import parse_iperf3_intervals
+    return Iperf3Read(parse_iperf3(text), parse_iperf3_intervals(text))
 
 
 def _ethernet() -> tuple[list[float], float | None]:
@@ -212,13 +196,14 @@ def _against_ethernet(label: str, gbps: float, peak: float, retransmits: int | N
 def _other_host(r: Iperf3Read, gbps: float, streams: str) -> list[Finding]:
     """An iperf3 result on a machine that is not a Spark, against the Ethernet line rates (each direction of a
     --bidir test on its own: a full-duplex link carries its rate both ways at once)."""
-    rates = {role: v for role, v in r.rates.items() if v} or {"": [gbps]}
+    rates = {role: list(v) for role, v in r.intervals.rates_gbps.items() if v} or {"": [gbps]}
     means = {role: sum(v) / len(v) if len(rates) > 1 else gbps for role, v in rates.items()}
     what = " and ".join(f"{role} {mean:.2f}" for role, mean in means.items()) if len(means) > 1 else f"{gbps:.2f}"
     findings = [info(f"{what} Gbit/s over TCP. This is not a Spark, so its figures do not apply: compare with the line "
                      "rate of the NIC the test crossed (`ethtool <iface>` shows its speed; TCP at MTU 1500 carries about "
                      "94% of it)." + streams)]
-    lost = r.result.retransmits if r.result.retransmits is not None else sum(r.retr_rows) if r.retr_rows else None
+    retr = r.intervals.retransmits
+    lost = r.result.retransmits if r.result.retransmits is not None else sum(retr) if retr else None
     # one link both ways: its best interval bounds its speed; not the first, which counts what the sender's socket
     # buffer swallowed at once
     peak = max(max(v[1:] or v) for v in rates.values())

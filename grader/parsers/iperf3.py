@@ -216,3 +216,34 @@ def _mean_rate(rows: list[re.Match[str]]) -> float | None:
         key = (r.group("start"), r.group("end"))
         totals[key] = totals.get(key, 0.0) + _rate(r)
     return sum(totals.values()) / len(totals) if totals else None
+
+
+@dataclass(frozen=True)
+class Iperf3Intervals:
+    """The per-interval rows of a plain-text iperf3 output, beside its summary (:func:`parse_iperf3`).
+
+    ``rates_gbps``: each direction's interval totals in Gbit/s, in order (``"TX"``/``"RX"`` of a ``--bidir`` test,
+    else ``""``): the [SUM] rows where a direction has them, else its streams added up; an interval under half the
+    longest (the last, cut short) is left out, and so are the rows of a second test in the same paste.
+    ``retransmits``: the Retr column of each interval row that has one (the sender's side)."""
+
+    rates_gbps: dict[str, tuple[float, ...]]
+    retransmits: tuple[int, ...]
+
+
+def parse_iperf3_intervals(text: str) -> Iperf3Intervals:
+    """The interval rows of ``text`` (see :class:`Iperf3Intervals`); never raises: a text with none gives empty ones."""
+    rows = [(m, (re.search(r"\]\[([A-Z]{2})-", line) or [None, ""])[1]) for line in text.splitlines()
+            if (m := _ROW_RE.match(line.strip())) and m.group("rest").split()[-1:] not in (["sender"], ["receiver"])]
+    longest = max((float(m.group("end")) - float(m.group("start")) for m, _ in rows), default=0.0)
+    rates: dict[str, dict[str, float]] = {}
+    summed, seen = {role for m, role in rows if m.group("id") == "SUM"}, set()
+    for m, role in rows:
+        key = (m.group("id"), role, m.group("start"))  # a row seen already: a second test in the paste
+        if (m.group("id") == "SUM") == (role in summed) and key not in seen \
+                and float(m.group("end")) - float(m.group("start")) >= longest / 2:
+            seen.add(key)
+            per = rates.setdefault(role, {})
+            per[m.group("start")] = per.get(m.group("start"), 0.0) + _rate(m) / 1e9
+    retr = tuple(int(x.group(1)) for m, _ in rows if (x := re.match(r"\s*(\d+)\s+[\d.]+\s+\w?Bytes", m.group("rest"))))
+    return Iperf3Intervals({role: tuple(per.values()) for role, per in rates.items()}, retr)
