@@ -222,7 +222,7 @@ def test_lspci_connectx_cross_check():
             in messages(s, "warn")) and "ASUS Ascent GX10" in messages(s, "warn") and "fail" not in levels(s)
     assert "0000:01:00.0 ConnectX-7: PCIe 32 GT/s x4" in messages(s, "ok")
     [s] = explain(S.LSPCI_CX7.replace("\t\tLnkCap:\tPort #0, Speed 32GT/s, Width x4, ASPM not supported\n", ""))
-    assert "0000:01:00.0 ConnectX-7: LnkSta alone cannot say" in messages(s, "info")
+    assert "0000:01:00.0 ConnectX-7: PCIe link 32 GT/s x4: with LnkSta alone" in messages(s, "info")
     assert "0002:01:00.0 ConnectX-7: PCIe link 32 GT/s x2 (downgraded)" in messages(s, "warn")
 
 

@@ -112,3 +112,27 @@ def test_a_link_local_address_is_read_by_how_it_was_added():
     for other in (DHCPCD_FALLBACK.replace(" noprefixroute", ""), DHCPCD_FALLBACK.replace("/16", "/24")):
         [s] = [x for x in explain(other, host="other") if x.kind]
         assert [f.level for f in s.findings if "169.254" in f.message and f.level != "info"] == ["warn"], other
+
+
+def _iperf3(rates: list[str], mean: str, host: str = "192.168.1.2") -> str:
+    """A plain iperf3 client output with these interval rates (``990 Mbits``, ``1.01 Gbits``) and sender mean."""
+    rows = "".join(f"[  5]   {i}.00-{i + 1}.00   sec   118 MBytes  {r}/sec    0    1.20 MBytes\n" for i, r in enumerate(rates))
+    return (f"Connecting to host {host}, port 5201\n[  5] local 192.168.1.1 port 41002 connected to {host} port 5201\n"
+            "[ ID] Interval           Transfer     Bitrate         Retr  Cwnd\n" + rows +
+            "- - - - - - - - - - - - - - - - - - - - - - - - -\n[ ID] Interval           Transfer     Bitrate         Retr\n"
+            f"[  5]   0.00-{len(rates)}.00   sec   474 MBytes  {mean}/sec    0             sender\n"
+            f"[  5]   0.00-{len(rates)}.00   sec   473 MBytes  {mean}/sec                  receiver\n")
+
+
+def test_one_interval_over_a_line_rate_is_not_a_faster_link_and_loopback_crosses_no_link():
+    """From a break-it review: a full 1 GbE link at MTU 9000 read 1.01 Gbit/s in one interval, and a stall's catch-up
+    interval reads more; neither makes it 'at least 2.5 GbE'. Two intervals over a line rate do. To 127.0.0.1 no NIC
+    is crossed, and the single-stream advice is given only where the rate falls short."""
+    [s] = explain(_iperf3(["990 Mbits", "989 Mbits", "1.01 Gbits", "982 Mbits"], "993 Mbits"), host="other")
+    assert {f.level for f in s.findings} == {"info"} and "TCP ceiling of a 1 GbE link" in s.findings[-1].message
+    assert not any("stream" in f.message for f in s.findings)
+    [s] = explain(_iperf3(["990 Mbits", "1.3 Gbits", "1.2 Gbits", "900 Mbits"], "1.1 Gbits"), host="other")
+    [w] = [f.message for f in s.findings if f.level == "warn"]
+    assert "at least 2.5 GbE (the rate is more than a 1 GbE link's line rate)" in w and "-P 8" in w
+    [s] = explain(_iperf3(["61.0 Gbits"] * 3, "61.0 Gbits", host="127.0.0.1"), host="other", nodes=1)
+    assert [(f.level, "loopback" in f.message) for f in s.findings] == [("info", True)]

@@ -93,8 +93,9 @@ def test_a_gx10s_x2_twin_warns_and_names_the_board():
     assert node["nic_pcie_not_judged"] == []
     assert len(node["nic_pcie_problems"]) == 1  # the cabled port's Up twins only: enp1s0f1np1 at x4, enP2p1s0f1np1 at x2
     problem = node["nic_pcie_problems"][0]
-    assert problem.startswith("enP2p1s0f1np1: its PCIe link trained at 32 GT/s x2, not the 32 GT/s x4 the function can")
-    assert "about 50% of what it would at x4" in problem and "ASUS Ascent GX10" in problem and "367853" in problem
+    assert problem.startswith("enP2p1s0f1np1 on spark-b: its PCIe link trained at 32 GT/s x2, not the 32 GT/s x4 the "
+                              "function can: it moves about 50% of that.")
+    assert "If this machine is an ASUS Ascent GX10" in problem and "367853" in problem
     assert problem in verdict.details
     assert verdict.status == "fail"  # the sim's veth speeds fail a Spark's range beside it: the worse outcome wins
 
@@ -104,6 +105,10 @@ def test_a_twin_on_a_0000_function_is_not_blamed_on_the_gx10():
                                              "enp1s0f1np1/device/current_link_width:2"))
     assert len(node["nic_pcie_problems"]) == 1 and "GX10" not in node["nic_pcie_problems"][0]
     assert "power the machine off and on" in node["nic_pcie_problems"][0]
+    node, _ = l1_link_speed(SPARK_FE.replace("enp1s0f1np1/device/current_link_speed:32.0", "enp1s0f1np1/device/"
+                                             "current_link_speed:16.0"))  # a NIC does not lower its speed at idle
+    assert node["nic_pcie_problems"][0].startswith("enp1s0f1np1 on spark-b: its PCIe link trained at 16 GT/s x4, not "
+                                                   "the 32 GT/s x4 the function can: it moves about 50% of that.")
 
 
 def test_full_width_passes_a_veth_has_nothing_to_judge_and_a_missing_twin_is_not_judged():
@@ -113,8 +118,10 @@ def test_full_width_passes_a_veth_has_nothing_to_judge_and_a_missing_twin_is_not
     assert (node["nic_pcie_problems"], node["nic_pcie_not_judged"]) == ([], [])
     assert verdict.status == "pass"  # the sim: its veth's 10 Gbit/s is its range, and a veth has no PCIe link
     node, verdict = l1_link_speed(sysfs("enp1s0f1np1", "32.0 GT/s PCIe", 4))
-    assert node["nic_pcie_not_judged"] == ["the PCIe link of enP2p1s0f1np1 was not shown "
+    assert node["nic_pcie_not_judged"] == ["the PCIe link of enP2p1s0f1np1 on spark-b was not shown "
                                            "(`grep . /sys/class/net/enP2p1s0f1np1/device/*_link_*` prints it)"]
+    unreadable = SPARK_FE.replace("enP2p1s0f1np1/device/current_link_width:4", "enP2p1s0f1np1/device/current_link_width:255")
+    assert l1_link_speed(unreadable)[0]["nic_pcie_not_judged"][0].startswith("the PCIe link of enP2p1s0f1np1 on spark-b")
     assert verdict.status in ("fail", "unmeasured")
 
 
@@ -136,8 +143,46 @@ def test_explain_says_what_the_check_says_of_the_same_lines():
                   "/sys/class/net/enP2p1s0f1np1/device/*_link_*\n" + GX10)
     assert s.kind == "pcie-sysfs"
     warned = [f.message for f in s.findings if f.level == "warn"]
-    assert [m for m in warned if m.startswith("enP2p1s0f1np1")] == [node["nic_pcie_problems"][0] + "."]
+    assert [m for m in warned if m.startswith("enP2p1s0f1np1")] == [
+        node["nic_pcie_problems"][0].replace("enP2p1s0f1np1 on spark-b", "enP2p1s0f1np1") + "."]
     assert {f.level for f in s.findings} == {"ok", "warn"}  # enp1s0f1np1 and the port-0 twins run at x4
     [veth] = explain(VETH)
     assert veth.kind == "pcie-sysfs" and {f.level for f in veth.findings} == {"info"}
-    assert "no PCIe device behind it" in veth.findings[0].message
+    assert "sysfs has no PCIe device for it" in veth.findings[0].message
+
+
+def test_what_is_not_a_sparks_nic_is_judged_as_what_it_is():
+    """From a break-it review: the share counts the speed too; no Spark or GX10 words for another machine's device;
+    a speed alone lowered (a GPU at idle) is not a fault; a link that never trained says so; two hosts' outputs in
+    one paste stay apart."""
+    from grader.explain import explain
+    d = "/sys/class/net/ens1f0/device"
+    slot = f"{d}/current_link_speed:8.0 GT/s PCIe\n{d}/current_link_width:8\n{d}/max_link_speed:16.0 GT/s PCIe\n" \
+           f"{d}/max_link_width:16\n"
+    [s] = explain(slot)
+    [w] = [f.message for f in s.findings if f.level == "warn"]
+    assert "about 25% of that" in w and "slot wired for fewer lanes" in w and "Spark" not in w and "GX10" not in w
+    g = "/sys/bus/pci/devices/0000:01:00.0"
+    idle = f"{g}/current_link_speed:2.5 GT/s PCIe\n{g}/current_link_width:16\n{g}/max_link_speed:16.0 GT/s PCIe\n" \
+           f"{g}/max_link_width:16\n"
+    [s] = explain(idle)
+    assert [f.level for f in s.findings] == ["info"] and "while idle" in s.findings[0].message
+    [s] = explain(sysfs("enp1s0f1np1", "Unknown", 0))
+    assert "did not train (width 0" in s.findings[0].message and s.findings[0].level == "warn"
+    two = sysfs("enP2p1s0f0np0", "32.0 GT/s PCIe", 2) + sysfs("enP2p1s0f0np0", "32.0 GT/s PCIe", 4)
+    assert parse_pcie_sysfs(two).links == {"enP2p1s0f0np0": PcieLink(32.0, 2, 32.0, 4),
+                                           "enP2p1s0f0np0 (#2)": PcieLink(32.0, 4, 32.0, 4)}
+    assert parse_pcie_sysfs(sysfs("x", "8.0 GT/s PCIe", 4, max_width=0)).links["x"].max_width is None
+
+
+def test_lspci_of_a_connectx_elsewhere_is_not_called_a_spark_twin():
+    from grader.explain import explain
+    cx6 = ("3b:00.0 Ethernet controller: Mellanox Technologies MT28908 Family [ConnectX-6]\n"
+           "\t\tLnkCap:\tPort #0, Speed 16GT/s, Width x16, ASPM not supported\n"
+           "\t\tLnkSta:\tSpeed 16GT/s (ok), Width x16 (ok)\n")
+    [s] = explain(cx6)
+    assert [(f.level, f.message) for f in s.findings] == [("ok", "3b:00.0 ConnectX-6: PCIe 16 GT/s x16 (Gen4), all the "
+                                                                 "function can.")]
+    [s] = explain(cx6.replace("Width x16 (ok)", "Width x8 (downgraded)"))
+    [w] = [f.message for f in s.findings if f.level == "warn"]
+    assert "x8, not the 16 GT/s x16" in w and "Spark" not in w and "GX10" not in w

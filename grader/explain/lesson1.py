@@ -16,12 +16,13 @@ import re
 from typing import Any
 
 from ..facts.lesson1 import pcie_link_problem
-from ..parsers.pcie_sysfs import parse_pcie_sysfs
+from ..parsers.lspci import PciLink
+from ..parsers.pcie_sysfs import PcieLink, parse_pcie_sysfs
 from ..spark_names import (HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, other_twin, qsfp_port,
                           rdma_device_for, twin_domain)
 from .common import (C2S, JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, SWITCH, argv_is, argv_words, fail,
-                     in_spark_range, info, ok, overlaps, port_words, warn)
-from .core import Finding, KindSpec, Summary, register
+                     in_spark_range, info, ok, on_spark, overlaps, port_words, spark_figure, warn, whole)
+from .core import Finding, KindSpec, Section, Summary, register, register_cross_check
 from .readers import parse_ethtool, parse_ibdev2netdev, parse_ip_addr, parse_ip_route_get_all, parse_netplan
 
 
@@ -419,17 +420,24 @@ def _summarise_pcie(p: Any, command: str | None) -> Summary:
     """``grep . /sys/class/net/<twin>/device/*_link_*``: each function's link judged as L1.link_speed judges it."""
     findings = []
     for name, link in p.links.items():
-        if (problem := pcie_link_problem(name, link)) is not None:
+        twin = name.split(" ")[0]
+        spark = is_qsfp_twin(twin) and on_spark(None) is not False
+        domain = twin_domain(twin) or (twin[:4] if twin.count(":") == 2 else None)
+        if (problem := pcie_link_problem(name, link, domain, spark)) is not None:
             findings.append(warn(problem + "."))
         elif None in (link.current_width, link.max_width, link.current_speed_gts, link.max_speed_gts):
             findings.append(info(f"{name}: these lines do not show its current and its maximum speed and width."))
+        elif link.slower:
+            findings.append(info(f"{name}: PCIe {link.current_speed_gts:g} GT/s of its {link.max_speed_gts:g} GT/s, at "
+                                 f"full width: many devices (GPUs) lower the speed while idle; read it under load."))
         else:
             findings.append(ok(f"{name}: PCIe {link.current_speed_gts:g} GT/s x{link.current_width}, all the function "
                                "can."))
-    findings += [info(f"{i}: no PCIe device behind it (a virtual interface, such as the sim's veth): nothing to "
-                      "judge.") for i in p.no_device]
+    findings += [info(f"{i}: sysfs has no PCIe device for it: a virtual interface (such as the sim's veth), or no "
+                      "interface of that name here (`ip -br link` lists them).") for i in p.no_device]
     return {"links": {n: dataclasses.asdict(v) for n, v in p.links.items()}, "no_device": list(p.no_device)}, \
-        findings or [info("No PCIe link in these lines: `grep . /sys/class/net/<twin>/device/*_link_*` prints them.")]
+        findings or [info("No PCIe link named in these lines: `grep . /sys/class/net/<twin>/device/*_link_*` prints "
+                          "each value beside its file.")]
 
 
 register(KindSpec(
@@ -439,6 +447,46 @@ register(KindSpec(
                     r"|^==> /sys/\S+/(?:current|max)_link_(?:speed|width) <==$"
                     r"|^grep: /sys/class/net/[^/\s]+/device/\S*_link_\S*: No such file or directory$"),
 ))
+
+
+# --------------------------------------------------------------------------- lspci (ConnectX-7)
+
+PCIE_TWIN_GBPS = whole(spark_figure("ib_write_bw_gbps", "max"))
+"""About what one Spark twin's Gen5 x4 link carries (the ib_write_bw ceiling of checks/ranges.toml)."""
+
+
+@register_cross_check
+def _connectx_links(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
+    """ConnectX functions in an ``lspci -vv`` paste: each Spark twin's link should train at 32 GT/s x4."""
+    out: list[tuple[int, Finding]] = []
+    for index, (s, parsed) in enumerate(items):
+        if s.kind != "lspci" or s.error or not parsed:
+            continue
+        for d in parsed:
+            if not getattr(d, "is_connectx", False):
+                continue
+            label = f"{d.address} {d.connectx_model or 'ConnectX'}"
+            sta, cap = d.lnksta, d.lnkcap or PciLink(None, None, None)
+            spark = d.connectx_model == "ConnectX-7" and on_spark(None) is not False
+            problem = sta and pcie_link_problem(label, PcieLink(sta.speed_gt_s, sta.width, cap.speed_gt_s, cap.width),
+                                                d.address[:4] if d.address.count(":") == 2 else None, spark)
+            now = f"{sta.speed_gt_s or 0:g} GT/s x{sta.width}" if sta and sta.width is not None else ""
+            if sta is None or not now:
+                out.append((index, info(f"{label}: no LnkSta line with its width (run `sudo lspci -vv -d 15b3:`).")))
+            elif problem or sta.width_downgraded:  # lspci's own mark without LnkCap
+                out.append((index, warn(f"{problem}." if problem else f"{label}: PCIe link {now} (downgraded): "
+                                        "narrower than the function can; paste its LnkCap line too.")))
+            elif d.lnkcap is None or sta.speed_gt_s is None:
+                out.append((index, info(f"{label}: PCIe link {now}: with LnkSta alone, what this function can is not "
+                                        "shown; paste LnkCap too.")))
+            elif d.speed_reduced:  # not a Spark's ConnectX-7 (that is a warning above): may be idle power saving
+                out.append((index, info(f"{label}: PCIe link {now}, below its LnkCap speed at full width: some devices "
+                                        "lower the speed while idle; read it under load.")))
+            else:
+                out.append((index, ok(f"{label}: PCIe {now} (Gen{sta.gen}), all the function can" + (
+                    f", about {PCIE_TWIN_GBPS} Gb/s for this twin: what a Spark twin should train at." if spark
+                    else "."))))
+    return out
 
 
 # --------------------------------------------------------------------------- netplan

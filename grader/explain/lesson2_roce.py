@@ -21,9 +21,6 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ..parsers.perftest import PROGRAMS as PERFTEST_PROGRAMS, PerftestRun, parse_perftest
-from ..facts.lesson1 import pcie_link_problem
-from ..parsers.lspci import PciLink
-from ..parsers.pcie_sysfs import PcieLink
 from ..spark_names import qsfp_port
 from .common import (JUMBO_MTU, LINE_GBPS, LINK_MBPS, SPARK_RDMA, argv_is, fail, host_findings, info, ok,
                      port_findings, soft_rdma_kind, spark_figure, twin_words, warn, whole)
@@ -46,7 +43,6 @@ SPARK_PCI: dict[str, str] = {"enp1s0f0np0": "0000:01:00.0", "enp1s0f1np1": "0000
 
 IB_BW_PASS_GBPS = spark_figure("ib_write_bw_gbps")
 """checks/ranges.toml [spark-pair.ib_write_bw_gbps] min: NVIDIA check-connectx-bandwidth's per-rail PASS bar (Gb/s)."""
-PCIE_TWIN_GBPS = whole(spark_figure("ib_write_bw_gbps", "max"))
 """The same range's max: one twin's PCIe Gen5 x4 link (Gb/s)."""
 # the same range's other figures, each with its source there: one twin with 1 QP in NVIDIA's performance guide (Gb/s),
 # the degraded ConnectX-7 state's ceiling (Gb/s), ib_write_lat's t_typical between two Sparks (us), perftest's -s (B)
@@ -569,32 +565,3 @@ def _both_rails(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
     level = ok if total >= 2 * IB_BW_PASS_GBPS else warn
     return [(last, level(f"Twins {', '.join(seen)}: {parts} = {total:.2f} Gb/s together, if they ran at the same "
                          f"time ({PERF_GUIDE}: 92.57 + 97.28 = 189.85 Gb/s over one cable)."))]
-
-
-# --------------------------------------------------------------------------- lspci (ConnectX-7)
-
-@register_cross_check
-def _connectx_links(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
-    """ConnectX functions in an ``lspci -vv`` paste: each Spark twin's link should train at 32 GT/s x4."""
-    out: list[tuple[int, Finding]] = []
-    for index, (s, parsed) in enumerate(items):
-        if s.kind != "lspci" or s.error or not parsed:
-            continue
-        for d in parsed:
-            if not getattr(d, "is_connectx", False):
-                continue
-            label = f"{d.address} {d.connectx_model or 'ConnectX'}"
-            sta, cap = d.lnksta, d.lnkcap or PciLink(None, None, None)
-            problem = sta and pcie_link_problem(label, PcieLink(sta.speed_gt_s, sta.width, cap.speed_gt_s, cap.width),
-                                                d.address[:4] if d.address.count(":") == 2 else None)
-            if sta is None:
-                out.append((index, info(f"{label}: no LnkSta line (run `sudo lspci -vv -d 15b3:`).")))
-            elif problem or sta.width_downgraded or sta.speed_downgraded:  # lspci's own mark without LnkCap
-                out.append((index, warn(f"{problem}." if problem else f"{label}: PCIe link {sta.speed_gt_s or 0:g} GT/s "
-                                        f"x{sta.width} (downgraded): lower than the function can; paste LnkCap too.")))
-            elif sta.speed_gt_s is None or sta.width is None or d.lnkcap is None:
-                out.append((index, info(f"{label}: LnkSta alone cannot say what this function can; paste LnkCap too.")))
-            else:
-                out.append((index, ok(f"{label}: PCIe {sta.speed_gt_s:g} GT/s x{sta.width} (Gen{sta.gen}), about "
-                                      f"{PCIE_TWIN_GBPS} Gb/s for this twin: what a Spark twin should train at.")))
-    return out

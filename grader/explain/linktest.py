@@ -161,21 +161,23 @@ def _ethernet() -> tuple[list[float], float | None]:
     return sorted(spec.graded("rates_gbps") or []), spec.graded("tcp_goodput_fraction")
 
 
-def _against_ethernet(label: str, gbps: float, peak: float, retransmits: int | None) -> Finding | None:
-    """What ``gbps`` of TCP (one direction; ``peak`` its best interval) says of a link of unknown speed. The link
-    carried ``peak``, so it is at least the first standard rate at or above it. At 90% of its TCP ceiling or more
+def _against_ethernet(label: str, gbps: float, carried: float, retransmits: int | None, streams: str = ""
+                      ) -> Finding | None:
+    """What ``gbps`` of TCP (one direction's mean) says of a link of unknown speed. The link carried ``carried`` (the
+    mean, or the second-best interval where that is higher: one interval alone can read over the line rate, as a full
+    1 GbE link's 1.01 Gbit/s did, or catch up after a stall), so it is at least the first standard rate at or above
+    that. At 90% of its TCP ceiling or more
     the test filled it (info); between a standard rate and 90% of the next one's ceiling no Ethernet link runs
     full, so something else caps the test (warn, with what the Retr column says of loss); under the lowest rate it
     cannot tell (None)."""
     rates, share = _ethernet()
-    tier = next((g for g in rates if g >= max(gbps, peak)), None)
+    tier = next((g for g in rates if g >= carried), None)
     if tier is not None and gbps >= 0.9 * tier * (share or 1):
         of = f" ({share:.0%} of the line rate at MTU 1500)" if share else ""
         return info(f"{label}It is about the TCP ceiling of a {tier:g} GbE link{of}: normal if the path is {tier:g} GbE.")
-    if tier is None or max(gbps, peak) <= rates[0]:
+    if tier is None or carried <= rates[0]:
         return None
     below = max(g for g in rates if g < tier)
-    shown = "the rate is" if gbps > below else f"an interval reached {peak:.1f} Gbit/s,"
     ceiling = f" (~{tier * share:.1f} Gbit/s of TCP)" if share else ""
     if retransmits == 0:
         cause = (" No retransmissions: nothing was lost on the way, so a host sets this ceiling: one stream's CPU core, "
@@ -188,27 +190,31 @@ def _against_ethernet(label: str, gbps: float, peak: float, retransmits: int | N
         cause = (" The sending side's Retr column says whether segments were lost; if none were, a host sets the "
                  "ceiling (one stream's CPU core, the NIC's PCIe link, socket buffers), not the cable.")
     return warn(f"{label}{gbps:.2f} Gbit/s is well under what a {tier:g} GbE link carries{ceiling}, yet the link is "
-                f"at least {tier:g} GbE ({shown} more than a {below:g} GbE link's line rate): no Ethernet link runs "
-                "full at this rate, so the link is not what limits this test (unless the path is not Ethernet: Wi-Fi, "
-                f"Thunderbolt or USB networking, IPoIB, a tunnel).{cause}")
+                f"at least {tier:g} GbE ({'the rate is' if gbps > below else 'two intervals were'} more than a {below:g} GbE "
+                "link's line rate): no Ethernet link runs "
+                "full at this rate, so the link is not what limits this test (unless the path is not one Ethernet "
+                f"link: a bond of several, Wi-Fi, Thunderbolt or USB networking, IPoIB, a tunnel).{cause}{streams}")
 
 
 def _other_host(r: Iperf3Read, gbps: float, streams: str) -> list[Finding]:
     """An iperf3 result on a machine that is not a Spark, against the Ethernet line rates (each direction of a
-    --bidir test on its own: a full-duplex link carries its rate both ways at once)."""
+    --bidir test on its own: a full-duplex link carries its rate both ways at once); to 127.0.0.1 or ::1 no NIC is
+    crossed, so nothing is judged. ``streams``: the advice to add streams, said only where the rate falls short."""
+    if (r.remote_host or "").startswith("127.") or r.remote_host in ("::1", "localhost"):
+        return [info(f"{gbps:.2f} Gbit/s over TCP to {r.remote_host}, this machine's loopback: no network link or NIC "
+                     "is crossed, so this measures the host alone.")]
     rates = {role: list(v) for role, v in r.intervals.rates_gbps.items() if v} or {"": [gbps]}
     means = {role: sum(v) / len(v) if len(rates) > 1 else gbps for role, v in rates.items()}
     what = " and ".join(f"{role} {mean:.2f}" for role, mean in means.items()) if len(means) > 1 else f"{gbps:.2f}"
     findings = [info(f"{what} Gbit/s over TCP. This is not a Spark, so its figures do not apply: compare with the line "
                      "rate of the NIC the test crossed (`ethtool <iface>` shows its speed; TCP at MTU 1500 carries about "
-                     "94% of it)." + streams)]
+                     "94% of it).")]
     retr = r.intervals.retransmits
     lost = r.result.retransmits if r.result.retransmits is not None else sum(retr) if retr else None
-    # one link both ways: its best interval bounds its speed; not the first, which counts what the sender's socket
-    # buffer swallowed at once
-    peak = max(max(v[1:] or v) for v in rates.values())
     for role, mean in means.items():
-        said = _against_ethernet(f"{role}: " if role else "", mean, peak, None if role == "RX" else lost)
+        second = sorted(rates[role][1:])[-2:-1] or [0.0]  # the first interval counts what the socket buffer took at once
+        said = _against_ethernet(f"{role}: " if role else "", mean, max(mean, second[0]), None if role == "RX" else lost,
+                                 streams)
         findings += [said] if said else []
     if len(means) > 1 and min(means.values()) < max(means.values()) / 2:
         findings.append(info("The two directions are asymmetric: one gets under half the other's rate. A full-duplex "

@@ -92,7 +92,7 @@ def node_facts(ev: Evidence, node: str, peer: str | None, cabled: int | None) ->
     f["link_speeds_mbps"] = _speeds(ev, node, up)
     pcie = ev.outputs(node, "nic_pcie")
     if pcie is not None:  # recorded since 2026-12-05; an older evidence file leaves L1.link_speed not measured
-        f["nic_pcie_problems"], f["nic_pcie_not_judged"] = _nic_pcie(pcie, up)
+        f["nic_pcie_problems"], f["nic_pcie_not_judged"] = _nic_pcie(pcie, node, up)
     f["jumbo_ping_problems"], f["jumbo_ping_not_judged"] = _pings(ev, node, up, shadowed)
     f["ssh_problems"] = _ssh(ev, node, peer)
     f["route_problems"] = _route(ev, node, peer)
@@ -274,35 +274,49 @@ GX10_REPORT = ("https://forums.developer.nvidia.com/t/asus-ascent-gx10-second-co
 to the board's root port: a limit of that board, not a setting. On the DGX Spark FE all four functions train x4."""
 
 
-def pcie_link_problem(name: str, link: PcieLink, domain: str | None = None) -> str | None:
-    """The sentence for a ConnectX function's PCIe link that trained narrower or slower than the function can (its
-    own maximum, from sysfs ``max_link_*`` or lspci's LnkCap), or None when it runs at its maximum or a value is
-    missing. ``domain``: the function's PCI domain (``0002``), else the twin's (:func:`twin_domain` of ``name``).
-    Speeds in GT/s per lane, widths in lanes. What lesson 1's L1.link_speed and `explain` both say (a warning)."""
-    if not (link.narrower or link.slower):
+def _speed_width(gts: float | None, width: int | None) -> str:
+    return " ".join(([f"{gts:g} GT/s"] if gts is not None else []) + ([f"x{width}"] if width is not None else []))
+
+
+def pcie_link_problem(name: str, link: PcieLink, domain: str | None = None, spark: bool = False) -> str | None:
+    """The sentence for a PCIe link that trained narrower than its function can (its own maximum, from sysfs
+    ``max_link_*`` or lspci's LnkCap), or, with ``spark`` (a DGX Spark's ConnectX-7 twin: a NIC, which does not lower
+    its speed to save power), slower; None when it runs at its maximum, when a value is missing, and for a speed
+    alone lowered on another device (a GPU lowers it at idle). ``domain``: the PCI domain (``0002``) that tells a
+    GX10's second ConnectX-7 function. Speeds in GT/s per lane, widths in lanes. What L1.link_speed and `explain`
+    both say (a warning)."""
+    now = _speed_width(link.current_speed_gts, link.current_width)
+    can = _speed_width(link.max_speed_gts, link.max_width)
+    if link.current_width == 0:
+        return (f"{name}: its PCIe link did not train (width 0; the function can {can or 'more: its maximum is not shown'}"
+                "): nothing crosses it. Power the machine off and on and read it again")
+    if not (link.narrower or (spark and link.slower)):
         return None
-    now, can = (" ".join(([f"{gts:g} GT/s"] if gts is not None else []) + ([f"x{w}"] if w is not None else []))
-                for gts, w in ((link.current_speed_gts, link.current_width), (link.max_speed_gts, link.max_width)))
-    if link.narrower:
-        gx10 = (f"An ASUS Ascent GX10's second ConnectX-7 function (PCI domain 0002) trains at x2, traced to the "
-                f"board's root port: a limit of that board, not a setting ({GX10_REPORT}). "
-                if (domain or twin_domain(name)) == "0002" else "")
-        return (f"{name}: its PCIe link trained at {now}, not the {can} the function can: it moves about "
-                f"{link.current_width / link.max_width:.0%} of what it would at x{link.max_width}. {gx10}"
-                f"On a DGX Spark all four functions train x4: power the machine off and on and read it again; if it "
-                f"stays, the board is at fault (the vendor's support)")
-    return (f"{name}: its PCIe link trained at {now}, not the {can} the function can: reboot and read it again; "
-            f"if it stays, the board trains it lower")
+    both = None not in (link.current_speed_gts, link.max_speed_gts) and link.max_speed_gts > 0
+    share = (link.current_width * (link.current_speed_gts / link.max_speed_gts if both else 1)) / link.max_width
+    first = f"{name}: its PCIe link trained at {now}, not the {can} the function can: it moves about {share:.0%} of that"
+    if not spark:
+        return (f"{first}. A card in a slot wired for fewer lanes or an older generation trains that way (the board's "
+                f"manual says how each slot is wired, and which slots share lanes); otherwise reseat it")
+    gx10 = (f" If this machine is an ASUS Ascent GX10: its second ConnectX-7 function (PCI domain 0002) trains at x2, "
+            f"traced to the board's root port, a limit of that board, not a setting ({GX10_REPORT})."
+            if link.narrower and domain == "0002" else "")
+    return (f"{first}.{gx10} On a DGX Spark all four ConnectX-7 functions train at their full width and speed: power "
+            f"the machine off and on and read it again; if it stays, ask the vendor's support")
 
 
-def _nic_pcie(raw: RawOutput, up: list[str]) -> tuple[list[str], list[str]]:
+def _nic_pcie(raw: RawOutput, node: str, up: list[str]) -> tuple[list[str], list[str]]:
     """(problems, not judged) of the Up twins' PCIe links from the ``nic_pcie`` probe. A twin with no PCIe device
-    behind it (a veth: grep finds no file) has none to judge; an Up twin the output does not show is not judged."""
+    behind it (a veth: grep finds no file) has none to judge; an Up twin whose link the output does not show, or
+    shows without its current and maximum width, is not judged."""
     shown = parse_pcie_sysfs(raw.stdout + "\n" + raw.stderr)
-    problems = [p for t in up if t in shown.links for p in [pcie_link_problem(t, shown.links[t])] if p]
-    missing = [t for t in up if t not in shown.links and t not in shown.no_device]
-    return problems, ([f"the PCIe link of {', '.join(missing)} was not shown (`grep . /sys/class/net/{missing[0]}/"
-                        f"device/*_link_*` prints it)"] if missing else [])
+    problems = [p for t in up if t in shown.links
+                for p in [pcie_link_problem(f"{t} on {node}", shown.links[t], twin_domain(t), spark=True)] if p]
+    unread = [t for t in up if t not in shown.no_device and (t not in shown.links or shown.links[t].current_width != 0
+                                                            and None in (shown.links[t].current_width,
+                                                                         shown.links[t].max_width))]
+    return problems, ([f"the PCIe link of {', '.join(unread)} on {node} was not shown (`grep . /sys/class/net/"
+                       f"{unread[0]}/device/*_link_*` prints it)"] if unread else [])
 
 
 def _pings(ev: Evidence, node: str, up: list[str], shadowed: dict[str, str]) -> tuple[list[str], list[str]]:

@@ -50,19 +50,24 @@ class PcieLink:
 
 @dataclass(frozen=True)
 class PcieSysfs:
-    """``links``: {interface or PCI address: its link}; ``no_device``: interfaces sysfs shows with no PCIe device
-    behind them (a veth, a bridge: ``No such file or directory``)."""
+    """``links``: {interface or PCI address: its link}, a second output of the same device (another host's, in one
+    paste) as ``NAME (#2)``; ``no_device``: interfaces with no PCIe device behind them in sysfs (a veth, a bridge,
+    or no interface of that name: ``No such file or directory``)."""
 
     links: dict[str, PcieLink]
     no_device: tuple[str, ...] = ()
 
 
 def _value(attr: str, text: str) -> float | int | None:
+    """A speed in GT/s or a width in lanes; None for ``Unknown`` and for what no link has (a maximum of 0 lanes or
+    0 GT/s; 255, which some kernels print for a width they cannot read). A current width of 0 stays 0: the link
+    did not train."""
     text = text.strip()
     m = (_SPEED_RE if attr.endswith("speed") else _WIDTH_RE).match(text)
     if not m:
         return None
-    return float(m.group("gts")) if attr.endswith("speed") else int(m.group("n"))
+    value = float(m.group("gts")) if attr.endswith("speed") else int(m.group("n"))
+    return None if value == 0 and attr.startswith("max") else value
 
 
 _FIELD = dict(zip(ATTRS, ("current_speed_gts", "current_width", "max_speed_gts", "max_width")))
@@ -75,10 +80,18 @@ def parse_pcie_sysfs(text: str) -> PcieSysfs:
     found: dict[str, dict[str, float | int | None]] = {}
     missing: list[str] = []
     pending: tuple[str, str] | None = None  # (device, attr) of a tail -v header waiting for its value
+
+    def put(dev: str, attr: str, value: str) -> None:
+        n, key = 1, dev
+        while attr in found.get(key, {}):  # the same file again: another host's output, kept apart
+            n += 1
+            key = f"{dev} (#{n})"
+        found.setdefault(key, {})[attr] = _value(attr, value)
+
     for line in clean_lines(text):
         m = _GREP_RE.match(line)
         if m:
-            found.setdefault(m["iface"] or m["bdf"], {})[m["attr"]] = _value(m["attr"], m["value"])
+            put(m["iface"] or m["bdf"], m["attr"], m["value"])
             pending = None
             continue
         m = _TAIL_HEAD_RE.match(line)
@@ -90,7 +103,7 @@ def parse_pcie_sysfs(text: str) -> PcieSysfs:
             missing.append(m["iface"])
             continue
         if pending and line.strip():
-            found.setdefault(pending[0], {})[pending[1]] = _value(pending[1], line)
+            put(*pending, line)
             pending = None
     links = {dev: PcieLink(**{_FIELD[a]: v for a, v in vals.items()}) for dev, vals in found.items()}
     return PcieSysfs(links, tuple(dict.fromkeys(i for i in missing if i not in links)))
