@@ -186,3 +186,13 @@ def test_lspci_of_a_connectx_elsewhere_is_not_called_a_spark_twin():
     [s] = explain(cx6.replace("Width x16 (ok)", "Width x8 (downgraded)"))
     [w] = [f.message for f in s.findings if f.level == "warn"]
     assert "x8, not the 16 GT/s x16" in w and "Spark" not in w and "GX10" not in w
+
+
+def test_a_judge_given_half_a_link_never_raises():
+    """A Spark twin shown with its speeds and not its widths (or the other way round) is judged on what is shown."""
+    from grader.facts.lesson1 import pcie_link_problem
+    assert pcie_link_problem("t", PcieLink(16.0, None, 32.0, None), spark=True).startswith(
+        "t: its PCIe link trained at 16 GT/s, not the 32 GT/s the function can: it moves about 50% of that.")
+    assert pcie_link_problem("t", PcieLink(None, 2, None, 4), spark=True).startswith(
+        "t: its PCIe link trained at x2, not the x4 the function can: it moves about 50% of that.")
+    assert pcie_link_problem("t", PcieLink(None, None, None, None), spark=True) is None

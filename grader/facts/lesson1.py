@@ -292,8 +292,8 @@ def pcie_link_problem(name: str, link: PcieLink, domain: str | None = None, spar
                 "): nothing crosses it. Power the machine off and on and read it again")
     if not (link.narrower or (spark and link.slower)):
         return None
-    both = None not in (link.current_speed_gts, link.max_speed_gts) and link.max_speed_gts > 0
-    share = (link.current_width * (link.current_speed_gts / link.max_speed_gts if both else 1)) / link.max_width
+    lanes = link.current_width / link.max_width if link.narrower else 1.0  # narrower: both widths are known
+    share = lanes * (link.current_speed_gts / link.max_speed_gts if link.slower else 1.0)  # slower: both speeds
     first = f"{name}: its PCIe link trained at {now}, not the {can} the function can: it moves about {share:.0%} of that"
     if not spark:
         return (f"{first}. A card in a slot wired for fewer lanes or an older generation trains that way (the board's "
