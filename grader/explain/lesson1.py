@@ -416,14 +416,19 @@ register(KindSpec(
 
 # --------------------------------------------------------------------------- a twin's PCIe link, from sysfs
 
+def _pci_domain(address: str) -> str | None:
+    """The PCI domain of a full address (``0002:01:00.0`` -> ``0002``); None for one printed without it (``01:00.0``)
+    or for another name."""
+    return address[:4] if address.count(":") == 2 else None
+
+
 def _summarise_pcie(p: Any, command: str | None) -> Summary:
     """``grep . /sys/class/net/<twin>/device/*_link_*``: each function's link judged as L1.link_speed judges it."""
     findings = []
     for name, link in p.links.items():
         twin = name.split(" ")[0]
         spark = is_qsfp_twin(twin) and on_spark(None) is not False
-        domain = twin_domain(twin) or (twin[:4] if twin.count(":") == 2 else None)
-        if (problem := pcie_link_problem(name, link, domain, spark)) is not None:
+        if (problem := pcie_link_problem(name, link, twin_domain(twin) or _pci_domain(twin), spark)) is not None:
             findings.append(warn(problem + "."))
         elif None in (link.current_width, link.max_width, link.current_speed_gts, link.max_speed_gts):
             findings.append(info(f"{name}: these lines do not show its current and its maximum speed and width."))
@@ -469,7 +474,7 @@ def _connectx_links(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding
             sta, cap = d.lnksta, d.lnkcap or PciLink(None, None, None)
             spark = d.connectx_model == "ConnectX-7" and on_spark(None) is not False
             problem = sta and pcie_link_problem(label, PcieLink(sta.speed_gt_s, sta.width, cap.speed_gt_s, cap.width),
-                                                d.address[:4] if d.address.count(":") == 2 else None, spark)
+                                                _pci_domain(d.address), spark)
             now = f"{sta.speed_gt_s or 0:g} GT/s x{sta.width}" if sta and sta.width is not None else ""
             if sta is None or not now:
                 out.append((index, info(f"{label}: no LnkSta line with its width (run `sudo lspci -vv -d 15b3:`).")))

@@ -1,7 +1,8 @@
 """Explain kinds for lesson 2a, the RoCE side: which RDMA device is which twin and whether it is up (``rdma-link``,
 ``ib-sysfs``, ``show-gids``, ``ibstat``), and what ``ib_write_bw``/``ib_write_lat`` measured (``perftest``; runs
-repeated in one paste: ``perftest_compare``); ConnectX-7 functions in an ``lspci`` paste (lesson 3's kind) get their
-findings from a cross check here. NCCL's side (logs, nccl-tests) is ``grader.explain.lesson2_nccl``.
+repeated in one paste: ``perftest_compare``). ConnectX functions in an ``lspci`` paste (lesson 3's kind) are judged
+with each twin's PCIe link in ``grader.explain.lesson1``. NCCL's side (logs, nccl-tests) is
+``grader.explain.lesson2_nccl``.
 
 Detection keys on lines only these tools print (``link dev/1 state``, ``/sys/class/infiniband/``, ``DEV PORT INDEX
 GID``, ``CA '...'``, ``RDMA_Write BW Test``, ``#bytes #iterations``), so they are not confused with lesson 1's kinds.

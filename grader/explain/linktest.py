@@ -166,10 +166,9 @@ def _against_ethernet(label: str, gbps: float, carried: float, retransmits: int 
     """What ``gbps`` of TCP (one direction's mean) says of a link of unknown speed. The link carried ``carried`` (the
     mean, or the second-best interval where that is higher: one interval alone can read over the line rate, as a full
     1 GbE link's 1.01 Gbit/s did, or catch up after a stall), so it is at least the first standard rate at or above
-    that. At 90% of its TCP ceiling or more
-    the test filled it (info); between a standard rate and 90% of the next one's ceiling no Ethernet link runs
-    full, so something else caps the test (warn, with what the Retr column says of loss); under the lowest rate it
-    cannot tell (None)."""
+    that. At 90% of its TCP ceiling or more the test filled it (info); between a standard rate and 90% of the next
+    one's ceiling no Ethernet link runs full, so something else caps the test (warn, with what the Retr column says of
+    loss); under the lowest rate it cannot tell (None)."""
     rates, share = _ethernet()
     tier = next((g for g in rates if g >= carried), None)
     if tier is not None and gbps >= 0.9 * tier * (share or 1):
