@@ -1,32 +1,29 @@
 """Explain pasted command output: what it says about connecting two DGX Sparks (``clusterlab explain``).
 
-``explain(text)`` splits a paste into sections, recognises which command printed each one, reads it with
-the same parsers the live checks use, and turns the facts into findings a learner can act on. The
-package is a core that knows no lesson and one module per lesson area that registers its kinds:
+``explain(text)`` splits a paste into sections, recognises which command printed each one, reads it with the same
+parsers the live checks use, and gives what was read to that output's judge (grader.judges: one per topic, which the
+checks' facts call too), whose findings a learner can act on. The package is a core that knows no lesson and one
+module per lesson area that registers its kinds; it judges nothing itself:
 
 - ``core``: KindSpec, the registry (``register``, ``register_cross_check``), splitting a paste and detecting
-  kinds, ``explain``, ``render``, ``to_jsonable``;
-- ``model``: what is said, Finding and Section (re-exported by the core);
+  kinds, ``explain``, ``render``, ``to_jsonable``; it re-exports grader.judges.model's Finding and Section and
+  grader.judges.context's ``context()`` (what ``explain --host --nodes`` says of where a paste came from);
 - ``tolerant``: text around an output that is not the output (a shell that found no program, a poster's question
   below the output);
-- ``common``: the finding helpers the lesson modules share (``ok`` ... ``info``, command matchers, the
-  catalogue's figures read from checks/ranges.toml);
 - ``output``: the sections as terminal text or JSON values, bounded (``render``, ``to_jsonable``; the core
   re-exports them), and a section's findings said once however often its lines repeat (``fold_repeats``);
-- ``context``: what ``explain --host --nodes`` says of where a paste came from (``context()``, re-exported by the
-  core);
 - ``paste``: reading a file or standard input, bounded (``read_paste``);
-- ``readers``: the parsers the lesson modules read with, each imported at its first call (so that
-  registering every kind loads none of them: a paste holds one or a few kinds);
-- ``lesson1`` (ip, ethtool, netplan), ``linktest`` (ping, iperf3), ``lesson3`` (nvidia-smi, lspci), ``machine``
-  (nvlink status, free), ``lesson2_roce`` (rdma link, sysfs, show_gids, ibstat, perftest), ``perftest_compare``
-  (perftest runs of one size repeated in a paste), ``lesson2_nccl`` (NCCL logs, nccl-tests), ``collective`` (other
-  benchmarks' busbw tables), ``crosscheck`` (lesson 1's outputs of two hosts compared), ``ray`` (ray status),
-  ``serving`` (vLLM), ``launcher`` (a Spark cluster launcher's IB_IF/ETH_IF), ``lab`` (vllm bench serve, AIPerf).
+- ``readers``: the parsers the lesson modules read with, each imported at its first call;
+- ``lesson1`` (ip, ethtool, a twin's PCIe link, netplan), ``linktest`` (ping, iperf3, dmesg), ``lesson3``
+  (nvidia-smi, lspci), ``machine`` (nvlink status, free), ``lesson2_roce`` (rdma link, sysfs, show_gids, ibstat,
+  perftest), ``perftest_compare`` (perftest runs of one size repeated in a paste), ``lesson2_nccl`` (NCCL logs,
+  nccl-tests), ``collective`` (other benchmarks' busbw tables), ``crosscheck`` (lesson 1's outputs of two hosts
+  compared), ``ray`` (ray status), ``serving`` (vLLM), ``launcher`` (a Spark cluster launcher's IB_IF/ETH_IF),
+  ``lab`` (vllm bench serve, AIPerf): each a list of kinds (how to recognise the output, its parser, its judge).
 
-A lesson module imports ``core``, ``common`` and ``readers`` (and parsers, facts, ranges, calc, spark_names), never
-another lesson module nor this package's ``__init__``. The order of the imports below is the order in
-which kinds are tried, so it is part of the behaviour.
+A lesson module imports ``core`` and ``readers`` (and the judges, parsers, facts, ranges, calc, spark_names), never
+another lesson module nor this package's ``__init__``, and makes no finding (tests/test_explain_package.py). The
+order of the imports below is the order in which kinds are tried, so it is part of the behaviour.
 """
 
 from __future__ import annotations

@@ -6,13 +6,14 @@ facts into findings a learner can act on: each names the problem and the fix.
 
 The core (registry, splitting, ``explain``, ``to_jsonable``) knows no command. Each kind
 of output is one ``KindSpec`` registered with ``register``: how to recognise it (by the
-prompt's command, by its lines, by its JSON), how to parse it, and how to summarise it.
-The lesson modules beside this one (``lesson1``, ``lesson2_roce``, ``lesson2_nccl``, ``lesson3``,
-``serving``, ``lab``) register their kinds with ``register`` and paste-wide comparisons with
-``register_cross_check``; they import this module and ``grader.explain.common`` (the shared finding
-helpers), never each other. ``grader/explain/__init__.py`` imports them so they register. What is printed
-(``render``, ``to_jsonable``) is written by ``grader.explain.output``, what is said (``Finding``, ``Section``) is
-``grader.explain.model``; both re-exported here.
+prompt's command, by its lines, by its JSON), how to parse it, and which judge (grader.judges, one per
+topic) summarises it. The lesson modules beside this one (``lesson1``, ``lesson2_roce``, ``lesson2_nccl``,
+``lesson3``, ``serving``, ``lab`` ...) register their kinds with ``register`` and the judges' paste-wide comparisons
+with ``register_cross_check``; they import this module and the judges, never each other, and make no finding
+themselves. ``grader/explain/__init__.py`` imports them so they register. What is printed (``render``,
+``to_jsonable``) is written by ``grader.explain.output``; what is said (``Finding``, ``Section``) is
+``grader.judges.model``, both re-exported here. The findings the core makes are the paste's own (lines left out, a
+program not installed, a known error line).
 """
 
 from __future__ import annotations
@@ -30,15 +31,12 @@ from ..parsers import ParseError
 from ..parsers.common import (PROMPT_PROGRAMS, Chunk, any_search, command_argv, is_comment_line, is_noise_line,
                               join_wrapped, load_json_lenient, opens_json, split_chunks as _split_lines,
                               strip_log_prefix)
-from .context import _CONTEXT, Context, context  # noqa: F401  (context re-exported for the lesson modules)
-from .model import LEVELS, Finding, Section  # noqa: F401  (re-exported: the lesson modules import them from here)
+from ..judges.context import _CONTEXT, Context, context  # noqa: F401  (re-exported)
+from ..judges.model import LEVELS, Finding, Section, Summary  # noqa: F401  (re-exported: the package's API)
 from .tolerant import caption_between, is_caption, not_found_program, not_installed, without_trailing_prose
 from .output import MAX_SHOWN_CHARS, _plain, _shown, fold_repeats, render, to_jsonable  # noqa: F401  (the last two re-exported)
 
 # --------------------------------------------------------------------------- registry
-
-Summary = tuple[dict[str, Any], list[Finding]]
-
 
 @dataclass(frozen=True)
 class KindSpec:

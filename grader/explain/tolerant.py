@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 from ..parsers import ParseError
 from ..parsers.common import is_noise_line
-from .model import Finding
+from ..judges.model import Finding
 
 NOT_FOUND_RE = re.compile(r"(?:^|:\s)(?:[\w.+/-]*/)?([\w.+-]+): (?:command )?not found\s*$|^Command '([\w.+-]+)' not found"
                           r"|^zsh: command not found: (?:[\w.+/-]*/)?([\w.+-]+)\s*$")

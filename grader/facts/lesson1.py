@@ -222,7 +222,7 @@ def _netplan(raw: RawOutput | None, ifaces: dict, up: list[str], jumbo: int | No
 def persistence_problems(defined: dict[str, tuple[list[str], list[str], int | None]], ifaces: dict, up: list[str],
                          jumbo: int | None, *, complete: bool = True) -> list[str]:
     """What a reboot would change on one node, one sentence each (L1.netplan's judgment; ``clusterlab explain``
-    says the same of a pasted netplan file beside that node's ``ip addr``, grader.explain.crosscheck).
+    says the same of a pasted netplan file beside that node's ``ip addr``, grader.judges.hosts).
 
     ``defined``: twin -> (the files that set it, the addresses they give it, their mtu or None), netplan's merge of
     the files; ``ifaces``: name -> the parsed ``ip addr`` Interface, what runs now; ``up``: the Up twins judged;

@@ -22,7 +22,7 @@ Spec figures (TGP, the card's PCIe generation and width) are read through
 :meth:`grader.calc.specs.GpuSpec.graded`, so an unverified (U) figure never decides a verdict.
 
 The sentence builders (``link_sentences``, ``p2p_sentences``, ``power_sentences``) are shared
-with ``clusterlab explain`` (grader/explain/lesson3.py): one place says what an output means.
+with ``clusterlab explain`` (grader/judges/gpu.py): one place says what an output means.
 """
 
 from __future__ import annotations

@@ -1,11 +1,13 @@
-"""What ``explain`` says: a :class:`Finding` (one level, one sentence) and a :class:`Section` (one output of a paste,
-read). grader.explain.core re-exports both; grader.explain.output renders them.
+"""What a judge says: a :class:`Finding` (one level, one sentence), a :class:`Section` (one output of a paste, read,
+as ``explain`` returns it) and :data:`Summary` (what a judge returns for one output). grader.explain.core re-exports
+them; grader.explain.output renders them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
 
 LEVELS = ("ok", "warn", "fail", "info")
 
@@ -34,3 +36,8 @@ class Section:
     findings: tuple[Finding, ...]
     error: str | None
     host: str | None = None
+
+
+Summary = tuple[dict[str, Any], list[Finding]]
+"""What a judge returns for one output: its facts (JSON-serialisable, what the parser read that matters) and its
+findings."""

@@ -1,7 +1,8 @@
-"""The finding helpers every lesson module of ``explain`` shares, written once: the four levels
-(``ok`` ... ``info``), matchers for a prompt's command (``argv_is``, ``runs_program``), the names of the
-sources quoted in messages, the catalogue's figures (``spark_figure``: read from
-``checks/ranges.toml``, never written here), and a parser's dataclass as facts (``fields_of``).
+"""The helpers every judge shares, written once: the four levels (``ok`` ... ``info``), matchers for a command line
+(``argv_is``, ``runs_program``, ``option_value``), the names of the sources quoted in messages, the catalogue's
+figures (``spark_figure``: read from ``checks/ranges.toml``, never written here), what is known of the host
+(``on_spark``, ``machines_spanned``: ``explain --host/--nodes`` first, then the output's own signs), the RDMA
+device and QSFP port words lesson 2a's judges share, and a parser's dataclass as facts (``fields_of``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from typing import Any, Callable
 
 from ..ranges import expected_range
 from ..spark_names import QSFP_TWINS, qsfp_port, rdma_device_for, twin_domain
-from .core import Finding, context
+from .context import context
+from .model import Finding
+
 
 C2S = "NVIDIA connect-two-sparks playbook"
 SWITCH = "NVIDIA multi-sparks-through-switch playbook"
@@ -202,14 +205,6 @@ def machines_spanned(from_paste: int | None, hosts_seen: int = 0) -> int | None:
     if from_paste is not None:
         return from_paste
     return hosts_seen if hosts_seen > 1 else None
-
-
-def judged_as(kind: str, parsed: Any) -> list[Finding]:
-    """The findings kind ``kind``'s own judge gives ``parsed`` (what its parser read), so that one program's lines
-    inside another's output (NCCL's in a vLLM log) are judged in one place; [] when no such kind is registered."""
-    from .core import _REGISTRY
-    spec = _REGISTRY.get(kind)
-    return list(spec.summarise(parsed, None)[1]) if spec else []
 
 
 def on_spark(from_paste: bool | None) -> bool | None:

@@ -1,7 +1,7 @@
-"""What is known of where a paste came from that the paste itself may not show (``explain --host --nodes``).
+"""What is known of the host an output came from that the output itself may not show (``explain --host --nodes``).
 
-:func:`grader.explain.core.explain` sets it for the paste it reads; a lesson module's judge reads it with
-:func:`context` (re-exported by the core).
+:func:`grader.explain.core.explain` sets it for the paste it reads; a judge reads it with :func:`context` (through
+:func:`grader.judges.common.on_spark` and ``machines_spanned`` where it can).
 """
 
 from __future__ import annotations

@@ -1,0 +1,210 @@
+"""Judge of the lab's load tests: ``vllm bench serve`` (its result JSON and the summary it prints) and NVIDIA AIPerf
+(profile_export_aiperf.json, per-request profile_export.jsonl).
+
+The metrics are recomputed from the per-request data (grader.metrics) whenever the file has it, and compared with
+the file's own summary (within 0.5%); a file without per-request data is reported with its own numbers, said to be
+unverified. Pitfalls in the findings are from docs/research/figures.md §5 and research/vllm_cpu.md (TPOT 0.00 ms on
+a 2-core box); the graded TPOT figures are checks/ranges.toml's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .. import metrics as M
+from ..parsers.bench_result import BenchResult
+from ..parsers.common import as_int, command_argv
+from ..ranges import load_ranges
+from .common import fail, info, ok, option_value, warn
+from .model import Finding, Summary
+
+
+def _ms(x: float | None) -> str:
+    return "?" if x is None else f"{x:.2f} ms"
+
+
+def describe(result: BenchResult, sent: int | None = None, burst: bool = False) -> Summary:
+    """Facts and findings for one load-test result. ``sent``: how many requests the run sent when the output
+    shows it (tqdm's ``N/N`` progress bar, ``--num-prompts``, the JSON's ``num_prompts``), so that a summary with
+    fewer successful requests and no ``Failed requests`` line (older benchmark_serving.py) is still read as
+    failures; ``burst``: every request arrived at once (``Traffic request rate: inf`` with no concurrency cap)."""
+    m = result.metrics()
+    recomputed = m.flat() if m else None
+    diffs = M.disagreements(recomputed, result.summary, abs_tol=1e-3) if recomputed else []
+    facts: dict[str, Any] = {"tool": result.tool, "shape": result.shape, "meta": result.meta,
+                             "summary": result.summary, "recomputed": recomputed, "disagreements": diffs,
+                             "truncated": result.truncated, "notes": result.notes,
+                             "requests": len(result.requests) if result.requests is not None else None}
+    findings: list[Finding] = []
+    what = f"{result.shape}"
+    if result.meta.get("model_id"):
+        what += f", model {result.meta['model_id']}"
+    if result.concurrency:
+        what += f", max concurrency {result.concurrency}"
+    findings.append(info(what + "."))
+    src = recomputed if recomputed else result.summary
+    completed, failed = src.get("completed"), src.get("failed")
+    sent = sent or _requests(result.meta.get("num_prompts"))
+    if failed is None and completed is not None and sent and sent > completed:
+        failed = sent - completed  # no `Failed requests` line: what was sent and did not succeed failed
+    if m is None:
+        findings.append(info("No per-request data in this file: the numbers below are the tool's own summary, "
+                              "not recomputed. Run `vllm bench serve` with `--save-result --save-detailed` (or keep "
+                              "AIPerf's profile_export.jsonl) so they can be checked."))
+    else:
+        findings.append(ok(f"Recomputed from {len(result.requests)} requests (grader.metrics: TPOT = (E2EL − TTFT)"
+                            " / (output tokens − 1), numpy-linear percentiles)."))
+    if failed:
+        of = f" of the {sent:g} sent" if sent and sent == (completed or 0) + failed else ""
+        findings.append(fail(f"{failed:g} request(s){of} failed: only {completed or 0:g} succeeded, and the numbers "
+                              "describe only those. Look at the errors (and the server log): a refused connection or a "
+                              "404 model name fails every request; timeouts mean the server is overloaded."))
+    elif completed == 0:
+        findings.append(fail("No request completed."))
+    elif completed and (failed is not None or sent == completed):
+        findings.append(ok(f"{completed:g} of {completed:g} requests completed, 0 failed."))
+    elif completed:
+        findings.append(info(f"{completed:g} requests succeeded; this output shows neither a `Failed requests` line "
+                              "nor how many were sent (its progress bar or --num-prompts), so failures cannot be ruled "
+                              "out."))
+    thr = src.get("output_throughput")
+    if thr is not None:
+        findings.append(info(f"Output {thr:.1f} tok/s, {src.get('request_throughput') or 0:.2f} req/s"
+                              + (f" over {src['duration']:.2f} s" if src.get("duration") else "") + "."))
+    lat = []
+    for name, label in (("ttft", "TTFT"), ("tpot", "TPOT"), ("itl", "ITL"), ("e2el", "E2EL")):
+        mean, med, p99 = src.get(f"mean_{name}_ms"), src.get(f"median_{name}_ms"), src.get(f"p99_{name}_ms")
+        parts = [f"{k} {_ms(v)}" + (f" ({v / 1000:.2f} s)" if v is not None and v >= 1000 else "")
+                 for k, v in (("median", med), ("p99", p99), ("mean", mean)) if v is not None]
+        if parts:
+            lat.append(f"{label} " + ", ".join(parts))
+    if lat:
+        findings.append(info("; ".join(lat) + "."))
+    findings += _decode_findings(result, src, burst)
+    if diffs:
+        findings.append(warn("The file's summary and its per-request data disagree by more than 0.5%: "
+                              + "; ".join(diffs[:4]) + ". Grade the recomputed values."))
+    elif m is not None and result.summary:
+        findings.append(ok("The file's own summary agrees with the per-request data (within 0.5%)."))
+    ttft_med, e2el_med = src.get("median_ttft_ms"), src.get("median_e2el_ms")
+    if ttft_med is not None and e2el_med is not None and ttft_med > e2el_med + 1e-9:
+        findings.append(fail("Median TTFT is above median E2E latency: impossible for one run; the file mixes runs "
+                              "or was edited."))
+    tpot_med = src.get("median_tpot_ms")
+    if tpot_med == 0 and (completed or 0) > 0:
+        findings.append(warn("Median TPOT is 0.00 ms: the client received whole requests in one read and "
+                              "stamped every token with the same time (seen on a busy 2-core machine, "
+                              "research/vllm_cpu.md). Latency figures from this run are not meaningful; "
+                              "throughput still is."))
+    if result.tool == "aiperf":
+        findings.append(info("AIPerf's names: its inter_token_latency is vLLM's TPOT (first token excluded), its "
+                              "inter_chunk_latency is vLLM's ITL; guidellm's TPOT includes the first token."))
+    told = [n for n in result.notes if "banner" in n or "stops inside" in n]
+    findings += [info(n[:1].upper() + n[1:] + ".") for n in told]
+    if result.truncated and not any("stops inside" in n for n in told):
+        findings.append(info("The file is cut off: what was complete was read."))
+    return facts, findings
+
+
+def _slowest_graded_tpot() -> tuple[float, str] | None:
+    """The highest ceiling of ``lab_tpot_c1_ms`` in checks/ranges.toml over the graded hardware profiles (the
+    sim's CPU figures left out), with its profile: the slowest decode the course accepts at concurrency 1."""
+    best: tuple[float, str] | None = None
+    for profile, ranges in load_ranges().items():
+        r = ranges.get("lab_tpot_c1_ms") if isinstance(ranges, dict) else None
+        top = r.get("max") if isinstance(r, dict) else None
+        if profile != "sim" and isinstance(top, (int, float)) and (best is None or top > best[0]):
+            best = (float(top), profile)
+    return best
+
+
+def _decode_findings(result: BenchResult, src: dict[str, Any], burst: bool = False) -> list[Finding]:
+    """What TPOT means per request: one token every TPOT ms is 1000 / TPOT tok/s for each stream, at the load
+    the run had. Slower per token than the slowest setup the course grades at concurrency 1 is very slow decode
+    (whatever the model: under load each step serves many requests, but that costs some TPOT, not all of it).
+    Not when every request was sent at once with no cap (``burst``): then the requests queue and are batched
+    as the server can, TTFT holds the wait and TPOT the batch, and neither says how fast one stream decodes."""
+    tpot = src.get("mean_tpot_ms")
+    tpot = src.get("median_tpot_ms") if tpot is None else tpot
+    if not tpot or tpot <= 0 or not (src.get("completed") or 0) > 0:
+        return []
+    load = result.concurrency or src.get("max_concurrent_requests")
+    at = f" with up to {load:g} requests at once" if load else ""
+    thr = src.get("output_throughput")
+    said = (f"Decode: one token every {tpot:.0f} ms per request = ~{1000 / tpot:.1f} tok/s per stream{at}"
+            + (f"; {thr:.1f} tok/s for the server in all" if thr is not None else "") + ".")
+    if burst and not result.concurrency:
+        return [info(said + " Every request was sent at once (request rate inf, no --max-concurrency): they queued "
+                     "and were batched as the server could, so TTFT holds the wait in the queue and TPOT the batch; "
+                     "run `--max-concurrency 1` for one stream's decode speed.")]
+    slowest = _slowest_graded_tpot()
+    if slowest is None or tpot <= slowest[0]:
+        return [info(said)]
+    return [warn(said + f" That is very slow decode: slower per token than the slowest setup this course grades "
+                 f"decodes one stream ({slowest[0]:g} ms, checks/ranges.toml [{slowest[1]}.lab_tpot_c1_ms], for its "
+                 "model). Run at `--max-concurrency 1` to see the TPOT the lab grades; if it stays high, check "
+                 "--enforce-eager, the model's precision, preemptions (`vllm:num_preemptions_total` on /metrics) "
+                 "and, across nodes, that NCCL uses RDMA (NET/IB), not sockets.")]
+
+
+@dataclass
+class BenchRead:
+    """What a pasted load test shows: its results, the requests its progress bar says were sent, and whether
+    they were all sent at once (``Traffic request rate: inf``)."""
+
+    results: list[BenchResult]
+    sent: int | None
+    burst: bool
+    backend: str | None = None
+    """The summary's ``Backend:`` line (``sglang``: SGLang's bench_serving, which prints vLLM's layout), else None."""
+    max_concurrency: int | None = None
+    """``Max request concurrency: N`` as SGLang's summary prints it (vLLM's ``Maximum ...`` is the parser's)."""
+
+
+def _requests(value: Any) -> int | None:
+    """A number of requests above 0 from a JSON value or a command's word (grader.parsers.common.as_int), else None."""
+    n = as_int(value)
+    return n if n is not None and n > 0 else None
+
+
+def _num_prompts(command: str | None) -> int | None:
+    """``--num-prompts N`` (or ``--num-prompts=N``) of a vllm bench serve command line, else None."""
+    return _requests(option_value(command_argv(command), "--num-prompts"))
+
+
+def _burst_command(command: str | None) -> bool:
+    """A ``vllm bench serve`` (or benchmark_serving.py) command line with neither --request-rate (its default is
+    inf: every request sent at time 0, vLLM's benchmark docs) nor --max-concurrency, or with --request-rate inf."""
+    argv = command_argv(command)
+    if not (("bench" in argv and "serve" in argv) or any(a.endswith("benchmark_serving.py") for a in argv)):
+        return False
+    rate = option_value(argv, "--request-rate")
+    return option_value(argv, "--max-concurrency") is None and (rate is None or rate.lower() == "inf")
+
+
+def summarise_load_test(bench: BenchRead | list[BenchResult], command: str | None) -> Summary:
+    if not isinstance(bench, BenchRead):  # the JSON kinds parse with parse_any itself
+        bench = BenchRead(bench, None, False)
+    if not bench.burst and _burst_command(command):
+        bench = BenchRead(bench.results, bench.sent, True)
+    sent = bench.sent or _num_prompts(command)
+    results = bench.results
+    said = []
+    if bench.backend and bench.backend.lower() == "sglang":
+        said.append(info("`Backend: sglang`: this is SGLang's bench_serving, which prints vLLM's summary layout (plus "
+                         "its E2E and retokenized lines): read the same way."))
+    if bench.max_concurrency and not any(r.concurrency for r in results):
+        said.append(info(f"Max request concurrency {bench.max_concurrency}: at most {bench.max_concurrency} requests "
+                         "in flight, so TPOT is that many streams' decode, not one's."))
+        bench = BenchRead(results, bench.sent, False, bench.backend, bench.max_concurrency)  # a cap: not a burst
+    if len(results) == 1:
+        facts, findings = describe(results[0], sent, bench.burst)
+        return facts, said + findings
+    facts: dict[str, Any] = {"results": []}
+    findings: list[Finding] = []
+    for i, r in enumerate(results, start=1):
+        f, fs = describe(r, None, bench.burst)
+        facts["results"].append(f)
+        findings += [Finding(x.level, f"[{i}] {x.message}") for x in fs]
+    return facts, findings

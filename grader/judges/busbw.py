@@ -1,0 +1,227 @@
+"""Judge of collective bandwidth: nccl-tests (all_reduce_perf, all_gather_perf ...) and the size/time/algbw/busbw
+tables of other benchmarks, against the Spark pair's busbw figures when both ranks are Sparks on two hosts.
+
+Figures and their sources (docs/research/procedure.md §2, §6; figures.md §2.4): the busbw bar and the cable's line
+rate are the spark-pair ``allgather_busbw_gbs`` range in checks/ranges.toml (L2.busbw judges with it; its floor is
+NVIDIA spark_cluster_setup.py's MIN_NCCL_TEST_BW). 18.94/20.95 GB/s at MTU 1500 without NCCL_IB_HCA
+(dgx-spark-playbooks issue #25); 22.96 (TrevorSquillario gb10-training) and 23.74 GB/s with both twins and jumbo
+frames (PR #103); ~3 GB/s broken (issue #102, PR #103); ~12 GB/s = one twin, single digits = sockets (oshlabs
+dgx-spark-cluster VLLM.md).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from ..diagnoses import known_faults
+from ..parsers.nccl_log import transport_verdict
+from ..parsers.nccl_tests import BenchTable, busbw_factor, NcclTestsResult
+from ..ranges import measurement_params
+from .common import (BUSBW_BROKEN_GBS, BUSBW_LINE_GBS, BUSBW_ONE_TWIN_GBS, BUSBW_WARN_GBS, CLUSTER_SETUP, JUMBO_MTU,
+                     LINE_GBPS, STALE_CX7, fail, fields_of, info, machines_spanned, ok, on_spark, warn)
+from .model import Finding, Summary
+from .nccl import _network_findings, _verbs_findings
+
+
+BIG_ALLGATHER_WARNING = ("Careful: the 16 GiB all_gather (-b 16G -e 16G) allocates ~32 GB per node and has frozen a Spark "
+                         "(power cycle needed): run it only with no model loaded, and try -e 4G (or less) first")
+
+
+# --------------------------------------------------------------------------- nccl-tests
+
+def _is_spark_pair(res: NcclTestsResult) -> bool | None:
+    """True when the ranks are two GB10s on two hosts; None when the ranks are not shown."""
+    return (len(res.hosts) == 2 and res.nranks == 2 and all("GB10" in r.gpu for r in res.ranks)) if res.ranks else None
+
+
+def _busbw_findings(res: NcclTestsResult) -> list[Finding]:
+    row = res.largest
+    if row is None:
+        return []
+    bw = row.busbw_gbs
+    size = row.size_bytes
+    gib = size / 2**30
+    size_words = f"{gib:g} GiB" if gib >= 1 else f"{size / 2**20:g} MiB" if size >= 2**20 else f"{size} B"
+    sides = " / ".join(f"{m.busbw_gbs:g}" for m in (row.out_of_place, row.in_place) if m is not None)
+    head = f"busbw {sides} GB/s (out-of-place / in-place) at {size_words}"
+    spark = on_spark(_is_spark_pair(res))
+    out: list[Finding] = []
+    if all((r.busbw_gbs or 0) == 0 for r in res.rows):
+        return [info(f"{head}: busbw is 0 in every row, as with a single rank (nothing moves): run one rank per "
+                     "Spark (`mpirun -np 2 -H <ip1>:1,<ip2>:1 ...`).")]
+    latency_bound = (measurement_params("spark-pair", "nccl_tests") or {}).get("latency_bound_below_bytes", 0)
+    if spark is False:
+        from ..calc.pcie import link_bandwidth
+
+        hosts, gpus = machines_spanned(None, len(res.hosts)), ", ".join(dict.fromkeys(r.gpu for r in res.ranks))
+        one = hosts == 1 or (len(res.hosts) == 1 and not res.ranks_cut and hosts is None)
+        pcie = link_bandwidth(5, 16).gbyte_s  # the fastest PCIe link, one way
+        ranks = f"; {res.nranks} ranks on " + ("one host" if one else f"{hosts or len(res.hosts)}"
+                                               f"{'+' if res.ranks_cut and not hosts else ''} hosts") + f" ({gpus})" \
+            if res.ranks else ""
+        return [info(f"{head}{ranks}: not a two-Spark run, so the Spark bars do not apply." + (
+            " Ranks on one host do not use the cable between two machines." if one else "") + (
+            f" {bw:.4g} GB/s is more than any PCIe link carries (Gen5 x16: {pcie:.0f} GB/s each way, "
+            "checks/specs/pcie.toml): " + ("these GPUs talk over NVLink (or NVSwitch)." if one else "NVLink carries much "
+                                           "of it (inside each machine, or across them in a multi-node NVLink domain, "
+                                           "MNNVL, as in a GB200 NVL72 rack).")
+            if bw > pcie else "") + (
+            f" At {size_words} the messages are too small to judge bandwidth: latency dominates." if size < latency_bound
+            else ""))]
+    if size < latency_bound:
+        return [info(f"{head}: too small a message to judge the link, whose busbw is bound by latency below "
+                     f"{latency_bound / 2**20:g} MiB (checks/ranges.toml); compare a run that reaches large sizes "
+                     f"(NVIDIA's check: -b 16G -e 16G; {BIG_ALLGATHER_WARNING}).")]
+    small = size < 2**30
+    note = (" The message size is small: latency dominates; NVIDIA's check runs -b 16G -e 16G (" + BIG_ALLGATHER_WARNING
+            + ")." if small else "")
+    transport = transport_verdict(res.nccl_log) if res.nccl_log else "unknown"
+    collective = res.collective or "the test"
+    bar = (f"{CLUSTER_SETUP}'s warning bar {BUSBW_WARN_GBS:g} GB/s ({BUSBW_WARN_GBS * 8:g} Gb/s, all_gather -b 16G "
+           "over the HCAs)")
+    if bw >= BUSBW_WARN_GBS:
+        out.append(ok(f"{head}: above {bar}. Seen on Spark pairs: 22.96 GB/s (MTU {JUMBO_MTU}, NCCL 2.28.9) and "
+                      f"23.74 GB/s (both twins in NCCL_IB_HCA, MTU {JUMBO_MTU}); the cable's line rate is "
+                      f"{BUSBW_LINE_GBS:g} GB/s."))
+    elif bw > BUSBW_ONE_TWIN_GBS:
+        out.append(warn(f"{head}: below {bar}.{note} Reported: 18.94/20.95 GB/s at MTU 1500 without NCCL_IB_HCA "
+                        f"(dgx-spark-playbooks issue #25), 23.74 GB/s with both twins in NCCL_IB_HCA and MTU "
+                        f"{JUMBO_MTU} (PR #103): set MTU {JUMBO_MTU} on both Sparks and NCCL_IB_HCA to both twins "
+                        "(-x NCCL_IB_HCA=... with mpirun)."))
+    elif bw > BUSBW_BROKEN_GBS:
+        out.append(fail(f"{head}: about half of what a Spark pair reaches (~23 GB/s).{note} Around 12 GB/s means NCCL "
+                        "drives only one twin (oshlabs dgx-spark-cluster): list both twins in NCCL_IB_HCA."))
+    else:
+        out.append(fail(f"{head}: broken (~3 GB/s is the known failure class).{note} " + _broken_causes(transport)))
+    if spark is None and not small:
+        out.append(info(f"The `# Rank` lines are not in this paste: the bar assumes {collective} ran between the two "
+                        "Sparks (one GPU each)."))
+    return out
+
+
+def _broken_causes(transport: str) -> str:
+    """The causes of a ~3 GB/s busbw between two Sparks that the NCCL lines in the paste do not rule out."""
+    build = ("a development-branch NCCL build (build the v2.28.9-1 release tag, as NVIDIA's NCCL playbook does)")
+    if transport == "NET/IB":
+        return (f"The NCCL lines show NET/IB (RDMA), so this is not a fallback to sockets. Causes seen: {STALE_CX7}; "
+                f"or {build}.")
+    if "NET/Socket" in transport:
+        return ("The NCCL lines show NET/Socket: NCCL fell back to TCP sockets. Give it the RDMA devices (NCCL_IB_HCA "
+                f"to both Up twins; in a container --device=/dev/infiniband with IPC_LOCK). Other causes seen: {STALE_CX7}; "
+                f"{build}.")
+    return ("Causes seen: NCCL fell back to sockets (rerun with -x NCCL_DEBUG=INFO: `NET/Socket` in the log means "
+            f"sockets, `NET/IB` rules them out); {STALE_CX7}; or {build}.")
+
+
+_IB_DISABLED_RE = re.compile(r"(?:^|\s)(?:-x\s+)?NCCL_IB_DISABLE=1(?:\s|$)")
+
+
+def summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
+    facts = dict(fields_of(res), nranks=res.nranks, hosts=list(res.hosts), nccl_version=res.nccl_version,
+                 avg_busbw_recomputed=res.avg_busbw_recomputed, busbw_at_largest_gbs=res.busbw_at_largest_gbs,
+                 busbw_unit="GB/s", time_unit="us",
+                 nccl_transport=transport_verdict(res.nccl_log) if res.nccl_log else None)
+    facts.pop("nccl_log")
+    findings: list[Finding] = []
+    head = [res.collective or "nccl-tests"]
+    if res.nranks:
+        gpus = ", ".join(dict.fromkeys(r.gpu for r in res.ranks))
+        head.append(f"{res.nranks} rank{'s' if res.nranks != 1 else ''}" + (" (some `# Rank` lines are not in the paste)"
+                                                                             if res.ranks_cut else "")
+                    + (f" on {', '.join(res.hosts)}" if res.hosts else "") + (f" ({gpus})" if gpus else ""))
+    if res.nccl_version:
+        head.append(f"NCCL {res.nccl_version}")
+    if res.tests_version:
+        head.append(f"nccl-tests {res.tests_version}")
+    findings.append(info(", ".join(head) + "."))
+    if command and _IB_DISABLED_RE.search(command):
+        findings.append(info("The command sets NCCL_IB_DISABLE=1: NCCL uses no RDMA device here, its network between "
+                             "machines is TCP sockets, so the bandwidth below is a socket figure."))
+    findings += _verbs_findings(res.nccl_log)
+    for e in res.errors[:3]:
+        known = known_faults(e)  # what the error means, where checks/diagnoses.toml knows it
+        findings += [Finding(level, f"The test failed: {message}") for level, message in known] or [fail(
+            f"The test failed: {e.rstrip('.')}. Rerun with -x NCCL_DEBUG=INFO to see why (a wrong NCCL_IB_GID_INDEX "
+            "or HCA gives `unhandled system error`).")]
+    spark = on_spark(_is_spark_pair(res)) is not False
+    if res.independent_runs:
+        findings.append(fail("Several processes each ran the test alone (each one `Rank 0` of a 1-rank job): "
+                             "nccl-tests was built without MPI, so mpirun started independent copies and nothing "
+                             "crossed between " + ("the Sparks. Rebuild with `make MPI=1 MPI_HOME=/usr/lib/aarch64-"
+                                                   "linux-gnu/openmpi` (NVIDIA's NCCL playbook) and run again." if spark
+                                                   else "them. Rebuild with `make MPI=1 MPI_HOME=<your MPI's "
+                                                   "prefix>` and run again.")))
+    elif res.sizes_restart:
+        findings.append(warn("The size column starts again partway (a smaller size after a larger one): these are "
+                             "two tables interleaved, from two processes each running its own test (nccl-tests "
+                             "built without MPI=1 under mpirun, or two runs at once), or two runs pasted together. "
+                             "Read each run on its own; for one job across the ranks rebuild with MPI=1."))
+    elif res.nranks == 1:
+        findings.append(info("One rank: a collective of one GPU moves nothing (busbw 0). Run one rank per Spark "
+                             "(`mpirun -np 2 -H <ip1>:1,<ip2>:1 ...`)."))
+    if not res.independent_runs and not res.sizes_restart and res.nranks != 1:
+        findings += _busbw_findings(res)
+    avg, rec = res.avg_busbw_reported, res.avg_busbw_recomputed
+    if avg is not None and rec is not None:
+        findings.append(info(f"# Avg bus bandwidth {avg:g} GB/s; recomputed from the rows (mean busbw of every row, "
+                             f"both columns): {rec:.4g} GB/s."))
+        if abs(avg - rec) > 0.02 * max(avg, rec) + 0.01:
+            findings.append(warn(f"The printed average ({avg:g}) does not match the rows ({rec:.4g}): some rows are "
+                                 "missing from the paste, or it was edited."))
+    elif rec is not None:
+        findings.append(info(f"The output is cut off before `# Avg bus bandwidth`; recomputed from the {len(res.rows)} "
+                             f"row(s) shown: {rec:.4g} GB/s (mean busbw of every row, both columns)."))
+    factor = busbw_factor(res.collective, res.nranks)
+    if factor is not None and res.largest is not None and res.largest.out_of_place is not None:
+        m = res.largest.out_of_place
+        if m.algbw_gbs and abs(m.busbw_gbs - m.algbw_gbs * factor) > 0.02 * m.busbw_gbs + 0.02:
+            findings.append(info(f"busbw {m.busbw_gbs:g} is not algbw {m.algbw_gbs:g} x {factor:.3g} as {res.collective} "
+                                 f"with {res.nranks} ranks gives: the rank count may differ from the `# Rank` lines."))
+    if res.wrong_total:
+        findings.append(fail(f"{res.wrong_total} wrong element(s) (#wrong): the data arrived corrupted. Rerun; if it "
+                             "repeats, suspect the NCCL build or the hardware."))
+    if res.out_of_bounds_ok is False:
+        findings.append(fail(f"`# Out of bounds values : {res.out_of_bounds} FAILED`: results out of range."))
+    if res.nccl_log is not None:
+        log = res.nccl_log
+        if len(res.hosts) == 1 and log.nnodes is None and not res.ranks_cut:  # every rank listed: all on one host
+            log = dataclasses.replace(log, nnodes=1)
+        verdict = transport_verdict(log)
+        if verdict != "unknown" or log.nnodes == 1:
+            findings += _network_findings(log, verdict)
+    if not res.rows and not res.errors:
+        findings.append(info("No data row: the test did not get to measure (or the paste stops before the rows)."))
+    return facts, findings
+
+
+def summarise_bench(t: BenchTable, command: str | None) -> Summary:
+    facts = {"columns": list(t.columns), "form": t.form, "rows": [dataclasses.asdict(r) for r in t.rows],
+             "busbw_unit": "GB/s", "time_unit": "us"}
+    row = t.largest
+    findings: list[Finding] = []
+    if row is None or row.busbw_gbs is None:
+        return facts, [info("No busbw column in this table.")]
+    bw, size = row.busbw_gbs, f"{row.size:g} {row.size_unit}"
+    facts["busbw_at_largest_gbs"] = bw
+    src = "oshlabs dgx-spark-cluster: ~23-24 GB/s is the target between two Sparks"
+    if bw > BUSBW_LINE_GBS:
+        findings.append(info(f"busbw {bw:g} GB/s at {size}: more than a {LINE_GBPS} Gb/s cable can carry "
+                             f"({BUSBW_LINE_GBS:g} GB/s), so the "
+                             "ranks shared one machine (NVLink/PCIe): this does not measure the Spark link."))
+    elif bw >= BUSBW_WARN_GBS:
+        findings.append(ok(f"busbw {bw:g} GB/s at {size}: what two Sparks reach with both twins ({src})."))
+    elif bw > BUSBW_ONE_TWIN_GBS:
+        findings.append(warn(f"busbw {bw:g} GB/s at {size}: a little below the ~23-24 GB/s two Sparks reach ({src}); "
+                             f"check MTU {JUMBO_MTU} and that NCCL_IB_HCA lists both twins."))
+    elif bw > BUSBW_BROKEN_GBS:
+        findings.append(fail(f"busbw {bw:g} GB/s at {size}: about half of a Spark pair's ~23 GB/s: NCCL drives only one "
+                             "twin (oshlabs dgx-spark-cluster: ~12 GB/s = one twin). List both in NCCL_IB_HCA."))
+    else:
+        findings.append(fail(f"busbw {bw:g} GB/s at {size}: single digits between two Sparks. Causes seen: NCCL fell back "
+                             "to TCP sockets (oshlabs dgx-spark-cluster; run with NCCL_DEBUG=INFO: `NET/Socket` means "
+                             f"sockets, `NET/IB` rules them out), or {STALE_CX7}."))
+    if row.size_unit.upper().startswith("M") and row.size < 256:
+        findings.append(info("The largest message is small: latency dominates; measure up to 1-2 GB for the link's "
+                             "bandwidth."))
+    return facts, findings

@@ -1,0 +1,436 @@
+"""Judge of lesson 1's link outputs: ``ip addr`` (addresses, subnets, MTU, link-local), ``ip route get``,
+``ibdev2netdev`` (which RDMA device is which netdev, Up or Down), ``ethtool`` (speed, FEC) and netplan files.
+
+Each finding names the problem and the fix. Sources are those of docs/research/procedure.md (§1, §2, §9) and
+docs/research/figures.md §2.4: the NVIDIA connect-two-sparks and multi-sparks-through-switch playbooks
+(github.com/NVIDIA/dgx-spark-playbooks), catharsis.net.au (iperf3 96.2 Gbit/s with -P 16) and the NVIDIA developer
+forum (~110 Gbit/s per lane, 8 streams, MTU 9000). The figures are read from checks/ranges.toml (:mod:`.common`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import ipaddress
+import re
+from typing import Any
+
+from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, other_twin, qsfp_port, rdma_device_for, twin_domain
+from .common import (C2S, JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, SWITCH, fail, in_spark_range, info, ok,
+                     overlaps, port_words, warn)
+from .model import Finding, Summary
+
+
+JUMBO_GUIDES = "community guides (eugr spark-vllm-docker, oshlabs dgx-spark-cluster)"
+
+
+# --------------------------------------------------------------------------- ip addr
+
+def summarise_ip_addr(ifaces: list[Any], command: str | None) -> Summary:
+    facts = {"interfaces": [{
+        "name": i.name, "operstate": i.operstate, "up": i.is_up, "mtu": i.mtu, "flags": i.flags,
+        "ipv4": [a.cidr for a in i.ipv4], "ipv6": [a.cidr for a in i.addresses if a.family == "inet6"],
+        "qsfp_port": qsfp_port(i.name), "twin_domain": twin_domain(i.name), "truncated": i.truncated,
+        "addresses_listed": i.addresses_listed,
+    } for i in ifaces]}
+    twins = [i for i in ifaces if is_qsfp_twin(i.name)]
+    findings: list[Finding] = []
+    others = [i for i in ifaces if i.name != "lo"]
+    spark = bool(twins) or any(i.name == HOUSE_INTERFACE for i in ifaces)
+    if not twins and not spark and len(others) >= 2:
+        findings.append(info("Not a DGX Spark's interface list (no QSFP twins enp1s0f*np*/enP2p1s0f*np*, no "
+                             f"{HOUSE_INTERFACE}): read as what it shows; no Spark figure applies."))
+        findings += _plain_host_findings(others)
+    elif not twins:
+        findings.append(info("No ConnectX-7 QSFP interface (enp1s0f0np0, enP2p1s0f0np0, enp1s0f1np1, "
+                             "enP2p1s0f1np1) in this output: on a DGX Spark run `ip addr` without an "
+                             "interface name to see them all."))
+        findings += _plain_host_findings(others) if not spark else []
+    elif not any(t.is_up for t in twins):
+        states = ", ".join(f"{t.name} {t.operstate}" + (" NO-CARRIER" if "NO-CARRIER" in t.flags else "") for t in twins)
+        carrier = ("NO-CARRIER: the ports are enabled but see no signal, so no QSFP link (no cable, a cable not "
+                   "seated, or the other Spark off). " if any("NO-CARRIER" in t.flags for t in twins) else "")
+        mtus = sorted({t.mtu for t in twins if t.mtu})
+        bare = ("None of them has an IPv4 address" if all(t.addresses_listed and not t.ipv4 for t in twins) else "")
+        more = ", ".join(x for x in (f"MTU {'/'.join(map(str, mtus))}" if mtus else "", bare) if x)
+        findings.append(fail(f"No QSFP interface is UP ({states}). {carrier}Check the QSFP cable is seated at "
+                             "both ends and run `ibdev2netdev`; the " + C2S + " says: if none shows Up, "
+                             "check the cable, reboot both Sparks and try again."
+                             + (f" ({more}: set the addresses once the link is up.)" if more else "")))
+    by_name = {i.name: i for i in ifaces}
+    for port, (a, b) in QSFP_TWINS.items():
+        ta, tb = by_name.get(a), by_name.get(b)
+        if ta and tb and ta.is_up and tb.is_up:
+            findings.append(ok(f"QSFP port {port} ({port_words(port)}) has link: both twins {a} and {b} are UP."))
+        elif ta and tb and (ta.is_up or tb.is_up):
+            up, down = (ta, tb) if ta.is_up else (tb, ta)
+            why = ("administratively down: `sudo ip link set " + down.name + " up`, or configure it in netplan"
+                   if down.flags and "UP" not in down.flags else "without link")
+            findings.append(warn(f"Only {up.name} of port {port} is UP; its twin {down.name} is {why}. Each "
+                                 f"twin carries about half of the port's {LINE_GBPS} Gb/s: use both."))
+    for t in (t for t in twins if t.is_up):
+        findings += _address_findings(t)
+        twin = other_twin(t.name)
+        if twin not in by_name:
+            findings.append(info(f"{t.name}'s twin {twin} is not in this output: check it too (`ip addr show "
+                                 f"{twin}`); it needs its own address in another /24."))
+    if any(a.scope == "global" and not a.dynamic and not a.is_link_local for t in twins for a in t.ipv4):
+        findings.append(info("`ip addr` cannot tell a netplan address from one added with `ip addr add`, "
+                             "which is lost at reboot: keep the addresses in /etc/netplan/40-cx7.yaml."))
+    findings += overlaps([(i.name, a.cidr) for i in ifaces if i.name != "lo" for a in i.ipv4])
+    findings += _mtu_findings([t for t in twins if t.is_up])
+    house = by_name.get(HOUSE_INTERFACE)
+    if house is not None:
+        findings.append(info(f"{HOUSE_INTERFACE} is the 10 GbE RJ45 management port, not the QSFP link: "
+                             "keep NCCL and benchmark traffic off it."))
+        if house.is_up and house.addresses_listed and not house.ipv4:
+            v6 = [a for a in house.addresses if a.family == "inet6"]
+            only = ("only a link-local IPv6 address (fe80::)" if v6 and all(a.is_link_local for a in v6)
+                    else "no IPv4 address")
+            findings.append(info(f"{HOUSE_INTERFACE} is UP with {only}: no IPv4 on the wired house network."))
+    if spark:
+        with_v4 = [(i.name, a.cidr) for i in others if not is_qsfp_twin(i.name) for a in i.ipv4]
+        if with_v4 and not any(t.ipv4 for t in twins):
+            where = ", ".join(f"{n} {c}" + (" (Wi-Fi)" if n.startswith("wl") else " (Docker's bridge)"
+                                            if n.startswith("docker") else "") for n, c in with_v4[:8])
+            findings.append(info(f"IPv4 here only on {where}: no QSFP twin has one."))
+    cut = [i.name for i in ifaces if i.truncated]
+    if cut:
+        findings.append(info(f"The output looks cut off at {cut[-1]}: what is shown is read; paste the "
+                             "whole output for a complete check."))
+    return facts, findings
+
+
+#: MAC address prefixes (OUI) of virtual machines' network cards: the output of a VM, not of a machine's own NIC
+VM_MAC_PREFIXES = {"08:00:27": "VirtualBox", "52:54:00": "QEMU/KVM", "00:0c:29": "VMware", "00:50:56": "VMware",
+                   "00:05:69": "VMware", "00:15:5d": "Hyper-V", "00:16:3e": "Xen"}
+
+
+def _plain_host_findings(others: list[Any]) -> list[Finding]:
+    """A host that is not a Spark: its interfaces (state, MTU, IPv4), and whether its MACs are a VM's."""
+    rows = [f"{i.name} {i.operstate or '?'}" + (" NO-CARRIER" if "NO-CARRIER" in (i.flags or ()) else "")
+            + f" MTU {i.mtu} ({', '.join(a.cidr for a in i.ipv4) or 'no IPv4'})" for i in others[:16]]
+    vms = {p: v for i in others for p, v in VM_MAC_PREFIXES.items() if (i.mac or "").lower().startswith(p)}
+    dark = [i for i in others if i.ipv4 and "NO-CARRIER" in (i.flags or ())]
+    unplugged = [i for i in others if not i.ipv4 and "NO-CARRIER" in (i.flags or ())]
+    apipa = [i for i in others if i.ipv4 and all(a.is_link_local for a in i.ipv4) and i not in dark]
+    unknown = [i for i in others if (i.operstate or "").upper() == "UNKNOWN" and "LOWER_UP" in (i.flags or ())
+               and i.name != "lo"]
+    listed = [info("Interfaces: " + "; ".join(rows) + ".")] if rows else [
+        info("Only the loopback interface (lo) is in this output: nothing to judge about the network.")]
+    return listed + [info(
+        f"{i.name} is enabled but NO-CARRIER: it sees no link (no cable, or the far end down or off), and it has no "
+        "IPv4 address. Nothing to fix unless that port should be in use; then check the cable and the "
+        f"far end (`ethtool {i.name}` shows `Link detected: no`).") for i in unplugged] + [fail(
+        f"{i.name} has {', '.join(a.cidr for a in i.ipv4)} but NO-CARRIER: no link (no cable, or the far end is "
+        "down or off), so that subnet cannot be reached through it until the link comes up (`ethtool "
+        f"{i.name}` shows `Link detected: no`).") for i in dark] + [_link_local_finding(i) for i in apipa] + [info(
+        f"{i.name} is `state UNKNOWN` with LOWER_UP: its driver does not report an operational state (virtual NICs "
+        "and tunnels do, as lo does), while LOWER_UP says the link has carrier: it is working.") for i in unknown] + ([info(
+        f"The MAC addresses start with {', '.join(sorted(vms))}: {' and '.join(sorted(set(vms.values())))} virtual "
+        "network cards, so this is a virtual machine (no RDMA NIC or GPU of its own unless passed through).")]
+        if vms else [])
+
+
+def _link_local_finding(i: Any) -> Finding:
+    """An interface with carrier whose only IPv4 is 169.254.x.x, read by how the address was added: dhcpcd adds the
+    /16 fallback it takes when its DHCP requests got no lease as `scope global noprefixroute` (if-linux.c sets no
+    scope, and noprefixroute on every prefix under /32); NetworkManager's and systemd-networkd's link-local addressing
+    add `scope link noprefixroute`; other forms (avahi-autoipd, `ip -br`) do not say which."""
+    a = i.ipv4[0]
+    if a.noprefixroute and a.scope == "global" and a.prefixlen == 16:
+        return fail(f"{i.name} has only {a.cidr}, added `scope global noprefixroute`: that is dhcpcd's fallback when "
+                    "its DHCP requests got no lease, so the interface has no address on the network it is cabled to "
+                    "(only hosts that fell back too reach it, at addresses that change). Find why DHCP failed: is a "
+                    "DHCP server on that link (`journalctl -u dhcpcd`), and can the NIC transmit (`dmesg | grep "
+                    f"{i.name}`: `NETDEV WATCHDOG ... transmit queue timed out` is a driver that cannot)? Or give it a "
+                    "static address (a private one: if you set this 169.254 address yourself, 169.254/16 is for "
+                    "automatic link-local addressing).")
+    if a.noprefixroute and a.scope == "link":
+        return info(f"{i.name} has only the link-local address {a.cidr} (`scope link`: link-local addressing, as "
+                    "NetworkManager's or systemd-networkd's link-local method sets it): the link works for hosts on "
+                    "the same cable or switch, but the address changes after a reboot. Give it a static address if "
+                    "other hosts must find it at a fixed one (a cluster's direct cables, NCCL, Ray).")
+    return warn(f"{i.name} has only the link-local address {a.cidr}: a 169.254.x.x address is what a host takes when "
+                "no DHCP server answered (or what a direct link was given on purpose); it changes after a reboot. "
+                "Give the interface a static address, or find why DHCP gave no lease.")
+
+
+def _address_findings(t: Any) -> list[Finding]:
+    if not t.addresses_listed:
+        return []
+    if not t.ipv4:
+        return [fail(f"{t.name} is UP but has no IPv4 address: give it a static address in its own /24 "
+                     "in /etc/netplan/40-cx7.yaml (" + C2S + ": 192.168.100.10/24 on enp1s0f1np1, "
+                     "192.168.101.10/24 on enP2p1s0f1np1, .11 on the other Spark), then "
+                     "`sudo netplan apply`.")]
+    out = []
+    for a in t.ipv4:
+        if a.is_link_local:
+            out.append(warn(f"{t.name} has the link-local address {a.cidr}: 169.254.x.x addresses are "
+                            "picked automatically and change after a reboot (NVIDIA's own note). Use "
+                            "static addresses from netplan, each twin in its own /24 (e.g. "
+                            "192.168.100.10/24 and 192.168.101.10/24)."))
+        elif a.dynamic:
+            out.append(warn(f"{t.name} got {a.cidr} from DHCP (dynamic): it can change; use a static "
+                            "address in netplan with `dhcp4: no`."))
+        else:
+            out.append(ok(f"{t.name} has {a.cidr}."))
+    return out
+
+
+def _mtu_findings(up_twins: list[Any]) -> list[Finding]:
+    mtus = {t.name: t.mtu for t in up_twins if t.mtu is not None}
+    if not mtus:
+        return []
+    if len(set(mtus.values())) > 1:
+        return [warn("The twins have different MTUs (" + ", ".join(f"{n} {m}" for n, m in mtus.items())
+                     + f"): set the same MTU ({JUMBO_MTU} for jumbo frames) on every twin of both Sparks.")]
+    mtu, names = next(iter(mtus.values())), ", ".join(mtus)
+    if in_spark_range("mtu", mtu):  # the range L1.mtu judges with
+        return [ok(f"MTU {JUMBO_MTU} (jumbo frames) on {names}. The other Spark must match: check with "
+                   f"`ping -c2 -M do -s {JUMBO_PAYLOAD} <peer>`.")]
+    if mtu == 1500:
+        return [warn(f"MTU 1500 on {names}: the default, which NVIDIA's playbooks keep and which works, but this "
+                     f"course's lesson 1 asks for {JUMBO_MTU} (its L1.mtu check fails 1500): NCCL's busbw between "
+                     "two Sparks was measured at 18.94-20.95 GB/s at MTU 1500 and 23.74 GB/s with jumbo frames "
+                     f"(dgx-spark-playbooks #25, PR #103). The {JUMBO_GUIDES} set `mtu: {JUMBO_MTU}` in netplan on "
+                     f"both Sparks; then check with `ping -c2 -M do -s {JUMBO_PAYLOAD} <peer>`.")]
+    return [warn(f"MTU {mtu} on {names}: neither the 1500 default nor {JUMBO_MTU} jumbo frames; both ends "
+                 f"of the cable must agree (use {JUMBO_MTU} on both).")]
+
+
+# --------------------------------------------------------------------------- ip route get
+
+def summarise_route(routes: list[Any], command: str | None) -> Summary:
+    facts = {"routes": [dict(dataclasses.asdict(r), qsfp_port=qsfp_port(r.dev)) for r in routes]}
+    findings = []
+    for r in routes:
+        if is_qsfp_twin(r.dev):
+            findings.append(ok(f"Traffic to {r.dst} leaves by {r.dev} (QSFP port {qsfp_port(r.dev)}, PCI "
+                               f"domain {twin_domain(r.dev)})" + (f", source {r.src}" if r.src else "")
+                               + ": it uses the cable."))
+            if r.via:
+                findings.append(warn(f"...but through the gateway {r.via}: two Sparks on one cable should "
+                                     f"share a subnet directly. Give the peer's twin an address in the same "
+                                     f"/24 as {r.dev}'s address."))
+        elif r.dev == HOUSE_INTERFACE:
+            findings.append(fail(f"Traffic to {r.dst} goes over {HOUSE_INTERFACE}, the 10 GbE management "
+                                 f"port, not the {LINE_GBPS} GbE QSFP cable: that address is not in a subnet of a "
+                                 "QSFP twin. Use the peer's QSFP address (e.g. 192.168.100.11) or fix the "
+                                 "twins' addresses."))
+        elif r.dev == "lo":
+            findings.append(info(f"{r.dst} is an address of this machine itself, not the peer."))
+        else:
+            findings.append(warn(f"Traffic to {r.dst} leaves by {r.dev}, which is not a Spark QSFP twin: "
+                                 "use the peer's address on the QSFP link (same /24 as a twin)."))
+    return facts, findings
+
+
+# --------------------------------------------------------------------------- ibdev2netdev
+
+def summarise_ibdev(result: Any, command: str | None) -> Summary:
+    maps = result.mappings
+    up_ports = sorted({qsfp_port(m.netdev) for m in maps if m.is_up and is_qsfp_twin(m.netdev)})
+    facts = {"mappings": [dataclasses.asdict(m) for m in maps], "up_ports": up_ports,
+             "simulated": result.simulated, "truncated": result.truncated}
+    findings = []
+    if result.simulated:
+        findings.append(info("This output says it is simulated (clusterlab's simulated cluster): no "
+                             "RDMA hardware is behind it."))
+    spark = [m for m in maps if is_qsfp_twin(m.netdev)]
+    if not spark:
+        findings.append(info("No DGX Spark ConnectX-7 names here (rocep1s0f*/roceP2p1s0f* ==> "
+                             "enp1s0f*np*/enP2p1s0f*np*): " + ", ".join(f"{m.netdev} {m.state}" for m in maps)))
+        ipoib = [m.netdev for m in maps if re.match(r"ib", m.netdev) and not m.is_up]
+        if ipoib:
+            findings.append(info(f"{', '.join(ipoib[:8])}{' ...' if len(ipoib) > 8 else ''} (Down): ibdev2netdev "
+                                 "shows the state of the netdev, here an InfiniBand port's IPoIB interface, not of the "
+                                 "port itself; on a fabric that does not use IPoIB it stays Down while the port is "
+                                 "Active. Read the ports with `ibstat` (State, Physical state) or `ibv_devinfo`."))
+        return facts, findings
+    for m in spark:
+        if rdma_device_for(m.netdev) != m.rdma_device:
+            findings.append(warn(f"{m.rdma_device} maps to {m.netdev}; a Spark names it "
+                                 f"{rdma_device_for(m.netdev)}: check this is a DGX Spark."))
+    for port, twins in QSFP_TWINS.items():
+        ups = [m for m in spark if qsfp_port(m.netdev) == port and m.is_up]
+        if len(ups) == 2:
+            pair = " and ".join(f"{m.rdma_device}/{m.netdev}" for m in ups)
+            findings.append(ok(f"QSFP port {port} ({port_words(port)}) is cabled: both twins are Up ({pair})."))
+        elif len(ups) == 1:
+            down = next((t for t in twins if t != ups[0].netdev), "the other twin")
+            findings.append(fail(f"Only {ups[0].netdev} of port {port} is Up; with a cable in, both twins "
+                                 f"({' and '.join(twins)}) report Up, and lesson 1's L1.port fails one Down. If "
+                                 f"`ip link show {down}` has no NO-CARRIER, it was set down: `sudo ip link set {down} "
+                                 "up`; else reseat the cable, and if it stays, reboot."))
+    if not up_ports:
+        findings.append(fail("No ConnectX-7 port is Up. The " + C2S + ": \"If none of the interfaces are "
+                             "showing as 'Up', please check the QSFP cable connection, reboot the systems "
+                             "and try again.\""))
+    elif len(up_ports) == 2:
+        findings.append(info("Both QSFP ports are cabled. NVIDIA: one cable already reaches full bandwidth; "
+                             "with two cables all four interfaces need IP addresses."))
+    else:
+        down = [m.netdev for m in spark if qsfp_port(m.netdev) != up_ports[0] and not m.is_up]
+        if down:
+            findings.append(info(f"Port {1 - up_ports[0]} ({', '.join(down)}) is Down: the cable is in port "
+                                 f"{up_ports[0]}."))
+        hcas = ",".join(m.rdma_device for m in spark if m.is_up)
+        findings.append(info(f"Cable the same physical port (port {up_ports[0]}) on the other Spark and check "
+                             f"it there with ibdev2netdev (" + C2S + ", Step 2). For NCCL, list both Up RDMA "
+                             f"devices: NCCL_IB_HCA={hcas}."))
+    return facts, findings
+
+
+# --------------------------------------------------------------------------- ethtool
+
+def summarise_ethtool(reports: list[Any], command: str | None) -> Summary:
+    facts = {"reports": [dataclasses.asdict(r) for r in reports]}
+    findings = []
+    counts: dict[str | None, int] = {}
+    for r in reports:
+        counts[r.interface] = counts.get(r.interface, 0) + 1
+    seen: dict[str | None, int] = {}
+    for r in reports:
+        seen[r.interface] = seen.get(r.interface, 0) + 1
+        name = r.interface or "this interface"
+        if counts[r.interface] > 1:
+            name += f" (reading {seen[r.interface]} of {counts[r.interface]})"
+        if r.speed_shown or r.link_detected is not None:
+            findings += _speed_findings(r, name)
+        elif r.common_top_mode_mbps:
+            findings.append(info(f"{name}: the paste ends before its `Speed:` and `Link detected:` lines, so the link "
+                                 "is not shown; both ends advertise up to "
+                                 f"{r.common_top_mode_mbps}Mb/s, which auto-negotiation picks when the link is up. "
+                                 f"Paste the rest (`ethtool {r.interface or '<iface>'}` to its last line)."))
+        findings += _fec_findings(r, name)
+        if r.driver in VIRTUAL_DRIVERS:
+            findings.append(info(f"{name} is a virtual interface (driver {r.driver}{', no PCI bus' if not r.bus_info else ''}"
+                                 "): no NIC sits behind it, so its speed is the driver's own figure and no RDMA device "
+                                 "(RoCE GID) belongs to it. In a container, the host's RDMA NIC is reached through a "
+                                 "host-network or SR-IOV/macvlan interface on that NIC, not through a veth."))
+        elif r.driver:
+            findings.append(info(f"{name}: driver {r.driver}" + (f", PCI {r.bus_info}" if r.bus_info else "")
+                                 + (f", firmware {r.firmware}" if r.firmware else "") + "."))
+    return facts, findings
+
+
+VIRTUAL_DRIVERS = frozenset({"veth", "bridge", "tun", "vxlan", "macvlan", "ipvlan", "dummy", "bonding", "virtio_net",
+                             "openvswitch"})
+"""``ethtool -i`` drivers of interfaces with no NIC of their own (virtual pairs, bridges, tunnels, a VM's virtio NIC)."""
+
+
+def _fec_findings(r: Any, name: str) -> list[Finding]:
+    """``ethtool --show-fec``: forward error correction; RS (Reed-Solomon) is what 100G and faster links use."""
+    active, conf = (r.fec_active or "").strip(), r.fec_configured or "?"
+    if r.fec_active is None and r.fec_configured is None:
+        return []
+    if active.lower() in ("", "off", "none"):
+        return [info(f"{name}: FEC configured {conf}, active {active or 'none shown'}: links of 100G and faster "
+                     "normally run RS; through a switch both ends must use the same FEC. Leave it on Auto.")]
+    return [ok(f"{name}: FEC configured {conf}, active {active}: normal, not a fault by itself (100G and faster "
+               "links use RS, Reed-Solomon). Look at FEC only if the link flaps (`ethtool -S <iface> | grep -i fec`).")]
+
+
+def _speed_findings(r: Any, name: str) -> list[Finding]:
+    spark_port = r.interface is None or is_qsfp_twin(r.interface)
+    unnamed = r.interface is None
+    if r.link_detected is False:  # a Spark cables one port: the other port's twins never have link (as L1.link_speed)
+        twin = r.interface is not None and is_qsfp_twin(r.interface)
+        return [(info if twin else fail)(f"{name}: no link (Link detected: no)" + (
+            ". Expected if the cable is in the other QSFP port (`ibdev2netdev` shows which twins are Up); if this is"
+            " the cabled port, " if twin else ": ") + "the cable is not seated, or the other end is down or powered off.")]
+    if r.speed_mbps is None:
+        if r.link_detected is True:
+            return [info(f"{name}: link detected, but no speed reported.")]
+        return [fail(f"{name}: no speed (Speed: Unknown! means no link): check the cable at both ends.")]
+    if r.interface == HOUSE_INTERFACE:
+        return [info(f"{name}: {r.speed_mbps}Mb/s on the 10 GbE management port (not the QSFP link).")]
+    if in_spark_range("link_speed_mbps", r.speed_mbps):  # the range L1.link_speed judges with
+        return [ok(f"{name}: {LINK_MBPS}Mb/s, the full {LINE_GBPS} GbE of a Spark QSFP port.")]
+    if not spark_port:
+        return [info(f"{name}: {r.speed_mbps}Mb/s; not a Spark QSFP interface, so no expected speed.")]
+    if unnamed and r.speed_mbps != 100000:
+        return [info(f"{name}: {r.speed_mbps}Mb/s. The interface is not named in this paste: a DGX Spark QSFP twin "
+                     f"shows {LINK_MBPS}Mb/s; another NIC shows its own rate. Paste it with its `ethtool <iface>` line.")]
+    if r.speed_mbps == 100000:
+        return [fail(f"{name}: 100000Mb/s: the link negotiated down to 100 GbE; a Spark QSFP port should "
+                     f"show {LINK_MBPS}Mb/s. Through a switch, force {LINE_GBPS}G and turn off auto-negotiation on the "
+                     "switch port (" + SWITCH + f", Step 3.1); back to back, use a cable rated for {LINE_GBPS}G.")]
+    return [fail(f"{name}: {r.speed_mbps}Mb/s; a Spark QSFP port should show {LINK_MBPS}Mb/s. Check the "
+                 f"cable (rated for {LINE_GBPS}G) and, through a switch, the switch port's speed setting.")]
+
+
+# --------------------------------------------------------------------------- netplan
+
+def summarise_netplan(cfg: Any, command: str | None) -> Summary:
+    facts = {"renderer": cfg.renderer, "version": cfg.version,
+             "ethernets": {n: dataclasses.asdict(i) for n, i in cfg.ethernets.items()}}
+    findings = []
+    if not cfg.ethernets:
+        return facts, [fail("No `ethernets:` entries: this file configures none of the QSFP twins.")]
+    if cfg.version not in (None, 2):
+        findings.append(warn(f"`version: {cfg.version}`: netplan files use `version: 2`."))
+    grouped = {m: g for g, (members, _) in {**cfg.bridges, **cfg.bonds}.items() for m in members}
+    for name, i in cfg.ethernets.items():
+        findings += _netplan_iface_findings(name, i, grouped.get(name))
+    for bond, (members, conf) in {**cfg.bonds, **cfg.bridges}.items():
+        twins = [m for m in members if is_qsfp_twin(m)]
+        if twins:
+            ports = sorted({qsfp_port(t) for t in twins})
+            findings.append(warn(
+                f"{bond} joins {', '.join(twins)} into one {'bond' if bond in cfg.bonds else 'bridge'}: the address "
+                f"({', '.join(conf.addresses) or 'none given'}) moves to {bond}, and with it the IPv4 RoCE GID that NCCL's "
+                f"RDMA (NET/IB) finds each twin's device by. A Spark's RDMA use (NCCL_IB_HCA, NVIDIA's setup) "
+                "expects each twin unbonded, with its own address in its own /24."
+                + (f" These are halves of QSFP ports {' and '.join(map(str, ports))}: two cables, not one."
+                   if len(ports) > 1 else "")))
+    for port, (a, b) in QSFP_TWINS.items():
+        for x, y in ((a, b), (b, a)):
+            if cfg.ethernets.get(x) and cfg.ethernets[x].addresses and not (cfg.ethernets.get(y) and cfg.ethernets[y].addresses):
+                findings.append(warn(f"Only {x} of port {port} has an address; the {C2S}'s current procedure "
+                                     f"gives its twin {y} one too, in its own /24 (e.g. {a} 192.168.100.10/24, "
+                                     f"{b} 192.168.101.10/24), so both halves of the port are used."))
+    findings += overlaps([(n, a) for n, i in cfg.ethernets.items() for a in i.addresses if "/" in a])
+    qsfp = [i for n, i in cfg.ethernets.items() if is_qsfp_twin(n)]
+    if qsfp and all(i.mtu is None for i in qsfp) and not any(c.mtu for g, c in {**cfg.bonds, **cfg.bridges}.values()):
+        findings.append(info("No `mtu:` key: the twins stay at MTU 1500, as in NVIDIA's playbook. The "
+                             f"{JUMBO_GUIDES} add `mtu: {JUMBO_MTU}` to each twin on both Sparks for jumbo frames."))
+    return facts, findings
+
+
+def _netplan_iface_findings(name: str, i: Any, group: str | None = None) -> list[Finding]:
+    """What one ``ethernets:`` entry means; ``group`` the bond or bridge it is a member of (which holds its address)."""
+    out = []
+    if not is_qsfp_twin(name) and name != HOUSE_INTERFACE:
+        out.append(info(f"{name} is not a DGX Spark QSFP twin; the twins are enp1s0f0np0 and enP2p1s0f0np0 "
+                        "(port 0), enp1s0f1np1 and enP2p1s0f1np1 (port 1)."))
+    if i.link_local and "ipv4" in i.link_local:
+        out.append(warn(f"{name}: `link-local: [ ipv4 ]` gives a 169.254.x.x address that changes after a "
+                        "reboot (NVIDIA's 2025 procedure). The current " + C2S + " uses a static address "
+                        "per twin, each in its own /24, e.g. `addresses: [192.168.100.10/24]`, `dhcp4: no`."))
+    if i.dhcp4:
+        out.append(warn(f"{name}: `dhcp4` is on, but nothing hands out addresses on a direct cable: use a "
+                        "static address and `dhcp4: no`."))
+    for a in i.addresses:
+        try:
+            iface = ipaddress.ip_interface(a)
+        except ValueError:
+            out.append(fail(f"{name}: {a!r} is not an address/prefix like 192.168.100.10/24."))
+            continue
+        if "/" not in a:
+            out.append(fail(f"{name}: address {a} has no prefix length; write {a}/24."))
+        elif iface.version == 4 and iface.ip.is_link_local:
+            out.append(warn(f"{name}: {a} is a link-local (169.254) address; use a private /24 such as "
+                            "192.168.100.0/24."))
+        else:
+            out.append(ok(f"{name}: static address {a}."))
+    if not i.addresses and not (i.link_local and "ipv4" in i.link_local) and not i.dhcp4 and is_qsfp_twin(name) \
+            and group is None:
+        out.append(warn(f"{name} gets no IPv4 address from this file: add `addresses: [<ip>/24]`."))
+    if i.mtu is not None and not in_spark_range("mtu", i.mtu):
+        out.append((info if i.mtu == 1500 else warn)(
+            f"{name}: mtu {i.mtu}; for jumbo frames use {JUMBO_MTU} on every twin of both Sparks."))
+    elif i.mtu is not None:
+        out.append(ok(f"{name}: mtu {JUMBO_MTU} (jumbo frames); the other Spark must use {JUMBO_MTU} too."))
+    return out

@@ -1,0 +1,298 @@
+"""Judge of the outputs that test a link end to end: ``ping`` (reachability, jumbo frames with ``-M do``), ``iperf3``
+(TCP throughput against the Spark's bar or, on another host, the standard Ethernet rates of checks/specs/ethernet.toml;
+its errors; a server waiting for its client) and the kernel's link messages (``dmesg``: cable plugged, link up or
+down, flapping).
+
+Sources: docs/research/procedure.md §1-2 and docs/research/figures.md §2.4: NVIDIA's connect-two-sparks playbook,
+catharsis.net.au (iperf3 96.2 Gbit/s with -P 16) and the NVIDIA developer forum (~110 Gbit/s per lane, 8 streams,
+MTU 9000); the pass bar is checks/ranges.toml's spark-pair tcp_gbps (L1.tcp).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any
+
+from ..parsers.common import command_argv
+from ..parsers.iperf3 import parse_iperf3
+from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port
+from .common import JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, fail, info, ok, on_spark, spark_figure, warn
+from .model import Finding, Summary
+
+
+TCP_PASS_GBPS = spark_figure("tcp_gbps")
+"""checks/ranges.toml [spark-pair.tcp_gbps] min: the rate L1.tcp passes (NVIDIA's per-rail bar)."""
+IPERF_FIGURES = ("96.2 Gbit/s with iperf3 -P 16 (catharsis.net.au) and ~110 Gbit/s per lane with "
+                 f"8 streams at MTU {JUMBO_MTU} (NVIDIA developer forum)")
+
+
+# --------------------------------------------------------------------------- ping
+
+def _df_flag(command: str | None) -> bool | None:
+    """True if the ping command forbids fragmenting (-M do, macOS -D); None if unknown."""
+    argv = command_argv(command)
+    if not argv or not argv[0].startswith("ping"):
+        return None
+    joined = " ".join(argv[1:])
+    return bool(re.search(r"-M\s*do\b|(?:^|\s)-D\b", joined))
+
+
+def _ping_payload(command: str | None) -> int | None:
+    """The ``-s`` payload of a ping command line (``-s 8972`` or ``-s8972``), None when it has none."""
+    argv = command_argv(command)
+    m = re.search(r"(?:^| )-s ?(\d+)(?: |$)", " ".join(argv[1:])) if argv and argv[0].startswith("ping") else None
+    return int(m.group(1)) if m else None
+
+
+def summarise_ping(r: Any, command: str | None) -> Summary:
+    df = _df_flag(command)
+    facts = dict(dataclasses.asdict(r), ok=r.ok, mtu_error=r.mtu_error, path_mtu=r.path_mtu,
+                 dont_fragment=df)
+    dest = r.destination or "the peer"
+    # the PING line says the payload; a paste that starts at the replies leaves the command's -s to say it
+    size = (r.payload_bytes or _ping_payload(command) or 0) + 28
+    avg = f", avg {r.rtt_avg_ms} ms" if r.rtt_avg_ms is not None else ""
+    errors = " ".join(r.errors).lower()
+    findings = []
+    if "network is unreachable" in errors:
+        findings.append(fail(f"No route to {dest}: it is not in the subnet of any interface that is up. "
+                             f"Check `ip addr` (the twin needs an address in the peer's /24) and "
+                             f"`ip route get {dest}`."))
+    elif "name or service not known" in errors or "unknown host" in errors or "name resolution" in errors:
+        findings.append(fail(f"{dest} does not resolve: use the peer's IP address, or add it to /etc/hosts."))
+    elif "host unreachable" in errors:
+        spark = on_spark(None) is not False  # a Spark, or not said: the cabled port is the usual cause there
+        findings.append(fail(f"{dest} did not answer (Destination Host Unreachable): this host's ARP (neighbour) "
+                             f"requests for it, or for the gateway on the way, got no reply, so nothing at that "
+                             "address answers on the link: the peer is down, has another address or sits in "
+                             "another subnet, or " + ("the cable is in a different port. Check `ip addr` on both ends "
+                             f"(the same /24), `ip neigh show {r.destination or '<peer address>'}` here, and `ibdev2netdev` on both Sparks."
+                             if spark else "this host's own link dropped while it kept its address (a cable out, "
+                             "a Wi-Fi association lost). Check `ip link` and `ip addr` here and on the peer (up, the "
+                             f"same subnet) and `ip neigh show {r.destination or '<peer address>'}`; on Wi-Fi, reconnect.")))
+    elif r.mtu_error:
+        findings.append(_mtu_failure(r, dest, size))
+    elif r.ok and size >= JUMBO_MTU:
+        how = " with fragmenting forbidden (-M do)" if df else ""
+        findings.append(ok(f"Jumbo frames work end to end: {size}-byte packets reached {dest} and came back{how} "
+                           f"({r.received} of {r.transmitted}{avg}{', no loss' if r.received == r.transmitted else ''})."))
+        if df is None:
+            findings.append(info("The command is not shown: this proves jumbo frames only if it was run "
+                                 "with -M do (do not fragment)."))
+    elif r.ok:
+        findings.append(ok(f"{dest} answers ({r.received} of {r.transmitted}{avg}). This "
+                           f"checks reachability only; for jumbo frames run `ping -c2 -M do -s {JUMBO_PAYLOAD} "
+                           f"{dest}`."))
+    elif r.received == 0 and size > 1500:
+        findings.append(fail(f"No reply to {size}-byte packets from {dest}. If a plain `ping {dest}` gets "
+                             f"replies, the far end's MTU is smaller than the packet (one Spark at {JUMBO_MTU}, the "
+                             f"other at 1500): set MTU {JUMBO_MTU} on both. If not, the peer is unreachable."))
+    elif r.received == 0:
+        findings.append(fail(f"No reply from {dest}: check the address is the peer's QSFP address, the cable "
+                             "is in the same port on both Sparks, and the peer is up."))
+    if r.loss_percent and 0 < r.loss_percent < 100:
+        findings.append(warn(f"{r.loss_percent:g}% packet loss to {dest}: a loose cable or a flapping link; "
+                             "reseat the cable and rerun with -c 20."))
+    if r.truncated:
+        findings.append(info("The ping output is cut off: the counts are from the lines shown."))
+    return facts, findings
+
+
+def _mtu_failure(r: Any, dest: str, size: int) -> Finding:
+    mtu = r.path_mtu
+    router = next((e.split()[1] for e in r.errors if e.startswith("From ")), None)
+    if router and any("frag needed" in e.lower() or "too big" in e.lower() for e in r.errors):
+        return fail(f"{router} on the path has MTU {mtu} and refused the {size}-byte packet (Frag needed "
+                    "and DF set): an MTU mismatch on the path. Every hop (both Sparks, any switch) needs "
+                    f"MTU {JUMBO_MTU} for jumbo frames.")
+    at = f" ({mtu})" if mtu else ""
+    return fail(f"This Spark's outgoing interface MTU{at} is too small for {size}-byte packets, and -M do "
+                f"forbids fragmenting them: set `mtu: {JUMBO_MTU}` on the twins in netplan on BOTH Sparks and "
+                "run `sudo netplan apply` (or test MTU 1500 with -s 1472).")
+
+
+# --------------------------------------------------------------------------- iperf3
+
+_IPERF_ERROR_HINTS = (
+    ("refused", "no iperf3 server is listening on the peer: start `iperf3 -s` on the other Spark first "
+                "(same -p port)."),
+    ("no route", "the peer's address is not reachable: check `ip addr` on both Sparks."),
+    ("unreachable", "the peer's address is not reachable: check `ip addr` on both Sparks."),
+    ("timed out", "no answer: wrong address, the peer is down, or a firewall blocks port 5201."),
+    ("terminated", "the server stopped during the test: restart `iperf3 -s` and rerun."),
+    ("closed unexpectedly", "the server stopped during the test: restart `iperf3 -s` and rerun."),
+    ("busy", "the server is running another test: wait, or start a second server with another -p port."),
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Iperf3Read:
+    """An iperf3 output as explain reads it: parse_iperf3's summary (its fields read through) and the interval rows
+    (:class:`~grader.parsers.iperf3.Iperf3Intervals`: each direction's rates, the Retr column)."""
+
+    result: Any
+    intervals: Any
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(object.__getattribute__(self, "result"), name)
+
+
+def read_iperf3(text: str) -> Iperf3Read:
+    """``text`` parsed: its summary (ParseError as parse_iperf3 raises it) and its interval rows."""
+    from ..parsers.iperf3 import parse_iperf3_intervals
+    return Iperf3Read(parse_iperf3(text), parse_iperf3_intervals(text))
+
+
+def _ethernet() -> tuple[list[float], float | None]:
+    """The standard Ethernet line rates (Gbit/s) and TCP's share of them at MTU 1500 (checks/specs/ethernet.toml)."""
+    from ..calc.specs import row
+    spec = row("ethernet.toml", "ieee_802_3")
+    return sorted(spec.graded("rates_gbps") or []), spec.graded("tcp_goodput_fraction")
+
+
+def _against_ethernet(label: str, gbps: float, carried: float, retransmits: int | None, streams: str = ""
+                      ) -> Finding | None:
+    """What ``gbps`` of TCP (one direction's mean) says of a link of unknown speed. The link carried ``carried`` (the
+    mean, or the second-best interval where that is higher: one interval alone can read over the line rate, as a full
+    1 GbE link's 1.01 Gbit/s did, or catch up after a stall), so it is at least the first standard rate at or above
+    that. At 90% of its TCP ceiling or more the test filled it (info); between a standard rate and 90% of the next
+    one's ceiling no Ethernet link runs full, so something else caps the test (warn, with what the Retr column says of
+    loss); under the lowest rate it cannot tell (None)."""
+    rates, share = _ethernet()
+    tier = next((g for g in rates if g >= carried), None)
+    if tier is not None and gbps >= 0.9 * tier * (share or 1):
+        of = f" ({share:.0%} of the line rate at MTU 1500)" if share else ""
+        return info(f"{label}It is about the TCP ceiling of a {tier:g} GbE link{of}: normal if the path is {tier:g} GbE.")
+    if tier is None or carried <= rates[0]:
+        return None
+    below = max(g for g in rates if g < tier)
+    ceiling = f" (~{tier * share:.1f} Gbit/s of TCP)" if share else ""
+    if retransmits == 0:
+        cause = (" No retransmissions: nothing was lost on the way, so a host sets this ceiling: one stream's CPU core, "
+                 "the NIC's PCIe link (`lspci -vv` LnkSta: lanes and speed) or socket buffers, not the cable.")
+    elif retransmits:
+        cause = (f" {retransmits} retransmissions: segments were lost on the way (the receiver's ring buffers or CPU, a "
+                 "congested switch port, a bad cable or optic): `ethtool -S <iface>` on both ends shows where "
+                 "(rx_discards, rx_out_of_buffer, CRC errors).")
+    else:
+        cause = (" The sending side's Retr column says whether segments were lost; if none were, a host sets the "
+                 "ceiling (one stream's CPU core, the NIC's PCIe link, socket buffers), not the cable.")
+    return warn(f"{label}{gbps:.2f} Gbit/s is well under what a {tier:g} GbE link carries{ceiling}, yet the link is "
+                f"at least {tier:g} GbE ({'the rate is' if gbps > below else 'two intervals were'} more than a {below:g} GbE "
+                "link's line rate): no Ethernet link runs "
+                "full at this rate, so the link is not what limits this test (unless the path is not one Ethernet "
+                f"link: a bond of several, Wi-Fi, Thunderbolt or USB networking, IPoIB, a tunnel).{cause}{streams}")
+
+
+def _other_host(r: Iperf3Read, gbps: float, streams: str) -> list[Finding]:
+    """An iperf3 result on a machine that is not a Spark, against the Ethernet line rates (each direction of a
+    --bidir test on its own: a full-duplex link carries its rate both ways at once); to 127.0.0.1 or ::1 no NIC is
+    crossed, so nothing is judged. ``streams``: the advice to add streams, said only where the rate falls short."""
+    if (r.remote_host or "").startswith("127.") or r.remote_host in ("::1", "localhost"):
+        return [info(f"{gbps:.2f} Gbit/s over TCP to {r.remote_host}, this machine's loopback: no network link or NIC "
+                     "is crossed, so this measures the host alone.")]
+    rates = {role: list(v) for role, v in r.intervals.rates_gbps.items() if v} or {"": [gbps]}
+    means = {role: sum(v) / len(v) if len(rates) > 1 else gbps for role, v in rates.items()}
+    what = " and ".join(f"{role} {mean:.2f}" for role, mean in means.items()) if len(means) > 1 else f"{gbps:.2f}"
+    findings = [info(f"{what} Gbit/s over TCP. This is not a Spark, so its figures do not apply: compare with the line "
+                     "rate of the NIC the test crossed (`ethtool <iface>` shows its speed; TCP at MTU 1500 carries about "
+                     "94% of it).")]
+    retr = r.intervals.retransmits
+    lost = r.result.retransmits if r.result.retransmits is not None else sum(retr) if retr else None
+    for role, mean in means.items():
+        second = sorted(rates[role][1:])[-2:-1] or [0.0]  # the first interval counts what the socket buffer took at once
+        said = _against_ethernet(f"{role}: " if role else "", mean, max(mean, second[0]), None if role == "RX" else lost,
+                                 streams)
+        findings += [said] if said else []
+    if len(means) > 1 and min(means.values()) < max(means.values()) / 2:
+        findings.append(info("The two directions are asymmetric: one gets under half the other's rate. A full-duplex "
+                             "link carries its rate both ways at once, so the slow direction's receiving or sending "
+                             "host (its CPU, its NIC's PCIe link) is the limit."))
+    return findings
+
+
+def summarise_iperf3(r: Any, command: str | None) -> Summary:
+    facts = dict(dataclasses.asdict(r.result), sent_gbps=r.sent_gbps, received_gbps=r.received_gbps)
+    findings = []
+    if r.error:
+        hint = next((h for key, h in _IPERF_ERROR_HINTS if key in r.error.lower()), "see the message.")
+        findings.append(fail(f"iperf3 failed: {r.error}. Likely cause: {hint}"))
+    gbps = r.received_gbps if r.received_gbps else r.sent_gbps
+    if gbps is None and r.listening_port is not None and not r.error:
+        findings.append(info(f"The iperf3 server is listening on port {r.listening_port} and no client has run a "
+                             "test yet: start the client on the other host (`iperf3 -c <this host's address>`)."))
+    if gbps is None or (r.error and not gbps):
+        return facts, findings
+    if r.protocol == "UDP":
+        findings.append(info(f"UDP test: {gbps:.1f} Gbit/s; UDP rates follow the -b target. Compare TCP "
+                             f"(the default) with -P 8..16 against the published figures ({IPERF_FIGURES})."))
+        return facts, findings
+    streams = (f" With {r.streams} stream{'s' if r.streams > 1 else ''} TCP cannot fill the link: rerun "
+               "with -P 8 or -P 16." if r.streams and r.streams < 8 else "")
+    checks = f" Check MTU {JUMBO_MTU} on both ends and that `ethtool <twin>` shows {LINK_MBPS}Mb/s."
+    if on_spark(None) is False:  # `explain --host other`: the Spark's figures do not apply
+        findings += _other_host(r, gbps, streams)
+    elif gbps >= TCP_PASS_GBPS:  # the floor L1.tcp judges with
+        findings.append(ok(f"{gbps:.1f} Gbit/s over TCP: in line with the published one-link figures for two "
+                           f"Sparks ({IPERF_FIGURES}). One netdev (twin) carries about half of the port's "
+                           f"{LINE_GBPS} Gb/s."))
+    elif gbps >= 40:
+        findings.append(warn(f"{gbps:.1f} Gbit/s over TCP: below the ~96-110 Gbit/s published for one link "
+                             f"({IPERF_FIGURES}).{streams}{checks}"))
+    else:
+        cause = ""
+        if gbps <= 10:
+            cause = (f" Between two Sparks that is within the 10 GbE management port's reach: the test probably ran "
+                     f"over {HOUSE_INTERFACE}; point iperf3 at the peer's QSFP address (e.g. 192.168.100.11). On "
+                     "hosts with another NIC, compare with its speed (`ethtool <iface>`).")
+        elif gbps < 20:
+            cause = (" Around 13 Gbit/s is a known degraded ConnectX-7 state (NVIDIA check-connectx-bandwidth): "
+                     "update (`sudo apt full-upgrade`) and reboot both Sparks, or power-cycle them.")
+        findings.append(fail(f"{gbps:.1f} Gbit/s over TCP: far below the ~96-110 Gbit/s published for one "
+                             f"link ({IPERF_FIGURES}).{cause}{streams}{checks}"))
+    if r.truncated:
+        findings.append(info("The iperf3 output is cut off before its summary (or its receiver row): the rate is the "
+                             "mean of the intervals shown."))
+    return facts, findings
+
+
+# --------------------------------------------------------------------------- dmesg: ConnectX link events
+
+FLAPS = 3
+"""A link that went down this many times in one paste is flapping, not being re-cabled once."""
+
+
+def summarise_dmesg(d: Any, command: str | None) -> Summary:
+    final = d.final
+    facts = {"events": [dataclasses.asdict(e) for e in d.events], "final": final}
+    findings: list[Finding] = []
+    plugged = [e for e in d.events if e.what in ("module", "hotplug") and e.state in ("plugged", "plugin")]
+    unplugged = [e for e in d.events if e.what in ("module", "hotplug") and e.state in ("unplugged", "plugout")]
+    for port, twins in QSFP_TWINS.items():
+        up = [t for t in twins if final.get(t) == "up"]
+        if len(up) == 2:
+            findings.append(ok(f"QSFP port {port}: both twins came up ({', '.join(twins)}): one cable, two links, one "
+                               "per PCIe half of the ConnectX-7, as a Spark's port should."))
+        elif up and not any(t in final for t in twins if t not in up):
+            findings.append(info(f"QSFP port {port}: {up[0]} came up; its twin {[t for t in twins if t not in up][0]} "
+                                 "is not in these lines (both come up with one cable: look for it, or `ip link`)."))
+    for dev, state in final.items():
+        if state in ("down", "init", "armed"):
+            where = f" (QSFP port {qsfp_port(dev)})" if is_qsfp_twin(dev) else ""
+            now = "`rdma link` shows it now" if state != "down" or dev.startswith("roce") else \
+                f"`ethtool {dev}` shows `Link detected` now"
+            findings.append(warn(f"{dev}{where} is {state.upper()} at the end of these lines: no link. Check the cable "
+                                 f"is seated at both ends and the peer is up ({now})."))
+        elif state == "up" and not is_qsfp_twin(dev):
+            findings.append(info(f"{dev}: link up."))
+        if (downs := d.downs(dev)) >= FLAPS:
+            findings.append(warn(f"{dev} went down {downs} times in these lines: the link is flapping (a loose or "
+                                 "faulty cable or module, or the peer restarting). Reseat or swap the cable."))
+    if plugged or unplugged:
+        findings.append(info(f"Cable events: {len(plugged)} plugged, {len(unplugged)} unplugged"
+                             + (" (the module's, then each PCIe half's: one cable is reported once per half)."
+                                if len({e.pci for e in plugged if e.pci}) > 1 else ".")))
+    return facts, findings

@@ -1,0 +1,356 @@
+"""Judge of NCCL's own lines (``NCCL_DEBUG=INFO`` logs, alone or inside a vLLM log): which transport NCCL used (NET/IB
+over RoCE, sockets, shared memory on one host), its queue pairs, GPUDirect RDMA, the HCAs it opened, the plugin, and
+its WARN lines (with grader.diagnoses' table). A run on one host moves no data over a network, and is judged as
+that (:func:`.common.machines_spanned`).
+
+Sources: docs/research/procedure.md §2, §6 (NVIDIA's NCCL on two Sparks playbook, NCCL's environment variables);
+the figures are checks/ranges.toml's.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..parsers.nccl_log import NcclLog, transport_verdict
+from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port, rdma_device_for
+from .common import (JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, fields_of, hca_advice, info, machines_spanned, ok,
+                     on_spark, warn)
+from .model import Finding, Summary
+
+
+#: what a failed ibverbs call at NCCL init means, by the error text (errno): NCCL's ibvwrap warnings
+_VERBS_MEANING = (
+    (r"dmabuf.*(?:not supported|\b95\b)",
+     "registering GPU memory with the NIC through DMA-BUF is not supported by this kernel, rdma-core or driver "
+     "(GPUDirect RDMA's newer path)",
+     "set NCCL_DMABUF_ENABLE=0 so NCCL registers GPU memory through nvidia-peermem instead, or update the kernel, "
+     "rdma-core and the NVIDIA driver to versions with DMA-BUF support"),
+    (r"cannot allocate memory|\b12\b",
+     "the process or the HCA ran out of locked memory or RDMA resources (queue pairs, completion queues, memory "
+     "registrations): a low memlock limit, as in a container started without --ulimit memlock=-1, or another RDMA "
+     "user holding the HCA; not a routing fault",
+     "raise the memlock limit (`ulimit -l unlimited`; in Docker `--ulimit memlock=-1`), check no other process "
+     "holds the HCA's resources, and for ibv_reg_mr lower NCCL_BUFFSIZE if it was raised"),
+    (r"network is unreachable|\b101\b",
+     "the RoCE GID NCCL picked cannot route to the peer: no route from this HCA's netdev to the peer's GID address "
+     "(the two ends in different subnets, an HCA in NCCL_IB_HCA that is not cabled to the peer, or NCCL_IB_GID_INDEX "
+     "naming a GID without the netdev's IPv4 address)",
+     "give each HCA's netdev an IPv4 address in the same /24 as the peer's (check `ip addr` and "
+     "`ping -I <netdev> <peer address>`), list in NCCL_IB_HCA only the HCAs that reach the peer, and leave "
+     "NCCL_IB_GID_INDEX unset (NCCL 2.21 and later pick the RoCE v2 IPv4 GID) or set it to that GID's index from "
+     "`show_gids` on every node"),
+    (r"timed out|\b110\b",
+     "the peer's queue pair never answered: a GID index that differs between the nodes, an HCA that cannot reach "
+     "the peer, or an MTU mismatch on the path",
+     "read the RoCE v2 IPv4 GID index with `show_gids` on every node (or leave NCCL_IB_GID_INDEX unset), list only "
+     "HCAs whose netdevs reach the peer in NCCL_IB_HCA, and use the same MTU on both ends"),
+    (r"invalid argument|no such device|\b22\b|\b19\b",
+     "the GID index or port NCCL was told to use does not exist on that device",
+     "check NCCL_IB_GID_INDEX and NCCL_IB_HCA against `show_gids` and `rdma link` on that node"),
+)
+
+
+def _verbs_findings(log: NcclLog | None) -> list[Finding]:
+    """A failed ibverbs call at init (``Call to ibv_modify_qp failed ... Network is unreachable``): the
+    communicator did not come up; what it means and what to do (NCCL's ibvwrap warnings; nccl-tests issues
+    #185 and #227; procedure.md section 2.4)."""
+    out: list[Finding] = []
+    for msg in (log.verbs_failures if log else ())[:3]:
+        text = msg.rstrip(". ")
+        meaning = next(((m, f) for pat, m, f in _VERBS_MEANING if re.search(pat, text, re.I)), None)
+        if meaning:
+            out.append(fail(f"NCCL could not connect over RDMA: `{text}`. Meaning: {meaning[0]}. Fix: {meaning[1]}."))
+        else:
+            out.append(fail(f"NCCL could not connect over RDMA: `{text}`: an ibverbs call failed, so the communicator "
+                            "did not come up. Check the HCAs in NCCL_IB_HCA are ACTIVE (`rdma link`) and reach the "
+                            "peer, and NCCL_IB_GID_INDEX (`show_gids`)."))
+    return out
+
+
+def _is_spark_log(log: NcclLog) -> bool:
+    """Whether the log names a DGX Spark's RoCE devices or interfaces."""
+    return (any(h.device in SPARK_RDMA for h in log.ib_devices)
+            or any(is_qsfp_twin(x or "") or x == HOUSE_INTERFACE
+                   for x in (log.oob_iface, log.bootstrap_iface, *(s.name for s in log.socket_ifaces))))
+
+
+def _qp_findings(log: NcclLog) -> list[Finding]:
+    """What the ``NET/IB: ... qpn ... mtu ... GID ...`` queue-pair lines say: the GID and RDMA MTU NCCL used."""
+    qps = log.ib_connections
+    if not qps:
+        return []
+    out: list[Finding] = []
+    gids = sorted({q.gid_index for q in qps if q.gid_index is not None})
+    ips = list(dict.fromkeys(q.gid_ipv4 for q in qps if q.gid_ipv4))
+    if gids:
+        out.append(info(f"RoCE GID index {', '.join(map(str, gids))} in NCCL's queue-pair lines"
+                        + (f", carrying {', '.join(ips[:8])}" if ips else "") + "."))
+    if any(q.gid_link_local for q in qps):
+        idx = sorted({q.gid_index for q in qps if q.gid_link_local and q.gid_index is not None})
+        out.append(warn(f"GID index {', '.join(map(str, idx))} is a link-local (fe80) GID: it carries no IPv4 address, "
+                        "so RoCE v2 traffic cannot be routed by it. Use the RoCE v2 GID that carries the netdev's IPv4 "
+                        "address (`show_gids`), or leave NCCL_IB_GID_INDEX unset (NCCL 2.21 and later pick it)."))
+    mtus = sorted({q.mtu_bytes for q in qps if q.mtu_bytes})
+    if mtus and max(mtus) < 4096:
+        out.append(info(f"RDMA path MTU {'/'.join(map(str, mtus))} bytes in the queue-pair lines: the interfaces run "
+                        f"Ethernet MTU 1500 (RoCE fits 1024 in it); with MTU {JUMBO_MTU} (jumbo frames) on both ends "
+                        "RoCE uses 4096."))
+    return out
+
+
+# --------------------------------------------------------------------------- NCCL log
+
+_RDMA_NETDEV_RE = re.compile(r"^ib\w*$|np\d+$")
+
+
+def _rdma_netdevs(log: NcclLog) -> list[str]:
+    """The interfaces of the log that only RDMA hardware has: IPoIB (``ib0``, ``ibp12s0``) or a ConnectX port named
+    by the mlx5 driver's physical port suffix (``ens5f0np0``, ``enp1s0f1np1``). On such a machine NCCL over TCP sockets
+    means it did not use the RDMA devices there, not that there are none."""
+    names = [x.name for x in log.socket_ifaces] + [n for n in (log.bootstrap_iface, log.oob_iface) if n]
+    return sorted({n for n in names if _RDMA_NETDEV_RE.search(n)})
+
+
+def _unused_rdma(log: NcclLog) -> str:
+    """A sentence naming the RDMA interfaces NCCL left unused, or ""."""
+    seen = _rdma_netdevs(log)
+    return (f" This machine has RDMA hardware ({', '.join(seen)}: an InfiniBand or ConnectX interface by its name), "
+            "so NCCL could not reach its devices: that is the fault to fix.") if seen else ""
+
+
+def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -> list[Finding]:
+    """What the transport verdict means, and what to do about it."""
+    out: list[Finding] = []
+    hcas = [h.device for h in log.ib_devices]
+    spanned = machines_spanned(log.nnodes, len(log.hosts))
+    if verdict == "NET/IB":
+        names = ", ".join(f"{h.device}:{h.port}/{h.link_layer}" for h in log.ib_devices) or "(not listed in this excerpt)"
+        where = "; RoCE on a Spark's ConnectX-7" if _is_spark_log(log) else ""
+        out.append(ok(f"NCCL moved data with RDMA (NET/IB{where}) over {names}."))
+        if not log.channels and log.network is None and not log.ib_devices and log.n_ib_connections:
+            out.append(info(f"The verdict comes from {log.n_ib_connections} RDMA queue-pair line(s) (`NET/IB: ... qpn ... "
+                            "GID ...`): NCCL connected over RDMA, so it did not fall back to TCP sockets."))
+    elif verdict == "NET/Socket":
+        where = ", ".join(f"{s.name} ({s.address})" for s in log.socket_ifaces)
+        why = []
+        if log.env_settings.get("NCCL_IB_DISABLE", "").strip() == "1":
+            why.append("NCCL_IB_DISABLE=1 forbids RDMA: unset it")
+        if log.ib_no_device:
+            why.append("NCCL found no RDMA device (`NET/IB : No device found`): in a container pass "
+                       "--device=/dev/infiniband with --cap-add=IPC_LOCK --ulimit memlock=-1 (or --privileged)")
+        if "NCCL_IB_HCA" in log.env_settings and not hcas:
+            why.append(f"NCCL_IB_HCA={log.env_settings['NCCL_IB_HCA']} matched no usable device: check the names "
+                       "with `rdma link`")
+        cause = ("; ".join(why) + ". ") if why else ("Give NCCL the RDMA devices: set NCCL_IB_HCA to both Up twins "
+                                                      "(e.g. rocep1s0f1,roceP2p1s0f1) and, in a container, pass "
+                                                      "--device=/dev/infiniband with IPC_LOCK (or --privileged). ")
+        socket_channels = any(c.transport == "NET/Socket" for c in log.channels)
+        if spanned == 1:
+            out.append(info(f"NCCL's network is TCP sockets (NET/Socket{' over ' + where if where else ''}), but the run "
+                            "is on one machine: no network carries its data (P2P or SHM do), so it does not matter "
+                            "here. Across machines it would: give NCCL an RDMA device before a multi-node run."))
+        elif (socket_channels or (spanned or 0) > 1) and on_spark(_is_spark_log(log) or None) is False:
+            reason = ("; ".join(why) + ". ") if why else ("check that NCCL_IB_DISABLE is not 1 and NCCL_IB_HCA (if set) "
+                                                          "names them, and in a container pass --device=/dev/infiniband "
+                                                          "with --cap-add=IPC_LOCK --ulimit memlock=-1 (or --privileged). ")
+            none_found = log.ib_no_device and not _rdma_netdevs(log)  # NCCL saw no RDMA device: TCP is expected
+            out.append((fail if _rdma_netdevs(log) else info if none_found else warn)(
+                f"NCCL moves data between the machines over TCP sockets (NET/Socket{' over ' + where if where else ''}): "
+                "it works, at a few GB/s at best, with no RDMA." + (_unused_rdma(log) + f" {reason}" if _rdma_netdevs(log)
+                                                                    else " If these machines have RDMA NICs (`rdma link` "
+                "or `ibv_devices` on the host lists them), NCCL is not using them: "
+                f"{reason}Without any (most cloud VMs), TCP is all there is" + (
+                    ", and NCCL found none (`NET/IB : No device found`), so sockets are expected here." if none_found
+                    else "."))))
+        elif socket_channels or (spanned or 0) > 1:
+            out.append(fail(f"NCCL fell back to TCP sockets (NET/Socket{' over ' + where if where else ''}): no RDMA, a "
+                            f"few GB/s at best. {cause}Then check the log shows `NET/IB : Using [0]roce...`."))
+        else:
+            out.append(warn(f"NCCL's network is TCP sockets (NET/Socket{' over ' + where if where else ''}): between "
+                            "machines its data would go over TCP, a few GB/s at best; with every rank on one machine "
+                            "no network is used and it does not matter. This excerpt does not say which: the "
+                            "`Channel ... via NET/Socket` lines, or nNodes in NCCL's `comm ... nRanks ... nNodes` "
+                            f"line, decide (or `explain --nodes N`). For a run across machines: {cause}"))
+        if any(s.name == HOUSE_INTERFACE for s in log.socket_ifaces):
+            out.append(fail(f"...and the sockets run over {HOUSE_INTERFACE}, the 10 GbE management port: set "
+                            "NCCL_SOCKET_IFNAME to a QSFP twin."))
+        if any(s.name == "lo" for s in log.socket_ifaces):
+            out.append(info("The socket transport ran over the loopback interface (lo): both ranks were on one "
+                            "machine, so no cable was used."))
+    elif verdict == "P2P":
+        out.append(info("Every channel went P2P (GPU to GPU inside one machine, over NVLink or PCIe): normal inside a "
+                        "machine; no network was used, so this log says nothing about " + (
+                            "the cable. Run across the two Sparks to see NET/IB." if on_spark(_is_spark_log(log) or None)
+                            is not False else "the network between machines.")))
+    elif verdict == "SHM":
+        out.append(info("Every channel went through host shared memory (SHM) inside one machine: no network was "
+                        "used. Run across the two Sparks to see NET/IB."))
+    elif verdict.startswith("mixed"):
+        parts = verdict.split(": ", 1)[1].split("+")
+        other_host = on_spark(_is_spark_log(log) or None) is False  # a Spark pair must use RDMA; elsewhere TCP may be all
+        level = (warn if other_host and not _rdma_netdevs(log) else fail) if "NET/Socket" in parts else info
+        out.append(level(f"Channels used several transports ({verdict.split(': ', 1)[1]}): NET/* between machines, "
+                         "P2P/SHM inside one."
+                         + ((" NET/Socket means the traffic between machines went over TCP, a few GB/s at best: if "
+                             "they have RDMA NICs (`rdma link` lists them), give NCCL them (NCCL_IB_HCA, "
+                             "/dev/infiniband in containers)." + _unused_rdma(log) if other_host else
+                             " NET/Socket means some traffic went over TCP: give NCCL the RDMA devices "
+                             "(NCCL_IB_HCA, /dev/infiniband in containers).") if "NET/Socket" in parts else "")))
+    elif verdict == "unknown" and log.verbs_failures:
+        out.append(info("No transport was set up: the communicator failed while connecting (see the ibverbs error)."))
+    elif verdict == "unknown":
+        found = (f" It does show the RDMA devices NCCL's IB transport found: {', '.join(log.virtual_devices)}."
+                 if log.virtual_devices else "") + (f" NCCL_IB_HCA is set to {log.env_settings['NCCL_IB_HCA']}: the "
+                                                    "HCAs NCCL uses once it connects over RDMA."
+                                                    if log.env_settings.get("NCCL_IB_HCA") else "")
+        out.append(info("The log does not show which transport NCCL used: no `Channel ... via ...`, no `Using "
+                        "network` and no `NET/IB : Using` line. Paste more of it (NCCL prints them when the communicator "
+                        f"is set up), from the start of the run.{found}"))
+    else:
+        out.append(info(f"NCCL used {verdict}."))
+    if not log.channels and verdict in ("NET/IB", "NET/Socket"):
+        out.append(info("No `Channel ... via` lines in this excerpt: the verdict comes from the network NCCL chose."))
+    if verdict == "NET/IB" or (verdict.startswith("mixed") and "NET/IB" in verdict):
+        out += _gdr_findings(log)
+        out += _hca_findings(log)
+    if spanned is None and len(log.hosts) == 1 and verdict in ("NET/IB", "NET/Socket"):  # the others may be elsewhere
+        other = "the other Spark's" if _is_spark_log(log) else "the other node's"
+        out.append(info(f"All lines come from one machine: check {other} log too."))
+    if verdict == "NET/IB" or (verdict.startswith("mixed") and "NET/IB" in verdict):
+        out += _qp_findings(log)
+    return out
+
+
+_PLUGIN_RE = re.compile(r"Loaded net plugin (?P<name>.*\S)\s*\((?P<api>v\d+)\)|^P2P plugin v\d+ (?P<ib>\S+)")
+
+
+def _inside_findings(log: NcclLog) -> list[Finding]:
+    """What the log says of the GPUs inside one machine: a network plugin NCCL loaded, GPU pairs with peer-to-peer
+    off, and network channels between two ranks of one host (a channel line's host holds its sender for ``[send]``,
+    its receiver for ``[receive]``)."""
+    out: list[Finding] = []
+    loaded = [m for m in map(_PLUGIN_RE.search, log.plugin_messages) if m]
+    if loaded:
+        names = "; ".join(dict.fromkeys(f"{m['name']} ({m['api']} API)" if m["name"] else f"its IB transport as "
+                                        f"{m['ib']}" for m in loaded))
+        newer = " The `Failed to find ..._vN symbol` lines are NCCL asking for newer plugin APIs first: normal." if any(
+            "Failed to find" in p for p in log.plugin_messages) else ""
+        out.append(info(f"NCCL loaded an external network plugin: {names}.{newer}"))
+    if log.p2p_disabled:
+        pairs = ", ".join(f"{a} and {b}" for a, b in log.p2p_disabled[:4])
+        out.append(warn(f"NCCL says P2P is disabled between GPUs {pairs}: their traffic goes through host memory (SHM) "
+                        "instead of GPU to GPU, slower. Causes: NCCL_P2P_DISABLE=1, a VM or container without peer "
+                        "access, or the PCIe path (ACS, IOMMU) blocking it: `nvidia-smi topo -p2p r` shows what the "
+                        "driver allows."))
+    home = {}
+    for c in log.channels:
+        if c.host and c.direction:
+            home[c.src_rank if c.direction == "send" else c.dst_rank] = c.host
+    same = sorted({(c.src_rank, c.dst_rank, home[c.src_rank]) for c in log.channels if c.transport.startswith("NET/")
+                   and home.get(c.src_rank) and home.get(c.src_rank) == home.get(c.dst_rank)})
+    if same:
+        shown = ", ".join(f"{a}->{b} on {h}" for a, b, h in same[:4])
+        out.append(warn(f"Channels between two GPUs of the same machine go over the network transport (ranks {shown}): "
+                        "NCCL found no P2P or SHM path inside that machine, so even that traffic takes NET. Peer access "
+                        "or shared memory is off there (NCCL_P2P_DISABLE / NCCL_SHM_DISABLE, or a container without "
+                        "--ipc=host or a large enough /dev/shm)."))
+    return out
+
+
+def _gdr_findings(log: NcclLog) -> list[Finding]:
+    """GPUDirect RDMA on the network channels (``via NET/IB/0/GDRDMA``): the NIC reads and writes GPU memory itself;
+    without it NCCL's proxy stages each transfer through host memory. Not said of a Spark (its GPU memory is the
+    system's, unified) nor when no channel line shows the network."""
+    net = [c for c in log.channels if c.transport.startswith("NET/IB")]
+    if not net or on_spark(_is_spark_log(log) or None):
+        return []
+    if any("GDRDMA" in c.detail or "DMABUF" in c.detail for c in net):
+        return [info("The network channels use GPUDirect RDMA (`/GDRDMA`, or `/DMABUF`: its DMA-BUF form): the NIC "
+                     "reads and writes GPU memory directly, with no copy through host memory.")]
+    return [warn("No network channel shows `/GDRDMA`: GPUDirect RDMA is off, so NCCL's proxy stages every transfer "
+                 "through host memory, which costs bandwidth on discrete GPUs. Check that the kernel module for it is "
+                 "loaded (`lsmod | grep nvidia_peermem`, or DMA-BUF with a recent driver and kernel) and, in "
+                 "`nvidia-smi topo -m`, how far the NIC sits from the GPU: NCCL leaves it off on purpose across "
+                 "the CPU (NODE/SYS; NCCL_NET_GDR_LEVEL).")]
+
+
+def _hca_findings(log: NcclLog) -> list[Finding]:
+    out: list[Finding] = []
+    for host, hcas in (log.ib_devices_by_host or {"": log.ib_devices}).items():
+        devs = [h.device for h in hcas]
+        who = f" on {host}" if host else ""
+        spark = [d for d in devs if d in SPARK_RDMA]
+        if len(devs) == 1 and devs[0] not in SPARK_RDMA:
+            out.append(info(f"NCCL uses one HCA{who} ({devs[0]}): not a DGX Spark device name, so no Spark figure "
+                            "applies; on a host with several RDMA NICs, list those that reach the peer in NCCL_IB_HCA."))
+        elif len(devs) == 1:
+            dev = devs[0]
+            twin = None
+            if dev in SPARK_RDMA:
+                port = qsfp_port(SPARK_RDMA[dev])
+                twin = [rdma_device_for(t) for t in QSFP_TWINS[port]]
+            out.append(warn(f"NCCL uses only one HCA{who} ({dev}): one twin is one PCIe x4 link, about half the "
+                            f"cable's {LINE_GBPS} Gb/s. Set {hca_advice(twin or [])} so it drives both."))
+        elif spark and len({qsfp_port(SPARK_RDMA[d]) for d in spark}) == 1 and len(spark) == 2:
+            out.append(ok(f"NCCL drives both twins of QSFP port {qsfp_port(SPARK_RDMA[spark[0]])}{who} "
+                          f"({', '.join(spark)}): the whole cable."))
+        elif len(spark) == 4:
+            out.append(ok(f"NCCL drives all four twins{who} (both ports)."))
+    hca = log.env_settings.get("NCCL_IB_HCA")
+    if hca is not None:
+        exact = hca.startswith("=")
+        names = [x for x in hca.lstrip("=^").split(",") if x]
+        if not exact and any(n not in SPARK_RDMA and not re.search(r":\d+$", n) for n in names):
+            out.append(info(f"NCCL_IB_HCA={hca}: without a leading `=` each name is a prefix, so `{names[0]}` "
+                            "matches every device whose name starts with it. NCCL_IB_HCA==rocep1s0f1,roceP2p1s0f1 "
+                            "matches exactly."))
+    gid = log.env_settings.get("NCCL_IB_GID_INDEX")
+    if gid is not None:
+        out.append(info(f"NCCL_IB_GID_INDEX={gid}: it must be the RoCE v2 GID carrying the twin's IPv4 address on "
+                        "every node (`show_gids`); a wrong index fails with `unhandled system error`."))
+    if log.oob_iface and is_qsfp_twin(log.oob_iface):
+        out.append(ok(f"NCCL's out-of-band (bootstrap) traffic uses {log.oob_iface}, a QSFP twin."))
+    elif log.oob_iface == HOUSE_INTERFACE:
+        out.append(info(f"NCCL's out-of-band (bootstrap) traffic uses {HOUSE_INTERFACE}, the 10 GbE port: only "
+                        "small setup messages go there (NVIDIA's cluster script does the same); the data goes over RDMA."))
+    if log.gdr_hcas:
+        out.append(info("GPU Direct RDMA is reported enabled for " + ", ".join(log.gdr_hcas) + "; whether a GB10 "
+                        "really uses it is contested, so it is not graded (NET/IB is what counts)."))
+    return out
+
+
+def _network_findings(log: NcclLog, verdict: str) -> list[Finding]:
+    """What the network NCCL chose means for this communicator: with one node or one rank it carried nothing
+    between machines (said once); else what the transport ``verdict`` means (:func:`_transport_findings`)."""
+    if verdict == "unknown" and (log.nranks == 1 or log.nnodes == 1) and not log.channels:
+        return [info(f"One {'rank' if log.nranks == 1 else 'node'} in this communicator: the network NCCL "
+                     f"chose ({log.network or 'none named'}) carried nothing between machines.")]
+    return _transport_findings(log, verdict)
+
+
+def summarise_nccl_log(log: NcclLog, command: str | None) -> Summary:
+    verdict = transport_verdict(log)
+    facts = dict(fields_of(log), transport_verdict=verdict, transports=list(log.transports),
+                 ib_devices=[h._asdict() for h in log.ib_devices],
+                 ib_devices_by_host={k: [h._asdict() for h in v] for k, v in log.ib_devices_by_host.items()},
+                 socket_ifaces=[s._asdict() for s in log.socket_ifaces],
+                 ib_connections=[q._asdict() for q in log.ib_connections],
+                 channels_by_transport={t: sum(1 for c in log.channels if c.transport == t) for t in log.transports})
+    facts.pop("channels")
+    findings: list[Finding] = []
+    if log.simulated:
+        findings.append(info("This log says it is simulated (clusterlab's sim): the line shapes are copied from a real "
+                             "two-Spark run."))
+    if log.version:
+        findings.append(info(f"NCCL {log.version}."))
+    findings += _network_findings(log, verdict) + _inside_findings(log)
+    findings += _verbs_findings(log)
+    for e in [e for e in log.errors if e not in log.verbs_failures][:3]:
+        findings.append(fail(f"NCCL error: {e}. `unhandled system error` at init is often a wrong NCCL_IB_GID_INDEX "
+                             "or an HCA listed in NCCL_IB_HCA that cannot reach the peer (another subnet)."))
+    for w in [w for w in log.warnings if w not in log.errors and w not in log.verbs_failures][:5]:
+        findings.append(warn(f"NCCL WARN: {w}"))
+    if log.bench:
+        b = max(log.bench, key=lambda x: x.size_mib)
+        findings.append(info(f"The benchmark lines end at {b.size_mib:g} MiB with busbw {b.busbw_gbs:g} GB/s (= {b.busbw_gbs * 8:g} Gb/s)."))
+    return facts, findings

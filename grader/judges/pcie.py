@@ -1,0 +1,148 @@
+"""Judge of PCIe links: each ConnectX-7 twin's link read from sysfs (``current_link_*``/``max_link_*``), ``lspci -vv``
+(a desktop's cards and a Spark's ConnectX functions), and the two compared within one paste. Whether a link trained
+narrower or slower than it can is ``grader.facts.lesson1.pcie_link_problem``'s call, the same one L1.link_speed
+grades with.
+
+Sources: docs/research/figures.md §3 (PCIe generations and lanes), the NVIDIA developer forum's GX10 LnkCap/LnkSta
+report (a board whose root port exposes two lanes), lesson 3's card figures (checks/specs/*.toml, via grader.calc).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from ..facts.lesson1 import pcie_link_problem
+from ..parsers.lspci import PciLink
+from ..parsers.pcie_sysfs import PcieLink
+from ..spark_names import is_qsfp_twin, twin_domain
+from .common import fail, info, ok, on_spark, spark_figure, warn, whole
+from .model import Finding, Section, Summary
+
+
+# --------------------------------------------------------------------------- a twin's PCIe link, from sysfs
+
+def _pci_domain(address: str) -> str | None:
+    """The PCI domain of a full address (``0002:01:00.0`` -> ``0002``); None for one printed without it (``01:00.0``)
+    or for another name."""
+    return address[:4] if address.count(":") == 2 else None
+
+
+def summarise_pcie(p: Any, command: str | None) -> Summary:
+    """``grep . /sys/class/net/<twin>/device/*_link_*``: each function's link judged as L1.link_speed judges it."""
+    findings = []
+    for name, link in p.links.items():
+        twin = name.split(" ")[0]
+        spark = is_qsfp_twin(twin) and on_spark(None) is not False
+        if (problem := pcie_link_problem(name, link, twin_domain(twin) or _pci_domain(twin), spark)) is not None:
+            findings.append(warn(problem + "."))
+        elif None in (link.current_width, link.max_width, link.current_speed_gts, link.max_speed_gts):
+            findings.append(info(f"{name}: these lines do not show its current and its maximum speed and width."))
+        elif link.slower:
+            findings.append(info(f"{name}: PCIe {link.current_speed_gts:g} GT/s of its {link.max_speed_gts:g} GT/s, at "
+                                 f"full width: many devices (GPUs) lower the speed while idle; read it under load."))
+        else:
+            findings.append(ok(f"{name}: PCIe {link.current_speed_gts:g} GT/s x{link.current_width}, all the function "
+                               "can."))
+    findings += [info(f"{i}: sysfs has no PCIe device for it: a virtual interface (such as the sim's veth), or no "
+                      "interface of that name here (`ip -br link` lists them).") for i in p.no_device]
+    return {"links": {n: dataclasses.asdict(v) for n, v in p.links.items()}, "no_device": list(p.no_device)}, \
+        findings or [info("No PCIe link named in these lines: `grep . /sys/class/net/<twin>/device/*_link_*` prints "
+                          "each value beside its file.")]
+
+
+# --------------------------------------------------------------------------- lspci (ConnectX-7)
+
+PCIE_TWIN_GBPS = whole(spark_figure("ib_write_bw_gbps", "max"))
+"""About what one Spark twin's Gen5 x4 link carries (the ib_write_bw ceiling of checks/ranges.toml)."""
+
+
+def connectx_links(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
+    """ConnectX functions in an ``lspci -vv`` paste: each Spark twin's link should train at 32 GT/s x4."""
+    out: list[tuple[int, Finding]] = []
+    for index, (s, parsed) in enumerate(items):
+        if s.kind != "lspci" or s.error or not parsed:
+            continue
+        for d in parsed:
+            if not getattr(d, "is_connectx", False):
+                continue
+            label = f"{d.address} {d.connectx_model or 'ConnectX'}"
+            sta, cap = d.lnksta, d.lnkcap or PciLink(None, None, None)
+            spark = d.connectx_model == "ConnectX-7" and on_spark(None) is not False
+            problem = sta and pcie_link_problem(label, PcieLink(sta.speed_gt_s, sta.width, cap.speed_gt_s, cap.width),
+                                                _pci_domain(d.address), spark)
+            now = f"{sta.speed_gt_s or 0:g} GT/s x{sta.width}" if sta and sta.width is not None else ""
+            if sta is None or not now:
+                out.append((index, info(f"{label}: no LnkSta line with its width (run `sudo lspci -vv -d 15b3:`).")))
+            elif problem or sta.width_downgraded:  # lspci's own mark without LnkCap
+                out.append((index, warn(f"{problem}." if problem else f"{label}: PCIe link {now} (downgraded): "
+                                        "narrower than the function can; paste its LnkCap line too.")))
+            elif d.lnkcap is None or sta.speed_gt_s is None:
+                out.append((index, info(f"{label}: PCIe link {now}: with LnkSta alone, what this function can is not "
+                                        "shown; paste LnkCap too.")))
+            elif d.speed_reduced:  # not a Spark's ConnectX-7 (that is a warning above): may be idle power saving
+                out.append((index, info(f"{label}: PCIe link {now}, below its LnkCap speed at full width: some devices "
+                                        "lower the speed while idle; read it under load.")))
+            else:
+                out.append((index, ok(f"{label}: PCIe {now} (Gen{sta.gen}), all the function can" + (
+                    f", about {PCIE_TWIN_GBPS} Gb/s for this twin: what a Spark twin should train at." if spark
+                    else "."))))
+    return out
+
+
+# --------------------------------------------------------------------------- lspci -vv
+
+def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
+    findings: list[Finding] = []
+    # ConnectX NICs (a DGX Spark's four twins) get their findings from lesson 2a's lspci cross check
+    rest = [d for d in devices if not d.is_connectx]
+    shown = [d for d in rest if d.is_display or not d.class_name] if any(d.is_display for d in rest) else rest
+    for i, d in enumerate(shown, start=1):
+        label = (f"{d.address} {d.name or d.description}" if d.class_name else
+                 f"{d.address or f'Device {i}'} (its device line is not in the paste)")
+        if d.access_denied and d.lnksta is None:
+            findings.append(warn(f"{label}: `Capabilities: <access denied>`: lspci hides the link lines from "
+                                 "non-root users. Run `sudo lspci -vv -d 10de:`."))
+            continue
+        cap, sta = d.lnkcap, d.lnksta
+        if sta is None:
+            why = (" (the paste is cut off)" if d.truncated else
+                   ": this output has no link lines; run `sudo lspci -vv -d 10de:`" if cap is None else "")
+            findings.append(info(f"{label}: no LnkSta line{why}."))
+            continue
+        more = "more (lspci marks it downgraded; its LnkCap line is not in the paste)"
+        if d.width_reduced:
+            # a link narrower than the card is a GPU's loss; a device the paste does not name may sit in a slot
+            # wired that narrow by design (a Raspberry Pi's single lane), so it is said, not failed
+            judge = fail if d.is_display else warn
+            findings.append(judge(f"{label}: link trained at x{sta.width}, the card can do "
+                                  + (f"x{cap.width}" if cap and cap.width else more)
+                                  + (" (downgraded)" if sta.width_downgraded and cap else "") + ": a slot wired "
+                                  "narrower, lanes shared with another card or an M.2 drive, or a chipset slot. "
+                                  "Move it to a CPU-connected x16 slot" + ("." if d.is_display else
+                                                                           " if the board has one.")))
+        elif sta.width is not None and sta.width <= 4 and d.is_display:
+            findings.append(fail(f"{label}: link is x{sta.width}: a GPU at x4 (often behind the chipset) drags "
+                                 "every collective down to its link."))
+        if d.speed_reduced:
+            findings.append(warn(f"{label}: running at {sta.speed_gt_s:g} GT/s (Gen{sta.gen}), capable of "
+                                 + (f"{cap.speed_gt_s:g} GT/s (Gen{cap.gen})" if cap and cap.speed_gt_s else more)
+                                 + (" (downgraded)" if sta.speed_downgraded and cap and cap.speed_gt_s else "")
+                                 + (". An idle GPU steps its link down to save power: read LnkSta again under load."
+                                    if d.is_display else
+                                    ". If it is a GPU, an idle one steps its link down to save power: read LnkSta "
+                                    "again under load; any other device should run at its capable speed (reseat it, "
+                                    "check the slot's generation in the BIOS). Paste the device lines too "
+                                    "(`sudo lspci -vv -s <address>`) to say which it is.")))
+        if not d.width_reduced and not d.speed_reduced and not (sta.width and sta.width <= 4):
+            findings.append(ok(f"{label}: LnkSta Gen{sta.gen} x{sta.width} matches LnkCap"
+                               + (f" Gen{cap.gen} x{cap.width}" if cap else "") + "."))
+    others = [d for d in rest if not d.is_display and d.class_name]
+    if shown is not rest and others:
+        findings.append(info(f"{len(others)} other function(s) skipped ({', '.join(d.class_name for d in others)}): "
+                             "a card's audio or USB function shares its link."))
+    facts = {"devices": [{"address": d.address, "class": d.class_name, "name": d.name, "description": d.description,
+                          "lnkcap": d.lnkcap.__dict__ if d.lnkcap else None,
+                          "lnksta": d.lnksta.__dict__ if d.lnksta else None,
+                          "access_denied": d.access_denied} for d in devices]}
+    return facts, findings

@@ -1,0 +1,225 @@
+"""Judge of what ``ib_write_bw``/``ib_write_lat`` (perftest) measured, one run at a time and several runs of one
+size in one paste compared.
+
+Figures and their sources (docs/research/procedure.md §1.5, §1.6, §2; figures.md §2.4): the pass bar and the twin's
+PCIe ceiling are the spark-pair ``ib_write_bw_gbps`` range in checks/ranges.toml (L2.ib_write_bw judges with it).
+``ib_write_bw`` one twin, 1 QP: 92.57 and 97.28 Gb/s, 189.85 Gb/s for both twins at once (NVIDIA DGX Spark
+performance benchmarking guide); 8-25 Gb/s with the link at full speed is the degraded "stale initialization" state
+(NVIDIA check-connectx-bandwidth); 4 QPs ~111.7 Gb/s and ``ib_write_lat`` 2-byte t_typical 1.47 us (eugr
+spark-vllm-docker NETWORKING.md). Runs of one size whose BW averages disagree by more than ``repeat_ratio_max`` get a
+warning naming each figure and how long each run lasted.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any
+
+from ..parsers.perftest import MB_PER_SEC_IN_GBPS, PerftestRun
+from .common import (JUMBO_MTU, LINE_GBPS, LINK_MBPS, SPARK_RDMA, fail, host_findings, info, ok, spark_figure,
+                     twin_words, warn, whole)
+from .model import Finding, Section, Summary
+
+
+PERF_GUIDE, CHECK_BW = "NVIDIA's DGX Spark performance benchmarking guide", "NVIDIA check-connectx-bandwidth"
+
+
+_HANG_NOTE = re.compile(r"[\W_]*(?:hangs?|hung|hanging|stuck)[\W_]*", re.IGNORECASE)  # a note alone: `--Hang--`
+
+IB_BW_PASS_GBPS = spark_figure("ib_write_bw_gbps")
+"""checks/ranges.toml [spark-pair.ib_write_bw_gbps] min: NVIDIA check-connectx-bandwidth's per-rail PASS bar (Gb/s)."""
+"""The same range's max: one twin's PCIe Gen5 x4 link (Gb/s)."""
+# the same range's other figures, each with its source there: one twin with 1 QP in NVIDIA's performance guide (Gb/s),
+# the degraded ConnectX-7 state's ceiling (Gb/s), ib_write_lat's t_typical between two Sparks (us), perftest's -s (B)
+IB_BW_TYPICAL = (spark_figure("ib_write_bw_gbps", "typical_1qp_low"), spark_figure("ib_write_bw_gbps", "typical_1qp_high"))
+IB_BW_DEGRADED_GBPS = spark_figure("ib_write_bw_gbps", "degraded_max")
+LAT_TYPICAL_US = spark_figure("ib_write_bw_gbps", "lat_t_typical_us")
+PERFTEST_DEFAULT_BYTES = whole(spark_figure("ib_write_bw_gbps", "default_message_bytes"))
+
+
+# --------------------------------------------------------------------------- perftest
+
+_PERF_ERROR_HINTS = (
+    (r"couldn't connect|unable to init the socket|connection refused|failed to connect",
+     "the client could not reach the server: start the server side first (same -d device and -p port) on the other "
+     "Spark, and give the client the peer twin's address in the same /24 (e.g. 192.168.100.11)."),
+    (r"not found|no ib devices|couldn't get device|unable to find",
+     "perftest cannot see that RDMA device: check the name with `rdma link` or `ibdev2netdev`; in a container pass "
+     "--device=/dev/infiniband."),
+    (r"modify qp|rtr|rts|timed out|timeout",
+     "the queue pair could not connect: wrong GID index (-x) or the peer's address is in another subnet; use the "
+     "RoCE v2 IPv4 GID (`show_gids`) and the peer twin on the same /24."),
+    (r"mtu", "the RDMA MTU asked for (-m) is above the port's active MTU: leave -m out."),
+    (r"permission|memlock|resource temporarily unavailable|cannot allocate",
+     "locked memory is limited: run with sudo, or in a container add --ulimit memlock=-1 and IPC_LOCK."),
+)
+
+
+def _perftest_error(e: str) -> Finding:
+    hint = next((h for pat, h in _PERF_ERROR_HINTS if re.search(pat, e, re.I)), "see the message.")
+    return fail(f"perftest reported: {e}. Likely cause: {hint}")
+
+
+def _bw_findings(r: PerftestRun, label: str) -> list[Finding]:
+    if (bw := r.bw_average_gbps) is None:
+        return []
+    qps = f" with {r.qps} QPs" if r.qps and r.qps > 1 else ""
+    typical = (f"{PERF_GUIDE}: 92.57 and 97.28 Gb/s per twin with 1 QP"
+               + ("; 4 QPs reach ~111.7 Gb/s (eugr spark-vllm-docker)" if r.qps and r.qps > 1 else ""))
+    if bw >= IB_BW_TYPICAL[0]:
+        return [ok(f"{label}: {bw:.2f} Gb/s{qps}, above {CHECK_BW}'s {IB_BW_PASS_GBPS:g} Gb/s bar and in line with "
+                   f"{typical}. One twin is one PCIe Gen5 x4 link (~100 Gb/s): run one ib_write_bw per twin at the "
+                   f"same time to fill the {LINE_GBPS} Gb/s port (NVIDIA: 92.57 + 97.28 = 189.85 Gb/s).")]
+    if bw >= IB_BW_PASS_GBPS:
+        return [ok(f"{label}: {bw:.2f} Gb/s{qps}: passes {CHECK_BW}'s {IB_BW_PASS_GBPS:g} Gb/s bar, a little below "
+                   f"{typical}. Close other traffic and rerun.")]
+    if bw <= IB_BW_DEGRADED_GBPS:
+        return [fail(f"{label}: only {bw:.2f} Gb/s{qps}, far below {CHECK_BW}'s {IB_BW_PASS_GBPS:g} Gb/s bar. If "
+                     f"`ethtool` shows {LINK_MBPS}Mb/s and the PCIe link is 32 GT/s x4, this is the known degraded "
+                     "ConnectX-7 state (~13 Gb/s): update DGX OS (`sudo apt full-upgrade`), reboot both Sparks with the cable in; "
+                     "if it stays, unplug both Sparks and their power bricks for 60 s.")]
+    return [fail(f"{label}: {bw:.2f} Gb/s{qps}, below {CHECK_BW}'s {IB_BW_PASS_GBPS:g} Gb/s bar ({typical}). Check "
+                 f"that `ethtool` shows {LINK_MBPS}Mb/s on both ends, that nothing else uses the link, and that the "
+                 "PCIe link of the device is Gen5 x4 (`sudo lspci -vv`: LnkSta 32GT/s, Width x4).")]
+
+
+def _lat_findings(r: PerftestRun, label: str) -> list[Finding]:
+    if (t := r.t_typical_us) is None:
+        return []
+    row = r.lat_rows[0]
+    extra = "".join(f", {n} {v:.2f} us" for n, v in (("t_avg", row.t_avg_us), ("99%", row.p99_us),
+                                                      ("99.9%", row.p99_9_us)) if v is not None)
+    if t <= 2.5:
+        return [ok(f"{label}: t_typical {t:.2f} us for {row.bytes}-byte messages{extra}, in line with the "
+                   f"{LAT_TYPICAL_US} us measured between two Sparks (eugr spark-vllm-docker).")]
+    return [warn(f"{label}: t_typical {t:.2f} us for {row.bytes}-byte messages{extra}, well above the "
+                 f"{LAT_TYPICAL_US} us measured between two Sparks: a switch in the path, CPU power saving, or "
+                 "the test ran over another interface.")]
+
+
+def _message_rate_bound(r: PerftestRun, label: str) -> list[Finding]:
+    """The last row's messages are below perftest's default size (PERFTEST_DEFAULT_BYTES): its Gb/s is the message
+    rate times a tiny size, which says nothing of the link (a cut `-a` sweep): said instead of judging bandwidth."""
+    last = r.bw_rows[-1] if r.bw_rows else None
+    return [info(f"{label}: {r.bw_average_gbps:.2f} Gb/s average at {last.bytes} B per message: tiny messages are "
+                 f"bound by the message rate ({last.msg_rate_mpps:g} Mpps), not the link; judge bandwidth on large "
+                 f"messages (perftest's default is {PERFTEST_DEFAULT_BYTES} B, `-a` goes to 8 MiB).")] \
+        if last is not None and last.bytes < PERFTEST_DEFAULT_BYTES and last.msg_rate_mpps and r.bw_average_gbps is not None else []
+
+
+def _other_host_figures(r: PerftestRun, label: str) -> list[Finding]:
+    """perftest on a device that is not a DGX Spark twin: the figures as measured, judged against nothing of a Spark."""
+    out = [info(f"{label}: {r.bw_average_gbps:.2f} Gb/s average. Compare it with this NIC's own link speed (`ibstat` "
+                "Rate, or `ethtool <netdev>` Speed): one QP usually reaches most of a 25-100 Gb/s link.")] \
+        if r.bw_average_gbps is not None else []
+    return out + ([info(f"{label}: t_typical {r.t_typical_us:.2f} us.")] if r.t_typical_us is not None else [])
+
+
+def summarise_perftest(runs: list[PerftestRun], command: str | None) -> Summary:
+    facts = {"runs": [dict(dataclasses.asdict(r), bw_average_gbps=r.bw_average_gbps, t_typical_us=r.t_typical_us,
+                           bw_unit="Gb/s", latency_unit="us") for r in runs]}
+    findings: list[Finding] = []
+    for r in runs:
+        dev = twin_words(r.device) if r.device else "this device"
+        side = {"client": "client side", "server": "server side"}.get(r.role or "", "")
+        label = f"{r.test or r.program or 'perftest'} on {dev}" + (f" ({side})" if side else "")
+        findings += [_perftest_error(e) for e in r.errors]
+        tiny = _message_rate_bound(r, label)
+        if r.device and r.device not in SPARK_RDMA:
+            findings += host_findings([r.device], "perftest") + (tiny or _other_host_figures(r, label))
+        else:
+            findings += (tiny or _bw_findings(r, label)) + _lat_findings(r, label)
+        if r.report_unit and r.report_unit.upper().startswith("MB") and r.bw_rows:
+            findings.append(info(f"{label}: perftest printed MB/sec (2^20 bytes/s); converted to Gb/s here. Add "
+                                 "--report_gbits to read Gb/s directly."))
+        if r.rdma_mtu_bytes:
+            findings.append(info(f"`Mtu : {r.rdma_mtu_bytes}[B]` is the RDMA path MTU, not the interface's Ethernet MTU: "
+                                 "RoCE uses the largest RDMA MTU that fits, 1024 with MTU 1500 and 4096 with MTU "
+                                 f"{JUMBO_MTU} (jumbo frames on both Sparks)." if r.rdma_mtu_bytes < 4096 else
+                                 f"`Mtu : {r.rdma_mtu_bytes}[B]` (RDMA path MTU): the interfaces run jumbo frames."))
+        if r.link_type:
+            if r.link_type.lower() == "ethernet":
+                ips = (f" between {r.local_gid_ipv4} and {r.remote_gid_ipv4}" if r.local_gid_ipv4 and r.remote_gid_ipv4
+                       else "")
+                gid = f", GID index {r.gid_index}" if r.gid_index is not None else ""
+                low = r.gid_index in (0, 1) and not ips  # mlx5's link-local (fe80) GIDs: RoCE v1 at 0, v2 at 1
+                findings.append((warn if low else info)(f"Link type Ethernet: RoCE{gid}{ips}." + (
+                    " On most RoCE devices (mlx5, rxe) GIDs 0 and 1 are the link-local fe80 ones, good on one L2 segment "
+                    "only: use the RoCE v2 GID of the twin's IPv4 address (`show_gids`; usually 3, `-x 3`)." if low else "")))
+            elif r.link_type.upper() == "IB" and r.rdma_cm:
+                findings.append(info("Link type IB with rdma_cm: forced with --force-link IB; the Spark's link is "
+                                     "Ethernet (RoCE), and rdma_cm resolves the addresses."))
+        hang = None if r.rows else next((x.strip() for x in r.other_lines if _HANG_NOTE.fullmatch(x.strip())), None)
+        if hang:  # the person's note where a result should be: it hung, it was not just cut off
+            findings.append(fail(f"The paste notes a hang (`{hang}`) where a result should be: no RDMA transfer "
+                                 "completed. Past the address exchange (over TCP) that is the RDMA path: GIDs the peer "
+                                 "cannot reach (0/1 are link-local fe80), an MTU mismatch, UDP 4791 blocked, Soft-RoCE."))
+        elif r.role == "server" and not r.rows and not r.errors:
+            findings.append(info("Server side, waiting or stopped before a result: the client prints the figures."))
+        elif r.truncated:
+            findings.append(info(f"{label}: the output stops before the end of the test (cut off or interrupted): "
+                                 "the rows shown were read."))
+        if r.run_infinitely and r.bw_rows:
+            findings.append(info(f"--run_infinitely: {len(r.bw_rows)} readings; the figure above is the last one."))
+    if not runs:
+        findings.append(info("No perftest run found."))
+    return facts, findings
+
+REPEAT_RATIO_MAX = spark_figure("ib_write_bw_gbps", "repeat_ratio_max")
+"""[spark-pair.ib_write_bw_gbps] repeat_ratio_max: the larger/smaller BW average of two runs of one size that agree."""
+SHORT_RUN_S = spark_figure("ib_write_bw_gbps", "repeat_short_run_s")
+"""[spark-pair.ib_write_bw_gbps] repeat_short_run_s: a run shorter than this (s) is dominated by its start."""
+MAX_LISTED = 6
+"""At most this many runs are quoted in a finding; more are summed up by their range."""
+
+
+def _lasted_ms(row: Any) -> float | None:
+    """How long a bandwidth row's run lasted, in ms: iterations / message rate (None without both)."""
+    return row.iterations / (row.msg_rate_mpps * 1e3) if row.iterations and row.msg_rate_mpps else None
+
+
+def _as_printed(run: Any, row: Any) -> str:
+    """A row's BW average as perftest printed it (MB/sec unless --report_gbits), with Gb/s beside MB/sec."""
+    gbps = row.bw_average_gbps
+    if (run.report_unit or "").upper().startswith("MB"):
+        return f"{gbps / MB_PER_SEC_IN_GBPS:.2f} MB/sec ({gbps:.2f} Gb/s)"
+    return f"{gbps:.2f} Gb/s"
+
+
+def repeated_size(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
+    """Runs of one test at one message size, single-size runs (one row each, as a repeated experiment is pasted):
+    whether their BW averages agree."""
+    groups: dict[tuple, list[tuple[int, Any]]] = {}
+    for index, r in ((i, r) for i, (s, parsed) in enumerate(items)
+                     if s.kind == "perftest" and not s.error and parsed for r in parsed):
+        rows = [x for x in r.bw_rows if x.bw_average_gbps is not None]
+        if len(rows) == 1 and r.role != "server":
+            groups.setdefault((r.test, r.device, rows[0].bytes), []).append((index, r, rows[0]))
+    out: list[tuple[int, Finding]] = []
+    for (_test, _dev, size), runs in groups.items():
+        if len(runs) < 2:
+            continue
+        figures = [row.bw_average_gbps for _, _, row in runs]
+        ratio = max(figures) / max(min(figures), 1e-9)
+        shown = runs if len(runs) <= MAX_LISTED else [min(runs, key=lambda x: x[2].bw_average_gbps),
+                                                      max(runs, key=lambda x: x[2].bw_average_gbps)]
+        said = (", " if len(runs) <= MAX_LISTED else " to ").join(_as_printed(r, row) for _, r, row in shown)
+        if ratio <= REPEAT_RATIO_MAX:
+            out.append((runs[-1][0], info(f"{len(runs)} runs at {size} B per message agree: {said}.")))
+            continue
+        lasted = [_lasted_ms(row) for _, _, row in runs]
+        short = [ms for ms in lasted if ms is not None and ms < SHORT_RUN_S * 1e3]
+        times = "; ".join(f"{row.iterations} iterations in about {ms:.1f} ms" for (_, _, row), ms in zip(runs, lasted)
+                          if ms is not None) if len(runs) <= MAX_LISTED else ""
+        apart = f"{ratio:.0f} times" if ratio >= 3 else f"{ratio:.1f} times"
+        why = ("A run this short is dominated by its start (connection set-up, first touches of the buffers), so "
+               "neither figure is the link's: run each for seconds (`-D 10`, or `-n` 100 times larger) and compare "
+               "again; if they still differ, something changed between them (the other side busy, a link "
+               "renegotiated)." if short else
+               "Each ran long enough to be steady, so something changed between them: a setting (MTU, the device or "
+               "GID index, the number of QPs), the other side's load, or the link itself (`ethtool` speed, "
+               "`ibdev2netdev`).")
+        out.append((runs[-1][0], warn(f"{len(runs)} runs at {size} B per message disagree: {said}, {apart} apart"
+                                      + (f" ({times})" if times else "") + ". " + why)))
+    return out

@@ -1,0 +1,305 @@
+"""Judge of lesson 2b's Ray cluster: ``ray status`` (nodes, GPUs, pending placement groups and why they wait) and, on
+Kubernetes (KubeRay), ``kubectl get pods`` (a pod that is not up: the Ray node in it may not have joined; with vLLM's
+log waiting for its placement group in the same paste, a Ray pod whose containers have not started is why).
+
+Sources of the figures in the messages: docs/research/procedure.md §3 (Ray on two Sparks), research/vllm_netns.md
+(Ray on the simulated cluster); the node count is checks/ranges.toml's ``ray_node_count``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any
+
+from ..parsers.ray_status import Demand, RayStatus
+from .common import fail, info, ok, on_spark, spark_figure, warn, whole
+from .context import context
+from .model import Finding, Section, Summary
+
+
+GIB = 2 ** 30
+RAY_NODES = whole(spark_figure("ray_node_count"))
+"""checks/ranges.toml [spark-pair.ray_node_count]: the nodes `ray status` lists for a Spark pair (L2.ray_nodes)."""
+
+
+def _fmt(x: float | None) -> str:
+    """1.0 -> "1", 2.5 -> "2.5" (Ray prints resource counts as floats)."""
+    return "?" if x is None else f"{x:g}"
+
+
+# --------------------------------------------------------------------------- ray status
+
+def _gpus_per_node(st: RayStatus) -> set[float]:
+    """The GPUs each node has: from the ``-v`` blocks, else the cluster's total over its nodes (an even split
+    assumed); empty when the output does not say."""
+    per = {u.resources["GPU"][1] for u in st.per_node if "GPU" in u.resources}
+    if per:
+        return per
+    gpu, n = st.resources.get("GPU"), st.node_count
+    return {gpu[1] / n} if gpu and n else set()
+
+
+def _spark_like(st: RayStatus) -> bool | None:
+    """Whether the cluster is what a Spark pair looks like to Ray: True when an ``accelerator_type:GB10``
+    resource says so, False when another accelerator type or more than one GPU per node says it is not
+    (a DGX Spark has one GB10 GPU), None when it cannot tell (one GPU per node: a Spark, or any one-GPU box)."""
+    kinds = {k.split(":", 1)[1] for k in list(st.resources) + [k for u in st.per_node for k in u.resources]
+             if k.startswith("accelerator_type:")}
+    if kinds:
+        return all("GB10" in k.upper() for k in kinds)
+    per = _gpus_per_node(st)
+    return False if any(g > 1 for g in per) else None
+
+
+def summarise_ray(st: RayStatus, command: str | None) -> Summary:
+    def usage(res: dict[str, tuple[float, float]]) -> dict[str, dict[str, float]]:
+        return {k: {"used": u, "total": t} for k, (u, t) in res.items()}
+
+    gpu = st.resources.get("GPU")
+    spark = on_spark(_spark_like(st))
+    facts: dict[str, Any] = {
+        "timestamp": st.timestamp, "nodes": st.node_count,
+        "active_nodes": [{"node_id": n.node_id, "ip": n.ip, "count": n.count} for n in st.active_nodes],
+        "idle_nodes": [{"node_id": n.node_id, "ip": n.ip, "count": n.count} for n in st.idle_nodes],
+        "pending_nodes": [{"node_id": n.node_id, "ip": n.ip, "count": n.count, "status": n.status}
+                          for n in st.pending_nodes],
+        "failed_nodes": [{"node_id": n.node_id, "ip": n.ip, "status": n.status} for n in st.failed_nodes],
+        "resources": usage(st.resources), "placement_groups": usage(st.placement_groups),
+        "gpus_used": gpu[0] if gpu else None, "gpus_total": gpu[1] if gpu else None,
+        "pending_demands": list(st.pending_demands),
+        "demands": [{"bundles": [{"resources": b, "count": c} for b, c in d.bundles], "strategy": d.strategy,
+                     "what": d.what, "gpus": d.total("GPU"), "node_anchors": list(d.node_anchors)}
+                    for d in st.demands],
+        "per_node": [{"node_id": u.node_id, "ip": u.ip, "node_type": u.node_type, "resources": usage(u.resources)}
+                     for u in st.per_node],
+        "node_ips": list(st.node_ips), "node_addresses": list(st.node_addresses),
+        "gpus_per_node": sorted(_gpus_per_node(st)), "spark_like": spark, "excerpt": st.excerpt,
+    }
+    findings: list[Finding] = []
+    n = st.node_count
+    if not st.excerpt or st.active_nodes:
+        if n == RAY_NODES:
+            findings.append(ok(f"Ray sees {n} nodes: the head and the worker have both joined the cluster."))
+        elif n == 1 and context().nodes == 1:
+            findings.append(info("Ray sees 1 node: a one-machine cluster, as this run is."))
+        elif n == 1:
+            other = "the second Spark" if spark is not False else "the other node"
+            findings.append(fail(f"Ray sees only 1 node: {other} has not joined. On it, start the worker "
+                                 "against the head's address on the fast link ("
+                                 + ("a Spark's QSFP address: " if spark is not False else "")
+                                 + "`ray start --address=<head IP>:6379 --node-ip-address=<its own IP>`, or "
+                                 "run_cluster.sh ... --worker), check that it can reach that address (`ping`), and "
+                                 "give `ray status` ~10 s to catch up."))
+        elif n == 0:
+            findings.append(fail("Ray lists no active node: the cluster is not (yet) up; start the head with "
+                                 "`ray start --head --node-ip-address=<head IP on the fast link>`."))
+        else:
+            findings.append(info(f"Ray sees {n} nodes" + (f"; a Spark pair has {RAY_NODES}." if spark is not False
+                                                          else ".")))
+    pending_pg = [d for d in st.demands if d.what == "placement group" or d.strategy]
+    findings += _ray_gpu_findings(st, gpu, n, spark, bool(pending_pg))
+    cpu = st.resources.get("CPU")
+    mem = st.resources.get("memory")
+    if cpu or mem:
+        parts = []
+        if cpu:
+            parts.append(f"CPUs {_fmt(cpu[0])}/{_fmt(cpu[1])} in use")
+        if mem:
+            parts.append(f"memory {mem[0] / GIB:.2f}/{mem[1] / GIB:.2f} GiB")
+        obj = st.resources.get("object_store_memory")
+        if obj:
+            parts.append(f"object store {obj[1] / GIB:.2f} GiB")
+        findings.append(info("Ray resources: " + ", ".join(parts)
+                             + (" (two Sparks report 40 CPUs, 20 each)." if spark is not False else ".")))
+    for d in st.demands:
+        findings += _demand_findings(st, d, gpu, spark)
+    for node in st.failed_nodes:
+        where = f" ({node.ip})" if node.ip else ""
+        findings.append(fail(f"Recent failure: {node.node_id}{where} {node.status or 'failed'}: a node left or "
+                             "could not start; check its `ray start` output (a wrong --node-ip-address times out)."))
+    for node in st.pending_nodes:
+        findings.append(info(f"Pending node: {node.node_id}{f' ({node.ip})' if node.ip else ''}, {node.status}."))
+    for u in st.per_node:
+        g, c = u.resources.get("GPU"), u.resources.get("CPU")
+        bits = [f"GPU {_fmt(g[0])}/{_fmt(g[1])}" if g else "no GPU", f"CPU {_fmt(c[0])}/{_fmt(c[1])}" if c else None]
+        findings.append(info(f"Node {u.node_id}{f' ({u.ip})' if u.ip else ''}: " + ", ".join(b for b in bits if b) + "."))
+    if st.excerpt:
+        findings.append(info("This is an excerpt of `ray status` (no header or node list): run it in full to see "
+                             "the nodes."))
+    if st.unread:
+        findings.append(info(f"{len(st.unread)} line(s) around the status are not part of it and were not read."))
+    return facts, findings
+
+
+_SPREAD_FIX = ("VLLM_DISTRIBUTED_EXECUTOR_CONFIG='{\"placement_group_options\":{\"strategy\":\"SPREAD\"}}' "
+               "(eugr/spark-vllm-docker#227)")
+
+
+def _demand_findings(st: RayStatus, d: Demand, gpu: tuple[float, float] | None, spark: bool | None) -> list[Finding]:
+    """What one pending demand means. A placement group (vLLM's: one ``{'GPU': 1}`` bundle per TP x PP worker,
+    the first pinned to the driver's node by ``node:<its IP>``) waits for one of: too few GPUs in the cluster,
+    GPUs held by another model, or an anchor no Ray node carries (the driver's IP, VLLM_HOST_IP or what
+    get_ip() picks, is not the IP the node joined Ray with). Only a cause the status does not rule out is
+    offered: with every requested GPU free, it is not a GPU shortage."""
+    quoted = d.text if len(d.text) <= 200 else d.text[:197] + "..."
+    if d.what != "placement group" and not d.strategy:
+        if d.total("GPU") and gpu is None and not st.excerpt:
+            return [warn(f"Pending demand `{quoted}`: it asks for a GPU and no node of this cluster has one, so it "
+                         "waits until a node with a GPU joins (`ray start` with its GPU visible).")]
+        cpu = st.resources.get("CPU")
+        if d.complete and d.bundles and set().union(*(b for b, _ in d.bundles)) <= {"CPU"} and cpu and cpu[0] >= cpu[1]:
+            return [info(f"Pending demand `{quoted}`: tasks queued for CPUs while all {_fmt(cpu[1])} are busy; they "
+                         "run as CPUs free up (a backlog, not a fault).")]
+        return [warn(f"Pending demand `{quoted}`: Ray cannot place it with the resources it has. Whatever asked "
+                     "for it waits; check which node lacks the resource.")]
+    big = _bundle_too_big(st, d)
+    if big:
+        name, asked, per = big
+        return [fail(f"Pending placement group `{quoted}`: one bundle asks for {_fmt(asked)} {name}, and a bundle must "
+                     f"fit on a single node, while each node has {per} {name}: it can never be placed, however much "
+                     "the cluster has in total. Ask for at most one node's share per bundle (more bundles, each "
+                     "smaller), or add a node that has that much.")]
+    want = d.total("GPU")
+    if not want:
+        return [warn(f"Pending placement group `{quoted}`: Ray cannot place it with the resources it has (it asks for "
+                     "no GPU, so it is not vLLM's). Paste `ray status -v` to see which node lacks what.")]
+    head = (f"Pending placement group `{quoted}`: {_fmt(want)} GPU(s) asked for (as vLLM's placement group asks, one "
+            "bundle per TP x PP worker; `vllm serve` waits for it, up to 1800 s, instead of failing).")
+    if gpu is None and not st.excerpt:
+        return [warn(head + " Ray reports no GPU at all (above): that is why it waits.")]
+    if not d.complete or gpu is None:
+        return [warn(head + " The status does not show why it waits: paste `ray status -v` and `ray list nodes`.")]
+    used, total = gpu
+    free = total - used
+    if want > total:
+        return [fail(head + f" The cluster has only {_fmt(total)} GPU(s): lower --tensor-parallel-size x "
+                     "--pipeline-parallel-size to what Ray has, or join the missing node(s).")]
+    if want > free:
+        return [warn(head + f" Only {_fmt(free)} of {_fmt(total)} GPU(s) are free: another model (its placement "
+                     "group) holds the rest. Stop it, or run the second model on its own Ray cluster.")]
+    not_shortage = f" All {_fmt(want)} requested GPU(s) are free ({_fmt(free)} of {_fmt(total)}): this is not a GPU shortage."
+    known = st.node_addresses
+    for anchor in d.node_anchors:
+        if anchor in known:
+            continue
+        if not re.fullmatch(r"[\d.]+|[0-9A-Fa-f:]+:[0-9A-Fa-f:]*", anchor):  # not an IP: a host name
+            why = (f" The first bundle is pinned to `node:{anchor}`, a host name: Ray names each node "
+                   "`node:<its IP>`, so no node can ever carry it. vLLM took the driver's address from the host name "
+                   "(VLLM_HOST_IP, or what get_ip() resolved) instead of the IP the node joined Ray with.")
+        elif known:
+            why = (f" The first bundle is pinned to `node:{anchor}` (the driver node's IP as vLLM sees it: "
+                   f"VLLM_HOST_IP or get_ip()), but Ray's nodes are {', '.join(known)}: no node carries it.")
+        else:
+            why = (f" The first bundle is pinned to `node:{anchor}` (the driver node's IP as vLLM sees it: "
+                   "VLLM_HOST_IP or get_ip()); with the GPUs free, the likely cause is that no Ray node has that IP. "
+                   "Confirm with `ray list nodes` (or `ray status -v`): the driver's node must be listed under "
+                   f"{anchor}.")
+        return [fail(head + not_shortage + why + " Fix: on each node set VLLM_HOST_IP to the IP that node gave "
+                     "`ray start --node-ip-address` (the same address on the same network), restart Ray and vLLM; "
+                     "or let the group spread: " + _SPREAD_FIX + ".")]
+    per = _gpus_per_node(st)
+    if d.strategy in ("PACK", "STRICT_PACK") and per and max(per) <= 1 and want > 1:
+        return [fail(head + not_shortage + f" It asks to PACK {_fmt(want)} GPUs, and each node has one GPU: vLLM's PACK "
+                     "group with its node anchor has been seen to stay pending on one-GPU nodes (Sparks). Fix: "
+                     + _SPREAD_FIX + ", and check that VLLM_HOST_IP equals each node's Ray IP.")]
+    return [warn(head + not_shortage + " Paste `ray status -v` and `ray list nodes` to see which resource no node "
+                 "has (a custom resource, or memory).")]
+
+
+def _bundle_too_big(st: RayStatus, d: Demand) -> tuple[str, float, str] | None:
+    """``(resource, amount, what each node has)`` of a bundle no single node can hold, or None. A node's share is read
+    from the ``-v`` blocks (the largest node's), else, for CPUs, from the cluster's total over its nodes: a Ray node
+    has at least one CPU, so two nodes with 2 in all have 1 each (GPUs may sit all on one node: not inferred)."""
+    for bundle, _ in d.bundles:
+        for name, asked in bundle.items():
+            if name.startswith("node:") or name in ("memory", "object_store_memory") or not asked:
+                continue
+            per = [u.resources[name][1] for u in st.per_node if name in u.resources]
+            if per and asked > max(per):
+                return name, asked, f"at most {_fmt(max(per))}"
+            total, n = st.resources.get(name), st.node_count
+            if name == "CPU" and not per and total and n > 1 and total[1] / n == 1 and asked > 1:
+                return name, asked, "1"
+    return None
+
+
+def _ray_gpu_findings(st: RayStatus, gpu: tuple[float, float] | None, nodes: int, spark: bool | None,
+                      pending: bool) -> list[Finding]:
+    if gpu is None:
+        if st.excerpt and not st.resources:
+            return []
+        if spark is False:
+            return [info("Ray reports no GPU: a CPU-only cluster (no node offers a `GPU` resource), so vLLM's Ray "
+                         "executor, one GPU per worker, cannot place a model on it.")]
+        return [fail("Ray reports no GPU: vLLM's Ray executor asks for one GPU per worker, so `vllm serve "
+                     "--distributed-executor-backend ray` would wait for a placement group that never comes. Start "
+                     "the containers with `--gpus all`" + (" (as on the Sparks)" if spark is not False else "")
+                     + "; on the CPU-only sim cluster start each Ray node with `--num-gpus=1` (a fake resource the "
+                     "platform plugin uses).")]
+    used, total = gpu
+    pg = st.placement_groups.get("GPU")
+    out = []
+    if nodes and total < nodes:
+        out.append(warn(f"Only {_fmt(total)} GPU(s) for {nodes} nodes: a node joined without its GPU (container "
+                        "without `--gpus all`, or on the sim cluster `ray start` without `--num-gpus=1`)."))
+    if used == 0 and pending:
+        out.append(info(f"GPUs {_fmt(used)}/{_fmt(total)} in use: all {_fmt(total)} are free, yet a placement group "
+                        "is pending (see below)."))
+    elif used == 0:
+        out.append(ok(f"GPUs {_fmt(used)}/{_fmt(total)} in use: all {_fmt(total)} are free, so TP x PP up to "
+                      f"{_fmt(total)} can be placed"
+                      + (" (NVIDIA's playbook: 2 nodes with available GPU resources)." if spark is not False else ".")))
+    elif used >= total:
+        held = f" ({_fmt(pg[0])} used of {_fmt(pg[1])} reserved in placement groups)" if pg else ""
+        out.append(info(f"GPUs {_fmt(used)}/{_fmt(total)} in use{held}: a model (vLLM's placement group) holds "
+                        "them all. That is expected while serving; a second model on this Ray cluster would wait "
+                        "for ever."))
+    else:
+        out.append(info(f"GPUs {_fmt(used)}/{_fmt(total)} in use: some are taken; a TP x PP of "
+                        f"{_fmt(total)} would wait until they are free."))
+    return out
+
+
+# --------------------------------------------------------------------------- kubectl get pods (KubeRay, vLLM on Kubernetes)
+
+def summarise_pods(pods: list[Any], command: str | None) -> Summary:
+    facts = {"pods": [dataclasses.asdict(p) for p in pods], "up": sum(p.up for p in pods), "total": len(pods)}
+    down = [p for p in pods if not p.up and p.status != "Completed"]
+    findings = [ok(f"All {len(pods)} pod(s) are Running with every container ready.")] if not down else []
+    for p in down:
+        what = f"{p.name}: {p.ready}/{p.containers} ready, {p.status}" + (f", {p.restarts} restarts" if p.restarts else "")
+        ray = (" A Ray node in a pod that is not up may not have joined, and its GPU is then missing from the cluster "
+               "(`ray status`).") if "ray" in p.name.lower() else ""
+        if p.failed:
+            findings.append(fail(f"{what}, after {p.age}: it will not come up by waiting (`kubectl describe pod "
+                                 f"{p.name}` and `kubectl logs {p.name}`{' --previous' if p.restarts else ''} say "
+                                 f"why).{ray}"))
+        else:
+            why = (" (its init containers have not finished)" if p.status.startswith("Init:") else
+                   " (running, but its readiness probe does not pass)" if p.status == "Running" else "")
+            findings.append(warn(f"{what}, after {p.age}: not up yet{why}; `kubectl describe pod {p.name}` shows what "
+                                 f"it waits for.{ray}"))
+    return facts, findings
+
+
+def placement_group_and_pods(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
+    """vLLM waiting for its placement group while a Ray pod of the same paste has not started its containers (its
+    init containers running, Pending, ContainerCreating): the Ray node in it has not joined, so its GPUs are not in
+    the cluster and the group cannot form until it runs."""
+    waits = [(i, e) for i, (s, parsed) in enumerate(items) if s.kind == "vllm-log" and parsed is not None
+             for e in parsed.log.events if e.kind == "pg-wait"]
+    idle = [p for s, parsed in items if s.kind == "kubectl-pods" and parsed for p in parsed
+            if "ray" in p.name.lower() and not p.failed and p.status != "Running" and not p.up]
+    if not waits or not idle:
+        return []
+    index, event = waits[-1]
+    seconds = event.numbers.get("seconds")
+    return [(index, fail(
+        f"vLLM is waiting for its placement group{f' ({seconds} s so far)' if seconds else ''} while "
+        + ", ".join(f"{p.name} ({p.status}, after {p.age})" for p in idle)
+        + f" ha{'ve' if len(idle) > 1 else 's'} not started {'their' if len(idle) > 1 else 'its'} containers: the Ray "
+        "node in such a pod has not joined, so its GPUs are not in the cluster and the group cannot form until it "
+        "runs; vLLM hangs until then, or until its placement-group timeout. Fix: `kubectl describe pod "
+        f"{idle[0].name}` (its events and init containers say what it waits for: an image pull, a volume, GPUs the "
+        "node cannot schedule), then `ray status` must show every node's GPU before vLLM starts."))]
