@@ -485,3 +485,29 @@ def test_no_catalogue_figure_in_the_diagnosis_code():
             elif isinstance(node.value, str):
                 assert not re.search(r"GID_INDEX\s*=\s*\d|\bmtu\s*9000|21\.875", node.value), \
                     f"{path.name}:{node.lineno}"
+
+
+def test_an_entry_s_gate_never_hides_a_match():
+    """The gate (grader.diagnoses._gate: texts one of which every match holds; lower case under IGNORECASE, looked for
+    in the text lowered) only skips searches that would find nothing: for every example text of the table and of the
+    field's faults, each entry whose pattern matches it says it may."""
+    from tests.test_field_faults import ALL
+    texts = [*EXAMPLES.values(), *ALL]
+    checked = 0
+    for entry in load_table():
+        if entry.pattern is None:
+            continue
+        for text in texts:
+            if entry.pattern.search(text):
+                checked += 1
+                assert entry.may_match(text), (entry.id, entry.gate, text[:200])
+    assert checked >= len(EXAMPLES)
+
+
+def test_a_case_blind_entry_is_gated_on_its_words_lowered():
+    """launcher-gave-up-waiting's pattern ignores case: its gate is the word every match holds, lower case, found in
+    any case; a vLLM log without that word (every line of one says vLLM) is not searched."""
+    entry = next(e for e in load_table() if e.id == "launcher-gave-up-waiting")
+    assert entry.gate_folded and entry.gate == ("after",)
+    assert entry.may_match("VLLM NOT READY AFTER 600 S") and entry.may_match("vLLM not healthy after 10 minutes")
+    assert not entry.may_match("(APIServer pid=1) INFO 04-15 09:33:51 [api_server.py:1] vLLM API server version 0.19")

@@ -59,3 +59,37 @@ def test_a_long_list_of_facts_is_cut_and_says_how_long_it_was():
                                                                        if isinstance(v, list)}
     counts = [int(re.search(r"\[cut: ([\d,]+) items\]", v[-1]).group(1).replace(",", "")) for v in long]
     assert all(n > MAX_SHOWN_ITEMS for n in counts), counts  # how many there were, not how many are shown
+
+
+def _to_megabytes(excerpt: str, size: int = 1_200_000) -> str:
+    """``excerpt`` again and again to ``size`` characters, the last copy cut in the middle of a line (as a log
+    file copied in part is)."""
+    return (excerpt * (size // len(excerpt) + 1))[:size]
+
+
+def test_one_excerpt_said_again_to_megabytes_within_one_output_is_read_once():
+    """A vLLM log of one excerpt logged again and again (no prompt between copies: one output) is read as the
+    excerpt, with the number of copies (grader.parsers.common.repeated_block): the same findings as the excerpt
+    alone, plus the count, the last copy cut short counting as one."""
+    log = _real("16_vllm_startup_kv_lines_single_spark_issue39734.txt")
+    paste = _to_megabytes(log)
+    copies = -(-len(paste.splitlines()) // len(log.splitlines()))  # whole copies, and the one cut short
+    alone = explain(log)
+    sections = explain(paste)
+    assert [s.kind for s in sections] == ["vllm-log"]
+    assert [f.message for f in sections[0].findings[:-1]] == [f.message for f in alone[0].findings]
+    assert f"appears {copies:,} times" in sections[0].findings[-1].message
+
+
+def test_a_long_output_that_is_not_one_excerpt_repeated_is_read_whole():
+    """Copies of an excerpt with one line changed in one of them are not one excerpt repeated: every line is read
+    (the KV-cache line's count says so), and nothing says the output was folded."""
+    log = _real("16_vllm_startup_kv_lines_single_spark_issue39734.txt")
+    paste = _to_megabytes(log)
+    lines = paste.splitlines()
+    lines[len(lines) // 2] += " (changed)"
+    sections = explain("\n".join(lines))
+    messages = [f.message for s in sections for f in s.findings]
+    assert not any("appears" in m and "times in this paste" in m for m in messages), messages
+    said = [int(m.group(1).replace(",", "")) for m in map(re.compile(r"said ([\d,]+) times").search, messages) if m]
+    assert said and max(said) >= len(paste) // len(log) - 1, messages

@@ -77,3 +77,20 @@ def test_the_catalogue_figures_are_read_not_written():
              for line, text in _code_constants(p)
              if any(re.search(r"(?<![\d.])" + re.escape(f) + r"(?![\d])", text) for f in figures)]
     assert not found, found
+
+
+def test_registering_every_kind_loads_no_judge():
+    """A paste holds one or a few kinds: ``import grader.explain`` registers them all and imports no judge of a topic
+    (grader/judges/<topic>.py), only what every paste needs (model, context, common); a judge is imported at its
+    kind's first output (grader.explain.readers.judge), a cross check's only for a paste holding a kind it reads."""
+    import subprocess
+    import sys
+    code = ("import sys, grader.explain, grader.explain.core as c\n"
+            "before = sorted(m for m in sys.modules if m.startswith('grader.judges.'))\n"
+            "c.explain('$ ibdev2netdev\\nrocep1s0f1 port 1 ==> enp1s0f1np1 (Up)\\n')\n"
+            "after = sorted(m for m in sys.modules if m.startswith('grader.judges.'))\n"
+            "print(before); print(after)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out[0] == str(["grader.judges.common", "grader.judges.context", "grader.judges.model"])
+    assert eval(out[1]) == ["grader.judges.common", "grader.judges.context", "grader.judges.hosts",
+                            "grader.judges.link", "grader.judges.model"]  # ibdev2netdev's judge, its cross check's

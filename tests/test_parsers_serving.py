@@ -7,6 +7,7 @@ that print it, from shared/research/procedure.md §4.1, which read them in vLLM'
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -851,3 +852,20 @@ def test_a_lone_continuation_prompt_is_not_a_quote():
     from grader.parsers.common import clean_lines
     assert clean_lines("$ cat <<EOF\n> a\nb\n") == ["$ cat <<EOF", "> a", "b"]
     assert clean_lines("> x\n> y\n\n>> z\n") == ["x", "y", "", "> z"]
+
+
+def test_the_one_match_way_reads_a_line_as_the_layer_by_layer_way(monkeypatch):
+    """split_prefixes reads the common line (one process prefix with its pid, then vLLM's logger header) with one
+    match (vllm_lines._PLAIN_RE); every line of the project's real outputs, read that way and the layer-by-layer
+    way (the one match turned off), gives the same record."""
+    import re as _re
+
+    from grader.parsers import vllm_lines
+    root = Path(__file__).resolve().parent / "fixtures"
+    lines = sorted({line for p in root.rglob("*") if p.is_file() and p.suffix in (".txt", ".log", "")
+                    for line in p.read_text(errors="replace").splitlines()})
+    fast = {line: vllm_lines.split_prefixes(line, 7) for line in lines}
+    plain = [line for line in lines if vllm_lines._PLAIN_RE.match(line.strip())]
+    monkeypatch.setattr(vllm_lines, "_PLAIN_RE", _re.compile(r"(?!)"))
+    assert len(plain) > 100  # the way is taken: the logs' lines are mostly of this shape
+    assert [line for line in lines if vllm_lines.split_prefixes(line, 7) != fast[line]] == []

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import re
 
-from ..judges.busbw import summarise_bench
 from .core import KindSpec, register
-from .readers import parse_bench_table
+from .readers import judge, parse_bench_table
 
 
 register(KindSpec(
-    name="collective-bench", parse=parse_bench_table, summarise=summarise_bench,
+    name="collective-bench", parse=parse_bench_table, summarise=judge("busbw", "summarise_bench"),
     # the table header only: `size_MiB=... busbw_GBps=...` lines sit inside NCCL logs, which read them
     # (name the kind with --kind collective-bench for such lines alone)
     line=re.compile(r"^size\([^)]*\)\s+time\([^)]*\)\s+algbw\([^)]*\)\s+busbw\([^)]*\)"),

@@ -7,10 +7,9 @@ facts into findings a learner can act on: each names the problem and the fix.
 The core (registry, splitting, ``explain``, ``to_jsonable``) knows no command. Each kind
 of output is one ``KindSpec`` registered with ``register``: how to recognise it (by the
 prompt's command, by its lines, by its JSON), how to parse it, and which judge (grader.judges, one per
-topic) summarises it. The lesson modules beside this one (``lesson1``, ``lesson2_roce``, ``lesson2_nccl``,
-``lesson3``, ``serving``, ``lab`` ...) register their kinds with ``register`` and the judges' paste-wide comparisons
-with ``register_cross_check``; they import this module and the judges, never each other, and make no finding
-themselves. ``grader/explain/__init__.py`` imports them so they register. What is printed (``render``,
+topic) summarises it. The lesson modules beside this one register their kinds with ``register`` and the judges'
+paste-wide comparisons with ``register_cross_check``; they import this module and the judges, never each other, and
+make no finding themselves. ``grader/explain/__init__.py`` imports them so they register. What is printed (``render``,
 ``to_jsonable``) is written by ``grader.explain.output``; what is said (``Finding``, ``Section``) is
 ``grader.judges.model``, both re-exported here. The findings the core makes are the paste's own (lines left out, a
 program not installed, a known error line).
@@ -29,8 +28,8 @@ from ..failures import describe_failure
 from ..diagnoses import known_faults
 from ..parsers import ParseError
 from ..parsers.common import (PROMPT_PROGRAMS, Chunk, any_search, command_argv, is_comment_line, is_noise_line,
-                              join_wrapped, load_json_lenient, opens_json, split_chunks as _split_lines,
-                              strip_log_prefix)
+                              join_wrapped, load_json_lenient, opens_json, repeated_block,
+                              split_chunks as _split_lines, strip_log_prefix)
 from ..judges.context import _CONTEXT, Context, context  # noqa: F401  (re-exported)
 from ..judges.model import LEVELS, Finding, Section, Summary  # noqa: F401  (re-exported: the package's API)
 from .tolerant import caption_between, is_caption, not_found_program, not_installed, without_trailing_prose
@@ -73,7 +72,7 @@ CrossCheck = Callable[[list[tuple[Section, Any]]], list[tuple[int, Finding]]]
 
 _REGISTRY: dict[str, KindSpec] = {}
 _REGISTRY_VERSION = 0  # bumped by register(): what is derived from the registry is rebuilt
-_CROSS_CHECKS: list[CrossCheck] = []
+_CROSS_CHECKS: list[tuple[CrossCheck, frozenset[str]]] = []  # each check, and the kinds it reads (empty: any)
 KINDS: tuple[str, ...] = ()
 
 
@@ -86,9 +85,10 @@ def register(spec: KindSpec) -> KindSpec:
     return spec
 
 
-def register_cross_check(check: CrossCheck) -> CrossCheck:
-    """Add a check that compares sections of one paste (e.g. the two Sparks' outputs)."""
-    _CROSS_CHECKS.append(check)
+def register_cross_check(check: CrossCheck, kinds: tuple[str, ...] = ()) -> CrossCheck:
+    """Add a check that compares sections of one paste (e.g. the two Sparks' outputs). ``kinds``: the kinds it needs
+    one of to say anything; a paste with none of them does not call it (so its judge is not even imported)."""
+    _CROSS_CHECKS.append((check, frozenset(kinds)))
     return check
 
 
@@ -429,12 +429,15 @@ def _explain(text: str, kind: str | None) -> list[Section]:
             for seg in segs:
                 if not seg.n_content and not seg.kind or _caption(seg) and len(segs) > 1:
                     continue  # nothing, or a caption above an output ("Case1 performance data:")
+                fold = repeated_block(seg.lines)  # one excerpt said again and again to megabytes: read once
+                if fold:
+                    seg = dataclasses.replace(seg, lines=seg.lines[:fold[0]], linenos=seg.linenos[:fold[0]], n_content=-1)
                 key = (seg.kind, seg.command, seg.host, tuple(seg.lines))
                 if key in seen:
-                    times[seen[key]] += 1
+                    times[seen[key]] += fold[1] if fold else 1
                     continue
                 seen[key] = len(items)
-                times.append(1)
+                times.append(fold[1] if fold else 1)
                 items.append(_run(seg))
         if not items:
             return [Section(None, None, {}, (), "nothing to explain: only prompts and comments")]
@@ -590,7 +593,8 @@ def _left_out(spec: KindSpec, seg: _Segment) -> list[Finding]:
 
 def _cross_check(items: list[tuple[Section, Any]]) -> list[Section]:
     extra: dict[int, list[Finding]] = {}
-    for index, finding in (x for check in _CROSS_CHECKS for x in check(items)):
+    present = {s.kind for s, _ in items}
+    for index, finding in (x for check, kinds in _CROSS_CHECKS if not kinds or kinds & present for x in check(items)):
         extra.setdefault(index, []).append(finding)
     return [dataclasses.replace(s, findings=s.findings + tuple(extra[i])) if i in extra else s
             for i, (s, _) in enumerate(items)]

@@ -4,12 +4,11 @@ compared. Registered on import by the package.
 
 from __future__ import annotations
 
-from ..judges.hosts import (addresses_across_hosts, iperf3_bound_elsewhere, netplan_against_live, same_port_on_both,
-                            subnets_within_host)
 from .core import register_cross_check
+from .readers import judge
 
-register_cross_check(same_port_on_both)
-register_cross_check(addresses_across_hosts)
-register_cross_check(subnets_within_host)
-register_cross_check(iperf3_bound_elsewhere)
-register_cross_check(netplan_against_live)
+register_cross_check(judge("hosts", "same_port_on_both"), kinds=('ibdev2netdev',))
+register_cross_check(judge("hosts", "addresses_across_hosts"), kinds=('ip-addr',))
+register_cross_check(judge("hosts", "subnets_within_host"), kinds=('ip-addr',))
+register_cross_check(judge("hosts", "iperf3_bound_elsewhere"), kinds=('iperf3',))
+register_cross_check(judge("hosts", "netplan_against_live"), kinds=('netplan',))

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 
-from ..judges.launcher import summarise_launcher
 from ..parsers.launcher import parse_launcher
 from .core import KindSpec, register
+from .readers import judge
 
 
 PROGRAMS = ("launch-cluster.sh", "run-recipe", "run-recipe.sh")
@@ -19,7 +19,7 @@ def _is_launcher(argv: list[str]) -> bool:
 
 
 register(KindSpec(
-    name="launcher", parse=parse_launcher, summarise=summarise_launcher,
+    name="launcher", parse=parse_launcher, summarise=judge("launcher", "summarise_launcher"),
     programs=PROGRAMS, matches_command=_is_launcher,
     # the launcher's other lines are vllm-log's too (serving.py, which is tried first): this kind keeps them only
     # after its own detection lines, up to the vLLM log its `Executing command` starts

@@ -8,11 +8,9 @@ from __future__ import annotations
 import re
 
 from ..judges.common import argv_is, argv_words
-from ..judges.link import summarise_ethtool, summarise_ibdev, summarise_ip_addr, summarise_netplan, summarise_route
-from ..judges.pcie import connectx_links, summarise_pcie
 from ..parsers.pcie_sysfs import parse_pcie_sysfs
 from .core import KindSpec, register, register_cross_check
-from .readers import parse_ethtool, parse_ibdev2netdev, parse_ip_addr, parse_ip_route_get_all, parse_netplan
+from .readers import judge, parse_ethtool, parse_ibdev2netdev, parse_ip_addr, parse_ip_route_get_all, parse_netplan
 
 
 def _is_route_get(argv: list[str]) -> bool:
@@ -22,7 +20,7 @@ def _is_route_get(argv: list[str]) -> bool:
 
 
 register(KindSpec(
-    name="ip-addr", parse=parse_ip_addr, summarise=summarise_ip_addr, programs=("ip",),
+    name="ip-addr", parse=parse_ip_addr, summarise=judge("link", "summarise_ip_addr"), programs=("ip",),
     matches_command=argv_is("ip", "address", "link"),
     line=re.compile(r"^\d+:\s+\S+:\s+<|^link/\S+|^inet6?\s|^valid_lft\s|^altname\s|^Device \".*\" does not exist"
                     r"|^\S++\s+(?:UP|DOWN|UNKNOWN|LOWERLAYERDOWN|DORMANT|NOTPRESENT|TESTING)(?:\s|$)"),
@@ -33,7 +31,7 @@ register(KindSpec(
 
 
 register(KindSpec(
-    name="ip-route-get", parse=parse_ip_route_get_all, summarise=summarise_route, programs=("ip",),
+    name="ip-route-get", parse=parse_ip_route_get_all, summarise=judge("link", "summarise_route"), programs=("ip",),
     matches_command=_is_route_get,
     line=re.compile(r"^(?:local\s+|broadcast\s+)?[0-9a-fA-F.:]++(?:\s+from\s+\S+)?(?:\s+via\s+\S+)?\s+dev\s+\S+"
                     r"|^cache\b|^RTNETLINK answers:"),
@@ -45,13 +43,13 @@ register(KindSpec(
 
 
 register(KindSpec(
-    name="ibdev2netdev", parse=parse_ibdev2netdev, summarise=summarise_ibdev, programs=("ibdev2netdev",),
+    name="ibdev2netdev", parse=parse_ibdev2netdev, summarise=judge("link", "summarise_ibdev"), programs=("ibdev2netdev",),
     matches_command=argv_is("ibdev2netdev"), line=re.compile(r"\sport\s+\d+.*==>"),
 ))
 
 
 register(KindSpec(
-    name="ethtool", parse=parse_ethtool, summarise=summarise_ethtool, programs=("ethtool",),
+    name="ethtool", parse=parse_ethtool, summarise=judge("link", "summarise_ethtool"), programs=("ethtool",),
     matches_command=argv_is("ethtool"),
     line=re.compile(r"^(?:Settings|FEC parameters) for \S+:$|^(?:Active FEC encoding|(?:Supported/)?Configured FEC "
                     r"encodings):|^(?:Speed|Duplex|Auto-negotiation|Link detected|Port|PHYAD|"
@@ -63,7 +61,7 @@ register(KindSpec(
 
 
 register(KindSpec(
-    name="pcie-sysfs", parse=parse_pcie_sysfs, summarise=summarise_pcie,
+    name="pcie-sysfs", parse=parse_pcie_sysfs, summarise=judge("pcie", "summarise_pcie"),
     matches_command=lambda argv: any("_link_" in a and a.startswith("/sys/") for a in argv),
     line=re.compile(r"^/sys/(?:class/net/[^/\s]+/device|bus/pci/devices/[^/\s]+)/(?:current|max)_link_(?:speed|width):"
                     r"|^==> /sys/\S+/(?:current|max)_link_(?:speed|width) <==$"
@@ -72,7 +70,7 @@ register(KindSpec(
 
 
 register(KindSpec(
-    name="netplan", parse=parse_netplan, summarise=summarise_netplan, programs=("netplan",),
+    name="netplan", parse=parse_netplan, summarise=judge("link", "summarise_netplan"), programs=("netplan",),
     matches_command=lambda argv: bool(argv) and (
         (argv[0] in ("cat", "less", "more", "head", "tail", "bat", "batcat")
          and any("netplan" in a or a.endswith((".yaml", ".yml")) for a in argv[1:]))
@@ -81,4 +79,4 @@ register(KindSpec(
 ))
 
 
-register_cross_check(connectx_links)
+register_cross_check(judge("pcie", "connectx_links"), kinds=('lspci',))

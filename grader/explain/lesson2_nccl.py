@@ -8,17 +8,15 @@ from __future__ import annotations
 
 import re
 
-from ..judges.busbw import summarise_nccl_tests
-from ..judges.nccl import summarise_nccl_log
 from .core import KindSpec, register
-from .readers import parse_nccl_log, parse_nccl_tests
+from .readers import judge, parse_nccl_log, parse_nccl_tests
 
 
 _NCCL_LINE = (r"\bNCCL (?:INFO|WARN|TRACE|ABORT)\b|^NET/(?:IB\w*|Socket|Plugin)\s*:|^Channel \d+/\d+\s*:\s*\d+\[\w+\]\s*->"
               r"|^Using network \w|^NCCL version \d|^NCCL_[A-Z0-9_]+ set (?:by environment )?to ")
 
 register(KindSpec(
-    name="nccl-log", parse=parse_nccl_log, summarise=summarise_nccl_log,
+    name="nccl-log", parse=parse_nccl_log, summarise=judge("nccl", "summarise_nccl_log"),
     line=re.compile(_NCCL_LINE + r"|^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ \S*torch/"),
 ))
 
@@ -32,7 +30,7 @@ _DTYPES = r"(?:float|double|half|bfloat16|int8|uint8|int32|uint32|int64|uint64|f
 register(KindSpec(
     name="nccl-tests", header=re.compile(r"^#\s*(?:nccl-tests version|Collective test starting|nThread \d|Using devices"
                                         r"|Rank\s+\d+ (?:Group|Pid))"),
-    parse=parse_nccl_tests, summarise=summarise_nccl_tests, programs=("all_reduce_perf",
+    parse=parse_nccl_tests, summarise=judge("busbw", "summarise_nccl_tests"), programs=("all_reduce_perf",
                                                                                       "all_gather_perf", "mpirun"),
     matches_command=_is_nccl_test,
     line=re.compile(r"^(?:\S*?<std(?:out|err)>:\s*)?\d++\s++\d++\s++" + _DTYPES + r"\s+"

@@ -12,12 +12,9 @@ import re
 from typing import Any
 
 from ..judges.common import argv_is
-from ..judges.perftest import summarise_perftest
-from ..judges.roce import (both_rails, summarise_ibstat, summarise_ibv_devinfo, summarise_rdma, summarise_show_gids,
-                           summarise_sysfs)
 from ..parsers.perftest import PROGRAMS as PERFTEST_PROGRAMS, parse_perftest
 from .core import KindSpec, register, register_cross_check
-from .readers import parse_ib_sysfs, parse_ibstat, parse_ibv_devinfo, parse_rdma_link, parse_show_gids
+from .readers import judge, parse_ib_sysfs, parse_ibstat, parse_ibv_devinfo, parse_rdma_link, parse_show_gids
 
 
 def _is_rdma_json(value: Any) -> bool:
@@ -26,7 +23,7 @@ def _is_rdma_json(value: Any) -> bool:
 
 
 register(KindSpec(
-    name="rdma-link", parse=parse_rdma_link, summarise=summarise_rdma, programs=("rdma",),
+    name="rdma-link", parse=parse_rdma_link, summarise=judge("roce", "summarise_rdma"), programs=("rdma",),
     matches_command=argv_is("rdma", "link"),
     line=re.compile(r"^link\s+\S+/\d+\s+(?:state|subnet_prefix|lid)\s|^\d+/\d+:\s+\S+/\d+:\s+state\s"),
     matches_json=_is_rdma_json,
@@ -38,14 +35,14 @@ def _mentions_sysfs_ib(argv: list[str]) -> bool:
 
 
 register(KindSpec(
-    name="ib-sysfs", parse=parse_ib_sysfs, summarise=summarise_sysfs,
+    name="ib-sysfs", parse=parse_ib_sysfs, summarise=judge("roce", "summarise_sysfs"),
     matches_command=_mentions_sysfs_ib,
     line=re.compile(r"^/\S*?/infiniband/[^/\s]+/|^device\s+(?:roce|mlx5_|rxe|siw|irdma|bnxt_re|efa|ib)\S*\s+\S+$"),
 ))
 
 
 register(KindSpec(
-    name="show-gids", parse=parse_show_gids, summarise=summarise_show_gids, programs=("show_gids",),
+    name="show-gids", parse=parse_show_gids, summarise=judge("roce", "summarise_show_gids"), programs=("show_gids",),
     matches_command=lambda argv: bool(argv) and argv[0] == "show_gids",
     line=re.compile(r"^DEV\s+PORT\s+INDEX\s+GID|^n_gids_found=\d+"
                     r"|^\S++\s++\d++\s++\d++\s++[0-9a-fA-FxX*]{4}(?::[0-9a-fA-FxX*]{4}){7}\s+"
@@ -54,7 +51,7 @@ register(KindSpec(
 
 
 register(KindSpec(
-    name="ibv-devinfo", parse=parse_ibv_devinfo, summarise=summarise_ibv_devinfo, programs=("ibv_devinfo",),
+    name="ibv-devinfo", parse=parse_ibv_devinfo, summarise=judge("roce", "summarise_ibv_devinfo"), programs=("ibv_devinfo",),
     matches_command=argv_is("ibv_devinfo"),
     line=re.compile(r"^hca_id:\s|^phys_port_cnt:\s|^port:\s+\d+\s*$|^state:\s+PORT_|^phys_state:\s+(?:LINK_UP|POLLING|"
                     r"DISABLED)|^active_mtu:\s|^\W{0,4}GID\[\s*\d+\]:|^No IB devices found"),
@@ -63,7 +60,7 @@ register(KindSpec(
 
 
 register(KindSpec(
-    name="ibstat", parse=parse_ibstat, summarise=summarise_ibstat, programs=("ibstat", "ibpanic"),
+    name="ibstat", parse=parse_ibstat, summarise=judge("roce", "summarise_ibstat"), programs=("ibstat", "ibpanic"),
     matches_command=lambda argv: bool(argv) and argv[0] == "ibstat",
     line=re.compile(r"^CA '[^']*'$|^CA type:\s|^Number of ports:\s|^Firmware version:\s|^Hardware version:\s"
                     r"|^(?:Node|System image|Port) GUID:\s|^Physical state:\s|^Link layer:\s|^Base lid:\s|^SM lid:\s"
@@ -76,7 +73,7 @@ def _is_perftest(argv: list[str]) -> bool:
 
 
 register(KindSpec(
-    name="perftest", parse=parse_perftest, summarise=summarise_perftest, programs=PERFTEST_PROGRAMS,
+    name="perftest", parse=parse_perftest, summarise=judge("perftest", "summarise_perftest"), programs=PERFTEST_PROGRAMS,
     matches_command=_is_perftest,
     line=re.compile(r"^[A-Za-z][\w ]*?\s(?:BW|Lat|Latency)\s+Test$|^Dual-port\s*:|^Number of qps\s*:"
                     r"|^(?:local|remote) address:\s*LID\b|^\*\s*Waiting for client to connect|^\*{30,40}$"
@@ -85,4 +82,4 @@ register(KindSpec(
     header=re.compile(r"^#\s?bytes\s+#?iterations\s+(?:BW peak|t_min)"),  # a result table pasted without its banner
 ))
 
-register_cross_check(both_rails)
+register_cross_check(judge("roce", "both_rails"), kinds=('perftest',))

@@ -7,10 +7,9 @@ from __future__ import annotations
 import re
 
 from ..judges.common import nvidia_smi_with
-from ..judges.gpu import summarise_apps, summarise_p2p, summarise_q, summarise_query, summarise_table, summarise_topo
-from ..judges.pcie import summarise_lspci
 from .core import KindSpec, register
-from .readers import parse_lspci_vv, parse_query_gpu, parse_smi_q, parse_smi_table, parse_topo_matrix, parse_topo_p2p
+from .readers import (judge, parse_lspci_vv, parse_query_gpu, parse_smi_q, parse_smi_table, parse_topo_matrix,
+                      parse_topo_p2p)
 
 
 def _is_query_gpu(argv: list[str]) -> bool:
@@ -36,7 +35,7 @@ def _is_table(argv: list[str]) -> bool:
 
 
 register(KindSpec(
-    name="nvidia-smi-query", parse=parse_query_gpu, summarise=summarise_query, programs=("nvidia-smi",),
+    name="nvidia-smi-query", parse=parse_query_gpu, summarise=judge("gpu", "summarise_query"), programs=("nvidia-smi",),
     matches_command=_is_query_gpu,
     line=re.compile(r"^(?:index|name|pci\.bus_id|uuid|driver_version|pcie\.link\.[\w.]+|power\.[\w.]+|"
                     r"enforced\.power\.limit|memory\.\w+|temperature\.\w+|clocks[\w.]*)(?:\s*\[[^\]]+\])?\s*,"
@@ -46,7 +45,7 @@ register(KindSpec(
 
 
 register(KindSpec(
-    name="nvidia-smi-topo", parse=parse_topo_matrix, summarise=summarise_topo, programs=("nvidia-smi",),
+    name="nvidia-smi-topo", parse=parse_topo_matrix, summarise=judge("gpu", "summarise_topo"), programs=("nvidia-smi",),
     matches_command=_is_topo_m,
     line=re.compile(r"CPU Affinity|^(?:GPU|NIC)\d+\s++.*\b(?:NV\d+|PIX|PXB|PHB|NODE|SYS)\b|^(?:GPU|NIC)\d+\s+X\s+\d"
                     r"|^\s*(?:SYS|NODE|PHB|PXB|PIX|NV#)\s+=\s|^NIC Legend:"),
@@ -55,7 +54,7 @@ register(KindSpec(
 
 
 register(KindSpec(
-    name="nvidia-smi-p2p", parse=parse_topo_p2p, summarise=summarise_p2p, programs=("nvidia-smi",),
+    name="nvidia-smi-p2p", parse=parse_topo_p2p, summarise=judge("gpu", "summarise_p2p"), programs=("nvidia-smi",),
     matches_command=_is_topo_p2p,
     line=re.compile(r"^GPU\d+(?:\s+GPU\d+)*$|^GPU\d+(?:\s+(?:X|OK|CNS|GNS|TNS|NS|U))+$"
                     r"|^\s*(?:OK|CNS|GNS|TNS|NS)\s+=\s"),
@@ -67,13 +66,13 @@ def _is_apps(argv: list[str]) -> bool:
 
 
 register(KindSpec(
-    name="nvidia-smi-apps", parse=parse_query_gpu, summarise=summarise_apps, programs=("nvidia-smi",),
+    name="nvidia-smi-apps", parse=parse_query_gpu, summarise=judge("gpu", "summarise_apps"), programs=("nvidia-smi",),
     matches_command=_is_apps, line=re.compile(r"^gpu_uuid, pid, process_name\b|^pid, process_name\b"),
 ))
 
 
 register(KindSpec(
-    name="nvidia-smi", parse=parse_smi_table, summarise=summarise_table, programs=("nvidia-smi",),
+    name="nvidia-smi", parse=parse_smi_table, summarise=judge("gpu", "summarise_table"), programs=("nvidia-smi",),
     matches_command=_is_table,
     line=re.compile(r"NVIDIA-SMI \S+\s+Driver Version:|^\+[-=+]+\+$|^\|[=]+\|$|^\|[-=+|]+\|$|Persistence-M"
                     r"|^\|\s+Processes:|^\|\s+GPU\s+(?:GI\s+CI\s+)?PID\s+Type\s+Process name|^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4}$"),
@@ -82,7 +81,7 @@ register(KindSpec(
 
 
 register(KindSpec(
-    name="nvidia-smi-q", parse=parse_smi_q, summarise=summarise_q, programs=("nvidia-smi",),
+    name="nvidia-smi-q", parse=parse_smi_q, summarise=judge("gpu", "summarise_q"), programs=("nvidia-smi",),
     matches_command=_is_q,
     line=re.compile(r"^=+NVSMI LOG=+$|^Attached GPUs\s+:|^GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:"
                     r"|^[A-Z](?=[\w .()/-]{22,}:)[\w .()/-]*+(?<=\s\s):(?:\s|$)"),  # possessive: linear
@@ -91,7 +90,7 @@ register(KindSpec(
 
 
 register(KindSpec(
-    name="lspci", parse=parse_lspci_vv, summarise=summarise_lspci, programs=("lspci",),
+    name="lspci", parse=parse_lspci_vv, summarise=judge("pcie", "summarise_lspci"), programs=("lspci",),
     matches_command=lambda argv: bool(argv) and argv[0] == "lspci",
     # possessive (linear on long runs of blanks); the device class starts with a letter or digit
     line=re.compile(r"^(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\s++[\w ]++(?:\s*+\[[0-9a-fA-F]{4}\])?:\s"

@@ -7,13 +7,12 @@ from __future__ import annotations
 import re
 
 from ..judges.common import argv_is
-from ..judges.linktest import read_iperf3, summarise_dmesg, summarise_iperf3, summarise_ping
 from .core import KindSpec, register
-from .readers import parse_dmesg_links, parse_ping
+from .readers import judge, parse_dmesg_links, parse_ping
 
 
 register(KindSpec(
-    name="ping", parse=parse_ping, summarise=summarise_ping, programs=("ping", "ping4", "ping6"),
+    name="ping", parse=parse_ping, summarise=judge("linktest", "summarise_ping"), programs=("ping", "ping4", "ping6"),
     matches_command=lambda argv: bool(argv) and argv[0] in ("ping", "ping4", "ping6"),
     line=re.compile(r"^PING\s|^\d++ bytes from |^From \S+ .*icmp_seq|^ping\d?: |^--- .* ping statistics ---"
                     r"|packets transmitted|^(?:rtt|round-trip) |^Request timeout for icmp_seq"),
@@ -22,7 +21,7 @@ register(KindSpec(
 
 
 register(KindSpec(
-    name="iperf3", parse=read_iperf3, summarise=summarise_iperf3, programs=("iperf3",),
+    name="iperf3", parse=judge("linktest", "read_iperf3"), summarise=judge("linktest", "summarise_iperf3"), programs=("iperf3",),
     matches_command=argv_is("iperf3"),
     # a row is `[  5]   0.00-1.00   sec ...`, `[  5] local ...` or `[ ID] Interval ...`: not any `[0] ...` (mpirun's
     # --tag-output rank tags put `[0] ` before every line of an NCCL log)
@@ -36,7 +35,7 @@ register(KindSpec(
 
 
 register(KindSpec(
-    name="dmesg-link", parse=parse_dmesg_links, summarise=summarise_dmesg, programs=("dmesg", "journalctl"),
+    name="dmesg-link", parse=parse_dmesg_links, summarise=judge("linktest", "summarise_dmesg"), programs=("dmesg", "journalctl"),
     matches_command=argv_is("dmesg"),
     line=re.compile(r"\bmlx5_core [0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d(?: [\w.-]+)?: (?:Link (?:up|down)"
                     r"|Port: \d+ Link |Port module event)|\bcx7-pcie-hotplug\b"),

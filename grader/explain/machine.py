@@ -7,13 +7,12 @@ from __future__ import annotations
 import re
 
 from ..judges.common import nvidia_smi_with
-from ..judges.gpu import summarise_free, summarise_nvlink
 from .core import KindSpec, register
-from .readers import parse_free, parse_nvlink_status
+from .readers import judge, parse_free, parse_nvlink_status
 
 
 register(KindSpec(
-    name="nvidia-smi-nvlink", parse=parse_nvlink_status, summarise=summarise_nvlink, programs=("nvidia-smi",),
+    name="nvidia-smi-nvlink", parse=parse_nvlink_status, summarise=judge("gpu", "summarise_nvlink"), programs=("nvidia-smi",),
     matches_command=lambda argv: nvidia_smi_with(argv, want=lambda a: "nvlink" in a and any(x in ("-s", "--status")
                                                                                  for x in a)),
     line=re.compile(r"^Link \d+: (?:\d+(?:\.\d+)? GB/s|<inactive>)$|NVLink information as all links are inActive"),
@@ -24,7 +23,7 @@ register(KindSpec(
 
 
 register(KindSpec(
-    name="free", parse=parse_free, summarise=summarise_free, programs=("free",),
+    name="free", parse=parse_free, summarise=judge("gpu", "summarise_free"), programs=("free",),
     matches_command=lambda argv: bool(argv) and argv[0] == "free",
     line=re.compile(r"^\s*total\s+used\s+free\s+shared\s+(?:buff/cache|buffers)|^(?:Mem|Swap):\s+\d"),
     starts=re.compile(r"^\s*total\s+used\s+free\s+shared"),

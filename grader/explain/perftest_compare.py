@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ..judges.perftest import repeated_size
 from .core import register_cross_check
+from .readers import judge
 
-register_cross_check(repeated_size)
+register_cross_check(judge("perftest", "repeated_size"), kinds=('perftest',))

@@ -8,13 +8,12 @@ from __future__ import annotations
 import re
 
 from ..judges.common import runs_program
-from ..judges.ray import placement_group_and_pods, summarise_pods, summarise_ray
 from .core import KindSpec, register, register_cross_check
-from .readers import parse_kubectl_pods, parse_ray_status
+from .readers import judge, parse_kubectl_pods, parse_ray_status
 
 
 register(KindSpec(
-    name="ray-status", parse=parse_ray_status, summarise=summarise_ray, programs=("ray",),
+    name="ray-status", parse=parse_ray_status, summarise=judge("ray", "summarise_ray"), programs=("ray",),
     matches_command=lambda argv: runs_program(argv, "ray", "status"),
     line=re.compile(
         r"^=+ (?:Autoscaler|Cluster Scaler|Cluster) status|^Node status$"
@@ -30,11 +29,11 @@ register(KindSpec(
 
 
 register(KindSpec(
-    name="kubectl-pods", parse=parse_kubectl_pods, summarise=summarise_pods, programs=("kubectl",),
+    name="kubectl-pods", parse=parse_kubectl_pods, summarise=judge("ray", "summarise_pods"), programs=("kubectl",),
     matches_command=lambda argv: runs_program(argv, "kubectl", "get") and any(a.startswith("po") for a in argv[2:]),
     line=re.compile(r"^(?:NAMESPACE\s+)?NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\b"
                     r"|^[a-z0-9][\w.-]*\s+\d+/\d+\s+(?:Running|Pending|ContainerCreating|Init:[\w/]+|CrashLoopBackOff"
                     r"|ImagePullBackOff|ErrImagePull|Error|Completed|OOMKilled|Terminating|Evicted)\s+\d+"),
 ))
 
-register_cross_check(placement_group_and_pods)
+register_cross_check(judge("ray", "placement_group_and_pods"), kinds=('kubectl-pods',))

@@ -1,10 +1,12 @@
-"""The parsers (and the few facts helpers) the lesson modules read outputs with, each imported at its first call.
+"""The parsers the lesson modules read outputs with, and the judges they give what was read to, each imported at its
+first call.
 
-Every kind of output must be registered before a paste is split (detection tries them all), but a paste
-holds one or a few kinds: importing all ~25 parser modules up front costs ``clusterlab explain`` a third of
-its start (their code compiled, their few hundred patterns compiled). Each function here has the name and
-signature of the one it stands for and imports that one's module when first called, so a lesson module
-imports its readers from here and registers its kinds without loading them. No logic lives here.
+Every kind of output must be registered before a paste is split (detection tries them all), but a paste holds one
+or a few kinds: importing all ~25 parser modules and the 13 judges (grader.judges) up front costs ``clusterlab
+explain`` a third of its start (their code compiled, their few hundred patterns compiled). Each function here has the
+name and signature of the one it stands for and imports that one's module when first called, so a lesson module
+imports its readers from here, names each kind's judge with :func:`judge`, and registers its kinds without loading
+them. No logic lives here.
 """
 
 from __future__ import annotations
@@ -23,6 +25,12 @@ def _at_first_call(module: str, name: str) -> Callable[..., Any]:
     return call
 
 
+def judge(topic: str, name: str) -> Callable[..., Any]:
+    """``grader.judges.<topic>.<name>`` (a kind's judge, a cross check, a reading a judge defines), imported at its
+    first call."""
+    return _at_first_call(f"judges.{topic}", name)
+
+
 # --------------------------------------------------------------------------- lesson 1
 parse_ethtool = _at_first_call("parsers.ethtool", "parse_ethtool")
 parse_ibdev2netdev = _at_first_call("parsers.ibdev2netdev", "parse_ibdev2netdev")
@@ -32,6 +40,7 @@ parse_iperf3 = _at_first_call("parsers.iperf3", "parse_iperf3")
 parse_netplan = _at_first_call("parsers.netplan", "parse_netplan")
 parse_ping = _at_first_call("parsers.ping", "parse_ping")
 parse_dmesg_links = _at_first_call("parsers.dmesg_link", "parse_dmesg_links")
+parse_pcie_sysfs = _at_first_call("parsers.pcie_sysfs", "parse_pcie_sysfs")
 
 # --------------------------------------------------------------------------- lesson 2a: RoCE
 parse_ib_sysfs = _at_first_call("parsers.ib_sysfs", "parse_ib_sysfs")

@@ -10,9 +10,8 @@ from __future__ import annotations
 import re
 
 from ..judges.common import runs_program
-from ..judges.vllm import read_vllm, summarise_metrics, summarise_models, summarise_vllm
 from .core import KindSpec, register
-from .readers import is_models_json, parse_metrics, parse_models
+from .readers import is_models_json, judge, parse_metrics, parse_models
 
 
 _VLLM_LINE = re.compile(
@@ -49,7 +48,7 @@ def _is_vllm_serve(argv: list[str]) -> bool:
 
 
 register(KindSpec(
-    name="vllm-log", parse=read_vllm, summarise=summarise_vllm, programs=("vllm",),
+    name="vllm-log", parse=judge("vllm", "read_vllm"), summarise=judge("vllm", "summarise_vllm"), programs=("vllm",),
     matches_command=_is_vllm_serve, line=_VLLM_LINE,
 ))
 
@@ -62,7 +61,7 @@ def _curl_path(argv: list[str], suffix: str) -> bool:
 
 
 register(KindSpec(
-    name="vllm-models", parse=parse_models, summarise=summarise_models,
+    name="vllm-models", parse=parse_models, summarise=judge("vllm", "summarise_models"),
     matches_command=lambda argv: _curl_path(argv, "/v1/models"), matches_json=is_models_json,
     # the compact answer, also when it is not valid JSON any more (an ellipsis pasted into it)
     line=re.compile(r'^\{"object":\s*"list",\s*"data":\s*\[\s*\{"id":'),
@@ -70,7 +69,7 @@ register(KindSpec(
 
 
 register(KindSpec(
-    name="vllm-metrics", parse=parse_metrics, summarise=summarise_metrics,
+    name="vllm-metrics", parse=parse_metrics, summarise=judge("vllm", "summarise_metrics"),
     matches_command=lambda argv: _curl_path(argv, "/metrics"),
     line=re.compile(r"^vllm[:_][a-z]\w*(?:\{[^}]*\})?\s+[-+]?(?:\d|NaN|Inf)"),
 ))

@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
+from ..judges.model import Finding
 from ..parsers import ParseError
 from ..parsers.common import is_noise_line
-from ..judges.model import Finding
 
 NOT_FOUND_RE = re.compile(r"(?:^|:\s)(?:[\w.+/-]*/)?([\w.+-]+): (?:command )?not found\s*$|^Command '([\w.+-]+)' not found"
                           r"|^zsh: command not found: (?:[\w.+/-]*/)?([\w.+-]+)\s*$")

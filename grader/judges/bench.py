@@ -9,11 +9,12 @@ a 2-core box); the graded TPOT figures are checks/ranges.toml's.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from .. import metrics as M
-from ..parsers.bench_result import BenchResult
+from ..parsers.bench_result import BenchResult, parse_any
 from ..parsers.common import as_int, command_argv
 from ..ranges import load_ranges
 from .common import fail, info, ok, option_value, warn
@@ -208,3 +209,21 @@ def summarise_load_test(bench: BenchRead | list[BenchResult], command: str | Non
         facts["results"].append(f)
         findings += [Finding(x.level, f"[{i}] {x.message}") for x in fs]
     return facts, findings
+
+
+_PROGRESS = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")
+"""tqdm's progress bar as vllm bench serve prints it: ``100%|█████| 4096/4096 [01:27<00:00, 46.6it/s]``."""
+_RATE_INF = re.compile(r"^\s*Traffic request rate:\s*inf\b", re.M)
+_BACKEND = re.compile(r"^\s*Backend:\s*(\S+)", re.M)
+_MAX_CONC = re.compile(r"^\s*Max request concurrency:\s*(\d+)", re.M)
+
+
+def read_load_test(text: str) -> BenchRead:
+    """:func:`grader.parsers.bench_result.parse_any` (raises ParseError as it does), plus the progress bar's total
+    (its last ``done/total``) and the request rate the run printed before it started."""
+    bar = None
+    for bar in _PROGRESS.finditer(text):  # the last one: the main run's, after a warm-up's
+        pass
+    backend, cap = _BACKEND.search(text), _MAX_CONC.search(text)
+    return BenchRead(parse_any(text), int(bar.group(2)) if bar else None, bool(_RATE_INF.search(text)),
+                  backend.group(1) if backend else None, int(cap.group(1)) if cap else None)

@@ -44,6 +44,12 @@ _RAY_HEADER_RE = re.compile(
 _CUT_LEVELS = {"WARN": "WARNING", "ARNING": "WARNING", "RNING": "WARNING", "NING": "WARNING", "RROR": "ERROR",
                "NFO": "INFO"}
 _UVICORN_RE = re.compile(r"^(?P<level>INFO|WARNING|ERROR):\s+(?P<msg>.*)$")
+# most lines of a vLLM log in one match: one process prefix with its pid, then vLLM's logger header; a line of any
+# other shape (no prefix, several, an ip=, a collector's, a cut level, Ray's repeat note) takes the layer-by-layer way
+_PLAIN_RE = re.compile(
+    r"^(?P<prefix>\((?P<name>[A-Za-z_][\w.:-]*) pid=(?P<pid>\d+)\))\s*"
+    r"(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+(?:\d{4}-)?\d\d-\d\d\s+\d\d:\d\d:\d\d(?:[.,]\d+)?\s+"
+    r"\[?(?P<src>[\w./<>-]+\.py:\d+)\]\s?(?P<msg>.*)$")
 
 
 @dataclass(frozen=True)
@@ -74,6 +80,10 @@ class LogLine:
 def split_prefixes(text: str, lineno: int = 0) -> LogLine:
     """Peel the layers off one log line (see the module docstring). Never raises."""
     line = text.strip()
+    m = _PLAIN_RE.match(line)
+    if m and "across cluster]" not in line:
+        return LogLine(lineno, line, m.group("prefix"), m.group("name"), int(m.group("pid")), None, m.group("level"),
+                       m.group("src"), m.group("msg").strip())
     s = _COLLECTOR_RE.sub("", line, count=1)
     s = _DOCKER_TS_RE.sub("", s)
     if not s.startswith("(") and _COMPOSE_RE.match(s) and not _HEADER_RE.match(s):

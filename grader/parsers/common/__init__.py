@@ -470,5 +470,5 @@ def fail_on_line(command: str, line: Line, message: str) -> ParseError:
 from .jsonish import (_close_truncated_json, as_float, as_int, find_json_start, json_dig,  # noqa: E402,F401
                       load_json_lenient, opens_json)
 # a paste split at its prompts, command lines and host captions (split_chunks, Chunk, host_caption) lives in .chunks
-from .chunks import Chunk, host_caption, split_chunks, split_sections  # noqa: E402,F401
+from .chunks import Chunk, host_caption, repeated_block, split_chunks, split_sections  # noqa: E402,F401
 

@@ -174,3 +174,29 @@ def split_sections(text: str | bytes) -> list[tuple[str | None, list[str]]]:
     the first prompt gets command None. See split_chunks for the richer form.
     """
     return [(c.command, list(c.lines)) for c in split_chunks(text)]
+
+
+FOLD_MIN_CHARS = 1_000_000
+"""An output at least this long (characters) is looked at for one block of its lines repeated (:func:`repeated_block`)."""
+
+
+def repeated_block(lines: list[str], min_chars: int = FOLD_MIN_CHARS, tries: int = 8) -> tuple[int, int] | None:
+    """``(p, k)`` when ``lines`` is its first ``p`` lines said ``k`` >= 2 times over (the last copy may be cut short,
+    its last line too), else None. Only outputs of ``min_chars`` characters or more are looked at: an excerpt pasted
+    again and again to megabytes is read once, while an ordinary output that repeats lines (a link flapping down and
+    up) is read whole. Linear in the lines: at most ``tries`` periods (where the first line comes again) are tried."""
+    n = len(lines)
+    if n < 4 or sum(map(len, lines)) < min_chars:
+        return None
+    start = 1
+    for _ in range(tries):
+        try:
+            p = lines.index(lines[0], start, n // 2 + 1)
+        except ValueError:
+            return None
+        block = lines[:p]
+        if (all(lines[i:min(i + p, n - 1)] == block[:min(p, n - 1 - i)] for i in range(p, n - 1, p))
+                and block[(n - 1) % p].startswith(lines[-1])):
+            return p, -(-n // p)
+        start = p + 1
+    return None
