@@ -196,3 +196,18 @@ def test_a_judge_given_half_a_link_never_raises():
     assert pcie_link_problem("t", PcieLink(None, 2, None, 4), spark=True).startswith(
         "t: its PCIe link trained at x2, not the x4 the function can: it moves about 50% of that.")
     assert pcie_link_problem("t", PcieLink(None, None, None, None), spark=True) is None
+
+
+def test_a_speed_lowered_at_full_width_is_said_in_one_sentence_by_sysfs_and_lspci():
+    """The same link (a ConnectX-6 at 8 of its 16 GT/s, all 16 lanes) read from sysfs and from lspci gives one
+    sentence, the device's name aside (grader.judges.pcie._idle_speed): info, not a fault."""
+    from grader.explain import explain
+    d = "/sys/class/net/ens1f0/device"
+    [s] = explain(f"{d}/current_link_speed:8.0 GT/s PCIe\n{d}/current_link_width:16\n"
+                  f"{d}/max_link_speed:16.0 GT/s PCIe\n{d}/max_link_width:16\n", host="other")
+    [l] = explain("3b:00.0 Ethernet controller: Mellanox Technologies MT28908 Family [ConnectX-6]\n"
+                  "\t\tLnkCap:\tPort #0, Speed 16GT/s, Width x16, ASPM not supported\n"
+                  "\t\tLnkSta:\tSpeed 8GT/s (downgraded), Width x16 (ok)\n", host="other")
+    said = ": PCIe 8 GT/s of its 16 GT/s, at full width: many devices (GPUs) lower the speed while idle; read it under load."
+    assert [(f.level, f.message) for f in s.findings] == [("info", "ens1f0" + said)]
+    assert [(f.level, f.message) for f in l.findings] == [("info", "3b:00.0 ConnectX-6" + said)]

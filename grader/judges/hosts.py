@@ -105,7 +105,7 @@ def iperf3_bound_elsewhere(items: list[tuple[Section, Any]]) -> list[tuple[int, 
     out = []
     for index, (s, parsed) in enumerate(items):
         target = option_value(command_argv(s.command), "-c", "--client") if s.kind == "iperf3" else None
-        if not target or parsed is None or "refused" not in (getattr(parsed, "error", None) or "").lower():
+        if not target or parsed is None or "refused" not in (parsed.result.error or "").lower():
             continue
         for addr, _server in bound:
             if addr and addr != target:

@@ -128,16 +128,11 @@ _IPERF_ERROR_HINTS = (
 
 @dataclasses.dataclass(frozen=True)
 class Iperf3Read:
-    """An iperf3 output as explain reads it: parse_iperf3's summary (its fields read through) and the interval rows
-    (:class:`~grader.parsers.iperf3.Iperf3Intervals`: each direction's rates, the Retr column)."""
+    """An iperf3 output as explain reads it: parse_iperf3's summary (``result``) and the interval rows
+    (``intervals``, :class:`~grader.parsers.iperf3.Iperf3Intervals`: each direction's rates, the Retr column)."""
 
     result: Any
     intervals: Any
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return getattr(object.__getattribute__(self, "result"), name)
 
 
 def read_iperf3(text: str) -> Iperf3Read:
@@ -191,8 +186,9 @@ def _other_host(r: Iperf3Read, gbps: float, streams: str) -> list[Finding]:
     """An iperf3 result on a machine that is not a Spark, against the Ethernet line rates (each direction of a
     --bidir test on its own: a full-duplex link carries its rate both ways at once); to 127.0.0.1 or ::1 no NIC is
     crossed, so nothing is judged. ``streams``: the advice to add streams, said only where the rate falls short."""
-    if (r.remote_host or "").startswith("127.") or r.remote_host in ("::1", "localhost"):
-        return [info(f"{gbps:.2f} Gbit/s over TCP to {r.remote_host}, this machine's loopback: no network link or NIC "
+    host = r.result.remote_host
+    if (host or "").startswith("127.") or host in ("::1", "localhost"):
+        return [info(f"{gbps:.2f} Gbit/s over TCP to {host}, this machine's loopback: no network link or NIC "
                      "is crossed, so this measures the host alone.")]
     rates = {role: list(v) for role, v in r.intervals.rates_gbps.items() if v} or {"": [gbps]}
     means = {role: sum(v) / len(v) if len(rates) > 1 else gbps for role, v in rates.items()}
@@ -214,8 +210,9 @@ def _other_host(r: Iperf3Read, gbps: float, streams: str) -> list[Finding]:
     return findings
 
 
-def summarise_iperf3(r: Any, command: str | None) -> Summary:
-    facts = dict(dataclasses.asdict(r.result), sent_gbps=r.sent_gbps, received_gbps=r.received_gbps)
+def summarise_iperf3(read: Iperf3Read, command: str | None) -> Summary:
+    r = read.result
+    facts = dict(dataclasses.asdict(r), sent_gbps=r.sent_gbps, received_gbps=r.received_gbps)
     findings = []
     if r.error:
         hint = next((h for key, h in _IPERF_ERROR_HINTS if key in r.error.lower()), "see the message.")
@@ -234,7 +231,7 @@ def summarise_iperf3(r: Any, command: str | None) -> Summary:
                "with -P 8 or -P 16." if r.streams and r.streams < 8 else "")
     checks = f" Check MTU {JUMBO_MTU} on both ends and that `ethtool <twin>` shows {LINK_MBPS}Mb/s."
     if on_spark(None) is False:  # `explain --host other`: the Spark's figures do not apply
-        findings += _other_host(r, gbps, streams)
+        findings += _other_host(read, gbps, streams)
     elif gbps >= TCP_PASS_GBPS:  # the floor L1.tcp judges with
         findings.append(ok(f"{gbps:.1f} Gbit/s over TCP: in line with the published one-link figures for two "
                            f"Sparks ({IPERF_FIGURES}). One netdev (twin) carries about half of the port's "

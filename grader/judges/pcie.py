@@ -28,6 +28,14 @@ def _pci_domain(address: str) -> str | None:
     return address[:4] if address.count(":") == 2 else None
 
 
+def _idle_speed(name: str, now_gts: float, can_gts: float | None) -> Finding:
+    """A link at full width but below its speed, where pcie_link_problem finds nothing wrong (another device than a
+    Spark's twin): said, not judged, for sysfs and lspci alike."""
+    of = f" of its {can_gts:g} GT/s" if can_gts else ", below what it can"
+    return info(f"{name}: PCIe {now_gts:g} GT/s{of}, at full width: many devices (GPUs) lower the speed while idle; "
+                "read it under load.")
+
+
 def summarise_pcie(p: Any, command: str | None) -> Summary:
     """``grep . /sys/class/net/<twin>/device/*_link_*``: each function's link judged as L1.link_speed judges it."""
     findings = []
@@ -39,8 +47,7 @@ def summarise_pcie(p: Any, command: str | None) -> Summary:
         elif None in (link.current_width, link.max_width, link.current_speed_gts, link.max_speed_gts):
             findings.append(info(f"{name}: these lines do not show its current and its maximum speed and width."))
         elif link.slower:
-            findings.append(info(f"{name}: PCIe {link.current_speed_gts:g} GT/s of its {link.max_speed_gts:g} GT/s, at "
-                                 f"full width: many devices (GPUs) lower the speed while idle; read it under load."))
+            findings.append(_idle_speed(name, link.current_speed_gts, link.max_speed_gts))
         else:
             findings.append(ok(f"{name}: PCIe {link.current_speed_gts:g} GT/s x{link.current_width}, all the function "
                                "can."))
@@ -81,8 +88,7 @@ def connectx_links(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]
                 out.append((index, info(f"{label}: PCIe link {now}: with LnkSta alone, what this function can is not "
                                         "shown; paste LnkCap too.")))
             elif d.speed_reduced:  # not a Spark's ConnectX-7 (that is a warning above): may be idle power saving
-                out.append((index, info(f"{label}: PCIe link {now}, below its LnkCap speed at full width: some devices "
-                                        "lower the speed while idle; read it under load.")))
+                out.append((index, _idle_speed(label, sta.speed_gt_s, d.lnkcap.speed_gt_s)))
             else:
                 out.append((index, ok(f"{label}: PCIe {now} (Gen{sta.gen}), all the function can" + (
                     f", about {PCIE_TWIN_GBPS} Gb/s for this twin: what a Spark twin should train at." if spark
