@@ -194,21 +194,14 @@ class Entry:
     fix: str
     source: str
     gate: tuple[str, ...] = ()  # texts one of which every match of ``pattern`` holds (see _gate); () when none told
-    gate_folded: bool = False  # the pattern ignores case: ``gate`` is lower case, looked for in the text lowered
+    gate_re: re.Pattern[str] | None = None  # for a pattern that ignores case: its gate's texts, ignoring case as it does
 
     def may_match(self, text: str) -> bool:
         """False only when ``pattern`` cannot find a match in ``text``: none of :attr:`gate`'s texts is in it (a
         few substring tests, a fraction of one search of the pattern over a multi-megabyte log)."""
-        if not self.gate:
-            return True
-        hay = _lowered(text) if self.gate_folded else text
-        found = _found_in(hay)
-        for t in self.gate:
-            if t not in found:
-                found[t] = t in hay
-            if found[t]:
-                return True
-        return False
+        if self.gate_re is not None:
+            return self.gate_re.search(text) is not None
+        return not self.gate or any(t in text for t in self.gate)
 
     @property
     def reads_text(self) -> bool:
@@ -312,8 +305,7 @@ def parse_table(text: str, name: str = f"checks/{TABLE}") -> tuple[Entry, ...]:
             id=raw["id"], kind=raw.get("kind", raw["id"]), events=events, pattern=pattern,
             requires=_strings(raw.get("requires", []), where), when=tuple(when.items()), unless_events=unless,
             unless_failed=raw.get("unless_failed", False), detail=detail, severity=severity,
-            meaning=raw["meaning"].strip(), fix=raw["fix"].strip(), source=raw["source"].strip(), gate=_gate(pattern),
-            gate_folded=bool(pattern is not None and pattern.flags & re.IGNORECASE)))
+            meaning=raw["meaning"].strip(), fix=raw["fix"].strip(), source=raw["source"].strip(), gate=_gate(pattern), gate_re=_gate_re(pattern)))
     if not entries:
         raise CatalogueError(f"{name}: no [[diagnosis]] entry")
     return tuple(entries)
@@ -322,30 +314,19 @@ def parse_table(text: str, name: str = f"checks/{TABLE}") -> tuple[Entry, ...]:
 def _gate(pattern: re.Pattern[str] | None) -> tuple[str, ...]:
     """The texts one of which every match of ``pattern`` holds (:func:`grader.parsers.common.anyof.required_texts`),
     so an entry is searched only in a text holding one; () when none can be told, or when a flag other than
-    MULTILINE and IGNORECASE changes what the pattern's literal characters match (VERBOSE...). Under IGNORECASE the
-    texts are lower case (looked for in the text lowered, :func:`_lowered`), and only ASCII ones are told (lowering
-    other letters may differ from how re folds them)."""
+    MULTILINE and IGNORECASE changes what the pattern's literal characters match (VERBOSE...)."""
     if pattern is None or pattern.flags & ~(re.MULTILINE | re.UNICODE | re.IGNORECASE):
         return ()
-    texts = required_texts(pattern.pattern) or ()
-    if pattern.flags & re.IGNORECASE:
-        if not all(x.isascii() for x in texts):
-            return ()
-        texts = {x.lower() for x in texts}
-    return tuple(sorted(texts))
+    return tuple(sorted(required_texts(pattern.pattern) or ()))
 
 
-@lru_cache(maxsize=2)
-def _found_in(text: str) -> dict[str, bool]:
-    """Which gate texts ``text`` holds, as far as asked (each looked for once per text: a paste is read by the vLLM
-    log's table and by the known error lines of any output)."""
-    return {}
-
-
-@lru_cache(maxsize=2)
-def _lowered(text: str) -> str:
-    """``text`` in lower case, made once per text (the gates of the table's IGNORECASE entries read it)."""
-    return text.lower()
+def _gate_re(pattern: re.Pattern[str] | None) -> re.Pattern[str] | None:
+    """For a pattern that ignores case, its gate's texts as one search that ignores case the same way (re's own case
+    folding: lowering the text would miss what re folds otherwise, and copy a multi-megabyte text); else None."""
+    gate = _gate(pattern)
+    if pattern is None or not gate or not pattern.flags & re.IGNORECASE:
+        return None
+    return re.compile("|".join(re.escape(g) for g in gate), re.IGNORECASE)
 
 
 @lru_cache(maxsize=None)

@@ -161,6 +161,13 @@ EXAMPLES: dict[str, str] = {
 # the field prints it, through diagnose_text as well.
 BANNER = "INFO 11-29 14:02:11 [api_server.py:1] vLLM API server version 0.32.0\n"
 EXAMPLES.update({
+    # vllm#33685: the V1 engine core's line, then its traceback, cut before the exception (the thread's own paste)
+    "engine-start-failed": BANNER + "(EngineCore_DP0 pid=563) ERROR 02-04 19:47:43 [core.py:966] EngineCore failed to "
+                           "start.\n(EngineCore_DP0 pid=563) ERROR 02-04 19:47:43 [core.py:966] Traceback (most recent "
+                           "call last):\n",
+    # QAnything#302: vLLM 0.3's log with a collector's prefix, cut inside the traceback
+    "traceback-cut": "INFO 04-27 10:13:05 llm_engine.py:275] # GPU blocks: 0, # CPU blocks: 256\n2024-04-27 10:13:05 | "
+                     "ERROR | stderr | Traceback (most recent call last):\n",
     "ibverbs-provider-missing": BANNER + "libibverbs: Warning: couldn't load driver 'liberdma-rdmav34.so': liberdma-rdmav34"
                                 ".so: cannot open shared object file: No such file or directory\n",
     # jethac/dgx-spark-hijinks: an NGC container's start banner on a DGX Spark
@@ -504,10 +511,14 @@ def test_an_entry_s_gate_never_hides_a_match():
     assert checked >= len(EXAMPLES)
 
 
-def test_a_case_blind_entry_is_gated_on_its_words_lowered():
-    """launcher-gave-up-waiting's pattern ignores case: its gate is the word every match holds, lower case, found in
-    any case; a vLLM log without that word (every line of one says vLLM) is not searched."""
+def test_a_case_blind_entry_is_gated_on_its_words_in_any_case():
+    """launcher-gave-up-waiting's pattern ignores case: its gate is the word every match holds, searched ignoring case
+    as re folds it (so `ſ` for `s` and `ı` for `i` gate as the pattern matches them); a vLLM log without that word
+    (every line of one says vLLM) is not searched."""
+    import re as _re
     entry = next(e for e in load_table() if e.id == "launcher-gave-up-waiting")
-    assert entry.gate_folded and entry.gate == ("after",)
+    assert entry.gate == ("after",) and entry.gate_re is not None and entry.gate_re.flags & _re.IGNORECASE
     assert entry.may_match("VLLM NOT READY AFTER 600 S") and entry.may_match("vLLM not healthy after 10 minutes")
     assert not entry.may_match("(APIServer pid=1) INFO 04-15 09:33:51 [api_server.py:1] vLLM API server version 0.19")
+    folded = "vLLM not ready afteR 5 minutes".replace("R", "\u0280")  # a letter lower() and re fold differently
+    assert bool(entry.pattern.search(folded)) <= entry.may_match(folded)

@@ -70,15 +70,16 @@ def _to_megabytes(excerpt: str, size: int = 1_200_000) -> str:
 def test_one_excerpt_said_again_to_megabytes_within_one_output_is_read_once():
     """A vLLM log of one excerpt logged again and again (no prompt between copies: one output) is read as the
     excerpt, with the number of copies (grader.parsers.common.repeated_block): the same findings as the excerpt
-    alone, plus the count, the last copy cut short counting as one."""
+    alone, plus the count of whole copies and the cut one after them."""
     log = _real("16_vllm_startup_kv_lines_single_spark_issue39734.txt")
     paste = _to_megabytes(log)
-    copies = -(-len(paste.splitlines()) // len(log.splitlines()))  # whole copies, and the one cut short
+    whole, cut = divmod(len(paste), len(log))  # whole copies, and the start of one more
     alone = explain(log)
     sections = explain(paste)
-    assert [s.kind for s in sections] == ["vllm-log"]
+    assert [s.kind for s in sections] == ["vllm-log"] and cut
     assert [f.message for f in sections[0].findings[:-1]] == [f.message for f in alone[0].findings]
-    assert f"appears {copies:,} times" in sections[0].findings[-1].message
+    assert (f"These {len(log.splitlines()):,} lines repeat {whole:,} times over in this output and the start of one "
+            "more") in sections[0].findings[-1].message
 
 
 def test_a_long_output_that_is_not_one_excerpt_repeated_is_read_whole():
@@ -90,6 +91,28 @@ def test_a_long_output_that_is_not_one_excerpt_repeated_is_read_whole():
     lines[len(lines) // 2] += " (changed)"
     sections = explain("\n".join(lines))
     messages = [f.message for s in sections for f in s.findings]
-    assert not any("appears" in m and "times in this paste" in m for m in messages), messages
+    assert not any("lines repeat" in m for m in messages), messages
     said = [int(m.group(1).replace(",", "")) for m in map(re.compile(r"said ([\d,]+) times").search, messages) if m]
     assert said and max(said) >= len(paste) // len(log) - 1, messages
+
+
+def test_the_kernel_s_link_events_are_never_read_as_one_copy():
+    """From a break-it review: megabytes of `Link down` / `Link up` (a link flapping, as `dmesg -t` prints it) ending
+    on `Link down` are read whole: how often the link went down and how it ended are the reading
+    (KindSpec.counts_repeats)."""
+    pair = ("mlx5_core 0000:01:00.0 enp1s0f0np0: Link down\n"
+            "mlx5_core 0000:01:00.0 enp1s0f0np0: Link up\n")
+    copies = 1_050_000 // len(pair) + 1
+    [s] = explain("$ sudo dmesg -t | grep mlx5\n" + pair * copies + "mlx5_core 0000:01:00.0 enp1s0f0np0: Link down\n\n")
+    warned = " ".join(f.message for f in s.findings if f.level == "warn")
+    assert "DOWN at the end" in warned and f"went down {copies + 1} times" in warned
+    assert not any("lines repeat" in f.message for f in s.findings)
+
+
+def test_blank_lines_after_the_copies_change_nothing():
+    """From a break-it review: one or two blank lines at the end of a pasted output are not a copy, nor a reason
+    not to fold."""
+    log = _real("16_vllm_startup_kv_lines_single_spark_issue39734.txt")
+    base = log * (1_200_000 // len(log) + 1)
+    said = {tail: [f.message for f in explain(base + tail)[0].findings][-1] for tail in ("", "\n", "  \n\n")}
+    assert len(set(said.values())) == 1 and "lines repeat" in said[""], said

@@ -368,15 +368,17 @@ def test_sockets_between_other_machines_warn_and_mpirun_rank_tags_are_nccl():
 def test_sockets_on_a_machine_with_rdma_interfaces_fail():
     """NET/Socket between machines whose interfaces are ConnectX ports by their mlx5 names (`ens5f0np0`) or IPoIB
     (`ib0`): RDMA hardware is there and NCCL did not use it (NVIDIA/nccl#941: a container without /dev/infiniband).
-    The same log over `eth0` is said (info): NCCL found no RDMA device and the interface names show none, as on a
-    cloud VM without RDMA (NVIDIA/nccl#447), so sockets are what is expected there; without `No device found` it warns."""
+    The same log over `eth0` warns, saying sockets are expected there: NCCL found no RDMA device and the interface
+    names show none, as on a cloud VM without RDMA (NVIDIA/nccl#447), and data between machines at a few GB/s over TCP
+    is the slow setup this course's multi-node runs are not (the field corpus's f004, f005, f029 read it so; its a035
+    reads it info)."""
     text = ("node1:7839:7839 [0] NCCL INFO NET/IB : No device found.\n"
             "node1:7839:7839 [0] NCCL INFO NET/Socket : Using [0]ens5f0np0:10.220.178.201<0> [1]virbr0:192.168.122.1<0>\n"
             "node1:7839:7839 [0] NCCL INFO Using network Socket\n")
     [s] = explain(text, host="other", nodes=2)
     assert "ens5f0np0" in messages(s, "fail") and "RDMA hardware" in messages(s, "fail")
     [w] = explain(text.replace("ens5f0np0", "eth0"), host="other", nodes=2)
-    assert set(levels(w)) == {"info"} and "over TCP" in messages(w, "info") and "expected" in messages(w, "info")
+    assert "fail" not in levels(w) and "over TCP" in messages(w, "warn") and "expected" in messages(w, "warn")
     [found] = explain(text.replace("ens5f0np0", "eth0").replace("NET/IB : No device found.", "NET/IB : Using "
                                                                 "[0]mlx5_0:1/RoCE ; OOB eth0:10.0.0.1<0>"), host="other", nodes=2)
     assert "over TCP" in messages(found, "warn")

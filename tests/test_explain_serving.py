@@ -68,7 +68,8 @@ def test_vllm_cpu_16_stock_error_is_diagnosed():
     msg = messages(s, "fail")
     assert "no Ray device key" in msg and "Fix:" in msg and "VLLM_CPU_RAY=1" in msg
     assert s.facts["diagnoses"][0]["kind"] == "cpu-no-ray"
-    assert [e["kind"] for e in s.facts["events"]] == ["ray-connected", "cpu-no-ray", "engine-init-failed"]
+    assert [e["kind"] for e in s.facts["events"]] == ["ray-connected", "engine-start-failed", "traceback", "cpu-no-ray",
+                                                     "engine-init-failed"]  # the traceback between them: its events too
 
 
 def test_vllm_cpu_17_serving_across_two_ray_nodes():

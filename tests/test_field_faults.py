@@ -323,6 +323,10 @@ def test_the_gpu_and_its_driver(text, kind, level, words):
 # https://github.com/NVIDIA/nccl/issues/426 (fixed by NCCL_IB_GID_INDEX=3)
 NCCL_WC12 = ("-worker-1:946:988 [0] transport/net_ib.cc:839 NCCL WARN NET/IB : Got completion with error 12, opcode 1, "
              "len 0, vendor err 129\n")
+# https://github.com/NVIDIA/nccl/issues/1664 (the NET/IBP plugin's line as the issue quotes it: no host:pid:tid, no
+# "NCCL WARN"; the peer's public address as the corpus redacted it, tests/fixtures/field/corpus/f001_*)
+NCCL_WC12_BARE = ("NET/IBP:Got completion from peer 203.0.113.83<36315> with status=12 opcode=32698 len=32696 vendor err "
+                  "129 (Send)\n")
 # https://github.com/NVIDIA/nccl/issues/795 (a rank had crashed first)
 NCCL_CLOSED = ("a100-st-p4d24xlarge-22:183006:183181 [1] misc/socket.cc:538 NCCL WARN Net : Connection closed by remote "
                "peer a100-st-p4d24xlarge-22<47861>\n")
@@ -436,7 +440,7 @@ def test_fastsafetensors_across_two_sparks_warns_and_one_machine_does_not():
         assert "fastsafetensors-across-nodes" not in [d.kind for d in diagnose(parse_vllm_log(text))]
 
 
-ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
+ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, CGRAPH_READ, RAY_DEAD,
        CGRAPH_UNAPPLIED, SSH_DIR]
 

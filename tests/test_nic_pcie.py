@@ -211,3 +211,21 @@ def test_a_speed_lowered_at_full_width_is_said_in_one_sentence_by_sysfs_and_lspc
     said = ": PCIe 8 GT/s of its 16 GT/s, at full width: many devices (GPUs) lower the speed while idle; read it under load."
     assert [(f.level, f.message) for f in s.findings] == [("info", "ens1f0" + said)]
     assert [(f.level, f.message) for f in l.findings] == [("info", "3b:00.0 ConnectX-6" + said)]
+
+
+def test_the_same_files_reached_by_an_rdma_device_or_a_pci_path_are_read_too():
+    """From a break-it review: ``/sys/class/infiniband/<dev>/device/*_link_*`` (lesson 2 names the twins by their
+    RDMA devices) is a PCIe link, judged as its netdev's (roceP2p1s0f1 is enP2p1s0f1np1: a Spark twin, domain
+    0002); a ``/sys/devices/pci...`` path names the function by its last address."""
+    from grader.explain import explain
+    d = "/sys/class/infiniband/roceP2p1s0f1/device"
+    text = (f"{d}/current_link_speed:32.0 GT/s PCIe\n{d}/current_link_width:2\n{d}/max_link_speed:32.0 GT/s PCIe\n"
+            f"{d}/max_link_width:4\n")
+    assert parse_pcie_sysfs(text).links == {"roceP2p1s0f1": PcieLink(32.0, 2, 32.0, 4)}
+    [s] = explain(text, host="spark")
+    [w] = [f for f in s.findings if f.level == "warn"]
+    assert s.kind == "pcie-sysfs" and w.message.startswith("roceP2p1s0f1: its PCIe link trained at 32 GT/s x2, not "
+                                                           "the 32 GT/s x4") and "GX10" in w.message
+    p = "/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0"
+    deep = f"{p}/current_link_speed:16.0 GT/s PCIe\n{p}/current_link_width:8\n{p}/max_link_width:16\n"
+    assert parse_pcie_sysfs(deep).links == {"0000:01:00.0": PcieLink(16.0, 8, None, 16)}

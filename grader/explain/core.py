@@ -33,7 +33,8 @@ from ..parsers.common import (PROMPT_PROGRAMS, Chunk, any_search, command_argv, 
 from ..judges.context import _CONTEXT, Context, context  # noqa: F401  (re-exported)
 from ..judges.model import LEVELS, Finding, Section, Summary  # noqa: F401  (re-exported: the package's API)
 from .tolerant import caption_between, is_caption, not_found_program, not_installed, without_trailing_prose
-from .output import MAX_SHOWN_CHARS, _plain, _shown, fold_repeats, render, to_jsonable  # noqa: F401  (the last two re-exported)
+from .output import (MAX_SHOWN_CHARS, _plain, _shown, block_repeated, fold_repeats, render, said_again,
+                     to_jsonable)  # noqa: F401  (the last two re-exported)
 
 # --------------------------------------------------------------------------- registry
 
@@ -49,7 +50,8 @@ class KindSpec:
     (nccl-tests prints its whole header as ``#`` lines): such lines just before an output make this kind the
     preferred one for it; ``prelude``: its lines before its first ``starts`` line stay with the output they open
     (vllm bench serve's settings and progress bar); ``when_empty``: what it means that the command printed nothing
-    (an info finding; without it, an empty output is an error).
+    (an info finding; without it, an empty output is an error); ``counts_repeats``: its judge counts repeated lines or
+    reads the last one (the kernel's link events), so an output of one excerpt repeated is never read once.
     """
 
     name: str
@@ -64,6 +66,7 @@ class KindSpec:
     header: re.Pattern[str] | None = None
     prelude: bool = False
     when_empty: str | None = None
+    counts_repeats: bool = False
 
 
 # A cross check reads every (Section, parsed value) of a paste and returns
@@ -88,7 +91,7 @@ def register(spec: KindSpec) -> KindSpec:
 def register_cross_check(check: CrossCheck, kinds: tuple[str, ...] = ()) -> CrossCheck:
     """Add a check that compares sections of one paste (e.g. the two Sparks' outputs). ``kinds``: the kinds it needs
     one of to say anything; a paste with none of them does not call it (so its judge is not even imported)."""
-    _CROSS_CHECKS.append((check, frozenset(kinds)))
+    _CROSS_CHECKS.append((check, frozenset((kinds,) if isinstance(kinds, str) else kinds)))
     return check
 
 
@@ -429,19 +432,21 @@ def _explain(text: str, kind: str | None) -> list[Section]:
             for seg in segs:
                 if not seg.n_content and not seg.kind or _caption(seg) and len(segs) > 1:
                     continue  # nothing, or a caption above an output ("Case1 performance data:")
-                fold = repeated_block(seg.lines)  # one excerpt said again and again to megabytes: read once
+                spec = _REGISTRY.get(seg.kind) if seg.kind else None
+                fold = repeated_block(seg.lines) if spec and not spec.counts_repeats else None  # megabytes of one excerpt
                 if fold:
                     seg = dataclasses.replace(seg, lines=seg.lines[:fold[0]], linenos=seg.linenos[:fold[0]], n_content=-1)
                 key = (seg.kind, seg.command, seg.host, tuple(seg.lines))
                 if key in seen:
-                    times[seen[key]] += fold[1] if fold else 1
+                    times[seen[key]] += 1
                     continue
                 seen[key] = len(items)
-                times.append(fold[1] if fold else 1)
-                items.append(_run(seg))
+                times.append(1)
+                run = _run(seg)
+                items.append((block_repeated(run[0], *fold), run[1]) if fold else run)
         if not items:
             return [Section(None, None, {}, (), "nothing to explain: only prompts and comments")]
-        items = [(_said_again(s, n), parsed) if n > 1 else (s, parsed) for (s, parsed), n in zip(items, times)]
+        items = [(said_again(s, n), parsed) if n > 1 else (s, parsed) for (s, parsed), n in zip(items, times)]
         return _cross_check(items)
     except (RecursionError, MemoryError, ValueError) as err:  # too deep or too large for any reader
         if isinstance(err, ValueError) and "integer string conversion" not in str(err):
@@ -453,13 +458,6 @@ def _explain(text: str, kind: str | None) -> list[Section]:
 
 def _caption(seg: _Segment) -> bool:  # no kind, no command: a poster's caption or words (tolerant.is_caption)
     return seg.kind is None and not seg.command and is_caption(seg.lines)
-
-
-def _said_again(section: Section, times: int) -> Section:
-    """``section``, read once for an output the paste holds ``times`` times, saying so (repeats folded)."""
-    return dataclasses.replace(section, findings=section.findings + (Finding("info", f"The same output appears "
-                               f"{times:,} times in this paste: it was read once, and what is said here holds for "
-                               "every copy."),))
 
 
 def _grader_bug(err: BaseException) -> list[Section]:

@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 
 from ..judges.common import argv_is, argv_words
-from ..parsers.pcie_sysfs import parse_pcie_sysfs
 from .core import KindSpec, register, register_cross_check
-from .readers import judge, parse_ethtool, parse_ibdev2netdev, parse_ip_addr, parse_ip_route_get_all, parse_netplan
+from .readers import (judge, parse_ethtool, parse_ibdev2netdev, parse_ip_addr, parse_ip_route_get_all, parse_netplan,
+                      parse_pcie_sysfs)
 
 
 def _is_route_get(argv: list[str]) -> bool:
@@ -63,7 +63,8 @@ register(KindSpec(
 register(KindSpec(
     name="pcie-sysfs", parse=parse_pcie_sysfs, summarise=judge("pcie", "summarise_pcie"),
     matches_command=lambda argv: any("_link_" in a and a.startswith("/sys/") for a in argv),
-    line=re.compile(r"^/sys/(?:class/net/[^/\s]+/device|bus/pci/devices/[^/\s]+)/(?:current|max)_link_(?:speed|width):"
+    line=re.compile(r"^/sys/(?:class/(?:net|infiniband)/[^/\s]+/device|bus/pci/devices/[^/\s]+|devices/pci\S+)"
+                    r"/(?:current|max)_link_(?:speed|width):"
                     r"|^==> /sys/\S+/(?:current|max)_link_(?:speed|width) <==$"
                     r"|^grep: /sys/class/net/[^/\s]+/device/\S*_link_\S*: No such file or directory$"),
 ))

@@ -39,4 +39,5 @@ register(KindSpec(
     matches_command=argv_is("dmesg"),
     line=re.compile(r"\bmlx5_core [0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d(?: [\w.-]+)?: (?:Link (?:up|down)"
                     r"|Port: \d+ Link |Port module event)|\bcx7-pcie-hotplug\b"),
+    counts_repeats=True,  # how often a link went down, and how it ended: never read as one copy
 ))

@@ -10,6 +10,8 @@ import functools
 import textwrap
 from typing import Any, Iterable
 
+from ..judges.model import Finding
+
 
 MAX_SHOWN_CHARS = 8192
 """The longest text a fact or finding shows; a longer one (a multi-megabyte line a parser kept as it was)
@@ -107,3 +109,19 @@ def render(sections: Iterable[Any], colour: bool = False, width: int = 100) -> s
             out.append("  (nothing to remark)")
         out.append("")
     return "\n".join(out).rstrip("\n")
+
+
+def said_again(section: Any, times: int) -> Any:
+    """``section``, read once for an output the paste holds ``times`` times, saying so (repeats folded)."""
+    return dataclasses.replace(section, findings=section.findings + (Finding("info", f"The same output appears "
+                               f"{times:,} times in this paste: it was read once, and what is said here holds for "
+                               "every copy."),))
+
+
+def block_repeated(section: Any, lines: int, copies: int, cut: bool) -> Any:
+    """``section``, read from the first ``lines`` lines of an output that is those lines ``copies`` times over (and
+    ``cut``: the start of one more), saying so (grader.parsers.common.repeated_block)."""
+    more = " and the start of one more" if cut else ""
+    return dataclasses.replace(section, findings=section.findings + (Finding("info", f"These {lines:,} lines repeat "
+                               f"{copies:,} times over in this output{more}: they were read once, and what is said "
+                               "here holds for every copy."),))

@@ -25,6 +25,7 @@ register(KindSpec(
         r"|no idle nodes)\)$|: \d+\+? pending (?:placement groups|tasks/actors)|^Node: node_[0-9a-f]{8,}"
         r"|Could not find any running Ray instance"),
     starts=re.compile(r"^=+ (?:Autoscaler|Cluster Scaler|Cluster) status"),
+    prelude=True,  # what the shell printed before the banner (a Python library's notes) stays with it
 ))
 
 

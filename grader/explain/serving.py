@@ -25,6 +25,8 @@ _VLLM_LINE = re.compile(
     r"|(?:Free|Available) memory on (?:device|node \d+)(?: [\w:]+)? \(\d|[Dd]esired (?:GPU|CPU) memory utilization (?:is )?\("
     r"|World size \(\d+\) is larger than the number of available GPUs|current platform \w+ does not support ray"
     r"|KV cache is needed, which is larger than|Gloo connectFullMesh failed|Unable to find address for"
+    r"|To serve at least one request with the model's max seq len|The model's max seq len \(\d+\) is larger than"
+    r"|estimated maximum model length is \d+"
     r"|Waiting for creating a placement group|Cannot provide a placement group|Engine core initialization failed"
     # NCCL_DEBUG=INFO lines without a process prefix stay in the vLLM log they are part of (this
     # pattern is tried first only inside a vllm-log section; alone they are lesson 2a's nccl-log)

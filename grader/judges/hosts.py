@@ -46,7 +46,7 @@ def addresses_across_hosts(items: list[tuple[Section, Any]]) -> list[tuple[int, 
     seen: dict[str, tuple[str, int, Any]] = {}  # twin name -> (host, section index, Interface)
     out = []
     for index, (s, parsed) in enumerate(items):
-        if s.kind != "ip-addr" or s.error or not s.host:
+        if s.kind != "ip-addr" or s.error or parsed is None or not s.host:
             continue
         for iface in parsed:
             if not is_qsfp_twin(iface.name):
@@ -83,7 +83,7 @@ def subnets_within_host(items: list[tuple[Section, Any]]) -> list[tuple[int, Fin
     by_host: dict[str | None, dict[str, tuple[int, list[str]]]] = {}
     out = []
     for index, (s, parsed) in enumerate(items):
-        if s.kind != "ip-addr" or s.error:
+        if s.kind != "ip-addr" or s.error or parsed is None:
             continue
         known = by_host.setdefault(s.host, {})
         names = {i.name for i in parsed}

@@ -51,7 +51,8 @@ def summarise_ping(r: Any, command: str | None) -> Summary:
                  dont_fragment=df)
     dest = r.destination or "the peer"
     # the PING line says the payload; a paste that starts at the replies leaves the command's -s to say it
-    size = (r.payload_bytes or _ping_payload(command) or 0) + 28
+    payload = r.payload_bytes or _ping_payload(command)
+    size = (payload or 0) + 28
     avg = f", avg {r.rtt_avg_ms} ms" if r.rtt_avg_ms is not None else ""
     errors = " ".join(r.errors).lower()
     findings = []
@@ -72,7 +73,7 @@ def summarise_ping(r: Any, command: str | None) -> Summary:
                              "a Wi-Fi association lost). Check `ip link` and `ip addr` here and on the peer (up, the "
                              f"same subnet) and `ip neigh show {r.destination or '<peer address>'}`; on Wi-Fi, reconnect.")))
     elif r.mtu_error:
-        findings.append(_mtu_failure(r, dest, size))
+        findings.append(_mtu_failure(r, dest, size if payload else None))
     elif r.ok and size >= JUMBO_MTU:
         how = " with fragmenting forbidden (-M do)" if df else ""
         findings.append(ok(f"Jumbo frames work end to end: {size}-byte packets reached {dest} and came back{how} "
@@ -99,17 +100,31 @@ def summarise_ping(r: Any, command: str | None) -> Summary:
     return facts, findings
 
 
-def _mtu_failure(r: Any, dest: str, size: int) -> Finding:
+def _mtu_failure(r: Any, dest: str, size: int | None) -> Finding:
+    """A packet refused for its size with fragmenting forbidden. ``size`` (bytes on the wire) is None where neither
+    the PING line nor the command shows it. A fault (fail) on a Spark, or where a jumbo packet was sent and the host
+    is not said (this course's pair); elsewhere (another host, or one not said with no size shown) it depends on the
+    MTU meant, so it is a warning."""
     mtu = r.path_mtu
+    said = on_spark(None)
+    spark = said or (said is None and size is not None and size > 1528)  # a jumbo packet sent where not said: a Spark's
+    judge = fail if spark else warn
+    packet = f"the {size}-byte packet" if size else "a packet larger than that"
+    packets = f"{size}-byte packets" if size else "larger packets"
+    meant = (f"Every hop (both Sparks, any switch) needs MTU {JUMBO_MTU} for jumbo frames." if spark else
+             f"If jumbo frames are meant (MTU {JUMBO_MTU} on a Spark pair's twins), every hop needs that MTU; if "
+             f"{mtu or 'this MTU'} is meant, keep the payload within it (`-s {(mtu or 1500) - 28}`).")
     router = next((e.split()[1] for e in r.errors if e.startswith("From ")), None)
     if router and any("frag needed" in e.lower() or "too big" in e.lower() for e in r.errors):
-        return fail(f"{router} on the path has MTU {mtu} and refused the {size}-byte packet (Frag needed "
-                    "and DF set): an MTU mismatch on the path. Every hop (both Sparks, any switch) needs "
-                    f"MTU {JUMBO_MTU} for jumbo frames.")
+        return judge(f"{router} on the path has MTU {mtu} and refused {packet} (Frag needed and DF set): the packet "
+                     f"is larger than the path's MTU. {meant}")
     at = f" ({mtu})" if mtu else ""
-    return fail(f"This Spark's outgoing interface MTU{at} is too small for {size}-byte packets, and -M do "
-                f"forbids fragmenting them: set `mtu: {JUMBO_MTU}` on the twins in netplan on BOTH Sparks and "
-                "run `sudo netplan apply` (or test MTU 1500 with -s 1472).")
+    if not spark:
+        return judge(f"The outgoing interface's MTU{at} is too small for {packets}, and -M do forbids fragmenting "
+                     f"them. {meant}")
+    return judge(f"This Spark's outgoing interface MTU{at} is too small for {packets}, and -M do "
+                 f"forbids fragmenting them: set `mtu: {JUMBO_MTU}` on the twins in netplan on BOTH Sparks and "
+                 "run `sudo netplan apply` (or test MTU 1500 with -s 1472).")
 
 
 # --------------------------------------------------------------------------- iperf3
@@ -160,7 +175,13 @@ def _against_ethernet(label: str, gbps: float, carried: float, retransmits: int 
     tier = next((g for g in rates if g >= carried), None)
     if tier is not None and gbps >= 0.9 * tier * (share or 1):
         of = f" ({share:.0%} of the line rate at MTU 1500)" if share else ""
-        return info(f"{label}It is about the TCP ceiling of a {tier:g} GbE link{of}: normal if the path is {tier:g} GbE.")
+        faster = [g for g in rates if g > tier]
+        process = (f" If the path is faster ({faster[0]:g} GbE or more), one iperf3 process can be the limit at this "
+                   "rate: before iperf3 3.16 all -P streams run in one thread, on one CPU core; run several iperf3 "
+                   "processes on different ports (-p) and add their rates, or use iperf3 3.16 or later, before "
+                   "suspecting the link." if faster and tier > 10 else "")
+        return info(f"{label}It is about the TCP ceiling of a {tier:g} GbE link{of}: normal if the path is {tier:g} GbE."
+                    + process)
     if tier is None or carried <= rates[0]:
         return None
     below = max(g for g in rates if g < tier)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from ..diagnoses import known_faults
 from ..parsers.nccl_log import NcclLog, transport_verdict
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port, rdma_device_for
 from .common import (JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, fields_of, hca_advice, info, machines_spanned, ok,
@@ -154,7 +155,7 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
                                                           "names them, and in a container pass --device=/dev/infiniband "
                                                           "with --cap-add=IPC_LOCK --ulimit memlock=-1 (or --privileged). ")
             none_found = log.ib_no_device and not _rdma_netdevs(log)  # NCCL saw no RDMA device: TCP is expected
-            out.append((fail if _rdma_netdevs(log) else info if none_found else warn)(
+            out.append((fail if _rdma_netdevs(log) else warn)(
                 f"NCCL moves data between the machines over TCP sockets (NET/Socket{' over ' + where if where else ''}): "
                 "it works, at a few GB/s at best, with no RDMA." + (_unused_rdma(log) + f" {reason}" if _rdma_netdevs(log)
                                                                     else " If these machines have RDMA NICs (`rdma link` "
@@ -328,6 +329,13 @@ def _network_findings(log: NcclLog, verdict: str) -> list[Finding]:
     return _transport_findings(log, verdict)
 
 
+_FAILED_WARN_RE = re.compile(r"\bCuda failure\b|\bFailed to execute operation\b|\bError encountered progressing "
+                             r"operation\b|\bCall to \w+ failed\b")
+"""A WARN line in which NCCL reports that an operation of its own failed (transport.cc's CUDA check, proxy.cc's
+service thread, a verbs or socket call): the run did not go on. Other WARN lines (a plugin not found, an environment
+value ignored) may be harmless, and stay warnings."""
+
+
 def summarise_nccl_log(log: NcclLog, command: str | None) -> Summary:
     verdict = transport_verdict(log)
     facts = dict(fields_of(log), transport_verdict=verdict, transports=list(log.transports),
@@ -348,8 +356,16 @@ def summarise_nccl_log(log: NcclLog, command: str | None) -> Summary:
     for e in [e for e in log.errors if e not in log.verbs_failures][:3]:
         findings.append(fail(f"NCCL error: {e}. `unhandled system error` at init is often a wrong NCCL_IB_GID_INDEX "
                              "or an HCA listed in NCCL_IB_HCA that cannot reach the peer (another subnet)."))
-    for w in [w for w in log.warnings if w not in log.errors and w not in log.verbs_failures][:5]:
-        findings.append(warn(f"NCCL WARN: {w}"))
+    warned = [w for w in log.warnings if w not in log.errors and w not in log.verbs_failures][:5]
+    # a WARN the table of known faults reads (a peer closed its connection, a completion error...) is explained there,
+    # more precisely: then no WARN is raised to a failure here
+    known = known_faults("\n".join(f"NCCL WARN {w}" for w in log.warnings))
+    first = None if known else next((w for w in warned if _FAILED_WARN_RE.search(w)), None)
+    for w in warned:
+        findings.append(fail(f"NCCL WARN: {w}. NCCL says one of its own operations failed (a CUDA call, a connection "
+                             "its proxy was setting up): the run stopped. The earliest WARN line of the log is the one "
+                             "to follow; the later ones follow from it.") if w is first
+                        else warn(f"NCCL WARN: {w}"))
     if log.bench:
         b = max(log.bench, key=lambda x: x.size_mib)
         findings.append(info(f"The benchmark lines end at {b.size_mib:g} MiB with busbw {b.busbw_gbs:g} GB/s (= {b.busbw_gbs * 8:g} Gb/s)."))

@@ -16,7 +16,7 @@ from ..facts.lesson1 import pcie_link_problem
 from ..parsers.lspci import PciLink
 from ..parsers.pcie_sysfs import PcieLink
 from ..spark_names import is_qsfp_twin, twin_domain
-from .common import fail, info, ok, on_spark, spark_figure, warn, whole
+from .common import SPARK_RDMA, fail, info, ok, on_spark, spark_figure, warn, whole
 from .model import Finding, Section, Summary
 
 
@@ -40,7 +40,7 @@ def summarise_pcie(p: Any, command: str | None) -> Summary:
     """``grep . /sys/class/net/<twin>/device/*_link_*``: each function's link judged as L1.link_speed judges it."""
     findings = []
     for name, link in p.links.items():
-        twin = name.split(" ")[0]
+        twin = SPARK_RDMA.get(name.split(" ")[0], name.split(" ")[0])  # an RDMA device: its netdev
         spark = is_qsfp_twin(twin) and on_spark(None) is not False
         if (problem := pcie_link_problem(name, link, twin_domain(twin) or _pci_domain(twin), spark)) is not None:
             findings.append(warn(problem + "."))

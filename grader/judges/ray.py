@@ -151,6 +151,9 @@ def _demand_findings(st: RayStatus, d: Demand, gpu: tuple[float, float] | None, 
         if d.complete and d.bundles and set().union(*(b for b, _ in d.bundles)) <= {"CPU"} and cpu and cpu[0] >= cpu[1]:
             return [info(f"Pending demand `{quoted}`: tasks queued for CPUs while all {_fmt(cpu[1])} are busy; they "
                          "run as CPUs free up (a backlog, not a fault).")]
+        one_node = _task_beyond_one_node(st, d, gpu)
+        if one_node:
+            return [fail(f"Pending demand `{quoted}`: {one_node}")]
         return [warn(f"Pending demand `{quoted}`: Ray cannot place it with the resources it has. Whatever asked "
                      "for it waits; check which node lacks the resource.")]
     big = _bundle_too_big(st, d)
@@ -205,6 +208,26 @@ def _demand_findings(st: RayStatus, d: Demand, gpu: tuple[float, float] | None, 
                      + _SPREAD_FIX + ", and check that VLLM_HOST_IP equals each node's Ray IP.")]
     return [warn(head + not_shortage + " Paste `ray status -v` and `ray list nodes` to see which resource no node "
                  "has (a custom resource, or memory).")]
+
+
+def _task_beyond_one_node(st: RayStatus, d: Demand, gpu: tuple[float, float] | None) -> str | None:
+    """Why a task's or actor's GPU demand (one bundle, not a placement group) can never run, or None: Ray places a task
+    on one node, so a demand the cluster's free GPUs cover in total, still pending over two or more nodes, is larger
+    than any one node's free GPUs; where it asks for no more than the free GPUs over the nodes, some node has that
+    many (so something else keeps it waiting: not said here)."""
+    nodes = len(st.active_nodes) + len(st.idle_nodes)
+    asked = d.total("GPU")
+    if not (d.complete and len(d.bundles) == 1 and asked and gpu and nodes > 1):
+        return None
+    free = gpu[1] - gpu[0]
+    if free < asked or asked <= free / nodes:  # some node has free / nodes or more: then something else holds it
+        return None
+    per = [u.resources["GPU"][1] for u in st.per_node if "GPU" in u.resources]  # `ray status -v`'s own figures
+    each = f"each node has at most {_fmt(max(per))}" if per else f"none of the {nodes} nodes has that many"
+    return (f"one task or actor asks for {_fmt(asked)} GPUs, and Ray runs a task or actor on a single node. "
+            f"{_fmt(free)} GPUs are free across {nodes} nodes, and it still waits: {each}, so it can never be "
+            "placed. Ask for at most one node's GPUs per task or actor (split the work: several workers of fewer "
+            "GPUs, or a placement group of 1-GPU bundles, as vLLM uses).")
 
 
 def _bundle_too_big(st: RayStatus, d: Demand) -> tuple[str, float, str] | None:

@@ -226,6 +226,29 @@ def _memory_check_findings(log: VllmLog) -> list[Finding]:
     return [ok(said)]
 
 
+def _launch_failed(log: VllmLog) -> bool:
+    """The log shows the launch raising: an error event, or a traceback."""
+    return any(e.severity == "error" or e.kind == "traceback" for e in log.events)
+
+
+def _kv_short(k: Any, log: VllmLog) -> str | None:
+    """What is wrong when the KV cache cannot hold one request of the max model len (or nothing at all), else None.
+    Blocks alone (vLLM before 0.6 prints ``# GPU blocks: N``) count 16 tokens each, the GPU's default block size."""
+    tokens = k.tokens if k.tokens is not None else None if k.gpu_blocks is None else k.gpu_blocks * 16
+    if tokens == 0:
+        return ("No memory is left for the KV cache after the weights: vLLM stops with 'No available memory for the "
+                "cache blocks'. Raise --gpu-memory-utilization (if no other process holds the GPU's memory), or use a "
+                "smaller or quantized model, or more GPUs.")
+    length = k.max_model_len or log.max_model_len
+    if tokens is None or not length or tokens >= length or k.concurrency is not None:
+        return None
+    counted = "" if k.tokens is not None else " at the default 16 tokens a block"
+    return (f"That is fewer tokens{counted} than one request of the max model len ({length:,}): vLLM refuses to start "
+            f"('The model's max seq len ({length}) is larger than the maximum number of tokens that can be stored in "
+            f"KV cache'). Lower --max-model-len to {tokens:,} or less, or give the KV cache more memory "
+            "(--gpu-memory-utilization).")
+
+
 def _kv_findings(log: VllmLog) -> list[Finding]:
     out: list[Finding] = []
     several = len(log.kv) > 1
@@ -243,7 +266,9 @@ def _kv_findings(log: VllmLog) -> list[Finding]:
             msg = f"KV cache{who}: the size line is missing (cut off?)"
         if k.concurrency is not None:
             msg += f"; maximum concurrency {k.concurrency:g}x for {k.max_model_len:,}-token requests"
-        out.append(ok(msg + "."))
+        short = _kv_short(k, log)
+        out.append(fail(msg + ". " + short) if short and k.gpu_blocks == 0 else
+                   (fail if short and _launch_failed(log) else warn)(msg + ". " + short) if short else ok(msg + "."))
         ratio = k.tokens_per_length
         if ratio is not None and k.concurrency and abs(ratio - k.concurrency) > 0.02 * k.concurrency + 0.01:
             out.append(info(f"KV tokens / max model len = {ratio:.2f}, but vLLM reports {k.concurrency:g}x: before "

@@ -1,6 +1,8 @@
 """Parser for a PCIe link as sysfs shows it: ``grep -H . /sys/class/net/IF/device/{current,max}_link_{speed,width}``
 (what lesson 1's ``nic_pcie`` probe runs for each QSFP twin), also read from ``tail -v -n +1`` of the same files
-(``==> PATH <==`` above each value) and from ``/sys/bus/pci/devices/BDF/...`` paths.
+(``==> PATH <==`` above each value) and from the same files reached by an RDMA device
+(``/sys/class/infiniband/DEV/device/...``) or a PCI address (``/sys/bus/pci/devices/BDF/...``,
+``/sys/devices/pci0000:00/.../BDF/...``).
 
 The kernel writes each file as one line (drivers/pci/pci-sysfs.c): a speed as ``32.0 GT/s PCIe`` (``Unknown``
 when the link never trained), a width as the lane count (``4``). Real lines, from a desktop's card
@@ -18,7 +20,9 @@ from .common import clean_lines
 
 ATTRS = ("current_link_speed", "current_link_width", "max_link_speed", "max_link_width")
 
-_PATH = (r"/sys/(?:class/net/(?P<iface>[^/\s:]+)/device|bus/pci/devices/(?P<bdf>[0-9A-Fa-f:.]+))"
+_BDF = r"[0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]"
+_PATH = (r"/sys/(?:class/net/(?P<iface>[^/\s:]+)/device|class/infiniband/(?P<rdma>[^/\s:]+)/device"
+         r"|bus/pci/devices/(?P<bdf>[0-9A-Fa-f:.]+)|devices/pci[0-9A-Fa-f:]+(?:/" + _BDF + r")*?/(?P<dev>" + _BDF + r"))"
          r"/(?P<attr>" + "|".join(ATTRS) + r")")
 _GREP_RE = re.compile(r"^\s*" + _PATH + r":(?P<value>.*)$")
 _TAIL_HEAD_RE = re.compile(r"^\s*==>\s*" + _PATH + r"\s*<==\s*$")
@@ -70,12 +74,18 @@ def _value(attr: str, text: str) -> float | int | None:
     return None if value == 0 and attr.startswith("max") else value
 
 
+def _name(m: re.Match[str]) -> str:
+    """The device a path names: its interface, its RDMA device, or its PCI address."""
+    return m["iface"] or m["rdma"] or m["bdf"] or m["dev"]
+
+
 _FIELD = dict(zip(ATTRS, ("current_speed_gts", "current_width", "max_speed_gts", "max_width")))
 
 
 def parse_pcie_sysfs(text: str) -> PcieSysfs:
-    """The links the text shows, by interface (``/sys/class/net/IF/device/...``) or PCI address
-    (``/sys/bus/pci/devices/BDF/...``). Never raises: lines of other shapes (prompts, noise) are skipped, and a
+    """The links the text shows, by interface (``/sys/class/net/IF/device/...``), RDMA device
+    (``/sys/class/infiniband/DEV/device/...``) or PCI address (``/sys/bus/pci/devices/BDF/...``, the last address
+    of a ``/sys/devices/pci...`` path). Never raises: lines of other shapes (prompts, noise) are skipped, and a
     text that shows no link gives empty ``links``."""
     found: dict[str, dict[str, float | int | None]] = {}
     missing: list[str] = []
@@ -91,12 +101,12 @@ def parse_pcie_sysfs(text: str) -> PcieSysfs:
     for line in clean_lines(text):
         m = _GREP_RE.match(line)
         if m:
-            put(m["iface"] or m["bdf"], m["attr"], m["value"])
+            put(_name(m), m["attr"], m["value"])
             pending = None
             continue
         m = _TAIL_HEAD_RE.match(line)
         if m:
-            pending = (m["iface"] or m["bdf"], m["attr"])
+            pending = (_name(m), m["attr"])
             continue
         m = _MISSING_RE.search(line)
         if m:

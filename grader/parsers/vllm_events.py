@@ -82,6 +82,9 @@ _EVENT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ("engine-init-failed", "error", re.compile(
         r"Engine core initialization failed\.?(?: See root cause above\.)?(?: Failed core proc\(s\): (?P<procs>\{.*\}))?")),
     ("engine-dead", "error", re.compile(r"EngineDeadError|Engine core proc \S+ died unexpectedly")),
+    ("engine-start-failed", "error", re.compile(r"\bEngineCore failed to start\b")),
+    # a traceback's first line: the launch raised; its exception line may be cut off below (or not pasted)
+    ("traceback", "warning", re.compile(r"\bTraceback \(most recent call last\):")),
     ("cuda-graph-util", "info", _CUDAGRAPH_UTIL_RE),
 )
 

@@ -191,6 +191,9 @@ _PROMPT_FIRST = frozenset("($%I!>P#~]")
 ``>>>``, ``PS C:\\>``, ``# cmd``, ``~]# cmd``): a line with neither one nor an ``@`` (nor cmd.exe's ``C:\\>``, nor a
 cut ``dir]# ``) is no prompt."""
 _ROOT_PROMPT_RE = re.compile(r"^#\s+(?P<cmd>(?P<prog>[\w./-]+)(?:\s.*)?)$")
+_PATH_PROMPT_RE = re.compile(r"^[~/][\w./~-]*[$#]\s+(?P<cmd>(?P<prog>[\w./-]+)(?:\s.*)?)$")
+"""A prompt that is only the working directory (``/workspace# ray status``: a container's shell with ``PS1='\\w# '``),
+taken for one only before a program of PROMPT_PROGRAMS, as ``# cmd`` is."""
 # "# command: ip -j addr" headers, as the fixture files and capture scripts write them.
 _COMMAND_HEADER_RE = re.compile(r"^#\s*command(?:\s*\([^)]*\))?:\s*(?P<cmd>\S.*)$", re.I)
 _SUDO_RE = re.compile(r"^(?:\[sudo\][^\n]{0,200}?[:：]|Password:|Passwort:|Mot de passe\s?:|Contraseña:"
@@ -227,10 +230,12 @@ def parse_prompt(line: str) -> Prompt | None:
 
     Recognised: ``user@host:path$ cmd`` (also ``#`` for root, a ``(venv)`` prefix),
     ``[user@host dir]$ cmd``, zsh ``user@host ~ % cmd``, ``$ cmd``, notebook ``!cmd``,
-    ``# cmd`` only when cmd starts with a known program (PROMPT_PROGRAMS), and
+    ``# cmd`` and ``/dir# cmd`` only when cmd starts with a known program (PROMPT_PROGRAMS), and
     ``# command: cmd`` headers.
     """
     s = line.strip()
+    if s[:1] in ("/", "~") and (m := _PATH_PROMPT_RE.match(s)) and m.group("prog").rsplit("/", 1)[-1] in PROMPT_PROGRAMS:
+        return Prompt(m.group("cmd").strip())
     if not s or ("@" not in s and s[0] not in _PROMPT_FIRST and s[1:3] != ":\\"
                  and s.find("]# ", 0, 80) < 0 and s.find("]$ ", 0, 80) < 0):  # no pattern below can match: most lines
         return None

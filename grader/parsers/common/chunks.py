@@ -180,23 +180,30 @@ FOLD_MIN_CHARS = 1_000_000
 """An output at least this long (characters) is looked at for one block of its lines repeated (:func:`repeated_block`)."""
 
 
-def repeated_block(lines: list[str], min_chars: int = FOLD_MIN_CHARS, tries: int = 8) -> tuple[int, int] | None:
-    """``(p, k)`` when ``lines`` is its first ``p`` lines said ``k`` >= 2 times over (the last copy may be cut short,
-    its last line too), else None. Only outputs of ``min_chars`` characters or more are looked at: an excerpt pasted
-    again and again to megabytes is read once, while an ordinary output that repeats lines (a link flapping down and
-    up) is read whole. Linear in the lines: at most ``tries`` periods (where the first line comes again) are tried."""
+def repeated_block(lines: list[str], min_chars: int = FOLD_MIN_CHARS, tries: int = 8) -> tuple[int, int, bool] | None:
+    """``(p, k, cut)`` when ``lines`` (blank lines at the end aside) is its first ``p`` lines said ``k`` >= 2 whole
+    times over, ``cut``: and the start of one more copy after them (a copy cut short, its last line too); else None.
+    Only outputs of ``min_chars`` characters or more are looked at: an excerpt pasted again and again to megabytes is
+    read once, while an ordinary output that repeats lines (a link flapping down and up) is read whole. Each try is a
+    comparison of the text with itself shifted by one block (done in C), at most ``tries`` of them (the periods where
+    the first line comes again), so a long output costs a few passes over its characters."""
     n = len(lines)
-    if n < 4 or sum(map(len, lines)) < min_chars:
+    while n and not lines[n - 1].strip():
+        n -= 1
+    if n < 4:
         return None
-    start = 1
+    text = "\n".join(lines[:n])  # no newline after the last line: it may be cut short
+    if len(text) < min_chars:
+        return None
+    start, chars = 1, 0
     for _ in range(tries):
         try:
             p = lines.index(lines[0], start, n // 2 + 1)
         except ValueError:
             return None
-        block = lines[:p]
-        if (all(lines[i:min(i + p, n - 1)] == block[:min(p, n - 1 - i)] for i in range(p, n - 1, p))
-                and block[(n - 1) % p].startswith(lines[-1])):
-            return p, -(-n // p)
+        chars += sum(len(x) + 1 for x in lines[start - 1:p])  # the block's characters, its newlines counted
+        if text[chars:] == text[:-chars]:  # the text is the block again and again (the last copy may be cut)
+            k, rest = divmod(len(text) + 1, chars)
+            return p, k, rest > 0
         start = p + 1
     return None

@@ -1,0 +1,106 @@
+"""Readings the field corpus's `f` class (gathered 2026-12-05, tests/fixtures/field/corpus/f*) found explain getting
+wrong, each on the output as its thread printed it (URL above each) or a minimal form of it.
+
+- an old vLLM's `# GPU blocks: N` with the engine's `max_seq_len`: N x 16 tokens against one request's length;
+- V1's `EngineCore failed to start.` and a traceback cut before its exception;
+- KV-cache ValueError lines pasted alone, wrapped by the poster;
+- a one-line `Frag needed` ping with no PING header: no packet size is invented, no Spark advice for a host not said;
+- a task's GPU demand larger than any one node's free GPUs (Ray places a task on one node);
+- a prompt that is only the working directory (`/workspace# ray status`), with a library's notes before the banner.
+"""
+
+from __future__ import annotations
+
+from grader.explain import explain
+from grader.parsers.common import parse_prompt
+
+V0 = ("INFO 01-11 15:51:02 llm_engine.py:70] Initializing an LLM engine with config: model='/m/alpaca-2', "
+      "tokenizer='/m/alpaca-2', tokenizer_mode=auto, revision=None, trust_remote_code=False, dtype=torch.float16, "
+      "max_seq_len=4096, download_dir=None, load_format=auto, tensor_parallel_size=1, quantization=None, seed=0)\n"
+      "INFO 01-11 15:51:18 llm_engine.py:275] # GPU blocks: {blocks}, # CPU blocks: 512\n")
+
+
+def _levels(section) -> list[str]:
+    return [f.level for f in section.findings]
+
+
+def test_old_vllm_blocks_against_the_max_seq_len():
+    """https://github.com/vllm-project/vllm/issues/2418: 229 blocks x 16 tokens = 3,664 < max_seq_len 4,096: it warns
+    alone and fails with the traceback that followed in the thread; https://github.com/netease-youdao/QAnything/issues/302:
+    0 blocks is no KV cache at all (fail). 300 blocks (4,800 tokens) hold one request: ok."""
+    [short] = explain(V0.format(blocks=229))
+    [said] = [f for f in short.findings if "3,664" in f.message]
+    assert said.level == "warn" and "4,096" in said.message and "--max-model-len to 3,664" in said.message
+    [failed] = explain(V0.format(blocks=229) + "Traceback (most recent call last):\n")
+    assert [f.level for f in failed.findings if "3,664" in f.message] == ["fail"]
+    [zero] = explain(V0.format(blocks=0))
+    assert any(f.level == "fail" and "No memory is left for the KV cache" in f.message for f in zero.findings)
+    [fits] = explain(V0.format(blocks=300))
+    assert "fail" not in _levels(fits) and "warn" not in _levels(fits)
+
+
+def test_an_engine_core_that_failed_to_start_is_a_failure_not_a_slow_start():
+    """https://github.com/vllm-project/vllm/issues/33685: the KV cache was sized, then `EngineCore failed to start.`
+    and a traceback the paste cuts: a fail naming the traceback, and no "still starting"."""
+    p = "(EngineCore_DP0 pid=563) "
+    text = (f"{p}INFO 02-04 19:47:43 [kv_cache_utils.py:1307] GPU KV cache size: 692,656 tokens\n"
+            f"{p}INFO 02-04 19:47:43 [kv_cache_utils.py:1312] Maximum concurrency for 262,144 tokens per request: 9.61x\n"
+            f"{p}ERROR 02-04 19:47:43 [core.py:966] EngineCore failed to start.\n"
+            f"{p}ERROR 02-04 19:47:43 [core.py:966] Traceback (most recent call last):\n")
+    [s] = explain(text)
+    fails = [f.message for f in s.findings if f.level == "fail"]
+    assert len(fails) == 1 and "failed to start" in fails[0] and "traceback" in fails[0]
+    assert not any("still starting" in f.message for f in s.findings)
+
+
+def test_a_kv_cache_value_error_pasted_alone_and_wrapped():
+    """https://github.com/kaito-project/kaito/issues/2132: the ValueError alone, wrapped over three lines."""
+    [s] = explain("ValueError: To serve at least one request with the model's max seq len (1048576),\n"
+                  "22.5 GiB KV cache is needed, which is larger than the available KV cache memory (17.39 GiB).\n"
+                  "Based on the available memory, the estimated maximum model length is 810208.\n")
+    assert s.kind == "vllm-log" and _levels(s) == ["fail"] and "810208" in s.findings[0].message
+
+
+def test_a_frag_needed_line_alone_invents_no_packet_size():
+    """https://www.fir3net.com/Networking/Protocols/notes-mtu-and-pmtu.html: one `Frag needed` line, no PING header and
+    no command: the size is not known, and the host is not said, so it warns with both readings; on a Spark, fail."""
+    line = "From 10.1.1.20 icmp_seq=1 Frag needed and DF set (mtu = 1500)\n"
+    [s] = explain(line)
+    assert _levels(s) == ["warn"] and "28-byte" not in s.findings[0].message and "`-s 1472`" in s.findings[0].message
+    assert "both Sparks" not in s.findings[0].message
+    [spark] = explain(line, host="spark")
+    assert _levels(spark) == ["fail"] and "both Sparks" in spark.findings[0].message
+
+
+def test_a_task_asking_for_more_gpus_than_one_node_has_can_never_run():
+    """https://github.com/ray-project/ray/issues/50348: two nodes, 16 GPUs free, one task asks for 16: it waits for
+    ever (a task runs on one node); a demand one node could hold stays a warning."""
+    status = ("/workspace# ray status\n"
+              "2025-02-08 14:36:33,147 - INFO - NumExpr defaulting to 16 threads.\n"
+              "======== Autoscaler status: 2025-02-08 14:36:31.736729 ========\nNode status\n"
+              "---------------------------------------------------------------\nActive:\n 1 node_9a8e4a65cdc3\n"
+              " 1 node_9749a2bf68e5\nPending:\n (no pending nodes)\nRecent failures:\n (no failures)\n\nResources\n"
+              "---------------------------------------------------------------\nUsage:\n 0.0/384.0 CPU\n 0.0/16.0 GPU\n\n"
+              "Demands:\n {'GPU': {n}}: 1+ pending tasks/actors\n")
+    sections = explain(status.replace("{n}", "16.0"))
+    assert [s.kind for s in sections] == ["ray-status"] and sections[0].command == "ray status"
+    [f] = [f for f in sections[0].findings if "Pending demand" in f.message]
+    assert f.level == "fail" and "single node" in f.message and "16 GPUs are free across 2 nodes" in f.message
+    [s] = explain(status.replace("{n}", "4.0"))
+    assert [f.level for f in s.findings if "Pending demand" in f.message] == ["warn"]
+
+
+def test_a_prompt_that_is_only_the_working_directory():
+    assert parse_prompt("/workspace# ray status").command == "ray status"
+    assert parse_prompt("~/src$ ip -br addr").command == "ip -br addr"
+    assert parse_prompt("/usr/lib/foo# bar") is None  # not a program people type here: not taken for a prompt
+    assert parse_prompt("/sys/class/net/x/device/current_link_width:4") is None
+
+
+def test_an_output_not_read_but_holding_a_known_fault_is_not_compared_across_hosts():
+    """From a break-it review: a host's `ip addr` that cannot be read but holds a known fault line (an Xid) gave its
+    cross checks nothing to iterate, and explain failed as a grader bug; the fault is said instead."""
+    [s] = explain("spark1:\n$ ip addr\n1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 qdisc noqueue state UNKNOWN group "
+                  "default qlen 1000\nlink/loopback 00:00:00:00:00:00 brd 00:00:00:00:00:00\n\n\n[Mon Jul 25 16:46:04 "
+                  "2022] NVRM: Xid (PCI:0000:3b:00): 120, pid=1, name=x, GSP Error: Task 1 raised error code 0x5\n")
+    assert s.error is None and s.findings[0].level == "fail" and "Xid 120" in s.findings[0].message
