@@ -168,6 +168,7 @@ EXAMPLES.update({
     # QAnything#302: vLLM 0.3's log with a collector's prefix, cut inside the traceback
     "traceback-cut": "INFO 04-27 10:13:05 llm_engine.py:275] # GPU blocks: 0, # CPU blocks: 256\n2024-04-27 10:13:05 | "
                      "ERROR | stderr | Traceback (most recent call last):\n",
+    "mlx5-probe-failed": BANNER + "[   14.059052] mlx5_core 0000:03:00.0: mlx5_load_one failed with error code -22\n",
     "ibverbs-provider-missing": BANNER + "libibverbs: Warning: couldn't load driver 'liberdma-rdmav34.so': liberdma-rdmav34"
                                 ".so: cannot open shared object file: No such file or directory\n",
     # jethac/dgx-spark-hijinks: an NGC container's start banner on a DGX Spark

@@ -310,6 +310,10 @@ XID_GSP = ("[Mon Jul 25 16:46:04 2022] NVRM: Xid (PCI:0000:3b:00): 120, pid='<un
 XID_45 = "[Sat Oct 12 18:35:32 2024] NVRM: Xid (PCI:0000:61:00): 45, pid=1496200, name=distprovers-gpu, Ch 0000000a\n"
 # https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1151 (RTX 5080)
 XID_79 = "May 18 19:02:39 kernel: NVRM: Xid (PCI:0000:2b:00): 79, GPU has fallen off the bus.\n"
+# https://github.com/PeterSuh-Q3/tinycore-redpill/issues/9 (tests/fixtures/field/corpus/g007_*): the driver's probe of a
+# ConnectX-4 Lx failing
+MLX5_PROBE = ("[   13.672173] mlx5_core 0000:03:00.0: handle_hca_cap failed\n[   14.059052] mlx5_core 0000:03:00.0: "
+              "mlx5_load_one failed with error code -22\n[   14.059582] mlx5_core: probe of 0000:03:00.0 failed with error -22\n")
 
 
 @pytest.mark.parametrize("text, kind, level, words", [
@@ -442,7 +446,7 @@ def test_fastsafetensors_across_two_sparks_warns_and_one_machine_does_not():
 
 ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, CGRAPH_READ, RAY_DEAD,
-       CGRAPH_UNAPPLIED, SSH_DIR]
+       CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE]
 
 
 @pytest.mark.parametrize("text", ALL)

@@ -104,3 +104,61 @@ def test_an_output_not_read_but_holding_a_known_fault_is_not_compared_across_hos
                   "default qlen 1000\nlink/loopback 00:00:00:00:00:00 brd 00:00:00:00:00:00\n\n\n[Mon Jul 25 16:46:04 "
                   "2022] NVRM: Xid (PCI:0000:3b:00): 120, pid=1, name=x, GSP Error: Task 1 raised error code 0x5\n")
     assert s.error is None and s.findings[0].level == "fail" and "Xid 120" in s.findings[0].message
+
+
+# --------------------------------------------------------------------------- class g (gathered 2026-12-05)
+
+def test_a_link_slower_than_both_ends_advertise():
+    """https://github.com/ublue-os/bazzite/issues/5094: a 2.5 GbE port and its partner both advertise 1000baseT/Full,
+    and the link came up at 100 Mb/s: a cable pair or port (warn); with auto-negotiation off nothing is inferred."""
+    text = ("Settings for eno1:\n\tAdvertised link modes:  10baseT/Full 100baseT/Full 1000baseT/Full 2500baseT/Full\n"
+            "\tLink partner advertised link modes:  10baseT/Full 100baseT/Full 1000baseT/Full\n"
+            "\tSpeed: 100Mb/s\n\tDuplex: Full\n\tAuto-negotiation: {an}\n\tLink detected: yes\n")
+    [s] = explain(text.replace("{an}", "on"), host="other")
+    [w] = [f.message for f in s.findings if f.level == "warn"]
+    assert "100Mb/s, though both ends advertise 1000baseT/Full" in w and "pairs" in w
+    [off] = explain(text.replace("{an}", "off"), host="other")
+    assert "warn" not in _levels(off)
+
+
+def test_a_pasted_netplan_file_cut_in_a_key_is_read_up_to_the_cut():
+    """https://github.com/canonical/cloud-init/issues/3034: the paste stops at `enp94s` (a key cut short): the lines
+    above are read and the cut is said; the probe's own read of a file (parse_netplan) still refuses it."""
+    import pytest
+
+    from grader.parsers import ParseError
+    from grader.parsers.netplan import parse_netplan
+    text = ("network:\n    version: 2\n    ethernets:\n        enp94s0f0:\n            addresses:\n"
+            "                - 10.5.0.12/24\n            mtu: 9000\n        enp94s\n")
+    [s] = explain("$ cat /etc/netplan/50-cloud-init.yaml\n" + text, host="other")
+    assert s.kind == "netplan" and s.error is None and "cut off at its last line (`enp94s`)" in s.findings[0].message
+    assert any("mtu 9000" in f.message for f in s.findings)
+    with pytest.raises(ParseError):
+        parse_netplan(text)
+
+
+def test_a_load_test_of_one_output_token_per_request():
+    """https://github.com/sgl-project/sglang/pull/9812: 768 tokens for 768 requests: TTFT is the whole request."""
+    text = ("============ Serving Benchmark Result ============\nSuccessful requests:                     768\n"
+            "Benchmark duration (s):                  60.00\nTotal input tokens:                      98304\n"
+            "Total generated tokens:                  768\nRequest throughput (req/s):              12.80\n"
+            "Output token throughput (tok/s):         12.80\n---------------Time to First Token----------------\n"
+            "Mean TTFT (ms):                          900.00\nMedian TTFT (ms):                        850.00\n"
+            "P99 TTFT (ms):                           2000.00\n")
+    [s] = explain(text)
+    assert any("one output token each" in f.message for f in s.findings), [f.message for f in s.findings]
+
+
+def test_ctrl_c_in_ping_output_and_short_prompts():
+    """https://github.com/lxc/incus/issues/2405: `^C` where the person stopped ping; prompts without a working
+    directory (`root@node2$`), `~ $`, and zsh's with a conda env before it; kubectl's `k` alias."""
+    [s] = explain("$ ping 1.1.1.1 -M do -s 1412\nPING 1.1.1.1 (1.1.1.1) 1412(1440) bytes of data.\n"
+                  "1420 bytes from 1.1.1.1: icmp_seq=1 ttl=59 time=15.5 ms\n^C\n--- 1.1.1.1 ping statistics ---\n"
+                  "1 packets transmitted, 1 received, 0% packet loss, time 0ms\n")
+    assert s.kind == "ping" and s.error is None and _levels(s) == ["ok"]
+    assert parse_prompt("root@node2$ lspci | grep Mellanox").command == "lspci | grep Mellanox"
+    assert parse_prompt("~ $ ip a").command == "ip a"
+    assert parse_prompt("(base) user@host Downloads % k get pods -n ray").command == "k get pods -n ray"
+    [pods] = explain("(base) user@host Downloads % k get pods -n ray\nNAME              READY   STATUS    RESTARTS   AGE\n"
+                     "raycluster-head   0/1     Running   0          5m\n")
+    assert pods.kind == "kubectl-pods"

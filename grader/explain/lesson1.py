@@ -9,7 +9,7 @@ import re
 
 from ..judges.common import argv_is, argv_words
 from .core import KindSpec, register, register_cross_check
-from .readers import (judge, parse_ethtool, parse_ibdev2netdev, parse_ip_addr, parse_ip_route_get_all, parse_netplan,
+from .readers import (judge, parse_ethtool, parse_ibdev2netdev, parse_ip_addr, parse_ip_route_get_all,
                       parse_pcie_sysfs)
 
 
@@ -71,7 +71,7 @@ register(KindSpec(
 
 
 register(KindSpec(
-    name="netplan", parse=parse_netplan, summarise=judge("link", "summarise_netplan"), programs=("netplan",),
+    name="netplan", parse=judge("link", "read_netplan"), summarise=judge("link", "summarise_netplan"), programs=("netplan",),
     matches_command=lambda argv: bool(argv) and (
         (argv[0] in ("cat", "less", "more", "head", "tail", "bat", "batcat")
          and any("netplan" in a or a.endswith((".yaml", ".yml")) for a in argv[1:]))

@@ -31,7 +31,8 @@ register(KindSpec(
 
 register(KindSpec(
     name="kubectl-pods", parse=parse_kubectl_pods, summarise=judge("ray", "summarise_pods"), programs=("kubectl",),
-    matches_command=lambda argv: runs_program(argv, "kubectl", "get") and any(a.startswith("po") for a in argv[2:]),
+    matches_command=lambda argv: (runs_program(argv, "kubectl", "get") or runs_program(argv, "k", "get"))  # k: its usual alias
+    and any(a.startswith("po") for a in argv[2:]),
     line=re.compile(r"^(?:NAMESPACE\s+)?NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\b"
                     r"|^[a-z0-9][\w.-]*\s+\d+/\d+\s+(?:Running|Pending|ContainerCreating|Init:[\w/]+|CrashLoopBackOff"
                     r"|ImagePullBackOff|ErrImagePull|Error|Completed|OOMKilled|Terminating|Evicted)\s+\d+"),

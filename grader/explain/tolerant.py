@@ -46,15 +46,17 @@ def not_installed(line: str) -> Finding | None:
                            f"on PATH: {pkg}, then run the command again.")
 
 
-_PROSE_RE = re.compile(r"^(?:EDIT: |Edit: |Update: )?[A-Za-z\"'(][^<>|{}\[\]\t]{0,300}[?.!)]$")
+_PROSE_RE = re.compile(r"^(?:EDIT: |Edit: |Update: )?[A-Za-z\"'(][^<>|{}\[\]\t]{0,300}[?.!):]$")
 """A sentence a person wrote: a letter or a quote first, no table or markup characters, ending in ``?``, ``.``, ``!``
-or ``)``; with two words or more unless it ends in ``?`` or ``!`` (``Thanks!``)."""
+or ``)``; with two words or more unless it ends in ``?`` or ``!`` (``Thanks!``); or one of four words or more ending in
+``:``, introducing the next block (``Then I try again with that MTU:``)."""
 
 
 def is_prose(line: str) -> bool:
     """Whether ``line`` reads as a person's sentence (:data:`_PROSE_RE`), not as a command's output."""
     s = line.strip()
-    return bool(_PROSE_RE.match(s)) and (" " in s or s[-1] in "?!") and not s.startswith(("ERROR", "WARN", "INFO"))
+    return bool(_PROSE_RE.match(s)) and (" " in s or s[-1] in "?!") and not s.startswith(("ERROR", "WARN", "INFO")) \
+        and (s[-1] != ":" or len(s.split()) >= 4)
 
 
 MAX_TRAILING_PROSE = 3
@@ -69,7 +71,7 @@ def without_trailing_prose(parse: Callable[[str], Any], text: str, err: ParseErr
     lines = text.split("\n")
     if err.lineno is None or not 1 < err.lineno <= len(lines):
         return None
-    tail = [x.strip() for x in lines[err.lineno - 1:] if x.strip()]
+    tail = [x.strip() for x in lines[err.lineno - 1:] if x.strip() and not is_noise_line(x)]  # fences aside
     if not tail or len(tail) > MAX_TRAILING_PROSE or not all(is_prose(x) and not claimed(x) for x in tail):
         return None
     try:

@@ -92,6 +92,12 @@ def describe(result: BenchResult, sent: int | None = None, burst: bool = False) 
     if ttft_med is not None and e2el_med is not None and ttft_med > e2el_med + 1e-9:
         findings.append(fail("Median TTFT is above median E2E latency: impossible for one run; the file mixes runs "
                               "or was edited."))
+    out_tokens = src.get("total_output_tokens")
+    if completed and out_tokens is not None and out_tokens <= completed:
+        findings.append(info(f"{out_tokens:g} tokens generated for {completed:g} requests: one output token each, so "
+                              "TTFT is the whole request (prefill and queueing) and TPOT/ITL say nothing. That suits a "
+                              "prefill or embedding test; to measure decode, set the output length (`--random-output-len`"
+                              ", or the dataset's) above 1."))
     tpot_med = src.get("median_tpot_ms")
     if tpot_med == 0 and (completed or 0) > 0:
         findings.append(warn("Median TPOT is 0.00 ms: the client received whole requests in one read and "

@@ -16,10 +16,11 @@ import re
 
 from ..diagnoses import known_faults
 from ..parsers.nccl_log import transport_verdict
-from ..parsers.nccl_tests import BenchTable, busbw_factor, NcclTestsResult
+from ..parsers.common import command_argv
+from ..parsers.nccl_tests import BenchTable, NcclTestsResult, busbw_factor
 from ..ranges import measurement_params
 from .common import (BUSBW_BROKEN_GBS, BUSBW_LINE_GBS, BUSBW_ONE_TWIN_GBS, BUSBW_WARN_GBS, CLUSTER_SETUP, JUMBO_MTU,
-                     LINE_GBPS, STALE_CX7, fail, fields_of, info, machines_spanned, ok, on_spark, warn)
+                     LINE_GBPS, STALE_CX7, fail, fields_of, info, machines_spanned, ok, on_spark, option_value, warn)
 from .model import Finding, Summary
 from .nccl import _network_findings, _verbs_findings
 
@@ -30,12 +31,33 @@ BIG_ALLGATHER_WARNING = ("Careful: the 16 GiB all_gather (-b 16G -e 16G) allocat
 
 # --------------------------------------------------------------------------- nccl-tests
 
-def _is_spark_pair(res: NcclTestsResult) -> bool | None:
-    """True when the ranks are two GB10s on two hosts; None when the ranks are not shown."""
-    return (len(res.hosts) == 2 and res.nranks == 2 and all("GB10" in r.gpu for r in res.ranks)) if res.ranks else None
+def _is_spark_pair(res: NcclTestsResult, command: str | None = None) -> bool | None:
+    """True when the ranks are two GB10s on two hosts; without the ranks, False when the command line runs other
+    than two GPUs, or more than one per process (a Spark pair is two machines of one GPU each); else None."""
+    if res.ranks:
+        return len(res.hosts) == 2 and res.nranks == 2 and all("GB10" in r.gpu for r in res.ranks)
+    gpus = _gpus_of_command(command)
+    return False if gpus is not None and gpus != 2 else None
 
 
-def _busbw_findings(res: NcclTestsResult) -> list[Finding]:
+def _gpus_of_command(command: str | None) -> int | None:
+    """How many GPUs a launch line runs: ``srun --nodes=N --ntasks-per-node=T`` or ``mpirun -np N`` processes, times
+    nccl-tests' ``-g`` GPUs each; None where it does not say."""
+    argv = command_argv(command)
+    if not argv:
+        return None
+    def number(*names: str) -> int | None:
+        value = option_value(argv, *names)
+        return int(value) if value and value.isdigit() else None
+    g = number("-g", "--ngpus") or 1
+    procs = number("-np", "-n", "--np", "--ntasks")
+    nodes, per = number("--nodes", "-N"), number("--ntasks-per-node")
+    if procs is None and nodes is not None and per is not None:
+        procs = nodes * per
+    return procs * g if procs is not None else g if g > 1 else None
+
+
+def _busbw_findings(res: NcclTestsResult, command: str | None = None) -> list[Finding]:
     row = res.largest
     if row is None:
         return []
@@ -45,7 +67,7 @@ def _busbw_findings(res: NcclTestsResult) -> list[Finding]:
     size_words = f"{gib:g} GiB" if gib >= 1 else f"{size / 2**20:g} MiB" if size >= 2**20 else f"{size} B"
     sides = " / ".join(f"{m.busbw_gbs:g}" for m in (row.out_of_place, row.in_place) if m is not None)
     head = f"busbw {sides} GB/s (out-of-place / in-place) at {size_words}"
-    spark = on_spark(_is_spark_pair(res))
+    spark = on_spark(_is_spark_pair(res, command))
     out: list[Finding] = []
     if all((r.busbw_gbs or 0) == 0 for r in res.rows):
         return [info(f"{head}: busbw is 0 in every row, as with a single rank (nothing moves): run one rank per "
@@ -144,7 +166,7 @@ def summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
         findings += [Finding(level, f"The test failed: {message}") for level, message in known] or [fail(
             f"The test failed: {e.rstrip('.')}. Rerun with -x NCCL_DEBUG=INFO to see why (a wrong NCCL_IB_GID_INDEX "
             "or HCA gives `unhandled system error`).")]
-    spark = on_spark(_is_spark_pair(res)) is not False
+    spark = on_spark(_is_spark_pair(res, command)) is not False
     if res.independent_runs:
         findings.append(fail("Several processes each ran the test alone (each one `Rank 0` of a 1-rank job): "
                              "nccl-tests was built without MPI, so mpirun started independent copies and nothing "
@@ -161,7 +183,7 @@ def summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
         findings.append(info("One rank: a collective of one GPU moves nothing (busbw 0). Run one rank per Spark "
                              "(`mpirun -np 2 -H <ip1>:1,<ip2>:1 ...`)."))
     if not res.independent_runs and not res.sizes_restart and res.nranks != 1:
-        findings += _busbw_findings(res)
+        findings += _busbw_findings(res, command)
     avg, rec = res.avg_busbw_reported, res.avg_busbw_recomputed
     if avg is not None and rec is not None:
         findings.append(info(f"# Avg bus bandwidth {avg:g} GB/s; recomputed from the rows (mean busbw of every row, "

@@ -332,6 +332,28 @@ def _fec_findings(r: Any, name: str) -> list[Finding]:
                "links use RS, Reed-Solomon). Look at FEC only if the link flaps (`ethtool -S <iface> | grep -i fec`).")]
 
 
+def _mode_mbps(mode: str) -> int | None:
+    """The rate of an ethtool link mode (``1000baseT/Full`` -> 1000, ``100000baseCR4/Full`` -> 100000), in Mb/s."""
+    m = re.match(r"(\d+)base", mode)
+    return int(m.group(1)) if m else None
+
+
+def _below_both_ends(r: Any, name: str) -> list[Finding]:
+    """A link that came up slower than the best full-duplex mode both ends advertise (ethtool's ``Advertised link
+    modes`` and ``Link partner advertised link modes``): the cable or a port held it back, as auto-negotiation would
+    otherwise pick that mode."""
+    common = [m for m in r.advertised_modes if m in r.partner_modes and m.endswith("/Full") and _mode_mbps(m)]
+    best = max(common, key=_mode_mbps, default=None)
+    if best is None or r.speed_mbps is None or r.auto_negotiation is False or _mode_mbps(best) <= r.speed_mbps:
+        return []
+    why = ("BASE-T at 1000 Mb/s and above needs all four pairs of the cable, 100 Mb/s only two: a cable with a broken "
+           "pair (or a worn port) makes both ends settle lower. Try another cable (Cat5e or better) and another port."
+           if "baseT" in best else "a cable or module not rated for that rate, or a port's setting, held it back: try "
+           "another cable or module, and check the switch port's speed setting.")
+    return [warn(f"{name}: {r.speed_mbps}Mb/s, though both ends advertise {best} ({_mode_mbps(best)} Mb/s) and "
+                 f"auto-negotiation would pick it: the link came up slower than both can run. {why}")]
+
+
 def _speed_findings(r: Any, name: str) -> list[Finding]:
     spark_port = r.interface is None or is_qsfp_twin(r.interface)
     unnamed = r.interface is None
@@ -349,7 +371,8 @@ def _speed_findings(r: Any, name: str) -> list[Finding]:
     if in_spark_range("link_speed_mbps", r.speed_mbps):  # the range L1.link_speed judges with
         return [ok(f"{name}: {LINK_MBPS}Mb/s, the full {LINE_GBPS} GbE of a Spark QSFP port.")]
     if not spark_port:
-        return [info(f"{name}: {r.speed_mbps}Mb/s; not a Spark QSFP interface, so no expected speed.")]
+        return _below_both_ends(r, name) or [info(f"{name}: {r.speed_mbps}Mb/s; not a Spark QSFP interface, so no "
+                                                   "expected speed.")]
     if unnamed and r.speed_mbps != 100000:
         return [info(f"{name}: {r.speed_mbps}Mb/s. The interface is not named in this paste: a DGX Spark QSFP twin "
                      f"shows {LINK_MBPS}Mb/s; another NIC shows its own rate. Paste it with its `ethtool <iface>` line.")]
@@ -363,10 +386,18 @@ def _speed_findings(r: Any, name: str) -> list[Finding]:
 
 # --------------------------------------------------------------------------- netplan
 
+def read_netplan(text: str) -> Any:
+    """A pasted netplan file, read as netplan's parser reads it, a last line cut in the middle of a key aside
+    (grader.parsers.netplan.parse_netplan's ``cut_ok``): ParseError as it raises."""
+    from ..parsers.netplan import parse_netplan
+    return parse_netplan(text, cut_ok=True)
+
+
 def summarise_netplan(cfg: Any, command: str | None) -> Summary:
     facts = {"renderer": cfg.renderer, "version": cfg.version,
-             "ethernets": {n: dataclasses.asdict(i) for n, i in cfg.ethernets.items()}}
-    findings = []
+             "ethernets": {n: dataclasses.asdict(i) for n, i in cfg.ethernets.items()}, "cut": cfg.cut}
+    findings = [info(f"The file is cut off at its last line (`{cfg.cut[:80]}`): the lines above it were read; paste the "
+                     "whole file (`sudo cat /etc/netplan/<file>.yaml`) for the rest.")] if cfg.cut else []
     if not cfg.ethernets:
         return facts, [fail("No `ethernets:` entries: this file configures none of the QSFP twins.")]
     if cfg.version not in (None, 2):

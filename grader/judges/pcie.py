@@ -67,6 +67,7 @@ PCIE_TWIN_GBPS = whole(spark_figure("ib_write_bw_gbps", "max"))
 def connectx_links(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
     """ConnectX functions in an ``lspci -vv`` paste: each Spark twin's link should train at 32 GT/s x4."""
     out: list[tuple[int, Finding]] = []
+    unread: dict[int, list[str]] = {}  # section -> ConnectX functions shown without a LnkSta line
     for index, (s, parsed) in enumerate(items):
         if s.kind != "lspci" or s.error or not parsed:
             continue
@@ -80,7 +81,7 @@ def connectx_links(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]
                                                 _pci_domain(d.address), spark)
             now = f"{sta.speed_gt_s or 0:g} GT/s x{sta.width}" if sta and sta.width is not None else ""
             if sta is None or not now:
-                out.append((index, info(f"{label}: no LnkSta line with its width (run `sudo lspci -vv -d 15b3:`).")))
+                unread.setdefault(index, []).append(label)
             elif problem or sta.width_downgraded:  # lspci's own mark without LnkCap
                 out.append((index, warn(f"{problem}." if problem else f"{label}: PCIe link {now} (downgraded): "
                                         "narrower than the function can; paste its LnkCap line too.")))
@@ -93,6 +94,9 @@ def connectx_links(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]
                 out.append((index, ok(f"{label}: PCIe {now} (Gen{sta.gen}), all the function can" + (
                     f", about {PCIE_TWIN_GBPS} Gb/s for this twin: what a Spark twin should train at." if spark
                     else "."))))
+    for index, labels in unread.items():  # said once per output (`lspci | grep Mellanox` lists many functions)
+        shown = ", ".join(labels[:8]) + (f" and {len(labels) - 8} more" if len(labels) > 8 else "")
+        out.append((index, info(f"{shown}: no LnkSta line with the link's width (run `sudo lspci -vv -d 15b3:`).")))
     return out
 
 

@@ -316,6 +316,11 @@ def _collective_from_command(lines: list[Line]) -> str | None:
     return None
 
 
+_SRUN_LABEL_RE = re.compile(r"^\s*\d+: ")
+"""Slurm's ``srun --label``: each line of a task's output after its task number (`` 0: #  size ...``); taken off only
+where most lines carry one."""
+
+
 def parse_nccl_tests(text: str) -> NcclTestsResult:
     """Parse one nccl-tests run (prompts, launcher prefixes, NCCL_DEBUG lines and X11 noise mixed
     in) into NcclTestsResult. See the module doc for the shapes and units.
@@ -329,8 +334,9 @@ def parse_nccl_tests(text: str) -> NcclTestsResult:
     layout: _Layout | None = None
     seen = 0
     truncated_row = False
+    labelled = sum(1 for x in lines if _SRUN_LABEL_RE.match(x.text)) > len(lines) // 2  # `srun --label` on each line
     for pos, line in enumerate(lines):
-        s = strip_log_prefix(line.text).strip()
+        s = strip_log_prefix(_SRUN_LABEL_RE.sub("", line.text, count=1) if labelled else line.text).strip()
         if not s:
             continue
         if _NCCL_LINE_RE.search(s):

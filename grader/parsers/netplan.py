@@ -64,15 +64,22 @@ class NetplanConfig:
     version: int | None = None
     bonds: dict[str, tuple[tuple[str, ...], NetplanInterface]] = field(default_factory=dict)
     bridges: dict[str, tuple[tuple[str, ...], NetplanInterface]] = field(default_factory=dict)
+    cut: str | None = None
+    """The last line, when it broke the YAML and was set aside: the paste stops in the middle of a key (a copy cut
+    short); None when the whole text was read."""
 
 
-def parse_netplan(text: str) -> NetplanConfig:
+def parse_netplan(text: str, cut_ok: bool = False) -> NetplanConfig:
     """Parse a netplan YAML file (``network: {version: 2, ethernets: {...}}``).
 
     Prompt lines (``$ sudo cat /etc/netplan/40-cx7.yaml``), sudo prompts and markdown
     fences are dropped and common indentation is removed before YAML parsing. Accepts
     NVIDIA's static file and its older ``link-local: [ ipv4 ]`` variant. ``bonds`` and ``bridges`` are read (their
     members and their own addresses); other sections (``vlans``...) are ignored.
+
+    ``cut_ok`` (a person's paste, not the probe's read of a file): a last line that alone breaks the YAML (the paste
+    stops in the middle of a key) is set aside, read as ``cut``, and the rest is read; the probe's read of a file keeps
+    it, and a file netplan would reject raises.
 
     Raises ParseError for YAML syntax errors (with the line number in the text given),
     ``Permission denied`` / ``No such file`` from ``cat``, no ``network:`` mapping, and
@@ -96,8 +103,17 @@ def parse_netplan(text: str) -> NetplanConfig:
     if len(body) > MAX_CHARS:
         raise ParseError("netplan", f"{len(body) / 2**20:.1f} MB of text is not a netplan file (one is a few hundred "
                          "bytes): paste the file alone, e.g. `sudo cat /etc/netplan/40-cx7.yaml`")
+    cut = None
     try:
-        node = yaml.compose(body, Loader=_NoAliasLoader)
+        try:
+            node = yaml.compose(body, Loader=_NoAliasLoader)
+        except yaml.YAMLError as err:  # the last line alone breaks it (cut in the middle of a key): read the rest
+            rest, _, last = body.rstrip("\n").rpartition("\n")
+            mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
+            if not cut_ok or not rest.strip() or isinstance(err, _AliasFound) or mark is None \
+                    or mark.line < rest.count("\n") + 1:
+                raise
+            node, cut = yaml.compose(rest, Loader=_NoAliasLoader), last.strip()
         data = yaml.SafeLoader("").construct_document(node) if node is not None else None
     except _AliasFound as err:
         line, no = where(err.problem_mark)
@@ -137,7 +153,7 @@ def parse_netplan(text: str) -> NetplanConfig:
     renderer = network.get("renderer")
     version = network.get("version")
     return NetplanConfig(None if renderer is None else str(renderer), out,
-                         version if isinstance(version, int) else None, groups["bonds"], groups["bridges"])
+                         version if isinstance(version, int) else None, groups["bonds"], groups["bridges"], cut)
 
 
 def _find_line(kept: list[tuple[int, str]], name: str, key_line: str | None) -> tuple[str | None, int | None]:

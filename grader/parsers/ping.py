@@ -23,7 +23,7 @@ _RTT_RE = re.compile(r"^(?:rtt|round-trip) min/avg/max(?:/\w+)? = [\d.]+/(?P<avg
 _ERROR_RE = re.compile(r"^(?:ping\d?: (?!Warning)|connect: )", re.I)
 _IGNORED_RE = re.compile(r"^(?:--- .* ping statistics ---|Request timeout for icmp_seq.*"
                          r"|no answer yet for icmp_seq=\d+|ping: Warning: .*|WARNING: .*|PING .*"
-                         r"|pipe \d+)$", re.I)
+                         r"|pipe \d+|\^C)$", re.I)  # ^C: where the person stopped it (the statistics follow)
 _TIMESTAMP_RE = re.compile(r"^\[\d+(?:\.\d+)?\]\s*")  # ping -D
 _MTU_RE = re.compile(r"mtu\s*=\s*(\d+)", re.I)
 _FRAG_WORDS = ("message too long", "frag needed", "fragmentation needed", "packet too big")

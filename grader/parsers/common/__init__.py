@@ -172,10 +172,12 @@ _PROMPT_RES = (
     # [user@host dir]$ cmd   (Red Hat style)
     # (also glued to its command: "[root@cn3 ~]#ib_read_bw cn2", as a forum post printed it)
     re.compile(r"^(?:\([^)]*+\)\s*+)*+\[(?P<user>[\w.-]+)@(?P<host>[\w.-]+)(?:\s[^\]]*)?\][$#](?:\s*+(?P<cmd>\S.*))?$"),
-    # user@host ~ % cmd   (zsh, macOS default)
-    re.compile(r"^(?P<user>[\w.-]++)@(?P<host>[\w.-]++)\s+\S+\s+%(?:\s+(?P<cmd>.*))?$"),
-    # $ cmd   % cmd   (venv) $ cmd
-    re.compile(r"^(?:\([^)]*+\)\s*+)*+[$%](?:\s+(?P<cmd>.*))?$"),
+    # user@host ~ % cmd   (zsh, macOS default; (base) user@host dir % cmd with a conda env)
+    re.compile(r"^(?:\([^)]*+\)\s*+)*+(?P<user>[\w.-]++)@(?P<host>[\w.-]++)\s+\S+\s+%(?:\s+(?P<cmd>.*))?$"),
+    # user@host$ cmd   root@node2# cmd   (a prompt without the working directory)
+    re.compile(r"^(?:\([^)]*+\)\s*+)*+(?P<user>[\w.-]++)@(?P<host>[\w.-]++)[$#](?:\s+(?P<cmd>.*))?$"),
+    # $ cmd   % cmd   (venv) $ cmd   ~ $ cmd   ~/src $ cmd   (busybox's and some distributions' short prompts)
+    re.compile(r"^(?:\([^)]*+\)\s*+)*+(?:~[\w./-]*\s+)?[$%](?:\s+(?P<cmd>.*))?$"),
     # a notebook shell escape: !ibdev2netdev   In [3]: !ip -br addr
     re.compile(r"^(?:In \[\d*\]:\s*)?!(?P<cmd>[A-Za-z/.].*)$"),
     # Python's REPL (>>> subprocess.run(...)) and PowerShell (PS C:\Users\x> ssh spark-a ...)
