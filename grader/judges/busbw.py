@@ -20,7 +20,7 @@ from ..parsers.common import command_argv
 from ..parsers.nccl_tests import BenchTable, NcclTestsResult, busbw_factor
 from ..ranges import measurement_params
 from .common import (BUSBW_BROKEN_GBS, BUSBW_LINE_GBS, BUSBW_ONE_TWIN_GBS, BUSBW_WARN_GBS, CLUSTER_SETUP, JUMBO_MTU,
-                     LINE_GBPS, STALE_CX7, fail, fields_of, info, machines_spanned, ok, on_spark, option_value, warn)
+                     LINE_GBPS, STALE_CX7, fail, fields_of, info, machines_spanned, ok, on_spark, option_value, spark_figure, warn)
 from .model import Finding, Summary
 from .nccl import _network_findings, _verbs_findings
 
@@ -55,6 +55,19 @@ def _gpus_of_command(command: str | None) -> int | None:
     if procs is None and nodes is not None and per is not None:
         procs = nodes * per
     return procs * g if procs is not None else g if g > 1 else None
+
+
+def _collapse(res: NcclTestsResult) -> list[Finding]:
+    """busbw that falls at the largest size instead of rising (checks/ranges.toml collapse_ratio), on any host."""
+    row, ratio = res.largest, spark_figure("allgather_busbw_gbs", "collapse_ratio")
+    smaller = [r for r in res.rows if row is not None and r.size_bytes < row.size_bytes and r.busbw_gbs is not None]
+    best = max(smaller, key=lambda r: r.busbw_gbs, default=None)
+    if best is None or row.busbw_gbs is None or row.busbw_gbs * ratio >= best.busbw_gbs:
+        return []
+    return [warn(f"busbw falls from {best.busbw_gbs:g} GB/s at {best.size_bytes:,} B to {row.busbw_gbs:g} GB/s at "
+                 f"{row.size_bytes:,} B: it should rise with the message size. At that size NCCL moves data another, "
+                 "much slower way (an algorithm or protocol it switches to there, or a path that stalls): rerun around "
+                 "that size with NCCL_DEBUG=INFO, and with NCCL_ALGO / NCCL_PROTO set one at a time to find which.")]
 
 
 def _busbw_findings(res: NcclTestsResult, command: str | None = None) -> list[Finding]:
@@ -183,7 +196,7 @@ def summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
         findings.append(info("One rank: a collective of one GPU moves nothing (busbw 0). Run one rank per Spark "
                              "(`mpirun -np 2 -H <ip1>:1,<ip2>:1 ...`)."))
     if not res.independent_runs and not res.sizes_restart and res.nranks != 1:
-        findings += _busbw_findings(res, command)
+        findings += _busbw_findings(res, command) + _collapse(res)
     avg, rec = res.avg_busbw_reported, res.avg_busbw_recomputed
     if avg is not None and rec is not None:
         findings.append(info(f"# Avg bus bandwidth {avg:g} GB/s; recomputed from the rows (mean busbw of every row, "

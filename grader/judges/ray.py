@@ -303,6 +303,14 @@ def summarise_pods(pods: list[Any], command: str | None) -> Summary:
                    " (running, but its readiness probe does not pass)" if p.status == "Running" else "")
             findings.append(warn(f"{what}, after {p.age}: not up yet{why}; `kubectl describe pod {p.name}` shows what "
                                  f"it waits for.{ray}"))
+    heads = [p.name for p in pods if "ray" in p.name.lower() and "head" in p.name.lower()]
+    filtered = any(w in (command or "") for w in ("grep", " -l ", "--selector", "-l=", " -l="))
+    if heads and not filtered and not any("worker" in p.name.lower() for p in pods):
+        findings.append(warn(f"A Ray head pod ({heads[0]}) and no worker pod: KubeRay runs a RayCluster's workers as "
+                             "pods of their own (`...-worker-...`), and none exists in this listing, so the Ray cluster "
+                             "has only the head's GPUs. The worker group was not created or not scheduled: "
+                             "`kubectl describe raycluster` (its worker group's replicas, GPU requests, node selector "
+                             "and tolerations) and `kubectl get events` say why."))
     return facts, findings
 
 
