@@ -37,7 +37,6 @@ parse_ibdev2netdev = _at_first_call("parsers.ibdev2netdev", "parse_ibdev2netdev"
 parse_ip_addr = _at_first_call("parsers.iproute", "parse_ip_addr")
 parse_ip_route_get_all = _at_first_call("parsers.iproute", "parse_ip_route_get_all")
 parse_iperf3 = _at_first_call("parsers.iperf3", "parse_iperf3")
-parse_netplan = _at_first_call("parsers.netplan", "parse_netplan")
 parse_ping = _at_first_call("parsers.ping", "parse_ping")
 parse_dmesg_links = _at_first_call("parsers.dmesg_link", "parse_dmesg_links")
 parse_pcie_sysfs = _at_first_call("parsers.pcie_sysfs", "parse_pcie_sysfs")
