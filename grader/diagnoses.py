@@ -305,7 +305,8 @@ def parse_table(text: str, name: str = f"checks/{TABLE}") -> tuple[Entry, ...]:
             id=raw["id"], kind=raw.get("kind", raw["id"]), events=events, pattern=pattern,
             requires=_strings(raw.get("requires", []), where), when=tuple(when.items()), unless_events=unless,
             unless_failed=raw.get("unless_failed", False), detail=detail, severity=severity,
-            meaning=raw["meaning"].strip(), fix=raw["fix"].strip(), source=raw["source"].strip(), gate=_gate(pattern), gate_re=_gate_re(pattern)))
+            meaning=raw["meaning"].strip(), fix=raw["fix"].strip(), source=raw["source"].strip(),
+            gate=(gate := _gate(pattern)), gate_re=_gate_re(pattern, gate)))
     if not entries:
         raise CatalogueError(f"{name}: no [[diagnosis]] entry")
     return tuple(entries)
@@ -320,10 +321,10 @@ def _gate(pattern: re.Pattern[str] | None) -> tuple[str, ...]:
     return tuple(sorted(required_texts(pattern.pattern) or ()))
 
 
-def _gate_re(pattern: re.Pattern[str] | None) -> re.Pattern[str] | None:
-    """For a pattern that ignores case, its gate's texts as one search that ignores case the same way (re's own case
-    folding: lowering the text would miss what re folds otherwise, and copy a multi-megabyte text); else None."""
-    gate = _gate(pattern)
+def _gate_re(pattern: re.Pattern[str] | None, gate: tuple[str, ...]) -> re.Pattern[str] | None:
+    """For a pattern that ignores case, its gate's texts (``gate``, :func:`_gate`) as one search that ignores case the
+    same way (re's own case folding: lowering the text would miss what re folds otherwise, and copy a multi-megabyte
+    text); else None."""
     if pattern is None or not gate or not pattern.flags & re.IGNORECASE:
         return None
     return re.compile("|".join(re.escape(g) for g in gate), re.IGNORECASE)

@@ -34,7 +34,7 @@ from ..judges.context import _CONTEXT, Context, context  # noqa: F401  (re-expor
 from ..judges.model import LEVELS, Finding, Section, Summary  # noqa: F401  (re-exported: the package's API)
 from .tolerant import caption_between, is_caption, not_found_program, not_installed, without_trailing_prose
 from .output import (MAX_SHOWN_CHARS, _plain, _shown, block_repeated, fold_repeats, render, said_again,
-                     to_jsonable)  # noqa: F401  (the last two re-exported)
+                     to_jsonable)  # noqa: F401  (render and to_jsonable re-exported)
 
 # --------------------------------------------------------------------------- registry
 

@@ -111,17 +111,20 @@ def render(sections: Iterable[Any], colour: bool = False, width: int = 100) -> s
     return "\n".join(out).rstrip("\n")
 
 
+def _noted(section: Any, message: str) -> Any:
+    """``section`` with one more info finding, ``message``."""
+    return dataclasses.replace(section, findings=section.findings + (Finding("info", message),))
+
+
 def said_again(section: Any, times: int) -> Any:
     """``section``, read once for an output the paste holds ``times`` times, saying so (repeats folded)."""
-    return dataclasses.replace(section, findings=section.findings + (Finding("info", f"The same output appears "
-                               f"{times:,} times in this paste: it was read once, and what is said here holds for "
-                               "every copy."),))
+    return _noted(section, f"The same output appears {times:,} times in this paste: it was read once, and what is said "
+                           "here holds for every copy.")
 
 
 def block_repeated(section: Any, lines: int, copies: int, cut: bool) -> Any:
     """``section``, read from the first ``lines`` lines of an output that is those lines ``copies`` times over (and
     ``cut``: the start of one more), saying so (grader.parsers.common.repeated_block)."""
     more = " and the start of one more" if cut else ""
-    return dataclasses.replace(section, findings=section.findings + (Finding("info", f"These {lines:,} lines repeat "
-                               f"{copies:,} times over in this output{more}: they were read once, and what is said "
-                               "here holds for every copy."),))
+    return _noted(section, f"These {lines:,} lines repeat {copies:,} times over in this output{more}: they were read "
+                           "once, and what is said here holds for every copy.")

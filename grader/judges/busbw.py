@@ -20,7 +20,8 @@ from ..parsers.common import command_argv
 from ..parsers.nccl_tests import BenchTable, NcclTestsResult, busbw_factor
 from ..ranges import measurement_params
 from .common import (BUSBW_BROKEN_GBS, BUSBW_LINE_GBS, BUSBW_ONE_TWIN_GBS, BUSBW_WARN_GBS, CLUSTER_SETUP, JUMBO_MTU,
-                     LINE_GBPS, STALE_CX7, fail, fields_of, info, machines_spanned, ok, on_spark, option_value, spark_figure, warn)
+                     LINE_GBPS, STALE_CX7, fail, fields_of, info, machines_spanned, ok, on_spark, option_value,
+                     spark_figure, warn)
 from .model import Finding, Summary
 from .nccl import _network_findings, _verbs_findings
 

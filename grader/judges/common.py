@@ -56,6 +56,11 @@ def spark_figure(name: str, key: str = "min", profile: str = "spark-pair") -> fl
     return value
 
 
+def fmt_count(x: float | None) -> str:
+    """1.0 -> "1", 2.5 -> "2.5", None -> "?" (Ray prints resource counts as floats)."""
+    return "?" if x is None else f"{x:g}"
+
+
 def whole(x: float) -> int | float:
     """``9000.0`` -> ``9000`` (for messages and equality with integer readings); other values as they are."""
     return int(x) if float(x).is_integer() else x

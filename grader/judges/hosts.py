@@ -122,7 +122,7 @@ def netplan_against_live(items: list[tuple[Section, Any]]) -> list[tuple[int, Fi
     several netplan files of one host is left to the check (netplan merges them)."""
     by_host: dict[str | None, tuple[list[tuple[int, Section, Any]], list[tuple[int, Any]]]] = {}
     for index, (s, parsed) in enumerate(items):
-        if s.error or parsed is None or s.kind not in ("netplan", "ip-addr") or getattr(parsed, "cut", None):
+        if s.error or parsed is None or s.kind not in ("netplan", "ip-addr") or s.kind == "netplan" and parsed.cut:
             continue
         files, lives = by_host.setdefault(s.host, ([], []))
         if s.kind == "netplan":

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from ..parsers.ray_status import Demand, RayStatus
-from .common import fail, info, ok, on_spark, spark_figure, warn, whole
+from .common import fail, fmt_count, info, ok, on_spark, spark_figure, warn, whole
 from .context import context
 from .model import Finding, Section, Summary
 
@@ -21,11 +21,6 @@ from .model import Finding, Section, Summary
 GIB = 2 ** 30
 RAY_NODES = whole(spark_figure("ray_node_count"))
 """checks/ranges.toml [spark-pair.ray_node_count]: the nodes `ray status` lists for a Spark pair (L2.ray_nodes)."""
-
-
-def _fmt(x: float | None) -> str:
-    """1.0 -> "1", 2.5 -> "2.5" (Ray prints resource counts as floats)."""
-    return "?" if x is None else f"{x:g}"
 
 
 # --------------------------------------------------------------------------- ray status
@@ -104,7 +99,7 @@ def summarise_ray(st: RayStatus, command: str | None) -> Summary:
     if cpu or mem:
         parts = []
         if cpu:
-            parts.append(f"CPUs {_fmt(cpu[0])}/{_fmt(cpu[1])} in use")
+            parts.append(f"CPUs {fmt_count(cpu[0])}/{fmt_count(cpu[1])} in use")
         if mem:
             parts.append(f"memory {mem[0] / GIB:.2f}/{mem[1] / GIB:.2f} GiB")
         obj = st.resources.get("object_store_memory")
@@ -122,7 +117,7 @@ def summarise_ray(st: RayStatus, command: str | None) -> Summary:
         findings.append(info(f"Pending node: {node.node_id}{f' ({node.ip})' if node.ip else ''}, {node.status}."))
     for u in st.per_node:
         g, c = u.resources.get("GPU"), u.resources.get("CPU")
-        bits = [f"GPU {_fmt(g[0])}/{_fmt(g[1])}" if g else "no GPU", f"CPU {_fmt(c[0])}/{_fmt(c[1])}" if c else None]
+        bits = [f"GPU {fmt_count(g[0])}/{fmt_count(g[1])}" if g else "no GPU", f"CPU {fmt_count(c[0])}/{fmt_count(c[1])}" if c else None]
         findings.append(info(f"Node {u.node_id}{f' ({u.ip})' if u.ip else ''}: " + ", ".join(b for b in bits if b) + "."))
     if st.excerpt:
         findings.append(info("This is an excerpt of `ray status` (no header or node list): run it in full to see "
@@ -149,7 +144,7 @@ def _demand_findings(st: RayStatus, d: Demand, gpu: tuple[float, float] | None, 
                          "waits until a node with a GPU joins (`ray start` with its GPU visible).")]
         cpu = st.resources.get("CPU")
         if d.complete and d.bundles and set().union(*(b for b, _ in d.bundles)) <= {"CPU"} and cpu and cpu[0] >= cpu[1]:
-            return [info(f"Pending demand `{quoted}`: tasks queued for CPUs while all {_fmt(cpu[1])} are busy; they "
+            return [info(f"Pending demand `{quoted}`: tasks queued for CPUs while all {fmt_count(cpu[1])} are busy; they "
                          "run as CPUs free up (a backlog, not a fault).")]
         one_node = _task_beyond_one_node(st, d, gpu)
         if one_node:
@@ -159,7 +154,7 @@ def _demand_findings(st: RayStatus, d: Demand, gpu: tuple[float, float] | None, 
     big = _bundle_too_big(st, d)
     if big:
         name, asked, per = big
-        return [fail(f"Pending placement group `{quoted}`: one bundle asks for {_fmt(asked)} {name}, and a bundle must "
+        return [fail(f"Pending placement group `{quoted}`: one bundle asks for {fmt_count(asked)} {name}, and a bundle must "
                      f"fit on a single node, while each node has {per} {name}: it can never be placed, however much "
                      "the cluster has in total. Ask for at most one node's share per bundle (more bundles, each "
                      "smaller), or add a node that has that much.")]
@@ -167,7 +162,7 @@ def _demand_findings(st: RayStatus, d: Demand, gpu: tuple[float, float] | None, 
     if not want:
         return [warn(f"Pending placement group `{quoted}`: Ray cannot place it with the resources it has (it asks for "
                      "no GPU, so it is not vLLM's). Paste `ray status -v` to see which node lacks what.")]
-    head = (f"Pending placement group `{quoted}`: {_fmt(want)} GPU(s) asked for (as vLLM's placement group asks, one "
+    head = (f"Pending placement group `{quoted}`: {fmt_count(want)} GPU(s) asked for (as vLLM's placement group asks, one "
             "bundle per TP x PP worker; `vllm serve` waits for it, up to 1800 s, instead of failing).")
     if gpu is None and not st.excerpt:
         return [warn(head + " Ray reports no GPU at all (above): that is why it waits.")]
@@ -176,12 +171,12 @@ def _demand_findings(st: RayStatus, d: Demand, gpu: tuple[float, float] | None, 
     used, total = gpu
     free = total - used
     if want > total:
-        return [fail(head + f" The cluster has only {_fmt(total)} GPU(s): lower --tensor-parallel-size x "
+        return [fail(head + f" The cluster has only {fmt_count(total)} GPU(s): lower --tensor-parallel-size x "
                      "--pipeline-parallel-size to what Ray has, or join the missing node(s).")]
     if want > free:
-        return [warn(head + f" Only {_fmt(free)} of {_fmt(total)} GPU(s) are free: another model (its placement "
+        return [warn(head + f" Only {fmt_count(free)} of {fmt_count(total)} GPU(s) are free: another model (its placement "
                      "group) holds the rest. Stop it, or run the second model on its own Ray cluster.")]
-    not_shortage = f" All {_fmt(want)} requested GPU(s) are free ({_fmt(free)} of {_fmt(total)}): this is not a GPU shortage."
+    not_shortage = f" All {fmt_count(want)} requested GPU(s) are free ({fmt_count(free)} of {fmt_count(total)}): this is not a GPU shortage."
     known = st.node_addresses
     for anchor in d.node_anchors:
         if anchor in known:
@@ -203,7 +198,7 @@ def _demand_findings(st: RayStatus, d: Demand, gpu: tuple[float, float] | None, 
                      "or let the group spread: " + _SPREAD_FIX + ".")]
     per = _gpus_per_node(st)
     if d.strategy in ("PACK", "STRICT_PACK") and per and max(per) <= 1 and want > 1:
-        return [fail(head + not_shortage + f" It asks to PACK {_fmt(want)} GPUs, and each node has one GPU: vLLM's PACK "
+        return [fail(head + not_shortage + f" It asks to PACK {fmt_count(want)} GPUs, and each node has one GPU: vLLM's PACK "
                      "group with its node anchor has been seen to stay pending on one-GPU nodes (Sparks). Fix: "
                      + _SPREAD_FIX + ", and check that VLLM_HOST_IP equals each node's Ray IP.")]
     return [warn(head + not_shortage + " Paste `ray status -v` and `ray list nodes` to see which resource no node "
@@ -223,9 +218,9 @@ def _task_beyond_one_node(st: RayStatus, d: Demand, gpu: tuple[float, float] | N
     if free < asked or asked <= free / nodes:  # some node has free / nodes or more: then something else holds it
         return None
     per = [u.resources["GPU"][1] for u in st.per_node if "GPU" in u.resources]  # `ray status -v`'s own figures
-    each = f"each node has at most {_fmt(max(per))}" if per else f"none of the {nodes} nodes has that many"
-    return (f"one task or actor asks for {_fmt(asked)} GPUs, and Ray runs a task or actor on a single node. "
-            f"{_fmt(free)} GPUs are free across {nodes} nodes, and it still waits: {each}, so it can never be "
+    each = f"each node has at most {fmt_count(max(per))}" if per else f"none of the {nodes} nodes has that many"
+    return (f"one task or actor asks for {fmt_count(asked)} GPUs, and Ray runs a task or actor on a single node. "
+            f"{fmt_count(free)} GPUs are free across {nodes} nodes, and it still waits: {each}, so it can never be "
             "placed. Ask for at most one node's GPUs per task or actor (split the work: several workers of fewer "
             "GPUs, or a placement group of 1-GPU bundles, as vLLM uses).")
 
@@ -240,7 +235,7 @@ def _bundle_too_big(st: RayStatus, d: Demand) -> tuple[str, float, str] | None:
                 continue
             per = [u.resources[name][1] for u in st.per_node if name in u.resources]
             if per and asked > max(per):
-                return name, asked, f"at most {_fmt(max(per))}"
+                return name, asked, f"at most {fmt_count(max(per))}"
             total, n = st.resources.get(name), st.node_count
             if name == "CPU" and not per and total and n > 1 and total[1] / n == 1 and asked > 1:
                 return name, asked, "1"
@@ -264,23 +259,23 @@ def _ray_gpu_findings(st: RayStatus, gpu: tuple[float, float] | None, nodes: int
     pg = st.placement_groups.get("GPU")
     out = []
     if nodes and total < nodes:
-        out.append(warn(f"Only {_fmt(total)} GPU(s) for {nodes} nodes: a node joined without its GPU (container "
+        out.append(warn(f"Only {fmt_count(total)} GPU(s) for {nodes} nodes: a node joined without its GPU (container "
                         "without `--gpus all`, or on the sim cluster `ray start` without `--num-gpus=1`)."))
     if used == 0 and pending:
-        out.append(info(f"GPUs {_fmt(used)}/{_fmt(total)} in use: all {_fmt(total)} are free, yet a placement group "
+        out.append(info(f"GPUs {fmt_count(used)}/{fmt_count(total)} in use: all {fmt_count(total)} are free, yet a placement group "
                         "is pending (see below)."))
     elif used == 0:
-        out.append(ok(f"GPUs {_fmt(used)}/{_fmt(total)} in use: all {_fmt(total)} are free, so TP x PP up to "
-                      f"{_fmt(total)} can be placed"
+        out.append(ok(f"GPUs {fmt_count(used)}/{fmt_count(total)} in use: all {fmt_count(total)} are free, so TP x PP up to "
+                      f"{fmt_count(total)} can be placed"
                       + (" (NVIDIA's playbook: 2 nodes with available GPU resources)." if spark is not False else ".")))
     elif used >= total:
-        held = f" ({_fmt(pg[0])} used of {_fmt(pg[1])} reserved in placement groups)" if pg else ""
-        out.append(info(f"GPUs {_fmt(used)}/{_fmt(total)} in use{held}: a model (vLLM's placement group) holds "
+        held = f" ({fmt_count(pg[0])} used of {fmt_count(pg[1])} reserved in placement groups)" if pg else ""
+        out.append(info(f"GPUs {fmt_count(used)}/{fmt_count(total)} in use{held}: a model (vLLM's placement group) holds "
                         "them all. That is expected while serving; a second model on this Ray cluster would wait "
                         "for ever."))
     else:
-        out.append(info(f"GPUs {_fmt(used)}/{_fmt(total)} in use: some are taken; a TP x PP of "
-                        f"{_fmt(total)} would wait until they are free."))
+        out.append(info(f"GPUs {fmt_count(used)}/{fmt_count(total)} in use: some are taken; a TP x PP of "
+                        f"{fmt_count(total)} would wait until they are free."))
     return out
 
 
@@ -304,7 +299,7 @@ def summarise_pods(pods: list[Any], command: str | None) -> Summary:
             findings.append(warn(f"{what}, after {p.age}: not up yet{why}; `kubectl describe pod {p.name}` shows what "
                                  f"it waits for.{ray}"))
     heads = [p.name for p in pods if "ray" in p.name.lower() and "head" in p.name.lower()]
-    filtered = any(w in (command or "") for w in ("grep", " -l ", "--selector", "-l=", " -l="))
+    filtered = any(w in (command or "") for w in ("grep", " -l ", "-l=", "--selector"))
     if heads and not filtered and not any("worker" in p.name.lower() for p in pods):
         findings.append(warn(f"A Ray head pod ({heads[0]}) and no worker pod: KubeRay runs a RayCluster's workers as "
                              "pods of their own (`...-worker-...`), and none exists in this listing, so the Ray cluster "

@@ -16,17 +16,9 @@ from ..parsers import ParseError
 from ..parsers.nccl_log import NcclLog, parse_nccl_log, transport_verdict
 from ..parsers.vllm_api import VllmMetrics
 from ..parsers.vllm_log import parse_vllm_log, VllmLog
-from .common import fail, info, ok, warn
+from .common import fail, fmt_count, info, ok, warn
 from .model import Finding, Summary
 from .nccl import summarise_nccl_log
-
-
-GIB = 2 ** 30
-
-
-def _fmt(x: float | None) -> str:
-    """1.0 -> "1", 2.5 -> "2.5" (Ray prints resource counts as floats)."""
-    return "?" if x is None else f"{x:g}"
 
 
 # --------------------------------------------------------------------------- vLLM log
@@ -184,7 +176,7 @@ def summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
         findings.append((warn if _kv_nearly_full(s) else info)(
             f"Last engine stats: {s.running if s.running is not None else '?'} running, "
             f"{s.waiting if s.waiting is not None else '?'} waiting, KV cache "
-            f"{_fmt(s.kv_usage_percent)}% used, prompt {s.prompt_tokens_per_s:g} tok/s, generation "
+            f"{fmt_count(s.kv_usage_percent)}% used, prompt {s.prompt_tokens_per_s:g} tok/s, generation "
             f"{s.generation_tokens_per_s:g} tok/s." + (" The KV cache is nearly full: the next requests wait, or "
                                                         "running ones are preempted, until it frees; under a load test "
                                                         "on purpose that is the server's limit, otherwise lower "
@@ -267,8 +259,10 @@ def _kv_findings(log: VllmLog) -> list[Finding]:
         if k.concurrency is not None:
             msg += f"; maximum concurrency {k.concurrency:g}x for {k.max_model_len:,}-token requests"
         short = _kv_short(k, log)
-        out.append(fail(msg + ". " + short) if short and k.gpu_blocks == 0 else
-                   (fail if short and _launch_failed(log) else warn)(msg + ". " + short) if short else ok(msg + "."))
+        if short is None:
+            out.append(ok(msg + "."))
+        else:  # no block at all, or a launch that failed: a failure; else a warning
+            out.append((fail if k.gpu_blocks == 0 or _launch_failed(log) else warn)(f"{msg}. {short}"))
         ratio = k.tokens_per_length
         if ratio is not None and k.concurrency and abs(ratio - k.concurrency) > 0.02 * k.concurrency + 0.01:
             out.append(info(f"KV tokens / max model len = {ratio:.2f}, but vLLM reports {k.concurrency:g}x: before "
@@ -318,29 +312,29 @@ def summarise_metrics(m: VllmMetrics, command: str | None) -> Summary:
         findings.append(info(f"Metrics of {', '.join(m.models)}" + (f" ({len(m.engines)} engines)"
                                                                     if len(m.engines) > 1 else "") + "."))
     if m.requests_running is not None or m.requests_waiting is not None:
-        findings.append(info(f"Requests now: {_fmt(m.requests_running)} running, {_fmt(m.requests_waiting)} waiting."))
+        findings.append(info(f"Requests now: {fmt_count(m.requests_running)} running, {fmt_count(m.requests_waiting)} waiting."))
         if (m.requests_waiting or 0) > 0:
-            findings.append(warn(f"{_fmt(m.requests_waiting)} request(s) wait for a slot: the batch is full (KV "
+            findings.append(warn(f"{fmt_count(m.requests_waiting)} request(s) wait for a slot: the batch is full (KV "
                                  "cache or --max-num-seqs); TTFT grows with the queue."))
     if m.kv_cache_usage is not None:
         pct = m.kv_cache_usage * 100
         findings.append((warn if pct >= 90 else info)(f"KV cache usage {pct:.1f}%" + (
             ": near full, new requests wait or running ones are preempted." if pct >= 90 else ".")))
     if m.prompt_tokens is not None or m.generation_tokens is not None:
-        findings.append(info(f"Tokens so far: {_fmt(m.prompt_tokens)} prompt, {_fmt(m.generation_tokens)} generated."))
+        findings.append(info(f"Tokens so far: {fmt_count(m.prompt_tokens)} prompt, {fmt_count(m.generation_tokens)} generated."))
     if m.request_success:
-        parts = ", ".join(f"{k} {_fmt(v)}" for k, v in m.request_success.items() if v)
-        findings.append(info(f"Finished requests: {_fmt(m.requests_finished)}" + (f" ({parts})" if parts else "") + "."))
+        parts = ", ".join(f"{k} {fmt_count(v)}" for k, v in m.request_success.items() if v)
+        findings.append(info(f"Finished requests: {fmt_count(m.requests_finished)}" + (f" ({parts})" if parts else "") + "."))
         if m.request_success.get("error") or m.request_success.get("abort"):
             findings.append(warn("Some requests ended with error or abort: see the server log."))
     lat = []
     for label, h in (("TTFT", m.ttft), ("TPOT", m.tpot), ("ITL", m.itl), ("end-to-end", m.e2e)):
         if h is not None and h.mean is not None:
-            lat.append(f"{label} {_ms(h.mean)} (over {_fmt(h.count)})")
+            lat.append(f"{label} {_ms(h.mean)} (over {fmt_count(h.count)})")
     if lat:
         findings.append(info("Mean latencies since start (histogram sum / count): " + ", ".join(lat) + "."))
     if m.preemptions:
-        findings.append(warn(f"{_fmt(m.preemptions)} preemption(s): the KV cache ran out under load and requests "
+        findings.append(warn(f"{fmt_count(m.preemptions)} preemption(s): the KV cache ran out under load and requests "
                              "were recomputed; lower --max-num-seqs or give the KV cache more memory."))
     cc = m.cache_config
     if cc:
