@@ -198,9 +198,11 @@ def test_ray_status_findings():
     assert "only 1 node" in messages(s, "fail") and "Ray reports no GPU" in messages(s, "fail")
     assert "vLLM's placement group" in messages(s, "warn")
     [err] = explain("$ ray status\nbash: ray: command not found\n")
-    # the output is not a status, but its line is a reported fault (checks/diagnoses.toml): named with its fix
+    # the output is not a status, but its line is a reported fault (checks/diagnoses.toml): named with its fix, and
+    # the reader's "found no status" not said beside the failure that explains it
     assert err.kind == "ray-status" and err.error is None
-    assert "Ray is not installed" in messages(err, "fail") and "command not found" in messages(err, "info")
+    assert "Ray is not installed" in messages(err, "fail") and "command not found" in messages(err, "fail")
+    assert not messages(err, "info")
 
 
 def test_forced_kinds():
@@ -272,3 +274,22 @@ def test_a_placement_group_waiting_on_a_ray_pod_that_has_not_started_fails():
     # every Ray pod up: the wait is the placement group's own warning, no more
     up = explain(wait + pods.replace("0/1     Init:0/1", "1/1     Running "), host="other")
     assert "fail" not in levels(only(up, "vllm-log"))
+
+
+def test_a_degenerate_answer_fails_and_a_sound_one_is_ok():
+    from grader.judges.vllm import distinct_share
+    # "ab" * 150: its 295 six-character pieces are "ababab" and "bababa" only
+    assert distinct_share("ab" * 150) == pytest.approx(2 / 295)
+    assert distinct_share("abcdefgh") == 1.0 and distinct_share("") == 1.0
+    garbage = "multmultimulti||" * 20  # 320 characters: 16 distinct pieces of 315
+    head = '{"id":"chatcmpl-1","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"content":"'
+    [s] = explain(head + garbage + '"},"finish_reason":"stop"}]}')
+    assert s.kind == "vllm-completion" and levels(s) == ["fail"]
+    assert "degenerate" in messages(s, "fail") and "5%" in messages(s, "fail")  # 16 / 315 = 5.1%
+    prose = ("Tensor parallel splits each layer's weights across the GPUs, so every layer ends with an all-reduce "
+             "over the link between them; pipeline parallel gives each GPU whole layers and passes activations "
+             "once per stage, which suits a slower link between two machines.")
+    [s] = explain(head + prose + '"},"finish_reason":"stop"}],"usage":{"completion_tokens":52}}')
+    assert levels(s) == ["ok"] and "52 tokens generated" in messages(s, "ok")
+    [s] = explain('{"object":"error","message":"The model `x` does not exist.","type":"NotFoundError","code":404}')
+    assert s.kind == "vllm-completion" and "does not exist" in messages(s, "fail")

@@ -201,6 +201,18 @@ try:
     FAMILIES.append(("vllm-metrics", parse_metrics, "vllm-metrics", lambda: _real("vllm-cpu/09_*")))
 except ImportError:  # pragma: no cover
     pass
+from grader.parsers.vllm_api import parse_completion  # noqa: E402
+
+COMPLETION_SEED = ('$ curl -s localhost:8000/v1/chat/completions -d \'{"model": "m", "messages": []}\'\n'
+                   '{"id":"chatcmpl-1","object":"chat.completion","model":"m","choices":[{"index":0,"message":'
+                   '{"role":"assistant","content":"Paris is the capital of France.\\nIt is on the Seine."},'
+                   '"finish_reason":"stop"}],"usage":{"prompt_tokens":9,"completion_tokens":14}}\n')
+FAMILIES.append(("vllm-completion", parse_completion, "vllm-completion", lambda: [COMPLETION_SEED]))
+from grader.parsers.ethtool import parse_module_info  # noqa: E402
+from tests.test_explain_unseen import IBSTATUS, MODULE  # noqa: E402
+
+FAMILIES.append(("ethtool-module", parse_module_info, "ethtool-module", lambda: [MODULE]))
+FAMILIES.append(("ibstatus", parse_ibstat, "ibstat", lambda: [IBSTATUS]))
 
 
 # --------------------------------------------------------------------------- mutations

@@ -13,7 +13,7 @@ import pytest
 
 from grader.parsers.common import ParseError
 from grader.parsers.ray_status import parse_ray_status
-from grader.parsers.vllm_api import is_models_json, parse_metrics, parse_models
+from grader.parsers.vllm_api import is_completion_json, is_models_json, parse_completion, parse_metrics, parse_models
 from grader.diagnoses import diagnose
 from grader.parsers.vllm_log import (EVENT_KINDS, parse_python_mapping, parse_serve_command, parse_vllm_log,
                                      split_prefixes)
@@ -869,3 +869,33 @@ def test_the_one_match_way_reads_a_line_as_the_layer_by_layer_way(monkeypatch):
     monkeypatch.setattr(vllm_lines, "_PLAIN_RE", _re.compile(r"(?!)"))
     assert len(plain) > 100  # the way is taken: the logs' lines are mostly of this shape
     assert [line for line in lines if vllm_lines.split_prefixes(line, 7) != fast[line]] == []
+
+
+# --------------------------------------------------------------------------- a completion's answer
+
+CHAT_ANSWER = ('{"id":"chatcmpl-9","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,'
+               '"message":{"role":"assistant","content":"Hello.\\nI am a model."},"finish_reason":"length"}],'
+               '"usage":{"prompt_tokens":12,"total_tokens":20,"completion_tokens":8}}')
+
+
+def test_a_chat_completion_answer_is_read():
+    c = parse_completion("$ curl -s localhost:8000/v1/chat/completions -d @req.json\n" + CHAT_ANSWER + "\n")
+    assert c.texts == ("Hello.\nI am a model.",) and c.finish_reasons == ("length",)
+    assert (c.model, c.prompt_tokens, c.completion_tokens, c.error, c.truncated) == ("m", 12, 8, None, False)
+    assert is_completion_json({"object": "text_completion"}) and not is_completion_json({"object": "list"})
+
+
+def test_an_answer_cut_inside_its_text_is_read_up_to_the_cut():
+    # cut after an escaped newline and half of a \\u escape: the text up to the cut, the half escape dropped
+    cut = CHAT_ANSWER[:CHAT_ANSWER.index("I am")] + "I am \\u00"
+    c = parse_completion(cut)
+    assert c.truncated and c.texts == ("Hello.\nI am ",) and c.finish_reasons == (None,)
+
+
+def test_an_error_answer_is_read_as_the_servers_error():
+    c = parse_completion('{"object":"error","message":"max context length is 4096 tokens","type":"BadRequestError",'
+                         '"code":400}')
+    assert c.error == "max context length is 4096 tokens" and c.texts == ()
+    assert parse_completion('{"error": {"message": "model not found", "code": 404}}').error == "model not found"
+    with pytest.raises(ParseError, match="could not reach"):
+        parse_completion("$ curl localhost:8000/v1/completions\ncurl: (7) Failed to connect to localhost port 8000\n")

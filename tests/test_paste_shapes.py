@@ -122,6 +122,20 @@ def test_split_chunks_joins_continuations_and_keeps_line_numbers():
     assert chunk.lines == ("line A", "line B") and chunk.linenos == (4, 5)
 
 
+def test_a_quoted_argument_over_several_lines_is_part_of_its_command():
+    # curl -d '{ ... }' pretty-printed: bash reads on to the closing quote, and so does the paste's reader
+    text = ("$ curl http://localhost:8000/v1/chat/completions \\\n  -d '{\n    \"model\": \"m\",\n"
+            "    \"max_tokens\": 8\n  }'\n{\"id\": \"chatcmpl-1\"}\n")
+    [chunk] = split_chunks(text)
+    assert chunk.command == ('curl http://localhost:8000/v1/chat/completions -d \'{ "model": "m", '
+                             '"max_tokens": 8 }\'')
+    assert chunk.lines == ('{"id": "chatcmpl-1"}',) and chunk.linenos == (6,)
+    # an apostrophe inside a word, or a quote that never closes, joins nothing
+    assert split_chunks("$ echo don't\nline A\n")[0].lines == ("line A",)
+    [open_quote] = split_chunks("$ grep -e 'a\nline A\nline B\n")
+    assert open_quote.command == "grep -e 'a" and open_quote.lines == ("line A", "line B")
+
+
 def test_a_prompt_glued_to_the_last_line_is_cut_off_it():
     text = "nvidia@spark-a:~$ ibdev2netdev\nrocep1s0f1 port 1 ==> enp1s0f1np1 (Up)nvidia@spark-a:~$ ip -br addr\n"
     chunks = split_chunks(text)

@@ -524,9 +524,9 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
         if not whole and err.lineno is not None and 0 < err.lineno <= len(numbers):
             err = ParseError(err.command, err.message, err.line, numbers[err.lineno - 1] or None)
         known = _known_faults(text)
-        if known:  # the output is not read, but a reported fault in it is: a finding, not an error
-            return Section(spec.name, seg.command, {}, tuple(known + [Finding("info", str(err))]), None,
-                           seg.host), None
+        if known:  # not read, but a reported fault in it is: a finding; a failure also says why the reader found nothing
+            unread = [] if any(f.level == "fail" for f in known) else [Finding("info", str(err))]
+            return Section(spec.name, seg.command, {}, tuple(known + unread), None, seg.host), None
         return Section(spec.name, seg.command, {}, (), str(err) + _paste_next(spec, seg, str(err)), seg.host), None
     except Exception as err:  # a parser bug: report it in this section only
         return Section(spec.name, seg.command, {}, (),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from ..judges.common import argv_is, argv_words
+from ..judges.common import argv_is, argv_words, is_module_info
 from .core import KindSpec, register, register_cross_check
 from .readers import (judge, parse_ethtool, parse_ibdev2netdev, parse_ip_addr, parse_ip_route_get_all,
                       parse_pcie_sysfs)
@@ -50,7 +50,7 @@ register(KindSpec(
 
 register(KindSpec(
     name="ethtool", parse=parse_ethtool, summarise=judge("link", "summarise_ethtool"), programs=("ethtool",),
-    matches_command=argv_is("ethtool"),
+    matches_command=lambda argv: argv_is("ethtool")(argv) and not is_module_info(argv),
     line=re.compile(r"^(?:Settings|FEC parameters) for \S+:$|^(?:Active FEC encoding|(?:Supported/)?Configured FEC "
                     r"encodings):|^(?:Speed|Duplex|Auto-negotiation|Link detected|Port|PHYAD|"
                     r"Transceiver|MDI-X|Lanes|Wake-on|Current message level|Supported [\w -]+|"

@@ -60,9 +60,9 @@ register(KindSpec(
 
 
 register(KindSpec(
-    name="ibstat", parse=parse_ibstat, summarise=judge("roce", "summarise_ibstat"), programs=("ibstat", "ibpanic"),
-    matches_command=lambda argv: bool(argv) and argv[0] == "ibstat",
-    line=re.compile(r"^CA '[^']*'$|^CA type:\s|^Number of ports:\s|^Firmware version:\s|^Hardware version:\s"
+    name="ibstat", parse=parse_ibstat, summarise=judge("roce", "summarise_ibstat"), programs=("ibstat", "ibstatus", "ibpanic"),
+    matches_command=lambda argv: bool(argv) and argv[0] in ("ibstat", "ibstatus"),
+    line=re.compile(r"^CA '[^']*'$|^Infiniband device '[^']*' port \d+ status:$|^CA type:\s|^Number of ports:\s|^Firmware version:\s|^Hardware version:\s"
                     r"|^(?:Node|System image|Port) GUID:\s|^Physical state:\s|^Link layer:\s|^Base lid:\s|^SM lid:\s"
                     r"|^Capability mask:\s|^Rate:\s\d|^State:\s+(?:Active|Down|Initializing|Armed|Polling)\b|^ibpanic:"),
 ))

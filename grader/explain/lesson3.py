@@ -84,7 +84,11 @@ register(KindSpec(
     name="nvidia-smi-q", parse=parse_smi_q, summarise=judge("gpu", "summarise_q"), programs=("nvidia-smi",),
     matches_command=_is_q,
     line=re.compile(r"^=+NVSMI LOG=+$|^Attached GPUs\s+:|^GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:"
-                    r"|^[A-Z](?=[\w .()/-]{22,}:)[\w .()/-]*+(?<=\s\s):(?:\s|$)"),  # possessive: linear
+                    r"|^(?:Max |Applications |Default Applications |Max Customer Boost )?Clocks$"
+                    r"|^Clocks (?:Event|Throttle) Reasons$|^(?:GPU |Module )?Power Readings$|^FB Memory Usage$"
+                    r"|^(?!Identifier|Extended identifier|Transceiver|Vendor |Module temperature|Connector|Laser )"
+                    r"[A-Z](?=[\w .()/-]{22,}:)[\w .()/-]*+(?<=\s\s):(?:\s|$)"),  # possessive: linear; the lookahead:
+    # an `ethtool -m` output's own keys (grader.explain.machine), in the same layout
     starts=re.compile(r"^=+NVSMI LOG=+$"),
 ))
 

@@ -1,14 +1,16 @@
-"""Kinds for a machine's state beyond lesson 3's tables, for ``explain``: ``nvidia-smi nvlink -s`` and ``free``.
-Judged by grader.judges.gpu. Registered on import by the package, after :mod:`.lesson3`.
+"""Kinds for a machine's state beyond lesson 3's tables, for ``explain``: ``nvidia-smi nvlink -s``, ``free`` (judged by
+grader.judges.gpu) and a pluggable module's EEPROM, ``ethtool -m`` (grader.judges.link). Registered on import by the
+package, after :mod:`.lesson3`: ``nvidia-smi -q``'s ``Key : value`` lines are claimed there first, and an ``ethtool -m``
+output claims them only inside itself.
 """
 
 from __future__ import annotations
 
 import re
 
-from ..judges.common import nvidia_smi_with
+from ..judges.common import is_module_info, nvidia_smi_with
 from .core import KindSpec, register
-from .readers import judge, parse_free, parse_nvlink_status
+from .readers import judge, parse_free, parse_module_info, parse_nvlink_status
 
 
 register(KindSpec(
@@ -27,4 +29,14 @@ register(KindSpec(
     matches_command=lambda argv: bool(argv) and argv[0] == "free",
     line=re.compile(r"^\s*total\s+used\s+free\s+shared\s+(?:buff/cache|buffers)|^(?:Mem|Swap):\s+\d"),
     starts=re.compile(r"^\s*total\s+used\s+free\s+shared"),
+))
+
+
+register(KindSpec(
+    name="ethtool-module", parse=parse_module_info, summarise=judge("link", "summarise_module"),
+    matches_command=is_module_info,
+    line=re.compile(r"^Identifier\s+: 0x[0-9a-f]{2} \(|^Module temperature(?: high| low)?(?: alarm| warning)?"
+                    r"(?: threshold)?\s+: |^(?:Transceiver type|Vendor (?:name|PN|OUI|SN)|Connector)\s{8,}: "
+                    r"|^(?:Laser (?:bias current|output power|rx power|tx power)|Rcvr signal avg optical power)"
+                    r"|^[A-Z][^:]{40,} : \S"),  # any key: ethtool pads each to 41 characters (nvidia-smi -q's come first)
 ))

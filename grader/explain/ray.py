@@ -22,7 +22,8 @@ register(KindSpec(
         r"|^\d++(?:\.\d++)?(?:[KMGTP]i?B|B)?/\d++(?:\.\d++)?(?:[KMGTP]i?B|B)? (?:CPU|GPU|memory|object_store_memory"
         r"|accelerator_type:\S+|node:\S+)(?:\s|$)"
         r"|^\d++ node_[0-9a-f]{8,}\b|^\((?:no pending nodes|no failures|no resource demands|no active nodes"
-        r"|no idle nodes)\)$|: \d+\+? pending (?:placement groups|tasks/actors)|^Node: node_[0-9a-f]{8,}"
+        r"|no idle nodes)\)$|: \d+\+? (?:pending (?:placement groups|tasks/actors)|from request_resources\(\))"
+        r"|^Node: node_[0-9a-f]{8,}"
         r"|Could not find any running Ray instance"),
     starts=re.compile(r"^=+ (?:Autoscaler|Cluster Scaler|Cluster) status"),
     prelude=True,  # what the shell printed before the banner (a Python library's notes) stays with it

@@ -33,6 +33,7 @@ def judge(topic: str, name: str) -> Callable[..., Any]:
 
 # --------------------------------------------------------------------------- lesson 1
 parse_ethtool = _at_first_call("parsers.ethtool", "parse_ethtool")
+parse_module_info = _at_first_call("parsers.ethtool", "parse_module_info")
 parse_ibdev2netdev = _at_first_call("parsers.ibdev2netdev", "parse_ibdev2netdev")
 parse_ip_addr = _at_first_call("parsers.iproute", "parse_ip_addr")
 parse_ip_route_get_all = _at_first_call("parsers.iproute", "parse_ip_route_get_all")
@@ -64,6 +65,8 @@ parse_vllm_log = _at_first_call("parsers.vllm_log", "parse_vllm_log")
 is_models_json = _at_first_call("parsers.vllm_api", "is_models_json")
 parse_models = _at_first_call("parsers.vllm_api", "parse_models")
 parse_metrics = _at_first_call("parsers.vllm_api", "parse_metrics")
+is_completion_json = _at_first_call("parsers.vllm_api", "is_completion_json")
+parse_completion = _at_first_call("parsers.vllm_api", "parse_completion")
 
 # --------------------------------------------------------------------------- lesson 3
 parse_lspci_vv = _at_first_call("parsers.lspci", "parse_lspci_vv")

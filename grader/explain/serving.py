@@ -11,7 +11,7 @@ import re
 
 from ..judges.common import runs_program
 from .core import KindSpec, register
-from .readers import is_models_json, judge, parse_metrics, parse_models
+from .readers import is_completion_json, is_models_json, judge, parse_completion, parse_metrics, parse_models
 
 
 _VLLM_LINE = re.compile(
@@ -67,6 +67,13 @@ register(KindSpec(
     matches_command=lambda argv: _curl_path(argv, "/v1/models"), matches_json=is_models_json,
     # the compact answer, also when it is not valid JSON any more (an ellipsis pasted into it)
     line=re.compile(r'^\{"object":\s*"list",\s*"data":\s*\[\s*\{"id":'),
+))
+
+
+register(KindSpec(
+    name="vllm-completion", parse=parse_completion, summarise=judge("vllm", "summarise_completion"),
+    matches_command=lambda argv: _curl_path(argv, "/completions"), matches_json=is_completion_json,
+    line=re.compile(r'^\{"id":\s*"(?:chat)?cmpl-[^"]*",\s*"object":\s*"(?:chat\.completion|text_completion)"'),
 ))
 
 

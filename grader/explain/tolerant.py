@@ -20,7 +20,7 @@ PIP_OF = {"vllm": "vllm", "huggingface-cli": "huggingface_hub", "hf": "huggingfa
 """Programs that come from pip, not apt: installed in the Python environment (or container) that runs them."""
 
 PACKAGE_OF = {"avahi-browse": "avahi-utils", "iperf3": "iperf3", "ethtool": "ethtool", "ibv_devinfo": "ibverbs-utils",
-              "ibv_devices": "ibverbs-utils", "ibstat": "infiniband-diags", "mpirun": "openmpi-bin",
+              "ibv_devices": "ibverbs-utils", "ibstat": "infiniband-diags", "ibstatus": "infiniband-diags", "mpirun": "openmpi-bin",
               "netplan": "netplan.io", "rsync": "rsync", "ib_write_bw": "perftest", "ib_write_lat": "perftest",
               "ib_send_bw": "perftest", "ib_read_bw": "perftest"}
 """Ubuntu's package for a program the course runs (DGX OS is Ubuntu), for a shell's ``command not found``; NVIDIA's

@@ -168,6 +168,12 @@ def argv_words(argv: list[str]) -> list[str]:
     return words
 
 
+def is_module_info(argv: list[str]) -> bool:
+    """``ethtool -m IF`` (``--module-info``, ``--dump-module-eeprom``): a pluggable module's EEPROM, not the link."""
+    return bool(argv) and argv[0] == "ethtool" and any(a in ("-m", "--module-info", "--dump-module-eeprom")
+                                                       for a in argv[1:])
+
+
 def argv_is(program: str, *objects: str) -> Callable[[list[str]], bool]:
     """A matcher for ``program [options] OBJECT ...`` where OBJECT abbreviates one of objects."""
     def match(argv: list[str]) -> bool:

@@ -331,10 +331,32 @@ def summarise_q(q: Any, command: str | None) -> Summary:
             findings.append(ok(f"GPU {g.bus_id}: not throttled: no power cap, thermal or hardware slowdown is Active"
                                + ("; `Idle` is Active: nothing ran on it at that moment, so its clocks were allowed "
                                   "down." if g.clock_event("Idle") else ".")))
-        findings += _temperature_findings(g)
+        findings += _temperature_findings(g) + _clock_findings(g)
     if not findings:
         findings.append(info("Nothing here about the PCIe link or power: try `nvidia-smi -q -d POWER,PCIE`."))
     return {"driver_version": q.driver_version, "gpus": gpus}, findings
+
+
+def _clock_findings(g: Any) -> list[Finding]:
+    """``-q -d CLOCK``: each clock against its maximum (MHz); below it is GPU Boost at work, and the clock event
+    reasons (when shown) say whether something holds it down."""
+    now, top = g.get("Clocks"), g.get("Max Clocks")
+    if not isinstance(now, dict) or not isinstance(top, dict):
+        return []
+    said = []
+    for name in ("Graphics", "SM", "Memory", "Video"):
+        m, n = _mhz(now.get(name)), _mhz(top.get(name))
+        if m is not None and n:
+            said.append(f"{name} {m} of {n} MHz ({m / n:.0%})")
+    if not said:
+        return []
+    return [info(f"GPU {g.bus_id}: clocks {', '.join(said)}. Below the maximum is GPU Boost following load, heat and "
+                 "power; the clock event reasons (`nvidia-smi -q -d PERFORMANCE`) say whether something holds it down.")]
+
+
+def _mhz(value: Any) -> int | None:
+    m = re.match(r"^\s*(\d+)\s*MHz\b", value) if isinstance(value, str) else None
+    return int(m.group(1)) if m else None
 
 
 def _celsius(value: Any) -> int | None:
@@ -412,10 +434,19 @@ def summarise_free(f: Any, command: str | None) -> Summary:
     swapped = swap.used if swap is not None and swap.used else 0
     in_swap = f", and {swapped / gib:.1f} GiB already swapped out" if swapped else ""
     unit = "" if f.unit_known else " (plain numbers read as KiB, free's default: paste the command line too)"
+    no_swap = " There is no swap: when memory runs out, the kernel's OOM killer ends a process." \
+        if swap is not None and swap.total == 0 else ""
     if mem.available is None:
-        findings.append(info(f"Memory: {mem.total / gib:.1f} GiB in all, {(mem.used or 0) / gib:.1f} GiB used{unit}; "
-                             "this free has no `available` column (procps before 3.3.10), so what a new program "
-                             "can take is not shown."))
+        guess = mem.estimated_available
+        said = (f"about {guess / gib:.1f} GiB at most is available (free + buffers + cached - shared"
+                + (f": the {mem.shared / gib:.1f} GiB shared, tmpfs and shared memory, cannot be dropped like "
+                   "cache" if mem.shared and 4 * mem.shared >= (mem.cache or 0) else "")
+                + "; /proc/meminfo's MemAvailable is the kernel's own figure)") if guess is not None else \
+            "what a new program can take is not shown"
+        low_now = guess is not None and low is not None and guess / mem.total < low
+        findings.append((warn if low_now else info)(
+            f"Memory: {mem.total / gib:.1f} GiB in all, {(mem.used or 0) / gib:.1f} GiB used{unit}; this free has no "
+            f"`available` column (procps before 3.3.10): {said}.{no_swap}"))
     else:
         share = mem.available / mem.total if mem.total else 0.0
         said = (f"{mem.available / gib:.1f} GiB of {mem.total / gib:.1f} GiB ({share:.0%}) is available{in_swap}"
@@ -427,7 +458,7 @@ def summarise_free(f: Any, command: str | None) -> Summary:
         else:
             findings.append(info(f"Memory: {said}."
                                  + (" Something was short of memory at some point, or swap is eager." if swapped
-                                    else "")))
+                                    else "") + no_swap))
     if context().host == "spark" and mem.total and mem.available is not None:
         findings.append(info("A Spark's GPU has no memory of its own: this is the pool vLLM's "
                              "--gpu-memory-utilization takes its share of."))

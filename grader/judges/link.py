@@ -16,7 +16,7 @@ from typing import Any
 
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, other_twin, qsfp_port, rdma_device_for, twin_domain
 from .common import (C2S, JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, SWITCH, fail, in_spark_range, info, ok,
-                     overlaps, port_words, warn)
+                     on_spark, overlaps, port_words, warn)
 from .model import Finding, Summary
 
 
@@ -384,6 +384,31 @@ def _speed_findings(r: Any, name: str) -> list[Finding]:
                  f"cable (rated for {LINE_GBPS}G) and, through a switch, the switch port's speed setting.")]
 
 
+# --------------------------------------------------------------------------- ethtool -m
+
+def summarise_module(m: Any, command: str | None) -> Summary:
+    """A pluggable module's identity, and its health as the module itself reports it: its alarm and warning flags,
+    and its temperature against its own thresholds (no figure of ours: the EEPROM carries them)."""
+    name = m.interface or "the port"
+    facts = {"interface": m.interface, "fields": m.fields, "flags_on": list(m.flags_on), "flags": m.flags,
+             "temperature_c": m.temperature_c}
+    ident = [m.get(k) for k in ("Identifier", "Transceiver type", "Connector", "Vendor name", "Vendor PN")]
+    ident = [re.sub(r"^0x[0-9a-f]+ \((.*)\)$", r"\1", x, flags=re.I) for x in ident if x]
+    findings = [info(f"{m.interface + ': module' if m.interface else 'Module'} {', '.join(ident)}.")] if ident else []
+    for flag in m.flags_on:
+        findings.append(warn(f"{name}: `{flag}` is On: the module itself reports a reading past its threshold. "
+                             "Reseat it, clean the fibre ends (optics), or swap the module or cable."))
+    if m.temperature_c is not None:
+        limits = ", ".join(f"{w} {v:g} C" for w, v in (("warning", m.temperature_warn_c), ("alarm", m.temperature_alarm_c))
+                           if v is not None)
+        if not any("temperature" in f.lower() for f in m.flags_on):
+            findings.append(ok(f"{name}: module at {m.temperature_c:g} C" + (f", below its own thresholds ({limits})"
+                               if limits else "") + "."))
+    if m.flags and not m.flags_on:
+        findings.append(ok(f"{name}: all {m.flags} alarm and warning flags shown are Off."))
+    return facts, findings
+
+
 # --------------------------------------------------------------------------- netplan
 
 def read_netplan(text: str) -> Any:
@@ -403,8 +428,9 @@ def summarise_netplan(cfg: Any, command: str | None) -> Summary:
     if cfg.version not in (None, 2):
         findings.append(warn(f"`version: {cfg.version}`: netplan files use `version: 2`."))
     grouped = {m: g for g, (members, _) in {**cfg.bridges, **cfg.bonds}.items() for m in members}
+    spark = on_spark(True if any(is_qsfp_twin(n) for n in cfg.ethernets) else None)
     for name, i in cfg.ethernets.items():
-        findings += _netplan_iface_findings(name, i, grouped.get(name))
+        findings += _netplan_iface_findings(name, i, grouped.get(name), spark)
     for bond, (members, conf) in {**cfg.bonds, **cfg.bridges}.items():
         twins = [m for m in members if is_qsfp_twin(m)]
         if twins:
@@ -430,10 +456,12 @@ def summarise_netplan(cfg: Any, command: str | None) -> Summary:
     return facts, findings
 
 
-def _netplan_iface_findings(name: str, i: Any, group: str | None = None) -> list[Finding]:
-    """What one ``ethernets:`` entry means; ``group`` the bond or bridge it is a member of (which holds its address)."""
+def _netplan_iface_findings(name: str, i: Any, group: str | None = None, spark: bool | None = None) -> list[Finding]:
+    """What one ``ethernets:`` entry means; ``group`` the bond or bridge it is a member of (which holds its address);
+    ``spark`` whether the file is a DGX Spark's (None: not known). DHCP is judged only on a Spark's QSFP twin, the
+    direct cable's interface: on another name it may be a network with a DHCP server."""
     out = []
-    if not is_qsfp_twin(name) and name != HOUSE_INTERFACE:
+    if not is_qsfp_twin(name) and name != HOUSE_INTERFACE and spark is not False:
         out.append(info(f"{name} is not a DGX Spark QSFP twin; the twins are enp1s0f0np0 and enP2p1s0f0np0 "
                         "(port 0), enp1s0f1np1 and enP2p1s0f1np1 (port 1)."))
     if i.link_local and "ipv4" in i.link_local:
@@ -441,8 +469,9 @@ def _netplan_iface_findings(name: str, i: Any, group: str | None = None) -> list
                         "reboot (NVIDIA's 2025 procedure). The current " + C2S + " uses a static address "
                         "per twin, each in its own /24, e.g. `addresses: [192.168.100.10/24]`, `dhcp4: no`."))
     if i.dhcp4:
-        out.append(warn(f"{name}: `dhcp4` is on, but nothing hands out addresses on a direct cable: use a "
-                        "static address and `dhcp4: no`."))
+        out.append((warn if is_qsfp_twin(name) else info)(
+            f"{name}: `dhcp4` is on, but nothing hands out addresses on a direct cable: use a static address and "
+            "`dhcp4: no`" + ("." if is_qsfp_twin(name) else " there (fine on a network with a DHCP server).")))
     for a in i.addresses:
         try:
             iface = ipaddress.ip_interface(a)
@@ -459,9 +488,10 @@ def _netplan_iface_findings(name: str, i: Any, group: str | None = None) -> list
     if not i.addresses and not (i.link_local and "ipv4" in i.link_local) and not i.dhcp4 and is_qsfp_twin(name) \
             and group is None:
         out.append(warn(f"{name} gets no IPv4 address from this file: add `addresses: [<ip>/24]`."))
+    peers = "every twin of both Sparks" if spark is not False else "both ends of the link"
+    applied = f" A file states what is wanted: `ip link show {name}` shows the MTU in effect."  # a reboot or apply
     if i.mtu is not None and not in_spark_range("mtu", i.mtu):
-        out.append((info if i.mtu == 1500 else warn)(
-            f"{name}: mtu {i.mtu}; for jumbo frames use {JUMBO_MTU} on every twin of both Sparks."))
+        out.append((info if i.mtu == 1500 else warn)(f"{name}: mtu {i.mtu}; for jumbo frames use {JUMBO_MTU} on {peers}."))
     elif i.mtu is not None:
-        out.append(ok(f"{name}: mtu {JUMBO_MTU} (jumbo frames); the other Spark must use {JUMBO_MTU} too."))
+        out.append(ok(f"{name}: mtu {JUMBO_MTU} (jumbo frames); {peers} must use {JUMBO_MTU}.{applied}"))
     return out

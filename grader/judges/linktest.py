@@ -11,6 +11,7 @@ MTU 9000); the pass bar is checks/ranges.toml's spark-pair tcp_gbps (L1.tcp).
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import re
 from typing import Any
 
@@ -100,6 +101,14 @@ def summarise_ping(r: Any, command: str | None) -> Summary:
     return facts, findings
 
 
+def _is_global(address: str | None) -> bool:
+    """Whether ``address`` is an IP address on the internet (not private, link-local, shared or documentation)."""
+    try:
+        return ipaddress.ip_address(address or "").is_global
+    except ValueError:
+        return False
+
+
 def _mtu_failure(r: Any, dest: str, size: int | None) -> Finding:
     """A packet refused for its size with fragmenting forbidden. ``size`` (bytes on the wire) is None where neither
     the PING line nor the command shows it. A fault (fail) on a Spark, or where a jumbo packet was sent and the host
@@ -116,6 +125,11 @@ def _mtu_failure(r: Any, dest: str, size: int | None) -> Finding:
              f"{mtu or 'this MTU'} is meant, keep the payload within it (`-s {(mtu or 1500) - 28}`).")
     router = next((e.split()[1] for e in r.errors if e.startswith("From ")), None)
     if router and any("frag needed" in e.lower() or "too big" in e.lower() for e in r.errors):
+        if _is_global(r.destination):  # a path over the internet: its MTU is the provider's, and the router said it
+            return info(f"{router} on the path to {dest}, an internet address, has MTU {mtu} and refused {packet} "
+                        f"(Frag needed and DF set): path MTU discovery working over a WAN link, whose MTU is the "
+                        f"provider's (`-s {(mtu or 1500) - 28}` fits it). It says nothing of a direct cable: test a "
+                        "Spark pair's link with the peer's QSFP address.")
         return judge(f"{router} on the path has MTU {mtu} and refused {packet} (Frag needed and DF set): the packet "
                      f"is larger than the path's MTU. {meant}")
     at = f" ({mtu})" if mtu else ""
@@ -313,4 +327,34 @@ def summarise_dmesg(d: Any, command: str | None) -> Summary:
         findings.append(info(f"Cable events: {len(plugged)} plugged, {len(unplugged)} unplugged"
                              + (" (the module's, then each PCIe half's: one cable is reported once per half)."
                                 if len({e.pci for e in plugged if e.pci}) > 1 else ".")))
+    findings += _pcie_bandwidth_findings(d.pcie)
+    if d.pcie:
+        facts["pcie"] = [dataclasses.asdict(b) for b in d.pcie]
     return facts, findings
+
+
+def _pcie_bandwidth_findings(lines: Any) -> list[Finding]:
+    """The PCI core's report of each ConnectX function's PCIe link at probe (``... Gb/s available PCIe bandwidth``):
+    the functions at their best grouped in one line; one limited by a slower link on the way to the CPU warned, in
+    the words :func:`grader.facts.lesson1.pcie_link_problem` gives a Spark's twin."""
+    from ..facts.lesson1 import pcie_link_problem
+    from ..parsers.pcie_sysfs import PcieLink
+    out: list[Finding] = []
+    best: dict[tuple[float, float, int], list[str]] = {}
+    for b in lines:
+        if b.limited_at is None:
+            best.setdefault((b.gbps, b.gts, b.width), []).append(b.pci)
+            continue
+        link = PcieLink(b.gts, b.width, *b.capable)
+        said = pcie_link_problem(b.pci, link, b.pci[:4], spark=True) if on_spark(None) else None
+        out.append(warn((said + ".") if said else (
+            f"{b.pci}: the kernel reports {b.gbps:g} Gb/s of PCIe bandwidth for this ConnectX function, limited by the "
+            f"{b.gts:g} GT/s x{b.width} link at {b.limited_at}; the card is capable of {b.capable_gbps:g} Gb/s "
+            f"({b.capable[0]:g} GT/s x{b.capable[1]}). A slot wired for fewer lanes or an older generation, or a "
+            "bridge between it and the CPU, sets that limit (the board's manual says how each slot is wired). "
+            "Whether it binds depends on the ports: together they can move no more than that (`ethtool <interface>` "
+            "shows each port's speed).")))
+    for (gbps, gts, width), pcis in best.items():
+        out.insert(0, info(f"{', '.join(pcis)}: PCIe {gts:g} GT/s x{width}, {gbps:g} Gb/s available to the card, "
+                           "its full link (the kernel's report at probe)."))
+    return out

@@ -111,7 +111,7 @@ def summarise_ray(st: RayStatus, command: str | None) -> Summary:
         findings += _demand_findings(st, d, gpu, spark)
     for node in st.failed_nodes:
         where = f" ({node.ip})" if node.ip else ""
-        findings.append(fail(f"Recent failure: {node.node_id}{where} {node.status or 'failed'}: a node left or "
+        findings.append(warn(f"Recent failure: {node.node_id}{where} {node.status or 'failed'}: a node left or "
                              "could not start; check its `ray start` output (a wrong --node-ip-address times out)."))
     for node in st.pending_nodes:
         findings.append(info(f"Pending node: {node.node_id}{f' ({node.ip})' if node.ip else ''}, {node.status}."))
@@ -258,9 +258,12 @@ def _ray_gpu_findings(st: RayStatus, gpu: tuple[float, float] | None, nodes: int
     used, total = gpu
     pg = st.placement_groups.get("GPU")
     out = []
-    if nodes and total < nodes:
+    if nodes and total < nodes and spark is not False:  # a Spark pair: each node brings its one GPU
         out.append(warn(f"Only {fmt_count(total)} GPU(s) for {nodes} nodes: a node joined without its GPU (container "
                         "without `--gpus all`, or on the sim cluster `ray start` without `--num-gpus=1`)."))
+    elif nodes and total < nodes:
+        out.append(info(f"{fmt_count(total)} GPU(s) across {nodes} nodes: some nodes offer none, CPU-only nodes by "
+                        "design or a node that joined without its GPU (`ray status -v` lists each node's resources)."))
     if used == 0 and pending:
         out.append(info(f"GPUs {fmt_count(used)}/{fmt_count(total)} in use: all {fmt_count(total)} are free, yet a placement group "
                         "is pending (see below)."))

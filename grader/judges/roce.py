@@ -16,7 +16,7 @@ from ..parsers.ibstat import CaList
 from ..parsers.rdma import RdmaLinks
 from ..parsers.show_gids import GidTable
 from ..spark_names import qsfp_port
-from .common import JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, host_findings, info, ok, port_findings, soft_rdma_kind, warn
+from .common import JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, host_findings, info, ok, on_spark, port_findings, soft_rdma_kind, warn
 from .model import Finding, Section, Summary
 from .perftest import IB_BW_PASS_GBPS, PERF_GUIDE
 
@@ -112,7 +112,7 @@ def _gid_findings(rows: list[dict[str, Any]]) -> list[Finding]:
                              if below > 2 else "")))
     indices = {r["rdma_device"]: r["roce_v2_gid_index"] for r in active if r["roce_v2_gid_index"] is not None}
     values = set(indices.values())
-    if len(values) == 1:
+    if len(values) == 1 and not any(r.get("several") for r in active):  # several netdevs: said with that warning
         idx = values.pop()
         other = "the other Spark" if spark else "every other node"
         out.append(info(f"If you set NCCL_IB_GID_INDEX, use {idx} (the same for every active device here; perftest "
@@ -192,11 +192,23 @@ def summarise_show_gids(table: GidTable, command: str | None) -> Summary:
     rows = []
     for dev in devices:
         v2 = table.roce_v2_ipv4(dev)
-        netdev = next((r.netdev for r in table if r.device == dev and r.netdev), None)
-        rows.append({"rdma_device": dev, "state": "ACTIVE", "roce_v2_gid_index": v2[0].index if v2 else None,
-                     "ipv4": v2[0].ipv4 if v2 else None, "netdev": netdev,
+        own = next((r.netdev for r in table if r.device == dev and r.netdev and r.gid.lower().startswith("fe80")),
+                   None)  # the device's own netdev holds its link-local GIDs; a VLAN or VXLAN on it has its own rows
+        pick = next((r for r in v2 if r.netdev == own), v2[0]) if v2 else None
+        netdev = pick.netdev if pick and pick.netdev else next((r.netdev for r in table if r.device == dev and r.netdev),
+                                                               None)
+        if len({r.netdev for r in v2}) > 1:
+            where = ", ".join(f"index {r.index} on {r.netdev or '?'}" for r in v2)
+            one = f" for one address, {v2[0].ipv4}" if len({r.ipv4 for r in v2}) == 1 and v2[0].ipv4 else ""
+            findings.append(warn(
+                f"{dev} has RoCE v2 IPv4 GIDs on several netdevs ({where}){one}: "
+                f"a tool that takes the first RoCE v2 GID, or assumes index 3, gets {v2[0].netdev}'s. Traffic on "
+                f"{dev}'s own netdev {own or '?'} needs its index: NCCL_IB_GID_INDEX={pick.index} (UCX_IB_GID_INDEX "
+                "likewise): unset, NCCL and perftest may take the other. Or remove the address from the other netdev."))
+        rows.append({"rdma_device": dev, "state": "ACTIVE", "roce_v2_gid_index": pick.index if pick else None,
+                     "ipv4": pick.ipv4 if pick else None, "netdev": netdev, "several": len({r.netdev for r in v2}) > 1,
                      "unknown_v2": sum(1 for r in table if r.device == dev and r.is_roce_v2 and r.ipv4_gid is None),
-                     "link_local_below": sum(1 for r in table if r.device == dev and v2 and r.index < v2[0].index
+                     "link_local_below": sum(1 for r in table if r.device == dev and pick and r.index < pick.index
                                              and r.gid.lower().startswith("fe80")),
                      "gids": [{"type": "RoCE v2" if r.is_roce_v2 else "RoCE v1"} for r in table if r.device == dev]})
     findings += host_findings(devices, "show_gids")
@@ -225,8 +237,9 @@ def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -
         findings.append(info(f"{len(cas)} devices ({', '.join(c.ca or '?' for c in cas)}): {', '.join(bits)}."))
     ethernet = [f"{c.ca} port {p.port}" for c in cas for p in c.ports if (p.link_layer or "").lower() == "ethernet"]
     if ethernet:
-        findings.append(info("Link layer Ethernet, i.e. RoCE: a Spark's ConnectX-7 ports have no InfiniBand mode; NCCL "
-                             "still calls its RDMA transport NET/IB."))
+        findings.append(info("Link layer Ethernet, i.e. RoCE (RDMA over Ethernet)"
+                             + (": a Spark's ConnectX-7 ports have no InfiniBand mode" if on_spark(None) is not False
+                                else "") + "; NCCL still calls its RDMA transport NET/IB."))
     for c in cas:
         name = c.ca or "this device"
         bits = [x for x in (f"{c.ca_type} = {c.model}" if c.model else c.ca_type,

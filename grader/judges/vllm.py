@@ -290,6 +290,55 @@ def summarise_models(models: list, command: str | None) -> Summary:
     return facts, findings
 
 
+# --------------------------------------------------------------------------- an answer
+
+def distinct_share(text: str, n: int = 6) -> float:
+    """The share of distinct ``n``-character pieces among all of ``text``'s (1.0: no piece repeats)."""
+    pieces = [text[i:i + n] for i in range(len(text) - n + 1)]
+    return len(set(pieces)) / len(pieces) if pieces else 1.0
+
+
+def summarise_completion(c: Any, command: str | None) -> Summary:
+    """The server's answer to one request: an error, an empty answer, or an answer that mostly repeats pieces of
+    itself (checks/specs/serving.toml [answer]: the model's output is broken though the server and API work)."""
+    from ..calc.specs import row
+    figures = row("serving.toml", "answer")
+    shortest, floor = figures.graded("min_text_chars"), figures.graded("min_distinct_6gram_share")
+    facts = {"model": c.model, "finish_reasons": list(c.finish_reasons), "prompt_tokens": c.prompt_tokens,
+             "completion_tokens": c.completion_tokens, "error": c.error, "truncated": c.truncated,
+             "chars": [len(t) for t in c.texts]}
+    if c.error:
+        return facts, [fail(f"The server answered with an error, not a completion: {c.error[:300]}")]
+    if not c.texts:
+        return facts, [warn("The answer holds no choice: no text came back. Paste the whole answer.")]
+    findings: list[Finding] = []
+    tokens = f", {c.completion_tokens} tokens generated" if c.completion_tokens is not None else ""
+    for i, text in enumerate(c.texts):
+        which = f"Choice {i}" if len(c.texts) > 1 else "The answer"
+        share = distinct_share(text)
+        if shortest is not None and floor is not None and len(text) >= shortest and share < floor:
+            findings.append(fail(
+                f"{which} is degenerate: it mostly repeats pieces of itself (only {share:.0%} of its 6-character "
+                f"pieces are distinct; prose has well over {floor:.0%}): `{' '.join(text[:80].split())}...`. The "
+                "server took the request and answered, so the network, the port and the model name are fine; the "
+                "model's output is broken. A quantized kernel this GPU or engine build does not run right (NVFP4 or "
+                "FP8 on a new GPU such as the GB10), a wrong chat template, or a checkpoint the engine does not "
+                "support makes this: try the model's other quantization or a model known to work, and a vLLM "
+                "release that lists the model."))
+        elif not text.strip():
+            findings.append(warn(f"{which} is empty: the model stopped at once (a chat template that ends the turn, "
+                                 "or a reasoning model whose text went to `reasoning_content`)."))
+        else:
+            findings.append(ok(f"{which}: `{' '.join(text[:80].split())}`{'...' if len(text) > 80 else ''} "
+                               f"({len(text)} characters{tokens})."))
+    if "length" in c.finish_reasons:
+        findings.append(info("finish_reason `length`: the answer stopped at max_tokens (or the context's end), "
+                             "not where the model meant to."))
+    if c.truncated:
+        findings.append(info("The answer is cut off in this paste: the text shown was read."))
+    return facts, findings
+
+
 # --------------------------------------------------------------------------- /metrics
 
 def _ms(x: float | None) -> str:

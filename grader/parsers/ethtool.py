@@ -171,3 +171,65 @@ def _prompt_iface(line: Line) -> str | None:
         return None
     args = [a for a in argv[1:] if not a.startswith("-")]
     return args[0] if args else None
+
+
+# --------------------------------------------------------------------------- ethtool -m
+
+MODULE_COMMAND = "ethtool -m"
+_MODULE_KEY_RE = re.compile(r"[A-Za-z][\w ,./()+-]*+")  # fullmatch on what comes before the colon, blanks cut
+_FLAG_RE = re.compile(r"\b(?:alarm|warning)$", re.I)  # `Module temperature high alarm : On`
+_DEGREES_RE = re.compile(r"^(?P<c>-?\d+(?:\.\d+)?) degrees C")
+
+
+@dataclass(frozen=True)
+class ModuleInfo:
+    """``ethtool -m IF`` (``--module-info``): a pluggable module's EEPROM and, where it has them, its readings
+    (DOM). ``fields`` every ``Key : value`` as printed, the first of a repeated key; ``flags_on`` the alarm and
+    warning flags that read ``On``, ``flags`` how many flags were shown; ``temperature_c`` the module's temperature
+    (°C) and ``temperature_warn_c``/``temperature_alarm_c`` its own high thresholds, None where not shown."""
+
+    interface: str | None
+    fields: dict[str, str]
+    flags_on: tuple[str, ...] = ()
+    flags: int = 0
+    temperature_c: float | None = None
+    temperature_warn_c: float | None = None
+    temperature_alarm_c: float | None = None
+
+    def get(self, key: str) -> str | None:
+        return self.fields.get(key)
+
+
+def parse_module_info(text: str) -> ModuleInfo:
+    """Parse ``ethtool -m`` (whole, or a ``grep`` of it). ParseError for ethtool's errors (a port with no module:
+    ``Cannot get module EEPROM information``) or no ``Key : value`` line."""
+    lines = content_lines(text)
+    raise_if_shell_error(lines, MODULE_COMMAND)
+    for line in lines:
+        if re.search(r"Cannot get Module EEPROM|Operation not supported|No such device", line.text, re.I):
+            raise fail_on_line(MODULE_COMMAND, line, f"ethtool could not read the module: {line.text.strip()} (no "
+                               "module in the port, or a driver that does not expose its EEPROM)")
+    argv = next((command_argv(x.command) for x in lines if x.command), [])
+    iface = next((a for a in argv[1:] if not a.startswith("-")), None)
+    fields: dict[str, str] = {}
+    on: list[str] = []
+    flags = 0
+    for line in lines:
+        key, colon, value = line.text.strip().partition(":")  # linear: partition, not a lazy key before blanks
+        key, value = key.rstrip(), value.strip()
+        if not colon or not _MODULE_KEY_RE.fullmatch(key):
+            continue
+        fields.setdefault(key, value)
+        if _FLAG_RE.search(key) and value in ("On", "Off"):
+            flags += 1
+            if value == "On":
+                on.append(key)
+    if not fields:
+        raise ParseError(MODULE_COMMAND, "no `Key : value` line of a module's EEPROM (`Identifier : 0x11 (QSFP28)`)")
+
+    def degrees(key: str) -> float | None:
+        d = _DEGREES_RE.match(fields.get(key, ""))
+        return float(d.group("c")) if d else None
+    return ModuleInfo(iface, fields, tuple(on), flags, degrees("Module temperature"),
+                      degrees("Module temperature high warning threshold"),
+                      degrees("Module temperature high alarm threshold"))

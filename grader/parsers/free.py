@@ -33,6 +33,19 @@ class MemoryRow:
     used: int | None
     free: int | None
     available: int | None = None
+    shared: int | None = None
+    cache: int | None = None
+    """``shared`` (tmpfs and shared memory, which dropping caches cannot free) and ``cache`` (``buff/cache``, or old
+    procps's ``buffers`` plus ``cached``)."""
+
+    @property
+    def estimated_available(self) -> int | None:
+        """Old procps's rows (no ``available``) give an upper estimate of what a new program can take: free plus the
+        caches, less the shared memory they include (MemAvailable also keeps part of the cache back). None when a
+        column is missing or ``available`` is shown."""
+        if self.available is not None or None in (self.free, self.cache, self.shared):
+            return None
+        return max(self.free, self.free + self.cache - self.shared)
 
 
 @dataclass(frozen=True)
@@ -81,7 +94,11 @@ def parse_free(text: str) -> FreeOutput:
         named = dict(zip(columns, cells))
         if named.get("total") is None:
             continue
-        rows[m.group("row")] = MemoryRow(named["total"], named.get("used"), named.get("free"), named.get("available"))
+        cache = named.get("buff/cache")
+        if cache is None and named.get("cached") is not None:
+            cache = named["cached"] + (named.get("buffers") or 0)
+        rows[m.group("row")] = MemoryRow(named["total"], named.get("used"), named.get("free"), named.get("available"),
+                                         named.get("shared"), cache)
     if "Mem" not in rows:
         raise ParseError(CMD, "no `Mem:` row under a `total used free ...` header" if header else
                          "no `total used free ...` header (paste the whole output of `free -h`)")

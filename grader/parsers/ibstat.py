@@ -24,6 +24,18 @@ Shape (tab-indented)::
 shows a meaningless default such as 40). ``CA type: MT4129`` is a ConnectX-7; the Spark's ports
 are Ethernet only (``Link layer: Ethernet``, i.e. RoCE). ``ibstat -l`` (names only) and
 ``ibstat <ca> <port>`` (one port block) are read too. Source: procedure.md §1.1, §2.2 [GEER92].
+
+``ibstatus`` (the same package's script) prints one block per port, its state as a number and a word::
+
+    Infiniband device 'mlx5_0' port 1 status:
+            default gid:     fe80:0000:0000:0000:0200:00ff:fe00:0001
+            state:           4: ACTIVE
+            phys state:      5: LinkUp
+            rate:            100 Gb/sec (4X EDR)
+            link_layer:      Ethernet
+
+read into the same fields (``Active``, ``LinkUp``, 100.0, ``Ethernet``). The rate's ``(4X EDR)`` is how the verbs
+rate is encoded, not a sign of InfiniBand: ``link_layer`` says which.
 """
 
 from __future__ import annotations
@@ -38,6 +50,8 @@ CMD = "ibstat"
 
 _CA_RE = re.compile(r"^CA\s*:?\s*'(?P<name>[^']*)'?\s*$")
 _PORT_RE = re.compile(r"^Port\s+(?P<n>\d+)\s*:\s*$")
+_IBSTATUS_RE = re.compile(r"^Infiniband device '(?P<name>[^']*)' port (?P<n>\d+) status:\s*$")
+_IBSTATUS_STATE = {"ACTIVE": "Active", "DOWN": "Down", "INIT": "Initializing", "ARMED": "Armed", "NOP": "Down"}
 _KEY_RE = re.compile(r"[A-Za-z][\w ./-]*+")  # fullmatch on what comes before the first colon, right blanks cut
 _NAME_RE = re.compile(r"^[A-Za-z][\w.-]*$")
 _PANIC_RE = re.compile(r"^ibpanic:|^ibstat: |^ibwarn:.*(?:error|fail)", re.I)
@@ -51,7 +65,8 @@ def _key_value(s: str) -> tuple[str, str] | None:
     key, colon, value = s.partition(":")
     key = key.rstrip()
     return (key, value.lstrip()) if colon and _KEY_RE.fullmatch(key) else None
-_PORT_KEYS = {"state": "state", "physical state": "physical_state", "rate": "rate_gbps", "link layer": "link_layer"}
+_PORT_KEYS = {"state": "state", "physical state": "physical_state", "rate": "rate_gbps", "link layer": "link_layer",
+              "phys state": "physical_state", "link_layer": "link_layer"}  # the last two: ibstatus's
 _CA_KEYS = {"ca type": "ca_type", "firmware version": "firmware"}
 CA_TYPES = {"MT4129": "ConnectX-7", "MT4131": "ConnectX-8", "MT4125": "ConnectX-6 Dx", "MT4123": "ConnectX-6",
             "MT4119": "ConnectX-5", "MT4121": "ConnectX-5 Ex", "MT4127": "ConnectX-6 Lx", "MT41692": "BlueField-3"}
@@ -108,6 +123,12 @@ class CaList(list):
         self.warnings = warnings
 
 
+def _ibstatus_value(value: str) -> str:
+    """``4: ACTIVE`` -> ``Active``, ``5: LinkUp`` -> ``LinkUp`` (ibstatus's number dropped, its word in ibstat's)."""
+    word = value.split(":", 1)[1].strip() if value[:1].isdigit() and ":" in value else value
+    return _IBSTATUS_STATE.get(word, word)
+
+
 def _rate(value: str) -> float | None:
     m = _RATE_RE.match(value.strip())
     return float(m.group("n")) if m else None
@@ -117,7 +138,7 @@ def parse_ibstat(text: str) -> CaList:
     """Parse ``ibstat`` (also ``ibstat -l``, ``ibstat -s``, ``ibstat <ca> [port]``) into CaInfo.
 
     Lines other than ``CA '...'``, ``Port N:`` and ``Key: value`` are errors, except bare device
-    names (``ibstat -l``). Keys it does not need (GUIDs, lids) are skipped.
+    names (``ibstat -l``) and a last word inside a port block (a paste cut within a key: ``truncated``). Keys it does not need (GUIDs, lids) are skipped.
 
     Raises ParseError for ``command not found``, ``ibpanic:`` (e.g. the ib_umad module is not
     loaded: ``sudo modprobe ib_umad``), a line of another shape, or no CA at all.
@@ -137,6 +158,7 @@ def parse_ibstat(text: str) -> CaList:
     lines = [x for x in lines if not _WARN_RE.match(x.text.strip())]
     cas: list[dict] = []
     port: dict | None = None
+    cut = False
     default_ca = _prompt_ca(lines)
     for line in lines:
         s = line.text.strip()
@@ -144,6 +166,13 @@ def parse_ibstat(text: str) -> CaList:
         if m:
             cas.append({"ca": m.group("name"), "ports": []})
             port = None
+            continue
+        m = _IBSTATUS_RE.match(s)
+        if m:
+            if not cas or cas[-1]["ca"] != m.group("name"):
+                cas.append({"ca": m.group("name"), "ports": []})
+            port = {"port": int(m.group("n"))}
+            cas[-1]["ports"].append(port)
             continue
         m = _PORT_RE.match(s)
         if m:
@@ -161,13 +190,16 @@ def parse_ibstat(text: str) -> CaList:
                 if port is None:  # a port's lines without their `Port N:` line (grep excerpt): port 1
                     port = {"port": 1}
                     cas[-1]["ports"].append(port)
-                port[_PORT_KEYS[key]] = _rate(value) if key == "rate" else (value or None)
+                port[_PORT_KEYS[key]] = _rate(value) if key == "rate" else (_ibstatus_value(value) or None)
             elif key in _CA_KEYS and port is None:
                 cas[-1][_CA_KEYS[key]] = value or None
             continue
         if _NAME_RE.match(s) and all(len(c) == 2 and not c["ports"] for c in cas):
             cas.append({"ca": s, "ports": []})  # ibstat -l
             continue
+        if line is lines[-1] and port is not None and s.isalpha():  # a paste cut within its last key: read up to it
+            cut = True
+            break
         raise fail_on_line(CMD, line, "expected `CA '<name>'`, `Port <n>:` or `<key>: <value>`")
     if not cas:
         raise ParseError(CMD, "no CA found (no RDMA device, or the driver is not loaded)")
@@ -175,7 +207,7 @@ def parse_ibstat(text: str) -> CaList:
                   tuple(IbPort(p["port"], p.get("state"), p.get("physical_state"), p.get("rate_gbps"),
                                p.get("link_layer")) for p in c["ports"])) for c in cas]
     last_ports = cas[-1]["ports"]
-    truncated = bool(last_ports) and "link_layer" not in last_ports[-1] and "ca_type" in cas[-1]
+    truncated = cut or bool(last_ports) and "link_layer" not in last_ports[-1] and "ca_type" in cas[-1]
     return CaList(out, truncated, tuple(warnings))
 
 

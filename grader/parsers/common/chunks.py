@@ -45,16 +45,45 @@ _PS2_RE = re.compile(r"^\s*>\s?(?=\S)")  # bash's continuation prompt "> " in fr
 
 
 def _continued(first: str, rows: list[tuple[int, str]], i: int) -> tuple[str, int]:
-    """The command ``first`` joined with the lines after ``rows[i]`` that its ``\\`` continues (bash's
-    ``> `` prompt in front of them dropped), and how many rows were used."""
+    """The command ``first`` joined with the lines after ``rows[i]`` that its ``\\`` continues, or that an argument's
+    quote opened on it spans (``-d '{`` ... ``}'``, joined only where the quote closes within MAX_CONTINUATIONS
+    lines); bash's ``> `` prompt in front of them dropped. Returns the command and how many rows were used."""
     command, used = first.rstrip(), 0
-    while command.endswith("\\") and i + 1 + used < len(rows) and used < MAX_CONTINUATIONS:
+    while i + 1 + used < len(rows) and used < MAX_CONTINUATIONS:
+        quoted = not command.endswith("\\") and _open_quote(command)
+        if not (quoted or command.endswith("\\")):
+            break
         nxt = rows[i + 1 + used][1]
-        if len(nxt) > 4096 or not nxt.strip():
+        if len(nxt) > 4096 or not (nxt.strip() or quoted):
             break
         used += 1
-        command = command[:-1].rstrip() + " " + _PS2_RE.sub("", nxt).strip()
+        command = (command if quoted else command[:-1].rstrip()) + " " + _PS2_RE.sub("", nxt).strip()
+    if _open_quote(command):  # the quote never closed: not an argument spanning lines after all
+        return first.rstrip().rstrip("\\").rstrip(), 0
     return command.rstrip("\\").rstrip(), used
+
+
+def _open_quote(command: str) -> bool:
+    """Whether ``command`` ends inside a quote that opened at the start of an argument (after a blank or ``=``), as
+    ``curl -d '{`` does: bash reads on to the closing quote. An apostrophe inside a word (``don't``) does not count."""
+    quote = None
+    prev = " "
+    escaped = False
+    for ch in command:
+        if escaped:
+            escaped = False
+        elif quote is None and ch == "\\":
+            escaped = True
+        elif quote is None and ch in "'\"":
+            if prev not in " =\t":
+                return False  # a quote inside a word: not read as shell quoting
+            quote = ch
+        elif ch == quote:
+            quote = None
+        elif quote == '"' and ch == "\\":
+            escaped = True
+        prev = ch
+    return quote is not None
 
 
 def _glued_prompt(line: str, tags: list[str]) -> int:

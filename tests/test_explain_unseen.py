@@ -1,0 +1,185 @@
+"""Shapes and judgments the blind corpus batches found explain misreading (issue 27, classes g and h of
+tests/fixtures/field/corpus): each on a short sample in the shape of the real output named beside it, with the
+values worked out by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from grader.explain import explain
+from grader.parsers.common import ParseError
+from grader.parsers.dmesg_link import parse_dmesg_links
+from grader.parsers.free import parse_free
+from grader.parsers.ibstat import parse_ibstat
+from tests.conftest import levels, messages
+
+GIB, MIB = 1024 ** 3, 1024 ** 2
+
+# the PCI core's line at probe (drivers/pci/pci.c __pcie_print_link_status): a card at its best, and one limited
+# by a slower link above it (the GX10's second function at x2 is the Spark-family case, procedure.md §2.2)
+BEST = "[   10.643346] mlx5_core 0004:01:00.0: 63.008 Gb/s available PCIe bandwidth (8.0 GT/s PCIe x8 link)\n"
+LIMITED = ("[    2.0] mlx5_core 0002:01:00.0: 63.014 Gb/s available PCIe bandwidth, limited by 32.0 GT/s PCIe x2 link "
+           "at 0002:00:00.0 (capable of 126.028 Gb/s with 32.0 GT/s PCIe x4 link)\n")
+
+
+def test_the_kernels_pcie_bandwidth_line_is_read():
+    [b] = parse_dmesg_links(BEST).pcie
+    assert (b.pci, b.gbps, b.gts, b.width, b.limited_at) == ("0004:01:00.0", 63.008, 8.0, 8, None)
+    [b] = parse_dmesg_links(LIMITED).pcie
+    assert (b.gts, b.width, b.limited_at, b.capable_gbps, b.capable) == (32.0, 2, "0002:00:00.0", 126.028, (32.0, 4))
+    [s] = explain(BEST, host="other")
+    assert s.kind == "dmesg-link" and levels(s) == ["info"] and "8 GT/s x8, 63.008 Gb/s" in messages(s)
+    [s] = explain(LIMITED, host="other")
+    assert levels(s) == ["warn"] and "limited by the 32 GT/s x2 link at 0002:00:00.0" in messages(s)
+    [s] = explain(LIMITED, host="spark")  # a Spark-family box: the words the L1 check gives a twin's link
+    assert levels(s) == ["warn"] and "trained at 32 GT/s x2, not the 32 GT/s x4" in messages(s)
+    assert "about 50%" in messages(s) and "GX10" in messages(s)  # x2 of x4 lanes at one speed: half
+
+
+def test_a_driver_failure_is_not_followed_by_a_request_for_link_lines():
+    # g007's shape (a ConnectX-4 Lx whose probe fails with -22): the failure says why no link line follows
+    text = ("$ dmesg | grep mlx5\n[   13.672173] mlx5_core 0000:03:00.0: handle_hca_cap failed\n"
+            "[   14.059052] mlx5_core 0000:03:00.0: mlx5_load_one failed with error code -22\n"
+            "[   14.059582] mlx5_core: probe of 0000:03:00.0 failed with error -22\n")
+    [s] = explain(text, host="other")
+    assert "fail" in levels(s) and "info" not in levels(s) and "cable" not in messages(s).lower()
+
+
+IBSTATUS = """Infiniband device 'mlx5_0' port 1 status:
+        default gid:     fe80:0000:0000:0000:0200:00ff:fe00:0001
+        base lid:        0x0
+        sm lid:          0x0
+        state:           4: ACTIVE
+        phys state:      5: LinkUp
+        rate:            100 Gb/sec (4X EDR)
+        link_layer:      Ethernet
+
+Infiniband device 'mlx5_1' port 1 status:
+        default gid:     fe80:0000:0000:0000:0200:00ff:fe00:0002
+        state:           1: DOWN
+        phys state:      3: Disabled
+        bas"""
+
+
+def test_ibstatus_is_read_as_ibstat_and_a_last_word_cut_off_is_the_cut():
+    cas = parse_ibstat(IBSTATUS)
+    assert [c.ca for c in cas] == ["mlx5_0", "mlx5_1"] and cas.truncated
+    p0, p1 = cas[0].ports[0], cas[1].ports[0]
+    assert (p0.state, p0.physical_state, p0.rate_gbps, p0.link_layer) == ("Active", "LinkUp", 100.0, "Ethernet")
+    assert (p1.state, p1.physical_state) == ("Down", "Disabled")
+    with pytest.raises(ParseError):  # a word of no key before the last line is not a cut
+        parse_ibstat(IBSTATUS.replace("        base lid:", "        bas\n        base lid:", 1))
+    [s] = explain("$ ibstatus\n" + IBSTATUS, host="other")
+    assert s.kind == "ibstat" and "mlx5_0 port 1: Active/LinkUp at 100 Gb/s" in messages(s, "ok")
+    assert "Spark" not in messages(s, "info").split("classic names")[0]  # no Spark words for another host's RoCE
+
+
+NETPLAN = """$ cat /etc/netplan/50-cloud-init.yaml
+network:
+    ethernets:
+        eno1:
+            dhcp4: true
+        enp94s0f0:
+            addresses:
+                - 10.5.0.12/24
+            mtu: 9000
+    version: 2
+"""
+
+
+def test_netplan_of_another_host_is_judged_as_that_host():
+    [s] = explain(NETPLAN, host="other")
+    assert levels(s) == ["info", "ok", "ok"] and "QSFP twin" not in messages(s)
+    assert "both ends of the link must use 9000" in messages(s, "ok") and "`ip link show enp94s0f0`" in messages(s)
+    twin = NETPLAN.replace("eno1", "enp1s0f1np1")  # DHCP on a Spark's twin: nothing hands out addresses there
+    assert "warn" in levels(explain(twin)[0])
+
+
+def test_a_refusal_on_the_way_to_an_internet_address_is_path_mtu_discovery():
+    text = ("$ ping 1.1.1.1 -M do -s 1472\nPING 1.1.1.1 (1.1.1.1) 1472(1500) bytes of data.\n"
+            "From 203.0.113.251 icmp_seq=1 Frag needed and DF set (mtu = 1440)\n"
+            "--- 1.1.1.1 ping statistics ---\n1 packets transmitted, 0 received, +1 errors, 100% packet loss\n")
+    [s] = explain(text, host="other")
+    assert levels(s) == ["info"] and "`-s 1412`" in messages(s)  # 1440 - 28 bytes of IP and ICMP headers
+    [s] = explain(text.replace("1.1.1.1", "192.168.100.11"), host="other")  # a private address: the cable's
+    assert levels(s) == ["warn"]
+
+
+SHOW_GIDS_TWO_NETDEVS = """DEV     PORT    INDEX   GID                                     IPv4            VER     DEV
+---     ----    -----   ---                                     ------------    ---     ---
+mlx5_bond_0     1       0       fe80:0000:0000:0000:0ac0:ebff:fe12:3456                 v1      bond1
+mlx5_bond_0     1       1       fe80:0000:0000:0000:0ac0:ebff:fe12:3456                 v2      bond1
+mlx5_bond_0     1       2       0000:0000:0000:0000:0000:ffff:cb00:71af 203.0.113.175   v1      b3.vxlan.30100
+mlx5_bond_0     1       3       0000:0000:0000:0000:0000:ffff:cb00:71af 203.0.113.175   v2      b3.vxlan.30100
+mlx5_bond_0     1       4       0000:0000:0000:0000:0000:ffff:cb00:71af 203.0.113.175   v1      bond1
+mlx5_bond_0     1       5       0000:0000:0000:0000:0000:ffff:cb00:71af 203.0.113.175   v2      bond1
+n_gids_found=6
+"""
+
+
+def test_one_address_on_two_netdevs_names_the_index_of_the_devices_own():
+    # h006 (UCX #9484): index 3 is the VXLAN's; bond1, which holds the link-local GIDs 0-1, has its RoCE v2 at 5
+    [s] = explain(SHOW_GIDS_TWO_NETDEVS, host="other")
+    assert "NCCL_IB_GID_INDEX=5" in messages(s, "warn") and "index 3 on b3.vxlan.30100" in messages(s, "warn")
+    assert "RoCE v2 GID index 5 carries 203.0.113.175 (bond1)" in messages(s, "ok")
+    assert "use 3" not in messages(s)
+
+
+def test_gpus_fewer_than_nodes_on_another_host_may_be_cpu_only_nodes():
+    text = ("======== Autoscaler status: 2024-01-01 00:00:00 ========\nNode status\n----\nActive:\n"
+            " 1 node_aaaaaaaaaaaaaaaa\n 3 node_bbbbbbbbbbbbbbbb\nPending:\n (no pending nodes)\nRecent failures:\n"
+            " (no failures)\n\nResources\n----\nUsage:\n 0.0/64.0 CPU\n 0.0/1.0 GPU\n\nDemands:\n"
+            " (no resource demands)\n")
+    [s] = explain(text, host="other")
+    assert "1 GPU(s) across 4 nodes" in messages(s, "info") and "warn" not in levels(s)
+    assert "joined without its GPU" in messages(explain(text, host="spark")[0], "warn")
+
+
+def test_old_free_gives_an_estimate_of_what_is_available():
+    # g021 (procps before 3.3.10): free 3.6G + buffers 228M + cached 15G - shared 13G = 5.82 GiB; no swap
+    text = ("$ free -h\n             total       used       free     shared    buffers     cached\n"
+            "Mem:           30G        27G       3.6G        13G       228M        15G\n"
+            "-/+ buffers/cache:        11G        19G\nSwap:           0B         0B         0B\n")
+    f = parse_free(text)
+    assert f.mem.estimated_available == pytest.approx(3.6 * GIB + 228 * MIB + 15 * GIB - 13 * GIB, abs=1)
+    [s] = explain(text, host="other")
+    assert "about 5.8 GiB at most is available" in messages(s) and "no swap" in messages(s)
+
+
+MODULE = """$ ethtool -m enp3s0f0np0
+\tIdentifier                                : 0x11 (QSFP28)
+\tConnector                                 : 0x0c (MPO Parallel Optic)
+\tTransceiver type                          : 100G Ethernet: 100G Base-SR4 or 25GBase-SR
+\tEncoding                                  : 0x05 (64B/66B)
+\tVendor name                               : FS
+\tModule temperature                        : 57.09 degrees C / 134.76 degrees F
+\tModule temperature high alarm             : Off
+\tModule temperature high warning           : Off
+\tLaser rx power low alarm                  : On
+\tModule temperature high alarm threshold   : 80.00 degrees C / 176.00 degrees F
+\tModule temperature high warning threshold : 70.00 degrees C / 158.00 degrees F
+"""
+
+
+def test_ethtool_m_is_a_modules_eeprom_judged_by_its_own_flags():
+    # beszel #554 and lldpd #477's shapes (h007, h008): the module's keys are padded to 41 characters, as
+    # nvidia-smi -q's are to its own column, and are read as ethtool's, not as nvidia-smi's
+    [s] = explain(MODULE)
+    assert s.kind == "ethtool-module" and levels(s) == ["info", "warn", "ok"]
+    assert "module QSFP28, 100G Ethernet: 100G Base-SR4 or 25GBase-SR, MPO Parallel Optic, FS" in messages(s, "info")
+    assert "`Laser rx power low alarm` is On" in messages(s, "warn")
+    assert "57.09 C, below its own thresholds (warning 70 C, alarm 80 C)" in messages(s, "ok")
+    [s] = explain(MODULE.replace("On\n", "Off\n"))
+    assert levels(s) == ["info", "ok", "ok"] and "all 3 alarm and warning flags shown are Off" in messages(s, "ok")
+    [s] = explain(MODULE.split("\n", 1)[1])  # without its command line
+    assert s.kind == "ethtool-module"
+
+
+def test_a_fragment_of_nvidia_smi_q_is_one_gpus_sections():
+    # gpustat #135 and kubeflow #68 (h022, h030): sections pasted without their `GPU 00000000:...` line
+    text = ("    Clocks\n        Graphics                          : 2025 MHz\n"
+            "        Memory                            : 10251 MHz\n    Max Clocks\n"
+            "        Graphics                          : 2100 MHz\n        Memory                            : 10501 MHz\n")
+    [s] = explain(text)
+    assert s.kind == "nvidia-smi-q" and levels(s) == ["info"]
+    assert "Graphics 2025 of 2100 MHz (96%), Memory 10251 of 10501 MHz (98%)" in messages(s)  # 0.964, 0.976
