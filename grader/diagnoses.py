@@ -153,12 +153,22 @@ def _timeout_not_applied(log: VllmLog | None, values: Mapping[str, Any], text: s
             "timed_out": "RayChannelTimeoutError" if "RayChannelTimeoutError" in text else None}
 
 
+def _several_local_gpus(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies when the node that warned has more than one GPU (``GPUs (8)``): unlike a Spark's one, TP across its
+    nodes is a choice, and TP within a node with PP across is the usual layout."""
+    try:
+        return {} if int(values.get("gpus") or 0) > 1 else None
+    except (TypeError, ValueError):
+        return None
+
+
 DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]] = {
     "timeout_not_applied": _timeout_not_applied,
     "fastsafetensors_across_nodes": _fastsafetensors_across_nodes,
     "kv_rounds_to_zero": _kv_rounds_to_zero,
     "advertises_nothing": _advertises_nothing,
     "one_gpu_nodes": _one_gpu_nodes,
+    "several_local_gpus": _several_local_gpus,
     "cx7_under_networkmanager": _cx7_under_networkmanager,
 }
 """An entry's ``detail``: a function of the log (None when :func:`diagnose_text` reads plain text), the

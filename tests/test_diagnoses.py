@@ -128,6 +128,10 @@ EXAMPLES: dict[str, str] = {
     "vllm-metadata": "importlib.metadata.PackageNotFoundError: No package metadata was found for vllm\n",
     "vllm-missing": "bash: vllm: command not found\n",
     "ray-local-instance": "2026-01-01 10:00:00,000\tINFO worker.py:1917 -- Started a local Ray instance.\n",
+    # vllm-project/vllm PR #28873: TP 16 over two 8-GPU nodes
+    "tp-exceeds-local-gpus-several": (
+        "(EngineCore_DP0 pid=512) WARNING 12-25 11:51:11 [ray_utils.py:331] Tensor parallel size (16) exceeds "
+        "available GPUs (8). This may result in Ray placement group allocation failures.\n"),
     "tp-exceeds-local-gpus": (
         "(EngineCore_DP0 pid=1) WARNING 03-06 08:40:40 [ray_utils.py:330] Tensor parallel size (2) exceeds available "
         "GPUs (1). This may result in Ray placement group allocation failures.\n"),
@@ -169,6 +173,13 @@ EXAMPLES.update({
     "traceback-cut": "INFO 04-27 10:13:05 llm_engine.py:275] # GPU blocks: 0, # CPU blocks: 256\n2024-04-27 10:13:05 | "
                      "ERROR | stderr | Traceback (most recent call last):\n",
     "mlx5-probe-failed": BANNER + "[   14.059052] mlx5_core 0000:03:00.0: mlx5_load_one failed with error code -22\n",
+    "host-oom-killed": BANNER + "[ 2457.202443] Out of memory: Killed process 4242 (python3) total-vm:92000000kB\n",
+    "host-oom-killer": BANNER + "[ 2457.202100] python3 invoked oom-killer: gfp_mask=0x140cca, order=0\n",
+    "nccl-system-error": "RuntimeError: NCCL error: unhandled system error\n",  # no vLLM log: its event entry's
+    "pcie-aer-first": BANNER + "[  +0.000894] pcieport 0000:00:03.0:    [14] CmpltTO                (First)\n",
+    "pcie-aer": BANNER + "[  +0.000041] pcieport 0000:00:03.0: AER: device recovery failed\n",
+    "torch-store-timeout": BANNER + "torch.distributed.DistStoreError: Timed out after 6 seconds waiting for workers. "
+                           "1/2 workers joined.\n",
     "ibverbs-provider-missing": BANNER + "libibverbs: Warning: couldn't load driver 'liberdma-rdmav34.so': liberdma-rdmav34"
                                 ".so: cannot open shared object file: No such file or directory\n",
     # jethac/dgx-spark-hijinks: an NGC container's start banner on a DGX Spark
@@ -273,11 +284,23 @@ def test_the_table_loads_and_every_entry_says_meaning_fix_and_source():
         assert re.search(r"https?://|docs/research/|vllm/|clusterlab|vLLM's|Ray's", e.source), (e.id, e.source)
 
 
+def reached_in_text(text: str) -> list[str]:
+    """The ids diagnose_text reaches in a text that is no vLLM log: the first entry of each kind that reads text."""
+    from grader import diagnoses
+    kinds: set[str] = set()
+    out = []
+    for e in load_table():
+        if e.reads_text and e.kind not in kinds and e.may_match(text) and diagnoses._values(e, None, text) is not None:
+            kinds.add(e.kind)
+            out.append(e.id)
+    return out
+
+
 def test_every_entry_is_reached_by_an_input():
     ids = [e.id for e in load_table()]
     assert sorted(EXAMPLES) == sorted(ids), "each table entry needs an input in EXAMPLES, and only those"
-    for entry_id, text in EXAMPLES.items():
-        assert entry_id in reached(text), (entry_id, reached(text))
+    for entry_id, text in EXAMPLES.items():  # in a vLLM log, or (a known error line) in plain text
+        assert entry_id in reached(text) + reached_in_text(text), (entry_id, reached(text))
 
 
 def test_every_event_kind_that_is_a_fault_has_an_entry():

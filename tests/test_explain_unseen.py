@@ -181,5 +181,82 @@ def test_a_fragment_of_nvidia_smi_q_is_one_gpus_sections():
             "        Memory                            : 10251 MHz\n    Max Clocks\n"
             "        Graphics                          : 2100 MHz\n        Memory                            : 10501 MHz\n")
     [s] = explain(text)
-    assert s.kind == "nvidia-smi-q" and levels(s) == ["info"]
+    assert s.kind == "nvidia-smi-q" and levels(s) == ["info", "info"] and "A fragment of `nvidia-smi -q`" in messages(s)
     assert "Graphics 2025 of 2100 MHz (96%), Memory 10251 of 10501 MHz (98%)" in messages(s)  # 0.964, 0.976
+
+
+def test_an_infiniband_port_down_with_its_physical_link_up_has_no_subnet_manager():
+    # network-operator #249 (h001): an SR-IOV VF, LinkUp, Down, Base lid 65535
+    text = ("$ ibstat mlx5_7\nCA 'mlx5_7'\n\tCA type: MT4124\n\tPort 1:\n\t\tState: Down\n\t\tPhysical state: LinkUp\n"
+            "\t\tRate: 200\n\t\tBase lid: 65535\n\t\tSM lid: 1\n\t\tLink layer: InfiniBand\n")
+    [s] = explain(text, host="other")
+    assert "warn" in levels(s) and "no subnet manager has brought the port up" in messages(s, "warn")  # "port 1 is Down though"
+    assert "warn" not in levels(explain(text.replace("LinkUp", "Disabled"), host="other")[0])  # no link: not in use
+
+
+def test_devices_ibv_devinfo_could_not_open_are_counted():
+    # hustcat/k8s-rdma-device-plugin #8 (h003): a container given one VF of nine
+    text = ("Failed to open device\nFailed to open device\nhca_id: mlx4_2\n\ttransport:\t\t\tInfiniBand (0)\n"
+            "\tphys_port_cnt:\t\t\t1\n\t\tport:\t1\n\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n\t\t\tlink_layer:\t\tInfiniBand\n\n"
+            "Failed to open device\n")
+    [s] = explain(text, host="other")
+    assert s.kind == "ibv-devinfo" and "3 RDMA device(s) could not be opened" in messages(s, "warn")
+    assert "NCCL_IB_HCA=mlx4_2" in messages(s, "warn")
+
+
+def test_commands_pasted_without_a_prompt_that_only_a_person_types():
+    # SGLang's copy of vllm bench serve (h012): the command line says 3000 were sent, 1648 succeeded
+    text = ("python3 -m sglang.bench_serving --backend sglang --num-prompts 3000\n"
+            "============ Serving Benchmark Result ============\nBackend:                                 sglang    \n"
+            "Successful requests:                     1648      \nBenchmark duration (s):                  170.41    \n")
+    [s] = explain(text)
+    assert s.kind == "vllm-bench" and "1352 request(s) of the 3000 sent failed" in messages(s, "fail")  # 3000 - 1648
+    # a program run from the working directory (cuda-samples #284, h019): the matrix above it ends there
+    topo = ("\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\nGPU0\t X \tSYS\t0-7\t0\nGPU1\tSYS\t X \t16-23\t2\n\n"
+            "./simpleP2P\n[./simpleP2P] - Starting...\n")
+    sections = explain(topo)
+    assert [x.kind for x in sections] == ["nvidia-smi-topo", None] and sections[1].command == "./simpleP2P"
+
+
+def test_a_piece_of_iperf3_json_is_an_interval_not_a_result():
+    # perfsonar/pscheduler #928 (g023): one interval, starting inside its object; its sum holds the rate
+    text = ('\t\t\t"end":\t4.000226,\n\t\t\t"seconds":\t0.999675989151001,\n\t\t\t"bits_per_second":\t3744629620.62,\n'
+            '\t\t\t"retransmits":\t42,\n\t\t}],\n\t\t"sum":\t{\n\t\t\t"start":\t3.00055,\n\t\t\t"end":\t4.000226,\n'
+            '\t\t\t"bits_per_second":\t3744629620.62,\n\t\t\t"retransmits":\t42,\n\t\t\t"sender":\ttrue\n\t\t}\n\t}, {\n')
+    [s] = explain(text, host="other")
+    assert s.kind == "iperf3" and levels(s) == ["info"]
+    assert "1 interval(s) shown, 3.74 Gbit/s, 42 retransmits" in messages(s)  # the sum's, counted once
+
+
+P2P_TEST = """$ ./p2pBandwidthLatencyTest
+[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]
+Device: 0, NVIDIA GeForce RTX 4090, pciBusID: 2, pciDeviceID: 0, pciDomainID:0
+Device: 1, NVIDIA GeForce RTX 4090, pciBusID: 17, pciDeviceID: 0, pciDomainID:0
+Device=0 CAN Access Peer Device=1
+Device=1 CAN Access Peer Device=0
+P2P Connectivity Matrix
+     D\\D     0     1
+     0       1     1
+     1       1     1
+Unidirectional P2P=Disabled Bandwidth Matrix (GB/s)
+   D\\D     0      1
+     0 1008.06   6.34
+     1   6.34 926.75
+Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)
+   D\\D     0      1
+     0 1015.27   6.60
+     1   6.60 945.63
+"""
+
+
+def test_p2p_bandwidth_that_gains_nothing_and_fits_a_narrow_link():
+    # tinygrad/open-gpu-kernel-modules #44 (i017): two 4090s, P2P on at 6.60 GB/s against 6.34 through the host
+    [s] = explain(P2P_TEST)
+    assert s.kind == "p2p-bandwidth" and levels(s) == ["info", "info", "warn", "warn"]
+    assert "less than 1.2x on GPU0-GPU1)" in messages(s, "warn")  # 6.60 / 6.34 = 1.04, one pair said once
+    # Gen4 x16 = 31.51 GB/s x 0.75-0.86 = 23.6-27.1; Gen4 x4 = 7.88 x 0.75-0.86 = 5.9-6.8, which 6.60 fits
+    assert "Gen4 x16 link carries (23.6-27.1 GB/s): it is what a Gen4 x4 or Gen3 x8 link carries" in messages(s)
+    works = P2P_TEST.replace("   6.60 945.63", "  25.12 945.63").replace("1015.27   6.60", "1015.27  25.12")
+    [s] = explain(works)
+    assert "P2P works: 25.12 GB/s one way with P2P, 6.34 GB/s through host memory." in messages(s, "ok")
+    assert "warn" not in levels(s)  # 25.12 is within Gen4 x16's practical 23.6-27.1

@@ -214,6 +214,46 @@ def test_unified_memory_oom_in_the_kernel_log(text):
     assert "-b 16G" in d.fix
 
 
+OOM_KILL = ("[ 2457.202100] python3 invoked oom-killer: gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE|__GFP_COMP), order=0\n"
+            "[ 2457.202442] Free swap  = 0kB\n[ 2457.202445] Tasks state (memory values in pages):\n"
+            "[ 2457.311000] Out of memory: Killed process 3721 (vllm) total-vm:120342112kB, anon-rss:46100232kB\n")
+
+
+@pytest.mark.parametrize("text, said", [
+    (OOM_KILL, "vllm (pid 3721) was killed"),
+    # vllm#54237: a report pasted from inside its task table, neither line naming the process in it
+    ("[ 2457.202442] Free swap  = 0kB\n[ 2457.202445] Tasks state (memory values in pages):\n", "to get some back. "),
+])
+def test_the_kernels_oom_killer(text, said):
+    d = one(text, "host-oom-killer")
+    assert said in d.message and "host memory" in d.message and "--gpu-memory-utilization" in d.fix
+
+
+AER_FATAL = ("[  +0.000844] nvidia 0000:03:00.0: AER: can't recover (no error_detected callback)\n"
+             "[  +0.000001] pcieport 0000:00:03.0: AER: Multiple Uncorrected (Fatal) error received: 0000:00:03.0\n"
+             "[  +0.000894] pcieport 0000:00:03.0:    [14] CmpltTO                (First)\n"
+             "[  +0.000041] pcieport 0000:00:03.0: AER: device recovery failed\n")
+NCCL_SYSTEM = "initialize_model_parallel -> init_model_parallel_group\nRuntimeError: NCCL error: unhandled system error\n"
+STORE_TIMEOUT = ("torch.distributed.DistStoreError: Timed out after 6 seconds waiting for workers. 1/2 workers "
+                 "joined.\n")
+
+
+def test_pcie_errors_the_kernel_reports_name_their_first_error():
+    # rwth-i6/returnn #1500: a completion timeout at the root port above an NVIDIA GPU, recovery failed
+    d = one(AER_FATAL, "pcie-aer")
+    assert "at 0000:00:03.0, CmpltTO first" in d.message and "reseat the card" in d.fix
+    # without its (First) line: the severity line alone
+    d = one(AER_FATAL.replace("(First)", ""), "pcie-aer")
+    assert "uncorrectable error (`" in d.message and "CmpltTO first" not in d.message
+
+
+def test_nccl_system_error_and_a_store_nobody_joined():
+    # MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks PR #26; pytorch/pytorch PR #111805
+    assert "unhandled system error" in one(NCCL_SYSTEM, "nccl-error").message
+    d = one(STORE_TIMEOUT, "torch-store-timeout")
+    assert "waited 6 s and only 1 of 2 processes joined" in d.message and "MASTER_ADDR" in d.fix
+
+
 def test_networkmanager_on_the_cx7_ports_host_name_conflict():
     d = one(AVAHI, "avahi-host-name-conflict")
     assert "spark1-30.local" in d.message and "NetworkManager" in d.message and "ConnectX-7" in d.message
@@ -446,7 +486,8 @@ def test_fastsafetensors_across_two_sparks_warns_and_one_machine_does_not():
 
 ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, CGRAPH_READ, RAY_DEAD,
-       CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE]
+       CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE, OOM_KILL, AER_FATAL, NCCL_SYSTEM,
+       STORE_TIMEOUT]
 
 
 @pytest.mark.parametrize("text", ALL)

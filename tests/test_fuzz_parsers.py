@@ -213,6 +213,10 @@ from tests.test_explain_unseen import IBSTATUS, MODULE  # noqa: E402
 
 FAMILIES.append(("ethtool-module", parse_module_info, "ethtool-module", lambda: [MODULE]))
 FAMILIES.append(("ibstatus", parse_ibstat, "ibstat", lambda: [IBSTATUS]))
+from grader.parsers.p2p_bandwidth import parse_p2p_bandwidth  # noqa: E402
+from tests.test_explain_unseen import P2P_TEST  # noqa: E402
+
+FAMILIES.append(("p2p-bandwidth", parse_p2p_bandwidth, "p2p-bandwidth", lambda: [P2P_TEST]))
 
 
 # --------------------------------------------------------------------------- mutations

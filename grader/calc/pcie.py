@@ -107,6 +107,13 @@ def practical_bandwidth(gen: int, lanes: int) -> tuple[float, float]:
     return bw * lo, bw * hi
 
 
+def p2p_min_gain() -> float | None:
+    """How many times faster than copies through host memory P2P between two cards should be for it to pay its way:
+    1.2 (pcie.toml [p2p], trust C; measured gains 1.6-2.4x). None where the figure is missing or unverified (U)."""
+    p = load_pcie()["p2p"]
+    return float(p["min_gain"]) if p and p.get("trust") in ("A", "B", "C") else None
+
+
 def generation_from_rate(gt_s: float) -> int:
     """The PCIe generation whose per-lane rate is ``gt_s`` GT/s (2.5 -> 1, 16 -> 4, 32 -> 5).
 

@@ -211,7 +211,8 @@ class LinkFigure:
 
 @lru_cache(maxsize=None)
 def load_pcie() -> dict[str, Any]:
-    """{"generations": {gen: PcieGeneration}, "practical": Figure-like dict, "links": {id: LinkFigure}}."""
+    """{"generations": {gen: PcieGeneration}, "practical": Figure-like dict, "links": {id: LinkFigure}, "p2p":
+    Figure-like dict (``min_gain``)}."""
     data = _read("pcie.toml")
     gens: dict[int, PcieGeneration] = {}
     for key, row in data.get("generation", {}).items():
@@ -235,7 +236,11 @@ def load_pcie() -> dict[str, Any]:
                 raise SpecError(f"{where}: has no `{f}`")
         links[key] = LinkFigure(key, row["label"], float(row["bandwidth_gbs"]), float(row["latency_us"]),
                                 row["source"], row["trust"])
-    return {"generations": gens, "practical": dict(practical), "links": links}
+    p2p = data.get("p2p", {})
+    for f in ("min_gain", "source", "trust"):
+        if p2p and f not in p2p:
+            raise SpecError(f"checks/specs/pcie.toml [p2p]: has no `{f}`")
+    return {"generations": gens, "practical": dict(practical), "links": links, "p2p": dict(p2p)}
 
 
 def link(link_id: str) -> LinkFigure:

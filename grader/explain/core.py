@@ -211,8 +211,9 @@ _COMMAND_WORD_RE = re.compile(r"^(?:[A-Za-z_]\w*=\S*\s+)*(?:(?:sudo|time|env|noh
                               r"(?P<prog>[\w.~/-]*[A-Za-z][\w.~/-]*)(?:\s|$)")
 _WRAPPERS = frozenset({"sudo", "env", "time", "nice", "command", "exec", "stdbuf", "nohup", "doas", "ssh", "docker",
                        "mpirun", "srun", "torchrun", "kubectl", "podman", "bash", "sh"})
-_TYPED_RE = re.compile(r"^(?:[A-Z_][A-Z0-9_]*=\S*\s+)+[\w./~-]|^sudo\s+(?:-\S+\s+)*[\w./~-]")
-"""What only a typed command line starts with: environment assignments (``NCCL_DEBUG=INFO mpirun ...``) or sudo."""
+_TYPED_RE = re.compile(r"^(?:[A-Z_][A-Z0-9_]*=\S*\s+)+[\w./~-]|^sudo\s+(?:-\S+\s+)*[\w./~-]|^\./[\w.-]+(?:\s|$)")
+"""What only a typed command line starts with: environment assignments (``NCCL_DEBUG=INFO mpirun ...``), sudo, or a
+program run from the working directory (``./simpleP2P``)."""
 MAX_COMMAND_LINE = 4096
 """A line longer than this is never taken for a command line a person typed."""
 
@@ -241,8 +242,9 @@ def _is_command(command: str, continued: bool = False) -> bool:
         return False
     if continued or _TYPED_RE.match(s):
         return True
-    prog = m.group("prog").rsplit("/", 1)[-1]
-    return prog in _views(_state()).programs and _kind_of_command(command_argv(s)) is not None
+    prog = m.group("prog").rsplit("/", 1)[-1]  # python3 -m sglang.bench_serving: the kind's matcher decides
+    return (prog in _views(_state()).programs or prog.startswith("python")) \
+        and _kind_of_command(command_argv(s)) is not None
 
 
 def split_chunks(text: str) -> list[Chunk]:

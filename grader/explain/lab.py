@@ -13,8 +13,9 @@ from .core import KindSpec, register
 from .readers import judge
 
 
-def _is_bench(argv: list[str]) -> bool:
-    return runs_program(argv, "vllm", "bench") or any(a.endswith("benchmark_serving.py") for a in argv)
+def _is_bench(argv: list[str]) -> bool:  # vllm bench serve, its older script, and SGLang's copy of it
+    return runs_program(argv, "vllm", "bench") or any(a.endswith("benchmark_serving.py") or a in (
+        "sglang.bench_serving", "benchmarks.benchmark_serving") for a in argv)
 
 
 # "Maximum request concurrency: 8" is also printed before the run starts: not a claim on its own

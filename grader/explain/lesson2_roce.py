@@ -54,8 +54,9 @@ register(KindSpec(
     name="ibv-devinfo", parse=parse_ibv_devinfo, summarise=judge("roce", "summarise_ibv_devinfo"), programs=("ibv_devinfo",),
     matches_command=argv_is("ibv_devinfo"),
     line=re.compile(r"^hca_id:\s|^phys_port_cnt:\s|^port:\s+\d+\s*$|^state:\s+PORT_|^phys_state:\s+(?:LINK_UP|POLLING|"
-                    r"DISABLED)|^active_mtu:\s|^\W{0,4}GID\[\s*\d+\]:|^No IB devices found"),
+                    r"DISABLED)|^active_mtu:\s|^\W{0,4}GID\[\s*\d+\]:|^No IB devices found|^Failed to open device$"),
     starts=re.compile(r"^hca_id:\s"),
+    prelude=True,  # the `Failed to open device` lines printed before the first device it could open
 ))
 
 

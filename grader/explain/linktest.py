@@ -27,7 +27,9 @@ register(KindSpec(
     # --tag-output rank tags put `[0] ` before every line of an NCCL log)
     line=re.compile(r"^\[\s*(?:\d+|SUM)\]\s+(?:\d+\.\d+-\s*\d+\.\d+\s+sec|local\s)|^\[\s*ID\]\s|^Connecting to host"
                     r"|^iperf Done|^- - - -|^iperf3?: (?:error|interrupt)"
-                    r"|^Server listening on|^Accepted connection from"),
+                    r"|^Server listening on|^Accepted connection from"
+                    r'|^"(?:bits_per_second|retransmits|snd_cwnd|rttvar|pmtu|start|end|seconds|bytes)":\s*[\d.]'),
+    # the last: a piece of -J's intervals pasted without its opening brace (numbers only: no other JSON is read so)
     starts=re.compile(r"^Connecting to host|^Server listening on"),
     matches_json=lambda v: isinstance(v, dict) and (bool({"start", "end", "intervals"} & v.keys())
                                                     or v.get("event") in ("start", "interval", "end", "error")),

@@ -10,7 +10,7 @@ import re
 
 from ..judges.common import is_module_info, nvidia_smi_with
 from .core import KindSpec, register
-from .readers import judge, parse_free, parse_module_info, parse_nvlink_status
+from .readers import judge, parse_free, parse_module_info, parse_nvlink_status, parse_p2p_bandwidth
 
 
 register(KindSpec(
@@ -39,4 +39,15 @@ register(KindSpec(
                     r"(?: threshold)?\s+: |^(?:Transceiver type|Vendor (?:name|PN|OUI|SN)|Connector)\s{8,}: "
                     r"|^(?:Laser (?:bias current|output power|rx power|tx power)|Rcvr signal avg optical power)"
                     r"|^[A-Z][^:]{40,} : \S"),  # any key: ethtool pads each to 41 characters (nvidia-smi -q's come first)
+))
+
+
+register(KindSpec(
+    name="p2p-bandwidth", parse=parse_p2p_bandwidth, summarise=judge("gpu", "summarise_p2p_test"),
+    programs=("p2pBandwidthLatencyTest",),
+    matches_command=lambda argv: bool(argv) and argv[0].rsplit("/", 1)[-1] == "p2pBandwidthLatencyTest",
+    line=re.compile(r"^\[P2P \(Peer-to-Peer\) GPU Bandwidth Latency Test\]|^Device=\d+ CAN(?:NOT)? Access Peer "
+                    r"Device=\d+|^(?:Unidirectional |Bidirectional )?P2P=(?:Enabled|Disabled) (?:Bandwidth|Latency)"
+                    r"|^P2P Connectivity Matrix$|^Device: \d+, .+, pciBusID: "),
+    starts=re.compile(r"^\[P2P \(Peer-to-Peer\) GPU Bandwidth Latency Test\]"),
 ))

@@ -185,8 +185,7 @@ def p2p_sentences(a: str, b: str, code: str | None, p2p_read: str | None) -> tup
     if code is None:
         out.append(f"{a}-{b}: the path between the cards was not shown (`nvidia-smi topo -m`).")
     elif fam in ("PHB", "NODE", "SYS", "SOC"):
-        where = (": traffic between the cards crosses the link between NUMA nodes, the slowest path; pin each "
-                 "process to its card's node, or put both cards on one node" if fam == "SYS" else
+        where = ("; pin each process to its card's node, or put both cards on one node" if fam == "SYS" else
                  ": what two cards on a consumer board have")
         (out if fam == "SYS" else notes).append(
             f"{a}-{b}: path {code}, {LINK_MEANING[fam]}{where}. It costs most where P2P is off: GPU-to-GPU copies "

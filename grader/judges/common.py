@@ -14,7 +14,7 @@ import re
 from typing import Any, Callable
 
 from ..ranges import expected_range
-from ..spark_names import QSFP_TWINS, qsfp_port, rdma_device_for, twin_domain
+from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port, rdma_device_for, twin_domain
 from .context import context
 from .model import Finding
 
@@ -133,16 +133,32 @@ def fields_of(value: Any) -> dict[str, Any]:
     return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
 
 
+_HOUSE_RE = re.compile(rf"^(?:wl|wlan|docker|br-|virbr|veth|{HOUSE_INTERFACE}$)")
+"""Interfaces of a house network or a container bridge, not of a cluster's link: Wi-Fi, Docker's and libvirt's bridges,
+and a Spark's 10 GbE RJ45 port (spark_names.HOUSE_INTERFACE)."""
+
+
 def overlap_finding(a: str, ca: str, b: str, cb: str) -> Finding:
-    return fail(f"{a} ({ca}) and {b} ({cb}) are in the same subnet: the kernel cannot tell which "
+    """Two interfaces in one subnet. A QSFP twin among them: a fault (fail), the one the playbook warns of. Two
+    interfaces of a house network (wired and Wi-Fi to one router): the kernel sends by route metric, harmless for the
+    house network (info). Two others: a warning, since NCCL or Gloo may pick either."""
+    said = f"{a} ({ca}) and {b} ({cb}) are in the same subnet"
+    if not (is_qsfp_twin(a) or is_qsfp_twin(b)) and (_HOUSE_RE.match(a) or _HOUSE_RE.match(b)):
+        return info(f"{said}: both on one house network (wired and Wi-Fi to one router, say), so the kernel sends by "
+                    "route metric. Harmless for that network; keep NCCL and Gloo off it (NCCL_SOCKET_IFNAME on the "
+                    "cluster's link).")
+    if not (is_qsfp_twin(a) or is_qsfp_twin(b)):
+        return warn(f"{said}: the kernel cannot tell which interface to use, and NCCL or Gloo may pick either. Give "
+                    "each interface that carries the cluster's traffic its own subnet.")
+    return fail(f"{said}: the kernel cannot tell which "
                 "interface to use (routing ambiguity; the " + SWITCH + " warns it causes NCCL "
                 "communication failures). Give each twin its own subnet, e.g. 192.168.100.0/24 and "
                 "192.168.101.0/24.")
 
 
 def overlaps(named: list[tuple[str, str]]) -> list[Finding]:
-    """fail findings for different interfaces whose IPv4 subnets overlap (at most ``MAX_OVERLAP_FINDINGS``
-    pairs named, then one finding counting the others)."""
+    """Findings (:func:`overlap_finding`) for different interfaces whose IPv4 subnets overlap (at most
+    ``MAX_OVERLAP_FINDINGS`` pairs named, then one finding counting the others)."""
     pairs = overlap_pairs(named)
     out = [overlap_finding(*pair) for pair in pairs[:MAX_OVERLAP_FINDINGS]]
     if len(pairs) > MAX_OVERLAP_FINDINGS:

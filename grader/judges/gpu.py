@@ -295,7 +295,7 @@ def summarise_apps(q: Any, command: str | None) -> Summary:
 def summarise_q(q: Any, command: str | None) -> Summary:
     from ..calc.specs import match_gpu
     from ..facts.lesson3 import is_idle, link_sentences
-    from ..parsers.nvidia_smi import smi_value
+    from ..parsers.nvidia_smi import FRAGMENT_GPU, smi_value
     findings: list[Finding] = []
     gpus = []
     for i, g in enumerate(q.gpus):
@@ -334,6 +334,10 @@ def summarise_q(q: Any, command: str | None) -> Summary:
         findings += _temperature_findings(g) + _clock_findings(g)
     if not findings:
         findings.append(info("Nothing here about the PCIe link or power: try `nvidia-smi -q -d POWER,PCIE`."))
+    if any(g.bus_id == FRAGMENT_GPU for g in q.gpus):
+        findings.append(info("A fragment of `nvidia-smi -q`: sections without the `GPU <bus id>` line above them, read "
+                             "as one GPU's; lines before the first heading in the paste belong to a section cut off "
+                             "above it (paste from `==NVSMI LOG==` to say which)."))
     return {"driver_version": q.driver_version, "gpus": gpus}, findings
 
 
@@ -463,4 +467,75 @@ def summarise_free(f: Any, command: str | None) -> Summary:
         findings.append(info("A Spark's GPU has no memory of its own: this is the pool vLLM's "
                              "--gpu-memory-utilization takes its share of."))
     facts = {"mem": f.mem.__dict__, "swap": f.swap.__dict__ if f.swap else None, "unit_known": f.unit_known}
+    return facts, findings
+
+
+# --------------------------------------------------------------------------- p2pBandwidthLatencyTest
+
+def _span(values: dict[tuple[int, int], float]) -> str:
+    """``6.11-8.63 GB/s`` (or one figure) over the pairs of a matrix."""
+    lo, hi = min(values.values()), max(values.values())
+    return f"{lo:.2f} GB/s" if round(lo, 2) == round(hi, 2) else f"{lo:.2f}-{hi:.2f} GB/s"
+
+
+def _fits(rate: float) -> str | None:
+    """The links a one-way copy of ``rate`` GB/s fits (``Gen4 x4 or Gen3 x8``: Gen4's first, then Gen3's and Gen5's),
+    by practical bandwidth (grader.calc.pcie.practical_bandwidth)."""
+    from ..calc.pcie import practical_bandwidth
+    links = [(g, n) for g in (4, 3, 5) for n in (1, 2, 4, 8, 16)]  # a consumer card's Gen4 first
+    fit = [f"Gen{g} x{n}" for g, n in links if practical_bandwidth(g, n)[0] <= rate <= practical_bandwidth(g, n)[1]]
+    return " or ".join(fit[:2]) or None
+
+
+def summarise_p2p_test(t: Any, command: str | None) -> Summary:
+    """cuda-samples' p2pBandwidthLatencyTest: which pairs can use P2P, whether P2P beats copies through host memory
+    (checks/specs/pcie.toml [p2p] min_gain), and whether a one-way P2P copy reaches what the cards' own link carries
+    (checks/specs/gpus.toml pcie_gen and pcie_lanes, at grader.calc.pcie's practical share)."""
+    from ..calc.pcie import p2p_min_gain, practical_bandwidth
+    from ..calc.specs import match_gpu
+    facts = {"devices": t.devices, "access": [[a, b, ok_] for (a, b), ok_ in t.access.items()],
+             "matrices": {k: [[a, b, v] for (a, b), v in m.items()] for k, m in t.matrices.items()},
+             "truncated": t.truncated}
+    findings: list[Finding] = []
+    names = sorted(set(t.devices.values()))
+    if t.devices:
+        findings.append(info(f"{len(t.devices)} GPU(s): {', '.join(names)}."))
+    cannot = sorted(k for k, v in t.access.items() if not v)
+    if cannot:
+        findings.append(info("No P2P between " + ", ".join(f"GPU{a}-GPU{b}" for a, b in cannot[:8])
+                             + ": copies between them go through host memory. GeForce drivers do not enable P2P over "
+                             "PCIe on recent cards; NCCL then moves data through shared host memory."))
+    elif t.access:
+        patched = ", a patched driver on GeForce cards" if any("GeForce" in n for n in names) else ""
+        findings.append(info(f"Every pair can access its peer (P2P on{patched})."))
+    gain = p2p_min_gain()
+    ways = [w for w in ("uni", "bi") if {k for k in t.pairs(f"{w}_on") if t.access.get(k, True)}]
+    for way in ways[:1]:  # one way where shown (what a copy gets), else both ways together
+        on, off = t.pairs(f"{way}_on"), t.pairs(f"{way}_off")
+        shown = {k: v for k, v in on.items() if t.access.get(k, True)}
+        both = " both ways together" if way == "bi" else " one way"
+        said = f"{_span(shown)}{both} with P2P" + (f", {_span(off)} through host memory" if off else "")
+        poor = sorted(k for k, v in shown.items() if k[0] < k[1] and k in off and gain is not None and v < off[k] * gain)
+        if poor:
+            findings.append(warn(f"P2P gains nothing over copies through host memory ({said}; less than {gain:g}x on "
+                                 + ", ".join(f"GPU{a}-GPU{b}" for a, b in poor[:6]) + (" ..." if len(poor) > 6 else "")
+                                 + "). The path between those cards (a PCIe switch with ACS on, the IOMMU, or a narrow "
+                                 "slot) holds it back: run NCCL with NCCL_P2P_DISABLE=1 until the platform is fixed."))
+        elif off:
+            findings.append(ok(f"P2P works: {said}."))
+        else:
+            findings.append(info(f"Copies {said}."))
+        spec = match_gpu(names[0]) if len(names) == 1 else None
+        gen, lanes = (spec.graded("pcie_gen"), spec.graded("pcie_lanes")) if spec else (None, None)
+        if way == "uni" and gen and lanes and max(shown.values()) < practical_bandwidth(int(gen), int(lanes))[0]:
+            low, high = practical_bandwidth(int(gen), int(lanes))
+            rate = max(shown.values())
+            fit = _fits(rate)
+            findings.append(warn(f"{rate:.2f} GB/s one way with P2P is below what the cards' own Gen{gen:g} "
+                                 f"x{lanes:g} link carries ({low:.1f}-{high:.1f} GB/s)"
+                                 + (f": it is what a {fit} link carries" if fit else "")
+                                 + ". A card sits in a narrower slot, behind the chipset, or trained fewer lanes: "
+                                 "read each card's LnkSta (`sudo lspci -vv -d 10de: | grep LnkSta`)."))
+    if t.truncated:
+        findings.append(info("The output is cut off: the matrices shown were read."))
     return facts, findings

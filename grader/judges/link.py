@@ -15,8 +15,9 @@ import re
 from typing import Any
 
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, other_twin, qsfp_port, rdma_device_for, twin_domain
-from .common import (C2S, JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, SWITCH, fail, in_spark_range, info, ok,
-                     on_spark, overlaps, port_words, warn)
+from ..parsers.common import command_argv
+from .common import (C2S, JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, SWITCH, argv_words, fail, in_spark_range,
+                     info, ok, on_spark, overlaps, port_words, warn)
 from .model import Finding, Summary
 
 
@@ -24,6 +25,12 @@ JUMBO_GUIDES = "community guides (eugr spark-vllm-docker, oshlabs dgx-spark-clus
 
 
 # --------------------------------------------------------------------------- ip addr
+
+def _lists_all(command: str | None) -> bool:
+    """Whether ``command`` is ``ip addr`` (``ip a``, ``ip -br addr show``) naming no interface: every one is listed."""
+    argv = command_argv(command or "")
+    return bool(argv) and argv[0] == "ip" and not [w for w in argv_words(argv)[1:] if w not in ("show", "list", "ls")]
+
 
 def summarise_ip_addr(ifaces: list[Any], command: str | None) -> Summary:
     facts = {"interfaces": [{
@@ -40,6 +47,10 @@ def summarise_ip_addr(ifaces: list[Any], command: str | None) -> Summary:
         findings.append(info("Not a DGX Spark's interface list (no QSFP twins enp1s0f*np*/enP2p1s0f*np*, no "
                              f"{HOUSE_INTERFACE}): read as what it shows; no Spark figure applies."))
         findings += _plain_host_findings(others)
+    elif not twins and spark and _lists_all(command) and len(others) >= 2:
+        findings.append(warn("No ConnectX-7 QSFP interface (enp1s0f0np0, enP2p1s0f0np0, enp1s0f1np1, enP2p1s0f1np1) "
+                             f"in this whole list, though {HOUSE_INTERFACE} says a Spark printed it: the mlx5 driver "
+                             "made none (`sudo dmesg | grep mlx5` says why), or this is not a Spark."))
     elif not twins:
         findings.append(info("No ConnectX-7 QSFP interface (enp1s0f0np0, enP2p1s0f0np0, enp1s0f1np1, "
                              "enP2p1s0f1np1) in this output: on a DGX Spark run `ip addr` without an "
@@ -359,9 +370,13 @@ def _speed_findings(r: Any, name: str) -> list[Finding]:
     unnamed = r.interface is None
     if r.link_detected is False:  # a Spark cables one port: the other port's twins never have link (as L1.link_speed)
         twin = r.interface is not None and is_qsfp_twin(r.interface)
+        more = ", ..." if len(r.advertised_modes) > 4 else ""
+        offers = (f" Or the two ends share no mode: {name} advertises {', '.join(r.advertised_modes[:4])}{more}, and "
+                  "the module or the other end must offer one of them." if r.advertised_modes and not twin else "")
         return [(info if twin else fail)(f"{name}: no link (Link detected: no)" + (
             ". Expected if the cable is in the other QSFP port (`ibdev2netdev` shows which twins are Up); if this is"
-            " the cabled port, " if twin else ": ") + "the cable is not seated, or the other end is down or powered off.")]
+            " the cabled port, " if twin else ": ") + "the cable is not seated, or the other end is down or powered off."
+            + offers)]
     if r.speed_mbps is None:
         if r.link_detected is True:
             return [info(f"{name}: link detected, but no speed reported.")]

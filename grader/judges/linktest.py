@@ -258,6 +258,12 @@ def summarise_iperf3(read: Iperf3Read, command: str | None) -> Summary:
                              "test yet: start the client on the other host (`iperf3 -c <this host's address>`)."))
     if gbps is None or (r.error and not gbps):
         return facts, findings
+    if r.intervals_only:  # a piece of -J: a second or two of the test says nothing of its result
+        lost = f", {r.retransmits} retransmits" if r.retransmits is not None else ""
+        findings.append(info(f"A piece of iperf3's JSON (-J): {r.intervals_only} interval(s) shown, {gbps:.2f} "
+                             f"Gbit/s{lost}. An interval is a second of the test, not its result: paste the whole "
+                             "JSON (its `end` section: sum_sent and sum_received) for the rate to judge."))
+        return facts, findings
     if r.protocol == "UDP":
         findings.append(info(f"UDP test: {gbps:.1f} Gbit/s; UDP rates follow the -b target. Compare TCP "
                              f"(the default) with -P 8..16 against the published figures ({IPERF_FIGURES})."))

@@ -135,7 +135,8 @@ def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
             findings.append(fail(f"{label}: link is x{sta.width}: a GPU at x4 (often behind the chipset) drags "
                                  "every collective down to its link."))
         if d.speed_reduced:
-            findings.append(warn(f"{label}: running at {sta.speed_gt_s:g} GT/s (Gen{sta.gen}), capable of "
+            full = f" at its full width x{sta.width}" if sta.width and not d.width_reduced else ""
+            findings.append(warn(f"{label}: running at {sta.speed_gt_s:g} GT/s (Gen{sta.gen}){full}, capable of "
                                  + (f"{cap.speed_gt_s:g} GT/s (Gen{cap.gen})" if cap and cap.speed_gt_s else more)
                                  + (" (downgraded)" if sta.speed_downgraded and cap and cap.speed_gt_s else "")
                                  + (". An idle GPU steps its link down to save power: read LnkSta again under load."

@@ -266,6 +266,13 @@ def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -
                 else:
                     findings.append(ok(f"{label}: Active/{p.physical_state or '?'}"
                                        + (f" at {rate:g} Gb/s." if rate is not None else ".")))
+            elif (p.state or "").lower() == "down" and (p.physical_state or "").lower() == "linkup" \
+                    and (p.link_layer or "").lower() == "infiniband":
+                findings.append(warn(f"{label} is Down though its physical link is up (LinkUp): the cable and the far "
+                                     "end are fine, but no subnet manager has brought the port up, so it has no LID and "
+                                     "nothing can use it. Check that a subnet manager runs (opensm, or the switch's); "
+                                     "for an SR-IOV virtual function, that the SM has virtualization on and the VF "
+                                     "its GUID."))
             elif p.state is not None:
                 findings.append(info(f"{label}: {p.state}/{p.physical_state or '?'} (not in use; the Rate of a port "
                                      "that is down means nothing)."))
@@ -286,6 +293,12 @@ def summarise_ibv_devinfo(cas: CaList, command: str | None) -> Summary:
     """ibstat's reading of the ports (the same shapes), plus what only ibv_devinfo shows: a port in INIT on
     InfiniBand (no subnet manager), RoCE's active MTU, and the GID table of ``-v``."""
     facts, findings = summarise_ibstat(cas, command, "ibv_devinfo")
+    if cas.unopened:
+        shown = ", ".join(c.ca or "?" for c in cas)
+        findings.append(warn(f"{cas.unopened} RDMA device(s) could not be opened (`Failed to open device`); only "
+                             f"{shown} could. In a container, the others' device files (/dev/infiniband/uverbs*) are "
+                             "not passed in (an SR-IOV pod gets only its VF's): pin the job to the devices it can open "
+                             f"(NCCL_IB_HCA={shown}), or pass the others in."))
     for c in cas:
         for p in c.ports:
             label = f"{c.ca or 'this device'} port {p.port}"

@@ -115,12 +115,14 @@ class CaInfo:
 
 class CaList(list):
     """``list[CaInfo]`` in printed order, plus ``truncated`` (the last port block stops before its
-    ``Link layer`` line, as a cut-off paste does) and ``warnings`` (``ibwarn:`` lines)."""
+    ``Link layer`` line, as a cut-off paste does), ``warnings`` (``ibwarn:`` lines) and ``unopened`` (how many
+    devices ``ibv_devinfo`` listed but could not open: ``Failed to open device``)."""
 
-    def __init__(self, cas=(), truncated: bool = False, warnings: tuple[str, ...] = ()):
+    def __init__(self, cas=(), truncated: bool = False, warnings: tuple[str, ...] = (), unopened: int = 0):
         super().__init__(cas)
         self.truncated = truncated
         self.warnings = warnings
+        self.unopened = unopened
 
 
 def _ibstatus_value(value: str) -> str:
@@ -256,8 +258,12 @@ def parse_ibv_devinfo(text: str) -> CaList:
     cas: list[dict] = []
     port: dict | None = None
     seen = False
+    unopened = 0
     for line in lines:
         s = line.text.strip()
+        if s == "Failed to open device":
+            unopened += 1
+            continue
         if re.match(r"^No IB devices found", s, re.I):
             raise fail_on_line(IBV_CMD, line, "no RDMA device: the NIC's RDMA driver is not loaded (mlx5_ib), or "
                                "there is none (`rdma link` lists them)")
@@ -303,6 +309,10 @@ def parse_ibv_devinfo(text: str) -> CaList:
             cas[-1]["firmware"] = value or None
         elif key == "vendor_part_id" and value.isdigit() and int(value):
             cas[-1]["ca_type"] = f"MT{value}"
+    if not seen and unopened:
+        raise ParseError(IBV_CMD, f"ibv_devinfo could not open any of the {unopened} RDMA devices it found (`Failed "
+                         "to open device`): in a container, their device files (/dev/infiniband/uverbs*) are not "
+                         "passed in; on a host, run it as a user who may open them or check `rdma link`")
     if not seen:
         raise ParseError(IBV_CMD, "no device found (expected `hca_id: <name>` and its `port:` blocks)")
     out = []
@@ -315,4 +325,4 @@ def parse_ibv_devinfo(text: str) -> CaList:
                                 p.get("active_mtu"), tuple(p["gids"])))
         out.append(CaInfo(c["ca"], c.get("ca_type"), c.get("firmware"), tuple(ports)))
     truncated = cas[0]["ca"] is None
-    return CaList(out, truncated)
+    return CaList(out, truncated, unopened=unopened)

@@ -45,6 +45,8 @@ class Iperf3Result:
     truncated: bool = False
     listening_port: int | None = None
     """The port of ``Server listening on N`` (the server's side of a paste), else None."""
+    intervals_only: int | None = None
+    """A piece of ``-J`` output with no end summary: how many intervals it showed (its rate is their mean)."""
 
     @property
     def sent_gbps(self) -> float | None:
@@ -74,7 +76,38 @@ def parse_iperf3(text: str) -> Iperf3Result:
     start = find_json_start(lines)
     if start is not None:
         return _from_json(lines[start:])
+    if any(_FRAGMENT_KEY_RE.match(x.text) for x in lines[:3]):
+        return _from_fragment("\n".join(x.text for x in lines))
     return _from_text(lines)
+
+
+# --------------------------------------------------------------------------- a fragment of -J
+
+_FRAGMENT_KEY_RE = re.compile(r'^\s*"(?:start|end|seconds|bytes|bits_per_second|retransmits|snd_cwnd|rtt|omitted|sender|'
+                              r'streams|sum|socket)"\s*:')
+_SUM_RE = re.compile(r'"sum"\s*:\s*\{(?P<body>[^{}]*)\}')
+_NUMBER_RE = re.compile(r'"(?P<key>bits_per_second|retransmits|seconds)"\s*:\s*(?P<value>-?[\d.]+(?:[eE][-+]?\d+)?)')
+
+
+def _from_fragment(text: str) -> Iperf3Result:
+    """A piece of ``-J`` output that starts inside the JSON (a paste of some intervals): the rate of the ``sum`` of
+    each interval shown (of its streams where no ``sum`` is), averaged, and their retransmits added; ``truncated``
+    (the end summary is not in it). ParseError when it shows no rate."""
+    bodies = [m.group("body") for m in _SUM_RE.finditer(text)] or [text]
+    rates, retransmits = [], []
+    for body in bodies:
+        values: dict[str, float] = {}
+        for m in _NUMBER_RE.finditer(body):
+            values.setdefault(m.group("key"), float(m.group("value")))
+        if "bits_per_second" in values:
+            rates.append(values["bits_per_second"])
+            if "retransmits" in values:
+                retransmits.append(int(values["retransmits"]))
+    if not rates:
+        raise ParseError("iperf3 -J", "a piece of iperf3's JSON with no `bits_per_second`: paste the whole JSON")
+    rate = sum(rates) / len(rates)
+    return Iperf3Result("TCP", None, None, rate, None, sum(retransmits) if retransmits else None, None, None,
+                        truncated=True, intervals_only=len(rates))
 
 
 # --------------------------------------------------------------------------- JSON
