@@ -176,6 +176,12 @@ EXAMPLES.update({
     "host-oom-killed": BANNER + "[ 2457.202443] Out of memory: Killed process 4242 (python3) total-vm:92000000kB\n",
     "host-oom-killer": BANNER + "[ 2457.202100] python3 invoked oom-killer: gfp_mask=0x140cca, order=0\n",
     "nccl-system-error": "RuntimeError: NCCL error: unhandled system error\n",  # no vLLM log: its event entry's
+    "gid-index-empty": BANNER + "[glm53-exl3] worker GID index 3 is EMPTY on rocep1s0f0\n",
+    "rdma-no-suitable-gid": BANNER + "E0302 08:32:31.000000 57711 rdma_context.cpp:460] No suitable GID found on rocep153s0\n",
+    "rdma-gid-query-empty": BANNER + "E0302 08:32:30.369483 57711 rdma_context.cpp:450] Failed to query GID 244 on "
+                            "rocep153s0/: No data available [61]\n",
+    "ray-infeasible-node-type": BANNER + "2021-02-22 13:27:35,626\tINFO resource_demand_scheduler.py:604 -- No feasible "
+                                "node type to add for [{'memory': 41.0, 'CPU': 1.0}]\n",
     "pcie-aer-first": BANNER + "[  +0.000894] pcieport 0000:00:03.0:    [14] CmpltTO                (First)\n",
     "pcie-aer": BANNER + "[  +0.000041] pcieport 0000:00:03.0: AER: device recovery failed\n",
     "torch-store-timeout": BANNER + "torch.distributed.DistStoreError: Timed out after 6 seconds waiting for workers. "

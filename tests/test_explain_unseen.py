@@ -260,3 +260,88 @@ def test_p2p_bandwidth_that_gains_nothing_and_fits_a_narrow_link():
     [s] = explain(works)
     assert "P2P works: 25.12 GB/s one way with P2P, 6.34 GB/s through host memory." in messages(s, "ok")
     assert "warn" not in levels(s)  # 25.12 is within Gen4 x16's practical 23.6-27.1
+
+
+QP_LINES = ("spark-b:24302:24310 [0] NCCL INFO NET/IB: NCCL Dev 1 IbDev 1 Port 1 qpn 719 mtu 3 GID 0 "
+            "(80FE/F6E50BFEFF47BB4E) fifoRkey=0x1d7577 fifoLkey=0x1d7577\n"
+            "spark-b:24302:24310 [0] NCCL INFO NET/IB: NCCL Dev 0 IbDev 0 Port 1 qpn 594 mtu 3 GID 3 "
+            "(0/1064A8C0FFFF0000) fifoRkey=0x1b2d2a fifoLkey=0x1b2d2a\n")
+TABLE = ("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw "
+         "#wrong\n"
+         "  4294967296    536870912     float    none      -1  1519112    2.83    2.83      0  1517123    2.83    2.84      0\n")
+
+
+def test_an_rdma_log_beside_a_slow_table_rules_sockets_out():
+    # KoyoImai/dgx_spark_cluster2 Step011 (j017, j018): a link-local GID for the twin without IPv4, and the table's
+    # ~2.8 GB/s beside a log that shows NET/IB
+    log, tests = explain(QP_LINES + "\n$ ./build/all_gather_perf -b 1G -e 4G -f 2 -g 1\n" + TABLE, host="spark")
+    assert log.kind == "nccl-log" and "warn" not in levels(log)
+    assert "GID index 0 is a link-local (fe80) GID" in messages(log, "info")
+    assert "NCCL moved data with RDMA (NET/IB" in messages(log, "ok")
+    assert messages(log, "ok").endswith("; this excerpt does not list its devices.")
+    assert tests.kind == "nccl-tests" and "fell back to sockets" in messages(tests, "fail")
+    assert "The NCCL log in this paste shows NET/IB (RDMA)" in messages(tests, "info")
+    [alone] = explain("$ ./build/all_gather_perf -b 1G -e 4G -f 2 -g 1\n" + TABLE, host="spark")
+    assert "The NCCL log in this paste" not in messages(alone)
+
+
+def test_fec_none_on_a_spark_twin_means_no_200g_link():
+    text = ("$ sudo ethtool --show-fec enp1s0f0np0\nFEC parameters for enp1s0f0np0:\n"
+            "Supported/Configured FEC encodings: Auto\nActive FEC encoding: None\n")
+    [s] = explain(text, host="spark")
+    assert levels(s) == ["warn"] and "no FEC means the port is down or linked at a lower speed" in messages(s)
+    [s] = explain(text.replace("enp1s0f0np0", "eth2"), host="other")
+    assert levels(s) == ["info"]
+
+
+def test_house_network_interfaces_in_one_subnet_and_a_spark_without_its_connectx7():
+    # KoyoImai/dgx_spark_cluster (j019): the management port and Wi-Fi on one home network, no QSFP interface at all
+    text = ("$ ip a\n2: enP7s7: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc mq state UP group default qlen 1000\n"
+            "    link/ether 4c:bb:47:0e:a1:b4 brd ff:ff:ff:ff:ff:ff\n    inet 192.168.111.42/24 brd 192.168.111.255 scope "
+            "global dynamic noprefixroute enP7s7\n7: wlP9s9: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc noqueue "
+            "state UP group default qlen 1000\n    link/ether 58:02:05:00:00:04 brd ff:ff:ff:ff:ff:ff\n"
+            "    inet 192.168.111.133/24 brd 192.168.111.255 scope global dynamic noprefixroute wlP9s9\n")
+    [s] = explain(text, host="spark")
+    assert "fail" not in levels(s) and "twin" not in messages(s, "info").split("same subnet")[1].split(".")[0]
+    assert "both on one house network" in messages(s, "info") and "the mlx5 driver made none" in messages(s, "warn")
+    [s] = explain(text.replace("$ ip a\n", "$ ip a show enP7s7\n"), host="spark")  # one named: the rest not shown
+    assert "the mlx5 driver made none" not in messages(s)
+
+
+LLAMA_BENCH = """$ ./llama-bench -m qwen3-235b-q2_k.gguf -ngl 99 -p 128 -n 256 --rpc 192.168.100.11:50052
+ggml_cuda_init: found 1 CUDA devices (Total VRAM: 122572 MiB):
+  Device 0: NVIDIA GB10, compute capability 12.1, VMM: yes, VRAM: 122572 MiB
+| model                          |       size |     params | backend    | ngl |            test |                  t/s |
+| ------------------------------ | ---------: | ---------: | ---------- | --: | --------------: | -------------------: |
+| qwen3moe 235B.A22B Q2_K - Medium |  79.80 GiB |   235.09 B | CUDA,RPC   |  99 |           pp128 |        110.26 ± 5.50 |
+| qwen3moe 235B.A22B Q2_K - Medium |  79.80 GiB |   235.09 B | CUDA,RPC   |  99 |           tg256 |         16.50 ± 0.18 |
+Client connection closed
+
+build: 25eec6f32 (8672)
+"""
+
+
+def test_llama_bench_rates_and_its_rpc_split():
+    # KoyoImai/dgx_spark_cluster (j007, j008): one Spark, then two over llama.cpp's RPC backend
+    [s] = explain(LLAMA_BENCH, host="spark")
+    assert s.kind == "llama-bench" and levels(s) == ["info", "ok", "ok", "info"]
+    assert "NVIDIA GB10 (compute capability 12.1)" in messages(s, "info")
+    assert "tg256 16.5 ± 0.18 tok/s (decode" in messages(s, "ok") and "pp128 110.26 ± 5.5 tok/s" in messages(s, "ok")
+    assert "Client connection closed` at the end is the RPC session ending" in messages(s, "info")
+    [s] = explain(LLAMA_BENCH.replace("CUDA,RPC   |  99", "CPU        |   0"))
+    assert "ngl 0, so no layer ran on the GPU" in messages(s, "warn") and "RPC" not in messages(s)
+
+
+def test_show_gids_shortened_by_hand_with_notes():
+    # MiaAI-Lab GLM-5.3 docs (j021): GIDs shortened, notes after the netdev, a second link-local pushing the IPv4 up
+    text = ("rocep1s0f0 1 0 fe80::4ebb:47ff:fe0f:1a55  v1  enp1s0f0np0    <- MAC-derived link-local\n"
+            "rocep1s0f0 1 1 fe80::4ebb:47ff:fe0f:1a55  v2  enp1s0f0np0\n"
+            "rocep1s0f0 1 2 fe80::d4d1:b2a1:94ce:6b30  v1  enp1s0f0np0    <- NetworkManager stable-privacy\n"
+            "rocep1s0f0 1 4 fe80::d4d1:b2a1:94ce:6b30  v2  enp1s0f0np0       link-local (extra pair!)\n"
+            "rocep1s0f0 1 5 ::ffff:10.0.0.2            v1  enp1s0f0np0    <- IPv4 pushed to 5/6\n"
+            "rocep1s0f0 1 6 ::ffff:10.0.0.2            v2  enp1s0f0np0\n")
+    [s] = explain(text, host="spark")
+    assert s.kind == "show-gids" and "RoCE v2 GID index 6 carries 10.0.0.2 (enp1s0f0np0)" in messages(s, "warn")
+    assert "Below it are 4 link-local" in messages(s, "warn")  # indices 0, 1, 2, 4
+    [s] = explain(text, host="other")  # elsewhere no playbook pins the usual index: said, not warned
+    assert "warn" not in levels(s) and "Below it are 4 link-local" in messages(s, "ok")

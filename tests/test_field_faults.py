@@ -234,6 +234,13 @@ AER_FATAL = ("[  +0.000844] nvidia 0000:03:00.0: AER: can't recover (no error_de
              "[  +0.000894] pcieport 0000:00:03.0:    [14] CmpltTO                (First)\n"
              "[  +0.000041] pcieport 0000:00:03.0: AER: device recovery failed\n")
 NCCL_SYSTEM = "initialize_model_parallel -> init_model_parallel_group\nRuntimeError: NCCL error: unhandled system error\n"
+GID_EMPTY = ("[glm53-exl3] worker GID index 3 is EMPTY on rocep1s0f0\n[glm53-exl3] ERROR: set NCCL_IB_GID_INDEX (same "
+             "index both ranks) or HEAD_GID/WORKER_GID\n")
+GID_NODATA = ("E0302 08:32:30.369483 57711 rdma_context.cpp:450] Failed to query GID 244 on rocep153s0/: No data "
+              "available [61]\nE0302 08:32:30.369484 57711 rdma_context.cpp:450] Failed to query GID 245 on rocep153s0/: "
+              "No data available [61]\n")
+RAY_INFEASIBLE_OLD = ("2021-02-22 13:27:35,626\tINFO resource_demand_scheduler.py:604 -- No feasible node type to add for "
+                      "[{'memory': 41.0, 'CPU': 1.0}, {'memory': 41.0, 'CPU': 1.0}]\n")
 STORE_TIMEOUT = ("torch.distributed.DistStoreError: Timed out after 6 seconds waiting for workers. 1/2 workers "
                  "joined.\n")
 
@@ -250,8 +257,14 @@ def test_pcie_errors_the_kernel_reports_name_their_first_error():
 def test_nccl_system_error_and_a_store_nobody_joined():
     # MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks PR #26; pytorch/pytorch PR #111805
     assert "unhandled system error" in one(NCCL_SYSTEM, "nccl-error").message
+    d = one(GID_EMPTY, "gid-index-empty")  # MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks docs (a launcher's check)
+    assert "GID index 3 of rocep1s0f0 empty" in d.message and "/sys/class/infiniband/rocep1s0f0/" in d.fix
+    # kvcache-ai/Mooncake #1592: empty GID entries (a warning: the walk may still find one); ray-project/raydp #76
+    [(level, message)] = known_faults(GID_NODATA)
+    assert level == "warn" and "GID 244 of rocep153s0 returned `No data available`" in message
+    assert "{'memory': 41.0, 'CPU': 1.0} (`" in one(RAY_INFEASIBLE_OLD, "ray-infeasible-node-type").message
     d = one(STORE_TIMEOUT, "torch-store-timeout")
-    assert "waited 6 s and only 1 of 2 processes joined" in d.message and "MASTER_ADDR" in d.fix
+    assert "waited 6 s and only 1 of 2 processes (1/2) joined" in d.message and "MASTER_ADDR" in d.fix
 
 
 def test_networkmanager_on_the_cx7_ports_host_name_conflict():
@@ -487,7 +500,7 @@ def test_fastsafetensors_across_two_sparks_warns_and_one_machine_does_not():
 ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, CGRAPH_READ, RAY_DEAD,
        CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE, OOM_KILL, AER_FATAL, NCCL_SYSTEM,
-       STORE_TIMEOUT]
+       STORE_TIMEOUT, GID_EMPTY, RAY_INFEASIBLE_OLD]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -515,7 +528,7 @@ def test_clean_text_names_nothing():
 
 def test_every_known_error_line_is_read_here():
     """Each table entry that reads plain text is reached by one of the field outputs above."""
-    reached = {d.kind for text in ALL + [NETPLAN_NM, FORWARD_COMPAT, PROVIDER] for d in diagnose_text(text)}
+    reached = {d.kind for text in ALL + [NETPLAN_NM, FORWARD_COMPAT, PROVIDER, GID_NODATA] for d in diagnose_text(text)}
     assert {e.kind for e in load_table() if e.reads_text} <= reached
 
 

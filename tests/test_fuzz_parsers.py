@@ -217,6 +217,10 @@ from grader.parsers.p2p_bandwidth import parse_p2p_bandwidth  # noqa: E402
 from tests.test_explain_unseen import P2P_TEST  # noqa: E402
 
 FAMILIES.append(("p2p-bandwidth", parse_p2p_bandwidth, "p2p-bandwidth", lambda: [P2P_TEST]))
+from grader.parsers.llama_bench import parse_llama_bench  # noqa: E402
+from tests.test_explain_unseen import LLAMA_BENCH  # noqa: E402
+
+FAMILIES.append(("llama-bench", parse_llama_bench, "llama-bench", lambda: [LLAMA_BENCH]))
 
 
 # --------------------------------------------------------------------------- mutations

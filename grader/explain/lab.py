@@ -10,7 +10,7 @@ from ..judges.common import runs_program
 from ..parsers.bench_result import (BANNER_RE, TEXT_KEYS, TEXT_METRICS, is_aiperf_json, is_aiperf_record, is_bench_json,
                                     parse_any)
 from .core import KindSpec, register
-from .readers import judge
+from .readers import judge, parse_llama_bench
 
 
 def _is_bench(argv: list[str]) -> bool:  # vllm bench serve, its older script, and SGLang's copy of it
@@ -39,4 +39,15 @@ register(KindSpec(
     name="aiperf", parse=parse_any, summarise=judge("bench", "summarise_load_test"), programs=("aiperf",),
     matches_command=lambda argv: runs_program(argv, "aiperf"),
     matches_json=lambda v: is_aiperf_json(v) or is_aiperf_record(v),
+))
+
+
+register(KindSpec(
+    name="llama-bench", parse=parse_llama_bench, summarise=judge("bench", "summarise_llama_bench"),
+    programs=("llama-bench",),
+    matches_command=lambda argv: any(a.rsplit("/", 1)[-1] == "llama-bench" for a in argv),
+    line=re.compile(r"^\| model\s+\|\s+size\s+\|.*\|\s+test\s+\|\s+t/s\s+\|$|^ggml_cuda_init: found \d+ CUDA devices"
+                    r"|^\|[^|]+\|\s+[\d.]+ [GM]iB\s+\|.*\|\s+(?:pp|tg)\d+(?:\+tg\d+)?\s+\|\s+[\d.]+(?:\s+±\s+[\d.]+)?\s+\|$"),
+    starts=re.compile(r"^\| model\s+\|"),
+    prelude=True,  # llama.cpp's lines about the GPUs it found, above the table
 ))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from .core import KindSpec, register
+from .core import KindSpec, register, register_cross_check
 from .readers import judge, parse_nccl_log, parse_nccl_tests
 
 
@@ -42,3 +42,5 @@ register(KindSpec(
                     + r"|^#\s*$|^#\s*(?:Out of bounds values|Avg bus bandwidth|Collective test concluded|error:"
                       r"|GPU memory usage)\b"),
 ))
+
+register_cross_check(judge("busbw", "rdma_in_the_log_beside"), kinds=("nccl-tests",))

@@ -46,7 +46,8 @@ register(KindSpec(
     matches_command=lambda argv: bool(argv) and argv[0] == "show_gids",
     line=re.compile(r"^DEV\s+PORT\s+INDEX\s+GID|^n_gids_found=\d+"
                     r"|^\S++\s++\d++\s++\d++\s++[0-9a-fA-FxX*]{4}(?::[0-9a-fA-FxX*]{4}){7}\s+"
-                    r"(?:[\dxX*]{1,3}(?:\.[\dxX*]{1,3}){3}\s+)?v[12]\b"),
+                    r"(?:[\dxX*]{1,3}(?:\.[\dxX*]{1,3}){3}\s+)?v[12]\b"
+                    r"|^\S++\s++\d++\s++\d++\s++(?:fe80::|::ffff:)[0-9a-fA-F:.]++\s++v[12]\b"),  # GIDs shortened
 ))
 
 

@@ -35,6 +35,7 @@ def judge(topic: str, name: str) -> Callable[..., Any]:
 parse_ethtool = _at_first_call("parsers.ethtool", "parse_ethtool")
 parse_module_info = _at_first_call("parsers.ethtool", "parse_module_info")
 parse_p2p_bandwidth = _at_first_call("parsers.p2p_bandwidth", "parse_p2p_bandwidth")
+parse_llama_bench = _at_first_call("parsers.llama_bench", "parse_llama_bench")
 parse_ibdev2netdev = _at_first_call("parsers.ibdev2netdev", "parse_ibdev2netdev")
 parse_ip_addr = _at_first_call("parsers.iproute", "parse_ip_addr")
 parse_ip_route_get_all = _at_first_call("parsers.iproute", "parse_ip_route_get_all")

@@ -9,6 +9,7 @@ a 2-core box); the graded TPOT figures are checks/ranges.toml's.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -233,3 +234,29 @@ def read_load_test(text: str) -> BenchRead:
     backend, cap = _BACKEND.search(text), _MAX_CONC.search(text)
     return BenchRead(parse_any(text), int(bar.group(2)) if bar else None, bool(_RATE_INF.search(text)),
                   backend.group(1) if backend else None, int(cap.group(1)) if cap else None)
+
+
+# --------------------------------------------------------------------------- llama-bench
+
+def summarise_llama_bench(b: Any, command: str | None) -> Summary:
+    """llama.cpp's llama-bench: prompt processing (ppN) and decode (tgN) rates per model, what backend ran them (RPC:
+    layers split over machines), and whether the layers were on the GPU (``ngl`` 0 runs on the CPU)."""
+    facts = {"rows": [dataclasses.asdict(r) for r in b.rows], "devices": list(b.devices), "build": b.build}
+    findings: list[Finding] = []
+    if b.devices:
+        findings.append(info(f"llama.cpp found {len(b.devices)} GPU(s): {', '.join(b.devices)}."))
+    for r in b.rows:
+        what = ("prompt processing: the prompt's tokens at once" if r.test.startswith("pp") and "+" not in r.test
+                else "decode: tokens one at a time, the speed one reader sees" if r.test.startswith("tg")
+                else "a prompt, then generation")
+        sd = f" ± {r.tps_sd:g}" if r.tps_sd is not None else ""
+        findings.append(ok(f"{r.model} ({r.size or '?'}, {r.backend or '?'}): {r.test} {r.tps:g}{sd} tok/s ({what})."))
+        if r.ngl == 0:
+            findings.append(warn(f"{r.model}: ngl 0, so no layer ran on the GPU (all on the CPU): pass -ngl 99 to "
+                                 "offload them."))
+    backends = {x for r in b.rows for x in (r.backend or "").split(",")}
+    if "RPC" in backends:
+        findings.append(info("Backend RPC: llama.cpp split the layers over machines (its RPC servers), a layer split "
+                             "whose activations cross the network once per machine boundary per token; `Client "
+                             "connection closed` at the end is the RPC session ending with the benchmark, not a fault."))
+    return facts, findings

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from typing import Any
 
 from ..diagnoses import known_faults
 from ..parsers.nccl_log import transport_verdict
@@ -261,3 +262,16 @@ def summarise_bench(t: BenchTable, command: str | None) -> Summary:
         findings.append(info("The largest message is small: latency dominates; measure up to 1-2 GB for the link's "
                              "bandwidth."))
     return facts, findings
+
+
+def rdma_in_the_log_beside(items: list[tuple[Any, Any]]) -> list[tuple[int, Finding]]:
+    """An nccl-tests table whose own lines do not say the transport, beside an NCCL log in the same paste that shows
+    NET/IB: the log rules a fallback to sockets out, which the table's reading could only list as a cause."""
+    if not any(s.kind == "nccl-log" and parsed is not None and transport_verdict(parsed) == "NET/IB"
+               for s, parsed in items):
+        return []
+    return [(index, info("The NCCL log in this paste shows NET/IB (RDMA): NCCL did not fall back to sockets for it."))
+            for index, (s, parsed) in enumerate(items)
+            if s.kind == "nccl-tests" and parsed is not None and not (
+                parsed.nccl_log and transport_verdict(parsed.nccl_log) != "unknown")
+            and any("fell back to sockets" in f.message for f in s.findings)]

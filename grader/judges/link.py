@@ -336,6 +336,11 @@ def _fec_findings(r: Any, name: str) -> list[Finding]:
     active, conf = (r.fec_active or "").strip(), r.fec_configured or "?"
     if r.fec_active is None and r.fec_configured is None:
         return []
+    if active.lower() in ("", "off", "none") and active and is_qsfp_twin(r.interface or ""):
+        return [warn(f"{name}: FEC configured {conf}, active {active}: a Spark's {LINE_GBPS}G QSFP link runs RS-FEC "
+                     f"(Reed-Solomon; PAM4 signalling needs it), so no FEC means the port is down or linked at a lower "
+                     f"speed. Read `ethtool {r.interface}` (Speed {LINK_MBPS}Mb/s, Link detected: yes) before "
+                     "changing FEC; leave it on Auto.")]
     if active.lower() in ("", "off", "none"):
         return [info(f"{name}: FEC configured {conf}, active {active or 'none shown'}: links of 100G and faster "
                      "normally run RS; through a switch both ends must use the same FEC. Leave it on Auto.")]

@@ -88,9 +88,10 @@ def _qp_findings(log: NcclLog) -> list[Finding]:
                         + (f", carrying {', '.join(ips[:8])}" if ips else "") + "."))
     if any(q.gid_link_local for q in qps):
         idx = sorted({q.gid_index for q in qps if q.gid_link_local and q.gid_index is not None})
-        out.append(warn(f"GID index {', '.join(map(str, idx))} is a link-local (fe80) GID: it carries no IPv4 address, "
-                        "so RoCE v2 traffic cannot be routed by it. Use the RoCE v2 GID that carries the netdev's IPv4 "
-                        "address (`show_gids`), or leave NCCL_IB_GID_INDEX unset (NCCL 2.21 and later pick it)."))
+        out.append(info(f"GID index {', '.join(map(str, idx))} is a link-local (fe80) GID: NCCL takes it for a device "
+                        "whose netdev has no IPv4 address. It carries RoCE v2 over one cable or one switch (one L2 "
+                        "segment), not through a router; NVIDIA's setup gives each twin its own IPv4 address, whose RoCE "
+                        "v2 GID (`show_gids`) NCCL then picks (NCCL 2.21 and later, NCCL_IB_GID_INDEX unset)."))
     mtus = sorted({q.mtu_bytes for q in qps if q.mtu_bytes})
     if mtus and max(mtus) < 4096:
         out.append(info(f"RDMA path MTU {'/'.join(map(str, mtus))} bytes in the queue-pair lines: the interfaces run "
@@ -125,9 +126,10 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
     hcas = [h.device for h in log.ib_devices]
     spanned = machines_spanned(log.nnodes, len(log.hosts))
     if verdict == "NET/IB":
-        names = ", ".join(f"{h.device}:{h.port}/{h.link_layer}" for h in log.ib_devices) or "(not listed in this excerpt)"
+        names = ", ".join(f"{h.device}:{h.port}/{h.link_layer}" for h in log.ib_devices)
         where = "; RoCE on a Spark's ConnectX-7" if _is_spark_log(log) else ""
-        out.append(ok(f"NCCL moved data with RDMA (NET/IB{where}) over {names}."))
+        out.append(ok(f"NCCL moved data with RDMA (NET/IB{where})"
+                      + (f" over {names}." if names else "; this excerpt does not list its devices.")))
         if not log.channels and log.network is None and not log.ib_devices and log.n_ib_connections:
             out.append(info(f"The verdict comes from {log.n_ib_connections} RDMA queue-pair line(s) (`NET/IB: ... qpn ... "
                             "GID ...`): NCCL connected over RDMA, so it did not fall back to TCP sockets."))

@@ -104,11 +104,14 @@ def _gid_findings(rows: list[dict[str, Any]]) -> list[Finding]:
         else:
             carries = r["ipv4"] or "an IPv4 address (masked in the paste)"
             below = r.get("link_local_below") or 0
-            out.append(ok(f"{name}: RoCE v2 GID index {r['roce_v2_gid_index']} carries {carries}"
+            moved = below > 2 and bool(on_spark(spark))  # Spark playbooks and launchers pin the usual index
+            out.append((warn if moved else ok)(f"{name}: RoCE v2 GID index {r['roce_v2_gid_index']} carries {carries}"
                           f"{' (' + r['netdev'] + ')' if r['netdev'] else ''}."
                           + (f" Below it are {below} link-local IPv6 (fe80::) GIDs: each IPv6 address of the netdev "
                              f"takes two (RoCE v1 and v2), so with {below // 2} of them the IPv4 GID moves up; a tool "
-                             "that assumes index 3, or takes the first GID, gets a link-local one."
+                             "that assumes index 3 (a playbook's fixed NCCL_IB_GID_INDEX), or takes the first GID, gets a "
+                             "link-local one. Set this node's own index, or remove the extra IPv6 address (NetworkManager's "
+                             "`ipv6.addr-gen-mode eui64`, or `ipv6.method disabled`, on the twin)."
                              if below > 2 else "")))
     indices = {r["rdma_device"]: r["roce_v2_gid_index"] for r in active if r["roce_v2_gid_index"] is not None}
     values = set(indices.values())

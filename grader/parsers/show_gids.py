@@ -27,9 +27,12 @@ _HEADER_RE = re.compile(r"^DEV\s+PORT\s+INDEX\s+GID\b", re.I)
 _RULE_RE = re.compile(r"^-{2,}(?:\s+-+)*$")
 # a GID may be redacted in a paste (`xxxx:xxxx:...`, `****`, `<redacted>`), and so may its IPv4 (`x.x.x.x`)
 _REDACTED = r"(?:<[\w -]{1,20}>|\[[\w -]{1,20}\]|(?i:redacted|hidden|removed))"
-_ROW_RE = re.compile(r"^(?P<dev>\S+)\s+(?P<port>\d+)\s+(?P<index>\d+)\s+(?P<gid>[0-9a-fA-FxX*:]{2,}|" + _REDACTED + r")"
+# a GID as show_gids prints it (eight groups of four), or shortened by hand (`fe80::4ebb:...`, `::ffff:10.0.0.2`); a
+# note a person wrote after the netdev (`<- MAC-derived link-local`), two blanks or more away, is left out
+_ROW_RE = re.compile(r"^(?P<dev>\S+)\s+(?P<port>\d+)\s+(?P<index>\d+)\s+"
+                     r"(?P<gid>[0-9a-fA-FxX*:]{2,}(?:\d{1,3}(?:\.\d{1,3}){3})?|" + _REDACTED + r")"
                      r"(?:\s+(?P<ipv4>[\dxX*]{1,3}(?:\.[\dxX*]{1,3}){3}|" + _REDACTED + r"))?"
-                     r"\s+(?P<ver>v\d)(?:\s+(?P<ndev>\S+))?\s*$")
+                     r"\s+(?P<ver>v\d)(?:\s+(?P<ndev>[^\s<]\S*))?(?:\s{2,}\S.*)?\s*$")
 _IPV4_MAPPED_RE = re.compile(r"^0{1,4}(?::0{1,4}){4}:ffff:", re.I)
 _COUNT_RE = re.compile(r"^n_gids_found\s*=\s*(?P<n>\d+)\s*$")
 _PARTIAL_RE = re.compile(r"^\S+\s+\d+(?:\s+\d+(?:\s+[0-9a-fA-F:]*)?)?.*$")
@@ -143,7 +146,7 @@ def _row(m: re.Match) -> GidRow:
         ipv4 = ipv4_of_gid(gid)
     if col or ipv4:
         mapped: bool | None = True
-    elif _IPV4_MAPPED_RE.match(gid):
+    elif _IPV4_MAPPED_RE.match(gid) or gid.lower().startswith("::ffff:"):
         mapped = True  # `0000:...:ffff:xxxx:xxxx`: an IPv4 GID with its address masked
     elif gid_masked and not re.match(r"^fe80:", gid, re.I):
         mapped = None  # masked beyond telling

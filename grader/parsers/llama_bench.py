@@ -1,0 +1,90 @@
+"""Parser for llama.cpp's ``llama-bench`` (its default markdown table) and the lines llama.cpp prints before it.
+
+Shape (llama.cpp tools/llama-bench; as posted in KoyoImai/dgx_spark_cluster, two DGX Sparks with the RPC backend)::
+
+    ggml_cuda_init: found 1 CUDA devices (Total VRAM: 122572 MiB):
+      Device 0: NVIDIA GB10, compute capability 12.1, VMM: yes, VRAM: 122572 MiB
+    | model                          |       size |     params | backend    | ngl |            test |                  t/s |
+    | ------------------------------ | ---------: | ---------: | ---------- | --: | --------------: | -------------------: |
+    | qwen3moe 235B.A22B Q2_K - Medium |  79.80 GiB |   235.09 B | CUDA,RPC   |  99 |           pp128 |        110.26 ± 5.50 |
+    | qwen3moe 235B.A22B Q2_K - Medium |  79.80 GiB |   235.09 B | CUDA,RPC   |  99 |           tg256 |         16.50 ± 0.18 |
+    build: 25eec6f32 (8672)
+
+``test``: ``ppN`` (a prompt of N tokens processed at once), ``tgN`` (N tokens generated one at a time: decode), or
+``ppN+tgM``; ``t/s`` tokens per second, mean ± standard deviation over the repetitions; ``ngl`` the layers offloaded to
+the GPU (99: all). Columns other builds add (``n_batch``, ``fa``, ``threads``...) are read by their header's name.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .common import ParseError, content_lines, raise_if_shell_error
+
+CMD = "llama-bench"
+
+_RATE_RE = re.compile(r"^(?P<mean>\d+(?:\.\d+)?)(?:\s*±\s*(?P<sd>\d+(?:\.\d+)?))?$")
+_DEVICE_RE = re.compile(r"^Device (?P<i>\d+): (?P<name>[^,]+), compute capability (?P<cc>[\d.]+)")
+
+
+@dataclass(frozen=True)
+class LlamaBenchRow:
+    """One row: ``model``, ``size`` and ``backend`` as printed (``CUDA,RPC``), ``ngl`` (None where the column is
+    not printed), ``test`` (``pp512``, ``tg128``), ``tps`` and ``tps_sd`` (tokens per second, mean and standard
+    deviation)."""
+
+    model: str
+    size: str | None
+    backend: str | None
+    ngl: int | None
+    test: str
+    tps: float
+    tps_sd: float | None = None
+
+
+@dataclass(frozen=True)
+class LlamaBench:
+    """The rows read, the GPUs llama.cpp found (``Device 0: NVIDIA GB10, compute capability 12.1``) and its build."""
+
+    rows: tuple[LlamaBenchRow, ...]
+    devices: tuple[str, ...] = ()
+    build: str | None = None
+
+
+def parse_llama_bench(text: str) -> LlamaBench:
+    """Read llama-bench's table (see the module docstring); lines that are not the table's are skipped (llama.cpp
+    prints its backends, and an RPC run ``Client connection closed``). ParseError when no result row is found."""
+    lines = content_lines(text)
+    raise_if_shell_error(lines, CMD)
+    header: list[str] | None = None
+    rows: list[LlamaBenchRow] = []
+    devices: list[str] = []
+    build = None
+    for line in lines:
+        s = line.text.strip()
+        if m := _DEVICE_RE.match(s):
+            devices.append(f"{m.group('name').strip()} (compute capability {m.group('cc')})")
+            continue
+        if s.startswith("build: "):
+            build = s[len("build: "):]
+            continue
+        if not (s.startswith("|") and s.endswith("|")):
+            continue
+        cells = [c.strip() for c in s.strip("|").split("|")]
+        if "test" in cells and "t/s" in cells:
+            header = cells
+            continue
+        if header is None or len(cells) != len(header) or set(cells[0]) <= set("-: "):
+            continue
+        row = dict(zip(header, cells))
+        rate = _RATE_RE.match(row.get("t/s", ""))
+        if rate is None:
+            continue
+        ngl = row.get("ngl")
+        rows.append(LlamaBenchRow(row.get("model", "?"), row.get("size"), row.get("backend"),
+                                  int(ngl) if ngl and ngl.isdigit() else None, row.get("test", "?"),
+                                  float(rate.group("mean")), float(rate.group("sd")) if rate.group("sd") else None))
+    if not rows:
+        raise ParseError(CMD, "no result row (`| model | size | ... | test | t/s |` and the rows under it)")
+    return LlamaBench(tuple(rows), tuple(devices), build)
