@@ -241,6 +241,8 @@ def parse_prompt(line: str) -> Prompt | None:
     if not s or ("@" not in s and s[0] not in _PROMPT_FIRST and s[1:3] != ":\\"
                  and s.find("]# ", 0, 80) < 0 and s.find("]$ ", 0, 80) < 0):  # no pattern below can match: most lines
         return None
+    if s[0] == "(" and "@" not in s and "$" not in s and "%" not in s:  # "(venv) " is a prompt's only before these
+        return None  # a log line behind a process prefix: "(EngineCore_DP0 pid=1) ..."
     if s[0] != "#":  # only the two "#" forms below start with "#", and none of _PROMPT_RES does
         for regex in _PROMPT_RES if _ANY_PROMPT(s) else ():  # one search says whether one of them matches
             m = regex.match(s)
