@@ -128,16 +128,25 @@ def _first_found(tests: tuple[Callable[[str], object], ...]) -> Callable[[str], 
 
 
 @functools.lru_cache(maxsize=1024)  # the same alternative is joined into several tests
-def _gated(alternative: str) -> Callable[[str], object]:
+def _gated(alternative: str) -> Callable[[str], bool]:
     """The search for one alternative that starts with no literal character, behind searches for the texts it
     requires (its two most telling sets of them: a text must hold one of each), each a fraction of the cost of a
-    search that tries the alternative at every character."""
-    gates = [_texts_search(texts) for texts in _strongest(_required_sets(alternative), 2)]
+    search that tries the alternative at every character. While the texts asked hold a match (the lines of one
+    output mostly do), the next is searched without the gates: they would only add to the search that answers."""
+    gates = tuple(_texts_search(texts) for texts in _strongest(_required_sets(alternative), 2))
     search = re.compile(alternative).search
-    if len(gates) == 2:  # spelled out: asked for every line of a paste, where a generator costs more than the gates
-        first, second = gates
-        return lambda text: first(text) is not None and second(text) is not None and search(text)
-    return lambda text: all(gate(text) is not None for gate in gates) and search(text)
+    held = False  # whether the last text asked held a match (only how fast the answer comes depends on it)
+
+    def test(text: str) -> bool:
+        nonlocal held
+        if not held:
+            for gate in gates:  # a loop, not a generator: asked for every line of a paste
+                if gate(text) is None:
+                    return False
+        held = search(text) is not None
+        return held
+
+    return test
 
 
 def literal_gate(patterns: Iterable[re.Pattern[str]]) -> Callable[[str], bool]:
