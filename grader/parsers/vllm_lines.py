@@ -50,6 +50,8 @@ _PLAIN_RE = re.compile(
     r"^(?P<prefix>\((?P<name>[A-Za-z_][\w.:-]*) pid=(?P<pid>\d+)\))\s*"
     r"(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+(?:\d{4}-)?\d\d-\d\d\s+\d\d:\d\d:\d\d(?:[.,]\d+)?\s+"
     r"\[?(?P<src>[\w./<>-]+\.py:\d+)\]\s?(?P<msg>.*)$")
+# the same prefix before a message of another shape (no header, a cut or odd one, uvicorn's): its header is read alone
+_ONE_PREFIX_RE = re.compile(r"^(?P<prefix>\((?P<name>[A-Za-z_][\w.:-]*) pid=(?P<pid>\d+)\))\s*+(?!\()")
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,25 @@ def split_prefixes(text: str, lineno: int = 0) -> LogLine:
     if m and "across cluster]" not in line:
         return LogLine(lineno, line, m.group("prefix"), m.group("name"), int(m.group("pid")), None, m.group("level"),
                        m.group("src"), m.group("msg").strip())
+    one = _ONE_PREFIX_RE.match(line) if "across cluster]" not in line else None
+    if one:  # what _outer_layers reads of it, sooner
+        prefix, process, pid, ip, s = one.group("prefix"), one.group("name"), int(one.group("pid")), None, line[one.end():]
+    else:
+        prefix, process, pid, ip, s = _outer_layers(line)
+    level = source = None
+    m = _HEADER_RE.match(s) or _RAY_HEADER_RE.match(s)
+    if m:
+        level, source, s = m.group("level"), m.group("src"), m.group("msg")
+    else:
+        u = _UVICORN_RE.match(s)
+        if u:
+            level, s = u.group("level"), u.group("msg").strip()
+    return LogLine(lineno, line, prefix, process, pid, ip, _CUT_LEVELS.get(level, level), source, s.strip())
+
+
+def _outer_layers(line: str) -> tuple[str | None, str | None, int | None, str | None, str]:
+    """The layers outside a line's logger header, and Ray's repeat note: (the process prefixes as printed, the
+    innermost one's name, its pid, the ``ip=`` shown, what is left)."""
     s = _COLLECTOR_RE.sub("", line, count=1)
     s = _DOCKER_TS_RE.sub("", s)
     if not s.startswith("(") and _COMPOSE_RE.match(s) and not _HEADER_RE.match(s):
@@ -108,13 +129,4 @@ def split_prefixes(text: str, lineno: int = 0) -> LogLine:
         s = s[m.end():].lstrip()
     if "across cluster]" in s:
         s = _REPEATED_RE.sub("", s)
-    level = source = None
-    m = _HEADER_RE.match(s) or _RAY_HEADER_RE.match(s)
-    if m:
-        level, source, s = m.group("level"), m.group("src"), m.group("msg")
-    else:
-        u = _UVICORN_RE.match(s)
-        if u:
-            level, s = u.group("level"), u.group("msg").strip()
-    return LogLine(lineno, line, " ".join(prefixes) or None, process, pid, ip,
-                   _CUT_LEVELS.get(level, level), source, s.strip())
+    return " ".join(prefixes) or None, process, pid, ip, s
