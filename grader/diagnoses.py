@@ -176,6 +176,11 @@ _TEXTS = ("meaning", "fix", "source")
 _FORMATTER = string.Formatter()
 
 
+_FOLDED_BEYOND_ASCII = frozenset("iksIKS")
+"""The ASCII letters re's case-blind matching also finds another character for (İ and ı, the Kelvin sign, ſ); it finds
+none for any other ASCII character (every code point checked)."""
+
+
 @dataclass(frozen=True)
 class Entry:
     """One ``[[diagnosis]]`` of the table (fields as in its header)."""
@@ -199,9 +204,15 @@ class Entry:
     def may_match(self, text: str) -> bool:
         """False only when ``pattern`` cannot find a match in ``text``: none of :attr:`gate`'s texts is in it (a
         few substring tests, a fraction of one search of the pattern over a multi-megabyte log)."""
-        if self.gate_re is not None:
+        if self.gate_re is None:
+            return not self.gate or any(t in text for t in self.gate)
+        if not all(t.isascii() and _FOLDED_BEYOND_ASCII.isdisjoint(t) for t in self.gate):
             return self.gate_re.search(text) is not None
-        return not self.gate or any(t in text for t in self.gate)
+        # re folds these texts' characters onto ASCII ones only, so they are looked for in the text's ASCII characters,
+        # lowered: a third of the search's cost (those around a character dropped may join: a yes may be wrong, as a
+        # gate's may)
+        folded = text.encode("ascii", "ignore").lower()
+        return any(t.lower().encode() in folded for t in self.gate)
 
     @property
     def reads_text(self) -> bool:
@@ -324,7 +335,7 @@ def _gate(pattern: re.Pattern[str] | None) -> tuple[str, ...]:
 def _gate_re(pattern: re.Pattern[str] | None, gate: tuple[str, ...]) -> re.Pattern[str] | None:
     """For a pattern that ignores case, its gate's texts (``gate``, :func:`_gate`) as one search that ignores case the
     same way (re's own case folding: lowering the text would miss what re folds otherwise, and copy a multi-megabyte
-    text); else None."""
+    text; see Entry.may_match for texts re folds onto ASCII only); else None."""
     if pattern is None or not gate or not pattern.flags & re.IGNORECASE:
         return None
     return re.compile("|".join(re.escape(g) for g in gate), re.IGNORECASE)
