@@ -60,7 +60,7 @@ from typing import Any
 from .common import Line, ParseError, content_lines, fail_on_line, literal_gate
 from .vllm_cmdline import (_API_SERVER_CMD_RE, _SERVE_IN_LOG_RE, MAX_ARGS_CHARS, _as_bool, _as_float, _as_int,
                            _config_fields, _serve_in_log, parse_python_mapping, parse_serve_command)
-from .vllm_events import EVENT_KINDS, _match_event
+from .vllm_events import _EVENT_PATTERNS, _EXCEPTION_RE, EVENT_KINDS, _match_event
 from .vllm_lines import _VLLM_PROCS_RE, LogLine, split_prefixes
 from .vllm_records import (EngineStats, KvCapacity, KvMemory, LogEvent, MemoryCheck, ParallelConfig, VllmLog,
                            WorkerRank)
@@ -125,12 +125,17 @@ _CLIENT_RE = re.compile(r"Serving Benchmark Result|Starting main benchmark run|N
 
 # The texts each method of _State below needs one of before any of its patterns can match (parsers.common.literal_gate):
 # a message without one is not searched with that method's patterns, one search instead of one per pattern. Each
-# gate lists every pattern its method reads.
-_STARTUP_GATE = literal_gate((_BANNER_VERSION_RE, _BANNER_MODEL_RE, _ENGINE_CONFIG_RE, _LAUNCH_VERSION_RE, _PLATFORM_RE,
-                              _NONDEFAULT_RE, _NAMESPACE_RE, _MAX_LEN_RE, _SERVE_IN_LOG_RE, _API_SERVER_CMD_RE))
-_KV_GATE = literal_gate((_KV_TOKENS_RE, _KV_CONC_RE, _KV_BLOCKS_RE, _KV_AVAIL_RE, _KV_V0_RE, _KV_CPU_RE, _AUTOFIT_RE))
-_OTHER_GATE = literal_gate((_WEIGHTS_RE, _PROFILE_UTIL_RE, _PROFILE_WEIGHTS_RE, _READY_RE, _URL_RE, _RAY_CONNECT_RE,
-                            _STATS_RE, _RANK_INIT_RE, _RANK_ASSIGN_RE, _DP_LEADER_RE, _MQ_IP_RE))
+# gate lists every pattern its method reads; _ANY_GATE every pattern _State.feed and its methods read (the
+# exceptions' too), so most messages are asked one search, not one per method.
+_STARTUP_PATTERNS = (_BANNER_VERSION_RE, _BANNER_MODEL_RE, _ENGINE_CONFIG_RE, _LAUNCH_VERSION_RE, _PLATFORM_RE,
+                     _NONDEFAULT_RE, _NAMESPACE_RE, _MAX_LEN_RE, _SERVE_IN_LOG_RE, _API_SERVER_CMD_RE)
+_KV_PATTERNS = (_KV_TOKENS_RE, _KV_CONC_RE, _KV_BLOCKS_RE, _KV_AVAIL_RE, _KV_V0_RE, _KV_CPU_RE, _AUTOFIT_RE)
+_OTHER_PATTERNS = (_WEIGHTS_RE, _PROFILE_UTIL_RE, _PROFILE_WEIGHTS_RE, _READY_RE, _URL_RE, _RAY_CONNECT_RE, _STATS_RE,
+                   _RANK_INIT_RE, _RANK_ASSIGN_RE, _DP_LEADER_RE, _MQ_IP_RE)
+_STARTUP_GATE, _KV_GATE, _OTHER_GATE = map(literal_gate, (_STARTUP_PATTERNS, _KV_PATTERNS, _OTHER_PATTERNS))
+_ANY_GATE = literal_gate(_STARTUP_PATTERNS + _KV_PATTERNS + _OTHER_PATTERNS + (_CLIENT_RE, _FREE_MEM_RE, _DESIRED_MEM_RE,
+                                                                               _EXCEPTION_RE)
+                         + tuple(pattern for _, _, pattern in _EVENT_PATTERNS))
 
 
 def _num(s: str) -> int:
@@ -253,13 +258,16 @@ class _State:
             return
         known = (rec.source is not None and rec.level is not None) or bool(
             rec.process and _VLLM_PROCS_RE.match(rec.process))
-        if _CLIENT_RE.search(msg):
-            self.client = True
         if rec.ip and rec.ip not in self.ips:
             self.ips.append(rec.ip)
-        if (self._startup_facts(rec, msg) | self._kv(rec, msg) | self._other(rec, msg) | self._memory(rec, msg)
-                | self._event(rec, msg)):
-            known = True
+        if not _ANY_GATE(msg):  # no pattern can match: only an event wrapped over this line and those above may
+            known = self._event(rec, msg, None) or known
+        else:
+            if _CLIENT_RE.search(msg):
+                self.client = True
+            if (self._startup_facts(rec, msg) | self._kv(rec, msg) | self._other(rec, msg) | self._memory(rec, msg)
+                    | self._event(rec, msg, _match_event(msg))):
+                known = True
         if known:
             self.recognised = True
 
@@ -443,8 +451,8 @@ class _State:
                              "wanted_gib": m["wanted"]}, m["source"])
         return check
 
-    def _event(self, rec: LogLine, msg: str) -> bool:
-        found = _match_event(msg)
+    def _event(self, rec: LogLine, msg: str, found: tuple[str, str, dict[str, Any]] | None) -> bool:
+        """``found``: the event ``msg`` says alone (vllm_events._match_event), or None."""
         wrapped = rec.level is None and rec.source is None  # no logger header: maybe the rest of a wrapped line
         loose = found is None or found[0] == "exception"
         if loose and wrapped and self._open and self._wrapped_event(rec, msg):
