@@ -10,12 +10,14 @@ conditions a table cannot say (:data:`LOG_FLAGS`, :data:`DETAILS`), never words 
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import re
 import string
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
 from grader.parsers.common.anyof import required_texts
 from grader.parsers.vllm_events import EVENT_KINDS  # the event names alone: the log's parser is imported by its reader
@@ -176,6 +178,22 @@ _TEXTS = ("meaning", "fix", "source")
 _FORMATTER = string.Formatter()
 
 
+_SEEN: contextvars.ContextVar[list | None] = contextvars.ContextVar("diagnoses_seen", default=None)
+"""Within :func:`one_text_gated`: the text gates were last asked about, and what each gate said of it."""
+
+
+@contextlib.contextmanager
+def one_text_gated() -> Iterator[None]:
+    """Within it, each gate (:meth:`Entry.may_match`) is asked once about a text: explain reads one output's text
+    with a reader's diagnoses (a vLLM log's) and then with :func:`known_faults`, each asking every entry's gate.
+    Nothing is kept after it."""
+    token = _SEEN.set([None, {}])
+    try:
+        yield
+    finally:
+        _SEEN.reset(token)
+
+
 _FOLDED_BEYOND_ASCII = frozenset("iksIKS")
 """The ASCII letters re's case-blind matching also finds another character for (İ and ı, the Kelvin sign, ſ); it finds
 none for any other ASCII character (every code point checked)."""
@@ -203,7 +221,19 @@ class Entry:
 
     def may_match(self, text: str) -> bool:
         """False only when ``pattern`` cannot find a match in ``text``: none of :attr:`gate`'s texts is in it (a
-        few substring tests, a fraction of one search of the pattern over a multi-megabyte log)."""
+        few substring tests, a fraction of one search of the pattern over a multi-megabyte log; asked once per text
+        and gate within :func:`one_text_gated`)."""
+        seen = _SEEN.get()
+        if seen is None:
+            return self._may_match(text)
+        if seen[0] is not text:
+            seen[:] = [text, {}]
+        key = (self.gate, self.gate_re)
+        if key not in seen[1]:
+            seen[1][key] = self._may_match(text)
+        return seen[1][key]
+
+    def _may_match(self, text: str) -> bool:
         if self.gate_re is None:
             return not self.gate or any(t in text for t in self.gate)
         if not all(t.isascii() and _FOLDED_BEYOND_ASCII.isdisjoint(t) for t in self.gate):
