@@ -57,7 +57,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .common import Line, ParseError, content_lines, fail_on_line, literal_gate
+from .common import Line, ParseError, content_lines, fail_on_line, gated_search, literal_gate
 from .vllm_cmdline import (_API_SERVER_CMD_RE, _SERVE_IN_LOG_RE, MAX_ARGS_CHARS, _as_bool, _as_float, _as_int,
                            _config_fields, _serve_in_log, parse_python_mapping, parse_serve_command)
 from .vllm_events import _EVENT_PATTERNS, _EXCEPTION_RE, EVENT_KINDS, _match_event
@@ -136,6 +136,15 @@ _STARTUP_GATE, _KV_GATE, _OTHER_GATE = map(literal_gate, (_STARTUP_PATTERNS, _KV
 _ANY_GATE = literal_gate(_STARTUP_PATTERNS + _KV_PATTERNS + _OTHER_PATTERNS + (_CLIENT_RE, _FREE_MEM_RE, _DESIRED_MEM_RE,
                                                                                _EXCEPTION_RE)
                          + tuple(pattern for _, _, pattern in _EVENT_PATTERNS))
+
+
+# what _State's methods search most messages with, each behind a search for the texts its matches hold
+# (parsers.common.gated_search, the same answers): the patterns above, named without "_RE"
+(_BANNER_VERSION, _BANNER_MODEL, _ENGINE_CONFIG, _LAUNCH_VERSION, _PLATFORM, _NONDEFAULT, _NAMESPACE,
+ _MAX_LEN, _API_SERVER_CMD, _KV_TOKENS, _KV_CONC, _KV_BLOCKS, _FREE_MEM, _DESIRED_MEM, _CLIENT) = map(gated_search, (
+    _BANNER_VERSION_RE, _BANNER_MODEL_RE, _ENGINE_CONFIG_RE, _LAUNCH_VERSION_RE, _PLATFORM_RE, _NONDEFAULT_RE,
+    _NAMESPACE_RE, _MAX_LEN_RE, _API_SERVER_CMD_RE, _KV_TOKENS_RE, _KV_CONC_RE, _KV_BLOCKS_RE,
+    _FREE_MEM_RE, _DESIRED_MEM_RE, _CLIENT_RE))
 
 
 def _num(s: str) -> int:
@@ -256,14 +265,14 @@ class _State:
         msg = rec.message
         if not msg:
             return
-        known = (rec.source is not None and rec.level is not None) or bool(
-            rec.process and _VLLM_PROCS_RE.match(rec.process))
+        known = self.recognised or (rec.source is not None and rec.level is not None) or bool(
+            rec.process and _VLLM_PROCS_RE.match(rec.process))  # (once one line is, the others need not be asked)
         if rec.ip and rec.ip not in self.ips:
             self.ips.append(rec.ip)
         if not _ANY_GATE(msg):  # no pattern can match: only an event wrapped over this line and those above may
             known = self._event(rec, msg, None) or known
         else:
-            if _CLIENT_RE.search(msg):
+            if _CLIENT(msg):
                 self.client = True
             if (self._startup_facts(rec, msg) | self._kv(rec, msg) | self._other(rec, msg) | self._memory(rec, msg)
                     | self._event(rec, msg, _match_event(msg))):
@@ -275,38 +284,38 @@ class _State:
         if not _STARTUP_GATE(msg):
             return False
         hit = False
-        m = _BANNER_VERSION_RE.search(msg)
+        m = _BANNER_VERSION(msg)
         if m:
             self.version = self.version or m.group("version")
             hit = True
-        m = _BANNER_MODEL_RE.search(msg)
+        m = _BANNER_MODEL(msg)
         if m:
             self.model = self.model or m.group("model")
             hit = True
-        m = _ENGINE_CONFIG_RE.search(msg)
+        m = _ENGINE_CONFIG(msg)
         if m:
             self.version = self.version or m.group("version")
             for key, value in _config_fields(m.group("cfg")).items():
                 self.config.setdefault(key, value)
             hit = True
-        m = _LAUNCH_VERSION_RE.search(msg)
+        m = _LAUNCH_VERSION(msg)
         if m:
             self.version = self.version or m.group("version")
             hit = True
-        m = _PLATFORM_RE.search(msg)
+        m = _PLATFORM(msg)
         if m:
             self.platform = self.platform or m.group("p")
             hit = True
-        m = _NONDEFAULT_RE.search(msg) or _NAMESPACE_RE.search(msg)
+        m = _NONDEFAULT(msg) or _NAMESPACE(msg)
         if m and self.args is None:
             opener = "{" if "non-default" in m.re.pattern else "("
             self.args, self.args_truncated = parse_python_mapping(m.group("d")[:MAX_ARGS_CHARS], opener)
             hit = True
-        m = _MAX_LEN_RE.search(msg)
+        m = _MAX_LEN(msg)
         if m:
             self.max_len_logged = int(m.group("n"))
             hit = True
-        if (_serve_in_log(msg) or _API_SERVER_CMD_RE.search(msg)) and not _CLIENT_RE.search(msg):
+        if (_serve_in_log(msg) or _API_SERVER_CMD(msg)) and not _CLIENT(msg):
             self.command(msg)
             hit = True
         return hit
@@ -314,9 +323,9 @@ class _State:
     def _kv(self, rec: LogLine, msg: str) -> bool:
         if not _KV_GATE(msg):
             return False
-        tokens = _KV_TOKENS_RE.search(msg)
-        conc = _KV_CONC_RE.search(msg)
-        blocks = _KV_BLOCKS_RE.search(msg)
+        tokens = _KV_TOKENS(msg)
+        conc = _KV_CONC(msg)
+        blocks = _KV_BLOCKS(msg)
         if tokens:
             self.kv.append({"device": tokens.group("dev"), "tokens": _num(tokens.group("tokens")),
                             "max_model_len": _num(conc.group("len")) if conc else None,
@@ -429,7 +438,7 @@ class _State:
 
     def _memory(self, rec: LogLine, msg: str) -> bool:
         """The startup memory check, whose two halves may sit on two lines (wrapped, or pasted so)."""
-        free, desired = _FREE_MEM_RE.search(msg), _DESIRED_MEM_RE.search(msg)
+        free, desired = _FREE_MEM(msg), _DESIRED_MEM(msg)
         if free:
             self.memory = {"free": float(free.group("free")), "total": float(free.group("total")),
                            "less": bool(free.group("less")), "source": rec, "util": None, "wanted": None, "dev": "GPU"}

@@ -160,6 +160,16 @@ def literal_gate(patterns: Iterable[re.Pattern[str]]) -> Callable[[str], bool]:
     return lambda text: gate(text) is not None
 
 
+def gated_search(pattern: re.Pattern[str]) -> Callable[[str], re.Match[str] | None]:
+    """``pattern.search``, asked only of a text that holds one of the texts every match holds (:func:`literal_gate`;
+    a search for those costs a fraction of one that tries the pattern at every character): the same answers."""
+    gate = None if pattern.flags != re.UNICODE else _gate([pattern.pattern])
+    if gate is None:
+        return pattern.search
+    search = pattern.search
+    return lambda text: search(text) if gate(text) is not None else None
+
+
 def _gate(patterns: Iterable[str]) -> Callable[[str], re.Match[str] | None] | None:
     """The search for the required texts of every pattern (by its text), or None when one has none."""
     texts: set[str] = set()
