@@ -60,7 +60,8 @@ from typing import Any
 from .common import Line, ParseError, content_lines, fail_on_line, gated_search, literal_gate
 from .vllm_cmdline import (_API_SERVER_CMD_RE, _SERVE_IN_LOG_RE, MAX_ARGS_CHARS, _as_bool, _as_float, _as_int,
                            _config_fields, _serve_in_log, parse_python_mapping, parse_serve_command)
-from .vllm_events import _EVENT_PATTERNS, _EXCEPTION_RE, EVENT_KINDS, _match_event
+from . import vllm_events
+from .vllm_events import EVENT_KINDS, _match_event
 from .vllm_lines import _VLLM_PROCS_RE, LogLine, split_prefixes
 from .vllm_records import (EngineStats, KvCapacity, KvMemory, LogEvent, MemoryCheck, ParallelConfig, VllmLog,
                            WorkerRank)
@@ -125,18 +126,19 @@ _CLIENT_RE = re.compile(r"Serving Benchmark Result|Starting main benchmark run|N
 
 # The texts each method of _State below needs one of before any of its patterns can match (parsers.common.literal_gate):
 # a message without one is not searched with that method's patterns, one search instead of one per pattern. Each
-# gate lists every pattern its method reads; _ANY_GATE every pattern _State.feed and its methods read (the
-# exceptions' too), so most messages are asked one search, not one per method.
+# gate lists every pattern its method reads (_SERVE_IN_LOG_RE is answered for by _serve_in_log); _ANY_GATE every
+# pattern _State.feed and its methods read (the exceptions' too), so most messages are asked one search, not one per
+# method.
 _STARTUP_PATTERNS = (_BANNER_VERSION_RE, _BANNER_MODEL_RE, _ENGINE_CONFIG_RE, _LAUNCH_VERSION_RE, _PLATFORM_RE,
-                     _NONDEFAULT_RE, _NAMESPACE_RE, _MAX_LEN_RE, _SERVE_IN_LOG_RE, _API_SERVER_CMD_RE)
+                     _NONDEFAULT_RE, _NAMESPACE_RE, _MAX_LEN_RE, _API_SERVER_CMD_RE)
 _KV_PATTERNS = (_KV_TOKENS_RE, _KV_CONC_RE, _KV_BLOCKS_RE, _KV_AVAIL_RE, _KV_V0_RE, _KV_CPU_RE, _AUTOFIT_RE)
 _OTHER_PATTERNS = (_WEIGHTS_RE, _PROFILE_UTIL_RE, _PROFILE_WEIGHTS_RE, _READY_RE, _URL_RE, _RAY_CONNECT_RE, _STATS_RE,
                    _RANK_INIT_RE, _RANK_ASSIGN_RE, _DP_LEADER_RE, _MQ_IP_RE)
-_STARTUP_GATE, _KV_GATE, _OTHER_GATE = map(literal_gate, (_STARTUP_PATTERNS, _KV_PATTERNS, _OTHER_PATTERNS))
-_ANY_GATE = literal_gate(_STARTUP_PATTERNS + _KV_PATTERNS + _OTHER_PATTERNS + (_CLIENT_RE, _FREE_MEM_RE, _DESIRED_MEM_RE,
-                                                                               _EXCEPTION_RE)
-                         + tuple(pattern for _, _, pattern in _EVENT_PATTERNS))
-
+_STARTUP_GATE, _KV_GATE, _OTHER_GATE = map(literal_gate, (_STARTUP_PATTERNS + (_SERVE_IN_LOG_RE,), _KV_PATTERNS,
+                                                          _OTHER_PATTERNS))
+_ANY_GATE = literal_gate(_STARTUP_PATTERNS + _KV_PATTERNS + _OTHER_PATTERNS + (
+    _SERVE_IN_LOG_RE, _CLIENT_RE, _FREE_MEM_RE, _DESIRED_MEM_RE, vllm_events._EXCEPTION_RE)
+    + tuple(p for _, _, p in vllm_events._EVENT_PATTERNS))
 
 # what _State's methods search most messages with, each behind a search for the texts its matches hold
 # (parsers.common.gated_search, the same answers): the patterns above, named without "_RE"
