@@ -91,11 +91,11 @@ def split_prefixes(text: str, lineno: int = 0) -> LogLine:
     else:  # what _outer_layers reads of it, sooner
         prefix, process, pid, ip, s = m.group("prefix"), m.group("name"), int(m.group("pid")), None, line[m.end():]
     level = source = None
-    m = _HEADER_RE.match(s) or _RAY_HEADER_RE.match(s)
+    m = _HEADER_RE.match(s) or (_RAY_HEADER_RE.match(s) if s[:1].isdigit() else None)  # (Ray's: a date first)
     if m:
         level, source, s = m.group("level"), m.group("src"), m.group("msg")
     else:
-        u = _UVICORN_RE.match(s)
+        u = _UVICORN_RE.match(s) if s.startswith(("INFO:", "WARNING:", "ERROR:")) else None
         if u:
             level, s = u.group("level"), u.group("msg").strip()
     return LogLine(lineno, line, prefix, process, pid, ip, _CUT_LEVELS.get(level, level), source, s.strip())
