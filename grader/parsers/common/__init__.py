@@ -107,11 +107,13 @@ def clean_lines(text: str | bytes) -> list[str]:
     """
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     # one pattern per form of colour code, each searched by its first character (fast), or not at all
     if "\x1b" in text:
         text = _ANSI_RE.sub("", text)
-    text = text.replace("\ufeff", "").replace("\xa0", " ")
+    if not text.isascii():  # (told without reading it)
+        text = text.replace("\ufeff", "").replace("\xa0", " ")
     if "^[" in text:
         text = _CARET_ANSI_RE.sub("", text)
     if "[" in text and ("ESC[" in text or "\\" in text):
@@ -119,7 +121,7 @@ def clean_lines(text: str | bytes) -> list[str]:
     text = _LOST_ESC_RE.sub("", text)
     if "**" in text:
         text = _MD_BOLD_LINE_RE.sub(r"\1\2", _MD_BOLD_NUMBER_RE.sub(r"\1", text))
-    if "<pre>" in text or "<code>" in text or "</pre>" in text or "</code>" in text:
+    if "<" in text and ("<pre>" in text or "<code>" in text or "</pre>" in text or "</code>" in text):
         text = "\n".join(_HTML_EDGE_RE.sub("", line) for line in text.split("\n"))
     if _may_hold_huge_number(text):
         text = _HUGE_NUMBER_RE.sub(lambda m: f"<a {len(m.group()):,}-digit number>", text)
