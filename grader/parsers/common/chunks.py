@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Callable
 
 from . import Prompt, clean_lines, is_noise_line, parse_prompt
@@ -163,7 +164,7 @@ def split_chunks(text: str | bytes, is_command: Callable[[str, bool], bool] | No
     elif preamble:
         parts.insert(0, (None, None, 1, preamble))
     return [Chunk(p.command or None if p else None, p.host if p else None, line,
-                  tuple(x for _, x in lines), no, tuple(n for n, _ in lines))
+                  tuple(map(itemgetter(1), lines)), no, tuple(map(itemgetter(0), lines)))
             for p, line, no, lines in parts]
 
 
