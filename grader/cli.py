@@ -451,7 +451,7 @@ def _explain(args: argparse.Namespace) -> int:
     sections = explain(paste.text, args.kind, host=args.host, nodes=args.nodes)
     shown = ([input_section(paste.note)] if paste.note else []) + sections  # a cut input says so first
     if args.json:
-        from grader.results import explain_payload
+        from grader.payload import explain_payload
 
         print(strictjson.dumps(explain_payload(args.file, shown), indent=1))  # grader.results.ExplainReport
     else:

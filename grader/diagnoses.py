@@ -10,12 +10,14 @@ conditions a table cannot say (:data:`LOG_FLAGS`, :data:`DETAILS`), never words 
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import re
 import string
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
 from grader.parsers.common.anyof import required_texts
 from grader.parsers.vllm_events import EVENT_KINDS  # the event names alone: the log's parser is imported by its reader
@@ -186,6 +188,27 @@ _TEXTS = ("meaning", "fix", "source")
 _FORMATTER = string.Formatter()
 
 
+_SEEN: contextvars.ContextVar[list | None] = contextvars.ContextVar("diagnoses_seen", default=None)
+"""Within :func:`one_text_gated`: the text gates were last asked about, and what each gate said of it."""
+
+
+@contextlib.contextmanager
+def one_text_gated() -> Iterator[None]:
+    """Within it, each gate (:meth:`Entry.may_match`) is asked once about a text: explain reads one output's text
+    with a reader's diagnoses (a vLLM log's) and then with :func:`known_faults`, each asking every entry's gate.
+    Nothing is kept after it."""
+    token = _SEEN.set([None, {}])
+    try:
+        yield
+    finally:
+        _SEEN.reset(token)
+
+
+_FOLDED_BEYOND_ASCII = frozenset("iksIKS")
+"""The ASCII letters re's case-blind matching also finds another character for (İ and ı, the Kelvin sign, ſ); it finds
+none for any other ASCII character (every code point checked)."""
+
+
 @dataclass(frozen=True)
 class Entry:
     """One ``[[diagnosis]]`` of the table (fields as in its header)."""
@@ -208,10 +231,28 @@ class Entry:
 
     def may_match(self, text: str) -> bool:
         """False only when ``pattern`` cannot find a match in ``text``: none of :attr:`gate`'s texts is in it (a
-        few substring tests, a fraction of one search of the pattern over a multi-megabyte log)."""
-        if self.gate_re is not None:
+        few substring tests, a fraction of one search of the pattern over a multi-megabyte log; asked once per text
+        and gate within :func:`one_text_gated`)."""
+        seen = _SEEN.get()
+        if seen is None:
+            return self._may_match(text)
+        if seen[0] is not text:
+            seen[:] = [text, {}]
+        key = (self.gate, self.gate_re)
+        if key not in seen[1]:
+            seen[1][key] = self._may_match(text)
+        return seen[1][key]
+
+    def _may_match(self, text: str) -> bool:
+        if self.gate_re is None:
+            return not self.gate or any(t in text for t in self.gate)
+        if not all(t.isascii() and _FOLDED_BEYOND_ASCII.isdisjoint(t) for t in self.gate):
             return self.gate_re.search(text) is not None
-        return not self.gate or any(t in text for t in self.gate)
+        # re folds these texts' characters onto ASCII ones only, so they are looked for in the text's ASCII characters,
+        # lowered: a third of the search's cost (those around a character dropped may join: a yes may be wrong, as a
+        # gate's may)
+        folded = text.encode("ascii", "ignore").lower()
+        return any(t.lower().encode() in folded for t in self.gate)
 
     @property
     def reads_text(self) -> bool:
@@ -334,7 +375,7 @@ def _gate(pattern: re.Pattern[str] | None) -> tuple[str, ...]:
 def _gate_re(pattern: re.Pattern[str] | None, gate: tuple[str, ...]) -> re.Pattern[str] | None:
     """For a pattern that ignores case, its gate's texts (``gate``, :func:`_gate`) as one search that ignores case the
     same way (re's own case folding: lowering the text would miss what re folds otherwise, and copy a multi-megabyte
-    text); else None."""
+    text; see Entry.may_match for texts re folds onto ASCII only); else None."""
     if pattern is None or not gate or not pattern.flags & re.IGNORECASE:
         return None
     return re.compile("|".join(re.escape(g) for g in gate), re.IGNORECASE)

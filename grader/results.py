@@ -35,8 +35,7 @@ from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel, model_validator
 
-SCHEMA_VERSION = "1.1"
-"""The version every payload carries as ``"schema_version"`` (see the module doc for when it changes)."""
+from .payload import SCHEMA_VERSION, explain_payload, stamp  # noqa: F401  (re-exported: explain --json needs no models)
 
 SCHEMA_FILE = Path(__file__).with_name("schemas") / "clusterlab-results.schema.json"
 """The JSON Schema shipped in the package (package data: pyproject's ``[tool.setuptools.package-data]``)."""
@@ -90,11 +89,6 @@ class Document(_Strict):
         description="MAJOR.MINOR of this contract: MINOR goes up when a key is added, MAJOR when one is "
                     "removed, renamed or changes meaning")
     kind: str = Field(description="which report: the command that printed it")
-
-
-def stamp(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
-    """``{"schema_version": SCHEMA_VERSION, "kind": kind, **payload}``: a payload as the contract prints it."""
-    return {"schema_version": SCHEMA_VERSION, "kind": kind, **payload}
 
 
 # ----------------------------------------------------------------------------------- check and grade
@@ -279,15 +273,6 @@ class ExplainReport(Document):
     kind: Literal["explain"]
     file: str = Field(description="the file read; - for standard input")
     sections: list[ExplainedSection]
-
-
-def explain_payload(file: str, sections: Any) -> dict[str, Any]:
-    """An :class:`ExplainReport` payload for grader.explain Sections ``sections`` read from ``file``:
-    ``{"schema_version", "kind": "explain", "file", "sections": [{"kind", "command", "host", "facts",
-    "findings", "error"}]}``."""
-    from grader.explain import to_jsonable
-
-    return stamp("explain", {"file": file, "sections": to_jsonable(sections)})
 
 
 # -------------------------------------------------------------------------------------------- sim status

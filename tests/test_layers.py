@@ -8,7 +8,7 @@ Layers, lowest first (a module may import its own layer and those below, never a
     records   evidence, inventory, transport, provenance, lessons
     facts     grader/facts/*, grader/judges/*, diagnoses, nccl_env, lab, grading     what a fact means; the checks
     probes    grader/probes/*             fixed read-only commands
-    uses      explain/*, checking, lifecycle, watch, baseline, report, results, formats, notebook, scoring, loadtest, verify, audit, classreport, parallel, sim/*, widgets/*
+    uses      explain/*, checking, lifecycle, watch, baseline, report, results, payload, formats, notebook, scoring, loadtest, verify, audit, classreport, parallel, sim/*, widgets/*
     cli       grader/cli
 
 Every import counts, a function-local one too: a lazy import is still a dependency.
@@ -33,7 +33,7 @@ _PLACE = [  # (module name pattern, layer): first match wins
     (r"grader\.(evidence|inventory|transport|provenance|lessons)$", "records"),
     (r"grader\.(facts(\..*)?|judges(\..*)?|diagnoses|nccl_env|lab|grading|ceiling|answers)$", "facts"),
     (r"grader\.probes(\..*)?$", "probes"),
-    (r"grader\.(explain(\..*)?|checking|lifecycle|watch|baseline|report|results|formats|notebook|scoring|loadtest|verify|audit|classreport|parallel|sim(\..*)?"
+    (r"grader\.(explain(\..*)?|checking|lifecycle|watch|baseline|report|results|payload|formats|notebook|scoring|loadtest|verify|audit|classreport|parallel|sim(\..*)?"
      r"|widgets(\..*)?)$", "uses"),
     (r"grader\.cli$", "cli"),
 ]

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, NamedTuple
 
 from ..failures import describe_failure
-from ..diagnoses import known_faults
+from ..diagnoses import known_faults, one_text_gated
 from ..parsers import ParseError
 from ..parsers.common import (PROMPT_PROGRAMS, Chunk, any_search, command_argv, is_comment_line, is_noise_line,
                               join_wrapped, load_json_lenient, opens_json, repeated_block,
@@ -444,7 +444,8 @@ def _explain(text: str, kind: str | None) -> list[Section]:
                     continue
                 seen[key] = len(items)
                 times.append(1)
-                run = _run(seg)
+                with one_text_gated():  # the reader's diagnoses and _known_faults ask the same gates of one text
+                    run = _run(seg)
                 items.append((block_repeated(run[0], *fold), run[1]) if fold else run)
         if not items:
             return [Section(None, None, {}, (), "nothing to explain: only prompts and comments")]

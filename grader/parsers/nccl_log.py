@@ -286,7 +286,8 @@ def parse_nccl_log(text: str) -> NcclLog:
         host = None
         if m:
             msg, lvl = m.group("msg").strip(), m.group("lvl")
-            hm = _HOST_RE.search(_SRC_RE.sub("", s[:m.start()].rstrip()))
+            head = s[:m.start()].rstrip()
+            hm = _HOST_RE.search(_SRC_RE.sub("", head) if head[-1:].isdigit() else head)  # a source's line number last?
             host = hm.group("host") if hm else None
             if host and host not in hosts_seen:
                 hosts_seen.add(host)
@@ -332,14 +333,15 @@ def parse_nccl_log(text: str) -> NcclLog:
         p2p_disabled=tuple(dict.fromkeys(tuple(sorted(p)) for p in st["p2p_off"])))
 
 
-def _read_message(msg: str, host: str | None, st: dict) -> None:
+def _read_setup(msg: str, host: str | None, st: dict) -> bool:
+    """Read a message of how NCCL set up (its version, network, devices, settings) into ``st``; whether it was one."""
     m = _VERSION_RE.match(msg)
     if m:
         st.setdefault("version", m.group("v"))
-        return
+        return True
     if _NO_DEVICE_RE.match(msg):
         st["no_device"] = True
-        return
+        return True
     m = _QP_RE.match(msg)
     if m:
         st["n_qps"] += 1
@@ -349,7 +351,7 @@ def _read_message(msg: str, host: str | None, st: dict) -> None:
             st["qps"].append(IbConnection(int(m.group("dev")), int(m.group("port")),
                                           IB_MTU_BYTES.get(int(m.group("mtu"))), int(g.group("index")) if g else None,
                                           ipv4, link_local, host))
-        return
+        return True
     m = _NET_USING_RE.match(msg)
     if m:
         net, rest = m.group("net").strip(), m.group("rest")
@@ -362,39 +364,47 @@ def _read_message(msg: str, host: str | None, st: dict) -> None:
                 st["oob_iface"], st["oob_addr"] = o.group("iface"), o.group("addr")
         elif net == "Socket":
             st["sock"] += [SocketIface(x.group("iface"), x.group("addr")) for x in _SOCK_RE.finditer(rest)]
-        return
+        return True
     if msg.startswith(("NET/Plugin", "P2P plugin", "Successfully loaded external plugin")):
         st["plugin"].append(msg)
-        return
+        return True
     m = _VIRTUAL_RE.match(msg)
     if m:
         st["virtual"].append(m.group("dev"))
-        return
+        return True
     m = _P2P_OFF_RE.match(msg)
     if m:
         st["p2p_off"].append((int(m.group("a")), int(m.group("b"))))
-        return
+        return True
     m = _BOOTSTRAP_RE.match(msg)
     if m:
         if "boot_iface" not in st:
             st["boot_iface"], st["boot_addr"] = m.group("iface"), m.group("addr")
-        return
+        return True
     m = _NETWORK_RE.match(msg)
     if m:
         st["network"] = _network_name(m.group("net"))
-        return
+        return True
     m = _FAILED_RE.match(msg)
     if m:
         st["failed"].append(m.group("net"))
-        return
+        return True
     m = _ASSIGNED_RE.match(msg)
     if m:
         st.setdefault("assigned", _network_name(m.group("net")))
-        return
+        return True
     m = _ENV_RE.match(msg)
     if m:
         val = m.group("val")
         st["env"][m.group("key")] = val[:-1] if val.endswith(".") else val
+        return True
+    return False
+
+
+def _read_message(msg: str, host: str | None, st: dict) -> None:
+    # most lines of a log are "Channel ..." ones: no pattern of _read_setup reads one (each needs other words first,
+    # an environment setting capitals up to its "_"), and _CHANNEL_RE reads no other
+    if not msg.startswith("Channel") and _read_setup(msg, host, st):
         return
     m = _CHANNEL_RE.match(msg)
     if m:

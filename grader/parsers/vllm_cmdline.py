@@ -27,6 +27,8 @@ def _serve_in_log(msg: str) -> bool:
     """Whether ``_SERVE_IN_LOG_RE.search(msg)`` would match: ``vllm serve X`` (X not ``with``), maybe behind a
     path (``/usr/bin/``), at the start of the message, after ``:``/``$``/``#`` and blanks, or after a blank
     that follows the word ``exec``."""
+    if "vllm" not in msg:  # the word first: most messages have none, and every match holds it
+        return False
     if "\n" in msg:  # ``.`` stops at a newline; messages are single lines, so this is never hot
         return bool(_SERVE_IN_LOG_RE.search(msg))
     exec_word = _EXEC_WORD_RE.search(msg)

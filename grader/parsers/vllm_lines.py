@@ -44,12 +44,14 @@ _RAY_HEADER_RE = re.compile(
 _CUT_LEVELS = {"WARN": "WARNING", "ARNING": "WARNING", "RNING": "WARNING", "NING": "WARNING", "RROR": "ERROR",
                "NFO": "INFO"}
 _UVICORN_RE = re.compile(r"^(?P<level>INFO|WARNING|ERROR):\s+(?P<msg>.*)$")
-# most lines of a vLLM log in one match: one process prefix with its pid, then vLLM's logger header; a line of any
-# other shape (no prefix, several, an ip=, a collector's, a cut level, Ray's repeat note) takes the layer-by-layer way
+# most lines of a vLLM log in one match: one process prefix with its pid, then vLLM's logger header; a line with that
+# prefix before a message of another shape (no header, a cut or odd one, uvicorn's) matches without the header (no
+# ``level``), which is read alone; a line of any other shape (no prefix, several, an ip=, a collector's, Ray's repeat
+# note) takes the layer-by-layer way
 _PLAIN_RE = re.compile(
-    r"^(?P<prefix>\((?P<name>[A-Za-z_][\w.:-]*) pid=(?P<pid>\d+)\))\s*"
-    r"(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+(?:\d{4}-)?\d\d-\d\d\s+\d\d:\d\d:\d\d(?:[.,]\d+)?\s+"
-    r"\[?(?P<src>[\w./<>-]+\.py:\d+)\]\s?(?P<msg>.*)$")
+    r"^(?P<prefix>\((?P<name>[A-Za-z_][\w.:-]*) pid=(?P<pid>\d+)\))\s*+(?!\()"
+    r"(?:(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+(?:\d{4}-)?\d\d-\d\d\s+\d\d:\d\d:\d\d(?:[.,]\d+)?\s+"
+    r"\[?(?P<src>[\w./<>-]+\.py:\d+)\]\s?(?P<msg>.*)$)?")
 
 
 @dataclass(frozen=True)
@@ -80,10 +82,28 @@ class LogLine:
 def split_prefixes(text: str, lineno: int = 0) -> LogLine:
     """Peel the layers off one log line (see the module docstring). Never raises."""
     line = text.strip()
-    m = _PLAIN_RE.match(line)
-    if m and "across cluster]" not in line:
+    m = _PLAIN_RE.match(line) if "across cluster]" not in line else None
+    if m is None:
+        prefix, process, pid, ip, s = _outer_layers(line)
+    elif m.group("level"):
         return LogLine(lineno, line, m.group("prefix"), m.group("name"), int(m.group("pid")), None, m.group("level"),
                        m.group("src"), m.group("msg").strip())
+    else:  # what _outer_layers reads of it, sooner
+        prefix, process, pid, ip, s = m.group("prefix"), m.group("name"), int(m.group("pid")), None, line[m.end():]
+    level = source = None
+    m = _HEADER_RE.match(s) or (_RAY_HEADER_RE.match(s) if s[:1].isdigit() else None)  # (Ray's: a date first)
+    if m:
+        level, source, s = m.group("level"), m.group("src"), m.group("msg")
+    else:
+        u = _UVICORN_RE.match(s) if s.startswith(("INFO:", "WARNING:", "ERROR:")) else None
+        if u:
+            level, s = u.group("level"), u.group("msg").strip()
+    return LogLine(lineno, line, prefix, process, pid, ip, _CUT_LEVELS.get(level, level), source, s.strip())
+
+
+def _outer_layers(line: str) -> tuple[str | None, str | None, int | None, str | None, str]:
+    """The layers outside a line's logger header, and Ray's repeat note: (the process prefixes as printed, the
+    innermost one's name, its pid, the ``ip=`` shown, what is left)."""
     s = _COLLECTOR_RE.sub("", line, count=1)
     s = _DOCKER_TS_RE.sub("", s)
     if not s.startswith("(") and _COMPOSE_RE.match(s) and not _HEADER_RE.match(s):
@@ -108,13 +128,4 @@ def split_prefixes(text: str, lineno: int = 0) -> LogLine:
         s = s[m.end():].lstrip()
     if "across cluster]" in s:
         s = _REPEATED_RE.sub("", s)
-    level = source = None
-    m = _HEADER_RE.match(s) or _RAY_HEADER_RE.match(s)
-    if m:
-        level, source, s = m.group("level"), m.group("src"), m.group("msg")
-    else:
-        u = _UVICORN_RE.match(s)
-        if u:
-            level, s = u.group("level"), u.group("msg").strip()
-    return LogLine(lineno, line, " ".join(prefixes) or None, process, pid, ip,
-                   _CUT_LEVELS.get(level, level), source, s.strip())
+    return " ".join(prefixes) or None, process, pid, ip, s

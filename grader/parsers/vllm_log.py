@@ -57,9 +57,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .common import Line, ParseError, content_lines, fail_on_line, literal_gate
+from .common import Line, ParseError, content_lines, fail_on_line, gated_search, literal_gate
 from .vllm_cmdline import (_API_SERVER_CMD_RE, _SERVE_IN_LOG_RE, MAX_ARGS_CHARS, _as_bool, _as_float, _as_int,
                            _config_fields, _serve_in_log, parse_python_mapping, parse_serve_command)
+from . import vllm_events
 from .vllm_events import EVENT_KINDS, _match_event
 from .vllm_lines import _VLLM_PROCS_RE, LogLine, split_prefixes
 from .vllm_records import (EngineStats, KvCapacity, KvMemory, LogEvent, MemoryCheck, ParallelConfig, VllmLog,
@@ -125,12 +126,27 @@ _CLIENT_RE = re.compile(r"Serving Benchmark Result|Starting main benchmark run|N
 
 # The texts each method of _State below needs one of before any of its patterns can match (parsers.common.literal_gate):
 # a message without one is not searched with that method's patterns, one search instead of one per pattern. Each
-# gate lists every pattern its method reads.
-_STARTUP_GATE = literal_gate((_BANNER_VERSION_RE, _BANNER_MODEL_RE, _ENGINE_CONFIG_RE, _LAUNCH_VERSION_RE, _PLATFORM_RE,
-                              _NONDEFAULT_RE, _NAMESPACE_RE, _MAX_LEN_RE, _SERVE_IN_LOG_RE, _API_SERVER_CMD_RE))
-_KV_GATE = literal_gate((_KV_TOKENS_RE, _KV_CONC_RE, _KV_BLOCKS_RE, _KV_AVAIL_RE, _KV_V0_RE, _KV_CPU_RE, _AUTOFIT_RE))
-_OTHER_GATE = literal_gate((_WEIGHTS_RE, _PROFILE_UTIL_RE, _PROFILE_WEIGHTS_RE, _READY_RE, _URL_RE, _RAY_CONNECT_RE,
-                            _STATS_RE, _RANK_INIT_RE, _RANK_ASSIGN_RE, _DP_LEADER_RE, _MQ_IP_RE))
+# gate lists every pattern its method reads (_SERVE_IN_LOG_RE is answered for by _serve_in_log); _ANY_GATE every
+# pattern _State.feed and its methods read (the exceptions' too), so most messages are asked one search, not one per
+# method.
+_STARTUP_PATTERNS = (_BANNER_VERSION_RE, _BANNER_MODEL_RE, _ENGINE_CONFIG_RE, _LAUNCH_VERSION_RE, _PLATFORM_RE,
+                     _NONDEFAULT_RE, _NAMESPACE_RE, _MAX_LEN_RE, _API_SERVER_CMD_RE)
+_KV_PATTERNS = (_KV_TOKENS_RE, _KV_CONC_RE, _KV_BLOCKS_RE, _KV_AVAIL_RE, _KV_V0_RE, _KV_CPU_RE, _AUTOFIT_RE)
+_OTHER_PATTERNS = (_WEIGHTS_RE, _PROFILE_UTIL_RE, _PROFILE_WEIGHTS_RE, _READY_RE, _URL_RE, _RAY_CONNECT_RE, _STATS_RE,
+                   _RANK_INIT_RE, _RANK_ASSIGN_RE, _DP_LEADER_RE, _MQ_IP_RE)
+_STARTUP_GATE, _KV_GATE, _OTHER_GATE = map(literal_gate, (_STARTUP_PATTERNS + (_SERVE_IN_LOG_RE,), _KV_PATTERNS,
+                                                          _OTHER_PATTERNS))
+_ANY_GATE = literal_gate(_STARTUP_PATTERNS + _KV_PATTERNS + _OTHER_PATTERNS + (
+    _SERVE_IN_LOG_RE, _CLIENT_RE, _FREE_MEM_RE, _DESIRED_MEM_RE, vllm_events._EXCEPTION_RE)
+    + tuple(p for _, _, p in vllm_events._EVENT_PATTERNS))
+
+# what _State's methods search most messages with, each behind a search for the texts its matches hold
+# (parsers.common.gated_search, the same answers): the patterns above, named without "_RE"
+(_BANNER_VERSION, _BANNER_MODEL, _ENGINE_CONFIG, _LAUNCH_VERSION, _PLATFORM, _NONDEFAULT, _NAMESPACE,
+ _MAX_LEN, _API_SERVER_CMD, _KV_TOKENS, _KV_CONC, _KV_BLOCKS, _FREE_MEM, _DESIRED_MEM, _CLIENT) = map(gated_search, (
+    _BANNER_VERSION_RE, _BANNER_MODEL_RE, _ENGINE_CONFIG_RE, _LAUNCH_VERSION_RE, _PLATFORM_RE, _NONDEFAULT_RE,
+    _NAMESPACE_RE, _MAX_LEN_RE, _API_SERVER_CMD_RE, _KV_TOKENS_RE, _KV_CONC_RE, _KV_BLOCKS_RE,
+    _FREE_MEM_RE, _DESIRED_MEM_RE, _CLIENT_RE))
 
 
 def _num(s: str) -> int:
@@ -251,15 +267,18 @@ class _State:
         msg = rec.message
         if not msg:
             return
-        known = (rec.source is not None and rec.level is not None) or bool(
-            rec.process and _VLLM_PROCS_RE.match(rec.process))
-        if _CLIENT_RE.search(msg):
-            self.client = True
+        known = self.recognised or (rec.source is not None and rec.level is not None) or bool(
+            rec.process and _VLLM_PROCS_RE.match(rec.process))  # (once one line is, the others need not be asked)
         if rec.ip and rec.ip not in self.ips:
             self.ips.append(rec.ip)
-        if (self._startup_facts(rec, msg) | self._kv(rec, msg) | self._other(rec, msg) | self._memory(rec, msg)
-                | self._event(rec, msg)):
-            known = True
+        if not _ANY_GATE(msg):  # no pattern can match: only an event wrapped over this line and those above may
+            known = self._event(rec, msg, None) or known
+        else:
+            if _CLIENT(msg):
+                self.client = True
+            if (self._startup_facts(rec, msg) | self._kv(rec, msg) | self._other(rec, msg) | self._memory(rec, msg)
+                    | self._event(rec, msg, _match_event(msg))):
+                known = True
         if known:
             self.recognised = True
 
@@ -267,38 +286,38 @@ class _State:
         if not _STARTUP_GATE(msg):
             return False
         hit = False
-        m = _BANNER_VERSION_RE.search(msg)
+        m = _BANNER_VERSION(msg)
         if m:
             self.version = self.version or m.group("version")
             hit = True
-        m = _BANNER_MODEL_RE.search(msg)
+        m = _BANNER_MODEL(msg)
         if m:
             self.model = self.model or m.group("model")
             hit = True
-        m = _ENGINE_CONFIG_RE.search(msg)
+        m = _ENGINE_CONFIG(msg)
         if m:
             self.version = self.version or m.group("version")
             for key, value in _config_fields(m.group("cfg")).items():
                 self.config.setdefault(key, value)
             hit = True
-        m = _LAUNCH_VERSION_RE.search(msg)
+        m = _LAUNCH_VERSION(msg)
         if m:
             self.version = self.version or m.group("version")
             hit = True
-        m = _PLATFORM_RE.search(msg)
+        m = _PLATFORM(msg)
         if m:
             self.platform = self.platform or m.group("p")
             hit = True
-        m = _NONDEFAULT_RE.search(msg) or _NAMESPACE_RE.search(msg)
+        m = _NONDEFAULT(msg) or _NAMESPACE(msg)
         if m and self.args is None:
             opener = "{" if "non-default" in m.re.pattern else "("
             self.args, self.args_truncated = parse_python_mapping(m.group("d")[:MAX_ARGS_CHARS], opener)
             hit = True
-        m = _MAX_LEN_RE.search(msg)
+        m = _MAX_LEN(msg)
         if m:
             self.max_len_logged = int(m.group("n"))
             hit = True
-        if (_serve_in_log(msg) or _API_SERVER_CMD_RE.search(msg)) and not _CLIENT_RE.search(msg):
+        if (_serve_in_log(msg) or _API_SERVER_CMD(msg)) and not _CLIENT(msg):
             self.command(msg)
             hit = True
         return hit
@@ -306,9 +325,9 @@ class _State:
     def _kv(self, rec: LogLine, msg: str) -> bool:
         if not _KV_GATE(msg):
             return False
-        tokens = _KV_TOKENS_RE.search(msg)
-        conc = _KV_CONC_RE.search(msg)
-        blocks = _KV_BLOCKS_RE.search(msg)
+        tokens = _KV_TOKENS(msg)
+        conc = _KV_CONC(msg)
+        blocks = _KV_BLOCKS(msg)
         if tokens:
             self.kv.append({"device": tokens.group("dev"), "tokens": _num(tokens.group("tokens")),
                             "max_model_len": _num(conc.group("len")) if conc else None,
@@ -421,7 +440,7 @@ class _State:
 
     def _memory(self, rec: LogLine, msg: str) -> bool:
         """The startup memory check, whose two halves may sit on two lines (wrapped, or pasted so)."""
-        free, desired = _FREE_MEM_RE.search(msg), _DESIRED_MEM_RE.search(msg)
+        free, desired = _FREE_MEM(msg), _DESIRED_MEM(msg)
         if free:
             self.memory = {"free": float(free.group("free")), "total": float(free.group("total")),
                            "less": bool(free.group("less")), "source": rec, "util": None, "wanted": None, "dev": "GPU"}
@@ -443,13 +462,13 @@ class _State:
                              "wanted_gib": m["wanted"]}, m["source"])
         return check
 
-    def _event(self, rec: LogLine, msg: str) -> bool:
-        found = _match_event(msg)
+    def _event(self, rec: LogLine, msg: str, found: tuple[str, str, dict[str, Any]] | None) -> bool:
+        """``found``: the event ``msg`` says alone (vllm_events._match_event), or None."""
         wrapped = rec.level is None and rec.source is None  # no logger header: maybe the rest of a wrapped line
         loose = found is None or found[0] == "exception"
         if loose and wrapped and self._open and self._wrapped_event(rec, msg):
             return True
-        self._tail = ((self._tail if wrapped else []) + [msg])[-2:] if loose else []
+        self._tail = ([self._tail[-1], msg] if wrapped and self._tail else [msg]) if loose else []  # the last two
         # a message that may go on below: an exception's, or one cut after a comma or a colon
         self._open = loose and (found is not None or msg.endswith((",", ":")))
         if found is None:

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, NamedTuple
 
-from .anyof import any_search, literal_gate  # noqa: F401  (one test for many regexes: re-exported)
+from .anyof import any_search, gated_search, literal_gate  # noqa: F401  (one test for many regexes: re-exported)
 from .commands import command_argv  # noqa: F401  (re-exported)
 
 
@@ -107,11 +107,13 @@ def clean_lines(text: str | bytes) -> list[str]:
     """
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     # one pattern per form of colour code, each searched by its first character (fast), or not at all
     if "\x1b" in text:
         text = _ANSI_RE.sub("", text)
-    text = text.replace("\ufeff", "").replace("\xa0", " ")
+    if not text.isascii():  # (told without reading it)
+        text = text.replace("\ufeff", "").replace("\xa0", " ")
     if "^[" in text:
         text = _CARET_ANSI_RE.sub("", text)
     if "[" in text and ("ESC[" in text or "\\" in text):
@@ -119,7 +121,7 @@ def clean_lines(text: str | bytes) -> list[str]:
     text = _LOST_ESC_RE.sub("", text)
     if "**" in text:
         text = _MD_BOLD_LINE_RE.sub(r"\1\2", _MD_BOLD_NUMBER_RE.sub(r"\1", text))
-    if "<pre>" in text or "<code>" in text or "</pre>" in text or "</code>" in text:
+    if "<" in text and ("<pre>" in text or "<code>" in text or "</pre>" in text or "</code>" in text):
         text = "\n".join(_HTML_EDGE_RE.sub("", line) for line in text.split("\n"))
     if _may_hold_huge_number(text):
         text = _HUGE_NUMBER_RE.sub(lambda m: f"<a {len(m.group()):,}-digit number>", text)
@@ -241,6 +243,8 @@ def parse_prompt(line: str) -> Prompt | None:
     if not s or ("@" not in s and s[0] not in _PROMPT_FIRST and s[1:3] != ":\\"
                  and s.find("]# ", 0, 80) < 0 and s.find("]$ ", 0, 80) < 0):  # no pattern below can match: most lines
         return None
+    if s[0] == "(" and "@" not in s and "$" not in s and "%" not in s:  # "(venv) " is a prompt's only before these
+        return None  # a log line behind a process prefix: "(EngineCore_DP0 pid=1) ..."
     if s[0] != "#":  # only the two "#" forms below start with "#", and none of _PROMPT_RES does
         for regex in _PROMPT_RES if _ANY_PROMPT(s) else ():  # one search says whether one of them matches
             m = regex.match(s)
@@ -327,25 +331,27 @@ LOG_TAG = r"\[[A-Za-z][\w.-]*+(?:/[\w.-]++){0,2}\]:\s"
 LAUNCHER_LEVEL = r"\[(?i:error|info|warning|warn|debug|trace)\]\s+"
 """A launcher's level in brackets after its timestamp: ``[Error] `` (lemonade-sdk's vLLM server, then ``(Process) ``)."""
 
-# What launchers and log collectors put in front of a program's own line. Each is removed
-# from the start of the line, repeatedly (a Ray prefix inside a docker-logs timestamp...).
-_LOG_PREFIX_RES = (
+# What launchers and log collectors put in front of a program's own line, in the order they are tried. Each is
+# removed from the start of the line, repeatedly (a Ray prefix inside a docker-logs timestamp...).
+_LOG_PREFIXES = (
     # Open MPI --tag-output: [1,0]<stdout>:   (Open MPI 5 adds a space)
-    re.compile(r"^\[\d+,\d+\]<(?:stdout|stderr|stddiag)>:\s?"),
+    r"\[\d+,\d+\]<(?:stdout|stderr|stddiag)>:\s?",
     # MPICH/Hydra -prepend-rank "[0] ", torchrun --tee "[default0]:" / "[rank0]:"
-    re.compile(r"^\[(?:default|rank)?\d+\]:\s?|^\[\d+\]\s+(?=\S)"),
+    r"\[(?:default|rank)?\d+\]:\s?|\[\d+\]\s+(?=\S)",
     # Ray worker prefixes: (RayWorkerWrapper pid=123, ip=10.0.0.2) (EngineCore_DP0 pid=9)
-    re.compile(r"^\([\w.:-]+ pid=\d+(?:, ip=[0-9A-Fa-f.:]+)?\)\s*"),
+    r"\([\w.:-]+ pid=\d+(?:, ip=[0-9A-Fa-f.:]+)?\)\s*",
     # timestamps: 2025-11-19T10:00:00.123456789Z, [2025-11-19 10:00:00,123], docker/kubectl logs
-    re.compile(r"^\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?\s+"),
+    r"\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?\s+",
     # docker compose: "vllm-head-1  | "
-    re.compile(r"^[\w.-]++\s+\|\s"),
+    r"[\w.-]++\s+\|\s",
     # a launcher's level and source after its timestamp: "[Error] (Process) " (lemonade-sdk's vLLM server)
-    re.compile("^" + LAUNCHER_LEVEL + r"\(\w+\)\s+"),
+    LAUNCHER_LEVEL + r"\(\w+\)\s+",
     # kubectl logs --prefix "[pod/vllm-0/vllm] ", and a container's tag as log viewers add it: "[vllm]: "
-    re.compile(r"^\[pod/[\w.-]++(?:/[\w.-]++)?\]\s|^" + LOG_TAG),
+    r"\[pod/[\w.-]++(?:/[\w.-]++)?\]\s|" + LOG_TAG,
 )
-_ANY_LOG_PREFIX_RE = re.compile("|".join(f"(?:{r.pattern})" for r in _LOG_PREFIX_RES))  # each is tried at the start
+_LOG_PREFIXES_RE = re.compile("(?:" + "".join(rf"(?:\s*+(?:{p}))?" for p in _LOG_PREFIXES) + "){0,8}")
+"""What strip_log_prefix removes, in one match: up to 8 passes over the line's start, each trying every prefix in
+turn, at most once, where the one before ended (blanks before it skipped); a pass that finds none ends it."""
 # Starts only where a run of blanks starts (the look-behind), so a long run of blanks is scanned once,
 # not once per blank (quadratic); possessive, as nothing after a blank or digit run gives any back.
 _RAY_REPEAT_RE = re.compile(r"(?<!\s)\s*+\[repeated \d++x across cluster\]\s*+$")
@@ -362,18 +368,8 @@ def strip_log_prefix(line: str) -> str:
     indented output stays indented. Never raises.
     """
     out = _RAY_REPEAT_RE.sub("", line) if "across cluster]" in line else line
-    if not _ANY_LOG_PREFIX_RE.match(out.lstrip()):  # no prefix at all: most lines
-        return out
-    for _ in range(8):
-        before = out
-        for regex in _LOG_PREFIX_RES:
-            stripped = out.lstrip()
-            m = regex.match(stripped)
-            if m and m.end() > 0:
-                out = stripped[m.end():]
-        if out == before:
-            break
-    return out
+    end = _LOG_PREFIXES_RE.match(out).end()
+    return out[end:] if end else out
 
 
 _LOG_START_RE = re.compile(

@@ -128,16 +128,25 @@ def _first_found(tests: tuple[Callable[[str], object], ...]) -> Callable[[str], 
 
 
 @functools.lru_cache(maxsize=1024)  # the same alternative is joined into several tests
-def _gated(alternative: str) -> Callable[[str], object]:
+def _gated(alternative: str) -> Callable[[str], bool]:
     """The search for one alternative that starts with no literal character, behind searches for the texts it
     requires (its two most telling sets of them: a text must hold one of each), each a fraction of the cost of a
-    search that tries the alternative at every character."""
-    gates = [_texts_search(texts) for texts in _strongest(_required_sets(alternative), 2)]
+    search that tries the alternative at every character. While the texts asked hold a match (the lines of one
+    output mostly do), the next is searched without the gates: they would only add to the search that answers."""
+    gates = tuple(_texts_search(texts) for texts in _strongest(_required_sets(alternative), 2))
     search = re.compile(alternative).search
-    if len(gates) == 2:  # spelled out: asked for every line of a paste, where a generator costs more than the gates
-        first, second = gates
-        return lambda text: first(text) is not None and second(text) is not None and search(text)
-    return lambda text: all(gate(text) is not None for gate in gates) and search(text)
+    held = False  # whether the last text asked held a match (only how fast the answer comes depends on it)
+
+    def test(text: str) -> bool:
+        nonlocal held
+        if not held:
+            for gate in gates:  # a loop, not a generator: asked for every line of a paste
+                if gate(text) is None:
+                    return False
+        held = search(text) is not None
+        return held
+
+    return test
 
 
 def literal_gate(patterns: Iterable[re.Pattern[str]]) -> Callable[[str], bool]:
@@ -149,6 +158,16 @@ def literal_gate(patterns: Iterable[re.Pattern[str]]) -> Callable[[str], bool]:
     if gate is None:
         return lambda text: True
     return lambda text: gate(text) is not None
+
+
+def gated_search(pattern: re.Pattern[str]) -> Callable[[str], re.Match[str] | None]:
+    """``pattern.search``, asked only of a text that holds one of the texts every match holds (:func:`literal_gate`;
+    a search for those costs a fraction of one that tries the pattern at every character): the same answers."""
+    gate = None if pattern.flags != re.UNICODE else _gate([pattern.pattern])
+    if gate is None:
+        return pattern.search
+    search = pattern.search
+    return lambda text: search(text) if gate(text) is not None else None
 
 
 def _gate(patterns: Iterable[str]) -> Callable[[str], re.Match[str] | None] | None:
@@ -163,7 +182,20 @@ def _gate(patterns: Iterable[str]) -> Callable[[str], re.Match[str] | None] | No
 
 
 def _texts_search(texts: frozenset[str]) -> Callable[[str], re.Match[str] | None]:
-    return re.compile("|".join(map(re.escape, sorted(texts)))).search
+    """A search that finds a match where one of ``texts`` is (not necessarily that one's match), written as a trie
+    (``N(?:CCL error|o module named )|...``): ``re`` tries an alternation's branches one by one at each character,
+    so texts that start alike are tried together, one branch for their common start. A text that holds another is
+    left out: where it is, the other is too."""
+    return re.compile(_trie(sorted(t for t in texts if not any(o != t and o in t for o in texts)))).search
+
+
+def _trie(texts: list[str]) -> str:
+    """The alternation of ``texts`` (sorted, none empty, none the start of another) grouped by their first characters."""
+    groups: dict[str, list[str]] = {}
+    for text in texts:
+        groups.setdefault(text[0], []).append(text[1:])
+    return "|".join(re.escape(first + rests[0]) if len(rests) == 1 else f"{re.escape(first)}(?:{_trie(rests)})"
+                    for first, rests in groups.items())
 
 
 def required_texts(pattern: str) -> frozenset[str] | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Callable
 
 from . import Prompt, clean_lines, is_noise_line, parse_prompt
@@ -192,7 +193,7 @@ def split_chunks(text: str | bytes, is_command: Callable[[str, bool], bool] | No
     elif preamble:
         parts.insert(0, (None, None, 1, preamble))
     return [Chunk(p.command or None if p else None, p.host if p else None, line,
-                  tuple(x for _, x in lines), no, tuple(n for n, _ in lines))
+                  tuple(map(itemgetter(1), lines)), no, tuple(map(itemgetter(0), lines)))
             for p, line, no, lines in parts]
 
 
@@ -215,7 +216,8 @@ def repeated_block(lines: list[str], min_chars: int = FOLD_MIN_CHARS, tries: int
     Only outputs of ``min_chars`` characters or more are looked at: an excerpt pasted again and again to megabytes is
     read once, while an ordinary output that repeats lines (a link flapping down and up) is read whole. Each try is a
     comparison of the text with itself shifted by one block (done in C), at most ``tries`` of them (the periods where
-    the first line comes again), so a long output costs a few passes over its characters."""
+    the first line comes again), its first 4,096 characters first (a log whose copies differ is told at once), so a
+    long output costs a few passes over its characters."""
     n = len(lines)
     while n and not lines[n - 1].strip():
         n -= 1
@@ -231,7 +233,8 @@ def repeated_block(lines: list[str], min_chars: int = FOLD_MIN_CHARS, tries: int
         except ValueError:
             return None
         chars += sum(len(x) + 1 for x in lines[start - 1:p])  # the block's characters, its newlines counted
-        if text[chars:] == text[:-chars]:  # the text is the block again and again (the last copy may be cut)
+        if text.startswith(text[chars:chars + 4096]) and text.startswith(text[chars:]):
+            # the text is the block again and again (the last copy may be cut)
             k, rest = divmod(len(text) + 1, chars)
             return p, k, rest > 0
         start = p + 1
