@@ -55,7 +55,9 @@ def inputs(mb: float) -> dict[str, str]:
 
     def vary(text: str) -> str:  # copy i: clock times on by i minutes, NCCL's thread ids by i: no two copies alike
         times = re.compile(r"\b(\d\d):(\d\d):(\d\d)\b")
-        threads = re.compile(r"(\w:\d+):(\d+) \[")  # NCCL's host:pid:tid [dev]
+        # NCCL's host:pid:tid [dev]; the host starts with a letter, so a clock time before `[` (vLLM's
+        # `09:33:51 [file.py:N]`) is not taken for one (it was until session 24, which made that input's lines unreadable)
+        threads = re.compile(r"\b([A-Za-z][\w.-]*:\d+):(\d+) \[")
         copies, total, i = [], 0, 0
         while total < size:
             copy = times.sub(lambda m: f"{m.group(1)}:{(int(m.group(2)) + i) % 60:02d}:{m.group(3)}",

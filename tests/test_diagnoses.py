@@ -178,6 +178,8 @@ EXAMPLES.update({
     "nccl-system-error": "RuntimeError: NCCL error: unhandled system error\n",  # no vLLM log: its event entry's
     "gid-index-empty": BANNER + "[glm53-exl3] worker GID index 3 is EMPTY on rocep1s0f0\n",
     "gid-index-empty-list": BANNER + "head GID index 3 is EMPTY on rocep1s0f0,roceP2p1s0f0\n",
+    "invalid-device-ordinal": BANNER + "(VllmWorker rank=1 pid=839) ERROR 10-24 13:48:14 [multiproc_executor.py:514] "
+                              "torch.AcceleratorError: HIP error: invalid device ordinal\n",
     "rdma-no-suitable-gid": BANNER + "E0302 08:32:31.000000 57711 rdma_context.cpp:460] No suitable GID found on rocep153s0\n",
     "rdma-gid-query-empty": BANNER + "E0302 08:32:30.369483 57711 rdma_context.cpp:450] Failed to query GID 244 on "
                             "rocep153s0/: No data available [61]\n",

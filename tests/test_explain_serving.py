@@ -52,7 +52,7 @@ def test_spark_17_launcher_and_tp2_over_ray():
     assert s.facts["parallel"]["tensor_parallel_size"] == 2 and s.facts["parallel"]["world_size"] == 2
     assert s.facts["parallel"]["distributed_executor_backend"] == "ray"
     assert "TP 2 x PP 1 = world size 2; backend ray" in messages(s, "info")
-    assert "expected on a Spark pair" in messages(s, "info") and "fail" not in levels(s)
+    assert "Expected on a Spark pair" in messages(s, "info") and "fail" not in levels(s)
 
 
 def test_vllm_cpu_07_single_server():

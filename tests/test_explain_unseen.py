@@ -345,3 +345,52 @@ def test_show_gids_shortened_by_hand_with_notes():
     assert "Below it are 4 link-local" in messages(s, "warn")  # indices 0, 1, 2, 4
     [s] = explain(text, host="other")  # elsewhere no playbook pins the usual index: said, not warned
     assert "warn" not in levels(s) and "Below it are 4 link-local" in messages(s, "ok")
+
+
+def test_a_demand_wrapped_by_the_terminal_is_one_demand():
+    # STRICT_PACK asks two GPUs of a one-GPU cluster, its line wrapped before its last words (a KubeRay deployment)
+    text = ("Usage:\n 2.0/3.0 CPU\n 0.0/1.0 GPU\nDemands:\n {'CPU': 1.0, 'GPU': 1.0} * 1, {'GPU': 1.0} * 1 (STRICT_PACK): "
+            "1+ pending\n placement groups\n")
+    [s] = explain(text, host="other")
+    assert s.kind == "ray-status" and "The cluster has only 1 GPU(s)" in messages(s, "fail")  # 2 asked of 1
+
+
+SHOW_GIDS_SPARK = """DEV     PORT    INDEX   GID                                     IPv4            VER     DEV
+rocep1s0f0      1       2       0000:0000:0000:0000:0000:ffff:c0a8:640a 192.168.100.10          v1      enp1s0f0np0
+rocep1s0f0      1       3       0000:0000:0000:0000:0000:ffff:c0a8:640a 192.168.100.10          v2      enp1s0f0np0
+rocep1s0f1      1       1       fe80:0000:0000:0000:4ebb:47ff:fe0a:c3d9                 v2      enp1s0f1np1
+roceP2p1s0f0    1       1       fe80:0000:0000:0000:4ebb:47ff:fe0a:c3da                 v2      enP2p1s0f0np0
+n_gids_found=4
+"""
+
+
+def test_show_gids_shows_no_port_state():
+    # two GB10s back to back: the uncabled port's halves have no IPv4; show_gids cannot say they are ACTIVE
+    [s] = explain(SHOW_GIDS_SPARK, host="spark")
+    assert "is ACTIVE" not in messages(s) and "fail" not in levels(s)
+    assert "rocep1s0f1 has only link-local (fe80) RoCE v2 GIDs" in messages(s, "info")
+    # the other half of the cabled port without its address: the course's setup gives both halves one
+    assert "roceP2p1s0f0 has only link-local" in messages(s, "warn") and "its twin enp1s0f0np0" in messages(s, "warn")
+    [s] = explain("\n".join(x for x in SHOW_GIDS_SPARK.splitlines() if "c0a8" not in x) + "\n", host="spark")
+    assert "fail" in levels(s)  # no device has an IPv4 GID: RoCE v2 cannot reach the other Spark at all
+
+
+def test_nccl_24s_ring_lines_say_the_transport():
+    # NVIDIA/nccl #398 (i030): two AWS hosts, rings inside each over P2P/IPC, between them over NET/Socket
+    text = ("ip-172-31-0-112:8162:8221 [3] NCCL INFO Ring 00 : 3[3] -> 2[2] via P2P/IPC\n"
+            "ip-172-31-13-129:8544:8601 [7] NCCL INFO Ring 00 : 15 -> 0 [send] via NET/Socket/0\n"
+            "ip-172-31-0-112:8166:8224 [7] NCCL INFO Ring 00 : 7 -> 8 [send] via NET/Socket/0\n")
+    [s] = explain(text, host="other", nodes=2)
+    assert s.kind == "nccl-log" and "NET/Socket+P2P" in messages(s, "warn") and "TCP" in messages(s, "warn")
+
+
+def test_rank_tags_glued_inside_nccl_tests_rows_and_a_collapse():
+    # NVIDIA/nccl #1453 (i014): MPICH's -prepend-rank tags each part nccl-tests writes; busbw falls 5.6x at 64 MB
+    rows = [(16777216, 24.09), (33554432, 29.50), (67108864, 5.27), (134217728, 5.22)]
+    text = "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   " \
+           "busbw #wrong\n" + "".join(
+               f"[0] {n:12d} {n // 4:12d}     float     sum      -1[0]    1000.0    1.00  {b:6.2f}      0[0]    "
+               f"1000.0    1.00  {b:6.2f}      0\n" for n, b in rows)
+    [s] = explain(text, host="other")
+    assert s.kind == "nccl-tests" and s.facts["rows"][-1]["out_of_place"]["busbw_gbs"] == 5.22  # the tags read away
+    assert "busbw falls from 29.5 GB/s at 33,554,432 B to 5.22 GB/s at 134,217,728 B" in messages(s, "warn")

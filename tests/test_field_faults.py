@@ -241,6 +241,8 @@ GID_NODATA = ("E0302 08:32:30.369483 57711 rdma_context.cpp:450] Failed to query
               "No data available [61]\n")
 RAY_INFEASIBLE_OLD = ("2021-02-22 13:27:35,626\tINFO resource_demand_scheduler.py:604 -- No feasible node type to add for "
                       "[{'memory': 41.0, 'CPU': 1.0}, {'memory': 41.0, 'CPU': 1.0}]\n")
+ORDINAL = ("(VllmWorker rank=1 pid=839) ERROR 10-24 13:48:14 [multiproc_executor.py:514] torch.AcceleratorError: "
+           "HIP error: invalid device ordinal\n")
 STORE_TIMEOUT = ("torch.distributed.DistStoreError: Timed out after 6 seconds waiting for workers. 1/2 workers "
                  "joined.\n")
 
@@ -263,6 +265,8 @@ def test_nccl_system_error_and_a_store_nobody_joined():
     [(level, message)] = known_faults(GID_NODATA)
     assert level == "warn" and "GID 244 of rocep153s0 returned `No data available`" in message
     assert "{'memory': 41.0, 'CPU': 1.0} (`" in one(RAY_INFEASIBLE_OLD, "ray-infeasible-node-type").message
+    # ROCm/ROCm #5567: TP 2 with the default executor on a one-GPU node
+    assert "--distributed-executor-backend ray" in one(ORDINAL, "invalid-device-ordinal").fix
     d = one(STORE_TIMEOUT, "torch-store-timeout")
     assert "waited 6 s and only 1 of 2 processes (1/2) joined" in d.message and "MASTER_ADDR" in d.fix
 
@@ -500,7 +504,8 @@ def test_fastsafetensors_across_two_sparks_warns_and_one_machine_does_not():
 ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, CGRAPH_READ, RAY_DEAD,
        CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE, OOM_KILL, AER_FATAL, NCCL_SYSTEM,
-       STORE_TIMEOUT, GID_EMPTY, RAY_INFEASIBLE_OLD]
+       STORE_TIMEOUT, GID_EMPTY, RAY_INFEASIBLE_OLD,
+       ORDINAL]
 
 
 @pytest.mark.parametrize("text", ALL)

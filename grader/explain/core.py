@@ -240,11 +240,9 @@ def _is_command(command: str, continued: bool = False) -> bool:
     m = _COMMAND_WORD_RE.match(s)
     if not m or _kind_of_line(s, None) is not None:
         return False
-    if continued or _TYPED_RE.match(s):
-        return True
     prog = m.group("prog").rsplit("/", 1)[-1]  # python3 -m sglang.bench_serving: the kind's matcher decides
-    return (prog in _views(_state()).programs or prog.startswith("python")) \
-        and _kind_of_command(command_argv(s)) is not None
+    return bool(continued or _TYPED_RE.match(s)) or (prog in _views(_state()).programs or prog.startswith(
+        "python")) and _kind_of_command(command_argv(s)) is not None
 
 
 def split_chunks(text: str) -> list[Chunk]:

@@ -22,7 +22,7 @@ register(KindSpec(
         r"|^\d++(?:\.\d++)?(?:[KMGTP]i?B|B)?/\d++(?:\.\d++)?(?:[KMGTP]i?B|B)? (?:CPU|GPU|memory|object_store_memory"
         r"|accelerator_type:\S+|node:\S+)(?:\s|$)"
         r"|^\d++ node_[0-9a-f]{8,}\b|^\((?:no pending nodes|no failures|no resource demands|no active nodes"
-        r"|no idle nodes)\)$|: \d+\+? (?:pending (?:placement groups|tasks/actors)|from request_resources\(\))"
+        r"|no idle nodes)\)$|: \d+\+? (?:pending(?: placement groups| tasks/actors|$)|from request_resources\(\))"
         r"|^Node: node_[0-9a-f]{8,}"
         r"|Could not find any running Ray instance"),
     starts=re.compile(r"^=+ (?:Autoscaler|Cluster Scaler|Cluster) status"),

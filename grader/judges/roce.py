@@ -15,8 +15,8 @@ from ..parsers.ib_sysfs import IbSysfs, ipv4_of_gid, roce_v2_ipv4_gid_index, Roc
 from ..parsers.ibstat import CaList
 from ..parsers.rdma import RdmaLinks
 from ..parsers.show_gids import GidTable
-from ..spark_names import qsfp_port
-from .common import JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, host_findings, info, ok, on_spark, port_findings, soft_rdma_kind, warn
+from ..spark_names import is_qsfp_twin, other_twin, qsfp_port
+from .common import C2S, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, host_findings, info, ok, on_spark, port_findings, soft_rdma_kind, warn
 from .model import Finding, Section, Summary
 from .perftest import IB_BW_PASS_GBPS, PERF_GUIDE
 
@@ -98,7 +98,20 @@ def _gid_findings(rows: list[dict[str, Any]]) -> list[Finding]:
             why = ("only link-local (fe80) RoCE v2 GIDs" if has_v2 else "no RoCE v2 GID at all")
             example = (" (netplan, e.g. 192.168.100.10/24 on enp1s0f1np1)" if spark else "")
             between = "the Sparks" if spark else "the nodes"
-            out.append(fail(f"{name} is ACTIVE but has {why}: its netdev {r['netdev'] or '?'} has no IPv4 address, so "
+            twin = other_twin(r["netdev"]) if r["netdev"] and is_qsfp_twin(r["netdev"]) else None
+            if r.get("state_unknown") and twin and any(x["netdev"] == twin and x["roce_v2_gid_index"] is not None for x in rows):
+                out.append(warn(f"{name} has {why}: its netdev {r['netdev']} has no IPv4 address, while its twin {twin} "
+                                "(the other half of the same QSFP port, so the port is cabled) has one. The " + C2S
+                                + " gives each half its own address in its own /24, so that both carry traffic."))
+                continue
+            if r.get("state_unknown") and any(x["roce_v2_gid_index"] is not None for x in rows):
+                # show_gids shows no port state: beside devices that have an IPv4 GID, an uncabled port's twin
+                out.append(info(f"{name} has {why}: its netdev {r['netdev'] or '?'} has no IPv4 address. So are the "
+                                "twins of a port without a cable; if this one carries traffic, give its netdev an "
+                                f"address{example}. `rdma link` says which ports are ACTIVE."))
+                continue
+            active_word = "" if r.get("state_unknown") else " is ACTIVE but"
+            out.append(fail(f"{name}{active_word} has {why}: its netdev {r['netdev'] or '?'} has no IPv4 address, so "
                             f"RoCE v2 cannot route between {between}. Give the netdev its address{example}; the GID "
                             "appears by itself."))
         else:
@@ -208,7 +221,8 @@ def summarise_show_gids(table: GidTable, command: str | None) -> Summary:
                 f"a tool that takes the first RoCE v2 GID, or assumes index 3, gets {v2[0].netdev}'s. Traffic on "
                 f"{dev}'s own netdev {own or '?'} needs its index: NCCL_IB_GID_INDEX={pick.index} (UCX_IB_GID_INDEX "
                 "likewise): unset, NCCL and perftest may take the other. Or remove the address from the other netdev."))
-        rows.append({"rdma_device": dev, "state": "ACTIVE", "roce_v2_gid_index": pick.index if pick else None,
+        rows.append({"rdma_device": dev, "state": "ACTIVE", "state_unknown": True,  # show_gids shows no port state
+                     "roce_v2_gid_index": pick.index if pick else None,
                      "ipv4": pick.ipv4 if pick else None, "netdev": netdev, "several": len({r.netdev for r in v2}) > 1,
                      "unknown_v2": sum(1 for r in table if r.device == dev and r.is_roce_v2 and r.ipv4_gid is None),
                      "link_local_below": sum(1 for r in table if r.device == dev and pick and r.index < pick.index

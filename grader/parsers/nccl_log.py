@@ -19,6 +19,8 @@ message, as authors quote them with the prefix cut) are read; the rest is skippe
     Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read
     Channel 00/0 : 1[1] -> 0[0] [receive] via NET/Socket/0
     Channel 08/0 : 0[0] -> 1[0] [receive] via NET/IBext_v10/0        (NCCL's IB transport in a plugin)
+    Ring 00 : 15 -> 0 [send] via NET/Socket/0                         (NCCL 2.4 and older: Ring, a rank's device
+                                                                        not always given)
     Connected all rings
     NET/IB : GPU Direct RDMA (DMABUF) enabled for HCA 0 'rocep1s0f1
     NET/IB : Made virtual device [0] name=rocep1s0f1 speed=200000 ndevs=1   (an RDMA device NCCL found)
@@ -69,15 +71,16 @@ _NETWORK_RE = re.compile(r"^Using network (?P<net>.*\S|.)\s*$")
 _ASSIGNED_RE = re.compile(r"^(?:Assigned|Initialized) NET plugin (?P<net>\S+)")
 _FAILED_RE = re.compile(r"^Failed to initialize NET plugin (?P<net>\S+)")
 _ENV_RE = re.compile(r"^(?P<key>[A-Z][A-Z0-9]*_[A-Z0-9_]+) set (?:by environment )?to (?P<val>(?:.*\S)?)\s*$")
-_CHANNEL_RE = re.compile(r"^Channel\s+(?P<ch>\d+)(?:/(?P<sub>\d+))?\s*:\s*(?P<src>\d+)\[(?P<srcdev>[0-9a-fA-Fx]+)\]\s*->\s*"
-                         r"(?P<dst>\d+)\[(?P<dstdev>[0-9a-fA-Fx]+)\]\s*(?:\[(?P<dir>send|receive|recv)\]\s*)?"
-                         r"via\s+(?P<via>\S(?:.*\S)?)\s*$")
+_CHANNEL_RE = re.compile(r"^(?:Channel|Ring)\s+(?P<ch>\d+)(?:/(?P<sub>\d+))?\s*:\s*(?P<src>\d+)"
+                         r"(?:\[(?P<srcdev>[0-9a-fA-Fx]+)\])?\s*->\s*(?P<dst>\d+)(?:\[(?P<dstdev>[0-9a-fA-Fx]+)\])?\s*"
+                         r"(?:\[(?P<dir>send|receive|recv)\]\s*)?via\s+(?P<via>\S(?:.*\S)?)\s*$")  # Ring: NCCL 2.4 and older
 _RINGS_RE = re.compile(r"^Connected all rings")
 _TREES_RE = re.compile(r"^Connected all trees")
 _GDR_RE = re.compile(r"GPU Direct RDMA (?:\(DMABUF\) )?[Ee]nabled for HCA (?P<i>\d+) '(?P<dev>[^'\s]+)")
 _COMM_RE = re.compile(r"\bnRanks (?P<n>\d+) nNodes (?P<nodes>\d+)")
 _INIT_RE = re.compile(r"^ncclCommInitRank\w* comm \S+ rank \d+ nranks (?P<n>\d+)")
-_BARE_RE = re.compile(r"^(?:NCCL version \d|NET/(?:IB|Socket|Plugin)|Channel \d+/\d+\s*:\s*\d+\[|Using network \w"
+_BARE_RE = re.compile(r"^(?:NCCL version \d|NET/(?:IB|Socket|Plugin)|Channel \d+/\d+\s*:\s*\d+\[|Ring \d+ : \d+(?:\[| ->)"
+                      r"|Using network \w"
                       r"|NCCL_[A-Z0-9_]+ set (?:by environment )?to |Connected all (?:rings|trees)|Bootstrap\s*:\s*Using )")
 _ERROR_RE = re.compile(r"NCCL error|ncclSystemError|ncclInternalError|ncclInvalidUsage|ncclRemoteError"
                        r"|ncclUnhandledCudaError|ncclInvalidArgument|unhandled system error")
@@ -404,7 +407,7 @@ def _read_setup(msg: str, host: str | None, st: dict) -> bool:
 def _read_message(msg: str, host: str | None, st: dict) -> None:
     # most lines of a log are "Channel ..." ones: no pattern of _read_setup reads one (each needs other words first,
     # an environment setting capitals up to its "_"), and _CHANNEL_RE reads no other
-    if not msg.startswith("Channel") and _read_setup(msg, host, st):
+    if not msg.startswith(("Channel", "Ring ")) and _read_setup(msg, host, st):
         return
     m = _CHANNEL_RE.match(msg)
     if m:

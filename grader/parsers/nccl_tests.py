@@ -332,6 +332,11 @@ _SRUN_LABEL_RE = re.compile(r"^\s*\d+: ")
 where most lines carry one."""
 
 
+_RANK_TAG_RE = re.compile(r"^\[\d+\]\s")
+_GLUED_TAG_RE = re.compile(r"(?<=[\d.])\[\d+\](?=\s)")
+"""``-1[0]    1626.5``: a rank's tag where a row's next part was written."""
+
+
 def parse_nccl_tests(text: str) -> NcclTestsResult:
     """Parse one nccl-tests run (prompts, launcher prefixes, NCCL_DEBUG lines and X11 noise mixed
     in) into NcclTestsResult. See the module doc for the shapes and units.
@@ -350,6 +355,8 @@ def parse_nccl_tests(text: str) -> NcclTestsResult:
         s = strip_log_prefix(_SRUN_LABEL_RE.sub("", line.text, count=1) if labelled else line.text).strip()
         if not s:
             continue
+        if _RANK_TAG_RE.match(line.text):  # MPICH's -prepend-rank tags each write: nccl-tests writes a row in parts
+            s = _GLUED_TAG_RE.sub(" ", s)
         if _NCCL_LINE_RE.search(s):
             nccl_lines.append(s)
             continue

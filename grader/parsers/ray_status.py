@@ -77,6 +77,8 @@ _RESOURCE_RE = re.compile(
 _COUNT_RE = re.compile(r"^(?P<count>\d+)\s+(?P<name>[A-Za-z][\w.:-]*)(?P<rest>(?:\s.*)?)$")
 # Ray 1.x's node list: " 2 node(s) with resources: {'CPU': 80.0, 'node:10.0.0.5': 1.0, ...}"
 _OLD_NODES_RE = re.compile(r"^(?P<count>\d+)\s+node\(s\) with resources:\s*(?P<res>\{.*\})\s*$")
+_WRAPPED_TAILS = ("placement groups", "tasks/actors")
+"""The last words of a demand line (``... : 1+ pending placement groups``) that a terminal can wrap onto a line."""
 _DEMAND_RE = re.compile(r"^\{.*\}.*:\s*\d+\+?\s+(?:pending|from request_resources)")
 _LAUNCHING_RE = re.compile(r"^(?P<name>[^,\s]+),\s*(?P<count>\d+)\s+launching\s*$")
 _PENDING_IP_RE = re.compile(r"^(?P<ip>[^:\s]+):\s*(?P<name>[^,]+),\s*(?P<status>.+)$")
@@ -439,6 +441,9 @@ def _read_status(all_lines: list[Line], start: int) -> RayStatus | int:
                 continue
         elif section == "demands" and _DEMAND_RE.match(s):
             demands.append(s)
+            continue
+        elif section == "demands" and demands and demands[-1].endswith(" pending") and s in _WRAPPED_TAILS:
+            demands[-1] += " " + s  # a terminal wrapped the line before its last words
             continue
         elif section == "requests" and _DEMAND_RE.match(s):
             requests.append(s)

@@ -50,41 +50,37 @@ def _continued(first: str, rows: list[tuple[int, str]], i: int) -> tuple[str, in
     quote opened on it spans (``-d '{`` ... ``}'``, joined only where the quote closes within MAX_CONTINUATIONS
     lines); bash's ``> `` prompt in front of them dropped. Returns the command and how many rows were used."""
     command, used = first.rstrip(), 0
-    while i + 1 + used < len(rows) and used < MAX_CONTINUATIONS:
-        quoted = not command.endswith("\\") and _open_quote(command)
-        if not (quoted or command.endswith("\\")):
-            break
+    quoted = not command.endswith("\\") and _open_quote(command)
+    while (quoted or command.endswith("\\")) and i + 1 + used < len(rows) and used < MAX_CONTINUATIONS:
         nxt = rows[i + 1 + used][1]
         if len(nxt) > 4096 or not (nxt.strip() or quoted):
             break
         used += 1
         command = (command if quoted else command[:-1].rstrip()) + " " + _PS2_RE.sub("", nxt).strip()
-    if _open_quote(command):  # the quote never closed: not an argument spanning lines after all
+        quoted = not command.endswith("\\") and _open_quote(command)
+    if quoted:  # the quote never closed: not an argument spanning lines after all
         return first.rstrip().rstrip("\\").rstrip(), 0
     return command.rstrip("\\").rstrip(), used
+
+
+_QUOTE_RE = re.compile(r"""\\.|'[^']*'?|"(?:[^"\\]|\\.)*"?""")
+"""An escaped character, or a quoted span from its quote to the closing one (to the end where none closes)."""
 
 
 def _open_quote(command: str) -> bool:
     """Whether ``command`` ends inside a quote that opened at the start of an argument (after a blank or ``=``), as
     ``curl -d '{`` does: bash reads on to the closing quote. An apostrophe inside a word (``don't``) does not count."""
-    quote = None
-    prev = " "
-    escaped = False
-    for ch in command:
-        if escaped:
-            escaped = False
-        elif quote is None and ch == "\\":
-            escaped = True
-        elif quote is None and ch in "'\"":
-            if prev not in " =\t":
-                return False  # a quote inside a word: not read as shell quoting
-            quote = ch
-        elif ch == quote:
-            quote = None
-        elif quote == '"' and ch == "\\":
-            escaped = True
-        prev = ch
-    return quote is not None
+    if "'" not in command and '"' not in command:
+        return False
+    for m in _QUOTE_RE.finditer(command):
+        span, at = m.group(), m.start()
+        if span[0] == "\\":
+            continue
+        if at and command[at - 1] not in " =\t":
+            return False  # a quote inside a word: not read as shell quoting
+        if len(span) == 1 or span[-1] != span[0]:
+            return True
+    return False
 
 
 def _glued_prompt(line: str, tags: list[str]) -> int:
