@@ -393,4 +393,4 @@ def test_rank_tags_glued_inside_nccl_tests_rows_and_a_collapse():
                f"1000.0    1.00  {b:6.2f}      0\n" for n, b in rows)
     [s] = explain(text, host="other")
     assert s.kind == "nccl-tests" and s.facts["rows"][-1]["out_of_place"]["busbw_gbs"] == 5.22  # the tags read away
-    assert "busbw falls from 29.5 GB/s at 33,554,432 B to 5.22 GB/s at 134,217,728 B" in messages(s, "warn")
+    assert "busbw falls from 29.5 / 29.5 GB/s at 33,554,432 B to 5.22 / 5.22 GB/s at 134,217,728 B" in messages(s, "warn")

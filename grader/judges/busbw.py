@@ -59,6 +59,12 @@ def _gpus_of_command(command: str | None) -> int | None:
     return procs * g if procs is not None else g if g > 1 else None
 
 
+def _sides(row: Any) -> str:
+    """``29.5 / 28.14``: a row's busbw out of place and in place (GB/s), as printed; one figure where one is."""
+    return " / ".join(f"{m.busbw_gbs:g}" for m in (row.out_of_place, row.in_place) if m is not None and m.busbw_gbs
+                      is not None)
+
+
 def _collapse(res: NcclTestsResult) -> list[Finding]:
     """busbw that falls at the largest size instead of rising (checks/ranges.toml collapse_ratio), on any host."""
     row, ratio = res.largest, spark_figure("allgather_busbw_gbs", "collapse_ratio")
@@ -66,8 +72,8 @@ def _collapse(res: NcclTestsResult) -> list[Finding]:
     best = max(smaller, key=lambda r: r.busbw_gbs, default=None)
     if best is None or row.busbw_gbs is None or row.busbw_gbs * ratio >= best.busbw_gbs:
         return []
-    return [warn(f"busbw falls from {best.busbw_gbs:g} GB/s at {best.size_bytes:,} B to {row.busbw_gbs:g} GB/s at "
-                 f"{row.size_bytes:,} B: it should rise with the message size. At that size NCCL moves data another, "
+    return [warn(f"busbw falls from {_sides(best)} GB/s at {best.size_bytes:,} B to {_sides(row)} GB/s at "
+                 f"{row.size_bytes:,} B (out-of-place / in-place): it should rise with the message size. At that size NCCL moves data another, "
                  "much slower way (an algorithm or protocol it switches to there, or a path that stalls): rerun around "
                  "that size with NCCL_DEBUG=INFO, and with NCCL_ALGO / NCCL_PROTO set one at a time to find which.")]
 
