@@ -164,6 +164,12 @@ def _several_local_gpus(log: VllmLog | None, values: Mapping[str, Any], text: st
         return None
 
 
+def _aer_recovered(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies when the kernel recovered every device it tried to: no ``recovery failed`` and no ``can't recover``
+    anywhere in the text (those are the failure the next entries say)."""
+    return None if "recovery failed" in text or "can't recover" in text else {}
+
+
 DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]] = {
     "timeout_not_applied": _timeout_not_applied,
     "fastsafetensors_across_nodes": _fastsafetensors_across_nodes,
@@ -171,6 +177,7 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "advertises_nothing": _advertises_nothing,
     "one_gpu_nodes": _one_gpu_nodes,
     "several_local_gpus": _several_local_gpus,
+    "aer_recovered": _aer_recovered,
     "cx7_under_networkmanager": _cx7_under_networkmanager,
 }
 """An entry's ``detail``: a function of the log (None when :func:`diagnose_text` reads plain text), the

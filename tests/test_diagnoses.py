@@ -187,6 +187,9 @@ EXAMPLES.update({
                                 "node type to add for [{'memory': 41.0, 'CPU': 1.0}]\n",
     "pcie-aer-first": BANNER + "[  +0.000894] pcieport 0000:00:03.0:    [14] CmpltTO                (First)\n",
     "pcie-aer": BANNER + "[  +0.000041] pcieport 0000:00:03.0: AER: device recovery failed\n",
+    "pcie-aer-recovered": BANNER + "[ 12.000001] pcieport 0000:00:1c.0: AER: device recovery successful\n",
+    "cgroup-oom-killer": BANNER + "[ 99.1] Memory cgroup out of memory: Killed process 4242 (python3) total-vm:9000000kB\n",
+    "cgroup-oom-constraint": BANNER + "[ 99.0] oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=docker-1\n",
     "torch-store-timeout": BANNER + "torch.distributed.DistStoreError: Timed out after 6 seconds waiting for workers. "
                            "1/2 workers joined.\n",
     "ibverbs-provider-missing": BANNER + "libibverbs: Warning: couldn't load driver 'liberdma-rdmav34.so': liberdma-rdmav34"

@@ -291,5 +291,9 @@ def test_a_degenerate_answer_fails_and_a_sound_one_is_ok():
              "once per stage, which suits a slower link between two machines.")
     [s] = explain(head + prose + '"},"finish_reason":"stop"}],"usage":{"completion_tokens":52}}')
     assert levels(s) == ["ok"] and "52 tokens generated" in messages(s, "ok")
+    # repetitive but sound, in words: a checklist repeats its pieces (under 40% distinct) without gluing them
+    checklist = "\\n".join(f"{i}. Check the link of node {i}: run ping and iperf3 on it." for i in range(1, 15))
+    [s] = explain(head + checklist + '"},"finish_reason":"stop"}]}')
+    assert levels(s) == ["ok"]
     [s] = explain('{"object":"error","message":"The model `x` does not exist.","type":"NotFoundError","code":404}')
     assert s.kind == "vllm-completion" and "does not exist" in messages(s, "fail")

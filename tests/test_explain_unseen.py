@@ -394,3 +394,47 @@ def test_rank_tags_glued_inside_nccl_tests_rows_and_a_collapse():
     [s] = explain(text, host="other")
     assert s.kind == "nccl-tests" and s.facts["rows"][-1]["out_of_place"]["busbw_gbs"] == 5.22  # the tags read away
     assert "busbw falls from 29.5 / 29.5 GB/s at 33,554,432 B to 5.22 / 5.22 GB/s at 134,217,728 B" in messages(s, "warn")
+
+
+def test_what_a_review_broke_stays_mended():
+    # AER: corrected errors alone are no fault; an uncorrectable error the kernel recovered from is a warning
+    corrected = ("$ sudo dmesg | grep -i aer\n[  1.0] pcieport 0000:00:1c.0: AER: Corrected error received: 0000:00:1c.0\n"
+                 "[  1.0] pcieport 0000:00:1c.0: PCIe Bus Error: severity=Corrected, type=Physical Layer, (Receiver ID)\n"
+                 "[  1.0] pcieport 0000:00:1c.0:    [ 0] RxErr                  (First)\n")
+    assert "fail" not in [lv for s in explain(corrected) for lv in levels(s)]
+    recovered = ("[ 812.2] pcieport 0000:00:01.1: AER: Uncorrected (Non-Fatal) error received: 0000:01:00.0\n"
+                 "[ 812.2] nvidia 0000:01:00.0:    [14] CmpltTO                (First)\n"
+                 "[ 812.3] pcieport 0000:00:01.1: AER: device recovery successful\n")
+    assert [lv for s in explain(recovered) for lv in levels(s)] == ["warn"]
+    # a container's memory limit, not the machine's
+    [s] = explain("[ 99.1] Memory cgroup out of memory: Killed process 4242 (python3) total-vm:9000000kB\n")
+    assert "inside a memory cgroup" in messages(s, "fail") and "python3 (pid 4242) was killed" in messages(s, "fail")
+    # ethtool -m: a module above its own alarm threshold, and a passive DAC that reports nothing
+    hot = MODULE.replace("57.09 degrees C / 134.76", "86.20 degrees C / 187.16").replace("(Chan", "")
+    assert "at or above its own alarm threshold" in messages(explain(hot)[0], "fail")
+    dac = ("$ ethtool -m enp1s0f0np0\n\tIdentifier                                : 0x11 (QSFP28)\n"
+           "\tModule temperature                        : 0.00 degrees C / 32.00 degrees F\n"
+           "\tModule temperature high alarm threshold   : 0.00 degrees C / 32.00 degrees F\n")
+    assert "a passive copper cable (DAC) has no monitoring" in messages(explain(dac)[0], "info")
+    lane = MODULE.replace("\tLaser rx power low alarm                  : On\n",
+                          "\tRcvr signal avg optical power low alarm    (Chan 1) : On\n")
+    assert "(Chan 1)` is On" in messages(explain(lane)[0], "warn")
+    # a container bridge over a LAN's subnet is no house-network pair
+    ip = ("$ ip a\n2: eno1: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 state UP\n    inet 172.17.5.20/16 scope global eno1\n"
+          "3: docker0: <NO-CARRIER,BROADCAST,MULTICAST,UP> mtu 1500 state DOWN\n    inet 172.17.0.1/16 scope global docker0\n")
+    assert "eno1 (172.17.5.20/16) and docker0 (172.17.0.1/16) are in the same subnet" in messages(explain(ip)[0], "warn")
+    # an output line's apostrophe does not close a shortened quote: the answer below stays an answer
+    text = ("$ curl -s localhost:8000/v1/completions -H \"Content-Type: application/json\" \\\n"
+            "    -d '{\"model\": \"m\", \"prompt\": \"Say hi\", ...\n"
+            '{"id":"cmpl-1","object":"text_completion","model":"m","choices":[{"index":0,"text":" Hi! I\'m here.",'
+            '"finish_reason":"stop"}]}\n')
+    [s] = explain(text)
+    assert s.kind == "vllm-completion" and s.command.endswith("\"Say hi\", ...") and "Hi! I'm here." in messages(s, "ok")
+    # a streamed answer, an error given as a string, choices that are no list
+    stream = ('data: {"object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":"Hel"}}]}\n'
+              'data: {"object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":"lo"},'
+              '"finish_reason":"stop"}]}\ndata: [DONE]\n')
+    assert "`Hello`" in messages(explain("$ curl -N localhost:8000/v1/chat/completions -d @r.json\n" + stream)[0], "ok")
+    said = explain('$ curl localhost:8000/v1/chat/completions -d @r.json\n{"error": "model not found"}\n')[0]
+    assert "model not found" in messages(said, "fail")
+    assert not explain('{"object":"chat.completion","choices":5}\n')[0].error

@@ -133,17 +133,18 @@ def fields_of(value: Any) -> dict[str, Any]:
     return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
 
 
-_HOUSE_RE = re.compile(rf"^(?:wl|wlan|docker|br-|virbr|veth|{HOUSE_INTERFACE}$)")
-"""Interfaces of a house network or a container bridge, not of a cluster's link: Wi-Fi, Docker's and libvirt's bridges,
-and a Spark's 10 GbE RJ45 port (spark_names.HOUSE_INTERFACE)."""
+_HOUSE_RE = re.compile(rf"^(?:wl|{HOUSE_INTERFACE}$)")
+"""Interfaces of a house network, not of a cluster's link: Wi-Fi, and a Spark's 10 GbE RJ45 port
+(spark_names.HOUSE_INTERFACE). A container bridge (docker0) in a LAN's subnet is no such pair: it shadows the LAN."""
 
 
 def overlap_finding(a: str, ca: str, b: str, cb: str) -> Finding:
     """Two interfaces in one subnet. A QSFP twin among them: a fault (fail), the one the playbook warns of. Two
-    interfaces of a house network (wired and Wi-Fi to one router): the kernel sends by route metric, harmless for the
-    house network (info). Two others: a warning, since NCCL or Gloo may pick either."""
+    interfaces of a house network (a Spark's RJ45 port and Wi-Fi to one router): the kernel sends by route metric,
+    harmless for the house network (info). Two others (a container bridge over a LAN's subnet among them): a warning,
+    since traffic for one goes to the other and NCCL or Gloo may pick either."""
     said = f"{a} ({ca}) and {b} ({cb}) are in the same subnet"
-    if not (is_qsfp_twin(a) or is_qsfp_twin(b)) and (_HOUSE_RE.match(a) or _HOUSE_RE.match(b)):
+    if _HOUSE_RE.match(a) and _HOUSE_RE.match(b):
         return info(f"{said}: both on one house network (wired and Wi-Fi to one router, say), so the kernel sends by "
                     "route metric. Harmless for that network; keep NCCL and Gloo off it (NCCL_SOCKET_IFNAME on the "
                     "cluster's link).")

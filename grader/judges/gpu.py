@@ -500,19 +500,20 @@ def summarise_p2p_test(t: Any, command: str | None) -> Summary:
     names = sorted(set(t.devices.values()))
     if t.devices:
         findings.append(info(f"{len(t.devices)} GPU(s): {', '.join(names)}."))
-    cannot = sorted(k for k, v in t.access.items() if not v)
+    access = {**{k: bool(v) for k, v in t.connectivity.items() if k[0] != k[1]}, **t.access}  # either says it
+    cannot = sorted(k for k, v in access.items() if not v)
     if cannot:
         findings.append(info("No P2P between " + ", ".join(f"GPU{a}-GPU{b}" for a, b in cannot[:8])
                              + ": copies between them go through host memory. GeForce drivers do not enable P2P over "
                              "PCIe on recent cards; NCCL then moves data through shared host memory."))
-    elif t.access:
+    elif access:
         patched = ", a patched driver on GeForce cards" if any("GeForce" in n for n in names) else ""
         findings.append(info(f"Every pair can access its peer (P2P on{patched})."))
     gain = p2p_min_gain()
-    ways = [w for w in ("uni", "bi") if {k for k in t.pairs(f"{w}_on") if t.access.get(k, True)}]
+    ways = [w for w in ("uni", "bi") if {k for k in t.pairs(f"{w}_on") if access.get(k, True)}]
     for way in ways[:1]:  # one way where shown (what a copy gets), else both ways together
         on, off = t.pairs(f"{way}_on"), t.pairs(f"{way}_off")
-        shown = {k: v for k, v in on.items() if t.access.get(k, True)}
+        shown = {k: v for k, v in on.items() if access.get(k, True)}
         both = " both ways together" if way == "bi" else " one way"
         said = f"{_span(shown)}{both} with P2P" + (f", {_span(off)} through host memory" if off else "")
         poor = sorted(k for k, v in shown.items() if k[0] < k[1] and k in off and gain is not None and v < off[k] * gain)

@@ -418,12 +418,20 @@ def summarise_module(m: Any, command: str | None) -> Summary:
     for flag in m.flags_on:
         findings.append(warn(f"{name}: `{flag}` is On: the module itself reports a reading past its threshold. "
                              "Reseat it, clean the fibre ends (optics), or swap the module or cable."))
-    if m.temperature_c is not None:
-        limits = ", ".join(f"{w} {v:g} C" for w, v in (("warning", m.temperature_warn_c), ("alarm", m.temperature_alarm_c))
-                           if v is not None)
-        if not any("temperature" in f.lower() for f in m.flags_on):
-            findings.append(ok(f"{name}: module at {m.temperature_c:g} C" + (f", below its own thresholds ({limits})"
-                               if limits else "") + "."))
+    t, hot, alarm = m.temperature_c, m.temperature_warn_c, m.temperature_alarm_c
+    if t is not None and not t and not hot and not alarm:
+        findings.append(info(f"{name}: the module reports no readings (temperature and thresholds 0): a passive copper "
+                             "cable (DAC) has no monitoring, so its health shows only in the link (`ethtool "
+                             f"{m.interface or '<interface>'}`)."))
+    elif t is not None and not any("temperature" in f.lower() for f in m.flags_on):
+        limits = ", ".join(f"{w} {v:g} C" for w, v in (("warning", hot), ("alarm", alarm)) if v)
+        if alarm and t >= alarm or hot and t >= hot:
+            findings.append((fail if alarm and t >= alarm else warn)(
+                f"{name}: module at {t:g} C, at or above its own {'alarm' if alarm and t >= alarm else 'warning'} "
+                f"threshold ({limits}): it is too hot. Improve the airflow over the port, or swap the module."))
+        else:
+            findings.append(ok(f"{name}: module at {t:g} C" + (f", below its own thresholds ({limits})" if limits else "")
+                               + "."))
     if m.flags and not m.flags_on:
         findings.append(ok(f"{name}: all {m.flags} alarm and warning flags shown are Off."))
     return facts, findings

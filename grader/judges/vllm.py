@@ -298,12 +298,18 @@ def distinct_share(text: str, n: int = 6) -> float:
     return len(set(pieces)) / len(pieces) if pieces else 1.0
 
 
+MAX_CHOICES_SAID = 8
+"""An answer with more choices (``n`` > 8) has the first said, and the count: the output stays bounded."""
+
+
 def summarise_completion(c: Any, command: str | None) -> Summary:
     """The server's answer to one request: an error, an empty answer, or an answer that mostly repeats pieces of
-    itself (checks/specs/serving.toml [answer]: the model's output is broken though the server and API work)."""
+    itself glued into long runs without blanks (checks/specs/serving.toml [answer], both figures: a list, code or a
+    table repeats itself too, in words): the model's output is broken though the server and API work."""
     from ..calc.specs import row
     figures = row("serving.toml", "answer")
     shortest, floor = figures.graded("min_text_chars"), figures.graded("min_distinct_6gram_share")
+    long_word, glued = figures.graded("long_word_chars"), figures.graded("min_long_word_share")
     facts = {"model": c.model, "finish_reasons": list(c.finish_reasons), "prompt_tokens": c.prompt_tokens,
              "completion_tokens": c.completion_tokens, "error": c.error, "truncated": c.truncated,
              "chars": [len(t) for t in c.texts]}
@@ -313,13 +319,14 @@ def summarise_completion(c: Any, command: str | None) -> Summary:
         return facts, [warn("The answer holds no choice: no text came back. Paste the whole answer.")]
     findings: list[Finding] = []
     tokens = f", {c.completion_tokens} tokens generated" if c.completion_tokens is not None else ""
-    for i, text in enumerate(c.texts):
+    for i, text in enumerate(c.texts[:MAX_CHOICES_SAID]):
         which = f"Choice {i}" if len(c.texts) > 1 else "The answer"
         share = distinct_share(text)
-        if shortest is not None and floor is not None and len(text) >= shortest and share < floor:
+        if None not in (shortest, floor, long_word, glued) and len(text) >= shortest and share < floor \
+                and sum(len(w) for w in text.split() if len(w) >= long_word) >= glued * len(text):
             findings.append(fail(
-                f"{which} is degenerate: it mostly repeats pieces of itself (only {share:.0%} of its 6-character "
-                f"pieces are distinct; prose has well over {floor:.0%}): `{' '.join(text[:80].split())}...`. The "
+                f"{which} is degenerate: it mostly repeats pieces of itself, glued into long runs without blanks "
+                f"(only {share:.0%} of its 6-character pieces are distinct): `{' '.join(text[:80].split())}...`. The "
                 "server took the request and answered, so the network, the port and the model name are fine; the "
                 "model's output is broken. A quantized kernel this GPU or engine build does not run right (NVFP4 or "
                 "FP8 on a new GPU such as the GB10), a wrong chat template, or a checkpoint the engine does not "
@@ -331,6 +338,8 @@ def summarise_completion(c: Any, command: str | None) -> Summary:
         else:
             findings.append(ok(f"{which}: `{' '.join(text[:80].split())}`{'...' if len(text) > 80 else ''} "
                                f"({len(text)} characters{tokens})."))
+    if len(c.texts) > MAX_CHOICES_SAID:
+        findings.append(info(f"{len(c.texts)} choices in all: the first {MAX_CHOICES_SAID} are said."))
     if "length" in c.finish_reasons:
         findings.append(info("finish_reason `length`: the answer stopped at max_tokens (or the context's end), "
                              "not where the model meant to."))

@@ -177,7 +177,8 @@ def _prompt_iface(line: Line) -> str | None:
 
 MODULE_COMMAND = "ethtool -m"
 _MODULE_KEY_RE = re.compile(r"[A-Za-z][\w ,./()+-]*+")  # fullmatch on what comes before the colon, blanks cut
-_FLAG_RE = re.compile(r"\b(?:alarm|warning)$", re.I)  # `Module temperature high alarm : On`
+_FLAG_RE = re.compile(r"\b(?:alarm|warning)(?:\s*\(Chan(?:nel)? \d+\))?$", re.I)  # `... high alarm : On`, a lane's
+# `Rcvr signal avg optical power low alarm    (Chan 1) : On` (ethtool prints lane flags so, SFF-8636 and CMIS alike)
 _DEGREES_RE = re.compile(r"^(?P<c>-?\d+(?:\.\d+)?) degrees C")
 
 

@@ -240,6 +240,10 @@ class NcclLog:
                                                  else len(TRANSPORT_ORDER), seen.index(t))))
 
 
+_CUT_VIA = frozenset({"P", "P2", "S", "SH", "N", "NE", "NET", "NET/", "NET/I", "NET/S", "NV", "NVL"})
+"""A channel line's ``via`` cut before its transport's name is whole (a paste that ends there)."""
+
+
 def classify_transport(via: str) -> str:
     """The transport family of a channel's ``via`` text (see NcclChannel)."""
     d = via.strip()
@@ -410,6 +414,8 @@ def _read_message(msg: str, host: str | None, st: dict) -> None:
     if not msg.startswith(("Channel", "Ring ")) and _read_setup(msg, host, st):
         return
     m = _CHANNEL_RE.match(msg)
+    if m and m.group("via") in _CUT_VIA:  # a line cut inside its transport's name (`via P2`): no transport to count
+        return
     if m:
         direction = m.group("dir")
         st["channels"].append(NcclChannel(int(m.group("ch")), int(m.group("src")), int(m.group("dst")),

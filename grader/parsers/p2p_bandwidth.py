@@ -37,7 +37,7 @@ _DEVICE_RE = re.compile(r"^Device: (?P<i>\d+), (?P<name>[^,]+), pciBusID: (?P<bu
 _ACCESS_RE = re.compile(r"^Device=(?P<a>\d+) (?P<can>CAN|CANNOT) Access Peer Device=(?P<b>\d+)")
 _TITLE_RE = re.compile(r"^(?P<dir>Unidirectional |Bidirectional )?P2P=(?P<p2p>Enabled|Disabled) "
                        r"(?P<what>Bandwidth|Latency)\b.*Matrix \((?P<unit>GB/s|us)\)")
-_ROW_RE = re.compile(r"^\s*(?P<i>\d+)\s+(?P<values>[\d.\s]*\d)")
+_ROW_RE = re.compile(r"^\s*+(?P<i>\d+)\s++(?P<values>[\d.]++(?:\s++[\d.]++)*+)")
 
 MATRICES = ("uni_off", "uni_on", "bi_off", "bi_on", "lat_off", "lat_on")
 """The names of the six matrices: bandwidth one way and both ways, latency; P2P off, then on."""

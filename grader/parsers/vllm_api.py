@@ -162,6 +162,8 @@ def parse_completion(text: str) -> Completion:
     raise_if_shell_error(lines, COMPLETION_COMMAND)
     _curl_error(lines, COMPLETION_COMMAND)
     start = find_json_start(lines)
+    if start is None and any(x.text.startswith("data: {") for x in lines):
+        return _from_stream(lines)
     if start is None:
         raise ParseError(COMPLETION_COMMAND, "no JSON found (expected the server's answer, {\"id\": ...})")
     body = _HALF_ESCAPE_RE.sub("", "\n".join(x.text for x in lines[start:]))  # a paste cut inside an escape
@@ -169,8 +171,9 @@ def parse_completion(text: str) -> Completion:
     if not isinstance(value, dict):
         raise fail_on_line(COMPLETION_COMMAND, lines[start], "the JSON is not an object")
     error = value.get("message") if value.get("object") == "error" else json_dig(value, "error", "message") \
-        or value.get("detail")
-    choices = [c for c in value.get("choices") or [] if isinstance(c, dict)]
+        or (value["error"] if isinstance(value.get("error"), str) else None) or value.get("detail")
+    listed = value.get("choices")
+    choices = [c for c in listed if isinstance(c, dict)] if isinstance(listed, list) else []
     texts = [_choice_text(c) for c in choices]
     if truncated and (cut := _CUT_TEXT_RE.search(body)):  # the paste ends inside a text: read it up to the cut
         texts = texts[:-1] if texts and texts[-1] == "" else texts
@@ -179,6 +182,41 @@ def parse_completion(text: str) -> Completion:
     return Completion(_str(value.get("model")), tuple(texts), tuple(_str(c.get("finish_reason")) for c in choices),
                       as_int(usage.get("prompt_tokens")), as_int(usage.get("completion_tokens")),
                       str(error) if error else None, truncated)
+
+
+def _from_stream(lines: list) -> Completion:
+    """A streamed answer (``"stream": true``): server-sent events, ``data: {...chat.completion.chunk...}`` lines, each
+    adding a piece of text (``choices[0].delta.content``, or ``text``) until ``data: [DONE]``; ``truncated`` without it."""
+    pieces: dict[int, list[str]] = {}
+    reasons: dict[int, str | None] = {}
+    model, usage, done = None, {}, False
+    for line in lines:
+        body = line.text[len("data: "):].strip() if line.text.startswith("data: ") else None
+        if body == "[DONE]":
+            done = True
+        if not body or not body.startswith("{"):
+            continue
+        try:
+            chunk = json.loads(body)
+        except ValueError:
+            continue
+        if not isinstance(chunk, dict):
+            continue
+        model = model or _str(chunk.get("model"))
+        usage = chunk["usage"] if isinstance(chunk.get("usage"), dict) else usage
+        for c in chunk.get("choices") if isinstance(chunk.get("choices"), list) else []:
+            if not isinstance(c, dict):
+                continue
+            i = c.get("index") if isinstance(c.get("index"), int) else 0
+            delta = c.get("delta") if isinstance(c.get("delta"), dict) else {}
+            piece = delta.get("content") if isinstance(delta.get("content"), str) else c.get("text")
+            pieces.setdefault(i, []).append(piece if isinstance(piece, str) else "")
+            reasons[i] = _str(c.get("finish_reason")) or reasons.get(i)
+    if not pieces:
+        raise ParseError(COMPLETION_COMMAND, "a stream of `data:` lines with no completion chunk in it")
+    order = sorted(pieces)
+    return Completion(model, tuple("".join(pieces[i]) for i in order), tuple(reasons.get(i) for i in order),
+                      as_int(usage.get("prompt_tokens")), as_int(usage.get("completion_tokens")), None, not done)
 
 
 def _choice_text(choice: dict) -> str:

@@ -47,40 +47,71 @@ _PS2_RE = re.compile(r"^\s*>\s?(?=\S)")  # bash's continuation prompt "> " in fr
 
 def _continued(first: str, rows: list[tuple[int, str]], i: int) -> tuple[str, int]:
     """The command ``first`` joined with the lines after ``rows[i]`` that its ``\\`` continues, or that an argument's
-    quote opened on it spans (``-d '{`` ... ``}'``, joined only where the quote closes within MAX_CONTINUATIONS
-    lines); bash's ``> `` prompt in front of them dropped. Returns the command and how many rows were used."""
+    quote opened on it spans (``-d '{`` ... ``}'``: joined only where the quote closes, within MAX_CONTINUATIONS lines,
+    at the end of a line, as a quoted argument ends; an output line that happens to hold a quote, ``I'm``, does not
+    close it); bash's ``> `` prompt in front of them dropped. Returns the command and how many rows were used. Each
+    line is scanned once for quotes (linear in the lines joined)."""
     command, used = first.rstrip(), 0
-    quoted = not command.endswith("\\") and _open_quote(command)
-    while (quoted or command.endswith("\\")) and i + 1 + used < len(rows) and used < MAX_CONTINUATIONS:
+    quote = None if command.endswith("\\") else _quote_left_open(command)
+    before = (command, used)  # the command where its open quote began: kept if that quote turns out not to span lines
+    while (quote or command.endswith("\\")) and i + 1 + used < len(rows) and used < MAX_CONTINUATIONS:
         nxt = rows[i + 1 + used][1]
-        if len(nxt) > 4096 or not (nxt.strip() or quoted):
+        if len(nxt) > 4096 or not (nxt.strip() or quote):
             break
         used += 1
-        command = (command if quoted else command[:-1].rstrip()) + " " + _PS2_RE.sub("", nxt).strip()
-        quoted = not command.endswith("\\") and _open_quote(command)
-    if quoted:  # the quote never closed: not an argument spanning lines after all
-        return first.rstrip().rstrip("\\").rstrip(), 0
+        added = _PS2_RE.sub("", nxt).strip()
+        command = (command if quote else command[:-1].rstrip()) + " " + added
+        if quote:
+            closed_at = _closing(quote, added)
+            if closed_at is None:
+                continue  # still inside the quoted argument
+            if not added.rstrip("\\ ").endswith(("'", '"')):
+                quote = "closed inside a line"  # output that holds a quote (`I'm`), not the argument's end
+                break
+            quote = _quote_left_open(added[closed_at + 1:], prev=added[closed_at])
+        else:
+            quote = None if command.endswith("\\") else _quote_left_open(added)
+        if quote:
+            before = (command, used)
+    if quote:  # the quote never closed where an argument ends: the lines after it are not part of the command
+        command, used = before
     return command.rstrip("\\").rstrip(), used
 
 
 _QUOTE_RE = re.compile(r"""\\.|'[^']*'?|"(?:[^"\\]|\\.)*"?""")
 """An escaped character, or a quoted span from its quote to the closing one (to the end where none closes)."""
+_DOUBLE_CLOSE_RE = re.compile(r'(?:[^"\\]|\\.)*"')
 
 
-def _open_quote(command: str) -> bool:
-    """Whether ``command`` ends inside a quote that opened at the start of an argument (after a blank or ``=``), as
-    ``curl -d '{`` does: bash reads on to the closing quote. An apostrophe inside a word (``don't``) does not count."""
-    if "'" not in command and '"' not in command:
-        return False
-    for m in _QUOTE_RE.finditer(command):
+def _quote_left_open(text: str, prev: str = " ") -> str | None:
+    """The quote ``text`` ends inside (``'`` or ``"``), when it opened at the start of an argument (after a blank or
+    ``=``, or ``prev`` for the first character), as ``curl -d '{`` does: bash reads on to the closing quote. None when
+    every quote closes, or when one sits inside a word (``don't``: not read as shell quoting)."""
+    if "'" not in text and '"' not in text:
+        return None
+    for m in _QUOTE_RE.finditer(text):
         span, at = m.group(), m.start()
         if span[0] == "\\":
             continue
-        if at and command[at - 1] not in " =\t":
-            return False  # a quote inside a word: not read as shell quoting
+        if (text[at - 1] if at else prev) not in " =\t":
+            return None
         if len(span) == 1 or span[-1] != span[0]:
-            return True
-    return False
+            return span[0]
+    return None
+
+
+def _open_quote(command: str) -> bool:
+    """Whether ``command`` ends inside a quote that opened at the start of an argument (see _quote_left_open)."""
+    return _quote_left_open(command) is not None
+
+
+def _closing(quote: str, text: str) -> int | None:
+    """Where in ``text`` the open ``quote`` closes (single quotes: at the next one; double: past escapes), or None."""
+    if quote == "'":
+        at = text.find("'")
+        return None if at < 0 else at
+    m = _DOUBLE_CLOSE_RE.match(text)
+    return None if m is None else m.end() - 1
 
 
 def _glued_prompt(line: str, tags: list[str]) -> int:
