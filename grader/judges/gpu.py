@@ -482,8 +482,8 @@ def _fits(rate: float) -> str | None:
     """The links a one-way copy of ``rate`` GB/s fits (``Gen4 x4 or Gen3 x8``: Gen4's first, then Gen3's and Gen5's),
     by practical bandwidth (grader.calc.pcie.practical_bandwidth)."""
     from ..calc.pcie import practical_bandwidth
-    links = [(g, n) for g in (4, 3, 5) for n in (1, 2, 4, 8, 16)]  # a consumer card's Gen4 first
-    fit = [f"Gen{g} x{n}" for g, n in links if practical_bandwidth(g, n)[0] <= rate <= practical_bandwidth(g, n)[1]]
+    spans = {(g, n): practical_bandwidth(g, n) for g in (4, 3, 5) for n in (1, 2, 4, 8, 16)}  # a consumer's Gen4 first
+    fit = [f"Gen{g} x{n}" for (g, n), (low, high) in spans.items() if low <= rate <= high]
     return " or ".join(fit[:2]) or None
 
 
@@ -510,10 +510,11 @@ def summarise_p2p_test(t: Any, command: str | None) -> Summary:
         patched = ", a patched driver on GeForce cards" if any("GeForce" in n for n in names) else ""
         findings.append(info(f"Every pair can access its peer (P2P on{patched})."))
     gain = p2p_min_gain()
-    ways = [w for w in ("uni", "bi") if {k for k in t.pairs(f"{w}_on") if access.get(k, True)}]
-    for way in ways[:1]:  # one way where shown (what a copy gets), else both ways together
-        on, off = t.pairs(f"{way}_on"), t.pairs(f"{way}_off")
-        shown = {k: v for k, v in on.items() if access.get(k, True)}
+    # one way where shown (what a copy gets), else both ways together; the pairs that can use P2P
+    shown_by_way = {w: {k: v for k, v in t.pairs(f"{w}_on").items() if access.get(k, True)} for w in ("uni", "bi")}
+    way = next((w for w, shown in shown_by_way.items() if shown), None)
+    if way is not None:
+        shown, off = shown_by_way[way], t.pairs(f"{way}_off")
         both = " both ways together" if way == "bi" else " one way"
         said = f"{_span(shown)}{both} with P2P" + (f", {_span(off)} through host memory" if off else "")
         poor = sorted(k for k, v in shown.items() if k[0] < k[1] and k in off and gain is not None and v < off[k] * gain)
@@ -528,9 +529,9 @@ def summarise_p2p_test(t: Any, command: str | None) -> Summary:
             findings.append(info(f"Copies {said}."))
         spec = match_gpu(names[0]) if len(names) == 1 else None
         gen, lanes = (spec.graded("pcie_gen"), spec.graded("pcie_lanes")) if spec else (None, None)
-        if way == "uni" and gen and lanes and max(shown.values()) < practical_bandwidth(int(gen), int(lanes))[0]:
-            low, high = practical_bandwidth(int(gen), int(lanes))
-            rate = max(shown.values())
+        low, high = practical_bandwidth(int(gen), int(lanes)) if gen and lanes else (None, None)
+        rate = max(shown.values())
+        if way == "uni" and low is not None and rate < low:
             fit = _fits(rate)
             findings.append(warn(f"{rate:.2f} GB/s one way with P2P is below what the cards' own Gen{gen:g} "
                                  f"x{lanes:g} link carries ({low:.1f}-{high:.1f} GB/s)"

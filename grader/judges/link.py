@@ -425,10 +425,11 @@ def summarise_module(m: Any, command: str | None) -> Summary:
                              f"{m.interface or '<interface>'}`)."))
     elif t is not None and not any("temperature" in f.lower() for f in m.flags_on):
         limits = ", ".join(f"{w} {v:g} C" for w, v in (("warning", hot), ("alarm", alarm)) if v)
-        if alarm and t >= alarm or hot and t >= hot:
-            findings.append((fail if alarm and t >= alarm else warn)(
-                f"{name}: module at {t:g} C, at or above its own {'alarm' if alarm and t >= alarm else 'warning'} "
-                f"threshold ({limits}): it is too hot. Improve the airflow over the port, or swap the module."))
+        over = "alarm" if alarm and t >= alarm else "warning" if hot and t >= hot else None
+        if over:
+            findings.append((fail if over == "alarm" else warn)(
+                f"{name}: module at {t:g} C, at or above its own {over} threshold ({limits}): it is too hot. Improve "
+                "the airflow over the port, or swap the module."))
         else:
             findings.append(ok(f"{name}: module at {t:g} C" + (f", below its own thresholds ({limits})" if limits else "")
                                + "."))

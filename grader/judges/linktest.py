@@ -360,7 +360,5 @@ def _pcie_bandwidth_findings(lines: Any) -> list[Finding]:
             "bridge between it and the CPU, sets that limit (the board's manual says how each slot is wired). "
             "Whether it binds depends on the ports: together they can move no more than that (`ethtool <interface>` "
             "shows each port's speed).")))
-    for (gbps, gts, width), pcis in best.items():
-        out.insert(0, info(f"{', '.join(pcis)}: PCIe {gts:g} GT/s x{width}, {gbps:g} Gb/s available to the card, "
-                           "its full link (the kernel's report at probe)."))
-    return out
+    return [info(f"{', '.join(pcis)}: PCIe {gts:g} GT/s x{width}, {gbps:g} Gb/s available to the card, its full link "
+                 "(the kernel's report at probe).") for (gbps, gts, width), pcis in reversed(best.items())] + out

@@ -140,7 +140,8 @@ def parse_ibstat(text: str) -> CaList:
     """Parse ``ibstat`` (also ``ibstat -l``, ``ibstat -s``, ``ibstat <ca> [port]``) into CaInfo.
 
     Lines other than ``CA '...'``, ``Port N:`` and ``Key: value`` are errors, except bare device
-    names (``ibstat -l``) and a last word inside a port block (a paste cut within a key: ``truncated``). Keys it does not need (GUIDs, lids) are skipped.
+    names (``ibstat -l``) and a last word inside a port block (a paste cut within a key: ``truncated``). Keys it
+    does not need (GUIDs, lids) are skipped.
 
     Raises ParseError for ``command not found``, ``ibpanic:`` (e.g. the ib_umad module is not
     loaded: ``sudo modprobe ib_umad``), a line of another shape, or no CA at all.

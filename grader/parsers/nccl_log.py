@@ -240,8 +240,8 @@ class NcclLog:
                                                  else len(TRANSPORT_ORDER), seen.index(t))))
 
 
-_CUT_VIA = frozenset({"P", "P2", "S", "SH", "N", "NE", "NET", "NET/", "NET/I", "NET/S", "NV", "NVL"})
-"""A channel line's ``via`` cut before its transport's name is whole (a paste that ends there)."""
+_CUT_VIA = frozenset(name[:n] for name in ("P2P", "SHM", "NET/IB", "NET/Socket", "NVLS") for n in range(1, len(name)))
+"""A channel line's ``via`` cut before its transport's name is whole (a paste that ends there): each name's prefixes."""
 
 
 def classify_transport(via: str) -> str:

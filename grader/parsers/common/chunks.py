@@ -66,8 +66,7 @@ def _continued(first: str, rows: list[tuple[int, str]], i: int) -> tuple[str, in
             if closed_at is None:
                 continue  # still inside the quoted argument
             if not added.rstrip("\\ ").endswith(("'", '"')):
-                quote = "closed inside a line"  # output that holds a quote (`I'm`), not the argument's end
-                break
+                break  # closed inside a line: output that holds a quote (`I'm`), not the argument's end; quote stays
             quote = _quote_left_open(added[closed_at + 1:], prev=added[closed_at])
         else:
             quote = None if command.endswith("\\") else _quote_left_open(added)
@@ -98,11 +97,6 @@ def _quote_left_open(text: str, prev: str = " ") -> str | None:
         if len(span) == 1 or span[-1] != span[0]:
             return span[0]
     return None
-
-
-def _open_quote(command: str) -> bool:
-    """Whether ``command`` ends inside a quote that opened at the start of an argument (see _quote_left_open)."""
-    return _quote_left_open(command) is not None
 
 
 def _closing(quote: str, text: str) -> int | None:
