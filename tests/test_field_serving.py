@@ -72,7 +72,7 @@ def test_22_topo_two_5090s_via_phb_same_numa_no_nvlink(tmp_path, capsys):
     assert s.facts["pairs"] == [{"a": "GPU0", "b": "GPU1", "path": "PHB"}]
     assert s.facts["numa_affinity"] == {"GPU0": "0", "GPU1": "0"}
     # PHB is what two cards on a consumer board have: said with its cost where P2P is off, not warned (whether P2P
-    # works decides, and `topo -p2p r` says it: example 23's GNS is the warning)
+    # works decides, and `topo -p2p r` says it: example 23's GNS is said, CNS/NS warn)
     assert not _levels(s, "warn")
     assert any("PHB" in i and "No NVLink" in i and "NUMA node 0" in i and "-p2p r" in i for i in _levels(s, "info"))
     rc, _ = _run(tmp_path, text, capsys)
@@ -83,8 +83,11 @@ def test_23_p2p_gns_both_ways_with_its_legend(tmp_path, capsys):
     text = field_text("23_")
     s = _one(text, "nvidia-smi-p2p")
     assert [(p["a"], p["b"], p["status"]) for p in s.facts["pairs"]] == [("GPU0", "GPU1", "GNS")]
-    [w] = _levels(s, "warn")
-    assert "GPU not supported" in w and "host memory" in w and "GeForce" in w
+    # GNS: the cards themselves offer no P2P (GeForce on the stock driver): said, with its cost, but nothing on the
+    # machine can mend it, so no warning (five blind readers of the corpus read such matrices as info)
+    assert not _levels(s, "warn")
+    [n] = [m for m in _levels(s, "info") if "GNS" in m]
+    assert "GPU not supported" in n and "host memory" in n and "GeForce" in n and "not a fault" in n
     rc, _ = _run(tmp_path, text, capsys)
     assert rc == 0
 

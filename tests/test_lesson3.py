@@ -158,6 +158,21 @@ def test_4090_pair_with_second_card_at_x4_behind_phb_without_p2p():
     assert facts["power"]["load_w"] == 1253 and facts["p2p"][0]["p2p_read"] == "CNS"
 
 
+def test_a_pair_that_offers_no_p2p_is_said_not_marked_down():
+    """The same pair with GNS (the cards offer no P2P: GeForce on the stock driver): nothing on the machine can mend
+    it, so L3.p2p_path passes with PHB between them, and explain says it as a note, never a warning."""
+    outputs = as_4090_pair(second_width=16)
+    lines = out(captured("nvidia-smi-topo-p2p-r")).splitlines()
+    lines[0] = lines[0].replace("GPU0\t", "GPU0\tGPU1\t")
+    lines[1] += "GNS\t"
+    lines.insert(2, " GPU1\tGNS\tX\t")
+    p2p_v = verdicts(evidence(DESK_1300, smi_p2p="\n".join(lines), **outputs))["L3.p2p_path"]
+    assert (p2p_v.status, p2p_v.earned) == ("pass", 1)
+    [s] = [s for s in explain("\n".join(lines)) if s.kind == "nvidia-smi-p2p"]
+    assert not [f for f in s.findings if f.level in ("warn", "fail")]
+    assert any("GNS" in f.message and "not a fault" in f.message for f in s.findings if f.level == "info")
+
+
 def with_load(query: str, *states: tuple[str, int]) -> str:
     """Add the probe's pstate and utilization.gpu columns to a query CSV, one (pstate, %) per GPU row."""
     lines = query.splitlines()

@@ -174,11 +174,12 @@ def link_sentences(g: dict[str, Any]) -> tuple[list[str], list[str], list[str]]:
 
 
 def p2p_sentences(a: str, b: str, code: str | None, p2p_read: str | None) -> tuple[list[str], list[str]]:
-    """(warnings, notes) about the path between two GPUs. A warning: P2P reads not supported between them (copies
-    staged through host memory), a path across the CPUs' interconnect between NUMA nodes (SYS), or the path not
-    shown. A note: a path through one CPU's host bridges (PHB/NODE), which is what two cards on a consumer board
+    """(warnings, notes) about the path between two GPUs. A warning: P2P reads not supported for a reason the
+    code does not pin on the cards (CNS, NS, DR, TNS: copies staged through host memory), a path across the CPUs'
+    interconnect between NUMA nodes (SYS), or the path not shown. A note: a path through one CPU's host bridges (PHB/NODE), which is what two cards on a consumer board
     have and costs only where P2P is off, so whether P2P works decides (``nvidia-smi topo -p2p r``): club-3090
-    PCIE_P2P.md measured both (figures.md §3.1)."""
+    PCIE_P2P.md measured both (figures.md §3.1); cards that offer no P2P at all (GNS: GeForce on the stock driver),
+    since nothing on the machine can mend that."""
     out: list[str] = []
     notes: list[str] = []
     fam = link_family(code or "")
@@ -192,11 +193,17 @@ def p2p_sentences(a: str, b: str, code: str | None, p2p_read: str | None) -> tup
             "then go through host memory (~11 GB/s, ~15 µs each on Gen4 in club-3090's test, against ~27 GB/s and "
             "~1 µs with P2P), and tensor parallel pays that latency twice per layer; layer split (llama.cpp "
             "default) suffers far less. `nvidia-smi topo -p2p r` says whether P2P works.")
-    if p2p_read is not None and p2p_read not in ("OK", "X"):
+    if p2p_read == "GNS":  # the card itself offers none: expected of GeForce cards, nothing to mend
+        notes.append(f"{a}-{b}: P2P {P2P_STATUS['GNS']} (GNS, `nvidia-smi topo -p2p`): these cards offer no P2P "
+                     "over PCIe (GeForce drivers do not enable it on recent cards; an RTX 4090 pair has it only with "
+                     "a patched driver), so copies between them are staged through host memory and NCCL uses "
+                     "shared host memory. Expected of such cards, not a fault: prefer layer split (llama.cpp) or "
+                     "pipeline parallel for one stream.")
+    elif p2p_read is not None and p2p_read not in ("OK", "X"):
         out.append(f"{a}-{b}: P2P reads {P2P_STATUS.get(p2p_read, p2p_read)} ({p2p_read}, `nvidia-smi topo -p2p r`): "
                    "copies between the cards are staged through host memory, and NCCL moves data through "
-                   "shared host memory instead. GeForce drivers do not enable P2P over PCIe on recent cards (an "
-                   "RTX 4090 pair has it only with a patched driver).")
+                   "shared host memory instead. GeForce cards on the stock driver show this too (expected there); "
+                   "on cards that offer P2P, the board or a setting (ACS, the IOMMU) blocks it.")
     return out, notes
 
 

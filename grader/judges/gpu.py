@@ -181,7 +181,8 @@ def summarise_p2p(p: Any, command: str | None) -> Summary:
         if status == "OK":
             findings.append(ok(f"{a}-{b}: P2P {mode} supported (OK): GPU-to-GPU copies go card to card."))
         else:
-            findings += [warn(s) for s in p2p_sentences(a, b, "PIX", status)[0]]
+            warnings, notes = p2p_sentences(a, b, "PIX", status)
+            findings += [warn(s) for s in warnings] + [info(s) for s in notes]
     if not p.pairs():
         findings.append(info(f"{len(p.gpus)} GPU in this matrix: no pair to judge."))
     elif p.mode is None:
