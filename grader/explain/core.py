@@ -32,7 +32,8 @@ from ..parsers.common import (PROMPT_PROGRAMS, Chunk, any_search, command_argv, 
                               split_chunks as _split_lines, strip_log_prefix)
 from ..judges.context import _CONTEXT, Context, context  # noqa: F401  (re-exported)
 from ..judges.model import LEVELS, Finding, Section, Summary  # noqa: F401  (re-exported: the package's API)
-from .tolerant import caption_between, is_caption, not_found_program, not_installed, without_trailing_prose
+from .tolerant import (caption_between, is_caption, left_out, not_found_program, not_installed, paste_next,
+                       without_trailing_prose)
 from .output import (MAX_SHOWN_CHARS, _plain, _shown, block_repeated, fold_repeats, render, said_again,
                      to_jsonable)  # noqa: F401  (render and to_jsonable re-exported)
 
@@ -69,8 +70,7 @@ class KindSpec:
     counts_repeats: bool = False
 
 
-# A cross check reads every (Section, parsed value) of a paste and returns
-# (index of the section to attach to, Finding) pairs.
+# A cross check reads every (Section, parsed value) of a paste and returns (section index, Finding) pairs.
 CrossCheck = Callable[[list[tuple[Section, Any]]], list[tuple[int, Finding]]]
 
 _REGISTRY: dict[str, KindSpec] = {}
@@ -510,7 +510,8 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
         text = f"$ {seg.command}\n{text}"
         numbers.insert(0, seg.prompt_lineno or 0)
     if not seg.n_content and not whole:
-        said = (Finding("info", spec.when_empty),) if spec.when_empty else ()
+        from ..judges.sequence import silent_change
+        said = tuple(Finding("info", x) for x in (spec.when_empty or silent_change(seg.command),) if x)
         return Section(spec.name, seg.command, {}, said, None if said else "the command printed nothing", seg.host), None
     set_aside: list[str] = []
     try:
@@ -528,7 +529,7 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
         if known:  # not read, but a reported fault in it is: a finding; a failure also says why the reader found nothing
             unread = [] if any(f.level == "fail" for f in known) else [Finding("info", str(err))]
             return Section(spec.name, seg.command, {}, tuple(known + unread), None, seg.host), None
-        return Section(spec.name, seg.command, {}, (), str(err) + _paste_next(spec, seg, str(err)), seg.host), None
+        return Section(spec.name, seg.command, {}, (), str(err) + paste_next(spec, seg, str(err)), seg.host), None
     except Exception as err:  # a parser bug: report it in this section only
         return Section(spec.name, seg.command, {}, (),
                        f"internal error while reading `{spec.name}` output ({type(err).__name__}: {err})",
@@ -538,7 +539,7 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
                              for f in findings])
     if not any(f.level == "fail" for f in findings):  # a reader that found the failure explains it best
         findings += _known_faults(text, [f.message for f in findings])
-    findings += _left_out(spec, seg) + [Finding("info", f"Not output, so not read: {x[:160]!r}") for x in set_aside]
+    findings += left_out(spec, seg) + [Finding("info", f"Not output, so not read: {x[:160]!r}") for x in set_aside]
     return Section(spec.name, seg.command, _plain(facts), tuple(findings), None, seg.host), parsed
 
 
@@ -565,35 +566,14 @@ def _claimed(line: str) -> bool:
     return len(line) <= MAX_KIND_LINE and _kind_of_line(line, None) is not None
 
 
-def _what_ran(spec: KindSpec, seg: _Segment) -> str:
-    return (f"`{seg.command if len(seg.command) <= 120 else seg.command[:120] + '...'}`" if seg.command else
-            f"`{spec.programs[0]}`" if spec.programs else f"the command that printed this {spec.name} output")
-
-
-def _paste_next(spec: KindSpec, seg: _Segment, message: str) -> str:
-    """What to paste next when an output of a known kind could not be read (said once, unless the reader did)."""
-    if "paste" in message.lower():
-        return ""
-    return (f". If the paste cut the output of {_what_ran(spec, seg)} short, paste all of it, from the command line "
-            "to its last line; if it is all there, this form of it is not read yet")
-
-
-_ELLIPSIS_LINE_RE = re.compile(r"^\s*(?:\.\.\.|…|\[\.\.\.\]|\[…\])\s*$")
-
-
-def _left_out(spec: KindSpec, seg: _Segment) -> list[Finding]:
-    """An info finding when the person left lines out of this output (a ``...`` line between its lines)."""
-    cut = [no for line, no in zip(seg.lines, seg.linenos) if len(line) < 16 and _ELLIPSIS_LINE_RE.match(line)]
-    where = ", ".join(str(n) for n in cut[:5]) + (" ..." if len(cut) > 5 else "")
-    return [Finding("info", f"Lines were left out of this output (`...` at line {where}): what is said here is about "
-                            f"the lines shown only. Paste the whole output of {_what_ran(spec, seg)} to have the rest "
-                            "read.")] if cut else []
-
-
 def _cross_check(items: list[tuple[Section, Any]]) -> list[Section]:
     extra: dict[int, list[Finding]] = {}
     present = {s.kind for s, _ in items}
     for index, finding in (x for check, kinds in _CROSS_CHECKS if not kinds or kinds & present for x in check(items)):
         extra.setdefault(index, []).append(finding)
-    return [dataclasses.replace(s, findings=s.findings + tuple(extra[i])) if i in extra else s
-            for i, (s, _) in enumerate(items)]
+    out = [dataclasses.replace(s, findings=s.findings + tuple(extra[i])) if i in extra else s
+           for i, (s, _) in enumerate(items)]
+    if len(out) < 3:  # nothing to order: an output, a change, the output again
+        return out
+    from ..judges.sequence import earlier_states  # imported for a paste of several outputs only
+    return earlier_states(out)

@@ -1,6 +1,7 @@
 """What ``explain`` does with text around an output that is not the output: a shell saying it found no program
 (:func:`not_installed`), a poster's words after an output (:func:`without_trailing_prose`), captions and words above
-or between outputs (:func:`is_caption`, :func:`caption_between`). Pure: no registry (what a kind claims is passed in).
+or between outputs (:func:`is_caption`, :func:`caption_between`), lines a person left out (:func:`left_out`) and what
+to paste when an output could not be read (:func:`paste_next`). Pure: no registry (what a kind claims is passed in).
 """
 
 from __future__ import annotations
@@ -104,3 +105,29 @@ def caption_between(lines: list[str], i: int, begins: Callable[[str], bool]) -> 
     following = next((x for x in lines[i + 1:i + 6] if not is_noise_line(x) and not x.strip().endswith(":")), None)
     return following is not None and begins(following)
 
+
+def _what_ran(spec: Any, seg: Any) -> str:
+    """The command that printed an output, as a person would name it (a KindSpec ``spec``, a segment ``seg``)."""
+    return (f"`{seg.command if len(seg.command) <= 120 else seg.command[:120] + '...'}`" if seg.command else
+            f"`{spec.programs[0]}`" if spec.programs else f"the command that printed this {spec.name} output")
+
+
+def paste_next(spec: Any, seg: Any, message: str) -> str:
+    """What to paste next when an output of a known kind could not be read (said once, unless the reader did)."""
+    if "paste" in message.lower():
+        return ""
+    return (f". If the paste cut the output of {_what_ran(spec, seg)} short, paste all of it, from the command line "
+            "to its last line; if it is all there, this form of it is not read yet")
+
+
+_ELLIPSIS_LINE_RE = re.compile(r"^\s*(?:\.\.\.|…|\[\.\.\.\]|\[…\])\s*$")
+
+
+def left_out(spec: Any, seg: Any) -> list[Finding]:
+    """An info finding when the person left lines out of an output (a ``...`` line between its lines; ``seg``: its
+    lines and their paste line numbers; ``spec``: its kind, for what to paste)."""
+    cut = [no for line, no in zip(seg.lines, seg.linenos) if len(line) < 16 and _ELLIPSIS_LINE_RE.match(line)]
+    where = ", ".join(str(n) for n in cut[:5]) + (" ..." if len(cut) > 5 else "")
+    return [Finding("info", f"Lines were left out of this output (`...` at line {where}): what is said here is about "
+                            f"the lines shown only. Paste the whole output of {_what_ran(spec, seg)} to have the rest "
+                            "read.")] if cut else []
