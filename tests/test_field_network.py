@@ -49,6 +49,11 @@ def test_01_ip_addr_spark_without_qsfp_link(tmp_path, capsys):
     assert "NO-CARRIER" in bad and "no QSFP link" in bad and "MTU 1500" in bad and "IPv4" in bad
     notes = _msgs(s, "info")
     assert "wlP9s9 192.168.111.87/24 (Wi-Fi)" in notes and "no QSFP twin has one" in notes
+    assert "UP with link but no IPv4" not in notes  # enP7s7 (the house port) is said on its own; nothing else is bare
+    usb = ("5: enx6c6e07000003: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc fq_codel state UP group default qlen"
+           " 1000\n    link/ether 6c:6e:07:00:00:03 brd ff:ff:ff:ff:ff:ff\n")
+    [s] = explain(text.rstrip("\n") + "\n" + usb)  # a USB NIC up with link and no address (corpus j019's shape)
+    assert "UP with link but no IPv4 address: enx6c6e07000003." in _msgs(s, "info")
     assert "enP7s7 is UP with only a link-local IPv6 address" in notes
     assert "ok" not in _levels(s)
     assert _exit(tmp_path, capsys, text) == 1
