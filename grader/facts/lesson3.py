@@ -51,6 +51,19 @@ def _bus_key(bus_id: str | None) -> str | None:
     return bus_id.lower().split(":", bus_id.count(":") - 1)[-1] if bus_id.count(":") >= 1 else bus_id.lower()
 
 
+IDLE_GEN = 1
+"""The PCIe generation an idle NVIDIA card steps its link down to (2.5 GT/s): a link at Gen1 and full width is what
+an idle card shows, so where the load is not known it is said, not warned (the corpus's d028 and h015: an RTX 3090,
+4090 and A4000 idle at 2.5 GT/s x16; nvidia-smi --help-query-gpu: current values "may be reduced when the GPU is not
+in use")."""
+
+
+def stepped_down_idle(gen_current: int | None, idle: bool | None) -> bool:
+    """Whether a link below its generation is an idle card's power saving: the card is idle, or its load is not known
+    and the link sits at ``IDLE_GEN``. A busy card (``idle`` False) below its generation never is."""
+    return idle is True or idle is None and gen_current == IDLE_GEN
+
+
 def is_idle(pstate: Any, util: Any) -> bool | None:
     """True when the card is idle (utilization below 10%, or a P-state of P5 or lower power), None if unknown."""
     if isinstance(util, (int, float)) and util >= 10:
@@ -159,8 +172,10 @@ def link_sentences(g: dict[str, Any]) -> tuple[list[str], list[str], list[str]]:
                      "card's generation if the board has one.")
     if gc is not None and gm is not None and gc < gm:
         text = f"{card}: running at Gen{gc} now, Gen{gm} is possible."
-        if idle:
-            remarks.append(f"{text} {under_load}")
+        if stepped_down_idle(gc, idle):
+            remarks.append(f"{text} {under_load}" if idle else
+                           f"{text} Idle cards step their link down to save power, to Gen{IDLE_GEN}: the load is not "
+                           "known here, so this is said, not judged. " + under_load.split(". ", 1)[1])
         else:
             notes.append(f"{text} " + ("The card is busy, so it should run at full speed: reseat it or set the "
                                        "slot's generation in the BIOS." if idle is False else

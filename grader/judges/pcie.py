@@ -13,6 +13,7 @@ import dataclasses
 from typing import Any
 
 from ..facts.lesson1 import pcie_link_problem
+from ..facts.lesson3 import stepped_down_idle
 from ..parsers.lspci import PciLink
 from ..parsers.pcie_sysfs import PcieLink
 from ..spark_names import is_qsfp_twin, twin_domain
@@ -136,7 +137,11 @@ def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
                                  "every collective down to its link."))
         if d.speed_reduced:
             full = f" at its full width x{sta.width}" if sta.width and not d.width_reduced else ""
-            findings.append(warn(f"{label}: running at {sta.speed_gt_s:g} GT/s (Gen{sta.gen}){full}, capable of "
+            # an idle GPU's power saving (lspci cannot say the load): a GPU's link, one lspci does not name (its
+            # device line not pasted) or a bridge above it (which follows the card down) at Gen1 and full width
+            idle = full and stepped_down_idle(sta.gen, None) and (d.is_display or not d.class_name
+                                                                   or "bridge" in d.class_name.lower())
+            findings.append((info if idle else warn)(f"{label}: running at {sta.speed_gt_s:g} GT/s (Gen{sta.gen}){full}, capable of "
                                  + (f"{cap.speed_gt_s:g} GT/s (Gen{cap.gen})" if cap and cap.speed_gt_s else more)
                                  + (" (downgraded)" if sta.speed_downgraded and cap and cap.speed_gt_s else "")
                                  + (". An idle GPU steps its link down to save power: read LnkSta again under load."
