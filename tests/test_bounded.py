@@ -229,6 +229,19 @@ def _shapes(n: int) -> list[str]:
     return [lead + run for lead in leads for run in _runs(n)] + [c * n for c in "!$%&'()+,/;<>?@[\\]^`{|}~"]
 
 
+def test_vllm_concurrency_lines_without_their_size_lines_are_linear():
+    """A KV cache's concurrency line finds the size line it belongs to among those still waiting (a stack per
+    process prefix): 16,000 of them with their size lines cut off took 8 s before (each scanned every entry)."""
+    from grader.parsers.vllm_log import parse_vllm_log
+    conc = "INFO 09-26 17:58:22 [kv_cache_utils.py:1091] Maximum concurrency for 10,000 tokens per request: 6.16x\n"
+    size = "(Worker pid=1) INFO 09-26 17:58:22 [kv_cache_utils.py:1087] GPU KV cache size: 61,600 tokens\n"
+    for text in (conc * 16_000, size * 8_000 + conc * 8_000):
+        dt = cpu_timed(lambda: parse_vllm_log(text))[1]
+        assert dt < PARSE_LIMIT_S, f"{dt:.2f} s"
+    kv = parse_vllm_log(size * 2 + conc).kv
+    assert [(k.tokens, k.concurrency) for k in kv] == [(61600, None), (61600, 6.16)]  # the last size line answered
+
+
 def test_every_pattern_of_the_readers_is_linear():
     """A pattern that backtracks takes time growing with the square (or worse) of a run's length: timed on
     runs of 1,000 and 4,000 characters, a linear one grows about 4x; flagged when it grows over 8x and the

@@ -27,9 +27,9 @@ from typing import Any, Callable, Iterable, NamedTuple
 from ..failures import describe_failure
 from ..diagnoses import known_faults, one_text_gated
 from ..parsers import ParseError
-from ..parsers.common import (PROMPT_PROGRAMS, Chunk, any_search, command_argv, is_comment_line, is_noise_line,
-                              join_wrapped, load_json_lenient, opens_json, repeated_block,
-                              split_chunks as _split_lines, strip_log_prefix)
+from ..parsers.common import (PROMPT_PROGRAMS, Chunk, CleanText, LazySearch, any_search, command_argv,
+                              is_comment_line, is_noise_line, join_wrapped, load_json_lenient, opens_json,
+                              repeated_block, split_chunks as _split_lines, strip_log_prefix)
 from ..judges.context import _CONTEXT, Context, context  # noqa: F401  (re-exported)
 from ..judges.model import LEVELS, Finding, Section, Summary  # noqa: F401  (re-exported: the package's API)
 from .tolerant import (caption_between, is_caption, left_out, not_found_program, not_installed, paste_next,
@@ -142,9 +142,15 @@ class _Segment:
 _RULE_RE = re.compile(r"[-=_]{8,}")
 
 
+_RULE_FIRST = ("-", "=", "_")  # what a rule's first character is (asked before the pattern: most lines are no rule)
+
+
 def _is_rule(line: str) -> bool:
     """A content line that is only a rule of 8 or more ``-``, ``=`` or ``_`` (bounded: long lines are not)."""
-    return len(line) < 400 and _RULE_RE.fullmatch(line.strip()) is not None and not is_noise_line(line)
+    if len(line) >= 400:
+        return False
+    s = line.strip()
+    return s[:1] in _RULE_FIRST and _RULE_RE.fullmatch(s) is not None and not is_noise_line(line)
 
 
 def _kind_of_command(argv: list[str]) -> str | None:
@@ -163,7 +169,8 @@ def _state() -> tuple[int, int]:  # the key of what is derived from the registry
 
 class _Views(NamedTuple):  # what is derived from the registry, built once per state of it (see _views)
     any_kind: Callable[[str], bool]  # whether some kind's ``line`` pattern finds a match in a line
-    lined: tuple[str, ...]  # the kinds with a ``line`` pattern, in registration order
+    lined: dict[str, Callable[[str], bool]]  # each kind with a ``line`` pattern, in registration order: whether it
+    #   finds a match in a line (any_search of that pattern, built when first asked)
     blocks: tuple[KindSpec, ...]  # the kinds with a ``block_start``
     headers: tuple[KindSpec, ...]  # the kinds with a ``header``
     programs: frozenset[str]  # every program some kind names, and those a root prompt may run
@@ -175,14 +182,9 @@ def _views(state: tuple[int, int]) -> _Views:
     alternatives anchored at the line's start are tried there once, the others searched by their shape)."""
     kinds = list(_REGISTRY.values())
     return _Views(any_search(k.line for k in kinds if k.line is not None),
-                  tuple(k.name for k in kinds if k.line is not None),
+                  {k.name: LazySearch(k.line) for k in kinds if k.line is not None},
                   tuple(k for k in kinds if k.block_start is not None), tuple(k for k in kinds if k.header is not None),
                   frozenset(p for k in kinds for p in k.programs) | PROMPT_PROGRAMS | _WRAPPERS)
-
-
-@functools.lru_cache(maxsize=256)  # whether the ``line`` pattern of ``kind`` finds a match in a line, when first asked
-def _claims(kind: str, state: tuple[int, int]) -> Callable[[str], bool]:
-    return any_search([_REGISTRY[kind].line])
 
 
 @functools.lru_cache(maxsize=256)  # a paste runs a few commands, often again and again
@@ -197,14 +199,15 @@ def _kind_of_line(line: str, prefer: str | None) -> str | None:
     prog = not_found_program(s)
     if prog:
         return next((k.name for k in _REGISTRY.values() if prog in k.programs), prefer)
-    views = _views(state := _state())
-    if prefer in views.lined and _claims(prefer, state)(s):  # the kind around it is tried first
+    views = _views(_state())
+    claims = views.lined.get(prefer)  # type: ignore[arg-type]
+    if claims is not None and claims.search(s):  # the kind around it is tried first
         return prefer
     if not views.any_kind(s):  # no kind claims it: a few searches, not some per kind
         if (bare := strip_log_prefix(s).strip()) == s or not views.any_kind(bare):  # behind a tag ("[vllm]: ")?
             return None
         s = bare
-    return next((name for name in views.lined if _claims(name, state)(s)), None)
+    return next((name for name, claims in views.lined.items() if claims(s)), None)
 
 
 _COMMAND_WORD_RE = re.compile(r"^(?:[A-Za-z_]\w*=\S*\s+)*(?:(?:sudo|time|env|nohup|doas)\s+(?:-\S+\s+)*)*"
@@ -295,9 +298,9 @@ def _trailing_claimed(kind: str | None, noise: list[str]) -> int:
     pattern claims (nccl-tests ends with ``# Avg bus bandwidth`` comment lines), with blank lines
     and chatter between them, up to the first comment it does not claim. Other noise goes to the
     next output."""
-    if kind not in _views(_state()).lined:
+    claims = _views(_state()).lined.get(kind)  # type: ignore[arg-type]
+    if claims is None:
         return 0
-    claims = _claims(kind, _state())
     keep = count = 0
     for line in noise:
         s = line.strip()
@@ -378,7 +381,13 @@ def _segments(chunk: Chunk) -> list[_Segment]:
         if pending:  # the noise lines before it go with it
             cur.add([lines[j] for j in pending], [numbers[j] for j in pending], 0)
             pending = []
-        cur.add(lines[i:i + used], numbers[i:i + used], 1 if used == 1 else None)  # line i is not noise
+        if used == 1:  # line i is not noise
+            cur.lines.append(line)
+            cur.linenos.append(numbers[i])
+            cur.n_content += 1
+            cur.n_rules += _is_rule(line)
+        else:
+            cur.add(lines[i:i + used], numbers[i:i + used])
         cur.started = cur.started or starts
         i += used
         # a line that continued (or began) an output without restarting it decides the same way when repeated
@@ -509,6 +518,7 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
     if not whole and seg.command is not None:
         text = f"$ {seg.command}\n{text}"
         numbers.insert(0, seg.prompt_lineno or 0)
+    text = text if whole else CleanText(text)  # its lines come from the paste's clean_lines (--kind's: as given)
     if not seg.n_content and not whole:
         from ..judges.sequence import silent_change
         said = tuple(Finding("info", x) for x in (spec.when_empty or silent_change(seg.command),) if x)

@@ -216,6 +216,14 @@ def _continued(head: str, lines: list[Line], start: int) -> tuple[str, int]:
     return " ".join(p for p in parts if p), i
 
 
+
+def _last_awaiting(stack: list[dict[str, Any]] | None) -> dict[str, Any] | None:
+    """The last KV entry of ``stack`` still without its concurrency; entries answered since are dropped on the way
+    (each once, so a log's concurrency lines cost O(1) each, amortised)."""
+    while stack and stack[-1]["concurrency"] is not None:
+        stack.pop()
+    return stack[-1] if stack else None
+
 class _State:
     """Accumulates what parse_vllm_log reads, line by line."""
 
@@ -230,6 +238,10 @@ class _State:
         self.config: dict[str, Any] = {}
         self.max_len_logged: int | None = None
         self.kv: list[dict[str, Any]] = []
+        # the entries of self.kv still awaiting their concurrency line: all, and by process prefix (stacks, entries
+        # answered since are dropped when met), so each concurrency line finds its entry in O(1) amortised
+        self._awaiting: list[dict[str, Any]] = []
+        self._awaiting_by_prefix: dict[str | None, list[dict[str, Any]]] = {}
         self.kv_memory: list[KvMemory] = []
         self.weights: list[float] = []
         self.events: list[LogEvent] = []
@@ -328,23 +340,23 @@ class _State:
         tokens = _KV_TOKENS(msg)
         conc = _KV_CONC(msg)
         blocks = _KV_BLOCKS(msg)
-        if tokens:
-            self.kv.append({"device": tokens.group("dev"), "tokens": _num(tokens.group("tokens")),
-                            "max_model_len": _num(conc.group("len")) if conc else None,
-                            "concurrency": float(conc.group("x")) if conc else None,
-                            "gpu_blocks": None, "cpu_blocks": None,
-                            "form": "one-line" if conc else "two-lines", "source": rec, "linenos": [rec.lineno]})
-            return True
-        if blocks:
-            self.kv.append({"device": blocks.group("dev"), "tokens": None, "max_model_len": None,
-                            "concurrency": None, "gpu_blocks": int(blocks.group("n")),
-                            "cpu_blocks": int(blocks.group("cpu")) if blocks.group("cpu") else None,
-                            "form": "blocks", "source": rec, "linenos": [rec.lineno]})
+        if tokens or blocks:
+            entry = ({"device": tokens.group("dev"), "tokens": _num(tokens.group("tokens")),
+                      "max_model_len": _num(conc.group("len")) if conc else None,
+                      "concurrency": float(conc.group("x")) if conc else None,
+                      "gpu_blocks": None, "cpu_blocks": None,
+                      "form": "one-line" if conc else "two-lines", "source": rec, "linenos": [rec.lineno]} if tokens else
+                     {"device": blocks.group("dev"), "tokens": None, "max_model_len": None,
+                      "concurrency": None, "gpu_blocks": int(blocks.group("n")),
+                      "cpu_blocks": int(blocks.group("cpu")) if blocks.group("cpu") else None,
+                      "form": "blocks", "source": rec, "linenos": [rec.lineno]})
+            self.kv.append(entry)
+            if entry["concurrency"] is None:
+                self._awaiting.append(entry)
+                self._awaiting_by_prefix.setdefault(rec.prefix, []).append(entry)
             return True
         if conc:
-            target = next((k for k in reversed(self.kv) if k["concurrency"] is None
-                           and k["source"].prefix == rec.prefix), None)
-            target = target or next((k for k in reversed(self.kv) if k["concurrency"] is None), None)
+            target = _last_awaiting(self._awaiting_by_prefix.get(rec.prefix)) or _last_awaiting(self._awaiting)
             if target is None:  # the size line was cut off: keep what this line says
                 self.kv.append({"device": None, "tokens": None, "max_model_len": _num(conc.group("len")),
                                 "concurrency": float(conc.group("x")), "gpu_blocks": None, "cpu_blocks": None,

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, NamedTuple
 
-from .anyof import any_search, gated_search, literal_gate  # noqa: F401  (one test for many regexes: re-exported)
+from .anyof import LazySearch, any_search, gated_search, literal_gate  # noqa: F401  (one test for many regexes: re-exported)
 from .commands import command_argv  # noqa: F401  (re-exported)
 
 
@@ -91,6 +91,14 @@ def _may_hold_huge_number(text: str) -> bool:
     return any(_HALF_HUGE_RE.match(text, at) for at in range(0, len(text) - half, half))
 
 
+class CleanText(str):
+    """Text made of lines :func:`clean_lines` returned (explain's core hands each output to its parser so, after
+    cleaning the whole paste once): cleaned again, it is only split into its lines, since the rest of the cleaning
+    would find nothing left to do (5 MB of a vLLM log: 40 ms saved)."""
+
+    __slots__ = ()
+
+
 def clean_lines(text: str | bytes) -> list[str]:
     """Split pasted text into lines with the transport noise removed.
 
@@ -105,6 +113,11 @@ def clean_lines(text: str | bytes) -> list[str]:
     line caused by a trailing newline is dropped. Bytes are decoded as UTF-8 with
     replacement. Never raises for str or bytes input.
     """
+    if type(text) is CleanText:
+        lines = text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        return lines
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
     if "\r" in text:

@@ -70,6 +70,24 @@ def alternatives(pattern: str) -> list[str]:
     return out
 
 
+class LazySearch:
+    """``any_search([pattern])``, built when first called (a kind's line test: most pastes ask few kinds). Calling
+    it is one attribute lookup more than calling the test itself."""
+
+    __slots__ = ("pattern", "search")
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern: re.Pattern[str] = pattern
+        self.search: Callable[[str], bool] = self._first
+
+    def _first(self, text: str) -> bool:
+        self.search = any_search([self.pattern])
+        return self.search(text)
+
+    def __call__(self, text: str) -> bool:
+        return self.search(text)
+
+
 def any_search(patterns: Iterable[re.Pattern[str]]) -> Callable[[str], bool]:
     """A test true for a text exactly when ``p.search(text)`` finds a match for some pattern ``p``.
 
