@@ -172,6 +172,15 @@ EXAMPLES.update({
     # QAnything#302: vLLM 0.3's log with a collector's prefix, cut inside the traceback
     "traceback-cut": "INFO 04-27 10:13:05 llm_engine.py:275] # GPU blocks: 0, # CPU blocks: 256\n2024-04-27 10:13:05 | "
                      "ERROR | stderr | Traceback (most recent call last):\n",
+    # ServerlessLLM#311: Ray's object store in /tmp in a container with Docker's 64 MiB /dev/shm (the corpus's l006)
+    "ray-object-store-in-tmp": "2025-11-07 05:43:08,882 WARNING services.py:2159 -- WARNING: The object store is using "
+                               "/tmp instead of /dev/shm because /dev/shm has only 67108864 bytes available.\n",
+    # ServerlessLLM#242: `docker ps -a` with the worker container ended by SIGSEGV (the corpus's l021)
+    "container-killed-by-signal": BANNER + "438a5d21b2b0   serverlessllm/sllm-worker:latest   \"/app/entrypoint.sh …\"   2 "
+                                  "minutes ago   Exited (139) 2 minutes ago             sllm_worker_0\n",
+    # gpustack#5181: a raylet's gRPC listener on a port another process holds (raylet.err; the corpus's l023)
+    "listener-port-in-use": BANNER + "E0421 10:20:52.950933773      86 chttp2_server.cc:1063]                UNKNOWN:No "
+                            "address added out of total 1 resolved for '0.0.0.0:41008' {created_time:\"2026-04-21\"}\n",
     "mlx5-probe-failed": BANNER + "[   14.059052] mlx5_core 0000:03:00.0: mlx5_load_one failed with error code -22\n",
     "host-oom-killed": BANNER + "[ 2457.202443] Out of memory: Killed process 4242 (python3) total-vm:92000000kB\n",
     "host-oom-killer": BANNER + "[ 2457.202100] python3 invoked oom-killer: gfp_mask=0x140cca, order=0\n",

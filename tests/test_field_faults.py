@@ -501,11 +501,22 @@ def test_fastsafetensors_across_two_sparks_warns_and_one_machine_does_not():
         assert "fastsafetensors-across-nodes" not in [d.kind for d in diagnose(parse_vllm_log(text))]
 
 
+# ServerlessLLM#311, gpustack#5181, ServerlessLLM#242 (the corpus's l006, l023, l021): Ray's object store in /tmp in a
+# worker container, a raylet's listener on a port another process holds, a container ended by SIGSEGV
+RAY_SHM = ("2025-11-07 05:43:08,882 WARNING services.py:2159 -- WARNING: The object store is using /tmp instead of "
+           "/dev/shm because /dev/shm has only 67108864 bytes available. This will harm performance! You may be able to "
+           "free up space by deleting files in /dev/shm.\n")
+PORT_IN_USE = ("E0421 10:20:52.950933773      86 chttp2_server.cc:1063]                UNKNOWN:No address added out of "
+               "total 1 resolved for '0.0.0.0:41008' {created_time:\"2026-04-21T10:20:52.950869327+08:00\"}\n")
+SEGV_CONTAINER = ("CONTAINER ID   IMAGE                              COMMAND                  CREATED         STATUS   "
+                  "                    PORTS     NAMES\n438a5d21b2b0   serverlessllm/sllm-worker:latest   \"/app/entrypoint."
+                  "sh …\"   2 minutes ago   Exited (139) 2 minutes ago             sllm_worker_0\n")
+
 ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, CGRAPH_READ, RAY_DEAD,
        CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE, OOM_KILL, AER_FATAL, NCCL_SYSTEM,
        STORE_TIMEOUT, GID_EMPTY, RAY_INFEASIBLE_OLD,
-       ORDINAL]
+       ORDINAL, RAY_SHM, PORT_IN_USE, SEGV_CONTAINER]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -513,7 +524,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
     """known_faults gives explain's findings: (level, "<meaning> Fix: <fix>"); a fault is a `fail` (an Xid whose
     number the table does not single out is a `warn`: many are the application's; so is a preempted request)."""
     [(level, message)] = known_faults(text)
-    assert level == ("warn" if any(text is t for t in (XID_45, KV_PREEMPTED, PG_ANCHOR, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SHM_64MB)) else "fail")
+    assert level == ("warn" if any(text is t for t in (XID_45, KV_PREEMPTED, PG_ANCHOR, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SHM_64MB, RAY_SHM)) else "fail")
     assert " Fix: " in message
 
 

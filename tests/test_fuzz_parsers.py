@@ -185,6 +185,10 @@ try:
                      lambda: [_section(x, "===", "# --- torchrun") for x in _real("spark/12_*")]))
 except ImportError:  # pragma: no cover
     pass
+from grader.parsers.ray_start import parse_ray_start  # noqa: E402
+from tests import test_ray_start as RS  # noqa: E402
+
+FAMILIES.append(("ray-start", parse_ray_start, "ray-start", lambda: [RS.HEAD, RS.WORKER_BLOCK, RS.NO_GCS]))
 try:
     from grader.parsers.vllm_log import parse_vllm_log
     FAMILIES.append(("vllm-log", parse_vllm_log, "vllm-log", lambda: _real(

@@ -1,6 +1,7 @@
-"""Lesson 2b's Ray kinds for ``explain``: ``ray status`` and ``kubectl get pods`` (KubeRay), judged by grader.judges.ray;
-registered on import by the package, before :mod:`.serving`'s vLLM kinds. Detection keys on lines no other kind
-prints: Ray's autoscaler header and ``0.0/2.0 GPU`` usage lines.
+"""Lesson 2b's Ray kinds for ``explain``: ``ray status``, ``ray start`` and ``kubectl get pods`` (KubeRay), judged by
+grader.judges.ray; registered on import by the package, before :mod:`.serving`'s vLLM kinds. Detection keys on lines
+no other kind prints: Ray's autoscaler header and ``0.0/2.0 GPU`` usage lines; ``Local node IP``, ``Ray runtime
+started.`` and the Ray CLI's own logger lines (``... INFO scripts.py:1047 -- ``).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ import re
 
 from ..judges.common import runs_program
 from .core import KindSpec, register, register_cross_check
-from .readers import judge, parse_kubectl_pods, parse_ray_status
+from .readers import judge, parse_kubectl_pods, parse_ray_start, parse_ray_status
 
 
 register(KindSpec(
@@ -27,6 +28,22 @@ register(KindSpec(
         r"|Could not find any running Ray instance"),
     starts=re.compile(r"^=+ (?:Autoscaler|Cluster Scaler|Cluster) status"),
     prelude=True,  # what the shell printed before the banner (a Python library's notes) stays with it
+))
+
+
+register(KindSpec(
+    name="ray-start", parse=parse_ray_start, summarise=judge("ray", "summarise_ray_start"), programs=("ray",),
+    matches_command=lambda argv: runs_program(argv, "ray", "start"),
+    line=re.compile(
+        r"\bLocal node IP: [0-9A-Fa-f.:]|\bRay runtime started\.|\bRetrying to get node with node ID\b"
+        r"|\b(?:Unable to connect to GCS|Failed to connect to GCS at address)\b"
+        r"|\bThis node has an IP address of \S+, and Ray expects\b|\bRay is trying to start at \S+, but is already"
+        r"|\bSome Ray subprocesses exited unexpectedly\b|\bTo add another node to this Ray cluster\b"
+        r"|^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+\s+(?:INFO|SUCC|WARN|WARNING|ERROR)\s+"
+        r"(?:scripts|services|usage_lib|gcs_utils|node)\.py:\d+ -- "
+        r"|\bThe object store is using /tmp instead of /dev/shm\b|\bbut we cannot find a local Raylet\b"),
+    starts=re.compile(r"\bLocal node IP: "),
+    prelude=True,  # a raylet's retry line printed before `Local node IP` (stderr first) stays with its start
 ))
 
 

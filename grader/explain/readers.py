@@ -62,6 +62,7 @@ busbw_factor = _at_first_call("parsers.nccl_tests", "busbw_factor")
 
 # --------------------------------------------------------------------------- lesson 2b: Ray, vLLM
 parse_ray_status = _at_first_call("parsers.ray_status", "parse_ray_status")
+parse_ray_start = _at_first_call("parsers.ray_start", "parse_ray_start")
 parse_kubectl_pods = _at_first_call("parsers.kubectl", "parse_kubectl_pods")
 parse_vllm_log = _at_first_call("parsers.vllm_log", "parse_vllm_log")
 is_models_json = _at_first_call("parsers.vllm_api", "is_models_json")

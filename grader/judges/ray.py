@@ -13,7 +13,8 @@ import re
 from typing import Any
 
 from ..parsers.ray_status import Demand, RayStatus
-from .common import fail, fmt_count, info, ok, on_spark, spark_figure, warn, whole
+from ..parsers.common import command_argv
+from .common import fail, fmt_count, info, ok, on_spark, option_value, spark_figure, warn, whole
 from .context import context
 from .model import Finding, Section, Summary
 
@@ -332,3 +333,96 @@ def placement_group_and_pods(items: list[tuple[Section, Any]]) -> list[tuple[int
         "runs; vLLM hangs until then, or until its placement-group timeout. Fix: `kubectl describe pod "
         f"{idle[0].name}` (its events and init containers say what it waits for: an image pull, a volume, GPUs the "
         "node cannot schedule), then `ray status` must show every node's GPU before vLLM starts."))]
+
+
+# --------------------------------------------------------------------------- ray start
+
+def summarise_ray_start(rs: Any, command: str | None) -> Summary:
+    """What ``ray start`` printed (grader.parsers.ray_start.RayStart), judged: an error that stopped it fails, a node
+    that registered only after retries warns, a start is said with the node IP Ray chose (on a Spark pair it must be
+    the QSFP twin's address: procedure.md §3.2). Ray's object store in /tmp is checks/diagnoses.toml's
+    (ray-object-store-in-tmp), said beside these."""
+    findings: list[Finding] = []
+    spark = on_spark(None)
+    role = "head" if rs.head or (command and "--head" in command) else \
+        "worker" if command and "--address" in command else None
+    head_addr = option_value(command_argv(command), "--address") if command else None
+    if head_addr is not None and (not head_addr or head_addr.startswith(":")) or (rs.gcs_unreachable or "x")[0] == ":":
+        findings.append(fail(f"The head's address has no host (`--address={head_addr or rs.gcs_unreachable}`): the "
+                             "variable that should hold it (e.g. $MASTER_ADDR, $HEAD_IP) was empty when the command "
+                             "ran, so Ray dialled nothing. Set it to the head's address and start again."))
+    elif rs.gcs_unreachable:
+        findings.append(fail(f"This node{' (' + rs.local_ip + ')' if rs.local_ip else ''} could not reach the head's "
+                             f"GCS at {rs.gcs_unreachable}: on the head, `ray "
+                             "start --head` must be running and listening there (its `Local node IP`); from this node "
+                             f"`ping` that address and `nc -zv {rs.gcs_unreachable.replace(':', ' ')}`; both nodes "
+                             "need the same Ray version, and no firewall between them"
+                             + (" (on a Spark pair: the head's QSFP address)." if spark else ".")))
+    if rs.already_running:
+        at, running = rs.already_running
+        findings.append(fail(f"Ray already runs here ({running}), so this `ray start` at {at} stopped: `ray stop` "
+                             "first (or use the running instance: `ray status` shows it)."))
+    if rs.subprocesses_exited:
+        died = ", ".join(f"{p} (exit code {c})" for p, c in rs.exited) or "see the lines below it"
+        findings.append(fail(f"Ray's own processes exited right after starting: {died}. Their logs say why: "
+                             "/tmp/ray/session_latest/logs/raylet.err and gcs_server.err (a port in use, an address "
+                             "not of this machine given to --node-ip-address, or out of memory)."))
+    if rs.ip_mismatch:
+        ip, gcs, raylets = rs.ip_mismatch
+        findings.append(fail(f"No Ray node runs at this machine's address {ip}"
+                             + (f" (the GCS at {gcs} knows raylets at {raylets} only)" if gcs and raylets else "")
+                             + ": this process reached the cluster from a machine where no `ray start` runs, or "
+                             "that node registered under another address. Run `ray start --address=<head>:6379` here "
+                             "with `--node-ip-address=<this machine's address on the link the nodes share>`"
+                             + (" (the QSFP twin's)" if spark else "") + ", then `ray status` on the head."))
+    if rs.raylet_not_found and not rs.ip_mismatch:
+        findings.append((warn if rs.started else fail)(
+            f"While starting, Ray found no raylet at this node's address {rs.raylet_not_found} (it connects with a "
+            "different IP than the one it registered, or from a container)" + (
+                ": it started in the end, so check with `ray status` on the head that this node is listed with "
+                "that address." if rs.started else ": give `--node-ip-address` the address the nodes share.")))
+    asked = option_value(command_argv(command), "--node-ip-address") if command else None
+    if asked and rs.local_ip and asked != rs.local_ip:
+        findings.append(warn(f"`--node-ip-address={asked}` was asked for, but Ray took {rs.local_ip}: "
+                             + ("a loopback address is never kept (no other node could reach it); " if
+                                asked.startswith("127.") else "") + "give the address of the link the nodes share."))
+    if head_addr and head_addr.startswith(("127.", "localhost")) and rs.gcs_unreachable:
+        findings.append(info(f"`--address={head_addr}` names this machine itself: Ray dialled "
+                             f"{rs.gcs_unreachable} instead (this machine's own address), where no head runs. A "
+                             "worker joins with the head's address, not 127.0.0.1."))
+    if (rs.gcs_rpc_failures or rs.gcs_unavailable) and not rs.gcs_unreachable:
+        said = [f"`Failed to send request to gcs` {rs.gcs_rpc_failures} time{'' if rs.gcs_rpc_failures == 1 else 's'}"
+                if rs.gcs_rpc_failures else "", "gRPC UNAVAILABLE" if rs.gcs_unavailable else ""]
+        findings.append(fail(f"Requests to the head's GCS failed ({', '.join(x for x in said if x)})"
+                             + (f" at --address={head_addr}" if head_addr else "") + ": the head is not reachable "
+                             "there (not started, another port, a firewall, or another Ray version)."))
+    where = f" on node IP {rs.local_ip}" if rs.local_ip else ""
+    if rs.started:
+        findings.append(ok(f"Ray runtime started{' (' + role + ')' if role else ''}{where}"
+                           + (f"; other nodes join with `ray start --address='{rs.join_address}'`"
+                              if rs.join_address else "") + (", in the foreground (--block)" if rs.blocking else "")
+                           + "."))
+    if rs.retries:
+        findings.append(warn(f"The node registered with the head's GCS only after {rs.retries} retr"
+                             f"{'y' if rs.retries == 1 else 'ies'} (`Retrying to get node with node ID`){where}"
+                             + (": it started in the end" if rs.started else "") + ". Slow registration means the "
+                             "head answers slowly or the nodes reach each other badly: check the address given to "
+                             "--address and --node-ip-address, a firewall between the nodes, and `ray status` on "
+                             "the head."))
+    if rs.local_ip and rs.local_ip.startswith("127."):
+        findings.append(warn(f"Ray chose the loopback address {rs.local_ip}: no other node can reach it. Give "
+                             "`--node-ip-address=<this node's address on the link the nodes share>`."))
+    elif rs.local_ip:
+        findings.append(info(f"Ray's node IP is {rs.local_ip}: the address the other node reaches this one at"
+                             + (", which on a Spark pair must be this node's QSFP twin address (`--node-ip-address`), "
+                                "or Ray's and vLLM's traffic goes over another network; `ip -br addr` shows which "
+                                "interface holds it." if spark is not False else ".")))
+    if not rs.started and not findings:
+        findings.append(info("No `Ray runtime started.` line in the paste: cut off, or Ray was still starting."))
+    facts = {"local_ip": rs.local_ip, "started": rs.started, "role": role, "join_address": rs.join_address,
+             "blocking": rs.blocking, "retries": rs.retries, "gcs_unreachable": rs.gcs_unreachable,
+             "ip_mismatch": list(rs.ip_mismatch) if rs.ip_mismatch else None, "raylet_not_found": rs.raylet_not_found,
+             "shm_bytes": rs.shm_bytes, "gcs_rpc_failures": rs.gcs_rpc_failures, "gcs_unavailable": rs.gcs_unavailable,
+             "already_running": list(rs.already_running) if rs.already_running else None,
+             "exited": [{"process": p, "exit_code": c} for p, c in rs.exited]}
+    return facts, findings

@@ -1,0 +1,142 @@
+"""Parser for what ``ray start`` prints (head or worker, ``--block`` or not, as a terminal or ``docker logs`` of
+NVIDIA's run_cluster.sh shows it).
+
+Shapes read (Ray 2.x, python/ray/scripts/scripts.py and python/ray/_private/services.py; the logger prefix
+``2025-02-16 18:29:05,057 INFO scripts.py:1047 -- `` of ``ray start --block`` in a container is read through)::
+
+    Local node IP: 192.168.100.10
+    --------------------
+    Ray runtime started.
+    --------------------
+    Next steps                                         (the head only)
+      To add another node to this Ray cluster, run
+        ray start --address='192.168.100.10:6379'
+      ...
+      To terminate the Ray runtime, run
+        ray stop
+    --block
+    This command will now block forever until terminated by a signal.
+
+and what stops it or slows it: ``[... W ...] global_state_accessor.cc:429: Retrying to get node with node ID <hex>``
+and ``... This node has an IP address of X, but we cannot find a local Raylet with the same address`` (the node's
+raylet not yet seen at its address), ``The object store is using /tmp instead of /dev/shm because /dev/shm has only N
+bytes available`` (a container's 64 MiB /dev/shm), ``Failed to send request to gcs, reconnecting`` (gRPC UNAVAILABLE),
+(the raylet not yet registered with the head's GCS), ``Unable to connect to GCS (ray head) at ADDR`` / ``Failed to
+connect to GCS at address ADDR``, ``This node has an IP address of X, and Ray expects this IP address to be either the
+GCS address or one of the Raylet addresses. Connected to GCS at Y and found raylets at Z ...``, ``Ray is trying to
+start at A, but is already running at B``, ``Some Ray subprocesses exited unexpectedly:`` with the processes
+(``raylet [exit code=1]``) below it.
+
+Addresses are kept as printed (``10.0.0.1:6379``); the node ID of a retry is not kept.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .common import ParseError, content_lines
+
+COMMAND = "ray start"
+
+_RAY_LOG_PREFIX_RE = re.compile(r"^\[?\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+\]?\s+\w+\s+[\w.]+:\d+\s+--\s?")
+"""Ray's own logger header in front of a line (``2025-02-16 18:29:05,057 INFO scripts.py:1047 -- ``)."""
+_LOCAL_IP_RE = re.compile(r"\bLocal node IP: (?P<ip>[0-9A-Fa-f.:]{2,45})\b")
+_STARTED_RE = re.compile(r"\bRay runtime started\.")
+_JOIN_RE = re.compile(r"\bray start --address='?(?P<addr>[\w.:\[\]-]{1,80}?)'?(?:\s|$)")
+_HEAD_RE = re.compile(r"\bTo add another node to this Ray cluster, run\b|^Next steps$")
+_BLOCK_RE = re.compile(r"\bThis command will now block forever until terminated by a signal\b")
+_RETRY_RE = re.compile(r"\bRetrying to get node with node ID\b")
+_GCS_RE = re.compile(r"\b(?:Unable to connect to GCS(?: \(ray head\))? at|Failed to connect to GCS at address)\s+"
+                     r"(?P<addr>[\w.:\[\]-]{1,80}?)[.,]?(?:\s|$)")
+_NO_RAYLET_RE = re.compile(r"\bThis node has an IP address of (?P<ip>[0-9A-Fa-f.:]{2,45}), but we cannot find a local "
+                           r"Raylet with the same address\b")
+_SHM_RE = re.compile(r"\bThe object store is using /tmp instead of /dev/shm because /dev/shm has only (?P<n>\d{1,20}) "
+                     r"bytes available\b")
+_GCS_RPC_RE = re.compile(r"\bFailed to send request to gcs, reconnecting\b")
+_UNAVAILABLE_RE = re.compile(r"\bStatusCode\.UNAVAILABLE\b")
+_MISMATCH_RE = re.compile(r"\bThis node has an IP address of (?P<ip>[0-9A-Fa-f.:]{2,45}), and Ray expects this IP "
+                          r"address to be either the GCS address or one of the Raylet addresses\b"
+                          r"(?:[^\n]{0,80}?Connected to GCS at (?P<gcs>[\w.:-]{2,120}?) and found raylets at "
+                          r"(?P<raylets>[^\n]{1,300}?) but none)?")
+_RUNNING_RE = re.compile(r"\bRay is trying to start at (?P<at>\S{1,80}?), but is already running at "
+                         r"(?P<running>\S{1,80}?)\.(?:\s|$)")
+_EXITED_RE = re.compile(r"\bSome Ray subprocesses exited unexpectedly\b")
+_EXIT_PROC_RE = re.compile(r"^\s*(?P<proc>[a-z_]{3,40}) \[exit code=(?P<code>-?\d{1,4})\]")
+
+
+@dataclass
+class RayStart:
+    """What ``ray start`` printed. ``local_ip``: the node IP it chose (``Local node IP``); ``started``: it printed
+    ``Ray runtime started.``; ``head``: True when it printed the head's next steps, None when not shown;
+    ``join_address``: the address it tells workers to join (``ray start --address='IP:6379'``); ``blocking``:
+    ``--block`` (it stays in the foreground); ``retries``: how many times the node asked the head's GCS for its own
+    registration (``Retrying to get node``); ``gcs_unreachable``: the head address it could not reach;
+    ``ip_mismatch``: (this node's IP, the GCS address, the raylets' addresses as printed; None where not shown) when
+    no raylet of the cluster is at this node's address (a Ray process started where no Ray node runs);
+    ``already_running``: (where it tried, where Ray runs) when a Ray instance held the port; ``exited``: the
+    subprocesses that died (``raylet`` with its exit code), and ``subprocesses_exited`` whether Ray said so;
+    ``raylet_not_found``: this node's IP, when the raylet's accessor found no local raylet at it while waiting (``This
+    node has an IP address of X, but we cannot find a local Raylet``: logged, not fatal); ``shm_bytes``: what
+    /dev/shm had (bytes) when the object store fell back to /tmp; ``gcs_rpc_failures``: requests to the GCS that
+    failed (``Failed to send request to gcs, reconnecting``); ``gcs_unavailable``: gRPC said ``UNAVAILABLE``."""
+
+    local_ip: str | None = None
+    started: bool = False
+    head: bool | None = None
+    join_address: str | None = None
+    blocking: bool = False
+    retries: int = 0
+    gcs_unreachable: str | None = None
+    ip_mismatch: tuple[str, str | None, str | None] | None = None
+    already_running: tuple[str, str] | None = None
+    subprocesses_exited: bool = False
+    exited: list[tuple[str, int]] = field(default_factory=list)
+    raylet_not_found: str | None = None
+    shm_bytes: int | None = None
+    gcs_rpc_failures: int = 0
+    gcs_unavailable: bool = False
+
+
+def parse_ray_start(text: str) -> RayStart:
+    """Read ``ray start``'s output (see the module docstring). Raises ParseError when no line of it is one
+    ``ray start`` prints. Never raises otherwise."""
+    out = RayStart()
+    read = 0
+    for line in content_lines(text):
+        s = _RAY_LOG_PREFIX_RE.sub("", line.text.strip(), count=1) if line.text[:1] in "[0123456789" \
+            else line.text.strip()
+        if m := _LOCAL_IP_RE.search(s):
+            out.local_ip, read = m.group("ip"), read + 1
+        if _STARTED_RE.search(s):
+            out.started, read = True, read + 1
+        if _HEAD_RE.search(s):
+            out.head, read = True, read + 1
+        if (m := _JOIN_RE.search(s)) and out.join_address is None:
+            out.join_address, read = m.group("addr"), read + 1
+        if _BLOCK_RE.search(s):
+            out.blocking, read = True, read + 1
+        if _RETRY_RE.search(s):
+            out.retries, read = out.retries + 1, read + 1
+        if m := _GCS_RE.search(s):
+            out.gcs_unreachable, read = m.group("addr").rstrip("."), read + 1
+        if m := _NO_RAYLET_RE.search(s):
+            out.raylet_not_found, read = m.group("ip"), read + 1
+        if m := _SHM_RE.search(s):
+            out.shm_bytes, read = int(m.group("n")), read + 1
+        if _GCS_RPC_RE.search(s):
+            out.gcs_rpc_failures, read = out.gcs_rpc_failures + 1, read + 1
+        if _UNAVAILABLE_RE.search(s):
+            out.gcs_unavailable, read = True, read + 1
+        if m := _MISMATCH_RE.search(s):
+            out.ip_mismatch, read = (m.group("ip"), m.group("gcs"), m.group("raylets")), read + 1
+        if m := _RUNNING_RE.search(s):
+            out.already_running, read = (m.group("at"), m.group("running")), read + 1
+        if _EXITED_RE.search(s):
+            out.subprocesses_exited, read = True, read + 1
+        elif out.subprocesses_exited and (m := _EXIT_PROC_RE.match(s)) and len(out.exited) < 16:
+            out.exited.append((m.group("proc"), int(m.group("code"))))
+    if not read:
+        raise ParseError(COMMAND, "no line of `ray start`'s output found (expected `Local node IP: ...`, "
+                                  "`Ray runtime started.` or one of its errors)")
+    return out
