@@ -172,6 +172,9 @@ EXAMPLES.update({
     # QAnything#302: vLLM 0.3's log with a collector's prefix, cut inside the traceback
     "traceback-cut": "INFO 04-27 10:13:05 llm_engine.py:275] # GPU blocks: 0, # CPU blocks: 256\n2024-04-27 10:13:05 | "
                      "ERROR | stderr | Traceback (most recent call last):\n",
+    # ray#62883: `ray status` where no Ray runs (the corpus's l013)
+    "ray-not-running": BANNER + "ConnectionError: Could not find any running Ray instance. Please specify the one to "
+                       "connect to by setting the `--address` flag or `RAY_ADDRESS` environment variable.\n",
     # ServerlessLLM#311: Ray's object store in /tmp in a container with Docker's 64 MiB /dev/shm (the corpus's l006)
     "ray-object-store-in-tmp": "2025-11-07 05:43:08,882 WARNING services.py:2159 -- WARNING: The object store is using "
                                "/tmp instead of /dev/shm because /dev/shm has only 67108864 bytes available.\n",

@@ -221,7 +221,7 @@ def test_forced_kinds():
     ("curl -s http://192.168.100.10:8000/v1/models", "vllm-models"),
     ("curl -s localhost:8000/metrics", "vllm-metrics"),
     ("vllm bench serve --model x", "vllm-bench"), ("ray start --head", "ray-start"),
-    ("ray stop", None), ("curl -s localhost:8000/health", None),
+    ("ray stop --force", "ray-start"), ("ray job list", None), ("curl -s localhost:8000/health", None),
 ])
 def test_kind_from_the_prompt_command(command, kind):
     from grader import explain as explain_mod

@@ -512,11 +512,14 @@ SEGV_CONTAINER = ("CONTAINER ID   IMAGE                              COMMAND    
                   "                    PORTS     NAMES\n438a5d21b2b0   serverlessllm/sllm-worker:latest   \"/app/entrypoint."
                   "sh …\"   2 minutes ago   Exited (139) 2 minutes ago             sllm_worker_0\n")
 
+RAY_NONE = ("ConnectionError: Could not find any running Ray instance. Please specify the one to connect to by setting "
+            "the `--address` flag or `RAY_ADDRESS` environment variable.\n\nStopped all 4 Ray processes.\n")  # ray#62883
+
 ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, CGRAPH_READ, RAY_DEAD,
        CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE, OOM_KILL, AER_FATAL, NCCL_SYSTEM,
        STORE_TIMEOUT, GID_EMPTY, RAY_INFEASIBLE_OLD,
-       ORDINAL, RAY_SHM, PORT_IN_USE, SEGV_CONTAINER]
+       ORDINAL, RAY_SHM, PORT_IN_USE, SEGV_CONTAINER, RAY_NONE]
 
 
 @pytest.mark.parametrize("text", ALL)

@@ -134,6 +134,18 @@ def test_rays_object_store_in_tmp_is_the_diagnosis_said_beside():
         messages(s, "warn") and "--shm-size" in messages(s, "warn")
 
 
+def test_ray_status_where_none_runs_fails_and_ray_stop_says_what_it_stopped():
+    """ray#62883's paste (the corpus's l013): `ray status` finds no Ray, then `ray stop --force` stops 4 leftovers."""
+    status, stop = explain("ConnectionError: Could not find any running Ray instance. Please specify the one to "
+                           "connect to by setting the `--address` flag or `RAY_ADDRESS` environment variable.\n\n"
+                           "Stopped all 4 Ray processes.\n", host="other")
+    assert status.kind == "ray-status" and "No Ray runs here" in messages(status, "fail") and status.error is None
+    assert stop.kind == "ray-start" and "`ray stop` stopped 4 Ray processes" in messages(stop, "info")
+    [some] = explain("$ ray stop\nStopped only 2 out of 3 Ray processes within the grace period 16 seconds.\n")
+    assert "`ray stop --force` ends them" in messages(some, "warn")
+    assert parse_ray_start("Did not find any active Ray processes.\n").stopped == (0, 0)
+
+
 def test_not_ray_start_output_is_refused_with_what_was_expected():
     with pytest.raises(ParseError, match="Local node IP"):
         parse_ray_start("hello\nworld\n")

@@ -1,5 +1,5 @@
-"""Lesson 2b's Ray kinds for ``explain``: ``ray status``, ``ray start`` and ``kubectl get pods`` (KubeRay), judged by
-grader.judges.ray; registered on import by the package, before :mod:`.serving`'s vLLM kinds. Detection keys on lines
+"""Lesson 2b's Ray kinds for ``explain``: ``ray status``, ``ray start`` (and ``ray stop``) and ``kubectl get pods``
+(KubeRay), judged by grader.judges.ray; registered on import by the package, before :mod:`.serving`'s vLLM kinds. Detection keys on lines
 no other kind prints: Ray's autoscaler header and ``0.0/2.0 GPU`` usage lines; ``Local node IP``, ``Ray runtime
 started.`` and the Ray CLI's own logger lines (``... INFO scripts.py:1047 -- ``).
 """
@@ -33,7 +33,7 @@ register(KindSpec(
 
 register(KindSpec(
     name="ray-start", parse=parse_ray_start, summarise=judge("ray", "summarise_ray_start"), programs=("ray",),
-    matches_command=lambda argv: runs_program(argv, "ray", "start"),
+    matches_command=lambda argv: runs_program(argv, "ray", "start") or runs_program(argv, "ray", "stop"),
     line=re.compile(
         r"\bLocal node IP: [0-9A-Fa-f.:]|\bRay runtime started\.|\bRetrying to get node with node ID\b"
         r"|\b(?:Unable to connect to GCS|Failed to connect to GCS at address)\b"
@@ -41,7 +41,8 @@ register(KindSpec(
         r"|\bSome Ray subprocesses exited unexpectedly\b|\bTo add another node to this Ray cluster\b"
         r"|^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+\s+(?:INFO|SUCC|WARN|WARNING|ERROR)\s+"
         r"(?:scripts|services|usage_lib|gcs_utils|node)\.py:\d+ -- "
-        r"|\bThe object store is using /tmp instead of /dev/shm\b|\bbut we cannot find a local Raylet\b"),
+        r"|\bThe object store is using /tmp instead of /dev/shm\b|\bbut we cannot find a local Raylet\b"
+        r"|^Stopped (?:all|only) \d+ (?:out of \d+ )?Ray processes\b|^Did not find any active Ray processes\b"),
     starts=re.compile(r"\bLocal node IP: "),
     prelude=True,  # a raylet's retry line printed before `Local node IP` (stderr first) stays with its start
 ))

@@ -417,6 +417,13 @@ def summarise_ray_start(rs: Any, command: str | None) -> Summary:
                              + (", which on a Spark pair must be this node's QSFP twin address (`--node-ip-address`), "
                                 "or Ray's and vLLM's traffic goes over another network; `ip -br addr` shows which "
                                 "interface holds it." if spark is not False else ".")))
+    if rs.stopped is not None:
+        done, found = rs.stopped
+        findings.append((warn if done < found else info)(
+            "`ray stop` found no Ray process here." if not found else
+            f"`ray stop` stopped {done} Ray process{'es' if done != 1 else ''}" + (
+                f" of {found}: the rest outlived its grace period; `ray stop --force` ends them." if done < found else
+                ": Ray ran here (or what a failed start left); start it again with `ray start`.")))
     if not rs.started and not findings:
         findings.append(info("No `Ray runtime started.` line in the paste: cut off, or Ray was still starting."))
     facts = {"local_ip": rs.local_ip, "started": rs.started, "role": role, "join_address": rs.join_address,
@@ -424,5 +431,6 @@ def summarise_ray_start(rs: Any, command: str | None) -> Summary:
              "ip_mismatch": list(rs.ip_mismatch) if rs.ip_mismatch else None, "raylet_not_found": rs.raylet_not_found,
              "shm_bytes": rs.shm_bytes, "gcs_rpc_failures": rs.gcs_rpc_failures, "gcs_unavailable": rs.gcs_unavailable,
              "already_running": list(rs.already_running) if rs.already_running else None,
-             "exited": [{"process": p, "exit_code": c} for p, c in rs.exited]}
+             "exited": [{"process": p, "exit_code": c} for p, c in rs.exited],
+             "stopped": list(rs.stopped) if rs.stopped else None}
     return facts, findings

@@ -1,5 +1,5 @@
 """Parser for what ``ray start`` prints (head or worker, ``--block`` or not, as a terminal or ``docker logs`` of
-NVIDIA's run_cluster.sh shows it).
+NVIDIA's run_cluster.sh shows it), and ``ray stop``'s one line.
 
 Shapes read (Ray 2.x, python/ray/scripts/scripts.py and python/ray/_private/services.py; the logger prefix
 ``2025-02-16 18:29:05,057 INFO scripts.py:1047 -- `` of ``ray start --block`` in a container is read through)::
@@ -55,6 +55,8 @@ _SHM_RE = re.compile(r"\bThe object store is using /tmp instead of /dev/shm beca
                      r"bytes available\b")
 _GCS_RPC_RE = re.compile(r"\bFailed to send request to gcs, reconnecting\b")
 _UNAVAILABLE_RE = re.compile(r"\bStatusCode\.UNAVAILABLE\b")
+_STOPPED_RE = re.compile(r"^Stopped (?:all (?P<all>\d{1,6})|only (?P<some>\d{1,6}) out of (?P<of>\d{1,6})) Ray processes\b"
+                         r"|^Did not find any active Ray processes\b")
 _MISMATCH_RE = re.compile(r"\bThis node has an IP address of (?P<ip>[0-9A-Fa-f.:]{2,45}), and Ray expects this IP "
                           r"address to be either the GCS address or one of the Raylet addresses\b"
                           r"(?:[^\n]{0,80}?Connected to GCS at (?P<gcs>[\w.:-]{2,120}?) and found raylets at "
@@ -79,7 +81,9 @@ class RayStart:
     ``raylet_not_found``: this node's IP, when the raylet's accessor found no local raylet at it while waiting (``This
     node has an IP address of X, but we cannot find a local Raylet``: logged, not fatal); ``shm_bytes``: what
     /dev/shm had (bytes) when the object store fell back to /tmp; ``gcs_rpc_failures``: requests to the GCS that
-    failed (``Failed to send request to gcs, reconnecting``); ``gcs_unavailable``: gRPC said ``UNAVAILABLE``."""
+    failed (``Failed to send request to gcs, reconnecting``); ``gcs_unavailable``: gRPC said ``UNAVAILABLE``;
+    ``stopped``: what ``ray stop`` printed, (processes stopped, processes found): ``Stopped all 4 Ray processes``
+    is (4, 4), ``Stopped only 2 out of 3`` (2, 3), ``Did not find any active Ray processes`` (0, 0)."""
 
     local_ip: str | None = None
     started: bool = False
@@ -96,6 +100,7 @@ class RayStart:
     shm_bytes: int | None = None
     gcs_rpc_failures: int = 0
     gcs_unavailable: bool = False
+    stopped: tuple[int, int] | None = None
 
 
 def parse_ray_start(text: str) -> RayStart:
@@ -128,6 +133,9 @@ def parse_ray_start(text: str) -> RayStart:
             out.gcs_rpc_failures, read = out.gcs_rpc_failures + 1, read + 1
         if _UNAVAILABLE_RE.search(s):
             out.gcs_unavailable, read = True, read + 1
+        if m := _STOPPED_RE.match(s):
+            n = int(m.group("all") or m.group("some") or 0)
+            out.stopped, read = (n, int(m.group("of") or n)), read + 1
         if m := _MISMATCH_RE.search(s):
             out.ip_mismatch, read = (m.group("ip"), m.group("gcs"), m.group("raylets")), read + 1
         if m := _RUNNING_RE.search(s):
