@@ -172,6 +172,15 @@ EXAMPLES.update({
     # QAnything#302: vLLM 0.3's log with a collector's prefix, cut inside the traceback
     "traceback-cut": "INFO 04-27 10:13:05 llm_engine.py:275] # GPU blocks: 0, # CPU blocks: 256\n2024-04-27 10:13:05 | "
                      "ERROR | stderr | Traceback (most recent call last):\n",
+    # GLM-5.3-Flash-NVFP4-Dual-DGX-Spark#2: Ray's memory monitor on a Spark, the line wrapped as posted (corpus m010)
+    "ray-memory-monitor-kill": BANNER + "ray.exceptions.OutOfMemoryError: 1 worker(s) were killed due to the node\n"
+                               "running low on memory. Memory on the node (IP: 10.99.0.2) was\n113.76GB / 119.70GB "
+                               "(0.950345)\n",
+    # vllm#40899: a variable vLLM no longer reads (corpus m019)
+    "vllm-unknown-env": BANNER + "WARNING [envs.py:1846] Unknown vLLM environment variable detected: "
+                        "VLLM_USE_RAY_COMPILED_DAG\n",
+    # forum 352051: nvidia-peermem on a DGX Spark (corpus m016)
+    "nvidia-peermem-einval": BANNER + "modprobe: ERROR: could not insert \u2018nvidia_peermem\u2019: Invalid argument\n",
     # ray#62883: `ray status` where no Ray runs (the corpus's l013)
     "ray-not-running": BANNER + "ConnectionError: Could not find any running Ray instance. Please specify the one to "
                        "connect to by setting the `--address` flag or `RAY_ADDRESS` environment variable.\n",

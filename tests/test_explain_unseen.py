@@ -438,3 +438,23 @@ def test_what_a_review_broke_stays_mended():
     said = explain('$ curl localhost:8000/v1/chat/completions -d @r.json\n{"error": "model not found"}\n')[0]
     assert "model not found" in messages(said, "fail")
     assert not explain('{"object":"chat.completion","choices":5}\n')[0].error
+
+
+def test_gpudirect_rdma_disabled_is_said_per_host_and_a_forums_typography_is_undone():
+    """The field corpus's m016 (forum 352051, two DGX Sparks): NCCL lines pasted as a bulleted list with typographic
+    quotes, `GPU Direct RDMA Disabled for HCA 0 'rocep1s0f0'`: expected on a Spark (info), a cost elsewhere (warn)."""
+    text = ("  \u2022 NET/IB : Made virtual device [4] name=rocep1s0f0+rocep1s0f1 speed=400000 ndevs=2\n\n"
+            "NET/IB : GPU Direct RDMA Disabled for HCA 0 \u2018rocep1s0f0\u2019\n"
+            "NET/IB : GPU Direct RDMA Disabled for HCA 1 \u2018rocep1s0f1\u2019\n")
+    [spark] = explain(text, host="spark")
+    assert spark.kind == "nccl-log" and spark.facts["gdr_off_hcas"] == ["rocep1s0f0", "rocep1s0f1"]
+    assert "GPU Direct RDMA is disabled for rocep1s0f0, rocep1s0f1" in messages(spark, "info")
+    assert "not graded" in messages(spark, "info") and "rocep1s0f0+rocep1s0f1" in messages(spark, "info")
+    [other] = explain(text.replace("rocep1s0f", "mlx5_"), host="other")
+    assert "DMA-BUF" in messages(other, "warn")
+
+
+def test_clean_lines_undoes_a_forums_bullets_and_quotes_only():
+    from grader.parsers.common import clean_lines
+    assert clean_lines("  \u2022 NET/IB : x \u2018a\u2019 \u201cb\u201d\nkeep \u2022 inside\n") == \
+        ["NET/IB : x 'a' \"b\"", "keep \u2022 inside"]

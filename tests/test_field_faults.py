@@ -515,11 +515,17 @@ SEGV_CONTAINER = ("CONTAINER ID   IMAGE                              COMMAND    
 RAY_NONE = ("ConnectionError: Could not find any running Ray instance. Please specify the one to connect to by setting "
             "the `--address` flag or `RAY_ADDRESS` environment variable.\n\nStopped all 4 Ray processes.\n")  # ray#62883
 
+RAY_OOM_SPARK = ("ray.exceptions.OutOfMemoryError: 1 worker(s) were killed due to the node\nrunning low on memory. "
+                 "Memory on the node (IP: 10.99.0.2) was\n113.76GB / 119.70GB (0.950345)\n")  # corpus m010
+UNKNOWN_ENV = "WARNING [envs.py:1846] Unknown vLLM environment variable detected: VLLM_USE_RAY_COMPILED_DAG\n"  # m019
+# (these two are info: said, no fault; read in test_every_known_error_line_is_read_here)
+PEERMEM = "$ sudo modprobe nvidia-peermem\n\nmodprobe: ERROR: could not insert \u2018nvidia_peermem\u2019: Invalid argument\n"
+
 ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, CGRAPH_READ, RAY_DEAD,
        CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE, OOM_KILL, AER_FATAL, NCCL_SYSTEM,
        STORE_TIMEOUT, GID_EMPTY, RAY_INFEASIBLE_OLD,
-       ORDINAL, RAY_SHM, PORT_IN_USE, SEGV_CONTAINER, RAY_NONE]
+       ORDINAL, RAY_SHM, PORT_IN_USE, SEGV_CONTAINER, RAY_NONE, RAY_OOM_SPARK]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -547,7 +553,7 @@ def test_clean_text_names_nothing():
 
 def test_every_known_error_line_is_read_here():
     """Each table entry that reads plain text is reached by one of the field outputs above."""
-    reached = {d.kind for text in ALL + [NETPLAN_NM, FORWARD_COMPAT, PROVIDER, GID_NODATA] for d in diagnose_text(text)}
+    reached = {d.kind for text in ALL + [NETPLAN_NM, FORWARD_COMPAT, PROVIDER, GID_NODATA, UNKNOWN_ENV, PEERMEM] for d in diagnose_text(text)}
     assert {e.kind for e in load_table() if e.reads_text} <= reached
 
 

@@ -14,8 +14,8 @@ import re
 from ..diagnoses import known_faults
 from ..parsers.nccl_log import NcclLog, transport_verdict
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port, rdma_device_for
-from .common import (JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, fields_of, hca_advice, info, machines_spanned, ok,
-                     on_spark, warn)
+from .common import (BUSBW_WARN_GBS, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, fields_of, hca_advice, info,
+                     machines_spanned, ok, on_spark, warn)
 from .model import Finding, Summary
 
 
@@ -265,7 +265,7 @@ def _gdr_findings(log: NcclLog) -> list[Finding]:
     without it NCCL's proxy stages each transfer through host memory. Not said of a Spark (its GPU memory is the
     system's, unified) nor when no channel line shows the network."""
     net = [c for c in log.channels if c.transport.startswith("NET/IB")]
-    if not net or on_spark(_is_spark_log(log) or None):
+    if not net or on_spark(_is_spark_log(log) or None) or log.gdr_off_hcas:  # (NCCL's own word said it: _gdr_off_findings)
         return []
     if any("GDRDMA" in c.detail or "DMABUF" in c.detail for c in net):
         return [info("The network channels use GPUDirect RDMA (`/GDRDMA`, or `/DMABUF`: its DMA-BUF form): the NIC "
@@ -275,6 +275,26 @@ def _gdr_findings(log: NcclLog) -> list[Finding]:
                  "loaded (`lsmod | grep nvidia_peermem`, or DMA-BUF with a recent driver and kernel) and, in "
                  "`nvidia-smi topo -m`, how far the NIC sits from the GPU: NCCL leaves it off on purpose across "
                  "the CPU (NODE/SYS; NCCL_NET_GDR_LEVEL).")]
+
+
+def _gdr_off_findings(log: NcclLog) -> list[Finding]:
+    """NCCL's own word that GPUDirect RDMA is off for its HCAs (``GPU Direct RDMA Disabled for HCA 0 'rocep1s0f0'``),
+    said wherever the log shows it (it is printed when the IB transport starts, before any channel line): expected
+    on a DGX Spark (its GPU memory is the host's; the field corpus's m016: nvidia-peermem does not load there), a
+    cost on a discrete-GPU host."""
+    out: list[Finding] = []
+    if log.gdr_off_hcas:
+        spark = on_spark(_is_spark_log(log) or None)
+        said = (f"GPU Direct RDMA is disabled for {', '.join(log.gdr_off_hcas)}: NCCL stages the data through host "
+                "memory on its way to the NIC.")
+        out.append((warn if spark is False else info)(said + (
+            " On a DGX Spark that is what NCCL reports (nvidia-peermem does not load there, and GB10's memory is the "
+            f"host's): a pair still reaches the {BUSBW_WARN_GBS:g} GB/s busbw bar, so it is not graded." if spark else
+            " On a discrete-GPU host that costs bandwidth: NCCL 2.19+ uses DMA-BUF (kernel 5.12+) or nvidia-peermem; "
+            "check which the driver offers." if spark is False else
+            " On a DGX Spark that is expected (nvidia-peermem does not load there); on a discrete-GPU host it costs "
+            "bandwidth (NCCL 2.19+ uses DMA-BUF, or nvidia-peermem).")))
+    return out
 
 
 def _hca_findings(log: NcclLog) -> list[Finding]:
@@ -353,7 +373,7 @@ def summarise_nccl_log(log: NcclLog, command: str | None) -> Summary:
                              "two-Spark run."))
     if log.version:
         findings.append(info(f"NCCL {log.version}."))
-    findings += _network_findings(log, verdict) + _inside_findings(log)
+    findings += _network_findings(log, verdict) + _inside_findings(log) + _gdr_off_findings(log)
     findings += _verbs_findings(log)
     for e in [e for e in log.errors if e not in log.verbs_failures][:3]:
         findings.append(fail(f"NCCL error: {e}. `unhandled system error` at init is often a wrong NCCL_IB_GID_INDEX "

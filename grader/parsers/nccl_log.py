@@ -76,7 +76,7 @@ _CHANNEL_RE = re.compile(r"^(?:Channel|Ring)\s+(?P<ch>\d+)(?:/(?P<sub>\d+))?\s*:
                          r"(?:\[(?P<dir>send|receive|recv)\]\s*)?via\s+(?P<via>\S(?:.*\S)?)\s*$")  # Ring: NCCL 2.4 and older
 _RINGS_RE = re.compile(r"^Connected all rings")
 _TREES_RE = re.compile(r"^Connected all trees")
-_GDR_RE = re.compile(r"GPU Direct RDMA (?:\(DMABUF\) )?[Ee]nabled for HCA (?P<i>\d+) '(?P<dev>[^'\s]+)")
+_GDR_RE = re.compile(r"GPU Direct RDMA (?:\(DMABUF\) )?(?P<on>[Ee]nabled|Disabled) for HCA (?P<i>\d+) '(?P<dev>[^'\s]+)")
 _COMM_RE = re.compile(r"\bnRanks (?P<n>\d+) nNodes (?P<nodes>\d+)")
 _INIT_RE = re.compile(r"^ncclCommInitRank\w* comm \S+ rank \d+ nranks (?P<n>\d+)")
 _BARE_RE = re.compile(r"^(?:NCCL version \d|NET/(?:IB|Socket|Plugin)|Channel \d+/\d+\s*:\s*\d+\[|Ring \d+ : \d+(?:\[| ->)"
@@ -192,7 +192,8 @@ class NcclLog:
     ``channels`` in order; ``env_settings`` from ``X set [by environment] to Y`` (a trailing
     period dropped); ``warnings`` the ``NCCL WARN`` messages; ``errors`` NCCL error lines (torch's
     ``NCCL error ...: unhandled system error``); ``hosts`` that logged; ``nranks``/``nnodes`` from
-    the communicator lines; ``gdr_hcas`` HCAs with GPU Direct RDMA enabled; ``rings_connected``;
+    the communicator lines; ``gdr_hcas`` HCAs with GPU Direct RDMA enabled
+    (``gdr_off_hcas``: reported disabled); ``rings_connected``;
     ``bench`` benchmark result lines; ``simulated`` a line says the log is simulated;
     ``nccl_lines`` how many NCCL lines were read; ``ib_connections`` the RDMA queue pairs NCCL logged
     (``NET/IB: ... qpn ... GID ...``; at most ``MAX_IB_CONNECTIONS`` kept, ``n_ib_connections`` counts all);
@@ -222,6 +223,7 @@ class NcclLog:
     nranks: int | None = None
     nnodes: int | None = None
     gdr_hcas: tuple[str, ...] = ()
+    gdr_off_hcas: tuple[str, ...] = ()
     rings_connected: bool = False
     bench: tuple[BenchLine, ...] = ()
     simulated: bool = False
@@ -280,7 +282,7 @@ def parse_nccl_log(text: str) -> NcclLog:
     lines = content_lines(text, keep_comments=True)
     simulated = any("simulated" in x.text.lower() for x in lines if x.text.lstrip().startswith("#"))
     st: dict = {"ib": [], "by_host": {}, "sock": [], "channels": [], "env": {}, "warn": [], "err": [],
-                "hosts": [], "failed": [], "plugin": [], "gdr": [], "bench": [], "qps": [], "n_qps": 0, "verbs": [],
+                "hosts": [], "failed": [], "plugin": [], "gdr": [], "gdr_off": [], "bench": [], "qps": [], "n_qps": 0, "verbs": [],
                 "virtual": [], "p2p_off": []}
     count = 0
     hosts_seen: set[str] = set()
@@ -334,6 +336,7 @@ def parse_nccl_log(text: str) -> NcclLog:
         plugin_messages=tuple(dict.fromkeys(st["plugin"])), channels=tuple(st["channels"]), env_settings=dict(st["env"]),
         warnings=tuple(st["warn"]), errors=tuple(dict.fromkeys(st["err"])), hosts=tuple(st["hosts"]),
         nranks=st.get("nranks"), nnodes=st.get("nnodes"), gdr_hcas=tuple(dict.fromkeys(st["gdr"])),
+        gdr_off_hcas=tuple(dict.fromkeys(st["gdr_off"])),
         rings_connected=bool(st.get("rings")), bench=tuple(st["bench"]), simulated=simulated, nccl_lines=count,
         ib_connections=tuple(st["qps"]), n_ib_connections=st["n_qps"], verbs_failures=tuple(dict.fromkeys(st["verbs"])),
         virtual_devices=tuple(dict.fromkeys(st["virtual"])),
@@ -427,7 +430,7 @@ def _read_message(msg: str, host: str | None, st: dict) -> None:
         return
     m = _GDR_RE.search(msg)
     if m:
-        st["gdr"].append(m.group("dev"))
+        st["gdr" if m.group("on") != "Disabled" else "gdr_off"].append(m.group("dev"))
         return
     m = _COMM_RE.search(msg)
     if m:

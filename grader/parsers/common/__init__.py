@@ -99,12 +99,17 @@ class CleanText(str):
     __slots__ = ()
 
 
+_TYPOGRAPHIC_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+_BULLET_RE = re.compile(r"^[ \t]*+\u2022[ \t]++", re.M)
+
+
 def clean_lines(text: str | bytes) -> list[str]:
     """Split pasted text into lines with the transport noise removed.
 
     Normalises CRLF and lone CR to LF, removes ANSI escape sequences (real ones, the literal
     ``^[[0;36m`` some terminals copy, ``ESC[36m`` or ``\033[36m`` spelled out, and ``[0;36m`` whose ESC was lost), other control
-    characters (tabs are kept), byte-order marks and non-breaking spaces, Markdown bold around a figure, an
+    characters (tabs are kept), byte-order marks and non-breaking spaces, a forum's typographic quotes (‘’ “” become
+    ' and ") and list bullets (``• `` at a line's start), Markdown bold around a figure, an
     address or a whole line (``**5544.28**`` is ``5544.28``), ``<pre>``/``<code>`` at a line's ends, trailing blanks,
     and sudo password prompts in any language (``[sudo] Passwort für x:``; a line holding only
     the prompt becomes blank, output after it on the same line is kept). A run of 1,000 digits or more
@@ -127,6 +132,10 @@ def clean_lines(text: str | bytes) -> list[str]:
         text = _ANSI_RE.sub("", text)
     if not text.isascii():  # (told without reading it)
         text = text.replace("\ufeff", "").replace("\xa0", " ")
+        if "\u2018" in text or "\u2019" in text or "\u201c" in text or "\u201d" in text:
+            text = text.translate(_TYPOGRAPHIC_QUOTES)  # a forum's typography: ‘rocep1s0f0’ is 'rocep1s0f0'
+        if "\u2022" in text:
+            text = _BULLET_RE.sub("", text)  # a forum's list made of pasted lines: "  • NET/IB : ..."
     if "^[" in text:
         text = _CARET_ANSI_RE.sub("", text)
     if "[" in text and ("ESC[" in text or "\\" in text):
