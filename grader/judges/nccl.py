@@ -202,7 +202,10 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
     elif verdict == "unknown" and log.verbs_failures:
         out.append(info("No transport was set up: the communicator failed while connecting (see the ibverbs error)."))
     elif verdict == "unknown":
-        found = (f" It does show the RDMA devices NCCL's IB transport found: {', '.join(log.virtual_devices)}."
+        merged = [d for d in log.virtual_devices if "+" in d]
+        found = (f" It does show the RDMA devices NCCL's IB transport found: {', '.join(log.virtual_devices)}"
+                 + (" (`a+b`: one virtual device NCCL made of two RDMA devices of one NIC, NCCL_IB_MERGE_NICS; "
+                    "NCCL spreads its traffic over both)" if merged else "") + "."
                  if log.virtual_devices else "") + (f" NCCL_IB_HCA is set to {log.env_settings['NCCL_IB_HCA']}: the "
                                                     "HCAs NCCL uses once it connects over RDMA."
                                                     if log.env_settings.get("NCCL_IB_HCA") else "")
