@@ -458,3 +458,11 @@ def test_clean_lines_undoes_a_forums_bullets_and_quotes_only():
     from grader.parsers.common import clean_lines
     assert clean_lines("  \u2022 NET/IB : x \u2018a\u2019 \u201cb\u201d\nkeep \u2022 inside\n") == \
         ["NET/IB : x 'a' \"b\"", "keep \u2022 inside"]
+
+
+def test_a_ray_status_shortened_to_totals_is_read():
+    """dgx-spark-playbooks#75 (the corpus's i007): `Active: 2 nodes` and `Resources: 2.0 GPU`, a status cut by hand."""
+    [s] = explain("Active:\n 2 nodes\n\nResources:\n 2.0 GPU\n", host="spark")
+    assert s.kind == "ray-status" and s.facts["totals"] == {"GPU": 2.0}
+    assert "Totals only, without their use (a status shortened by hand): 2 GPU." in messages(s, "info")
+    assert "not part of it" not in messages(s) and not {"warn", "fail"} & set(levels(s))

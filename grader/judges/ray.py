@@ -70,7 +70,7 @@ def summarise_ray(st: RayStatus, command: str | None) -> Summary:
         "per_node": [{"node_id": u.node_id, "ip": u.ip, "node_type": u.node_type, "resources": usage(u.resources)}
                      for u in st.per_node],
         "node_ips": list(st.node_ips), "node_addresses": list(st.node_addresses),
-        "gpus_per_node": sorted(_gpus_per_node(st)), "spark_like": spark, "excerpt": st.excerpt,
+        "gpus_per_node": sorted(_gpus_per_node(st)), "spark_like": spark, "excerpt": st.excerpt, "totals": st.totals,
     }
     findings: list[Finding] = []
     n = st.node_count
@@ -120,6 +120,10 @@ def summarise_ray(st: RayStatus, command: str | None) -> Summary:
         g, c = u.resources.get("GPU"), u.resources.get("CPU")
         bits = [f"GPU {fmt_count(g[0])}/{fmt_count(g[1])}" if g else "no GPU", f"CPU {fmt_count(c[0])}/{fmt_count(c[1])}" if c else None]
         findings.append(info(f"Node {u.node_id}{f' ({u.ip})' if u.ip else ''}: " + ", ".join(b for b in bits if b) + "."))
+    if st.totals and not st.resources:
+        findings.append(info("Totals only, without their use (a status shortened by hand): " + ", ".join(
+            f"{fmt_count(v)} {k}" if k in ("CPU", "GPU") else f"{v / GIB:.2f} GiB {k}" for k, v in st.totals.items())
+                             + "."))
     if st.excerpt:
         findings.append(info("This is an excerpt of `ray status` (no header or node list): run it in full to see "
                              "the nodes."))

@@ -74,6 +74,8 @@ _RESOURCE_RE = re.compile(
     rf"^(?P<used>{_NUM})\s*(?P<uu>{_UNIT})?\s*/\s*(?P<total>{_NUM})\s*(?P<tu>{_UNIT})?\s+(?P<name>[^\s(]+)"
     rf"(?:\s+\((?P<pgused>{_NUM})\s*(?P<pguu>{_UNIT})?\s+used of\s+(?P<pgtotal>{_NUM})\s*(?P<pgtu>{_UNIT})?"
     r"\s+reserved in placement groups\))?\s*$")
+_TOTAL_RE = re.compile(rf"^(?P<total>{_NUM})\s*(?P<tu>{_UNIT})?\s+(?P<name>CPU|GPU|memory|object_store_memory)$")
+"""A resource's total alone (`` 2.0 GPU``), as a person shortens the usage block by hand."""
 _COUNT_RE = re.compile(r"^(?P<count>\d+)\s+(?P<name>[A-Za-z][\w.:-]*)(?P<rest>(?:\s.*)?)$")
 # Ray 1.x's node list: " 2 node(s) with resources: {'CPU': 80.0, 'node:10.0.0.5': 1.0, ...}"
 _OLD_NODES_RE = re.compile(r"^(?P<count>\d+)\s+node\(s\) with resources:\s*(?P<res>\{.*\})\s*$")
@@ -203,7 +205,8 @@ class RayStatus:
     ``pending_demands``: the lines under ``Pending Demands:`` as printed (stripped), e.g.
     ``{'GPU': 1.0} * 2 (PACK): 1+ pending placement groups``; ``request_resources`` likewise
     for ``From request_resources:``. ``per_node``: the ``-v`` blocks. ``excerpt`` is True when
-    the header or the node list is missing (a grep, or a cut paste). ``unread`` holds the lines
+    the header or the node list is missing (a grep, or a cut paste); ``totals``: resources given as totals alone
+    (`` 2.0 GPU``, a status shortened by hand), where no usage line is. ``unread`` holds the lines
     that were not part of any block (other output pasted along).
     """
 
@@ -219,6 +222,7 @@ class RayStatus:
     per_node: tuple[NodeUsage, ...] = ()
     excerpt: bool = False
     unread: tuple[str, ...] = ()
+    totals: dict[str, float] = field(default_factory=dict)
 
     @property
     def node_count(self) -> int:
@@ -370,6 +374,7 @@ def _read_status(all_lines: list[Line], start: int) -> RayStatus | int:
     section: str | None = None
     nodes: dict[str, list[RayNode]] = {"active": [], "idle": [], "pending": [], "failures": []}
     resources: dict[str, tuple[float, float]] = {}
+    totals: dict[str, float] = {}
     pgs: dict[str, tuple[float, float]] = {}
     demands: list[str] = []
     requests: list[str] = []
@@ -434,6 +439,11 @@ def _read_status(all_lines: list[Line], start: int) -> RayStatus | int:
                 if pg is not None:
                     pgs[name] = pg
             continue
+        total = _TOTAL_RE.match(s) if section in (None, "usage") and not resources else None
+        if total:
+            unit = total.group("tu") or ("B" if total.group("name") in _MEMORY_NAMES else None)
+            totals[total.group("name")] = _to_value(total.group("total"), unit, line)
+            continue
         if section in nodes:
             entry = _node_entry(section, s)
             if entry is not None:
@@ -471,7 +481,7 @@ def _read_status(all_lines: list[Line], start: int) -> RayStatus | int:
         request_resources=tuple(requests),
         per_node=tuple(NodeUsage(p["node_id"], p["ip"], p["node_type"], p["resources"], tuple(p["activity"]))
                        for p in per_node),
-        excerpt=excerpt, unread=tuple(unread))
+        excerpt=excerpt, unread=tuple(unread), totals=totals)
 
 
 def gib(nbytes: float) -> float:
