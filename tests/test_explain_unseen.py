@@ -185,13 +185,17 @@ def test_a_fragment_of_nvidia_smi_q_is_one_gpus_sections():
     assert "Graphics 2025 of 2100 MHz (96%), Memory 10251 of 10501 MHz (98%)" in messages(s)  # 0.964, 0.976
 
 
-def test_an_infiniband_port_down_with_its_physical_link_up_has_no_subnet_manager():
+def test_an_infiniband_port_down_with_its_physical_link_up_is_unusable_and_names_its_subnet_manager():
     # network-operator #249 (h001): an SR-IOV VF, LinkUp, Down, Base lid 65535
     text = ("$ ibstat mlx5_7\nCA 'mlx5_7'\n\tCA type: MT4124\n\tPort 1:\n\t\tState: Down\n\t\tPhysical state: LinkUp\n"
             "\t\tRate: 200\n\t\tBase lid: 65535\n\t\tSM lid: 1\n\t\tLink layer: InfiniBand\n")
     [s] = explain(text, host="other")
-    assert "warn" in levels(s) and "no subnet manager has brought the port up" in messages(s, "warn")  # "port 1 is Down though"
-    assert "warn" not in levels(explain(text.replace("LinkUp", "Disabled"), host="other")[0])  # no link: not in use
+    # cabled (LinkUp) yet Down: nothing can use it (fail); an SM is there (SM lid 1), so it is not "no SM"
+    assert "a subnet manager is on the fabric (SM lid 1) but has not brought this port up" in messages(s, "fail")
+    assert "no subnet manager" not in messages(s)
+    [none] = explain(text.replace("SM lid: 1", "SM lid: 0"), host="other")
+    assert "no subnet manager has brought the port up" in messages(none, "fail")
+    assert not {"warn", "fail"} & set(levels(explain(text.replace("LinkUp", "Disabled"), host="other")[0]))
 
 
 def test_devices_ibv_devinfo_could_not_open_are_counted():

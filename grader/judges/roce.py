@@ -285,11 +285,14 @@ def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -
                                        + (f" at {rate:g} Gb/s." if rate is not None else ".")))
             elif (p.state or "").lower() == "down" and (p.physical_state or "").lower() == "linkup" \
                     and (p.link_layer or "").lower() == "infiniband":
-                findings.append(warn(f"{label} is Down though its physical link is up (LinkUp): the cable and the far "
-                                     "end are fine, but no subnet manager has brought the port up, so it has no LID and "
-                                     "nothing can use it. Check that a subnet manager runs (opensm, or the switch's); "
-                                     "for an SR-IOV virtual function, that the SM has virtualization on and the VF "
-                                     "its GUID."))
+                sm = (f"a subnet manager is on the fabric (SM lid {p.sm_lid}) but has not brought this port up"
+                      if p.sm_lid else "no subnet manager has brought the port up")
+                findings.append(fail(f"{label} is Down though its physical link is up (LinkUp): the cable and the far "
+                                     f"end are fine, but {sm}, so it has no LID and nothing can use it. "
+                                     + ("Check the SM's log for this port (a partition key it lacks, a port the SM "
+                                        "disabled); " if p.sm_lid else "Check that a subnet manager runs (opensm, or "
+                                        "the switch's); ") + "for an SR-IOV virtual function, that the SM has "
+                                     "virtualization on and the VF its GUID."))
             elif p.state is not None:
                 findings.append(info(f"{label}: {p.state}/{p.physical_state or '?'} (not in use; the Rate of a port "
                                      "that is down means nothing)."))

@@ -66,6 +66,7 @@ def _key_value(s: str) -> tuple[str, str] | None:
     key = key.rstrip()
     return (key, value.lstrip()) if colon and _KEY_RE.fullmatch(key) else None
 _PORT_KEYS = {"state": "state", "physical state": "physical_state", "rate": "rate_gbps", "link layer": "link_layer",
+              "sm lid": "sm_lid",
               "phys state": "physical_state", "link_layer": "link_layer"}  # the last two: ibstatus's
 _CA_KEYS = {"ca type": "ca_type", "firmware version": "firmware"}
 CA_TYPES = {"MT4129": "ConnectX-7", "MT4131": "ConnectX-8", "MT4125": "ConnectX-6 Dx", "MT4123": "ConnectX-6",
@@ -91,6 +92,9 @@ class IbPort:
     gids: tuple[tuple[int, str, str | None], ...] = ()
     """``(index, GID, type)`` of ``ibv_devinfo -v``'s ``GID[ n]:`` lines; type ``RoCE v2``, ``RoCE v1`` or None
     (older rdma-core prints none)."""
+    sm_lid: int | None = None
+    """The subnet manager's LID the port knows (``SM lid: 1``, ``sm_lid: 0``): 0 on InfiniBand means no SM has
+    reached it; RoCE ports print 0 (no SM on Ethernet)."""
 
     @property
     def is_active(self) -> bool:
@@ -193,7 +197,8 @@ def parse_ibstat(text: str) -> CaList:
                 if port is None:  # a port's lines without their `Port N:` line (grep excerpt): port 1
                     port = {"port": 1}
                     cas[-1]["ports"].append(port)
-                port[_PORT_KEYS[key]] = _rate(value) if key == "rate" else (_ibstatus_value(value) or None)
+                port[_PORT_KEYS[key]] = _rate(value) if key == "rate" else (int(value) if value.isdigit() else None) \
+                    if key == "sm lid" else (_ibstatus_value(value) or None)
             elif key in _CA_KEYS and port is None:
                 cas[-1][_CA_KEYS[key]] = value or None
             continue
@@ -208,7 +213,7 @@ def parse_ibstat(text: str) -> CaList:
         raise ParseError(CMD, "no CA found (no RDMA device, or the driver is not loaded)")
     out = [CaInfo(c["ca"], c.get("ca_type"), c.get("firmware"),
                   tuple(IbPort(p["port"], p.get("state"), p.get("physical_state"), p.get("rate_gbps"),
-                               p.get("link_layer")) for p in c["ports"])) for c in cas]
+                               p.get("link_layer"), sm_lid=p.get("sm_lid")) for p in c["ports"])) for c in cas]
     last_ports = cas[-1]["ports"]
     truncated = cut or bool(last_ports) and "link_layer" not in last_ports[-1] and "ca_type" in cas[-1]
     return CaList(out, truncated, tuple(warnings))
@@ -301,6 +306,8 @@ def parse_ibv_devinfo(text: str) -> CaList:
                 port["physical_state"] = _IBV_PHYS.get(_first_word(value), _first_word(value) or None)
             elif key == "link_layer":
                 port["link_layer"] = value or None
+            elif key == "sm_lid" and _first_word(value).isdigit():
+                port["sm_lid"] = int(_first_word(value))
             elif key == "active_mtu" and _first_word(value).isdigit():
                 port["active_mtu"] = int(_first_word(value))
             elif key in ("active_speed", "active_width"):
@@ -323,7 +330,7 @@ def parse_ibv_devinfo(text: str) -> CaList:
             width, speed = _IBV_WIDTH_RE.match(p.get("active_width", "")), _IBV_SPEED_RE.match(p.get("active_speed", ""))
             rate = float(speed.group("n")) * int(width.group("n")) if width and speed else None
             ports.append(IbPort(p["port"], p.get("state"), p.get("physical_state"), rate, p.get("link_layer"),
-                                p.get("active_mtu"), tuple(p["gids"])))
+                                p.get("active_mtu"), tuple(p["gids"]), p.get("sm_lid")))
         out.append(CaInfo(c["ca"], c.get("ca_type"), c.get("firmware"), tuple(ports)))
     truncated = cas[0]["ca"] is None
     return CaList(out, truncated, unopened=unopened)
