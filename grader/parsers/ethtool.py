@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from .common import Line, ParseError, command_argv, content_lines, fail_on_line, raise_if_shell_error
+from .common import Line, ParseError, command_argv, content_lines, fail_on_line, key_value, raise_if_shell_error
 
 _SETTINGS_RE = re.compile(r"^\s*(?:Settings|FEC parameters) for (?P<iface>\S+?):\s*$")
 _KEY_RE = re.compile(r"^\s*(?P<key>[A-Za-z][\w /()-]*?):\s*(?P<value>.*)$")
@@ -176,7 +176,7 @@ def _prompt_iface(line: Line) -> str | None:
 # --------------------------------------------------------------------------- ethtool -m
 
 MODULE_COMMAND = "ethtool -m"
-_MODULE_KEY_RE = re.compile(r"[A-Za-z][\w ,./()+-]*+")  # fullmatch on what comes before the colon, blanks cut
+_MODULE_KEY_RE = re.compile(r"[A-Za-z][\w ,./()+-]*+")  # a module EEPROM's key (common.key_value)
 _FLAG_RE = re.compile(r"\b(?:alarm|warning)(?:\s*\(Chan(?:nel)? \d+\))?$", re.I)  # `... high alarm : On`, a lane's
 # `Rcvr signal avg optical power low alarm    (Chan 1) : On` (ethtool prints lane flags so, SFF-8636 and CMIS alike)
 _DEGREES_RE = re.compile(r"^(?P<c>-?\d+(?:\.\d+)?) degrees C")
@@ -216,10 +216,10 @@ def parse_module_info(text: str) -> ModuleInfo:
     on: list[str] = []
     flags = 0
     for line in lines:
-        key, colon, value = line.text.strip().partition(":")  # linear: partition, not a lazy key before blanks
-        key, value = key.rstrip(), value.strip()
-        if not colon or not _MODULE_KEY_RE.fullmatch(key):
+        kv = key_value(line.text, _MODULE_KEY_RE)
+        if kv is None:
             continue
+        key, value = kv
         fields.setdefault(key, value)
         if _FLAG_RE.search(key) and value in ("On", "Off"):
             flags += 1

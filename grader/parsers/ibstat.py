@@ -43,7 +43,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .common import (Line, ParseError, command_argv, content_lines, fail_on_line, is_comment_line,
+from .common import (Line, ParseError, command_argv, content_lines, fail_on_line, is_comment_line, key_value,
                      raise_if_shell_error)
 
 CMD = "ibstat"
@@ -52,19 +52,13 @@ _CA_RE = re.compile(r"^CA\s*:?\s*'(?P<name>[^']*)'?\s*$")
 _PORT_RE = re.compile(r"^Port\s+(?P<n>\d+)\s*:\s*$")
 _IBSTATUS_RE = re.compile(r"^Infiniband device '(?P<name>[^']*)' port (?P<n>\d+) status:\s*$")
 _IBSTATUS_STATE = {"ACTIVE": "Active", "DOWN": "Down", "INIT": "Initializing", "ARMED": "Armed", "NOP": "Down"}
-_KEY_RE = re.compile(r"[A-Za-z][\w ./-]*+")  # fullmatch on what comes before the first colon, right blanks cut
+_KEY_RE = re.compile(r"[A-Za-z][\w ./-]*+")  # a key: a letter, then letters, digits, blanks, ./- (common.key_value)
 _NAME_RE = re.compile(r"^[A-Za-z][\w.-]*$")
 _PANIC_RE = re.compile(r"^ibpanic:|^ibstat: |^ibwarn:.*(?:error|fail)", re.I)
 _WARN_RE = re.compile(r"^ibwarn:", re.I)
 _RATE_RE = re.compile(r"^(?P<n>\d+(?:\.\d+)?)")
 
 
-def _key_value(s: str) -> tuple[str, str] | None:
-    """``Key: value`` split at the first colon, or None when what comes before it is not a key (a letter,
-    then letters, digits, blanks, ``./-``). Linear: str.partition, not a lazy key before optional blanks."""
-    key, colon, value = s.partition(":")
-    key = key.rstrip()
-    return (key, value.lstrip()) if colon and _KEY_RE.fullmatch(key) else None
 _PORT_KEYS = {"state": "state", "physical state": "physical_state", "rate": "rate_gbps", "link layer": "link_layer",
               "sm lid": "sm_lid",
               "phys state": "physical_state", "link_layer": "link_layer"}  # the last two: ibstatus's
@@ -188,7 +182,7 @@ def parse_ibstat(text: str) -> CaList:
             port = {"port": int(m.group("n"))}
             cas[-1]["ports"].append(port)
             continue
-        kv = _key_value(s)
+        kv = key_value(s, _KEY_RE)
         if kv:
             key, value = kv[0].strip().lower(), kv[1].strip()
             if not cas:
@@ -287,7 +281,7 @@ def parse_ibv_devinfo(text: str) -> CaList:
             seen = True
             continue
         g = _IBV_GID_RE.match(s)
-        kv = None if g else _key_value(s)
+        kv = None if g else key_value(s, _KEY_RE)
         if not g and not kv:
             continue
         if port is None and (g or (kv and kv[0].lower() in ("state", "phys_state", "link_layer", "active_mtu",

@@ -486,6 +486,15 @@ def raise_if_shell_error(lines: Iterable[Line], command: str) -> None:
             raise ParseError(command, f"the command could not run: {text}", text, line.no)
 
 
+def key_value(text: str, key_re: re.Pattern[str]) -> tuple[str, str] | None:
+    """``Key: value`` (or ``Key : value``) split at the first colon, both sides stripped; None when there is no colon
+    or what comes before it is not a key by ``key_re`` (fullmatched). Linear: str.partition, not a lazy key before
+    optional blanks (ibstat's ``State: Active``, ethtool -m's ``Identifier : 0x11 (QSFP28)``)."""
+    key, colon, value = text.partition(":")
+    key = key.strip()
+    return (key, value.strip()) if colon and key_re.fullmatch(key) else None
+
+
 def fail_on_line(command: str, line: Line, message: str) -> ParseError:
     """Build the ParseError for a line a parser cannot read."""
     return ParseError(command, message, line.text.strip(), line.no)
