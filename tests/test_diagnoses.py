@@ -190,6 +190,9 @@ EXAMPLES.update({
     # ServerlessLLM#242: `docker ps -a` with the worker container ended by SIGSEGV (the corpus's l021)
     "container-killed-by-signal": BANNER + "438a5d21b2b0   serverlessllm/sllm-worker:latest   \"/app/entrypoint.sh …\"   2 "
                                   "minutes ago   Exited (139) 2 minutes ago             sllm_worker_0\n",
+    # a container stopped long ago with `docker stop` (SIGKILL after the grace period): a warning, not a crash
+    "container-killed": BANNER + "a1b2c3d4e5f6   ubuntu:22.04   \"sleep infinity\"   3 weeks ago   Exited (137) 3 weeks "
+                        "ago             idle\n",
     # gpustack#5181: a raylet's gRPC listener on a port another process holds (raylet.err; the corpus's l023)
     "listener-port-in-use": BANNER + "E0421 10:20:52.950933773      86 chttp2_server.cc:1063]                UNKNOWN:No "
                             "address added out of total 1 resolved for '0.0.0.0:41008' {created_time:\"2026-04-21\"}\n",

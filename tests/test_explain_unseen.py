@@ -456,6 +456,8 @@ def test_gpudirect_rdma_disabled_is_said_per_host_and_a_forums_typography_is_und
     assert "not graded" in messages(spark, "info") and "rocep1s0f0+rocep1s0f1" in messages(spark, "info")
     [other] = explain(text.replace("rocep1s0f", "mlx5_"), host="other")
     assert "DMA-BUF" in messages(other, "warn")
+    [unknown] = explain(text.replace("rocep1s0f", "mlx5_"))  # no host said: the warning stays (helper-25's review)
+    assert "DMA-BUF" in messages(unknown, "warn") and "On a DGX Spark that is expected" in messages(unknown, "warn")
 
 
 def test_clean_lines_undoes_a_forums_bullets_and_quotes_only():

@@ -222,6 +222,9 @@ def test_lspci_lower_speed_than_capable_is_flagged():
     assert "8 GT/s" in w and "16 GT/s" in w and "under load" in w
     nic = "01:00.0 Ethernet controller: Intel Corporation Ethernet Controller X710\n\t" + text.split(" ", 1)[1]
     assert _levels(_one(nic, "lspci"), "warn")  # a NIC at Gen1 is no idle GPU
+    from grader.explain import explain
+    [spark] = explain(text, host="spark")  # a Spark has no discrete GPU to idle: a device at Gen1 there warns
+    assert _levels(spark, "warn")
 
 
 # `ray status` with vLLM's PACK group on one-GPU nodes (eugr/spark-vllm-docker issue 227: "specs=[{'GPU': 1.0,

@@ -146,6 +146,28 @@ def test_ray_status_where_none_runs_fails_and_ray_stop_says_what_it_stopped():
     assert parse_ray_start("Did not find any active Ray processes.\n").stopped == (0, 0)
 
 
+def test_what_a_review_found_in_the_ray_start_reading_stays_mended():
+    """helper-25's review: one retry is Ray polling while its raylet registers (info); a node IP typed as a variable
+    is not compared with what Ray took; `ray start` printing nothing is no success; ssh's own forwarded-port
+    `Address already in use` is not a server that failed to bind; a container stopped with `docker stop` (137)
+    warns, a crash (139) fails."""
+    one = WORKER_BLOCK.replace(WORKER_BLOCK.splitlines()[2] + "\n", "")
+    [s] = explain(one, host="spark")
+    assert "one retry is normal" in messages(s, "info") and "warn" not in levels(s)
+    [s] = explain(HEAD.replace("--node-ip-address=192.168.100.10", "--node-ip-address=$VLLM_HOST_IP"), host="spark")
+    assert "was asked for" not in messages(s) and "warn" not in levels(s)
+    [s] = explain("$ ray start --head\n$ hostname\nspark-1\n", host="spark")[:1]
+    assert s.error == "the command printed nothing"
+    ssh = "$ ssh -N -L 8265:localhost:8265 spark-1\nbind [127.0.0.1]:8265: Address already in use\n"
+    assert not [f for x in explain(ssh) for f in x.findings if f.level == "fail"]
+    stopped = "abc123   ubuntu:24.04   \"sleep infinity\"   3 weeks ago   Exited (137) 3 weeks ago     idle\n"
+    assert "A container was killed" in messages(explain(stopped)[0], "warn")
+    assert "A container crashed" in messages(explain(stopped.replace("137", "139"))[0], "fail")
+    [uvicorn] = explain("ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 8000): address "
+                        "already in use\n")
+    assert "('0.0.0.0', 8000)" in messages(uvicorn, "fail")
+
+
 def test_not_ray_start_output_is_refused_with_what_was_expected():
     with pytest.raises(ParseError, match="Local node IP"):
         parse_ray_start("hello\nworld\n")

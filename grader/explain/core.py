@@ -439,7 +439,8 @@ def _explain(text: str, kind: str | None) -> list[Section]:
         for chunk in split_chunks(text):
             segs = _segments(chunk)
             for seg in segs:
-                if not seg.n_content and not seg.kind or _caption(seg) and len(segs) > 1:
+                if not seg.n_content and not seg.kind and not _changes_state(seg.command) \
+                        or _caption(seg) and len(segs) > 1:
                     continue  # nothing, or a caption above an output ("Case1 performance data:")
                 spec = _REGISTRY.get(seg.kind) if seg.kind else None
                 fold = repeated_block(seg.lines) if spec and not spec.counts_repeats else None  # megabytes of one excerpt
@@ -457,7 +458,7 @@ def _explain(text: str, kind: str | None) -> list[Section]:
         if not items:
             return [Section(None, None, {}, (), "nothing to explain: only prompts and comments")]
         items = [(said_again(s, n), parsed) if n > 1 else (s, parsed) for (s, parsed), n in zip(items, times)]
-        return _cross_check(items)
+        return _cross_check(items, frozenset(i for i, n in enumerate(times) if n > 1))
     except (RecursionError, MemoryError, ValueError) as err:  # too deep or too large for any reader
         if isinstance(err, ValueError) and "integer string conversion" not in str(err):
             return _grader_bug(err)
@@ -489,7 +490,16 @@ _VERSION_FLAGS = frozenset({"-V", "--version", "-version", "version"})
 """A command line of a program and one of these asks for its version: a line to note, not a paste to refuse."""
 
 
+def _changes_state(command: str | None) -> bool:  # a state change that printed nothing still orders the paste
+    from ..judges.sequence import changes_state
+    return changes_state(command)
+
+
 def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
+    if seg.kind is None and not seg.n_content:  # a state change (kept by _explain) whose output is not in the paste
+        from ..judges.sequence import silent_change
+        said = silent_change(seg.command) or f"`{seg.command}` changes the machine's state; its output is not here."
+        return Section(None, seg.command, {}, (Finding("info", said),), None, seg.host), None
     if seg.kind is None:
         known = _known_faults("\n".join(seg.lines))
         if known:  # no reader knows the output, but a line in it is a reported fault: say that
@@ -576,7 +586,7 @@ def _claimed(line: str) -> bool:
     return len(line) <= MAX_KIND_LINE and _kind_of_line(line, None) is not None
 
 
-def _cross_check(items: list[tuple[Section, Any]]) -> list[Section]:
+def _cross_check(items: list[tuple[Section, Any]], repeated: frozenset[int] = frozenset()) -> list[Section]:
     extra: dict[int, list[Finding]] = {}
     present = {s.kind for s, _ in items}
     for index, finding in (x for check, kinds in _CROSS_CHECKS if not kinds or kinds & present for x in check(items)):
@@ -586,4 +596,4 @@ def _cross_check(items: list[tuple[Section, Any]]) -> list[Section]:
     if len(out) < 3:  # nothing to order: an output, a change, the output again
         return out
     from ..judges.sequence import earlier_states  # imported for a paste of several outputs only
-    return earlier_states(out)
+    return earlier_states(out, repeated)

@@ -288,9 +288,10 @@ def _gdr_off_findings(log: NcclLog) -> list[Finding]:
     out: list[Finding] = []
     if log.gdr_off_hcas:
         spark = on_spark(_is_spark_log(log) or None)
-        said = (f"GPU Direct RDMA is disabled for {', '.join(log.gdr_off_hcas)}: NCCL stages the data through host "
-                "memory on its way to the NIC.")
-        out.append((warn if spark is False else info)(said + (
+        hcas = ", ".join(log.gdr_off_hcas[:8]) + (f" and {len(log.gdr_off_hcas) - 8} more" if len(log.gdr_off_hcas) > 8
+                                                   else "")
+        said = f"GPU Direct RDMA is disabled for {hcas}: NCCL stages the data through host memory on its way to the NIC."
+        out.append((info if spark else warn)(said + (
             " On a DGX Spark that is what NCCL reports (nvidia-peermem does not load there, and GB10's memory is the "
             f"host's): a pair still reaches the {BUSBW_WARN_GBS:g} GB/s busbw bar, so it is not graded." if spark else
             " On a discrete-GPU host that costs bandwidth: NCCL 2.19+ uses DMA-BUF (kernel 5.12+) or nvidia-peermem; "

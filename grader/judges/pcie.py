@@ -139,8 +139,9 @@ def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
             full = f" at its full width x{sta.width}" if sta.width and not d.width_reduced else ""
             # an idle GPU's power saving (lspci cannot say the load): a GPU's link, one lspci does not name (its
             # device line not pasted) or a bridge above it (which follows the card down) at Gen1 and full width
-            idle = full and stepped_down_idle(sta.gen, None) and (d.is_display or not d.class_name
-                                                                   or "bridge" in d.class_name.lower())
+            # (a Spark has no discrete GPU: nothing on it steps down for idleness)
+            idle = full and stepped_down_idle(sta.gen, None) and not on_spark(None) and (
+                d.is_display or not d.class_name or "bridge" in d.class_name.lower())
             findings.append((info if idle else warn)(f"{label}: running at {sta.speed_gt_s:g} GT/s (Gen{sta.gen}){full}, capable of "
                                  + (f"{cap.speed_gt_s:g} GT/s (Gen{cap.gen})" if cap and cap.speed_gt_s else more)
                                  + (" (downgraded)" if sta.speed_downgraded and cap and cap.speed_gt_s else "")

@@ -341,6 +341,11 @@ def placement_group_and_pods(items: list[tuple[Section, Any]]) -> list[tuple[int
 
 # --------------------------------------------------------------------------- ray start
 
+def _unexpanded(value: str) -> bool:
+    """A value as the person typed it, before the shell expanded it (``$VLLM_HOST_IP``, a backquoted command)."""
+    return "$" in value or "`" in value
+
+
 def summarise_ray_start(rs: Any, command: str | None) -> Summary:
     """What ``ray start`` printed (grader.parsers.ray_start.RayStart), judged: an error that stopped it fails, a node
     that registered only after retries warns, a start is said with the node IP Ray chose (on a Spark pair it must be
@@ -351,6 +356,7 @@ def summarise_ray_start(rs: Any, command: str | None) -> Summary:
     role = "head" if rs.head or (command and "--head" in command) else \
         "worker" if command and "--address" in command else None
     head_addr = option_value(command_argv(command), "--address") if command else None
+    head_addr = None if head_addr and _unexpanded(head_addr) else head_addr  # `--address=$HEAD:6379` as typed
     if head_addr is not None and (not head_addr or head_addr.startswith(":")) or (rs.gcs_unreachable or "x")[0] == ":":
         findings.append(fail(f"The head's address has no host (`--address={head_addr or rs.gcs_unreachable}`): the "
                              "variable that should hold it (e.g. $MASTER_ADDR, $HEAD_IP) was empty when the command "
@@ -386,7 +392,7 @@ def summarise_ray_start(rs: Any, command: str | None) -> Summary:
                 ": it started in the end, so check with `ray status` on the head that this node is listed with "
                 "that address." if rs.started else ": give `--node-ip-address` the address the nodes share.")))
     asked = option_value(command_argv(command), "--node-ip-address") if command else None
-    if asked and rs.local_ip and asked != rs.local_ip:
+    if asked and rs.local_ip and asked != rs.local_ip and not _unexpanded(asked):
         findings.append(warn(f"`--node-ip-address={asked}` was asked for, but Ray took {rs.local_ip}: "
                              + ("a loopback address is never kept (no other node could reach it); " if
                                 asked.startswith("127.") else "") + "give the address of the link the nodes share."))
@@ -406,9 +412,13 @@ def summarise_ray_start(rs: Any, command: str | None) -> Summary:
                            + (f"; other nodes join with `ray start --address='{rs.join_address}'`"
                               if rs.join_address else "") + (", in the foreground (--block)" if rs.blocking else "")
                            + "."))
-    if rs.retries:
-        findings.append(warn(f"The node registered with the head's GCS only after {rs.retries} retr"
-                             f"{'y' if rs.retries == 1 else 'ies'} (`Retrying to get node with node ID`){where}"
+    if rs.retries == 1:
+        findings.append(info("Ray asked the GCS once more for this node's registration (`Retrying to get node with "
+                             "node ID`): it polls each second while the node's raylet registers, so one retry is "
+                             "normal" + (", and it started." if rs.started else ".")))
+    elif rs.retries:
+        findings.append(warn(f"The node registered with the head's GCS only after {rs.retries} retries (`Retrying "
+                             f"to get node with node ID`){where}"
                              + (": it started in the end" if rs.started else "") + ". Slow registration means the "
                              "head answers slowly or the nodes reach each other badly: check the address given to "
                              "--address and --node-ip-address, a firewall between the nodes, and `ray status` on "

@@ -4,6 +4,9 @@ A person debugging pastes the session as it went: ``rdma link`` (ports DOWN), ``
 ``rdma link`` again (ACTIVE). The later output is the state now; the earlier one's warnings and failures describe
 what the change mended (or did not: then the later output says so itself). Judging the earlier output as a fault of
 now is a confident wrong reading (the field corpus's k004, a CloudLab node: linux-rdma thread in its entry).
+
+Ray's state is the cluster's: ``ray start``/``ray stop`` on any node changes what ``ray status`` shows on another
+(a worker joining), so for ``ray status`` those count whichever host ran them.
 """
 
 from __future__ import annotations
@@ -14,25 +17,54 @@ import re
 
 from .model import Finding, Section
 
+_GAP = r"[^\n;&|]{0,200}?"  # words between a program and its verb, bounded: a flood of words stays linear
+_START = (r"(?:^|[;&|(]\s*+)(?:[A-Za-z_]\w*+=\S*+\s++)*+(?:(?:sudo|doas|nohup|time|env)(?:\s++-\S++)*+\s++"
+          r"|(?:docker|podman|kubectl)\s++exec\s++(?:-\S++\s++)*+\S++\s++|ssh\s++(?:-\S++\s++)*+\S++\s++)*+")
+"""Where a command starts in a line: at its start or after ``;``, ``&&``, ``|``, past variables set for it
+(``VAR=1``) and what runs it elsewhere (sudo, ``docker exec NAME``, ``ssh HOST``)."""
 CHANGES_STATE = re.compile(
-    r"(?:^|[\s;&|(])(?:ip\s+(?:-\d\s+)?(?:link\s+set|(?:addr|address|a|route|r)\s+(?:add|del|delete|replace|flush|"
-    r"change))\b|netplan\s+(?:apply|try)\b|nmcli\s.*\b(?:up|down|modify|mod|add|reload)\b|"
-    r"systemctl\s+(?:start|restart|stop|reload)\b|ethtool\s+(?:-[sAKGL]\b|--set-|--change)|modprobe\b|rmmod\b|"
-    r"ray\s+(?:start|stop)\b|mlxconfig\b|sysctl\s+-w\b|ifconfig\s+\S+\s+(?:up|down|mtu)\b|ifup\b|ifdown\b|"
-    r"reboot\b|rdma\s+link\s+(?:add|delete)\b|devlink\s+dev\s+(?:param\s+set|reload)\b|cma_roce_mode\b|"
-    r"echo\s[^\n>]*+>+\s*/(?:sys|proc)/)")
+    _START + r"(?:ip\s+(?:-\d\s+)?(?:link\s+set|(?:addr|address|a|route|r)\s+(?:add|del|"
+    r"delete|replace|flush|change))\b|netplan\s+(?:apply|try)\b|nmcli\s" + _GAP + r"\b(?:up|down|modify|mod|add|"
+    r"reload)\b|systemctl\s+(?:start|restart|stop|reload)\b|ethtool\s+(?:-[sAKGL]\b|--set-|--change)|"
+    r"modprobe\s+(?!-[cnDR]\b|--show|--dry-run)|rmmod\b|ray\s+(?:start|stop)\b|mlxconfig\b" + _GAP + r"\bset\b|"
+    r"sysctl\s+-w\b|ifconfig\s+\S+\s+(?:up|down|mtu)\b|ifup\b|ifdown\b|reboot\s*+$|rdma\s+link\s+(?:add|delete)\b|"
+    r"devlink\s+dev\s+(?:param\s+set|reload)\b|cma_roce_mode\b" + _GAP + r"\s-m\b|"
+    r"docker\s+(?:run|start|restart|stop|rm|compose\s+(?:up|down|restart))\b|"
+    r"echo\s[^\n>]{0,400}+>+\s*/(?:sys|proc)/|tee\s+(?:-a\s+)?/(?:sys|proc)/)")
 """A command line that changes the machine's network, driver or cluster state (what a later output of the same
-command may show differently). Read-only commands (``ip a``, ``ethtool IF``, ``rdma link``) never match. Searched in
-a command's first ``MAX_COMMAND`` characters only (a command line is short; a flood of ``nmcli`` words stays linear)."""
+command may show differently), searched where each command of the line starts (:data:`_START`), in the line with
+its quoted strings taken out (``history | grep "ip link set"`` reads nothing). Read-only
+commands (``ip a``, ``ethtool IF``, ``rdma link``, ``modprobe -c``, ``last reboot``) never match. Only a command's
+first ``MAX_COMMAND`` characters are searched."""
+SILENT_ON_SUCCESS = re.compile(
+    _START + r"(?:ip\s+(?:-\d\s+)?(?:link\s+set|(?:addr|address|a|route|r)\s+(?:add|del|"
+    r"delete|replace|flush|change))\b|ethtool\s+(?:-[sAKGL]\b|--set-|--change)|modprobe\s+(?!-[cnDR]\b|--show)|"
+    r"rmmod\b|systemctl\s+(?:start|restart|stop|reload)\b|netplan\s+apply\b|echo\s[^\n>]{0,400}+>+\s*/(?:sys|proc)/)")
+"""The state changes that print nothing when they succeed (``ray start`` and ``ray stop`` always print; ``tee`` and
+``sysctl -w`` echo the value)."""
 MAX_COMMAND = 2000
+_QUOTED_RE = re.compile(r"'[^'\n]*+'|\"[^\"\n]*+\"")
+
+
+def _unquoted(command: str) -> str:
+    return _QUOTED_RE.sub("''", command[:MAX_COMMAND])
+
+
+def changes_state(command: str | None) -> bool:
+    """Whether ``command`` changes state (:data:`CHANGES_STATE`)."""
+    return bool(command) and CHANGES_STATE.search(_unquoted(command)) is not None
 
 
 def silent_change(command: str | None) -> str | None:
-    """What it means that ``command`` printed nothing, when it is one that changes state (``ip link set X up``
-    prints nothing when it succeeds), else None."""
-    if command and CHANGES_STATE.search(command[:MAX_COMMAND]):
-        return f"`{command[:120]}` prints nothing when it succeeds: it changes the machine's state; nothing to read."
+    """What it means that ``command`` printed nothing, when it is one that prints nothing when it succeeds (``ip link
+    set X up``: :data:`SILENT_ON_SUCCESS`), else None."""
+    if command and SILENT_ON_SUCCESS.search(_unquoted(command)):
+        return f"`{_shown(command)}` prints nothing when it succeeds: it changes the machine's state; nothing to read."
     return None
+
+
+def _shown(command: str) -> str:
+    return command if len(command) <= 80 else command[:80] + "..."
 
 
 def _same_command(command: str) -> str:
@@ -43,34 +75,49 @@ def _same_command(command: str) -> str:
     return " ".join(words)
 
 
-def earlier_states(sections: list[Section]) -> list[Section]:
+_RAY_CHANGE_RE = re.compile(r"\bray\s+(?:start|stop)\b")
+
+
+def earlier_states(sections: list[Section], read_more_than_once: frozenset[int] = frozenset()) -> list[Section]:
     """``sections`` (a paste's outputs in order), each output followed later by a state-changing command and then by
-    the same command's output on the same host said as the state before that change: its warn and fail findings
-    become info, prefixed with the change, and a note says which output shows the state after. Others unchanged.
-    O(n log n) in the sections (positions looked up by bisection)."""
+    the same command's output on the same host (read, not an error) said as the state before that change: its warn
+    and fail findings become info, prefixed with the change, and a note says which output shows the state after.
+    ``read_more_than_once``: indexes of outputs the paste holds several times, read once (grader.explain.core): the
+    last copy may be the state now, so they are never said to be the past. O(n log n) in the sections."""
     changes: dict[str | None, list[int]] = {}
+    ray_changes: list[int] = []  # ray start/stop on any host: the cluster's state, which `ray status` shows anywhere
     runs: dict[tuple[str | None, str], list[int]] = {}
     for i, s in enumerate(sections):
-        if s.command:
-            if CHANGES_STATE.search(s.command[:MAX_COMMAND]):
-                changes.setdefault(s.host, []).append(i)
+        if not s.command:
+            continue
+        if changes_state(s.command):
+            changes.setdefault(s.host, []).append(i)
+            if _RAY_CHANGE_RE.search(_unquoted(s.command)):
+                ray_changes.append(i)
+        elif s.error is None and s.kind is not None:  # a later output that was read: the state it shows
             runs.setdefault((s.host, _same_command(s.command)), []).append(i)
     out = list(sections)
+    with_ray: dict[str | None, list[int]] = {}  # a host's changes and every host's ray start/stop, merged once
     for i, s in enumerate(sections):
-        if not s.command or s.host not in changes or not any(f.level in ("warn", "fail") for f in s.findings):
+        if not s.command or i in read_more_than_once or not any(f.level in ("warn", "fail") for f in s.findings):
             continue
-        at = changes[s.host]
+        if s.kind == "ray-status":
+            if s.host not in with_ray:
+                with_ray[s.host] = sorted(set(changes.get(s.host, [])) | set(ray_changes))
+            at = with_ray[s.host]
+        else:
+            at = changes.get(s.host, [])
         c = bisect.bisect_right(at, i)
-        same = runs[(s.host, _same_command(s.command))]
+        same = runs.get((s.host, _same_command(s.command)), [])
         if c == len(at):
             continue
         j = bisect.bisect_right(same, at[c])
         if j == len(same):
             continue
-        before = f"Before `{sections[at[c]].command}`"
+        before = f"Before `{_shown(sections[at[c]].command or '')}`"
         out[i] = dataclasses.replace(s, findings=tuple(
             Finding("info", f"{before}: {f.message}") if f.level in ("warn", "fail") else f for f in s.findings)
             + (Finding("info", f"{before}, which changed what this output shows: the same "
-                               f"`{sections[same[j]].command}` run after it, below, shows the state now and is judged "
-                               "as such."),))
+                               f"`{_shown(sections[same[j]].command or '')}` run after it, below, shows the state now "
+                               "and is judged as such."),))
     return out
