@@ -172,6 +172,11 @@ EXAMPLES.update({
     # QAnything#302: vLLM 0.3's log with a collector's prefix, cut inside the traceback
     "traceback-cut": "INFO 04-27 10:13:05 llm_engine.py:275] # GPU blocks: 0, # CPU blocks: 256\n2024-04-27 10:13:05 | "
                      "ERROR | stderr | Traceback (most recent call last):\n",
+    # spark-vllm-docker#296: the engine core's traceback through the KV page-size unification (the corpus's n018)
+    "kv-page-size-unify": BANNER + "(EngineCore pid=114) ERROR 06-23 06:27:21 [core.py:1229]   File \"/usr/local/lib/"
+                          "python3.12/dist-packages/vllm/v1/core/kv_cache_utils.py\", line 1096, in "
+                          "unify_kv_cache_spec_page_size\n(EngineCore pid=114) ERROR 06-23 06:27:21 [core.py:1229] "
+                          "AssertionError\n",
     # GLM-5.3-Flash-NVFP4-Dual-DGX-Spark#2: Ray's memory monitor on a Spark, the line wrapped as posted (corpus m010)
     "ray-memory-monitor-kill": BANNER + "ray.exceptions.OutOfMemoryError: 1 worker(s) were killed due to the node\n"
                                "running low on memory. Memory on the node (IP: 10.99.0.2) was\n113.76GB / 119.70GB "

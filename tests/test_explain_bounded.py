@@ -82,6 +82,18 @@ def test_one_excerpt_said_again_to_megabytes_within_one_output_is_read_once():
             "more") in sections[0].findings[-1].message
 
 
+def test_an_excerpt_repeated_is_read_once_with_its_kind_named_too():
+    """`explain --kind vllm-log` skips detection, not the folding: the same count of copies as without --kind (and
+    the same reading; only the note on `...` lines left out needs the paste's line numbers, which --kind reads
+    without)."""
+    log = _real("16_vllm_startup_kv_lines_single_spark_issue39734.txt")
+    paste = _to_megabytes(log)
+    [named] = explain(paste, kind="vllm-log")
+    [found] = explain(paste)
+    said = [f.message for f in found.findings if not f.message.startswith("Lines were left out")]
+    assert [f.message for f in named.findings] == said and "lines repeat" in said[-1]
+
+
 def test_a_long_output_that_is_not_one_excerpt_repeated_is_read_whole():
     """Copies of an excerpt with one line changed in one of them are not one excerpt repeated: every line is read
     (the KV-cache line's count says so), and nothing says the output was folded."""

@@ -472,3 +472,16 @@ def test_a_ray_status_shortened_to_totals_is_read():
     assert s.kind == "ray-status" and s.facts["totals"] == {"GPU": 2.0}
     assert "Totals only, without their use (a status shortened by hand): 2 GPU." in messages(s, "info")
     assert "not part of it" not in messages(s) and not {"warn", "fail"} & set(levels(s))
+
+
+def test_show_gids_of_two_nodes_with_different_indexes_warn_that_one_index_fits_neither():
+    """multus-cni#1100 (the corpus's n006): two pods' tables, the RoCE v2 IPv4 GID at 5 in one and 7 in the other;
+    the poster's sentence ends on the netdev (`net1.`)."""
+    row = "mlx5_4\t1\t{i}\t0000:0000:0000:0000:0000:ffff:ac14:010{n}\t172.20.1.{n}  \t{v}\tnet1{dot}\n"
+    table = "DEV\tPORT\tINDEX\tGID\t\t\t\t\tIPv4  \t\tVER\tDEV\n---\t----\t-----\t---\t\t\t\t\t------------  \t---\t---\n"
+    one = table + row.format(i=4, n=1, v="v1", dot="") + row.format(i=5, n=1, v="v2", dot="")
+    two = table + row.format(i=6, n=2, v="v1", dot="") + row.format(i=7, n=2, v="v2", dot=".")
+    first, second = explain(one + "but the other:\n" + two, host="other")
+    assert "(net1)." in messages(second, "ok")  # not `net1.`
+    assert "different indexes (table 1: 5; table 2: 7)" in messages(second, "warn")
+    assert "different indexes" not in messages(explain(one + "but the other:\n" + one.replace("\t4\t", "\t8\t"))[-1])

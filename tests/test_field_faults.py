@@ -521,11 +521,17 @@ UNKNOWN_ENV = "WARNING [envs.py:1846] Unknown vLLM environment variable detected
 # (these two are info: said, no fault; read in test_every_known_error_line_is_read_here)
 PEERMEM = "$ sudo modprobe nvidia-peermem\n\nmodprobe: ERROR: could not insert \u2018nvidia_peermem\u2019: Invalid argument\n"
 
+KV_PAGE_SIZE = ("(EngineCore pid=114) ERROR 06-23 06:27:21 [core.py:1229]     filtered_spec = unify_kv_cache_spec_page_size("
+                "filtered_spec)\n(EngineCore pid=114) ERROR 06-23 06:27:21 [core.py:1229]   File \"/usr/local/lib/python3.12/"
+                "dist-packages/vllm/v1/core/kv_cache_utils.py\", line 1096, in unify_kv_cache_spec_page_size\n"
+                "(EngineCore pid=114) ERROR 06-23 06:27:21 [core.py:1229]     assert new_spec.page_size_bytes == "
+                "max_page_size\n(EngineCore pid=114) ERROR 06-23 06:27:21 [core.py:1229] AssertionError\n")  # n018
+
 ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, CGRAPH_READ, RAY_DEAD,
        CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE, OOM_KILL, AER_FATAL, NCCL_SYSTEM,
        STORE_TIMEOUT, GID_EMPTY, RAY_INFEASIBLE_OLD,
-       ORDINAL, RAY_SHM, PORT_IN_USE, SEGV_CONTAINER, RAY_NONE, RAY_OOM_SPARK]
+       ORDINAL, RAY_SHM, PORT_IN_USE, SEGV_CONTAINER, RAY_NONE, RAY_OOM_SPARK, KV_PAGE_SIZE]
 
 
 @pytest.mark.parametrize("text", ALL)

@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterable, NamedTuple
 from ..failures import describe_failure
 from ..diagnoses import known_faults, one_text_gated
 from ..parsers import ParseError
+from ..parsers.common.commands import changes_state  # a state change that printed nothing still orders the paste
 from ..parsers.common import (PROMPT_PROGRAMS, Chunk, CleanText, LazySearch, any_search, command_argv,
                               is_comment_line, is_noise_line, join_wrapped, load_json_lenient, opens_json,
                               repeated_block, split_chunks as _split_lines, strip_log_prefix)
@@ -439,7 +440,7 @@ def _explain(text: str, kind: str | None) -> list[Section]:
         for chunk in split_chunks(text):
             segs = _segments(chunk)
             for seg in segs:
-                if not seg.n_content and not seg.kind and not _changes_state(seg.command) \
+                if not seg.n_content and not seg.kind and not changes_state(seg.command) \
                         or _caption(seg) and len(segs) > 1:
                     continue  # nothing, or a caption above an output ("Case1 performance data:")
                 spec = _REGISTRY.get(seg.kind) if seg.kind else None
@@ -481,18 +482,16 @@ def _explain_as(text: str, kind: str) -> list[Section]:
         return [Section(None, None, {}, (), f"unknown kind {kind!r}; known kinds: {', '.join(_REGISTRY)}")]
     chunks = [c for c in split_chunks(text) if c.command or c.has_content()]
     first = chunks[0] if chunks else None
-    seg = _Segment(kind, first.command if first else None, first.host if first else None,
-                   text.splitlines())
-    return _cross_check([_run(seg, whole=True)])
+    lines = text.splitlines()
+    fold = None if _REGISTRY[kind].counts_repeats else repeated_block(lines)  # megabytes of one excerpt: read once
+    seg = _Segment(kind, first.command if first else None, first.host if first else None, lines[:fold[0]] if fold
+                   else lines)
+    run = _run(seg, whole=True)
+    return _cross_check([(block_repeated(run[0], *fold), run[1]) if fold else run])
 
 
 _VERSION_FLAGS = frozenset({"-V", "--version", "-version", "version"})
 """A command line of a program and one of these asks for its version: a line to note, not a paste to refuse."""
-
-
-def _changes_state(command: str | None) -> bool:  # a state change that printed nothing still orders the paste
-    from ..judges.sequence import changes_state
-    return changes_state(command)
 
 
 def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:

@@ -85,3 +85,4 @@ register(KindSpec(
 ))
 
 register_cross_check(judge("roce", "both_rails"), kinds=('perftest',))
+register_cross_check(judge("roce", "gid_index_across_tables"), kinds=('show-gids',))

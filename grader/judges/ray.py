@@ -79,6 +79,12 @@ def summarise_ray(st: RayStatus, command: str | None) -> Summary:
             findings.append(ok(f"Ray sees {n} nodes: the head and the worker have both joined the cluster."))
         elif n == 1 and context().nodes == 1:
             findings.append(info("Ray sees 1 node: a one-machine cluster, as this run is."))
+        elif n == 1 and st.pending_nodes:  # the autoscaler is bringing the others up: not (yet) a node that failed
+            findings.append(warn(f"Ray sees 1 node, and {len(st.pending_nodes)} more pending ("
+                                 + ", ".join(sorted({p.status or "pending" for p in st.pending_nodes})) + "): the "
+                                 "autoscaler is starting them. Run `ray status` again in a minute; nodes that stay "
+                                 "pending point at the autoscaler's launch (its log, `ray monitor`), not at a worker "
+                                 "that could not join."))
         elif n == 1:
             other = "the second Spark" if spark is not False else "the other node"
             findings.append(fail(f"Ray sees only 1 node: {other} has not joined. On it, start the worker "

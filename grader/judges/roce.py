@@ -389,3 +389,20 @@ def both_rails(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
     level = ok if total >= 2 * IB_BW_PASS_GBPS else warn
     return [(last, level(f"Twins {', '.join(seen)}: {parts} = {total:.2f} Gb/s together, if they ran at the same "
                          f"time ({PERF_GUIDE}: 92.57 + 97.28 = 189.85 Gb/s over one cable)."))]
+
+
+def gid_index_across_tables(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
+    """Two or more ``show_gids`` tables in one paste (two nodes, two pods) whose RoCE v2 IPv4 GIDs sit at different
+    indexes: one NCCL_IB_GID_INDEX set for every node cannot fit them all (multus-cni#1100: index 5 in one pod, 7 in
+    the other, on the same device name)."""
+    tables = [(index, s.host, {r.index for r in parsed.roce_v2_ipv4()}) for index, (s, parsed) in enumerate(items)
+              if s.kind == "show-gids" and not s.error and parsed is not None and parsed.roce_v2_ipv4()]
+    indexes = {frozenset(found) for _, _, found in tables}
+    if len(tables) < 2 or len(indexes) < 2:
+        return []
+    said = "; ".join(f"{host or f'table {n}'}: {', '.join(map(str, sorted(found)))}"
+                     for n, (_, host, found) in enumerate(tables[:8], start=1))
+    return [(tables[-1][0], warn(f"The tables put the RoCE v2 IPv4 GID at different indexes ({said}): one "
+                                 "NCCL_IB_GID_INDEX given to every node cannot fit them all. Set it per node to that "
+                                 "node's own index, or leave it unset (NCCL 2.21 and later pick the RoCE v2 IPv4 GID "
+                                 "on each node)."))]

@@ -15,50 +15,13 @@ import bisect
 import dataclasses
 import re
 
+from ..parsers.common.commands import changes_state, silent_on_success
 from .model import Finding, Section
-
-_GAP = r"[^\n;&|]{0,200}?"  # words between a program and its verb, bounded: a flood of words stays linear
-_START = (r"(?:^|[;&|(]\s*+)(?:[A-Za-z_]\w*+=\S*+\s++)*+(?:(?:sudo|doas|nohup|time|env)(?:\s++-\S++)*+\s++"
-          r"|(?:docker|podman|kubectl)\s++exec\s++(?:-\S++\s++)*+\S++\s++|ssh\s++(?:-\S++\s++)*+\S++\s++)*+")
-"""Where a command starts in a line: at its start or after ``;``, ``&&``, ``|``, past variables set for it
-(``VAR=1``) and what runs it elsewhere (sudo, ``docker exec NAME``, ``ssh HOST``)."""
-CHANGES_STATE = re.compile(
-    _START + r"(?:ip\s+(?:-\d\s+)?(?:link\s+set|(?:addr|address|a|route|r)\s+(?:add|del|"
-    r"delete|replace|flush|change))\b|netplan\s+(?:apply|try)\b|nmcli\s" + _GAP + r"\b(?:up|down|modify|mod|add|"
-    r"reload)\b|systemctl\s+(?:start|restart|stop|reload)\b|ethtool\s+(?:-[sAKGL]\b|--set-|--change)|"
-    r"modprobe\s+(?!-[cnDR]\b|--show|--dry-run)|rmmod\b|ray\s+(?:start|stop)\b|mlxconfig\b" + _GAP + r"\bset\b|"
-    r"sysctl\s+-w\b|ifconfig\s+\S+\s+(?:up|down|mtu)\b|ifup\b|ifdown\b|reboot\s*+$|rdma\s+link\s+(?:add|delete)\b|"
-    r"devlink\s+dev\s+(?:param\s+set|reload)\b|cma_roce_mode\b" + _GAP + r"\s-m\b|"
-    r"docker\s+(?:run|start|restart|stop|rm|compose\s+(?:up|down|restart))\b|"
-    r"echo\s[^\n>]{0,400}+>+\s*/(?:sys|proc)/|tee\s+(?:-a\s+)?/(?:sys|proc)/)")
-"""A command line that changes the machine's network, driver or cluster state (what a later output of the same
-command may show differently), searched where each command of the line starts (:data:`_START`), in the line with
-its quoted strings taken out (``history | grep "ip link set"`` reads nothing). Read-only
-commands (``ip a``, ``ethtool IF``, ``rdma link``, ``modprobe -c``, ``last reboot``) never match. Only a command's
-first ``MAX_COMMAND`` characters are searched."""
-SILENT_ON_SUCCESS = re.compile(
-    _START + r"(?:ip\s+(?:-\d\s+)?(?:link\s+set|(?:addr|address|a|route|r)\s+(?:add|del|"
-    r"delete|replace|flush|change))\b|ethtool\s+(?:-[sAKGL]\b|--set-|--change)|modprobe\s+(?!-[cnDR]\b|--show)|"
-    r"rmmod\b|systemctl\s+(?:start|restart|stop|reload)\b|netplan\s+apply\b|echo\s[^\n>]{0,400}+>+\s*/(?:sys|proc)/)")
-"""The state changes that print nothing when they succeed (``ray start`` and ``ray stop`` always print; ``tee`` and
-``sysctl -w`` echo the value)."""
-MAX_COMMAND = 2000
-_QUOTED_RE = re.compile(r"'[^'\n]*+'|\"[^\"\n]*+\"")
-
-
-def _unquoted(command: str) -> str:
-    return _QUOTED_RE.sub("''", command[:MAX_COMMAND])
-
-
-def changes_state(command: str | None) -> bool:
-    """Whether ``command`` changes state (:data:`CHANGES_STATE`)."""
-    return bool(command) and CHANGES_STATE.search(_unquoted(command)) is not None
-
 
 def silent_change(command: str | None) -> str | None:
     """What it means that ``command`` printed nothing, when it is one that prints nothing when it succeeds (``ip link
     set X up``: :data:`SILENT_ON_SUCCESS`), else None."""
-    if command and SILENT_ON_SUCCESS.search(_unquoted(command)):
+    if silent_on_success(command):
         return f"`{_shown(command)}` prints nothing when it succeeds: it changes the machine's state; nothing to read."
     return None
 
@@ -92,7 +55,7 @@ def earlier_states(sections: list[Section], read_more_than_once: frozenset[int] 
             continue
         if changes_state(s.command):
             changes.setdefault(s.host, []).append(i)
-            if _RAY_CHANGE_RE.search(_unquoted(s.command)):
+            if _RAY_CHANGE_RE.search(s.command):
                 ray_changes.append(i)
         elif s.error is None and s.kind is not None:  # a later output that was read: the state it shows
             runs.setdefault((s.host, _same_command(s.command)), []).append(i)

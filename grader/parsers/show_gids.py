@@ -152,5 +152,6 @@ def _row(m: re.Match) -> GidRow:
         mapped = None  # masked beyond telling
     else:
         mapped = False
+    netdev = m.group("ndev")  # no interface name ends in a dot: one there ends the poster's sentence ("... net1.")
     return GidRow(m.group("dev"), int(m.group("port")), int(m.group("index")), gid, ipv4, m.group("ver"),
-                  m.group("ndev"), redacted=gid_masked or ip_masked, ipv4_gid=mapped)
+                  netdev.rstrip(".") or netdev if netdev else netdev, redacted=gid_masked or ip_masked, ipv4_gid=mapped)

@@ -1,4 +1,5 @@
-"""The program a command line really runs, and its arguments (re-exported by ``grader.parsers.common``)."""
+"""The program a command line really runs, and its arguments (re-exported by ``grader.parsers.common``); whether a
+command line changes the machine's state (:func:`changes_state`, :func:`silent_on_success`)."""
 
 from __future__ import annotations
 
@@ -60,3 +61,46 @@ def _argv(command: str) -> tuple[str, ...]:
     if argv:
         argv[0] = os.path.basename(argv[0])
     return tuple(argv)
+
+
+_GAP = r"[^\n;&|]{0,200}?"  # words between a program and its verb, bounded: a flood of words stays linear
+_START = (r"(?:^|[;&|(]\s*+)(?:[A-Za-z_]\w*+=\S*+\s++)*+(?:(?:sudo|doas|nohup|time|env)(?:\s++-\S++)*+\s++"
+          r"|(?:docker|podman|kubectl)\s++exec\s++(?:-\S++\s++)*+\S++\s++|ssh\s++(?:-\S++\s++)*+\S++\s++)*+")
+"""Where a command starts in a line: at its start or after ``;``, ``&&``, ``|``, past variables set for it
+(``VAR=1``) and what runs it elsewhere (sudo, ``docker exec NAME``, ``ssh HOST``)."""
+CHANGES_STATE = re.compile(
+    _START + r"(?:ip\s+(?:-\d\s+)?(?:link\s+set|(?:addr|address|a|route|r)\s+(?:add|del|"
+    r"delete|replace|flush|change))\b|netplan\s+(?:apply|try)\b|nmcli\s" + _GAP + r"\b(?:up|down|modify|mod|add|"
+    r"reload)\b|systemctl\s+(?:start|restart|stop|reload)\b|ethtool\s+(?:-[sAKGL]\b|--set-|--change)|"
+    r"modprobe\s+(?!-[cnDR]\b|--show|--dry-run)|rmmod\b|ray\s+(?:start|stop)\b|mlxconfig\b" + _GAP + r"\bset\b|"
+    r"sysctl\s+-w\b|ifconfig\s+\S+\s+(?:up|down|mtu)\b|ifup\b|ifdown\b|reboot\s*+$|rdma\s+link\s+(?:add|delete)\b|"
+    r"devlink\s+dev\s+(?:param\s+set|reload)\b|cma_roce_mode\b" + _GAP + r"\s-m\b|"
+    r"docker\s+(?:run|start|restart|stop|rm|compose\s+(?:up|down|restart))\b|"
+    r"echo\s[^\n>]{0,400}+>+\s*/(?:sys|proc)/|tee\s+(?:-a\s+)?/(?:sys|proc)/)")
+"""A command line that changes the machine's network, driver or cluster state (what a later output of the same
+command may show differently), searched where each command of the line starts (:data:`_START`), in the line with
+its quoted strings taken out (``history | grep "ip link set"`` reads nothing). Read-only
+commands (``ip a``, ``ethtool IF``, ``rdma link``, ``modprobe -c``, ``last reboot``) never match. Only a command's
+first ``MAX_COMMAND`` characters are searched."""
+SILENT_ON_SUCCESS = re.compile(
+    _START + r"(?:ip\s+(?:-\d\s+)?(?:link\s+set|(?:addr|address|a|route|r)\s+(?:add|del|"
+    r"delete|replace|flush|change))\b|ethtool\s+(?:-[sAKGL]\b|--set-|--change)|modprobe\s+(?!-[cnDR]\b|--show)|"
+    r"rmmod\b|systemctl\s+(?:start|restart|stop|reload)\b|netplan\s+apply\b|echo\s[^\n>]{0,400}+>+\s*/(?:sys|proc)/)")
+"""The state changes that print nothing when they succeed (``ray start`` and ``ray stop`` always print; ``tee`` and
+``sysctl -w`` echo the value)."""
+MAX_COMMAND = 2000
+_QUOTED_RE = re.compile(r"'[^'\n]*+'|\"[^\"\n]*+\"")
+
+
+def _unquoted(command: str) -> str:
+    return _QUOTED_RE.sub("''", command[:MAX_COMMAND])
+
+
+def changes_state(command: str | None) -> bool:
+    """Whether ``command`` changes the machine's network, driver or cluster state (:data:`CHANGES_STATE`)."""
+    return bool(command) and CHANGES_STATE.search(_unquoted(command)) is not None
+
+
+def silent_on_success(command: str | None) -> bool:
+    """Whether ``command`` is a state change that prints nothing when it succeeds (:data:`SILENT_ON_SUCCESS`)."""
+    return bool(command) and SILENT_ON_SUCCESS.search(_unquoted(command)) is not None
