@@ -83,7 +83,7 @@ def summarise_ray(st: RayStatus, command: str | None) -> Summary:
             findings.append(warn(f"Ray sees 1 node, and {len(st.pending_nodes)} more pending ("
                                  + ", ".join(sorted({p.status or "pending" for p in st.pending_nodes})) + "): the "
                                  "autoscaler is starting them. Run `ray status` again in a minute; nodes that stay "
-                                 "pending point at the autoscaler's launch (its log, `ray monitor`), not at a worker "
+                                 "pending point at the autoscaler's launch (its log, /tmp/ray/session_latest/logs/monitor.*), not at a worker "
                                  "that could not join."))
         elif n == 1:
             other = "the second Spark" if spark is not False else "the other node"
@@ -363,7 +363,9 @@ def summarise_ray_start(rs: Any, command: str | None) -> Summary:
         "worker" if command and "--address" in command else None
     head_addr = option_value(command_argv(command), "--address") if command else None
     head_addr = None if head_addr and _unexpanded(head_addr) else head_addr  # `--address=$HEAD:6379` as typed
-    if head_addr is not None and (not head_addr or head_addr.startswith(":")) or (rs.gcs_unreachable or "x")[0] == ":":
+    no_host = head_addr is not None and (not head_addr or head_addr.startswith(":")) \
+        or bool(rs.gcs_unreachable and rs.gcs_unreachable.startswith(":"))  # `--address=:6379`: a variable was empty
+    if no_host:
         findings.append(fail(f"The head's address has no host (`--address={head_addr or rs.gcs_unreachable}`): the "
                              "variable that should hold it (e.g. $MASTER_ADDR, $HEAD_IP) was empty when the command "
                              "ran, so Ray dialled nothing. Set it to the head's address and start again."))
