@@ -83,8 +83,8 @@ def summarise_ray(st: RayStatus, command: str | None) -> Summary:
             findings.append(warn(f"Ray sees 1 node, and {len(st.pending_nodes)} more pending ("
                                  + ", ".join(sorted({p.status or "pending" for p in st.pending_nodes})) + "): the "
                                  "autoscaler is starting them. Run `ray status` again in a minute; nodes that stay "
-                                 "pending point at the autoscaler's launch (its log, /tmp/ray/session_latest/logs/monitor.*), not at a worker "
-                                 "that could not join."))
+                                 "pending point at the autoscaler's launch (its log, "
+                                 "/tmp/ray/session_latest/logs/monitor.*), not at a worker that could not join."))
         elif n == 1:
             other = "the second Spark" if spark is not False else "the other node"
             findings.append(fail(f"Ray sees only 1 node: {other} has not joined. On it, start the worker "
