@@ -483,5 +483,29 @@ def test_show_gids_of_two_nodes_with_different_indexes_warn_that_one_index_fits_
     two = table + row.format(i=6, n=2, v="v1", dot="") + row.format(i=7, n=2, v="v2", dot=".")
     first, second = explain(one + "but the other:\n" + two, host="other")
     assert "(net1)." in messages(second, "ok")  # not `net1.`
-    assert "different indexes (table 1: 5; table 2: 7)" in messages(second, "warn")
+    assert "different indexes (the first: 5; the second: 7)" in messages(second, "warn")
     assert "different indexes" not in messages(explain(one + "but the other:\n" + one.replace("\t4\t", "\t8\t"))[-1])
+
+
+def test_what_the_second_review_found_stays_mended():
+    """helper-27's review: one host's show_gids before and after re-addressing, or two devices of one host, are no
+    two nodes; an echoed "ray start" is no Ray start; pending nodes are counted as Ray groups them, and launches that
+    failed are said."""
+    def gids(dev: str, index: int, ip: str) -> str:
+        return (f"DEV\tPORT\tINDEX\tGID\t\t\t\t\tIPv4\t\tVER\tDEV\n{dev}\t1\t{index}\t0000:0000:0000:0000:0000:ffff:"
+                f"c0a8:640a\t{ip}\tv2\tenp1s0f1np1\nn_gids_found=1\n")
+    same = (f"nvidia@spark-1:~$ show_gids\n{gids('rocep1s0f1', 3, '192.168.100.10')}"
+            "nvidia@spark-1:~$ sudo ip addr add 192.168.100.20/24 dev enp1s0f1np1\n"
+            f"nvidia@spark-1:~$ show_gids\n{gids('rocep1s0f1', 5, '192.168.100.20')}")
+    assert "different indexes" not in " ".join(messages(s) for s in explain(same, host="spark"))
+    two = (f"nvidia@spark-1:~$ show_gids rocep1s0f1\n{gids('rocep1s0f1', 3, '192.168.100.10')}"
+           f"nvidia@spark-1:~$ show_gids roceP2p1s0f1\n{gids('roceP2p1s0f1', 5, '192.168.101.10')}")
+    assert "different indexes" not in " ".join(messages(s) for s in explain(two, host="spark"))
+    nodes = two.replace("spark-1:~$ show_gids roceP2p1s0f1", "spark-2:~$ show_gids rocep1s0f1").replace(
+        "roceP2p1s0f1\t1", "rocep1s0f1\t1")
+    assert "(spark-1: 3; spark-2: 5)" in " ".join(messages(s, "warn") for s in explain(nodes, host="spark"))
+    from grader.parsers.common.commands import ray_lifecycle
+    assert ray_lifecycle("docker exec -it node ray start --head") and not ray_lifecycle('echo "now run ray start"')
+    status = ("======== Autoscaler status: 2026-11-29 17:00:00 ========\nNode status\n------\nActive:\n 1 ray.head.default\n"
+              "Pending:\n ray.worker.gpu, 3 launching\nRecent failures:\n (no failures)\n")
+    assert "and 3 more pending (launching)" in messages(explain(status, host="other")[0], "warn")

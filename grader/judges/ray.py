@@ -80,11 +80,15 @@ def summarise_ray(st: RayStatus, command: str | None) -> Summary:
         elif n == 1 and context().nodes == 1:
             findings.append(info("Ray sees 1 node: a one-machine cluster, as this run is."))
         elif n == 1 and st.pending_nodes:  # the autoscaler is bringing the others up: not (yet) a node that failed
-            findings.append(warn(f"Ray sees 1 node, and {len(st.pending_nodes)} more pending ("
+            pending = sum(p.count or 1 for p in st.pending_nodes)
+            findings.append(warn(f"Ray sees 1 node, and {pending} more pending ("
                                  + ", ".join(sorted({p.status or "pending" for p in st.pending_nodes})) + "): the "
-                                 "autoscaler is starting them. Run `ray status` again in a minute; nodes that stay "
-                                 "pending point at the autoscaler's launch (its log, "
-                                 "/tmp/ray/session_latest/logs/monitor.*), not at a worker that could not join."))
+                                 "autoscaler is starting them" + (
+                                     ", and its recent launches failed (below): it cannot start them; its log says why "
+                                     "(/tmp/ray/session_latest/logs/monitor.*)." if st.failed_nodes else
+                                     ". Run `ray status` again in a minute; nodes that stay pending point at the "
+                                     "autoscaler's launch (its log, /tmp/ray/session_latest/logs/monitor.*), not at a "
+                                     "worker that could not join.")))
         elif n == 1:
             other = "the second Spark" if spark is not False else "the other node"
             findings.append(fail(f"Ray sees only 1 node: {other} has not joined. On it, start the worker "

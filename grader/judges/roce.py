@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from ..parsers.common.commands import changes_state
 from ..parsers.ib_sysfs import IbSysfs, ipv4_of_gid, roce_v2_ipv4_gid_index, RoceDevice
 from ..parsers.ibstat import CaList
 from ..parsers.rdma import RdmaLinks
@@ -392,17 +393,29 @@ def both_rails(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
 
 
 def gid_index_across_tables(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
-    """Two or more ``show_gids`` tables in one paste (two nodes, two pods) whose RoCE v2 IPv4 GIDs sit at different
-    indexes: one NCCL_IB_GID_INDEX set for every node cannot fit them all (multus-cni#1100: index 5 in one pod, 7 in
-    the other, on the same device name)."""
-    tables = [(index, s.host, {r.index for r in parsed.roce_v2_ipv4()}) for index, (s, parsed) in enumerate(items)
-              if s.kind == "show-gids" and not s.error and parsed is not None and parsed.roce_v2_ipv4()]
-    indexes = {frozenset(found) for _, _, found in tables}
-    if len(tables) < 2 or len(indexes) < 2:
+    """``show_gids`` tables of two nodes (two pods) in one paste whose RoCE v2 IPv4 GIDs sit at different indexes: one
+    NCCL_IB_GID_INDEX set for every node cannot fit them all (multus-cni#1100: index 5 in one pod, 7 in the other, on
+    the same device name). Two tables are of two nodes when their prompts name two hosts, or when neither names one
+    and a device of the same name carries another IPv4 address in each; never across a command that changed the
+    state between them (one host before and after `ip addr add`), nor two devices of one host (the table's own
+    judge says that)."""
+    tables = []
+    for index, (s, parsed) in enumerate(items):
+        if s.kind == "show-gids" and not s.error and parsed is not None and parsed.roce_v2_ipv4():
+            rows = parsed.roce_v2_ipv4()
+            tables.append((index, s.host, {r.index for r in rows}, {r.device: r.ipv4 for r in rows}))
+    pairs = []
+    for (i, host_a, found_a, ips_a), (j, host_b, found_b, ips_b) in zip(tables, tables[1:]):
+        changed = any(changes_state(s.command) for s, _ in items[i + 1:j])
+        two_nodes = host_a != host_b if host_a and host_b else not host_a and not host_b and any(
+            dev in ips_b and ips_a[dev] and ips_b[dev] and ips_a[dev] != ips_b[dev] for dev in ips_a)
+        if two_nodes and not changed and found_a != found_b:
+            pairs.append((j, host_a, found_a, host_b, found_b))
+    if not pairs:
         return []
-    said = "; ".join(f"{host or f'table {n}'}: {', '.join(map(str, sorted(found)))}"
-                     for n, (_, host, found) in enumerate(tables[:8], start=1))
-    return [(tables[-1][0], warn(f"The tables put the RoCE v2 IPv4 GID at different indexes ({said}): one "
-                                 "NCCL_IB_GID_INDEX given to every node cannot fit them all. Set it per node to that "
-                                 "node's own index, or leave it unset (NCCL 2.21 and later pick the RoCE v2 IPv4 GID "
-                                 "on each node)."))]
+    j, host_a, found_a, host_b, found_b = pairs[0]
+    said = f"{host_a or 'the first'}: {', '.join(map(str, sorted(found_a)))}; {host_b or 'the second'}: " \
+           f"{', '.join(map(str, sorted(found_b)))}"
+    return [(j, warn(f"The two nodes' tables put the RoCE v2 IPv4 GID at different indexes ({said}): one "
+                     "NCCL_IB_GID_INDEX given to every node cannot fit them all. Set it per node to that node's own "
+                     "index, or leave it unset (NCCL 2.21 and later pick the RoCE v2 IPv4 GID on each node)."))]

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-import re
 
-from ..parsers.common.commands import changes_state, silent_on_success
+from ..parsers.common.commands import changes_state, ray_lifecycle, silent_on_success
 from .model import Finding, Section
 
 def silent_change(command: str | None) -> str | None:
@@ -38,9 +37,6 @@ def _same_command(command: str) -> str:
     return " ".join(words)
 
 
-_RAY_CHANGE_RE = re.compile(r"\bray\s+(?:start|stop)\b")
-
-
 def earlier_states(sections: list[Section], read_more_than_once: frozenset[int] = frozenset()) -> list[Section]:
     """``sections`` (a paste's outputs in order), each output followed later by a state-changing command and then by
     the same command's output on the same host (read, not an error) said as the state before that change: its warn
@@ -55,7 +51,7 @@ def earlier_states(sections: list[Section], read_more_than_once: frozenset[int] 
             continue
         if changes_state(s.command):
             changes.setdefault(s.host, []).append(i)
-            if _RAY_CHANGE_RE.search(s.command):
+            if ray_lifecycle(s.command):
                 ray_changes.append(i)
         elif s.error is None and s.kind is not None:  # a later output that was read: the state it shows
             runs.setdefault((s.host, _same_command(s.command)), []).append(i)

@@ -101,6 +101,15 @@ def changes_state(command: str | None) -> bool:
     return bool(command) and CHANGES_STATE.search(_unquoted(command)) is not None
 
 
+_RAY_LIFECYCLE = re.compile(_START + r"ray\s+(?:start|stop)\b")
+
+
+def ray_lifecycle(command: str | None) -> bool:
+    """Whether ``command`` starts or stops a Ray node (``ray start``/``ray stop``, through sudo, docker exec or
+    ssh; not in a quoted string): a change of the cluster's state, which ``ray status`` shows on every node."""
+    return bool(command) and _RAY_LIFECYCLE.search(_unquoted(command)) is not None
+
+
 def silent_on_success(command: str | None) -> bool:
     """Whether ``command`` is a state change that prints nothing when it succeeds (:data:`SILENT_ON_SUCCESS`)."""
     return bool(command) and SILENT_ON_SUCCESS.search(_unquoted(command)) is not None
