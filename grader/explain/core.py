@@ -134,6 +134,13 @@ class _Segment:
         self.n_content += sum(1 for x in lines if not is_noise_line(x)) if content is None else content
         self.n_rules += sum(1 for x in lines if _is_rule(x))
 
+    def add_line(self, line: str, number: int) -> None:
+        """Append one content line (not noise): :meth:`add` without its lists, for the splitter's every line."""
+        self.lines.append(line)
+        self.linenos.append(number)
+        self.n_content += 1
+        self.n_rules += _is_rule(line)
+
     @property
     def begun(self) -> bool:
         """Whether the segment holds a content line other than a rule."""
@@ -334,9 +341,7 @@ def _segments(chunk: Chunk) -> list[_Segment]:
         line = lines[i]
         cur = segs[-1]
         if line == plain and not pending:  # the same line again, with nothing between: the same decision
-            cur.lines.append(line)
-            cur.linenos.append(numbers[i])
-            cur.n_content += 1
+            cur.add_line(line, numbers[i])
             i += 1
             continue
         if is_noise_line(line):
@@ -383,10 +388,7 @@ def _segments(chunk: Chunk) -> list[_Segment]:
             cur.add([lines[j] for j in pending], [numbers[j] for j in pending], 0)
             pending = []
         if used == 1:  # line i is not noise
-            cur.lines.append(line)
-            cur.linenos.append(numbers[i])
-            cur.n_content += 1
-            cur.n_rules += _is_rule(line)
+            cur.add_line(line, numbers[i])
         else:
             cur.add(lines[i:i + used], numbers[i:i + used])
         cur.started = cur.started or starts

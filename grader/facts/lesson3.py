@@ -146,9 +146,10 @@ def link_sentences(g: dict[str, Any]) -> tuple[list[str], list[str], list[str]]:
     wc, wm = g.get("width_current"), g.get("width_max")
     full = max([x for x in (wm, g.get("width_cap"), g.get("width_spec")) if x] or [0])
     idle = g.get("idle")
-    under_load = ("Idle cards step their link down to save power; this one is idle, so this is expected. "
-                  "Re-check while a model runs: `nvidia-smi --query-gpu=pcie.link.gen.current,"
-                  "pcie.link.width.current --format=csv -l 1`.")
+    saves = "Idle cards step their link down to save power"
+    recheck = ("Re-check while a model runs: `nvidia-smi --query-gpu=pcie.link.gen.current,"
+               "pcie.link.width.current --format=csv -l 1`.")
+    under_load = f"{saves}; this one is idle, so this is expected. {recheck}"
     if wc is not None and wc <= 4 and (not full or full > 4):
         problems.append(f"{card}: link is x{wc}" + (f" of the card's x{full}" if full else "") + ": a card at x4 "
                         "(usually a chipset slot) drags every collective down to its link (club-3090: 6.5 GB/s "
@@ -174,13 +175,13 @@ def link_sentences(g: dict[str, Any]) -> tuple[list[str], list[str], list[str]]:
         text = f"{card}: running at Gen{gc} now, Gen{gm} is possible."
         if stepped_down_idle(gc, idle):
             remarks.append(f"{text} {under_load}" if idle else
-                           f"{text} Idle cards step their link down to save power, to Gen{IDLE_GEN}: the load is not "
-                           "known here, so this is said, not judged. " + under_load.split(". ", 1)[1])
+                           f"{text} {saves}, to Gen{IDLE_GEN}: the load is not known here, so this is said, not "
+                           f"judged. {recheck}")
         else:
             notes.append(f"{text} " + ("The card is busy, so it should run at full speed: reseat it or set the "
                                        "slot's generation in the BIOS." if idle is False else
                                        "If the card was idle this is power saving; otherwise reseat it or set the "
-                                       "slot's generation in the BIOS. " + under_load.split('; ')[0] + "."))
+                                       f"slot's generation in the BIOS. {saves}."))
     if g.get("pci_bridges") is not None and g["pci_bridges"] >= CHIPSET_BRIDGES:
         notes.append(f"{card}: {g['pci_bridges']} PCIe bridges between it and the CPU's root: it hangs off the "
                      "chipset or a PCIe switch. Behind a chipset it shares one x4 uplink with every other device "
@@ -191,10 +192,10 @@ def link_sentences(g: dict[str, Any]) -> tuple[list[str], list[str], list[str]]:
 def p2p_sentences(a: str, b: str, code: str | None, p2p_read: str | None) -> tuple[list[str], list[str]]:
     """(warnings, notes) about the path between two GPUs. A warning: P2P reads not supported for a reason the
     code does not pin on the cards (CNS, NS, DR, TNS: copies staged through host memory), a path across the CPUs'
-    interconnect between NUMA nodes (SYS), or the path not shown. A note: a path through one CPU's host bridges (PHB/NODE), which is what two cards on a consumer board
-    have and costs only where P2P is off, so whether P2P works decides (``nvidia-smi topo -p2p r``): club-3090
-    PCIE_P2P.md measured both (figures.md §3.1); cards that offer no P2P at all (GNS: GeForce on the stock driver),
-    since nothing on the machine can mend that."""
+    interconnect between NUMA nodes (SYS), or the path not shown. A note: a path through one CPU's host bridges
+    (PHB/NODE), which is what two cards on a consumer board have and costs only where P2P is off, so whether P2P
+    works decides (``nvidia-smi topo -p2p r``): club-3090 PCIE_P2P.md measured both (figures.md §3.1); cards that
+    offer no P2P at all (GNS: GeForce on the stock driver), since nothing on the machine can mend that."""
     out: list[str] = []
     notes: list[str] = []
     fam = link_family(code or "")

@@ -61,6 +61,11 @@ def fmt_count(x: float | None) -> str:
     return "?" if x is None else f"{x:g}"
 
 
+def listed(names: list[str] | tuple[str, ...], most: int = 8) -> str:
+    """``names`` joined with commas, the first ``most`` of them and how many more: ``a, b and 3 more``."""
+    return ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")
+
+
 def whole(x: float) -> int | float:
     """``9000.0`` -> ``9000`` (for messages and equality with integer readings); other values as they are."""
     return int(x) if float(x).is_integer() else x

@@ -103,8 +103,9 @@ def summarise_ip_addr(ifaces: list[Any], command: str | None) -> Summary:
         if with_v4 and not any(t.ipv4 for t in twins):
             where = ", ".join(f"{n} {c}" + (" (Wi-Fi)" if n.startswith("wl") else " (Docker's bridge)"
                                             if n.startswith("docker") else "") for n, c in with_v4[:8])
-            bare = [i.name for i in others if not is_qsfp_twin(i.name) and i.is_up and i.addresses_listed and not i.ipv4
-                    and "NO-CARRIER" not in i.flags and i.name != HOUSE_INTERFACE and not i.name.startswith(("lo", "docker"))]
+            bare = [i.name for i in others if not is_qsfp_twin(i.name) and i.is_up and i.addresses_listed
+                    and not i.ipv4 and "NO-CARRIER" not in i.flags and i.name != HOUSE_INTERFACE
+                    and not i.name.startswith(("lo", "docker"))]
             findings.append(info(f"IPv4 here only on {where}: no QSFP twin has one."
                                  + (f" UP with link but no IPv4 address: {', '.join(bare[:8])}." if bare else "")))
     cut = [i.name for i in ifaces if i.truncated]

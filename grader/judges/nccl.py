@@ -14,7 +14,7 @@ import re
 from ..diagnoses import known_faults
 from ..parsers.nccl_log import NcclLog, transport_verdict
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port, rdma_device_for
-from .common import (BUSBW_WARN_GBS, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, fields_of, hca_advice, info,
+from .common import (BUSBW_WARN_GBS, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, fields_of, hca_advice, info, listed,
                      machines_spanned, ok, on_spark, warn)
 from .model import Finding, Summary
 
@@ -285,20 +285,18 @@ def _gdr_off_findings(log: NcclLog) -> list[Finding]:
     said wherever the log shows it (it is printed when the IB transport starts, before any channel line): expected
     on a DGX Spark (its GPU memory is the host's; the field corpus's m016: nvidia-peermem does not load there), a
     cost on a discrete-GPU host."""
-    out: list[Finding] = []
-    if log.gdr_off_hcas:
-        spark = on_spark(_is_spark_log(log) or None)
-        hcas = ", ".join(log.gdr_off_hcas[:8]) + (f" and {len(log.gdr_off_hcas) - 8} more" if len(log.gdr_off_hcas) > 8
-                                                   else "")
-        said = f"GPU Direct RDMA is disabled for {hcas}: NCCL stages the data through host memory on its way to the NIC."
-        out.append((info if spark else warn)(said + (
-            " On a DGX Spark that is what NCCL reports (nvidia-peermem does not load there, and GB10's memory is the "
-            f"host's): a pair still reaches the {BUSBW_WARN_GBS:g} GB/s busbw bar, so it is not graded." if spark else
-            " On a discrete-GPU host that costs bandwidth: NCCL 2.19+ uses DMA-BUF (kernel 5.12+) or nvidia-peermem; "
-            "check which the driver offers." if spark is False else
-            " On a DGX Spark that is expected (nvidia-peermem does not load there); on a discrete-GPU host it costs "
-            "bandwidth (NCCL 2.19+ uses DMA-BUF, or nvidia-peermem).")))
-    return out
+    if not log.gdr_off_hcas:
+        return []
+    spark = on_spark(_is_spark_log(log) or None)
+    said = (f"GPU Direct RDMA is disabled for {listed(log.gdr_off_hcas)}: NCCL stages the data through host memory on "
+            "its way to the NIC.")
+    return [(info if spark else warn)(said + (
+        " On a DGX Spark that is what NCCL reports (nvidia-peermem does not load there, and GB10's memory is the "
+        f"host's): a pair still reaches the {BUSBW_WARN_GBS:g} GB/s busbw bar, so it is not graded." if spark else
+        " On a discrete-GPU host that costs bandwidth: NCCL 2.19+ uses DMA-BUF (kernel 5.12+) or nvidia-peermem; "
+        "check which the driver offers." if spark is False else
+        " On a DGX Spark that is expected (nvidia-peermem does not load there); on a discrete-GPU host it costs "
+        "bandwidth (NCCL 2.19+ uses DMA-BUF, or nvidia-peermem)."))]
 
 
 def _hca_findings(log: NcclLog) -> list[Finding]:

@@ -17,7 +17,7 @@ from ..facts.lesson3 import stepped_down_idle
 from ..parsers.lspci import PciLink
 from ..parsers.pcie_sysfs import PcieLink
 from ..spark_names import is_qsfp_twin, twin_domain
-from .common import SPARK_RDMA, fail, info, ok, on_spark, spark_figure, warn, whole
+from .common import SPARK_RDMA, fail, info, listed, ok, on_spark, spark_figure, warn, whole
 from .model import Finding, Section, Summary
 
 
@@ -96,8 +96,8 @@ def connectx_links(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]
                     f", about {PCIE_TWIN_GBPS} Gb/s for this twin: what a Spark twin should train at." if spark
                     else "."))))
     for index, labels in unread.items():  # said once per output (`lspci | grep Mellanox` lists many functions)
-        shown = ", ".join(labels[:8]) + (f" and {len(labels) - 8} more" if len(labels) > 8 else "")
-        out.append((index, info(f"{shown}: no LnkSta line with the link's width (run `sudo lspci -vv -d 15b3:`).")))
+        out.append((index, info(f"{listed(labels)}: no LnkSta line with the link's width (run `sudo lspci -vv -d "
+                                "15b3:`).")))
     return out
 
 
@@ -142,7 +142,8 @@ def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
             # (a Spark has no discrete GPU: nothing on it steps down for idleness)
             idle = full and stepped_down_idle(sta.gen, None) and not on_spark(None) and (
                 d.is_display or not d.class_name or "bridge" in d.class_name.lower())
-            findings.append((info if idle else warn)(f"{label}: running at {sta.speed_gt_s:g} GT/s (Gen{sta.gen}){full}, capable of "
+            findings.append((info if idle else warn)(f"{label}: running at {sta.speed_gt_s:g} GT/s (Gen{sta.gen}){full}, "
+                                 "capable of "
                                  + (f"{cap.speed_gt_s:g} GT/s (Gen{cap.gen})" if cap and cap.speed_gt_s else more)
                                  + (" (downgraded)" if sta.speed_downgraded and cap and cap.speed_gt_s else "")
                                  + (". An idle GPU steps its link down to save power: read LnkSta again under load."

@@ -365,7 +365,8 @@ def summarise_ray_start(rs: Any, command: str | None) -> Summary:
     spark = on_spark(None)
     role = "head" if rs.head or (command and "--head" in command) else \
         "worker" if command and "--address" in command else None
-    head_addr = option_value(command_argv(command), "--address") if command else None
+    argv = command_argv(command)
+    head_addr = option_value(argv, "--address")
     head_addr = None if head_addr and _unexpanded(head_addr) else head_addr  # `--address=$HEAD:6379` as typed
     no_host = head_addr is not None and (not head_addr or head_addr.startswith(":")) \
         or bool(rs.gcs_unreachable and rs.gcs_unreachable.startswith(":"))  # `--address=:6379`: a variable was empty
@@ -403,7 +404,7 @@ def summarise_ray_start(rs: Any, command: str | None) -> Summary:
             "different IP than the one it registered, or from a container)" + (
                 ": it started in the end, so check with `ray status` on the head that this node is listed with "
                 "that address." if rs.started else ": give `--node-ip-address` the address the nodes share.")))
-    asked = option_value(command_argv(command), "--node-ip-address") if command else None
+    asked = option_value(argv, "--node-ip-address")
     if asked and rs.local_ip and asked != rs.local_ip and not _unexpanded(asked):
         findings.append(warn(f"`--node-ip-address={asked}` was asked for, but Ray took {rs.local_ip}: "
                              + ("a loopback address is never kept (no other node could reach it); " if

@@ -401,21 +401,18 @@ def gid_index_across_tables(items: list[tuple[Section, Any]]) -> list[tuple[int,
     judge says that)."""
     tables = []
     for index, (s, parsed) in enumerate(items):
-        if s.kind == "show-gids" and not s.error and parsed is not None and parsed.roce_v2_ipv4():
-            rows = parsed.roce_v2_ipv4()
+        rows = parsed.roce_v2_ipv4() if s.kind == "show-gids" and not s.error and parsed is not None else None
+        if rows:
             tables.append((index, s.host, {r.index for r in rows}, {r.device: r.ipv4 for r in rows}))
-    pairs = []
     for (i, host_a, found_a, ips_a), (j, host_b, found_b, ips_b) in zip(tables, tables[1:]):
-        changed = any(changes_state(s.command) for s, _ in items[i + 1:j])
-        two_nodes = host_a != host_b if host_a and host_b else not host_a and not host_b and any(
-            dev in ips_b and ips_a[dev] and ips_b[dev] and ips_a[dev] != ips_b[dev] for dev in ips_a)
-        if two_nodes and not changed and found_a != found_b:
-            pairs.append((j, host_a, found_a, host_b, found_b))
-    if not pairs:
-        return []
-    j, host_a, found_a, host_b, found_b = pairs[0]
-    said = f"{host_a or 'the first'}: {', '.join(map(str, sorted(found_a)))}; {host_b or 'the second'}: " \
-           f"{', '.join(map(str, sorted(found_b)))}"
-    return [(j, warn(f"The two nodes' tables put the RoCE v2 IPv4 GID at different indexes ({said}): one "
-                     "NCCL_IB_GID_INDEX given to every node cannot fit them all. Set it per node to that node's own "
-                     "index, or leave it unset (NCCL 2.21 and later pick the RoCE v2 IPv4 GID on each node)."))]
+        if found_a == found_b or any(changes_state(s.command) for s, _ in items[i + 1:j]):  # or one host, changed
+            continue
+        if host_a != host_b if host_a and host_b else not host_a and not host_b and any(
+                dev in ips_b and ips_a[dev] and ips_b[dev] and ips_a[dev] != ips_b[dev] for dev in ips_a):
+            said = f"{host_a or 'the first'}: {', '.join(map(str, sorted(found_a)))}; {host_b or 'the second'}: " \
+                   f"{', '.join(map(str, sorted(found_b)))}"
+            return [(j, warn(f"The two nodes' tables put the RoCE v2 IPv4 GID at different indexes ({said}): one "
+                             "NCCL_IB_GID_INDEX given to every node cannot fit them all. Set it per node to that "
+                             "node's own index, or leave it unset (NCCL 2.21 and later pick the RoCE v2 IPv4 GID on "
+                             "each node)."))]
+    return []

@@ -17,9 +17,10 @@ import dataclasses
 from ..parsers.common.commands import changes_state, ray_lifecycle, silent_on_success
 from .model import Finding, Section
 
+
 def silent_change(command: str | None) -> str | None:
     """What it means that ``command`` printed nothing, when it is one that prints nothing when it succeeds (``ip link
-    set X up``: :data:`SILENT_ON_SUCCESS`), else None."""
+    set X up``: grader.parsers.common.commands.silent_on_success), else None."""
     if silent_on_success(command):
         return f"`{_shown(command)}` prints nothing when it succeeds: it changes the machine's state; nothing to read."
     return None

@@ -107,44 +107,43 @@ def parse_ray_start(text: str) -> RayStart:
     """Read ``ray start``'s output (see the module docstring). Raises ParseError when no line of it is one
     ``ray start`` prints. Never raises otherwise."""
     out = RayStart()
-    read = 0
     for line in content_lines(text):
         s = _RAY_LOG_PREFIX_RE.sub("", line.text.strip(), count=1) if line.text[:1] in "[0123456789" \
             else line.text.strip()
         if m := _LOCAL_IP_RE.search(s):
-            out.local_ip, read = m.group("ip"), read + 1
+            out.local_ip = m.group("ip")
         if _STARTED_RE.search(s):
-            out.started, read = True, read + 1
+            out.started = True
         if _HEAD_RE.search(s):
-            out.head, read = True, read + 1
+            out.head = True
         if (m := _JOIN_RE.search(s)) and out.join_address is None:
-            out.join_address, read = m.group("addr"), read + 1
+            out.join_address = m.group("addr")
         if _BLOCK_RE.search(s):
-            out.blocking, read = True, read + 1
+            out.blocking = True
         if _RETRY_RE.search(s):
-            out.retries, read = out.retries + 1, read + 1
+            out.retries += 1
         if m := _GCS_RE.search(s):
-            out.gcs_unreachable, read = m.group("addr").rstrip("."), read + 1
+            out.gcs_unreachable = m.group("addr").rstrip(".")
         if m := _NO_RAYLET_RE.search(s):
-            out.raylet_not_found, read = m.group("ip"), read + 1
+            out.raylet_not_found = m.group("ip")
         if m := _SHM_RE.search(s):
-            out.shm_bytes, read = int(m.group("n")), read + 1
+            out.shm_bytes = int(m.group("n"))
         if _GCS_RPC_RE.search(s):
-            out.gcs_rpc_failures, read = out.gcs_rpc_failures + 1, read + 1
+            out.gcs_rpc_failures += 1
         if _UNAVAILABLE_RE.search(s):
-            out.gcs_unavailable, read = True, read + 1
+            out.gcs_unavailable = True
         if m := _STOPPED_RE.match(s):
             n = int(m.group("all") or m.group("some") or 0)
-            out.stopped, read = (n, int(m.group("of") or n)), read + 1
+            out.stopped = (n, int(m.group("of") or n))
         if m := _MISMATCH_RE.search(s):
-            out.ip_mismatch, read = (m.group("ip"), m.group("gcs"), m.group("raylets")), read + 1
+            out.ip_mismatch = (m.group("ip"), m.group("gcs"), m.group("raylets"))
         if m := _RUNNING_RE.search(s):
-            out.already_running, read = (m.group("at"), m.group("running")), read + 1
+            out.already_running = (m.group("at"), m.group("running"))
         if _EXITED_RE.search(s):
-            out.subprocesses_exited, read = True, read + 1
+            out.subprocesses_exited = True
         elif out.subprocesses_exited and (m := _EXIT_PROC_RE.match(s)) and len(out.exited) < 16:
             out.exited.append((m.group("proc"), int(m.group("code"))))
-    if not read:
+    if out == RayStart():  # no line of it was read
         raise ParseError(COMMAND, "no line of `ray start`'s output found (expected `Local node IP: ...`, "
                                   "`Ray runtime started.` or one of its errors)")
     return out

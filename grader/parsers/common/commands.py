@@ -68,24 +68,26 @@ _START = (r"(?:^|[;&|(]\s*+)(?:[A-Za-z_]\w*+=\S*+\s++)*+(?:(?:sudo|doas|nohup|ti
           r"|(?:docker|podman|kubectl)\s++exec\s++(?:-\S++\s++)*+\S++\s++|ssh\s++(?:-\S++\s++)*+\S++\s++)*+")
 """Where a command starts in a line: at its start or after ``;``, ``&&``, ``|``, past variables set for it
 (``VAR=1``) and what runs it elsewhere (sudo, ``docker exec NAME``, ``ssh HOST``)."""
-CHANGES_STATE = re.compile(
-    _START + r"(?:ip\s+(?:-\d\s+)?(?:link\s+set|(?:addr|address|a|route|r)\s+(?:add|del|"
-    r"delete|replace|flush|change))\b|netplan\s+(?:apply|try)\b|nmcli\s" + _GAP + r"\b(?:up|down|modify|mod|add|"
-    r"reload)\b|systemctl\s+(?:start|restart|stop|reload)\b|ethtool\s+(?:-[sAKGL]\b|--set-|--change)|"
-    r"modprobe\s+(?!-[cnDR]\b|--show|--dry-run)|rmmod\b|ray\s+(?:start|stop)\b|mlxconfig\b" + _GAP + r"\bset\b|"
-    r"sysctl\s+-w\b|ifconfig\s+\S+\s+(?:up|down|mtu)\b|ifup\b|ifdown\b|reboot\s*+$|rdma\s+link\s+(?:add|delete)\b|"
-    r"devlink\s+dev\s+(?:param\s+set|reload)\b|cma_roce_mode\b" + _GAP + r"\s-m\b|"
-    r"docker\s+(?:run|start|restart|stop|rm|compose\s+(?:up|down|restart))\b|"
-    r"echo\s[^\n>]{0,400}+>+\s*/(?:sys|proc)/|tee\s+(?:-a\s+)?/(?:sys|proc)/)")
+_IP_SET = r"ip\s+(?:-\d\s+)?(?:link\s+set|(?:addr|address|a|route|r)\s+(?:add|del|delete|replace|flush|change))\b"
+_ETHTOOL_SET = r"ethtool\s+(?:-[sAKGL]\b|--set-|--change)"
+_MODULE = r"modprobe\s+(?!-[cnDR]\b|--show|--dry-run)|rmmod\b"
+_SERVICE = r"systemctl\s+(?:start|restart|stop|reload)\b"
+_TO_SYSFS = r"echo\s[^\n>]{0,400}+>+\s*/(?:sys|proc)/"
+_RAY = r"ray\s+(?:start|stop)\b"
+CHANGES_STATE = re.compile(_START + "(?:" + "|".join((
+    _IP_SET, r"netplan\s+(?:apply|try)\b", r"nmcli\s" + _GAP + r"\b(?:up|down|modify|mod|add|reload)\b", _SERVICE,
+    _ETHTOOL_SET, _MODULE, _RAY, r"mlxconfig\b" + _GAP + r"\bset\b", r"sysctl\s+-w\b",
+    r"ifconfig\s+\S+\s+(?:up|down|mtu)\b|ifup\b|ifdown\b|reboot\s*+$", r"rdma\s+link\s+(?:add|delete)\b",
+    r"devlink\s+dev\s+(?:param\s+set|reload)\b", r"cma_roce_mode\b" + _GAP + r"\s-m\b",
+    r"docker\s+(?:run|start|restart|stop|rm|compose\s+(?:up|down|restart))\b", _TO_SYSFS,
+    r"tee\s+(?:-a\s+)?/(?:sys|proc)/")) + ")")
 """A command line that changes the machine's network, driver or cluster state (what a later output of the same
 command may show differently), searched where each command of the line starts (:data:`_START`), in the line with
 its quoted strings taken out (``history | grep "ip link set"`` reads nothing). Read-only
 commands (``ip a``, ``ethtool IF``, ``rdma link``, ``modprobe -c``, ``last reboot``) never match. Only a command's
 first ``MAX_COMMAND`` characters are searched."""
-SILENT_ON_SUCCESS = re.compile(
-    _START + r"(?:ip\s+(?:-\d\s+)?(?:link\s+set|(?:addr|address|a|route|r)\s+(?:add|del|"
-    r"delete|replace|flush|change))\b|ethtool\s+(?:-[sAKGL]\b|--set-|--change)|modprobe\s+(?!-[cnDR]\b|--show)|"
-    r"rmmod\b|systemctl\s+(?:start|restart|stop|reload)\b|netplan\s+apply\b|echo\s[^\n>]{0,400}+>+\s*/(?:sys|proc)/)")
+SILENT_ON_SUCCESS = re.compile(_START + "(?:" + "|".join((_IP_SET, _ETHTOOL_SET, _MODULE, _SERVICE,
+                                                           r"netplan\s+apply\b", _TO_SYSFS)) + ")")
 """The state changes that print nothing when they succeed (``ray start`` and ``ray stop`` always print; ``tee`` and
 ``sysctl -w`` echo the value)."""
 MAX_COMMAND = 2000
@@ -101,7 +103,7 @@ def changes_state(command: str | None) -> bool:
     return bool(command) and CHANGES_STATE.search(_unquoted(command)) is not None
 
 
-_RAY_LIFECYCLE = re.compile(_START + r"ray\s+(?:start|stop)\b")
+_RAY_LIFECYCLE = re.compile(_START + _RAY)
 
 
 def ray_lifecycle(command: str | None) -> bool:
