@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 from grader.parsers.common.anyof import required_texts
 from grader.parsers.vllm_events import EVENT_KINDS  # the event names alone: the log's parser is imported by its reader
 from grader.ranges import CatalogueError
+from grader.judges.context import context  # what `explain --nodes` says of the paste
 
 if TYPE_CHECKING:
     from grader.parsers.vllm_log import LogEvent, VllmLog
@@ -65,9 +66,9 @@ LOG_FLAGS: dict[str, Callable[[VllmLog], bool]] = {
     "has_startup": lambda log: log.has_startup,
     "has_kv": lambda log: bool(log.kv),
     "multi_node": lambda log: (log.parallel.nnodes or 0) > 1,
-    # every rank started on this node: several ranks, neither Ray nor vLLM's --nnodes mode
+    # every rank started on this node: several ranks, neither Ray nor vLLM's --nnodes mode; or `explain --nodes 1`
     "single_node_ranks": lambda log: (log.parallel.world_size > 1 and log.parallel.distributed_executor_backend != "ray"
-                                      and not (log.parallel.nnodes or 0) > 1),
+                                      and not (log.parallel.nnodes or 0) > 1) or context().nodes == 1,
 }
 """What an entry's ``when`` may ask of the whole log (``when = { ready = false }``)."""
 
@@ -170,19 +171,7 @@ def _aer_recovered(log: VllmLog | None, values: Mapping[str, Any], text: str) ->
     return None if "recovery failed" in text or "can't recover" in text else {}
 
 
-READ_BY_OTHERS = frozenset({"VLLM_CPU_RAY"})
-"""VLLM_* variables vLLM itself does not define but something else in this course reads: VLLM_CPU_RAY switches on the
-sim's vLLM platform plugin (plugins/vllm-cpu-ray; grader/sim/topology.py sets it), so vLLM's `Unknown vLLM environment
-variable` warning about it is no news."""
-
-
-def _read_elsewhere(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies unless the variable is one something else in this course reads (:data:`READ_BY_OTHERS`)."""
-    return None if values.get("var") in READ_BY_OTHERS else {}
-
-
 DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]] = {
-    "read_elsewhere": _read_elsewhere,
     "timeout_not_applied": _timeout_not_applied,
     "fastsafetensors_across_nodes": _fastsafetensors_across_nodes,
     "kv_rounds_to_zero": _kv_rounds_to_zero,
@@ -201,7 +190,7 @@ does not apply."""
 
 _SECTION_RE = re.compile(r"\[\?([^\]]*)\]")
 _FIELDS = frozenset({"id", "kind", "event", "pattern", "requires", "when", "unless_events", "unless_failed", "detail",
-                     "severity", "meaning", "fix", "source", "like"})
+                     "severity", "meaning", "fix", "source", "like", "beside_failure"})
 _TEXTS = ("meaning", "fix", "source")
 """What an entry with ``like = "<id>"`` takes from that entry when it does not give them itself."""
 _FORMATTER = string.Formatter()
@@ -246,6 +235,7 @@ class Entry:
     fix: str
     source: str
     gate: tuple[str, ...] = ()  # texts one of which every match of ``pattern`` holds (see _gate); () when none told
+    beside_failure: bool = False  # said even where a section's own reader found a failure (a crash beside its cause)
     gate_re: re.Pattern[str] | None = None  # for a pattern that ignores case: its gate's texts, ignoring case as it does
 
     def may_match(self, text: str) -> bool:
@@ -369,14 +359,16 @@ def parse_table(text: str, name: str = f"checks/{TABLE}") -> tuple[Entry, ...]:
                 _check_text(raw[key])
             except ValueError as e:
                 raise CatalogueError(f"{where}: `{key}`: {e}") from None
-        if not isinstance(raw.get("unless_failed", False), bool):
-            raise CatalogueError(f"{where}: `unless_failed` is true or false")
+        for flag in ("unless_failed", "beside_failure"):
+            if not isinstance(raw.get(flag, False), bool):
+                raise CatalogueError(f"{where}: `{flag}` is true or false")
         entries.append(Entry(
             id=raw["id"], kind=raw.get("kind", raw["id"]), events=events, pattern=pattern,
             requires=_strings(raw.get("requires", []), where), when=tuple(when.items()), unless_events=unless,
             unless_failed=raw.get("unless_failed", False), detail=detail, severity=severity,
             meaning=raw["meaning"].strip(), fix=raw["fix"].strip(), source=raw["source"].strip(),
-            gate=(gate := _gate(pattern)), gate_re=_gate_re(pattern, gate)))
+            gate=(gate := _gate(pattern)), gate_re=_gate_re(pattern, gate),
+            beside_failure=raw.get("beside_failure", False)))
     if not entries:
         raise CatalogueError(f"{name}: no [[diagnosis]] entry")
     return tuple(entries)
@@ -533,11 +525,13 @@ def diagnose(log: VllmLog, table: tuple[Entry, ...] | None = None) -> list[Diagn
     return [d for _, d in diagnose_entries(log, table)]
 
 
-def diagnose_text(text: str, skip: Iterable[str] = (), table: tuple[Entry, ...] | None = None) -> list[Diagnosis]:
+def diagnose_text(text: str, skip: Iterable[str] = (), table: tuple[Entry, ...] | None = None,
+                  beside_failure: bool = False) -> list[Diagnosis]:
     """The known error lines in any text (a dmesg, an ssh error, a netplan file, a traceback's tail, a
     ``ray status``), not only a vLLM log: the table's entries that read the text itself
     (:attr:`Entry.reads_text`), one diagnosis per kind, in the table's order. A diagnosis whose
-    message is already part of one of ``skip`` (findings shown already) is left out. Returns [] when
+    message is already part of one of ``skip`` (findings shown already) is left out; ``beside_failure``: only the
+    entries said beside a failure a section's reader found (``beside_failure = true``). Returns [] when
     the text holds none. Linear in the text (per entry, a few substring tests for the texts its pattern
     needs, :attr:`Entry.gate`, and one search where one is there); raises only CatalogueError."""
     if not isinstance(text, str) or not text:
@@ -548,7 +542,8 @@ def diagnose_text(text: str, skip: Iterable[str] = (), table: tuple[Entry, ...] 
     given: set[str] = set()
     failed = False
     for entry in entries:
-        if entry.kind in given or (entry.unless_failed and failed) or not entry.may_match(text):
+        if entry.kind in given or (entry.unless_failed and failed) or (beside_failure and not entry.beside_failure) \
+                or not entry.may_match(text):
             continue
         values = _values(entry, None, text)
         if values is None:
@@ -567,8 +562,8 @@ def _text_entries() -> tuple[Entry, ...]:
     return tuple(e for e in load_table() if e.reads_text)
 
 
-def known_faults(text: str, shown: Iterable[str] = ()) -> list[tuple[str, str]]:
+def known_faults(text: str, shown: Iterable[str] = (), beside_failure: bool = False) -> list[tuple[str, str]]:
     """:func:`diagnose_text` as explain shows it: ``(level, "<meaning> Fix: <fix>")`` per fault found,
     the level being the entry's severity (``fail``, ``warn`` or ``info``); ``shown``: the messages of
     the findings a section has already, so a fault its own reader named is not said twice."""
-    return [(d.severity, f"{d.message} Fix: {d.fix}") for d in diagnose_text(text, shown)]
+    return [(d.severity, f"{d.message} Fix: {d.fix}") for d in diagnose_text(text, shown, beside_failure=beside_failure)]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.diagnoses import Diagnosis, diagnose, diagnose_entries, load_table, parse_table
+from grader.diagnoses import Diagnosis, diagnose, diagnose_entries, diagnose_text, load_table, parse_table
 from grader.parsers.vllm_log import EVENT_KINDS, parse_vllm_log
 from grader.ranges import CatalogueError
 
@@ -115,7 +115,7 @@ EXAMPLES: dict[str, str] = {
         "gloo/gloo/transport/tcp/device.cc:84] ifa != nullptr. Unable to find address for: enP7s7\n"),
     "shm-open": "(RayWorkerProc pid=5) RuntimeError: open shm in SHMManager failed. errno: 2\n",
     "nccl-error": ("(EngineCore_DP0 pid=5) (RayWorkerWrapper pid=77, ip=192.168.100.11) ERROR 11-29 14:03:00 "
-                   "[worker.py:1] RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO)\n"),
+                   "[worker.py:1] RuntimeError: NCCL error: internal error (run with NCCL_DEBUG=INFO)\n"),
     "ray-node-timeout": (
         "Exception: The current node timed out during startup. This could happen because some of the raylet failed "
         "to startup or the GCS has become overloaded.\n"),
@@ -184,6 +184,25 @@ EXAMPLES.update({
     # vllm#40899: a variable vLLM no longer reads (corpus m019)
     "vllm-unknown-env": BANNER + "WARNING [envs.py:1846] Unknown vLLM environment variable detected: "
                         "VLLM_USE_RAY_COMPILED_DAG\n",
+    # OpenRLHF#336: a V0 worker's failed method in a Ray actor (corpus p007)
+    "vllm-worker-method-failed": BANNER + "(LLMRayActor pid=20770) ERROR 06-28 06:11:45 worker_base.py:145] Error executing "
+                                 "method initialize_cache. This might cause deadlock in distributed execution.\n",
+    # NVIDIA/nccl#1538: UCX's signal handler after NCCL's proxy failed (corpus p022)
+    "process-segfault": BANNER + "[job-3bb823c0-worker-0:5665 :0:5665] Caught signal 11 (Segmentation fault: address "
+                        "not mapped to object at address (nil))\n",
+    # vllm#7800: TP=8 under the multiproc executor on one host (corpus p018); the layout line makes every rank local
+    "nccl-system-error-one-machine": BANNER + "INFO 08-23 08:25:20 config.py:813] Defaulting to use mp for distributed "
+                                     "inference\nINFO 08-23 08:25:20 llm_engine.py:174] Initializing an LLM engine "
+                                     "(v0.5.4) with config: model='m', tensor_parallel_size=8, "
+                                     "pipeline_parallel_size=1\n(VllmWorkerProcess pid=232) ERROR 08-23 08:25:25 "
+                                     "multiproc_worker_utils.py:226] Exception in worker VllmWorkerProcess while "
+                                     "processing method init_device: NCCL error: unhandled system error (run with "
+                                     "NCCL_DEBUG=INFO for details)\n",
+    # NVIDIA/daqiri#78: nmcli told `ipv4.mtu` on a DGX Spark (corpus o020)
+    "nmcli-mtu-not-ipv4": BANNER + "Error: invalid property 'mtu': 'mtu' not among [method, dns, dns-search]\n",
+    # vllm-dgx-spark#3: what a Spark's vLLM container sets for its own build (corpus m024)
+    "vllm-unknown-env-image": BANNER + "WARNING [envs.py:1846] Unknown vLLM environment variable detected: "
+                              "VLLM_VERSION\n",
     # forum 352051: nvidia-peermem on a DGX Spark (corpus m016)
     "nvidia-peermem-einval": BANNER + "modprobe: ERROR: could not insert \u2018nvidia_peermem\u2019: Invalid argument\n",
     # ray#62883: `ray status` where no Ray runs (the corpus's l013)
@@ -389,7 +408,7 @@ def test_the_texts_carry_the_log_s_values():
 def test_optional_parts_drop_when_the_log_lacks_the_value():
     [gloo] = diagnose(parse_vllm_log("RuntimeError: Gloo connectFullMesh failed with something else\n"))
     assert gloo.message == "Gloo could not connect its process group."
-    [nccl] = diagnose(parse_vllm_log("RuntimeError: NCCL error: unhandled system error\n"))
+    [nccl] = diagnose(parse_vllm_log("RuntimeError: NCCL error: internal error\n"))
     assert nccl.message.startswith("NCCL failed between the workers: ")
 
 
@@ -587,3 +606,18 @@ def test_a_case_blind_entry_is_gated_on_its_words_in_any_case():
     assert not entry.may_match("(APIServer pid=1) INFO 04-15 09:33:51 [api_server.py:1] vLLM API server version 0.19")
     folded = "vLLM not ready afteR 5 minutes".replace("R", "\u0280")  # a letter lower() and re fold differently
     assert bool(entry.pattern.search(folded)) <= entry.may_match(folded)
+
+
+def test_an_unknown_vllm_variable_warns_unless_an_image_or_the_sim_sets_it():
+    """A VLLM_* variable vLLM does not define changes nothing, so what it was set for is not in effect (vllm#40899:
+    VLLM_USE_RAY_COMPILED_DAG, a workaround that no longer applied): a warning. The ones a container image sets for its
+    own build (VLLM_VERSION, VLLM_FLASH_ATTN_SRC_DIR, vllm-dgx-spark#3) are a note, and the sim's VLLM_CPU_RAY (read by
+    its platform plugin) is no news. Each line is read, not only the first: a user's variable after the image's
+    still warns."""
+    line = "WARNING 05-01 10:00:00 [envs.py:1846] Unknown vLLM environment variable detected: {}\n"
+    by_kind = lambda text: {d.kind: d for d in diagnose_text(text)}
+    both = by_kind(line.format("VLLM_VERSION") + line.format("VLLM_CPU_RAY") + line.format("VLLM_USE_RAY_COMPILED_DAG"))
+    assert both["vllm-unknown-env"].severity == "warn" and "VLLM_USE_RAY_COMPILED_DAG" in both["vllm-unknown-env"].message
+    image = by_kind(line.format("VLLM_FLASH_ATTN_SRC_DIR"))["vllm-unknown-env"]
+    assert image.severity == "info" and "VLLM_FLASH_ATTN_SRC_DIR" in image.message
+    assert "vllm-unknown-env" not in by_kind(line.format("VLLM_CPU_RAY"))

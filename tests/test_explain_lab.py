@@ -103,7 +103,8 @@ def test_a_count_that_cannot_be_checked_is_said_so():
 
 def test_every_request_at_once_is_not_judged_as_one_streams_decode():
     slow = _CONSOLE.replace("Mean TPOT (ms):                          1.13", "Mean TPOT (ms):                          180.00")
-    capped_at_one = slow.replace("Maximum request concurrency: 8", "Maximum request concurrency: 1")
+    capped_at_one = slow.replace("Maximum request concurrency: 8", "Maximum request concurrency: 1").replace(
+        "Maximum request concurrency:             8", "Maximum request concurrency:             1")
     assert any(f.level == "warn" and "very slow decode" in f.message for f in _bench(capped_at_one))
     uncapped = slow.replace("Maximum request concurrency: 8\n", "").replace(
         "Maximum request concurrency:             8         \n", "")
@@ -144,3 +145,16 @@ def test_sglang_bench_serving_is_said_with_its_concurrency_cap():
     said = [f.message for f in s.findings if f.level == "info"]
     assert any("SGLang's bench_serving" in m for m in said) and any("Max request concurrency 4" in m for m in said)
     assert not any("SGLang" in f.message for f in explain(text.replace("sglang", "vllm"))[0].findings)
+
+
+def test_the_first_benchmark_serving_summary_is_read_with_its_offered_load():
+    """vLLM 0.1-0.2's benchmark_serving.py (vllm#359, the corpus's h020): its Namespace line gives the offered rate
+    (200/s), its rows the served one (5.99/s) and the mean latency; 'latency per output token' is said not to be
+    TPOT, and nothing is said failed."""
+    text = ("Namespace(backend='vllm', dataset='ShareGPT.json', num_prompts=1000, request_rate=200.0, seed=0)\n"
+            "Total time: 166.88 s\nThroughput: 5.99 requests/s\nAverage latency: 67.59 s\n"
+            "Average latency per token: 0.21 s\nAverage latency per output token: 1.10 s\n")
+    [s] = explain(text)
+    said = " ".join(f.message for f in s.findings)
+    assert s.kind == "vllm-bench" and {f.level for f in s.findings} == {"info"}
+    assert "offered at 200/s and completed at 5.99/s" in said and "67.59 s" in said and "not TPOT" in said

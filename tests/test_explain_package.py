@@ -16,7 +16,8 @@ JUDGES = PKG.parent / "judges"
 CORE = {"core", "paste", "readers", "output", "tolerant"}
 LESSONS = {p.stem for p in PKG.glob("*.py")} - CORE - {"__init__"}
 CORE_IMPORTS = {"core": ("output", "tolerant"), "paste": ("core",), "readers": (), "output": (), "tolerant": ()}
-ALLOWED = {"judges", "parsers", "facts", "ranges", "calc", "spark_names", "metrics", "diagnoses", "failures"}
+ALLOWED = {"judges", "parsers", "facts", "ranges", "calc", "spark_names", "metrics", "diagnoses", "failures",
+           "redact"}  # redact: what explain says back has no secret of a pasted command line
 FINDING_MAKERS = {"Finding", "ok", "warn", "fail", "info"}
 """What makes a finding (grader.judges.model, grader.judges.common): a lesson module of explain imports none."""
 

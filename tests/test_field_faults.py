@@ -527,11 +527,23 @@ KV_PAGE_SIZE = ("(EngineCore pid=114) ERROR 06-23 06:27:21 [core.py:1229]     fi
                 "(EngineCore pid=114) ERROR 06-23 06:27:21 [core.py:1229]     assert new_spec.page_size_bytes == "
                 "max_page_size\n(EngineCore pid=114) ERROR 06-23 06:27:21 [core.py:1229] AssertionError\n")  # n018
 
+# https://github.com/OpenRLHF/OpenRLHF/issues/336 (a V0 engine in a Ray actor; the line as its log printed it)
+METHOD_FAILED = ("2024-06-28T06:11:52.685302801Z (LLMRayActor pid=20770) ERROR 06-28 06:11:45 worker_base.py:145] Error "
+                 "executing method initialize_cache. This might cause deadlock in distributed execution.\n")
+
+# https://github.com/NVIDIA/nccl/issues/1538 (the line as posted, after NCCL's proxy Connect failed)
+SEGFAULT = ("[job-3bb823c0-6d27-4312-8094-1c5910bf9b51-worker-0:5665 :0:5665] Caught signal 11 (Segmentation fault: "
+            "address not mapped to object at address (nil))\n")
+
+# https://github.com/NVIDIA/daqiri/pull/78 (a DGX Spark's CX-7 profile given `ipv4.mtu`), as posted (the list cut with …)
+NMCLI_MTU = "Error: invalid property 'mtu': 'mtu' not among [method, dns, …]\n"
+
 ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, CGRAPH_READ, RAY_DEAD,
        CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE, OOM_KILL, AER_FATAL, NCCL_SYSTEM,
        STORE_TIMEOUT, GID_EMPTY, RAY_INFEASIBLE_OLD,
-       ORDINAL, RAY_SHM, PORT_IN_USE, SEGV_CONTAINER, RAY_NONE, RAY_OOM_SPARK, KV_PAGE_SIZE]
+       ORDINAL, RAY_SHM, PORT_IN_USE, SEGV_CONTAINER, RAY_NONE, RAY_OOM_SPARK, KV_PAGE_SIZE, NMCLI_MTU,
+       METHOD_FAILED, SEGFAULT]
 
 
 @pytest.mark.parametrize("text", ALL)

@@ -189,15 +189,21 @@ from grader.parsers.ray_start import parse_ray_start  # noqa: E402
 from tests import test_ray_start as RS  # noqa: E402
 
 FAMILIES.append(("ray-start", parse_ray_start, "ray-start", lambda: [RS.HEAD, RS.WORKER_BLOCK, RS.NO_GCS]))
+from grader.parsers.docker_run import parse_docker_run  # noqa: E402
+from tests import test_docker_run as DR  # noqa: E402
+FAMILIES.append(("docker-run", parse_docker_run, "docker-run", lambda: [DR.WORKER.split("\n", 1)[1], DR.PULLED]))
 try:
     from grader.parsers.vllm_log import parse_vllm_log
     FAMILIES.append(("vllm-log", parse_vllm_log, "vllm-log", lambda: _real(
         "spark/16_*", "spark/17_*", "vllm-cpu/07_*", "vllm-cpu/14_*", "vllm-cpu/16_*")))
 except ImportError:  # pragma: no cover
     pass
+LEGACY_BENCH = ("Namespace(backend='vllm', num_prompts=1000, request_rate=200.0, seed=0)\nTotal time: 166.88 s\n"
+                "Throughput: 5.99 requests/s\nAverage latency: 67.59 s\nAverage latency per token: 0.21 s\n"
+                "Average latency per output token: 1.10 s\n")  # vLLM 0.1-0.2's benchmark_serving.py (vllm#359)
 try:
     from grader.parsers.bench_result import parse_any as parse_bench_result
-    FAMILIES.append(("bench-result", parse_bench_result, None, lambda: _real("vllm-cpu/10_*")))
+    FAMILIES.append(("bench-result", parse_bench_result, None, lambda: _real("vllm-cpu/10_*") + [LEGACY_BENCH]))
 except ImportError:  # pragma: no cover
     pass
 try:

@@ -171,3 +171,35 @@ def test_what_a_review_found_in_the_ray_start_reading_stays_mended():
 def test_not_ray_start_output_is_refused_with_what_was_expected():
     with pytest.raises(ParseError, match="Local node IP"):
         parse_ray_start("hello\nworld\n")
+
+
+WORKER_TRACEBACK = """$ ray start --address='192.168.100.10:6379' --redis-password='5241590000000000'
+Local node IP: 192.168.100.11
+Traceback (most recent call last):
+  File "/usr/lib/python3/dist-packages/ray/_private/services.py", line 640, in wait_for_redis_to_start
+    redis_client.client_list()
+  File "/usr/lib/python3/dist-packages/redis/client.py", line 1194, in client_list
+    return self.execute_command('CLIENT LIST')
+redis.exceptions.ConnectionError: Error 113 connecting to 192.168.100.10:6379. No route to host.
+"""
+
+
+def test_a_traceback_in_rays_own_code_fails_with_the_step_that_raised():
+    """ray#13928's shape (the field corpus's l018, cut before the exception line): a Python traceback whose last frame
+    of Ray's is ``wait_for_redis_to_start`` is a start that could not reach the head's Redis (Ray before 1.11), a fail
+    even after a head printed ``Ray runtime started.``; the exception line is quoted when the paste has it, and said
+    missing when it does not. A traceback with no frame of Ray's still fails, without a cause."""
+    rs = parse_ray_start(WORKER_TRACEBACK)
+    assert rs.traceback == ("wait_for_redis_to_start", "redis.exceptions.ConnectionError: Error 113 connecting to "
+                                                       "192.168.100.10:6379. No route to host.")
+    (s,) = explain(WORKER_TRACEBACK)
+    assert levels(s)[0] == "fail" and "Redis" in messages(s) and "No route to host" in messages(s) \
+        and "at 192.168.100.10:6379 failed" in messages(s)
+    cut = HEAD + WORKER_TRACEBACK.split("\n", 2)[2].rsplit("\n", 2)[0]  # a head's start, then the traceback, cut
+    (s,) = explain(cut)
+    assert "fail" in levels(s) and "the exception line is not in the paste" in messages(s)
+    other = HEAD + 'Traceback (most recent call last):\n  File "x.py", line 3, in <module>\nValueError: bad\n'
+    assert parse_ray_start(other).traceback == (None, "ValueError: bad")
+    (s,) = explain(other)
+    assert "fail" in levels(s) and "`ValueError: bad`" in messages(s) and "Redis" not in messages(s)
+    assert parse_ray_start(HEAD).traceback is None

@@ -35,7 +35,7 @@ from ..judges.context import _CONTEXT, Context, context  # noqa: F401  (re-expor
 from ..judges.model import LEVELS, Finding, Section, Summary  # noqa: F401  (re-exported: the package's API)
 from .tolerant import (caption_between, is_caption, left_out, not_found_program, not_installed, paste_next,
                        without_trailing_prose)
-from .output import (MAX_SHOWN_CHARS, _plain, _shown, block_repeated, fold_repeats, render, said_again,
+from .output import (MAX_SHOWN_CHARS, _plain, _shown, block_repeated, fold_repeats, redacted, render, said_again,
                      to_jsonable)  # noqa: F401  (render and to_jsonable re-exported)
 
 # --------------------------------------------------------------------------- registry
@@ -425,7 +425,7 @@ def explain(text: str, kind: str | None = None, host: str | None = None, nodes: 
     """
     token = _CONTEXT.set(Context(host, nodes))
     try:
-        return _explain(text, kind)
+        return redacted(_explain(text, kind))  # no secret of a pasted command line is said back
     finally:
         _CONTEXT.reset(token)
 
@@ -530,7 +530,7 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
         text = f"$ {seg.command}\n{text}"
         numbers.insert(0, seg.prompt_lineno or 0)
     text = text if whole else CleanText(text)  # its lines come from the paste's clean_lines (--kind's: as given)
-    if not seg.n_content and not whole:
+    if not seg.n_content and not whole and not (spec.header and any(map(spec.header.match, seg.lines))):  # all '#'
         from ..judges.sequence import silent_change
         said = tuple(Finding("info", x) for x in (spec.when_empty or silent_change(seg.command),) if x)
         return Section(spec.name, seg.command, {}, said, None if said else "the command printed nothing", seg.host), None
@@ -558,8 +558,7 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
     facts, findings = spec.summarise(parsed, seg.command)
     findings = fold_repeats([f if len(f.message) <= MAX_SHOWN_CHARS else Finding(f.level, _shown(f.message))
                              for f in findings])
-    if not any(f.level == "fail" for f in findings):  # a reader that found the failure explains it best
-        findings += _known_faults(text, [f.message for f in findings])
+    findings += _known_faults(text, [f.message for f in findings], any(f.level == "fail" for f in findings))
     findings += left_out(spec, seg) + [Finding("info", f"Not output, so not read: {x[:160]!r}") for x in set_aside]
     return Section(spec.name, seg.command, _plain(facts), tuple(findings), None, seg.host), parsed
 
@@ -569,9 +568,10 @@ KNOWN_ERROR = "known-error"
 """The kind of a section no reader knows whose text holds a fault of checks/diagnoses.toml."""
 
 
-def _known_faults(text: str, shown: list[str] | None = None) -> list[Finding]:
-    """The reported faults of checks/diagnoses.toml in ``text``, less those a section's reader gave (``shown``)."""
-    return [Finding(level, message) for level, message in known_faults(text, shown or ())]
+def _known_faults(text: str, shown: list[str] | None = None, reader_failed: bool = False) -> list[Finding]:
+    """The reported faults of checks/diagnoses.toml in ``text``, less those a section's reader gave (``shown``); after
+    a failure the reader found (which explains it best), only those said beside one (a crash after its cause)."""
+    return [Finding(level, message) for level, message in known_faults(text, shown or (), reader_failed)]
 
 
 def _begins(line: str, current: str | None) -> bool:

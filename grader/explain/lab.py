@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 
 from ..judges.common import runs_program
-from ..parsers.bench_result import (BANNER_RE, TEXT_KEYS, TEXT_METRICS, is_aiperf_json, is_aiperf_record, is_bench_json,
-                                    parse_any)
+from ..parsers.bench_result import (BANNER_RE, LEGACY_ROW_RE, TEXT_KEYS, TEXT_METRICS, is_aiperf_json, is_aiperf_record,
+                                    is_bench_json, parse_any)
 from .core import KindSpec, register
 from .readers import judge, parse_llama_bench
 
@@ -28,7 +28,8 @@ _BENCH_LINE = re.compile(
     r"|^\d+%\|.*\|\s*\d+/\d+\s*\["
     + r"|^-{3,}(?:Time to First Token|Time per Output Token \(excl\. 1st token\)|Inter-token Latency"
     r"|End-to-end Latency|Client-side Queueing|Queue-inclusive End-to-end Latency)-{3,}$"
-    + rf"|^(?:{_TEXT_LABELS}):\s+[-\d.]" + rf"|^(?:Mean|Median|Std|P\d+(?:\.\d+)?) (?:{_METRIC_NAMES}) \(ms\):\s+[-\d.]")
+    + rf"|^(?:{_TEXT_LABELS}):\s+[-\d.]" + rf"|^(?:Mean|Median|Std|P\d+(?:\.\d+)?) (?:{_METRIC_NAMES}) \(ms\):\s+[-\d.]"
+    + r"|^Namespace\(backend=" + "|" + LEGACY_ROW_RE.pattern)  # vLLM 0.1-0.2's benchmark_serving.py
 
 register(KindSpec(
     name="vllm-bench", parse=judge("bench", "read_load_test"), summarise=judge("bench", "summarise_load_test"), programs=("vllm",),

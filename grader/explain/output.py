@@ -1,5 +1,6 @@
 """What ``explain`` prints: its sections as terminal text (``render``) or as plain JSON values (``to_jsonable``),
-every text bounded (``MAX_SHOWN_CHARS``). The core re-exports these; the lesson modules never need them. The
+every text bounded (``MAX_SHOWN_CHARS``) and without secrets (``redacted``, grader.redact: a token in a pasted
+command line, ``-e HF_TOKEN=...``, is never said back). The core re-exports these; the lesson modules never need them. The
 sections are :class:`grader.explain.core.Section` values (not imported here: the core imports this module).
 """
 
@@ -11,6 +12,7 @@ import textwrap
 from typing import Any, Iterable
 
 from ..judges.model import Finding
+from ..redact import redact
 
 
 MAX_SHOWN_CHARS = 8192
@@ -19,8 +21,16 @@ is cut, saying how long it was, so what explain prints stays bounded however lon
 
 
 def _shown(text: str) -> str:
-    """``text``, or its first MAX_SHOWN_CHARS characters and how long it was."""
-    return text if len(text) <= MAX_SHOWN_CHARS else f"{text[:MAX_SHOWN_CHARS]}... [cut: {len(text):,} characters]"
+    """``text`` without its secrets, or its first MAX_SHOWN_CHARS characters and how long it was."""
+    return redact(text) if len(text) <= MAX_SHOWN_CHARS else \
+        f"{redact(text[:MAX_SHOWN_CHARS])}... [cut: {len(text):,} characters]"
+
+
+def redacted(sections: list[Any]) -> list[Any]:
+    """``sections`` with their command lines, findings and errors said without secrets (grader.redact)."""
+    return [dataclasses.replace(
+        s, command=redact(s.command) if s.command else s.command, error=redact(s.error) if s.error else s.error,
+        findings=tuple(dataclasses.replace(f, message=redact(f.message)) for f in s.findings)) for s in sections]
 
 
 MAX_SHOWN_ITEMS = 500

@@ -1,5 +1,5 @@
 """Lesson 2b's Ray kinds for ``explain``: ``ray status``, ``ray start`` (and ``ray stop``) and ``kubectl get pods``
-(KubeRay), judged by grader.judges.ray; registered on import by the package, before :mod:`.serving`'s vLLM kinds. Detection keys on lines
+(KubeRay), judged by grader.judges.ray, and ``docker run -d`` (the container a node runs in), by grader.judges.container; registered on import by the package, before :mod:`.serving`'s vLLM kinds. Detection keys on lines
 no other kind prints: Ray's autoscaler header and ``0.0/2.0 GPU`` usage lines; ``Local node IP``, ``Ray runtime
 started.`` and the Ray CLI's own logger lines (``... INFO scripts.py:1047 -- ``).
 """
@@ -10,7 +10,7 @@ import re
 
 from ..judges.common import runs_program
 from .core import KindSpec, register, register_cross_check
-from .readers import judge, parse_kubectl_pods, parse_ray_start, parse_ray_status
+from .readers import judge, parse_docker_run, parse_kubectl_pods, parse_ray_start, parse_ray_status
 
 
 register(KindSpec(
@@ -56,5 +56,13 @@ register(KindSpec(
                     r"|^[a-z0-9][\w.-]*\s+\d+/\d+\s+(?:Running|Pending|ContainerCreating|Init:[\w/]+|CrashLoopBackOff"
                     r"|ImagePullBackOff|ErrImagePull|Error|Completed|OOMKilled|Terminating|Evicted)\s+\d+"),
 ))
+
+register(KindSpec(
+    name="docker-run", parse=parse_docker_run, summarise=judge("container", "summarise_docker_run"),
+    programs=("docker", "podman"),
+    matches_command=lambda argv: (runs_program(argv, "docker", "run") or runs_program(argv, "podman", "run"))
+    and any(a in ("-d", "--detach") or a.startswith("-") and not a.startswith("--") and "d" in a[1:] and len(a) <= 5
+            for a in argv[2:]),
+))  # by its command only: a launcher's own docker run -d prints container IDs among its lines
 
 register_cross_check(judge("ray", "placement_group_and_pods"), kinds=('kubectl-pods',))

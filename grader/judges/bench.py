@@ -10,13 +10,14 @@ a 2-core box); the graded TPOT figures are checks/ranges.toml's.
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from .. import metrics as M
 from ..parsers.bench_result import BenchResult, parse_any
-from ..parsers.common import as_int, command_argv
+from ..parsers.common import as_float, as_int, command_argv
 from ..ranges import load_ranges
 from .common import fail, info, ok, option_value, warn
 from .model import Finding, Summary
@@ -26,11 +27,12 @@ def _ms(x: float | None) -> str:
     return "?" if x is None else f"{x:.2f} ms"
 
 
-def describe(result: BenchResult, sent: int | None = None, burst: bool = False) -> Summary:
+def describe(result: BenchResult, sent: int | None = None, burst: bool = False, cap: int | None = None) -> Summary:
     """Facts and findings for one load-test result. ``sent``: how many requests the run sent when the output
     shows it (tqdm's ``N/N`` progress bar, ``--num-prompts``, the JSON's ``num_prompts``), so that a summary with
     fewer successful requests and no ``Failed requests`` line (older benchmark_serving.py) is still read as
-    failures; ``burst``: every request arrived at once (``Traffic request rate: inf`` with no concurrency cap)."""
+    failures; ``burst``: every request arrived at once (``Traffic request rate: inf`` with no concurrency cap); ``cap``:
+    the --max-concurrency of the command line, when the result does not give its own."""
     m = result.metrics()
     recomputed = m.flat() if m else None
     diffs = M.disagreements(recomputed, result.summary, abs_tol=1e-3) if recomputed else []
@@ -74,6 +76,7 @@ def describe(result: BenchResult, sent: int | None = None, burst: bool = False) 
     if thr is not None:
         findings.append(info(f"Output {thr:.1f} tok/s, {src.get('request_throughput') or 0:.2f} req/s"
                               + (f" over {src['duration']:.2f} s" if src.get("duration") else "") + "."))
+    findings += _offered_findings(result, src)
     lat = []
     for name, label in (("ttft", "TTFT"), ("tpot", "TPOT"), ("itl", "ITL"), ("e2el", "E2EL")):
         mean, med, p99 = src.get(f"mean_{name}_ms"), src.get(f"median_{name}_ms"), src.get(f"p99_{name}_ms")
@@ -83,7 +86,7 @@ def describe(result: BenchResult, sent: int | None = None, burst: bool = False) 
             lat.append(f"{label} " + ", ".join(parts))
     if lat:
         findings.append(info("; ".join(lat) + "."))
-    findings += _decode_findings(result, src, burst)
+    findings += _decode_findings(result, src, burst, result.concurrency or cap)
     if diffs:
         findings.append(warn("The file's summary and its per-request data disagree by more than 0.5%: "
                               + "; ".join(diffs[:4]) + ". Grade the recomputed values."))
@@ -115,6 +118,27 @@ def describe(result: BenchResult, sent: int | None = None, burst: bool = False) 
     return facts, findings
 
 
+def _offered_findings(result: BenchResult, src: dict[str, Any]) -> list[Finding]:
+    """The load offered (``--request-rate``, req/s; the JSON's or Namespace's ``request_rate``, the summary's ``Request
+    rate configured (RPS)``) against the load served (``request_throughput``, req/s): served at under half the
+    offered rate, the server was saturated and requests waited in its queue, so latency is mostly that wait. And
+    benchmark_serving.py 0.1-0.2's per-token latency, which is not TPOT."""
+    out = []
+    rate, served = as_float(result.meta.get("request_rate")), src.get("request_throughput")
+    rate = src.get("request_rate") if rate is None else rate
+    if rate and served and math.isfinite(rate) and served < rate / 2:
+        out.append(info(f"Requests were offered at {rate:g}/s and completed at {served:g}/s: far faster than the "
+                        "server completes them, so they piled up, each waiting in the queue or sharing the batch with "
+                        "all the others. The latencies say how the server copes with that overload, not how fast it "
+                        "serves one request: lower --request-rate (or cap --max-concurrency) to measure them at a load "
+                        "it sustains."))
+    per_token = src.get("mean_latency_per_output_token_ms")
+    if per_token is not None:
+        out.append(info(f"`Average latency per output token` ({per_token / 1000:g} s) is each request's whole latency "
+                        "over its output tokens, queueing and prefill included: not TPOT (the time between tokens)."))
+    return out
+
+
 def _slowest_graded_tpot() -> tuple[float, str] | None:
     """The highest ceiling of ``lab_tpot_c1_ms`` in checks/ranges.toml over the graded hardware profiles (the
     sim's CPU figures left out), with its profile: the slowest decode the course accepts at concurrency 1."""
@@ -127,17 +151,20 @@ def _slowest_graded_tpot() -> tuple[float, str] | None:
     return best
 
 
-def _decode_findings(result: BenchResult, src: dict[str, Any], burst: bool = False) -> list[Finding]:
+def _decode_findings(result: BenchResult, src: dict[str, Any], burst: bool = False,
+                     cap: int | None = None) -> list[Finding]:
     """What TPOT means per request: one token every TPOT ms is 1000 / TPOT tok/s for each stream, at the load
     the run had. Slower per token than the slowest setup the course grades at concurrency 1 is very slow decode
     (whatever the model: under load each step serves many requests, but that costs some TPOT, not all of it).
     Not when every request was sent at once with no cap (``burst``): then the requests queue and are batched
-    as the server can, TTFT holds the wait and TPOT the batch, and neither says how fast one stream decodes."""
+    as the server can, TTFT holds the wait and TPOT the batch, and neither says how fast one stream decodes.
+    The load is the run's concurrency cap (``cap``) or its peak of concurrent requests, the smaller where both are
+    printed (the peak vLLM prints can pass the cap: the corpus's n014)."""
     tpot = src.get("mean_tpot_ms")
     tpot = src.get("median_tpot_ms") if tpot is None else tpot
     if not tpot or tpot <= 0 or not (src.get("completed") or 0) > 0:
         return []
-    load = result.concurrency or src.get("max_concurrent_requests")
+    load = min((x for x in (cap, src.get("max_concurrent_requests")) if x), default=None)  # the peak can pass a cap
     at = f" with up to {load:g} requests at once" if load else ""
     thr = src.get("output_throughput")
     said = (f"Decode: one token every {tpot:.0f} ms per request = ~{1000 / tpot:.1f} tok/s per stream{at}"
@@ -206,13 +233,14 @@ def summarise_load_test(bench: BenchRead | list[BenchResult], command: str | Non
         said.append(info(f"Max request concurrency {bench.max_concurrency}: at most {bench.max_concurrency} requests "
                          "in flight, so TPOT is that many streams' decode, not one's."))
         bench = BenchRead(results, bench.sent, False, bench.backend, bench.max_concurrency)  # a cap: not a burst
+    cap = _requests(option_value(command_argv(command), "--max-concurrency"))
     if len(results) == 1:
-        facts, findings = describe(results[0], sent, bench.burst)
+        facts, findings = describe(results[0], sent, bench.burst, cap)
         return facts, said + findings
     facts: dict[str, Any] = {"results": []}
     findings: list[Finding] = []
     for i, r in enumerate(results, start=1):
-        f, fs = describe(r, None, bench.burst)
+        f, fs = describe(r, None, bench.burst, cap)
         facts["results"].append(f)
         findings += [Finding(x.level, f"[{i}] {x.message}") for x in fs]
     return facts, findings

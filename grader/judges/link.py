@@ -39,13 +39,15 @@ def summarise_ip_addr(ifaces: list[Any], command: str | None) -> Summary:
         "qsfp_port": qsfp_port(i.name), "twin_domain": twin_domain(i.name), "truncated": i.truncated,
         "addresses_listed": i.addresses_listed,
     } for i in ifaces]}
-    twins = [i for i in ifaces if is_qsfp_twin(i.name)]
+    told_other = on_spark(None) is False  # explain --host other: a Spark's names on it mean nothing of a Spark
+    twins = [] if told_other else [i for i in ifaces if is_qsfp_twin(i.name)]
     findings: list[Finding] = []
     others = [i for i in ifaces if i.name != "lo"]
-    spark = bool(twins) or any(i.name == HOUSE_INTERFACE for i in ifaces)
-    if not twins and not spark and len(others) >= 2:
-        findings.append(info("Not a DGX Spark's interface list (no QSFP twins enp1s0f*np*/enP2p1s0f*np*, no "
-                             f"{HOUSE_INTERFACE}): read as what it shows; no Spark figure applies."))
+    spark = not told_other and (bool(twins) or any(i.name == HOUSE_INTERFACE for i in ifaces))
+    if not twins and not spark and (len(others) >= 2 or told_other):
+        findings.append(info("Not a DGX Spark's interface list (" + ("the machine is not a Spark" if told_other else
+                             f"no QSFP twins enp1s0f*np*/enP2p1s0f*np*, no {HOUSE_INTERFACE}") + "): read as what "
+                             "it shows; no Spark figure applies."))
         findings += _plain_host_findings(others)
     elif not twins and spark and _lists_all(command) and len(others) >= 2:
         findings.append(warn("No ConnectX-7 QSFP interface (enp1s0f0np0, enP2p1s0f0np0, enp1s0f1np1, enP2p1s0f1np1) "
@@ -60,11 +62,16 @@ def summarise_ip_addr(ifaces: list[Any], command: str | None) -> Summary:
         states = ", ".join(f"{t.name} {t.operstate}" + (" NO-CARRIER" if "NO-CARRIER" in t.flags else "") for t in twins)
         carrier = ("NO-CARRIER: the ports are enabled but see no signal, so no QSFP link (no cable, a cable not "
                    "seated, or the other Spark off). " if any("NO-CARRIER" in t.flags for t in twins) else "")
+        off = [t.name for t in twins if admin_down(t)]
+        if off and len(off) == len(twins):
+            carrier = (f"Administratively down (no UP flag: {', '.join(off)}): not enabled, so no link, whatever is "
+                       f"plugged in. `sudo ip link set {off[0]} up`" + (" (and the others)" if len(off) > 1 else "")
+                       + ", or write their netplan file and `sudo netplan apply`; then, if none shows LOWER_UP, ")
         mtus = sorted({t.mtu for t in twins if t.mtu})
         bare = ("None of them has an IPv4 address" if all(t.addresses_listed and not t.ipv4 for t in twins) else "")
         more = ", ".join(x for x in (f"MTU {'/'.join(map(str, mtus))}" if mtus else "", bare) if x)
-        findings.append(fail(f"No QSFP interface is UP ({states}). {carrier}Check the QSFP cable is seated at "
-                             "both ends and run `ibdev2netdev`; the " + C2S + " says: if none shows Up, "
+        findings.append(fail(f"No QSFP interface is UP ({states}). {carrier}" + ("check" if carrier.endswith(", ")
+                             else "Check") + " the QSFP cable is seated at both ends and run `ibdev2netdev`; the " + C2S + " says: if none shows Up, "
                              "check the cable, reboot both Sparks and try again."
                              + (f" ({more}: set the addresses once the link is up.)" if more else "")))
     by_name = {i.name: i for i in ifaces}
@@ -120,6 +127,25 @@ VM_MAC_PREFIXES = {"08:00:27": "VirtualBox", "52:54:00": "QEMU/KVM", "00:0c:29":
                    "00:05:69": "VMware", "00:15:5d": "Hyper-V", "00:16:3e": "Xen"}
 
 
+def admin_down(i: Any) -> bool:
+    """Whether ``ip`` shows interface ``i`` administratively down: its flags are shown and hold no UP (``<BROADCAST,
+    MULTICAST>``, qdisc noop): nobody enabled it, so it has no link whatever the cable."""
+    return bool(i.flags) and "UP" not in i.flags and i.name != "lo"
+
+
+def _admin_down_finding(i: Any) -> Finding:
+    """An interface nobody enabled (admin_down): with SR-IOV VFs defined on it, or an address, it is meant to work."""
+    up = f"`sudo ip link set {i.name} up` (or the interface's stanza in netplan or ifupdown) enables it"
+    if i.vfs:
+        return fail(f"{i.name} is administratively down (no UP flag, qdisc noop) with SR-IOV virtual functions "
+                    f"defined on it ({i.vfs} shown): the physical function is not enabled, so none of its VFs can pass "
+                    f"traffic, whatever is plugged in. {up}; then `ip link show {i.name}` shows UP.")
+    return (warn if i.ipv4 else info)(
+        f"{i.name} is administratively down (no UP flag): not enabled, so it has no link, whatever is plugged in"
+        + (f", and its address {i.ipv4[0].cidr} cannot be reached. " if i.ipv4 else ". Nothing to fix unless that "
+           "port should be in use; then ") + up + ".")
+
+
 def _plain_host_findings(others: list[Any]) -> list[Finding]:
     """A host that is not a Spark: its interfaces (state, MTU, IPv4), and whether its MACs are a VM's."""
     rows = [f"{i.name} {i.operstate or '?'}" + (" NO-CARRIER" if "NO-CARRIER" in (i.flags or ()) else "")
@@ -130,7 +156,8 @@ def _plain_host_findings(others: list[Any]) -> list[Finding]:
     apipa = [i for i in others if i.ipv4 and all(a.is_link_local for a in i.ipv4) and i not in dark]
     unknown = [i for i in others if (i.operstate or "").upper() == "UNKNOWN" and "LOWER_UP" in (i.flags or ())
                and i.name != "lo"]
-    listed = [info("Interfaces: " + "; ".join(rows) + ".")] if rows else [
+    listed = [info("Interfaces: " + "; ".join(rows) + ".")] + [_admin_down_finding(i) for i in others if admin_down(i)] \
+        if rows else [
         info("Only the loopback interface (lo) is in this output: nothing to judge about the network.")]
     return listed + [info(
         f"{i.name} is enabled but NO-CARRIER: it sees no link (no cable, or the far end down or off), and it has no "

@@ -18,7 +18,8 @@ from typing import Any
 from ..parsers.common import command_argv
 from ..parsers.iperf3 import parse_iperf3
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port
-from .common import JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, fail, info, ok, on_spark, spark_figure, warn
+from .common import (JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, fail, info, ok, on_spark, option_value, spark_figure,
+                     warn)
 from .model import Finding, Summary
 
 
@@ -87,12 +88,24 @@ def summarise_ping(r: Any, command: str | None) -> Summary:
                            f"checks reachability only; for jumbo frames run `ping -c2 -M do -s {JUMBO_PAYLOAD} "
                            f"{dest}`."))
     elif r.received == 0 and size > 1500:
-        findings.append(fail(f"No reply to {size}-byte packets from {dest}. If a plain `ping {dest}` gets "
-                             f"replies, the far end's MTU is smaller than the packet (one Spark at {JUMBO_MTU}, the "
-                             f"other at 1500): set MTU {JUMBO_MTU} on both. If not, the peer is unreachable."))
+        unseen = r.truncated and not r.transmitted  # the paste stops at the PING line: nothing shown, nothing counted
+        spark = on_spark(None) is not False
+        why = (f"the far end's MTU is smaller than the packet (one Spark at {JUMBO_MTU}, the other at 1500): set MTU "
+               f"{JUMBO_MTU} on both" if spark else "a hop's MTU is smaller than the packet (1500 is the usual): "
+               + ("with -M do it cannot go" if df else "without -M do it goes as fragments, which the far end or a "
+                  "firewall may drop") + "; keep the payload within the MTU (`-s 1472` for 1500) or raise the MTU "
+               "on every hop")
+        findings.append((warn if unseen else fail)(
+            (f"No reply shown from {dest}: the output stops after its PING line ({size}-byte packets)." if unseen else
+             f"No reply to {size}-byte packets from {dest}.") + f" If a plain `ping {dest}` gets replies, {why}. "
+            "If not, the peer is unreachable."))
     elif r.received == 0:
-        findings.append(fail(f"No reply from {dest}: check the address is the peer's QSFP address, the cable "
-                             "is in the same port on both Sparks, and the peer is up."))
+        unseen = r.truncated and not r.transmitted
+        check = (" the address is the peer's QSFP address, the cable is in the same port on both Sparks, and the peer "
+                 "is up." if on_spark(None) is not False else " the address, that the peer is up, and that a firewall "
+                 "lets ICMP through.")
+        findings.append(warn(f"No reply shown from {dest}: the output stops after its PING line. If none comes, check"
+                             + check) if unseen else fail(f"No reply from {dest}: check" + check))
     if r.loss_percent and 0 < r.loss_percent < 100:
         findings.append(warn(f"{r.loss_percent:g}% packet loss to {dest}: a loose cable or a flapping link; "
                              "reseat the cable and rerun with -c 20."))
@@ -251,6 +264,10 @@ def summarise_iperf3(read: Iperf3Read, command: str | None) -> Summary:
     findings = []
     if r.error:
         hint = next((h for key, h in _IPERF_ERROR_HINTS if key in r.error.lower()), "see the message.")
+        port = option_value(command_argv(command), "-p", "--port")
+        if port and re.fullmatch(r"\d+-\d+", port):  # iperf3 reads the number before the dash, atoi's way
+            hint += (f" And -p takes one port: iperf3 read `{port}` as {port.split('-')[0]}, the only one it tried; "
+                     "run one client per port to try the others.")
         findings.append(fail(f"iperf3 failed: {r.error}. Likely cause: {hint}"))
     gbps = r.received_gbps if r.received_gbps else r.sent_gbps
     if gbps is None and r.listening_port is not None and not r.error:

@@ -273,6 +273,10 @@ def _gdr_findings(log: NcclLog) -> list[Finding]:
     if any("GDRDMA" in c.detail or "DMABUF" in c.detail for c in net):
         return [info("The network channels use GPUDirect RDMA (`/GDRDMA`, or `/DMABUF`: its DMA-BUF form): the NIC "
                      "reads and writes GPU memory directly, with no copy through host memory.")]
+    if log.gdrdma_in_text:  # in a piece of a line only: Ray's forwarding cut it
+        return [info("No whole channel line shows `/GDRDMA`, but the text has it, in a piece of a line that Ray's "
+                     "forwarding cut and interleaved with other workers' lines: GPUDirect RDMA is on for at least that "
+                     "channel.")]
     return [warn("No network channel shows `/GDRDMA`: GPUDirect RDMA is off, so NCCL's proxy stages every transfer "
                  "through host memory, which costs bandwidth on discrete GPUs. Check that the kernel module for it is "
                  "loaded (`lsmod | grep nvidia_peermem`, or DMA-BUF with a recent driver and kernel) and, in "

@@ -179,7 +179,7 @@ def _demand_findings(st: RayStatus, d: Demand, gpu: tuple[float, float] | None, 
                      "no GPU, so it is not vLLM's). Paste `ray status -v` to see which node lacks what.")]
     head = (f"Pending placement group `{quoted}`: {fmt_count(want)} GPU(s) asked for (as vLLM's placement group asks, one "
             "bundle per TP x PP worker; `vllm serve` waits for it, up to 1800 s, instead of failing).")
-    if gpu is None and not st.excerpt:
+    if gpu is None and st.resources:
         return [warn(head + " Ray reports no GPU at all (above): that is why it waits.")]
     if not d.complete or gpu is None:
         return [warn(head + " The status does not show why it waits: paste `ray status -v` and `ray list nodes`.")]
@@ -260,7 +260,7 @@ def _bundle_too_big(st: RayStatus, d: Demand) -> tuple[str, float, str] | None:
 def _ray_gpu_findings(st: RayStatus, gpu: tuple[float, float] | None, nodes: int, spark: bool | None,
                       pending: bool) -> list[Finding]:
     if gpu is None:
-        if st.excerpt and not st.resources:
+        if not st.resources:  # no usage line at all: the paste stops before Ray's Resources section
             return []
         if spark is False:
             return [info("Ray reports no GPU: a CPU-only cluster (no node offers a `GPU` resource), so vLLM's Ray "
@@ -356,6 +356,22 @@ def _unexpanded(value: str) -> bool:
     return "$" in value or "`" in value
 
 
+def _traceback_finding(func: str | None, exception: str | None, address: str | None) -> Finding:
+    """A Python traceback in what ``ray start`` printed: the step of Ray's that raised (``func``), its exception line,
+    and what waiting on the head's Redis (Ray before 1.11 kept the cluster's state there, on the head's port 6379) or
+    its GCS means."""
+    where = f" in `{func}`" if func else ""
+    said = f"`{exception}`" if exception else "the exception line is not in the paste"
+    waited = ("the head's Redis (where Ray before 1.11 keeps the cluster's state, on the head's port)" if func and
+              "redis" in func.lower() else "the head's GCS" if func and "gcs" in func.lower() else None)
+    return fail(f"Ray raised an exception{where} ({said})"
+                + (f": waiting for {waited}" + (f" at {address}" if address else "") + " failed. The head must be running and reachable there from this node: `ping` it and `nc -zv` its "
+                   "port, open the firewall between the nodes (on Windows, Windows Defender Firewall), and use the "
+                   "same Ray version on both." if waited else
+                   ": the start did not complete. The exception line (the traceback's last line) and "
+                   "/tmp/ray/session_latest/logs/ say why."))
+
+
 def summarise_ray_start(rs: Any, command: str | None) -> Summary:
     """What ``ray start`` printed (grader.parsers.ray_start.RayStart), judged: an error that stopped it fails, a node
     that registered only after retries warns, a start is said with the node IP Ray chose (on a Spark pair it must be
@@ -390,6 +406,8 @@ def summarise_ray_start(rs: Any, command: str | None) -> Summary:
         findings.append(fail(f"Ray's own processes exited right after starting: {died}. Their logs say why: "
                              "/tmp/ray/session_latest/logs/raylet.err and gcs_server.err (a port in use, an address "
                              "not of this machine given to --node-ip-address, or out of memory)."))
+    if rs.traceback:
+        findings.append(_traceback_finding(*rs.traceback, head_addr or rs.join_address))
     if rs.ip_mismatch:
         ip, gcs, raylets = rs.ip_mismatch
         findings.append(fail(f"No Ray node runs at this machine's address {ip}"
@@ -459,5 +477,6 @@ def summarise_ray_start(rs: Any, command: str | None) -> Summary:
              "shm_bytes": rs.shm_bytes, "gcs_rpc_failures": rs.gcs_rpc_failures, "gcs_unavailable": rs.gcs_unavailable,
              "already_running": list(rs.already_running) if rs.already_running else None,
              "exited": [{"process": p, "exit_code": c} for p, c in rs.exited],
-             "stopped": list(rs.stopped) if rs.stopped else None}
+             "stopped": list(rs.stopped) if rs.stopped else None,
+             "traceback": list(rs.traceback) if rs.traceback else None}
     return facts, findings

@@ -94,6 +94,13 @@ def _gid_findings(rows: list[dict[str, Any]]) -> list[Finding]:
         if r["roce_v2_gid_index"] is None and r.get("unknown_v2"):
             out.append(info(f"{name}: the GIDs are masked, so which RoCE v2 GID carries the IPv4 address cannot be "
                             "told: paste `show_gids` with at least the `::ffff:` part and the IPv4 column visible."))
+        elif r["roce_v2_gid_index"] is None and r.get("ipv6_v2"):
+            idx, gid = r["ipv6_v2"][0]
+            out.append(warn(f"{name} has no IPv4 RoCE v2 GID, but RoCE v2 GID index {idx} carries the IPv6 address "
+                            f"{gid}{' (' + r['netdev'] + ')' if r['netdev'] else ''}, which is not link-local: RoCE v2 "
+                            "can route over it. Tools look for an IPv4 GID unless told: NCCL needs "
+                            f"NCCL_IB_ADDR_FAMILY=AF_INET6 (or NCCL_IB_GID_INDEX={idx}), perftest `-x {idx}`, "
+                            "Mooncake MC_GID_INDEX; or give the netdev an IPv4 address for an IPv4 GID."))
         elif r["roce_v2_gid_index"] is None:
             has_v2 = any(g.get("type") == "RoCE v2" for g in r["gids"])
             why = ("only link-local (fe80) RoCE v2 GIDs" if has_v2 else "no RoCE v2 GID at all")
@@ -105,7 +112,7 @@ def _gid_findings(rows: list[dict[str, Any]]) -> list[Finding]:
                                 "(the other half of the same QSFP port, so the port is cabled) has one. The " + C2S
                                 + " gives each half its own address in its own /24, so that both carry traffic."))
                 continue
-            if r.get("state_unknown") and any(x["roce_v2_gid_index"] is not None for x in rows):
+            if r.get("state_unknown") and any(x["roce_v2_gid_index"] is not None or x.get("ipv6_v2") for x in rows):
                 # show_gids shows no port state: beside devices that have an IPv4 GID, an uncabled port's twin
                 out.append(info(f"{name} has {why}: its netdev {r['netdev'] or '?'} has no IPv4 address. So are the "
                                 "twins of a port without a cable; if this one carries traffic, give its netdev an "
@@ -194,6 +201,11 @@ def summarise_sysfs(devices: IbSysfs, command: str | None) -> Summary:
 
 # --------------------------------------------------------------------------- show_gids
 
+def _link_local_gid(gid: str) -> bool:
+    """Whether a GID is a link-local IPv6 address (fe80::/10), which does not route."""
+    return gid.lower()[:3] in ("fe8", "fe9", "fea", "feb")
+
+
 def summarise_show_gids(table: GidTable, command: str | None) -> Summary:
     facts = {"rows": [dataclasses.asdict(r) for r in table], "n_gids_found": table.n_gids_found,
              "truncated": table.truncated, "roce_v2_ipv4": [dataclasses.asdict(r) for r in table.roce_v2_ipv4()],
@@ -228,7 +240,9 @@ def summarise_show_gids(table: GidTable, command: str | None) -> Summary:
                      "unknown_v2": sum(1 for r in table if r.device == dev and r.is_roce_v2 and r.ipv4_gid is None),
                      "link_local_below": sum(1 for r in table if r.device == dev and pick and r.index < pick.index
                                              and r.gid.lower().startswith("fe80")),
-                     "gids": [{"type": "RoCE v2" if r.is_roce_v2 else "RoCE v1"} for r in table if r.device == dev]})
+                     "gids": [{"type": "RoCE v2" if r.is_roce_v2 else "RoCE v1"} for r in table if r.device == dev],
+                     "ipv6_v2": [(r.index, r.gid) for r in table if r.device == dev and r.is_roce_v2
+                                 and r.ipv4_gid is False and not r.redacted and not _link_local_gid(r.gid)]})
     findings += host_findings(devices, "show_gids")
     if table.redacted:
         findings.append(info("The GIDs (or their addresses) are masked in this paste (`xxxx`): the index, RoCE version "
@@ -294,6 +308,15 @@ def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -
                                         "disabled); " if p.sm_lid else "Check that a subnet manager runs (opensm, or "
                                         "the switch's); ") + "for an SR-IOV virtual function, that the SM has "
                                      "virtualization on and the VF its GUID."))
+            elif (p.state or "").lower() == "down" and (p.link_layer or "").lower() == "infiniband" \
+                    and p.base_lid and 0 < p.base_lid < 0xC000 and (p.physical_state or "").lower() != "disabled":
+                findings.append(fail(f"{label} is Down/{p.physical_state or '?'}, yet it keeps the LID {p.base_lid} a "
+                                     "subnet manager gave it" + (f" (SM lid {p.sm_lid})" if p.sm_lid else "") + ": it "
+                                     "had a link and lost it, so this rail carries nothing now. "
+                                     + ("Polling: it is trying to train and sees no partner: " if
+                                        (p.physical_state or "").lower() == "polling" else "")
+                                     + "check the cable or transceiver and the switch port (`ibportstate`, the "
+                                     "switch's port log); the Rate of a port that is down means nothing."))
             elif p.state is not None:
                 findings.append(info(f"{label}: {p.state}/{p.physical_state or '?'} (not in use; the Rate of a port "
                                      "that is down means nothing)."))
@@ -307,6 +330,11 @@ def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -
                              "the lines shown were read, as port 1 of a device not named."))
     for w in cas.warnings:
         findings.append(info(f"ibstat warned: {w}"))
+    if getattr(cas, "panic", None):
+        findings.append(warn(f"ibstat stopped at `{cas.panic}`: the devices after {cas[-1].ca or 'the last one read'} "
+                             "are missing from this output. A device it cannot stat vanished while it ran (a VF "
+                             "removed, a driver reset, a failed NIC): `rdma link` and `sudo dmesg | grep mlx5` "
+                             "say which."))
     return facts, findings
 
 

@@ -29,6 +29,11 @@ Cut-off files: the complete members are read (common.load_json_lenient); per-req
     cut to the shortest and the result says ``truncated``.
 The printed summary (``============ Serving Benchmark Result ============`` ... ``=====``):
     every ``Label: value`` line, mapped to the JSON key names; no per-request data.
+The summary vLLM's first ``benchmarks/benchmark_serving.py`` printed (0.1-0.2, 2023), after its ``Namespace(backend=...,
+    num_prompts=1000, request_rate=200.0, ...)`` line: ``Total time: 166.88 s``, ``Throughput: 5.99 requests/s``,
+    ``Average latency: 67.59 s``, ``Average latency per token: 0.21 s``, ``Average latency per output token: 1.10 s``
+    (each request's whole latency over its tokens, queueing and prefill included: not TPOT), read as ``duration``,
+    ``request_throughput``, ``mean_e2el_ms``, ``mean_latency_per_token_ms`` and ``mean_latency_per_output_token_ms``.
 AIPerf ``profile_export_aiperf.json`` (ai-dynamo/aiperf docs/tutorials/working-with-profile-exports.md):
     one object per metric ``{"unit", "avg", "p50", "p90", "p99", "min", "max", "std"}``, at top
     level (>= 0.2) or under ``"records"`` (0.1.x); ``benchmark_duration`` in s, ``request_count``,
@@ -300,6 +305,45 @@ def parse_bench_text(text: str) -> BenchResult:
     return BenchResult(COMMAND, shape, summary, None, meta, truncated, notes)
 
 
+# --------------------------------------------------------------------------- vLLM 0.1-0.2's benchmark_serving.py
+
+LEGACY = "benchmark_serving.py summary (vLLM 0.1-0.2)"
+_LEGACY_ROWS = {"Total time": ("duration", 1.0), "Throughput": ("request_throughput", 1.0),
+                "Average latency": ("mean_e2el_ms", 1000.0),
+                "Average latency per token": ("mean_latency_per_token_ms", 1000.0),
+                "Average latency per output token": ("mean_latency_per_output_token_ms", 1000.0)}
+LEGACY_ROW_RE = re.compile(r"^(?P<label>Total time|Throughput|Average latency(?: per (?:output )?token)?):\s+"
+                           r"(?P<value>\d{1,12}(?:\.\d{1,12})?) (?:s|requests/s)$")
+_NAMESPACE_RE = re.compile(r"^Namespace\((?P<args>.{0,2000})\)$")
+_NS_ARG_RE = re.compile(r"\b(?P<key>backend|num_prompts|request_rate)=(?P<value>'[^']{0,80}'|[\w.+-]{1,40})")
+
+
+def is_legacy_summary(lines: list[str]) -> bool:
+    """Whether ``lines`` (stripped) hold the 2023 benchmark_serving.py summary: its throughput and latency rows."""
+    labels = {m.group("label") for m in map(LEGACY_ROW_RE.match, lines) if m}
+    return {"Throughput", "Average latency"} <= labels
+
+
+def parse_bench_legacy(text: str) -> BenchResult:
+    """The summary vLLM's first benchmark_serving.py printed (module docstring), with the offered load of its
+    ``Namespace(...)`` line (``request_rate``, ``num_prompts``, ``backend``) as ``meta`` when the paste has it.
+    Raises ParseError when neither its throughput nor its latency row is there."""
+    lines = [line.strip() for line in clean_lines(text)]
+    if not is_legacy_summary(lines):
+        raise ParseError(COMMAND, "no `Throughput: N requests/s` and `Average latency: N s` rows of benchmark_serving.py")
+    summary: dict[str, float] = {}
+    meta: dict[str, Any] = {}
+    for line in lines:
+        if m := LEGACY_ROW_RE.match(line):
+            key, scale = _LEGACY_ROWS[m.group("label")]
+            summary[key] = float(m.group("value")) * scale
+        elif (m := _NAMESPACE_RE.match(line)) and not meta:
+            for a in _NS_ARG_RE.finditer(m.group("args")):
+                value = a.group("value").strip("'")
+                meta[a.group("key")] = value if a.group("key") == "backend" else as_float(value)
+    return BenchResult(COMMAND, LEGACY, summary, None, meta)
+
+
 # --------------------------------------------------------------------------- AIPerf
 
 _AIPERF_STATS = {"avg": "mean", "p50": "median", "std": "std"}
@@ -427,6 +471,8 @@ def parse_any(text: str) -> list[BenchResult]:
     if any(BANNER_RE.match(line) for line in lines) and not any(line.startswith('"ttfts"') for line in lines):
         return [parse_bench_text(text)]
     first = next((line for line in lines if line.startswith("{")), None)
+    if first is None and is_legacy_summary(lines):
+        return [parse_bench_legacy(text)]
     if first is None and _first_row(lines) is not None:
         return [parse_bench_text(text)]
     if first is None:

@@ -60,7 +60,7 @@ _RATE_RE = re.compile(r"^(?P<n>\d+(?:\.\d+)?)")
 
 
 _PORT_KEYS = {"state": "state", "physical state": "physical_state", "rate": "rate_gbps", "link layer": "link_layer",
-              "sm lid": "sm_lid",
+              "sm lid": "sm_lid", "base lid": "base_lid",
               "phys state": "physical_state", "link_layer": "link_layer"}  # the last two: ibstatus's
 _CA_KEYS = {"ca type": "ca_type", "firmware version": "firmware"}
 CA_TYPES = {"MT4129": "ConnectX-7", "MT4131": "ConnectX-8", "MT4125": "ConnectX-6 Dx", "MT4123": "ConnectX-6",
@@ -89,6 +89,9 @@ class IbPort:
     sm_lid: int | None = None
     """The subnet manager's LID the port knows (``SM lid: 1``, ``sm_lid: 0``): 0 on InfiniBand means no SM has
     reached it; RoCE ports print 0 (no SM on Ethernet)."""
+    base_lid: int | None = None
+    """The port's own LID (ibstat's ``Base lid: 868``, ibv_devinfo's ``port_lid: 15``), given by the subnet manager
+    when the port came up and kept when it goes down: 0 (or 65535) means none was ever given."""
 
     @property
     def is_active(self) -> bool:
@@ -113,14 +116,17 @@ class CaInfo:
 
 class CaList(list):
     """``list[CaInfo]`` in printed order, plus ``truncated`` (the last port block stops before its
-    ``Link layer`` line, as a cut-off paste does), ``warnings`` (``ibwarn:`` lines) and ``unopened`` (how many
-    devices ``ibv_devinfo`` listed but could not open: ``Failed to open device``)."""
+    ``Link layer`` line, as a cut-off paste does), ``warnings`` (``ibwarn:`` lines), ``unopened`` (how many
+    devices ``ibv_devinfo`` listed but could not open: ``Failed to open device``) and ``panic`` (an ``ibpanic:`` line
+    after the devices read: ibstat stopped there, so the devices after it are missing)."""
 
-    def __init__(self, cas=(), truncated: bool = False, warnings: tuple[str, ...] = (), unopened: int = 0):
+    def __init__(self, cas=(), truncated: bool = False, warnings: tuple[str, ...] = (), unopened: int = 0,
+                 panic: str | None = None):
         super().__init__(cas)
         self.truncated = truncated
         self.warnings = warnings
         self.unopened = unopened
+        self.panic = panic
 
 
 def _ibstatus_value(value: str) -> str:
@@ -147,10 +153,13 @@ def parse_ibstat(text: str) -> CaList:
     lines = content_lines(text, keep_comments=True)
     lines = [x for x in lines if not is_comment_line(x.text)]
     raise_if_shell_error([x for x in lines if not _PANIC_RE.match(x.text.strip())], CMD)
-    warnings = []
-    for line in lines:
+    warnings, panic = [], None
+    for i, line in enumerate(lines):
         s = line.text.strip()
         if _PANIC_RE.match(s) and not (_WARN_RE.match(s) and "fail" not in s.lower()):
+            if any(_CA_RE.match(x.text.strip()) for x in lines[:i]):  # the devices before it were printed: read them
+                panic, lines = s[:300], lines[:i]
+                break
             hint = (" (load the module: `sudo modprobe ib_umad`, or use `rdma link` / `ibv_devinfo`, which do "
                     "not need it)" if "umad" in s.lower() else "")
             raise fail_on_line(CMD, line, f"ibstat could not read the devices: {s}{hint}")
@@ -192,9 +201,9 @@ def parse_ibstat(text: str) -> CaList:
                     port = {"port": 1}
                     cas[-1]["ports"].append(port)
                 port[_PORT_KEYS[key]] = _rate(value) if key == "rate" else (int(value) if value.isdigit() else None) \
-                    if key == "sm lid" else (_ibstatus_value(value) or None)
+                    if key in ("sm lid", "base lid") else (_ibstatus_value(value) or None)
             elif key in _CA_KEYS and port is None:
-                cas[-1][_CA_KEYS[key]] = value or None
+                cas[-1][_CA_KEYS[key]] = value if value.strip(".… ") else None  # `...`: left out by the poster
             continue
         if _NAME_RE.match(s) and all(len(c) == 2 and not c["ports"] for c in cas):
             cas.append({"ca": s, "ports": []})  # ibstat -l
@@ -207,10 +216,11 @@ def parse_ibstat(text: str) -> CaList:
         raise ParseError(CMD, "no CA found (no RDMA device, or the driver is not loaded)")
     out = [CaInfo(c["ca"], c.get("ca_type"), c.get("firmware"),
                   tuple(IbPort(p["port"], p.get("state"), p.get("physical_state"), p.get("rate_gbps"),
-                               p.get("link_layer"), sm_lid=p.get("sm_lid")) for p in c["ports"])) for c in cas]
+                               p.get("link_layer"), sm_lid=p.get("sm_lid"), base_lid=p.get("base_lid"))
+                        for p in c["ports"])) for c in cas]
     last_ports = cas[-1]["ports"]
     truncated = cut or bool(last_ports) and "link_layer" not in last_ports[-1] and "ca_type" in cas[-1]
-    return CaList(out, truncated, tuple(warnings))
+    return CaList(out, truncated, tuple(warnings), panic=panic)
 
 
 def _prompt_ca(lines: list[Line]) -> str | None:
@@ -300,8 +310,8 @@ def parse_ibv_devinfo(text: str) -> CaList:
                 port["physical_state"] = _IBV_PHYS.get(_first_word(value), _first_word(value) or None)
             elif key == "link_layer":
                 port["link_layer"] = value or None
-            elif key == "sm_lid" and _first_word(value).isdigit():
-                port["sm_lid"] = int(_first_word(value))
+            elif key in ("sm_lid", "port_lid") and _first_word(value).isdigit():
+                port["sm_lid" if key == "sm_lid" else "base_lid"] = int(_first_word(value))
             elif key == "active_mtu" and _first_word(value).isdigit():
                 port["active_mtu"] = int(_first_word(value))
             elif key in ("active_speed", "active_width"):
@@ -324,7 +334,7 @@ def parse_ibv_devinfo(text: str) -> CaList:
             width, speed = _IBV_WIDTH_RE.match(p.get("active_width", "")), _IBV_SPEED_RE.match(p.get("active_speed", ""))
             rate = float(speed.group("n")) * int(width.group("n")) if width and speed else None
             ports.append(IbPort(p["port"], p.get("state"), p.get("physical_state"), rate, p.get("link_layer"),
-                                p.get("active_mtu"), tuple(p["gids"]), p.get("sm_lid")))
+                                p.get("active_mtu"), tuple(p["gids"]), p.get("sm_lid"), p.get("base_lid")))
         out.append(CaInfo(c["ca"], c.get("ca_type"), c.get("firmware"), tuple(ports)))
     truncated = cas[0]["ca"] is None
     return CaList(out, truncated, unopened=unopened)

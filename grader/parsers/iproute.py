@@ -75,7 +75,8 @@ class Interface:
     carry are None (``ip -br`` has no mtu). ``truncated`` marks the last interface of a
     cut-off paste, whose data may be incomplete. ``addresses_listed`` is False for output
     shapes that never list addresses (``ip link``, ``ip -br link``): there an empty
-    ``addresses`` means "not shown", not "none".
+    ``addresses`` means "not shown", not "none". ``vfs``: the SR-IOV virtual functions listed under it
+    (``vf 0     link/ether ...``), 0 when none is shown.
     """
 
     name: str
@@ -88,6 +89,7 @@ class Interface:
     link_kind: str | None = None
     truncated: bool = False
     addresses_listed: bool = True
+    vfs: int = 0
 
     @property
     def ipv4(self) -> tuple[Address, ...]:
@@ -220,6 +222,7 @@ def _json_address(a: dict[str, Any]) -> Address:
 _HEADER_RE = re.compile(r"^(?P<indent>\s*)(?P<idx>\d+):\s+(?P<name>[^\s:]+):\s+<(?P<flags>[^>]*)>?(?P<rest>.*)$")
 _ADDR_RE = re.compile(r"^\s*(?P<fam>inet6?)\s+(?P<local>[0-9a-fA-F.:]+)(?:/(?P<plen>\d+))?(?P<rest>.*)$")
 _LINK_RE = re.compile(r"^\s*link/\S+(?:\s+(?P<mac>[0-9a-fA-F:]+))?")
+_VF_RE = re.compile(r"^\s+vf \d{1,4}\b")
 _ADDR_PAIRS = {"brd", "peer", "scope", "metric", "proto", "anycast", "broadcast"}
 _ADDR_FLAGS = {"noprefixroute", "dynamic", "secondary", "tentative", "deprecated", "mngtmpaddr",
                "temporary", "permanent", "dadfailed", "optimistic", "home", "nodad",
@@ -241,7 +244,7 @@ def _from_text(lines: list[Line]) -> list[Interface]:
                             mtu=int(mtu.group(1)) if mtu else None,
                             operstate=state.group(1) if state else None,
                             flags=tuple(f for f in header.group("flags").split(",") if f),
-                            mac=None, addresses=[], truncated=not header.group("rest") and last,
+                            mac=None, addresses=[], truncated=not header.group("rest") and last, vfs=0,
                             addresses_listed=not re.search(r"\bmode \S+", rest)))
             continue
         if not out or len(line.text) - len(line.text.lstrip()) <= indent:
@@ -261,6 +264,8 @@ def _from_text(lines: list[Line]) -> list[Interface]:
                 out[-1]["truncated"] = True
         elif link:
             out[-1]["mac"] = link.group("mac")
+        elif _VF_RE.match(line.text):
+            out[-1]["vfs"] += 1
         # other indented lines (valid_lft, altname, `ip -d` details) carry nothing we keep
     return [Interface(addresses=tuple(d.pop("addresses")), **d) for d in out]
 

@@ -200,7 +200,8 @@ class NcclLog:
     ``verbs_failures`` fatal ibverbs errors (``Call to ibv_modify_qp failed with ... Network is unreachable``);
     ``virtual_devices`` the RDMA devices NCCL's IB transport found (``Made virtual device [0] name=...``);
     ``p2p_disabled`` the GPU pairs NCCL says have peer-to-peer off (``P2P is disabled between connected GPUs 1 and 0``),
-    each pair sorted.
+    each pair sorted; ``gdrdma_in_text``: ``/GDRDMA`` is somewhere in the text, also in a piece of a channel line that
+    Ray's forwarding cut and interleaved with other workers' lines, where no whole channel line shows it.
     """
 
     version: str | None = None
@@ -233,6 +234,7 @@ class NcclLog:
     verbs_failures: tuple[str, ...] = ()
     virtual_devices: tuple[str, ...] = ()
     p2p_disabled: tuple[tuple[int, int], ...] = ()
+    gdrdma_in_text: bool = False
 
     @property
     def transports(self) -> tuple[str, ...]:
@@ -340,7 +342,7 @@ def parse_nccl_log(text: str) -> NcclLog:
         rings_connected=bool(st.get("rings")), bench=tuple(st["bench"]), simulated=simulated, nccl_lines=count,
         ib_connections=tuple(st["qps"]), n_ib_connections=st["n_qps"], verbs_failures=tuple(dict.fromkeys(st["verbs"])),
         virtual_devices=tuple(dict.fromkeys(st["virtual"])),
-        p2p_disabled=tuple(dict.fromkeys(tuple(sorted(p)) for p in st["p2p_off"])))
+        p2p_disabled=tuple(dict.fromkeys(tuple(sorted(p)) for p in st["p2p_off"])), gdrdma_in_text="/GDRDMA" in text)
 
 
 def _read_setup(msg: str, host: str | None, st: dict) -> bool:

@@ -25,7 +25,8 @@ bytes available`` (a container's 64 MiB /dev/shm), ``Failed to send request to g
 connect to GCS at address ADDR``, ``This node has an IP address of X, and Ray expects this IP address to be either the
 GCS address or one of the Raylet addresses. Connected to GCS at Y and found raylets at Z ...``, ``Ray is trying to
 start at A, but is already running at B``, ``Some Ray subprocesses exited unexpectedly:`` with the processes
-(``raylet [exit code=1]``) below it.
+(``raylet [exit code=1]``) below it; a Python traceback in Ray's own code (``File ".../ray/_private/services.py",
+line 640, in wait_for_redis_to_start``) with its exception line when the paste has it.
 
 Addresses are kept as printed (``10.0.0.1:6379``); the node ID of a retry is not kept.
 """
@@ -65,6 +66,9 @@ _RUNNING_RE = re.compile(r"\bRay is trying to start at (?P<at>\S{1,80}?), but is
                          r"(?P<running>\S{1,80}?)\.(?:\s|$)")
 _EXITED_RE = re.compile(r"\bSome Ray subprocesses exited unexpectedly\b")
 _EXIT_PROC_RE = re.compile(r"^\s*(?P<proc>[a-z_]{3,40}) \[exit code=(?P<code>-?\d{1,4})\]")
+_TRACEBACK_RE = re.compile(r"^Traceback \(most recent call last\):")
+_RAY_FRAME_RE = re.compile(r"^File \"[^\"]{0,300}?[/\\]ray[/\\][^\"]{1,200}\", line \d{1,7}, in (?P<func>[\w<>.]{1,80})$")
+_EXCEPTION_RE = re.compile(r"^(?:[A-Za-z_][\w.]{0,80}\.)?[A-Z]\w{0,60}(?:Error|Exception|Exit|Interrupt)(?::\s?.{0,300})?$")
 
 
 @dataclass
@@ -83,7 +87,9 @@ class RayStart:
     /dev/shm had (bytes) when the object store fell back to /tmp; ``gcs_rpc_failures``: requests to the GCS that
     failed (``Failed to send request to gcs, reconnecting``); ``gcs_unavailable``: gRPC said ``UNAVAILABLE``;
     ``stopped``: what ``ray stop`` printed, (processes stopped, processes found): ``Stopped all 4 Ray processes``
-    is (4, 4), ``Stopped only 2 out of 3`` (2, 3), ``Did not find any active Ray processes`` (0, 0)."""
+    is (4, 4), ``Stopped only 2 out of 3`` (2, 3), ``Did not find any active Ray processes`` (0, 0);
+    ``traceback``: (the last function of Ray's own code in a Python traceback, or None when no frame of Ray's is
+    shown; the exception line, cut to 300 characters, or None when the paste stops before it), None without one."""
 
     local_ip: str | None = None
     started: bool = False
@@ -101,6 +107,7 @@ class RayStart:
     gcs_rpc_failures: int = 0
     gcs_unavailable: bool = False
     stopped: tuple[int, int] | None = None
+    traceback: tuple[str | None, str | None] | None = None
 
 
 def parse_ray_start(text: str) -> RayStart:
@@ -143,6 +150,13 @@ def parse_ray_start(text: str) -> RayStart:
             out.subprocesses_exited = True
         elif out.subprocesses_exited and (m := _EXIT_PROC_RE.match(s)) and len(out.exited) < 16:
             out.exited.append((m.group("proc"), int(m.group("code"))))
+        if _TRACEBACK_RE.match(s):
+            out.traceback = out.traceback or (None, None)
+        elif out.traceback is not None and out.traceback[1] is None:
+            if m := _RAY_FRAME_RE.match(s):
+                out.traceback = (m.group("func"), None)
+            elif _EXCEPTION_RE.match(s):
+                out.traceback = (out.traceback[0], s[:300])
     if out == RayStart():  # no line of it was read
         raise ParseError(COMMAND, "no line of `ray start`'s output found (expected `Local node IP: ...`, "
                                   "`Ray runtime started.` or one of its errors)")

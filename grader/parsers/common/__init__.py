@@ -101,6 +101,10 @@ class CleanText(str):
 
 _TYPOGRAPHIC_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 _BULLET_RE = re.compile(r"^[ \t]*+\u2022[ \t]++", re.M)
+_ONE_LETTER_LOGGER_RE = re.compile(r"^[IWEFD] \d\d-\d\d \d\d:\d\d:\d\d [\w.-]{1,60}:\d{1,6}\] ", re.M)
+"""A Python logger's prefix of one letter, date and file:line (``I 03-15 02:13:41 backend_utils.py:521] ``, as SkyPilot
+prints another tool's output through it): the tool's own line follows. vLLM's ``INFO 03-15 ...`` is its log's own
+shape and stays."""
 
 
 def clean_lines(text: str | bytes) -> list[str]:
@@ -111,6 +115,7 @@ def clean_lines(text: str | bytes) -> list[str]:
     characters (tabs are kept), byte-order marks and non-breaking spaces, a forum's typographic quotes (‘’ “” become
     ' and ") and list bullets (``• `` at a line's start), Markdown bold around a figure, an
     address or a whole line (``**5544.28**`` is ``5544.28``), ``<pre>``/``<code>`` at a line's ends, trailing blanks,
+    a one-letter logger's prefix (``I 03-15 02:13:41 backend_utils.py:521] ``, :data:`_ONE_LETTER_LOGGER_RE`),
     and sudo password prompts in any language (``[sudo] Passwort für x:``; a line holding only
     the prompt becomes blank, output after it on the same line is kept). A run of 1,000 digits or more
     (:data:`HUGE_NUMBER_DIGITS`: no command prints one) becomes ``<a N-digit number>``, which no reader takes
@@ -141,6 +146,8 @@ def clean_lines(text: str | bytes) -> list[str]:
     if "[" in text and ("ESC[" in text or "\\" in text):
         text = _WORD_ANSI_RE.sub("", text)
     text = _LOST_ESC_RE.sub("", text)
+    if "] " in text and _ONE_LETTER_LOGGER_RE.search(text, 0, 4096):
+        text = _ONE_LETTER_LOGGER_RE.sub("", text)
     if "**" in text:
         text = _MD_BOLD_LINE_RE.sub(r"\1\2", _MD_BOLD_NUMBER_RE.sub(r"\1", text))
     if "<" in text and ("<pre>" in text or "<code>" in text or "</pre>" in text or "</code>" in text):
@@ -217,6 +224,9 @@ _PROMPT_FIRST = frozenset("($%I!>P#~]")
 ``>>>``, ``PS C:\\>``, ``# cmd``, ``~]# cmd``): a line with neither one nor an ``@`` (nor cmd.exe's ``C:\\>``, nor a
 cut ``dir]# ``) is no prompt."""
 _ROOT_PROMPT_RE = re.compile(r"^#\s+(?P<cmd>(?P<prog>[\w./-]+)(?:\s.*)?)$")
+_BARE_PROMPT_RE = re.compile(r"^>\s+(?P<cmd>(?P<prog>[\w./-]+)(?:\s.*)?)$")
+"""``> ip link``: a prompt of ``>`` alone (PS1='> ', or a command quoted in a forum post), taken for one only before a
+program of PROMPT_PROGRAMS, as ``# cmd`` is (a shell's continuation lines, ``> --name x``, are not)."""
 _PATH_PROMPT_RE = re.compile(r"^[~/][\w./~-]*[$#]\s+(?P<cmd>(?P<prog>[\w./-]+)(?:\s.*)?)$")
 """A prompt that is only the working directory (``/workspace# ray status``: a container's shell with ``PS1='\\w# '``),
 taken for one only before a program of PROMPT_PROGRAMS, as ``# cmd`` is."""
@@ -256,11 +266,13 @@ def parse_prompt(line: str) -> Prompt | None:
 
     Recognised: ``user@host:path$ cmd`` (also ``#`` for root, a ``(venv)`` prefix),
     ``[user@host dir]$ cmd``, zsh ``user@host ~ % cmd``, ``$ cmd``, notebook ``!cmd``,
-    ``# cmd`` and ``/dir# cmd`` only when cmd starts with a known program (PROMPT_PROGRAMS), and
+    ``# cmd``, ``/dir# cmd`` and ``> cmd`` only when cmd starts with a known program (PROMPT_PROGRAMS), and
     ``# command: cmd`` headers.
     """
     s = line.strip()
     if s[:1] in ("/", "~") and (m := _PATH_PROMPT_RE.match(s)) and m.group("prog").rsplit("/", 1)[-1] in PROMPT_PROGRAMS:
+        return Prompt(m.group("cmd").strip())
+    if s[:2] == "> " and (m := _BARE_PROMPT_RE.match(s)) and m.group("prog").rsplit("/", 1)[-1] in PROMPT_PROGRAMS:
         return Prompt(m.group("cmd").strip())
     if not s or ("@" not in s and s[0] not in _PROMPT_FIRST and s[1:3] != ":\\"
                  and s.find("]# ", 0, 80) < 0 and s.find("]$ ", 0, 80) < 0):  # no pattern below can match: most lines

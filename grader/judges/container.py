@@ -1,0 +1,87 @@
+"""Judge of a container started in the background (``docker run -d``, grader.parsers.docker_run): what it printed is
+only its ID, so what can be judged is the command that started it, where a multi-node Ray or vLLM container is
+often set up wrong: the loopback address given as the head's or as this node's own (other machines cannot reach
+127.0.0.1: Ray's ``ray start`` and vLLM's VLLM_HOST_IP docs), and a Ray node started without the host's network
+(NVIDIA's run_cluster.sh runs its containers with ``--network host``; in a bridge network Ray registers the
+container's own 172.17.x.x address, which the other machine cannot reach).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..parsers.common import command_argv
+from .common import info, option_value, warn
+from .model import Finding, Summary
+
+_ADDRESS_VARS = ("VLLM_HOST_IP", "MASTER_ADDR", "RAY_ADDRESS")
+_IFNAME_VARS = ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME")
+
+
+def _loopback(value: str) -> bool:
+    host = value.split("://", 1)[-1].rsplit(":", 1)[0] if value.count(":") == 1 or "://" in value else value
+    return host.startswith("127.") or host in ("localhost", "::1")
+
+
+def container_env(argv: list[str]) -> dict[str, str]:
+    """``-e NAME=VALUE`` / ``--env NAME=VALUE`` / ``--env=NAME=VALUE`` of a ``docker run`` argv (a bare ``-e NAME``
+    passes the caller's value, unknown here, and is left out)."""
+    env: dict[str, str] = {}
+    for i, arg in enumerate(argv):
+        value = (argv[i + 1] if i + 1 < len(argv) else "") if arg in ("-e", "--env") else \
+            arg.split("=", 1)[1] if arg.startswith(("--env=", "-e=")) else None
+        if value and "=" in value:
+            name, _, val = value.partition("=")
+            env[name] = val
+    return env
+
+
+def ray_starts(argv: list[str]) -> list[list[str]]:
+    """The ``ray start ...`` commands a ``docker run`` argv runs (as its command, or in a ``-c "..."`` string), each
+    as its own argv."""
+    found = []
+    for i, arg in enumerate(argv):
+        if " " in arg and "ray start" in arg:
+            found.append(command_argv(arg[arg.index("ray start"):]))
+        elif arg.rsplit("/", 1)[-1] == "ray" and argv[i + 1:i + 2] == ["start"]:
+            found.append(argv[i:])
+    return found
+
+
+def summarise_docker_run(run: Any, command: str | None) -> Summary:
+    """``docker run -d``'s output (a DockerRun) and the command that printed it, judged (module docstring)."""
+    argv = command_argv(command)
+    name = option_value(argv, "--name")
+    cid = run.container_id[:12] if run.container_id else None
+    findings: list[Finding] = [info(
+        (f"The container {cid}" if cid else "The container") + (f" ({name})" if name else "")
+        + (" started in the background" if cid else " was being created (the paste stops before its ID)")
+        + (", after pulling its image" if run.pulled else "") + ": what it prints is in `docker logs "
+        + (name or cid or "<container>") + "`, not here.")]
+    starts = ray_starts(argv)
+    env = container_env(argv)
+    for start in starts:
+        head = option_value(start, "--address")
+        if head and _loopback(head) and "--head" not in start:
+            findings.append(warn(f"The container's `ray start --address={head}` joins this machine itself: a worker "
+                                 "on another machine than the head finds no head there (Ray dials this machine's own "
+                                 "address instead). Give the head's address on the link the nodes share."))
+    for var in _ADDRESS_VARS:
+        if starts and var in env and _loopback(env[var]):
+            findings.append(warn(f"`-e {var}={env[var]}` names the loopback address in a container that joins a Ray "
+                                 "cluster: the other machine cannot reach it. Give this node's (or, for MASTER_ADDR "
+                                 "and RAY_ADDRESS, the head's) address on the link the nodes share."))
+    for var in _IFNAME_VARS:
+        if starts and env.get(var) == "lo":
+            findings.append(warn(f"`-e {var}=lo` keeps that traffic on the loopback interface: across machines "
+                                 "name the interface of the link the nodes share (on a Spark, a QSFP twin)."))
+    network = option_value(argv, "--network", "--net")
+    if starts and network != "host":
+        findings.append(warn("This container runs a Ray node " + (f"in the `{network}` network" if network else
+                             "without `--network host` (in docker's bridge network)") + ": Ray registers the "
+                             "container's own address (172.17.x.x), which the other machine cannot reach. Start it "
+                             "with `--network host`, as NVIDIA's run_cluster.sh does."))
+    facts = {"container_id": run.container_id, "pulled": run.pulled, "name": name, "network": network,
+             "env": {k: v for k, v in env.items() if k in _ADDRESS_VARS + _IFNAME_VARS},
+             "ray_starts": [" ".join(s[:6]) for s in starts]}
+    return facts, findings

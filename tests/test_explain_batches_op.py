@@ -1,0 +1,144 @@
+"""Shapes the blind corpus batches o and p (tests/fixtures/field/corpus, 2026-12-05) found explain misreading, each
+on a short sample in the shape of the real output its comment names, with the values worked out by hand."""
+
+from __future__ import annotations
+
+from grader.explain import explain
+from grader.parsers.ibstat import parse_ibstat
+from grader.parsers.iproute import parse_ip_addr
+from tests.conftest import levels, messages
+
+# ifupdown2#319 (corpus o017): an SR-IOV PF nobody enabled, `ip link` behind a bare `> ` prompt
+PF_DOWN = """> ip link
+1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 qdisc noqueue state UNKNOWN mode DEFAULT group default qlen 1000
+    link/loopback 00:00:00:00:00:00 brd 00:00:00:00:00:00
+2: enp1s0f0np0: <BROADCAST,MULTICAST> mtu 1500 qdisc noop state DOWN mode DEFAULT group default qlen 1000
+    link/ether 68:05:ca:00:00:84 brd ff:ff:ff:ff:ff:ff
+    vf 0     link/ether ba:4e:ac:00:00:ef brd ff:ff:ff:ff:ff:ff, spoof checking on, link-state auto, trust off
+    vf 1     link/ether ba:4e:ac:00:00:f0 brd ff:ff:ff:ff:ff:ff, spoof checking on, link-state auto, trust off
+"""
+
+
+def test_an_interface_nobody_enabled_is_not_a_cable_fault():
+    """No UP flag (qdisc noop) is administratively down: `ip link set ... up`, whatever the cable. With SR-IOV VFs on
+    it the PF is meant to work (a fail); on another host than a Spark, a Spark's twin name means nothing (no playbook
+    advice); a bare `> ` prompt before a known program is a prompt."""
+    assert [i.vfs for i in parse_ip_addr(PF_DOWN.split("\n", 1)[1])] == [0, 2]
+    (s,) = explain(PF_DOWN, host="other")
+    assert s.command == "ip link" and levels(s).count("fail") == 1
+    said = messages(s)
+    assert "administratively down" in said and "2 shown" in said and "sudo ip link set enp1s0f0np0 up" in said
+    assert "cable" not in said.lower() and "playbook" not in said
+    (s,) = explain("\n".join(x for x in PF_DOWN.splitlines() if " vf " not in x) + "\n", host="spark")
+    assert levels(s).count("fail") == 1 and "Administratively down (no UP flag: enp1s0f0np0)" in messages(s, "fail")
+
+
+# Mooncake#1617 (corpus o014): AMD AI NICs whose only RoCE v2 GID beyond fe80 is a ULA IPv6 one
+ULA = """DEV     PORT    INDEX   GID                                     IPv4            VER     DEV
+---     ----    -----   ---                                     ------------    ---     ---
+rocep105s0      1       0       fe80:0000:0000:0000:0690:81ff:fe00:0101                 v2      enp105s0
+rocep105s0      1       1       fd93:16d3:59b6:010d:0690:81ff:fe00:0101                 v2      enp105s0
+rocep193s0f0    1       0       fe80:0000:0000:0000:7ec2:55ff:fe00:0201                 v1      enp193s0f0np0
+rocep193s0f0    1       1       fe80:0000:0000:0000:7ec2:55ff:fe00:0201                 v2      enp193s0f0np0
+n_gids_found=4
+"""
+
+
+def test_a_routable_ipv6_gid_is_not_called_link_local():
+    (s,) = explain(ULA, host="other")
+    warned = messages(s, "warn")
+    assert "rocep105s0 has no IPv4 RoCE v2 GID, but RoCE v2 GID index 1 carries the IPv6 address fd93:" in warned
+    assert "NCCL_IB_ADDR_FAMILY=AF_INET6" in warned and "rocep105s0 has only link-local" not in messages(s)
+    assert "fail" not in levels(s)  # the fe80-only device beside it is one without an address: a note
+
+
+# gpud#482 and gpud#752 (corpus o002, o003): an InfiniBand port that lost its link, and ibstat stopped by ibpanic
+LOST = """CA 'mlx5_10'
+\tCA type: MT4129
+\tNumber of ports: 1
+\tFirmware version: 28.39.1002
+\tPort 1:
+\t\tState: Down
+\t\tPhysical state: Polling
+\t\tRate: 10
+\t\tBase lid: 868
+\t\tLMC: 0
+\t\tSM lid: 334
+\t\tLink layer: InfiniBand
+"""
+
+
+def test_an_infiniband_port_that_keeps_its_lid_lost_its_link():
+    [ca] = parse_ibstat(LOST)
+    assert (ca.ports[0].base_lid, ca.ports[0].sm_lid) == (868, 334)
+    (s,) = explain(LOST)
+    assert "mlx5_10 port 1 is Down/Polling, yet it keeps the LID 868" in messages(s, "fail")
+    never = LOST.replace("Base lid: 868", "Base lid: 0").replace("SM lid: 334", "SM lid: 0")
+    (s,) = explain(never)
+    assert "fail" not in levels(s)  # never given a LID: an unused port, as before
+    cut = LOST + "ibpanic: [1323906] main: stat of IB device 'mlx5_8' failed: No such file or directory\n"
+    cas = parse_ibstat(cut)
+    assert [c.ca for c in cas] == ["mlx5_10"] and cas.panic.startswith("ibpanic: [1323906]")
+    (s,) = explain(cut)
+    assert s.error is None and "the devices after mlx5_10 are missing" in messages(s, "warn")
+
+
+# skypilot#573 (corpus o009): ray status printed through a one-letter logger, cut before its Resources section
+PREFIXED = "".join(f"I 03-15 02:13:41 backend_utils.py:521] {x}\n" for x in (
+    "======== Autoscaler status: 2022-03-15 02:13:39.085605 ========", "Node status",
+    "---------------------------------------------------------------", "Healthy:", " 1 ray_head_default",
+    "Pending:", " 10.138.0.63: ray_worker_default, setting-up", "Recent failures:"))
+
+
+def test_a_logger_prefix_is_read_through_and_a_cut_status_claims_no_gpu_count():
+    (s,) = explain(PREFIXED)
+    assert s.kind == "ray-status" and "10.138.0.63" in messages(s) and "setting-up" in messages(s)
+    assert "no GPU" not in messages(s)  # the paste stops before the Resources section
+
+
+def test_a_ping_cut_after_its_first_line_is_not_a_proven_loss():
+    """multizone#20 (corpus o016): 1473 bytes of payload is a 1501-byte packet; the paste stops at the PING line."""
+    (s,) = explain("$ ping -s 1473 192.168.0.1\nPING 192.168.0.1 (192.168.0.1) 1473(1501) bytes of data.\n",
+                   host="other")
+    assert levels(s)[0] == "warn" and "No reply shown" in messages(s) and "1501-byte" in messages(s)
+    assert "Spark" not in messages(s) and "-s 1472" in messages(s)
+
+
+def test_iperf3_reads_a_port_range_as_its_first_port():
+    """esnet iperf#1751 (corpus c024): `-p 5201-5203` is atoi'd to 5201."""
+    (s,) = explain("$ iperf3 -c server.example -p 5201-5203\niperf3: error - unable to connect to server - server may "
+                   "have stopped running or use a different port, firewall issue, etc.: Connection refused\n")
+    assert "iperf3 read `5201-5203` as 5201" in messages(s, "fail")
+
+
+def test_nccl_tests_of_header_lines_alone_is_read():
+    """nccl-tests#107 (corpus p015): mpirun of a build without MPI; two `# Rank 0` lines and no data row, every line
+    a `#` one."""
+    text = ("$ mpirun -host localhost,172.31.20.228 -np 2 ./build/all_reduce_perf -b 1250M -e 1250M -g 1\n"
+            "# nThread 1 nGpus 1 minBytes 1310720000 maxBytes 1310720000 step: 1048576(bytes) warmup iters: 5 iters: 20 "
+            "validation: 1\n#\n# Using devices\n"
+            "#   Rank  0 Pid   1320 on ip-172-31-20-228 device  0 [0x00] Tesla V100-SXM2-16GB\n"
+            "#   Rank  0 Pid   2066 on ip-172-31-22-230 device  0 [0x00] Tesla V100-SXM2-16GB\n")
+    (s,) = explain(text)
+    assert s.error is None and "built without MPI" in messages(s, "fail")
+
+
+def test_an_average_over_rows_cut_above_is_a_note():
+    """nccl-tests#119 (corpus p014): the tail of a table, no header: the average covers rows not pasted."""
+    row = "   {0}   {1}     float     sum      -1   2560.7   49.96   95.75      0   2556.2   50.05   95.92      0\n"
+    text = row.format(127926280, 31981570) + row.format(133169160, 33292290) + "# Out of bounds values : 0 OK\n" \
+        "# Avg bus bandwidth    : 84.8558\n"
+    (s,) = explain(text, host="other")
+    assert "warn" not in levels(s) and "The paste starts inside the table" in messages(s, "info")
+    assert "several NICs" in messages(s)  # 95.8 GB/s over machines: NICs on their own PCIe links, not NVLink alone
+
+
+def test_gdrdma_in_a_piece_of_a_line_is_not_gpudirect_off():
+    """vllm#15100 (corpus p010): Ray's forwarding cut a channel line; `/GDRDMA` is in a piece of it."""
+    text = ("(RayWorkerWrapper pid=637, ip=10.244.1.196) host-1:637:15023 [4] NCCL INFO Channel 12/0 : 5[5] -> 12[4] "
+            "[receive] via NET/IB/0\n(RayWorkerWrapper pid=636, ip=10.244.1.196) T/IB/7/GDRDMA\n"
+            "(RayWorkerWrapper pid=636, ip=10.244.1.196) host-1:636:15017 [3] NCCL INFO Connected all rings\n")
+    (s,) = explain(text, kind="nccl-log", host="other")
+    assert "GPUDirect RDMA is off" not in messages(s) and "GPUDirect RDMA is on" in messages(s)
+    (s,) = explain(text.replace("T/IB/7/GDRDMA", "T/IB/7"), kind="nccl-log", host="other")
+    assert "GPUDirect RDMA is off" in messages(s, "warn")
