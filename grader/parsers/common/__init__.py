@@ -272,13 +272,14 @@ def parse_prompt(line: str) -> Prompt | None:
     s = line.strip()
     if s[:1] in ("/", "~") and (m := _PATH_PROMPT_RE.match(s)) and m.group("prog").rsplit("/", 1)[-1] in PROMPT_PROGRAMS:
         return Prompt(m.group("cmd").strip())
-    if s[:2] == "> " and (m := _BARE_PROMPT_RE.match(s)) and m.group("prog").rsplit("/", 1)[-1] in PROMPT_PROGRAMS:
-        return Prompt(m.group("cmd").strip())
-    if not s or ("@" not in s and s[0] not in _PROMPT_FIRST and s[1:3] != ":\\"
-                 and s.find("]# ", 0, 80) < 0 and s.find("]$ ", 0, 80) < 0):  # no pattern below can match: most lines
+    if not s or ("@" not in s and (s[0] not in _PROMPT_FIRST or s[0] == "I" and s[1:3] != "n "  # `In [3]:` only
+                                   or s[0] == "P" and s[1:3] != "S ")  # `PS C:\\>` only: not INFO, not PASSED
+                 and s[1:3] != ":\\" and s.find("]# ", 0, 80) < 0 and s.find("]$ ", 0, 80) < 0):  # most lines
         return None
     if s[0] == "(" and "@" not in s and "$" not in s and "%" not in s:  # "(venv) " is a prompt's only before these
         return None  # a log line behind a process prefix: "(EngineCore_DP0 pid=1) ..."
+    if s[0] == ">" and s[1:2] == " " and (m := _BARE_PROMPT_RE.match(s)):
+        return Prompt(m.group("cmd").strip()) if m.group("prog").rsplit("/", 1)[-1] in PROMPT_PROGRAMS else None
     if s[0] != "#":  # only the two "#" forms below start with "#", and none of _PROMPT_RES does
         for regex in _PROMPT_RES if _ANY_PROMPT(s) else ():  # one search says whether one of them matches
             m = regex.match(s)
