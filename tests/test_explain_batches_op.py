@@ -142,3 +142,52 @@ def test_gdrdma_in_a_piece_of_a_line_is_not_gpudirect_off():
     assert "GPUDirect RDMA is off" not in messages(s) and "GPUDirect RDMA is on" in messages(s)
     (s,) = explain(text.replace("T/IB/7/GDRDMA", "T/IB/7"), kind="nccl-log", host="other")
     assert "GPUDirect RDMA is off" in messages(s, "warn")
+
+
+def test_a_topology_with_glued_columns_behind_an_oh_my_zsh_prompt():
+    """vllm#13855 (corpus p004): tab stops lost (`NODENODE`, `NIC8NIC9`), the prompt oh-my-zsh's `➜  ~`; eight GPUs
+    all joined by NV18 are said once (28 pairs = 8 x 7 / 2), not pair by pair."""
+    rows = []
+    for i in range(8):
+        cells = ["NV18"] * 8
+        cells[i] = " X "
+        nic = "PXB\tNODENODE" if i < 4 else "NODE\tNODEPXB"
+        rows.append(f"GPU{i}\t" + "\t".join(cells) + f"\t{nic}\t0-55\t0\t\tN/A")
+    text = ("(base) \u279c  ~ nvidia-smi topo -m\n\n\tGPU0\tGPU1\tGPU2\tGPU3\tGPU4\tGPU5\tGPU6\tGPU7\tNIC0\tNIC1NIC2"
+            "\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n" + "\n".join(rows) + "\n")
+    (s,) = explain(text)
+    assert s.command == "nvidia-smi topo -m" and s.error is None
+    nv = [m for m in messages(s).split("\n") if "NV18" in m]
+    assert "NV18 between every pair of the 8 GPUs (28 pairs)" in messages(s, "ok") and len(nv) == 1
+
+
+def test_nvidia_smi_q_names_the_gpus_and_a_unified_memorys_na():
+    """nomad-device-nvidia#87 (corpus p002): a GB10's `-q` cut with a poster's `..`: its BAR1 N/A is expected."""
+    text = ("$ nvidia-smi -q\n\n==============NVSMI LOG==============\n\nDriver Version                            : "
+            "580.95.05\n\nAttached GPUs                             : 1\nGPU 0000000F:01:00.0\n    Product Name      "
+            "                    : NVIDIA GB10\n..\n    BAR1 Memory Usage\n        Total                             : "
+            "N/A\n        Used                              : N/A\n")
+    (s,) = explain(text)
+    said = messages(s)
+    assert "1 GPU: NVIDIA GB10 (0000000F:01:00.0); driver 580.95.05." in said and "BAR1 memory N/A, as expected" in said
+    assert set(levels(s)) == {"info"}
+
+
+def test_the_cpu_backend_is_named_from_its_own_files():
+    """vllm#39910 (corpus p013): no `detected platform` line, but `cpu_model_runner.py` logs only on the CPU."""
+    text = ("(EngineCore pid=127) INFO 04-15 13:41:18 [kv_cache_utils.py:1319] GPU KV cache size: 1,126,400 tokens\n"
+            "(Worker pid=185) INFO 04-15 13:41:24 [cpu_model_runner.py:116] Warming up model for the compilation...\n")
+    (s,) = explain(text)
+    assert s.facts["platform"] == "cpu" and "platform cpu" in messages(s)
+
+
+def test_cpus_held_in_placement_groups_are_said():
+    """mars#2768 (corpus o007): `4.0/8.0 CPU (4.0 used of 4.0 reserved in placement groups)`."""
+    text = ("======== Autoscaler status: 2022-03-01 14:54:03.979654 ========\nNode status\n"
+            "---------------------------------------------------------------\nHealthy:\n 2 local.cluster.node\n"
+            "Pending:\n (no pending nodes)\nRecent failures:\n (no failures)\n\nResources\n"
+            "---------------------------------------------------------------\nUsage:\n"
+            " 4.0/8.0 CPU (4.0 used of 4.0 reserved in placement groups)\n 0.00/13.457 GiB memory\n"
+            " 0.97/6.204 GiB object_store_memory\n\nDemands:\n (no resource demands)\n")
+    (s,) = explain(text)
+    assert "CPUs 4/8 in use (4 used of 4 reserved in placement groups" in messages(s)

@@ -132,7 +132,14 @@ def summarise_topo(t: Any, command: str | None) -> Summary:
         if len(numa) >= 2 and len(set(numa.values())) == 1:
             beside += (" Both cards sit" if len(numa) == 2 else f" All {len(numa)} cards sit") + \
                 f" on NUMA node {next(iter(numa.values()))}: no CPU-to-CPU hop between them."
-    for a, b, code in pairs:
+    nv = [(a, b, code) for a, b, code in pairs if link_family(code or "") == "NV"]
+    folded = nv if len(nv) > 3 and len({c for _, _, c in nv}) == 1 else []  # an NVLink server: every pair alike
+    if folded:  # said once
+        gpus = sorted({g for a, b, _ in nv for g in (a, b)}, key=lambda g: int(re.sub(r"\D", "", g) or 0))
+        findings.append(ok(f"{nv[0][2]} between every pair of the {len(gpus)} GPUs ({len(nv)} pairs): "
+                           f"{LINK_MEANING['NV']}." if len(nv) == len(gpus) * (len(gpus) - 1) // 2 else
+                           f"{nv[0][2]} between {len(nv)} pairs of GPUs: {LINK_MEANING['NV']}."))
+    for a, b, code in (p for p in pairs if p not in folded):
         fam = link_family(code or "")
         if fam == "NV":
             findings.append(ok(f"{a}-{b}: {code}, {LINK_MEANING['NV']}. An NVLink bridge is what consumer pairs "
@@ -332,14 +339,37 @@ def summarise_q(q: Any, command: str | None) -> Summary:
             findings.append(ok(f"GPU {g.bus_id}: not throttled: no power cap, thermal or hardware slowdown is Active"
                                + ("; `Idle` is Active: nothing ran on it at that moment, so its clocks were allowed "
                                   "down." if g.clock_event("Idle") else ".")))
-        findings += _temperature_findings(g) + _clock_findings(g)
-    if not findings:
+        findings += _temperature_findings(g) + _clock_findings(g) + _memory_na_findings(g)
+    named = [f"{g.product_name} ({g.bus_id})" for g in q.gpus if g.product_name]
+    if named:
+        findings.insert(0, info(f"{len(named)} GPU{'s' if len(named) > 1 else ''}: {', '.join(named)}"
+                                + (f"; driver {q.driver_version}" if q.driver_version else "") + "."))
+    if not [f for f in findings if not f.message.startswith(f"{len(named)} GPU")]:
         findings.append(info("Nothing here about the PCIe link or power: try `nvidia-smi -q -d POWER,PCIE`."))
     if any(g.bus_id == FRAGMENT_GPU for g in q.gpus):
         findings.append(info("A fragment of `nvidia-smi -q`: sections without the `GPU <bus id>` line above them, read "
                              "as one GPU's; lines before the first heading in the paste belong to a section cut off "
                              "above it (paste from `==NVSMI LOG==` to say which)."))
     return {"driver_version": q.driver_version, "gpus": gpus}, findings
+
+
+_UNIFIED = ("GB10", "GH200", "GB200", "GB300")
+"""GPUs that share one memory with a Grace CPU (NVLink-C2C) or, on a GB10, are that memory: nvidia-smi has no frame
+buffer or BAR1 figure of its own for them."""
+
+
+def _memory_na_findings(g: Any) -> list[Finding]:
+    """``FB Memory Usage`` / ``BAR1 Memory Usage`` given as N/A: normal where the GPU shares the CPU's memory."""
+    gone = [s.split(" Memory")[0] for s in ("FB Memory Usage", "BAR1 Memory Usage")
+            if str(g.get(s, "Total") or "").strip("[] ") in ("N/A", "Not Supported")]
+    if not gone:
+        return []
+    name = g.product_name or ""
+    if any(u in name.upper() for u in _UNIFIED):
+        return [info(f"GPU {g.bus_id} ({name}): {' and '.join(gone)} memory N/A, as expected: its GPU shares one "
+                     "memory with the CPU (unified on a GB10, coherent over NVLink-C2C on a Grace Hopper or Blackwell), "
+                     "so there is no memory of its own (or aperture) to report. Read the memory with `free -h`.")]
+    return [info(f"GPU {g.bus_id}: {' and '.join(gone)} memory N/A: this card or driver gives no figure.")]
 
 
 def _clock_findings(g: Any) -> list[Finding]:

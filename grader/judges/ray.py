@@ -110,7 +110,10 @@ def summarise_ray(st: RayStatus, command: str | None) -> Summary:
     if cpu or mem:
         parts = []
         if cpu:
-            parts.append(f"CPUs {fmt_count(cpu[0])}/{fmt_count(cpu[1])} in use")
+            pg = st.placement_groups.get("CPU")
+            parts.append(f"CPUs {fmt_count(cpu[0])}/{fmt_count(cpu[1])} in use" + (
+                f" ({fmt_count(pg[0])} used of {fmt_count(pg[1])} reserved in placement groups: an actor or job holds "
+                "them)" if pg and pg[1] else ""))
         if mem:
             parts.append(f"memory {mem[0] / GIB:.2f}/{mem[1] / GIB:.2f} GiB")
         obj = st.resources.get("object_store_memory")

@@ -17,6 +17,14 @@ most); more is not nvidia-smi output, and every pair of them would be judged (qu
 _TOPO_CODE_RE = re.compile(r"^(?:X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)$")
 _TOPO_DEV_RE = re.compile(r"^(?:GPU\d+|NIC\d+|mlx5_\d+)$")
 _TOPO_HEADER_RE = re.compile(r"GPU\d+|NIC\d+|mlx5_\d+|CPU Affinity|NUMA Affinity|GPU NUMA ID")
+_GLUED_CODES_RE = re.compile(r"^(?:X|NV\d{1,3}|PIX|PXB|PHB|NODE|SYS|SOC){2,8}$")
+_ONE_CODE_RE = re.compile(r"X|NV\d{1,3}|PIX|PXB|PHB|NODE|SYS|SOC")
+
+
+def _unglued(tokens: list[str]) -> list[str]:
+    """``tokens`` with link codes a lost tab stop glued together read apart (``NODENODE`` is NODE, NODE; the header's
+    ``NIC8NIC9`` is read apart by its own pattern)."""
+    return [c for t in tokens for c in (_ONE_CODE_RE.findall(t) if _GLUED_CODES_RE.match(t) else (t,))]
 _NIC_LEGEND_RE = re.compile(r"^\s*(?P<nic>NIC\d+)\s*:\s*(?P<dev>\S+)\s*$")
 # any legend row ``CODE = meaning`` (nvidia-smi adds codes over versions: ``DR = Disabled by regkey``)
 _LEGEND_RE = re.compile(r"^\s*(?:X|SYS|NODE|PHB|PXB|PIX|NV#|SOC|OK|CNS|GNS|TNS|NS|U|DR|[A-Z][A-Z0-9#]{0,7})\s+=\s")
@@ -108,6 +116,7 @@ def parse_topo_matrix(text: str) -> TopoMatrix:
             raise fail_on_line("nvidia-smi topo", line, "expected the matrix header (GPU0 GPU1 ... CPU Affinity)")
         if not tokens or not _TOPO_DEV_RE.match(tokens[0]):
             raise fail_on_line("nvidia-smi topo", line, "expected a matrix row starting with GPU<n> or NIC<n>")
+        tokens = _unglued(tokens)
         row = tokens[0]
         cells = tokens[1:1 + len(devices)]
         if not all(_TOPO_CODE_RE.match(c) for c in cells):

@@ -283,6 +283,8 @@ class _State:
             rec.process and _VLLM_PROCS_RE.match(rec.process))  # (once one line is, the others need not be asked)
         if rec.ip and rec.ip not in self.ips:
             self.ips.append(rec.ip)
+        if self.platform is None and rec.source and rec.source.startswith(("cpu_model_runner.py", "cpu_worker.py")):
+            self.platform = "cpu"  # files only vLLM's CPU backend logs from, where no `detected platform` line is
         if not _ANY_GATE(msg):  # no pattern can match: only an event wrapped over this line and those above may
             known = self._event(rec, msg, None) or known
         else:

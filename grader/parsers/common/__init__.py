@@ -217,11 +217,13 @@ _PROMPT_RES = (
     # Windows' cmd.exe (C:\> iperf3 -s), and a Red Hat prompt whose `[user@host` was cut off (`~]# cmd`)
     re.compile(r"^[A-Za-z]:\\[^>]*>\s*(?P<cmd>[A-Za-z].*)$"),
     re.compile(r"^[\w~./-]*\][$#]\s+(?P<cmd>[A-Za-z/.].*)$"),
+    # oh-my-zsh's default theme: ➜  ~ cmd   (base) ➜  repo git:(main) ✗ cmd
+    re.compile(r"^(?:\([^)]*+\)\s*+)*+\u279c\s++\S++(?:\s++git:\([^)]{0,80}\)(?:\s++\u2717)?)?(?:\s++(?P<cmd>.*))?$"),
 )
 _ANY_PROMPT = any_search(_PROMPT_RES)  # all start with "^": a search finds one exactly where one matches
-_PROMPT_FIRST = frozenset("($%I!>P#~]")
+_PROMPT_FIRST = frozenset("($%I!>P#~]\u279c")
 """The first characters of a prompt that shows no ``user@host`` (``$ cmd``, ``(venv) $``, ``!cmd``, ``In [3]:``,
-``>>>``, ``PS C:\\>``, ``# cmd``, ``~]# cmd``): a line with neither one nor an ``@`` (nor cmd.exe's ``C:\\>``, nor a
+``>>>``, ``PS C:\\>``, ``# cmd``, ``~]# cmd``, oh-my-zsh's ``➜  ~ cmd``): a line with neither one nor an ``@`` (nor cmd.exe's ``C:\\>``, nor a
 cut ``dir]# ``) is no prompt."""
 _ROOT_PROMPT_RE = re.compile(r"^#\s+(?P<cmd>(?P<prog>[\w./-]+)(?:\s.*)?)$")
 _BARE_PROMPT_RE = re.compile(r"^>\s+(?P<cmd>(?P<prog>[\w./-]+)(?:\s.*)?)$")
@@ -246,7 +248,7 @@ _HTML_RE = re.compile(r"^(?:</?(?:details|summary|br|p|div|blockquote|kbd|code|b
                       r"(?<=>)|^<(?:details|summary)\b.{0,500}$", re.I)
 _NOISE_FIRST = frozenset("[PpMmCcSsПпパ密`~.…WwAaNnIi<")
 """The first characters of a sudo prompt, a fence, an ellipsis, chatter or markup (the patterns above and below)."""
-_ELLIPSIS_RE = re.compile(r"^(?:\.\.\.|…|\[\.\.\.\]|\[…\])$")
+_ELLIPSIS_RE = re.compile(r"^(?:\.{2,6}|…|\[\.\.\.\]|\[…\])$")  # `..` too: a poster's elision
 _NOISE_RE = re.compile(f"(?i:{_SUDO_RE.pattern})|"
                        + "|".join(f"(?:{r.pattern})" for r in (_FENCE_RE, _ELLIPSIS_RE, _CHATTER_RE, _HTML_RE)))
 """A sudo prompt (any case, as is_sudo_line), a fence, an ellipsis, chatter or markup: the five asked with one match."""
@@ -276,7 +278,7 @@ def parse_prompt(line: str) -> Prompt | None:
                                    or s[0] == "P" and s[1:3] != "S ")  # `PS C:\\>` only: not INFO, not PASSED
                  and s[1:3] != ":\\" and s.find("]# ", 0, 80) < 0 and s.find("]$ ", 0, 80) < 0):  # most lines
         return None
-    if s[0] == "(" and "@" not in s and "$" not in s and "%" not in s:  # "(venv) " is a prompt's only before these
+    if s[0] == "(" and "@" not in s and "$" not in s and "%" not in s and "\u279c" not in s:  # "(venv) " before these
         return None  # a log line behind a process prefix: "(EngineCore_DP0 pid=1) ..."
     if s[0] == ">" and s[1:2] == " " and (m := _BARE_PROMPT_RE.match(s)):
         return Prompt(m.group("cmd").strip()) if m.group("prog").rsplit("/", 1)[-1] in PROMPT_PROGRAMS else None
