@@ -57,7 +57,9 @@ def test_fixture_04_static_then_link_local():
     assert a.facts["interfaces"][0]["mtu"] == 1500 and a.facts["interfaces"][0]["qsfp_port"] == 1
     assert "192.168.100.10/24" in messages(a, "ok")
     # MTU 1500 works (NVIDIA's playbooks keep it) but the course's L1.mtu fails it: said as a warning, as the check does
-    assert levels(a).count("warn") == 1 and "MTU 1500" in messages(a, "warn") and "L1.mtu" in messages(a, "warn")
+    # MTU 1500 is NVIDIA's playbooks' default and works: a note that lesson 1 asks for 9000 (every field corpus reader
+    # of a Spark at 1500 read it so: j004, j011, q001, q002)
+    assert "warn" not in levels(a) and "MTU 1500" in messages(a, "info") and "L1.mtu" in messages(a, "info")
     assert "enP2p1s0f1np1" in messages(a, "info")  # the twin not shown
     warn = messages(b, "warn")
     assert "169.254.35.62/16" in warn and "reboot" in warn and "netplan" in warn

@@ -191,3 +191,87 @@ def test_cpus_held_in_placement_groups_are_said():
             " 0.97/6.204 GiB object_store_memory\n\nDemands:\n (no resource demands)\n")
     (s,) = explain(text)
     assert "CPUs 4/8 in use (4 used of 4 reserved in placement groups" in messages(s)
+
+
+# --------------------------------------------------------------------------- classes q and r
+
+def test_a_persons_arrow_notes_and_a_machines_label_are_left_out():
+    """gx10-cluster's runbook (corpus q003, q008): `<- want BOTH` after rows; ucx#10420 (q021): `client` above the
+    prompt."""
+    text = ("rocep1s0f0   port 1 ==> enp1s0f0np0   (Up)     <- cabled port, partition 0\n"
+            "rocep1s0f1   port 1 ==> enp1s0f1np1   (Down)   <- empty QSFP port\n"
+            "roceP2p1s0f0 port 1 ==> enP2p1s0f0np0 (Up)     <- cabled port, partition 1\n"
+            "roceP2p1s0f1 port 1 ==> enP2p1s0f1np1 (Down)   <- empty QSFP port\n")
+    (s,) = explain(text)
+    assert s.kind == "ibdev2netdev" and s.error is None and "both twins are Up" in messages(s, "ok")
+    sections = explain("client\n$ ibdev2netdev\n" + text)
+    assert [x.kind for x in sections] == ["ibdev2netdev"]
+
+
+def test_show_gids_a_v2_row_cut_off_and_an_infiniband_port():
+    """ucx#10420 (q021): the IPv4 shows on the v1 row, its v2 row is cut; rdma_test (q019): a row with no netdev is
+    an InfiniBand port, not a RoCE one without an address."""
+    head = "DEV     PORT    INDEX   GID                                     IPv4            VER     DEV\n"
+    cut = head + ("mlx5_bond_1     1       0       fe80:0000:0000:0000:a288:c2ff:fe0c:1d02                 v1      bond1\n"
+                  "mlx5_bond_1     1       2       0000:0000:0000:0000:0000:ffff:0a10:270d 10.16.39.13     v1      bond1\n"
+                  "mlx5_bond_1     1       3\n")
+    (s,) = explain(cut, host="other")
+    assert "10.16.39.13 is on its netdev bond1 (RoCE v1 GID index 2); its RoCE v2 row, index 3" in messages(s, "info")
+    assert "has no IPv4" not in messages(s)
+    ib = head + ("mlx5_0  1       0       fe80:0000:0000:0000:268a:07ff:fe0a:1c04                 v2      ens11f0\n"
+                 "mlx5_1  1       0       fe80:0000:0000:0000:248a:0703:000a:1c05                 v1\nn_gids_found=2\n")
+    (s,) = explain(ib, host="other")
+    assert "mlx5_1 has no netdev in this table: an InfiniBand port" in messages(s, "info")
+    assert levels(s).count("warn") == 1 and "fail" not in levels(s)  # mlx5_0, in use or not: show_gids cannot say
+
+
+def test_a_bond_at_200g_on_another_host_is_not_a_spark_port():
+    """ucx#10430 (q015): `ethtool bond0` at 200000Mb/s with --host other."""
+    (s,) = explain("$ ethtool bond0\nSettings for bond0:\n\tSpeed: 200000Mb/s\n\tDuplex: Full\n", host="other")
+    assert "Spark" not in messages(s).replace("not a Spark QSFP", "")
+
+
+def test_a_topology_cut_in_its_rows_says_no_path_is_missing():
+    """nccl#1505 (r004): rows after GPU4 cut: their pairs are not warned about, and NVLink between every pair shown
+    keeps the cards' NUMA spread a note."""
+    cells = lambda i: "\t".join(" X " if j == i else "NV12" for j in range(4))
+    text = ("\tGPU0\tGPU1\tGPU2\tGPU3\tCPU Affinity\tNUMA Affinity\n"
+            + "".join(f"GPU{i}\t{cells(i)}\t0-7\t{3 if i < 2 else 1}\n" for i in range(2)))
+    (s,) = explain(text, host="other")
+    assert "warn" not in levels(s) and "NV12" in messages(s, "ok") and "rows GPU2, GPU3 are missing" in messages(s)
+
+
+def test_sglangs_input_throughput_and_a_prefill_test():
+    """sglang#9428 (r011): 64 prompts of 32k, 2 tokens out: input tok/s is the figure; ITL says nothing."""
+    text = ("============ Serving Benchmark Result ============\nBackend:                                 sglang\n"
+            "Traffic request rate:                    inf\nSuccessful requests:                     64\n"
+            "Benchmark duration (s):                  15.30\nTotal input tokens:                      2097122\n"
+            "Total generated tokens:                  101\nRequest throughput (req/s):              4.18\n"
+            "Input token throughput (tok/s):          137022.74\nOutput token throughput (tok/s):         6.60\n"
+            "==================================================\n")
+    (s,) = explain(text)
+    assert "Input 137,023 tok/s (the prompts' prefill), output 6.6 tok/s" in messages(s)
+    assert "one or two output tokens each" in messages(s)
+
+
+def test_a_command_typed_right_under_another_output():
+    """linux-riscv-dev's notes (q016): `ethtool  ens14f0 | grep -i speed` right under `ethtool -i`'s output."""
+    text = ("ethtool -i ens14f0\ndriver: mlx5_core\nfirmware-version: 14.27.1016 (MT_2420110004)\n"
+            "bus-info: 0000:98:00.0\nethtool  ens14f0 | grep -i speed\n        Speed: 10000Mb/s\n")
+    sections = explain(text, host="other")
+    assert [x.command for x in sections] == ["ethtool -i ens14f0", "ethtool  ens14f0 | grep -i speed"]
+    assert "10000Mb/s" in messages(sections[1])
+
+
+def test_rdma_link_add_prints_nothing_and_container_and_hostpath_prompts():
+    """linux-riscv-dev (q012): `rdma link add` succeeds silently; vllm#15217 (r002) `Singularity> ray status`;
+    (q009) `ubuntu:/home/ubuntu:~$ ibdev2netdev`."""
+    sections = explain("$ rdma link add rxe_eth0 type rxe netdev ens4\n$ rdma link show\n"
+                       "link rxe_eth0/1 state ACTIVE physical_state LINK_UP netdev ens4\n", host="other")
+    assert sections[0].error is None and "prints nothing when it succeeds" in messages(sections[0])
+    (s,) = explain("Singularity> ray status\n======== Autoscaler status: 2025-03-20 20:40:48.252496 ========\n"
+                   "Node status\n---------------------------------------------------------------\nActive:\n"
+                   " 1 node_4c9baf725a0e654\n 1 node_e6107ebf05bbc00\n")
+    assert s.kind == "ray-status" and s.command == "ray status"
+    (s,) = explain("ubuntu:/home/ubuntu:~$ ibdev2netdev\nmlx5_0 port 1 ==> ens4f0 (Down)\n")
+    assert s.kind == "ibdev2netdev" and s.host == "ubuntu"

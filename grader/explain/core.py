@@ -439,11 +439,11 @@ def _explain(text: str, kind: str | None) -> list[Section]:
         items: list[tuple[Section, Any]] = []
         seen: dict[tuple, int] = {}  # an output pasted again (the same kind, command, host and lines): read once
         times: list[int] = []
-        for chunk in split_chunks(text):
+        for chunk in (chunks := split_chunks(text)):
             segs = _segments(chunk)
             for seg in segs:
                 if not seg.n_content and not seg.kind and not changes_state(seg.command) \
-                        or _caption(seg) and len(segs) > 1:
+                        or _caption(seg) and (len(segs) > 1 or len(chunks) > 1):
                     continue  # nothing, or a caption above an output ("Case1 performance data:")
                 spec = _REGISTRY.get(seg.kind) if seg.kind else None
                 fold = repeated_block(seg.lines) if spec and not spec.counts_repeats else None  # megabytes of one excerpt

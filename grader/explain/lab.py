@@ -25,6 +25,7 @@ _METRIC_NAMES = "|".join(re.escape(k) for k in sorted(TEXT_METRICS, key=len, rev
 _BENCH_LINE = re.compile(
     r"^=+ Serving Benchmark Result =+$|^={10,}$"
     r"|^(?:Initial test run completed|Starting main benchmark run|Traffic request rate:|Burstiness factor:)"
+    r"|^(?:batch size|inp len|out len):\s+\d+$"  # the settings SGLang's runs print above their result
     r"|^\d+%\|.*\|\s*\d+/\d+\s*\["
     + r"|^-{3,}(?:Time to First Token|Time per Output Token \(excl\. 1st token\)|Inter-token Latency"
     r"|End-to-end Latency|Client-side Queueing|Queue-inclusive End-to-end Latency)-{3,}$"

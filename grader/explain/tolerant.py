@@ -86,11 +86,18 @@ _EXCEPTION_LINES = ("Traceback (most recent call last):", "During handling of th
 """Python's lines that end in ':' inside a log: never a caption."""
 
 
+_ROLE_LABEL_RE = re.compile(r"^(?:on\s+)?(?:the\s+)?(?:client|server|head|worker|master|node|host|machine|spark|sender"
+                            r"|receiver)(?:[\s_-]?\w{1,12})?(?:\s+side)?$", re.I)
+"""A label naming the machine an output comes from (``client``, ``server side``, ``node 2``, ``on spark-b``)."""
+
+
 def is_caption(lines: list[str] | tuple[str, ...]) -> bool:
     """Whether ``lines`` (a part of a paste no kind reads) are one to three short lines each ending in ':' (``Case1
-    performance data:``, ``**Output:**``) or a person's sentence: words around an output, to leave out."""
+    performance data:``, ``**Output:**``), a person's sentence or a machine's label (``client``): words around an
+    output, to leave out."""
     said = [x.strip().strip("*_ ") for x in lines if x.strip() and not is_noise_line(x)]
-    return 0 < len(said) <= 3 and all(0 < len(x) <= 80 and x[-1] == ":" or is_prose(x) for x in said)
+    return 0 < len(said) <= 3 and all(0 < len(x) <= 80 and x[-1] == ":" or is_prose(x) or _ROLE_LABEL_RE.match(x)
+                                      for x in said)
 
 
 def caption_between(lines: list[str], i: int, begins: Callable[[str], bool]) -> bool:

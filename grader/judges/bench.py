@@ -72,10 +72,11 @@ def describe(result: BenchResult, sent: int | None = None, burst: bool = False, 
         findings.append(info(f"{completed:g} requests succeeded; this output shows neither a `Failed requests` line "
                               "nor how many were sent (its progress bar or --num-prompts), so failures cannot be ruled "
                               "out."))
-    thr = src.get("output_throughput")
+    thr, inp = src.get("output_throughput"), src.get("input_throughput")
     if thr is not None:
-        findings.append(info(f"Output {thr:.1f} tok/s, {src.get('request_throughput') or 0:.2f} req/s"
-                              + (f" over {src['duration']:.2f} s" if src.get("duration") else "") + "."))
+        findings.append(info((f"Input {inp:,.0f} tok/s (the prompts' prefill), output" if inp else "Output")
+                             + f" {thr:.1f} tok/s, {src.get('request_throughput') or 0:.2f} req/s"
+                             + (f" over {src['duration']:.2f} s" if src.get("duration") else "") + "."))
     findings += _offered_findings(result, src)
     lat = []
     for name, label in (("ttft", "TTFT"), ("tpot", "TPOT"), ("itl", "ITL"), ("e2el", "E2EL")):
@@ -97,8 +98,9 @@ def describe(result: BenchResult, sent: int | None = None, burst: bool = False, 
         findings.append(fail("Median TTFT is above median E2E latency: impossible for one run; the file mixes runs "
                               "or was edited."))
     out_tokens = src.get("total_output_tokens")
-    if completed and out_tokens is not None and out_tokens <= completed:
-        findings.append(info(f"{out_tokens:g} tokens generated for {completed:g} requests: one output token each, so "
+    if completed and out_tokens is not None and out_tokens <= 2 * completed:
+        findings.append(info(f"{out_tokens:g} tokens generated for {completed:g} requests: one or two output tokens "
+                              "each, so "
                               "TTFT is the whole request (prefill and queueing) and TPOT/ITL say nothing. That suits a "
                               "prefill or embedding test; to measure decode, set the output length (`--random-output-len`"
                               ", or the dataset's) above 1."))
@@ -154,8 +156,10 @@ def _slowest_graded_tpot() -> tuple[float, str] | None:
 def _decode_findings(result: BenchResult, src: dict[str, Any], burst: bool = False,
                      cap: int | None = None) -> list[Finding]:
     """What TPOT means per request: one token every TPOT ms is 1000 / TPOT tok/s for each stream, at the load
-    the run had. Slower per token than the slowest setup the course grades at concurrency 1 is very slow decode
-    (whatever the model: under load each step serves many requests, but that costs some TPOT, not all of it).
+    the run had. With one stream (or the load not shown), slower per token than the slowest setup the course grades
+    at concurrency 1 is very slow decode. Under a load of several requests each step serves them all, and their
+    prefills, which costs each stream TPOT: there a stream is very slow when it falls behind a person reading it
+    (checks/specs/serving.toml [load]).
     Not when every request was sent at once with no cap (``burst``): then the requests queue and are batched
     as the server can, TTFT holds the wait and TPOT the batch, and neither says how fast one stream decodes.
     The load is the run's concurrency cap (``cap``) or its peak of concurrent requests, the smaller where both are
@@ -176,6 +180,18 @@ def _decode_findings(result: BenchResult, src: dict[str, Any], burst: bool = Fal
     slowest = _slowest_graded_tpot()
     if slowest is None or tpot <= slowest[0]:
         return [info(said)]
+    if load and load > 1:  # many streams share each step (and their prefills): judged by a reader's pace, not c1's
+        from ..calc.specs import row
+        reading = row("serving.toml", "load").graded("reading_tpot_ms")
+        if tpot <= reading:
+            return [info(said + f" With {load:g} requests sharing each step, one stream decodes slower than alone; "
+                         f"it still keeps ahead of a person reading it (one token every {reading:g} ms, checks/specs/"
+                         "serving.toml [load]). Run at `--max-concurrency 1` for the TPOT the lab grades.")]
+        return [warn(said + f" That is very slow decode under this load: each stream falls behind a person reading "
+                     f"it (one token every {reading:g} ms, checks/specs/serving.toml [load]). Lower the concurrency, "
+                     "or check preemptions (`vllm:num_preemptions_total` on /metrics), --enforce-eager and, across "
+                     "nodes, that NCCL uses RDMA (NET/IB), not sockets; `--max-concurrency 1` gives the TPOT the lab "
+                     "grades.")]
     return [warn(said + f" That is very slow decode: slower per token than the slowest setup this course grades "
                  f"decodes one stream ({slowest[0]:g} ms, checks/ranges.toml [{slowest[1]}.lab_tpot_c1_ms], for its "
                  "model). Run at `--max-concurrency 1` to see the TPOT the lab grades; if it stays high, check "

@@ -117,6 +117,8 @@ def summarise_topo(t: Any, command: str | None) -> Summary:
     from ..parsers.nvidia_smi import LINK_MEANING, link_family
     findings: list[Finding] = []
     pairs = t.gpu_pairs()
+    if t.truncated:  # rows cut off the paste: their pairs are not known (the note below says which rows)
+        pairs = [p for p in pairs if p[2] is not None]
     numa = {g: n for g, n in t.numa_affinity.items() if n is not None}
     families = {link_family(c or "") for _, _, c in pairs}
     pcie_view = bool(command) and bool(re.search(r"(?:^|\s)(?:-mp|--matrix_pcie)\b", command))

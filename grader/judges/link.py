@@ -231,9 +231,9 @@ def _mtu_findings(up_twins: list[Any]) -> list[Finding]:
     if in_spark_range("mtu", mtu):  # the range L1.mtu judges with
         return [ok(f"MTU {JUMBO_MTU} (jumbo frames) on {names}. The other Spark must match: check with "
                    f"`ping -c2 -M do -s {JUMBO_PAYLOAD} <peer>`.")]
-    if mtu == 1500:
-        return [warn(f"MTU 1500 on {names}: the default, which NVIDIA's playbooks keep and which works, but this "
-                     f"course's lesson 1 asks for {JUMBO_MTU} (its L1.mtu check fails 1500): NCCL's busbw between "
+    if mtu == 1500:  # not a fault: the readers of the field corpus (j004, j011, q001, q002) all read it so
+        return [info(f"MTU 1500 on {names}: the default, which NVIDIA's playbooks keep and which works, so nothing is "
+                     f"wrong; this course's lesson 1 asks for {JUMBO_MTU} (its L1.mtu check grades that step): NCCL's busbw between "
                      "two Sparks was measured at 18.94-20.95 GB/s at MTU 1500 and 23.74 GB/s with jumbo frames "
                      f"(dgx-spark-playbooks #25, PR #103). The {JUMBO_GUIDES} set `mtu: {JUMBO_MTU}` in netplan on "
                      f"both Sparks; then check with `ping -c2 -M do -s {JUMBO_PAYLOAD} <peer>`.")]
@@ -402,7 +402,7 @@ def _below_both_ends(r: Any, name: str) -> list[Finding]:
 
 
 def _speed_findings(r: Any, name: str) -> list[Finding]:
-    spark_port = r.interface is None or is_qsfp_twin(r.interface)
+    spark_port = (r.interface is None or is_qsfp_twin(r.interface)) and on_spark(None) is not False
     unnamed = r.interface is None
     if r.link_detected is False:  # a Spark cables one port: the other port's twins never have link (as L1.link_speed)
         twin = r.interface is not None and is_qsfp_twin(r.interface)
@@ -419,7 +419,7 @@ def _speed_findings(r: Any, name: str) -> list[Finding]:
         return [fail(f"{name}: no speed (Speed: Unknown! means no link): check the cable at both ends.")]
     if r.interface == HOUSE_INTERFACE:
         return [info(f"{name}: {r.speed_mbps}Mb/s on the 10 GbE management port (not the QSFP link).")]
-    if in_spark_range("link_speed_mbps", r.speed_mbps):  # the range L1.link_speed judges with
+    if in_spark_range("link_speed_mbps", r.speed_mbps) and spark_port:  # the range L1.link_speed judges with
         return [ok(f"{name}: {LINK_MBPS}Mb/s, the full {LINE_GBPS} GbE of a Spark QSFP port.")]
     if not spark_port:
         return _below_both_ends(r, name) or [info(f"{name}: {r.speed_mbps}Mb/s; not a Spark QSFP interface, so no "

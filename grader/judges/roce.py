@@ -94,6 +94,13 @@ def _gid_findings(rows: list[dict[str, Any]]) -> list[Finding]:
         if r["roce_v2_gid_index"] is None and r.get("unknown_v2"):
             out.append(info(f"{name}: the GIDs are masked, so which RoCE v2 GID carries the IPv4 address cannot be "
                             "told: paste `show_gids` with at least the `::ffff:` part and the IPv4 column visible."))
+        elif r["roce_v2_gid_index"] is None and r.get("v1_ipv4"):
+            idx, addr = r["v1_ipv4"][0]
+            out.append(info(f"{name}: {addr} is on its netdev{' ' + r['netdev'] if r['netdev'] else ''} (RoCE v1 GID "
+                            f"index {idx}); " + (f"its RoCE v2 row, index {idx + 1} after it, is cut off in this paste."
+                                                 if r.get("cut") else "no RoCE v2 row carries it: this device offers "
+                                                 "RoCE v1 only, or the table was shortened. NCCL and perftest need "
+                                                 "the RoCE v2 GID.")))
         elif r["roce_v2_gid_index"] is None and r.get("ipv6_v2"):
             idx, gid = r["ipv6_v2"][0]
             out.append(warn(f"{name} has no IPv4 RoCE v2 GID, but RoCE v2 GID index {idx} carries the IPv6 address "
@@ -118,10 +125,16 @@ def _gid_findings(rows: list[dict[str, Any]]) -> list[Finding]:
                                 "twins of a port without a cable; if this one carries traffic, give its netdev an "
                                 f"address{example}. `rdma link` says which ports are ACTIVE."))
                 continue
+            if r.get("state_unknown") and not r["netdev"]:  # no netdev on any of its rows: an InfiniBand port
+                out.append(info(f"{name} has no netdev in this table: an InfiniBand port (its GID comes from the port's "
+                                "GUID), where RoCE and its IPv4 GIDs do not apply. `ibstat` shows its state."))
+                continue
             active_word = "" if r.get("state_unknown") else " is ACTIVE but"
-            out.append(fail(f"{name}{active_word} has {why}: its netdev {r['netdev'] or '?'} has no IPv4 address, so "
-                            f"RoCE v2 cannot route between {between}. Give the netdev its address{example}; the GID "
-                            "appears by itself."))
+            # show_gids shows no port state: elsewhere that device may be one not used; a Spark's twins are the link
+            out.append((warn if r.get("state_unknown") and not (spark or on_spark(None)) else fail)(
+                f"{name}{active_word} has {why}: its netdev {r['netdev'] or '?'} has no IPv4 address, so "
+                f"RoCE v2 cannot route between {between}. Give the netdev its address{example}; the GID "
+                "appears by itself."))
         else:
             carries = r["ipv4"] or "an IPv4 address (masked in the paste)"
             below = r.get("link_local_below") or 0
@@ -241,6 +254,8 @@ def summarise_show_gids(table: GidTable, command: str | None) -> Summary:
                      "link_local_below": sum(1 for r in table if r.device == dev and pick and r.index < pick.index
                                              and r.gid.lower().startswith("fe80")),
                      "gids": [{"type": "RoCE v2" if r.is_roce_v2 else "RoCE v1"} for r in table if r.device == dev],
+                     "v1_ipv4": [(r.index, r.ipv4) for r in table if r.device == dev and not r.is_roce_v2
+                                 and r.ipv4], "cut": table.truncated and dev == devices[-1],
                      "ipv6_v2": [(r.index, r.gid) for r in table if r.device == dev and r.is_roce_v2
                                  and r.ipv4_gid is False and not r.redacted and not _link_local_gid(r.gid)]})
     findings += host_findings(devices, "show_gids")

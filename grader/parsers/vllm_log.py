@@ -283,8 +283,6 @@ class _State:
             rec.process and _VLLM_PROCS_RE.match(rec.process))  # (once one line is, the others need not be asked)
         if rec.ip and rec.ip not in self.ips:
             self.ips.append(rec.ip)
-        if self.platform is None and rec.source and rec.source.startswith(("cpu_model_runner.py", "cpu_worker.py")):
-            self.platform = "cpu"  # files only vLLM's CPU backend logs from, where no `detected platform` line is
         if not _ANY_GATE(msg):  # no pattern can match: only an event wrapped over this line and those above may
             known = self._event(rec, msg, None) or known
         else:
@@ -585,7 +583,8 @@ class _State:
                       for r in sorted(self.ranks.values(), key=lambda r: (r["rank"], r["pid"] or 0)))
         memory_check = self._memory_check()
         return VllmLog(
-            version=self.version, platform=self.platform, model=model, args=self.args,
+            version=self.version, model=model, args=self.args,  # below: the CPU backend's own file, if no line said
+            platform=self.platform or ("cpu" if "[cpu_model_runner.py:" in text else None),
             args_truncated=self.args_truncated, command_args=self.command_args, parallel=parallel,
             max_model_len=max_len, gpu_memory_utilization=util,
             kv=tuple(KvCapacity(k["device"], k["tokens"], k["max_model_len"], k["concurrency"], k["gpu_blocks"],

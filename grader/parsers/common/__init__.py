@@ -101,6 +101,8 @@ class CleanText(str):
 
 _TYPOGRAPHIC_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 _BULLET_RE = re.compile(r"^[ \t]*+\u2022[ \t]++", re.M)
+_ARROW_NOTE_RE = re.compile(r"[ \t]{2,}(?:<-{1,2}|\u2190)[ \t]+\S[^\n]{0,200}$", re.M)
+"""A note a person wrote after a line, two blanks or more away (``(Up)     <- cabled port``): left out."""
 _ONE_LETTER_LOGGER_RE = re.compile(r"^[IWEFD] \d\d-\d\d \d\d:\d\d:\d\d [\w.-]{1,60}:\d{1,6}\] ", re.M)
 """A Python logger's prefix of one letter, date and file:line (``I 03-15 02:13:41 backend_utils.py:521] ``, as SkyPilot
 prints another tool's output through it): the tool's own line follows. vLLM's ``INFO 03-15 ...`` is its log's own
@@ -115,7 +117,8 @@ def clean_lines(text: str | bytes) -> list[str]:
     characters (tabs are kept), byte-order marks and non-breaking spaces, a forum's typographic quotes (‘’ “” become
     ' and ") and list bullets (``• `` at a line's start), Markdown bold around a figure, an
     address or a whole line (``**5544.28**`` is ``5544.28``), ``<pre>``/``<code>`` at a line's ends, trailing blanks,
-    a one-letter logger's prefix (``I 03-15 02:13:41 backend_utils.py:521] ``, :data:`_ONE_LETTER_LOGGER_RE`),
+    a one-letter logger's prefix (``I 03-15 02:13:41 backend_utils.py:521] ``, :data:`_ONE_LETTER_LOGGER_RE`), a note
+    a person wrote after a line (``(Up)     <- cabled port``),
     and sudo password prompts in any language (``[sudo] Passwort für x:``; a line holding only
     the prompt becomes blank, output after it on the same line is kept). A run of 1,000 digits or more
     (:data:`HUGE_NUMBER_DIGITS`: no command prints one) becomes ``<a N-digit number>``, which no reader takes
@@ -146,6 +149,8 @@ def clean_lines(text: str | bytes) -> list[str]:
     if "[" in text and ("ESC[" in text or "\\" in text):
         text = _WORD_ANSI_RE.sub("", text)
     text = _LOST_ESC_RE.sub("", text)
+    if ("<-" in text or "\u2190" in text) and _ARROW_NOTE_RE.search(text):
+        text = _ARROW_NOTE_RE.sub("", text)
     if "] " in text and _ONE_LETTER_LOGGER_RE.search(text, 0, 4096):
         text = _ONE_LETTER_LOGGER_RE.sub("", text)
     if "**" in text:
@@ -217,11 +222,18 @@ _PROMPT_RES = (
     # Windows' cmd.exe (C:\> iperf3 -s), and a Red Hat prompt whose `[user@host` was cut off (`~]# cmd`)
     re.compile(r"^[A-Za-z]:\\[^>]*>\s*(?P<cmd>[A-Za-z].*)$"),
     re.compile(r"^[\w~./-]*\][$#]\s+(?P<cmd>[A-Za-z/.].*)$"),
+    # a container shell's own prompt (Singularity> ray status, Apptainer> ...), and host:path$ without a user
+    # (ubuntu:/home/ubuntu:~$ ibdev2netdev -v)
+    re.compile(r"^(?:Singularity|Apptainer)>\s++(?P<cmd>\S.*)$"),
+    re.compile(r"^(?P<host>[\w.-]++):[~/][^\s$#]*+[$#]\s++(?P<cmd>\S.*)$"),
     # oh-my-zsh's default theme: ➜  ~ cmd   (base) ➜  repo git:(main) ✗ cmd
     re.compile(r"^(?:\([^)]*+\)\s*+)*+\u279c\s++\S++(?:\s++git:\([^)]{0,80}\)(?:\s++\u2717)?)?(?:\s++(?P<cmd>.*))?$"),
 )
 _ANY_PROMPT = any_search(_PROMPT_RES)  # all start with "^": a search finds one exactly where one matches
-_PROMPT_FIRST = frozenset("($%I!>P#~]\u279c")
+_PROMPT_FIRST = frozenset("($%I!>P#~]\u279cSA")
+_PROMPT_START = {"I": "In [", "P": "PS ", "S": "Singularity> ", "A": "Apptainer> "}
+"""What a prompt that starts with one of these letters starts with: the other lines of that letter (INFO, PASSED,
+SUCCESS) are no prompt."""
 """The first characters of a prompt that shows no ``user@host`` (``$ cmd``, ``(venv) $``, ``!cmd``, ``In [3]:``,
 ``>>>``, ``PS C:\\>``, ``# cmd``, ``~]# cmd``, oh-my-zsh's ``➜  ~ cmd``): a line with neither one nor an ``@`` (nor cmd.exe's ``C:\\>``, nor a
 cut ``dir]# ``) is no prompt."""
@@ -272,14 +284,16 @@ def parse_prompt(line: str) -> Prompt | None:
     ``# command: cmd`` headers.
     """
     s = line.strip()
-    if s[:1] in ("/", "~") and (m := _PATH_PROMPT_RE.match(s)) and m.group("prog").rsplit("/", 1)[-1] in PROMPT_PROGRAMS:
-        return Prompt(m.group("cmd").strip())
-    if not s or ("@" not in s and (s[0] not in _PROMPT_FIRST or s[0] == "I" and s[1:3] != "n "  # `In [3]:` only
-                                   or s[0] == "P" and s[1:3] != "S ")  # `PS C:\\>` only: not INFO, not PASSED
-                 and s[1:3] != ":\\" and s.find("]# ", 0, 80) < 0 and s.find("]$ ", 0, 80) < 0):  # most lines
+    if not s:
         return None
-    if s[0] == "(" and "@" not in s and "$" not in s and "%" not in s and "\u279c" not in s:  # "(venv) " before these
-        return None  # a log line behind a process prefix: "(EngineCore_DP0 pid=1) ..."
+    c = s[0]
+    if c == "(" and "@" not in s and "$" not in s and "%" not in s and "\u279c" not in s[:60]:  # (venv) before these
+        return None  # a log line behind a process prefix: "(EngineCore_DP0 pid=1) ...", the most common line
+    if c in "/~" and (m := _PATH_PROMPT_RE.match(s)) and m.group("prog").rsplit("/", 1)[-1] in PROMPT_PROGRAMS:
+        return Prompt(m.group("cmd").strip())
+    if "@" not in s and (c not in _PROMPT_FIRST or c in _PROMPT_START and not s.startswith(_PROMPT_START[c])) \
+            and s[1:3] != ":\\" and s.find("]# ", 0, 80) < 0 and s.find("$ ", 0, 100) < 0:  # most lines
+        return None
     if s[0] == ">" and s[1:2] == " " and (m := _BARE_PROMPT_RE.match(s)):
         return Prompt(m.group("cmd").strip()) if m.group("prog").rsplit("/", 1)[-1] in PROMPT_PROGRAMS else None
     if s[0] != "#":  # only the two "#" forms below start with "#", and none of _PROMPT_RES does

@@ -137,6 +137,11 @@ def host_caption(line: str) -> str | None:
     return m.group("host") if m else None
 
 
+_TYPED_ANYWHERE = re.compile(r"^\s*(?:sudo\s+\S|\S+\s[^|\n]{0,200}\|\s*(?:grep|egrep|head|tail|awk|sed|cut|column)\b)")
+"""A line only a person types, even right under another output with no blank between: ``sudo ...``, or a command
+piped to a filter (``ethtool  ens14f0 | grep -i speed``)."""
+
+
 def split_chunks(text: str | bytes, is_command: Callable[[str, bool], bool] | None = None,
                  is_output: Callable[[str], bool] | None = None) -> list[Chunk]:
     """Split a paste into Chunks at prompt lines (and command lines, and a line naming a host: ``spark-b:``).
@@ -148,7 +153,8 @@ def split_chunks(text: str | bytes, is_command: Callable[[str, bool], bool] | No
     several lines (bash's ``> `` in front of them or not) is joined into one command.
 
     ``is_command(command, continued)``, when given, says whether a line without a prompt, at the
-    start of the paste or after a blank or comment line, is a command line a person typed above its
+    start of the paste, after a blank or comment line, or anywhere when it starts with ``sudo`` or pipes to a filter
+    (``| grep``), is a command line a person typed above its
     output (``sudo ethtool enp1s0f1np1``): it labels the lines under it as a prompt would. It is
     asked with the command joined over its ``\\`` continuations, and ``continued`` true when there
     were some.
@@ -181,7 +187,9 @@ def split_chunks(text: str | bytes, is_command: Callable[[str, bool], bool] | No
         caption = host_caption(line) if prompt is None else None
         if caption:  # "spark-b:" above the output of that host: as a prompt on that host would say
             prompt = Prompt("", None, caption)
-        elif prompt is None and is_command is not None and after_gap and len(line) <= 4096 and line.strip() \
+        elif prompt is None and is_command is not None and (after_gap or ("|" in line or "sudo" in line[:12])
+                                                                  and _TYPED_ANYWHERE.match(line)) \
+                and len(line) <= 4096 and line.strip() \
                 and not line.lstrip().startswith("#") and not is_noise_line(line):  # "#": no prompt, so a comment
             command, used = _continued(line.strip(), rows, i)
             if is_command(command, used > 0):
