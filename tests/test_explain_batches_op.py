@@ -275,3 +275,29 @@ def test_rdma_link_add_prints_nothing_and_container_and_hostpath_prompts():
     assert s.kind == "ray-status" and s.command == "ray status"
     (s,) = explain("ubuntu:/home/ubuntu:~$ ibdev2netdev\nmlx5_0 port 1 ==> ens4f0 (Down)\n")
     assert s.kind == "ibdev2netdev" and s.host == "ubuntu"
+
+
+def test_ibv_devices_lists_the_devices_and_an_empty_list_fails():
+    """myers-dev's GX10 notes (q010): `ibv_devices` after `rdma link`; with no device (a container without
+    /dev/infiniband) the list is empty."""
+    from tests.test_fuzz_parsers import IBV_DEVICES
+    (s,) = explain("$ ibv_devices\n" + IBV_DEVICES)
+    assert s.kind == "ibv-devices" and "rocep1s0f0, roceP2p1s0f0" in messages(s, "info")
+    (s,) = explain("$ ibv_devices\n    device                 node GUID\n    ------              ----------------\n")
+    assert "lists no RDMA device" in messages(s, "fail")
+
+
+def test_docker_ps_says_each_containers_state():
+    """KoyoImai's two Sparks (j009, r001): the node's container Up; serverlessllm#242 (l021): a worker Exited (139),
+    which the diagnosis of a crash by signal says beside (checks/diagnoses.toml)."""
+    from tests.test_fuzz_parsers import DOCKER_PS
+    up = ("$ docker ps\nCONTAINER ID   IMAGE                           COMMAND                   CREATED          STATUS  "
+          "        PORTS     NAMES\n0531c5c2f60e   nvcr.io/nvidia/vllm:25.11-py3   \"/bin/bash -c 'ray s…\"   23 seconds "
+          "ago   Up 23 seconds             node-26018\n")
+    (s,) = explain(up)
+    assert s.kind == "docker-ps" and "node-26018 (nvcr.io/nvidia/vllm:25.11-py3), Up 23 seconds" in messages(s)
+    (s,) = explain("$ docker ps -a\n" + DOCKER_PS)
+    assert "sllm_worker_0" in messages(s, "info") and "crashed" in messages(s, "fail")
+    restarting = DOCKER_PS.replace("Exited (139) 2 minutes ago", "Restarting (1) 5 seconds ago")
+    (s,) = explain("$ docker ps\n" + restarting)
+    assert "restarting again and again" in messages(s, "warn")

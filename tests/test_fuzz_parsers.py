@@ -189,8 +189,17 @@ from grader.parsers.ray_start import parse_ray_start  # noqa: E402
 from tests import test_ray_start as RS  # noqa: E402
 
 FAMILIES.append(("ray-start", parse_ray_start, "ray-start", lambda: [RS.HEAD, RS.WORKER_BLOCK, RS.NO_GCS]))
+from grader.parsers.rdma import parse_ibv_devices  # noqa: E402
+IBV_DEVICES = ("    device                 node GUID\n    ------              ----------------\n"
+               "    rocep1s0f0          30c59903001b7c62\n    roceP2p1s0f0        30c59903001b7c66\n")  # a GX10 (q010)
+FAMILIES.append(("ibv-devices", parse_ibv_devices, "ibv-devices", lambda: [IBV_DEVICES]))
 from grader.parsers.docker_run import parse_docker_run  # noqa: E402
 from tests import test_docker_run as DR  # noqa: E402
+from grader.parsers.docker_ps import parse_docker_ps  # noqa: E402
+DOCKER_PS = ("CONTAINER ID   IMAGE                            COMMAND                CREATED         STATUS             "
+             "          PORTS     NAMES\n438a5d21b2b0   serverlessllm/sllm-worker:latest   \"/app/entrypoint.sh …\"   "
+             "2 minutes ago   Exited (139) 2 minutes ago             sllm_worker_0\n")  # serverlessllm#242 (l021)
+FAMILIES.append(("docker-ps", parse_docker_ps, "docker-ps", lambda: [DOCKER_PS]))
 FAMILIES.append(("docker-run", parse_docker_run, "docker-run", lambda: [DR.WORKER.split("\n", 1)[1], DR.PULLED]))
 try:
     from grader.parsers.vllm_log import parse_vllm_log

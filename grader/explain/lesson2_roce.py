@@ -14,7 +14,8 @@ from typing import Any
 from ..judges.common import argv_is
 from ..parsers.perftest import PROGRAMS as PERFTEST_PROGRAMS, parse_perftest
 from .core import KindSpec, register, register_cross_check
-from .readers import judge, parse_ib_sysfs, parse_ibstat, parse_ibv_devinfo, parse_rdma_link, parse_show_gids
+from .readers import (judge, parse_ib_sysfs, parse_ibstat, parse_ibv_devices, parse_ibv_devinfo, parse_rdma_link,
+                      parse_show_gids)
 
 
 def _is_rdma_json(value: Any) -> bool:
@@ -58,6 +59,13 @@ register(KindSpec(
                     r"DISABLED)|^active_mtu:\s|^\W{0,4}GID\[\s*\d+\]:|^No IB devices found|^Failed to open device$"),
     starts=re.compile(r"^hca_id:\s"),
     prelude=True,  # the `Failed to open device` lines printed before the first device it could open
+))
+
+
+register(KindSpec(
+    name="ibv-devices", parse=parse_ibv_devices, summarise=judge("roce", "summarise_ibv_devices"),
+    programs=("ibv_devices",), matches_command=argv_is("ibv_devices"),
+    line=re.compile(r"^\s*device\s+node GUID\s*$"),
 ))
 
 

@@ -10,7 +10,7 @@ import re
 
 from ..judges.common import runs_program
 from .core import KindSpec, register, register_cross_check
-from .readers import judge, parse_docker_run, parse_kubectl_pods, parse_ray_start, parse_ray_status
+from .readers import judge, parse_docker_ps, parse_docker_run, parse_kubectl_pods, parse_ray_start, parse_ray_status
 
 
 register(KindSpec(
@@ -64,5 +64,13 @@ register(KindSpec(
     and any(a in ("-d", "--detach") or a.startswith("-") and not a.startswith("--") and "d" in a[1:] and len(a) <= 5
             for a in argv[2:]),
 ))  # by its command only: a launcher's own docker run -d prints container IDs among its lines
+
+register(KindSpec(
+    name="docker-ps", parse=parse_docker_ps, summarise=judge("container", "summarise_docker_ps"),
+    programs=("docker", "podman"),
+    matches_command=lambda argv: runs_program(argv, "docker", "ps") or runs_program(argv, "podman", "ps"),
+    line=re.compile(r"^CONTAINER ID\s{2,}IMAGE\s{2,}COMMAND\s{2,}CREATED\s{2,}STATUS\s{2,}PORTS\s{2,}NAMES\s*$"),
+    starts=re.compile(r"^CONTAINER ID\s{2,}IMAGE\s"),
+))
 
 register_cross_check(judge("ray", "placement_group_and_pods"), kinds=('kubectl-pods',))

@@ -1,4 +1,5 @@
-"""Judge of a container started in the background (``docker run -d``, grader.parsers.docker_run): what it printed is
+"""Judge of the containers a node runs in: ``docker ps`` (grader.parsers.docker_ps), and one started in the background
+(``docker run -d``, grader.parsers.docker_run), where what it printed is
 only its ID, so what can be judged is the command that started it, where a multi-node Ray or vLLM container is
 often set up wrong: the loopback address given as the head's or as this node's own (other machines cannot reach
 127.0.0.1: Ray's ``ray start`` and vLLM's VLLM_HOST_IP docs), and a Ray node started without the host's network
@@ -84,4 +85,30 @@ def summarise_docker_run(run: Any, command: str | None) -> Summary:
     facts = {"container_id": run.container_id, "pulled": run.pulled, "name": name, "network": network,
              "env": {k: v for k, v in env.items() if k in _ADDRESS_VARS + _IFNAME_VARS},
              "ray_starts": [" ".join(s[:6]) for s in starts]}
+    return facts, findings
+
+
+def summarise_docker_ps(rows: list[Any], command: str | None) -> Summary:
+    """``docker ps [-a]``: each container's state. A container that restarts again and again warns; one that exited
+    is said with its exit code, whose meaning (a crash by signal, a kill) checks/diagnoses.toml gives beside this."""
+    findings: list[Finding] = []
+    up = [r for r in rows if r.status.startswith("Up")]
+    if up:
+        findings.append(info("Running: " + "; ".join(f"{r.name} ({r.image}), {r.status}" for r in up[:8])
+                             + (f"; and {len(up) - 8} more" if len(up) > 8 else "") + "."))
+    for r in rows:
+        if r.status.startswith("Restarting"):
+            findings.append(warn(f"{r.name} ({r.image}) is restarting again and again ({r.status}): it exits at once "
+                                 f"each time it starts. `docker logs {r.name}` says why."))
+        elif r.status.startswith("Exited"):
+            findings.append(info(f"{r.name} ({r.image}) is not running: {r.status}"
+                                 + (" (exit code 0: it ended by itself)." if r.exit_code == 0 else
+                                    f". `docker logs {r.name}` shows its last lines.")))
+        elif r.status in ("Created", "Dead"):
+            findings.append(info(f"{r.name} ({r.image}) is {r.status.lower()}, not running."))
+    if not rows:
+        findings.append(info("No container " + ("at all." if command and " -a" in command else "running (`docker ps -a` "
+                                                                                          "lists the stopped ones too).")))
+    facts = {"containers": [{"id": r.id, "image": r.image, "status": r.status, "name": r.name,
+                             "exit_code": r.exit_code} for r in rows]}
     return facts, findings

@@ -17,7 +17,8 @@ from ..parsers.ibstat import CaList
 from ..parsers.rdma import RdmaLinks
 from ..parsers.show_gids import GidTable
 from ..spark_names import is_qsfp_twin, other_twin, qsfp_port
-from .common import C2S, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, host_findings, info, ok, on_spark, port_findings, soft_rdma_kind, warn
+from .common import (C2S, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, host_findings, info, listed, ok, on_spark, port_findings,
+                     soft_rdma_kind, warn)
 from .model import Finding, Section, Summary
 from .perftest import IB_BW_PASS_GBPS, PERF_GUIDE
 
@@ -272,6 +273,15 @@ def summarise_show_gids(table: GidTable, command: str | None) -> Summary:
 
 
 # --------------------------------------------------------------------------- ibstat
+
+def summarise_ibv_devices(devices: list[str], command: str | None) -> Summary:
+    """``ibv_devices``: the RDMA devices libibverbs sees (no state: `rdma link` or `ibstat` shows that)."""
+    findings = [info(f"RDMA devices libibverbs sees: {listed(devices)}; this list shows no state (`rdma link` "
+                     "shows which are ACTIVE).") if devices else
+                fail("ibv_devices lists no RDMA device: the driver is not loaded, or a container was started without "
+                     "/dev/infiniband (`--device=/dev/infiniband` or `--privileged`).")]
+    return {"devices": devices}, findings + host_findings(devices, "ibv_devices")
+
 
 def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -> Summary:
     facts = {"cas": [dict(dataclasses.asdict(c), model=c.model) for c in cas], "truncated": cas.truncated}

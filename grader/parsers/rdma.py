@@ -156,3 +156,26 @@ def _parse_json(lines: list[Line], simulated: bool) -> RdmaLinks:
     if not links:
         raise ParseError(CMD, "the JSON lists no link (no RDMA device, or the driver is not loaded)")
     return RdmaLinks(links, simulated, truncated, json=True)
+
+
+# --------------------------------------------------------------------------- ibv_devices
+
+IBV_DEVICES = "ibv_devices"
+_DEVICES_HEADER_RE = re.compile(r"^\s*device\s+node GUID\s*$")
+_DEVICES_ROW_RE = re.compile(r"^\s*(?P<dev>[A-Za-z][\w.-]{0,63})\s+(?P<guid>[0-9a-fA-F]{16}|[0-9a-fA-F:x.*]{4,39})\s*$")
+
+
+def parse_ibv_devices(text: str) -> list[str]:
+    """The RDMA device names ``ibv_devices`` lists (rdma-core's libibverbs/examples/devices.c)::
+
+            device                 node GUID
+            ------              ----------------
+            rocep1s0f0          30c59903001b7c62
+
+    Raises ParseError when neither its header nor a row is found; never otherwise."""
+    lines = content_lines(text)
+    header = any(_DEVICES_HEADER_RE.match(x.text) for x in lines)
+    devices = [m.group("dev") for x in lines if (m := _DEVICES_ROW_RE.match(x.text)) and m.group("dev") != "device"]
+    if not header and not devices:
+        raise ParseError(IBV_DEVICES, "no `device  node GUID` table found")
+    return devices
