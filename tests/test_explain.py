@@ -128,7 +128,8 @@ def test_detect_kind_with_and_without_the_prompt(name, kind):
 
 @pytest.mark.parametrize("command, kind", [
     ("ip r g 192.168.100.11", "ip-route-get"), ("ip -4 route get 192.168.100.11", "ip-route-get"),
-    ("ip -c a", "ip-addr"), ("ip -n spark-a -br link", "ip-addr"), ("sudo ethtool -S enp1s0f1np1", "ethtool"),
+    ("ip -c a", "ip-addr"), ("ip -n spark-a -br link", "ip-addr"), ("sudo ethtool -S enp1s0f1np1", "ethtool-stats"),
+    ("sudo ethtool enp1s0f1np1", "ethtool"),
     ("ping6 fe80::1%enp1s0f1np1", "ping"), ("cat /etc/netplan/40-cx7.yaml", "netplan"),
     ("sudo netplan get", "netplan"), ("ip route", None), ("hostname", None),
 ])
@@ -386,7 +387,7 @@ def test_every_finding_level_is_known():
 
 
 def test_kinds_and_registering_a_new_kind(monkeypatch):
-    first = ("ip-addr", "ip-route-get", "ibdev2netdev", "ethtool", "pcie-sysfs", "netplan",
+    first = ("ip-addr", "ip-route-get", "ibdev2netdev", "ethtool-stats", "ethtool", "pcie-sysfs", "netplan",
              "ping", "iperf3", "dmesg-link",  # grader/explain/linktest.py (judged by grader/judges/linktest.py)
              # lesson 3 (grader/explain/lesson3.py; its outputs are tested in tests/test_lesson3.py)
              "nvidia-smi-query", "nvidia-smi-topo", "nvidia-smi-p2p", "nvidia-smi-apps", "nvidia-smi", "nvidia-smi-q",

@@ -301,3 +301,18 @@ def test_docker_ps_says_each_containers_state():
     restarting = DOCKER_PS.replace("Exited (139) 2 minutes ago", "Restarting (1) 5 seconds ago")
     (s,) = explain("$ docker ps\n" + restarting)
     assert "restarting again and again" in messages(s, "warn")
+
+
+def test_nic_counters_and_pause_settings():
+    """PF_RING#293 (o012): `ethtool -a` of four ports, one sending no pause frames, and `ethtool -S | grep lsc_int`,
+    one port's link having changed state 115 times; mlx5's link_down_events_phy and CRC errors alike."""
+    pauses = "".join(f"Pause parameters for eth{i}:\nAutonegotiate:  off\nRX:    on\nTX:    {'off' if i == 11 else 'on'}\n"
+                     for i in (8, 9, 10, 11))
+    (s,) = explain("$ ethtool -a eth8\n" + pauses, kind="ethtool-stats")
+    assert "eth11 unlike the others" in messages(s, "warn")
+    (s,) = explain("$ sudo ethtool -S eth11 | grep lsc_int\n     lsc_int: 115\n")
+    assert s.kind == "ethtool-stats" and "lsc_int is 115" in messages(s, "warn")
+    (s,) = explain("$ ethtool -S enp1s0f1np1\nNIC statistics:\n     rx_packets: 1000000\n     link_down_events_phy: 0\n"
+                   "     rx_crc_errors_phy: 12\n")
+    assert "frames damaged on the wire (rx_crc_errors_phy 12)" in messages(s, "warn") and "link_down" not in \
+        messages(s, "warn")

@@ -195,6 +195,10 @@ IBV_DEVICES = ("    device                 node GUID\n    ------              --
 FAMILIES.append(("ibv-devices", parse_ibv_devices, "ibv-devices", lambda: [IBV_DEVICES]))
 from grader.parsers.docker_run import parse_docker_run  # noqa: E402
 from tests import test_docker_run as DR  # noqa: E402
+from grader.parsers.ethtool_stats import parse_ethtool_stats  # noqa: E402
+ETHTOOL_STATS = ("NIC statistics:\n     rx_packets: 1543\n     link_down_events_phy: 3\n     rx_discards_phy: 0\n"
+                 "Pause parameters for eth11:\nAutonegotiate:  off\nRX:    on\nTX:    off\n")  # PF_RING#293's shapes
+FAMILIES.append(("ethtool-stats", parse_ethtool_stats, "ethtool-stats", lambda: [ETHTOOL_STATS]))
 from grader.parsers.docker_ps import parse_docker_ps  # noqa: E402
 DOCKER_PS = ("CONTAINER ID   IMAGE                            COMMAND                CREATED         STATUS             "
              "          PORTS     NAMES\n438a5d21b2b0   serverlessllm/sllm-worker:latest   \"/app/entrypoint.sh …\"   "

@@ -9,7 +9,7 @@ import re
 
 from ..judges.common import argv_is, argv_words, is_module_info
 from .core import KindSpec, register, register_cross_check
-from .readers import (judge, parse_ethtool, parse_ibdev2netdev, parse_ip_addr, parse_ip_route_get_all,
+from .readers import (judge, parse_ethtool, parse_ethtool_stats, parse_ibdev2netdev, parse_ip_addr, parse_ip_route_get_all,
                       parse_pcie_sysfs)
 
 
@@ -17,6 +17,9 @@ def _is_route_get(argv: list[str]) -> bool:
     """``ip [options] route get DST`` and abbreviations (``ip r g``)."""
     words = argv_words(argv)
     return argv_is("ip", "route")(argv) and len(words) > 1 and "get".startswith(words[1])
+
+
+_STATS = ("-S", "--statistics", "-a", "--show-pause")  # ethtool's counters and pause settings: ethtool-stats
 
 
 register(KindSpec(
@@ -49,8 +52,16 @@ register(KindSpec(
 
 
 register(KindSpec(
+    name="ethtool-stats", parse=parse_ethtool_stats, summarise=judge("nic_stats", "summarise_stats"),
+    programs=("ethtool",), matches_command=lambda argv: argv_is("ethtool")(argv) and any(a in _STATS for a in argv[1:]),
+    line=re.compile(r"^NIC statistics:$|^Pause parameters for \S+:$"),
+    starts=re.compile(r"^NIC statistics:$|^Pause parameters for "),
+))
+
+register(KindSpec(
     name="ethtool", parse=parse_ethtool, summarise=judge("link", "summarise_ethtool"), programs=("ethtool",),
-    matches_command=lambda argv: argv_is("ethtool")(argv) and not is_module_info(argv),
+    matches_command=lambda argv: argv_is("ethtool")(argv) and not is_module_info(argv)
+    and not any(a in _STATS for a in argv[1:]),
     line=re.compile(r"^(?:Settings|FEC parameters) for \S+:$|^(?:Active FEC encoding|(?:Supported/)?Configured FEC "
                     r"encodings):|^(?:Speed|Duplex|Auto-negotiation|Link detected|Port|PHYAD|"
                     r"Transceiver|MDI-X|Lanes|Wake-on|Current message level|Supported [\w -]+|"

@@ -33,6 +33,7 @@ def judge(topic: str, name: str) -> Callable[..., Any]:
 
 # --------------------------------------------------------------------------- lesson 1
 parse_ethtool = _at_first_call("parsers.ethtool", "parse_ethtool")
+parse_ethtool_stats = _at_first_call("parsers.ethtool_stats", "parse_ethtool_stats")
 parse_module_info = _at_first_call("parsers.ethtool", "parse_module_info")
 parse_p2p_bandwidth = _at_first_call("parsers.p2p_bandwidth", "parse_p2p_bandwidth")
 parse_llama_bench = _at_first_call("parsers.llama_bench", "parse_llama_bench")

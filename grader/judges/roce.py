@@ -49,8 +49,8 @@ def summarise_rdma(links: RdmaLinks, command: str | None) -> Summary:
     if not spark:
         findings += host_findings(list(dict.fromkeys(x.device for x in links)), "rdma link",
                                    {x.device: x.netdev for x in links})
-        states = ", ".join(f"{x.device}/{x.port} {x.state or '?'}" + (f" on {x.netdev}" if x.netdev else "")
-                           for x in links)
+        states = ", ".join(f"{x.device}/{x.port} {x.state or '?'}" + (f" on {x.netdev}" if x.netdev else "") + (
+            f" (InfiniBand: lid {x.lid}, subnet manager at lid {x.sm_lid})" if x.lid is not None else "") for x in links)
         findings.append(info(f"Ports: {states}."))
         hardware = [x for x in links if not soft_rdma_kind(x.device)]
         if hardware and not any(x.is_active for x in hardware):

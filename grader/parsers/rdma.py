@@ -33,6 +33,7 @@ _LINK_RE = re.compile(r"^\s*(?:\d+/\d+:\s+)?(?:link\s+)?(?P<dev>[^\s/]+)/(?P<por
 _STATE_RE = re.compile(r"(?<![\w])state\s+(?P<v>\S+)")
 _PHYS_RE = re.compile(r"(?<![\w])physical_state\s+(?P<v>\S+)")
 _NETDEV_RE = re.compile(r"(?<![\w])netdev\s+(?P<v>\S+)")
+_LID_RE = re.compile(r"(?<![\w])lid\s+(?P<lid>\d{1,5})\s+sm_lid\s+(?P<sm>\d{1,5})\b")
 _CAPS_RE = re.compile(r"^\s*caps:")
 _ERROR_RE = re.compile(r"^(?:Error|error):|^rdma: |Unknown device|Wrong device name|Object \".*\" is unknown", re.I)
 
@@ -45,7 +46,8 @@ class RdmaLink:
     ``state`` the logical port state as printed (``ACTIVE``, ``DOWN``, ``INIT``...; None if the
     line was cut before it), ``physical_state`` (``LINK_UP``, ``DISABLED``, ``POLLING``...;
     None when absent), ``netdev`` the Ethernet interface it rides on (None for InfiniBand
-    ports or when not shown). ``truncated`` marks the last line of a cut-off paste.
+    ports or when not shown). ``truncated`` marks the last line of a cut-off paste. ``lid``: the port's InfiniBand LID
+    and ``sm_lid`` its subnet manager's (``lid 12 sm_lid 4``: an InfiniBand port), None on RoCE or when not shown.
     """
 
     device: str
@@ -54,6 +56,8 @@ class RdmaLink:
     physical_state: str | None
     netdev: str | None
     truncated: bool = False
+    lid: int | None = None
+    sm_lid: int | None = None
 
     @property
     def is_active(self) -> bool:
@@ -128,8 +132,10 @@ def _link_from_text(m: re.Match, line: Line, last: bool) -> RdmaLink:
         return RdmaLink(m.group("dev"), int(m.group("port")), state, None, None, truncated=True)
     if state is None:
         raise fail_on_line(CMD, line, "no `state <STATE>` on this link line")
+    lid = _LID_RE.search(rest)
     return RdmaLink(m.group("dev"), int(m.group("port")), state, ph.group("v") if ph else None,
-                    nd.group("v") if nd else None)
+                    nd.group("v") if nd else None, lid=int(lid.group("lid")) if lid else None,
+                    sm_lid=int(lid.group("sm")) if lid else None)
 
 
 def _parse_json(lines: list[Line], simulated: bool) -> RdmaLinks:

@@ -1,0 +1,58 @@
+"""Judge of a NIC's counters (``ethtool -S``) and pause settings (``ethtool -a``), grader.parsers.ethtool_stats.
+
+What a counter means is the NIC driver's: mlx5's are NVIDIA's "Understanding mlx5 ethtool Counters" (the ``_phy``
+counters are the port's own: ``link_down_events_phy`` each time the link went down, ``rx_crc_errors_phy`` and
+``rx_symbol_err_phy`` frames damaged on the wire, ``rx_discards_phy`` frames the port dropped for lack of buffer,
+``rx_out_of_buffer`` packets dropped because software had posted no receive buffer); Intel's ``lsc_int`` counts link
+state change interrupts (each a link going down or up). Counters add up since the driver loaded: a value says that it
+happened, not when; read them twice around a test to see what it added.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from .common import info, listed, warn
+from .model import Finding, Summary
+
+_LINK_FLAPS = ("link_down_events_phy", "lsc_int", "link_down_events", "carrier_changes")
+_ON_THE_WIRE = ("rx_crc_errors_phy", "rx_symbol_err_phy", "rx_crc_errors", "rx_fcs_errors", "rx_corrected_bits_phy")
+_DROPPED = ("rx_discards_phy", "rx_out_of_buffer", "tx_discards_phy", "rx_dropped", "rx_missed_errors")
+
+
+def summarise_stats(st: Any, command: str | None) -> Summary:
+    findings: list[Finding] = []
+    for iface, counters in st.counters.items():
+        where = f"{iface}: " if iface else ""
+        shown = [f"{k} {v:,}" for k, v in counters.items()]
+        if len(counters) <= 8:
+            findings.append(info(f"{where}counters {', '.join(shown)}."))
+        for name in _LINK_FLAPS:
+            if counters.get(name):
+                findings.append(warn(f"{where}{name} is {counters[name]:,}: the link went down (or changed state) that "
+                                     "often since the driver loaded: a loose or failing cable or module, or the far "
+                                     "end restarting. Read it again in a while: if it grows, reseat or change the "
+                                     "cable."))
+        wire = [f"{n} {counters[n]:,}" for n in _ON_THE_WIRE if counters.get(n)]
+        if wire:
+            findings.append(warn(f"{where}frames damaged on the wire ({listed(wire)}): a dirty or failing cable, "
+                                 "module or port; clean or change the cable and module."))
+        dropped = [f"{n} {counters[n]:,}" for n in _DROPPED if counters.get(n)]
+        if dropped:
+            findings.append(info(f"{where}frames dropped ({listed(dropped)}): the port or the host could not keep up "
+                                 "at some moment (for RoCE, a lossless setup with PFC or ECN prevents it). Compare "
+                                 "with the packet counts: a few in millions is harmless."))
+    pause = st.pause
+    for iface, p in pause.items():
+        said = ", ".join(f"{k} {'on' if v else 'off'}" for k, v in p.items())
+        findings.append(info(f"{iface}: pause frames {said}."))
+    settings = Counter((p.get("RX"), p.get("TX")) for p in pause.values())
+    if len(settings) > 1:  # several interfaces in one paste, not all alike: name the ones unlike the most
+        usual = settings.most_common(1)[0][0]
+        odd = [i for i, p in pause.items() if (p.get("RX"), p.get("TX")) != usual]
+        findings.append(warn(f"The interfaces' pause settings differ ({listed(odd)} unlike the others): set the same "
+                             "flow control on every port of the path (`ethtool -A IF rx on tx on`), or a port that "
+                             "sends no pause frames lets its peer's buffers overflow."))
+    facts = {"counters": {k or "": v for k, v in st.counters.items()}, "pause": st.pause}
+    return facts, findings
