@@ -66,9 +66,11 @@ LOG_FLAGS: dict[str, Callable[[VllmLog], bool]] = {
     "has_startup": lambda log: log.has_startup,
     "has_kv": lambda log: bool(log.kv),
     "multi_node": lambda log: (log.parallel.nnodes or 0) > 1,
-    # every rank started on this node: several ranks, neither Ray nor vLLM's --nnodes mode; or `explain --nodes 1`
+    # every rank started on this node: several ranks, neither Ray nor vLLM's --nnodes mode
     "single_node_ranks": lambda log: (log.parallel.world_size > 1 and log.parallel.distributed_executor_backend != "ray"
-                                      and not (log.parallel.nnodes or 0) > 1) or context().nodes == 1,
+                                      and not (log.parallel.nnodes or 0) > 1),
+    # ... or one machine as `explain --nodes 1` says (what the log's layout cannot show)
+    "one_machine": lambda log: LOG_FLAGS["single_node_ranks"](log) or context().nodes == 1,
 }
 """What an entry's ``when`` may ask of the whole log (``when = { ready = false }``)."""
 

@@ -80,6 +80,13 @@ _PATTERNS = [  # each starts with a literal (a fast scan), or is tried only when
     (None, re.compile(r"(://[^/\s:@]++:)(?!\[redacted\])[^@\s/]++@"), r"\1[redacted]@"),
     (None, re.compile(r"""(sshpass(?<!\wsshpass)[ \t]++-p[ \t]*+)(?!\[redacted\])("[^"\n]*+"|'[^'\n]*+'|\S++)"""),
      r"\1[redacted]"),
+    # NGC API keys (docker login nvcr.io -p nvapi-...), GitHub tokens (also a URL's user: https://ghp_...@github.com),
+    # OpenAI-style keys (sk-..., sk-proj-...), and docker login's password option
+    (None, re.compile(r"nvapi-(?<!\wnvapi-)[A-Za-z0-9_-]{20,}+"), "nvapi-[redacted]"),
+    (None, re.compile(r"gh[pousr]_(?<!\wgh[pousr]_)[A-Za-z0-9]{30,}+|github_pat_[A-Za-z0-9_]{20,}+"), "[redacted]"),
+    (None, re.compile(r"sk-(?<!\wsk-)(?:proj-)?[A-Za-z0-9_-]{20,}+"), "sk-[redacted]"),
+    (None, re.compile(r"((?:docker|podman)[ \t]++login\b[^\n]{0,300}?[ \t](?:-p|--password)[ \t=]++)(?!\[redacted\])"
+                      r"(\S++)"), r"\1[redacted]"),
 ]
 
 # On the text lowercased (ASCII, one byte per character, so positions agree): a secret-ish word,

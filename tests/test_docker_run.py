@@ -42,8 +42,9 @@ def test_an_image_pull_is_read_and_a_token_in_the_command_is_never_said_back():
     assert s.kind == "docker-run" and "after pulling its image" in messages(s)
     assert "hf_abcdefghijklmnopqrstuvwx" not in (s.command or "") + messages(s)
     assert parse_docker_run(PULLED).container_id == CID
+    assert parse_docker_run("docker: Error response from daemon: conflict\n").error.startswith("docker: Error")
     with pytest.raises(ParseError, match="container ID"):
-        parse_docker_run("Error response from daemon: conflict\n")
+        parse_docker_run("hello world\n")
 
 
 def test_docker_run_in_the_foreground_is_read_as_what_the_container_prints():

@@ -316,3 +316,45 @@ def test_nic_counters_and_pause_settings():
                    "     rx_crc_errors_phy: 12\n")
     assert "frames damaged on the wire (rx_crc_errors_phy 12)" in messages(s, "warn") and "link_down" not in \
         messages(s, "warn")
+
+
+def test_what_the_review_of_this_sessions_change_found_stays_mended():
+    """helper-32's reproducers (2026-12-05), each on the shape it found."""
+    cid = "3f4e9c1d2b7a8e6f5d4c3b2a1908f7e6d5c4b3a29180f7e6d5c4b3a291807f6e"
+    run = "$ docker run -d --gpus all --network host --name node img bash -c \"ray start --head --block\"\n"
+    # 1. the ID, then docker's error: created, not started
+    (s,) = explain(run + cid + "\ndocker: Error response from daemon: could not select device driver \"\" with "
+                   "capabilities: [[gpu]].\n")
+    assert "docker did not start the container node" in messages(s, "fail") and "started in the background" not in \
+        messages(s)
+    # 2. a warning line above the ID (join_wrapped glues them): the ID still read
+    (s,) = explain(run + "WARNING: Published ports are discarded when using host network mode\n" + cid + "\n")
+    assert s.error is None and "3f4e9c1d2b7a" in messages(s) and "docker warned: `Published ports" in messages(s)
+    # 3. a secret in a dict of facts (vLLM's non-default args) and 4. in a command line
+    from grader.explain import to_jsonable
+    import json
+    log = ("INFO 05-01 10:00:00 [utils.py:233] non-default args: {'model_tag': 'm', 'api_key': "
+           "'sk-proj-SECRETSECRET1234567890', 'hf_token': 'SECRETHFTOKEN0987654321'}\n")
+    said = json.dumps(to_jsonable(explain(log)))
+    assert "SECRETSECRET" not in said and "SECRETHFTOKEN" not in said
+    (s,) = explain("$ docker login nvcr.io -u '$oauthtoken' -p nvapi-Q3xV9kABCDEFGHIJKLMNOPQRSTUV\nLogin Succeeded\n")
+    assert "nvapi-Q3xV9k" not in (s.command or "") + messages(s)
+    # 5. Ctrl-C on `ray start --block` after it started is no failure
+    head = ("$ ray start --head --block\nLocal node IP: 192.168.100.10\n\n--------------------\nRay runtime started.\n"
+            "--------------------\n^CTraceback (most recent call last):\n  File \"/usr/lib/python3/dist-packages/ray/"
+            "scripts/scripts.py\", line 900, in start\n    time.sleep(1)\nKeyboardInterrupt\n")
+    (s,) = explain(head)
+    assert "fail" not in levels(s) and "Ctrl-C" in messages(s)
+    # 6. the arrow note is linear: 80 KB of blanks before an arrow
+    import time
+    t = time.monotonic()
+    explain("x" + " " * 80000 + "<- note\n")
+    assert time.monotonic() - t < 5
+    # 8. a `-d` of the container's own command is not docker's
+    from grader.judges.container import detached
+    assert not detached(["docker", "run", "--rm", "-it", "img", "--model", "m", "-dp", "2"])
+    assert detached(["docker", "run", "-dit", "--name", "x", "img"]) and detached(["docker", "run", "--detach=true", "i"])
+    # 12. a GH200's FB memory N/A is not called expected (it has HBM of its own)
+    (s,) = explain("$ nvidia-smi -q -d MEMORY\nGPU 00000009:01:00.0\n    Product Name      : NVIDIA GH200 480GB\n"
+                   "    FB Memory Usage\n        Total    : N/A\n    BAR1 Memory Usage\n        Total    : N/A\n")
+    assert "BAR1 memory N/A, as expected" in messages(s) and "FB memory N/A: this card or driver" in messages(s)

@@ -12,7 +12,7 @@ import textwrap
 from typing import Any, Iterable
 
 from ..judges.model import Finding
-from ..redact import redact
+from ..redact import REDACTED, is_secret_name, redact
 
 
 MAX_SHOWN_CHARS = 8192
@@ -66,8 +66,9 @@ def _plain(value: Any) -> Any:
         return _shown(value)
     if hasattr(type(value), "__dataclass_fields__") and not isinstance(value, type):  # a dataclass: as asdict, no copies
         return {name: _plain(getattr(value, name)) for name in _field_names(type(value))}
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, dict):  # a value under a secret's name (vLLM's `api_key`, `hf_token` args) is not shown
+        return {str(k): REDACTED if isinstance(v, str) and v and is_secret_name(str(k)) else _plain(v)
+                for k, v in value.items()}
     if isinstance(value, (list, tuple, set)):
         items = list(value)
         if len(items) <= MAX_SHOWN_ITEMS:

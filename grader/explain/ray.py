@@ -13,6 +13,22 @@ from .core import KindSpec, register, register_cross_check
 from .readers import judge, parse_docker_ps, parse_docker_run, parse_kubectl_pods, parse_ray_start, parse_ray_status
 
 
+# the containers first: `docker run -d IMAGE ray start ...` is a container's start, whose output is its ID
+register(KindSpec(
+    name="docker-run", parse=parse_docker_run, summarise=judge("container", "summarise_docker_run"),
+    programs=("docker", "podman"),
+    matches_command=lambda argv: (runs_program(argv, "docker", "run") or runs_program(argv, "podman", "run")
+                                   or runs_program(argv, "container", "run")) and judge("container", "detached")(argv),
+))  # by its command only: a launcher's own docker run -d prints container IDs among its lines
+
+register(KindSpec(
+    name="docker-ps", parse=parse_docker_ps, summarise=judge("container", "summarise_docker_ps"),
+    programs=("docker", "podman"),
+    matches_command=lambda argv: runs_program(argv, "docker", "ps") or runs_program(argv, "podman", "ps"),
+    line=re.compile(r"^CONTAINER ID\s{2,}IMAGE\s{2,}COMMAND\s{2,}CREATED\s{2,}STATUS\s{2,}PORTS\s{2,}NAMES\s*$"),
+    starts=re.compile(r"^CONTAINER ID\s{2,}IMAGE\s"),
+))
+
 register(KindSpec(
     name="ray-status", parse=parse_ray_status, summarise=judge("ray", "summarise_ray"), programs=("ray",),
     matches_command=lambda argv: runs_program(argv, "ray", "status"),
@@ -55,22 +71,6 @@ register(KindSpec(
     line=re.compile(r"^(?:NAMESPACE\s+)?NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\b"
                     r"|^[a-z0-9][\w.-]*\s+\d+/\d+\s+(?:Running|Pending|ContainerCreating|Init:[\w/]+|CrashLoopBackOff"
                     r"|ImagePullBackOff|ErrImagePull|Error|Completed|OOMKilled|Terminating|Evicted)\s+\d+"),
-))
-
-register(KindSpec(
-    name="docker-run", parse=parse_docker_run, summarise=judge("container", "summarise_docker_run"),
-    programs=("docker", "podman"),
-    matches_command=lambda argv: (runs_program(argv, "docker", "run") or runs_program(argv, "podman", "run"))
-    and any(a in ("-d", "--detach") or a.startswith("-") and not a.startswith("--") and "d" in a[1:] and len(a) <= 5
-            for a in argv[2:]),
-))  # by its command only: a launcher's own docker run -d prints container IDs among its lines
-
-register(KindSpec(
-    name="docker-ps", parse=parse_docker_ps, summarise=judge("container", "summarise_docker_ps"),
-    programs=("docker", "podman"),
-    matches_command=lambda argv: runs_program(argv, "docker", "ps") or runs_program(argv, "podman", "ps"),
-    line=re.compile(r"^CONTAINER ID\s{2,}IMAGE\s{2,}COMMAND\s{2,}CREATED\s{2,}STATUS\s{2,}PORTS\s{2,}NAMES\s*$"),
-    starts=re.compile(r"^CONTAINER ID\s{2,}IMAGE\s"),
 ))
 
 register_cross_check(judge("ray", "placement_group_and_pods"), kinds=('kubectl-pods',))

@@ -77,7 +77,7 @@ def describe(result: BenchResult, sent: int | None = None, burst: bool = False, 
         findings.append(info((f"Input {inp:,.0f} tok/s (the prompts' prefill), output" if inp else "Output")
                              + f" {thr:.1f} tok/s, {src.get('request_throughput') or 0:.2f} req/s"
                              + (f" over {src['duration']:.2f} s" if src.get("duration") else "") + "."))
-    findings += _offered_findings(result, src)
+    findings += _offered_findings(result, src, result.concurrency or cap)
     lat = []
     for name, label in (("ttft", "TTFT"), ("tpot", "TPOT"), ("itl", "ITL"), ("e2el", "E2EL")):
         mean, med, p99 = src.get(f"mean_{name}_ms"), src.get(f"median_{name}_ms"), src.get(f"p99_{name}_ms")
@@ -120,15 +120,24 @@ def describe(result: BenchResult, sent: int | None = None, burst: bool = False, 
     return facts, findings
 
 
-def _offered_findings(result: BenchResult, src: dict[str, Any]) -> list[Finding]:
+OVERLOAD_MIN_REQUESTS = 20
+"""Fewer requests than this are too few to say a run overloaded the server: their rate says little."""
+
+
+def _offered_findings(result: BenchResult, src: dict[str, Any], cap: int | None = None) -> list[Finding]:
     """The load offered (``--request-rate``, req/s; the JSON's or Namespace's ``request_rate``, the summary's ``Request
     rate configured (RPS)``) against the load served (``request_throughput``, req/s): served at under half the
-    offered rate, the server was saturated and requests waited in its queue, so latency is mostly that wait. And
+    offered rate, the server was saturated and requests waited in its queue, so latency is mostly that wait: said of
+    a run of OVERLOAD_MIN_REQUESTS or more, with no concurrency cap (which holds the load itself), whose TTFT shows
+    the wait (over 1 s) or is not printed. And
     benchmark_serving.py 0.1-0.2's per-token latency, which is not TPOT."""
     out = []
     rate, served = as_float(result.meta.get("request_rate")), src.get("request_throughput")
     rate = src.get("request_rate") if rate is None else rate
-    if rate and served and math.isfinite(rate) and served < rate / 2:
+    ttft = src.get("median_ttft_ms") or src.get("mean_ttft_ms")
+    many = (src.get("completed") or as_float(result.meta.get("num_prompts")) or 0) >= OVERLOAD_MIN_REQUESTS
+    queued = ttft is None or ttft > 1000  # requests that waited show it in TTFT; unknown in the oldest summary
+    if rate and served and math.isfinite(rate) and served < rate / 2 and many and queued and not cap:
         out.append(info(f"Requests were offered at {rate:g}/s and completed at {served:g}/s: far faster than the "
                         "server completes them, so they piled up, each waiting in the queue or sharing the batch with "
                         "all the others. The latencies say how the server copes with that overload, not how fast it "
@@ -168,8 +177,9 @@ def _decode_findings(result: BenchResult, src: dict[str, Any], burst: bool = Fal
     tpot = src.get("median_tpot_ms") if tpot is None else tpot
     if not tpot or tpot <= 0 or not (src.get("completed") or 0) > 0:
         return []
-    load = min((x for x in (cap, src.get("max_concurrent_requests")) if x), default=None)  # the peak can pass a cap
-    at = f" with up to {load:g} requests at once" if load else ""
+    requests = (src.get("completed") or 0) + (src.get("failed") or 0) or None  # no more at once than were sent
+    load = min((x for x in (cap, src.get("max_concurrent_requests"), requests) if x), default=None)  # peak can pass cap
+    at = " with one request at a time" if load == 1 else f" with up to {load:g} requests at once" if load else ""
     thr = src.get("output_throughput")
     said = (f"Decode: one token every {tpot:.0f} ms per request = ~{1000 / tpot:.1f} tok/s per stream{at}"
             + (f"; {thr:.1f} tok/s for the server in all" if thr is not None else "") + ".")

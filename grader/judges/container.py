@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..parsers.common import command_argv
-from .common import info, option_value, warn
+from .common import fail, info, option_value, warn
+from .context import context
 from .model import Finding, Summary
 
 _ADDRESS_VARS = ("VLLM_HOST_IP", "MASTER_ADDR", "RAY_ADDRESS")
@@ -20,7 +21,10 @@ _IFNAME_VARS = ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME")
 
 
 def _loopback(value: str) -> bool:
-    host = value.split("://", 1)[-1].rsplit(":", 1)[0] if value.count(":") == 1 or "://" in value else value
+    """Whether an address (``127.0.0.1:6379``, ``[::1]:6379``, ``localhost``, ``tcp://127.0.0.1``) is this machine's own."""
+    host = value.split("://", 1)[-1]
+    host = host[1:host.index("]")] if host.startswith("[") and "]" in host else \
+        host.rsplit(":", 1)[0] if host.count(":") == 1 else host
     return host.startswith("127.") or host in ("localhost", "::1")
 
 
@@ -37,6 +41,23 @@ def container_env(argv: list[str]) -> dict[str, str]:
     return env
 
 
+def detached(argv: list[str]) -> bool:
+    """Whether a ``docker run`` (``podman run``, ``docker container run``) argv runs detached: ``-d``/``--detach`` or a
+    short-option group holding ``d`` (``-dit``), among docker's own options, before the image."""
+    i = next((k + 1 for k, a in enumerate(argv) if a == "run"), len(argv))
+    while i < len(argv) and argv[i].startswith("-"):
+        a = argv[i]
+        if a in ("-d", "--detach") or a.startswith("--detach=") and a.split("=", 1)[1].lower() != "false" or \
+                not a.startswith("--") and len(a) <= 5 and "d" in a[1:] and a[1:].isalpha() and set(a[1:]) <= set("ditP"):
+            return True
+        i += 1 if a.startswith("--") and "=" in a or a in _FLAGS else 2  # an option's value follows it
+    return False
+
+
+_FLAGS = {"-i", "-t", "-it", "-ti", "--rm", "--privileged", "--init", "-P", "--interactive", "--tty", "--read-only"}
+"""docker run's options that take no value (the others take the next word)."""
+
+
 def ray_starts(argv: list[str]) -> list[list[str]]:
     """The ``ray start ...`` commands a ``docker run`` argv runs (as its command, or in a ``-c "..."`` string), each
     as its own argv."""
@@ -49,17 +70,41 @@ def ray_starts(argv: list[str]) -> list[list[str]]:
     return found
 
 
+def _error_hint(error: str) -> str:
+    """What to do about docker's error line (the common ones of a GPU node)."""
+    e = error.lower()
+    if "capabilities: [[gpu]]" in e or "nvidia-container-cli" in e or "nvml" in e:
+        return ("The NVIDIA container runtime could not give it the GPU: check `nvidia-smi` on the host and the NVIDIA "
+                "Container Toolkit (`nvidia-ctk runtime configure --runtime=docker`, then restart docker).")
+    if "unauthorized" in e or "denied" in e:
+        return "The registry refused the pull: `docker login nvcr.io` (user `$oauthtoken`, your NGC API key) first."
+    if "already in use" in e:
+        return "A container of that name exists: `docker rm -f <name>` (or another --name), then run it again."
+    return "`docker ps -a` and `docker logs <name>` say more."
+
+
 def summarise_docker_run(run: Any, command: str | None) -> Summary:
     """``docker run -d``'s output (a DockerRun) and the command that printed it, judged (module docstring)."""
     argv = command_argv(command)
     name = option_value(argv, "--name")
     cid = run.container_id[:12] if run.container_id else None
-    findings: list[Finding] = [info(
-        (f"The container {cid}" if cid else "The container") + (f" ({name})" if name else "")
-        + (" started in the background" if cid else " was being created (the paste stops before its ID)")
-        + (", after pulling its image" if run.pulled else "") + ": what it prints is in `docker logs "
-        + (name or cid or "<container>") + "`, not here.")]
-    starts = ray_starts(argv)
+    if run.error:
+        findings: list[Finding] = [fail(
+            f"docker did not start the container{' ' + name if name else ''}: `{run.error}`"
+            + (" (with -d docker prints the ID before it starts the container: the ID above is of one created, not "
+               "running)" if cid else "") + ". " + _error_hint(run.error))]
+    else:
+        findings = [info(
+            (f"The container {cid}" if cid else "The container") + (f" ({name})" if name else "")
+            + (" started in the background" if cid else " was being created (the paste stops before its ID)")
+            + (", after pulling its image" if run.pulled else "") + ": what it prints is in `docker logs "
+            + (name or cid or "<container>") + "`, not here.")]
+    for w in run.warnings:
+        platform = "platform" in w and "does not match" in w
+        findings.append((warn if platform else info)(f"docker warned: `{w}`" + (
+            ": the image is built for another CPU than this host's (a DGX Spark is arm64): its programs end at once "
+            "with `exec format error`. Use an arm64 (or multi-arch) image." if platform else ".")))
+    starts = ray_starts(argv) if context().nodes != 1 else []  # on one machine, its own address is every node's
     env = container_env(argv)
     for start in starts:
         head = option_value(start, "--address")

@@ -356,8 +356,8 @@ def summarise_q(q: Any, command: str | None) -> Summary:
 
 
 _UNIFIED = ("GB10", "GH200", "GB200", "GB300")
-"""GPUs that share one memory with a Grace CPU (NVLink-C2C) or, on a GB10, are that memory: nvidia-smi has no frame
-buffer or BAR1 figure of its own for them."""
+"""GPUs whose memory is coherent with a Grace CPU's (NVLink-C2C), or, on a GB10, is the CPU's: nvidia-smi gives no BAR1
+figure for them; a GB10 has no frame buffer of its own either (a GH200 or GB200 has its HBM, which FB reports)."""
 
 
 def _memory_na_findings(g: Any) -> list[Finding]:
@@ -366,12 +366,15 @@ def _memory_na_findings(g: Any) -> list[Finding]:
             if str(g.get(s, "Total") or "").strip("[] ") in ("N/A", "Not Supported")]
     if not gone:
         return []
-    name = g.product_name or ""
-    if any(u in name.upper() for u in _UNIFIED):
-        return [info(f"GPU {g.bus_id} ({name}): {' and '.join(gone)} memory N/A, as expected: its GPU shares one "
-                     "memory with the CPU (unified on a GB10, coherent over NVLink-C2C on a Grace Hopper or Blackwell), "
-                     "so there is no memory of its own (or aperture) to report. Read the memory with `free -h`.")]
-    return [info(f"GPU {g.bus_id}: {' and '.join(gone)} memory N/A: this card or driver gives no figure.")]
+    name = (g.product_name or "").upper()
+    expected = [x for x in gone if x == "BAR1" and any(u in name for u in _UNIFIED) or "GB10" in name]
+    said = [info(f"GPU {g.bus_id} ({g.product_name}): {' and '.join(expected)} memory N/A, as expected: "
+                 + ("a GB10 has no memory of its own, it shares the Spark's unified memory with the CPU (read it with "
+                    "`free -h`)." if "GB10" in name else "its memory is coherent with the Grace CPU's over NVLink-C2C, "
+                    "so there is no BAR1 aperture to report."))] if expected else []
+    rest = [x for x in gone if x not in expected]
+    return said + ([info(f"GPU {g.bus_id}: {' and '.join(rest)} memory N/A: this card or driver gives no figure.")]
+                   if rest else [])
 
 
 def _clock_findings(g: Any) -> list[Finding]:

@@ -60,13 +60,15 @@ def summarise_ip_addr(ifaces: list[Any], command: str | None) -> Summary:
         findings += _plain_host_findings(others) if not spark else []
     elif not any(t.is_up for t in twins):
         states = ", ".join(f"{t.name} {t.operstate}" + (" NO-CARRIER" if "NO-CARRIER" in t.flags else "") for t in twins)
-        carrier = ("NO-CARRIER: the ports are enabled but see no signal, so no QSFP link (no cable, a cable not "
-                   "seated, or the other Spark off). " if any("NO-CARRIER" in t.flags for t in twins) else "")
+        dark = [t.name for t in twins if "NO-CARRIER" in t.flags]
         off = [t.name for t in twins if admin_down(t)]
+        carrier = ((f"NO-CARRIER ({', '.join(dark)}): enabled, but no signal, so no QSFP link (no cable, a cable not "
+                    "seated, or the other Spark off). " if dark else "")
+                   + (f"Administratively down (no UP flag: {', '.join(off)}): not enabled, so no link, whatever is "
+                      f"plugged in: `sudo ip link set {off[0]} up`" + (" (and the others)" if len(off) > 1 else "")
+                      + ", or write their netplan file and `sudo netplan apply`. " if off else ""))
         if off and len(off) == len(twins):
-            carrier = (f"Administratively down (no UP flag: {', '.join(off)}): not enabled, so no link, whatever is "
-                       f"plugged in. `sudo ip link set {off[0]} up`" + (" (and the others)" if len(off) > 1 else "")
-                       + ", or write their netplan file and `sudo netplan apply`; then, if none shows LOWER_UP, ")
+            carrier = carrier[:-2] + "; then, if none shows LOWER_UP, "
         mtus = sorted({t.mtu for t in twins if t.mtu})
         bare = ("None of them has an IPv4 address" if all(t.addresses_listed and not t.ipv4 for t in twins) else "")
         more = ", ".join(x for x in (f"MTU {'/'.join(map(str, mtus))}" if mtus else "", bare) if x)

@@ -409,7 +409,11 @@ def summarise_ray_start(rs: Any, command: str | None) -> Summary:
         findings.append(fail(f"Ray's own processes exited right after starting: {died}. Their logs say why: "
                              "/tmp/ray/session_latest/logs/raylet.err and gcs_server.err (a port in use, an address "
                              "not of this machine given to --node-ip-address, or out of memory)."))
-    if rs.traceback:
+    if rs.traceback and (rs.traceback[1] or "").split(":")[0].endswith("KeyboardInterrupt"):
+        findings.append(info("Stopped with Ctrl-C (KeyboardInterrupt)" + (": the start had completed, and `--block` kept "
+                             "Ray in the foreground until then; Ray stops with it." if rs.started else
+                             " before the start completed.")))
+    elif rs.traceback:
         findings.append(_traceback_finding(*rs.traceback, head_addr or rs.join_address))
     if rs.ip_mismatch:
         ip, gcs, raylets = rs.ip_mismatch

@@ -26,25 +26,41 @@ PULL_RE = re.compile(r"^(?:Unable to find image '[^']{1,300}' locally|[\w.-]{1,1
                      r"|Verifying Checksum))$")
 
 
+_GLUED_ID_RE = re.compile(r"(?:^|\s)(?P<id>[0-9a-f]{64})$")  # the ID joined to a warning line above it
+_ERROR_RE = re.compile(r"^(?:docker: |Error response from daemon:|Error: |nvidia-container-cli: |unauthorized:|denied:"
+                       r"|pull access denied|manifest unknown|toomanyrequests:)")
+_WARNING_RE = re.compile(r"^WARNING: (?P<msg>.{1,300})")
+
+
 @dataclass
 class DockerRun:
     """``container_id``: the 64-hex ID docker printed (None when the paste stops before it); ``pulled``: whether it
-    pulled the image first."""
+    pulled the image first; ``error``: docker's (or the NVIDIA runtime's) first error line, cut to 300 characters: the
+    container was not started, though with -d docker prints the ID before it starts it; ``warnings``: docker's own
+    ``WARNING:`` lines (a platform the host cannot run, ports a host network ignores)."""
 
     container_id: str | None
     pulled: bool
+    error: str | None = None
+    warnings: tuple[str, ...] = ()
 
 
 def parse_docker_run(text: str) -> DockerRun:
-    """Read ``docker run -d``'s output (module docstring). Raises ParseError when it holds neither a container ID
-    nor an image pull's lines; never otherwise."""
-    cid, pulled = None, False
+    """Read ``docker run -d``'s output (module docstring). Raises ParseError when it holds no container ID, no image
+    pull's lines and no docker error; never otherwise."""
+    cid, pulled, error, warnings = None, False, None, []
     for line in content_lines(text):
         s = line.text.strip()
         if ID_RE.match(s):
             cid = s
         elif PULL_RE.match(s):
             pulled = True
-    if cid is None and not pulled:
-        raise ParseError(COMMAND, "no container ID (a line of 64 hex digits) and no image pull found")
-    return DockerRun(cid, pulled)
+        elif _ERROR_RE.match(s):
+            error = error or s[:300]
+        elif m := _WARNING_RE.match(s):
+            glued = _GLUED_ID_RE.search(s)
+            warnings.append((s[:glued.start()] if glued else s)[len("WARNING: "):][:300].strip())
+            cid = glued.group("id") if glued else cid
+    if cid is None and not pulled and error is None:
+        raise ParseError(COMMAND, "no container ID (a line of 64 hex digits), no image pull and no docker error found")
+    return DockerRun(cid, pulled, error, tuple(warnings))

@@ -292,6 +292,8 @@ def parse_nccl_log(text: str) -> NcclLog:
         raw = line.text.strip()
         if raw.startswith("#"):
             continue
+        if "/GDRDMA" in raw:  # also in a piece of a line Ray's forwarding cut (a comment above does not count)
+            st["gdr_text"] = True
         s = strip_log_prefix(raw).strip()
         m = _MARK_RE.search(s)
         host = None
@@ -342,7 +344,7 @@ def parse_nccl_log(text: str) -> NcclLog:
         rings_connected=bool(st.get("rings")), bench=tuple(st["bench"]), simulated=simulated, nccl_lines=count,
         ib_connections=tuple(st["qps"]), n_ib_connections=st["n_qps"], verbs_failures=tuple(dict.fromkeys(st["verbs"])),
         virtual_devices=tuple(dict.fromkeys(st["virtual"])),
-        p2p_disabled=tuple(dict.fromkeys(tuple(sorted(p)) for p in st["p2p_off"])), gdrdma_in_text="/GDRDMA" in text)
+        p2p_disabled=tuple(dict.fromkeys(tuple(sorted(p)) for p in st["p2p_off"])), gdrdma_in_text=bool(st.get("gdr_text")))
 
 
 def _read_setup(msg: str, host: str | None, st: dict) -> bool:

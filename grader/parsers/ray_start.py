@@ -66,7 +66,7 @@ _RUNNING_RE = re.compile(r"\bRay is trying to start at (?P<at>\S{1,80}?), but is
                          r"(?P<running>\S{1,80}?)\.(?:\s|$)")
 _EXITED_RE = re.compile(r"\bSome Ray subprocesses exited unexpectedly\b")
 _EXIT_PROC_RE = re.compile(r"^\s*(?P<proc>[a-z_]{3,40}) \[exit code=(?P<code>-?\d{1,4})\]")
-_TRACEBACK_RE = re.compile(r"^Traceback \(most recent call last\):")
+_TRACEBACK_RE = re.compile(r"^(?:\^C)?Traceback \(most recent call last\):")  # after a typed Ctrl-C too
 _RAY_FRAME_RE = re.compile(r"^File \"[^\"]{0,300}?[/\\]ray[/\\][^\"]{1,200}\", line \d{1,7}, in (?P<func>[\w<>.]{1,80})$")
 _EXCEPTION_RE = re.compile(r"^(?:[A-Za-z_][\w.]{0,80}\.)?[A-Z]\w{0,60}(?:Error|Exception|Exit|Interrupt)(?::\s?.{0,300})?$")
 

@@ -101,8 +101,16 @@ class CleanText(str):
 
 _TYPOGRAPHIC_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 _BULLET_RE = re.compile(r"^[ \t]*+\u2022[ \t]++", re.M)
-_ARROW_NOTE_RE = re.compile(r"[ \t]{2,}(?:<-{1,2}|\u2190)[ \t]+\S[^\n]{0,200}$", re.M)
-"""A note a person wrote after a line, two blanks or more away (``(Up)     <- cabled port``): left out."""
+_ARROW_NOTE_RE = re.compile(r"(?:<-{1,2}|\u2190)[ \t]++\S")
+
+
+def _without_arrow_note(line: str) -> str:
+    """``line`` without a note a person wrote after it, two blanks or more away (``(Up)     <- cabled port``, at most
+    200 characters): the last arrow of the line only, so a line of many arrows costs one pass."""
+    at = max(line.rfind("<-"), line.rfind("\u2190"))
+    if at < 2 or line[at - 2:at].strip(" \t") or len(line) - at > 200 or not _ARROW_NOTE_RE.match(line, at):
+        return line
+    return line[:at].rstrip(" \t")
 _ONE_LETTER_LOGGER_RE = re.compile(r"^[IWEFD] \d\d-\d\d \d\d:\d\d:\d\d [\w.-]{1,60}:\d{1,6}\] ", re.M)
 """A Python logger's prefix of one letter, date and file:line (``I 03-15 02:13:41 backend_utils.py:521] ``, as SkyPilot
 prints another tool's output through it): the tool's own line follows. vLLM's ``INFO 03-15 ...`` is its log's own
@@ -149,8 +157,8 @@ def clean_lines(text: str | bytes) -> list[str]:
     if "[" in text and ("ESC[" in text or "\\" in text):
         text = _WORD_ANSI_RE.sub("", text)
     text = _LOST_ESC_RE.sub("", text)
-    if ("<-" in text or "\u2190" in text) and _ARROW_NOTE_RE.search(text):
-        text = _ARROW_NOTE_RE.sub("", text)
+    if "<-" in text or "\u2190" in text:
+        text = "\n".join(_without_arrow_note(x) if "<-" in x or "\u2190" in x else x for x in text.split("\n"))
     if "] " in text and _ONE_LETTER_LOGGER_RE.search(text, 0, 4096):
         text = _ONE_LETTER_LOGGER_RE.sub("", text)
     if "**" in text:

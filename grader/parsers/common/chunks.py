@@ -137,6 +137,19 @@ def host_caption(line: str) -> str | None:
     return m.group("host") if m else None
 
 
+MAX_TYPED_SECTIONS = 400
+"""Past this many sections a paste is a file or a log, not commands a person typed: a ``sudo`` or a pipe in a line
+right under an output no longer starts a section (a 5 MB file of piped commands stays linear)."""
+
+
+def _shows_a_file(prompt: Prompt | None) -> bool:
+    """Whether ``prompt``'s command prints a file (``cat setup.sh``, ``less``, ``head``): its lines are the file's, so a
+    ``sudo`` or a pipe in them is a script's, not a command typed."""
+    words = (prompt.command.split() if prompt and prompt.command else [])
+    words = words[1:] if words[:1] == ["sudo"] else words
+    return bool(words) and words[0].rsplit("/", 1)[-1] in ("cat", "less", "more", "head", "tail", "bat", "batcat", "nl")
+
+
 _TYPED_ANYWHERE = re.compile(r"^\s*(?:sudo\s+\S|\S+\s[^|\n]{0,200}\|\s*(?:grep|egrep|head|tail|awk|sed|cut|column)\b)")
 """A line only a person types, even right under another output with no blank between: ``sudo ...``, or a command
 piped to a filter (``ethtool  ens14f0 | grep -i speed``)."""
@@ -188,7 +201,9 @@ def split_chunks(text: str | bytes, is_command: Callable[[str, bool], bool] | No
         if caption:  # "spark-b:" above the output of that host: as a prompt on that host would say
             prompt = Prompt("", None, caption)
         elif prompt is None and is_command is not None and (after_gap or ("|" in line or "sudo" in line[:12])
-                                                                  and _TYPED_ANYWHERE.match(line)) \
+                                                                  and len(parts) < MAX_TYPED_SECTIONS
+                                                                  and _TYPED_ANYWHERE.match(line)
+                                                                  and not _shows_a_file(parts[-1][0])) \
                 and len(line) <= 4096 and line.strip() \
                 and not line.lstrip().startswith("#") and not is_noise_line(line):  # "#": no prompt, so a comment
             command, used = _continued(line.strip(), rows, i)
