@@ -358,3 +358,14 @@ def test_what_the_review_of_this_sessions_change_found_stays_mended():
     (s,) = explain("$ nvidia-smi -q -d MEMORY\nGPU 00000009:01:00.0\n    Product Name      : NVIDIA GH200 480GB\n"
                    "    FB Memory Usage\n        Total    : N/A\n    BAR1 Memory Usage\n        Total    : N/A\n")
     assert "BAR1 memory N/A, as expected" in messages(s) and "FB memory N/A: this card or driver" in messages(s)
+
+
+def test_nccl_tests_whose_header_lost_its_hash_marks():
+    """nccl-tests#249 (s008): Markdown read `# nThread ...` as a heading, so the paste has the header without `#`."""
+    text = ("$ mpirun -n 1 ./build/all_reduce_perf -b 8 -e 16M -f 2 -g 1\n"
+            " nThread 1 nGpus 1 minBytes 8 maxBytes 16777216 step: 2(factor) warmup iters: 5 iters: 5 agg iters: 1 "
+            "validation: 1 graph: 0\n\n Using devices\n  Rank  0 Group  0 Pid    127 on worker-0 device  0 [0x00] "
+            "NVIDIA A10G\n\n       size         count      type   redop    root     time   algbw   busbw #wrong     "
+            "time   algbw   busbw #wrong\n")
+    (s,) = explain(text, host="other")
+    assert s.kind == "nccl-tests" and s.error is None and "One rank" in messages(s)

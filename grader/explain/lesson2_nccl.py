@@ -37,6 +37,9 @@ register(KindSpec(
                     r"|<std(?:out|err)>:\s*#\s*(?:nccl-tests version|Collective test|nThread|Using devices|Rank\s|"
                     r"Avg bus|Out of bounds|\s*size\s+count)"
                     r"|Test (?:NCCL |CUDA )?failure|^Invalid number of GPUs:|^Please check the number of processes and GPUs"
+                    # its header lines with the `#` a forum's Markdown took off
+                    r"|^\s*nThread \d+ nGpus \d+ minBytes |^\s*size\s+count\s+type\s+redop\b"
+                    r"|^\s*Rank\s+\d+\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s"
                     r"|" + _NCCL_LINE
                     # its summary lines (comments: they stay with the rows above them)
                     + r"|^#\s*$|^#\s*(?:Out of bounds values|Avg bus bandwidth|Collective test concluded|error:"

@@ -332,6 +332,10 @@ _SRUN_LABEL_RE = re.compile(r"^\s*\d+: ")
 where most lines carry one."""
 
 
+_HASHLESS_RE = re.compile(r"^(?:nThread \d+ nGpus \d|Using devices$|Rank\s+\d+\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s"
+                          r"|size\s+count\s+type\s|\(B\)\s+\(elements\)|out-of-place\s+in-place$"
+                          r"|(?:Avg bus bandwidth|Out of bounds values)\s*:|nccl-tests version |Collective test )")
+"""nccl-tests' header lines with their leading ``#`` lost (a forum's Markdown read ``# nThread ...`` as a heading)."""
 _RANK_TAG_RE = re.compile(r"^\[\d+\]\s")
 _GLUED_TAG_RE = re.compile(r"(?<=[\d.])\[\d+\](?=\s)")
 """``-1[0]    1626.5``: a rank's tag where a row's next part was written."""
@@ -361,6 +365,8 @@ def parse_nccl_tests(text: str) -> NcclTestsResult:
             nccl_lines.append(s)
             continue
         last = pos == len(lines) - 1
+        if s[:1] != "#" and _HASHLESS_RE.match(s):  # Markdown took the `#` off the header's lines
+            s = "# " + s
         if s.startswith("#"):
             seen += _header_line(s, facts)
             lay = _Layout.from_header(s)
