@@ -21,6 +21,7 @@ is cut, saying how long it was, so what explain prints stays bounded however lon
 
 
 _redact = functools.lru_cache(maxsize=1024)(redact)  # a log's facts say few texts many times (4,009 calls, 11 texts)
+_secret_key = functools.lru_cache(maxsize=4096)(is_secret_name)  # the facts' keys: a few names, asked many times
 
 
 def _shown(text: str) -> str:
@@ -30,10 +31,16 @@ def _shown(text: str) -> str:
 
 
 def redacted(sections: list[Any]) -> list[Any]:
-    """``sections`` with their command lines, findings and errors said without secrets (grader.redact)."""
-    return [dataclasses.replace(
-        s, command=_redact(s.command) if s.command else s.command, error=_redact(s.error) if s.error else s.error,
-        findings=tuple(dataclasses.replace(f, message=_redact(f.message)) for f in s.findings)) for s in sections]
+    """``sections`` with their command lines, findings and errors said without secrets (grader.redact); a section or
+    finding with none is kept as it is (no copy)."""
+    out = []
+    for s in sections:
+        findings = tuple(f if (m := _redact(f.message)) == f.message else dataclasses.replace(f, message=m)
+                         for f in s.findings)
+        command, error = _redact(s.command) if s.command else s.command, _redact(s.error) if s.error else s.error
+        same = command == s.command and error == s.error and all(a is b for a, b in zip(findings, s.findings))
+        out.append(s if same else dataclasses.replace(s, command=command, error=error, findings=findings))
+    return out
 
 
 MAX_SHOWN_ITEMS = 500
@@ -67,7 +74,7 @@ def _plain(value: Any) -> Any:
     if hasattr(type(value), "__dataclass_fields__") and not isinstance(value, type):  # a dataclass: as asdict, no copies
         return {name: _plain(getattr(value, name)) for name in _field_names(type(value))}
     if isinstance(value, dict):  # a value under a secret's name (vLLM's `api_key`, `hf_token` args) is not shown
-        return {str(k): REDACTED if isinstance(v, str) and v and is_secret_name(str(k)) else _plain(v)
+        return {str(k): REDACTED if type(v) is str and v and _secret_key(str(k)) else _plain(v)
                 for k, v in value.items()}
     if isinstance(value, (list, tuple, set)):
         items = list(value)
