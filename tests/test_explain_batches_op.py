@@ -369,3 +369,15 @@ def test_nccl_tests_whose_header_lost_its_hash_marks():
             "time   algbw   busbw #wrong\n")
     (s,) = explain(text, host="other")
     assert s.kind == "nccl-tests" and s.error is None and "One rank" in messages(s)
+
+
+def test_ibdev2netdev_v_with_a_padded_state_and_another_hosts_names():
+    """nccl-tests#36 (s005): `ibdev2netdev -v` rows; a port state padded as `(DOWN  )`; with --host other, a CX-7 on
+    PCI bus 1 of another machine is named enp1s0f0np0 too, and no Spark rule applies."""
+    text = ("$ ibdev2netdev -v\n0000:03:00.0 mlx5_0 (MT4129 - MCX75310AAS-NEAT) ConnectX-7 fw 28.39.1002 port 1 "
+            "(ACTIVE) ==> enp1s0f0np0 (Up)\n0000:03:00.1 mlx5_1 (MT4129 - MCX75310AAS-NEAT) ConnectX-7 fw 28.39.1002 "
+            "port 1 (DOWN  ) ==> enp1s0f1np1 (Down)\n")
+    (s,) = explain(text, host="other")
+    assert s.error is None and levels(s) == ["info"] and "mlx5_1 ==> enp1s0f1np1 Down" in messages(s)
+    (s,) = explain(text)  # not said: the names are a Spark's, so its rules apply
+    assert "fail" in levels(s)

@@ -281,10 +281,12 @@ def summarise_ibdev(result: Any, command: str | None) -> Summary:
     if result.simulated:
         findings.append(info("This output says it is simulated (clusterlab's simulated cluster): no "
                              "RDMA hardware is behind it."))
-    spark = [m for m in maps if is_qsfp_twin(m.netdev)]
+    told_other = on_spark(None) is False  # explain --host other: a Spark's names on it mean nothing of a Spark
+    spark = [] if told_other else [m for m in maps if is_qsfp_twin(m.netdev)]
     if not spark:
-        findings.append(info("No DGX Spark ConnectX-7 names here (rocep1s0f*/roceP2p1s0f* ==> "
-                             "enp1s0f*np*/enP2p1s0f*np*): " + ", ".join(f"{m.netdev} {m.state}" for m in maps)))
+        findings.append(info(("Not a DGX Spark (--host other): " if told_other else "No DGX Spark ConnectX-7 names here "
+                              "(rocep1s0f*/roceP2p1s0f* ==> enp1s0f*np*/enP2p1s0f*np*): ")
+                             + ", ".join(f"{m.rdma_device} ==> {m.netdev} {m.state}" for m in maps)))
         ipoib = [m.netdev for m in maps if re.match(r"ib", m.netdev) and not m.is_up]
         if ipoib:
             findings.append(info(f"{', '.join(ipoib[:8])}{' ...' if len(ipoib) > 8 else ''} (Down): ibdev2netdev "
