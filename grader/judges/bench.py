@@ -77,7 +77,8 @@ def describe(result: BenchResult, sent: int | None = None, burst: bool = False, 
         findings.append(info((f"Input {inp:,.0f} tok/s (the prompts' prefill), output" if inp else "Output")
                              + f" {thr:.1f} tok/s, {src.get('request_throughput') or 0:.2f} req/s"
                              + (f" over {src['duration']:.2f} s" if src.get("duration") else "") + "."))
-    findings += _offered_findings(result, src, result.concurrency or cap)
+    cap = result.concurrency or cap  # the result's own cap first, then the command line's
+    findings += _offered_findings(result, src, cap)
     lat = []
     for name, label in (("ttft", "TTFT"), ("tpot", "TPOT"), ("itl", "ITL"), ("e2el", "E2EL")):
         mean, med, p99 = src.get(f"mean_{name}_ms"), src.get(f"median_{name}_ms"), src.get(f"p99_{name}_ms")
@@ -87,7 +88,7 @@ def describe(result: BenchResult, sent: int | None = None, burst: bool = False, 
             lat.append(f"{label} " + ", ".join(parts))
     if lat:
         findings.append(info("; ".join(lat) + "."))
-    findings += _decode_findings(result, src, burst, result.concurrency or cap)
+    findings += _decode_findings(result, src, burst, cap)
     if diffs:
         findings.append(warn("The file's summary and its per-request data disagree by more than 0.5%: "
                               + "; ".join(diffs[:4]) + ". Grade the recomputed values."))

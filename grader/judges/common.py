@@ -221,6 +221,11 @@ def nvidia_smi_with(argv: list[str], *, want: Callable[[list[str]], bool]) -> bo
     return bool(argv) and argv[0] == "nvidia-smi" and want(argv)
 
 
+def is_loopback(host: str | None) -> bool:
+    """Whether a host (an address or a name, without its port) is this machine's own: 127.x, ::1 or localhost."""
+    return bool(host) and (host.startswith("127.") or host in ("::1", "localhost"))
+
+
 def runs_program(argv: list[str], program: str, sub: str | None = None) -> bool:
     """Whether ``program [sub]`` is run anywhere in argv (also behind ``docker exec C``)."""
     for i, arg in enumerate(argv):

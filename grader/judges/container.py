@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..parsers.common import command_argv
-from .common import fail, info, option_value, warn
+from .common import fail, info, is_loopback, option_value, warn
 from .context import context
 from .model import Finding, Summary
 
@@ -25,7 +25,7 @@ def _loopback(value: str) -> bool:
     host = value.split("://", 1)[-1]
     host = host[1:host.index("]")] if host.startswith("[") and "]" in host else \
         host.rsplit(":", 1)[0] if host.count(":") == 1 else host
-    return host.startswith("127.") or host in ("localhost", "::1")
+    return is_loopback(host)
 
 
 def container_env(argv: list[str]) -> dict[str, str]:

@@ -342,12 +342,12 @@ def summarise_q(q: Any, command: str | None) -> Summary:
                                + ("; `Idle` is Active: nothing ran on it at that moment, so its clocks were allowed "
                                   "down." if g.clock_event("Idle") else ".")))
         findings += _temperature_findings(g) + _clock_findings(g) + _memory_na_findings(g)
+    if not findings:
+        findings.append(info("Nothing here about the PCIe link or power: try `nvidia-smi -q -d POWER,PCIE`."))
     named = [f"{g.product_name} ({g.bus_id})" for g in q.gpus if g.product_name]
     if named:
         findings.insert(0, info(f"{len(named)} GPU{'s' if len(named) > 1 else ''}: {', '.join(named)}"
                                 + (f"; driver {q.driver_version}" if q.driver_version else "") + "."))
-    if not [f for f in findings if not f.message.startswith(f"{len(named)} GPU")]:
-        findings.append(info("Nothing here about the PCIe link or power: try `nvidia-smi -q -d POWER,PCIE`."))
     if any(g.bus_id == FRAGMENT_GPU for g in q.gpus):
         findings.append(info("A fragment of `nvidia-smi -q`: sections without the `GPU <bus id>` line above them, read "
                              "as one GPU's; lines before the first heading in the paste belong to a section cut off "

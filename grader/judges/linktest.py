@@ -18,8 +18,8 @@ from typing import Any
 from ..parsers.common import command_argv
 from ..parsers.iperf3 import parse_iperf3
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port
-from .common import (JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, fail, info, ok, on_spark, option_value, spark_figure,
-                     warn)
+from .common import (JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, fail, info, is_loopback, ok, on_spark, option_value,
+                     spark_figure, warn)
 from .model import Finding, Summary
 
 
@@ -235,7 +235,7 @@ def _other_host(r: Iperf3Read, gbps: float, streams: str) -> list[Finding]:
     --bidir test on its own: a full-duplex link carries its rate both ways at once); to 127.0.0.1 or ::1 no NIC is
     crossed, so nothing is judged. ``streams``: the advice to add streams, said only where the rate falls short."""
     host = r.result.remote_host
-    if (host or "").startswith("127.") or host in ("::1", "localhost"):
+    if is_loopback(host):
         return [info(f"{gbps:.2f} Gbit/s over TCP to {host}, this machine's loopback: no network link or NIC "
                      "is crossed, so this measures the host alone.")]
     rates = {role: list(v) for role, v in r.intervals.rates_gbps.items() if v} or {"": [gbps]}
