@@ -378,6 +378,6 @@ def test_ibdev2netdev_v_with_a_padded_state_and_another_hosts_names():
             "(ACTIVE) ==> enp1s0f0np0 (Up)\n0000:03:00.1 mlx5_1 (MT4129 - MCX75310AAS-NEAT) ConnectX-7 fw 28.39.1002 "
             "port 1 (DOWN  ) ==> enp1s0f1np1 (Down)\n")
     (s,) = explain(text, host="other")
-    assert s.error is None and levels(s) == ["info"] and "mlx5_1 ==> enp1s0f1np1 Down" in messages(s)
+    assert s.error is None and levels(s) == ["info"] and "mlx5_1 port 1 DOWN ==> enp1s0f1np1 Down" in messages(s)
     (s,) = explain(text)  # not said: the names are a Spark's, so its rules apply
     assert "fail" in levels(s)

@@ -42,20 +42,26 @@ def _is_spark_pair(res: NcclTestsResult, command: str | None = None) -> bool | N
     return False if gpus is not None and gpus != 2 else None
 
 
-def _gpus_of_command(command: str | None) -> int | None:
-    """How many GPUs a launch line runs: ``srun --nodes=N --ntasks-per-node=T`` or ``mpirun -np N`` processes, times
-    nccl-tests' ``-g`` GPUs each; None where it does not say."""
+def _launched(command: str | None) -> tuple[int | None, int]:
+    """How many processes a launch line starts (``mpirun -np N``, ``srun --nodes=N --ntasks-per-node=T``; None where
+    it does not say) and nccl-tests' ``-g`` GPUs each (1 unless given)."""
     argv = command_argv(command)
     if not argv:
-        return None
+        return None, 1
     def number(*names: str) -> int | None:
         value = option_value(argv, *names)
         return int(value) if value and value.isdigit() else None
-    g = number("-g", "--ngpus") or 1
     procs = number("-np", "-n", "--np", "--ntasks")
     nodes, per = number("--nodes", "-N"), number("--ntasks-per-node")
     if procs is None and nodes is not None and per is not None:
         procs = nodes * per
+    return procs, number("-g", "--ngpus") or 1
+
+
+def _gpus_of_command(command: str | None) -> int | None:
+    """How many GPUs a launch line runs: its processes (:func:`_launched`) times nccl-tests' ``-g`` GPUs each; None
+    where it does not say."""
+    procs, g = _launched(command)
     return procs * g if procs is not None else g if g > 1 else None
 
 
@@ -189,8 +195,14 @@ def summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
             f"The test failed: {e.rstrip('.')}. Rerun with -x NCCL_DEBUG=INFO to see why (a wrong NCCL_IB_GID_INDEX "
             "or HCA gives `unhandled system error`).")]
     spark = on_spark(_is_spark_pair(res, command)) is not False
-    if res.independent_runs:
-        findings.append(fail("Several processes each ran the test alone (each one `Rank 0` of a 1-rank job): "
+    procs = _launched(command)[0] or 0
+    alone = res.independent_runs or procs > 1 and (len(res.averages) > 1 or res.sizes_restart)
+    if alone:
+        how = "each one `Rank 0` of a 1-rank job" if res.independent_runs else (
+            f"{len(res.averages)} `# Avg bus bandwidth` summaries, " + ", ".join(f"{v:g}" for v in res.averages[:4])
+            + " GB/s," if len(res.averages) > 1 else "their tables interleaved, the size column starting again,") \
+            + f" from one launch of {procs} processes"
+        findings.append(fail(f"Several processes each ran the test alone ({how}): "
                              "nccl-tests was built without MPI, so mpirun started independent copies and nothing "
                              "crossed between " + ("the Sparks. Rebuild with `make MPI=1 MPI_HOME=/usr/lib/aarch64-"
                                                    "linux-gnu/openmpi` (NVIDIA's NCCL playbook) and run again." if spark
@@ -204,7 +216,7 @@ def summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
     elif res.nranks == 1:
         findings.append(info("One rank: a collective of one GPU moves nothing (busbw 0). Run one rank per Spark "
                              "(`mpirun -np 2 -H <ip1>:1,<ip2>:1 ...`)."))
-    if not res.independent_runs and not res.sizes_restart and res.nranks != 1:
+    if not alone and not res.sizes_restart and res.nranks != 1:
         findings += _busbw_findings(res, command) + _collapse(res)
     avg, rec = res.avg_busbw_reported, res.avg_busbw_recomputed
     if avg is not None and rec is not None:
@@ -217,6 +229,8 @@ def summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
         elif abs(avg - rec) > 0.02 * max(avg, rec) + 0.01:
             findings.append(warn(f"The printed average ({avg:g}) does not match the rows ({rec:.4g}): some rows are "
                                  "missing from the paste, or it was edited."))
+    elif avg is not None and not alone:
+        findings.append(info(f"# Avg bus bandwidth {avg:g} GB/s as printed; the rows it averages are not in the paste."))
     elif rec is not None:
         findings.append(info(f"The output is cut off before `# Avg bus bandwidth`; recomputed from the {len(res.rows)} "
                              f"row(s) shown: {rec:.4g} GB/s (mean busbw of every row, both columns)."))
@@ -238,7 +252,7 @@ def summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
         verdict = transport_verdict(log)
         if verdict != "unknown" or log.nnodes == 1:
             findings += _network_findings(log, verdict)
-    if not res.rows and not res.errors:
+    if not res.rows and not res.errors and not res.averages:
         findings.append(info("No data row: the test did not get to measure (or the paste stops before the rows)."))
     return facts, findings
 

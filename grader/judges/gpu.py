@@ -220,7 +220,7 @@ def summarise_table(t: Any, command: str | None) -> Summary:
         rec = {"index": g.index, "name": g.name, "limit_w": g.power_cap_w, "power_draw_w": g.power_draw_w}
         findings += _power_findings(rec)
         if g.memory_total_mib:
-            findings.append(info(f"GPU{g.index}: {g.memory_used_mib} of {g.memory_total_mib} MiB used "
+            findings.append(info(f"GPU{g.index} ({g.name}): {g.memory_used_mib} of {g.memory_total_mib} MiB used "
                                  f"({g.memory_total_mib / 1024:.1f} GiB on the card)."))
         elif g.memory_not_reported:
             findings.append(info(_no_memory_figure(g.index, g.name, f"Memory-Usage `{g.memory_not_reported}`")))

@@ -286,7 +286,8 @@ def summarise_ibdev(result: Any, command: str | None) -> Summary:
     if not spark:
         findings.append(info(("Not a DGX Spark (--host other): " if told_other else "No DGX Spark ConnectX-7 names here "
                               "(rocep1s0f*/roceP2p1s0f* ==> enp1s0f*np*/enP2p1s0f*np*): ")
-                             + ", ".join(f"{m.rdma_device} ==> {m.netdev} {m.state}" for m in maps)))
+                             + ", ".join(f"{m.rdma_device}" + (f" port {m.port} {m.port_state}" if m.port_state else "")
+                                         + f" ==> {m.netdev} {m.state}" for m in maps)))
         ipoib = [m.netdev for m in maps if re.match(r"ib", m.netdev) and not m.is_up]
         if ipoib:
             findings.append(info(f"{', '.join(ipoib[:8])}{' ...' if len(ipoib) > 8 else ''} (Down): ibdev2netdev "

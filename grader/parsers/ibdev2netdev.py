@@ -11,7 +11,7 @@ from .common import ParseError, content_lines, fail_on_line, is_comment_line, ra
 # ibdev2netdev -v: 0000:01:00.1 rocep1s0f1 (MT4129 - ...) ConnectX-7 ... fw 28.45.4028 port 1 (ACTIVE) ==> enp1s0f1np1 (Up)
 _LINE_RE = re.compile(
     r"^\s*(?:[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d+\s+)?(?P<rdma>\S+)\s++"
-    r"(?:.*?\s)?port\s+(?P<port>\d++)(?:\s++\(\s*+\w++\s*+\))?\s*+==>\s*+(?P<netdev>[^\s(]++)\s*+"
+    r"(?:.*?\s)?port\s+(?P<port>\d++)(?:\s++\(\s*+(?P<port_state>\w++)\s*+\))?\s*+==>\s*+(?P<netdev>[^\s(]++)\s*+"
     r"\((?P<state>[^)]*)\)\s*+(?:#.*)?$")  # a person's note after it (`(Down)  # CX-7 1/8 infiniband`)
 # what a cut-off last line can look like: an RDMA device name, maybe part of the rest
 _PARTIAL_RE = re.compile(r"^\s*(?:roce|mlx\d|ib|rxe|siw|irdma|bnxt|efa|[0-9a-fA-F]{4}:)\S*(?:\s+p.*)?$")
@@ -21,13 +21,15 @@ _PARTIAL_RE = re.compile(r"^\s*(?:roce|mlx\d|ib|rxe|siw|irdma|bnxt|efa|[0-9a-fA-
 class RoceMapping:
     """One ibdev2netdev line: RDMA device, its port number, the netdev, the link state.
 
-    ``state`` is as printed, normally ``"Up"`` or ``"Down"``.
+    ``state`` is the netdev's, as printed, normally ``"Up"`` or ``"Down"``; ``port_state`` the RDMA port's, which
+    only ``ibdev2netdev -v`` prints (``ACTIVE``, ``DOWN``; None without it).
     """
 
     rdma_device: str
     port: int
     netdev: str
     state: str
+    port_state: str | None = None
 
     @property
     def is_up(self) -> bool:
@@ -76,7 +78,7 @@ def parse_ibdev2netdev(text: str) -> Ibdev2Netdev:
         m = _LINE_RE.match(line.text)
         if m:
             mappings.append(RoceMapping(m.group("rdma"), int(m.group("port")), m.group("netdev"),
-                                        m.group("state").strip()))
+                                        m.group("state").strip(), m.group("port_state")))
         elif pos == len(lines) - 1 and mappings and _PARTIAL_RE.match(line.text):
             truncated = True
         else:

@@ -135,7 +135,8 @@ class NcclTestsResult:
     test concluded`` line was seen; ``truncated`` the run stops before ``# Avg bus bandwidth``
     (or its last row is cut); ``errors`` failure lines (``Test NCCL failure ...``, ``# error:``,
     mpirun's); ``nccl_log`` the NCCL_DEBUG lines mixed in, parsed (None without any); ``starts``
-    how many ``# Collective test starting`` lines were seen (see ``independent_runs``).
+    how many ``# Collective test starting`` lines were seen (see ``independent_runs``); ``averages`` every
+    ``# Avg bus bandwidth`` value, in order (GB/s; two or more: several runs' summaries in one output).
     """
 
     collective: str | None = None
@@ -158,6 +159,7 @@ class NcclTestsResult:
     errors: tuple[str, ...] = ()
     nccl_log: NcclLog | None = None
     starts: int = 0
+    averages: tuple[float, ...] = ()
 
     @property
     def independent_runs(self) -> bool:
@@ -416,7 +418,8 @@ def parse_nccl_tests(text: str) -> NcclTestsResult:
         ranks=tuple(facts["ranks"]), columns=tuple(layout.cols) if layout else (), rows=tuple(facts["rows"]),
         out_of_bounds=facts.get("oob"), out_of_bounds_ok=facts.get("oob_ok"),
         avg_busbw_reported=facts.get("avg"), concluded=bool(facts.get("concluded")), truncated=truncated,
-        errors=tuple(facts["errors"]), nccl_log=log, starts=facts.get("starts", 0))
+        errors=tuple(facts["errors"]), nccl_log=log, starts=facts.get("starts", 0),
+        averages=facts.get("averages", ()))
 
 
 def _header_line(s: str, facts: dict) -> int:
@@ -460,6 +463,7 @@ def _header_line(s: str, facts: dict) -> int:
     if m:
         v = _num(m.group("v"))
         facts["avg"] = v
+        facts["averages"] = facts.get("averages", ()) + (v,)
         return 1
     m = _ERRLINE_RE.match(s)
     if m:

@@ -45,7 +45,7 @@ _SMI_HEADER_RE = re.compile(r"NVIDIA-SMI\s+(?P<smi>\S+)\s+Driver Version:\s*(?P<
 # The two lines of a GPU. Linear: possessive runs, and fields that end on a non-blank (a lazy field
 # followed by optional blanks rescans a long run of blanks once per blank: quadratic).
 _ROW1_RE = re.compile(r"^\|\s*+(?P<index>\d++)\s++(?P<name>\S(?:.*?\S)?)\s++(?P<persist>On|Off)\s*+\|\s*+"
-                      r"(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s++(?P<disp>On|Off)\s*+\|"
+                      r"(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s++(?P<disp>On|Off|N/A)\s*+\|"
                       r"\s*+(?P<ecc>(?:[^|]*[^|\s])?)\s*+\|$")
 # power "77W /  700W", "N/A / N/A", or "77W/700W"
 _ROW2_RE = re.compile(r"^\|\s*+(?P<fan>\S++)\s++(?P<temp>\S++)\s++(?P<perf>\S++)\s++"

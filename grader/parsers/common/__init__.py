@@ -176,7 +176,25 @@ def clean_lines(text: str | bytes) -> list[str]:
         lines = [_SUDO_PREFIX_RE.sub("", line, count=1) if "[sudo]" in line[:64] else line for line in lines]
     if lines and lines[-1] == "":
         lines.pop()
+    if "`" in text:  # a Markdown code span around a line, or opened on one line and closed lines below
+        lines = [_without_code_span(x) if x[-1:] == "`" or x.lstrip()[:1] == "`" else x for x in lines]
     return _unquote(lines)
+
+
+def _without_code_span(line: str) -> str:
+    """``line`` without the backticks of a Markdown code span that wraps it (`` `mpirun -np 2 ...` ``) or that opens
+    or closes on it (`` `# Out of bounds values : 0 OK``, ``# Avg bus bandwidth : 3.94 ` ``: an odd backtick at an
+    end); a fence (```` ``` ````) and a line with spans inside it (``use `--flag` here``) stay as they are."""
+    s = line.strip()
+    if s.startswith("``") or s.endswith("``"):
+        return line
+    n = s.count("`")
+    indent = line[:len(line) - len(line.lstrip())]
+    if n == 2 and len(s) > 2 and s[0] == s[-1] == "`":
+        return indent + s[1:-1].strip()
+    if n % 2:
+        return indent + (s[1:].lstrip() if s[0] == "`" else s[:-1].rstrip())
+    return line
 
 
 QUOTE_MARKS = (">", "\u258e")
@@ -238,7 +256,7 @@ _PROMPT_RES = (
     re.compile(r"^(?:\([^)]*+\)\s*+)*+\u279c\s++\S++(?:\s++git:\([^)]{0,80}\)(?:\s++\u2717)?)?(?:\s++(?P<cmd>.*))?$"),
 )
 _ANY_PROMPT = any_search(_PROMPT_RES)  # all start with "^": a search finds one exactly where one matches
-_PROMPT_FIRST = frozenset("($%I!>P#~]\u279cSA")
+_PROMPT_FIRST = frozenset("($%I!>P#~]\u279cSA+")
 _PROMPT_START = {"I": "In [", "P": "PS ", "S": "Singularity> ", "A": "Apptainer> "}
 """What a prompt that starts with one of these letters starts with: the other lines of that letter (INFO, PASSED,
 SUCCESS) are no prompt."""
@@ -246,9 +264,10 @@ SUCCESS) are no prompt."""
 ``>>>``, ``PS C:\\>``, ``# cmd``, ``~]# cmd``, oh-my-zsh's ``➜  ~ cmd``): a line with neither one nor an ``@`` (nor cmd.exe's ``C:\\>``, nor a
 cut ``dir]# ``) is no prompt."""
 _ROOT_PROMPT_RE = re.compile(r"^#\s+(?P<cmd>(?P<prog>[\w./-]+)(?:\s.*)?)$")
-_BARE_PROMPT_RE = re.compile(r"^>\s+(?P<cmd>(?P<prog>[\w./-]+)(?:\s.*)?)$")
+_BARE_PROMPT_RE = re.compile(r"^[>+]\s+(?P<cmd>(?P<prog>[\w./-]+)(?:\s.*)?)$")
 """``> ip link``: a prompt of ``>`` alone (PS1='> ', or a command quoted in a forum post), taken for one only before a
-program of PROMPT_PROGRAMS, as ``# cmd`` is (a shell's continuation lines, ``> --name x``, are not)."""
+program of PROMPT_PROGRAMS, as ``# cmd`` is (a shell's continuation lines, ``> --name x``, are not); and a script's
+trace of the command it runs (``set -x``: ``+ mpirun -np 16 ...``), on the same terms."""
 _PATH_PROMPT_RE = re.compile(r"^[~/][\w./~-]*[$#]\s+(?P<cmd>(?P<prog>[\w./-]+)(?:\s.*)?)$")
 """A prompt that is only the working directory (``/workspace# ray status``: a container's shell with ``PS1='\\w# '``),
 taken for one only before a program of PROMPT_PROGRAMS, as ``# cmd`` is."""
@@ -259,6 +278,8 @@ _SUDO_RE = re.compile(r"^(?:\[sudo\][^\n]{0,200}?[:：]|Password:|Passwort:|Mot 
 _FENCE_RE = re.compile(r"^(?:```|~~~)")
 # warnings other programs print between a command and its output
 _CHATTER_RE = re.compile(r"^(?:sudo: unable to resolve host .*|Warning: Permanently added .*"
+                         # ssh with a read-only ~/.ssh (a container's): it still connects
+                         r"|Failed to add the host to the list of known hosts \(.*\)\.?"
                          # X11 forwarding noise that mpirun/ssh print between output lines
                          r"|Authorization required, but no authorization protocol specified"
                          r"|No protocol specified|Invalid MIT-MAGIC-COOKIE-1 key)$")
@@ -266,7 +287,7 @@ _CHATTER_RE = re.compile(r"^(?:sudo: unable to resolve host .*|Warning: Permanen
 # summary says, <code> in it too), <br>, <p>, <div>, <blockquote>
 _HTML_RE = re.compile(r"^(?:</?(?:details|summary|br|p|div|blockquote|kbd|code|b|strong|em)\b[^<>]{0,200}>[^<>]{0,300}){1,8}$"
                       r"(?<=>)|^<(?:details|summary)\b.{0,500}$", re.I)
-_NOISE_FIRST = frozenset("[PpMmCcSsПпパ密`~.…WwAaNnIi<")
+_NOISE_FIRST = frozenset("[PpMmCcSsПпパ密`~.…WwAaNnIiFf<")
 """The first characters of a sudo prompt, a fence, an ellipsis, chatter or markup (the patterns above and below)."""
 _ELLIPSIS_RE = re.compile(r"^(?:\.{2,6}|…|\[\.\.\.\]|\[…\])$")  # `..` too: a poster's elision
 _NOISE_RE = re.compile(f"(?i:{_SUDO_RE.pattern})|"
@@ -302,7 +323,7 @@ def parse_prompt(line: str) -> Prompt | None:
     if "@" not in s and (c not in _PROMPT_FIRST or c in _PROMPT_START and not s.startswith(_PROMPT_START[c])) \
             and s[1:3] != ":\\" and s.find("]# ", 0, 80) < 0 and s.find("$ ", 0, 100) < 0:  # most lines
         return None
-    if s[0] == ">" and s[1:2] == " " and (m := _BARE_PROMPT_RE.match(s)):
+    if s[0] in ">+" and s[1:2] == " " and (m := _BARE_PROMPT_RE.match(s)):
         return Prompt(m.group("cmd").strip()) if m.group("prog").rsplit("/", 1)[-1] in PROMPT_PROGRAMS else None
     if s[0] != "#":  # only the two "#" forms below start with "#", and none of _PROMPT_RES does
         for regex in _PROMPT_RES if _ANY_PROMPT(s) else ():  # one search says whether one of them matches

@@ -150,6 +150,8 @@ def _shows_a_file(prompt: Prompt | None) -> bool:
     return bool(words) and words[0].rsplit("/", 1)[-1] in ("cat", "less", "more", "head", "tail", "bat", "batcat", "nl")
 
 
+_LABEL_RE = re.compile(r"^[A-Za-z][\w'() /.-]{0,60}:$")
+"""A person's label above a command line (``Here's my command:``, ``command:``): a gap, as a blank line is."""
 _TYPED_ANYWHERE = re.compile(r"^\s*(?:sudo\s+\S|\S+\s[^|\n]{0,200}\|\s*(?:grep|egrep|head|tail|awk|sed|cut|column)\b)")
 """A line only a person types, even right under another output with no blank between: ``sudo ...``, or a command
 piped to a filter (``ethtool  ens14f0 | grep -i speed``)."""
@@ -219,7 +221,7 @@ def split_chunks(text: str | bytes, is_command: Callable[[str, bool], bool] | No
         if prompt is None:
             parts[-1][3].append((no, line))
             gap = line.lstrip()[:3]  # blank, a comment, a fence, "..." (cheaper than is_noise_line on every line)
-            after_gap = not gap or gap[0] in "#`~" or gap in ("...", "…")
+            after_gap = not gap or gap[0] in "#`~" or gap in ("...", "…") or _LABEL_RE.match(line) is not None
             i += 1
             continue
         last = parts[-1]
