@@ -1,5 +1,5 @@
-"""Shapes of pastes of several blocks with a person's words around them (corpus class s, 2026-12-05), each on a
-short sample in the shape of the real paste its comment names, with the values worked out by hand."""
+"""Shapes of pastes of several blocks with a person's words around them (corpus classes s, t and u, 2026-12-05), each on
+a short sample in the shape of the real paste its comment names, with the values worked out by hand."""
 
 from __future__ import annotations
 
@@ -116,3 +116,174 @@ def test_ibdev2netdev_v_says_the_rdma_ports_state_and_leaves_the_words_after_it(
     (s,) = explain(IBDEV_V, host="other")
     assert s.error is None and "mlx4_0 port 1 ACTIVE ==> ib0 Down" in messages(s)
     assert "Not output, so not read: 'Testing the IB connectivity;'" in messages(s)
+
+
+# GB10 owner's notebook (corpus u020): one `ibv_devinfo` listing a Spark's four devices, all active
+def _hca(name: str, guid: str) -> str:
+    return (f"hca_id:\t{name}\n\ttransport:\t\t\tInfiniBand (0)\n\tfw_ver:\t\t\t\t28.45.4028\n"
+            f"\tnode_guid:\t\t\t{guid}\n\tvendor_id:\t\t\t0x02c9\n\tvendor_part_id:\t\t\t4129\n"
+            "\tphys_port_cnt:\t\t\t1\n\t\tport:\t1\n\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n"
+            "\t\t\tmax_mtu:\t\t4096 (5)\n\t\t\tactive_mtu:\t\t1024 (3)\n\t\t\tlink_layer:\t\tEthernet\n")
+
+
+FOUR = "\n".join(_hca(n, f"30c5:9903:00a1:b21{i}") for i, n in
+                 enumerate(("rocep1s0f0", "rocep1s0f1", "roceP2p1s0f0", "roceP2p1s0f1")))
+
+
+def test_one_ibv_devinfo_of_four_devices_is_one_output_and_the_same_device_again_is_another():
+    """Each `hca_id:` opens a device of the same output: four devices, both ports' twins active, no 'twin not
+    listed'; the same four again (another host's, pasted below with no prompt) is a second output."""
+    (s,) = explain("=== RDMA Devices ===\n" + FOUR, host="spark")
+    assert s.kind == "ibv-devinfo" and "4 devices (rocep1s0f0, rocep1s0f1, roceP2p1s0f0, roceP2p1s0f1)" in messages(s)
+    assert "warn" not in levels(s) and "fail" not in levels(s) and "not listed" not in messages(s)
+    two = explain(FOUR + "\n" + FOUR.replace("28.45.4028", "28.45.1200"), host="spark")
+    assert [x.kind for x in two] == ["ibv-devinfo", "ibv-devinfo"] and "28.45.1200" in messages(two[1])
+
+
+# NVIDIA/nccl#1608 (corpus t003): an H100 NVL pair's `nvidia-smi nvlink -s`, 12 of 18 links wired by its bridges
+NVL = "GPU 0: NVIDIA H100 NVL (UUID: GPU-0)\n" + "".join(
+    f"\t Link {i}: {'<inactive>' if i in (4, 5, 10, 11, 16, 17) else '26.562 GB/s'}\n" for i in range(18))
+
+
+def test_a_pcie_cards_unwired_nvlinks_are_no_fault_but_a_baseboards_are():
+    (s,) = explain("$ nvidia-smi nvlink -s\n" + NVL)
+    assert levels(s) == ["info"] and "12 of 18 NVLink links active at 26.562 GB/s each" in messages(s)
+    assert "NV12 to its partner" in messages(s)
+    (s,) = explain("$ nvidia-smi nvlink -s\n" + NVL.replace("H100 NVL", "H100 80GB HBM3"))
+    assert "12 of 18 active" in messages(s, "fail")
+
+
+# NVIDIA/nccl#1817 (corpus k019): an 8-GPU `topo -m` behind a `ᐅ` prompt, cut inside GPU4's row
+TOPO8 = """\u1405 nvidia-smi topo -m
+        GPU0    GPU1    GPU2    GPU3    GPU4    GPU5    GPU6    GPU7    CPU Affinity    NUMA Affinity   GPU NUMA ID
+GPU0     X      PIX     NODE    NODE    SYS     SYS     SYS     SYS     0-47,96-143     0               N/A
+GPU1    PIX      X      NODE    NODE    SYS     SYS     SYS     SYS     0-47,96-143     0               N/A
+GPU2    NODE    NODE     X      PIX     SYS     SYS     SYS     SYS     0-47,96-143     0               N/A
+GPU3    NODE    NODE    PIX      X      SYS     SYS     SYS     SYS     0-47,96-143     0               N/A
+GPU4    SYS     SYS     SYS     SYS      X      PI
+"""
+
+
+def test_a_topology_of_many_gpus_says_each_path_once_and_a_cut_cell_ends_the_paste():
+    """Pairs of one path are said in one finding (2 PIX, 4 NODE, 16 SYS pairs among the rows shown: GPU4's row is
+    cut inside its GPU5 cell, whose partial 'PI' is not read); no 'all cards on NUMA node 0' with rows missing."""
+    (s,) = explain(TOPO8)
+    assert s.command == "nvidia-smi topo -m" and s.error is None
+    said = messages(s)
+    assert "GPU0-GPU1, GPU2-GPU3 (2 pairs): PIX" in said
+    assert "GPU0-GPU2, GPU0-GPU3, GPU1-GPU2, GPU1-GPU3 (4 pairs): path NODE" in said
+    assert "(16 pairs): path SYS" in messages(s, "warn") and levels(s).count("warn") == 1
+    assert "NUMA node 0: no CPU-to-CPU hop" not in said and "rows GPU5, GPU6, GPU7 are missing" in said
+
+
+def test_a_table_whose_header_a_person_cut_to_four_columns_is_read():
+    """A Spark owner's all_gather table cut to `size time algbw busbw` (corpus u018): its row is read against the
+    Spark pair's figure (22.16 GB/s at 16 GiB)."""
+    (s,) = explain("$ mpirun -np 2 -H 192.168.200.12:1,192.168.200.13:1 ./all_gather_perf -b 16G -e 16G\n"
+                   "#       size      time   algbw   busbw\n#        (B)      (us)  (GB/s)  (GB/s)\n"
+                   " 17179869184   387603   44.32   22.16\n# Avg bus bandwidth    : 21.9736\n", host="spark")
+    assert "busbw 22.16 GB/s" in messages(s, "ok") and "recomputed from the rows" in messages(s)
+
+
+def test_more_prompt_forms():
+    """`~$`, `~ #`, `root# ` (a known program only), a name and `$ ` before a known program, `ᐅ`/`❯`, a conda env
+    before cmd.exe's prompt, and `host:/path:~$` with nothing typed."""
+    cases = {"~$ show_gids": "show_gids", "~ # ip addr show": "ip addr show", "root# nvidia-smi": "nvidia-smi",
+             "spark$ ibdev2netdev": "ibdev2netdev", "\u276f ray status": "ray status",
+             "(base) C:\\Users\\j\\Desktop>ray start --head": "ray start --head", "ubuntu:/home/ubuntu:~$": ""}
+    for line, command in cases.items():
+        assert parse_prompt(line).command == command, line
+    for line in ("root# something else", "costs $ 5", "total # 3", "foo$ bar", "(EngineCore pid=1) INFO x"):
+        assert parse_prompt(line) is None, line
+
+
+def test_commands_quoted_in_sentences_have_no_output_to_read():
+    """`ray start` quoted inline above a person's next words (verl#2950-like, corpus t012): its output is not in the
+    paste, said as such, not as an output that could not be read."""
+    sections = explain("in head node:\n`ray start --head --port=6379`\nswitch to second node:\n"
+                       "`ray start --address=\"10.0.0.1:6379\"`\nin both node:\n")
+    assert [x.command for x in sections] == ["ray start --head --port=6379", 'ray start --address="10.0.0.1:6379"']
+    assert all(x.error is None and "Its output is not in the paste" in messages(x) for x in sections)
+
+
+def test_sglangs_offered_rate_is_read():
+    """SGLang's `Traffic request rate: 32.0` against 8.98 req/s served over 1,920 requests (corpus u011)."""
+    (s,) = explain("============ Serving Benchmark Result ============\nBackend:                                 "
+                   "sglang-oai\nTraffic request rate:                    32.0\nMax request concurrency:                "
+                   "not set\nSuccessful requests:                     1920\nBenchmark duration (s):                  "
+                   "213.71\nRequest throughput (req/s):              8.98\n")
+    assert "offered at 32/s and completed at 8.98/s" in messages(s)
+
+
+def test_a_card_seen_on_the_bus_but_never_enabled_warns():
+    """Control `Mem-` with its regions `[disabled]` (an RTX 4090 on a Raspberry Pi, corpus u012): no driver enabled it."""
+    (s,) = explain("$ sudo lspci -vvvv\n01:00.0 VGA compatible controller: NVIDIA Corporation Device 2684 (rev a1)\n"
+                   "\tControl: I/O- Mem- BusMaster- SpecCycle- MemWINV- VGASnoop- ParErr- Stepping- SERR- FastB2B-\n"
+                   "\tRegion 0: Memory at 618000000 (32-bit, non-prefetchable) [disabled] [size=16M]\n")
+    assert "memory decoding is off" in messages(s, "warn")
+    (s,) = explain("$ sudo lspci -vvvv\n01:00.0 VGA compatible controller: NVIDIA Corporation Device 2684 (rev a1)\n"
+                   "\tControl: I/O+ Mem+ BusMaster+ SpecCycle- MemWINV- VGASnoop- ParErr- Stepping- SERR- FastB2B-\n"
+                   "\tRegion 0: Memory at 618000000 (32-bit, non-prefetchable) [size=16M]\n")
+    assert "memory decoding" not in messages(s)
+
+
+ETHTOOL_10M = """$ sudo ethtool enp6s0
+Settings for enp6s0:
+	Supported link modes:   10baseT/Half 10baseT/Full
+	                        1000baseT/Full
+	                        2500baseT/Full
+	Advertised link modes:  10baseT/Half 10baseT/Full
+	                        1000baseT/Full
+	                        2500baseT/Full
+	Speed: 10Mb/s
+	Duplex: Full
+	Auto-negotiation: on
+	Link detected: yes
+"""
+
+
+def test_a_port_up_at_a_tenth_of_what_it_advertises_warns_off_a_spark():
+    """10 Mb/s with auto-negotiation on, advertising up to 2500baseT/Full and no partner modes shown (Bazzite#3973,
+    corpus t008); 1000 Mb/s of the same port is no tenth, and is only said."""
+    (s,) = explain(ETHTOOL_10M, host="other")
+    assert "10Mb/s with auto-negotiation on, though it advertises up to 2500baseT/Full" in messages(s, "warn")
+    assert "no link" not in messages(s).lower()
+    (s,) = explain(ETHTOOL_10M.replace("Speed: 10Mb/s", "Speed: 1000Mb/s"), host="other")
+    assert "warn" not in levels(s)
+
+
+def test_show_gids_with_only_its_header_and_a_cut_count_has_no_gid():
+    """A pod's show_gids: header, rule, `n_gids_foun` (cut): no GID at all, a fail (k8s-rdma-sriov#33, corpus t007)."""
+    (s,) = explain("$ show_gids\nDEV     PORT    INDEX   GID                                     IPv4            VER"
+                   "     DEV\n---     ----    -----   ---                                     ------------    ---     "
+                   "---\nn_gids_foun\n")
+    assert s.error is None and "no row under its header; the count line is cut" in messages(s, "fail")
+
+
+def test_nccls_own_words_quoted_bare_and_its_version_line():
+    """`Call to ibv_reg_mr_iova2 failed with error Cannot allocate memory` without NCCL's WARN prefix (three GB10s on
+    kernel 7.0, corpus u003) is the memory-registration fault; an nccl-tests header's NCCL_DEBUG lines give the NCCL
+    version (corpus t010)."""
+    (s,) = explain("startup fails with kernel 7.0.0-1019-nvidia:\n\n```\nCall to ibv_reg_mr_iova2 failed with error "
+                   "Cannot allocate memory\n```\n")
+    assert "Registering memory with the RDMA NIC failed" in messages(s, "fail")
+    (s,) = explain("$ mpirun -np 2 -H a:1,b:1 ./all_reduce_perf -b 8 -e 1G -f 2 -g 1\n# Using devices\n"
+                   "#  Rank  0 Group  0 Pid   3521 on      test1 device  0 [0x81] NVIDIA A100-PCIE-40GB\n"
+                   "#  Rank  1 Group  0 Pid   3985 on      test2 device  0 [0x81] NVIDIA A100-PCIE-40GB\n"
+                   "test1:3521:3521 [0] NCCL INFO Bootstrap : Using eno1:192.168.160.111<0>\n"
+                   "NCCL version 2.21.5+cuda12.4\n")
+    assert "2 ranks on test1, test2 (NVIDIA A100-PCIE-40GB), NCCL 2.21.5." in messages(s)
+
+
+def test_a_p2p_copy_rate_is_placed_on_a_link_and_gpu_util_is_said():
+    """26.28 GB/s one way fits a Gen4 x16 (23.6-27.1 GB/s practical) or Gen5 x8 link (corpus u008); the old table's
+    GPU-Util is said beside each card's memory (corpus t019)."""
+    from grader.calc.pcie import practical_bandwidth
+    low, high = practical_bandwidth(4, 16)
+    assert low <= 26.28 <= high
+    text = ("Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)\n   D\\D     0      1\n"
+            "     0 800.00  26.28\n     1  25.83 800.00\n")
+    (s,) = explain("$ ./p2pBandwidthLatencyTest\n" + text)
+    assert "Copies 25.83-26.28 GB/s one way with P2P: what a Gen4 x16 or Gen5 x8 link carries." in messages(s)
+    (s,) = explain(OLD_TABLE.replace("|     N/A      Default |", "|     78%      Default |"))
+    assert "GPU0 (GeForce GTX 680): 9 of 4095 MiB used (4.0 GiB on the card), 78% GPU-Util." in messages(s)

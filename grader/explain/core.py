@@ -33,8 +33,8 @@ from ..parsers.common import (PROMPT_PROGRAMS, Chunk, CleanText, LazySearch, any
                               repeated_block, split_chunks as _split_lines, strip_log_prefix)
 from ..judges.context import _CONTEXT, Context, context  # noqa: F401  (re-exported)
 from ..judges.model import LEVELS, Finding, Section, Summary  # noqa: F401  (re-exported: the package's API)
-from .tolerant import (caption_between, is_caption, left_out, not_found_program, not_installed, paste_next,
-                       without_trailing_prose)
+from .tolerant import (KNOWN_ERROR, caption_between, is_caption, left_out, not_found_program, paste_next,  # noqa: F401
+                       unread_section, without_trailing_prose)
 from .output import (MAX_SHOWN_CHARS, _plain, _shown, block_repeated, fold_repeats, redacted, render, said_again,
                      to_jsonable)  # noqa: F401  (render and to_jsonable re-exported)
 
@@ -53,7 +53,9 @@ class KindSpec:
     preferred one for it; ``prelude``: its lines before its first ``starts`` line stay with the output they open
     (vllm bench serve's settings and progress bar); ``when_empty``: what it means that the command printed nothing
     (an info finding; without it, an empty output is an error); ``counts_repeats``: its judge counts repeated lines or
-    reads the last one (the kernel's link events), so an output of one excerpt repeated is never read once.
+    reads the last one (the kernel's link events), so an output of one excerpt repeated is never read once;
+    ``starts_on_repeat``: a ``starts`` line begins another output only when the output holds it already (ibv_devinfo's
+    ``hca_id:`` opens each device of one output; the same device again is another host's).
     """
 
     name: str
@@ -69,6 +71,7 @@ class KindSpec:
     prelude: bool = False
     when_empty: str | None = None
     counts_repeats: bool = False
+    starts_on_repeat: bool = False
 
 
 # A cross check reads every (Section, parsed value) of a paste and returns (section index, Finding) pairs.
@@ -118,6 +121,7 @@ class _Segment:
     n_content: int = -1  # -1: not counted yet (a segment built with its lines)
     n_rules: int = 0
     started: bool = False  # holds a line its kind's ``starts`` matches (see KindSpec.prelude)
+    opened: set[str] = field(default_factory=set)  # its ``starts`` lines (see KindSpec.starts_on_repeat)
     """How many of the content lines are rules (``-----``, ``=====``): a segment of only those has not begun
     its output yet (``iperf3 -s`` prints one above ``Server listening on``)."""
 
@@ -374,8 +378,9 @@ def _segments(chunk: Chunk) -> list[_Segment]:
             else:
                 kind = kind or cur.kind or (cmd_kind if cur is segs[0] else None) or hint
         spec = _REGISTRY.get(kind) if kind else None
-        starts = spec is not None and spec.starts is not None and len(line) <= MAX_KIND_LINE \
+        opens = spec is not None and spec.starts is not None and len(line) <= MAX_KIND_LINE \
             and bool(spec.starts.search(line.strip()))  # the line begins an output of its kind
+        starts = opens and not (spec.starts_on_repeat and line.strip() not in cur.opened)
         if cur.begun and (kind != cur.kind or (starts and kind == cur.kind and (cur.started or not spec.prelude))
                           or whole):
             keep = _trailing_claimed(cur.kind, [lines[j] for j in pending])
@@ -391,10 +396,12 @@ def _segments(chunk: Chunk) -> list[_Segment]:
             cur.add_line(line, numbers[i])
         else:
             cur.add(lines[i:i + used], numbers[i:i + used])
-        cur.started = cur.started or starts
+        cur.started = cur.started or opens
+        if opens and spec.starts_on_repeat:
+            cur.opened.add(line.strip())
         i += used
         # a line that continued (or began) an output without restarting it decides the same way when repeated
-        plain = line if used == 1 and not whole and not starts else None
+        plain = line if used == 1 and not whole and not opens else None
     segs[-1].add([lines[j] for j in pending], [numbers[j] for j in pending], 0)
     if segs[0].kind is None and cmd_kind:
         segs[0].kind = cmd_kind
@@ -492,37 +499,13 @@ def _explain_as(text: str, kind: str) -> list[Section]:
     return _cross_check([(block_repeated(run[0], *fold), run[1]) if fold else run])
 
 
-_VERSION_FLAGS = frozenset({"-V", "--version", "-version", "version"})
-"""A command line of a program and one of these asks for its version: a line to note, not a paste to refuse."""
-
-
 def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
     if seg.kind is None and not seg.n_content:  # a state change (kept by _explain) whose output is not in the paste
         from ..judges.sequence import silent_change
         said = silent_change(seg.command) or f"`{seg.command}` changes the machine's state; its output is not here."
         return Section(None, seg.command, {}, (Finding("info", said),), None, seg.host), None
-    if seg.kind is None:
-        known = _known_faults("\n".join(seg.lines))
-        if known:  # no reader knows the output, but a line in it is a reported fault: say that
-            return Section(KNOWN_ERROR, seg.command, {}, tuple(known), None, seg.host), None
-        huge = next((m for m in map(_HUGE_NUMBER_MARK.search, seg.lines) if m), None)
-        if huge:  # the shared cleaning replaced a number no command prints (grader.parsers.common.clean_lines)
-            return Section(None, seg.command, {}, (),
-                           f"this paste holds a number of {huge.group(1)} digits, which no command's output prints "
-                           "(Python reads integers of at most 4,300 digits); paste the output as the command "
-                           "printed it", seg.host), None
-        first = next((x.strip() for x in seg.lines if not is_noise_line(x)), "")
-        gone = not_installed(first)  # a program no kind reads is not installed: say so, not "which command ..."
-        if gone:
-            return Section(None, seg.command, {}, (gone,), None, seg.host), None
-        argv = command_argv(seg.command)
-        if len(argv) == 2 and argv[1] in _VERSION_FLAGS:  # `ip -V`, `iperf3 --version`: nothing to judge
-            return Section(None, seg.command, {}, (Finding("info", f"{argv[0]}'s version: {first[:120]}. Nothing "
-                                                           "to judge here; it tells which build printed the rest."),),
-                           None, seg.host), None
-        return Section(None, seg.command, {}, (),
-                       f"could not tell which command printed this (first line {first[:80]!r}): paste it with its "
-                       "command line, or name its kind with --kind (`--kind list` shows the known kinds)", seg.host), None
+    if seg.kind is None:  # no reader knows it: a reported fault in it, a program not installed, or which to paste
+        return unread_section(seg, _known_faults("\n".join(seg.lines))), None
     spec = _REGISTRY[seg.kind]
     lines, numbers = join_wrapped(seg.lines, seg.linenos or None, _claimed)  # a wrapped log line read as one
     text = "\n".join(lines)
@@ -531,9 +514,7 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
         numbers.insert(0, seg.prompt_lineno or 0)
     text = text if whole else CleanText(text)  # its lines come from the paste's clean_lines (--kind's: as given)
     if not seg.n_content and not whole and not (spec.header and any(map(spec.header.match, seg.lines))):  # all '#'
-        from ..judges.sequence import silent_change
-        said = tuple(Finding("info", x) for x in (spec.when_empty or silent_change(seg.command),) if x)
-        return Section(spec.name, seg.command, {}, said, None if said else "the command printed nothing", seg.host), None
+        return _printed_nothing(spec, seg), None
     set_aside: list[str] = []
     try:
         try:
@@ -550,6 +531,8 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
         if known:  # not read, but a reported fault in it is: a finding; a failure also says why the reader found nothing
             unread = [] if any(f.level == "fail" for f in known) else [Finding("info", str(err))]
             return Section(spec.name, seg.command, {}, tuple(known + unread), None, seg.host), None
+        if not whole and seg.command and is_caption(seg.lines):  # only the poster's words under a command quoted inline
+            return _printed_nothing(spec, seg, words=True), None
         return Section(spec.name, seg.command, {}, (), str(err) + paste_next(spec, seg, str(err)), seg.host), None
     except Exception as err:  # a parser bug: report it in this section only
         return Section(spec.name, seg.command, {}, (),
@@ -563,9 +546,16 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
     return Section(spec.name, seg.command, _plain(facts), tuple(findings), None, seg.host), parsed
 
 
-_HUGE_NUMBER_MARK = re.compile(r"<a ([\d,]+)-digit number>")  # what parsers.common.clean_lines writes
-KNOWN_ERROR = "known-error"
-"""The kind of a section no reader knows whose text holds a fault of checks/diagnoses.toml."""
+
+
+def _printed_nothing(spec: KindSpec, seg: _Segment, words: bool = False) -> Section:
+    """A command whose output is not in the paste: what that means for its kind, or for a command that changes state;
+    ``words``: only a person's words follow it (a command quoted in a sentence), so its output was not pasted."""
+    from ..judges.sequence import silent_change
+    said = tuple(Finding("info", x) for x in (spec.when_empty or silent_change(seg.command) or (
+        "Its output is not in the paste (only words follow the command): paste what it printed to have it read."
+        if words else None),) if x)
+    return Section(spec.name, seg.command, {}, said, None if said else "the command printed nothing", seg.host)
 
 
 def _known_faults(text: str, shown: list[str] | None = None, reader_failed: bool = False) -> list[Finding]:

@@ -57,7 +57,7 @@ register(KindSpec(
     matches_command=argv_is("ibv_devinfo"),
     line=re.compile(r"^hca_id:\s|^phys_port_cnt:\s|^port:\s+\d+\s*$|^state:\s+PORT_|^phys_state:\s+(?:LINK_UP|POLLING|"
                     r"DISABLED)|^active_mtu:\s|^\W{0,4}GID\[\s*\d+\]:|^No IB devices found|^Failed to open device$"),
-    starts=re.compile(r"^hca_id:\s"),
+    starts=re.compile(r"^hca_id:\s"), starts_on_repeat=True,  # a device of one output, or the same one again
     prelude=True,  # the `Failed to open device` lines printed before the first device it could open
 ))
 

@@ -25,7 +25,7 @@ register(KindSpec(
 
 
 register(KindSpec(
-    name="free", parse=parse_free, summarise=judge("gpu", "summarise_free"), programs=("free",),
+    name="free", parse=parse_free, summarise=judge("memory", "summarise_free"), programs=("free",),
     matches_command=lambda argv: bool(argv) and argv[0] == "free",
     line=re.compile(r"^\s*total\s+used\s+free\s+shared\s+(?:buff/cache|buffers)|^(?:Mem|Swap):\s+\d"),
     starts=re.compile(r"^\s*total\s+used\s+free\s+shared"),

@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from ..judges.model import Finding
+from ..judges.model import Finding, Section
 from ..parsers import ParseError
-from ..parsers.common import is_noise_line
+from ..parsers.common import command_argv, is_noise_line
 
 NOT_FOUND_RE = re.compile(r"(?:^|:\s)(?:[\w.+/-]*/)?([\w.+-]+): (?:command )?not found\s*$|^Command '([\w.+-]+)' not found"
                           r"|^zsh: command not found: (?:[\w.+/-]*/)?([\w.+-]+)\s*$")
@@ -91,13 +91,17 @@ _ROLE_LABEL_RE = re.compile(r"^(?:on\s+)?(?:the\s+)?(?:client|server|head|worker
 """A label naming the machine an output comes from (``client``, ``server side``, ``node 2``, ``on spark-b``)."""
 
 
+_HEADING_RE = re.compile(r"^(?P<mark>[=~-]{2,}+)[ |]*+[^=|]{1,80}?[ |]*(?P=mark)$")
+"""A heading a person or a script wrote between outputs: ``=== RDMA Devices ===``, ``==========| node1 |==========``."""
+
+
 def is_caption(lines: list[str] | tuple[str, ...]) -> bool:
     """Whether ``lines`` (a part of a paste no kind reads) are one to three short lines each ending in ':' (``Case1
-    performance data:``, ``**Output:**``), a person's sentence or a machine's label (``client``): words around an
-    output, to leave out."""
+    performance data:``, ``**Output:**``), a person's sentence, a machine's label (``client``) or a heading (``=== RDMA
+    Devices ===``): words around an output, to leave out."""
     said = [x.strip().strip("*_ ") for x in lines if x.strip() and not is_noise_line(x)]
     return 0 < len(said) <= 3 and all(0 < len(x) <= 80 and x[-1] == ":" or is_prose(x) or _ROLE_LABEL_RE.match(x)
-                                      for x in said)
+                                      or len(x) <= 100 and _HEADING_RE.match(x) for x in said)
 
 
 def caption_between(lines: list[str], i: int, begins: Callable[[str], bool]) -> bool:
@@ -138,3 +142,36 @@ def left_out(spec: Any, seg: Any) -> list[Finding]:
     return [Finding("info", f"Lines were left out of this output (`...` at line {where}): what is said here is about "
                             f"the lines shown only. Paste the whole output of {_what_ran(spec, seg)} to have the rest "
                             "read.")] if cut else []
+
+
+KNOWN_ERROR = "known-error"
+"""The kind of a section no reader knows whose text holds a fault of checks/diagnoses.toml."""
+_HUGE_NUMBER_MARK = re.compile(r"<a ([\d,]+)-digit number>")  # what parsers.common.clean_lines writes
+_VERSION_FLAGS = frozenset({"-V", "--version", "-version", "version"})
+"""A command line of a program and one of these asks for its version: a line to note, not a paste to refuse."""
+
+
+def unread_section(seg: Any, known: list[Finding]) -> Section:
+    """The section of a part of a paste no kind reads (``seg``: its command, host and lines): the reported faults in
+    it (``known``, from checks/diagnoses.toml), a program the shell did not find, a version query, or an error saying
+    how to name its kind."""
+    if known:  # no reader knows the output, but a line in it is a reported fault: say that
+        return Section(KNOWN_ERROR, seg.command, {}, tuple(known), None, seg.host)
+    huge = next((m for m in map(_HUGE_NUMBER_MARK.search, seg.lines) if m), None)
+    if huge:  # the shared cleaning replaced a number no command prints (grader.parsers.common.clean_lines)
+        return Section(None, seg.command, {}, (),
+                       f"this paste holds a number of {huge.group(1)} digits, which no command's output prints "
+                       "(Python reads integers of at most 4,300 digits); paste the output as the command "
+                       "printed it", seg.host)
+    first = next((x.strip() for x in seg.lines if not is_noise_line(x)), "")
+    gone = not_installed(first)  # a program no kind reads is not installed: say so, not "which command ..."
+    if gone:
+        return Section(None, seg.command, {}, (gone,), None, seg.host)
+    argv = command_argv(seg.command)
+    if len(argv) == 2 and argv[1] in _VERSION_FLAGS:  # `ip -V`, `iperf3 --version`: nothing to judge
+        return Section(None, seg.command, {}, (Finding("info", f"{argv[0]}'s version: {first[:120]}. Nothing to "
+                                                       "judge here; it tells which build printed the rest."),),
+                       None, seg.host)
+    return Section(None, seg.command, {}, (),
+                   f"could not tell which command printed this (first line {first[:80]!r}): paste it with its "
+                   "command line, or name its kind with --kind (`--kind list` shows the known kinds)", seg.host)

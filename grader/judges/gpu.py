@@ -1,12 +1,11 @@
 """Judge of a machine's GPUs: nvidia-smi (--query-gpu CSV, topo -m, topo -p2p, the plain table, -q, the compute apps,
-``nvlink -s``) and ``free``, read for what they mean in a two-card desktop or on a Spark (whose GPU has no memory of
-its own).
+``nvlink -s``), read for what they mean in a two-card desktop or on a Spark (whose GPU has no memory of its own;
+``free`` is grader.judges.memory's).
 
 What a GPU's link and the path between cards mean comes from grader/facts/lesson3.py (one place for the meaning,
 which lesson 3's checks grade with): a card at x4 or narrower than it can do, a slot below the card's generation, the
 path between the cards (NVLink, a PCIe switch, or through the CPU) and whether P2P works, power limits against the
-card's TGP. Figures and sources: docs/research/figures.md §3-4, via grader/calc and checks/specs/*.toml (memory.toml:
-the share of memory a running machine should keep available).
+card's TGP. Figures and sources: docs/research/figures.md §3-4, via grader/calc and checks/specs/*.toml.
 """
 
 from __future__ import annotations
@@ -131,7 +130,7 @@ def summarise_topo(t: Any, command: str | None) -> Summary:
                              "paths below are the PCIe ones."))
     if pcie_only:
         beside = " No NVLink between the cards (no NV# in the matrix): they talk over PCIe."
-        if len(numa) >= 2 and len(set(numa.values())) == 1:
+        if len(t.gpus) == len(numa) >= 2 and len(set(numa.values())) == 1:  # every card's row shown
             beside += (" Both cards sit" if len(numa) == 2 else f" All {len(numa)} cards sit") + \
                 f" on NUMA node {next(iter(numa.values()))}: no CPU-to-CPU hop between them."
     nv = [(a, b, code) for a, b, code in pairs if link_family(code or "") == "NV"]
@@ -141,17 +140,24 @@ def summarise_topo(t: Any, command: str | None) -> Summary:
         findings.append(ok(f"{nv[0][2]} between every pair of the {len(gpus)} GPUs ({len(nv)} pairs): "
                            f"{LINK_MEANING['NV']}." if len(nv) == len(gpus) * (len(gpus) - 1) // 2 else
                            f"{nv[0][2]} between {len(nv)} pairs of GPUs: {LINK_MEANING['NV']}."))
-    for a, b, code in (p for p in pairs if p not in folded):
+    alike: dict[str | None, list[tuple[str, str, str | None]]] = {}  # the pairs of each path, said once
+    for p in pairs:
+        if p not in folded:
+            alike.setdefault(p[2], []).append(p)
+    for (a, b, code), same in ((group[0], group) for group in alike.values()):
         fam = link_family(code or "")
+        label = f"{a}-{b}" if len(same) == 1 else (", ".join(f"{x}-{y}" for x, y, _ in same[:8])
+                                                   + (", ..." if len(same) > 8 else "") + f" ({len(same)} pairs)")
         if fam == "NV":
-            findings.append(ok(f"{a}-{b}: {code}, {LINK_MEANING['NV']}. An NVLink bridge is what consumer pairs "
+            findings.append(ok(f"{label}: {code}, {LINK_MEANING['NV']}. An NVLink bridge is what consumer pairs "
                                "lack: on two GeForce cards expect PHB/NODE/PIX here."))
         elif fam in ("PIX", "PXB"):
-            findings.append(ok(f"{a}-{b}: {code}, {LINK_MEANING[fam]}. P2P still needs driver support: check "
+            findings.append(ok(f"{label}: {code}, {LINK_MEANING[fam]}. P2P still needs driver support: check "
                                "`nvidia-smi topo -p2p r`." + beside))
             beside = ""
         else:
-            warnings, notes = p2p_sentences(a, b, code, None)
+            warnings, notes = ([x.replace(f"{a}-{b}:", f"{label}:", 1) for x in said]
+                               for said in p2p_sentences(a, b, code, None))
             if (warnings or notes) and beside:
                 (notes or warnings)[-1] += beside
                 beside = ""
@@ -220,23 +226,22 @@ def summarise_table(t: Any, command: str | None) -> Summary:
         rec = {"index": g.index, "name": g.name, "limit_w": g.power_cap_w, "power_draw_w": g.power_draw_w}
         findings += _power_findings(rec)
         if g.memory_total_mib:
-            findings.append(info(f"GPU{g.index} ({g.name}): {g.memory_used_mib} of {g.memory_total_mib} MiB used "
-                                 f"({g.memory_total_mib / 1024:.1f} GiB on the card)."))
+            findings.append(info(f"GPU{g.index} ({g.name}): {g.memory_used_mib} of {g.memory_total_mib} MiB used ("
+                                 f"{g.memory_total_mib / 1024:.1f} GiB on the card)"
+                                 + (f", {g.utilization_pct}% GPU-Util." if g.utilization_pct is not None else ".")))
         elif g.memory_not_reported:
             findings.append(info(_no_memory_figure(g.index, g.name, f"Memory-Usage `{g.memory_not_reported}`")))
         if g.unread:
             findings.append(warn(f"GPU{g.index}: {' and '.join(g.unread)} reads `ERR!`: the driver (NVML) could not "
                                  "read that sensor when the table was printed. Once is usually transient; if it stays, "
                                  "the board's sensor or the driver is at fault (look for Xid lines in `sudo dmesg`)."))
-    if len(t.gpus) == 1:
-        findings.append(info("One GPU in this table: a two-card desktop lists two."))
+    findings += [info("One GPU in this table: a two-card desktop lists two.")] if len(t.gpus) == 1 else []
     if t.gpus:
         findings.append(info("The plain table shows no PCIe link: run `nvidia-smi --query-gpu=index,name,"
                              "pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max "
                              "--format=csv` to see whether each card trained at full width."))
     findings += _process_findings(t)
-    if t.truncated:
-        findings.append(warn("The paste is cut off inside a GPU's rows."))
+    findings += [warn("The paste is cut off inside a GPU's rows.")] if t.truncated else []
     facts = {"driver_version": t.driver_version, "cuda_version": t.cuda_version,
              "gpus": [g.__dict__ for g in t.gpus], "processes": [p.__dict__ for p in t.processes],
              "truncated": t.truncated}
@@ -432,6 +437,14 @@ def _temperature_findings(g: Any) -> list[Finding]:
 
 # --------------------------------------------------------------------------- nvlink -s
 
+def _bridged(name: str | None) -> bool:
+    """Whether a GPU of this name is a PCIe card whose NVLinks only its bridges wire (``H100 NVL``, ``A100-PCIE``, RTX),
+    not a baseboard's (SXM, HGX: every link wired). An H100 NVL pair: three bridges, 600 GB/s both ways at 50 GB/s a
+    link, so 12 of 18 links (NVIDIA H100 NVL product brief)."""
+    n = (name or "").upper()
+    return "SXM" not in n and ("NVL" in n.split() or "PCIE" in n or any(x in n for x in ("RTX", "GEFORCE", "QUADRO")))
+
+
 def summarise_nvlink(st: Any, command: str | None) -> Summary:
     findings: list[Finding] = []
     if st.none_active and not any(g.active for g in st.gpus):
@@ -442,7 +455,14 @@ def summarise_nvlink(st: Any, command: str | None) -> Summary:
             continue
         speeds = sorted({gbs for _, gbs in g.links if gbs is not None})
         each = f" at {', '.join(f'{x:g}' for x in speeds)} GB/s each" if speeds else ""
-        if g.inactive and g.active:
+        if g.inactive and g.active and _bridged(g.name):
+            findings.append(info(f"GPU {g.index} ({g.name}): {len(g.active)} of {len(g.links)} NVLink links active"
+                                 f"{each}, link(s) {', '.join(map(str, g.inactive))} <inactive>. On a PCIe card the "
+                                 "links are wired only by its NVLink bridges (three bridges of an H100 NVL pair wire "
+                                 "12 of the die's 18), so links no bridge reaches are <inactive> by design: "
+                                 f"`nvidia-smi topo -m` shows NV{len(g.active)} to its partner when every bridge is "
+                                 "seated; a lower NV# there is a bridge to reseat."))
+        elif g.inactive and g.active:
             findings.append(fail(f"GPU {g.index} ({g.name}): link(s) {', '.join(map(str, g.inactive))} <inactive>, "
                                  f"{len(g.active)} of {len(g.links)} active{each}: the NVLink bandwidth of the "
                                  "inactive links is lost (or their traffic rerouted). On a board whose GPUs are all "
@@ -459,50 +479,6 @@ def summarise_nvlink(st: Any, command: str | None) -> Summary:
         findings.append(info("No link lines under the GPUs: this GPU has no NVLink."))
     facts = {"none_active": st.none_active, "gpus": [{"index": g.index, "name": g.name, "links": list(g.links)}
                                                      for g in st.gpus]}
-    return facts, findings
-
-
-# --------------------------------------------------------------------------- free
-
-def summarise_free(f: Any, command: str | None) -> Summary:
-    from ..calc.specs import row
-    from .context import context
-    low = row("memory.toml", "headroom").graded("low_available_fraction")
-    gib = 1024 ** 3
-    mem, swap = f.mem, f.swap
-    findings: list[Finding] = []
-    swapped = swap.used if swap is not None and swap.used else 0
-    in_swap = f", and {swapped / gib:.1f} GiB already swapped out" if swapped else ""
-    unit = "" if f.unit_known else " (plain numbers read as KiB, free's default: paste the command line too)"
-    no_swap = " There is no swap: when memory runs out, the kernel's OOM killer ends a process." \
-        if swap is not None and swap.total == 0 else ""
-    if mem.available is None:
-        guess = mem.estimated_available
-        said = (f"about {guess / gib:.1f} GiB at most is available (free + buffers + cached - shared"
-                + (f": the {mem.shared / gib:.1f} GiB shared, tmpfs and shared memory, cannot be dropped like "
-                   "cache" if mem.shared and 4 * mem.shared >= (mem.cache or 0) else "")
-                + "; /proc/meminfo's MemAvailable is the kernel's own figure)") if guess is not None else \
-            "what a new program can take is not shown"
-        low_now = guess is not None and low is not None and guess / mem.total < low
-        findings.append((warn if low_now else info)(
-            f"Memory: {mem.total / gib:.1f} GiB in all, {(mem.used or 0) / gib:.1f} GiB used{unit}; this free has no "
-            f"`available` column (procps before 3.3.10): {said}.{no_swap}"))
-    else:
-        share = mem.available / mem.total if mem.total else 0.0
-        said = (f"{mem.available / gib:.1f} GiB of {mem.total / gib:.1f} GiB ({share:.0%}) is available{in_swap}"
-                + unit)
-        spark = " On a Spark that pool is also the GPU's memory: lower --gpu-memory-utilization or stop a server."
-        if low is not None and share < low:
-            findings.append(warn(f"Only {said}: the next allocation (a model load, a longer context, another "
-                                 "process) makes the kernel reclaim and swap, or OOM-kills a process." + spark))
-        else:
-            findings.append(info(f"Memory: {said}."
-                                 + (" Something was short of memory at some point, or swap is eager." if swapped
-                                    else "") + no_swap))
-    if context().host == "spark" and mem.total and mem.available is not None:
-        findings.append(info("A Spark's GPU has no memory of its own: this is the pool vLLM's "
-                             "--gpu-memory-utilization takes its share of."))
-    facts = {"mem": f.mem.__dict__, "swap": f.swap.__dict__ if f.swap else None, "unit_known": f.unit_known}
     return facts, findings
 
 
@@ -553,6 +529,7 @@ def summarise_p2p_test(t: Any, command: str | None) -> Summary:
         shown, off = shown_by_way[way], t.pairs(f"{way}_off")
         both = " both ways together" if way == "bi" else " one way"
         said = f"{_span(shown)}{both} with P2P" + (f", {_span(off)} through host memory" if off else "")
+        rate = max(shown.values())
         poor = sorted(k for k, v in shown.items() if k[0] < k[1] and k in off and gain is not None and v < off[k] * gain)
         if poor:
             findings.append(warn(f"P2P gains nothing over copies through host memory ({said}; less than {gain:g}x on "
@@ -562,11 +539,11 @@ def summarise_p2p_test(t: Any, command: str | None) -> Summary:
         elif off:
             findings.append(ok(f"P2P works: {said}."))
         else:
-            findings.append(info(f"Copies {said}."))
+            findings.append(info(f"Copies {said}" + (f": what a {_fits(rate)} link carries." if way == "uni" and
+                                                      _fits(rate) else ".")))
         spec = match_gpu(names[0]) if len(names) == 1 else None
         gen, lanes = (spec.graded("pcie_gen"), spec.graded("pcie_lanes")) if spec else (None, None)
         low, high = practical_bandwidth(int(gen), int(lanes)) if gen and lanes else (None, None)
-        rate = max(shown.values())
         if way == "uni" and low is not None and rate < low:
             fit = _fits(rate)
             findings.append(warn(f"{rate:.2f} GB/s one way with P2P is below what the cards' own Gen{gen:g} "

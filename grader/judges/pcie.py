@@ -116,6 +116,12 @@ def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
                                  "non-root users. Run `sudo lspci -vv -d 10de:`."))
             continue
         cap, sta = d.lnkcap, d.lnksta
+        if d.memory_off:
+            findings.append(warn(f"{label}: memory decoding is off (`Control: ... Mem-`) and its memory regions are "
+                                 "[disabled]: the card is seen on the bus but nothing has enabled it, so no driver "
+                                 "can use it. The NVIDIA driver is not bound to it (`lspci -k` shows `Kernel driver in "
+                                 "use`), or the platform could not fit its BARs (`sudo dmesg | grep -i BAR` says "
+                                 "`failed to assign`)."))
         if sta is None:
             why = (" (the paste is cut off)" if d.truncated else
                    ": this output has no link lines; run `sudo lspci -vv -d 10de:`" if cap is None else "")

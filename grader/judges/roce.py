@@ -226,7 +226,8 @@ def summarise_show_gids(table: GidTable, command: str | None) -> Summary:
              "redacted": table.redacted}
     findings: list[Finding] = []
     if not table:
-        return facts, [fail("show_gids found no GID at all (`n_gids_found=0`): no RDMA device here has an address on its "
+        said = "`n_gids_found=0`" if table.n_gids_found == 0 else "no row under its header; the count line is cut"
+        return facts, [fail(f"show_gids found no GID at all ({said}): no RDMA device here has an address on its "
                             "own netdev, so RoCE has nothing to address (a RoCE GID exists only for an IP address of the "
                             "RDMA device's netdev). Give the twins their addresses (`ip addr`); inside a container whose "
                             "interface is a veth or another virtual one, the RDMA NIC's netdev is not in it at all (a "

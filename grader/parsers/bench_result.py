@@ -70,6 +70,7 @@ _STAT_RE = re.compile(r"^(?P<stat>Mean|Median|Std|P(?P<p>\d+(?:\.\d+)?)) (?P<nam
 TEXT_KEYS = {
     "Successful requests": "completed", "Failed requests": "failed",
     "Maximum request concurrency": "max_concurrency", "Request rate configured (RPS)": "request_rate",
+    "Traffic request rate": "request_rate",
     "Benchmark duration (s)": "duration", "Total input tokens": "total_input_tokens",
     "Total generated tokens": "total_output_tokens", "Request throughput (req/s)": "request_throughput",
     "Request goodput (req/s)": "request_goodput", "Output token throughput (tok/s)": "output_throughput",
@@ -77,7 +78,7 @@ TEXT_KEYS = {
     "Peak concurrent requests": "max_concurrent_requests", "Total token throughput (tok/s)": "total_token_throughput",
     "Input token throughput (tok/s)": "input_throughput",
 }
-"""The printed labels and their JSON keys (vLLM 0.4 ... 0.32)."""
+"""The printed labels and their JSON keys (vLLM 0.4 ... 0.32; SGLang's bench_serving prints ``Traffic request rate``)."""
 TEXT_METRICS = {"TTFT": "ttft", "TPOT": "tpot", "ITL": "itl", "E2EL": "e2el",
                 "Client Queue Time": "client_queue_time", "E2EL incl. Client Queue": "e2el_including_client_queue"}
 

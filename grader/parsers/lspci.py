@@ -90,6 +90,9 @@ class PciDevice:
     lnksta: PciLink | None = None
     access_denied: bool = False
     truncated: bool = False
+    memory_off: bool = False
+    """Its ``Control:`` line says ``Mem-`` (memory decoding off) and a ``Region`` is ``[disabled]``: enumerated, but
+    nothing (no driver, no firmware) has enabled it."""
 
     @property
     def is_display(self) -> bool:
@@ -207,6 +210,12 @@ def parse_lspci_vv(text: str) -> list[PciDevice]:
         if "<access denied>" in s:
             devices[-1]["access_denied"] = True
             continue
+        if s.lstrip().startswith("Control:") and " Mem-" in s:
+            devices[-1]["control_mem_off"] = True
+            continue
+        if "[disabled]" in s and s.lstrip().startswith("Region ") and devices[-1].get("control_mem_off"):
+            devices[-1]["memory_off"] = True
+            continue
         lk = _LINK_RE.match(s)
         if lk:
             key = lk.group("kind").lower()
@@ -216,7 +225,7 @@ def parse_lspci_vv(text: str) -> list[PciDevice]:
                               "`sudo lspci -vv -d 10de:`)")
     if devices and "lnksta" not in devices[-1] and not devices[-1].get("access_denied"):
         devices[-1]["truncated"] = "lnkcap" in devices[-1] or _looks_cut(lines)
-    return [PciDevice(**d) for d in devices]
+    return [PciDevice(**{k: v for k, v in d.items() if k != "control_mem_off"}) for d in devices]
 
 
 def _looks_cut(lines) -> bool:

@@ -61,7 +61,8 @@ _OOB_RE = re.compile(r"^#\s*Out of bounds values\s*:\s*(?P<n>\d+)\s*(?P<ok>OK|FA
 _AVG_RE = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*(?P<v>[-+\d.eE]+|nan|inf)\s*(?P<ok>OK|FAILED)?", re.I)
 _ERRLINE_RE = re.compile(r"^#\s*error:\s*(?P<msg>.*)$")
 _ROW_START_RE = re.compile(r"^\d+\s+\d+\s+[A-Za-z]\w*\s")
-_NCCL_LINE_RE = re.compile(r"\bNCCL (?:INFO|WARN|TRACE|ABORT)\b")
+_BARE_ROW_RE = re.compile(r"^\d+(?:\s+[\d.]+|\s+N/A){2,}$")  # a row under a header cut to `size time algbw busbw`
+_NCCL_LINE_RE = re.compile(r"\bNCCL (?:INFO|WARN|TRACE|ABORT)\b|^NCCL version \d")
 _FAILURE_RE = re.compile(r"Test (?:NCCL |CUDA )?failure|NCCL failure|NCCL error|CUDA failure|failed|Abort|"
                          r"exited on signal|non-zero exit|unable to|Connection refused|Host key verification|"
                          r"Permission denied|Could not|couldn't|Segmentation fault|Invalid number of GPUs", re.I)
@@ -102,7 +103,8 @@ class NcclTestsMeasure:
 
 @dataclass(frozen=True)
 class NcclTestsRow:
-    """One data row: ``size_bytes``, ``count`` (elements), ``dtype``, ``redop`` and ``root`` (None
+    """One data row: ``size_bytes``, ``count`` (elements; 0 under a header a person cut to ``size time algbw busbw``),
+    ``dtype``, ``redop`` and ``root`` (None
     when the version has no such column), ``out_of_place`` and ``in_place`` measures (either may
     be None: trace replays print in-place only), ``timestamp`` with -T."""
 
@@ -198,10 +200,11 @@ class NcclTestsResult:
 
     @property
     def nccl_version(self) -> str | None:
-        """``2.28.9`` from the library code 22809 (headers when the library is not printed)."""
+        """``2.28.9`` from the library code 22809 (headers when the library is not printed), else from NCCL's own
+        ``NCCL version 2.21.5+cuda12.4`` line among the NCCL_DEBUG lines."""
         code = self.nccl_library or self.nccl_headers
         if not code:
-            return None
+            return self.nccl_log.version.split("+")[0] if self.nccl_log and self.nccl_log.version else None
         major, rest = divmod(code, 10000)
         minor, patch = divmod(rest, 100)
         return f"{major}.{minor}.{patch}"
@@ -273,8 +276,8 @@ class _Layout:
     @classmethod
     def from_header(cls, header: str) -> "_Layout | None":
         cols = header.lstrip("#").split()
-        if len(cols) < 6 or cols[:2] != ["size", "count"] or not any(c in _TIME_COLS for c in cols) \
-                or "busbw" not in cols:
+        if len(cols) < 4 or cols[0] != "size" or len(cols) < 6 and cols[1] == "count" \
+                or not any(c in _TIME_COLS for c in cols) or "busbw" not in cols:  # (a person may cut columns out)
             return None
         return cls(cols)
 
@@ -300,7 +303,7 @@ def _row(toks: list[str], layout: _Layout, line: Line) -> NcclTestsRow:
         raise fail_on_line(CMD, line, f"{len(toks)} values in a row under a header of "
                                       f"{np_ + no + ni} columns ({' '.join(layout.cols)})")
     pre = dict(zip(layout.prefix, toks[:np_]))
-    size, count = _num(pre.get("size", "")), _num(pre.get("count", ""))
+    size, count = _num(pre.get("size", "")), _num(pre.get("count", "")) if "count" in pre else 0  # cut out: 0
     if size is None or count is None:
         raise fail_on_line(CMD, line, "cannot read size/count in this row")
     root = _num(pre["root"]) if "root" in pre else None
@@ -375,7 +378,7 @@ def parse_nccl_tests(text: str) -> NcclTestsResult:
             if lay is not None:
                 layout, seen = lay, seen + 1
             continue
-        if _ROW_START_RE.match(s + " "):
+        if _ROW_START_RE.match(s + " ") or layout is not None and layout.prefix == ["size"] and _BARE_ROW_RE.match(s):
             toks = s.split()
             lay = layout or _Layout.default(len(toks))
             try:

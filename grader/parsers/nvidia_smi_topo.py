@@ -121,7 +121,10 @@ def parse_topo_matrix(text: str) -> TopoMatrix:
         cells = tokens[1:1 + len(devices)]
         if not all(_TOPO_CODE_RE.match(c) for c in cells):
             bad = next(c for c in cells if not _TOPO_CODE_RE.match(c))
-            raise fail_on_line("nvidia-smi topo", line, f"{bad!r} is not a link code ({', '.join(LINK_CODES)})")
+            if line is lines[-1] and bad is tokens[-1]:  # the paste ends inside this cell: the row is cut there
+                cells = cells[:-1]
+            else:
+                raise fail_on_line("nvidia-smi topo", line, f"{bad!r} is not a link code ({', '.join(LINK_CODES)})")
         for col, code in zip(devices, cells):
             links[(row, col)] = code
         rest = [t for t in tokens[1 + len(devices):]]

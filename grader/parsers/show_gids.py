@@ -95,8 +95,9 @@ def parse_show_gids(text: str) -> GidTable:
     is read from the table, or decoded from an IPv4-mapped GID when the column is missing.
     A cut-off last row is left out and sets ``truncated``.
 
-    ``n_gids_found=0`` gives an empty table (show_gids found no GID: a fact, not a misreading); lines after the
-    ``n_gids_found=`` line are not read (another command's output pasted along).
+    ``n_gids_found=0`` gives an empty table (show_gids found no GID: a fact, not a misreading), and so does a header
+    followed only by its count line cut off; lines after the ``n_gids_found=`` line are not read (another command's
+    output pasted along).
 
     Raises ParseError for ``command not found``, a line of another shape, or no row at all without that count.
     """
@@ -123,11 +124,11 @@ def parse_show_gids(text: str) -> GidTable:
         if m:
             rows.append(_row(m))
             continue
-        if pos == len(lines) - 1 and (rows or header) and _PARTIAL_RE.match(s):
-            truncated = True
+        if pos == len(lines) - 1 and (rows or header) and (_PARTIAL_RE.match(s) or s.startswith("n_gids")):
+            truncated = True  # a row, or the count line, cut off
             continue
         raise fail_on_line(CMD, line, "expected a row `<dev> <port> <index> <gid> [<ipv4>] v1|v2 <netdev>`")
-    if not rows and count != 0:
+    if not rows and count != 0 and not (header and truncated and lines[-1].text.strip().startswith("n_gids")):
         raise ParseError(CMD, "no GID row found (no RDMA device, or no GID configured)")
     if header and count is None:
         truncated = True

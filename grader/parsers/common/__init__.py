@@ -238,25 +238,28 @@ _PROMPT_RES = (
     re.compile(r"^(?:\([^)]*+\)\s*+)*+(?P<user>[\w.-]++)@(?P<host>[\w.-]++)\s+\S+\s+%(?:\s+(?P<cmd>.*))?$"),
     # user@host$ cmd   root@node2# cmd   (a prompt without the working directory)
     re.compile(r"^(?:\([^)]*+\)\s*+)*+(?P<user>[\w.-]++)@(?P<host>[\w.-]++)[$#](?:\s+(?P<cmd>.*))?$"),
-    # $ cmd   % cmd   (venv) $ cmd   ~ $ cmd   ~/src $ cmd   (busybox's and some distributions' short prompts)
-    re.compile(r"^(?:\([^)]*+\)\s*+)*+(?:~[\w./-]*\s+)?[$%](?:\s+(?P<cmd>.*))?$"),
+    # $ cmd   % cmd   (venv) $ cmd   ~ $ cmd   ~/src $ cmd   ~$ cmd   ~ # cmd   (busybox's and some distributions' short
+    # prompts; root's `~ #`)
+    re.compile(r"^(?:\([^)]*+\)\s*+)*+(?:~[\w./-]*+\s*+[$%#]|[$%])(?:\s+(?P<cmd>.*))?$"),
     # a notebook shell escape: !ibdev2netdev   In [3]: !ip -br addr
     re.compile(r"^(?:In \[\d*\]:\s*)?!(?P<cmd>[A-Za-z/.].*)$"),
     # Python's REPL (>>> subprocess.run(...)) and PowerShell (PS C:\Users\x> ssh spark-a ...)
     re.compile(r"^>>>(?:\s+(?P<cmd>.*))?$"),
     re.compile(r"^PS [A-Za-z]:\\[^>]*>(?:\s+(?P<cmd>.*))?$"),
     # Windows' cmd.exe (C:\> iperf3 -s), and a Red Hat prompt whose `[user@host` was cut off (`~]# cmd`)
-    re.compile(r"^[A-Za-z]:\\[^>]*>\s*(?P<cmd>[A-Za-z].*)$"),
+    re.compile(r"^(?:\([^)]*+\)\s*+)*+[A-Za-z]:\\[^>]*>\s*(?P<cmd>[A-Za-z].*)$"),
     re.compile(r"^[\w~./-]*\][$#]\s+(?P<cmd>[A-Za-z/.].*)$"),
     # a container shell's own prompt (Singularity> ray status, Apptainer> ...), and host:path$ without a user
     # (ubuntu:/home/ubuntu:~$ ibdev2netdev -v)
     re.compile(r"^(?:Singularity|Apptainer)>\s++(?P<cmd>\S.*)$"),
-    re.compile(r"^(?P<host>[\w.-]++):[~/][^\s$#]*+[$#]\s++(?P<cmd>\S.*)$"),
+    re.compile(r"^(?P<host>[\w.-]++):[~/][^\s$#]*+[$#](?:\s++(?P<cmd>\S.*))?$"),
     # oh-my-zsh's default theme: ➜  ~ cmd   (base) ➜  repo git:(main) ✗ cmd
     re.compile(r"^(?:\([^)]*+\)\s*+)*+\u279c\s++\S++(?:\s++git:\([^)]{0,80}\)(?:\s++\u2717)?)?(?:\s++(?P<cmd>.*))?$"),
+    # the one-character prompts of other themes: starship's and pure's ❯, ᐅ
+    re.compile(r"^[\u276f\u1405]\s++(?P<cmd>\S.*)$"),
 )
 _ANY_PROMPT = any_search(_PROMPT_RES)  # all start with "^": a search finds one exactly where one matches
-_PROMPT_FIRST = frozenset("($%I!>P#~]\u279cSA+")
+_PROMPT_FIRST = frozenset("($%I!>P#~]\u279cSA+\u276f\u1405")
 _PROMPT_START = {"I": "In [", "P": "PS ", "S": "Singularity> ", "A": "Apptainer> "}
 """What a prompt that starts with one of these letters starts with: the other lines of that letter (INFO, PASSED,
 SUCCESS) are no prompt."""
@@ -268,6 +271,9 @@ _BARE_PROMPT_RE = re.compile(r"^[>+]\s+(?P<cmd>(?P<prog>[\w./-]+)(?:\s.*)?)$")
 """``> ip link``: a prompt of ``>`` alone (PS1='> ', or a command quoted in a forum post), taken for one only before a
 program of PROMPT_PROGRAMS, as ``# cmd`` is (a shell's continuation lines, ``> --name x``, are not); and a script's
 trace of the command it runs (``set -x``: ``+ mpirun -np 16 ...``), on the same terms."""
+_NAME_PROMPT_RE = re.compile(r"^[\w.-]+[$#]\s+(?P<cmd>(?P<prog>[\w./-]+)(?:\s.*)?)$")
+"""A prompt of a name alone (``root# nvidia-smi`` in a snap's shell, ``spark$ ibdev2netdev``), taken for one only before
+a program of PROMPT_PROGRAMS, as ``# cmd`` is."""
 _PATH_PROMPT_RE = re.compile(r"^[~/][\w./~-]*[$#]\s+(?P<cmd>(?P<prog>[\w./-]+)(?:\s.*)?)$")
 """A prompt that is only the working directory (``/workspace# ray status``: a container's shell with ``PS1='\\w# '``),
 taken for one only before a program of PROMPT_PROGRAMS, as ``# cmd`` is."""
@@ -316,13 +322,16 @@ def parse_prompt(line: str) -> Prompt | None:
     if not s:
         return None
     c = s[0]
-    if c == "(" and "@" not in s and "$" not in s and "%" not in s and "\u279c" not in s[:60]:  # (venv) before these
+    if c == "(" and "@" not in s and "$" not in s and "%" not in s and "\u279c" not in s[:60] and ":\\" not in s[:80]:
         return None  # a log line behind a process prefix: "(EngineCore_DP0 pid=1) ...", the most common line
     if c in "/~" and (m := _PATH_PROMPT_RE.match(s)) and m.group("prog").rsplit("/", 1)[-1] in PROMPT_PROGRAMS:
         return Prompt(m.group("cmd").strip())
     if "@" not in s and (c not in _PROMPT_FIRST or c in _PROMPT_START and not s.startswith(_PROMPT_START[c])) \
-            and s[1:3] != ":\\" and s.find("]# ", 0, 80) < 0 and s.find("$ ", 0, 100) < 0:  # most lines
+            and s[1:3] != ":\\" and s.find("]# ", 0, 80) < 0 and s.find("$ ", 0, 100) < 0 \
+            and not s.startswith("root# ") and s[-1] not in "$#":  # most lines
         return None
+    if (s.startswith("root# ") or s.find("$ ", 0, 40) > 0 and "@" not in s) and (m := _NAME_PROMPT_RE.match(s)):
+        return Prompt(m.group("cmd").strip()) if m.group("prog").rsplit("/", 1)[-1] in PROMPT_PROGRAMS else None
     if s[0] in ">+" and s[1:2] == " " and (m := _BARE_PROMPT_RE.match(s)):
         return Prompt(m.group("cmd").strip()) if m.group("prog").rsplit("/", 1)[-1] in PROMPT_PROGRAMS else None
     if s[0] != "#":  # only the two "#" forms below start with "#", and none of _PROMPT_RES does
