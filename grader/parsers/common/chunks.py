@@ -221,7 +221,7 @@ def split_chunks(text: str | bytes, is_command: Callable[[str, bool], bool] | No
         if prompt is None:
             parts[-1][3].append((no, line))
             gap = line.lstrip()[:3]  # blank, a comment, a fence, "..." (cheaper than is_noise_line on every line)
-            after_gap = not gap or gap[0] in "#`~" or gap in ("...", "…") or _LABEL_RE.match(line) is not None
+            after_gap = not gap or gap[0] in "#`~" or gap in ("...", "…") or line[-1:] == ":" and _LABEL_RE.match(line) is not None
             i += 1
             continue
         last = parts[-1]
