@@ -33,8 +33,8 @@ from ..parsers.common import (PROMPT_PROGRAMS, Chunk, CleanText, LazySearch, any
                               repeated_block, split_chunks as _split_lines, strip_log_prefix)
 from ..judges.context import _CONTEXT, Context, context  # noqa: F401  (re-exported)
 from ..judges.model import LEVELS, Finding, Section, Summary  # noqa: F401  (re-exported: the package's API)
-from .tolerant import (KNOWN_ERROR, caption_between, is_caption, left_out, not_found_program, paste_next,  # noqa: F401
-                       unread_section, without_trailing_prose)
+from .tolerant import (KNOWN_ERROR, caption_between, is_caption, is_label_only, is_words, left_out,  # noqa: F401
+                       not_found_program, paste_next, unread_section, without_trailing_prose)
 from .output import (MAX_SHOWN_CHARS, _plain, _shown, block_repeated, fold_repeats, redacted, render, said_again,
                      to_jsonable)  # noqa: F401  (render and to_jsonable re-exported)
 
@@ -477,8 +477,9 @@ def _explain(text: str, kind: str | None) -> list[Section]:
         return _grader_bug(err)
 
 
-def _caption(seg: _Segment) -> bool:  # no kind, no command: a poster's caption or words (tolerant.is_caption)
-    return seg.kind is None and not seg.command and is_caption(seg.lines)
+def _caption(seg: _Segment) -> bool:  # no kind, no command: a poster's caption or words (tolerant.is_caption, is_words)
+    return seg.kind is None and not seg.command and (is_caption(seg.lines) or is_words(seg.lines) and not _known_faults(
+        "\n".join(seg.lines)))
 
 
 def _grader_bug(err: BaseException) -> list[Section]:
@@ -531,7 +532,7 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
         if known:  # not read, but a reported fault in it is: a finding; a failure also says why the reader found nothing
             unread = [] if any(f.level == "fail" for f in known) else [Finding("info", str(err))]
             return Section(spec.name, seg.command, {}, tuple(known + unread), None, seg.host), None
-        if not whole and seg.command and is_caption(seg.lines):  # only the poster's words under a command quoted inline
+        if not whole and seg.command and is_label_only(seg.lines):  # a command quoted inline, the next step's label under
             return _printed_nothing(spec, seg, words=True), None
         return Section(spec.name, seg.command, {}, (), str(err) + paste_next(spec, seg, str(err)), seg.host), None
     except Exception as err:  # a parser bug: report it in this section only
@@ -552,9 +553,9 @@ def _printed_nothing(spec: KindSpec, seg: _Segment, words: bool = False) -> Sect
     """A command whose output is not in the paste: what that means for its kind, or for a command that changes state;
     ``words``: only a person's words follow it (a command quoted in a sentence), so its output was not pasted."""
     from ..judges.sequence import silent_change
-    said = tuple(Finding("info", x) for x in (spec.when_empty or silent_change(seg.command) or (
+    said = tuple(Finding("info", x) for x in ((
         "Its output is not in the paste (only words follow the command): paste what it printed to have it read."
-        if words else None),) if x)
+        if words else spec.when_empty or silent_change(seg.command)),) if x)
     return Section(spec.name, seg.command, {}, said, None if said else "the command printed nothing", seg.host)
 
 

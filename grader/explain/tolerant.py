@@ -104,6 +104,41 @@ def is_caption(lines: list[str] | tuple[str, ...]) -> bool:
                                       or len(x) <= 100 and _HEADING_RE.match(x) for x in said)
 
 
+_WORD_RE = re.compile(r"^[(\"']?[A-Za-z][A-Za-z'-]*+[,.;:!?)\"']*$")
+_LIST_MARK_RE = re.compile(r"^(?:[-*+>]|\d{1,2}[.)])\s+")
+MAX_WORDS_LINES = 40
+"""At most this many lines are taken for a person's words around the outputs; more is text to read."""
+
+
+def _wordy(line: str) -> bool:
+    """A person's sentence, even without its full stop: five tokens or more, three in four of them plain words
+    (``Running with NCCL_IB_DISABLE=1 works but the throughput is terrible``; a log line's figures and tags fail it)."""
+    tokens = _LIST_MARK_RE.sub("", line.strip().strip("*_ ")).split()
+    return len(tokens) >= 5 and sum(1 for t in tokens if _WORD_RE.match(t)) >= 0.75 * len(tokens)
+
+
+_TROUBLE_RE = re.compile(r"error|fail|cannot|can't|unable|denied|refused|exception|traceback|warn|time[ds]? ?out"
+                         r"|killed|abort|not found|no such|invalid|divide", re.I)
+"""Words of a program's complaint: a part of a paste that holds one is not left out as a person's words."""
+
+
+def is_words(lines: list[str] | tuple[str, ...]) -> bool:
+    """Whether ``lines`` (a part of a paste no kind reads) are only a person's words: sentences (with or without their
+    full stop, as list items too), labels ending in ':' and headings, up to :data:`MAX_WORDS_LINES` lines, none of
+    them with a complaint's words (:data:`_TROUBLE_RE`: an error message reads like a sentence too); the question or
+    story above a paste's first output, to leave out."""
+    said = [x for x in lines if x.strip() and not is_noise_line(x)]
+    return 0 < len(said) <= MAX_WORDS_LINES and any(_wordy(x) or is_prose(x.strip()) for x in said) and all(
+        (_wordy(x) or is_caption((x,))) and not _TROUBLE_RE.search(x) for x in said)
+
+
+def is_label_only(lines: list[str] | tuple[str, ...]) -> bool:
+    """Whether ``lines`` are one to three short labels ending in ':' with no complaint's words (``switch to second
+    node:``): what follows a command a person quoted in a sentence, not its output (an error ends otherwise)."""
+    said = [x.strip() for x in lines if x.strip() and not is_noise_line(x)]
+    return 0 < len(said) <= 3 and all(len(x) <= 80 and x[-1] == ":" and not _TROUBLE_RE.search(x) for x in said)
+
+
 def caption_between(lines: list[str], i: int, begins: Callable[[str], bool]) -> bool:
     """Whether ``lines[i]`` is a caption (unindented, short, ending in ':', not Python's exception lines) whose next
     line that is neither noise nor another caption begins an output (``begins``: of another kind than the one above,

@@ -42,20 +42,26 @@ def _is_spark_pair(res: NcclTestsResult, command: str | None = None) -> bool | N
     return False if gpus is not None and gpus != 2 else None
 
 
+_LAUNCHERS = frozenset({"mpirun", "mpiexec", "orterun", "prterun", "srun"})
+
+
 def _launched(command: str | None) -> tuple[int | None, int]:
-    """How many processes a launch line starts (``mpirun -np N``, ``srun --nodes=N --ntasks-per-node=T``; None where
-    it does not say) and nccl-tests' ``-g`` GPUs each (1 unless given)."""
+    """How many processes a launch line starts (``mpirun -np N``, ``srun --nodes=N --ntasks-per-node=T``, read among
+    the launcher's own options, before the test's program; None without a launcher or where it does not say) and
+    nccl-tests' ``-g`` GPUs each (1 unless given; its ``-n`` is iterations, not processes)."""
     argv = command_argv(command)
     if not argv:
         return None, 1
-    def number(*names: str) -> int | None:
-        value = option_value(argv, *names)
+    at = next((i for i, a in enumerate(argv) if "_perf" in a.rsplit("/", 1)[-1]), len(argv))
+    launcher = next((a for a in argv[:at] if a.rsplit("/", 1)[-1] in _LAUNCHERS), None)
+    def number(args: list[str], *names: str) -> int | None:
+        value = option_value(args, *names)
         return int(value) if value and value.isdigit() else None
-    procs = number("-np", "-n", "--np", "--ntasks")
-    nodes, per = number("--nodes", "-N"), number("--ntasks-per-node")
+    procs = number(argv[:at], "-np", "-n", "--np", "--ntasks") if launcher else None
+    nodes, per = (number(argv[:at], "--nodes", "-N"), number(argv[:at], "--ntasks-per-node")) if launcher else (None, None)
     if procs is None and nodes is not None and per is not None:
         procs = nodes * per
-    return procs, number("-g", "--ngpus") or 1
+    return procs, number(argv[at:], "-g", "--ngpus") or 1
 
 
 def _gpus_of_command(command: str | None) -> int | None:
@@ -199,7 +205,8 @@ def summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
     alone = res.independent_runs or procs > 1 and (len(res.averages) > 1 or res.sizes_restart)
     if alone:
         how = "each one `Rank 0` of a 1-rank job" if res.independent_runs else (
-            f"{len(res.averages)} `# Avg bus bandwidth` summaries, " + ", ".join(f"{v:g}" for v in res.averages[:4])
+            f"{len(res.averages)} `# Avg bus bandwidth` summaries, " + ", ".join("nan" if v is None else f"{v:g}"
+                                                                                for v in res.averages[:4])
             + " GB/s," if len(res.averages) > 1 else "their tables interleaved, the size column starting again,") \
             + f" from one launch of {procs} processes"
         findings.append(fail(f"Several processes each ran the test alone ({how}): "

@@ -437,12 +437,15 @@ def _temperature_findings(g: Any) -> list[Finding]:
 
 # --------------------------------------------------------------------------- nvlink -s
 
-def _bridged(name: str | None) -> bool:
-    """Whether a GPU of this name is a PCIe card whose NVLinks only its bridges wire (``H100 NVL``, ``A100-PCIE``, RTX),
-    not a baseboard's (SXM, HGX: every link wired). An H100 NVL pair: three bridges, 600 GB/s both ways at 50 GB/s a
-    link, so 12 of 18 links (NVIDIA H100 NVL product brief)."""
-    n = (name or "").upper()
-    return "SXM" not in n and ("NVL" in n.split() or "PCIE" in n or any(x in n for x in ("RTX", "GEFORCE", "QUADRO")))
+BRIDGE_WIRED = {"H100 NVL": (12, 18)}
+"""PCIe cards whose NVLink bridges wire only some of the die's links: name, (links wired, links listed). An H100 NVL
+pair: three bridges, 600 GB/s both ways at 50 GB/s a link, so 12 of 18 (NVIDIA H100 NVL product brief). An A100 PCIe's
+three bridges and an RTX card's one wire every link its nvidia-smi lists, so an inactive one there is a bridge off."""
+
+
+def _wired_by_design(name: str | None, active: int, listed: int) -> bool:
+    """Whether ``active`` links of ``listed`` is what this card's bridges wire when all are seated (BRIDGE_WIRED)."""
+    return any(card in (name or "") and (active, listed) == wired for card, wired in BRIDGE_WIRED.items())
 
 
 def summarise_nvlink(st: Any, command: str | None) -> Summary:
@@ -455,13 +458,12 @@ def summarise_nvlink(st: Any, command: str | None) -> Summary:
             continue
         speeds = sorted({gbs for _, gbs in g.links if gbs is not None})
         each = f" at {', '.join(f'{x:g}' for x in speeds)} GB/s each" if speeds else ""
-        if g.inactive and g.active and _bridged(g.name):
+        if g.inactive and g.active and _wired_by_design(g.name, len(g.active), len(g.links)):
             findings.append(info(f"GPU {g.index} ({g.name}): {len(g.active)} of {len(g.links)} NVLink links active"
-                                 f"{each}, link(s) {', '.join(map(str, g.inactive))} <inactive>. On a PCIe card the "
-                                 "links are wired only by its NVLink bridges (three bridges of an H100 NVL pair wire "
-                                 "12 of the die's 18), so links no bridge reaches are <inactive> by design: "
-                                 f"`nvidia-smi topo -m` shows NV{len(g.active)} to its partner when every bridge is "
-                                 "seated; a lower NV# there is a bridge to reseat."))
+                                 f"{each}, link(s) {', '.join(map(str, g.inactive))} <inactive>: what this card's "
+                                 f"bridges wire when all are seated ({len(g.active)} of the die's {len(g.links)}), so "
+                                 f"the others are <inactive> by design; `nvidia-smi topo -m` shows NV{len(g.active)} to "
+                                 "its partner."))
         elif g.inactive and g.active:
             findings.append(fail(f"GPU {g.index} ({g.name}): link(s) {', '.join(map(str, g.inactive))} <inactive>, "
                                  f"{len(g.active)} of {len(g.links)} active{each}: the NVLink bandwidth of the "

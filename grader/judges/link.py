@@ -398,10 +398,10 @@ def _below_both_ends(r: Any, name: str) -> list[Finding]:
     best = max(common, key=_mode_mbps, default=None)
     own = max((m for m in r.advertised_modes if m.endswith("/Full") and _mode_mbps(m)), key=_mode_mbps, default=None)
     if best is None and own is not None and not r.partner_modes and r.speed_mbps and r.auto_negotiation \
-            and _mode_mbps(own) >= 10 * r.speed_mbps:  # no partner modes shown: a tenth of its own best, or less
+            and r.speed_mbps <= 100 and _mode_mbps(own) >= 1000:  # no partner modes: 10/100 on a gigabit port or faster
         return [warn(f"{name}: {r.speed_mbps}Mb/s with auto-negotiation on, though it advertises up to {own}: the "
-                     "link came up at a tenth of its rate or less. The other end, the cable (a broken pair holds "
-                     "BASE-T to 100 or 10 Mb/s) or a forced setting held it there; the link partner's modes are not "
+                     "link came up at 10/100 speed on a port of 1 Gb/s or more. The cable (a broken pair holds BASE-T to 100 or 10 Mb/s), the other end or a forced setting "
+                     "held it there; the link partner's modes are not "
                      "in this output to tell which: try another cable and port, and read the other end's speed.")]
     if best is None or r.speed_mbps is None or r.auto_negotiation is False or _mode_mbps(best) <= r.speed_mbps:
         return []

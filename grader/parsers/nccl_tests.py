@@ -161,7 +161,7 @@ class NcclTestsResult:
     errors: tuple[str, ...] = ()
     nccl_log: NcclLog | None = None
     starts: int = 0
-    averages: tuple[float, ...] = ()
+    averages: tuple[float | None, ...] = ()
 
     @property
     def independent_runs(self) -> bool:
@@ -175,9 +175,11 @@ class NcclTestsResult:
 
     @property
     def sizes_restart(self) -> bool:
-        """True when a row's size is below the row before it: one run prints its sizes rising, so these rows are
-        two runs' tables interleaved (two processes printing at once) or pasted one after the other."""
-        return any(b.size_bytes < a.size_bytes for a, b in zip(self.rows, self.rows[1:]))
+        """True when a row's size is below the row before it of the same type and op: one run prints its sizes rising
+        (``-d all`` and ``-o all`` start again for each type and op), so these rows are two runs' tables interleaved
+        (two processes printing at once) or pasted one after the other."""
+        return any(b.size_bytes < a.size_bytes and (a.dtype, a.redop) == (b.dtype, b.redop)
+                   for a, b in zip(self.rows, self.rows[1:]))
 
     @property
     def nranks(self) -> int | None:
@@ -381,6 +383,8 @@ def parse_nccl_tests(text: str) -> NcclTestsResult:
         if _ROW_START_RE.match(s + " ") or layout is not None and layout.prefix == ["size"] and _BARE_ROW_RE.match(s):
             toks = s.split()
             lay = layout or _Layout.default(len(toks))
+            if layout is not None and lay is layout and layout.prefix == ["size"] and _Layout.default(len(toks)):
+                lay = _Layout.default(len(toks))  # a header a person cut short, over rows printed whole
             try:
                 if lay is None:
                     raise fail_on_line(CMD, line, f"a data row of {len(toks)} values without its column header")

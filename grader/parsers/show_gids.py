@@ -96,7 +96,7 @@ def parse_show_gids(text: str) -> GidTable:
     A cut-off last row is left out and sets ``truncated``.
 
     ``n_gids_found=0`` gives an empty table (show_gids found no GID: a fact, not a misreading), and so does a header
-    followed only by its count line cut off; lines after the ``n_gids_found=`` line are not read (another command's
+    followed only by its count line cut off (with no ``...`` where a person left rows out); lines after the ``n_gids_found=`` line are not read (another command's
     output pasted along).
 
     Raises ParseError for ``command not found``, a line of another shape, or no row at all without that count.
@@ -128,7 +128,9 @@ def parse_show_gids(text: str) -> GidTable:
             truncated = True  # a row, or the count line, cut off
             continue
         raise fail_on_line(CMD, line, "expected a row `<dev> <port> <index> <gid> [<ipv4>] v1|v2 <netdev>`")
-    if not rows and count != 0 and not (header and truncated and lines[-1].text.strip().startswith("n_gids")):
+    elided = any(x.strip() in ("...", "\u2026", "[...]") for x in text.splitlines())  # rows a person left out
+    if not rows and count != 0 and not (header and truncated and lines[-1].text.strip().startswith("n_gids")
+                                        and not elided):
         raise ParseError(CMD, "no GID row found (no RDMA device, or no GID configured)")
     if header and count is None:
         truncated = True

@@ -94,9 +94,7 @@ def _may_hold_huge_number(text: str) -> bool:
 class CleanText(str):
     """Text made of lines :func:`clean_lines` returned (explain's core hands each output to its parser so, after
     cleaning the whole paste once): cleaned again, it is only split into its lines, since the rest of the cleaning
-    would find nothing left to do (5 MB of a vLLM log: 40 ms saved); and only its first line can be a prompt (the
-    ``$ cmd`` explain puts above the output: each prompt of the paste began an output of its own), so
-    :func:`content_lines` asks no other line (50 ms more)."""
+    would find nothing left to do (5 MB of a vLLM log: 40 ms saved)."""
 
     __slots__ = ()
 
@@ -178,9 +176,10 @@ def clean_lines(text: str | bytes) -> list[str]:
         lines = [_SUDO_PREFIX_RE.sub("", line, count=1) if "[sudo]" in line[:64] else line for line in lines]
     if lines and lines[-1] == "":
         lines.pop()
+    lines = _unquote(lines)
     if "`" in text:  # a Markdown code span around a line, or opened on one line and closed lines below
         lines = [_without_code_span(x) if x[-1:] == "`" or x.lstrip()[:1] == "`" else x for x in lines]
-    return _unquote(lines)
+    return lines
 
 
 def _without_code_span(line: str) -> str:
@@ -276,6 +275,9 @@ trace of the command it runs (``set -x``: ``+ mpirun -np 16 ...``), on the same 
 _NAME_PROMPT_RE = re.compile(r"^[\w.-]+[$#]\s+(?P<cmd>(?P<prog>[\w./-]+)(?:\s.*)?)$")
 """A prompt of a name alone (``root# nvidia-smi`` in a snap's shell, ``spark$ ibdev2netdev``), taken for one only before
 a program of PROMPT_PROGRAMS, as ``# cmd`` is."""
+_WORDS = frozenset({"ip", "ping", "ssh", "cat", "ls", "head", "tail", "less", "grep", "sudo"})
+"""Programs whose names are also words: a Markdown ``+`` bullet before one (``+ ping between them works``) is no
+script's trace."""
 _PATH_PROMPT_RE = re.compile(r"^[~/][\w./~-]*[$#]\s+(?P<cmd>(?P<prog>[\w./-]+)(?:\s.*)?)$")
 """A prompt that is only the working directory (``/workspace# ray status``: a container's shell with ``PS1='\\w# '``),
 taken for one only before a program of PROMPT_PROGRAMS, as ``# cmd`` is."""
@@ -335,7 +337,9 @@ def parse_prompt(line: str) -> Prompt | None:
     if (s.startswith("root# ") or s.find("$ ", 0, 40) > 0 and "@" not in s) and (m := _NAME_PROMPT_RE.match(s)):
         return Prompt(m.group("cmd").strip()) if m.group("prog").rsplit("/", 1)[-1] in PROMPT_PROGRAMS else None
     if s[0] in ">+" and s[1:2] == " " and (m := _BARE_PROMPT_RE.match(s)):
-        return Prompt(m.group("cmd").strip()) if m.group("prog").rsplit("/", 1)[-1] in PROMPT_PROGRAMS else None
+        prog = m.group("prog").rsplit("/", 1)[-1]
+        return Prompt(m.group("cmd").strip()) if prog in PROMPT_PROGRAMS and not (s[0] == "+" and prog in _WORDS) \
+            else None
     if s[0] != "#":  # only the two "#" forms below start with "#", and none of _PROMPT_RES does
         for regex in _PROMPT_RES if _ANY_PROMPT(s) else ():  # one search says whether one of them matches
             m = regex.match(s)
@@ -402,9 +406,8 @@ def content_lines(text: str | bytes, keep_comments: bool = False) -> list[Line]:
     out: list[Line] = []
     command: str | None = None
     group = 0
-    every = type(text) is not CleanText  # (see CleanText: only its first line can be a prompt)
     for no, raw in enumerate(clean_lines(text), start=1):
-        prompt = parse_prompt(raw) if every or no == 1 else None
+        prompt = parse_prompt(raw)
         if prompt is not None:
             command, group = prompt.command or None, group + 1
             continue

@@ -11,6 +11,7 @@ from operator import itemgetter
 from typing import Callable
 
 from . import Prompt, clean_lines, is_noise_line, parse_prompt
+from .commands import silent_on_success
 
 
 @dataclass(frozen=True)
@@ -230,7 +231,9 @@ def split_chunks(text: str | bytes, is_command: Callable[[str, bool], bool] | No
             prompt = Prompt(prompt.command, prompt.user, last[0].host)
             parts[-1] = (None, None, last[2], last[3])  # the caption's own chunk keeps only its noise
         parts.append((prompt, line, no, []))
-        after_gap = bool(caption)  # under a caption a bare command may follow; under a prompt, its output
+        # under a caption a bare command may follow, and under a command that prints nothing when it succeeds (a
+        # script's `ethtool -G ...` lines one after another); under another prompt, its output
+        after_gap = bool(caption) or silent_on_success(prompt.command)
         i += 1
     preamble = parts.pop(0)[3]
     if parts and not any(not is_noise_line(x) for _, x in preamble):

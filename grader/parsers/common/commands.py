@@ -69,7 +69,7 @@ _START = (r"(?:^|[;&|(]\s*+)(?:[A-Za-z_]\w*+=\S*+\s++)*+(?:(?:sudo|doas|nohup|ti
 """Where a command starts in a line: at its start or after ``;``, ``&&``, ``|``, past variables set for it
 (``VAR=1``) and what runs it elsewhere (sudo, ``docker exec NAME``, ``ssh HOST``)."""
 _IP_SET = r"ip\s+(?:-\d\s+)?(?:link\s+set|(?:addr|address|a|route|r)\s+(?:add|del|delete|replace|flush|change))\b"
-_ETHTOOL_SET = r"ethtool\s+(?:-[sAKGL]\b|--set-|--change)"
+_ETHTOOL_SET = r"ethtool\s+(?:-[sAKGLCNUX]\b|--set-|--change)"
 _MODULE = r"modprobe\s+(?!-[cnDR]\b|--show|--dry-run)|rmmod\b"
 _SERVICE = r"systemctl\s+(?:start|restart|stop|reload)\b"
 _TO_SYSFS = r"echo\s[^\n>]{0,400}+>+\s*/(?:sys|proc)/"
@@ -87,10 +87,10 @@ command may show differently), searched where each command of the line starts (:
 its quoted strings taken out (``history | grep "ip link set"`` reads nothing). Read-only
 commands (``ip a``, ``ethtool IF``, ``rdma link``, ``modprobe -c``, ``last reboot``) never match. Only a command's
 first ``MAX_COMMAND`` characters are searched."""
-SILENT_ON_SUCCESS = re.compile(_START + "(?:" + "|".join((_IP_SET, _ETHTOOL_SET, _MODULE, _SERVICE,
+SILENT_ON_SUCCESS = re.compile(_START + r"(?:/|[\w.-]++/)*+(?:" + "|".join((_IP_SET, _ETHTOOL_SET, _MODULE, _SERVICE,
                                                            r"netplan\s+apply\b", _TO_SYSFS, _RDMA_LINK_SET)) + ")")
-"""The state changes that print nothing when they succeed (``ray start`` and ``ray stop`` always print; ``tee`` and
-``sysctl -w`` echo the value)."""
+"""The state changes that print nothing when they succeed, their program named or given with its path
+(``/sbin/ethtool -G ...``); ``ray start`` and ``ray stop`` always print; ``tee`` and ``sysctl -w`` echo the value."""
 MAX_COMMAND = 2000
 _QUOTED_RE = re.compile(r"'[^'\n]*+'|\"[^\"\n]*+\"")
 
