@@ -120,10 +120,10 @@ class _Segment:
     prompt_lineno: int | None = None
     n_content: int = -1  # -1: not counted yet (a segment built with its lines)
     n_rules: int = 0
-    started: bool = False  # holds a line its kind's ``starts`` matches (see KindSpec.prelude)
-    opened: set[str] = field(default_factory=set)  # its ``starts`` lines (see KindSpec.starts_on_repeat)
     """How many of the content lines are rules (``-----``, ``=====``): a segment of only those has not begun
     its output yet (``iperf3 -s`` prints one above ``Server listening on``)."""
+    started: bool = False  # holds a line its kind's ``starts`` matches (see KindSpec.prelude)
+    opened: set[str] = field(default_factory=set)  # its ``starts`` lines (see KindSpec.starts_on_repeat)
 
     def __post_init__(self) -> None:
         if self.n_content < 0:
