@@ -57,8 +57,9 @@ def _launched(command: str | None) -> tuple[int | None, int]:
     def number(args: list[str], *names: str) -> int | None:
         value = option_value(args, *names)
         return int(value) if value and value.isdigit() else None
-    procs = number(argv[:at], "-np", "-n", "--np", "--ntasks") if launcher else None
-    nodes, per = (number(argv[:at], "--nodes", "-N"), number(argv[:at], "--ntasks-per-node")) if launcher else (None, None)
+    own = argv[:at] if launcher else []  # the launcher's options: none without one
+    procs, nodes, per = number(own, "-np", "-n", "--np", "--ntasks"), number(own, "--nodes", "-N"), \
+        number(own, "--ntasks-per-node")
     if procs is None and nodes is not None and per is not None:
         procs = nodes * per
     return procs, number(argv[at:], "-g", "--ngpus") or 1

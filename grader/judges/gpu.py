@@ -144,7 +144,8 @@ def summarise_topo(t: Any, command: str | None) -> Summary:
     for p in pairs:
         if p not in folded:
             alike.setdefault(p[2], []).append(p)
-    for (a, b, code), same in ((group[0], group) for group in alike.values()):
+    for same in alike.values():
+        a, b, code = same[0]
         fam = link_family(code or "")
         label = f"{a}-{b}" if len(same) == 1 else (", ".join(f"{x}-{y}" for x, y, _ in same[:8])
                                                    + (", ..." if len(same) > 8 else "") + f" ({len(same)} pairs)")
@@ -156,8 +157,8 @@ def summarise_topo(t: Any, command: str | None) -> Summary:
                                "`nvidia-smi topo -p2p r`." + beside))
             beside = ""
         else:
-            warnings, notes = ([x.replace(f"{a}-{b}:", f"{label}:", 1) for x in said]
-                               for said in p2p_sentences(a, b, code, None))
+            warnings, notes = p2p_sentences(a, b, code, None)
+            warnings, notes = [[x.replace(f"{a}-{b}:", f"{label}:", 1) for x in said] for said in (warnings, notes)]
             if (warnings or notes) and beside:
                 (notes or warnings)[-1] += beside
                 beside = ""

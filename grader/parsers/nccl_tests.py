@@ -383,8 +383,8 @@ def parse_nccl_tests(text: str) -> NcclTestsResult:
         if _ROW_START_RE.match(s + " ") or layout is not None and layout.prefix == ["size"] and _BARE_ROW_RE.match(s):
             toks = s.split()
             lay = layout or _Layout.default(len(toks))
-            if layout is not None and lay is layout and layout.prefix == ["size"] and _Layout.default(len(toks)):
-                lay = _Layout.default(len(toks))  # a header a person cut short, over rows printed whole
+            if layout is not None and lay is layout and layout.prefix == ["size"]:
+                lay = _Layout.default(len(toks)) or layout  # a header a person cut short, over rows printed whole
             try:
                 if lay is None:
                     raise fail_on_line(CMD, line, f"a data row of {len(toks)} values without its column header")
@@ -417,16 +417,17 @@ def parse_nccl_tests(text: str) -> NcclTestsResult:
         except ParseError:
             log = None
     collective = facts.get("collective") or _collective_from_command(lines)
-    truncated = truncated_row or "avg" not in facts
+    averages = facts.get("averages", ())
+    truncated = truncated_row or not averages
     return NcclTestsResult(
         collective=collective, tests_version=facts.get("version"), nccl_headers=facts.get("headers"),
         nccl_library=facts.get("library"), nthreads=facts.get("nthreads"), ngpus=facts.get("ngpus"),
         min_bytes=facts.get("min"), max_bytes=facts.get("max"), iters=facts.get("iters"),
         ranks=tuple(facts["ranks"]), columns=tuple(layout.cols) if layout else (), rows=tuple(facts["rows"]),
         out_of_bounds=facts.get("oob"), out_of_bounds_ok=facts.get("oob_ok"),
-        avg_busbw_reported=facts.get("avg"), concluded=bool(facts.get("concluded")), truncated=truncated,
+        avg_busbw_reported=averages[-1] if averages else None, concluded=bool(facts.get("concluded")), truncated=truncated,
         errors=tuple(facts["errors"]), nccl_log=log, starts=facts.get("starts", 0),
-        averages=facts.get("averages", ()))
+        averages=averages)
 
 
 def _header_line(s: str, facts: dict) -> int:
@@ -469,7 +470,6 @@ def _header_line(s: str, facts: dict) -> int:
     m = _AVG_RE.match(s)
     if m:
         v = _num(m.group("v"))
-        facts["avg"] = v
         facts["averages"] = facts.get("averages", ()) + (v,)
         return 1
     m = _ERRLINE_RE.match(s)
