@@ -72,6 +72,9 @@ def test_a_script_trace_is_a_prompt_and_a_read_only_known_hosts_is_chatter():
     read-only ~/.ssh: it still connects) is no failure of the test (aks-rdma-infiniband#150, corpus s011)."""
     assert parse_prompt("+ mpirun -np 16 ./all_reduce_perf -g 1").command == "mpirun -np 16 ./all_reduce_perf -g 1"
     assert parse_prompt("+ some words") is None and parse_prompt("+-----+") is None
+    # the script's own steps between its commands (rdma-core#847, corpus o001: `+ sleep 10` above `+ ibstat`)
+    assert parse_prompt("+ sleep 10").command == "sleep 10" and parse_prompt("+ sleeping well") is None
+    assert [x.kind for x in explain("+ sleep 10\n+ ibstat\nCA 'mlx4_0'\n\tCA type: MT4099\n")] == ["ibstat"]
     (s,) = explain("+ mpirun -np 16 /opt/rccl-tests/build/all_reduce_perf -b 512M -e 8G -f 2 -g 1\n"
                    "Failed to add the host to the list of known hosts (/root/.ssh/known_hosts).\n"
                    "# Collective test starting: all_reduce_perf\n"
@@ -367,3 +370,21 @@ def test_what_the_review_of_this_sessions_change_found_stays_mended():
                    "     DEV\n...\nn_gids_foun\n")
     assert "no GID at all" not in messages(s)
     assert clean_lines("> `ip -br addr`\n> `ibdev2netdev`") == ["ip -br addr", "ibdev2netdev"]
+
+
+def test_a_setting_command_that_printed_its_complaint_refused_the_change():
+    """A Synology owner's `ethtool -s` tries (corpus h010): a command that prints nothing when it works printed an
+    error, so the change was refused (warn), not an output explain failed to read; `ethtool --version` is noted.
+    netplan's warning on success has no complaint's words: not a refusal."""
+    text = ("root@nas:~# ethtool -s eth2 autoneg off speed 5000\nCannot set new settings: Invalid argument\n"
+            "  not setting speed\n  not setting autoneg\n\nroot@nas:~# ethtool --version\nethtool version 3.13\n")
+    refused, version = explain(text)
+    assert refused.error is None and levels(refused) == ["warn"]
+    assert messages(refused).startswith("`ethtool -s eth2 autoneg off speed 5000` refused the change: `Cannot set new "
+                                        "settings: Invalid argument`")
+    assert version.error is None and messages(version, "info").startswith("ethtool's version: ethtool version 3.13.")
+    (mtu,) = explain("$ sudo ip link set enp1s0f0np0 mtu 9800\nError: mtu greater than device maximum.\n")
+    assert levels(mtu) == ["warn"] and "`Error: mtu greater than device maximum.`" in messages(mtu)
+    said = explain("$ sudo netplan apply\n** (generate:4321): WARNING **: 10:01:02.123: Permissions for "
+                   "/etc/netplan/40-cx7.yaml are too open. Netplan configuration should NOT be accessible by others.\n")
+    assert "refused the change" not in " ".join(messages(s) for s in said)

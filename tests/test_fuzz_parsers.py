@@ -193,6 +193,11 @@ from grader.parsers.rdma import parse_ibv_devices  # noqa: E402
 IBV_DEVICES = ("    device                 node GUID\n    ------              ----------------\n"
                "    rocep1s0f0          30c59903001b7c62\n    roceP2p1s0f0        30c59903001b7c66\n")  # a GX10 (q010)
 FAMILIES.append(("ibv-devices", parse_ibv_devices, "ibv-devices", lambda: [IBV_DEVICES]))
+from grader.parsers.traceback import parse_traceback  # noqa: E402
+from tests import test_traceback as TB  # noqa: E402
+
+FAMILIES.append(("python-traceback", parse_traceback, "python-traceback",
+                 lambda: [TB.CHAINED, TB.KV_TOO_SMALL, _section(TB.FREE_THEN_CUT, "Full exception:")]))
 from grader.parsers.docker_run import parse_docker_run  # noqa: E402
 from tests import test_docker_run as DR  # noqa: E402
 from grader.parsers.ethtool_stats import parse_ethtool_stats  # noqa: E402

@@ -19,7 +19,8 @@ module per lesson area that registers its kinds; it judges nothing itself:
   perftest), ``perftest_compare`` (perftest runs of one size repeated in a paste), ``lesson2_nccl`` (NCCL logs,
   nccl-tests), ``collective`` (other benchmarks' busbw tables), ``crosscheck`` (lesson 1's outputs of two hosts
   compared), ``ray`` (ray status), ``serving`` (vLLM), ``launcher`` (a Spark cluster launcher's IB_IF/ETH_IF),
-  ``lab`` (vllm bench serve, AIPerf): each a list of kinds (how to recognise the output, its parser, its judge).
+  ``lab`` (vllm bench serve, AIPerf), ``crash`` (a Python traceback on its own): each a list of kinds (how to
+  recognise the output, its parser, its judge).
 
 A lesson module imports ``core`` and ``readers`` (and the judges, parsers, facts, ranges, calc, spark_names), never
 another lesson module nor this package's ``__init__``, and makes no finding (tests/test_explain_package.py). The
@@ -51,6 +52,7 @@ from . import serving  # noqa: E402,F401  (lesson 2b: vLLM)
 from . import launcher  # noqa: E402,F401  (a Spark cluster launcher's picks: IB_IF, ETH_IF; after serving, which keeps
 #   the launcher's node lines inside a vLLM log)
 from . import lab  # noqa: E402,F401  (the lab: vllm bench serve, AIPerf)
+from . import crash  # noqa: E402,F401  (a Python traceback on its own; last: the other kinds claim first)
 
 __all__ = ["IDLE_LIMIT_S", "KINDS", "LEVELS", "MAX_INPUT_MB", "MAX_KIND_LINE", "MAX_SHOWN_CHARS", "CrossCheck",
            "Finding", "KindSpec", "Paste", "Section", "Summary", "command_argv", "detect_kind", "explain",

@@ -34,7 +34,7 @@ from ..parsers.common import (PROMPT_PROGRAMS, Chunk, CleanText, LazySearch, any
 from ..judges.context import _CONTEXT, Context, context  # noqa: F401  (re-exported)
 from ..judges.model import LEVELS, Finding, Section, Summary  # noqa: F401  (re-exported: the package's API)
 from .tolerant import (KNOWN_ERROR, caption_between, is_caption, is_label_only, is_words, left_out,  # noqa: F401
-                       not_found_program, paste_next, unread_section, without_trailing_prose)
+                       not_found_program, paste_next, unread_reply, unread_section, without_trailing_prose)
 from .output import (MAX_SHOWN_CHARS, _plain, _shown, block_repeated, fold_repeats, redacted, render, said_again,
                      to_jsonable)  # noqa: F401  (render and to_jsonable re-exported)
 
@@ -55,7 +55,9 @@ class KindSpec:
     (an info finding; without it, an empty output is an error); ``counts_repeats``: its judge counts repeated lines or
     reads the last one (the kernel's link events), so an output of one excerpt repeated is never read once;
     ``starts_on_repeat``: a ``starts`` line begins another output only when the output holds it already (ibv_devinfo's
-    ``hca_id:`` opens each device of one output; the same device again is another host's).
+    ``hca_id:`` opens each device of one output; the same device again is another host's); ``joins``: the kinds
+    whose output its lines continue instead of beginning its own (a Python traceback inside a vLLM log); ``inner``:
+    lines it claims only inside its own output (a traceback's exception line).
     """
 
     name: str
@@ -72,6 +74,8 @@ class KindSpec:
     when_empty: str | None = None
     counts_repeats: bool = False
     starts_on_repeat: bool = False
+    joins: frozenset[str] = frozenset()
+    inner: re.Pattern[str] | None = None
 
 
 # A cross check reads every (Section, parsed value) of a paste and returns (section index, Finding) pairs.
@@ -212,8 +216,8 @@ def _kind_of_line(line: str, prefer: str | None) -> str | None:
     if prog:
         return next((k.name for k in _REGISTRY.values() if prog in k.programs), prefer)
     views = _views(_state())
-    claims = views.lined.get(prefer)  # type: ignore[arg-type]
-    if claims is not None and claims.search(s):  # the kind around it is tried first
+    claims, inner = views.lined.get(prefer), _REGISTRY[prefer].inner if prefer in _REGISTRY else None  # type: ignore
+    if claims is not None and claims.search(s) or inner is not None and inner.search(s):  # the kind around it first
         return prefer
     if not views.any_kind(s):  # no kind claims it: a few searches, not some per kind
         if (bare := strip_log_prefix(s).strip()) == s or not views.any_kind(bare):  # behind a tag ("[vllm]: ")?
@@ -378,6 +382,8 @@ def _segments(chunk: Chunk) -> list[_Segment]:
             else:
                 kind = kind or cur.kind or (cmd_kind if cur is segs[0] else None) or hint
         spec = _REGISTRY.get(kind) if kind else None
+        if spec is not None and cur.kind in spec.joins:  # its lines are the log's around them
+            kind, spec = cur.kind, _REGISTRY[cur.kind]
         opens = spec is not None and spec.starts is not None and len(line) <= MAX_KIND_LINE \
             and bool(spec.starts.search(line.strip()))  # the line begins an output of its kind
         starts = opens and not (spec.starts_on_repeat and line.strip() not in cur.opened)
@@ -534,6 +540,8 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
             return Section(spec.name, seg.command, {}, tuple(known + unread), None, seg.host), None
         if not whole and seg.command and is_label_only(seg.lines):  # a command quoted inline, the next step's label under
             return _printed_nothing(spec, seg, words=True), None
+        if not whole and (said := unread_reply(seg)):  # a setting refused; a version query answered
+            return Section(spec.name, seg.command, {}, said, None, seg.host), None
         return Section(spec.name, seg.command, {}, (), str(err) + paste_next(spec, seg, str(err)), seg.host), None
     except Exception as err:  # a parser bug: report it in this section only
         return Section(spec.name, seg.command, {}, (),
@@ -545,8 +553,6 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
     findings += _known_faults(text, [f.message for f in findings], any(f.level == "fail" for f in findings))
     findings += left_out(spec, seg) + [Finding("info", f"Not output, so not read: {x[:160]!r}") for x in set_aside]
     return Section(spec.name, seg.command, _plain(facts), tuple(findings), None, seg.host), parsed
-
-
 
 
 def _printed_nothing(spec: KindSpec, seg: _Segment, words: bool = False) -> Section:
@@ -570,7 +576,8 @@ def _begins(line: str, current: str | None) -> bool:
     kind with none: ``ibdev2netdev``)."""
     kind = _kind_of_line(line, None) if len(line) <= MAX_KIND_LINE else None
     spec = _REGISTRY.get(kind) if kind else None
-    return spec is not None and (kind != current or spec.starts is None or bool(spec.starts.search(line.strip())))
+    return spec is not None and current not in spec.joins and (kind != current or spec.starts is None
+                                                               or bool(spec.starts.search(line.strip())))
 
 
 def _claimed(line: str) -> bool:

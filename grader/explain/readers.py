@@ -78,6 +78,7 @@ parse_completion = _at_first_call("parsers.vllm_api", "parse_completion")
 # --------------------------------------------------------------------------- lesson 3
 parse_lspci_vv = _at_first_call("parsers.lspci", "parse_lspci_vv")
 parse_free = _at_first_call("parsers.free", "parse_free")
+parse_traceback = _at_first_call("parsers.traceback", "parse_traceback")
 parse_nvlink_status = _at_first_call("parsers.nvidia_smi", "parse_nvlink_status")
 parse_query_gpu = _at_first_call("parsers.nvidia_smi", "parse_query_gpu")
 parse_smi_q = _at_first_call("parsers.nvidia_smi", "parse_smi_q")

@@ -12,6 +12,7 @@ from typing import Any, Callable
 from ..judges.model import Finding, Section
 from ..parsers import ParseError
 from ..parsers.common import command_argv, is_noise_line
+from ..parsers.traceback import EXCEPTION_RE
 
 NOT_FOUND_RE = re.compile(r"(?:^|:\s)(?:[\w.+/-]*/)?([\w.+-]+): (?:command )?not found\s*$|^Command '([\w.+-]+)' not found"
                           r"|^zsh: command not found: (?:[\w.+/-]*/)?([\w.+-]+)\s*$")
@@ -186,6 +187,36 @@ _VERSION_FLAGS = frozenset({"-V", "--version", "-version", "version"})
 """A command line of a program and one of these asks for its version: a line to note, not a paste to refuse."""
 
 
+_REFUSAL_RE = re.compile(r"cannot|can't|could not|couldn't|error|fail|invalid|not permitted|denied|no such|unknown"
+                         r"|not supported|refused|answers:|usage:|not found", re.I)
+"""Words of a command's complaint (``Cannot advertise speed 5000``, ``RTNETLINK answers: Operation not
+permitted``); a warning printed on success (netplan's ``WARNING **: Permissions ... too open``) has none."""
+MAX_REFUSAL_LINES = 8
+
+
+def unread_reply(seg: Any) -> tuple[Finding, ...]:
+    """What a part its kind's reader could not read says all the same (``seg``: its command and lines; empty: nothing):
+    under a command that prints nothing when it works, a complaint of a few lines, which means it refused the change;
+    under a version query (``ethtool --version``), the version."""
+    from ..parsers.common.commands import silent_on_success
+    said = [x.strip() for x in seg.lines if x.strip() and not is_noise_line(x)]
+    if not said:
+        return ()
+    argv = command_argv(seg.command)
+    if len(argv) == 2 and argv[1] in _VERSION_FLAGS:
+        return (Finding("info", f"{argv[0]}'s version: {said[0][:120]}. Nothing to judge here; it tells which build "
+                        "printed the rest."),)
+    if len(said) <= MAX_REFUSAL_LINES and silent_on_success(seg.command) and _REFUSAL_RE.search(said[0]):
+        return (Finding("warn", f"`{_cut(seg.command)}` refused the change: `{said[0][:160]}`. It is silent when "
+                        "it works, so the setting is as it was before (read it again to see it). The message says "
+                        "why: a value the driver or device does not support, or a missing sudo."),)
+    return ()
+
+
+def _cut(command: str) -> str:
+    return command if len(command) <= 80 else command[:80] + "..."
+
+
 def unread_section(seg: Any, known: list[Finding]) -> Section:
     """The section of a part of a paste no kind reads (``seg``: its command, host and lines): the reported faults in
     it (``known``, from checks/diagnoses.toml), a program the shell did not find, a version query, or an error saying
@@ -199,14 +230,18 @@ def unread_section(seg: Any, known: list[Finding]) -> Section:
                        "(Python reads integers of at most 4,300 digits); paste the output as the command "
                        "printed it", seg.host)
     first = next((x.strip() for x in seg.lines if not is_noise_line(x)), "")
+    raised = EXCEPTION_RE.match(first) if len(first) < 1000 else None
+    if raised and not raised.group("type").endswith("Warning"):  # a traceback's end, its frames left out
+        return Section(None, seg.command, {}, (Finding("warn", f"A Python exception without its traceback: "
+                                                       f"`{first[:200]}`. Something stopped on it; paste the whole "
+                                                       "traceback and the log lines above it to see where and why."),),
+                       None, seg.host)
     gone = not_installed(first)  # a program no kind reads is not installed: say so, not "which command ..."
     if gone:
         return Section(None, seg.command, {}, (gone,), None, seg.host)
-    argv = command_argv(seg.command)
-    if len(argv) == 2 and argv[1] in _VERSION_FLAGS:  # `ip -V`, `iperf3 --version`: nothing to judge
-        return Section(None, seg.command, {}, (Finding("info", f"{argv[0]}'s version: {first[:120]}. Nothing to "
-                                                       "judge here; it tells which build printed the rest."),),
-                       None, seg.host)
+    version = unread_reply(seg) if len(command_argv(seg.command)) == 2 else ()
+    if version and version[0].level == "info":  # `ip -V`, `iperf3 --version`: nothing to judge
+        return Section(None, seg.command, {}, version, None, seg.host)
     return Section(None, seg.command, {}, (),
                    f"could not tell which command printed this (first line {first[:80]!r}): paste it with its "
                    "command line, or name its kind with --kind (`--kind list` shows the known kinds)", seg.host)
