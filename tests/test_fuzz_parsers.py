@@ -198,6 +198,10 @@ from tests import test_traceback as TB  # noqa: E402
 
 FAMILIES.append(("python-traceback", parse_traceback, "python-traceback",
                  lambda: [TB.CHAINED, TB.KV_TOO_SMALL, _section(TB.FREE_THEN_CUT, "Full exception:")]))
+from grader.parsers.ray_nodes import parse_ray_nodes  # noqa: E402
+from tests import test_ray_nodes as RN  # noqa: E402
+
+FAMILIES.append(("ray-nodes", parse_ray_nodes, "ray-nodes", lambda: [RN.ONE_NODE_CUT, RN.RESTARTED]))
 from grader.parsers.docker_run import parse_docker_run  # noqa: E402
 from tests import test_docker_run as DR  # noqa: E402
 from grader.parsers.ethtool_stats import parse_ethtool_stats  # noqa: E402

@@ -1,5 +1,6 @@
-"""Lesson 2b's Ray kinds for ``explain``: ``ray status``, ``ray start`` (and ``ray stop``) and ``kubectl get pods``
-(KubeRay), judged by grader.judges.ray, and ``docker run -d`` (the container a node runs in), by grader.judges.container; registered on import by the package, before :mod:`.serving`'s vLLM kinds. Detection keys on lines
+"""Lesson 2b's Ray kinds for ``explain``: ``ray status``, ``ray start`` (and ``ray stop``), ``ray.nodes()`` printed,
+``kubectl get pods`` (KubeRay), judged by grader.judges.ray, and ``docker run -d`` (the container a node runs in), by
+grader.judges.container; registered on import by the package, before :mod:`.serving`'s vLLM kinds. Detection keys on lines
 no other kind prints: Ray's autoscaler header and ``0.0/2.0 GPU`` usage lines; ``Local node IP``, ``Ray runtime
 started.`` and the Ray CLI's own logger lines (``... INFO scripts.py:1047 -- ``).
 """
@@ -10,7 +11,8 @@ import re
 
 from ..judges.common import runs_program
 from .core import KindSpec, register, register_cross_check
-from .readers import judge, parse_docker_ps, parse_docker_run, parse_kubectl_pods, parse_ray_start, parse_ray_status
+from .readers import (judge, parse_docker_ps, parse_docker_run, parse_kubectl_pods, parse_ray_nodes, parse_ray_start,
+                      parse_ray_status)
 
 
 # the containers first: `docker run -d IMAGE ray start ...` is a container's start, whose output is its ID
@@ -61,6 +63,12 @@ register(KindSpec(
         r"|^Stopped (?:all|only) \d+ (?:out of \d+ )?Ray processes\b|^Did not find any active Ray processes\b"),
     starts=re.compile(r"\bLocal node IP: "),
     prelude=True,  # a raylet's retry line printed before `Local node IP` (stderr first) stays with its start
+))
+
+
+register(KindSpec(
+    name="ray-nodes", parse=parse_ray_nodes, summarise=judge("ray", "summarise_ray_nodes"),
+    line=re.compile(r"""^\[?\{['"]NodeID['"]: ['"][0-9a-f]{8,64}['"]"""),  # `print(ray.nodes())`, or its JSON
 ))
 
 

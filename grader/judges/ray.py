@@ -487,3 +487,38 @@ def summarise_ray_start(rs: Any, command: str | None) -> Summary:
              "stopped": list(rs.stopped) if rs.stopped else None,
              "traceback": list(rs.traceback) if rs.traceback else None}
     return facts, findings
+
+
+# --------------------------------------------------------------------------- ray.nodes()
+
+def summarise_ray_nodes(nodes: list[Any], command: str | None) -> Summary:
+    """``ray.nodes()`` printed (grader.parsers.ray_nodes), judged: each node said with what it registered; a node
+    that is not alive warns unless a live node has its address (the same machine restarted: ray.nodes() keeps the
+    old entry); fewer live nodes than ``explain --nodes`` says the cluster has fails; a cut list says so."""
+    alive = [n for n in nodes if n.alive]
+    where = {n.address for n in alive if n.address}
+    findings: list[Finding] = []
+    for n in nodes[:16]:
+        res = n.resources
+        what = ", ".join(f"{fmt_count(res[k])} {k}" + (f" ({n.accelerator})" if k == "GPU" and n.accelerator else "")
+                         for k in ("GPU", "CPU") if k in res)
+        name = " ".join(x for x in (n.hostname, f"({n.address})" if n.address and n.address != n.hostname else None)
+                        if x) or n.node_id[:12]
+        state = "alive" if n.alive else "not alive" if n.alive is False else "state not shown"
+        said = f"Node {name}: {state}" + (f", {what} registered" if what else "") + \
+            (" (the paste ends inside this entry)" if n.cut else "") + "."
+        if n.alive is False and n.address not in where:
+            findings.append(warn(said + " It left the cluster (its raylet died or the machine went away): `ray "
+                                 "status` lists the nodes that are up now."))
+        else:
+            findings.append(info(said))
+        gpus, cpus = res.get("GPU"), res.get("CPU")
+        if n.alive and gpus and cpus is not None and cpus < gpus:
+            findings.append(info(f"Node {name} registered {fmt_count(cpus)} CPU for {fmt_count(gpus)} GPU: Ray runs "
+                                 "at most that many tasks that each ask a CPU there at once (`ray start --num-cpus`, "
+                                 "or a batch scheduler's CPUs per task, sets it)."))
+    want = context().nodes
+    if want and len(alive) < want:
+        findings.append(fail(f"{len(alive)} live node(s) here, and the cluster should have {want}: the others have "
+                             "not joined (`ray start --address=<head>:6379` on each) or have died."))
+    return {"nodes": len(nodes), "alive": len(alive)}, findings

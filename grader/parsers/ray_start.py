@@ -46,7 +46,7 @@ _LOCAL_IP_RE = re.compile(r"\bLocal node IP: (?P<ip>[0-9A-Fa-f.:]{2,45})\b")
 _STARTED_RE = re.compile(r"\bRay runtime started\.")
 _JOIN_RE = re.compile(r"\bray start --address='?(?P<addr>[\w.:\[\]-]{1,80}?)'?(?:\s|$)")
 _HEAD_RE = re.compile(r"\bTo add another node to this Ray cluster, run\b|^Next steps$")
-_BLOCK_RE = re.compile(r"\bThis command will now block forever until terminated by a signal\b")
+_BLOCK_RE = re.compile(r"\bThis command will now block (?:forever )?until terminated by a signal\b")
 _RETRY_RE = re.compile(r"\bRetrying to get node with node ID\b")
 _GCS_RE = re.compile(r"\b(?:Unable to connect to GCS(?: \(ray head\))? at|Failed to connect to GCS at address)\s+"
                      r"(?P<addr>[\w.:\[\]-]{1,80}?)[.,]?(?:\s|$)")

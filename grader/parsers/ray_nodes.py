@@ -1,0 +1,63 @@
+"""``ray.nodes()`` printed (a Python list of dicts, or its JSON): each node's ID, whether it is alive, its address and
+host name, and the resources it registered (``GPU``, ``CPU``, ``accelerator_type:A100``).
+
+A pure parser: ``parse_ray_nodes(text)`` -> list of :class:`RayNode`, or ParseError when no ``'NodeID'`` entry is
+found. Read field by field, so a list the paste cut off gives the nodes shown (the last one marked ``cut``), and
+a prefix in front (``(print_hostname pid=1) ``) does not matter. Judged in grader.judges.ray.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .common import ParseError
+
+_NODE_RE = re.compile(r"""\{\s*+['"]NodeID['"]:\s*+['"](?P<id>[0-9a-f]{8,64})['"]""")
+_FIELD_RE = re.compile(r"""['"](?P<key>Alive|NodeManagerAddress|NodeManagerHostname)['"]:\s*+"""
+                       r"""(?:['"](?P<text>[^'"\n]{0,255})['"]|(?P<flag>True|False|true|false))""")
+_RESOURCES_RE = re.compile(r"""['"]Resources['"]:\s*+\{(?P<body>[^{}]{0,4000})\}""")
+_RESOURCE_RE = re.compile(r"""['"](?P<name>[^'"\n]{1,120})['"]:\s*+(?P<value>-?\d{1,20}(?:\.\d{1,12})?(?:e[+-]?\d{1,3})?)""")
+MAX_NODES = 1024
+
+
+@dataclass(frozen=True)
+class RayNode:
+    """One node of ``ray.nodes()``. ``alive`` None when the paste cut it before ``Alive``; ``resources``: name ->
+    amount as registered (``GPU`` 4.0; memory in bytes); ``cut``: the paste ends inside this node's entry."""
+
+    node_id: str
+    alive: bool | None
+    address: str | None
+    hostname: str | None
+    resources: dict[str, float] = field(default_factory=dict)
+    cut: bool = False
+
+    @property
+    def accelerator(self) -> str | None:
+        """``A100`` from ``accelerator_type:A100``."""
+        return next((k.split(":", 1)[1] for k in self.resources if k.startswith("accelerator_type:")), None)
+
+
+def parse_ray_nodes(text: str) -> list[RayNode]:
+    """The nodes ``text`` lists, in order; ParseError when it holds no ``'NodeID': '<hex>'`` entry."""
+    starts = [m for _, m in zip(range(MAX_NODES), _NODE_RE.finditer(text))]
+    if not starts:
+        raise ParseError("ray.nodes()", "no node entry found (expected `[{'NodeID': '...', 'Alive': True, ...}]`, "
+                                        "what `print(ray.nodes())` prints)")
+    nodes = []
+    for i, m in enumerate(starts):
+        body = text[m.end():starts[i + 1].start() if i + 1 < len(starts) else len(text)]
+        got: dict[str, str | bool] = {}
+        for f in _FIELD_RE.finditer(body):
+            got.setdefault(f.group("key"), f.group("text") if f.group("flag") is None
+                           else f.group("flag").lower() == "true")
+        res = _RESOURCES_RE.search(body)
+        resources = {r.group("name"): float(r.group("value")) for r in _RESOURCE_RE.finditer(res.group("body"))} \
+            if res else {}
+        alive = got.get("Alive")
+        nodes.append(RayNode(m.group("id"), alive if isinstance(alive, bool) else None,
+                             str(got["NodeManagerAddress"]) if "NodeManagerAddress" in got else None,
+                             str(got["NodeManagerHostname"]) if "NodeManagerHostname" in got else None,
+                             resources, cut=res is None))
+    return nodes
