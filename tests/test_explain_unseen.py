@@ -509,3 +509,18 @@ def test_what_the_second_review_found_stays_mended():
     status = ("======== Autoscaler status: 2026-11-29 17:00:00 ========\nNode status\n------\nActive:\n 1 ray.head.default\n"
               "Pending:\n ray.worker.gpu, 3 launching\nRecent failures:\n (no failures)\n")
     assert "and 3 more pending (launching)" in messages(explain(status, host="other")[0], "warn")
+
+
+def test_connectx_firmware_at_probe_is_said_once_when_alike_and_warned_when_it_differs():
+    """A GX10 pair's boot logs (corpus u007: journal-prefixed `mlx5_core ...: firmware version: 28.45.4028`, four
+    functions on each of two hosts, under Markdown headings): one release everywhere; one function behind warns."""
+    line = "Aug 04 20:32:56 spark-a kernel: mlx5_core {pci}: firmware version: {v}\n"
+    alike = "## Node A\n" + "".join(line.format(pci=p, v="28.45.4028") for p in
+                                    ("0000:01:00.0", "0000:01:00.1", "0002:01:00.0", "0002:01:00.1"))
+    d = parse_dmesg_links(alike)
+    assert [v for _, v in d.firmware] == ["28.45.4028"] * 4 and d.events == ()
+    (s,) = explain(alike)
+    assert s.kind == "dmesg-link" and levels(s) == ["info"] and "firmware 28.45.4028 on every function" in messages(s)
+    (s,) = explain(alike.replace("0002:01:00.1: firmware version: 28.45.4028", "0002:01:00.1: firmware version: "
+                                 "28.44.1036"))
+    assert "28.44.1036 on 0002:01:00.1" in messages(s, "warn")

@@ -350,10 +350,28 @@ def summarise_dmesg(d: Any, command: str | None) -> Summary:
         findings.append(info(f"Cable events: {len(plugged)} plugged, {len(unplugged)} unplugged"
                              + (" (the module's, then each PCIe half's: one cable is reported once per half)."
                                 if len({e.pci for e in plugged if e.pci}) > 1 else ".")))
-    findings += _pcie_bandwidth_findings(d.pcie)
+    findings += _pcie_bandwidth_findings(d.pcie) + _firmware_findings(d.firmware)
+    if d.firmware:
+        facts["firmware"] = [{"pci": pci, "version": v} for pci, v in d.firmware]
     if d.pcie:
         facts["pcie"] = [dataclasses.asdict(b) for b in d.pcie]
     return facts, findings
+
+
+def _firmware_findings(firmware: Any) -> list[Finding]:
+    """The ConnectX firmware each function reported at probe: one version everywhere is said once; several differ
+    (a function, or one of two hosts, not updated) warns, as both ends of a link are best on one release."""
+    versions: dict[str, list[str]] = {}
+    for pci, version in firmware:
+        versions.setdefault(version, []).append(pci)
+    if len(versions) == 1:
+        (version, where), = versions.items()
+        return [info(f"ConnectX firmware {version} on every function listed ({len(where)} probe line(s)): the same "
+                     "everywhere.")]
+    return [warn("ConnectX firmware differs between the functions listed: " + "; ".join(
+        f"{v} on {', '.join(sorted(set(p))[:6])}" for v, p in versions.items()) + ". Bring them to one release, so both "
+        "ends of a link run the same (`sudo mlxfwmanager --query` shows what each device runs and offers).")] \
+        if versions else []
 
 
 def _pcie_bandwidth_findings(lines: Any) -> list[Finding]:

@@ -39,6 +39,7 @@ _PCIE_RE = re.compile(r"^(?P<gbps>\d+(?:\.\d+)?) Gb/s available PCIe bandwidth(?
                       r"PCIe x(?P<width_at>\d+) link at (?P<at>\S+) \(capable of (?P<capable>\d+(?:\.\d+)?) Gb/s with "
                       r"(?P<speed_cap>[\d.]+) GT/s PCIe x(?P<width_cap>\d+) link\)| \((?P<speed>[\d.]+) GT/s PCIe "
                       r"x(?P<width>\d+) link\))")
+_FIRMWARE_RE = re.compile(r"^firmware version: (?P<version>\d{1,4}\.\d{1,5}\.\d{1,6})\b")
 _HOTPLUG_RE = re.compile(r"\bcx7-pcie-hotplug\b.*?:\s*Cable (?P<state>plugin|plugout|plugged|unplugged)", re.I)
 
 
@@ -78,10 +79,12 @@ class PcieBandwidth:
 class DmesgLinks:
     """The link events in paste order, and ``final`` each device's last state (netdevs: ``up``/``down``; RDMA
     devices: ``active``/``down``...), in the order devices first appear; ``pcie`` the PCIe bandwidth lines, one per
-    function (its last)."""
+    function (its last); ``firmware`` each ``firmware version: X`` line at a function's probe, (function, version) in
+    paste order (a paste of two hosts' boot logs lists a function once per host)."""
 
     events: tuple[LinkEvent, ...]
     pcie: tuple[PcieBandwidth, ...] = ()
+    firmware: tuple[tuple[str, str], ...] = ()
 
     @property
     def final(self) -> dict[str, str]:
@@ -102,6 +105,7 @@ def parse_dmesg_links(text: str) -> DmesgLinks:
     lines = content_lines(text)
     events: list[LinkEvent] = []
     pcie: dict[str, PcieBandwidth] = {}
+    firmware: list[tuple[str, str]] = []
     for line in lines:
         s = line.text
         if "mlx5_core" in s:
@@ -111,7 +115,10 @@ def parse_dmesg_links(text: str) -> DmesgLinks:
             msg, dev = m.group("msg").strip(), m.group("dev")
             link, port, module = _LINK_RE.match(msg), _PORT_RE.match(msg), _MODULE_RE.match(msg)
             bw = _PCIE_RE.match(msg) if "PCIe bandwidth" in msg else None
-            if bw:
+            fw = _FIRMWARE_RE.match(msg) if msg.startswith("firmware") else None
+            if fw and len(firmware) < 256:
+                firmware.append((m.group("pci").lower(), fw.group("version")))
+            elif bw:
                 pcie[m.group("pci").lower()] = _bandwidth(m.group("pci").lower(), bw, line.no)
             elif link and dev:
                 events.append(LinkEvent(m.group("pci").lower(), dev, "link", link.group("state").lower(), line.no))
@@ -124,11 +131,11 @@ def parse_dmesg_links(text: str) -> DmesgLinks:
             h = _HOTPLUG_RE.search(s)
             if h:
                 events.append(LinkEvent(None, None, "hotplug", h.group("state").lower(), line.no))
-    if not events and not pcie:
+    if not events and not pcie and not firmware:
         raise_if_shell_error(lines, COMMAND)
         raise ParseError(COMMAND, "no ConnectX link message found (`mlx5_core ... Link up`, `Port module event`): run "
                                   "`sudo dmesg -T | grep -Ei 'mlx5|cable'` and paste what it prints")
-    return DmesgLinks(tuple(events), tuple(pcie.values()))
+    return DmesgLinks(tuple(events), tuple(pcie.values()), tuple(firmware))
 
 
 def _bandwidth(pci: str, m: re.Match, lineno: int) -> PcieBandwidth:
