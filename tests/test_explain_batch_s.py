@@ -72,9 +72,8 @@ def test_a_script_trace_is_a_prompt_and_a_read_only_known_hosts_is_chatter():
     read-only ~/.ssh: it still connects) is no failure of the test (aks-rdma-infiniband#150, corpus s011)."""
     assert parse_prompt("+ mpirun -np 16 ./all_reduce_perf -g 1").command == "mpirun -np 16 ./all_reduce_perf -g 1"
     assert parse_prompt("+ some words") is None and parse_prompt("+-----+") is None
-    # the script's own steps between its commands (rdma-core#847, corpus o001: `+ sleep 10` above `+ ibstat`)
-    assert parse_prompt("+ sleep 10").command == "sleep 10" and parse_prompt("+ sleeping well") is None
-    assert [x.kind for x in explain("+ sleep 10\n+ ibstat\nCA 'mlx4_0'\n\tCA type: MT4099\n")] == ["ibstat"]
+    # not the script's own steps (`+ sleep 60` after a backgrounded `+ vllm serve ... &`): the log goes on under them
+    assert parse_prompt("+ sleep 10") is None
     (s,) = explain("+ mpirun -np 16 /opt/rccl-tests/build/all_reduce_perf -b 512M -e 8G -f 2 -g 1\n"
                    "Failed to add the host to the list of known hosts (/root/.ssh/known_hosts).\n"
                    "# Collective test starting: all_reduce_perf\n"
@@ -175,7 +174,8 @@ def test_a_topology_of_many_gpus_says_each_path_once_and_a_cut_cell_ends_the_pas
     said = messages(s)
     assert "GPU0-GPU1, GPU2-GPU3 (2 pairs): PIX" in said
     assert "GPU0-GPU2, GPU0-GPU3, GPU1-GPU2, GPU1-GPU3 (4 pairs): path NODE" in said
-    assert "(16 pairs): path SYS" in messages(s, "info") and "warn" not in levels(s)  # two sockets: the layout
+    # GPU4-7's rows are cut, so only NUMA node 0 is shown: the matrix does not show two sockets, and SYS warns
+    assert "(16 pairs): path SYS" in messages(s, "warn") and levels(s).count("warn") == 1
     assert "NUMA node 0: no CPU-to-CPU hop" not in said and "rows GPU5, GPU6, GPU7 are missing" in said
 
 

@@ -28,16 +28,14 @@ def test_requests_that_waited_past_a_proxys_read_timeout_for_their_first_token_w
     failing anyone)."""
     (s,) = explain(_bench((55433.10, 56938.99, 106623.27), (150.0, 140.0, 400.0)))
     said = messages(s, "warn")
-    assert "slowest requests (p99) waited 107 s for their first token" in said and "60 s" in said
+    assert "slowest requests (p99) waited 106.6 s before their first token" in said and "60 s" in said
     (s,) = explain(_bench((25747.35, 25224.20, 42164.54), (150.0, 140.0, 400.0)))
     assert "proxy_read_timeout" not in messages(s)
 
 
-def test_the_median_stream_decides_whether_decode_falls_behind_a_reader():
-    """SGLang#1639 (corpus p008): mean TPOT 194.03 ms is above the 190 ms a reader takes a token, pulled up by a tail
-    (p99 1,647 ms); the median stream takes 74.07 ms a token, ahead of a reader, so the load is not very slow decode.
-    With the median above 190 ms too, it is."""
-    (s,) = explain(_bench((4878.89, 4804.10, 8589.78), (194.03, 74.07, 1647.41), done=2000))
-    assert "warn" not in levels(s) and "the median stream (74 ms a token) still keeps ahead" in messages(s, "info")
-    (s,) = explain(_bench((4878.89, 4804.10, 8589.78), (194.03, 191.0, 1647.41), done=2000))
+def test_decode_under_load_is_judged_by_the_mean_stream_not_the_median():
+    """A review's sample (concurrency 4, mean TPOT 450 ms, median 185 ms): the median alone keeping ahead of a reader
+    (190 ms a token) still leaves half the streams behind one, so the mean decides and it warns."""
+    (s,) = explain(_bench((800.0, 700.0, 2000.0), (450.0, 185.0, 2900.0), done=200).replace(
+        "Request rate configured (RPS):           10.00\n", "Maximum request concurrency:             4\n"))
     assert "very slow decode under this load" in messages(s, "warn")

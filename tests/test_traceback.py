@@ -54,9 +54,13 @@ def test_a_traceback_is_read_to_its_exception_and_innermost_frame():
     assert tb.chained == 1 and len(tb.frames) == 2 and tb.type == "RuntimeError"
     assert tb.frames[-1].short == "vllm/entrypoints/cli/main.py" and tb.frames[-1].line == 54
     assert tb.exception_lines[0].startswith("KeyError: 'model.layers.0")
-    (s,) = explain(CHAINED)  # read as a vLLM log's error is: the first exception is the cause
-    assert s.kind == "python-traceback" and levels(s) == ["fail"]
+    (s,) = explain(CHAINED)  # vLLM's own: read as its log's error is (the first exception is the cause), chain said
+    assert s.kind == "python-traceback" and levels(s) == ["info", "fail"]
     assert "`KeyError: 'model.layers.0.mlp.experts.w2_weight'`" in messages(s, "fail")
+    assert "It ended 1 traceback(s) before it" in messages(s, "info")
+    (s,) = explain(CHAINED.replace("vllm", "myapp"))  # not vLLM's, no reported fault: the exception, as it is
+    assert levels(s) == ["fail"] and "stopped on a Python exception: `RuntimeError: Engine core initialization" \
+        in messages(s, "fail") and "myapp/entrypoints/cli/main.py, line 54, in main" in messages(s, "fail")
     (s,) = explain(CHAINED.replace("RuntimeError: Engine core initialization failed. See root cause above. Failed "
                                    "core proc(s): {}", "KeyboardInterrupt"))
     assert levels(s) == ["info"] and "stopped by Ctrl-C (KeyboardInterrupt) (raised in vllm/entrypoints/cli/main.py, " \
@@ -92,8 +96,20 @@ def test_text_without_a_traceback_is_a_clear_error():
 def test_an_exception_line_alone_is_said_but_a_tools_error_or_a_warning_is_not_taken_for_one():
     # corpus b009 starts with the end of a traceback whose frames were cut: the exception is said (warn)
     (s,) = explain("FileNotFoundError: [Errno 2] No such file or directory\n")
-    assert levels(s) == ["warn"] and "A Python exception without its traceback: `FileNotFoundError" in messages(s)
+    assert levels(s) == ["warn"] and "An exception line without its traceback: `FileNotFoundError" in messages(s)
     # nmcli's and ip's `Error: ...`, and a Python warning, are no exception that stopped anything
     for line in ("Error: unknown connection 'cx7'.", "FutureWarning: `resume_download` is deprecated"):
         (s,) = explain(line + "\n")
-        assert "Python exception" not in messages(s) and "warn" not in levels(s), line
+        assert "exception line" not in messages(s) and "warn" not in levels(s), line
+
+
+def test_a_clean_exit_and_a_fatal_error_dump_are_read_as_what_they_are():
+    # sys.exit() raises SystemExit: status 0 is a normal end; faulthandler lists the most recent call first
+    (s,) = explain('Traceback (most recent call last):\n  File "/home/u/run.py", line 3, in <module>\n'
+                   '    sys.exit(0)\nSystemExit: 0\n')
+    assert levels(s) == ["info"] and "ended itself normally" in messages(s)
+    tb = parse_traceback('Fatal Python error: Segmentation fault\n\nCurrent thread 0x00007f (most recent call first):\n'
+                         '  File "/usr/lib/python3/dist-packages/torch/cuda/__init__.py", line 300 in _lazy_init\n'
+                         '  File "/usr/local/bin/vllm", line 10 in <module>\n')
+    assert tb.exception == "Fatal Python error: Segmentation fault" and not tb.cut
+    assert tb.innermost.short == "torch/cuda/__init__.py" and tb.innermost.line == 300

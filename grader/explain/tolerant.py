@@ -204,12 +204,16 @@ def unread_reply(seg: Any) -> tuple[Finding, ...]:
         return ()
     argv = command_argv(seg.command)
     if len(argv) == 2 and argv[1] in _VERSION_FLAGS:
-        return (Finding("info", f"{argv[0]}'s version: {said[0][:120]}. Nothing to judge here; it tells which build "
-                        "printed the rest."),)
-    if len(said) <= MAX_REFUSAL_LINES and silent_on_success(seg.command) and _REFUSAL_RE.search(said[0]):
-        return (Finding("warn", f"`{_cut(seg.command)}` refused the change: `{said[0][:160]}`. It is silent when "
+        return (Finding("info", f"{argv[0]}'s version: {'; '.join(x[:120] for x in said[:3])}. Nothing to judge "
+                        "here; it tells which build printed the rest."),)
+    alone = not any(x in (seg.command or "") for x in ("&&", "||", ";", "|", "&"))  # the output is this command's
+    if len(said) <= MAX_REFUSAL_LINES and alone and silent_on_success(seg.command) and _REFUSAL_RE.search(said[0]):
+        return (Finding("info" if "File exists" in said[0] else "warn",
+                        f"`{_cut(seg.command)}` refused the change: `{said[0][:160]}`. It is silent when "
                         "it works, so the setting is as it was before (read it again to see it). The message says "
-                        "why: a value the driver or device does not support, or a missing sudo."),)
+                        "why: `File exists`, it is there already (often the state wanted); `Operation not "
+                        "permitted`, run it with sudo; `Invalid argument` or `not supported`, a value the driver or "
+                        "device does not take."),)
     return ()
 
 
@@ -232,7 +236,7 @@ def unread_section(seg: Any, known: list[Finding]) -> Section:
     first = next((x.strip() for x in seg.lines if not is_noise_line(x)), "")
     raised = EXCEPTION_RE.match(first) if len(first) < 1000 else None
     if raised and not raised.group("type").endswith("Warning"):  # a traceback's end, its frames left out
-        return Section(None, seg.command, {}, (Finding("warn", f"A Python exception without its traceback: "
+        return Section(None, seg.command, {}, (Finding("warn", f"An exception line without its traceback: "
                                                        f"`{first[:200]}`. Something stopped on it; paste the whole "
                                                        "traceback and the log lines above it to see where and why."),),
                        None, seg.host)

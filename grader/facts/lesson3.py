@@ -189,16 +189,22 @@ def link_sentences(g: dict[str, Any]) -> tuple[list[str], list[str], list[str]]:
     return problems, notes, remarks
 
 
+def two_sockets(topo: Any) -> bool:
+    """Whether a topology matrix shows more than two GPUs on more than one NUMA node (a two-socket server's layout)."""
+    return len(topo.gpus) > 2 and len({n for n in topo.numa_affinity.values() if n is not None}) > 1
+
+
 def p2p_sentences(a: str, b: str, code: str | None, p2p_read: str | None,
-                  cards: int = 2) -> tuple[list[str], list[str]]:
-    """(warnings, notes) about the path between two GPUs of a machine with ``cards`` GPUs. A warning: P2P reads
+                  layout: bool = False) -> tuple[list[str], list[str]]:
+    """(warnings, notes) about the path between two GPUs; ``layout``: the machine has more than two cards and its
+    matrix shows them on different NUMA nodes (two sockets: SYS between them is how it is built). A warning: P2P reads
     not supported for a reason the code does not pin on the cards (CNS, NS, DR, TNS: copies staged through host
     memory), the path not shown, or a pair of two cards across the CPUs' interconnect between NUMA nodes (SYS):
     whoever built a two-card machine chose the slots, and one node's slots mend it. A note: a path through one
     CPU's host bridges (PHB/NODE), which is what two cards on a consumer board have and costs only where P2P is
     off, so whether P2P works decides (``nvidia-smi topo -p2p r``): club-3090 PCIE_P2P.md measured both
-    (figures.md §3.1); SYS among more than two cards (a server's two sockets: its layout, not a fault; the field
-    corpus's k019, r008, t003); cards that offer no P2P at all (GNS: GeForce on the stock driver), since nothing
+    (figures.md §3.1); SYS where it is the ``layout`` (a server's two sockets, not a fault; the field corpus's
+    k019, r008, t003; with the NUMA column N/A a hidden PCIe tree may be why, so it warns); cards that offer no P2P at all (GNS: GeForce on the stock driver), since nothing
     on the machine can mend that."""
     out: list[str] = []
     notes: list[str] = []
@@ -208,7 +214,7 @@ def p2p_sentences(a: str, b: str, code: str | None, p2p_read: str | None,
     elif fam in ("PHB", "NODE", "SYS", "SOC"):
         where = ("; pin each process to its card's node, or put both cards on one node" if fam == "SYS" else
                  ": what two cards on a consumer board have")
-        (out if fam in ("SYS", "SOC") and cards <= 2 else notes).append(
+        (out if fam in ("SYS", "SOC") and not layout else notes).append(
             f"{a}-{b}: path {code}, {LINK_MEANING[fam]}{where}. It costs most where P2P is off: GPU-to-GPU copies "
             "then go through host memory (~11 GB/s, ~15 µs each on Gen4 in club-3090's test, against ~27 GB/s and "
             "~1 µs with P2P), and tensor parallel pays that latency twice per layer; layer split (llama.cpp "
@@ -420,7 +426,7 @@ def _p2p(ev: Evidence, node: str, gpus: list[dict[str, Any]]) -> tuple[list[dict
         status = p2p_status.get((a, b))
         out.append({"a": a, "b": b, "path": code, "meaning": LINK_MEANING.get(link_family(code or ""), None),
                     "p2p_read": status})
-        problems += p2p_sentences(a, b, code, status, len(topo.gpus))[0]
+        problems += p2p_sentences(a, b, code, status, two_sockets(topo))[0]
     return out, problems, []
 
 

@@ -150,11 +150,11 @@ def _offered_findings(result: BenchResult, src: dict[str, Any], cap: int | None 
     slow = src.get("p99_ttft_ms") or src.get("median_ttft_ms") or src.get("mean_ttft_ms")
     if proxy and slow and slow > proxy:
         which = "slowest requests (p99)" if src.get("p99_ttft_ms") else "requests"
-        out.append(warn(f"The {which} waited {slow / 1000:.0f} s for their first token: longer than a reverse proxy "
-                        f"waits for an answer by default (nginx's proxy_read_timeout, {proxy / 1000:g} s, checks/specs/"
-                        "serving.toml [load]), so behind one they would have failed. The server was saturated and "
-                        "TTFT measures its queue: lower --request-rate or cap --max-concurrency to measure it at a "
-                        "load the server sustains."))
+        out.append(warn(f"The {which} waited {slow / 1000:.1f} s before their first token, longer than a reverse "
+                        f"proxy waits for an answer by default (nginx's proxy_read_timeout, {proxy / 1000:g} s, "
+                        "checks/specs/serving.toml [load]), so behind one they would have failed. The server was "
+                        "saturated and TTFT measures its queue: lower --request-rate or cap --max-concurrency to "
+                        "measure it at a load the server sustains."))
     per_token = src.get("mean_latency_per_output_token_ms")
     if per_token is not None:
         out.append(info(f"`Average latency per output token` ({per_token / 1000:g} s) is each request's whole latency "
@@ -180,7 +180,7 @@ def _decode_findings(result: BenchResult, src: dict[str, Any], burst: bool = Fal
     the run had. With one stream (or the load not shown), slower per token than the slowest setup the course grades
     at concurrency 1 is very slow decode. Under a load of several requests each step serves them all, and their
     prefills, which costs each stream TPOT: there a stream is very slow when it falls behind a person reading it
-    (checks/specs/serving.toml [load]), and the median stream decides where printed (a tail pulls the mean up).
+    (checks/specs/serving.toml [load]).
     Not when every request was sent at once with no cap (``burst``): then the requests queue and are batched
     as the server can, TTFT holds the wait and TPOT the batch, and neither says how fast one stream decodes.
     The load is the run's concurrency cap (``cap``) or its peak of concurrent requests, the smaller where both are
@@ -205,12 +205,9 @@ def _decode_findings(result: BenchResult, src: dict[str, Any], burst: bool = Fal
     if load and load > 1:  # many streams share each step (and their prefills): judged by a reader's pace, not c1's
         from ..calc.specs import row
         reading = row("serving.toml", "load").graded("reading_tpot_ms")
-        median = src.get("median_tpot_ms")
-        if tpot <= reading or (median and median <= reading):
-            typical = "it still keeps" if tpot <= reading else \
-                f"the median stream ({median:.0f} ms a token) still keeps"  # a tail pulls the mean above it
+        if tpot <= reading:
             return [info(said + f" With {load:g} requests sharing each step, one stream decodes slower than alone; "
-                         f"{typical} ahead of a person reading it (one token every {reading:g} ms, checks/specs/"
+                         f"it still keeps ahead of a person reading it (one token every {reading:g} ms, checks/specs/"
                          "serving.toml [load]). Run at `--max-concurrency 1` for the TPOT the lab grades.")]
         return [warn(said + f" That is very slow decode under this load: each stream falls behind a person reading "
                      f"it (one token every {reading:g} ms, checks/specs/serving.toml [load]). Lower the concurrency, "

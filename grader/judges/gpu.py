@@ -112,7 +112,7 @@ def _nearest_nics(t: Any) -> list[Finding]:
 
 
 def summarise_topo(t: Any, command: str | None) -> Summary:
-    from ..facts.lesson3 import p2p_sentences
+    from ..facts.lesson3 import p2p_sentences, two_sockets
     from ..parsers.nvidia_smi import LINK_MEANING, link_family
     findings: list[Finding] = []
     pairs = t.gpu_pairs()
@@ -157,7 +157,7 @@ def summarise_topo(t: Any, command: str | None) -> Summary:
                                "`nvidia-smi topo -p2p r`." + beside))
             beside = ""
         else:
-            warnings, notes = p2p_sentences(a, b, code, None, len(t.gpus))
+            warnings, notes = p2p_sentences(a, b, code, None, two_sockets(t))
             warnings, notes = [[x.replace(f"{a}-{b}:", f"{label}:", 1) for x in said] for said in (warnings, notes)]
             if (warnings or notes) and beside:
                 (notes or warnings)[-1] += beside
@@ -166,9 +166,9 @@ def summarise_topo(t: Any, command: str | None) -> Summary:
             one_node = [f"{x}-{y}" for x, y, _ in same if numa.get(x) is not None and numa.get(x) == numa.get(y)]
             if fam in ("SYS", "SOC") and one_node and not pcie_view:
                 findings.append(warn(f"{', '.join(one_node[:8])}{', ...' if len(one_node) > 8 else ''}: path {code} "
-                                     f"although both cards sit on NUMA node {numa[one_node[0].split('-')[0]]}: SYS "
-                                     "means two NUMA nodes apart, so the driver cannot see the PCIe tree between "
-                                     "them (a VM or container often hides it), and no NVLink is up between them."))
+                                     "although the two cards of each pair sit on one NUMA node: SYS means two NUMA "
+                                     "nodes apart, so the driver cannot see the PCIe tree between them (a VM or "
+                                     "container often hides it), and no NVLink is up between them."))
     if not pairs:
         findings.append(info(f"{len(t.gpus)} GPU in this matrix: no path between two cards to judge."))
     if len(set(numa.values())) > 1:
@@ -178,11 +178,11 @@ def summarise_topo(t: Any, command: str | None) -> Summary:
                                  "traffic between the cards does not cross the CPU. Pin each process near its card "
                                  "for its copies to and from host memory."))
         else:
-            findings.append((warn if len(t.gpus) <= 2 else info)(
+            findings.append((info if two_sockets(t) else warn)(
                 f"The cards sit on different NUMA nodes ({where}): traffic between them crosses the CPU-to-CPU link"
-                + (". Pin each process near its card, or put both cards in one node's slots." if len(t.gpus) <= 2
-                   else ", which is this machine's layout, not a fault. Pin each process near its card, and keep a "
-                   "tensor-parallel group on one node where you can.")))
+                + (", which is this machine's layout, not a fault. Pin each process near its card, and keep a "
+                   "tensor-parallel group on one node where you can." if two_sockets(t) else
+                   ". Pin each process near its card, or put both cards in one node's slots.")))
     for nic, dev in t.nic_legend.items():
         near = [f"{g} {t.link(g, nic)}" for g in t.gpus if t.link(g, nic)]
         findings.append(info(f"{nic} is {dev}" + (f"; path to it: {', '.join(near)}" if near else "") + "."))

@@ -21,6 +21,7 @@ EXCEPTION_RE = re.compile(r"^(?P<type>(?:[A-Za-z_]\w*+\.){0,6}+(?:[A-Za-z_]\w*?(
                            r"|KeyboardInterrupt)(?::\s*(?P<message>.*))?$")
 """A class name before ``Error`` (a bare ``Error: unknown`` is a command line tool's, nmcli's or ip's), or Python's
 bare ``Exception``."""
+_FATAL_RE = re.compile(r"^Fatal Python error: \S")  # faulthandler's dump: its frames listed most recent call first
 _CHAINED = ("During handling of the above exception", "The above exception was the direct cause")
 MAX_MESSAGE_CHARS = 400
 """An exception's message is kept to this many characters (a message may hold a whole tensor's repr)."""
@@ -49,7 +50,8 @@ class PyTraceback:
     exception line, chained ones first (what checks/diagnoses.toml is matched against); ``chained``: how many
     tracebacks came before the last (``During handling of the above exception``); ``header``: whether
     ``Traceback (most recent call last):`` was seen (a paste may start at a frame); ``text``: what was read (the
-    log reader reads an exception's words in it).
+    log reader reads an exception's words in it); ``recent_first``: faulthandler's dump (``Fatal Python error: ...``,
+    its line the ``exception``), whose frames run from the innermost out.
     """
 
     frames: tuple[Frame, ...]
@@ -58,10 +60,15 @@ class PyTraceback:
     chained: int
     header: bool
     text: str = ""
+    recent_first: bool = False
 
     @property
     def cut(self) -> bool:
         return self.exception is None
+
+    @property
+    def innermost(self) -> Frame | None:
+        return (self.frames[0] if self.recent_first else self.frames[-1]) if self.frames else None
 
     @property
     def type(self) -> str | None:
@@ -76,6 +83,7 @@ def parse_traceback(text: str) -> PyTraceback:
     exception: str | None = None
     chained = 0
     header = False
+    fatal: str | None = None
     for raw in clean_lines(text):
         line = strip_log_prefix(raw).rstrip()
         s = line.strip()
@@ -88,6 +96,9 @@ def parse_traceback(text: str) -> PyTraceback:
             frames, exception = [], None
             continue
         if s.startswith(_CHAINED):
+            continue
+        if _FATAL_RE.match(s):
+            fatal = fatal or s[:MAX_MESSAGE_CHARS]
             continue
         m = FRAME_RE.match(line)
         if m:
@@ -105,4 +116,6 @@ def parse_traceback(text: str) -> PyTraceback:
     if not frames and not header:
         raise ParseError("Python traceback", "no Python traceback here: neither 'Traceback (most recent call "
                          "last):' nor a 'File \"...\", line N' frame")
+    if fatal and exception is None:
+        return PyTraceback(tuple(frames), fatal, (fatal,), chained, header, text, recent_first=True)
     return PyTraceback(tuple(frames), exception, tuple(exceptions), chained, header, text)

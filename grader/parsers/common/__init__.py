@@ -278,9 +278,6 @@ a program of PROMPT_PROGRAMS, as ``# cmd`` is."""
 _WORDS = frozenset({"ip", "ping", "ssh", "cat", "ls", "head", "tail", "less", "grep", "sudo"})
 """Programs whose names are also words: a Markdown ``+`` bullet before one (``+ ping between them works``) is no
 script's trace."""
-_TRACED = frozenset({"sleep", "export", "echo", "cd", "source", "hostname", "unset", "wait", "mkdir", "date"})
-"""A script's own steps, which its trace shows between the commands (``+ sleep 10``, ``+ export NCCL_DEBUG=INFO``):
-a trace before one ends the output above it, though no reader reads what they print."""
 _PATH_PROMPT_RE = re.compile(r"^[~/][\w./~-]*[$#]\s+(?P<cmd>(?P<prog>[\w./-]+)(?:\s.*)?)$")
 """A prompt that is only the working directory (``/workspace# ray status``: a container's shell with ``PS1='\\w# '``),
 taken for one only before a program of PROMPT_PROGRAMS, as ``# cmd`` is."""
@@ -342,7 +339,7 @@ def parse_prompt(line: str) -> Prompt | None:
     if s[0] in ">+" and s[1:2] == " " and (m := _BARE_PROMPT_RE.match(s)):
         prog = m.group("prog").rsplit("/", 1)[-1]
         return Prompt(m.group("cmd").strip()) if prog in PROMPT_PROGRAMS and not (s[0] == "+" and prog in _WORDS) \
-            or s[0] == "+" and prog in _TRACED else None
+            else None
     if s[0] != "#":  # only the two "#" forms below start with "#", and none of _PROMPT_RES does
         for regex in _PROMPT_RES if _ANY_PROMPT(s) else ():  # one search says whether one of them matches
             m = regex.match(s)
