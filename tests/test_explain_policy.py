@@ -4,7 +4,7 @@ short sample in the shape of the real paste its comment names, with the values w
 from __future__ import annotations
 
 from grader.explain import explain
-from tests.conftest import levels, messages
+from tests.conftest import messages
 
 
 def _bench(ttft_ms: tuple[float, float, float], tpot_ms: tuple[float, float, float], done: int = 1000) -> str:
