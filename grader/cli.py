@@ -459,7 +459,7 @@ def _explain(args: argparse.Namespace) -> int:
     failed = any(f.level == "fail" for s in sections for f in s.findings)
     if failed:  # the verdict: a failure shown anywhere in the paste (a failed init, a downgraded link...)
         return 1
-    if all(s.kind is None or s.error for s in sections):  # 2 only when nothing could be read
+    if all(s.kind is None and not s.findings or s.error for s in sections):  # 2 only when nothing could be read
         errors = [s.error or "not recognised" for s in sections]
         reasons = "; ".join(errors[:3]) + (f"; and {len(errors) - 3} more outputs that could not be read"
                                            if len(errors) > 3 else "")  # one line, however long the paste

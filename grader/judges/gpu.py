@@ -157,14 +157,15 @@ def summarise_topo(t: Any, command: str | None) -> Summary:
                                "`nvidia-smi topo -p2p r`." + beside))
             beside = ""
         else:
-            warnings, notes = p2p_sentences(a, b, code, None, two_sockets(t))
+            one_node = [f"{x}-{y}" for x, y, _ in same if numa.get(x) is not None and numa.get(x) == numa.get(y)]
+            hidden = fam in ("SYS", "SOC") and bool(one_node) and not pcie_view  # not two sockets: said below
+            warnings, notes = p2p_sentences(a, b, code, None, two_sockets(t) or len(one_node) == len(same) > 0)
             warnings, notes = [[x.replace(f"{a}-{b}:", f"{label}:", 1) for x in said] for said in (warnings, notes)]
             if (warnings or notes) and beside:
                 (notes or warnings)[-1] += beside
                 beside = ""
             findings += [(info if pcie_view else warn)(s) for s in warnings] + [info(s) for s in notes]
-            one_node = [f"{x}-{y}" for x, y, _ in same if numa.get(x) is not None and numa.get(x) == numa.get(y)]
-            if fam in ("SYS", "SOC") and one_node and not pcie_view:
+            if hidden:
                 findings.append(warn(f"{', '.join(one_node[:8])}{', ...' if len(one_node) > 8 else ''}: path {code} "
                                      "although the two cards of each pair sit on one NUMA node: SYS means two NUMA "
                                      "nodes apart, so the driver cannot see the PCIe tree between them (a VM or "
