@@ -110,6 +110,10 @@ def test_a_clean_exit_and_a_fatal_error_dump_are_read_as_what_they_are():
     (s,) = explain('Traceback (most recent call last):\n  File "/home/u/run.py", line 3, in <module>\n'
                    '    sys.exit(0)\nSystemExit: 0\n')
     assert levels(s) == ["info"] and "ended itself normally" in messages(s)
+    for status, level in (("SystemExit", "info"), ("SystemExit: 1", "fail")):
+        (s,) = explain('Traceback (most recent call last):\n  File "/home/u/run.py", line 3, in <module>\n'
+                       f'    sys.exit()\n{status}\n')
+        assert level in levels(s), status
     tb = parse_traceback('Fatal Python error: Segmentation fault\n\nCurrent thread 0x00007f (most recent call first):\n'
                          '  File "/usr/lib/python3/dist-packages/torch/cuda/__init__.py", line 300 in _lazy_init\n'
                          '  File "/usr/local/bin/vllm", line 10 in <module>\n')

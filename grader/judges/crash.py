@@ -1,6 +1,7 @@
-"""Judge of a Python traceback pasted on its own (grader.parsers.traceback). One that ends in its exception line is
-read as a vLLM log's error is (grader.judges.vllm: the exception, and the reported fault of checks/diagnoses.toml it
-is); one cut before that line asks for it. A traceback inside a vLLM, NCCL or Ray log is that log's reader's.
+"""Judge of a Python traceback pasted on its own (grader.parsers.traceback): one through vLLM's own code is read as a
+vLLM log's error is (grader.judges.vllm); any other by the reported faults of checks/diagnoses.toml in it, else as its
+exception; one cut before its exception line asks for that line. A traceback inside a vLLM, NCCL or Ray log is that
+log's reader's.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ def summarise_traceback(tb: Any, command: str | None) -> Summary:
         return facts, [warn(f"A Python traceback cut before its exception line{_where(tb)}: the error itself is not "
                             "in the paste. Paste the traceback's last lines, below its last `File ...` line: the "
                             f"`SomethingError: ...` line names what went wrong.{chain}")]
-    if tb.type == "SystemExit" and (tb.exception or "").split(":", 1)[-1].strip() in ("", "0", "None"):
+    status = (tb.exception or "").partition(":")[2].strip()  # `SystemExit` alone: sys.exit() with no status
+    if tb.type == "SystemExit" and status in ("", "0", "None"):
         return facts, [info(f"The program ended itself normally (`{tb.exception}`){_where(tb)}: exit status 0.")]
     if tb.type == "KeyboardInterrupt":
         return facts, [info(f"The program was stopped by Ctrl-C (KeyboardInterrupt){_where(tb)}: not a fault by "
