@@ -198,18 +198,18 @@ def unread_reply(seg: Any) -> tuple[Finding, ...]:
     """What a part its kind's reader could not read says all the same (``seg``: its command and lines; empty: nothing):
     under a command that prints nothing when it works, a complaint of a few lines, which means it refused the change;
     under a version query (``ethtool --version``), the version."""
+    from ..judges.sequence import shown_command
     from ..parsers.common.commands import silent_on_success
     said = [x.strip() for x in seg.lines if x.strip() and not is_noise_line(x)]
     if not said:
         return ()
-    argv = command_argv(seg.command)
-    if len(argv) == 2 and argv[1] in _VERSION_FLAGS:
-        return (Finding("info", f"{argv[0]}'s version: {'; '.join(x[:120] for x in said[:3])}. Nothing to judge "
-                        "here; it tells which build printed the rest."),)
+    version = _version(seg.command, said)
+    if version:
+        return version
     alone = not any(x in (seg.command or "") for x in ("&&", "||", ";", "|", "&"))  # the output is this command's
     if len(said) <= MAX_REFUSAL_LINES and alone and silent_on_success(seg.command) and _REFUSAL_RE.search(said[0]):
         return (Finding("info" if "File exists" in said[0] else "warn",
-                        f"`{_cut(seg.command)}` refused the change: `{said[0][:160]}`. It is silent when "
+                        f"`{shown_command(seg.command)}` refused the change: `{said[0][:160]}`. It is silent when "
                         "it works, so the setting is as it was before (read it again to see it). The message says "
                         "why: `File exists`, it is there already (often the state wanted); `Operation not "
                         "permitted`, run it with sudo; `Invalid argument` or `not supported`, a value the driver or "
@@ -217,8 +217,13 @@ def unread_reply(seg: Any) -> tuple[Finding, ...]:
     return ()
 
 
-def _cut(command: str) -> str:
-    return command if len(command) <= 80 else command[:80] + "..."
+def _version(command: str | None, said: list[str]) -> tuple[Finding, ...]:
+    """A version query's answer (``ip -V``, ``ethtool --version``: its first lines), or nothing."""
+    argv = command_argv(command)
+    if len(argv) == 2 and argv[1] in _VERSION_FLAGS and said:
+        return (Finding("info", f"{argv[0]}'s version: {'; '.join(x[:120] for x in said[:3])}. Nothing to judge "
+                        "here; it tells which build printed the rest."),)
+    return ()
 
 
 def unread_section(seg: Any, known: list[Finding]) -> Section:
@@ -243,8 +248,8 @@ def unread_section(seg: Any, known: list[Finding]) -> Section:
     gone = not_installed(first)  # a program no kind reads is not installed: say so, not "which command ..."
     if gone:
         return Section(None, seg.command, {}, (gone,), None, seg.host)
-    version = unread_reply(seg) if len(command_argv(seg.command)) == 2 else ()
-    if version and version[0].level == "info":  # `ip -V`, `iperf3 --version`: nothing to judge
+    version = _version(seg.command, [x.strip() for x in seg.lines if x.strip() and not is_noise_line(x)])
+    if version:  # `ip -V`, `iperf3 --version`: nothing to judge
         return Section(None, seg.command, {}, version, None, seg.host)
     return Section(None, seg.command, {}, (),
                    f"could not tell which command printed this (first line {first[:80]!r}): paste it with its "

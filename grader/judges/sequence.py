@@ -22,11 +22,13 @@ def silent_change(command: str | None) -> str | None:
     """What it means that ``command`` printed nothing, when it is one that prints nothing when it succeeds (``ip link
     set X up``: grader.parsers.common.commands.silent_on_success), else None."""
     if silent_on_success(command):
-        return f"`{_shown(command)}` prints nothing when it succeeds: it changes the machine's state; nothing to read."
+        return (f"`{shown_command(command)}` prints nothing when it succeeds: it changes the machine's state; nothing "
+                "to read.")
     return None
 
 
-def _shown(command: str) -> str:
+def shown_command(command: str) -> str:
+    """``command`` as a finding quotes it: its first 80 characters."""
     return command if len(command) <= 80 else command[:80] + "..."
 
 
@@ -74,10 +76,10 @@ def earlier_states(sections: list[Section], read_more_than_once: frozenset[int] 
         j = bisect.bisect_right(same, at[c])
         if j == len(same):
             continue
-        before = f"Before `{_shown(sections[at[c]].command or '')}`"
+        before = f"Before `{shown_command(sections[at[c]].command or '')}`"
         out[i] = dataclasses.replace(s, findings=tuple(
             Finding("info", f"{before}: {f.message}") if f.level in ("warn", "fail") else f for f in s.findings)
             + (Finding("info", f"{before}, which changed what this output shows: the same "
-                               f"`{_shown(sections[same[j]].command or '')}` run after it, below, shows the state now "
-                               "and is judged as such."),))
+                               f"`{shown_command(sections[same[j]].command or '')}` run after it, below, shows the "
+                               "state now and is judged as such."),))
     return out
