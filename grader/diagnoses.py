@@ -19,7 +19,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
-from grader.parsers.common.anyof import required_texts
+from grader.parsers.common.anyof import ONE_PASS_CHARS, required_texts, texts_in
 from grader.parsers.vllm_events import EVENT_KINDS  # the event names alone: the log's parser is imported by its reader
 from grader.ranges import CatalogueError
 from grader.judges.context import context  # what `explain --nodes` says of the paste
@@ -207,11 +207,17 @@ def one_text_gated() -> Iterator[None]:
     """Within it, each gate (:meth:`Entry.may_match`) is asked once about a text: explain reads one output's text
     with a reader's diagnoses (a vLLM log's) and then with :func:`known_faults`, each asking every entry's gate.
     Nothing is kept after it."""
-    token = _SEEN.set([None, {}])
+    token = _SEEN.set([None, {}, None])
     try:
         yield
     finally:
         _SEEN.reset(token)
+
+
+@lru_cache(maxsize=1)
+def _gate_texts() -> frozenset[str]:
+    """The texts of the table's gates searched as they are (those of a pattern that ignores case are not)."""
+    return frozenset(t for e in load_table() if e.gate_re is None for t in e.gate)
 
 
 _FOLDED_BEYOND_ASCII = frozenset("iksIKS")
@@ -248,10 +254,15 @@ class Entry:
         if seen is None:
             return self._may_match(text)
         if seen[0] is not text:
-            seen[:] = [text, {}]
+            seen[:] = [text, {}, None]
         key = (self.gate, self.gate_re)
         if key not in seen[1]:
-            seen[1][key] = self._may_match(text)
+            if self.gate and self.gate_re is None and len(text) >= ONE_PASS_CHARS:  # all the table's texts at once
+                seen[2] = seen[2] or (texts := _gate_texts(), texts_in(text, texts))
+                asked, found = seen[2]
+                seen[1][key] = not found.isdisjoint(self.gate) if asked.issuperset(self.gate) else self._may_match(text)
+            else:
+                seen[1][key] = self._may_match(text)
         return seen[1][key]
 
     def _may_match(self, text: str) -> bool:

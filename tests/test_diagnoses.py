@@ -595,6 +595,35 @@ def test_an_entry_s_gate_never_hides_a_match():
     assert checked >= len(EXAMPLES)
 
 
+def test_texts_in_answers_as_one_search_per_text(monkeypatch):
+    """anyof.texts_in (one Aho-Corasick pass, in slices) finds the texts `in` finds: one across a slice's edge, one
+    at the very end, none of a text that is absent; a text met past MAX_TEXT_HITS times stops the pass, and the
+    others are still found. Slices and the cap are made small here so each path runs on a short text."""
+    from grader.parsers.common import anyof
+    monkeypatch.setattr(anyof, "TEXTS_SLICE", 16)
+    monkeypatch.setattr(anyof, "MAX_TEXT_HITS", 5)
+    texts = frozenset({"NCCL WARN ", "ibv_reg_dmabuf_mr", "Broken pipe", "errno:98", ""})
+    text = "x" * 10 + "NCCL WARN " + "y" * 30 + "Broken pipe"  # the first crosses the edge at 16
+    assert anyof.texts_in(text, texts) == {"NCCL WARN ", "Broken pipe", ""}
+    assert anyof.texts_in("errno:98 " * 40 + "Broken pipe", texts) == {"errno:98", "Broken pipe", ""}
+    assert anyof.texts_in("", texts) == {""} and anyof.texts_in("abc", frozenset()) == frozenset()
+    for text in [*EXAMPLES.values()]:
+        assert anyof.texts_in(text, texts) == {t for t in texts if t in text}
+
+
+def test_a_long_text_s_gates_are_asked_in_one_pass_with_the_same_answers():
+    """Within one_text_gated, a text past ONE_PASS_CHARS has every gate of the table answered from one pass over it
+    (diagnoses._gate_texts): each entry's may_match says what it says of the text outside it, one search per text."""
+    from grader.diagnoses import ONE_PASS_CHARS, one_text_gated
+    filler = "(APIServer pid=1) INFO 12-06 10:00:00 [loggers.py:1] Engine 000: Avg prompt throughput: 0.0\n"
+    text = filler * (ONE_PASS_CHARS // len(filler) + 1) + EXAMPLES["nccl-peer-closed"] + filler
+    table = load_table()
+    alone = [e.may_match(text) for e in table]
+    with one_text_gated():
+        together = [e.may_match(text) for e in table]
+    assert together == alone and any(alone) and not all(alone)
+
+
 def test_a_case_blind_entry_is_gated_on_its_words_in_any_case():
     """launcher-gave-up-waiting's pattern ignores case: its gate is the word every match holds, searched ignoring case
     as re folds it (so `ſ` for `s` and `ı` for `i` gate as the pattern matches them); a vLLM log without that word

@@ -582,3 +582,20 @@ def test_a_netplan_file_beside_the_hosts_ip_addr_is_compared_with_what_runs():
     # another host's `ip addr` is not this file's machine
     other = NETPLAN_B.format(file="21", mtu=9000).replace("nvidia@spark-b:~$ ip addr", "nvidia@spark-a:~$ ip addr")
     assert said(other) == []
+
+
+def test_ifconfig_and_an_rdma_port_down_in_a_pod():
+    """k008's shape (sriov-network-operator#382): a shell in a pod, `ibdev2netdev` then `ifconfig`. The prompt of the
+    laptop above it, whose path runs past 100 characters, is a prompt (no section of its own); ifconfig is read as
+    the interface list it is; the one RDMA device's interface Down is a failure on a host that is not a Spark, but not
+    when the output was filtered (`| grep`), where other devices may have been left out."""
+    from tests.test_parsers_lesson1 import IFCONFIG_POD
+    laptop = "user-MacBookPro:~/go/src/github.com/k8snetworkplumbingwg/sriov-network-operator/deployment/after-deploy" \
+             "-sriov-network-operator$ kubectl exec -it sample-pod-4-5bddf8c4b4-hf49j -- bash\n"
+    pod = "[root@sample-pod-4-5bddf8c4b4-hf49j /]# ibdev2netdev\nmlx5_3 port 1 ==> net1 (Down)\n"
+    sections = explain(laptop + pod + IFCONFIG_POD, host="other")
+    assert [s.kind for s in sections] == ["ibdev2netdev", "ip-addr"]
+    assert [f.level for f in sections[0].findings] == ["info", "fail"] and "net1" in sections[0].findings[1].message
+    assert any("eth0 UP MTU 1450 (10.42.1.158/32)" in f.message for f in sections[1].findings)
+    grep = explain(pod.replace("# ibdev2netdev", "# ibdev2netdev | grep mlx5_3"), host="other")
+    assert [f.level for f in grep[0].findings] == ["info"]

@@ -104,6 +104,11 @@ def _netplan_seeds() -> list[str]:
     return [NVIDIA_CURRENT, NVIDIA_LINK_LOCAL]
 
 
+def _ifconfig_seeds() -> list[str]:
+    from tests.test_parsers_lesson1 import IFCONFIG_AWS, IFCONFIG_POD
+    return [IFCONFIG_AWS, IFCONFIG_POD]
+
+
 def _serving_env_seed() -> str:
     return ("=== 2171 ray::RayWorkerWrapper\nNCCL_SOCKET_IFNAME=enp1s0f1np1\nNCCL_IB_HCA=rocep1s0f1,roceP2p1s0f1\n"
             "GLOO_SOCKET_IFNAME=enp1s0f1np1\n=== 2188 unreadable python3\n"
@@ -114,7 +119,8 @@ def _serving_env_seed() -> str:
 FAMILIES: list[tuple[str, Callable[[str], Any], str | None, Callable[[], list[str]]]] = [
     # lesson 1
     ("ip-addr", parse_ip_addr, "ip-addr", lambda: _captured("ip_*addr*.txt", "ip_*link*.txt", "ip_br_*.txt")
-     + _real("spark/04_*", "h200x2/ip-j-addr.txt") + [_section(x, "", "rocep") for x in _real("spark/11_*")]),
+     + _real("spark/04_*", "h200x2/ip-j-addr.txt") + [_section(x, "", "rocep") for x in _real("spark/11_*")]
+     + _ifconfig_seeds()),
     ("ip-route-get", parse_ip_route_get_all, "ip-route-get", lambda: _captured("ip_*route_get*.txt")),
     ("ibdev2netdev", parse_ibdev2netdev, "ibdev2netdev", lambda: _real("spark/01_*")
      + [_section(x, "rocep") for x in _real("spark/11_*")]),

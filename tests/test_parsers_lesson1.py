@@ -659,6 +659,58 @@ def test_ip_addr_with_an_address_that_is_no_ip_is_a_clear_error():
         parse_ip_addr(text)
 
 
+IFCONFIG_AWS = """(base) ubuntu@p5-st-p5-1:~$ ifconfig
+enp105s0: flags=4163<UP,BROADCAST,RUNNING,MULTICAST>  mtu 9001
+        inet 10.1.46.161  netmask 255.255.128.0  broadcast 10.1.127.255
+        inet6 fe80::14ca:49ff:fecc:33e3  prefixlen 64  scopeid 0x20<link>
+        ether 16:ca:49:cc:33:e3  txqueuelen 1000  (Ethernet)
+        RX packets 34982  bytes 1692318 (1.6 MB)
+        RX errors 0  dropped 0  overruns 0  frame 0
+        TX packets 36084  bytes 2058025 (2.0 MB)
+        TX errors 0  dropped 0 overruns 0  carrier 0  collisions 0
+"""
+"""net-tools' ifconfig on an AWS p5 node, as posted in awslabs/awsome-distributed-ai#168 (review, 2024-02-28)."""
+
+IFCONFIG_POD = """[root@sample-pod-4-5bddf8c4b4-hf49j /]# ifconfig
+eth0: flags=4163<UP,BROADCAST,RUNNING,MULTICAST>  mtu 1450
+        inet 10.42.1.158  netmask 255.255.255.255  broadcast 0.0.0.0
+        ether 8a:fa:35:00:00:01  txqueuelen 0  (Ethernet)
+        RX packets 5  bytes 446 (446.0 B)
+        RX errors 0  dropped 0  overruns 0  frame 0
+        TX packets 0  bytes 0 (0.0 B)
+        TX errors 0  dropped 0 overruns 0  carrier 0  collisions 0
+
+lo: flags=73<UP,LOOPBACK,RUNNING>  mtu 65536
+        inet 127.0.0.1  netmask 255.0.0.0
+        loop  txqueuelen 1000  (Local Loopback)
+        RX packets 0  bytes 0
+"""
+"""ifconfig in a Kubernetes pod, cut inside lo's counters (k8snetworkplumbingwg/sriov-network-operator#382; the
+corpus's k008)."""
+
+
+def test_ifconfig_is_read_as_ip_addr_reads_an_interface():
+    """net-tools' ifconfig gives the Interfaces ip's output would: the netmask as a prefix length (255.255.128.0 has
+    17 one bits, 255.255.255.255 32), inet6's prefixlen, the MAC, the MTU, UP with RUNNING as operstate UP and
+    LOWER_UP; without RUNNING, DOWN and NO-CARRIER; a paste cut after an interface's first line marks it truncated
+    (one cut among its counters, as the pod's, shows no sign of it)."""
+    (aws,) = parse_ip_addr(IFCONFIG_AWS)
+    assert (aws.name, aws.mtu, aws.operstate, aws.mac, aws.is_up) == ("enp105s0", 9001, "UP", "16:ca:49:cc:33:e3", True)
+    assert [a.cidr for a in aws.addresses] == ["10.1.46.161/17", "fe80::14ca:49ff:fecc:33e3/64"]
+    assert [a.scope for a in aws.addresses] == ["global", "link"] and "LOWER_UP" in aws.flags
+    eth0, lo = parse_ip_addr(IFCONFIG_POD)
+    assert eth0.ipv4[0].cidr == "10.42.1.158/32" and eth0.mtu == 1450 and not eth0.truncated
+    assert (lo.name, lo.ipv4[0].cidr, lo.ipv4[0].scope, lo.truncated) == ("lo", "127.0.0.1/8", "host", False)
+    assert parse_ip_addr(IFCONFIG_POD.split("        inet 127")[0])[1].truncated
+    (dark,) = parse_ip_addr(IFCONFIG_AWS.replace("UP,BROADCAST,RUNNING,MULTICAST", "UP,BROADCAST,MULTICAST"))
+    assert (dark.operstate, dark.is_up, "NO-CARRIER" in dark.flags) == ("DOWN", False, True)
+    mac_os = "en0: flags=8863<UP,BROADCAST,SMART,RUNNING,SIMPLEX,MULTICAST> mtu 1500\n\tinet 192.168.1.5 netmask " \
+             "0xffffff00 broadcast 192.168.1.255\n"
+    assert parse_ip_addr(mac_os)[0].ipv4[0].cidr == "192.168.1.5/24"
+    with pytest.raises(ParseError, match="netmask or prefixlen"):
+        parse_ip_addr(IFCONFIG_AWS.replace("netmask 255.255.128.0", "netmask 255.0.255.0"))
+
+
 def test_ibdev2netdev_lines_with_a_persons_note_after_them():
     # imbue-ai's H100 write-up: `ibdev2netdev | column -t` annotated line by line
     text = ("$ ibdev2netdev | column -t\nmlx5_0   port  1  ==>  ibp26s0        (Down)  # CX-7 1/8 infiniband\n"

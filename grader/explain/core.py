@@ -208,14 +208,15 @@ def _kind_of_command_line(command: str | None, state: tuple[int, int]) -> str | 
     return _kind_of_command(command_argv(command))
 
 
-def _kind_of_line(line: str, prefer: str | None) -> str | None:
+def _kind_of_line(line: str, prefer: str | None, views: _Views | None = None) -> str | None:
+    """The kind claiming ``line``, ``prefer`` asked first (``views``: the registry's, from a caller asking each line)."""
     s = line.strip()
     if len(s) > MAX_KIND_LINE:
         return None
     prog = not_found_program(s)
     if prog:
         return next((k.name for k in _REGISTRY.values() if prog in k.programs), prefer)
-    views = _views(_state())
+    views = views or _views(_state())
     claims, inner = views.lined.get(prefer), _REGISTRY[prefer].inner if prefer in _REGISTRY else None  # type: ignore
     if claims is not None and claims.search(s) or inner is not None and inner.search(s):  # the kind around it first
         return prefer
@@ -376,7 +377,7 @@ def _segments(chunk: Chunk) -> list[_Segment]:
                          if len(lines[j]) <= MAX_KIND_LINE and k.header.search(lines[j].strip())),
                         None) if pending else None
             # last: a kind's header just above a line no kind claims (a table pasted without its banner)
-            kind = _kind_of_line(line, cur.kind or cmd_kind or hint)
+            kind = _kind_of_line(line, cur.kind or cmd_kind or hint, views)
             if kind is None and cur.begun and caption_between(lines, i, lambda x: _begins(x, cur.kind)):  # "Output:"
                 whole = True  # ends the output above; the caption stands alone (and is dropped), the next begins
             else:

@@ -294,6 +294,12 @@ def summarise_ibdev(result: Any, command: str | None) -> Summary:
                                  "shows the state of the netdev, here an InfiniBand port's IPoIB interface, not of the "
                                  "port itself; on a fabric that does not use IPoIB it stays Down while the port is "
                                  "Active. Read the ports with `ibstat` (State, Physical state) or `ibv_devinfo`."))
+        dark = [m for m in maps if not m.is_up and not re.match(r"ib", m.netdev)]
+        if maps and len(dark) == len(maps) and not result.truncated and "|" not in (command or ""):  # (not filtered)
+            findings.append(fail(f"Every RDMA device's interface here is Down ({', '.join(m.netdev for m in dark[:8])}"
+                                 f"{' ...' if len(dark) > 8 else ''}): RoCE cannot run over any of them until one has "
+                                 "link. Check the cable and the switch port; for an SR-IOV virtual function, its link "
+                                 "state."))
         return facts, findings
     for m in spark:
         if rdma_device_for(m.netdev) != m.rdma_device:

@@ -123,7 +123,8 @@ def parse_ip_addr(text: str) -> list[Interface]:
 
     Accepts ``ip -j addr`` (also ``-p`` pretty, ``-d`` details), ``ip addr`` and
     ``ip addr show IF`` text (markdown indentation allowed), ``ip -br addr``,
-    ``ip -br link``, ``ip -j link`` and ``ip link`` (no addresses). Prompt, sudo and
+    ``ip -br link``, ``ip -j link``, ``ip link`` (no addresses), and net-tools' ``ifconfig`` (see
+    :func:`_from_ifconfig`). Prompt, sudo and
     comment lines are skipped. A cut-off paste gives what is there, the last interface
     marked ``truncated``.
 
@@ -144,8 +145,10 @@ def parse_ip_addr(text: str) -> list[Interface]:
         return _from_text(lines)
     if _BRIEF_RE.match(lines[0].text):
         return _from_brief(lines)
+    if _IFCONFIG_RE.match(lines[0].text):
+        return _from_ifconfig(lines)
     raise fail_on_line("ip addr", lines[0], "not ip addr/link output (no `N: name: <FLAGS>` "
-                       "header, no `name STATE ...` brief line, no JSON)")
+                       "header, no `name STATE ...` brief line, no JSON, no ifconfig `name: flags=N<...>` line)")
 
 
 def _up_twins(text: str | None) -> list[Interface]:
@@ -338,6 +341,65 @@ def _from_brief(lines: list[Line]) -> list[Interface]:
                              operstate=m.group("state"), flags=flags, mac=mac, addresses=tuple(addrs),
                              truncated=cut, addresses_listed=not (flags or mac) or bool(addrs)))
     return out
+
+
+_IFCONFIG_RE = re.compile(r"^(?P<name>[^\s:]++(?::\d{1,4})?):\s+flags=\d+<(?P<flags>[^>]*)>(?:\s+mtu\s+(?P<mtu>\d+))?")
+_IFCONFIG_INET_RE = re.compile(r"^\s+(?P<fam>inet6?)\s+(?P<local>[0-9a-fA-F.:]+)(?:%\S+)?(?:/(?P<plen>\d+))?"
+                               r"(?:\s+netmask\s+(?P<mask>\S+)|\s+prefixlen\s+(?P<prefixlen>\d+))?")
+_IFCONFIG_MAC_RE = re.compile(r"^\s+(?:ether|infiniband|unspec)\s+(?P<mac>[0-9a-fA-F]{2}(?:[:-][0-9a-fA-F]{2})+)")
+
+
+def _from_ifconfig(lines: list[Line]) -> list[Interface]:
+    """net-tools' ``ifconfig`` (2.x, as Ubuntu and most distributions print it): a ``name: flags=N<UP,...>  mtu N``
+    line per interface, then indented ``inet A  netmask M``, ``inet6 A  prefixlen N``, ``ether MAC`` and counter
+    lines. ifconfig prints no operstate: an interface is ``UP`` when its flags hold UP and RUNNING (the carrier
+    iproute shows as LOWER_UP), else ``DOWN``; LOWER_UP is added to the flags when RUNNING is there, NO-CARRIER when
+    UP is without it, as ip would print them. A netmask is read as its prefix length (``255.255.255.0`` is 24; macOS's ``0xffffff00`` too)."""
+    out: list[dict[str, Any]] = []
+    for pos, line in enumerate(lines):
+        last = pos == len(lines) - 1
+        head = _IFCONFIG_RE.match(line.text)
+        if head:
+            flags = tuple(f for f in head.group("flags").split(",") if f)
+            up = "UP" in flags and "RUNNING" in flags
+            out.append(dict(name=head.group("name"), ifindex=None, mtu=as_int(head.group("mtu")),
+                            operstate="UP" if up else "DOWN", mac=None,
+                            flags=flags + (("LOWER_UP",) if up else ("NO-CARRIER",) if "UP" in flags else ()),
+                            addresses=[], truncated=last))
+            continue
+        if not out or not line.text[:1].isspace():
+            if last and out:  # a cut-off last line
+                out[-1]["truncated"] = True
+                break
+            raise fail_on_line("ifconfig", line, "expected an interface line `name: flags=N<...>  mtu N` or an "
+                               "indented detail line under one")
+        inet, mac = _IFCONFIG_INET_RE.match(line.text), _IFCONFIG_MAC_RE.match(line.text)
+        if inet:
+            plen = inet.group("plen") or inet.group("prefixlen") or _mask_length(inet.group("mask"))
+            read = _brief_address(f"{inet.group('local')}/{plen}") if plen is not None else None
+            if read is None and not last:
+                raise fail_on_line("ifconfig", line, "an address without a netmask or prefixlen that can be read")
+            if read is not None:
+                out[-1]["addresses"].append(read)
+            else:
+                out[-1]["truncated"] = True
+        elif mac:
+            out[-1]["mac"] = mac.group("mac").replace("-", ":").lower()
+        # RX/TX counters, txqueuelen, device interrupt: nothing kept
+    return [Interface(addresses=tuple(d.pop("addresses")), **d) for d in out]
+
+
+def _mask_length(mask: str | None) -> str | None:
+    """The prefix length of a netmask as ifconfig prints it (``255.255.128.0`` or ``0xffff8000``: 17), or None when it
+    is none, or not a contiguous mask."""
+    if not mask:
+        return None
+    try:
+        value = int(mask, 16) if mask.lower().startswith("0x") else int(ipaddress.IPv4Address(mask))
+    except ValueError:
+        return None
+    bits = f"{value:032b}"
+    return str(bits.count("1")) if value < 2 ** 32 and "01" not in bits else None
 
 
 def _replace_truncated(iface: Interface) -> Interface:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
-
-import yaml
 
 from .common import ParseError, clean_lines, is_prompt_line, is_sudo_line, raise_if_shell_error, Line
 
@@ -16,23 +15,30 @@ MAX_CHARS = 128 * 1024
 read by pure Python here, about 0.3 MB/s: a bound keeps every paste and probe output well under a second."""
 
 
-class _AliasFound(yaml.MarkedYAMLError):
-    """An alias (``*name``) in the YAML: refused, see :class:`_NoAliasLoader`."""
+@functools.lru_cache(maxsize=1)
+def _yaml() -> tuple[Any, type, type]:
+    """PyYAML, and the two classes defined here, made when a netplan file is first read (importing PyYAML costs every
+    other paste ~15 ms): (the yaml module, _AliasFound, _NoAliasLoader)."""
+    import yaml
 
+    class _AliasFound(yaml.MarkedYAMLError):
+        """An alias (``*name``) in the YAML: refused, see :class:`_NoAliasLoader`."""
 
-class _NoAliasLoader(yaml.SafeLoader):
-    """YAML's safe loader, refusing aliases (``*name``).
+    class _NoAliasLoader(yaml.SafeLoader):
+        """YAML's safe loader, refusing aliases (``*name``).
 
-    netplan files never need them, and each alias is a reference a reader expands: nine nested lists
-    of nine aliases, a few hundred bytes, are 43 million items once printed (25 MB of ``explain`` and
-    ``grade --json`` output). Anchors alone (``&name``) are harmless and kept.
-    """
+        netplan files never need them, and each alias is a reference a reader expands: nine nested lists
+        of nine aliases, a few hundred bytes, are 43 million items once printed (25 MB of ``explain`` and
+        ``grade --json`` output). Anchors alone (``&name``) are harmless and kept.
+        """
 
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
-            raise _AliasFound(None, None, f"*{event.anchor}", event.start_mark)
-        return super().compose_node(parent, index)
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                event = self.peek_event()
+                raise _AliasFound(None, None, f"*{event.anchor}", event.start_mark)
+            return super().compose_node(parent, index)
+
+    return yaml, _AliasFound, _NoAliasLoader
 
 
 @dataclass(frozen=True)
@@ -104,6 +110,7 @@ def parse_netplan(text: str, cut_ok: bool = False) -> NetplanConfig:
         raise ParseError("netplan", f"{len(body) / 2**20:.1f} MB of text is not a netplan file (one is a few hundred "
                          "bytes): paste the file alone, e.g. `sudo cat /etc/netplan/40-cx7.yaml`")
     cut = None
+    yaml, _AliasFound, _NoAliasLoader = _yaml()
     try:
         try:
             node = yaml.compose(body, Loader=_NoAliasLoader)

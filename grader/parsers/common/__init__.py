@@ -94,7 +94,8 @@ def _may_hold_huge_number(text: str) -> bool:
 class CleanText(str):
     """Text made of lines :func:`clean_lines` returned (explain's core hands each output to its parser so, after
     cleaning the whole paste once): cleaned again, it is only split into its lines, since the rest of the cleaning
-    would find nothing left to do (5 MB of a vLLM log: 40 ms saved)."""
+    would find nothing left to do (5 MB of a vLLM log: 40 ms saved). No line of it but the first is a prompt
+    (:func:`split_chunks` asked each and split the paste there), so :func:`content_lines` asks only the first."""
 
     __slots__ = ()
 
@@ -331,7 +332,7 @@ def parse_prompt(line: str) -> Prompt | None:
     if c in "/~" and (m := _PATH_PROMPT_RE.match(s)) and m.group("prog").rsplit("/", 1)[-1] in PROMPT_PROGRAMS:
         return Prompt(m.group("cmd").strip())
     if "@" not in s and (c not in _PROMPT_FIRST or c in _PROMPT_START and not s.startswith(_PROMPT_START[c])) \
-            and s[1:3] != ":\\" and s.find("]# ", 0, 80) < 0 and s.find("$ ", 0, 100) < 0 \
+            and s[1:3] != ":\\" and s.find("]# ", 0, 80) < 0 and s.find("$ ", 0, 300) < 0 \
             and s[-1] not in "$#" and not (c == "r" and s.startswith("root# ")):  # most lines
         return None
     if (s.startswith("root# ") or s.find("$ ", 0, 40) > 0 and "@" not in s) and (m := _NAME_PROMPT_RE.match(s)):
@@ -406,8 +407,9 @@ def content_lines(text: str | bytes, keep_comments: bool = False) -> list[Line]:
     out: list[Line] = []
     command: str | None = None
     group = 0
+    asked = type(text) is CleanText  # its prompts were asked for (but the first line's, its command)
     for no, raw in enumerate(clean_lines(text), start=1):
-        prompt = parse_prompt(raw)
+        prompt = parse_prompt(raw) if no == 1 or not asked else None
         if prompt is not None:
             command, group = prompt.command or None, group + 1
             continue

@@ -132,7 +132,8 @@ captions or output, not machines."""
 
 def host_caption(line: str) -> str | None:
     """The machine a caption line (:data:`_HOST_CAPTION_RE`) names (``Head node:`` -> ``head``), or None."""
-    if not line or line[0].isspace() or len(line) > 120 or not line.rstrip().endswith((":", ":**")):
+    if not line or line[-1] not in ":*" and not line[-1].isspace() or line[0].isspace() or len(line) > 120 \
+            or not line.rstrip().endswith((":", ":**")):  # (the last character first: most lines end otherwise)
         return None
     m = _HOST_CAPTION_RE.match(line.rstrip())
     return m.group("host") if m else None
