@@ -272,6 +272,12 @@ EXAMPLES.update({
                                   "remote peer "
                                   "10.10.1.3<36138>\n[0] NCCL INFO misc/socket.cc:80 -> 6\n"
                                   "[0] NCCL INFO bootstrap.cc:701 -> 6\n[0] NCCL INFO init.cc:1402 -> 6\n",
+    # vllm#26028: a vLLM launch under srun, waiting for its placement group, then cancelled by Slurm
+    "slurm-cancelled": BANNER + "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n"
+                       "slurmstepd: error: *** JOB 1112356 ON host1 CANCELLED AT 2025-10-01T14:35:57 ***\n",
+    # gpu-operator#2511: an mlx5 NIC's probe in dmesg, on a slot that advertises no power limit
+    "mlx5-slot-power-not-advertised": BANNER + "[   22.316553] mlx5_core 0000:13:00.0: mlx5_pcie_event:297:(pid 11): "
+                                      "PCIe slot power capability was not advertised.\n",
     "nccl-peer-closed": BANNER + "node1:183006:183181 [1] misc/socket.cc:538 NCCL WARN Net : Connection closed by remote peer "
                         "node2<47861>\n",
     "nccl-socket-connect": BANNER + "ubuntu:39964:40075 [0] misc/socket.cc:483 NCCL WARN socketStartConnect: Connect to "

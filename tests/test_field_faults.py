@@ -535,6 +535,16 @@ METHOD_FAILED = ("2024-06-28T06:11:52.685302801Z (LLMRayActor pid=20770) ERROR 0
 SEGFAULT = ("[job-3bb823c0-6d27-4312-8094-1c5910bf9b51-worker-0:5665 :0:5665] Caught signal 11 (Segmentation fault: "
             "address not mapped to object at address (nil))\n")
 
+# https://github.com/desihub/desitarget/issues/628 (srun's lines as posted: a step killed at its time limit)
+SLURM_STEP = ("srun: Force Terminated job 32233190\nsrun: Job step aborted: Waiting up to 32 seconds for job step to "
+              "finish.\nslurmstepd: error: *** STEP 32233190.0 ON nid01934 CANCELLED AT 2020-07-03T02:59:56 DUE TO TIME "
+              "LIMIT ***\nsrun: error: nid01934: tasks 2,4-5,7: Terminated\n")
+
+# https://github.com/NVIDIA/gpu-operator/issues/2511 (dmesg as posted, its editor's line numbers left out)
+MLX5_POWER = ("[   22.316553] mlx5_core 0000:13:00.0: mlx5_pcie_event:297:(pid 11): PCIe slot power capability was not "
+              "advertised.\n[   22.325345] mlx5_core 0000:63:00.0: 504.112 Gb/s available PCIe bandwidth (32.0 GT/s PCIe "
+              "x16 link)\n")
+
 # https://github.com/NVIDIA/daqiri/pull/78 (a DGX Spark's CX-7 profile given `ipv4.mtu`), as posted (the list cut with …)
 NMCLI_MTU = "Error: invalid property 'mtu': 'mtu' not among [method, dns, …]\n"
 
@@ -543,7 +553,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE, OOM_KILL, AER_FATAL, NCCL_SYSTEM,
        STORE_TIMEOUT, GID_EMPTY, RAY_INFEASIBLE_OLD,
        ORDINAL, RAY_SHM, PORT_IN_USE, SEGV_CONTAINER, RAY_NONE, RAY_OOM_SPARK, KV_PAGE_SIZE, NMCLI_MTU,
-       METHOD_FAILED, SEGFAULT]
+       METHOD_FAILED, SEGFAULT, SLURM_STEP]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -571,7 +581,8 @@ def test_clean_text_names_nothing():
 
 def test_every_known_error_line_is_read_here():
     """Each table entry that reads plain text is reached by one of the field outputs above."""
-    reached = {d.kind for text in ALL + [NETPLAN_NM, FORWARD_COMPAT, PROVIDER, GID_NODATA, UNKNOWN_ENV, PEERMEM] for d in diagnose_text(text)}
+    reached = {d.kind for text in ALL + [NETPLAN_NM, FORWARD_COMPAT, PROVIDER, GID_NODATA, UNKNOWN_ENV, PEERMEM,
+                                        MLX5_POWER] for d in diagnose_text(text)}
     assert {e.kind for e in load_table() if e.reads_text} <= reached
 
 

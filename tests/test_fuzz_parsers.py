@@ -181,6 +181,10 @@ FAMILIES.append(("serving-versions", parse_serving_versions, None, lambda: [VERS
 from grader.parsers.launcher import parse_launcher  # noqa: E402
 
 FAMILIES.append(("launcher", parse_launcher, "launcher", lambda: _real("spark/18_*", "spark/17_*")))
+
+from grader.parsers.lsmod import parse_lsmod  # noqa: E402
+from tests.test_lsmod import NCCL1737  # noqa: E402
+FAMILIES.append(("lsmod", parse_lsmod, "lsmod", lambda: [NCCL1737]))
 from grader.parsers.pcie_sysfs import parse_pcie_sysfs  # noqa: E402
 from tests import test_nic_pcie as P  # noqa: E402
 

@@ -310,3 +310,31 @@ def test_pci_paths():
     assert [(p.address, p.bridges) for p in paths] == [("0000:00:06.0", 0), ("0000:05:00.0", 3)]
     with pytest.raises(ParseError, match="does not end"):
         parse_pci_paths("0000:01:00.0 /sys/devices/pci0000:00/0000:00:01.0")
+
+
+# https://github.com/NVIDIA/nccl/issues/523 (one bridge's ACS lines, as posted)
+ACS_OFF = """lspci -s a8:0c.0 -vvvv | grep ACS
+                UESta:  DLP- SDES- TLP- FCP- CmpltTO- CmpltAbrt- UnxCmplt- RxOF- MalfTLP- ECRC- UnsupReq- ACSViol-
+                UEMsk:  DLP- SDES- TLP- FCP- CmpltTO- CmpltAbrt- UnxCmplt- RxOF- MalfTLP- ECRC- UnsupReq- ACSViol-
+                UESvrt: DLP- SDES- TLP+ FCP+ CmpltTO- CmpltAbrt- UnxCmplt- RxOF- MalfTLP- ECRC- UnsupReq- ACSViol-
+                ACSCap: SrcValid+ TransBlk+ ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans+
+                ACSCtl: SrcValid- TransBlk- ReqRedir- CmpltRedir- UpstreamFwd- EgressCtrl- DirectTrans-
+"""
+
+
+def test_a_bridges_acs_controls_grepped_alone():
+    """`lspci -s ADDR -vvvv | grep ACS` (nccl#523): the ACSCtl line gives the device lspci was asked for, its controls
+    all off, and explain says P2P can pass that bridge; with ReqRedir+ and CmpltRedir+ (club-3090#1095's root port,
+    the corpus's u015) it says peer-to-peer traffic is redirected to the root complex. ACSCap (what it could do) and
+    the error registers' ACSViol- are not its controls."""
+    from grader.explain import explain
+    (dev,) = parse_lspci_vv("$ " + ACS_OFF)
+    assert (dev.address, dev.acs_on, dev.lnksta) == ("a8:0c.0", (), None)
+    [section] = explain("$ " + ACS_OFF, host="other")
+    assert [(f.level, "ACS redirect is off" in f.message) for f in section.findings] == [("info", True)]
+    on = ACS_OFF.replace("ACSCtl: SrcValid- TransBlk- ReqRedir- CmpltRedir- UpstreamFwd-",
+                         "ACSCtl: SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+")
+    (dev,) = parse_lspci_vv("$ " + on)
+    assert dev.acs_on == ("SrcValid", "ReqRedir", "CmpltRedir", "UpstreamFwd")
+    [section] = explain("$ " + on, host="other")
+    assert "ACS redirect is on (SrcValid+, ReqRedir+, CmpltRedir+, UpstreamFwd+)" in section.findings[0].message

@@ -10,7 +10,7 @@ import re
 
 from ..judges.common import is_module_info, nvidia_smi_with
 from .core import KindSpec, register
-from .readers import judge, parse_free, parse_module_info, parse_nvlink_status, parse_p2p_bandwidth
+from .readers import judge, parse_free, parse_lsmod, parse_module_info, parse_nvlink_status, parse_p2p_bandwidth
 
 
 register(KindSpec(
@@ -29,6 +29,18 @@ register(KindSpec(
     matches_command=lambda argv: bool(argv) and argv[0] == "free",
     line=re.compile(r"^\s*total\s+used\s+free\s+shared\s+(?:buff/cache|buffers)|^(?:Mem|Swap):\s+\d"),
     starts=re.compile(r"^\s*total\s+used\s+free\s+shared"),
+))
+
+
+register(KindSpec(
+    name="lsmod", parse=parse_lsmod, summarise=judge("roce", "summarise_lsmod"), programs=("lsmod",),
+    matches_command=lambda argv: bool(argv) and argv[0] == "lsmod",
+    line=re.compile(r"^Module\s+Size\s+Used by$|^(?:nvidia(?:_\w+)?|mlx5_(?:core|ib)|ib_\w+|rdma_\w+|nouveau)\s+\d+\s+\d+"
+                    r"(?:\s+\S+)?$"),
+    starts=re.compile(r"^Module\s+Size\s+Used by$"),
+    when_empty="`lsmod | grep ...` printed nothing (if the paste left nothing out): no loaded module matches, so it is "
+               "not loaded (for nvidia_peermem, GPUDirect RDMA then needs DMA-BUF, or `sudo modprobe nvidia_peermem`; "
+               "a DGX Spark does not use it).",
 ))
 
 

@@ -190,22 +190,40 @@ def link_sentences(g: dict[str, Any]) -> tuple[list[str], list[str], list[str]]:
 
 
 def two_sockets(topo: Any) -> bool:
-    """Whether a topology matrix shows more than two GPUs on more than one NUMA node (a two-socket server's layout)."""
-    return len(topo.gpus) > 2 and len({n for n in topo.numa_affinity.values() if n is not None}) > 1
+    """Whether a topology matrix shows more than two GPUs on more than one NUMA node (a two-socket server's layout);
+    where it shows no NUMA node (older nvidia-smi prints only CPU Affinity), on CPU sets that share no CPU."""
+    if len(topo.gpus) <= 2:
+        return False
+    nodes = {n for n in topo.numa_affinity.values() if n is not None}
+    if nodes:
+        return len(nodes) > 1
+    sets = {_cpus(topo.cpu_affinity.get(g)) for g in topo.gpus} - {frozenset()}
+    return len(sets) > 1 and sum(map(len, sets)) == len(frozenset().union(*sets))
+
+
+def _cpus(affinity: str | None) -> frozenset[int]:
+    """The CPUs of an affinity as nvidia-smi prints it (``0-13,28-41``); empty when none or not read."""
+    out: set[int] = set()
+    for part in (affinity or "").split(","):
+        lo, _, hi = part.strip().partition("-")
+        if not lo.isdigit() or hi and not hi.isdigit() or int(hi or lo) - int(lo) > 4096:
+            return frozenset()
+        out.update(range(int(lo), int(hi or lo) + 1))
+    return frozenset(out)
 
 
 def p2p_sentences(a: str, b: str, code: str | None, p2p_read: str | None,
                   layout: bool = False) -> tuple[list[str], list[str]]:
     """(warnings, notes) about the path between two GPUs; ``layout``: the machine has more than two cards and its
-    matrix shows them on different NUMA nodes (two sockets: SYS between them is how it is built). A warning: P2P reads
-    not supported for a reason the code does not pin on the cards (CNS, NS, DR, TNS: copies staged through host
-    memory), the path not shown, or a pair of two cards across the CPUs' interconnect between NUMA nodes (SYS):
-    whoever built a two-card machine chose the slots, and one node's slots mend it. A note: a path through one
-    CPU's host bridges (PHB/NODE), which is what two cards on a consumer board have and costs only where P2P is
-    off, so whether P2P works decides (``nvidia-smi topo -p2p r``): club-3090 PCIE_P2P.md measured both
-    (figures.md §3.1); SYS where it is the ``layout`` (a server's two sockets, not a fault; the field corpus's
-    k019, r008, t003; with the NUMA column N/A a hidden PCIe tree may be why, so it warns); cards that offer no P2P at all (GNS: GeForce on the stock driver), since nothing
-    on the machine can mend that."""
+    matrix shows them on different NUMA nodes (:func:`two_sockets`: SYS between them is how it is built). A warning:
+    P2P reads not supported for a reason the code does not pin on the cards (CNS, NS, DR, TNS: copies staged through
+    host memory), the path not shown, or a pair of two cards across the CPUs' interconnect between NUMA nodes (SYS):
+    whoever built a two-card machine chose the slots, and one node's slots mend it. A note: a path through one CPU's
+    host bridges (PHB/NODE), which is what two cards on a consumer board have and costs only where P2P is off, so
+    whether P2P works decides (``nvidia-smi topo -p2p r``): club-3090 PCIE_P2P.md measured both (figures.md §3.1);
+    SYS where it is the ``layout`` (a server's two sockets, not a fault; the field corpus's k019, r008, t003; with
+    the NUMA column N/A a hidden PCIe tree may be why, so it warns); cards that offer no P2P at all (GNS: GeForce on
+    the stock driver), since nothing on the machine can mend that."""
     out: list[str] = []
     notes: list[str] = []
     fam = link_family(code or "")

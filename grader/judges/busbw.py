@@ -24,7 +24,7 @@ from .common import (BUSBW_BROKEN_GBS, BUSBW_LINE_GBS, BUSBW_ONE_TWIN_GBS, BUSBW
                      LINE_GBPS, STALE_CX7, fail, fields_of, info, machines_spanned, ok, on_spark, option_value,
                      spark_figure, warn)
 from .model import Finding, Summary
-from .nccl import _network_findings, _verbs_findings
+from .nccl import _inside_findings, _network_findings, _verbs_findings
 
 
 BIG_ALLGATHER_WARNING = ("Careful: the 16 GiB all_gather (-b 16G -e 16G) allocates ~32 GB per node and has frozen a Spark "
@@ -260,6 +260,7 @@ def summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
         verdict = transport_verdict(log)
         if verdict != "unknown" or log.nnodes == 1:
             findings += _network_findings(log, verdict)
+        findings += _inside_findings(log)  # the NCCL lines' word on the GPUs inside a machine (P2P off, a plugin)
     if not res.rows and not res.errors and not res.averages:
         findings.append(info("No data row: the test did not get to measure (or the paste stops before the rows)."))
     return facts, findings

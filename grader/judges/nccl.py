@@ -248,6 +248,12 @@ def _inside_findings(log: NcclLog) -> list[Finding]:
                         "instead of GPU to GPU, slower. Causes: NCCL_P2P_DISABLE=1, a VM or container without peer "
                         "access, or the PCIe path (ACS, IOMMU) blocking it: `nvidia-smi topo -p2p r` shows what the "
                         "driver allows."))
+    elif log.env_settings.get("NCCL_P2P_LEVEL", "").upper() in ("LOC", "0") or \
+            log.env_settings.get("NCCL_P2P_DISABLE", "").strip() == "1":
+        said = ", ".join(f"{k}={v}" for k, v in log.env_settings.items() if k in ("NCCL_P2P_LEVEL", "NCCL_P2P_DISABLE"))
+        out.append(warn(f"P2P between GPUs is off ({said}, set in the environment; NCCL_P2P_DISABLE=1 shows as "
+                        "NCCL_P2P_LEVEL LOC): traffic between the GPUs of one machine goes through host memory (SHM), "
+                        "slower. Keep it only where P2P hangs or the cards cannot do it (`nvidia-smi topo -p2p r`)."))
     home = {}
     for c in log.channels:
         if c.host and c.direction:
@@ -325,6 +331,12 @@ def _hca_findings(log: NcclLog) -> list[Finding]:
                           f"({', '.join(spark)}): the whole cable."))
         elif len(spark) == 4:
             out.append(ok(f"NCCL drives all four twins{who} (both ports)."))
+        layers = {h.link_layer for h in hcas}
+        if {"IB", "RoCE"} <= layers:  # an InfiniBand port's queue pair cannot connect to a RoCE port's
+            roce = ", ".join(f"{h.device}:{h.port}" for h in hcas if h.link_layer == "RoCE")
+            out.append(warn(f"NCCL's device list{who} mixes InfiniBand and RoCE (Ethernet) ports ({roce} RoCE, the rest "
+                            "IB): a channel that pairs a RoCE port with a peer's InfiniBand port cannot connect (its "
+                            "queue pair fails, `ibv_modify_qp`). List the ports of one link layer in NCCL_IB_HCA."))
     hca = log.env_settings.get("NCCL_IB_HCA")
     if hca is not None:
         exact = hca.startswith("=")

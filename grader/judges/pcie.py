@@ -103,6 +103,22 @@ def connectx_links(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]
 
 # --------------------------------------------------------------------------- lspci -vv
 
+def _acs_finding(label: str, on: tuple[str, ...]) -> Finding:
+    """What a bridge's ``ACSCtl:`` line means for peer-to-peer traffic below it (NCCL's troubleshooting guide: ACS
+    redirect sends P2P up to the root complex, so GPU-to-GPU and GPUDirect RDMA slow down or hang; it advises turning
+    ACS off on bare metal). A note either way: whether the traffic crosses this bridge is not in the paste."""
+    redirect = [c for c in on if c in ("ReqRedir", "CmpltRedir")]
+    if redirect:
+        return info(f"{label}: ACS redirect is on ({', '.join(f'{c}+' for c in on)}): peer-to-peer requests through "
+                    "this bridge are sent up to the root complex (and the IOMMU), so GPU-to-GPU (P2P) and GPU-to-NIC "
+                    "(GPUDirect RDMA) traffic below it crosses the CPU, slower, or hangs. NCCL's troubleshooting guide "
+                    "says to disable ACS on bare metal (in the BIOS, or `setpci` on each bridge); in a VM it isolates "
+                    "the passed-through devices on purpose.")
+    return info(f"{label}: ACS redirect is off (ACSCtl: {'+, '.join(on) + '+' if on else 'every control -'}): "
+                "peer-to-peer traffic can pass this bridge directly. Other bridges above the cards may differ: "
+                "`sudo lspci -vvv | grep ACSCtl` lists them all.")
+
+
 def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
     findings: list[Finding] = []
     # ConnectX NICs (a DGX Spark's four twins) get their findings from lesson 2a's lspci cross check
@@ -116,6 +132,10 @@ def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
                                  "non-root users. Run `sudo lspci -vv -d 10de:`."))
             continue
         cap, sta = d.lnkcap, d.lnksta
+        if d.acs_on is not None:
+            findings.append(_acs_finding(label, d.acs_on))
+            if sta is None and cap is None:
+                continue
         if d.memory_off:
             findings.append(warn(f"{label}: memory decoding is off (`Control: ... Mem-`) and its memory regions are "
                                  "[disabled]: the card is seen on the bus but nothing has enabled it, so no driver "
@@ -168,5 +188,5 @@ def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
     facts = {"devices": [{"address": d.address, "class": d.class_name, "name": d.name, "description": d.description,
                           "lnkcap": d.lnkcap.__dict__ if d.lnkcap else None,
                           "lnksta": d.lnksta.__dict__ if d.lnksta else None,
-                          "access_denied": d.access_denied} for d in devices]}
+                          "access_denied": d.access_denied, "acs_on": d.acs_on} for d in devices]}
     return facts, findings

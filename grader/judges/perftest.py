@@ -41,6 +41,10 @@ PERFTEST_DEFAULT_BYTES = whole(spark_figure("ib_write_bw_gbps", "default_message
 # --------------------------------------------------------------------------- perftest
 
 _PERF_ERROR_HINTS = (
+    (r"state is down",
+     "the RDMA port has no link, so perftest gives up before it starts (the lines after this one follow from it): check "
+     "the cable and the peer; `ibv_devinfo` must show PORT_ACTIVE and `ibdev2netdev` (Up); on InfiniBand a subnet "
+     "manager must run."),
     (r"couldn't connect|unable to init the socket|connection refused|failed to connect",
      "the client could not reach the server: start the server side first (same -d device and -p port) on the other "
      "Spark, and give the client the peer twin's address in the same /24 (e.g. 192.168.100.11)."),

@@ -9,6 +9,7 @@ NCCL_IB_GID_INDEX); the figures are checks/ranges.toml's.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 from ..parsers.common.commands import changes_state
@@ -470,3 +471,46 @@ def gid_index_across_tables(items: list[tuple[Section, Any]]) -> list[tuple[int,
                              "node's own index, or leave it unset (NCCL 2.21 and later pick the RoCE v2 IPv4 GID on "
                              "each node)."))]
     return []
+
+
+# --------------------------------------------------------------------------- lsmod
+
+def _may_show(name: str, command: str | None) -> bool:
+    """Whether ``command``'s output would list module ``name`` if it were loaded: ``lsmod`` whole, or filtered by a
+    grep whose words one is part of the name (``lsmod | grep nvidia`` shows nvidia_peermem); not told without the
+    command."""
+    if not command or "lsmod" not in command:
+        return False
+    if "|" not in command:
+        return True
+    words = [w for part in command.split("|")[1:] for w in re.findall(r"[A-Za-z0-9_]{3,}", part)
+             if w not in ("grep", "egrep", "sort", "head", "tail", "column")]
+    return any(w in name for w in words)
+
+
+def summarise_lsmod(mods: Any, command: str | None) -> Summary:
+    """The kernel modules a GPU and RDMA host needs, from ``lsmod``: nvidia_peermem (GPUDirect RDMA's peer-memory
+    path; not used on a DGX Spark, whose GPU memory is the system's), mlx5_ib beside mlx5_core (a ConnectX's RDMA
+    devices). What is absent is said only where the command would have shown it (:func:`_may_show`)."""
+    names = [m.name for m in mods.modules]
+    facts = {"modules": names, "truncated": mods.truncated}
+    shown = ", ".join(names[:12]) + (f" and {len(names) - 12} more" if len(names) > 12 else "")
+    findings = [info(f"Loaded modules shown: {shown}.")]
+    spark = on_spark(None)
+    if mods.has("nvidia_peermem"):
+        findings.append(ok("nvidia_peermem is loaded: the NIC can read and write GPU memory directly (GPUDirect "
+                           "RDMA's peer-memory path)." + (" A DGX Spark does not need it (its GPU memory is the "
+                                                          "system's)." if spark else "")))
+    elif _may_show("nvidia_peermem", command) and not mods.truncated:
+        findings.append(info("nvidia_peermem is not loaded: " + (
+            "expected on a DGX Spark, whose GPU memory is the system's (NCCL stages nothing)." if spark else
+            "GPUDirect RDMA then needs DMA-BUF (NCCL 2.19+ with a 5.12+ kernel and a driver that offers it), or "
+            "`sudo modprobe nvidia_peermem`; without either NCCL stages network transfers through host memory."
+            + (" A DGX Spark does not use it (its GPU memory is the system's)." if spark is None else ""))))
+    if mods.has("mlx5_core") and not mods.has("mlx5_ib") and _may_show("mlx5_ib", command) and not mods.truncated:
+        findings.append(warn("mlx5_core is loaded without mlx5_ib: the ConnectX works as an Ethernet NIC but offers "
+                             "no RDMA device (`ibv_devices` lists none), so RoCE cannot run: `sudo modprobe mlx5_ib`."))
+    if mods.has("nouveau") and mods.has("nvidia"):
+        findings.append(warn("nouveau (the open-source driver) is loaded beside nvidia: they compete for the GPUs. "
+                             "Blacklist nouveau and reboot."))
+    return facts, findings

@@ -93,6 +93,9 @@ class PciDevice:
     memory_off: bool = False
     """Its ``Control:`` line says ``Mem-`` (memory decoding off) and a ``Region`` is ``[disabled]``: enumerated, but
     nothing (no driver, no firmware) has enabled it."""
+    acs_on: tuple[str, ...] | None = None
+    """The controls its ``ACSCtl:`` line turns on (``ReqRedir``, ``CmpltRedir``...; () when every one is off), None
+    without that line (a bridge or port with Access Control Services shows it)."""
 
     @property
     def is_display(self) -> bool:
@@ -200,6 +203,11 @@ def parse_lspci_vv(text: str) -> list[PciDevice]:
                             "vendor_device": f"{ids.group('vendor')}:{ids.group('device')}".lower() if ids else None,
                             "name": name.strip() if name is not None else None})
             continue
+        if s.lstrip().startswith("ACSCtl:"):  # a bridge's Access Control Services (also grep'd alone: `| grep ACS`)
+            if not devices:
+                devices.append(_unnamed(_address_asked(line.command)))
+            devices[-1]["acs_on"] = tuple(_ACS_ON_RE.findall(s))
+            continue
         if not devices:
             if s.lstrip().startswith(("-[", "+-", "\\-")):
                 raise fail_on_line(CMD, line, "this is the `lspci -t` tree, which shows no link widths; run "
@@ -226,6 +234,16 @@ def parse_lspci_vv(text: str) -> list[PciDevice]:
     if devices and "lnksta" not in devices[-1] and not devices[-1].get("access_denied"):
         devices[-1]["truncated"] = "lnkcap" in devices[-1] or _looks_cut(lines)
     return [PciDevice(**{k: v for k, v in d.items() if k != "control_mem_off"}) for d in devices]
+
+
+_ACS_ON_RE = re.compile(r"\b([A-Za-z]++)\+")
+_SLOT_ASKED_RE = re.compile(r"\s-s\s*+(?P<addr>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{1,2}:[0-9a-fA-F]{1,2}\.[0-7])\b")
+
+
+def _address_asked(command: str | None) -> str:
+    """The device ``lspci -s ADDR`` asked for (the one a grep'd output is about), or ""."""
+    m = _SLOT_ASKED_RE.search(command or "")
+    return m.group("addr") if m else ""
 
 
 def _looks_cut(lines) -> bool:

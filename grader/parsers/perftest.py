@@ -83,7 +83,8 @@ _WARNING_RE = re.compile(r"warning|conflicting cpu frequency|cpu_util is not sup
 _WARNING_ASCII_RE = re.compile(r"warning|conflicting cpu frequency|cpu_util is not supported")
 _NOT_FOUND_RE = re.compile(r"(?:^|:\s)(?:ib_\w+|perftest): (?:command )?not found$|^Command 'ib_\w+' not found")
 _ERROR_WORDS = ("couldn't", "could not", "unable to", "fail", "error", "not found", "no ib devices", "invalid",
-                "refused", "timed out", "timeout", "problems", "cannot", "can't", "not supported", "mismatch", "aborted")
+                "refused", "timed out", "timeout", "problems", "cannot", "can't", "not supported", "mismatch", "aborted",
+                "state is down")
 _ERROR_RE = re.compile("|".join(map(re.escape, _ERROR_WORDS)), re.I)
 _ERROR_ASCII_RE = re.compile("|".join(map(re.escape, _ERROR_WORDS)))  # on lower-cased ASCII text: 30x faster
 
