@@ -455,3 +455,21 @@ def test_three_hosts_ports_are_listed_not_failed():
     assert [s.host for s in sections] == ["spark-a", "spark-b", "spark-c"]
     assert not any(f.level == "fail" for s in sections for f in s.findings)
     assert any("Ports Up per host: spark-a [1], spark-b [1], spark-c [0]" in f.message for f in sections[-1].findings)
+
+
+def test_an_editors_line_numbers_are_taken_off():
+    """Line numbers an editor or `cat -n` put in front of pasted lines (gpu-operator#2511's dmesg: `1700[   22.3]`,
+    glued, then `1701 [   22.3]`; a wrapped line's rest between them carries none) come off a run of at least four
+    numbered n, n+1, ...; numbers that do not go up by one (nccl-tests' sizes) or a run of three stay."""
+    dmesg = ["", "1700[   22.316553] mlx5_core 0000:13:00.0: mlx5_pcie_event:297:(pid 11): PCIe slot power capability "
+             "was not advertised.", "1701 [   22.325345] mlx5_core 0000:63:00.0: 504.112 Gb/s available PCIe bandwidth "
+             "(32.0 GT/s PCIe x16 link)", "1702 [   22.879706] input: AVOCENT as /devices/pci0000:70/usb4/4-1.",
+             "     2/4-1.2.1:1.0/input/input2", "1703 [   23.054584] mlx5_core 0000:75:00.0: Port module event: plugged"]
+    assert clean_lines("\n".join(dmesg)) == ["", dmesg[1][4:], dmesg[2][5:], dmesg[3][5:], dmesg[4], dmesg[5][5:]]
+    cat_n = "".join(f"     {i}\tmlx5_{i} port 1 ==> enp{i}s0 (Up)\n" for i in range(1, 5))
+    assert clean_lines(cat_n)[0] == "mlx5_1 port 1 ==> enp1s0 (Up)"
+    rows = "           8             2     float\n          16             4     float\n" \
+           "          32             8     float\n          64            16     float\n"
+    assert clean_lines(rows) == rows.rstrip("\n").split("\n")
+    three = cat_n.rsplit("     4\t", 1)[0]
+    assert clean_lines(three) == three.rstrip("\n").split("\n")

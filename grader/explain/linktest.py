@@ -40,7 +40,8 @@ register(KindSpec(
     name="dmesg-link", parse=parse_dmesg_links, summarise=judge("linktest", "summarise_dmesg"), programs=("dmesg", "journalctl"),
     matches_command=argv_is("dmesg"),
     line=re.compile(r"\bmlx5_core [0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d(?: [\w.-]+)?: (?:Link (?:up|down)"
-                    r"|Port: \d+ Link |Port module event|[\d.]+ Gb/s available PCIe bandwidth|firmware version: \d)"
+                    r"|Port: \d+ Link |Port module event|[\d.]+ Gb/s available PCIe bandwidth|firmware version: \d"
+                    r"|mlx5_pcie_event:)"
                     r"|\bcx7-pcie-hotplug\b"),
     counts_repeats=True,  # how often a link went down, and how it ended: never read as one copy
 ))

@@ -177,7 +177,7 @@ def clean_lines(text: str | bytes) -> list[str]:
         lines = [_SUDO_PREFIX_RE.sub("", line, count=1) if "[sudo]" in line[:64] else line for line in lines]
     if lines and lines[-1] == "":
         lines.pop()
-    lines = _unquote(lines)
+    lines = _unnumbered(_unquote(lines))
     if "`" in text:  # a Markdown code span around a line, or opened on one line and closed lines below
         lines = [_without_code_span(x) if x[-1:] == "`" or x.lstrip()[:1] == "`" else x for x in lines]
     return lines
@@ -202,6 +202,39 @@ def _without_code_span(line: str) -> str:
 QUOTE_MARKS = (">", "\u258e")
 """Marks a forum, a mail reader or a chat puts in front of each quoted line (``> ``, and ``▎ `` of some
 renderers): a paste quoted whole has one on (nearly) every line."""
+
+
+_NUMBERED_RE = re.compile(r"^\s*+(\d{1,7})(?:[ \t]|(?=\[))")
+MIN_NUMBERED_RUN = 4
+"""An editor's or ``cat -n``'s line numbers are taken off lines numbered n, n+1, n+2 ... at least this many in a run."""
+
+
+def _unnumbered(lines: list[str]) -> list[str]:
+    """``lines`` without the line numbers an editor or ``cat -n`` put in front of them (``1700[   22.3] mlx5_core
+    ...``, ``1701 [   22.3] ...``, ``     3\tNCCL INFO ...``): numbers that go up by one from each numbered line to the
+    next, in a run of at least :data:`MIN_NUMBERED_RUN` (lines between them that carry no such number, a wrapped
+    line's rest, stay in the run). An output whose lines start with other numbers (nccl-tests' sizes, a count) is left
+    as it is. Decided by the first non-blank line, as :func:`_unquote` is; linear."""
+    first = next((x for x in lines if x.strip()), "")
+    if not _NUMBERED_RE.match(first):  # most pastes
+        return lines
+    runs: list[list[tuple[int, int]]] = []  # (index, where the number's text ends)
+    last = None
+    for i, line in enumerate(lines):
+        m = _NUMBERED_RE.match(line)
+        if m is None:
+            continue
+        n = int(m.group(1))
+        if last is None or n != last + 1:
+            runs.append([])
+        runs[-1].append((i, m.end(1) + (line[m.end(1):m.end(1) + 1] in " \t")))
+        last = n
+    out = list(lines)
+    for run in runs:
+        if len(run) >= MIN_NUMBERED_RUN:
+            for i, end in run:
+                out[i] = out[i][end:]
+    return out
 
 
 def _unquote(lines: list[str]) -> list[str]:
