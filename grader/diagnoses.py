@@ -63,6 +63,7 @@ class Diagnosis:
 
 LOG_FLAGS: dict[str, Callable[[VllmLog], bool]] = {
     "ready": lambda log: log.ready,
+    "served": lambda log: log.ready or bool(log.stats),  # started, or its engine's stats lines show it serving
     "has_startup": lambda log: log.has_startup,
     "has_kv": lambda log: bool(log.kv),
     "multi_node": lambda log: (log.parallel.nnodes or 0) > 1,

@@ -275,6 +275,14 @@ EXAMPLES.update({
     # vllm#26028: a vLLM launch under srun, waiting for its placement group, then cancelled by Slurm
     "slurm-cancelled": BANNER + "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n"
                        "slurmstepd: error: *** JOB 1112356 ON host1 CANCELLED AT 2025-10-01T14:35:57 ***\n",
+    "slurm-cancelled-launch": BANNER + "slurmstepd: error: *** JOB 1112356 ON host1 CANCELLED AT 2025-10-01T14:35:57 "
+                              "***\n",
+    "slurm-cancelled-serving": BANNER + "INFO:     Application startup complete.\nslurmstepd: error: *** JOB 99 ON "
+                               "gpu-node-07 CANCELLED AT 2025-10-02T14:33:12 ***\n",
+    # leptonai/gpud#348: the kernel line as its issue quotes it
+    "mlx5-insufficient-slot-power": BANNER + "[Sun Dec  1 14:54:40 2024] ny2g1r12hh2 kernel: mlx5_core 0000:5c:00.0: "
+                                    "mlx5_pcie_event:299:(pid 268269): Detected insufficient power on the PCIe slot "
+                                    "(27W).\n",
     # gpu-operator#2511: an mlx5 NIC's probe in dmesg, on a slot that advertises no power limit
     "mlx5-slot-power-not-advertised": BANNER + "[   22.316553] mlx5_core 0000:13:00.0: mlx5_pcie_event:297:(pid 11): "
                                       "PCIe slot power capability was not advertised.\n",

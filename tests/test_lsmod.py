@@ -41,13 +41,19 @@ def test_lsmod_lines_are_read_with_their_users():
 
 
 def test_peermem_loaded_missing_or_not_asked():
-    """nvidia_peermem listed: ok. Absent where the grep would have shown it: a note naming DMA-BUF and modprobe (on a
-    Spark: expected). Absent under a grep that could not show it (`grep mlx5`): nothing said of it. mlx5_core without
+    """nvidia_peermem listed, or named in another module's used-by: ok. Absent where one plain grep would have shown
+    it: a note naming DMA-BUF and modprobe (on a Spark: expected); through `grep -v`, `-w`, a pattern or a second
+    filter nothing is said. Absent under a grep that could not show it (`grep mlx5`): nothing said of it. mlx5_core without
     mlx5_ib, where `grep mlx5` would have shown it: a warning (no RDMA device)."""
     said = levels(explain(NCCL1737, host="other"))
     assert ("ok", "nvidia_peermem is loaded: the NIC can read and write GPU memory directly (GPUDirect RDMA's "
                   "peer-memory path).") in said
-    gone = NCCL1737.replace("nvidia_peermem         16384  0\n", "")
+    gone = NCCL1737.replace("nvidia_peermem         16384  0\n", "").replace("nvidia_peermem,", "")
+    used = NCCL1737.replace("nvidia_peermem         16384  0\n", "")  # still in nvidia's and ib_core's used-by
+    assert any("nvidia_peermem is loaded" in m for _, m in levels(explain(used, host="other")))
+    for filtered in ("grep -v nvidia", "grep -w nvidia", "grep nvidia | head -3", "grep -E 'nvidia|mlx'"):
+        assert not any("not loaded" in m for _, m in levels(explain(gone.replace("grep nvidia", filtered),
+                                                                        host="other")))
     assert [lv for lv, m in levels(explain(gone, host="other")) if "nvidia_peermem is not loaded" in m] == ["info"]
     spark = levels(explain(gone, host="spark"))
     assert any("expected on a DGX Spark" in m for _, m in spark)

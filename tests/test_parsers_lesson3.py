@@ -338,3 +338,16 @@ def test_a_bridges_acs_controls_grepped_alone():
     assert dev.acs_on == ("SrcValid", "ReqRedir", "CmpltRedir", "UpstreamFwd")
     [section] = explain("$ " + on, host="other")
     assert "ACS redirect is on (SrcValid+, ReqRedir+, CmpltRedir+, UpstreamFwd+)" in section.findings[0].message
+
+
+def test_several_acsctl_lines_grepped_are_several_bridges():
+    """`lspci -vvv | grep -i acsctl` over a whole machine (nccl#523 posted 13 such lines): one bridge per line, and
+    explain counts those with redirect on, instead of keeping the last line only (a review's finding)."""
+    from grader.explain import explain
+    off = "\t\tACSCtl:\tSrcValid- TransBlk- ReqRedir- CmpltRedir- UpstreamFwd- EgressCtrl- DirectTrans-\n"
+    on = "\t\tACSCtl:\tSrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-\n"
+    text = "$ lspci -vvv | grep -i acsctl\n" + on + off + off + on
+    assert [d.acs_on for d in parse_lspci_vv(text)] == [("SrcValid", "ReqRedir", "CmpltRedir", "UpstreamFwd"), (), (),
+                                                         ("SrcValid", "ReqRedir", "CmpltRedir", "UpstreamFwd")]
+    [section] = explain(text, host="other")
+    assert section.findings[0].message.startswith("ACS redirect is on at 2 of the 4 devices whose ACSCtl line is shown")

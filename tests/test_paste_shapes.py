@@ -473,3 +473,13 @@ def test_an_editors_line_numbers_are_taken_off():
     assert clean_lines(rows) == rows.rstrip("\n").split("\n")
     three = cat_n.rsplit("     4\t", 1)[0]
     assert clean_lines(three) == three.rstrip("\n").split("\n")
+
+
+def test_a_trace_prompt_glued_to_the_next_prompt_is_still_a_prompt():
+    """`+ ibdev2netdev` (bash -x's trace) with the next prompt glued to it: split_chunks keeps the head as an output
+    line, and the parser's content_lines must still read it as a prompt, not as ibdev2netdev output (a review's
+    reproducer, /tmp/breakit5/09: a speed-up that skipped that question in session 29 broke it, and was taken back)."""
+    text = ("spark@spark-a:~$ ibdev2netdev\nrocep1s0f1 port 1 ==> enp1s0f1np1 (Up)\n"
+            "+ ibdev2netdevspark@spark-a:~$ ip -br addr\nenp1s0f1np1 UP 10.0.0.1/24\n")
+    first, second = explain(text, host="spark")
+    assert first.kind == "ibdev2netdev" and first.error is None and second.kind == "ip-addr"

@@ -257,6 +257,8 @@ def summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
         log = res.nccl_log
         if len(res.hosts) == 1 and log.nnodes is None and not res.ranks_cut:  # every rank listed: all on one host
             log = dataclasses.replace(log, nnodes=1)
+        if log.nranks is None and res.nranks and not res.ranks_cut:  # the `# Rank` lines count them
+            log = dataclasses.replace(log, nranks=res.nranks)
         verdict = transport_verdict(log)
         if verdict != "unknown" or log.nnodes == 1:
             findings += _network_findings(log, verdict)

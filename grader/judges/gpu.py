@@ -119,6 +119,9 @@ def summarise_topo(t: Any, command: str | None) -> Summary:
     if t.truncated:  # rows cut off the paste: their pairs are not known (the note below says which rows)
         pairs = [p for p in pairs if p[2] is not None]
     numa = {g: n for g, n in t.numa_affinity.items() if n is not None}
+    # each card's NUMA node; where the matrix has no NUMA column, its CPU set (older nvidia-smi): one set, one socket
+    home = numa or {g: c for g, c in t.cpu_affinity.items() if c and g in t.gpus}
+    where = "NUMA node" if numa else "socket (the same CPU Affinity)"
     families = {link_family(c or "") for _, _, c in pairs}
     pcie_view = bool(command) and bool(re.search(r"(?:^|\s)(?:-mp|--matrix_pcie)\b", command))
     pcie_only = bool(pairs) and "NV" not in families and not pcie_view
@@ -157,7 +160,7 @@ def summarise_topo(t: Any, command: str | None) -> Summary:
                                "`nvidia-smi topo -p2p r`." + beside))
             beside = ""
         else:
-            one_node = [f"{x}-{y}" for x, y, _ in same if numa.get(x) is not None and numa.get(x) == numa.get(y)]
+            one_node = [f"{x}-{y}" for x, y, _ in same if home.get(x) is not None and home.get(x) == home.get(y)]
             hidden = fam in ("SYS", "SOC") and bool(one_node) and not pcie_view  # not two sockets: said below
             warnings, notes = p2p_sentences(a, b, code, None, two_sockets(t) or len(one_node) == len(same) > 0)
             warnings, notes = [[x.replace(f"{a}-{b}:", f"{label}:", 1) for x in said] for said in (warnings, notes)]
@@ -167,7 +170,7 @@ def summarise_topo(t: Any, command: str | None) -> Summary:
             findings += [(info if pcie_view else warn)(s) for s in warnings] + [info(s) for s in notes]
             if hidden:
                 findings.append(warn(f"{', '.join(one_node[:8])}{', ...' if len(one_node) > 8 else ''}: path {code} "
-                                     "although the two cards of each pair sit on one NUMA node: SYS means two NUMA "
+                                     f"although the two cards of each pair sit on one {where}: SYS means two NUMA "
                                      "nodes apart, so the driver cannot see the PCIe tree between them (a VM or "
                                      "container often hides it), and no NVLink is up between them."))
     if not pairs:

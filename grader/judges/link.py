@@ -148,13 +148,19 @@ def _admin_down_finding(i: Any) -> Finding:
            "port should be in use; then ") + up + ".")
 
 
+_VIRTUAL_BRIDGE_RE = re.compile(r"docker\d+$|br-[0-9a-f]{6,}$|virbr\d+$|cni\d+$|lxdbr\d+$|podman\d+$")
+"""The bridges Docker, libvirt, CNI, LXD and Podman make: with nothing attached they show NO-CARRIER."""
+
+
 def _plain_host_findings(others: list[Any]) -> list[Finding]:
     """A host that is not a Spark: its interfaces (state, MTU, IPv4), and whether its MACs are a VM's."""
     rows = [f"{i.name} {i.operstate or '?'}" + (" NO-CARRIER" if "NO-CARRIER" in (i.flags or ()) else "")
             + f" MTU {i.mtu} ({', '.join(a.cidr for a in i.ipv4) or 'no IPv4'})" for i in others[:16]]
-    vms = {p: v for i in others for p, v in VM_MAC_PREFIXES.items() if (i.mac or "").lower().startswith(p)}
-    dark = [i for i in others if i.ipv4 and "NO-CARRIER" in (i.flags or ())]
-    unplugged = [i for i in others if not i.ipv4 and "NO-CARRIER" in (i.flags or ())]
+    vms = {p: v for i in others if not _VIRTUAL_BRIDGE_RE.match(i.name) and not i.name.startswith(("vnet", "veth"))
+           for p, v in VM_MAC_PREFIXES.items() if (i.mac or "").lower().startswith(p)}  # (a host's bridge to its VMs)
+    bridges = [i for i in others if _VIRTUAL_BRIDGE_RE.match(i.name) and "NO-CARRIER" in (i.flags or ())]
+    dark = [i for i in others if i.ipv4 and "NO-CARRIER" in (i.flags or ()) and i not in bridges]
+    unplugged = [i for i in others if not i.ipv4 and "NO-CARRIER" in (i.flags or ()) and i not in bridges]
     apipa = [i for i in others if i.ipv4 and all(a.is_link_local for a in i.ipv4) and i not in dark]
     unknown = [i for i in others if (i.operstate or "").upper() == "UNKNOWN" and "LOWER_UP" in (i.flags or ())
                and i.name != "lo"]
@@ -167,7 +173,10 @@ def _plain_host_findings(others: list[Any]) -> list[Finding]:
         f"far end (`ethtool {i.name}` shows `Link detected: no`).") for i in unplugged] + [fail(
         f"{i.name} has {', '.join(a.cidr for a in i.ipv4)} but NO-CARRIER: no link (no cable, or the far end is "
         "down or off), so that subnet cannot be reached through it until the link comes up (`ethtool "
-        f"{i.name}` shows `Link detected: no`).") for i in dark] + [_link_local_finding(i) for i in apipa] + [info(
+        f"{i.name}` shows `Link detected: no`).") for i in dark] + [info(
+        f"{', '.join(i.name for i in bridges[:8])}: a container or VM bridge with no member up yet (no container or VM "
+        "attached): NO-CARRIER is its normal idle state, not a cable.")] * bool(bridges) + [
+        _link_local_finding(i) for i in apipa] + [info(
         f"{i.name} is `state UNKNOWN` with LOWER_UP: its driver does not report an operational state (virtual NICs "
         "and tunnels do, as lo does), while LOWER_UP says the link has carrier: it is working.") for i in unknown] + ([info(
         f"The MAC addresses start with {', '.join(sorted(vms))}: {' and '.join(sorted(set(vms.values())))} virtual "
@@ -202,6 +211,9 @@ def _link_local_finding(i: Any) -> Finding:
 def _address_findings(t: Any) -> list[Finding]:
     if not t.addresses_listed:
         return []
+    if not t.ipv4 and t.truncated:  # the paste stops inside its block: its address may be below the cut
+        return [info(f"{t.name}: the paste stops inside its lines, before any IPv4 address: paste the rest to have "
+                     "its address read.")]
     if not t.ipv4:
         return [fail(f"{t.name} is UP but has no IPv4 address: give it a static address in its own /24 "
                      "in /etc/netplan/40-cx7.yaml (" + C2S + ": 192.168.100.10/24 on enp1s0f1np1, "
@@ -295,11 +307,12 @@ def summarise_ibdev(result: Any, command: str | None) -> Summary:
                                  "port itself; on a fabric that does not use IPoIB it stays Down while the port is "
                                  "Active. Read the ports with `ibstat` (State, Physical state) or `ibv_devinfo`."))
         dark = [m for m in maps if not m.is_up and not re.match(r"ib", m.netdev)]
-        if maps and len(dark) == len(maps) and not result.truncated and "|" not in (command or ""):  # (not filtered)
+        active = any((m.port_state or "").upper().startswith("ACTIVE") for m in maps)  # `ibdev2netdev -v`'s port
+        if maps and len(dark) == len(maps) and not active and not result.truncated and "|" not in (command or ""):
             findings.append(fail(f"Every RDMA device's interface here is Down ({', '.join(m.netdev for m in dark[:8])}"
-                                 f"{' ...' if len(dark) > 8 else ''}): RoCE cannot run over any of them until one has "
-                                 "link. Check the cable and the switch port; for an SR-IOV virtual function, its link "
-                                 "state."))
+                                 f"{' ...' if len(dark) > 8 else ''}): no RDMA traffic can use them until one has link. "
+                                 "Check the cable and the switch port; for an SR-IOV virtual function, its link state "
+                                 "(and on InfiniBand a subnet manager that serves it)."))
         return facts, findings
     for m in spark:
         if rdma_device_for(m.netdev) != m.rdma_device:

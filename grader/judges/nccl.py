@@ -248,12 +248,18 @@ def _inside_findings(log: NcclLog) -> list[Finding]:
                         "instead of GPU to GPU, slower. Causes: NCCL_P2P_DISABLE=1, a VM or container without peer "
                         "access, or the PCIe path (ACS, IOMMU) blocking it: `nvidia-smi topo -p2p r` shows what the "
                         "driver allows."))
-    elif log.env_settings.get("NCCL_P2P_LEVEL", "").upper() in ("LOC", "0") or \
-            log.env_settings.get("NCCL_P2P_DISABLE", "").strip() == "1":
+    elif (log.env_settings.get("NCCL_P2P_LEVEL", "").upper() in ("LOC", "0")
+          or log.env_settings.get("NCCL_P2P_DISABLE", "").strip() == "1") \
+            and not (log.hosts and (ranks := log.nranks or len({r for c in log.channels
+                                                                 for r in (c.src_rank, c.dst_rank)}))
+                     and ranks <= len(log.hosts)):  # not one GPU a machine
         said = ", ".join(f"{k}={v}" for k, v in log.env_settings.items() if k in ("NCCL_P2P_LEVEL", "NCCL_P2P_DISABLE"))
-        out.append(warn(f"P2P between GPUs is off ({said}, set in the environment; NCCL_P2P_DISABLE=1 shows as "
-                        "NCCL_P2P_LEVEL LOC): traffic between the GPUs of one machine goes through host memory (SHM), "
-                        "slower. Keep it only where P2P hangs or the cards cannot do it (`nvidia-smi topo -p2p r`)."))
+        loc = " (what NCCL_P2P_DISABLE=1 sets)" if "NCCL_P2P_LEVEL" in said and "DISABLE" not in said else ""
+        via = ("the network transport (NCCL_SHM_DISABLE=1 turns shared memory off too)"
+               if log.env_settings.get("NCCL_SHM_DISABLE", "").strip() == "1" else "host memory (SHM)")
+        out.append(warn(f"P2P between GPUs is off ({said}{loc}, set in the environment): traffic between the GPUs of "
+                        f"one machine goes through {via}, slower. Keep it only where P2P hangs or the cards cannot do "
+                        "it (`nvidia-smi topo -p2p r`)."))
     home = {}
     for c in log.channels:
         if c.host and c.direction:
@@ -311,6 +317,7 @@ def _gdr_off_findings(log: NcclLog) -> list[Finding]:
 
 def _hca_findings(log: NcclLog) -> list[Finding]:
     out: list[Finding] = []
+    mixed: list[str] = []  # the hosts whose device list mixes link layers, with their RoCE ports
     for host, hcas in (log.ib_devices_by_host or {"": log.ib_devices}).items():
         devs = [h.device for h in hcas]
         who = f" on {host}" if host else ""
@@ -331,12 +338,15 @@ def _hca_findings(log: NcclLog) -> list[Finding]:
                           f"({', '.join(spark)}): the whole cable."))
         elif len(spark) == 4:
             out.append(ok(f"NCCL drives all four twins{who} (both ports)."))
-        layers = {h.link_layer for h in hcas}
-        if {"IB", "RoCE"} <= layers:  # an InfiniBand port's queue pair cannot connect to a RoCE port's
-            roce = ", ".join(f"{h.device}:{h.port}" for h in hcas if h.link_layer == "RoCE")
-            out.append(warn(f"NCCL's device list{who} mixes InfiniBand and RoCE (Ethernet) ports ({roce} RoCE, the rest "
-                            "IB): a channel that pairs a RoCE port with a peer's InfiniBand port cannot connect (its "
-                            "queue pair fails, `ibv_modify_qp`). List the ports of one link layer in NCCL_IB_HCA."))
+        if {"IB", "RoCE"} <= {h.link_layer for h in hcas}:  # an InfiniBand port's queue pair cannot reach a RoCE one's
+            mixed.append(f"{', '.join(f'{h.device}:{h.port}' for h in hcas if h.link_layer == 'RoCE')} RoCE{who}")
+    if mixed:
+        failed = any("ibv_modify_qp" in w or "modify_qp" in w for w in log.warnings)
+        out.append((warn if failed else info)(
+            f"NCCL's device list mixes InfiniBand and RoCE (Ethernet) ports ({'; '.join(mixed)}, the rest IB): a "
+            "channel that pairs a RoCE port with a peer's InfiniBand port cannot connect (its queue pair fails, "
+            "`ibv_modify_qp`)" + (", as here" if failed else "; this run's channels connected all the same")
+            + ". List the ports of one link layer in NCCL_IB_HCA."))
     hca = log.env_settings.get("NCCL_IB_HCA")
     if hca is not None:
         exact = hca.startswith("=")

@@ -103,20 +103,33 @@ def connectx_links(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]
 
 # --------------------------------------------------------------------------- lspci -vv
 
-def _acs_finding(label: str, on: tuple[str, ...]) -> Finding:
-    """What a bridge's ``ACSCtl:`` line means for peer-to-peer traffic below it (NCCL's troubleshooting guide: ACS
+def _acs_findings(devices: list[Any]) -> list[Finding]:
+    """What the bridges' ``ACSCtl:`` lines mean for peer-to-peer traffic below them (NCCL's troubleshooting guide: ACS
     redirect sends P2P up to the root complex, so GPU-to-GPU and GPUDirect RDMA slow down or hang; it advises turning
-    ACS off on bare metal). A note either way: whether the traffic crosses this bridge is not in the paste."""
-    redirect = [c for c in on if c in ("ReqRedir", "CmpltRedir")]
-    if redirect:
-        return info(f"{label}: ACS redirect is on ({', '.join(f'{c}+' for c in on)}): peer-to-peer requests through "
-                    "this bridge are sent up to the root complex (and the IOMMU), so GPU-to-GPU (P2P) and GPU-to-NIC "
-                    "(GPUDirect RDMA) traffic below it crosses the CPU, slower, or hangs. NCCL's troubleshooting guide "
-                    "says to disable ACS on bare metal (in the BIOS, or `setpci` on each bridge); in a VM it isolates "
-                    "the passed-through devices on purpose.")
-    return info(f"{label}: ACS redirect is off (ACSCtl: {'+, '.join(on) + '+' if on else 'every control -'}): "
-                "peer-to-peer traffic can pass this bridge directly. Other bridges above the cards may differ: "
-                "`sudo lspci -vvv | grep ACSCtl` lists them all.")
+    ACS off on bare metal). Notes: whether the traffic crosses those bridges is not in the paste. One per device for
+    one or two, else one for all."""
+    acs = [d for d in devices if d.acs_on is not None]
+    if not acs:
+        return []
+    names = [d.address or f"device {i}" for i, d in enumerate(acs, start=1)]
+    on = [(n, d.acs_on) for n, d in zip(names, acs) if {"ReqRedir", "CmpltRedir"} & set(d.acs_on)]
+    why = ("peer-to-peer requests through {it} are sent up to the root complex (and the IOMMU), so GPU-to-GPU (P2P) and "
+           "GPU-to-NIC (GPUDirect RDMA) traffic below {it} crosses the CPU, slower, or hangs. NCCL's troubleshooting "
+           "guide says to disable ACS on bare metal (in the BIOS, or `setpci` on each bridge); in a VM it isolates "
+           "the passed-through devices on purpose.")
+    if len(acs) <= 2:
+        return [info(f"{n}: ACS redirect is on ({', '.join(f'{c}+' for c in flags)}): " + why.format(it="this bridge"))
+                for n, flags in on] + [
+            info(f"{n}: ACS redirect is off (ACSCtl: {', '.join(f'{c}+' for c in d.acs_on) or 'every control -'}): "
+                 "peer-to-peer traffic can pass this bridge directly. Other bridges above the cards may differ: "
+                 "`sudo lspci -vvv | grep ACSCtl` lists them all.")
+            for n, d in zip(names, acs) if (n, d.acs_on) not in on]
+    if on:
+        shown = ", ".join(n for n, _ in on[:8]) + (", ..." if len(on) > 8 else "")
+        return [info(f"ACS redirect is on at {len(on)} of the {len(acs)} devices whose ACSCtl line is shown ({shown}): "
+                     + why.format(it="them"))]
+    return [info(f"ACS redirect is off at all {len(acs)} devices whose ACSCtl line is shown: peer-to-peer traffic can "
+                 "pass those bridges directly.")]
 
 
 def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
@@ -132,10 +145,8 @@ def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
                                  "non-root users. Run `sudo lspci -vv -d 10de:`."))
             continue
         cap, sta = d.lnkcap, d.lnksta
-        if d.acs_on is not None:
-            findings.append(_acs_finding(label, d.acs_on))
-            if sta is None and cap is None:
-                continue
+        if d.acs_on is not None and sta is None and cap is None:
+            continue  # only its ACS line: said below
         if d.memory_off:
             findings.append(warn(f"{label}: memory decoding is off (`Control: ... Mem-`) and its memory regions are "
                                  "[disabled]: the card is seen on the bus but nothing has enabled it, so no driver "
@@ -181,6 +192,7 @@ def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
         if not d.width_reduced and not d.speed_reduced and not (sta.width and sta.width <= 4):
             findings.append(ok(f"{label}: LnkSta Gen{sta.gen} x{sta.width} matches LnkCap"
                                + (f" Gen{cap.gen} x{cap.width}" if cap else "") + "."))
+    findings += _acs_findings(devices)
     others = [d for d in rest if not d.is_display and d.class_name]
     if shown is not rest and others:
         findings.append(info(f"{len(others)} other function(s) skipped ({', '.join(d.class_name for d in others)}): "

@@ -475,17 +475,20 @@ def gid_index_across_tables(items: list[tuple[Section, Any]]) -> list[tuple[int,
 
 # --------------------------------------------------------------------------- lsmod
 
+_ONE_GREP_RE = re.compile(r"^\s*grep\s+(?:-i\s+)?(?P<q>['\"]?)(?P<word>[A-Za-z0-9_]{3,40})(?P=q)\s*$")
+
+
 def _may_show(name: str, command: str | None) -> bool:
-    """Whether ``command``'s output would list module ``name`` if it were loaded: ``lsmod`` whole, or filtered by a
-    grep whose words one is part of the name (``lsmod | grep nvidia`` shows nvidia_peermem); not told without the
-    command."""
-    if not command or "lsmod" not in command:
+    """Whether ``command``'s output would list module ``name`` if it were loaded: ``lsmod`` whole, or filtered by one
+    plain grep (``grep [-i] WORD``) whose word is part of the name (``lsmod | grep nvidia`` shows nvidia_peermem); not
+    told without the command, nor through ``grep -v``, ``-w``, a pattern, or a second filter (``| head``)."""
+    if not command or not re.match(r"^\s*(?:sudo\s+)?lsmod\b", command):
         return False
-    if "|" not in command:
+    pipes = command.split("|")[1:]
+    if not pipes:
         return True
-    words = [w for part in command.split("|")[1:] for w in re.findall(r"[A-Za-z0-9_]{3,}", part)
-             if w not in ("grep", "egrep", "sort", "head", "tail", "column")]
-    return any(w in name for w in words)
+    m = _ONE_GREP_RE.match(pipes[0]) if len(pipes) == 1 else None
+    return bool(m) and m.group("word").lower() in name.lower()
 
 
 def summarise_lsmod(mods: Any, command: str | None) -> Summary:
@@ -497,7 +500,11 @@ def summarise_lsmod(mods: Any, command: str | None) -> Summary:
     shown = ", ".join(names[:12]) + (f" and {len(names) - 12} more" if len(names) > 12 else "")
     findings = [info(f"Loaded modules shown: {shown}.")]
     spark = on_spark(None)
-    if mods.has("nvidia_peermem"):
+    users = {u for m in mods.modules for u in m.used_by}  # a module another one uses is loaded, listed or not
+    if mods.has("nv_peer_mem") or "nv_peer_mem" in users:
+        findings.append(ok("nv_peer_mem (Mellanox's older GPUDirect RDMA module) is loaded: the NIC can read and "
+                           "write GPU memory directly. Do not load nvidia_peermem beside it: they conflict."))
+    elif mods.has("nvidia_peermem") or "nvidia_peermem" in users:
         findings.append(ok("nvidia_peermem is loaded: the NIC can read and write GPU memory directly (GPUDirect "
                            "RDMA's peer-memory path)." + (" A DGX Spark does not need it (its GPU memory is the "
                                                           "system's)." if spark else "")))
@@ -507,7 +514,8 @@ def summarise_lsmod(mods: Any, command: str | None) -> Summary:
             "GPUDirect RDMA then needs DMA-BUF (NCCL 2.19+ with a 5.12+ kernel and a driver that offers it), or "
             "`sudo modprobe nvidia_peermem`; without either NCCL stages network transfers through host memory."
             + (" A DGX Spark does not use it (its GPU memory is the system's)." if spark is None else ""))))
-    if mods.has("mlx5_core") and not mods.has("mlx5_ib") and _may_show("mlx5_ib", command) and not mods.truncated:
+    if mods.has("mlx5_core") and not mods.has("mlx5_ib") and "mlx5_ib" not in users and _may_show("mlx5_ib", command) \
+            and not mods.truncated:
         findings.append(warn("mlx5_core is loaded without mlx5_ib: the ConnectX works as an Ethernet NIC but offers "
                              "no RDMA device (`ibv_devices` lists none), so RoCE cannot run: `sudo modprobe mlx5_ib`."))
     if mods.has("nouveau") and mods.has("nvidia"):

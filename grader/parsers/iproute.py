@@ -20,7 +20,8 @@ OPERSTATES = ("UP", "DOWN", "UNKNOWN", "LOWERLAYERDOWN", "DORMANT", "NOTPRESENT"
 # Error lines ip prints instead of output.
 _IP_ERROR_RE = re.compile(
     r'^(?:Device ".*" does not exist\.|Cannot find device ".*"|RTNETLINK answers: .*'
-    r'|Error: .*|Object ".*" is unknown.*|Command ".*" is unknown.*|Option ".*" is unknown.*)$')
+    r'|Error: .*|Object ".*" is unknown.*|Command ".*" is unknown.*|Option ".*" is unknown.*'
+    r'|\S+: error fetching interface information: .*)$')  # (the last: ifconfig naming no such interface)
 
 
 @dataclass(frozen=True)
@@ -345,7 +346,8 @@ def _from_brief(lines: list[Line]) -> list[Interface]:
 
 _IFCONFIG_RE = re.compile(r"^(?P<name>[^\s:]++(?::\d{1,4})?):\s+flags=\d+<(?P<flags>[^>]*)>(?:\s+mtu\s+(?P<mtu>\d+))?")
 _IFCONFIG_INET_RE = re.compile(r"^\s+(?P<fam>inet6?)\s+(?P<local>[0-9a-fA-F.:]+)(?:%\S+)?(?:/(?P<plen>\d+))?"
-                               r"(?:\s+netmask\s+(?P<mask>\S+)|\s+prefixlen\s+(?P<prefixlen>\d+))?")
+                               r"(?:\s+-->\s+\S+)?(?:\s+netmask\s+(?P<mask>\S+)|\s+prefixlen\s+(?P<prefixlen>\d+))?")
+_IFCONFIG_NOTE_RE = re.compile(r"^Infiniband hardware address can be incorrect!")  # net-tools' note in IPoIB blocks
 _IFCONFIG_MAC_RE = re.compile(r"^\s+(?:ether|infiniband|unspec)\s+(?P<mac>[0-9a-fA-F]{2}(?:[:-][0-9a-fA-F]{2})+)")
 
 
@@ -356,16 +358,24 @@ def _from_ifconfig(lines: list[Line]) -> list[Interface]:
     iproute shows as LOWER_UP), else ``DOWN``; LOWER_UP is added to the flags when RUNNING is there, NO-CARRIER when
     UP is without it, as ip would print them. A netmask is read as its prefix length (``255.255.255.0`` is 24; macOS's ``0xffffff00`` too)."""
     out: list[dict[str, Any]] = []
+    filtered = any("|" in (x.command or "") for x in lines[:1])  # `ifconfig X | grep mtu`: not every line shown
     for pos, line in enumerate(lines):
         last = pos == len(lines) - 1
         head = _IFCONFIG_RE.match(line.text)
+        if head and ":" in head.group("name") and out and out[-1]["name"] == head.group("name").split(":")[0]:
+            continue  # an alias (eth0:1): its address lines below are eth0's secondary addresses
         if head:
             flags = tuple(f for f in head.group("flags").split(",") if f)
             up = "UP" in flags and "RUNNING" in flags
             out.append(dict(name=head.group("name"), ifindex=None, mtu=as_int(head.group("mtu")),
-                            operstate="UP" if up else "DOWN", mac=None,
+                            operstate="UP" if up else "DOWN", mac=None, addresses_listed=not filtered,
                             flags=flags + (("LOWER_UP",) if up else ("NO-CARRIER",) if "UP" in flags else ()),
                             addresses=[], truncated=last))
+            continue
+        if _IFCONFIG_NOTE_RE.match(line.text):
+            continue
+        if out and line.text.strip() == "status: inactive":  # macOS: no link
+            out[-1].update(operstate="DOWN", flags=tuple(f for f in out[-1]["flags"] if f != "LOWER_UP"))
             continue
         if not out or not line.text[:1].isspace():
             if last and out:  # a cut-off last line

@@ -204,8 +204,8 @@ def parse_lspci_vv(text: str) -> list[PciDevice]:
                             "name": name.strip() if name is not None else None})
             continue
         if s.lstrip().startswith("ACSCtl:"):  # a bridge's Access Control Services (also grep'd alone: `| grep ACS`)
-            if not devices:
-                devices.append(_unnamed(_address_asked(line.command)))
+            if not devices or "acs_on" in devices[-1]:  # grep'd: one ACSCtl line a device
+                devices.append(_unnamed("" if devices else _address_asked(line.command)))
             devices[-1]["acs_on"] = tuple(_ACS_ON_RE.findall(s))
             continue
         if not devices:

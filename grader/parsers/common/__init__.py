@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterable, NamedTuple
 
 from .anyof import LazySearch, any_search, gated_search, literal_gate  # noqa: F401  (one test for many regexes: re-exported)
 from .commands import command_argv  # noqa: F401  (re-exported)
+from .pasted import unnumbered, unquoted
 
 
 class ParseError(ValueError):
@@ -94,8 +95,9 @@ def _may_hold_huge_number(text: str) -> bool:
 class CleanText(str):
     """Text made of lines :func:`clean_lines` returned (explain's core hands each output to its parser so, after
     cleaning the whole paste once): cleaned again, it is only split into its lines, since the rest of the cleaning
-    would find nothing left to do (5 MB of a vLLM log: 40 ms saved). No line of it but the first is a prompt
-    (:func:`split_chunks` asked each and split the paste there), so :func:`content_lines` asks only the first."""
+    would find nothing left to do (5 MB of a vLLM log: 40 ms saved). Its lines are still asked whether they are
+    prompts (:func:`content_lines`): split_chunks keeps a few as output (the head of a line a prompt was glued to,
+    a prompt in front of an output line), which read as prompts there."""
 
     __slots__ = ()
 
@@ -177,7 +179,7 @@ def clean_lines(text: str | bytes) -> list[str]:
         lines = [_SUDO_PREFIX_RE.sub("", line, count=1) if "[sudo]" in line[:64] else line for line in lines]
     if lines and lines[-1] == "":
         lines.pop()
-    lines = _unnumbered(_unquote(lines))
+    lines = unnumbered(unquoted(lines))
     if "`" in text:  # a Markdown code span around a line, or opened on one line and closed lines below
         lines = [_without_code_span(x) if x[-1:] == "`" or x.lstrip()[:1] == "`" else x for x in lines]
     return lines
@@ -199,68 +201,13 @@ def _without_code_span(line: str) -> str:
     return line
 
 
-QUOTE_MARKS = (">", "\u258e")
-"""Marks a forum, a mail reader or a chat puts in front of each quoted line (``> ``, and ``▎ `` of some
-renderers): a paste quoted whole has one on (nearly) every line."""
-
-
-_NUMBERED_RE = re.compile(r"^\s*+(\d{1,7})(?:[ \t]|(?=\[))")
-MIN_NUMBERED_RUN = 4
-"""An editor's or ``cat -n``'s line numbers are taken off lines numbered n, n+1, n+2 ... at least this many in a run."""
-
-
-def _unnumbered(lines: list[str]) -> list[str]:
-    """``lines`` without the line numbers an editor or ``cat -n`` put in front of them (``1700[   22.3] mlx5_core
-    ...``, ``1701 [   22.3] ...``, ``     3\tNCCL INFO ...``): numbers that go up by one from each numbered line to the
-    next, in a run of at least :data:`MIN_NUMBERED_RUN` (lines between them that carry no such number, a wrapped
-    line's rest, stay in the run). An output whose lines start with other numbers (nccl-tests' sizes, a count) is left
-    as it is. Decided by the first non-blank line, as :func:`_unquote` is; linear."""
-    first = next((x for x in lines if x.strip()), "")
-    if not _NUMBERED_RE.match(first):  # most pastes
-        return lines
-    runs: list[list[tuple[int, int]]] = []  # (index, where the number's text ends)
-    last = None
-    for i, line in enumerate(lines):
-        m = _NUMBERED_RE.match(line)
-        if m is None:
-            continue
-        n = int(m.group(1))
-        if last is None or n != last + 1:
-            runs.append([])
-        runs[-1].append((i, m.end(1) + (line[m.end(1):m.end(1) + 1] in " \t")))
-        last = n
-    out = list(lines)
-    for run in runs:
-        if len(run) >= MIN_NUMBERED_RUN:
-            for i, end in run:
-                out[i] = out[i][end:]
-    return out
-
-
-def _unquote(lines: list[str]) -> list[str]:
-    """``lines`` without the quote mark (:data:`QUOTE_MARKS`, and the one space after it) that starts at least
-    90% of the non-blank lines, and at least two of them, up to three levels deep (``> > ``). A lone ``> ``
-    line (bash's continuation prompt, a redirection) leaves the text as it is."""
-    for _ in range(3):
-        first = next((x for x in lines if x.strip()), "")
-        mark = next((m for m in QUOTE_MARKS if first.startswith(m)), None)
-        if mark is None:  # most pastes: decided by their first line
-            return lines
-        filled = [x for x in lines if x.strip()]
-        if len(filled) < 2 or sum(x.startswith(mark) for x in filled) < 0.9 * len(filled):
-            return lines
-        cut = len(mark)
-        lines = [(x[cut + 1:] if x[cut:cut + 1] == " " else x[cut:]) if x.startswith(mark) else x for x in lines]
-    return lines
-
-
 # --------------------------------------------------------------------------- prompts
 
 # Commands a bare "# cmd" line may run as root; anything else after "#" is a comment.
 PROMPT_PROGRAMS = frozenset({
     "ip", "ibdev2netdev", "ethtool", "ping", "ping4", "ping6", "iperf3", "iperf", "cat",
     "sudo", "netplan", "rdma", "ibstat", "ibv_devinfo", "nvidia-smi", "ssh", "ib_write_bw",
-    "mpirun", "ray", "vllm", "docker", "lspci", "ls", "grep", "head", "tail", "less",
+    "mpirun", "ray", "vllm", "docker", "lspci", "ls", "grep", "head", "tail", "less", "lsmod", "ifconfig",
 })
 
 _PROMPT_RES = (
@@ -440,9 +387,8 @@ def content_lines(text: str | bytes, keep_comments: bool = False) -> list[Line]:
     out: list[Line] = []
     command: str | None = None
     group = 0
-    asked = type(text) is CleanText  # its prompts were asked for (but the first line's, its command)
     for no, raw in enumerate(clean_lines(text), start=1):
-        prompt = parse_prompt(raw) if no == 1 or not asked else None
+        prompt = parse_prompt(raw)
         if prompt is not None:
             command, group = prompt.command or None, group + 1
             continue
@@ -513,7 +459,7 @@ _LOG_START_RE = re.compile(
 WRAP_MIN_CHARS = 60
 """A line shorter than this was not wrapped by a terminal or an editor (they wrap at 72 to 80 columns or more, at a space the line may be shorter)."""
 _NOT_CONTINUATION_RE = re.compile(r"^(?:Traceback \(|During handling|The above exception|[\w.]*(?:Error|Exception|"
-                                  r"Warning|Interrupt|Exit)\b|[-=+#|*>`]|\[|\{|\()")
+                                  r"Warning|Interrupt|Exit)\b|[-=+#|*>`]|\[|\{|\(|(?:slurmstepd|srun|sbatch|salloc):)")
 
 
 def is_log_line(line: str) -> bool:

@@ -75,10 +75,11 @@ _SERVICE = r"systemctl\s+(?:start|restart|stop|reload)\b"
 _TO_SYSFS = r"echo\s[^\n>]{0,400}+>+\s*/(?:sys|proc)/"
 _RAY = r"ray\s+(?:start|stop)\b"
 _RDMA_LINK_SET = r"rdma\s+link\s+(?:add|delete)\b"
+_IFCONFIG_SET = r"ifconfig\s+\S+\s+(?:up|down|mtu|-?promisc|\d)\b"  # net-tools: up, down, an MTU or an address
 CHANGES_STATE = re.compile(_START + "(?:" + "|".join((
     _IP_SET, r"netplan\s+(?:apply|try)\b", r"nmcli\s" + _GAP + r"\b(?:up|down|modify|mod|add|reload)\b", _SERVICE,
     _ETHTOOL_SET, _MODULE, _RAY, r"mlxconfig\b" + _GAP + r"\bset\b", r"sysctl\s+-w\b",
-    r"ifconfig\s+\S+\s+(?:up|down|mtu)\b|ifup\b|ifdown\b|reboot\s*+$", _RDMA_LINK_SET,
+    _IFCONFIG_SET + r"|ifup\b|ifdown\b|reboot\s*+$", _RDMA_LINK_SET,
     r"devlink\s+dev\s+(?:param\s+set|reload)\b", r"cma_roce_mode\b" + _GAP + r"\s-m\b",
     r"docker\s+(?:run|start|restart|stop|rm|compose\s+(?:up|down|restart))\b", _TO_SYSFS,
     r"tee\s+(?:-a\s+)?/(?:sys|proc)/")) + ")")
@@ -88,7 +89,8 @@ its quoted strings taken out (``history | grep "ip link set"`` reads nothing). R
 commands (``ip a``, ``ethtool IF``, ``rdma link``, ``modprobe -c``, ``last reboot``) never match. Only a command's
 first ``MAX_COMMAND`` characters are searched."""
 SILENT_ON_SUCCESS = re.compile(_START + r"(?:/|[\w.-]++/)*+(?:" + "|".join((_IP_SET, _ETHTOOL_SET, _MODULE, _SERVICE,
-                                                           r"netplan\s+apply\b", _TO_SYSFS, _RDMA_LINK_SET)) + ")")
+                                                           r"netplan\s+apply\b", _TO_SYSFS, _RDMA_LINK_SET,
+                                                           _IFCONFIG_SET)) + ")")
 """The state changes that print nothing when they succeed, their program named or given with its path
 (``/sbin/ethtool -G ...``); ``ray start`` and ``ray stop`` always print; ``tee`` and ``sysctl -w`` echo the value."""
 MAX_COMMAND = 2000

@@ -1,0 +1,61 @@
+"""What a person's way of pasting put around an output's lines, taken off by :func:`grader.parsers.common.clean_lines`:
+a forum's or a mail reader's quote marks, an editor's or ``cat -n``'s line numbers. Each is decided by the paste's
+first non-blank line, so most pastes cost one look."""
+
+from __future__ import annotations
+
+import re
+
+QUOTE_MARKS = (">", "\u258e")
+"""Marks a forum, a mail reader or a chat puts in front of each quoted line (``> ``, and ``▎ `` of some
+renderers): a paste quoted whole has one on (nearly) every line."""
+
+
+_NUMBERED_RE = re.compile(r"^\s*+(\d{1,7})(?:[ \t]|(?=\[))")
+MIN_NUMBERED_RUN = 4
+"""An editor's or ``cat -n``'s line numbers are taken off lines numbered n, n+1, n+2 ... at least this many in a run."""
+
+
+def unnumbered(lines: list[str]) -> list[str]:
+    """``lines`` without the line numbers an editor or ``cat -n`` put in front of them (``1700[   22.3] mlx5_core
+    ...``, ``1701 [   22.3] ...``, ``     3\tNCCL INFO ...``): numbers that go up by one from each numbered line to the
+    next, in a run of at least :data:`MIN_NUMBERED_RUN` (lines between them that carry no such number, a wrapped
+    line's rest, stay in the run). An output whose lines start with other numbers (nccl-tests' sizes, a count) is left
+    as it is. Decided by the first non-blank line, as :func:`unquoted` is; linear."""
+    first = next((x for x in lines if x.strip()), "")
+    if not _NUMBERED_RE.match(first):  # most pastes
+        return lines
+    runs: list[list[tuple[int, int]]] = []  # (index, where the number's text ends)
+    last = None
+    for i, line in enumerate(lines):
+        m = _NUMBERED_RE.match(line)
+        if m is None:
+            continue
+        n = int(m.group(1))
+        if last is None or n != last + 1:
+            runs.append([])
+        runs[-1].append((i, m.end(1) + (line[m.end(1):m.end(1) + 1] in " \t")))
+        last = n
+    out = list(lines)
+    for run in runs:
+        if len(run) >= MIN_NUMBERED_RUN:
+            for i, end in run:
+                out[i] = out[i][end:]
+    return out
+
+
+def unquoted(lines: list[str]) -> list[str]:
+    """``lines`` without the quote mark (:data:`QUOTE_MARKS`, and the one space after it) that starts at least
+    90% of the non-blank lines, and at least two of them, up to three levels deep (``> > ``). A lone ``> ``
+    line (bash's continuation prompt, a redirection) leaves the text as it is."""
+    for _ in range(3):
+        first = next((x for x in lines if x.strip()), "")
+        mark = next((m for m in QUOTE_MARKS if first.startswith(m)), None)
+        if mark is None:  # most pastes: decided by their first line
+            return lines
+        filled = [x for x in lines if x.strip()]
+        if len(filled) < 2 or sum(x.startswith(mark) for x in filled) < 0.9 * len(filled):
+            return lines
+        cut = len(mark)
+        lines = [(x[cut + 1:] if x[cut:cut + 1] == " " else x[cut:]) if x.startswith(mark) else x for x in lines]
+    return lines
