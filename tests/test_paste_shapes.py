@@ -471,6 +471,8 @@ def test_an_editors_line_numbers_are_taken_off():
     rows = "           8             2     float\n          16             4     float\n" \
            "          32             8     float\n          64            16     float\n"
     assert clean_lines(rows) == rows.rstrip("\n").split("\n")
+    matrix = "   D\\D     0      1      2      3\n" + "".join(f"     {i} 1535.64  11.42  11.41  11.44\n" for i in range(4))
+    assert clean_lines(matrix) == matrix.rstrip("\n").split("\n")  # p2pBandwidthLatencyTest's rows keep their index
     three = cat_n.rsplit("     4\t", 1)[0]
     assert clean_lines(three) == three.rstrip("\n").split("\n")
 

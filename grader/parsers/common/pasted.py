@@ -11,7 +11,9 @@ QUOTE_MARKS = (">", "\u258e")
 renderers): a paste quoted whole has one on (nearly) every line."""
 
 
-_NUMBERED_RE = re.compile(r"^\s*+(\d{1,7})(?:[ \t]|(?=\[))")
+_NUMBERED_RE = re.compile(r"^\s*+(\d{1,7})(?:\t|[ ](?=\s*+[^\s\d.+-])|(?=\[))")
+"""A line number: a tab after it (``cat -n``), or a space and then no figure, or ``[`` glued to it. A space and then
+a figure is a table's row index (p2pBandwidthLatencyTest's matrices, ``lscpu -e``), never taken off."""
 MIN_NUMBERED_RUN = 4
 """An editor's or ``cat -n``'s line numbers are taken off lines numbered n, n+1, n+2 ... at least this many in a run."""
 
