@@ -189,16 +189,22 @@ def link_sentences(g: dict[str, Any]) -> tuple[list[str], list[str], list[str]]:
     return problems, notes, remarks
 
 
+def gpu_homes(topo: Any) -> tuple[dict[str, str], bool]:
+    """Where each GPU of a topology matrix sits: its NUMA node, or where the matrix shows none (older nvidia-smi prints
+    only CPU Affinity) its CPU set as printed; and whether those are NUMA nodes. Two cards with one home share a
+    socket."""
+    numa = {g: n for g, n in topo.numa_affinity.items() if n is not None}
+    return (numa, True) if numa else ({g: c for g, c in topo.cpu_affinity.items() if c and g in topo.gpus}, False)
+
+
 def two_sockets(topo: Any) -> bool:
-    """Whether a topology matrix shows more than two GPUs on more than one NUMA node (a two-socket server's layout);
-    where it shows no NUMA node (older nvidia-smi prints only CPU Affinity), on CPU sets that share no CPU."""
-    if len(topo.gpus) <= 2:
+    """Whether a topology matrix shows more than two GPUs in more than one home (:func:`gpu_homes`: a two-socket
+    server's layout); CPU sets count as two homes only where they share no CPU."""
+    homes, numa = gpu_homes(topo)
+    if len(topo.gpus) <= 2 or len(set(homes.values())) <= 1:
         return False
-    nodes = {n for n in topo.numa_affinity.values() if n is not None}
-    if nodes:
-        return len(nodes) > 1
-    sets = {_cpus(topo.cpu_affinity.get(g)) for g in topo.gpus} - {frozenset()}
-    return len(sets) > 1 and sum(map(len, sets)) == len(frozenset().union(*sets))
+    sets = {_cpus(c) for c in homes.values()} - {frozenset()}
+    return numa or len(sets) > 1 and sum(map(len, sets)) == len(frozenset().union(*sets))
 
 
 def _cpus(affinity: str | None) -> frozenset[int]:

@@ -112,16 +112,15 @@ def _nearest_nics(t: Any) -> list[Finding]:
 
 
 def summarise_topo(t: Any, command: str | None) -> Summary:
-    from ..facts.lesson3 import p2p_sentences, two_sockets
+    from ..facts.lesson3 import gpu_homes, p2p_sentences, two_sockets
     from ..parsers.nvidia_smi import LINK_MEANING, link_family
     findings: list[Finding] = []
     pairs = t.gpu_pairs()
     if t.truncated:  # rows cut off the paste: their pairs are not known (the note below says which rows)
         pairs = [p for p in pairs if p[2] is not None]
     numa = {g: n for g, n in t.numa_affinity.items() if n is not None}
-    # each card's NUMA node; where the matrix has no NUMA column, its CPU set (older nvidia-smi): one set, one socket
-    home = numa or {g: c for g, c in t.cpu_affinity.items() if c and g in t.gpus}
-    where = "NUMA node" if numa else "socket (the same CPU Affinity)"
+    home, by_numa = gpu_homes(t)
+    where = "NUMA node" if by_numa else "socket (the same CPU Affinity)"
     families = {link_family(c or "") for _, _, c in pairs}
     pcie_view = bool(command) and bool(re.search(r"(?:^|\s)(?:-mp|--matrix_pcie)\b", command))
     pcie_only = bool(pairs) and "NV" not in families and not pcie_view

@@ -341,7 +341,7 @@ def _hca_findings(log: NcclLog) -> list[Finding]:
         if {"IB", "RoCE"} <= {h.link_layer for h in hcas}:  # an InfiniBand port's queue pair cannot reach a RoCE one's
             mixed.append(f"{', '.join(f'{h.device}:{h.port}' for h in hcas if h.link_layer == 'RoCE')} RoCE{who}")
     if mixed:
-        failed = any("ibv_modify_qp" in w or "modify_qp" in w for w in log.warnings)
+        failed = any("modify_qp" in w for w in log.warnings)  # (ibv_modify_qp, as NCCL names it)
         out.append((warn if failed else info)(
             f"NCCL's device list mixes InfiniBand and RoCE (Ethernet) ports ({'; '.join(mixed)}, the rest IB): a "
             "channel that pairs a RoCE port with a peer's InfiniBand port cannot connect (its queue pair fails, "

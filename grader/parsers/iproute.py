@@ -356,9 +356,10 @@ def _from_ifconfig(lines: list[Line]) -> list[Interface]:
     line per interface, then indented ``inet A  netmask M``, ``inet6 A  prefixlen N``, ``ether MAC`` and counter
     lines. ifconfig prints no operstate: an interface is ``UP`` when its flags hold UP and RUNNING (the carrier
     iproute shows as LOWER_UP), else ``DOWN``; LOWER_UP is added to the flags when RUNNING is there, NO-CARRIER when
-    UP is without it, as ip would print them. A netmask is read as its prefix length (``255.255.255.0`` is 24; macOS's ``0xffffff00`` too)."""
+    UP is without it, as ip would print them. A netmask is read as its prefix length (``255.255.255.0`` is 24;
+    macOS's ``0xffffff00`` too)."""
     out: list[dict[str, Any]] = []
-    filtered = any("|" in (x.command or "") for x in lines[:1])  # `ifconfig X | grep mtu`: not every line shown
+    filtered = "|" in (lines[0].command or "")  # `ifconfig X | grep mtu`: not every line shown
     for pos, line in enumerate(lines):
         last = pos == len(lines) - 1
         head = _IFCONFIG_RE.match(line.text)
