@@ -192,7 +192,7 @@ does not apply."""
 # --------------------------------------------------------------------------- the table
 
 _SECTION_RE = re.compile(r"\[\?([^\]]*)\]")
-_FIELDS = frozenset({"id", "kind", "event", "pattern", "requires", "when", "unless_events", "unless_failed", "detail",
+_FIELDS = frozenset({"id", "kind", "event", "pattern", "requires", "when", "unless_events", "with_events", "unless_failed", "detail",
                      "severity", "meaning", "fix", "source", "like", "beside_failure"})
 _TEXTS = ("meaning", "fix", "source")
 """What an entry with ``like = "<id>"`` takes from that entry when it does not give them itself."""
@@ -246,6 +246,7 @@ class Entry:
     gate: tuple[str, ...] = ()  # texts one of which every match of ``pattern`` holds (see _gate); () when none told
     beside_failure: bool = False  # said even where a section's own reader found a failure (a crash beside its cause)
     gate_re: re.Pattern[str] | None = None  # for a pattern that ignores case: its gate's texts, ignoring case as it does
+    with_events: tuple[str, ...] = ()  # event kinds that must all be in the log for the entry to apply
 
     def may_match(self, text: str) -> bool:
         """False only when ``pattern`` cannot find a match in ``text``: none of :attr:`gate`'s texts is in it (a
@@ -281,7 +282,8 @@ class Entry:
     def reads_text(self) -> bool:
         """A known error line: a pattern over the text, needing no parsed event and nothing of a vLLM log
         (no ``event``, ``when`` or ``unless_events``). :func:`diagnose_text` reads any paste with these."""
-        return self.pattern is not None and not self.events and not self.when and not self.unless_events
+        return self.pattern is not None and not self.events and not self.when and not self.unless_events \
+            and not self.with_events
 
 
 def _names(template: str) -> list[str]:
@@ -350,8 +352,8 @@ def parse_table(text: str, name: str = f"checks/{TABLE}") -> tuple[Entry, ...]:
             raise CatalogueError(f"{where}: the id is used twice")
         seen.add(raw["id"])
         events = _strings(raw["event"], where) if "event" in raw else ()
-        unless = _strings(raw.get("unless_events", []), where)
-        for kind in events + unless:
+        unless, also = _strings(raw.get("unless_events", []), where), _strings(raw.get("with_events", []), where)
+        for kind in events + unless + also:
             if kind not in EVENT_KINDS:
                 raise CatalogueError(f"{where}: {kind!r} is not an event kind the parser reports "
                                      f"(grader.parsers.vllm_log.EVENT_KINDS)")
@@ -382,7 +384,7 @@ def parse_table(text: str, name: str = f"checks/{TABLE}") -> tuple[Entry, ...]:
             unless_failed=raw.get("unless_failed", False), detail=detail, severity=severity,
             meaning=raw["meaning"].strip(), fix=raw["fix"].strip(), source=raw["source"].strip(),
             gate=(gate := _gate(pattern)), gate_re=_gate_re(pattern, gate),
-            beside_failure=raw.get("beside_failure", False)))
+            beside_failure=raw.get("beside_failure", False), with_events=also))
     if not entries:
         raise CatalogueError(f"{name}: no [[diagnosis]] entry")
     return tuple(entries)
@@ -516,7 +518,8 @@ def diagnose_entries(log: VllmLog, table: tuple[Entry, ...] | None = None) -> li
     out: list[tuple[Entry, Diagnosis]] = []
     given: set[str] = set()
     for entry in entries:
-        if entry.kind in given or any(k in kinds for k in entry.unless_events):
+        if entry.kind in given or any(k in kinds for k in entry.unless_events) \
+                or not all(k in kinds for k in entry.with_events):
             continue
         if entry.unless_failed and any(d.severity == "fail" for _, d in out):
             continue

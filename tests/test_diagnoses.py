@@ -128,6 +128,17 @@ EXAMPLES: dict[str, str] = {
     "vllm-metadata": "importlib.metadata.PackageNotFoundError: No package metadata was found for vllm\n",
     "vllm-missing": "bash: vllm: command not found\n",
     "ray-local-instance": "2026-01-01 10:00:00,000\tINFO worker.py:1917 -- Started a local Ray instance.\n",
+    # vllm-project/vllm#9920: an offline TP=2 run whose paste ends at its progress bar, nothing processed
+    "offline-stuck-at-zero": ("INFO 11-01 23:16:33 distributed_gpu_executor.py:56] # GPU blocks: 185231, # CPU blocks: "
+                              "18724\n<vllm.entrypoints.llm.LLM object at 0x72c46e351a50>\nProcessed prompts:   0%|"
+                              "          | 0/16 [00:00<?, ?it/s, est. speed input: 0.00 toks/s, output: 0.00 toks/s]\n"),
+    # several ranks on one machine (no Ray backend named, no other node): Ray's own instance is how it runs there
+    "ray-local-instance-one-machine": ("INFO 01-01 10:00:00 [arg_utils.py:1] non-default args: {'tensor_parallel_size': 2}"
+                                       "\n2026-01-01 10:00:01,000\tINFO worker.py:1917 -- Started a local Ray instance.\n"),
+    # vllm-project/vllm#11539: `ray status` showed both 8-GPU nodes, but vLLM started a Ray of its own for TP=16
+    "pg-not-enough-gpus-local-ray": ("Started a local Ray instance. View the dashboard at 127.0.0.1:8266 \nWARNING 02-02 "
+                                     "19:54:20 ray_utils.py:315] The number of required GPUs exceeds the total number "
+                                     "of available GPUs in the placement group.\n"),
     # vllm-project/vllm PR #28873: TP 16 over two 8-GPU nodes
     "tp-exceeds-local-gpus-several": (
         "(EngineCore_DP0 pid=512) WARNING 12-25 11:51:11 [ray_utils.py:331] Tensor parallel size (16) exceeds "
@@ -284,6 +295,10 @@ EXAMPLES.update({
                                     "mlx5_pcie_event:299:(pid 268269): Detected insufficient power on the PCIe slot "
                                     "(27W).\n",
     # gpu-operator#2511: an mlx5 NIC's probe in dmesg, on a slot that advertises no power limit
+    # Oneflow-Inc/oneflow#9115: ibv_devinfo and ibstatus with the RDMA stack stopped
+    "no-rdma-device": BANNER + "Failed to get IB devices list: Function not implemented\n",
+    # ideo-plus/DGX-Spark-x2-GLM5.3-Flash-NVFP4-vLLM-Recipe: a Spark's ethtool without root, its stderr
+    "ethtool-netlink-not-permitted": BANNER + "netlink error: Operation not permitted\n",
     "mlx5-slot-power-not-advertised": BANNER + "[   22.316553] mlx5_core 0000:13:00.0: mlx5_pcie_event:297:(pid 11): "
                                       "PCIe slot power capability was not advertised.\n",
     "nccl-peer-closed": BANNER + "node1:183006:183181 [1] misc/socket.cc:538 NCCL WARN Net : Connection closed by remote peer "

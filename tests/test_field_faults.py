@@ -546,6 +546,13 @@ MLX5_POWER = ("[   22.316553] mlx5_core 0000:13:00.0: mlx5_pcie_event:297:(pid 1
               "x16 link)\n")
 
 # https://github.com/leptonai/gpud/issues/348 (the kernel line as the issue quotes it)
+# https://github.com/Oneflow-Inc/oneflow/pull/9115: the RDMA stack stopped (openibd), as posted
+NO_RDMA = ("ibv_devinfo\nFailed to get IB devices list: Function not implemented\nibstatus\nFatal error:  No devices\n"
+           "/usr/sbin/ibstatus: 21: exit: Illegal number: -1\n")
+
+# ideo-plus/DGX-Spark-x2-GLM5.3-Flash-NVFP4-vLLM-Recipe's capture of a Spark's ethtool stderr, without root
+ETHTOOL_NETLINK = "netlink error: Operation not permitted\n"
+
 MLX5_LOW_POWER = ("[Sun Dec  1 14:54:40 2024] ny2g1r12hh2 kernel: mlx5_core 0000:5c:00.0: mlx5_pcie_event:299:(pid "
                   "268269): Detected insufficient power on the PCIe slot (27W).\n")
 
@@ -557,7 +564,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE, OOM_KILL, AER_FATAL, NCCL_SYSTEM,
        STORE_TIMEOUT, GID_EMPTY, RAY_INFEASIBLE_OLD,
        ORDINAL, RAY_SHM, PORT_IN_USE, SEGV_CONTAINER, RAY_NONE, RAY_OOM_SPARK, KV_PAGE_SIZE, NMCLI_MTU,
-       METHOD_FAILED, SEGFAULT]
+       METHOD_FAILED, SEGFAULT, NO_RDMA]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -586,7 +593,7 @@ def test_clean_text_names_nothing():
 def test_every_known_error_line_is_read_here():
     """Each table entry that reads plain text is reached by one of the field outputs above."""
     reached = {d.kind for text in ALL + [NETPLAN_NM, FORWARD_COMPAT, PROVIDER, GID_NODATA, UNKNOWN_ENV, PEERMEM,
-                                        MLX5_POWER, SLURM_STEP, MLX5_LOW_POWER] for d in diagnose_text(text)}
+                                        MLX5_POWER, SLURM_STEP, MLX5_LOW_POWER, ETHTOOL_NETLINK] for d in diagnose_text(text)}
     assert {e.kind for e in load_table() if e.reads_text} <= reached
 
 

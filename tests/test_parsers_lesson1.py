@@ -711,6 +711,43 @@ def test_ifconfig_is_read_as_ip_addr_reads_an_interface():
         parse_ip_addr(IFCONFIG_AWS.replace("netmask 255.255.128.0", "netmask 255.0.255.0"))
 
 
+IFCONFIG_OLD_IB = """\
+ib0       Link encap:UNSPEC  HWaddr 80-00-00-68-FE-80-00-00-00-00-00-00-00-00-00-00
+          inet addr:10.0.0.50  Bcast:10.0.0.255  Mask:255.255.255.0
+          inet6 addr: fe80::526b:4b03:f5:ce9c/64 Scope:Link
+          UP BROADCAST RUNNING MULTICAST  MTU:65520  Metric:1
+          RX packets:2655 errors:0 dropped:0 overruns:0 frame:0
+          TX packets:2697 errors:0 dropped:10 overruns:0 carrier:0
+          collisions:0 txqueuelen:256
+          RX bytes:183152 (183.1 KB)  TX bytes:194696 (194.6 KB)
+"""
+"""net-tools 1.60's `ifconfig ib0`, as rapidsai/cuml's wiki page "Using Infiniband for Multi-Node Multi-GPU cuML"
+shows it (IPoIB, the address a person gave it with `ifconfig ib0 10.0.0.50/24`)."""
+
+
+def test_old_ifconfig_is_read_as_ip_addr_reads_an_interface():
+    """net-tools 1.60 (`Link encap:` headers, `inet addr:` with `Mask:`, the flags and `MTU:` on a line of their own):
+    the same Interfaces as 2.x's format; an interface without UP in its flags line is DOWN, UP without RUNNING has
+    no carrier; one whose flags line is not in the paste is cut short; 1.60's three-line IPoIB note is not output."""
+    (ib0,) = parse_ip_addr("$ ifconfig ib0\n" + IFCONFIG_OLD_IB)
+    assert (ib0.name, ib0.mtu, ib0.operstate, ib0.is_up, ib0.truncated) == ("ib0", 65520, "UP", True, False)
+    assert [a.cidr for a in ib0.addresses] == ["10.0.0.50/24", "fe80::526b:4b03:f5:ce9c/64"]
+    assert ib0.mac == "80:00:00:68:fe:80:00:00:00:00:00:00:00:00:00:00"
+    down = IFCONFIG_OLD_IB.replace("UP BROADCAST RUNNING MULTICAST", "BROADCAST MULTICAST")
+    dark = IFCONFIG_OLD_IB.replace("UP BROADCAST RUNNING MULTICAST", "UP BROADCAST MULTICAST")
+    assert parse_ip_addr(down)[0].operstate == "DOWN" and "NO-CARRIER" not in parse_ip_addr(down)[0].flags
+    assert (parse_ip_addr(dark)[0].operstate, "NO-CARRIER" in parse_ip_addr(dark)[0].flags) == ("DOWN", True)
+    assert parse_ip_addr(IFCONFIG_OLD_IB.split("          UP BROADCAST")[0])[0].truncated
+    noted = ("Ifconfig uses the ioctl access method to get the full address information, which limits hardware "
+             "addresses to 8 bytes.\nBecause Infiniband address has 20 bytes, only the first 8 bytes are displayed "
+             "correctly.\nIfconfig is obsolete! For replacement check ip.\n" + IFCONFIG_OLD_IB)
+    assert parse_ip_addr(noted) == parse_ip_addr(IFCONFIG_OLD_IB)
+    tun = ("tun0      Link encap:UNSPEC  HWaddr 00-00-00-00-00-00-00-00-00-00-00-00-00-00-00-00\n"
+           "          inet addr:10.0.6.14  P-t-P:10.0.6.14  Mask:255.255.255.255\n"
+           "          UP POINTOPOINT RUNNING NOARP MULTICAST  MTU:1500  Metric:1\n")
+    assert [a.cidr for a in parse_ip_addr(tun)[0].addresses] == ["10.0.6.14/32"]
+
+
 def test_ibdev2netdev_lines_with_a_persons_note_after_them():
     # imbue-ai's H100 write-up: `ibdev2netdev | column -t` annotated line by line
     text = ("$ ibdev2netdev | column -t\nmlx5_0   port  1  ==>  ibp26s0        (Down)  # CX-7 1/8 infiniband\n"

@@ -306,6 +306,10 @@ def test_markdown_bold_is_taken_off_figures_only():
      "avahi-browse", "`sudo apt install avahi-utils`"),
     ("/bin/bash: line 1: avahi-browse: command not found\n", "avahi-browse", "`sudo apt install avahi-utils`"),
     ("$ frobnicate -x\nbash: frobnicate: command not found\n", "frobnicate", "apt-file search"),
+    # a program a kind reads: its reader finds no output, the shell's line says why (not "could not read")
+    ("user@spark:~$ ifconfig\nbash: ifconfig: command not found\n", "ifconfig", "`sudo apt install net-tools`"),
+    ("$ ethtool enp1s0f0np0\n-bash: ethtool: command not found\n", "ethtool", "`sudo apt install ethtool`"),
+    ("user@spark:~$ ibdev2netdev\nibdev2netdev: command not found\n", "ibdev2netdev", "apt-file search"),
 ])
 def test_a_program_that_is_not_installed_is_named_with_its_package(paste, prog, fix):
     """bash's own forms (a script's `NAME: line N: PROG: command not found`, `bash -c`'s `/bin/bash: line 1: ...`):

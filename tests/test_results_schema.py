@@ -358,7 +358,7 @@ def test_explain_json_of_a_cut_a_forced_and_an_odd_paste_validates(capsys, tmp_p
     monkeypatch.setenv("CLUSTERLAB_MAX_INPUT_MB", "1")
     code, out = run(capsys, "explain", str(big), "--json")
     p = valid(json.loads(out))
-    assert code == 2 and p["sections"][0]["kind"] == "input" and p["sections"][0]["findings"][0]["level"] == "warn"
+    assert code == 1 and p["sections"][0]["kind"] == "input" and p["sections"][0]["findings"][0]["level"] == "warn"
     monkeypatch.delenv("CLUSTERLAB_MAX_INPUT_MB")
     code, out = run(capsys, "explain", str(PASTES[0]), "--kind", "nvidia-smi", "--json")
     assert valid(json.loads(out))["sections"][0]["error"] and code == 2

@@ -57,7 +57,8 @@ class KindSpec:
     ``starts_on_repeat``: a ``starts`` line begins another output only when the output holds it already (ibv_devinfo's
     ``hca_id:`` opens each device of one output; the same device again is another host's); ``joins``: the kinds
     whose output its lines continue instead of beginning its own (a Python traceback inside a vLLM log); ``inner``:
-    lines it claims only inside its own output (a traceback's exception line).
+    lines it claims only inside its own output (a traceback's exception line); ``inner_json``: a JSON value no kind
+    reads stays inside its output (iperf3 --debug prints its messages so).
     """
 
     name: str
@@ -76,6 +77,7 @@ class KindSpec:
     starts_on_repeat: bool = False
     joins: frozenset[str] = frozenset()
     inner: re.Pattern[str] | None = None
+    inner_json: bool = False
 
 
 # A cross check reads every (Section, parsed value) of a paste and returns (section index, Finding) pairs.
@@ -215,7 +217,8 @@ def _kind_of_line(line: str, prefer: str | None, views: _Views | None = None) ->
         return None
     prog = not_found_program(s)
     if prog:
-        return next((k.name for k in _REGISTRY.values() if prog in k.programs), prefer)
+        return prefer if prefer in _REGISTRY and prog in _REGISTRY[prefer].programs else \
+            next((k.name for k in _REGISTRY.values() if prog in k.programs), prefer)
     views = views or _views(_state())
     claims, inner = views.lined.get(prefer), _REGISTRY[prefer].inner if prefer in _REGISTRY else None  # type: ignore
     if claims is not None and claims.search(s) or inner is not None and inner.search(s):  # the kind around it first
@@ -276,9 +279,7 @@ class _Joined:
     a JSON value opening at any line is decoded in place: no copy of the rest of the chunk per line."""
 
     def __init__(self, lines: list[str]) -> None:
-        self.text = "\n".join(lines)
-        self.starts: list[int] = []
-        pos = 0
+        self.text, self.starts, pos = "\n".join(lines), [], 0
         for line in lines:
             self.starts.append(pos)
             pos += len(line) + 1
@@ -368,9 +369,10 @@ def _segments(chunk: Chunk) -> list[_Segment]:
         elif opens_json(line):
             joined = joined or _Joined(lines)
             kind, used = _kind_of_json(joined, i, cmd_kind if not cur.n_content else None)
-            by_line = _kind_of_line(line, cur.kind or cmd_kind) if kind is None else None
+            inside = kind is None and cur.kind in _REGISTRY and _REGISTRY[cur.kind].inner_json  # iperf3 --debug's
+            by_line = cur.kind if inside else _kind_of_line(line, cur.kind or cmd_kind) if kind is None else None
             if by_line is not None:  # no JSON any kind reads, but a line one claims (`ray status`'s {'GPU': 1.0} ...)
-                whole, used, kind = False, 1, by_line
+                whole, used, kind = False, used if inside else 1, by_line
         else:
             whole, used = False, 1  # unclaimed lines continue the current output (the command's, first)
             hint = next((k.name for j in pending for k in views.headers
@@ -393,8 +395,7 @@ def _segments(chunk: Chunk) -> list[_Segment]:
             keep = _trailing_claimed(cur.kind, [lines[j] for j in pending])
             cur.add([lines[j] for j in pending[:keep]], [numbers[j] for j in pending[:keep]], 0)
             pending = pending[keep:]
-            cur = _Segment(kind, None, chunk.host)
-            segs.append(cur)
+            segs.append(cur := _Segment(kind, None, chunk.host))
         cur.kind = cur.kind or kind
         if pending:  # the noise lines before it go with it
             cur.add([lines[j] for j in pending], [numbers[j] for j in pending], 0)

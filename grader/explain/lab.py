@@ -18,9 +18,9 @@ def _is_bench(argv: list[str]) -> bool:  # vllm bench serve, its older script, a
         "sglang.bench_serving", "benchmarks.benchmark_serving") for a in argv)
 
 
-# "Maximum request concurrency: 8" is also printed before the run starts: not a claim on its own
-_TEXT_LABELS = "|".join(re.escape(k) for k in TEXT_KEYS if k not in ("Maximum request concurrency",
-                                                                       "Request rate configured (RPS)"))
+# "Maximum request concurrency: 8" is also printed before the run starts, with the rate above it: a prelude of the
+# result block (KindSpec.prelude), as "Traffic request rate:" is
+_TEXT_LABELS = "|".join(re.escape(k) for k in TEXT_KEYS if k != "Request rate configured (RPS)")
 _METRIC_NAMES = "|".join(re.escape(k) for k in sorted(TEXT_METRICS, key=len, reverse=True))
 _BENCH_LINE = re.compile(
     r"^=+ Serving Benchmark Result =+$|^={10,}$"

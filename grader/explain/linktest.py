@@ -28,9 +28,12 @@ register(KindSpec(
     line=re.compile(r"^\[\s*(?:\d+|SUM)\]\s+(?:\d+\.\d+-\s*\d+\.\d+\s+sec|local\s)|^\[\s*ID\]\s|^Connecting to host"
                     r"|^iperf Done|^- - - -|^iperf3?: (?:error|interrupt)"
                     r"|^Server listening on|^Accepted connection from"
+                    # --debug's own lines (iperf 3.1-3.9): the banner, the control messages its JSON blocks follow
+                    r"|^iperf 3\.\d+(?:\.\d+)?\s*$|^(?:send_parameters:|send_results|get_results|get_parameters:)$"
+                    r"|^SO_SNDBUF is \d|^Starting Test: protocol: |^tcpi_snd_cwnd \d|^Time: \w{3}, \d"
                     r'|^"(?:bits_per_second|retransmits|snd_cwnd|rttvar|pmtu|start|end|seconds|bytes)":\s*[\d.]'),
     # the last: a piece of -J's intervals pasted without its opening brace (numbers only: no other JSON is read so)
-    starts=re.compile(r"^Connecting to host|^Server listening on"),
+    starts=re.compile(r"^Connecting to host|^Server listening on"), prelude=True, inner_json=True,
     matches_json=lambda v: isinstance(v, dict) and (bool({"start", "end", "intervals"} & v.keys())
                                                     or v.get("event") in ("start", "interval", "end", "error")),
 ))

@@ -28,6 +28,7 @@ _VLLM_LINE = re.compile(
     r"|To serve at least one request with the model's max seq len|The model's max seq len \(\d+\) is larger than"
     r"|estimated maximum model length is \d+"
     r"|Waiting for creating a placement group|Cannot provide a placement group|Engine core initialization failed"
+    r"|^Started a local Ray instance"
     # NCCL_DEBUG=INFO lines without a process prefix stay in the vLLM log they are part of (this
     # pattern is tried first only inside a vllm-log section; alone they are lesson 2a's nccl-log)
     r"|\bNCCL (?:INFO|WARN)\b"

@@ -24,9 +24,11 @@ PIP_OF = {"vllm": "vllm", "huggingface-cli": "huggingface_hub", "hf": "huggingfa
 PACKAGE_OF = {"avahi-browse": "avahi-utils", "iperf3": "iperf3", "ethtool": "ethtool", "ibv_devinfo": "ibverbs-utils",
               "ibv_devices": "ibverbs-utils", "ibstat": "infiniband-diags", "ibstatus": "infiniband-diags", "mpirun": "openmpi-bin",
               "netplan": "netplan.io", "rsync": "rsync", "ib_write_bw": "perftest", "ib_write_lat": "perftest",
-              "ib_send_bw": "perftest", "ib_read_bw": "perftest"}
+              "ib_send_bw": "perftest", "ib_read_bw": "perftest", "ifconfig": "net-tools", "ip": "iproute2",
+              "rdma": "iproute2", "ping": "iputils-ping", "lspci": "pciutils", "lsmod": "kmod"}
 """Ubuntu's package for a program the course runs (DGX OS is Ubuntu), for a shell's ``command not found``; NVIDIA's
-discover-sparks needs avahi-browse to find the other Spark."""
+discover-sparks needs avahi-browse to find the other Spark. Ubuntu moved ``ifconfig`` to net-tools
+(https://github.com/rocket-pool/old.docs.rocketpool.net/pull/93)."""
 
 
 def not_found_program(line: str) -> str | None:
@@ -196,13 +198,16 @@ MAX_REFUSAL_LINES = 8
 
 def unread_reply(seg: Any) -> tuple[Finding, ...]:
     """What a part its kind's reader could not read says all the same (``seg``: its command and lines; empty: nothing):
-    under a command that prints nothing when it works, a complaint of a few lines, which means it refused the change;
+    a shell that found no such program (:func:`not_installed`); under a command that prints nothing when it works, a complaint of a few lines, which means it refused the change;
     under a version query (``ethtool --version``), the version."""
     from ..judges.sequence import shown_command
     from ..parsers.common.commands import silent_on_success
     said = [x.strip() for x in seg.lines if x.strip() and not is_noise_line(x)]
     if not said:
         return ()
+    gone = not_installed(said[0])  # `bash: ifconfig: command not found` under the command: its package, as a fail
+    if gone:
+        return (gone,)
     version = _version(seg.command, said)
     if version:
         return version

@@ -199,6 +199,9 @@ def _decode_findings(result: BenchResult, src: dict[str, Any], burst: bool = Fal
         return [info(said + " Every request was sent at once (request rate inf, no --max-concurrency): they queued "
                      "and were batched as the server could, so TTFT holds the wait in the queue and TPOT the batch; "
                      "run `--max-concurrency 1` for one stream's decode speed.")]
+    few = _few_tokens(src, tpot)
+    if few:
+        return [few]
     slowest = _slowest_graded_tpot()
     if slowest is None or tpot <= slowest[0]:
         return [info(said)]
@@ -219,6 +222,28 @@ def _decode_findings(result: BenchResult, src: dict[str, Any], burst: bool = Fal
                  "model). Run at `--max-concurrency 1` to see the TPOT the lab grades; if it stays high, check "
                  "--enforce-eager, the model's precision, preemptions (`vllm:num_preemptions_total` on /metrics) "
                  "and, across nodes, that NCCL uses RDMA (NET/IB), not sockets.")]
+
+
+def _few_tokens(src: dict[str, Any], tpot: float) -> Finding | None:
+    """A run whose requests each generated fewer than checks/specs/serving.toml [load] few_output_tokens: its TPOT
+    averages a few decode steps, stretched by other requests' prefills, and says little about decode. Where the mean
+    TTFT is longer than the decode after it (output tokens x TPOT), the requests spent most of their time waiting for
+    a prefill: the run is prefill-bound (a warning); else a note. None for a run of more tokens per request."""
+    from ..calc.specs import row
+    done, out = src.get("completed"), src.get("total_output_tokens")
+    few = row("serving.toml", "load").graded("few_output_tokens")
+    if not done or not out or not few or out / done >= few:
+        return None
+    per, ttft = out / done, src.get("mean_ttft_ms") or src.get("median_ttft_ms")
+    said = (f"Each request generated only ~{per:.0f} output tokens ({out:g} in all): TPOT ({tpot:.0f} ms) averages a "
+            f"few decode steps, stretched by other requests' prefills sharing them, so it says little about decode "
+            f"speed (fewer than {few:g} tokens a request, checks/specs/serving.toml [load]).")
+    if ttft and ttft > per * tpot:
+        return warn(said + f" The run is prefill-bound: the mean TTFT ({ttft / 1000:.1f} s) is longer than all the "
+                    "decode after it, so requests spent most of their time queued behind other requests' prefills. "
+                    "Fewer requests at once, shorter prompts, or more prefill capacity (fewer tensor-parallel ranks "
+                    "per replica, a faster interconnect) shorten it.")
+    return info(said)
 
 
 @dataclass

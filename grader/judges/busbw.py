@@ -222,14 +222,19 @@ def summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
                              "built without MPI=1 under mpirun, or two runs at once), or two runs pasted together. "
                              "Read each run on its own; for one job across the ranks rebuild with MPI=1."))
     elif res.nranks == 1:
-        findings.append(info("One rank: a collective of one GPU moves nothing (busbw 0). Run one rank per Spark "
-                             "(`mpirun -np 2 -H <ip1>:1,<ip2>:1 ...`)."))
+        zero = busbw_factor(res.collective, 1) == 0  # all_reduce's 2(n-1)/n; reduce's and broadcast's factor is 1
+        findings.append(info("One rank: a collective of one GPU moves nothing between GPUs, " + (
+            "so its busbw is 0 by definition. " if zero else "so its busbw (algbw here) is a copy inside that GPU's "
+            "memory, or none at all (an in-place reduce of one rank returns at once: its figure means nothing). ")
+            + ("Run one rank per Spark (`mpirun -np 2 -H <ip1>:1,<ip2>:1 ...`)." if spark else
+               "Give it the GPUs to measure (`-g 2` for two GPUs of this machine, or one rank per GPU under mpirun).")))
     if not alone and not res.sizes_restart and res.nranks != 1:
         findings += _busbw_findings(res, command) + _collapse(res)
     avg, rec = res.avg_busbw_reported, res.avg_busbw_recomputed
     if avg is not None and rec is not None:
         findings.append(info(f"# Avg bus bandwidth {avg:g} GB/s; recomputed from the rows (mean busbw of every row, "
-                             f"both columns): {rec:.4g} GB/s."))
+                             f"both columns): {rec:.4g} GB/s." + (" With one rank it measures no link."
+                                                                  if res.nranks == 1 else "")))
         if abs(avg - rec) > 0.02 * max(avg, rec) + 0.01 and not res.columns:  # cut above: the rows before are gone
             findings.append(info(f"The paste starts inside the table (no header line): the printed average ({avg:g}) "
                                  f"also covers the rows above it, which are not here, so it differs from these "

@@ -530,9 +530,12 @@ def summarise_p2p_test(t: Any, command: str | None) -> Summary:
     access = {**{k: bool(v) for k, v in t.connectivity.items() if k[0] != k[1]}, **t.access}  # either says it
     cannot = sorted(k for k, v in access.items() if not v)
     if cannot:
+        staged = {w: {k: v for k, v in t.pairs(f"{w}_off").items() if k in cannot} for w in ("uni", "bi")}
+        rates = "; ".join(f"{_span(v)} {w}" for w, v in (("one way", staged["uni"]), ("both ways", staged["bi"])) if v)
         findings.append(info("No P2P between " + ", ".join(f"GPU{a}-GPU{b}" for a, b in cannot[:8])
-                             + ": copies between them go through host memory. GeForce drivers do not enable P2P over "
-                             "PCIe on recent cards; NCCL then moves data through shared host memory."))
+                             + ": copies between them go through host memory" + (f" ({rates})" if rates else "")
+                             + ". GeForce drivers do not enable P2P over PCIe on recent cards; NCCL then moves data "
+                             "through shared host memory."))
     elif access:
         patched = ", a patched driver on GeForce cards" if any("GeForce" in n for n in names) else ""
         findings.append(info(f"Every pair can access its peer (P2P on{patched})."))

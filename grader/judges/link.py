@@ -87,6 +87,10 @@ def summarise_ip_addr(ifaces: list[Any], command: str | None) -> Summary:
                    if down.flags and "UP" not in down.flags else "without link")
             findings.append(warn(f"Only {up.name} of port {port} is UP; its twin {down.name} is {why}. Each "
                                  f"twin carries about half of the port's {LINE_GBPS} Gb/s: use both."))
+        elif ta and tb and any(t.is_up for t in twins) and all("NO-CARRIER" in t.flags for t in (ta, tb)):
+            findings.append(info(f"QSFP port {port} ({port_words(port)}) has no link: its twins {a} and {b} are "
+                                 "enabled but NO-CARRIER, so no cable is in that port; with one cable, in the other "
+                                 "port, that is as it should be."))
     for t in (t for t in twins if t.is_up):
         findings += _address_findings(t)
         twin = other_twin(t.name)

@@ -180,6 +180,12 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
         if any(s.name == "lo" for s in log.socket_ifaces):
             out.append(info("The socket transport ran over the loopback interface (lo): both ranks were on one "
                             "machine, so no cable was used."))
+    elif verdict in ("P2P", "SHM") and (spanned or 0) > 1:  # the hops inside each machine; those between not shown
+        ranks = f" of {log.nranks} ranks" if log.nranks else ""
+        out.append(info(f"The channel lines here all go {verdict} (inside one machine): those are the hops between "
+                        f"ranks on the same machine. The communicator{ranks} spans {spanned} machines: the channels "
+                        "between machines (`via NET/IB` or `via NET/Socket`) are not in this excerpt, so it does not "
+                        "say which network carried them; paste those lines, or NCCL's `NET/IB : Using` line."))
     elif verdict == "P2P":
         out.append(info("Every channel went P2P (GPU to GPU inside one machine, over NVLink or PCIe): normal inside a "
                         "machine; no network was used, so this log says nothing about " + (
@@ -187,7 +193,10 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
                             is not False else "the network between machines.")))
     elif verdict == "SHM":
         out.append(info("Every channel went through host shared memory (SHM) inside one machine: no network was "
-                        "used. Run across the two Sparks to see NET/IB."))
+                        "used" + (". Run across the two Sparks to see NET/IB." if on_spark(_is_spark_log(log) or None)
+                                  is not False else ", and not GPU to GPU either: NCCL used no peer-to-peer path "
+                                  "between these GPUs (none allowed, or P2P turned off; `nvidia-smi topo -p2p r` shows "
+                                  "whether they allow it).")))
     elif verdict.startswith("mixed"):
         parts = verdict.split(": ", 1)[1].split("+")
         other_host = on_spark(_is_spark_log(log) or None) is False  # a Spark pair must use RDMA; elsewhere TCP may be all
@@ -374,7 +383,8 @@ def _network_findings(log: NcclLog, verdict: str) -> list[Finding]:
     """What the network NCCL chose means for this communicator: with one node or one rank it carried nothing
     between machines (said once); else what the transport ``verdict`` means (:func:`_transport_findings`)."""
     if verdict == "unknown" and (log.nranks == 1 or log.nnodes == 1) and not log.channels:
-        return [info(f"One {'rank' if log.nranks == 1 else 'node'} in this communicator: the network NCCL "
+        shape = f" ({log.nranks} ranks on one node)" if log.nranks and log.nranks > 1 and log.nnodes == 1 else ""
+        return [info(f"One {'rank' if log.nranks == 1 else 'node'} in this communicator{shape}: the network NCCL "
                      f"chose ({log.network or 'none named'}) carried nothing between machines.")]
     return _transport_findings(log, verdict)
 

@@ -295,7 +295,13 @@ def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -
         bits = [x for x in (f"{ca_type} = {model}" if model else ca_type, f"firmware {fw}" if fw else None) if x]
         findings.append(info(f"{len(cas)} devices ({', '.join(c.ca or '?' for c in cas)}): {', '.join(bits)}."))
     ethernet = [f"{c.ca} port {p.port}" for c in cas for p in c.ports if (p.link_layer or "").lower() == "ethernet"]
-    if ethernet:
+    ib = [f"{c.ca} port {p.port}" for c in cas for p in c.ports if (p.link_layer or "").lower() == "infiniband"]
+    if ethernet and ib:  # as NCCL's device list that mixes them (judges.nccl): a note, not a fault by itself
+        findings.append(info(f"The ports run two link layers: Ethernet, i.e. RoCE, on {', '.join(ethernet)}; "
+                             f"InfiniBand on {', '.join(ib)}. A RoCE port and an InfiniBand port cannot reach each "
+                             "other, so use one kind for a job (NCCL_IB_HCA); a VPI card's port changes with `mlxconfig "
+                             "-d <dev> set LINK_TYPE_P<n>=ETH` (or IB) and a reboot."))
+    elif ethernet:
         findings.append(info("Link layer Ethernet, i.e. RoCE (RDMA over Ethernet)"
                              + (": a Spark's ConnectX-7 ports have no InfiniBand mode" if on_spark(None) is not False
                                 else "") + "; NCCL still calls its RDMA transport NET/IB."))
@@ -344,9 +350,14 @@ def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -
                                         (p.physical_state or "").lower() == "polling" else "")
                                      + "check the cable or transceiver and the switch port (`ibportstate`, the "
                                      "switch's port log); the Rate of a port that is down means nothing."))
-            elif p.state is not None:
+            elif p.state is not None and any(q.is_active for x in cas for q in x.ports):
                 findings.append(info(f"{label}: {p.state}/{p.physical_state or '?'} (not in use; the Rate of a port "
                                      "that is down means nothing)."))
+            elif p.state is not None:  # no port of the output is Active: nothing here can carry RDMA
+                findings.append(warn(f"{label}: {p.state}/{p.physical_state or '?'}, and no port in this output is "
+                                     "Active, so none of it can carry RDMA: a port in use needs a cable (or module) "
+                                     "and a live far end, and its netdev up (`ip link`); `Disabled` is a port turned "
+                                     "off. The Rate of a port that is down means nothing."))
     findings += host_findings([c.ca for c in cas if c.ca], source)
     spark = {c.ca: any(p.is_active for p in c.ports) for c in cas if c.ca in SPARK_RDMA and c.ports}
     if spark:

@@ -64,7 +64,8 @@ _SUB_RE = re.compile(r"^-{3,}.*-{3,}\s*$")
 # the number: digits and commas, then an optional fraction, possessive (``[\d,]*\.?\d*`` read a long run of
 # digits quadratically: both parts take digits)
 _ROW_RE = re.compile(r"^(?P<label>[A-Za-z][^:]*?):\s+"
-                     r"(?P<value>[-+]?(?:\d[\d,]*+(?:\.\d*+)?+(?:[eE][-+]?\d++)?+|nan|inf))\s*+$", re.I)
+                     r"(?P<value>[-+]?(?:\d[\d,]*+(?:\.\d*+)?+(?:[eE][-+]?\d++)?+|nan|inf))"
+                     r"(?:\s++[^\w\s].*+)?\s*+$", re.I)  # a person's mark after the value (`251.82 🔥`, `<-- this`)
 _STAT_RE = re.compile(r"^(?P<stat>Mean|Median|Std|P(?P<p>\d+(?:\.\d+)?)) (?P<name>.+?) \(ms\)$")
 
 TEXT_KEYS = {
@@ -257,12 +258,28 @@ def _cut_last_metric(summary: dict[str, float]) -> str | None:
     return None
 
 
+_ABOVE = ("max_concurrency", "request_rate")
+"""The rows older ``benchmark_serving.py`` (and SGLang's bench_serving) print just above the banner: ``Traffic request
+rate: inf``, ``Maximum request concurrency: 30``."""
+
+
+def _rows_above(lines: list[str], banner: int) -> dict[str, float]:
+    """The :data:`_ABOVE` rows on the lines right above the banner at ``banner`` (up to 3, no other line between)."""
+    meta: dict[str, float] = {}
+    for line in reversed(lines[max(0, banner - 3):banner]):
+        row = _row_key(line.strip())
+        if row is None or row[0] not in _ABOVE:
+            break
+        meta.setdefault(row[0], row[1])
+    return meta
+
+
 def parse_bench_text(text: str) -> BenchResult:
     """The ``============ Serving Benchmark Result ============`` block ``vllm bench serve`` prints.
 
     Reads every ``Label: value`` row up to the closing ``=====`` line (or the end, if cut off). Without
     the banner (pasted from the first row on), the first run of BANNERLESS_MIN_ROWS or more known rows
-    starts the block. A block that stops inside a latency block (``Mean ITL`` and nothing after) is
+    starts the block; with it, the request rate and concurrency rows printed just above it are read too. A block that stops inside a latency block (``Mean ITL`` and nothing after) is
     ``truncated``. Raises ParseError when there is no such block or no row in it.
     """
     lines = clean_lines(text)
@@ -292,6 +309,7 @@ def parse_bench_text(text: str) -> BenchResult:
     if not summary:
         raise ParseError(COMMAND, "the result block has no 'Label: value' rows", lines[start].strip(), start + 1)
     meta = {"max_concurrency": summary.pop("max_concurrency")} if "max_concurrency" in summary else {}
+    meta = {**_rows_above(lines, start), **meta} if not bannerless else meta
     notes = [f"row not read: {u!r}" for u in unknown[:5]]
     if bannerless:
         notes.append("the '=== Serving Benchmark Result ===' banner is not in the paste: read from its first row")

@@ -59,7 +59,9 @@ class EthtoolReport:
 
 
 def _yes(value: str) -> bool | None:
-    v = value.strip().lower()
+    """``yes``/``on`` True, ``no``/``off`` False, else None; ethtool 5.x+'s reason after it is left
+    (``Link detected: no (No cable)``)."""
+    v = value.strip().lower().split(" (", 1)[0]
     return True if v in ("yes", "on") else False if v in ("no", "off") else None
 
 

@@ -73,12 +73,33 @@ def parse_iperf3(text: str) -> Iperf3Result:
     """
     lines = content_lines(text)
     raise_if_shell_error(lines, "iperf3")
+    lines = _without_debug_json(lines)
     start = find_json_start(lines)
     if start is not None:
         return _from_json(lines[start:])
     if any(_FRAGMENT_KEY_RE.match(x.text) for x in lines[:3]):
         return _from_fragment("\n".join(x.text for x in lines))
     return _from_text(lines)
+
+
+_DEBUG_MESSAGE_RE = re.compile(r"^(?:send_parameters:|get_parameters:|send_results|get_results)\s*$")
+"""The control messages ``iperf3 --debug`` (3.1-3.9) names before printing each as a JSON block."""
+
+
+def _without_debug_json(lines: list[Line]) -> list[Line]:
+    """``lines`` without the JSON blocks ``--debug`` prints under its :data:`_DEBUG_MESSAGE_RE` lines (from the ``{``
+    after one to the ``}`` that closes it at the start of a line): the text results around them are read as usual."""
+    out: list[Line] = []
+    inside = False
+    for pos, line in enumerate(lines):
+        s = line.text.strip()
+        if inside:
+            inside = not line.text.startswith("}")
+        elif s == "{" and pos and _DEBUG_MESSAGE_RE.match(lines[pos - 1].text.strip()):
+            inside = True
+        else:
+            out.append(line)
+    return out
 
 
 # --------------------------------------------------------------------------- a fragment of -J

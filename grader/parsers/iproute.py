@@ -139,6 +139,8 @@ def parse_ip_addr(text: str) -> list[Interface]:
     for line in lines:
         if _IP_ERROR_RE.match(line.text.strip()):
             raise fail_on_line("ip addr", line, f"ip reported an error: {line.text.strip()}")
+    while len(lines) > 1 and _IFCONFIG_NOTE_RE.match(lines[0].text):  # net-tools 1.60's note above an IPoIB list
+        lines = lines[1:]
     start = find_json_start(lines)
     if start is not None:
         return _from_json(lines[start:])
@@ -146,7 +148,7 @@ def parse_ip_addr(text: str) -> list[Interface]:
         return _from_text(lines)
     if _BRIEF_RE.match(lines[0].text):
         return _from_brief(lines)
-    if _IFCONFIG_RE.match(lines[0].text):
+    if _IFCONFIG_RE.match(lines[0].text) or _OLD_IFCONFIG_RE.match(lines[0].text):
         return _from_ifconfig(lines)
     raise fail_on_line("ip addr", lines[0], "not ip addr/link output (no `N: name: <FLAGS>` "
                        "header, no `name STATE ...` brief line, no JSON, no ifconfig `name: flags=N<...>` line)")
@@ -347,7 +349,15 @@ def _from_brief(lines: list[Line]) -> list[Interface]:
 _IFCONFIG_RE = re.compile(r"^(?P<name>[^\s:]++(?::\d{1,4})?):\s+flags=\d+<(?P<flags>[^>]*)>(?:\s+mtu\s+(?P<mtu>\d+))?")
 _IFCONFIG_INET_RE = re.compile(r"^\s+(?P<fam>inet6?)\s+(?P<local>[0-9a-fA-F.:]+)(?:%\S+)?(?:/(?P<plen>\d+))?"
                                r"(?:\s+-->\s+\S+)?(?:\s+netmask\s+(?P<mask>\S+)|\s+prefixlen\s+(?P<prefixlen>\d+))?")
-_IFCONFIG_NOTE_RE = re.compile(r"^Infiniband hardware address can be incorrect!")  # net-tools' note in IPoIB blocks
+_OLD_IFCONFIG_RE = re.compile(r"^(?P<name>[^\s:]++(?::\d{1,4})?)\s+Link encap:(?P<encap>\S+(?: \S+)?)"
+                              r"(?:\s+HWaddr\s+(?P<mac>[0-9a-fA-F]{2}(?:[:-][0-9a-fA-F]{2})+))?")
+"""net-tools 1.60's header (Ubuntu up to 16.04, busybox): ``eth0      Link encap:Ethernet  HWaddr 00:11:...``."""
+_OLD_IFCONFIG_FLAGS_RE = re.compile(r"^\s++(?P<flags>(?:[A-Z][A-Z0-9_-]*+ )*+)\s*+MTU:(?P<mtu>\d+)(?:\s+Metric:\d+)?\s*$")
+_OLD_IFCONFIG_INET_RE = re.compile(r"^\s+inet addr:(?P<local>[\d.]+)\s.*?\bMask:(?P<mask>[\d.]+)"
+                                   r"|^\s+inet6 addr: ?(?P<local6>[0-9a-fA-F:]+)/(?P<plen6>\d+)")
+_IFCONFIG_NOTE_RE = re.compile(r"^(?:Infiniband hardware address can be incorrect!|Ifconfig uses the ioctl access method"
+                               r"|Because Infiniband address has 20 bytes|Ifconfig is obsolete!)")
+"""net-tools' notes around IPoIB interfaces (2.x's one line in the block; 1.60's three lines above the list)."""
 _IFCONFIG_MAC_RE = re.compile(r"^\s+(?:ether|infiniband|unspec)\s+(?P<mac>[0-9a-fA-F]{2}(?:[:-][0-9a-fA-F]{2})+)")
 
 
@@ -362,6 +372,8 @@ def _from_ifconfig(lines: list[Line]) -> list[Interface]:
     filtered = "|" in (lines[0].command or "")  # `ifconfig X | grep mtu`: not every line shown
     for pos, line in enumerate(lines):
         last = pos == len(lines) - 1
+        if _old_ifconfig_line(out, line.text):
+            continue
         head = _IFCONFIG_RE.match(line.text)
         if head and ":" in head.group("name") and out and out[-1]["name"] == head.group("name").split(":")[0]:
             continue  # an alias (eth0:1): its address lines below are eth0's secondary addresses
@@ -397,7 +409,42 @@ def _from_ifconfig(lines: list[Line]) -> list[Interface]:
         elif mac:
             out[-1]["mac"] = mac.group("mac").replace("-", ":").lower()
         # RX/TX counters, txqueuelen, device interrupt: nothing kept
+    for d in out:
+        d.pop("old_format", None)
     return [Interface(addresses=tuple(d.pop("addresses")), **d) for d in out]
+
+
+def _old_ifconfig_line(out: list[dict[str, Any]], text: str) -> bool:
+    """Whether ``text`` is a line of net-tools 1.60's ``ifconfig`` (:data:`_OLD_IFCONFIG_RE`), read into ``out`` (the
+    interfaces so far, as :func:`_from_ifconfig` keeps them): the header opens an interface (its MTU and flags
+    unknown, so cut short, until the ``UP BROADCAST RUNNING MULTICAST  MTU:9000  Metric:1`` line); ``inet addr:A
+    Bcast:B  Mask:M`` and ``inet6 addr: A/N Scope:S`` are its addresses. An alias (``eth0:1``) adds to its
+    interface."""
+    head = _OLD_IFCONFIG_RE.match(text)
+    if head:
+        name = head.group("name")
+        if ":" in name and out and out[-1]["name"] == name.split(":")[0]:
+            return True
+        mac = head.group("mac")
+        out.append(dict(name=name, ifindex=None, mtu=None, operstate="UNKNOWN", flags=(), addresses=[],
+                        mac=mac.replace("-", ":").lower() if mac else None, addresses_listed=True, truncated=True,
+                        old_format=True))
+        return True
+    if not out or not out[-1].get("old_format"):
+        return False
+    flags, inet = _OLD_IFCONFIG_FLAGS_RE.match(text), _OLD_IFCONFIG_INET_RE.match(text)
+    if flags:
+        named = tuple(flags.group("flags").split())
+        up = "UP" in named and "RUNNING" in named
+        out[-1].update(mtu=int(flags.group("mtu")), operstate="UP" if up else "DOWN", truncated=False,
+                       flags=named + (("LOWER_UP",) if up else ("NO-CARRIER",) if "UP" in named else ()))
+    elif inet and inet.group("local"):
+        plen = _mask_length(inet.group("mask"))
+        if plen is not None and (read := _brief_address(f"{inet.group('local')}/{plen}")) is not None:
+            out[-1]["addresses"].append(read)
+    elif inet and (read := _brief_address(f"{inet.group('local6')}/{inet.group('plen6')}")) is not None:
+        out[-1]["addresses"].append(read)
+    return bool(text[:1].isspace())  # RX/TX counters, Interrupt, Memory: nothing kept
 
 
 def _mask_length(mask: str | None) -> str | None:

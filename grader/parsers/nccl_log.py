@@ -74,6 +74,7 @@ _ENV_RE = re.compile(r"^(?P<key>[A-Z][A-Z0-9]*_[A-Z0-9_]+) set (?:by environment
 _CHANNEL_RE = re.compile(r"^(?:Channel|Ring)\s+(?P<ch>\d+)(?:/(?P<sub>\d+))?\s*:\s*(?P<src>\d+)"
                          r"(?:\[(?P<srcdev>[0-9a-fA-Fx]+)\])?\s*->\s*(?P<dst>\d+)(?:\[(?P<dstdev>[0-9a-fA-Fx]+)\])?\s*"
                          r"(?:\[(?P<dir>send|receive|recv)\]\s*)?via\s+(?P<via>\S(?:.*\S)?)\s*$")  # Ring: NCCL 2.4 and older
+_CHANNEL_RANKS_RE = re.compile(r"\bcomm 0x[0-9a-fA-F]+ nRanks (\d+)\s*$")
 _RINGS_RE = re.compile(r"^Connected all rings")
 _TREES_RE = re.compile(r"^Connected all trees")
 _GDR_RE = re.compile(r"GPU Direct RDMA (?:\(DMABUF\) )?(?P<on>[Ee]nabled|Disabled) for HCA (?P<i>\d+) '(?P<dev>[^'\s]+)")
@@ -428,6 +429,8 @@ def _read_message(msg: str, host: str | None, st: dict) -> None:
         st["channels"].append(NcclChannel(int(m.group("ch")), int(m.group("src")), int(m.group("dst")),
                                           classify_transport(m.group("via")), m.group("via"),
                                           "receive" if direction == "recv" else direction, host))
+        if (ranks := _CHANNEL_RANKS_RE.search(m.group("via"))) is not None:  # NCCL 2.19+: `... comm 0x.. nRanks 32`
+            st.setdefault("nranks", int(ranks.group(1)))
         return
     if _RINGS_RE.match(msg):
         st["rings"] = True

@@ -1,0 +1,165 @@
+"""Shapes and judgments blind batches w and x (issue 27, session 30) found explain misreading: each on a short
+sample cut from the real output named beside it (its URL), with the values worked out by hand."""
+
+from __future__ import annotations
+
+from grader.explain import explain
+from grader.parsers.bench_result import parse_bench_text
+from grader.parsers.iperf3 import parse_iperf3
+from tests.conftest import levels, messages
+
+# https://github.com/vllm-project/vllm/issues/9722: benchmark_serving's settings above its banner, ~6 tokens a request
+PREFILL_BOUND = """Traffic request rate: inf
+Maximum request concurrency: 30
+============ Serving Benchmark Result ============
+Successful requests:                     100
+Benchmark duration (s):                  82.97
+Total input tokens:                      77700
+Total generated tokens:                  603
+Request throughput (req/s):              1.21
+Output token throughput (tok/s):         7.27
+Total Token throughput (tok/s):          943.80
+---------------Time to First Token----------------
+Mean TTFT (ms):                          18854.01
+Median TTFT (ms):                        19212.50
+P99 TTFT (ms):                           23907.83
+-----Time per Output Token (excl. 1st token)------
+Mean TPOT (ms):                          875.24
+Median TPOT (ms):                        582.24
+P99 TPOT (ms):                           4836.03
+==================================================
+"""
+
+
+def test_the_settings_printed_above_the_banner_are_read_and_few_tokens_make_tpot_noise():
+    r = parse_bench_text(PREFILL_BOUND)
+    assert r.meta["max_concurrency"] == 30 and r.meta["request_rate"] == float("inf")
+    [s] = explain(PREFILL_BOUND)
+    said = messages(s)
+    assert "max concurrency 30" in said and "no --max-concurrency" not in said  # the paste shows the cap
+    # 603 tokens / 100 requests = 6 a request, under 16: TPOT is noise; mean TTFT 18.85 s > 6.03 x 875 ms of decode
+    assert "only ~6 output tokens" in messages(s, "warn") and "prefill-bound" in messages(s, "warn")
+    assert "very slow decode" not in said
+    # with 64 tokens a request the decode is judged as before (no prefill-bound note)
+    [more] = explain(PREFILL_BOUND.replace("603", "6400"))
+    assert "prefill-bound" not in messages(more)
+
+
+def test_a_mark_after_a_summary_value_is_read_past():
+    # https://github.com/vllm-project/vllm/pull/38476: a poster's emoji after the output throughput
+    text = PREFILL_BOUND.replace("Output token throughput (tok/s):         7.27",
+                                 "Output token throughput (tok/s):         251.82 \U0001F525")
+    assert parse_bench_text(text).summary["output_throughput"] == 251.82
+
+
+def test_vllms_own_local_ray_beside_a_whole_cluster_is_the_cause_of_too_few_gpus():
+    # https://github.com/vllm-project/vllm/issues/11539: `ray status` whole (2 nodes, 16 GPUs), then vLLM's own Ray
+    text = ("Started a local Ray instance. View the dashboard at 127.0.0.1:8266 \nWARNING 02-02 19:54:20 ray_utils.py:315]"
+            " The number of required GPUs exceeds the total number of available GPUs in the placement group.\n")
+    [s] = explain(text, nodes=2)
+    assert s.kind == "vllm-log" and "started a Ray instance of its own" in messages(s, "fail")
+    assert "add the missing node" not in messages(s) and "RAY_ADDRESS" in messages(s, "fail")
+
+
+# https://github.com/ray-project/ray/issues/59778: one rank's lines of a 32-rank communicator, a channel inside a node
+PARTIAL = ("(RayWorkerWrapper pid=581, ip=10.225.128.18) k8s17:581:581 [0] NCCL INFO Trees [0] 17/24/-1->16->0 "
+           "[1] 17/-1/-1->16->9\n(RayWorkerWrapper pid=581, ip=10.225.128.18) k8s17:581:581 [0] NCCL INFO Channel "
+           "00/0 : 16[17000] -> 18[21000] via P2P/IPC comm 0x5609976f9470 nRanks 32\n")
+
+
+def test_p2p_channels_of_a_communicator_across_machines_say_nothing_of_its_network():
+    [s] = explain(PARTIAL, host="other", nodes=4)
+    assert s.facts["nranks"] == 32  # read from the channel line's `comm 0x.. nRanks 32`
+    said = messages(s)
+    assert "no network was used" not in said and "of 32 ranks spans 4 machines" in said
+    [alone] = explain(PARTIAL, host="other", nodes=1)  # one machine: every channel P2P is the whole story
+    assert "no network was used" in messages(alone)
+
+
+def test_shm_channels_off_a_spark_are_not_told_to_run_across_sparks():
+    # https://github.com/vllm-project/vllm/issues/9920: two RTX 6000 Ada, NCCL's channels through host memory
+    text = ("HP-Z8:23541:23673 [1] NCCL INFO Channel 00 : 1[1] -> 0[0] via SHM/direct/direct\n"
+            "HP-Z8:23541:23673 [1] NCCL INFO Channel 01 : 1[1] -> 0[0] via SHM/direct/direct\n")
+    [s] = explain(text, host="other")
+    assert "Sparks" not in messages(s) and "no peer-to-peer path" in messages(s)
+
+
+def test_one_rank_of_reduce_is_no_measurement_and_gets_no_spark_advice():
+    # https://github.com/Anthony-Hoo/Anthony-Hoo.github.io (AutoDL post): reduce_perf on one 2080 Ti, in-place 0.19 us
+    text = ("root@autodl:~/nccl-tests# ./build/reduce_perf -b 8 -e 1024M -f 2\n"
+            "# nThread 1 nGpus 1 minBytes 8 maxBytes 1073741824 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 "
+            "validation: 1 graph: 0\n#\n# Using devices\n#  Rank  0 Group  0 Pid  31816 on autodl device  0 [0000:b4:00] "
+            "NVIDIA GeForce RTX 2080 Ti\n#\n#                                                              out-of-place"
+            "                       in-place\n#       size         count      type   redop    root     time   algbw   "
+            "busbw #wrong     time   algbw     busbw  #wrong\n#        (B)    (elements)                               "
+            "(us)  (GB/s)  (GB/s)            (us)  (GB/s)    (GB/s)\n"
+            "  1073741824     268435456     float     sum       0   4016.0  267.37  267.37      0     0.19   5706839.35  "
+            "5706839.35   0\n# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 2853553\n#\n")
+    [s] = explain(text, host="other")
+    said = messages(s)
+    assert "busbw 0" not in said and "its figure means nothing" in said and "measures no link" in said
+    assert "Spark" not in said and "-g 2" in said
+
+
+def test_a_spark_port_without_a_cable_is_named_beside_the_cabled_one():
+    # ideo-plus/DGX-Spark-x2-GLM5.3-Flash-NVFP4-vLLM-Recipe, serving/tests/fixtures/spark/head/ip-br-link.txt
+    text = ("enp1s0f0np0      UP             02:00:00:00:00:02 <BROADCAST,MULTICAST,UP,LOWER_UP> \n"
+            "enp1s0f1np1      DOWN           02:00:00:00:00:03 <NO-CARRIER,BROADCAST,MULTICAST,UP> \n"
+            "enP2p1s0f0np0    UP             02:00:00:00:00:04 <BROADCAST,MULTICAST,UP,LOWER_UP> \n"
+            "enP2p1s0f1np1    DOWN           02:00:00:00:00:05 <NO-CARRIER,BROADCAST,MULTICAST,UP> \n")
+    [s] = explain(text, host="spark")
+    assert "QSFP port 1 (further from the RJ45) has no link" in messages(s, "info") and "fail" not in levels(s)
+
+
+def test_ethtool_link_detected_with_its_reason_is_read():
+    # ideo-plus/...-Recipe, serving/tests/fixtures/spark/head/ethtool-enp1s0f1np1.txt (ethtool 6.x's reason)
+    text = ("Settings for enp1s0f1np1:\n\tSpeed: Unknown!\n\tDuplex: Unknown! (255)\n\tAuto-negotiation: on\n"
+            "\tLink detected: no (No cable)\n")
+    [s] = explain(text, host="spark")
+    assert s.facts["reports"][0]["link_detected"] is False  # `no (No cable)` is no, its reason aside
+    assert levels(s) == ["info"] and "Expected if the cable is in the other QSFP port" in messages(s)
+
+
+def test_ports_of_two_link_layers_are_named_each():
+    # https://github.com/NVIDIA/daqiri docs/tutorials/system_configuration.md: one ConnectX-7, a port of each layer
+    text = ("hca_id: mlx5_0\n\ttransport:\t\t\tInfiniBand (0)\n\tvendor_part_id:\t\t\t4129\n\tport:\t1\n"
+            "\t\tstate:\t\t\tPORT_ACTIVE (4)\n\t\tlink_layer:\t\tEthernet\n\nhca_id: mlx5_1\n"
+            "\ttransport:\t\t\tInfiniBand (0)\n\tvendor_part_id:\t\t\t4129\n\tport:\t1\n"
+            "\t\tstate:\t\t\tPORT_ACTIVE (4)\n\t\tlink_layer:\t\tInfiniBand\n")
+    [s] = explain(text, host="other")
+    said = messages(s, "info")
+    assert "Ethernet, i.e. RoCE, on mlx5_0 port 1; InfiniBand on mlx5_1 port 1" in said and "LINK_TYPE_P" in said
+
+
+# https://github.com/esnet/iperf/issues/1088: iperf 3.1.3 --debug, its control messages' JSON between the text lines
+DEBUG = """iperf 3.1.3
+Linux kube-master 4.15.0-122-generic #124-Ubuntu SMP Thu Oct 15 13:03:05 UTC 2020 x86_64
+send_parameters:
+{
+	"tcp":	true,
+	"parallel":	1,
+	"client_version":	"3.1.3"
+}
+Time: Tue, 01 Dec 2020 08:00:02 GMT
+Connecting to host 10.0.0.4, port 12345
+[  4] local 10.0.0.38 port 56366 connected to 10.0.0.4 port 12345
+Starting Test: protocol: TCP, 1 streams, 131072 byte blocks, omitting 0 seconds, 20 second test
+send_results
+{
+	"cpu_util_total":	10.995312,
+	"streams":	[{
+			"id":	1,
+			"retransmits":	114
+		}]
+}
+[ ID] Interval           Transfer     Bandwidth       Retr  Cwnd
+[  4]   0.00-20.00  sec  29.9 GBytes  12.8 Gbits/sec  114    949 KBytes
+"""
+
+
+def test_iperf3_debug_output_is_one_output_read_past_its_json():
+    r = parse_iperf3(DEBUG)
+    assert (r.streams, r.sent_bps) == (1, 12.8e9)  # `Starting Test: ... 1 streams`; the one row's rate
+    sections = explain(DEBUG, host="other")
+    assert [s.kind for s in sections] == ["iperf3"] and sections[0].error is None
+    assert "12.80 Gbit/s over TCP" in messages(sections[0])
