@@ -163,3 +163,37 @@ def test_iperf3_debug_output_is_one_output_read_past_its_json():
     sections = explain(DEBUG, host="other")
     assert [s.kind for s in sections] == ["iperf3"] and sections[0].error is None
     assert "12.80 Gbit/s over TCP" in messages(sections[0])
+
+
+def test_llama_benchy_rows_are_read_with_their_concurrency():
+    # https://github.com/eugr/spark-vllm-docker/issues/231: llama-benchy against vLLM on two ASUS GX10, the last row cut
+    text = ("$ llama-benchy --base-url http://localhost:8081/v1   --pp 2048   --tg 32   --concurrency 1 2\n"
+            "| model                 |        test |      t/s (total) |        t/s (req) |      peak t/s |   peak t/s (req)"
+            " |         ttfr (ms) |      est_ppt (ms) |     e2e_ttft (ms) |\n"
+            "|:----------------------|------------:|-----------------:|-----------------:|--------------:|-------------"
+            "----:|------------------:|------------------:|------------------:|\n"
+            "| google/gemma-4-31B-it | pp2048 (c1) | 2139.59 ± 136.65 | 2139.59 ± 136.65 |               |             "
+            "     |    965.87 ± 64.00 |    961.59 ± 64.00 |    965.87 ± 64.00 |\n"
+            "| google/gemma-4-31B-it |   tg32 (c2) |     24.91 ± 8.27 |    18.50 ± 11.70 |  55.00 ± 5.89 |     29.61 ± "
+            "5.59 |                   |                   |\n")
+    [s] = explain(text)
+    assert s.kind == "llama-bench" and s.error is None
+    rows = s.facts["rows"]
+    assert [(r["test"], r["tps"], r["tps_req"], r["ttft_ms"], r["concurrency"]) for r in rows] == [
+        ("pp2048 (c1)", 2139.59, 2139.59, 965.87, 1), ("tg32 (c2)", 24.91, 18.5, None, 2)]
+    assert "24.91 ± 8.27 tok/s for 2 request(s) at once, 18.5 tok/s each" in messages(s, "ok")
+
+
+def test_a_latency_row_cut_after_t_typical_is_read_and_cpu_scaling_is_said():
+    # https://github.com/openucx/ucx/issues/6242: ib_send_lat on a bond, perftest's cpufreq warning, the row cut
+    text = (" Link type       : Ethernet\n GID index       : 3\n"
+            "---------------------------------------------------------------------------------------\n"
+            " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   "
+            "99% percentile[usec]   99.9% percentile[usec] \n"
+            "Conflicting CPU frequency values detected: 2428.573000 != 3004.218000. CPU Frequency is not max.\n"
+            " 2       1000          5.43           7.90         5.84\n")
+    [s] = explain("$ ib_send_lat -d mlx5_bond_0 -x 3 192.0.2.1\n" + text, host="other")
+    [run] = s.facts["runs"]
+    assert run["t_typical_us"] == 5.84 and run["truncated"]
+    assert "t_typical 5.84 us for 2-byte messages (t_min 5.43 us)" in messages(s, "info")
+    assert "performance governor" in messages(s, "info")

@@ -185,6 +185,9 @@ FAMILIES.append(("launcher", parse_launcher, "launcher", lambda: _real("spark/18
 from grader.parsers.lsmod import parse_lsmod  # noqa: E402
 from tests.test_lsmod import NCCL1737  # noqa: E402
 FAMILIES.append(("lsmod", parse_lsmod, "lsmod", lambda: [NCCL1737]))
+from grader.parsers.collect_env import parse_collect_env  # noqa: E402
+from tests.test_collect_env import VLLM10147, VLLM19123  # noqa: E402
+FAMILIES.append(("collect-env", parse_collect_env, "collect-env", lambda: [VLLM19123, VLLM10147]))
 from grader.parsers.pcie_sysfs import parse_pcie_sysfs  # noqa: E402
 from tests import test_nic_pcie as P  # noqa: E402
 

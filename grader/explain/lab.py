@@ -23,7 +23,7 @@ def _is_bench(argv: list[str]) -> bool:  # vllm bench serve, its older script, a
 _TEXT_LABELS = "|".join(re.escape(k) for k in TEXT_KEYS if k != "Request rate configured (RPS)")
 _METRIC_NAMES = "|".join(re.escape(k) for k in sorted(TEXT_METRICS, key=len, reverse=True))
 _BENCH_LINE = re.compile(
-    r"^=+ Serving Benchmark Result =+$|^={10,}$"
+    r"^=+ Serving Benchmark Result =+$|^={40,}$"  # (collect_env's banners are 30: not a benchmark's)
     r"|^(?:Initial test run completed|Starting main benchmark run|Traffic request rate:|Burstiness factor:)"
     r"|^(?:batch size|inp len|out len):\s+\d+$"  # the settings SGLang's runs print above their result
     r"|^\d+%\|.*\|\s*\d+/\d+\s*\["
@@ -46,9 +46,10 @@ register(KindSpec(
 
 register(KindSpec(
     name="llama-bench", parse=parse_llama_bench, summarise=judge("bench", "summarise_llama_bench"),
-    programs=("llama-bench",),
-    matches_command=lambda argv: any(a.rsplit("/", 1)[-1] == "llama-bench" for a in argv),
+    programs=("llama-bench", "llama-benchy"),
+    matches_command=lambda argv: any(a.rsplit("/", 1)[-1] in ("llama-bench", "llama-benchy") for a in argv),
     line=re.compile(r"^\| model\s+\|\s+size\s+\|.*\|\s+test\s+\|\s+t/s\s+\|$|^ggml_cuda_init: found \d+ CUDA devices"
+                    r"|^\| model\s+\|\s+test\s+\|\s+t/s \(total\)\s+\|"  # llama-benchy's
                     r"|^\|[^|]+\|\s+[\d.]+ [GM]iB\s+\|.*\|\s+(?:pp|tg)\d+(?:\+tg\d+)?\s+\|\s+[\d.]+(?:\s+±\s+[\d.]+)?\s+\|$"),
     starts=re.compile(r"^\| model\s+\|"),
     prelude=True,  # llama.cpp's lines about the GPUs it found, above the table

@@ -8,8 +8,30 @@ import re
 
 from ..judges.common import nvidia_smi_with
 from .core import KindSpec, register
-from .readers import (judge, parse_lspci_vv, parse_query_gpu, parse_smi_q, parse_smi_table, parse_topo_matrix,
-                      parse_topo_p2p)
+from .readers import (judge, parse_collect_env, parse_lspci_vv, parse_query_gpu, parse_smi_q, parse_smi_table,
+                      parse_topo_matrix, parse_topo_p2p)
+
+
+def _is_collect_env(argv: list[str]) -> bool:  # python collect_env.py, vllm collect-env, torch's module
+    return any(a.rsplit("/", 1)[-1] == "collect_env.py" or a in ("collect-env", "torch.utils.collect_env")
+               for a in argv)
+
+
+_ENV_ROWS = ("vLLM Version|vLLM Build Flags|PyTorch version|CUDA runtime version|Nvidia driver version|GPU models and "
+             "configuration|Is CUDA available|CUDA used to build PyTorch|ROCM used to build PyTorch|cuDNN version|"
+             "HIP runtime version|MIOpen runtime version|Is XNNPACK available|Is debug build|"
+             "CUDA_MODULE_LOADING set to|"
+             "ROCM Version|Neuron SDK Version")
+register(KindSpec(  # before nvidia-smi-q, whose `Key : value` rows its own look like
+    name="collect-env", parse=parse_collect_env, summarise=judge("collect_env", "summarise_collect_env"),
+    programs=("collect_env.py",), matches_command=_is_collect_env,
+    line=re.compile(r"^Collecting environment information|^={30}$|^\s*(?:System|PyTorch|CUDA / GPU|CPU|vLLM) Info$"
+                    r"|^\s*Python Environment$|^Versions of relevant libraries:?$|^\s*Environment Variables$"
+                    rf"|^\[(?:pip3?|conda)\] [\w.-]+|^(?:{_ENV_ROWS})\s*:|^GPU Topology:$"),
+    # inside it: the topology matrix, its legend, and NAME=value variables are its own
+    inner=re.compile(r"CPU Affinity|^(?:GPU|NIC)\d+\s|^\s*(?:X|SYS|NODE|PHB|PXB|PIX|NV#)\s+=\s|^NIC Legend:|^Legend:"
+                     r"|^[A-Z][A-Z0-9_]+="),
+))
 
 
 def _is_query_gpu(argv: list[str]) -> bool:

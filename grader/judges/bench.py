@@ -341,6 +341,12 @@ def summarise_llama_bench(b: Any, command: str | None) -> Summary:
                 else "decode: tokens one at a time, the speed one reader sees" if r.test.startswith("tg")
                 else "a prompt, then generation")
         sd = f" ± {r.tps_sd:g}" if r.tps_sd is not None else ""
+        if r.concurrency is not None:  # llama-benchy: against a server, the requests at once in the test's name
+            each = f", {r.tps_req:g} tok/s each" if r.tps_req is not None and r.concurrency > 1 else ""
+            first = f", first token after {r.ttft_ms:g} ms" if r.ttft_ms is not None else ""
+            findings.append(ok(f"{r.model}: {r.test} {r.tps:g}{sd} tok/s for {r.concurrency} request(s) at once"
+                               f"{each}{first} ({what})."))
+            continue
         findings.append(ok(f"{r.model} ({r.size or '?'}, {r.backend or '?'}): {r.test} {r.tps:g}{sd} tok/s ({what})."))
         if r.ngl == 0:
             findings.append(warn(f"{r.model}: ngl 0, so no layer ran on the GPU (all on the CPU): pass -ngl 99 to "

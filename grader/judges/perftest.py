@@ -17,7 +17,7 @@ import re
 from typing import Any
 
 from ..parsers.perftest import MB_PER_SEC_IN_GBPS, PerftestRun
-from .common import (JUMBO_MTU, LINE_GBPS, LINK_MBPS, SPARK_RDMA, fail, host_findings, info, ok, spark_figure,
+from .common import (JUMBO_MTU, LINE_GBPS, LINK_MBPS, SPARK_RDMA, fail, host_findings, info, ok, on_spark, spark_figure,
                      twin_words, warn, whole)
 from .model import Finding, Section, Summary
 
@@ -114,10 +114,15 @@ def _message_rate_bound(r: PerftestRun, label: str) -> list[Finding]:
 
 def _other_host_figures(r: PerftestRun, label: str) -> list[Finding]:
     """perftest on a device that is not a DGX Spark twin: the figures as measured, judged against nothing of a Spark."""
+    qps = r.header.get("Number of qps", "1")
+    reach = ("one QP usually reaches most of a 25-100 Gb/s link" if qps == "1" else
+             f"{qps} QPs together should fill it")
     out = [info(f"{label}: {r.bw_average_gbps:.2f} Gb/s average. Compare it with this NIC's own link speed (`ibstat` "
-                "Rate, or `ethtool <netdev>` Speed): one QP usually reaches most of a 25-100 Gb/s link.")] \
-        if r.bw_average_gbps is not None else []
-    return out + ([info(f"{label}: t_typical {r.t_typical_us:.2f} us.")] if r.t_typical_us is not None else [])
+                f"Rate, or `ethtool <netdev>` Speed): {reach}.")] if r.bw_average_gbps is not None else []
+    row = r.lat_rows[0] if r.lat_rows else None
+    spread = f" (t_min {row.t_min_us:.2f} us)" if row is not None and row.t_min_us is not None else ""
+    return out + ([info(f"{label}: t_typical {r.t_typical_us:.2f} us for {row.bytes}-byte messages{spread}.")]
+                  if r.t_typical_us is not None and row is not None else [])
 
 
 def summarise_perftest(runs: list[PerftestRun], command: str | None) -> Summary:
@@ -129,9 +134,15 @@ def summarise_perftest(runs: list[PerftestRun], command: str | None) -> Summary:
         side = {"client": "client side", "server": "server side"}.get(r.role or "", "")
         label = f"{r.test or r.program or 'perftest'} on {dev}" + (f" ({side})" if side else "")
         findings += [_perftest_error(e) for e in r.errors]
+        if any(w.startswith("Conflicting CPU frequency") for w in r.warnings):  # perftest's own check of cpufreq
+            findings.append(info(f"{label}: perftest warns the CPU runs below its top frequency (`Conflicting CPU "
+                                 "frequency values detected`): power saving scales it, which raises and spreads "
+                                 "latencies. Set the performance governor (`sudo cpupower frequency-set -g "
+                                 "performance`) before measuring latency; --CPU-freq only silences the check."))
         tiny = _message_rate_bound(r, label)
-        if r.device and r.device not in SPARK_RDMA:
-            findings += host_findings([r.device], "perftest") + (tiny or _other_host_figures(r, label))
+        if r.device and r.device not in SPARK_RDMA or not r.device and on_spark(None) is False:  # no Spark figure
+            findings += host_findings([r.device], "perftest") if r.device else []
+            findings += tiny or _other_host_figures(r, label)
         else:
             findings += (tiny or _bw_findings(r, label)) + _lat_findings(r, label)
         if r.report_unit and r.report_unit.upper().startswith("MB") and r.bw_rows:

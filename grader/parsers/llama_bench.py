@@ -13,6 +13,11 @@ Shape (llama.cpp tools/llama-bench; as posted in KoyoImai/dgx_spark_cluster, two
 ``test``: ``ppN`` (a prompt of N tokens processed at once), ``tgN`` (N tokens generated one at a time: decode), or
 ``ppN+tgM``; ``t/s`` tokens per second, mean ± standard deviation over the repetitions; ``ngl`` the layers offloaded to
 the GPU (99: all). Columns other builds add (``n_batch``, ``fa``, ``threads``...) are read by their header's name.
+
+llama-benchy (eugr/llama-benchy: llama-bench's table measured against an OpenAI-compatible server such as vLLM) prints
+``t/s (total)`` and ``t/s (req)`` (all requests together, and each), ``peak t/s``, ``ttfr (ms)`` (time to the first
+response) and ``e2e_ttft (ms)``, with the concurrency in the test's name (``pp2048 (c2)``); its rows are read the same
+way, ``t/s (total)`` as the rate. A last row cut short keeps the cells it has.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from .common import ParseError, content_lines, raise_if_shell_error
 CMD = "llama-bench"
 
 _RATE_RE = re.compile(r"^(?P<mean>\d+(?:\.\d+)?)(?:\s*±\s*(?P<sd>\d+(?:\.\d+)?))?$")
+_CONCURRENCY_RE = re.compile(r"\(c(\d{1,5})\)\s*$")
 _DEVICE_RE = re.compile(r"^Device (?P<i>\d+): (?P<name>[^,]+), compute capability (?P<cc>[\d.]+)")
 
 
@@ -41,6 +47,9 @@ class LlamaBenchRow:
     test: str
     tps: float
     tps_sd: float | None = None
+    tps_req: float | None = None  # llama-benchy: each request's rate (``t/s (req)``)
+    ttft_ms: float | None = None  # llama-benchy: ``e2e_ttft (ms)``, else ``ttfr (ms)``
+    concurrency: int | None = None  # llama-benchy: ``(cN)`` in the test's name
 
 
 @dataclass(frozen=True)
@@ -72,19 +81,24 @@ def parse_llama_bench(text: str) -> LlamaBench:
         if not (s.startswith("|") and s.endswith("|")):
             continue
         cells = [c.strip() for c in s.strip("|").split("|")]
-        if "test" in cells and "t/s" in cells:
-            header = cells
+        if "test" in cells and ("t/s" in cells or "t/s (total)" in cells):
+            header = ["t/s" if c == "t/s (total)" else c for c in cells]
             continue
-        if header is None or len(cells) != len(header) or set(cells[0]) <= set("-: "):
+        if header is None or len(cells) > len(header) or set(cells[0]) <= set("-: "):
             continue
-        row = dict(zip(header, cells))
+        row = dict(zip(header, cells))  # a row cut short (fewer cells) keeps those it has
         rate = _RATE_RE.match(row.get("t/s", ""))
         if rate is None:
             continue
-        ngl = row.get("ngl")
+        ngl, req = row.get("ngl"), _RATE_RE.match(row.get("t/s (req)", ""))
+        ttft = _RATE_RE.match(row.get("e2e_ttft (ms)", "")) or _RATE_RE.match(row.get("ttfr (ms)", ""))
+        conc = _CONCURRENCY_RE.search(row.get("test", ""))
         rows.append(LlamaBenchRow(row.get("model", "?"), row.get("size"), row.get("backend"),
                                   int(ngl) if ngl and ngl.isdigit() else None, row.get("test", "?"),
-                                  float(rate.group("mean")), float(rate.group("sd")) if rate.group("sd") else None))
+                                  float(rate.group("mean")), float(rate.group("sd")) if rate.group("sd") else None,
+                                  float(req.group("mean")) if req else None,
+                                  float(ttft.group("mean")) if ttft else None,
+                                  int(conc.group(1)) if conc else None))
     if not rows:
         raise ParseError(CMD, "no result row (`| model | size | ... | test | t/s |` and the rows under it)")
     return LlamaBench(tuple(rows), tuple(devices), build)

@@ -399,6 +399,10 @@ def _row(run: _Run, toks: list[str], line: Line, last: bool) -> None:
             cols = cols[:len(toks)]
     if None in nums:  # a word among the figures (**23.38 Gb/sec** in bold): not a row to guess at
         raise fail_on_line(CMD, line, f"a result row with a value that is not a number ({toks[nums.index(None)]!r})")
+    if last and len(nums) < len(cols) and len(nums) >= 5 and cols[4][0] == "t_typical":  # a latency row cut after
+        run.truncated_row = True                                                         # t_typical: what it shows
+        run.rows.append(LatRow(int(nums[0]), int(nums[1]), nums[2], nums[3], nums[4]))
+        return
     if len(nums) > len(cols) or len(nums) < 3:
         if last and len(nums) < len(cols):  # the paste ends inside its last row
             run.truncated_row = True

@@ -1,0 +1,49 @@
+"""Judge of vLLM's environment report (``collect_env.py``, ``vllm collect-env``): what it says of the versions, the
+GPUs and the path between them, the report's ``GPU Topology:`` matrix judged as ``nvidia-smi topo -m`` is
+(:func:`grader.judges.gpu.summarise_topo`), and the NCCL and vLLM variables it lists."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from .common import info, warn
+from .model import Finding, Summary
+
+_SHOWN_ENV = ("NCCL_", "VLLM_", "CUDA_VISIBLE_DEVICES", "RAY_", "GLOO_", "UCX_", "OMPI_")
+"""The variables said back: those that decide which GPUs, interface and transport a run uses."""
+_VERSIONS = (("vllm", "vLLM"), ("torch", "PyTorch"), ("cuda_built", "built for CUDA"), ("cuda_runtime", "CUDA runtime"),
+             ("driver", "NVIDIA driver"), ("python", "Python"), ("os", "OS"))
+
+
+def summarise_collect_env(c: Any, command: str | None) -> Summary:
+    """The versions in one line, the GPUs counted by model, the topology's reading, and the variables set. PyTorch
+    without CUDA beside NVIDIA GPUs (``Is CUDA available: False``) warns: vLLM cannot use the cards."""
+    facts = {"versions": c.versions, "gpus": list(c.gpus), "packages": c.packages, "env": c.env,
+             "sections": list(c.sections), "topology": c.topology is not None}
+    versions = dict(c.versions)
+    for pkg, key in (("vllm", "vllm"), ("torch", "torch")):  # `[pip3] vllm==0.8.2` where the row is not in the paste
+        if key not in versions and pkg in c.packages:
+            versions[key] = c.packages[pkg]
+    said = [f"{label} {versions[k].split(' (')[0]}" for k, label in _VERSIONS if versions.get(k)]
+    nccl = next((v for k, v in c.packages.items() if k.startswith("nvidia-nccl")), None)
+    findings: list[Finding] = [info("vLLM's environment report (collect_env)" + (
+        ": " + ", ".join(said) + (f"; NCCL {nccl} (pip)" if nccl else "") if said or nccl else
+        ", its `GPU Topology:` section: read as `nvidia-smi topo -m`" if c.topology is not None and not c.gpus else
+        ": no version in this excerpt") + ".")]
+    if c.gpus:
+        counted = Counter(c.gpus)
+        findings.append(info(f"{len(c.gpus)} GPU(s): " + ", ".join(f"{n} x {name}" if n > 1 else name
+                                                                    for name, n in counted.items()) + "."))
+    if (versions.get("cuda_available") or "").lower() == "false" and (c.gpus or versions.get("driver")):
+        findings.append(warn("PyTorch sees no CUDA device (`Is CUDA available: False`) though NVIDIA GPUs or a driver "
+                             "are listed: a CPU-only PyTorch, a driver older than its CUDA, or a container started "
+                             "without the GPUs (`--gpus all`); vLLM cannot use the cards so."))
+    if c.topology is not None:
+        from .gpu import summarise_topo
+        findings += summarise_topo(c.topology, None)[1]
+    env = {k: v for k, v in c.env.items() if k.startswith(_SHOWN_ENV)}
+    if env:
+        findings.append(info("Variables set: " + ", ".join(f"{k}={v}" for k, v in list(env.items())[:12])
+                             + (" ..." if len(env) > 12 else "") + "."))
+    return facts, findings
