@@ -295,6 +295,14 @@ EXAMPLES.update({
                                     "mlx5_pcie_event:299:(pid 268269): Detected insufficient power on the PCIe slot "
                                     "(27W).\n",
     # gpu-operator#2511: an mlx5 NIC's probe in dmesg, on a slot that advertises no power limit
+    # jethac/dgx-spark-hijinks's server log: a forked vLLM and an installed compressed-tensors of another version
+    "submodule-missing": BANNER + "(APIServer pid=1) ModuleNotFoundError: No module named "
+                                  "'compressed_tensors.compressors.pack_quantized'\n",
+    # NVIDIA/nvbandwidth#13: a device-to-device test skipped on two GeForce cards without peer access
+    "nvbandwidth-peer-waived": BANNER + "Waiving device_to_device_memcpy_write_ce.\n",
+    # microscaler/cylon-local-infra's notes (two Sparks, TP=2): both Ray workers abort in ncclCommInitRank
+    "nccl-native-crash": BANNER + "(RayWorkerWrapper pid=4242, ip=169.254.102.149)     @ 0x7f12 352  ncclCommInitRank\n"
+                         "Fatal Python error: Aborted\n",
     # Oneflow-Inc/oneflow#9115: ibv_devinfo and ibstatus with the RDMA stack stopped
     "no-rdma-device": BANNER + "Failed to get IB devices list: Function not implemented\n",
     # ideo-plus/DGX-Spark-x2-GLM5.3-Flash-NVFP4-vLLM-Recipe: a Spark's ethtool without root, its stderr

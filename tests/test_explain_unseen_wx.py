@@ -1,4 +1,4 @@
-"""Shapes and judgments blind batches w and x (issue 27, session 30) found explain misreading: each on a short
+"""Shapes and judgments blind batches w, x and y (issue 27, session 30) found explain misreading: each on a short
 sample cut from the real output named beside it (its URL), with the values worked out by hand."""
 
 from __future__ import annotations
@@ -197,3 +197,66 @@ def test_a_latency_row_cut_after_t_typical_is_read_and_cpu_scaling_is_said():
     assert run["t_typical_us"] == 5.84 and run["truncated"]
     assert "t_typical 5.84 us for 2-byte messages (t_min 5.43 us)" in messages(s, "info")
     assert "performance governor" in messages(s, "info")
+
+
+def test_a_note_after_the_rows_naming_the_command_in_backticks_is_set_aside():
+    # Avarok-Cybersecurity/atlas docs/k3/LAB.md: a Spark's ibdev2netdev in a fence, then the author's line about spark2
+    text = ("`ibdev2netdev` (spark1), 2026-09-11:\n\n```\nrocep1s0f0 port 1 ==> enp1s0f0np0 (Down)\n"
+            "rocep1s0f1 port 1 ==> enp1s0f1np1 (Up)\nroceP2p1s0f0 port 1 ==> enP2p1s0f0np0 (Down)\n"
+            "roceP2p1s0f1 port 1 ==> enP2p1s0f1np1 (Up)\n```\n\n`ibdev2netdev` (spark2): identical Up/Down pattern.\n")
+    [s] = explain(text, host="spark")
+    assert s.error is None and "QSFP port 1 (further from the RJ45) is cabled" in messages(s, "ok")
+    assert "Not output, so not read: '`ibdev2netdev` (spark2)" in messages(s, "info")
+
+
+def test_one_roce_v2_gid_per_address_of_a_netdev_is_listed():
+    # magnate3/linux-riscv-dev's notes: three IPv4 addresses on one port, their RoCE v2 GIDs at 3, 5 and 7
+    rows = "".join(f"mlx5_1  1       {i}       0000:0000:0000:0000:0000:ffff:0a16:74{h} 10.22.116.{a}   v{v}      "
+                   "enp61s0f1np1\n" for i, h, a, v in ((2, "dd", 221, 1), (3, "dd", 221, 2), (4, "de", 222, 1),
+                                                        (5, "de", 222, 2), (6, "df", 223, 1), (7, "df", 223, 2)))
+    text = ("DEV     PORT    INDEX   GID                                     IPv4            VER     DEV\n"
+            "---     ----    -----   ---                                     ------------    ---     ---\n"
+            + rows + "n_gids_found=6\n")
+    [s] = explain(text, host="other")
+    assert "indexes 3, 5 and 7 carry 10.22.116.221, 10.22.116.222 and 10.22.116.223" in messages(s, "ok")
+    assert "use 3 (the same for every active device" not in messages(s)
+
+
+def test_a_p2p_test_cut_before_its_matrices_measured_nothing():
+    # cuda-samples p2pBandwidthLatencyTest on 4x V100-SXM2, the paste stopping in the first matrix's title
+    text = ("[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]\n"
+            "Device: 0, Tesla V100-SXM2-16GB, pciBusID: 15, pciDeviceID: 0, pciDomainID:0\n"
+            "Device: 1, Tesla V100-SXM2-16GB, pciBusID: 16, pciDeviceID: 0, pciDomainID:0\n"
+            "Device=0 CAN Access Peer Device=1\nDevice=1 CAN Access Peer Device=0\n"
+            "P2P Connectivity Matrix\n     D\\D     0     1\n     0\t     1     1\n     1\t     1     1\n"
+            "Unidirectional P2P=Disabled Ban\n")
+    [s] = explain(text, host="other")
+    assert "Every pair can access its peer" in messages(s) and "nothing can be said of speed" in messages(s)
+
+
+def test_a_speed_no_advertised_mode_gives_is_no_negotiated_rate():
+    # an OpenWrt RTL83xx switch's empty SFP cage: 10Mb/s Half on a port of 1000base modes only, Link detected cut
+    text = ("root@OpenWrt:~# ethtool lan9\nSettings for lan9:\n\tSupported ports: [ MII ]\n"
+            "\tAdvertised link modes:  1000baseT/Full\n\t                        1000baseX/Full\n"
+            "\tAdvertised auto-negotiation: Yes\n\tSpeed: 10Mb/s\n\tDuplex: Half\n\tAuto-negotiation: on\n")
+    [s] = explain(text, host="other")
+    assert "10Mb/s is none of the rates the port advertises" in messages(s, "info") and "broken pair" not in messages(s)
+
+
+def test_many_interfaces_in_one_subnet_are_said_once():
+    # an OCI GPU node: four RDMA ports in 192.168.0.0/16, as its image sets them up
+    text = "".join(f"{n}: {i}: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 4220 qdisc mq state UP group default qlen 1000\n"
+                   f"    inet 192.168.{o}.157/16 brd 192.168.255.255 scope global {i}\n"
+                   for n, i, o in ((4, "enp72s0f0np0", 0), (5, "enp72s0f1np1", 8), (6, "enp76s0f0np0", 1),
+                                   (7, "enp76s0f1np1", 9)))
+    [s] = explain(text, host="other")
+    [w] = [f.message for f in s.findings if f.level == "warn"]
+    assert w.startswith("4 interfaces share the subnet 192.168.0.0/16") and "arp_ignore=1" in w
+
+
+def test_topo_p2p_status_names_the_mode_asked():
+    # Anthony-Hoo's AutoDL post: `nvidia-smi topo -p2p p` (PCIe) on two 2080 Ti, NS both ways
+    text = ("root@autodl:~# nvidia-smi topo -p2p p\n \tGPU0\tGPU1\t\n GPU0\tX\tNS\t\n GPU1\tNS\tX\t\n\nLegend:\n\n"
+            "  X    = Self\n  OK   = Status Ok\n  NS   = Not supported\n")
+    [s] = explain(text, host="other")
+    assert "P2P over PCIe not supported (NS, `nvidia-smi topo -p2p p`)" in messages(s, "warn")

@@ -546,6 +546,20 @@ MLX5_POWER = ("[   22.316553] mlx5_core 0000:13:00.0: mlx5_pcie_event:297:(pid 1
               "x16 link)\n")
 
 # https://github.com/leptonai/gpud/issues/348 (the kernel line as the issue quotes it)
+# https://github.com/vllm-project/vllm/issues/10147, as posted (collect_env.py of a newer vLLM)
+SUBMODULE = ("python collect_env.py\n    from vllm.envs import environment_variables\n"
+             "ModuleNotFoundError: No module named 'vllm.envs'\n")
+
+# https://github.com/NVIDIA/nvbandwidth/issues/13, as posted (its header lines above it left out)
+NVBANDWIDTH_WAIVED = ("Device 0: NVIDIA GeForce RTX 2080 Ti\nDevice 1: NVIDIA GeForce RTX 2080 Ti\n\n"
+                      "Waiving device_to_device_memcpy_write_ce.\n")
+
+# microscaler/cylon-local-infra llmwiki/concepts/ncclcommInitRank-abort-tp2.md, as posted (pids and addresses elided)
+NCCL_ABORT = ("(RayWorkerWrapper pid=..., ip=169.254.102.149)     @ 0x... 352  ncclCommInitRank\n"
+              "(RayWorkerWrapper pid=..., ip=169.254.37.109)      @ 0x... 352  ncclCommInitRank\nFatal Python error: Aborted\n"
+              "...\nray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.\n"
+              "RuntimeError: Engine core initialization failed.\n")
+
 # https://github.com/Oneflow-Inc/oneflow/pull/9115: the RDMA stack stopped (openibd), as posted
 NO_RDMA = ("ibv_devinfo\nFailed to get IB devices list: Function not implemented\nibstatus\nFatal error:  No devices\n"
            "/usr/sbin/ibstatus: 21: exit: Illegal number: -1\n")
@@ -564,7 +578,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE, OOM_KILL, AER_FATAL, NCCL_SYSTEM,
        STORE_TIMEOUT, GID_EMPTY, RAY_INFEASIBLE_OLD,
        ORDINAL, RAY_SHM, PORT_IN_USE, SEGV_CONTAINER, RAY_NONE, RAY_OOM_SPARK, KV_PAGE_SIZE, NMCLI_MTU,
-       METHOD_FAILED, SEGFAULT, NO_RDMA]
+       METHOD_FAILED, SEGFAULT, NO_RDMA, NCCL_ABORT, SUBMODULE]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -593,7 +607,8 @@ def test_clean_text_names_nothing():
 def test_every_known_error_line_is_read_here():
     """Each table entry that reads plain text is reached by one of the field outputs above."""
     reached = {d.kind for text in ALL + [NETPLAN_NM, FORWARD_COMPAT, PROVIDER, GID_NODATA, UNKNOWN_ENV, PEERMEM,
-                                        MLX5_POWER, SLURM_STEP, MLX5_LOW_POWER, ETHTOOL_NETLINK] for d in diagnose_text(text)}
+                                        MLX5_POWER, SLURM_STEP, MLX5_LOW_POWER, ETHTOOL_NETLINK, NVBANDWIDTH_WAIVED]
+               for d in diagnose_text(text)}
     assert {e.kind for e in load_table() if e.reads_text} <= reached
 
 

@@ -19,7 +19,7 @@ _VLLM_LINE = re.compile(
     r"\d\d:\d\d:\d\d(?:[.,]\d+)?\s+"
     r"\[?[\w./<>-]+\.py:\d+\]"
     r"|(?:^|\|\s*)\((?:APIServer|EngineCore(?:_DP\d+)?|RayWorkerWrapper|RayWorkerProc|VllmWorker(?:-\d+)?|Worker(?:_\w+)?)"
-    r"(?:\s+(?:rank=\d+|[A-Z]{2}\d+))*\s+pid=\d+"
+    r"(?:\s+(?:rank=\d+|[A-Z]{2}\d+))*\s+pid=(?:\d+|\.\.\.)"
     r"|vLLM API server version|KV cache size: [\d,]+ tokens|Maximum concurrency for [\d,]+ tokens per request"
     r"|# (?:GPU|cuda|CPU) blocks: \d+|Available KV cache memory:|non-default args: \{"
     r"|(?:Free|Available) memory on (?:device|node \d+)(?: [\w:]+)? \(\d|[Dd]esired (?:GPU|CPU) memory utilization (?:is )?\("

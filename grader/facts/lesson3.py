@@ -218,8 +218,12 @@ def _cpus(affinity: str | None) -> frozenset[int]:
     return frozenset(out)
 
 
+P2P_MODES = {"r": "reads", "w": "writes", "n": "over NVLink", "a": "atomics", "p": "over PCIe"}
+"""What each ``nvidia-smi topo -p2p <mode>`` asks (nvidia-smi's help: read, write, nvlink, atomics, pcie)."""
+
+
 def p2p_sentences(a: str, b: str, code: str | None, p2p_read: str | None,
-                  layout: bool = False) -> tuple[list[str], list[str]]:
+                  layout: bool = False, mode: str = "r") -> tuple[list[str], list[str]]:
     """(warnings, notes) about the path between two GPUs; ``layout``: the machine has more than two cards and its
     matrix shows them on different NUMA nodes (:func:`two_sockets`: SYS between them is how it is built). A warning:
     P2P reads not supported for a reason the code does not pin on the cards (CNS, NS, DR, TNS: copies staged through
@@ -229,7 +233,8 @@ def p2p_sentences(a: str, b: str, code: str | None, p2p_read: str | None,
     whether P2P works decides (``nvidia-smi topo -p2p r``): club-3090 PCIE_P2P.md measured both (figures.md §3.1);
     SYS where it is the ``layout`` (a server's two sockets, not a fault; the field corpus's k019, r008, t003; with
     the NUMA column N/A a hidden PCIe tree may be why, so it warns); cards that offer no P2P at all (GNS: GeForce on
-    the stock driver), since nothing on the machine can mend that."""
+    the stock driver), since nothing on the machine can mend that. ``mode``: the ``-p2p`` letter the status is of
+    (P2P_MODES; reads unless said)."""
     out: list[str] = []
     notes: list[str] = []
     fam = link_family(code or "")
@@ -250,7 +255,8 @@ def p2p_sentences(a: str, b: str, code: str | None, p2p_read: str | None,
                      "shared host memory. Expected of such cards, not a fault: prefer layer split (llama.cpp) or "
                      "pipeline parallel for one stream.")
     elif p2p_read is not None and p2p_read not in ("OK", "X"):
-        out.append(f"{a}-{b}: P2P reads {P2P_STATUS.get(p2p_read, p2p_read)} ({p2p_read}, `nvidia-smi topo -p2p r`): "
+        out.append(f"{a}-{b}: P2P {P2P_MODES.get(mode, mode)} {P2P_STATUS.get(p2p_read, p2p_read)} ({p2p_read}, "
+                   f"`nvidia-smi topo -p2p {mode}`): "
                    "copies between the cards are staged through host memory, and NCCL moves data through "
                    "shared host memory instead. GeForce cards on the stock driver show this too (expected there); "
                    "on cards that offer P2P, the board or a setting (ACS, the IOMMU) blocks it.")

@@ -166,7 +166,18 @@ def overlaps(named: list[tuple[str, str]]) -> list[Finding]:
     """Findings (:func:`overlap_finding`) for different interfaces whose IPv4 subnets overlap (at most
     ``MAX_OVERLAP_FINDINGS`` pairs named, then one finding counting the others)."""
     pairs = overlap_pairs(named)
-    out = [overlap_finding(*pair) for pair in pairs[:MAX_OVERLAP_FINDINGS]]
+    shared: dict[Any, dict[str, str]] = {}  # a subnet three or more interfaces (no twin) have: said once
+    for a, ca, b, cb in pairs:
+        if _ipv4_network(ca) == _ipv4_network(cb):
+            shared.setdefault(_ipv4_network(ca), {}).update({a: ca, b: cb})
+    shared = {n: m for n, m in shared.items() if len(m) > 2 and not any(map(is_qsfp_twin, m))}
+    out = [warn(f"{len(m)} interfaces share the subnet {n} (" + ", ".join(f"{x} {c}" for x, c in m.items())
+                + "): the kernel may answer for any of their addresses on any of them, and NCCL or Gloo may pick any. "
+                "That works only with per-interface routing (arp_ignore=1 and arp_announce=2, rp_filter loose, a "
+                "routing table per interface), as cloud RDMA images set it up; otherwise give each its own subnet.")
+           for n, m in shared.items()]
+    pairs = [p for p in pairs if _ipv4_network(p[1]) not in shared or _ipv4_network(p[1]) != _ipv4_network(p[3])]
+    out += [overlap_finding(*pair) for pair in pairs[:MAX_OVERLAP_FINDINGS]]
     if len(pairs) > MAX_OVERLAP_FINDINGS:
         out.append(fail(f"... and {len(pairs) - MAX_OVERLAP_FINDINGS} more pairs of interfaces share a subnet: "
                         "give each interface its own subnet"))

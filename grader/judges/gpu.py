@@ -201,15 +201,15 @@ def summarise_topo(t: Any, command: str | None) -> Summary:
 # --------------------------------------------------------------------------- topo -p2p
 
 def summarise_p2p(p: Any, command: str | None) -> Summary:
-    from ..facts.lesson3 import p2p_sentences
+    from ..facts.lesson3 import P2P_MODES, p2p_sentences
     from ..parsers.nvidia_smi import P2P_STATUS
     findings: list[Finding] = []
-    mode = {"r": "reads", "w": "writes", "n": "NVLink", "a": "atomics", "p": "prop"}.get(p.mode or "", "P2P")
+    mode = P2P_MODES.get(p.mode or "", "P2P")
     for a, b, status in p.pairs():
         if status == "OK":
             findings.append(ok(f"{a}-{b}: P2P {mode} supported (OK): GPU-to-GPU copies go card to card."))
         else:
-            warnings, notes = p2p_sentences(a, b, "PIX", status)
+            warnings, notes = p2p_sentences(a, b, "PIX", status, mode=p.mode or "r")
             findings += [warn(s) for s in warnings] + [info(s) for s in notes]
     if not p.pairs():
         findings.append(info(f"{len(p.gpus)} GPU in this matrix: no pair to judge."))
@@ -571,4 +571,8 @@ def summarise_p2p_test(t: Any, command: str | None) -> Summary:
                                  "read each card's LnkSta (`sudo lspci -vv -d 10de: | grep LnkSta`)."))
     if t.truncated:
         findings.append(info("The output is cut off: the matrices shown were read."))
+    elif not t.matrices and (t.access or t.connectivity):  # the test's first part only: no figure measured
+        findings.append(info("No bandwidth or latency matrix in this paste: it stops before the test measured "
+                             "anything, so nothing can be said of speed. Paste the rest (the `Unidirectional ...` and "
+                             "`Bidirectional ...` matrices)."))
     return facts, findings

@@ -140,6 +140,13 @@ def _gid_findings(rows: list[dict[str, Any]]) -> list[Finding]:
         else:
             carries = r["ipv4"] or "an IPv4 address (masked in the paste)"
             below = r.get("link_local_below") or 0
+            if len(r.get("addresses") or ()) > 1:  # one RoCE v2 GID per IPv4 address of the netdev
+                idx, ips = [str(i) for i, _ in r["addresses"]], [a for _, a in r["addresses"]]
+                out.append(ok(f"{name}: its netdev {r['netdev'] or '?'} has {len(ips)} IPv4 addresses, each with its "
+                              f"own RoCE v2 GID: indexes {', '.join(idx[:-1])} and {idx[-1]} carry {', '.join(ips[:-1])} "
+                              f"and {ips[-1]}, in that order. The index to use is that of the address the "
+                              "traffic goes from (the one NCCL_SOCKET_IFNAME's interface and the peer's subnet use)."))
+                continue
             moved = below > 2 and bool(on_spark(spark))  # Spark playbooks and launchers pin the usual index
             out.append((warn if moved else ok)(f"{name}: RoCE v2 GID index {r['roce_v2_gid_index']} carries {carries}"
                           f"{' (' + r['netdev'] + ')' if r['netdev'] else ''}."
@@ -151,7 +158,8 @@ def _gid_findings(rows: list[dict[str, Any]]) -> list[Finding]:
                              if below > 2 else "")))
     indices = {r["rdma_device"]: r["roce_v2_gid_index"] for r in active if r["roce_v2_gid_index"] is not None}
     values = set(indices.values())
-    if len(values) == 1 and not any(r.get("several") for r in active):  # several netdevs: said with that warning
+    if len(values) == 1 and not any(r.get("several") or len(r.get("addresses") or ()) > 1 for r in active):
+        # several netdevs, or addresses: said above
         idx = values.pop()
         other = "the other Spark" if spark else "every other node"
         out.append(info(f"If you set NCCL_IB_GID_INDEX, use {idx} (the same for every active device here; perftest "
@@ -253,6 +261,7 @@ def summarise_show_gids(table: GidTable, command: str | None) -> Summary:
         rows.append({"rdma_device": dev, "state": "ACTIVE", "state_unknown": True,  # show_gids shows no port state
                      "roce_v2_gid_index": pick.index if pick else None,
                      "ipv4": pick.ipv4 if pick else None, "netdev": netdev, "several": len({r.netdev for r in v2}) > 1,
+                     "addresses": list(dict.fromkeys((r.index, r.ipv4) for r in v2 if r.netdev == netdev and r.ipv4)),
                      "unknown_v2": sum(1 for r in table if r.device == dev and r.is_roce_v2 and r.ipv4_gid is None),
                      "link_local_below": sum(1 for r in table if r.device == dev and pick and r.index < pick.index
                                              and r.gid.lower().startswith("fe80")),
