@@ -260,3 +260,53 @@ def test_topo_p2p_status_names_the_mode_asked():
             "  X    = Self\n  OK   = Status Ok\n  NS   = Not supported\n")
     [s] = explain(text, host="other")
     assert "P2P over PCIe not supported (NS, `nvidia-smi topo -p2p p`)" in messages(s, "warn")
+
+
+def test_an_all_zero_gid_in_perftest_is_no_address_to_connect_from():
+    # Mellanox/k8s-rdma-shared-dev-plugin#112: two pods' ib_write_bw at GID index 0, both GIDs zero, RTR refused
+    text = ("user@pod1:~$ ib_write_bw -d mlx5_0  -F --report_gbits 10.56.217.73\n"
+            " Link type       : Ethernet\n GID index       : 0\n"
+            " local address: LID 0000 QPN 0x00da PSN 0x3a7b2e RKey 0x1fcfcd VAddr 0x007f0e4b8d0000\n"
+            " GID: 00:00:00:00:00:00:00:00:00:00:00:00:00:00:00:00\n"
+            " remote address: LID 0000 QPN 0x00da PSN 0x8c1a2b RKey 0x1fcfcd VAddr 0x007f5d2c7a0000\n"
+            " GID: 00:00:00:00:00:00:00:00:00:00:00:00:00:00:00:00\n"
+            "Failed to modify QP 218 to RTR\n")
+    [s] = explain(text, host="other")
+    assert s.facts["runs"][0]["zero_gids"] == ["local", "remote"]
+    assert "the local and remote GIDs are all zeros" in messages(s, "fail")
+
+
+def test_a_python_warning_alone_under_a_command_is_not_its_output():
+    # https://github.com/baidu/vLLM-Kunlun/pull/361: ray status on a P800 node, the paste stops in a UserWarning
+    text = ("(py310) root@node:/workspace# ray status\n/root/miniconda/envs/py310/lib/python3.10/site-packages/"
+            "xpytorch_import_hook.py:6: UserWarning: pkg_resources is deprecated as an API. See https://setuptools."
+            "pypa.io/en/latest/pkg_resources.html.\n")
+    [s] = explain(text)
+    assert s.error is None and "Only a Python warning is here" in messages(s, "info")
+
+
+def test_a_show_gids_row_without_a_netdev_beside_roce_ports_is_an_infiniband_port():
+    # magnate3/linux-riscv-dev's notes: six HCAs, the last one GID and no DEV (an InfiniBand port)
+    text = ("DEV     PORT    INDEX   GID                                     IPv4            VER     DEV\n"
+            "---     ----    -----   ---                                     ------------    ---     ---\n"
+            "mlx5_1  1       2       0000:0000:0000:0000:0000:ffff:0a10:f239 10.16.242.57    v1      ens4f1\n"
+            "mlx5_1  1       3       0000:0000:0000:0000:0000:ffff:0a10:f239 10.16.242.57    v2      ens4f1\n"
+            "mlx5_5  1       0       fe80:0000:0000:0000:02aa:bb03:0000:0030                 v1\n"
+            "n_gids_found=3\n")
+    [s] = explain(text, host="other")
+    assert "mlx5_5 has no netdev in this table: an InfiniBand port" in messages(s, "info")
+    assert "its netdev ? has no IPv4" not in messages(s)
+
+
+def test_the_namespace_line_above_a_summary_says_how_many_were_sent():
+    # https://github.com/vllm-project/vllm/issues/8104: benchmark_serving's arguments, then its summary (1000 of 1000)
+    text = ("Namespace(backend='vllm', base_url=None, host='localhost', port=8000, num_prompts=1000, "
+            "request_rate=inf, seed=0)\nStarting initial single prompt test run...\nTraffic request rate: inf\n"
+            "============ Serving Benchmark Result ============\nSuccessful requests:                     1000\n"
+            "Benchmark duration (s):                  12105.85\nInput token throughput (tok/s):          1.61\n"
+            "Output token throughput (tok/s):         113.73\nRequest throughput (req/s):              0.08\n"
+            "==================================================\n")
+    r = parse_bench_text(text)
+    assert (r.meta["num_prompts"], r.meta["backend"]) == (1000, "vllm")
+    [s] = explain(text)
+    assert "1000 of 1000 requests completed" in messages(s, "ok") and "Input 1.61 tok/s" in messages(s, "info")

@@ -196,9 +196,14 @@ permitted``); a warning printed on success (netplan's ``WARNING **: Permissions 
 MAX_REFUSAL_LINES = 8
 
 
+_PY_WARNING_RE = re.compile(r"^\S+\.py:\d+: \w*Warning: |^\s*(?:warnings\.)?warn\(")
+"""A line Python's warnings module prints on stderr (``file.py:6: UserWarning: ...``, then the source line)."""
+
+
 def unread_reply(seg: Any) -> tuple[Finding, ...]:
     """What a part its kind's reader could not read says all the same (``seg``: its command and lines; empty: nothing):
-    a shell that found no such program (:func:`not_installed`); under a command that prints nothing when it works, a complaint of a few lines, which means it refused the change;
+    a shell that found no such program (:func:`not_installed`); a Python warning alone (the output cut after it);
+    under a command that prints nothing when it works, a complaint of a few lines, which means it refused the change;
     under a version query (``ethtool --version``), the version."""
     from ..judges.sequence import shown_command
     from ..parsers.common.commands import silent_on_success
@@ -208,6 +213,10 @@ def unread_reply(seg: Any) -> tuple[Finding, ...]:
     gone = not_installed(said[0])  # `bash: ifconfig: command not found` under the command: its package, as a fail
     if gone:
         return (gone,)
+    if all(_PY_WARNING_RE.match(x) for x in said):  # a library's warning on stderr, and the paste ends there
+        return (Finding("info", f"Only a Python warning is here (`{said[0][:160]}`): it is not the command's output, "
+                                "which the paste does not hold (cut off, or the command still running); paste what "
+                                "came after it."),)
     version = _version(seg.command, said)
     if version:
         return version

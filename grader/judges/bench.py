@@ -74,7 +74,8 @@ def describe(result: BenchResult, sent: int | None = None, burst: bool = False, 
                               "out."))
     thr, inp = src.get("output_throughput"), src.get("input_throughput")
     if thr is not None:
-        findings.append(info((f"Input {inp:,.0f} tok/s (the prompts' prefill), output" if inp else "Output")
+        rate = f"{inp:,.0f}" if inp and inp >= 10 else f"{inp:.3g}" if inp else ""  # 1.61, not 2
+        findings.append(info((f"Input {rate} tok/s (the prompts' prefill), output" if inp else "Output")
                              + f" {thr:.1f} tok/s, {src.get('request_throughput') or 0:.2f} req/s"
                              + (f" over {src['duration']:.2f} s" if src.get("duration") else "") + "."))
     cap = result.concurrency or cap  # the result's own cap first, then the command line's

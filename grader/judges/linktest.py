@@ -47,11 +47,20 @@ def _ping_payload(command: str | None) -> int | None:
     return int(m.group(1)) if m else None
 
 
+def _counted(r: Any) -> str:
+    """``3 of 3``; where the statistics lines are not in the paste, the replies shown (``1 reply shown``)."""
+    return f"{r.received} of {r.transmitted}" if r.transmitted is not None else \
+        f"{r.received} repl{'y' if r.received == 1 else 'ies'} shown"
+
+
 def summarise_ping(r: Any, command: str | None) -> Summary:
     df = _df_flag(command)
     facts = dict(dataclasses.asdict(r), ok=r.ok, mtu_error=r.mtu_error, path_mtu=r.path_mtu,
                  dont_fragment=df)
-    dest = r.destination or "the peer"
+    argv = command_argv(command)
+    named = next((a for a in reversed(argv[1:]) if not a.startswith("-") and not a.isdigit()), None) \
+        if argv and argv[0].startswith("ping") else None  # the host the command names (no PING line pasted)
+    dest = r.destination or named or "the peer"
     # the PING line says the payload; a paste that starts at the replies leaves the command's -s to say it
     payload = r.payload_bytes or _ping_payload(command)
     size = (payload or 0) + 28
@@ -79,12 +88,12 @@ def summarise_ping(r: Any, command: str | None) -> Summary:
     elif r.ok and size >= JUMBO_MTU:
         how = " with fragmenting forbidden (-M do)" if df else ""
         findings.append(ok(f"Jumbo frames work end to end: {size}-byte packets reached {dest} and came back{how} "
-                           f"({r.received} of {r.transmitted}{avg}{', no loss' if r.received == r.transmitted else ''})."))
+                           f"({_counted(r)}{avg}{', no loss' if r.received == r.transmitted else ''})."))
         if df is None:
             findings.append(info("The command is not shown: this proves jumbo frames only if it was run "
                                  "with -M do (do not fragment)."))
     elif r.ok:
-        findings.append(ok(f"{dest} answers ({r.received} of {r.transmitted}{avg}). This "
+        findings.append(ok(f"{dest} answers ({_counted(r)}{avg}). This "
                            f"checks reachability only; for jumbo frames run `ping -c2 -M do -s {JUMBO_PAYLOAD} "
                            f"{dest}`."))
     elif r.received == 0 and size > 1500:

@@ -153,6 +153,12 @@ def summarise_perftest(runs: list[PerftestRun], command: str | None) -> Summary:
                                  "RoCE uses the largest RDMA MTU that fits, 1024 with MTU 1500 and 4096 with MTU "
                                  f"{JUMBO_MTU} (jumbo frames on both Sparks)." if r.rdma_mtu_bytes < 4096 else
                                  f"`Mtu : {r.rdma_mtu_bytes}[B]` (RDMA path MTU): the interfaces run jumbo frames."))
+        if r.zero_gids:  # no address behind the GID perftest used: nothing to connect from or to
+            which = " and ".join(r.zero_gids) + (" GIDs are" if len(r.zero_gids) > 1 else " GID is")
+            findings.append(fail(f"{label}: the {which} all zeros: no address sits at that "
+                                 "index, so the queue pairs cannot connect. The RDMA device's netdev has no address, or "
+                                 "is not in this container or pod (its interface must be the NIC's: host network, an "
+                                 "SR-IOV VF or macvlan on it); `show_gids` lists the indexes that have one."))
         if r.link_type:
             if r.link_type.lower() == "ethernet":
                 ips = (f" between {r.local_gid_ipv4} and {r.remote_gid_ipv4}" if r.local_gid_ipv4 and r.remote_gid_ipv4

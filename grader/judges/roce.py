@@ -116,6 +116,11 @@ def _gid_findings(rows: list[dict[str, Any]]) -> list[Finding]:
             example = (" (netplan, e.g. 192.168.100.10/24 on enp1s0f1np1)" if spark else "")
             between = "the Sparks" if spark else "the nodes"
             twin = other_twin(r["netdev"]) if r["netdev"] and is_qsfp_twin(r["netdev"]) else None
+            if r.get("state_unknown") and not r["netdev"] and any(x["netdev"] for x in rows):  # (the column is there)
+                # no netdev on any of its rows: an InfiniBand port
+                out.append(info(f"{name} has no netdev in this table: an InfiniBand port (its GID comes from the port's "
+                                "GUID), where RoCE and its IPv4 GIDs do not apply. `ibstat` shows its state."))
+                continue
             if r.get("state_unknown") and twin and any(x["netdev"] == twin and x["roce_v2_gid_index"] is not None for x in rows):
                 out.append(warn(f"{name} has {why}: its netdev {r['netdev']} has no IPv4 address, while its twin {twin} "
                                 "(the other half of the same QSFP port, so the port is cabled) has one. The " + C2S
@@ -126,10 +131,6 @@ def _gid_findings(rows: list[dict[str, Any]]) -> list[Finding]:
                 out.append(info(f"{name} has {why}: its netdev {r['netdev'] or '?'} has no IPv4 address. So are the "
                                 "twins of a port without a cable; if this one carries traffic, give its netdev an "
                                 f"address{example}. `rdma link` says which ports are ACTIVE."))
-                continue
-            if r.get("state_unknown") and not r["netdev"]:  # no netdev on any of its rows: an InfiniBand port
-                out.append(info(f"{name} has no netdev in this table: an InfiniBand port (its GID comes from the port's "
-                                "GUID), where RoCE and its IPv4 GIDs do not apply. `ibstat` shows its state."))
                 continue
             active_word = "" if r.get("state_unknown") else " is ACTIVE but"
             # show_gids shows no port state: elsewhere that device may be one not used; a Spark's twins are the link
@@ -322,14 +323,15 @@ def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -
             findings.append(info(f"{name}: {', '.join(bits)}."))
         for p in c.ports:
             label = f"{name} port {p.port}"
+            phys = f"/{p.physical_state}" if p.physical_state else ""  # plain ibv_devinfo prints no physical state
             if p.is_active and c.ca not in SPARK_RDMA:
                 rate = p.rate_gbps
-                findings.append(ok(f"{label}: Active" + (f"/{p.physical_state}" if p.physical_state else "")
+                findings.append(ok(f"{label}: Active{phys}"
                                    + (f" at {rate:g} Gb/s (this NIC's negotiated rate)." if rate is not None else ".")))
             elif p.is_active:
                 rate = p.rate_gbps
                 if rate is not None and rate >= LINE_GBPS:
-                    findings.append(ok(f"{label}: Active/{p.physical_state or '?'} at {rate:g} Gb/s, the full "
+                    findings.append(ok(f"{label}: Active{phys} at {rate:g} Gb/s, the full "
                                        f"{LINE_GBPS} GbE "
                                        "of a Spark QSFP port (each twin reports the port's rate)."))
                 elif rate is not None and LINE_GBPS / 2 <= rate < LINE_GBPS:
@@ -338,7 +340,7 @@ def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -
                                          f"switch, force {LINE_GBPS}G "
                                          "and turn auto-negotiation off on the switch port."))
                 else:
-                    findings.append(ok(f"{label}: Active/{p.physical_state or '?'}"
+                    findings.append(ok(f"{label}: Active{phys}"
                                        + (f" at {rate:g} Gb/s." if rate is not None else ".")))
             elif (p.state or "").lower() == "down" and (p.physical_state or "").lower() == "linkup" \
                     and (p.link_layer or "").lower() == "infiniband":
@@ -352,7 +354,7 @@ def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -
                                      "virtualization on and the VF its GUID."))
             elif (p.state or "").lower() == "down" and (p.link_layer or "").lower() == "infiniband" \
                     and p.base_lid and 0 < p.base_lid < 0xC000 and (p.physical_state or "").lower() != "disabled":
-                findings.append(fail(f"{label} is Down/{p.physical_state or '?'}, yet it keeps the LID {p.base_lid} a "
+                findings.append(fail(f"{label} is Down{phys}, yet it keeps the LID {p.base_lid} a "
                                      "subnet manager gave it" + (f" (SM lid {p.sm_lid})" if p.sm_lid else "") + ": it "
                                      "had a link and lost it, so this rail carries nothing now. "
                                      + ("Polling: it is trying to train and sees no partner: " if
@@ -360,10 +362,10 @@ def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -
                                      + "check the cable or transceiver and the switch port (`ibportstate`, the "
                                      "switch's port log); the Rate of a port that is down means nothing."))
             elif p.state is not None and any(q.is_active for x in cas for q in x.ports):
-                findings.append(info(f"{label}: {p.state}/{p.physical_state or '?'} (not in use; the Rate of a port "
+                findings.append(info(f"{label}: {p.state}{phys} (not in use; the Rate of a port "
                                      "that is down means nothing)."))
             elif p.state is not None:  # no port of the output is Active: nothing here can carry RDMA
-                findings.append(warn(f"{label}: {p.state}/{p.physical_state or '?'}, and no port in this output is "
+                findings.append(warn(f"{label}: {p.state}{phys}, and no port in this output is "
                                      "Active, so none of it can carry RDMA: a port in use needs a cable (or module) "
                                      "and a live far end, and its netdev up (`ip link`); `Disabled` is a port turned "
                                      "off. The Rate of a port that is down means nothing."))

@@ -309,7 +309,7 @@ def parse_bench_text(text: str) -> BenchResult:
     if not summary:
         raise ParseError(COMMAND, "the result block has no 'Label: value' rows", lines[start].strip(), start + 1)
     meta = {"max_concurrency": summary.pop("max_concurrency")} if "max_concurrency" in summary else {}
-    meta = {**_rows_above(lines, start), **meta} if not bannerless else meta
+    meta = {**_namespace_meta(lines[:start]), **_rows_above(lines, start), **meta} if not bannerless else meta
     notes = [f"row not read: {u!r}" for u in unknown[:5]]
     if bannerless:
         notes.append("the '=== Serving Benchmark Result ===' banner is not in the paste: read from its first row")
@@ -351,16 +351,21 @@ def parse_bench_legacy(text: str) -> BenchResult:
     if not is_legacy_summary(lines):
         raise ParseError(COMMAND, "no `Throughput: N requests/s` and `Average latency: N s` rows of benchmark_serving.py")
     summary: dict[str, float] = {}
-    meta: dict[str, Any] = {}
     for line in lines:
         if m := LEGACY_ROW_RE.match(line):
             key, scale = _LEGACY_ROWS[m.group("label")]
             summary[key] = float(m.group("value")) * scale
-        elif (m := _NAMESPACE_RE.match(line)) and not meta:
-            for a in _NS_ARG_RE.finditer(m.group("args")):
-                value = a.group("value").strip("'")
-                meta[a.group("key")] = value if a.group("key") == "backend" else as_float(value)
-    return BenchResult(COMMAND, LEGACY, summary, None, meta)
+    return BenchResult(COMMAND, LEGACY, summary, None, _namespace_meta(lines))
+
+
+def _namespace_meta(lines: list[str]) -> dict[str, Any]:
+    """The offered load of the first ``Namespace(...)`` line among ``lines`` (benchmark_serving.py prints its
+    arguments so): ``backend``, ``num_prompts`` and ``request_rate``; {} without one."""
+    for line in lines:
+        if m := _NAMESPACE_RE.match(line.strip()):
+            return {a.group("key"): a.group("value").strip("'") if a.group("key") == "backend" else
+                    as_float(a.group("value").strip("'")) for a in _NS_ARG_RE.finditer(m.group("args"))}
+    return {}
 
 
 # --------------------------------------------------------------------------- AIPerf
