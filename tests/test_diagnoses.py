@@ -295,6 +295,19 @@ EXAMPLES.update({
                                     "mlx5_pcie_event:299:(pid 268269): Detected insufficient power on the PCIe slot "
                                     "(27W).\n",
     # gpu-operator#2511: an mlx5 NIC's probe in dmesg, on a slot that advertises no power limit
+    # ray-project/ray#13586: the autoscaler removing each GPU node it started
+    "ray-autoscaler-launch-failed": BANNER + "(autoscaler +49s) Removing 1 nodes of type gpu.medium (launch failed).\n",
+    # colonel-otto's three Sparks at TP=3: the all-gather that never finished
+    "nccl-watchdog-timeout": BANNER + "[rank1]:[E825 00:42:25.854022710 ProcessGroupNCCL.cpp:689] [Rank 1] Watchdog "
+                             "caught collective operation timeout: WorkNCCL(SeqNum=3474, OpType=_ALLGATHER_BASE, "
+                             "NumelIn=8282112, NumelOut=24846336, Timeout(ms)=600000) ran for 600000 milliseconds "
+                             "before timing out.\n",
+    # djangodevreng's Spark benchmarks: an NVFP4 GEMM without kernels for sm_121
+    "cuda-no-kernel-image": BANNER + "(EngineCore pid=212) torch.AcceleratorError: CUDA error: no kernel image is "
+                            "available for execution on the device\n",
+    # pytorch/pytorch#150852: NVLS set-up on a 12.2 driver under NCCL 2.26
+    "nccl-nvls-failed": BANNER + "[2025-04-08 08:39:46] devgpu000:589012:591652 [0] transport/nvls.cc:254 NCCL WARN "
+                        "Cuda failure 1 'invalid argument'\n",
     # jethac/dgx-spark-hijinks's server log: a forked vLLM and an installed compressed-tensors of another version
     "submodule-missing": BANNER + "(APIServer pid=1) ModuleNotFoundError: No module named "
                                   "'compressed_tensors.compressors.pack_quantized'\n",

@@ -310,3 +310,44 @@ def test_the_namespace_line_above_a_summary_says_how_many_were_sent():
     assert (r.meta["num_prompts"], r.meta["backend"]) == (1000, "vllm")
     [s] = explain(text)
     assert "1000 of 1000 requests completed" in messages(s, "ok") and "Input 1.61 tok/s" in messages(s, "info")
+
+
+# blind batch z (session 30)
+
+def test_ip_addr_filtered_to_its_address_lines_is_read_by_label():
+    # KoyoImai/dgx_spark_cluster: `ip a | grep "192.168.111"` on a Spark, the RJ45 port and Wi-Fi on one LAN
+    text = ('user@spark-0001:~/Desktop$ ip a | grep "192.168.111"\n'
+            "    inet 192.168.111.42/24 brd 192.168.111.255 scope global dynamic noprefixroute enP7s7\n"
+            "    inet 192.168.111.133/24 brd 192.168.111.255 scope global dynamic noprefixroute wlP9s9\n")
+    [s] = explain(text, host="spark")
+    assert s.error is None and "warn" not in levels(s)  # a grep: no "no QSFP interface in this whole list"
+    assert "enP7s7 (192.168.111.42/24) and wlP9s9 (192.168.111.133/24) are in the same subnet" in messages(s, "info")
+
+
+def test_a_fence_glued_to_a_log_line_comes_off_it():
+    # a vLLM TP=2 start pasted with its opening fence on the first line (```` ``` (EngineCore_0 pid=...) ````)
+    text = ("``` (EngineCore_0 pid=1422484) INFO 08-07 19:06:21 [kv_cache_utils.py:833] Maximum concurrency for "
+            "40,960 tokens per request: 11.46x\nCapturing CUDA graph shapes: 100%|█████| 67/67 [00:07<00:00,  "
+            "8.75it/s]\n(VllmWorker TP0 pid=1422634) INFO 08-07 19:06:29 [custom_all_reduce.py:196] Registering "
+            "8643 cuda graph addresses```\n")
+    [s] = explain(text)
+    assert s.kind == "vllm-log" and "maximum concurrency 11.46x for 40,960-token requests" in messages(s)
+
+
+def test_a_prompt_at_the_end_of_a_paste_is_no_command_that_printed_nothing():
+    # a desktop's `sudo ethtool enp4s0`, then the next prompt copied with it
+    text = ("$ sudo ethtool enp4s0\nSettings for enp4s0:\n\tSpeed: Unknown!\n\tLink detected: no\n$ sudo ethtool\n")
+    *_, last = explain(text, host="other")
+    assert last.error is None and "The paste ends at `sudo ethtool`" in messages(last, "info")
+    [alone] = explain("$ sudo ethtool\n")  # a paste of only the command: nothing to read, as before
+    assert alone.error == "the command printed nothing"
+
+
+def test_nvls_set_up_failing_is_named_beside_ncclls_own_failure():
+    # https://github.com/pytorch/pytorch/issues/150852: NCCL 2.26 on a 12.2 driver
+    text = ("[2025-04-08 08:39:46] devgpu000:589012:591652 [0] transport/nvls.cc:254 NCCL WARN Cuda failure 1 "
+            "'invalid argument'\ndevgpu000:589012:591652 [0] NCCL INFO transport/nvls.cc:409 -> 1\n"
+            "[rank0]: torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/"
+            "NCCLUtils.cpp:77, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.26.2\n")
+    said = " ".join(messages(s, "fail") for s in explain(text, host="other"))
+    assert "NCCL_NVLS_ENABLE=0" in said and "GID_INDEX" not in said  # no RoCE hint for a CUDA error

@@ -546,6 +546,22 @@ MLX5_POWER = ("[   22.316553] mlx5_core 0000:13:00.0: mlx5_pcie_event:297:(pid 1
               "x16 link)\n")
 
 # https://github.com/leptonai/gpud/issues/348 (the kernel line as the issue quotes it)
+# https://github.com/ray-project/ray/issues/13586, as posted (its first lines)
+LAUNCH_FAILED = ("(autoscaler +38s) Adding 1 nodes of type gpu.medium.\n(autoscaler +49s) Removing 1 nodes of type "
+                 "gpu.medium (launch failed).\n(autoscaler +54s) Adding 1 nodes of type gpu.medium.\n")
+
+# colonel-otto/3x-dgx-spark-mesh-deepseek-v4-0731-flash results/20260824-seqs32-nccl/crash/spark1.txt (its first line)
+WATCHDOG = ("[rank1]:[E825 00:42:25.854022710 ProcessGroupNCCL.cpp:689] [Rank 1] Watchdog caught collective operation "
+            "timeout: WorkNCCL(SeqNum=3474, OpType=_ALLGATHER_BASE, NumelIn=8282112, NumelOut=24846336, "
+            "Timeout(ms)=600000) ran for 600000 milliseconds before timing out.\n")
+# djangodevreng/dgx-spark-benchmarks results/nemotron-3/nemotron-3-nano-30b-a3b/nvfp4/_server-crash.log (two lines)
+NO_KERNEL = ("(EngineCore pid=212) torch.AcceleratorError: CUDA error: no kernel image is available for execution on the "
+             "device\n(EngineCore pid=212) Search for `cudaErrorNoKernelImageForDevice' in https://docs.nvidia.com/cuda/"
+             "cuda-runtime-api/group__CUDART__TYPES.html for more information.\n")
+# https://github.com/pytorch/pytorch/issues/150852 (its first two NCCL lines)
+NVLS = ("[2025-04-08 08:39:46] devgpu000:589012:591652 [0] transport/nvls.cc:254 NCCL WARN Cuda failure 1 'invalid "
+        "argument'\ndevgpu000:589012:591652 [0] NCCL INFO transport/nvls.cc:409 -> 1\n")
+
 # https://github.com/vllm-project/vllm/issues/10147, as posted (collect_env.py of a newer vLLM)
 SUBMODULE = ("python collect_env.py\n    from vllm.envs import environment_variables\n"
              "ModuleNotFoundError: No module named 'vllm.envs'\n")
@@ -578,7 +594,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE, OOM_KILL, AER_FATAL, NCCL_SYSTEM,
        STORE_TIMEOUT, GID_EMPTY, RAY_INFEASIBLE_OLD,
        ORDINAL, RAY_SHM, PORT_IN_USE, SEGV_CONTAINER, RAY_NONE, RAY_OOM_SPARK, KV_PAGE_SIZE, NMCLI_MTU,
-       METHOD_FAILED, SEGFAULT, NO_RDMA, NCCL_ABORT, SUBMODULE]
+       METHOD_FAILED, SEGFAULT, NO_RDMA, NCCL_ABORT, SUBMODULE, WATCHDOG, NO_KERNEL, NVLS, LAUNCH_FAILED]
 
 
 @pytest.mark.parametrize("text", ALL)

@@ -33,8 +33,9 @@ from ..parsers.common import (PROMPT_PROGRAMS, Chunk, CleanText, LazySearch, any
                               repeated_block, split_chunks as _split_lines, strip_log_prefix)
 from ..judges.context import _CONTEXT, Context, context  # noqa: F401  (re-exported)
 from ..judges.model import LEVELS, Finding, Section, Summary  # noqa: F401  (re-exported: the package's API)
-from .tolerant import (KNOWN_ERROR, caption_between, is_caption, is_label_only, is_words, left_out,  # noqa: F401
-                       not_found_program, paste_next, unread_reply, unread_section, without_trailing_prose)
+from .tolerant import (KNOWN_ERROR, caption_between, ends_at_prompt, grader_bug, is_caption,  # noqa: F401
+                       is_label_only, is_words, left_out, not_found_program, paste_next, unread_reply, unread_section,
+                       without_trailing_prose)
 from .output import (MAX_SHOWN_CHARS, _plain, _shown, block_repeated, fold_repeats, redacted, render, said_again,
                      to_jsonable)  # noqa: F401  (render and to_jsonable re-exported)
 
@@ -476,23 +477,19 @@ def _explain(text: str, kind: str | None) -> list[Section]:
         if not items:
             return [Section(None, None, {}, (), "nothing to explain: only prompts and comments")]
         items = [(said_again(s, n), parsed) if n > 1 else (s, parsed) for (s, parsed), n in zip(items, times)]
+        items[-1] = ends_at_prompt(items[-1], len(items), chunks[-1].lines)
         return _cross_check(items, frozenset(i for i, n in enumerate(times) if n > 1))
     except (RecursionError, MemoryError, ValueError) as err:  # too deep or too large for any reader
         if isinstance(err, ValueError) and "integer string conversion" not in str(err):
-            return _grader_bug(err)
+            return grader_bug(err)
         return [Section(None, None, {}, (), f"cannot read this paste: {describe_failure(err)}")]
     except Exception as err:  # a bug must not hide the learner's output
-        return _grader_bug(err)
+        return grader_bug(err)
 
 
 def _caption(seg: _Segment) -> bool:  # no kind, no command: a poster's caption or words (tolerant.is_caption, is_words)
     return seg.kind is None and not seg.command and (is_caption(seg.lines) or is_words(seg.lines) and not _known_faults(
         "\n".join(seg.lines)))
-
-
-def _grader_bug(err: BaseException) -> list[Section]:
-    return [Section(None, None, {}, (), f"explain failed unexpectedly ({type(err).__name__}: "
-                    f"{err}); this is a grader bug, please report it with the pasted text")]
 
 
 def _explain_as(text: str, kind: str) -> list[Section]:

@@ -18,7 +18,7 @@ _VLLM_LINE = re.compile(
     r"(?:^|[)|]\s*)(?:DEBUG|INFO|WARNING|ERROR|CRITICAL|ARNING|RNING|NING|RROR|NFO)\s+(?:\d{4}-)?\d\d-\d\d\s+"
     r"\d\d:\d\d:\d\d(?:[.,]\d+)?\s+"
     r"\[?[\w./<>-]+\.py:\d+\]"
-    r"|(?:^|\|\s*)\((?:APIServer|EngineCore(?:_DP\d+)?|RayWorkerWrapper|RayWorkerProc|VllmWorker(?:-\d+)?|Worker(?:_\w+)?)"
+    r"|(?:^|\|\s*)\((?:APIServer|EngineCore(?:_DP\d+|_\d+)?|RayWorkerWrapper|RayWorkerProc|VllmWorker(?:-\d+)?|Worker(?:_\w+)?)"
     r"(?:\s+(?:rank=\d+|[A-Z]{2}\d+))*\s+pid=(?:\d+|\.\.\.)"
     r"|vLLM API server version|KV cache size: [\d,]+ tokens|Maximum concurrency for [\d,]+ tokens per request"
     r"|# (?:GPU|cuda|CPU) blocks: \d+|Available KV cache memory:|non-default args: \{"
@@ -29,6 +29,7 @@ _VLLM_LINE = re.compile(
     r"|estimated maximum model length is \d+"
     r"|Waiting for creating a placement group|Cannot provide a placement group|Engine core initialization failed"
     r"|^Started a local Ray instance"
+    r"|^(?:Capturing CUDA graphs?(?: shapes)?(?: \([^)]{0,80}\))?|Loading safetensors checkpoint shards): +\d+%\|"
     # NCCL_DEBUG=INFO lines without a process prefix stay in the vLLM log they are part of (this
     # pattern is tried first only inside a vllm-log section; alone they are lesson 2a's nccl-log)
     r"|\bNCCL (?:INFO|WARN)\b"

@@ -268,3 +268,21 @@ def unread_section(seg: Any, known: list[Finding]) -> Section:
     return Section(None, seg.command, {}, (),
                    f"could not tell which command printed this (first line {first[:80]!r}): paste it with its "
                    "command line, or name its kind with --kind (`--kind list` shows the known kinds)", seg.host)
+
+
+def grader_bug(err: BaseException) -> list[Section]:
+    """What explain says when one of its readers raised where it should not: a grader bug, named as such."""
+    return [Section(None, None, {}, (), f"explain failed unexpectedly ({type(err).__name__}: "
+                    f"{err}); this is a grader bug, please report it with the pasted text")]
+
+
+def ends_at_prompt(item: tuple[Section, Any], count: int, last_lines: list[str]) -> tuple[Section, Any]:
+    """The last of ``count`` sections, when it is a command that printed nothing at the very end of the paste (its
+    chunk holds no line after the command: ``last_lines``), after other outputs: a prompt copied with the rest, so its
+    output is not in the paste (a note), not a command that printed nothing (an error)."""
+    section, parsed = item
+    if count < 2 or section.error != "the command printed nothing" or any(x.strip() for x in last_lines):
+        return item
+    return Section(section.kind, section.command, {}, (Finding(
+        "info", f"The paste ends at `{section.command}`, with nothing after it: its output is not in the paste."),),
+        None, section.host), parsed

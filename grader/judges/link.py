@@ -27,9 +27,11 @@ JUMBO_GUIDES = "community guides (eugr spark-vllm-docker, oshlabs dgx-spark-clus
 # --------------------------------------------------------------------------- ip addr
 
 def _lists_all(command: str | None) -> bool:
-    """Whether ``command`` is ``ip addr`` (``ip a``, ``ip -br addr show``) naming no interface: every one is listed."""
+    """Whether ``command`` is ``ip addr`` (``ip a``, ``ip -br addr show``) naming no interface, not piped through a
+    filter (``| grep``): every one is listed."""
     argv = command_argv(command or "")
-    return bool(argv) and argv[0] == "ip" and not [w for w in argv_words(argv)[1:] if w not in ("show", "list", "ls")]
+    return bool(argv) and argv[0] == "ip" and "|" not in (command or "") \
+        and not [w for w in argv_words(argv)[1:] if w not in ("show", "list", "ls")]
 
 
 def summarise_ip_addr(ifaces: list[Any], command: str | None) -> Summary:

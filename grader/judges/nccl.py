@@ -411,11 +411,22 @@ def summarise_nccl_log(log: NcclLog, command: str | None) -> Summary:
                              "two-Spark run."))
     if log.version:
         findings.append(info(f"NCCL {log.version}."))
+    forced = {k: v for k, v in log.env_settings.items() if k in ("NCCL_PROTO", "NCCL_ALGO")}
+    if forced:  # NCCL's tuner no longer chooses: fine for a test, a cap for a run
+        findings.append(info("Set by the environment: " + ", ".join(f"{k}={v}" for k, v in forced.items()) + ". NCCL "
+                             "then uses only that protocol or algorithm instead of choosing per size: LL carries half "
+                             "its bytes as flags, Tree and Ring each suit some sizes, so large transfers run below "
+                             "what the link gives. Unset them unless a test asks for them."))
+    if log.init_complete and not log.errors:
+        findings.append(ok(f"NCCL set its communicator up (`Init COMPLETE`, {log.init_complete} line(s)"
+                           + (f" of {log.nranks} ranks" if log.nranks else "") + "): initialisation succeeded."))
     findings += _network_findings(log, verdict) + _inside_findings(log) + _gdr_off_findings(log)
     findings += _verbs_findings(log)
     for e in [e for e in log.errors if e not in log.verbs_failures][:3]:
-        findings.append(fail(f"NCCL error: {e}. `unhandled system error` at init is often a wrong NCCL_IB_GID_INDEX "
-                             "or an HCA listed in NCCL_IB_HCA that cannot reach the peer (another subnet)."))
+        findings.append(fail(f"NCCL error: {e}." + (" `unhandled system error` at init is often a wrong "
+                                                    "NCCL_IB_GID_INDEX or an HCA listed in NCCL_IB_HCA that cannot "
+                                                    "reach the peer (another subnet)." if "system error" in e else
+                                                    " The WARN lines above it say which call failed.")))
     warned = [w for w in log.warnings if w not in log.errors and w not in log.verbs_failures][:5]
     # a WARN the table of known faults reads (a peer closed its connection, a completion error...) is explained there,
     # more precisely: then no WARN is raised to a failure here

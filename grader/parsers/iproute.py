@@ -150,6 +150,8 @@ def parse_ip_addr(text: str) -> list[Interface]:
         return _from_brief(lines)
     if _IFCONFIG_RE.match(lines[0].text) or _OLD_IFCONFIG_RE.match(lines[0].text):
         return _from_ifconfig(lines)
+    if all(_ADDR_RE.match(x.text) for x in lines):  # `ip a | grep inet`: the address lines alone
+        return _from_address_lines(lines)
     raise fail_on_line("ip addr", lines[0], "not ip addr/link output (no `N: name: <FLAGS>` "
                        "header, no `name STATE ...` brief line, no JSON, no ifconfig `name: flags=N<...>` line)")
 
@@ -274,6 +276,23 @@ def _from_text(lines: list[Line]) -> list[Interface]:
             out[-1]["vfs"] += 1
         # other indented lines (valid_lft, altname, `ip -d` details) carry nothing we keep
     return [Interface(addresses=tuple(d.pop("addresses")), **d) for d in out]
+
+
+def _from_address_lines(lines: list[Line]) -> list[Interface]:
+    """``ip addr`` filtered to its address lines (``ip a | grep inet``): each IPv4 line ends with its interface's name
+    (its label), so the addresses are read by interface; what the filter dropped (state, MTU, flags, the lines of
+    IPv6 addresses, which carry no name) is unknown, so ``addresses_listed`` is False (no "no IPv4" said)."""
+    out: dict[str, list[Address]] = {}
+    for pos, line in enumerate(lines):
+        addr = _ADDR_RE.match(line.text)
+        read = _text_address(addr, line, pos == len(lines) - 1) if addr else None
+        if read is not None and read.label:
+            out.setdefault(read.label.split(":")[0], []).append(read)
+    if not out:
+        raise fail_on_line("ip addr", lines[0], "address lines without the interface's name (only IPv4's carry it): "
+                           "paste `ip addr` whole")
+    return [Interface(name=name, ifindex=None, mtu=None, operstate=None, flags=(), mac=None, addresses=tuple(addrs),
+                      addresses_listed=False) for name, addrs in out.items()]
 
 
 def _text_address(m: re.Match[str], line: Line, last: bool) -> Address | None:

@@ -236,6 +236,7 @@ class NcclLog:
     virtual_devices: tuple[str, ...] = ()
     p2p_disabled: tuple[tuple[int, int], ...] = ()
     gdrdma_in_text: bool = False
+    init_complete: int = 0  # `ncclCommInitRank ... - Init COMPLETE` lines: ranks whose communicator was set up
 
     @property
     def transports(self) -> tuple[str, ...]:
@@ -345,7 +346,8 @@ def parse_nccl_log(text: str) -> NcclLog:
         rings_connected=bool(st.get("rings")), bench=tuple(st["bench"]), simulated=simulated, nccl_lines=count,
         ib_connections=tuple(st["qps"]), n_ib_connections=st["n_qps"], verbs_failures=tuple(dict.fromkeys(st["verbs"])),
         virtual_devices=tuple(dict.fromkeys(st["virtual"])),
-        p2p_disabled=tuple(dict.fromkeys(tuple(sorted(p)) for p in st["p2p_off"])), gdrdma_in_text=bool(st.get("gdr_text")))
+        p2p_disabled=tuple(dict.fromkeys(tuple(sorted(p)) for p in st["p2p_off"])), gdrdma_in_text=bool(st.get("gdr_text")),
+        init_complete=st.get("init_complete", 0))
 
 
 def _read_setup(msg: str, host: str | None, st: dict) -> bool:
@@ -446,6 +448,7 @@ def _read_message(msg: str, host: str | None, st: dict) -> None:
     m = _INIT_RE.match(msg)
     if m:
         st.setdefault("nranks", int(m.group("n")))
+        st["init_complete"] = st.get("init_complete", 0) + ("- Init COMPLETE" in msg)  # (Ray may add `[repeated Nx]`)
 
 
 def transport_verdict(log: NcclLog) -> str:

@@ -185,13 +185,19 @@ def clean_lines(text: str | bytes) -> list[str]:
     return lines
 
 
+_GLUED_FENCE_RE = re.compile(r"^(?:```[^\S\n]++(?P<first>\S.*)|(?P<last>[^`].*?)```)$")
+"""A Markdown fence on an output line's start (then a space) or end: the line without it is the output's."""
+
+
 def _without_code_span(line: str) -> str:
     """``line`` without the backticks of a Markdown code span that wraps it (`` `mpirun -np 2 ...` ``) or that opens
     or closes on it (`` `# Out of bounds values : 0 OK``, ``# Avg bus bandwidth : 3.94 ` ``: an odd backtick at an
-    end); a fence (```` ``` ````) and a line with spans inside it (``use `--flag` here``) stay as they are."""
+    end); a fence (```` ``` ````) and a line with spans inside it (``use `--flag` here``) stay as they are, but a fence
+    glued to an output line (```` ``` (EngineCore pid=1) INFO ...````, ``... 11.46x```` ``) comes off it."""
     s = line.strip()
     if s.startswith("``") or s.endswith("``"):
-        return line
+        glued = _GLUED_FENCE_RE.match(s)
+        return line[:len(line) - len(line.lstrip())] + (glued.group("first") or glued.group("last")) if glued else line
     n = s.count("`")
     indent = line[:len(line) - len(line.lstrip())]
     if n == 2 and len(s) > 2 and s[0] == s[-1] == "`":
