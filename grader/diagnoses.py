@@ -72,6 +72,8 @@ LOG_FLAGS: dict[str, Callable[[VllmLog], bool]] = {
                                       and not (log.parallel.nnodes or 0) > 1),
     # ... or one machine as `explain --nodes 1` says (what the log's layout cannot show)
     "one_machine": lambda log: LOG_FLAGS["single_node_ranks"](log) or context().nodes == 1,
+    # ... only as `explain --nodes 1` says (a log whose backend is not named may still be Ray's, across machines)
+    "told_one_machine": lambda log: context().nodes == 1,
 }
 """What an entry's ``when`` may ask of the whole log (``when = { ready = false }``)."""
 

@@ -312,7 +312,8 @@ EXAMPLES.update({
     "submodule-missing": BANNER + "(APIServer pid=1) ModuleNotFoundError: No module named "
                                   "'compressed_tensors.compressors.pack_quantized'\n",
     # NVIDIA/nvbandwidth#13: a device-to-device test skipped on two GeForce cards without peer access
-    "nvbandwidth-peer-waived": BANNER + "Waiving device_to_device_memcpy_write_ce.\n",
+    "nvbandwidth-peer-waived": BANNER + "Device 0: NVIDIA GeForce RTX 2080 Ti\nDevice 1: NVIDIA GeForce RTX 2080 Ti\n\n"
+                               "Waiving device_to_device_memcpy_write_ce.\n",
     # microscaler/cylon-local-infra's notes (two Sparks, TP=2): both Ray workers abort in ncclCommInitRank
     "nccl-native-crash": BANNER + "(RayWorkerWrapper pid=4242, ip=169.254.102.149)     @ 0x7f12 352  ncclCommInitRank\n"
                          "Fatal Python error: Aborted\n",
@@ -406,11 +407,20 @@ def reached_in_text(text: str) -> list[str]:
     return out
 
 
+EXAMPLE_NODES = {"ray-local-instance-one-machine": 1}
+"""Entries that ask what `explain --nodes` says (LOG_FLAGS' told_one_machine): the machines their example is read with."""
+
+
 def test_every_entry_is_reached_by_an_input():
+    from grader.judges.context import _CONTEXT, Context
     ids = [e.id for e in load_table()]
     assert sorted(EXAMPLES) == sorted(ids), "each table entry needs an input in EXAMPLES, and only those"
     for entry_id, text in EXAMPLES.items():  # in a vLLM log, or (a known error line) in plain text
-        assert entry_id in reached(text) + reached_in_text(text), (entry_id, reached(text))
+        token = _CONTEXT.set(Context(nodes=EXAMPLE_NODES.get(entry_id)))
+        try:
+            assert entry_id in reached(text) + reached_in_text(text), (entry_id, reached(text))
+        finally:
+            _CONTEXT.reset(token)
 
 
 def test_every_event_kind_that_is_a_fault_has_an_entry():

@@ -351,3 +351,80 @@ def test_nvls_set_up_failing_is_named_beside_ncclls_own_failure():
             "NCCLUtils.cpp:77, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.26.2\n")
     said = " ".join(messages(s, "fail") for s in explain(text, host="other"))
     assert "NCCL_NVLS_ENABLE=0" in said and "GID_INDEX" not in said  # no RoCE hint for a CUDA error
+
+
+# the break-it review of session 30's changes (helper reproducers in the shapes named)
+
+def test_a_long_progress_bar_line_is_read_in_linear_time():
+    # a stuck offline run saved with its `\r` updates on one line, then interrupted: no quadratic search
+    import time
+    text = ("INFO 11-01 23:16:33 distributed_gpu_executor.py:56] # GPU blocks: 185231, # CPU blocks: 18724\n"
+            + "Processed prompts:   0%|          | 0/16 [00:00<?, ?it/s, est. speed input: 0.00 toks/s] " * 4000
+            + "\nKeyboardInterrupt\n")
+    start = time.process_time()
+    explain(text)
+    assert time.process_time() - start < 5
+
+
+def test_vllms_local_ray_with_the_backend_unnamed_still_warns_across_machines():
+    # TP=2 on a Spark with no backend flag (vLLM chose Ray itself) and a placement group that waits
+    text = ("INFO 01-01 10:00:00 [arg_utils.py:1] non-default args: {'tensor_parallel_size': 2}\n"
+            "2026-01-01 10:00:01,000\tINFO worker.py:1917 -- Started a local Ray instance.\n"
+            "INFO 01-01 10:00:31 [ray_utils.py:212] Waiting for creating a placement group of specs for 30 seconds.\n")
+    [s] = explain(text, host="spark", nodes=2)
+    assert "started a new one-node Ray instance" in messages(s, "warn") and "waiting for a Ray placement" in messages(s, "warn")
+    [one] = explain(text, host="spark", nodes=1)  # told one machine: Ray's own instance is how it runs; the wait stays
+    assert "how its Ray executor runs" in messages(one, "info") and "waiting for a Ray placement" in messages(one, "warn")
+
+
+def test_a_setting_ethtool_refused_without_root_is_a_refusal():
+    [s] = explain("$ ethtool -G enp1s0f0np0 rx 8192 tx 8192\nnetlink error: Operation not permitted\n", host="spark")
+    assert "refused the change" in messages(s, "warn") and "says nothing about the link" not in messages(s)
+
+
+def test_nvbandwidth_on_one_gpu_is_not_a_pair_without_peer_access():
+    text = ("nvbandwidth Version: v0.8\nDevice 0: NVIDIA GB10\n\nWaiving device_to_device_memcpy_write_ce.\n")
+    assert "no peer-to-peer access" not in " ".join(messages(s) for s in explain(text, host="spark"))
+
+
+def test_a_missing_compiled_extension_or_namespace_module_is_not_a_version_mismatch():
+    for name in ("vllm._C", "google.protobuf"):
+        said = " ".join(messages(s) for s in explain(f"ModuleNotFoundError: No module named '{name}'\n"))
+        assert "another version than" not in said, name
+
+
+def test_few_output_tokens_one_request_at_a_time_is_not_queued_behind_others():
+    text = PREFILL_BOUND.replace("Maximum request concurrency: 30", "Maximum request concurrency: 1")
+    [s] = explain(text)
+    assert "only ~6 output tokens" in messages(s, "info") and "prefill-bound" not in messages(s)
+
+
+def test_iperf3_debug_indented_as_a_whole_is_read():
+    indented = "".join("    " + line + "\n" for line in DEBUG.splitlines())
+    [s] = explain(indented, host="other")
+    assert s.error is None and "12.80 Gbit/s over TCP" in messages(s)
+
+
+def test_a_persons_table_below_llama_benchy_is_not_a_result():
+    text = ("| model | test | t/s (total) | t/s (req) |\n|:--|--:|--:|--:|\n| m | tg32 (c1) | 29.00 ± 0.10 | 29.00 ± 0.10 |\n"
+            "| Config | pp2048 (tok/s) | tg32 (tok/s) | Notes |\n| Marlin + FlashInfer | 4341 | 31.9 | dequant |\n")
+    [s] = explain("$ llama-benchy --base-url http://localhost:8000/v1\n" + text)
+    assert [r["test"] for r in s.facts["rows"]] == ["tg32 (c1)"]
+
+
+def test_an_infiniband_port_initializing_on_a_trained_link_wants_a_subnet_manager():
+    text = ("CA 'mlx5_0'\n\tCA type: MT4123\n\tPort 1:\n\t\tState: Initializing\n\t\tPhysical state: LinkUp\n"
+            "\t\tLink layer: InfiniBand\n")
+    [s] = explain(text, host="other")
+    assert "no subnet manager has configured it" in messages(s, "warn") and "needs a cable" not in messages(s)
+
+
+def test_topo_p2p_n_without_nvlink_is_not_p2p_off():
+    text = "$ nvidia-smi topo -p2p n\n \tGPU0\tGPU1\t\n GPU0\tX\tNS\t\n GPU1\tNS\tX\t\n"
+    [s] = explain(text, host="other")
+    assert "no NVLink joins these cards" in messages(s, "info") and "warn" not in levels(s)
+
+
+def test_nvidia_smi_not_found_in_a_container_names_the_gpus_flag():
+    [s] = explain("root@abc123:/# nvidia-smi\nbash: nvidia-smi: command not found\n")
+    assert "--gpus all" in messages(s, "fail") and "apt-file" not in messages(s)

@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterable, NamedTuple
 from ..failures import describe_failure
 from ..diagnoses import known_faults, one_text_gated
 from ..parsers import ParseError
-from ..parsers.common.commands import changes_state  # a state change that printed nothing still orders the paste
+from ..parsers.common.commands import changes_state, silent_on_success  # (a setter's refusal: tolerant.unread_reply)
 from ..parsers.common import (PROMPT_PROGRAMS, Chunk, CleanText, LazySearch, any_search, command_argv,
                               is_comment_line, is_noise_line, join_wrapped, load_json_lenient, opens_json,
                               repeated_block, split_chunks as _split_lines, strip_log_prefix)
@@ -533,7 +533,7 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
     except ParseError as err:
         if not whole and err.lineno is not None and 0 < err.lineno <= len(numbers):
             err = ParseError(err.command, err.message, err.line, numbers[err.lineno - 1] or None)
-        known = _known_faults(text)
+        known = [] if not whole and silent_on_success(seg.command) and unread_reply(seg) else _known_faults(text)
         if known:  # not read, but a reported fault in it is: a finding; a failure also says why the reader found nothing
             unread = [] if any(f.level == "fail" for f in known) else [Finding("info", str(err))]
             return Section(spec.name, seg.command, {}, tuple(known + unread), None, seg.host), None

@@ -43,6 +43,10 @@ def not_installed(line: str) -> Finding | None:
     prog = not_found_program(line)
     if prog is None:
         return None
+    if prog == "nvidia-smi":  # the driver's tool: a container is given it with the GPUs
+        return Finding("fail", f"The shell found no program `nvidia-smi` (`{line[:160]}`): the NVIDIA driver's "
+                               "utilities are not here. On the host, install the driver; in a container, start it with "
+                               "the GPUs (`docker run --gpus all`, the NVIDIA Container Toolkit), which brings them.")
     pkg = f"`sudo apt install {PACKAGE_OF[prog]}`" if prog in PACKAGE_OF else \
         f"`pip install {PIP_OF[prog]}` in the environment (or container) that runs it" if prog in PIP_OF else \
         "install its package (`apt-file search` names it) or put its folder on PATH"

@@ -254,6 +254,11 @@ def p2p_sentences(a: str, b: str, code: str | None, p2p_read: str | None,
                      "a patched driver), so copies between them are staged through host memory and NCCL uses "
                      "shared host memory. Expected of such cards, not a fault: prefer layer split (llama.cpp) or "
                      "pipeline parallel for one stream.")
+    elif p2p_read is not None and p2p_read not in ("OK", "X") and mode in ("n", "a"):  # no NVLink, or no atomics
+        notes.append(f"{a}-{b}: P2P {P2P_MODES[mode]} {P2P_STATUS.get(p2p_read, p2p_read)} ({p2p_read}, `nvidia-smi "
+                     f"topo -p2p {mode}`): " + ("no NVLink joins these cards; they talk over PCIe" if mode == "n" else
+                                               "no peer atomics between these cards") + ". Whether P2P over PCIe "
+                     "works is `nvidia-smi topo -p2p r`'s answer, not this one.")
     elif p2p_read is not None and p2p_read not in ("OK", "X"):
         out.append(f"{a}-{b}: P2P {P2P_MODES.get(mode, mode)} {P2P_STATUS.get(p2p_read, p2p_read)} ({p2p_read}, "
                    f"`nvidia-smi topo -p2p {mode}`): "

@@ -205,7 +205,7 @@ def _decode_findings(result: BenchResult, src: dict[str, Any], burst: bool = Fal
         return [info(said + " Every request was sent at once (request rate inf, no --max-concurrency): they queued "
                      "and were batched as the server could, so TTFT holds the wait in the queue and TPOT the batch; "
                      "run `--max-concurrency 1` for one stream's decode speed.")]
-    few = _few_tokens(src, tpot)
+    few = _few_tokens(src, tpot, load)
     if few:
         return [few]
     slowest = _slowest_graded_tpot()
@@ -230,11 +230,12 @@ def _decode_findings(result: BenchResult, src: dict[str, Any], burst: bool = Fal
                  "and, across nodes, that NCCL uses RDMA (NET/IB), not sockets.")]
 
 
-def _few_tokens(src: dict[str, Any], tpot: float) -> Finding | None:
+def _few_tokens(src: dict[str, Any], tpot: float, load: float | None = None) -> Finding | None:
     """A run whose requests each generated fewer than checks/specs/serving.toml [load] few_output_tokens: its TPOT
     averages a few decode steps, stretched by other requests' prefills, and says little about decode. Where the mean
     TTFT is longer than the decode after it (output tokens x TPOT), the requests spent most of their time waiting for
-    a prefill: the run is prefill-bound (a warning); else a note. None for a run of more tokens per request."""
+    a prefill: the run is prefill-bound (a warning), unless one request ran at a time (``load`` 1: there the TTFT is
+    the request's own prefill); else a note. None for a run of more tokens per request."""
     from ..calc.specs import row
     done, out = src.get("completed"), src.get("total_output_tokens")
     few = row("serving.toml", "load").graded("few_output_tokens")
@@ -244,7 +245,7 @@ def _few_tokens(src: dict[str, Any], tpot: float) -> Finding | None:
     said = (f"Each request generated only ~{per:.0f} output tokens ({out:g} in all): TPOT ({tpot:.0f} ms) averages a "
             f"few decode steps, stretched by other requests' prefills sharing them, so it says little about decode "
             f"speed (fewer than {few:g} tokens a request, checks/specs/serving.toml [load]).")
-    if ttft and ttft > per * tpot:
+    if ttft and ttft > per * tpot and load != 1:
         return warn(said + f" The run is prefill-bound: the mean TTFT ({ttft / 1000:.1f} s) is longer than all the "
                     "decode after it, so requests spent most of their time queued behind other requests' prefills. "
                     "Fewer requests at once, shorter prompts, or more prefill capacity (fewer tensor-parallel ranks "
@@ -344,6 +345,7 @@ def summarise_llama_bench(b: Any, command: str | None) -> Summary:
         findings.append(info(f"llama.cpp found {len(b.devices)} GPU(s): {', '.join(b.devices)}."))
     for r in b.rows:
         what = ("prompt processing: the prompt's tokens at once" if r.test.startswith("pp") and "+" not in r.test
+                else "decode of all the requests together" if r.test.startswith("tg") and (r.concurrency or 1) > 1
                 else "decode: tokens one at a time, the speed one reader sees" if r.test.startswith("tg")
                 else "a prompt, then generation")
         sd = f" ± {r.tps_sd:g}" if r.tps_sd is not None else ""

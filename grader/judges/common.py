@@ -170,7 +170,8 @@ def overlaps(named: list[tuple[str, str]]) -> list[Finding]:
     for a, ca, b, cb in pairs:
         if _ipv4_network(ca) == _ipv4_network(cb):
             shared.setdefault(_ipv4_network(ca), {}).update({a: ca, b: cb})
-    shared = {n: m for n, m in shared.items() if len(m) > 2 and not any(map(is_qsfp_twin, m))}
+    shared = {n: m for n, m in shared.items()
+              if len(m) > 2 and not any(map(is_qsfp_twin, m)) and not all(map(_HOUSE_RE.match, m))}
     out = [warn(f"{len(m)} interfaces share the subnet {n} (" + ", ".join(f"{x} {c}" for x, c in m.items())
                 + "): the kernel may answer for any of their addresses on any of them, and NCCL or Gloo may pick any. "
                 "That works only with per-interface routing (arp_ignore=1 and arp_announce=2, rp_filter loose, a "

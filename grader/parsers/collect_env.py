@@ -28,6 +28,8 @@ _PIP_RE = re.compile(r"^\[(?P<tool>pip3?|conda)\] (?P<pkg>[\w.-]+)(?:==|\s+)(?P<
 _ENV_RE = re.compile(r"^(?P<name>[A-Z][A-Z0-9_]{1,80})=(?P<value>.*)$")
 _TOPO_START_RE = re.compile(r"^GPU Topology:\s*$")
 _TOPO_END_RE = re.compile(r"^(?:Legend:|={30}|[A-Z][\w ]+ Info$)")
+_ABSENT = frozenset({"no cuda", "could not collect", "n/a", "none", "not found"})
+"""Values the report prints for what it could not find (a CPU-only build: ``CUDA runtime version: No CUDA``)."""
 KEYS = {"vLLM Version": "vllm", "PyTorch version": "torch", "CUDA runtime version": "cuda_runtime",
         "CUDA used to build PyTorch": "cuda_built", "Nvidia driver version": "driver", "OS": "os",
         "Python version": "python", "Is CUDA available": "cuda_available", "ROCM Version": "rocm",
@@ -89,7 +91,8 @@ def parse_collect_env(text: str) -> CollectEnv:
         elif (m := _ROW_RE.match(s)) is not None and m.group("key") == "GPU models and configuration":
             if (g := _GPU_RE.match(m.group("value").strip())) is not None:  # one GPU: on the row itself
                 gpus.append(g.group("name"))
-        elif m is not None and m.group("key") in KEYS and (value := m.group("value").strip()):
+        elif m is not None and m.group("key") in KEYS and (value := m.group("value").strip()) \
+                and value.lower() not in _ABSENT:
             versions.setdefault(KEYS[m.group("key")], value)
     if topo is not None:
         topology = _topology(topo)

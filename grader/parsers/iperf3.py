@@ -88,15 +88,15 @@ _DEBUG_MESSAGE_RE = re.compile(r"^(?:send_parameters:|get_parameters:|send_resul
 
 def _without_debug_json(lines: list[Line]) -> list[Line]:
     """``lines`` without the JSON blocks ``--debug`` prints under its :data:`_DEBUG_MESSAGE_RE` lines (from the ``{``
-    after one to the ``}`` that closes it at the start of a line): the text results around them are read as usual."""
+    after one to the ``}`` at its indent that closes it): the text results around them are read as usual."""
     out: list[Line] = []
-    inside = False
+    opened: str | None = None  # the indent of the `{` that opened the block being skipped
     for pos, line in enumerate(lines):
         s = line.text.strip()
-        if inside:
-            inside = not line.text.startswith("}")
+        if opened is not None:
+            opened = None if s == "}" and line.text[:len(line.text) - len(line.text.lstrip())] == opened else opened
         elif s == "{" and pos and _DEBUG_MESSAGE_RE.match(lines[pos - 1].text.strip()):
-            inside = True
+            opened = line.text[:len(line.text) - len(line.text.lstrip())]  # (a paste indented as a whole keeps it)
         else:
             out.append(line)
     return out

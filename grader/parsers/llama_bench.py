@@ -30,6 +30,7 @@ from .common import ParseError, content_lines, raise_if_shell_error
 CMD = "llama-bench"
 
 _RATE_RE = re.compile(r"^(?P<mean>\d+(?:\.\d+)?)(?:\s*±\s*(?P<sd>\d+(?:\.\d+)?))?$")
+_TEST_RE = re.compile(r"^(?:pp|tg)\d")
 _CONCURRENCY_RE = re.compile(r"\(c(\d{1,5})\)\s*$")
 _DEVICE_RE = re.compile(r"^Device (?P<i>\d+): (?P<name>[^,]+), compute capability (?P<cc>[\d.]+)")
 
@@ -88,7 +89,7 @@ def parse_llama_bench(text: str) -> LlamaBench:
             continue
         row = dict(zip(header, cells))  # a row cut short (fewer cells) keeps those it has
         rate = _RATE_RE.match(row.get("t/s", ""))
-        if rate is None:
+        if rate is None or not _TEST_RE.match(row.get("test", "")):  # (a person's own table below: not a result)
             continue
         ngl, req = row.get("ngl"), _RATE_RE.match(row.get("t/s (req)", ""))
         ttft = _RATE_RE.match(row.get("e2e_ttft (ms)", "")) or _RATE_RE.match(row.get("ttfr (ms)", ""))
