@@ -52,6 +52,12 @@ back-to-back ``clusterlab check lesson1`` runs measured 16.9-18.7 Gbit/s (max/mi
 so 1.5 leaves room for a busier machine while a figure typed ten times too high (or the house network's 1 Gbit/s
 instead of a twin's) is still far outside."""
 
+TCP_SPREAD_SIM = 1.0
+"""The same on the sim profile (ratio <= 2): there iperf3 over a veth twin measures the host's CPU, and in the
+fresh-clone suite the other half of the tests runs beside the sim on the same 2 cores, so a re-run can land on a busy
+moment: a recording of 16.7 Gbit/s re-measured at 9.4 (1.78; 6 Dec 2026, session 30, test_honest_evidence_agrees).
+A figure typed ten times too high is still far outside."""
+
 LAB_THROUGHPUT_SPREAD = 0.75
 """Output tok/s of the same load level may differ by this fraction between two honest runs
 (max/min <= 1.75). On the sim (concurrency 1, 8 prompts of 32+16 tokens, Ray PP=2), four back-to-back
@@ -222,7 +228,8 @@ def items(ev: Evidence) -> dict[str, Item]:
             out[f"{name} machine-id (sha256)"] = Item(node["machine_id_sha256"])
     pair = facts.get("pair") or {}
     if isinstance(pair.get("tcp_gbps"), (int, float)):
-        out["TCP throughput (iperf3, one twin)"] = Item(float(pair["tcp_gbps"]), "Gbit/s", TCP_SPREAD, "TCP_SPREAD")
+        spread, name = (TCP_SPREAD_SIM, "TCP_SPREAD_SIM") if ev.profile == "sim" else (TCP_SPREAD, "TCP_SPREAD")
+        out["TCP throughput (iperf3, one twin)"] = Item(float(pair["tcp_gbps"]), "Gbit/s", spread, name)
     if pair.get("ray_head_ip"):
         out["Ray head address"] = Item(pair["ray_head_ip"])
     for n, ip in sorted((pair.get("ray_node_ips") or {}).items()):
