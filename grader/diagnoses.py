@@ -194,8 +194,8 @@ does not apply."""
 # --------------------------------------------------------------------------- the table
 
 _SECTION_RE = re.compile(r"\[\?([^\]]*)\]")
-_FIELDS = frozenset({"id", "kind", "event", "pattern", "requires", "when", "unless_events", "with_events", "unless_failed", "detail",
-                     "severity", "meaning", "fix", "source", "like", "beside_failure"})
+_FIELDS = frozenset({"id", "kind", "event", "pattern", "requires", "when", "unless_events", "with_events",
+                     "unless_failed", "detail", "severity", "meaning", "fix", "source", "like", "beside_failure"})
 _TEXTS = ("meaning", "fix", "source")
 """What an entry with ``like = "<id>"`` takes from that entry when it does not give them itself."""
 _FORMATTER = string.Formatter()

@@ -533,13 +533,14 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
     except ParseError as err:
         if not whole and err.lineno is not None and 0 < err.lineno <= len(numbers):
             err = ParseError(err.command, err.message, err.line, numbers[err.lineno - 1] or None)
-        known = [] if not whole and silent_on_success(seg.command) and unread_reply(seg) else _known_faults(text)
+        said = () if whole else unread_reply(seg)  # a setting refused; a version query answered...
+        known = [] if said and silent_on_success(seg.command) else _known_faults(text)  # (a refusal says it better)
         if known:  # not read, but a reported fault in it is: a finding; a failure also says why the reader found nothing
             unread = [] if any(f.level == "fail" for f in known) else [Finding("info", str(err))]
             return Section(spec.name, seg.command, {}, tuple(known + unread), None, seg.host), None
         if not whole and seg.command and is_label_only(seg.lines):  # a command quoted inline, the next step's label under
             return _printed_nothing(spec, seg, words=True), None
-        if not whole and (said := unread_reply(seg)):  # a setting refused; a version query answered
+        if said:
             return Section(spec.name, seg.command, {}, said, None, seg.host), None
         return Section(spec.name, seg.command, {}, (), str(err) + paste_next(spec, seg, str(err)), seg.host), None
     except Exception as err:  # a parser bug: report it in this section only

@@ -30,7 +30,7 @@ register(KindSpec(  # before nvidia-smi-q, whose `Key : value` rows its own look
                     rf"|^\[(?:pip3?|conda)\] [\w.-]+|^(?:{_ENV_ROWS})\s*:|^GPU Topology:$"),
     # inside it: the topology matrix, its legend, and NAME=value variables are its own
     inner=re.compile(r"CPU Affinity|^(?:GPU|NIC)\d+\s|^\s*(?:X|SYS|NODE|PHB|PXB|PIX|NV#)\s+=\s|^NIC Legend:|^Legend:"
-                     r"|^[A-Z][A-Z0-9_]+=|^[A-Za-z][\w /().-]{0,60}:\s"),  # and its `Key   : value` rows (OS, GCC version...)
+                     r"|^[A-Z][A-Z0-9_]+=|^[A-Za-z][\w /().-]{0,60}:\s"),  # and its `Key   : value` rows (OS, GCC...)
 ))
 
 

@@ -55,8 +55,8 @@ def not_installed(line: str) -> Finding | None:
 
 
 _PROSE_RE = re.compile(r"^(?:EDIT: |Edit: |Update: )?[A-Za-z\"'(`][^<>|{}\[\]\t]{0,300}[?.!):;]$")
-"""A sentence a person wrote: a letter, a quote or a backtick (a command named in markdown) first, no table or markup characters, ending in ``?``, ``.``, ``!``,
-``)`` or ``;``; with two words or more unless it ends in ``?`` or ``!`` (``Thanks!``); or one of four words or more ending in
+"""A sentence a person wrote: a letter, a quote or a backtick (a command named in markdown) first, no table or markup
+characters, ending in ``?``, ``.``, ``!``, ``)`` or ``;``; with two words or more unless it ends in ``?`` or ``!`` (``Thanks!``); or one of four words or more ending in
 ``:``, introducing the next block (``Then I try again with that MTU:``)."""
 
 

@@ -140,12 +140,13 @@ def _offered_findings(result: BenchResult, src: dict[str, Any], cap: int | None 
     ttft = src.get("median_ttft_ms") or src.get("mean_ttft_ms")
     many = (src.get("completed") or as_float(result.meta.get("num_prompts")) or 0) >= OVERLOAD_MIN_REQUESTS
     queued = ttft is None or ttft > 1000  # requests that waited show it in TTFT; unknown in the oldest summary
-    if rate and served and math.isfinite(rate) and served < rate / 2 and many and cap:
+    behind = bool(rate and served and math.isfinite(rate) and served < rate / 2 and many)  # served under half of it
+    if behind and cap:
         out.append(info(f"Requests were offered at {rate:g}/s and completed at {served:g}/s: the server could not keep "
                         f"up with that rate. With --max-concurrency {cap:g} the rest waited in the benchmark's own queue "
                         f"(a wait TTFT does not hold), so the latencies are those of {cap:g} requests at once, not of "
                         f"{rate:g} a second."))
-    if rate and served and math.isfinite(rate) and served < rate / 2 and many and queued and not cap:
+    elif behind and queued:
         out.append(info(f"Requests were offered at {rate:g}/s and completed at {served:g}/s: far faster than the "
                         "server completes them, so they piled up, each waiting in the queue or sharing the batch with "
                         "all the others. The latencies say how the server copes with that overload, not how fast it "

@@ -315,6 +315,7 @@ def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -
         findings.append(info("Link layer Ethernet, i.e. RoCE (RDMA over Ethernet)"
                              + (": a Spark's ConnectX-7 ports have no InfiniBand mode" if on_spark(None) is not False
                                 else "") + "; NCCL still calls its RDMA transport NET/IB."))
+    any_active = any(p.is_active for c in cas for p in c.ports)  # a Down port beside an Active one is one not used
     for c in cas:
         name = c.ca or "this device"
         bits = [x for x in (f"{c.ca_type} = {c.model}" if c.model else c.ca_type,
@@ -361,7 +362,7 @@ def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -
                                         (p.physical_state or "").lower() == "polling" else "")
                                      + "check the cable or transceiver and the switch port (`ibportstate`, the "
                                      "switch's port log); the Rate of a port that is down means nothing."))
-            elif p.state is not None and any(q.is_active for x in cas for q in x.ports):
+            elif p.state is not None and any_active:
                 findings.append(info(f"{label}: {p.state}{phys} (not in use; the Rate of a port "
                                      "that is down means nothing)."))
             elif (p.state or "").lower().startswith("init") and (p.physical_state or "").lower() == "linkup":
