@@ -160,6 +160,10 @@ EXAMPLES: dict[str, str] = {
                   "(EngineCore pid=1) KeyError: 'cmpl-abc'\n"),
     "engine-init-failed": ("(APIServer pid=1) RuntimeError: Engine core initialization failed. See root cause above. "
                            "Failed core proc(s): {'EngineCore': 1}\n"),
+    # vllm#22479's TP=2 start, cut after the engine's own ready line (0.10: "seconds"; 0.2x: "73.48 s (compilation: ...)")
+    "engine-up-not-ready": ("(EngineCore_0 pid=1) INFO 08-07 19:06:21 [kv_cache_utils.py:833] Maximum concurrency for "
+                            "40,960 tokens per request: 11.46x\n(EngineCore_0 pid=1) INFO 08-07 19:06:31 [core.py:198] "
+                            "init engine (profile, create kv cache, warmup model) took 114.28 seconds\n"),
     "not-ready-after-kv": ("(EngineCore_DP0 pid=1) INFO 11-29 14:02:11 [kv_cache_utils.py:1] GPU KV cache size: "
                            "100,000 tokens\n"),
     "not-ready": "INFO 11-29 14:02:11 [api_server.py:1] vLLM API server version 0.32.0\n",
@@ -305,6 +309,14 @@ EXAMPLES.update({
     # djangodevreng's Spark benchmarks: an NVFP4 GEMM without kernels for sm_121
     "cuda-no-kernel-image": BANNER + "(EngineCore pid=212) torch.AcceleratorError: CUDA error: no kernel image is "
                             "available for execution on the device\n",
+    # vllm#18814: two RTX 5090s at TP=2, a worker's traceback logged line by line, cut before its exception
+    "torch-compile-failed": BANNER + "(VllmWorker rank=0 pid=492198) ERROR 05-27 23:16:12 [multiproc_executor.py:522]"
+                            "     raise BackendCompilerFailed(\n",
+    # djangodevreng's Spark: a first start that downloaded the weights, and vLLM's FP4 fallback on that build
+    "weights-downloaded": BANNER + "(EngineCore pid=185) INFO 05-04 23:44:44 [weight_utils.py:615] Time spent "
+                          "downloading weights for nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4: 6879.856840 seconds\n",
+    "fp4-marlin-fallback": BANNER + "(EngineCore pid=185) WARNING 05-04 23:53:34 [marlin.py:34] Your GPU does not have "
+                           "native support for FP4 computation but FP4 quantization is being used.\n",
     # pytorch/pytorch#150852: NVLS set-up on a 12.2 driver under NCCL 2.26
     "nccl-nvls-failed": BANNER + "[2025-04-08 08:39:46] devgpu000:589012:591652 [0] transport/nvls.cc:254 NCCL WARN "
                         "Cuda failure 1 'invalid argument'\n",

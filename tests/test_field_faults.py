@@ -589,12 +589,24 @@ MLX5_LOW_POWER = ("[Sun Dec  1 14:54:40 2024] ny2g1r12hh2 kernel: mlx5_core 0000
 # https://github.com/NVIDIA/daqiri/pull/78 (a DGX Spark's CX-7 profile given `ipv4.mtu`), as posted (the list cut with …)
 NMCLI_MTU = "Error: invalid property 'mtu': 'mtu' not among [method, dns, …]\n"
 
+# https://github.com/vllm-project/vllm/issues/18814, as posted (two of its lines; the traceback goes on past the cut)
+COMPILE = ("(VllmWorker rank=0 pid=492198) ERROR 05-27 23:16:12 [multiproc_executor.py:522]     raise "
+           "BackendCompilerFailed(\n(VllmWorker rank=0 pid=492198) ERROR 05-27 23:16:12 [multiproc_executor.py:522]   "
+           "File \"/home/ubuntu/anaconda3/envs/vllm/lib/python3.12/site-packages/torch/_dynamo/output_graph.py\", line "
+           "1519, in _call_user_compiler\n")
+
+# https://github.com/djangodevreng/dgx-spark-benchmarks, a Spark's first start (two of its lines, as posted)
+DOWNLOADED = ("(EngineCore pid=185) INFO 05-04 23:44:44 [weight_utils.py:615] Time spent downloading weights for "
+              "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4: 6879.856840 seconds\n(EngineCore pid=185) WARNING "
+              "05-04 23:53:34 [marlin.py:34] Your GPU does not have native support for FP4 computation but FP4 "
+              "quantization is being used. Weight-only FP4 compression will be used leveraging the Marlin kernel.\n")
+
 ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, CGRAPH_READ, RAY_DEAD,
        CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE, OOM_KILL, AER_FATAL, NCCL_SYSTEM,
        STORE_TIMEOUT, GID_EMPTY, RAY_INFEASIBLE_OLD,
        ORDINAL, RAY_SHM, PORT_IN_USE, SEGV_CONTAINER, RAY_NONE, RAY_OOM_SPARK, KV_PAGE_SIZE, NMCLI_MTU,
-       METHOD_FAILED, SEGFAULT, NO_RDMA, NCCL_ABORT, SUBMODULE, WATCHDOG, NO_KERNEL, NVLS, LAUNCH_FAILED]
+       METHOD_FAILED, SEGFAULT, NO_RDMA, NCCL_ABORT, SUBMODULE, WATCHDOG, NO_KERNEL, NVLS, LAUNCH_FAILED, COMPILE]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -623,7 +635,8 @@ def test_clean_text_names_nothing():
 def test_every_known_error_line_is_read_here():
     """Each table entry that reads plain text is reached by one of the field outputs above."""
     reached = {d.kind for text in ALL + [NETPLAN_NM, FORWARD_COMPAT, PROVIDER, GID_NODATA, UNKNOWN_ENV, PEERMEM,
-                                        MLX5_POWER, SLURM_STEP, MLX5_LOW_POWER, ETHTOOL_NETLINK, NVBANDWIDTH_WAIVED]
+                                        MLX5_POWER, SLURM_STEP, MLX5_LOW_POWER, ETHTOOL_NETLINK, NVBANDWIDTH_WAIVED,
+                                        DOWNLOADED]
                for d in diagnose_text(text)}
     assert {e.kind for e in load_table() if e.reads_text} <= reached
 

@@ -140,6 +140,15 @@ def summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
             f"{p.world_size}" + (f", DP {p.data_parallel_size}" if (p.data_parallel_size or 1) > 1 else "")
             + (", expert parallel" if p.expert_parallel else "") + f"; backend {backend}"
             + (f"; node rank {p.node_rank} of {p.nnodes}" if p.nnodes else "") + "."))
+    sizes = log.worker_sizes() if not (p.sources.get("tensor_parallel_size")
+                                       or p.sources.get("pipeline_parallel_size")) else {}
+    if sizes.get("TP", 1) > 1 or sizes.get("PP", 1) > 1:
+        shown = " x ".join(f"{dim} {n}" for dim, n in sizes.items() if dim in ("TP", "PP") and n > 1)
+        ranks = ", ".join(f"{dim}0 to {dim}{n - 1}" for dim, n in sizes.items() if dim in ("TP", "PP") and n > 1)
+        findings.append(info(f"Workers' prefixes show at least {shown} (ranks {ranks}): "
+                             f"{'tensor' if sizes.get('TP', 1) > 1 else 'pipeline'} parallel over "
+                             f"{sizes.get('TP', 1) * sizes.get('PP', 1)} or more GPUs; the start-up lines with the "
+                             "sizes are not in the paste."))
     remote = [r for r in log.ranks if r.ip]
     if remote:
         where = "; ".join(f"rank {r.rank}" + (f" (PP rank {r.pp_rank}, TP rank {r.tp_rank})"
@@ -161,7 +170,16 @@ def summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
         else:
             words = {"available": "available for the KV cache", "reserved": "reserved for the KV cache",
                      "auto-fit": "available for the KV cache (auto-fit)"}[m.kind]
-            findings.append(info(f"{m.gib:g} GiB {words}{who}."))
+            said = f"{m.gib:g} GiB {words}"
+            same = [o.source.process for o in log.kv_memory if (o.gib, o.kind) == (m.gib, m.kind)]
+            if len(same) > 1:  # every worker printing the same figure: said once, for each of them
+                if m is next(o for o in log.kv_memory if (o.gib, o.kind) == (m.gib, m.kind)):
+                    named = sorted({w for w in same if w})
+                    findings.append(info(f"{said} ({named[0]}, printed {len(same)} times)." if len(named) == 1
+                                         else f"{said} on each of {len(same)} workers"
+                                         + (f" ({', '.join(named)})" if named else "") + "."))
+            else:
+                findings.append(info(f"{said}{who}."))
     findings += _memory_check_findings(log)
     if log.weights_gib:
         findings.append(info("Model weights: " + ", ".join(f"{w:g} GiB" for w in log.weights_gib)

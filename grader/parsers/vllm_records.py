@@ -5,10 +5,16 @@ Units and the versions that print each line are in the docstring of :mod:`grader
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from .vllm_lines import LogLine
+
+# a worker process's prefix with its place in the layout: "(VllmWorker TP1 pid=9)", "(Worker_PP1 pid=9)",
+# "(Worker_TP0_EP0 pid=9)", "(Worker_PP0_TP1 pid=9)"
+_WORKER_TAG_RE = re.compile(r"\((?:VllmWorker |Worker_)(?P<tags>(?:(?:DP|PP|TP|EP)\d{1,4}_?){1,4}) pid=")
+_TAG_RE = re.compile(r"(DP|PP|TP|EP)(\d+)")
 
 @dataclass(frozen=True)
 class KvCapacity:
@@ -244,3 +250,13 @@ class VllmLog:
     def concurrency(self) -> float | None:
         """The first ``Maximum concurrency`` figure (x), None if absent."""
         return next((k.concurrency for k in self.kv if k.concurrency is not None), None)
+
+    def worker_sizes(self) -> dict[str, int]:
+        """The parallel sizes the workers' process prefixes show at least (``(VllmWorker TP1 pid=9)``,
+        ``(Worker_PP1_TP0 pid=9)``): ``{"TP": 2, "PP": 2}`` = the highest rank of each seen, plus one; {} when the log
+        names no such worker. A lower bound: a paste may show only some workers."""
+        seen: dict[str, int] = {}
+        for m in _WORKER_TAG_RE.finditer(self.text) if "Worker" in self.text else ():
+            for dim, rank in _TAG_RE.findall(m.group("tags")):
+                seen[dim] = max(seen.get(dim, 0), int(rank) + 1)
+        return seen
