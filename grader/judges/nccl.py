@@ -120,6 +120,18 @@ def _unused_rdma(log: NcclLog) -> str:
             "so NCCL could not reach its devices: that is the fault to fix.") if seen else ""
 
 
+def _socket_iface_notes(log: NcclLog) -> list[Finding]:
+    """What the interfaces NCCL's sockets ran over say: a Spark's management port, the loopback."""
+    out: list[Finding] = []
+    if any(s.name == HOUSE_INTERFACE for s in log.socket_ifaces):
+        out.append(fail(f"...and the sockets run over {HOUSE_INTERFACE}, the 10 GbE management port: set "
+                        "NCCL_SOCKET_IFNAME to a QSFP twin."))
+    if any(s.name == "lo" for s in log.socket_ifaces):
+        out.append(info("The socket transport ran over the loopback interface (lo): both ranks were on one "
+                        "machine, so no cable was used."))
+    return out
+
+
 def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -> list[Finding]:
     """What the transport verdict means, and what to do about it."""
     out: list[Finding] = []
@@ -156,15 +168,20 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
             reason = ("; ".join(why) + ". ") if why else ("check that NCCL_IB_DISABLE is not 1 and NCCL_IB_HCA (if set) "
                                                           "names them, and in a container pass --device=/dev/infiniband "
                                                           "with --cap-add=IPC_LOCK --ulimit memlock=-1 (or --privileged). ")
-            none_found = log.ib_no_device and not _rdma_netdevs(log)  # NCCL saw no RDMA device: TCP is expected
-            out.append((fail if _rdma_netdevs(log) else warn)(
-                f"NCCL moves data between the machines over TCP sockets (NET/Socket{' over ' + where if where else ''}): "
-                "it works, at a few GB/s at best, with no RDMA." + (_unused_rdma(log) + f" {reason}" if _rdma_netdevs(log)
-                                                                    else " If these machines have RDMA NICs (`rdma link` "
-                "or `ibv_devices` on the host lists them), NCCL is not using them: "
-                f"{reason}Without any (most cloud VMs), TCP is all there is" + (
-                    ", and NCCL found none (`NET/IB : No device found`), so sockets are expected here." if none_found
-                    else "."))))
+            if log.ib_no_device and not _rdma_netdevs(log):  # NCCL saw no RDMA device: TCP is what there is
+                out.append(warn(
+                    f"NCCL moves data between the machines over TCP sockets (NET/Socket{' over ' + where if where else ''}"
+                    "), a few GB/s at best: NCCL found no RDMA device (`NET/IB : No device found`). That is expected "
+                    "where the machines have no RDMA NIC (most cloud VMs), and slow for collectives. If these machines do have RDMA NICs (`rdma link` or "
+                    "`ibv_devices` on the host lists them), NCCL cannot see them: in a container pass "
+                    "--device=/dev/infiniband with --cap-add=IPC_LOCK --ulimit memlock=-1 (or --privileged)."))
+            else:
+                out.append((fail if _rdma_netdevs(log) else warn)(
+                    f"NCCL moves data between the machines over TCP sockets (NET/Socket{' over ' + where if where else ''}"
+                    "): it works, at a few GB/s at best, with no RDMA." + (
+                        _unused_rdma(log) + f" {reason}" if _rdma_netdevs(log) else " If these machines have RDMA NICs "
+                        f"(`rdma link` or `ibv_devices` on the host lists them), NCCL is not using them: {reason}Without "
+                        "any (most cloud VMs), TCP is all there is.")))
         elif socket_channels or (spanned or 0) > 1:
             out.append(fail(f"NCCL fell back to TCP sockets (NET/Socket{' over ' + where if where else ''}): no RDMA, a "
                             f"few GB/s at best. {cause}Then check the log shows `NET/IB : Using [0]roce...`."))
@@ -174,12 +191,7 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
                             "no network is used and it does not matter. This excerpt does not say which: the "
                             "`Channel ... via NET/Socket` lines, or nNodes in NCCL's `comm ... nRanks ... nNodes` "
                             f"line, decide (or `explain --nodes N`). For a run across machines: {cause}"))
-        if any(s.name == HOUSE_INTERFACE for s in log.socket_ifaces):
-            out.append(fail(f"...and the sockets run over {HOUSE_INTERFACE}, the 10 GbE management port: set "
-                            "NCCL_SOCKET_IFNAME to a QSFP twin."))
-        if any(s.name == "lo" for s in log.socket_ifaces):
-            out.append(info("The socket transport ran over the loopback interface (lo): both ranks were on one "
-                            "machine, so no cable was used."))
+        out += _socket_iface_notes(log)
     elif verdict in ("P2P", "SHM") and (spanned or 0) > 1:  # the hops inside each machine; those between not shown
         ranks = f" of {log.nranks} ranks" if log.nranks else ""
         out.append(info(f"The channel lines here all go {verdict} (inside one machine): those are the hops between "

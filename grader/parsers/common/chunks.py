@@ -159,6 +159,16 @@ _TYPED_ANYWHERE = re.compile(r"^\s*(?:sudo\s+\S|\S+\s[^|\n]{0,200}\|\s*(?:grep|e
 piped to a filter (``ethtool  ens14f0 | grep -i speed``)."""
 
 
+_SILENT_BUILTIN_RE = re.compile(r"^(?:cd|export|unset|source|alias|set|(?:conda|mamba|micromamba)\s++activate)(?:\s|$)"
+                                r"|^\.\s++\S")
+"""A shell builtin that prints nothing when it works (``cd ~/nccl-tests``, ``export NCCL_DEBUG=INFO``, ``source
+venv/bin/activate``), typed alone: the line under it is the next command, not its output."""
+
+
+def _silent_builtin(command: str | None) -> bool:
+    return bool(command) and not any(c in command for c in "&;|") and _SILENT_BUILTIN_RE.match(command) is not None
+
+
 def split_chunks(text: str | bytes, is_command: Callable[[str, bool], bool] | None = None,
                  is_output: Callable[[str], bool] | None = None) -> list[Chunk]:
     """Split a paste into Chunks at prompt lines (and command lines, and a line naming a host: ``spark-b:``).
@@ -233,8 +243,8 @@ def split_chunks(text: str | bytes, is_command: Callable[[str, bool], bool] | No
             parts[-1] = (None, None, last[2], last[3])  # the caption's own chunk keeps only its noise
         parts.append((prompt, line, no, []))
         # under a caption a bare command may follow, and under a command that prints nothing when it succeeds (a
-        # script's `ethtool -G ...` lines one after another); under another prompt, its output
-        after_gap = bool(caption) or silent_on_success(prompt.command)
+        # script's `ethtool -G ...` lines one after another, a `cd`); under another prompt, its output
+        after_gap = bool(caption) or silent_on_success(prompt.command) or _silent_builtin(prompt.command)
         i += 1
     preamble = parts.pop(0)[3]
     if parts and not any(not is_noise_line(x) for _, x in preamble):
