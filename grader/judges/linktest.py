@@ -115,12 +115,30 @@ def summarise_ping(r: Any, command: str | None) -> Summary:
                  "lets ICMP through.")
         findings.append(warn(f"No reply shown from {dest}: the output stops after its PING line. If none comes, check"
                              + check) if unseen else fail(f"No reply from {dest}: check" + check))
+    spread = _rtt_spread(r, dest)
+    if spread:
+        findings.append(spread)
     if r.loss_percent and 0 < r.loss_percent < 100:
         findings.append(warn(f"{r.loss_percent:g}% packet loss to {dest}: a loose cable or a flapping link; "
                              "reseat the cable and rerun with -c 20."))
     if r.truncated:
         findings.append(info("The ping output is cut off: the counts are from the lines shown."))
     return facts, findings
+
+
+def _rtt_spread(r: Any, dest: str) -> Finding | None:
+    """A note where the replies' round-trip times spread widely (checks/specs/ethernet.toml [ping]: the slowest over
+    jitter_ratio times the fastest, and at least jitter_min_ms apart), else None."""
+    from ..calc.specs import row
+    low, high = r.rtt_min_ms, r.rtt_max_ms
+    spec = row("ethernet.toml", "ping")
+    if low is None or high is None or high - low < spec.graded("jitter_min_ms") \
+            or high < spec.graded("jitter_ratio") * max(low, 0.001):
+        return None
+    return info(f"The replies' round-trip times vary widely ({low:g} to {high:g} ms): jitter, as on Wi-Fi (its power "
+                "saving holds frames for the next beacon) or a busy path; a cable between two machines answers within "
+                f"a fraction of a millisecond every time. Not a fault for reaching {dest}; to test a cable between "
+                "two machines, ping the peer's address on that link (`ping -c 20 <address>`).")
 
 
 def _is_global(address: str | None) -> bool:

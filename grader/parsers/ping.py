@@ -19,7 +19,8 @@ _REPLY_RE = re.compile(r"^\d+ bytes from \S+.*\b(?:icmp_seq|seq)=\d+")
 _FROM_RE = re.compile(r"^From (?P<host>\S+?)(?: \([^)]*\))?:? (?:icmp_seq=\d+ )?(?P<msg>.+)$")
 _STATS_RE = re.compile(r"^(?P<tx>\d+) packets transmitted, (?P<rx>\d+) (?:packets )?received"
                        r"(?:, \+\d+ \w+)*, (?P<loss>[\d.]+)% packet loss")  # +N duplicates/errors
-_RTT_RE = re.compile(r"^(?:rtt|round-trip) min/avg/max(?:/\w+)? = [\d.]+/(?P<avg>[\d.]+)/")
+_RTT_RE = re.compile(r"^(?:rtt|round-trip) min/avg/max(?:/\w+)? = (?P<min>[\d.]+)/(?P<avg>[\d.]+)/(?P<max>[\d.]+)")
+_TIME_RE = re.compile(r"\btime[=<](?P<ms>\d+(?:\.\d+)?) ?ms\b")
 _ERROR_RE = re.compile(r"^(?:ping\d?: (?!Warning)|connect: )", re.I)
 _IGNORED_RE = re.compile(r"^(?:--- .* ping statistics ---|Request timeout for icmp_seq.*"
                          r"|no answer yet for icmp_seq=\d+|ping: Warning: .*|WARNING: .*|PING .*"
@@ -38,7 +39,8 @@ class PingResult:
     = a 9000-byte packet). ``transmitted``/``received``/``loss_percent`` come from the
     statistics line; when it is missing, ``received`` counts the reply lines seen and the
     others are None. ``truncated`` is True when the paste lacks the start (``PING`` line)
-    or the end (statistics) of a run. ``rtt_avg_ms`` in milliseconds. ``errors`` are
+    or the end (statistics) of a run. ``rtt_avg_ms``, ``rtt_min_ms`` and ``rtt_max_ms`` in milliseconds (the
+    ``rtt`` line's, else the replies' ``time=`` figures; None when neither is shown). ``errors`` are
     the error lines in order of first appearance (``ping: local error: message too long,
     mtu=1500``, ``From 10.0.0.1 Frag needed and DF set (mtu = 1500)``...), as printed
     but without ``icmp_seq=N``.
@@ -52,6 +54,8 @@ class PingResult:
     rtt_avg_ms: float | None
     errors: tuple[str, ...]
     truncated: bool
+    rtt_min_ms: float | None = None
+    rtt_max_ms: float | None = None
 
     @property
     def mtu_error(self) -> bool:
@@ -88,8 +92,9 @@ def parse_ping(text: str) -> PingResult:
     """
     lines = content_lines(text)
     raise_if_shell_error(lines, "ping")
-    dest = payload = tx = rx = loss = avg = None
+    dest = payload = tx = rx = loss = avg = low = high = None
     replies, errors, header_seen, stats_seen = 0, [], False, False
+    times: list[float] = []
     for pos, line in enumerate(lines):
         s = _TIMESTAMP_RE.sub("", line.text.strip())
         header = _HEADER_RE.match(s)
@@ -105,11 +110,14 @@ def parse_ping(text: str) -> PingResult:
             payload = int(header.group("payload"))
         elif _REPLY_RE.match(s):
             replies += 1
+            t = _TIME_RE.search(s)
+            if t:
+                times.append(float(t.group("ms")))
         elif stats:
             stats_seen = True
             tx, rx, loss = int(stats.group("tx")), int(stats.group("rx")), float(stats.group("loss"))
         elif rtt:
-            avg = float(rtt.group("avg"))
+            low, avg, high = float(rtt.group("min")), float(rtt.group("avg")), float(rtt.group("max"))
         elif err or frm:
             msg = _ICMP_SEQ_RE.sub("", s)  # one entry per distinct error
             if msg not in errors:
@@ -124,5 +132,7 @@ def parse_ping(text: str) -> PingResult:
         raise ParseError("ping", "no ping output found (no `PING ...` line)")
     # cut at the end (header or replies but no statistics) or at the start (no header)
     truncated = (not stats_seen and (header_seen or replies > 0)) or (stats_seen and not header_seen)
+    if low is None and times:
+        low, high = min(times), max(times)
     return PingResult(dest, payload, tx, rx if stats_seen else replies, loss, avg, tuple(errors),
-                      truncated)
+                      truncated, low, high)

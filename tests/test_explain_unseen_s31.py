@@ -1,0 +1,107 @@
+"""Shapes and judgments the field corpus's misreadings and blind batches of session 31 (issue 27) found explain
+getting wrong: each on a short sample cut from the real output named beside it (its URL), with the values worked out
+by hand."""
+
+from __future__ import annotations
+
+from grader.explain import explain
+from grader.parsers.ping import parse_ping
+from tests.conftest import levels, messages
+
+# https://github.com/vllm-project/vllm/issues/18814 (corpus z013): a worker's traceback logged line by line, cut
+COMPILE = """(VllmWorker rank=0 pid=492198) ERROR 05-27 23:16:12 [multiproc_executor.py:522]     raise BackendCompilerFailed(
+(VllmWorker rank=0 pid=492198) ERROR 05-27 23:16:12 [multiproc_executor.py:522]   File "/home/ubuntu/anaconda3/envs/vllm/lib/python3.12/site-packages/torch/_dynamo/output_graph.py", line 1519, in _call_user_compiler
+(VllmWorker rank=0 pid=492198) ERROR 05-27 23:16:12 [multiproc_executor.py:522]     compiled_fn = compiler_fn(gm, self.example_inputs())
+"""
+
+
+def test_a_torch_compile_failure_cut_mid_traceback_is_named_with_its_workaround():
+    [s] = explain(COMPILE, host="other", nodes=1)
+    assert "fail" in levels(s)
+    said = messages(s, "fail")
+    assert "torch.compile" in said and "--enforce-eager" in said and "not memory, NCCL" in said
+
+
+# https://github.com/vllm-project/vllm/issues/22479 (corpus z014): a TP=2 start cut after the engine's ready line
+ENGINE_UP = """(EngineCore_0 pid=1422484) INFO 08-07 19:06:21 [kv_cache_utils.py:833] Maximum concurrency for 40,960 tokens per request: 11.46x
+(VllmWorker TP0 pid=1422634) INFO 08-07 19:06:29 [custom_all_reduce.py:196] Registering 8643 cuda graph addresses
+(VllmWorker TP1 pid=1422635) INFO 08-07 19:06:30 [custom_all_reduce.py:196] Registering 8643 cuda graph addresses
+(VllmWorker TP1 pid=1422635) INFO 08-07 19:06:31 [gpu_model_runner.py:2537] Graph capturing finished in 9 secs, took 1.21 GiB
+(EngineCore_0 pid=1422484) INFO 08-07 19:06:31 [core.py:198] init engine (profile, create kv cache, warmup model) took 114.28 seconds
+"""
+
+
+def test_an_engine_that_initialised_is_not_still_starting_and_its_workers_show_tp():
+    [s] = explain(ENGINE_UP, host="other", nodes=1)
+    said = messages(s)
+    assert "initialised in 114.28 s" in said and "still starting" not in said
+    assert "at least TP 2 (ranks TP0 to TP1)" in said
+    # without the engine's line the start may still be going on; one worker's prefix is no TP
+    [cut] = explain(ENGINE_UP.rsplit("(EngineCore_0", 1)[0].replace("TP1", "TP0"), host="other", nodes=1)
+    assert "still starting" in messages(cut) and "at least TP" not in messages(cut)
+    # 0.2x's form of the line: "took 73.48 s (compilation: 21.80 s)" (djangodevreng/dgx-spark-benchmarks, corpus z009)
+    [newer] = explain(ENGINE_UP.replace("took 114.28 seconds", "took 73.48 s (compilation: 21.80 s)"))
+    assert "initialised in 73.48 s" in messages(newer)
+
+
+# https://github.com/vllm-project/vllm/issues/25760 (corpus b033): four workers each print the same KV memory
+KV_EACH = "".join(f"(Worker_TP{i}_EP{i} pid={90 + i}) INFO 09-26 10:00:0{i} [gpu_worker.py:298] Available KV cache memory: "
+                  "1.53 GiB\n" for i in range(4)) + ("(EngineCore_DP0 pid=80) INFO 09-26 10:00:05 [kv_cache_utils.py:"
+                                                     "1087] GPU KV cache size: 61,600 tokens\n")
+
+
+def test_the_same_kv_memory_from_every_worker_is_said_once():
+    [s] = explain(KV_EACH, host="other", nodes=1)
+    said = [f.message for f in s.findings if "available for the KV cache" in f.message]
+    assert said == ["1.53 GiB available for the KV cache on each of 4 workers (Worker_TP0_EP0, Worker_TP1_EP1, "
+                    "Worker_TP2_EP2, Worker_TP3_EP3)."]
+
+
+# KoyoImai's two-Spark walkthrough (corpus j015): a prompt for `cd`, then an mpirun typed below it with no prompt
+CD_THEN_MPIRUN = """user@spark-c3d7:~/nccl-tests$ cd ~/nccl-tests
+mpirun -np 2 \\
+  -H 10.0.1.1:1,10.0.1.2:1 \\
+  -x NCCL_SOCKET_IFNAME=enp1s0f0np0 \\
+  ./build/all_gather_perf -b 1G -e 4G -f 2 -n 50 -w 10 -g 1
+# nccl-tests version 2.18.3 nccl-headers=22809 nccl-library=22809
+#  Rank  0 Group  0 Pid  11111 on spark-c3d7 device  0 [000f:01:00] NVIDIA GB10
+#  Rank  1 Group  0 Pid  22222 on spark-e5f0 device  0 [000f:01:00] NVIDIA GB10
+#
+#                                                              out-of-place                       in-place
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
+  1073741824     134217728     float    none      -1   190000    5.65    2.83      0   190100    5.65    2.82      0
+# Out of bounds values : 0 OK
+# Avg bus bandwidth    : 2.825
+"""
+
+
+def test_a_command_typed_under_a_silent_cd_starts_its_own_section():
+    sections = explain(CD_THEN_MPIRUN, host="spark", nodes=2)
+    assert not any(s.error for s in sections)
+    [bench] = [s for s in sections if s.kind == "nccl-tests"]
+    assert bench.command.startswith("mpirun -np 2 -H 10.0.1.1:1,10.0.1.2:1") and "2.8" in messages(bench)
+    # an `export` alone prints nothing either; `cd x && make` prints, so the line under it stays its output
+    assert [s.kind for s in explain(CD_THEN_MPIRUN.replace("cd ~/nccl-tests", "export NCCL_DEBUG=WARN"),
+                                    host="spark", nodes=2) if not s.error] == ["nccl-tests"]
+
+
+# NVIDIA's connect-to-your-spark playbook (corpus z001): a laptop's ping of a Spark over Wi-Fi, no statistics
+JITTER = """$ ping -c 3 spark-abcd.local
+PING spark-abcd.local (10.9.1.9): 56 data bytes
+64 bytes from 10.9.1.9: icmp_seq=0 ttl=64 time=6.902 ms
+64 bytes from 10.9.1.9: icmp_seq=1 ttl=64 time=116.335 ms
+64 bytes from 10.9.1.9: icmp_seq=2 ttl=64 time=33.301 ms
+"""
+
+
+def test_ping_round_trips_that_vary_widely_are_called_jitter():
+    r = parse_ping(JITTER.split("\n", 1)[1])
+    assert (r.rtt_min_ms, r.rtt_max_ms) == (6.902, 116.335)
+    [s] = explain(JITTER)
+    assert "vary widely (6.902 to 116.335 ms)" in messages(s, "info") and set(levels(s)) <= {"ok", "info"}
+    # the statistics line's min/max win; a QSFP link's 0.05 to 0.4 ms is a spread under 10 ms: nothing said
+    steady = (JITTER + "--- 10.9.1.9 ping statistics ---\n3 packets transmitted, 3 received, 0% packet loss\n"
+              "rtt min/avg/max/mdev = 0.051/0.2/0.412/0.1 ms\n")
+    assert (parse_ping(steady.split("\n", 1)[1]).rtt_max_ms) == 0.412
+    assert "vary widely" not in messages(explain(steady)[0])
