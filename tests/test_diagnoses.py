@@ -317,6 +317,29 @@ EXAMPLES.update({
                           "downloading weights for nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4: 6879.856840 seconds\n",
     "fp4-marlin-fallback": BANNER + "(EngineCore pid=185) WARNING 05-04 23:53:34 [marlin.py:34] Your GPU does not have "
                            "native support for FP4 computation but FP4 quantization is being used.\n",
+    # nccl#1611: GB200 at 12 nodes, glibc's abort as Open MPI reports it
+    "process-aborted": BANNER + "free(): corrupted unsorted chunks\n[rack1-93-slot7:186363] Signal: Aborted (6)\n",
+    # LlamaFactory#8045: NCCL's bootstrap connect, its last try, and one before it
+    "nccl-bootstrap-unreachable": BANNER + "zgiot:1183664:1184669 [0] NCCL INFO socketPollConnect: connect returned No "
+                                  "route to host, retrying (34/34) after sleep for 3400 msec\n",
+    "nccl-bootstrap-unreachable-retrying": BANNER + "zgiot:1183664:1184669 [0] NCCL INFO socketPollConnect: connect "
+                                           "returned No route to host, retrying (26/34) after sleep for 2600 msec\n",
+    # nccl#1706: two GPUs in one process without peer-to-peer
+    "nccl-no-intranode-p2p": BANNER + "deepseek:2081594:2081600 [0] NCCL INFO Check P2P Type intraNodeP2pSupport 0 "
+                             "directMode 1\n",
+    # spark-vllm-docker#367: four Sparks at TP=4, the engine waiting on a worker during a FlashInfer autotune
+    "vllm-worker-busy-or-stuck": BANNER + "(EngineCore pid=397) INFO 09-02 11:57:54 [shm_broadcast.py:801] No available "
+                                 "shared memory broadcast block found in 60 seconds.\n",
+    # spark-vllm-docker#157: two Sparks at TP=2, the remote worker's unhandled error
+    "ray-worker-unhandled-error": BANNER + "(EngineCore pid=689) 2026-04-05 08:59:13,998\tERROR worker.py:439 -- Unhandled "
+                                  "error (suppress with 'RAY_IGNORE_UNHANDLED_ERRORS=1'): ray::RayWorkerWrapper."
+                                  "execute_method() (pid=890, ip=192.168.0.221, actor_id=23fee7)\n",
+    # spark-vllm-docker#184: a Spark's engine core crashing right after start-up
+    "engine-core-fatal": BANNER + "(EngineCore pid=157) ERROR 04-12 18:43:21 [core.py:1112] EngineCore encountered a "
+                         "fatal error.\n",
+    # vllm#4383: vLLM 0.4.1's Ray worker logging its traceback's frames at ERROR, cut before the exception
+    "logged-traceback": BANNER + "(RayWorkerWrapper pid=5280) ERROR 04-26 01:59:07 worker_base.py:157]   File \"/usr/local/"
+                        "lib/python3.10/dist-packages/vllm/worker/worker.py\", line 110, in init_device\n",
     # pytorch/pytorch#150852: NVLS set-up on a 12.2 driver under NCCL 2.26
     "nccl-nvls-failed": BANNER + "[2025-04-08 08:39:46] devgpu000:589012:591652 [0] transport/nvls.cc:254 NCCL WARN "
                         "Cuda failure 1 'invalid argument'\n",

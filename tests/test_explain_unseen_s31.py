@@ -105,3 +105,27 @@ def test_ping_round_trips_that_vary_widely_are_called_jitter():
               "rtt min/avg/max/mdev = 0.051/0.2/0.412/0.1 ms\n")
     assert (parse_ping(steady.split("\n", 1)[1]).rtt_max_ms) == 0.412
     assert "vary widely" not in messages(explain(steady)[0])
+
+
+# https://github.com/esnet/iperf/issues/828 (corpus z019): UDP at 10 Gbit/s, reversed, cut before the summary
+UDP_ROWS = """$ src/iperf3 --client 192.168.25.5 --udp -b10g -w2m -l9k --reverse
+Connecting to host 192.168.25.5, port 5201
+Reverse mode, remote host 192.168.25.5 is sending
+[  5] local 192.168.25.4 port 60741 connected to 192.168.25.5 port 5201
+[ ID] Interval           Transfer     Bitrate         Jitter    Lost/Total Datagrams
+[  5]   0.00-1.00   sec  1.18 GBytes  10.1 Gbits/sec  0.014 ms  2875/140376 (2%)
+[  5]   1.00-2.00   sec  1.17 GBytes  10.0 Gbits/sec  0.026 ms  0/136289 (0%)
+[  5]   2.00-3.00   sec  1.22 GBytes  10.5 Gbits/sec  0.028 ms  13/141970 (0.0092%)
+[  5]   3.00-4.00   sec  1.16 GBytes  10.0 Gbits/sec  0.012 ms  53/135631 (0.039%)
+"""
+
+
+def test_udp_loss_is_counted_with_the_first_second_apart():
+    [s] = explain(UDP_ROWS, host="other", nodes=2)
+    # 2875 + 0 + 13 + 53 = 2941 of 140376 + 136289 + 141970 + 135631 = 554266 (0.53%); after the first second at most
+    # 53 / 135631 = 0.039% a second
+    assert ("UDP: 2,941 of 554,266 datagrams lost (0.53%), 2,875 of them in the first second" in messages(s, "info")
+            and "at most 0.039% a second" in messages(s, "info") and "warn" not in levels(s))
+    # 5% lost in every second: the path drops them (over checks/specs/ethernet.toml [udp] loss_warn_percent, 1%)
+    lossy = UDP_ROWS.replace(" 0/136289 (0%)", " 6814/136289 (5%)")
+    assert "drops datagrams" in messages(explain(lossy, host="other", nodes=2)[0], "warn")

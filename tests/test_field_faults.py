@@ -601,12 +601,42 @@ DOWNLOADED = ("(EngineCore pid=185) INFO 05-04 23:44:44 [weight_utils.py:615] Ti
               "05-04 23:53:34 [marlin.py:34] Your GPU does not have native support for FP4 computation but FP4 "
               "quantization is being used. Weight-only FP4 compression will be used leveraging the Marlin kernel.\n")
 
+# https://github.com/NVIDIA/nccl/issues/1611, as posted (two of its lines)
+HEAP_ABORT = "free(): corrupted unsorted chunks\n[rack1-93-slot7:186363] Signal: Aborted (6)\n"
+
+# https://github.com/hiyouga/LlamaFactory/issues/8045, as posted (the last two tries)
+BOOTSTRAP = ("zgiot:1183664:1184669 [0] NCCL INFO socketPollConnect: connect returned No route to host, retrying (33/34) "
+             "after sleep for 3300 msec\nzgiot:1183664:1184669 [0] NCCL INFO socketPollConnect: connect returned No "
+             "route to host, retrying (34/34) after sleep for 3400 msec\n")
+
+# https://github.com/eugr/spark-vllm-docker/pull/157, as posted (two DGX Sparks; the actor id shortened)
+RAY_UNHANDLED = ("(EngineCore pid=689) 2026-04-05 08:59:13,998\tERROR worker.py:439 -- Unhandled error (suppress with "
+                 "'RAY_IGNORE_UNHANDLED_ERRORS=1'): ray::RayWorkerWrapper.execute_method() (pid=890, ip=192.168.0.221, "
+                 "actor_id=23fee7babb1f)\n")
+
+# https://github.com/eugr/spark-vllm-docker/issues/31, as posted (a Spark's crash on its first request, config cut)
+DUMP_INPUT = ("(EngineCore_DP0 pid=344) ERROR 02-06 15:01:49 [dump_input.py:72] Dumping input data for V1 LLM engine "
+              "(v0.1.dev12774+g459541683.d20260206) with config: model='openai/gpt-oss-120b'\n")
+
+# https://github.com/vllm-project/vllm/issues/4383, as posted (two of the worker's frames)
+LOGGED_FRAMES = ("(RayWorkerWrapper pid=5280) ERROR 04-26 01:59:07 worker_base.py:157]   File \"/usr/local/lib/python3.10/"
+                 "dist-packages/vllm/worker/worker.py\", line 110, in init_device\n(RayWorkerWrapper pid=5280) ERROR "
+                 "04-26 01:59:07 worker_base.py:157]     init_worker_distributed_environment(self.parallel_config, "
+                 "self.rank,\n")
+
+# https://github.com/NVIDIA/nccl/issues/1706 and https://github.com/eugr/spark-vllm-docker/pull/367, as posted
+NO_P2P = "deepseek:2081594:2081600 [0] NCCL INFO Check P2P Type intraNodeP2pSupport 0 directMode 1\n"
+SHM_WAIT = ("(EngineCore pid=397) INFO 09-02 11:57:54 [shm_broadcast.py:801] No available shared memory broadcast block "
+            "found in 60 seconds. This typically happens when some processes are hanging or doing some time-consuming "
+            "work (e.g. compilation, weight/kv cache quantization).\n")
+
 ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, CGRAPH_READ, RAY_DEAD,
        CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE, OOM_KILL, AER_FATAL, NCCL_SYSTEM,
        STORE_TIMEOUT, GID_EMPTY, RAY_INFEASIBLE_OLD,
        ORDINAL, RAY_SHM, PORT_IN_USE, SEGV_CONTAINER, RAY_NONE, RAY_OOM_SPARK, KV_PAGE_SIZE, NMCLI_MTU,
-       METHOD_FAILED, SEGFAULT, NO_RDMA, NCCL_ABORT, SUBMODULE, WATCHDOG, NO_KERNEL, NVLS, LAUNCH_FAILED, COMPILE]
+       METHOD_FAILED, SEGFAULT, NO_RDMA, NCCL_ABORT, SUBMODULE, WATCHDOG, NO_KERNEL, NVLS, LAUNCH_FAILED, COMPILE,
+       HEAP_ABORT, BOOTSTRAP, RAY_UNHANDLED, DUMP_INPUT, LOGGED_FRAMES]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -636,7 +666,7 @@ def test_every_known_error_line_is_read_here():
     """Each table entry that reads plain text is reached by one of the field outputs above."""
     reached = {d.kind for text in ALL + [NETPLAN_NM, FORWARD_COMPAT, PROVIDER, GID_NODATA, UNKNOWN_ENV, PEERMEM,
                                         MLX5_POWER, SLURM_STEP, MLX5_LOW_POWER, ETHTOOL_NETLINK, NVBANDWIDTH_WAIVED,
-                                        DOWNLOADED]
+                                        DOWNLOADED, NO_P2P, SHM_WAIT]
                for d in diagnose_text(text)}
     assert {e.kind for e in load_table() if e.reads_text} <= reached
 

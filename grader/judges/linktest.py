@@ -285,6 +285,31 @@ def _other_host(r: Iperf3Read, gbps: float, streams: str) -> list[Finding]:
     return findings
 
 
+def _udp_loss(iv: Any) -> Finding | None:
+    """What a UDP test's Lost/Total column says: the datagrams lost in all (the receiver's summary row, else the
+    intervals added up), the first second's apart (the sender starts at full rate before the receiver settles), and a
+    warning where the seconds after it lose more than checks/specs/ethernet.toml [udp] loss_warn_percent. None when
+    no row shows the column."""
+    from ..calc.specs import row
+    if not iv.udp_lost and iv.udp_summary is None:
+        return None
+    lost, total = iv.udp_summary or (sum(x for x, _ in iv.udp_lost), sum(t for _, t in iv.udp_lost))
+    if not total:
+        return None
+    first, rest = (iv.udp_lost[0], iv.udp_lost[1:]) if len(iv.udp_lost) > 1 else ((0, 0), iv.udp_lost)
+    rest_lost, rest_total = sum(x for x, _ in rest), sum(t for _, t in rest)
+    worst = max((100 * x / t for x, t in rest if t), default=0.0)
+    said = f"UDP: {lost:,} of {total:,} datagrams lost ({100 * lost / total:.2g}%)"
+    if first[0] and first[0] >= rest_lost:
+        said += (f", {first[0]:,} of them in the first second (the sender starts at full rate before the receiver "
+                 f"settles); after it at most {worst:.2g}% a second")
+    limit = row("ethernet.toml", "udp").graded("loss_warn_percent")
+    if rest_total and 100 * rest_lost / rest_total > limit:
+        return warn(said + f": over {limit:g}% after the first second, the path drops datagrams at this rate. The "
+                    "receiving host is the usual limit (a larger socket buffer, -w, or a lower -b); then the link.")
+    return info(said + ": near-zero loss at this rate.")
+
+
 def summarise_iperf3(read: Iperf3Read, command: str | None) -> Summary:
     r = read.result
     facts = dict(dataclasses.asdict(r), sent_gbps=r.sent_gbps, received_gbps=r.received_gbps)
@@ -311,7 +336,8 @@ def summarise_iperf3(read: Iperf3Read, command: str | None) -> Summary:
     if r.protocol == "UDP":
         findings.append(info(f"UDP test: {gbps:.1f} Gbit/s; UDP rates follow the -b target. Compare TCP "
                              f"(the default) with -P 8..16 against the published figures ({IPERF_FIGURES})."))
-        return facts, findings
+        loss = _udp_loss(read.intervals)
+        return facts, findings + ([loss] if loss else [])
     streams = (f" With {r.streams} stream{'s' if r.streams > 1 else ''} TCP cannot fill the link: rerun "
                "with -P 8 or -P 16." if r.streams and r.streams < 8 else "")
     checks = f" Check MTU {JUMBO_MTU} on both ends and that `ethtool <twin>` shows {LINK_MBPS}Mb/s."

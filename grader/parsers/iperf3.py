@@ -17,6 +17,7 @@ _ROW_RE = re.compile(
     r"^\[\s*(?P<id>SUM|\d+)\](?:\[[A-Z]{2}-[CS]\])?\s+(?P<start>[\d.]+)-\s*(?P<end>[\d.]+)\s+sec\s+"
     r"[\d.]+\s+\w?Bytes\s+(?P<rate>[\d.]+)\s+(?P<unit>[KMGT]?)bits/sec(?P<rest>.*)$")
 _ERROR_RE = re.compile(r"^iperf3?: (?P<kind>error|interrupt) - (?P<msg>.+)$")
+_UDP_LOST_RE = re.compile(r"\bms\s++(?P<lost>\d++)/(?P<total>\d++)\b")  # a UDP row's jitter, then Lost/Total
 _HOST_RE = re.compile(r"^(?:Connecting to host|Accepted connection from) (?P<host>[^,\s]+)")
 _START_RE = re.compile(r"^Starting Test: protocol: (?P<proto>\w+), (?P<n>\d+) streams")
 _LISTEN_RE = re.compile(r"^Server listening on (?P<port>\d+)")
@@ -279,10 +280,14 @@ class Iperf3Intervals:
     ``rates_gbps``: each direction's interval totals in Gbit/s, in order (``"TX"``/``"RX"`` of a ``--bidir`` test,
     else ``""``): the [SUM] rows where a direction has them, else its streams added up; an interval under half the
     longest (the last, cut short) is left out, and so are the rows of a second test in the same paste.
-    ``retransmits``: the Retr column of each interval row that has one (the sender's side)."""
+    ``retransmits``: the Retr column of each interval row that has one (the sender's side). ``udp_lost``: a UDP
+    test's ``Lost/Total Datagrams`` of each interval, in order, as ``(lost, total)`` (the [SUM] rows where there are
+    some, else each stream's); ``udp_summary`` the receiver's summary row's ``(lost, total)``, None when not pasted."""
 
     rates_gbps: dict[str, tuple[float, ...]]
     retransmits: tuple[int, ...]
+    udp_lost: tuple[tuple[int, int], ...] = ()
+    udp_summary: tuple[int, int] | None = None
 
 
 def parse_iperf3_intervals(text: str) -> Iperf3Intervals:
@@ -300,4 +305,11 @@ def parse_iperf3_intervals(text: str) -> Iperf3Intervals:
             per = rates.setdefault(role, {})
             per[m.group("start")] = per.get(m.group("start"), 0.0) + _rate(m) / 1e9
     retr = tuple(int(x.group(1)) for m, _ in rows if (x := re.match(r"\s*(\d+)\s+[\d.]+\s+\w?Bytes", m.group("rest"))))
-    return Iperf3Intervals({role: tuple(per.values()) for role, per in rates.items()}, retr)
+    udp = [(m.group("id"), x) for m, _ in rows if (x := _UDP_LOST_RE.search(m.group("rest")))]
+    summed_udp = any(i == "SUM" for i, _ in udp)
+    lost = tuple((int(x.group("lost")), int(x.group("total"))) for i, x in udp if (i == "SUM") == summed_udp)
+    summary = next(((int(x.group("lost")), int(x.group("total"))) for line in text.splitlines()
+                    if (m := _ROW_RE.match(line.strip())) and m.group("rest").split()[-1:] == ["receiver"]
+                    and (m.group("id") == "SUM" or not summed_udp) and (x := _UDP_LOST_RE.search(m.group("rest")))),
+                   None)
+    return Iperf3Intervals({role: tuple(per.values()) for role, per in rates.items()}, retr, lost, summary)

@@ -286,7 +286,10 @@ _HTML_RE = re.compile(r"^(?:</?(?:details|summary|br|p|div|blockquote|kbd|code|b
                       r"(?<=>)|^<(?:details|summary)\b.{0,500}$", re.I)
 _NOISE_FIRST = frozenset("[PpMmCcSsПпパ密`~.…WwAaNnIiFf<")
 """The first characters of a sudo prompt, a fence, an ellipsis, chatter or markup (the patterns above and below)."""
-_ELLIPSIS_RE = re.compile(r"^(?:\.{2,6}|…|\[\.\.\.\]|\[…\])$")  # `..` too: a poster's elision
+# `..` too: a poster's elision; and one with a note in it (`... <normal startup ...> ...`, `[... 200 lines ...]`,
+# `<snip>`, `(...)`)
+_ELLIPSIS_RE = re.compile(r"^(?:\.{2,6}|…|\[\.\.\.\]|\[…\]|\(\.\.\.\)|[<\[]snip(?:ped)?[>\]]"
+                          r"|(?:\.{3}|…) ?[<(\[][^\n<>()\[\]]{1,160}[>)\]] ?(?:\.{3}|…)|\[(?:\.{3}|…)[^\n\]]{1,80}\])$")
 _NOISE_RE = re.compile(f"(?i:{_SUDO_RE.pattern})|"
                        + "|".join(f"(?:{r.pattern})" for r in (_FENCE_RE, _ELLIPSIS_RE, _CHATTER_RE, _HTML_RE)))
 """A sudo prompt (any case, as is_sudo_line), a fence, an ellipsis, chatter or markup: the five asked with one match."""
