@@ -129,3 +129,52 @@ def test_udp_loss_is_counted_with_the_first_second_apart():
     # 5% lost in every second: the path drops them (over checks/specs/ethernet.toml [udp] loss_warn_percent, 1%)
     lossy = UDP_ROWS.replace(" 0/136289 (0%)", " 6814/136289 (5%)")
     assert "drops datagrams" in messages(explain(lossy, host="other", nodes=2)[0], "warn")
+
+
+def _spark_ip_a(host: str, cidr: str, mtu: int = 1500) -> str:
+    return (f"user@{host}:~$ ip a show enp1s0f0np0\n3: enp1s0f0np0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu {mtu} qdisc "
+            "mq state UP group default qlen 1000\n    link/ether 02:00:5e:00:53:01 brd ff:ff:ff:ff:ff:ff\n"
+            f"    inet {cidr} brd 10.0.1.255 scope global noprefixroute enp1s0f0np0\n"
+            "       valid_lft forever preferred_lft forever\n")
+
+
+def test_four_sparks_in_two_pairs_are_grouped_by_subnet_not_paired_in_paste_order():
+    """KoyoImai/dgx_spark_cluster2 Step004 (blind batch zc007): four Sparks cabled as two pairs, 10.0.1.0/24 and
+    10.0.2.0/24; the second and third host in the paste are not one cable's ends."""
+    paste = "".join(_spark_ip_a(h, c) for h, c in (("spark-aaaa", "10.0.1.1/24"), ("spark-bbbb", "10.0.1.2/24"),
+                                                    ("spark-cccc", "10.0.2.1/24"), ("spark-dddd", "10.0.2.2/24")))
+    sections = explain(paste, host="spark")
+    said = " ".join(messages(s) for s in sections)
+    assert not any("fail" in levels(s) for s in sections)
+    assert "10.0.1.1/24 on spark-aaaa, 10.0.1.2/24 on spark-bbbb share 10.0.1.0/24" in said
+    assert "10.0.2.1/24 on spark-cccc, 10.0.2.2/24 on spark-dddd share 10.0.2.0/24" in said
+    # a host alone in its subnet is said, not failed (its peer may not be pasted); one address twice is a conflict
+    odd = paste.replace("10.0.2.2/24", "10.0.3.2/24")
+    assert "no other host in the paste has an address in 10.0.3.0/24" in " ".join(messages(s) for s in explain(odd, host="spark"))
+    clash = paste.replace("10.0.2.2/24", "10.0.2.1/24")
+    assert "10.0.2.1 on spark-cccc and spark-dddd: an address conflict" in " ".join(
+        messages(s, "fail") for s in explain(clash, host="spark"))
+    # two hosts keep the pairwise reading: different /24s on one cable's two ends fail
+    two = _spark_ip_a("spark-aaaa", "10.0.1.1/24") + _spark_ip_a("spark-bbbb", "10.0.2.2/24")
+    assert "not one subnet" in " ".join(messages(s, "fail") for s in explain(two, host="spark"))
+
+
+# https://github.com/perfsonar/project/issues/1094 (blind batch zc015): TCP at MTU 9000, 87 KB, then nothing
+STALL = """Connecting to host 10.10.10.2, port 5565
+[ 15] local 10.10.20.2 port 33056 connected to 10.10.10.2 port 5565
+[ ID] Interval           Transfer     Bandwidth       Retr  Cwnd
+[ 15]   0.00-1.00   sec  87.4 KBytes  0.00 Gbits/sec    2   23.8 KBytes
+[ 15]   1.00-2.00   sec  0.00 Bytes  0.00 Gbits/sec    1   23.8 KBytes
+[ 15]   2.00-3.00   sec  0.00 Bytes  0.00 Gbits/sec    0   23.8 KBytes
+[ 15]   3.00-4.00   sec  0.00 Bytes  0.00 Gbits/sec    1   23.8 KBytes
+"""
+
+
+def test_a_transfer_that_stops_after_its_first_second_is_a_stall():
+    [s] = explain(STALL, host="other", nodes=2)
+    # 87.4 KBytes is data though -f g prints 0.00 Gbits/sec; 1 + 0 + 1 retransmits after it
+    assert "stalled: data moved in interval 1 only, then 0 bytes in each of the 3 intervals" in messages(s, "fail")
+    assert "retransmitted 2 time(s)" in messages(s, "fail") and "MTU black hole" in messages(s, "fail")
+    # data in every second is no stall
+    steady = STALL.replace("0.00 Bytes", "1.10 GBytes")
+    assert "stalled" not in messages(explain(steady, host="other", nodes=2)[0])

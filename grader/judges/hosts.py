@@ -42,19 +42,58 @@ def same_port_on_both(items: list[tuple[Section, Any]]) -> list[tuple[int, Findi
 
 
 def addresses_across_hosts(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
-    """ip addr from two hosts: each twin's addresses in one subnet, no duplicates, same MTU."""
-    seen: dict[str, tuple[str, int, Any]] = {}  # twin name -> (host, section index, Interface)
-    out = []
+    """ip addr from two hosts: each twin's addresses in one subnet, no duplicates, same MTU. From three hosts or more
+    (two cabled pairs, a switch, a ring) no two of them are known to be one cable's ends: each twin's addresses are
+    grouped by subnet instead (:func:`_group_twin`)."""
+    seen: dict[str, list[tuple[str, int, Any]]] = {}  # twin name -> (host, section index, Interface), one per host
     for index, (s, parsed) in enumerate(items):
         if s.kind != "ip-addr" or s.error or parsed is None or not s.host:
             continue
         for iface in parsed:
-            if not is_qsfp_twin(iface.name):
-                continue
-            prev = seen.get(iface.name)
-            if prev and prev[0] != s.host:
-                out += [(index, f) for f in _compare_twin(prev[0], prev[2], s.host, iface)]
-            seen[iface.name] = (s.host, index, iface)
+            if is_qsfp_twin(iface.name):
+                kept = [x for x in seen.get(iface.name, []) if x[0] != s.host]
+                seen[iface.name] = kept + [(s.host, index, iface)]
+    out = []
+    for name, ends in seen.items():
+        if len(ends) == 2:
+            (h1, _, a), (h2, index, b) = ends
+            out += [(index, f) for f in _compare_twin(h1, a, h2, b)]
+        elif len(ends) > 2:
+            out += _group_twin(name, ends)
+    return out
+
+
+def _group_twin(name: str, ends: list[tuple[str, int, Any]]) -> list[tuple[int, Finding]]:
+    """One twin's IPv4 addresses on three hosts or more, by subnet: the hosts that share one can reach each other
+    over it (two pairs of Sparks, each pair its own /24, is a sound layout); an address no other host shares is
+    said, not failed (its peer may not be in the paste); one address on two hosts is a conflict."""
+    groups: dict[Any, list[tuple[str, Any]]] = {}
+    last = max(i for _, i, _ in ends)
+    out: list[tuple[int, Finding]] = []
+    for host, _, iface in ends:
+        v4 = next((x for x in iface.ipv4 if not x.is_link_local and x.network), None)
+        if v4 is not None:
+            groups.setdefault(v4.network, []).append((host, v4))
+    for net, members in groups.items():
+        locals_ = [v.local for _, v in members]
+        dup = next((a for a in locals_ if locals_.count(a) > 1), None)
+        if dup:
+            hosts = [h for h, v in members if v.local == dup]
+            out.append((last, fail(f"{name} has {dup} on {' and '.join(hosts)}: an address conflict; give each "
+                                   "host its own address in the subnet.")))
+        elif len(members) > 1:
+            out.append((last, ok(f"{name}: " + ", ".join(f"{v.cidr} on {h}" for h, v in members)
+                                 + f" share {net}.")))
+        else:
+            host, v = members[0]
+            out.append((last, info(f"{name}: {v.cidr} on {host}, and no other host in the paste has an address in "
+                                   f"{net}. With several Sparks each cable (or switch) joins the hosts that share a "
+                                   "subnet; if this host's peer is in the paste, give both ends one /24.")))
+    mtus = {iface.mtu for _, _, iface in ends if iface.mtu}
+    if len(mtus) > 1:
+        said = ", ".join(f"{iface.mtu} on {h}" for h, _, iface in ends if iface.mtu)
+        out.append((last, warn(f"{name} has MTU {said}: the two ends of each cable must agree ({JUMBO_MTU} for "
+                                "jumbo frames).")))
     return out
 
 

@@ -285,6 +285,29 @@ def _other_host(r: Iperf3Read, gbps: float, streams: str) -> list[Finding]:
     return findings
 
 
+def _stalled(read: Iperf3Read) -> Finding | None:
+    """A test whose data stopped: after the first interval that moved data, every interval shown moved none. TCP with retransmits there is a path that passes small packets and drops full-size ones (an MTU black hole:
+    a hop with a smaller MTU that sends no `Frag needed`) or a flow cut off; UDP, a receiver that gets nothing more
+    (datagrams larger than the MTU go as IP fragments, one lost fragment loses the datagram). None otherwise."""
+    for moved in read.intervals.moved.values():
+        first = next((i for i, m in enumerate(moved) if m), None)
+        after = moved[first + 1:] if first is not None else ()
+        if not after or any(after):
+            continue
+        retr = sum(read.intervals.retransmits[first + 1:]) if read.intervals.retransmits else 0
+        udp = read.result.protocol == "UDP"
+        why = ("The datagrams stopped arriving: a sender that gave up, or datagrams lost whole on the way (one larger "
+               "than the MTU, -l, goes as IP fragments, and one lost fragment loses it); keep -l under the MTU (1472 "
+               "at MTU 1500) and set -b." if udp else
+               f"TCP kept the connection{f' and retransmitted {retr} time(s)' if retr else ''} but moved nothing: the "
+               "path passes small packets and drops full-size ones (an MTU black hole: a hop with a smaller MTU, or a "
+               "firewall dropping ICMP `Frag needed`), or the flow was cut. Check the MTU end to end with "
+               "`ping -M do -s <MTU - 28> <peer>` from both sides.")
+        return fail(f"The transfer stalled: data moved in interval {first + 1} only, then 0 bytes in each of the "
+                    f"{len(after)} intervals after it. {why}")
+    return None
+
+
 def _udp_loss(iv: Any) -> Finding | None:
     """What a UDP test's Lost/Total column says: the datagrams lost in all (the receiver's summary row, else the
     intervals added up), the first second's apart (the sender starts at full rate before the receiver settles), and a
@@ -297,10 +320,11 @@ def _udp_loss(iv: Any) -> Finding | None:
     if not total:
         return None
     first, rest = (iv.udp_lost[0], iv.udp_lost[1:]) if len(iv.udp_lost) > 1 else ((0, 0), iv.udp_lost)
+    rest = tuple(x for x in rest if x[1])  # a second with no datagram at all says nothing of loss (see _stalled)
     rest_lost, rest_total = sum(x for x, _ in rest), sum(t for _, t in rest)
     worst = max((100 * x / t for x, t in rest if t), default=0.0)
     said = f"UDP: {lost:,} of {total:,} datagrams lost ({100 * lost / total:.2g}%)"
-    if first[0] and first[0] >= rest_lost:
+    if first[0] and first[0] >= rest_lost and rest:
         said += (f", {first[0]:,} of them in the first second (the sender starts at full rate before the receiver "
                  f"settles); after it at most {worst:.2g}% a second")
     limit = row("ethernet.toml", "udp").graded("loss_warn_percent")
@@ -333,6 +357,9 @@ def summarise_iperf3(read: Iperf3Read, command: str | None) -> Summary:
                              f"Gbit/s{lost}. An interval is a second of the test, not its result: paste the whole "
                              "JSON (its `end` section: sum_sent and sum_received) for the rate to judge."))
         return facts, findings
+    stall = _stalled(read)
+    if stall:
+        return facts, findings + [stall]
     if r.protocol == "UDP":
         findings.append(info(f"UDP test: {gbps:.1f} Gbit/s; UDP rates follow the -b target. Compare TCP "
                              f"(the default) with -P 8..16 against the published figures ({IPERF_FIGURES})."))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .common import (Line, ParseError, as_float, as_int, content_lines, fail_on_line,
@@ -15,7 +15,7 @@ _UNITS = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 # [  5]   0.00-1.00   sec   119 MBytes  1000 Mbits/sec  0.004 ms  0/13958 (0%)  receiver
 _ROW_RE = re.compile(
     r"^\[\s*(?P<id>SUM|\d+)\](?:\[[A-Z]{2}-[CS]\])?\s+(?P<start>[\d.]+)-\s*(?P<end>[\d.]+)\s+sec\s+"
-    r"[\d.]+\s+\w?Bytes\s+(?P<rate>[\d.]+)\s+(?P<unit>[KMGT]?)bits/sec(?P<rest>.*)$")
+    r"(?P<moved>[\d.]+)\s+\w?Bytes\s+(?P<rate>[\d.]+)\s+(?P<unit>[KMGT]?)bits/sec(?P<rest>.*)$")
 _ERROR_RE = re.compile(r"^iperf3?: (?P<kind>error|interrupt) - (?P<msg>.+)$")
 _UDP_LOST_RE = re.compile(r"\bms\s++(?P<lost>\d++)/(?P<total>\d++)\b")  # a UDP row's jitter, then Lost/Total
 _HOST_RE = re.compile(r"^(?:Connecting to host|Accepted connection from) (?P<host>[^,\s]+)")
@@ -280,12 +280,15 @@ class Iperf3Intervals:
     ``rates_gbps``: each direction's interval totals in Gbit/s, in order (``"TX"``/``"RX"`` of a ``--bidir`` test,
     else ``""``): the [SUM] rows where a direction has them, else its streams added up; an interval under half the
     longest (the last, cut short) is left out, and so are the rows of a second test in the same paste.
-    ``retransmits``: the Retr column of each interval row that has one (the sender's side). ``udp_lost``: a UDP
+    ``retransmits``: the Retr column of each interval row that has one (the sender's side). ``moved``: for each
+    direction's intervals, whether any bytes moved (its Transfer column: ``87.4 KBytes`` moved, though ``-f g`` prints
+    its rate as ``0.00 Gbits/sec``). ``udp_lost``: a UDP
     test's ``Lost/Total Datagrams`` of each interval, in order, as ``(lost, total)`` (the [SUM] rows where there are
     some, else each stream's); ``udp_summary`` the receiver's summary row's ``(lost, total)``, None when not pasted."""
 
     rates_gbps: dict[str, tuple[float, ...]]
     retransmits: tuple[int, ...]
+    moved: dict[str, tuple[bool, ...]] = field(default_factory=dict)
     udp_lost: tuple[tuple[int, int], ...] = ()
     udp_summary: tuple[int, int] | None = None
 
@@ -296,6 +299,7 @@ def parse_iperf3_intervals(text: str) -> Iperf3Intervals:
             if (m := _ROW_RE.match(line.strip())) and m.group("rest").split()[-1:] not in (["sender"], ["receiver"])]
     longest = max((float(m.group("end")) - float(m.group("start")) for m, _ in rows), default=0.0)
     rates: dict[str, dict[str, float]] = {}
+    moved: dict[str, dict[str, bool]] = {}
     summed, seen = {role for m, role in rows if m.group("id") == "SUM"}, set()
     for m, role in rows:
         key = (m.group("id"), role, m.group("start"))  # a row seen already: a second test in the paste
@@ -304,6 +308,8 @@ def parse_iperf3_intervals(text: str) -> Iperf3Intervals:
             seen.add(key)
             per = rates.setdefault(role, {})
             per[m.group("start")] = per.get(m.group("start"), 0.0) + _rate(m) / 1e9
+            some = moved.setdefault(role, {})
+            some[m.group("start")] = some.get(m.group("start"), False) or float(m.group("moved")) > 0
     retr = tuple(int(x.group(1)) for m, _ in rows if (x := re.match(r"\s*(\d+)\s+[\d.]+\s+\w?Bytes", m.group("rest"))))
     udp = [(m.group("id"), x) for m, _ in rows if (x := _UDP_LOST_RE.search(m.group("rest")))]
     summed_udp = any(i == "SUM" for i, _ in udp)
@@ -312,4 +318,5 @@ def parse_iperf3_intervals(text: str) -> Iperf3Intervals:
                     if (m := _ROW_RE.match(line.strip())) and m.group("rest").split()[-1:] == ["receiver"]
                     and (m.group("id") == "SUM" or not summed_udp) and (x := _UDP_LOST_RE.search(m.group("rest")))),
                    None)
-    return Iperf3Intervals({role: tuple(per.values()) for role, per in rates.items()}, retr, lost, summary)
+    return Iperf3Intervals({role: tuple(per.values()) for role, per in rates.items()}, retr,
+                           {role: tuple(per.values()) for role, per in moved.items()}, lost, summary)
