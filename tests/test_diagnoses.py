@@ -340,6 +340,15 @@ EXAMPLES.update({
     # vllm#4383: vLLM 0.4.1's Ray worker logging its traceback's frames at ERROR, cut before the exception
     "logged-traceback": BANNER + "(RayWorkerWrapper pid=5280) ERROR 04-26 01:59:07 worker_base.py:157]   File \"/usr/local/"
                         "lib/python3.10/dist-packages/vllm/worker/worker.py\", line 110, in init_device\n",
+    # spark-vllm-docker#237: the API server's EngineDeadError, the start not in the paste
+    "engine-dead-serving": BANNER.replace("vLLM API server version 0.32.0", "Supported tasks: ['generate']")
+                           + "(APIServer pid=79) ERROR 05-10 10:51:18 [serving.py:1143] vllm.v1.engine.exceptions."
+                           "EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root "
+                           "cause.\n",
+    # vllm#19186: a worker's OOM inside CUDA-graph capture
+    "oom-graph-capture": BANNER + "(VllmWorker rank=3 pid=1090) ERROR 06-05 06:18:13 [multiproc_executor.py:470]     "
+                         "self.cuda_graph.capture_end()\n(VllmWorker rank=3 pid=1090) ERROR 06-05 06:18:13 "
+                         "[multiproc_executor.py:470] torch.OutOfMemoryError: CUDA out of memory.\n",
     # pytorch/pytorch#150852: NVLS set-up on a 12.2 driver under NCCL 2.26
     "nccl-nvls-failed": BANNER + "[2025-04-08 08:39:46] devgpu000:589012:591652 [0] transport/nvls.cc:254 NCCL WARN "
                         "Cuda failure 1 'invalid argument'\n",
