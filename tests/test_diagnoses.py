@@ -349,6 +349,8 @@ EXAMPLES.update({
     "oom-graph-capture": BANNER + "(VllmWorker rank=3 pid=1090) ERROR 06-05 06:18:13 [multiproc_executor.py:470]     "
                          "self.cuda_graph.capture_end()\n(VllmWorker rank=3 pid=1090) ERROR 06-05 06:18:13 "
                          "[multiproc_executor.py:470] torch.OutOfMemoryError: CUDA out of memory.\n",
+    # nccl#857: one host, NCCL 2.10.3, no libibverbs
+    "nccl-no-libibverbs": BANNER + "ai:480850:480850 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\n",
     # pytorch/pytorch#150852: NVLS set-up on a 12.2 driver under NCCL 2.26
     "nccl-nvls-failed": BANNER + "[2025-04-08 08:39:46] devgpu000:589012:591652 [0] transport/nvls.cc:254 NCCL WARN "
                         "Cuda failure 1 'invalid argument'\n",

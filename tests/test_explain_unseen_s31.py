@@ -178,3 +178,35 @@ def test_a_transfer_that_stops_after_its_first_second_is_a_stall():
     # data in every second is no stall
     steady = STALL.replace("0.00 Bytes", "1.10 GBytes")
     assert "stalled" not in messages(explain(steady, host="other", nodes=2)[0])
+
+
+# https://github.com/pytorch/pytorch/issues/81628 (blind batch zb008): an Intel iWARP port in NCCL's IB list
+MIXED_HCAS = """tf144:143468:143468 [1] NCCL INFO Bootstrap : Using enp88s0:192.168.17.144<0>
+tf144:143468:143468 [1] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE [2]i40iw0:1/RoCE ; OOB enp88s0:192.168.17.144<0>
+tf144:143468:143468 [1] NCCL INFO Using network IB
+tf144:143468:143535 [1] NCCL INFO Channel 00 : 0[2f000] -> 1[86000] [receive] via NET/IB/1
+"""
+
+
+def test_an_rdma_device_of_another_driver_in_nccls_list_is_named():
+    [s] = explain(MIXED_HCAS, host="other", nodes=2)
+    assert "mix drivers: i40iw0 beside mlx5_0, mlx5_1" in messages(s, "warn") and "NCCL_IB_HCA=mlx5." in messages(s)
+    # ConnectX ports alone (a Spark's four, by their udev names) are one driver's
+    spark = MIXED_HCAS.replace("[0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE [2]i40iw0:1/RoCE", "[0]rocep1s0f1:1/RoCE "
+                               "[1]roceP2p1s0f1:1/RoCE")
+    assert "mix drivers" not in messages(explain(spark, host="spark", nodes=2)[0])
+
+
+# https://github.com/NVIDIA/nccl/issues/857 (blind batch zb014): one host, NCCL 2.10.3 without libibverbs
+NO_VERBS = """ai:480850:480850 [0] NCCL INFO Bootstrap : Using eno1:10.0.0.5<0>
+ai:480850:480850 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]
+ai:480850:480850 [0] NCCL INFO NET/Socket : Using [0]eno1:10.0.0.5<0>
+ai:480850:480850 [0] NCCL INFO Using network Socket
+ai:480852:480852 [2] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]
+"""
+
+
+def test_no_libibverbs_on_one_machine_is_a_note_not_a_warning():
+    [s] = explain(NO_VERBS, host="other", nodes=1)
+    assert "warn" not in levels(s) and "could not load libibverbs" in messages(s, "info")
+    assert "NCCL WARN: Failed to open" not in messages(s)  # the table's reading, not the line repeated

@@ -286,8 +286,9 @@ def _other_host(r: Iperf3Read, gbps: float, streams: str) -> list[Finding]:
 
 
 def _stalled(read: Iperf3Read) -> Finding | None:
-    """A test whose data stopped: after the first interval that moved data, every interval shown moved none. TCP with retransmits there is a path that passes small packets and drops full-size ones (an MTU black hole:
-    a hop with a smaller MTU that sends no `Frag needed`) or a flow cut off; UDP, a receiver that gets nothing more
+    """A test whose data stopped: after the first interval that moved data, every interval shown moved none. TCP
+    with retransmits there is a path that passes small packets and drops full-size ones (an MTU black hole: a hop
+    with a smaller MTU that sends no `Frag needed`) or a flow cut off; UDP, a receiver that gets nothing more
     (datagrams larger than the MTU go as IP fragments, one lost fragment loses the datagram). None otherwise."""
     for moved in read.intervals.moved.values():
         first = next((i for i, m in enumerate(moved) if m), None)

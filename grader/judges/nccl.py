@@ -172,7 +172,8 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
                 out.append(warn(
                     f"NCCL moves data between the machines over TCP sockets (NET/Socket{' over ' + where if where else ''}"
                     "), a few GB/s at best: NCCL found no RDMA device (`NET/IB : No device found`). That is expected "
-                    "where the machines have no RDMA NIC (most cloud VMs), and slow for collectives. If these machines do have RDMA NICs (`rdma link` or "
+                    "where the machines have no RDMA NIC (most cloud VMs), and slow for collectives. If these "
+                    "machines do have RDMA NICs (`rdma link` or "
                     "`ibv_devices` on the host lists them), NCCL cannot see them: in a container pass "
                     "--device=/dev/infiniband with --cap-add=IPC_LOCK --ulimit memlock=-1 (or --privileged)."))
             else:
@@ -398,7 +399,27 @@ def _network_findings(log: NcclLog, verdict: str) -> list[Finding]:
         shape = f" ({log.nranks} ranks on one node)" if log.nranks and log.nranks > 1 and log.nnodes == 1 else ""
         return [info(f"One {'rank' if log.nranks == 1 else 'node'} in this communicator{shape}: the network NCCL "
                      f"chose ({log.network or 'none named'}) carried nothing between machines.")]
-    return _transport_findings(log, verdict)
+    return _transport_findings(log, verdict) + _mixed_hcas(log)
+
+
+_OTHER_RDMA_RE = re.compile(r"^(?:i40iw|irdma|rxe|siw|bnxt_re|qedr|efa|hns|erdma|mana|ocrdma|cxgb|vmw_pvrdma)")
+"""RDMA devices of drivers other than ConnectX's (mlx4/mlx5, or the udev names rocep*/ibp* they get): Intel's iWARP
+(i40iw, irdma), Soft-RoCE (rxe), soft iWARP (siw), Broadcom's, QLogic's, AWS's, Huawei's, Alibaba's, Azure's..."""
+
+
+def _mixed_hcas(log: NcclLog) -> list[Finding]:
+    """NCCL's `NET/IB : Using` list holding a device of another driver beside the ConnectX ones: NCCL spreads its
+    rings over every device it lists, so a slower or unrelated one (an on-board iWARP port, a Soft-RoCE device) is in
+    the path or fails to connect."""
+    names = [h.device for h in log.ib_devices]
+    odd = [n for n in names if _OTHER_RDMA_RE.match(n)]
+    if not odd or len(odd) == len(names):
+        return []
+    rest = [n for n in names if n not in odd]
+    hca = rest[0].split("_")[0] if "_" in rest[0] else ",".join(rest)  # mlx5_0, mlx5_1: the prefix names them all
+    return [warn(f"NCCL's RDMA devices mix drivers: {', '.join(odd)} beside {', '.join(rest)}. NCCL uses every "
+                 "device it lists, so the other one (an on-board iWARP port, a software RoCE device) carries part of "
+                 f"the traffic, slower, or fails to reach the peer. List only the fabric's NICs: NCCL_IB_HCA={hca}.")]
 
 
 _FAILED_WARN_RE = re.compile(r"\bCuda failure\b|\bFailed to execute operation\b|\bError encountered progressing "
@@ -445,6 +466,8 @@ def summarise_nccl_log(log: NcclLog, command: str | None) -> Summary:
     known = known_faults("\n".join(f"NCCL WARN {w}" for w in log.warnings))
     first = None if known else next((w for w in warned if _FAILED_WARN_RE.search(w)), None)
     for w in warned:
+        if known and any(k in known for k in known_faults(f"NCCL WARN {w}")):  # the table's reading, said: not twice
+            continue
         findings.append(fail(f"NCCL WARN: {w}. NCCL says one of its own operations failed (a CUDA call, a connection "
                              "its proxy was setting up): the run stopped. The earliest WARN line of the log is the one "
                              "to follow; the later ones follow from it.") if w is first
