@@ -123,6 +123,16 @@ def _cx7_under_networkmanager(log: VllmLog | None, values: Mapping[str, Any], te
     return {"iface": iface.group(0)}
 
 
+_SPARK_MARKS = ("cx7-pcie-hotplug", "NVIDIA GB10", "GB10")
+
+
+def _on_a_spark(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies on a DGX Spark (or another GB10 machine): `explain --host spark`, or, with the host not said, a line
+    only a Spark prints (its ConnectX-7 hotplug driver, the GB10's name)."""
+    host = context().host
+    return {} if host == "spark" or (host is None and any(m in text for m in _SPARK_MARKS)) else None
+
+
 def _fastsafetensors_across_nodes(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """Applies when the log's arguments (``non-default args`` or a ``vllm serve`` command line in the paste) load the
     weights with fastsafetensors and the log shows more than one node: ``--nnodes`` above 1, or vLLM processes
@@ -185,6 +195,7 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "several_local_gpus": _several_local_gpus,
     "aer_recovered": _aer_recovered,
     "cx7_under_networkmanager": _cx7_under_networkmanager,
+    "on_a_spark": _on_a_spark,
 }
 """An entry's ``detail``: a function of the log (None when :func:`diagnose_text` reads plain text), the
 values read so far and the whole text, that returns more values for the texts, or None when the entry

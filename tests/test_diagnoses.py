@@ -367,6 +367,14 @@ EXAMPLES.update({
     "no-rdma-device": BANNER + "Failed to get IB devices list: Function not implemented\n",
     # ideo-plus/DGX-Spark-x2-GLM5.3-Flash-NVFP4-vLLM-Recipe: a Spark's ethtool without root, its stderr
     "ethtool-netlink-not-permitted": BANNER + "netlink error: Operation not permitted\n",
+    # the same notes: the GB10's GPU has no PCIe link to measure
+    "spark-gpu-no-pcie-link": BANNER + "[    0.103426] pci 000f:01:00.0: 0.000 Gb/s available PCIe bandwidth, limited "
+                              "by Unknown x0 link at 000f:00:00.0 (capable of 32.000 Gb/s with 2.5 GT/s PCIe x16 link)\n"
+                              "[    5.309621] cx7-pcie-hotplug MTKP0001:00: Hotplug enabled\n",
+    # kazamori/dgx-spark-deepseek-v4-flash's troubleshooting notes: a Spark's boot (its hotplug driver names it one)
+    "mlx5-insufficient-slot-power-spark": BANNER + "[    1.533198] mlx5_core 0000:01:00.0: mlx5_pcie_event:326:(pid 12): "
+                                          "Detected insufficient power on the PCIe slot (27W).\n[    5.309621] "
+                                          "cx7-pcie-hotplug MTKP0001:00: Hotplug enabled\n",
     "mlx5-slot-power-not-advertised": BANNER + "[   22.316553] mlx5_core 0000:13:00.0: mlx5_pcie_event:297:(pid 11): "
                                       "PCIe slot power capability was not advertised.\n",
     "nccl-peer-closed": BANNER + "node1:183006:183181 [1] misc/socket.cc:538 NCCL WARN Net : Connection closed by remote peer "

@@ -210,3 +210,19 @@ def test_no_libibverbs_on_one_machine_is_a_note_not_a_warning():
     [s] = explain(NO_VERBS, host="other", nodes=1)
     assert "warn" not in levels(s) and "could not load libibverbs" in messages(s, "info")
     assert "NCCL WARN: Failed to open" not in messages(s)  # the table's reading, not the line repeated
+
+
+# kazamori/dgx-spark-deepseek-v4-flash docs/06-troubleshooting.md (blind batch zb020): a Spark's boot lines, grep'd
+SPARK_DMESG = """$ sudo dmesg | grep -iE 'insufficient power|PCIe bandwidth|cx7-pcie-hotplug'
+[    0.103426] pci 000f:01:00.0: 0.000 Gb/s available PCIe bandwidth, limited by Unknown x0 link at 000f:00:00.0 (capable of 32.000 Gb/s with 2.5 GT/s PCIe x16 link)
+[    1.150104] mlx5_core 0000:01:00.0: 126.028 Gb/s available PCIe bandwidth (32.0 GT/s PCIe x4 link)
+[    1.533198] mlx5_core 0000:01:00.0: mlx5_pcie_event:326:(pid 12): Detected insufficient power on the PCIe slot (27W).
+"""
+
+
+def test_a_sparks_boot_lines_are_its_normal_ones_and_elsewhere_the_power_line_warns():
+    [s] = explain(SPARK_DMESG, host="spark")
+    assert set(levels(s)) <= {"ok", "info"}
+    assert "GB10's GPU" in messages(s) and "there is no slot to change" in messages(s)
+    [other] = explain(SPARK_DMESG, host="other")
+    assert "Move the card to a slot rated for its power" in messages(other, "warn") and "GB10" not in messages(other)
