@@ -226,3 +226,29 @@ def test_a_sparks_boot_lines_are_its_normal_ones_and_elsewhere_the_power_line_wa
     assert "GB10's GPU" in messages(s) and "there is no slot to change" in messages(s)
     [other] = explain(SPARK_DMESG, host="other")
     assert "Move the card to a slot rated for its power" in messages(other, "warn") and "GB10" not in messages(other)
+
+
+# https://github.com/Azure/azhpc-diagnostics/issues/59 (blind batch zc009): ibstat pasted without its indentation; an
+# InfiniBand port that a subnet manager (SM lid 361) has not activated
+UNINDENTED_IBSTAT = """~$ ibstat mlx5_ib0
+CA 'mlx5_ib0'
+CA type: MT4124
+Number of ports: 1
+Firmware version: 20.28.4000
+Port 1:
+State: Initializing
+Physical state: LinkUp
+Rate: 200
+Base lid: 65535
+SM lid: 361
+Link layer: InfiniBand
+"""
+
+
+def test_an_unindented_ibstat_is_one_output_and_a_known_subnet_manager_is_not_told_to_start():
+    [s] = explain(UNINDENTED_IBSTAT, host="other")
+    said = messages(s, "fail")
+    assert "mlx5_ib0 port 1: Initializing/LinkUp" in said and "SM lid 361" in said and "start one" not in messages(s)
+    # no SM on the fabric (SM lid 0): the port waits for one, a warning that says to start it
+    [none] = explain(UNINDENTED_IBSTAT.replace("SM lid: 361", "SM lid: 0"), host="other")
+    assert "start one (opensm" in messages(none, "warn")

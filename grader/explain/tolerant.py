@@ -146,14 +146,19 @@ def is_label_only(lines: list[str] | tuple[str, ...]) -> bool:
     return 0 < len(said) <= 3 and all(len(x) <= 80 and x[-1] == ":" and not _TROUBLE_RE.search(x) for x in said)
 
 
+_NUMBERED_ITEM_RE = re.compile(r"^[A-Z][A-Za-z]{1,15} \d{1,3}:$")
+"""An output's own numbered item (``Port 1:`` of ibstat pasted unindented, ``GPU 0:``): not a caption between two."""
+
+
 def caption_between(lines: list[str], i: int, begins: Callable[[str], bool]) -> bool:
     """Whether ``lines[i]`` is a caption (unindented, short, ending in ':', not Python's exception lines) whose next
     line that is neither noise nor another caption begins an output (``begins``: of another kind than the one above,
     or its kind's first line): a label between two outputs, not one of an output's own (``ray status``'s
-    ``Pending:``, ``topo -m``'s ``Legend:``)."""
+    ``Pending:``, ``topo -m``'s ``Legend:``, an unindented ibstat's ``Port 1:``)."""
     s = lines[i].strip().strip("*_ ")
     if lines[i][:1].isspace() or not s[:1].isalpha() or not s.endswith(":") or len(s) > 80 or len(s.split()) > 8 \
-            or s.startswith(_EXCEPTION_LINES) or any(c in s for c in "<>[]{}|=\t"):  # words, not a tagged line
+            or s.startswith(_EXCEPTION_LINES) or any(c in s for c in "<>[]{}|=\t") \
+            or _NUMBERED_ITEM_RE.match(s):  # words, not a tagged line, nor an output's own item (ibstat's `Port 1:`)
         return False
     following = next((x for x in lines[i + 1:i + 6] if not is_noise_line(x) and not x.strip().endswith(":")), None)
     return following is not None and begins(following)

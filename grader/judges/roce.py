@@ -366,9 +366,14 @@ def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -
                 findings.append(info(f"{label}: {p.state}{phys} (not in use; the Rate of a port "
                                      "that is down means nothing)."))
             elif (p.state or "").lower().startswith("init") and (p.physical_state or "").lower() == "linkup":
-                findings.append(warn(f"{label}: {p.state}{phys}: cabled and trained, but no subnet manager has "
-                                     "configured it (an InfiniBand port waits in Initializing for one): start one "
-                                     "(opensm on a host of the fabric, or the switch's)."))
+                findings.append((fail if p.sm_lid else warn)(
+                    f"{label}: {p.state}{phys}: cabled and trained, but not brought up: a subnet manager is on the "
+                    f"fabric (SM lid {p.sm_lid}) and has not activated this port, so it carries nothing. Check the SM's "
+                    "log for it (a partition key the port lacks, a sweep still pending; for an SR-IOV function, the "
+                    "SM's virtualization) and `ibportstate`." if p.sm_lid else
+                    f"{label}: {p.state}{phys}: cabled and trained, but no subnet manager has configured it (an "
+                    "InfiniBand port waits in Initializing for one): start one (opensm on a host of the fabric, or the "
+                    "switch's)."))
             elif p.state is not None:  # no port of the output is Active: nothing here can carry RDMA
                 findings.append(warn(f"{label}: {p.state}{phys}, and no port in this output is "
                                      "Active, so none of it can carry RDMA: a port in use needs a cable (or module) "
