@@ -1,6 +1,6 @@
 """Lesson 1's kinds for ``explain``: ip addr, ip route get, ibdev2netdev, ethtool, a twin's PCIe link in sysfs,
 netplan (ping and iperf3 are :mod:`.linktest`'s; two hosts' outputs compared, :mod:`.crosscheck`'s). Judged by
-grader.judges.link and grader.judges.pcie.
+grader.judges.link, grader.judges.netplan and grader.judges.pcie.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ register(KindSpec(
 
 
 register(KindSpec(
-    name="netplan", parse=judge("link", "read_netplan"), summarise=judge("link", "summarise_netplan"), programs=("netplan",),
+    name="netplan", parse=judge("netplan", "read_netplan"), summarise=judge("netplan", "summarise_netplan"), programs=("netplan",),
     matches_command=lambda argv: bool(argv) and (
         (argv[0] in ("cat", "less", "more", "head", "tail", "bat", "batcat")
          and any("netplan" in a or a.endswith((".yaml", ".yml")) for a in argv[1:]))
