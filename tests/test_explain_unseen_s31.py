@@ -252,3 +252,26 @@ def test_an_unindented_ibstat_is_one_output_and_a_known_subnet_manager_is_not_to
     # no SM on the fabric (SM lid 0): the port waits for one, a warning that says to start it
     [none] = explain(UNINDENTED_IBSTAT.replace("SM lid: 361", "SM lid: 0"), host="other")
     assert "start one (opensm" in messages(none, "warn")
+
+
+# https://github.com/kubeovn/kube-ovn/issues/4254 (blind batch zc012): `ip link | grep mtu`, one bond member at 1500
+ODD_MTU = """ip link | grep mtu
+1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 qdisc noqueue state UNKNOWN mode DEFAULT group default qlen 1000
+2: eno8303: <NO-CARRIER,BROADCAST,MULTICAST,UP> mtu 9000 qdisc mq state DOWN mode DEFAULT group default qlen 1000
+3: eno8403: <NO-CARRIER,BROADCAST,MULTICAST,UP> mtu 9000 qdisc mq state DOWN mode DEFAULT group default qlen 1000
+6: ens3f0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 9000 qdisc mq state UP mode DEFAULT group default qlen 1000
+9: ens6f1: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 9000 qdisc mq state UP mode DEFAULT group default qlen 1000
+10: ens5f0: <BROADCAST,MULTICAST,SLAVE,UP,LOWER_UP> mtu 1500 qdisc mq master bond1 state UP mode DEFAULT group default qlen 1000
+11: ens5f1: <BROADCAST,MULTICAST,SLAVE,UP,LOWER_UP> mtu 9000 qdisc mq master bond0 state UP mode DEFAULT group default qlen 1000
+"""
+
+
+def test_a_wired_interface_at_1500_among_jumbo_ones_is_a_mismatch_and_unplugged_ports_are_said_once():
+    [s] = explain(ODD_MTU, host="other")
+    # ens3f0, ens6f1, ens5f1 have link at 9000; ens5f0 at 1500; eno8303/eno8403 have none (their MTU is not judged)
+    assert "ens5f0 at 1500 among 3 wired interfaces with link at MTU 9000" in messages(s, "warn")
+    assert [f.message for f in s.findings if "NO-CARRIER: no link" in f.message][0].startswith(
+        "eno8303, eno8403 are enabled but NO-CARRIER")
+    # the 1500 ones the majority: no odd one out is named (a host whose jumbo ports are the exception)
+    mostly_1500 = ODD_MTU.replace("mtu 9000 qdisc mq state UP", "mtu 1500 qdisc mq state UP")
+    assert "MTU mismatch" not in messages(explain(mostly_1500, host="other")[0])

@@ -173,10 +173,13 @@ def _plain_host_findings(others: list[Any]) -> list[Finding]:
     listed = [info("Interfaces: " + "; ".join(rows) + ".")] + [_admin_down_finding(i) for i in others if admin_down(i)] \
         if rows else [
         info("Only the loopback interface (lo) is in this output: nothing to judge about the network.")]
-    return listed + [info(
-        f"{i.name} is enabled but NO-CARRIER: it sees no link (no cable, or the far end down or off), and it has no "
-        "IPv4 address. Nothing to fix unless that port should be in use; then check the cable and the "
-        f"far end (`ethtool {i.name}` shows `Link detected: no`).") for i in unplugged] + [fail(
+    names = ", ".join(i.name for i in unplugged[:12]) + (f" and {len(unplugged) - 12} more" if len(unplugged) > 12
+                                                          else "")
+    return listed + _odd_mtu(others) + ([info(
+        f"{names} {'is' if len(unplugged) == 1 else 'are'} enabled but NO-CARRIER: no link (no cable, or the far end "
+        f"down or off), and no IPv4 address. Nothing to fix unless {'that port' if len(unplugged) == 1 else 'one'} "
+        f"should be in use; then check the cable and the far end (`ethtool {unplugged[0].name}` shows `Link "
+        "detected: no`).")] if unplugged else []) + [fail(
         f"{i.name} has {', '.join(a.cidr for a in i.ipv4)} but NO-CARRIER: no link (no cable, or the far end is "
         "down or off), so that subnet cannot be reached through it until the link comes up (`ethtool "
         f"{i.name}` shows `Link detected: no`).") for i in dark] + [info(
@@ -188,6 +191,27 @@ def _plain_host_findings(others: list[Any]) -> list[Finding]:
         f"The MAC addresses start with {', '.join(sorted(vms))}: {' and '.join(sorted(set(vms.values())))} virtual "
         "network cards, so this is a virtual machine (no RDMA NIC or GPU of its own unless passed through).")]
         if vms else [])
+
+
+_WIRED_RE = re.compile(r"^(?:en|eth|ib|bond|team|mlx|ens|eno|enp)")
+"""Names of wired interfaces, bonds and InfiniBand ports (not Wi-Fi, container bridges, tunnels): the ones a jumbo
+MTU is set on across a fabric."""
+
+
+def _odd_mtu(others: list[Any]) -> list[Finding]:
+    """Wired interfaces that are up with carrier, most of them at a jumbo MTU (9000 and over) and some at less: those
+    are the odd ones out (a bond member left at 1500, a port its netplan stanza missed); a path through one drops or
+    fragments jumbo frames."""
+    wired = [i for i in others if _WIRED_RE.match(i.name) and i.mtu and "LOWER_UP" in (i.flags or ())]
+    jumbo = [i for i in wired if i.mtu >= JUMBO_MTU]
+    odd = [i for i in wired if i.mtu < JUMBO_MTU]
+    if len(jumbo) < 2 or not odd or len(odd) >= len(jumbo):
+        return []
+    where = ", ".join(f"{i.name} at {i.mtu}" for i in odd[:6])
+    return [warn(f"{where} among {len(jumbo)} wired interfaces with link at MTU {jumbo[0].mtu} or more: an MTU "
+                 "mismatch. Jumbo frames over a path through it are dropped or fragmented, and a bond's members must "
+                 f"agree; set it like the others (`ip link set {odd[0].name} mtu {jumbo[0].mtu}`, and in its netplan "
+                 "or ifupdown stanza) unless it serves another network.")]
 
 
 def _link_local_finding(i: Any) -> Finding:
