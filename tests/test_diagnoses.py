@@ -351,6 +351,12 @@ EXAMPLES.update({
                          "[multiproc_executor.py:470] torch.OutOfMemoryError: CUDA out of memory.\n",
     # nccl#857: one host, NCCL 2.10.3, no libibverbs
     "nccl-no-libibverbs": BANNER + "ai:480850:480850 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\n",
+    # nccl#1176: a p4de job's bootstrap
+    "nccl-message-truncated": BANNER + "compute-st-p4de24xlarge-1:34639:36718 [5] bootstrap.cc:77 NCCL WARN Message "
+                              "truncated : received 256 bytes instead of 4\n",
+    # nccl-tests#208: two RTX 4090s, an NCCL built for other GPUs
+    "nccl-cuda-symbol-missing": BANNER + "noodle-4090-0:1896106:1896121 [1] enqueue.cc:47 NCCL WARN Cuda failure 'named "
+                                "symbol not found'\n",
     # pytorch/pytorch#150852: NVLS set-up on a 12.2 driver under NCCL 2.26
     "nccl-nvls-failed": BANNER + "[2025-04-08 08:39:46] devgpu000:589012:591652 [0] transport/nvls.cc:254 NCCL WARN "
                         "Cuda failure 1 'invalid argument'\n",

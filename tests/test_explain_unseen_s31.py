@@ -275,3 +275,33 @@ def test_a_wired_interface_at_1500_among_jumbo_ones_is_a_mismatch_and_unplugged_
     # the 1500 ones the majority: no odd one out is named (a host whose jumbo ports are the exception)
     mostly_1500 = ODD_MTU.replace("mtu 9000 qdisc mq state UP", "mtu 1500 qdisc mq state UP")
     assert "MTU mismatch" not in messages(explain(mostly_1500, host="other")[0])
+
+
+# https://github.com/NVIDIA/nccl/issues/380 (blind batch zd010: XGBoost on Apache Spark, NCCL 2.7.8): creating a
+# completion queue failed on this node's HCA
+CREATE_CQ = """spark01:2683:2780 [0] NCCL INFO NET/IB : Using [0]mlx5_1:1/RoCE ; OOB ens192f1:10.150.178.134<0>
+spark01:2683:2826 [0] NCCL INFO Channel 00 : 1[3000] -> 0[3000] [receive] via NET/IB/0
+spark01:2683:2826 [0] misc/ibvwrap.cc:268 NCCL WARN Call to ibv_create_cq failed
+"""
+
+
+def test_a_failed_create_or_register_verb_is_this_nodes_resources_not_the_path():
+    [s] = explain(CREATE_CQ, host="other", nodes=2)
+    said = messages(s, "fail")
+    assert "before any packet went to the peer" in said and "ulimit -l" in said and "NCCL_IB_GID_INDEX" not in said
+    # a verb that talks to the peer keeps the path's reading
+    [peer] = explain(CREATE_CQ.replace("ibv_create_cq failed", "ibv_modify_qp failed"), host="other", nodes=2)
+    assert "reach the peer" in messages(peer, "fail")
+
+
+# https://github.com/espnet/espnet/issues/1940 (blind batch zd012): the root's bootstrap address refused, then the error chain
+REFUSED = """tj1-asr-train-v100-13:941227:943077 [0] NCCL INFO Call to connect returned Connection refused, retrying
+tj1-asr-train-v100-13:941227:943077 [0] include/socket.h:390 NCCL WARN Connect to 10.38.10.112<21724> failed : Connection refused
+tj1-asr-train-v100-13:941227:943077 [0] NCCL INFO bootstrap.cc:100 -> 2
+"""
+
+
+def test_an_older_nccls_refused_connect_is_read_as_its_newer_form_is():
+    [s] = explain(REFUSED, host="other", nodes=2)
+    assert "could not open a TCP connection to 10.38.10.112<21724> (Connection refused)" in messages(s, "fail")
+    assert "nothing listens there" in messages(s, "fail")

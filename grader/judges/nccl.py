@@ -61,6 +61,12 @@ def _verbs_findings(log: NcclLog | None) -> list[Finding]:
         meaning = next(((m, f) for pat, m, f in _VERBS_MEANING if re.search(pat, text, re.I)), None)
         if meaning:
             out.append(fail(f"NCCL could not connect over RDMA: `{text}`. Meaning: {meaning[0]}. Fix: {meaning[1]}."))
+        elif re.search(r"ibv_(?:create_(?:cq|qp|srq|comp_channel)|alloc_pd|reg_(?:dmabuf_)?mr)\b", text):
+            out.append(fail(f"NCCL could not set up RDMA: `{text}`: creating a queue or registering memory on this "
+                            "node's HCA failed, before any packet went to the peer, so this is this node's resources, "
+                            "not the network: the locked-memory limit (`ulimit -l`: unlimited; a container needs "
+                            "--ulimit memlock=-1 and --cap-add=IPC_LOCK, a Slurm or Kubernetes job the same "
+                            "limits), access to /dev/infiniband, or another process holding the HCA's resources."))
         else:
             out.append(fail(f"NCCL could not connect over RDMA: `{text}`: an ibverbs call failed, so the communicator "
                             "did not come up. Check the HCAs in NCCL_IB_HCA are ACTIVE (`rdma link`) and reach the "
