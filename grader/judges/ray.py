@@ -167,6 +167,11 @@ def _demand_findings(st: RayStatus, d: Demand, gpu: tuple[float, float] | None, 
         one_node = _task_beyond_one_node(st, d, gpu)
         if one_node:
             return [fail(f"Pending demand `{quoted}`: {one_node}")]
+        if d.total("GPU") and gpu is not None and gpu[1] and gpu[0] >= gpu[1]:
+            return [warn(f"Pending demand `{quoted}`: it asks for a GPU and all {fmt_count(gpu[1])} of the cluster's "
+                         "are in use, so it waits until one is freed. If what holds them is the same job (an actor "
+                         "pool larger than the GPUs, a second model), that is never: give it fewer actors or GPUs "
+                         "than the cluster has, or add a node.")]
         return [warn(f"Pending demand `{quoted}`: Ray cannot place it with the resources it has. Whatever asked "
                      "for it waits; check which node lacks the resource.")]
     big = _bundle_too_big(st, d)
@@ -291,9 +296,9 @@ def _ray_gpu_findings(st: RayStatus, gpu: tuple[float, float] | None, nodes: int
                       + (" (NVIDIA's playbook: 2 nodes with available GPU resources)." if spark is not False else ".")))
     elif used >= total:
         held = f" ({fmt_count(pg[0])} used of {fmt_count(pg[1])} reserved in placement groups)" if pg else ""
-        out.append(info(f"GPUs {fmt_count(used)}/{fmt_count(total)} in use{held}: a model (vLLM's placement group) holds "
-                        "them all. That is expected while serving; a second model on this Ray cluster would wait "
-                        "for ever."))
+        out.append(info(f"GPUs {fmt_count(used)}/{fmt_count(total)} in use{held}: something holds them all (a "
+                        "model's placement group, as vLLM's, or a job's actors). That is expected while serving; a "
+                        "second model on this Ray cluster would wait for ever."))
     else:
         out.append(info(f"GPUs {fmt_count(used)}/{fmt_count(total)} in use: some are taken; a TP x PP of "
                         f"{fmt_count(total)} would wait until they are free."))
