@@ -357,6 +357,14 @@ EXAMPLES.update({
     # nccl-tests#208: two RTX 4090s, an NCCL built for other GPUs
     "nccl-cuda-symbol-missing": BANNER + "noodle-4090-0:1896106:1896121 [1] enqueue.cc:47 NCCL WARN Cuda failure 'named "
                                 "symbol not found'\n",
+    # spark-vllm-docker#348: a Spark's engine core, the workers' queue timing out
+    "shm-broadcast-timeout": BANNER + "(EngineCore pid=222) ERROR 08-15 11:20:19 [core.py:1361]   File \"/usr/local/lib/"
+                             "python3.12/dist-packages/vllm/distributed/device_communicators/shm_broadcast.py\", line "
+                             "647, in timeout_ms\n(EngineCore pid=222) ERROR 08-15 11:20:19 [core.py:1361]     raise "
+                             "TimeoutError\n(EngineCore pid=222) ERROR 08-15 11:20:19 [core.py:1361] TimeoutError\n",
+    # AEON-7's Spark issue #17: the note under a CUDA error, the error line itself above the paste
+    "cuda-error-footer": BANNER + "(EngineCore pid=168) ERROR 06-23 15:08:34 [core.py:1138] CUDA kernel errors might be "
+                         "asynchronously reported at some other API call, so the stacktrace below might be incorrect.\n",
     # pytorch/pytorch#150852: NVLS set-up on a 12.2 driver under NCCL 2.26
     "nccl-nvls-failed": BANNER + "[2025-04-08 08:39:46] devgpu000:589012:591652 [0] transport/nvls.cc:254 NCCL WARN "
                         "Cuda failure 1 'invalid argument'\n",

@@ -644,13 +644,21 @@ TRUNCATED = ("0: compute-st-p4de24xlarge-1:34639:36718 [5] bootstrap.cc:77 NCCL 
              "bytes instead of 4\n")
 NO_SYMBOL = "noodle-4090-0:1896106:1896121 [1] enqueue.cc:47 NCCL WARN Cuda failure 'named symbol not found'\n"
 
+# https://github.com/eugr/spark-vllm-docker/issues/348 and AEON-7's Spark issue #17, as posted (a few lines each)
+SHM_TIMEOUT = ("(EngineCore pid=222) ERROR 08-15 11:20:19 [core.py:1361]   File \"/usr/local/lib/python3.12/dist-packages/"
+               "vllm/distributed/device_communicators/shm_broadcast.py\", line 647, in timeout_ms\n(EngineCore pid=222) "
+               "ERROR 08-15 11:20:19 [core.py:1361]     raise TimeoutError\n")
+CUDA_FOOTER = ("(EngineCore pid=168) ERROR 06-23 15:08:34 [core.py:1138] CUDA kernel errors might be asynchronously "
+               "reported at some other API call, so the stacktrace below might be incorrect.\n")
+
 ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, CGRAPH_READ, RAY_DEAD,
        CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE, OOM_KILL, AER_FATAL, NCCL_SYSTEM,
        STORE_TIMEOUT, GID_EMPTY, RAY_INFEASIBLE_OLD,
        ORDINAL, RAY_SHM, PORT_IN_USE, SEGV_CONTAINER, RAY_NONE, RAY_OOM_SPARK, KV_PAGE_SIZE, NMCLI_MTU,
        METHOD_FAILED, SEGFAULT, NO_RDMA, NCCL_ABORT, SUBMODULE, WATCHDOG, NO_KERNEL, NVLS, LAUNCH_FAILED, COMPILE,
-       HEAP_ABORT, BOOTSTRAP, RAY_UNHANDLED, DUMP_INPUT, LOGGED_FRAMES, TRUNCATED, NO_SYMBOL]
+       HEAP_ABORT, BOOTSTRAP, RAY_UNHANDLED, DUMP_INPUT, LOGGED_FRAMES, TRUNCATED, NO_SYMBOL,
+       SHM_TIMEOUT, CUDA_FOOTER]
 
 
 @pytest.mark.parametrize("text", ALL)

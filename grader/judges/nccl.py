@@ -162,9 +162,10 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
         if "NCCL_IB_HCA" in log.env_settings and not hcas:
             why.append(f"NCCL_IB_HCA={log.env_settings['NCCL_IB_HCA']} matched no usable device: check the names "
                        "with `rdma link`")
-        cause = ("; ".join(why) + ". ") if why else ("Give NCCL the RDMA devices: set NCCL_IB_HCA to both Up twins "
-                                                      "(e.g. rocep1s0f1,roceP2p1s0f1) and, in a container, pass "
-                                                      "--device=/dev/infiniband with IPC_LOCK (or --privileged). ")
+        cause = ("; ".join(why) + ". ") if why else (
+            "Give NCCL the RDMA devices: set NCCL_IB_HCA to " + ("both Up twins (e.g. rocep1s0f1,roceP2p1s0f1)" if on_spark(
+                _is_spark_log(log) or None) is not False else "the NICs that reach the peer (`rdma link` lists them)")
+            + " and, in a container, pass --device=/dev/infiniband with IPC_LOCK (or --privileged). ")
         socket_channels = any(c.transport == "NET/Socket" for c in log.channels)
         if spanned == 1:
             out.append(info(f"NCCL's network is TCP sockets (NET/Socket{' over ' + where if where else ''}), but the run "

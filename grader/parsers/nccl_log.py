@@ -13,7 +13,8 @@ message, as authors quote them with the prefix cut) are read; the rest is skippe
     NET/IB : No device found.
     NET/Socket : Using [0]eth0:10.0.0.2<0>
     Bootstrap: Using eth0:192.0.2.2<0>
-    Using network IB                         (or Socket, or an external plugin's name)
+    Using network IB                         (or Socket, or an external plugin's name; 2.3-2.4: Using internal
+                                             Network Socket)
     NCCL_SOCKET_IFNAME set by environment to enp1s0f1np1
     NCCL_IB_HCA set to rocep1s0f1,roceP2p1s0f1
     Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read
@@ -66,8 +67,9 @@ _NO_DEVICE_RE = re.compile(r"^NET/IB\w*\s*:\s*No device found", re.I)
 _HCA_RE = re.compile(r"\[(?P<i>\d+)\](?P<dev>[^:\s\[\]]+):(?P<port>\d+)/(?P<ll>[A-Za-z]+)")
 _OOB_RE = re.compile(r"OOB\s+(?P<iface>[^:\s]+):(?P<addr>[^<\s]+)(?:<\d+>)?")
 _SOCK_RE = re.compile(r"\[(?P<i>\d+)\](?P<iface>[^:\s\[\]]+):(?P<addr>[^<\s]+)(?:<\d+>)?")
+_OLD_IFACE_RE = re.compile(r"^NET\s*+:\s*+Using interface (?P<iface>[^:\s]+):(?P<addr>[^<\s]+)")
 _BOOTSTRAP_RE = re.compile(r"^Bootstrap\s*:\s*Using\s+(?P<iface>[^:\s]+):(?P<addr>[^<\s]+)")
-_NETWORK_RE = re.compile(r"^Using network (?P<net>.*\S|.)\s*$")
+_NETWORK_RE = re.compile(r"^Using (?:internal )?[Nn]etwork (?P<net>.*\S|.)\s*$")  # 2.3-2.4: "Using internal Network Socket"
 _ASSIGNED_RE = re.compile(r"^(?:Assigned|Initialized) NET plugin (?P<net>\S+)")
 _FAILED_RE = re.compile(r"^Failed to initialize NET plugin (?P<net>\S+)")
 _ENV_RE = re.compile(r"^(?P<key>[A-Z][A-Z0-9]*_[A-Z0-9_]+) set (?:by environment )?to (?P<val>(?:.*\S)?)\s*$")
@@ -81,7 +83,7 @@ _GDR_RE = re.compile(r"GPU Direct RDMA (?:\(DMABUF\) )?(?P<on>[Ee]nabled|Disable
 _COMM_RE = re.compile(r"\bnRanks (?P<n>\d+) nNodes (?P<nodes>\d+)")
 _INIT_RE = re.compile(r"^ncclCommInitRank\w* comm \S+ rank \d+ nranks (?P<n>\d+)")
 _BARE_RE = re.compile(r"^(?:NCCL version \d|NET/(?:IB|Socket|Plugin)|Channel \d+/\d+\s*:\s*\d+\[|Ring \d+ : \d+(?:\[| ->)"
-                      r"|Using network \w"
+                      r"|Using (?:internal )?[Nn]etwork \w"
                       r"|NCCL_[A-Z0-9_]+ set (?:by environment )?to |Connected all (?:rings|trees)|Bootstrap\s*:\s*Using )")
 _ERROR_RE = re.compile(r"NCCL error|ncclSystemError|ncclInternalError|ncclInvalidUsage|ncclRemoteError"
                        r"|ncclUnhandledCudaError|ncclInvalidArgument|unhandled system error")
@@ -381,6 +383,10 @@ def _read_setup(msg: str, host: str | None, st: dict) -> bool:
                 st["oob_iface"], st["oob_addr"] = o.group("iface"), o.group("addr")
         elif net == "Socket":
             st["sock"] += [SocketIface(x.group("iface"), x.group("addr")) for x in _SOCK_RE.finditer(rest)]
+        return True
+    m = _OLD_IFACE_RE.match(msg)  # NCCL 2.3-2.4: `NET : Using interface ib0:10.0.0.2<0>`, its sockets' interface
+    if m:
+        st["sock"].append(SocketIface(m.group("iface"), m.group("addr")))
         return True
     if msg.startswith(("NET/Plugin", "P2P plugin", "Successfully loaded external plugin")):
         st["plugin"].append(msg)
