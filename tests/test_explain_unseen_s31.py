@@ -305,3 +305,32 @@ def test_an_older_nccls_refused_connect_is_read_as_its_newer_form_is():
     [s] = explain(REFUSED, host="other", nodes=2)
     assert "could not open a TCP connection to 10.38.10.112<21724> (Connection refused)" in messages(s, "fail")
     assert "nothing listens there" in messages(s, "fail")
+
+
+# https://github.com/esnet/iperf/issues/479 (blind batch ze010): two commands listed, then the server's side of a UDP
+# test stopped with Ctrl-C, an older iperf3 whose summary row has no role word and reads 0 bytes
+STOPPED = """iperf3 -s -p 44406
+iperf3 -c 192.168.2.1 -p 44406 -i 1 -t 100 -u -b 0
+after using SIGINT I get:
+**server:**
+[  5] local 192.168.2.1 port 44406 connected to 192.168.2.2 port 43406
+[ ID] Interval           Transfer     Bandwidth       Jitter    Lost/Total Datagrams
+[  5]   0.00-1.00   sec  8.11 MBytes  68.0 Mbits/sec  1.604 ms  14/1052 (1.3%)
+[  5]   1.00-2.00   sec  9.51 MBytes  79.8 Mbits/sec  1.338 ms  0/1217 (0%)
+[  5]   2.00-3.00   sec  9.38 MBytes  78.6 Mbits/sec  1.091 ms  0/1200 (0%)
+[  5]   2.00-3.00   sec  9.38 MBytes  78.6 Mbits/sec  1.091 ms  0/1200 (0%)
+[ ID] Interval           Transfer     Bandwidth       Jitter    Lost/Total Datagrams
+[  5]   0.00-3.00   sec  0.00 Bytes  0.00 bits/sec  1.076 ms  14/3469 (0.4%)
+iperf3: the client has terminated
+"""
+
+
+def test_a_test_ended_early_is_said_and_its_unlabelled_summary_is_not_an_interval():
+    sections = explain(STOPPED, host="other", nodes=2)
+    assert [s.command for s in sections[:2]] == ["iperf3 -s -p 44406", "iperf3 -c 192.168.2.1 -p 44406 -i 1 -t 100 -u "
+                                                                       "-b 0"]  # two commands listed, two sections
+    [server] = [s for s in sections if s.host == "server"]
+    said = messages(server)
+    assert "ended early (`iperf3: the client has terminated`" in said and "stalled" not in said
+    # the summary row's 14 of 3469 (0.4%), not the intervals added up with the duplicate row and the summary row
+    assert "UDP: 14 of 3,469 datagrams lost (0.4%)" in messages(server, "info")

@@ -358,6 +358,10 @@ def summarise_iperf3(read: Iperf3Read, command: str | None) -> Summary:
                              f"Gbit/s{lost}. An interval is a second of the test, not its result: paste the whole "
                              "JSON (its `end` section: sum_sent and sum_received) for the rate to judge."))
         return facts, findings
+    if r.stopped:
+        findings.append(info(f"The test was ended early (`iperf3: {r.stopped}`: Ctrl-C, or the other side stopped): "
+                             "its summary covers only the seconds it ran, and a server's summary of a test cut short "
+                             "may read 0 bytes though its intervals carried data: read the intervals."))
     stall = _stalled(read)
     if stall:
         return facts, findings + [stall]

@@ -17,6 +17,7 @@ _ROW_RE = re.compile(
     r"^\[\s*(?P<id>SUM|\d+)\](?:\[[A-Z]{2}-[CS]\])?\s+(?P<start>[\d.]+)-\s*(?P<end>[\d.]+)\s+sec\s+"
     r"(?P<moved>[\d.]+)\s+\w?Bytes\s+(?P<rate>[\d.]+)\s+(?P<unit>[KMGT]?)bits/sec(?P<rest>.*)$")
 _ERROR_RE = re.compile(r"^iperf3?: (?P<kind>error|interrupt) - (?P<msg>.+)$")
+_STOPPED_RE = re.compile(r"^iperf3?: (?:interrupt - )?(?P<msg>the (?:client|server) has terminated)\s*$")
 _UDP_LOST_RE = re.compile(r"\bms\s++(?P<lost>\d++)/(?P<total>\d++)\b")  # a UDP row's jitter, then Lost/Total
 _HOST_RE = re.compile(r"^(?:Connecting to host|Accepted connection from) (?P<host>[^,\s]+)")
 _START_RE = re.compile(r"^Starting Test: protocol: (?P<proto>\w+), (?P<n>\d+) streams")
@@ -48,6 +49,9 @@ class Iperf3Result:
     """The port of ``Server listening on N`` (the server's side of a paste), else None."""
     intervals_only: int | None = None
     """A piece of ``-J`` output with no end summary: how many intervals it showed (its rate is their mean)."""
+    stopped: str | None = None
+    """``the client has terminated`` (or the server): the test was ended early, by Ctrl-C or by the other side; its
+    summary rows cover only the seconds it ran (the ``error`` stays None: the rows are a result)."""
 
     @property
     def sent_gbps(self) -> float | None:
@@ -206,7 +210,7 @@ def _from_text(lines: list[Line]) -> Iperf3Result:
     summary: dict[str, re.Match[str]] = {}
     intervals: list[re.Match[str]] = []
     ids: set[str] = set()
-    error = remote = port = None
+    error = remote = port = stopped = None
     proto, streams = "TCP", None
     for line in lines:
         s = line.text.strip()
@@ -228,6 +232,11 @@ def _from_text(lines: list[Line]) -> Iperf3Result:
             else:
                 intervals.append(row)
             continue
+        if s.startswith("iperf") and stopped is None:
+            cut = _STOPPED_RE.match(s)
+            if cut:
+                stopped = cut.group("msg")
+                continue
         for regex in (_ERROR_RE, _HOST_RE, _START_RE):
             m = regex.match(s)
             if m and regex is _ERROR_RE and error is None:
@@ -237,7 +246,7 @@ def _from_text(lines: list[Line]) -> Iperf3Result:
             elif m and regex is _START_RE:
                 proto, streams = m.group("proto").upper(), int(m.group("n"))
     if not summary and not intervals and error is None and port is not None:  # a server waiting for its client
-        return Iperf3Result(proto, None, None, None, None, None, None, remote, False, port)
+        return Iperf3Result(proto, None, None, None, None, None, None, remote, False, port, stopped=stopped)
     if not summary and not intervals and error is None:
         first = lines[0] if lines else None
         if first is None:
@@ -250,13 +259,13 @@ def _from_text(lines: list[Line]) -> Iperf3Result:
         # the server's side of a test cut after its `sender 0.00 Bytes` row (the server only received): its
         # intervals are what it received, the receiver row that follows is not in the paste
         return Iperf3Result(proto, streams or (len(ids) or None), None, None, _mean_rate(intervals), None, error,
-                            remote, True, port)
+                            remote, True, port, stopped=stopped)
     sent_bps = _rate(sent) if sent else _mean_rate(intervals) if truncated else None
     duration = float(sent.group("end")) - float(sent.group("start")) if sent else None
     retr = re.match(r"\s*(\d+)\s+sender", sent.group("rest")) if sent and proto == "TCP" else None
     return Iperf3Result(proto, streams or (len(ids) or None), duration, sent_bps,
                         _rate(recv) if recv else None, int(retr.group(1)) if retr else None,
-                        error, remote, truncated, port)
+                        error, remote, truncated, port, stopped=stopped)
 
 
 def _rate(row: re.Match[str]) -> float:
@@ -297,6 +306,13 @@ def parse_iperf3_intervals(text: str) -> Iperf3Intervals:
     """The interval rows of ``text`` (see :class:`Iperf3Intervals`); never raises: a text with none gives empty ones."""
     rows = [(m, (re.search(r"\]\[([A-Z]{2})-", line) or [None, ""])[1]) for line in text.splitlines()
             if (m := _ROW_RE.match(line.strip())) and m.group("rest").split()[-1:] not in (["sender"], ["receiver"])]
+    # an older server's summary row has no role word: a row from 0 over several intervals' time is the summary
+    spans = sorted(float(m.group("end")) - float(m.group("start")) for m, _ in rows)
+    typical = spans[len(spans) // 2] if spans else 0.0
+    whole = [m for m, _ in rows if float(m.group("start")) == 0 and typical
+             and float(m.group("end")) - float(m.group("start")) >= 2 * typical]
+    rows = [(m, role) for m, role in rows if m not in whole] if len(rows) - len(whole) >= 2 else rows
+    unnamed = next((x for m in whole if (x := _UDP_LOST_RE.search(m.group("rest")))), None)
     longest = max((float(m.group("end")) - float(m.group("start")) for m, _ in rows), default=0.0)
     rates: dict[str, dict[str, float]] = {}
     moved: dict[str, dict[str, bool]] = {}
@@ -311,12 +327,13 @@ def parse_iperf3_intervals(text: str) -> Iperf3Intervals:
             some = moved.setdefault(role, {})
             some[m.group("start")] = some.get(m.group("start"), False) or float(m.group("moved")) > 0
     retr = tuple(int(x.group(1)) for m, _ in rows if (x := re.match(r"\s*(\d+)\s+[\d.]+\s+\w?Bytes", m.group("rest"))))
-    udp = [(m.group("id"), x) for m, _ in rows if (x := _UDP_LOST_RE.search(m.group("rest")))]
+    udp = list({(m.group("id"), role, m.group("start")): (m.group("id"), x) for m, role in rows
+                if (x := _UDP_LOST_RE.search(m.group("rest")))}.values())  # a row printed twice counts once
     summed_udp = any(i == "SUM" for i, _ in udp)
     lost = tuple((int(x.group("lost")), int(x.group("total"))) for i, x in udp if (i == "SUM") == summed_udp)
-    summary = next(((int(x.group("lost")), int(x.group("total"))) for line in text.splitlines()
-                    if (m := _ROW_RE.match(line.strip())) and m.group("rest").split()[-1:] == ["receiver"]
-                    and (m.group("id") == "SUM" or not summed_udp) and (x := _UDP_LOST_RE.search(m.group("rest")))),
-                   None)
+    summary = (int(unnamed.group("lost")), int(unnamed.group("total"))) if unnamed else next((
+        (int(x.group("lost")), int(x.group("total"))) for line in text.splitlines()
+        if (m := _ROW_RE.match(line.strip())) and m.group("rest").split()[-1:] == ["receiver"]
+        and (m.group("id") == "SUM" or not summed_udp) and (x := _UDP_LOST_RE.search(m.group("rest")))), None)
     return Iperf3Intervals({role: tuple(per.values()) for role, per in rates.items()}, retr,
                            {role: tuple(per.values()) for role, per in moved.items()}, lost, summary)

@@ -192,6 +192,7 @@ def split_chunks(text: str | bytes, is_command: Callable[[str, bool], bool] | No
     parts: list[tuple[Prompt | None, str | None, int, list[tuple[int, str]]]] = [(None, None, 1, [])]
     rows = list(enumerate(clean_lines(text), start=1))
     after_gap = True  # at the start, or after a blank or comment line
+    bare = False  # the line above is a command typed without a prompt
     i = 0
     seen: list[str] = []  # "user@host:" of the prompts so far
     while i < len(rows):
@@ -222,6 +223,7 @@ def split_chunks(text: str | bytes, is_command: Callable[[str, bool], bool] | No
                 and not line.lstrip().startswith("#") and not is_noise_line(line):  # "#": no prompt, so a comment
             command, used = _continued(line.strip(), rows, i)
             if is_command(command, used > 0):
+                bare = True  # a command line typed without a prompt: another may follow it, as in a list of them
                 prompt = Prompt(command)
                 line = "\n".join(r[1] for r in rows[i:i + used + 1])
                 i += used
@@ -242,9 +244,11 @@ def split_chunks(text: str | bytes, is_command: Callable[[str, bool], bool] | No
             prompt = Prompt(prompt.command, prompt.user, last[0].host)
             parts[-1] = (None, None, last[2], last[3])  # the caption's own chunk keeps only its noise
         parts.append((prompt, line, no, []))
-        # under a caption a bare command may follow, and under a command that prints nothing when it succeeds (a
-        # script's `ethtool -G ...` lines one after another, a `cd`); under another prompt, its output
-        after_gap = bool(caption) or silent_on_success(prompt.command) or _silent_builtin(prompt.command)
+        # under a caption a bare command may follow, under a command that prints nothing when it succeeds (a
+        # script's `ethtool -G ...` lines one after another, a `cd`), and under a command typed without a prompt (a
+        # list of the commands run); under another prompt, its output
+        after_gap = bool(caption) or silent_on_success(prompt.command) or _silent_builtin(prompt.command) or bare
+        bare = False
         i += 1
     preamble = parts.pop(0)[3]
     if parts and not any(not is_noise_line(x) for _, x in preamble):
