@@ -334,3 +334,21 @@ def test_a_test_ended_early_is_said_and_its_unlabelled_summary_is_not_an_interva
     assert "ended early (`iperf3: the client has terminated`" in said and "stalled" not in said
     # the summary row's 14 of 3469 (0.4%), not the intervals added up with the duplicate row and the summary row
     assert "UDP: 14 of 3,469 datagrams lost (0.4%)" in messages(server, "info")
+
+
+# https://github.com/ikawrakow/ik_llama.cpp/pull/1388 (blind batch ze016): llama-sweep-bench on two RTX A6000s
+SWEEP = """$ ./build/bin/llama-sweep-bench --model "$model" -c 135168 -sm graph -ngl 999 -ub 4096 -b 4096 -n 128
+|    PP |     TG |   N_KV |   T_PP s | S_PP t/s |   T_TG s | S_TG t/s |
+|-------|--------|--------|----------|----------|----------|----------|
+|  4096 |    128 |      0 |    1.995 |  2052.91 |    2.405 |    53.21 |
+|  4096 |    128 |   4096 |    2.038 |  2010.06 |    2.366 |    54.10 |
+|  4096 |    128 |   8192 |    2.093 |  1957.31 |    2.381 |    53.75 |
+"""
+
+
+def test_llama_sweep_bench_is_read_from_its_first_depth_to_its_last():
+    [s] = explain(SWEEP, host="other", nodes=1)
+    assert s.kind == "llama-bench" and not s.error
+    assert ("llama-sweep-bench pp4096 (prompt processing): 2052.91 tok/s at context depth 0, 1957.31 tok/s at depth "
+            "8,192 (3 depths)") in messages(s, "ok")
+    assert "tg128 (decode): 53.21 tok/s at context depth 0, 53.75 tok/s at depth 8,192" in messages(s, "ok")

@@ -46,11 +46,13 @@ register(KindSpec(
 
 register(KindSpec(
     name="llama-bench", parse=parse_llama_bench, summarise=judge("bench", "summarise_llama_bench"),
-    programs=("llama-bench", "llama-benchy"),
-    matches_command=lambda argv: any(a.rsplit("/", 1)[-1] in ("llama-bench", "llama-benchy") for a in argv),
+    programs=("llama-bench", "llama-benchy", "llama-sweep-bench"),
+    matches_command=lambda argv: any(a.rsplit("/", 1)[-1] in ("llama-bench", "llama-benchy", "llama-sweep-bench")
+                                     for a in argv),
     line=re.compile(r"^\| model\s+\|\s+size\s+\|.*\|\s+test\s+\|\s+t/s\s+\|$|^ggml_cuda_init: found \d+ CUDA devices"
                     r"|^\| model\s+\|\s+test\s+\|\s+t/s \(total\)\s+\|"  # llama-benchy's
+                    r"|^\|\s+PP\s+\|\s+TG\s+\|\s+N_KV\s+\||^\|(?:\s+\d+\s+\|){3}(?:\s+[\d.]+\s+\|){4}$|^\|(?:-{5,}\|){7}$"  # llama-sweep-bench's
                     r"|^\|[^|]+\|\s+[\d.]+ [GM]iB\s+\|.*\|\s+(?:pp|tg)\d+(?:\+tg\d+)?\s+\|\s+[\d.]+(?:\s+±\s+[\d.]+)?\s+\|$"),
-    starts=re.compile(r"^\| model\s+\|"),
+    starts=re.compile(r"^\| model\s+\||^\|\s+PP\s+\|\s+TG\s+\|"),
     prelude=True,  # llama.cpp's lines about the GPUs it found, above the table
 ))

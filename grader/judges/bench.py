@@ -344,7 +344,14 @@ def summarise_llama_bench(b: Any, command: str | None) -> Summary:
     findings: list[Finding] = []
     if b.devices:
         findings.append(info(f"llama.cpp found {len(b.devices)} GPU(s): {', '.join(b.devices)}."))
-    for r in b.rows:
+    swept = [r for r in b.rows if r.depth is not None]
+    for test in dict.fromkeys(r.test for r in swept):  # llama-sweep-bench: each rate from the first depth to the last
+        at = [r for r in swept if r.test == test]
+        what = "prompt processing" if test.startswith("pp") else "decode"
+        findings.append(ok(f"llama-sweep-bench {test} ({what}): {at[0].tps:g} tok/s at context depth {at[0].depth:,}"
+                           + (f", {at[-1].tps:g} tok/s at depth {at[-1].depth:,} ({len(at)} depths)" if len(at) > 1
+                              else "") + "."))
+    for r in (r for r in b.rows if r.depth is None):
         what = ("prompt processing: the prompt's tokens at once" if r.test.startswith("pp") and "+" not in r.test
                 else "decode of all the requests together" if r.test.startswith("tg") and (r.concurrency or 1) > 1
                 else "decode: tokens one at a time, the speed one reader sees" if r.test.startswith("tg")

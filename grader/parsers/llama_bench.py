@@ -18,6 +18,10 @@ llama-benchy (eugr/llama-benchy: llama-bench's table measured against an OpenAI-
 ``t/s (total)`` and ``t/s (req)`` (all requests together, and each), ``peak t/s``, ``ttfr (ms)`` (time to the first
 response) and ``e2e_ttft (ms)``, with the concurrency in the test's name (``pp2048 (c2)``); its rows are read the same
 way, ``t/s (total)`` as the rate. A last row cut short keeps the cells it has.
+
+llama-sweep-bench (ik_llama.cpp, and llama.cpp's examples) prints one row per context depth: ``| PP | TG | N_KV | T_PP s
+| S_PP t/s | T_TG s | S_TG t/s |``: a prompt of PP tokens and TG generated tokens with N_KV tokens already in the KV
+cache; each row is read as two, ``ppPP`` at S_PP t/s and ``tgTG`` at S_TG t/s, with ``depth`` N_KV.
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ class LlamaBenchRow:
     tps_req: float | None = None  # llama-benchy: each request's rate (``t/s (req)``)
     ttft_ms: float | None = None  # llama-benchy: ``e2e_ttft (ms)``, else ``ttfr (ms)``
     concurrency: int | None = None  # llama-benchy: ``(cN)`` in the test's name
+    depth: int | None = None  # llama-sweep-bench: the tokens already in the KV cache (``N_KV``)
 
 
 @dataclass(frozen=True)
@@ -82,6 +87,17 @@ def parse_llama_bench(text: str) -> LlamaBench:
         if not (s.startswith("|") and s.endswith("|")):
             continue
         cells = [c.strip() for c in s.strip("|").split("|")]
+        if {"PP", "TG", "N_KV", "S_PP t/s", "S_TG t/s"} <= set(cells):  # llama-sweep-bench's header
+            header = cells
+            continue
+        if header is not None and "N_KV" in header:
+            row = dict(zip(header, cells))
+            sweep = [(f"{k.lower()}{row.get(k, '')}", _RATE_RE.match(row.get(f"S_{k} t/s", ""))) for k in ("PP", "TG")]
+            depth = row.get("N_KV", "")
+            rows += [LlamaBenchRow("?", None, None, None, test, float(rate.group("mean")),
+                                   depth=int(depth) if depth.isdigit() else None)
+                     for test, rate in sweep if rate and _TEST_RE.match(test)]
+            continue
         if "test" in cells and ("t/s" in cells or "t/s (total)" in cells):
             header = ["t/s" if c == "t/s (total)" else c for c in cells]
             continue
