@@ -352,3 +352,30 @@ def test_llama_sweep_bench_is_read_from_its_first_depth_to_its_last():
     assert ("llama-sweep-bench pp4096 (prompt processing): 2052.91 tok/s at context depth 0, 1957.31 tok/s at depth "
             "8,192 (3 depths)") in messages(s, "ok")
     assert "tg128 (decode): 53.21 tok/s at context depth 0, 53.75 tok/s at depth 8,192" in messages(s, "ok")
+
+
+# https://github.com/colonel-otto/3x-dgx-spark-mesh-deepseek-v4-0731-flash results/20260825-upper-mesh/rdma-pre-spark1.txt
+# (blind batch zc006): `grep "" .../hw_counters/*` of one Spark, a time stamp above it
+HW_COUNTERS = """### spark1
+2026-08-26T00:13:30Z
+/sys/class/infiniband/rocep1s0f0/ports/1/hw_counters/
+/sys/class/infiniband/rocep1s0f0/ports/1/hw_counters//local_ack_timeout_err:0
+/sys/class/infiniband/rocep1s0f0/ports/1/hw_counters//req_cqe_error:0
+/sys/class/infiniband/roceP2p1s0f0/ports/1/hw_counters/
+/sys/class/infiniband/roceP2p1s0f0/ports/1/hw_counters//local_ack_timeout_err:192
+/sys/class/infiniband/roceP2p1s0f0/ports/1/hw_counters//req_cqe_error:64
+/sys/class/infiniband/roceP2p1s0f0/ports/1/hw_counters//req_cqe_flush_error:32
+/sys/class/infiniband/roceP2p1s0f0/ports/1/hw_counters//np_cnp_sent:5
+"""
+
+
+def test_the_drivers_hw_counters_are_read_with_what_each_count_means():
+    [s] = explain(HW_COUNTERS, host="spark")
+    assert s.kind == "ib-counters" and not s.error
+    said = messages(s, "warn")
+    assert said.startswith("roceP2p1s0f0/1: local_ack_timeout_err 192: this side's retransmission timer")
+    assert "req_cqe_error 64: RDMA operations that completed in error" in said and "np_cnp_sent 5: congestion" in said
+    assert "No counter above 0 on rocep1s0f0/1." in messages(s, "ok")
+    # congestion notifications alone are the control at work: a note
+    calm = "\\n".join(x for x in HW_COUNTERS.splitlines() if "err" not in x) + "\\n"
+    assert "warn" not in levels(explain(calm, host="spark")[0])

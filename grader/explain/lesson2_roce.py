@@ -1,5 +1,5 @@
-"""Lesson 2a's RoCE kinds for ``explain``: ``rdma-link``, ``ib-sysfs``, ``show-gids``, ``ibstat``, ``ibv_devinfo``
-(judged by grader.judges.roce) and ``perftest`` (ib_write_bw/ib_write_lat; grader.judges.perftest). NCCL's side is
+"""Lesson 2a's RoCE kinds for ``explain``: ``rdma-link``, ``ib-counters`` (grader.judges.counters), ``ib-sysfs``,
+``show-gids``, ``ibstat``, ``ibv_devinfo`` (judged by grader.judges.roce) and ``perftest`` (ib_write_bw/ib_write_lat; grader.judges.perftest). NCCL's side is
 :mod:`.lesson2_nccl`.
 
 Detection keys on lines only these tools print (``link dev/1 state``, ``/sys/class/infiniband/``, ``DEV PORT INDEX
@@ -14,7 +14,7 @@ from typing import Any
 from ..judges.common import argv_is
 from ..parsers.perftest import PROGRAMS as PERFTEST_PROGRAMS, parse_perftest
 from .core import KindSpec, register, register_cross_check
-from .readers import (judge, parse_ib_sysfs, parse_ibstat, parse_ibv_devices, parse_ibv_devinfo, parse_rdma_link,
+from .readers import (judge, parse_ib_counters, parse_ib_sysfs, parse_ibstat, parse_ibv_devices, parse_ibv_devinfo, parse_rdma_link,
                       parse_show_gids)
 
 
@@ -33,6 +33,17 @@ register(KindSpec(
 
 def _mentions_sysfs_ib(argv: list[str]) -> bool:
     return any("/sys/class/infiniband" in a for a in argv)
+
+
+def _mentions_counters(argv: list[str]) -> bool:
+    return any("/sys/class/infiniband" in a and "counters" in a for a in argv)
+
+
+register(KindSpec(  # before ib-sysfs: its lines are sysfs paths too
+    name="ib-counters", parse=parse_ib_counters, summarise=judge("counters", "summarise_counters"),
+    matches_command=_mentions_counters,
+    line=re.compile(r"^/\S*?/infiniband/[^/\s]+/ports/\d+/(?:hw_)?counters/+(?:\w+:\s*\d+\s*)?$"),
+))
 
 
 register(KindSpec(

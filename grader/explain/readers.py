@@ -47,6 +47,7 @@ parse_pcie_sysfs = _at_first_call("parsers.pcie_sysfs", "parse_pcie_sysfs")
 
 # --------------------------------------------------------------------------- lesson 2a: RoCE
 parse_ib_sysfs = _at_first_call("parsers.ib_sysfs", "parse_ib_sysfs")
+parse_ib_counters = _at_first_call("parsers.ib_counters", "parse_ib_counters")
 roce_v2_ipv4_gid_index = _at_first_call("parsers.ib_sysfs", "roce_v2_ipv4_gid_index")
 parse_ibstat = _at_first_call("parsers.ibstat", "parse_ibstat")
 parse_ibv_devinfo = _at_first_call("parsers.ibstat", "parse_ibv_devinfo")

@@ -102,13 +102,19 @@ _HEADING_RE = re.compile(r"^(?P<mark>[=~-]{2,}+)[ |]*+[^=|]{1,80}?[ |]*(?P=mark)
 """A heading a person or a script wrote between outputs: ``=== RDMA Devices ===``, ``==========| node1 |==========``."""
 
 
+_WHEN_RE = re.compile(r"^\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?\s?(?:Z|UTC|[+-]\d\d:?\d\d)?$"
+                      r"|^[A-Z][a-z]{2} +[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d(?: [A-Z]{2,5})? \d{4}$")
+"""A time stamp alone on its line (``2026-08-26T00:13:30Z``, ``date``'s ``Tue Aug 26 00:13:30 UTC 2026``): when an
+output was taken, a label."""
+
+
 def is_caption(lines: list[str] | tuple[str, ...]) -> bool:
     """Whether ``lines`` (a part of a paste no kind reads) are one to three short lines each ending in ':' (``Case1
-    performance data:``, ``**Output:**``), a person's sentence, a machine's label (``client``) or a heading (``=== RDMA
-    Devices ===``): words around an output, to leave out."""
+    performance data:``, ``**Output:**``), a person's sentence, a machine's label (``client``), a heading (``=== RDMA
+    Devices ===``) or a time stamp: words around an output, to leave out."""
     said = [x.strip().strip("*_ ") for x in lines if x.strip() and not is_noise_line(x)]
     return 0 < len(said) <= 3 and all(0 < len(x) <= 80 and x[-1] == ":" or is_prose(x) or _ROLE_LABEL_RE.match(x)
-                                      or len(x) <= 100 and _HEADING_RE.match(x) for x in said)
+                                      or len(x) <= 100 and (_HEADING_RE.match(x) or _WHEN_RE.match(x)) for x in said)
 
 
 _WORD_RE = re.compile(r"^[(\"']?[A-Za-z][A-Za-z'-]*+[,.;:!?)\"']*$")

@@ -5,6 +5,8 @@ The reading (one counter, every device and port; or several counters; or one por
     grep . /sys/class/infiniband/*/ports/*/counters/port_rcv_errors
     grep -H . /sys/class/infiniband/*/ports/*/counters/{port_rcv_errors,symbol_error,link_downed}
     grep -r . /sys/class/infiniband/rocep1s0f1/ports/1/counters/
+    grep "" /sys/class/infiniband/*/ports/1/hw_counters/*      (the driver's own counters: mlx5's retransmissions,
+                                                              sequence errors, congestion notifications)
 
 prints one ``path:value`` line per file::
 
@@ -32,9 +34,11 @@ from .common import ParseError, command_argv, content_lines, fail_on_line
 
 CMD = "grep . /sys/class/infiniband/*/ports/*/counters/*"
 
-_COUNTER_RE = re.compile(r"^(?P<path>/\S*?/infiniband/(?P<dev>[^/\s:]+)/ports/(?P<port>\d{1,9})/counters/"
+_COUNTER_RE = re.compile(r"^(?P<path>/\S*?/infiniband/(?P<dev>[^/\s:]+)/ports/(?P<port>\d{1,9})/(?:hw_)?counters/+"
                          r"(?P<name>[A-Za-z0-9_]+))(?::(?P<value>.*))?$")
-"""``/sys/class/infiniband/<dev>/ports/<n>/counters/<name>[:<value>]`` (or the same tree under /sys/devices)."""
+"""``/sys/class/infiniband/<dev>/ports/<n>/counters/<name>[:<value>]`` (or the same tree under /sys/devices), and the
+driver's own ``hw_counters/`` beside it (``local_ack_timeout_err``, ``out_of_sequence``, ``np_cnp_sent``...), with the
+``//`` a glob on ``hw_counters/`` prints."""
 _VALUE_RE = re.compile(r"^\s*(?P<n>\d{1,24})\s*$")  # a 64-bit count has at most 20 digits; more is not a count
 _PATHISH_RE = re.compile(r"^/(?:sys/|\S*infiniband)")  # a line that starts like a counter path, whole or cut off
 _SYSFS_ROOT = "/sys/class/infiniband/"
