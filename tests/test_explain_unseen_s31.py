@@ -379,3 +379,31 @@ def test_the_drivers_hw_counters_are_read_with_what_each_count_means():
     # congestion notifications alone are the control at work: a note
     calm = "\\n".join(x for x in HW_COUNTERS.splitlines() if "err" not in x) + "\\n"
     assert "warn" not in levels(explain(calm, host="spark")[0])
+
+
+# https://github.com/vllm-project/vllm-omni/issues/262 (blind batch zd005): two TP workers, one left below zero
+UNEVEN_KV = """(Worker_TP1 pid=104299) INFO 12-10 03:24:48 [gpu_worker.py:298] Available KV cache memory: -3.86 GiB
+(Worker_TP0 pid=104298) INFO 12-10 03:24:48 [gpu_worker.py:298] Available KV cache memory: 9.90 GiB
+"""
+
+
+def test_a_negative_kv_memory_is_read_and_uneven_ranks_point_at_another_process():
+    [s] = explain(UNEVEN_KV, host="other", nodes=1)
+    assert "-3.86 GiB left for the KV cache (Worker_TP1)" in messages(s, "fail")
+    assert "Worker_TP1 -3.86 GiB, Worker_TP0 9.9 GiB" in messages(s, "warn") and "another process" in messages(s, "warn")
+    # pipeline stages hold different layers: their room differs by design
+    staged = UNEVEN_KV.replace("Worker_TP1", "Worker_PP1").replace("Worker_TP0", "Worker_PP0").replace("-3.86", "3.1")
+    assert "very different room" not in messages(explain(staged, host="other", nodes=1)[0])
+
+
+def test_an_nccl_excerpt_that_ends_during_init_says_it_cannot_decide():
+    """https://github.com/pytorch/pytorch/issues/99669 (blind batch zb012): one host, an MSCCL build, cut mid-init."""
+    text = ("3ccc2fa29ce8:192:192 [0] NCCL INFO Using network Socket\nNCCL version 2.12.12.MSCCL.0.7.3+cuda11.7\n"
+            "3ccc2fa29ce8:192:224 [0] NCCL INFO Setting affinity for GPU 0 to fff000\n")
+    [s] = explain(text, host="other", nodes=1)
+    assert "No error in these lines, and no `Init COMPLETE`" in messages(s, "info")
+    # NCCL 2.19's line, as nccl#1706 posted it
+    [done] = explain(text + "3ccc2fa29ce8:192:224 [0] NCCL INFO ncclCommInitAll comm 0x55f68495f4f0 rank 1 nranks 2 "
+                            "cudaDev 1 nvmlDev 1 busId 34000 commId 0x76b3b6be637caf1c - Init COMPLETE\n", host="other",
+                     nodes=1)
+    assert "No error in these lines" not in messages(done)

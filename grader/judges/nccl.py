@@ -460,6 +460,10 @@ def summarise_nccl_log(log: NcclLog, command: str | None) -> Summary:
     if log.init_complete and not log.errors:
         findings.append(ok(f"NCCL set its communicator up (`Init COMPLETE`, {log.init_complete} line(s)"
                            + (f" of {log.nranks} ranks" if log.nranks else "") + "): initialisation succeeded."))
+    elif not log.errors and not log.warnings and not log.verbs_failures and not log.bench and not log.channels:
+        findings.append(info("No error in these lines, and no `Init COMPLETE` or channel either: the excerpt ends "
+                             "while NCCL was still setting its communicator up, so it cannot decide whether that "
+                             "worked; the lines after it (an `Init COMPLETE`, or the first WARN) would."))
     findings += _network_findings(log, verdict) + _inside_findings(log) + _gdr_off_findings(log)
     findings += _verbs_findings(log)
     for e in [e for e in log.errors if e not in log.verbs_failures][:3]:

@@ -180,6 +180,14 @@ def summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
                                          + (f" ({', '.join(named)})" if named else "") + "."))
             else:
                 findings.append(info(f"{said}{who}."))
+    avail = {m.source.process: m.gib for m in log.kv_memory if m.kind == "available" and m.source.process}
+    staged = (p.pipeline_parallel_size or 1) > 1 or any("PP" in w for w in avail)  # pipeline stages differ anyway
+    if len(avail) > 1 and not staged and max(avail.values()) > 0 and min(avail.values()) < max(avail.values()) / 2:
+        low, high = min(avail, key=avail.get), max(avail, key=avail.get)
+        findings.append(warn(f"The workers were left very different room for the KV cache ({low} {avail[low]:g} GiB, "
+                             f"{high} {avail[high]:g} GiB), though tensor-parallel ranks hold equal shares of the "
+                             f"model: {low}'s GPU has less free memory, so another process (or another stage of the "
+                             "same deployment) holds memory on it. `nvidia-smi` lists the processes on each GPU."))
     findings += _memory_check_findings(log)
     if log.weights_gib:
         findings.append(info("Model weights: " + ", ".join(f"{w:g} GiB" for w in log.weights_gib)

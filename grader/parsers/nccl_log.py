@@ -81,7 +81,7 @@ _RINGS_RE = re.compile(r"^Connected all rings")
 _TREES_RE = re.compile(r"^Connected all trees")
 _GDR_RE = re.compile(r"GPU Direct RDMA (?:\(DMABUF\) )?(?P<on>[Ee]nabled|Disabled) for HCA (?P<i>\d+) '(?P<dev>[^'\s]+)")
 _COMM_RE = re.compile(r"\bnRanks (?P<n>\d+) nNodes (?P<nodes>\d+)")
-_INIT_RE = re.compile(r"^ncclCommInitRank\w* comm \S+ rank \d+ nranks (?P<n>\d+)")
+_INIT_RE = re.compile(r"^(?:ncclCommInit\w*\s+)?comm \S+ rank \d+ nranks (?P<n>\d+)")  # InitRank, InitAll; 2.7: bare
 _BARE_RE = re.compile(r"^(?:NCCL version \d|NET/(?:IB|Socket|Plugin)|Channel \d+/\d+\s*:\s*\d+\[|Ring \d+ : \d+(?:\[| ->)"
                       r"|Using (?:internal )?[Nn]etwork \w"
                       r"|NCCL_[A-Z0-9_]+ set (?:by environment )?to |Connected all (?:rings|trees)|Bootstrap\s*:\s*Using )")

@@ -93,7 +93,7 @@ _RAY_CONNECT_RE = re.compile(r"Connecting to existing Ray cluster at address: (?
 _KV_TOKENS_RE = re.compile(r"(?:(?P<dev>\b[A-Za-z]+(?: \+ host)?) )?KV cache size: (?P<tokens>[\d,]+) tokens")
 _KV_CONC_RE = re.compile(r"Maximum concurrency for (?P<len>[\d,]+) tokens per request: (?P<x>\d+(?:\.\d+)?)x")
 _KV_BLOCKS_RE = re.compile(r"# (?P<dev>\w+) blocks: (?P<n>\d+)(?:, # CPU blocks: (?P<cpu>\d+))?")
-_KV_AVAIL_RE = re.compile(r"Available KV cache memory: (?P<gib>\d+(?:\.\d+)?) ?GiB")
+_KV_AVAIL_RE = re.compile(r"Available KV cache memory: (?P<gib>-?\d+(?:\.\d+)?) ?GiB")
 _KV_V0_RE = re.compile(r"the rest of the memory reserved for KV Cache is (?P<gib>-?\d+(?:\.\d+)?) ?GiB"
                        r"|Memory profiling results:(?:(?!Memory profiling results:).)*\bkv_cache_size=(?P<gib2>-?\d+(?:\.\d+)?) ?GiB")
 # the profiling summary of V0 and early V1 (0.6-0.9), on one line or wrapped over three
