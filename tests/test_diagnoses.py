@@ -365,6 +365,20 @@ EXAMPLES.update({
     # AEON-7's Spark issue #17: the note under a CUDA error, the error line itself above the paste
     "cuda-error-footer": BANNER + "(EngineCore pid=168) ERROR 06-23 15:08:34 [core.py:1138] CUDA kernel errors might be "
                          "asynchronously reported at some other API call, so the stacktrace below might be incorrect.\n",
+    # microsoft/WSL#12467: vLLM's worker under WSL2, NCCL's /dev/shm buffer
+    "nccl-shm-segment-failed": BANNER + "(VllmWorkerProcess pid=3985) ERROR 01-15 02:47:32 multiproc_worker_utils.py:226] "
+                               "Error while creating shared memory segment /dev/shm/nccl-g0wGsu (size 9637888)\n",
+    # nccl#442: a TITAN RTX under WSL2
+    "nccl-topology-virtual-pci": BANNER + "DESKTOP:36629:36635 [0] graph/xml.cc:332 NCCL WARN Could not find real path "
+                                 "of /sys/class/pci_bus/0000:21/../../0000:21:00.0\n",
+    # transformers#15618: an 8-GPU server without P2P between pairs
+    "nccl-p2p-not-enabled": BANNER + "srv-s0:537554:537627 [1] NCCL INFO Could not enable P2P between dev 1(=1b000) and "
+                            "dev 0(=1a000)\n",
+    # microsoft/WSL#12467: the workers' NCCL error on one machine (explain --nodes 1)
+    "nccl-error-one-machine": BANNER + "(VllmWorkerProcess pid=3985) ERROR 01-15 02:47:32 multiproc_worker_utils.py:226] "
+                              "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
+                              "NCCLUtils.hpp:275, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL "
+                              "version 2.20.5\n",
     # pytorch/pytorch#150852: NVLS set-up on a 12.2 driver under NCCL 2.26
     "nccl-nvls-failed": BANNER + "[2025-04-08 08:39:46] devgpu000:589012:591652 [0] transport/nvls.cc:254 NCCL WARN "
                         "Cuda failure 1 'invalid argument'\n",
@@ -475,7 +489,7 @@ def reached_in_text(text: str) -> list[str]:
     return out
 
 
-EXAMPLE_NODES = {"ray-local-instance-one-machine": 1}
+EXAMPLE_NODES = {"ray-local-instance-one-machine": 1, "nccl-error-one-machine": 1}
 """Entries that ask what `explain --nodes` says (LOG_FLAGS' told_one_machine): the machines their example is read with."""
 
 

@@ -407,3 +407,48 @@ def test_an_nccl_excerpt_that_ends_during_init_says_it_cannot_decide():
                             "cudaDev 1 nvmlDev 1 busId 34000 commId 0x76b3b6be637caf1c - Init COMPLETE\n", host="other",
                      nodes=1)
     assert "No error in these lines" not in messages(done)
+
+
+# https://github.com/vllm-project/vllm/issues/5895 (blind batch za001): benchmark_serving with a median TTFT of 0.00 ms
+ZERO_TTFT = """============ Serving Benchmark Result ============
+Successful requests:                     1000
+Benchmark duration (s):                  339.37
+Total input tokens:                      217393
+Total generated tokens:                  81299
+Request throughput (req/s):              2.95
+Output token throughput (tok/s):         239.56
+---------------Time to First Token----------------
+Mean TTFT (ms):                          26.56
+Median TTFT (ms):                        0.00
+P99 TTFT (ms):                           132.56
+-----Time per Output Token (excl. 1st token)------
+Mean TPOT (ms):                          31.55
+Median TPOT (ms):                        28.21
+P99 TPOT (ms):                           53.48
+==================================================
+"""
+
+
+def test_a_median_ttft_of_zero_beside_a_nonzero_mean_is_no_measurement():
+    [s] = explain(ZERO_TTFT, host="other", nodes=1)
+    assert "Median TTFT of 0.00 ms" in messages(s, "warn") and "not to be trusted" in messages(s, "warn")
+    assert "Median TTFT of 0.00" not in messages(explain(ZERO_TTFT.replace("0.00\n", "21.30\n"), host="other")[0])
+
+
+# https://github.com/NVIDIA/nccl/issues/442 (blind batch zg016): one TITAN RTX under WSL2, the test's failure line
+def test_a_one_machine_nccl_tests_failure_gets_no_network_hint():
+    text = ("# nccl-tests version 2.0.0\n#  Rank  0 Group  0 Pid  36629 on    DESKTOP device  0 [0x21] TITAN RTX\n"
+            "DESKTOP: Test NCCL failure common.cu:777 'unhandled system error'\n")
+    [one] = explain(text, host="other", nodes=1)
+    assert "NCCL_IB_GID_INDEX" not in messages(one) and "on one machine NCCL's WARN line" in messages(one, "fail")
+    [two] = explain(text, host="other", nodes=2)
+    assert "NCCL_IB_GID_INDEX" in messages(two, "fail")
+
+
+# https://github.com/huggingface/transformers/issues/15618 (blind batch zg018): NCCL 2.7's in-process fallback
+def test_nccls_direct_shared_memory_is_its_shm_transport():
+    text = ("srv-s0:537558:537635 [5] NCCL INFO Could not enable P2P between dev 5(=89000) and dev 4(=88000)\n"
+            "srv-s0:537558:537635 [5] NCCL INFO Channel 00 : 5[89000] -> 4[88000] via direct shared memory\n")
+    [s] = explain(text, host="other", nodes=1)
+    assert "NCCL used direct." not in messages(s) and "host shared memory" in messages(s)
+    assert "could not enable CUDA peer-to-peer between GPUs 5 and 4" in messages(s, "info")

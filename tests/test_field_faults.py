@@ -651,6 +651,14 @@ SHM_TIMEOUT = ("(EngineCore pid=222) ERROR 08-15 11:20:19 [core.py:1361]   File 
 CUDA_FOOTER = ("(EngineCore pid=168) ERROR 06-23 15:08:34 [core.py:1138] CUDA kernel errors might be asynchronously "
                "reported at some other API call, so the stacktrace below might be incorrect.\n")
 
+# https://github.com/microsoft/WSL/issues/12467, https://github.com/NVIDIA/nccl/issues/442 and
+# https://github.com/huggingface/transformers/issues/15618, as posted (one line each)
+SHM_SEGMENT = ("(VllmWorkerProcess pid=3985) ERROR 01-15 02:47:32 multiproc_worker_utils.py:226] Error while creating "
+               "shared memory segment /dev/shm/nccl-g0wGsu (size 9637888)\n")
+VIRTUAL_PCI = ("DESKTOP:36629:36635 [0] graph/xml.cc:332 NCCL WARN Could not find real path of "
+               "/sys/class/pci_bus/0000:21/../../0000:21:00.0\n")
+NO_P2P_PAIR = "srv-s0:537554:537627 [1] NCCL INFO Could not enable P2P between dev 1(=1b000) and dev 0(=1a000)\n"
+
 ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, CGRAPH_READ, RAY_DEAD,
        CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE, OOM_KILL, AER_FATAL, NCCL_SYSTEM,
@@ -658,7 +666,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        ORDINAL, RAY_SHM, PORT_IN_USE, SEGV_CONTAINER, RAY_NONE, RAY_OOM_SPARK, KV_PAGE_SIZE, NMCLI_MTU,
        METHOD_FAILED, SEGFAULT, NO_RDMA, NCCL_ABORT, SUBMODULE, WATCHDOG, NO_KERNEL, NVLS, LAUNCH_FAILED, COMPILE,
        HEAP_ABORT, BOOTSTRAP, RAY_UNHANDLED, DUMP_INPUT, LOGGED_FRAMES, TRUNCATED, NO_SYMBOL,
-       SHM_TIMEOUT, CUDA_FOOTER]
+       SHM_TIMEOUT, CUDA_FOOTER, SHM_SEGMENT, VIRTUAL_PCI]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -688,7 +696,7 @@ def test_every_known_error_line_is_read_here():
     """Each table entry that reads plain text is reached by one of the field outputs above."""
     reached = {d.kind for text in ALL + [NETPLAN_NM, FORWARD_COMPAT, PROVIDER, GID_NODATA, UNKNOWN_ENV, PEERMEM,
                                         MLX5_POWER, SLURM_STEP, MLX5_LOW_POWER, ETHTOOL_NETLINK, NVBANDWIDTH_WAIVED,
-                                        DOWNLOADED, NO_P2P, SHM_WAIT, NO_VERBS, SPARK_BOOT]
+                                        DOWNLOADED, NO_P2P, SHM_WAIT, NO_VERBS, SPARK_BOOT, NO_P2P_PAIR]
                for d in diagnose_text(text)}
     assert {e.kind for e in load_table() if e.reads_text} <= reached
 

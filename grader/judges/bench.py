@@ -89,6 +89,13 @@ def describe(result: BenchResult, sent: int | None = None, burst: bool = False, 
             lat.append(f"{label} " + ", ".join(parts))
     if lat:
         findings.append(info("; ".join(lat) + "."))
+    zero = [label for name, label in (("ttft", "TTFT"), ("tpot", "TPOT")) if src.get(f"median_{name}_ms") == 0
+            and (src.get(f"p99_{name}_ms") or src.get(f"mean_{name}_ms"))]
+    if zero and src.get("completed"):
+        findings.append(warn(f"Median {' and '.join(zero)} of 0.00 ms, beside nonzero means: no request gets its "
+                             "first token (or its next) in no time, so at least half of them were timed without one "
+                             "(an empty or non-streamed answer, or a client that measured nothing). These latency "
+                             "figures are not to be trusted: check the answers' lengths and that the server streams."))
     findings += _decode_findings(result, src, burst, cap)
     if diffs:
         findings.append(warn("The file's summary and its per-request data disagree by more than 0.5%: "

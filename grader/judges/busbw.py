@@ -23,6 +23,7 @@ from ..ranges import measurement_params
 from .common import (BUSBW_BROKEN_GBS, BUSBW_LINE_GBS, BUSBW_ONE_TWIN_GBS, BUSBW_WARN_GBS, CLUSTER_SETUP, JUMBO_MTU,
                      LINE_GBPS, STALE_CX7, fail, fields_of, info, machines_spanned, ok, on_spark, option_value,
                      spark_figure, warn)
+from .context import context
 from .model import Finding, Summary
 from .nccl import _inside_findings, _network_findings, _verbs_findings
 
@@ -198,9 +199,13 @@ def summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
     findings += _verbs_findings(res.nccl_log)
     for e in res.errors[:3]:
         known = known_faults(e)  # what the error means, where checks/diagnoses.toml knows it
+        told = context().nodes
+        local = told == 1 or told is None and len(res.hosts) == 1 and not _launched(command)[0]  # one machine
         findings += [Finding(level, f"The test failed: {message}") for level, message in known] or [fail(
-            f"The test failed: {e.rstrip('.')}. Rerun with -x NCCL_DEBUG=INFO to see why (a wrong NCCL_IB_GID_INDEX "
-            "or HCA gives `unhandled system error`).")]
+            f"The test failed: {e.rstrip('.')}. Rerun with -x NCCL_DEBUG=INFO to see why" + (
+                ": on one machine NCCL's WARN line names the local call that failed (shared memory, peer access, "
+                "the GPU's place in the PCI tree under WSL or a VM)." if local else
+                " (a wrong NCCL_IB_GID_INDEX or HCA gives `unhandled system error`)."))]
     spark = on_spark(_is_spark_pair(res, command)) is not False
     procs = _launched(command)[0] or 0
     alone = res.independent_runs or procs > 1 and (len(res.averages) > 1 or res.sizes_restart)

@@ -263,7 +263,7 @@ def classify_transport(via: str) -> str:
         return "NET/" + re.split(r"[/(]", d[4:])[0]
     if d.startswith("P2P"):
         return "P2P"
-    if d.startswith("SHM"):
+    if d.startswith("SHM") or d.startswith("direct shared memory"):  # (the latter: 2.4-2.7, P2P refused in-process)
         return "SHM"
     if d.lower().startswith("collnet"):
         return "COLLNET"
