@@ -379,6 +379,15 @@ EXAMPLES.update({
                               "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
                               "NCCLUtils.hpp:275, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL "
                               "version 2.20.5\n",
+    # TensorRT-LLM#1625 and #2864: two GeForce cards without peer access
+    "cuda-peer-access-unsupported": BANNER + "[TensorRT-LLM][ERROR] [TensorRT-LLM][ERROR] CUDA runtime error in error: "
+                                    "peer access is not supported between these two devices\n",
+    "cuda-can-access-peer-no": BANNER + "[TensorRT-LLM][INFO] cudaDeviceCanAccessPeer failed for device: 1 peerDevice: 0\n",
+    # vllm#5161: two RTX 4090s under WSL2; nccl#229: two EC2 instances through libfabric's TCP
+    "vllm-under-wsl": BANNER + "WARNING 06-01 01:06:23 utils.py:465] Using 'pin_memory=False' as WSL is detected. This "
+                      "may slow down the performance.\n",
+    "nccl-ofi-tcp-provider": BANNER + "ip-192-168-16-255:25604:25604 [0] NCCL INFO NET/OFI Selected Provider is "
+                             "tcp;ofi_rxm\n",
     # pytorch/pytorch#150852: NVLS set-up on a 12.2 driver under NCCL 2.26
     "nccl-nvls-failed": BANNER + "[2025-04-08 08:39:46] devgpu000:589012:591652 [0] transport/nvls.cc:254 NCCL WARN "
                         "Cuda failure 1 'invalid argument'\n",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from .common import fail, info, ok, warn
+from .common import fail, info, ok, on_spark, warn
 from .model import Finding, Summary
 
 
@@ -384,9 +384,10 @@ def _memory_na_findings(g: Any) -> list[Finding]:
             if str(g.get(s, "Total") or "").strip("[] ") in ("N/A", "Not Supported")]
     if not gone:
         return []
-    name = (g.product_name or "").upper()
+    name = (g.product_name or "").upper() or ("GB10" if on_spark(None) else "")  # a fragment: the host says which
     expected = [x for x in gone if x == "BAR1" and any(u in name for u in _UNIFIED) or "GB10" in name]
-    said = [info(f"GPU {g.bus_id} ({g.product_name}): {' and '.join(expected)} memory N/A, as expected: "
+    said = [info(f"GPU {g.bus_id or '(bus id not in the paste)'} ({g.product_name or 'a DGX Spark GB10'}): "
+                 f"{' and '.join(expected)} memory N/A, as expected: "
                  + ("a GB10 has no memory of its own, it shares the Spark's unified memory with the CPU (read it with "
                     "`free -h`)." if "GB10" in name else "its memory is coherent with the Grace CPU's over NVLink-C2C, "
                     "so there is no BAR1 aperture to report."))] if expected else []
