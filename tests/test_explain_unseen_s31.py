@@ -452,3 +452,23 @@ def test_nccls_direct_shared_memory_is_its_shm_transport():
     [s] = explain(text, host="other", nodes=1)
     assert "NCCL used direct." not in messages(s) and "host shared memory" in messages(s)
     assert "could not enable CUDA peer-to-peer between GPUs 5 and 4" in messages(s, "info")
+
+
+# https://github.com/deepseek-ai/DeepEP/issues/202 (blind batch zf020): `nvidia-smi topo -mp` named by a Markdown
+# heading above its matrix
+TOPO_MP = """#### nvidia-smi topo -mp
+```
+        GPU0    GPU1    CPU Affinity    NUMA Affinity   GPU NUMA ID
+GPU0     X      SYS     0-47,96-143     0               N/A
+GPU1    SYS      X      48-95,144-191   1               N/A
+```
+"""
+
+
+def test_a_heading_that_names_the_command_is_its_command_and_topo_mp_says_nothing_of_nvlink():
+    [s] = explain(TOPO_MP, host="other")
+    assert s.command == "nvidia-smi topo -mp"
+    assert "PCIe-only view" in messages(s) and "No NVLink between the cards" not in messages(s)
+    # the same matrix under `topo -m`: no NV# there is no NVLink
+    [m] = explain(TOPO_MP.replace("topo -mp", "topo -m"), host="other")
+    assert "No NVLink between the cards" in messages(m)

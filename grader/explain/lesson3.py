@@ -39,7 +39,8 @@ def _is_query_gpu(argv: list[str]) -> bool:
 
 
 def _is_topo_m(argv: list[str]) -> bool:
-    return nvidia_smi_with(argv, want=lambda a: "topo" in a and ("-m" in a or "--matrix" in a))
+    return nvidia_smi_with(argv, want=lambda a: "topo" in a and any(x in ("-m", "-mp", "--matrix", "--matrix_pcie")
+                                                                     for x in a))
 
 
 def _is_topo_p2p(argv: list[str]) -> bool:

@@ -165,6 +165,11 @@ _SILENT_BUILTIN_RE = re.compile(r"^(?:cd|export|unset|source|alias|set|(?:conda|
 venv/bin/activate``), typed alone: the line under it is the next command, not its output."""
 
 
+_HEADING_COMMAND_RE = re.compile(r"^#{2,6}\s++(?P<command>[`*]*[\w./-][^\n]{0,300})$")
+"""A Markdown heading whose words are a command line (``#### nvidia-smi topo -mp``): the output under it is that
+command's, as under a prompt (only with ``##`` or more: nccl-tests prints ``# ...`` lines of its own)."""
+
+
 def _silent_builtin(command: str | None) -> bool:
     return bool(command) and not any(c in command for c in "&;|") and _SILENT_BUILTIN_RE.match(command) is not None
 
@@ -213,8 +218,12 @@ def split_chunks(text: str | bytes, is_command: Callable[[str, bool], bool] | No
             after_gap, i = False, i + 1
             continue
         caption = host_caption(line) if prompt is None else None
+        heading = _HEADING_COMMAND_RE.match(line) if prompt is None and not caption and is_command is not None \
+            and line[:2] == "##" else None
         if caption:  # "spark-b:" above the output of that host: as a prompt on that host would say
             prompt = Prompt("", None, caption)
+        elif heading and is_command(heading.group("command").strip("`* "), False):  # "#### nvidia-smi topo -mp"
+            prompt = Prompt(heading.group("command").strip("`* "))
         elif prompt is None and is_command is not None and (after_gap or ("|" in line or "sudo" in line[:12])
                                                                   and len(parts) < MAX_TYPED_SECTIONS
                                                                   and _TYPED_ANYWHERE.match(line)
