@@ -472,3 +472,27 @@ def test_a_heading_that_names_the_command_is_its_command_and_topo_mp_says_nothin
     # the same matrix under `topo -m`: no NV# there is no NVLink
     [m] = explain(TOPO_MP.replace("topo -mp", "topo -m"), host="other")
     assert "No NVLink between the cards" in messages(m)
+
+
+# https://linuxer.name/2021/07/ping-mtu-test/ (blind batch zf018): a path-MTU probe, 1472 answered and 1473
+# refused
+PROBE = """ping -M do -s 1472 google.com
+PING google.com (203.0.113.110) 1472(1500) bytes of data.
+76 bytes from nrt20s21-in-f14.1e100.net (203.0.113.110): icmp_seq=1 ttl=114 (truncated)
+
+ping -M do -s 1473 google.com
+PING google.com (203.0.113.110) 1473(1501) bytes of data.
+^C
+--- google.com ping statistics ---
+45 packets transmitted, 0 received, 100% packet loss, time 43999ms
+"""
+
+
+def test_a_path_mtu_probe_is_read_as_one():
+    answered, refused = explain(PROBE, host="other")
+    assert "answers 1500-byte packets with fragmenting forbidden" in messages(answered, "ok")
+    assert "reachability only" not in messages(answered)
+    assert set(levels(refused)) == {"info"} and "one byte over an MTU of 1500" in messages(refused)
+    # 1600 bytes refused is no probe of a usual MTU: a hop's MTU is smaller than what was sent
+    [big] = explain(PROBE.split("\n\n")[1].replace("1473", "1572").replace("1501", "1600"), host="other")
+    assert "fail" in levels(big)

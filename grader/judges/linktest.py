@@ -92,10 +92,19 @@ def summarise_ping(r: Any, command: str | None) -> Summary:
         if df is None:
             findings.append(info("The command is not shown: this proves jumbo frames only if it was run "
                                  "with -M do (do not fragment)."))
+    elif r.ok and df and payload:  # a probe of the path's MTU: packets of this size pass unfragmented
+        findings.append(ok(f"{dest} answers {size}-byte packets with fragmenting forbidden ({_counted(r)}{avg}): the "
+                           f"path's MTU is at least {size}."
+                           + (f" For jumbo frames run `ping -c2 -M do -s {JUMBO_PAYLOAD} {dest}`."
+                              if size < 1500 and on_spark(None) is not False else "")))
     elif r.ok:
         findings.append(ok(f"{dest} answers ({_counted(r)}{avg}). This "
                            f"checks reachability only; for jumbo frames run `ping -c2 -M do -s {JUMBO_PAYLOAD} "
                            f"{dest}`."))
+    elif r.received == 0 and df and payload and size - 1 in (1500, JUMBO_MTU):  # one byte over a usual MTU: a probe
+        findings.append(info(f"No reply to {size}-byte packets from {dest} with fragmenting forbidden: one byte over "
+                             f"an MTU of {size - 1}, so a path of that MTU refuses them, as a probe of it expects. A "
+                             f"`-s {size - 29}` ping that is answered shows the path carries {size - 1}."))
     elif r.received == 0 and size > 1500:
         unseen = r.truncated and not r.transmitted  # the paste stops at the PING line: nothing shown, nothing counted
         spark = on_spark(None) is not False
