@@ -496,3 +496,11 @@ def test_a_path_mtu_probe_is_read_as_one():
     # 1600 bytes refused is no probe of a usual MTU: a hop's MTU is smaller than what was sent
     [big] = explain(PROBE.split("\n\n")[1].replace("1473", "1572").replace("1501", "1600"), host="other")
     assert "fail" in levels(big)
+
+
+def test_nvidia_smi_list_says_which_gpu_is_split_into_mig_instances():
+    """https://github.com/influxdata/telegraf/issues/5812 (blind batch zf005): four A100s, the first in MIG mode."""
+    from tests.test_fuzz_parsers import GPU_LIST
+    [s] = explain(GPU_LIST, host="other")
+    assert s.kind == "nvidia-smi-list" and "2 GPU(s): 2 x NVIDIA A100-SXM4-80GB." in messages(s, "info")
+    assert "GPU0 is split into 2 MIG instance(s) (2 x 1g.20gb)" in messages(s) and "GPU1 is split" not in messages(s)

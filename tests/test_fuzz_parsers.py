@@ -39,6 +39,7 @@ from grader.parsers.nccl_tests import parse_bench_table, parse_nccl_tests  # noq
 from grader.parsers.dmesg_link import parse_dmesg_links  # noqa: E402
 from grader.parsers.free import parse_free  # noqa: E402
 from grader.parsers.kubectl import parse_kubectl_pods  # noqa: E402
+from grader.parsers.nvidia_smi_query import parse_gpu_list  # noqa: E402
 from grader.parsers.nvidia_smi import (parse_nvlink_status, parse_query_gpu, parse_smi_q,  # noqa: E402
                                        parse_smi_table, parse_topo_matrix, parse_topo_p2p)
 from grader.parsers.perftest import parse_perftest  # noqa: E402
@@ -141,6 +142,7 @@ FAMILIES: list[tuple[str, Callable[[str], Any], str | None, Callable[[], list[st
      + _captured("gpu-processes/nvidia-smi-processes.txt")),
     ("nvidia-smi-apps", parse_query_gpu, "nvidia-smi-apps", lambda: _captured("gpu-processes/nvidia-smi-compute-apps.txt")),
     ("nvidia-smi-nvlink", parse_nvlink_status, "nvidia-smi-nvlink", lambda: [M.NVLINK_TWO_DOWN]),
+    ("nvidia-smi-list", parse_gpu_list, "nvidia-smi-list", lambda: [GPU_LIST]),
     ("free", parse_free, "free", lambda: [M.FREE_LOW] + _captured("gpu-processes/free*.txt")),
     ("dmesg-link", parse_dmesg_links, "dmesg-link", lambda: [M.DMESG_ONE_CABLE]),
     ("kubectl-pods", parse_kubectl_pods, "kubectl-pods", lambda: [KUBECTL_PODS]),
@@ -151,7 +153,7 @@ FAMILIES: list[tuple[str, Callable[[str], Any], str | None, Callable[[], list[st
     ("rdma-link", parse_rdma_link, "rdma-link", lambda: [S.RDMA_LINK, S.RDMA_LINK_JSON,
                                                          "# simulated by clusterlab sim\n" + S.RDMA_LINK]),
     ("ib-sysfs", parse_ib_sysfs, "ib-sysfs", lambda: [_sysfs_seed(), SYSFS_FILES]),
-    ("ib-counters", parse_ib_counters, None, lambda: ["$ grep -H . /sys/class/infiniband/*/ports/*/counters/*\n"
+    ("ib-counters", parse_ib_counters, "ib-counters", lambda: ["$ grep -H . /sys/class/infiniband/*/ports/*/counters/*\n"
                                                       + IB_COUNTERS, IB_COUNTERS_FILE]),
     ("show-gids", parse_show_gids, "show-gids", lambda: [S.SHOW_GIDS]),
     ("ibstat", parse_ibstat, "ibstat", lambda: [S.IBSTAT]),
@@ -222,6 +224,11 @@ ETHTOOL_STATS = ("NIC statistics:\n     rx_packets: 1543\n     link_down_events_
                  "Pause parameters for eth11:\nAutonegotiate:  off\nRX:    on\nTX:    off\n")  # PF_RING#293's shapes
 FAMILIES.append(("ethtool-stats", parse_ethtool_stats, "ethtool-stats", lambda: [ETHTOOL_STATS]))
 from grader.parsers.docker_ps import parse_docker_ps  # noqa: E402
+# nvidia-smi -L of four A100s, the first split into MIG instances (influxdata/telegraf#5812, blind batch zf005)
+GPU_LIST = ("$ nvidia-smi -L\nGPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-5135aaaa-7d19-9063-b049-1e69664b0001)\n"
+            "  MIG 1g.20gb     Device  0: (UUID: MIG-ce86aaaa-a248-58ce-a9a8-f9adbc220001)\n"
+            "  MIG 1g.20gb     Device  1: (UUID: MIG-a458aaaa-9215-5733-a0c1-49286ab30002)\n"
+            "GPU 1: NVIDIA A100-SXM4-80GB (UUID: GPU-d859aaaa-0fc3-8595-e355-7c98138f0002)\n")
 DOCKER_PS = ("CONTAINER ID   IMAGE                            COMMAND                CREATED         STATUS             "
              "          PORTS     NAMES\n438a5d21b2b0   serverlessllm/sllm-worker:latest   \"/app/entrypoint.sh …\"   "
              "2 minutes ago   Exited (139) 2 minutes ago             sllm_worker_0\n")  # serverlessllm#242 (l021)

@@ -1,5 +1,5 @@
-"""Kinds for a machine's state beyond lesson 3's tables, for ``explain``: ``nvidia-smi nvlink -s``, ``free`` (judged by
-grader.judges.gpu) and a pluggable module's EEPROM, ``ethtool -m`` (grader.judges.link). Registered on import by the
+"""Kinds for a machine's state beyond lesson 3's tables, for ``explain``: ``nvidia-smi nvlink -s``, ``nvidia-smi -L``
+(grader.judges.gpu_list), ``free`` (judged by grader.judges.gpu) and a pluggable module's EEPROM, ``ethtool -m`` (grader.judges.link). Registered on import by the
 package, after :mod:`.lesson3`: ``nvidia-smi -q``'s ``Key : value`` lines are claimed there first, and an ``ethtool -m``
 output claims them only inside itself.
 """
@@ -10,7 +10,8 @@ import re
 
 from ..judges.common import is_module_info, nvidia_smi_with
 from .core import KindSpec, register
-from .readers import judge, parse_free, parse_lsmod, parse_module_info, parse_nvlink_status, parse_p2p_bandwidth
+from .readers import (judge, parse_free, parse_gpu_list, parse_lsmod, parse_module_info, parse_nvlink_status,
+                      parse_p2p_bandwidth)
 
 
 register(KindSpec(
@@ -21,6 +22,14 @@ register(KindSpec(
     # a GPU without NVLink (a PCIe H200 passed to a VM, tests/fixtures/captured/gpu-processes): no output, exit 0
     when_empty="`nvidia-smi nvlink -s` printed nothing (if the paste left nothing out): this GPU has no NVLink (a PCIe card with no bridge), so GPUs "
                "here talk over PCIe (`nvidia-smi topo -m` shows the path).",
+))
+
+
+register(KindSpec(
+    name="nvidia-smi-list", parse=parse_gpu_list, summarise=judge("gpu_list", "summarise_gpu_list"),
+    programs=("nvidia-smi",),
+    matches_command=lambda argv: nvidia_smi_with(argv, want=lambda a: any(x in ("-L", "--list-gpus") for x in a)),
+    line=re.compile(r"^GPU \d{1,3}: [^(]{1,120}\(UUID: GPU-[0-9a-fA-F-]+\)\s*$|^\s+MIG \S+\s+Device\s+\d+: \(UUID: MIG-"),
 ))
 
 

@@ -231,3 +231,39 @@ def _raise_smi_errors(lines: list[Line]) -> None:
         if _SMI_FATAL_RE.search(s):
             raise fail_on_line(CMD, line, f"nvidia-smi could not read the GPUs: {s}. Check the driver is "
                                "loaded (`lsmod | grep nvidia`) and that this machine has the cards")
+
+
+# --------------------------------------------------------------------------- nvidia-smi -L
+
+_LIST_GPU_RE = re.compile(r"^GPU (?P<i>\d{1,3}): (?P<name>[^(\n]{1,120}?)\s*\(UUID: (?P<uuid>GPU-[0-9a-fA-F-]{1,60})\)\s*$")
+_LIST_MIG_RE = re.compile(r"^\s*MIG (?P<profile>[\w.+]{1,30})\s+Device\s+(?P<i>\d{1,3}): \(UUID: MIG-[\w/-]{1,80}\)\s*$")
+
+
+@dataclass(frozen=True)
+class ListedGpu:
+    """One GPU of ``nvidia-smi -L`` (``GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-...)``): its index, its name and the
+    profiles of the MIG instances listed under it (``1g.20gb`` each), () when it is whole."""
+
+    index: int
+    name: str
+    mig: tuple[str, ...] = ()
+
+
+def parse_gpu_list(text: str) -> tuple[ListedGpu, ...]:
+    """``nvidia-smi -L``: one line per GPU, its MIG instances indented under it. Other lines are skipped; ParseError
+    for the shell's or nvidia-smi's own errors, and when no GPU line is found."""
+    lines = content_lines(text)
+    raise_if_shell_error(lines, CMD)
+    _raise_smi_errors(lines)
+    gpus: list[ListedGpu] = []
+    for line in lines:
+        g = _LIST_GPU_RE.match(line.text.strip())
+        if g:
+            gpus.append(ListedGpu(int(g.group("i")), g.group("name").strip()))
+            continue
+        m = _LIST_MIG_RE.match(line.text)
+        if m and gpus:
+            gpus[-1] = ListedGpu(gpus[-1].index, gpus[-1].name, gpus[-1].mig + (m.group("profile"),))
+    if not gpus:
+        raise ParseError(CMD, "no `GPU N: <name> (UUID: GPU-...)` line found (`nvidia-smi -L` prints one per GPU)")
+    return tuple(gpus)
