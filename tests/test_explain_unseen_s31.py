@@ -504,3 +504,13 @@ def test_nvidia_smi_list_says_which_gpu_is_split_into_mig_instances():
     [s] = explain(GPU_LIST, host="other")
     assert s.kind == "nvidia-smi-list" and "2 GPU(s): 2 x NVIDIA A100-SXM4-80GB." in messages(s, "info")
     assert "GPU0 is split into 2 MIG instance(s) (2 x 1g.20gb)" in messages(s) and "GPU1 is split" not in messages(s)
+
+
+def test_a_rig_report_names_the_narrow_slot_and_the_power_cap():
+    """club-3090's rig report (blind batch zg010; the corpus's i021 and u016 have the same shape)."""
+    from tests.test_fuzz_parsers import RIG_REPORT
+    [s] = explain(RIG_REPORT, host="other")
+    assert s.kind == "rig-report"
+    assert "GPU0 (NVIDIA GeForce RTX 3090) runs on PCIe x4 of its x16 (Gen up to 4)" in messages(s, "warn")
+    assert "GPU1: PCIe x16, the card's full width." in messages(s, "ok")
+    assert "GPU0: power limit 250 W, under its default 370 W" in messages(s, "info") and "GPU1: power" not in messages(s)

@@ -40,6 +40,7 @@ from grader.parsers.dmesg_link import parse_dmesg_links  # noqa: E402
 from grader.parsers.free import parse_free  # noqa: E402
 from grader.parsers.kubectl import parse_kubectl_pods  # noqa: E402
 from grader.parsers.nvidia_smi_query import parse_gpu_list  # noqa: E402
+from grader.parsers.rig_report import parse_rig_report  # noqa: E402
 from grader.parsers.nvidia_smi import (parse_nvlink_status, parse_query_gpu, parse_smi_q,  # noqa: E402
                                        parse_smi_table, parse_topo_matrix, parse_topo_p2p)
 from grader.parsers.perftest import parse_perftest  # noqa: E402
@@ -143,6 +144,7 @@ FAMILIES: list[tuple[str, Callable[[str], Any], str | None, Callable[[], list[st
     ("nvidia-smi-apps", parse_query_gpu, "nvidia-smi-apps", lambda: _captured("gpu-processes/nvidia-smi-compute-apps.txt")),
     ("nvidia-smi-nvlink", parse_nvlink_status, "nvidia-smi-nvlink", lambda: [M.NVLINK_TWO_DOWN]),
     ("nvidia-smi-list", parse_gpu_list, "nvidia-smi-list", lambda: [GPU_LIST]),
+    ("rig-report", parse_rig_report, "rig-report", lambda: [RIG_REPORT]),
     ("free", parse_free, "free", lambda: [M.FREE_LOW] + _captured("gpu-processes/free*.txt")),
     ("dmesg-link", parse_dmesg_links, "dmesg-link", lambda: [M.DMESG_ONE_CABLE]),
     ("kubectl-pods", parse_kubectl_pods, "kubectl-pods", lambda: [KUBECTL_PODS]),
@@ -229,6 +231,13 @@ GPU_LIST = ("$ nvidia-smi -L\nGPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-5135aaaa-7
             "  MIG 1g.20gb     Device  0: (UUID: MIG-ce86aaaa-a248-58ce-a9a8-f9adbc220001)\n"
             "  MIG 1g.20gb     Device  1: (UUID: MIG-a458aaaa-9215-5733-a0c1-49286ab30002)\n"
             "GPU 1: NVIDIA A100-SXM4-80GB (UUID: GPU-d859aaaa-0fc3-8595-e355-7c98138f0002)\n")
+# club-3090's rig report of two RTX 3090s, one in an x4 slot (noonghunna/club-3090 issue 552, blind batch zg010)
+RIG_REPORT = ("# club-3090 rig report\n\nGenerated: 2026-07-04 03:11:25 UTC\n\n## GPU hardware\n\n"
+              "- **GPU 0:** NVIDIA GeForce RTX 3090 | 24576 MiB | driver 610.43.02 | VBIOS 94.02.42.00.F1 | "
+              "persistence=Enabled\n  - **Power:** limit=250.00 W (default=370.00 W, max=380.00 W) | current_draw=98.95 W "
+              "⚠ user-capped below default\n  - **PCIe:** x4 lanes negotiated (GPU max x16, Gen up to 4) | bus "
+              "00000000:04:00.0 ⚠ slot is narrower than GPU capability\n- **GPU 1:** NVIDIA GeForce RTX 3090 | 24576 MiB | "
+              "driver 610.43.02\n  - **PCIe:** x16 lanes negotiated (GPU max x16, Gen up to 4) | bus 00000000:0a:00.0\n")
 DOCKER_PS = ("CONTAINER ID   IMAGE                            COMMAND                CREATED         STATUS             "
              "          PORTS     NAMES\n438a5d21b2b0   serverlessllm/sllm-worker:latest   \"/app/entrypoint.sh …\"   "
              "2 minutes ago   Exited (139) 2 minutes ago             sllm_worker_0\n")  # serverlessllm#242 (l021)

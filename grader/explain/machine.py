@@ -1,5 +1,5 @@
 """Kinds for a machine's state beyond lesson 3's tables, for ``explain``: ``nvidia-smi nvlink -s``, ``nvidia-smi -L``
-(grader.judges.gpu_list), ``free`` (judged by grader.judges.gpu) and a pluggable module's EEPROM, ``ethtool -m`` (grader.judges.link). Registered on import by the
+(grader.judges.gpu_list), club-3090's rig report (grader.judges.pcie), ``free`` (judged by grader.judges.gpu) and a pluggable module's EEPROM, ``ethtool -m`` (grader.judges.link). Registered on import by the
 package, after :mod:`.lesson3`: ``nvidia-smi -q``'s ``Key : value`` lines are claimed there first, and an ``ethtool -m``
 output claims them only inside itself.
 """
@@ -11,7 +11,7 @@ import re
 from ..judges.common import is_module_info, nvidia_smi_with
 from .core import KindSpec, register
 from .readers import (judge, parse_free, parse_gpu_list, parse_lsmod, parse_module_info, parse_nvlink_status,
-                      parse_p2p_bandwidth)
+                      parse_p2p_bandwidth, parse_rig_report)
 
 
 register(KindSpec(
@@ -30,6 +30,15 @@ register(KindSpec(
     programs=("nvidia-smi",),
     matches_command=lambda argv: nvidia_smi_with(argv, want=lambda a: any(x in ("-L", "--list-gpus") for x in a)),
     line=re.compile(r"^GPU \d{1,3}: [^(]{1,120}\(UUID: GPU-[0-9a-fA-F-]+\)\s*$|^\s+MIG \S+\s+Device\s+\d+: \(UUID: MIG-"),
+))
+
+
+register(KindSpec(  # club-3090's Markdown summary of a two-GPU desktop
+    name="rig-report", parse=parse_rig_report, summarise=judge("pcie", "summarise_rig_report"),
+    line=re.compile(r"^#+ club-3090 rig report|^-\s+\*\*GPU \d{1,3}:\*\*\s|^\s*-\s+\*\*(?:Power|PCIe):\*\*\s"
+                    r"|^Generated: \d{4}-\d\d-\d\d \d\d:\d\d|^_Redacted output \(paths, host"
+                    r"|^-\s+\*\*(?:OS|Kernel|Environment|Locale|Timezone|Uptime|CPU|RAM|Swap):\*\*\s"),
+    starts=re.compile(r"^#+ club-3090 rig report|^Generated: \d{4}-"),
 ))
 
 

@@ -202,3 +202,25 @@ def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
                           "lnksta": d.lnksta.__dict__ if d.lnksta else None,
                           "access_denied": d.access_denied, "acs_on": d.acs_on} for d in devices]}
     return facts, findings
+
+
+def summarise_rig_report(gpus: Any, command: str | None) -> Summary:
+    """The club-3090 rig report's GPUs: a card on fewer PCIe lanes than it has (every all-reduce of tensor parallel, and
+    the model's loading, cross that narrower link), and a power limit set under the card's default."""
+    facts = {"gpus": [dict(vars(g)) for g in gpus]}
+    findings: list[Finding] = [info(f"Rig report: {len(gpus)} GPU(s): "
+                                    + ", ".join(f"GPU{g.index} {g.name}" for g in gpus[:8]) + ".")]
+    for g in gpus:
+        if g.lanes is not None and g.lanes_max and g.lanes < g.lanes_max:
+            findings.append(warn(f"GPU{g.index} ({g.name}) runs on PCIe x{g.lanes} of its x{g.lanes_max}"
+                                 + (f" (Gen up to {g.gen})" if g.gen else "") + ": the slot (or its riser, or a chipset "
+                                 "slot) is narrower than the card, so loading the model and, with tensor parallel, "
+                                 "every all-reduce between the cards cross that narrower link; layer split (llama.cpp's "
+                                 "default) sends far less between them."))
+        elif g.lanes is not None and g.lanes == g.lanes_max:
+            findings.append(ok(f"GPU{g.index}: PCIe x{g.lanes}, the card's full width."))
+        if g.power_limit_w is not None and g.power_default_w and g.power_limit_w < g.power_default_w:
+            findings.append(info(f"GPU{g.index}: power limit {g.power_limit_w:g} W, under its default "
+                                 f"{g.power_default_w:g} W (set by its owner): under full load the card clocks lower; "
+                                 "less heat and power from the supply."))
+    return facts, findings
