@@ -533,10 +533,12 @@ def summarise_p2p_test(t: Any, command: str | None) -> Summary:
     if cannot:
         staged = {w: {k: v for k, v in t.pairs(f"{w}_off").items() if k in cannot} for w in ("uni", "bi")}
         rates = "; ".join(f"{_span(v)} {w}" for w, v in (("one way", staged["uni"]), ("both ways", staged["bi"])) if v)
-        findings.append(info("No P2P between " + ", ".join(f"GPU{a}-GPU{b}" for a, b in cannot[:8])
+        none = len(cannot) == len(access)  # no pair at all: every byte between the cards goes through the host
+        findings.append((warn if none else info)("No P2P between " + ", ".join(f"GPU{a}-GPU{b}" for a, b in cannot[:8])
                              + ": copies between them go through host memory" + (f" ({rates})" if rates else "")
                              + ". GeForce drivers do not enable P2P over PCIe on recent cards; NCCL then moves data "
-                             "through shared host memory."))
+                             "through shared host memory" + (": for tensor parallel over these cards that is the slow "
+                                                             "path, every all-reduce through the CPU." if none else ".")))
     elif access:
         patched = ", a patched driver on GeForce cards" if any("GeForce" in n for n in names) else ""
         findings.append(info(f"Every pair can access its peer (P2P on{patched})."))
