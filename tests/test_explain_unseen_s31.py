@@ -514,3 +514,26 @@ def test_a_rig_report_names_the_narrow_slot_and_the_power_cap():
     assert "GPU0 (NVIDIA GeForce RTX 3090) runs on PCIe x4 of its x16 (Gen up to 4)" in messages(s, "warn")
     assert "GPU1: PCIe x16, the card's full width." in messages(s, "ok")
     assert "GPU0: power limit 250 W, under its default 370 W" in messages(s, "info") and "GPU1: power" not in messages(s)
+
+
+# https://github.com/iovisor/bcc/issues/3948 (blind batch zf004): net-tools 2.x ifconfig, one port receiving garbage
+RX_ERRORS = """eth0: flags=4163<UP,BROADCAST,RUNNING,MULTICAST>  mtu 1500
+        inet 192.168.1.20  netmask 255.255.255.0  broadcast 192.168.1.255
+        RX packets 878595  bytes 427573799 (407.7 MiB)
+        RX errors 0  dropped 0  overruns 0  frame 0
+eth1: flags=4163<UP,BROADCAST,RUNNING,MULTICAST>  mtu 1500
+        inet 192.168.4.1  netmask 255.255.255.0  broadcast 192.168.4.255
+        ether 00:0e:c6:12:34:57  txqueuelen 1000  (Ethernet)
+        RX packets 66972  bytes 7047196 (6.7 MiB)
+        RX errors 32525  dropped 0  overruns 0  frame 0
+        TX packets 146407  bytes 191270279 (182.4 MiB)
+"""
+
+
+def test_receive_errors_a_real_share_of_the_packets_warn():
+    [s] = explain(RX_ERRORS, host="other")
+    # 32525 / 66972 = 48.6%, over checks/specs/ethernet.toml [rx_errors] warn_fraction (0.1%); eth0's 0 of 878,595 not
+    assert "eth1 counted 32,525 receive errors in 66,972 packets (49%)" in messages(s, "warn")
+    assert "eth0 counted" not in messages(s)
+    # 5 in 66,972 (0.007%) is under the threshold
+    assert "receive errors" not in messages(explain(RX_ERRORS.replace("errors 32525", "errors 5"), host="other")[0])

@@ -175,7 +175,7 @@ def _plain_host_findings(others: list[Any]) -> list[Finding]:
         info("Only the loopback interface (lo) is in this output: nothing to judge about the network.")]
     names = ", ".join(i.name for i in unplugged[:12]) + (f" and {len(unplugged) - 12} more" if len(unplugged) > 12
                                                           else "")
-    return listed + _odd_mtu(others) + ([info(
+    return listed + _odd_mtu(others) + _rx_errors(others) + ([info(
         f"{names} {'is' if len(unplugged) == 1 else 'are'} enabled but NO-CARRIER: no link (no cable, or the far end "
         f"down or off), and no IPv4 address. Nothing to fix unless {'that port' if len(unplugged) == 1 else 'one'} "
         f"should be in use; then check the cable and the far end (`ethtool {unplugged[0].name}` shows `Link "
@@ -212,6 +212,18 @@ def _odd_mtu(others: list[Any]) -> list[Finding]:
                  "mismatch. Jumbo frames over a path through it are dropped or fragmented, and a bond's members must "
                  f"agree; set it like the others (`ip link set {odd[0].name} mtu {jumbo[0].mtu}`, and in its netplan "
                  "or ifupdown stanza) unless it serves another network.")]
+
+
+def _rx_errors(others: list[Any]) -> list[Finding]:
+    """Interfaces whose receive errors are more than checks/specs/ethernet.toml [rx_errors] warn_fraction of the
+    packets they received (ifconfig's counters): a fault on that link."""
+    from ..calc.specs import row
+    share = row("ethernet.toml", "rx_errors").graded("warn_fraction")
+    bad = [i for i in others if i.rx and i.rx[0] and i.rx[1] / i.rx[0] > share]
+    return [warn(f"{i.name} counted {i.rx[1]:,} receive errors in {i.rx[0]:,} packets ({100 * i.rx[1] / i.rx[0]:.2g}%): "
+                 "frames arrive corrupted, a fault on that link (a cable or module, the port, or a speed or duplex "
+                 f"mismatch with the far end). `ethtool -S {i.name}` names the error counters; reseat or swap the "
+                 "cable.") for i in bad[:4]]
 
 
 def _link_local_finding(i: Any) -> Finding:

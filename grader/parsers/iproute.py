@@ -77,7 +77,7 @@ class Interface:
     cut-off paste, whose data may be incomplete. ``addresses_listed`` is False for output
     shapes that never list addresses (``ip link``, ``ip -br link``): there an empty
     ``addresses`` means "not shown", not "none". ``vfs``: the SR-IOV virtual functions listed under it
-    (``vf 0     link/ether ...``), 0 when none is shown.
+    (``vf 0     link/ether ...``), 0 when none is shown. ``rx``: ifconfig's received packets and receive errors.
     """
 
     name: str
@@ -91,6 +91,7 @@ class Interface:
     truncated: bool = False
     addresses_listed: bool = True
     vfs: int = 0
+    rx: tuple[int, int] | None = None  # ifconfig's `RX packets N` and `RX errors N`: packets received, and in error
 
     @property
     def ipv4(self) -> tuple[Address, ...]:
@@ -380,6 +381,9 @@ _IFCONFIG_NOTE_RE = re.compile(r"^(?:Infiniband hardware address can be incorrec
 _IFCONFIG_MAC_RE = re.compile(r"^\s+(?:ether|infiniband|unspec)\s+(?P<mac>[0-9a-fA-F]{2}(?:[:-][0-9a-fA-F]{2})+)")
 
 
+_IFCONFIG_RX_RE = re.compile(r"^\s++RX (?P<what>packets|errors) (?P<n>\d{1,20})\b")
+
+
 def _from_ifconfig(lines: list[Line]) -> list[Interface]:
     """net-tools' ``ifconfig`` (2.x, as Ubuntu and most distributions print it): a ``name: flags=N<UP,...>  mtu N``
     line per interface, then indented ``inet A  netmask M``, ``inet6 A  prefixlen N``, ``ether MAC`` and counter
@@ -427,7 +431,10 @@ def _from_ifconfig(lines: list[Line]) -> list[Interface]:
                 out[-1]["truncated"] = True
         elif mac:
             out[-1]["mac"] = mac.group("mac").replace("-", ":").lower()
-        # RX/TX counters, txqueuelen, device interrupt: nothing kept
+        elif (rx := _IFCONFIG_RX_RE.match(line.text)) is not None:  # `RX packets N  bytes B`, `RX errors N  dropped..`
+            got, n = out[-1].get("rx") or (0, 0), int(rx.group("n"))
+            out[-1]["rx"] = (n, got[1]) if rx.group("what") == "packets" else (got[0], n)
+        # TX counters, txqueuelen, device interrupt: nothing kept
     for d in out:
         d.pop("old_format", None)
     return [Interface(addresses=tuple(d.pop("addresses")), **d) for d in out]
