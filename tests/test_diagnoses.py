@@ -388,6 +388,11 @@ EXAMPLES.update({
                       "may slow down the performance.\n",
     "nccl-ofi-tcp-provider": BANNER + "ip-192-168-16-255:25604:25604 [0] NCCL INFO NET/OFI Selected Provider is "
                              "tcp;ofi_rxm\n",
+    # vllm#53013: GB300s, the CUDA graphs' estimate, then no KV memory
+    "no-kv-memory-after-graph-estimate": BANNER + "(Worker_DP1_TP1_EP3 pid=3585771) INFO 08-19 05:56:57 "
+                                         "[gpu_model_runner.py:6936] Estimated CUDA graph memory: 118.65 GiB total\n"
+                                         "(EngineCore_DP0 pid=3584999) ERROR 08-19 05:56:57 [core.py:1346] ValueError: "
+                                         "No available memory for the cache blocks.\n",
     # pytorch/pytorch#150852: NVLS set-up on a 12.2 driver under NCCL 2.26
     "nccl-nvls-failed": BANNER + "[2025-04-08 08:39:46] devgpu000:589012:591652 [0] transport/nvls.cc:254 NCCL WARN "
                         "Cuda failure 1 'invalid argument'\n",
