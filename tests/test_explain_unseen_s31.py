@@ -537,3 +537,17 @@ def test_receive_errors_a_real_share_of_the_packets_warn():
     assert "eth0 counted" not in messages(s)
     # 5 in 66,972 (0.007%) is under the threshold
     assert "receive errors" not in messages(explain(RX_ERRORS.replace("errors 32525", "errors 5"), host="other")[0])
+
+
+def test_windows_ping_is_read_with_its_own_flags():
+    """https://github.com/markondej/cpp-icmplib/issues/7 (blind batch zf007): Windows' ping with -f (no fragmenting)."""
+    answered, refused = explain("ping -f -l 1000 -n 1 203.0.113.1\n\nPinging 203.0.113.1 with 1000 bytes of data:\n"
+                                "Reply from 203.0.113.1: bytes=1000 time=2ms TTL=57\n\n"
+                                "ping -f -l 1500 -n 1 203.0.113.1\n\nPinging 203.0.113.1 with 1500 bytes of data:\n"
+                                "Packet needs to be fragmented but DF set.\n", host="other")
+    # 1000 + 28 = 1028 bytes pass; 1500 + 28 = 1528 do not, and -l 1472 is the largest a 1500 MTU carries
+    assert "answers 1028-byte packets with fragmenting forbidden" in messages(answered, "ok")
+    assert "1528-byte packets, and -f forbids fragmenting" in messages(refused) and "`-l 1472`" in messages(refused)
+    stats = parse_ping("Pinging 10.0.0.2 with 32 bytes of data:\nReply from 10.0.0.2: bytes=32 time<1ms TTL=64\n\n"
+                       "Ping statistics for 10.0.0.2:\n    Packets: Sent = 4, Received = 3, Lost = 1 (25% loss),\n")
+    assert (stats.transmitted, stats.received, stats.loss_percent, stats.windows) == (4, 3, 25.0, True)

@@ -31,13 +31,13 @@ IPERF_FIGURES = ("96.2 Gbit/s with iperf3 -P 16 (catharsis.net.au) and ~110 Gbit
 
 # --------------------------------------------------------------------------- ping
 
-def _df_flag(command: str | None) -> bool | None:
-    """True if the ping command forbids fragmenting (-M do, macOS -D); None if unknown."""
+def _df_flag(command: str | None, windows: bool = False) -> bool | None:
+    """True if the ping command forbids fragmenting (-M do, macOS -D, Windows' -f); None if unknown."""
     argv = command_argv(command)
     if not argv or not argv[0].startswith("ping"):
         return None
     joined = " ".join(argv[1:])
-    return bool(re.search(r"-M\s*do\b|(?:^|\s)-D\b", joined))
+    return bool(re.search(r"-M\s*do\b|(?:^|\s)-D\b" + (r"|(?:^|\s)-f\b" if windows else ""), joined))
 
 
 def _ping_payload(command: str | None) -> int | None:
@@ -54,7 +54,8 @@ def _counted(r: Any) -> str:
 
 
 def summarise_ping(r: Any, command: str | None) -> Summary:
-    df = _df_flag(command)
+    df = _df_flag(command, r.windows) if command else (True if r.windows and any(
+        "needs to be fragmented" in e for e in r.errors) else None)  # Windows says DF itself when it refuses
     facts = dict(dataclasses.asdict(r), ok=r.ok, mtu_error=r.mtu_error, path_mtu=r.path_mtu,
                  dont_fragment=df)
     argv = command_argv(command)
@@ -165,13 +166,15 @@ def _mtu_failure(r: Any, dest: str, size: int | None) -> Finding:
     MTU meant, so it is a warning."""
     mtu = r.path_mtu
     said = on_spark(None)
+    df_flag, size_flag = ("-f", "-l") if getattr(r, "windows", False) else ("-M do", "-s")  # Windows' own flags
     spark = said or (said is None and size is not None and size > 1528)  # a jumbo packet sent where not said: a Spark's
     judge = fail if spark else warn
     packet = f"the {size}-byte packet" if size else "a packet larger than that"
     packets = f"{size}-byte packets" if size else "larger packets"
     meant = (f"Every hop (both Sparks, any switch) needs MTU {JUMBO_MTU} for jumbo frames." if spark else
              f"If jumbo frames are meant (MTU {JUMBO_MTU} on a Spark pair's twins), every hop needs that MTU; if "
-             f"{mtu or 'this MTU'} is meant, keep the payload within it (`-s {(mtu or 1500) - 28}`).")
+             f"{mtu or 'this MTU'} is meant, keep the payload within it (`{size_flag} {(mtu or 1500) - 28}`: the MTU "
+             "less 28 bytes of IP and ICMP headers).")
     router = next((e.split()[1] for e in r.errors if e.startswith("From ")), None)
     if router and any("frag needed" in e.lower() or "too big" in e.lower() for e in r.errors):
         if _is_global(r.destination):  # a path over the internet: its MTU is the provider's, and the router said it
@@ -183,8 +186,8 @@ def _mtu_failure(r: Any, dest: str, size: int | None) -> Finding:
                      f"is larger than the path's MTU. {meant}")
     at = f" ({mtu})" if mtu else ""
     if not spark:
-        return judge(f"The outgoing interface's MTU{at} is too small for {packets}, and -M do forbids fragmenting "
-                     f"them. {meant}")
+        return judge(f"The outgoing interface's MTU{at} is too small for {packets}, and {df_flag} forbids "
+                     f"fragmenting them. {meant}")
     return judge(f"This Spark's outgoing interface MTU{at} is too small for {packets}, and -M do "
                  f"forbids fragmenting them: set `mtu: {JUMBO_MTU}` on the twins in netplan on BOTH Sparks and "
                  "run `sudo netplan apply` (or test MTU 1500 with -s 1472).")

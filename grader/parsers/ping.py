@@ -1,4 +1,4 @@
-"""Parser for ``ping`` (iputils on Debian/Ubuntu; busybox and macOS shapes too)."""
+"""Parser for ``ping`` (iputils on Debian/Ubuntu; busybox, macOS and Windows shapes too)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,17 @@ _IGNORED_RE = re.compile(r"^(?:--- .* ping statistics ---|Request timeout for ic
                          r"|pipe \d+|\^C)$", re.I)  # ^C: where the person stopped it (the statistics follow)
 _TIMESTAMP_RE = re.compile(r"^\[\d+(?:\.\d+)?\]\s*")  # ping -D
 _MTU_RE = re.compile(r"mtu\s*=\s*(\d+)", re.I)
-_FRAG_WORDS = ("message too long", "frag needed", "fragmentation needed", "packet too big")
+_FRAG_WORDS = ("message too long", "frag needed", "fragmentation needed", "packet too big", "needs to be fragmented")
+# Windows' ping: `Pinging 10.0.0.2 with 32 bytes of data:`, `Reply from 10.0.0.2: bytes=32 time<1ms TTL=64`, its own
+# errors (`Packet needs to be fragmented but DF set.`, `Request timed out.`) and `Packets: Sent = 4, Received = 4, ...`
+_WIN_HEADER_RE = re.compile(r"^Pinging (?P<name>\S+)(?: \[(?P<addr>[^\]\s]+)\])? with (?P<payload>\d+) bytes of data:$")
+_WIN_REPLY_RE = re.compile(r"^Reply from \S+: bytes=\d+ ")
+_WIN_STATS_RE = re.compile(r"^Packets: Sent = (?P<tx>\d+), Received = (?P<rx>\d+), Lost = \d+ \((?P<loss>\d+)% loss\)")
+_WIN_RTT_RE = re.compile(r"^Minimum = (?P<min>\d+)ms, Maximum = (?P<max>\d+)ms, Average = (?P<avg>\d+)ms")
+_WIN_ERROR_RE = re.compile(r"^(?:Packet needs to be fragmented but DF set\.|Reply from \S+: Destination (?:host|net) "
+                           r"unreachable\.|General failure\.|Ping request could not find host .*)$")
+_WIN_IGNORED_RE = re.compile(r"^(?:Request timed out\.|Ping statistics for \S+:|Approximate round trip times in "
+                             r"milli-seconds:|Control-C|\^C)$")
 
 
 @dataclass(frozen=True)
@@ -56,6 +66,7 @@ class PingResult:
     truncated: bool
     rtt_min_ms: float | None = None
     rtt_max_ms: float | None = None
+    windows: bool = False  # Windows' ping (`Pinging ... with N bytes of data:`): -l is its payload, -f forbids fragmenting
 
     @property
     def mtu_error(self) -> bool:
@@ -95,8 +106,27 @@ def parse_ping(text: str) -> PingResult:
     dest = payload = tx = rx = loss = avg = low = high = None
     replies, errors, header_seen, stats_seen = 0, [], False, False
     times: list[float] = []
+    windows = False
     for pos, line in enumerate(lines):
         s = _TIMESTAMP_RE.sub("", line.text.strip())
+        if s[:1] in "PRMCGA^" and (win := _windows_line(s)) is not None:
+            kind, m = win
+            windows = True
+            if kind == "header":
+                if header_seen:
+                    raise fail_on_line("ping", line, "a second ping run starts here; give one run at a time")
+                header_seen, dest, payload = True, m.group("addr") or m.group("name"), int(m.group("payload"))
+            elif kind == "reply":
+                replies += 1
+                t = _TIME_RE.search(s)
+                times += [float(t.group("ms"))] if t else []
+            elif kind == "stats":
+                stats_seen, tx, rx, loss = True, int(m.group("tx")), int(m.group("rx")), float(m.group("loss"))
+            elif kind == "rtt":
+                low, avg, high = float(m.group("min")), float(m.group("avg")), float(m.group("max"))
+            elif kind == "error" and s not in errors:
+                errors.append(s)
+            continue
         header = _HEADER_RE.match(s)
         stats = _STATS_RE.match(s)
         rtt = _RTT_RE.match(s)
@@ -135,4 +165,15 @@ def parse_ping(text: str) -> PingResult:
     if low is None and times:
         low, high = min(times), max(times)
     return PingResult(dest, payload, tx, rx if stats_seen else replies, loss, avg, tuple(errors),
-                      truncated, low, high)
+                      truncated, low, high, windows)
+
+
+def _windows_line(s: str) -> tuple[str, re.Match[str]] | None:
+    """What a line of Windows' ping is (``header``, ``reply``, ``stats``, ``rtt``, ``error``, ``ignored``), with its
+    match, or None for a line of another shape."""
+    for kind, regex in (("header", _WIN_HEADER_RE), ("error", _WIN_ERROR_RE), ("reply", _WIN_REPLY_RE),
+                        ("stats", _WIN_STATS_RE), ("rtt", _WIN_RTT_RE), ("ignored", _WIN_IGNORED_RE)):
+        m = regex.match(s)
+        if m:
+            return kind, m
+    return None
