@@ -393,6 +393,9 @@ EXAMPLES.update({
                                          "[gpu_model_runner.py:6936] Estimated CUDA graph memory: 118.65 GiB total\n"
                                          "(EngineCore_DP0 pid=3584999) ERROR 08-19 05:56:57 [core.py:1346] ValueError: "
                                          "No available memory for the cache blocks.\n",
+    # MiaAI-Lab's four GB10s: rank 1's native frames through TCPStore::check as the head died
+    "tcpstore-lost": BANNER + "frame #6: c10d::TCPStore::check(std::vector<std::__cxx11::basic_string<char> > const&) + "
+                     "0x23c (0xfb556 in /usr/local/lib/python3.12/dist-packages/torch/lib/libtorch_cpu.so)\n",
     # pytorch/pytorch#150852: NVLS set-up on a 12.2 driver under NCCL 2.26
     "nccl-nvls-failed": BANNER + "[2025-04-08 08:39:46] devgpu000:589012:591652 [0] transport/nvls.cc:254 NCCL WARN "
                         "Cuda failure 1 'invalid argument'\n",
