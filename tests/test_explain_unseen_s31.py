@@ -551,3 +551,16 @@ def test_windows_ping_is_read_with_its_own_flags():
     stats = parse_ping("Pinging 10.0.0.2 with 32 bytes of data:\nReply from 10.0.0.2: bytes=32 time<1ms TTL=64\n\n"
                        "Ping statistics for 10.0.0.2:\n    Packets: Sent = 4, Received = 3, Lost = 1 (25% loss),\n")
     assert (stats.transmitted, stats.received, stats.loss_percent, stats.windows) == (4, 3, 25.0, True)
+
+
+def test_traffic_on_priority_zero_only_is_said_and_lifespan_is_no_counter():
+    """https://github.com/bytedance/byteps/issues/179 (blind batch ze012): ethtool -S prio counters, then hw_counters."""
+    prio = ("$ ethtool -S enp178s0f0 |grep prio\n     rx_prio0_bytes: 88178050405854\n     tx_prio0_bytes: 14056302074308\n"
+            "     rx_prio1_bytes: 0\n     tx_prio1_bytes: 0\n     rx_prio3_bytes: 0\n")
+    [s] = explain(prio, host="other")
+    assert "all traffic is on priority 0" in messages(s, "info") and "priorities 1, 3 carry none" in messages(s)
+    hw = ("$ grep \"\" /sys/class/infiniband/mlx5_0/ports/1/hw_counters/*\n"
+          "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/lifespan:12\n"
+          "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/out_of_sequence:0\n")
+    [c] = explain(hw, host="other")
+    assert "lifespan" not in messages(c) and "No counter above 0 on mlx5_0/1." in messages(c, "ok")

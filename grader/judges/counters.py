@@ -40,6 +40,10 @@ _MEANING: tuple[tuple[tuple[str, ...], str, str], ...] = (
 """(counters, the level a count there deserves, what it means), by the counter's name."""
 
 
+_SETTINGS = frozenset({"lifespan"})
+"""Files beside the counters that are settings, not counts (``lifespan``: how often, in ms, the driver refreshes them)."""
+
+
 def _meaning(name: str) -> tuple[str, str] | None:
     return next(((level, said) for names, level, said in _MEANING if name in names), None)
 
@@ -49,10 +53,10 @@ def summarise_counters(c: Any, command: str | None) -> Summary:
     counts said once; the ports with nothing counted named together."""
     facts = {"ports": c.values(), "truncated": c.truncated}
     findings: list[Finding] = []
-    clean = [k for k, p in c.ports.items() if not any(p.values.values())]
+    clean = [k for k, p in c.ports.items() if not any(v for n, v in p.values.items() if n not in _SETTINGS)]
     counted: dict[tuple, list[str]] = {}
     for key, p in c.ports.items():
-        nonzero = tuple(sorted((n, v) for n, v in p.values.items() if v))
+        nonzero = tuple(sorted((n, v) for n, v in p.values.items() if v and n not in _SETTINGS))
         if nonzero:
             counted.setdefault(nonzero, []).append(key)
     for nonzero, keys in counted.items():

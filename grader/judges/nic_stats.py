@@ -10,6 +10,7 @@ happened, not when; read them twice around a test to see what it added.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Any
 
@@ -18,6 +19,7 @@ from .model import Finding, Summary
 
 _LINK_FLAPS = ("link_down_events_phy", "lsc_int", "link_down_events", "carrier_changes")
 _ON_THE_WIRE = ("rx_crc_errors_phy", "rx_symbol_err_phy", "rx_crc_errors", "rx_fcs_errors", "rx_corrected_bits_phy")
+_PRIO_RE = re.compile(r"^[rt]x_prio(\d)_(?:bytes|packets)$")  # mlx5's traffic per 802.1p priority
 _DROPPED = ("rx_discards_phy", "rx_out_of_buffer", "tx_discards_phy", "rx_dropped", "rx_missed_errors")
 
 
@@ -38,6 +40,12 @@ def summarise_stats(st: Any, command: str | None) -> Summary:
         if wire:
             findings.append(warn(f"{where}frames damaged on the wire ({listed(wire)}): a dirty or failing cable, "
                                  "module or port; clean or change the cable and module."))
+        prios = {int(m.group(1)): v for k, v in counters.items() if (m := _PRIO_RE.match(k))}
+        if len(prios) > 1 and prios.get(0) and not any(v for p_, v in prios.items() if p_):
+            findings.append(info(f"{where}all traffic is on priority 0 (`prio0` counters; priorities "
+                                 f"{', '.join(map(str, sorted(p_ for p_ in prios if p_)))} carry none): no traffic class "
+                                 "of its own, so no lossless class either (PFC on the priority the RoCE traffic uses): "
+                                 "a dropped frame is then a retransmission (for RoCE, an ack timeout)."))
         dropped = [f"{n} {counters[n]:,}" for n in _DROPPED if counters.get(n)]
         if dropped:
             findings.append(info(f"{where}frames dropped ({listed(dropped)}): the port or the host could not keep up "
