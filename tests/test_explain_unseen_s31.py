@@ -564,3 +564,17 @@ def test_traffic_on_priority_zero_only_is_said_and_lifespan_is_no_counter():
           "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/out_of_sequence:0\n")
     [c] = explain(hw, host="other")
     assert "lifespan" not in messages(c) and "No counter above 0 on mlx5_0/1." in messages(c, "ok")
+
+
+def test_driver_prefixed_counter_names_are_read_and_all_zero_faults_said():
+    """https://github.com/isc-projects/ethq/issues/29 (blind batch zf019): NXP DPAA2's `ethtool -S`, names with spaces
+    and a `[hw]` tag."""
+    text = "NIC statistics:\n" + "".join(f"     [hw] {n}: {v}\n" for n, v in (
+        ("rx frames", 92343581), ("rx bytes", 48809586696), ("tx frames", 331202545), ("tx bytes", 383050568929),
+        ("rx filtered frames", 0), ("rx discarded frames", 0), ("rx nobuffer discards", 0), ("tx discarded frames", 0),
+        ("tx confirmed frames", 0)))
+    [s] = explain("$ ethtool -S eth0\n" + text, host="other")
+    assert "counters shown are all 0 (3 of them): no error or drop" in messages(s, "info")
+    [bad] = explain("$ ethtool -S eth0\n" + text.replace("rx discarded frames: 0", "rx discarded frames: 7"),
+                    host="other")
+    assert "are all 0" not in messages(bad)

@@ -19,6 +19,7 @@ from .model import Finding, Summary
 
 _LINK_FLAPS = ("link_down_events_phy", "lsc_int", "link_down_events", "carrier_changes")
 _ON_THE_WIRE = ("rx_crc_errors_phy", "rx_symbol_err_phy", "rx_crc_errors", "rx_fcs_errors", "rx_corrected_bits_phy")
+_FAULT_RE = re.compile(r"err|drop|discard|reject|crc|miss|fcs|symbol|overrun", re.I)  # a counter of things gone wrong
 _PRIO_RE = re.compile(r"^[rt]x_prio(\d)_(?:bytes|packets)$")  # mlx5's traffic per 802.1p priority
 _DROPPED = ("rx_discards_phy", "rx_out_of_buffer", "tx_discards_phy", "rx_dropped", "rx_missed_errors")
 
@@ -46,6 +47,10 @@ def summarise_stats(st: Any, command: str | None) -> Summary:
                                  f"{', '.join(map(str, sorted(p_ for p_ in prios if p_)))} carry none): no traffic class "
                                  "of its own, so no lossless class either (PFC on the priority the RoCE traffic uses): "
                                  "a dropped frame is then a retransmission (for RoCE, an ack timeout)."))
+        faults = [n for n in counters if _FAULT_RE.search(n)]
+        if faults and not any(counters[n] for n in faults) and len(counters) > 8:
+            findings.append(info(f"{where}the error, drop and discard counters shown are all 0 ({len(faults)} of "
+                                 "them): no error or drop since the driver loaded."))
         dropped = [f"{n} {counters[n]:,}" for n in _DROPPED if counters.get(n)]
         if dropped:
             findings.append(info(f"{where}frames dropped ({listed(dropped)}): the port or the host could not keep up "

@@ -19,7 +19,7 @@ from .common import ParseError, command_argv, content_lines
 COMMAND = "ethtool -S"
 PAUSE_COMMAND = "ethtool -a"
 STATS_FLAGS = ("-S", "--statistics", "-a", "--show-pause")
-_COUNTER_RE = re.compile(r"^\s*(?P<name>[A-Za-z][\w.\[\]-]{0,80}):\s+(?P<n>-?\d{1,20})\s*$")
+_COUNTER_RE = re.compile(r"^\s*(?P<name>(?:\[\w{1,8}\] )?[A-Za-z][\w.\[\] -]{0,80}?):\s+(?P<n>-?\d{1,20})\s*$")  # DPAA2: `[hw] rx frames`
 _PAUSE_HEAD_RE = re.compile(r"^Pause parameters for (?P<iface>\S{1,40}):$")
 _PAUSE_ROW_RE = re.compile(r"^(?P<key>Autonegotiate|RX|TX|RX negotiated|TX negotiated):\s+(?P<v>on|off)$")
 
