@@ -78,6 +78,12 @@ def describe(result: BenchResult, sent: int | None = None, burst: bool = False, 
         findings.append(info((f"Input {rate} tok/s (the prompts' prefill), output" if inp else "Output")
                              + f" {thr:.1f} tok/s, {src.get('request_throughput') or 0:.2f} req/s"
                              + (f" over {src['duration']:.2f} s" if src.get("duration") else "") + "."))
+    peak, mean = src.get("max_output_tokens_per_s"), src.get("output_throughput")
+    if peak and mean and peak < mean:
+        findings.append(info(f"The peak output rate ({peak:g} tok/s) is below the run's mean ({mean:g} tok/s), which "
+                             "cannot be of the same tokens: `vllm bench` takes the peak from the responses streamed "
+                             "back each second, and with several tokens per streamed chunk (speculative decoding, "
+                             "chunks the server groups) it counts fewer. Read the mean."))
     cap = result.concurrency or cap  # the result's own cap first, then the command line's
     findings += _offered_findings(result, src, cap)
     lat = []
