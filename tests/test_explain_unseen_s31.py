@@ -588,3 +588,15 @@ def test_a_peak_output_rate_below_the_mean_is_said_as_a_counting_artefact():
     [s] = explain(text, host="other", nodes=1)
     assert "peak output rate (506 tok/s) is below the run's mean (1202.86 tok/s)" in messages(s, "info")
     assert "peak output rate" not in messages(explain(text.replace("506.00", "1900.00"), host="other", nodes=1)[0])
+
+
+def test_iperf3s_end_block_alone_is_read_and_udp_loss_taken_from_it():
+    """https://github.com/esnet/iperf/issues/1784 (blind batch zf002): --json-stream's end event through jq."""
+    text = ("$ src/iperf3 -c srv1 -R -t1 -u -b 2G --json-stream | jq 'select(.event==\"end\") | .data'\n"
+            '{\n  "sum_received": {"sender": false, "bits_per_second": 1581105997.3387783},\n'
+            '  "sum_sent": {"sender": false, "bits_per_second": 1999334473.4556847}\n}\n')
+    [s] = explain(text, host="other", nodes=2)
+    # 1 - 1.5811 / 1.9993 = 20.9% lost, over the 1% of checks/specs/ethernet.toml [udp]
+    assert "the receiver got 1.58 of the 2.00 Gbit/s sent, 21% lost" in messages(s, "warn")
+    tcp = text.replace(" -u", "")
+    assert "% lost" not in messages(explain(tcp, host="other", nodes=2)[0])  # TCP: no datagrams to lose

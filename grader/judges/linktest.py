@@ -321,6 +321,19 @@ def _stalled(read: Iperf3Read) -> Finding | None:
     return None
 
 
+def _udp_summary_loss(r: Any) -> Finding | None:
+    """A UDP test's loss from its summary alone (the JSON's sum_sent and sum_received, no interval rows): what the
+    receiver got of what was sent, a warning past checks/specs/ethernet.toml [udp] loss_warn_percent."""
+    from ..calc.specs import row
+    if not r.sent_bps or r.received_bps is None or r.received_bps >= r.sent_bps:
+        return None
+    lost = 100 * (1 - r.received_bps / r.sent_bps)
+    limit = row("ethernet.toml", "udp").graded("loss_warn_percent")
+    said = (f"UDP: the receiver got {r.received_gbps:.2f} of the {r.sent_gbps:.2f} Gbit/s sent, {lost:.2g}% lost")
+    return (warn(said + f": over {limit:g}%, the path drops datagrams at this rate (the receiving host is the usual "
+                 "limit: a larger socket buffer, -w, or a lower -b).") if lost > limit else info(said + "."))
+
+
 def _udp_loss(iv: Any) -> Finding | None:
     """What a UDP test's Lost/Total column says: the datagrams lost in all (the receiver's summary row, else the
     intervals added up), the first second's apart (the sender starts at full rate before the receiver settles), and a
@@ -380,7 +393,7 @@ def summarise_iperf3(read: Iperf3Read, command: str | None) -> Summary:
     if r.protocol == "UDP":
         findings.append(info(f"UDP test: {gbps:.1f} Gbit/s; UDP rates follow the -b target. Compare TCP "
                              f"(the default) with -P 8..16 against the published figures ({IPERF_FIGURES})."))
-        loss = _udp_loss(read.intervals)
+        loss = _udp_loss(read.intervals) or _udp_summary_loss(r)
         return facts, findings + ([loss] if loss else [])
     streams = (f" With {r.streams} stream{'s' if r.streams > 1 else ''} TCP cannot fill the link: rerun "
                "with -P 8 or -P 16." if r.streams and r.streams < 8 else "")

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .common import (Line, ParseError, as_float, as_int, content_lines, fail_on_line,
+from .common import (Line, ParseError, as_float, as_int, command_argv, content_lines, fail_on_line,
                      find_json_start, json_dig, load_json_lenient, raise_if_shell_error)
 
 _UNITS = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
@@ -145,11 +145,14 @@ def _from_json(lines: list[Line]) -> Iperf3Result:
         data, truncated = stream, "end" not in stream
     else:
         data, truncated = load_json_lenient(body, "iperf3 -J", lines[0].no)
+    if isinstance(data, dict) and {"sum_sent", "sum_received"} & data.keys() and "end" not in data:
+        data = {"end": data}  # the `end` block alone (a jq projection of -J or --json-stream's end event)
     if not isinstance(data, dict) or not ({"start", "end", "error", "intervals"} & data.keys()):
         raise ParseError("iperf3 -J", "JSON is not an iperf3 result (no start/end/error keys)",
                          lines[0].text.strip(), lines[0].no)
     end = data.get("end") if isinstance(data.get("end"), dict) else {}
-    proto = str(json_dig(data, "start", "test_start", "protocol", default="TCP")).upper()
+    udp = any(a in ("-u", "--udp") for a in command_argv(lines[0].command))  # without its start: the command says
+    proto = str(json_dig(data, "start", "test_start", "protocol", default="UDP" if udp else "TCP")).upper()
     sent = end.get("sum_sent") or (end.get("sum") if proto == "UDP" else None)
     recv = end.get("sum_received")
     received = as_float(json_dig(recv, "bits_per_second"))
