@@ -321,17 +321,28 @@ def _stalled(read: Iperf3Read) -> Finding | None:
     return None
 
 
-def _udp_summary_loss(r: Any) -> Finding | None:
+def _udp_summary_loss(r: Any, command: str | None) -> Finding | None:
     """A UDP test's loss from its summary alone (the JSON's sum_sent and sum_received, no interval rows): what the
-    receiver got of what was sent, a warning past checks/specs/ethernet.toml [udp] loss_warn_percent."""
+    receiver got of what was sent, a warning past checks/specs/ethernet.toml [udp] loss_warn_percent, or, for a test
+    of short_test_s or less (mostly its start-up), past short_test_loss_warn_percent."""
     from ..calc.specs import row
     if not r.sent_bps or r.received_bps is None or r.received_bps >= r.sent_bps:
         return None
+    spec = row("ethernet.toml", "udp")
     lost = 100 * (1 - r.received_bps / r.sent_bps)
-    limit = row("ethernet.toml", "udp").graded("loss_warn_percent")
-    said = (f"UDP: the receiver got {r.received_gbps:.2f} of the {r.sent_gbps:.2f} Gbit/s sent, {lost:.2g}% lost")
-    return (warn(said + f": over {limit:g}%, the path drops datagrams at this rate (the receiving host is the usual "
-                 "limit: a larger socket buffer, -w, or a lower -b).") if lost > limit else info(said + "."))
+    argv = command_argv(command)
+    asked = option_value(argv, "-t", "--time") or next((a[2:] for a in argv if a[:2] == "-t" and a[2:].isdigit()), None)
+    seconds = r.duration_s or (float(asked) if asked and asked.replace(".", "", 1).isdigit() else None)
+    short = seconds is not None and seconds <= spec.graded("short_test_s")
+    limit = spec.graded("short_test_loss_warn_percent" if short else "loss_warn_percent")
+    said = (f"UDP: the receiver got {r.received_gbps:.2f} of the {r.sent_gbps:.2f} Gbit/s sent, {lost:.2g}% lost"
+            + (f" in a test of {seconds:.2g} s" if short else ""))
+    if lost > limit:
+        return warn(said + (f": more than a test's start-up loses (over {limit:g}%)" if short else f": over {limit:g}%")
+                    + ", the path drops datagrams at this rate (the receiving host is the usual limit: a larger "
+                    "socket buffer, -w, or a lower -b).")
+    return info(said + (", mostly its start-up (the sender at full rate before the receiver settles): a test of 10 s "
+                        "says more." if short else "."))
 
 
 def _udp_loss(iv: Any) -> Finding | None:
@@ -393,7 +404,7 @@ def summarise_iperf3(read: Iperf3Read, command: str | None) -> Summary:
     if r.protocol == "UDP":
         findings.append(info(f"UDP test: {gbps:.1f} Gbit/s; UDP rates follow the -b target. Compare TCP "
                              f"(the default) with -P 8..16 against the published figures ({IPERF_FIGURES})."))
-        loss = _udp_loss(read.intervals) or _udp_summary_loss(r)
+        loss = _udp_loss(read.intervals) or _udp_summary_loss(r, command)
         return facts, findings + ([loss] if loss else [])
     streams = (f" With {r.streams} stream{'s' if r.streams > 1 else ''} TCP cannot fill the link: rerun "
                "with -P 8 or -P 16." if r.streams and r.streams < 8 else "")
