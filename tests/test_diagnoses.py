@@ -396,6 +396,8 @@ EXAMPLES.update({
     # MiaAI-Lab's four GB10s: rank 1's native frames through TCPStore::check as the head died
     "tcpstore-lost": BANNER + "frame #6: c10d::TCPStore::check(std::vector<std::__cxx11::basic_string<char> > const&) + "
                      "0x23c (0xfb556 in /usr/local/lib/python3.12/dist-packages/torch/lib/libtorch_cpu.so)\n",
+    # nccl#258: cuda-gdb's warnings on four V100s
+    "cuda-peer-already-enabled": BANNER + "warning: Cuda API error detected: cudaDeviceEnablePeerAccess returned (0x2c0)\n",
     # pytorch/pytorch#150852: NVLS set-up on a 12.2 driver under NCCL 2.26
     "nccl-nvls-failed": BANNER + "[2025-04-08 08:39:46] devgpu000:589012:591652 [0] transport/nvls.cc:254 NCCL WARN "
                         "Cuda failure 1 'invalid argument'\n",

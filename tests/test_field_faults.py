@@ -678,6 +678,9 @@ GRAPH_ESTIMATE = ("(Worker_DP1_TP1_EP3 pid=3585771) INFO 08-19 05:56:57 [gpu_mod
 STORE_LOST = ("frame #2: c10::DistNetworkError::DistNetworkError(c10::SourceLocation, std::__cxx11::basic_string<char>) + "
               "0x78 (0xfb554433f0c8 in /usr/local/lib/python3.12/dist-packages/torch/lib/libc10.so)\n")
 
+# https://github.com/NVIDIA/nccl/issues/258, as posted (quoted with "> ")
+PEER_ALREADY = "> warning: Cuda API error detected: cudaDeviceEnablePeerAccess returned (0x2c0)\n"
+
 ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, CGRAPH_READ, RAY_DEAD,
        CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE, OOM_KILL, AER_FATAL, NCCL_SYSTEM,
@@ -716,7 +719,7 @@ def test_every_known_error_line_is_read_here():
     """Each table entry that reads plain text is reached by one of the field outputs above."""
     reached = {d.kind for text in ALL + [NETPLAN_NM, FORWARD_COMPAT, PROVIDER, GID_NODATA, UNKNOWN_ENV, PEERMEM,
                                         MLX5_POWER, SLURM_STEP, MLX5_LOW_POWER, ETHTOOL_NETLINK, NVBANDWIDTH_WAIVED,
-                                        DOWNLOADED, NO_P2P, SHM_WAIT, NO_VERBS, SPARK_BOOT, NO_P2P_PAIR, PEER_CHECK, WSL, OFI_TCP]
+                                        DOWNLOADED, NO_P2P, SHM_WAIT, NO_VERBS, SPARK_BOOT, NO_P2P_PAIR, PEER_CHECK, WSL, OFI_TCP, PEER_ALREADY]
                for d in diagnose_text(text)}
     assert {e.kind for e in load_table() if e.reads_text} <= reached
 
