@@ -600,3 +600,13 @@ def test_iperf3s_end_block_alone_is_read_and_udp_loss_taken_from_it():
     assert "the receiver got 1.58 of the 2.00 Gbit/s sent, 21% lost" in messages(s, "warn")
     tcp = text.replace(" -u", "")
     assert "% lost" not in messages(explain(tcp, host="other", nodes=2)[0])  # TCP: no datagrams to lose
+
+
+def test_a_perftest_server_cut_inside_its_row_says_the_size_it_shows():
+    """https://github.com/linux-rdma/perftest/issues/234 (the corpus's o006): the server's side of ib_write_bw -D 10."""
+    text = (" local address: LID 0000 QPN 0x0108 PSN 0x63ad7d RKey 0x17eedf VAddr 0x007f760c947000\n"
+            "---------------------------------------------------------------------------------------\n"
+            " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n 65536      664644\n")
+    [s] = explain("************************************\n* Waiting for client to connect... *\n"
+                  "************************************\n" + text, host="other", nodes=2)
+    assert "cut after its message size (65536 bytes, 664,644 iterations)" in messages(s, "info")

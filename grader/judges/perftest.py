@@ -176,6 +176,10 @@ def summarise_perftest(runs: list[PerftestRun], command: str | None) -> Summary:
             findings.append(fail(f"The paste notes a hang (`{hang}`) where a result should be: no RDMA transfer "
                                  "completed. Past the address exchange (over TCP) that is the RDMA path: GIDs the peer "
                                  "cannot reach (0/1 are link-local fe80), an MTU mismatch, UDP 4791 blocked, Soft-RoCE."))
+        elif r.role == "server" and not r.rows and not r.errors and r.cut_row:
+            findings.append(info(f"Server side: its result row is cut after its message size ({r.cut_row[0]} bytes"
+                                 + (f", {r.cut_row[1]:,} iterations" if len(r.cut_row) > 1 else "") + "): the "
+                                 "bandwidth columns are not in the paste; the client prints them too."))
         elif r.role == "server" and not r.rows and not r.errors:
             findings.append(info("Server side, waiting or stopped before a result: the client prints the figures."))
         elif r.truncated:

@@ -189,6 +189,7 @@ class PerftestRun:
     warnings: tuple[str, ...] = ()
     errors: tuple[str, ...] = ()
     other_lines: tuple[str, ...] = ()
+    cut_row: tuple[int, ...] = ()  # the last row cut before its figures: its #bytes and #iterations, as far as shown
 
     @property
     def bw_rows(self) -> tuple[BwRow, ...]:
@@ -350,6 +351,7 @@ class _Run:
         self.run_inf = bool(cmd.get("run_infinitely"))
         self.dashes_after_rows = False
         self.truncated_row = False
+        self.cut_row: tuple[int, ...] = ()
         self.warnings: list[str] = []
         self.errors: list[str] = []
         self.other: list[Line] = []
@@ -383,7 +385,7 @@ class _Run:
             zero_gids=tuple(side for side, g in self.gids.items() if g.strip(":0") == ""),
             complete=self.dashes_after_rows, truncated=truncated, header=dict(self.header),
             warnings=tuple(self.warnings), errors=tuple(self.errors),
-            other_lines=tuple(x.text.strip() for x in self.other))
+            other_lines=tuple(x.text.strip() for x in self.other), cut_row=self.cut_row)
 
 
 def _row(run: _Run, toks: list[str], line: Line, last: bool) -> None:
@@ -407,7 +409,7 @@ def _row(run: _Run, toks: list[str], line: Line, last: bool) -> None:
         return
     if len(nums) > len(cols) or len(nums) < 3:
         if last and len(nums) < len(cols):  # the paste ends inside its last row
-            run.truncated_row = True
+            run.truncated_row, run.cut_row = True, tuple(int(n) for n in nums[:2])
             return
         raise fail_on_line(CMD, line, f"a result row with {len(nums)} values under a header of {len(cols)} columns")
     if len(nums) < len(cols) and last:  # the paste ends inside its last row
