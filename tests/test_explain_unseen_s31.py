@@ -610,3 +610,16 @@ def test_a_perftest_server_cut_inside_its_row_says_the_size_it_shows():
     [s] = explain("************************************\n* Waiting for client to connect... *\n"
                   "************************************\n" + text, host="other", nodes=2)
     assert "cut after its message size (65536 bytes, 664,644 iterations)" in messages(s, "info")
+
+
+def test_nvidia_smi_q_xml_clock_event_reasons_are_read_as_the_text_forms():
+    """https://github.com/1Panel-dev/1Panel/issues/10990 (the corpus's h021): `nvidia-smi -q -x`'s reasons, GPU idle."""
+    xml = ("\t\t<clocks_event_reasons>\n\t\t\t<clocks_event_reason_gpu_idle>Active</clocks_event_reason_gpu_idle>\n"
+           "\t\t\t<clocks_event_reason_sw_power_cap>Not Active</clocks_event_reason_sw_power_cap>\n"
+           "\t\t\t<clocks_event_reason_hw_slowdown>Not Active</clocks_event_reason_hw_slowdown>\n"
+           "\t\t</clocks_event_reasons>\n")
+    [s] = explain(xml, host="other")
+    assert "not throttled" in messages(s, "ok") and "`Idle` is Active" in messages(s, "ok")
+    [hot] = explain(xml.replace("<clocks_event_reason_hw_slowdown>Not Active", "<clocks_event_reason_hw_slowdown>Active"),
+                    host="other")
+    assert "HW Slowdown is Active" in messages(hot, "warn")

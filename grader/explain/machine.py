@@ -29,7 +29,8 @@ register(KindSpec(
     name="nvidia-smi-list", parse=parse_gpu_list, summarise=judge("gpu_list", "summarise_gpu_list"),
     programs=("nvidia-smi",),
     matches_command=lambda argv: nvidia_smi_with(argv, want=lambda a: any(x in ("-L", "--list-gpus") for x in a)),
-    line=re.compile(r"^GPU \d{1,3}: [^(]{1,120}\(UUID: GPU-[0-9a-fA-F-]+\)\s*$|^\s+MIG \S+\s+Device\s+\d+: \(UUID: MIG-"),
+    # only its MIG lines claim a paste without the command: `nvidia-smi nvlink -s` heads its links with the same GPU lines
+    line=re.compile(r"^\s+MIG \S+\s+Device\s+\d+: \(UUID: MIG-"),
 ))
 
 

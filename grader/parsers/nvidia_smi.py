@@ -299,6 +299,15 @@ FRAGMENT_GPU = "(bus id not in the paste)"
 """The bus id of the one GPU a fragment of ``-q`` (its sections without the ``GPU <bus id>`` line) is read as."""
 
 
+_XML_REASON_RE = re.compile(r"^<clocks_(event|throttle)_reason_(\w{1,40})>([^<]{0,40})</clocks_\1_reason_\2>$")
+_XML_REASONS = {"gpu_idle": "Idle", "applications_clocks_setting": "Applications Clocks Setting",
+                "sw_power_cap": "SW Power Cap", "hw_slowdown": "HW Slowdown", "hw_thermal_slowdown": "HW Thermal Slowdown",
+                "hw_power_brake_slowdown": "HW Power Brake Slowdown", "sync_boost": "Sync Boost",
+                "sw_thermal_slowdown": "SW Thermal Slowdown", "display_clocks_setting": "Display Clock Setting"}
+"""``nvidia-smi -q -x``'s clock event reasons (``<clocks_event_reason_sw_power_cap>Not Active</...>``; ``throttle``
+before driver 535) by the names the text form prints."""
+
+
 def parse_smi_q(text: str) -> SmiQuery:
     """Parse ``nvidia-smi -q`` and ``-q -d POWER,PERFORMANCE,...`` into nested dicts.
 
@@ -311,6 +320,10 @@ def parse_smi_q(text: str) -> SmiQuery:
     lines = content_lines(text)
     raise_if_shell_error(lines, CMD)
     _raise_smi_errors(lines)
+    reasons = {_XML_REASONS.get(m.group(2), m.group(2)): m.group(3) for line in lines
+               if (m := _XML_REASON_RE.match(line.text.strip()))}
+    if reasons:  # `nvidia-smi -q -x`'s <clocks_event_reasons> pasted alone: read as the text form's section
+        return SmiQuery({}, (SmiQGpu(FRAGMENT_GPU, {"Clocks Event Reasons": reasons}),))
     top: dict[str, Any] = {}
     gpus: dict[str, dict[str, Any]] = {}
     stack: list[tuple[int, dict[str, Any]]] = [(-1, top)]
