@@ -74,6 +74,7 @@ LOG_FLAGS: dict[str, Callable[[VllmLog], bool]] = {
     "one_machine": lambda log: LOG_FLAGS["single_node_ranks"](log) or context().nodes == 1,
     # ... only as `explain --nodes 1` says (a log whose backend is not named may still be Ray's, across machines)
     "told_one_machine": lambda log: context().nodes == 1,
+    "command_only": lambda log: log.command_only,  # the `vllm serve` command and nothing it printed
 }
 """What an entry's ``when`` may ask of the whole log (``when = { ready = false }``)."""
 

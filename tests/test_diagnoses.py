@@ -160,6 +160,9 @@ EXAMPLES: dict[str, str] = {
                   "(EngineCore pid=1) KeyError: 'cmpl-abc'\n"),
     "engine-init-failed": ("(APIServer pid=1) RuntimeError: Engine core initialization failed. See root cause above. "
                            "Failed core proc(s): {'EngineCore': 1}\n"),
+    # vllm#41725: the command alone, its log elsewhere
+    "command-only": ("export NCCL_SOCKET_IFNAME=enp1s0f0np0\nvllm serve nvidia/MiniMax-M2.7-NVFP4 \\\n"
+                     "  --tensor-parallel-size 2 \\\n  --nnodes 2 \\\n  --node-rank 0\n"),
     # vllm#22479's TP=2 start, cut after the engine's own ready line (0.10: "seconds"; 0.2x: "73.48 s (compilation: ...)")
     "engine-up-not-ready": ("(EngineCore_0 pid=1) INFO 08-07 19:06:21 [kv_cache_utils.py:833] Maximum concurrency for "
                             "40,960 tokens per request: 11.46x\n(EngineCore_0 pid=1) INFO 08-07 19:06:31 [core.py:198] "

@@ -227,6 +227,14 @@ class VllmLog:
                     or self.ready or self.max_model_len)
 
     @property
+    def command_only(self) -> bool:
+        """Whether the text holds a ``vllm serve`` command line and nothing the server printed (a launch
+        configuration pasted without its log)."""
+        return bool(self.command_args) and not (self.version or self.args or self.kv or self.kv_memory or self.events
+                                                or self.stats or self.ready or self.ranks or self.weights_gib
+                                                or self.worker_ips or self.platform)
+
+    @property
     def errors(self) -> tuple[LogEvent, ...]:
         """Events of severity ``error``."""
         return tuple(e for e in self.events if e.severity == "error")
