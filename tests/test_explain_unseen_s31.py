@@ -275,6 +275,11 @@ def test_a_wired_interface_at_1500_among_jumbo_ones_is_a_mismatch_and_unplugged_
     # the 1500 ones the majority: no odd one out is named (a host whose jumbo ports are the exception)
     mostly_1500 = ODD_MTU.replace("mtu 9000 qdisc mq state UP", "mtu 1500 qdisc mq state UP")
     assert "MTU mismatch" not in messages(explain(mostly_1500, host="other")[0])
+    # IPoIB's 65520 is another medium's MTU: a 1500 Ethernet port beside two ib ports is no mismatch (break-it review)
+    ipoib = ("5: ib0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 65520 qdisc mq state UP mode DEFAULT group default qlen 256\n"
+             "6: ib1: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 65520 qdisc mq state UP mode DEFAULT group default qlen 256\n"
+             "2: eno1: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc mq state UP mode DEFAULT group default qlen 1000\n")
+    assert "MTU mismatch" not in messages(explain(ipoib, host="other")[0])
 
 
 # https://github.com/NVIDIA/nccl/issues/380 (blind batch zd010: XGBoost on Apache Spark, NCCL 2.7.8): creating a

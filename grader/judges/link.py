@@ -193,9 +193,9 @@ def _plain_host_findings(others: list[Any]) -> list[Finding]:
         if vms else [])
 
 
-_WIRED_RE = re.compile(r"^(?:en|eth|ib|bond|team|mlx|ens|eno|enp)")
-"""Names of wired interfaces, bonds and InfiniBand ports (not Wi-Fi, container bridges, tunnels): the ones a jumbo
-MTU is set on across a fabric."""
+_WIRED_RE = re.compile(r"^(?:en|eth|bond|team|mlx)")
+"""Names of wired Ethernet interfaces and bonds (not Wi-Fi, container bridges, tunnels, nor IPoIB's ib*, whose MTU of
+2044, 4092 or 65520 is another medium's): the ones a jumbo MTU is set on across a fabric."""
 
 
 def _odd_mtu(others: list[Any]) -> list[Finding]:
