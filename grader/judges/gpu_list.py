@@ -5,6 +5,7 @@ to CUDA and NCCL, with a slice of the card's memory and compute, and no peer acc
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from .common import info
@@ -17,7 +18,7 @@ def summarise_gpu_list(gpus: Any, command: str | None) -> Summary:
     findings = [info(f"{len(gpus)} GPU(s): " + (f"{len(gpus)} x {names[0]}" if len(names) == 1 else
                                                  ", ".join(f"GPU{g.index} {g.name}" for g in gpus[:16])) + ".")]
     for g in (g for g in gpus if g.mig):
-        profiles = ", ".join(f"{n} x {p}" for p, n in {p: g.mig.count(p) for p in g.mig}.items())
+        profiles = ", ".join(f"{n} x {p}" for p, n in Counter(g.mig).items())
         findings.append(info(f"GPU{g.index} is split into {len(g.mig)} MIG instance(s) ({profiles}): to CUDA and NCCL "
                              "each is a GPU of its own, with a slice of the card's memory and compute and no peer "
                              "access or NVLink to other GPUs, so it cannot take part in tensor parallel as a whole "

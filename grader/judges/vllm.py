@@ -158,6 +158,9 @@ def summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
         findings.append(ok(f"vLLM processes ran on other node(s): {', '.join(log.worker_ips)} (Ray's ip= prefixes)."))
     findings += _nccl_findings(reading)
     findings += _kv_findings(log)
+    alike: dict[tuple, list[Any]] = {}  # the same figure from several workers, said once
+    for m in log.kv_memory:
+        alike.setdefault((m.gib, m.kind), []).append(m)
     for m in log.kv_memory:
         who = f" ({m.source.process})" if m.source.process else ""
         if m.gib <= 0:
@@ -171,9 +174,10 @@ def summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
             words = {"available": "available for the KV cache", "reserved": "reserved for the KV cache",
                      "auto-fit": "available for the KV cache (auto-fit)"}[m.kind]
             said = f"{m.gib:g} GiB {words}"
-            same = [o.source.process for o in log.kv_memory if (o.gib, o.kind) == (m.gib, m.kind)]
+            group = alike[(m.gib, m.kind)]
+            same = [o.source.process for o in group]
             if len(same) > 1:  # every worker printing the same figure: said once, for each of them
-                if m is next(o for o in log.kv_memory if (o.gib, o.kind) == (m.gib, m.kind)):
+                if m is group[0]:
                     named = sorted({w for w in same if w})
                     findings.append(info(f"{said} ({named[0]}, printed {len(same)} times)." if len(named) == 1
                                          else f"{said} on each of {len(same)} workers"

@@ -314,7 +314,8 @@ def parse_iperf3_intervals(text: str) -> Iperf3Intervals:
     typical = spans[len(spans) // 2] if spans else 0.0
     whole = [m for m, _ in rows if float(m.group("start")) == 0 and typical
              and float(m.group("end")) - float(m.group("start")) >= 2 * typical]
-    rows = [(m, role) for m, role in rows if m not in whole] if len(rows) - len(whole) >= 2 else rows
+    skip = {id(m) for m in whole}
+    rows = [(m, role) for m, role in rows if id(m) not in skip] if len(rows) - len(whole) >= 2 else rows
     unnamed = next((x for m in whole if (x := _UDP_LOST_RE.search(m.group("rest")))), None)
     longest = max((float(m.group("end")) - float(m.group("start")) for m, _ in rows), default=0.0)
     rates: dict[str, dict[str, float]] = {}

@@ -95,7 +95,7 @@ def parse_llama_bench(text: str) -> LlamaBench:
             sweep = [(f"{k.lower()}{row.get(k, '')}", _RATE_RE.match(row.get(f"S_{k} t/s", ""))) for k in ("PP", "TG")]
             depth = row.get("N_KV", "")
             rows += [LlamaBenchRow("?", None, None, None, test, float(rate.group("mean")),
-                                   depth=int(depth) if depth.isdigit() else None)
+                                   depth=int(depth) if depth.isascii() and depth.isdigit() else None)
                      for test, rate in sweep if rate and _TEST_RE.match(test)]
             continue
         if "test" in cells and ("t/s" in cells or "t/s (total)" in cells):

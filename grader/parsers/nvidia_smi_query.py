@@ -255,15 +255,15 @@ def parse_gpu_list(text: str) -> tuple[ListedGpu, ...]:
     lines = content_lines(text)
     raise_if_shell_error(lines, CMD)
     _raise_smi_errors(lines)
-    gpus: list[ListedGpu] = []
+    gpus: list[tuple[int, str, list[str]]] = []
     for line in lines:
         g = _LIST_GPU_RE.match(line.text.strip())
         if g:
-            gpus.append(ListedGpu(int(g.group("i")), g.group("name").strip()))
+            gpus.append((int(g.group("i")), g.group("name").strip(), []))
             continue
         m = _LIST_MIG_RE.match(line.text)
         if m and gpus:
-            gpus[-1] = ListedGpu(gpus[-1].index, gpus[-1].name, gpus[-1].mig + (m.group("profile"),))
+            gpus[-1][2].append(m.group("profile"))
     if not gpus:
         raise ParseError(CMD, "no `GPU N: <name> (UUID: GPU-...)` line found (`nvidia-smi -L` prints one per GPU)")
-    return tuple(gpus)
+    return tuple(ListedGpu(i, name, tuple(mig)) for i, name, mig in gpus)

@@ -219,7 +219,7 @@ def split_chunks(text: str | bytes, is_command: Callable[[str, bool], bool] | No
             continue
         caption = host_caption(line) if prompt is None else None
         heading = _HEADING_COMMAND_RE.match(line) if prompt is None and not caption and is_command is not None \
-            and line[:2] == "##" else None
+            and line[:2] == "##" and len(parts) < MAX_TYPED_SECTIONS else None
         if caption:  # "spark-b:" above the output of that host: as a prompt on that host would say
             prompt = Prompt("", None, caption)
         elif heading and is_command(heading.group("command").strip("`* "), False):  # "#### nvidia-smi topo -mp"
