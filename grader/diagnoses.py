@@ -99,10 +99,9 @@ _RAY_GPUS_RE = re.compile(r"^[ \t]*\d+(?:\.\d+)?/(?P<total>\d+(?:\.\d+)?)[ \t]+G
 
 
 def _one_gpu_nodes(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies when a ``ray status`` in the text counts exactly one GPU per active node (two Sparks:
-    2 nodes, 0.0/2.0 GPU): PACK on such nodes is the reported fault; on multi-GPU nodes a pending
-    PACK group has another cause (the driver's ``node:<IP>`` is not a Ray node's), which this
-    entry must not claim."""
+    """Applies when a ``ray status`` in the text counts exactly one GPU per active node (two Sparks: 2 nodes, 0.0/2.0
+    GPU): PACK on such nodes is the reported fault; on multi-GPU nodes a pending PACK group has another cause (the
+    driver's ``node:<IP>`` is not a Ray node's), which this entry must not claim."""
     active = _RAY_ACTIVE_RE.search(text)
     gpus = _RAY_GPUS_RE.search(text)
     if active is None or gpus is None:
@@ -119,19 +118,19 @@ def _cx7_under_networkmanager(log: VllmLog | None, values: Mapping[str, Any], te
     """Applies when the netplan text that names NetworkManager as renderer also defines a ConnectX-7
     port (enp1s0f1np1, enP2p1s0f1np1 ...) and no file in it hands the ports to networkd."""
     iface = _CX7_IFACE_RE.search(text)
-    if iface is None or _NETWORKD_RE.search(text):
-        return None
-    return {"iface": iface.group(0)}
-
-
-_SPARK_MARKS = ("cx7-pcie-hotplug", "NVIDIA GB10", "GB10")
+    return None if iface is None or _NETWORKD_RE.search(text) else {"iface": iface.group(0)}
 
 
 def _on_a_spark(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """Applies on a DGX Spark (or another GB10 machine): `explain --host spark`, or, with the host not said, a line
     only a Spark prints (its ConnectX-7 hotplug driver, the GB10's name)."""
     host = context().host
-    return {} if host == "spark" or (host is None and any(m in text for m in _SPARK_MARKS)) else None
+    return {} if host == "spark" or host is None and any(m in text for m in ("cx7-pcie-hotplug", "GB10")) else None
+
+
+def _local_peers(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies unless NCCL says each node has one rank (`localRanks 1`): then no GPU of this machine has a peer."""
+    return None if re.search(r"\blocalRanks 1\b", text) and not re.search(r"\blocalRanks [2-9]", text) else {}
 
 
 def _fastsafetensors_across_nodes(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
@@ -197,6 +196,7 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "aer_recovered": _aer_recovered,
     "cx7_under_networkmanager": _cx7_under_networkmanager,
     "on_a_spark": _on_a_spark,
+    "local_peers": _local_peers,
 }
 """An entry's ``detail``: a function of the log (None when :func:`diagnose_text` reads plain text), the
 values read so far and the whole text, that returns more values for the texts, or None when the entry

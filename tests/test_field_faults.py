@@ -618,12 +618,6 @@ RAY_UNHANDLED = ("(EngineCore pid=689) 2026-04-05 08:59:13,998\tERROR worker.py:
 DUMP_INPUT = ("(EngineCore_DP0 pid=344) ERROR 02-06 15:01:49 [dump_input.py:72] Dumping input data for V1 LLM engine "
               "(v0.1.dev12774+g459541683.d20260206) with config: model='openai/gpt-oss-120b'\n")
 
-# https://github.com/vllm-project/vllm/issues/4383, as posted (two of the worker's frames)
-LOGGED_FRAMES = ("(RayWorkerWrapper pid=5280) ERROR 04-26 01:59:07 worker_base.py:157]   File \"/usr/local/lib/python3.10/"
-                 "dist-packages/vllm/worker/worker.py\", line 110, in init_device\n(RayWorkerWrapper pid=5280) ERROR "
-                 "04-26 01:59:07 worker_base.py:157]     init_worker_distributed_environment(self.parallel_config, "
-                 "self.rank,\n")
-
 # https://github.com/NVIDIA/nccl/issues/1706 and https://github.com/eugr/spark-vllm-docker/pull/367, as posted
 NO_P2P = "deepseek:2081594:2081600 [0] NCCL INFO Check P2P Type intraNodeP2pSupport 0 directMode 1\n"
 SHM_WAIT = ("(EngineCore pid=397) INFO 09-02 11:57:54 [shm_broadcast.py:801] No available shared memory broadcast block "
@@ -687,7 +681,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        STORE_TIMEOUT, GID_EMPTY, RAY_INFEASIBLE_OLD,
        ORDINAL, RAY_SHM, PORT_IN_USE, SEGV_CONTAINER, RAY_NONE, RAY_OOM_SPARK, KV_PAGE_SIZE, NMCLI_MTU,
        METHOD_FAILED, SEGFAULT, NO_RDMA, NCCL_ABORT, SUBMODULE, WATCHDOG, NO_KERNEL, NVLS, LAUNCH_FAILED, COMPILE,
-       HEAP_ABORT, BOOTSTRAP, RAY_UNHANDLED, DUMP_INPUT, LOGGED_FRAMES, TRUNCATED, NO_SYMBOL,
+       HEAP_ABORT, BOOTSTRAP, RAY_UNHANDLED, DUMP_INPUT, TRUNCATED, NO_SYMBOL,
        SHM_TIMEOUT, CUDA_FOOTER, SHM_SEGMENT, VIRTUAL_PCI, PEER_UNSUPPORTED,
        GRAPH_ESTIMATE, STORE_LOST]
 

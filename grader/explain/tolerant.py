@@ -152,7 +152,7 @@ def is_label_only(lines: list[str] | tuple[str, ...]) -> bool:
     return 0 < len(said) <= 3 and all(len(x) <= 80 and x[-1] == ":" and not _TROUBLE_RE.search(x) for x in said)
 
 
-_NUMBERED_ITEM_RE = re.compile(r"^[A-Z][A-Za-z]{1,15} \d{1,3}:$")
+_NUMBERED_ITEM_RE = re.compile(r"^(?:Port|GPU|Device|Link|Lane|Channel|Queue) \d{1,3}:$")  # (not `Node 2:`, a host's label)
 """An output's own numbered item (``Port 1:`` of ibstat pasted unindented, ``GPU 0:``): not a caption between two."""
 
 

@@ -102,7 +102,9 @@ def summarise_ping(r: Any, command: str | None) -> Summary:
         findings.append(ok(f"{dest} answers ({_counted(r)}{avg}). This "
                            f"checks reachability only; for jumbo frames run `ping -c2 -M do -s {JUMBO_PAYLOAD} "
                            f"{dest}`."))
-    elif r.received == 0 and df and payload and size - 1 in (1500, JUMBO_MTU):  # one byte over a usual MTU: a probe
+    elif r.received == 0 and df and payload and size - 1 in (1500, JUMBO_MTU) and on_spark(None) is False:
+        # one byte over a usual MTU, off a Spark: a probe of the path's MTU (on a Spark pair at MTU 9000, silence at
+        # 1501 bytes is a peer down or at 1500, judged below)
         findings.append(info(f"No reply to {size}-byte packets from {dest} with fragmenting forbidden: one byte over "
                              f"an MTU of {size - 1}, so a path of that MTU refuses them, as a probe of it expects. A "
                              f"`-s {size - 29}` ping that is answered shows the path carries {size - 1}."))
@@ -368,7 +370,10 @@ def _udp_loss(iv: Any) -> Finding | None:
     if rest_total and 100 * rest_lost / rest_total > limit:
         return warn(said + f": over {limit:g}% after the first second, the path drops datagrams at this rate. The "
                     "receiving host is the usual limit (a larger socket buffer, -w, or a lower -b); then the link.")
-    return info(said + ": near-zero loss at this rate.")
+    if not rest_total and 100 * lost / total > limit:  # no second's own count (a client's rows): the total's
+        return warn(said + f": over {limit:g}%, the path drops datagrams at this rate. The receiving host is the "
+                    "usual limit (a larger socket buffer, -w, or a lower -b); then the link.")
+    return info(said + (": near-zero loss at this rate." if 100 * lost / total <= limit else "."))
 
 
 def summarise_iperf3(read: Iperf3Read, command: str | None) -> Summary:

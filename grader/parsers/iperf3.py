@@ -335,9 +335,11 @@ def parse_iperf3_intervals(text: str) -> Iperf3Intervals:
                 if (x := _UDP_LOST_RE.search(m.group("rest")))}.values())  # a row printed twice counts once
     summed_udp = any(i == "SUM" for i, _ in udp)
     lost = tuple((int(x.group("lost")), int(x.group("total"))) for i, x in udp if (i == "SUM") == summed_udp)
-    summary = (int(unnamed.group("lost")), int(unnamed.group("total"))) if unnamed else next((
-        (int(x.group("lost")), int(x.group("total"))) for line in text.splitlines()
-        if (m := _ROW_RE.match(line.strip())) and m.group("rest").split()[-1:] == ["receiver"]
-        and (m.group("id") == "SUM" or not summed_udp) and (x := _UDP_LOST_RE.search(m.group("rest")))), None)
+    received = [(m.group("id"), x) for line in text.splitlines()
+                if (m := _ROW_RE.match(line.strip())) and m.group("rest").split()[-1:] == ["receiver"]
+                and (x := _UDP_LOST_RE.search(m.group("rest")))]
+    best = next((x for i, x in received if i == "SUM"), received[0][1] if received else None)  # [SUM] first
+    summary = (int(unnamed.group("lost")), int(unnamed.group("total"))) if unnamed else (
+        (int(best.group("lost")), int(best.group("total"))) if best else None)
     return Iperf3Intervals({role: tuple(per.values()) for role, per in rates.items()}, retr,
                            {role: tuple(per.values()) for role, per in moved.items()}, lost, summary)
