@@ -460,7 +460,7 @@ def summarise_nccl_log(log: NcclLog, command: str | None) -> Summary:
     if log.init_complete and not log.errors:
         findings.append(ok(f"NCCL set its communicator up (`Init COMPLETE`, {log.init_complete} line(s)"
                            + (f" of {log.nranks} ranks" if log.nranks else "") + "): initialisation succeeded."))
-    elif not log.errors and not log.warnings and not log.verbs_failures and not log.bench and not log.channels:
+    elif not (log.errors or log.warnings or log.verbs_failures or log.bench or log.channels or log.troubled):
         findings.append(info("No error in these lines, and no `Init COMPLETE` or channel either: the excerpt ends "
                              "while NCCL was still setting its communicator up, so it cannot decide whether that "
                              "worked; the lines after it (an `Init COMPLETE`, or the first WARN) would."))

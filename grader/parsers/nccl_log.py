@@ -81,6 +81,7 @@ _RINGS_RE = re.compile(r"^Connected all rings")
 _TREES_RE = re.compile(r"^Connected all trees")
 _GDR_RE = re.compile(r"GPU Direct RDMA (?:\(DMABUF\) )?(?P<on>[Ee]nabled|Disabled) for HCA (?P<i>\d+) '(?P<dev>[^'\s]+)")
 _COMM_RE = re.compile(r"\bnRanks (?P<n>\d+) nNodes (?P<nodes>\d+)")
+_TROUBLE_RE = re.compile(r"\berror\b|\bretrying\b|\bfailed\b|\brefused\b|\btimed out\b|\bunreachable\b|\bstatus=[1-9]", re.I)
 _INIT_RE = re.compile(r"^(?:ncclCommInit\w*\s+)?comm \S+ rank \d+ nranks (?P<n>\d+)")  # InitRank, InitAll; 2.7: bare
 _BARE_RE = re.compile(r"^(?:NCCL version \d|NET/(?:IB|Socket|Plugin)|Channel \d+/\d+\s*:\s*\d+\[|Ring \d+ : \d+(?:\[| ->)"
                       r"|Using (?:internal )?[Nn]etwork \w"
@@ -239,6 +240,7 @@ class NcclLog:
     p2p_disabled: tuple[tuple[int, int], ...] = ()
     gdrdma_in_text: bool = False
     init_complete: int = 0  # `ncclCommInitRank ... - Init COMPLETE` lines: ranks whose communicator was set up
+    troubled: int = 0  # INFO lines of a failure or a retry (`connect returned ... retrying`, `... with error 12`)
 
     @property
     def transports(self) -> tuple[str, ...]:
@@ -349,7 +351,7 @@ def parse_nccl_log(text: str) -> NcclLog:
         ib_connections=tuple(st["qps"]), n_ib_connections=st["n_qps"], verbs_failures=tuple(dict.fromkeys(st["verbs"])),
         virtual_devices=tuple(dict.fromkeys(st["virtual"])),
         p2p_disabled=tuple(dict.fromkeys(tuple(sorted(p)) for p in st["p2p_off"])), gdrdma_in_text=bool(st.get("gdr_text")),
-        init_complete=st.get("init_complete", 0))
+        init_complete=st.get("init_complete", 0), troubled=st.get("troubled", 0))
 
 
 def _read_setup(msg: str, host: str | None, st: dict) -> bool:
@@ -455,6 +457,9 @@ def _read_message(msg: str, host: str | None, st: dict) -> None:
     if m:
         st.setdefault("nranks", int(m.group("n")))
         st["init_complete"] = st.get("init_complete", 0) + ("- Init COMPLETE" in msg)  # (Ray may add `[repeated Nx]`)
+        return
+    if _TROUBLE_RE.search(msg):
+        st["troubled"] = st.get("troubled", 0) + 1
 
 
 def transport_verdict(log: NcclLog) -> str:
