@@ -380,7 +380,7 @@ def test_the_drivers_hw_counters_are_read_with_what_each_count_means():
     said = messages(s, "warn")
     assert said.startswith("roceP2p1s0f0/1: local_ack_timeout_err 192: this side's retransmission timer")
     assert "req_cqe_error 64: RDMA operations that completed in error" in said and "np_cnp_sent 5: congestion" in said
-    assert "No counter above 0 on rocep1s0f0/1." in messages(s, "ok")
+    assert "No error counter above 0 on rocep1s0f0/1." in messages(s, "ok")
     # congestion notifications alone are the control at work: a note
     calm = "\\n".join(x for x in HW_COUNTERS.splitlines() if "err" not in x) + "\\n"
     assert "warn" not in levels(explain(calm, host="spark")[0])
@@ -568,7 +568,7 @@ def test_traffic_on_priority_zero_only_is_said_and_lifespan_is_no_counter():
           "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/lifespan:12\n"
           "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/out_of_sequence:0\n")
     [c] = explain(hw, host="other")
-    assert "lifespan" not in messages(c) and "No counter above 0 on mlx5_0/1." in messages(c, "ok")
+    assert "lifespan" not in messages(c) and "No error counter above 0 on mlx5_0/1." in messages(c, "ok")
 
 
 def test_driver_prefixed_counter_names_are_read_and_all_zero_faults_said():
@@ -628,3 +628,21 @@ def test_nvidia_smi_q_xml_clock_event_reasons_are_read_as_the_text_forms():
     [hot] = explain(xml.replace("<clocks_event_reason_hw_slowdown>Not Active", "<clocks_event_reason_hw_slowdown>Active"),
                     host="other")
     assert "HW Slowdown is Active" in messages(hot, "warn")
+
+
+def test_break_it_review_shapes():
+    """Shapes the session's break-it review (helper-52) found read wrongly, each worked out by hand."""
+    # a heading, a fence, then the prompt: one command, not a heading that "printed nothing"
+    sections = explain("### ibdev2netdev\n```\n$ ibdev2netdev\nrocep1s0f1 port 1 ==> enp1s0f1np1 (Up)\n```\n",
+                       host="spark")
+    assert [s.command for s in sections] == ["ibdev2netdev"] and not any(s.error for s in sections)
+    # a lone slow first reply (the neighbour's address resolved), then 0.4 ms steadily: no jitter
+    ping = ("PING 192.168.100.11 (192.168.100.11) 56(84) bytes of data.\n" + "".join(
+        f"64 bytes from 192.168.100.11: icmp_seq={i} ttl=64 time={t} ms\n" for i, t in enumerate(
+            ("1020", "0.412", "0.398", "0.401"), start=1)))
+    assert "vary widely" not in messages(explain(ping, host="spark")[0])
+    # the traffic counters are not trouble; out_of_buffer is
+    clean = ("$ grep . /sys/class/infiniband/rocep1s0f1/ports/1/counters/*\n"
+             "/sys/class/infiniband/rocep1s0f1/ports/1/counters/port_rcv_data:2286117120\n"
+             "/sys/class/infiniband/rocep1s0f1/ports/1/counters/symbol_error:0\n")
+    assert "No error counter above 0 on rocep1s0f1/1 (traffic counters aside)." in messages(explain(clean)[0], "ok")

@@ -9,6 +9,7 @@ np_cnp_sent...). Every count is cumulative since the driver loaded: a count says
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .common import info, ok, warn
@@ -31,6 +32,8 @@ _MEANING: tuple[tuple[tuple[str, ...], str, str], ...] = (
       "resp_local_length_error", "req_remote_invalid_request"), "warn",
      "RDMA operations that completed in error (what NCCL reports as `completion error`): the traffic on this port "
      "failed"),
+    (("out_of_buffer", "out_of_sequence_drop"), "warn",
+     "packets dropped because no receive buffer was posted for them (the receiving application fell behind)"),
     (("req_cqe_flush_error", "resp_cqe_flush_error"), "info",
      "requests flushed after an error on their queue pair: the errors above, carried on"),
     (("np_cnp_sent", "rp_cnp_handled", "np_ecn_marked_roce_packets", "rp_cnp_ignored"), "info",
@@ -42,6 +45,9 @@ _MEANING: tuple[tuple[tuple[str, ...], str, str], ...] = (
 
 _SETTINGS = frozenset({"lifespan"})
 """Files beside the counters that are settings, not counts (``lifespan``: how often, in ms, the driver refreshes them)."""
+_TRAFFIC = re.compile(r"^(?:port_(?:rcv|xmit)_(?:data|packets)|(?:port_)?(?:unicast|multicast)_(?:rcv|xmit)_packets"
+                      r"|rx_(?:write|read|atomic)_requests|rx_icrc_encapsulated|roce_(?:adp_)?\w*)$")
+"""Counters of traffic, not of trouble: how much the port carried (port_rcv_data counts 4-byte words)."""
 
 
 def _meaning(name: str) -> tuple[str, str] | None:
@@ -53,10 +59,12 @@ def summarise_counters(c: Any, command: str | None) -> Summary:
     counts said once; the ports with nothing counted named together."""
     facts = {"ports": c.values(), "truncated": c.truncated}
     findings: list[Finding] = []
-    clean = [k for k, p in c.ports.items() if not any(v for n, v in p.values.items() if n not in _SETTINGS)]
+    clean = [k for k, p in c.ports.items()
+             if not any(v for n, v in p.values.items() if n not in _SETTINGS and not _TRAFFIC.match(n))]
     counted: dict[tuple, list[str]] = {}
     for key, p in c.ports.items():
-        nonzero = tuple(sorted((n, v) for n, v in p.values.items() if v and n not in _SETTINGS))
+        nonzero = tuple(sorted((n, v) for n, v in p.values.items()
+                               if v and n not in _SETTINGS and not _TRAFFIC.match(n)))
         if nonzero:
             counted.setdefault(nonzero, []).append(key)
     for nonzero, keys in counted.items():
@@ -72,7 +80,9 @@ def summarise_counters(c: Any, command: str | None) -> Summary:
             f"{where}: {text}. The counts add up since the driver loaded: read them before and after a test "
             "(`grep \"\" .../hw_counters/*`) to see what the test itself adds."))
     if clean:
-        findings.append(ok(f"No counter above 0 on {', '.join(clean)}."))
+        findings.append(ok(f"No error counter above 0 on {', '.join(clean)}"
+                           + (" (traffic counters aside)." if any(_TRAFFIC.match(n) for p in c.ports.values()
+                                                                   for n in p.values) else ".")))
     if c.truncated:
         findings.append(info("The reading is cut off at its end: the last counter was left out."))
     return facts, findings

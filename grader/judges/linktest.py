@@ -58,6 +58,7 @@ def summarise_ping(r: Any, command: str | None) -> Summary:
         "needs to be fragmented" in e for e in r.errors) else None)  # Windows says DF itself when it refuses
     facts = dict(dataclasses.asdict(r), ok=r.ok, mtu_error=r.mtu_error, path_mtu=r.path_mtu,
                  dont_fragment=df)
+    facts["rtt_times"] = len(r.rtt_times)  # how many replies gave a time (a long ping's list would swell the JSON)
     argv = command_argv(command)
     named = next((a for a in reversed(argv[1:]) if not a.startswith("-") and not a.isdigit()), None) \
         if argv and argv[0].startswith("ping") else None  # the host the command names (no PING line pasted)
@@ -143,6 +144,9 @@ def _rtt_spread(r: Any, dest: str) -> Finding | None:
     jitter_ratio times the fastest, and at least jitter_min_ms apart), else None."""
     from ..calc.specs import row
     low, high = r.rtt_min_ms, r.rtt_max_ms
+    times = r.rtt_times
+    if len(times) >= 3 and times[0] == max(times):  # a lone slow first reply: the neighbour's address being resolved
+        low, high = min(times[1:]), max(times[1:])
     spec = row("ethernet.toml", "ping")
     if low is None or high is None or high - low < spec.graded("jitter_min_ms") \
             or high < spec.graded("jitter_ratio") * max(low, 0.001):

@@ -50,7 +50,8 @@ class PingResult:
     statistics line; when it is missing, ``received`` counts the reply lines seen and the
     others are None. ``truncated`` is True when the paste lacks the start (``PING`` line)
     or the end (statistics) of a run. ``rtt_avg_ms``, ``rtt_min_ms`` and ``rtt_max_ms`` in milliseconds (the
-    ``rtt`` line's, else the replies' ``time=`` figures; None when neither is shown). ``errors`` are
+    ``rtt`` line's, else the replies' ``time=`` figures; None when neither is shown); ``rtt_times`` each reply's
+    ``time=``, in order. ``errors`` are
     the error lines in order of first appearance (``ping: local error: message too long,
     mtu=1500``, ``From 10.0.0.1 Frag needed and DF set (mtu = 1500)``...), as printed
     but without ``icmp_seq=N``.
@@ -66,6 +67,7 @@ class PingResult:
     truncated: bool
     rtt_min_ms: float | None = None
     rtt_max_ms: float | None = None
+    rtt_times: tuple[float, ...] = ()
     windows: bool = False  # Windows' ping (`Pinging ... with N bytes of data:`): -l is its payload, -f forbids fragmenting
 
     @property
@@ -165,7 +167,7 @@ def parse_ping(text: str) -> PingResult:
     if low is None and times:
         low, high = min(times), max(times)
     return PingResult(dest, payload, tx, rx if stats_seen else replies, loss, avg, tuple(errors),
-                      truncated, low, high, windows)
+                      truncated, low, high, tuple(times), windows)
 
 
 def _windows_line(s: str) -> tuple[str, re.Match[str]] | None:

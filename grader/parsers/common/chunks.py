@@ -165,9 +165,10 @@ _SILENT_BUILTIN_RE = re.compile(r"^(?:cd|export|unset|source|alias|set|(?:conda|
 venv/bin/activate``), typed alone: the line under it is the next command, not its output."""
 
 
-_HEADING_COMMAND_RE = re.compile(r"^#{2,6}\s++(?P<command>[`*]*[\w./-][^\n]{0,300})$")
-"""A Markdown heading whose words are a command line (``#### nvidia-smi topo -mp``): the output under it is that
-command's, as under a prompt (only with ``##`` or more: nccl-tests prints ``# ...`` lines of its own)."""
+_HEADING_COMMAND_RE = re.compile(r"^#{2,6}\s++(?P<command>[`*]*[\w./-][^\s`*]*+\s++[^\n]{1,300})$")
+"""A Markdown heading whose words are a command line with its arguments (``#### nvidia-smi topo -mp``): the output
+under it is that command's, as under a prompt (only with ``##`` or more: nccl-tests prints ``# ...`` lines of its own;
+a program's name alone, ``## free``, names the kind but not the flags the reading depends on, so it is left a label)."""
 
 
 def _silent_builtin(command: str | None) -> bool:
@@ -198,6 +199,7 @@ def split_chunks(text: str | bytes, is_command: Callable[[str, bool], bool] | No
     rows = list(enumerate(clean_lines(text), start=1))
     after_gap = True  # at the start, or after a blank or comment line
     bare = False  # the line above is a command typed without a prompt
+    headed: set[int] = set()  # the parts a Markdown heading named, not a prompt
     i = 0
     seen: list[str] = []  # "user@host:" of the prompts so far
     while i < len(rows):
@@ -252,6 +254,10 @@ def split_chunks(text: str | bytes, is_command: Callable[[str, bool], bool] | No
                 and not any(not is_noise_line(x) for _, x in last[3]):  # "spark-a:", a fence, then "$ cmd"
             prompt = Prompt(prompt.command, prompt.user, last[0].host)
             parts[-1] = (None, None, last[2], last[3])  # the caption's own chunk keeps only its noise
+        elif len(parts) - 1 in headed and not any(not is_noise_line(x) for _, x in last[3]):
+            parts[-1] = (None, None, last[2], last[3])  # "### nvidia-smi", a fence, then the prompt: one command
+        if heading and prompt.command == heading.group("command").strip("`* "):
+            headed.add(len(parts))
         parts.append((prompt, line, no, []))
         # under a caption a bare command may follow, under a command that prints nothing when it succeeds (a
         # script's `ethtool -G ...` lines one after another, a `cd`), and under a command typed without a prompt (a
