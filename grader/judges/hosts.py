@@ -89,11 +89,15 @@ def _group_twin(name: str, ends: list[tuple[str, int, Any]]) -> list[tuple[int, 
             out.append((last, info(f"{name}: {v.cidr} on {host}, and no other host in the paste has an address in "
                                    f"{net}. With several Sparks each cable (or switch) joins the hosts that share a "
                                    "subnet; if this host's peer is in the paste, give both ends one /24.")))
-    mtus = {iface.mtu for _, _, iface in ends if iface.mtu}
-    if len(mtus) > 1:
-        said = ", ".join(f"{iface.mtu} on {h}" for h, _, iface in ends if iface.mtu)
-        out.append((last, warn(f"{name} has MTU {said}: the two ends of each cable must agree ({JUMBO_MTU} for "
-                                "jumbo frames).")))
+    by_net: dict[Any, list[tuple[str, Any]]] = {}
+    for host, _, iface in ends:  # the MTUs compared within each subnet: a cable's two ends, not all the hosts
+        v4 = next((x for x in iface.ipv4 if not x.is_link_local and x.network), None)
+        by_net.setdefault(v4.network if v4 else None, []).append((host, iface))
+    for members in by_net.values():
+        if len({iface.mtu for _, iface in members if iface.mtu}) > 1:
+            said = ", ".join(f"{iface.mtu} on {h}" for h, iface in members if iface.mtu)
+            out.append((last, warn(f"{name} has MTU {said}: the two ends of each cable must agree ({JUMBO_MTU} "
+                                    "for jumbo frames).")))
     return out
 
 

@@ -204,7 +204,10 @@ def _odd_mtu(others: list[Any]) -> list[Finding]:
     fragments jumbo frames."""
     wired = [i for i in others if _WIRED_RE.match(i.name) and i.mtu and "LOWER_UP" in (i.flags or ())]
     jumbo = [i for i in wired if i.mtu >= JUMBO_MTU]
-    odd = [i for i in wired if i.mtu < JUMBO_MTU]
+    nets = {a.network for i in jumbo for a in i.ipv4 if a.network}
+    # one with an address in none of the jumbo ones' subnets serves another network (a management LAN at 1500)
+    odd = [i for i in wired if i.mtu < JUMBO_MTU and not (nets and i.ipv4 and not any(
+        a.network and any(a.network.overlaps(n) for n in nets) for a in i.ipv4))]
     if len(jumbo) < 2 or not odd or len(odd) >= len(jumbo):
         return []
     where = ", ".join(f"{i.name} at {i.mtu}" for i in odd[:6])
