@@ -67,11 +67,12 @@ def _group_twin(name: str, ends: list[tuple[str, int, Any]]) -> list[tuple[int, 
     """One twin's IPv4 addresses on three hosts or more, by subnet: the hosts that share one can reach each other
     over it (two pairs of Sparks, each pair its own /24, is a sound layout); an address no other host shares is
     said, not failed (its peer may not be in the paste); one address on two hosts is a conflict."""
-    groups: dict[Any, list[tuple[str, Any]]] = {}
     last = max(i for _, i, _ in ends)
     out: list[tuple[int, Finding]] = []
-    for host, _, iface in ends:
-        v4 = next((x for x in iface.ipv4 if not x.is_link_local and x.network), None)
+    firsts = [(host, iface, next((x for x in iface.ipv4 if not x.is_link_local and x.network), None))
+              for host, _, iface in ends]  # each end's first routable IPv4 address, None where it has none
+    groups: dict[Any, list[tuple[str, Any]]] = {}
+    for host, _, v4 in firsts:
         if v4 is not None:
             groups.setdefault(v4.network, []).append((host, v4))
     for net, members in groups.items():
@@ -90,8 +91,7 @@ def _group_twin(name: str, ends: list[tuple[str, int, Any]]) -> list[tuple[int, 
                                    f"{net}. With several Sparks each cable (or switch) joins the hosts that share a "
                                    "subnet; if this host's peer is in the paste, give both ends one /24.")))
     by_net: dict[Any, list[tuple[str, Any]]] = {}
-    for host, _, iface in ends:  # the MTUs compared within each subnet: a cable's two ends, not all the hosts
-        v4 = next((x for x in iface.ipv4 if not x.is_link_local and x.network), None)
+    for host, iface, v4 in firsts:  # the MTUs compared within each subnet: a cable's two ends, not all the hosts
         by_net.setdefault(v4.network if v4 else None, []).append((host, iface))
     for members in by_net.values():
         if len({iface.mtu for _, iface in members if iface.mtu}) > 1:

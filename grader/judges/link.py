@@ -205,9 +205,7 @@ def _odd_mtu(others: list[Any]) -> list[Finding]:
     wired = [i for i in others if _WIRED_RE.match(i.name) and i.mtu and "LOWER_UP" in (i.flags or ())]
     jumbo = [i for i in wired if i.mtu >= JUMBO_MTU]
     nets = {a.network for i in jumbo for a in i.ipv4 if a.network}
-    # one with an address in none of the jumbo ones' subnets serves another network (a management LAN at 1500)
-    odd = [i for i in wired if i.mtu < JUMBO_MTU and not (nets and i.ipv4 and not any(
-        a.network and any(a.network.overlaps(n) for n in nets) for a in i.ipv4))]
+    odd = [i for i in wired if i.mtu < JUMBO_MTU and not _elsewhere(i, nets)]
     if len(jumbo) < 2 or not odd or len(odd) >= len(jumbo):
         return []
     where = ", ".join(f"{i.name} at {i.mtu}" for i in odd[:6])
@@ -215,6 +213,12 @@ def _odd_mtu(others: list[Any]) -> list[Finding]:
                  "mismatch. Jumbo frames over a path through it are dropped or fragmented, and a bond's members must "
                  f"agree; set it like the others (`ip link set {odd[0].name} mtu {jumbo[0].mtu}`, and in its netplan "
                  "or ifupdown stanza) unless it serves another network.")]
+
+
+def _elsewhere(i: Any, nets: set[Any]) -> bool:
+    """Whether interface ``i`` has addresses and none in ``nets`` (the jumbo interfaces' subnets): it serves another
+    network (a management LAN at 1500), so its MTU is not theirs to match."""
+    return bool(nets and i.ipv4) and not any(a.network and any(a.network.overlaps(n) for n in nets) for a in i.ipv4)
 
 
 def _rx_errors(others: list[Any]) -> list[Finding]:

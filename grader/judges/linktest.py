@@ -172,7 +172,7 @@ def _mtu_failure(r: Any, dest: str, size: int | None) -> Finding:
     MTU meant, so it is a warning."""
     mtu = r.path_mtu
     said = on_spark(None)
-    df_flag, size_flag = ("-f", "-l") if getattr(r, "windows", False) else ("-M do", "-s")  # Windows' own flags
+    df_flag, size_flag = ("-f", "-l") if r.windows else ("-M do", "-s")  # Windows' own flags
     spark = said or (said is None and size is not None and size > 1528)  # a jumbo packet sent where not said: a Spark's
     judge = fail if spark else warn
     packet = f"the {size}-byte packet" if size else "a packet larger than that"
@@ -371,12 +371,11 @@ def _udp_loss(iv: Any) -> Finding | None:
         said += (f", {first[0]:,} of them in the first second (the sender starts at full rate before the receiver "
                  f"settles); after it at most {worst:.2g}% a second")
     limit = row("ethernet.toml", "udp").graded("loss_warn_percent")
-    if rest_total and 100 * rest_lost / rest_total > limit:
-        return warn(said + f": over {limit:g}% after the first second, the path drops datagrams at this rate. The "
-                    "receiving host is the usual limit (a larger socket buffer, -w, or a lower -b); then the link.")
-    if not rest_total and 100 * lost / total > limit:  # no second's own count (a client's rows): the total's
-        return warn(said + f": over {limit:g}%, the path drops datagrams at this rate. The receiving host is the "
-                    "usual limit (a larger socket buffer, -w, or a lower -b); then the link.")
+    judged = rest_lost / rest_total if rest_total else lost / total  # no second's own count (a client's rows): the total
+    if 100 * judged > limit:
+        return warn(said + f": over {limit:g}%" + (" after the first second" if rest_total else "") + ", the path drops "
+                    "datagrams at this rate. The receiving host is the usual limit (a larger socket buffer, -w, or a "
+                    "lower -b); then the link.")
     return info(said + (": near-zero loss at this rate." if 100 * lost / total <= limit else "."))
 
 

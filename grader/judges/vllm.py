@@ -142,9 +142,10 @@ def summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
             + (f"; node rank {p.node_rank} of {p.nnodes}" if p.nnodes else "") + "."))
     sizes = log.worker_sizes() if not (p.sources.get("tensor_parallel_size")
                                        or p.sources.get("pipeline_parallel_size")) else {}
-    if sizes.get("TP", 1) > 1 or sizes.get("PP", 1) > 1:
-        shown = " x ".join(f"{dim} {n}" for dim, n in sizes.items() if dim in ("TP", "PP") and n > 1)
-        ranks = ", ".join(f"{dim}0 to {dim}{n - 1}" for dim, n in sizes.items() if dim in ("TP", "PP") and n > 1)
+    split = [(dim, n) for dim, n in sizes.items() if dim in ("TP", "PP") and n > 1]
+    if split:
+        shown = " x ".join(f"{dim} {n}" for dim, n in split)
+        ranks = ", ".join(f"{dim}0 to {dim}{n - 1}" for dim, n in split)
         findings.append(info(f"Workers' prefixes show at least {shown} (ranks {ranks}): "
                              f"{'tensor' if sizes.get('TP', 1) > 1 else 'pipeline'} parallel over "
                              f"{sizes.get('TP', 1) * sizes.get('PP', 1)} or more GPUs; the start-up lines with the "
