@@ -564,6 +564,9 @@ def test_traffic_on_priority_zero_only_is_said_and_lifespan_is_no_counter():
             "     rx_prio1_bytes: 0\n     tx_prio1_bytes: 0\n     rx_prio3_bytes: 0\n")
     [s] = explain(prio, host="other")
     assert "all traffic is on priority 0" in messages(s, "info") and "priorities 1, 3 carry none" in messages(s)
+    # priority 1's traffic sent (tx) but none received (rx, listed after it): it carries some, nothing to say
+    sent = prio.replace("tx_prio1_bytes: 0", "tx_prio1_bytes: 5").replace("rx_prio3_bytes: 0", "rx_prio1_packets: 0")
+    assert "all traffic is on priority 0" not in messages(explain(sent, host="other")[0])
     hw = ("$ grep \"\" /sys/class/infiniband/mlx5_0/ports/1/hw_counters/*\n"
           "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/lifespan:12\n"
           "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/out_of_sequence:0\n")

@@ -41,7 +41,10 @@ def summarise_stats(st: Any, command: str | None) -> Summary:
         if wire:
             findings.append(warn(f"{where}frames damaged on the wire ({listed(wire)}): a dirty or failing cable, "
                                  "module or port; clean or change the cable and module."))
-        prios = {int(m.group(1)): v for k, v in counters.items() if (m := _PRIO_RE.match(k))}
+        prios: dict[int, int] = {}  # each priority's rx/tx bytes and packets added up
+        for k, v in counters.items():
+            if (m := _PRIO_RE.match(k)) is not None:
+                prios[int(m.group(1))] = prios.get(int(m.group(1)), 0) + v
         if len(prios) > 1 and prios.get(0) and not any(v for p_, v in prios.items() if p_):
             findings.append(info(f"{where}all traffic is on priority 0 (`prio0` counters; priorities "
                                  f"{', '.join(map(str, sorted(p_ for p_ in prios if p_)))} carry none): no traffic class "
