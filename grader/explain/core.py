@@ -33,7 +33,7 @@ from ..parsers.common import (PROMPT_PROGRAMS, Chunk, CleanText, LazySearch, any
                               repeated_block, split_chunks as _split_lines, strip_log_prefix)
 from ..judges.context import _CONTEXT, Context, context  # noqa: F401  (re-exported)
 from ..judges.model import LEVELS, Finding, Section, Summary  # noqa: F401  (re-exported: the package's API)
-from .tolerant import (KNOWN_ERROR, caption_between, ends_at_prompt, grader_bug, is_caption,  # noqa: F401
+from .tolerant import (KNOWN_ERROR, caption_between, ends_at_prompt, grader_bug, is_caption, listed_above,  # noqa: F401
                        is_label_only, is_words, left_out, not_found_program, paste_next, unread_reply, unread_section,
                        without_trailing_prose)
 from .output import (MAX_SHOWN_CHARS, _plain, _shown, block_repeated, fold_repeats, redacted, render, said_again,
@@ -455,7 +455,7 @@ def _explain(text: str, kind: str | None) -> list[Section]:
         items: list[tuple[Section, Any]] = []
         seen: dict[tuple, int] = {}  # an output pasted again (the same kind, command, host and lines): read once
         times: list[int] = []
-        for chunk in (chunks := split_chunks(text)):
+        for ci, chunk in enumerate(chunks := split_chunks(text)):
             segs = _segments(chunk)
             for seg in segs:
                 if not seg.n_content and not seg.kind and not changes_state(seg.command) \
@@ -472,7 +472,7 @@ def _explain(text: str, kind: str | None) -> list[Section]:
                 seen[key] = len(items)
                 times.append(1)
                 with one_text_gated():  # the reader's diagnoses and _known_faults ask the same gates of one text
-                    run = _run(seg)
+                    run = listed_above(_run(seg), chunk, chunks[ci + 1] if ci + 1 < len(chunks) else None)
                 items.append((block_repeated(run[0], *fold), run[1]) if fold else run)
         if not items:
             return [Section(None, None, {}, (), "nothing to explain: only prompts and comments")]

@@ -291,6 +291,19 @@ def grader_bug(err: BaseException) -> list[Section]:
                     f"{err}); this is a grader bug, please report it with the pasted text")]
 
 
+def listed_above(item: tuple[Section, Any], chunk: Any, after: Any) -> tuple[Section, Any]:
+    """A command that printed nothing because it is one of a list of commands typed without prompts, the next right
+    under it (``after``: the next chunk), their output further down: a note, not an error."""
+    section, parsed = item
+    if section.error != "the command printed nothing" or after is None or chunk.lines or after.prompt_line is None \
+            or after.first_lineno != chunk.first_lineno + 1 or not after.command \
+            or after.prompt_line.strip() != after.command.strip():
+        return item
+    return Section(section.kind, section.command, {}, (Finding(
+        "info", f"Listed above `{after.command[:80]}` with nothing under it: its output is not beside it (output "
+                "further down is read on its own)."),), None, section.host), parsed
+
+
 def ends_at_prompt(item: tuple[Section, Any], count: int, last_lines: list[str]) -> tuple[Section, Any]:
     """The last of ``count`` sections, when it is a command that printed nothing at the very end of the paste (its
     chunk holds no line after the command: ``last_lines``), after other outputs: a prompt copied with the rest, so its

@@ -87,19 +87,19 @@ def parse_llama_bench(text: str) -> LlamaBench:
         if not (s.startswith("|") and s.endswith("|")):
             continue
         cells = [c.strip() for c in s.strip("|").split("|")]
-        if {"PP", "TG", "N_KV", "S_PP t/s", "S_TG t/s"} <= set(cells):  # llama-sweep-bench's header
-            header = cells
+        if {"PP", "TG", "N_KV", "S_PP t/s", "S_TG t/s"} <= set(cells) and "B" not in cells:  # llama-sweep-bench's
+            header = cells  # (llama-batched-bench's has a B column: N_KV there is its B sequences' tokens, not a depth)
+            continue
+        if "test" in cells and ("t/s" in cells or "t/s (total)" in cells):  # (also after a sweep table)
+            header = ["t/s" if c == "t/s (total)" else c for c in cells]
             continue
         if header is not None and "N_KV" in header:
             row = dict(zip(header, cells))
             sweep = [(f"{k.lower()}{row.get(k, '')}", _RATE_RE.match(row.get(f"S_{k} t/s", ""))) for k in ("PP", "TG")]
             depth = row.get("N_KV", "")
-            rows += [LlamaBenchRow("?", None, None, None, test, float(rate.group("mean")),
-                                   depth=int(depth) if depth.isascii() and depth.isdigit() else None)
-                     for test, rate in sweep if rate and _TEST_RE.match(test)]
-            continue
-        if "test" in cells and ("t/s" in cells or "t/s (total)" in cells):
-            header = ["t/s" if c == "t/s (total)" else c for c in cells]
+            if depth.isascii() and depth.isdigit():  # (a depth that does not read is no result row)
+                rows += [LlamaBenchRow("?", None, None, None, test, float(rate.group("mean")), depth=int(depth))
+                         for test, rate in sweep if rate and _TEST_RE.match(test)]
             continue
         if header is None or len(cells) > len(header) or set(cells[0]) <= set("-: "):
             continue

@@ -1,0 +1,71 @@
+"""Session 32 (issue 27): what the break-it review of session 31 left, and what the corpus and blind batches of this
+session found explain getting wrong; each on a short sample (a real output's shape, its source named), the values
+worked out by hand."""
+
+from __future__ import annotations
+
+from grader.explain import explain
+from grader.parsers.llama_bench import parse_llama_bench
+from tests.conftest import levels, messages
+
+# ik_llama.cpp's llama-sweep-bench (https://github.com/ikawrakow/ik_llama.cpp/pull/1388 prints this shape), its own
+# `main:` settings line above the table, then llama-bench's table under it
+SWEEP = """main: n_kv_max = 32768, n_batch = 2048, n_ubatch = 512, flash_attn = 1, n_gpu_layers = 99, n_threads = 16, n_threads_batch = 16
+
+|    PP |     TG |   N_KV |   T_PP s | S_PP t/s |   T_TG s | S_TG t/s |
+|-------|--------|--------|----------|----------|----------|----------|
+|   512 |    128 |      0 |    0.291 |  1759.45 |    1.012 |   126.48 |
+|   512 |    128 |    2¹⁰ |    0.298 |  1718.12 |    1.035 |   123.67 |
+|   512 |    128 |  31744 |    0.905 |   565.75 |    2.412 |    53.07 |
+| model                          |       size |     params | backend    | ngl | fa |          test |                  t/s |
+| ------------------------------ | ---------: | ---------: | ---------- | --: | -: | ------------: | -------------------: |
+| qwen3moe 30B.A3B Q4_K - Medium |  17.28 GiB |    30.53 B | CUDA       |  99 |  1 |         tg128 |        131.20 ± 0.41 |
+"""
+
+
+def test_a_sweep_row_whose_depth_does_not_read_is_skipped_and_a_table_after_the_sweep_is_kept():
+    b = parse_llama_bench(SWEEP)
+    assert [(r.test, r.tps, r.depth) for r in b.rows] == [
+        ("pp512", 1759.45, 0), ("tg128", 126.48, 0), ("pp512", 565.75, 31744), ("tg128", 53.07, 31744),
+        ("tg128", 131.2, None)]
+    said = messages(explain(SWEEP, kind="llama-bench")[0])
+    assert "? (?" not in said and "1759.45 tok/s at context depth 0, 565.75 tok/s at depth 31,744 (2 depths)" in said
+    assert "tg128 131.2 ± 0.41 tok/s" in said
+
+
+def test_ik_llamas_settings_line_above_a_sweep_is_its_output_not_an_unknown_part():
+    sections = explain(SWEEP.split("| model")[0])
+    assert [s.kind for s in sections] == ["llama-bench"] and not any(s.error for s in sections)
+
+
+def test_llama_batched_bench_is_not_read_as_a_sweep_over_context_depths():
+    # llama.cpp's llama-batched-bench: B sequences at once, N_KV their tokens together (not a depth already cached)
+    batched = """|    PP |     TG |    B |   N_KV |   T_PP s | S_PP t/s |   T_TG s | S_TG t/s |      T s |    S t/s |
+|-------|--------|------|--------|----------|----------|----------|----------|----------|----------|
+|   512 |    128 |    4 |   2560 |    1.101 |  1860.12 |    2.210 |   231.67 |    3.311 |   773.18 |
+"""
+    said = messages(explain(batched, kind="llama-bench")[0])
+    assert "context depth" not in said
+
+
+# a list of commands typed without prompts, their output under them (break-it review of session 31, item 23b)
+LISTED = """I ran these on the two Sparks:
+ibdev2netdev
+ip -br addr show enp1s0f1np1
+and got:
+rocep1s0f0 port 1 ==> enp1s0f0np0 (Down)
+rocep1s0f1 port 1 ==> enp1s0f1np1 (Up)
+roceP2p1s0f0 port 1 ==> enP2p1s0f0np0 (Down)
+roceP2p1s0f1 port 1 ==> enP2p1s0f1np1 (Up)
+"""
+
+
+def test_the_first_of_a_list_of_bare_commands_did_not_print_nothing():
+    sections = explain(LISTED, host="spark")
+    assert not any(s.error for s in sections)
+    first = sections[0]
+    assert first.command == "ibdev2netdev" and levels(first) == ["info"]
+    assert "Listed above `ip -br addr show enp1s0f1np1`" in messages(first)
+    # a command alone with nothing under it, at the end of a paste of one, still printed nothing
+    [alone] = explain("$ ibdev2netdev\n")
+    assert alone.error == "the command printed nothing"
