@@ -69,3 +69,35 @@ def test_the_first_of_a_list_of_bare_commands_did_not_print_nothing():
     # a command alone with nothing under it, at the end of a paste of one, still printed nothing
     [alone] = explain("$ ibdev2netdev\n")
     assert alone.error == "the command printed nothing"
+
+
+# https://github.com/sgl-project/sglang/issues/1639 (corpus p008): a benchmark_serving summary of 2,000 requests
+# that does not show its request rate or concurrency (all were sent at once, the thread says)
+UNKNOWN_LOAD = """============ Serving Benchmark Result ============
+Successful requests:                     2000
+Benchmark duration (s):                  34.55
+Total input tokens:                      453502
+Total generated tokens:                  376493
+Request throughput (req/s):              57.89
+Output token throughput (tok/s):         10896.87
+Total Token throughput (tok/s):          24022.63
+---------------Time to First Token----------------
+Mean TTFT (ms):                          4878.89
+Median TTFT (ms):                        4804.10
+P99 TTFT (ms):                           8589.78
+-----Time per Output Token (excl. 1st token)------
+Mean TPOT (ms):                          194.03
+Median TPOT (ms):                        74.07
+P99 TPOT (ms):                           1647.41
+==================================================
+"""
+
+
+def test_slow_tpot_of_many_requests_with_the_load_not_shown_cannot_be_called_slow():
+    [s] = explain(UNKNOWN_LOAD, host="other", nodes=1)
+    assert "warn" not in levels(s) and "does not show the load" in messages(s, "info")
+    # the same run with its cap printed: 256 streams at once each decoding one token every 194 ms is slow
+    capped = UNKNOWN_LOAD.replace("Successful requests:", "Maximum request concurrency:             256\n"
+                                  "Successful requests:", 1)
+    [c] = explain(capped, host="other", nodes=1)
+    assert "very slow decode under this load" in messages(c, "warn")

@@ -228,6 +228,12 @@ def _decode_findings(result: BenchResult, src: dict[str, Any], burst: bool = Fal
     if load and load > 1:  # many streams share each step (and their prefills): judged by a reader's pace, not c1's
         from ..calc.specs import row
         reading = row("serving.toml", "load").graded("reading_tpot_ms")
+        if not cap and not src.get("max_concurrent_requests") and tpot > reading:  # the load is not shown
+            return [info(said + f" Slower than a person reads (one token every {reading:g} ms, checks/specs/"
+                         "serving.toml [load]) per stream, but the paste does not show the load that decides whether "
+                         "that is slow: up to all the requests at once (a burst queues and batches them). The "
+                         "benchmark's `Request rate` and `--max-concurrency` (or its `Peak concurrent requests` "
+                         "line) would; `--max-concurrency 1` gives one stream's decode speed.")]
         if tpot <= reading:
             return [info(said + f" With {load:g} requests sharing each step, one stream decodes slower than alone; "
                          f"it still keeps ahead of a person reading it (one token every {reading:g} ms, checks/specs/"
