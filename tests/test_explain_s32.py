@@ -101,3 +101,23 @@ def test_slow_tpot_of_many_requests_with_the_load_not_shown_cannot_be_called_slo
                                   "Successful requests:", 1)
     [c] = explain(capped, host="other", nodes=1)
     assert "very slow decode under this load" in messages(c, "warn")
+
+
+# https://github.com/esnet/iperf/issues/1088 (corpus w016): one TCP stream for 20 s, 114 retransmissions in 29.9 GB
+ONE_STREAM = """Connecting to host 10.0.0.4, port 12345
+[  4] local 10.0.0.3 port 50040 connected to 10.0.0.4 port 12345
+[ ID] Interval           Transfer     Bandwidth       Retr  Cwnd
+[  4]   0.00-20.00  sec  29.9 GBytes  12.8 Gbits/sec  114    949 KBytes
+"""
+
+
+def test_one_tcp_stream_that_lost_next_to_nothing_below_a_fast_links_rate_is_the_host_not_a_fault():
+    [s] = explain(ONE_STREAM, host="other", nodes=2)
+    # 12.8 Gbit/s x 20 s / 8 / 1,448 B = 22.1 million segments; 114 of them is 5 in a million (under 1 in 100,000)
+    assert "warn" not in levels(s) and "with one TCP stream and next to no retransmission" in messages(s, "info")
+    # 400 retransmissions (18 in a million) are more than a busy flow's few: something drops segments
+    [lossy] = explain(ONE_STREAM.replace("  114  ", "  400  "), host="other", nodes=2)
+    assert "400 retransmissions: segments were lost on the way" in messages(lossy, "warn")
+    # at 6 Gbit/s the link may be 10 GbE, which one core fills: a single stream that short of it is a host's limit
+    [ten] = explain(ONE_STREAM.replace("29.9 GBytes  12.8", "14.0 GBytes  6.00"), host="other", nodes=2)
+    assert "warn" in levels(ten)

@@ -235,14 +235,16 @@ def _ethernet() -> tuple[list[float], float | None]:
     return sorted(spec.graded("rates_gbps") or []), spec.graded("tcp_goodput_fraction")
 
 
-def _against_ethernet(label: str, gbps: float, carried: float, retransmits: int | None, streams: str = ""
-                      ) -> Finding | None:
+def _against_ethernet(label: str, gbps: float, carried: float, retransmits: int | None, streams: str = "",
+                      one_flow: bool = False) -> Finding | None:
     """What ``gbps`` of TCP (one direction's mean) says of a link of unknown speed. The link carried ``carried`` (the
     mean, or the second-best interval where that is higher: one interval alone can read over the line rate, as a full
     1 GbE link's 1.01 Gbit/s did, or catch up after a stall), so it is at least the first standard rate at or above
     that. At 90% of its TCP ceiling or more the test filled it (info); between a standard rate and 90% of the next
     one's ceiling no Ethernet link runs full, so something else caps the test (warn, with what the Retr column says of
-    loss); under the lowest rate it cannot tell (None)."""
+    loss); under the lowest rate it cannot tell (None). ``one_flow``: one TCP stream that lost next to nothing
+    (:func:`_one_quiet_flow`): one flow on one CPU core rarely fills a link faster than 10 GbE, so there it is no fault
+    (info); at 10 GbE or under one core keeps up."""
     rates, share = _ethernet()
     tier = next((g for g in rates if g >= carried), None)
     if tier is not None and gbps >= 0.9 * tier * (share or 1):
@@ -258,6 +260,11 @@ def _against_ethernet(label: str, gbps: float, carried: float, retransmits: int 
         return None
     below = max(g for g in rates if g < tier)
     ceiling = f" (~{tier * share:.1f} Gbit/s of TCP)" if share else ""
+    if one_flow and tier > 10:  # one core keeps up with 10 GbE
+        return info(f"{label}{gbps:.2f} Gbit/s with one TCP stream and next to no retransmission: the link is at "
+                    f"least {tier:g} GbE (~{tier * (share or 1):.1f} Gbit/s of TCP), and one flow, on one CPU core, "
+                    "seldom fills a link that fast: the host sets this rate, not the link. Rerun with -P 8 (several "
+                    "iperf3 processes before iperf3 3.16) to measure the link.")
     if retransmits == 0:
         cause = (" No retransmissions: nothing was lost on the way, so a host sets this ceiling: one stream's CPU core, "
                  "the NIC's PCIe link (`lspci -vv` LnkSta: lanes and speed) or socket buffers, not the cable.")
@@ -294,13 +301,25 @@ def _other_host(r: Iperf3Read, gbps: float, streams: str) -> list[Finding]:
     for role, mean in means.items():
         second = sorted(rates[role][1:])[-2:-1] or [0.0]  # the first interval counts what the socket buffer took at once
         said = _against_ethernet(f"{role}: " if role else "", mean, max(mean, second[0]), None if role == "RX" else lost,
-                                 streams)
+                                 streams, _one_quiet_flow(r, mean, lost))
         findings += [said] if said else []
     if len(means) > 1 and min(means.values()) < max(means.values()) / 2:
         findings.append(info("The two directions are asymmetric: one gets under half the other's rate. A full-duplex "
                              "link carries its rate both ways at once, so the slow direction's receiving or sending "
                              "host (its CPU, its NIC's PCIe link) is the limit."))
     return findings
+
+
+def _one_quiet_flow(r: Iperf3Read, gbps: float, lost: int | None) -> bool:
+    """Whether the test ran one TCP stream that retransmitted under checks/specs/ethernet.toml [tcp]
+    negligible_retransmit_share of its segments (1,448 B of payload each at MTU 1500) over its ``duration_s`` (or the
+    time its interval rows cover, where the summary is cut)."""
+    from ..calc.specs import row
+    seconds = r.result.duration_s or r.intervals.seconds
+    if r.result.streams != 1 or lost is None or not seconds:
+        return False
+    segments = gbps * 1e9 / 8 * seconds / 1448
+    return lost <= segments * row("ethernet.toml", "tcp").graded("negligible_retransmit_share")
 
 
 def _stalled(read: Iperf3Read) -> Finding | None:

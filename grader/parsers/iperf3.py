@@ -296,19 +296,22 @@ class Iperf3Intervals:
     direction's intervals, whether any bytes moved (its Transfer column: ``87.4 KBytes`` moved, though ``-f g`` prints
     its rate as ``0.00 Gbits/sec``). ``udp_lost``: a UDP
     test's ``Lost/Total Datagrams`` of each interval, in order, as ``(lost, total)`` (the [SUM] rows where there are
-    some, else each stream's); ``udp_summary`` the receiver's summary row's ``(lost, total)``, None when not pasted."""
+    some, else each stream's); ``udp_summary`` the receiver's summary row's ``(lost, total)``, None when not pasted;
+    ``seconds`` the time the kept rows cover (a direction's intervals added up; 0.0 when there are none)."""
 
     rates_gbps: dict[str, tuple[float, ...]]
     retransmits: tuple[int, ...]
     moved: dict[str, tuple[bool, ...]] = field(default_factory=dict)
     udp_lost: tuple[tuple[int, int], ...] = ()
     udp_summary: tuple[int, int] | None = None
+    seconds: float = 0.0  # the time the kept interval rows cover (the longest direction's), in seconds
 
 
 def parse_iperf3_intervals(text: str) -> Iperf3Intervals:
     """The interval rows of ``text`` (see :class:`Iperf3Intervals`); never raises: a text with none gives empty ones."""
-    rows = [(m, (re.search(r"\]\[([A-Z]{2})-", line) or [None, ""])[1]) for line in text.splitlines()
-            if (m := _ROW_RE.match(line.strip())) and m.group("rest").split()[-1:] not in (["sender"], ["receiver"])]
+    every = [(m, (re.search(r"\]\[([A-Z]{2})-", line) or [None, ""])[1], m.group("rest").split()[-1:])
+             for line in text.splitlines() if (m := _ROW_RE.match(line.strip()))]  # each line matched once
+    rows = [(m, role) for m, role, last in every if last not in (["sender"], ["receiver"])]
     # an older server's summary row has no role word: a row from 0 over several intervals' time is the summary
     spans = sorted(float(m.group("end")) - float(m.group("start")) for m, _ in rows)
     typical = spans[len(spans) // 2] if spans else 0.0
@@ -320,6 +323,7 @@ def parse_iperf3_intervals(text: str) -> Iperf3Intervals:
     longest = max((float(m.group("end")) - float(m.group("start")) for m, _ in rows), default=0.0)
     rates: dict[str, dict[str, float]] = {}
     moved: dict[str, dict[str, bool]] = {}
+    spans: dict[str, dict[str, float]] = {}
     summed, seen = {role for m, role in rows if m.group("id") == "SUM"}, set()
     for m, role in rows:
         key = (m.group("id"), role, m.group("start"))  # a row seen already: a second test in the paste
@@ -330,16 +334,17 @@ def parse_iperf3_intervals(text: str) -> Iperf3Intervals:
             per[m.group("start")] = per.get(m.group("start"), 0.0) + _rate(m) / 1e9
             some = moved.setdefault(role, {})
             some[m.group("start")] = some.get(m.group("start"), False) or float(m.group("moved")) > 0
+            spans.setdefault(role, {})[m.group("start")] = float(m.group("end")) - float(m.group("start"))
     retr = tuple(int(x.group(1)) for m, _ in rows if (x := re.match(r"\s*(\d+)\s+[\d.]+\s+\w?Bytes", m.group("rest"))))
     udp = list({(m.group("id"), role, m.group("start")): (m.group("id"), x) for m, role in rows
                 if (x := _UDP_LOST_RE.search(m.group("rest")))}.values())  # a row printed twice counts once
     summed_udp = any(i == "SUM" for i, _ in udp)
     lost = tuple((int(x.group("lost")), int(x.group("total"))) for i, x in udp if (i == "SUM") == summed_udp)
-    received = [(m.group("id"), x) for line in text.splitlines()
-                if (m := _ROW_RE.match(line.strip())) and m.group("rest").split()[-1:] == ["receiver"]
-                and (x := _UDP_LOST_RE.search(m.group("rest")))]
+    received = [(m.group("id"), x) for m, _, last in every
+                if last == ["receiver"] and (x := _UDP_LOST_RE.search(m.group("rest")))]
     best = next((x for i, x in received if i == "SUM"), received[0][1] if received else None)  # [SUM] first
     summary = (int(unnamed.group("lost")), int(unnamed.group("total"))) if unnamed else (
         (int(best.group("lost")), int(best.group("total"))) if best else None)
     return Iperf3Intervals({role: tuple(per.values()) for role, per in rates.items()}, retr,
-                           {role: tuple(per.values()) for role, per in moved.items()}, lost, summary)
+                           {role: tuple(per.values()) for role, per in moved.items()}, lost, summary,
+                           max((sum(per.values()) for per in spans.values()), default=0.0))
