@@ -4,8 +4,8 @@ The parser (:mod:`grader.parsers.vllm_log`) only names what a log says: events w
 their numbers. What each one means, its fix and its source are data in ``checks/diagnoses.toml``
 (its header documents the fields); :func:`diagnose` reads that table, the one place both
 ``clusterlab explain`` and lesson 2b's launch checks take a log's meaning from. Adding a fault is
-one entry there and one test input (tests/test_diagnoses.py); Python here only holds the few
-conditions a table cannot say (:data:`LOG_FLAGS`, :data:`DETAILS`), never words or figures.
+one entry there and one test input (tests/test_diagnoses.py); Python only holds the few conditions a
+table cannot say (:data:`LOG_FLAGS`, :data:`DETAILS`, in :mod:`grader.diagnosis_details`), never words or figures.
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ import string
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from grader.parsers.common.anyof import ONE_PASS_CHARS, required_texts, texts_in
 from grader.parsers.vllm_events import EVENT_KINDS  # the event names alone: the log's parser is imported by its reader
 from grader.ranges import CatalogueError
-from grader.judges.context import context  # what `explain --nodes` says of the paste
+from grader.diagnosis_details import DETAILS, LOG_FLAGS  # what the table cannot say (re-exported)
 
 if TYPE_CHECKING:
     from grader.parsers.vllm_log import LogEvent, VllmLog
@@ -59,148 +59,6 @@ class Diagnosis:
         return next((e.source for e in load_table() if e.kind == self.kind), "")
 
 
-# --------------------------------------------------------------------------- what a table cannot say
-
-LOG_FLAGS: dict[str, Callable[[VllmLog], bool]] = {
-    "ready": lambda log: log.ready,
-    "served": lambda log: log.ready or bool(log.stats),  # started, or its engine's stats lines show it serving
-    "has_startup": lambda log: log.has_startup,
-    "has_kv": lambda log: bool(log.kv),
-    "multi_node": lambda log: (log.parallel.nnodes or 0) > 1,
-    # every rank started on this node: several ranks, neither Ray nor vLLM's --nnodes mode
-    "single_node_ranks": lambda log: (log.parallel.world_size > 1 and log.parallel.distributed_executor_backend != "ray"
-                                      and not (log.parallel.nnodes or 0) > 1),
-    # ... or one machine as `explain --nodes 1` says (what the log's layout cannot show)
-    "one_machine": lambda log: LOG_FLAGS["single_node_ranks"](log) or context().nodes == 1,
-    # ... only as `explain --nodes 1` says (a log whose backend is not named may still be Ray's, across machines)
-    "told_one_machine": lambda log: context().nodes == 1,
-    "command_only": lambda log: log.command_only,  # the `vllm serve` command and nothing it printed
-}
-"""What an entry's ``when`` may ask of the whole log (``when = { ready = false }``)."""
-
-
-def _kv_rounds_to_zero(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies when vLLM printed both the needed and the available KV cache as zero GiB."""
-    try:
-        zero = not float(values["needed_gib"]) and not float(values.get("available_gib") or 0)
-    except (KeyError, TypeError, ValueError):
-        return None
-    return {} if zero else None
-
-
-def _advertises_nothing(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies when the 0.0.0.0 address is what the other node dials: vLLM's --nnodes mode (the
-    DP leader's ``mq_connect_ip=0.0.0.0``, or ``--nnodes`` over one)."""
-    return {} if "mq_connect_ip" in values or (log is not None and LOG_FLAGS["multi_node"](log)) else None
-
-
-_RAY_ACTIVE_RE = re.compile(r"^[ \t]*Active:[ \t\r]*\n((?:[ \t]+\d+[ \t]+node_\w+[^\n]*(?:\n|\Z))+)", re.MULTILINE)
-_RAY_GPUS_RE = re.compile(r"^[ \t]*\d+(?:\.\d+)?/(?P<total>\d+(?:\.\d+)?)[ \t]+GPU\b", re.MULTILINE)
-
-
-def _one_gpu_nodes(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies when a ``ray status`` in the text counts exactly one GPU per active node (two Sparks: 2 nodes, 0.0/2.0
-    GPU): PACK on such nodes is the reported fault; on multi-GPU nodes a pending PACK group has another cause (the
-    driver's ``node:<IP>`` is not a Ray node's), which this entry must not claim."""
-    active = _RAY_ACTIVE_RE.search(text)
-    gpus = _RAY_GPUS_RE.search(text)
-    if active is None or gpus is None:
-        return None
-    nodes = sum(int(n) for n in re.findall(r"^[ \t]+(\d+)[ \t]+node_", active.group(1), re.MULTILINE))
-    return {"nodes": nodes} if nodes >= 2 and float(gpus.group("total")) == nodes else None
-
-
-_CX7_IFACE_RE = re.compile(r"\ben(?:P\d+)?p\d+s\d+f\dnp\d\b")
-_NETWORKD_RE = re.compile(r"^[ \t]*renderer:[ \t]*[\"']?networkd\b", re.MULTILINE)
-
-
-def _cx7_under_networkmanager(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies when the netplan text that names NetworkManager as renderer also defines a ConnectX-7
-    port (enp1s0f1np1, enP2p1s0f1np1 ...) and no file in it hands the ports to networkd."""
-    iface = _CX7_IFACE_RE.search(text)
-    return None if iface is None or _NETWORKD_RE.search(text) else {"iface": iface.group(0)}
-
-
-def _on_a_spark(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies on a DGX Spark (or another GB10 machine): `explain --host spark`, or, with the host not said, a line
-    only a Spark prints (its ConnectX-7 hotplug driver, the GB10's name)."""
-    host = context().host
-    return {} if host == "spark" or host is None and any(m in text for m in ("cx7-pcie-hotplug", "GB10")) else None
-
-
-def _local_peers(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies unless NCCL says each node has one rank (`localRanks 1`): then no GPU of this machine has a peer."""
-    return None if re.search(r"\blocalRanks 1\b", text) and not re.search(r"\blocalRanks [2-9]", text) else {}
-
-
-def _fastsafetensors_across_nodes(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies when the log's arguments (``non-default args`` or a ``vllm serve`` command line in the paste) load the
-    weights with fastsafetensors and the log shows more than one node: ``--nnodes`` above 1, or vLLM processes
-    that Ray ran on other nodes (``ip=`` prefixes). A Ray backend alone does not say (one machine with several
-    GPUs uses it too). ``across``: how the log shows the nodes."""
-    if log is None:
-        return None
-    fmt = (log.args or {}).get("load_format") or (log.command_args or {}).get("load_format")
-    if str(fmt).strip("'\"").lower() != "fastsafetensors":
-        return None
-    if (log.parallel.nnodes or 0) > 1:
-        return {"across": f"across {log.parallel.nnodes} nodes (--nnodes)"}
-    if log.worker_ips:
-        return {"across": f"with Ray workers on other nodes ({', '.join(log.worker_ips)})"}
-    return None
-
-
-_CGRAPH_SET_RE = re.compile(r"(?P<day>\d\d-\d\d) (?P<time>\d\d:\d\d:\d\d)\b[^\n]*RAY_CGRAPH_get_timeout is set to "
-                            r"(?P<timeout>\d+)")
-_STAMP_RE = re.compile(r"\b(?P<day>\d\d-\d\d) (?P<time>\d\d:\d\d:\d\d)\b")
-
-
-def _timeout_not_applied(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies when vLLM logged the compiled-graph timeout it set (``RAY_CGRAPH_get_timeout is set to N``) and the
-    failed read's line is stamped the same day less than N seconds later: every read began after the setting, so
-    one that failed sooner did not wait N seconds. ``timed_out``: the text names the timeout itself."""
-    set_at = _CGRAPH_SET_RE.search(text)
-    failed = _STAMP_RE.search(str(values.get("line", "")))
-    if set_at is None or failed is None or failed.group("day") != set_at.group("day"):
-        return None
-    seconds = [sum(int(x) * 60 ** i for i, x in enumerate(reversed(m.group("time").split(":")))) for m in (set_at, failed)]
-    after, timeout = seconds[1] - seconds[0], int(set_at.group("timeout"))
-    if not 0 <= after < timeout:
-        return None
-    return {"after": after, "timeout": timeout, "set_at": set_at.group("time"),
-            "timed_out": "RayChannelTimeoutError" if "RayChannelTimeoutError" in text else None}
-
-
-def _several_local_gpus(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies when the node that warned has more than one GPU (``GPUs (8)``): unlike a Spark's one, TP across its
-    nodes is a choice, and TP within a node with PP across is the usual layout."""
-    try:
-        return {} if int(values.get("gpus") or 0) > 1 else None
-    except (TypeError, ValueError):
-        return None
-
-
-def _aer_recovered(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies when the kernel recovered every device it tried to: no ``recovery failed`` and no ``can't recover``
-    anywhere in the text (those are the failure the next entries say)."""
-    return None if "recovery failed" in text or "can't recover" in text else {}
-
-
-DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]] = {
-    "timeout_not_applied": _timeout_not_applied,
-    "fastsafetensors_across_nodes": _fastsafetensors_across_nodes,
-    "kv_rounds_to_zero": _kv_rounds_to_zero,
-    "advertises_nothing": _advertises_nothing,
-    "one_gpu_nodes": _one_gpu_nodes,
-    "several_local_gpus": _several_local_gpus,
-    "aer_recovered": _aer_recovered,
-    "cx7_under_networkmanager": _cx7_under_networkmanager,
-    "on_a_spark": _on_a_spark,
-    "local_peers": _local_peers,
-}
-"""An entry's ``detail``: a function of the log (None when :func:`diagnose_text` reads plain text), the
-values read so far and the whole text, that returns more values for the texts, or None when the entry
-does not apply."""
 
 
 # --------------------------------------------------------------------------- the table
