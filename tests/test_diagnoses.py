@@ -264,6 +264,11 @@ EXAMPLES.update({
     "container-shm-64mb": BANNER + "NOTE: The SHMEM allocation limit is set to the default of 64MB.  This may be\n",
     "container-forward-compat": BANNER + "NOTE: CUDA Forward Compatibility mode ENABLED.\n  Using CUDA 13.2 driver version "
                                 "595.58.03 with kernel driver version 580.159.03.\n",
+    # vllm-project/vllm#27508: the one process on the GPU is the engine itself (its host PID, from a container)
+    "oom-torch-own": BANNER + "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 786.00 MiB. GPU 0 has a "
+                     "total capacity of 79.11 GiB of which 140.75 MiB is free. Process 3270336 has 78.96 GiB memory in "
+                     "use. Of the allocated memory 68.83 GiB is allocated by PyTorch, with 660.00 MiB allocated in private "
+                     "pools (e.g., CUDA Graphs), and 331.08 MiB is reserved by PyTorch but unallocated.\n",
     # lemonade-sdk/vllm-rocm#5: PyTorch 2.x's form of the message (HIP on an AMD APU; CUDA prints the same)
     "oom-torch-2": BANNER + "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 12.95 GiB. GPU 0 has a total "
                    "capacity of 127.00 GiB of which 18.55 GiB is free. Of the allocated memory 99.37 GiB is allocated by "
