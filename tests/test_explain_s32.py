@@ -121,3 +121,28 @@ def test_one_tcp_stream_that_lost_next_to_nothing_below_a_fast_links_rate_is_the
     # at 6 Gbit/s the link may be 10 GbE, which one core fills: a single stream that short of it is a host's limit
     [ten] = explain(ONE_STREAM.replace("29.9 GBytes  12.8", "14.0 GBytes  6.00"), host="other", nodes=2)
     assert "warn" in levels(ten)
+
+
+# blind batch zi009 (a Proxmox VM's virtio NIC; the paste ends at its Speed line), and corpus o011 (an Intel X553 SFP+
+# port, cut before `Link detected`)
+VIRTIO = """root@host01:/tmp# ethtool eth0
+Settings for eth0:
+        Supported ports: [ ]
+        Supported link modes:   Not reported
+        Supported pause frame use: No
+        Supports auto-negotiation: No
+        Advertised link modes:  Not reported
+        Advertised auto-negotiation: No
+        Speed: Unknown!
+"""
+
+
+def test_speed_unknown_without_link_detected_is_no_verdict_and_on_a_virtual_nic_is_normal():
+    [s] = explain(VIRTIO, host="other")
+    assert levels(s) == ["info"] and "virtual NIC" in messages(s) and "cable" not in messages(s)
+    physical = VIRTIO.replace("Supported ports: [ ]", "Supported ports: [ FIBRE ]").replace(
+        "Advertised link modes:  Not reported", "Advertised link modes:  10000baseT/Full")
+    [p] = explain(physical, host="other")
+    assert levels(p) == ["warn"] and "ends before `Link detected`" in messages(p, "warn")
+    [down] = explain(physical + "        Link detected: no\n", host="other")
+    assert "fail" in levels(down)

@@ -502,6 +502,13 @@ def _speed_findings(r: Any, name: str) -> list[Finding]:
     if r.speed_mbps is None:
         if r.link_detected is True:
             return [info(f"{name}: link detected, but no speed reported.")]
+        if r.link_detected is None and (r.driver in VIRTUAL_DRIVERS or not r.advertised_modes and r.port is None):
+            return [info(f"{name}: no speed, and no port or link mode reported: what a virtual NIC shows (virtio_net "
+                         "in a VM, a veth, a bridge), which has no physical link to negotiate. `Link detected` (not in "
+                         "this paste) says whether it is up; `ethtool -i` names its driver.")]
+        if r.link_detected is None:
+            return [warn(f"{name}: no speed (Speed: Unknown!): most often no link, but this paste ends before `Link "
+                         "detected`, which decides. If it reads no: check the cable or module at both ends.")]
         return [fail(f"{name}: no speed (Speed: Unknown! means no link): check the cable at both ends.")]
     if r.interface == HOUSE_INTERFACE:
         return [info(f"{name}: {r.speed_mbps}Mb/s on the 10 GbE management port (not the QSFP link).")]
