@@ -285,6 +285,11 @@ EXAMPLES.update({
                     "len 0, vendor err 81\n",
     "nccl-wc-other": BANNER + "gpu5:6252:6325 [0] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer "
                      "10.0.0.2<46487> with error 5, opcode 0, len 0, vendor err 249\n",
+    # NVIDIA/nccl#230: the HCA's device-fatal event (NCCL 2.4's form); a port error in NCCL 2.19's form
+    "nccl-ib-device-fatal": BANNER + "container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event "
+                            ": local catastrophic error\n",
+    "nccl-ib-port-error": BANNER + "gpu5:6252:6325 [0] transport/net_ib.cc:160 NCCL WARN NET/IB : mlx5_0:1 port event: "
+                          "port error\n",
     # leptonai/gpud#117: the kernel's hung-task report after an Xid
     "kernel-hung-task": BANNER + "[Sat Oct 12 18:38:44 2024] INFO: task cache_mgr_event:620917 blocked for more "
                                  "than 120 seconds.\n",

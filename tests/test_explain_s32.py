@@ -146,3 +146,12 @@ def test_speed_unknown_without_link_detected_is_no_verdict_and_on_a_virtual_nic_
     assert levels(p) == ["warn"] and "ends before `Link detected`" in messages(p, "warn")
     [down] = explain(physical + "        Link detected: no\n", host="other")
     assert "fail" in levels(down)
+
+
+def test_an_hcas_device_fatal_event_is_the_adapter_not_a_set_up_fault():
+    # https://github.com/NVIDIA/nccl/issues/230 (blind batch zi010): the event, then the async thread's failed call
+    log = ("host:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event : local catastrophic error\n"
+           "host:815:864 [0] misc/ibvwrap.cu:220 NCCL WARN Call to ibv_get_async_event failed\n")
+    [s] = explain(log, host="other", nodes=2)
+    said = messages(s, "fail")
+    assert "device-fatal event" in said and "NCCL_IB_GID_INDEX" not in said and "could not connect" not in said

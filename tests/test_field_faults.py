@@ -384,6 +384,10 @@ def test_the_gpu_and_its_driver(text, kind, level, words):
 # https://github.com/NVIDIA/nccl/issues/426 (fixed by NCCL_IB_GID_INDEX=3)
 NCCL_WC12 = ("-worker-1:946:988 [0] transport/net_ib.cc:839 NCCL WARN NET/IB : Got completion with error 12, opcode 1, "
              "len 0, vendor err 129\n")
+# https://github.com/NVIDIA/nccl/issues/230 (mpirun's prefixes; the async thread's failure after the event)
+NCCL_FATAL = ("2019-06-02T16:13:44.884Z: [1,12]<stdout>:container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : "
+              "Got async event : local catastrophic error\n2019-06-02T16:13:44.884Z: [1,12]<stdout>:container-57:815:864 "
+              "[0] misc/ibvwrap.cu:220 NCCL WARN Call to ibv_get_async_event failed\n")
 # https://github.com/NVIDIA/nccl/issues/1664 (the NET/IBP plugin's line as the issue quotes it: no host:pid:tid, no
 # "NCCL WARN"; the peer's public address as the corpus redacted it, tests/fixtures/field/corpus/f001_*)
 NCCL_WC12_BARE = ("NET/IBP:Got completion from peer 203.0.113.83<36315> with status=12 opcode=32698 len=32696 vendor err "
@@ -683,7 +687,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        METHOD_FAILED, SEGFAULT, NO_RDMA, NCCL_ABORT, SUBMODULE, WATCHDOG, NO_KERNEL, NVLS, LAUNCH_FAILED, COMPILE,
        HEAP_ABORT, BOOTSTRAP, RAY_UNHANDLED, DUMP_INPUT, TRUNCATED, NO_SYMBOL,
        SHM_TIMEOUT, CUDA_FOOTER, SHM_SEGMENT, VIRTUAL_PCI, PEER_UNSUPPORTED,
-       GRAPH_ESTIMATE, STORE_LOST]
+       GRAPH_ESTIMATE, STORE_LOST, NCCL_FATAL]
 
 
 @pytest.mark.parametrize("text", ALL)

@@ -51,12 +51,18 @@ _VERBS_MEANING = (
 )
 
 
+def _setup_failures(log: NcclLog | None) -> list[str]:
+    """The failed ibverbs calls of ``log`` that set RDMA up: not ``ibv_get_async_event``, which fails after an event
+    the NIC raised (checks/diagnoses.toml nccl-ib-async says what that event means)."""
+    return [m for m in (log.verbs_failures if log else ()) if "ibv_get_async_event" not in m]
+
+
 def _verbs_findings(log: NcclLog | None) -> list[Finding]:
     """A failed ibverbs call at init (``Call to ibv_modify_qp failed ... Network is unreachable``): the
     communicator did not come up; what it means and what to do (NCCL's ibvwrap warnings; nccl-tests issues
     #185 and #227; procedure.md section 2.4)."""
     out: list[Finding] = []
-    for msg in (log.verbs_failures if log else ())[:3]:
+    for msg in _setup_failures(log)[:3]:
         text = msg.rstrip(". ")
         meaning = next(((m, f) for pat, m, f in _VERBS_MEANING if re.search(pat, text, re.I)), None)
         if meaning:
@@ -228,7 +234,7 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
                              "/dev/infiniband in containers)." + _unused_rdma(log) if other_host else
                              " NET/Socket means some traffic went over TCP: give NCCL the RDMA devices "
                              "(NCCL_IB_HCA, /dev/infiniband in containers).") if "NET/Socket" in parts else "")))
-    elif verdict == "unknown" and log.verbs_failures:
+    elif verdict == "unknown" and _setup_failures(log):
         out.append(info("No transport was set up: the communicator failed while connecting (see the ibverbs error)."))
     elif verdict == "unknown":
         merged = [d for d in log.virtual_devices if "+" in d]
