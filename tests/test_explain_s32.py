@@ -155,3 +155,31 @@ def test_an_hcas_device_fatal_event_is_the_adapter_not_a_set_up_fault():
     [s] = explain(log, host="other", nodes=2)
     said = messages(s, "fail")
     assert "device-fatal event" in said and "NCCL_IB_GID_INDEX" not in said and "could not connect" not in said
+
+
+# blind batch zh013 (kreuzhofer/dgx-manager: a TP=4 worker on four Sparks) and zh004 (getainode/ainode: NCCL 2.28 init
+# between two Sparks): the poster's own note that nothing came after the last line
+LOADED = """(EngineCore pid=947) (RayWorkerWrapper pid=1206) INFO 16:30:09 [__init__.py:261] Selected CutlassFP8ScaledMMLinearKernel for Fp8LinearMethod
+Loading safetensors checkpoint shards: 100% Completed | 66/66 [00:43<00:00,  1.52it/s]
+<silence — no further log output for 7+ hours>
+"""
+NCCL_INIT = """Spark-1:895:895 [0] NCCL INFO NET/IB : Using [0]mlx5_1:1/RoCE [1]mlx5_3:1/RoCE [RO]; OOB enP2p1s0f1np1:192.168.0.63<0>
+Spark-1:895:895 [0] NCCL INFO Using network IB
+Spark-1:895:895 [0] NCCL INFO ncclCommInitRank comm 0x4c209030 rank 0 nranks 2 cudaDev 0 busId f01000 commId 0xb523fd91f1aaaef - Init START
+Spark-1:895:895 [0] NCCL INFO ncclTopoGetCpuAffinity: Affinity for GPU 0 is empty, ignoring.
+<HANG — no further output for 6+ minutes>
+"""
+
+
+def test_a_posters_note_that_the_program_hung_is_a_failure_after_the_last_line_before_it():
+    [s] = explain(LOADED, host="spark", nodes=4)
+    assert "The paste notes that the program hung" in messages(s, "fail")
+    assert "stopped after `Loading safetensors checkpoint shards: 100% Completed | 66/66" in messages(s, "fail")
+    [n] = explain(NCCL_INIT, host="spark", nodes=2)
+    assert "after `Spark-1:895:895 [0] NCCL INFO ncclTopoGetCpuAffinity" in messages(n, "fail")
+    # the transport was chosen, not used: no connection came up before the hang
+    assert "NCCL chose RDMA" in messages(n, "ok") and "moved data" not in messages(n)
+    # a note that only says lines were cut is no hang
+    [cut] = explain(LOADED.replace("<silence — no further log output for 7+ hours>", "<output trimmed>"),
+                    host="spark", nodes=4)
+    assert "fail" not in levels(cut)

@@ -187,14 +187,31 @@ def paste_next(spec: Any, seg: Any, message: str) -> str:
 _ELLIPSIS_LINE_RE = re.compile(r"^\s*(?:\.\.\.|…|\[\.\.\.\]|\[…\])\s*$")
 
 
+_HANG_NOTE_RE = re.compile(r"^\s*[<\[(](?=[^\n]{0,200}?\b(?:hangs?|hung|hanging|stuck|freez\w*|frozen|silen(?:ce|t)|no "
+                           r"(?:further|more) (?:output|lines?|logs?)|nothing (?:more|else|further)|never (?:returns|"
+                           r"completes|finishes))\b)[^\n<>\[\]()]{3,200}[>\])]\s*$", re.I)
+"""A poster's note on a line of its own, in ``<>``, ``[]`` or ``()``, saying the program hung there (``<HANG — no
+further output for 6+ minutes>``, ``[stuck here]``, ``(silence for 7 hours)``)."""
+
+
 def left_out(spec: Any, seg: Any) -> list[Finding]:
-    """An info finding when the person left lines out of an output (a ``...`` line between its lines; ``seg``: its
-    lines and their paste line numbers; ``spec``: its kind, for what to paste)."""
+    """What the person's own marks in an output say (``seg``: its lines and their paste line numbers; ``spec``: its
+    kind, for what to paste): lines left out (a ``...`` line between its lines: info), and a note that the program
+    hung (:data:`_HANG_NOTE_RE`: a fail naming the last line before it)."""
     cut = [no for line, no in zip(seg.lines, seg.linenos) if len(line) < 16 and _ELLIPSIS_LINE_RE.match(line)]
     where = ", ".join(str(n) for n in cut[:5]) + (" ..." if len(cut) > 5 else "")
-    return [Finding("info", f"Lines were left out of this output (`...` at line {where}): what is said here is about "
+    said = [Finding("info", f"Lines were left out of this output (`...` at line {where}): what is said here is about "
                             f"the lines shown only. Paste the whole output of {_what_ran(spec, seg)} to have the rest "
                             "read.")] if cut else []
+    at = next((i for i, line in enumerate(seg.lines) if len(line) <= 240 and _HANG_NOTE_RE.match(line)), None)
+    last = next((x.strip() for x in reversed(seg.lines[:at]) if x.strip() and not is_noise_line(x)), None) \
+        if at is not None else None
+    if last is not None:
+        said.append(Finding("fail", f"The paste notes that the program hung (`{seg.lines[at].strip()[:120]}`): it "
+                                    f"stopped after `{last[:160]}`, so the step after that line is where it waits. "
+                                    "Find what it waits on (a stack dump with `py-spy dump --pid <pid>`, the other "
+                                    "node's log at that moment) before changing settings."))
+    return said
 
 
 KNOWN_ERROR = "known-error"

@@ -152,8 +152,10 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
     if verdict == "NET/IB":
         names = ", ".join(f"{h.device}:{h.port}/{h.link_layer}" for h in log.ib_devices)
         where = "; RoCE on a Spark's ConnectX-7" if _is_spark_log(log) else ""
-        out.append(ok(f"NCCL moved data with RDMA (NET/IB{where})"
-                      + (f" over {names}." if names else "; this excerpt does not list its devices.")))
+        moved = log.channels or log.n_ib_connections or log.init_complete or log.bench  # else it only chose it
+        out.append(ok(f"NCCL {'moved data with' if moved else 'chose'} RDMA (NET/IB{where})"
+                      + (f" over {names}." if names else "; this excerpt does not list its devices.")
+                      + ("" if moved else " No connection is set up in these lines yet.")))
         if not log.channels and log.network is None and not log.ib_devices and log.n_ib_connections:
             out.append(info(f"The verdict comes from {log.n_ib_connections} RDMA queue-pair line(s) (`NET/IB: ... qpn ... "
                             "GID ...`): NCCL connected over RDMA, so it did not fall back to TCP sockets."))
