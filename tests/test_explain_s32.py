@@ -183,3 +183,13 @@ def test_a_posters_note_that_the_program_hung_is_a_failure_after_the_last_line_b
     [cut] = explain(LOADED.replace("<silence — no further log output for 7+ hours>", "<output trimmed>"),
                     host="spark", nodes=4)
     assert "fail" not in levels(cut)
+
+
+def test_an_rdma_plugins_channels_are_rdma_and_one_spark_twin_in_them_is_half_the_cable():
+    # blind batch zh002 (kreuzhofer/dgx-manager): NCCL's channels through the NCCL RDMA Plugin, one twin in use
+    log = ("NET/IB : Made virtual device [0] name=rocep1s0f0 speed=200000 ndevs=1\n"
+           "NET/IB : Using [0]rocep1s0f0:1/RoCE [RO]; OOB enp1s0f0np0:192.168.100.12<0>\n"
+           "Channel 00/0 : 1[0] -> 0[0] [receive] via NET/NCCL RDMA Plugin v10/0\n")
+    [s] = explain(log, host="spark", nodes=2)
+    assert "NCCL moved data with RDMA" in messages(s, "ok")
+    assert "NCCL uses only one HCA (rocep1s0f0)" in messages(s, "warn") and "roceP2p1s0f0" in messages(s, "warn")

@@ -155,7 +155,7 @@ class NcclChannel:
     """One ``Channel NN/M : a[da] -> b[db] [send|receive] via T`` line.
 
     ``transport`` classifies ``via``: ``NET/IB`` (also an external IB plugin such as
-    ``NET/IBext_v10``), ``NET/Socket``, ``P2P`` (NVLink or PCIe between GPUs of one host),
+    ``NET/IBext_v10`` or ``NET/NCCL RDMA Plugin v10``), ``NET/Socket``, ``P2P`` (NVLink or PCIe between GPUs of one host),
     ``SHM`` (through host shared memory), ``COLLNET``, ``NVLS``, else the first word of ``via``.
     ``detail`` is ``via`` as printed (``NET/IB/0/GDRDMA``); ``direction`` ``send``/``receive``
     or None; ``host`` the host that logged it (None without the ``host:pid:tid`` prefix).
@@ -257,7 +257,7 @@ _CUT_VIA = frozenset(name[:n] for name in ("P2P", "SHM", "NET/IB", "NET/Socket",
 def classify_transport(via: str) -> str:
     """The transport family of a channel's ``via`` text (see NcclChannel)."""
     d = via.strip()
-    if re.match(r"^NET/IB", d):
+    if re.match(r"^NET/(?:IB|[^/]{0,40}\bRDMA\b)", d):  # (an IB plugin: `NET/IBext_v10`, `NET/NCCL RDMA Plugin v10`)
         return "NET/IB"
     if d.startswith("NET/Socket"):
         return "NET/Socket"
