@@ -193,3 +193,43 @@ def test_an_rdma_plugins_channels_are_rdma_and_one_spark_twin_in_them_is_half_th
     [s] = explain(log, host="spark", nodes=2)
     assert "NCCL moved data with RDMA" in messages(s, "ok")
     assert "NCCL uses only one HCA (rocep1s0f0)" in messages(s, "warn") and "roceP2p1s0f0" in messages(s, "warn")
+
+
+# blind batch zh003 (getainode/ainode: one ib_write_bw per twin between two Sparks, the second twin at MTU 1500 with
+# no IPv4 address): two runs in one paste, compared
+def _write_bw(dev: str, mtu: int, gid: str) -> str:
+    return f"""---------------------------------------------------------------------------------------
+                    RDMA_Write BW Test
+ Dual-port       : OFF          Device         : {dev}
+ Number of qps   : 1            Transport type : IB
+ Connection type : RC           Using SRQ      : OFF
+ TX depth        : 128
+ CQ Moderation   : 1
+ Mtu             : {mtu}[B]
+ Link type       : Ethernet
+ GID index       : 3
+ Max inline data : 0[B]
+ rdma_cm QPs     : OFF
+ Data ex. method : Ethernet
+---------------------------------------------------------------------------------------
+ local address: LID 0000 QPN 0x0127 PSN 0x3c4f6a RKey 0x1fff00 VAddr 0x00ffff9a200000
+ GID: {gid}
+ remote address: LID 0000 QPN 0x0127 PSN 0x9e2b41 RKey 0x1fff00 VAddr 0x00ffffb2c00000
+ GID: {gid}
+---------------------------------------------------------------------------------------
+ #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]
+ 65536      5000             12440.21            12432.55                   0.198921
+---------------------------------------------------------------------------------------
+"""
+
+
+def test_two_perftest_runs_that_differ_in_rdma_mtu_or_gid_kind_are_a_warning():
+    v4 = "00:00:00:00:00:00:00:00:00:00:255:255:192:168:00:219"
+    fe80 = "254:128:00:00:00:00:00:00:081:037:094:172:08:116:133:022"
+    [s] = explain(_write_bw("mlx5_1", 4096, v4) + _write_bw("mlx5_3", 1024, fe80), host="spark", nodes=2)
+    said = messages(s, "warn")
+    assert "The runs' RDMA MTUs differ (mlx5_1 4096, mlx5_3 1024 bytes)" in said
+    assert "mlx5_3: GID index 3 holds a link-local (fe80) GID" in said
+    assert "no Spark figure applies" not in messages(s)  # `--host spark`: mlx5_* are its ConnectX-7's, kernel-named
+    [same] = explain(_write_bw("mlx5_1", 4096, v4) + _write_bw("mlx5_3", 4096, v4), host="spark", nodes=2)
+    assert "warn" not in levels(same)

@@ -300,7 +300,12 @@ def host_findings(devices: list[str], source: str, netdevs: dict[str, str | None
             "NCCL's NET/IB) say nothing about an RDMA NIC. A DGX Spark's ConnectX-7 shows "
             "rocep1s0f0/rocep1s0f1/roceP2p1s0f0/roceP2p1s0f1."))
     other = [d for d in devices if d not in SPARK_RDMA and not soft_rdma_kind(d)]
-    if other and not any(d in SPARK_RDMA for d in devices):
+    if other and not any(d in SPARK_RDMA for d in devices) and on_spark(None) and all(d.startswith("mlx5")
+                                                                                       for d in other):
+        out.append(info(f"{', '.join(other[:8])}: the DGX Spark's ConnectX-7 RDMA device(s) under the kernel's "
+                        "classic names (in a container, or without DGX OS's udev names); `ibdev2netdev` maps each to "
+                        "its twin."))
+    elif other and not any(d in SPARK_RDMA for d in devices):
         kind = ("ConnectX (mlx5 driver) devices under their classic names" if all(d.startswith("mlx5") for d in other)
                 else "RDMA devices")
         out.append(info(f"{', '.join(other[:8])}: {kind}, not a DGX Spark's (rocep1s0f*/roceP2p1s0f*): read as this "

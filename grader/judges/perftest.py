@@ -189,7 +189,28 @@ def summarise_perftest(runs: list[PerftestRun], command: str | None) -> Summary:
             findings.append(info(f"--run_infinitely: {len(r.bw_rows)} readings; the figure above is the last one."))
     if not runs:
         findings.append(info("No perftest run found."))
-    return facts, findings
+    return facts, findings + _across_runs(runs)
+
+
+def _across_runs(runs: list[PerftestRun]) -> list[Finding]:
+    """What the runs of one paste say together (one per twin, as a Spark pair's two halves are measured): the RDMA MTU
+    differs between them (their interfaces run different Ethernet MTUs), or one run's GID at an index is a link-local
+    one where another's is an IPv4 one (its netdev has no IPv4 address)."""
+    out: list[Finding] = []
+    mtus = {r.device or "?": r.rdma_mtu_bytes for r in runs if r.rdma_mtu_bytes}
+    if len(set(mtus.values())) > 1:
+        shown = ", ".join(f"{d} {m}" for d, m in mtus.items())
+        out.append(warn(f"The runs' RDMA MTUs differ ({shown} bytes): the interfaces behind them run different "
+                        f"Ethernet MTUs (4096 needs {JUMBO_MTU} on both ends, 1024 is what MTU 1500 gives). Set one MTU "
+                        "on every twin, on both machines."))
+    v4 = {r.gid_index for r in runs if r.local_gid_ipv4}
+    for r in runs:
+        if r.link_local_gids and r.gid_index in v4:
+            out.append(warn(f"{r.device or 'A run'}: GID index {r.gid_index} holds a link-local (fe80) GID, where "
+                            "another run's holds an IPv4 one: this twin's netdev has no IPv4 address (or it sits at "
+                            f"another index), so -x {r.gid_index} does not name its RoCE v2 IPv4 GID. Give the twin an "
+                            "IPv4 address in its own subnet and read the index from `show_gids` on both machines."))
+    return out
 
 REPEAT_RATIO_MAX = spark_figure("ib_write_bw_gbps", "repeat_ratio_max")
 """[spark-pair.ib_write_bw_gbps] repeat_ratio_max: the larger/smaller BW average of two runs of one size that agree."""

@@ -156,7 +156,8 @@ class PerftestRun:
     ``data_exchange``; ``header`` every ``Key : value`` pair as printed. ``report_unit`` the
     bandwidth unit printed (``Gb/sec`` or ``MB/sec``); rows are converted to Gb/s anyway.
     ``local_gid_ipv4``/``remote_gid_ipv4`` the IPv4 addresses inside the GIDs (None for non-IPv4
-    GIDs); ``zero_gids`` the sides (``local``, ``remote``) whose GID is all zeros. ``run_infinitely`` (the "BW peak won't be measured" warning or the option);
+    GIDs); ``zero_gids`` the sides (``local``, ``remote``) whose GID is all zeros, ``link_local_gids`` those whose GID is
+    a link-local fe80 one (perftest prints a GID's bytes in decimal: ``254:128:...``). ``run_infinitely`` (the "BW peak won't be measured" warning or the option);
     ``complete`` a closing dashed line followed the rows; ``truncated`` the run stops before
     its result (no rows, or no closing line without --run_infinitely) or its last row is cut.
     ``warnings``/``errors`` lines perftest printed; ``other_lines`` lines not understood.
@@ -182,6 +183,7 @@ class PerftestRun:
     local_gid_ipv4: str | None = None
     remote_gid_ipv4: str | None = None
     zero_gids: tuple[str, ...] = ()
+    link_local_gids: tuple[str, ...] = ()  # the sides whose GID is a link-local IPv6 one (fe80::, `254:128:...`)
     run_infinitely: bool = False
     complete: bool = False
     truncated: bool = False
@@ -383,6 +385,8 @@ class _Run:
             rows=tuple(self.rows), local_gid_ipv4=ipv4_of_gid(self.gids.get("local", "")),
             remote_gid_ipv4=ipv4_of_gid(self.gids.get("remote", "")), run_infinitely=self.run_inf,
             zero_gids=tuple(side for side, g in self.gids.items() if g.strip(":0") == ""),
+            link_local_gids=tuple(side for side, g in self.gids.items() if g.lower().split(":")[:2] in (["254", "128"],
+                                                                                                         ["fe", "80"])),
             complete=self.dashes_after_rows, truncated=truncated, header=dict(self.header),
             warnings=tuple(self.warnings), errors=tuple(self.errors),
             other_lines=tuple(x.text.strip() for x in self.other), cut_row=self.cut_row)
