@@ -55,7 +55,7 @@ EXAMPLES: dict[str, str] = {
         "(EngineCore pid=1) ValueError: Free memory on device (101.2/121.69 GiB) on startup is less than desired GPU "
         "memory utilization (0.9, 109.52 GiB). Decrease GPU memory utilization or reduce GPU memory used by other "
         "processes.\n"),
-    "oom": "(EngineCore pid=1) torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n",
+    "oom": "(EngineCore pid=1) RuntimeError: CUDA error: out of memory\n",  # (with `Tried to allocate`: oom-torch-bare)
     # vllm-project/vllm#783, PyTorch's older message with the card's figures
     "oom-torch": "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.63 GiB (GPU 0; 44.56 GiB total "
                  "capacity; 27.91 GiB already allocated; 565.31 MiB free; 27.93 GiB reserved in total by PyTorch)\n",
@@ -269,6 +269,8 @@ EXAMPLES.update({
                      "total capacity of 79.11 GiB of which 140.75 MiB is free. Process 3270336 has 78.96 GiB memory in "
                      "use. Of the allocated memory 68.83 GiB is allocated by PyTorch, with 660.00 MiB allocated in private "
                      "pools (e.g., CUDA Graphs), and 331.08 MiB is reserved by PyTorch but unallocated.\n",
+    # kreuzhofer/dgx-manager (a GB10 rank under torch.compile): the message quoted without its accounting
+    "oom-torch-bare": BANNER + "CUDA out of memory. Tried to allocate 5.00 GiB.\nGPU 0 ... of which 9.71 GiB is free.\n",
     # lemonade-sdk/vllm-rocm#5: PyTorch 2.x's form of the message (HIP on an AMD APU; CUDA prints the same)
     "oom-torch-2": BANNER + "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 12.95 GiB. GPU 0 has a total "
                    "capacity of 127.00 GiB of which 18.55 GiB is free. Of the allocated memory 99.37 GiB is allocated by "

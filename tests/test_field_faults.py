@@ -384,6 +384,8 @@ def test_the_gpu_and_its_driver(text, kind, level, words):
 # https://github.com/NVIDIA/nccl/issues/426 (fixed by NCCL_IB_GID_INDEX=3)
 NCCL_WC12 = ("-worker-1:946:988 [0] transport/net_ib.cc:839 NCCL WARN NET/IB : Got completion with error 12, opcode 1, "
              "len 0, vendor err 129\n")
+# https://github.com/kreuzhofer/dgx-manager (docs/glm-5.2-256k-to-320k.md): a torch OOM quoted in two lines, elided
+OOM_BARE = "CUDA out of memory. Tried to allocate 5.00 GiB.\nGPU 0 ... of which 9.71 GiB is free.  This process has 101.86 GiB in use.\n"
 # https://github.com/NVIDIA/nccl/issues/230 (mpirun's prefixes; the async thread's failure after the event)
 NCCL_FATAL = ("2019-06-02T16:13:44.884Z: [1,12]<stdout>:container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : "
               "Got async event : local catastrophic error\n2019-06-02T16:13:44.884Z: [1,12]<stdout>:container-57:815:864 "
@@ -687,7 +689,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        METHOD_FAILED, SEGFAULT, NO_RDMA, NCCL_ABORT, SUBMODULE, WATCHDOG, NO_KERNEL, NVLS, LAUNCH_FAILED, COMPILE,
        HEAP_ABORT, BOOTSTRAP, RAY_UNHANDLED, DUMP_INPUT, TRUNCATED, NO_SYMBOL,
        SHM_TIMEOUT, CUDA_FOOTER, SHM_SEGMENT, VIRTUAL_PCI, PEER_UNSUPPORTED,
-       GRAPH_ESTIMATE, STORE_LOST, NCCL_FATAL]
+       GRAPH_ESTIMATE, STORE_LOST, NCCL_FATAL, OOM_BARE]
 
 
 @pytest.mark.parametrize("text", ALL)

@@ -28,6 +28,8 @@ _VLLM_LINE = re.compile(
     r"|To serve at least one request with the model's max seq len|The model's max seq len \(\d+\) is larger than"
     r"|estimated maximum model length is \d+"
     r"|Waiting for creating a placement group|Cannot provide a placement group|Engine core initialization failed"
+    r"|Every node should have a unique IP address|Current node has no \w+ available|Ray does not allocate any GPUs on "
+    r"the driver node|tensor_parallel_size=\d+ is bigger than a reserved\b"
     r"|^Started a local Ray instance"
     r"|^(?:Capturing CUDA graphs?(?: shapes)?(?: \([^)]{0,80}\))?|Loading safetensors checkpoint shards): +\d+%\|"
     # NCCL_DEBUG=INFO lines without a process prefix stay in the vLLM log they are part of (this
