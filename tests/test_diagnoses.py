@@ -365,6 +365,9 @@ EXAMPLES.update({
                          "self.cuda_graph.capture_end()\n(VllmWorker rank=3 pid=1090) ERROR 06-05 06:18:13 "
                          "[multiproc_executor.py:470] torch.OutOfMemoryError: CUDA out of memory.\n",
     # nccl#857: one host, NCCL 2.10.3, no libibverbs
+    # NVIDIA/nccl#1637: NCCL 2.25.1 on an RTX 5090 (an INFO line that means the run cannot work)
+    "nccl-max-shared-mem": BANNER + "localhost:11344:11344 [1] NCCL INFO ncclMaxSharedMem 82240 exceeds device/fn "
+                           "maxSharedMem 79856\n",
     "nccl-no-libibverbs": BANNER + "ai:480850:480850 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\n",
     # nccl#1176: a p4de job's bootstrap
     "nccl-message-truncated": BANNER + "compute-st-p4de24xlarge-1:34639:36718 [5] bootstrap.cc:77 NCCL WARN Message "

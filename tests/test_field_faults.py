@@ -631,6 +631,8 @@ SHM_WAIT = ("(EngineCore pid=397) INFO 09-02 11:57:54 [shm_broadcast.py:801] No 
             "work (e.g. compilation, weight/kv cache quantization).\n")
 
 # https://github.com/NVIDIA/nccl/issues/857, as posted (one rank's line)
+# https://github.com/NVIDIA/nccl-tests/issues/287 (NCCL 2.25.1, two RTX 5090s)
+MAX_SHMEM = "GENOA-06:4766:4780 [0] NCCL INFO ncclMaxSharedMem 82240 exceeds device/fn maxSharedMem 79856\n"
 NO_VERBS = "ai:480850:480850 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\n"
 
 # https://github.com/kazamori/dgx-spark-deepseek-v4-flash docs/06-troubleshooting.md, as posted (a Spark's boot lines)
@@ -689,7 +691,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        METHOD_FAILED, SEGFAULT, NO_RDMA, NCCL_ABORT, SUBMODULE, WATCHDOG, NO_KERNEL, NVLS, LAUNCH_FAILED, COMPILE,
        HEAP_ABORT, BOOTSTRAP, RAY_UNHANDLED, DUMP_INPUT, TRUNCATED, NO_SYMBOL,
        SHM_TIMEOUT, CUDA_FOOTER, SHM_SEGMENT, VIRTUAL_PCI, PEER_UNSUPPORTED,
-       GRAPH_ESTIMATE, STORE_LOST, NCCL_FATAL, OOM_BARE]
+       GRAPH_ESTIMATE, STORE_LOST, NCCL_FATAL, OOM_BARE, MAX_SHMEM]
 
 
 @pytest.mark.parametrize("text", ALL)
