@@ -233,3 +233,17 @@ def test_two_perftest_runs_that_differ_in_rdma_mtu_or_gid_kind_are_a_warning():
     assert "no Spark figure applies" not in messages(s)  # `--host spark`: mlx5_* are its ConnectX-7's, kernel-named
     [same] = explain(_write_bw("mlx5_1", 4096, v4) + _write_bw("mlx5_3", 4096, v4), host="spark", nodes=2)
     assert "warn" not in levels(same)
+
+
+def test_an_iperf3_test_paced_by_b_measures_its_setting_not_the_link():
+    # esnet/iperf#1908 (blind batch zi008) asked 170 Mbit/s with -J; the same as text with `-b 5G` on a 10 GbE path
+    text = """$ iperf3 -c 10.0.0.2 -b 7G -t 10
+[ ID] Interval           Transfer     Bitrate         Retr
+[  5]   0.00-10.00  sec  8.15 GBytes  7.00 Gbits/sec    0             sender
+[  5]   0.00-10.00  sec  8.15 GBytes  7.00 Gbits/sec                  receiver
+"""
+    [s] = explain(text, host="other", nodes=2)
+    assert levels(s) == ["info"] and "the 7 Gbit/s the test was paced to" in messages(s)
+    # without -b, 7 Gbit/s (over 5 GbE's line rate, under 90% of 10 GbE's TCP ceiling) is short of any link: a warning
+    [free] = explain(text.replace(" -b 7G", ""), host="other", nodes=2)
+    assert "paced" not in messages(free) and "warn" in levels(free)

@@ -433,6 +433,13 @@ def summarise_iperf3(read: Iperf3Read, command: str | None) -> Summary:
                              f"(the default) with -P 8..16 against the published figures ({IPERF_FIGURES})."))
         loss = _udp_loss(read.intervals) or _udp_summary_loss(r, command)
         return facts, findings + ([loss] if loss else [])
+    target = (r.target_bps or 0) / 1e9
+    if target and 0.95 * target <= gbps <= 1.05 * target:  # paced to -b: the figure is the setting, not the link's
+        return facts, findings + [info(f"{gbps:.2f} Gbit/s: the {target:g} Gbit/s the test was paced to (-b, or -J's "
+                                       "target_bitrate). iperf3 held it there, so it says nothing of what the link "
+                                       "carries: run without -b (TCP) to measure that."
+                                       + (f" It ran to {r.remote_host}, this machine's loopback: no link is crossed "
+                                          "either." if is_loopback(r.remote_host) else ""))]
     streams = (f" With {r.streams} stream{'s' if r.streams > 1 else ''} TCP cannot fill the link: rerun "
                "with -P 8 or -P 16." if r.streams and r.streams < 8 else "")
     checks = f" Check MTU {JUMBO_MTU} on both ends and that `ethtool <twin>` shows {LINK_MBPS}Mb/s."

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from dataclasses import dataclass, field
@@ -50,6 +51,8 @@ class Iperf3Result:
     intervals_only: int | None = None
     """A piece of ``-J`` output with no end summary: how many intervals it showed (its rate is their mean)."""
     stopped: str | None = None
+    target_bps: float | None = None
+    """The rate the test was paced to (``-b``/``--bitrate``, or ``-J``'s ``target_bitrate``), None when unlimited."""
     """``the client has terminated`` (or the server): the test was ended early, by Ctrl-C or by the other side; its
     summary rows cover only the seconds it ran (the ``error`` stays None: the rows are a result)."""
 
@@ -81,10 +84,32 @@ def parse_iperf3(text: str) -> Iperf3Result:
     lines = _without_debug_json(lines)
     start = find_json_start(lines)
     if start is not None:
-        return _from_json(lines[start:])
-    if any(_FRAGMENT_KEY_RE.match(x.text) for x in lines[:3]):
-        return _from_fragment("\n".join(x.text for x in lines))
-    return _from_text(lines)
+        result = _from_json(lines[start:])
+    elif any(_FRAGMENT_KEY_RE.match(x.text) for x in lines[:3]):
+        result = _from_fragment("\n".join(x.text for x in lines))
+    else:
+        result = _from_text(lines)
+    target = result.target_bps or _bitrate_asked(command_argv(lines[0].command) if lines else [])
+    return dataclasses.replace(result, target_bps=target) if target != result.target_bps else result
+
+
+_RATE_UNITS = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}
+
+
+def _bitrate_asked(argv: list[str]) -> float | None:
+    """The bits per second ``-b``/``--bitrate`` (``--bandwidth`` before 3.7) asked for on the command line, with
+    iperf3's decimal suffixes (``170M`` = 170,000,000; a ``/burst`` part ignored); None when not asked or 0
+    (unlimited)."""
+    for flag, value in zip(argv, argv[1:] + [""]):
+        if flag.startswith("-b") and len(flag) > 2:  # -b170M
+            flag, value = "-b", flag[2:]
+        elif flag.startswith(("--bitrate=", "--bandwidth=")):
+            flag, value = "-b", flag.split("=", 1)[1]
+        if flag in ("-b", "--bitrate", "--bandwidth"):
+            m = re.fullmatch(r"(\d+(?:\.\d+)?)([kKmMgGtT]?)(?:/\d+)?", value)
+            bps = float(m.group(1)) * _RATE_UNITS[m.group(2).lower()] if m else None
+            return bps or None
+    return None
 
 
 _DEBUG_MESSAGE_RE = re.compile(r"^(?:send_parameters:|get_parameters:|send_results|get_results)\s*$")
@@ -170,9 +195,11 @@ def _from_json(lines: list[Line]) -> Iperf3Result:
               or json_dig(data, "start", "connected", 0, "remote_host")
               or json_dig(data, "start", "accepted_connection", "host"))
     error = data.get("error")
+    target = as_float(json_dig(data, "start", "target_bitrate")) or as_float(
+        json_dig(data, "start", "test_start", "target_bitrate"))
     return Iperf3Result(proto, as_int(json_dig(data, "start", "test_start", "num_streams")), duration,
                         sent_bps, received, as_int(json_dig(sent, "retransmits")),
-                        str(error) if error else None, remote, truncated)
+                        str(error) if error else None, remote, truncated, target_bps=target or None)
 
 
 def _interval_rate(interval: Any) -> float | None:
