@@ -271,6 +271,10 @@ EXAMPLES.update({
                      "pools (e.g., CUDA Graphs), and 331.08 MiB is reserved by PyTorch but unallocated.\n",
     # kreuzhofer/dgx-manager (a GB10 rank under torch.compile): the message quoted without its accounting
     "oom-torch-bare": BANNER + "CUDA out of memory. Tried to allocate 5.00 GiB.\nGPU 0 ... of which 9.71 GiB is free.\n",
+    # wtdcode/vllm-backport#34: PyTorch's warning that a GPU is full (PP=2 x TP=4 on 8 RTX 3090s)
+    "oom-expandable-mapping": BANNER + "[rank4]:[W827 22:16:08.199727429 CUDACachingAllocator.cpp:508] expandable_segments: "
+                              "memory mapping failed with OOM on device 4 while trying to map 20971520 bytes (free: "
+                              "17235968, total: 25295323136).\n",
     # lemonade-sdk/vllm-rocm#5: PyTorch 2.x's form of the message (HIP on an AMD APU; CUDA prints the same)
     "oom-torch-2": BANNER + "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 12.95 GiB. GPU 0 has a total "
                    "capacity of 127.00 GiB of which 18.55 GiB is free. Of the allocated memory 99.37 GiB is allocated by "

@@ -386,6 +386,9 @@ NCCL_WC12 = ("-worker-1:946:988 [0] transport/net_ib.cc:839 NCCL WARN NET/IB : G
              "len 0, vendor err 129\n")
 # https://github.com/kreuzhofer/dgx-manager (docs/glm-5.2-256k-to-320k.md): a torch OOM quoted in two lines, elided
 OOM_BARE = "CUDA out of memory. Tried to allocate 5.00 GiB.\nGPU 0 ... of which 9.71 GiB is free.  This process has 101.86 GiB in use.\n"
+# https://github.com/wtdcode/vllm-backport/issues/34 (ranks 4-7 of 8 RTX 3090s)
+MAPPING_OOM = ("[rank6]:[W827 22:16:08.235274377 CUDACachingAllocator.cpp:508] expandable_segments: memory mapping failed "
+               "with OOM on device 6 while trying to map 20971520 bytes (free: 8847360, total: 25295323136).\n")
 # https://github.com/NVIDIA/nccl/issues/230 (mpirun's prefixes; the async thread's failure after the event)
 NCCL_FATAL = ("2019-06-02T16:13:44.884Z: [1,12]<stdout>:container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : "
               "Got async event : local catastrophic error\n2019-06-02T16:13:44.884Z: [1,12]<stdout>:container-57:815:864 "
@@ -691,7 +694,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        METHOD_FAILED, SEGFAULT, NO_RDMA, NCCL_ABORT, SUBMODULE, WATCHDOG, NO_KERNEL, NVLS, LAUNCH_FAILED, COMPILE,
        HEAP_ABORT, BOOTSTRAP, RAY_UNHANDLED, DUMP_INPUT, TRUNCATED, NO_SYMBOL,
        SHM_TIMEOUT, CUDA_FOOTER, SHM_SEGMENT, VIRTUAL_PCI, PEER_UNSUPPORTED,
-       GRAPH_ESTIMATE, STORE_LOST, NCCL_FATAL, OOM_BARE, MAX_SHMEM]
+       GRAPH_ESTIMATE, STORE_LOST, NCCL_FATAL, OOM_BARE, MAX_SHMEM, MAPPING_OOM]
 
 
 @pytest.mark.parametrize("text", ALL)
