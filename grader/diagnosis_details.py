@@ -27,6 +27,7 @@ LOG_FLAGS: dict[str, Callable[[VllmLog], bool]] = {
     # ... only as `explain --nodes 1` says (a log whose backend is not named may still be Ray's, across machines)
     "told_one_machine": lambda log: context().nodes == 1,
     "command_only": lambda log: log.command_only,  # the `vllm serve` command and nothing it printed
+    "several_ranks": lambda log: log.parallel.world_size > 1,  # TP x PP over more than one GPU
 }
 """What an entry's ``when`` may ask of the whole log (``when = { ready = false }``)."""
 

@@ -406,6 +406,11 @@ EXAMPLES.update({
                                     "peer access is not supported between these two devices\n",
     "cuda-can-access-peer-no": BANNER + "[TensorRT-LLM][INFO] cudaDeviceCanAccessPeer failed for device: 1 peerDevice: 0\n",
     # vllm#5161: two RTX 4090s under WSL2; nccl#229: two EC2 instances through libfabric's TCP
+    # vllm#5161: vLLM 0.4.2's TP=2 on two RTX 4090s under WSL2
+    "vllm-under-wsl-tp": BANNER + "INFO 06-01 01:06:20 llm_engine.py:161] Initializing an LLM engine (v0.4.2) with "
+                         "config: model='m', tensor_parallel_size=2, disable_custom_all_reduce=False\nWARNING 06-01 "
+                         "01:06:23 utils.py:465] Using 'pin_memory=False' as WSL is detected. This may slow down the "
+                         "performance.\n",
     "vllm-under-wsl": BANNER + "WARNING 06-01 01:06:23 utils.py:465] Using 'pin_memory=False' as WSL is detected. This "
                       "may slow down the performance.\n",
     "nccl-ofi-tcp-provider": BANNER + "ip-192-168-16-255:25604:25604 [0] NCCL INFO NET/OFI Selected Provider is "
