@@ -396,7 +396,7 @@ def test_kinds_and_registering_a_new_kind(monkeypatch):
              # report first (tests/test_collect_env.py): its rows would otherwise read as nvidia-smi -q's
              "collect-env", "nvidia-smi-query", "nvidia-smi-topo", "nvidia-smi-p2p", "nvidia-smi-apps", "nvidia-smi", "nvidia-smi-q",
              "lspci",
-             "nvidia-smi-nvlink", "nvidia-smi-list", "rig-report", "free")  # grader/explain/machine.py
+             "nvidia-smi-nvlink", "nvidia-smi-list", "rig-report", "free", "df")  # grader/explain/machine.py
     assert KINDS[:len(first)] == first
     # lesson 2b (grader/explain/ray.py and serving.py; tested in tests/test_explain_serving.py), after lesson 2a's
     assert {"ray-status", "vllm-log", "vllm-models", "vllm-metrics"} <= set(KINDS[len(first):])

@@ -5,6 +5,7 @@ worked out by hand."""
 from __future__ import annotations
 
 from grader.explain import explain
+from grader.parsers.df import parse_df
 from grader.parsers.llama_bench import parse_llama_bench
 from tests.conftest import levels, messages
 
@@ -247,3 +248,28 @@ def test_an_iperf3_test_paced_by_b_measures_its_setting_not_the_link():
     # without -b, 7 Gbit/s (over 5 GbE's line rate, under 90% of 10 GbE's TCP ceiling) is short of any link: a warning
     [free] = explain(text.replace(" -b 7G", ""), host="other", nodes=2)
     assert "paced" not in messages(free) and "warn" in levels(free)
+
+
+# NVIDIA/nccl#606 (corpus zg017): `df -h` inside a container whose /dev/shm was raised to 1.0G; the default 64M
+DF_CONTAINER = """$ df -h
+
+Filesystem      Size  Used Avail Use% Mounted on
+overlay         1.8T   96G  1.6T   6% /
+tmpfs            64M     0   64M   0% /dev
+shm             1.0G     0  1.0G   0% /dev/shm
+/dev/nvme0n1p2  1.8T   96G  1.6T   6% /etc/hosts
+"""
+
+
+def test_df_reads_a_containers_shared_memory_against_what_nccl_asks():
+    mounts = parse_df(DF_CONTAINER)
+    assert [(m.filesystem, m.mount, m.size) for m in mounts][2] == ("shm", "/dev/shm", 1024 ** 3)
+    [s] = explain(DF_CONTAINER)
+    assert s.kind == "df" and "warn" not in levels(s) and "a container's root (overlay)" in messages(s)
+    [low] = explain(DF_CONTAINER.replace("shm             1.0G     0  1.0G", "shm              64M     0   64M"))
+    assert "/dev/shm is 64 MiB (Docker gives a container 64 MiB)" in messages(low, "warn")
+    # 1K-blocks (df without -h) and a device name on a line of its own
+    plain = ("$ df\nFilesystem     1K-blocks    Used Available Use% Mounted on\n/dev/mapper/ubuntu--vg-ubuntu--lv\n"
+             "               102626232 9845432  87521536  11% /\nshm                65536       0     65536   0% /dev/shm\n")
+    assert [(m.filesystem, m.size) for m in parse_df(plain)] == [("/dev/mapper/ubuntu--vg-ubuntu--lv", 102626232 * 1024),
+                                                                ("shm", 64 * 1024 ** 2)]

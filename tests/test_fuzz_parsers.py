@@ -242,6 +242,9 @@ DOCKER_PS = ("CONTAINER ID   IMAGE                            COMMAND           
              "          PORTS     NAMES\n438a5d21b2b0   serverlessllm/sllm-worker:latest   \"/app/entrypoint.sh …\"   "
              "2 minutes ago   Exited (139) 2 minutes ago             sllm_worker_0\n")  # serverlessllm#242 (l021)
 FAMILIES.append(("docker-ps", parse_docker_ps, "docker-ps", lambda: [DOCKER_PS]))
+from grader.parsers.df import parse_df  # noqa: E402
+from tests.test_explain_s32 import DF_CONTAINER  # noqa: E402  (`df -h` in a container, NVIDIA/nccl#606)
+FAMILIES.append(("df", parse_df, "df", lambda: [DF_CONTAINER]))
 FAMILIES.append(("docker-run", parse_docker_run, "docker-run", lambda: [DR.WORKER.split("\n", 1)[1], DR.PULLED]))
 try:
     from grader.parsers.vllm_log import parse_vllm_log

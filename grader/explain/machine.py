@@ -1,5 +1,5 @@
 """Kinds for a machine's state beyond lesson 3's tables, for ``explain``: ``nvidia-smi nvlink -s``, ``nvidia-smi -L``
-(grader.judges.gpu_list), club-3090's rig report (grader.judges.pcie), ``free`` (judged by grader.judges.gpu) and a pluggable module's EEPROM, ``ethtool -m`` (grader.judges.link). Registered on import by the
+(grader.judges.gpu_list), club-3090's rig report (grader.judges.pcie), ``free`` and ``df`` (judged by grader.judges.memory) and a pluggable module's EEPROM, ``ethtool -m`` (grader.judges.link). Registered on import by the
 package, after :mod:`.lesson3`: ``nvidia-smi -q``'s ``Key : value`` lines are claimed there first, and an ``ethtool -m``
 output claims them only inside itself.
 """
@@ -10,7 +10,7 @@ import re
 
 from ..judges.common import is_module_info, nvidia_smi_with
 from .core import KindSpec, register
-from .readers import (judge, parse_free, parse_gpu_list, parse_lsmod, parse_module_info, parse_nvlink_status,
+from .readers import (judge, parse_df, parse_free, parse_gpu_list, parse_lsmod, parse_module_info, parse_nvlink_status,
                       parse_p2p_bandwidth, parse_rig_report)
 
 
@@ -48,6 +48,15 @@ register(KindSpec(
     matches_command=lambda argv: bool(argv) and argv[0] == "free",
     line=re.compile(r"^\s*total\s+used\s+free\s+shared\s+(?:buff/cache|buffers)|^(?:Mem|Swap):\s+\d"),
     starts=re.compile(r"^\s*total\s+used\s+free\s+shared"),
+))
+
+
+register(KindSpec(
+    name="df", parse=parse_df, summarise=judge("memory", "summarise_df"), programs=("df",),
+    matches_command=lambda argv: bool(argv) and argv[0] == "df",
+    line=re.compile(r"^Filesystem\s+(?:Type\s+)?(?:Size|\d+[KMG]?-blocks)\s+Used\s+Avail(?:able)?\s+(?:Use|Capacity)%"
+                    r"\s+Mounted on\s*$"),
+    starts=re.compile(r"^Filesystem\s+"),
 ))
 
 

@@ -79,6 +79,7 @@ parse_completion = _at_first_call("parsers.vllm_api", "parse_completion")
 # --------------------------------------------------------------------------- lesson 3
 parse_lspci_vv = _at_first_call("parsers.lspci", "parse_lspci_vv")
 parse_free = _at_first_call("parsers.free", "parse_free")
+parse_df = _at_first_call("parsers.df", "parse_df")
 parse_lsmod = _at_first_call("parsers.lsmod", "parse_lsmod")
 parse_traceback = _at_first_call("parsers.traceback", "parse_traceback")
 parse_ray_nodes = _at_first_call("parsers.ray_nodes", "parse_ray_nodes")

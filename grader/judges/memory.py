@@ -1,14 +1,14 @@
 """Judge of a machine's memory: ``free`` (``-h``, ``-m``, ``-g``, and the old format without ``available``), read for what
 a new program can still take, and on a Spark for what vLLM's --gpu-memory-utilization takes its share of (the GPU has no
-memory of its own). Its figure: checks/specs/memory.toml (the share of memory a running machine should keep
-available).
+memory of its own); ``df``, for the shared memory (/dev/shm) a container gives NCCL and vLLM. Its figures:
+checks/specs/memory.toml (the share of memory a running machine should keep available, the /dev/shm to give).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .common import info, warn
+from .common import info, ok, warn
 from .model import Finding, Summary
 
 
@@ -51,4 +51,32 @@ def summarise_free(f: Any, command: str | None) -> Summary:
         findings.append(info("A Spark's GPU has no memory of its own: this is the pool vLLM's "
                              "--gpu-memory-utilization takes its share of."))
     facts = {"mem": f.mem.__dict__, "swap": f.swap.__dict__ if f.swap else None, "unit_known": f.unit_known}
+    return facts, findings
+
+
+# --------------------------------------------------------------------------- df
+
+def summarise_df(mounts: Any, command: str | None) -> Summary:
+    """``df``: the shared memory a container gives NCCL and vLLM (/dev/shm against checks/specs/memory.toml [shm]),
+    whether it is a container's view (its root on ``overlay``), and the root's free space."""
+    from ..calc.specs import row
+    gib, mib = 1024 ** 3, 1024 ** 2
+    facts = {"mounts": [{"filesystem": m.filesystem, "size_bytes": m.size, "used_bytes": m.used, "avail_bytes": m.avail,
+                         "mount": m.mount} for m in mounts]}
+    findings: list[Finding] = []
+    root = next((m for m in mounts if m.mount == "/"), None)
+    boxed = root is not None and root.filesystem == "overlay"
+    if root is not None:
+        findings.append(info(f"/ ({root.filesystem}): {root.avail / gib:.1f} GiB free of {root.size / gib:.1f} GiB"
+                             + (": a container's root (overlay), so this is the container's view." if boxed else ".")))
+    shm = next((m for m in mounts if m.mount == "/dev/shm"), None)
+    low = row("memory.toml", "shm").graded("low_mib")
+    if shm is not None and low is not None and shm.size < low * mib:
+        findings.append(warn(f"/dev/shm is {shm.size / mib:.0f} MiB{' (Docker gives a container 64 MiB)' if boxed else ''}: "
+                             f"under the {low:g} MiB NCCL's guide asks for (checks/specs/memory.toml [shm]). NCCL's "
+                             "shared-memory transport between local GPUs and vLLM's workers put their buffers there; "
+                             "start the container with `--ipc=host` (or `--shm-size=16g`)."))
+    elif shm is not None:
+        findings.append(ok(f"/dev/shm is {shm.size / gib:.1f} GiB ({shm.avail / gib:.1f} GiB free): room for NCCL's "
+                           "shared-memory buffers and vLLM's workers."))
     return facts, findings
