@@ -273,3 +273,13 @@ def test_df_reads_a_containers_shared_memory_against_what_nccl_asks():
              "               102626232 9845432  87521536  11% /\nshm                65536       0     65536   0% /dev/shm\n")
     assert [(m.filesystem, m.size) for m in parse_df(plain)] == [("/dev/mapper/ubuntu--vg-ubuntu--lv", 102626232 * 1024),
                                                                 ("shm", 64 * 1024 ** 2)]
+
+
+def test_nccl_tests_header_counts_its_ranks_and_p2p_disabled_on_the_command_is_a_warning():
+    # corpus zg017 (NVIDIA/nccl#606): -g 2 under NCCL_P2P_DISABLE=1, the paste cut after the first `# Rank` line
+    text = ("$ CUDA_VISIBLE_DEVICES=2,3 NCCL_P2P_DISABLE=1 NCCL_DEBUG=INFO ./all_reduce_perf -b 8 -e 16M -f 2 -g 2\n\n"
+            "# nThread 1 nGpus 2 minBytes 8 maxBytes 16777216 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+            "#\n# Using devices\n#   Rank  0 Pid    233 on nccl-tests device  0 [0xc1] NVIDIA A100-SXM4-80GB\n")
+    [s] = explain(text, host="other", nodes=1)
+    assert "2 ranks (some `# Rank` lines are not in the paste)" in messages(s) and "One rank" not in messages(s)
+    assert "NCCL_P2P_DISABLE=1 for a process that drives several GPUs" in messages(s, "warn")

@@ -173,6 +173,7 @@ def _broken_causes(transport: str) -> str:
 
 
 _IB_DISABLED_RE = re.compile(r"(?:^|\s)(?:-x\s+)?NCCL_IB_DISABLE=1(?:\s|$)")
+_P2P_DISABLED_RE = re.compile(r"(?:^|\s)(?:-x\s+)?NCCL_P2P_DISABLE=1(?:\s|$)")
 
 
 def summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
@@ -196,6 +197,11 @@ def summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
     if command and _IB_DISABLED_RE.search(command):
         findings.append(info("The command sets NCCL_IB_DISABLE=1: NCCL uses no RDMA device here, its network between "
                              "machines is TCP sockets, so the bandwidth below is a socket figure."))
+    if command and _P2P_DISABLED_RE.search(command) and (res.ngpus or 1) * (res.nthreads or 1) > 1:
+        findings.append(warn("The command sets NCCL_P2P_DISABLE=1 for a process that drives several GPUs of one "
+                             "machine: their traffic goes through host shared memory (SHM), not GPU to GPU, so the "
+                             "bandwidth below is the slower path's. Keep it only where P2P hangs or the cards cannot do "
+                             "it (`nvidia-smi topo -p2p r`), and fix that (ACS, the IOMMU, a VM's passthrough)."))
     findings += _verbs_findings(res.nccl_log)
     for e in res.errors[:3]:
         known = known_faults(e)  # what the error means, where checks/diagnoses.toml knows it

@@ -184,16 +184,22 @@ class NcclTestsResult:
     @property
     def nranks(self) -> int | None:
         """How many ranks took part: the ``# Rank`` lines (at least the highest rank shown plus one: a paste may cut
-        the first lines of a long list), else the NCCL log's nRanks, else None."""
+        the first lines of a long list, and at least the header's nThread x nGpus: one process's ranks, listed
+        whole unless the list is cut), else the NCCL log's nRanks, else None."""
         if self.ranks:
-            return max(len({r.rank for r in self.ranks}), 1 + max(r.rank for r in self.ranks))
+            return max(len({r.rank for r in self.ranks}), 1 + max(r.rank for r in self.ranks), self._per_process)
         return self.nccl_log.nranks if self.nccl_log else None
 
     @property
+    def _per_process(self) -> int:  # the ranks one process runs (its threads' GPUs), 1 when the header is not shown
+        return (self.nthreads or 1) * (self.ngpus or 1)
+
+    @property
     def ranks_cut(self) -> bool:
-        """True when ``# Rank`` lines are missing from the paste (rank numbers up to N shown, fewer than N + 1 lines):
-        the hosts and GPUs listed are then some of the run's, not all."""
-        return bool(self.ranks) and len({r.rank for r in self.ranks}) < 1 + max(r.rank for r in self.ranks)
+        """True when ``# Rank`` lines are missing from the paste (rank numbers up to N shown, fewer than N + 1 lines, or
+        fewer than the header's nThread x nGpus): the hosts and GPUs listed are then some of the run's, not all."""
+        return bool(self.ranks) and len({r.rank for r in self.ranks}) < max(1 + max(r.rank for r in self.ranks),
+                                                                           self._per_process)
 
     @property
     def hosts(self) -> tuple[str, ...]:
