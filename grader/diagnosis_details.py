@@ -139,6 +139,18 @@ def _aer_recovered(log: VllmLog | None, values: Mapping[str, Any], text: str) ->
     return None if "recovery failed" in text or "can't recover" in text else {}
 
 
+_SGLANG_STEP_RE = re.compile(r"^\[[^\]\n]{0,40}\bTP\d+[^\]\n]{0,20}\] (?P<step>(?:Init torch distributed|Load weight|"
+                             r"Memory pool|Capture cuda graph|Init attention backend)[^\n]{0,120})$", re.MULTILINE)
+
+
+def _sglang_step(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """The last start-up step an SGLang worker logged before the matched line (``Capture cuda graph begin. ...``), as
+    ``step``; always applies."""
+    at = text.find(values.get("line", "\0"))
+    steps = [m.group("step").strip() for m in _SGLANG_STEP_RE.finditer(text, 0, at if at >= 0 else len(text))]
+    return {"step": steps[-1]} if steps else {}
+
+
 DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]] = {
     "timeout_not_applied": _timeout_not_applied,
     "fastsafetensors_across_nodes": _fastsafetensors_across_nodes,
@@ -150,6 +162,7 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "cx7_under_networkmanager": _cx7_under_networkmanager,
     "on_a_spark": _on_a_spark,
     "local_peers": _local_peers,
+    "sglang_step": _sglang_step,
 }
 """An entry's ``detail``: a function of the log (None when :func:`diagnose_text` reads plain text), the
 values read so far and the whole text, that returns more values for the texts, or None when the entry

@@ -291,6 +291,9 @@ EXAMPLES.update({
                     "len 0, vendor err 81\n",
     "nccl-wc-other": BANNER + "gpu5:6252:6325 [0] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer "
                      "10.0.0.2<46487> with error 5, opcode 0, len 0, vendor err 249\n",
+    # sgl-project/sglang#1479: a TP worker's exception during CUDA-graph capture
+    "sglang-worker-exception": BANNER + "[23:17:01 TP4] Capture cuda graph begin. This can take up to several minutes.\n"
+                               "[23:17:08 TP4] Exception in run_tp_server:\nTraceback (most recent call last):\n",
     # NVIDIA/nccl#230: the HCA's device-fatal event (NCCL 2.4's form); a port error in NCCL 2.19's form
     "nccl-ib-device-fatal": BANNER + "container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event "
                             ": local catastrophic error\n",

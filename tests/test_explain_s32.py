@@ -283,3 +283,10 @@ def test_nccl_tests_header_counts_its_ranks_and_p2p_disabled_on_the_command_is_a
     [s] = explain(text, host="other", nodes=1)
     assert "2 ranks (some `# Rank` lines are not in the paste)" in messages(s) and "One rank" not in messages(s)
     assert "NCCL_P2P_DISABLE=1 for a process that drives several GPUs" in messages(s, "warn")
+
+
+def test_an_sglang_workers_exception_names_the_step_it_died_in():
+    from tests.test_field_faults import SGLANG_TP
+    [s] = [x for x in explain(SGLANG_TP + "Traceback (most recent call last):\n") if x.kind == "known-error"]
+    said = messages(s, "fail")
+    assert "SGLang's worker TP4 raised an exception" in said and "after `Capture cuda graph begin." in said

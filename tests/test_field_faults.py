@@ -389,6 +389,9 @@ OOM_BARE = "CUDA out of memory. Tried to allocate 5.00 GiB.\nGPU 0 ... of which 
 # https://github.com/wtdcode/vllm-backport/issues/34 (ranks 4-7 of 8 RTX 3090s)
 MAPPING_OOM = ("[rank6]:[W827 22:16:08.235274377 CUDACachingAllocator.cpp:508] expandable_segments: memory mapping failed "
                "with OOM on device 6 while trying to map 20971520 bytes (free: 8847360, total: 25295323136).\n")
+# https://github.com/sgl-project/sglang/issues/1479 (8 GPUs, DeepSeek-V2.5)
+SGLANG_TP = ("[23:17:01 TP4] Memory pool end. avail mem=18.66 GB\n[23:17:01 TP4] Capture cuda graph begin. This can take "
+             "up to several minutes.\n[23:17:08 TP4] Exception in run_tp_server:\n")
 # https://github.com/NVIDIA/nccl/issues/230 (mpirun's prefixes; the async thread's failure after the event)
 NCCL_FATAL = ("2019-06-02T16:13:44.884Z: [1,12]<stdout>:container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : "
               "Got async event : local catastrophic error\n2019-06-02T16:13:44.884Z: [1,12]<stdout>:container-57:815:864 "
@@ -694,7 +697,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        METHOD_FAILED, SEGFAULT, NO_RDMA, NCCL_ABORT, SUBMODULE, WATCHDOG, NO_KERNEL, NVLS, LAUNCH_FAILED, COMPILE,
        HEAP_ABORT, BOOTSTRAP, RAY_UNHANDLED, DUMP_INPUT, TRUNCATED, NO_SYMBOL,
        SHM_TIMEOUT, CUDA_FOOTER, SHM_SEGMENT, VIRTUAL_PCI, PEER_UNSUPPORTED,
-       GRAPH_ESTIMATE, STORE_LOST, NCCL_FATAL, OOM_BARE, MAX_SHMEM, MAPPING_OOM]
+       GRAPH_ESTIMATE, STORE_LOST, NCCL_FATAL, OOM_BARE, MAX_SHMEM, MAPPING_OOM, SGLANG_TP]
 
 
 @pytest.mark.parametrize("text", ALL)
