@@ -290,3 +290,45 @@ def test_an_sglang_workers_exception_names_the_step_it_died_in():
     [s] = [x for x in explain(SGLANG_TP + "Traceback (most recent call last):\n") if x.kind == "known-error"]
     said = messages(s, "fail")
     assert "SGLang's worker TP4 raised an exception" in said and "after `Capture cuda graph begin." in said
+
+
+# CUDA samples' simpleP2P: NVIDIA/cuda-samples#284 (two L4s, corpus h019), tinygrad/open-gpu-kernel-modules#29 and
+# aikitoria/open-gpu-kernel-modules#11 (two RTX 5090s on a P2P-patched driver, blind batch zj001, zj002)
+SIMPLE_P2P = """$ ./simpleP2P
+[./simpleP2P] - Starting...
+Checking for multiple GPUs...
+CUDA-capable device count: 2
+
+Checking GPU(s) for support of peer to peer memory access...
+> Peer access from NVIDIA GeForce RTX 5090 (GPU0) -> NVIDIA GeForce RTX 5090 (GPU1) : Yes
+> Peer access from NVIDIA GeForce RTX 5090 (GPU1) -> NVIDIA GeForce RTX 5090 (GPU0) : Yes
+Enabling peer access between GPU0 and GPU1...
+Allocating buffers (64MB on GPU0, GPU1 and CPU Host)...
+Creating event handles...
+cudaMemcpyPeer / cudaMemcpy between GPU0 and GPU1: 26.51GB/s
+Preparing host buffer and memcpy to GPU0...
+Copy data back to host from GPU0 and verify results...
+Disabling peer access...
+Shutting down...
+Test passed
+"""
+
+
+def test_simple_p2p_passed_failed_to_enable_corrupted_or_waived():
+    [s] = explain(SIMPLE_P2P, host="other", nodes=1)
+    assert s.kind == "simple-p2p" and "P2P works" in messages(s, "ok") and "26.51 GB/s" in messages(s, "ok")
+    enable = SIMPLE_P2P.split("Allocating")[0] + ('CUDA error at /home/u/cuda-samples/Samples/0_Introduction/simpleP2P/'
+                                                  'simpleP2P.cu:130 code=205(cudaErrorMapBufferObjectFailed) '
+                                                  '"cudaDeviceEnablePeerAccess(gpuid[1], 0)"\n')
+    [e] = explain(enable, host="other", nodes=1)
+    assert "though the driver reported peer access" in messages(e, "fail") and "NCCL_P2P_DISABLE=1" in messages(e)
+    bad = SIMPLE_P2P.replace("Disabling peer access...", "Verification error @ element 1: val = 0.000000, ref = "
+                             "4.000000\nVerification error @ element 2: val = 0.000000, ref = 8.000000\nDisabling peer "
+                             "access...").replace("Test passed", "Test failed!")
+    [b] = explain(bad, host="other", nodes=1)
+    assert "(2 verification error(s)" in messages(b, "fail")
+    waived = SIMPLE_P2P.split("Enabling")[0].replace(": Yes", ": No") + (
+        "Two or more GPUs with Peer-to-Peer access capability are required for ./simpleP2P.\nPeer to Peer access is not "
+        "available amongst GPUs in the system, waiving test.\n")
+    [w] = explain(waived, host="other", nodes=1)
+    assert levels(w) == ["info", "warn"] and "No GPU pair reports peer access" in messages(w, "warn")

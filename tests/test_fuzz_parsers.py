@@ -245,6 +245,9 @@ FAMILIES.append(("docker-ps", parse_docker_ps, "docker-ps", lambda: [DOCKER_PS])
 from grader.parsers.df import parse_df  # noqa: E402
 from tests.test_explain_s32 import DF_CONTAINER  # noqa: E402  (`df -h` in a container, NVIDIA/nccl#606)
 FAMILIES.append(("df", parse_df, "df", lambda: [DF_CONTAINER]))
+from grader.parsers.simple_p2p import parse_simple_p2p  # noqa: E402
+from tests.test_explain_s32 import SIMPLE_P2P  # noqa: E402  (two RTX 5090s, aikitoria/open-gpu-kernel-modules#11)
+FAMILIES.append(("simple-p2p", parse_simple_p2p, "simple-p2p", lambda: [SIMPLE_P2P]))
 FAMILIES.append(("docker-run", parse_docker_run, "docker-run", lambda: [DR.WORKER.split("\n", 1)[1], DR.PULLED]))
 try:
     from grader.parsers.vllm_log import parse_vllm_log

@@ -1,5 +1,6 @@
 """Kinds for a machine's state beyond lesson 3's tables, for ``explain``: ``nvidia-smi nvlink -s``, ``nvidia-smi -L``
-(grader.judges.gpu_list), club-3090's rig report (grader.judges.pcie), ``free`` and ``df`` (judged by grader.judges.memory) and a pluggable module's EEPROM, ``ethtool -m`` (grader.judges.link). Registered on import by the
+(grader.judges.gpu_list), club-3090's rig report (grader.judges.pcie), ``free`` and ``df`` (judged by grader.judges.memory),
+a pluggable module's EEPROM, ``ethtool -m`` (grader.judges.link), and CUDA samples' P2P tests. Registered on import by the
 package, after :mod:`.lesson3`: ``nvidia-smi -q``'s ``Key : value`` lines are claimed there first, and an ``ethtool -m``
 output claims them only inside itself.
 """
@@ -10,7 +11,7 @@ import re
 
 from ..judges.common import is_module_info, nvidia_smi_with
 from .core import KindSpec, register
-from .readers import (judge, parse_df, parse_free, parse_gpu_list, parse_lsmod, parse_module_info, parse_nvlink_status,
+from .readers import (judge, parse_df, parse_free, parse_simple_p2p, parse_gpu_list, parse_lsmod, parse_module_info, parse_nvlink_status,
                       parse_p2p_bandwidth, parse_rig_report)
 
 
@@ -90,4 +91,13 @@ register(KindSpec(
                     r"Device=\d+|^(?:Unidirectional |Bidirectional )?P2P=(?:Enabled|Disabled) (?:Bandwidth|Latency)"
                     r"|^P2P Connectivity Matrix$|^Device: \d+, .+, pciBusID: "),
     starts=re.compile(r"^\[P2P \(Peer-to-Peer\) GPU Bandwidth Latency Test\]"),
+))
+
+
+register(KindSpec(
+    name="simple-p2p", parse=parse_simple_p2p, summarise=judge("simple_p2p", "summarise_simple_p2p"),
+    programs=("simpleP2P",), matches_command=lambda argv: bool(argv) and argv[0].rsplit("/", 1)[-1] == "simpleP2P",
+    line=re.compile(r"^\[\S*simpleP2P\] - Starting|^> Peer access from .{1,80} \(GPU\d+\) -> |^cudaMemcpyPeer / cudaMemcpy "
+                    r"between GPU\d+ and GPU\d+:|^Checking GPU\(s\) for support of peer to peer memory access"),
+    starts=re.compile(r"^\[\S*simpleP2P\] - Starting"),
 ))

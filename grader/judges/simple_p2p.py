@@ -1,0 +1,58 @@
+"""Judge of CUDA samples' ``simpleP2P`` (grader.parsers.simple_p2p): whether the GPUs of one machine really use peer
+to peer (P2P), which a driver may report and then fail to set up, or set up and corrupt.
+
+The same level as the other P2P outputs where they say the same: no pair with P2P is a warning (as
+``p2pBandwidthLatencyTest`` and ``nvidia-smi topo -p2p r``), a P2P path that fails or corrupts data a failure.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .common import fail, info, ok, warn
+from .model import Finding, Summary
+
+_WORKAROUND = ("Until it is fixed, keep the GPUs off P2P: NCCL_P2P_DISABLE=1 for NCCL (and vLLM's "
+               "--disable-custom-all-reduce); their traffic then goes through host memory, slower but right.")
+
+
+def summarise_simple_p2p(t: Any, command: str | None) -> Summary:
+    facts = {"peer": [[a, b, yes] for (a, b), yes in t.peer.items()], "names": t.names, "rate_gbs": t.rate_gbs,
+             "rate_unit": "GB/s", "error": list(t.error) if t.error else None, "verify_errors": t.verify_errors,
+             "passed": t.passed, "waived": t.waived}
+    findings: list[Finding] = []
+    if t.names:
+        findings.append(info("simpleP2P on " + ", ".join(f"GPU{i} ({n})" for i, n in sorted(t.names.items())) + "."))
+    yes = sorted(k for k, v in t.peer.items() if v)
+    pairs = ", ".join(f"GPU{a}->GPU{b}" for a, b in yes)
+    if t.error:
+        code, name, call = t.error
+        enable = "EnablePeerAccess" in call
+        findings.append(fail(f"`{call}` failed with CUDA error {code} ({name})" + (
+            f", though the driver reported peer access ({pairs}): it could not set P2P up, so P2P does not work on "
+            "this pair. A P2P-patched GeForce driver on a card or platform it does not support, the IOMMU (set it to "
+            "pass-through, `iommu=pt`, or off), or a BAR too small for the peer's memory (Resizable BAR and Above 4G "
+            "decoding on in the BIOS) cause it. " + _WORKAROUND if enable and yes else
+            ": the test stopped there, before any copy." + (" " + _WORKAROUND if enable else ""))))
+    elif t.verify_errors or t.passed is False:
+        findings.append(fail(f"The data copied over P2P came back wrong ({t.verify_errors} verification error(s), "
+                             "`Test failed`): the path reports P2P and moves data, but what arrives is corrupted. The "
+                             "IOMMU or PCIe ACS redirecting peer traffic, or a P2P-patched driver on a platform it does "
+                             "not support, do this. " + _WORKAROUND))
+    elif t.waived or t.peer and not yes:
+        findings.append(warn("No GPU pair reports peer access (the test is waived): copies between the cards go through "
+                             "host memory. GeForce drivers do not enable P2P over PCIe on recent cards, nor across "
+                             "different GPU generations; NCCL then moves data through shared host memory, the slow "
+                             "path for tensor parallel."))
+    elif t.passed and t.rate_gbs is not None:
+        findings.append(ok(f"P2P works: peer access {pairs}, a copy between the cards at {t.rate_gbs:g} GB/s (one "
+                           "64 MB copy: a PCIe figure, not through host memory), and the data verified (`Test "
+                           "passed`)."))
+    elif yes:
+        findings.append(info(f"The driver reports peer access ({pairs}); the paste stops before the test's copy and "
+                             "result (`Test passed`), which say whether P2P works."))
+    no = sorted(k for k, v in t.peer.items() if not v)
+    if yes and no:
+        findings.append(info("Some pairs report no peer access (" + ", ".join(f"GPU{a}->GPU{b}" for a, b in no) + "): "
+                             "between those the copies go through host memory."))
+    return facts, findings
