@@ -324,6 +324,10 @@ EXAMPLES.update({
     # ray-project/ray#13586: the autoscaler removing each GPU node it started
     "ray-autoscaler-launch-failed": BANNER + "(autoscaler +49s) Removing 1 nodes of type gpu.medium (launch failed).\n",
     # colonel-otto's three Sparks at TP=3: the all-gather that never finished
+    # sgl-project/sglang#10216: PyTorch 2.8's watchdog line, far into a run
+    "nccl-watchdog-failure": BANNER + "[rank1]:[E909 08:45:30.126335825 ProcessGroupNCCL.cpp:2252] [PG ID 2 PG GUID 3 Rank "
+                             "1]  failure detected by watchdog at work sequence id: 40231 PG status: last enqueued work: "
+                             "40267, last completed work: 40230\n",
     "nccl-watchdog-timeout": BANNER + "[rank1]:[E825 00:42:25.854022710 ProcessGroupNCCL.cpp:689] [Rank 1] Watchdog "
                              "caught collective operation timeout: WorkNCCL(SeqNum=3474, OpType=_ALLGATHER_BASE, "
                              "NumelIn=8282112, NumelOut=24846336, Timeout(ms)=600000) ran for 600000 milliseconds "

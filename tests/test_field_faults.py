@@ -392,6 +392,10 @@ MAPPING_OOM = ("[rank6]:[W827 22:16:08.235274377 CUDACachingAllocator.cpp:508] e
 # https://github.com/sgl-project/sglang/issues/1479 (8 GPUs, DeepSeek-V2.5)
 SGLANG_TP = ("[23:17:01 TP4] Memory pool end. avail mem=18.66 GB\n[23:17:01 TP4] Capture cuda graph begin. This can take "
              "up to several minutes.\n[23:17:08 TP4] Exception in run_tp_server:\n")
+# https://github.com/sgl-project/sglang/issues/3932 (two H200 nodes; the log as a collector stamped it)
+WATCHDOG_NEW = ("[2025-02-27T16:30:43.48675097Z] [rank3]:[E227 16:30:43.526290891 ProcessGroupNCCL.cpp:1785] [PG ID 2 PG "
+                "GUID 3 Rank 3] Exception (either an error or timeout) detected by watchdog at work: 32, last enqueued NCCL "
+                "work: 32, last completed NCCL work: 31.\n")
 # https://github.com/NVIDIA/nccl/issues/230 (mpirun's prefixes; the async thread's failure after the event)
 NCCL_FATAL = ("2019-06-02T16:13:44.884Z: [1,12]<stdout>:container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : "
               "Got async event : local catastrophic error\n2019-06-02T16:13:44.884Z: [1,12]<stdout>:container-57:815:864 "
@@ -697,7 +701,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        METHOD_FAILED, SEGFAULT, NO_RDMA, NCCL_ABORT, SUBMODULE, WATCHDOG, NO_KERNEL, NVLS, LAUNCH_FAILED, COMPILE,
        HEAP_ABORT, BOOTSTRAP, RAY_UNHANDLED, DUMP_INPUT, TRUNCATED, NO_SYMBOL,
        SHM_TIMEOUT, CUDA_FOOTER, SHM_SEGMENT, VIRTUAL_PCI, PEER_UNSUPPORTED,
-       GRAPH_ESTIMATE, STORE_LOST, NCCL_FATAL, OOM_BARE, MAX_SHMEM, MAPPING_OOM, SGLANG_TP]
+       GRAPH_ESTIMATE, STORE_LOST, NCCL_FATAL, OOM_BARE, MAX_SHMEM, MAPPING_OOM, SGLANG_TP, WATCHDOG_NEW]
 
 
 @pytest.mark.parametrize("text", ALL)
