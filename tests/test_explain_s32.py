@@ -332,3 +332,19 @@ def test_simple_p2p_passed_failed_to_enable_corrupted_or_waived():
         "available amongst GPUs in the system, waiving test.\n")
     [w] = explain(waived, host="other", nodes=1)
     assert levels(w) == ["info", "warn"] and "No GPU pair reports peer access" in messages(w, "warn")
+
+
+def test_a_pastes_line_numbers_under_a_caption_come_off_though_some_lines_start_with_a_figure():
+    # deepeyes#72 (blind batch zk019): `ray status` copied from an editor with its line numbers, a caption above
+    # (with a full-width colon) and a quote mark on the first numbered line
+    from grader.parsers.common import clean_lines
+    text = ("  Print  Ray status\uff1a\n\n>   92  ======== Autoscaler status: 2025-06-27 17:01:30.733898 ========\n"
+            "  93  Node status\n  94  ------------------------------------------------\n  95  Active:\n"
+            "  96   1 node_c283e8e5d1fedad166b1a670870a4f4f5551741013e54c22f48a7e85\n"
+            "  97   1 node_2ed969ce5428963ceabad8f5228e8f8c97cbc4a292250f7abc6b3778\n  98  Pending:\n"
+            "  99   (no pending nodes)\n")
+    lines = clean_lines(text)
+    assert lines[0] == "  Print  Ray status:" and lines[3] == " Node status" and lines[6].startswith("  1 node_c283")
+    # a matrix's row indexes (a figure after each) are no line numbers
+    matrix = "   D\\D     0      1\n     0 1008.06   6.34\n     1   6.34 926.75\n     2   6.30   6.31\n     3   6.29   6.33\n"
+    assert clean_lines(matrix) == matrix.rstrip("\n").split("\n")

@@ -221,7 +221,7 @@ def test_commands_pasted_without_a_prompt_that_only_a_person_types():
     topo = ("\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\nGPU0\t X \tSYS\t0-7\t0\nGPU1\tSYS\t X \t16-23\t2\n\n"
             "./simpleP2P\n[./simpleP2P] - Starting...\n")
     sections = explain(topo)
-    assert [x.kind for x in sections] == ["nvidia-smi-topo", None] and sections[1].command == "./simpleP2P"
+    assert [x.kind for x in sections] == ["nvidia-smi-topo", "simple-p2p"] and sections[1].command == "./simpleP2P"
 
 
 def test_a_piece_of_iperf3_json_is_an_interval_not_a_result():

@@ -51,6 +51,9 @@ def summarise_simple_p2p(t: Any, command: str | None) -> Summary:
     elif yes:
         findings.append(info(f"The driver reports peer access ({pairs}); the paste stops before the test's copy and "
                              "result (`Test passed`), which say whether P2P works."))
+    elif not t.peer and t.passed is None:
+        findings.append(info("The paste stops after simpleP2P started: its peer-access lines (`> Peer access from ... "
+                             ": Yes`) and its result (`Test passed`) are not in it."))
     no = sorted(k for k, v in t.peer.items() if not v)
     if yes and no:
         findings.append(info("Some pairs report no peer access (" + ", ".join(f"GPU{a}->GPU{b}" for a, b in no) + "): "

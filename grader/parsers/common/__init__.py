@@ -102,7 +102,7 @@ class CleanText(str):
     __slots__ = ()
 
 
-_TYPOGRAPHIC_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+_TYPOGRAPHIC_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\uff1a": ":"})
 _BULLET_RE = re.compile(r"^[ \t]*+\u2022[ \t]++", re.M)
 _ARROW_NOTE_RE = re.compile(r"(?:<-{1,2}|\u2190)[ \t]++\S")
 
@@ -126,7 +126,7 @@ def clean_lines(text: str | bytes) -> list[str]:
     Normalises CRLF and lone CR to LF, removes ANSI escape sequences (real ones, the literal
     ``^[[0;36m`` some terminals copy, ``ESC[36m`` or ``\033[36m`` spelled out, and ``[0;36m`` whose ESC was lost), other control
     characters (tabs are kept), byte-order marks and non-breaking spaces, a forum's typographic quotes (‘’ “” become
-    ' and ") and list bullets (``• `` at a line's start), Markdown bold around a figure, an
+    ' and "; a full-width colon ``：`` a colon) and list bullets (``• `` at a line's start), Markdown bold around a figure, an
     address or a whole line (``**5544.28**`` is ``5544.28``), ``<pre>``/``<code>`` at a line's ends, trailing blanks,
     a one-letter logger's prefix (``I 03-15 02:13:41 backend_utils.py:521] ``, :data:`_ONE_LETTER_LOGGER_RE`), a note
     a person wrote after a line (``(Up)     <- cabled port``),
@@ -151,7 +151,7 @@ def clean_lines(text: str | bytes) -> list[str]:
         text = _ANSI_RE.sub("", text)
     if not text.isascii():  # (told without reading it)
         text = text.replace("\ufeff", "").replace("\xa0", " ")
-        if "\u2018" in text or "\u2019" in text or "\u201c" in text or "\u201d" in text:
+        if "\u2018" in text or "\u2019" in text or "\u201c" in text or "\u201d" in text or "\uff1a" in text:
             text = text.translate(_TYPOGRAPHIC_QUOTES)  # a forum's typography: ‘rocep1s0f0’ is 'rocep1s0f0'
         if "\u2022" in text:
             text = _BULLET_RE.sub("", text)  # a forum's list made of pasted lines: "  • NET/IB : ..."

@@ -1,6 +1,6 @@
 """What a person's way of pasting put around an output's lines, taken off by :func:`grader.parsers.common.clean_lines`:
 a forum's or a mail reader's quote marks, an editor's or ``cat -n``'s line numbers. Each is decided by the paste's
-first non-blank line, so most pastes cost one look."""
+first non-blank line (line numbers: its first few), so most pastes cost one look."""
 
 from __future__ import annotations
 
@@ -11,9 +11,15 @@ QUOTE_MARKS = (">", "\u258e")
 renderers): a paste quoted whole has one on (nearly) every line."""
 
 
-_NUMBERED_RE = re.compile(r"^\s*+(\d{1,7})(?:\t|[ ](?=\s*+[^\s\d.+-])|(?=\[))")
-"""A line number: a tab after it (``cat -n``), or a space and then no figure, or ``[`` glued to it. A space and then
-a figure is a table's row index (p2pBandwidthLatencyTest's matrices, ``lscpu -e``), never taken off."""
+_NUMBERED_RE = re.compile(r"^\s*+(?:>\s*+)?(\d{1,7})(?:\t|[ ](?=\s*+[^\s\d.+-])|(?=\[))")
+"""A line number (after a quote mark on that line alone, as a forum's highlight puts on one): a tab after it (``cat
+-n``), or a space and then no figure, or ``[`` glued to it. A space and then a figure is a table's row index
+(p2pBandwidthLatencyTest's matrices, ``lscpu -e``), never taken off."""
+_ANY_NUMBER_RE = re.compile(r"^\s*+(?:>\s*+)?(\d{1,7})(?=[ \t])")
+"""A number that starts a line, whatever follows: a line number inside a run of sure ones (``96   1 node_...``)."""
+FIRST_LINES = 3
+"""Line numbers are looked for when one of the paste's first this many non-blank lines has one (a caption above the
+numbered lines: ``Print Ray status``)."""
 MIN_NUMBERED_RUN = 4
 """An editor's or ``cat -n``'s line numbers are taken off lines numbered n, n+1, n+2 ... at least this many in a run."""
 
@@ -21,27 +27,27 @@ MIN_NUMBERED_RUN = 4
 def unnumbered(lines: list[str]) -> list[str]:
     """``lines`` without the line numbers an editor or ``cat -n`` put in front of them (``1700[   22.3] mlx5_core
     ...``, ``1701 [   22.3] ...``, ``     3\tNCCL INFO ...``): numbers that go up by one from each numbered line to the
-    next, in a run of at least :data:`MIN_NUMBERED_RUN` (lines between them that carry no such number, a wrapped
-    line's rest, stay in the run). An output whose lines start with other numbers (nccl-tests' sizes, a count) is left
-    as it is. Decided by the first non-blank line, as :func:`unquoted` is; linear."""
-    first = next((x for x in lines if x.strip()), "")
-    if not _NUMBERED_RE.match(first):  # most pastes
+    next, in a run with at least :data:`MIN_NUMBERED_RUN` sure ones (:data:`_NUMBERED_RE`; a number followed by a figure
+    counts in a run, not towards it; lines between them that carry no number, a wrapped line's rest, stay in the run). An output whose lines start with other numbers (nccl-tests' sizes, a count) is left
+    as it is. Decided by the first few non-blank lines (:data:`FIRST_LINES`); linear."""
+    firsts = [x for x in lines[:64] if x.strip()][:FIRST_LINES]
+    if not any(_NUMBERED_RE.match(x) for x in firsts):  # most pastes
         return lines
-    runs: list[list[tuple[int, int]]] = []  # (index, where the number's text ends)
+    runs: list[list[tuple[int, int, bool]]] = []  # (index, where the number's text ends, a sure line number)
     last = None
     for i, line in enumerate(lines):
-        m = _NUMBERED_RE.match(line)
+        m = _NUMBERED_RE.match(line) or _ANY_NUMBER_RE.match(line)  # (a figure after it: numbered if its run is)
         if m is None:
             continue
         n = int(m.group(1))
         if last is None or n != last + 1:
             runs.append([])
-        runs[-1].append((i, m.end(1) + (line[m.end(1):m.end(1) + 1] in " \t")))
+        runs[-1].append((i, m.end(1) + (line[m.end(1):m.end(1) + 1] in " \t"), m.re is _NUMBERED_RE))
         last = n
     out = list(lines)
     for run in runs:
-        if len(run) >= MIN_NUMBERED_RUN:
-            for i, end in run:
+        if sum(sure for _, _, sure in run) >= MIN_NUMBERED_RUN:  # a table's row indexes alone never make one
+            for i, end, _ in run:
                 out[i] = out[i][end:]
     return out
 
