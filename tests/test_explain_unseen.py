@@ -264,7 +264,7 @@ def test_p2p_bandwidth_that_gains_nothing_and_fits_a_narrow_link():
     assert "Gen4 x16 link carries (23.6-27.1 GB/s): it is what a Gen4 x4 or Gen3 x8 link carries" in messages(s)
     works = P2P_TEST.replace("   6.60 945.63", "  25.12 945.63").replace("1015.27   6.60", "1015.27  25.12")
     [s] = explain(works)
-    assert "P2P works: 25.12 GB/s one way with P2P, 6.34 GB/s through host memory." in messages(s, "ok")
+    assert "P2P copies beat the path through host memory: 25.12 GB/s one way with P2P, 6.34 GB/s through host memory." in messages(s, "ok")
     assert "warn" not in levels(s)  # 25.12 is within Gen4 x16's practical 23.6-27.1
 
 
