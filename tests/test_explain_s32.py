@@ -348,3 +348,36 @@ def test_a_pastes_line_numbers_under_a_caption_come_off_though_some_lines_start_
     # a matrix's row indexes (a figure after each) are no line numbers
     matrix = "   D\\D     0      1\n     0 1008.06   6.34\n     1   6.34 926.75\n     2   6.30   6.31\n     3   6.29   6.33\n"
     assert clean_lines(matrix) == matrix.rstrip("\n").split("\n")
+
+
+def test_p2p_whose_latency_fell_but_bandwidth_did_not_is_capped_by_the_link_not_broken():
+    # blind batch zj006 (two RTX 5060 Ti on Gen3 x4 links): P2P latency 0.42 µs against 18.08, bandwidth alike
+    text = """[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]
+Device: 0, NVIDIA GeForce RTX 5060 Ti, pciBusID: 9, pciDeviceID: 0, pciDomainID:0
+Device: 1, NVIDIA GeForce RTX 5060 Ti, pciBusID: a, pciDeviceID: 0, pciDomainID:0
+Device=0 CAN Access Peer Device=1
+Device=1 CAN Access Peer Device=0
+Unidirectional P2P=Disabled Bandwidth Matrix (GB/s)
+   D\\D     0      1
+     0 421.43   3.50
+     1   3.59 423.02
+Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)
+   D\\D     0      1
+     0 421.03   3.58
+     1   3.58 423.41
+P2P=Disabled Latency Matrix (us)
+   GPU     0      1
+     0   1.10  18.08
+     1  18.22   1.07
+P2P=Enabled Latency (P2P Writes) Matrix (us)
+   GPU     0      1
+     0   1.01   0.42
+     1   0.42   1.06
+"""
+    [s] = explain(text, host="other", nodes=1)
+    said = messages(s, "warn")
+    assert "P2P is in use (its latency 0.42 µs against 18.08 µs" in said and "keep it on" in said
+    assert "NCCL_P2P_DISABLE" not in messages(s)
+    # the same bandwidth with no fall in latency: P2P gains nothing, the old warning
+    [flat] = explain(text.replace("1.01   0.42", "1.01  17.90").replace("0.42   1.06", "17.95   1.06"), host="other")
+    assert "P2P gains nothing over copies through host memory" in messages(flat, "warn")

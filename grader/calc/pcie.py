@@ -114,6 +114,13 @@ def p2p_min_gain() -> float | None:
     return float(p["min_gain"]) if p and p.get("trust") in ("A", "B", "C") else None
 
 
+def p2p_active_latency_drop() -> float | None:
+    """How many times lower P2P's copy latency is than through host memory where the P2P path is in use: 3 (pcie.toml
+    [p2p_latency], trust C). None where the figure is missing or unverified (U)."""
+    p = load_pcie().get("p2p_latency")
+    return float(p["active_drop"]) if p and p.get("trust") in ("A", "B", "C") else None
+
+
 def generation_from_rate(gt_s: float) -> int:
     """The PCIe generation whose per-lane rate is ``gt_s`` GT/s (2.5 -> 1, 16 -> 4, 32 -> 5).
 

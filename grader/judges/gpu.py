@@ -500,10 +500,10 @@ def summarise_nvlink(st: Any, command: str | None) -> Summary:
 
 # --------------------------------------------------------------------------- p2pBandwidthLatencyTest
 
-def _span(values: dict[tuple[int, int], float]) -> str:
-    """``6.11-8.63 GB/s`` (or one figure) over the pairs of a matrix."""
+def _span(values: dict[tuple[int, int], float], unit: str = "GB/s") -> str:
+    """``6.11-8.63 GB/s`` (or one figure) over the pairs of a matrix (latencies: ``unit`` µs)."""
     lo, hi = min(values.values()), max(values.values())
-    return f"{lo:.2f} GB/s" if round(lo, 2) == round(hi, 2) else f"{lo:.2f}-{hi:.2f} GB/s"
+    return f"{lo:.2f} {unit}" if round(lo, 2) == round(hi, 2) else f"{lo:.2f}-{hi:.2f} {unit}"
 
 
 def _fits(rate: float) -> str | None:
@@ -519,7 +519,7 @@ def summarise_p2p_test(t: Any, command: str | None) -> Summary:
     """cuda-samples' p2pBandwidthLatencyTest: which pairs can use P2P, whether P2P beats copies through host memory
     (checks/specs/pcie.toml [p2p] min_gain), and whether a one-way P2P copy reaches what the cards' own link carries
     (checks/specs/gpus.toml pcie_gen and pcie_lanes, at grader.calc.pcie's practical share)."""
-    from ..calc.pcie import p2p_min_gain, practical_bandwidth
+    from ..calc.pcie import p2p_active_latency_drop, p2p_min_gain, practical_bandwidth
     from ..calc.specs import match_gpu
     facts = {"devices": t.devices, "access": [[a, b, ok_] for (a, b), ok_ in t.access.items()],
              "matrices": {k: [[a, b, v] for (a, b), v in m.items()] for k, m in t.matrices.items()},
@@ -552,7 +552,16 @@ def summarise_p2p_test(t: Any, command: str | None) -> Summary:
         said = f"{_span(shown)}{both} with P2P" + (f", {_span(off)} through host memory" if off else "")
         rate = max(shown.values())
         poor = sorted(k for k, v in shown.items() if k[0] < k[1] and k in off and gain is not None and v < off[k] * gain)
-        if poor:
+        drop, lat_on, lat_off = p2p_active_latency_drop(), t.pairs("lat_on"), t.pairs("lat_off")
+        if poor and drop and all(k in lat_on and k in lat_off and lat_on[k] * drop <= lat_off[k] for k in poor):
+            lat = {k: lat_on[k] for k in poor}, {k: lat_off[k] for k in poor}
+            findings.append(warn(f"P2P is in use (its latency {_span(lat[0], 'µs')} against {_span(lat[1], 'µs')} "
+                                 f"through host memory) yet moves no more ({said}): the link between the cards caps "
+                                 f"both paths" + (f", about what a {_fits(rate)} link carries" if _fits(rate) else
+                                                  ": a narrow or slow PCIe link (`nvidia-smi -q` Link Width and "
+                                                  "Generation, or `lspci -vv` LnkSta, say which)")
+                                 + ". A wider or faster slot raises it; P2P itself works, so keep it on."))
+        elif poor:
             findings.append(warn(f"P2P gains nothing over copies through host memory ({said}; less than {gain:g}x on "
                                  + ", ".join(f"GPU{a}-GPU{b}" for a, b in poor[:6]) + (" ..." if len(poor) > 6 else "")
                                  + "). The path between those cards (a PCIe switch with ACS on, the IOMMU, or a narrow "
