@@ -294,6 +294,11 @@ EXAMPLES.update({
     # sgl-project/sglang#1479: a TP worker's exception during CUDA-graph capture
     "sglang-worker-exception": BANNER + "[23:17:01 TP4] Capture cuda graph begin. This can take up to several minutes.\n"
                                "[23:17:08 TP4] Exception in run_tp_server:\nTraceback (most recent call last):\n",
+    # blind batch zj005: the kernel's boot lines of a GPU on fewer lanes, and of one at a lower speed
+    "pcie-link-narrower": BANNER + "pci 0000:04:00.0: 63.012 Gb/s available PCIe bandwidth, limited by 16.0 GT/s PCIe x4 "
+                          "link at 0000:00:01.2 (capable of 504.112 Gb/s with 32.0 GT/s PCIe x16 link)\n",
+    "pcie-link-slower": BANNER + "pci 0000:01:00.0: 32.000 Gb/s available PCIe bandwidth, limited by 2.5 GT/s PCIe x16 "
+                        "link at 0000:00:01.1 (capable of 252.048 Gb/s with 16.0 GT/s PCIe x16 link)\n",
     # NVIDIA/nccl#230: the HCA's device-fatal event (NCCL 2.4's form); a port error in NCCL 2.19's form
     "nccl-ib-device-fatal": BANNER + "container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event "
                             ": local catastrophic error\n",

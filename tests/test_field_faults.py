@@ -396,6 +396,11 @@ SGLANG_TP = ("[23:17:01 TP4] Memory pool end. avail mem=18.66 GB\n[23:17:01 TP4]
 WATCHDOG_NEW = ("[2025-02-27T16:30:43.48675097Z] [rank3]:[E227 16:30:43.526290891 ProcessGroupNCCL.cpp:1785] [PG ID 2 PG "
                 "GUID 3 Rank 3] Exception (either an error or timeout) detected by watchdog at work: 32, last enqueued NCCL "
                 "work: 32, last completed NCCL work: 31.\n")
+# blind batch zj005 (a Proxmox host's boot log): a GPU on x4 of its x16 lanes; another at x16 and a lower speed
+PCIE_NARROW = ("[Mon Jun 15 16:00:09 2026] pci 0000:04:00.0: 63.012 Gb/s available PCIe bandwidth, limited by 16.0 GT/s "
+               "PCIe x4 link at 0000:00:01.2 (capable of 504.112 Gb/s with 32.0 GT/s PCIe x16 link)\n")
+PCIE_SLOWER = ("[    1.208311] pci 0000:01:00.0: 32.000 Gb/s available PCIe bandwidth, limited by 2.5 GT/s PCIe x16 link "
+               "at 0000:00:01.1 (capable of 252.048 Gb/s with 16.0 GT/s PCIe x16 link)\n")
 # https://github.com/NVIDIA/nccl/issues/230 (mpirun's prefixes; the async thread's failure after the event)
 NCCL_FATAL = ("2019-06-02T16:13:44.884Z: [1,12]<stdout>:container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : "
               "Got async event : local catastrophic error\n2019-06-02T16:13:44.884Z: [1,12]<stdout>:container-57:815:864 "
@@ -701,7 +706,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        METHOD_FAILED, SEGFAULT, NO_RDMA, NCCL_ABORT, SUBMODULE, WATCHDOG, NO_KERNEL, NVLS, LAUNCH_FAILED, COMPILE,
        HEAP_ABORT, BOOTSTRAP, RAY_UNHANDLED, DUMP_INPUT, TRUNCATED, NO_SYMBOL,
        SHM_TIMEOUT, CUDA_FOOTER, SHM_SEGMENT, VIRTUAL_PCI, PEER_UNSUPPORTED,
-       GRAPH_ESTIMATE, STORE_LOST, NCCL_FATAL, OOM_BARE, MAX_SHMEM, MAPPING_OOM, SGLANG_TP, WATCHDOG_NEW]
+       GRAPH_ESTIMATE, STORE_LOST, NCCL_FATAL, OOM_BARE, MAX_SHMEM, MAPPING_OOM, SGLANG_TP, WATCHDOG_NEW, PCIE_NARROW]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -709,7 +714,8 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
     """known_faults gives explain's findings: (level, "<meaning> Fix: <fix>"); a fault is a `fail` (an Xid whose
     number the table does not single out is a `warn`: many are the application's; so is a preempted request)."""
     [(level, message)] = known_faults(text)
-    assert level == ("warn" if any(text is t for t in (XID_45, KV_PREEMPTED, PG_ANCHOR, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SHM_64MB, RAY_SHM)) else "fail")
+    assert level == ("warn" if any(text is t for t in (XID_45, KV_PREEMPTED, PG_ANCHOR, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SHM_64MB, RAY_SHM,
+                                                      PCIE_NARROW)) else "fail")
     assert " Fix: " in message
 
 
@@ -731,7 +737,8 @@ def test_every_known_error_line_is_read_here():
     """Each table entry that reads plain text is reached by one of the field outputs above."""
     reached = {d.kind for text in ALL + [NETPLAN_NM, FORWARD_COMPAT, PROVIDER, GID_NODATA, UNKNOWN_ENV, PEERMEM,
                                         MLX5_POWER, SLURM_STEP, MLX5_LOW_POWER, ETHTOOL_NETLINK, NVBANDWIDTH_WAIVED,
-                                        DOWNLOADED, NO_P2P, SHM_WAIT, NO_VERBS, SPARK_BOOT, NO_P2P_PAIR, PEER_CHECK, WSL, OFI_TCP, PEER_ALREADY]
+                                        DOWNLOADED, NO_P2P, SHM_WAIT, NO_VERBS, SPARK_BOOT, NO_P2P_PAIR, PEER_CHECK, WSL, OFI_TCP, PEER_ALREADY,
+                                        PCIE_SLOWER]
                for d in diagnose_text(text)}
     assert {e.kind for e in load_table() if e.reads_text} <= reached
 
