@@ -299,6 +299,9 @@ EXAMPLES.update({
                           "link at 0000:00:01.2 (capable of 504.112 Gb/s with 32.0 GT/s PCIe x16 link)\n",
     "pcie-link-slower": BANNER + "pci 0000:01:00.0: 32.000 Gb/s available PCIe bandwidth, limited by 2.5 GT/s PCIe x16 "
                         "link at 0000:00:01.1 (capable of 252.048 Gb/s with 16.0 GT/s PCIe x16 link)\n",
+    # ray-project/ray#24305: Gloo's own line, a peer at the loopback address its hostname resolves to
+    "gloo-pair-loopback": BANNER + "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:799] connect "
+                          "[127.0.0.1]:14221: Connection refused\n",
     # NVIDIA/nccl#230: the HCA's device-fatal event (NCCL 2.4's form); a port error in NCCL 2.19's form
     "nccl-ib-device-fatal": BANNER + "container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event "
                             ": local catastrophic error\n",
