@@ -302,6 +302,9 @@ EXAMPLES.update({
     # ray-project/ray#24305: Gloo's own line, a peer at the loopback address its hostname resolves to
     "gloo-pair-loopback": BANNER + "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:799] connect "
                           "[127.0.0.1]:14221: Connection refused\n",
+    # NVIDIA/nccl-tests#180: Open MPI's UCX dialling a Docker bridge address of the other host
+    "mpi-ucx-unreachable": BANNER + "[1700554343.440877] [10-192-80-132:7356 :0]            sock.c:323  UCX  ERROR   "
+                           "connect(fd=48, dest_addr=172.17.0.1:42887) failed: Connection refused\n",
     # NVIDIA/nccl#230: the HCA's device-fatal event (NCCL 2.4's form); a port error in NCCL 2.19's form
     "nccl-ib-device-fatal": BANNER + "container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event "
                             ": local catastrophic error\n",

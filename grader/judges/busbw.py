@@ -173,6 +173,7 @@ def _broken_causes(transport: str) -> str:
 
 
 _IB_DISABLED_RE = re.compile(r"(?:^|\s)(?:-x\s+)?NCCL_IB_DISABLE=1(?:\s|$)")
+_QUOTED_RE = re.compile(r"`[^`\n]{0,400}`|\b\d[\d.:]{0,40}")  # a quoted line and the figures in a known fault's words
 _P2P_DISABLED_RE = re.compile(r"(?:^|\s)(?:-x\s+)?NCCL_P2P_DISABLE=1(?:\s|$)")
 
 
@@ -203,8 +204,12 @@ def summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
                              "bandwidth below is the slower path's. Keep it only where P2P hangs or the cards cannot do "
                              "it (`nvidia-smi topo -p2p r`), and fix that (ACS, the IOMMU, a VM's passthrough)."))
     findings += _verbs_findings(res.nccl_log)
+    said: set[str] = set()  # what the table said, its quotes aside: the same fault on several lines is said once
     for e in res.errors[:3]:
         known = known_faults(e)  # what the error means, where checks/diagnoses.toml knows it
+        if known and _QUOTED_RE.sub("", known[0][1]) in said:
+            continue
+        said.update(_QUOTED_RE.sub("", m) for _, m in known)
         told = context().nodes
         local = told == 1 or told is None and len(res.hosts) == 1 and not _launched(command)[0]  # one machine
         findings += [Finding(level, f"The test failed: {message}") for level, message in known] or [fail(
