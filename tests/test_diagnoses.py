@@ -305,6 +305,10 @@ EXAMPLES.update({
     # NVIDIA/nccl-tests#180: Open MPI's UCX dialling a Docker bridge address of the other host
     "mpi-ucx-unreachable": BANNER + "[1700554343.440877] [10-192-80-132:7356 :0]            sock.c:323  UCX  ERROR   "
                            "connect(fd=48, dest_addr=172.17.0.1:42887) failed: Connection refused\n",
+    # sgl-project/sglang#7478: a rank of the second node timing out on the store at node-0
+    "c10d-socket-timeout": BANNER + "[rank1]:[W623 15:37:01.824135523 socket.cpp:485] [c10d] waitForInput: socket "
+                           "SocketImpl(fd=100, addr=[node-0.company.net]:43590, remote=[node-0.company.net]:20000) timed "
+                           "out after 1800000ms\n",
     # NVIDIA/nccl#230: the HCA's device-fatal event (NCCL 2.4's form); a port error in NCCL 2.19's form
     "nccl-ib-device-fatal": BANNER + "container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event "
                             ": local catastrophic error\n",

@@ -406,6 +406,9 @@ GLOO_LOOPBACK = "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:7
 # https://github.com/NVIDIA/nccl-tests/issues/180 (blind batch zk006)
 UCX_REFUSED = ("[10-192-80-132.cls:07356] pml_ucx.c:424  Error: ucp_ep_create(proc=3) failed: Destination is "
                "unreachable\n")
+# https://github.com/sgl-project/sglang/issues/7478 (blind batch zk018)
+STORE_WAIT = ("[rank7]:[W623 15:37:01.835386612 socket.cpp:485] [c10d] waitForInput: socket SocketImpl(fd=100, "
+              "addr=[node-0.company.net]:43570, remote=[node-0.company.net]:20000) timed out after 1800000ms\n")
 # https://github.com/NVIDIA/nccl/issues/230 (mpirun's prefixes; the async thread's failure after the event)
 NCCL_FATAL = ("2019-06-02T16:13:44.884Z: [1,12]<stdout>:container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : "
               "Got async event : local catastrophic error\n2019-06-02T16:13:44.884Z: [1,12]<stdout>:container-57:815:864 "
@@ -711,7 +714,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        METHOD_FAILED, SEGFAULT, NO_RDMA, NCCL_ABORT, SUBMODULE, WATCHDOG, NO_KERNEL, NVLS, LAUNCH_FAILED, COMPILE,
        HEAP_ABORT, BOOTSTRAP, RAY_UNHANDLED, DUMP_INPUT, TRUNCATED, NO_SYMBOL,
        SHM_TIMEOUT, CUDA_FOOTER, SHM_SEGMENT, VIRTUAL_PCI, PEER_UNSUPPORTED,
-       GRAPH_ESTIMATE, STORE_LOST, NCCL_FATAL, OOM_BARE, MAX_SHMEM, MAPPING_OOM, SGLANG_TP, WATCHDOG_NEW, PCIE_NARROW, GLOO_LOOPBACK, UCX_REFUSED]
+       GRAPH_ESTIMATE, STORE_LOST, NCCL_FATAL, OOM_BARE, MAX_SHMEM, MAPPING_OOM, SGLANG_TP, WATCHDOG_NEW, PCIE_NARROW, GLOO_LOOPBACK, UCX_REFUSED, STORE_WAIT]
 
 
 @pytest.mark.parametrize("text", ALL)
