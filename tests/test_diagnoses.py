@@ -309,6 +309,10 @@ EXAMPLES.update({
     "c10d-socket-timeout": BANNER + "[rank1]:[W623 15:37:01.824135523 socket.cpp:485] [c10d] waitForInput: socket "
                            "SocketImpl(fd=100, addr=[node-0.company.net]:43590, remote=[node-0.company.net]:20000) timed "
                            "out after 1800000ms\n",
+    # NVIDIA/TensorRT-LLM#2594: a device name UCX does not have (a typo for mlx5_3)
+    "ucx-net-device-missing": BANNER + "[1734600615.128892] [leader:5387 :0]     ucp_context.c:1234 UCX  WARN  network "
+                              "device 'mlx3_1:1' is not available, please use one or more of: 'eth0'(tcp), "
+                              "'mlx5_0:1'(ib)\n",
     # NVIDIA/nccl#230: the HCA's device-fatal event (NCCL 2.4's form); a port error in NCCL 2.19's form
     "nccl-ib-device-fatal": BANNER + "container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event "
                             ": local catastrophic error\n",

@@ -409,6 +409,9 @@ UCX_REFUSED = ("[10-192-80-132.cls:07356] pml_ucx.c:424  Error: ucp_ep_create(pr
 # https://github.com/sgl-project/sglang/issues/7478 (blind batch zk018)
 STORE_WAIT = ("[rank7]:[W623 15:37:01.835386612 socket.cpp:485] [c10d] waitForInput: socket SocketImpl(fd=100, "
               "addr=[node-0.company.net]:43570, remote=[node-0.company.net]:20000) timed out after 1800000ms\n")
+# https://github.com/NVIDIA/TensorRT-LLM/issues/2594 (blind batch zk014)
+UCX_NO_DEVICE = ("[1734600615.130476] [worker1:4318 :0]     ucp_context.c:1234 UCX  WARN  network device 'mlx3_1:1' is "
+                 "not available, please use one or more of: 'eth0'(tcp), 'lo'(tcp), 'mlx5_0:1'(ib), 'mlx5_1:1'(ib)\n")
 # https://github.com/NVIDIA/nccl/issues/230 (mpirun's prefixes; the async thread's failure after the event)
 NCCL_FATAL = ("2019-06-02T16:13:44.884Z: [1,12]<stdout>:container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : "
               "Got async event : local catastrophic error\n2019-06-02T16:13:44.884Z: [1,12]<stdout>:container-57:815:864 "
@@ -714,7 +717,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        METHOD_FAILED, SEGFAULT, NO_RDMA, NCCL_ABORT, SUBMODULE, WATCHDOG, NO_KERNEL, NVLS, LAUNCH_FAILED, COMPILE,
        HEAP_ABORT, BOOTSTRAP, RAY_UNHANDLED, DUMP_INPUT, TRUNCATED, NO_SYMBOL,
        SHM_TIMEOUT, CUDA_FOOTER, SHM_SEGMENT, VIRTUAL_PCI, PEER_UNSUPPORTED,
-       GRAPH_ESTIMATE, STORE_LOST, NCCL_FATAL, OOM_BARE, MAX_SHMEM, MAPPING_OOM, SGLANG_TP, WATCHDOG_NEW, PCIE_NARROW, GLOO_LOOPBACK, UCX_REFUSED, STORE_WAIT]
+       GRAPH_ESTIMATE, STORE_LOST, NCCL_FATAL, OOM_BARE, MAX_SHMEM, MAPPING_OOM, SGLANG_TP, WATCHDOG_NEW, PCIE_NARROW, GLOO_LOOPBACK, UCX_REFUSED, STORE_WAIT, UCX_NO_DEVICE]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -723,7 +726,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
     number the table does not single out is a `warn`: many are the application's; so is a preempted request)."""
     [(level, message)] = known_faults(text)
     assert level == ("warn" if any(text is t for t in (XID_45, KV_PREEMPTED, PG_ANCHOR, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SHM_64MB, RAY_SHM,
-                                                      PCIE_NARROW)) else "fail")
+                                                      PCIE_NARROW, UCX_NO_DEVICE)) else "fail")
     assert " Fix: " in message
 
 
