@@ -313,6 +313,9 @@ EXAMPLES.update({
     "ucx-net-device-missing": BANNER + "[1734600615.128892] [leader:5387 :0]     ucp_context.c:1234 UCX  WARN  network "
                               "device 'mlx3_1:1' is not available, please use one or more of: 'eth0'(tcp), "
                               "'mlx5_0:1'(ib)\n",
+    # vllm-project/vllm#14349: vLLM's driver through Ray Client
+    "ray-client-address": BANNER + "2025-03-06 17:44:11,132\tINFO worker.py:1514 -- Using address ray://192.168.1.67:10001 "
+                          "set in the environment variable RAY_ADDRESS\n",
     # NVIDIA/nccl#230: the HCA's device-fatal event (NCCL 2.4's form); a port error in NCCL 2.19's form
     "nccl-ib-device-fatal": BANNER + "container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event "
                             ": local catastrophic error\n",
