@@ -381,3 +381,14 @@ P2P=Enabled Latency (P2P Writes) Matrix (us)
     # the same bandwidth with no fall in latency: P2P gains nothing, the old warning
     [flat] = explain(text.replace("1.01   0.42", "1.01  17.90").replace("0.42   1.06", "17.95   1.06"), host="other")
     assert "P2P gains nothing over copies through host memory" in messages(flat, "warn")
+
+
+def test_llama_cpps_device_list_alone_is_read_and_mixed_cards_are_named():
+    # ggml-org/llama.cpp#11864 (blind batch zj020): the lines every llama.cpp program prints as it starts
+    text = ("ggml_cuda_init: GGML_CUDA_FORCE_MMQ:    no\nggml_cuda_init: GGML_CUDA_FORCE_CUBLAS: no\n"
+            "ggml_cuda_init: found 2 CUDA devices:\n  Device 0: NVIDIA GeForce RTX 4090, compute capability 8.9, VMM: yes\n"
+            "  Device 1: NVIDIA GeForce RTX 4070 Ti SUPER, compute capability 8.9, VMM: yes\nversion: 4710 (8a8c4ceb)\n")
+    [s] = explain(text)
+    assert s.kind == "llama-bench" and not s.error and "llama.cpp found 2 GPU(s)" in messages(s)
+    assert "Different GPUs (NVIDIA GeForce RTX 4070 Ti SUPER, NVIDIA GeForce RTX 4090)" in messages(s)
+    assert parse_llama_bench(text).build == "4710 (8a8c4ceb)"

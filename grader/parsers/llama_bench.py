@@ -69,7 +69,8 @@ class LlamaBench:
 
 def parse_llama_bench(text: str) -> LlamaBench:
     """Read llama-bench's table (see the module docstring); lines that are not the table's are skipped (llama.cpp
-    prints its backends, and an RPC run ``Client connection closed``). ParseError when no result row is found."""
+    prints its backends, and an RPC run ``Client connection closed``). ParseError when no result row and no device line
+    is found (the device list alone, ``ggml_cuda_init: found N CUDA devices``, gives no rows)."""
     lines = content_lines(text)
     raise_if_shell_error(lines, CMD)
     header: list[str] | None = None
@@ -81,8 +82,8 @@ def parse_llama_bench(text: str) -> LlamaBench:
         if m := _DEVICE_RE.match(s):
             devices.append(f"{m.group('name').strip()} (compute capability {m.group('cc')})")
             continue
-        if s.startswith("build: "):
-            build = s[len("build: "):]
+        if s.startswith(("build: ", "version: ")):
+            build = s.split(": ", 1)[1]
             continue
         if not (s.startswith("|") and s.endswith("|")):
             continue
@@ -116,6 +117,6 @@ def parse_llama_bench(text: str) -> LlamaBench:
                                   float(req.group("mean")) if req else None,
                                   float(ttft.group("mean")) if ttft else None,
                                   int(conc.group(1)) if conc else None))
-    if not rows:
+    if not rows and not devices:  # (llama.cpp's device list alone, which its every program prints first, is read)
         raise ParseError(CMD, "no result row (`| model | size | ... | test | t/s |` and the rows under it)")
     return LlamaBench(tuple(rows), tuple(devices), build)
