@@ -82,7 +82,8 @@ def test_the_catalogue_figures_are_read_not_written():
 
 def test_registering_every_kind_loads_no_judge():
     """A paste holds one or a few kinds: ``import grader.explain`` registers them all and imports no judge of a topic
-    (grader/judges/<topic>.py), only what every paste needs (model, context, common); a judge is imported at its
+    (grader/judges/<topic>.py), only what every paste needs (model, context, common, and programs: a shell's `command not
+    found`, asked of every line); a judge is imported at its
     kind's first output (grader.explain.readers.judge), a cross check's only for a paste holding a kind it reads."""
     import subprocess
     import sys
@@ -92,6 +93,7 @@ def test_registering_every_kind_loads_no_judge():
             "after = sorted(m for m in sys.modules if m.startswith('grader.judges.'))\n"
             "print(before); print(after)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
-    assert out[0] == str(["grader.judges.common", "grader.judges.context", "grader.judges.model"])
+    assert out[0] == str(["grader.judges.common", "grader.judges.context", "grader.judges.model", "grader.judges.programs"])
     assert eval(out[1]) == ["grader.judges.common", "grader.judges.context", "grader.judges.hosts",
-                            "grader.judges.link", "grader.judges.model"]  # ibdev2netdev's judge, its cross check's
+                            "grader.judges.link", "grader.judges.model",
+                            "grader.judges.programs"]  # ibdev2netdev's judge, its cross check's

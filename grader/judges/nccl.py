@@ -267,6 +267,9 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
 _PLUGIN_RE = re.compile(r"Loaded net plugin (?P<name>.*\S)\s*\((?P<api>v\d+)\)|^P2P plugin v\d+ (?P<ib>\S+)")
 
 
+_NO_PLUGIN_RE = re.compile(r"No plugin found \(libnccl-net|Could not find: libnccl-net|Using internal network plugin")
+
+
 def _inside_findings(log: NcclLog) -> list[Finding]:
     """What the log says of the GPUs inside one machine: a network plugin NCCL loaded, GPU pairs with peer-to-peer
     off, and network channels between two ranks of one host (a channel line's host holds its sender for ``[send]``,
@@ -279,6 +282,9 @@ def _inside_findings(log: NcclLog) -> list[Finding]:
         newer = " The `Failed to find ..._vN symbol` lines are NCCL asking for newer plugin APIs first: normal." if any(
             "Failed to find" in p for p in log.plugin_messages) else ""
         out.append(info(f"NCCL loaded an external network plugin: {names}.{newer}"))
+    elif any(_NO_PLUGIN_RE.search(p) for p in log.plugin_messages):
+        out.append(info("NCCL found no external network plugin (libnccl-net.so) and uses its own transports (IB and "
+                        "sockets): what most installs do, and no cause of a failure."))
     if log.p2p_disabled:
         pairs = ", ".join(f"{a} and {b}" for a, b in log.p2p_disabled[:4])
         out.append(warn(f"NCCL says P2P is disabled between GPUs {pairs}: their traffic goes through host memory (SHM) "
