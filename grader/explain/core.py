@@ -21,7 +21,7 @@ import dataclasses
 import functools
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable, NamedTuple
 
 from ..failures import describe_failure
@@ -31,6 +31,7 @@ from ..parsers.common.commands import changes_state, silent_on_success  # (a set
 from ..parsers.common import (PROMPT_PROGRAMS, Chunk, CleanText, LazySearch, any_search, command_argv,
                               is_comment_line, is_noise_line, join_wrapped, load_json_lenient, opens_json,
                               repeated_block, split_chunks as _split_lines, strip_log_prefix)
+from ..parsers.common.chunks import Segment as _Segment
 from ..judges.context import _CONTEXT, Context, context  # noqa: F401  (re-exported)
 from ..judges.model import LEVELS, Finding, Section, Summary  # noqa: F401  (re-exported: the package's API)
 from .tolerant import (KNOWN_ERROR, caption_between, ends_at_prompt, grader_bug, is_caption, listed_above,  # noqa: F401
@@ -112,65 +113,6 @@ def registered_kinds() -> tuple[str, ...]:
 
 
 # --------------------------------------------------------------------------- splitting
-
-@dataclass
-class _Segment:
-    """Lines of one output while splitting: ``lines`` as pasted, ``linenos`` the paste's line number of
-    each, ``n_content`` how many of them are not noise (kept as lines are added, so asking whether a
-    segment has content is O(1) and splitting stays linear in the paste)."""
-
-    kind: str | None
-    command: str | None
-    host: str | None
-    lines: list[str] = field(default_factory=list)
-    linenos: list[int] = field(default_factory=list)  # paste line number of each line
-    prompt_lineno: int | None = None
-    n_content: int = -1  # -1: not counted yet (a segment built with its lines)
-    n_rules: int = 0
-    """How many of the content lines are rules (``-----``, ``=====``): a segment of only those has not begun
-    its output yet (``iperf3 -s`` prints one above ``Server listening on``)."""
-    started: bool = False  # holds a line its kind's ``starts`` matches (see KindSpec.prelude)
-    opened: set[str] = field(default_factory=set)  # its ``starts`` lines (see KindSpec.starts_on_repeat)
-
-    def __post_init__(self) -> None:
-        if self.n_content < 0:
-            self.n_content = sum(1 for x in self.lines if not is_noise_line(x))
-            self.n_rules = sum(1 for x in self.lines if _is_rule(x))
-
-    def add(self, lines: list[str], numbers: list[int], content: int | None = None) -> None:
-        """Append ``lines`` (with their paste line ``numbers``); ``content``: how many are not noise, when
-        the caller knows it already."""
-        self.lines += lines
-        self.linenos += numbers
-        self.n_content += sum(1 for x in lines if not is_noise_line(x)) if content is None else content
-        self.n_rules += sum(1 for x in lines if _is_rule(x))
-
-    def add_line(self, line: str, number: int) -> None:
-        """Append one content line (not noise): :meth:`add` without its lists, for the splitter's every line."""
-        self.lines.append(line)
-        self.linenos.append(number)
-        self.n_content += 1
-        self.n_rules += _is_rule(line)
-
-    @property
-    def begun(self) -> bool:
-        """Whether the segment holds a content line other than a rule."""
-        return self.n_content > self.n_rules
-
-
-_RULE_RE = re.compile(r"[-=_]{8,}")
-
-
-_RULE_FIRST = ("-", "=", "_")  # what a rule's first character is (asked before the pattern: most lines are no rule)
-
-
-def _is_rule(line: str) -> bool:
-    """A content line that is only a rule of 8 or more ``-``, ``=`` or ``_`` (bounded: long lines are not)."""
-    if len(line) >= 400:
-        return False
-    s = line.strip()
-    return s[:1] in _RULE_FIRST and _RULE_RE.fullmatch(s) is not None and not is_noise_line(line)
-
 
 def _kind_of_command(argv: list[str]) -> str | None:
     return next((s.name for s in _REGISTRY.values() if argv and s.matches_command(argv)), None)
@@ -417,6 +359,17 @@ def _segments(chunk: Chunk) -> list[_Segment]:
     return [s for s in segs if s.lines or s.command]
 
 
+def _segments_once(chunk: Chunk, split: dict[tuple, list[_Segment]]) -> list[_Segment]:
+    """:func:`_segments` of ``chunk``; one that ``split`` holds already (the same command, host, prompt and lines: split
+    alike, only the line numbers differ) is copied from it with this chunk's line numbers."""
+    key = (chunk.command, chunk.host, chunk.prompt_line is None, chunk.lines)
+    if key not in split:  # split with each line's index for its number, so a copy maps them to its own
+        split[key] = _segments(dataclasses.replace(chunk, linenos=tuple(range(len(chunk.lines))), first_lineno=0))
+    numbers = chunk.linenos or range(1, len(chunk.lines) + 1)
+    return [dataclasses.replace(s, lines=list(s.lines), linenos=[numbers[k] for k in s.linenos], opened=set(s.opened),
+                                prompt_lineno=None if s.prompt_lineno is None else chunk.first_lineno) for s in split[key]]
+
+
 # --------------------------------------------------------------------------- explain
 
 def detect_kind(text: str) -> str | None:
@@ -455,8 +408,9 @@ def _explain(text: str, kind: str | None) -> list[Section]:
         items: list[tuple[Section, Any]] = []
         seen: dict[tuple, int] = {}  # an output pasted again (the same kind, command, host and lines): read once
         times: list[int] = []
+        split: dict[tuple, list[_Segment]] = {}  # a chunk pasted again (the same command, host and lines): split once
         for ci, chunk in enumerate(chunks := split_chunks(text)):
-            segs = _segments(chunk)
+            segs = _segments_once(chunk, split)
             for seg in segs:
                 if not seg.n_content and not seg.kind and not changes_state(seg.command) \
                         or _caption(seg) and (len(segs) > 1 or len(chunks) > 1):

@@ -12,10 +12,10 @@ import re
 from typing import Any
 
 from ..judges.common import argv_is
-from ..parsers.perftest import PROGRAMS as PERFTEST_PROGRAMS, parse_perftest
+from ..parsers.common.commands import PERFTEST_PROGRAMS
 from .core import KindSpec, register, register_cross_check
-from .readers import (judge, parse_ib_counters, parse_ib_sysfs, parse_ibstat, parse_ibv_devices, parse_ibv_devinfo, parse_rdma_link,
-                      parse_show_gids)
+from .readers import (judge, parse_ib_counters, parse_ib_sysfs, parse_ibstat, parse_ibv_devices, parse_ibv_devinfo, parse_perftest,
+                      parse_rdma_link, parse_show_gids)
 
 
 def _is_rdma_json(value: Any) -> bool:

@@ -55,6 +55,7 @@ parse_ibv_devices = _at_first_call("parsers.rdma", "parse_ibv_devices")
 ipv4_of_gid = _at_first_call("parsers.ib_sysfs", "ipv4_of_gid")
 parse_rdma_link = _at_first_call("parsers.rdma", "parse_rdma_link")
 parse_show_gids = _at_first_call("parsers.show_gids", "parse_show_gids")
+parse_perftest = _at_first_call("parsers.perftest", "parse_perftest")
 
 # --------------------------------------------------------------------------- lesson 2a: NCCL
 parse_nccl_log = _at_first_call("parsers.nccl_log", "parse_nccl_log")

@@ -279,6 +279,11 @@ def _network_name(net: str) -> str:
     return "IB" if re.match(r"^IB", n) else "Socket" if n.lower() == "socket" else n
 
 
+MAX_INERT = 20_000
+"""At most this many distinct messages of which nothing was read are remembered while one log is read (so each is
+read once; a log of more has the rest read each time)."""
+
+
 def parse_nccl_log(text: str) -> NcclLog:
     """Parse an NCCL_DEBUG=INFO log (lines mixed with other programs' output) into NcclLog.
 
@@ -294,6 +299,7 @@ def parse_nccl_log(text: str) -> NcclLog:
                 "virtual": [], "p2p_off": []}
     count = 0
     hosts_seen: set[str] = set()
+    inert: set[str] = set()  # messages of which _read_message read nothing
     for line in lines:
         raw = line.text.strip()
         if raw.startswith("#"):
@@ -329,7 +335,8 @@ def parse_nccl_log(text: str) -> NcclLog:
             if _VERBS_FAIL_RE.search(msg):
                 st["verbs"].append(msg)
             continue
-        _read_message(msg, host, st)
+        if msg not in inert and not _read_message(msg, host, st) and len(inert) < MAX_INERT:
+            inert.add(msg)  # nothing in it was read: its next copies (a log's repeated lines) are not read again
     if count == 0 and not st["err"]:
         raise_if_shell_error(lines, CMD)
         first = next((x for x in lines if x.text.strip() and not x.text.strip().startswith("#")), None)
@@ -426,14 +433,16 @@ def _read_setup(msg: str, host: str | None, st: dict) -> bool:
     return False
 
 
-def _read_message(msg: str, host: str | None, st: dict) -> None:
+def _read_message(msg: str, host: str | None, st: dict) -> bool:
+    """Read a message of NCCL into ``st``; whether any of it was read (False: nothing, whatever the host, so the same
+    message need not be read again)."""
     # most lines of a log are "Channel ..." ones: no pattern of _read_setup reads one (each needs other words first,
     # an environment setting capitals up to its "_"), and _CHANNEL_RE reads no other
     if not msg.startswith(("Channel", "Ring ")) and _read_setup(msg, host, st):
-        return
+        return True
     m = _CHANNEL_RE.match(msg)
     if m and m.group("via") in _CUT_VIA:  # a line cut inside its transport's name (`via P2`): no transport to count
-        return
+        return False
     if m:
         direction = m.group("dir")
         st["channels"].append(NcclChannel(int(m.group("ch")), int(m.group("src")), int(m.group("dst")),
@@ -441,25 +450,27 @@ def _read_message(msg: str, host: str | None, st: dict) -> None:
                                           "receive" if direction == "recv" else direction, host))
         if (ranks := _CHANNEL_RANKS_RE.search(m.group("via"))) is not None:  # NCCL 2.19+: `... comm 0x.. nRanks 32`
             st.setdefault("nranks", int(ranks.group(1)))
-        return
+        return True
     if _RINGS_RE.match(msg):
         st["rings"] = True
-        return
+        return True
     m = _GDR_RE.search(msg)
     if m:
         st["gdr" if m.group("on") != "Disabled" else "gdr_off"].append(m.group("dev"))
-        return
+        return True
     m = _COMM_RE.search(msg)
     if m:
         st["nranks"], st["nnodes"] = int(m.group("n")), int(m.group("nodes"))
-        return
+        return True
     m = _INIT_RE.match(msg)
     if m:
         st.setdefault("nranks", int(m.group("n")))
         st["init_complete"] = st.get("init_complete", 0) + ("- Init COMPLETE" in msg)  # (Ray may add `[repeated Nx]`)
-        return
+        return True
     if _TROUBLE_RE.search(msg):
         st["troubled"] = st.get("troubled", 0) + 1
+        return True
+    return False
 
 
 def transport_verdict(log: NcclLog) -> str:

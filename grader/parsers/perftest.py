@@ -47,6 +47,7 @@ import re
 from dataclasses import dataclass, field
 
 from .common import Line, ParseError, command_argv, content_lines, fail_on_line, is_comment_line, strip_log_prefix
+from .common.commands import PERFTEST_PROGRAMS
 from .ib_sysfs import ipv4_of_gid
 
 CMD = "perftest"
@@ -54,8 +55,7 @@ CMD = "perftest"
 MB_PER_SEC_IN_GBPS = 8 * 2**20 / 1e9
 """One perftest ``MB/sec`` (2^20 bytes per second) in Gb/s: 0.008388608."""
 
-PROGRAMS = ("ib_write_bw", "ib_read_bw", "ib_send_bw", "ib_atomic_bw", "ib_write_lat", "ib_read_lat",
-            "ib_send_lat", "ib_atomic_lat", "raw_ethernet_bw", "raw_ethernet_lat")
+PROGRAMS = PERFTEST_PROGRAMS  # the programs whose output this reads (parsers.common.commands, where explain names them)
 
 _TITLE_RE = re.compile(r"^(?P<title>[A-Za-z][\w ]*?\s(?P<kind>BW|Lat|Latency)\s+Test)$")
 _DASH_RE = re.compile(r"^-{20,}$")

@@ -48,8 +48,8 @@ here: ``grader.diagnoses.diagnose`` reads that from the table in ``checks/diagno
 
 The module is split by topic: :mod:`.vllm_lines` (the layers around a line), :mod:`.vllm_records`
 (the typed records), :mod:`.vllm_events` (errors and warnings by name), :mod:`.vllm_cmdline` (the
-``vllm serve`` command line and printed Python literals); their public names are importable from
-here.
+``vllm serve`` command line and printed Python literals), :mod:`.vllm_scan` (the patterns a message is searched
+with, each distinct message searched once); their public names are importable from here.
 """
 
 from __future__ import annotations
@@ -57,11 +57,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .common import Line, ParseError, content_lines, fail_on_line, gated_search, literal_gate
-from .vllm_cmdline import (_API_SERVER_CMD_RE, _SERVE_IN_LOG_RE, MAX_ARGS_CHARS, _as_bool, _as_float, _as_int,
-                           _config_fields, _serve_in_log, parse_python_mapping, parse_serve_command)
-from . import vllm_events
+from .common import Line, ParseError, content_lines, fail_on_line
+from .vllm_cmdline import (MAX_ARGS_CHARS, _as_bool, _as_float, _as_int, _config_fields, _serve_in_log,
+                           parse_python_mapping, parse_serve_command)
 from .vllm_events import EVENT_KINDS, _match_event
+from .vllm_scan import Scan, Scanner
 from .vllm_lines import _VLLM_PROCS_RE, LogLine, split_prefixes
 from .vllm_records import (EngineStats, KvCapacity, KvMemory, LogEvent, MemoryCheck, ParallelConfig, VllmLog,
                            WorkerRank)
@@ -72,81 +72,6 @@ __all__ = ["COMMAND", "EVENT_KINDS", "MAX_ARGS_CHARS", "EngineStats", "KvCapacit
            "split_prefixes"]
 
 COMMAND = "vllm serve"
-
-# --------------------------------------------------------------------------- patterns
-
-_VERSION = r"v?(?P<version>\d+\.\d+(?:\.\d+)?(?:[\w.+-]*[\w+])?)"
-_BANNER_VERSION_RE = re.compile(r"(?:vLLM API server version|▀ █\s+version|█\s+version)\s+" + _VERSION)
-_ENGINE_CONFIG_RE = re.compile(r"Initializing an? (?:V1 )?LLM engine (?:\(" + _VERSION + r"\) )?with config:(?P<cfg>.*)$")
-_LAUNCH_VERSION_RE = re.compile(r"(?:Launching vLLM \(|\bvLLM [Vv]ersion:? )" + _VERSION)
-_BANNER_MODEL_RE = re.compile(r"█\s+model\s+(?P<model>\S+)")
-_PLATFORM_RE = re.compile(r"Automatically detected platform (?P<p>[\w-]+)")
-_NONDEFAULT_RE = re.compile(r"non-default args: (?P<d>\{.*)$")
-_NAMESPACE_RE = re.compile(r"\bargs: Namespace\((?P<d>.*)$")
-_MAX_LEN_RE = re.compile(r"Using max model len (?P<n>\d+)")
-_WEIGHTS_RE = re.compile(r"(?:Model loading took|Loading model weights took) (?P<gib>\d+(?:\.\d+)?) ?Gi?B")
-_READY_RE = re.compile(r"Application startup complete")
-_URL_RE = re.compile(r"(?:Uvicorn running on|Starting vLLM (?:API )?server(?: \d+)? on) (?P<url>https?://\S+)")
-_RAY_CONNECT_RE = re.compile(r"Connecting to existing Ray cluster at address: (?P<addr>\S*[^\s.]|\.)\.*$"
-                             r"|Using address (?P<addr2>\S+) set in the environment variable RAY_ADDRESS")
-
-_KV_TOKENS_RE = re.compile(r"(?:(?P<dev>\b[A-Za-z]+(?: \+ host)?) )?KV cache size: (?P<tokens>[\d,]+) tokens")
-_KV_CONC_RE = re.compile(r"Maximum concurrency for (?P<len>[\d,]+) tokens per request: (?P<x>\d+(?:\.\d+)?)x")
-_KV_BLOCKS_RE = re.compile(r"# (?P<dev>\w+) blocks: (?P<n>\d+)(?:, # CPU blocks: (?P<cpu>\d+))?")
-_KV_AVAIL_RE = re.compile(r"Available KV cache memory: (?P<gib>-?\d+(?:\.\d+)?) ?GiB")
-_KV_V0_RE = re.compile(r"the rest of the memory reserved for KV Cache is (?P<gib>-?\d+(?:\.\d+)?) ?GiB"
-                       r"|Memory profiling results:(?:(?!Memory profiling results:).)*\bkv_cache_size=(?P<gib2>-?\d+(?:\.\d+)?) ?GiB")
-# the profiling summary of V0 and early V1 (0.6-0.9), on one line or wrapped over three
-_PROFILE_UTIL_RE = re.compile(r"total_gpu_memory \((?P<total>\d+(?:\.\d+)?) ?GiB\) x gpu_memory_utilization \((?P<util>\d+(?:\.\d+)?)\)"
-                              r"|Memory profiling results:(?:(?!Memory profiling results:).)*?\btotal_gpu_memory="
-                              r"(?P<total2>\d+(?:\.\d+)?) ?GiB(?:(?!Memory profiling results:|\btotal_gpu_memory=).)*"
-                              r"\bgpu_memory_utilization=(?P<util2>\d+(?:\.\d+)?)")
-_PROFILE_WEIGHTS_RE = re.compile(r"\bmodel weights take (?P<gib>\d+(?:\.\d+)?) ?GiB")
-_KV_CPU_RE = re.compile(r"Explicitly set \((?P<gib>\d+(?:\.\d+)?)/(?P<total>\d+(?:\.\d+)?)\) GiB for KV cache")
-_AUTOFIT_RE = re.compile(r"Auto-fit max_model_len: reduced from (?P<from>\d+) to (?P<to>\d+)"
-                         r"(?:(?!Auto-fit max_model_len: ).)*?\((?P<gib>\d+(?:\.\d+)?) GiB "
-                         r"available for KV cache\)")
-_STATS_RE = re.compile(r"(?:Engine (?P<engine>\d+): )?Avg prompt throughput: (?P<p>\d+(?:\.\d+)?) tokens/s, "
-                       r"Avg generation throughput: (?P<g>\d+(?:\.\d+)?) tokens/s(?P<rest>.*)$")
-_RANK_INIT_RE = re.compile(r"world_size=(?P<ws>\d+) rank=(?P<rank>\d+) local_rank=\d+ "
-                           r"distributed_init_method=(?P<init>\S+) backend=(?P<backend>\w+)")
-_RANK_ASSIGN_RE = re.compile(r"rank (?P<rank>\d+) in world size (?P<ws>\d+) is assigned as (?P<rest>.*)$")
-_DP_LEADER_RE = re.compile(r"DP group leader:(?:(?!DP group leader:).)*?world_size=(?P<ws>\d+)"
-                           r"(?:, local_world_size=(?P<lws>\d+))?")
-_MQ_IP_RE = re.compile(r"mq_connect_ip=(?P<ip>[\d.]+)")
-# the startup memory check (vllm/v1/worker/gpu_worker.py): its INFO line after profiling, often wrapped after
-# "on startup.", and its ValueError ("... on startup is less than desired GPU memory utilization (U, W GiB)")
-_FREE_MEM_RE = re.compile(r"(?:Free|Available) memory on (?:device|node \d+)(?: [\w:]+)? \((?P<free>\d+(?:\.\d+)?)/"
-                          r"(?P<total>\d+(?:\.\d+)?) ?GiB\) on startup(?P<less> is less than)?")
-_DESIRED_MEM_RE = re.compile(r"[Dd]esired (?P<dev>GPU|CPU) memory utilization (?:is )?\((?P<util>\d+(?:\.\d+)?), ?"
-                             r"(?P<wanted>\d+(?:\.\d+)?) ?GiB\)")
-_CLIENT_RE = re.compile(r"Serving Benchmark Result|Starting main benchmark run|Namespace\(subparser='bench'"
-                        r"|^Traffic request rate:|vllm bench serve")
-
-
-# The texts each method of _State below needs one of before any of its patterns can match (parsers.common.literal_gate):
-# a message without one is not searched with that method's patterns, one search instead of one per pattern. Each
-# gate lists every pattern its method reads (_SERVE_IN_LOG_RE is answered for by _serve_in_log); _ANY_GATE every
-# pattern _State.feed and its methods read (the exceptions' too), so most messages are asked one search, not one per
-# method.
-_STARTUP_PATTERNS = (_BANNER_VERSION_RE, _BANNER_MODEL_RE, _ENGINE_CONFIG_RE, _LAUNCH_VERSION_RE, _PLATFORM_RE,
-                     _NONDEFAULT_RE, _NAMESPACE_RE, _MAX_LEN_RE, _API_SERVER_CMD_RE)
-_KV_PATTERNS = (_KV_TOKENS_RE, _KV_CONC_RE, _KV_BLOCKS_RE, _KV_AVAIL_RE, _KV_V0_RE, _KV_CPU_RE, _AUTOFIT_RE)
-_OTHER_PATTERNS = (_WEIGHTS_RE, _PROFILE_UTIL_RE, _PROFILE_WEIGHTS_RE, _READY_RE, _URL_RE, _RAY_CONNECT_RE, _STATS_RE,
-                   _RANK_INIT_RE, _RANK_ASSIGN_RE, _DP_LEADER_RE, _MQ_IP_RE)
-_STARTUP_GATE, _KV_GATE, _OTHER_GATE = map(literal_gate, (_STARTUP_PATTERNS + (_SERVE_IN_LOG_RE,), _KV_PATTERNS,
-                                                          _OTHER_PATTERNS))
-_ANY_GATE = literal_gate(_STARTUP_PATTERNS + _KV_PATTERNS + _OTHER_PATTERNS + (
-    _SERVE_IN_LOG_RE, _CLIENT_RE, _FREE_MEM_RE, _DESIRED_MEM_RE, vllm_events._EXCEPTION_RE)
-    + tuple(p for _, _, p in vllm_events._EVENT_PATTERNS))
-
-# what _State's methods search most messages with, each behind a search for the texts its matches hold
-# (parsers.common.gated_search, the same answers): the patterns above, named without "_RE"
-(_BANNER_VERSION, _BANNER_MODEL, _ENGINE_CONFIG, _LAUNCH_VERSION, _PLATFORM, _NONDEFAULT, _NAMESPACE,
- _MAX_LEN, _API_SERVER_CMD, _KV_TOKENS, _KV_CONC, _KV_BLOCKS, _FREE_MEM, _DESIRED_MEM, _CLIENT) = map(gated_search, (
-    _BANNER_VERSION_RE, _BANNER_MODEL_RE, _ENGINE_CONFIG_RE, _LAUNCH_VERSION_RE, _PLATFORM_RE, _NONDEFAULT_RE,
-    _NAMESPACE_RE, _MAX_LEN_RE, _API_SERVER_CMD_RE, _KV_TOKENS_RE, _KV_CONC_RE, _KV_BLOCKS_RE,
-    _FREE_MEM_RE, _DESIRED_MEM_RE, _CLIENT_RE))
 
 
 def _num(s: str) -> int:
@@ -263,6 +188,7 @@ class _State:
         """The last one or two messages no event took whole (a wrapped message's first lines)."""
         self._open = False
         """Whether the last of them may go on below (only then is the next line read joined to them)."""
+        self._scan = Scanner()  # what each distinct message matches, searched once
 
     # ---------------------------------------------------------------- inputs
 
@@ -283,63 +209,63 @@ class _State:
             rec.process and _VLLM_PROCS_RE.match(rec.process))  # (once one line is, the others need not be asked)
         if rec.ip and rec.ip not in self.ips:
             self.ips.append(rec.ip)
-        if not _ANY_GATE(msg):  # no pattern can match: only an event wrapped over this line and those above may
+        found = self._scan(msg)
+        if not found.gated:  # no pattern can match: only an event wrapped over this line and those above may
             known = self._event(rec, msg, None) or known
         else:
-            if _CLIENT(msg):
+            if found.client:
                 self.client = True
-            if (self._startup_facts(rec, msg) | self._kv(rec, msg) | self._other(rec, msg) | self._memory(rec, msg)
-                    | self._event(rec, msg, _match_event(msg))):
+            if (self._startup_facts(msg, found) | self._kv(rec, msg, found) | self._other(rec, msg, found)
+                    | self._memory(rec, found) | self._event(rec, msg, found.event)):
                 known = True
         if known:
             self.recognised = True
 
-    def _startup_facts(self, rec: LogLine, msg: str) -> bool:
-        if not _STARTUP_GATE(msg):
+    def _startup_facts(self, msg: str, found: Scan) -> bool:
+        if found.startup is None:
             return False
+        banner_version, banner_model, engine_config, launch_version, platform, args, max_len, serve = found.startup
         hit = False
-        m = _BANNER_VERSION(msg)
+        m = banner_version
         if m:
             self.version = self.version or m.group("version")
             hit = True
-        m = _BANNER_MODEL(msg)
+        m = banner_model
         if m:
             self.model = self.model or m.group("model")
             hit = True
-        m = _ENGINE_CONFIG(msg)
+        m = engine_config
         if m:
             self.version = self.version or m.group("version")
             for key, value in _config_fields(m.group("cfg")).items():
                 self.config.setdefault(key, value)
             hit = True
-        m = _LAUNCH_VERSION(msg)
+        m = launch_version
         if m:
             self.version = self.version or m.group("version")
             hit = True
-        m = _PLATFORM(msg)
+        m = platform
         if m:
             self.platform = self.platform or m.group("p")
             hit = True
-        m = _NONDEFAULT(msg) or _NAMESPACE(msg)
+        m = args
         if m and self.args is None:
             opener = "{" if "non-default" in m.re.pattern else "("
             self.args, self.args_truncated = parse_python_mapping(m.group("d")[:MAX_ARGS_CHARS], opener)
             hit = True
-        m = _MAX_LEN(msg)
+        m = max_len
         if m:
             self.max_len_logged = int(m.group("n"))
             hit = True
-        if (_serve_in_log(msg) or _API_SERVER_CMD(msg)) and not _CLIENT(msg):
+        if serve:
             self.command(msg)
             hit = True
         return hit
 
-    def _kv(self, rec: LogLine, msg: str) -> bool:
-        if not _KV_GATE(msg):
+    def _kv(self, rec: LogLine, msg: str, found: Scan) -> bool:
+        if found.kv is None:
             return False
-        tokens = _KV_TOKENS(msg)
-        conc = _KV_CONC(msg)
-        blocks = _KV_BLOCKS(msg)
+        tokens, conc, blocks, memory = found.kv
         if tokens or blocks:
             entry = ({"device": tokens.group("dev"), "tokens": _num(tokens.group("tokens")),
                       "max_model_len": _num(conc.group("len")) if conc else None,
@@ -366,45 +292,45 @@ class _State:
                 target["concurrency"] = float(conc.group("x"))
                 target["linenos"].append(rec.lineno)
             return True
-        for regex, kind in ((_KV_AVAIL_RE, "available"), (_KV_V0_RE, "reserved"), (_KV_CPU_RE, "explicit"),
-                            (_AUTOFIT_RE, "auto-fit")):
-            m = regex.search(msg)
-            if m:
-                total = float(m.group("total")) if "total" in m.groupdict() and m.group("total") else None
-                gib = m.group("gib") or m.groupdict().get("gib2")
-                self.kv_memory.append(KvMemory(float(gib), kind, rec, total))
-                if kind == "auto-fit":
-                    self.max_len_logged = int(m.group("to"))
-                return True
+        if memory is not None:  # the first of vllm_scan._KV_MEMORY that matched
+            m, kind = memory
+            total = float(m.group("total")) if "total" in m.groupdict() and m.group("total") else None
+            gib = m.group("gib") or m.groupdict().get("gib2")
+            self.kv_memory.append(KvMemory(float(gib), kind, rec, total))
+            if kind == "auto-fit":
+                self.max_len_logged = int(m.group("to"))
+            return True
         return False
 
-    def _other(self, rec: LogLine, msg: str) -> bool:
-        if not _OTHER_GATE(msg):
+    def _other(self, rec: LogLine, msg: str, found: Scan) -> bool:
+        if found.other is None:
             return False
+        weights, profile_util, profile_weights, ready, url, ray, stats, rank_init, rank_assign, dp_leader, mq_ip = \
+            found.other
         hit = False
-        m = _WEIGHTS_RE.search(msg)
+        m = weights
         if m:
             self.weights.append(float(m.group("gib")))
             hit = True
-        m = _PROFILE_UTIL_RE.search(msg)
+        m = profile_util
         if m:
             self.profile_util = self.profile_util or _as_float(m.group("util") or m.group("util2"))
             hit = True
-        m = _PROFILE_WEIGHTS_RE.search(msg)
+        m = profile_weights
         if m and not self.weights:  # "Model loading took X GiB" says the same, per worker
             self.profile_weights.append(float(m.group("gib")))
             hit = True
-        if _READY_RE.search(msg):
+        if ready:
             self.ready = hit = True
-        m = _URL_RE.search(msg)
+        m = url
         if m:  # printed once the engine is up (uvicorn listening / vLLM's own "Starting ... server on")
             self.url = self.url or m.group("url").rstrip(".")
             self.ready = hit = True
-        m = _RAY_CONNECT_RE.search(msg)
+        m = ray
         if m:
             self.ray_address = (m.group("addr") or m.group("addr2") or "").rstrip(".") or self.ray_address
             hit = True
-        m = _STATS_RE.search(msg)
+        m = stats
         if m:
             rest = m.group("rest")
             run = re.search(r"Running: (\d+) reqs", rest)
@@ -416,13 +342,13 @@ class _State:
                 int(run.group(1)) if run else None, int(wait.group(1)) if wait else None,
                 float(usage.group(1)) if usage else None, float(hit_rate.group(1)) if hit_rate else None, rec))
             hit = True
-        m = _RANK_INIT_RE.search(msg)
+        m = rank_init
         if m:
             r = self._rank(int(m.group("rank")), rec)
             r.update(world_size=int(m.group("ws")), init_method=m.group("init"), backend=m.group("backend"))
             self.logged_world_size = int(m.group("ws"))
             hit = True
-        m = _RANK_ASSIGN_RE.search(msg)
+        m = rank_assign
         if m:
             r = self._rank(int(m.group("rank")), rec)
             r["world_size"] = int(m.group("ws"))
@@ -431,11 +357,11 @@ class _State:
                 if x:
                     r[key] = int(x.group(1))
             hit = True
-        m = _DP_LEADER_RE.search(msg)
+        m = dp_leader
         if m:
             self.logged_world_size = int(m.group("ws"))
             hit = True
-        m = _MQ_IP_RE.search(msg)
+        m = mq_ip
         if m and m.group("ip") == "0.0.0.0":
             self._add_event("no-host-ip", "warning", msg, {"mq_connect_ip": "0.0.0.0"}, rec)
             hit = True
@@ -450,9 +376,9 @@ class _State:
         self.ranks[key]["ip"] = self.ranks[key]["ip"] or rec.ip
         return self.ranks[key]
 
-    def _memory(self, rec: LogLine, msg: str) -> bool:
+    def _memory(self, rec: LogLine, found: Scan) -> bool:
         """The startup memory check, whose two halves may sit on two lines (wrapped, or pasted so)."""
-        free, desired = _FREE_MEM(msg), _DESIRED_MEM(msg)
+        free, desired = found.memory
         if free:
             self.memory = {"free": float(free.group("free")), "total": float(free.group("total")),
                            "less": bool(free.group("less")), "source": rec, "util": None, "wanted": None, "dev": "GPU"}

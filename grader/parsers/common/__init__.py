@@ -65,6 +65,9 @@ _ANSI_RE = re.compile(
 _CARET_ANSI_RE = re.compile(r"\^\[(?:\[[0-?]{0,32}[ -/]{0,4}[@-~]|\][^\n^]{0,512}(?:\^G|\^\[\\))")
 # the same with ESC spelled out, as some issue pages and log viewers render it: "ESC[36m(RayWorker pid=1)ESC[0m"
 _WORD_ANSI_RE = re.compile(r"(?:ESC|\\033|\\x1[bB]|\\u001[bB]|\\e)\[[0-?]{0,32}[ -/]{0,4}[@-~]")
+_WORD_ESCAPE_RE = re.compile(r"\\(?:033|x1[bB]|u001[bB]|e)\[")
+"""What every match of _WORD_ANSI_RE without ``ESC[`` holds (a backslash first: found by a fast scan): a text with
+neither has none to remove, told in a fraction of that pattern's search."""
 # a colour code whose ESC was lost on the way (GitHub issues: "[1;36m(EngineCore_DP0 pid=1)[0;0m INFO")
 _LOST_ESC_RE = re.compile(r"\[(?<!\[\[)\d{1,3}(?:;\d{1,3}){0,4}m(?!\])")  # "[" first: found by a fast scan
 _CTRL_BYTES = bytes([*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f])  # the control characters but tab and line feed
@@ -79,6 +82,9 @@ _MD_BOLD_NUMBER_RE = re.compile(r"\*\*([-+]?\d[\d.,:]{0,40}(?:/\d{1,3})?)\*\*")
 Bold around more than that (``**23.38 Gb/sec**``, a whole row) stays, so the reader says it cannot read it."""
 _MD_BOLD_LINE_RE = re.compile(r"^([ \t]*)\*\*([^*\n]{1,4000})\*\*[ \t]*$", re.M)
 """A whole line a poster made bold (``**65536  5000  23.40  23.38  0.044**``): the line, as printed."""
+_BOLD_LINE_START_RE = re.compile(r"\n[ \t]*+\*\*")
+"""A line (but the first) that starts as _MD_BOLD_LINE_RE's lines do: searched from its newline (found by a fast scan),
+where that pattern is tried at every character."""
 _HTML_EDGE_RE = re.compile(r"^(?:<(?:pre|code)>)+|(?:</(?:pre|code)>)+$")
 """``<pre>``/``<code>`` glued to an output's first or last line (a forum's markup): the line is the output's."""
 _HALF_HUGE_RE = re.compile(r"\d{%d}" % (HUGE_NUMBER_DIGITS // 2 + 1))
@@ -157,7 +163,7 @@ def clean_lines(text: str | bytes) -> list[str]:
             text = _BULLET_RE.sub("", text)  # a forum's list made of pasted lines: "  • NET/IB : ..."
     if "^[" in text:
         text = _CARET_ANSI_RE.sub("", text)
-    if "[" in text and ("ESC[" in text or "\\" in text):
+    if "[" in text and ("ESC[" in text or "\\" in text and _WORD_ESCAPE_RE.search(text) is not None):
         text = _WORD_ANSI_RE.sub("", text)
     text = _LOST_ESC_RE.sub("", text)
     if "<-" in text or "\u2190" in text:
@@ -165,7 +171,9 @@ def clean_lines(text: str | bytes) -> list[str]:
     if "] " in text and _ONE_LETTER_LOGGER_RE.search(text, 0, 4096):
         text = _ONE_LETTER_LOGGER_RE.sub("", text)
     if "**" in text:
-        text = _MD_BOLD_LINE_RE.sub(r"\1\2", _MD_BOLD_NUMBER_RE.sub(r"\1", text))
+        text = _MD_BOLD_NUMBER_RE.sub(r"\1", text)
+        if text.lstrip(" \t").startswith("**") or _BOLD_LINE_START_RE.search(text):  # (a line starting so: few)
+            text = _MD_BOLD_LINE_RE.sub(r"\1\2", text)
     if "<" in text and ("<pre>" in text or "<code>" in text or "</pre>" in text or "</code>" in text):
         text = "\n".join(_HTML_EDGE_RE.sub("", line) for line in text.split("\n"))
     if _may_hold_huge_number(text):

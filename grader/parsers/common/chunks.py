@@ -1,12 +1,12 @@
 """A paste split into chunks: at shell prompts, at command lines typed above an output (with their ``\\``
-continuations), and at a line naming the machine of the output below it (``spark-b:``). Re-exported by
-grader.parsers.common.
+continuations), and at a line naming the machine of the output below it (``spark-b:``); and :class:`Segment`, one output
+of a chunk, as explain's core splits a chunk further. Re-exported by grader.parsers.common (all but Segment, explain's).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Callable
 
@@ -39,6 +39,66 @@ class Chunk:
     def has_content(self) -> bool:
         """True if any line is not noise (comments and blanks do not count)."""
         return any(not is_noise_line(line) for line in self.lines)
+
+
+@dataclass
+class Segment:
+    """Lines of one output of a chunk, while explain's core splits the chunk where the kind of output changes
+    (grader.explain.core._segments): ``lines`` as pasted, ``linenos`` the paste's line number of
+    each, ``n_content`` how many of them are not noise (kept as lines are added, so asking whether a
+    segment has content is O(1) and splitting stays linear in the paste)."""
+
+    kind: str | None
+    command: str | None
+    host: str | None
+    lines: list[str] = field(default_factory=list)
+    linenos: list[int] = field(default_factory=list)  # paste line number of each line
+    prompt_lineno: int | None = None
+    n_content: int = -1  # -1: not counted yet (a segment built with its lines)
+    n_rules: int = 0
+    """How many of the content lines are rules (``-----``, ``=====``): a segment of only those has not begun
+    its output yet (``iperf3 -s`` prints one above ``Server listening on``)."""
+    started: bool = False  # holds a line its kind's ``starts`` matches (see KindSpec.prelude)
+    opened: set[str] = field(default_factory=set)  # its ``starts`` lines (see KindSpec.starts_on_repeat)
+
+    def __post_init__(self) -> None:
+        if self.n_content < 0:
+            self.n_content = sum(1 for x in self.lines if not is_noise_line(x))
+            self.n_rules = sum(1 for x in self.lines if _is_rule(x))
+
+    def add(self, lines: list[str], numbers: list[int], content: int | None = None) -> None:
+        """Append ``lines`` (with their paste line ``numbers``); ``content``: how many are not noise, when
+        the caller knows it already."""
+        self.lines += lines
+        self.linenos += numbers
+        self.n_content += sum(1 for x in lines if not is_noise_line(x)) if content is None else content
+        self.n_rules += sum(1 for x in lines if _is_rule(x))
+
+    def add_line(self, line: str, number: int) -> None:
+        """Append one content line (not noise): :meth:`add` without its lists, for the splitter's every line."""
+        self.lines.append(line)
+        self.linenos.append(number)
+        self.n_content += 1
+        self.n_rules += _is_rule(line)
+
+    @property
+    def begun(self) -> bool:
+        """Whether the segment holds a content line other than a rule."""
+        return self.n_content > self.n_rules
+
+
+_RULE_RE = re.compile(r"[-=_]{8,}")
+
+
+_RULE_FIRST = ("-", "=", "_")  # what a rule's first character is (asked before the pattern: most lines are no rule)
+
+
+def _is_rule(line: str) -> bool:
+    """A content line that is only a rule of 8 or more ``-``, ``=`` or ``_`` (bounded: long lines are not)."""
+    if len(line) >= 400:
+        return False
+    s = line.strip()
+    return s[:1] in _RULE_FIRST and _RULE_RE.fullmatch(s) is not None and not is_noise_line(line)
 
 
 MAX_CONTINUATIONS = 64
