@@ -316,6 +316,12 @@ EXAMPLES.update({
     # vllm-project/vllm#14349: vLLM's driver through Ray Client
     "ray-client-address": BANNER + "2025-03-06 17:44:11,132\tINFO worker.py:1514 -- Using address ray://192.168.1.67:10001 "
                           "set in the environment variable RAY_ADDRESS\n",
+    # joorklee/p2p-bench (blind batch zj007): vLLM 0.23's all-reduce backends on two RTX 5060 Ti, and SymmMem left out
+    "vllm-allreduce-backends": BANNER + "(Worker pid=1417088) INFO 06-16 20:46:09 [cuda_communicator.py:237] Using "
+                               "['PYNCCL'] all-reduce backends (in dispatch order) for group 'tp:0' out of potential "
+                               "backends: ['NCCL_SYMM_MEM', 'QUICK_REDUCE', 'FLASHINFER', 'CUSTOM', 'SYMM_MEM', 'PYNCCL'].\n",
+    "vllm-symm-mem-unsupported": BANNER + "(Worker pid=1417088) WARNING 06-16 20:46:09 [symm_mem.py:66] SymmMemCommunicator: "
+                                 "Device capability 12.0 not supported, communicator is not available.\n",
     # NVIDIA/nccl#230: the HCA's device-fatal event (NCCL 2.4's form); a port error in NCCL 2.19's form
     "nccl-ib-device-fatal": BANNER + "container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event "
                             ": local catastrophic error\n",

@@ -415,6 +415,11 @@ UCX_NO_DEVICE = ("[1734600615.130476] [worker1:4318 :0]     ucp_context.c:1234 U
 # https://github.com/vllm-project/vllm/issues/14349 (blind batch zk017)
 RAY_CLIENT = ("2025-03-06 17:44:11,132\tINFO worker.py:1514 -- Using address ray://192.168.1.67:10001 set in the "
               "environment variable RAY_ADDRESS\n")
+# joorklee/p2p-bench's vLLM log (blind batch zj007): which all-reduce backends TP uses, and one left out
+ALLREDUCE = ("(Worker pid=1417088) INFO 06-16 20:46:09 [cuda_communicator.py:237] Using ['PYNCCL'] all-reduce backends "
+             "(in dispatch order) for group 'tp:0' out of potential backends: ['CUSTOM', 'PYNCCL'].\n")
+SYMM_MEM = ("(Worker pid=1417088) WARNING 06-16 20:46:09 [symm_mem.py:66] SymmMemCommunicator: Device capability 12.0 not "
+            "supported, communicator is not available.\n")
 # https://github.com/NVIDIA/nccl/issues/230 (mpirun's prefixes; the async thread's failure after the event)
 NCCL_FATAL = ("2019-06-02T16:13:44.884Z: [1,12]<stdout>:container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : "
               "Got async event : local catastrophic error\n2019-06-02T16:13:44.884Z: [1,12]<stdout>:container-57:815:864 "
@@ -752,7 +757,7 @@ def test_every_known_error_line_is_read_here():
     reached = {d.kind for text in ALL + [NETPLAN_NM, FORWARD_COMPAT, PROVIDER, GID_NODATA, UNKNOWN_ENV, PEERMEM,
                                         MLX5_POWER, SLURM_STEP, MLX5_LOW_POWER, ETHTOOL_NETLINK, NVBANDWIDTH_WAIVED,
                                         DOWNLOADED, NO_P2P, SHM_WAIT, NO_VERBS, SPARK_BOOT, NO_P2P_PAIR, PEER_CHECK, WSL, OFI_TCP, PEER_ALREADY,
-                                        PCIE_SLOWER]
+                                        PCIE_SLOWER, ALLREDUCE, SYMM_MEM]
                for d in diagnose_text(text)}
     assert {e.kind for e in load_table() if e.reads_text} <= reached
 

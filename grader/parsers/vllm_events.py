@@ -76,7 +76,7 @@ _EVENT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
         r"Tensor parallel size \((?P<tp>\d+)\) exceeds available GPUs \((?P<gpus>\d+)\)")),
     ("tp-spans-nodes", "info", re.compile(
         r"tensor_parallel_size=(?P<tp>\d+) is bigger than a reserved number of (?P<device>\w+?)s \((?P<gpus>\d+) "
-        r"\w+\) in a node (?P<node>\w+)")),
+        r"\w+\) in a node(?: (?P<node>\w+))?")),  # (a poster's `in a node ...`: the node's id left out)
     ("pg-created", "info", re.compile(r"No current placement group found\. Creating a new placement group")),
     ("ray-connected", "info", re.compile(r"Connected to Ray cluster")),
     ("engine-init-failed", "error", re.compile(
