@@ -322,6 +322,9 @@ EXAMPLES.update({
                                "backends: ['NCCL_SYMM_MEM', 'QUICK_REDUCE', 'FLASHINFER', 'CUSTOM', 'SYMM_MEM', 'PYNCCL'].\n",
     "vllm-symm-mem-unsupported": BANNER + "(Worker pid=1417088) WARNING 06-16 20:46:09 [symm_mem.py:66] SymmMemCommunicator: "
                                  "Device capability 12.0 not supported, communicator is not available.\n",
+    # stackhpc/ansible-slurm-appliance#975: nvidia-smi refusing a power limit out of range
+    "nvidia-smi-pl-refused": BANNER + "Provided power limit 50.00 W is not a valid power limit which should be between "
+                             "200.00 W and 700.00 W for GPU 00000000:06:00.0\n",
     # NVIDIA/nccl#230: the HCA's device-fatal event (NCCL 2.4's form); a port error in NCCL 2.19's form
     "nccl-ib-device-fatal": BANNER + "container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event "
                             ": local catastrophic error\n",

@@ -392,3 +392,16 @@ def test_llama_cpps_device_list_alone_is_read_and_mixed_cards_are_named():
     assert s.kind == "llama-bench" and not s.error and "llama.cpp found 2 GPU(s)" in messages(s)
     assert "Different GPUs (NVIDIA GeForce RTX 4070 Ti SUPER, NVIDIA GeForce RTX 4090)" in messages(s)
     assert parse_llama_bench(text).build == "4710 (8a8c4ceb)"
+
+
+def test_a_power_limit_enforced_below_the_requested_one_is_held_by_something_else():
+    # stackhpc/ansible-slurm-appliance#975 (blind batch zj018): nvidia-smi -q -d power of a 700 W GPU held at 500 W
+    q = ("# nvidia-smi -q -d power\n==============NVSMI LOG==============\n\nDriver Version                 : 595.71.05\n\n"
+         "Attached GPUs                  : 1\nGPU 00000000:06:00.0\n    GPU Power Readings\n"
+         "        Average Power Draw     : 78.83 W\n        Current Power Limit    : 500.00 W\n"
+         "        Requested Power Limit  : 700.00 W\n        Default Power Limit    : 700.00 W\n"
+         "        Min Power Limit        : 200.00 W\n        Max Power Limit        : 700.00 W\n")
+    [s] = explain(q, host="other")
+    assert "GPU0 enforces 500 W though 700 W is requested" in messages(s, "warn")
+    [lowered] = explain(q.replace("Requested Power Limit  : 700.00 W", "Requested Power Limit  : 500.00 W"), host="other")
+    assert "warn" not in levels(lowered) and "capped below its default (500 < 700 W)" in messages(lowered)

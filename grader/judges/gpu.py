@@ -41,7 +41,12 @@ def _power_findings(g: dict[str, Any]) -> list[Finding]:
     if g.get("power_draw_w") is not None:
         parts.append(f"drawing {g['power_draw_w']:g} W now")
     out.append(info(", ".join(parts) + "."))
-    if dflt is not None and lim < dflt:
+    asked = g.get("requested_limit_w")
+    if asked is not None and asked > lim:  # nvidia-smi -pl sets the requested one: something else holds it lower
+        out.append(warn(f"{card} enforces {lim:g} W though {asked:g} W is requested: something other than `nvidia-smi "
+                        "-pl` holds it lower (the platform's power brake or its BMC, a power or thermal policy); "
+                        "`nvidia-smi -q -d PERFORMANCE` names what throttles it."))
+    elif dflt is not None and lim < dflt:
         out.append(info(f"{card} is capped below its default ({lim:g} < {dflt:g} W), as `nvidia-smi -pl` does: the cap "
                         "is lost at reboot unless a boot-time unit applies it again."))
     tgp = _tgp_words(g.get("name"))
@@ -333,7 +338,7 @@ def summarise_q(q: Any, command: str | None) -> Summary:
                "idle": is_idle(g.get("Performance State"), smi_value("util", g.get("Utilization", "GPU") or "")[0]),
                "limit_w": g.power("limit"), "enforced_limit_w": g.power("enforced"),
                "default_limit_w": g.power("default"), "min_limit_w": g.power("min"), "max_limit_w": g.power("max"),
-               "power_draw_w": g.power("draw")}
+               "power_draw_w": g.power("draw"), "requested_limit_w": g.power("requested")}
         spec = match_gpu(g.product_name)
         if spec is not None:
             rec["gen_spec"], rec["width_spec"] = spec.graded("pcie_gen"), spec.graded("pcie_lanes")
