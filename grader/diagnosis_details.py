@@ -151,6 +151,24 @@ def _sglang_step(log: VllmLog | None, values: Mapping[str, Any], text: str) -> d
     return {"step": steps[-1]} if steps else {}
 
 
+_LOGGED_FRAME_RE = re.compile(r'\bERROR\b[^\n]{0,80}?\]\s{1,12}File "(?P<file>[^"\n]{1,300})", line \d{1,7}, in '
+                              r'(?P<function>\w{1,100})(?P<rest>(?:\n[^\n]{0,400}){0,3})')
+_RAISE_RE = re.compile(r"\]\s{1,16}raise (?P<raised>[A-Z]\w{0,60})\b")
+
+
+def _logged_frames(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies when the text holds a traceback logged at ERROR (vLLM's engine core): its last frame's ``file`` and
+    ``function``, and the exception its next lines ``raise`` (``raised``) when they show it."""
+    last = None
+    for last in _LOGGED_FRAME_RE.finditer(text):
+        pass
+    if last is None:
+        return None
+    raised = _RAISE_RE.search(last.group("rest"))
+    return {"file": last.group("file").rsplit("/", 1)[-1], "function": last.group("function"),
+            "raised": raised.group("raised") if raised else None}
+
+
 DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]] = {
     "timeout_not_applied": _timeout_not_applied,
     "fastsafetensors_across_nodes": _fastsafetensors_across_nodes,
@@ -163,6 +181,7 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "on_a_spark": _on_a_spark,
     "local_peers": _local_peers,
     "sglang_step": _sglang_step,
+    "logged_frames": _logged_frames,
 }
 """An entry's ``detail``: a function of the log (None when :func:`diagnose_text` reads plain text), the
 values read so far and the whole text, that returns more values for the texts, or None when the entry

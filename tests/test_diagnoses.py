@@ -325,6 +325,15 @@ EXAMPLES.update({
     # stackhpc/ansible-slurm-appliance#975: nvidia-smi refusing a power limit out of range
     "nvidia-smi-pl-refused": BANNER + "Provided power limit 50.00 W is not a valid power limit which should be between "
                              "200.00 W and 700.00 W for GPU 00000000:06:00.0\n",
+    # eugr/spark-vllm-docker#15: PyTorch's warning on a GB10 (12.1) with a build to 12.0
+    "torch-capability-above-build": BANNER + "Found GPU0 NVIDIA GB10 which is of cuda capability 12.1. Minimum and Maximum "
+                                    "cuda capability supported by this version of PyTorch is (8.0) - (12.0)\n",
+    # djangodevreng/dgx-spark-benchmarks (kat-coder): the engine's traceback at ERROR, cut before its exception
+    "engine-init-failed-traced": BANNER + "(EngineCore pid=273) ERROR 08-08 22:14:39 [core.py:1330]   File \"/usr/local/lib/"
+                                 "python3.12/dist-packages/vllm/model_executor/model_loader/default_loader.py\", line 467, "
+                                 "in track_weights_loading\n(EngineCore pid=273) ERROR 08-08 22:14:39 [core.py:1330]     "
+                                 "raise ValueError(\n(APIServer pid=1) RuntimeError: Engine core initialization failed. See "
+                                 "root cause above. Failed core proc(s): {}\n",
     # NVIDIA/nccl#230: the HCA's device-fatal event (NCCL 2.4's form); a port error in NCCL 2.19's form
     "nccl-ib-device-fatal": BANNER + "container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event "
                             ": local catastrophic error\n",

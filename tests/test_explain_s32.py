@@ -405,3 +405,17 @@ def test_a_power_limit_enforced_below_the_requested_one_is_held_by_something_els
     assert "GPU0 enforces 500 W though 700 W is requested" in messages(s, "warn")
     [lowered] = explain(q.replace("Requested Power Limit  : 700.00 W", "Requested Power Limit  : 500.00 W"), host="other")
     assert "warn" not in levels(lowered) and "capped below its default (500 < 700 W)" in messages(lowered)
+
+
+def test_a_traced_engine_failure_names_its_last_frame_and_a_one_node_slow_decode_asks_nothing_of_nccl():
+    from tests.test_diagnoses import EXAMPLES
+    [s] = [x for x in explain(EXAMPLES["engine-init-failed-traced"], host="spark", nodes=1) if x.kind == "vllm-log"]
+    said = messages(s, "fail")
+    assert "ends in `track_weights_loading` (default_loader.py), which raised ValueError" in said
+    assert "not in the text given" not in said
+    capped = UNKNOWN_LOAD.replace("Successful requests:", "Maximum request concurrency:             256\n"
+                                  "Successful requests:", 1)
+    [one] = explain(capped, host="other", nodes=1)
+    assert "very slow decode" in messages(one, "warn") and "NCCL" not in messages(one)
+    [two] = explain(capped, host="other", nodes=2)
+    assert "across nodes, that NCCL uses RDMA" in messages(two, "warn")

@@ -423,6 +423,9 @@ SYMM_MEM = ("(Worker pid=1417088) WARNING 06-16 20:46:09 [symm_mem.py:66] SymmMe
 # https://github.com/stackhpc/ansible-slurm-appliance/pull/975 (blind batch zj018)
 PL_REFUSED = ("Provided power limit 50.00 W is not a valid power limit which should be between 200.00 W and 700.00 W for "
               "GPU 00000000:06:00.0\n")
+# https://github.com/sgl-project/sglang/issues/16302 (blind batch zl015): PyTorch's capability warning, wrapped, on a GB10
+TORCH_CAP = ("  Found GPU0 NVIDIA GB10 which is of cuda capability 12.1.\n    Minimum and Maximum cuda capability supported "
+             "by this version of PyTorch is\n    (8.0) - (12.0)\n")
 # https://github.com/NVIDIA/nccl/issues/230 (mpirun's prefixes; the async thread's failure after the event)
 NCCL_FATAL = ("2019-06-02T16:13:44.884Z: [1,12]<stdout>:container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : "
               "Got async event : local catastrophic error\n2019-06-02T16:13:44.884Z: [1,12]<stdout>:container-57:815:864 "
@@ -760,7 +763,7 @@ def test_every_known_error_line_is_read_here():
     reached = {d.kind for text in ALL + [NETPLAN_NM, FORWARD_COMPAT, PROVIDER, GID_NODATA, UNKNOWN_ENV, PEERMEM,
                                         MLX5_POWER, SLURM_STEP, MLX5_LOW_POWER, ETHTOOL_NETLINK, NVBANDWIDTH_WAIVED,
                                         DOWNLOADED, NO_P2P, SHM_WAIT, NO_VERBS, SPARK_BOOT, NO_P2P_PAIR, PEER_CHECK, WSL, OFI_TCP, PEER_ALREADY,
-                                        PCIE_SLOWER, ALLREDUCE, SYMM_MEM, PL_REFUSED]
+                                        PCIE_SLOWER, ALLREDUCE, SYMM_MEM, PL_REFUSED, TORCH_CAP]
                for d in diagnose_text(text)}
     assert {e.kind for e in load_table() if e.reads_text} <= reached
 

@@ -240,14 +240,19 @@ def _decode_findings(result: BenchResult, src: dict[str, Any], burst: bool = Fal
                          "serving.toml [load]). Run at `--max-concurrency 1` for the TPOT the lab grades.")]
         return [warn(said + f" That is very slow decode under this load: each stream falls behind a person reading "
                      f"it (one token every {reading:g} ms, checks/specs/serving.toml [load]). Lower the concurrency, "
-                     "or check preemptions (`vllm:num_preemptions_total` on /metrics), --enforce-eager and, across "
-                     "nodes, that NCCL uses RDMA (NET/IB), not sockets; `--max-concurrency 1` gives the TPOT the lab "
-                     "grades.")]
+                     "or check preemptions (`vllm:num_preemptions_total` on /metrics), --enforce-eager" + _nodes_too()
+                     + "; `--max-concurrency 1` gives the TPOT the lab grades.")]
     return [warn(said + f" That is very slow decode: slower per token than the slowest setup this course grades "
                  f"decodes one stream ({slowest[0]:g} ms, checks/ranges.toml [{slowest[1]}.lab_tpot_c1_ms], for its "
                  "model). Run at `--max-concurrency 1` to see the TPOT the lab grades; if it stays high, check "
-                 "--enforce-eager, the model's precision, preemptions (`vllm:num_preemptions_total` on /metrics) "
-                 "and, across nodes, that NCCL uses RDMA (NET/IB), not sockets.")]
+                 "--enforce-eager, the model's precision, preemptions (`vllm:num_preemptions_total` on /metrics)"
+                 + _nodes_too() + ".")]
+
+
+def _nodes_too() -> str:
+    """The check across machines a slow decode asks for, unless `explain --nodes 1` says the run was on one."""
+    from .context import context
+    return "" if context().nodes == 1 else " and, across nodes, that NCCL uses RDMA (NET/IB), not sockets"
 
 
 def _few_tokens(src: dict[str, Any], tpot: float, load: float | None = None) -> Finding | None:
