@@ -419,3 +419,16 @@ def test_a_traced_engine_failure_names_its_last_frame_and_a_one_node_slow_decode
     assert "very slow decode" in messages(one, "warn") and "NCCL" not in messages(one)
     [two] = explain(capped, host="other", nodes=2)
     assert "across nodes, that NCCL uses RDMA" in messages(two, "warn")
+
+
+def test_gpu_memory_utilization_above_the_gb10_share_warns_on_a_spark_only():
+    # djangodevreng/dgx-spark-benchmarks (blind batch zm005): 0.95 on a Spark's unified memory
+    log = ("(APIServer pid=1) INFO 05-01 10:00:00 [utils.py:253] non-default args: {'model': 'Qwen/Qwen3.6-35B-A3B', "
+           "'gpu_memory_utilization': 0.95}\n")
+    [s] = explain(log, host="spark", nodes=1)
+    # checks/specs/gpus.toml [dgx_spark]: 0.85 of 121.69 GiB; 0.95 leaves 121.69 x 0.05 = 6.1 GiB
+    assert "above the 0.85 vLLM's GB10 recipe gives vLLM, leaving about 6 of 121.69 GiB" in messages(s, "warn")
+    [other] = explain(log, host="other", nodes=1)
+    assert "GB10 recipe" not in messages(other)
+    [ok_share] = explain(log.replace("0.95", "0.85"), host="spark", nodes=1)
+    assert "GB10 recipe" not in messages(ok_share)

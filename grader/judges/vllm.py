@@ -130,6 +130,7 @@ def summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
         head.append(f"gpu-memory-utilization {log.gpu_memory_utilization:g}")
     if head:
         findings.append(info(", ".join(head) + "."))
+    findings += _unified_share(log.gpu_memory_utilization)
     if p.sources:
         backend = p.distributed_executor_backend or ("--nnodes (mp)" if p.nnodes else
                                                      "not given (Ray workers seen on other nodes)" if log.worker_ips
@@ -434,3 +435,21 @@ def summarise_metrics(m: VllmMetrics, command: str | None) -> Summary:
     if m.truncated:
         findings.append(info("The output is cut off at the end: the complete lines were read."))
     return facts, findings
+
+
+def _unified_share(utilization: float | None) -> list[Finding]:
+    """On a DGX Spark (``explain --host spark``), a --gpu-memory-utilization above the share vLLM's GB10 recipe gives
+    vLLM (checks/specs/gpus.toml [dgx_spark] vllm_gpu_memory_utilization): the GPU's memory is the system's, so what
+    vLLM takes the OS, its page cache and every other process lose."""
+    from ..calc.specs import match_gpu
+    from .common import on_spark
+    spec = match_gpu("GB10") if utilization is not None and on_spark(None) else None
+    share = spec.graded("vllm_gpu_memory_utilization") if spec is not None else None
+    if share is None or utilization <= share:
+        return []
+    total = spec.graded("cuda_memory_gib")
+    left = f", leaving about {total * (1 - utilization):.0f} of {total:g} GiB" if total else ""
+    return [warn(f"--gpu-memory-utilization {utilization:g} on a DGX Spark: above the {share:g} vLLM's GB10 recipe "
+                 f"gives vLLM{left} for the OS, its page cache and every other process, since the GPU's memory is the "
+                 "system's (checks/specs/gpus.toml [dgx_spark]). A longer context, a second process or a cached file "
+                 f"then starves the host (owners report freezes and resets): keep it at {share:g} or lower.")]
