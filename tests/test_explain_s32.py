@@ -432,3 +432,11 @@ def test_gpu_memory_utilization_above_the_gb10_share_warns_on_a_spark_only():
     assert "GB10 recipe" not in messages(other)
     [ok_share] = explain(log.replace("0.95", "0.85"), host="spark", nodes=1)
     assert "GB10 recipe" not in messages(ok_share)
+
+
+def test_a_short_label_after_the_fence_that_closed_an_output_is_set_aside():
+    # NVIDIA/nccl#719 (blind batch zl002): `pod1`, a fenced topo matrix, then `pod2` above the next fence
+    text = ("pod1\n```\nroot@8pxb:~# nvidia-smi topo -m\n\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\n"
+            "GPU0\t X \tNV12\t64-127\t1\nGPU1\tNV12\t X \t64-127\t1\n```\n\npod2\n```\n")
+    [s] = [x for x in explain(text, host="other", nodes=2) if x.kind == "nvidia-smi-topo"]
+    assert not s.error and "Not output, so not read: 'pod2'" in messages(s)

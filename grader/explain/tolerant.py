@@ -32,16 +32,23 @@ MAX_TRAILING_PROSE = 3
 """At most this many sentences after an output are set aside; more is not a paste's tail."""
 
 
+MAX_LABEL_CHARS = 40
+"""A line after a closing fence this long or shorter is a label of what follows (``pod2``, ``on the worker``)."""
+
+
 def without_trailing_prose(parse: Callable[[str], Any], text: str, err: ParseError,
                            claimed: Callable[[str], bool]) -> tuple[Any, list[str]] | None:
     """When ``parse`` failed (``err``) at a line after which only a few sentences follow (a poster's question
-    below the output), the output read without them and those sentences; None when that is not the case or the
-    output still does not read."""
+    below the output), or a few short labels after the Markdown fence that closed it, the output read without them and
+    those lines; None when that is not the case or the output still does not read."""
     lines = text.split("\n")
     if err.lineno is None or not 1 < err.lineno <= len(lines):
         return None
     tail = [x.strip() for x in lines[err.lineno - 1:] if x.strip() and not is_noise_line(x)]  # fences aside
-    if not tail or len(tail) > MAX_TRAILING_PROSE or not all(is_prose(x) and not claimed(x) for x in tail):
+    above = next((x.strip() for x in reversed(lines[:err.lineno - 1]) if x.strip()), "")
+    fenced = above.startswith(("```", "~~~"))  # a Markdown fence closed the output: a label may follow (`pod2`)
+    if not tail or len(tail) > MAX_TRAILING_PROSE or not all(
+            (is_prose(x) or fenced and len(x) <= MAX_LABEL_CHARS) and not claimed(x) for x in tail):
         return None
     try:
         return parse("\n".join(lines[:err.lineno - 1])), tail
