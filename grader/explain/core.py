@@ -34,8 +34,9 @@ from ..parsers.common import (PROMPT_PROGRAMS, Chunk, CleanText, LazySearch, any
 from ..parsers.common.chunks import Segment as _Segment
 from ..judges.context import _CONTEXT, Context, context  # noqa: F401  (re-exported)
 from ..judges.model import LEVELS, Finding, Section, Summary  # noqa: F401  (re-exported: the package's API)
-from .tolerant import (KNOWN_ERROR, caption_between, ends_at_prompt, grader_bug, is_caption, listed_above,  # noqa: F401
-                       is_label_only, is_words, left_out, not_found_program, paste_next, unread_reply, unread_section,
+from .tolerant import (KNOWN_ERROR, caption_between, ends_at_prompt, grader_bug, is_caption, is_sentence,  # noqa: F401
+                       is_label_only, is_words, left_out, listed_above, not_found_program, paste_next, unread_reply,
+                       unread_section,
                        without_trailing_prose)
 from .output import (MAX_SHOWN_CHARS, _plain, _shown, block_repeated, fold_repeats, redacted, render, said_again,
                      to_jsonable)  # noqa: F401  (render and to_jsonable re-exported)
@@ -204,7 +205,7 @@ def _is_command(command: str, continued: bool = False) -> bool:
     if not s or len(s) > MAX_COMMAND_LINE or opens_json(s):
         return False
     m = _COMMAND_WORD_RE.match(s)
-    if not m or _kind_of_line(s, None) is not None:
+    if not m or _kind_of_line(s, None) is not None or is_sentence(s):
         return False
     prog = m.group("prog").rsplit("/", 1)[-1]  # python3 -m sglang.bench_serving: the kind's matcher decides
     return bool(continued or _TYPED_RE.match(s)) or (prog in _views(_state()).programs or prog.startswith(

@@ -28,6 +28,13 @@ def is_prose(line: str) -> bool:
         and (s[-1] != ":" or len(s.split()) >= 4)
 
 
+def is_sentence(line: str) -> bool:
+    """Whether ``line``, though it starts with a program's name, is a person's sentence about it (``all_reduce_perf
+    works fine only with those linked through SYS.``): prose of six words or more with no option, path or setting."""
+    words = line.split()
+    return len(words) >= 6 and is_prose(line) and not any(w[:1] == "-" or "/" in w or "=" in w for w in words[1:])
+
+
 MAX_TRAILING_PROSE = 3
 """At most this many sentences after an output are set aside; more is not a paste's tail."""
 
