@@ -169,6 +169,62 @@ def _logged_frames(log: VllmLog | None, values: Mapping[str, Any], text: str) ->
             "raised": raised.group("raised") if raised else None}
 
 
+_SIZE_UNITS = {"bytes": 1, "KiB": 1024, "MiB": 1024 ** 2, "GiB": 1024 ** 3, "TiB": 1024 ** 4}
+
+
+def _bytes_of(size: Any) -> float | None:
+    """``78.96 GiB`` -> bytes (PyTorch's sizes), None when it does not read."""
+    num, _, unit = str(size).partition(" ")
+    try:
+        return float(num) * _SIZE_UNITS[unit]
+    except (KeyError, ValueError):
+        return None
+
+
+def _process_holds_the_rest(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies when the one process a torch OOM lists holds, with what is free, at least checks/specs/memory.toml
+    [oom] accounted_share of the GPU: then no one else holds much (else another process, unlisted, does)."""
+    from grader.calc.specs import row
+    inuse, free, total = (_bytes_of(values.get(k)) for k in ("inuse", "free", "total"))
+    share = row("memory.toml", "oom").graded("accounted_share")
+    if None in (inuse, free, total, share) or not total:
+        return None
+    return {} if (inuse + free) / total >= share else None
+
+
+def _narrower_link(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies when the kernel's link line gives fewer lanes than the device can use (``x4`` against ``x16``; a
+    wider link upstream limits only the speed), for a device that is not a ConnectX the dmesg reader names (its
+    ``mlx5_core <dev>`` line in the text)."""
+    try:
+        narrower = int(str(values["width"]).lstrip("x")) < int(str(values["cwidth"]).lstrip("x"))
+    except (KeyError, ValueError):
+        return None
+    return {} if narrower and f"mlx5_core {values.get('dev')}" not in text else None
+
+
+def _multi_machine(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies unless `explain --nodes 1` says the paste is of one machine (there loopback is the right address)."""
+    return None if context().nodes == 1 else {}
+
+
+def _not_served(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies unless the text shows the server up (``Application startup complete``) or a run that went on (NCCL's
+    ``Init COMPLETE``, a benchmark's ``Avg bus bandwidth``, an NCCL WARN of its own to follow instead)."""
+    return None if any(x in text for x in ("Application startup complete", "Init COMPLETE", "Avg bus bandwidth",
+                                           "NCCL WARN")) else {}
+
+
+_NCCL_VERSION_RE = re.compile(r"NCCL version (\d+)\.(\d+)")
+
+
+def _old_nccl(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies unless every ``NCCL version X.Y`` the text prints is 2.26 or later (the shared-memory limit was
+    mended there: an older log's line pasted beside a newer run says nothing of it)."""
+    seen = [(int(a), int(b)) for a, b in _NCCL_VERSION_RE.findall(text)]
+    return None if seen and all(v >= (2, 26) for v in seen) else {}
+
+
 DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]] = {
     "timeout_not_applied": _timeout_not_applied,
     "fastsafetensors_across_nodes": _fastsafetensors_across_nodes,
@@ -182,6 +238,11 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "local_peers": _local_peers,
     "sglang_step": _sglang_step,
     "logged_frames": _logged_frames,
+    "process_holds_the_rest": _process_holds_the_rest,
+    "narrower_link": _narrower_link,
+    "multi_machine": _multi_machine,
+    "not_served": _not_served,
+    "old_nccl": _old_nccl,
 }
 """An entry's ``detail``: a function of the log (None when :func:`diagnose_text` reads plain text), the
 values read so far and the whole text, that returns more values for the texts, or None when the entry

@@ -275,6 +275,11 @@ EXAMPLES.update({
     "oom-expandable-mapping": BANNER + "[rank4]:[W827 22:16:08.199727429 CUDACachingAllocator.cpp:508] expandable_segments: "
                               "memory mapping failed with OOM on device 4 while trying to map 20971520 bytes (free: "
                               "17235968, total: 25295323136).\n",
+    # the same warning in a start that went on to serve (helper-60's break-it review, /tmp/breakit10/35)
+    "oom-expandable-mapping-served": BANNER + "[rank1]:[W827 22:16:08.199727429 CUDACachingAllocator.cpp:508] "
+                                     "expandable_segments: memory mapping failed with OOM on device 1 while trying to "
+                                     "map 2097152 bytes (free: 1048576, total: 25295323136).\n(APIServer pid=1) INFO "
+                                     "02-04 19:50:01 [launcher.py:46] Application startup complete.\n",
     # lemonade-sdk/vllm-rocm#5: PyTorch 2.x's form of the message (HIP on an AMD APU; CUDA prints the same)
     "oom-torch-2": BANNER + "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 12.95 GiB. GPU 0 has a total "
                    "capacity of 127.00 GiB of which 18.55 GiB is free. Of the allocated memory 99.37 GiB is allocated by "

@@ -440,3 +440,33 @@ def test_a_short_label_after_the_fence_that_closed_an_output_is_set_aside():
             "GPU0\t X \tNV12\t64-127\t1\nGPU1\tNV12\t X \t64-127\t1\n```\n\npod2\n```\n")
     [s] = [x for x in explain(text, host="other", nodes=2) if x.kind == "nvidia-smi-topo"]
     assert not s.error and "Not output, so not read: 'pod2'" in messages(s)
+
+
+# helper-60's break-it review of this session (reproducers kept in /tmp/breakit10), each on a short input
+def test_break_it_review_of_session_32():
+    # a note of a pause the program came out of is no hang
+    note = LOADED.replace("<silence — no further log output for 7+ hours>", "(silence for 2 minutes, then it continues)")
+    assert "fail" not in levels(explain(note, host="spark", nodes=4)[0])
+    # one process listed that holds little, with little free: someone unlisted holds the rest (oom-torch-2's reading)
+    small = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+             "79.11 GiB of which 300.00 MiB is free. Process 4242 has 1.20 GiB memory in use. Of the allocated memory "
+             "512.00 MiB is allocated by PyTorch, and 8.00 MiB is reserved by PyTorch but unallocated.\n")
+    said = messages(explain(small)[0], "fail")
+    assert "no other process is to blame" not in said and "held by another process" in said
+    # a link wider than the device's own width limits only the speed
+    wider = ("pci 0000:01:00.0: 4.000 Gb/s available PCIe bandwidth, limited by 2.5 GT/s PCIe x16 link at 0000:00:01.0 "
+             "(capable of 126.024 Gb/s with 16.0 GT/s PCIe x8 link)\n")
+    assert "fewer PCIe lanes" not in messages(explain(wider)[0])
+    # one machine: Gloo at 127.0.0.1 is the right address
+    gloo = "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:799] connect [127.0.0.1]:14221: Connection refused\n"
+    assert "loopback address" not in messages(explain(gloo, nodes=1)[0])
+    assert "loopback address" in messages(explain(gloo, nodes=2)[0], "fail")
+    # -b paces each stream: 4 x 2.5G asked, 2.48 Gbit/s in all is the link's, not the setting's
+    paced = ("$ iperf3 -c 10.0.0.2 -P 4 -b 2.5G\n[SUM]   0.00-10.00  sec  2.89 GBytes  2.48 Gbits/sec    0             "
+             "sender\n[SUM]   0.00-10.00  sec  2.88 GBytes  2.48 Gbits/sec                  receiver\n")
+    assert "paced to" not in messages(explain(paced, host="other")[0])
+    # df -i counts inodes; a size of hundreds of digits is no row
+    [inodes] = explain("$ df -i\nFilesystem      Inodes  IUsed   IFree IUse% Mounted on\nshm            4096     1    4095    1% /dev/shm\n")
+    assert inodes.error and "inodes" in inodes.error
+    huge = "$ df -h\nFilesystem      Size  Used Avail Use% Mounted on\nshm  " + "9" * 400 + "G 0 1G 0% /dev/shm\n"
+    assert "internal error" not in (explain(huge)[0].error or "")

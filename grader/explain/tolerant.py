@@ -169,16 +169,24 @@ _HANG_NOTE_RE = re.compile(r"^\s*[<\[(](?=[^\n]{0,200}?\b(?:hangs?|hung|hanging|
 further output for 6+ minutes>``, ``[stuck here]``, ``(silence for 7 hours)``)."""
 
 
+_WENT_ON_RE = re.compile(r"\b(?:then|continu\w*|resum\w*|recover\w*|finish\w*|not|no longer)\b", re.I)
+"""Words in a poster's note that say the program went on after the pause it notes."""
+
+
 def left_out(spec: Any, seg: Any) -> list[Finding]:
     """What the person's own marks in an output say (``seg``: its lines and their paste line numbers; ``spec``: its
     kind, for what to paste): lines left out (a ``...`` line between its lines: info), and a note that the program
-    hung (:data:`_HANG_NOTE_RE`: a fail naming the last line before it)."""
+    hung (:data:`_HANG_NOTE_RE`, with nothing after it and no word of it going on: a fail naming the last line
+    before it)."""
     cut = [no for line, no in zip(seg.lines, seg.linenos) if len(line) < 16 and _ELLIPSIS_LINE_RE.match(line)]
     where = ", ".join(str(n) for n in cut[:5]) + (" ..." if len(cut) > 5 else "")
     said = [Finding("info", f"Lines were left out of this output (`...` at line {where}): what is said here is about "
                             f"the lines shown only. Paste the whole output of {_what_ran(spec, seg)} to have the rest "
                             "read.")] if cut else []
     at = next((i for i, line in enumerate(seg.lines) if _HANG_NOTE_RE.match(line)), None)
+    if at is not None and (_WENT_ON_RE.search(seg.lines[at]) or any(x.strip() and not is_noise_line(x)
+                                                                      for x in seg.lines[at + 1:])):
+        at = None  # a pause it came out of (`... then it continues`, or output after the note)
     last = next((x.strip() for x in reversed(seg.lines[:at]) if x.strip() and not is_noise_line(x)), None) \
         if at is not None else None
     if last is not None:

@@ -206,6 +206,9 @@ def summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
     findings += _verbs_findings(res.nccl_log)
     said: set[str] = set()  # what the table said, its quotes aside: the same fault on several lines is said once
     for e in res.errors[:3]:
+        if res.rows:  # it went on and measured: an error on the way (an MPI transport it tried first) stopped nothing
+            findings.append(warn(f"An error line, though the test went on and measured (its rows below): `{e[:200]}`."))
+            continue
         known = known_faults(e)  # what the error means, where checks/diagnoses.toml knows it
         if known and _QUOTED_RE.sub("", known[0][1]) in said:
             continue

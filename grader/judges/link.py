@@ -502,7 +502,8 @@ def _speed_findings(r: Any, name: str) -> list[Finding]:
     if r.speed_mbps is None:
         if r.link_detected is True:
             return [info(f"{name}: link detected, but no speed reported.")]
-        if r.link_detected is None and (r.driver in VIRTUAL_DRIVERS or not r.advertised_modes and r.port is None):
+        if r.link_detected is None and (r.driver in VIRTUAL_DRIVERS or r.modes_not_reported) \
+                and not is_qsfp_twin(r.interface or ""):
             return [info(f"{name}: no speed, and no port or link mode reported: what a virtual NIC shows (virtio_net "
                          "in a VM, a veth, a bridge), which has no physical link to negotiate. `Link detected` (not in "
                          "this paste) says whether it is up; `ethtool -i` names its driver.")]

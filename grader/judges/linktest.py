@@ -433,9 +433,10 @@ def summarise_iperf3(read: Iperf3Read, command: str | None) -> Summary:
                              f"(the default) with -P 8..16 against the published figures ({IPERF_FIGURES})."))
         loss = _udp_loss(read.intervals) or _udp_summary_loss(r, command)
         return facts, findings + ([loss] if loss else [])
-    target = (r.target_bps or 0) / 1e9
-    if target and 0.95 * target <= gbps <= 1.05 * target:  # paced to -b: the figure is the setting, not the link's
-        return facts, findings + [info(f"{gbps:.2f} Gbit/s: the {target:g} Gbit/s the test was paced to (-b, or -J's "
+    target = (r.target_bps or 0) / 1e9 * (r.streams or 1)  # -b paces each stream
+    if target and 0.95 * target <= gbps <= 1.05 * target and not r.retransmits:  # the figure is the setting's
+        return facts, findings + [info(f"{gbps:.2f} Gbit/s: the {target:g} Gbit/s the test was paced to (-b for each "
+                                       f"of its {r.streams or 1} stream(s), or -J's "
                                        "target_bitrate). iperf3 held it there, so it says nothing of what the link "
                                        "carries: run without -b (TCP) to measure that."
                                        + (f" It ran to {r.remote_host}, this machine's loopback: no link is crossed "

@@ -152,7 +152,7 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
     if verdict == "NET/IB":
         names = ", ".join(f"{h.device}:{h.port}/{h.link_layer}" for h in log.ib_devices)
         where = "; RoCE on a Spark's ConnectX-7" if _is_spark_log(log) else ""
-        moved = log.channels or log.n_ib_connections or log.init_complete or log.bench  # else it only chose it
+        moved = log.channels or log.n_ib_connections or log.init_complete or log.bench or log.rings_connected
         out.append(ok(f"NCCL {'moved data with' if moved else 'chose'} RDMA (NET/IB{where})"
                       + (f" over {names}." if names else "; this excerpt does not list its devices.")
                       + ("" if moved else " No connection is set up in these lines yet.")))

@@ -33,6 +33,9 @@ def summarise_simple_p2p(t: Any, command: str | None) -> Summary:
             "this pair. A P2P-patched GeForce driver on a card or platform it does not support, the IOMMU (set it to "
             "pass-through, `iommu=pt`, or off), or a BAR too small for the peer's memory (Resizable BAR and Above 4G "
             "decoding on in the BIOS) cause it. " + _WORKAROUND if enable and yes else
+            f", after the copy between the cards ({t.rate_gbs:g} GB/s) ran: a kernel reading the other card's "
+            "memory over P2P failed, the mark of a P2P path that moves data wrongly (the IOMMU, PCIe ACS, a patched "
+            "driver on a platform it does not support). " + _WORKAROUND if t.rate_gbs is not None else
             ": the test stopped there, before any copy." + (" " + _WORKAROUND if enable else ""))))
     elif t.verify_errors or t.passed is False:
         findings.append(fail(f"The data copied over P2P came back wrong ({t.verify_errors} verification error(s), "

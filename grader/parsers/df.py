@@ -41,7 +41,7 @@ class Mount:
 
 
 def _bytes(value: str, block: int, base: int) -> int | None:
-    m = _SIZE_RE.match(value)
+    m = _SIZE_RE.match(value) if len(value) <= 40 else None  # (no file system holds a size of 40 digits)
     if not m:
         return None
     num = float(m.group("num").replace(",", "."))
@@ -54,11 +54,15 @@ def parse_df(text: str) -> tuple[Mount, ...]:
     raise_if_shell_error(lines, CMD)
     argv = command_argv(lines[0].command) if lines else []
     si = any(a in ("-H", "--si") for a in argv)
+    if any(a in ("-i", "--inodes") or a.startswith("-") and not a.startswith("--") and "i" in a for a in argv):
+        raise ParseError(CMD, "`df -i` counts inodes, not bytes: paste `df -h` for the sizes")
     block, typed, pending = 1024, False, None
     rows: list[Mount] = []
     for line in lines:
         s = line.text.strip()
         head = _HEADER_RE.match(s)
+        if s.startswith("Filesystem") and ("Inodes" in s or "IUsed" in s):
+            raise ParseError(CMD, "`df -i` counts inodes, not bytes: paste `df -h` for the sizes", s, line.no)
         if head:
             unit, typed = head.group("unit"), " Type " in f" {s} "
             m = re.match(r"(\d+)([KMG]?)-blocks", unit)

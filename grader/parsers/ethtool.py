@@ -47,6 +47,7 @@ class EthtoolReport:
     driver: str | None = None
     bus_info: str | None = None
     firmware: str | None = None
+    modes_not_reported: bool = False  # ``Advertised link modes: Not reported``: a driver without physical modes
     """``Advertised link modes`` and ``Link partner advertised link modes`` (``10000baseT/Full`` ...), as printed
     over their continuation lines: what auto-negotiation chooses from when the link comes up."""
 
@@ -96,6 +97,8 @@ def _field(key: str, value: str, line: Line) -> tuple[str, object] | None:
         return "fec_configured", value or None
     if key == "Active FEC encoding":
         return "fec_active", value or None
+    if key == "Advertised link modes" and value.strip() == "Not reported":
+        return "modes_not_reported", True  # (what a virtual NIC's driver prints: it has no physical modes)
     if key in _MODE_LISTS:
         return _MODE_LISTS[key], _modes(value)
     if key in _DRIVER_KEYS:  # ethtool -i

@@ -89,8 +89,19 @@ def parse_iperf3(text: str) -> Iperf3Result:
         result = _from_fragment("\n".join(x.text for x in lines))
     else:
         result = _from_text(lines)
-    target = result.target_bps or _bitrate_asked(command_argv(lines[0].command) if lines else [])
-    return dataclasses.replace(result, target_bps=target) if target != result.target_bps else result
+    argv = command_argv(lines[0].command) if lines else []
+    target, streams = result.target_bps or _bitrate_asked(argv), result.streams or _parallel_asked(argv)
+    return dataclasses.replace(result, target_bps=target, streams=streams) \
+        if (target, streams) != (result.target_bps, result.streams) else result
+
+
+def _parallel_asked(argv: list[str]) -> int | None:
+    """The streams ``-P``/``--parallel`` asked for on the command line (a paste of [SUM] rows alone does not count
+    them), None when not asked."""
+    for flag, value in zip(argv, argv[1:] + [""]):
+        if flag in ("-P", "--parallel") and value.isdigit() and 0 < int(value) <= 1024:
+            return int(value)
+    return None
 
 
 _RATE_UNITS = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}

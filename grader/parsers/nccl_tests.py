@@ -49,6 +49,8 @@ from .common import Line, ParseError, content_lines, fail_on_line, raise_if_shel
 from .nccl_log import NcclLog, parse_nccl_log
 
 CMD = "nccl-tests"
+MAX_GPUS_PER_PROCESS = 1024
+"""More ranks than this in one process (nThread x nGpus) is no header a run printed (a node has a handful of GPUs)."""
 
 _VERSION_RE = re.compile(r"^#\s*nccl-tests version (?P<v>\S+)(?:\s+nccl-headers=(?P<h>\d+))?(?:\s+nccl-library=(?P<l>\d+))?")
 _START_RE = re.compile(r"^#\s*Collective test starting:\s*(?P<name>\S+)")
@@ -192,7 +194,8 @@ class NcclTestsResult:
 
     @property
     def _per_process(self) -> int:  # the ranks one process runs (its threads' GPUs), 1 when the header is not shown
-        return (self.nthreads or 1) * (self.ngpus or 1)
+        n = (self.nthreads or 1) * (self.ngpus or 1)
+        return n if n <= MAX_GPUS_PER_PROCESS else 1  # (a header no run printed: not a count to trust)
 
     @property
     def ranks_cut(self) -> bool:
