@@ -143,12 +143,16 @@ _SGLANG_STEP_RE = re.compile(r"^\[[^\]\n]{0,40}\bTP\d+[^\]\n]{0,20}\] (?P<step>(
                              r"Memory pool|Capture cuda graph|Init attention backend)[^\n]{0,120})$", re.MULTILINE)
 
 
+_FINAL_EXCEPTION_RE = re.compile(r"^(?P<exc>[A-Z]\w{0,60}(?:Error|Exception|Exit)): (?P<msg>[^\n]{1,200})$", re.MULTILINE)
+
+
 def _sglang_step(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """The last start-up step an SGLang worker logged before the matched line (``Capture cuda graph begin. ...``), as
-    ``step``; always applies."""
+    ``step``, and the exception line its traceback ends in when the paste shows it (``raised``); always applies."""
     at = text.find(values.get("line", "\0"))
     steps = [m.group("step").strip() for m in _SGLANG_STEP_RE.finditer(text, 0, at if at >= 0 else len(text))]
-    return {"step": steps[-1]} if steps else {}
+    raised = _FINAL_EXCEPTION_RE.search(text, at if at >= 0 else 0)
+    return {"step": steps[-1] if steps else None, "raised": raised.group(0) if raised else None}
 
 
 _LOGGED_FRAME_RE = re.compile(r'\bERROR\b[^\n]{0,80}?\]\s{1,12}File "(?P<file>[^"\n]{1,300})", line \d{1,7}, in '

@@ -470,3 +470,14 @@ def test_break_it_review_of_session_32():
     assert inodes.error and "inodes" in inodes.error
     huge = "$ df -h\nFilesystem      Size  Used Avail Use% Mounted on\nshm  " + "9" * 400 + "G 0 1G 0% /dev/shm\n"
     assert "internal error" not in (explain(huge)[0].error or "")
+
+
+def test_an_sglang_worker_without_a_tp_tag_and_its_final_exception():
+    # jethac's GB10 notes (blind batch zm019): one GPU, so no TP tag; the traceback's last line is in the paste
+    log = ("[2026-06-07 12:16:01] Scheduler hit an exception: Traceback (most recent call last):\n"
+           '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2546, in run_scheduler_process\n'
+           "    raise AttributeError(\nAttributeError: 'MergedColumnParallelLinear' object has no attribute 'weight'\n")
+    said = " ".join(messages(s, "fail") for s in explain(log, host="spark", nodes=1))
+    assert "SGLang's worker raised an exception" in said
+    assert "ends in `AttributeError: 'MergedColumnParallelLinear' object has no attribute 'weight'`" in said
+    assert "mem-fraction-static" not in said
