@@ -484,3 +484,15 @@ def test_an_sglang_worker_without_a_tp_tag_and_its_final_exception():
     from grader.diagnoses import known_faults
     [(level, one)] = [k for k in known_faults(log) if "SGLang" in k[1]]
     assert level == "fail" and "The traceback ends in `AttributeError:" in one and "mem-fraction" not in one
+
+
+def test_nccl_sockets_over_a_tunnel_or_a_link_local_address_are_named():
+    # blind batch zl006 (kept in tests/fixtures/field/pending): a container whose first interface is an IPv6 tunnel
+    log = ("host:3795:3795 [0] NCCL INFO NET/IB : No device found.\n"
+           "host:3795:3795 [0] NCCL INFO NET/Socket : Using [0]ip6tnl0:fe80::745d:60ff:fe00:1a2b%ip6tnl0<0> "
+           "[1]veth0:2001:db8:fc17:3faa:0:4457:d87b:6007<0>\nhost:3795:3795 [0] NCCL INFO Using network Socket\n")
+    [s] = explain(log, host="other", nodes=2)
+    assert "NCCL's sockets use ip6tnl0 (fe80::745d:60ff:fe00:1a2b%ip6tnl0) first: a link-local address" in messages(s)
+    [one] = explain(log.replace("[0]ip6tnl0:fe80::745d:60ff:fe00:1a2b%ip6tnl0<0> ", "[0]eth0:10.0.0.1<0> "),
+                    host="other", nodes=2)
+    assert "first:" not in messages(one)

@@ -141,7 +141,19 @@ def _socket_iface_notes(log: NcclLog) -> list[Finding]:
     if any(s.name == "lo" for s in log.socket_ifaces):
         out.append(info("The socket transport ran over the loopback interface (lo): both ranks were on one "
                         "machine, so no cable was used."))
+    first = log.socket_ifaces[0] if log.socket_ifaces else None
+    if first is not None and log.nnodes != 1 and (_VIRTUAL_IFACE_RE.match(first.name)
+                                                   or first.address.lower().startswith("fe80")):
+        what = "a link-local address, which reaches only its own segment" if first.address.lower().startswith(
+            "fe80") else "a virtual interface (a tunnel, a bridge, a container's), which may reach no other host"
+        out.append(warn(f"NCCL's sockets use {first.name} ({first.address}) first: {what}. Set NCCL_SOCKET_IFNAME "
+                        "(and GLOO_SOCKET_IFNAME) to the interface between the nodes."))
     return out
+
+
+_VIRTUAL_IFACE_RE = re.compile(r"^(?:ip6tnl|ip_vti|tunl|gre|sit|tun|tap|docker|virbr|veth|cni|flannel|cali|vxlan|"
+                               r"tailscale|wg|zt)\w*$")
+"""The names Linux gives tunnels, bridges and containers' interfaces (not a NIC between machines)."""
 
 
 def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -> list[Finding]:
