@@ -183,10 +183,10 @@ def left_out(spec: Any, seg: Any) -> list[Finding]:
     said = [Finding("info", f"Lines were left out of this output (`...` at line {where}): what is said here is about "
                             f"the lines shown only. Paste the whole output of {_what_ran(spec, seg)} to have the rest "
                             "read.")] if cut else []
-    at = next((i for i, line in enumerate(seg.lines) if _HANG_NOTE_RE.match(line)), None)
-    if at is not None and (_WENT_ON_RE.search(seg.lines[at]) or any(x.strip() and not is_noise_line(x)
-                                                                      for x in seg.lines[at + 1:])):
-        at = None  # a pause it came out of (`... then it continues`, or output after the note)
+    at = next((i for i in range(len(seg.lines) - 1, -1, -1) if seg.lines[i].strip() and not is_noise_line(
+        seg.lines[i])), None)  # the output's last line: a note there, with nothing after it
+    if at is not None and (not _HANG_NOTE_RE.match(seg.lines[at]) or _WENT_ON_RE.search(seg.lines[at])):
+        at = None  # no note, or a pause it came out of (`... then it continues`)
     last = next((x.strip() for x in reversed(seg.lines[:at]) if x.strip() and not is_noise_line(x)), None) \
         if at is not None else None
     if last is not None:
