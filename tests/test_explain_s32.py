@@ -496,3 +496,15 @@ def test_nccl_sockets_over_a_tunnel_or_a_link_local_address_are_named():
     [one] = explain(log.replace("[0]ip6tnl0:fe80::745d:60ff:fe00:1a2b%ip6tnl0<0> ", "[0]eth0:10.0.0.1<0> "),
                     host="other", nodes=2)
     assert "first:" not in messages(one)
+
+
+def test_an_nccl_excerpt_of_channels_without_an_end_says_it_cannot_decide():
+    # NVIDIA/nccl#733 (blind batch zl003, in tests/fixtures/field/pending): channels, rings connected, no end state
+    log = ("gpu-0:41:126 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n"
+           "gpu-0:41:126 [0] NCCL INFO Channel 00/0 : 3[1] -> 0[0] [receive] via NET/IB/0/GDRDMA\n"
+           "gpu-0:41:126 [0] NCCL INFO Connected all rings\n")
+    [s] = explain(log, host="other", nodes=2)
+    assert "cannot decide a hang or a failure after them" in messages(s, "info")
+    [done] = explain(log + "gpu-0:41:41 [0] NCCL INFO comm 0x55d0 rank 0 nranks 4 cudaDev 0 busId 1000 - Init COMPLETE\n",
+                     host="other", nodes=2)
+    assert "cannot decide" not in messages(done)
