@@ -34,9 +34,9 @@ from ..parsers.common import (PROMPT_PROGRAMS, Chunk, CleanText, LazySearch, any
 from ..parsers.common.chunks import Segment as _Segment
 from ..judges.context import _CONTEXT, Context, context  # noqa: F401  (re-exported)
 from ..judges.model import LEVELS, Finding, Section, Summary  # noqa: F401  (re-exported: the package's API)
+from ..judges.programs import not_found_program
 from .tolerant import (KNOWN_ERROR, caption_between, ends_at_prompt, grader_bug, is_caption, is_sentence,  # noqa: F401
-                       is_label_only, is_words, left_out, listed_above, not_found_program, paste_next, unread_reply,
-                       unread_section,
+                       is_label_only, is_words, left_out, listed_above, paste_next, unread_reply, unread_section,
                        without_trailing_prose)
 from .output import (MAX_SHOWN_CHARS, _plain, _shown, block_repeated, fold_repeats, redacted, render, said_again,
                      to_jsonable)  # noqa: F401  (render and to_jsonable re-exported)

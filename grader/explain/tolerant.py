@@ -13,7 +13,7 @@ from ..judges.model import Finding, Section
 from ..parsers import ParseError
 from ..parsers.common import command_argv, is_noise_line
 from ..parsers.traceback import EXCEPTION_RE
-from ..judges.programs import NOT_FOUND_RE, not_found_program, not_installed  # noqa: F401  (re-exported)
+from ..judges.programs import not_installed
 
 _PROSE_RE = re.compile(r"^(?:EDIT: |Edit: |Update: )?[A-Za-z\"'(`][^<>|{}\[\]\t]{0,300}[?.!):;]$")
 """A sentence a person wrote: a letter, a quote or a backtick (a command named in markdown) first, no table or markup

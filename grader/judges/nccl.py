@@ -486,14 +486,14 @@ def summarise_nccl_log(log: NcclLog, command: str | None) -> Summary:
     if log.init_complete and not log.errors:
         findings.append(ok(f"NCCL set its communicator up (`Init COMPLETE`, {log.init_complete} line(s)"
                            + (f" of {log.nranks} ranks" if log.nranks else "") + "): initialisation succeeded."))
-    elif not (log.errors or log.warnings or log.verbs_failures or log.bench or log.channels or log.troubled):
-        findings.append(info("No error in these lines, and no `Init COMPLETE` or channel either: the excerpt ends "
-                             "while NCCL was still setting its communicator up, so it cannot decide whether that "
-                             "worked; the lines after it (an `Init COMPLETE`, or the first WARN) would."))
-    elif not (log.errors or log.warnings or log.verbs_failures or log.bench or log.troubled):
-        findings.append(info("No error in these lines, and no `Init COMPLETE`: they show NCCL connecting its channels, "
-                             "not whether it finished, so they cannot decide a hang or a failure after them; every "
-                             "rank's last lines (an `Init COMPLETE`, or the first WARN) would."))
+    elif not (log.errors or log.warnings or log.verbs_failures or log.bench or log.troubled):  # no end shown
+        findings.append(info(
+            "No error in these lines, and no `Init COMPLETE`: they show NCCL connecting its channels, not whether it "
+            "finished, so they cannot decide a hang or a failure after them; every rank's last lines (an `Init "
+            "COMPLETE`, or the first WARN) would." if log.channels else
+            "No error in these lines, and no `Init COMPLETE` or channel either: the excerpt ends while NCCL was still "
+            "setting its communicator up, so it cannot decide whether that worked; the lines after it (an `Init "
+            "COMPLETE`, or the first WARN) would."))
     findings += _network_findings(log, verdict) + _inside_findings(log) + _gdr_off_findings(log)
     findings += _verbs_findings(log)
     for e in [e for e in log.errors if e not in log.verbs_failures][:3]:

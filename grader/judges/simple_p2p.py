@@ -16,6 +16,22 @@ _WORKAROUND = ("Until it is fixed, keep the GPUs off P2P: NCCL_P2P_DISABLE=1 for
                "--disable-custom-all-reduce); their traffic then goes through host memory, slower but right.")
 
 
+def _error_cause(t: Any, call: str, pairs: str) -> str:
+    """What simpleP2P's CUDA error in ``call`` says, by where it came: enabling the peer access the driver reported
+    (``pairs``), after the copy between the cards ran, or before any copy."""
+    enable = "EnablePeerAccess" in call
+    if enable and pairs:
+        return (f", though the driver reported peer access ({pairs}): it could not set P2P up, so P2P does not work on "
+                "this pair. A P2P-patched GeForce driver on a card or platform it does not support, the IOMMU (set it "
+                "to pass-through, `iommu=pt`, or off), or a BAR too small for the peer's memory (Resizable BAR and "
+                "Above 4G decoding on in the BIOS) cause it. " + _WORKAROUND)
+    if t.rate_gbs is not None:
+        return (f", after the copy between the cards ({t.rate_gbs:g} GB/s) ran: a kernel reading the other card's "
+                "memory over P2P failed, the mark of a P2P path that moves data wrongly (the IOMMU, PCIe ACS, a "
+                "patched driver on a platform it does not support). " + _WORKAROUND)
+    return ": the test stopped there, before any copy." + (" " + _WORKAROUND if enable else "")
+
+
 def summarise_simple_p2p(t: Any, command: str | None) -> Summary:
     facts = {"peer": [[a, b, yes] for (a, b), yes in t.peer.items()], "names": t.names, "rate_gbs": t.rate_gbs,
              "rate_unit": "GB/s", "error": list(t.error) if t.error else None, "verify_errors": t.verify_errors,
@@ -27,16 +43,7 @@ def summarise_simple_p2p(t: Any, command: str | None) -> Summary:
     pairs = ", ".join(f"GPU{a}->GPU{b}" for a, b in yes)
     if t.error:
         code, name, call = t.error
-        enable = "EnablePeerAccess" in call
-        findings.append(fail(f"`{call}` failed with CUDA error {code} ({name})" + (
-            f", though the driver reported peer access ({pairs}): it could not set P2P up, so P2P does not work on "
-            "this pair. A P2P-patched GeForce driver on a card or platform it does not support, the IOMMU (set it to "
-            "pass-through, `iommu=pt`, or off), or a BAR too small for the peer's memory (Resizable BAR and Above 4G "
-            "decoding on in the BIOS) cause it. " + _WORKAROUND if enable and yes else
-            f", after the copy between the cards ({t.rate_gbs:g} GB/s) ran: a kernel reading the other card's "
-            "memory over P2P failed, the mark of a P2P path that moves data wrongly (the IOMMU, PCIe ACS, a patched "
-            "driver on a platform it does not support). " + _WORKAROUND if t.rate_gbs is not None else
-            ": the test stopped there, before any copy." + (" " + _WORKAROUND if enable else ""))))
+        findings.append(fail(f"`{call}` failed with CUDA error {code} ({name})" + _error_cause(t, call, pairs)))
     elif t.verify_errors or t.passed is False:
         findings.append(fail(f"The data copied over P2P came back wrong ({t.verify_errors} verification error(s), "
                              "`Test failed`): the path reports P2P and moves data, but what arrives is corrupted. The "

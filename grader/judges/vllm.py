@@ -16,7 +16,7 @@ from ..parsers import ParseError
 from ..parsers.nccl_log import NcclLog, parse_nccl_log, transport_verdict
 from ..parsers.vllm_api import VllmMetrics
 from ..parsers.vllm_log import parse_vllm_log, VllmLog
-from .common import fail, fmt_count, info, ok, warn
+from .common import fail, fmt_count, info, ok, on_spark, warn
 from .model import Finding, Summary
 from .nccl import summarise_nccl_log
 
@@ -442,7 +442,6 @@ def _unified_share(utilization: float | None) -> list[Finding]:
     vLLM (checks/specs/gpus.toml [dgx_spark] vllm_gpu_memory_utilization): the GPU's memory is the system's, so what
     vLLM takes the OS, its page cache and every other process lose."""
     from ..calc.specs import match_gpu
-    from .common import on_spark
     spec = match_gpu("GB10") if utilization is not None and on_spark(None) else None
     share = spec.graded("vllm_gpu_memory_utilization") if spec is not None else None
     if share is None or utilization <= share:
