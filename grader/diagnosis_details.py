@@ -170,7 +170,30 @@ def _logged_frames(log: VllmLog | None, values: Mapping[str, Any], text: str) ->
         return None
     raised = _RAISE_RE.search(last.group("rest"))
     return {"file": last.group("file").rsplit("/", 1)[-1], "function": last.group("function"),
-            "raised": raised.group("raised") if raised else None}
+            "raised": raised.group("raised") if raised else None, "step": _FRAME_STEPS.get(last.group("function"))}
+
+
+_KV_CHECK = ("vLLM's check that the KV cache holds one request of the maximum model length (its message names the "
+             "length and the tokens the cache holds): lower --max-model-len or give the cache more memory")
+_FRAME_STEPS = {
+    "track_weights_loading": "vLLM's check that every weight of the model class was loaded from the checkpoint (its "
+                             "message: `Following weights were not initialized from checkpoint`): the checkpoint lacks "
+                             "tensors the architecture vLLM resolved expects, such as the vision tower of a multimodal "
+                             "class given a text-only checkpoint, or a quantization's scales",
+    "_check_enough_kv_cache_memory": _KV_CHECK,
+    "check_enough_kv_cache_memory": _KV_CHECK,
+}
+"""What vLLM checks in the functions whose ``raise`` ends an engine core's traceback (vllm/model_executor/model_loader/
+default_loader.py ``track_weights_loading``; vllm/v1/core/kv_cache_utils.py ``check_enough_kv_cache_memory``), for a
+paste cut before the exception's message."""
+
+
+_HANG_RE = re.compile(r"(?i)\b(?:hangs?|hanging|hung|stuck|freez(?:es|ing)?|froze)\b")
+
+
+def _told_hang(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies when the text says the run hangs, is stuck or freezes (without the workaround, as its author tells)."""
+    return {} if _HANG_RE.search(text) else None
 
 
 _SIZE_UNITS = {"bytes": 1, "KiB": 1024, "MiB": 1024 ** 2, "GiB": 1024 ** 3, "TiB": 1024 ** 4}
@@ -247,6 +270,7 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "multi_machine": _multi_machine,
     "not_served": _not_served,
     "old_nccl": _old_nccl,
+    "told_hang": _told_hang,
 }
 """An entry's ``detail``: a function of the log (None when :func:`diagnose_text` reads plain text), the
 values read so far and the whole text, that returns more values for the texts, or None when the entry

@@ -339,6 +339,10 @@ EXAMPLES.update({
                                  "in track_weights_loading\n(EngineCore pid=273) ERROR 08-08 22:14:39 [core.py:1330]     "
                                  "raise ValueError(\n(APIServer pid=1) RuntimeError: Engine core initialization failed. See "
                                  "root cause above. Failed core proc(s): {}\n",
+    # NVIDIA/nccl#667: the poster's words, the switch pairs hang and P2P off works around it
+    "p2p-disable-workaround-hang": BANNER + "The rest will result in hanging.\nSetting NCCL_P2P_DISABLE=1 did workaround "
+                                   "but got really low speed.\n",
+    "p2p-disable-workaround": BANNER + "Setting NCCL_P2P_DISABLE=1 did workaround but got really low speed.\n",
     # NVIDIA/nccl#230: the HCA's device-fatal event (NCCL 2.4's form); a port error in NCCL 2.19's form
     "nccl-ib-device-fatal": BANNER + "container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event "
                             ": local catastrophic error\n",

@@ -720,6 +720,11 @@ GRAPH_ESTIMATE = ("(Worker_DP1_TP1_EP3 pid=3585771) INFO 08-19 05:56:57 [gpu_mod
 STORE_LOST = ("frame #2: c10::DistNetworkError::DistNetworkError(c10::SourceLocation, std::__cxx11::basic_string<char>) + "
               "0x78 (0xfb554433f0c8 in /usr/local/lib/python3.12/dist-packages/torch/lib/libc10.so)\n")
 
+# https://github.com/NVIDIA/nccl/issues/667, as posted (the poster's words under a topology of PCIe switches)
+P2P_OFF_HANG = ("all_reduce_perf works fine only with those linked through SYS. The rest will result in hanging.\n\n"
+                "Setting NCCL_P2P_DISABLE=1 did workaround but got really low speed.\n")
+P2P_OFF = "Setting NCCL_P2P_DISABLE=1 did workaround but got really low speed.\n"
+
 # https://github.com/NVIDIA/nccl/issues/258, as posted (quoted with "> ")
 PEER_ALREADY = "> warning: Cuda API error detected: cudaDeviceEnablePeerAccess returned (0x2c0)\n"
 
@@ -731,7 +736,8 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        METHOD_FAILED, SEGFAULT, NO_RDMA, NCCL_ABORT, SUBMODULE, WATCHDOG, NO_KERNEL, NVLS, LAUNCH_FAILED, COMPILE,
        HEAP_ABORT, BOOTSTRAP, RAY_UNHANDLED, DUMP_INPUT, TRUNCATED, NO_SYMBOL,
        SHM_TIMEOUT, CUDA_FOOTER, SHM_SEGMENT, VIRTUAL_PCI, PEER_UNSUPPORTED,
-       GRAPH_ESTIMATE, STORE_LOST, NCCL_FATAL, OOM_BARE, MAX_SHMEM, MAPPING_OOM, SGLANG_TP, WATCHDOG_NEW, PCIE_NARROW, GLOO_LOOPBACK, UCX_REFUSED, STORE_WAIT, UCX_NO_DEVICE, RAY_CLIENT]
+       GRAPH_ESTIMATE, STORE_LOST, NCCL_FATAL, OOM_BARE, MAX_SHMEM, MAPPING_OOM, SGLANG_TP, WATCHDOG_NEW, PCIE_NARROW, GLOO_LOOPBACK, UCX_REFUSED, STORE_WAIT, UCX_NO_DEVICE, RAY_CLIENT,
+       P2P_OFF_HANG, P2P_OFF]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -740,8 +746,19 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
     number the table does not single out is a `warn`: many are the application's; so is a preempted request)."""
     [(level, message)] = known_faults(text)
     assert level == ("warn" if any(text is t for t in (XID_45, KV_PREEMPTED, PG_ANCHOR, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SHM_64MB, RAY_SHM,
-                                                      PCIE_NARROW, UCX_NO_DEVICE)) else "fail")
+                                                      PCIE_NARROW, UCX_NO_DEVICE, P2P_OFF)) else "fail")
     assert " Fix: " in message
+
+
+def test_p2p_off_read_only_where_it_worked():
+    """NCCL_P2P_DISABLE=1 that did not help is no sign of a P2P fault; said to help, it is one, and a failure where the
+    text says the run hangs without it (NVIDIA/nccl#667)."""
+    assert known_faults("With NCCL_P2P_DISABLE=1 it still did not work.\n") == []
+    assert known_faults("NCCL_P2P_DISABLE=1 doesn't help either, same hang\n") == []
+    [(level, message)] = known_faults(P2P_OFF_HANG)
+    assert level == "fail" and "ACS" in message and "hangs otherwise" in message
+    [(level, message)] = known_faults(P2P_OFF)
+    assert level == "warn" and "hangs" not in message
 
 
 def test_a_fault_already_shown_is_not_said_twice():

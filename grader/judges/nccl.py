@@ -146,8 +146,14 @@ def _socket_iface_notes(log: NcclLog) -> list[Finding]:
                                                    or first.address.lower().startswith("fe80")):
         what = "a link-local address, which reaches only its own segment" if first.address.lower().startswith(
             "fe80") else "a virtual interface (a tunnel, a bridge, a container's), which may reach no other host"
-        out.append(warn(f"NCCL's sockets use {first.name} ({first.address}) first: {what}. Set NCCL_SOCKET_IFNAME "
-                        "(and GLOO_SOCKET_IFNAME) to the interface between the nodes."))
+        spanned = machines_spanned(log.nnodes, len(log.hosts)) or 1
+        stuck = spanned > 1 and not (log.init_complete or log.channels or log.bench or log.rings_connected
+                                            or log.n_ib_connections)
+        said = (f"NCCL's sockets use {first.name} ({first.address}) first: {what}. Set NCCL_SOCKET_IFNAME "
+                "(and GLOO_SOCKET_IFNAME) to the interface between the nodes.")
+        out.append(fail(said.replace(". Set", f"; ranks on {spanned} machines never got past setting up "
+                                              "their communicator in this paste, and that address would explain it. Set", 1)) if stuck
+                   else warn(said))
     return out
 
 
