@@ -37,3 +37,35 @@ def test_an_engine_traceback_cut_at_a_known_check_names_what_that_check_is():
     assert "Following weights were not initialized from checkpoint" in said and "vision tower" in said
     other = EXAMPLES["engine-init-failed-traced"].replace("track_weights_loading", "load_weights")
     assert "not initialized" not in messages(explain(other)[0])
+
+
+# https://github.com/NVIDIA/nccl/issues/719: `nvidia-smi topo -m` in two pods on two hosts, each captioned; the GPUs sit
+# near mlx5_2 on one and mlx5_1 on the other
+TWO_PODS = """pod1
+(test) root@8pxb:~/code# nvidia-smi topo -m
+\tGPU0\tGPU1\tmlx5_0\tmlx5_1\tmlx5_2\tCPU Affinity\tNUMA Affinity
+GPU0\t X \tNV12\tSYS\tSYS\tNODE\t64-127,192-255\t1
+GPU1\tNV12\t X \tSYS\tSYS\tNODE\t64-127,192-255\t1
+mlx5_0\tSYS\tSYS\t X \tNODE\tSYS
+mlx5_1\tSYS\tSYS\tNODE\t X \tSYS
+mlx5_2\tNODE\tNODE\tSYS\tSYS\t X
+
+pod2
+(test) root@9pxb:~/code# nvidia-smi topo -m
+\tGPU0\tGPU1\tmlx5_0\tmlx5_1\tmlx5_2\tCPU Affinity\tNUMA Affinity
+GPU0\t X \tNV12\tNODE\tPXB\tSYS\t0-63,128-191\t0
+GPU1\tNV12\t X \tNODE\tPXB\tSYS\t0-63,128-191\t0
+mlx5_0\tNODE\tNODE\t X \tNODE\tSYS
+mlx5_1\tPXB\tPXB\tNODE\t X \tSYS
+mlx5_2\tSYS\tSYS\tSYS\tSYS\t X
+"""
+
+
+def test_two_hosts_whose_gpus_are_nearest_to_different_nics_are_warned_once():
+    sections = explain(TWO_PODS)
+    assert [s.host for s in sections] == ["8pxb", "9pxb"]
+    said = [f.message for s in sections for f in s.findings if "different NICs" in f.message]
+    assert len(said) == 1 and "on 8pxb, mlx5_2; on 9pxb, mlx5_1" in said[0]
+    assert not any(s.error for s in sections)  # `pod2`, the next machine's label, is set aside, not read as a row
+    same = TWO_PODS.replace("NODE\tPXB\tSYS\t0-63", "SYS\tSYS\tPXB\t0-63")  # both hosts' GPUs nearest mlx5_2
+    assert not any("different NICs" in messages(s) for s in explain(same))

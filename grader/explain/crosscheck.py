@@ -12,3 +12,4 @@ register_cross_check(judge("hosts", "addresses_across_hosts"), kinds=('ip-addr',
 register_cross_check(judge("hosts", "subnets_within_host"), kinds=('ip-addr',))
 register_cross_check(judge("hosts", "iperf3_bound_elsewhere"), kinds=('iperf3',))
 register_cross_check(judge("hosts", "netplan_against_live"), kinds=('netplan',))
+register_cross_check(judge("hosts", "nearest_nic_across_hosts"), kinds=("nvidia-smi-topo",))

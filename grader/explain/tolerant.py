@@ -46,7 +46,8 @@ MAX_LABEL_CHARS = 40
 def without_trailing_prose(parse: Callable[[str], Any], text: str, err: ParseError,
                            claimed: Callable[[str], bool]) -> tuple[Any, list[str]] | None:
     """When ``parse`` failed (``err``) at a line after which only a few sentences follow (a poster's question
-    below the output), or a few short labels after the Markdown fence that closed it, the output read without them and
+    below the output), a few short labels after the Markdown fence that closed it, or the next machine's label (``pod2``,
+    ``node 2``), the output read without them and
     those lines; None when that is not the case or the output still does not read."""
     lines = text.split("\n")
     if err.lineno is None or not 1 < err.lineno <= len(lines):
@@ -55,7 +56,8 @@ def without_trailing_prose(parse: Callable[[str], Any], text: str, err: ParseErr
     above = next((x.strip() for x in reversed(lines[:err.lineno - 1]) if x.strip()), "")
     fenced = above.startswith(("```", "~~~"))  # a Markdown fence closed the output: a label may follow (`pod2`)
     if not tail or len(tail) > MAX_TRAILING_PROSE or not all(
-            (is_prose(x) or fenced and len(x) <= MAX_LABEL_CHARS) and not claimed(x) for x in tail):
+            (is_prose(x) or fenced and len(x) <= MAX_LABEL_CHARS or _ROLE_LABEL_RE.match(x)) and not claimed(x)
+            for x in tail):
         return None
     try:
         return parse("\n".join(lines[:err.lineno - 1])), tail
@@ -68,7 +70,7 @@ _EXCEPTION_LINES = ("Traceback (most recent call last):", "During handling of th
 """Python's lines that end in ':' inside a log: never a caption."""
 
 
-_ROLE_LABEL_RE = re.compile(r"^(?:on\s+)?(?:the\s+)?(?:client|server|head|worker|master|node|host|machine|spark|sender"
+_ROLE_LABEL_RE = re.compile(r"^(?:on\s+)?(?:the\s+)?(?:client|server|head|worker|master|node|host|machine|spark|pod|container|vm|sender"
                             r"|receiver)(?:[\s_-]?\w{1,12})?(?:\s+side)?$", re.I)
 """A label naming the machine an output comes from (``client``, ``server side``, ``node 2``, ``on spark-b``)."""
 

@@ -98,17 +98,9 @@ def summarise_query(q: Any, command: str | None) -> Summary:
 # --------------------------------------------------------------------------- topo -m
 
 def _nearest_nics(t: Any) -> list[Finding]:
-    """Each GPU's nearest NIC in the matrix (the best path code, parsers.nvidia_smi_topo.LINK_CODES' order), in one
-    sentence: PIX/PXB keep RDMA traffic off the CPU (GPUDirect RDMA), PHB/NODE/SYS cross it."""
-    from ..parsers.nvidia_smi import LINK_CODES, link_family
-    nics = [d for d in t.devices if not d.startswith("GPU")]
-    rank = {c: i for i, c in enumerate(LINK_CODES)}
-    near = []
-    for g in t.gpus:
-        paths = [(rank.get(link_family(t.link(g, n) or ""), len(rank)), n, t.link(g, n)) for n in nics if t.link(g, n)]
-        if paths:
-            best = min(paths)
-            near.append(f"{g} {best[1]} ({best[2]})")
+    """Each GPU's nearest NIC in the matrix (TopoMatrix.nearest_nics), in one sentence: PIX/PXB keep RDMA traffic off
+    the CPU (GPUDirect RDMA), PHB/NODE/SYS cross it."""
+    near = [f"{g} {nic} ({code})" for g, (nic, code) in t.nearest_nics().items()]
     if not near:
         return []
     return [info(f"Nearest NIC of each GPU: {', '.join(near[:16])}. PIX/PXB: the NIC sits behind the GPU's own PCIe "

@@ -194,3 +194,23 @@ def netplan_against_live(items: list[tuple[Section, Any]]) -> list[tuple[int, Fi
             (at, ok(f"{', '.join(up)} run{'s' if len(up) == 1 else ''} with what {path.replace('The ', 'the ', 1)} says: "
                     "a reboot keeps it."))]
     return out
+
+
+def nearest_nic_across_hosts(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
+    """``nvidia-smi topo -m`` of two hosts or more: where their GPUs' nearest NICs (TopoMatrix.nearest_nics) differ,
+    NCCL on each host drives another NIC, and those must reach each other across the machines (one network, one rail):
+    a warning naming them. NVIDIA/nccl#719 (two pods whose GPUs sit near mlx5_2 on one host and mlx5_1 on the other)."""
+    near: dict[str, tuple[int, tuple[str, ...]]] = {}
+    for index, (s, parsed) in enumerate(items):
+        if s.kind == "nvidia-smi-topo" and s.host and not s.error and parsed is not None:
+            nics = tuple(dict.fromkeys(nic for nic, _ in parsed.nearest_nics().values()))
+            if nics:
+                near[s.host] = (index, nics)
+    if len(near) < 2 or len({nics for _, nics in near.values()}) < 2:
+        return []
+    said = "; ".join(f"on {h}, {', '.join(nics)}" for h, (_, nics) in near.items())
+    return [(max(i for i, _ in near.values()), warn(
+        f"The hosts' GPUs are nearest to different NICs ({said}): NCCL on each host drives its GPUs' nearest NIC, so "
+        "those must reach each other across the machines (cabled to one network, or one rail of it), else NCCL's "
+        "connections hang or crawl. Pin NCCL_IB_HCA on each host to NICs that reach each other, and test that pair "
+        "with `ib_write_bw`."))]

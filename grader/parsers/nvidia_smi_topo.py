@@ -76,6 +76,21 @@ class TopoMatrix:
         g = self.gpus
         return [(a, b, self.link(a, b)) for i, a in enumerate(g) for b in g[i + 1:]]
 
+    def nearest_nics(self) -> dict[str, tuple[str, str]]:
+        """Each GPU's nearest NIC: ``{"GPU0": ("mlx5_2", "NODE")}``, the NIC (its legend's name, ``NIC0`` -> ``mlx5_0``,
+        where the matrix gives one) with the best path in :data:`LINK_CODES`' order, the first in column order on a
+        tie; a GPU with no NIC column is left out."""
+        rank = {c: i for i, c in enumerate(LINK_CODES)}
+        nics = [d for d in self.devices if not d.startswith("GPU")]
+        out: dict[str, tuple[str, str]] = {}
+        for g in self.gpus:
+            paths = [(rank.get(link_family(code), len(rank)), i, n, code)
+                     for i, n in enumerate(nics) if (code := self.link(g, n))]
+            if paths:
+                _, _, nic, code = min(paths)
+                out[g] = (self.nic_legend.get(nic, nic), code)
+        return out
+
 
 def parse_topo_matrix(text: str) -> TopoMatrix:
     """Parse ``nvidia-smi topo -m`` (tabs or spaces, ANSI underline, legend, NIC legend).
