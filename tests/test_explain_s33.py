@@ -69,3 +69,31 @@ def test_two_hosts_whose_gpus_are_nearest_to_different_nics_are_warned_once():
     assert not any(s.error for s in sections)  # `pod2`, the next machine's label, is set aside, not read as a row
     same = TWO_PODS.replace("NODE\tPXB\tSYS\t0-63", "SYS\tSYS\tPXB\t0-63")  # both hosts' GPUs nearest mlx5_2
     assert not any("different NICs" in messages(s) for s in explain(same))
+
+
+# https://github.com/NVIDIA/nccl/issues/1291: nccl-tests under srun on two GH200 hosts, stuck before any row: each
+# host's ranks bootstrap on another network (the address of bond0 was redacted by its poster)
+TWO_BOOTSTRAPS = """# nThread 1 nGpus 1 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
+#
+# Using devices
+#  Rank  0 Group  0 Pid 180172 on        gh1 device  0 [0x01] NVIDIA GH200 480GB
+#  Rank  1 Group  0 Pid   9746 on        gh2 device  0 [0x01] NVIDIA GH200 480GB
+gh1:180172:180172 [0] NCCL INFO Bootstrap : Using ib0:fe80::a288:c203:d2:1a2b%ib0<0>
+gh2:9746:9746 [0] NCCL INFO cudaDriverVersion 12040
+gh2:9746:9746 [0] NCCL INFO Bootstrap : Using bond0:X.X.X.X
+"""
+
+
+def test_hosts_bootstrapping_over_different_networks():
+    from grader.parsers.nccl_log import parse_nccl_log
+    log = parse_nccl_log(TWO_BOOTSTRAPS + "gh1:180172:180172 [0] NCCL INFO Bootstrap : Using [0]eth9:10.0.0.9<0>\n")
+    assert log.bootstrap_by_host == {"gh1": ("ib0", "fe80::a288:c203:d2:1a2b%ib0"), "gh2": ("bond0", "X.X.X.X")}
+    assert parse_nccl_log(LINK_LOCAL).bootstrap_iface == "ip6tnl0"  # NCCL 2.5's `[0]` index is not the name
+    [s] = explain(TWO_BOOTSTRAPS)
+    assert "gh1 ib0 (fe80::a288:c203:d2:1a2b%ib0), gh2 bond0 (X.X.X.X)" in messages(s, "fail")
+    # two IPv4 interfaces of other names may be one network: said, not failed
+    v4 = TWO_BOOTSTRAPS.replace("ib0:fe80::a288:c203:d2:1a2b%ib0<0>", "enp3s0:10.42.0.4<0>")
+    [s] = explain(v4)
+    assert "fail" not in levels(s) and "interfaces of different names" in messages(s, "info")
+    same = v4.replace("bond0:X.X.X.X", "enp3s0:10.42.0.2<0>")
+    assert "different" not in messages(explain(same)[0])

@@ -25,7 +25,7 @@ from .common import (BUSBW_BROKEN_GBS, BUSBW_LINE_GBS, BUSBW_ONE_TWIN_GBS, BUSBW
                      spark_figure, warn)
 from .context import context
 from .model import Finding, Summary
-from .nccl import _inside_findings, _network_findings, _verbs_findings
+from .nccl import _bootstrap_across_hosts, _inside_findings, _network_findings, _verbs_findings
 
 
 BIG_ALLGATHER_WARNING = ("Careful: the 16 GiB all_gather (-b 16G -e 16G) allocates ~32 GB per node and has frozen a Spark "
@@ -286,6 +286,8 @@ def summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
         verdict = transport_verdict(log)
         if verdict != "unknown" or log.nnodes == 1:
             findings += _network_findings(log, verdict)
+        else:  # no transport chosen yet: the ranks' bootstrap is what the lines show
+            findings += _bootstrap_across_hosts(log)
         findings += _inside_findings(log)  # the NCCL lines' word on the GPUs inside a machine (P2P off, a plugin)
     if not res.rows and not res.errors and not res.averages:
         findings.append(info("No data row: the test did not get to measure (or the paste stops before the rows)."))

@@ -438,7 +438,27 @@ def _network_findings(log: NcclLog, verdict: str) -> list[Finding]:
         shape = f" ({log.nranks} ranks on one node)" if log.nranks and log.nranks > 1 and log.nnodes == 1 else ""
         return [info(f"One {'rank' if log.nranks == 1 else 'node'} in this communicator{shape}: the network NCCL "
                      f"chose ({log.network or 'none named'}) carried nothing between machines.")]
-    return _transport_findings(log, verdict) + _mixed_hcas(log)
+    return _transport_findings(log, verdict) + _mixed_hcas(log) + _bootstrap_across_hosts(log)
+
+
+def _bootstrap_across_hosts(log: NcclLog) -> list[Finding]:
+    """Hosts whose ranks bootstrap over different interfaces (each host's first ``Bootstrap : Using`` line): names
+    differ harmlessly where both addresses are IPv4 (``eth0`` and ``enp1s0`` of one subnet), which is said; an IPv6
+    link-local address, or IPv4 on one host and IPv6 on the other, cannot meet, and the ranks never connect.
+    NVIDIA/nccl#1291 (two GH200 hosts: ``ib0`` with a link-local IPv6 address on one, ``bond0`` IPv4 on the other)."""
+    seen = {h: v for h, v in log.bootstrap_by_host.items() if h}
+    if len(seen) < 2 or len({iface for iface, _ in seen.values()}) < 2:
+        return []
+    said = ", ".join(f"{h} {iface} ({addr})" for h, (iface, addr) in list(seen.items())[:4])
+    v6 = {h: ":" in addr for h, (_, addr) in seen.items()}
+    if len(set(v6.values())) > 1 or any(addr.lower().startswith("fe80") for _, addr in seen.values()):
+        return [fail(f"The ranks bootstrap over different networks: {said}. An IPv6 link-local address, or IPv4 on "
+                     "one host and IPv6 on the other, cannot reach the other host, so the ranks never connect. Set "
+                     "NCCL_SOCKET_IFNAME to the interface with an IPv4 address on every host, the same network "
+                     "on each (for a container or srun, pass it into the job's environment).")]
+    return [info(f"The hosts bootstrap over interfaces of different names: {said}. That works where the addresses are "
+                 "on one network that routes between them; NCCL_SOCKET_IFNAME set on each host makes the choice "
+                 "explicit.")]
 
 
 _OTHER_RDMA_RE = re.compile(r"^(?:i40iw|irdma|rxe|siw|bnxt_re|qedr|efa|hns|erdma|mana|ocrdma|cxgb|vmw_pvrdma)")

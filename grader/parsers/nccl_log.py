@@ -68,7 +68,7 @@ _HCA_RE = re.compile(r"\[(?P<i>\d+)\](?P<dev>[^:\s\[\]]+):(?P<port>\d+)/(?P<ll>[
 _OOB_RE = re.compile(r"OOB\s+(?P<iface>[^:\s]+):(?P<addr>[^<\s]+)(?:<\d+>)?")
 _SOCK_RE = re.compile(r"\[(?P<i>\d+)\](?P<iface>[^:\s\[\]]+):(?P<addr>[^<\s]+)(?:<\d+>)?")
 _OLD_IFACE_RE = re.compile(r"^NET\s*+:\s*+Using interface (?P<iface>[^:\s]+):(?P<addr>[^<\s]+)")
-_BOOTSTRAP_RE = re.compile(r"^Bootstrap\s*:\s*Using\s+(?P<iface>[^:\s]+):(?P<addr>[^<\s]+)")
+_BOOTSTRAP_RE = re.compile(r"^Bootstrap\s*:\s*Using\s+(?:\[\d{1,3}\])?(?P<iface>[^:\s]+):(?P<addr>[^<\s]+)")
 _NETWORK_RE = re.compile(r"^Using (?:internal )?[Nn]etwork (?P<net>.*\S|.)\s*$")  # 2.3-2.4: "Using internal Network Socket"
 _ASSIGNED_RE = re.compile(r"^(?:Assigned|Initialized) NET plugin (?P<net>\S+)")
 _FAILED_RE = re.compile(r"^Failed to initialize NET plugin (?P<net>\S+)")
@@ -190,7 +190,8 @@ class NcclLog:
     or None when the log does not say; ``ib_devices`` the HCAs of ``NET/IB : Using`` (all hosts,
     first seen first) and ``ib_devices_by_host``; ``socket_ifaces`` of ``NET/Socket : Using``;
     ``oob_iface``/``oob_address`` the out-of-band interface of the IB line; ``bootstrap_iface``/
-    ``bootstrap_address``; ``ib_no_device`` (``NET/IB : No device found``); ``net_plugins_failed``
+    ``bootstrap_address`` (the first ``Bootstrap : Using`` line's; ``bootstrap_by_host``: each host's first, host ->
+    (interface, address), ``""`` for lines without a host); ``ib_no_device`` (``NET/IB : No device found``); ``net_plugins_failed``
     (``Failed to initialize NET plugin IB``); ``plugin_messages`` the ``NET/Plugin`` lines (and ``P2P plugin ...``,
     ``Successfully loaded external plugin ...``);
     ``channels`` in order; ``env_settings`` from ``X set [by environment] to Y`` (a trailing
@@ -217,6 +218,7 @@ class NcclLog:
     oob_address: str | None = None
     bootstrap_iface: str | None = None
     bootstrap_address: str | None = None
+    bootstrap_by_host: dict = field(default_factory=dict)
     ib_no_device: bool = False
     net_plugins_failed: tuple[str, ...] = ()
     plugin_messages: tuple[str, ...] = ()
@@ -296,7 +298,7 @@ def parse_nccl_log(text: str) -> NcclLog:
     simulated = any("simulated" in x.text.lower() for x in lines if x.text.lstrip().startswith("#"))
     st: dict = {"ib": [], "by_host": {}, "sock": [], "channels": [], "env": {}, "warn": [], "err": [],
                 "hosts": [], "failed": [], "plugin": [], "gdr": [], "gdr_off": [], "bench": [], "qps": [], "n_qps": 0, "verbs": [],
-                "virtual": [], "p2p_off": []}
+                "virtual": [], "p2p_off": [], "boot_by_host": {}}
     count = 0
     hosts_seen: set[str] = set()
     inert: set[str] = set()  # messages of which _read_message read nothing
@@ -349,6 +351,7 @@ def parse_nccl_log(text: str) -> NcclLog:
         ib_devices=tuple(dict.fromkeys(st["ib"])), ib_devices_by_host=by_host,
         socket_ifaces=tuple(dict.fromkeys(st["sock"])), oob_iface=st.get("oob_iface"),
         oob_address=st.get("oob_addr"), bootstrap_iface=st.get("boot_iface"), bootstrap_address=st.get("boot_addr"),
+        bootstrap_by_host=dict(st["boot_by_host"]),
         ib_no_device=bool(st.get("no_device")), net_plugins_failed=tuple(dict.fromkeys(st["failed"])),
         plugin_messages=tuple(dict.fromkeys(st["plugin"])), channels=tuple(st["channels"]), env_settings=dict(st["env"]),
         warnings=tuple(st["warn"]), errors=tuple(dict.fromkeys(st["err"])), hosts=tuple(st["hosts"]),
@@ -412,6 +415,7 @@ def _read_setup(msg: str, host: str | None, st: dict) -> bool:
     if m:
         if "boot_iface" not in st:
             st["boot_iface"], st["boot_addr"] = m.group("iface"), m.group("addr")
+        st["boot_by_host"].setdefault(host or "", (m.group("iface"), m.group("addr")))
         return True
     m = _NETWORK_RE.match(msg)
     if m:
