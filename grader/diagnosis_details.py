@@ -9,6 +9,7 @@ import re
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from grader.judges.context import context  # what `explain --host/--nodes` says of the paste
+from grader.parsers.common import BYTE_UNITS
 
 if TYPE_CHECKING:
     from grader.parsers.vllm_log import VllmLog
@@ -139,7 +140,7 @@ def _aer_recovered(log: VllmLog | None, values: Mapping[str, Any], text: str) ->
     return None if "recovery failed" in text or "can't recover" in text else {}
 
 
-_SGLANG_STEP_RE = re.compile(r"^\[[^\]\n]{0,40}\bTP\d+[^\]\n]{0,20}\] (?P<step>(?:Init torch distributed|Load weight|"
+_SGLANG_STEP_RE = re.compile(r"^\[[^\]\n]{0,60}\] (?P<step>(?:Init torch distributed|Load weight|"
                              r"Memory pool|Capture cuda graph|Init attention backend)[^\n]{0,120})$", re.MULTILINE)
 
 
@@ -196,14 +197,11 @@ def _told_hang(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dic
     return {} if _HANG_RE.search(text) else None
 
 
-_SIZE_UNITS = {"bytes": 1, "KiB": 1024, "MiB": 1024 ** 2, "GiB": 1024 ** 3, "TiB": 1024 ** 4}
-
-
 def _bytes_of(size: Any) -> float | None:
     """``78.96 GiB`` -> bytes (PyTorch's sizes), None when it does not read."""
     num, _, unit = str(size).partition(" ")
     try:
-        return float(num) * _SIZE_UNITS[unit]
+        return float(num) * BYTE_UNITS[unit]
     except (KeyError, ValueError):
         return None
 

@@ -97,3 +97,88 @@ def test_hosts_bootstrapping_over_different_networks():
     assert "fail" not in levels(s) and "interfaces of different names" in messages(s, "info")
     same = v4.replace("bond0:X.X.X.X", "enp3s0:10.42.0.2<0>")
     assert "different" not in messages(explain(same)[0])
+
+
+def test_a_hang_note_saying_not_responding_is_a_hang_and_one_saying_not_stuck_is_not():
+    """The break-it review of session 32: `not` alone in a note read as "it went on"."""
+    from tests.test_explain_s32 import LOADED
+    hung = LOADED.replace("<silence — no further log output for 7+ hours>", "<hangs here, not responding>")
+    assert "The paste notes that the program hung" in messages(explain(hung, host="spark", nodes=4)[0], "fail")
+    fine = LOADED.replace("<silence — no further log output for 7+ hours>", "<pauses here, not stuck, then goes on>")
+    assert "fail" not in levels(explain(fine, host="spark", nodes=4)[0])
+
+
+def test_an_sglang_worker_of_one_gpu_names_its_step_without_a_tp_tag():
+    """SGLang with TP=1 logs `[time] Load weight begin` without `TP0` in the bracket (sgl-project/sglang's scheduler
+    lines); the step before the exception is named either way."""
+    text = EXAMPLES["sglang-worker-exception"].replace(" TP4]", "]")
+    said = messages(explain(text)[0], "fail")
+    assert "Capture cuda graph begin" in said
+
+
+def test_iperf3_options_read_with_the_shared_option_reader():
+    """`-P` and `-b` as `--parallel=4` and `--bitrate=2G` count as their short forms (option_value, shared)."""
+    from grader.parsers.iperf3 import _bitrate_asked, _parallel_asked
+    assert _parallel_asked(["iperf3", "-c", "h", "--parallel=4"]) == 4 == _parallel_asked(["iperf3", "-P", "4"])
+    assert _bitrate_asked(["iperf3", "--bitrate=2G"]) == 2e9 == _bitrate_asked(["iperf3", "-b2G"])
+    assert _bitrate_asked(["iperf3", "-b", "170M/100"]) == 170e6
+    assert _bitrate_asked(["iperf3", "-b", "0"]) is None and _bitrate_asked(["iperf3", "-P", "2"]) is None
+
+
+# blind batch zn013: a Spark's show_gids whose first row lost its first character in the copy (`ocep1s0f0`)
+CUT_NAME = """DEV     PORT    INDEX   GID                                     IPv4            VER     DEV
+---     ----    -----   ---                                     ------------    ---     --
+ocep1s0f0       1       0       fe80:0000:0000:0000:4ebb:47ff:fe00:0131                  v1      enp1s0f0np0
+rocep1s0f0      1       1       fe80:0000:0000:0000:4ebb:47ff:fe00:0131                 v2      enp1s0f0np0
+rocep1s0f0      1       3       0000:0000:0000:0000:0000:ffff:c0a8:640d 192.168.100.13          v2      enp1s0f0np0
+n_gids_found=3
+"""
+
+
+def test_a_device_name_cut_at_its_start_is_the_whole_name_of_the_same_netdev():
+    from grader.parsers.show_gids import parse_show_gids
+    assert {r.device for r in parse_show_gids(CUT_NAME)} == {"rocep1s0f0"}
+    [s] = explain(CUT_NAME, host="spark")
+    assert "no RoCE v2 GID" not in messages(s) and "GID index 3 carries 192.168.100.13" in messages(s, "ok")
+    # another netdev: two devices, not one cut
+    other = CUT_NAME.replace("      v1      enp1s0f0np0", "      v1      enp9s0np0", 1)
+    assert {r.device for r in parse_show_gids(other)} == {"ocep1s0f0", "rocep1s0f0"}
+
+
+def test_a_spark_on_its_own_without_a_qsfp_link_is_as_expected():
+    """blind batch zn004: `ip addr` of one Spark, explain --nodes 1, every QSFP twin NO-CARRIER."""
+    text = "".join(f"{n}: {name}: <NO-CARRIER,BROADCAST,MULTICAST,UP> mtu 1500 qdisc mq state DOWN group default qlen "
+                   f"1000\n    link/ether 4c:bb:47:00:01:3{n} brd ff:ff:ff:ff:ff:ff\n"
+                   for n, name in enumerate(("enp1s0f0np0", "enp1s0f1np1", "enP2p1s0f0np0", "enP2p1s0f1np1"), 3))
+    [alone] = explain(text, host="spark", nodes=1)
+    assert "fail" not in levels(alone) and "used on its own" in messages(alone, "info")
+    [pair] = explain(text, host="spark", nodes=2)
+    assert "No QSFP interface is UP" in messages(pair, "fail")
+
+
+# blind batch zo002 (aikitoria/open-gpu-kernel-modules#9): two RTX 5090 on the P2P-patched driver, BAR1 not assigned
+P2P_SLOWER = """Unidirectional P2P=Disabled Bandwidth Matrix (GB/s)
+   D\\D     0      1
+     0 1528.91  42.47
+     1  42.54 1553.23
+Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)
+   D\\D     0      1
+     0 1519.99  12.19
+     1   2.01 1547.03
+P2P=Disabled Latency Matrix (us)
+   GPU     0      1
+     0   2.07  14.44
+     1  14.37   2.07
+P2P=Enabled Latency (P2P Writes) Matrix (us)
+   GPU     0      1
+     0   2.07   0.36
+     1   0.37   2.07
+"""
+
+
+def test_p2p_far_slower_than_copies_through_host_memory_is_a_broken_path_not_a_capped_link():
+    [s] = explain(P2P_SLOWER)
+    assert "the peer path is broken" in messages(s, "fail") and "keep it on" not in messages(s)
+    # P2P as fast as the host path (0.5x of it and above): the link caps both, P2P works
+    capped = P2P_SLOWER.replace("12.19", "40.10").replace("  2.01", " 40.02")
+    assert "keep it on" in messages(explain(capped)[0], "warn")

@@ -121,6 +121,13 @@ def p2p_active_latency_drop() -> float | None:
     return float(p["active_drop"]) if p and p.get("trust") in ("A", "B", "C") else None
 
 
+def p2p_broken_share() -> float | None:
+    """Under this share of the copy rate through host memory, P2P between two cards is a broken path (pcie.toml
+    [p2p_broken] below_share, trust C). None where the figure is missing or unverified (U)."""
+    p = load_pcie().get("p2p_broken")
+    return float(p["below_share"]) if p and p.get("trust") in ("A", "B", "C") else None
+
+
 def generation_from_rate(gt_s: float) -> int:
     """The PCIe generation whose per-lane rate is ``gt_s`` GT/s (2.5 -> 1, 16 -> 4, 32 -> 5).
 

@@ -171,7 +171,8 @@ _HANG_NOTE_RE = re.compile(r"^\s*[<\[(](?=[^\n]{0,200}?\b(?:hangs?|hung|hanging|
 further output for 6+ minutes>``, ``[stuck here]``, ``(silence for 7 hours)``)."""
 
 
-_WENT_ON_RE = re.compile(r"\b(?:then|continu\w*|resum\w*|recover\w*|finish\w*|not|no longer)\b", re.I)
+_WENT_ON_RE = re.compile(r"\b(?:then|continu\w*|resum\w*|recover\w*|finish\w*|no longer|not (?:stuck|hung|hanging|frozen))\b",
+                         re.I)
 """Words in a poster's note that say the program went on after the pause it notes."""
 
 

@@ -17,9 +17,9 @@ from typing import Any
 
 from .. import metrics as M
 from ..parsers.bench_result import BenchResult, parse_any
-from ..parsers.common import as_float, as_int, command_argv
+from ..parsers.common import as_float, as_int, command_argv, option_value
 from ..ranges import load_ranges
-from .common import fail, info, ok, option_value, warn
+from .common import fail, info, ok, warn
 from .model import Finding, Summary
 
 

@@ -16,12 +16,12 @@ import re
 from typing import Any
 
 from ..diagnoses import known_faults
+from ..parsers.common import command_argv, option_value
 from ..parsers.nccl_log import transport_verdict
-from ..parsers.common import command_argv
 from ..parsers.nccl_tests import BenchTable, NcclTestsResult, busbw_factor
 from ..ranges import measurement_params
 from .common import (BUSBW_BROKEN_GBS, BUSBW_LINE_GBS, BUSBW_ONE_TWIN_GBS, BUSBW_WARN_GBS, CLUSTER_SETUP, JUMBO_MTU,
-                     LINE_GBPS, STALE_CX7, fail, fields_of, info, machines_spanned, ok, on_spark, option_value,
+                     LINE_GBPS, STALE_CX7, fail, fields_of, info, machines_spanned, ok, on_spark,
                      spark_figure, warn)
 from .context import context
 from .model import Finding, Summary

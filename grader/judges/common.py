@@ -1,5 +1,5 @@
 """The helpers every judge shares, written once: the four levels (``ok`` ... ``info``), matchers for a command line
-(``argv_is``, ``runs_program``, ``option_value``), the names of the sources quoted in messages, the catalogue's
+(``argv_is``, ``runs_program``; ``option_value`` is grader.parsers.common's), the names of the sources quoted in messages, the catalogue's
 figures (``spark_figure``: read from ``checks/ranges.toml``, never written here), what is known of the host
 (``on_spark``, ``machines_spanned``: ``explain --host/--nodes`` first, then the output's own signs), the RDMA
 device and QSFP port words lesson 2a's judges share, and a parser's dataclass as facts (``fields_of``).
@@ -216,16 +216,6 @@ def argv_is(program: str, *objects: str) -> Callable[[list[str]], bool]:
         words = argv_words(argv)
         return not objects or (bool(words) and any(o.startswith(words[0]) for o in objects))
     return match
-
-
-def option_value(argv: list[str], *names: str) -> str | None:
-    """The value of the first of the options ``names`` in argv (``--num-prompts 50``, ``--num-prompts=50``, ``-B
-    10.0.0.1``); "" when it is the last word with no value; None when argv has none of them."""
-    for i, arg in enumerate(argv):
-        name, eq, value = arg.partition("=")
-        if name in names:
-            return value if eq else (argv[i + 1] if i + 1 < len(argv) else "")
-    return None
 
 
 def nvidia_smi_with(argv: list[str], *, want: Callable[[list[str]], bool]) -> bool:

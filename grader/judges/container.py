@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..parsers.common import command_argv
-from .common import fail, info, is_loopback, option_value, warn
+from ..parsers.common import command_argv, option_value
+from .common import fail, info, is_loopback, warn
 from .context import context
 from .model import Finding, Summary
 

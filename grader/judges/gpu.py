@@ -516,7 +516,7 @@ def summarise_p2p_test(t: Any, command: str | None) -> Summary:
     """cuda-samples' p2pBandwidthLatencyTest: which pairs can use P2P, whether P2P beats copies through host memory
     (checks/specs/pcie.toml [p2p] min_gain), and whether a one-way P2P copy reaches what the cards' own link carries
     (checks/specs/gpus.toml pcie_gen and pcie_lanes, at grader.calc.pcie's practical share)."""
-    from ..calc.pcie import p2p_active_latency_drop, p2p_min_gain, practical_bandwidth
+    from ..calc.pcie import p2p_active_latency_drop, p2p_broken_share, p2p_min_gain, practical_bandwidth
     from ..calc.specs import match_gpu
     facts = {"devices": t.devices, "access": [[a, b, ok_] for (a, b), ok_ in t.access.items()],
              "matrices": {k: [[a, b, v] for (a, b), v in m.items()] for k, m in t.matrices.items()},
@@ -550,7 +550,16 @@ def summarise_p2p_test(t: Any, command: str | None) -> Summary:
         rate = max(shown.values())
         poor = sorted(k for k, v in shown.items() if k[0] < k[1] and k in off and gain is not None and v < off[k] * gain)
         drop, lat_on, lat_off = p2p_active_latency_drop(), t.pairs("lat_on"), t.pairs("lat_off")
-        if poor and drop and all(k in lat_on and k in lat_off and lat_on[k] * drop <= lat_off[k] for k in poor):
+        share = p2p_broken_share()
+        broken = [k for k in poor if share and shown[k] < off[k] * share]
+        if broken:
+            findings.append(fail(f"P2P moves far less than copies through host memory ({said}: under {share:g}x on "
+                                 + ", ".join(f"GPU{a}-GPU{b}" for a, b in broken[:6]) + "): the peer path is broken, "
+                                 "not capped by the link. On GeForce cards with a patched P2P driver that is most often "
+                                 "the BAR1 aperture (resizable BAR off, `BAR ... no space` in dmesg); elsewhere ACS or "
+                                 "the IOMMU on the path. Until it is mended, run with P2P off (NCCL_P2P_DISABLE=1; "
+                                 "vLLM --disable-custom-all-reduce)."))
+        elif poor and drop and all(k in lat_on and k in lat_off and lat_on[k] * drop <= lat_off[k] for k in poor):
             lat = {k: lat_on[k] for k in poor}, {k: lat_off[k] for k in poor}
             findings.append(warn(f"P2P is in use (its latency {_span(lat[0], 'µs')} against {_span(lat[1], 'µs')} "
                                  f"through host memory) yet moves no more ({said}): the link between the cards caps "

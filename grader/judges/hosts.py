@@ -14,9 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..facts.lesson1 import persistence_problems
-from ..parsers.common import command_argv
+from ..parsers.common import command_argv, option_value
 from ..spark_names import is_qsfp_twin
-from .common import C2S, JUMBO_MTU, fail, info, ok, option_value, overlap_finding, overlap_pairs, warn
+from .common import C2S, JUMBO_MTU, fail, info, ok, overlap_finding, overlap_pairs, warn
 from .model import Finding, Section
 
 

@@ -18,6 +18,7 @@ from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, other_twin,
 from ..parsers.common import command_argv
 from .common import (C2S, JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, SWITCH, argv_words, fail, in_spark_range,
                      info, ok, on_spark, overlaps, port_words, warn)
+from .context import context
 from .model import Finding, Summary
 
 
@@ -74,10 +75,15 @@ def summarise_ip_addr(ifaces: list[Any], command: str | None) -> Summary:
         mtus = sorted({t.mtu for t in twins if t.mtu})
         bare = ("None of them has an IPv4 address" if all(t.addresses_listed and not t.ipv4 for t in twins) else "")
         more = ", ".join(x for x in (f"MTU {'/'.join(map(str, mtus))}" if mtus else "", bare) if x)
-        findings.append(fail(f"No QSFP interface is UP ({states}). {carrier}" + ("check" if carrier.endswith(", ")
-                             else "Check") + " the QSFP cable is seated at both ends and run `ibdev2netdev`; the " + C2S + " says: if none shows Up, "
-                             "check the cable, reboot both Sparks and try again."
-                             + (f" ({more}: set the addresses once the link is up.)" if more else "")))
+        if context().nodes == 1:  # `explain --nodes 1`: a Spark on its own, nothing cabled to it
+            findings.append(info(f"No QSFP interface is UP ({states}): for a Spark used on its own, as here, that is "
+                                 "expected (no QSFP cable). To join a second Spark, cable one port on both and run "
+                                 "`ibdev2netdev` on each."))
+        else:
+            findings.append(fail(f"No QSFP interface is UP ({states}). {carrier}" + ("check" if carrier.endswith(", ")
+                                 else "Check") + " the QSFP cable is seated at both ends and run `ibdev2netdev`; the " + C2S + " says: if none shows Up, "
+                                 "check the cable, reboot both Sparks and try again."
+                                 + (f" ({more}: set the addresses once the link is up.)" if more else "")))
     by_name = {i.name: i for i in ifaces}
     for port, (a, b) in QSFP_TWINS.items():
         ta, tb = by_name.get(a), by_name.get(b)

@@ -15,10 +15,10 @@ import ipaddress
 import re
 from typing import Any
 
-from ..parsers.common import command_argv
+from ..parsers.common import command_argv, option_value
 from ..parsers.iperf3 import parse_iperf3
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port
-from .common import (JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, fail, info, is_loopback, ok, on_spark, option_value,
+from .common import (JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, fail, info, is_loopback, ok, on_spark,
                      spark_figure, warn)
 from .model import Finding, Summary
 
@@ -312,14 +312,15 @@ def _other_host(r: Iperf3Read, gbps: float, streams: str) -> list[Finding]:
 
 def _one_quiet_flow(r: Iperf3Read, gbps: float, lost: int | None) -> bool:
     """Whether the test ran one TCP stream that retransmitted under checks/specs/ethernet.toml [tcp]
-    negligible_retransmit_share of its segments (1,448 B of payload each at MTU 1500) over its ``duration_s`` (or the
+    negligible_retransmit_share of its segments (of [tcp] segment_payload_bytes each, MTU 1500's) over its ``duration_s`` (or the
     time its interval rows cover, where the summary is cut)."""
     from ..calc.specs import row
     seconds = r.result.duration_s or r.intervals.seconds
     if r.result.streams != 1 or lost is None or not seconds:
         return False
-    segments = gbps * 1e9 / 8 * seconds / 1448
-    return lost <= segments * row("ethernet.toml", "tcp").graded("negligible_retransmit_share")
+    tcp = row("ethernet.toml", "tcp")
+    segments = gbps * 1e9 / 8 * seconds / tcp.graded("segment_payload_bytes")
+    return lost <= segments * tcp.graded("negligible_retransmit_share")
 
 
 def _stalled(read: Iperf3Read) -> Finding | None:

@@ -13,8 +13,8 @@ import re
 from typing import Any
 
 from ..parsers.ray_status import Demand, RayStatus
-from ..parsers.common import command_argv
-from .common import fail, fmt_count, info, ok, on_spark, option_value, spark_figure, warn, whole
+from ..parsers.common import command_argv, option_value
+from .common import fail, fmt_count, info, ok, on_spark, spark_figure, warn, whole
 from .context import context
 from .model import Finding, Section, Summary
 

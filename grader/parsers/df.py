@@ -40,6 +40,8 @@ class Mount:
     type: str | None = None
 
 
+_INODES = "`df -i` counts inodes, not bytes: paste `df -h` for the sizes"
+
 def _bytes(value: str, block: int, base: int) -> int | None:
     m = _SIZE_RE.match(value) if len(value) <= 40 else None  # (no file system holds a size of 40 digits)
     if not m:
@@ -55,14 +57,14 @@ def parse_df(text: str) -> tuple[Mount, ...]:
     argv = command_argv(lines[0].command) if lines else []
     si = any(a in ("-H", "--si") for a in argv)
     if any(a in ("-i", "--inodes") or a.startswith("-") and not a.startswith("--") and "i" in a for a in argv):
-        raise ParseError(CMD, "`df -i` counts inodes, not bytes: paste `df -h` for the sizes")
+        raise ParseError(CMD, _INODES)
     block, typed, pending = 1024, False, None
     rows: list[Mount] = []
     for line in lines:
         s = line.text.strip()
         head = _HEADER_RE.match(s)
         if s.startswith("Filesystem") and ("Inodes" in s or "IUsed" in s):
-            raise ParseError(CMD, "`df -i` counts inodes, not bytes: paste `df -h` for the sizes", s, line.no)
+            raise ParseError(CMD, _INODES, s, line.no)
         if head:
             unit, typed = head.group("unit"), " Type " in f" {s} "
             m = re.match(r"(\d+)([KMG]?)-blocks", unit)

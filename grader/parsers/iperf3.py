@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .common import (Line, ParseError, as_float, as_int, command_argv, content_lines, fail_on_line,
+from .common import (Line, ParseError, as_float, as_int, command_argv, content_lines, fail_on_line, option_value,
                      find_json_start, json_dig, load_json_lenient, raise_if_shell_error)
 
 _UNITS = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
@@ -98,29 +98,19 @@ def parse_iperf3(text: str) -> Iperf3Result:
 def _parallel_asked(argv: list[str]) -> int | None:
     """The streams ``-P``/``--parallel`` asked for on the command line (a paste of [SUM] rows alone does not count
     them), None when not asked."""
-    for flag, value in zip(argv, argv[1:] + [""]):
-        if flag in ("-P", "--parallel") and value.isdigit() and 0 < int(value) <= 1024:
-            return int(value)
-    return None
-
-
-_RATE_UNITS = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}
+    value = option_value(argv, "-P", "--parallel")
+    return int(value) if value and value.isdigit() and 0 < int(value) <= 1024 else None
 
 
 def _bitrate_asked(argv: list[str]) -> float | None:
-    """The bits per second ``-b``/``--bitrate`` (``--bandwidth`` before 3.7) asked for on the command line, with
-    iperf3's decimal suffixes (``170M`` = 170,000,000; a ``/burst`` part ignored); None when not asked or 0
+    """The bits per second ``-b``/``--bitrate`` (``--bandwidth`` before 3.7; ``-b170M`` glued) asked for on the command
+    line, with iperf3's decimal suffixes (``170M`` = 170,000,000; a ``/burst`` part ignored); None when not asked or 0
     (unlimited)."""
-    for flag, value in zip(argv, argv[1:] + [""]):
-        if flag.startswith("-b") and len(flag) > 2:  # -b170M
-            flag, value = "-b", flag[2:]
-        elif flag.startswith(("--bitrate=", "--bandwidth=")):
-            flag, value = "-b", flag.split("=", 1)[1]
-        if flag in ("-b", "--bitrate", "--bandwidth"):
-            m = re.fullmatch(r"(\d+(?:\.\d+)?)([kKmMgGtT]?)(?:/\d+)?", value)
-            bps = float(m.group(1)) * _RATE_UNITS[m.group(2).lower()] if m else None
-            return bps or None
-    return None
+    value = option_value(argv, "-b", "--bitrate", "--bandwidth")
+    if value is None:
+        value = next((a[2:] for a in argv if a.startswith("-b") and len(a) > 2 and a[2] != "-"), None)
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)([kKmMgGtT]?)(?:/\d+)?", value or "")
+    return (float(m.group(1)) * _UNITS[m.group(2).upper()] or None) if m else None
 
 
 _DEBUG_MESSAGE_RE = re.compile(r"^(?:send_parameters:|get_parameters:|send_results|get_results)\s*$")

@@ -55,7 +55,7 @@ import ipaddress
 import re
 from dataclasses import dataclass, field
 
-from .common import Line, ParseError, content_lines, fail_on_line, raise_if_shell_error
+from .common import BYTE_UNITS, Line, ParseError, content_lines, fail_on_line, raise_if_shell_error
 
 COMMAND = "ray status"
 
@@ -90,8 +90,6 @@ _NOT_RUNNING_RE = re.compile(
     r"Could not find any running Ray instance|Could not connect to (?:the )?Ray|Failed to connect to GCS"
     r"|ConnectionError:|Unable to connect to GCS|No cluster status", re.I)
 
-_UNITS = {"B": 1, "KiB": 2 ** 10, "MiB": 2 ** 20, "GiB": 2 ** 30, "TiB": 2 ** 40, "PiB": 2 ** 50,
-          "KB": 10 ** 3, "MB": 10 ** 6, "GB": 10 ** 9, "TB": 10 ** 12, "PB": 10 ** 15}
 _MEMORY_NAMES = ("memory", "object_store_memory")
 
 
@@ -261,7 +259,7 @@ def _to_value(number: str, unit: str | None, line: Line) -> float:
         value = float(number)
     except ValueError:
         raise fail_on_line(COMMAND, line, f"cannot read the number {number!r}") from None
-    return value * _UNITS[unit] if unit else value
+    return value * BYTE_UNITS[unit] if unit else value
 
 
 def _resource(line: Line) -> tuple[str, float, float, tuple[float, float] | None] | None:

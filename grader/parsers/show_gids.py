@@ -15,6 +15,8 @@ as ``GID index : 3``). Source: procedure.md §2.2 [14-article] [MIA47].
 
 from __future__ import annotations
 
+import dataclasses
+
 import re
 from dataclasses import dataclass
 
@@ -134,7 +136,16 @@ def parse_show_gids(text: str) -> GidTable:
         raise ParseError(CMD, "no GID row found (no RDMA device, or no GID configured)")
     if header and count is None:
         truncated = True
-    return GidTable(rows, count, truncated, simulated)
+    return GidTable(_whole_names(rows), count, truncated, simulated)
+
+
+def _whole_names(rows: list[GidRow]) -> list[GidRow]:
+    """Rows whose device name is the end of another row's name on the same netdev (``ocep1s0f0`` beside
+    ``rocep1s0f0``, both of ``enp1s0f0np0``: a paste that lost the line's first characters) given that whole name."""
+    names = {(r.device, r.netdev) for r in rows if r.netdev}
+    whole = {(d, n): w for d, n in names for w, m in names if m == n and len(w) > len(d) and w.endswith(d)}
+    return [dataclasses.replace(r, device=whole[(r.device, r.netdev)]) if (r.device, r.netdev) in whole else r
+            for r in rows]
 
 
 def _is_masked(value: str | None) -> bool:

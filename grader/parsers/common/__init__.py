@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, NamedTuple
 
 from .anyof import LazySearch, any_search, gated_search, literal_gate  # noqa: F401  (one test for many regexes: re-exported)
-from .commands import command_argv  # noqa: F401  (re-exported)
+from .commands import command_argv, option_value  # noqa: F401  (re-exported)
 from .pasted import unnumbered, unquoted
 
 
@@ -106,6 +106,11 @@ class CleanText(str):
     a prompt in front of an output line), which read as prompts there."""
 
     __slots__ = ()
+
+
+BYTE_UNITS = {"B": 1, "bytes": 1, "KiB": 2 ** 10, "MiB": 2 ** 20, "GiB": 2 ** 30, "TiB": 2 ** 40, "PiB": 2 ** 50,
+              "KB": 10 ** 3, "MB": 10 ** 6, "GB": 10 ** 9, "TB": 10 ** 12, "PB": 10 ** 15}
+"""Bytes per unit of a size as programs print it: binary (``GiB``, Ray's and PyTorch's) and decimal (``GB``)."""
 
 
 _TYPOGRAPHIC_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\uff1a": ":"})

@@ -27,6 +27,16 @@ def command_argv(command: str | None) -> list[str]:
     return list(_argv(command)) if command else []
 
 
+def option_value(argv: list[str], *names: str) -> str | None:
+    """The value of the first of the options ``names`` in argv (``--num-prompts 50``, ``--num-prompts=50``, ``-B
+    10.0.0.1``); "" when it is the last word with no value; None when argv has none of them."""
+    for i, arg in enumerate(argv):
+        name, eq, value = arg.partition("=")
+        if name in names:
+            return value if eq else (argv[i + 1] if i + 1 < len(argv) else "")
+    return None
+
+
 @functools.lru_cache(maxsize=256)  # a paste runs a few commands, often again and again
 def _argv(command: str) -> tuple[str, ...]:
     try:
