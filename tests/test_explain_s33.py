@@ -182,3 +182,13 @@ def test_p2p_far_slower_than_copies_through_host_memory_is_a_broken_path_not_a_c
     # P2P as fast as the host path (0.5x of it and above): the link caps both, P2P works
     capped = P2P_SLOWER.replace("12.19", "40.10").replace("  2.01", " 40.02")
     assert "keep it on" in messages(explain(capped)[0], "warn")
+
+
+def test_llama_bench_of_early_2024_names_its_tests_with_a_space():
+    """blind batch zo007 (ggml-org/llama.cpp#4766): `pp 512` and `tg 128` in the test column, no `fa` column."""
+    from grader.parsers.llama_bench import parse_llama_bench
+    table = ("| model                          |       size |     params | backend    | ngl | test       |              t/s |\n"
+             "| ------------------------------ | ---------: | ---------: | ---------- | --: | ---------- | ---------------: |\n"
+             "| llama 7B F16                   |  12.55 GiB |     6.74 B | CUDA       |  99 | pp 512     | 11048.22 ± 269.74 |\n"
+             "| llama 7B F16                   |  12.55 GiB |     6.74 B | CUDA       |  99 | tg 128     |     61.03 ± 0.07 |\n")
+    assert [(r.test, r.tps) for r in parse_llama_bench(table).rows] == [("pp512", 11048.22), ("tg128", 61.03)]

@@ -35,6 +35,7 @@ CMD = "llama-bench"
 
 _RATE_RE = re.compile(r"^(?P<mean>\d+(?:\.\d+)?)(?:\s*±\s*(?P<sd>\d+(?:\.\d+)?))?$")
 _TEST_RE = re.compile(r"^(?:pp|tg)\d")
+_OLD_TEST_RE = re.compile(r"^(pp|tg) (\d)")
 _CONCURRENCY_RE = re.compile(r"\(c(\d{1,5})\)\s*$")
 _DEVICE_RE = re.compile(r"^Device (?P<i>\d+): (?P<name>[^,]+), compute capability (?P<cc>[\d.]+)")
 
@@ -105,6 +106,7 @@ def parse_llama_bench(text: str) -> LlamaBench:
         if header is None or len(cells) > len(header) or set(cells[0]) <= set("-: "):
             continue
         row = dict(zip(header, cells))  # a row cut short (fewer cells) keeps those it has
+        row["test"] = _OLD_TEST_RE.sub(r"\1\2", row.get("test", ""))  # early 2024's `pp 512`: today's `pp512`
         rate = _RATE_RE.match(row.get("t/s", ""))
         if rate is None or not _TEST_RE.match(row.get("test", "")):  # (a person's own table below: not a result)
             continue
