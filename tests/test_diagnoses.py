@@ -343,6 +343,17 @@ EXAMPLES.update({
     "p2p-disable-workaround-hang": BANNER + "The rest will result in hanging.\nSetting NCCL_P2P_DISABLE=1 did workaround "
                                    "but got really low speed.\n",
     "p2p-disable-workaround": BANNER + "Setting NCCL_P2P_DISABLE=1 did workaround but got really low speed.\n",
+    # linux-rdma/perftest#173 (status 4 under --use_cuda in a VM), zrlio/softiwarp#27 (status 12), a status 10
+    "perftest-wc-prot": BANNER + "Completion with error at client\n  Failed status 4: wr_id 0 syndrom 0x51\n",
+    "perftest-wc-retry": BANNER + " Completion with error at client Failed status 12: wr_id 0 syndrom 0x81 scnt=128, "
+                         "ccnt=0\n",
+    "perftest-wc-other": BANNER + "Completion with error at server\n  Failed status 10: wr_id 0 syndrom 0x88\n",
+    # uccl-project/uccl#641: ports ACTIVE, then RTR times out
+    "roce-rtr-timeout": BANNER + "Failed to modify QP to RTR: Connection timed out\nerrno: 110\n",
+    # NVIDIA/cuda-samples#390: the test runner's summary; aikitoria/open-gpu-kernel-modules#8: simpleP2P's check
+    "cuda-samples-p2p-failed": BANNER + "Failed runs (4):\n  simpleP2P : Failed (code 1)\n",
+    "simple-p2p-verification": BANNER + "Copy data back to host from GPU0 and verify results...\nVerification error @ "
+                               "element 0: val = nan, ref = 0.000000\n",
     # NVIDIA/nccl#230: the HCA's device-fatal event (NCCL 2.4's form); a port error in NCCL 2.19's form
     "nccl-ib-device-fatal": BANNER + "container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event "
                             ": local catastrophic error\n",

@@ -192,3 +192,11 @@ def test_llama_bench_of_early_2024_names_its_tests_with_a_space():
              "| llama 7B F16                   |  12.55 GiB |     6.74 B | CUDA       |  99 | pp 512     | 11048.22 ± 269.74 |\n"
              "| llama 7B F16                   |  12.55 GiB |     6.74 B | CUDA       |  99 | tg 128     |     61.03 ± 0.07 |\n")
     assert [(r.test, r.tps) for r in parse_llama_bench(table).rows] == [("pp512", 11048.22), ("tg128", 61.03)]
+
+
+def test_a_test_runners_report_on_a_program_is_not_its_command_line():
+    """blind batch zo011 (NVIDIA/cuda-samples#390): `simpleP2P : Failed (code 1)` in run_tests.py's summary is a
+    result, read as the P2P sample's failure, not a command whose output follows."""
+    sections = explain("Failed runs (2):\n  simpleP2P : Failed (code 1)\n  simpleCUFFT_MGPU : Failed (code 1)\n")
+    assert all(s.command is None for s in sections)
+    assert "reports simpleP2P: Failed" in "\n".join(messages(s, "fail") for s in sections)

@@ -725,6 +725,15 @@ P2P_OFF_HANG = ("all_reduce_perf works fine only with those linked through SYS. 
                 "Setting NCCL_P2P_DISABLE=1 did workaround but got really low speed.\n")
 P2P_OFF = "Setting NCCL_P2P_DISABLE=1 did workaround but got really low speed.\n"
 
+# https://github.com/linux-rdma/perftest/issues/173 and https://github.com/zrlio/softiwarp/issues/27, as posted
+PERFTEST_WC4 = "Completion with error at client\n  Failed status 4: wr_id 0 syndrom 0x51\nscnt=828, ccnt=700\n"
+PERFTEST_WC12 = " Completion with error at client Failed status 12: wr_id 0 syndrom 0x81 scnt=128, ccnt=0\n"
+# https://github.com/uccl-project/uccl/issues/641, as posted (two of its lines)
+RTR_TIMEOUT = "Failed to modify QP to RTR: Connection timed out\nerrno: 110\n"
+# https://github.com/NVIDIA/cuda-samples/issues/390 and https://github.com/aikitoria/open-gpu-kernel-modules/issues/8
+SAMPLES_P2P = "Failed runs (4):\n  simpleP2P : Failed (code 1)\n  conjugateGradientMultiDeviceCG : Timeout (code -1)\n"
+P2P_NAN = "Verification error @ element 0: val = nan, ref = 0.000000\nVerification error @ element 1: val = nan, ref = 4.0\n"
+
 # https://github.com/NVIDIA/nccl/issues/258, as posted (quoted with "> ")
 PEER_ALREADY = "> warning: Cuda API error detected: cudaDeviceEnablePeerAccess returned (0x2c0)\n"
 
@@ -737,7 +746,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        HEAP_ABORT, BOOTSTRAP, RAY_UNHANDLED, DUMP_INPUT, TRUNCATED, NO_SYMBOL,
        SHM_TIMEOUT, CUDA_FOOTER, SHM_SEGMENT, VIRTUAL_PCI, PEER_UNSUPPORTED,
        GRAPH_ESTIMATE, STORE_LOST, NCCL_FATAL, OOM_BARE, MAX_SHMEM, MAPPING_OOM, SGLANG_TP, WATCHDOG_NEW, PCIE_NARROW, GLOO_LOOPBACK, UCX_REFUSED, STORE_WAIT, UCX_NO_DEVICE, RAY_CLIENT,
-       P2P_OFF_HANG, P2P_OFF]
+       P2P_OFF_HANG, P2P_OFF, PERFTEST_WC4, PERFTEST_WC12, RTR_TIMEOUT, SAMPLES_P2P, P2P_NAN]
 
 
 @pytest.mark.parametrize("text", ALL)
