@@ -200,3 +200,20 @@ def test_a_test_runners_report_on_a_program_is_not_its_command_line():
     sections = explain("Failed runs (2):\n  simpleP2P : Failed (code 1)\n  simpleCUFFT_MGPU : Failed (code 1)\n")
     assert all(s.command is None for s in sections)
     assert "reports simpleP2P: Failed" in "\n".join(messages(s, "fail") for s in sections)
+
+
+def test_a_quoted_header_and_a_diffs_added_lines_lose_their_marks():
+    """blind batches zn018 (Mellanox/k8s-rdma-sriov-dev-plugin#32: perftest's header quoted with `> `, its results
+    plain) and zo018 (a llama-bench table pasted into a pull request, each line a diff's `+`)."""
+    from grader.parsers.common import clean_lines
+    quoted = ["> RDMA_Write BW Test", ">  Dual-port       : OFF", ">  Link type       : Ethernet",
+              "---------------------", " GID: 00:00:00:00"]
+    assert clean_lines("\n".join(quoted)) == ["RDMA_Write BW Test", " Dual-port       : OFF",
+                                              " Link type       : Ethernet", "---------------------", " GID: 00:00:00:00"]
+    # two quoted lines among plain ones (a bash continuation, a redirection) stay as they are
+    two = ["$ cat <<EOF > f", "> a", "> b", "EOF"]
+    assert clean_lines("\n".join(two)) == two
+    diff = ["+| model | size |", "+| ----- | ---: |", "+", "+build: e2d67422c (8796)"]
+    assert clean_lines("\n".join(diff)) == ["| model | size |", "| ----- | ---: |", "", "build: e2d67422c (8796)"]
+    border = ["+-----------------------------------------+", "+=========================================+"]
+    assert clean_lines("\n".join(border)) == border  # nvidia-smi's borders: no diff

@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import re
 
-QUOTE_MARKS = (">", "\u258e")
+QUOTE_MARKS = (">", "\u258e", "+")
 """Marks a forum, a mail reader or a chat puts in front of each quoted line (``> ``, and ``▎ `` of some
-renderers): a paste quoted whole has one on (nearly) every line."""
+renderers), and a diff's ``+`` in front of each added line (a result pasted into a pull request): a paste quoted
+whole has one on (nearly) every line."""
+MIN_QUOTED_RUN = 3
+"""A run of at least this many lines each starting ``> `` is a quoted part of a paste (a reply quoting an output's
+header, the rest pasted plain), its marks taken off."""
 
 
 _NUMBERED_RE = re.compile(r"^\s*+(?:>\s*+)?(\d{1,7})(?:\t|[ ](?=\s*+[^\s\d.+-])|(?=\[))")
@@ -59,11 +63,26 @@ def unquoted(lines: list[str]) -> list[str]:
     for _ in range(3):
         first = next((x for x in lines if x.strip()), "")
         mark = next((m for m in QUOTE_MARKS if first.startswith(m)), None)
-        if mark is None:  # most pastes: decided by their first line
-            return lines
+        if mark is None or mark == "+" and first[1:2] in ("-", "=", "+"):  # most pastes: decided by their first line
+            return lines  # (`+-----+`: a table's border, not a diff's line)
         filled = [x for x in lines if x.strip()]
         if len(filled) < 2 or sum(x.startswith(mark) for x in filled) < 0.9 * len(filled):
-            return lines
+            return _quoted_runs(lines) if mark == ">" else lines
         cut = len(mark)
         lines = [(x[cut + 1:] if x[cut:cut + 1] == " " else x[cut:]) if x.startswith(mark) else x for x in lines]
     return lines
+
+
+def _quoted_runs(lines: list[str]) -> list[str]:
+    """``lines`` with the ``> `` taken off each run of at least :data:`MIN_QUOTED_RUN` lines that start with it (a
+    reply that quoted part of an output: perftest's header quoted, its results pasted plain)."""
+    out, run = list(lines), []
+    for i, line in enumerate(lines + [""]):
+        if line.startswith("> ") or line == ">":
+            run.append(i)
+            continue
+        if len(run) >= MIN_QUOTED_RUN:
+            for j in run:
+                out[j] = lines[j][2:]
+        run = []
+    return out
