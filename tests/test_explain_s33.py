@@ -217,3 +217,30 @@ def test_a_quoted_header_and_a_diffs_added_lines_lose_their_marks():
     assert clean_lines("\n".join(diff)) == ["| model | size |", "| ----- | ---: |", "", "build: e2d67422c (8796)"]
     border = ["+-----------------------------------------+", "+=========================================+"]
     assert clean_lines("\n".join(border)) == border  # nvidia-smi's borders: no diff
+
+
+# blind batch zo008 (vllm-project/vllm#20469): one A100, one request at a time, 16,000-token prompts
+LONG_PROMPTS = """$ python3 benchmark_serving.py --backend vllm --dataset-name random --max-concurrency 1 --num-prompts 30 --random-input-len 16000 --random-output-len 200
+============ Serving Benchmark Result ============
+Successful requests:                     30
+Benchmark duration (s):                  223.53
+Total input tokens:                      480000
+Total generated tokens:                  6000
+Request throughput (req/s):              0.13
+Output token throughput (tok/s):         26.84
+Total Token throughput (tok/s):          2174.16
+---------------Time to First Token----------------
+Mean TTFT (ms):                          3345.37
+Median TTFT (ms):                        3452.00
+P99 TTFT (ms):                           3696.97
+-----Time per Output Token (excl. 1st token)------
+Mean TPOT (ms):                          20.63
+"""
+
+
+def test_a_long_prompts_ttft_at_one_request_is_its_prefill():
+    [s] = explain(LONG_PROMPTS, nodes=1)
+    assert "prefill of each prompt of ~16,000 tokens" in messages(s, "info")
+    assert "about 4,635 prompt tokens/s" in messages(s, "info")  # 16,000 / 3.452 s
+    busy = LONG_PROMPTS.replace("--max-concurrency 1", "--max-concurrency 8")  # TTFT then holds queueing too
+    assert "prefill of each" not in messages(explain(busy, nodes=1)[0])
