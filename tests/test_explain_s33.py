@@ -244,3 +244,31 @@ def test_a_long_prompts_ttft_at_one_request_is_its_prefill():
     assert "about 4,635 prompt tokens/s" in messages(s, "info")  # 16,000 / 3.452 s
     busy = LONG_PROMPTS.replace("--max-concurrency 1", "--max-concurrency 8")  # TTFT then holds queueing too
     assert "prefill of each" not in messages(explain(busy, nodes=1)[0])
+
+
+# pending zl012 (vllm-project/vllm#14093): two `docker run -d` of Ray nodes pasted without their output
+HEAD_RUN = """Head:
+```
+docker run -d --rm \\
+\t--entrypoint /bin/bash \\
+\t--network host \\
+\t--name headnode \\
+\t-e VLLM_HOST_IP=0.0.0.0 \\
+\tvllm/vllm-openai:v0.7.3     -c "ray start --block --head --port=6379 --node-ip-address=0.0.0.0"
+```
+"""
+
+
+def test_a_docker_run_pasted_without_its_output_has_its_options_read():
+    [s] = explain(HEAD_RUN, nodes=1)
+    assert s.kind == "docker-run" and not s.error and "Only the command is in the paste" in messages(s, "info")
+    said = messages(s, "fail")
+    assert "`-e VLLM_HOST_IP=0.0.0.0`, `ray start --node-ip-address=0.0.0.0`" in said and "dial themselves" in said
+    # words under it are not its output: still read
+    assert HEAD_RUN.endswith("```\n")
+    [w] = explain(HEAD_RUN[:-4] + "Ray starts on both successfully.\n", nodes=1)  # (no closing fence)
+    assert not w.error and "dial themselves" in messages(w, "fail")
+    # a node's own address: nothing to say
+    own = HEAD_RUN.replace("VLLM_HOST_IP=0.0.0.0", "VLLM_HOST_IP=192.168.100.10").replace(
+        "--node-ip-address=0.0.0.0", "--node-ip-address=192.168.100.10")
+    assert "fail" not in levels(explain(own, nodes=1)[0])

@@ -61,7 +61,8 @@ class KindSpec:
     ``hca_id:`` opens each device of one output; the same device again is another host's); ``joins``: the kinds
     whose output its lines continue instead of beginning its own (a Python traceback inside a vLLM log); ``inner``:
     lines it claims only inside its own output (a traceback's exception line); ``inner_json``: a JSON value no kind
-    reads stays inside its output (iperf3 --debug prints its messages so).
+    reads stays inside its output (iperf3 --debug prints its messages so); ``reads_command``: its judge reads the
+    command line alone too (``summarise(None, command)``: docker run -d's options), when its output is not pasted.
     """
 
     name: str
@@ -81,6 +82,7 @@ class KindSpec:
     joins: frozenset[str] = frozenset()
     inner: re.Pattern[str] | None = None
     inner_json: bool = False
+    reads_command: bool = False
 
 
 # A cross check reads every (Section, parsed value) of a paste and returns (section index, Finding) pairs.
@@ -475,7 +477,7 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
         numbers.insert(0, seg.prompt_lineno or 0)
     text = text if whole else CleanText(text)  # its lines come from the paste's clean_lines (--kind's: as given)
     if not seg.n_content and not whole and not (spec.header and any(map(spec.header.match, seg.lines))):  # all '#'
-        return _printed_nothing(spec, seg), None
+        return (_command_alone(spec, seg) if spec.reads_command and seg.command else _printed_nothing(spec, seg)), None
     set_aside: list[str] = []
     try:
         try:
@@ -495,6 +497,8 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
             return Section(spec.name, seg.command, {}, tuple(known + unread), None, seg.host), None
         if not whole and seg.command and is_label_only(seg.lines):  # a command quoted inline, the next step's label under
             return _printed_nothing(spec, seg, words=True), None
+        if not whole and seg.command and spec.reads_command and is_words(seg.lines):  # the command, then words
+            return _command_alone(spec, seg), None
         if said:
             return Section(spec.name, seg.command, {}, said, None, seg.host), None
         return Section(spec.name, seg.command, {}, (), str(err) + paste_next(spec, seg, str(err)), seg.host), None
@@ -508,6 +512,12 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
     findings += _known_faults(text, [f.message for f in findings], any(f.level == "fail" for f in findings))
     findings += left_out(spec, seg) + [Finding("info", f"Not output, so not read: {x[:160]!r}") for x in set_aside]
     return Section(spec.name, seg.command, _plain(facts), tuple(findings), None, seg.host), parsed
+
+
+def _command_alone(spec: KindSpec, seg: _Segment) -> Section:
+    """A command whose output is not in the paste, of a kind whose judge reads its options (``reads_command``)."""
+    facts, findings = spec.summarise(None, seg.command)
+    return Section(spec.name, seg.command, _plain(facts), tuple(findings), None, seg.host)
 
 
 def _printed_nothing(spec: KindSpec, seg: _Segment, words: bool = False) -> Section:

@@ -21,6 +21,7 @@ register(KindSpec(
     programs=("docker", "podman"),
     matches_command=lambda argv: (runs_program(argv, "docker", "run") or runs_program(argv, "podman", "run")
                                    or runs_program(argv, "container", "run")) and judge("container", "detached")(argv),
+    reads_command=True,
 ))  # by its command only: a launcher's own docker run -d prints container IDs among its lines
 
 register(KindSpec(

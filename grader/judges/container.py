@@ -18,6 +18,8 @@ from .model import Finding, Summary
 
 _ADDRESS_VARS = ("VLLM_HOST_IP", "MASTER_ADDR", "RAY_ADDRESS")
 _IFNAME_VARS = ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME")
+_ANY_ADDRESS = ("0.0.0.0", "::", "[::]")
+"""The addresses that mean every interface to a listener: never one to advertise to other nodes."""
 
 
 def _loopback(value: str) -> bool:
@@ -84,12 +86,17 @@ def _error_hint(error: str) -> str:
 
 
 def summarise_docker_run(run: Any, command: str | None) -> Summary:
-    """``docker run -d``'s output (a DockerRun) and the command that printed it, judged (module docstring)."""
+    """``docker run -d``'s output (a DockerRun; None when only the command is pasted) and the command that printed it,
+    judged (module docstring)."""
     argv = command_argv(command)
     name = option_value(argv, "--name")
-    cid = run.container_id[:12] if run.container_id else None
-    if run.error:
-        findings: list[Finding] = [fail(
+    cid = run.container_id[:12] if run is not None and run.container_id else None
+    if run is None:
+        findings: list[Finding] = [info(
+            "Only the command is in the paste: `docker run -d` prints the new container's ID (or docker's error), and "
+            f"what the container's programs print is in `docker logs {name or '<container>'}`. Its options are read.")]
+    elif run.error:
+        findings = [fail(
             f"docker did not start the container{' ' + name if name else ''}: `{run.error}`"
             + (" (with -d docker prints the ID before it starts the container: the ID above is of one created, not "
                "running)" if cid else "") + ". " + _error_hint(run.error))]
@@ -99,7 +106,7 @@ def summarise_docker_run(run: Any, command: str | None) -> Summary:
             + (" started in the background" if cid else " was being created (the paste stops before its ID)")
             + (", after pulling its image" if run.pulled else "") + ": what it prints is in `docker logs "
             + (name or cid or "<container>") + "`, not here.")]
-    for w in run.warnings:
+    for w in run.warnings if run is not None else ():
         platform = "platform" in w and "does not match" in w
         findings.append((warn if platform else info)(f"docker warned: `{w}`" + (
             ": the image is built for another CPU than this host's (a DGX Spark is arm64): its programs end at once "
@@ -112,6 +119,14 @@ def summarise_docker_run(run: Any, command: str | None) -> Summary:
             findings.append(warn(f"The container's `ray start --address={head}` joins this machine itself: a worker "
                                  "on another machine than the head finds no head there (Ray dials this machine's own "
                                  "address instead). Give the head's address on the link the nodes share."))
+    anywhere = [f"-e VLLM_HOST_IP={env['VLLM_HOST_IP']}"] if env.get("VLLM_HOST_IP") in _ANY_ADDRESS else []
+    anywhere += [f"ray start --node-ip-address={x}" for x in (option_value(s, "--node-ip-address") for s in
+                                                               ray_starts(argv)) if x in _ANY_ADDRESS]
+    if anywhere:  # (on one machine too: a worker given it dials itself)
+        findings.append(fail(f"`{'`, `'.join(anywhere)}`: {anywhere[0].split('=')[-1]} means every interface to a "
+                             "program that listens, not an address to give others: Ray and vLLM hand this node's "
+                             "address to the other workers, which then dial themselves. Give the node's own address "
+                             "on the link the nodes share (on a Spark, its QSFP twin's)."))
     for var in _ADDRESS_VARS:
         if starts and var in env and _loopback(env[var]):
             findings.append(warn(f"`-e {var}={env[var]}` names the loopback address in a container that joins a Ray "
@@ -127,7 +142,8 @@ def summarise_docker_run(run: Any, command: str | None) -> Summary:
                              "without `--network host` (in docker's bridge network)") + ": Ray registers the "
                              "container's own address (172.17.x.x), which the other machine cannot reach. Start it "
                              "with `--network host`, as NVIDIA's run_cluster.sh does."))
-    facts = {"container_id": run.container_id, "pulled": run.pulled, "name": name, "network": network,
+    facts = {"container_id": run and run.container_id, "pulled": run is not None and run.pulled, "name": name,
+             "network": network,
              "env": {k: v for k, v in env.items() if k in _ADDRESS_VARS + _IFNAME_VARS},
              "ray_starts": [" ".join(s[:6]) for s in starts]}
     return facts, findings
