@@ -272,3 +272,36 @@ def test_a_docker_run_pasted_without_its_output_has_its_options_read():
     own = HEAD_RUN.replace("VLLM_HOST_IP=0.0.0.0", "VLLM_HOST_IP=192.168.100.10").replace(
         "--node-ip-address=0.0.0.0", "--node-ip-address=192.168.100.10")
     assert "fail" not in levels(explain(own, nodes=1)[0])
+
+
+# pending zm012 (jethac/dgx-spark-llm-bench): SGLang on a GB10 with mem_fraction_static 0.2 (its lines; server_args cut)
+SGLANG = """[2026-06-07 11:57:01] Failed to get GPU memory capacity from nvidia-smi. Falling back to torch.cuda.mem_get_info(). Reported total GPU memory per device (MiB): [122501], using min: 122501 MiB.
+[2026-06-07 11:57:02] server_args=ServerArgs(model_path='Qwen/Qwen2.5-1.5B-Instruct', tokenizer_path='Qwen/Qwen2.5-1.5B-Instruct', mem_fraction_static=0.2, tp_size=1, context_length=None)
+[2026-06-07 11:57:08] Init torch distributed begin.
+W0607 11:57:05.236000 184 torch/utils/_pytree.py:630] <enum 'KernelPreference'> is an Enum subclass and is now natively supported by torch.compile as an opaque value type.
+[2026-06-07 11:57:10] Load weight begin. avail mem=16.48 GB
+[2026-06-07 11:57:43] Load weight end. elapsed=33.49 s, type=Qwen2ForCausalLM, avail mem=13.46 GB, mem usage=3.01 GB.
+[2026-06-07 11:57:43] KV Cache is allocated. #tokens: 6827, K size: 0.09 GB, V size: 0.09 GB
+  0%|          | 0/36 [00:00<?, ?it/s]Capturing batches (bs=256 avail_mem=11.99 GB):   0%|          | 0/36 [00:00<?, ?it/s]
+[2026-06-07 11:58:16] max_total_num_tokens=6827, chunked_prefill_size=8192, max_prefill_tokens=16384, max_running_requests=2048, context_len=32768, available_gpu_mem=8.34 GB
+[2026-06-07 11:58:16] INFO:     Application startup complete.
+"""
+
+
+def test_an_sglang_log_is_read_for_its_memory_and_kv_pool():
+    from grader.parsers.sglang_log import parse_sglang_log
+    log = parse_sglang_log(SGLANG)
+    assert (log.total_mib, log.free_at_load_gib, log.weights_gib, log.kv_tokens, log.context_len, log.ready) == (
+        122501, 16.48, 3.01, 6827, 32768, True)
+    assert dict(log.args) == {"model_path": "Qwen/Qwen2.5-1.5B-Instruct", "mem_fraction_static": "0.2", "tp_size": "1",
+                              "context_length": "None"}
+    [s] = explain(SGLANG, host="spark")
+    assert s.kind == "sglang-log"
+    warned = messages(s, "warn")
+    assert "Only 16.48 of 119.6 GiB were free" in warned  # 122,501 MiB / 1024
+    assert "holds 6,827 tokens, fewer than one request of the 32,768-token context" in warned and "0.2 here" in warned
+    assert "came up" in messages(s, "ok")
+    roomy = SGLANG.replace("avail mem=16.48 GB", "avail mem=118.2 GB").replace("max_total_num_tokens=6827",
+                                                                             "max_total_num_tokens=400000")
+    [r] = explain(roomy, host="spark")
+    assert "warn" not in levels(r) and "12.2 requests of the full 32,768-token context" in messages(r, "ok")

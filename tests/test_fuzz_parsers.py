@@ -248,6 +248,9 @@ FAMILIES.append(("df", parse_df, "df", lambda: [DF_CONTAINER]))
 from grader.parsers.simple_p2p import parse_simple_p2p  # noqa: E402
 from tests.test_explain_s32 import SIMPLE_P2P  # noqa: E402  (two RTX 5090s, aikitoria/open-gpu-kernel-modules#11)
 FAMILIES.append(("simple-p2p", parse_simple_p2p, "simple-p2p", lambda: [SIMPLE_P2P]))
+from grader.parsers.sglang_log import parse_sglang_log  # noqa: E402
+from tests.test_explain_s33 import SGLANG  # noqa: E402  (SGLang on a GB10, pending zm012)
+FAMILIES.append(("sglang-log", parse_sglang_log, "sglang-log", lambda: [SGLANG]))
 FAMILIES.append(("docker-run", parse_docker_run, "docker-run", lambda: [DR.WORKER.split("\n", 1)[1], DR.PULLED]))
 try:
     from grader.parsers.vllm_log import parse_vllm_log

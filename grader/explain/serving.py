@@ -11,7 +11,8 @@ import re
 
 from ..judges.common import runs_program
 from .core import KindSpec, register
-from .readers import is_completion_json, is_models_json, judge, parse_completion, parse_metrics, parse_models
+from .readers import (is_completion_json, is_models_json, judge, parse_completion, parse_metrics, parse_models,
+                      parse_sglang_log)
 
 
 _VLLM_LINE = re.compile(
@@ -56,6 +57,14 @@ def _is_vllm_serve(argv: list[str]) -> bool:
 register(KindSpec(
     name="vllm-log", parse=judge("vllm", "read_vllm"), summarise=judge("vllm", "summarise_vllm"), programs=("vllm",),
     matches_command=_is_vllm_serve, line=_VLLM_LINE,
+))
+
+register(KindSpec(  # SGLang's server, which Spark owners run beside vLLM: its tagged lines (grader.parsers.sglang_log)
+    name="sglang-log", parse=parse_sglang_log, summarise=judge("sglang", "summarise_sglang"), programs=("sglang",),
+    matches_command=lambda argv: runs_program(argv, "sglang", "serve") or "sglang.launch_server" in argv,
+    line=re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: TP\d{1,3})?\] (?:server_args=ServerArgs\(|Load weight (?:begin|end)\."
+                    r"|KV Cache is allocated\.|max_total_num_tokens=|Init torch distributed begin|Memory pool end\."
+                    r"|[^\n]{0,200}Reported total GPU memory per device \(MiB\))"),
 ))
 
 

@@ -1,0 +1,52 @@
+"""Judge of an SGLang server's start-up log (grader.parsers.sglang_log): the memory free when its weights began to
+load (against checks/specs/memory.toml [preload] free_share_low of the GPU's total), its KV pool against the context
+it serves, and whether it came up. SGLang's ``GB`` are GiB."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .common import info, ok, warn
+from .model import Finding, Summary
+
+
+def summarise_sglang(log: Any, command: str | None) -> Summary:
+    from ..calc.specs import row
+    args = dict(log.args)
+    facts = {"total_mib": log.total_mib, "free_at_load_gib": log.free_at_load_gib, "weights_gib": log.weights_gib,
+             "kv_tokens": log.kv_tokens, "context_len": log.context_len, "args": args, "ready": log.ready,
+             "memory_unit": "GiB"}
+    findings: list[Finding] = []
+    said = [f"model {args['model_path']}" if "model_path" in args else "",
+            f"TP {args['tp_size']}" if "tp_size" in args else "",
+            f"mem_fraction_static {args['mem_fraction_static']}" if "mem_fraction_static" in args else ""]
+    if any(said):
+        findings.append(info("SGLang: " + ", ".join(x for x in said if x) + "."))
+    low = row("memory.toml", "preload").graded("free_share_low")
+    total = log.total_mib / 1024 if log.total_mib else None
+    if total and log.free_at_load_gib is not None and low is not None and log.free_at_load_gib < low * total:
+        findings.append(warn(
+            f"Only {log.free_at_load_gib:g} of {total:.1f} GiB were free when the weights began to load (`Load weight "
+            f"begin. avail mem=...`): about {total - log.free_at_load_gib:.0f} GiB was already in use by another "
+            "process (a second server, a container left running) or, on a DGX Spark whose GPU memory is the system's, "
+            "by the system and its page cache, which CUDA may count as used there. SGLang sized its weights and KV "
+            "pool from what was left: stop the other process (`nvidia-smi`, `docker ps`; `free -h` shows the cache; "
+            "`sudo sh -c 'sync; echo 3 > /proc/sys/vm/drop_caches'` returns it) and start it again."))
+    elif log.free_at_load_gib is not None:
+        findings.append(info(f"{log.free_at_load_gib:g} GiB free when the weights began to load"
+                             + (f", of {total:.1f} GiB." if total else ".")
+                             + (f" The weights took {log.weights_gib:g} GiB." if log.weights_gib is not None else "")))
+    if log.kv_tokens is not None and log.context_len and log.kv_tokens < log.context_len:
+        findings.append(warn(f"The KV pool holds {log.kv_tokens:,} tokens, fewer than one request of the "
+                             f"{log.context_len:,}-token context it serves: a long request cannot run, and a "
+                             "few short ones fill it. Give the pool more memory (free the GPU, raise "
+                             "--mem-fraction-static" + (f", {args['mem_fraction_static']} here" if "mem_fraction_static"
+                                                        in args else "") + ") or lower --context-length."))
+    elif log.kv_tokens is not None:
+        findings.append(ok(f"The KV pool holds {log.kv_tokens:,} tokens"
+                           + (f": {log.kv_tokens / log.context_len:.1f} requests of the full {log.context_len:,}"
+                              "-token context." if log.context_len else ".")))
+    if log.ready:
+        findings.append(ok("The server came up (`The server is fired up and ready to roll!` or `Application startup "
+                           "complete`)."))
+    return facts, findings
