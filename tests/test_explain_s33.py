@@ -305,3 +305,27 @@ def test_an_sglang_log_is_read_for_its_memory_and_kv_pool():
                                                                              "max_total_num_tokens=400000")
     [r] = explain(roomy, host="spark")
     assert "warn" not in levels(r) and "12.2 requests of the full 32,768-token context" in messages(r, "ok")
+
+
+# blind batch zn005 (microsoft/mscclpp#431): two ConnectX-6 Dx RoCE ports, Active, each Port GUID all zeros
+ZERO_GUID = """CA 'mlx5_0'
+\tCA type: MT4125
+\tNumber of ports: 1
+\tFirmware version: 22.38.1900
+\tPort 1:
+\t\tState: Active
+\t\tPhysical state: LinkUp
+\t\tRate: 100
+\t\tPort GUID: 0x0000000000000000
+\t\tLink layer: Ethernet
+"""
+
+
+def test_a_roce_port_whose_guid_is_zero_has_an_empty_gid_0():
+    [s] = explain(ZERO_GUID, host="other")
+    assert "mlx5_0 port 1: Port GUID 0x0000000000000000" in messages(s, "warn") and "GID index 0 is empty" in \
+        messages(s, "warn")
+    named = ZERO_GUID.replace("0x0000000000000000", "0x946dae0300a1b2c3")  # a GUID: its GID 0 is there
+    assert "warn" not in levels(explain(named, host="other")[0])
+    ib = ZERO_GUID.replace("Link layer: Ethernet", "Link layer: InfiniBand")  # (an IB port's GUID is another matter)
+    assert "GID index 0 is empty" not in messages(explain(ib, host="other")[0])

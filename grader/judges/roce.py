@@ -315,6 +315,15 @@ def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -
         findings.append(info("Link layer Ethernet, i.e. RoCE (RDMA over Ethernet)"
                              + (": a Spark's ConnectX-7 ports have no InfiniBand mode" if on_spark(None) is not False
                                 else "") + "; NCCL still calls its RDMA transport NET/IB."))
+    zero_guid = [f"{c.ca or 'this device'} port {p.port}" for c in cas for p in c.ports if p.is_active and
+                 (p.link_layer or "").lower() == "ethernet" and p.port_guid
+                 and not p.port_guid.lower().removeprefix("0x").strip("0")]
+    if zero_guid:  # RoCE: the port GUID is GID[0]'s interface part (the netdev's IPv6 link-local address)
+        findings.append(warn(f"{', '.join(zero_guid)}: Port GUID 0x0000000000000000 on an Ethernet (RoCE) port: "
+                             "its GID index 0 is empty, since its netdev has no IPv6 link-local address (IPv6 off, "
+                             "or the netdev in another network namespace, a container's). A program that uses GID 0 "
+                             "(perftest without -x) cannot connect; `show_gids` lists the indexes that hold an "
+                             "address (give the netdev its IPv4 address and use that RoCE v2 index)."))
     any_active = any(p.is_active for c in cas for p in c.ports)  # a Down port beside an Active one is one not used
     for c in cas:
         name = c.ca or "this device"

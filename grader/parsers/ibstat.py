@@ -60,7 +60,7 @@ _RATE_RE = re.compile(r"^(?P<n>\d+(?:\.\d+)?)")
 
 
 _PORT_KEYS = {"state": "state", "physical state": "physical_state", "rate": "rate_gbps", "link layer": "link_layer",
-              "sm lid": "sm_lid", "base lid": "base_lid",
+              "sm lid": "sm_lid", "base lid": "base_lid", "port guid": "port_guid",
               "phys state": "physical_state", "link_layer": "link_layer"}  # the last two: ibstatus's
 _CA_KEYS = {"ca type": "ca_type", "firmware version": "firmware"}
 CA_TYPES = {"MT4129": "ConnectX-7", "MT4131": "ConnectX-8", "MT4125": "ConnectX-6 Dx", "MT4123": "ConnectX-6",
@@ -92,6 +92,9 @@ class IbPort:
     base_lid: int | None = None
     """The port's own LID (ibstat's ``Base lid: 868``, ibv_devinfo's ``port_lid: 15``), given by the subnet manager
     when the port came up and kept when it goes down: 0 (or 65535) means none was ever given."""
+    port_guid: str | None = None
+    """ibstat's ``Port GUID: 0x...`` as printed; on RoCE the interface part of GID[0], the netdev's IPv6 link-local
+    address, so all zeros there means GID index 0 is empty."""
 
     @property
     def is_active(self) -> bool:
@@ -216,7 +219,8 @@ def parse_ibstat(text: str) -> CaList:
         raise ParseError(CMD, "no CA found (no RDMA device, or the driver is not loaded)")
     out = [CaInfo(c["ca"], c.get("ca_type"), c.get("firmware"),
                   tuple(IbPort(p["port"], p.get("state"), p.get("physical_state"), p.get("rate_gbps"),
-                               p.get("link_layer"), sm_lid=p.get("sm_lid"), base_lid=p.get("base_lid"))
+                               p.get("link_layer"), sm_lid=p.get("sm_lid"), base_lid=p.get("base_lid"),
+                               port_guid=p.get("port_guid"))
                         for p in c["ports"])) for c in cas]
     last_ports = cas[-1]["ports"]
     truncated = cut or bool(last_ports) and "link_layer" not in last_ports[-1] and "ca_type" in cas[-1]
