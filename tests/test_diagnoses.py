@@ -354,6 +354,15 @@ EXAMPLES.update({
     "cuda-samples-p2p-failed": BANNER + "Failed runs (4):\n  simpleP2P : Failed (code 1)\n",
     "simple-p2p-verification": BANNER + "Copy data back to host from GPU0 and verify results...\nVerification error @ "
                                "element 0: val = nan, ref = 0.000000\n",
+    # vllm#2669: the raylet's own kill message; vllm#15744: a TCPStore client that never connected; vLLM's
+    # custom all-reduce off on two A100s without P2P (dennislee22/vLLM-benchmarking)
+    "ray-memory-monitor-kill-raylet": BANNER + "Memory on the node (IP: 169.254.181.2, ID: 708c) where the task (actor "
+                                      "ID: 0d, pid=308, memory used=11.15GB) was running was 12.49GB / 13.15GB "
+                                      "(0.950003), which exceeds the memory usage threshold of 0.95. Ray killed it\n",
+    "c10d-connect-timeout": BANNER + "[c10d] The client socket has timed out after 600000ms while trying to connect to "
+                            "(10.1.2.33, 54485).\n",
+    "vllm-custom-allreduce-off": BANNER + "WARNING 09-03 02:12:01 [custom_all_reduce.py:147] Custom allreduce is "
+                                 "disabled because your platform lacks GPU P2P capability or P2P test failed.\n",
     # NVIDIA/nccl#230: the HCA's device-fatal event (NCCL 2.4's form); a port error in NCCL 2.19's form
     "nccl-ib-device-fatal": BANNER + "container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event "
                             ": local catastrophic error\n",

@@ -329,3 +329,29 @@ def test_a_roce_port_whose_guid_is_zero_has_an_empty_gid_0():
     assert "warn" not in levels(explain(named, host="other")[0])
     ib = ZERO_GUID.replace("Link layer: Ethernet", "Link layer: InfiniBand")  # (an IB port's GUID is another matter)
     assert "GID index 0 is empty" not in messages(explain(ib, host="other")[0])
+
+
+# blind batch zp008 (eugr/spark-vllm-docker#197): llama-benchy run through uvx against two Sparks, its newer columns
+BENCHY = """uvx llama-benchy --base-url http://10.12.0.50:8000/v1 --model cyankiwi/MiniMax-M2.7-AWQ-4bit --depth 0 4096
+
+| model                          |            test |              t/s |     peak t/s |        ttfr (ms) |     est_ppt (ms) |    e2e_ttft (ms) |
+|:-------------------------------|----------------:|-----------------:|-------------:|-----------------:|-----------------:|-----------------:|
+| cyankiwi/MiniMax-M2.7-AWQ-4bit |          pp2048 | 2384.44 ± 429.26 |              |  892.13 ± 165.64 |  888.49 ± 165.64 |  892.24 ± 165.65 |
+| cyankiwi/MiniMax-M2.7-AWQ-4bit |            tg32 |     39.07 ± 1.45 | 40.34 ± 1.49 |                  |                  |                  |
+"""
+
+
+def test_llama_benchy_run_through_uvx_or_pasted_without_its_command():
+    [s] = explain(BENCHY, host="spark", nodes=2)
+    assert s.kind == "llama-bench" and s.command.startswith("uvx llama-benchy")
+    assert "cyankiwi/MiniMax-M2.7-AWQ-4bit: tg32 39.07 ± 1.45 tok/s" in messages(s, "ok")  # no `(?, ?)`
+    [t] = explain(BENCHY.split("\n", 2)[2], host="spark", nodes=2)  # the table alone
+    assert t.kind == "llama-bench" and "pp2048 2384.44" in messages(t, "ok")
+
+
+def test_a_ray_worker_logs_header_is_not_an_output():
+    """blind batch zp015 (vllm-project/vllm#15744): a Ray Serve replica's log opens with `:job_id:` and
+    `:actor_name:` lines; its c10d line is read (a rank that could not reach the rendezvous store)."""
+    from tests.test_field_faults import C10D_CONNECT
+    [s] = explain(":job_id:02000000\n:actor_name:ServeReplica:DS-R1:vllmDeployment\n" + C10D_CONNECT)
+    assert not s.error and "could not connect to the rendezvous store" in messages(s, "fail")

@@ -734,6 +734,18 @@ RTR_TIMEOUT = "Failed to modify QP to RTR: Connection timed out\nerrno: 110\n"
 SAMPLES_P2P = "Failed runs (4):\n  simpleP2P : Failed (code 1)\n  conjugateGradientMultiDeviceCG : Timeout (code -1)\n"
 P2P_NAN = "Verification error @ element 0: val = nan, ref = 0.000000\nVerification error @ element 1: val = nan, ref = 4.0\n"
 
+# https://github.com/vllm-project/vllm/issues/2669 (the raylet's kill, cut), https://github.com/vllm-project/vllm/issues/15744
+RAYLET_OOM = ("Memory on the node (IP: 169.254.181.2, ID: 708c7baf966d59aa3f08299830c349ca055293ebb1c33d8e72cd3336) where "
+              "the task (actor ID: 0dab4ab45f6c947201afac6d01000000, name=RayWorkerVllm.__init__, pid=308, memory "
+              "used=11.15GB) was running was 12.49GB / 13.15GB (0.950003), which exceeds the memory usage threshold of "
+              "0.95. Ray killed this worker\n")
+C10D_CONNECT = ("[E329 06:28:12.542939754 socket.cpp:1023] [c10d] The client socket has timed out after 600000ms while "
+                "trying to connect to (10.xxx.xxx.33, 54485).\n")
+# https://github.com/dennislee22/vLLM-benchmarking (two A100s of one node; info: said, no fault)
+NO_CUSTOM_AR = ("(VllmWorker TP0 pid=3974) WARNING 09-03 02:12:01 [custom_all_reduce.py:147] Custom allreduce is disabled "
+                "because your platform lacks GPU P2P capability or P2P test failed. To silence this warning, specify "
+                "disable_custom_all_reduce=True explicitly.\n")
+
 # https://github.com/NVIDIA/nccl/issues/258, as posted (quoted with "> ")
 PEER_ALREADY = "> warning: Cuda API error detected: cudaDeviceEnablePeerAccess returned (0x2c0)\n"
 
@@ -746,7 +758,8 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        HEAP_ABORT, BOOTSTRAP, RAY_UNHANDLED, DUMP_INPUT, TRUNCATED, NO_SYMBOL,
        SHM_TIMEOUT, CUDA_FOOTER, SHM_SEGMENT, VIRTUAL_PCI, PEER_UNSUPPORTED,
        GRAPH_ESTIMATE, STORE_LOST, NCCL_FATAL, OOM_BARE, MAX_SHMEM, MAPPING_OOM, SGLANG_TP, WATCHDOG_NEW, PCIE_NARROW, GLOO_LOOPBACK, UCX_REFUSED, STORE_WAIT, UCX_NO_DEVICE, RAY_CLIENT,
-       P2P_OFF_HANG, P2P_OFF, PERFTEST_WC4, PERFTEST_WC12, RTR_TIMEOUT, SAMPLES_P2P, P2P_NAN]
+       P2P_OFF_HANG, P2P_OFF, PERFTEST_WC4, PERFTEST_WC12, RTR_TIMEOUT, SAMPLES_P2P, P2P_NAN,
+       RAYLET_OOM, C10D_CONNECT]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -789,7 +802,7 @@ def test_every_known_error_line_is_read_here():
     reached = {d.kind for text in ALL + [NETPLAN_NM, FORWARD_COMPAT, PROVIDER, GID_NODATA, UNKNOWN_ENV, PEERMEM,
                                         MLX5_POWER, SLURM_STEP, MLX5_LOW_POWER, ETHTOOL_NETLINK, NVBANDWIDTH_WAIVED,
                                         DOWNLOADED, NO_P2P, SHM_WAIT, NO_VERBS, SPARK_BOOT, NO_P2P_PAIR, PEER_CHECK, WSL, OFI_TCP, PEER_ALREADY,
-                                        PCIE_SLOWER, ALLREDUCE, SYMM_MEM, PL_REFUSED, TORCH_CAP]
+                                        PCIE_SLOWER, ALLREDUCE, SYMM_MEM, PL_REFUSED, TORCH_CAP, NO_CUSTOM_AR]
                for d in diagnose_text(text)}
     assert {e.kind for e in load_table() if e.reads_text} <= reached
 

@@ -176,9 +176,9 @@ def _kind_of_line(line: str, prefer: str | None, views: _Views | None = None) ->
     return next((name for name, claims in views.lined.items() if claims(s)), None)
 
 
-_COMMAND_WORD_RE = re.compile(r"^(?:[A-Za-z_]\w*=\S*\s+)*(?:(?:sudo|time|env|nohup|doas)\s+(?:-\S+\s+)*)*"
+_COMMAND_WORD_RE = re.compile(r"^(?:[A-Za-z_]\w*=\S*\s+)*(?:(?:sudo|time|env|nohup|doas|uvx)\s+(?:-\S+\s+)*)*"
                               r"(?P<prog>[\w.~/-]*[A-Za-z][\w.~/-]*)(?:\s|$)")
-_WRAPPERS = frozenset({"sudo", "env", "time", "nice", "command", "exec", "stdbuf", "nohup", "doas", "ssh", "docker",
+_WRAPPERS = frozenset({"sudo", "env", "time", "nice", "command", "exec", "stdbuf", "nohup", "doas", "uvx", "ssh", "docker",
                        "mpirun", "srun", "torchrun", "kubectl", "podman", "bash", "sh"})
 _TYPED_RE = re.compile(r"^(?:[A-Z_][A-Z0-9_]*=\S*\s+)+[\w./~-]|^sudo\s+(?:-\S+\s+)*[\w./~-]|^\./[\w.-]+(?:\s|$)")
 """What only a typed command line starts with: environment assignments (``NCCL_DEBUG=INFO mpirun ...``), sudo, or a

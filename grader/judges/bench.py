@@ -409,7 +409,8 @@ def summarise_llama_bench(b: Any, command: str | None) -> Summary:
             findings.append(ok(f"{r.model}: {r.test} {r.tps:g}{sd} tok/s for {r.concurrency} request(s) at once"
                                f"{each}{first} ({what})."))
             continue
-        findings.append(ok(f"{r.model} ({r.size or '?'}, {r.backend or '?'}): {r.test} {r.tps:g}{sd} tok/s ({what})."))
+        about = ", ".join(x for x in (r.size, r.backend) if x)  # (llama-benchy's table names neither)
+        findings.append(ok(f"{r.model}{f' ({about})' if about else ''}: {r.test} {r.tps:g}{sd} tok/s ({what})."))
         if r.ngl == 0:
             findings.append(warn(f"{r.model}: ngl 0, so no layer ran on the GPU (all on the CPU): pass -ngl 99 to "
                                  "offload them."))

@@ -292,12 +292,14 @@ _CHATTER_RE = re.compile(r"^(?:sudo: unable to resolve host .*|Warning: Permanen
                          r"|Failed to add the host to the list of known hosts \(.*\)\.?"
                          # X11 forwarding noise that mpirun/ssh print between output lines
                          r"|Authorization required, but no authorization protocol specified"
-                         r"|No protocol specified|Invalid MIT-MAGIC-COOKIE-1 key)$")
+                         r"|No protocol specified|Invalid MIT-MAGIC-COOKIE-1 key"
+                         # the header Ray writes at the top of a worker's or actor's log file
+                         r"|:(?:job_id|actor_name|task_name|task_attempt_start):\S*)$")
 # the HTML a forum or GitHub issue wraps a paste in: a collapsible block's <details>/<summary> (with what the
 # summary says, <code> in it too), <br>, <p>, <div>, <blockquote>
 _HTML_RE = re.compile(r"^(?:</?(?:details|summary|br|p|div|blockquote|kbd|code|b|strong|em)\b[^<>]{0,200}>[^<>]{0,300}){1,8}$"
                       r"(?<=>)|^<(?:details|summary)\b.{0,500}$", re.I)
-_NOISE_FIRST = frozenset("[PpMmCcSsПпパ密`~.…WwAaNnIiFf<")
+_NOISE_FIRST = frozenset("[PpMmCcSsПпパ密`~.…WwAaNnIiFf<:")
 """The first characters of a sudo prompt, a fence, an ellipsis, chatter or markup (the patterns above and below)."""
 # `..` too: a poster's elision; and one with a note in it (`... <normal startup ...> ...`, `[... 200 lines ...]`,
 # `<snip>`, `(...)`)

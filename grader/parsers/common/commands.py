@@ -8,7 +8,8 @@ import os
 import re
 import shlex
 
-_WRAPPERS = {"sudo", "env", "time", "nice", "command", "exec", "stdbuf", "nohup", "doas"}
+_WRAPPERS = {"sudo", "env", "time", "nice", "command", "exec", "stdbuf", "nohup", "doas",
+             "uvx"}  # (uvx: uv's tool runner)
 PERFTEST_PROGRAMS = ("ib_write_bw", "ib_read_bw", "ib_send_bw", "ib_atomic_bw", "ib_write_lat", "ib_read_lat",
                      "ib_send_lat", "ib_atomic_lat", "raw_ethernet_bw", "raw_ethernet_lat")
 """perftest's programs (grader.parsers.perftest reads their output): here, so that explain registers their kind without
