@@ -363,6 +363,11 @@ EXAMPLES.update({
                             "(10.1.2.33, 54485).\n",
     "vllm-custom-allreduce-off": BANNER + "WARNING 09-03 02:12:01 [custom_all_reduce.py:147] Custom allreduce is "
                                  "disabled because your platform lacks GPU P2P capability or P2P test failed.\n",
+    # NVIDIA/nccl#2076 (the peer went away), NVIDIA/nccl#697 (an error chain), Oneflow-Inc/oneflow#3586 (retried connect)
+    "nccl-peer-closed-remote-error": BANNER + "ncclRemoteError: A call failed possibly due to a network error or a "
+                                     "remote process exiting prematurely.\n",
+    "nccl-error-chain": BANNER + "dgxa100:1050:1316 [0] NCCL INFO include/net.h:25 -> 2\n",
+    "nccl-socket-connect-retry": BANNER + "w:1:2 [0] NCCL INFO Call to connect returned Connection timed out, retrying\n",
     # NVIDIA/nccl#230: the HCA's device-fatal event (NCCL 2.4's form); a port error in NCCL 2.19's form
     "nccl-ib-device-fatal": BANNER + "container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event "
                             ": local catastrophic error\n",

@@ -355,3 +355,28 @@ def test_a_ray_worker_logs_header_is_not_an_output():
     from tests.test_field_faults import C10D_CONNECT
     [s] = explain(":job_id:02000000\n:actor_name:ServeReplica:DS-R1:vllmDeployment\n" + C10D_CONNECT)
     assert not s.error and "could not connect to the rendezvous store" in messages(s, "fail")
+
+
+def test_an_nccl_error_chain_is_named_and_socket_advice_off_a_spark_is_general():
+    """blind batch zq018 (NVIDIA/nccl#697): a DGX A100's channels over eight socket interfaces, then `-> 2` lines; no
+    --host, and nothing in the log names a Spark: no Spark twins in the advice, and no "no error in these lines"."""
+    log = ("dgxa100:1050:1315 [0] NCCL INFO NET/Socket : Using [0]enp226s0:10.1.0.5<0> [1]enp225s0:10.2.0.5<0>\n"
+           "dgxa100:1050:1315 [0] NCCL INFO Using network Socket\n"
+           "dgxa100:1050:1315 [0] NCCL INFO Channel 00/0 : 0[90000] -> 1[1000] [send] via NET/Socket/0\n"
+           "dgxa100:1050:1316 [0] NCCL INFO include/net.h:25 -> 2\n"
+           "dgxa100:1050:1316 [0] NCCL INFO transport/net.cc:515 -> 2\n")
+    [s] = explain(log)
+    said = messages(s)
+    assert "rocep1s0f1" not in said and "No error in these lines" not in said
+    assert "include/net.h:25 returned 2, system error" in messages(s, "fail")
+    up = log + "dgxa100:1050:1315 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId 90000 - Init COMPLETE\n"
+    assert "returned 2" not in messages(explain(up)[0])  # the run went on: the chain was one it recovered from
+
+
+def test_a_net_plugin_without_a_supported_api_is_ignored_by_nccl():
+    """blind batch zq016 (NVIDIA/nccl#1292)."""
+    log = (" NCCL INFO NET/Plugin: Failed to find ncclNetPlugin_v8 symbol.\n NCCL INFO NET/Plugin: Failed to find "
+           "ncclNetPlugin symbol (>= v5). ncclNetPlugin symbols v4 and lower are not supported.\n"
+           " NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.0.0.1<0>\n")
+    [s] = explain(log)
+    assert "without a plugin API it supports" in messages(s, "info")

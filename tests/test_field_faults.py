@@ -746,6 +746,14 @@ NO_CUSTOM_AR = ("(VllmWorker TP0 pid=3974) WARNING 09-03 02:12:01 [custom_all_re
                 "because your platform lacks GPU P2P capability or P2P test failed. To silence this warning, specify "
                 "disable_custom_all_reduce=True explicitly.\n")
 
+# https://github.com/NVIDIA/nccl/issues/2076 (torch's DistBackendError and NCCL's last error), NVIDIA/nccl#697 (the error
+# chain of a socket connection to another machine), Oneflow-Inc/oneflow#3586 (a connect retried over a container's veth)
+REMOTE_ERROR = ("ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.\n"
+                "Last error:\nsocketProgressOpt: Call to recv from 172....<33759> failed : Connection reset by peer\n")
+ERROR_CHAIN = ("dgxa100:1050:1316 [0] NCCL INFO include/net.h:25 -> 2\n"
+               "dgxa100:1050:1316 [0] NCCL INFO transport/net.cc:515 -> 2\n")
+CONNECT_RETRY = "worker:101542:101934 [0] NCCL INFO Call to connect returned Connection timed out, retrying\n"
+
 # https://github.com/NVIDIA/nccl/issues/258, as posted (quoted with "> ")
 PEER_ALREADY = "> warning: Cuda API error detected: cudaDeviceEnablePeerAccess returned (0x2c0)\n"
 
@@ -759,7 +767,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        SHM_TIMEOUT, CUDA_FOOTER, SHM_SEGMENT, VIRTUAL_PCI, PEER_UNSUPPORTED,
        GRAPH_ESTIMATE, STORE_LOST, NCCL_FATAL, OOM_BARE, MAX_SHMEM, MAPPING_OOM, SGLANG_TP, WATCHDOG_NEW, PCIE_NARROW, GLOO_LOOPBACK, UCX_REFUSED, STORE_WAIT, UCX_NO_DEVICE, RAY_CLIENT,
        P2P_OFF_HANG, P2P_OFF, PERFTEST_WC4, PERFTEST_WC12, RTR_TIMEOUT, SAMPLES_P2P, P2P_NAN,
-       RAYLET_OOM, C10D_CONNECT]
+       RAYLET_OOM, C10D_CONNECT, REMOTE_ERROR, ERROR_CHAIN, CONNECT_RETRY]
 
 
 @pytest.mark.parametrize("text", ALL)

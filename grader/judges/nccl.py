@@ -197,7 +197,7 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
             out.append(info(f"NCCL's network is TCP sockets (NET/Socket{' over ' + where if where else ''}), but the run "
                             "is on one machine: no network carries its data (P2P or SHM do), so it does not matter "
                             "here. Across machines it would: give NCCL an RDMA device before a multi-node run."))
-        elif (socket_channels or (spanned or 0) > 1) and on_spark(_is_spark_log(log) or None) is False:
+        elif (socket_channels or (spanned or 0) > 1) and on_spark(_is_spark_log(log) or None) is not True:
             reason = ("; ".join(why) + ". ") if why else ("check that NCCL_IB_DISABLE is not 1 and NCCL_IB_HCA (if set) "
                                                           "names them, and in a container pass --device=/dev/infiniband "
                                                           "with --cap-add=IPC_LOCK --ulimit memlock=-1 (or --privileged). ")
@@ -286,6 +286,8 @@ _PLUGIN_RE = re.compile(r"Loaded net plugin (?P<name>.*\S)\s*\((?P<api>v\d+)\)|^
 
 
 _NO_PLUGIN_RE = re.compile(r"No plugin found \(libnccl-net|Could not find: libnccl-net|Using internal network plugin")
+_UNUSABLE_PLUGIN_RE = re.compile(r"Failed to find ncclNetPlugin symbol \(>= v\d+\)|ncclNetPlugin symbols v\d+ and lower "
+                                 r"are not supported")
 
 
 def _inside_findings(log: NcclLog) -> list[Finding]:
@@ -303,6 +305,10 @@ def _inside_findings(log: NcclLog) -> list[Finding]:
     elif any(_NO_PLUGIN_RE.search(p) for p in log.plugin_messages):
         out.append(info("NCCL found no external network plugin (libnccl-net.so) and uses its own transports (IB and "
                         "sockets): what most installs do, and no cause of a failure."))
+    elif any(_UNUSABLE_PLUGIN_RE.search(p) for p in log.plugin_messages):
+        out.append(info("NCCL found a libnccl-net.so without a plugin API it supports (`Failed to find ncclNetPlugin "
+                        "symbol`) and ignores it, using its own transports (IB and sockets): no cause of a failure; "
+                        "a plugin built for another NCCL version is the usual reason."))
     if log.p2p_disabled:
         pairs = ", ".join(f"{a} and {b}" for a, b in log.p2p_disabled[:4])
         out.append(warn(f"NCCL says P2P is disabled between GPUs {pairs}: their traffic goes through host memory (SHM) "
