@@ -380,3 +380,24 @@ def test_a_net_plugin_without_a_supported_api_is_ignored_by_nccl():
            " NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.0.0.1<0>\n")
     [s] = explain(log)
     assert "without a plugin API it supports" in messages(s, "info")
+
+
+# blind batch zq004 (NVIDIA/nccl#1514's neighbour in the batch: HPC-X's IBext plugin, merged NICs, one GPU a node)
+MERGED = """bigo:1884:2298 [0] NCCL INFO P2P plugin IBext_v8
+bigo:1884:2298 [0] NCCL INFO NET/IB : Using [0]={[0] mlx5_2:1/RoCE, [1] mlx5_3:1/RoCE} [1]={[2] mlx5_0:1/RoCE, [3] mlx5_1:1/RoCE} [RO]; OOB bond0.526:203.0.113.9<0>
+bigo:1884:2298 [0] NCCL INFO Using network IBext_v8
+bigo:1884:2298 [0] NCCL INFO NCCL_P2P_LEVEL set by environment to LOC
+bigo:1884:2298 [0] NCCL INFO comm 0x564531f27c80 rank 2 nRanks 3 nNodes 3 localRanks 1 localRank 0 MNNVL 0
+bigo:1884:2298 [0] NCCL INFO Channel 00/0 : 1[0] -> 2[0] [receive] via NET/IBext_v8/1
+"""
+
+
+def test_merged_nics_are_listed_and_p2p_off_with_one_gpu_a_node_is_no_warning():
+    from grader.parsers.nccl_log import parse_nccl_log
+    assert [h.device for h in parse_nccl_log(MERGED).ib_devices] == ["mlx5_2", "mlx5_3", "mlx5_0", "mlx5_1"]
+    [s] = explain(MERGED, host="other")
+    assert "over mlx5_2:1/RoCE, mlx5_3:1/RoCE, mlx5_0:1/RoCE, mlx5_1:1/RoCE" in messages(s, "ok")
+    assert "its IB transport as IBext_v8" in messages(s, "info")
+    assert "P2P between GPUs is off" not in messages(s)  # three ranks on three nodes: no two GPUs share a machine
+    two = MERGED.replace("nRanks 3 nNodes 3 localRanks 1", "nRanks 6 nNodes 3 localRanks 2")
+    assert "P2P between GPUs is off" in messages(explain(two, host="other")[0], "warn")

@@ -282,7 +282,7 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
     return out
 
 
-_PLUGIN_RE = re.compile(r"Loaded net plugin (?P<name>.*\S)\s*\((?P<api>v\d+)\)|^P2P plugin v\d+ (?P<ib>\S+)")
+_PLUGIN_RE = re.compile(r"Loaded net plugin (?P<name>.*\S)\s*\((?P<api>v\d+)\)|^P2P plugin (?:v\d+ )?(?P<ib>\S+)")
 
 
 _NO_PLUGIN_RE = re.compile(r"No plugin found \(libnccl-net|Could not find: libnccl-net|Using internal network plugin")
@@ -319,7 +319,8 @@ def _inside_findings(log: NcclLog) -> list[Finding]:
           or log.env_settings.get("NCCL_P2P_DISABLE", "").strip() == "1") \
             and not (log.hosts and (ranks := log.nranks or len({r for c in log.channels
                                                                  for r in (c.src_rank, c.dst_rank)}))
-                     and ranks <= len(log.hosts)):  # not one GPU a machine
+                     and ranks <= len(log.hosts)) \
+            and not (log.nnodes and log.nranks and log.nranks <= log.nnodes):  # not one GPU a machine
         said = ", ".join(f"{k}={v}" for k, v in log.env_settings.items() if k in ("NCCL_P2P_LEVEL", "NCCL_P2P_DISABLE"))
         loc = " (what NCCL_P2P_DISABLE=1 sets)" if "NCCL_P2P_LEVEL" in said and "DISABLE" not in said else ""
         via = ("the network transport (NCCL_SHM_DISABLE=1 turns shared memory off too)"

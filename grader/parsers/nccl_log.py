@@ -64,7 +64,9 @@ _SRC_RE = re.compile(r"(?<!\s)\s++[\w./-]{1,200}\.(?:cc|cpp|cu|c|h):\d++$")  # `
 _VERSION_RE = re.compile(r"^NCCL version (?P<v>\S+)")
 _NET_USING_RE = re.compile(r"^NET/(?P<net>IB\w*|Socket|[\w .-]*[\w.-]| )\s*:\s*+Using\s*+(?P<rest>.*)$")
 _NO_DEVICE_RE = re.compile(r"^NET/IB\w*\s*:\s*No device found", re.I)
-_HCA_RE = re.compile(r"\[(?P<i>\d+)\](?P<dev>[^:\s\[\]]+):(?P<port>\d+)/(?P<ll>[A-Za-z]+)")
+_HCA_RE = re.compile(r"\[(?P<i>\d+)\] ?(?P<dev>[^:\s\[\]={},]+):(?P<port>\d+)/(?P<ll>[A-Za-z]+)")
+"""A device of ``NET/IB : Using``: ``[0]mlx5_0:1/RoCE``; a merged NIC lists its devices as ``[0]={[0] mlx5_2:1/RoCE,
+[1] mlx5_3:1/RoCE}`` (NCCL_IB_MERGE_NICS, HPC-X's IBext plugin)."""
 _OOB_RE = re.compile(r"OOB\s+(?P<iface>[^:\s]+):(?P<addr>[^<\s]+)(?:<\d+>)?")
 _SOCK_RE = re.compile(r"\[(?P<i>\d+)\](?P<iface>[^:\s\[\]]+):(?P<addr>[^<\s]+)(?:<\d+>)?")
 _OLD_IFACE_RE = re.compile(r"^NET\s*+:\s*+Using interface (?P<iface>[^:\s]+):(?P<addr>[^<\s]+)")
