@@ -401,3 +401,12 @@ def test_merged_nics_are_listed_and_p2p_off_with_one_gpu_a_node_is_no_warning():
     assert "P2P between GPUs is off" not in messages(s)  # three ranks on three nodes: no two GPUs share a machine
     two = MERGED.replace("nRanks 3 nNodes 3 localRanks 1", "nRanks 6 nNodes 3 localRanks 2")
     assert "P2P between GPUs is off" in messages(explain(two, host="other")[0], "warn")
+
+
+def test_nvls_channels_say_nvlink_sharp():
+    """blind batch zq005 (vLLM on four H100s of an HGX board): `16 nvls channels` is NVLink SHARP in use."""
+    log = ("h100-2:146:167 [0] NCCL INFO 24 coll channels, 0 collnet channels, 16 nvls channels, 32 p2p channels, 32 "
+           "p2p channels per peer\n")
+    [s] = explain(log)
+    assert "16 NVLS channels (NVLink SHARP)" in messages(s, "info")
+    assert "NVLS channels" not in messages(explain(log.replace("16 nvls", "0 nvls"))[0])

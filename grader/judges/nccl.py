@@ -309,6 +309,10 @@ def _inside_findings(log: NcclLog) -> list[Finding]:
         out.append(info("NCCL found a libnccl-net.so without a plugin API it supports (`Failed to find ncclNetPlugin "
                         "symbol`) and ignores it, using its own transports (IB and sockets): no cause of a failure; "
                         "a plugin built for another NCCL version is the usual reason."))
+    if log.nvls_channels:
+        out.append(info(f"NCCL set up {log.nvls_channels} NVLS channels (NVLink SHARP): the GPUs are joined by NVSwitch "
+                        "(an HGX or DGX board), whose switches reduce the data themselves, so all-reduce inside the "
+                        "machine runs over NVLink at its best."))
     if log.p2p_disabled:
         pairs = ", ".join(f"{a} and {b}" for a, b in log.p2p_disabled[:4])
         out.append(warn(f"NCCL says P2P is disabled between GPUs {pairs}: their traffic goes through host memory (SHM) "

@@ -85,6 +85,7 @@ _GDR_RE = re.compile(r"GPU Direct RDMA (?:\(DMABUF\) )?(?P<on>[Ee]nabled|Disable
 _COMM_RE = re.compile(r"\bnRanks (?P<n>\d+) nNodes (?P<nodes>\d+)")
 _TROUBLE_RE = re.compile(r"\berror\b|\bretrying\b|\bfailed\b|\brefused\b|\btimed out\b|\bunreachable\b|\bstatus=[1-9]"
                          r"|\.(?:cc|cu|h|hpp):\d{1,5} -> [1-9]\b", re.I)  # (the last: NCCL's error chain, `net.cc:515 -> 2`)
+_NVLS_RE = re.compile(r"^\d+ coll channels, \d+ collnet channels, (?P<n>\d+) nvls channels")
 _INIT_RE = re.compile(r"^(?:ncclCommInit\w*\s+)?comm \S+ rank \d+ nranks (?P<n>\d+)")  # InitRank, InitAll; 2.7: bare
 _BARE_RE = re.compile(r"^(?:NCCL version \d|NET/(?:IB|Socket|Plugin)|Channel \d+/\d+\s*:\s*\d+\[|Ring \d+ : \d+(?:\[| ->)"
                       r"|Using (?:internal )?[Nn]etwork \w"
@@ -245,6 +246,7 @@ class NcclLog:
     p2p_disabled: tuple[tuple[int, int], ...] = ()
     gdrdma_in_text: bool = False
     init_complete: int = 0  # `ncclCommInitRank ... - Init COMPLETE` lines: ranks whose communicator was set up
+    nvls_channels: int = 0  # `N coll channels, M collnet channels, K nvls channels, ...`: the most K (NVLink SHARP)
     troubled: int = 0  # INFO lines of a failure or a retry (`connect returned ... retrying`, `... with error 12`)
 
     @property
@@ -364,7 +366,7 @@ def parse_nccl_log(text: str) -> NcclLog:
         ib_connections=tuple(st["qps"]), n_ib_connections=st["n_qps"], verbs_failures=tuple(dict.fromkeys(st["verbs"])),
         virtual_devices=tuple(dict.fromkeys(st["virtual"])),
         p2p_disabled=tuple(dict.fromkeys(tuple(sorted(p)) for p in st["p2p_off"])), gdrdma_in_text=bool(st.get("gdr_text")),
-        init_complete=st.get("init_complete", 0), troubled=st.get("troubled", 0))
+        init_complete=st.get("init_complete", 0), troubled=st.get("troubled", 0), nvls_channels=st.get("nvls", 0))
 
 
 def _read_setup(msg: str, host: str | None, st: dict) -> bool:
@@ -468,6 +470,10 @@ def _read_message(msg: str, host: str | None, st: dict) -> bool:
     m = _COMM_RE.search(msg)
     if m:
         st["nranks"], st["nnodes"] = int(m.group("n")), int(m.group("nodes"))
+        return True
+    m = _NVLS_RE.search(msg)
+    if m:
+        st["nvls"] = max(st.get("nvls", 0), int(m.group("n")))
         return True
     m = _INIT_RE.match(msg)
     if m:
