@@ -368,6 +368,9 @@ EXAMPLES.update({
                                      "remote process exiting prematurely.\n",
     "nccl-error-chain": BANNER + "dgxa100:1050:1316 [0] NCCL INFO include/net.h:25 -> 2\n",
     "nccl-socket-connect-retry": BANNER + "w:1:2 [0] NCCL INFO Call to connect returned Connection timed out, retrying\n",
+    # blind batch zp012: vLLM's Ray workers on servers that are not Sparks (read with explain --host other)
+    "nccl-error-off-spark": ("(EngineCore_DP0 pid=5) (RayWorkerWrapper pid=77, ip=10.0.0.11) ERROR 11-29 14:03:00 "
+                             "[worker.py:1] RuntimeError: NCCL error: unhandled system error\n"),
     # NVIDIA/nccl#230: the HCA's device-fatal event (NCCL 2.4's form); a port error in NCCL 2.19's form
     "nccl-ib-device-fatal": BANNER + "container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event "
                             ": local catastrophic error\n",
@@ -618,6 +621,8 @@ def reached_in_text(text: str) -> list[str]:
 
 EXAMPLE_NODES = {"ray-local-instance-one-machine": 1, "nccl-error-one-machine": 1}
 """Entries that ask what `explain --nodes` says (LOG_FLAGS' told_one_machine): the machines their example is read with."""
+EXAMPLE_HOSTS = {"nccl-error-off-spark": "other"}
+"""Entries that ask what `explain --host` says (details off_a_spark): the host their example is read on."""
 
 
 def test_every_entry_is_reached_by_an_input():
@@ -625,7 +630,7 @@ def test_every_entry_is_reached_by_an_input():
     ids = [e.id for e in load_table()]
     assert sorted(EXAMPLES) == sorted(ids), "each table entry needs an input in EXAMPLES, and only those"
     for entry_id, text in EXAMPLES.items():  # in a vLLM log, or (a known error line) in plain text
-        token = _CONTEXT.set(Context(nodes=EXAMPLE_NODES.get(entry_id)))
+        token = _CONTEXT.set(Context(nodes=EXAMPLE_NODES.get(entry_id), host=EXAMPLE_HOSTS.get(entry_id)))
         try:
             assert entry_id in reached(text) + reached_in_text(text), (entry_id, reached(text))
         finally:

@@ -410,3 +410,11 @@ def test_nvls_channels_say_nvlink_sharp():
     [s] = explain(log)
     assert "16 NVLS channels (NVLink SHARP)" in messages(s, "info")
     assert "NVLS channels" not in messages(explain(log.replace("16 nvls", "0 nvls"))[0])
+
+
+def test_an_nccl_error_off_a_spark_gets_advice_without_qsfp_twins():
+    """blind batch zp012: vLLM's workers on servers `explain --host other` says are not Sparks."""
+    text = EXAMPLES["nccl-error-off-spark"]
+    other = messages(explain(text, host="other")[0], "fail")
+    assert "QSFP" not in other and "ibdev2netdev" not in other and "rdma link" in other
+    assert "QSFP twins" in messages(explain(text, host="spark")[0], "fail")
