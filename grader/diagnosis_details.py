@@ -216,9 +216,32 @@ def _nccl_result(log: VllmLog | None, values: Mapping[str, Any], text: str) -> d
 _HANG_RE = re.compile(r"(?i)\b(?:hangs?|hanging|hung|stuck|freez(?:es|ing)?|froze)\b")
 
 
+_SPARK_WORDS_RE = re.compile(r"\b(?:DGX )?Sparks?\b|\bGB10\b|cx7-pcie-hotplug")
+
+
+_P2P_OFF_RE = re.compile(r"NCCL_P2P_DISABLE\s*=\s*1\b")
+_WORKED_RE = re.compile(r"(?P<gap>[^\n;.!?]{0,80}?)(?<![/\w-])(?:[Ww]orks|[Ww]orked|[Ff]ix(?:es|ed)|[Ss]olve[sd]|"
+                        r"[Rr]esolve[sd]|[Hh]elps|[Hh]elped|[Ww]orkaround|[Ww]ork around)(?![/\w-])")
+_NOT_SO_RE = re.compile(r"NCCL_|\b(?:not|never|didn'?t|doesn'?t|don'?t|dont|still|neither|nor|no)\b", re.I)
+MAX_P2P_MENTIONS = 64
+"""At most this many mentions of NCCL_P2P_DISABLE=1 are read for a sentence saying it worked (a bounded cost)."""
+
+
 def _told_hang(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies when the text says the run hangs, is stuck or freezes (without the workaround, as its author tells)."""
-    return {} if _HANG_RE.search(text) else None
+    """Applies where a sentence says NCCL_P2P_DISABLE=1 worked (works, fixed, helped, a workaround; not "did not
+    help", "still hangs", another variable's fix, a path such as /work) and the text says the run hangs, is stuck or
+    freezes otherwise, on a machine of several GPUs: not a DGX Spark (`explain --host spark`, or the text naming one),
+    whose one GPU has no peer to reach over PCIe. Its ``line`` is that sentence's line."""
+    if context().host == "spark" or context().host is None and _SPARK_WORDS_RE.search(text) or not _HANG_RE.search(text):
+        return None
+    for i, mention in enumerate(_P2P_OFF_RE.finditer(text)):
+        if i >= MAX_P2P_MENTIONS:
+            break
+        said = _WORKED_RE.match(text, mention.end(), mention.end() + 200)
+        if said is not None and not _NOT_SO_RE.search(said.group("gap")):
+            start, end = text.rfind("\n", 0, mention.start()) + 1, text.find("\n", mention.end())
+            return {"line": text[start:end if end >= 0 else len(text)].strip()[:300]}
+    return None
 
 
 def _bytes_of(size: Any) -> float | None:

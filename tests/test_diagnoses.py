@@ -342,7 +342,6 @@ EXAMPLES.update({
     # NVIDIA/nccl#667: the poster's words, the switch pairs hang and P2P off works around it
     "p2p-disable-workaround-hang": BANNER + "The rest will result in hanging.\nSetting NCCL_P2P_DISABLE=1 did workaround "
                                    "but got really low speed.\n",
-    "p2p-disable-workaround": BANNER + "Setting NCCL_P2P_DISABLE=1 did workaround but got really low speed.\n",
     # linux-rdma/perftest#173 (status 4 under --use_cuda in a VM), zrlio/softiwarp#27 (status 12), a status 10
     "perftest-wc-prot": BANNER + "Completion with error at client\n  Failed status 4: wr_id 0 syndrom 0x51\n",
     "perftest-wc-retry": BANNER + " Completion with error at client Failed status 12: wr_id 0 syndrom 0x81 scnt=128, "

@@ -418,3 +418,39 @@ def test_an_nccl_error_off_a_spark_gets_advice_without_qsfp_twins():
     other = messages(explain(text, host="other")[0], "fail")
     assert "QSFP" not in other and "ibdev2netdev" not in other and "rdma link" in other
     assert "QSFP twins" in messages(explain(text, host="spark")[0], "fail")
+
+
+def test_the_break_it_review_of_session_33():
+    """helper-66's reproducers (/tmp/breakit11), each as a short sample: rules of this session that said too much."""
+    # hosts that bootstrap over two link-local IPoIB interfaces and connect after all: nothing wrong with bootstrap
+    came_up = TWO_BOOTSTRAPS.replace("bond0:X.X.X.X", "ibp12s0:fe80::b859:9f03:a1:5d11%ibp12s0<0>") + (
+        "gh1:180172:180172 [0] NCCL INFO comm 0x55 rank 0 nranks 2 cudaDev 0 busId 1000 - Init COMPLETE\n")
+    assert "bootstrap over" not in messages(explain(came_up)[0])
+    # a Docker bridge's address on one host is no network the other shares: a warning, not "that works"
+    bridge = TWO_BOOTSTRAPS.replace("ib0:fe80::a288:c203:d2:1a2b%ib0<0>", "docker0:172.17.0.1<0>").replace(
+        "bond0:X.X.X.X", "eth0:10.0.0.12<0>")
+    assert "gh1's docker0 is a container bridge" in messages(explain(bridge)[0], "warn")
+    # a link-local socket interface beside an NCCL WARN of its own: the WARN is the cause, the address a warning
+    oom = LINK_LOCAL + "NvYt-a:3795:3795 [0] NCCL WARN Cuda failure 'out of memory'\n"
+    assert "would explain it" not in messages(explain(oom, nodes=2)[0])
+    # a topology whose NIC legend is cut names NIC0: no name to compare with another host's
+    cut = TWO_PODS.replace("mlx5_0\tmlx5_1\tmlx5_2", "NIC0\tNIC1\tNIC2", 1).replace("mlx5_0\tSYS", "NIC0\tSYS").replace(
+        "mlx5_1\tSYS", "NIC1\tSYS").replace("mlx5_2\tNODE", "NIC2\tNODE")
+    assert not any("different NICs" in messages(s) for s in explain(cut))
+    # the samples' runner's code 2 is a sample that did not run (waived: fewer than two GPUs), no P2P failure
+    assert "P2P does not work" not in "\n".join(messages(s) for s in explain("  simpleP2P : Failed (code 2)\n"))
+    # short prompts: a TTFT of seconds is a stall, not prefill
+    short = LONG_PROMPTS.replace("480000", "3840").replace("--random-input-len 16000", "--random-input-len 128")
+    assert "prefill of each" not in messages(explain(short, nodes=1)[0])
+    # one vLLM server in a container on one machine, no Ray: 0.0.0.0 is handed to no one
+    alone = ("$ docker run -d --gpus all -e VLLM_HOST_IP=0.0.0.0 -p 8000:8000 vllm/vllm-openai --model m\n"
+             "8c1f2e4d5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d\n")
+    assert "fail" not in levels(explain(alone, nodes=1)[0])
+    # NCCL's lines inside an SGLang log are read as NCCL's: sockets over a Spark's management port fail
+    sglang = ("[2025-11-02 10:01:20 TP0] Init torch distributed begin.\n"
+              "spark-a:2211:2211 [0] NCCL INFO NET/Socket : Using [0]enP7s7:10.0.0.21<0>\n"
+              "spark-a:2211:2211 [0] NCCL INFO Using network Socket\n"
+              "spark-a:2211:2290 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0\n"
+              "[2025-11-02 10:01:40 TP0] Load weight begin. avail mem=110.2 GB\n")
+    found = {s.kind: s for s in explain(sglang, host="spark", nodes=2)}
+    assert "sglang-log" in found and "enP7s7, the 10 GbE management port" in messages(found["nccl-log"], "fail")

@@ -766,7 +766,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        HEAP_ABORT, BOOTSTRAP, RAY_UNHANDLED, DUMP_INPUT, TRUNCATED, NO_SYMBOL,
        SHM_TIMEOUT, CUDA_FOOTER, SHM_SEGMENT, VIRTUAL_PCI, PEER_UNSUPPORTED,
        GRAPH_ESTIMATE, STORE_LOST, NCCL_FATAL, OOM_BARE, MAX_SHMEM, MAPPING_OOM, SGLANG_TP, WATCHDOG_NEW, PCIE_NARROW, GLOO_LOOPBACK, UCX_REFUSED, STORE_WAIT, UCX_NO_DEVICE, RAY_CLIENT,
-       P2P_OFF_HANG, P2P_OFF, PERFTEST_WC4, PERFTEST_WC12, RTR_TIMEOUT, SAMPLES_P2P, P2P_NAN,
+       P2P_OFF_HANG, PERFTEST_WC4, PERFTEST_WC12, RTR_TIMEOUT, SAMPLES_P2P, P2P_NAN,
        RAYLET_OOM, C10D_CONNECT, REMOTE_ERROR, ERROR_CHAIN, CONNECT_RETRY]
 
 
@@ -776,19 +776,29 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
     number the table does not single out is a `warn`: many are the application's; so is a preempted request)."""
     [(level, message)] = known_faults(text)
     assert level == ("warn" if any(text is t for t in (XID_45, KV_PREEMPTED, PG_ANCHOR, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SHM_64MB, RAY_SHM,
-                                                      PCIE_NARROW, UCX_NO_DEVICE, P2P_OFF)) else "fail")
+                                                      PCIE_NARROW, UCX_NO_DEVICE)) else "fail")
     assert " Fix: " in message
 
 
-def test_p2p_off_read_only_where_it_worked():
-    """NCCL_P2P_DISABLE=1 that did not help is no sign of a P2P fault; said to help, it is one, and a failure where the
-    text says the run hangs without it (NVIDIA/nccl#667)."""
-    assert known_faults("With NCCL_P2P_DISABLE=1 it still did not work.\n") == []
-    assert known_faults("NCCL_P2P_DISABLE=1 doesn't help either, same hang\n") == []
+def test_p2p_off_read_only_where_it_worked_around_a_hang():
+    """NCCL_P2P_DISABLE=1 that did not help, or that helped something else, is no sign of a P2P fault; said to work
+    around a hang the text tells of, it is one (NVIDIA/nccl#667). The break-it review's shapes of session 33."""
+    from grader.judges.context import _CONTEXT, Context
+    for text in ("With NCCL_P2P_DISABLE=1 it still did not work, the rest hangs.\n",
+                 "NCCL_P2P_DISABLE=1 doesn't help either, same hang\n",
+                 "It hangs. Even with NCCL_P2P_DISABLE=1 it still hangs; NCCL_IB_DISABLE=1 fixes it.\n",
+                 "TP 2 hangs at startup. NCCL_P2P_DISABLE=1 didnt fix it, NCCL_SHM_DISABLE=1 neither.\n",
+                 "It hangs. Setting NCCL_P2P_DISABLE=1 never works for me.\n",
+                 "$ docker run -e NCCL_P2P_DISABLE=1 -v /srv/work:/work img  # it hung once\n",
+                 P2P_OFF):  # (works, and no hang told: an A/B test, a playbook's setting)
+        assert known_faults(text) == [], text
     [(level, message)] = known_faults(P2P_OFF_HANG)
     assert level == "fail" and "ACS" in message and "hangs otherwise" in message
-    [(level, message)] = known_faults(P2P_OFF)
-    assert level == "warn" and "hangs" not in message
+    token = _CONTEXT.set(Context(host="spark"))  # a Spark's one GPU has no PCIe peer: not this
+    try:
+        assert known_faults(P2P_OFF_HANG) == []
+    finally:
+        _CONTEXT.reset(token)
 
 
 def test_a_fault_already_shown_is_not_said_twice():

@@ -35,7 +35,6 @@ _BENCH_LINE = re.compile(
 register(KindSpec(
     name="vllm-bench", parse=judge("bench", "read_load_test"), summarise=judge("bench", "summarise_load_test"), programs=("vllm",),
     matches_command=_is_bench, line=_BENCH_LINE, starts=BANNER_RE, matches_json=is_bench_json, prelude=True,
-    joins=frozenset({"sglang-log"}),  # (a progress bar inside SGLang's log is its CUDA graphs' capture)
 ))
 
 register(KindSpec(

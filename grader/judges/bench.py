@@ -137,11 +137,15 @@ def describe(result: BenchResult, sent: int | None = None, burst: bool = False, 
 
 
 def _prefill(src: dict[str, Any], cap: float | None) -> list[Finding]:
-    """A TTFT of a second or more at one request at a time, set against the prompts' length (total input tokens over
-    the requests): the prefill's rate, so a long prompt's TTFT reads as prefill, not as a stall (blind batch zo008:
-    16,000-token prompts, TTFT 3.45 s on one A100)."""
+    """A TTFT of checks/specs/serving.toml [prefill] long_ttft_ms or more at one request at a time, for prompts of
+    long_prompt_tokens or more (total input tokens over the requests), set against their length: the prefill's rate,
+    so a long prompt's TTFT reads as prefill, not as a stall (blind batch zo008: 16,000-token prompts, TTFT 3.45 s on
+    one A100)."""
+    from ..calc.specs import row
+    spec = row("serving.toml", "prefill")
+    slow, long = spec.graded("long_ttft_ms"), spec.graded("long_prompt_tokens")
     ttft, prompt, done = src.get("median_ttft_ms"), src.get("total_input_tokens"), src.get("completed")
-    if cap != 1 or not ttft or ttft < 1000 or not prompt or not done:
+    if cap != 1 or not ttft or not prompt or not done or None in (slow, long) or ttft < slow or prompt / done < long:
         return []
     each = prompt / done
     return [info(f"TTFT is the prefill of each prompt of ~{each:,.0f} tokens, one request at a time: about "

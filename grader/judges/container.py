@@ -119,10 +119,12 @@ def summarise_docker_run(run: Any, command: str | None) -> Summary:
             findings.append(warn(f"The container's `ray start --address={head}` joins this machine itself: a worker "
                                  "on another machine than the head finds no head there (Ray dials this machine's own "
                                  "address instead). Give the head's address on the link the nodes share."))
-    anywhere = [f"-e VLLM_HOST_IP={env['VLLM_HOST_IP']}"] if env.get("VLLM_HOST_IP") in _ANY_ADDRESS else []
-    anywhere += [f"ray start --node-ip-address={x}" for x in (option_value(s, "--node-ip-address") for s in
-                                                               ray_starts(argv)) if x in _ANY_ADDRESS]
-    if anywhere:  # (on one machine too: a worker given it dials itself)
+    rays = ray_starts(argv)  # (a Ray node, on any number of machines: its workers are handed the address)
+    anywhere = [f"-e VLLM_HOST_IP={env['VLLM_HOST_IP']}"] if env.get("VLLM_HOST_IP") in _ANY_ADDRESS and (
+        rays or (context().nodes or 1) > 1) else []  # (one server alone on one machine never hands it out)
+    anywhere += [f"ray start --node-ip-address={x}" for x in (option_value(s, "--node-ip-address") for s in rays)
+                 if x in _ANY_ADDRESS]
+    if anywhere:
         findings.append(fail(f"`{'`, `'.join(anywhere)}`: {anywhere[0].split('=')[-1]} means every interface to a "
                              "program that listens, not an address to give others: Ray and vLLM hand this node's "
                              "address to the other workers, which then dial themselves. Give the node's own address "

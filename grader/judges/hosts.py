@@ -11,6 +11,7 @@ Finding) pairs (``grader.explain.core.CrossCheck``). Sources: NVIDIA's Connect T
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..facts.lesson1 import persistence_problems
@@ -204,7 +205,7 @@ def nearest_nic_across_hosts(items: list[tuple[Section, Any]]) -> list[tuple[int
     for index, (s, parsed) in enumerate(items):
         if s.kind == "nvidia-smi-topo" and s.host and not s.error and parsed is not None:
             nics = tuple(dict.fromkeys(nic for nic, _ in parsed.nearest_nics().values()))
-            if nics:
+            if nics and not any(re.fullmatch(r"NIC\d+", n) for n in nics):  # (a legend cut off: no name to compare)
                 near[s.host] = (index, nics)
     if len(near) < 2 or len({nics for _, nics in near.values()}) < 2:
         return []

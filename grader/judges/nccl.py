@@ -148,7 +148,7 @@ def _socket_iface_notes(log: NcclLog) -> list[Finding]:
             "fe80") else "a virtual interface (a tunnel, a bridge, a container's), which may reach no other host"
         spanned = machines_spanned(log.nnodes, len(log.hosts)) or 1
         stuck = spanned > 1 and not (log.init_complete or log.channels or log.bench or log.rings_connected
-                                            or log.n_ib_connections)
+                                     or log.n_ib_connections or log.warnings or log.errors)  # (a WARN: its own cause)
         said = (f"NCCL's sockets use {first.name} ({first.address}) first: {what}. Set NCCL_SOCKET_IFNAME "
                 "(and GLOO_SOCKET_IFNAME) to the interface between the nodes.")
         out.append(fail(said.replace(". Set", f"; ranks on {spanned} machines never got past setting up "
@@ -458,10 +458,16 @@ def _bootstrap_across_hosts(log: NcclLog) -> list[Finding]:
     link-local address, or IPv4 on one host and IPv6 on the other, cannot meet, and the ranks never connect.
     NVIDIA/nccl#1291 (two GH200 hosts: ``ib0`` with a link-local IPv6 address on one, ``bond0`` IPv4 on the other)."""
     seen = {h: v for h, v in log.bootstrap_by_host.items() if h}
-    if len(seen) < 2 or len({iface for iface, _ in seen.values()}) < 2:
-        return []
+    if len(seen) < 2 or len({iface for iface, _ in seen.values()}) < 2 \
+            or log.init_complete or log.channels or log.bench or log.rings_connected or log.n_ib_connections:
+        return []  # one interface, or the ranks connected after all: bootstrap worked
     said = ", ".join(f"{h} {iface} ({addr})" for h, (iface, addr) in list(seen.items())[:4])
     v6 = {h: ":" in addr for h, (_, addr) in seen.items()}
+    virtual = [f"{h}'s {iface}" for h, (iface, _) in seen.items() if _VIRTUAL_IFACE_RE.match(iface)]
+    if virtual:
+        return [warn(f"The ranks bootstrap over different interfaces: {said}. {', '.join(virtual)} is a container "
+                     "bridge or virtual interface, whose address the other host most often cannot reach. Set "
+                     "NCCL_SOCKET_IFNAME on every host to the interface of the network they share.")]
     if len(set(v6.values())) > 1 or any(addr.lower().startswith("fe80") for _, addr in seen.values()):
         return [fail(f"The ranks bootstrap over different networks: {said}. An IPv6 link-local address, or IPv4 on "
                      "one host and IPv6 on the other, cannot reach the other host, so the ranks never connect. Set "

@@ -142,8 +142,12 @@ def parse_show_gids(text: str) -> GidTable:
 def _whole_names(rows: list[GidRow]) -> list[GidRow]:
     """Rows whose device name is the end of another row's name on the same netdev (``ocep1s0f0`` beside
     ``rocep1s0f0``, both of ``enp1s0f0np0``: a paste that lost the line's first characters) given that whole name."""
-    names = {(r.device, r.netdev) for r in rows if r.netdev}
-    whole = {(d, n): w for d, n in names for w, m in names if m == n and len(w) > len(d) and w.endswith(d)}
+    by_netdev: dict[str, set[str]] = {}
+    for r in rows:
+        if r.netdev:
+            by_netdev.setdefault(r.netdev, set()).add(r.device)
+    whole = {(d, n): w for n, devs in by_netdev.items() if len(devs) > 1 for d in devs for w in devs
+             if len(w) > len(d) and w.endswith(d)}  # (a netdev has a device or two: linear in the rows)
     return [dataclasses.replace(r, device=whole[(r.device, r.netdev)]) if (r.device, r.netdev) in whole else r
             for r in rows]
 
