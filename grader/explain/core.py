@@ -28,7 +28,7 @@ from ..failures import describe_failure
 from ..diagnoses import known_faults, one_text_gated
 from ..parsers import ParseError
 from ..parsers.common.commands import changes_state, silent_on_success  # (a setter's refusal: tolerant.unread_reply)
-from ..parsers.common import (PROMPT_PROGRAMS, Chunk, CleanText, LazySearch, any_search, command_argv,
+from ..parsers.common import (PROMPT_PROGRAMS, Chunk, CleanLines, CleanText, LazySearch, any_search, command_argv,
                               is_comment_line, is_noise_line, join_wrapped, load_json_lenient, opens_json,
                               repeated_block, split_chunks as _split_lines, strip_log_prefix)
 from ..parsers.common.chunks import Segment as _Segment
@@ -355,6 +355,8 @@ def _segments(chunk: Chunk) -> list[_Segment]:
         # a line that continued (or began) an output without restarting it decides the same way when repeated
         plain = line if used == 1 and not whole and not opens else None
     segs[-1].add([lines[j] for j in pending], [numbers[j] for j in pending], 0)
+    for seg in segs if chunk.unasked else ():
+        seg.plain -= chunk.unasked  # kept as output unasked whether a prompt (see Chunk.unasked)
     if segs[0].kind is None and cmd_kind:
         segs[0].kind = cmd_kind
     return [s for s in segs if s.lines or s.command]
@@ -473,7 +475,11 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
     if not whole and seg.command is not None:
         text = f"$ {seg.command}\n{text}"
         numbers.insert(0, seg.prompt_lineno or 0)
-    text = text if whole else CleanText(text)  # its lines come from the paste's clean_lines (--kind's: as given)
+        lines = [f"$ {seg.command}", *lines]
+    # its lines come from the paste's clean_lines (--kind's: as given); no line holds a line break, so a segment's are
+    # the text's, and those the split found plain need not be asked again (CleanLines)
+    text = text if whole else CleanLines(text, lines, seg.plain) if len(lines) > 1 and "\n" not in lines[0] \
+        else CleanText(text)
     if not seg.n_content and not whole and not (spec.header and any(map(spec.header.match, seg.lines))):  # all '#'
         return _printed_nothing(spec, seg), None
     set_aside: list[str] = []

@@ -108,6 +108,17 @@ class CleanText(str):
     __slots__ = ()
 
 
+class CleanLines(CleanText):
+    """A CleanText whose lines explain's core has in hand (``lines``: ``text.split("\\n")``), with those the split
+    found neither prompt nor noise (``plain``): clean_lines gives the lines without splitting the text again, and
+    content_lines keeps a plain one without asking again (the same answers: both tests are functions of the line)."""
+
+    def __new__(cls, text: str, lines: list[str], plain: set[str] | frozenset[str]) -> CleanLines:
+        made = super().__new__(cls, text)
+        made.lines, made.plain = lines, plain
+        return made
+
+
 _TYPOGRAPHIC_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\uff1a": ":"})
 _BULLET_RE = re.compile(r"^[ \t]*+\u2022[ \t]++", re.M)
 _ARROW_NOTE_RE = re.compile(r"(?:<-{1,2}|\u2190)[ \t]++\S")
@@ -143,8 +154,8 @@ def clean_lines(text: str | bytes) -> list[str]:
     line caused by a trailing newline is dropped. Bytes are decoded as UTF-8 with
     replacement. Never raises for str or bytes input.
     """
-    if type(text) is CleanText:
-        lines = text.split("\n")
+    if type(text) is CleanText or type(text) is CleanLines:
+        lines = list(text.lines) if type(text) is CleanLines else text.split("\n")
         if lines and lines[-1] == "":
             lines.pop()
         return lines
@@ -404,7 +415,11 @@ def content_lines(text: str | bytes, keep_comments: bool = False) -> list[Line]:
     out: list[Line] = []
     command: str | None = None
     group = 0
+    plain = text.plain if type(text) is CleanLines else ()
     for no, raw in enumerate(clean_lines(text), start=1):
+        if raw in plain:  # neither a prompt nor noise, as explain's split found: kept
+            out.append(Line(no, raw, command, group))
+            continue
         prompt = parse_prompt(raw)
         if prompt is not None:
             command, group = prompt.command or None, group + 1
