@@ -131,7 +131,7 @@ def _state() -> tuple[int, int]:  # the key of what is derived from the registry
 
 class _Views(NamedTuple):  # what is derived from the registry, built once per state of it (see _views)
     any_kind: Callable[[str], bool]  # whether some kind's ``line`` pattern finds a match in a line
-    lined: dict[str, Callable[[str], bool]]  # each kind with a ``line`` pattern, in registration order: whether it
+    lined: dict[str, LazySearch]  # each kind with a ``line`` pattern, in registration order: whether it
     #   finds a match in a line (any_search of that pattern, built when first asked)
     blocks: tuple[KindSpec, ...]  # the kinds with a ``block_start``
     headers: tuple[KindSpec, ...]  # the kinds with a ``header``
@@ -171,7 +171,7 @@ def _kind_of_line(line: str, prefer: str | None, views: _Views | None = None) ->
         if (bare := strip_log_prefix(s).strip()) == s or not views.any_kind(bare):  # behind a tag ("[vllm]: ")?
             return None
         s = bare
-    return next((name for name, claims in views.lined.items() if claims(s)), None)
+    return next((name for name, claims in views.lined.items() if claims.once(s)), None)  # (most asked once a paste)
 
 
 _COMMAND_WORD_RE = re.compile(r"^(?:[A-Za-z_]\w*=\S*\s+)*(?:(?:sudo|time|env|nohup|doas)\s+(?:-\S+\s+)*)*"

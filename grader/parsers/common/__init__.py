@@ -172,20 +172,21 @@ def clean_lines(text: str | bytes) -> list[str]:
             text = text.translate(_TYPOGRAPHIC_QUOTES)  # a forum's typography: ‘rocep1s0f0’ is 'rocep1s0f0'
         if "\u2022" in text:
             text = _BULLET_RE.sub("", text)  # a forum's list made of pasted lines: "  • NET/IB : ..."
-    if "^[" in text:
+    if "^" in text and "^[" in text:  # (one character first: found by memchr, a pair is not)
         text = _CARET_ANSI_RE.sub("", text)
     if "[" in text and ("ESC[" in text or "\\" in text and _WORD_ESCAPE_RE.search(text) is not None):
         text = _WORD_ANSI_RE.sub("", text)
     text = _LOST_ESC_RE.sub("", text)
-    if "<-" in text or "\u2190" in text:
+    if "<" in text and "<-" in text or "\u2190" in text:
         text = "\n".join(_without_arrow_note(x) if "<-" in x or "\u2190" in x else x for x in text.split("\n"))
     if "] " in text and _ONE_LETTER_LOGGER_RE.search(text, 0, 4096):
         text = _ONE_LETTER_LOGGER_RE.sub("", text)
-    if "**" in text:
+    if "*" in text and "**" in text:
         text = _MD_BOLD_NUMBER_RE.sub(r"\1", text)
         if text.lstrip(" \t").startswith("**") or _BOLD_LINE_START_RE.search(text):  # (a line starting so: few)
             text = _MD_BOLD_LINE_RE.sub(r"\1\2", text)
-    if "<" in text and ("<pre>" in text or "<code>" in text or "</pre>" in text or "</code>" in text):
+    if "<" in text and ("pre>" in text or "code>" in text) and ("<pre>" in text or "<code>" in text or "</pre>" in text
+                                                             or "</code>" in text):
         text = "\n".join(_HTML_EDGE_RE.sub("", line) for line in text.split("\n"))
     if _may_hold_huge_number(text):
         text = _HUGE_NUMBER_RE.sub(lambda m: f"<a {len(m.group()):,}-digit number>", text)

@@ -72,13 +72,22 @@ def alternatives(pattern: str) -> list[str]:
 
 class LazySearch:
     """``any_search([pattern])``, built when first called (a kind's line test: most pastes ask few kinds). Calling
-    it is one attribute lookup more than calling the test itself."""
+    it is one attribute lookup more than calling the test itself; :meth:`once` asks without building it."""
 
-    __slots__ = ("pattern", "search")
+    __slots__ = ("pattern", "search", "asked")
 
     def __init__(self, pattern: re.Pattern[str]) -> None:
         self.pattern: re.Pattern[str] = pattern
         self.search: Callable[[str], bool] = self._first
+        self.asked = 0
+
+    def once(self, text: str) -> bool:
+        """The same answer, by the pattern's own search while it was asked so a few times only (a kind asked of a
+        paste's first line, which another kind claims, is not built: compiling its test costs more than a search)."""
+        if self.asked < ASK_BEFORE_BUILDING:
+            self.asked += 1
+            return self.pattern.search(text) is not None
+        return self.search(text)
 
     def _first(self, text: str) -> bool:
         self.search = any_search([self.pattern])
@@ -86,6 +95,10 @@ class LazySearch:
 
     def __call__(self, text: str) -> bool:
         return self.search(text)
+
+
+ASK_BEFORE_BUILDING = 8
+"""How many times :meth:`LazySearch.once` searches with the pattern itself before it builds the joined test."""
 
 
 def any_search(patterns: Iterable[re.Pattern[str]]) -> Callable[[str], bool]:
