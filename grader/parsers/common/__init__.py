@@ -491,6 +491,7 @@ _LOG_START_RE = re.compile(
 )
 WRAP_MIN_CHARS = 60
 """A line shorter than this was not wrapped by a terminal or an editor (they wrap at 72 to 80 columns or more, at a space the line may be shorter)."""
+_NOT_CONTINUATION_FIRST = "-=+#|*>`[{("  # a line starting so is one _NOT_CONTINUATION_RE matches (told without it)
 _NOT_CONTINUATION_RE = re.compile(r"^(?:Traceback \(|During handling|The above exception|[\w.]*(?:Error|Exception|"
                                   r"Warning|Interrupt|Exit)\b|[-=+#|*>`]|\[|\{|\(|(?:slurmstepd|srun|sbatch|salloc):)")
 
@@ -529,8 +530,8 @@ def join_wrapped(lines: list[str], numbers: list[int] | None = None,
     head_log: bool | None = None  # whether out[-1] starts as a log line (None: not asked yet)
     for line, no in zip(lines, numbers):
         s = line.rstrip()
-        cont = (last_len >= WRAP_MIN_CHARS and bool(s) and not s[0].isspace() and bool(out)
-                and not _LOG_START_RE.match(s) and len(s) <= MAX_LOG_LINE and not _NOT_CONTINUATION_RE.match(s)
+        cont = (last_len >= WRAP_MIN_CHARS and bool(s) and s[0] not in _NOT_CONTINUATION_FIRST and not s[0].isspace()
+                and bool(out) and not _LOG_START_RE.match(s) and len(s) <= MAX_LOG_LINE and not _NOT_CONTINUATION_RE.match(s)
                 and not is_noise_line(s) and not is_log_line(s) and not is_prompt_line(s))
         if cont and head_log is None:
             head_log = is_log_line(out[-1])

@@ -85,7 +85,8 @@ class Segment:
         self.linenos.append(number)
         self.plain.add(line)
         self.n_content += 1
-        self.n_rules += _is_rule(line)
+        if line[:1] in _RULE_FIRST or line[:1].isspace():  # (most lines start otherwise: no rule)
+            self.n_rules += _is_rule(line)
 
     @property
     def begun(self) -> bool:
