@@ -28,7 +28,7 @@ from ..failures import describe_failure
 from ..diagnoses import known_faults, one_text_gated
 from ..parsers import ParseError
 from ..parsers.common.commands import changes_state, silent_on_success  # (a setter's refusal: tolerant.unread_reply)
-from ..parsers.common import (PROMPT_PROGRAMS, Chunk, CleanLines, CleanText, LazySearch, any_search, command_argv,
+from ..parsers.common import (PROMPT_PROGRAMS, Chunk, CleanLines, CleanText, LazyAnySearch, LazySearch, command_argv,
                               is_comment_line, is_noise_line, join_wrapped, load_json_lenient, opens_json,
                               repeated_block, split_chunks as _split_lines, strip_log_prefix)
 from ..parsers.common.chunks import Segment as _Segment
@@ -140,10 +140,10 @@ class _Views(NamedTuple):  # what is derived from the registry, built once per s
 
 @functools.lru_cache(maxsize=1)
 def _views(state: tuple[int, int]) -> _Views:
-    """The registry's _Views; a line is asked with a few searches at most (parsers.common.any_search: the patterns'
-    alternatives anchored at the line's start are tried there once, the others searched by their shape)."""
+    """The registry's _Views; a line is asked with a few searches at most (parsers.common.any_search, built after a few
+    calls: the patterns' alternatives anchored at the line's start are tried there once, the others by their shape)."""
     kinds = list(_REGISTRY.values())
-    return _Views(any_search(k.line for k in kinds if k.line is not None),
+    return _Views(LazyAnySearch(k.line for k in kinds if k.line is not None),
                   {k.name: LazySearch(k.line) for k in kinds if k.line is not None},
                   tuple(k for k in kinds if k.block_start is not None), tuple(k for k in kinds if k.header is not None),
                   frozenset(p for k in kinds for p in k.programs) | PROMPT_PROGRAMS | _WRAPPERS)

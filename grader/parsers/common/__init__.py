@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, NamedTuple
 
-from .anyof import LazySearch, any_search, gated_search, literal_gate  # noqa: F401  (one test for many regexes: re-exported)
+from .anyof import LazyAnySearch, LazySearch, any_search, gated_search, literal_gate  # noqa: F401  (one test for many regexes: re-exported)
 from .commands import command_argv  # noqa: F401  (re-exported)
 from .pasted import unnumbered, unquoted
 

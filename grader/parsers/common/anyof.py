@@ -98,7 +98,29 @@ class LazySearch:
 
 
 ASK_BEFORE_BUILDING = 8
-"""How many times :meth:`LazySearch.once` searches with the pattern itself before it builds the joined test."""
+"""How many times :meth:`LazySearch.once` and :class:`LazyAnySearch` search with the patterns themselves before they
+build the joined test."""
+
+
+class LazyAnySearch:
+    """``any_search(patterns)``, built at its ASK_BEFORE_BUILDING + 1-th call: the calls before are answered by the
+    patterns' own searches (the same answers), as building it (compiling the patterns joined) costs more than a few of
+    them, and a paste whose every line the kind around it claims asks it of one line or none."""
+
+    __slots__ = ("patterns", "asked", "search")
+
+    def __init__(self, patterns: Iterable[re.Pattern[str]]) -> None:
+        self.patterns = tuple(patterns)
+        self.asked = 0
+        self.search: Callable[[str], bool] | None = None
+
+    def __call__(self, text: str) -> bool:
+        if self.search is None:
+            self.asked += 1
+            if self.asked <= ASK_BEFORE_BUILDING:
+                return any(p.search(text) for p in self.patterns)
+            self.search = any_search(self.patterns)
+        return self.search(text)
 
 
 def any_search(patterns: Iterable[re.Pattern[str]]) -> Callable[[str], bool]:
