@@ -159,7 +159,7 @@ def _kind_of_line(line: str, prefer: str | None, views: _Views | None = None) ->
     s = line.strip()
     if len(s) > MAX_KIND_LINE:
         return None
-    prog = not_found_program(s)
+    prog = not_found_program(s) if "not found" in s else None  # (the words first: most lines hold none)
     if prog:
         return prefer if prefer in _REGISTRY and prog in _REGISTRY[prefer].programs else \
             next((k.name for k in _REGISTRY.values() if prog in k.programs), prefer)

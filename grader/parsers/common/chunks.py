@@ -289,7 +289,7 @@ def split_chunks(text: str | bytes, is_command: Callable[[str, bool], bool] | No
             unasked.add(prompt.command)
             after_gap, i = False, i + 1
             continue
-        caption = host_caption(line) if prompt is None else None
+        caption = host_caption(line) if prompt is None and (line[-1:] in ":*" or line[-1].isspace()) else None
         heading = _HEADING_COMMAND_RE.match(line) if prompt is None and not caption and is_command is not None \
             and line[:2] == "##" and len(parts) < MAX_TYPED_SECTIONS else None
         if caption:  # "spark-b:" above the output of that host: as a prompt on that host would say
