@@ -321,7 +321,7 @@ def _segments(chunk: Chunk) -> list[_Segment]:
             whole, used = False, 1  # unclaimed lines continue the current output (the command's, first)
             hint = next((k.name for j in pending for k in views.headers
                          if len(lines[j]) <= MAX_KIND_LINE and k.header.search(lines[j].strip())),
-                        None) if pending else None
+                        None) if pending and not cur.kind else None  # (within an output of a kind: never used)
             # last: a kind's header just above a line no kind claims (a table pasted without its banner)
             kind = _kind_of_line(line, cur.kind or cmd_kind or hint, views)
             if kind is None and cur.begun and caption_between(lines, i, lambda x: _begins(x, cur.kind)):  # "Output:"
