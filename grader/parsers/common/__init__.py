@@ -408,6 +408,9 @@ class Line(NamedTuple):
     group: int
 
 
+_tuple_new = tuple.__new__
+
+
 def content_lines(text: str | bytes, keep_comments: bool = False) -> list[Line]:
     """The lines a parser should read: prompts, sudo prompts, blanks, fences dropped.
 
@@ -418,8 +421,8 @@ def content_lines(text: str | bytes, keep_comments: bool = False) -> list[Line]:
     group = 0
     plain = text.plain if type(text) is CleanLines else ()
     for no, raw in enumerate(clean_lines(text), start=1):
-        if raw in plain:  # neither a prompt nor noise, as explain's split found: kept
-            out.append(Line(no, raw, command, group))
+        if raw in plain:  # neither a prompt nor noise, as explain's split found: kept (made as Line's __new__ does)
+            out.append(_tuple_new(Line, (no, raw, command, group)))
             continue
         prompt = parse_prompt(raw)
         if prompt is not None:
@@ -429,7 +432,7 @@ def content_lines(text: str | bytes, keep_comments: bool = False) -> list[Line]:
             if keep_comments:
                 out.append(Line(no, raw, command, group))
         elif not is_noise_line(raw):
-            out.append(Line(no, raw, command, group))
+            out.append(_tuple_new(Line, (no, raw, command, group)))
     return out
 
 
