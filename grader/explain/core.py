@@ -310,7 +310,7 @@ def _segments(chunk: Chunk) -> list[_Segment]:
         whole = True  # a JSON value or a YAML file is one output on its own
         if block is not None or (cmd_kind and _REGISTRY[cmd_kind].block_start and not cur.n_content):
             kind, used = (block.name if block else cmd_kind), len(lines) - i
-        elif opens_json(line):
+        elif (line[:1] in "{[" or line[:1].isspace()) and opens_json(line):  # (JSON opens so, after blanks)
             joined = joined or _Joined(lines)
             kind, used = _kind_of_json(joined, i, cmd_kind if not cur.n_content else None)
             inside = kind is None and cur.kind in _REGISTRY and _REGISTRY[cur.kind].inner_json  # iperf3 --debug's
