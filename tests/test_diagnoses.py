@@ -370,6 +370,21 @@ EXAMPLES.update({
     # blind batch zp012: vLLM's Ray workers on servers that are not Sparks (read with explain --host other)
     "nccl-error-off-spark": ("(EngineCore_DP0 pid=5) (RayWorkerWrapper pid=77, ip=10.0.0.11) ERROR 11-29 14:03:00 "
                              "[worker.py:1] RuntimeError: NCCL error: unhandled system error\n"),
+    # blind batch zr (TensorRT-LLM, Dynamo, NIXL/UCX) and zs010 (a GPU the driver lost), each line as posted
+    "dynamo-etcd-unreachable": BANNER + "Error: Failed to connect to etcd server with config ClientOptions { etcd_url: "
+                               "[\"http://localhost:2379\"], etcd_connect_options: None }\n",
+    "dynamo-no-responders": BANNER + "ERROR Internal server error: Failed to generate completions: no responders\n",
+    "mpi-rank-sigkill": BANNER + "mpirun noticed that process rank 6 with PID 0 on node n1 exited on signal 9 (Killed).\n",
+    "tensorrt-gpu-oom": BANNER + "[TRT] [W] Requested amount of GPU memory (24793579520 bytes) could not be allocated.\n",
+    "trtllm-assertion": BANNER + "[TensorRT-LLM][ERROR] Assertion failed: FP8 FMHA cannot be enabled except on Ada\n",
+    "trtllm-engine-other-device": BANNER + "[TensorRT-LLM][WARNING] Using an engine plan file across different models of "
+                                  "devices is not recommended\n",
+    "ucx-local-protection": BANNER + "ib_mlx5_log.c:179  UCX  ERROR Local protection error on mlx5_0:1/RoCE (synd 0x4)\n",
+    "ucx-link-local-gid": BANNER + "ib_device.c:1332 UCX  ERROR   ibv_create_ah(dlid=49152 sl=0 port=1 dgid=fe80::a1b "
+                          "flow_label=0xffffffff sgid_index=0 traffic_class=0) failed\n",
+    "ucx-wr-flushed": BANNER + "srd_iface.c:221  UCX  ERROR send completion[0] with error on rdmap1: Work Request Flushed "
+                      "Error, vendor_err 0x1\n",
+    "nvidia-smi-gpu-lost": BANNER + "Unable to determine the device handle for GPU 0000:09:00.0: Unknown Error\n",
     # NVIDIA/nccl#230: the HCA's device-fatal event (NCCL 2.4's form); a port error in NCCL 2.19's form
     "nccl-ib-device-fatal": BANNER + "container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event "
                             ": local catastrophic error\n",

@@ -754,6 +754,28 @@ ERROR_CHAIN = ("dgxa100:1050:1316 [0] NCCL INFO include/net.h:25 -> 2\n"
                "dgxa100:1050:1316 [0] NCCL INFO transport/net.cc:515 -> 2\n")
 CONNECT_RETRY = "worker:101542:101934 [0] NCCL INFO Call to connect returned Connection timed out, retrying\n"
 
+# TensorRT-LLM, Dynamo and NIXL's UCX as posted (blind batch zr): ai-dynamo/dynamo#1188, #732, #843, #814,
+# ai-dynamo/nixl#1983, NVIDIA/TensorRT-LLM#1700, #346, #2855, #1826; nvidia-docker#1553 (blind batch zs010)
+ETCD_DOWN = ("ERROR dynamo_runtime::worker: Application shutdown with error: Failed to connect to etcd server with config "
+             "ClientOptions { etcd_url: [\"http://localhost:2379\"], etcd_connect_options: None, attach_lease: true }\n")
+NO_RESPONDERS = ("2025-04-29T17:33:52.129Z ERROR chat_completions: dynamo_llm::http::service::openai: Internal server "
+                 "error: Failed to generate completions: no responders: no responders\n")
+UCX_PROT = ("[1745700389.902821] [labinit01:6274 :0]     ib_mlx5_log.c:179  UCX  ERROR Local protection error on "
+            "mlx5_0:1/RoCE (synd 0x4 vend 0x51 hw_synd 0/0)\n")
+UCX_FE80 = ("[1745499308.854013] [9fd0c21b0f7c:760  :0]       ib_device.c:1332 UCX  ERROR   ibv_create_ah(dlid=49152 sl=0 "
+            "port=1 src_path_bits=0 dgid=fe80::0a1b:2cff:fe3d:4e5f flow_label=0xffffffff sgid_index=0 traffic_class=0)"
+            " for UD mlx5 connect on mlx5_0 failed: Connection timed out\n")
+UCX_FLUSHED = ("[1784621081.896649] [pod:537  :1]       srd_iface.c:221  UCX  ERROR send completion[0] with error on "
+               "rdmap132s0/0x55cf4425cfb0: Work Request Flushed Error, vendor_err 0x1\n")
+MPI_SIGKILL = "mpirun noticed that process rank 6 with PID 0 on node xxxxxxxx exited on signal 9 (Killed).\n"
+TRT_OOM = ("[11/10/2023-06:30:40] [TRT] [W] Requested amount of GPU memory (24793579520 bytes) could not be allocated. "
+           "There may not be enough free memory for allocation to succeed.\n")
+TRT_ASSERT = ("  what():  [TensorRT-LLM][ERROR] Assertion failed: FP8 FMHA cannot be enabled except on Ada or Hopper or "
+              "Blackwell Arch. (/code/tensorrt_llm/cpp/tensorrt_llm/common/attentionOp.cpp:2357)\n")
+TRT_OTHER_GPU = ("[TensorRT-LLM][WARNING] Using an engine plan file across different models of devices is not "
+                 "recommended and is likely to affect performance or even cause errors.\n")
+GPU_LOST = "Unable to determine the device handle for GPU 0000:09:00.0: Unknown Error\n"
+
 # https://github.com/NVIDIA/nccl/issues/258, as posted (quoted with "> ")
 PEER_ALREADY = "> warning: Cuda API error detected: cudaDeviceEnablePeerAccess returned (0x2c0)\n"
 
@@ -767,7 +789,8 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        SHM_TIMEOUT, CUDA_FOOTER, SHM_SEGMENT, VIRTUAL_PCI, PEER_UNSUPPORTED,
        GRAPH_ESTIMATE, STORE_LOST, NCCL_FATAL, OOM_BARE, MAX_SHMEM, MAPPING_OOM, SGLANG_TP, WATCHDOG_NEW, PCIE_NARROW, GLOO_LOOPBACK, UCX_REFUSED, STORE_WAIT, UCX_NO_DEVICE, RAY_CLIENT,
        P2P_OFF_HANG, PERFTEST_WC4, PERFTEST_WC12, RTR_TIMEOUT, SAMPLES_P2P, P2P_NAN,
-       RAYLET_OOM, C10D_CONNECT, REMOTE_ERROR, ERROR_CHAIN, CONNECT_RETRY]
+       RAYLET_OOM, C10D_CONNECT, REMOTE_ERROR, ERROR_CHAIN, CONNECT_RETRY, ETCD_DOWN, NO_RESPONDERS, UCX_PROT,
+       UCX_FE80, UCX_FLUSHED, MPI_SIGKILL, TRT_OOM, TRT_ASSERT, TRT_OTHER_GPU, GPU_LOST]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -776,7 +799,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
     number the table does not single out is a `warn`: many are the application's; so is a preempted request)."""
     [(level, message)] = known_faults(text)
     assert level == ("warn" if any(text is t for t in (XID_45, KV_PREEMPTED, PG_ANCHOR, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SHM_64MB, RAY_SHM,
-                                                      PCIE_NARROW, UCX_NO_DEVICE)) else "fail")
+                                                      PCIE_NARROW, UCX_NO_DEVICE, TRT_OTHER_GPU)) else "fail")
     assert " Fix: " in message
 
 

@@ -5,6 +5,15 @@ uses, and raises ValueError with a clear message for impossible input. Spec figu
 checks/specs/*.toml through :mod:`grader.calc.specs`, each with its source and trust grade.
 """
 
-from grader.calc import memory, pcie, power, specs, traffic
+import importlib
+from typing import Any
 
 __all__ = ["memory", "pcie", "power", "specs", "traffic"]
+
+
+def __getattr__(name: str) -> Any:
+    """A submodule, imported when first named (``grader.calc.pcie``): a reader that needs one figure table (a vLLM log's
+    judge, checks/specs/memory.toml through :mod:`.specs`) does not import the others."""
+    if name in __all__:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -28,7 +28,7 @@ from ..failures import describe_failure
 from ..diagnoses import known_faults, one_text_gated
 from ..parsers import ParseError
 from ..parsers.common.commands import changes_state, silent_on_success  # (a setter's refusal: tolerant.unread_reply)
-from ..parsers.common import (PROMPT_PROGRAMS, Chunk, CleanText, LazySearch, any_search, command_argv,
+from ..parsers.common import (PROMPT_PROGRAMS, Chunk, CleanLines, CleanText, LazyAnySearch, LazySearch, command_argv,
                               is_comment_line, is_noise_line, join_wrapped, load_json_lenient, opens_json,
                               repeated_block, split_chunks as _split_lines, strip_log_prefix)
 from ..parsers.common.chunks import Segment as _Segment
@@ -133,7 +133,7 @@ def _state() -> tuple[int, int]:  # the key of what is derived from the registry
 
 class _Views(NamedTuple):  # what is derived from the registry, built once per state of it (see _views)
     any_kind: Callable[[str], bool]  # whether some kind's ``line`` pattern finds a match in a line
-    lined: dict[str, Callable[[str], bool]]  # each kind with a ``line`` pattern, in registration order: whether it
+    lined: dict[str, LazySearch]  # each kind with a ``line`` pattern, in registration order: whether it
     #   finds a match in a line (any_search of that pattern, built when first asked)
     blocks: tuple[KindSpec, ...]  # the kinds with a ``block_start``
     headers: tuple[KindSpec, ...]  # the kinds with a ``header``
@@ -142,10 +142,10 @@ class _Views(NamedTuple):  # what is derived from the registry, built once per s
 
 @functools.lru_cache(maxsize=1)
 def _views(state: tuple[int, int]) -> _Views:
-    """The registry's _Views; a line is asked with a few searches at most (parsers.common.any_search: the patterns'
-    alternatives anchored at the line's start are tried there once, the others searched by their shape)."""
+    """The registry's _Views; a line is asked with a few searches at most (parsers.common.any_search, built after a few
+    calls: the patterns' alternatives anchored at the line's start are tried there once, the others by their shape)."""
     kinds = list(_REGISTRY.values())
-    return _Views(any_search(k.line for k in kinds if k.line is not None),
+    return _Views(LazyAnySearch(k.line for k in kinds if k.line is not None),
                   {k.name: LazySearch(k.line) for k in kinds if k.line is not None},
                   tuple(k for k in kinds if k.block_start is not None), tuple(k for k in kinds if k.header is not None),
                   frozenset(p for k in kinds for p in k.programs) | PROMPT_PROGRAMS | _WRAPPERS)
@@ -161,7 +161,7 @@ def _kind_of_line(line: str, prefer: str | None, views: _Views | None = None) ->
     s = line.strip()
     if len(s) > MAX_KIND_LINE:
         return None
-    prog = not_found_program(s)
+    prog = not_found_program(s) if "not found" in s else None  # (the words first: most lines hold none)
     if prog:
         return prefer if prefer in _REGISTRY and prog in _REGISTRY[prefer].programs else \
             next((k.name for k in _REGISTRY.values() if prog in k.programs), prefer)
@@ -173,7 +173,7 @@ def _kind_of_line(line: str, prefer: str | None, views: _Views | None = None) ->
         if (bare := strip_log_prefix(s).strip()) == s or not views.any_kind(bare):  # behind a tag ("[vllm]: ")?
             return None
         s = bare
-    return next((name for name, claims in views.lined.items() if claims(s)), None)
+    return next((name for name, claims in views.lined.items() if claims.once(s)), None)  # (most asked once a paste)
 
 
 _COMMAND_WORD_RE = re.compile(r"^(?:[A-Za-z_]\w*=\S*\s+)*(?:(?:sudo|time|env|nohup|doas|uvx)\s+(?:-\S+\s+)*)*"
@@ -312,7 +312,7 @@ def _segments(chunk: Chunk) -> list[_Segment]:
         whole = True  # a JSON value or a YAML file is one output on its own
         if block is not None or (cmd_kind and _REGISTRY[cmd_kind].block_start and not cur.n_content):
             kind, used = (block.name if block else cmd_kind), len(lines) - i
-        elif opens_json(line):
+        elif (line[:1] in "{[" or line[:1].isspace()) and opens_json(line):  # (JSON opens so, after blanks)
             joined = joined or _Joined(lines)
             kind, used = _kind_of_json(joined, i, cmd_kind if not cur.n_content else None)
             inside = kind is None and cur.kind in _REGISTRY and _REGISTRY[cur.kind].inner_json  # iperf3 --debug's
@@ -323,7 +323,7 @@ def _segments(chunk: Chunk) -> list[_Segment]:
             whole, used = False, 1  # unclaimed lines continue the current output (the command's, first)
             hint = next((k.name for j in pending for k in views.headers
                          if len(lines[j]) <= MAX_KIND_LINE and k.header.search(lines[j].strip())),
-                        None) if pending else None
+                        None) if pending and not cur.kind else None  # (within an output of a kind: never used)
             # last: a kind's header just above a line no kind claims (a table pasted without its banner)
             kind = _kind_of_line(line, cur.kind or cmd_kind or hint, views)
             if kind is None and cur.begun and caption_between(lines, i, lambda x: _begins(x, cur.kind)):  # "Output:"
@@ -357,6 +357,8 @@ def _segments(chunk: Chunk) -> list[_Segment]:
         # a line that continued (or began) an output without restarting it decides the same way when repeated
         plain = line if used == 1 and not whole and not opens else None
     segs[-1].add([lines[j] for j in pending], [numbers[j] for j in pending], 0)
+    for seg in segs if chunk.unasked else ():
+        seg.plain -= chunk.unasked  # kept as output unasked whether a prompt (see Chunk.unasked)
     if segs[0].kind is None and cmd_kind:
         segs[0].kind = cmd_kind
     return [s for s in segs if s.lines or s.command]
@@ -475,7 +477,11 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
     if not whole and seg.command is not None:
         text = f"$ {seg.command}\n{text}"
         numbers.insert(0, seg.prompt_lineno or 0)
-    text = text if whole else CleanText(text)  # its lines come from the paste's clean_lines (--kind's: as given)
+        lines = [f"$ {seg.command}", *lines]
+    # its lines come from the paste's clean_lines (--kind's: as given); no line holds a line break, so a segment's are
+    # the text's, and those the split found plain need not be asked again (CleanLines)
+    text = text if whole else CleanLines(text, lines, seg.plain) if len(lines) > 1 and "\n" not in lines[0] \
+        else CleanText(text)
     if not seg.n_content and not whole and not (spec.header and any(map(spec.header.match, seg.lines))):  # all '#'
         return (_command_alone(spec, seg) if spec.reads_command and seg.command else _printed_nothing(spec, seg)), None
     set_aside: list[str] = []

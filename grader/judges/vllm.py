@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..diagnoses import diagnose
 from ..parsers import ParseError
-from ..parsers.nccl_log import NcclLog, parse_nccl_log, transport_verdict
 from ..parsers.vllm_api import VllmMetrics
 from ..parsers.vllm_log import parse_vllm_log, VllmLog
 from .common import fail, fmt_count, info, ok, on_spark, warn
 from .model import Finding, Summary
-from .nccl import summarise_nccl_log
+
+if TYPE_CHECKING:  # the NCCL reader and judge are imported where a log holds NCCL lines (most hold none)
+    from ..parsers.nccl_log import NcclLog
 
 
 # --------------------------------------------------------------------------- vLLM log
@@ -54,7 +55,11 @@ class VllmLogReading:
 
     @property
     def nccl_transport(self) -> str | None:
-        return transport_verdict(self.nccl) if self.nccl else None
+        if not self.nccl:
+            return None
+        from ..parsers.nccl_log import transport_verdict
+
+        return transport_verdict(self.nccl)
 
 
 _NCCL_MARK = re.compile(r"\bNCCL (?:INFO|WARN)\b")
@@ -64,6 +69,8 @@ def read_vllm(text: str) -> VllmLogReading:
     log = parse_vllm_log(text)
     if "NCCL " not in text or not _NCCL_MARK.search(text):  # the words first: found faster than the pattern
         return VllmLogReading(log)
+    from ..parsers.nccl_log import parse_nccl_log
+
     try:
         return VllmLogReading(log, parse_nccl_log(text))
     except ParseError:
@@ -74,6 +81,8 @@ def _nccl_findings(r: VllmLogReading) -> list[Finding]:
     """The NCCL lines of the log, judged by the nccl-log kind's judge (all its findings but the version line)."""
     if r.nccl is None or not r.nccl.nccl_lines:
         return []
+    from .nccl import summarise_nccl_log
+
     version = f"NCCL {r.nccl.version}."
     return [Finding(f.level, f"NCCL lines in this log: {f.message}") for f in summarise_nccl_log(r.nccl, None)[1]
             if f.message != version]

@@ -79,15 +79,16 @@ class LogLine:
     message: str = ""
 
 
-_FIELDS = tuple(LogLine.__dataclass_fields__)
 _new = object.__new__
 
 
-def _log_line(*values: object) -> LogLine:
-    """``LogLine(*values)`` without the frozen dataclass's ``__init__`` (an ``object.__setattr__`` per field): the same
+def _log_line(lineno: int, text: str, prefix: str | None, process: str | None, pid: int | None, ip: str | None,
+              level: str | None, source: str | None, message: str) -> LogLine:
+    """``LogLine(...)`` without the frozen dataclass's ``__init__`` (an ``object.__setattr__`` per field): the same
     object (LogLine has no ``__post_init__``), made in half the time, as split_prefixes makes one per line of a log."""
     made = _new(LogLine)
-    made.__dict__.update(zip(_FIELDS, values))
+    made.__dict__.update(lineno=lineno, text=text, prefix=prefix, process=process, pid=pid, ip=ip, level=level,
+                         source=source, message=message)  # (keywords: faster than zip with the fields' names)
     return made
 
 

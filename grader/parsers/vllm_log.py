@@ -215,7 +215,9 @@ class _State:
         else:
             if found.client:
                 self.client = True
-            if (self._startup_facts(msg, found) | self._kv(rec, msg, found) | self._other(rec, msg, found)
+            if ((found.startup is not None and self._startup_facts(msg, found))  # (each reads nothing from a None)
+                    | (found.kv is not None and self._kv(rec, msg, found))
+                    | (found.other is not None and self._other(rec, msg, found))
                     | self._memory(rec, found) | self._event(rec, msg, found.event)):
                 known = True
         if known:

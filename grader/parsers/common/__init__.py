@@ -14,8 +14,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, NamedTuple
 
-from .anyof import LazySearch, any_search, gated_search, literal_gate  # noqa: F401  (one test for many regexes: re-exported)
+from .anyof import LazyAnySearch, LazySearch, any_search, gated_search, literal_gate  # noqa: F401  (one test for many regexes: re-exported)
 from .commands import command_argv, option_value  # noqa: F401  (re-exported)
+from .units import BYTE_UNITS  # noqa: F401  (re-exported)
 from .pasted import unnumbered, unquoted
 
 
@@ -108,9 +109,15 @@ class CleanText(str):
     __slots__ = ()
 
 
-BYTE_UNITS = {"B": 1, "bytes": 1, "KiB": 2 ** 10, "MiB": 2 ** 20, "GiB": 2 ** 30, "TiB": 2 ** 40, "PiB": 2 ** 50,
-              "KB": 10 ** 3, "MB": 10 ** 6, "GB": 10 ** 9, "TB": 10 ** 12, "PB": 10 ** 15}
-"""Bytes per unit of a size as programs print it: binary (``GiB``, Ray's and PyTorch's) and decimal (``GB``)."""
+class CleanLines(CleanText):
+    """A CleanText whose lines explain's core has in hand (``lines``: ``text.split("\\n")``), with those the split
+    found neither prompt nor noise (``plain``): clean_lines gives the lines without splitting the text again, and
+    content_lines keeps a plain one without asking again (the same answers: both tests are functions of the line)."""
+
+    def __new__(cls, text: str, lines: list[str], plain: set[str] | frozenset[str]) -> CleanLines:
+        made = super().__new__(cls, text)
+        made.lines, made.plain = lines, plain
+        return made
 
 
 _TYPOGRAPHIC_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\uff1a": ":"})
@@ -148,8 +155,8 @@ def clean_lines(text: str | bytes) -> list[str]:
     line caused by a trailing newline is dropped. Bytes are decoded as UTF-8 with
     replacement. Never raises for str or bytes input.
     """
-    if type(text) is CleanText:
-        lines = text.split("\n")
+    if type(text) is CleanText or type(text) is CleanLines:
+        lines = list(text.lines) if type(text) is CleanLines else text.split("\n")
         if lines and lines[-1] == "":
             lines.pop()
         return lines
@@ -166,20 +173,21 @@ def clean_lines(text: str | bytes) -> list[str]:
             text = text.translate(_TYPOGRAPHIC_QUOTES)  # a forum's typography: ‘rocep1s0f0’ is 'rocep1s0f0'
         if "\u2022" in text:
             text = _BULLET_RE.sub("", text)  # a forum's list made of pasted lines: "  • NET/IB : ..."
-    if "^[" in text:
+    if "^" in text and "^[" in text:  # (one character first: found by memchr, a pair is not)
         text = _CARET_ANSI_RE.sub("", text)
     if "[" in text and ("ESC[" in text or "\\" in text and _WORD_ESCAPE_RE.search(text) is not None):
         text = _WORD_ANSI_RE.sub("", text)
     text = _LOST_ESC_RE.sub("", text)
-    if "<-" in text or "\u2190" in text:
+    if "<" in text and "<-" in text or "\u2190" in text:
         text = "\n".join(_without_arrow_note(x) if "<-" in x or "\u2190" in x else x for x in text.split("\n"))
     if "] " in text and _ONE_LETTER_LOGGER_RE.search(text, 0, 4096):
         text = _ONE_LETTER_LOGGER_RE.sub("", text)
-    if "**" in text:
+    if "*" in text and "**" in text:
         text = _MD_BOLD_NUMBER_RE.sub(r"\1", text)
         if text.lstrip(" \t").startswith("**") or _BOLD_LINE_START_RE.search(text):  # (a line starting so: few)
             text = _MD_BOLD_LINE_RE.sub(r"\1\2", text)
-    if "<" in text and ("<pre>" in text or "<code>" in text or "</pre>" in text or "</code>" in text):
+    if "<" in text and ("pre>" in text or "code>" in text) and ("<pre>" in text or "<code>" in text or "</pre>" in text
+                                                             or "</code>" in text):
         text = "\n".join(_HTML_EDGE_RE.sub("", line) for line in text.split("\n"))
     if _may_hold_huge_number(text):
         text = _HUGE_NUMBER_RE.sub(lambda m: f"<a {len(m.group()):,}-digit number>", text)
@@ -288,12 +296,10 @@ _SUDO_RE = re.compile(r"^(?:\[sudo\][^\n]{0,200}?[:：]|Password:|Passwort:|Mot 
 _FENCE_RE = re.compile(r"^(?:```|~~~)")
 # warnings other programs print between a command and its output
 _CHATTER_RE = re.compile(r"^(?:sudo: unable to resolve host .*|Warning: Permanently added .*"
-                         # ssh with a read-only ~/.ssh (a container's): it still connects
-                         r"|Failed to add the host to the list of known hosts \(.*\)\.?"
+                         r"|Failed to add the host to the list of known hosts \(.*\)\.?"  # a read-only ~/.ssh: it connects
                          # X11 forwarding noise that mpirun/ssh print between output lines
                          r"|Authorization required, but no authorization protocol specified"
-                         r"|No protocol specified|Invalid MIT-MAGIC-COOKIE-1 key"
-                         # the header Ray writes at the top of a worker's or actor's log file
+                         r"|No protocol specified|Invalid MIT-MAGIC-COOKIE-1 key"  # then Ray's worker log's header:
                          r"|:(?:job_id|actor_name|task_name|task_attempt_start):\S*)$")
 # the HTML a forum or GitHub issue wraps a paste in: a collapsible block's <details>/<summary> (with what the
 # summary says, <code> in it too), <br>, <p>, <div>, <blockquote>
@@ -403,6 +409,9 @@ class Line(NamedTuple):
     group: int
 
 
+_tuple_new = tuple.__new__
+
+
 def content_lines(text: str | bytes, keep_comments: bool = False) -> list[Line]:
     """The lines a parser should read: prompts, sudo prompts, blanks, fences dropped.
 
@@ -411,7 +420,11 @@ def content_lines(text: str | bytes, keep_comments: bool = False) -> list[Line]:
     out: list[Line] = []
     command: str | None = None
     group = 0
+    plain = text.plain if type(text) is CleanLines else ()
     for no, raw in enumerate(clean_lines(text), start=1):
+        if raw in plain:  # neither a prompt nor noise, as explain's split found: kept (made as Line's __new__ does)
+            out.append(_tuple_new(Line, (no, raw, command, group)))
+            continue
         prompt = parse_prompt(raw)
         if prompt is not None:
             command, group = prompt.command or None, group + 1
@@ -420,7 +433,7 @@ def content_lines(text: str | bytes, keep_comments: bool = False) -> list[Line]:
             if keep_comments:
                 out.append(Line(no, raw, command, group))
         elif not is_noise_line(raw):
-            out.append(Line(no, raw, command, group))
+            out.append(_tuple_new(Line, (no, raw, command, group)))
     return out
 
 
@@ -482,6 +495,7 @@ _LOG_START_RE = re.compile(
 )
 WRAP_MIN_CHARS = 60
 """A line shorter than this was not wrapped by a terminal or an editor (they wrap at 72 to 80 columns or more, at a space the line may be shorter)."""
+_NOT_CONTINUATION_FIRST = "-=+#|*>`[{("  # a line starting so is one _NOT_CONTINUATION_RE matches (told without it)
 _NOT_CONTINUATION_RE = re.compile(r"^(?:Traceback \(|During handling|The above exception|[\w.]*(?:Error|Exception|"
                                   r"Warning|Interrupt|Exit)\b|[-=+#|*>`]|\[|\{|\(|(?:slurmstepd|srun|sbatch|salloc):)")
 
@@ -520,8 +534,8 @@ def join_wrapped(lines: list[str], numbers: list[int] | None = None,
     head_log: bool | None = None  # whether out[-1] starts as a log line (None: not asked yet)
     for line, no in zip(lines, numbers):
         s = line.rstrip()
-        cont = (last_len >= WRAP_MIN_CHARS and bool(s) and not s[0].isspace() and bool(out)
-                and not _LOG_START_RE.match(s) and len(s) <= MAX_LOG_LINE and not _NOT_CONTINUATION_RE.match(s)
+        cont = (last_len >= WRAP_MIN_CHARS and bool(s) and s[0] not in _NOT_CONTINUATION_FIRST and not s[0].isspace()
+                and bool(out) and not _LOG_START_RE.match(s) and len(s) <= MAX_LOG_LINE and not _NOT_CONTINUATION_RE.match(s)
                 and not is_noise_line(s) and not is_log_line(s) and not is_prompt_line(s))
         if cont and head_log is None:
             head_log = is_log_line(out[-1])

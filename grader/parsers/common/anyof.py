@@ -72,19 +72,54 @@ def alternatives(pattern: str) -> list[str]:
 
 class LazySearch:
     """``any_search([pattern])``, built when first called (a kind's line test: most pastes ask few kinds). Calling
-    it is one attribute lookup more than calling the test itself."""
+    it is one attribute lookup more than calling the test itself; :meth:`once` asks without building it."""
 
-    __slots__ = ("pattern", "search")
+    __slots__ = ("pattern", "search", "asked")
 
     def __init__(self, pattern: re.Pattern[str]) -> None:
         self.pattern: re.Pattern[str] = pattern
         self.search: Callable[[str], bool] = self._first
+        self.asked = 0
+
+    def once(self, text: str) -> bool:
+        """The same answer, by the pattern's own search while it was asked so a few times only (a kind asked of a
+        paste's first line, which another kind claims, is not built: compiling its test costs more than a search)."""
+        if self.asked < ASK_BEFORE_BUILDING:
+            self.asked += 1
+            return self.pattern.search(text) is not None
+        return self.search(text)
 
     def _first(self, text: str) -> bool:
         self.search = any_search([self.pattern])
         return self.search(text)
 
     def __call__(self, text: str) -> bool:
+        return self.search(text)
+
+
+ASK_BEFORE_BUILDING = 8
+"""How many times :meth:`LazySearch.once` and :class:`LazyAnySearch` search with the patterns themselves before they
+build the joined test."""
+
+
+class LazyAnySearch:
+    """``any_search(patterns)``, built at its ASK_BEFORE_BUILDING + 1-th call: the calls before are answered by the
+    patterns' own searches (the same answers), as building it (compiling the patterns joined) costs more than a few of
+    them, and a paste whose every line the kind around it claims asks it of one line or none."""
+
+    __slots__ = ("patterns", "asked", "search")
+
+    def __init__(self, patterns: Iterable[re.Pattern[str]]) -> None:
+        self.patterns = tuple(patterns)
+        self.asked = 0
+        self.search: Callable[[str], bool] | None = None
+
+    def __call__(self, text: str) -> bool:
+        if self.search is None:
+            self.asked += 1
+            if self.asked <= ASK_BEFORE_BUILDING:
+                return any(p.search(text) for p in self.patterns)
+            self.search = any_search(self.patterns)
         return self.search(text)
 
 

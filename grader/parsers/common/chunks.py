@@ -29,6 +29,9 @@ class Chunk:
     lines: tuple[str, ...]
     first_lineno: int
     linenos: tuple[int, ...] = ()  # the paste's line number of each of ``lines``
+    unasked: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
+    """Lines of the paste kept as output without being asked whether they are a prompt (a glued prompt's head, a
+    prompt's output line): the others were, and are none."""
 
     @property
     def text(self) -> str:
@@ -60,6 +63,8 @@ class Segment:
     its output yet (``iperf3 -s`` prints one above ``Server listening on``)."""
     started: bool = False  # holds a line its kind's ``starts`` matches (see KindSpec.prelude)
     opened: set[str] = field(default_factory=set)  # its ``starts`` lines (see KindSpec.starts_on_repeat)
+    plain: set[str] = field(default_factory=set)  # lines added as content (add_line): no noise, and no prompt
+    #   unless the chunk's ``unasked`` holds them (see grader.parsers.common.CleanLines)
 
     def __post_init__(self) -> None:
         if self.n_content < 0:
@@ -78,8 +83,10 @@ class Segment:
         """Append one content line (not noise): :meth:`add` without its lists, for the splitter's every line."""
         self.lines.append(line)
         self.linenos.append(number)
+        self.plain.add(line)
         self.n_content += 1
-        self.n_rules += _is_rule(line)
+        if line[:1] in _RULE_FIRST or line[:1].isspace():  # (most lines start otherwise: no rule)
+            self.n_rules += _is_rule(line)
 
     @property
     def begun(self) -> bool:
@@ -262,6 +269,7 @@ def split_chunks(text: str | bytes, is_command: Callable[[str, bool], bool] | No
     headed: set[int] = set()  # the parts a Markdown heading named, not a prompt
     i = 0
     seen: list[str] = []  # "user@host:" of the prompts so far
+    unasked: set[str] = set()  # lines kept as output that parse_prompt was not asked of (see Chunk.unasked)
     while i < len(rows):
         no, line = rows[i]
         prompt = parse_prompt(line)
@@ -274,12 +282,14 @@ def split_chunks(text: str | bytes, is_command: Callable[[str, bool], bool] | No
             if glued:
                 rows[i:i + 1] = [(no, line[:glued]), (no, line[glued:])]
                 line = line[:glued]
+                unasked.add(line)
         if prompt is not None and is_output is not None and prompt.command and not prompt.command.endswith("\\") \
                 and is_output(prompt.command):
             parts[-1][3].append((no, prompt.command))  # a prompt glued to an output line: the output stays
+            unasked.add(prompt.command)
             after_gap, i = False, i + 1
             continue
-        caption = host_caption(line) if prompt is None else None
+        caption = host_caption(line) if prompt is None and (line[-1:] in ":*" or line[-1].isspace()) else None
         heading = _HEADING_COMMAND_RE.match(line) if prompt is None and not caption and is_command is not None \
             and line[:2] == "##" and len(parts) < MAX_TYPED_SECTIONS else None
         if caption:  # "spark-b:" above the output of that host: as a prompt on that host would say
@@ -331,8 +341,9 @@ def split_chunks(text: str | bytes, is_command: Callable[[str, bool], bool] | No
         parts[0] = (prompt, line, no, preamble + lines)
     elif preamble:
         parts.insert(0, (None, None, 1, preamble))
+    unasked_lines = frozenset(unasked)
     return [Chunk(p.command or None if p else None, p.host if p else None, line,
-                  tuple(map(itemgetter(1), lines)), no, tuple(map(itemgetter(0), lines)))
+                  tuple(map(itemgetter(1), lines)), no, tuple(map(itemgetter(0), lines)), unasked_lines)
             for p, line, no, lines in parts]
 
 
