@@ -190,14 +190,15 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
                        "with `rdma link`")
         cause = ("; ".join(why) + ". ") if why else (
             "Give NCCL the RDMA devices: set NCCL_IB_HCA to " + ("both Up twins (e.g. rocep1s0f1,roceP2p1s0f1)" if on_spark(
-                _is_spark_log(log) or None) is not False else "the NICs that reach the peer (`rdma link` lists them)")
+                _is_spark_log(log) or None) else "the NICs that reach the peer (`rdma link` lists them; on a DGX Spark "
+                                                 "both Up QSFP twins)")
             + " and, in a container, pass --device=/dev/infiniband with IPC_LOCK (or --privileged). ")
         socket_channels = any(c.transport == "NET/Socket" for c in log.channels)
         if spanned == 1:
             out.append(info(f"NCCL's network is TCP sockets (NET/Socket{' over ' + where if where else ''}), but the run "
                             "is on one machine: no network carries its data (P2P or SHM do), so it does not matter "
                             "here. Across machines it would: give NCCL an RDMA device before a multi-node run."))
-        elif (socket_channels or (spanned or 0) > 1) and on_spark(_is_spark_log(log) or None) is not True:
+        elif (socket_channels or (spanned or 0) > 1) and on_spark(_is_spark_log(log) or None) is False:
             reason = ("; ".join(why) + ". ") if why else ("check that NCCL_IB_DISABLE is not 1 and NCCL_IB_HCA (if set) "
                                                           "names them, and in a container pass --device=/dev/infiniband "
                                                           "with --cap-add=IPC_LOCK --ulimit memlock=-1 (or --privileged). ")
@@ -218,7 +219,7 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
                         "any (most cloud VMs), TCP is all there is.")))
         elif socket_channels or (spanned or 0) > 1:
             out.append(fail(f"NCCL fell back to TCP sockets (NET/Socket{' over ' + where if where else ''}): no RDMA, a "
-                            f"few GB/s at best. {cause}Then check the log shows `NET/IB : Using [0]roce...`."))
+                            f"few GB/s at best. {cause}Then check the log shows `NET/IB : Using [0]...`."))
         else:
             out.append(warn(f"NCCL's network is TCP sockets (NET/Socket{' over ' + where if where else ''}): between "
                             "machines its data would go over TCP, a few GB/s at best; with every rank on one machine "
