@@ -213,6 +213,18 @@ def _nccl_result(log: VllmLog | None, values: Mapping[str, Any], text: str) -> d
                     if net else None}
 
 
+_CORRECTED_RE = re.compile(r"PCIe Bus Error: severity=Correct(?:ed|able)")
+
+
+def _corrected_burst(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where the text holds checks/specs/pcie.toml [aer_corrected] burst corrected PCIe errors or more (one
+    now and then is the link's retry at work): their ``count``."""
+    from grader.calc.specs import load_pcie
+    row = load_pcie().get("aer_corrected") or {}
+    count = len(_CORRECTED_RE.findall(text))
+    return {"count": count} if row.get("trust") in ("A", "B", "C") and count >= int(row.get("burst", 0) or 0) else None
+
+
 _HANG_RE = re.compile(r"(?i)\b(?:hangs?|hanging|hung|stuck|freez(?:es|ing)?|froze)\b")
 
 
@@ -318,6 +330,7 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "old_nccl": _old_nccl,
     "told_hang": _told_hang,
     "nccl_result": _nccl_result,
+    "corrected_burst": _corrected_burst,
 }
 """An entry's ``detail``: a function of the log (None when :func:`diagnose_text` reads plain text), the
 values read so far and the whole text, that returns more values for the texts, or None when the entry

@@ -385,6 +385,9 @@ EXAMPLES.update({
     "ucx-wr-flushed": BANNER + "srd_iface.c:221  UCX  ERROR send completion[0] with error on rdmap1: Work Request Flushed "
                       "Error, vendor_err 0x1\n",
     "nvidia-smi-gpu-lost": BANNER + "Unable to determine the device handle for GPU 0000:09:00.0: Unknown Error\n",
+    # pop-os/pop#3363: corrected PCIe errors on a root port, three of them (one alone is said nothing of)
+    "pcie-corrected-burst": BANNER + "pcieport 0000:00:03.1: PCIe Bus Error: severity=Correctable, type=Data Link Layer, "
+                            "(Transmitter ID)\n" * 3,
     # NVIDIA/nccl#230: the HCA's device-fatal event (NCCL 2.4's form); a port error in NCCL 2.19's form
     "nccl-ib-device-fatal": BANNER + "container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event "
                             ": local catastrophic error\n",

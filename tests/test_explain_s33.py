@@ -454,3 +454,12 @@ def test_the_break_it_review_of_session_33():
               "[2025-11-02 10:01:40 TP0] Load weight begin. avail mem=110.2 GB\n")
     found = {s.kind: s for s in explain(sglang, host="spark", nodes=2)}
     assert "sglang-log" in found and "enP7s7, the 10 GbE management port" in messages(found["nccl-log"], "fail")
+
+
+def test_a_stream_of_corrected_pcie_errors_is_a_warning_and_one_is_nothing():
+    """blind batch zs005 (pop-os/pop#3363), behind journalctl's `Mon DD hh:mm:ss host kernel:` prefix."""
+    from tests.test_field_faults import AER_CORRECTED
+    [s] = explain(AER_CORRECTED)
+    assert "logged 3 corrected errors" in messages(s, "warn")
+    one = AER_CORRECTED.split("\n")[0] + "\n"
+    assert not any("corrected errors" in messages(x) for x in explain(one))

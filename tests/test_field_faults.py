@@ -776,6 +776,10 @@ TRT_OTHER_GPU = ("[TensorRT-LLM][WARNING] Using an engine plan file across diffe
                  "recommended and is likely to affect performance or even cause errors.\n")
 GPU_LOST = "Unable to determine the device handle for GPU 0000:09:00.0: Unknown Error\n"
 
+# https://github.com/pop-os/pop/issues/3363, as posted behind journalctl's prefix (three of its corrected errors)
+AER_CORRECTED = "".join(f"Sep 19 16:18:0{i} node kernel: [6818{i}.615810] pcieport 0000:00:03.1: PCIe Bus Error: "
+                        "severity=Correctable, type=Data Link Layer, (Transmitter ID)\n" for i in range(3))
+
 # https://github.com/NVIDIA/nccl/issues/258, as posted (quoted with "> ")
 PEER_ALREADY = "> warning: Cuda API error detected: cudaDeviceEnablePeerAccess returned (0x2c0)\n"
 
@@ -790,7 +794,8 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        GRAPH_ESTIMATE, STORE_LOST, NCCL_FATAL, OOM_BARE, MAX_SHMEM, MAPPING_OOM, SGLANG_TP, WATCHDOG_NEW, PCIE_NARROW, GLOO_LOOPBACK, UCX_REFUSED, STORE_WAIT, UCX_NO_DEVICE, RAY_CLIENT,
        P2P_OFF_HANG, PERFTEST_WC4, PERFTEST_WC12, RTR_TIMEOUT, SAMPLES_P2P, P2P_NAN,
        RAYLET_OOM, C10D_CONNECT, REMOTE_ERROR, ERROR_CHAIN, CONNECT_RETRY, ETCD_DOWN, NO_RESPONDERS, UCX_PROT,
-       UCX_FE80, UCX_FLUSHED, MPI_SIGKILL, TRT_OOM, TRT_ASSERT, TRT_OTHER_GPU, GPU_LOST]
+       UCX_FE80, UCX_FLUSHED, MPI_SIGKILL, TRT_OOM, TRT_ASSERT, TRT_OTHER_GPU, GPU_LOST,
+       AER_CORRECTED]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -799,7 +804,8 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
     number the table does not single out is a `warn`: many are the application's; so is a preempted request)."""
     [(level, message)] = known_faults(text)
     assert level == ("warn" if any(text is t for t in (XID_45, KV_PREEMPTED, PG_ANCHOR, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SHM_64MB, RAY_SHM,
-                                                      PCIE_NARROW, UCX_NO_DEVICE, TRT_OTHER_GPU)) else "fail")
+                                                      PCIE_NARROW, UCX_NO_DEVICE, TRT_OTHER_GPU, AER_CORRECTED))
+                    else "fail")
     assert " Fix: " in message
 
 

@@ -213,7 +213,7 @@ class LinkFigure:
 def load_pcie() -> dict[str, Any]:
     """{"generations": {gen: PcieGeneration}, "practical": Figure-like dict, "links": {id: LinkFigure}, "p2p":
     Figure-like dict (``min_gain``), "p2p_latency": Figure-like dict (``active_drop``), "p2p_broken": Figure-like dict
-    (``below_share``)}."""
+    (``below_share``), "aer_corrected": Figure-like dict (``burst``)}."""
     data = _read("pcie.toml")
     gens: dict[int, PcieGeneration] = {}
     for key, row in data.get("generation", {}).items():
@@ -238,13 +238,14 @@ def load_pcie() -> dict[str, Any]:
         links[key] = LinkFigure(key, row["label"], float(row["bandwidth_gbs"]), float(row["latency_us"]),
                                 row["source"], row["trust"])
     p2p, latency, broken = data.get("p2p", {}), data.get("p2p_latency", {}), data.get("p2p_broken", {})
+    corrected = data.get("aer_corrected", {})
     for name, table, key in (("p2p", p2p, "min_gain"), ("p2p_latency", latency, "active_drop"),
-                             ("p2p_broken", broken, "below_share")):
+                             ("p2p_broken", broken, "below_share"), ("aer_corrected", corrected, "burst")):
         for f in (key, "source", "trust"):
             if table and f not in table:
                 raise SpecError(f"checks/specs/pcie.toml [{name}]: has no `{f}`")
     return {"generations": gens, "practical": dict(practical), "links": links, "p2p": dict(p2p),
-            "p2p_latency": dict(latency), "p2p_broken": dict(broken)}
+            "p2p_latency": dict(latency), "p2p_broken": dict(broken), "aer_corrected": dict(corrected)}
 
 
 def link(link_id: str) -> LinkFigure:
