@@ -388,6 +388,9 @@ EXAMPLES.update({
     # pop-os/pop#3363: corrected PCIe errors on a root port, three of them (one alone is said nothing of)
     "pcie-corrected-burst": BANNER + "pcieport 0000:00:03.1: PCIe Bus Error: severity=Correctable, type=Data Link Layer, "
                             "(Transmitter ID)\n" * 3,
+    # ai-dynamo/dynamo#429 (NATS without JetStream), NVIDIA/TensorRT-LLM#5495 (MPI spawn with no free slot)
+    "nats-jetstream-unavailable": BANNER + "nats.js.errors.ServiceUnavailableError: nats: ServiceUnavailableError\n",
+    "mpi-spawn-no-slots": BANNER + "All nodes which are allocated for this job are already filled.\n",
     # NVIDIA/nccl#230: the HCA's device-fatal event (NCCL 2.4's form); a port error in NCCL 2.19's form
     "nccl-ib-device-fatal": BANNER + "container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event "
                             ": local catastrophic error\n",

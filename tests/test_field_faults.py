@@ -780,6 +780,11 @@ GPU_LOST = "Unable to determine the device handle for GPU 0000:09:00.0: Unknown 
 AER_CORRECTED = "".join(f"Sep 19 16:18:0{i} node kernel: [6818{i}.615810] pcieport 0000:00:03.1: PCIe Bus Error: "
                         "severity=Correctable, type=Data Link Layer, (Transmitter ID)\n" for i in range(3))
 
+# https://github.com/ai-dynamo/dynamo/issues/429 and https://github.com/NVIDIA/TensorRT-LLM/issues/5495, as posted
+NO_JETSTREAM = ("nats.js.errors.ServiceUnavailableError: nats: ServiceUnavailableError: code=None err_code=None "
+                "description='None'\n")
+SPAWN_FULL = "All nodes which are allocated for this job are already filled.\n"
+
 # https://github.com/NVIDIA/nccl/issues/258, as posted (quoted with "> ")
 PEER_ALREADY = "> warning: Cuda API error detected: cudaDeviceEnablePeerAccess returned (0x2c0)\n"
 
@@ -795,7 +800,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        P2P_OFF_HANG, PERFTEST_WC4, PERFTEST_WC12, RTR_TIMEOUT, SAMPLES_P2P, P2P_NAN,
        RAYLET_OOM, C10D_CONNECT, REMOTE_ERROR, ERROR_CHAIN, CONNECT_RETRY, ETCD_DOWN, NO_RESPONDERS, UCX_PROT,
        UCX_FE80, UCX_FLUSHED, MPI_SIGKILL, TRT_OOM, TRT_ASSERT, TRT_OTHER_GPU, GPU_LOST,
-       AER_CORRECTED]
+       AER_CORRECTED, NO_JETSTREAM, SPAWN_FULL]
 
 
 @pytest.mark.parametrize("text", ALL)
