@@ -463,3 +463,45 @@ def test_a_stream_of_corrected_pcie_errors_is_a_warning_and_one_is_nothing():
     assert "logged 3 corrected errors" in messages(s, "warn")
     one = AER_CORRECTED.split("\n")[0] + "\n"
     assert not any("corrected errors" in messages(x) for x in explain(one))
+
+
+# blind batch zr008 (NVIDIA/TensorRT-LLM#9263): trtllm-bench's report of DeepSeek-R1 NVFP4 on TP4/EP4 (lines kept)
+TRTLLM_BENCH = """===========================================================
+= PYTORCH BACKEND
+===========================================================
+Model:   deepseek-ai/DeepSeek-R1
+TensorRT-LLM Version: 1.1.0rc1
+Quantization:  NVFP4
+
+===========================================================
+= REQUEST DETAILS
+===========================================================
+Number of requests:             6144
+Number of concurrent requests:  1018.8281
+Average Input Length (tokens):  1024.0000
+Average Output Length (tokens): 1024.0000
+===========================================================
+= WORLD + RUNTIME INFORMATION
+===========================================================
+TP Size:                4
+PP Size:                1
+EP Size:                4
+Issue Rate (req/sec):   1.1684E+17
+
+===========================================================
+= PERFORMANCE OVERVIEW
+===========================================================
+Request Throughput (req/sec):                     7.3411
+Total Output Throughput (tokens/sec):             7517.2584
+"""
+
+
+def test_trtllm_bench_report_is_read():
+    [s] = explain(TRTLLM_BENCH)
+    assert not s.error
+    assert "trtllm-bench: deepseek-ai/DeepSeek-R1, TensorRT-LLM 1.1.0rc1, pytorch backend, TP 4 x PP 1 x EP 4" in \
+        messages(s, "info")
+    said = messages(s, "ok")
+    assert "Output 7,517.3 tok/s" in said and "= 7,517 tok/s: the report's output rate" in said  # 7.3411 x 1024
+    cut = TRTLLM_BENCH.split("===========================================================\n= PERFORMANCE")[0]
+    assert "stops before the PERFORMANCE OVERVIEW" in messages(explain(cut)[0], "info")

@@ -347,6 +347,8 @@ def summarise_load_test(bench: BenchRead | list[BenchResult], command: str | Non
                          "in flight, so TPOT is that many streams' decode, not one's."))
         bench = BenchRead(results, bench.sent, False, bench.backend, bench.max_concurrency)  # a cap: not a burst
     cap = _requests(option_value(command_argv(command), "--max-concurrency"))
+    if len(results) == 1 and results[0].tool == "trtllm-bench":
+        return _trtllm_bench(results[0])
     if len(results) == 1:
         facts, findings = describe(results[0], sent, bench.burst, cap)
         return facts, said + findings
@@ -357,6 +359,40 @@ def summarise_load_test(bench: BenchRead | list[BenchResult], command: str | Non
         facts["results"].append(f)
         findings += [Finding(x.level, f"[{i}] {x.message}") for x in fs]
     return facts, findings
+
+
+def _trtllm_bench(r: BenchResult) -> Summary:
+    """trtllm-bench's report (grader.parsers.bench_result.parse_trtllm_bench): what ran, its throughput, whether the
+    output rate is its request rate times the output length (within 2%), and what a run issued all at once measures."""
+    x, m = r.summary, r.meta
+    findings: list[Finding] = []
+    layout = " x ".join(f"{k.upper()} {x[k]:g}" for k in ("tp", "pp", "ep") if x.get(k))
+    what = [m.get("Model"), f"TensorRT-LLM {m['TensorRT-LLM Version']}" if m.get("TensorRT-LLM Version") else None,
+            f"{m['backend']} backend" if m.get("backend") else None, layout or None,
+            m.get("Quantization") and f"{m['Quantization']} weights"]
+    findings.append(info("trtllm-bench: " + ", ".join(w for w in what if w) + "."))
+    if x.get("num_requests"):
+        findings.append(info(f"{x['num_requests']:g} requests of {x.get('mean_input_len', 0):g} input and "
+                             f"{x.get('mean_output_len', 0):g} output tokens on average"
+                             + (f", about {x['concurrency']:.0f} at once" if x.get("concurrency") else "") + "."))
+    out, req, length = x.get("output_throughput"), x.get("request_throughput"), x.get("mean_output_len")
+    if out is not None:
+        per_gpu = f" ({x['per_gpu']:g} tok/s per GPU)" if x.get("per_gpu") else ""
+        findings.append(ok(f"Output {out:,.1f} tok/s{per_gpu}" + (f", {req:g} requests/s" if req else "") + "."))
+        if req and length:
+            agree = abs(out - req * length) <= 0.02 * out
+            findings.append((ok if agree else info)(
+                f"{req:g} requests/s x {length:g} output tokens = {req * length:,.0f} tok/s: "
+                + ("the report's output rate, so its figures agree." if agree else
+                   "not the report's output rate; requests of other lengths, or a cut report, explain it.")))
+    for key, label in (("mean_ttft_ms", "TTFT"), ("mean_tpot_ms", "TPOT")):
+        if x.get(key) is not None:
+            findings.append(info(f"Average {label} {x[key]:g} ms."))
+    if x.get("issue_rate") and x.get("num_requests") and x["issue_rate"] > x["num_requests"]:
+        findings.append(info("Every request was issued at once (its issue rate is far above the requests there are): "
+                             "the figures are the engine's throughput at full batch, not its latency at a set load."))
+    findings += [info(n[:1].upper() + n[1:] + ": its throughput is not in the paste.") for n in r.notes]
+    return {"tool": r.tool, "summary": dict(x), "meta": dict(m), "truncated": r.truncated}, findings
 
 
 _PROGRESS = re.compile(r"\|\s*(\d+)/(\d+)\s*\[")

@@ -489,9 +489,48 @@ def parse_aiperf_jsonl(text: str) -> BenchResult:
 
 # --------------------------------------------------------------------------- any
 
+TRTLLM_SECTION_RE = re.compile(r"^=?\s?(?:PYTORCH BACKEND|TENSORRT BACKEND|REQUEST DETAILS|WORLD \+ RUNTIME INFORMATION"
+                               r"|PERFORMANCE OVERVIEW|ENGINE DETAILS)\s*$")
+"""A section heading of trtllm-bench's report (``= PERFORMANCE OVERVIEW``, between lines of ``=``)."""
+_TRTLLM_KEYS = {"Number of requests": "num_requests", "Number of concurrent requests": "concurrency",
+                "Average Input Length (tokens)": "mean_input_len", "Average Output Length (tokens)": "mean_output_len",
+                "TP Size": "tp", "PP Size": "pp", "EP Size": "ep", "Max Runtime Batch Size": "max_batch",
+                "Issue Rate (req/sec)": "issue_rate", "Request Throughput (req/sec)": "request_throughput",
+                "Total Output Throughput (tokens/sec)": "output_throughput",
+                "Total Token Throughput (tokens/sec)": "total_token_throughput", "Total Latency (ms)": "total_ms",
+                "Average request latency (ms)": "mean_e2el_ms", "Per GPU Output Throughput (tps/gpu)": "per_gpu",
+                "Average time-to-first-token [TTFT] (ms)": "mean_ttft_ms",
+                "Average time-per-output-token [TPOT] (ms)": "mean_tpot_ms"}
+_TRTLLM_TEXT = ("Model", "TensorRT-LLM Version", "TensorRT LLM Version", "Quantization", "KV Cache Dtype")
+
+
+def parse_trtllm_bench(lines: list[str]) -> BenchResult:
+    """trtllm-bench's throughput report (TensorRT-LLM's benchmark, its sections ``REQUEST DETAILS``, ``WORLD + RUNTIME
+    INFORMATION`` and ``PERFORMANCE OVERVIEW``, each key ``Name:   value``): the figures by their vLLM names where they
+    are the same (request_throughput, output_throughput in tokens/s, mean_ttft_ms...), the rest in ``meta`` (the
+    backend from its ``= PYTORCH BACKEND`` heading). A report cut before its overview is ``truncated``."""
+    summary: dict[str, float] = {}
+    meta: dict[str, Any] = {}
+    for line in lines:
+        name, sep, value = line.partition(":")
+        name, value = name.strip(), value.strip()
+        if sep and name in _TRTLLM_KEYS:
+            number = as_float(value.rstrip("%"))
+            if number is not None:
+                summary[_TRTLLM_KEYS[name]] = number
+        elif sep and name in _TRTLLM_TEXT and value:
+            meta[name.replace("TensorRT LLM", "TensorRT-LLM")] = value
+        elif line.endswith("BACKEND") and TRTLLM_SECTION_RE.match(line):
+            meta["backend"] = line.strip("= ").split()[0].lower()
+    notes = [] if "output_throughput" in summary else ["the paste stops before the PERFORMANCE OVERVIEW"]
+    return BenchResult("trtllm-bench", "trtllm-bench", summary, None, meta, bool(notes), notes)
+
+
 def parse_any(text: str) -> list[BenchResult]:
     """Whichever of the shapes above ``text`` is. Raises ParseError naming what it expected."""
     lines = [line.strip() for line in clean_lines(text)]
+    if sum(1 for line in lines if TRTLLM_SECTION_RE.match(line)) >= 2:
+        return [parse_trtllm_bench(lines)]
     if any(BANNER_RE.match(line) for line in lines) and not any(line.startswith('"ttfts"') for line in lines):
         return [parse_bench_text(text)]
     first = next((line for line in lines if line.startswith("{")), None)
