@@ -391,6 +391,18 @@ EXAMPLES.update({
     # ai-dynamo/dynamo#429 (NATS without JetStream), NVIDIA/TensorRT-LLM#5495 (MPI spawn with no free slot)
     "nats-jetstream-unavailable": BANNER + "nats.js.errors.ServiceUnavailableError: nats: ServiceUnavailableError\n",
     "mpi-spawn-no-slots": BANNER + "All nodes which are allocated for this job are already filled.\n",
+    # bytedance/byteps#313 (another libibverbs first), raspberry-pi-pcie-devices#21 (a NIC that stopped sending)
+    "ibverbs-private-version": BANNER + "libibverbs: Warning: couldn't load driver 'mthca': /opt/x/libibverbs.so.1: "
+                               "version `IBVERBS_PRIVATE_22' not found (required by libmthca-rdmav22.so)\n",
+    "netdev-tx-timeout": BANNER + "[   43.997620] NETDEV WATCHDOG: eth1 (mlx4_core): transmit queue 0 timed out\n",
+    # blind batch zu: vllm#33920, sglang#29562, llama.cpp#16748, sglang#7227
+    "vllm-sampler-warmup-oom": BANNER + "RuntimeError: CUDA out of memory occurred when warming up sampler with 256 "
+                               "dummy requests.\n",
+    "flashinfer-trtllm-gen-arch": BANNER + "Error in function 'TllmGenFmhaRunner' at fmhaRunner.cuh:37: Unsupported "
+                                  "architecture\n",
+    "ggml-cuda-malloc-oom": BANNER + "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 12710.31 MiB on device 0: "
+                            "cudaMalloc failed: out of memory\n",
+    "triton-fp8-unsupported-arch": BANNER + "ValueError: type fp8e4nv not supported in this architecture\n",
     # NVIDIA/nccl#230: the HCA's device-fatal event (NCCL 2.4's form); a port error in NCCL 2.19's form
     "nccl-ib-device-fatal": BANNER + "container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event "
                             ": local catastrophic error\n",

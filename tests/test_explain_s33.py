@@ -505,3 +505,13 @@ def test_trtllm_bench_report_is_read():
     assert "Output 7,517.3 tok/s" in said and "= 7,517 tok/s: the report's output rate" in said  # 7.3411 x 1024
     cut = TRTLLM_BENCH.split("===========================================================\n= PERFORMANCE")[0]
     assert "stops before the PERFORMANCE OVERVIEW" in messages(explain(cut)[0], "info")
+
+
+def test_an_ibv_devinfo_gid_table_of_v1_entries_only_is_cut_not_missing_v2():
+    """blind batch zt006 (a confident-wrong first read): `ibv_devinfo -v` cut after GID[0], a RoCE v1 entry."""
+    port = ("                port:   1\n                        state:                  PORT_ACTIVE (4)\n"
+            "                        active_mtu:             4096 (5)\n"
+            "                        link_layer:             Ethernet\n"
+            "                        GID[  0]:               fe80:0000:0000:0000:bace:f6ff:fe27:49cb, RoCE v1\n")
+    [s] = explain(port, host="other")
+    assert "fail" not in levels(s) and "no RoCE v2 GID among the 1 shown" in messages(s, "info")

@@ -785,6 +785,22 @@ NO_JETSTREAM = ("nats.js.errors.ServiceUnavailableError: nats: ServiceUnavailabl
                 "description='None'\n")
 SPAWN_FULL = "All nodes which are allocated for this job are already filled.\n"
 
+# https://github.com/bytedance/byteps/issues/313 and geerlingguy/raspberry-pi-pcie-devices#21, as posted (blind batch zt)
+IBVERBS_SHADOWED = ("libibverbs: Warning: couldn't load driver 'mthca': /usr/local/nvidia/cpu_lib/libibverbs.so.1: "
+                    "version `IBVERBS_PRIVATE_22' not found (required by /usr/lib64/libibverbs/libmthca-rdmav22.so)\n")
+TX_TIMEOUT = "[   43.997620] NETDEV WATCHDOG: eth1 (mlx4_core): transmit queue 0 timed out\n"
+
+# blind batch zu, as posted: vllm-project/vllm#33920, sgl-project/sglang#29562, ggml-org/llama.cpp#16748,
+# sgl-project/sglang#7227, flashinfer-ai/flashinfer#5355
+SAMPLER_OOM = "RuntimeError: CUDA out of memory occurred when warming up sampler with 256 dummy requests. \n"
+TRTLLM_GEN = ("tvm.error.InternalError: Error in function 'TllmGenFmhaRunner' at /workspace/include/flashinfer/trtllm/fmha/"
+              "fmhaRunner.cuh:37: Unsupported architecture\n")
+GGML_OOM = ("ggml_backend_cuda_buffer_type_alloc_buffer: allocating 12710.31 MiB on device 0: cudaMalloc failed: out of "
+            "memory\n")
+TRITON_FP8 = ("ValueError(\"type fp8e4nv not supported in this architecture. The supported fp8 dtypes are ('fp8e4b15', "
+              "'fp8e5')\")\n")
+NO_KERNEL_NAME = "cudaErrorNoKernelImageForDevice (error code: 209)\n"
+
 # https://github.com/NVIDIA/nccl/issues/258, as posted (quoted with "> ")
 PEER_ALREADY = "> warning: Cuda API error detected: cudaDeviceEnablePeerAccess returned (0x2c0)\n"
 
@@ -800,7 +816,8 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        P2P_OFF_HANG, PERFTEST_WC4, PERFTEST_WC12, RTR_TIMEOUT, SAMPLES_P2P, P2P_NAN,
        RAYLET_OOM, C10D_CONNECT, REMOTE_ERROR, ERROR_CHAIN, CONNECT_RETRY, ETCD_DOWN, NO_RESPONDERS, UCX_PROT,
        UCX_FE80, UCX_FLUSHED, MPI_SIGKILL, TRT_OOM, TRT_ASSERT, TRT_OTHER_GPU, GPU_LOST,
-       AER_CORRECTED, NO_JETSTREAM, SPAWN_FULL]
+       AER_CORRECTED, NO_JETSTREAM, SPAWN_FULL, IBVERBS_SHADOWED, TX_TIMEOUT, SAMPLER_OOM, TRTLLM_GEN, GGML_OOM,
+       TRITON_FP8, NO_KERNEL_NAME]
 
 
 @pytest.mark.parametrize("text", ALL)

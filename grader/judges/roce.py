@@ -448,7 +448,11 @@ def _devinfo_gid_findings(label: str, name: str, port: Any) -> list[Finding]:
     v4 = [(i, ipv4_of_gid(g), k) for i, g, k in port.gids if ipv4_of_gid(g)]
     local = [i for i, g, _ in port.gids if g.lower().startswith("fe80")]
     out: list[Finding] = []
-    if any(k for _, _, k in port.gids):
+    if any(k for _, _, k in port.gids) and not any(k == "RoCE v2" for _, _, k in port.gids):  # (v1 only)
+        out.append(info(f"{label}: no RoCE v2 GID among the {len(port.gids)} shown (RoCE v1 only): a device with RoCE v2 "
+                        "lists a v2 entry beside each v1 one, so the table is cut here or the device offers v1 only; "
+                        "`show_gids` shows the whole table."))
+    elif any(k for _, _, k in port.gids):
         v2 = next(((i, ip) for i, ip, k in v4 if k == "RoCE v2"), (None, None))
         up = port.is_active or port.physical_state == "LinkUp"
         out += _gid_findings([{"rdma_device": name, "state": "ACTIVE" if up else (port.state or ""), "netdev": None,
