@@ -89,7 +89,7 @@ def summarise_query(q: Any, command: str | None) -> Summary:
             findings.append(info(f"GPU{row.index}: {', '.join(na)} not available on this card/driver "
                                  f"({row.unavailable(na[0])})."))
     if q.truncated or q.notes:
-        findings += [warn(f"The paste is incomplete: {n}.") for n in q.notes]
+        findings += [info(f"The paste is incomplete: {n}.") for n in q.notes]  # (the paste's, not the machine's)
     facts = {"fields": list(q.fields), "units": q.units, "had_header": q.had_header, "gpus": gpus,
              "truncated": q.truncated}
     return facts, findings
@@ -251,7 +251,8 @@ def summarise_table(t: Any, command: str | None) -> Summary:
                              "pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max "
                              "--format=csv` to see whether each card trained at full width."))
     findings += _process_findings(t)
-    findings += [warn("The paste is cut off inside a GPU's rows.")] if t.truncated else []
+    findings += [info("The paste is cut off inside a GPU's rows: what is said is of the rows shown.")] if t.truncated \
+        else []
     facts = {"driver_version": t.driver_version, "cuda_version": t.cuda_version,
              "gpus": [g.__dict__ for g in t.gpus], "processes": [p.__dict__ for p in t.processes],
              "truncated": t.truncated}
