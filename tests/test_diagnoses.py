@@ -403,6 +403,8 @@ EXAMPLES.update({
     "ggml-cuda-malloc-oom": BANNER + "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 12710.31 MiB on device 0: "
                             "cudaMalloc failed: out of memory\n",
     "triton-fp8-unsupported-arch": BANNER + "ValueError: type fp8e4nv not supported in this architecture\n",
+    # LostRuins/koboldcpp#2005: an asynchronous kernel fault
+    "cuda-illegal-memory-access": BANNER + "CUDA error: an illegal memory access was encountered\n",
     # NVIDIA/nccl#230: the HCA's device-fatal event (NCCL 2.4's form); a port error in NCCL 2.19's form
     "nccl-ib-device-fatal": BANNER + "container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event "
                             ": local catastrophic error\n",

@@ -801,6 +801,9 @@ TRITON_FP8 = ("ValueError(\"type fp8e4nv not supported in this architecture. The
               "'fp8e5')\")\n")
 NO_KERNEL_NAME = "cudaErrorNoKernelImageForDevice (error code: 209)\n"
 
+# https://github.com/LostRuins/koboldcpp/issues/2005, as posted
+ILLEGAL_ACCESS = "CUDA error: an illegal memory access was encountered\n  current device: 1, in function ggml_backend_cuda_synchronize\n"
+
 # https://github.com/NVIDIA/nccl/issues/258, as posted (quoted with "> ")
 PEER_ALREADY = "> warning: Cuda API error detected: cudaDeviceEnablePeerAccess returned (0x2c0)\n"
 
@@ -817,7 +820,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        RAYLET_OOM, C10D_CONNECT, REMOTE_ERROR, ERROR_CHAIN, CONNECT_RETRY, ETCD_DOWN, NO_RESPONDERS, UCX_PROT,
        UCX_FE80, UCX_FLUSHED, MPI_SIGKILL, TRT_OOM, TRT_ASSERT, TRT_OTHER_GPU, GPU_LOST,
        AER_CORRECTED, NO_JETSTREAM, SPAWN_FULL, IBVERBS_SHADOWED, TX_TIMEOUT, SAMPLER_OOM, TRTLLM_GEN, GGML_OOM,
-       TRITON_FP8, NO_KERNEL_NAME]
+       TRITON_FP8, NO_KERNEL_NAME, ILLEGAL_ACCESS]
 
 
 @pytest.mark.parametrize("text", ALL)
