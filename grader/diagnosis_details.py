@@ -194,25 +194,6 @@ default_loader.py ``track_weights_loading``; vllm/v1/core/kv_cache_utils.py ``ch
 paste cut before the exception's message."""
 
 
-_NCCL_RESULTS = {"1": "unhandled CUDA error (a CUDA call failed)", "2": "system error (a system call: a socket, ibverbs, "
-                 "shared memory)", "3": "internal error", "4": "invalid argument", "5": "invalid usage (the calls do not "
-                 "match across ranks, or a setting is wrong)", "6": "remote error (a peer went away)", "7": "in progress"}
-"""ncclResult_t's codes (nccl.h), as NCCL's `file:line -> N` error lines give them."""
-_NET_FILE_RE = re.compile(r"(?:^|/)(?:net|socket|net_ib|net_socket|ibvwrap|bootstrap)\.")
-
-
-def _nccl_result(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies where the run did not go on (:func:`_not_served`): the code's name, and where a network file starts the
-    chain with a system error, what that most often is."""
-    if _not_served(log, values, text) is None:
-        return None
-    net = values.get("code") == "2" and _NET_FILE_RE.search(str(values.get("file", ""))) is not None
-    return {"result": _NCCL_RESULTS.get(str(values.get("code")), "an error"),
-            "hint": "a system error in NCCL's network code is most often a connection the other machine refused or "
-                    "never answered: an interface in NCCL_SOCKET_IFNAME (or one NCCL picked) that does not reach it"
-                    if net else None}
-
-
 _CORRECTED_RE = re.compile(r"PCIe Bus Error: severity=Correct(?:ed|able)")
 
 
@@ -329,7 +310,6 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "not_served": _not_served,
     "old_nccl": _old_nccl,
     "told_hang": _told_hang,
-    "nccl_result": _nccl_result,
     "corrected_burst": _corrected_burst,
 }
 """An entry's ``detail``: a function of the log (None when :func:`diagnose_text` reads plain text), the

@@ -365,7 +365,6 @@ EXAMPLES.update({
     # NVIDIA/nccl#2076 (the peer went away), NVIDIA/nccl#697 (an error chain), Oneflow-Inc/oneflow#3586 (retried connect)
     "nccl-peer-closed-remote-error": BANNER + "ncclRemoteError: A call failed possibly due to a network error or a "
                                      "remote process exiting prematurely.\n",
-    "nccl-error-chain": BANNER + "dgxa100:1050:1316 [0] NCCL INFO include/net.h:25 -> 2\n",
     "nccl-socket-connect-retry": BANNER + "w:1:2 [0] NCCL INFO Call to connect returned Connection timed out, retrying\n",
     # blind batch zp012: vLLM's Ray workers on servers that are not Sparks (read with explain --host other)
     "nccl-error-off-spark": ("(EngineCore_DP0 pid=5) (RayWorkerWrapper pid=77, ip=10.0.0.11) ERROR 11-29 14:03:00 "

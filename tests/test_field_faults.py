@@ -747,11 +747,9 @@ NO_CUSTOM_AR = ("(VllmWorker TP0 pid=3974) WARNING 09-03 02:12:01 [custom_all_re
                 "disable_custom_all_reduce=True explicitly.\n")
 
 # https://github.com/NVIDIA/nccl/issues/2076 (torch's DistBackendError and NCCL's last error), NVIDIA/nccl#697 (the error
-# chain of a socket connection to another machine), Oneflow-Inc/oneflow#3586 (a connect retried over a container's veth)
+# chain of a socket connection to another machine: read by the NCCL log's judge), Oneflow-Inc/oneflow#3586 (a connect retried over a container's veth)
 REMOTE_ERROR = ("ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.\n"
                 "Last error:\nsocketProgressOpt: Call to recv from 172....<33759> failed : Connection reset by peer\n")
-ERROR_CHAIN = ("dgxa100:1050:1316 [0] NCCL INFO include/net.h:25 -> 2\n"
-               "dgxa100:1050:1316 [0] NCCL INFO transport/net.cc:515 -> 2\n")
 CONNECT_RETRY = "worker:101542:101934 [0] NCCL INFO Call to connect returned Connection timed out, retrying\n"
 
 # TensorRT-LLM, Dynamo and NIXL's UCX as posted (blind batch zr): ai-dynamo/dynamo#1188, #732, #843, #814,
@@ -817,7 +815,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        SHM_TIMEOUT, CUDA_FOOTER, SHM_SEGMENT, VIRTUAL_PCI, PEER_UNSUPPORTED,
        GRAPH_ESTIMATE, STORE_LOST, NCCL_FATAL, OOM_BARE, MAX_SHMEM, MAPPING_OOM, SGLANG_TP, WATCHDOG_NEW, PCIE_NARROW, GLOO_LOOPBACK, UCX_REFUSED, STORE_WAIT, UCX_NO_DEVICE, RAY_CLIENT,
        P2P_OFF_HANG, PERFTEST_WC4, PERFTEST_WC12, RTR_TIMEOUT, SAMPLES_P2P, P2P_NAN,
-       RAYLET_OOM, C10D_CONNECT, REMOTE_ERROR, ERROR_CHAIN, CONNECT_RETRY, ETCD_DOWN, NO_RESPONDERS, UCX_PROT,
+       RAYLET_OOM, C10D_CONNECT, REMOTE_ERROR, CONNECT_RETRY, ETCD_DOWN, NO_RESPONDERS, UCX_PROT,
        UCX_FE80, UCX_FLUSHED, MPI_SIGKILL, TRT_OOM, TRT_ASSERT, TRT_OTHER_GPU, GPU_LOST,
        AER_CORRECTED, NO_JETSTREAM, SPAWN_FULL, IBVERBS_SHADOWED, TX_TIMEOUT, SAMPLER_OOM, TRTLLM_GEN, GGML_OOM,
        TRITON_FP8, NO_KERNEL_NAME, ILLEGAL_ACCESS]

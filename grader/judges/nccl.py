@@ -499,6 +499,29 @@ def _mixed_hcas(log: NcclLog) -> list[Finding]:
                  f"the traffic, slower, or fails to reach the peer. List only the fabric's NICs: NCCL_IB_HCA={hca}.")]
 
 
+_NCCL_RESULTS = {1: "unhandled CUDA error (a CUDA call failed)", 2: "system error (a system call: a socket, ibverbs, "
+                 "shared memory)", 3: "internal error", 4: "invalid argument", 5: "invalid usage (the calls do not match "
+                 "across ranks, or a setting is wrong)", 6: "remote error (a peer went away)", 7: "in progress"}
+"""ncclResult_t's codes (nccl.h), as NCCL's `file:line -> N` error lines give them."""
+_NET_FILE_RE = re.compile(r"(?:^|/)(?:net|socket|net_ib|net_socket|ibvwrap|bootstrap)\.")
+
+
+def _chain_findings(log: NcclLog) -> list[Finding]:
+    """NCCL's error chain (``transport/net.cc:515 -> 2``: NCCLCHECK passing a result up at INFO) where the log shows
+    no WARN or error of its own to read instead and the run did not go on (no Init COMPLETE, no benchmark rows)."""
+    if log.error_chain is None or log.warnings or log.errors or log.init_complete or log.bench:
+        return []
+    file, line, code = log.error_chain
+    net = code == 2 and _NET_FILE_RE.search(file) is not None
+    return [fail(f"NCCL passed an error up its calls (`{file}:{line} -> {code}`): {file}:{line} returned {code}, "
+                 f"{_NCCL_RESULTS.get(code, 'an error')}, and each caller above it returned it too, so the operation it "
+                 "was part of failed" + ("; a system error in NCCL's network code is most often a connection the other "
+                                         "machine refused or never answered: an interface in NCCL_SOCKET_IFNAME (or "
+                                         "one NCCL picked) that does not reach it" if net else "")
+                 + ". The lines just above the chain's first line name the call that failed; NCCL_DEBUG_SUBSYS=INIT,NET "
+                 "shows more of the set-up.")]
+
+
 _FAILED_WARN_RE = re.compile(r"\bCuda failure\b|\bFailed to execute operation\b|\bError encountered progressing "
                              r"operation\b|\bCall to \w+ failed\b")
 """A WARN line in which NCCL reports that an operation of its own failed (transport.cc's CUDA check, proxy.cc's
@@ -539,7 +562,7 @@ def summarise_nccl_log(log: NcclLog, command: str | None) -> Summary:
             "setting its communicator up, so it cannot decide whether that worked; the lines after it (an `Init "
             "COMPLETE`, or the first WARN) would."))
     findings += _network_findings(log, verdict) + _inside_findings(log) + _gdr_off_findings(log)
-    findings += _verbs_findings(log)
+    findings += _verbs_findings(log) + _chain_findings(log)
     for e in [e for e in log.errors if e not in log.verbs_failures][:3]:
         findings.append(fail(f"NCCL error: {e}." + (" `unhandled system error` at init is often a wrong "
                                                     "NCCL_IB_GID_INDEX or an HCA listed in NCCL_IB_HCA that cannot "

@@ -83,8 +83,9 @@ _RINGS_RE = re.compile(r"^Connected all rings")
 _TREES_RE = re.compile(r"^Connected all trees")
 _GDR_RE = re.compile(r"GPU Direct RDMA (?:\(DMABUF\) )?(?P<on>[Ee]nabled|Disabled) for HCA (?P<i>\d+) '(?P<dev>[^'\s]+)")
 _COMM_RE = re.compile(r"\bnRanks (?P<n>\d+) nNodes (?P<nodes>\d+)")
-_TROUBLE_RE = re.compile(r"\berror\b|\bretrying\b|\bfailed\b|\brefused\b|\btimed out\b|\bunreachable\b|\bstatus=[1-9]"
-                         r"|\.(?:cc|cu|h|hpp):\d{1,5} -> [1-9]\b", re.I)  # (the last: NCCL's error chain, `net.cc:515 -> 2`)
+_TROUBLE_RE = re.compile(r"\berror\b|\bretrying\b|\bfailed\b|\brefused\b|\btimed out\b|\bunreachable\b|\bstatus=[1-9]", re.I)
+_CHAIN_RE = re.compile(r"^(?P<file>[\w./-]{1,80}\.(?:cc|cu|h|hpp)):(?P<line>\d{1,5}) -> (?P<code>[1-9])\b")
+"""A line of NCCL's error chain (its NCCLCHECK at INFO: ``transport/net.cc:515 -> 2``, a file, a line, a result)."""
 _NVLS_RE = re.compile(r"^\d+ coll channels, \d+ collnet channels, (?P<n>\d+) nvls channels")
 _INIT_RE = re.compile(r"^(?:ncclCommInit\w*\s+)?comm \S+ rank \d+ nranks (?P<n>\d+)")  # InitRank, InitAll; 2.7: bare
 _BARE_RE = re.compile(r"^(?:NCCL version \d|NET/(?:IB|Socket|Plugin)|Channel \d+/\d+\s*:\s*\d+\[|Ring \d+ : \d+(?:\[| ->)"
@@ -248,6 +249,7 @@ class NcclLog:
     init_complete: int = 0  # `ncclCommInitRank ... - Init COMPLETE` lines: ranks whose communicator was set up
     nvls_channels: int = 0  # `N coll channels, M collnet channels, K nvls channels, ...`: the most K (NVLink SHARP)
     troubled: int = 0  # INFO lines of a failure or a retry (`connect returned ... retrying`, `... with error 12`)
+    error_chain: tuple | None = None  # the first `file:line -> result` line of NCCL's error chain: (file, line, code)
 
     @property
     def transports(self) -> tuple[str, ...]:
@@ -366,7 +368,8 @@ def parse_nccl_log(text: str) -> NcclLog:
         ib_connections=tuple(st["qps"]), n_ib_connections=st["n_qps"], verbs_failures=tuple(dict.fromkeys(st["verbs"])),
         virtual_devices=tuple(dict.fromkeys(st["virtual"])),
         p2p_disabled=tuple(dict.fromkeys(tuple(sorted(p)) for p in st["p2p_off"])), gdrdma_in_text=bool(st.get("gdr_text")),
-        init_complete=st.get("init_complete", 0), troubled=st.get("troubled", 0), nvls_channels=st.get("nvls", 0))
+        init_complete=st.get("init_complete", 0), troubled=st.get("troubled", 0), nvls_channels=st.get("nvls", 0),
+        error_chain=st.get("chain"))
 
 
 def _read_setup(msg: str, host: str | None, st: dict) -> bool:
@@ -480,7 +483,10 @@ def _read_message(msg: str, host: str | None, st: dict) -> bool:
         st.setdefault("nranks", int(m.group("n")))
         st["init_complete"] = st.get("init_complete", 0) + ("- Init COMPLETE" in msg)  # (Ray may add `[repeated Nx]`)
         return True
-    if _TROUBLE_RE.search(msg):
+    m = _CHAIN_RE.match(msg)
+    if m:
+        st.setdefault("chain", (m.group("file"), int(m.group("line")), int(m.group("code"))))
+    if m or _TROUBLE_RE.search(msg):
         st["troubled"] = st.get("troubled", 0) + 1
         return True
     return False
