@@ -31,7 +31,7 @@ def summarise_free(f: Any, command: str | None) -> Summary:
                    "cache" if mem.shared and 4 * mem.shared >= (mem.cache or 0) else "")
                 + "; /proc/meminfo's MemAvailable is the kernel's own figure)") if guess is not None else \
             "what a new program can take is not shown"
-        low_now = guess is not None and low is not None and guess / mem.total < low
+        low_now = guess is not None and low is not None and bool(mem.total) and guess / mem.total < low
         findings.append((warn if low_now else info)(
             f"Memory: {mem.total / gib:.1f} GiB in all, {(mem.used or 0) / gib:.1f} GiB used{unit}; this free has no "
             f"`available` column (procps before 3.3.10): {said}.{no_swap}"))
