@@ -200,16 +200,15 @@ _CORRECTED_RE = re.compile(r"PCIe Bus Error: severity=Correct(?:ed|able)")
 def _corrected_burst(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """Applies where the text holds checks/specs/pcie.toml [aer_corrected] burst corrected PCIe errors or more (one
     now and then is the link's retry at work): their ``count``."""
-    from grader.calc.specs import load_pcie
-    row = load_pcie().get("aer_corrected") or {}
-    count = len(_CORRECTED_RE.findall(text))
-    return {"count": count} if row.get("trust") in ("A", "B", "C") and count >= int(row.get("burst", 0) or 0) else None
+    from grader.calc.pcie import aer_corrected_burst
+    burst, count = aer_corrected_burst(), len(_CORRECTED_RE.findall(text))
+    return {"count": count} if burst is not None and count >= burst else None
 
 
 _HANG_RE = re.compile(r"(?i)\b(?:hangs?|hanging|hung|stuck|freez(?:es|ing)?|froze)\b")
 
 
-_SPARK_WORDS_RE = re.compile(r"\b(?:DGX )?Sparks?\b|\bGB10\b|cx7-pcie-hotplug")
+_SPARK_WORDS_RE = re.compile(r"\b(?:DGX )?Sparks?\b")
 
 
 _P2P_OFF_RE = re.compile(r"NCCL_P2P_DISABLE\s*=\s*1\b")
@@ -225,7 +224,8 @@ def _told_hang(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dic
     help", "still hangs", another variable's fix, a path such as /work) and the text says the run hangs, is stuck or
     freezes otherwise, on a machine of several GPUs: not a DGX Spark (`explain --host spark`, or the text naming one),
     whose one GPU has no peer to reach over PCIe. Its ``line`` is that sentence's line."""
-    if context().host == "spark" or context().host is None and _SPARK_WORDS_RE.search(text) or not _HANG_RE.search(text):
+    if _on_a_spark(log, values, text) is not None or context().host is None and _SPARK_WORDS_RE.search(text) \
+            or not _HANG_RE.search(text):  # (a Spark by --host or by its own lines, or named in the text)
         return None
     for i, mention in enumerate(_P2P_OFF_RE.finditer(text)):
         if i >= MAX_P2P_MENTIONS:

@@ -128,6 +128,13 @@ def p2p_broken_share() -> float | None:
     return float(p["below_share"]) if p and p.get("trust") in ("A", "B", "C") else None
 
 
+def aer_corrected_burst() -> int | None:
+    """How many corrected PCIe errors in one paste make a stream worth a warning (pcie.toml [aer_corrected] burst,
+    trust C). None where the figure is missing or unverified (U)."""
+    p = load_pcie().get("aer_corrected")
+    return int(p["burst"]) if p and p.get("trust") in ("A", "B", "C") else None
+
+
 def generation_from_rate(gt_s: float) -> int:
     """The PCIe generation whose per-lane rate is ``gt_s`` GT/s (2.5 -> 1, 16 -> 4, 32 -> 5).
 

@@ -80,6 +80,12 @@ def _verbs_findings(log: NcclLog | None) -> list[Finding]:
     return out
 
 
+def _came_up(log: NcclLog) -> bool:
+    """Whether the log shows the ranks connected: channels, RDMA queue pairs, an Init COMPLETE, a benchmark's rows or
+    the rings connected (past bootstrap and setup, whatever the transport)."""
+    return bool(log.channels or log.n_ib_connections or log.init_complete or log.bench or log.rings_connected)
+
+
 def _is_spark_log(log: NcclLog) -> bool:
     """Whether the log names a DGX Spark's RoCE devices or interfaces."""
     return (any(h.device in SPARK_RDMA for h in log.ib_devices)
@@ -147,13 +153,12 @@ def _socket_iface_notes(log: NcclLog) -> list[Finding]:
         what = "a link-local address, which reaches only its own segment" if first.address.lower().startswith(
             "fe80") else "a virtual interface (a tunnel, a bridge, a container's), which may reach no other host"
         spanned = machines_spanned(log.nnodes, len(log.hosts)) or 1
-        stuck = spanned > 1 and not (log.init_complete or log.channels or log.bench or log.rings_connected
-                                     or log.n_ib_connections or log.warnings or log.errors)  # (a WARN: its own cause)
-        said = (f"NCCL's sockets use {first.name} ({first.address}) first: {what}. Set NCCL_SOCKET_IFNAME "
-                "(and GLOO_SOCKET_IFNAME) to the interface between the nodes.")
-        out.append(fail(said.replace(". Set", f"; ranks on {spanned} machines never got past setting up "
-                                              "their communicator in this paste, and that address would explain it. Set", 1)) if stuck
-                   else warn(said))
+        stuck = spanned > 1 and not (_came_up(log) or log.warnings or log.errors)  # (a WARN: its own cause)
+        why = (f"; ranks on {spanned} machines never got past setting up their communicator in this paste, and that "
+               "address would explain it" if stuck else "")
+        out.append((fail if stuck else warn)(
+            f"NCCL's sockets use {first.name} ({first.address}) first: {what}{why}. Set NCCL_SOCKET_IFNAME (and "
+            "GLOO_SOCKET_IFNAME) to the interface between the nodes."))
     return out
 
 
@@ -170,7 +175,7 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
     if verdict == "NET/IB":
         names = ", ".join(f"{h.device}:{h.port}/{h.link_layer}" for h in log.ib_devices)
         where = "; RoCE on a Spark's ConnectX-7" if _is_spark_log(log) else ""
-        moved = log.channels or log.n_ib_connections or log.init_complete or log.bench or log.rings_connected
+        moved = _came_up(log)
         out.append(ok(f"NCCL {'moved data with' if moved else 'chose'} RDMA (NET/IB{where})"
                       + (f" over {names}." if names else "; this excerpt does not list its devices.")
                       + ("" if moved else " No connection is set up in these lines yet.")))
@@ -459,8 +464,7 @@ def _bootstrap_across_hosts(log: NcclLog) -> list[Finding]:
     link-local address, or IPv4 on one host and IPv6 on the other, cannot meet, and the ranks never connect.
     NVIDIA/nccl#1291 (two GH200 hosts: ``ib0`` with a link-local IPv6 address on one, ``bond0`` IPv4 on the other)."""
     seen = {h: v for h, v in log.bootstrap_by_host.items() if h}
-    if len(seen) < 2 or len({iface for iface, _ in seen.values()}) < 2 \
-            or log.init_complete or log.channels or log.bench or log.rings_connected or log.n_ib_connections:
+    if len(seen) < 2 or len({iface for iface, _ in seen.values()}) < 2 or _came_up(log):
         return []  # one interface, or the ranks connected after all: bootstrap worked
     said = ", ".join(f"{h} {iface} ({addr})" for h, (iface, addr) in list(seen.items())[:4])
     v6 = {h: ":" in addr for h, (_, addr) in seen.items()}
