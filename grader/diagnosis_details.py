@@ -82,11 +82,6 @@ def _on_a_spark(log: VllmLog | None, values: Mapping[str, Any], text: str) -> di
     return {} if host == "spark" or host is None and any(m in text for m in ("cx7-pcie-hotplug", "GB10")) else None
 
 
-def _off_a_spark(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies where `explain --host other` says the machines are not DGX Sparks (their advice names no QSFP twin)."""
-    return {} if context().host == "other" else None
-
-
 def _local_peers(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """Applies unless NCCL says each node has one rank (`localRanks 1`): then no GPU of this machine has a peer."""
     return None if re.search(r"\blocalRanks 1\b", text) and not re.search(r"\blocalRanks [2-9]", text) else {}
@@ -300,7 +295,6 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "aer_recovered": _aer_recovered,
     "cx7_under_networkmanager": _cx7_under_networkmanager,
     "on_a_spark": _on_a_spark,
-    "off_a_spark": _off_a_spark,
     "local_peers": _local_peers,
     "sglang_step": _sglang_step,
     "logged_frames": _logged_frames,

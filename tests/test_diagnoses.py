@@ -366,9 +366,6 @@ EXAMPLES.update({
     "nccl-peer-closed-remote-error": BANNER + "ncclRemoteError: A call failed possibly due to a network error or a "
                                      "remote process exiting prematurely.\n",
     "nccl-socket-connect-retry": BANNER + "w:1:2 [0] NCCL INFO Call to connect returned Connection timed out, retrying\n",
-    # blind batch zp012: vLLM's Ray workers on servers that are not Sparks (read with explain --host other)
-    "nccl-error-off-spark": ("(EngineCore_DP0 pid=5) (RayWorkerWrapper pid=77, ip=10.0.0.11) ERROR 11-29 14:03:00 "
-                             "[worker.py:1] RuntimeError: NCCL error: unhandled system error\n"),
     # blind batch zr (TensorRT-LLM, Dynamo, NIXL/UCX) and zs010 (a GPU the driver lost), each line as posted
     "dynamo-etcd-unreachable": BANNER + "Error: Failed to connect to etcd server with config ClientOptions { etcd_url: "
                                "[\"http://localhost:2379\"], etcd_connect_options: None }\n",
@@ -654,7 +651,7 @@ def reached_in_text(text: str) -> list[str]:
 
 EXAMPLE_NODES = {"ray-local-instance-one-machine": 1, "nccl-error-one-machine": 1}
 """Entries that ask what `explain --nodes` says (LOG_FLAGS' told_one_machine): the machines their example is read with."""
-EXAMPLE_HOSTS = {"nccl-error-off-spark": "other"}
+EXAMPLE_HOSTS: dict[str, str] = {}
 """Entries that ask what `explain --host` says (details off_a_spark): the host their example is read on."""
 
 

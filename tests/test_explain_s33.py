@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from grader.explain import explain
 from tests.conftest import levels, messages
-from tests.test_diagnoses import EXAMPLES
+from tests.test_diagnoses import EXAMPLES, PG_WAIT
 
 # https://github.com/NVIDIA/nccl/issues/529: NCCL 2.5.6 in containers on two hosts, no RDMA device, the tunnel's
 # link-local address first; the ranks time out (the paste ends before any communicator is up)
@@ -413,11 +413,25 @@ def test_nvls_channels_say_nvlink_sharp():
 
 
 def test_an_nccl_error_off_a_spark_gets_advice_without_qsfp_twins():
-    """blind batch zp012: vLLM's workers on servers `explain --host other` says are not Sparks."""
-    text = EXAMPLES["nccl-error-off-spark"]
+    """blind batch zp012: vLLM's workers on servers `explain --host other` says are not Sparks; blind batch zi015
+    (Megatron's `unhandled system error` on other servers). The catalogue words its advice for a Spark pair unless
+    the host is said to be another (`on_spark`), in every entry that names the QSFP link, a twin or its address."""
+    text = ("(EngineCore_DP0 pid=5) (RayWorkerWrapper pid=77, ip=10.0.0.11) ERROR 11-29 14:03:00 "
+            "[worker.py:1] RuntimeError: NCCL error: unhandled system error\n")
     other = messages(explain(text, host="other")[0], "fail")
     assert "QSFP" not in other and "ibdev2netdev" not in other and "rdma link" in other
     assert "QSFP twins" in messages(explain(text, host="spark")[0], "fail")
+    system = ("torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:"
+              "1691, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.19.3\n")
+    other = messages(explain(system, host="other")[0], "fail")
+    assert "Between two Sparks" not in other and "It is most often NCCL_IB_GID_INDEX" in other and "QSFP" not in other
+    for host in ("spark", None):
+        said = messages(explain(system, host=host)[0], "fail")
+        assert "QSFP twins" in said and "Between two Sparks it is most often" in said
+    pg = PG_WAIT.replace("{'node:192.168.100.10': 0.001, 'GPU': 1.0}", "{'GPU': 1.0}")
+    assert "the node's QSFP address" in messages(explain(pg)[0], "warn")
+    other = messages(explain(pg, host="other")[0], "warn")
+    assert "QSFP" not in other and "make VLLM_HOST_IP and `--node-ip-address` the node's address" in other
 
 
 def test_the_break_it_review_of_session_33():
