@@ -10,7 +10,7 @@ from grader.ranges import CatalogueError
 from grader.ranges import load_ranges
 
 GOOD_NODE = {
-    "reachable": True, "cabled_port": [1], "port_problems": [], "addressing_problems": [],
+    "reachable": True, "cabled_port": [1], "port_problems": [], "addressing_problems": [], "addressing_half_problems": [],
     "netplan_problems": [], "netplan_unverified": [], "mtu_values": [9000, 9000], "jumbo_ping_problems": [],
     "ssh_problems": [], "link_speeds_mbps": [200000, 200000], "route_problems": [],
     "ssh_not_judged": [], "route_not_judged": [], "nic_pcie_problems": [], "nic_pcie_not_judged": [],
@@ -45,6 +45,19 @@ def test_speed_out_of_range_cites_source():
     assert v.status == "fail"
     assert v.details == ("nodes.spark-a.link_speeds_mbps = [100000, 100000], expected 200000 Mb/s",)
     assert "multi-sparks-through-switch" in v.range_source and "holds for" in v.range_source
+
+
+def test_a_twin_left_unaddressed_beside_an_addressed_one_warns_and_earns_half():
+    """Corpus q004, z004, zc007 (Spark owners' `ip a`): one twin of the cabled port addressed, the other Up without
+    IPv4. RoCE runs over the one twin at about half the port's rate: L1.addressing warns (1 of its 2 points); an Up
+    twin without an address whose twin has none either still fails it."""
+    f = copy.deepcopy(GOOD)
+    f["nodes"]["spark-b"]["addressing_half_problems"] = ["enP2p1s0f1np1 has no IPv4 address, while its twin ..."]
+    v = by_id(grade(f, "lesson1", "spark-pair"))["L1.addressing"]
+    assert (v.status, v.earned) == ("warn", 1.0)
+    f["nodes"]["spark-b"]["addressing_problems"] = ["enp1s0f1np1 has no IPv4 address: ..."]
+    v = by_id(grade(f, "lesson1", "spark-pair"))["L1.addressing"]
+    assert (v.status, v.earned) == ("fail", 0.0)
 
 
 def test_a_twin_at_half_its_pcie_width_warns_and_an_unread_link_is_not_measured():

@@ -34,7 +34,8 @@ from grader.parsers import (ParseError, parse_ethtool, parse_ibdev2netdev, parse
 from grader.parsers.iproute import parse_ip_route_get, up_twin_addresses
 from grader.parsers.pcie_sysfs import PcieLink, parse_pcie_sysfs
 from grader.ranges import jumbo_mtu
-from grader.spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port, twin_domain
+from grader.judges.link import half_addressed
+from grader.spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, other_twin, qsfp_port, twin_domain
 
 ALL_TWINS = [t for p in sorted(QSFP_TWINS) for t in QSFP_TWINS[p]]
 
@@ -86,6 +87,7 @@ def node_facts(ev: Evidence, node: str, peer: str | None, cabled: int | None) ->
     f["twin_ipv4"] = {t: [a.cidr for a in ifaces[t].ipv4] for t in up if t in ifaces}
     f["mtu_values"] = [ifaces[t].mtu for t in up if t in ifaces and ifaces[t].mtu is not None]
     f["addressing_problems"] = [problem] if problem else _addressing(ifaces, up)
+    f["addressing_half_problems"] = [] if problem else _half_addressed(ifaces, up)
     shadowed = _shadowed_twins(ifaces, up)
     f["netplan_problems"], f["netplan_unverified"] = _netplan(ev.outputs(node, "netplan"), ifaces, up,
                                                               jumbo_mtu(ev.profile))
@@ -137,12 +139,24 @@ def twin_states(ev: Evidence, node: str, ifaces: dict, ip_problem: str | None, c
             "port_problems": problems}
 
 
+def _half_addressed(ifaces: dict, up: list[str]) -> list[str]:
+    """The Up twins without an IPv4 address whose port's other twin has one (judges.link.half_addressed): a
+    warning of L1.addressing, not its failure."""
+    ipv4_of = {t: ifaces[t].ipv4 for t in up if t in ifaces}
+    return [f"{t} has no IPv4 address, while its twin {other_twin(t)} has one: RoCE and NCCL use only that twin, "
+            "about half the port's rate; give it a static one in its own /24 in /etc/netplan/40-cx7.yaml"
+            for t in up if t in ifaces and half_addressed(t, ipv4_of)]
+
+
 def _addressing(ifaces: dict, up: list[str]) -> list[str]:
     problems = []
+    ipv4_of = {t: ifaces[t].ipv4 for t in up if t in ifaces}
     for t in up:
         i = ifaces.get(t)
         if i is None:
             problems.append(f"{t} is Up but `ip addr` does not list it")
+        elif half_addressed(t, ipv4_of):
+            continue  # a warning: _half_addressed
         elif not i.ipv4:
             problems.append(f"{t} has no IPv4 address: give it a static one in its own /24 in /etc/netplan/40-cx7.yaml")
         elif not [a for a in i.ipv4 if not a.is_link_local and not a.dynamic]:

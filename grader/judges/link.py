@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any
+from typing import Any, Mapping
 
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, other_twin, qsfp_port, rdma_device_for, twin_domain
 from ..parsers.common import command_argv
@@ -99,8 +99,9 @@ def summarise_ip_addr(ifaces: list[Any], command: str | None) -> Summary:
             findings.append(info(f"QSFP port {port} ({port_words(port)}) has no link: its twins {a} and {b} are "
                                  "enabled but NO-CARRIER, so no cable is in that port; with one cable, in the other "
                                  "port, that is as it should be."))
+    ipv4_of = {t.name: t.ipv4 for t in twins if t.is_up}
     for t in (t for t in twins if t.is_up):
-        findings += _address_findings(t)
+        findings += _address_findings(t, half_addressed(t.name, ipv4_of))
         twin = other_twin(t.name)
         if twin not in by_name:
             findings.append(info(f"{t.name}'s twin {twin} is not in this output: check it too (`ip addr show "
@@ -263,17 +264,28 @@ def _link_local_finding(i: Any) -> Finding:
                 "Give the interface a static address, or find why DHCP gave no lease.")
 
 
-def _address_findings(t: Any) -> list[Finding]:
+def half_addressed(name: str, ipv4_of: Mapping[str, Any]) -> bool:
+    """Whether the twin ``name`` (Up) has no IPv4 address while the other twin of its QSFP port has one
+    (``ipv4_of``: twin name -> its IPv4 addresses, of the twins the output lists). RoCE v2 over IPv4 then runs on
+    that other twin alone, about half the port's rate: a warning (L1.addressing earns half); with neither twin
+    addressed, nothing does: a failure. One rule for explain and the check."""
+    return not ipv4_of.get(name) and bool(ipv4_of.get(other_twin(name) or ""))
+
+
+def _address_findings(t: Any, half: bool = False) -> list[Finding]:
     if not t.addresses_listed:
         return []
     if not t.ipv4 and t.truncated:  # the paste stops inside its block: its address may be below the cut
         return [info(f"{t.name}: the paste stops inside its lines, before any IPv4 address: paste the rest to have "
                      "its address read.")]
     if not t.ipv4:
-        return [fail(f"{t.name} is UP but has no IPv4 address: give it a static address in its own /24 "
-                     "in /etc/netplan/40-cx7.yaml (" + C2S + ": 192.168.100.10/24 on enp1s0f1np1, "
-                     "192.168.101.10/24 on enP2p1s0f1np1, .11 on the other Spark), then "
-                     "`sudo netplan apply`.")]
+        fix = ("give it a static address in its own /24 in /etc/netplan/40-cx7.yaml (" + C2S + ": 192.168.100.10/24 "
+               "on enp1s0f1np1, 192.168.101.10/24 on enP2p1s0f1np1, .11 on the other Spark), then `sudo netplan apply`.")
+        if half:
+            return [warn(f"{t.name} is UP but has no IPv4 address, while its twin {other_twin(t.name)} has one: RoCE "
+                         f"and NCCL can use only that twin, about half of the port's {LINE_GBPS} Gb/s. To use both, "
+                         + fix)]
+        return [fail(f"{t.name} is UP but has no IPv4 address: " + fix)]
     out = []
     for a in t.ipv4:
         if a.is_link_local:

@@ -1,0 +1,37 @@
+"""Session 34: readings of real outputs mended as general rules, each test naming the output it comes from."""
+
+from __future__ import annotations
+
+from grader.explain import explain
+from grader.facts.lesson1 import _addressing, _half_addressed
+from grader.parsers import parse_ip_addr
+from tests.conftest import messages
+
+# corpus q004 (oshlabs' Spark, one cable in port 0): enp1s0f0np0 addressed, its twin Up without IPv4 (shape kept,
+# lines shortened)
+HALF = ("3: enp1s0f0np0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 9000 qdisc mq state UP group default qlen 1000\n"
+        "    link/ether 4c:bb:47:00:00:01 brd ff:ff:ff:ff:ff:ff\n"
+        "    inet 172.31.5.3/28 brd 172.31.5.15 scope global noprefixroute enp1s0f0np0\n"
+        "       valid_lft forever preferred_lft forever\n"
+        "5: enP2p1s0f0np0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 9000 qdisc mq state UP group default qlen 1000\n"
+        "    link/ether 4c:bb:47:00:00:03 brd ff:ff:ff:ff:ff:ff\n")
+
+
+def test_an_up_twin_without_ipv4_beside_an_addressed_twin_is_a_warning_in_explain_and_the_check():
+    """Corpus q004, z004 and zc007: owners address one twin of the cabled port and leave the other Up without IPv4.
+    RoCE and NCCL then run over the addressed twin alone, at about half the port's rate: a warning, in explain and
+    in L1.addressing's facts alike; with neither twin addressed it stays a failure."""
+    [s] = explain(HALF, host="spark")
+    warned = messages(s, "warn")
+    assert "enP2p1s0f0np0 is UP but has no IPv4 address, while its twin enp1s0f0np0 has one" in warned
+    assert "about half of the port's 200 Gb/s" in warned and "has no IPv4" not in messages(s, "fail")
+    ifaces = {i.name: i for i in parse_ip_addr(HALF)}
+    up = ["enp1s0f0np0", "enP2p1s0f0np0"]
+    assert _addressing(ifaces, up) == [] and [p.split(" has")[0] for p in _half_addressed(ifaces, up)] == [
+        "enP2p1s0f0np0"]
+    bare = HALF.replace("    inet 172.31.5.3/28 brd 172.31.5.15 scope global noprefixroute enp1s0f0np0\n", "")
+    [s] = explain(bare, host="spark")
+    failed = messages(s, "fail")
+    assert "enp1s0f0np0 is UP but has no IPv4 address" in failed and "enP2p1s0f0np0 is UP but has no IPv4" in failed
+    ifaces = {i.name: i for i in parse_ip_addr(bare)}
+    assert len(_addressing(ifaces, up)) == 2 and _half_addressed(ifaces, up) == []
