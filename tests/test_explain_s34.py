@@ -35,3 +35,34 @@ def test_an_up_twin_without_ipv4_beside_an_addressed_twin_is_a_warning_in_explai
     assert "enp1s0f0np0 is UP but has no IPv4 address" in failed and "enP2p1s0f0np0 is UP but has no IPv4" in failed
     ifaces = {i.name: i for i in parse_ip_addr(bare)}
     assert len(_addressing(ifaces, up)) == 2 and _half_addressed(ifaces, up) == []
+
+
+def test_a_node_guid_of_zeros_is_an_unset_vf_guid_for_ibstat_and_ibv_devinfo():
+    """Pending zt014 (linux-rdma/rdma-core PR 1547: ibv_devinfo of a ConnectX VF with `node_guid: 0000:...`) and
+    zt001 (sriov-network-operator#267: ibstat's `Node GUID: 0x0000000000000000`, `ib_write_bw -R` segfaults)."""
+    devinfo = ("hca_id: mlx5_0\n        transport:                      InfiniBand (0)\n"
+               "        fw_ver:                         22.41.1000\n"
+               "        node_guid:                      0000:0000:0000:0000\n"
+               "        sys_image_guid:                 b8ce:f603:00e9:d18e\n        vendor_id:                      0x02c9\n"
+               "        vendor_part_id:                 4126\n        phys_port_cnt:                  1\n"
+               "                port:   1\n                        state:                  PORT_ACTIVE (4)\n"
+               "                        link_layer:             Ethernet\n")
+    [s] = explain(devinfo, host="other")
+    assert "mlx5_0: node GUID all zeros" in messages(s, "warn")
+    [s] = explain(devinfo.replace("0000:0000:0000:0000", "b8ce:f603:00e9:d18e"), host="other")
+    assert "node GUID" not in messages(s)
+    ibstat = ("CA 'mlx5_8'\n        CA type: MT4126\n        Number of ports: 1\n        Node GUID: 0x0000000000000000\n"
+              "        System image GUID: 0x0c42a10300c6cf52\n        Port 1:\n                State: Active\n"
+              "                Physical state: LinkUp\n                Rate: 25\n                Link layer: Ethernet\n")
+    [s] = explain(ibstat, host="other")
+    assert "mlx5_8: node GUID all zeros" in messages(s, "warn")
+    assert "node GUID" not in messages(explain(ibstat.replace("0x0000000000000000", "0x0c42a10300c6cf52"))[0])
+
+
+def test_a_pod_spec_beside_perftest_is_not_read_as_its_error():
+    """Pending zt010 (a pod spec pasted after ib_write_bw's error): `restartPolicy: OnFailure` holds `Failure` inside
+    a word, which is no error perftest printed."""
+    text = ("ib_write_bw \n Did not detect devices \n If device exists, check if driver is up\n"
+            " Unable to find the Infiniband/RoCE device\n\nspec:\n  restartPolicy: OnFailure\n")
+    [s] = explain(text)
+    assert "Unable to find the Infiniband/RoCE device" in messages(s, "fail") and "OnFailure" not in messages(s)

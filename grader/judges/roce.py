@@ -324,6 +324,13 @@ def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -
                              "or the netdev in another network namespace, a container's). A program that uses GID 0 "
                              "(perftest without -x) cannot connect; `show_gids` lists the indexes that hold an "
                              "address (give the netdev its IPv4 address and use that RoCE v2 index)."))
+    unset = [c.ca or "this device" for c in cas if c.guid_unset]
+    if unset:  # linux-rdma/rdma-core#1547, k8snetworkplumbingwg/sriov-network-operator#267 (SR-IOV VFs)
+        findings.append(warn(f"{', '.join(unset)}: node GUID all zeros: nobody set this device's GUID, as with an "
+                             "SR-IOV virtual function whose PF never assigned one. Plain verbs can work; RDMA-CM "
+                             "users (`ib_write_bw -R`, rping, UCX, NVMe-oF) fail or crash on it (older librdmacm "
+                             "dereferenced its missing device: rdma-core PR 1547), and on InfiniBand the port needs a GUID to join the "
+                             "fabric. Set one from the PF (`ip link set <pf> vf <n> node_guid <guid>`), rebind the VF."))
     any_active = any(p.is_active for c in cas for p in c.ports)  # a Down port beside an Active one is one not used
     for c in cas:
         name = c.ca or "this device"

@@ -62,7 +62,7 @@ _RATE_RE = re.compile(r"^(?P<n>\d+(?:\.\d+)?)")
 _PORT_KEYS = {"state": "state", "physical state": "physical_state", "rate": "rate_gbps", "link layer": "link_layer",
               "sm lid": "sm_lid", "base lid": "base_lid", "port guid": "port_guid",
               "phys state": "physical_state", "link_layer": "link_layer"}  # the last two: ibstatus's
-_CA_KEYS = {"ca type": "ca_type", "firmware version": "firmware"}
+_CA_KEYS = {"ca type": "ca_type", "firmware version": "firmware", "node guid": "node_guid"}
 CA_TYPES = {"MT4129": "ConnectX-7", "MT4131": "ConnectX-8", "MT4125": "ConnectX-6 Dx", "MT4123": "ConnectX-6",
             "MT4119": "ConnectX-5", "MT4121": "ConnectX-5 Ex", "MT4127": "ConnectX-6 Lx", "MT41692": "BlueField-3"}
 """PCI device ids of ConnectX generations as ibstat prints them (``CA type``)."""
@@ -104,12 +104,19 @@ class IbPort:
 @dataclass(frozen=True)
 class CaInfo:
     """One ``CA '<name>'`` block: the RDMA device name (None when only a port block was pasted
-    without its CA line), ``ca_type`` (``MT4129``), ``firmware`` (``28.45.4028``) and its ports."""
+    without its CA line), ``ca_type`` (``MT4129``), ``firmware`` (``28.45.4028``), its ports and ``node_guid`` as
+    printed (ibstat's ``Node GUID: 0x...``, ibv_devinfo's ``node_guid: xxxx:xxxx:xxxx:xxxx``; None if absent)."""
 
     ca: str | None
     ca_type: str | None = None
     firmware: str | None = None
     ports: tuple[IbPort, ...] = ()
+    node_guid: str | None = None
+
+    @property
+    def guid_unset(self) -> bool:
+        """The node GUID printed is all zeros (an SR-IOV VF whose GUID its PF never set)."""
+        return bool(self.node_guid) and not (self.node_guid or "").lower().removeprefix("0x").strip("0:")
 
     @property
     def model(self) -> str | None:
@@ -221,7 +228,7 @@ def parse_ibstat(text: str) -> CaList:
                   tuple(IbPort(p["port"], p.get("state"), p.get("physical_state"), p.get("rate_gbps"),
                                p.get("link_layer"), sm_lid=p.get("sm_lid"), base_lid=p.get("base_lid"),
                                port_guid=p.get("port_guid"))
-                        for p in c["ports"])) for c in cas]
+                        for p in c["ports"]), c.get("node_guid")) for c in cas]
     last_ports = cas[-1]["ports"]
     truncated = cut or bool(last_ports) and "link_layer" not in last_ports[-1] and "ca_type" in cas[-1]
     return CaList(out, truncated, tuple(warnings), panic=panic)
@@ -323,6 +330,8 @@ def parse_ibv_devinfo(text: str) -> CaList:
             seen = seen or key in ("state", "phys_state", "link_layer")
         elif key == "fw_ver":
             cas[-1]["firmware"] = value or None
+        elif key == "node_guid":
+            cas[-1]["node_guid"] = value or None
         elif key == "vendor_part_id" and value.isdigit() and int(value):
             cas[-1]["ca_type"] = f"MT{value}"
     if not seen and unopened:
@@ -339,6 +348,6 @@ def parse_ibv_devinfo(text: str) -> CaList:
             rate = float(speed.group("n")) * int(width.group("n")) if width and speed else None
             ports.append(IbPort(p["port"], p.get("state"), p.get("physical_state"), rate, p.get("link_layer"),
                                 p.get("active_mtu"), tuple(p["gids"]), p.get("sm_lid"), p.get("base_lid")))
-        out.append(CaInfo(c["ca"], c.get("ca_type"), c.get("firmware"), tuple(ports)))
+        out.append(CaInfo(c["ca"], c.get("ca_type"), c.get("firmware"), tuple(ports), c.get("node_guid")))
     truncated = cas[0]["ca"] is None
     return CaList(out, truncated, unopened=unopened)
