@@ -268,6 +268,11 @@ def _multi_machine(log: VllmLog | None, values: Mapping[str, Any], text: str) ->
     return None if context().nodes == 1 else {}
 
 
+def _one_machine_told(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where `explain --nodes 1` says the paste is of one machine (no network carried its collectives)."""
+    return {} if context().nodes == 1 else None
+
+
 def _not_served(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """Applies unless the text shows the server up (``Application startup complete``) or a run that went on (NCCL's
     ``Init COMPLETE``, a benchmark's ``Avg bus bandwidth``, an NCCL WARN of its own to follow instead)."""
@@ -301,6 +306,7 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "process_holds_the_rest": _process_holds_the_rest,
     "narrower_link": _narrower_link,
     "multi_machine": _multi_machine,
+    "one_machine_told": _one_machine_told,
     "not_served": _not_served,
     "old_nccl": _old_nccl,
     "told_hang": _told_hang,

@@ -401,6 +401,16 @@ EXAMPLES.update({
     "triton-fp8-unsupported-arch": BANNER + "ValueError: type fp8e4nv not supported in this architecture\n",
     # LostRuins/koboldcpp#2005: an asynchronous kernel fault
     "cuda-illegal-memory-access": BANNER + "CUDA error: an illegal memory access was encountered\n",
+    # blind batch zy: sriov-cni#348 (bnxt_re in a pod), infra-controller PR #5251 (no /etc/libibverbs.d)
+    "ibverbs-kernel-abi": BANNER + "libibverbs: Warning: Driver bnxt_re does not support the kernel ABI of 6 (supports "
+                          "1 to 1) for device /sys/class/infiniband/bnxt_re2\nNo IB devices found\n",
+    "ibverbs-no-providers": BANNER + "libibverbs: Warning: couldn't open config directory '/etc/libibverbs.d'.\n"
+                            "No IB devices found\n",
+    # vllm#1957 (blind batch zw006): four RTX 3090s of one machine, the first all-reduce never finished
+    "nccl-watchdog-first-one-machine": BANNER + "(RayWorkerVllm pid=409241) [E ProcessGroupNCCL.cpp:474] [Rank 1] "
+                                       "Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE"
+                                       ", NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran for 1800762 milliseconds "
+                                       "before timing out.\n",
     # NVIDIA/nccl#230: the HCA's device-fatal event (NCCL 2.4's form); a port error in NCCL 2.19's form
     "nccl-ib-device-fatal": BANNER + "container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event "
                             ": local catastrophic error\n",
@@ -649,10 +659,11 @@ def reached_in_text(text: str) -> list[str]:
     return out
 
 
-EXAMPLE_NODES = {"ray-local-instance-one-machine": 1, "nccl-error-one-machine": 1}
-"""Entries that ask what `explain --nodes` says (LOG_FLAGS' told_one_machine): the machines their example is read with."""
+EXAMPLE_NODES = {"ray-local-instance-one-machine": 1, "nccl-error-one-machine": 1, "nccl-watchdog-first-one-machine": 1}
+"""Entries that ask what `explain --nodes` says (LOG_FLAGS' told_one_machine, details one_machine_told): the machines
+their example is read with."""
 EXAMPLE_HOSTS: dict[str, str] = {}
-"""Entries that ask what `explain --host` says (details off_a_spark): the host their example is read on."""
+"""Entries that ask what `explain --host` says: the host their example is read on."""
 
 
 def test_every_entry_is_reached_by_an_input():

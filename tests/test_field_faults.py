@@ -799,6 +799,12 @@ TRITON_FP8 = ("ValueError(\"type fp8e4nv not supported in this architecture. The
               "'fp8e5')\")\n")
 NO_KERNEL_NAME = "cudaErrorNoKernelImageForDevice (error code: 209)\n"
 
+# blind batch zy, as posted: k8snetworkplumbingwg/sriov-cni#348 (a pod's rdma-core too old for the kernel),
+# dsx-ai-factory/infra-controller PR #5251 (no providers installed)
+VERBS_ABI = ("libibverbs: Warning: Driver bnxt_re does not support the kernel ABI of 6 (supports 1 to 1) for device "
+             "/sys/class/infiniband/bnxt_re2\n")
+VERBS_NO_CONFIG = "libibverbs: Warning: couldn't open config directory '/etc/libibverbs.d'.\n"
+
 # https://github.com/LostRuins/koboldcpp/issues/2005, as posted
 ILLEGAL_ACCESS = "CUDA error: an illegal memory access was encountered\n  current device: 1, in function ggml_backend_cuda_synchronize\n"
 
@@ -818,7 +824,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        RAYLET_OOM, C10D_CONNECT, REMOTE_ERROR, CONNECT_RETRY, ETCD_DOWN, NO_RESPONDERS, UCX_PROT,
        UCX_FE80, UCX_FLUSHED, MPI_SIGKILL, TRT_OOM, TRT_ASSERT, TRT_OTHER_GPU, GPU_LOST,
        AER_CORRECTED, NO_JETSTREAM, SPAWN_FULL, IBVERBS_SHADOWED, TX_TIMEOUT, SAMPLER_OOM, TRTLLM_GEN, GGML_OOM,
-       TRITON_FP8, NO_KERNEL_NAME, ILLEGAL_ACCESS]
+       TRITON_FP8, NO_KERNEL_NAME, ILLEGAL_ACCESS, VERBS_ABI, VERBS_NO_CONFIG]
 
 
 @pytest.mark.parametrize("text", ALL)

@@ -286,8 +286,9 @@ def parse_ibv_devinfo(text: str) -> CaList:
             unopened += 1
             continue
         if re.match(r"^No IB devices found", s, re.I):
-            raise fail_on_line(IBV_CMD, line, "no RDMA device: the NIC's RDMA driver is not loaded (mlx5_ib), or "
-                               "there is none (`rdma link` lists them)")
+            raise fail_on_line(IBV_CMD, line, "no RDMA device libibverbs can open: the NIC's RDMA driver is not loaded "
+                               "(mlx5_ib), its user-space provider (ibverbs-providers) is missing or does not match the "
+                               "kernel, or there is none (`rdma link` lists what the kernel has)")
         m = _IBV_HCA_RE.match(s)
         if m:
             cas.append({"ca": m.group("name"), "ports": []})

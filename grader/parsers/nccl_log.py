@@ -91,6 +91,7 @@ _INIT_RE = re.compile(r"^(?:ncclCommInit\w*\s+)?comm \S+ rank \d+ nranks (?P<n>\
 _BARE_RE = re.compile(r"^(?:NCCL version \d|NET/(?:IB|Socket|Plugin)|Channel \d+/\d+\s*:\s*\d+\[|Ring \d+ : \d+(?:\[| ->)"
                       r"|Using (?:internal )?[Nn]etwork \w"
                       r"|NCCL_[A-Z0-9_]+ set (?:by environment )?to |Connected all (?:rings|trees)|Bootstrap\s*:\s*Using )")
+_RANK_TAG_RE = re.compile(r"^\[[\w|.-]{1,40}\]:")  # a launcher's `[trainer0|0]:` before each line
 _ERROR_RE = re.compile(r"NCCL error|ncclSystemError|ncclInternalError|ncclInvalidUsage|ncclRemoteError"
                        r"|ncclUnhandledCudaError|ncclInvalidArgument|unhandled system error")
 # one RDMA queue pair NCCL connected (net_ib.cc's connection log): GID index and (subnet/interface id) for RoCE
@@ -309,6 +310,7 @@ def parse_nccl_log(text: str) -> NcclLog:
     count = 0
     hosts_seen: set[str] = set()
     inert: set[str] = set()  # messages of which _read_message read nothing
+    detail_next = False
     for line in lines:
         raw = line.text.strip()
         if raw.startswith("#"):
@@ -329,6 +331,9 @@ def parse_nccl_log(text: str) -> NcclLog:
         elif _BARE_RE.match(s):
             msg, lvl = s, "INFO"
         else:
+            if detail_next and st["err"] and s:  # NCCL's `Last error:` line, then what failed, on the next line
+                st["err"][-1] += " Last error: " + _RANK_TAG_RE.sub("", s)[:300]
+            detail_next = s.endswith("Last error:")
             if _ERROR_RE.search(s):
                 st["err"].append(s)
             b = _BENCH_RE.match(s)

@@ -1,0 +1,139 @@
+"""What NCCL's failures say (grader.judges.nccl reads the rest of its log): a failed ibverbs call at set-up, the
+error chain NCCL passes up its calls, its error lines and its WARN lines (with grader.diagnoses' table: a line the
+table reads is said in the table's words, once).
+
+Sources: NCCL's ibvwrap.cc warnings, nccl.h (ncclResult_t), nccl-tests issues #185 and #227, docs/research/procedure.md
+section 2.4.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..diagnoses import known_faults
+from ..parsers.nccl_log import NcclLog
+from .common import fail, info, warn
+from .model import Finding
+
+
+#: what a failed ibverbs call at NCCL init means, by the error text (errno): NCCL's ibvwrap warnings
+_VERBS_MEANING = (
+    (r"dmabuf.*(?:not supported|\b95\b)",
+     "registering GPU memory with the NIC through DMA-BUF is not supported by this kernel, rdma-core or driver "
+     "(GPUDirect RDMA's newer path)",
+     "set NCCL_DMABUF_ENABLE=0 so NCCL registers GPU memory through nvidia-peermem instead, or update the kernel, "
+     "rdma-core and the NVIDIA driver to versions with DMA-BUF support"),
+    (r"cannot allocate memory|\b12\b",
+     "the process or the HCA ran out of locked memory or RDMA resources (queue pairs, completion queues, memory "
+     "registrations): a low memlock limit, as in a container started without --ulimit memlock=-1, or another RDMA "
+     "user holding the HCA; not a routing fault",
+     "raise the memlock limit (`ulimit -l unlimited`; in Docker `--ulimit memlock=-1`), check no other process "
+     "holds the HCA's resources, and for ibv_reg_mr lower NCCL_BUFFSIZE if it was raised"),
+    (r"network is unreachable|\b101\b",
+     "the RoCE GID NCCL picked cannot route to the peer: no route from this HCA's netdev to the peer's GID address "
+     "(the two ends in different subnets, an HCA in NCCL_IB_HCA that is not cabled to the peer, or NCCL_IB_GID_INDEX "
+     "naming a GID without the netdev's IPv4 address)",
+     "give each HCA's netdev an IPv4 address in the same /24 as the peer's (check `ip addr` and "
+     "`ping -I <netdev> <peer address>`), list in NCCL_IB_HCA only the HCAs that reach the peer, and leave "
+     "NCCL_IB_GID_INDEX unset (NCCL 2.21 and later pick the RoCE v2 IPv4 GID) or set it to that GID's index from "
+     "`show_gids` on every node"),
+    (r"timed out|\b110\b",
+     "the peer's queue pair never answered: a GID index that differs between the nodes, an HCA that cannot reach "
+     "the peer, or an MTU mismatch on the path",
+     "read the RoCE v2 IPv4 GID index with `show_gids` on every node (or leave NCCL_IB_GID_INDEX unset), list only "
+     "HCAs whose netdevs reach the peer in NCCL_IB_HCA, and use the same MTU on both ends"),
+    (r"invalid argument|no such device|\b22\b|\b19\b",
+     "the GID index or port NCCL was told to use does not exist on that device",
+     "check NCCL_IB_GID_INDEX and NCCL_IB_HCA against `show_gids` and `rdma link` on that node"),
+)
+
+
+def _setup_failures(log: NcclLog | None) -> list[str]:
+    """The failed ibverbs calls of ``log`` that set RDMA up: not ``ibv_get_async_event``, which fails after an event
+    the NIC raised (checks/diagnoses.toml nccl-ib-async says what that event means)."""
+    return [m for m in (log.verbs_failures if log else ()) if "ibv_get_async_event" not in m]
+
+
+def _verbs_findings(log: NcclLog | None) -> list[Finding]:
+    """A failed ibverbs call at init (``Call to ibv_modify_qp failed ... Network is unreachable``): the
+    communicator did not come up; what it means and what to do (NCCL's ibvwrap warnings; nccl-tests issues
+    #185 and #227; procedure.md section 2.4)."""
+    out: list[Finding] = []
+    for msg in _setup_failures(log)[:3]:
+        text = msg.rstrip(". ")
+        meaning = next(((m, f) for pat, m, f in _VERBS_MEANING if re.search(pat, text, re.I)), None)
+        if meaning:
+            out.append(fail(f"NCCL could not connect over RDMA: `{text}`. Meaning: {meaning[0]}. Fix: {meaning[1]}."))
+        elif re.search(r"ibv_(?:create_(?:cq|qp|srq|comp_channel)|alloc_pd|reg_(?:dmabuf_)?mr)\b", text):
+            out.append(fail(f"NCCL could not set up RDMA: `{text}`: creating a queue or registering memory on this "
+                            "node's HCA failed, before any packet went to the peer, so this is this node's resources, "
+                            "not the network: the locked-memory limit (`ulimit -l`: unlimited; a container needs "
+                            "--ulimit memlock=-1 and --cap-add=IPC_LOCK, a Slurm or Kubernetes job the same "
+                            "limits), access to /dev/infiniband, or another process holding the HCA's resources."))
+        else:
+            out.append(fail(f"NCCL could not connect over RDMA: `{text}`: an ibverbs call failed, so the communicator "
+                            "did not come up. Check the HCAs in NCCL_IB_HCA are ACTIVE (`rdma link`) and reach the "
+                            "peer, and NCCL_IB_GID_INDEX (`show_gids`)."))
+    return out
+
+
+_NCCL_RESULTS = {1: "unhandled CUDA error (a CUDA call failed)", 2: "system error (a system call: a socket, ibverbs, "
+                 "shared memory)", 3: "internal error", 4: "invalid argument", 5: "invalid usage (the calls do not match "
+                 "across ranks, or a setting is wrong)", 6: "remote error (a peer went away)", 7: "in progress"}
+"""ncclResult_t's codes (nccl.h), as NCCL's `file:line -> N` error lines give them."""
+_NET_FILE_RE = re.compile(r"(?:^|/)(?:net|socket|net_ib|net_socket|ibvwrap|bootstrap)\.")
+
+
+def _chain_findings(log: NcclLog) -> list[Finding]:
+    """NCCL's error chain (``transport/net.cc:515 -> 2``: NCCLCHECK passing a result up at INFO) where the log shows
+    no WARN or error of its own to read instead and the run did not go on (no Init COMPLETE, no benchmark rows)."""
+    if log.error_chain is None or log.warnings or log.errors or log.init_complete or log.bench:
+        return []
+    file, line, code = log.error_chain
+    net = code == 2 and _NET_FILE_RE.search(file) is not None
+    return [fail(f"NCCL passed an error up its calls (`{file}:{line} -> {code}`): {file}:{line} returned {code}, "
+                 f"{_NCCL_RESULTS.get(code, 'an error')}, and each caller above it returned it too, so the operation it "
+                 "was part of failed" + ("; a system error in NCCL's network code is most often a connection the other "
+                                         "machine refused or never answered: an interface in NCCL_SOCKET_IFNAME (or "
+                                         "one NCCL picked) that does not reach it" if net else "")
+                 + ". The lines just above the chain's first line name the call that failed; NCCL_DEBUG_SUBSYS=INIT,NET "
+                 "shows more of the set-up.")]
+
+
+_FAILED_WARN_RE = re.compile(r"\bCuda failure\b|\bFailed to execute operation\b|\bError encountered progressing "
+                             r"operation\b|\bCall to \w+ failed\b")
+"""A WARN line in which NCCL reports that an operation of its own failed (transport.cc's CUDA check, proxy.cc's
+service thread, a verbs or socket call): the run did not go on. Other WARN lines (a plugin not found, an environment
+value ignored) may be harmless, and stay warnings."""
+
+
+_LEVELS = {"fail": fail, "warn": warn, "info": info}
+
+
+def error_findings(log: NcclLog) -> list[Finding]:
+    """NCCL's error lines and WARN lines: each in the table's words where grader.diagnoses reads it (an error line's
+    ``Last error:`` detail included), else as NCCL said it; the first WARN that reports a failed operation of NCCL's
+    own is the run's failure."""
+    findings: list[Finding] = []
+    for e in [e for e in log.errors if e not in log.verbs_failures][:3]:
+        said = [_LEVELS[level](message) for level, message in known_faults(e)]
+        if said:  # its own line or its `Last error:` detail is one the table reads
+            findings += [f for f in said if f not in findings]
+            continue
+        findings.append(fail(f"NCCL error: {e}." + (" `unhandled system error` at init is often a wrong "
+                                                    "NCCL_IB_GID_INDEX or an HCA listed in NCCL_IB_HCA that cannot "
+                                                    "reach the peer (another subnet)." if "system error" in e else
+                                                    " The WARN lines above it say which call failed.")))
+    warned = [w for w in log.warnings if w not in log.errors and w not in log.verbs_failures][:5]
+    # a WARN the table of known faults reads (a peer closed its connection, a completion error...) is explained there,
+    # more precisely: then no WARN is raised to a failure here
+    known = known_faults("\n".join(f"NCCL WARN {w}" for w in log.warnings))
+    first = None if known else next((w for w in warned if _FAILED_WARN_RE.search(w)), None)
+    for w in warned:
+        if known and any(k in known for k in known_faults(f"NCCL WARN {w}")):  # the table's reading, said: not twice
+            continue
+        findings.append(fail(f"NCCL WARN: {w}. NCCL says one of its own operations failed (a CUDA call, a connection "
+                             "its proxy was setting up): the run stopped. The earliest WARN line of the log is the one "
+                             "to follow; the later ones follow from it.") if w is first
+                        else warn(f"NCCL WARN: {w}"))
+    return findings
