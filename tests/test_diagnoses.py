@@ -411,6 +411,14 @@ EXAMPLES.update({
                                        "Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE"
                                        ", NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran for 1800762 milliseconds "
                                        "before timing out.\n",
+    # blind batch zw: nccl#626, nccl#1837, Megatron-LM#661, DeepSpeedExamples#310, each line as posted
+    "nccl-ib-async-benign": BANNER + "gpu1:5021:5386 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : "
+                            "client reregistration\n",
+    "nccl-socket-truncated": BANNER + "transport/net_socket.cc:424 NCCL WARN NET/Socket : peer 192.168.161.30<59210> "
+                             "message truncated :\nreceiving 1048576 bytes instead of 65536\n",
+    "nccl-duplicate-gpu": BANNER + "Duplicate GPU detected : rank 3 and rank 0 both on CUDA device f000\n",
+    "nccl-socket-no-address": BANNER + "[trainer0|0]:ncclSocketInit: connecting to address  with family 59936 is "
+                              "neither AF_INET(2) nor AF_INET6(10)\n",
     # NVIDIA/nccl#230: the HCA's device-fatal event (NCCL 2.4's form); a port error in NCCL 2.19's form
     "nccl-ib-device-fatal": BANNER + "container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event "
                             ": local catastrophic error\n",

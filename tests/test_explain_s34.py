@@ -66,3 +66,37 @@ def test_a_pod_spec_beside_perftest_is_not_read_as_its_error():
             " Unable to find the Infiniband/RoCE device\n\nspec:\n  restartPolicy: OnFailure\n")
     [s] = explain(text)
     assert "Unable to find the Infiniband/RoCE device" in messages(s, "fail") and "OnFailure" not in messages(s)
+
+
+LO = ("GPU9:10330:10330 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to lo\n"
+      "GPU9:10330:10330 [0] NCCL INFO Bootstrap : Using [0]lo:127.0.0.1<0>\n"
+      "GPU9:10330:10330 [0] NCCL INFO NET/Socket : Using [0]lo:127.0.0.1<0>\n"
+      "GPU9:10330:10330 [0] NCCL INFO Using network Socket\n")
+RETRY = "GPU9:10330:10399 [0] NCCL INFO Call to connect returned Connection refused, retrying\n"
+
+
+def test_nccl_sockets_on_the_loopback_fail_across_machines_and_stay_a_note_on_one():
+    """Blind batch zw004 (NVIDIA/nccl: NCCL_SOCKET_IFNAME=lo on rank 1 of a two-node launch, connections refused and
+    retried) and zw019 (two hosts' logs, one advertising lo): loopback reaches only its own machine."""
+    [s] = explain(LO + RETRY * 3, nodes=2)
+    assert "but the ranks are on 2 machines: loopback reaches only this machine" in messages(s, "fail")
+    assert "both ranks were on one machine" not in messages(s)
+    [s] = explain(LO + RETRY * 3)  # the node count unknown: refused and retried on lo is a warning
+    assert "and its connections are refused or retried" in messages(s, "warn")
+    [s] = explain(LO + "GPU9:10330:10330 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId 1000 - Init COMPLETE\n")
+    assert "both ranks were on one machine" in messages(s, "info") and "loopback reaches" not in messages(s)
+    [s] = explain(LO + RETRY, nodes=1)
+    assert "loopback reaches" not in messages(s)
+
+
+def test_an_nccl_error_is_read_with_its_last_error_line():
+    """Blind batch zw010 (DeepSpeedExamples#310: `ncclInternalError: Internal check failed.`, then `Last error:` and
+    the socket's unset address family on the next line): the detail names the cause, in the table's words."""
+    text = ("[trainer3]:h:1958:1958 [3] NCCL INFO NCCL_SOCKET_IFNAME set to eth2\n"
+            "[trainer0|0]:ncclInternalError: Internal check failed.\n[trainer0|0]:Last error:\n"
+            "[trainer0|0]:ncclSocketInit: connecting to address  with family 59936 is neither AF_INET(2) nor "
+            "AF_INET6(10)\n")
+    [s] = explain(text)
+    failed = messages(s, "fail")
+    assert "an address that was never filled in" in failed and "Internal check failed. Last error: ncclSocketInit" in failed
+    assert "The WARN lines above it say which call failed" not in failed

@@ -804,6 +804,14 @@ NO_KERNEL_NAME = "cudaErrorNoKernelImageForDevice (error code: 209)\n"
 VERBS_ABI = ("libibverbs: Warning: Driver bnxt_re does not support the kernel ABI of 6 (supports 1 to 1) for device "
              "/sys/class/infiniband/bnxt_re2\n")
 VERBS_NO_CONFIG = "libibverbs: Warning: couldn't open config directory '/etc/libibverbs.d'.\n"
+# blind batch zw, as posted: NVIDIA/nccl#1837, NVIDIA/Megatron-LM#661, deepspeedai/DeepSpeedExamples#310, NVIDIA/nccl#626
+SOCKET_TRUNCATED = ("transport/net_socket.cc:424 NCCL WARN NET/Socket : peer 192.168.161.30<59210> message truncated :\n"
+                    "receiving 1048576 bytes instead of 65536\n")
+DUPLICATE_GPU = "Duplicate GPU detected : rank 3 and rank 0 both on CUDA device f000\n"
+NO_ADDRESS = ("[trainer0|0]:ncclSocketInit: connecting to address  with family 59936 is neither AF_INET(2) nor "
+              "AF_INET6(10)\n")
+REREGISTRATION = ("gpu1:5021:5386 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : client "
+                  "reregistration\n")
 
 # https://github.com/LostRuins/koboldcpp/issues/2005, as posted
 ILLEGAL_ACCESS = "CUDA error: an illegal memory access was encountered\n  current device: 1, in function ggml_backend_cuda_synchronize\n"
@@ -824,7 +832,8 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        RAYLET_OOM, C10D_CONNECT, REMOTE_ERROR, CONNECT_RETRY, ETCD_DOWN, NO_RESPONDERS, UCX_PROT,
        UCX_FE80, UCX_FLUSHED, MPI_SIGKILL, TRT_OOM, TRT_ASSERT, TRT_OTHER_GPU, GPU_LOST,
        AER_CORRECTED, NO_JETSTREAM, SPAWN_FULL, IBVERBS_SHADOWED, TX_TIMEOUT, SAMPLER_OOM, TRTLLM_GEN, GGML_OOM,
-       TRITON_FP8, NO_KERNEL_NAME, ILLEGAL_ACCESS, VERBS_ABI, VERBS_NO_CONFIG]
+       TRITON_FP8, NO_KERNEL_NAME, ILLEGAL_ACCESS, VERBS_ABI, VERBS_NO_CONFIG, SOCKET_TRUNCATED, DUPLICATE_GPU,
+       NO_ADDRESS]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -878,7 +887,8 @@ def test_every_known_error_line_is_read_here():
     reached = {d.kind for text in ALL + [NETPLAN_NM, FORWARD_COMPAT, PROVIDER, GID_NODATA, UNKNOWN_ENV, PEERMEM,
                                         MLX5_POWER, SLURM_STEP, MLX5_LOW_POWER, ETHTOOL_NETLINK, NVBANDWIDTH_WAIVED,
                                         DOWNLOADED, NO_P2P, SHM_WAIT, NO_VERBS, SPARK_BOOT, NO_P2P_PAIR, PEER_CHECK, WSL, OFI_TCP, PEER_ALREADY,
-                                        PCIE_SLOWER, ALLREDUCE, SYMM_MEM, PL_REFUSED, TORCH_CAP, NO_CUSTOM_AR]
+                                        PCIE_SLOWER, ALLREDUCE, SYMM_MEM, PL_REFUSED, TORCH_CAP, NO_CUSTOM_AR,
+                                        REREGISTRATION]
                for d in diagnose_text(text)}
     assert {e.kind for e in load_table() if e.reads_text} <= reached
 
