@@ -419,6 +419,9 @@ EXAMPLES.update({
     "nccl-duplicate-gpu": BANNER + "Duplicate GPU detected : rank 3 and rank 0 both on CUDA device f000\n",
     "nccl-socket-no-address": BANNER + "[trainer0|0]:ncclSocketInit: connecting to address  with family 59936 is "
                               "neither AF_INET(2) nor AF_INET6(10)\n",
+    # ray#42136 (blind batch zv012): the dashboard's port as the cluster address
+    "ray-dashboard-port-as-gcs": BANNER + "2023-12-31 02:05:37,612 INFO worker.py:1540 -- Connecting to existing Ray "
+                                 "cluster at address: 10.74.40.10:8265...\nRuntimeError: Failed to connect to GCS.\n",
     # NVIDIA/nccl#230: the HCA's device-fatal event (NCCL 2.4's form); a port error in NCCL 2.19's form
     "nccl-ib-device-fatal": BANNER + "container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event "
                             ": local catastrophic error\n",
@@ -737,7 +740,7 @@ def test_optional_parts_drop_when_the_log_lacks_the_value():
 
 def test_braces_in_a_value_stay_as_printed():
     [d] = diagnose(parse_vllm_log(EXAMPLES["no-gpu-resource"]))
-    assert "give {'GPU': 1.0}:" in d.message
+    assert "give {'GPU': 1.0}, and" in d.message
 
 
 def test_variants_of_a_kind_give_one_diagnosis():

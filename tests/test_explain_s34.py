@@ -100,3 +100,17 @@ def test_an_nccl_error_is_read_with_its_last_error_line():
     failed = messages(s, "fail")
     assert "an address that was never filled in" in failed and "Internal check failed. Last error: ncclSocketInit" in failed
     assert "The WARN lines above it say which call failed" not in failed
+
+
+def test_a_ray_head_on_dockers_default_bridge_cannot_be_joined_from_another_machine():
+    """Blind batch zv007 (ray#11211: `ray start --head` in a container, `Local node IP: 172.17.0.3`, the prompt a
+    shell's own `(app-root) bash-4.2#`): a container's bridge address no other machine reaches."""
+    text = ("(app-root) bash-4.2# ray start --head --dashboard-host 0.0.0.0 --gcs-server-port 4003\n"
+            "Local node IP: 172.17.0.3\n"
+            "2020-10-14 05:47:50,218\tINFO services.py:1166 -- View the Ray dashboard at http://172.17.0.3:8265\n")
+    [s] = explain(text, nodes=2)
+    assert s.kind == "ray-start" and s.command.startswith("ray start --head")
+    assert "an address of Docker's default bridge (172.17.0.0/16)" in messages(s, "fail")
+    assert "Docker's default bridge" in messages(explain(text)[0], "warn")
+    [s] = explain(text, nodes=1)
+    assert "Docker's default bridge" not in messages(s) and "Ray's node IP is 172.17.0.3" in messages(s, "info")

@@ -810,6 +810,9 @@ SOCKET_TRUNCATED = ("transport/net_socket.cc:424 NCCL WARN NET/Socket : peer 192
 DUPLICATE_GPU = "Duplicate GPU detected : rank 3 and rank 0 both on CUDA device f000\n"
 NO_ADDRESS = ("[trainer0|0]:ncclSocketInit: connecting to address  with family 59936 is neither AF_INET(2) nor "
               "AF_INET6(10)\n")
+# ray-project/ray#42136 (blind batch zv012), as posted
+DASHBOARD_PORT = ("2023-12-31 02:05:37,612 INFO worker.py:1540 -- Connecting to existing Ray cluster at address: "
+                  "10.74.40.10:8265...\n")
 REREGISTRATION = ("gpu1:5021:5386 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : client "
                   "reregistration\n")
 
@@ -833,7 +836,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        UCX_FE80, UCX_FLUSHED, MPI_SIGKILL, TRT_OOM, TRT_ASSERT, TRT_OTHER_GPU, GPU_LOST,
        AER_CORRECTED, NO_JETSTREAM, SPAWN_FULL, IBVERBS_SHADOWED, TX_TIMEOUT, SAMPLER_OOM, TRTLLM_GEN, GGML_OOM,
        TRITON_FP8, NO_KERNEL_NAME, ILLEGAL_ACCESS, VERBS_ABI, VERBS_NO_CONFIG, SOCKET_TRUNCATED, DUPLICATE_GPU,
-       NO_ADDRESS]
+       NO_ADDRESS, DASHBOARD_PORT]
 
 
 @pytest.mark.parametrize("text", ALL)

@@ -85,7 +85,7 @@ def _socket_iface_notes(log: NcclLog) -> list[Finding]:
                         "NCCL_SOCKET_IFNAME to a QSFP twin."))
     if any(s.name == "lo" for s in log.socket_ifaces):  # blind batch zw004, zw019: NCCL_SOCKET_IFNAME=lo, two hosts
         spanned = machines_spanned(log.nnodes, len(log.hosts))
-        if (spanned or 1) > 1 or spanned is None and log.troubled and not _came_up(log):
+        if not _came_up(log) and ((spanned or 1) > 1 or spanned is None and log.troubled):  # (what came up, reached)
             out.append((fail if spanned else warn)(
                 "NCCL's sockets run over the loopback interface (lo, 127.0.0.1)" + (
                     f", but the ranks are on {spanned} machines" if spanned else

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..parsers.ray_status import Demand, RayStatus
 from ..parsers.common import command_argv, option_value
-from .common import fail, fmt_count, info, ok, on_spark, spark_figure, warn, whole
+from .common import fail, fmt_count, info, machines_spanned, ok, on_spark, spark_figure, warn, whole
 from .context import context
 from .model import Finding, Section, Summary
 
@@ -470,6 +470,13 @@ def summarise_ray_start(rs: Any, command: str | None) -> Summary:
     if rs.local_ip and rs.local_ip.startswith("127."):
         findings.append(warn(f"Ray chose the loopback address {rs.local_ip}: no other node can reach it. Give "
                              "`--node-ip-address=<this node's address on the link the nodes share>`."))
+    elif rs.local_ip and rs.local_ip.startswith("172.17.") and machines_spanned(None) != 1:
+        # blind batch zv007 (ray#11211): a head in a container on Docker's default bridge
+        findings.append((fail if machines_spanned(None) else warn)(
+            f"Ray's node IP is {rs.local_ip}, an address of Docker's default bridge (172.17.0.0/16): the container's "
+            "own, which no other machine can reach, so a node elsewhere cannot join this one. Run the container "
+            "with `--network host` (NVIDIA's run_cluster.sh does), or give `--node-ip-address` the host's address "
+            "and publish Ray's ports."))
     elif rs.local_ip:
         findings.append(info(f"Ray's node IP is {rs.local_ip}: the address the other node reaches this one at"
                              + (", which on a Spark pair must be this node's QSFP twin address (`--node-ip-address`), "

@@ -240,16 +240,15 @@ PROMPT_PROGRAMS = frozenset({
 _PROMPT_RES = (
     # nvidia@spark-a:~$ cmd   root@spark-a:/etc# cmd   (venv) user@host:~/x$ cmd   (env) (base) [u@h d]$ cmd
     re.compile(r"^(?:\([^)]*+\)\s*+)*+(?P<user>[\w.-]++)@(?P<host>[\w.-]++):[^\s$#]*\s?[$#](?:\s+(?P<cmd>.*))?$"),
-    # [user@host dir]$ cmd   (Red Hat style)
-    # (also glued to its command: "[root@cn3 ~]#ib_read_bw cn2", as a forum post printed it)
+    # [user@host dir]$ cmd   (Red Hat style; also glued to its command: "[root@cn3 ~]#ib_read_bw cn2", in a forum post)
     re.compile(r"^(?:\([^)]*+\)\s*+)*+\[(?P<user>[\w.-]+)@(?P<host>[\w.-]+)(?:\s[^\]]*)?\][$#](?:\s*+(?P<cmd>\S.*))?$"),
     # user@host ~ % cmd   (zsh, macOS default; (base) user@host dir % cmd with a conda env)
     re.compile(r"^(?:\([^)]*+\)\s*+)*+(?P<user>[\w.-]++)@(?P<host>[\w.-]++)\s+\S+\s+%(?:\s+(?P<cmd>.*))?$"),
     # user@host$ cmd   root@node2# cmd   (a prompt without the working directory)
     re.compile(r"^(?:\([^)]*+\)\s*+)*+(?P<user>[\w.-]++)@(?P<host>[\w.-]++)[$#](?:\s+(?P<cmd>.*))?$"),
-    # $ cmd   % cmd   (venv) $ cmd   ~ $ cmd   ~/src $ cmd   ~$ cmd   ~ # cmd   (busybox's and some distributions' short
-    # prompts; root's `~ #`)
-    re.compile(r"^(?:\([^)]*+\)\s*+)*+(?:~[\w./-]*+\s*+[$%#]|[$%])(?:\s+(?P<cmd>.*))?$"),
+    # $ cmd   % cmd   (venv) $ cmd   ~ $ cmd   ~/src $ cmd   ~$ cmd   ~ # cmd   bash-4.2# cmd (busybox's, some distributions'
+    # and a shell's own short prompts; root's `~ #`)
+    re.compile(r"^(?:\([^)]*+\)\s*+)*+(?:~[\w./-]*+\s*+[$%#]|[$%]|(?:ba|z|k|da)?sh-\d[\d.]{0,8}[$#])(?:\s+(?P<cmd>.*))?$"),
     # a notebook shell escape: !ibdev2netdev   In [3]: !ip -br addr
     re.compile(r"^(?:In \[\d*\]:\s*)?!(?P<cmd>[A-Za-z/.].*)$"),
     # Python's REPL (>>> subprocess.run(...)) and PowerShell (PS C:\Users\x> ssh spark-a ...)
@@ -268,10 +267,10 @@ _PROMPT_RES = (
     re.compile(r"^[\u276f\u1405]\s++(?P<cmd>\S.*)$"),
 )
 _ANY_PROMPT = any_search(_PROMPT_RES)  # all start with "^": a search finds one exactly where one matches
-_PROMPT_FIRST = frozenset("($%I!>P#~]\u279cSA+\u276f\u1405")
-_PROMPT_START = {"I": "In [", "P": "PS ", "S": "Singularity> ", "A": "Apptainer> "}
-"""What a prompt that starts with one of these letters starts with: the other lines of that letter (INFO, PASSED,
-SUCCESS) are no prompt."""
+_PROMPT_FIRST = frozenset("($%I!>P#~]\u279cSA+\u276f\u1405bszkd")
+_PROMPT_START = {"I": "In [", "P": "PS ", "S": "Singularity> ", "A": "Apptainer> ", "b": "bash-", "s": "sh-", "z": "zsh-",
+                 "k": "ksh-", "d": "dash-"}
+"""What a prompt that starts with one of these letters starts with: the other lines of that letter are no prompt."""
 """The first characters of a prompt that shows no ``user@host`` (``$ cmd``, ``(venv) $``, ``!cmd``, ``In [3]:``,
 ``>>>``, ``PS C:\\>``, ``# cmd``, ``~]# cmd``, oh-my-zsh's ``➜  ~ cmd``): a line with neither one nor an ``@`` (nor cmd.exe's ``C:\\>``, nor a
 cut ``dir]# ``) is no prompt."""
@@ -337,7 +336,8 @@ def parse_prompt(line: str) -> Prompt | None:
     if not s:
         return None
     c = s[0]
-    if c == "(" and "@" not in s and "$" not in s and "%" not in s and "\u279c" not in s[:60] and ":\\" not in s[:80]:
+    if c == "(" and "@" not in s and "$" not in s and "%" not in s and "\u279c" not in s[:60] and ":\\" not in s[:80] \
+            and "sh-" not in s[:40]:
         return None  # a log line behind a process prefix: "(EngineCore_DP0 pid=1) ...", the most common line
     if c in "/~" and (m := _PATH_PROMPT_RE.match(s)) and m.group("prog").rsplit("/", 1)[-1] in PROMPT_PROGRAMS:
         return Prompt(m.group("cmd").strip())
