@@ -114,3 +114,17 @@ def test_a_ray_head_on_dockers_default_bridge_cannot_be_joined_from_another_mach
     assert "Docker's default bridge" in messages(explain(text)[0], "warn")
     [s] = explain(text, nodes=1)
     assert "Docker's default bridge" not in messages(s) and "Ray's node IP is 172.17.0.3" in messages(s, "info")
+
+
+def test_older_rays_raylet_address_line_and_grpcs_bind_failure_are_read_alone():
+    """Blind batch zv017 (ray#31264: Ray 2.x's `while we can not find the matched Raylet address`, the line alone) and
+    zv018 (ray#14098: raylet.err's gRPC JSON, `"description":"Address already in use","errno":98`)."""
+    line = ("[2022-12-20 03:13:08,669 I 25449 25449] global_state_accessor.cc:357: This node has an IP address of "
+            "203.0.113.44, while we can not find the matched Raylet address. This maybe come from when you connect the "
+            "Ray cluster with a different IP address or connect a container.\n")
+    [s] = explain(line)
+    assert s.kind == "ray-start" and "Ray found no raylet at this node's address 203.0.113.44" in messages(s, "warn")
+    grpc = ('E0215 01:53:44.582325479    2825 server_chttp2.cc:40]        {"created":"@1613354024.582257191",'
+            '"description":"Unable to configure socket","fd":32,"referenced_errors":[{"created":"@1613354024.582234203",'
+            '"description":"Address already in use","errno":98}]}\n')
+    assert "because another process already holds it" in messages(explain(grpc)[0], "fail")

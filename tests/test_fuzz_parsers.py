@@ -218,7 +218,7 @@ FAMILIES.append(("python-traceback", parse_traceback, "python-traceback",
 from grader.parsers.ray_nodes import parse_ray_nodes  # noqa: E402
 from tests import test_ray_nodes as RN  # noqa: E402
 
-FAMILIES.append(("ray-nodes", parse_ray_nodes, "ray-nodes", lambda: [RN.ONE_NODE_CUT, RN.RESTARTED]))
+FAMILIES.append(("ray-nodes", parse_ray_nodes, "ray-nodes", lambda: [RN.ONE_NODE_CUT, RN.RESTARTED, RN.LIST_CUT]))
 from grader.parsers.docker_run import parse_docker_run  # noqa: E402
 from tests import test_docker_run as DR  # noqa: E402
 from grader.parsers.ethtool_stats import parse_ethtool_stats  # noqa: E402

@@ -26,6 +26,27 @@ RESTARTED = ('[{"NodeID": "11aa11aa", "Alive": true, "NodeManagerAddress": "10.0
              '{"NodeID": "33cc33cc", "Alive": true, "NodeManagerAddress": "10.0.0.2", "NodeManagerHostname": "spark-b", '
              '"Resources": {"CPU": 20.0, "GPU": 1.0}}]\n')
 
+# blind batch zv003 (ray-project/ray#45644, as posted): `ray list nodes` counting 2 nodes, its table cut after one row
+LIST_CUT = ("ray list nodes\n======== List: 2024-05-31 10:17:06.320697 ========\nStats:\n------------------------------\n"
+            "Total: 2\n\nTable:\n------------------------------\n"
+            "    NODE_ID                                                   NODE_IP    IS_HEAD_NODE    STATE    "
+            "STATE_MESSAGE    NODE_NAME    RESOURCES_TOTAL                   LABELS\n"
+            " 0  9e757009998dbdbe546068b7b898af3d34dfa82e89f4854de422ab5f  127.0.0.1  True            ALIVE    "
+            "                 127.0.0.1    CPU: 1.0                          ray.io/node_id: 9e75\n"
+            "                                                                          GPU: 1.0\n"
+            "                                                                          head: 1.0\n")
+
+
+def test_ray_list_nodes_table_is_read_and_a_cut_one_says_what_it_lacks():
+    nodes = parse_ray_nodes(LIST_CUT)
+    assert nodes.total == 2 and [(n.address, n.alive, n.resources) for n in nodes] == [
+        ("127.0.0.1", True, {"CPU": 1.0, "GPU": 1.0})]
+    (s,) = explain(LIST_CUT, nodes=2)
+    assert s.kind == "ray-nodes" and "fail" not in levels(s)
+    assert "The table lists 1 of the 2 nodes Ray counts (`Total: 2`)" in messages(s, "info")
+    whole = LIST_CUT.replace("Total: 2", "Total: 1")
+    assert "1 live node(s) here, and the cluster should have 2" in messages(explain(whole, nodes=2)[0], "fail")
+
 
 def test_a_cut_print_of_one_node_is_read_to_its_resources():
     (node,) = parse_ray_nodes(ONE_NODE_CUT)

@@ -60,7 +60,7 @@ register(KindSpec(
         r"|\bSome Ray subprocesses exited unexpectedly\b|\bTo add another node to this Ray cluster\b"
         r"|^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+\s+(?:INFO|SUCC|WARN|WARNING|ERROR)\s+"
         r"(?:scripts|services|usage_lib|gcs_utils|node)\.py:\d+ -- "
-        r"|\bThe object store is using /tmp instead of /dev/shm\b|\bbut we cannot find a local Raylet\b"
+        r"|\bThe object store is using /tmp instead of /dev/shm\b|\b(?:but we cannot find a local|while we can not find the matched) Raylet\b"
         r"|^Stopped (?:all|only) \d+ (?:out of \d+ )?Ray processes\b|^Did not find any active Ray processes\b"),
     starts=re.compile(r"\bLocal node IP: "),
     prelude=True,  # a raylet's retry line printed before `Local node IP` (stderr first) stays with its start
@@ -69,7 +69,8 @@ register(KindSpec(
 
 register(KindSpec(
     name="ray-nodes", parse=parse_ray_nodes, summarise=judge("ray", "summarise_ray_nodes"),
-    line=re.compile(r"""^\[?\{['"]NodeID['"]: ['"][0-9a-f]{8,64}['"]"""),  # `print(ray.nodes())`, or its JSON
+    line=re.compile(r"""^\[?\{['"]NodeID['"]: ['"][0-9a-f]{8,64}['"]|^\s*NODE_ID\s+NODE_IP\s+IS_HEAD_NODE\s"""),  # its JSON too
+    matches_command=lambda argv: runs_program(argv, "ray", "list") and "nodes" in argv,  # `ray list nodes`' table
 ))
 
 

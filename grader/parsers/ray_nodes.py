@@ -1,4 +1,4 @@
-"""``ray.nodes()`` printed (a Python list of dicts, or its JSON): each node's ID, whether it is alive, its address and
+"""``ray.nodes()`` printed (a Python list of dicts, or its JSON), and ``ray list nodes``' table: each node's ID, whether it is alive, its address and
 host name, and the resources it registered (``GPU``, ``CPU``, ``accelerator_type:A100``).
 
 A pure parser: ``parse_ray_nodes(text)`` -> list of :class:`RayNode`, or ParseError when no ``'NodeID'`` entry is
@@ -39,12 +39,50 @@ class RayNode:
         return next((k.split(":", 1)[1] for k in self.resources if k.startswith("accelerator_type:")), None)
 
 
-def parse_ray_nodes(text: str) -> list[RayNode]:
-    """The nodes ``text`` lists, in order; ParseError when it holds no ``'NodeID': '<hex>'`` entry."""
+class RayNodes(list):
+    """``list[RayNode]`` in order, plus ``total``: how many nodes ``ray list nodes`` counts (its ``Total: N``), or None
+    (``ray.nodes()`` prints no count)."""
+
+    def __init__(self, nodes=(), total: int | None = None):
+        super().__init__(nodes)
+        self.total = total
+
+
+_TOTAL_RE = re.compile(r"^Total: (?P<n>\d{1,6})\s*$", re.M)
+_TABLE_HEAD_RE = re.compile(r"^\s*NODE_ID\s++NODE_IP\s++IS_HEAD_NODE\s++STATE\b", re.M)
+_ROW_RE = re.compile(r"^\s*\d{1,6}\s++(?P<id>[0-9a-f]{8,64})\s++(?P<ip>[\w.:-]{1,64})\s++(?:True|False)\s++"
+                     r"(?P<state>ALIVE|DEAD)\b(?P<rest>.*)$")
+_TABLE_RESOURCE_RE = re.compile(r"(?<!\S)(?P<name>CPU|GPU|memory|object_store_memory|accelerator_type:\S{1,40}): "
+                                r"(?P<value>\d{1,20}(?:\.\d{1,12})?)")
+
+
+def _parse_list_nodes(text: str) -> RayNodes:
+    """``ray list nodes``' table: a row per node (its ID, NODE_IP, STATE, the resources of RESOURCES_TOTAL, which
+    go on below the row on lines of their own); its ``Total: N``."""
+    nodes: list[RayNode] = []
+    got: dict | None = None
+    for line in text[_TABLE_HEAD_RE.search(text).end():].splitlines()[1:]:
+        m = _ROW_RE.match(line)
+        if m:
+            got = {"id": m.group("id"), "ip": m.group("ip"), "alive": m.group("state") == "ALIVE", "res": {}}
+            nodes.append(got)  # type: ignore[arg-type]
+        if got is not None and len(nodes) <= MAX_NODES:
+            got["res"].update((r.group("name"), float(r.group("value")))
+                              for r in _TABLE_RESOURCE_RE.finditer(m.group("rest") if m else line))
+    total = _TOTAL_RE.search(text)
+    return RayNodes([RayNode(n["id"], n["alive"], n["ip"], None, n["res"]) for n in nodes[:MAX_NODES]],
+                    int(total.group("n")) if total else None)
+
+
+def parse_ray_nodes(text: str) -> RayNodes:
+    """The nodes ``text`` lists, in order: ``ray.nodes()`` printed (or its JSON), or ``ray list nodes``' table;
+    ParseError when it holds neither a ``'NodeID': '<hex>'`` entry nor a row of that table."""
     starts = [m for _, m in zip(range(MAX_NODES), _NODE_RE.finditer(text))]
+    if not starts and _TABLE_HEAD_RE.search(text) and (table := _parse_list_nodes(text)):
+        return table
     if not starts:
         raise ParseError("ray.nodes()", "no node entry found (expected `[{'NodeID': '...', 'Alive': True, ...}]`, "
-                                        "what `print(ray.nodes())` prints)")
+                                        "what `print(ray.nodes())` prints, or `ray list nodes`' table)")
     nodes = []
     for i, m in enumerate(starts):
         body = text[m.end():starts[i + 1].start() if i + 1 < len(starts) else len(text)]
@@ -60,4 +98,4 @@ def parse_ray_nodes(text: str) -> list[RayNode]:
                              str(got["NodeManagerAddress"]) if "NodeManagerAddress" in got else None,
                              str(got["NodeManagerHostname"]) if "NodeManagerHostname" in got else None,
                              resources, cut=res is None))
-    return nodes
+    return RayNodes(nodes)

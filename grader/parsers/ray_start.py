@@ -50,8 +50,8 @@ _BLOCK_RE = re.compile(r"\bThis command will now block (?:forever )?until termin
 _RETRY_RE = re.compile(r"\bRetrying to get node with node ID\b")
 _GCS_RE = re.compile(r"\b(?:Unable to connect to GCS(?: \(ray head\))? at|Failed to connect to GCS at address)\s+"
                      r"(?P<addr>[\w.:\[\]-]{1,80}?)[.,]?(?:\s|$)")
-_NO_RAYLET_RE = re.compile(r"\bThis node has an IP address of (?P<ip>[0-9A-Fa-f.:]{2,45}), but we cannot find a local "
-                           r"Raylet with the same address\b")
+_NO_RAYLET_RE = re.compile(r"\bThis node has an IP address of (?P<ip>[0-9A-Fa-f.:]{2,45}), (?:but we cannot find a local "
+                           r"Raylet with the same address|while we can not find the matched Raylet address)\b")  # newer|older
 _SHM_RE = re.compile(r"\bThe object store is using /tmp instead of /dev/shm because /dev/shm has only (?P<n>\d{1,20}) "
                      r"bytes available\b")
 _GCS_RPC_RE = re.compile(r"\bFailed to send request to gcs, reconnecting\b")
