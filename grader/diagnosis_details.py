@@ -273,6 +273,15 @@ def _one_machine_told(log: VllmLog | None, values: Mapping[str, Any], text: str)
     return {} if context().nodes == 1 else None
 
 
+def _rpc_endpoint(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where the text is llama.cpp's (its RPC backend: ``RPC[``, ``rpc-server``, ``--rpc``, ``ggml``); ``empty``
+    says so when the endpoint has no host (``:50052``: the --rpc list lost its addresses)."""
+    if not any(x in text for x in ("RPC[", "rpc-server", "--rpc", "ggml")):
+        return None
+    return {"empty": "the endpoint has no host, so the --rpc list lost its addresses (a variable left unset)"} \
+        if values.get("endpoint", "").startswith(":") else {}
+
+
 def _not_served(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """Applies unless the text shows the server up (``Application startup complete``) or a run that went on (NCCL's
     ``Init COMPLETE``, a benchmark's ``Avg bus bandwidth``, an NCCL WARN of its own to follow instead)."""
@@ -307,6 +316,7 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "narrower_link": _narrower_link,
     "multi_machine": _multi_machine,
     "one_machine_told": _one_machine_told,
+    "rpc_endpoint": _rpc_endpoint,
     "not_served": _not_served,
     "old_nccl": _old_nccl,
     "told_hang": _told_hang,

@@ -422,6 +422,11 @@ EXAMPLES.update({
     # ray#42136 (blind batch zv012): the dashboard's port as the cluster address
     "ray-dashboard-port-as-gcs": BANNER + "2023-12-31 02:05:37,612 INFO worker.py:1540 -- Connecting to existing Ray "
                                  "cluster at address: 10.74.40.10:8265...\nRuntimeError: Failed to connect to GCS.\n",
+    # blind batch yz: ggml-org/llama.cpp#15055 and #12385, as posted
+    "llama-rpc-server-crashed": BANNER + "/opt/llama.cpp/ggml/src/ggml-rpc/ggml-rpc.cpp:615: Remote RPC server crashed or "
+                                "returned malformed response\n",
+    "llama-rpc-connect-failed": BANNER + "llama_model_load_from_file_impl: using device RPC(RPC[:50052]) - 0 MiB free\n"
+                                "Failed to connect to :50052\n",
     # NVIDIA/nccl#230: the HCA's device-fatal event (NCCL 2.4's form); a port error in NCCL 2.19's form
     "nccl-ib-device-fatal": BANNER + "container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event "
                             ": local catastrophic error\n",

@@ -813,6 +813,10 @@ NO_ADDRESS = ("[trainer0|0]:ncclSocketInit: connecting to address  with family 5
 # ray-project/ray#42136 (blind batch zv012), as posted
 DASHBOARD_PORT = ("2023-12-31 02:05:37,612 INFO worker.py:1540 -- Connecting to existing Ray cluster at address: "
                   "10.74.40.10:8265...\n")
+# ggml-org/llama.cpp#15055 and #12385 (blind batch yz), as posted
+RPC_CRASHED = ("/opt/llama.cpp/ggml/src/ggml-rpc/ggml-rpc.cpp:615: Remote RPC server crashed or returned malformed "
+               "response\n")
+RPC_CONNECT = "llama_model_load_from_file_impl: using device RPC(RPC[:50052]) - 0 MiB free\nFailed to connect to :50052\n"
 REREGISTRATION = ("gpu1:5021:5386 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : client "
                   "reregistration\n")
 
@@ -836,7 +840,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        UCX_FE80, UCX_FLUSHED, MPI_SIGKILL, TRT_OOM, TRT_ASSERT, TRT_OTHER_GPU, GPU_LOST,
        AER_CORRECTED, NO_JETSTREAM, SPAWN_FULL, IBVERBS_SHADOWED, TX_TIMEOUT, SAMPLER_OOM, TRTLLM_GEN, GGML_OOM,
        TRITON_FP8, NO_KERNEL_NAME, ILLEGAL_ACCESS, VERBS_ABI, VERBS_NO_CONFIG, SOCKET_TRUNCATED, DUPLICATE_GPU,
-       NO_ADDRESS, DASHBOARD_PORT]
+       NO_ADDRESS, DASHBOARD_PORT, RPC_CRASHED, RPC_CONNECT]
 
 
 @pytest.mark.parametrize("text", ALL)

@@ -291,6 +291,10 @@ from grader.parsers.llama_bench import parse_llama_bench  # noqa: E402
 from tests.test_explain_unseen import LLAMA_BENCH  # noqa: E402
 
 FAMILIES.append(("llama-bench", parse_llama_bench, "llama-bench", lambda: [LLAMA_BENCH]))
+from grader.parsers.llama_log import parse_llama_log  # noqa: E402
+from tests.test_llama_log import NONE_OFFLOADED, OLLAMA, TWO_3090  # noqa: E402
+
+FAMILIES.append(("llama-log", parse_llama_log, "llama-log", lambda: [TWO_3090, NONE_OFFLOADED, OLLAMA]))
 
 
 # --------------------------------------------------------------------------- mutations

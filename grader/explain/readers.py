@@ -37,6 +37,7 @@ parse_ethtool_stats = _at_first_call("parsers.ethtool_stats", "parse_ethtool_sta
 parse_module_info = _at_first_call("parsers.ethtool", "parse_module_info")
 parse_p2p_bandwidth = _at_first_call("parsers.p2p_bandwidth", "parse_p2p_bandwidth")
 parse_llama_bench = _at_first_call("parsers.llama_bench", "parse_llama_bench")
+parse_llama_log = _at_first_call("parsers.llama_log", "parse_llama_log")
 parse_sglang_log = _at_first_call("parsers.sglang_log", "parse_sglang_log")
 parse_ibdev2netdev = _at_first_call("parsers.ibdev2netdev", "parse_ibdev2netdev")
 parse_ip_addr = _at_first_call("parsers.iproute", "parse_ip_addr")

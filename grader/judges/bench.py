@@ -19,6 +19,7 @@ from .. import metrics as M
 from ..parsers.bench_result import BenchResult, parse_any
 from ..parsers.common import as_float, as_int, command_argv, option_value
 from ..ranges import load_ranges
+from .llama import gpu_findings
 from .common import fail, info, ok, warn
 from .model import Finding, Summary
 
@@ -420,16 +421,7 @@ def summarise_llama_bench(b: Any, command: str | None) -> Summary:
     layers split over machines), and whether the layers were on the GPU (``ngl`` 0 runs on the CPU)."""
     facts = {"rows": [dataclasses.asdict(r) for r in b.rows], "devices": list(b.devices), "build": b.build}
     findings: list[Finding] = []
-    if b.devices:
-        findings.append(info(f"llama.cpp found {len(b.devices)} GPU(s): {', '.join(b.devices)}."
-                             + ("" if b.rows else " (The device list llama.cpp prints as it starts; no benchmark row "
-                                                  "is in the paste.)")))
-    names = {d.split(" (compute capability")[0] for d in b.devices}
-    if len(names) > 1:
-        findings.append(info(f"Different GPUs ({', '.join(sorted(names))}): llama.cpp's layer split (its default) gives "
-                             "each card layers by its free memory (--tensor-split sets the shares), and each token "
-                             "waits on every card in turn; a row split or tensor parallel runs at the slower card's "
-                             "pace."))
+    findings += gpu_findings(list(b.devices))
     swept = [r for r in b.rows if r.depth is not None]
     for test in dict.fromkeys(r.test for r in swept):  # llama-sweep-bench: each rate from the first depth to the last
         at = [r for r in swept if r.test == test]

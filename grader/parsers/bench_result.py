@@ -549,3 +549,21 @@ def parse_any(text: str) -> list[BenchResult]:
     if '"time_to_first_token"' in text and '"ttfts"' not in text:
         return [parse_aiperf_json(text)]
     return parse_bench_json(text)
+
+
+# "Maximum request concurrency: 8" is also printed before the run starts, with the rate above it: a prelude of the
+# result block (KindSpec.prelude), as "Traffic request rate:" is
+_TEXT_LABELS = "|".join(re.escape(k) for k in TEXT_KEYS if k != "Request rate configured (RPS)")
+_METRIC_NAMES = "|".join(re.escape(k) for k in sorted(TEXT_METRICS, key=len, reverse=True))
+BENCH_LINE = re.compile(
+    r"^=+ Serving Benchmark Result =+$|^={40,}$"  # (collect_env's banners are 30: not a benchmark's)
+    r"|^(?:Initial test run completed|Starting main benchmark run|Traffic request rate:|Burstiness factor:)"
+    r"|^(?:batch size|inp len|out len):\s+\d+$"  # the settings SGLang's runs print above their result
+    r"|^\d+%\|.*\|\s*\d+/\d+\s*\["
+    + r"|^-{3,}(?:Time to First Token|Time per Output Token \(excl\. 1st token\)|Inter-token Latency"
+    r"|End-to-end Latency|Client-side Queueing|Queue-inclusive End-to-end Latency)-{3,}$"
+    + rf"|^(?:{_TEXT_LABELS}):\s+[-\d.]" + rf"|^(?:Mean|Median|Std|P\d+(?:\.\d+)?) (?:{_METRIC_NAMES}) \(ms\):\s+[-\d.]"
+    + r"|^Namespace\(backend=" + "|" + LEGACY_ROW_RE.pattern  # vLLM 0.1-0.2's benchmark_serving.py
+    + r"|^=? ?(?:PERFORMANCE OVERVIEW|REQUEST DETAILS|WORLD \+ RUNTIME INFORMATION|PYTORCH BACKEND|TENSORRT BACKEND)\s*$"
+    + r"|^Request Throughput \(req/sec\):")  # trtllm-bench's report
+"""The lines of a load test's output (explain's vllm-bench kind keys on them)."""

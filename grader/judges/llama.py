@@ -1,0 +1,78 @@
+"""Judge of llama.cpp's load log and Ollama's offload line (grader.parsers.llama_log): how many of the model's layers
+the GPUs took, where its weights, KV cache and compute buffers went, remote GPUs of rpc-server, and the speed printed.
+
+A layer left on the CPU is one every token waits for (llama.cpp's layer split runs the layers in turn, each on its
+device), so a partial offload is a warning; the speeds are said, not judged (they depend on the model and the cards).
+"""
+
+from __future__ import annotations
+
+from .common import info, ok, warn
+from .model import Finding, Summary
+
+_GPU_PREFIXES = ("CUDA", "ROCm", "Vulkan", "Metal", "SYCL", "RPC")
+
+
+def _gib(mib: float) -> str:
+    return f"{mib / 1024:.1f} GiB" if mib >= 1024 else f"{mib:.0f} MiB"
+
+
+def _placed(per_device: dict[str, float]) -> str:
+    return ", ".join(f"{dev} {_gib(mib)}" for dev, mib in per_device.items())
+
+
+def gpu_findings(devices: list[str]) -> list[Finding]:
+    """The GPUs of llama.cpp's device list (``NAME (compute capability X.Y)`` each), said; different models named, with
+    what that means for a split (llama-bench's judge says it too)."""
+    out = [info(f"llama.cpp found {len(devices)} GPU(s): {', '.join(devices)}.")] if devices else []
+    names = {d.split(" (compute capability")[0] for d in devices}
+    if len(names) > 1:
+        out.append(info(f"Different GPUs ({', '.join(sorted(names))}): llama.cpp's layer split (its default) gives "
+                        "each card layers by its free memory (--tensor-split sets the shares), and each token "
+                        "waits on every card in turn; a row split or tensor parallel runs at the slower card's pace."))
+    return out
+
+
+def summarise_llama_log(log, command: str | None) -> Summary:
+    """``log``: a grader.parsers.llama_log.LlamaLog."""
+    findings = gpu_findings([f"{name} (compute capability {cc})" for _, name, cc in log.devices])
+    weights = log.mib("model")
+    on_gpu = {d: m for d, m in weights.items() if d.startswith(_GPU_PREFIXES) and not d.endswith("_Host")}
+    has_gpu = bool(log.devices or log.remote or on_gpu or log.found)
+    if log.offloaded is not None and log.layers:
+        rest = log.layers - log.offloaded
+        if rest <= 0:
+            findings.append(ok(f"All {log.layers} layers are on the GPU(s) (`offloaded {log.offloaded}/{log.layers}`)"
+                               + (f": weights {_placed(on_gpu)}." if on_gpu else ".")))
+        elif log.offloaded == 0 and has_gpu:
+            findings.append(warn(f"No layer is on a GPU (`offloaded 0/{log.layers}`): the whole model runs on the CPU "
+                                 "though llama.cpp has a GPU device, which then does nothing. Give it the layers: "
+                                 "`-ngl 99` (--n-gpu-layers; Ollama's num_gpu)."))
+        elif log.offloaded:
+            findings.append(warn(f"{log.offloaded} of {log.layers} layers are on the GPU(s), the other {rest} on the CPU: "
+                                 "each token waits for those, so generation runs at a fraction of the all-GPU speed. "
+                                 "Fit them: raise -ngl if the cards have room left, shorten the context (-c) or "
+                                 "quantize the KV cache (-ctk/-ctv q8_0), use a smaller quantization, or add a card."))
+    idle = [i for i, n in enumerate(log.split) if n == 0]
+    if idle and len(log.split) > 1:
+        findings.append(warn(f"Ollama's split gives GPU {', '.join(map(str, idle))} no layer (`layers.split="
+                             f"{','.join(map(str, log.split))}`): it holds nothing of the model. Ollama leaves out a "
+                             "GPU whose free memory is below what a layer and its share of the context need; a "
+                             "shorter context (num_ctx) or freeing that GPU brings it in."))
+    if log.remote:
+        findings.append(info(f"Remote GPUs through rpc-server: {', '.join(log.remote)}. With layers split across "
+                             "machines, each token's activations cross the network at every hand-off, and the weights "
+                             "are sent over it at load."))
+    for what, words in (("KV", "KV cache"), ("compute", "compute buffers")):
+        placed = {d: m for d, m in log.mib(what).items() if m > 0}
+        if placed:
+            findings.append(info(f"{words[0].upper() + words[1:]}: {_placed(placed)}."))
+    if log.prompt_tps is not None or log.eval_tps is not None:
+        said = [f"{label} {tps:g} tokens/s" for label, tps in (("prompt", log.prompt_tps), ("generation", log.eval_tps))
+                if tps is not None]
+        findings.append(info(f"Speed printed: {', '.join(said)}."))
+    facts = {"found": log.found, "devices": [list(d) for d in log.devices], "offloaded": log.offloaded,
+             "layers": log.layers, "split": list(log.split), "weights_mib": weights, "kv_mib": log.mib("KV"),
+             "compute_mib": log.mib("compute"), "remote": list(log.remote), "prompt_tps": log.prompt_tps,
+             "eval_tps": log.eval_tps}
+    return facts, findings
