@@ -282,6 +282,40 @@ def _rpc_endpoint(log: VllmLog | None, values: Mapping[str, Any], text: str) -> 
         if values.get("endpoint", "").startswith(":") else {}
 
 
+_NNODES_RE = re.compile(r"--nnodes[= ](?:\d{1,4}:)?(?P<n>\d{1,4})\b|\bnnodes\s{0,4}[:=]\s{0,4}(?P<m>\d{1,4})\b")
+_RDZV_C10D_RE = re.compile(r"rdzv[-_]endpoint|rdzv[-_]backend[= ]c10d|master_addr is only used for static rdzv_backend")
+
+
+def _nodes_asked(text: str) -> int | None:
+    """How many nodes the launch in ``text`` asks for (``--nnodes 2``, ``--nnodes=1:2``, a config's ``nnodes: 2``),
+    or `explain --nodes`; None when neither says."""
+    m = _NNODES_RE.search(text)
+    return context().nodes or (int(m.group("n") or m.group("m")) if m else None)
+
+
+def _several_nodes_asked(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where the launch asks for more than one node (its ``--nnodes``, or `explain --nodes`): ``nodes``."""
+    n = _nodes_asked(text)
+    return {"nodes": n} if n and n > 1 else None
+
+
+def _rendezvous_across_nodes(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where torchrun's c10d rendezvous (an --rdzv-endpoint, --rdzv-backend c10d) spans several nodes, or
+    the launch asks for more than one node."""
+    return {} if _RDZV_C10D_RE.search(text) or (_nodes_asked(text) or 1) > 1 else None
+
+
+_EXIT_WORDS = {"-9": " (killed: SIGKILL, as the kernel's OOM killer sends)", "-6": " (aborted: SIGABRT)",
+               "-11": " (a segmentation fault: SIGSEGV)", "-15": " (terminated: SIGTERM, often by the launcher after "
+               "another rank failed)"}
+
+
+def _exit_code_words(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """What the exit code means (``words``), and ``no_file`` where the summary's error_file is `<N/A>`."""
+    return {"words": _EXIT_WORDS.get(str(values.get("code")), ""),
+            "no_file": "error_file <N/A>" if "error_file: <N/A>" in text else None}
+
+
 def _not_served(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """Applies unless the text shows the server up (``Application startup complete``) or a run that went on (NCCL's
     ``Init COMPLETE``, a benchmark's ``Avg bus bandwidth``, an NCCL WARN of its own to follow instead)."""
@@ -317,6 +351,9 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "multi_machine": _multi_machine,
     "one_machine_told": _one_machine_told,
     "rpc_endpoint": _rpc_endpoint,
+    "several_nodes_asked": _several_nodes_asked,
+    "rendezvous_across_nodes": _rendezvous_across_nodes,
+    "exit_code_words": _exit_code_words,
     "not_served": _not_served,
     "old_nccl": _old_nccl,
     "told_hang": _told_hang,

@@ -427,6 +427,22 @@ EXAMPLES.update({
                                 "returned malformed response\n",
     "llama-rpc-connect-failed": BANNER + "llama_model_load_from_file_impl: using device RPC(RPC[:50052]) - 0 MiB free\n"
                                 "Failed to connect to :50052\n",
+    # blind batch zz, as posted: pytorch#79388, ymcui/Chinese-LLaMA-Alpaca-2#274, pytorch#76367, DeepSeek-V3#487,
+    # pytorch#121209
+    "torch-rendezvous-connection": BANNER + "torch.distributed.elastic.rendezvous.api.RendezvousConnectionError: The "
+                                   "connection to the C10d store has failed. See inner exception for details.\n",
+    "torch-rendezvous-timeout": BANNER + "torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError\n",
+    "torchrun-random-run-id": BANNER + "master_addr is only used for static rdzv_backend and when rdzv_endpoint is not "
+                              "specified.\nWARNING:torch.distributed.launcher.api:config has no run_id, generated a "
+                              "random run_id: 174580650467654300307713793029077439978\n",
+    "torch-rendezvous-loopback-master": BANNER + "INFO:torch.distributed.elastic.agent.server.api:[default] Rendezvous "
+                                        "complete for workers. Result:\n  restart_count=0\n  master_addr=localhost\n"
+                                        "  master_port=23456\n  group_rank=1\n  group_world_size=2\n",
+    "torchrun-loopback-master-across-nodes": BANNER + "`torchrun --nnodes 2 --nproc-per-node 8 --node-rank 1 --master-addr "
+                                             "127.0.0.1 generate.py --ckpt-path DeepSeek-V3-Demo`\n",
+    "torchelastic-child-failed": BANNER + "Root Cause (first observed failure):\n[0]:\n  time      : 2024-03-05_07:01:51\n"
+                                 "  host      : vmgpuhostpoc.internal.cloudapp.net\n  rank      : 0 (local_rank: 0)\n"
+                                 "  exitcode  : 1 (pid: 69811)\n  error_file: <N/A>\n",
     # NVIDIA/nccl#230: the HCA's device-fatal event (NCCL 2.4's form); a port error in NCCL 2.19's form
     "nccl-ib-device-fatal": BANNER + "container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event "
                             ": local catastrophic error\n",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from grader.explain import explain
 from grader.facts.lesson1 import _addressing, _half_addressed
 from grader.parsers import parse_ip_addr
-from tests.conftest import messages
+from tests.conftest import levels, messages
 
 # corpus q004 (oshlabs' Spark, one cable in port 0): enp1s0f0np0 addressed, its twin Up without IPv4 (shape kept,
 # lines shortened)
@@ -128,3 +128,14 @@ def test_older_rays_raylet_address_line_and_grpcs_bind_failure_are_read_alone():
             '"description":"Unable to configure socket","fd":32,"referenced_errors":[{"created":"@1613354024.582234203",'
             '"description":"Address already in use","errno":98}]}\n')
     assert "because another process already holds it" in messages(explain(grpc)[0], "fail")
+
+
+def test_a_loopback_master_is_a_fault_only_where_several_nodes_are_asked_for():
+    """Blind batch zz003 (DeepSeek-V3#487: torchrun --nnodes 2 ... --master-addr 127.0.0.1): on one node, loopback is
+    the right master address."""
+    launch = "torchrun --nnodes 2 --nproc-per-node 8 --node-rank 1 --master-addr 127.0.0.1 generate.py\n"
+    assert "The launch asks for 2 nodes with the master address 127.0.0.1" in messages(explain(launch)[0], "fail")
+    one = launch.replace("--nnodes 2", "--nnodes 1")
+    assert "fail" not in levels(explain(one)[0]) and "fail" not in levels(explain(launch, nodes=1)[0])
+    old = "[E socket.cpp:793] [c10d] The client socket has timed out after 60s while trying to connect to (IP1, 2222).\n"
+    assert "at IP1:2222 within 60 s" in messages(explain(old)[0], "fail")  # (pytorch#79388: torch 1.12's seconds)

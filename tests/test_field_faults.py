@@ -817,6 +817,17 @@ DASHBOARD_PORT = ("2023-12-31 02:05:37,612 INFO worker.py:1540 -- Connecting to 
 RPC_CRASHED = ("/opt/llama.cpp/ggml/src/ggml-rpc/ggml-rpc.cpp:615: Remote RPC server crashed or returned malformed "
                "response\n")
 RPC_CONNECT = "llama_model_load_from_file_impl: using device RPC(RPC[:50052]) - 0 MiB free\nFailed to connect to :50052\n"
+# blind batch zz, as posted: pytorch/pytorch#79388, #76367, #121209, deepseek-ai/DeepSeek-V3#487,
+# ymcui/Chinese-LLaMA-Alpaca-2#274
+RDZV_CONNECTION = ('    "message": "RendezvousConnectionError: The connection to the C10d store has failed. See inner '
+                   'exception for details.",\n')
+RDZV_TIMEOUT = "torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError\n"
+RANDOM_RUN_ID = ("master_addr is only used for static rdzv_backend and when rdzv_endpoint is not specified.\n"
+                 "WARNING:torch.distributed.launcher.api:config has no run_id, generated a random run_id: 1745806\n")
+LOOPBACK_MASTER = "  master_addr=localhost\n  master_port=23456\n  group_rank=1\n  group_world_size=2\n"
+LOOPBACK_LAUNCH = "torchrun --nnodes 2 --nproc-per-node 8 --node-rank 1 --master-addr 127.0.0.1 generate.py\n"
+CHILD_FAILED = ("Root Cause (first observed failure):\n[0]:\n  time      : 2024-03-05_07:01:51\n  host      : vm\n"
+                "  rank      : 0 (local_rank: 0)\n  exitcode  : 1 (pid: 69811)\n  error_file: <N/A>\n")
 REREGISTRATION = ("gpu1:5021:5386 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : client "
                   "reregistration\n")
 
@@ -840,7 +851,8 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        UCX_FE80, UCX_FLUSHED, MPI_SIGKILL, TRT_OOM, TRT_ASSERT, TRT_OTHER_GPU, GPU_LOST,
        AER_CORRECTED, NO_JETSTREAM, SPAWN_FULL, IBVERBS_SHADOWED, TX_TIMEOUT, SAMPLER_OOM, TRTLLM_GEN, GGML_OOM,
        TRITON_FP8, NO_KERNEL_NAME, ILLEGAL_ACCESS, VERBS_ABI, VERBS_NO_CONFIG, SOCKET_TRUNCATED, DUPLICATE_GPU,
-       NO_ADDRESS, DASHBOARD_PORT, RPC_CRASHED, RPC_CONNECT]
+       NO_ADDRESS, DASHBOARD_PORT, RPC_CRASHED, RPC_CONNECT, RDZV_CONNECTION, RDZV_TIMEOUT,
+       RANDOM_RUN_ID, LOOPBACK_MASTER, LOOPBACK_LAUNCH, CHILD_FAILED]
 
 
 @pytest.mark.parametrize("text", ALL)

@@ -556,7 +556,7 @@ def parse_any(text: str) -> list[BenchResult]:
 _TEXT_LABELS = "|".join(re.escape(k) for k in TEXT_KEYS if k != "Request rate configured (RPS)")
 _METRIC_NAMES = "|".join(re.escape(k) for k in sorted(TEXT_METRICS, key=len, reverse=True))
 BENCH_LINE = re.compile(
-    r"^=+ Serving Benchmark Result =+$|^={40,}$"  # (collect_env's banners are 30: not a benchmark's)
+    r"^=+ Serving Benchmark Result =+$|^(?!={60}$)={40,}$"  # (collect_env's are 30, torchrun's failure summary's 60)
     r"|^(?:Initial test run completed|Starting main benchmark run|Traffic request rate:|Burstiness factor:)"
     r"|^(?:batch size|inp len|out len):\s+\d+$"  # the settings SGLang's runs print above their result
     r"|^\d+%\|.*\|\s*\d+/\d+\s*\["
