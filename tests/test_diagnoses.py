@@ -443,6 +443,10 @@ EXAMPLES.update({
     "torchelastic-child-failed": BANNER + "Root Cause (first observed failure):\n[0]:\n  time      : 2024-03-05_07:01:51\n"
                                  "  host      : vmgpuhostpoc.internal.cloudapp.net\n  rank      : 0 (local_rank: 0)\n"
                                  "  exitcode  : 1 (pid: 69811)\n  error_file: <N/A>\n",
+    # Mellanox/mstflint#33 (blind batch zy006), as posted (the kernel's line cut where the post cut it)
+    "mlx-module-not-connected": BANNER + "mlx4_core 0000:04:00.0: MLX4_CMD_MAD_IFC Get Module info attr(ff60) port(1) "
+                                "i2c_addr(50) offset(0) size(2): Response Mad Status(31c) - cable is not con\n",
+    "ethtool-module-unreadable": BANNER + "Cannot get module EEPROM information: Input/output error\n",
     # NVIDIA/nccl#230: the HCA's device-fatal event (NCCL 2.4's form); a port error in NCCL 2.19's form
     "nccl-ib-device-fatal": BANNER + "container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event "
                             ": local catastrophic error\n",

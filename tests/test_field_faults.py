@@ -828,6 +828,10 @@ LOOPBACK_MASTER = "  master_addr=localhost\n  master_port=23456\n  group_rank=1\
 LOOPBACK_LAUNCH = "torchrun --nnodes 2 --nproc-per-node 8 --node-rank 1 --master-addr 127.0.0.1 generate.py\n"
 CHILD_FAILED = ("Root Cause (first observed failure):\n[0]:\n  time      : 2024-03-05_07:01:51\n  host      : vm\n"
                 "  rank      : 0 (local_rank: 0)\n  exitcode  : 1 (pid: 69811)\n  error_file: <N/A>\n")
+# Mellanox/mstflint#33 (blind batch zy006), as posted
+MODULE_NOT_CONNECTED = ("mlx4_core 0000:04:00.0: MLX4_CMD_MAD_IFC Get Module info attr(ff60) port(1) i2c_addr(50) "
+                        "offset(0) size(2): Response Mad Status(31c) - cable is not con\n")
+MODULE_UNREADABLE = "Cannot get module EEPROM information: Input/output error\n"
 REREGISTRATION = ("gpu1:5021:5386 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : client "
                   "reregistration\n")
 
@@ -852,7 +856,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        AER_CORRECTED, NO_JETSTREAM, SPAWN_FULL, IBVERBS_SHADOWED, TX_TIMEOUT, SAMPLER_OOM, TRTLLM_GEN, GGML_OOM,
        TRITON_FP8, NO_KERNEL_NAME, ILLEGAL_ACCESS, VERBS_ABI, VERBS_NO_CONFIG, SOCKET_TRUNCATED, DUPLICATE_GPU,
        NO_ADDRESS, DASHBOARD_PORT, RPC_CRASHED, RPC_CONNECT, RDZV_CONNECTION, RDZV_TIMEOUT,
-       RANDOM_RUN_ID, LOOPBACK_MASTER, LOOPBACK_LAUNCH, CHILD_FAILED]
+       RANDOM_RUN_ID, LOOPBACK_MASTER, LOOPBACK_LAUNCH, CHILD_FAILED, MODULE_NOT_CONNECTED, MODULE_UNREADABLE]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -861,7 +865,8 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
     number the table does not single out is a `warn`: many are the application's; so is a preempted request)."""
     [(level, message)] = known_faults(text)
     assert level == ("warn" if any(text is t for t in (XID_45, KV_PREEMPTED, PG_ANCHOR, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SHM_64MB, RAY_SHM,
-                                                      PCIE_NARROW, UCX_NO_DEVICE, TRT_OTHER_GPU, AER_CORRECTED))
+                                                      PCIE_NARROW, UCX_NO_DEVICE, TRT_OTHER_GPU, AER_CORRECTED,
+                                                      MODULE_UNREADABLE))
                     else "fail")
     assert " Fix: " in message
 

@@ -269,9 +269,10 @@ def _against_ethernet(label: str, gbps: float, carried: float, retransmits: int 
         cause = (" No retransmissions: nothing was lost on the way, so a host sets this ceiling: one stream's CPU core, "
                  "the NIC's PCIe link (`lspci -vv` LnkSta: lanes and speed) or socket buffers, not the cable.")
     elif retransmits:
-        cause = (f" {retransmits} retransmissions: segments were lost on the way (the receiver's ring buffers or CPU, a "
-                 "congested switch port, a bad cable or optic): `ethtool -S <iface>` on both ends shows where "
-                 "(rx_discards, rx_out_of_buffer, CRC errors).")
+        cause = (f" {retransmits} retransmissions: segments were lost on the way (a rate limit on the path that drops "
+                 "what exceeds it, as a policer or a cloud's per-flow cap does, holding the rate flat; the receiver's "
+                 "ring buffers or CPU; a congested switch port; a bad cable or optic): `ethtool -S <iface>` on both "
+                 "ends shows where (rx_discards, rx_out_of_buffer, CRC errors).")
     else:
         cause = (" The sending side's Retr column says whether segments were lost; if none were, a host sets the "
                  "ceiling (one stream's CPU core, the NIC's PCIe link, socket buffers), not the cable.")

@@ -232,9 +232,10 @@ def _without_code_span(line: str) -> str:
 
 # Commands a bare "# cmd" line may run as root; anything else after "#" is a comment.
 PROMPT_PROGRAMS = frozenset({
-    "ip", "ibdev2netdev", "ethtool", "ping", "ping4", "ping6", "iperf3", "iperf", "cat",
-    "sudo", "netplan", "rdma", "ibstat", "ibv_devinfo", "nvidia-smi", "ssh", "ib_write_bw",
-    "mpirun", "ray", "vllm", "docker", "lspci", "ls", "grep", "head", "tail", "less", "lsmod", "ifconfig",
+    "ip", "ibdev2netdev", "ethtool", "ping", "ping4", "ping6", "iperf3", "iperf", "cat", "sudo", "netplan", "rdma",
+    "ibstat", "ibv_devinfo", "nvidia-smi", "ssh", "ib_write_bw", "mpirun", "ray", "vllm", "docker", "lspci", "ls",
+    "grep", "head", "tail", "less", "lsmod", "ifconfig", "lsb_release", "uname", "dmesg", "modinfo", "hostnamectl",
+    "torchrun", "ibstatus", "show_gids", "ib_read_bw",
 })
 
 _PROMPT_RES = (
@@ -267,10 +268,9 @@ _PROMPT_RES = (
     re.compile(r"^[\u276f\u1405]\s++(?P<cmd>\S.*)$"),
 )
 _ANY_PROMPT = any_search(_PROMPT_RES)  # all start with "^": a search finds one exactly where one matches
-_PROMPT_FIRST = frozenset("($%I!>P#~]\u279cSA+\u276f\u1405bszkd")
 _PROMPT_START = {"I": "In [", "P": "PS ", "S": "Singularity> ", "A": "Apptainer> ", "b": "bash-", "s": "sh-", "z": "zsh-",
-                 "k": "ksh-", "d": "dash-"}
-"""What a prompt that starts with one of these letters starts with: the other lines of that letter are no prompt."""
+                 "k": "ksh-", "d": "dash-"}  # how a prompt of that first letter goes on: no other line of it is one
+_PROMPT_FIRST = frozenset("($%I!>P#~]\u279cSA+\u276f\u1405bszkd")
 """The first characters of a prompt that shows no ``user@host`` (``$ cmd``, ``(venv) $``, ``!cmd``, ``In [3]:``,
 ``>>>``, ``PS C:\\>``, ``# cmd``, ``~]# cmd``, oh-my-zsh's ``➜  ~ cmd``): a line with neither one nor an ``@`` (nor cmd.exe's ``C:\\>``, nor a
 cut ``dir]# ``) is no prompt."""
