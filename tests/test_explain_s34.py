@@ -139,3 +139,23 @@ def test_a_loopback_master_is_a_fault_only_where_several_nodes_are_asked_for():
     assert "fail" not in levels(explain(one)[0]) and "fail" not in levels(explain(launch, nodes=1)[0])
     old = "[E socket.cpp:793] [c10d] The client socket has timed out after 60s while trying to connect to (IP1, 2222).\n"
     assert "at IP1:2222 within 60 s" in messages(explain(old)[0], "fail")  # (pytorch#79388: torch 1.12's seconds)
+
+
+def test_loss_counters_of_any_driver_are_weighed_against_the_packets_received():
+    """Blind batch zy010 (strizhechenko/netutils-linux#208: be2net's `ethtool -S`, per-queue `rxq0: ...` counters):
+    drops and checksum errors of a thousandth or more of the packets received (ethernet.toml [rx_errors])."""
+    text = ("NIC statistics:\n     rx_crc_errors: 0\n     rx_in_range_errors: 1430\n"
+            "     rx_dropped_tcp_length: 1772495\n     rx_tcp_checksum_errs: 1167057456\n"
+            "     rxq0: rx_pkts: 388869057759\n     rxq0: rx_drops_no_frags: 3885606854\n")
+    [s] = explain(text)
+    warned = messages(s, "warn")
+    assert "rxq0: rx_drops_no_frags 3,885,606,854 (1.00%)" in warned and "rx_tcp_checksum_errs" in warned
+    assert "rx_dropped_tcp_length" not in warned and "rx_in_range_errors" not in warned  # (under a thousandth)
+    assert "losses large" not in messages(explain(text.replace("rxq0: rx_pkts", "rxq0: rx_bytes"))[0])
+
+
+def test_a_router_pings_do_not_fragment_in_words():
+    """Blind batch zy015 (VyOS: `ping 10.0.0.65 do-not-fragment size 1472`): its words say -M do and -s."""
+    text = ("vyos@vyos:~$ ping 10.0.0.65 do-not-fragment size 1472\nPING 10.0.0.65 (10.0.0.65) 1472(1500) bytes of "
+            "data.\n1480 bytes from 10.0.0.65: icmp_seq=1 ttl=64 time=0.143 ms\n")
+    assert "answers 1500-byte packets with fragmenting forbidden" in messages(explain(text)[0], "ok")

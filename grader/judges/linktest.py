@@ -37,13 +37,14 @@ def _df_flag(command: str | None, windows: bool = False) -> bool | None:
     if not argv or not argv[0].startswith("ping"):
         return None
     joined = " ".join(argv[1:])
-    return bool(re.search(r"-M\s*do\b|(?:^|\s)-D\b" + (r"|(?:^|\s)-f\b" if windows else ""), joined))
+    return bool(re.search(r"-M\s*do\b|(?:^|\s)-D\b|(?:^|\s)(?:do-not-fragment|df-bit)\b"  # (VyOS', Cisco's words)
+                          + (r"|(?:^|\s)-f\b" if windows else ""), joined))
 
 
 def _ping_payload(command: str | None) -> int | None:
     """The ``-s`` payload of a ping command line (``-s 8972`` or ``-s8972``), None when it has none."""
     argv = command_argv(command)
-    m = re.search(r"(?:^| )-s ?(\d+)(?: |$)", " ".join(argv[1:])) if argv and argv[0].startswith("ping") else None
+    m = re.search(r"(?:^| )(?:-s ?|size )(\d+)(?: |$)", " ".join(argv[1:])) if argv and argv[0].startswith("ping") else None
     return int(m.group(1)) if m else None
 
 

@@ -24,6 +24,29 @@ _PRIO_RE = re.compile(r"^[rt]x_prio(\d)_(?:bytes|packets)$")  # mlx5's traffic p
 _DROPPED = ("rx_discards_phy", "rx_out_of_buffer", "tx_discards_phy", "rx_dropped", "rx_missed_errors")
 
 
+_RX_PACKETS_RE = re.compile(r"^(?:[rt]xq\d+: )?rx_?(?:packets|pkts|frames)(?:_phy)?$|^rx packets$", re.I)
+_LOSS_RE = re.compile(r"err|drop|discard|no_?frags|no_?buf|overflow|fifo|miss|reject", re.I)
+
+
+def _losses(where: str, counters: dict[str, int]) -> list[Finding]:
+    """Loss counters of any driver (not only those named above) against the packets received, where the paste shows
+    that count, above checks/specs/ethernet.toml [rx_errors] warn_fraction of them (blind batch zy010: be2net's rx_drops_no_frags and rx_tcp_checksum_errs, billions since boot)."""
+    received = max((v for k, v in counters.items() if _RX_PACKETS_RE.match(k)), default=0)
+    from ..calc.specs import row
+    share = row("ethernet.toml", "rx_errors").graded("warn_fraction")  # a thousandth: more than noise
+    named = set(_LINK_FLAPS + _ON_THE_WIRE + _DROPPED)
+    big = sorted(((v / received, k, v) for k, v in counters.items() if received and k not in named and v > 0
+                  and _LOSS_RE.search(k) and not _RX_PACKETS_RE.match(k) and v >= share * received), reverse=True)
+    if not big:
+        return []
+    return [warn(f"{where}losses large beside the {received:,} packets received: "
+                 + listed([f"{k} {v:,} ({part:.2%})" for part, k, v in big[:6]])
+                 + ". The host or the port dropped or refused that share (a receive ring or queue starved of buffers, "
+                 "a CPU that cannot keep up, checksum or length errors of what arrived). The counters add up since the "
+                 "driver loaded: read them twice around a test for a rate, and enlarge the rings (`ethtool -G`) or "
+                 "spread the queues if it grows.")]
+
+
 def summarise_stats(st: Any, command: str | None) -> Summary:
     findings: list[Finding] = []
     for iface, counters in st.counters.items():
@@ -54,6 +77,7 @@ def summarise_stats(st: Any, command: str | None) -> Summary:
         if faults and not any(counters[n] for n in faults) and len(counters) > 8:
             findings.append(info(f"{where}the error, drop and discard counters shown are all 0 ({len(faults)} of "
                                  "them): no error or drop since the driver loaded."))
+        findings += _losses(where, counters)
         dropped = [f"{n} {counters[n]:,}" for n in _DROPPED if counters.get(n)]
         if dropped:
             findings.append(info(f"{where}frames dropped ({listed(dropped)}): the port or the host could not keep up "

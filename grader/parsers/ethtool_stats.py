@@ -19,7 +19,8 @@ from .common import ParseError, command_argv, content_lines
 COMMAND = "ethtool -S"
 PAUSE_COMMAND = "ethtool -a"
 STATS_FLAGS = ("-S", "--statistics", "-a", "--show-pause")
-_COUNTER_RE = re.compile(r"^\s*(?P<name>(?:\[\w{1,8}\] )?[A-Za-z][\w.\[\] -]{0,80}?):\s+(?P<n>-?\d{1,20})\s*$")  # DPAA2: `[hw] rx frames`
+# DPAA2's `[hw] rx frames`; be2net's and others' per-queue `rxq0: rx_pkts` (the queue kept in the name)
+_COUNTER_RE = re.compile(r"^\s*(?P<name>(?:\[\w{1,8}\] |[rt]xq\d{1,3}: )?[A-Za-z][\w.\[\] -]{0,80}?):\s+(?P<n>-?\d{1,20})\s*$")
 _PAUSE_HEAD_RE = re.compile(r"^Pause parameters for (?P<iface>\S{1,40}):$")
 _PAUSE_ROW_RE = re.compile(r"^(?P<key>Autonegotiate|RX|TX|RX negotiated|TX negotiated):\s+(?P<v>on|off)$")
 
