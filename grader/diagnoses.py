@@ -71,8 +71,20 @@ _TEXTS = ("meaning", "fix", "source")
 _FORMATTER = string.Formatter()
 
 
-_SEEN: contextvars.ContextVar[list | None] = contextvars.ContextVar("diagnoses_seen", default=None)
-"""Within :func:`one_text_gated`: the text gates were last asked about, and what each gate said of it."""
+class _Asked:
+    """Within :func:`one_text_gated`: the text gates were last asked about (``text``), what each gate said of it
+    (``said``), the one pass's answer (``found``: the texts asked, those found; see Entry.may_match) and the text as
+    case-blind gates read it (``folded``, _ascii_folded)."""
+
+    def __init__(self) -> None:
+        self.begin(None)
+
+    def begin(self, text: str | None) -> None:
+        """Forget what was learnt of the text before: ``text`` is asked about now."""
+        self.text, self.said, self.found, self.folded = text, {}, None, None
+
+
+_SEEN: contextvars.ContextVar[_Asked | None] = contextvars.ContextVar("diagnoses_seen", default=None)
 
 
 @contextlib.contextmanager
@@ -80,7 +92,7 @@ def one_text_gated() -> Iterator[None]:
     """Within it, each gate (:meth:`Entry.may_match`) is asked once about a text: explain reads one output's text
     with a reader's diagnoses (a vLLM log's) and then with :func:`known_faults`, each asking every entry's gate.
     Nothing is kept after it."""
-    token = _SEEN.set([None, {}, None])
+    token = _SEEN.set(_Asked())
     try:
         yield
     finally:
@@ -93,9 +105,18 @@ def _gate_texts() -> frozenset[str]:
     return frozenset(t for e in load_table() if e.gate_re is None for t in e.gate)
 
 
-_FOLDED_BEYOND_ASCII = frozenset("iksIKS")
-"""The ASCII letters re's case-blind matching also finds another character for (İ and ı, the Kelvin sign, ſ); it finds
-none for any other ASCII character (every code point checked)."""
+_FOLDED_TO_ASCII = {"\u0130": "i", "\u0131": "i", "\u212a": "k", "\u017f": "s"}
+"""The characters beyond ASCII that re's case-blind matching finds for an ASCII one (İ and ı for i, the Kelvin sign for
+k, ſ for s); it finds none for any other ASCII character (every code point checked)."""
+
+
+def _ascii_folded(text: str) -> bytes:
+    """``text`` as re's case-blind matching sees it for ASCII texts: the characters of _FOLDED_TO_ASCII as their ASCII
+    letter, the others beyond ASCII dropped, lowered (a few copies of the text, each a few milliseconds for 5 MB)."""
+    for char, letter in _FOLDED_TO_ASCII.items():
+        if char in text:
+            text = text.replace(char, letter)
+    return text.encode("ascii", "ignore").lower()
 
 
 @dataclass(frozen=True)
@@ -127,27 +148,30 @@ class Entry:
         seen = _SEEN.get()
         if seen is None:
             return self._may_match(text)
-        if seen[0] is not text:
-            seen[:] = [text, {}, None]
+        if seen.text is not text:
+            seen.begin(text)
         key = (self.gate, self.gate_re)
-        if key not in seen[1]:
+        if key not in seen.said:
             if self.gate and self.gate_re is None and len(text) >= ONE_PASS_CHARS:  # all the table's texts at once
-                seen[2] = seen[2] or (texts := _gate_texts(), texts_in(text, texts))
-                asked, found = seen[2]
-                seen[1][key] = not found.isdisjoint(self.gate) if asked.issuperset(self.gate) else self._may_match(text)
+                seen.found = seen.found or (texts := _gate_texts(), texts_in(text, texts))
+                asked, found = seen.found
+                seen.said[key] = not found.isdisjoint(self.gate) if asked.issuperset(self.gate) else self._may_match(text)
             else:
-                seen[1][key] = self._may_match(text)
-        return seen[1][key]
+                seen.said[key] = self._may_match(text, seen)
+        return seen.said[key]
 
-    def _may_match(self, text: str) -> bool:
+    def _may_match(self, text: str, seen: _Asked | None = None) -> bool:
         if self.gate_re is None:
             return not self.gate or any(t in text for t in self.gate)
-        if not all(t.isascii() and _FOLDED_BEYOND_ASCII.isdisjoint(t) for t in self.gate):
+        if not all(t.isascii() for t in self.gate):
             return self.gate_re.search(text) is not None
-        # re folds these texts' characters onto ASCII ones only, so they are looked for in the text's ASCII characters,
-        # lowered: a third of the search's cost (those around a character dropped may join: a yes may be wrong, as a
-        # gate's may)
-        folded = text.encode("ascii", "ignore").lower()
+        # an ASCII text is matched ignoring case by the same characters in either case and those of _FOLDED_TO_ASCII
+        # only, so the texts are looked for in the text so folded (once per text within one_text_gated): a fraction of
+        # the case-blind search's cost (characters around one dropped may join: a yes may be wrong, as a gate's may)
+        if seen is None:
+            folded = _ascii_folded(text)
+        else:
+            folded = seen.folded = _ascii_folded(text) if seen.folded is None else seen.folded
         return any(t.lower().encode() in folded for t in self.gate)
 
     @property

@@ -944,6 +944,21 @@ def test_a_case_blind_entry_is_gated_on_its_words_in_any_case():
     assert bool(entry.pattern.search(folded)) <= entry.may_match(folded)
 
 
+def test_a_case_blind_gate_folds_what_re_folds_onto_ascii():
+    """A case-blind gate of ASCII texts is asked of the text folded (diagnoses._ascii_folded): the characters beyond
+    ASCII that re's case-blind matching takes for an ASCII one are exactly those of _FOLDED_TO_ASCII, each for its
+    letter (every code point checked), so a match that holds one (`FAİLED`, `faıled`) still passes its gate."""
+    from grader.diagnoses import _FOLDED_TO_ASCII, _ascii_folded, one_text_gated
+    beyond = "".join(map(chr, [*range(0x80, 0xD800), *range(0xE000, 0x110000)]))
+    assert set(re.findall("[\x00-\x7f]", beyond, re.IGNORECASE)) == set(_FOLDED_TO_ASCII)
+    assert all(re.fullmatch(letter, char, re.IGNORECASE) for char, letter in _FOLDED_TO_ASCII.items())
+    assert _ascii_folded("FA\u0130LED \u017f \u212a \u00e9x") == b"failed s k x"
+    entry = next(e for e in load_table() if e.id == "roce-rtr-timeout")
+    for text in ("NET/IB : FA\u0130LED TO MODIFY QP TO RTR: Connection timed out", "ibv_modify_qp fa\u0131led errno 110"):
+        with one_text_gated():
+            assert entry.pattern.search(text) and entry.may_match(text)
+
+
 def test_an_unknown_vllm_variable_warns_unless_an_image_or_the_sim_sets_it():
     """A VLLM_* variable vLLM does not define changes nothing, so what it was set for is not in effect (vllm#40899:
     VLLM_USE_RAY_COMPILED_DAG, a workaround that no longer applied): a warning. The ones a container image sets for its
