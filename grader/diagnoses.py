@@ -12,15 +12,19 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import marshal
+import os
 import re
 import string
-from dataclasses import dataclass
-from functools import lru_cache
+import sys
+import zlib
+from dataclasses import dataclass, fields
+from functools import cached_property, lru_cache
 from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from grader.parsers.common.anyof import ONE_PASS_CHARS, required_texts, texts_in
-from grader.parsers.vllm_events import EVENT_KINDS  # the event names alone: the log's parser is imported by its reader
 from grader.ranges import CatalogueError
 from grader.diagnosis_details import DETAILS, LOG_FLAGS  # what the table cannot say (re-exported)
 
@@ -102,7 +106,7 @@ def one_text_gated() -> Iterator[None]:
 @lru_cache(maxsize=1)
 def _gate_texts() -> frozenset[str]:
     """The texts of the table's gates searched as they are (those of a pattern that ignores case are not)."""
-    return frozenset(t for e in load_table() if e.gate_re is None for t in e.gate)
+    return frozenset(t for e in load_table() if not e.gate_blind for t in e.gate)
 
 
 _FOLDED_TO_ASCII = {"\u0130": "i", "\u0131": "i", "\u212a": "k", "\u017f": "s"}
@@ -126,7 +130,7 @@ class Entry:
     id: str
     kind: str
     events: tuple[str, ...]
-    pattern: re.Pattern[str] | None
+    regex: str | None  # the pattern's text (:attr:`pattern` compiles it)
     requires: tuple[str, ...]
     when: tuple[tuple[str, bool], ...]
     unless_events: tuple[str, ...]
@@ -138,8 +142,19 @@ class Entry:
     source: str
     gate: tuple[str, ...] = ()  # texts one of which every match of ``pattern`` holds (see _gate); () when none told
     beside_failure: bool = False  # said even where a section's own reader found a failure (a crash beside its cause)
-    gate_re: re.Pattern[str] | None = None  # for a pattern that ignores case: its gate's texts, ignoring case as it does
+    gate_blind: bool = False  # the pattern ignores case and has a gate: its texts are looked for ignoring case too
     with_events: tuple[str, ...] = ()  # event kinds that must all be in the log for the entry to apply
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str] | None:
+        """The entry's pattern, compiled when first used (most entries' gates rule most texts out)."""
+        return None if self.regex is None else re.compile(self.regex, re.MULTILINE)
+
+    @cached_property
+    def gate_re(self) -> re.Pattern[str] | None:
+        """For a pattern that ignores case, its gate's texts as one search that ignores case the same way (re's own
+        case folding: see _may_match for texts of ASCII characters); else None."""
+        return re.compile("|".join(map(re.escape, self.gate)), re.IGNORECASE) if self.gate_blind else None
 
     def may_match(self, text: str) -> bool:
         """False only when ``pattern`` cannot find a match in ``text``: none of :attr:`gate`'s texts is in it (a
@@ -150,9 +165,9 @@ class Entry:
             return self._may_match(text)
         if seen.text is not text:
             seen.begin(text)
-        key = (self.gate, self.gate_re)
+        key = (self.gate, self.gate_blind)
         if key not in seen.said:
-            if self.gate and self.gate_re is None and len(text) >= ONE_PASS_CHARS:  # all the table's texts at once
+            if self.gate and not self.gate_blind and len(text) >= ONE_PASS_CHARS:  # all the table's texts at once
                 seen.found = seen.found or (texts := _gate_texts(), texts_in(text, texts))
                 asked, found = seen.found
                 seen.said[key] = not found.isdisjoint(self.gate) if asked.issuperset(self.gate) else self._may_match(text)
@@ -161,7 +176,7 @@ class Entry:
         return seen.said[key]
 
     def _may_match(self, text: str, seen: _Asked | None = None) -> bool:
-        if self.gate_re is None:
+        if not self.gate_blind:
             return not self.gate or any(t in text for t in self.gate)
         if not all(t.isascii() for t in self.gate):
             return self.gate_re.search(text) is not None
@@ -178,7 +193,7 @@ class Entry:
     def reads_text(self) -> bool:
         """A known error line: a pattern over the text, needing no parsed event and nothing of a vLLM log
         (no ``event``, ``when`` or ``unless_events``). :func:`diagnose_text` reads any paste with these."""
-        return self.pattern is not None and not self.events and not self.when and not self.unless_events \
+        return self.regex is not None and not self.events and not self.when and not self.unless_events \
             and not self.with_events
 
 
@@ -225,6 +240,8 @@ def parse_table(text: str, name: str = f"checks/{TABLE}") -> tuple[Entry, ...]:
         raise CatalogueError(f"{name}: only [[diagnosis]] entries belong here, not {sorted(extra)}")
     entries: list[Entry] = []
     seen: set[str] = set()
+    from grader.parsers.vllm_events import EVENT_KINDS  # the event names alone (the log's parser: its reader's)
+
     rows = data.get("diagnosis", [])
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         raise CatalogueError(f"{name}: each diagnosis is a [[diagnosis]] table")
@@ -275,11 +292,11 @@ def parse_table(text: str, name: str = f"checks/{TABLE}") -> tuple[Entry, ...]:
             if not isinstance(raw.get(flag, False), bool):
                 raise CatalogueError(f"{where}: `{flag}` is true or false")
         entries.append(Entry(
-            id=raw["id"], kind=raw.get("kind", raw["id"]), events=events, pattern=pattern,
+            id=raw["id"], kind=raw.get("kind", raw["id"]), events=events, regex=raw.get("pattern"),
             requires=_strings(raw.get("requires", []), where), when=tuple(when.items()), unless_events=unless,
             unless_failed=raw.get("unless_failed", False), detail=detail, severity=severity,
             meaning=raw["meaning"].strip(), fix=raw["fix"].strip(), source=raw["source"].strip(),
-            gate=(gate := _gate(pattern)), gate_re=_gate_re(pattern, gate),
+            gate=(gate := _gate(pattern)), gate_blind=bool(gate) and bool(pattern.flags & re.IGNORECASE),
             beside_failure=raw.get("beside_failure", False), with_events=also))
     if not entries:
         raise CatalogueError(f"{name}: no [[diagnosis]] entry")
@@ -295,19 +312,53 @@ def _gate(pattern: re.Pattern[str] | None) -> tuple[str, ...]:
     return tuple(sorted(required_texts(pattern.pattern) or ()))
 
 
-def _gate_re(pattern: re.Pattern[str] | None, gate: tuple[str, ...]) -> re.Pattern[str] | None:
-    """For a pattern that ignores case, its gate's texts (``gate``, :func:`_gate`) as one search that ignores case the
-    same way (re's own case folding: lowering the text would miss what re folds otherwise, and copy a multi-megabyte
-    text; see Entry.may_match for texts re folds onto ASCII only); else None."""
-    if pattern is None or not gate or not pattern.flags & re.IGNORECASE:
-        return None
-    return re.compile("|".join(re.escape(g) for g in gate), re.IGNORECASE)
+_MADE_BY = ("diagnoses.py", "diagnosis_details.py", "parsers/vllm_events.py", "parsers/common/anyof.py")
+"""The code (in grader/) that reads the table into entries: checks each and finds its gate."""
 
 
 @lru_cache(maxsize=None)
 def load_table() -> tuple[Entry, ...]:
-    """The entries of ``checks/diagnoses.toml``, in order. Raises CatalogueError."""
-    return parse_table(resources.files("checks").joinpath(TABLE).read_text(encoding="utf-8"))
+    """The entries of ``checks/diagnoses.toml``, in order. Raises CatalogueError.
+
+    Reading the table (its TOML, each entry checked, its pattern compiled, its gate found) costs about as much as
+    explaining a short paste, so the entries are kept in ``checks/__pycache__``, as Python keeps a module's bytecode,
+    and read from there while the table's text and the code that reads it (:data:`_MADE_BY`) are those they were read
+    with; a pattern is then compiled when first used. Where the cache cannot be kept, the table is read each time.
+    """
+    return _read_kept(resources.files("checks").joinpath(TABLE))
+
+
+def _read_kept(table: Any) -> tuple[Entry, ...]:
+    """The entries of ``table`` (a file, or importlib.resources' Traversable), read from their cache (see load_table)
+    where it holds, else read and kept there."""
+    text = table.read_text(encoding="utf-8")
+    cache, made_from = _cache(table, text)
+    if cache is not None:
+        with contextlib.suppress(OSError, ValueError, EOFError, TypeError):  # none yet, or not one this code wrote
+            made, rows = marshal.loads(cache.read_bytes())
+            if made == made_from:
+                return tuple(Entry(*row) for row in rows)
+    entries = parse_table(text)
+    if cache is not None:
+        with contextlib.suppress(OSError):
+            cache.parent.mkdir(exist_ok=True)
+            part = cache.with_name(f"{cache.name}.{os.getpid()}")
+            part.write_bytes(marshal.dumps((made_from, [tuple(getattr(e, f.name) for f in fields(Entry))
+                                                        for e in entries])))
+            os.replace(part, cache)  # whole or not at all: another process may be reading it
+    return entries
+
+
+def _cache(table: Any, text: str) -> tuple[Path | None, tuple]:
+    """Where load_table keeps the entries of ``table`` (None where it is no file, in a zip), and what they are made
+    from: the Python, the table's text (its length and CRC-32), and the time and size of each file of _MADE_BY."""
+    try:
+        code = tuple((s.st_mtime_ns, s.st_size) for s in (os.stat(Path(__file__).parent / n) for n in _MADE_BY))
+    except OSError:
+        return None, ()
+    data = text.encode("utf-8", "surrogatepass")
+    where = Path(str(table)).parent / "__pycache__" / f"{TABLE}.{sys.implementation.cache_tag}.entries"
+    return (where if isinstance(table, Path) else None), (sys.version, len(data), zlib.crc32(data), code)
 
 
 # --------------------------------------------------------------------------- reading a log with it
@@ -347,7 +398,7 @@ def _line_around(text: str, start: int, end: int) -> str:
 def _event_for(entry: Entry, log: VllmLog) -> tuple[LogEvent, re.Match[str] | None] | None:
     for event in log.events:
         if event.kind in entry.events:
-            if entry.pattern is None:
+            if entry.regex is None:
                 return event, None
             m = entry.pattern.search(event.message)
             if m:
@@ -388,7 +439,7 @@ def _values(entry: Entry, log: VllmLog | None, text: str) -> _Values | None:
         values.update(message=event.message[:MAX_QUOTED], ip=event.source.ip, count=event.count)
         values.update(_bundles(event.message))
         values.update(event.numbers)
-    elif entry.pattern is not None:
+    elif entry.regex is not None:
         match = entry.pattern.search(text) if entry.may_match(text) else None
         if match is None:
             return None

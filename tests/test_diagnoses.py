@@ -972,3 +972,26 @@ def test_an_unknown_vllm_variable_warns_unless_an_image_or_the_sim_sets_it():
     image = by_kind(line.format("VLLM_FLASH_ATTN_SRC_DIR"))["vllm-unknown-env"]
     assert image.severity == "info" and "VLLM_FLASH_ATTN_SRC_DIR" in image.message
     assert "vllm-unknown-env" not in by_kind(line.format("VLLM_CPU_RAY"))
+
+
+def test_the_table_s_entries_are_kept_while_it_and_the_code_reading_it_are_unchanged(tmp_path, monkeypatch):
+    """load_table keeps the entries it read in __pycache__ beside the table (diagnoses._read_kept): read from there
+    they are the table's entries, their patterns compiled when first used; a table changed is read again, and so is a
+    cache that cannot be read (written by other code, cut short)."""
+    from grader import diagnoses
+    text = (ROOT / "checks" / "diagnoses.toml").read_text(encoding="utf-8")
+    table = tmp_path / "diagnoses.toml"
+    table.write_text(text, encoding="utf-8")
+    fresh = parse_table(text)
+    assert diagnoses._read_kept(table) == fresh
+    [kept] = (tmp_path / "__pycache__").iterdir()
+    read = diagnoses.parse_table
+    monkeypatch.setattr(diagnoses, "parse_table", lambda *a: pytest.fail("the table was read again"))
+    again = diagnoses._read_kept(table)
+    i = next(i for i, e in enumerate(fresh) if e.regex)
+    assert again == fresh and "pattern" not in vars(again[i]) and again[i].pattern.pattern == fresh[i].pattern.pattern
+    monkeypatch.setattr(diagnoses, "parse_table", read)
+    table.write_text(text.replace(fresh[0].fix, "Changed."), encoding="utf-8")
+    assert diagnoses._read_kept(table)[0].fix == "Changed."
+    kept.write_bytes(kept.read_bytes()[:100])
+    assert diagnoses._read_kept(table)[0].fix == "Changed."
