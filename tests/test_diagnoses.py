@@ -918,6 +918,21 @@ def test_texts_in_answers_as_one_search_per_text(monkeypatch):
         assert anyof.texts_in(text, texts) == {t for t in texts if t in text}
 
 
+def test_the_texts_in_a_log_whose_lines_differ_in_their_digits_are_those_found_one_by_one():
+    """A long text whose lines repeat but for their digits is passed over as its distinct lines, digits read as 0
+    (diagnoses._line_shapes): a text with no digit is found there or nowhere; one with digits (a 0 alone, or a shape
+    that other digits have) or a line break is asked of the text itself. Lines all different are read as they are."""
+    from grader import diagnoses
+    line = "(Worker pid={}) INFO 12-06 10:{:02d}:00 [x.py:1] GPU KV cache size: {} tokens \u2588 errno:98\n"
+    log = "".join(line.format(i, i % 60, i * 7) for i in range(diagnoses.ONE_PASS_CHARS // 40))
+    texts = frozenset({"errno:98", "errno:99", "errno:00", "0", "pid=12)", "pid=99999999)", "tokens \u2588", "",
+                       "KV cache size: 0 ", "size: 7 tokens", "Broken pipe", "tokens \u2588 errno:98\n(Worker", "98\nx"})
+    for text in (log, log + "Broken pipe\n", "".join(f"{i} {chr(0x4e00 + i)}\n" for i in range(20_000)) + "errno:98"):
+        assert diagnoses._texts_in(text, texts) == {t for t in texts if t in text}
+    assert diagnoses._line_shapes(log) is not None
+    assert diagnoses._line_shapes("\n".join(map(chr, range(0x4e00, 0x4e40)))) is None
+
+
 def test_a_long_text_s_gates_are_asked_in_one_pass_with_the_same_answers():
     """Within one_text_gated, a text past ONE_PASS_CHARS has every gate of the table answered from one pass over it
     (diagnoses._gate_texts): each entry's may_match says what it says of the text outside it, one search per text."""
