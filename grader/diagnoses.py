@@ -12,15 +12,19 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import marshal
+import os
 import re
 import string
-from dataclasses import dataclass
-from functools import lru_cache
+import sys
+import zlib
+from dataclasses import dataclass, fields
+from functools import cached_property, lru_cache
 from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from grader.parsers.common.anyof import ONE_PASS_CHARS, required_texts, texts_in
-from grader.parsers.vllm_events import EVENT_KINDS  # the event names alone: the log's parser is imported by its reader
 from grader.ranges import CatalogueError
 from grader.diagnosis_details import DETAILS, LOG_FLAGS  # what the table cannot say (re-exported)
 from grader.judges.context import context
@@ -72,8 +76,20 @@ _TEXTS = ("meaning", "fix", "source")
 _FORMATTER = string.Formatter()
 
 
-_SEEN: contextvars.ContextVar[list | None] = contextvars.ContextVar("diagnoses_seen", default=None)
-"""Within :func:`one_text_gated`: the text gates were last asked about, and what each gate said of it."""
+class _Asked:
+    """Within :func:`one_text_gated`: the text gates were last asked about (``text``), what each gate said of it
+    (``said``), the one pass's answer (``found``: the texts asked, those found; see Entry.may_match) and the text as
+    case-blind gates read it (``folded``, _ascii_folded)."""
+
+    def __init__(self) -> None:
+        self.begin(None)
+
+    def begin(self, text: str | None) -> None:
+        """Forget what was learnt of the text before: ``text`` is asked about now."""
+        self.text, self.said, self.found, self.folded = text, {}, None, None
+
+
+_SEEN: contextvars.ContextVar[_Asked | None] = contextvars.ContextVar("diagnoses_seen", default=None)
 
 
 @contextlib.contextmanager
@@ -81,7 +97,7 @@ def one_text_gated() -> Iterator[None]:
     """Within it, each gate (:meth:`Entry.may_match`) is asked once about a text: explain reads one output's text
     with a reader's diagnoses (a vLLM log's) and then with :func:`known_faults`, each asking every entry's gate.
     Nothing is kept after it."""
-    token = _SEEN.set([None, {}, None])
+    token = _SEEN.set(_Asked())
     try:
         yield
     finally:
@@ -91,12 +107,53 @@ def one_text_gated() -> Iterator[None]:
 @lru_cache(maxsize=1)
 def _gate_texts() -> frozenset[str]:
     """The texts of the table's gates searched as they are (those of a pattern that ignores case are not)."""
-    return frozenset(t for e in load_table() if e.gate_re is None for t in e.gate)
+    return frozenset(t for e in load_table() if not e.gate_blind for t in e.gate)
 
 
-_FOLDED_BEYOND_ASCII = frozenset("iksIKS")
-"""The ASCII letters re's case-blind matching also finds another character for (İ and ı, the Kelvin sign, ſ); it finds
-none for any other ASCII character (every code point checked)."""
+def _texts_in(text: str, texts: frozenset[str]) -> frozenset[str]:
+    """Which of ``texts`` are in ``text`` (anyof.texts_in: one pass over it). A text whose lines mostly repeat but for
+    their digits (a log's clock times, ids, counters) is passed over as its distinct lines with every digit read as 0
+    (:func:`_line_shapes`), a fraction of it: a text without a line break is in ``text`` only where its shape is in one
+    of those, and is exactly then when it holds no digit (its characters are then the line's own); one that holds a
+    digit or a line break is looked for in ``text`` itself."""
+    shapes = _line_shapes(text)
+    if shapes is None:
+        return texts_in(text, texts)
+    shape = {t: t.translate(_ZERO_DIGITS) for t in texts if "\n" not in t}
+    found = texts_in(shapes, frozenset(shape.values()))
+
+    def holds(t: str) -> bool:
+        if t not in shape:  # a line break in it: looked for as it is
+            return t in text
+        return shape[t] in found and ("0" not in shape[t] or t in text)  # (a 0 in it: a digit of the text)
+
+    return frozenset(filter(holds, texts))
+
+
+_ZERO_DIGITS = str.maketrans("123456789", "000000000")
+_ZERO_DIGIT_BYTES = bytes.maketrans(b"123456789", b"000000000")
+
+
+def _line_shapes(text: str) -> str | None:
+    """The distinct lines of ``text``, every ASCII digit read as 0, joined by line breaks (in no order), when they are
+    at most half its lines; else None. (As UTF-8 bytes: 5 MB and its lines are read so in a few milliseconds.)"""
+    lines = text.encode("utf-8", "surrogatepass").translate(_ZERO_DIGIT_BYTES).split(b"\n")
+    distinct = set(lines)
+    return b"\n".join(distinct).decode("utf-8", "surrogatepass") if len(distinct) * 2 <= len(lines) else None
+
+
+_FOLDED_TO_ASCII = {"\u0130": "i", "\u0131": "i", "\u212a": "k", "\u017f": "s"}
+"""The characters beyond ASCII that re's case-blind matching finds for an ASCII one (İ and ı for i, the Kelvin sign for
+k, ſ for s); it finds none for any other ASCII character (every code point checked)."""
+
+
+def _ascii_folded(text: str) -> bytes:
+    """``text`` as re's case-blind matching sees it for ASCII texts: the characters of _FOLDED_TO_ASCII as their ASCII
+    letter, the others beyond ASCII dropped, lowered (a few copies of the text, each a few milliseconds for 5 MB)."""
+    for char, letter in _FOLDED_TO_ASCII.items():
+        if char in text:
+            text = text.replace(char, letter)
+    return text.encode("ascii", "ignore").lower()
 
 
 @dataclass(frozen=True)
@@ -106,7 +163,7 @@ class Entry:
     id: str
     kind: str
     events: tuple[str, ...]
-    pattern: re.Pattern[str] | None
+    regex: str | None  # the pattern's text (:attr:`pattern` compiles it)
     requires: tuple[str, ...]
     when: tuple[tuple[str, bool], ...]
     unless_events: tuple[str, ...]
@@ -118,8 +175,19 @@ class Entry:
     source: str
     gate: tuple[str, ...] = ()  # texts one of which every match of ``pattern`` holds (see _gate); () when none told
     beside_failure: bool = False  # said even where a section's own reader found a failure (a crash beside its cause)
-    gate_re: re.Pattern[str] | None = None  # for a pattern that ignores case: its gate's texts, ignoring case as it does
+    gate_blind: bool = False  # the pattern ignores case and has a gate: its texts are looked for ignoring case too
     with_events: tuple[str, ...] = ()  # event kinds that must all be in the log for the entry to apply
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str] | None:
+        """The entry's pattern, compiled when first used (most entries' gates rule most texts out)."""
+        return None if self.regex is None else re.compile(self.regex, re.MULTILINE)
+
+    @cached_property
+    def gate_re(self) -> re.Pattern[str] | None:
+        """For a pattern that ignores case, its gate's texts as one search that ignores case the same way (re's own
+        case folding: see _may_match for texts of ASCII characters); else None."""
+        return re.compile("|".join(map(re.escape, self.gate)), re.IGNORECASE) if self.gate_blind else None
 
     def may_match(self, text: str) -> bool:
         """False only when ``pattern`` cannot find a match in ``text``: none of :attr:`gate`'s texts is in it (a
@@ -128,34 +196,37 @@ class Entry:
         seen = _SEEN.get()
         if seen is None:
             return self._may_match(text)
-        if seen[0] is not text:
-            seen[:] = [text, {}, None]
-        key = (self.gate, self.gate_re)
-        if key not in seen[1]:
-            if self.gate and self.gate_re is None and len(text) >= ONE_PASS_CHARS:  # all the table's texts at once
-                seen[2] = seen[2] or (texts := _gate_texts(), texts_in(text, texts))
-                asked, found = seen[2]
-                seen[1][key] = not found.isdisjoint(self.gate) if asked.issuperset(self.gate) else self._may_match(text)
+        if seen.text is not text:
+            seen.begin(text)
+        key = (self.gate, self.gate_blind)
+        if key not in seen.said:
+            if self.gate and not self.gate_blind and len(text) >= ONE_PASS_CHARS:  # all the table's texts at once
+                seen.found = seen.found or (texts := _gate_texts(), _texts_in(text, texts))
+                asked, found = seen.found
+                seen.said[key] = not found.isdisjoint(self.gate) if asked.issuperset(self.gate) else self._may_match(text)
             else:
-                seen[1][key] = self._may_match(text)
-        return seen[1][key]
+                seen.said[key] = self._may_match(text, seen)
+        return seen.said[key]
 
-    def _may_match(self, text: str) -> bool:
-        if self.gate_re is None:
+    def _may_match(self, text: str, seen: _Asked | None = None) -> bool:
+        if not self.gate_blind:
             return not self.gate or any(t in text for t in self.gate)
-        if not all(t.isascii() and _FOLDED_BEYOND_ASCII.isdisjoint(t) for t in self.gate):
+        if not all(t.isascii() for t in self.gate):
             return self.gate_re.search(text) is not None
-        # re folds these texts' characters onto ASCII ones only, so they are looked for in the text's ASCII characters,
-        # lowered: a third of the search's cost (those around a character dropped may join: a yes may be wrong, as a
-        # gate's may)
-        folded = text.encode("ascii", "ignore").lower()
+        # an ASCII text is matched ignoring case by the same characters in either case and those of _FOLDED_TO_ASCII
+        # only, so the texts are looked for in the text so folded (once per text within one_text_gated): a fraction of
+        # the case-blind search's cost (characters around one dropped may join: a yes may be wrong, as a gate's may)
+        if seen is None:
+            folded = _ascii_folded(text)
+        else:
+            folded = seen.folded = _ascii_folded(text) if seen.folded is None else seen.folded
         return any(t.lower().encode() in folded for t in self.gate)
 
     @property
     def reads_text(self) -> bool:
         """A known error line: a pattern over the text, needing no parsed event and nothing of a vLLM log
         (no ``event``, ``when`` or ``unless_events``). :func:`diagnose_text` reads any paste with these."""
-        return self.pattern is not None and not self.events and not self.when and not self.unless_events \
+        return self.regex is not None and not self.events and not self.when and not self.unless_events \
             and not self.with_events
 
 
@@ -202,6 +273,8 @@ def parse_table(text: str, name: str = f"checks/{TABLE}") -> tuple[Entry, ...]:
         raise CatalogueError(f"{name}: only [[diagnosis]] entries belong here, not {sorted(extra)}")
     entries: list[Entry] = []
     seen: set[str] = set()
+    from grader.parsers.vllm_events import EVENT_KINDS  # the event names alone (the log's parser: its reader's)
+
     rows = data.get("diagnosis", [])
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         raise CatalogueError(f"{name}: each diagnosis is a [[diagnosis]] table")
@@ -252,11 +325,11 @@ def parse_table(text: str, name: str = f"checks/{TABLE}") -> tuple[Entry, ...]:
             if not isinstance(raw.get(flag, False), bool):
                 raise CatalogueError(f"{where}: `{flag}` is true or false")
         entries.append(Entry(
-            id=raw["id"], kind=raw.get("kind", raw["id"]), events=events, pattern=pattern,
+            id=raw["id"], kind=raw.get("kind", raw["id"]), events=events, regex=raw.get("pattern"),
             requires=_strings(raw.get("requires", []), where), when=tuple(when.items()), unless_events=unless,
             unless_failed=raw.get("unless_failed", False), detail=detail, severity=severity,
             meaning=raw["meaning"].strip(), fix=raw["fix"].strip(), source=raw["source"].strip(),
-            gate=(gate := _gate(pattern)), gate_re=_gate_re(pattern, gate),
+            gate=(gate := _gate(pattern)), gate_blind=bool(gate) and bool(pattern.flags & re.IGNORECASE),
             beside_failure=raw.get("beside_failure", False), with_events=also))
     if not entries:
         raise CatalogueError(f"{name}: no [[diagnosis]] entry")
@@ -272,19 +345,53 @@ def _gate(pattern: re.Pattern[str] | None) -> tuple[str, ...]:
     return tuple(sorted(required_texts(pattern.pattern) or ()))
 
 
-def _gate_re(pattern: re.Pattern[str] | None, gate: tuple[str, ...]) -> re.Pattern[str] | None:
-    """For a pattern that ignores case, its gate's texts (``gate``, :func:`_gate`) as one search that ignores case the
-    same way (re's own case folding: lowering the text would miss what re folds otherwise, and copy a multi-megabyte
-    text; see Entry.may_match for texts re folds onto ASCII only); else None."""
-    if pattern is None or not gate or not pattern.flags & re.IGNORECASE:
-        return None
-    return re.compile("|".join(re.escape(g) for g in gate), re.IGNORECASE)
+_MADE_BY = ("diagnoses.py", "diagnosis_details.py", "parsers/vllm_events.py", "parsers/common/anyof.py")
+"""The code (in grader/) that reads the table into entries: checks each and finds its gate."""
 
 
 @lru_cache(maxsize=None)
 def load_table() -> tuple[Entry, ...]:
-    """The entries of ``checks/diagnoses.toml``, in order. Raises CatalogueError."""
-    return parse_table(resources.files("checks").joinpath(TABLE).read_text(encoding="utf-8"))
+    """The entries of ``checks/diagnoses.toml``, in order. Raises CatalogueError.
+
+    Reading the table (its TOML, each entry checked, its pattern compiled, its gate found) costs about as much as
+    explaining a short paste, so the entries are kept in ``checks/__pycache__``, as Python keeps a module's bytecode,
+    and read from there while the table's text and the code that reads it (:data:`_MADE_BY`) are those they were read
+    with; a pattern is then compiled when first used. Where the cache cannot be kept, the table is read each time.
+    """
+    return _read_kept(resources.files("checks").joinpath(TABLE))
+
+
+def _read_kept(table: Any) -> tuple[Entry, ...]:
+    """The entries of ``table`` (a file, or importlib.resources' Traversable), read from their cache (see load_table)
+    where it holds, else read and kept there."""
+    text = table.read_text(encoding="utf-8")
+    cache, made_from = _cache(table, text)
+    if cache is not None:
+        with contextlib.suppress(OSError, ValueError, EOFError, TypeError):  # none yet, or not one this code wrote
+            made, rows = marshal.loads(cache.read_bytes())
+            if made == made_from:
+                return tuple(Entry(*row) for row in rows)
+    entries = parse_table(text)
+    if cache is not None:
+        with contextlib.suppress(OSError):
+            cache.parent.mkdir(exist_ok=True)
+            part = cache.with_name(f"{cache.name}.{os.getpid()}")
+            part.write_bytes(marshal.dumps((made_from, [tuple(getattr(e, f.name) for f in fields(Entry))
+                                                        for e in entries])))
+            os.replace(part, cache)  # whole or not at all: another process may be reading it
+    return entries
+
+
+def _cache(table: Any, text: str) -> tuple[Path | None, tuple]:
+    """Where load_table keeps the entries of ``table`` (None where it is no file, in a zip), and what they are made
+    from: the Python, the table's text (its length and CRC-32), and the time and size of each file of _MADE_BY."""
+    try:
+        code = tuple((s.st_mtime_ns, s.st_size) for s in (os.stat(Path(__file__).parent / n) for n in _MADE_BY))
+    except OSError:
+        return None, ()
+    data = text.encode("utf-8", "surrogatepass")
+    where = Path(str(table)).parent / "__pycache__" / f"{TABLE}.{sys.implementation.cache_tag}.entries"
+    return (where if isinstance(table, Path) else None), (sys.version, len(data), zlib.crc32(data), code)
 
 
 # --------------------------------------------------------------------------- reading a log with it
@@ -324,7 +431,7 @@ def _line_around(text: str, start: int, end: int) -> str:
 def _event_for(entry: Entry, log: VllmLog) -> tuple[LogEvent, re.Match[str] | None] | None:
     for event in log.events:
         if event.kind in entry.events:
-            if entry.pattern is None:
+            if entry.regex is None:
                 return event, None
             m = entry.pattern.search(event.message)
             if m:
@@ -367,7 +474,7 @@ def _values(entry: Entry, log: VllmLog | None, text: str) -> _Values | None:
         values.update(message=event.message[:MAX_QUOTED], ip=event.source.ip, count=event.count)
         values.update(_bundles(event.message))
         values.update(event.numbers)
-    elif entry.pattern is not None:
+    elif entry.regex is not None:
         match = entry.pattern.search(text) if entry.may_match(text) else None
         if match is None:
             return None

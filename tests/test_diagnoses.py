@@ -962,6 +962,21 @@ def test_texts_in_answers_as_one_search_per_text(monkeypatch):
         assert anyof.texts_in(text, texts) == {t for t in texts if t in text}
 
 
+def test_the_texts_in_a_log_whose_lines_differ_in_their_digits_are_those_found_one_by_one():
+    """A long text whose lines repeat but for their digits is passed over as its distinct lines, digits read as 0
+    (diagnoses._line_shapes): a text with no digit is found there or nowhere; one with digits (a 0 alone, or a shape
+    that other digits have) or a line break is asked of the text itself. Lines all different are read as they are."""
+    from grader import diagnoses
+    line = "(Worker pid={}) INFO 12-06 10:{:02d}:00 [x.py:1] GPU KV cache size: {} tokens \u2588 errno:98\n"
+    log = "".join(line.format(i, i % 60, i * 7) for i in range(diagnoses.ONE_PASS_CHARS // 40))
+    texts = frozenset({"errno:98", "errno:99", "errno:00", "0", "pid=12)", "pid=99999999)", "tokens \u2588", "",
+                       "KV cache size: 0 ", "size: 7 tokens", "Broken pipe", "tokens \u2588 errno:98\n(Worker", "98\nx"})
+    for text in (log, log + "Broken pipe\n", "".join(f"{i} {chr(0x4e00 + i)}\n" for i in range(20_000)) + "errno:98"):
+        assert diagnoses._texts_in(text, texts) == {t for t in texts if t in text}
+    assert diagnoses._line_shapes(log) is not None
+    assert diagnoses._line_shapes("\n".join(map(chr, range(0x4e00, 0x4e40)))) is None
+
+
 def test_a_long_text_s_gates_are_asked_in_one_pass_with_the_same_answers():
     """Within one_text_gated, a text past ONE_PASS_CHARS has every gate of the table answered from one pass over it
     (diagnoses._gate_texts): each entry's may_match says what it says of the text outside it, one search per text."""
@@ -988,6 +1003,21 @@ def test_a_case_blind_entry_is_gated_on_its_words_in_any_case():
     assert bool(entry.pattern.search(folded)) <= entry.may_match(folded)
 
 
+def test_a_case_blind_gate_folds_what_re_folds_onto_ascii():
+    """A case-blind gate of ASCII texts is asked of the text folded (diagnoses._ascii_folded): the characters beyond
+    ASCII that re's case-blind matching takes for an ASCII one are exactly those of _FOLDED_TO_ASCII, each for its
+    letter (every code point checked), so a match that holds one (`FAİLED`, `faıled`) still passes its gate."""
+    from grader.diagnoses import _FOLDED_TO_ASCII, _ascii_folded, one_text_gated
+    beyond = "".join(map(chr, [*range(0x80, 0xD800), *range(0xE000, 0x110000)]))
+    assert set(re.findall("[\x00-\x7f]", beyond, re.IGNORECASE)) == set(_FOLDED_TO_ASCII)
+    assert all(re.fullmatch(letter, char, re.IGNORECASE) for char, letter in _FOLDED_TO_ASCII.items())
+    assert _ascii_folded("FA\u0130LED \u017f \u212a \u00e9x") == b"failed s k x"
+    entry = next(e for e in load_table() if e.id == "roce-rtr-timeout")
+    for text in ("NET/IB : FA\u0130LED TO MODIFY QP TO RTR: Connection timed out", "ibv_modify_qp fa\u0131led errno 110"):
+        with one_text_gated():
+            assert entry.pattern.search(text) and entry.may_match(text)
+
+
 def test_an_unknown_vllm_variable_warns_unless_an_image_or_the_sim_sets_it():
     """A VLLM_* variable vLLM does not define changes nothing, so what it was set for is not in effect (vllm#40899:
     VLLM_USE_RAY_COMPILED_DAG, a workaround that no longer applied): a warning. The ones a container image sets for its
@@ -1001,3 +1031,26 @@ def test_an_unknown_vllm_variable_warns_unless_an_image_or_the_sim_sets_it():
     image = by_kind(line.format("VLLM_FLASH_ATTN_SRC_DIR"))["vllm-unknown-env"]
     assert image.severity == "info" and "VLLM_FLASH_ATTN_SRC_DIR" in image.message
     assert "vllm-unknown-env" not in by_kind(line.format("VLLM_CPU_RAY"))
+
+
+def test_the_table_s_entries_are_kept_while_it_and_the_code_reading_it_are_unchanged(tmp_path, monkeypatch):
+    """load_table keeps the entries it read in __pycache__ beside the table (diagnoses._read_kept): read from there
+    they are the table's entries, their patterns compiled when first used; a table changed is read again, and so is a
+    cache that cannot be read (written by other code, cut short)."""
+    from grader import diagnoses
+    text = (ROOT / "checks" / "diagnoses.toml").read_text(encoding="utf-8")
+    table = tmp_path / "diagnoses.toml"
+    table.write_text(text, encoding="utf-8")
+    fresh = parse_table(text)
+    assert diagnoses._read_kept(table) == fresh
+    [kept] = (tmp_path / "__pycache__").iterdir()
+    read = diagnoses.parse_table
+    monkeypatch.setattr(diagnoses, "parse_table", lambda *a: pytest.fail("the table was read again"))
+    again = diagnoses._read_kept(table)
+    i = next(i for i, e in enumerate(fresh) if e.regex)
+    assert again == fresh and "pattern" not in vars(again[i]) and again[i].pattern.pattern == fresh[i].pattern.pattern
+    monkeypatch.setattr(diagnoses, "parse_table", read)
+    table.write_text(text.replace(fresh[0].fix, "Changed."), encoding="utf-8")
+    assert diagnoses._read_kept(table)[0].fix == "Changed."
+    kept.write_bytes(kept.read_bytes()[:100])
+    assert diagnoses._read_kept(table)[0].fix == "Changed."

@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..diagnoses import diagnose
 from ..parsers import ParseError
-from ..parsers.vllm_api import VllmMetrics
 from ..parsers.vllm_log import parse_vllm_log, VllmLog
 from .common import fail, fmt_count, info, ok, on_spark, warn
 from .model import Finding, Summary
 
-if TYPE_CHECKING:  # the NCCL reader and judge are imported where a log holds NCCL lines (most hold none)
+if TYPE_CHECKING:  # imported by their readers: NCCL's where a log holds NCCL lines (most hold none), the API's for it
     from ..parsers.nccl_log import NcclLog
+    from ..parsers.vllm_api import VllmMetrics
 
 
 # --------------------------------------------------------------------------- vLLM log
