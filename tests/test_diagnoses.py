@@ -447,6 +447,16 @@ EXAMPLES.update({
     "mlx-module-not-connected": BANNER + "mlx4_core 0000:04:00.0: MLX4_CMD_MAD_IFC Get Module info attr(ff60) port(1) "
                                 "i2c_addr(50) offset(0) size(2): Response Mad Status(31c) - cable is not con\n",
     "ethtool-module-unreadable": BANNER + "Cannot get module EEPROM information: Input/output error\n",
+    # blind batch xb (containers), each line as posted: nvidia-container-toolkit#434, XAgent#273, FasterLivePortrait#116,
+    # nvidia-docker#1629 and #1671, libnvidia-container#231, nccl#290, vllm#5283
+    "docker-cdi-off": BANNER + 'docker: Error response from daemon: could not select device driver "cdi" with capabilities: [].\n',
+    "docker-no-gpu-runtime": BANNER + 'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].\n',
+    "cdi-unresolvable": BANNER + 'Error: setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=all\n',
+    "nvidia-container-driver-not-loaded": BANNER + 'nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown.\n',
+    "nvidia-container-no-nvml-library": BANNER + 'nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: cannot open shared object file: no such file or directory\n',
+    "nvml-unknown-error": BANNER + 'Failed to initialize NVML: Unknown Error\n',
+    "nccl-shm-fallocate": BANNER + 'gpu2-ru7:2143:2561 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device\n',
+    "cuda-forward-compat-unsupported": BANNER + 'RuntimeError: Unexpected error from cudaGetDeviceCount(). Error 804: forward compatibility was attempted on non supported HW\n',
     # NVIDIA/nccl#230: the HCA's device-fatal event (NCCL 2.4's form); a port error in NCCL 2.19's form
     "nccl-ib-device-fatal": BANNER + "container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event "
                             ": local catastrophic error\n",

@@ -832,6 +832,17 @@ CHILD_FAILED = ("Root Cause (first observed failure):\n[0]:\n  time      : 2024-
 MODULE_NOT_CONNECTED = ("mlx4_core 0000:04:00.0: MLX4_CMD_MAD_IFC Get Module info attr(ff60) port(1) i2c_addr(50) "
                         "offset(0) size(2): Response Mad Status(31c) - cable is not con\n")
 MODULE_UNREADABLE = "Cannot get module EEPROM information: Input/output error\n"
+# blind batch xb (containers), as posted: NVIDIA/nvidia-container-toolkit#434, OpenBMB/XAgent#273,
+# warmshao/FasterLivePortrait#116, NVIDIA/nvidia-docker#1629 and #1671, NVIDIA/libnvidia-container#231, NVIDIA/nccl#290,
+# vllm-project/vllm#5283
+CDI_OFF = 'docker: Error response from daemon: could not select device driver "cdi" with capabilities: [].\n'
+NO_GPU_RUNTIME = 'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].\n'
+CDI_UNRESOLVABLE = 'Error: setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=all\n'
+NVC_DRIVER = 'nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown.\n'
+NVC_NO_NVML = 'nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: cannot open shared object file: no such file or directory\n'
+NVML_UNKNOWN = 'Failed to initialize NVML: Unknown Error\n'
+SHM_FALLOCATE = 'gpu2-ru7:2143:2561 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device\n'
+COMPAT_804 = 'RuntimeError: Unexpected error from cudaGetDeviceCount(). Error 804: forward compatibility was attempted on non supported HW\n'
 REREGISTRATION = ("gpu1:5021:5386 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : client "
                   "reregistration\n")
 
@@ -856,7 +867,8 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        AER_CORRECTED, NO_JETSTREAM, SPAWN_FULL, IBVERBS_SHADOWED, TX_TIMEOUT, SAMPLER_OOM, TRTLLM_GEN, GGML_OOM,
        TRITON_FP8, NO_KERNEL_NAME, ILLEGAL_ACCESS, VERBS_ABI, VERBS_NO_CONFIG, SOCKET_TRUNCATED, DUPLICATE_GPU,
        NO_ADDRESS, DASHBOARD_PORT, RPC_CRASHED, RPC_CONNECT, RDZV_CONNECTION, RDZV_TIMEOUT,
-       RANDOM_RUN_ID, LOOPBACK_MASTER, LOOPBACK_LAUNCH, CHILD_FAILED, MODULE_NOT_CONNECTED, MODULE_UNREADABLE]
+       RANDOM_RUN_ID, LOOPBACK_MASTER, LOOPBACK_LAUNCH, CHILD_FAILED, MODULE_NOT_CONNECTED, MODULE_UNREADABLE,
+       CDI_OFF, NO_GPU_RUNTIME, CDI_UNRESOLVABLE, NVC_DRIVER, NVC_NO_NVML, NVML_UNKNOWN, SHM_FALLOCATE, COMPAT_804]
 
 
 @pytest.mark.parametrize("text", ALL)
