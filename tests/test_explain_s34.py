@@ -159,3 +159,15 @@ def test_a_router_pings_do_not_fragment_in_words():
     text = ("vyos@vyos:~$ ping 10.0.0.65 do-not-fragment size 1472\nPING 10.0.0.65 (10.0.0.65) 1472(1500) bytes of "
             "data.\n1480 bytes from 10.0.0.65: icmp_seq=1 ttl=64 time=0.143 ms\n")
     assert "answers 1500-byte packets with fragmenting forbidden" in messages(explain(text)[0], "ok")
+
+
+def test_every_rank_of_a_communicator_under_one_host_is_one_machine():
+    """Blind batch xb008 (bytedance/byteps#61: NCCL 2.3.7 prints no nNodes; four ranks, all under worker-pytorch-0):
+    sockets between ranks of one machine carry nothing between machines."""
+    ranks = "".join(f"worker-pytorch-0:2{r}:2{r} [{r}] NCCL INFO comm 0x9{r} rank {r} nranks 4\n" for r in range(4))
+    text = ("worker-pytorch-0:27:27 [0] NCCL INFO NET/Socket : Using [0]eth0:203.0.113.228<0>\n"
+            "worker-pytorch-0:27:27 [0] NCCL INFO Using network Socket\n" + ranks)
+    [s] = explain(text)
+    assert "warn" not in levels(s) and "4 ranks on one node" in messages(s, "info")
+    [s] = explain(text.replace("[3] NCCL INFO comm 0x93 rank 3", "[3] NCCL INFO comm 0x93 rank 2"))
+    assert "4 ranks on one node" not in messages(s)  # rank 3 not shown: the machines are not known

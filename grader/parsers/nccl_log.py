@@ -87,7 +87,7 @@ _TROUBLE_RE = re.compile(r"\berror\b|\bretrying\b|\bfailed\b|\brefused\b|\btimed
 _CHAIN_RE = re.compile(r"^(?P<file>[\w./-]{1,80}\.(?:cc|cu|h|hpp)):(?P<line>\d{1,5}) -> (?P<code>[1-9])\b")
 """A line of NCCL's error chain (its NCCLCHECK at INFO: ``transport/net.cc:515 -> 2``, a file, a line, a result)."""
 _NVLS_RE = re.compile(r"^\d+ coll channels, \d+ collnet channels, (?P<n>\d+) nvls channels")
-_INIT_RE = re.compile(r"^(?:ncclCommInit\w*\s+)?comm \S+ rank \d+ nranks (?P<n>\d+)")  # InitRank, InitAll; 2.7: bare
+_INIT_RE = re.compile(r"^(?:ncclCommInit\w*\s+)?comm \S+ rank (?P<r>\d+) nranks (?P<n>\d+)")  # InitRank, InitAll; 2.7: bare
 _BARE_RE = re.compile(r"^(?:NCCL version \d|NET/(?:IB|Socket|Plugin)|Channel \d+/\d+\s*:\s*\d+\[|Ring \d+ : \d+(?:\[| ->)"
                       r"|Using (?:internal )?[Nn]etwork \w"
                       r"|NCCL_[A-Z0-9_]+ set (?:by environment )?to |Connected all (?:rings|trees)|Bootstrap\s*:\s*Using )")
@@ -294,6 +294,13 @@ MAX_INERT = 20_000
 read once; a log of more has the rest read each time)."""
 
 
+def _one_host_holds_all(st: dict) -> int | None:
+    """1 where one host logged every rank of the communicator (``comm ... rank R nranks N`` for each R below N, an
+    NCCL that prints no nNodes), else None: the run's machines are not shown."""
+    n = st.get("nranks")
+    return 1 if n and len(st["hosts"]) == 1 and st.get("ranks_seen", set()) >= set(range(n)) else None
+
+
 def parse_nccl_log(text: str) -> NcclLog:
     """Parse an NCCL_DEBUG=INFO log (lines mixed with other programs' output) into NcclLog.
 
@@ -367,7 +374,7 @@ def parse_nccl_log(text: str) -> NcclLog:
         ib_no_device=bool(st.get("no_device")), net_plugins_failed=tuple(dict.fromkeys(st["failed"])),
         plugin_messages=tuple(dict.fromkeys(st["plugin"])), channels=tuple(st["channels"]), env_settings=dict(st["env"]),
         warnings=tuple(st["warn"]), errors=tuple(dict.fromkeys(st["err"])), hosts=tuple(st["hosts"]),
-        nranks=st.get("nranks"), nnodes=st.get("nnodes"), gdr_hcas=tuple(dict.fromkeys(st["gdr"])),
+        nranks=st.get("nranks"), nnodes=st.get("nnodes") or _one_host_holds_all(st), gdr_hcas=tuple(dict.fromkeys(st["gdr"])),
         gdr_off_hcas=tuple(dict.fromkeys(st["gdr_off"])),
         rings_connected=bool(st.get("rings")), bench=tuple(st["bench"]), simulated=simulated, nccl_lines=count,
         ib_connections=tuple(st["qps"]), n_ib_connections=st["n_qps"], verbs_failures=tuple(dict.fromkeys(st["verbs"])),
@@ -486,6 +493,7 @@ def _read_message(msg: str, host: str | None, st: dict) -> bool:
     m = _INIT_RE.match(msg)
     if m:
         st.setdefault("nranks", int(m.group("n")))
+        st.setdefault("ranks_seen", set()).add(int(m.group("r")))
         st["init_complete"] = st.get("init_complete", 0) + ("- Init COMPLETE" in msg)  # (Ray may add `[repeated Nx]`)
         return True
     m = _CHAIN_RE.match(msg)
