@@ -171,3 +171,17 @@ def test_every_rank_of_a_communicator_under_one_host_is_one_machine():
     assert "warn" not in levels(s) and "4 ranks on one node" in messages(s, "info")
     [s] = explain(text.replace("[3] NCCL INFO comm 0x93 rank 3", "[3] NCCL INFO comm 0x93 rank 2"))
     assert "4 ranks on one node" not in messages(s)  # rank 3 not shown: the machines are not known
+
+
+def test_vllm_0_3s_benchmark_summary_quoted_in_a_reply_is_read():
+    """Blind batch xa003 (vllm-project/vllm#3297: benchmark_serving.py of vLLM 0.3, its unit after each value, every row
+    quoted with `> ` below prose): the rows are the summary's."""
+    text = ("hardware: L40  * 8\nclient side:\n`python benchmark_serving.py --backend vllm --request-rate 10 "
+            "--num-prompts 100`\nresult:\n\n> Successful requests: 100\n> Benchmark duration: 29.521190 s\n"
+            "> Total input tokens: 25900\n> Total generated tokens: 22632\n> Request throughput: 3.39 requests/s\n"
+            "> Output token throughput: 766.64 tokens/s\n> Mean TTFT: 119.86 ms\n> Median TTFT: 96.76 ms\n"
+            "> Mean TPOT: 49.34 ms\n")
+    bench = [s for s in explain(text) if s.kind == "vllm-bench"]
+    assert bench and "100 of 100 requests completed, 0 failed." in messages(bench[0], "ok")
+    said = messages(bench[0])
+    assert "3.39 req/s over 29.52 s" in said and "TTFT median 96.76 ms" in said and "mean 49.34 ms" in said

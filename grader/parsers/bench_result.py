@@ -65,8 +65,13 @@ _SUB_RE = re.compile(r"^-{3,}.*-{3,}\s*$")
 # digits quadratically: both parts take digits)
 _ROW_RE = re.compile(r"^(?P<label>[A-Za-z][^:]*?):\s+"
                      r"(?P<value>[-+]?(?:\d[\d,]*+(?:\.\d*+)?+(?:[eE][-+]?\d++)?+|nan|inf))"
+                     r"(?:\s(?P<unit>s|ms|requests/s|tokens/s))?"  # vLLM 0.3-0.4 printed the unit after the value
                      r"(?:\s++[^\w\s].*+)?\s*+$", re.I)  # a person's mark after the value (`251.82 🔥`, `<-- this`)
-_STAT_RE = re.compile(r"^(?P<stat>Mean|Median|Std|P(?P<p>\d+(?:\.\d+)?)) (?P<name>.+?) \(ms\)$")
+_STAT_RE = re.compile(r"^(?P<stat>Mean|Median|Std|P(?P<p>\d+(?:\.\d+)?)) (?P<name>.+?)(?P<ms> \(ms\))?$")
+_UNIT_AFTER = {"Benchmark duration": "Benchmark duration (s)", "Request throughput": "Request throughput (req/s)",
+               "Input token throughput": "Input token throughput (tok/s)",
+               "Output token throughput": "Output token throughput (tok/s)"}
+"""vLLM 0.3-0.4's labels, whose unit followed the value (``Benchmark duration: 29.5 s``), as the later ones name them."""
 
 TEXT_KEYS = {
     "Successful requests": "completed", "Failed requests": "failed",
@@ -215,9 +220,11 @@ def _row_key(s: str) -> tuple[str, float] | None:
     if not m:
         return None
     label, value = m.group("label").strip(), float(m.group("value").replace(",", ""))
+    if m.group("unit"):
+        label = _UNIT_AFTER.get(label, label)
     key = TEXT_KEYS.get(label)
     st = _STAT_RE.match(label)
-    if key is None and st and st.group("name") in TEXT_METRICS:
+    if key is None and st and st.group("name") in TEXT_METRICS and (st.group("ms") or m.group("unit") == "ms"):
         stat = st.group("stat").lower() if not st.group("p") else f"p{st.group('p')}"
         key = f"{stat}_{TEXT_METRICS[st.group('name')]}_ms"
     return (key, value) if key is not None else None

@@ -64,7 +64,7 @@ def unquoted(lines: list[str]) -> list[str]:
         first = next((x for x in lines if x.strip()), "")
         mark = next((m for m in QUOTE_MARKS if first.startswith(m)), None)
         if mark is None or mark == "+" and first[1:2] in ("-", "=", "+"):  # most pastes: decided by their first line
-            return lines  # (`+-----+`: a table's border, not a diff's line)
+            return _quoted_runs(lines) if mark is None else lines  # (`+-----+`: a table's border, not a diff's line)
         filled = [x for x in lines if x.strip()]
         if len(filled) < 2 or sum(x.startswith(mark) for x in filled) < 0.9 * len(filled):
             return _quoted_runs(lines) if mark == ">" else lines
