@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator
 from grader.parsers.common.anyof import ONE_PASS_CHARS, required_texts, texts_in
 from grader.ranges import CatalogueError
 from grader.diagnosis_details import DETAILS, LOG_FLAGS  # what the table cannot say (re-exported)
-from grader.judges.context import context
+from grader.judges.context import spark_wording
 
 if TYPE_CHECKING:
     from grader.parsers.vllm_log import LogEvent, VllmLog
@@ -457,7 +457,7 @@ def _values(entry: Entry, log: VllmLog | None, text: str) -> _Values | None:
     """What the entry's texts may say about this log (or, with ``log`` None, this plain text), or None
     when the entry does not match it."""
     values: dict[str, Any] = {}
-    if context().host != "other":  # texts word their advice for a Spark pair unless `explain --host other` said not
+    if spark_wording():  # texts word their advice for a Spark pair unless the host is said or seen to be another
         values["on_spark"] = ""
     if log is not None and log.parallel.sources:  # the layout only where the log states it (not a default of 1)
         par = log.parallel

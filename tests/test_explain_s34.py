@@ -185,3 +185,24 @@ def test_vllm_0_3s_benchmark_summary_quoted_in_a_reply_is_read():
     assert bench and "100 of 100 requests completed, 0 failed." in messages(bench[0], "ok")
     said = messages(bench[0])
     assert "3.39 req/s over 29.52 s" in said and "TTFT median 96.76 ms" in said and "mean 49.34 ms" in said
+
+
+def test_off_a_spark_no_catalogue_advice_names_qsfp_twins_outside_a_sentence_about_sparks():
+    """Break-it review of session 34 (20): with `--host other` (or a paste that shows another machine: an mlx5_N HCA, an
+    H100), the catalogue's advice says the interface between the nodes, not a Spark's QSFP twins."""
+    import re
+
+    from grader.diagnoses import known_faults
+    from grader.judges.context import _CONTEXT, Context
+    from tests.test_diagnoses import EXAMPLES
+    token = _CONTEXT.set(Context("other", None))
+    try:
+        said = {name: " ".join(m for _, m in known_faults(text)) for name, text in EXAMPLES.items()}
+    finally:
+        _CONTEXT.reset(token)
+    wrong = {name: s for name, text in said.items()
+             for s in re.split(r"(?<=[.;])\s", text) if re.search(r"QSFP|\btwins?\b", s) and "Spark" not in s}
+    assert wrong == {}
+    hgx = ("h1:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_3:1/IB ; OOB ib0:10.10.3.13<0>\n"
+           "torch.distributed.DistBackendError: NCCL error in: NCCLUtils.hpp:317, unhandled system error\n")
+    assert "QSFP" not in " ".join(messages(s) for s in explain(hgx))  # (seen: an HGX's HCAs, no --host)

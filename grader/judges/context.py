@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import contextvars
+import re
 from dataclasses import dataclass
 
 
@@ -20,6 +21,9 @@ class Context:
 
     host: str | None = None
     nodes: int | None = None
+    seen: str | None = None
+    """What the whole paste shows of its machines where ``host`` is not said (:func:`host_seen`): ``"other"`` when it
+    names another machine's parts and nothing of a Spark, else None. A judge of one line of the paste reads it."""
 
 
 _CONTEXT: contextvars.ContextVar[Context] = contextvars.ContextVar("explain_context", default=Context())
@@ -28,3 +32,22 @@ _CONTEXT: contextvars.ContextVar[Context] = contextvars.ContextVar("explain_cont
 def context() -> Context:
     """The context of the paste being explained (:class:`Context`; all None outside ``explain``)."""
     return _CONTEXT.get()
+
+
+_OTHER_HOST_RE = re.compile(r"\bmlx5_\d|\b(?:[HAL]\d{2,3}S?|V100|A10G|RTX|GeForce|Quadro|Tesla)\b")
+_SPARK_HOST_RE = re.compile(r"\bGB10\b|\b(?:DGX )?Sparks?\b|rocep1s0f|roceP2p1s0f|enp1s0f\dnp\d|enP2p1s0f|enP7s7", re.I)
+HEAD_CHARS = 200_000  # (the start of a long log says which machines it is from)
+
+
+def host_seen(text: str) -> str | None:
+    """``"other"`` where ``text`` names another machine's parts (an HCA named mlx5_N, a data-center or GeForce GPU)
+    and nothing of a DGX Spark (GB10, its RoCE devices and interfaces, the word Spark), else None."""
+    head = text[:HEAD_CHARS]
+    return "other" if _OTHER_HOST_RE.search(head) and not _SPARK_HOST_RE.search(head) else None
+
+
+def spark_wording() -> bool:
+    """Whether advice may name a Spark pair's parts (QSFP twins, their addresses): unless `explain --host other` says
+    the machines are not Sparks, or the paste shows another machine (:func:`host_seen`)."""
+    c = context()
+    return c.host == "spark" if c.host is not None else c.seen != "other"

@@ -380,8 +380,8 @@ def _hca_findings(log: NcclLog) -> list[Finding]:
         names = [x for x in hca.lstrip("=^").split(",") if x]
         if not exact and any(n not in SPARK_RDMA and not re.search(r":\d+$", n) for n in names):
             out.append(info(f"NCCL_IB_HCA={hca}: without a leading `=` each name is a prefix, so `{names[0]}` "
-                            "matches every device whose name starts with it. NCCL_IB_HCA==rocep1s0f1,roceP2p1s0f1 "
-                            "matches exactly."))
+                            f"matches every device whose name starts with it (`mlx5_1` matches mlx5_10 too). "
+                            f"NCCL_IB_HCA=={hca.lstrip('=^')} matches exactly."))
     gid = log.env_settings.get("NCCL_IB_GID_INDEX")
     if gid is not None:
         out.append(info(f"NCCL_IB_GID_INDEX={gid}: it must be the RoCE v2 GID carrying the twin's IPv4 address on "

@@ -125,12 +125,14 @@ def error_findings(log: NcclLog) -> list[Finding]:
                                                     "reach the peer (another subnet)." if "system error" in e else
                                                     " The WARN lines above it say which call failed.")))
     warned = [w for w in log.warnings if w not in log.errors and w not in log.verbs_failures][:5]
-    # a WARN the table of known faults reads (a peer closed its connection, a completion error...) is explained there,
-    # more precisely: then no WARN is raised to a failure here
-    known = known_faults("\n".join(f"NCCL WARN {w}" for w in log.warnings))
-    first = None if known else next((w for w in warned if _FAILED_WARN_RE.search(w)), None)
+    # a WARN the table of known faults reads (a peer closed its connection, a completion error...) is said in its words;
+    # one it reads as a failure or a warning leaves no other WARN to be raised to the run's failure
+    readings = {w: [_LEVELS[level](message) for level, message in known_faults(f"NCCL WARN {w}")] for w in warned}
+    serious = any(f.level != "info" for said in readings.values() for f in said)
+    first = None if serious else next((w for w in warned if not readings[w] and _FAILED_WARN_RE.search(w)), None)
     for w in warned:
-        if known and any(k in known for k in known_faults(f"NCCL WARN {w}")):  # the table's reading, said: not twice
+        if readings[w]:
+            findings += [f for f in readings[w] if f not in findings]
             continue
         findings.append(fail(f"NCCL WARN: {w}. NCCL says one of its own operations failed (a CUDA call, a connection "
                              "its proxy was setting up): the run stopped. The earliest WARN line of the log is the one "

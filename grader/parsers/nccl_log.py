@@ -325,6 +325,9 @@ def parse_nccl_log(text: str) -> NcclLog:
         if "/GDRDMA" in raw:  # also in a piece of a line Ray's forwarding cut (a comment above does not count)
             st["gdr_text"] = True
         s = strip_log_prefix(raw).strip()
+        if detail_next and st["err"] and s:  # NCCL's `Last error:` line, then what failed, on the next line
+            st["err"][-1] += " Last error: " + _RANK_TAG_RE.sub("", s)[:300]
+        detail_next = s.endswith("Last error:")
         m = _MARK_RE.search(s)
         host = None
         if m:
@@ -338,9 +341,6 @@ def parse_nccl_log(text: str) -> NcclLog:
         elif _BARE_RE.match(s):
             msg, lvl = s, "INFO"
         else:
-            if detail_next and st["err"] and s:  # NCCL's `Last error:` line, then what failed, on the next line
-                st["err"][-1] += " Last error: " + _RANK_TAG_RE.sub("", s)[:300]
-            detail_next = s.endswith("Last error:")
             if _ERROR_RE.search(s):
                 st["err"].append(s)
             b = _BENCH_RE.match(s)
