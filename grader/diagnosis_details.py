@@ -269,8 +269,14 @@ def _multi_machine(log: VllmLog | None, values: Mapping[str, Any], text: str) ->
 
 
 def _one_machine_told(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies where `explain --nodes 1` says the paste is of one machine (no network carried its collectives)."""
-    return {} if context().nodes == 1 else None
+    """Applies where `explain --nodes 1` says the paste is of one machine (no network carried its collectives), of the
+    first process group (``PG 0``, or none named: a later group's first collective comes after the run's others)."""
+    return {} if context().nodes == 1 and not re.search(r"\[PG (?:ID )?[1-9]", text) else None
+
+
+def _other_devices_open(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where the text lists RDMA devices that opened (``N HCAs found``, ibv_devinfo's ``hca_id:``)."""
+    return {} if re.search(r"\b[1-9]\d{0,2} HCAs? found\b|^hca_id:", text, re.M) else None
 
 
 def _rpc_endpoint(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
@@ -282,8 +288,10 @@ def _rpc_endpoint(log: VllmLog | None, values: Mapping[str, Any], text: str) -> 
         if values.get("endpoint", "").startswith(":") else {}
 
 
-_NNODES_RE = re.compile(r"--nnodes[= ](?:\d{1,4}:)?(?P<n>\d{1,4})\b|\bnnodes\s{0,4}[:=]\s{0,4}(?P<m>\d{1,4})\b")
-_RDZV_C10D_RE = re.compile(r"rdzv[-_]endpoint|rdzv[-_]backend[= ]c10d|master_addr is only used for static rdzv_backend")
+_NNODES_RE = re.compile(r"--nnodes[= ](?:\d{1,4}:)?(?P<n>\d{1,4})\b|\b(?:nnodes|min_nodes)\s{0,4}[:=]\s{0,4}(?P<m>\d{1,4})\b")
+_RDZV_C10D_RE = re.compile(r"rdzv[-_]backend\s{0,20}[:= ]\s{0,20}c10d\b|master_addr is only used for static rdzv_backend")
+_WENT_ON_RE = re.compile(r"\bLocal worker group finished\b|\(SUCCEEDED\)|\bRendezvous complete for workers\b")
+_NODE_RANK_RE = re.compile(r"--node[-_]rank[= ](?P<r>\d{1,4})\b")
 
 
 def _nodes_asked(text: str) -> int | None:
@@ -294,15 +302,29 @@ def _nodes_asked(text: str) -> int | None:
 
 
 def _several_nodes_asked(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies where the launch asks for more than one node (its ``--nnodes``, or `explain --nodes`): ``nodes``."""
-    n = _nodes_asked(text)
+    """Applies where the launch line asks for more than one node (its ``--nnodes``, or `explain --nodes`) and is of a
+    node other than the first (``--node-rank`` 1 or more: node 0's store listens on every interface, so loopback
+    reaches it there), is no comment (``# torchrun ...`` in a script), and the run did not go on: ``nodes``."""
+    line = str(values.get("line", ""))
+    rank = _NODE_RANK_RE.search(line)
+    n = _nodes_asked(line) or context().nodes
+    if line.lstrip("`").startswith("#") or not rank or int(rank.group("r")) < 1 or _WENT_ON_RE.search(text):
+        return None
     return {"nodes": n} if n and n > 1 else None
 
 
+def _loopback_rendezvous(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies unless `explain --nodes 1` says one machine (agents of a two-node launch tried on one box reach each
+    other on loopback) or the run went on (its worker group finished)."""
+    return None if context().nodes == 1 or re.search(r"\bLocal worker group finished\b|\(SUCCEEDED\)", text) else {}
+
+
 def _rendezvous_across_nodes(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies where torchrun's c10d rendezvous (an --rdzv-endpoint, --rdzv-backend c10d) spans several nodes, or
-    the launch asks for more than one node."""
-    return {} if _RDZV_C10D_RE.search(text) or (_nodes_asked(text) or 1) > 1 else None
+    """Applies where torchrun's rendezvous is c10d's (a random run id matters to no other), the launch is not said to
+    be of one node (``--nnodes 1``, ``min_nodes: 1``, `explain --nodes 1`), and the run did not go on."""
+    if not _RDZV_C10D_RE.search(text) or re.search(r"\bLocal worker group finished\b|\(SUCCEEDED\)", text):
+        return None
+    return {} if (_nodes_asked(text) or 2) > 1 else None  # (the node count not shown: as a multi-node launch)
 
 
 _EXIT_WORDS = {"-9": " (killed: SIGKILL, as the kernel's OOM killer sends)", "-6": " (aborted: SIGABRT)",
@@ -351,8 +373,10 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "multi_machine": _multi_machine,
     "one_machine_told": _one_machine_told,
     "rpc_endpoint": _rpc_endpoint,
+    "other_devices_open": _other_devices_open,
     "several_nodes_asked": _several_nodes_asked,
     "rendezvous_across_nodes": _rendezvous_across_nodes,
+    "loopback_rendezvous": _loopback_rendezvous,
     "exit_code_words": _exit_code_words,
     "not_served": _not_served,
     "old_nccl": _old_nccl,

@@ -457,6 +457,10 @@ EXAMPLES.update({
     "nvml-unknown-error": BANNER + 'Failed to initialize NVML: Unknown Error\n',
     "nccl-shm-fallocate": BANNER + 'gpu2-ru7:2143:2561 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device\n',
     "cuda-forward-compat-unsupported": BANNER + 'RuntimeError: Unexpected error from cudaGetDeviceCount(). Error 804: forward compatibility was attempted on non supported HW\n',
+    # break-it review of session 34: an ABI warning beside devices that opened; a port without module data
+    "ibverbs-kernel-abi-others-open": BANNER + "libibverbs: Warning: Driver irdma does not support the kernel ABI of 6 "
+                                      "(supports 4 to 5) for device /sys/class/infiniband/irdma0\n2 HCAs found:\n",
+    "ethtool-module-not-supported": BANNER + "Cannot get module EEPROM information: Operation not supported\n",
     # NVIDIA/nccl#230: the HCA's device-fatal event (NCCL 2.4's form); a port error in NCCL 2.19's form
     "nccl-ib-device-fatal": BANNER + "container-57:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event "
                             ": local catastrophic error\n",

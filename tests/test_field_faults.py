@@ -843,6 +843,10 @@ NVC_NO_NVML = 'nvidia-container-cli: initialization error: load library failed: 
 NVML_UNKNOWN = 'Failed to initialize NVML: Unknown Error\n'
 SHM_FALLOCATE = 'gpu2-ru7:2143:2561 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device\n'
 COMPAT_804 = 'RuntimeError: Unexpected error from cudaGetDeviceCount(). Error 804: forward compatibility was attempted on non supported HW\n'
+# break-it review of session 34: a port without module data (a Spark's RJ45, a virtio NIC); an ABI warning of one device
+MODULE_NOT_SUPPORTED = "Cannot get module EEPROM information: Operation not supported\n"
+ABI_OTHERS_OPEN = ("libibverbs: Warning: Driver irdma does not support the kernel ABI of 6 (supports 4 to 5) for device "
+                   "/sys/class/infiniband/irdma0\n2 HCAs found:\n")
 REREGISTRATION = ("gpu1:5021:5386 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : client "
                   "reregistration\n")
 
@@ -924,7 +928,7 @@ def test_every_known_error_line_is_read_here():
                                         MLX5_POWER, SLURM_STEP, MLX5_LOW_POWER, ETHTOOL_NETLINK, NVBANDWIDTH_WAIVED,
                                         DOWNLOADED, NO_P2P, SHM_WAIT, NO_VERBS, SPARK_BOOT, NO_P2P_PAIR, PEER_CHECK, WSL, OFI_TCP, PEER_ALREADY,
                                         PCIE_SLOWER, ALLREDUCE, SYMM_MEM, PL_REFUSED, TORCH_CAP, NO_CUSTOM_AR,
-                                        REREGISTRATION]
+                                        REREGISTRATION, MODULE_NOT_SUPPORTED, ABI_OTHERS_OPEN]
                for d in diagnose_text(text)}
     assert {e.kind for e in load_table() if e.reads_text} <= reached
 

@@ -115,7 +115,16 @@ def error_findings(log: NcclLog) -> list[Finding]:
     ``Last error:`` detail included), else as NCCL said it; the first WARN that reports a failed operation of NCCL's
     own is the run's failure."""
     findings: list[Finding] = []
+    warned = [w for w in log.warnings if w not in log.errors and w not in log.verbs_failures][:5]
+    # a WARN the table of known faults reads (a peer closed its connection, a completion error...) is said in its words;
+    # one it reads as a failure or a warning leaves no other WARN to be raised to the run's failure
+    readings = {w: [_LEVELS[level](message) for level, message in known_faults(f"NCCL WARN {w}")] for w in warned}
+    serious = any(f.level != "info" for said in readings.values() for f in said)
+    first = None if serious else next((w for w in warned if not readings[w] and _FAILED_WARN_RE.search(w)), None)
+    failing = any(f.level == "fail" for said in readings.values() for f in said)
     for e in [e for e in log.errors if e not in log.verbs_failures][:3]:
+        if failing and "system error" in e and "Last error" not in e:
+            continue  # `unhandled system error`: the WARN read above says which call failed, in the table's words
         said = [_LEVELS[level](message) for level, message in known_faults(e)]
         if said:  # its own line or its `Last error:` detail is one the table reads
             findings += [f for f in said if f not in findings]
@@ -124,12 +133,6 @@ def error_findings(log: NcclLog) -> list[Finding]:
                                                     "NCCL_IB_GID_INDEX or an HCA listed in NCCL_IB_HCA that cannot "
                                                     "reach the peer (another subnet)." if "system error" in e else
                                                     " The WARN lines above it say which call failed.")))
-    warned = [w for w in log.warnings if w not in log.errors and w not in log.verbs_failures][:5]
-    # a WARN the table of known faults reads (a peer closed its connection, a completion error...) is said in its words;
-    # one it reads as a failure or a warning leaves no other WARN to be raised to the run's failure
-    readings = {w: [_LEVELS[level](message) for level, message in known_faults(f"NCCL WARN {w}")] for w in warned}
-    serious = any(f.level != "info" for said in readings.values() for f in said)
-    first = None if serious else next((w for w in warned if not readings[w] and _FAILED_WARN_RE.search(w)), None)
     for w in warned:
         if readings[w]:
             findings += [f for f in readings[w] if f not in findings]

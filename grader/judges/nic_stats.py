@@ -25,18 +25,22 @@ _DROPPED = ("rx_discards_phy", "rx_out_of_buffer", "tx_discards_phy", "rx_droppe
 
 
 _RX_PACKETS_RE = re.compile(r"^(?:[rt]xq\d+: )?rx_?(?:packets|pkts|frames)(?:_phy)?$|^rx packets$", re.I)
-_LOSS_RE = re.compile(r"err|drop|discard|no_?frags|no_?buf|overflow|fifo|miss|reject", re.I)
+_LOSS_RE = re.compile(r"drop|discard|no_?frags|no_?bufs?\b|no_?pbuf|no_?skbs?|overflow|(?:checksum|csum|crc|fcs|length|"
+                      r"frame|fifo)_?errs?|out_of_buffer|rx_missed", re.I)
+_NOT_LOSS_RE = re.compile(r"lane|corrected|bits|bytes|blocks|fdir|_ok\b|good", re.I)  # FEC's corrections, steering
 
 
 def _losses(where: str, counters: dict[str, int]) -> list[Finding]:
     """Loss counters of any driver (not only those named above) against the packets received, where the paste shows
     that count, above checks/specs/ethernet.toml [rx_errors] warn_fraction of them (blind batch zy010: be2net's rx_drops_no_frags and rx_tcp_checksum_errs, billions since boot)."""
-    received = max((v for k, v in counters.items() if _RX_PACKETS_RE.match(k)), default=0)
+    port = [v for k, v in counters.items() if _RX_PACKETS_RE.match(k) and not k.startswith(("rxq", "txq"))]
+    received = max(port) if port else sum(v for k, v in counters.items() if _RX_PACKETS_RE.match(k))  # (queues added)
     from ..calc.specs import row
     share = row("ethernet.toml", "rx_errors").graded("warn_fraction")  # a thousandth: more than noise
     named = set(_LINK_FLAPS + _ON_THE_WIRE + _DROPPED)
     big = sorted(((v / received, k, v) for k, v in counters.items() if received and k not in named and v > 0
-                  and _LOSS_RE.search(k) and not _RX_PACKETS_RE.match(k) and v >= share * received), reverse=True)
+                  and _LOSS_RE.search(k) and not _NOT_LOSS_RE.search(k) and not _RX_PACKETS_RE.match(k)
+                  and v >= share * received), reverse=True)
     if not big:
         return []
     return [warn(f"{where}losses large beside the {received:,} packets received: "

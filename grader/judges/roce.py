@@ -324,7 +324,8 @@ def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -
                              "or the netdev in another network namespace, a container's). A program that uses GID 0 "
                              "(perftest without -x) cannot connect; `show_gids` lists the indexes that hold an "
                              "address (give the netdev its IPv4 address and use that RoCE v2 index)."))
-    unset = [c.ca or "this device" for c in cas if c.guid_unset]
+    unset = [c.ca or "this device" for c in cas  # a ConnectX's (AWS EFA and others print a zero GUID always)
+             if c.guid_unset and (c.ca or "mlx").startswith(("mlx", "roce", "ibp"))]
     if unset:  # linux-rdma/rdma-core#1547, k8snetworkplumbingwg/sriov-network-operator#267 (SR-IOV VFs)
         findings.append(warn(f"{', '.join(unset)}: node GUID all zeros: nobody set this device's GUID, as with an "
                              "SR-IOV virtual function whose PF never assigned one. Plain verbs can work; RDMA-CM "
