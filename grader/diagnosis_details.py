@@ -288,7 +288,7 @@ def _rpc_endpoint(log: VllmLog | None, values: Mapping[str, Any], text: str) -> 
         if values.get("endpoint", "").startswith(":") else {}
 
 
-_NNODES_RE = re.compile(r"--nnodes[= ](?:\d{1,4}:)?(?P<n>\d{1,4})\b|\b(?:nnodes|min_nodes)\s{0,4}[:=]\s{0,4}(?P<m>\d{1,4})\b")
+_NNODES_RE = re.compile(r"--nnodes[= ](?:\d{1,4}:)?(?P<n>\d{1,4})\b|\b(?:nnodes|min_nodes)\s{0,20}[:=]\s{0,4}(?P<m>\d{1,4})\b")
 _RDZV_C10D_RE = re.compile(r"rdzv[-_]backend\s{0,20}[:= ]\s{0,20}c10d\b|master_addr is only used for static rdzv_backend")
 _WENT_ON_RE = re.compile(r"\bLocal worker group finished\b|\(SUCCEEDED\)|\bRendezvous complete for workers\b")
 _NODE_RANK_RE = re.compile(r"--node[-_]rank[= ](?P<r>\d{1,4})\b")

@@ -206,3 +206,61 @@ def test_off_a_spark_no_catalogue_advice_names_qsfp_twins_outside_a_sentence_abo
     hgx = ("h1:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_3:1/IB ; OOB ib0:10.10.3.13<0>\n"
            "torch.distributed.DistBackendError: NCCL error in: NCCLUtils.hpp:317, unhandled system error\n")
     assert "QSFP" not in " ".join(messages(s) for s in explain(hgx))  # (seen: an HGX's HCAs, no --host)
+
+
+def test_the_break_it_review_of_session_34():
+    """helper-80's reproducers (/tmp/breakit12), each as a short sample: this session's rules that said too much."""
+    import time
+    # a benign InfiniBand port event beside the proxy's failed Connect: the failure stays the run's
+    ib = ("h:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.0.0.1<0>\n"
+          "h:1:9 [0] NCCL WARN NET/IB : Got async event : client reregistration\n"
+          "h:1:7 [0] proxy.cc:1 NCCL WARN [Service thread] Error encountered progressing operation=Connect, res=3, "
+          "closing connection\n")
+    [s] = explain(ib)
+    assert "Error encountered progressing operation=Connect" in messages(s, "fail")
+    # torchrun: a random run id on one node, a loopback master on node 0: nothing wrong
+    one = ("INFO:torch.distributed.launcher.api:Starting elastic_operator with launch configs:\n  min_nodes        : 1\n"
+           "  rdzv_backend     : c10d\nWARNING:torch.distributed.launcher.api:config has no run_id, generated a random "
+           "run_id: 1745\n")
+    assert all("fail" not in levels(s) for s in explain(one))
+    rank0 = "torchrun --nnodes 2 --node-rank 0 --master-addr localhost --nproc-per-node 8 train.py\n"
+    assert all("fail" not in levels(s) for s in explain(rank0))
+    # Ray: the dashboard's port after `&&` is a job submission's; an address given on purpose in 172.17.x is no bridge
+    submit = "ray start --head --port 6379 && ray job submit --address=http://10.0.0.1:8265 -- python job.py\n"
+    assert not any("dashboard's port" in messages(s) for s in explain(submit))
+    lan = ("[ops@gpu-node2 ~]$ ray start --address=172.17.8.10:6379 --node-ip-address=172.17.8.11 --num-gpus=8\n"
+           "Local node IP: 172.17.8.11\n")
+    assert not any("Docker's default bridge" in messages(s) for s in explain(lan, nodes=2))
+    # an ABI refusal beside devices that opened is that device's
+    abi = ("libibverbs: Warning: Driver irdma does not support the kernel ABI of 6 (supports 4 to 5) for device "
+           "/sys/class/infiniband/irdma0\n2 HCAs found:\n")
+    assert "libibverbs refused one device" in messages(explain(abi)[0], "warn")
+    # ethtool -S: FEC's corrected bits and flow steering's misses are no losses
+    stats = ("NIC statistics:\n     rx_packets_phy: 212848102\n     rx_err_lane_2_phy: 640113\n     fdir_miss: 194018221\n")
+    assert "losses large" not in messages(explain(stats)[0])
+    # AWS EFA prints a zero node GUID always; a port without module data is no fault
+    efa = ("hca_id:\tefa_0\n\ttransport:\t\t\tunspecified (4)\n\tnode_guid:\t\t\t0000:0000:0000:0000\n"
+           "\t\tport:\t1\n\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n")
+    assert "node GUID" not in messages(explain(efa)[0])
+    assert "warn" not in levels(explain("$ ethtool -m enP7s7\nCannot get module EEPROM information: Operation not "
+                                        "supported\n")[0])
+    # llama.cpp: every layer assigned to the GPU while a MoE's experts stay on the CPU is said so
+    moe = ("load_tensors: offloaded 95/95 layers to GPU\nload_tensors:        CUDA0 model buffer size =  9216.00 MiB\n"
+           "load_tensors:   CPU_Mapped model buffer size = 135372.00 MiB\n")
+    [s] = explain(moe)
+    assert "ok" not in levels(s) and "stay in host memory" in messages(s, "info")
+    # the watchdog's pattern is bounded: a long line costs no quadratic search
+    long = "[E ProcessGroupNCCL.cpp:1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=" \
+        + "X" * 200_000 + "\n"
+    start = time.process_time()
+    explain(long)
+    assert time.process_time() - start < 3
+
+
+def test_an_error_chain_through_bootstrap_says_where_it_failed():
+    """Corpus a011 (NVIDIA/nccl#1612): a peer's socket closed, the chain of `-> 6` lines through bootstrap.cc."""
+    text = ("[0] misc/socket.cc:71 NCCL WARN socketProgress: Connection closed by remote peer 10.10.1.3<36138>\n"
+            "[0] NCCL INFO misc/socket.cc:80 -> 6\n[0] NCCL INFO bootstrap.cc:701 -> 6\n[0] NCCL INFO init.cc:1402 -> 6\n")
+    [s] = explain(text)
+    assert "through its bootstrap" in messages(s, "info") and "A peer closed its connection" in messages(s, "fail")
+    assert "through its bootstrap" not in messages(explain(text.replace("bootstrap.cc:701", "proxy.cc:701"))[0])

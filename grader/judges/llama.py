@@ -38,16 +38,24 @@ def summarise_llama_log(log, command: str | None) -> Summary:
     findings = gpu_findings([f"{name} (compute capability {cc})" for _, name, cc in log.devices])
     weights = log.mib("model")
     on_gpu = {d: m for d, m in weights.items() if d.startswith(_GPU_PREFIXES) and not d.endswith("_Host")}
-    has_gpu = bool(log.devices or log.remote or on_gpu or log.found)
+    has_gpu = bool(log.devices or log.remote or on_gpu or log.found or log.gpu_backend)
+    on_cpu = sum(m for d, m in weights.items() if d.startswith("CPU"))
     if log.offloaded is not None and log.layers:
         rest = log.layers - log.offloaded
-        if rest <= 0:
+        if rest <= 0 and on_gpu and on_cpu >= max(1024.0, sum(on_gpu.values()) / 2):  # (break-it review of session 34)
+            findings.append(info(f"All {log.layers} layers are assigned to the GPU(s) (`offloaded {log.offloaded}/"
+                                 f"{log.layers}`), but {_gib(on_cpu)} of the weights stay in host memory (CPU "
+                                 f"buffers) against {_gib(sum(on_gpu.values()))} on the GPUs: tensors kept on the CPU "
+                                 "(-ot/--override-tensor or --cpu-moe, a MoE's experts most often), which every token "
+                                 "reads at the host memory's speed."))
+        elif rest <= 0:
             findings.append(ok(f"All {log.layers} layers are on the GPU(s) (`offloaded {log.offloaded}/{log.layers}`)"
                                + (f": weights {_placed(on_gpu)}." if on_gpu else ".")))
         elif log.offloaded == 0 and has_gpu:
             findings.append(warn(f"No layer is on a GPU (`offloaded 0/{log.layers}`): the whole model runs on the CPU "
                                  "though llama.cpp has a GPU device, which then does nothing. Give it the layers: "
-                                 "`-ngl 99` (--n-gpu-layers; Ollama's num_gpu)."))
+                                 "`-ngl 99` (--n-gpu-layers); Ollama chooses by the GPU's free memory (its "
+                                 "`memory.available`): free the GPU, or set num_gpu."))
         elif log.offloaded:
             findings.append(warn(f"{log.offloaded} of {log.layers} layers are on the GPU(s), the other {rest} on the CPU: "
                                  "each token waits for those, so generation runs at a fraction of the all-GPU speed. "

@@ -87,6 +87,10 @@ _NET_FILE_RE = re.compile(r"(?:^|/)(?:net|socket|net_ib|net_socket|ibvwrap|boots
 def _chain_findings(log: NcclLog) -> list[Finding]:
     """NCCL's error chain (``transport/net.cc:515 -> 2``: NCCLCHECK passing a result up at INFO) where the log shows
     no WARN or error of its own to read instead and the run did not go on (no Init COMPLETE, no benchmark rows)."""
+    if log.error_chain is not None and log.chain_in_bootstrap and (log.warnings or log.errors) \
+            and not (log.init_complete or log.bench):  # (corpus a011: a peer's socket closed during bootstrap)
+        return [info("NCCL passed the error up through its bootstrap (bootstrap.cc in its error chain): it failed "
+                     "while the ranks met and exchanged their addresses at start-up, before any data moved.")]
     if log.error_chain is None or log.warnings or log.errors or log.init_complete or log.bench:
         return []
     file, line, code = log.error_chain

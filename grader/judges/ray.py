@@ -521,7 +521,10 @@ def summarise_ray_nodes(nodes: list[Any], command: str | None) -> Summary:
         state = "alive" if n.alive else "not alive" if n.alive is False else "state not shown"
         said = f"Node {name}: {state}" + (f", {what} registered" if what else "") + \
             (" (the paste ends inside this entry)" if n.cut else "") + "."
-        if n.alive is False and n.address not in where:
+        if n.alive is False and n.state_message and "idle" in n.state_message.lower():
+            findings.append(info(said + f" Its state message, `{n.state_message}`, says the autoscaler ended it for "
+                                 "having nothing to do: no failure."))
+        elif n.alive is False and n.address not in where:
             findings.append(warn(said + " It left the cluster (its raylet died or the machine went away): `ray "
                                  "status` lists the nodes that are up now."))
         else:

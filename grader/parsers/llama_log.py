@@ -33,8 +33,10 @@ _BUFFER_RE = re.compile(r"(?P<dev>(?:CUDA|ROCm|Vulkan|Metal|SYCL)\d{0,3}(?:_Spli
                         r"|_REPACK)?|CUDA_Host)\s+(?P<what>model|KV|compute|output)? ?buffer size =\s*+(?P<mib>\d{1,9}(?:\.\d{1,4})?) MiB")
 _RATE_RE = re.compile(r"\b(?P<which>prompt eval|eval) time =[^\n]{0,80}?\(\s*[\d.]+ ms per token,\s+(?P<tps>[\d.]+) tokens per "
                       r"second\)")
-_OLLAMA_RE = re.compile(r"\blayers\.(?P<key>model|offload|split)=(?P<value>[\d,]{1,60})")
+_OLLAMA_RE = re.compile(r"\blayers\.(?P<key>model|offload|split)=\"?(?P<value>[\d,]{1,60})")
 _REMOTE_RE = re.compile(r"\busing device (?P<dev>RPC\[[^\]\s]{1,80}\])")
+_GPU_BACKEND_RE = re.compile(r"\bloaded (?:CUDA|ROCm|Vulkan|Metal|SYCL) backend\b|\bmsg=\"?offload to (?:cuda|rocm)\b"
+                             r"|\blibrary=(?:cuda|rocm)\b|\bfound [1-9]\d{0,2} (?:CUDA|ROCm) devices")
 
 
 LINE_RE = re.compile(
@@ -65,6 +67,9 @@ class LlamaLog:
     remote: tuple[str, ...] = field(default=())
     prompt_tps: float | None = None
     eval_tps: float | None = None
+    gpu_backend: bool = False
+    """A GPU backend was loaded or GPUs were found (``loaded CUDA backend``, Ollama's ``offload to cuda``), whether
+    or not the device list is in the same paste."""
 
     def mib(self, what: str) -> dict[str, float]:
         """{device: MiB} of one kind of buffer (``model``, ``KV``, ``compute``), summed per device."""
@@ -93,4 +98,4 @@ def parse_llama_log(text: str) -> LlamaLog:
     split = tuple(int(x) for x in ollama.get("split", "").split(",") if x.isdigit())
     remote = tuple(dict.fromkeys(m.group("dev") for _, m in zip(range(64), _REMOTE_RE.finditer(text))))
     return LlamaLog(devices, int(found.group("n")) if found else None, offloaded, layers, split, buffers, remote,
-                    rates.get("prompt eval"), rates.get("eval"))
+                    rates.get("prompt eval"), rates.get("eval"), _GPU_BACKEND_RE.search(text) is not None)

@@ -251,6 +251,7 @@ class NcclLog:
     nvls_channels: int = 0  # `N coll channels, M collnet channels, K nvls channels, ...`: the most K (NVLink SHARP)
     troubled: int = 0  # INFO lines of a failure or a retry (`connect returned ... retrying`, `... with error 12`)
     error_chain: tuple | None = None  # the first `file:line -> result` line of NCCL's error chain: (file, line, code)
+    chain_in_bootstrap: bool = False  # a line of that chain is bootstrap.cc's: it failed while the ranks met
 
     @property
     def transports(self) -> tuple[str, ...]:
@@ -381,7 +382,7 @@ def parse_nccl_log(text: str) -> NcclLog:
         virtual_devices=tuple(dict.fromkeys(st["virtual"])),
         p2p_disabled=tuple(dict.fromkeys(tuple(sorted(p)) for p in st["p2p_off"])), gdrdma_in_text=bool(st.get("gdr_text")),
         init_complete=st.get("init_complete", 0), troubled=st.get("troubled", 0), nvls_channels=st.get("nvls", 0),
-        error_chain=st.get("chain"))
+        error_chain=st.get("chain"), chain_in_bootstrap=bool(st.get("boot_chain")))
 
 
 def _read_setup(msg: str, host: str | None, st: dict) -> bool:
@@ -499,6 +500,7 @@ def _read_message(msg: str, host: str | None, st: dict) -> bool:
     m = _CHAIN_RE.match(msg)
     if m:
         st.setdefault("chain", (m.group("file"), int(m.group("line")), int(m.group("code"))))
+        st["boot_chain"] = st.get("boot_chain") or m.group("file").endswith("bootstrap.cc")
     if m or _TROUBLE_RE.search(msg):
         st["troubled"] = st.get("troubled", 0) + 1
         return True

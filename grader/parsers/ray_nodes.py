@@ -32,6 +32,8 @@ class RayNode:
     hostname: str | None
     resources: dict[str, float] = field(default_factory=dict)
     cut: bool = False
+    state_message: str | None = None
+    """``ray list nodes``' STATE_MESSAGE of a dead node (``Terminated due to idle``...), None where none is shown."""
 
     @property
     def accelerator(self) -> str | None:
@@ -64,13 +66,17 @@ def _parse_list_nodes(text: str) -> RayNodes:
     for line in text[_TABLE_HEAD_RE.search(text).end():].splitlines()[1:]:
         m = _ROW_RE.match(line)
         if m:
-            got = {"id": m.group("id"), "ip": m.group("ip"), "alive": m.group("state") == "ALIVE", "res": {}}
+            said = re.split(r"\s{2,}", m.group("rest").strip(), maxsplit=1)[0] if m.group("state") == "DEAD" else ""
+            said = re.sub(r"\s+[\d.]{7,15}$", "", said)  # (NODE_NAME one blank after it: the node's address)
+            got = {"id": m.group("id"), "ip": m.group("ip"), "alive": m.group("state") == "ALIVE", "res": {},
+                   "said": said if said and not _TABLE_RESOURCE_RE.match(said) else None}
             nodes.append(got)  # type: ignore[arg-type]
         if got is not None and len(nodes) <= MAX_NODES:
             got["res"].update((r.group("name"), float(r.group("value")))
                               for r in _TABLE_RESOURCE_RE.finditer(m.group("rest") if m else line))
     total = _TOTAL_RE.search(text)
-    return RayNodes([RayNode(n["id"], n["alive"], n["ip"], None, n["res"]) for n in nodes[:MAX_NODES]],
+    return RayNodes([RayNode(n["id"], n["alive"], n["ip"], None, n["res"], state_message=n["said"])
+                     for n in nodes[:MAX_NODES]],
                     int(total.group("n")) if total else None)
 
 

@@ -340,7 +340,8 @@ def parse_prompt(line: str) -> Prompt | None:
         return None  # a log line behind a process prefix: "(EngineCore_DP0 pid=1) ...", the most common line
     if c in "/~" and (m := _PATH_PROMPT_RE.match(s)) and m.group("prog").rsplit("/", 1)[-1] in PROMPT_PROGRAMS:
         return Prompt(m.group("cmd").strip())
-    if "@" not in s and (c not in _PROMPT_FIRST or c in _PROMPT_START and not s.startswith(_PROMPT_START[c])) \
+    if "@" not in s and (c not in _PROMPT_FIRST or c in _PROMPT_START and not s.startswith(_PROMPT_START[c])
+                         or c in "bszkd" and len(s) > 2000) \
             and s[1:3] != ":\\" and s.find("]# ", 0, 80) < 0 and s.find("$ ", 0, 300) < 0 \
             and s[-1] not in "$#" and not (c == "r" and s.startswith("root# ")):  # most lines
         return None
