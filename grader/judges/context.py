@@ -36,13 +36,13 @@ def context() -> Context:
 
 _OTHER_HOST_RE = re.compile(r"\bmlx5_\d|\b(?:[HAL]\d{2,3}S?|V100|A10G|RTX|GeForce|Quadro|Tesla)\b")
 _SPARK_HOST_RE = re.compile(r"\bGB10\b|\b(?:DGX )?Sparks?\b|rocep1s0f|roceP2p1s0f|enp1s0f\dnp\d|enP2p1s0f|enP7s7", re.I)
-HEAD_CHARS = 200_000  # (the start of a long log says which machines it is from)
+HEAD_CHARS = 300_000  # (the start of a long log says which machines it is from)
 
 
 def host_seen(text: str) -> str | None:
     """``"other"`` where ``text`` names another machine's parts (an HCA named mlx5_N, a data-center or GeForce GPU)
     and nothing of a DGX Spark (GB10, its RoCE devices and interfaces, the word Spark), else None."""
-    head = text[:HEAD_CHARS]
+    head = text[:HEAD_CHARS] if isinstance(text, str) else ""
     return "other" if _OTHER_HOST_RE.search(head) and not _SPARK_HOST_RE.search(head) else None
 
 

@@ -67,7 +67,8 @@ def _parse_list_nodes(text: str) -> RayNodes:
         m = _ROW_RE.match(line)
         if m:
             said = re.split(r"\s{2,}", m.group("rest").strip(), maxsplit=1)[0] if m.group("state") == "DEAD" else ""
-            said = re.sub(r"\s+[\d.]{7,15}$", "", said)  # (NODE_NAME one blank after it: the node's address)
+            words = said.rsplit(None, 1)  # (NODE_NAME one blank after it: the node's address)
+            said = words[0] if len(words) == 2 and re.fullmatch(r"[\d.]{7,15}", words[1]) else said
             got = {"id": m.group("id"), "ip": m.group("ip"), "alive": m.group("state") == "ALIVE", "res": {},
                    "said": said if said and not _TABLE_RESOURCE_RE.match(said) else None}
             nodes.append(got)  # type: ignore[arg-type]
