@@ -290,7 +290,8 @@ def _rpc_endpoint(log: VllmLog | None, values: Mapping[str, Any], text: str) -> 
 
 _NNODES_RE = re.compile(r"--nnodes[= ](?:\d{1,4}:)?(?P<n>\d{1,4})\b|\b(?:nnodes|min_nodes)\s{0,20}[:=]\s{0,4}(?P<m>\d{1,4})\b")
 _RDZV_C10D_RE = re.compile(r"rdzv[-_]backend\s{0,20}[:= ]\s{0,20}c10d\b|master_addr is only used for static rdzv_backend")
-_WENT_ON_RE = re.compile(r"\bLocal worker group finished\b|\(SUCCEEDED\)|\bRendezvous complete for workers\b")
+_FINISHED_RE = re.compile(r"\bLocal worker group finished\b|\(SUCCEEDED\)")  # torchrun's workers ended well
+_WENT_ON_RE = re.compile(_FINISHED_RE.pattern + r"|\bRendezvous complete for workers\b")
 _NODE_RANK_RE = re.compile(r"--node[-_]rank[= ](?P<r>\d{1,4})\b")
 
 
@@ -307,7 +308,7 @@ def _several_nodes_asked(log: VllmLog | None, values: Mapping[str, Any], text: s
     reaches it there), is no comment (``# torchrun ...`` in a script), and the run did not go on: ``nodes``."""
     line = str(values.get("line", ""))
     rank = _NODE_RANK_RE.search(line)
-    n = _nodes_asked(line) or context().nodes
+    n = _nodes_asked(line)
     if line.lstrip("`").startswith("#") or not rank or int(rank.group("r")) < 1 or _WENT_ON_RE.search(text):
         return None
     return {"nodes": n} if n and n > 1 else None
@@ -316,13 +317,13 @@ def _several_nodes_asked(log: VllmLog | None, values: Mapping[str, Any], text: s
 def _loopback_rendezvous(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """Applies unless `explain --nodes 1` says one machine (agents of a two-node launch tried on one box reach each
     other on loopback) or the run went on (its worker group finished)."""
-    return None if context().nodes == 1 or re.search(r"\bLocal worker group finished\b|\(SUCCEEDED\)", text) else {}
+    return None if context().nodes == 1 or _FINISHED_RE.search(text) else {}
 
 
 def _rendezvous_across_nodes(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """Applies where torchrun's rendezvous is c10d's (a random run id matters to no other), the launch is not said to
     be of one node (``--nnodes 1``, ``min_nodes: 1``, `explain --nodes 1`), and the run did not go on."""
-    if not _RDZV_C10D_RE.search(text) or re.search(r"\bLocal worker group finished\b|\(SUCCEEDED\)", text):
+    if not _RDZV_C10D_RE.search(text) or _FINISHED_RE.search(text):
         return None
     return {} if (_nodes_asked(text) or 2) > 1 else None  # (the node count not shown: as a multi-node launch)
 

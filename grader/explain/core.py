@@ -32,7 +32,7 @@ from ..parsers.common import (PROMPT_PROGRAMS, Chunk, CleanLines, CleanText, Laz
                               is_comment_line, is_noise_line, join_wrapped, load_json_lenient, opens_json,
                               repeated_block, split_chunks as _split_lines, strip_log_prefix)
 from ..parsers.common.chunks import Segment as _Segment
-from ..judges.context import _CONTEXT, Context, context, host_seen  # noqa: F401  (re-exported)
+from ..judges.context import _CONTEXT, HEAD_CHARS, Context, context  # noqa: F401  (re-exported)
 from ..judges.model import LEVELS, Finding, Section, Summary  # noqa: F401  (re-exported: the package's API)
 from ..judges.programs import not_found_program
 from .tolerant import (KNOWN_ERROR, caption_between, ends_at_prompt, grader_bug, is_caption, is_sentence,  # noqa: F401
@@ -397,7 +397,7 @@ def explain(text: str, kind: str | None = None, host: str | None = None, nodes: 
     error saying how to name its kind. Never raises for bad input: unreadable output becomes a Section with
     ``error`` set.
     """
-    token = _CONTEXT.set(Context(host, nodes, None if host else host_seen(text)))
+    token = _CONTEXT.set(Context(host, nodes, text[:HEAD_CHARS] if isinstance(text, str) else ""))
     try:
         return redacted(_explain(text, kind))  # no secret of a pasted command line is said back
     finally:

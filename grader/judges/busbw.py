@@ -25,7 +25,8 @@ from .common import (BUSBW_BROKEN_GBS, BUSBW_LINE_GBS, BUSBW_ONE_TWIN_GBS, BUSBW
                      spark_figure, warn)
 from .context import context
 from .model import Finding, Summary
-from .nccl import _bootstrap_across_hosts, _inside_findings, _network_findings, _verbs_findings
+from .nccl import _bootstrap_across_hosts, _inside_findings, _network_findings
+from .nccl_errors import _verbs_findings
 
 
 BIG_ALLGATHER_WARNING = ("Careful: the 16 GiB all_gather (-b 16G -e 16G) allocates ~32 GB per node and has frozen a Spark "

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import contextvars
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 
 @dataclass(frozen=True)
@@ -21,9 +22,15 @@ class Context:
 
     host: str | None = None
     nodes: int | None = None
-    seen: str | None = None
-    """What the whole paste shows of its machines where ``host`` is not said (:func:`host_seen`): ``"other"`` when it
-    names another machine's parts and nothing of a Spark, else None. A judge of one line of the paste reads it."""
+    paste: str = field(default="", repr=False, compare=False)
+    """The head of the paste (:data:`HEAD_CHARS`), which :attr:`seen` reads."""
+
+    @cached_property
+    def seen(self) -> str | None:
+        """What the whole paste shows of its machines where ``host`` is not said (:func:`host_seen`): ``"other"`` when
+        it names another machine's parts and nothing of a Spark, else None. Read when first asked (a catalogue text
+        that words its advice for a Spark): a judge of one line of the paste reads it."""
+        return host_seen(self.paste) if self.host is None else None
 
 
 _CONTEXT: contextvars.ContextVar[Context] = contextvars.ContextVar("explain_context", default=Context())

@@ -85,14 +85,14 @@ def _socket_iface_notes(log: NcclLog) -> list[Finding]:
                         "NCCL_SOCKET_IFNAME to a QSFP twin."))
     if any(s.name == "lo" for s in log.socket_ifaces):  # blind batch zw004, zw019: NCCL_SOCKET_IFNAME=lo, two hosts
         spanned = machines_spanned(log.nnodes, len(log.hosts))
-        one_box = log.nnodes == 1  # (every rank of the communicator seen under one host)
-        if not _came_up(log) and not one_box and (spanned or 1) > 1:
+        blocked = not _came_up(log) and log.nnodes != 1  # (nnodes 1: every rank of the communicator under one host)
+        if blocked and (spanned or 1) > 1:
             out.append(fail(f"NCCL's sockets run over the loopback interface (lo, 127.0.0.1), but the ranks are on "
                             f"{spanned} machines: loopback reaches only this machine, so a rank elsewhere cannot "
                             "connect (`Connection refused`, retried until a timeout). NCCL_SOCKET_IFNAME=lo (or a "
                             "hostname that resolves to 127.0.x.1) is the usual cause: set NCCL_SOCKET_IFNAME and "
                             "GLOO_SOCKET_IFNAME to the interface between the nodes."))
-        elif not _came_up(log) and not one_box and spanned is None and log.troubled:
+        elif blocked and spanned is None and log.troubled:
             out.append(warn("NCCL's sockets run over the loopback interface (lo, 127.0.0.1) and its connections are "
                             "refused or retried: if a rank runs on another machine, loopback cannot reach it (set "
                             "NCCL_SOCKET_IFNAME and GLOO_SOCKET_IFNAME to the interface between the nodes); on one "

@@ -470,10 +470,10 @@ def summarise_ray_start(rs: Any, command: str | None) -> Summary:
     if rs.local_ip and rs.local_ip.startswith("127."):
         findings.append(warn(f"Ray chose the loopback address {rs.local_ip}: no other node can reach it. Give "
                              "`--node-ip-address=<this node's address on the link the nodes share>`."))
-    elif rs.local_ip and rs.local_ip.startswith("172.17.0.") and machines_spanned(None) != 1 \
+    elif rs.local_ip and rs.local_ip.startswith("172.17.0.") and (spanned := machines_spanned(None)) != 1 \
             and not option_value(argv, "--node-ip-address"):  # (one given on purpose: a LAN of that range)
         # blind batch zv007 (ray#11211): a head in a container on Docker's default bridge
-        findings.append((fail if machines_spanned(None) else warn)(
+        findings.append((fail if spanned else warn)(
             f"Ray's node IP is {rs.local_ip}, an address of Docker's default bridge (172.17.0.0/16): the container's "
             "own, which no other machine can reach, so a node elsewhere cannot join this one. Run the container "
             "with `--network host` (NVIDIA's run_cluster.sh does), or give `--node-ip-address` the host's address "
