@@ -587,6 +587,9 @@ EXAMPLES.update({
                          "performance.\n",
     "vllm-under-wsl": BANNER + "WARNING 06-01 01:06:23 utils.py:465] Using 'pin_memory=False' as WSL is detected. This "
                       "may slow down the performance.\n",
+    # NVIDIA/nccl-tests#245: two nodes of one A10G each through aws-ofi-nccl
+    "nccl-ofi-gdr-off": BANNER + "[0] NCCL INFO NET/OFI Could not disable CUDA API usage for HMEM, disabling GDR\n"
+                        "[0] NCCL INFO NET/OFI Setting NCCL_PROTO to \"simple\"\n",
     "nccl-ofi-tcp-provider": BANNER + "ip-192-168-16-255:25604:25604 [0] NCCL INFO NET/OFI Selected Provider is "
                              "tcp;ofi_rxm\n",
     # vllm#53013: GB300s, the CUDA graphs' estimate, then no KV memory

@@ -709,6 +709,8 @@ PEER_CHECK = "[TensorRT-LLM][INFO] cudaDeviceCanAccessPeer failed for device: 1 
 # https://github.com/vllm-project/vllm/issues/5161 and https://github.com/NVIDIA/nccl/issues/229, as posted
 WSL = "WARNING 06-01 01:06:23 utils.py:465] Using 'pin_memory=False' as WSL is dete\n"
 OFI_TCP = "ip-192-168-16-255:25604:25604 [0] NCCL INFO NET/OFI Selected Provider is tcp;ofi_rxm\n"
+# https://github.com/NVIDIA/nccl-tests/issues/245, as posted: aws-ofi-nccl turning GPUDirect RDMA off
+OFI_GDR = "[0] NCCL INFO NET/OFI Could not disable CUDA API usage for HMEM, disabling GDR\n"
 
 # https://github.com/vllm-project/vllm/issues/53013, as posted (its two lines; the person's words between them left out)
 GRAPH_ESTIMATE = ("(Worker_DP1_TP1_EP3 pid=3585771) INFO 08-19 05:56:57 [gpu_model_runner.py:6936] Estimated CUDA graph "
@@ -926,7 +928,7 @@ def test_every_known_error_line_is_read_here():
     """Each table entry that reads plain text is reached by one of the field outputs above."""
     reached = {d.kind for text in ALL + [NETPLAN_NM, FORWARD_COMPAT, PROVIDER, GID_NODATA, UNKNOWN_ENV, PEERMEM,
                                         MLX5_POWER, SLURM_STEP, MLX5_LOW_POWER, ETHTOOL_NETLINK, NVBANDWIDTH_WAIVED,
-                                        DOWNLOADED, NO_P2P, SHM_WAIT, NO_VERBS, SPARK_BOOT, NO_P2P_PAIR, PEER_CHECK, WSL, OFI_TCP, PEER_ALREADY,
+                                        DOWNLOADED, NO_P2P, SHM_WAIT, NO_VERBS, SPARK_BOOT, NO_P2P_PAIR, PEER_CHECK, WSL, OFI_TCP, OFI_GDR, PEER_ALREADY,
                                         PCIE_SLOWER, ALLREDUCE, SYMM_MEM, PL_REFUSED, TORCH_CAP, NO_CUSTOM_AR,
                                         REREGISTRATION, MODULE_NOT_SUPPORTED, ABI_OTHERS_OPEN]
                for d in diagnose_text(text)}

@@ -80,13 +80,36 @@ def _sides(row: Any) -> str:
                       is not None)
 
 
+def _dip(res: NcclTestsResult) -> list[Finding]:
+    """busbw that dips at a size and rises again above it (checks/ranges.toml dip_ratio, from dip_from_bytes), on any
+    host: the deepest such dip, said once."""
+    ratio, start = (spark_figure("allgather_busbw_gbs", k) for k in ("dip_ratio", "dip_from_bytes"))
+    rows = [r for r in res.rows if r.busbw_gbs is not None]
+    worst = None
+    for i, row in enumerate(rows):
+        best = max(rows[:i], key=lambda r: r.busbw_gbs, default=None)
+        after = [r for r in rows[i + 1:] if r.size_bytes > row.size_bytes]
+        if (row.size_bytes >= start and best is not None and row.busbw_gbs * ratio < best.busbw_gbs
+                and any(r.busbw_gbs >= row.busbw_gbs * ratio for r in after)
+                and (worst is None or row.busbw_gbs / best.busbw_gbs < worst[0].busbw_gbs / worst[1].busbw_gbs)):
+            worst = row, best, max(after, key=lambda r: r.busbw_gbs)
+    if worst is None:
+        return []
+    row, best, back = worst
+    return [warn(f"busbw dips from {_sides(best)} GB/s at {best.size_bytes:,} B to {_sides(row)} GB/s at "
+                 f"{row.size_bytes:,} B and rises again ({_sides(back)} GB/s at {back.size_bytes:,} B): at that size "
+                 "NCCL moves data a slower way, an algorithm or protocol its tuner switches to there, or a path of "
+                 "the network (a plugin's or a buffer's threshold). Rerun around that size with NCCL_DEBUG=INFO "
+                 "NCCL_DEBUG_SUBSYS=TUNING, and with NCCL_ALGO / NCCL_PROTO set one at a time to find which.")]
+
+
 def _collapse(res: NcclTestsResult) -> list[Finding]:
     """busbw that falls at the largest size instead of rising (checks/ranges.toml collapse_ratio), on any host."""
     row, ratio = res.largest, spark_figure("allgather_busbw_gbs", "collapse_ratio")
     smaller = [r for r in res.rows if row is not None and r.size_bytes < row.size_bytes and r.busbw_gbs is not None]
     best = max(smaller, key=lambda r: r.busbw_gbs, default=None)
     if best is None or row.busbw_gbs is None or row.busbw_gbs * ratio >= best.busbw_gbs:
-        return []
+        return _dip(res)
     return [warn(f"busbw falls from {_sides(best)} GB/s at {best.size_bytes:,} B to {_sides(row)} GB/s at "
                  f"{row.size_bytes:,} B (out-of-place / in-place): it should rise with the message size. At that size NCCL moves data another, "
                  "much slower way (an algorithm or protocol it switches to there, or a path that stalls): rerun around "

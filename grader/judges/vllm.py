@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..diagnoses import diagnose
 from ..parsers import ParseError
 from ..parsers.vllm_log import parse_vllm_log, VllmLog
+from ..calc.specs import row
 from .common import fail, fmt_count, info, ok, on_spark, warn
 from .model import Finding, Summary
 
@@ -52,6 +53,8 @@ class VllmLogReading:
 
     log: VllmLog
     nccl: NcclLog | None = None
+    loading: bool = False  # the text has vLLM's `Starting to load model` (or a shard-loading bar)
+    shard_bar: dict | None = None  # the last `Loading safetensors checkpoint shards` bar's fields (_SHARD_BAR_RE)
 
     @property
     def nccl_transport(self) -> str | None:
@@ -65,16 +68,55 @@ class VllmLogReading:
 _NCCL_MARK = re.compile(r"\bNCCL (?:INFO|WARN)\b")
 
 
+_SHARD_BAR_RE = re.compile(r"Loading safetensors checkpoint shards: {0,3}(?P<pct>\d{1,3})% Completed \| (?P<k>\d+)/(?P<n>\d+) "
+                           r"\[(?P<elapsed>[\d:]{1,12})<(?P<left>[\d:?]{1,12}), {0,2}(?P<rate>\d+(?:\.\d+)?)(?P<unit>s/it|it/s)\]")
+_LOADING_MARKS = ("Starting to load model", "Loading safetensors checkpoint shards")
+
+
 def read_vllm(text: str) -> VllmLogReading:
     log = parse_vllm_log(text)
+    bars = list(_SHARD_BAR_RE.finditer(text)) if "checkpoint shards" in text else []
+    seen = dict(loading=any(m in text for m in _LOADING_MARKS), shard_bar=bars[-1].groupdict() if bars else None)
     if "NCCL " not in text or not _NCCL_MARK.search(text):  # the words first: found faster than the pattern
-        return VllmLogReading(log)
+        return VllmLogReading(log, **seen)
     from ..parsers.nccl_log import parse_nccl_log
 
     try:
-        return VllmLogReading(log, parse_nccl_log(text))
+        return VllmLogReading(log, parse_nccl_log(text), **seen)
     except ParseError:
-        return VllmLogReading(log)
+        return VllmLogReading(log, **seen)
+
+
+def _shards(reading: VllmLogReading) -> list[Finding]:
+    """The last progress bar of vLLM's shard loading: a rate of checks/specs/serving.toml [weights] slow_shard_s or
+    more a shard warns (corpus zv006, vllm#6938: 83-131 s a shard from a network filesystem)."""
+    bar = reading.shard_bar
+    if not bar:
+        return []
+    slow = row("serving.toml", "weights").graded("slow_shard_s")
+    per = float(bar["rate"]) if bar["unit"] == "s/it" else 1 / float(bar["rate"]) if float(bar["rate"]) else 0.0
+    if per < slow or bar["pct"] == "100":  # (a load that finished: its time is said by `Model loading took`)
+        return []
+    return [warn(f"Loading the weights is slow: shard {bar['k']} of {bar['n']} after {bar['elapsed']}, {per:.4g} s a "
+                 f"shard (the bar's rate), {bar['left']} to go at that pace. A shard is at most about 5 GB, so that is "
+                 f"under {5000 / per:.0f} MB/s (a shard a minute or more, checks/specs/serving.toml [weights]): the "
+                 "weights are read slowly, most often from a network filesystem, a FUSE mount or a busy disk, on "
+                 "every node that loads them. Time one read of the files (`cat <model dir>/*.safetensors > "
+                 "/dev/null`); if it is slow, copy the model to local NVMe on each node and start again.")]
+
+
+def _stops_loading(reading: VllmLogReading, diagnoses: list) -> list[Finding]:
+    """A log that reached the weights' loading and shows nothing after it (no weights' size, KV cache, stats or
+    ready line) and no fault: it cannot say whether the start-up went on (corpus zv005, two nodes through Ray)."""
+    log = reading.log
+    bar = reading.shard_bar
+    if (not reading.loading or log.weights_gib or log.kv or log.kv_memory or log.kv_tokens or log.stats or log.ready
+            or any(d.severity in ("warn", "fail") for d in diagnoses) or bar and bar["pct"] == "100"):
+        return []
+    return [info("The log stops while vLLM loads the weights (`Starting to load model`, or the shards' progress "
+                 "bar): no `Model loading took` and no KV-cache line after it, so it cannot tell whether loading "
+                 "finished or the start-up went on. The lines after it decide: `Model loading took X GiB`, then the "
+                 "KV cache's size; a hang there shows as no new line for many minutes.")]
 
 
 def _nccl_findings(r: VllmLogReading) -> list[Finding]:
@@ -203,7 +245,7 @@ def summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
                              f"{high} {avail[high]:g} GiB), though tensor-parallel ranks hold equal shares of the "
                              f"model: {low}'s GPU has less free memory, so another process (or another stage of the "
                              "same deployment) holds memory on it. `nvidia-smi` lists the processes on each GPU."))
-    findings += _memory_check_findings(log)
+    findings += _memory_check_findings(log) + _shards(reading) + _stops_loading(reading, diagnoses)
     if log.weights_gib:
         findings.append(info("Model weights: " + ", ".join(f"{w:g} GiB" for w in log.weights_gib)
                              + " per worker, as loaded."))
