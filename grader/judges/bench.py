@@ -28,7 +28,8 @@ def _ms(x: float | None) -> str:
     return "?" if x is None else f"{x:.2f} ms"
 
 
-def describe(result: BenchResult, sent: int | None = None, burst: bool = False, cap: int | None = None) -> Summary:
+def describe(result: BenchResult, sent: int | None = None, burst: bool = False, cap: int | None = None,
+             model: str | None = None) -> Summary:
     """Facts and findings for one load-test result. ``sent``: how many requests the run sent when the output
     shows it (tqdm's ``N/N`` progress bar, ``--num-prompts``, the JSON's ``num_prompts``), so that a summary with
     fewer successful requests and no ``Failed requests`` line (older benchmark_serving.py) is still read as
@@ -104,7 +105,7 @@ def describe(result: BenchResult, sent: int | None = None, burst: bool = False, 
                              "first token (or its next) in no time, so at least half of them were timed without one "
                              "(an empty or non-streamed answer, or a client that measured nothing). These latency "
                              "figures are not to be trusted: check the answers' lengths and that the server streams."))
-    findings += _decode_findings(result, src, burst, cap)
+    findings += _decode_findings(result, src, burst, cap, model)
     if diffs:
         findings.append(warn("The file's summary and its per-request data disagree by more than 0.5%: "
                               + "; ".join(diffs[:4]) + ". Grade the recomputed values."))
@@ -201,20 +202,25 @@ def _offered_findings(result: BenchResult, src: dict[str, Any], cap: int | None 
     return out
 
 
-def _slowest_graded_tpot() -> tuple[float, str] | None:
+def _slowest_graded_tpot(model: str | None = None) -> tuple[float, str] | None:
     """The highest ceiling of ``lab_tpot_c1_ms`` in checks/ranges.toml over the graded hardware profiles (the
-    sim's CPU figures left out), with its profile: the slowest decode the course accepts at concurrency 1."""
+    sim's CPU figures left out), with its profile: the slowest decode the course accepts at concurrency 1. With
+    ``model`` (the run's --model), only the profiles whose range holds for that model (its ``model`` key, matched
+    without case in the name's last part), and None when none does."""
     best: tuple[float, str] | None = None
+    named = model.rsplit("/", 1)[-1].lower() if model else None
     for profile, ranges in load_ranges().items():
         r = ranges.get("lab_tpot_c1_ms") if isinstance(ranges, dict) else None
         top = r.get("max") if isinstance(r, dict) else None
+        if named and not (isinstance(r, dict) and str(r.get("model", "\0")).lower() in named):
+            continue
         if profile != "sim" and isinstance(top, (int, float)) and (best is None or top > best[0]):
             best = (float(top), profile)
     return best
 
 
 def _decode_findings(result: BenchResult, src: dict[str, Any], burst: bool = False,
-                     cap: int | None = None) -> list[Finding]:
+                     cap: int | None = None, model: str | None = None) -> list[Finding]:
     """What TPOT means per request: one token every TPOT ms is 1000 / TPOT tok/s for each stream, at the load
     the run had. With one stream (or the load not shown), slower per token than the slowest setup the course grades
     at concurrency 1 is very slow decode. Under a load of several requests each step serves them all, and their
@@ -241,12 +247,15 @@ def _decode_findings(result: BenchResult, src: dict[str, Any], burst: bool = Fal
     few = _few_tokens(src, tpot, load)
     if few:
         return [few]
-    slowest = _slowest_graded_tpot()
+    model = result.meta.get("model_id") or model
+    slowest = _slowest_graded_tpot(model)
+    from ..calc.specs import row
+    reading = row("serving.toml", "load").graded("reading_tpot_ms")
+    if slowest is None and model and (not load or load == 1):  # another model: only a reader's pace judges it
+        slowest = (reading, "")
     if slowest is None or tpot <= slowest[0]:
         return [info(said)]
     if load and load > 1:  # many streams share each step (and their prefills): judged by a reader's pace, not c1's
-        from ..calc.specs import row
-        reading = row("serving.toml", "load").graded("reading_tpot_ms")
         if not cap and not src.get("max_concurrent_requests") and tpot > reading:  # the load is not shown
             return [info(said + f" Slower than a person reads (one token every {reading:g} ms, checks/specs/"
                          "serving.toml [load]) per stream, but the paste does not show the load that decides whether "
@@ -261,11 +270,20 @@ def _decode_findings(result: BenchResult, src: dict[str, Any], burst: bool = Fal
                      f"it (one token every {reading:g} ms, checks/specs/serving.toml [load]). Lower the concurrency, "
                      "or check preemptions (`vllm:num_preemptions_total` on /metrics), --enforce-eager" + _nodes_too()
                      + "; `--max-concurrency 1` gives the TPOT the lab grades.")]
-    return [warn(said + f" That is very slow decode: slower per token than the slowest setup this course grades "
-                 f"decodes one stream ({slowest[0]:g} ms, checks/ranges.toml [{slowest[1]}.lab_tpot_c1_ms], for its "
-                 "model). Run at `--max-concurrency 1` to see the TPOT the lab grades; if it stays high, check "
-                 "--enforce-eager, the model's precision, preemptions (`vllm:num_preemptions_total` on /metrics)"
-                 + _nodes_too() + ".")]
+    if not model and tpot <= reading:  # slower than the course's setups decode its model; another may be that slow
+        return [info(said + f" Slower per token than the slowest setup this course grades decodes its model in one "
+                     f"stream ({slowest[0]:g} ms, checks/ranges.toml [{slowest[1]}.lab_tpot_c1_ms]); for another "
+                     "model that depends on its size: one stream's decode reads the active weights once a token, so "
+                     "a larger (or less quantized) model is slower at the same memory bandwidth. The paste does not "
+                     "name the model (the command's --model would); compare with a run of the same model on one "
+                     "machine.")]
+    bar = (f"slower per token than the slowest setup this course grades decodes {model or 'its model'} "
+           f"({slowest[0]:g} ms, checks/ranges.toml [{slowest[1]}.lab_tpot_c1_ms])" if slowest[1] else
+           f"one stream falls behind a person reading it (one token every {reading:g} ms, checks/specs/serving.toml "
+           f"[load]), whatever the model")
+    return [warn(said + f" That is very slow decode: {bar}. Run at `--max-concurrency 1` to see the TPOT the lab "
+                 "grades; if it stays high, check --enforce-eager, the model's precision, preemptions "
+                 "(`vllm:num_preemptions_total` on /metrics)" + _nodes_too() + ".")]
 
 
 def _nodes_too() -> str:
@@ -348,15 +366,16 @@ def summarise_load_test(bench: BenchRead | list[BenchResult], command: str | Non
                          "in flight, so TPOT is that many streams' decode, not one's."))
         bench = BenchRead(results, bench.sent, False, bench.backend, bench.max_concurrency)  # a cap: not a burst
     cap = _requests(option_value(command_argv(command), "--max-concurrency"))
+    model = option_value(command_argv(command), "--model")
     if len(results) == 1 and results[0].tool == "trtllm-bench":
         return _trtllm_bench(results[0])
     if len(results) == 1:
-        facts, findings = describe(results[0], sent, bench.burst, cap)
+        facts, findings = describe(results[0], sent, bench.burst, cap, model)
         return facts, said + findings
     facts: dict[str, Any] = {"results": []}
     findings: list[Finding] = []
     for i, r in enumerate(results, start=1):
-        f, fs = describe(r, None, bench.burst, cap)
+        f, fs = describe(r, None, bench.burst, cap, model)
         facts["results"].append(f)
         findings += [Finding(x.level, f"[{i}] {x.message}") for x in fs]
     return facts, findings
