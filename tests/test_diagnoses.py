@@ -587,6 +587,33 @@ EXAMPLES.update({
                          "performance.\n",
     "vllm-under-wsl": BANNER + "WARNING 06-01 01:06:23 utils.py:465] Using 'pin_memory=False' as WSL is detected. This "
                       "may slow down the performance.\n",
+    # vllm#15537: vLLM over Ray on two nodes, the raylet's disk monitor
+    "ray-disk-nearly-full": BANNER + "(raylet) [2025-03-26 09:15:12,562 E 228 259] (raylet) file_system_monitor.cc:116: "
+                            "/tmp/ray/session_2025-03-26_08-55-15_777925_1 is over 95% full, available space: 16.7067 "
+                            "GB; capacity: 491.079 GB. Object creation will fail if spilling is required.\n",
+    # ray-project/ray#62328: two DGX Sparks, vLLM over Ray, the first request
+    "ray-fatal-check": BANNER + "[2026-04-03 12:10:44,576 C 107 107] experimental_mutable_object_manager.cc:177:  An "
+                       "unexpected system state has occurred. You have likely discovered a bug in Ray.\n",
+    # swiss-ai/model-launch#126: a launch script's next lines passed to ray start
+    "ray-start-usage-error": BANNER + "Error: Got unexpected extra arguments (& RAY_HEAD_PID= echo 'Waiting for all Ray "
+                             "worker nodes to connect...' EXPECTED_GPUS=8)\n",
+    # vllm-project/aibrix#783: benchmark_serving.py's first request refused
+    "bench-initial-test-failed": BANNER + "Starting initial single prompt test run...\nRequestFuncOutput(generated_text"
+                                 "='', success=False, latency=0.0, output_tokens=0, ttft=0.0, itl=[], tpot=0.0, "
+                                 "prompt_len=2048, error='Bad Request')\n",
+    # Lightning-AI/pytorch-lightning#14986: two nodes under Slurm
+    "nccl-rank-checked-in-twice": BANNER + "hpc-25-14:18569:18835 [0] bootstrap.cc:131 NCCL WARN Bootstrap Root : rank 1 "
+                                  "of 8 ranks has already checked in\n",
+    # vllm#19204: two GPUs of one host
+    "nccl-ras-port-in-use": BANNER + "[2025-06-05 10:45:19] paula09:2528103:2528103 [0] ras/client_support.cc:160 NCCL "
+                            "WARN Call to bind failed: Address already in use\n",
+    # vllm#29670: a data-parallel start
+    "vllm-fd-ulimit": BANNER + "(APIServer pid=927159) WARNING 11-28 19:08:15 [system_utils.py:222] Found ulimit of 65530 "
+                      "and failed to automatically increase with error current limit exceeds maximum limit.\n",
+    # NVIDIA/open-gpu-kernel-modules#688: a DGX Station A100's GPU lost
+    "nvrm-gpu-lost": BANNER + "Feb 17 08:02:35 myhost1-DGX-Station-A100 kernel: NVRM: nvAssertOkFailedNoLog: Assertion "
+                     "failed: GPU lost from the bus [NV_ERR_GPU_IS_LOST] (0x0000000F) returned from rmStatus @ "
+                     "kernel_ce_gv100.c:106\n",
     # NVIDIA/nccl-tests#245: two nodes of one A10G each through aws-ofi-nccl
     "nccl-ofi-gdr-off": BANNER + "[0] NCCL INFO NET/OFI Could not disable CUDA API usage for HMEM, disabling GDR\n"
                         "[0] NCCL INFO NET/OFI Setting NCCL_PROTO to \"simple\"\n",

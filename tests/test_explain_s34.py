@@ -123,7 +123,7 @@ def test_older_rays_raylet_address_line_and_grpcs_bind_failure_are_read_alone():
             "203.0.113.44, while we can not find the matched Raylet address. This maybe come from when you connect the "
             "Ray cluster with a different IP address or connect a container.\n")
     [s] = explain(line)
-    assert s.kind == "ray-start" and "Ray found no raylet at this node's address 203.0.113.44" in messages(s, "warn")
+    assert s.kind == "ray-start" and "Ray had not yet found a raylet at this node's address 203.0.113.44" in messages(s, "warn")
     grpc = ('E0215 01:53:44.582325479    2825 server_chttp2.cc:40]        {"created":"@1613354024.582257191",'
             '"description":"Unable to configure socket","fd":32,"referenced_errors":[{"created":"@1613354024.582234203",'
             '"description":"Address already in use","errno":98}]}\n')

@@ -711,6 +711,23 @@ WSL = "WARNING 06-01 01:06:23 utils.py:465] Using 'pin_memory=False' as WSL is d
 OFI_TCP = "ip-192-168-16-255:25604:25604 [0] NCCL INFO NET/OFI Selected Provider is tcp;ofi_rxm\n"
 # https://github.com/NVIDIA/nccl-tests/issues/245, as posted: aws-ofi-nccl turning GPUDirect RDMA off
 OFI_GDR = "[0] NCCL INFO NET/OFI Could not disable CUDA API usage for HMEM, disabling GDR\n"
+# ray-project/ray#62328 and vllm#15537, swiss-ai/model-launch#126, vllm-project/aibrix#783,
+# Lightning-AI/pytorch-lightning#14986 and NVIDIA/open-gpu-kernel-modules#688, as posted (one line each)
+RAY_FATAL = ("[2026-04-03 12:10:44,576 C 107 107] experimental_mutable_object_manager.cc:177:  An unexpected system "
+             "state has occurred. You have likely discovered a bug in Ray.\n")
+RAY_DISK = ("(raylet) [2025-03-26 09:15:12,562 E 228 259] (raylet) file_system_monitor.cc:116: /tmp/ray/session_2025-03-"
+            "26_08-55-15_777925_1 is over 95% full, available space: 16.7067 GB; capacity: 491.079 GB.\n")
+RAY_USAGE = "Error: Got unexpected extra arguments (& RAY_HEAD_PID= echo 'Waiting for all Ray worker nodes')\n"
+BENCH_FIRST = ("RequestFuncOutput(generated_text='', success=False, latency=0.0, output_tokens=0, ttft=0.0, itl=[], "
+               "tpot=0.0, prompt_len=2048, error='Bad Request')\n")
+RANK_TWICE = ("hpc-25-14:18569:18835 [0] bootstrap.cc:131 NCCL WARN Bootstrap Root : rank 1 of 8 ranks has already "
+              "checked in\n")
+NVRM_LOST = ("Feb 17 08:02:35 myhost1-DGX-Station-A100 kernel: NVRM: nvAssertOkFailedNoLog: Assertion failed: GPU lost "
+             "from the bus [NV_ERR_GPU_IS_LOST] (0x0000000F) returned from rmStatus @ kernel_ce_gv100.c:106\n")
+# https://github.com/vllm-project/vllm/issues/19204 and /29670, as posted: an NCCL RAS port taken, vLLM's fd limit
+RAS_BIND = "paula09:2528103:2528103 [0] ras/client_support.cc:160 NCCL WARN Call to bind failed: Address already in use\n"
+FD_ULIMIT = ("(APIServer pid=927159) WARNING 11-28 19:08:15 [system_utils.py:222] Found ulimit of 65530 and failed to "
+             "automatically increase with error current limit exceeds maximum limit.\n")
 
 # https://github.com/vllm-project/vllm/issues/53013, as posted (its two lines; the person's words between them left out)
 GRAPH_ESTIMATE = ("(Worker_DP1_TP1_EP3 pid=3585771) INFO 08-19 05:56:57 [gpu_model_runner.py:6936] Estimated CUDA graph "
@@ -874,7 +891,8 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        TRITON_FP8, NO_KERNEL_NAME, ILLEGAL_ACCESS, VERBS_ABI, VERBS_NO_CONFIG, SOCKET_TRUNCATED, DUPLICATE_GPU,
        NO_ADDRESS, DASHBOARD_PORT, RPC_CRASHED, RPC_CONNECT, RDZV_CONNECTION, RDZV_TIMEOUT,
        RANDOM_RUN_ID, LOOPBACK_MASTER, LOOPBACK_LAUNCH, CHILD_FAILED, MODULE_NOT_CONNECTED, MODULE_UNREADABLE,
-       CDI_OFF, NO_GPU_RUNTIME, CDI_UNRESOLVABLE, NVC_DRIVER, NVC_NO_NVML, NVML_UNKNOWN, SHM_FALLOCATE, COMPAT_804]
+       CDI_OFF, NO_GPU_RUNTIME, CDI_UNRESOLVABLE, NVC_DRIVER, NVC_NO_NVML, NVML_UNKNOWN, SHM_FALLOCATE, COMPAT_804,
+       RAY_FATAL, RAY_DISK, RAY_USAGE, BENCH_FIRST, RANK_TWICE, NVRM_LOST]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -884,7 +902,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
     [(level, message)] = known_faults(text)
     assert level == ("warn" if any(text is t for t in (XID_45, KV_PREEMPTED, PG_ANCHOR, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SHM_64MB, RAY_SHM,
                                                       PCIE_NARROW, UCX_NO_DEVICE, TRT_OTHER_GPU, AER_CORRECTED,
-                                                      MODULE_UNREADABLE))
+                                                      MODULE_UNREADABLE, RAY_DISK))
                     else "fail")
     assert " Fix: " in message
 
@@ -928,7 +946,7 @@ def test_every_known_error_line_is_read_here():
     """Each table entry that reads plain text is reached by one of the field outputs above."""
     reached = {d.kind for text in ALL + [NETPLAN_NM, FORWARD_COMPAT, PROVIDER, GID_NODATA, UNKNOWN_ENV, PEERMEM,
                                         MLX5_POWER, SLURM_STEP, MLX5_LOW_POWER, ETHTOOL_NETLINK, NVBANDWIDTH_WAIVED,
-                                        DOWNLOADED, NO_P2P, SHM_WAIT, NO_VERBS, SPARK_BOOT, NO_P2P_PAIR, PEER_CHECK, WSL, OFI_TCP, OFI_GDR, PEER_ALREADY,
+                                        DOWNLOADED, NO_P2P, SHM_WAIT, NO_VERBS, SPARK_BOOT, NO_P2P_PAIR, PEER_CHECK, WSL, OFI_TCP, OFI_GDR, RAS_BIND, FD_ULIMIT, PEER_ALREADY,
                                         PCIE_SLOWER, ALLREDUCE, SYMM_MEM, PL_REFUSED, TORCH_CAP, NO_CUSTOM_AR,
                                         REREGISTRATION, MODULE_NOT_SUPPORTED, ABI_OTHERS_OPEN]
                for d in diagnose_text(text)}

@@ -98,7 +98,7 @@ def test_a_head_it_cannot_reach_fails_with_the_address():
      "(the GCS at 192.168.1.10 knows raylets at 192.168.1.10 only)", "fail"),
     ("Local node IP: 10.0.0.2\n[2024-08-07 10:14:35,261 I 7 7] global_state_accessor.cc:432: This node has an IP "
      "address of 10.0.0.2, but we cannot find a local Raylet with the same address.\n\n--------------------\nRay "
-     "runtime started.\n--------------------\n", "found no raylet at this node's address 10.0.0.2", "warn"),
+     "runtime started.\n--------------------\n", "not yet found a raylet at this node's address 10.0.0.2", "warn"),
     ("2022-02-05 16:39:15,662 ERROR gcs_utils.py:137 -- Failed to send request to gcs, reconnecting. Error "
      "<_InactiveRpcError of RPC that terminated with:\n        status = StatusCode.UNAVAILABLE\n",
      "Requests to the head's GCS failed (`Failed to send request to gcs` 1 time, gRPC UNAVAILABLE)", "fail"),
