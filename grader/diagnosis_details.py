@@ -200,6 +200,38 @@ def _corrected_burst(log: VllmLog | None, values: Mapping[str, Any], text: str) 
     return {"count": count} if burst is not None and count >= burst else None
 
 
+_STALL_RE = re.compile(r"No available shared memory broadcast block found in (?P<seconds>\d{1,5}) seconds")
+
+
+def _stall_run(text: str) -> tuple[int, int]:
+    """The longest run of vLLM's `No available shared memory broadcast block` lines with no other vLLM line between
+    (Ray's dedup notes and blank lines aside): (lines, seconds they span)."""
+    best = run = seconds = span = 0
+    for line in text.splitlines():
+        m = _STALL_RE.search(line)
+        if m:
+            run, seconds = run + 1, seconds + int(m["seconds"])
+        elif line.strip() and "[repeated" not in line:
+            run = seconds = 0
+        if run > best:
+            best, span = run, seconds
+    return best, span
+
+
+def _stall_repeats(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where checks/specs/serving.toml [engine] stall_repeats of those lines or more come in a row: their
+    ``count`` and the ``minutes`` they span."""
+    from grader.calc.specs import row
+    count, seconds = _stall_run(text)
+    return {"count": count, "minutes": f"{seconds / 60:g}"} if count >= row("serving.toml", "engine").graded(
+        "stall_repeats") else None
+
+
+def _stall_once(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where fewer of those lines than _stall_repeats asks for come in a row."""
+    return None if _stall_repeats(log, values, text) else {}
+
+
 _HANG_RE = re.compile(r"(?i)\b(?:hangs?|hanging|hung|stuck|freez(?:es|ing)?|froze)\b")
 
 
@@ -383,6 +415,8 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "old_nccl": _old_nccl,
     "told_hang": _told_hang,
     "corrected_burst": _corrected_burst,
+    "stall_repeats": _stall_repeats,
+    "stall_once": _stall_once,
 }
 """An entry's ``detail``: a function of the log (None when :func:`diagnose_text` reads plain text), the
 values read so far and the whole text, that returns more values for the texts, or None when the entry

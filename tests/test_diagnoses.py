@@ -587,6 +587,12 @@ EXAMPLES.update({
                          "performance.\n",
     "vllm-under-wsl": BANNER + "WARNING 06-01 01:06:23 utils.py:465] Using 'pin_memory=False' as WSL is detected. This "
                       "may slow down the performance.\n",
+    # vllm#51986: a multi-node start over InfiniBand, the line once a minute (three of its five)
+    "vllm-workers-stuck": BANNER + "".join(f"(EngineCore pid=2025) INFO 08-13 11:2{i}:02 [shm_broadcast.py:802] No "
+                                           "available shared memory broadcast block found in 60 seconds.\n"
+                                           for i in range(3)),
+    # ray-project/ray#35017: `ray status` right after the head started
+    "ray-no-cluster-status": BANNER + "$ ray status\nNo cluster status.\n",
     # vllm#15537: vLLM over Ray on two nodes, the raylet's disk monitor
     "ray-disk-nearly-full": BANNER + "(raylet) [2025-03-26 09:15:12,562 E 228 259] (raylet) file_system_monitor.cc:116: "
                             "/tmp/ray/session_2025-03-26_08-55-15_777925_1 is over 95% full, available space: 16.7067 "

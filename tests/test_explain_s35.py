@@ -80,3 +80,20 @@ def test_one_streams_tpot_of_another_model_is_judged_by_a_readers_pace_not_the_c
     slow = summary.replace("51.95", "250.00")
     [s] = explain("$ vllm bench serve --model Qwen/Qwen3-VL-32B-Instruct-FP8 --max-concurrency 1\n" + slow)
     assert "falls behind a person reading it (one token every 190 ms" in messages(s, "warn")
+
+
+STALL = ("(EngineCore pid=2025) INFO 08-13 11:2{}:02 [shm_broadcast.py:802] No available shared memory broadcast block "
+         "found in 60 seconds. This typically happens when some processes are hanging or doing some time-consuming "
+         "work (e.g. compilation, weight/kv cache quantization).\n")  # vllm#51986, as posted (five in a row there)
+
+
+def test_the_engines_wait_line_three_times_in_a_row_is_a_stuck_worker():
+    """vllm#51986 (blind batch xe003: the line five times over five minutes, nothing else): three or more in a row
+    (checks/specs/serving.toml [engine] stall_repeats) warn with their count and minutes; fewer, or broken by another
+    line of the log, stay the note that a worker is busy or stuck (corpus zb005: one line after an autotune)."""
+    [s] = explain("".join(STALL.format(i) for i in range(5)), host="other")
+    assert "logged 5 times in a row that it waited 60 s" in messages(s, "warn") and "5 minutes" in messages(s, "warn")
+    broken = STALL.format(0) + STALL.format(1) + "(EngineCore pid=2025) INFO 08-13 11:22:30 [core.py:1] step\n" + \
+        STALL.format(3) + STALL.format(4)
+    [s] = explain(broken, host="other")
+    assert "times in a row" not in messages(s) and "waited 60 s for a worker" in messages(s, "info")

@@ -717,6 +717,9 @@ RAY_FATAL = ("[2026-04-03 12:10:44,576 C 107 107] experimental_mutable_object_ma
              "state has occurred. You have likely discovered a bug in Ray.\n")
 RAY_DISK = ("(raylet) [2025-03-26 09:15:12,562 E 228 259] (raylet) file_system_monitor.cc:116: /tmp/ray/session_2025-03-"
             "26_08-55-15_777925_1 is over 95% full, available space: 16.7067 GB; capacity: 491.079 GB.\n")
+NO_STATUS = "No cluster status.\n"
+SHM_STUCK = "".join(f"(EngineCore pid=2025) INFO 08-13 11:2{i}:02 [shm_broadcast.py:802] No available shared memory "
+                    "broadcast block found in 60 seconds.\n" for i in range(3))
 RAY_USAGE = "Error: Got unexpected extra arguments (& RAY_HEAD_PID= echo 'Waiting for all Ray worker nodes')\n"
 BENCH_FIRST = ("RequestFuncOutput(generated_text='', success=False, latency=0.0, output_tokens=0, ttft=0.0, itl=[], "
                "tpot=0.0, prompt_len=2048, error='Bad Request')\n")
@@ -892,7 +895,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        NO_ADDRESS, DASHBOARD_PORT, RPC_CRASHED, RPC_CONNECT, RDZV_CONNECTION, RDZV_TIMEOUT,
        RANDOM_RUN_ID, LOOPBACK_MASTER, LOOPBACK_LAUNCH, CHILD_FAILED, MODULE_NOT_CONNECTED, MODULE_UNREADABLE,
        CDI_OFF, NO_GPU_RUNTIME, CDI_UNRESOLVABLE, NVC_DRIVER, NVC_NO_NVML, NVML_UNKNOWN, SHM_FALLOCATE, COMPAT_804,
-       RAY_FATAL, RAY_DISK, RAY_USAGE, BENCH_FIRST, RANK_TWICE, NVRM_LOST]
+       RAY_FATAL, RAY_DISK, RAY_USAGE, BENCH_FIRST, RANK_TWICE, NVRM_LOST, NO_STATUS, SHM_STUCK]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -902,7 +905,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
     [(level, message)] = known_faults(text)
     assert level == ("warn" if any(text is t for t in (XID_45, KV_PREEMPTED, PG_ANCHOR, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SHM_64MB, RAY_SHM,
                                                       PCIE_NARROW, UCX_NO_DEVICE, TRT_OTHER_GPU, AER_CORRECTED,
-                                                      MODULE_UNREADABLE, RAY_DISK))
+                                                      MODULE_UNREADABLE, RAY_DISK, NO_STATUS, SHM_STUCK))
                     else "fail")
     assert " Fix: " in message
 
