@@ -306,6 +306,11 @@ def _one_machine_told(log: VllmLog | None, values: Mapping[str, Any], text: str)
     return {} if context().nodes == 1 and not re.search(r"\[PG (?:ID )?[1-9]", text) else None
 
 
+def _told_one_machine(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where `explain --nodes 1` says the paste is of one machine."""
+    return {} if context().nodes == 1 else None
+
+
 def _other_devices_open(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """Applies where the text lists RDMA devices that opened (``N HCAs found``, ibv_devinfo's ``hca_id:``)."""
     return {} if re.search(r"\b[1-9]\d{0,2} HCAs? found\b|^hca_id:", text, re.M) else None
@@ -405,6 +410,7 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "narrower_link": _narrower_link,
     "multi_machine": _multi_machine,
     "one_machine_told": _one_machine_told,
+    "told_one_machine": _told_one_machine,
     "rpc_endpoint": _rpc_endpoint,
     "other_devices_open": _other_devices_open,
     "several_nodes_asked": _several_nodes_asked,

@@ -591,6 +591,39 @@ EXAMPLES.update({
     "vllm-workers-stuck": BANNER + "".join(f"(EngineCore pid=2025) INFO 08-13 11:2{i}:02 [shm_broadcast.py:802] No "
                                            "available shared memory broadcast block found in 60 seconds.\n"
                                            for i in range(3)),
+    # sglang PR 27894: NIXL's GDAKI channel on a ConnectX
+    "ucx-devx-create-failed": BANNER + "[1784273406.684686] [iv-host:994396:0]      ib_mlx5_dv.c:452  UCX  ERROR   "
+                              "mlx5dv_devx_obj_create(CQ) failed on mlx5_1, syndrome 0x2aac7c: Remote I/O error\n",
+    # ai-dynamo/dynamo#1108: vLLM under Dynamo
+    "nixl-backend-failed": BANNER + "2025-05-16T04:56:18.119Z ERROR engine.run_mp_engine: NIXL_ERR_BACKEND\n",
+    # sglang#7691: eight GPUs at DP=8
+    "sglang-no-kv-room": BANNER + "[2025-07-02 07:41:59 DP0 TP0] max_total_tokens=131072 is larger than the profiled "
+                         "value -561981. Use the profiled value instead.\n",
+    # ai-dynamo/dynamo#1540: the frontend with no worker
+    "dynamo-no-instances": BANNER + "ERROR chat_completions: dynamo_llm::http::service::openai: Internal server error: "
+                           "Failed to generate completions: no instances found for endpoint "
+                           "\"instances/dynamo/Frontend/chat/completions\"\n",
+    # triton-inference-server/tensorrtllm_backend#698: mpirun across nodes
+    "ompi-daemons-not-started": BANNER + "ORTE was unable to reliably start one or more daemons.\n",
+    # sglang#13198: sgl_kernel on a DGX Spark
+    "cuda12-library-missing": BANNER + "* ImportError: libnvrtc.so.12: cannot open shared object file: No such file or "
+                              "directory\n",
+    # TensorRT-LLM#8179: trtllm-serve's KV cache
+    "trtllm-kv-window-capped": BANNER + "[10/07/2025-18:33:58] [TRT-LLM] [W] Attention window size 131073 exceeds upper "
+                               "bound 8224 for available blocks. Reducing to 8224.\n",
+    # openucx/ucx#3463: the address routed through a device UCX was not given
+    "ucx-no-sockaddr-transport": BANNER + "[1554831347.602987] [host:48104:1]      wireup_ep.c:467  UCX  ERROR no "
+                                 "supported sockaddr auxiliary transports found for mlx5_4:1\n",
+    # Mellanox/docker-sriov-plugin#10: rping in a container
+    "rdma-cm-addr-enodev": BANNER + "cma event RDMA_CM_EVENT_ADDR_ERROR, error -19\n",
+    # vllm-project/vllm-metal#625: the store on a VPN's address
+    "c10d-server-socket-timeout": BANNER + "The server socket on [::ffff:10.4.6.125]:63617 has timed out, will retry.\n",
+    # wtdcode/vllm-backport#14: eight ranks of one machine (told here: several)
+    "gloo-hostname-loopback": BANNER + "[rank7]:[W806 14:25:27.650991133 ProcessGroupGloo.cpp:524] Warning: Unable to "
+                              "resolve hostname to a (local) address. Using the loopback address as fallback.\n",
+    "gloo-hostname-loopback-one-machine": BANNER + "[rank1]:[W806 14:25:27.665422024 ProcessGroupGloo.cpp:524] "
+                                          "Warning: Unable to resolve hostname to a (local) address. Using the loopback "
+                                          "address as fallback.\n",
     # ray-project/ray#35017: `ray status` right after the head started
     "ray-no-cluster-status": BANNER + "$ ray status\nNo cluster status.\n",
     # vllm#15537: vLLM over Ray on two nodes, the raylet's disk monitor
@@ -614,7 +647,7 @@ EXAMPLES.update({
     "nccl-ras-port-in-use": BANNER + "[2025-06-05 10:45:19] paula09:2528103:2528103 [0] ras/client_support.cc:160 NCCL "
                             "WARN Call to bind failed: Address already in use\n",
     # vllm#29670: a data-parallel start
-    "vllm-fd-ulimit": BANNER + "(APIServer pid=927159) WARNING 11-28 19:08:15 [system_utils.py:222] Found ulimit of 65530 "
+    "vllm-fd-ulimit": BANNER + "(APIServer pid=927159) WARNING 11-28 19:08:15 [system_utils.py:222] Found ulimit of 1024 "
                       "and failed to automatically increase with error current limit exceeds maximum limit.\n",
     # NVIDIA/open-gpu-kernel-modules#688: a DGX Station A100's GPU lost
     "nvrm-gpu-lost": BANNER + "Feb 17 08:02:35 myhost1-DGX-Station-A100 kernel: NVRM: nvAssertOkFailedNoLog: Assertion "
@@ -745,7 +778,8 @@ def reached_in_text(text: str) -> list[str]:
     return out
 
 
-EXAMPLE_NODES = {"ray-local-instance-one-machine": 1, "nccl-error-one-machine": 1, "nccl-watchdog-first-one-machine": 1}
+EXAMPLE_NODES = {"ray-local-instance-one-machine": 1, "nccl-error-one-machine": 1, "nccl-watchdog-first-one-machine": 1,
+                 "gloo-hostname-loopback-one-machine": 1}
 """Entries that ask what `explain --nodes` says (LOG_FLAGS' told_one_machine, details one_machine_told): the machines
 their example is read with."""
 EXAMPLE_HOSTS: dict[str, str] = {}

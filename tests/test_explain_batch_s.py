@@ -326,7 +326,7 @@ def test_what_the_review_of_this_sessions_change_found_stays_mended():
     for text, said in (("$ nvidia-smi\nNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. "
                         "Make sure that the latest NVIDIA driver is installed and running.\n", "NVIDIA-SMI has failed"),
                        ("$ sudo ip link set enP7s7 mtu 9000\nError: mtu greater than device maximum.\n", "mtu greater"),
-                       ("$ ray status\nNo cluster status.\n", "Ray is not running here")):
+                       ("$ ray status\nNo cluster status.\n", "printed `No cluster status.`")):
         (s,) = explain(text)
         assert said in (s.error or messages(s)) and "not in the paste" not in messages(s) \
             and "prints nothing" not in messages(s), text

@@ -97,3 +97,145 @@ def test_the_engines_wait_line_three_times_in_a_row_is_a_stuck_worker():
         STALL.format(3) + STALL.format(4)
     [s] = explain(broken, host="other")
     assert "times in a row" not in messages(s) and "waited 60 s for a worker" in messages(s, "info")
+
+
+# NVIDIA/nccl#676 (blind batch xd011), as posted: the HPC-X plugin turned off, then NCCL's own IB
+PLUGIN_OFF = """Rank 0: Completed store-based barrier for key:store_based_barrier_key:1 with 2 nodes.
+
+----------------------------------------------------------------------------------------------------
+distributed_backend=nccl
+All distributed processes registered. Starting with 2 processes
+----------------------------------------------------------------------------------------------------
+
+gpu01:351578:351578 [0] NCCL INFO Bootstrap : Using enp225s0f1:10.10.10.2<0>
+gpu01:351578:351578 [0] NCCL INFO Plugin Path : /opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so
+gpu01:351578:351578 [0] NCCL INFO P2P plugin IBext
+gpu01:351578:351578 [0] NCCL INFO NCCL_IBEXT_DISABLE set by environment to 1.
+gpu01:351578:351578 [0] NCCL INFO net.cc:55 -> 3
+gpu01:351578:351578 [0] NCCL INFO NET/IB : Using [0]mlx5_9:1/RoCE [RO]; OOB enp225s0f1:10.10.10.2<0>
+"""
+
+
+def test_a_network_plugin_that_declines_at_load_is_no_failure_and_a_banner_of_dashes_is_no_perftest():
+    """NVIDIA/nccl#676: `net.cc:55 -> 3` is NCCL's plugin loading (src/net.cc) returning the error of a plugin turned
+    off (NCCL_IBEXT_DISABLE=1); NCCL then uses its own IB, as the next line says. PyTorch Lightning's banner of 100
+    dashes is not perftest's (87)."""
+    sections = explain(PLUGIN_OFF, host="other", nodes=2)
+    assert "perftest" not in [s.kind for s in sections]
+    [s] = [s for s in sections if s.kind == "nccl-log"]
+    assert "`net.cc:55 -> 3` is NCCL's network-plugin loading" in messages(s, "info") and not messages(s, "fail")
+    # the same chain from the net transport (transport/net.cc), with no network chosen after it, stays a failure
+    failed = PLUGIN_OFF.replace("net.cc:55 -> 3", "transport/net.cc:1538 -> 3").rsplit("gpu01", 1)[0]
+    [s] = [s for s in explain(failed, host="other", nodes=2) if s.kind == "nccl-log"]
+    assert "transport/net.cc:1538 returned 3, internal error" in messages(s, "fail")
+
+
+def test_an_nccl_ib_hca_name_nccl_did_not_use_warns():
+    """NVIDIA/nccl-tests#133 (blind batch xd016): `-x NCCL_IB_HCA=mlx5_6,mlx_8` (a typo for mlx5_8), and both nodes'
+    `NET/IB : Using [0]mlx5_6:1/RoCE`: one NIC where two were asked for."""
+    log = ("nodea:26799:26799 [0] NCCL INFO NET/IB : Using [0]mlx5_6:1/RoCE ; OOB xgbe4:10.0.0.1<0>\n"
+           "nodea:26799:26799 [0] NCCL INFO Using network IB\n")
+    for text in (f"$ mpirun -np 16 -x NCCL_IB_HCA=mlx5_6,mlx_8 ./build/all_reduce_perf -b 1024 -e 1024M\n{log}",
+                 "nodea:26799:26799 [0] NCCL INFO NCCL_IB_HCA set by environment to mlx5_6,mlx_8\n" + log):
+        warned = " ".join(messages(s, "warn") for s in explain(text, host="other", nodes=2))
+        assert "NCCL_IB_HCA=mlx5_6,mlx_8 names mlx_8, which NCCL did not use" in warned, text
+    for asked in ("mlx5", "mlx5_6", "^mlx5_8", "=mlx5_6:1"):  # prefixes, an exclusion, an exact name with its port
+        text = f"nodea:26799:26799 [0] NCCL INFO NCCL_IB_HCA set by environment to {asked}\n" + log
+        assert "did not use" not in " ".join(messages(s) for s in explain(text, host="other", nodes=2)), asked
+
+
+def test_ip_o_addr_one_line_form_is_read_and_says_nothing_of_state():
+    """kreuzhofer/dgx-manager's plan (blind batch xc016): `ip -o -4 addr show` on a GB10, each address on one line
+    behind its interface, `\\` where `ip addr` would break the line; both twins of cage 0 in one /24. The lines show
+    no state, so nothing is said to be down."""
+    text = ("2: enP7s7    inet 192.168.44.36/24 brd 192.168.44.255 scope global dynamic noprefixroute enP7s7\\       "
+            "valid_lft 6132sec preferred_lft 6132sec\n"
+            "3: enp1s0f0np0    inet 192.168.100.10/24 brd 192.168.100.255 scope global noprefixroute enp1s0f0np0\\"
+            "       valid_lft forever preferred_lft forever\n"
+            "5: enP2p1s0f0np0    inet 192.168.100.30/24 brd 192.168.100.255 scope global noprefixroute "
+            "enP2p1s0f0np0\\       valid_lft forever preferred_lft forever\n")
+    [s] = explain(text, host="spark")
+    assert s.kind == "ip-addr"
+    assert "enp1s0f0np0 (192.168.100.10/24) and enP2p1s0f0np0 (192.168.100.30/24) are in the same subnet" in messages(
+        s, "fail")
+    assert "not their state" in messages(s, "info") and "No QSFP interface is UP" not in messages(s)
+
+
+def test_no_cluster_status_is_ray_answering_before_its_monitor_published():
+    """ray-project/ray#35017 (blind batch xg011): `ray status` right after `Ray runtime started.` on the head prints
+    `No cluster status.`: Ray answered (it is not 'not running'); which nodes joined is not known yet, a warning."""
+    text = ("$ ray start --head --port=6379\nLocal node IP: 172.31.62.187\n\n--------------------\nRay runtime "
+            "started.\n--------------------\n$ ray status\nNo cluster status.\n")
+    [_, s] = explain(text, host="other")
+    assert s.kind == "ray-status" and "printed `No cluster status.`" in messages(s, "warn")
+    assert "not running" not in messages(s)
+
+
+def test_the_raylet_address_line_is_a_hedged_warning_whatever_came_after():
+    """ray-project/ray#30292 (corpus zk005) and #30291 (blind batch xg012): Ray logs `... while we can not find the
+    matched Raylet address` at INFO level while the node's raylet registers; readers split between a note and a
+    warning (corpus l008, zv017), none called it a failure: a warning that says the paste cannot decide and what
+    does (`ray status` on the head)."""
+    line = ("[2022-11-15 07:03:38,731 I 28432 28432] global_state_accessor.cc:357: This node has an IP address of "
+            "172.16.0.31, while we can not find the matched Raylet address. This maybe come from when you connect the "
+            "Ray cluster with a different IP address or connect a container.\n")
+    [s] = explain("Local node IP: 172.16.0.31\n" + line, host="other")
+    assert "cannot decide" in messages(s, "warn") and "`ray status`" in messages(s, "warn") and not messages(s, "fail")
+
+
+def test_gpudirect_rdma_disabled_for_a_socket_transports_interfaces_is_expected():
+    """NVIDIA/nccl#1519 and #901 (blind batch xk013, xk014): `NET/FastSocket : GPU Direct RDMA Disabled for HCA 0
+    'eth0'` and NET/Socket's for `lan3`: a socket transport never does GPUDirect RDMA, so no warning about
+    nvidia-peermem or DMA-BUF; for an RDMA device's name it stays a warning off a Spark."""
+    sock = "".join(f"node-h100-1:13878:13953 [0] NCCL INFO NET/FastSocket : GPU Direct RDMA Disabled for HCA {i} "
+                   f"'eth{i}'\n" for i in range(2))
+    [s] = explain(sock, host="other")
+    assert "socket transport" in messages(s, "info") and "peermem" not in messages(s)
+    ib = "gpu01:1:1 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'\n"
+    [s] = explain(ib, host="other")
+    assert "GPU Direct RDMA is disabled for mlx5_0" in messages(s, "warn")
+
+
+# sgl-project/sglang PR 5571 (blind batch xg005), as posted: bench_serving's summary, 30,000-token prompts at 10 req/s
+ITL_STALL = """Request throughput (req/s):              0.85
+Input token throughput (tok/s):          8526.46
+Output token throughput (tok/s):         426.32
+Concurrency:                             48.06
+---------------Time to First Token----------------
+Mean TTFT (ms):                          19303.59
+Median TTFT (ms):                        20385.84
+P99 TTFT (ms):                           34325.18
+---------------Inter-Token Latency----------------
+Mean ITL (ms):                           74.63
+Median ITL (ms):                         44.12
+P95 ITL (ms):                            45.90
+P99 ITL (ms):                            329.94
+Max ITL (ms):                            31297.97
+==================================================
+"""
+
+
+def test_a_max_itl_of_seconds_is_a_decode_stall():
+    """SGLang prints `Max ITL (ms)`: 31,298 ms beside a median of 44 ms is a stream whose decode stopped for 31 s
+    (checks/specs/serving.toml [load] stall_itl_ms, 10,000 ms); a max below that says nothing."""
+    [s] = explain(ITL_STALL, host="other")
+    assert "The longest gap between two tokens of one request was 31.3 s (Max ITL), beside a median of 44.12 ms" in \
+        messages(s, "warn")
+    [s] = explain(ITL_STALL.replace("31297.97", "9200.00"), host="other")
+    assert "longest gap" not in messages(s)
+
+
+def test_ttft_and_itl_of_zero_in_every_statistic_mean_no_token_was_timed():
+    """sgl-project/sglang#9585 (blind batch xg002): bench_serving's JSON with 300 requests of 1,000 output tokens each
+    and mean, median and p99 TTFT and ITL all 0.0: the client timed no token, so its latencies mean nothing."""
+    result = ('{"backend": "sglang", "dataset_name": "random", "request_rate": Infinity, "max_concurrency": 16, '
+              '"duration": 91.82, "completed": 300, "total_input_tokens": 75000000, "total_output_tokens": 300000, '
+              '"request_throughput": 3.267, "output_throughput": 3267.09, "mean_e2e_latency_ms": 4760.2, '
+              '"median_e2e_latency_ms": 4825.55, "mean_ttft_ms": 0.0, "median_ttft_ms": 0.0, "p99_ttft_ms": 0.0, '
+              '"mean_tpot_ms": 4.76, "median_tpot_ms": 4.83, "p99_tpot_ms": 5.82, "mean_itl_ms": 0.0, '
+              '"median_itl_ms": 0.0, "p99_itl_ms": 0.0}\n')
+    [s] = explain(result, host="other")
+    assert "TTFT and ITL are 0.00 ms in every statistic" in messages(s, "warn")
+    timed = result.replace('"mean_itl_ms": 0.0', '"mean_itl_ms": 4.7').replace('"median_itl_ms": 0.0',
+                                                                              '"median_itl_ms": 4.8')
+    assert "every statistic" not in messages(explain(timed, host="other")[0])

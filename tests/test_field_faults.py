@@ -718,6 +718,24 @@ RAY_FATAL = ("[2026-04-03 12:10:44,576 C 107 107] experimental_mutable_object_ma
 RAY_DISK = ("(raylet) [2025-03-26 09:15:12,562 E 228 259] (raylet) file_system_monitor.cc:116: /tmp/ray/session_2025-03-"
             "26_08-55-15_777925_1 is over 95% full, available space: 16.7067 GB; capacity: 491.079 GB.\n")
 NO_STATUS = "No cluster status.\n"
+# the blind batches xl, xi and xh of session 35, as posted (one line each; the URLs in tests/test_diagnoses.py EXAMPLES)
+DEVX = ("[1784273406.684686] [iv-host:994396:0]      ib_mlx5_dv.c:452  UCX  ERROR   mlx5dv_devx_obj_create(CQ) failed "
+        "on mlx5_1, syndrome 0x2aac7c: Remote I/O error\n")
+NIXL_BACKEND = "2025-05-16T04:56:18.119Z ERROR engine.run_mp_engine: NIXL_ERR_BACKEND\n"
+SGLANG_NO_KV = ("[2025-07-02 07:41:59 DP0 TP0] max_total_tokens=131072 is larger than the profiled value -561981. Use the "
+                "profiled value instead.\n")
+DYNAMO_NONE = ("ERROR chat_completions: dynamo_llm::http::service::openai: Internal server error: Failed to generate "
+               "completions: no instances found for endpoint \"instances/dynamo/Frontend/chat/completions\"\n")
+ORTED = "ORTE was unable to reliably start one or more daemons.\n"
+CUDA12_LIB = "* ImportError: libnvrtc.so.12: cannot open shared object file: No such file or directory\n"
+TRT_WINDOW = ("[10/07/2025-18:33:58] [TRT-LLM] [W] Attention window size 131073 exceeds upper bound 8224 for available "
+              "blocks. Reducing to 8224.\n")
+UCX_SOCKADDR = ("[1554831347.602987] [host:48104:1]      wireup_ep.c:467  UCX  ERROR no supported sockaddr auxiliary "
+                "transports found for mlx5_4:1\n")
+CM_ENODEV = "cma event RDMA_CM_EVENT_ADDR_ERROR, error -19\n"
+STORE_RETRY = "The server socket on [::ffff:10.4.6.125]:63617 has timed out, will retry.\n"
+GLOO_HOSTNAME = ("[rank7]:[W806 14:25:27.650991133 ProcessGroupGloo.cpp:524] Warning: Unable to resolve hostname to a "
+                 "(local) address. Using the loopback address as fallback.\n")
 SHM_STUCK = "".join(f"(EngineCore pid=2025) INFO 08-13 11:2{i}:02 [shm_broadcast.py:802] No available shared memory "
                     "broadcast block found in 60 seconds.\n" for i in range(3))
 RAY_USAGE = "Error: Got unexpected extra arguments (& RAY_HEAD_PID= echo 'Waiting for all Ray worker nodes')\n"
@@ -729,8 +747,8 @@ NVRM_LOST = ("Feb 17 08:02:35 myhost1-DGX-Station-A100 kernel: NVRM: nvAssertOkF
              "from the bus [NV_ERR_GPU_IS_LOST] (0x0000000F) returned from rmStatus @ kernel_ce_gv100.c:106\n")
 # https://github.com/vllm-project/vllm/issues/19204 and /29670, as posted: an NCCL RAS port taken, vLLM's fd limit
 RAS_BIND = "paula09:2528103:2528103 [0] ras/client_support.cc:160 NCCL WARN Call to bind failed: Address already in use\n"
-FD_ULIMIT = ("(APIServer pid=927159) WARNING 11-28 19:08:15 [system_utils.py:222] Found ulimit of 65530 and failed to "
-             "automatically increase with error current limit exceeds maximum limit.\n")
+FD_ULIMIT = ("(APIServer pid=927159) WARNING 11-28 19:08:15 [system_utils.py:222] Found ulimit of 1024 and failed to "
+             "automatically increase with error current limit exceeds maximum limit.\n")  # (65530 there: not said)
 
 # https://github.com/vllm-project/vllm/issues/53013, as posted (its two lines; the person's words between them left out)
 GRAPH_ESTIMATE = ("(Worker_DP1_TP1_EP3 pid=3585771) INFO 08-19 05:56:57 [gpu_model_runner.py:6936] Estimated CUDA graph "
@@ -895,7 +913,9 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        NO_ADDRESS, DASHBOARD_PORT, RPC_CRASHED, RPC_CONNECT, RDZV_CONNECTION, RDZV_TIMEOUT,
        RANDOM_RUN_ID, LOOPBACK_MASTER, LOOPBACK_LAUNCH, CHILD_FAILED, MODULE_NOT_CONNECTED, MODULE_UNREADABLE,
        CDI_OFF, NO_GPU_RUNTIME, CDI_UNRESOLVABLE, NVC_DRIVER, NVC_NO_NVML, NVML_UNKNOWN, SHM_FALLOCATE, COMPAT_804,
-       RAY_FATAL, RAY_DISK, RAY_USAGE, BENCH_FIRST, RANK_TWICE, NVRM_LOST, NO_STATUS, SHM_STUCK]
+       RAY_FATAL, RAY_DISK, RAY_USAGE, BENCH_FIRST, RANK_TWICE, NVRM_LOST, NO_STATUS, SHM_STUCK, FD_ULIMIT,
+       DEVX, NIXL_BACKEND, SGLANG_NO_KV, DYNAMO_NONE, ORTED, CUDA12_LIB, TRT_WINDOW, UCX_SOCKADDR, CM_ENODEV,
+       STORE_RETRY, GLOO_HOSTNAME]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -905,7 +925,8 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
     [(level, message)] = known_faults(text)
     assert level == ("warn" if any(text is t for t in (XID_45, KV_PREEMPTED, PG_ANCHOR, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SHM_64MB, RAY_SHM,
                                                       PCIE_NARROW, UCX_NO_DEVICE, TRT_OTHER_GPU, AER_CORRECTED,
-                                                      MODULE_UNREADABLE, RAY_DISK, NO_STATUS, SHM_STUCK))
+                                                      MODULE_UNREADABLE, RAY_DISK, NO_STATUS, SHM_STUCK, FD_ULIMIT,
+                                                      TRT_WINDOW, GLOO_HOSTNAME))
                     else "fail")
     assert " Fix: " in message
 
@@ -949,10 +970,16 @@ def test_every_known_error_line_is_read_here():
     """Each table entry that reads plain text is reached by one of the field outputs above."""
     reached = {d.kind for text in ALL + [NETPLAN_NM, FORWARD_COMPAT, PROVIDER, GID_NODATA, UNKNOWN_ENV, PEERMEM,
                                         MLX5_POWER, SLURM_STEP, MLX5_LOW_POWER, ETHTOOL_NETLINK, NVBANDWIDTH_WAIVED,
-                                        DOWNLOADED, NO_P2P, SHM_WAIT, NO_VERBS, SPARK_BOOT, NO_P2P_PAIR, PEER_CHECK, WSL, OFI_TCP, OFI_GDR, RAS_BIND, FD_ULIMIT, PEER_ALREADY,
+                                        DOWNLOADED, NO_P2P, SHM_WAIT, NO_VERBS, SPARK_BOOT, NO_P2P_PAIR, PEER_CHECK, WSL, OFI_TCP, OFI_GDR, RAS_BIND, PEER_ALREADY,
                                         PCIE_SLOWER, ALLREDUCE, SYMM_MEM, PL_REFUSED, TORCH_CAP, NO_CUSTOM_AR,
                                         REREGISTRATION, MODULE_NOT_SUPPORTED, ABI_OTHERS_OPEN]
                for d in diagnose_text(text)}
+    from grader.judges.context import _CONTEXT, Context
+    token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently
+    try:
+        reached |= {d.kind for d in diagnose_text(GLOO_HOSTNAME)}
+    finally:
+        _CONTEXT.reset(token)
     assert {e.kind for e in load_table() if e.reads_text} <= reached
 
 

@@ -182,7 +182,7 @@ def test_ray_status_survives_prompt_ansi_crlf_and_docker_exec():
 @pytest.mark.parametrize("text, words", [
     ("ConnectionError: Could not find any running Ray instance. Please specify the one to connect to by "
      "setting `--address` flag or `RAY_ADDRESS` environment variable.", "Ray is not running"),
-    ("No cluster status. It may take a few seconds for the Ray internal services to start up.", "Ray is not running"),
+    ("No cluster status. It may take a few seconds for the Ray internal services to start up.", "published no cluster status yet"),
     ("bash: ray: command not found", "command not found"),
     ("hello world", "does not look like `ray status`"),
     ("", "empty"),

@@ -25,7 +25,7 @@ _STATS = ("-S", "--statistics", "-a", "--show-pause")  # ethtool's counters and 
 register(KindSpec(
     name="ip-addr", parse=parse_ip_addr, summarise=judge("link", "summarise_ip_addr"), programs=("ip", "ifconfig"),
     matches_command=lambda argv: argv_is("ip", "address", "link")(argv) or argv_is("ifconfig")(argv),
-    line=re.compile(r"^\d+:\s+\S+:\s+<|^link/\S+|^inet6?\s|^valid_lft\s|^altname\s|^Device \".*\" does not exist"
+    line=re.compile(r"^\d+:\s+\S+:\s+<|^\d+:\s+\S+\s+inet6?\s|^link/\S+|^inet6?\s|^valid_lft\s|^altname\s|^Device \".*\" does not exist"
                     r"|^[^\s:]++(?::\d{1,4})?:\s+flags=\d+<|^[^\s:]++(?::\d{1,4})?\s+Link encap:"  # ifconfig's
                     r"|^\S++\s+(?:UP|DOWN|UNKNOWN|LOWERLAYERDOWN|DORMANT|NOTPRESENT|TESTING)(?:\s|$)"),
     # `rdma -j link` objects also have "ifname": they carry "physical_state", ip's never do

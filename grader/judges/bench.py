@@ -97,10 +97,17 @@ def describe(result: BenchResult, sent: int | None = None, burst: bool = False, 
             lat.append(f"{label} " + ", ".join(parts))
     if lat:
         findings.append(info("; ".join(lat) + "."))
-    findings += _prefill(src, cap)
+    findings += _prefill(src, cap) + _itl_stall(src)
     zero = [label for name, label in (("ttft", "TTFT"), ("tpot", "TPOT")) if src.get(f"median_{name}_ms") == 0
             and (src.get(f"p99_{name}_ms") or src.get(f"mean_{name}_ms"))]
-    if zero and src.get("completed"):
+    none = [label for name, label in (("ttft", "TTFT"), ("itl", "ITL")) if src.get(f"mean_{name}_ms") == 0
+            and not src.get(f"median_{name}_ms") and not src.get(f"p99_{name}_ms")]  # blind batch xg002
+    if len(none) == 2 and src.get("completed") and (src.get("total_output_tokens") or 0) > src["completed"]:
+        findings.append(warn("TTFT and ITL are 0.00 ms in every statistic, though the requests generated tokens: no "
+                             "token was timed (an answer that was not streamed, a server or proxy that sends it whole), "
+                             "so the latencies of this run mean nothing and its throughput is all there is. Check that "
+                             "the server streams (`stream: true` reaches it) and run again."))
+    elif zero and src.get("completed"):
         findings.append(warn(f"Median {' and '.join(zero)} of 0.00 ms, beside nonzero means: no request gets its "
                              "first token (or its next) in no time, so at least half of them were timed without one "
                              "(an empty or non-streamed answer, or a client that measured nothing). These latency "
@@ -200,6 +207,22 @@ def _offered_findings(result: BenchResult, src: dict[str, Any], cap: int | None 
         out.append(info(f"`Average latency per output token` ({per_token / 1000:g} s) is each request's whole latency "
                         "over its output tokens, queueing and prefill included: not TPOT (the time between tokens)."))
     return out
+
+
+def _itl_stall(src: dict[str, Any]) -> list[Finding]:
+    """A longest gap between two tokens (``Max ITL``, SGLang's bench_serving) of checks/specs/serving.toml [load]
+    stall_itl_ms or more: some stream's decode stopped that long (blind batch xg005, sglang#5571: 31 s)."""
+    from ..calc.specs import row
+    top, median = src.get("max_itl_ms"), src.get("median_itl_ms")
+    stall = row("serving.toml", "load").graded("stall_itl_ms")
+    if not top or top < stall:
+        return []
+    return [warn(f"The longest gap between two tokens of one request was {top / 1000:.1f} s (Max ITL)"
+                 + (f", beside a median of {median:g} ms" if median else "") + f": at least once a stream's decode "
+                 f"stopped for seconds (a stall of {stall / 1000:g} s or more, checks/specs/serving.toml [load]). Most "
+                 "often it waited behind other requests' long prefills (large prompts at high concurrency: its TTFTs "
+                 "say the same) or was preempted; a smaller prefill chunk (vLLM's --max-num-batched-tokens, SGLang's "
+                 "--chunked-prefill-size) or fewer requests at once shortens it.")]
 
 
 def _slowest_graded_tpot(model: str | None = None) -> tuple[float, str] | None:

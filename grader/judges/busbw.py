@@ -25,7 +25,7 @@ from .common import (BUSBW_BROKEN_GBS, BUSBW_LINE_GBS, BUSBW_ONE_TWIN_GBS, BUSBW
                      spark_figure, warn)
 from .context import context
 from .model import Finding, Summary
-from .nccl import _bootstrap_across_hosts, _inside_findings, _network_findings
+from .nccl import _bootstrap_across_hosts, _inside_findings, _network_findings, with_command_hca
 from .nccl_errors import _verbs_findings
 
 
@@ -307,6 +307,7 @@ def summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
             log = dataclasses.replace(log, nnodes=1)
         if log.nranks is None and res.nranks and not res.ranks_cut:  # the `# Rank` lines count them
             log = dataclasses.replace(log, nranks=res.nranks)
+        log = with_command_hca(log, command)
         verdict = transport_verdict(log)
         if verdict != "unknown" or log.nnodes == 1:
             findings += _network_findings(log, verdict)

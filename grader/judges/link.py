@@ -61,6 +61,9 @@ def summarise_ip_addr(ifaces: list[Any], command: str | None) -> Summary:
                              "enP2p1s0f1np1) in this output: on a DGX Spark run `ip addr` without an "
                              "interface name to see them all."))
         findings += _plain_host_findings(others) if not spark else []
+    elif all(t.operstate is None and not t.flags for t in twins):  # addresses only (`ip -o -4 addr`, `grep inet`)
+        findings.append(info("These lines show the QSFP twins' addresses, not their state: `ip -br link` shows "
+                             "whether they are UP."))
     elif not any(t.is_up for t in twins):
         states = ", ".join(f"{t.name} {t.operstate}" + (" NO-CARRIER" if "NO-CARRIER" in t.flags else "") for t in twins)
         dark = [t.name for t in twins if "NO-CARRIER" in t.flags]

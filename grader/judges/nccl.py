@@ -9,6 +9,7 @@ the figures are checks/ranges.toml's.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from ..parsers.nccl_log import NcclLog, transport_verdict
@@ -148,7 +149,7 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
             why.append(f"NCCL_IB_HCA={log.env_settings['NCCL_IB_HCA']} matched no usable device: check the names "
                        "with `rdma link`")
         cause = ("; ".join(why) + ". ") if why else (
-            "Give NCCL the RDMA devices: set NCCL_IB_HCA to " + ("both Up twins (e.g. rocep1s0f1,roceP2p1s0f1)" if on_spark(
+            "Check that NCCL_IB_DISABLE is not 1 (it turns RDMA off) and give NCCL the RDMA devices: set NCCL_IB_HCA to " + ("both Up twins (e.g. rocep1s0f1,roceP2p1s0f1)" if on_spark(
                 _is_spark_log(log) or None) else "the NICs that reach the peer (`rdma link` lists them; on a DGX Spark "
                                                  "both Up QSFP twins)")
             + " and, in a container, pass --device=/dev/infiniband with IPC_LOCK (or --privileged). ")
@@ -328,6 +329,10 @@ def _gdr_findings(log: NcclLog) -> list[Finding]:
                  "the CPU (NODE/SYS; NCCL_NET_GDR_LEVEL).")]
 
 
+_RDMA_DEVICE_RE = re.compile(r"^(?:mlx\d_|rocep|roceP|ibp|bnxt_re|irdma|efa|hfi1|qedr|rxe|siw|erdma|ionic|mana)")
+"""The names RDMA drivers give their devices (not a netdev's such as eth0)."""
+
+
 def _gdr_off_findings(log: NcclLog) -> list[Finding]:
     """NCCL's own word that GPUDirect RDMA is off for its HCAs (``GPU Direct RDMA Disabled for HCA 0 'rocep1s0f0'``),
     said wherever the log shows it (it is printed when the IB transport starts, before any channel line): expected
@@ -335,6 +340,9 @@ def _gdr_off_findings(log: NcclLog) -> list[Finding]:
     cost on a discrete-GPU host."""
     if not log.gdr_off_hcas:
         return []
+    if not log.ib_devices and not any(_RDMA_DEVICE_RE.match(d) for d in log.gdr_off_hcas):  # blind batch xk013, xk014
+        return [info(f"`GPU Direct RDMA Disabled` for {listed(log.gdr_off_hcas)}: network interfaces of a socket "
+                     "transport (NET/Socket, FastSocket), which never does GPUDirect RDMA; expected, not a fault.")]
     spark = on_spark(_is_spark_log(log) or None)
     said = (f"GPU Direct RDMA is disabled for {listed(log.gdr_off_hcas)}: NCCL stages the data through host memory on "
             "its way to the NIC.")
@@ -372,6 +380,14 @@ def _hca_findings(log: NcclLog) -> list[Finding]:
             out.append(ok(f"NCCL drives all four twins{who} (both ports)."))
         if {"IB", "RoCE"} <= {h.link_layer for h in hcas}:  # an InfiniBand port's queue pair cannot reach a RoCE one's
             mixed.append(f"{', '.join(f'{h.device}:{h.port}' for h in hcas if h.link_layer == 'RoCE')} RoCE{who}")
+    asked = (log.env_settings.get("NCCL_IB_HCA") or "").strip().strip("\"'")
+    used = {h.device for h in log.ib_devices}
+    names = [n.split(":")[0].strip() for n in asked.lstrip("=").split(",") if n.strip()]
+    missing = [n for n in names if not any(d == n if asked.startswith("=") else d.startswith(n) for d in used)]
+    if used and missing and not asked.startswith("^"):  # blind batch xd016: NCCL_IB_HCA=mlx5_6,mlx_8
+        out.append(warn(f"NCCL_IB_HCA={asked} names {listed(missing)}, which NCCL did not use: its `NET/IB : Using` "
+                        f"lines list {listed(sorted(used))} only. A name that matches no device (a typo; `rdma link` "
+                        "lists the names) or a port that is down leaves NCCL on fewer NICs than asked for."))
     if mixed:
         failed = any("modify_qp" in w for w in log.warnings)  # (ibv_modify_qp, as NCCL names it)
         out.append((warn if failed else info)(
@@ -457,7 +473,20 @@ def _mixed_hcas(log: NcclLog) -> list[Finding]:
                  f"the traffic, slower, or fails to reach the peer. List only the fabric's NICs: NCCL_IB_HCA={hca}.")]
 
 
+_HCA_ASKED_RE = re.compile(r"(?:^|\s)(?:-x\s+)?NCCL_IB_HCA=(?P<hca>[^\s]{1,200})")
+
+
+def with_command_hca(log: NcclLog, command: str | None) -> NcclLog:
+    """The log with the command line's NCCL_IB_HCA (mpirun's `-x NCCL_IB_HCA=...`, an `env X=...` prefix) among its
+    settings, where its own lines do not say it: what the ranks were given."""
+    hca = _HCA_ASKED_RE.search(command or "")
+    if not hca or "NCCL_IB_HCA" in log.env_settings:
+        return log
+    return dataclasses.replace(log, env_settings={**log.env_settings, "NCCL_IB_HCA": hca["hca"]})
+
+
 def summarise_nccl_log(log: NcclLog, command: str | None) -> Summary:
+    log = with_command_hca(log, command)
     verdict = transport_verdict(log)
     facts = dict(fields_of(log), transport_verdict=verdict, transports=list(log.transports),
                  ib_devices=[h._asdict() for h in log.ib_devices],

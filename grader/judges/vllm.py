@@ -93,13 +93,14 @@ def _shards(reading: VllmLogReading) -> list[Finding]:
     bar = reading.shard_bar
     if not bar:
         return []
-    slow = row("serving.toml", "weights").graded("slow_shard_s")
+    spec = row("serving.toml", "weights")
+    slow, shard_mb = spec.graded("slow_shard_s"), spec.graded("max_shard_gb") * 1000
     per = float(bar["rate"]) if bar["unit"] == "s/it" else 1 / float(bar["rate"]) if float(bar["rate"]) else 0.0
     if per < slow or bar["pct"] == "100":  # (a load that finished: its time is said by `Model loading took`)
         return []
     return [warn(f"Loading the weights is slow: shard {bar['k']} of {bar['n']} after {bar['elapsed']}, {per:.4g} s a "
-                 f"shard (the bar's rate), {bar['left']} to go at that pace. A shard is at most about 5 GB, so that is "
-                 f"under {5000 / per:.0f} MB/s (a shard a minute or more, checks/specs/serving.toml [weights]): the "
+                 f"shard (the bar's rate), {bar['left']} to go at that pace. A shard is at most about {shard_mb / 1000:g} GB, so "
+                 f"that is under {shard_mb / per:.0f} MB/s (a shard a minute or more, checks/specs/serving.toml [weights]): the "
                  "weights are read slowly, most often from a network filesystem, a FUSE mount or a busy disk, on "
                  "every node that loads them. Time one read of the files (`cat <model dir>/*.safetensors > "
                  "/dev/null`); if it is slow, copy the model to local NVMe on each node and start again.")]

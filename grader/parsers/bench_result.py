@@ -12,7 +12,7 @@ Shapes read (field names changed over versions):
 the 0.32 CPU build on the sim writes this):
     summary ``duration, completed, failed, total_input_tokens, total_output_tokens,
     request_throughput, request_goodput, output_throughput, total_token_throughput,
-    max_output_tokens_per_s, max_concurrent_requests, {mean,median,std,pNN}_{ttft,tpot,itl,e2el}_ms``
+    max_output_tokens_per_s, max_concurrent_requests, {mean,median,std,max,pNN}_{ttft,tpot,itl,e2el}_ms``
     (also ``..._client_queue_time_ms``); run ``date, backend, endpoint_type, label, model_id,
     tokenizer_id, num_prompts, request_rate, burstiness, max_concurrency``; always
     ``latencies`` and ``queue_times`` (0.2x+); with ``--save-detailed`` also ``input_lens,
@@ -67,7 +67,7 @@ _ROW_RE = re.compile(r"^(?P<label>[A-Za-z][^:]*?):\s+"
                      r"(?P<value>[-+]?(?:\d[\d,]*+(?:\.\d*+)?+(?:[eE][-+]?\d++)?+|nan|inf))"
                      r"(?:\s(?P<unit>s|ms|requests/s|tokens/s))?"  # vLLM 0.3-0.4 printed the unit after the value
                      r"(?:\s++[^\w\s].*+)?\s*+$", re.I)  # a person's mark after the value (`251.82 🔥`, `<-- this`)
-_STAT_RE = re.compile(r"^(?P<stat>Mean|Median|Std|P(?P<p>\d+(?:\.\d+)?)) (?P<name>.+?)(?P<ms> \(ms\))?$")
+_STAT_RE = re.compile(r"^(?P<stat>Mean|Median|Std|Max|P(?P<p>\d+(?:\.\d+)?)) (?P<name>.+?)(?P<ms> \(ms\))?$")
 _UNIT_AFTER = {"Benchmark duration": "Benchmark duration (s)", "Request throughput": "Request throughput (req/s)",
                "Input token throughput": "Input token throughput (tok/s)",
                "Output token throughput": "Output token throughput (tok/s)"}
@@ -569,7 +569,7 @@ BENCH_LINE = re.compile(
     r"|^\d+%\|.*\|\s*\d+/\d+\s*\["
     + r"|^-{3,}(?:Time to First Token|Time per Output Token \(excl\. 1st token\)|Inter-token Latency"
     r"|End-to-end Latency|Client-side Queueing|Queue-inclusive End-to-end Latency)-{3,}$"
-    + rf"|^(?:{_TEXT_LABELS}):\s+[-\d.]" + rf"|^(?:Mean|Median|Std|P\d+(?:\.\d+)?) (?:{_METRIC_NAMES}) \(ms\):\s+[-\d.]"
+    + rf"|^(?:{_TEXT_LABELS}):\s+[-\d.]" + rf"|^(?:Mean|Median|Std|Max|P\d+(?:\.\d+)?) (?:{_METRIC_NAMES}) \(ms\):\s+[-\d.]"
     + r"|^Namespace\(backend=" + "|" + LEGACY_ROW_RE.pattern  # vLLM 0.1-0.2's benchmark_serving.py
     + r"|^=? ?(?:PERFORMANCE OVERVIEW|REQUEST DETAILS|WORLD \+ RUNTIME INFORMATION|PYTORCH BACKEND|TENSORRT BACKEND)\s*$"
     + r"|^Request Throughput \(req/sec\):")  # trtllm-bench's report

@@ -151,7 +151,7 @@ def parse_ip_addr(text: str) -> list[Interface]:
         return _from_brief(lines)
     if _IFCONFIG_RE.match(lines[0].text) or _OLD_IFCONFIG_RE.match(lines[0].text):
         return _from_ifconfig(lines)
-    if all(_ADDR_RE.match(x.text) for x in lines):  # `ip a | grep inet`: the address lines alone
+    if all(_ADDR_RE.match(x.text) or _ONELINE_RE.match(x.text) for x in lines):  # `ip a | grep inet`, `ip -o -4 a`
         return _from_address_lines(lines)
     raise fail_on_line("ip addr", lines[0], "not ip addr/link output (no `N: name: <FLAGS>` "
                        "header, no `name STATE ...` brief line, no JSON, no ifconfig `name: flags=N<...>` line)")
@@ -279,16 +279,22 @@ def _from_text(lines: list[Line]) -> list[Interface]:
     return [Interface(addresses=tuple(d.pop("addresses")), **d) for d in out]
 
 
+_ONELINE_RE = re.compile(r"^\s*\d{1,6}:\s+(?P<name>[^\s:]{1,40})\s+(?P<addr>inet6?\s[^\\\n]{1,400})")
+"""A line of ``ip -o addr``: ``3: enp1s0f0np0    inet 192.168.100.10/24 ... enp1s0f0np0\\       valid_lft ...``."""
+
+
 def _from_address_lines(lines: list[Line]) -> list[Interface]:
     """``ip addr`` filtered to its address lines (``ip a | grep inet``): each IPv4 line ends with its interface's name
     (its label), so the addresses are read by interface; what the filter dropped (state, MTU, flags, the lines of
-    IPv6 addresses, which carry no name) is unknown, so ``addresses_listed`` is False (no "no IPv4" said)."""
+    IPv6 addresses, which carry no name) is unknown, so ``addresses_listed`` is False (no "no IPv4" said). ``ip -o
+    addr`` prints each address on one line behind its interface's name (``\\`` where it would break the line)."""
     out: dict[str, list[Address]] = {}
     for pos, line in enumerate(lines):
-        addr = _ADDR_RE.match(line.text)
-        read = _text_address(addr, line, pos == len(lines) - 1) if addr else None
-        if read is not None and read.label:
-            out.setdefault(read.label.split(":")[0], []).append(read)
+        one = _ONELINE_RE.match(line.text)
+        addr = _ADDR_RE.match(one["addr"] if one else line.text)
+        read = _text_address(addr, line, pos == len(lines) - 1 and not one) if addr else None
+        if read is not None and (read.label or one):
+            out.setdefault(one["name"] if one else read.label.split(":")[0], []).append(read)
     if not out:
         raise fail_on_line("ip addr", lines[0], "address lines without the interface's name (only IPv4's carry it): "
                            "paste `ip addr` whole")

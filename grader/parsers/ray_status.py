@@ -420,9 +420,12 @@ def _read_status(all_lines: list[Line], start: int) -> RayStatus | int:
             nodes["active"].append(RayNode(f"node {ip}" if ip else "node", _ip_in(ip or ""), int(old.group("count"))))
             saw_node_list = seen_structure = True
             continue
+        if s.startswith("No cluster status"):  # Ray answered: its monitor has published nothing yet
+            raise fail_on_line(COMMAND, line, "Ray answered, but its head has published no cluster status yet "
+                               "(right after a start it takes a few seconds): run `ray status` again")
         if _NOT_RUNNING_RE.search(s):
             raise fail_on_line(COMMAND, line, "Ray is not running here, or this node cannot reach its head: "
-                               "start it (`ray start --head --node-ip-address=<this node's QSFP address>` on "
+                               "start it (`ray start --head --node-ip-address=<the address the nodes share>` on "
                                "the head) or point at it (RAY_ADDRESS=<head>:6379); right after a start, "
                                "wait a few seconds for the status to appear")
         if _NONE_RE.match(s):
