@@ -203,15 +203,43 @@ def _corrected_burst(log: VllmLog | None, values: Mapping[str, Any], text: str) 
 _STALL_RE = re.compile(r"No available shared memory broadcast block found in (?P<seconds>\d{1,5}) seconds")
 
 
+_STORE_RETRY_RE = re.compile(r"The server socket on [^\n]{1,120}? has timed out, will retry")
+_FORMED_RE = re.compile(r"Init COMPLETE|Rendezvous complete|Application startup complete|[Cc]onnected all rings")
+
+
+def _store_retries(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where c10d's `has timed out, will retry` comes checks/specs/serving.toml [engine] stall_repeats times or
+    more, with no sign after the last of them that the group formed (NCCL's Init COMPLETE, a rendezvous complete):
+    their ``count``."""
+    from grader.calc.specs import row
+    hits = list(_STORE_RETRY_RE.finditer(text))
+    if len(hits) < row("serving.toml", "engine").graded("stall_repeats") or _FORMED_RE.search(text, hits[-1].end()):
+        return None
+    return {"count": len(hits)}
+
+
+def _store_retry_once(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where _store_retries does not."""
+    return None if _store_retries(log, values, text) else {}
+
+
+_IDLE_RE = re.compile(r"\[repeated|throughput: 0\.0 tokens/s, Avg generation throughput: 0\.0 tokens/s|\"GET /")
+"""Lines that show no progress between the wait lines: Ray's dedup notes, engine stats of no tokens, health checks."""
+_PROGRESS_RE = re.compile(r"Application startup complete|Avg generation throughput: (?!0\.0 )\d")
+
+
 def _stall_run(text: str) -> tuple[int, int]:
     """The longest run of vLLM's `No available shared memory broadcast block` lines with no other vLLM line between
-    (Ray's dedup notes and blank lines aside): (lines, seconds they span)."""
+    (blank lines and _IDLE_RE's aside), and not followed by progress (`Application startup complete`, tokens
+    generated): (lines, seconds they span)."""
     best = run = seconds = span = 0
     for line in text.splitlines():
         m = _STALL_RE.search(line)
         if m:
             run, seconds = run + 1, seconds + int(m["seconds"])
-        elif line.strip() and "[repeated" not in line:
+        elif _PROGRESS_RE.search(line):  # it went on: the run was a long step, not a stuck worker
+            best = span = run = seconds = 0
+        elif line.strip() and not _IDLE_RE.search(line):
             run = seconds = 0
         if run > best:
             best, span = run, seconds
@@ -423,6 +451,8 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "corrected_burst": _corrected_burst,
     "stall_repeats": _stall_repeats,
     "stall_once": _stall_once,
+    "store_retries": _store_retries,
+    "store_retry_once": _store_retry_once,
 }
 """An entry's ``detail``: a function of the log (None when :func:`diagnose_text` reads plain text), the
 values read so far and the whole text, that returns more values for the texts, or None when the entry

@@ -624,6 +624,15 @@ EXAMPLES.update({
     "gloo-hostname-loopback-one-machine": BANNER + "[rank1]:[W806 14:25:27.665422024 ProcessGroupGloo.cpp:524] "
                                           "Warning: Unable to resolve hostname to a (local) address. Using the loopback "
                                           "address as fallback.\n",
+    # NVIDIA/caffe#590: a container without the providers (the five uverbs warnings, then no HCA)
+    "ibverbs-no-userspace-driver": BANNER + "libibverbs: Warning: no userspace device-specific driver found for "
+                                   "/sys/class/infiniband_verbs/uverbs4\n0 HCAs found:\n",
+    "ibverbs-no-userspace-driver-others-open": BANNER + "libibverbs: Warning: no userspace device-specific driver found "
+                                               "for /sys/class/infiniband_verbs/uverbs4\n2 HCAs found:\n"
+                                               "    mlx5_0\n    mlx5_1\n",
+    # vllm-project/vllm-metal#625: the store on a VPN's address, again and again
+    "c10d-server-socket-timeouts": BANNER + "The server socket on [::ffff:10.4.6.125]:63617 has timed out, will retry.\n"
+                                   * 3,
     # ray-project/ray#35017: `ray status` right after the head started
     "ray-no-cluster-status": BANNER + "$ ray status\nNo cluster status.\n",
     # vllm#15537: vLLM over Ray on two nodes, the raylet's disk monitor

@@ -239,3 +239,64 @@ def test_ttft_and_itl_of_zero_in_every_statistic_mean_no_token_was_timed():
     timed = result.replace('"mean_itl_ms": 0.0', '"mean_itl_ms": 4.7').replace('"median_itl_ms": 0.0',
                                                                               '"median_itl_ms": 4.8')
     assert "every statistic" not in messages(explain(timed, host="other")[0])
+
+
+def test_the_break_it_review_of_session_35():
+    """Session 35's break-it review (helper-91; its reproducers' shapes, from the threads each names)."""
+    # NVIDIA/nccl#1882: a bind failure in socket.cc (ports exhausted) ended the run; only RAS's own bind is harmless
+    sock = ("gpu-node17:88213:88371 [3] misc/socket.cc:409 NCCL WARN Call to bind failed: Address already in use\n"
+            "gpu-node17:88213:88371 [3] proxy.cc:1519 NCCL WARN [Proxy Service 131] Failed to execute operation "
+            "Connect from rank 131, retcode 2\n")
+    [s] = explain(sock, host="other", nodes=256)
+    assert "RAS" not in messages(s) and "NCCL WARN: Call to bind failed" in messages(s, "fail")
+    # ray-project/ray PR 19695: a check on an I/O status after a node died is not Ray's own bug
+    fatal = ("(raylet) [2021-10-25 05:34:10,286 C 43098 1729504] plasma_store_provider.cc:73:  Check failed: _s.ok() "
+             "Bad status: IOError: Broken pipe\n")
+    said = " ".join(messages(s) for s in explain(fatal, host="other"))
+    assert "aborted on a fatal check in plasma_store_provider.cc" in said and "bug in Ray" not in said
+    # vllm#46367: four wait lines during a warm-up, then the server started: not a stuck worker
+    wait = ("(EngineCore pid=1240) INFO 06-22 11:{}:34 [shm_broadcast.py:705] No available shared memory broadcast "
+            "block found in 60 seconds.\n")
+    started = "".join(wait.format(19 + i) for i in range(4)) + "(APIServer pid=1) INFO:     Application startup complete.\n"
+    assert "in a row" not in " ".join(messages(s) for s in explain(started, host="other", nodes=1))
+    # vllm-omni#2928's shape: the wait lines between engine stats of no tokens are one stall
+    stats = ("(APIServer pid=1) INFO 06-22 11:{}:40 [loggers.py:1] Engine 000: Avg prompt throughput: 0.0 tokens/s, "
+             "Avg generation throughput: 0.0 tokens/s, Running: 4 reqs, Waiting: 0 reqs\n")
+    hung = "".join(wait.format(19 + i) + stats.format(19 + i) for i in range(4))
+    assert "logged 4 times in a row" in " ".join(messages(s, "warn") for s in explain(hung, host="other"))
+    # a sweep that starts over (`-o all`), and one side's outlier, are no dip
+    row = "{:>12} {:>12}     float     sum      -1    1000.0  {a:6.2f}  {b:6.2f}      0    1000.0  {a:6.2f}  {c:6.2f}      0\n"
+    sizes = [2**k for k in range(23, 30)]
+    table = "".join(row.format(n, n // 4, a=bw / 2, b=bw, c=bw) for n, bw in zip(sizes, (150, 200, 250, 300, 330, 360,
+                                                                                         385)))
+    assert "dips" not in messages(explain(table + table, host="other", nodes=2)[0])
+    odd = table.replace(row.format(2**26, 2**24, a=150.0, b=300, c=300), row.format(2**26, 2**24, a=150.0, b=100, c=300))
+    assert odd != table and "dips" not in messages(explain(odd, host="other", nodes=2)[0])
+    # a Spark's run of another model than the desktop range's (FP8, not AWQ) is not held to that range
+    bench = ("============ Serving Benchmark Result ============\nSuccessful requests:                     10\n"
+             "Benchmark duration (s):                  200.0\nTotal input tokens:                      10240\n"
+             "Total generated tokens:                  1280\nOutput token throughput (tok/s):         7.4\n"
+             "Mean TTFT (ms):                          900.0\nMedian TTFT (ms):                        900.0\n"
+             "P99 TTFT (ms):                           950.0\nMean TPOT (ms):                          135.0\n"
+             "Median TPOT (ms):                        135.0\nP99 TPOT (ms):                           140.0\n"
+             "==================================================\n")
+    cmd = "$ vllm bench serve --model meta-llama/Meta-Llama-3-70B-Instruct-FP8 --max-concurrency 1\n"
+    [s] = explain(cmd + bench, host="spark", nodes=2)
+    assert "very slow" not in messages(s) and "dual-gpu-desktop" not in messages(s)
+    # a device NCCL_IB uses under another name is RDMA, whatever its name; an unexpanded NCCL_IB_HCA names nothing
+    gdr = ("n1:1:1 [0] NCCL INFO NET/IB : Using [0]roces2f0:1/RoCE ; OOB eth0:10.0.0.1<0>\n"
+           "n1:1:1 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'roces2f0'\n")
+    [s] = explain(gdr, host="other", nodes=2)
+    assert "GPU Direct RDMA is disabled for roces2f0" in messages(s, "warn") and "socket transport" not in messages(s)
+    [s] = explain("$ mpirun -np 2 -x NCCL_IB_HCA=$NCCL_HCAS ./all_reduce_perf\n" + gdr, host="other", nodes=2)
+    assert "did not use" not in messages(s)
+    # `ray status` quoted, and in current Ray's words: still Ray answering before its status is published
+    for text in ("$ ray status\n> No cluster status.\n", "$ ray status\nNo cluster status. It may take a few seconds "
+                 "for the Ray internal services to start up.\n"):
+        [s] = explain(text, host="spark")
+        assert "printed `No cluster status.`" in messages(s, "warn") and "not running" not in messages(s), text
+    # what `vllm bench serve` itself prints when its first request fails
+    failed = ("Starting initial single prompt test run...\nValueError: Initial test run failed - Please make sure "
+              "benchmark arguments are correctly specified. Error: Not Found\n")
+    said = " ".join(messages(s, "fail") for s in explain(failed, host="other"))
+    assert "The benchmark's first request failed (error Not Found)" in said

@@ -734,6 +734,9 @@ UCX_SOCKADDR = ("[1554831347.602987] [host:48104:1]      wireup_ep.c:467  UCX  E
                 "transports found for mlx5_4:1\n")
 CM_ENODEV = "cma event RDMA_CM_EVENT_ADDR_ERROR, error -19\n"
 STORE_RETRY = "The server socket on [::ffff:10.4.6.125]:63617 has timed out, will retry.\n"
+STORE_RETRIES = STORE_RETRY * 3
+NO_PROVIDER = ("libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs4\n"
+               "0 HCAs found:\n")  # NVIDIA/caffe#590, as posted (one of its five warnings)
 GLOO_HOSTNAME = ("[rank7]:[W806 14:25:27.650991133 ProcessGroupGloo.cpp:524] Warning: Unable to resolve hostname to a "
                  "(local) address. Using the loopback address as fallback.\n")
 SHM_STUCK = "".join(f"(EngineCore pid=2025) INFO 08-13 11:2{i}:02 [shm_broadcast.py:802] No available shared memory "
@@ -915,7 +918,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        CDI_OFF, NO_GPU_RUNTIME, CDI_UNRESOLVABLE, NVC_DRIVER, NVC_NO_NVML, NVML_UNKNOWN, SHM_FALLOCATE, COMPAT_804,
        RAY_FATAL, RAY_DISK, RAY_USAGE, BENCH_FIRST, RANK_TWICE, NVRM_LOST, NO_STATUS, SHM_STUCK, FD_ULIMIT,
        DEVX, NIXL_BACKEND, SGLANG_NO_KV, DYNAMO_NONE, ORTED, CUDA12_LIB, TRT_WINDOW, UCX_SOCKADDR, CM_ENODEV,
-       STORE_RETRY, GLOO_HOSTNAME]
+       STORE_RETRY, STORE_RETRIES, GLOO_HOSTNAME, NO_PROVIDER]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -926,7 +929,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
     assert level == ("warn" if any(text is t for t in (XID_45, KV_PREEMPTED, PG_ANCHOR, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SHM_64MB, RAY_SHM,
                                                       PCIE_NARROW, UCX_NO_DEVICE, TRT_OTHER_GPU, AER_CORRECTED,
                                                       MODULE_UNREADABLE, RAY_DISK, NO_STATUS, SHM_STUCK, FD_ULIMIT,
-                                                      TRT_WINDOW, GLOO_HOSTNAME))
+                                                      TRT_WINDOW, GLOO_HOSTNAME, STORE_RETRY))
                     else "fail")
     assert " Fix: " in message
 

@@ -230,9 +230,13 @@ def _slowest_graded_tpot(model: str | None = None) -> tuple[float, str] | None:
     sim's CPU figures left out), with its profile: the slowest decode the course accepts at concurrency 1. With
     ``model`` (the run's --model), only the profiles whose range holds for that model (its ``model`` key, matched
     without case in the name's last part), and None when none does."""
+    from .context import context
     best: tuple[float, str] | None = None
     named = model.rsplit("/", 1)[-1].lower() if model else None
+    host = context().host  # a Spark's ranges for a Spark, a desktop's for another machine, all where it is not said
     for profile, ranges in load_ranges().items():
+        if host and (host == "spark") != ("spark" in profile):
+            continue
         r = ranges.get("lab_tpot_c1_ms") if isinstance(ranges, dict) else None
         top = r.get("max") if isinstance(r, dict) else None
         if named and not (isinstance(r, dict) and str(r.get("model", "\0")).lower() in named):
@@ -304,9 +308,10 @@ def _decode_findings(result: BenchResult, src: dict[str, Any], burst: bool = Fal
            f"({slowest[0]:g} ms, checks/ranges.toml [{slowest[1]}.lab_tpot_c1_ms])" if slowest[1] else
            f"one stream falls behind a person reading it (one token every {reading:g} ms, checks/specs/serving.toml "
            f"[load]), whatever the model")
-    return [warn(said + f" That is very slow decode: {bar}. Run at `--max-concurrency 1` to see the TPOT the lab "
-                 "grades; if it stays high, check --enforce-eager, the model's precision, preemptions "
-                 "(`vllm:num_preemptions_total` on /metrics)" + _nodes_too() + ".")]
+    return [warn(said + f" That is very slow decode: {bar}. " + ("" if load == 1 else "Run at `--max-concurrency 1` "
+                 "to see the TPOT the lab grades; if it stays high, c") + ("C" if load == 1 else "") + "heck "
+                 "--enforce-eager, the model's precision, preemptions (`vllm:num_preemptions_total` on /metrics)"
+                 + _nodes_too() + ".")]
 
 
 def _nodes_too() -> str:

@@ -80,23 +80,38 @@ def _sides(row: Any) -> str:
                       is not None)
 
 
+def _best_beside(rows: list[tuple[int, float, Any]]) -> list[tuple[float, Any] | None]:
+    """For each (size, busbw, row) of ``rows`` (ordered by size), the best (busbw, row) among the rows of the sizes
+    before its own in that order (None before the first size)."""
+    out: list[tuple[float, Any] | None] = []
+    best = group = None
+    for k, (size, bw, row) in enumerate(rows):
+        if k and size != rows[k - 1][0]:  # a new size: the last size's best joins the rows before
+            best = group if best is None or group[0] > best[0] else best
+            group = None
+        out.append(best)
+        group = (bw, row) if group is None or bw > group[0] else group
+    return out
+
+
 def _dip(res: NcclTestsResult) -> list[Finding]:
     """busbw that dips at a size and rises again above it (checks/ranges.toml dip_ratio, from dip_from_bytes), on any
-    host: the deepest such dip, said once."""
+    host: the deepest such dip, said once. Each row counts with its better side (out-of-place or in-place: one side's
+    outlier is noise), against the best of the smaller sizes and the best of the larger ones (a sweep that starts
+    over, `-o all` or `-N 2`, is not a dip)."""
     ratio, start = (spark_figure("allgather_busbw_gbs", k) for k in ("dip_ratio", "dip_from_bytes"))
-    rows = [r for r in res.rows if r.busbw_gbs is not None]
+    rows = sorted(((r.size_bytes, max(m.busbw_gbs for m in (r.out_of_place, r.in_place) if m is not None), r)
+                   for r in res.rows if r.busbw_gbs is not None), key=lambda x: x[0])
+    below, above = _best_beside(rows), _best_beside(rows[::-1])[::-1]  # the best of the smaller, of the larger sizes
     worst = None
-    for i, row in enumerate(rows):
-        best = max(rows[:i], key=lambda r: r.busbw_gbs, default=None)
-        after = [r for r in rows[i + 1:] if r.size_bytes > row.size_bytes]
-        if (row.size_bytes >= start and best is not None and row.busbw_gbs * ratio < best.busbw_gbs
-                and any(r.busbw_gbs >= row.busbw_gbs * ratio for r in after)
-                and (worst is None or row.busbw_gbs / best.busbw_gbs < worst[0].busbw_gbs / worst[1].busbw_gbs)):
-            worst = row, best, max(after, key=lambda r: r.busbw_gbs)
+    for (size, bw, row), low, high in zip(rows, below, above):
+        if (size >= start and low is not None and high is not None and bw * ratio < low[0] and high[0] >= bw * ratio
+                and (worst is None or bw / low[0] < worst[0])):
+            worst = (bw / low[0], row, low[1], high[1])
     if worst is None:
         return []
-    row, best, back = worst
-    return [warn(f"busbw dips from {_sides(best)} GB/s at {best.size_bytes:,} B to {_sides(row)} GB/s at "
+    _, row, best_row, back = worst
+    return [warn(f"busbw dips from {_sides(best_row)} GB/s at {best_row.size_bytes:,} B to {_sides(row)} GB/s at "
                  f"{row.size_bytes:,} B and rises again ({_sides(back)} GB/s at {back.size_bytes:,} B): at that size "
                  "NCCL moves data a slower way, an algorithm or protocol its tuner switches to there, or a path of "
                  "the network (a plugin's or a buffer's threshold). Rerun around that size with NCCL_DEBUG=INFO "

@@ -329,7 +329,7 @@ def _gdr_findings(log: NcclLog) -> list[Finding]:
                  "the CPU (NODE/SYS; NCCL_NET_GDR_LEVEL).")]
 
 
-_RDMA_DEVICE_RE = re.compile(r"^(?:mlx\d_|rocep|roceP|ibp|bnxt_re|irdma|efa|hfi1|qedr|rxe|siw|erdma|ionic|mana)")
+_RDMA_DEVICE_RE = re.compile(r"^(?:mlx\d_|roce|ibp|bnxt_re|irdma|efa|hfi1|qedr|rxe|siw|erdma|ionic|mana)")
 """The names RDMA drivers give their devices (not a netdev's such as eth0)."""
 
 
@@ -340,7 +340,8 @@ def _gdr_off_findings(log: NcclLog) -> list[Finding]:
     cost on a discrete-GPU host."""
     if not log.gdr_off_hcas:
         return []
-    if not log.ib_devices and not any(_RDMA_DEVICE_RE.match(d) for d in log.gdr_off_hcas):  # blind batch xk013, xk014
+    if (not log.ib_devices and not log.n_ib_connections and transport_verdict(log) != "NET/IB"  # blind batch xk013
+            and not any(_RDMA_DEVICE_RE.match(d) for d in log.gdr_off_hcas)):
         return [info(f"`GPU Direct RDMA Disabled` for {listed(log.gdr_off_hcas)}: network interfaces of a socket "
                      "transport (NET/Socket, FastSocket), which never does GPUDirect RDMA; expected, not a fault.")]
     spark = on_spark(_is_spark_log(log) or None)
@@ -384,7 +385,7 @@ def _hca_findings(log: NcclLog) -> list[Finding]:
     used = {h.device for h in log.ib_devices}
     names = [n.split(":")[0].strip() for n in asked.lstrip("=").split(",") if n.strip()]
     missing = [n for n in names if not any(d == n if asked.startswith("=") else d.startswith(n) for d in used)]
-    if used and missing and not asked.startswith("^"):  # blind batch xd016: NCCL_IB_HCA=mlx5_6,mlx_8
+    if used and missing and not asked.startswith("^") and "$" not in asked:  # blind batch xd016: mlx5_6,mlx_8
         out.append(warn(f"NCCL_IB_HCA={asked} names {listed(missing)}, which NCCL did not use: its `NET/IB : Using` "
                         f"lines list {listed(sorted(used))} only. A name that matches no device (a typo; `rdma link` "
                         "lists the names) or a port that is down leaves NCCL on fewer NICs than asked for."))

@@ -128,7 +128,9 @@ def error_findings(log: NcclLog) -> list[Finding]:
     # one it reads as a failure or a warning leaves no other WARN to be raised to the run's failure
     readings = {w: [_LEVELS[level](message) for level, message in known_faults(f"NCCL WARN {w}")] for w in warned}
     serious = any(f.level != "info" for said in readings.values() for f in said)
-    first = None if serious else next((w for w in warned if not readings[w] and _FAILED_WARN_RE.search(w)), None)
+    went_on = log.init_complete or log.rings_connected or log.bench  # (a WARN the run got past stopped nothing)
+    first = None if serious or went_on else next((w for w in warned if not readings[w] and _FAILED_WARN_RE.search(w)),
+                                                  None)
     failing = any(f.level == "fail" for said in readings.values() for f in said)
     for e in [e for e in log.errors if e not in log.verbs_failures][:3]:
         if failing and "system error" in e and "Last error" not in e:

@@ -420,7 +420,7 @@ def _read_status(all_lines: list[Line], start: int) -> RayStatus | int:
             nodes["active"].append(RayNode(f"node {ip}" if ip else "node", _ip_in(ip or ""), int(old.group("count"))))
             saw_node_list = seen_structure = True
             continue
-        if s.startswith("No cluster status"):  # Ray answered: its monitor has published nothing yet
+        if "No cluster status" in s:  # Ray answered: its monitor has published nothing yet (a `> ` quote too)
             raise fail_on_line(COMMAND, line, "Ray answered, but its head has published no cluster status yet "
                                "(right after a start it takes a few seconds): run `ray status` again")
         if _NOT_RUNNING_RE.search(s):
