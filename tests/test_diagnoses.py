@@ -633,6 +633,10 @@ EXAMPLES.update({
     # vllm-project/vllm-metal#625: the store on a VPN's address, again and again
     "c10d-server-socket-timeouts": BANNER + "The server socket on [::ffff:10.4.6.125]:63617 has timed out, will retry.\n"
                                    * 3,
+    # vllm#2084: a SageMaker container, NCCL_SOCKET_IFNAME=^lo,docker,veth
+    "nccl-no-socket-interface": BANNER + "host:14391:14391 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to "
+                                "^lo,docker,veth\nhost:14391:14391 [0] bootstrap.cc:45 NCCL WARN Bootstrap : no socket "
+                                "interface found\n",
     # ray-project/ray#35017: `ray status` right after the head started
     "ray-no-cluster-status": BANNER + "$ ray status\nNo cluster status.\n",
     # vllm#15537: vLLM over Ray on two nodes, the raylet's disk monitor

@@ -300,3 +300,41 @@ def test_the_break_it_review_of_session_35():
               "benchmark arguments are correctly specified. Error: Not Found\n")
     said = " ".join(messages(s, "fail") for s in explain(failed, host="other"))
     assert "The benchmark's first request failed (error Not Found)" in said
+
+
+def test_more_of_session_35s_blind_batches():
+    """esnet/iperf#781 (blind batch xo015): the server's `local A port 50000 connected to A port 47408`: the client
+    ran on the same machine, so 48 Gbit/s on a gigabit NIC measured no link. ray-project/ray on a Mac pair (xp019):
+    `ray status` cut inside its node list cannot say a node is missing. vllm#16011's shape (xo011): TP beyond a
+    node's GPUs is not called harmless 'on two Sparks' off a Spark."""
+    iperf = ("$ iperf3 -s -p 50000\n-----------------------------------------------------------\nServer listening on "
+             "50000\n-----------------------------------------------------------\nAccepted connection from "
+             "192.168.110.146, port 47406\n[  5] local 192.168.110.146 port 50000 connected to 192.168.110.146 port "
+             "47408\n[ ID] Interval           Transfer     Bitrate\n[  5]   0.00-10.00  sec  56.0 GBytes  48.1 "
+             "Gbits/sec                  receiver\n")
+    [s] = explain(iperf, host="other")
+    assert "connected 192.168.110.146 to itself" in messages(s, "warn")
+    assert "to itself" not in messages(explain(iperf.replace("connected to 192.168.110.146", "connected to "
+                                                             "192.168.110.147"), host="other")[0])
+    cut = ("$ ray status\n======== Autoscaler status: 2026-01-10 19:07:50.741894 ========\nNode status\n"
+           "---------------------------------------------------------------\nActive:\n 1 node_26f405e3590d4f0b3ddfda2a2\n")
+    [s] = explain(cut, host="other", nodes=2)
+    assert "stops inside its node list" in messages(s, "info") and not messages(s, "fail")
+    tp = ("(EngineCore_DP0 pid=148) WARNING 01-15 16:55:27 [ray_utils.py:331] Tensor parallel size (2) exceeds "
+          "available GPUs (1). This may result in Ray placement group allocation failures.\n")
+    assert "Sparks" not in " ".join(messages(s) for s in explain(tp, host="other", nodes=2))
+    assert "On two Sparks" in " ".join(messages(s) for s in explain(tp, host="spark", nodes=2))
+
+
+def test_an_error_printed_just_above_a_cut_traceback_is_the_error():
+    """exo-explore/exo (blind batch xo001): exo logs `Error processing tensor ... CUDA Error 2, out of memory`, then
+    the traceback it caught, cut before its exception line: that line is the error (a failure), not a missing one.
+    A caption above it (`Full exception:`, corpus t006) is no error line."""
+    tb = ("Traceback (most recent call last):\n  File \"/home/x/penv/lib/python3.12/site-packages/tinygrad/device.py\", "
+          "line 152, in alloc\n    try: return super().alloc(size, options)\n")
+    above = ("Error processing tensor for shard Shard(model_id='m', start_layer=0, end_layer=31, n_layers=32): CUDA "
+             "Error 2, out of memory\n")
+    said = " ".join(messages(s, "fail") for s in explain(above + tb, host="other"))
+    assert "printed an error just above its traceback: `Error processing tensor" in said
+    said = " ".join(messages(s) for s in explain("Full exception:\n" + tb, host="other"))
+    assert "just above" not in said and "cut before its exception line" in said

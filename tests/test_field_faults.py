@@ -735,6 +735,7 @@ UCX_SOCKADDR = ("[1554831347.602987] [host:48104:1]      wireup_ep.c:467  UCX  E
 CM_ENODEV = "cma event RDMA_CM_EVENT_ADDR_ERROR, error -19\n"
 STORE_RETRY = "The server socket on [::ffff:10.4.6.125]:63617 has timed out, will retry.\n"
 STORE_RETRIES = STORE_RETRY * 3
+NO_SOCKET_IFACE = "host:14391:14391 [0] bootstrap.cc:45 NCCL WARN Bootstrap : no socket interface found\n"  # vllm#2084
 NO_PROVIDER = ("libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs4\n"
                "0 HCAs found:\n")  # NVIDIA/caffe#590, as posted (one of its five warnings)
 GLOO_HOSTNAME = ("[rank7]:[W806 14:25:27.650991133 ProcessGroupGloo.cpp:524] Warning: Unable to resolve hostname to a "
@@ -918,7 +919,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        CDI_OFF, NO_GPU_RUNTIME, CDI_UNRESOLVABLE, NVC_DRIVER, NVC_NO_NVML, NVML_UNKNOWN, SHM_FALLOCATE, COMPAT_804,
        RAY_FATAL, RAY_DISK, RAY_USAGE, BENCH_FIRST, RANK_TWICE, NVRM_LOST, NO_STATUS, SHM_STUCK, FD_ULIMIT,
        DEVX, NIXL_BACKEND, SGLANG_NO_KV, DYNAMO_NONE, ORTED, CUDA12_LIB, TRT_WINDOW, UCX_SOCKADDR, CM_ENODEV,
-       STORE_RETRY, STORE_RETRIES, GLOO_HOSTNAME, NO_PROVIDER]
+       STORE_RETRY, STORE_RETRIES, GLOO_HOSTNAME, NO_PROVIDER, NO_SOCKET_IFACE]
 
 
 @pytest.mark.parametrize("text", ALL)

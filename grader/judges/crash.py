@@ -6,8 +6,10 @@ log's reader's.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from ..diagnoses import known_faults
 from .common import fail, info, warn
 from .model import Finding, Summary
 
@@ -16,6 +18,22 @@ def _where(tb: Any) -> str:
     inner = tb.innermost
     return (f" (raised in {inner.short}, line {inner.line}" + (f", in {inner.func}" if inner.func else "") + ")"
             if inner else "")
+
+
+_ERROR_WORDS_RE = re.compile(r"\b(?:[Ee]rror|ERROR|[Ee]xception|[Ff]ailed|FAILED|out of memory)\b")
+
+
+def _error_above(tb: Any) -> str | None:
+    """The line printed just above the traceback's header, in the paste, where it names an error (a program that
+    logs what went wrong and then the traceback of the exception it caught), else None."""
+    from .context import context
+    paste, head = context().paste, (tb.text or "").lstrip()[:160]
+    at = paste.find(head) if head else -1
+    if at <= 0:
+        return None
+    before = [x.strip() for x in paste[max(0, at - 2000):at].splitlines() if x.strip()]
+    last = before[-1] if before else ""
+    return last[:300] if _ERROR_WORDS_RE.search(last) and not last.endswith(":") else None  # (not a caption)
 
 
 def summarise_traceback(tb: Any, command: str | None) -> Summary:
@@ -28,6 +46,12 @@ def summarise_traceback(tb: Any, command: str | None) -> Summary:
                              "chained": tb.chained, "innermost": f"{inner.short}:{inner.line}" if inner else None}
     chain = (f" It ended {tb.chained} traceback(s) before it (`During handling of the above exception`): the first "
              "one is the cause, the last one what stopped the program." if tb.chained else "")
+    above = _error_above(tb)
+    if tb.cut and above:  # blind batch xo001: the program printed its error, then the traceback it caught
+        return facts, [fail(f"The program printed an error just above its traceback: `{above}`{_where(tb)}. That "
+                            "line is what went wrong; the traceback, cut before its exception line here, shows where "
+                            f"it was raised.{chain}")] + [Finding(level, message) for level, message in known_faults(
+                                above)]
     if tb.cut:
         return facts, [warn(f"A Python traceback cut before its exception line{_where(tb)}: the error itself is not "
                             "in the paste. Paste the traceback's last lines, below its last `File ...` line: the "
@@ -38,7 +62,6 @@ def summarise_traceback(tb: Any, command: str | None) -> Summary:
     if tb.type == "KeyboardInterrupt":
         return facts, [info(f"The program was stopped by Ctrl-C (KeyboardInterrupt){_where(tb)}: not a fault by "
                             "itself; what it printed before that is what to read.")]
-    from ..diagnoses import known_faults
     from ..parsers.common import ParseError
     findings: list[Finding] = []
     if any(f.short.startswith("vllm/") for f in tb.frames):  # vLLM's own traceback: read as its log's error

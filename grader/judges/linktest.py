@@ -424,6 +424,11 @@ def summarise_iperf3(read: Iperf3Read, command: str | None) -> Summary:
                              f"Gbit/s{lost}. An interval is a second of the test, not its result: paste the whole "
                              "JSON (its `end` section: sum_sent and sum_received) for the rate to judge."))
         return facts, findings
+    if r.self_connected:  # blind batch xo015: the client connected to its own address
+        return facts, findings + [warn(
+            f"{gbps:.2f} Gbit/s, but the test connected {r.self_connected} to itself (`local {r.self_connected} ... "
+            f"connected to {r.self_connected}`): it measured this machine's own network stack, not a link. Run the "
+            "server on the other machine and the client here, against the other machine's address.")]
     if r.stopped:
         findings.append(info(f"The test was ended early (`iperf3: {r.stopped}`: Ctrl-C, or the other side stopped): "
                              "its summary covers only the seconds it ran, and a server's summary of a test cut short "

@@ -89,6 +89,10 @@ def summarise_ray(st: RayStatus, command: str | None) -> Summary:
                                      ". Run `ray status` again in a minute; nodes that stay pending point at the "
                                      "autoscaler's launch (its log, /tmp/ray/session_latest/logs/monitor.*), not at a "
                                      "worker that could not join.")))
+        elif n == 1 and not (st.resources or st.totals or st.pending_demands or st.per_node or st.failed_nodes):
+            findings.append(info("Ray lists 1 node, but the output stops inside its node list (no `Pending` or "  # xp019
+                                 "`Resources` section after it): more nodes may be below the cut, so it cannot say "
+                                 "whether the other node joined. Paste `ray status` whole."))
         elif n == 1:
             other = "the second Spark" if spark is not False else "the other node"
             findings.append(fail(f"Ray sees only 1 node: {other} has not joined. On it, start the worker "

@@ -20,6 +20,8 @@ _ROW_RE = re.compile(
 _ERROR_RE = re.compile(r"^iperf3?: (?P<kind>error|interrupt) - (?P<msg>.+)$")
 _STOPPED_RE = re.compile(r"^iperf3?: (?:interrupt - )?(?P<msg>the (?:client|server) has terminated)\s*$")
 _UDP_LOST_RE = re.compile(r"\bms\s++(?P<lost>\d++)/(?P<total>\d++)\b")  # a UDP row's jitter, then Lost/Total
+_SELF_RE = re.compile(r"^\[\s{0,3}\d{1,4}\]\s{1,8}local (?P<a>[0-9A-Fa-f.:]{2,45}) port \d{1,5} connected (?:to|with) "
+                      r"(?P<b>[0-9A-Fa-f.:]{2,45}) port \d{1,5}")
 _HOST_RE = re.compile(r"^(?:Connecting to host|Accepted connection from) (?P<host>[^,\s]+)")
 _START_RE = re.compile(r"^Starting Test: protocol: (?P<proto>\w+), (?P<n>\d+) streams")
 _LISTEN_RE = re.compile(r"^Server listening on (?P<port>\d+)")
@@ -55,6 +57,9 @@ class Iperf3Result:
     """The rate the test was paced to (``-b``/``--bitrate``, or ``-J``'s ``target_bitrate``), None when unlimited."""
     """``the client has terminated`` (or the server): the test was ended early, by Ctrl-C or by the other side; its
     summary rows cover only the seconds it ran (the ``error`` stays None: the rows are a result)."""
+    self_connected: str | None = None
+    """The address of a connection from an address to itself (``local A port N connected to A port M``): the test
+    crossed no link."""
 
     @property
     def sent_gbps(self) -> float | None:
@@ -241,7 +246,7 @@ def _from_text(lines: list[Line]) -> Iperf3Result:
     summary: dict[str, re.Match[str]] = {}
     intervals: list[re.Match[str]] = []
     ids: set[str] = set()
-    error = remote = port = stopped = None
+    error = remote = port = stopped = loop = None
     proto, streams = "TCP", None
     for line in lines:
         s = line.text.strip()
@@ -268,6 +273,9 @@ def _from_text(lines: list[Line]) -> Iperf3Result:
             if cut:
                 stopped = cut.group("msg")
                 continue
+        same = _SELF_RE.match(s)
+        if same and same["a"] == same["b"]:
+            loop = same["a"]
         for regex in (_ERROR_RE, _HOST_RE, _START_RE):
             m = regex.match(s)
             if m and regex is _ERROR_RE and error is None:
@@ -296,7 +304,7 @@ def _from_text(lines: list[Line]) -> Iperf3Result:
     retr = re.match(r"\s*(\d+)\s+sender", sent.group("rest")) if sent and proto == "TCP" else None
     return Iperf3Result(proto, streams or (len(ids) or None), duration, sent_bps,
                         _rate(recv) if recv else None, int(retr.group(1)) if retr else None,
-                        error, remote, truncated, port, stopped=stopped)
+                        error, remote, truncated, port, stopped=stopped, self_connected=loop)
 
 
 def _rate(row: re.Match[str]) -> float:
