@@ -308,10 +308,10 @@ def _decode_findings(result: BenchResult, src: dict[str, Any], burst: bool = Fal
            f"({slowest[0]:g} ms, checks/ranges.toml [{slowest[1]}.lab_tpot_c1_ms])" if slowest[1] else
            f"one stream falls behind a person reading it (one token every {reading:g} ms, checks/specs/serving.toml "
            f"[load]), whatever the model")
-    return [warn(said + f" That is very slow decode: {bar}. " + ("" if load == 1 else "Run at `--max-concurrency 1` "
-                 "to see the TPOT the lab grades; if it stays high, c") + ("C" if load == 1 else "") + "heck "
-                 "--enforce-eager, the model's precision, preemptions (`vllm:num_preemptions_total` on /metrics)"
-                 + _nodes_too() + ".")]
+    check = ("check --enforce-eager, the model's precision, preemptions (`vllm:num_preemptions_total` on /metrics)"
+             + _nodes_too() + ".")
+    lead = "" if load == 1 else "Run at `--max-concurrency 1` to see the TPOT the lab grades; if it stays high, "
+    return [warn(said + f" That is very slow decode: {bar}. " + (lead + check if lead else check[0].upper() + check[1:]))]
 
 
 def _nodes_too() -> str:

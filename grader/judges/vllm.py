@@ -99,11 +99,12 @@ def _shards(reading: VllmLogReading) -> list[Finding]:
     if per < slow or bar["pct"] == "100":  # (a load that finished: its time is said by `Model loading took`)
         return []
     return [warn(f"Loading the weights is slow: shard {bar['k']} of {bar['n']} after {bar['elapsed']}, {per:.4g} s a "
-                 f"shard (the bar's rate), {bar['left']} to go at that pace. A shard is at most about {shard_mb / 1000:g} GB, so "
-                 f"that is under {shard_mb / per:.0f} MB/s (a shard a minute or more, checks/specs/serving.toml [weights]): the "
-                 "weights are read slowly, most often from a network filesystem, a FUSE mount or a busy disk, on "
-                 "every node that loads them. Time one read of the files (`cat <model dir>/*.safetensors > "
-                 "/dev/null`); if it is slow, copy the model to local NVMe on each node and start again.")]
+                 f"shard (the bar's rate), {bar['left']} to go at that pace (a shard a minute or more, "
+                 f"checks/specs/serving.toml [weights]). With shards of the usual {shard_mb / 1000:g} GB or less that "
+                 f"is under {shard_mb / per:.0f} MB/s. The paste does not say why: storage is the usual cause (a "
+                 "network filesystem, a FUSE mount, a busy disk, on every node that loads the model), memory "
+                 "pressure while loading another. Time one read of the files (`cat <model dir>/*.safetensors > "
+                 "/dev/null`): if that is slow too, copy the model to local NVMe on each node and start again.")]
 
 
 def _stops_loading(reading: VllmLogReading, diagnoses: list) -> list[Finding]:
