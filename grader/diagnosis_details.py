@@ -207,20 +207,25 @@ _STORE_RETRY_RE = re.compile(r"The server socket on [^\n]{1,120}? has timed out,
 _FORMED_RE = re.compile(r"Init COMPLETE|Rendezvous complete|Application startup complete|[Cc]onnected all rings")
 
 
+def _repeats() -> int:
+    """How many lines of a wait in a row mean no progress (checks/specs/serving.toml [engine] stall_repeats)."""
+    from grader.calc.specs import row
+    return row("serving.toml", "engine").graded("stall_repeats")
+
+
+def _unless(detail: Callable[..., dict[str, Any] | None]) -> Callable[..., dict[str, Any] | None]:
+    """The detail that applies exactly where ``detail`` does not (an entry's twin of the other level)."""
+    return lambda log, values, text: None if detail(log, values, text) is not None else {}
+
+
 def _store_retries(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """Applies where c10d's `has timed out, will retry` comes checks/specs/serving.toml [engine] stall_repeats times or
     more, with no sign after the last of them that the group formed (NCCL's Init COMPLETE, a rendezvous complete):
     their ``count``."""
-    from grader.calc.specs import row
     hits = list(_STORE_RETRY_RE.finditer(text))
-    if len(hits) < row("serving.toml", "engine").graded("stall_repeats") or _FORMED_RE.search(text, hits[-1].end()):
+    if len(hits) < _repeats() or _FORMED_RE.search(text, hits[-1].end()):
         return None
     return {"count": len(hits)}
-
-
-def _store_retry_once(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies where _store_retries does not."""
-    return None if _store_retries(log, values, text) else {}
 
 
 _IDLE_RE = re.compile(r"\[repeated|throughput: 0\.0 tokens/s, Avg generation throughput: 0\.0 tokens/s|\"GET /")
@@ -249,15 +254,8 @@ def _stall_run(text: str) -> tuple[int, int]:
 def _stall_repeats(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """Applies where checks/specs/serving.toml [engine] stall_repeats of those lines or more come in a row: their
     ``count`` and the ``minutes`` they span."""
-    from grader.calc.specs import row
     count, seconds = _stall_run(text)
-    return {"count": count, "minutes": f"{seconds / 60:g}"} if count >= row("serving.toml", "engine").graded(
-        "stall_repeats") else None
-
-
-def _stall_once(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies where fewer of those lines than _stall_repeats asks for come in a row."""
-    return None if _stall_repeats(log, values, text) else {}
+    return {"count": count, "minutes": f"{seconds / 60:g}"} if count >= _repeats() else None
 
 
 _HANG_RE = re.compile(r"(?i)\b(?:hangs?|hanging|hung|stuck|freez(?:es|ing)?|froze)\b")
@@ -332,11 +330,6 @@ def _one_machine_told(log: VllmLog | None, values: Mapping[str, Any], text: str)
     """Applies where `explain --nodes 1` says the paste is of one machine (no network carried its collectives), of the
     first process group (``PG 0``, or none named: a later group's first collective comes after the run's others)."""
     return {} if context().nodes == 1 and not re.search(r"\[PG (?:ID )?[1-9]", text) else None
-
-
-def _told_one_machine(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies where `explain --nodes 1` says the paste is of one machine."""
-    return {} if context().nodes == 1 else None
 
 
 def _other_devices_open(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
@@ -438,7 +431,7 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "narrower_link": _narrower_link,
     "multi_machine": _multi_machine,
     "one_machine_told": _one_machine_told,
-    "told_one_machine": _told_one_machine,
+    "told_one_machine": _unless(_multi_machine),  # `explain --nodes 1` says one machine
     "rpc_endpoint": _rpc_endpoint,
     "other_devices_open": _other_devices_open,
     "several_nodes_asked": _several_nodes_asked,
@@ -450,9 +443,9 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "told_hang": _told_hang,
     "corrected_burst": _corrected_burst,
     "stall_repeats": _stall_repeats,
-    "stall_once": _stall_once,
+    "stall_once": _unless(_stall_repeats),
     "store_retries": _store_retries,
-    "store_retry_once": _store_retry_once,
+    "store_retry_once": _unless(_store_retries),
 }
 """An entry's ``detail``: a function of the log (None when :func:`diagnose_text` reads plain text), the
 values read so far and the whole text, that returns more values for the texts, or None when the entry

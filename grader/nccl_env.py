@@ -36,13 +36,18 @@ def plain_ifnames(value: str, interfaces: list[str]) -> list[str]:
     return [i for i in _items(value) if i in interfaces]
 
 
-def ib_hcas(value: str, devices: list[str]) -> list[str]:
-    """Which RDMA ``devices`` NCCL_IB_HCA ``value`` selects (``dev[:port]`` entries, prefix match unless ``=``, ``^`` excludes)."""
+def ib_hca_names(value: str) -> tuple[bool, bool, list[str]]:
+    """NCCL_IB_HCA ``value`` read: (excludes, exact, the device names of its ``dev[:port]`` entries)."""
     v = value.strip()
     exclude = v.startswith("^")
     v = v.lstrip("^")
     exact = v.startswith("=")
-    names = [e.split(":")[0] for e in _items(v.lstrip("="))]
+    return exclude, exact, [e.split(":")[0] for e in _items(v.lstrip("="))]
+
+
+def ib_hcas(value: str, devices: list[str]) -> list[str]:
+    """Which RDMA ``devices`` NCCL_IB_HCA ``value`` selects (``dev[:port]`` entries, prefix match unless ``=``, ``^`` excludes)."""
+    exclude, exact, names = ib_hca_names(value)
     hit = (lambda d: d in names) if exact else (lambda d: any(d.startswith(n) for n in names))
     return [d for d in devices if hit(d) != exclude]
 

@@ -46,8 +46,8 @@ def summarise_traceback(tb: Any, command: str | None) -> Summary:
                              "chained": tb.chained, "innermost": f"{inner.short}:{inner.line}" if inner else None}
     chain = (f" It ended {tb.chained} traceback(s) before it (`During handling of the above exception`): the first "
              "one is the cause, the last one what stopped the program." if tb.chained else "")
-    above = _error_above(tb)
-    if tb.cut and above:  # blind batch xo001: the program printed its error, then the traceback it caught
+    above = _error_above(tb) if tb.cut else None
+    if above:  # blind batch xo001: the program printed its error, then the traceback it caught
         return facts, [fail(f"The program printed an error just above its traceback: `{above}`{_where(tb)}. That "
                             "line is what went wrong; the traceback, cut before its exception line here, shows where "
                             f"it was raised.{chain}")] + [Finding(level, message) for level, message in known_faults(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from ..nccl_env import ib_hca_names, ib_hcas
 from ..parsers.nccl_log import NcclLog, transport_verdict
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port, rdma_device_for
 from .nccl_errors import _chain_findings, _setup_failures, _verbs_findings, error_findings
@@ -382,12 +383,12 @@ def _hca_findings(log: NcclLog) -> list[Finding]:
         if {"IB", "RoCE"} <= {h.link_layer for h in hcas}:  # an InfiniBand port's queue pair cannot reach a RoCE one's
             mixed.append(f"{', '.join(f'{h.device}:{h.port}' for h in hcas if h.link_layer == 'RoCE')} RoCE{who}")
     asked = (log.env_settings.get("NCCL_IB_HCA") or "").strip().strip("\"'")
-    used = {h.device for h in log.ib_devices}
-    names = [n.split(":")[0].strip() for n in asked.lstrip("=").split(",") if n.strip()]
-    missing = [n for n in names if not any(d == n if asked.startswith("=") else d.startswith(n) for d in used)]
-    if used and missing and not asked.startswith("^") and "$" not in asked:  # blind batch xd016: mlx5_6,mlx_8
+    used = sorted({h.device for h in log.ib_devices})
+    exclude, exact, names = ib_hca_names(asked)
+    missing = [n for n in names if not ib_hcas(("=" if exact else "") + n, used)]  # each name alone selects none
+    if used and missing and not exclude and "$" not in asked:  # blind batch xd016: mlx5_6,mlx_8
         out.append(warn(f"NCCL_IB_HCA={asked} names {listed(missing)}, which NCCL did not use: its `NET/IB : Using` "
-                        f"lines list {listed(sorted(used))} only. A name that matches no device (a typo; `rdma link` "
+                        f"lines list {listed(used)} only. A name that matches no device (a typo; `rdma link` "
                         "lists the names) or a port that is down leaves NCCL on fewer NICs than asked for."))
     if mixed:
         failed = any("modify_qp" in w for w in log.warnings)  # (ibv_modify_qp, as NCCL names it)
