@@ -54,12 +54,12 @@ register(KindSpec(
     name="ray-start", parse=parse_ray_start, summarise=judge("ray", "summarise_ray_start"), programs=("ray",),
     matches_command=lambda argv: runs_program(argv, "ray", "start") or runs_program(argv, "ray", "stop"),
     line=re.compile(
-        r"\bLocal node IP: [0-9A-Fa-f.:]|\bRay runtime started\.|\bRetrying to get node with node ID\b"
+        r"\bLocal node IP: [0-9A-Fa-f.:]|\bRay runtime started\.|^Started Ray on this node\.|\bRetrying to get node with node ID\b"
         r"|\b(?:Unable to connect to GCS|Failed to connect to GCS at address)\b"
         r"|\bThis node has an IP address of \S+, and Ray expects\b|\bRay is trying to start at \S+, but is already"
         r"|\bSome Ray subprocesses exited unexpectedly\b|\bTo add another node to this Ray cluster\b"
         r"|^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+\s+(?:INFO|SUCC|WARN|WARNING|ERROR)\s+"
-        r"(?:scripts|services|usage_lib|gcs_utils|node)\.py:\d+ -- "
+        r"(?:scripts|services|usage_lib|gcs_utils|node|resource_spec)\.py:\d+ -- "
         r"|\bThe object store is using /tmp instead of /dev/shm\b|\b(?:but we cannot find a local|while we can not find the matched) Raylet\b"
         r"|^Stopped (?:all|only) \d+ (?:out of \d+ )?Ray processes\b|^Did not find any active Ray processes\b"),
     starts=re.compile(r"\bLocal node IP: "),

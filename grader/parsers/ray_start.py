@@ -42,10 +42,11 @@ COMMAND = "ray start"
 
 _RAY_LOG_PREFIX_RE = re.compile(r"^\[?\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+\]?\s+\w+\s+[\w.]+:\d+\s+--\s?")
 """Ray's own logger header in front of a line (``2025-02-16 18:29:05,057 INFO scripts.py:1047 -- ``)."""
-_LOCAL_IP_RE = re.compile(r"\bLocal node IP: (?P<ip>[0-9A-Fa-f.:]{2,45})\b")
-_STARTED_RE = re.compile(r"\bRay runtime started\.")
-_JOIN_RE = re.compile(r"\bray start --address='?(?P<addr>[\w.:\[\]-]{1,80}?)'?(?:\s|$)")
-_HEAD_RE = re.compile(r"\bTo add another node to this Ray cluster, run\b|^Next steps$")
+_LOCAL_IP_RE = re.compile(r"\b(?:Local node IP: |Using IP address )(?P<ip>[0-9A-Fa-f.:]{2,45})\b")  # Ray 2, Ray 0.8
+_STARTED_RE = re.compile(r"\bRay runtime started\.|^Started Ray on this node\.")  # Ray 1 and 2 | Ray 0.8
+_JOIN_RE = re.compile(r"\bray start --(?:redis-)?address[= ]'?(?P<addr>[\w.:\[\]-]{1,80}?)'?(?:\s|$)")
+_HEAD_RE = re.compile(r"\bTo add another node to this Ray cluster, run\b|^Next steps$|\bYou can add additional nodes to the "
+                      r"cluster by calling\b")
 _BLOCK_RE = re.compile(r"\bThis command will now block (?:forever )?until terminated by a signal\b")
 _RETRY_RE = re.compile(r"\bRetrying to get node with node ID\b")
 _GCS_RE = re.compile(r"\b(?:Unable to connect to GCS(?: \(ray head\))? at|Failed to connect to GCS at address)\s+"

@@ -88,7 +88,7 @@ _FAILURE_RE = re.compile(r"^(?P<name>[^:\s]+):\s*(?P<what>[\w-]+)(?:\s+\((?P<det
 _IPV4_RE = re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b")
 _NOT_RUNNING_RE = re.compile(
     r"Could not find any running Ray instance|Could not connect to (?:the )?Ray|Failed to connect to GCS"
-    r"|ConnectionError:|Unable to connect to GCS|No cluster status", re.I)
+    r"|ConnectionError:|Unable to connect to GCS", re.I)
 
 _MEMORY_NAMES = ("memory", "object_store_memory")
 
@@ -344,7 +344,7 @@ def parse_ray_status(text: str) -> RayStatus:
     (``excerpt=True``).
 
     Raises ParseError when Ray is not running or cannot be reached (``Could not find any
-    running Ray instance``, ``No cluster status``), when ``ray`` is not installed (``command
+    running Ray instance``), when Ray answered with no status yet (``No cluster status.``), when ``ray`` is not installed (``command
     not found``), for a usage line whose numbers cannot be read, or when nothing in the text
     reads as ``ray status`` output.
     """

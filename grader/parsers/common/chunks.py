@@ -5,6 +5,7 @@ of a chunk, as explain's core splits a chunk further. Re-exported by grader.pars
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from operator import itemgetter
@@ -12,6 +13,7 @@ from typing import Callable
 
 from . import Prompt, clean_lines, is_noise_line, parse_prompt
 from .commands import silent_on_success
+from .labelled import host_groups
 
 
 @dataclass(frozen=True)
@@ -342,9 +344,21 @@ def split_chunks(text: str | bytes, is_command: Callable[[str, bool], bool] | No
     elif preamble:
         parts.insert(0, (None, None, 1, preamble))
     unasked_lines = frozenset(unasked)
-    return [Chunk(p.command or None if p else None, p.host if p else None, line,
-                  tuple(map(itemgetter(1), lines)), no, tuple(map(itemgetter(0), lines)), unasked_lines)
-            for p, line, no, lines in parts]
+    return [chunk for p, line, no, lines in parts
+            for chunk in _by_host(Chunk(p.command or None if p else None, p.host if p else None, line,
+                                        tuple(map(itemgetter(1), lines)), no, tuple(map(itemgetter(0), lines)),
+                                        unasked_lines))]
+
+
+def _by_host(chunk: Chunk) -> list[Chunk]:
+    """``chunk``, or one chunk per machine where each line starts with the machine's name (pdsh, clush, Terraform's
+    provisioners: :func:`grader.parsers.common.labelled.host_groups`), each with that machine for its host."""
+    groups = host_groups(chunk.lines) if chunk.host is None else None
+    if not groups:
+        return [chunk]
+    numbers = chunk.linenos or range(chunk.first_lineno, chunk.first_lineno + len(chunk.lines))
+    return [dataclasses.replace(chunk, host=host, lines=tuple(line for _, line in rows),
+                                linenos=tuple(numbers[i] for i, _ in rows)) for host, rows in groups]
 
 
 def split_sections(text: str | bytes) -> list[tuple[str | None, list[str]]]:

@@ -15,15 +15,17 @@ PERFTEST_PROGRAMS = ("ib_write_bw", "ib_read_bw", "ib_send_bw", "ib_atomic_bw", 
 """perftest's programs (grader.parsers.perftest reads their output): here, so that explain registers their kind without
 importing that parser before a paste holds their output."""
 _SSH_ARG_OPTS = set("bcDEeFIiJLlmOopQRSWw")
+_FANOUT = ("pdsh", "clush", "pssh", "parallel-ssh")  # run one command on several machines, each line labelled
+_FANOUT_ARG_OPTS = set("wxRltufgXoeEhHpO")  # their options that take a value (-w HOSTS, -l USER, -t TIMEOUT, ...)
 
 
 def command_argv(command: str | None) -> list[str]:
     """The argv of the program a command line really runs, first pipeline stage only.
 
     ``"sudo ethtool enp1s0f1np1 | grep Speed"`` -> ``["ethtool", "enp1s0f1np1"]``.
-    Unwraps sudo (and its options), env, ``VAR=x`` assignments, time, ``ip netns exec NS``
-    and ``ssh [opts] host``; the program is reduced to its basename. Returns [] for None
-    or an empty command. Never raises.
+    Unwraps sudo (and its options), env, ``VAR=x`` assignments, time, ``ip netns exec NS``,
+    ``ssh [opts] host`` and pdsh, clush and pssh with their options (``pdsh -w a,b "ip addr"``);
+    the program is reduced to its basename. Returns [] for None or an empty command. Never raises.
     """
     return list(_argv(command)) if command else []
 
@@ -71,6 +73,13 @@ def _argv(command: str) -> tuple[str, ...]:
                 if len(opt) == 2 and opt[1] in _SSH_ARG_OPTS and rest:
                     rest.pop(0)
             argv = rest[1:]  # drop the host
+        elif prog in _FANOUT:
+            rest = argv[1:]
+            while rest and rest[0].startswith("-"):
+                opt = rest.pop(0)
+                if len(opt) == 2 and opt[1] in _FANOUT_ARG_OPTS and rest:
+                    rest.pop(0)
+            argv = list(_argv(rest[0])) if len(rest) == 1 and " " in rest[0] else rest  # `pdsh -w a,b "ip addr"`
         else:
             break
     if argv:

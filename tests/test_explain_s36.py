@@ -1,0 +1,63 @@
+"""Session 36: readings of real outputs mended as general rules, each test naming the output it comes from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grader.explain import explain
+from grader.parsers.common import clean_lines
+from grader.parsers.common.labelled import host_groups
+from tests.conftest import levels, messages
+
+CORPUS = Path(__file__).parent / "fixtures" / "field" / "corpus"
+REAL = Path(__file__).parent / "fixtures" / "real" / "spark"
+
+
+def corpus(prefix: str) -> str:
+    """The text of the field corpus entry (or pending one) whose file name starts with ``prefix``."""
+    [path] = list(CORPUS.glob(f"{prefix}_*.txt")) + list((CORPUS.parent / "pending").glob(f"{prefix}_*.txt"))
+    return path.read_text()
+
+
+def _real_lines(name: str) -> list[str]:
+    return [x for x in (REAL / name).read_text().splitlines() if not x.startswith("#")]
+
+
+def test_lines_labelled_by_machine_are_read_as_each_machines_output():
+    """pdsh prints every line behind the name of the machine that printed it. The oshlabs guide's `ip -br addr` of a
+    Spark (tests/fixtures/real/spark/11), run with pdsh on two Sparks (the second's addresses moved on by one), is two
+    outputs, one per machine, compared as two machines' are; the lines of each machine, interleaved as pdsh prints
+    them, are put back together."""
+    a = [x for x in _real_lines("11_ip_br_addr_ibdev2netdev_jumbo_ping_oshlabs.txt")[:5]]
+    b = [x.replace("172.31.5.1/", "172.31.5.2/").replace("172.31.5.9/", "172.31.5.10/") for x in a]
+    lines = ["$ pdsh -w spark-a,spark-b ip -br addr"]
+    for x, y in zip(a, b):  # interleaved
+        lines += [f"spark-a: {x}", f"spark-b: {y}"]
+    sections = explain("\n".join(lines) + "\n", host="spark")
+    assert [(s.kind, s.host) for s in sections] == [("ip-addr", "spark-a"), ("ip-addr", "spark-b")]
+    assert "enp1s0f0np0 has 172.31.5.1/29." in messages(sections[0])
+    assert "enp1s0f0np0 has 172.31.5.2/29." in messages(sections[1])
+    assert "172.31.5.1/29 on spark-a and 172.31.5.2/29 on spark-b share a subnet" in messages(sections[1])
+
+
+def test_a_pdsh_nccl_log_and_a_terraform_provisioner_are_split_by_machine():
+    """Pending xp001 (NVIDIA/nccl#1029: pdsh over two pods, worker-1's CUDA initialisation error) is two machines'
+    outputs; pending xp004 (ray-project/ray#8472: `ray start --head` run by Terraform's remote-exec, every line behind
+    `null_resource.head_node (remote-exec): `) is Ray's start read as it is, Terraform's own progress line dropped."""
+    groups = host_groups(clean_lines(corpus("xp001")))
+    assert [(host, len(rows)) for host, rows in groups] == [("rdma-test-gpu-worker-0", 9), ("rdma-test-gpu-worker-1", 19)]
+    [s] = explain(corpus("xp004"), host="other")  # Ray 0.8's words: `Using IP address`, `Started Ray on this node.`
+    assert (s.kind, s.host, s.error) == ("ray-start", "null_resource.head_node", None)
+    assert "Ray runtime started (head) on node IP 203.0.113.65" in messages(s, "ok") and "fail" not in levels(s)
+
+
+@pytest.mark.parametrize("prefix", ["zu015", "yz009", "zn007", "xj006", "zt007", "zc012", "xk012", "zs001", "zh010",
+                                    "xh011", "zk008", "o010"])
+def test_a_programs_own_name_in_front_of_its_lines_is_no_machine(prefix):
+    """Real pastes whose lines start with a word and `: ` that is no machine's name: llama.cpp's function names
+    (zu015, yz009), ping's and sockperf's own (zn007, xj006), libibverbs' warnings (zt007), `ip -o link`'s indexes
+    (zc012), the kernel's and NVRM's tags (xk012, zs001), an environment report's keys (zh010), nmcli's terse `E:`
+    (xh011), slurmstepd's (zk008), `ethtool -i`'s keys (o010)."""
+    assert host_groups(clean_lines(corpus(prefix))) is None
