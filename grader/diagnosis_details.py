@@ -321,9 +321,16 @@ def _narrower_link(log: VllmLog | None, values: Mapping[str, Any], text: str) ->
     return {} if narrower and f"mlx5_core {values.get('dev')}" not in text else None
 
 
+_GLOO_PEERS_RE = re.compile(r"\[Gloo\] Rank \d{1,6} is connected to \d{1,6} peer ranks?\. Expected number of connected peer "
+                            r"ranks is : (?P<n>\d{1,6})")
+
+
 def _multi_machine(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies unless `explain --nodes 1` says the paste is of one machine (there loopback is the right address)."""
-    return None if context().nodes == 1 else {}
+    """Applies unless `explain --nodes 1` says the paste is of one machine (there loopback is the right address), or
+    every Gloo group the paste shows has one rank (``Expected number of connected peer ranks is : 0``): no other
+    process, on this machine or another, connects to it."""
+    peers = {m.group("n") for m in _GLOO_PEERS_RE.finditer(text)} if "[Gloo] Rank" in text else set()
+    return None if context().nodes == 1 or peers == {"0"} else {}
 
 
 def _one_machine_told(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:

@@ -662,6 +662,19 @@ EXAMPLES.update({
     # vllm#29670: a data-parallel start
     "vllm-fd-ulimit": BANNER + "(APIServer pid=927159) WARNING 11-28 19:08:15 [system_utils.py:222] Found ulimit of 1024 "
                       "and failed to automatically increase with error current limit exceeds maximum limit.\n",
+    "vllm-fd-ulimit-high": BANNER + "(APIServer pid=927159) WARNING 11-28 19:08:15 [system_utils.py:222] Found ulimit "
+                           "of 65530 and failed to automatically increase with error current limit exceeds maximum limit.\n",
+    # vllm#19196, vllm#8085, vllm#15537, Open-Reasoner-Zero#26: notes that are harmless on their own
+    "torch-destroy-process-group": BANNER + "[rank0]:[W604 11:18:57.117195760 ProcessGroupNCCL.cpp:1476] Warning: "
+                                   "WARNING: destroy_process_group() was not called before program exit, which can "
+                                   "leak resources.\n",
+    "resource-tracker-leaked-shm": BANNER + "/usr/lib/python3.10/multiprocessing/resource_tracker.py:224: UserWarning: "
+                                   "resource_tracker: There appear to be 1 leaked shared_memory objects to clean up at "
+                                   "shutdown\n",
+    "c10d-client-hostname": BANNER + "[W326 09:15:16.969966369 socket.cpp:204] [c10d] The hostname of the client socket "
+                            "cannot be retrieved. err=-3\n",
+    "ray-fractional-cpus": BANNER + "2025-02-24 07:28:12,892\tWARNING utils.py:592 -- Ray currently does not support "
+                           "initializing Ray with fractional cpus. Your num_cpus will be truncated from 104.999 to 104.\n",
     # NVIDIA/open-gpu-kernel-modules#688: a DGX Station A100's GPU lost
     "nvrm-gpu-lost": BANNER + "Feb 17 08:02:35 myhost1-DGX-Station-A100 kernel: NVRM: nvAssertOkFailedNoLog: Assertion "
                      "failed: GPU lost from the bus [NV_ERR_GPU_IS_LOST] (0x0000000F) returned from rmStatus @ "

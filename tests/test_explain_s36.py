@@ -61,3 +61,13 @@ def test_a_programs_own_name_in_front_of_its_lines_is_no_machine(prefix):
     (zc012), the kernel's and NVRM's tags (xk012, zs001), an environment report's keys (zh010), nmcli's terse `E:`
     (xh011), slurmstepd's (zk008), `ethtool -i`'s keys (o010)."""
     assert host_groups(clean_lines(corpus(prefix))) is None
+
+
+def test_gloos_loopback_in_groups_of_one_rank_is_harmless():
+    """Pending xn019 (vllm-project/vllm#25771): Gloo fell back to the loopback, and every Gloo group it then formed
+    expected 0 peers (`Expected number of connected peer ranks is : 0`): groups of one rank, which the loopback serves;
+    a note, not the warning it is where ranks of other machines must connect."""
+    [s] = explain(corpus("xn019"))
+    assert set(levels(s)) == {"info"} and "each Gloo group has one rank" in messages(s, "info")
+    several = corpus("xn019").replace("is : 0", "is : 1").replace("connected to 0 peer", "connected to 1 peer")
+    assert "warn" in levels(explain(several)[0])

@@ -752,7 +752,16 @@ NVRM_LOST = ("Feb 17 08:02:35 myhost1-DGX-Station-A100 kernel: NVRM: nvAssertOkF
 # https://github.com/vllm-project/vllm/issues/19204 and /29670, as posted: an NCCL RAS port taken, vLLM's fd limit
 RAS_BIND = "paula09:2528103:2528103 [0] ras/client_support.cc:160 NCCL WARN Call to bind failed: Address already in use\n"
 FD_ULIMIT = ("(APIServer pid=927159) WARNING 11-28 19:08:15 [system_utils.py:222] Found ulimit of 1024 and failed to "
-             "automatically increase with error current limit exceeds maximum limit.\n")  # (65530 there: not said)
+             "automatically increase with error current limit exceeds maximum limit.\n")  # (65530 there: a note)
+# https://github.com/vllm-project/vllm/issues/19196, /8085, /15537 and Open-Reasoner-Zero#26, as posted: harmless notes
+DESTROY_PG = ("[rank0]:[W604 11:18:57.117195760 ProcessGroupNCCL.cpp:1476] Warning: WARNING: destroy_process_group() was "
+              "not called before program exit, which can leak resources.\n")
+LEAKED_SHM = ("/root/miniconda3/envs/vllm/lib/python3.10/multiprocessing/resource_tracker.py:224: UserWarning: "
+              "resource_tracker: There appear to be 1 leaked shared_memory objects to clean up at shutdown\n")
+C10D_HOSTNAME = ("[W326 09:15:16.969966369 socket.cpp:204] [c10d] The hostname of the client socket cannot be retrieved. "
+                 "err=-3\n")
+RAY_FRACTIONAL = ("2025-02-24 07:28:12,892\tWARNING utils.py:592 -- Ray currently does not support initializing Ray with "
+                  "fractional cpus. Your num_cpus will be truncated from 104.999 to 104.\n")
 
 # https://github.com/vllm-project/vllm/issues/53013, as posted (its two lines; the person's words between them left out)
 GRAPH_ESTIMATE = ("(Worker_DP1_TP1_EP3 pid=3585771) INFO 08-19 05:56:57 [gpu_model_runner.py:6936] Estimated CUDA graph "
@@ -976,7 +985,8 @@ def test_every_known_error_line_is_read_here():
                                         MLX5_POWER, SLURM_STEP, MLX5_LOW_POWER, ETHTOOL_NETLINK, NVBANDWIDTH_WAIVED,
                                         DOWNLOADED, NO_P2P, SHM_WAIT, NO_VERBS, SPARK_BOOT, NO_P2P_PAIR, PEER_CHECK, WSL, OFI_TCP, OFI_GDR, RAS_BIND, PEER_ALREADY,
                                         PCIE_SLOWER, ALLREDUCE, SYMM_MEM, PL_REFUSED, TORCH_CAP, NO_CUSTOM_AR,
-                                        REREGISTRATION, MODULE_NOT_SUPPORTED, ABI_OTHERS_OPEN]
+                                        REREGISTRATION, MODULE_NOT_SUPPORTED, ABI_OTHERS_OPEN, DESTROY_PG, LEAKED_SHM,
+                                        C10D_HOSTNAME, RAY_FRACTIONAL]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently
