@@ -664,6 +664,15 @@ EXAMPLES.update({
                       "and failed to automatically increase with error current limit exceeds maximum limit.\n",
     "vllm-fd-ulimit-high": BANNER + "(APIServer pid=927159) WARNING 11-28 19:08:15 [system_utils.py:222] Found ulimit "
                            "of 65530 and failed to automatically increase with error current limit exceeds maximum limit.\n",
+    # NVIDIA/nccl#1524: two servers whose MTUs differed
+    "ib-local-access-violation": BANNER + "host:94639:94647 [0] transport/net_ib.cc:100 NCCL WARN NET/IB : mlx5_0:1 Got "
+                                 "async event : local access violation work queue error\n",
+    # NVIDIA/nccl#2334: four GB10 over two RoCE rails
+    "nccl-ib-cts-unused-request": BANNER + "NET/IB: ncclIbCompletionEventProcess: Receiver got a completion for a CTS "
+                                  "but retrieved\nan 'unused' request (req=0x..., comm=0x...)\n",
+    # vllm#1116: two GPUs of one desktop under Ray
+    "nccl-libcuda-not-found": BANNER + "Desktop:16696:16696 [1] misc/cudawrap.cc:179 NCCL WARN Failed to find CUDA library "
+                              "libcuda.so (NCCL_CUDA_PATH='') : _Z42ncclKernel_SendRecv_RING\n",
     # vllm#19196, vllm#8085, vllm#15537, Open-Reasoner-Zero#26: notes that are harmless on their own
     "torch-destroy-process-group": BANNER + "[rank0]:[W604 11:18:57.117195760 ProcessGroupNCCL.cpp:1476] Warning: "
                                    "WARNING: destroy_process_group() was not called before program exit, which can "

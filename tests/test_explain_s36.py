@@ -71,3 +71,35 @@ def test_gloos_loopback_in_groups_of_one_rank_is_harmless():
     assert set(levels(s)) == {"info"} and "each Gloo group has one rank" in messages(s, "info")
     several = corpus("xn019").replace("is : 0", "is : 1").replace("connected to 0 peer", "connected to 1 peer")
     assert "warn" in levels(explain(several)[0])
+
+
+def test_a_known_fault_the_nccl_reader_did_not_know_is_not_told_no_error():
+    """Corpus zb004 (NVIDIA/nccl#2334, four GB10 over two RoCE rails): NCCL's IB transport got a completion for a CTS
+    with no request in use, an NCCL bug that hangs the ranks. The line is no `NCCL WARN`, so the NCCL log's reader saw
+    no error; the catalogue does, and the reader's `No error in these lines` is not said beside it."""
+    [s] = explain(corpus("zb004"), host="spark", nodes=4)
+    assert "a fault in NCCL's own bookkeeping, not in the link" in messages(s, "fail")
+    assert "No error in these lines" not in messages(s)
+
+
+def test_status_12_says_lost_packets_where_data_had_moved_and_the_mtu_mismatch_is_named():
+    """Pending xd015 (NVIDIA/nccl#1698: status 12 now and then in runs that had worked) and xh018 (NVIDIA/nccl#1524:
+    a local access violation, the two servers' MTUs differing): status 12 names lost packets beside set-up causes; the
+    local access violation names the MTU the two ends must share."""
+    [s] = explain(corpus("xd015"), host="other", nodes=2)
+    assert "packets were lost on the way instead" in messages(s, "fail")
+    [s, *_] = explain(corpus("xh018"), host="other", nodes=2)
+    assert "an MTU that differs between them" in messages(s, "fail")
+
+
+def test_perftest_errors_after_the_first_follow_from_it():
+    """Pending xj002 (linux-rdma/perftest#139, irdma) and zt011 (ibv_query_device failing on a new kernel): the first
+    error line gets its cause (the queue pair's capabilities; user space against the kernel's driver), the lines under
+    it are what followed; pending xj015: perftest's CPU clock check pasted alone is read, bandwidth unaffected."""
+    [s] = explain(corpus("xj002"), host="other", nodes=1)
+    assert messages(s, "fail").count("perftest reported") == 1 and "the inline size (-I" in messages(s, "fail")
+    assert "Then, following from it: `Failed to create QP.`, `Couldn't create IB resources`." in messages(s, "info")
+    s = explain(corpus("zt011"), host="other", nodes=1)[0]
+    assert "does not match the kernel's RDMA driver" in messages(s, "fail")
+    [s] = explain(corpus("xj015"))
+    assert set(levels(s)) == {"info"} and "bandwidth figures are unaffected" in messages(s)

@@ -10,6 +10,9 @@ from typing import Any
 
 
 LEVELS = ("ok", "warn", "fail", "info")
+NO_ERROR_SEEN = "No error in these lines"
+"""How a reader's note that it saw no error begins: dropped where a known fault (checks/diagnoses.toml) in the same
+lines is a warning or a failure, which the reader's own patterns did not know."""
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port, 
 from .nccl_errors import _chain_findings, _setup_failures, _verbs_findings, error_findings
 from .common import (BUSBW_WARN_GBS, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, fields_of, hca_advice, info, listed,
                      machines_spanned, ok, on_spark, warn)
-from .model import Finding, Summary
+from .model import NO_ERROR_SEEN, Finding, Summary
 
 
 def _came_up(log: NcclLog) -> bool:
@@ -514,10 +514,10 @@ def summarise_nccl_log(log: NcclLog, command: str | None) -> Summary:
                            + (f" of {log.nranks} ranks" if log.nranks else "") + "): initialisation succeeded."))
     elif not (log.errors or log.warnings or log.verbs_failures or log.bench or log.troubled):  # no end shown
         findings.append(info(
-            "No error in these lines, and no `Init COMPLETE`: they show NCCL connecting its channels, not whether it "
+            f"{NO_ERROR_SEEN}, and no `Init COMPLETE`: they show NCCL connecting its channels, not whether it "
             "finished, so they cannot decide a hang or a failure after them; every rank's last lines (an `Init "
             "COMPLETE`, or the first WARN) would." if log.channels else
-            "No error in these lines, and no `Init COMPLETE` or channel either: the excerpt ends while NCCL was still "
+            f"{NO_ERROR_SEEN}, and no `Init COMPLETE` or channel either: the excerpt ends while NCCL was still "
             "setting its communicator up, so it cannot decide whether that worked; the lines after it (an `Init "
             "COMPLETE`, or the first WARN) would."))
     findings += _network_findings(log, verdict) + _inside_findings(log) + _gdr_off_findings(log)

@@ -48,6 +48,14 @@ _PERF_ERROR_HINTS = (
     (r"couldn't connect|unable to init the socket|connection refused|failed to connect",
      "the client could not reach the server: start the server side first (same -d device and -p port) on the other "
      "Spark, and give the client the peer twin's address in the same /24 (e.g. 192.168.100.11)."),
+    (r"couldn't get device attributes",
+     "perftest opened the device but could not query it (ibv_query_device failed): the user-space verbs library or its "
+     "provider does not match the kernel's RDMA driver (a kernel updated under MLNX_OFED, or rdma-core built for "
+     "another); check that `ibv_devinfo` answers, and install OFED or rdma-core for the running kernel."),
+    (r"(?:unable|failed) to create qp",
+     "the device refused the queue pair perftest asked for (ibv_create_qp): a capability it lacks, most often the "
+     "inline size (-I; latency tests ask for 220 bytes, which providers such as irdma, rxe or bnxt_re may not give) or "
+     "the queue depth (-t), or locked memory; try `-I 0` or a smaller `-t`, and `ulimit -l unlimited`."),
     (r"not found|no ib devices|couldn't get device|unable to find",
      "perftest cannot see that RDMA device: check the name with `rdma link` or `ibdev2netdev`; in a container pass "
      "--device=/dev/infiniband."),
@@ -60,9 +68,16 @@ _PERF_ERROR_HINTS = (
 )
 
 
-def _perftest_error(e: str) -> Finding:
-    hint = next((h for pat, h in _PERF_ERROR_HINTS if re.search(pat, e, re.I)), "see the message.")
-    return fail(f"perftest reported: {e}. Likely cause: {hint}")
+def _perftest_errors(errors: list[str]) -> list[Finding]:
+    """perftest's error lines: the first a failure with its likely cause, the ones under it a note of what followed
+    from it (perftest gives up step by step: `Unable to create QP.`, `Failed to create QP.`, `Couldn't create IB
+    resources`)."""
+    if not errors:
+        return []
+    first = errors[0].rstrip(".")
+    hint = next((h for pat, h in _PERF_ERROR_HINTS if re.search(pat, first, re.I)), "see the message.")
+    then = [info("Then, following from it: " + ", ".join(f"`{e}`" for e in errors[1:]) + ".")] if errors[1:] else []
+    return [fail(f"perftest reported: {first}. Likely cause: {hint}")] + then
 
 
 def _bw_findings(r: PerftestRun, label: str) -> list[Finding]:
@@ -133,11 +148,11 @@ def summarise_perftest(runs: list[PerftestRun], command: str | None) -> Summary:
         dev = twin_words(r.device) if r.device else "this device"
         side = {"client": "client side", "server": "server side"}.get(r.role or "", "")
         label = f"{r.test or r.program or 'perftest'} on {dev}" + (f" ({side})" if side else "")
-        findings += [_perftest_error(e) for e in r.errors]
+        findings += _perftest_errors(r.errors)
         if any(w.startswith("Conflicting CPU frequency") for w in r.warnings):  # perftest's own check of cpufreq
             findings.append(info(f"{label}: perftest warns the CPU runs below its top frequency (`Conflicting CPU "
                                  "frequency values detected`): power saving scales it, which raises and spreads "
-                                 "latencies. Set the performance governor (`sudo cpupower frequency-set -g "
+                                 "latencies (bandwidth figures are unaffected). Set the performance governor (`sudo cpupower frequency-set -g "
                                  "performance`) before measuring latency; --CPU-freq only silences the check."))
         tiny = _message_rate_bound(r, label)
         if r.device and r.device not in SPARK_RDMA or not r.device and on_spark(None) is False:  # no Spark figure

@@ -359,8 +359,9 @@ class _Run:
         self.errors: list[str] = []
         self.other: list[Line] = []
 
-    def has_content(self) -> bool:
-        return bool(self.test or self.header or self.rows or self.columns or self.errors or self.banner)
+    def has_content(self) -> bool:  # (perftest's check of the CPU's clock, pasted alone, is its output too)
+        return bool(self.test or self.header or self.rows or self.columns or self.errors or self.banner
+                    or any(w.startswith("Conflicting CPU frequency") for w in self.warnings))
 
     def build(self) -> PerftestRun:
         h = {k.lower(): v for k, v in self.header.items()}
@@ -523,7 +524,7 @@ def parse_perftest(text: str) -> PerftestRuns:
             cur.warnings.append(s)
             continue
         if _WARNING_ASCII_RE.search(low) if s.isascii() else _WARNING_RE.search(s):
-            cur.warnings.append(s)
+            cur.warnings.append(s.strip("`"))  # (quoted as inline code: `Conflicting CPU frequency ...`)
             continue
         if _says_error(s):
             cur.errors.append(s)
