@@ -103,3 +103,30 @@ def test_perftest_errors_after_the_first_follow_from_it():
     assert "does not match the kernel's RDMA driver" in messages(s, "fail")
     [s] = explain(corpus("xj015"))
     assert set(levels(s)) == {"info"} and "bandwidth figures are unaffected" in messages(s)
+
+
+def test_a_load_tests_failed_request_is_the_clients_error_not_a_launch_failure():
+    """Pending xm016 (one Spark, vllm bench serve of 250 ShareGPT requests): the client printed the failed request's
+    traceback under `Failed requests during benchmark run detected`, ending in aiohttp's ServerDisconnectedError. It is
+    the load test's own output (no `launch failed` section), and its error is said with what it means."""
+    sections = explain(corpus("xm016"), host="spark", nodes=1)
+    assert [s.kind for s in sections if s.kind] == ["vllm-bench"]
+    [bench] = [s for s in sections if s.kind == "vllm-bench"]
+    assert "1 request(s) of the 250 sent failed" in messages(bench, "fail")
+    assert "`aiohttp.client_exceptions.ServerDisconnectedError: Server disconnected`: the server closed the " \
+           "connection during the request" in messages(bench, "info")
+    assert "launch failed" not in " ".join(messages(s) for s in sections)
+
+
+def test_load_test_latencies_the_client_could_not_have_measured():
+    """SGLang's bench_serving summaries (pending xa008, sgl-project/sglang#6525: 0 tokens re-tokenized of 51,200 the
+    server counted, so no token was timed; xa004, #7979: `--disable-stream`, TTFT 37,300.18 ms against E2E 37,300.16 ms,
+    the answers whole; xg003, #7762: `Concurrency: 5.16` against a cap of 64 with 256 requests offered at 64/s, so the
+    requests ran a few at a time). TTFT a hair above E2E there is rounding, not an impossible file."""
+    [s] = explain(corpus("xa008"), host="other", nodes=1)
+    assert "re-tokenized 0 of the 51,200 tokens the server counted" in messages(s, "warn")
+    [s] = explain(corpus("xa004"))
+    assert "TTFT is the end-to-end latency (37,300 against 37,300 ms, mean)" in messages(s, "info")
+    assert "fail" not in levels(s)
+    [s] = explain(corpus("xg003"), host="other", nodes=1)
+    assert "On average 5.16 requests were in flight, though up to 64 were allowed" in messages(s, "warn")

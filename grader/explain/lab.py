@@ -7,6 +7,7 @@ import re
 
 from ..judges.common import runs_program
 from ..parsers.bench_result import BANNER_RE, BENCH_LINE, is_aiperf_json, is_aiperf_record, is_bench_json, parse_any
+from ..parsers.traceback import EXCEPTION_RE, FRAME_RE
 from .core import KindSpec, register
 from ..parsers.llama_log import LINE_RE as LLAMA_LOG_LINE
 from .readers import judge, parse_llama_bench, parse_llama_log
@@ -20,6 +21,7 @@ def _is_bench(argv: list[str]) -> bool:  # vllm bench serve, its older script, a
 register(KindSpec(
     name="vllm-bench", parse=judge("bench", "read_load_test"), summarise=judge("bench", "summarise_load_test"), programs=("vllm",),
     matches_command=_is_bench, line=BENCH_LINE, starts=BANNER_RE, matches_json=is_bench_json, prelude=True,
+    inner=re.compile(f"{FRAME_RE.pattern}|{EXCEPTION_RE.pattern}"),  # a failed request's traceback (`Error 0: ...`)
 ))
 
 register(KindSpec(

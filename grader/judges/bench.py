@@ -18,6 +18,7 @@ from typing import Any
 from .. import metrics as M
 from ..parsers.bench_result import BenchResult, parse_any
 from ..parsers.common import as_float, as_int, command_argv, option_value
+from ..parsers.traceback import EXCEPTION_RE
 from ..ranges import load_ranges
 from .llama import gpu_findings
 from .common import fail, info, ok, warn
@@ -112,14 +113,14 @@ def describe(result: BenchResult, sent: int | None = None, burst: bool = False, 
                              "first token (or its next) in no time, so at least half of them were timed without one "
                              "(an empty or non-streamed answer, or a client that measured nothing). These latency "
                              "figures are not to be trusted: check the answers' lengths and that the server streams."))
-    findings += _decode_findings(result, src, burst, cap, model)
+    findings += _untimed(src) + _decode_findings(result, src, burst, cap, model)
     if diffs:
         findings.append(warn("The file's summary and its per-request data disagree by more than 0.5%: "
                               + "; ".join(diffs[:4]) + ". Grade the recomputed values."))
     elif m is not None and result.summary:
         findings.append(ok("The file's own summary agrees with the per-request data (within 0.5%)."))
     ttft_med, e2el_med = src.get("median_ttft_ms"), src.get("median_e2el_ms")
-    if ttft_med is not None and e2el_med is not None and ttft_med > e2el_med + 1e-9:
+    if ttft_med is not None and e2el_med is not None and ttft_med > e2el_med * 1.001 + 1:  # (both rounded, measured apart)
         findings.append(fail("Median TTFT is above median E2E latency: impossible for one run; the file mixes runs "
                               "or was edited."))
     out_tokens = src.get("total_output_tokens")
@@ -166,6 +167,27 @@ OVERLOAD_MIN_REQUESTS = 20
 """Fewer requests than this are too few to say a run overloaded the server: their rate says little."""
 
 
+def _untimed(src: dict[str, Any]) -> list[Finding]:
+    """Latencies the client could not have measured: SGLang's bench_serving re-tokenized no token of the answers it
+    received (it read no text in them, so it timed none), or TTFT is the whole request (within 1%) though each
+    request generated many tokens (the answers came whole, not streamed: ``--disable-stream``)."""
+    out = []
+    gen, done = src.get("total_output_tokens"), src.get("completed") or 0
+    if src.get("total_output_tokens_retokenized") == 0 and gen:
+        out.append(warn(f"The client re-tokenized 0 of the {gen:,.0f} tokens the server counted: the answers it "
+                        "received held no text it could read (an endpoint or output format it does not parse), so it "
+                        "timed no token: TTFT, ITL and TPOT were not measured. Only the request count, the server's "
+                        "token count and the duration are real; check what the endpoint streams back (one request "
+                        "with curl) and run again."))
+    ttft, e2el = src.get("mean_ttft_ms"), src.get("mean_e2el_ms")
+    if ttft and e2el and abs(e2el - ttft) <= 0.01 * e2el and (gen or 0) > 2 * done > 0:
+        out.append(info(f"TTFT is the end-to-end latency ({ttft:,.0f} against {e2el:,.0f} ms, mean) though each "
+                        "request generated many tokens: the answers came whole, not streamed (`--disable-stream`, or a "
+                        "server that does not stream), so this TTFT is each request's whole time and TPOT and ITL say "
+                        "nothing; read the throughput."))
+    return out
+
+
 def _offered_findings(result: BenchResult, src: dict[str, Any], cap: int | None = None) -> list[Finding]:
     """The load offered (``--request-rate``, req/s; the JSON's or Namespace's ``request_rate``, the summary's ``Request
     rate configured (RPS)``) against the load served (``request_throughput``, req/s): served at under half the
@@ -181,7 +203,15 @@ def _offered_findings(result: BenchResult, src: dict[str, Any], cap: int | None 
     many = (src.get("completed") or as_float(result.meta.get("num_prompts")) or 0) >= OVERLOAD_MIN_REQUESTS
     queued = ttft is None or ttft > 1000  # requests that waited show it in TTFT; unknown in the oldest summary
     behind = bool(rate and served and math.isfinite(rate) and served < rate / 2 and many)  # served under half of it
-    if behind and cap:
+    inflight = src.get("mean_concurrency") or (served * src["mean_e2el_ms"] / 1000 if served and src.get("mean_e2el_ms")
+                                               else None)  # Little's law: arrivals x time in the system
+    if cap and cap >= 8 and inflight is not None and inflight < cap / 4 and (behind or rate == math.inf) and many:
+        out.append(warn(f"On average {inflight:.3g} requests were in flight, though up to {cap:g} were allowed and more "
+                        "were waiting: they ran a few at a time, held back by the server (its limit on running "
+                        "requests, --max-running-requests or --max-num-seqs, or too little KV cache) or by the client, "
+                        f"so {src.get('output_throughput') or 0:g} tok/s is not the server's throughput at {cap:g} "
+                        "streams. The server's log (`#running-req`, `Running: N reqs`) shows how many it ran at once."))
+    elif behind and cap:
         out.append(info(f"Requests were offered at {rate:g}/s and completed at {served:g}/s: the server could not keep "
                         f"up with that rate. With --max-concurrency {cap:g} the rest waited in the benchmark's own queue "
                         f"(a wait TTFT does not hold), so the latencies are those of {cap:g} requests at once, not of "
@@ -355,6 +385,8 @@ class BenchRead:
     """The summary's ``Backend:`` line (``sglang``: SGLang's bench_serving, which prints vLLM's layout), else None."""
     max_concurrency: int | None = None
     """``Max request concurrency: N`` as SGLang's summary prints it (vLLM's ``Maximum ...`` is the parser's)."""
+    client_errors: tuple[str, ...] = ()
+    """The exception lines of ``Failed requests during benchmark run detected`` (``Error 0: Traceback ...``), each once."""
 
 
 def _requests(value: Any) -> int | None:
@@ -382,7 +414,7 @@ def summarise_load_test(bench: BenchRead | list[BenchResult], command: str | Non
     if not isinstance(bench, BenchRead):  # the JSON kinds parse with parse_any itself
         bench = BenchRead(bench, None, False)
     if not bench.burst and _burst_command(command):
-        bench = BenchRead(bench.results, bench.sent, True)
+        bench = dataclasses.replace(bench, burst=True)
     sent = bench.sent or _num_prompts(command)
     results = bench.results
     said = []
@@ -391,15 +423,15 @@ def summarise_load_test(bench: BenchRead | list[BenchResult], command: str | Non
                          "its E2E and retokenized lines): read the same way."))
     if bench.max_concurrency and not any(r.concurrency for r in results):
         said.append(info(f"Max request concurrency {bench.max_concurrency}: at most {bench.max_concurrency} requests "
-                         "in flight, so TPOT is that many streams' decode, not one's."))
-        bench = BenchRead(results, bench.sent, False, bench.backend, bench.max_concurrency)  # a cap: not a burst
-    cap = _requests(option_value(command_argv(command), "--max-concurrency"))
+                         "in flight, so TPOT is up to that many streams' decode, not one's."))
+        bench = dataclasses.replace(bench, burst=False)  # a cap: not a burst
+    cap = _requests(option_value(command_argv(command), "--max-concurrency")) or bench.max_concurrency
     model = option_value(command_argv(command), "--model")
     if len(results) == 1 and results[0].tool == "trtllm-bench":
         return _trtllm_bench(results[0])
     if len(results) == 1:
         facts, findings = describe(results[0], sent, bench.burst, cap, model)
-        return facts, said + findings
+        return facts, said + findings + _client_error_findings(bench.client_errors)
     facts: dict[str, Any] = {"results": []}
     findings: list[Finding] = []
     for i, r in enumerate(results, start=1):
@@ -458,7 +490,42 @@ def read_load_test(text: str) -> BenchRead:
         pass
     backend, cap = _BACKEND.search(text), _MAX_CONC.search(text)
     return BenchRead(parse_any(text), int(bar.group(2)) if bar else None, bool(_RATE_INF.search(text)),
-                  backend.group(1) if backend else None, int(cap.group(1)) if cap else None)
+                     backend.group(1) if backend else None, int(cap.group(1)) if cap else None, _client_errors(text))
+
+
+def _client_errors(text: str) -> tuple[str, ...]:
+    """The exception line (not indented, after its frames) of each ``Error N:`` the client printed, each once."""
+    if "Failed requests during benchmark run detected" not in text:
+        return ()
+    found: dict[str, None] = {}
+    inside = False
+    for line in text.splitlines():
+        if _ERROR_N.match(line):
+            inside = True
+        elif inside and EXCEPTION_RE.match(line.rstrip()):
+            found[line.rstrip()[:300]] = None
+            inside = False
+    return tuple(found)[:3]
+
+
+_ERROR_N = re.compile(r"^Error \d{1,3}: ")
+_CLIENT_ERROR_MEANINGS = (
+    ("ServerDisconnected", "the server closed the connection during the request: it restarted or crashed, or a proxy or "
+                           "a timeout cut it; the server's log at that moment says which"),
+    ("ClientConnectorError|Connection refused|Cannot connect to host",
+     "nothing answered at the server's address and port: the server was down, not up yet, or at another address"),
+    ("Timeout", "the request took longer than the client waits: the server was overloaded or stalled"),
+    ("ClientResponseError|Bad Request|Not Found",
+     "the server refused the request: its status says why (404 a model name it does not serve, 400 a prompt longer "
+     "than --max-model-len)"),
+)
+
+
+def _client_error_findings(errors: tuple[str, ...]) -> list[Finding]:
+    """What the client's own error lines say of its failed requests (see :func:`_client_errors`)."""
+    return [info(f"The client's error for a failed request: `{e}`: " + next(
+        (said for words, said in _CLIENT_ERROR_MEANINGS if re.search(words, e)),
+        "the server's log at that moment says why") + ".") for e in errors]
 
 
 # --------------------------------------------------------------------------- llama-bench

@@ -83,9 +83,11 @@ TEXT_KEYS = {
     "Peak output token throughput (tok/s)": "max_output_tokens_per_s",
     "Peak concurrent requests": "max_concurrent_requests", "Total token throughput (tok/s)": "total_token_throughput",
     "Input token throughput (tok/s)": "input_throughput",
+    "Total generated tokens (retokenized)": "total_output_tokens_retokenized", "Concurrency": "mean_concurrency",
 }
-"""The printed labels and their JSON keys (vLLM 0.4 ... 0.32; SGLang's bench_serving prints ``Traffic request rate``)."""
-TEXT_METRICS = {"TTFT": "ttft", "TPOT": "tpot", "ITL": "itl", "E2EL": "e2el",
+"""The printed labels and their JSON keys (vLLM 0.4 ... 0.32; SGLang's bench_serving prints ``Traffic request rate``, the
+tokens it re-tokenized from the answers it received, and ``Concurrency``: the mean number of requests in flight)."""
+TEXT_METRICS = {"TTFT": "ttft", "TPOT": "tpot", "ITL": "itl", "E2EL": "e2el", "E2E Latency": "e2el",
                 "Client Queue Time": "client_queue_time", "E2EL incl. Client Queue": "e2el_including_client_queue"}
 
 _META_KEYS = ("date", "backend", "endpoint_type", "label", "model_id", "tokenizer_id", "num_prompts",
@@ -565,6 +567,7 @@ _METRIC_NAMES = "|".join(re.escape(k) for k in sorted(TEXT_METRICS, key=len, rev
 BENCH_LINE = re.compile(
     r"^=+ Serving Benchmark Result =+$|^(?!={60}$)={40,}$"  # (collect_env's are 30, torchrun's failure summary's 60)
     r"|^(?:Initial test run completed|Starting main benchmark run|Traffic request rate:|Burstiness factor:)"
+    r"|^Failed requests during benchmark run detected\b|^Error \d{1,3}: Traceback \(most recent call last\):$"
     r"|^(?:batch size|inp len|out len):\s+\d+$"  # the settings SGLang's runs print above their result
     r"|^\d+%\|.*\|\s*\d+/\d+\s*\["
     + r"|^-{3,}(?:Time to First Token|Time per Output Token \(excl\. 1st token\)|Inter-token Latency"
