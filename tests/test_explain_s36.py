@@ -130,3 +130,31 @@ def test_load_test_latencies_the_client_could_not_have_measured():
     assert "fail" not in levels(s)
     [s] = explain(corpus("xg003"), host="other", nodes=1)
     assert "On average 5.16 requests were in flight, though up to 64 were allowed" in messages(s, "warn")
+
+
+def test_an_nccl_error_chain_names_where_it_failed():
+    """Pending xc015 (four Sparks through a mesh plugin: `transport/net.cc:1538 -> 3`, `proxy.cc:974 -> 3 [Progress
+    Thread]`, pasted without NCCL's prefixes) and xp015 (NVIDIA/nccl-tests#231: every rank's chain through socket.cc
+    and bootstrap.cc): read as NCCL's, the first failed in the proxy's progress thread, the second in the bootstrap."""
+    [s] = explain(corpus("xc015"), host="spark", nodes=4)
+    assert s.kind == "nccl-log" and "it failed in the proxy's progress thread" in messages(s, "fail")
+    [s] = explain(corpus("xp015"), host="other")
+    assert "it failed in NCCL's bootstrap (bootstrap.cc in the chain)" in messages(s, "fail")
+
+
+def test_a_topology_matrix_with_an_older_nics_own_name_reads_its_cpu_affinity():
+    """Pending xk007 (kubernetes/kubernetes#53497: eight GPUs and one `mlx4_0`, the matrix cut after GPU4's row): the
+    ConnectX-3's column is a device, so each GPU's CPU Affinity is `0-9,20-29` or `10-19,30-39` (it was read as the
+    NIC's `PHB`), and the two CPU sets make SYS between the halves a two-socket server's layout, not a warning."""
+    from grader.parsers.nvidia_smi_topo import parse_topo_matrix
+    t = parse_topo_matrix(corpus("xk007"))
+    assert t.devices[-1] == "mlx4_0" and t.cpu_affinity["GPU0"] == "0-9,20-29" and t.cpu_affinity["GPU4"] == "10-19,30-39"
+    [s] = explain(corpus("xk007"), host="other")
+    assert "warn" not in levels(s) and "GPU0 mlx4_0 (PHB)" in messages(s, "info")
+
+
+def test_an_address_duplicate_address_detection_refused_fails():
+    """Pending xh010 (openwrt/odhcp6c#55): eth0.2's only IPv6 address is `tentative dadfailed`: another machine on the
+    link has it, so it is never used."""
+    [s] = explain(corpus("xh010"))
+    assert "eth0.2's fe80::5dcf:9ec5:4c4c:083e/64 is marked dadfailed" in messages(s, "fail")

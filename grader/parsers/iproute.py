@@ -41,6 +41,7 @@ class Address:
     noprefixroute: bool = False
     dynamic: bool = False
     label: str | None = None
+    dadfailed: bool = False  # duplicate address detection found the address in use on the link: it is never used
 
     @property
     def cidr(self) -> str:
@@ -225,7 +226,7 @@ def _json_address(a: dict[str, Any]) -> Address:
     return Address(family=str(a.get("family", "inet")), local=str(a["local"]),
                    prefixlen=as_int(a.get("prefixlen")) or 0, scope=str(a.get("scope", "")),
                    noprefixroute=bool(a.get("noprefixroute")), dynamic=bool(a.get("dynamic")),
-                   label=a.get("label"))
+                   label=a.get("label"), dadfailed=bool(a.get("dadfailed")))
 
 
 _HEADER_RE = re.compile(r"^(?P<indent>\s*)(?P<idx>\d+):\s+(?P<name>[^\s:]+):\s+<(?P<flags>[^>]*)>?(?P<rest>.*)$")
@@ -328,7 +329,7 @@ def _text_address(m: re.Match[str], line: Line, last: bool) -> Address | None:
             return None
         raise fail_on_line("ip addr", line, f"{m.group('local')!r} is not an IP address")
     return Address(m.group("fam"), m.group("local"), int(plen or 0), scope,
-                   "noprefixroute" in flags, "dynamic" in flags, label)
+                   "noprefixroute" in flags, "dynamic" in flags, label, "dadfailed" in flags)
 
 
 _BRIEF_RE = re.compile(r"^\s*(?P<name>\S+)\s+(?P<state>%s)\b(?P<rest>.*)$" % "|".join(OPERSTATES))

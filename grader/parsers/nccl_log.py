@@ -90,7 +90,8 @@ _NVLS_RE = re.compile(r"^\d+ coll channels, \d+ collnet channels, (?P<n>\d+) nvl
 _INIT_RE = re.compile(r"^(?:ncclCommInit\w*\s+)?comm \S+ rank (?P<r>\d+) nranks (?P<n>\d+)")  # InitRank, InitAll; 2.7: bare
 _BARE_RE = re.compile(r"^(?:NCCL version \d|NET/(?:IB|Socket|Plugin)|Channel \d+/\d+\s*:\s*\d+\[|Ring \d+ : \d+(?:\[| ->)"
                       r"|Using (?:internal )?[Nn]etwork \w"
-                      r"|NCCL_[A-Z0-9_]+ set (?:by environment )?to |Connected all (?:rings|trees)|Bootstrap\s*:\s*Using )")
+                      r"|NCCL_[A-Z0-9_]+ set (?:by environment )?to |Connected all (?:rings|trees)|Bootstrap\s*:\s*Using "
+                      r"|[\w./-]{1,80}\.(?:cc|cu):\d{1,5} -> [1-9]\b)")  # (the last: an error chain's line, its tag cut)
 _RANK_TAG_RE = re.compile(r"^\[[\w|.-]{1,40}\]:")  # a launcher's `[trainer0|0]:` before each line
 _ERROR_RE = re.compile(r"NCCL error|ncclSystemError|ncclInternalError|ncclInvalidUsage|ncclRemoteError"
                        r"|ncclUnhandledCudaError|ncclInvalidArgument|unhandled system error")
@@ -252,6 +253,7 @@ class NcclLog:
     troubled: int = 0  # INFO lines of a failure or a retry (`connect returned ... retrying`, `... with error 12`)
     error_chain: tuple | None = None  # the first `file:line -> result` line of NCCL's error chain: (file, line, code)
     chain_in_bootstrap: bool = False  # a line of that chain is bootstrap.cc's: it failed while the ranks met
+    chain_in_progress: bool = False  # a line of it is the proxy's `[Progress Thread]`: it failed while data moved
 
     @property
     def transports(self) -> tuple[str, ...]:
@@ -382,7 +384,8 @@ def parse_nccl_log(text: str) -> NcclLog:
         virtual_devices=tuple(dict.fromkeys(st["virtual"])),
         p2p_disabled=tuple(dict.fromkeys(tuple(sorted(p)) for p in st["p2p_off"])), gdrdma_in_text=bool(st.get("gdr_text")),
         init_complete=st.get("init_complete", 0), troubled=st.get("troubled", 0), nvls_channels=st.get("nvls", 0),
-        error_chain=st.get("chain"), chain_in_bootstrap=bool(st.get("boot_chain")))
+        error_chain=st.get("chain"), chain_in_bootstrap=bool(st.get("boot_chain")),
+        chain_in_progress=bool(st.get("progress_chain")))
 
 
 def _read_setup(msg: str, host: str | None, st: dict) -> bool:
@@ -501,6 +504,7 @@ def _read_message(msg: str, host: str | None, st: dict) -> bool:
     if m:
         st.setdefault("chain", (m.group("file"), int(m.group("line")), int(m.group("code"))))
         st["boot_chain"] = st.get("boot_chain") or m.group("file").endswith("bootstrap.cc")
+        st["progress_chain"] = st.get("progress_chain") or "[Progress Thread]" in msg
     if m or _TROUBLE_RE.search(msg):
         st["troubled"] = st.get("troubled", 0) + 1
         return True
