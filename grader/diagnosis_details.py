@@ -325,12 +325,27 @@ _GLOO_PEERS_RE = re.compile(r"\[Gloo\] Rank \d{1,6} is connected to \d{1,6} peer
                             r"ranks is : (?P<n>\d{1,6})")
 
 
+def _fd_limit_low_or_hit(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies to an open-files limit below 10,000, or any limit where the text shows it was reached (``Too many open
+    files``: ``emfile``)."""
+    if "Too many open files" in text and any("Too many open files" in x and "Found ulimit" not in x
+                                              for x in text.splitlines()):  # (the warning itself names the error)
+        return {"emfile": ""}
+    return {} if int(values.get("limit", "0")) < 10_000 else None
+
+
+_ELSEWHERE_RE = re.compile(r"connectFullMesh|Connection refused|Connection reset|timed out|, ip=\d|--nnodes[= ]?[2-9]")
+"""Signs in a paste that ranks of another machine took part or failed to (Ray's ``ip=`` of a remote worker, Gloo's
+failed full mesh, a refused or timed-out connection, torchrun's nodes)."""
+
+
 def _multi_machine(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """Applies unless `explain --nodes 1` says the paste is of one machine (there loopback is the right address), or
     every Gloo group the paste shows has one rank (``Expected number of connected peer ranks is : 0``): no other
     process, on this machine or another, connects to it."""
     peers = {m.group("n") for m in _GLOO_PEERS_RE.finditer(text)} if "[Gloo] Rank" in text else set()
-    return None if context().nodes == 1 or peers == {"0"} else {}
+    alone = peers == {"0"} and not _ELSEWHERE_RE.search(text)  # (a group that failed to connect prints no such line)
+    return None if context().nodes == 1 or alone else {}
 
 
 def _one_machine_told(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
@@ -437,6 +452,7 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "process_holds_the_rest": _process_holds_the_rest,
     "narrower_link": _narrower_link,
     "multi_machine": _multi_machine,
+    "fd_limit_low_or_hit": _fd_limit_low_or_hit,
     "one_machine_told": _one_machine_told,
     "told_one_machine": _unless(_multi_machine),  # `explain --nodes 1` says one machine
     "rpc_endpoint": _rpc_endpoint,

@@ -946,7 +946,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
     assert level == ("warn" if any(text is t for t in (XID_45, KV_PREEMPTED, PG_ANCHOR, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SHM_64MB, RAY_SHM,
                                                       PCIE_NARROW, UCX_NO_DEVICE, TRT_OTHER_GPU, AER_CORRECTED,
                                                       MODULE_UNREADABLE, RAY_DISK, NO_STATUS, SHM_STUCK, FD_ULIMIT,
-                                                      TRT_WINDOW, GLOO_HOSTNAME, STORE_RETRY))
+                                                      TRT_WINDOW, GLOO_HOSTNAME, STORE_RETRY, CTS_UNUSED))
                     else "fail")
     assert " Fix: " in message
 

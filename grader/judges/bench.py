@@ -170,7 +170,8 @@ OVERLOAD_MIN_REQUESTS = 20
 def _untimed(src: dict[str, Any]) -> list[Finding]:
     """Latencies the client could not have measured: SGLang's bench_serving re-tokenized no token of the answers it
     received (it read no text in them, so it timed none), or TTFT is the whole request (within 1%) though each
-    request generated many tokens (the answers came whole, not streamed: ``--disable-stream``)."""
+    request generated many tokens and no gap between tokens was timed (the answers came whole, not streamed:
+    ``--disable-stream``; a long wait in a queue also brings TTFT near E2E, but then TPOT and ITL are timed)."""
     out = []
     gen, done = src.get("total_output_tokens"), src.get("completed") or 0
     if src.get("total_output_tokens_retokenized") == 0 and gen:
@@ -180,7 +181,8 @@ def _untimed(src: dict[str, Any]) -> list[Finding]:
                         "token count and the duration are real; check what the endpoint streams back (one request "
                         "with curl) and run again."))
     ttft, e2el = src.get("mean_ttft_ms"), src.get("mean_e2el_ms")
-    if ttft and e2el and abs(e2el - ttft) <= 0.01 * e2el and (gen or 0) > 2 * done > 0:
+    timed = any(src.get(f"{stat}_{name}_ms") for stat in ("mean", "median") for name in ("tpot", "itl"))
+    if ttft and e2el and abs(e2el - ttft) <= 0.01 * e2el and (gen or 0) > 2 * done > 0 and not timed:
         out.append(info(f"TTFT is the end-to-end latency ({ttft:,.0f} against {e2el:,.0f} ms, mean) though each "
                         "request generated many tokens: the answers came whole, not streamed (`--disable-stream`, or a "
                         "server that does not stream), so this TTFT is each request's whole time and TPOT and ITL say "
@@ -205,7 +207,9 @@ def _offered_findings(result: BenchResult, src: dict[str, Any], cap: int | None 
     behind = bool(rate and served and math.isfinite(rate) and served < rate / 2 and many)  # served under half of it
     inflight = src.get("mean_concurrency") or (served * src["mean_e2el_ms"] / 1000 if served and src.get("mean_e2el_ms")
                                                else None)  # Little's law: arrivals x time in the system
-    if cap and cap >= 8 and inflight is not None and inflight < cap / 4 and (behind or rate == math.inf) and many:
+    n, peak = src.get("completed") or 0, src.get("max_concurrent_requests")
+    if cap and cap >= 8 and inflight is not None and inflight < cap / 4 and (behind or rate == math.inf) and many \
+            and n >= 2 * cap and (peak is None or peak < cap / 2):  # several waves of the cap, and none ran full
         out.append(warn(f"On average {inflight:.3g} requests were in flight, though up to {cap:g} were allowed and more "
                         "were waiting: they ran a few at a time, held back by the server (its limit on running "
                         "requests, --max-running-requests or --max-num-seqs, or too little KV cache) or by the client, "
@@ -515,6 +519,8 @@ _CLIENT_ERROR_MEANINGS = (
     ("ClientConnectorError|Connection refused|Cannot connect to host",
      "nothing answered at the server's address and port: the server was down, not up yet, or at another address"),
     ("Timeout", "the request took longer than the client waits: the server was overloaded or stalled"),
+    ("\\b500\\b|Internal Server Error", "the server failed the request (500: an error inside the server; its log "
+                                        "at that moment has the traceback)"),
     ("ClientResponseError|Bad Request|Not Found",
      "the server refused the request: its status says why (404 a model name it does not serve, 400 a prompt longer "
      "than --max-model-len)"),

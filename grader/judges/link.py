@@ -133,11 +133,11 @@ def summarise_ip_addr(ifaces: list[Any], command: str | None) -> Summary:
                     and not i.name.startswith(("lo", "docker"))]
             findings.append(info(f"IPv4 here only on {where}: no QSFP twin has one."
                                  + (f" UP with link but no IPv4 address: {', '.join(bare[:8])}." if bare else "")))
-    findings += [fail(f"{i.name}'s {a.cidr} is marked dadfailed: duplicate address detection found another machine "
-                      "on that link using it, so this one never uses it (traffic from it fails: `Address not "
-                      "available`). Give one of the two another address (a cloned MAC, or a VM bridged with the "
-                      "host's MAC, makes a link-local address twice).") for i in ifaces for a in i.addresses
-                 if a.dadfailed][:4]
+    findings += [(warn if any(not b.dadfailed for b in i.addresses) else fail)(  # (another address still works)
+        f"{i.name}'s {a.cidr} is marked dadfailed: duplicate address detection found another machine on that link "
+        "using it, so this one never uses it (traffic from it fails: `Address not available`). Give one of the two "
+        "another address (a cloned MAC, or a VM bridged with the host's MAC, makes a link-local address twice).")
+        for i in ifaces for a in i.addresses if a.dadfailed][:4]
     cut = [i.name for i in ifaces if i.truncated]
     if cut:
         findings.append(info(f"The output looks cut off at {cut[-1]}: what is shown is read; paste the "

@@ -99,13 +99,14 @@ def _chain_findings(log: NcclLog) -> list[Finding]:
                      "declined to start (NCCL_IBEXT_DISABLE=1, or one that finds no device), and NCCL went on with "
                      "another network, the one its later lines name. Not a failure.")]
     net = code == 2 and _NET_FILE_RE.search(file) is not None
-    where = ("; it failed in NCCL's bootstrap (bootstrap.cc in the chain): the TCP connections the ranks make at "
-             "start-up to meet and exchange their addresses, before any data moved. An interface NCCL_SOCKET_IFNAME "
-             "picks that does not reach the other ranks, the root's address (MASTER_ADDR, NCCL_COMM_ID) out of reach, "
-             "or a firewall is the usual cause" if log.chain_in_bootstrap else
+    boot, moving = log.chain_in_bootstrap, log.chain_in_progress  # (either may be another rank's chain: only one said)
+    where = ("; bootstrap.cc is in the chain: NCCL's bootstrap failed, the TCP connections the ranks make to meet at "
+             "start-up (and later to swap connection details): an interface NCCL_SOCKET_IFNAME picks that does not "
+             "reach the other ranks, the root's address (MASTER_ADDR, NCCL_COMM_ID) out of reach, or a firewall is "
+             "the usual cause" if boot and not moving and code in (2, 3) else
              "; it failed in the proxy's progress thread (`[Progress Thread]`), which moves the data over the "
              "network: a send or receive through the network transport or its plugin failed mid-run, and the lines "
-             "above the chain (a WARN of the plugin or the NIC) say why" if log.chain_in_progress else "")
+             "above the chain (a WARN of the plugin or the NIC) say why" if moving and not boot else "")
     return [fail(f"NCCL passed an error up its calls (`{file}:{line} -> {code}`): {file}:{line} returned {code}, "
                  f"{_NCCL_RESULTS.get(code, 'an error')}, and each caller above it returned it too, so the operation it "
                  "was part of failed" + where + ("; a system error in NCCL's network code is most often a connection "

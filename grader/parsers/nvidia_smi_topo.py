@@ -15,7 +15,7 @@ MAX_MATRIX_DEVICES = 256
 """The most devices a ``topo -m``/``topo -p2p`` header may name (a machine has a few dozen GPUs and NICs at
 most); more is not nvidia-smi output, and every pair of them would be judged (quadratic)."""
 _TOPO_CODE_RE = re.compile(r"^(?:X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)$")
-_RDMA_DEV = r"(?:mlx\d|hfi1|ionic|rxe|siw|bnxt_re|irdma|qedr|efa|erdma)_?\d+"  # older nvidia-smi: the NIC's own name
+_RDMA_DEV = r"(?:mlx\d(?:_bond)?|hfi1|ionic|rxe|siw|bnxt_re|irdma|qedr|efa|erdma)_?\d+"  # older nvidia-smi: the NIC's own name
 _TOPO_DEV_RE = re.compile(rf"^(?:GPU\d+|NIC\d+|{_RDMA_DEV})$")
 _TOPO_HEADER_RE = re.compile(rf"GPU\d+|NIC\d+|{_RDMA_DEV}|CPU Affinity|NUMA Affinity|GPU NUMA ID")
 _GLUED_CODES_RE = re.compile(r"^(?:X|NV\d{1,3}|PIX|PXB|PHB|NODE|SYS|SOC){2,8}$")

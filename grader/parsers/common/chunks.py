@@ -353,7 +353,7 @@ def split_chunks(text: str | bytes, is_command: Callable[[str, bool], bool] | No
 def _by_host(chunk: Chunk) -> list[Chunk]:
     """``chunk``, or one chunk per machine where each line starts with the machine's name (pdsh, clush, Terraform's
     provisioners: :func:`grader.parsers.common.labelled.host_groups`), each with that machine for its host."""
-    groups = host_groups(chunk.lines) if chunk.host is None else None
+    groups = host_groups(chunk.lines)  # (a prompt's host is where pdsh ran; the labels name where each line came from)
     if not groups:
         return [chunk]
     numbers = chunk.linenos or range(chunk.first_lineno, chunk.first_lineno + len(chunk.lines))

@@ -17,6 +17,8 @@ importing that parser before a paste holds their output."""
 _SSH_ARG_OPTS = set("bcDEeFIiJLlmOopQRSWw")
 _FANOUT = ("pdsh", "clush", "pssh", "parallel-ssh")  # run one command on several machines, each line labelled
 _FANOUT_ARG_OPTS = set("wxRltufgXoeEhHpO")  # their options that take a value (-w HOSTS, -l USER, -t TIMEOUT, ...)
+_FANOUT_LONG_ARG_OPTS = {"--hosts", "--host", "--user", "--par", "--timeout", "--outdir", "--errdir", "--option",
+                         "--extra-args", "--nodes", "--exclude", "--group", "--fanout"}
 
 
 def command_argv(command: str | None) -> list[str]:
@@ -77,7 +79,7 @@ def _argv(command: str) -> tuple[str, ...]:
             rest = argv[1:]
             while rest and rest[0].startswith("-"):
                 opt = rest.pop(0)
-                if len(opt) == 2 and opt[1] in _FANOUT_ARG_OPTS and rest:
+                if (len(opt) == 2 and opt[1] in _FANOUT_ARG_OPTS or opt in _FANOUT_LONG_ARG_OPTS) and rest:
                     rest.pop(0)
             argv = list(_argv(rest[0])) if len(rest) == 1 and " " in rest[0] else rest  # `pdsh -w a,b "ip addr"`
         else:

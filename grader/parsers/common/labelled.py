@@ -6,7 +6,8 @@ with the name taken off (:func:`host_groups`), as a ``spark-a:`` caption above e
 Told from a program's own ``name: message`` lines (``ping: sendmsg: ...``, ``libibverbs: Warning: ...``,
 ``llama_context: ...``, ``debug1: ...``, ``enp1s0: renamed ...``) by what a host name is: no ``_``, not a known program,
 level or interface name, not a number (``ip -o addr``'s ``2: enp1s0 inet ...``, ``srun -l``'s ``0: ``, which their
-readers take as they are), and with a digit, ``-`` or ``.`` in it unless two or more names each label two lines or more.
+readers take as they are), and with a digit, ``-`` or ``.`` in it unless two or more names each label two lines or more;
+and each name labels several lines (:data:`MIN_LINES_PER_NAME`), as a list of keys' names do not.
 """
 
 from __future__ import annotations
@@ -21,11 +22,15 @@ _TERRAFORM_OWN_RE = re.compile(r"[\w.\[\]\"-]{1,120}: (?:Still \w+\.\.\.|Creatin
 """Terraform's own progress lines between a provisioner's (``null_resource.head: Still creating... [10s elapsed]``)."""
 _NOT_HOST_RE = re.compile(
     r"(?:\d+|debug\d|(?:lib|ib_|mlx|ibv)\S*|(?:en|wl|ww)[a-z]\S*|eth\d\S*|ib[ps]?\d\S*|bond\d\S*|br-\S*|docker\d\S*|"
-    r"veth\S*|virbr\d\S*|roce\S*|(?:python|iperf|ping|perl|java|node|bash|zsh|sh|sudo|ssh|scp|rsync|pdsh|clush|pssh|"
+    r"veth\S*|virbr\d\S*|roce\S*|(?:python|iperf|ping|perl|java|bash|zsh|sh|sudo|ssh|scp|rsync|pdsh|clush|pssh|"
     r"mpirun|orted|prterun|srun|sbatch|slurmstepd|pyxis|kernel|systemd|nvidia-smi|nvrm|ray|vllm|sglang|docker|podman|"
-    r"kubectl|main|version|note|error|warning|warn|info|debug|fatal|panic|usage|hint|tip)\d{0,2})", re.I)
+    r"kubectl|main|version|note|error|warning|warn|info|debug|fatal|panic|usage|hint|tip)\d{0,2}|[0-9a-f]{12}|[0-9a-f]{64})",
+    re.I)
 """Names that are not a machine's when they label lines: numbers, ssh's ``debug1``, libraries, devices, interfaces,
-programs, log levels."""
+programs, log levels, a container image's layers (``docker pull``'s ``a1b2c3d4e5f6: Pull complete``)."""
+MIN_LINES_PER_NAME = 3
+"""On average each machine labels this many lines or more: a list of keys (``/proc/meminfo`` twice, ``ethtool -c``)
+names each once or twice."""
 MIN_SHARE = 0.8
 """The share of a paste's non-blank lines that must carry a machine's name for the paste to be read by machine."""
 _LOOK_AHEAD = 24  # the first non-blank lines looked at before the rest (a log of another shape is ruled out at once)
@@ -53,7 +58,7 @@ def host_groups(lines: Sequence[str]) -> list[tuple[str, list[tuple[int, str]]]]
     if sum(counts.values()) < 3 or labelled < MIN_SHARE * len(content):
         return None
     several = sum(1 for n in counts.values() if n >= 2) >= 2
-    if len(counts) > 64 or any(_NOT_HOST_RE.fullmatch(name) or name.isupper() and not any(c.isdigit() for c in name)
+    if len(counts) > 64 or sum(counts.values()) < MIN_LINES_PER_NAME * len(counts) or any(_NOT_HOST_RE.fullmatch(name) or name.isupper() and not any(c.isdigit() for c in name)
                                or not several and not any(c.isdigit() or c in "-." for c in name) for name in counts):
         return None
     groups: dict[str, list[tuple[int, str]]] = {}
