@@ -334,6 +334,65 @@ def _fd_limit_low_or_hit(log: VllmLog | None, values: Mapping[str, Any], text: s
     return {} if int(values.get("limit", "0")) < 10_000 else None
 
 
+_FRAME_RE = re.compile(r'File "(?P<file>[^"\n]{1,300})", line \d{1,7}, in (?P<function>\w{1,100})')
+_STEPS = (  # (what a frame's file or function holds, the step it is), the frames searched innermost last
+    (("init_device", "init_worker_distributed_environment", "init_distributed_environment", "initialize_model_parallel",
+      "ensure_model_parallel_initialized", "init_model_parallel_group"),
+     "the set-up of the process group between the GPUs"),
+    (("PyNcclCommunicator", "pynccl.py", "pynccl_wrapper.py", "cuda_communicator.py"),
+     "the creation of the NCCL communicator between the GPUs (NCCL_DEBUG=INFO says why it failed)"),
+    (("all_reduce",), "the first collective between the GPUs (`all_reduce`)"),
+    (("load_model", "load_weights"), "loading the model's weights"),
+    (("determine_available_memory", "profile_run"), "the memory profile"),
+    (("capture_model", "cuda_graph"), "the CUDA graph capture"),
+    (("_call_user_compiler", "compile_fx"), "torch.compile compiling the model (Inductor)"),
+    (("output_code.py", "inductor_cache", "compiled_graph"), "running the model's compiled graph (a warm-up or a step)"),
+    (("execute_model",), "a request's step"),
+)
+_LOGGED_PREFIX_RE = re.compile(r"^[^\n]{0,200}?\bERROR\b[^\n]{0,80}?\]\s{1,12}")
+_ALLOCATES_RE = re.compile(r"\bempty_strided\w*\(|\btorch\.(?:empty|zeros|ones)\(")
+
+
+def _frame_step(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies always; ``step``: the steps of vLLM's start (or run) the traceback's frames are in, outermost first (a
+    frame's function or file: ``init_device``, ``pynccl.py``, ``profile_run``, ...), and an allocation where the
+    innermost frame's line of code allocates, when the traceback shows any."""
+    steps: list[str] = []
+    last = None
+    for last in _FRAME_RE.finditer(text):
+        name = last.group("file") + " " + last.group("function")
+        said = next((f"{said} (`{x}`)" for marks, said in _STEPS for x in marks if x in name), None)
+        if said and said.rsplit(" (`", 1)[0] not in (x.rsplit(" (`", 1)[0] for x in steps):
+            steps.append(said)
+    code = [_LOGGED_PREFIX_RE.sub("", x, count=1) for x in text[last.end():last.end() + 400].split("\n")[1:2]] \
+        if last else []  # the innermost frame's line of code, without the log record's prefix
+    if code and _ALLOCATES_RE.search(code[0]):
+        steps.append("an allocation of GPU memory (`" + code[0].strip()[:80] + "`: memory running out is the usual "
+                     "cause there)")
+    return {"step": ", in it ".join(steps)} if steps else {}
+
+
+_PROCESS_TAG_RE = re.compile(r"^\([\w .:=,/-]{1,100}\)\s?")  # `(EngineCore pid=277) `, Ray's `(pid=1, ip=...)`
+_RECORD_START_RE = re.compile(r"^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\b|^\[?\d{4}-\d\d-\d\d|^[IWEF]\d{4} |^Traceback |"
+                              r"^File \"|^\[rank\d|^\[\w[^\]]{0,60}\] ")
+
+
+def _continued_message(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies always; ``continued``: the lines under an exception whose message ends in ``:`` (``... Reasons:``,
+    then a line per reason), up to three, each without its process tag, until a new log record, frame or blank."""
+    message = str(values.get("message", "")).rstrip()
+    at = text.find(message) if message.endswith(":") and len(message) > 1 else -1
+    if at < 0:
+        return {}
+    out = []
+    for line in text[at + len(message):at + len(message) + 2000].split("\n")[1:4]:
+        body = _PROCESS_TAG_RE.sub("", line.strip(), count=1).strip()
+        if not body or _RECORD_START_RE.match(body):
+            break
+        out.append(body)
+    return {"continued": " ".join(out)[:300]} if out else {}
+
+
 _ELSEWHERE_RE = re.compile(r"connectFullMesh|Connection refused|Connection reset|timed out|, ip=\d|--nnodes[= ]?[2-9]")
 """Signs in a paste that ranks of another machine took part or failed to (Ray's ``ip=`` of a remote worker, Gloo's
 failed full mesh, a refused or timed-out connection, torchrun's nodes)."""
@@ -453,6 +512,8 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "narrower_link": _narrower_link,
     "multi_machine": _multi_machine,
     "fd_limit_low_or_hit": _fd_limit_low_or_hit,
+    "continued_message": _continued_message,
+    "frame_step": _frame_step,
     "one_machine_told": _one_machine_told,
     "told_one_machine": _unless(_multi_machine),  # `explain --nodes 1` says one machine
     "rpc_endpoint": _rpc_endpoint,

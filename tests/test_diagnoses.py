@@ -671,6 +671,9 @@ EXAMPLES.update({
     # vllm#1116: two GPUs of one desktop under Ray
     "nccl-libcuda-not-found": BANNER + "Desktop:16696:16696 [1] misc/cudawrap.cc:179 NCCL WARN Failed to find CUDA library "
                               "libcuda.so (NCCL_CUDA_PATH='') : _Z42ncclKernel_SendRecv_RING\n",
+    # vllm#4114: a Ray worker's communicator whose init failed
+    "python-del-ignored": BANNER + "(RayWorkerVllm pid=14289) Exception ignored in: <function NCCLCommunicator.__del__ "
+                          "at 0x7f4d8c3212d0>\n",
     # vllm#19196, vllm#8085, vllm#15537, Open-Reasoner-Zero#26: notes that are harmless on their own
     "torch-destroy-process-group": BANNER + "[rank0]:[W604 11:18:57.117195760 ProcessGroupNCCL.cpp:1476] Warning: "
                                    "WARNING: destroy_process_group() was not called before program exit, which can "

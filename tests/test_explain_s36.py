@@ -198,3 +198,16 @@ def test_a_load_test_of_fewer_prompts_than_its_cap_is_not_held_back():
             "==================================================\n")
     [s] = explain(text)
     assert "requests were in flight" not in messages(s)
+
+
+def test_a_traceback_says_what_a_reader_needs_of_it():
+    """Pending xm011 (one Spark: `ValueError: ... Reasons:` and the reason on the next line: set
+    VLLM_TEST_FORCE_FP8_MARLIN=1), xn007 (vllm-project/vllm#4114: NCCLCommunicator.__del__'s ignored AttributeError
+    under a worker whose init_device failed) and xn010 (vllm#39774: a traceback cut inside PyNcclCommunicator)."""
+    [s] = explain(corpus("xm011"), host="spark", nodes=1)
+    assert "Reasons:`, which goes on: `MarlinFP8ScaledMMLinearKernel To apply FP8 Marlin on high-capability GPUs, " \
+           "please set VLLM_TEST_FORCE_FP8_MARLIN=1.`" in messages(s, "fail")
+    [s] = explain(corpus("xn007"), host="other", nodes=2)
+    assert "a side effect of an earlier failure, not its cause" in messages(s, "info")
+    [s] = explain(corpus("xn010"), host="other", nodes=1)
+    assert "the creation of the NCCL communicator between the GPUs (NCCL_DEBUG=INFO says why it failed)" in messages(s)

@@ -767,6 +767,8 @@ LEAKED_SHM = ("/root/miniconda3/envs/vllm/lib/python3.10/multiprocessing/resourc
               "resource_tracker: There appear to be 1 leaked shared_memory objects to clean up at shutdown\n")
 C10D_HOSTNAME = ("[W326 09:15:16.969966369 socket.cpp:204] [c10d] The hostname of the client socket cannot be retrieved. "
                  "err=-3\n")
+DEL_IGNORED = ("(RayWorkerVllm pid=14289) Exception ignored in: <function NCCLCommunicator.__del__ at 0x7f4d8c3212d0>\n"
+               "(RayWorkerVllm pid=14289) AttributeError: 'NCCLCommunicator' object has no attribute 'comm'\n")
 RAY_FRACTIONAL = ("2025-02-24 07:28:12,892\tWARNING utils.py:592 -- Ray currently does not support initializing Ray with "
                   "fractional cpus. Your num_cpus will be truncated from 104.999 to 104.\n")
 
@@ -993,7 +995,7 @@ def test_every_known_error_line_is_read_here():
                                         DOWNLOADED, NO_P2P, SHM_WAIT, NO_VERBS, SPARK_BOOT, NO_P2P_PAIR, PEER_CHECK, WSL, OFI_TCP, OFI_GDR, RAS_BIND, PEER_ALREADY,
                                         PCIE_SLOWER, ALLREDUCE, SYMM_MEM, PL_REFUSED, TORCH_CAP, NO_CUSTOM_AR,
                                         REREGISTRATION, MODULE_NOT_SUPPORTED, ABI_OTHERS_OPEN, DESTROY_PG, LEAKED_SHM,
-                                        C10D_HOSTNAME, RAY_FRACTIONAL]
+                                        C10D_HOSTNAME, RAY_FRACTIONAL, DEL_IGNORED]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently
