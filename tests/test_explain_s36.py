@@ -211,3 +211,10 @@ def test_a_traceback_says_what_a_reader_needs_of_it():
     assert "a side effect of an earlier failure, not its cause" in messages(s, "info")
     [s] = explain(corpus("xn010"), host="other", nodes=1)
     assert "the creation of the NCCL communicator between the GPUs (NCCL_DEBUG=INFO says why it failed)" in messages(s)
+
+
+def test_nccl_tests_headers_alone_are_read_and_a_header_again_is_another_process():
+    """Corpus zk010 (NVIDIA/nccl-tests#213, two H800 nodes): only nccl-tests' `#` lines, its `# nThread` header twice
+    before any result: read as nccl-tests (not 'only comments'), and two processes each running a job of its own."""
+    [s] = explain(corpus("zk010"), host="other", nodes=2)
+    assert s.kind == "nccl-tests" and "each a job of its own: its header printed again" in messages(s, "fail")

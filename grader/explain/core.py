@@ -433,8 +433,11 @@ def _explain(text: str, kind: str | None) -> list[Section]:
                 with one_text_gated():  # the reader's diagnoses and _known_faults ask the same gates of one text
                     run = listed_above(_run(seg), chunk, chunks[ci + 1] if ci + 1 < len(chunks) else None)
                 items.append((block_repeated(run[0], *fold), run[1]) if fold else run)
-        if not items:
-            return [Section(None, None, {}, (), "nothing to explain: only prompts and comments")]
+        if not items:  # only comments: a kind whose header they are (nccl-tests' `# nThread ...`) reads them
+            kind = next((k.name for x in text.splitlines()[:200] for k in _views(_state()).headers
+                         if len(x) <= MAX_KIND_LINE and k.header.search(x.strip())), None)
+            return _explain_as(text, kind) if kind else [Section(None, None, {}, (), "nothing to explain: only "
+                                                                  "prompts and comments")]
         items = [(said_again(s, n), parsed) if n > 1 else (s, parsed) for (s, parsed), n in zip(items, times)]
         items[-1] = ends_at_prompt(items[-1], len(items), chunks[-1].lines)
         return _cross_check(items, frozenset(i for i, n in enumerate(times) if n > 1))

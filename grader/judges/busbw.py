@@ -263,7 +263,7 @@ def summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
     procs = _launched(command)[0] or 0
     alone = res.independent_runs or procs > 1 and (len(res.averages) > 1 or res.sizes_restart)
     if alone:
-        how = "each one `Rank 0` of a 1-rank job" if res.independent_runs else (
+        how = "each a job of its own: its header printed again, or `Rank 0` again" if res.independent_runs else (
             f"{len(res.averages)} `# Avg bus bandwidth` summaries, " + ", ".join("nan" if v is None else f"{v:g}"
                                                                                 for v in res.averages[:4])
             + " GB/s," if len(res.averages) > 1 else "their tables interleaved, the size column starting again,") \

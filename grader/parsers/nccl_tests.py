@@ -168,7 +168,8 @@ class NcclTestsResult:
     @property
     def independent_runs(self) -> bool:
         """True when several processes each printed their own run (two ``Collective test starting``
-        lines, or one rank number with two pids): mpirun started copies of a binary built without
+        lines, a ``# nThread`` header again before the first run's average, or one rank number with two pids):
+        mpirun started copies of a binary built without
         MPI=1, each a job of its own, so nothing moved between them."""
         pids: dict[int, set[int]] = {}
         for r in self.ranks:
@@ -459,6 +460,9 @@ def _header_line(s: str, facts: dict) -> int:
         return 1
     m = _NTHREAD_RE.match(s)
     if m:
+        if facts.get("nthread_lines", 0) > len(facts.get("averages", ())):  # a header again before the run ended:
+            facts["starts"] = max(facts.get("starts", 0), 1) + 1  # another process printing its own (no MPI)
+        facts["nthread_lines"] = facts.get("nthread_lines", 0) + 1
         facts.update(nthreads=int(m.group("nt")), ngpus=int(m.group("ng")), min=int(m.group("min")),
                      max=int(m.group("max")))
         it = _ITERS_RE.search(s)
