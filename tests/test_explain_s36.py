@@ -218,3 +218,10 @@ def test_nccl_tests_headers_alone_are_read_and_a_header_again_is_another_process
     before any result: read as nccl-tests (not 'only comments'), and two processes each running a job of its own."""
     [s] = explain(corpus("zk010"), host="other", nodes=2)
     assert s.kind == "nccl-tests" and "each a job of its own: its header printed again" in messages(s, "fail")
+
+
+def test_independent_nccl_tests_copies_still_say_the_transport_they_would_use():
+    """Pending xd020 (NVIDIA/nccl-tests#136: two A100 nodes, each a 1-rank job; NCCL found no RDMA device and chose
+    sockets over bond0): beside the independent copies, the sockets they would use once they are one job."""
+    [s] = explain(corpus("xd020"), host="other", nodes=2)
+    assert "found no RDMA device (`NET/IB : No device found`) and chose TCP sockets over bond0" in messages(s, "warn")

@@ -274,6 +274,12 @@ def summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
                                                    "linux-gnu/openmpi` (NVIDIA's NCCL playbook) and run again." if spark
                                                    else "them. Rebuild with `make MPI=1 MPI_HOME=<your MPI's "
                                                    "prefix>` and run again.")))
+        log = res.nccl_log
+        if log is not None and log.ib_no_device and log.socket_ifaces:  # what the ranks would use once one job
+            findings.append(warn("Its NCCL lines found no RDMA device (`NET/IB : No device found`) and chose TCP "
+                                 f"sockets over {log.socket_ifaces[0].name}: once the ranks are one job they would "
+                                 "talk over sockets, not RDMA. Where the machines have RDMA NICs, check that the "
+                                 "process sees them (`ibv_devices`; in a container --device=/dev/infiniband)."))
     elif res.sizes_restart:
         findings.append(warn("The size column starts again partway (a smaller size after a larger one): these are "
                              "two tables interleaved, from two processes each running its own test (nccl-tests "
