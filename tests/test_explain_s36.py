@@ -225,3 +225,10 @@ def test_independent_nccl_tests_copies_still_say_the_transport_they_would_use():
     sockets over bond0): beside the independent copies, the sockets they would use once they are one job."""
     [s] = explain(corpus("xd020"), host="other", nodes=2)
     assert "found no RDMA device (`NET/IB : No device found`) and chose TCP sockets over bond0" in messages(s, "warn")
+
+
+def test_a_vllm_excerpt_says_the_ray_cluster_it_joined():
+    """Pending xo017 (ROCm/ROCm#5656: vLLM's engine core `Connecting to existing Ray cluster at address:
+    10.20.1.126:6379...`, then `Connected to Ray cluster.`, no layout in the excerpt): the cluster it joined is said."""
+    sections = [s for s in explain(corpus("xo017"), host="other", nodes=2) if s.kind == "vllm-log"]
+    assert "vLLM joined the existing Ray cluster at 10.20.1.126:6379" in messages(sections[0], "info")
