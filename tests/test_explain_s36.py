@@ -232,3 +232,14 @@ def test_a_vllm_excerpt_says_the_ray_cluster_it_joined():
     10.20.1.126:6379...`, then `Connected to Ray cluster.`, no layout in the excerpt): the cluster it joined is said."""
     sections = [s for s in explain(corpus("xo017"), host="other", nodes=2) if s.kind == "vllm-log"]
     assert "vLLM joined the existing Ray cluster at 10.20.1.126:6379" in messages(sections[0], "info")
+
+
+def test_one_request_decoding_slower_than_a_person_reads_is_said():
+    """Corpus zp014 (DeepSeek-V3, TP 8 x PP 2 over two nodes: the engine's stats with 1 running, none waiting and no
+    prompt show 2.9 tok/s, one token every 345 ms, slower than the 190 ms a token of checks/specs/serving.toml): said,
+    as a note (a dense 128B model on two Sparks, corpus m011, is that slow by memory bandwidth); the vLLM CPU sim's
+    18.1 tok/s windows (tests/fixtures/real/vllm-cpu/17) are not."""
+    [s] = [x for x in explain(corpus("zp014"), host="other", nodes=2) if x.kind == "vllm-log"]
+    assert "One request decoded alone at 2.9 tok/s at best" in messages(s, "info")
+    sim = (Path(__file__).parent / "fixtures" / "real" / "vllm-cpu" / "17_serve_pp2_ray_plugin_ok.txt").read_text()
+    assert "decoded alone" not in " ".join(messages(x) for x in explain(sim))

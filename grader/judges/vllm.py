@@ -270,6 +270,7 @@ def summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
                                                         "on purpose that is the server's limit, otherwise lower "
                                                         "--max-num-seqs or give the cache more memory."
                                                         if _kv_nearly_full(s) else "")))
+    findings += _one_stream_pace(log)
     if log.client_output and not log.has_startup:
         findings.append(info("This is a client's output (`vllm bench serve`), not the server's log: the server's "
                              "startup lines (version, parallel layout, KV cache) are in the `vllm serve` output."))
@@ -508,3 +509,22 @@ def _unified_share(utilization: float | None) -> list[Finding]:
                  f"gives vLLM{left} for the OS, its page cache and every other process, since the GPU's memory is the "
                  "system's (checks/specs/gpus.toml [dgx_spark]). A longer context, a second process or a cached file "
                  f"then starves the host (owners report freezes and resets): keep it at {share:g} or lower.")]
+
+
+def _one_stream_pace(log: VllmLog) -> list[Finding]:
+    """The engine's own stats of one request decoding alone (1 running, none waiting, no prompt tokens in the window):
+    a note when even the best such window decodes slower than a person reads (checks/specs/serving.toml [load]
+    reading_tpot_ms): one step of the whole model takes that long, which a large dense model on few GPUs may by
+    memory bandwidth alone (the corpus's m011: 128B dense on two Sparks at 2-3 tok/s), so no fault is told."""
+    alone = [s.generation_tokens_per_s for s in log.stats if s.running == 1 and not s.waiting
+             and s.prompt_tokens_per_s == 0 and s.generation_tokens_per_s > 0]
+    reading = row("serving.toml", "load").graded("reading_tpot_ms")
+    if not alone or not reading or max(alone) * reading >= 1000:
+        return []
+    best = max(alone)
+    return [info(f"One request decoded alone at {best:g} tok/s at best (the engine's stats with 1 running, none "
+                 f"waiting and no prompt in the window): one token every {1000 / best:.0f} ms, slower than a person "
+                 f"reads ({reading:g} ms a token, checks/specs/serving.toml [load]). For one stream that is one step "
+                 "of the whole model: its weights read once from memory per token (a large dense model on a few GPUs "
+                 "is that slow by the memory's bandwidth alone), pipeline stages taking their turns, and across "
+                 "machines the link's waits (NCCL over TCP sockets or the house network make it slower still).")]
