@@ -243,3 +243,10 @@ def test_one_request_decoding_slower_than_a_person_reads_is_said():
     assert "One request decoded alone at 2.9 tok/s at best" in messages(s, "info")
     sim = (Path(__file__).parent / "fixtures" / "real" / "vllm-cpu" / "17_serve_pp2_ray_plugin_ok.txt").read_text()
     assert "decoded alone" not in " ".join(messages(x) for x in explain(sim))
+
+
+def test_the_config_a_failing_v1_engine_dumps_gives_the_layout():
+    """Pending xe010 (vllm-project/vllm#26318, Slurm: `Dumping input data for V1 LLM engine (...) with config: ...
+    tensor_parallel_size=4, pipeline_parallel_size=2`): the layout is read from the dump as from the start's config."""
+    [s] = [x for x in explain(corpus("xe010"), host="other", nodes=2) if x.kind == "vllm-log"]
+    assert "Parallel layout: TP 4 x PP 2 = world size 8" in messages(s, "info")

@@ -21,7 +21,8 @@ from .vllm_events import _match_event
 
 _VERSION = r"v?(?P<version>\d+\.\d+(?:\.\d+)?(?:[\w.+-]*[\w+])?)"
 _BANNER_VERSION_RE = re.compile(r"(?:vLLM API server version|▀ █\s+version|█\s+version)\s+" + _VERSION)
-_ENGINE_CONFIG_RE = re.compile(r"Initializing an? (?:V1 )?LLM engine (?:\(" + _VERSION + r"\) )?with config:(?P<cfg>.*)$")
+_ENGINE_CONFIG_RE = re.compile(r"(?:Initializing an? (?:V1 )?|Dumping input data for V1 )LLM engine (?:\(" + _VERSION
+                               + r"\) )?with config:(?P<cfg>.*)$")  # (the second: the dump a V1 engine writes as it fails)
 _LAUNCH_VERSION_RE = re.compile(r"(?:Launching vLLM \(|\bvLLM [Vv]ersion:? )" + _VERSION)
 _BANNER_MODEL_RE = re.compile(r"█\s+model\s+(?P<model>\S+)")
 _PLATFORM_RE = re.compile(r"Automatically detected platform (?P<p>[\w-]+)")
