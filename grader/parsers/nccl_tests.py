@@ -436,7 +436,8 @@ def parse_nccl_tests(text: str) -> NcclTestsResult:
         ranks=tuple(facts["ranks"]), columns=tuple(layout.cols) if layout else (), rows=tuple(facts["rows"]),
         out_of_bounds=facts.get("oob"), out_of_bounds_ok=facts.get("oob_ok"),
         avg_busbw_reported=averages[-1] if averages else None, concluded=bool(facts.get("concluded")), truncated=truncated,
-        errors=tuple(facts["errors"]), nccl_log=log, starts=facts.get("starts", 0),
+        errors=tuple(facts["errors"]), nccl_log=log,
+        starts=max(facts.get("starts", 0), facts.get("early_headers", 0) if facts.get("early_headers", 0) > 1 else 0),
         averages=averages)
 
 
@@ -460,9 +461,8 @@ def _header_line(s: str, facts: dict) -> int:
         return 1
     m = _NTHREAD_RE.match(s)
     if m:
-        if facts.get("nthread_lines", 0) > len(facts.get("averages", ())):  # a header again before the run ended:
-            facts["starts"] = max(facts.get("starts", 0), 1) + 1  # another process printing its own (no MPI)
-        facts["nthread_lines"] = facts.get("nthread_lines", 0) + 1
+        if not facts.get("averages"):  # headers before any run ended: one per process (several: no MPI)
+            facts["early_headers"] = facts.get("early_headers", 0) + 1
         facts.update(nthreads=int(m.group("nt")), ngpus=int(m.group("ng")), min=int(m.group("min")),
                      max=int(m.group("max")))
         it = _ITERS_RE.search(s)
