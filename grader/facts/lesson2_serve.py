@@ -19,7 +19,7 @@ Shape (added to ``pair``)::
      "tp": int|None, "pp": int|None, "backend": str|None, "parallel_problems", "parallel_unmeasured",
      "kv_tokens_logged": int|None, "kv_tokens_predicted": int|None, "kv_ratio": float|None,
      "kv_problems", "kv_unmeasured", "model_hashes": {node: {file: sha256}}, "model_problems",
-     "model_unmeasured", "launch_diagnosis": [{kind, message, fix}], "launch_problems",
+     "model_unmeasured", "launch_diagnosis": [{kind, message, fix, severity}], "launch_problems",
      "launch_unmeasured", "served_models": [id], "env_unmeasured"}
 
 and to each node's facts ``env_unmeasured`` (lesson 2a's checks are not measured with it). A node
@@ -447,7 +447,8 @@ def _launch_log_facts(s: _Serving) -> None:
     diags = diagnose(log) if log is not None else []
     fails_owner: dict[int, str] = {}
     fails = [d for d in diags if d.severity == "fail"]
-    out["launch_diagnosis"] = [{"kind": d.kind, "message": d.message, "fix": d.fix} for d in diags]
+    out["launch_diagnosis"] = [{"kind": d.kind, "message": d.message, "fix": d.fix, "severity": d.severity}
+                               for d in diags]
     for d in fails:
         owner = OWNED_BY.get(d.kind, "launch")
         if owner == "launch" and out["model_problems"] and d.kind in GENERIC:
