@@ -335,6 +335,8 @@ def _fd_limit_low_or_hit(log: VllmLog | None, values: Mapping[str, Any], text: s
 
 
 _FRAME_RE = re.compile(r'File "(?P<file>[^"\n]{1,300})", line \d{1,7}, in (?P<function>\w{1,100})')
+"""Every frame of a traceback, logged or not (:data:`_LOGGED_FRAME_RE` takes the lines under each frame with it, so
+it skips the frames among them)."""
 _STEPS = (  # (what a frame's file or function holds, the step it is), the frames searched innermost last
     (("init_device", "init_worker_distributed_environment", "init_distributed_environment", "initialize_model_parallel",
       "ensure_model_parallel_initialized", "init_model_parallel_group"),
@@ -357,19 +359,20 @@ def _frame_step(log: VllmLog | None, values: Mapping[str, Any], text: str) -> di
     """Applies always; ``step``: the steps of vLLM's start (or run) the traceback's frames are in, outermost first (a
     frame's function or file: ``init_device``, ``pynccl.py``, ``profile_run``, ...), and an allocation where the
     innermost frame's line of code allocates, when the traceback shows any."""
-    steps: list[str] = []
+    steps: dict[str, str] = {}  # each step once, with the first frame that showed it
     last = None
     for last in _FRAME_RE.finditer(text):
         name = last.group("file") + " " + last.group("function")
-        said = next((f"{said} (`{x}`)" for marks, said in _STEPS for x in marks if x in name), None)
-        if said and said.rsplit(" (`", 1)[0] not in (x.rsplit(" (`", 1)[0] for x in steps):
-            steps.append(said)
-    code = [_LOGGED_PREFIX_RE.sub("", x, count=1) for x in text[last.end():last.end() + 400].split("\n")[1:2]] \
-        if last else []  # the innermost frame's line of code, without the log record's prefix
+        step, mark = next(((said, x) for marks, said in _STEPS for x in marks if x in name), (None, None))
+        if step is not None:
+            steps.setdefault(step, f"{step} (`{mark}`)")
+    said = list(steps.values())
+    code = text[last.end():last.end() + 400].split("\n")[1:2] if last else []  # the innermost frame's line of code
+    code = [_LOGGED_PREFIX_RE.sub("", x, count=1) for x in code]  # without the log record's prefix
     if code and _ALLOCATES_RE.search(code[0]):
-        steps.append("an allocation of GPU memory (`" + code[0].strip()[:80] + "`: memory running out is the usual "
-                     "cause there)")
-    return {"step": ", in it ".join(steps)} if steps else {}
+        said.append("an allocation of GPU memory (`" + code[0].strip()[:80] + "`: memory running out is the usual "
+                    "cause there)")
+    return {"step": ", in it ".join(said)} if said else {}
 
 
 _PROCESS_TAG_RE = re.compile(r"^\([\w .:=,/-]{1,100}\)\s?")  # `(EngineCore pid=277) `, Ray's `(pid=1, ip=...)`

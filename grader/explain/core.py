@@ -434,7 +434,8 @@ def _explain(text: str, kind: str | None) -> list[Section]:
                     run = listed_above(_run(seg), chunk, chunks[ci + 1] if ci + 1 < len(chunks) else None)
                 items.append((block_repeated(run[0], *fold), run[1]) if fold else run)
         if not items:  # only comments: a kind whose header they are (nccl-tests' `# nThread ...`) reads them
-            kind = next((k.name for x in text.splitlines()[:200] for k in _views(_state()).headers
+            headers = _views(_state()).headers
+            kind = next((k.name for x in text.splitlines()[:200] for k in headers
                          if len(x) <= MAX_KIND_LINE and k.header.search(x.strip())), None)
             return _explain_as(text, kind) if kind else [Section(None, None, {}, (), "nothing to explain: only "
                                                                   "prompts and comments")]

@@ -120,7 +120,8 @@ def describe(result: BenchResult, sent: int | None = None, burst: bool = False, 
     elif m is not None and result.summary:
         findings.append(ok("The file's own summary agrees with the per-request data (within 0.5%)."))
     ttft_med, e2el_med = src.get("median_ttft_ms"), src.get("median_e2el_ms")
-    if ttft_med is not None and e2el_med is not None and ttft_med > e2el_med * 1.001 + 1:  # (both rounded, measured apart)
+    # (the two are rounded and measured a moment apart: TTFT above E2E by a hair is not impossible)
+    if ttft_med is not None and e2el_med is not None and ttft_med > e2el_med * 1.001 + 1:
         findings.append(fail("Median TTFT is above median E2E latency: impossible for one run; the file mixes runs "
                               "or was edited."))
     out_tokens = src.get("total_output_tokens")
@@ -519,7 +520,7 @@ _CLIENT_ERROR_MEANINGS = (
     ("ClientConnectorError|Connection refused|Cannot connect to host",
      "nothing answered at the server's address and port: the server was down, not up yet, or at another address"),
     ("Timeout", "the request took longer than the client waits: the server was overloaded or stalled"),
-    ("\\b500\\b|Internal Server Error", "the server failed the request (500: an error inside the server; its log "
+    (r"\b500\b|Internal Server Error", "the server failed the request (500: an error inside the server; its log "
                                         "at that moment has the traceback)"),
     ("ClientResponseError|Bad Request|Not Found",
      "the server refused the request: its status says why (404 a model name it does not serve, 400 a prompt longer "

@@ -152,8 +152,9 @@ def summarise_perftest(runs: list[PerftestRun], command: str | None) -> Summary:
         if any(w.startswith("Conflicting CPU frequency") for w in r.warnings):  # perftest's own check of cpufreq
             findings.append(info(f"{label}: perftest warns the CPU runs below its top frequency (`Conflicting CPU "
                                  "frequency values detected`): power saving scales it, which raises and spreads "
-                                 "latencies (bandwidth figures are unaffected). Set the performance governor (`sudo cpupower frequency-set -g "
-                                 "performance`) before measuring latency; --CPU-freq only silences the check."))
+                                 "latencies (bandwidth figures are unaffected). Set the performance governor "
+                                 "(`sudo cpupower frequency-set -g performance`) before measuring latency; "
+                                 "--CPU-freq only silences the check."))
         tiny = _message_rate_bound(r, label)
         if r.device and r.device not in SPARK_RDMA or not r.device and on_spark(None) is False:  # no Spark figure
             findings += host_findings([r.device], "perftest") if r.device else []
