@@ -17,8 +17,8 @@ importing that parser before a paste holds their output."""
 _SSH_ARG_OPTS = set("bcDEeFIiJLlmOopQRSWw")
 _FANOUT = ("pdsh", "clush", "pssh", "parallel-ssh")  # run one command on several machines, each line labelled
 _FANOUT_ARG_OPTS = set("wxRltufgXoeEhHpO")  # their options that take a value (-w HOSTS, -l USER, -t TIMEOUT, ...)
-_FANOUT_LONG_ARG_OPTS = {"--hosts", "--host", "--user", "--par", "--timeout", "--outdir", "--errdir", "--option",
-                         "--extra-args", "--nodes", "--exclude", "--group", "--fanout"}
+_FANOUT_LONG_ARG_OPTS = frozenset({"--hosts", "--host", "--user", "--par", "--timeout", "--outdir", "--errdir",
+                                   "--option", "--extra-args", "--nodes", "--exclude", "--group", "--fanout"})
 
 
 def command_argv(command: str | None) -> list[str]:
@@ -69,24 +69,26 @@ def _argv(command: str) -> tuple[str, ...]:
         elif prog == "ip" and argv[1:3] == ["netns", "exec"] and len(argv) > 4:
             argv = argv[4:]
         elif prog == "ssh":
-            rest = argv[1:]
-            while rest and rest[0].startswith("-"):
-                opt = rest.pop(0)
-                if len(opt) == 2 and opt[1] in _SSH_ARG_OPTS and rest:
-                    rest.pop(0)
-            argv = rest[1:]  # drop the host
+            argv = _drop_options(argv[1:], _SSH_ARG_OPTS)[1:]  # and the host
         elif prog in _FANOUT:
-            rest = argv[1:]
-            while rest and rest[0].startswith("-"):
-                opt = rest.pop(0)
-                if (len(opt) == 2 and opt[1] in _FANOUT_ARG_OPTS or opt in _FANOUT_LONG_ARG_OPTS) and rest:
-                    rest.pop(0)
+            rest = _drop_options(argv[1:], _FANOUT_ARG_OPTS, _FANOUT_LONG_ARG_OPTS)
             argv = list(_argv(rest[0])) if len(rest) == 1 and " " in rest[0] else rest  # `pdsh -w a,b "ip addr"`
         else:
             break
     if argv:
         argv[0] = os.path.basename(argv[0])
     return tuple(argv)
+
+
+def _drop_options(words: list[str], takes_value: set[str], long_takes_value: frozenset[str] = frozenset()) -> list[str]:
+    """``words`` after a program's leading options: ``-x`` whose letter is in ``takes_value`` (or a long option in
+    ``long_takes_value``) drops the word after it too."""
+    rest = list(words)
+    while rest and rest[0].startswith("-"):
+        opt = rest.pop(0)
+        if (len(opt) == 2 and opt[1] in takes_value or opt in long_takes_value) and rest:
+            rest.pop(0)
+    return rest
 
 
 _GAP = r"[^\n;&|]{0,200}?"  # words between a program and its verb, bounded: a flood of words stays linear

@@ -24,7 +24,8 @@ _NOT_HOST_RE = re.compile(
     r"(?:\d+|debug\d|(?:lib|ib_|mlx|ibv)\S*|(?:en|wl|ww)[a-z]\S*|eth\d\S*|ib[ps]?\d\S*|bond\d\S*|br-\S*|docker\d\S*|"
     r"veth\S*|virbr\d\S*|roce\S*|(?:python|iperf|ping|perl|java|bash|zsh|sh|sudo|ssh|scp|rsync|pdsh|clush|pssh|"
     r"mpirun|orted|prterun|srun|sbatch|slurmstepd|pyxis|kernel|systemd|nvidia-smi|nvrm|ray|vllm|sglang|docker|podman|"
-    r"kubectl|main|version|note|error|warning|warn|info|debug|fatal|panic|usage|hint|tip)\d{0,2}|[0-9a-f]{12}|[0-9a-f]{64})",
+    r"kubectl|main|version|note|error|warning|warn|info|debug|fatal|panic|usage|hint|tip)\d{0,2}"
+    r"|[0-9a-f]{12}|[0-9a-f]{64})",
     re.I)
 """Names that are not a machine's when they label lines: numbers, ssh's ``debug1``, libraries, devices, interfaces,
 programs, log levels, a container image's layers (``docker pull``'s ``a1b2c3d4e5f6: Pull complete``)."""
@@ -33,6 +34,7 @@ MIN_LINES_PER_NAME = 3
 names each once or twice."""
 MIN_SHARE = 0.8
 """The share of a paste's non-blank lines that must carry a machine's name for the paste to be read by machine."""
+_OWN_LINE = ("", 0)  # what _label gives Terraform's own progress line
 _LOOK_AHEAD = 24  # the first non-blank lines looked at before the rest (a log of another shape is ruled out at once)
 
 
@@ -54,12 +56,8 @@ def host_groups(lines: Sequence[str]) -> list[tuple[str, list[tuple[int, str]]]]
     for label in labels:
         if label and label[0]:
             counts[label[0]] = counts.get(label[0], 0) + 1
-    labelled = sum(counts.values()) + sum(1 for x in labels if x == ("", 0))
-    if sum(counts.values()) < 3 or labelled < MIN_SHARE * len(content):
-        return None
-    several = sum(1 for n in counts.values() if n >= 2) >= 2
-    if len(counts) > 64 or sum(counts.values()) < MIN_LINES_PER_NAME * len(counts) or any(_NOT_HOST_RE.fullmatch(name) or name.isupper() and not any(c.isdigit() for c in name)
-                               or not several and not any(c.isdigit() or c in "-." for c in name) for name in counts):
+    named = sum(counts.values())
+    if named < 3 or named + labels.count(_OWN_LINE) < MIN_SHARE * len(content) or not _hosts(counts):
         return None
     groups: dict[str, list[tuple[int, str]]] = {}
     current: str | None = None
@@ -75,12 +73,20 @@ def host_groups(lines: Sequence[str]) -> list[tuple[str, list[tuple[int, str]]]]
     return list(groups.items())
 
 
+def _hosts(counts: dict[str, int]) -> bool:
+    """Whether the labels (name -> lines it labels) are machines' names (the module's rules)."""
+    several = sum(1 for n in counts.values() if n >= 2) >= 2
+    return len(counts) <= 64 and sum(counts.values()) >= MIN_LINES_PER_NAME * len(counts) and not any(
+        _NOT_HOST_RE.fullmatch(name) or name.isupper() and not any(c.isdigit() for c in name)
+        or not several and not any(c.isdigit() or c in "-." for c in name) for name in counts)
+
+
 def _label(line: str) -> tuple[str, int] | None:
-    """The machine name a line starts with and where the rest begins; ``("", 0)`` for Terraform's own progress line;
-    None for a line with no label."""
+    """The machine name a line starts with and where the rest begins; :data:`_OWN_LINE` for Terraform's own progress
+    line; None for a line with no label."""
     if not line[:1].isalnum():
         return None
     m = _LABEL_RE.match(line) or _TERRAFORM_RE.match(line)
     if m is not None:
         return m.group("label"), m.end()
-    return ("", 0) if _TERRAFORM_OWN_RE.match(line) else None
+    return _OWN_LINE if _TERRAFORM_OWN_RE.match(line) else None
