@@ -9,6 +9,9 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 bash scripts/install.sh
+# one sim per machine: wait while a test run or a recording holds the sim lock (tests/conftest.py SIM_LOCK)
+exec 9>>/tmp/clusterlab-sim.lock
+flock -n 9 || { echo "waiting for /tmp/clusterlab-sim.lock (a test run or a recording is using the sim)"; flock 9; }
 lessons=(lesson1)
 case " $* " in *" --serve"*) bash scripts/install-serve.sh; lessons=(lesson1 lesson2) ;; esac
 inventory=$(.venv/bin/clusterlab sim up "$@")

@@ -115,6 +115,57 @@ def pytest_collection_modifyitems(session, config, items):
     items[:] = keep
 
 
+def pytest_collection_finish(session):
+    """A run that will bring the live sim up holds the sim lock (:func:`_hold_sim_lock`) from here to its exit."""
+    if not session.config.option.collectonly and any(uses_live_sim(Path(str(it.fspath))) for it in session.items):
+        _hold_sim_lock(session.config)
+
+
+SIM_LOCK = Path("/tmp/clusterlab-sim.lock")
+"""The sim lock: one sim per machine. A pytest run that will bring the live sim up holds it from collection to
+exit (:func:`_hold_sim_lock`); the recording scripts and benchmarks that use the sim run under
+``flock /tmp/clusterlab-sim.lock ...``, and run.sh takes it too, so each waits for the other."""
+_lock_file: list = []  # the open lock file, held until the process ends
+
+
+def _hold_sim_lock(config) -> None:
+    """Take :data:`SIM_LOCK` (exclusive), waiting while another process holds it, and say so. Not when an ancestor
+    holds it already (``flock /tmp/clusterlab-sim.lock pytest ...``, as older docstrings and scripts run it): this run
+    is then under that lock."""
+    import fcntl
+    if _lock_file or _held_by_ancestor(SIM_LOCK):
+        return
+    f = open(SIM_LOCK, "a")
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        tr = config.pluginmanager.get_plugin("terminalreporter")
+        if tr is not None:
+            tr.write_line(f"[waiting for {SIM_LOCK}: another test run, recording or run.sh uses the sim]")
+        fcntl.flock(f, fcntl.LOCK_EX)
+    _lock_file.append(f)
+
+
+def _held_by_ancestor(path: Path) -> bool:
+    """Whether a process this one descends from holds a lock on ``path`` (from /proc/locks: its holder's pid and the
+    file's inode)."""
+    try:
+        inode = path.stat().st_ino
+        rows = (line.split() for line in Path("/proc/locks").read_text().splitlines() if "->" not in line)  # (waiters)
+        holders = {int(f[4]) for f in rows if len(f) > 5 and f[5].rsplit(":", 1)[-1] == str(inode)}
+    except (OSError, ValueError):
+        return False
+    pid = os.getppid()
+    while pid > 1:
+        if pid in holders:
+            return True
+        try:
+            pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[1])
+        except (OSError, ValueError, IndexError):
+            return False
+    return False
+
+
 WAIT_FOR_PID = "CLUSTERLAB_TEST_WAIT_FOR_PID"
 """test.sh sets it for ``--part sim`` to the pid of ``--part rest`` running beside it."""
 
