@@ -587,6 +587,10 @@ EXAMPLES.update({
                          "performance.\n",
     "vllm-under-wsl": BANNER + "WARNING 06-01 01:06:23 utils.py:465] Using 'pin_memory=False' as WSL is detected. This "
                       "may slow down the performance.\n",
+    # eugr/spark-vllm-docker PR 367: four Sparks at TP=4, the line twice where the quoted log ends (the second cut)
+    "vllm-workers-still-waiting": BANNER + "(EngineCore pid=397) INFO 09-02 11:57:54 [shm_broadcast.py:801] No "
+                                  "available shared memory broadcast block found in 60 seconds.\n(EngineCore pid=397) "
+                                  "INFO 09-02 11:58:54 [shm_broadcast.py:801]\n",
     # vllm#51986: a multi-node start over InfiniBand, the line once a minute (three of its five)
     "vllm-workers-stuck": BANNER + "".join(f"(EngineCore pid=2025) INFO 08-13 11:2{i}:02 [shm_broadcast.py:802] No "
                                            "available shared memory broadcast block found in 60 seconds.\n"
@@ -662,6 +666,10 @@ EXAMPLES.update({
     # vllm#29670: a data-parallel start
     "vllm-fd-ulimit": BANNER + "(APIServer pid=927159) WARNING 11-28 19:08:15 [system_utils.py:222] Found ulimit of 1024 "
                       "and failed to automatically increase with error current limit exceeds maximum limit.\n",
+    # vllm#29670: a data-parallel start on one node, the hard limit 65530 (a note)
+    "vllm-fd-ulimit-high": BANNER + "(APIServer pid=927159) WARNING 11-28 19:08:15 [system_utils.py:222] Found ulimit "
+                           "of 65530 and failed to automatically increase with error current limit exceeds maximum "
+                           "limit.\n",
     # NVIDIA/nccl#1524: two servers whose MTUs differed
     "ib-local-access-violation": BANNER + "host:94639:94647 [0] transport/net_ib.cc:100 NCCL WARN NET/IB : mlx5_0:1 Got "
                                  "async event : local access violation work queue error\n",

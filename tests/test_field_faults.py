@@ -740,6 +740,7 @@ NO_PROVIDER = ("libibverbs: Warning: no userspace device-specific driver found f
                "0 HCAs found:\n")  # NVIDIA/caffe#590, as posted (one of its five warnings)
 GLOO_HOSTNAME = ("[rank7]:[W806 14:25:27.650991133 ProcessGroupGloo.cpp:524] Warning: Unable to resolve hostname to a "
                  "(local) address. Using the loopback address as fallback.\n")
+SHM_TWICE = SHM_WAIT + "(EngineCore pid=397) INFO 09-02 11:58:54 [shm_broadcast.py:801]\n"  # PR 367's quote, cut
 SHM_STUCK = "".join(f"(EngineCore pid=2025) INFO 08-13 11:2{i}:02 [shm_broadcast.py:802] No available shared memory "
                     "broadcast block found in 60 seconds.\n" for i in range(3))
 RAY_USAGE = "Error: Got unexpected extra arguments (& RAY_HEAD_PID= echo 'Waiting for all Ray worker nodes')\n"
@@ -753,6 +754,7 @@ NVRM_LOST = ("Feb 17 08:02:35 myhost1-DGX-Station-A100 kernel: NVRM: nvAssertOkF
 RAS_BIND = "paula09:2528103:2528103 [0] ras/client_support.cc:160 NCCL WARN Call to bind failed: Address already in use\n"
 FD_ULIMIT = ("(APIServer pid=927159) WARNING 11-28 19:08:15 [system_utils.py:222] Found ulimit of 1024 and failed to "
              "automatically increase with error current limit exceeds maximum limit.\n")  # (65530 there: a note)
+FD_HIGH = FD_ULIMIT.replace("ulimit of 1024", "ulimit of 65530")  # vllm#29670, as posted: a note
 # https://github.com/NVIDIA/nccl/issues/1524, /2334 and vllm-project/vllm#1116, as posted (one line each; #2334's wrapped)
 LOCAL_ACCESS = ("ubuntu20-server-2:94639:94647 [0] transport/net_ib.cc:100 NCCL WARN NET/IB : mlx5_0:1 Got async event : "
                 "local access violation work queue error\n")
@@ -935,7 +937,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        NO_ADDRESS, DASHBOARD_PORT, RPC_CRASHED, RPC_CONNECT, RDZV_CONNECTION, RDZV_TIMEOUT,
        RANDOM_RUN_ID, LOOPBACK_MASTER, LOOPBACK_LAUNCH, CHILD_FAILED, MODULE_NOT_CONNECTED, MODULE_UNREADABLE,
        CDI_OFF, NO_GPU_RUNTIME, CDI_UNRESOLVABLE, NVC_DRIVER, NVC_NO_NVML, NVML_UNKNOWN, SHM_FALLOCATE, COMPAT_804,
-       RAY_FATAL, RAY_DISK, RAY_USAGE, BENCH_FIRST, RANK_TWICE, NVRM_LOST, NO_STATUS, SHM_STUCK, FD_ULIMIT,
+       RAY_FATAL, RAY_DISK, RAY_USAGE, BENCH_FIRST, RANK_TWICE, NVRM_LOST, NO_STATUS, SHM_STUCK, SHM_TWICE, FD_ULIMIT,
        DEVX, NIXL_BACKEND, SGLANG_NO_KV, DYNAMO_NONE, ORTED, CUDA12_LIB, TRT_WINDOW, UCX_SOCKADDR, CM_ENODEV,
        STORE_RETRY, STORE_RETRIES, GLOO_HOSTNAME, NO_PROVIDER, NO_SOCKET_IFACE, LOCAL_ACCESS, CTS_UNUSED, NO_LIBCUDA]
 
@@ -947,7 +949,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
     [(level, message)] = known_faults(text)
     assert level == ("warn" if any(text is t for t in (XID_45, KV_PREEMPTED, PG_ANCHOR, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SHM_64MB, RAY_SHM,
                                                       PCIE_NARROW, UCX_NO_DEVICE, TRT_OTHER_GPU, AER_CORRECTED,
-                                                      MODULE_UNREADABLE, RAY_DISK, NO_STATUS, SHM_STUCK, FD_ULIMIT,
+                                                      MODULE_UNREADABLE, RAY_DISK, NO_STATUS, SHM_STUCK, SHM_TWICE, FD_ULIMIT,
                                                       TRT_WINDOW, GLOO_HOSTNAME, STORE_RETRY, CTS_UNUSED))
                     else "fail")
     assert " Fix: " in message
@@ -995,7 +997,7 @@ def test_every_known_error_line_is_read_here():
                                         DOWNLOADED, NO_P2P, SHM_WAIT, NO_VERBS, SPARK_BOOT, NO_P2P_PAIR, PEER_CHECK, WSL, OFI_TCP, OFI_GDR, RAS_BIND, PEER_ALREADY,
                                         PCIE_SLOWER, ALLREDUCE, SYMM_MEM, PL_REFUSED, TORCH_CAP, NO_CUSTOM_AR,
                                         REREGISTRATION, MODULE_NOT_SUPPORTED, ABI_OTHERS_OPEN, DESTROY_PG, LEAKED_SHM,
-                                        C10D_HOSTNAME, RAY_FRACTIONAL, DEL_IGNORED]
+                                        C10D_HOSTNAME, RAY_FRACTIONAL, DEL_IGNORED, FD_HIGH]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently

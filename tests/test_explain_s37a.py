@@ -1,0 +1,56 @@
+"""Session 37 (helper A, serving): readings of real outputs mended as general rules, each test naming the output it
+comes from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grader.explain import explain
+from tests.conftest import messages
+
+CORPUS = Path(__file__).parent / "fixtures" / "field" / "corpus"
+
+
+def corpus(prefix: str) -> str:
+    """The text of the field corpus entry (or pending one) whose file name starts with ``prefix``."""
+    [path] = list(CORPUS.glob(f"{prefix}_*.txt")) + list((CORPUS.parent / "pending").glob(f"{prefix}_*.txt"))
+    return path.read_text()
+
+
+def said(sections, level: str | None = None) -> str:
+    return " ".join(messages(s, level) if level else messages(s) for s in sections)
+
+
+def test_the_engines_wait_line_twice_where_the_paste_ends_is_a_hedged_warning():
+    """https://github.com/eugr/spark-vllm-docker/pull/367 (corpus zb005): four Sparks at TP=4, the engine's wait line
+    after a FlashInfer autotune started, again a minute later (that line cut after its logger's location), where the
+    quoted log ends: the wait went on past a minute and the paste cannot show whether it stops, a warning that says
+    what decides (checks/specs/serving.toml [engine] stall_open)."""
+    sections = explain(corpus("zb005"), host="spark", nodes=4)
+    warned = said(sections, "warn")
+    assert "logged 2 times in a row that it waited 60 s" in warned and "the paste ends there" in warned
+    assert "The paste cannot decide which" in warned and "a FlashInfer autotune" in warned
+    # the first line alone stays the note that a worker is busy or stuck
+    first = corpus("zb005").split("\n(EngineCore pid=397) INFO 09-02 11:58:54")[0] + "\n"
+    assert not said(explain(first, host="spark", nodes=4), "warn")
+    # a cut line at another logger's location is not the wait line again
+    other = first + "(EngineCore pid=397) INFO 09-02 11:58:54 [core.py:801]\n"
+    assert not said(explain(other, host="spark", nodes=4), "warn")
+
+
+def test_two_wait_lines_that_the_log_goes_on_after_stay_a_note():
+    """https://github.com/vllm-project/vllm/issues/39910 (corpus p013, s390x CPU backend): the wait line twice, then
+    `Initial profiling/warmup run took 107.62 s`: a slow warm-up that ended, no warning."""
+    sections = explain(corpus("p013"), host="other", nodes=1)
+    assert "waited 60 s for a worker" in said(sections, "info") and "in a row" not in said(sections)
+
+
+def test_an_open_files_limit_vllm_could_not_raise_is_named_and_a_high_one_is_a_note():
+    """https://github.com/vllm-project/vllm/issues/29670 (pending xe015): vLLM 0.11.2 at DP 2 could not raise ulimit -n
+    above 65530, the hard limit; at that many descriptors a server rarely runs out: a note naming the limit, while a
+    limit of a few thousand stays the warning."""
+    sections = explain(corpus("xe015"), host="other", nodes=1)
+    assert "could not raise the open-files limit (ulimit -n) above 65530" in said(sections, "info")
+    assert not said(sections, "warn")
+    low = corpus("xe015").replace("ulimit of 65530", "ulimit of 1024")
+    assert "could not raise the open-files limit above 1024" in said(explain(low, host="other", nodes=1), "warn")
