@@ -54,3 +54,26 @@ def test_an_open_files_limit_vllm_could_not_raise_is_named_and_a_high_one_is_a_n
     assert not said(sections, "warn")
     low = corpus("xe015").replace("ulimit of 65530", "ulimit of 1024")
     assert "could not raise the open-files limit above 1024" in said(explain(low, host="other", nodes=1), "warn")
+
+
+def test_a_kernels_architecture_guard_is_a_build_that_lacks_this_gpu():
+    """https://github.com/Avarok-Cybersecurity/dgx-vllm/issues/9 (pending xm020): on a GB10 (sm_121) an FP8 kernel
+    guarded for sm_120 traps (`This kernel only supports sm120.`) and CUDA reports an unspecified launch failure: a
+    build without kernels for this GPU, not a hardware fault. DeepGEMM's spelling (`sm_90`) reads the same."""
+    sections = explain(corpus("xm020"), host="spark", nodes=1)
+    failed = said(sections, "fail")
+    assert "A GPU kernel built only for sm120 ran on this GPU" in failed and "GB10 is sm_121" in failed
+    assert "hardware" not in failed
+    deepgemm = "RuntimeError: Assertion error: This kernel only supports sm_90\n"
+    assert "built only for sm_90 ran on this GPU" in said(explain(deepgemm, host="other"), "fail")
+    # the launch failure alone names no architecture
+    assert "built only for" not in said(explain("cudaErrorLaunchFailure: unspecified launch failure\n", host="other"))
+
+
+def test_an_autoscaler_that_keeps_failing_to_launch_says_ray_status_does_not_show_it():
+    """https://github.com/ray-project/ray/issues/13586 (corpus z012): the autoscaler adds a gpu.medium node and removes
+    it `(launch failed)` every few seconds while `ray status` lists it pending and `Recent failures: (no failures)`:
+    the reading says the status hides the failed launches."""
+    sections = explain(corpus("z012"), host="other")
+    failed = said(sections, "fail")
+    assert "cannot start nodes of type gpu.medium" in failed and "does not show the failed launches" in failed
