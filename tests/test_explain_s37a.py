@@ -77,3 +77,25 @@ def test_an_autoscaler_that_keeps_failing_to_launch_says_ray_status_does_not_sho
     sections = explain(corpus("z012"), host="other")
     failed = said(sections, "fail")
     assert "cannot start nodes of type gpu.medium" in failed and "does not show the failed launches" in failed
+
+
+def test_aiperfs_and_genai_perfs_console_table_is_read_as_a_load_test():
+    """https://github.com/ai-dynamo/dynamo/issues/402 (pending xa014, GenAI-Perf: 128 requests at concurrency 32,
+    healthy) and https://github.com/modelscope/evalscope/issues/1101 (pending xa009, AIPerf's table, cut): the table's
+    rows under vLLM's names (their inter token latency is vLLM's TPOT), the time to second token set against it
+    (checks/specs/serving.toml [load] slow_second_token_ratio)."""
+    from grader.parsers.bench_result import parse_any
+    [r] = parse_any(corpus("xa014"))
+    assert r.shape == "GenAI-Perf console table" and r.summary["mean_ttft_ms"] == 1385.48
+    assert r.summary["p99_tpot_ms"] == 19.79 and r.summary["output_throughput"] == 1023.48
+    assert r.summary["completed"] == 128 and r.summary["mean_ttst_ms"] == 18.61 and "median_ttft_ms" not in r.summary
+    sections = explain(corpus("xa014"), host="other", nodes=1)
+    assert [s.kind for s in sections] == ["aiperf"] and not said(sections, "warn")
+    assert "TTFT p99 4027.65 ms (4.03 s), mean 1385.48 ms" in said(sections, "info")
+    assert "about the 19.42 ms between later tokens" in said(sections, "info")
+    [r] = parse_any(corpus("xa009"))  # AIPerf's: p50 and std, a label wrapped onto a second row
+    assert r.summary["median_ttft_ms"] == 1052.06 and r.summary["std_tpot_ms"] == 2.68
+    assert "output_throughput" not in r.summary  # (the per-user row is not the server's)
+    sections = explain(corpus("xa009"))
+    assert "Time to second token 374.69 ms on average, 25x the 14.93 ms" in said(sections, "info")
+    assert not said(sections, "warn")

@@ -98,7 +98,7 @@ def describe(result: BenchResult, sent: int | None = None, burst: bool = False, 
             lat.append(f"{label} " + ", ".join(parts))
     if lat:
         findings.append(info("; ".join(lat) + "."))
-    findings += _prefill(src, cap) + _itl_stall(src)
+    findings += _prefill(src, cap) + _itl_stall(src) + _second_token(src)
     zero = [label for name, label in (("ttft", "TTFT"), ("tpot", "TPOT")) if src.get(f"median_{name}_ms") == 0
             and (src.get(f"p99_{name}_ms") or src.get(f"mean_{name}_ms"))]
     none = [label for name, label in (("ttft", "TTFT"), ("itl", "ITL")) if src.get(f"mean_{name}_ms") == 0
@@ -162,6 +162,24 @@ def _prefill(src: dict[str, Any], cap: float | None) -> list[Finding]:
     return [info(f"TTFT is the prefill of each prompt of ~{each:,.0f} tokens, one request at a time: about "
                  f"{each / ttft * 1000:,.0f} prompt tokens/s. A first token waits for the whole prompt, so with prompts "
                  "this long a TTFT of seconds is prefill, not a stall.")]
+
+
+def _second_token(src: dict[str, Any]) -> list[Finding]:
+    """AIPerf's and GenAI-Perf's mean time to second token, set against the mean gap between later tokens (their inter
+    token latency, vLLM's TPOT): checks/specs/serving.toml [load] slow_second_token_ratio times it or more is a second
+    step that waited on other requests' prefills (evalscope#1101); below it, decode ran on at its own pace."""
+    from ..calc.specs import row
+    ttst, tpot, ratio = src.get("mean_ttst_ms"), src.get("mean_tpot_ms"), row("serving.toml", "load").graded(
+        "slow_second_token_ratio")
+    if ttst is None or not tpot or ratio is None:
+        return []
+    if ttst < ratio * tpot:
+        return [info(f"Time to second token {ttst:.2f} ms on average, about the {tpot:.2f} ms between later tokens: "
+                     "once a request has its first token, it decodes at a steady pace.")]
+    return [info(f"Time to second token {ttst:.2f} ms on average, {ttst / tpot:.0f}x the {tpot:.2f} ms between later "
+                 "tokens: a request's second step waited on other requests' prefills, which chunked prefill puts in the "
+                 "same steps as decode, as concurrent requests with long prompts do. Not a fault; fewer requests at "
+                 "once, or a smaller prefill chunk, trades it against throughput.")]
 
 
 OVERLOAD_MIN_REQUESTS = 20

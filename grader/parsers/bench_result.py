@@ -54,6 +54,7 @@ from typing import Any
 
 from grader.metrics import Request, RunMetrics, compute
 from grader.parsers.common import ParseError, as_float, as_int, clean_lines, json_dig, load_json_lenient
+from grader.parsers.perf_table import TITLE_RE, parse_perf_table  # (TITLE_RE: explain's aiperf kind)
 
 COMMAND = "vllm bench serve"
 AIPERF = "aiperf"
@@ -381,7 +382,7 @@ def _namespace_meta(lines: list[str]) -> dict[str, Any]:
 
 _AIPERF_STATS = {"avg": "mean", "p50": "median", "std": "std"}
 _AIPERF_LAT = {"time_to_first_token": "ttft", "inter_token_latency": "tpot", "inter_chunk_latency": "itl",
-               "request_latency": "e2el"}
+               "request_latency": "e2el", "time_to_second_token": "ttst"}
 _AIPERF_RATES = {"request_throughput": "request_throughput", "output_token_throughput": "output_throughput",
                  "total_token_throughput": "total_token_throughput", "benchmark_duration": "duration",
                  "request_count": "completed", "total_osl": "total_output_tokens", "total_isl": "total_input_tokens",
@@ -540,6 +541,8 @@ def parse_any(text: str) -> list[BenchResult]:
     lines = [line.strip() for line in clean_lines(text)]
     if sum(1 for line in lines if TRTLLM_SECTION_RE.match(line)) >= 2:
         return [parse_trtllm_bench(lines)]
+    if (table := parse_perf_table(lines)) is not None:  # AIPerf's or GenAI-Perf's console table
+        return [BenchResult(AIPERF, f"{table[0]} console table", table[1])]
     if any(BANNER_RE.match(line) for line in lines) and not any(line.startswith('"ttfts"') for line in lines):
         return [parse_bench_text(text)]
     first = next((line for line in lines if line.startswith("{")), None)
