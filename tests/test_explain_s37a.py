@@ -99,3 +99,18 @@ def test_aiperfs_and_genai_perfs_console_table_is_read_as_a_load_test():
     sections = explain(corpus("xa009"))
     assert "Time to second token 374.69 ms on average, 25x the 14.93 ms" in said(sections, "info")
     assert not said(sections, "warn")
+
+
+def test_llama_bench_rows_that_differ_in_one_setting_are_set_side_by_side():
+    """https://github.com/ggml-org/llama.cpp/issues/4812 (pending xf019): one RTX 3090 Ti, `-nkvo 0,1`: pp512 4035 then
+    238 tok/s, the KV cache in host memory (nkvo 1) 17x slower: said as that setting's cost, not a fault. Rows that
+    differ in two settings, or a single row, are not compared."""
+    sections = explain(corpus("xf019"), host="other", nodes=1)
+    noted = said(sections, "info")
+    assert "pp512: 4035.47 tok/s with nkvo 0, 237.84 tok/s with nkvo 1: 16.97x apart, the slower with nkvo 1" in noted
+    assert "nkvo 1 keeps the KV cache in host memory" in noted and not said(sections, "warn")
+    two = corpus("xf019").replace("|  99 |             1 | pp 512", "|  98 |             1 | pp 512")
+    differ = said(explain(two, host="other", nodes=1))
+    assert "pp512: 4035.47 tok/s with" not in differ and "tg128: 127.43 tok/s with nkvo 0" in differ
+    one = "\n".join(line for line in corpus("xf019").splitlines() if "|             1 |" not in line)
+    assert "apart" not in said(explain(one, host="other", nodes=1))

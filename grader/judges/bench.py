@@ -20,7 +20,7 @@ from ..parsers.bench_result import BenchResult, parse_any
 from ..parsers.common import as_float, as_int, command_argv, option_value
 from ..parsers.traceback import EXCEPTION_RE
 from ..ranges import load_ranges
-from .llama import gpu_findings
+from .llama import gpu_findings, setting_findings
 from .common import fail, info, ok, warn
 from .model import Finding, Summary
 
@@ -585,6 +585,7 @@ def summarise_llama_bench(b: Any, command: str | None) -> Summary:
         if r.ngl == 0:
             findings.append(warn(f"{r.model}: ngl 0, so no layer ran on the GPU (all on the CPU): pass -ngl 99 to "
                                  "offload them."))
+    findings += setting_findings(list(b.rows))
     backends = {x for r in b.rows for x in (r.backend or "").split(",")}
     if "RPC" in backends:
         findings.append(info("Backend RPC: llama.cpp split the layers over machines (its RPC servers), a layer split "
