@@ -666,6 +666,9 @@ EXAMPLES.update({
     # vllm#29670: a data-parallel start
     "vllm-fd-ulimit": BANNER + "(APIServer pid=927159) WARNING 11-28 19:08:15 [system_utils.py:222] Found ulimit of 1024 "
                       "and failed to automatically increase with error current limit exceeds maximum limit.\n",
+    # ollama#8597: ten RTX 3090s, deepseek-r1:671b's planned split overflowing the first GPU
+    "llama-device-buffer-alloc-failed": BANNER + "Error: llama runner process has terminated: error loading model: "
+                                        "unable to allocate CUDA0 buffer\n",
     # Avarok-Cybersecurity/dgx-vllm#9: a GB10 running a kernel guarded for sm_120
     "kernel-arch-guard": BANNER + "This kernel only supports sm120.\ncudaErrorLaunchFailure: unspecified launch failure\n",
     # vllm#29670: a data-parallel start on one node, the hard limit 65530 (a note)

@@ -114,3 +114,14 @@ def test_llama_bench_rows_that_differ_in_one_setting_are_set_side_by_side():
     assert "pp512: 4035.47 tok/s with" not in differ and "tg128: 127.43 tok/s with nkvo 0" in differ
     one = "\n".join(line for line in corpus("xf019").splitlines() if "|             1 |" not in line)
     assert "apart" not in said(explain(one, host="other", nodes=1))
+
+
+def test_a_device_buffer_llama_cpp_could_not_allocate_is_that_gpus_share_not_fitting():
+    """https://github.com/ollama/ollama/issues/8597 (pending yz017): ten RTX 3090s, Ollama's planned split of
+    deepseek-r1:671b (33 of 62 layers, four on the first GPU) and `unable to allocate CUDA0 buffer`: the model does not
+    load, the first GPU's share does not fit; the CPU's pinned buffer (`CUDA_Host`) is not a GPU's."""
+    sections = explain(corpus("yz017"), host="other", nodes=1)
+    failed = said(sections, "fail")
+    assert "could not allocate the CUDA0 buffer while loading the model" in failed and "`num_gpu`" in failed
+    host = "llama_model_load: error loading model: unable to allocate CUDA_Host buffer\n"
+    assert "could not allocate the" not in said(explain(host, host="other"))
