@@ -18,7 +18,7 @@ def corpus(prefix: str) -> str:
 
 
 def said(sections, level: str | None = None) -> str:
-    return " ".join(messages(s, level) if level else messages(s) for s in sections)
+    return " ".join(messages(s, level) if level else messages(s) for s in sections).strip()
 
 
 def test_the_engines_wait_line_twice_where_the_paste_ends_is_a_hedged_warning():
@@ -125,3 +125,16 @@ def test_a_device_buffer_llama_cpp_could_not_allocate_is_that_gpus_share_not_fit
     assert "could not allocate the CUDA0 buffer while loading the model" in failed and "`num_gpu`" in failed
     host = "llama_model_load: error loading model: unable to allocate CUDA_Host buffer\n"
     assert "could not allocate the" not in said(explain(host, host="other"))
+
+
+def test_rpc_servers_own_console_is_read_and_says_what_it_cannot_show():
+    """https://github.com/ggml-org/llama.cpp/issues/8832 (pending yz019): `rpc-server -p 50052` on a V100, one client
+    accepted and closed: the server's side is said (address, memory offered, connections) with no error, and that the
+    client's speed is not in it."""
+    sections = explain(corpus("yz019"), host="other", nodes=1)
+    noted = said(sections, "info")
+    assert "rpc-server listening on 0.0.0.0:50052, offering 28,170 MB" in noted and "1 client connection(s) accepted" in noted
+    assert "not shown here" in noted and not said(sections, "warn") and not any(s.error for s in sections)
+    # a llama-server log (no rpc-server line) says nothing of it
+    log = "load_tensors: offloaded 29/29 layers to GPU\nload_tensors:        CUDA0 model buffer size =  2700.00 MiB\n"
+    assert "rpc-server listening" not in said(explain(log, host="other"))

@@ -33,7 +33,7 @@ register(KindSpec(
 
 register(KindSpec(  # the load log of llama-server/llama-cli (and Ollama's offload line), with the GPUs it found above
     name="llama-log", parse=parse_llama_log, summarise=judge("llama", "summarise_llama_log"),
-    programs=("llama-server", "llama-cli", "ollama"), line=LLAMA_LOG_LINE, prelude=True,
+    programs=("llama-server", "llama-cli", "ollama", "rpc-server"), line=LLAMA_LOG_LINE, prelude=True,
     matches_command=lambda argv: bool(argv) and argv[0].rsplit("/", 1)[-1] in ("llama-server", "llama-cli", "rpc-server"),
 ))
 register(KindSpec(

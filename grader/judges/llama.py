@@ -99,6 +99,12 @@ def summarise_llama_log(log, command: str | None) -> Summary:
                              f"{','.join(map(str, log.split))}`): it holds nothing of the model. Ollama leaves out a "
                              "GPU whose free memory is below what a layer and its share of the context need; a "
                              "shorter context (num_ctx) or freeing that GPU brings it in."))
+    if log.rpc_server:
+        at, mb, accepted, closed = log.rpc_server
+        findings.append(info(f"rpc-server listening on {at}, offering {mb:,} MB of its backend's memory; {accepted} client "
+                             f"connection(s) accepted, {closed} closed. This console shows no error: a connection "
+                             "closing is a client's session (or its query of the server's memory) ending. How fast the "
+                             "client ran, and any error of its own, are not shown here: the client's log has them."))
     if log.remote:
         findings.append(info(f"Remote GPUs through rpc-server: {', '.join(log.remote)}. With layers split across "
                              "machines, each token's activations cross the network at every hand-off, and the weights "
