@@ -138,3 +138,13 @@ def test_rpc_servers_own_console_is_read_and_says_what_it_cannot_show():
     # a llama-server log (no rpc-server line) says nothing of it
     log = "load_tensors: offloaded 29/29 layers to GPU\nload_tensors:        CUDA0 model buffer size =  2700.00 MiB\n"
     assert "rpc-server listening" not in said(explain(log, host="other"))
+
+
+def test_trtllm_benchs_overview_of_two_runs_side_by_side_is_read():
+    """zr007 (pending: trtllm-bench TP 8, a person's table `Total Output   Throughput (tokens/sec): | 15999.06 |
+    16075.82`, main beside a branch): the first column is the run's, the second is said beside it; the overview is not
+    reported missing."""
+    sections = explain(corpus("zr007"), host="other", nodes=1)
+    assert "Output 15,999.1 tok/s, 0.9765 requests/s" in said(sections, "ok")
+    assert "A second run beside it: output 16,075.8 tok/s, 1.00x the first's" in said(sections, "info")
+    assert "stops before the PERFORMANCE OVERVIEW" not in said(sections)

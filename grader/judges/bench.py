@@ -491,6 +491,9 @@ def _trtllm_bench(r: BenchResult) -> Summary:
     for key, label in (("mean_ttft_ms", "TTFT"), ("mean_tpot_ms", "TPOT")):
         if x.get(key) is not None:
             findings.append(info(f"Average {label} {x[key]:g} ms."))
+    if out and (two := m.get("second", {})).get("output_throughput"):  # a table of two runs side by side
+        findings.append(info(f"A second run beside it: output {two['output_throughput']:,.1f} tok/s, "
+                             f"{two['output_throughput'] / out:.2f}x the first's {out:,.1f}."))
     if x.get("issue_rate") and x.get("num_requests") and x["issue_rate"] > x["num_requests"]:
         findings.append(info("Every request was issued at once (its issue rate is far above the requests there are): "
                              "the figures are the engine's throughput at full batch, not its latency at a set load."))

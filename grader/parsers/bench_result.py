@@ -523,11 +523,14 @@ def parse_trtllm_bench(lines: list[str]) -> BenchResult:
     meta: dict[str, Any] = {}
     for line in lines:
         name, sep, value = line.partition(":")
-        name, value = name.strip(), value.strip()
+        name, value = " ".join(name.split()), value.strip()
+        cells = [c.strip() for c in value.strip("|").split("|")]  # a person's table of two runs: `name: | a | b`
         if sep and name in _TRTLLM_KEYS:
-            number = as_float(value.rstrip("%"))
+            number = as_float(cells[0].rstrip("%"))
             if number is not None:
                 summary[_TRTLLM_KEYS[name]] = number
+            if len(cells) == 2 and number is not None and as_float(cells[1]) is not None:
+                meta.setdefault("second", {})[_TRTLLM_KEYS[name]] = as_float(cells[1])
         elif sep and name in _TRTLLM_TEXT and value:
             meta[name.replace("TensorRT LLM", "TensorRT-LLM")] = value
         elif line.endswith("BACKEND") and TRTLLM_SECTION_RE.match(line):
