@@ -666,6 +666,10 @@ EXAMPLES.update({
     # vllm#29670: a data-parallel start
     "vllm-fd-ulimit": BANNER + "(APIServer pid=927159) WARNING 11-28 19:08:15 [system_utils.py:222] Found ulimit of 1024 "
                       "and failed to automatically increase with error current limit exceeds maximum limit.\n",
+    # vllm PR 3397: benchmark_serving.py's calculate_metrics on a request of no output token
+    "bench-client-zero-output-tokens": BANNER + "  File \"/home/user/vllm/benchmarks/benchmark_serving.py\", line 136, in "
+                                       "calculate_metrics\n    per_token_latencies.append(outputs[i].latency / "
+                                       "output_len)\nZeroDivisionError: float division by zero\n",
     # ollama#8597: ten RTX 3090s, deepseek-r1:671b's planned split overflowing the first GPU
     "llama-device-buffer-alloc-failed": BANNER + "Error: llama runner process has terminated: error loading model: "
                                         "unable to allocate CUDA0 buffer\n",

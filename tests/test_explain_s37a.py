@@ -148,3 +148,15 @@ def test_trtllm_benchs_overview_of_two_runs_side_by_side_is_read():
     assert "Output 15,999.1 tok/s, 0.9765 requests/s" in said(sections, "ok")
     assert "A second run beside it: output 16,075.8 tok/s, 1.00x the first's" in said(sections, "info")
     assert "stops before the PERFORMANCE OVERVIEW" not in said(sections)
+
+
+def test_the_benchmark_clients_division_by_zero_output_tokens_is_its_own_crash():
+    """https://github.com/vllm-project/vllm/pull/3397 (pending xa018): benchmark_serving.py of early 2024 dies in
+    calculate_metrics dividing by a request's zero output tokens: the client crashed and printed no result, not the
+    server; a ZeroDivisionError elsewhere is not this."""
+    sections = explain(corpus("xa018"), host="other", nodes=1)
+    failed = said(sections, "fail")
+    assert "The load-test client itself crashed while computing its metrics" in failed and "zero output tokens" in failed
+    assert "server crashed" not in failed
+    other = ('  File "train.py", line 12, in step\n    loss = total / count\nZeroDivisionError: division by zero\n')
+    assert "load-test client" not in said(explain(other, host="other"))

@@ -756,6 +756,9 @@ FD_ULIMIT = ("(APIServer pid=927159) WARNING 11-28 19:08:15 [system_utils.py:222
              "automatically increase with error current limit exceeds maximum limit.\n")  # (65530 there: a note)
 ARCH_GUARD = "This kernel only supports sm120.\ncudaErrorLaunchFailure: unspecified launch failure\n"  # dgx-vllm#9
 CUDA0_BUFFER = "llama_model_load: error loading model: unable to allocate CUDA0 buffer\n"  # ollama#8597, as posted
+BENCH_ZERO = ('  File "/home/user/Documents/vllm/benchmarks/benchmark_serving.py", line 136, in calculate_metrics\n'
+              "    per_token_latencies.append(outputs[i].latency / output_len)\n"
+              "ZeroDivisionError: float division by zero\n")  # vllm PR 3397, as posted
 FD_HIGH = FD_ULIMIT.replace("ulimit of 1024", "ulimit of 65530")  # vllm#29670, as posted: a note
 # https://github.com/NVIDIA/nccl/issues/1524, /2334 and vllm-project/vllm#1116, as posted (one line each; #2334's wrapped)
 LOCAL_ACCESS = ("ubuntu20-server-2:94639:94647 [0] transport/net_ib.cc:100 NCCL WARN NET/IB : mlx5_0:1 Got async event : "
@@ -942,7 +945,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        RAY_FATAL, RAY_DISK, RAY_USAGE, BENCH_FIRST, RANK_TWICE, NVRM_LOST, NO_STATUS, SHM_STUCK, SHM_TWICE, FD_ULIMIT,
        DEVX, NIXL_BACKEND, SGLANG_NO_KV, DYNAMO_NONE, ORTED, CUDA12_LIB, TRT_WINDOW, UCX_SOCKADDR, CM_ENODEV,
        STORE_RETRY, STORE_RETRIES, GLOO_HOSTNAME, NO_PROVIDER, NO_SOCKET_IFACE, LOCAL_ACCESS, CTS_UNUSED, NO_LIBCUDA,
-       ARCH_GUARD, CUDA0_BUFFER]
+       ARCH_GUARD, CUDA0_BUFFER, BENCH_ZERO]
 
 
 @pytest.mark.parametrize("text", ALL)
