@@ -160,3 +160,17 @@ def test_the_benchmark_clients_division_by_zero_output_tokens_is_its_own_crash()
     assert "server crashed" not in failed
     other = ('  File "train.py", line 12, in step\n    loss = total / count\nZeroDivisionError: division by zero\n')
     assert "load-test client" not in said(explain(other, host="other"))
+
+
+def test_a_segfaults_backtrace_names_the_frame_past_the_signal_handler():
+    """https://github.com/sgl-project/sglang/issues/6694 (pending xl001: SGLang with NIXL, UCX's backtrace, frame 5
+    `uct_tcp_ep_am_bcopy` in the wheel's libuct) and https://github.com/NVIDIA/TensorRT-LLM/issues/395 (pending xl010: `PMPI_Comm_rank` in Open
+    MPI's pcomm_rank.c): the crash is said with the first named frame past the handler's own; a segfault line with
+    no backtrace says none."""
+    failed = said(explain(corpus("xl001"), host="other", nodes=1), "fail")
+    assert "in `uct_tcp_ep_am_bcopy` (libuct, UCX's transports), the innermost frame" in failed
+    assert "ucs_handle_error" not in failed
+    failed = said(explain(corpus("xl010"), host="other", nodes=1), "fail")
+    assert "in `PMPI_Comm_rank` (pcomm_rank.c:41, Open MPI)" in failed
+    bare = said(explain("Caught signal 11 (Segmentation fault: address not mapped to object at address 0x0)\n"), "fail")
+    assert "segmentation fault" in bare and "innermost frame" not in bare
