@@ -283,34 +283,27 @@ def _stall_busy(log: VllmLog | None, values: Mapping[str, Any], text: str) -> di
     return None if _stall_repeats(log, values, text) is not None or _stall_open(log, values, text) is not None else {}
 
 
-_FRAME_NAMED_RE = re.compile(r"^\s{0,8}\d{1,3}\s{1,8}(?:0x[0-9a-f]{1,16}\s{1,8}(?P<fn>[A-Za-z_]\w{0,100})\(\)\s{1,8}"
-                             r"(?P<src>\S{1,400})|(?P<lib>/\S{1,400}?)\((?P<fn2>[A-Za-z_]\w{0,100})\+0x[0-9a-f]{1,16}\))", re.M)
-"""A frame of UCX's (or Open MPI's) ``==== backtrace`` that names its function: ``1 0x...6c4e4 PMPI_Comm_rank()
-/path/pcomm_rank.c:41`` or ``5 /path/libuct-b36f5a30.so.0.0.0(uct_tcp_ep_am_bcopy+0x8a) [0x...]``."""
-_HANDLER_RE = re.compile(r"^(?:ucs_handle_error|ucs_error_signal_handler|ucs_debug_\w{1,60}|__sigaction|__restore_rt"
-                         r"|_sigtramp)$")
-"""The signal handler's own frames, above the one that crashed."""
+_PREFIX_RE = re.compile(r"^(?:\([\w ]{1,40}pid=\d{1,8}(?:, ip=[\d.]{7,15})?\)\s)?"
+                        r"(?:(?:ERROR|WARNING|INFO|CRITICAL|DEBUG) [\d-]{5} [\d:]{8}(?:\.\d{1,6})? \[[^\]\n]{1,80}\]\s)?")
+"""A vLLM line's process prefix and logger head, before the text it logged."""
 
 
-_LIBRARIES = {"libuct": "UCX's transports", "libucp": "UCX", "libucs": "UCX", "libnccl": "NCCL", "libmpi": "Open MPI",
-              "libcuda": "the CUDA driver", "libibverbs": "rdma-core's verbs", "libmlx5": "the mlx5 verbs provider"}
+def _no_exception_shown(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where no exception line (`XxxError: ...`, after a process's log prefix) is in the text: the traceback
+    of the process that died is not in the paste."""
+    from grader.parsers.traceback import EXCEPTION_RE
+    for line in text.splitlines():
+        if EXCEPTION_RE.match(_PREFIX_RE.sub("", line.strip(), count=1)[:400]):
+            return None
+    return {}
 
 
 def _crash_frame(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Always applies; ``frame``: the innermost named frame of the backtrace under the line, past the signal handler's
-    (`uct_tcp_ep_am_bcopy` in libuct), where one is printed."""
-    at = text.find("==== backtrace")
-    for m in _FRAME_NAMED_RE.finditer(text, at if at >= 0 else len(text), (at + 20_000) if at >= 0 else len(text)):
-        fn = m["fn"] or m["fn2"]
-        if _HANDLER_RE.match(fn):
-            continue
-        path = m["src"] or m["lib"]
-        where = path.rsplit("/", 1)[-1]
-        lib = re.match(r"lib\w{1,60}?(?=[-.])", where)
-        name = lib.group() if lib else where
-        owner = _LIBRARIES.get(name) or ("Open MPI" if "/ompi/" in path else None)
-        return {"frame": f"`{fn}` ({name}" + (f", {owner})" if owner else ")")}
-    return {}
+    """Always applies; ``frame``: the innermost named frame of the native backtrace under the line, past the signal
+    handler's (grader.parsers.native_backtrace), where one is printed."""
+    from grader.parsers.native_backtrace import crash_frame
+    found = crash_frame(text)
+    return {"frame": f"`{found[0]}` ({found[1]}" + (f", {found[2]})" if found[2] else ")")} if found else {}
 
 
 _HANG_RE = re.compile(r"(?i)\b(?:hangs?|hanging|hung|stuck|freez(?:es|ing)?|froze)\b")
@@ -590,6 +583,7 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "stall_once": _stall_busy,
     "store_retries": _store_retries,
     "crash_frame": _crash_frame,
+    "no_exception_shown": _no_exception_shown,
     "store_retry_once": _unless(_store_retries),
 }
 """An entry's ``detail``: a function of the log (None when :func:`diagnose_text` reads plain text), the

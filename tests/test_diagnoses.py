@@ -666,6 +666,10 @@ EXAMPLES.update({
     # vllm#29670: a data-parallel start
     "vllm-fd-ulimit": BANNER + "(APIServer pid=927159) WARNING 11-28 19:08:15 [system_utils.py:222] Found ulimit of 1024 "
                       "and failed to automatically increase with error current limit exceeds maximum limit.\n",
+    # gpustack#4372: a GB10's engine core dying among PTX lines (its traceback not in the paste)
+    "vllm-engine-process-died": BANNER + "(EngineCore_DP0 pid=73) .b8 1      // DW_AT_inline\n(EngineCore_DP0 pid=73) "
+                                "Process EngineCore_DP0:\n",
+    "ptx-debug-dump": BANNER + "(EngineCore_DP0 pid=73) .b8 1                                   // DW_AT_inline\n",
     # vllm PR 3397: benchmark_serving.py's calculate_metrics on a request of no output token
     "bench-client-zero-output-tokens": BANNER + "  File \"/home/user/vllm/benchmarks/benchmark_serving.py\", line 136, in "
                                        "calculate_metrics\n    per_token_latencies.append(outputs[i].latency / "

@@ -174,3 +174,16 @@ def test_a_segfaults_backtrace_names_the_frame_past_the_signal_handler():
     assert "in `PMPI_Comm_rank` (pcomm_rank.c:41, Open MPI)" in failed
     bare = said(explain("Caught signal 11 (Segmentation fault: address not mapped to object at address 0x0)\n"), "fail")
     assert "segmentation fault" in bare and "innermost frame" not in bare
+
+
+def test_the_engine_process_dying_with_its_traceback_cut_away_and_a_ptx_dump():
+    """https://github.com/gpustack/gpustack/issues/4372 (pending xm019): on a GB10, `Process EngineCore_DP0:` among PTX
+    debug lines (`.b8 1 // DW_AT_inline`): the engine core process died (multiprocessing's header of its traceback),
+    the traceback is not in the paste, and the PTX is Triton's dump of a kernel ptxas rejected. Where the exception is
+    in the paste (corpus x004: `RuntimeError: No supported CUDA architectures ...`) that reading stays the failure."""
+    sections = explain(corpus("xm019"), host="spark", nodes=1)
+    assert "engine core process died with an exception" in said(sections, "fail")
+    assert "not in the paste" in said(sections, "fail") and "ptxas" in said(sections, "info")
+    sections = explain(corpus("x004"), host="spark", nodes=1)
+    assert "No supported CUDA architectures" in said(sections, "fail")
+    assert "engine core process died" not in said(sections)

@@ -759,6 +759,8 @@ CUDA0_BUFFER = "llama_model_load: error loading model: unable to allocate CUDA0 
 BENCH_ZERO = ('  File "/home/user/Documents/vllm/benchmarks/benchmark_serving.py", line 136, in calculate_metrics\n'
               "    per_token_latencies.append(outputs[i].latency / output_len)\n"
               "ZeroDivisionError: float division by zero\n")  # vllm PR 3397, as posted
+ENGINE_DIED = "(EngineCore_DP0 pid=73) Process EngineCore_DP0:\n"  # gpustack#4372, as posted (one of its lines)
+PTX_DUMP = "(EngineCore_DP0 pid=73) .b64 $L__func_begin0                    // DW_AT_low_pc\n"  # gpustack#4372
 FD_HIGH = FD_ULIMIT.replace("ulimit of 1024", "ulimit of 65530")  # vllm#29670, as posted: a note
 # https://github.com/NVIDIA/nccl/issues/1524, /2334 and vllm-project/vllm#1116, as posted (one line each; #2334's wrapped)
 LOCAL_ACCESS = ("ubuntu20-server-2:94639:94647 [0] transport/net_ib.cc:100 NCCL WARN NET/IB : mlx5_0:1 Got async event : "
@@ -945,7 +947,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        RAY_FATAL, RAY_DISK, RAY_USAGE, BENCH_FIRST, RANK_TWICE, NVRM_LOST, NO_STATUS, SHM_STUCK, SHM_TWICE, FD_ULIMIT,
        DEVX, NIXL_BACKEND, SGLANG_NO_KV, DYNAMO_NONE, ORTED, CUDA12_LIB, TRT_WINDOW, UCX_SOCKADDR, CM_ENODEV,
        STORE_RETRY, STORE_RETRIES, GLOO_HOSTNAME, NO_PROVIDER, NO_SOCKET_IFACE, LOCAL_ACCESS, CTS_UNUSED, NO_LIBCUDA,
-       ARCH_GUARD, CUDA0_BUFFER, BENCH_ZERO]
+       ARCH_GUARD, CUDA0_BUFFER, BENCH_ZERO, ENGINE_DIED]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -1003,7 +1005,7 @@ def test_every_known_error_line_is_read_here():
                                         DOWNLOADED, NO_P2P, SHM_WAIT, NO_VERBS, SPARK_BOOT, NO_P2P_PAIR, PEER_CHECK, WSL, OFI_TCP, OFI_GDR, RAS_BIND, PEER_ALREADY,
                                         PCIE_SLOWER, ALLREDUCE, SYMM_MEM, PL_REFUSED, TORCH_CAP, NO_CUSTOM_AR,
                                         REREGISTRATION, MODULE_NOT_SUPPORTED, ABI_OTHERS_OPEN, DESTROY_PG, LEAKED_SHM,
-                                        C10D_HOSTNAME, RAY_FRACTIONAL, DEL_IGNORED, FD_HIGH]
+                                        C10D_HOSTNAME, RAY_FRACTIONAL, DEL_IGNORED, FD_HIGH, PTX_DUMP]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently
