@@ -278,9 +278,16 @@ def _stall_open(log: VllmLog | None, values: Mapping[str, Any], text: str) -> di
     return {"count": count} if opened <= count < _repeats() and _stall_repeats(log, values, text) is None else None
 
 
-def _stall_busy(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies where neither _stall_repeats nor _stall_open does: the line once, or a run that something followed."""
-    return None if _stall_repeats(log, values, text) is not None or _stall_open(log, values, text) is not None else {}
+_ACTIVE_RE = re.compile(r"Wait for all ray workers to be active\. (?P<n>\d{1,4})/(?P<m>\d{1,4}) is active")
+
+
+def _nodes_still_missing(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where the text's last `Wait for all ray workers to be active. N/M is active` has N below M and no `All
+    ray workers are active` follows it: its ``n`` and ``m``, and the ``polls`` printed."""
+    polls = list(_ACTIVE_RE.finditer(text))
+    if not polls or int(polls[-1]["n"]) >= int(polls[-1]["m"]) or "All ray workers are active" in text[polls[-1].end():]:
+        return None
+    return {"n": polls[-1]["n"], "m": polls[-1]["m"], "polls": len(polls)}
 
 
 _PREFIX_RE = re.compile(r"^(?:\([\w ]{1,40}pid=\d{1,8}(?:, ip=[\d.]{7,15})?\)\s)?"
@@ -580,7 +587,8 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "corrected_burst": _corrected_burst,
     "stall_repeats": _stall_repeats,
     "stall_open": _stall_open,
-    "stall_once": _stall_busy,
+    "stall_once": _unless(lambda log, values, text: _stall_repeats(log, values, text) or _stall_open(log, values, text)),
+    "nodes_still_missing": _nodes_still_missing,
     "store_retries": _store_retries,
     "crash_frame": _crash_frame,
     "no_exception_shown": _no_exception_shown,

@@ -670,6 +670,11 @@ EXAMPLES.update({
     "vllm-engine-process-died": BANNER + "(EngineCore_DP0 pid=73) .b8 1      // DW_AT_inline\n(EngineCore_DP0 pid=73) "
                                 "Process EngineCore_DP0:\n",
     "ptx-debug-dump": BANNER + "(EngineCore_DP0 pid=73) .b8 1                                   // DW_AT_inline\n",
+    # fastsafetensors#14: the head's Ray init script, one of two nodes up at each poll; and the script giving up
+    "ray-nodes-still-joining": BANNER + "Wait for all ray workers to be active. 1/2 is active\nWait for all ray workers "
+                               "to be active. 1/2 is active\n",
+    "ray-cluster-init-timed-out": BANNER + "Wait for all ray workers to be active. 1/2 is active\nWaiting for all ray "
+                                  "workers to be active timed out.\n",
     # vllm PR 3397: benchmark_serving.py's calculate_metrics on a request of no output token
     "bench-client-zero-output-tokens": BANNER + "  File \"/home/user/vllm/benchmarks/benchmark_serving.py\", line 136, in "
                                        "calculate_metrics\n    per_token_latencies.append(outputs[i].latency / "

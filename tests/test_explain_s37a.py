@@ -187,3 +187,15 @@ def test_the_engine_process_dying_with_its_traceback_cut_away_and_a_ptx_dump():
     sections = explain(corpus("x004"), host="spark", nodes=1)
     assert "No supported CUDA architectures" in said(sections, "fail")
     assert "engine core process died" not in said(sections)
+
+
+def test_the_ray_init_scripts_count_of_live_nodes_below_the_cluster_size_is_a_hedged_warning():
+    """https://github.com/foundation-model-stack/fastsafetensors/issues/14 (pending xg013): the head's Ray init script
+    (vLLM's multi-node-serving.sh's loop) prints `1/2 is active` at each poll and the paste ends: the second node has
+    not joined yet, and what decides is said. Every node up, or a count that reached the size, is no warning."""
+    sections = explain(corpus("xg013"), host="other", nodes=2)
+    assert "counted 1 of 2 Ray nodes alive at its last poll in the paste (2 poll(s)" in said(sections, "warn")
+    done = corpus("xg013") + "\nWait for all ray workers to be active. 2/2 is active\n"
+    assert "Ray nodes alive" not in said(explain(done, host="other", nodes=2))
+    ok_ = corpus("xg013") + "\nAll ray workers are active and the ray cluster is initialized successfully.\n"
+    assert "Ray nodes alive" not in said(explain(ok_, host="other", nodes=2))

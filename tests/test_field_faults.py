@@ -761,6 +761,8 @@ BENCH_ZERO = ('  File "/home/user/Documents/vllm/benchmarks/benchmark_serving.py
               "ZeroDivisionError: float division by zero\n")  # vllm PR 3397, as posted
 ENGINE_DIED = "(EngineCore_DP0 pid=73) Process EngineCore_DP0:\n"  # gpustack#4372, as posted (one of its lines)
 PTX_DUMP = "(EngineCore_DP0 pid=73) .b64 $L__func_begin0                    // DW_AT_low_pc\n"  # gpustack#4372
+RAY_ONE_OF_TWO = "Wait for all ray workers to be active. 1/2 is active\n" * 2  # fastsafetensors#14, as posted
+RAY_INIT_TIMEOUT = "Waiting for all ray workers to be active timed out.\n"  # vLLM's multi-node-serving.sh
 FD_HIGH = FD_ULIMIT.replace("ulimit of 1024", "ulimit of 65530")  # vllm#29670, as posted: a note
 # https://github.com/NVIDIA/nccl/issues/1524, /2334 and vllm-project/vllm#1116, as posted (one line each; #2334's wrapped)
 LOCAL_ACCESS = ("ubuntu20-server-2:94639:94647 [0] transport/net_ib.cc:100 NCCL WARN NET/IB : mlx5_0:1 Got async event : "
@@ -947,7 +949,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        RAY_FATAL, RAY_DISK, RAY_USAGE, BENCH_FIRST, RANK_TWICE, NVRM_LOST, NO_STATUS, SHM_STUCK, SHM_TWICE, FD_ULIMIT,
        DEVX, NIXL_BACKEND, SGLANG_NO_KV, DYNAMO_NONE, ORTED, CUDA12_LIB, TRT_WINDOW, UCX_SOCKADDR, CM_ENODEV,
        STORE_RETRY, STORE_RETRIES, GLOO_HOSTNAME, NO_PROVIDER, NO_SOCKET_IFACE, LOCAL_ACCESS, CTS_UNUSED, NO_LIBCUDA,
-       ARCH_GUARD, CUDA0_BUFFER, BENCH_ZERO, ENGINE_DIED]
+       ARCH_GUARD, CUDA0_BUFFER, BENCH_ZERO, ENGINE_DIED, RAY_ONE_OF_TWO, RAY_INIT_TIMEOUT]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -957,7 +959,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
     [(level, message)] = known_faults(text)
     assert level == ("warn" if any(text is t for t in (XID_45, KV_PREEMPTED, PG_ANCHOR, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SHM_64MB, RAY_SHM,
                                                       PCIE_NARROW, UCX_NO_DEVICE, TRT_OTHER_GPU, AER_CORRECTED,
-                                                      MODULE_UNREADABLE, RAY_DISK, NO_STATUS, SHM_STUCK, SHM_TWICE, FD_ULIMIT,
+                                                      MODULE_UNREADABLE, RAY_DISK, NO_STATUS, SHM_STUCK, SHM_TWICE, FD_ULIMIT, RAY_ONE_OF_TWO,
                                                       TRT_WINDOW, GLOO_HOSTNAME, STORE_RETRY, CTS_UNUSED))
                     else "fail")
     assert " Fix: " in message
