@@ -199,3 +199,11 @@ def test_the_ray_init_scripts_count_of_live_nodes_below_the_cluster_size_is_a_he
     assert "Ray nodes alive" not in said(explain(done, host="other", nodes=2))
     ok_ = corpus("xg013") + "\nAll ray workers are active and the ray cluster is initialized successfully.\n"
     assert "Ray nodes alive" not in said(explain(ok_, host="other", nodes=2))
+
+
+def test_gloos_loopback_fallback_on_one_machine_says_the_paste_does_not_show_the_rest():
+    """https://github.com/wtdcode/vllm-backport/issues/14 (pending xh020): every rank's Gloo warning that
+    the host name resolves to no address of its own, on one 8-GPU machine: harmless there, and whether the run went
+    on is not in these lines."""
+    noted = said(explain(corpus("xh020"), host="other", nodes=1), "info")
+    assert "this is harmless. Whether the run then went on is not shown: the log after these lines says." in noted
