@@ -207,3 +207,13 @@ def test_gloos_loopback_fallback_on_one_machine_says_the_paste_does_not_show_the
     on is not in these lines."""
     noted = said(explain(corpus("xh020"), host="other", nodes=1), "info")
     assert "this is harmless. Whether the run then went on is not shown: the log after these lines says." in noted
+
+
+def test_deepspeeds_launcher_start_lines_say_the_machine_and_what_they_do_not_show():
+    """https://github.com/deepspeedai/DeepSpeed/issues/736 (corpus zz015): DeepSpeed's launcher on one machine (no
+    hostfile, `nnodes=1, num_local_procs=2`, NCCL_SOCKET_IFNAME lo), the paste cut before the program's own lines: a
+    note of the layout, and that what followed is not in these lines; no warning."""
+    sections = explain(corpus("zz015"), host="other", nodes=1)
+    noted = said(sections, "info")
+    assert "started 2 process(es) on this machine as node 0 of nnodes=1" in noted and "not shown" in noted
+    assert not said(sections, "warn") and not said(sections, "fail")
