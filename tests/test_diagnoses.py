@@ -678,6 +678,8 @@ EXAMPLES.update({
     # deepspeedai/DeepSpeed#736: one machine, two GPUs, no hostfile
     "deepspeed-launcher-started": BANNER + "[2021-02-08 22:59:18,790] [INFO] [launch.py:87:main] nnodes=1, "
                                   "num_local_procs=2, node_rank=0\n",
+    # NVIDIA/TensorRT-LLM#8961: srun over two nodes at PP 2
+    "trtllm-llmapi-launch-leader": BANNER + "Rank0 run mgmn leader node with mpi_world_size: 2 ...\n",
     # vllm PR 3397: benchmark_serving.py's calculate_metrics on a request of no output token
     "bench-client-zero-output-tokens": BANNER + "  File \"/home/user/vllm/benchmarks/benchmark_serving.py\", line 136, in "
                                        "calculate_metrics\n    per_token_latencies.append(outputs[i].latency / "

@@ -217,3 +217,12 @@ def test_deepspeeds_launcher_start_lines_say_the_machine_and_what_they_do_not_sh
     noted = said(sections, "info")
     assert "started 2 process(es) on this machine as node 0 of nnodes=1" in noted and "not shown" in noted
     assert not said(sections, "warn") and not said(sections, "fail")
+
+
+def test_trtllm_llmapi_launchs_wrapper_lines_say_they_do_not_show_the_server():
+    """https://github.com/NVIDIA/TensorRT-LLM/issues/8961 (pending zr006): srun over two nodes, trtllm-llmapi-launch's
+    rank 0 leading an MPI world of 2 and starting trtllm-serve, then nothing: a note that the server's own output is
+    not in these lines, no fault."""
+    sections = explain(corpus("zr006"), host="other", nodes=2)
+    assert "rank 0 leads an MPI world of 2" in said(sections, "info") and "cannot tell whether it came up" in said(sections)
+    assert not said(sections, "warn") and not said(sections, "fail")
