@@ -680,6 +680,8 @@ EXAMPLES.update({
                                   "num_local_procs=2, node_rank=0\n",
     # NVIDIA/TensorRT-LLM#8961: srun over two nodes at PP 2
     "trtllm-llmapi-launch-leader": BANNER + "Rank0 run mgmn leader node with mpi_world_size: 2 ...\n",
+    # llama-benchy against a served name that is no Hugging Face id
+    "llama-benchy-gpt2-tokenizer": BANNER + "Falling back to 'gpt2' tokenizer as approximation.\n",
     # vllm PR 3397: benchmark_serving.py's calculate_metrics on a request of no output token
     "bench-client-zero-output-tokens": BANNER + "  File \"/home/user/vllm/benchmarks/benchmark_serving.py\", line 136, in "
                                        "calculate_metrics\n    per_token_latencies.append(outputs[i].latency / "

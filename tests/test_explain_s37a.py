@@ -226,3 +226,13 @@ def test_trtllm_llmapi_launchs_wrapper_lines_say_they_do_not_show_the_server():
     sections = explain(corpus("zr006"), host="other", nodes=2)
     assert "rank 0 leads an MPI world of 2" in said(sections, "info") and "cannot tell whether it came up" in said(sections)
     assert not said(sections, "warn") and not said(sections, "fail")
+
+
+def test_llama_benchys_gpt2_tokenizer_fallback_is_a_note_on_the_prompt_lengths():
+    """https://github.com/djangodevreng/dgx-spark-benchmarks (pending xm014: llama-benchy 0.4.0 against vLLM serving
+    gpt-oss-20b as `gpt-oss-20b-mxfp4`, no Hugging Face id): `Falling back to 'gpt2' tokenizer as approximation.`:
+    the prompt lengths are GPT-2 tokens, approximate; `--tokenizer` mends it; the rates are read as before."""
+    sections = explain(corpus("xm014"), host="spark", nodes=1)
+    noted = said(sections, "info")
+    assert "counts tokens with GPT-2's instead" in noted and "--tokenizer" in noted
+    assert "tg1024 (c1) 46.47" in said(sections, "ok") and not said(sections, "warn")
