@@ -570,7 +570,6 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "narrower_link": _narrower_link,
     "multi_machine": _multi_machine,
     "fd_limit_low_or_hit": _fd_limit_low_or_hit,
-    "fd_limit_high": _unless(_fd_limit_low_or_hit),
     "continued_message": _continued_message,
     "frame_step": _frame_step,
     "one_machine_told": _one_machine_told,

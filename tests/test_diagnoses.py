@@ -691,10 +691,6 @@ EXAMPLES.update({
                                         "unable to allocate CUDA0 buffer\n",
     # Avarok-Cybersecurity/dgx-vllm#9: a GB10 running a kernel guarded for sm_120
     "kernel-arch-guard": BANNER + "This kernel only supports sm120.\ncudaErrorLaunchFailure: unspecified launch failure\n",
-    # vllm#29670: a data-parallel start on one node, the hard limit 65530 (a note)
-    "vllm-fd-ulimit-high": BANNER + "(APIServer pid=927159) WARNING 11-28 19:08:15 [system_utils.py:222] Found ulimit "
-                           "of 65530 and failed to automatically increase with error current limit exceeds maximum "
-                           "limit.\n",
     # NVIDIA/nccl#1524: two servers whose MTUs differed
     "ib-local-access-violation": BANNER + "host:94639:94647 [0] transport/net_ib.cc:100 NCCL WARN NET/IB : mlx5_0:1 Got "
                                  "async event : local access violation work queue error\n",

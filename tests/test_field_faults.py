@@ -766,7 +766,6 @@ RAY_INIT_TIMEOUT = "Waiting for all ray workers to be active timed out.\n"  # vL
 DS_LAUNCH = "[2021-02-08 22:59:18,790] [INFO] [launch.py:87:main] nnodes=1, num_local_procs=2, node_rank=0\n"  # DS#736
 TRTLLM_LEADER = "Rank0 run mgmn leader node with mpi_world_size: 2 ...\n"  # NVIDIA/TensorRT-LLM#8961, as posted
 BENCHY_GPT2 = "Falling back to 'gpt2' tokenizer as approximation.\n"  # llama-benchy 0.4.0, as posted (xm014)
-FD_HIGH = FD_ULIMIT.replace("ulimit of 1024", "ulimit of 65530")  # vllm#29670, as posted: a note
 # https://github.com/NVIDIA/nccl/issues/1524, /2334 and vllm-project/vllm#1116, as posted (one line each; #2334's wrapped)
 LOCAL_ACCESS = ("ubuntu20-server-2:94639:94647 [0] transport/net_ib.cc:100 NCCL WARN NET/IB : mlx5_0:1 Got async event : "
                 "local access violation work queue error\n")
@@ -1010,7 +1009,7 @@ def test_every_known_error_line_is_read_here():
                                         DOWNLOADED, NO_P2P, SHM_WAIT, NO_VERBS, SPARK_BOOT, NO_P2P_PAIR, PEER_CHECK, WSL, OFI_TCP, OFI_GDR, RAS_BIND, PEER_ALREADY,
                                         PCIE_SLOWER, ALLREDUCE, SYMM_MEM, PL_REFUSED, TORCH_CAP, NO_CUSTOM_AR,
                                         REREGISTRATION, MODULE_NOT_SUPPORTED, ABI_OTHERS_OPEN, DESTROY_PG, LEAKED_SHM,
-                                        C10D_HOSTNAME, RAY_FRACTIONAL, DEL_IGNORED, FD_HIGH, PTX_DUMP, DS_LAUNCH,
+                                        C10D_HOSTNAME, RAY_FRACTIONAL, DEL_IGNORED, PTX_DUMP, DS_LAUNCH,
                                         TRTLLM_LEADER, BENCHY_GPT2]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
