@@ -233,22 +233,33 @@ _IDLE_RE = re.compile(r"\[repeated|throughput: 0\.0 tokens/s, Avg generation thr
 _PROGRESS_RE = re.compile(r"Application startup complete|Avg generation throughput: (?!0\.0 )\d")
 
 
-def _stall_run(text: str) -> tuple[int, int]:
+_LOCATION_RE = re.compile(r"\[(?P<at>shm_broadcast\.py:\d{1,5})\](?P<rest>[^\n]{0,400})")
+"""The logger's location on a wait line; a line cut right after it (no ``rest``) at a wait line's location is that
+line again, its text lost."""
+
+
+def _stall_run(text: str, *, ending: bool = False) -> tuple[int, int]:
     """The longest run of vLLM's `No available shared memory broadcast block` lines with no other vLLM line between
     (blank lines and _IDLE_RE's aside), and not followed by progress (`Application startup complete`, tokens
-    generated): (lines, seconds they span)."""
-    best = run = seconds = span = 0
+    generated): (lines, seconds they span). A line cut after the logger's location of a wait line read before it
+    (`[shm_broadcast.py:801]` and no more) is that line once more. ``ending``: the run that ends the text, (0, 0) when
+    another line comes after it."""
+    best = run = seconds = span = last = 0
+    waits: set[str] = set()
     for line in text.splitlines():
-        m = _STALL_RE.search(line)
-        if m:
-            run, seconds = run + 1, seconds + int(m["seconds"])
+        m, at = _STALL_RE.search(line), _LOCATION_RE.search(line)
+        if m and at:
+            waits.add(at["at"])
+        if m or at and not at["rest"].strip() and at["at"] in waits:
+            last = int(m["seconds"]) if m else last
+            run, seconds = run + 1, seconds + last
         elif _PROGRESS_RE.search(line):  # it went on: the run was a long step, not a stuck worker
             best = span = run = seconds = 0
         elif line.strip() and not _IDLE_RE.search(line):
             run = seconds = 0
         if run > best:
             best, span = run, seconds
-    return best, span
+    return (run, seconds) if ending else (best, span)
 
 
 def _stall_repeats(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
@@ -256,6 +267,50 @@ def _stall_repeats(log: VllmLog | None, values: Mapping[str, Any], text: str) ->
     ``count`` and the ``minutes`` they span."""
     count, seconds = _stall_run(text)
     return {"count": count, "minutes": f"{seconds / 60:g}"} if count >= _repeats() else None
+
+
+def _stall_open(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where the paste ends on a run of those lines shorter than stall_repeats yet of checks/specs/serving.toml
+    [engine] stall_open or more: the wait repeated and nothing after it shows whether it went on. Its ``count``."""
+    from grader.calc.specs import row
+    count, _ = _stall_run(text, ending=True)
+    opened = row("serving.toml", "engine").graded("stall_open")
+    return {"count": count} if opened <= count < _repeats() and _stall_repeats(log, values, text) is None else None
+
+
+_ACTIVE_RE = re.compile(r"Wait for all ray workers to be active\. (?P<n>\d{1,4})/(?P<m>\d{1,4}) is active")
+
+
+def _nodes_still_missing(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where the text's last `Wait for all ray workers to be active. N/M is active` has N below M and no `All
+    ray workers are active` follows it: its ``n`` and ``m``, and the ``polls`` printed."""
+    polls = list(_ACTIVE_RE.finditer(text))
+    if not polls or int(polls[-1]["n"]) >= int(polls[-1]["m"]) or "All ray workers are active" in text[polls[-1].end():]:
+        return None
+    return {"n": polls[-1]["n"], "m": polls[-1]["m"], "polls": len(polls)}
+
+
+_PREFIX_RE = re.compile(r"^(?:\([\w ]{1,40}pid=\d{1,8}(?:, ip=[\d.]{7,15})?\)\s)?"
+                        r"(?:(?:ERROR|WARNING|INFO|CRITICAL|DEBUG) [\d-]{5} [\d:]{8}(?:\.\d{1,6})? \[[^\]\n]{1,80}\]\s)?")
+"""A vLLM line's process prefix and logger head, before the text it logged."""
+
+
+def _no_exception_shown(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where no exception line (`XxxError: ...`, after a process's log prefix) is in the text: the traceback
+    of the process that died is not in the paste."""
+    from grader.parsers.traceback import EXCEPTION_RE
+    for line in text.splitlines():
+        if EXCEPTION_RE.match(_PREFIX_RE.sub("", line.strip(), count=1)[:400]):
+            return None
+    return {}
+
+
+def _crash_frame(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Always applies; ``frame``: the innermost named frame of the native backtrace under the line, past the signal
+    handler's (grader.parsers.native_backtrace), where one is printed."""
+    from grader.parsers.native_backtrace import crash_frame
+    found = crash_frame(text)
+    return {"frame": f"`{found[0]}` ({found[1]}" + (f", {found[2]})" if found[2] else ")")} if found else {}
 
 
 _HANG_RE = re.compile(r"(?i)\b(?:hangs?|hanging|hung|stuck|freez(?:es|ing)?|froze)\b")
@@ -530,8 +585,12 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "told_hang": _told_hang,
     "corrected_burst": _corrected_burst,
     "stall_repeats": _stall_repeats,
-    "stall_once": _unless(_stall_repeats),
+    "stall_open": _stall_open,
+    "stall_once": _unless(lambda log, values, text: _stall_repeats(log, values, text) or _stall_open(log, values, text)),
+    "nodes_still_missing": _nodes_still_missing,
     "store_retries": _store_retries,
+    "crash_frame": _crash_frame,
+    "no_exception_shown": _no_exception_shown,
     "store_retry_once": _unless(_store_retries),
 }
 """An entry's ``detail``: a function of the log (None when :func:`diagnose_text` reads plain text), the

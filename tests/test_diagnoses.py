@@ -587,6 +587,10 @@ EXAMPLES.update({
                          "performance.\n",
     "vllm-under-wsl": BANNER + "WARNING 06-01 01:06:23 utils.py:465] Using 'pin_memory=False' as WSL is detected. This "
                       "may slow down the performance.\n",
+    # eugr/spark-vllm-docker PR 367: four Sparks at TP=4, the line twice where the quoted log ends (the second cut)
+    "vllm-workers-still-waiting": BANNER + "(EngineCore pid=397) INFO 09-02 11:57:54 [shm_broadcast.py:801] No "
+                                  "available shared memory broadcast block found in 60 seconds.\n(EngineCore pid=397) "
+                                  "INFO 09-02 11:58:54 [shm_broadcast.py:801]\n",
     # vllm#51986: a multi-node start over InfiniBand, the line once a minute (three of its five)
     "vllm-workers-stuck": BANNER + "".join(f"(EngineCore pid=2025) INFO 08-13 11:2{i}:02 [shm_broadcast.py:802] No "
                                            "available shared memory broadcast block found in 60 seconds.\n"
@@ -662,6 +666,31 @@ EXAMPLES.update({
     # vllm#29670: a data-parallel start
     "vllm-fd-ulimit": BANNER + "(APIServer pid=927159) WARNING 11-28 19:08:15 [system_utils.py:222] Found ulimit of 1024 "
                       "and failed to automatically increase with error current limit exceeds maximum limit.\n",
+    # gpustack#4372: a GB10's engine core dying among PTX lines (its traceback not in the paste)
+    "vllm-engine-process-died": BANNER + "(EngineCore_DP0 pid=73) .b8 1      // DW_AT_inline\n(EngineCore_DP0 pid=73) "
+                                "Process EngineCore_DP0:\n",
+    "ptx-debug-dump": BANNER + "(EngineCore_DP0 pid=73) .b8 1                                   // DW_AT_inline\n",
+    # fastsafetensors#14: the head's Ray init script, one of two nodes up at each poll; and the script giving up
+    "ray-nodes-still-joining": BANNER + "Wait for all ray workers to be active. 1/2 is active\nWait for all ray workers "
+                               "to be active. 1/2 is active\n",
+    "ray-cluster-init-timed-out": BANNER + "Wait for all ray workers to be active. 1/2 is active\nWaiting for all ray "
+                                  "workers to be active timed out.\n",
+    # deepspeedai/DeepSpeed#736: one machine, two GPUs, no hostfile
+    "deepspeed-launcher-started": BANNER + "[2021-02-08 22:59:18,790] [INFO] [launch.py:87:main] nnodes=1, "
+                                  "num_local_procs=2, node_rank=0\n",
+    # NVIDIA/TensorRT-LLM#8961: srun over two nodes at PP 2
+    "trtllm-llmapi-launch-leader": BANNER + "Rank0 run mgmn leader node with mpi_world_size: 2 ...\n",
+    # llama-benchy against a served name that is no Hugging Face id
+    "llama-benchy-gpt2-tokenizer": BANNER + "Falling back to 'gpt2' tokenizer as approximation.\n",
+    # vllm PR 3397: benchmark_serving.py's calculate_metrics on a request of no output token
+    "bench-client-zero-output-tokens": BANNER + "  File \"/home/user/vllm/benchmarks/benchmark_serving.py\", line 136, in "
+                                       "calculate_metrics\n    per_token_latencies.append(outputs[i].latency / "
+                                       "output_len)\nZeroDivisionError: float division by zero\n",
+    # ollama#8597: ten RTX 3090s, deepseek-r1:671b's planned split overflowing the first GPU
+    "llama-device-buffer-alloc-failed": BANNER + "Error: llama runner process has terminated: error loading model: "
+                                        "unable to allocate CUDA0 buffer\n",
+    # Avarok-Cybersecurity/dgx-vllm#9: a GB10 running a kernel guarded for sm_120
+    "kernel-arch-guard": BANNER + "This kernel only supports sm120.\ncudaErrorLaunchFailure: unspecified launch failure\n",
     # NVIDIA/nccl#1524: two servers whose MTUs differed
     "ib-local-access-violation": BANNER + "host:94639:94647 [0] transport/net_ib.cc:100 NCCL WARN NET/IB : mlx5_0:1 Got "
                                  "async event : local access violation work queue error\n",

@@ -96,6 +96,10 @@ def test_the_engines_wait_line_three_times_in_a_row_is_a_stuck_worker():
     broken = STALL.format(0) + STALL.format(1) + "(EngineCore pid=2025) INFO 08-13 11:22:30 [core.py:1] step\n" + \
         STALL.format(3) + STALL.format(4)
     [s] = explain(broken, host="other")
+    assert "4 times in a row" not in messages(s) and "waited 60 s for a worker" not in messages(s, "info")
+    # (the two after the step end the paste: the hedged warning of checks/specs/serving.toml [engine] stall_open)
+    assert "logged 2 times in a row" in messages(s, "warn") and "the paste ends there" in messages(s, "warn")
+    [s] = explain(broken + "(EngineCore pid=2025) INFO 08-13 11:25:30 [core.py:1] step\n", host="other")
     assert "times in a row" not in messages(s) and "waited 60 s for a worker" in messages(s, "info")
 
 

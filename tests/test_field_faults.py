@@ -740,6 +740,7 @@ NO_PROVIDER = ("libibverbs: Warning: no userspace device-specific driver found f
                "0 HCAs found:\n")  # NVIDIA/caffe#590, as posted (one of its five warnings)
 GLOO_HOSTNAME = ("[rank7]:[W806 14:25:27.650991133 ProcessGroupGloo.cpp:524] Warning: Unable to resolve hostname to a "
                  "(local) address. Using the loopback address as fallback.\n")
+SHM_TWICE = SHM_WAIT + "(EngineCore pid=397) INFO 09-02 11:58:54 [shm_broadcast.py:801]\n"  # PR 367's quote, cut
 SHM_STUCK = "".join(f"(EngineCore pid=2025) INFO 08-13 11:2{i}:02 [shm_broadcast.py:802] No available shared memory "
                     "broadcast block found in 60 seconds.\n" for i in range(3))
 RAY_USAGE = "Error: Got unexpected extra arguments (& RAY_HEAD_PID= echo 'Waiting for all Ray worker nodes')\n"
@@ -753,6 +754,18 @@ NVRM_LOST = ("Feb 17 08:02:35 myhost1-DGX-Station-A100 kernel: NVRM: nvAssertOkF
 RAS_BIND = "paula09:2528103:2528103 [0] ras/client_support.cc:160 NCCL WARN Call to bind failed: Address already in use\n"
 FD_ULIMIT = ("(APIServer pid=927159) WARNING 11-28 19:08:15 [system_utils.py:222] Found ulimit of 1024 and failed to "
              "automatically increase with error current limit exceeds maximum limit.\n")  # (65530 there: a note)
+ARCH_GUARD = "This kernel only supports sm120.\ncudaErrorLaunchFailure: unspecified launch failure\n"  # dgx-vllm#9
+CUDA0_BUFFER = "llama_model_load: error loading model: unable to allocate CUDA0 buffer\n"  # ollama#8597, as posted
+BENCH_ZERO = ('  File "/home/user/Documents/vllm/benchmarks/benchmark_serving.py", line 136, in calculate_metrics\n'
+              "    per_token_latencies.append(outputs[i].latency / output_len)\n"
+              "ZeroDivisionError: float division by zero\n")  # vllm PR 3397, as posted
+ENGINE_DIED = "(EngineCore_DP0 pid=73) Process EngineCore_DP0:\n"  # gpustack#4372, as posted (one of its lines)
+PTX_DUMP = "(EngineCore_DP0 pid=73) .b64 $L__func_begin0                    // DW_AT_low_pc\n"  # gpustack#4372
+RAY_ONE_OF_TWO = "Wait for all ray workers to be active. 1/2 is active\n" * 2  # fastsafetensors#14, as posted
+RAY_INIT_TIMEOUT = "Waiting for all ray workers to be active timed out.\n"  # vLLM's multi-node-serving.sh
+DS_LAUNCH = "[2021-02-08 22:59:18,790] [INFO] [launch.py:87:main] nnodes=1, num_local_procs=2, node_rank=0\n"  # DS#736
+TRTLLM_LEADER = "Rank0 run mgmn leader node with mpi_world_size: 2 ...\n"  # NVIDIA/TensorRT-LLM#8961, as posted
+BENCHY_GPT2 = "Falling back to 'gpt2' tokenizer as approximation.\n"  # llama-benchy 0.4.0, as posted (xm014)
 # https://github.com/NVIDIA/nccl/issues/1524, /2334 and vllm-project/vllm#1116, as posted (one line each; #2334's wrapped)
 LOCAL_ACCESS = ("ubuntu20-server-2:94639:94647 [0] transport/net_ib.cc:100 NCCL WARN NET/IB : mlx5_0:1 Got async event : "
                 "local access violation work queue error\n")
@@ -935,9 +948,10 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        NO_ADDRESS, DASHBOARD_PORT, RPC_CRASHED, RPC_CONNECT, RDZV_CONNECTION, RDZV_TIMEOUT,
        RANDOM_RUN_ID, LOOPBACK_MASTER, LOOPBACK_LAUNCH, CHILD_FAILED, MODULE_NOT_CONNECTED, MODULE_UNREADABLE,
        CDI_OFF, NO_GPU_RUNTIME, CDI_UNRESOLVABLE, NVC_DRIVER, NVC_NO_NVML, NVML_UNKNOWN, SHM_FALLOCATE, COMPAT_804,
-       RAY_FATAL, RAY_DISK, RAY_USAGE, BENCH_FIRST, RANK_TWICE, NVRM_LOST, NO_STATUS, SHM_STUCK, FD_ULIMIT,
+       RAY_FATAL, RAY_DISK, RAY_USAGE, BENCH_FIRST, RANK_TWICE, NVRM_LOST, NO_STATUS, SHM_STUCK, SHM_TWICE, FD_ULIMIT,
        DEVX, NIXL_BACKEND, SGLANG_NO_KV, DYNAMO_NONE, ORTED, CUDA12_LIB, TRT_WINDOW, UCX_SOCKADDR, CM_ENODEV,
-       STORE_RETRY, STORE_RETRIES, GLOO_HOSTNAME, NO_PROVIDER, NO_SOCKET_IFACE, LOCAL_ACCESS, CTS_UNUSED, NO_LIBCUDA]
+       STORE_RETRY, STORE_RETRIES, GLOO_HOSTNAME, NO_PROVIDER, NO_SOCKET_IFACE, LOCAL_ACCESS, CTS_UNUSED, NO_LIBCUDA,
+       ARCH_GUARD, CUDA0_BUFFER, BENCH_ZERO, ENGINE_DIED, RAY_ONE_OF_TWO, RAY_INIT_TIMEOUT]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -947,7 +961,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
     [(level, message)] = known_faults(text)
     assert level == ("warn" if any(text is t for t in (XID_45, KV_PREEMPTED, PG_ANCHOR, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SHM_64MB, RAY_SHM,
                                                       PCIE_NARROW, UCX_NO_DEVICE, TRT_OTHER_GPU, AER_CORRECTED,
-                                                      MODULE_UNREADABLE, RAY_DISK, NO_STATUS, SHM_STUCK, FD_ULIMIT,
+                                                      MODULE_UNREADABLE, RAY_DISK, NO_STATUS, SHM_STUCK, SHM_TWICE, FD_ULIMIT, RAY_ONE_OF_TWO,
                                                       TRT_WINDOW, GLOO_HOSTNAME, STORE_RETRY, CTS_UNUSED))
                     else "fail")
     assert " Fix: " in message
@@ -995,7 +1009,8 @@ def test_every_known_error_line_is_read_here():
                                         DOWNLOADED, NO_P2P, SHM_WAIT, NO_VERBS, SPARK_BOOT, NO_P2P_PAIR, PEER_CHECK, WSL, OFI_TCP, OFI_GDR, RAS_BIND, PEER_ALREADY,
                                         PCIE_SLOWER, ALLREDUCE, SYMM_MEM, PL_REFUSED, TORCH_CAP, NO_CUSTOM_AR,
                                         REREGISTRATION, MODULE_NOT_SUPPORTED, ABI_OTHERS_OPEN, DESTROY_PG, LEAKED_SHM,
-                                        C10D_HOSTNAME, RAY_FRACTIONAL, DEL_IGNORED]
+                                        C10D_HOSTNAME, RAY_FRACTIONAL, DEL_IGNORED, PTX_DUMP, DS_LAUNCH,
+                                        TRTLLM_LEADER, BENCHY_GPT2]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently

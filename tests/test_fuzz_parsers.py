@@ -210,6 +210,11 @@ from grader.parsers.rdma import parse_ibv_devices  # noqa: E402
 IBV_DEVICES = ("    device                 node GUID\n    ------              ----------------\n"
                "    rocep1s0f0          30c59903001b7c62\n    roceP2p1s0f0        30c59903001b7c66\n")  # a GX10 (q010)
 FAMILIES.append(("ibv-devices", parse_ibv_devices, "ibv-devices", lambda: [IBV_DEVICES]))
+from grader.parsers.native_backtrace import crash_frame  # noqa: E402
+UCX_BACKTRACE = ("[host:12796:1:13303] Caught signal 11 (Segmentation fault: invalid permissions for mapped object)\n"
+                 "==== backtrace (tid:  13303) ====\n 0  /usr/lib/libucs-97f10f8d.so.0.0.0(ucs_handle_error+0x294) [0x7fbe]\n"
+                 " 5  /usr/lib/libuct-b36f5a30.so.0.0.0(uct_tcp_ep_am_bcopy+0x8a) [0x7fbe]\n")  # sglang#6694's shape
+FAMILIES.append(("native-backtrace", crash_frame, None, lambda: [UCX_BACKTRACE]))
 from grader.parsers.traceback import parse_traceback  # noqa: E402
 from tests import test_traceback as TB  # noqa: E402
 

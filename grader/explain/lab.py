@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from ..judges.common import runs_program
-from ..parsers.bench_result import BANNER_RE, BENCH_LINE, is_aiperf_json, is_aiperf_record, is_bench_json, parse_any
+from ..parsers.bench_result import BANNER_RE, BENCH_LINE, is_aiperf_json, is_aiperf_record, is_bench_json, parse_any, TITLE_RE
 from ..parsers.traceback import EXCEPTION_RE, FRAME_RE
 from .core import KindSpec, register
 from ..parsers.llama_log import LINE_RE as LLAMA_LOG_LINE
@@ -26,14 +26,14 @@ register(KindSpec(
 
 register(KindSpec(
     name="aiperf", parse=parse_any, summarise=judge("bench", "summarise_load_test"), programs=("aiperf",),
-    matches_command=lambda argv: runs_program(argv, "aiperf"),
+    matches_command=lambda argv: runs_program(argv, "aiperf") or runs_program(argv, "genai-perf"), starts=TITLE_RE, line=TITLE_RE,
     matches_json=lambda v: is_aiperf_json(v) or is_aiperf_record(v),
 ))
 
 
 register(KindSpec(  # the load log of llama-server/llama-cli (and Ollama's offload line), with the GPUs it found above
     name="llama-log", parse=parse_llama_log, summarise=judge("llama", "summarise_llama_log"),
-    programs=("llama-server", "llama-cli", "ollama"), line=LLAMA_LOG_LINE, prelude=True,
+    programs=("llama-server", "llama-cli", "ollama", "rpc-server"), line=LLAMA_LOG_LINE, prelude=True,
     matches_command=lambda argv: bool(argv) and argv[0].rsplit("/", 1)[-1] in ("llama-server", "llama-cli", "rpc-server"),
 ))
 register(KindSpec(

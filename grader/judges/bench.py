@@ -20,7 +20,7 @@ from ..parsers.bench_result import BenchResult, parse_any
 from ..parsers.common import as_float, as_int, command_argv, option_value
 from ..parsers.traceback import EXCEPTION_RE
 from ..ranges import load_ranges
-from .llama import gpu_findings
+from .llama import gpu_findings, setting_findings
 from .common import fail, info, ok, warn
 from .model import Finding, Summary
 
@@ -98,7 +98,7 @@ def describe(result: BenchResult, sent: int | None = None, burst: bool = False, 
             lat.append(f"{label} " + ", ".join(parts))
     if lat:
         findings.append(info("; ".join(lat) + "."))
-    findings += _prefill(src, cap) + _itl_stall(src)
+    findings += _prefill(src, cap) + _itl_stall(src) + _second_token(src)
     zero = [label for name, label in (("ttft", "TTFT"), ("tpot", "TPOT")) if src.get(f"median_{name}_ms") == 0
             and (src.get(f"p99_{name}_ms") or src.get(f"mean_{name}_ms"))]
     none = [label for name, label in (("ttft", "TTFT"), ("itl", "ITL")) if src.get(f"mean_{name}_ms") == 0
@@ -162,6 +162,24 @@ def _prefill(src: dict[str, Any], cap: float | None) -> list[Finding]:
     return [info(f"TTFT is the prefill of each prompt of ~{each:,.0f} tokens, one request at a time: about "
                  f"{each / ttft * 1000:,.0f} prompt tokens/s. A first token waits for the whole prompt, so with prompts "
                  "this long a TTFT of seconds is prefill, not a stall.")]
+
+
+def _second_token(src: dict[str, Any]) -> list[Finding]:
+    """AIPerf's and GenAI-Perf's mean time to second token, set against the mean gap between later tokens (their inter
+    token latency, vLLM's TPOT): checks/specs/serving.toml [load] slow_second_token_ratio times it or more is a second
+    step that waited on other requests' prefills (evalscope#1101); below it, decode ran on at its own pace."""
+    from ..calc.specs import row
+    ttst, tpot, ratio = src.get("mean_ttst_ms"), src.get("mean_tpot_ms"), row("serving.toml", "load").graded(
+        "slow_second_token_ratio")
+    if ttst is None or not tpot or ratio is None:
+        return []
+    if ttst < ratio * tpot:
+        return [info(f"Time to second token {ttst:.2f} ms on average, about the {tpot:.2f} ms between later tokens: "
+                     "once a request has its first token, it decodes at a steady pace.")]
+    return [info(f"Time to second token {ttst:.2f} ms on average, {ttst / tpot:.0f}x the {tpot:.2f} ms between later "
+                 "tokens: a request's second step waited on other requests' prefills, which chunked prefill puts in the "
+                 "same steps as decode, as concurrent requests with long prompts do. Not a fault; fewer requests at "
+                 "once, or a smaller prefill chunk, trades it against throughput.")]
 
 
 OVERLOAD_MIN_REQUESTS = 20
@@ -473,6 +491,9 @@ def _trtllm_bench(r: BenchResult) -> Summary:
     for key, label in (("mean_ttft_ms", "TTFT"), ("mean_tpot_ms", "TPOT")):
         if x.get(key) is not None:
             findings.append(info(f"Average {label} {x[key]:g} ms."))
+    if out and (two := m.get("second", {})).get("output_throughput"):  # a table of two runs side by side
+        findings.append(info(f"A second run beside it: output {two['output_throughput']:,.1f} tok/s, "
+                             f"{two['output_throughput'] / out:.2f}x the first's {out:,.1f}."))
     if x.get("issue_rate") and x.get("num_requests") and x["issue_rate"] > x["num_requests"]:
         findings.append(info("Every request was issued at once (its issue rate is far above the requests there are): "
                              "the figures are the engine's throughput at full batch, not its latency at a set load."))
@@ -567,6 +588,7 @@ def summarise_llama_bench(b: Any, command: str | None) -> Summary:
         if r.ngl == 0:
             findings.append(warn(f"{r.model}: ngl 0, so no layer ran on the GPU (all on the CPU): pass -ngl 99 to "
                                  "offload them."))
+    findings += setting_findings(list(b.rows))
     backends = {x for r in b.rows for x in (r.backend or "").split(",")}
     if "RPC" in backends:
         findings.append(info("Backend RPC: llama.cpp split the layers over machines (its RPC servers), a layer split "

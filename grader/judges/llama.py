@@ -7,6 +7,8 @@ device), so a partial offload is a warning; the speeds are said, not judged (the
 
 from __future__ import annotations
 
+from typing import Any
+
 from .common import info, ok, warn
 from .model import Finding, Summary
 
@@ -19,6 +21,36 @@ def _gib(mib: float) -> str:
 
 def _placed(per_device: dict[str, float]) -> str:
     return ", ".join(f"{dev} {_gib(mib)}" for dev, mib in per_device.items())
+
+
+_SETTING_MEANS = {"nkvo": {"1": "keeps the KV cache in host memory (--no-kv-offload): every step reads it over PCIe"},
+                  "fa": {"1": "turns flash attention on", "0": "turns flash attention off"},
+                  "ngl": {"0": "runs every layer on the CPU"}}
+"""What a llama-bench setting's value means, where the comparison says it."""
+
+
+def setting_findings(rows: list[Any]) -> list[Finding]:
+    """llama-bench's rows of one model and test that differ in one setting column only (``-nkvo 0,1``, ``-fa 0,1``,
+    ``-ngl``, ``-b``): their rates side by side and how far apart, so that what the setting costs is read as its cost
+    (llama.cpp#4812: nkvo 1, the KV cache in host memory, pp512 17x slower on one RTX 3090 Ti)."""
+    groups: dict[tuple[str, str], list[Any]] = {}
+    for r in rows:
+        if r.settings and r.depth is None and r.concurrency is None:
+            groups.setdefault((r.model, r.test), []).append(r)
+    out = []
+    for (model, test), rs in groups.items():
+        sets = [dict(r.settings) for r in rs]
+        differ = [k for k in sets[0] if len({x.get(k) for x in sets}) > 1]
+        if len(rs) < 2 or len(differ) != 1 or any(len(x) != len(sets[0]) for x in sets):
+            continue
+        k = differ[0]
+        slow, fast = min(rs, key=lambda r: r.tps), max(rs, key=lambda r: r.tps)
+        means = [f"{k} {v} {_SETTING_MEANS[k][v]}" for v in dict.fromkeys(x[k] for x in sets)
+                 if v in _SETTING_MEANS.get(k, {})]
+        apart = f": {fast.tps / slow.tps:.2f}x apart, the slower with {k} {dict(slow.settings)[k]}" if slow.tps else ""
+        out.append(info(f"{model} {test}: " + ", ".join(f"{r.tps:g} tok/s with {k} {x[k]}" for r, x in zip(rs, sets))
+                        + apart + "." + (f" ({'; '.join(means)}.)" if means else "")))
+    return out
 
 
 def gpu_findings(devices: list[str]) -> list[Finding]:
@@ -67,6 +99,12 @@ def summarise_llama_log(log, command: str | None) -> Summary:
                              f"{','.join(map(str, log.split))}`): it holds nothing of the model. Ollama leaves out a "
                              "GPU whose free memory is below what a layer and its share of the context need; a "
                              "shorter context (num_ctx) or freeing that GPU brings it in."))
+    if log.rpc_server:
+        at, mb, accepted, closed = log.rpc_server
+        findings.append(info(f"rpc-server listening on {at}, offering {mb:,} MB of its backend's memory; {accepted} client "
+                             f"connection(s) accepted, {closed} closed. This console shows no error: a connection "
+                             "closing is a client's session (or its query of the server's memory) ending. How fast the "
+                             "client ran, and any error of its own, are not shown here: the client's log has them."))
     if log.remote:
         findings.append(info(f"Remote GPUs through rpc-server: {', '.join(log.remote)}. With layers split across "
                              "machines, each token's activations cross the network at every hand-off, and the weights "

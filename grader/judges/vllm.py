@@ -140,6 +140,21 @@ def _kv_nearly_full(stats: Any) -> bool:
         and stats.kv_usage_percent >= high
 
 
+_ULIMIT_RE = re.compile(r"Found ulimit of (?P<limit>\d{1,9}) and failed to automatically increase")
+
+
+def _fd_limit_note(text: str, diagnoses: list[Any]) -> list[Finding]:
+    """vLLM's line that it could not raise the open-files limit, where the table's warning (vllm-fd-ulimit: a limit of
+    a few thousand, or `Too many open files` after it) does not apply: the high limit said as a note, here in explain
+    only, not among a launch's diagnoses (vllm#29670: 65530 under a data-parallel start)."""
+    m = _ULIMIT_RE.search(text)
+    if m is None or any(d.kind == "vllm-fd-ulimit" for d in diagnoses):
+        return []
+    return [info(f"vLLM could not raise the open-files limit (ulimit -n) above {int(m['limit']):,}, the hard limit of "
+                 "this shell or container: at that many file descriptors a server rarely runs out, so this is a note, "
+                 "not a cause; it matters only if `OSError: [Errno 24] Too many open files` follows.")]
+
+
 def summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
     log = reading.log
     p = log.parallel
@@ -259,6 +274,7 @@ def summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
                            + (f" at {log.url}" if log.url else "") + ": check it with `curl <host>:8000/health`."))
     for d in diagnoses:
         findings.append(Finding(_DIAG_LEVEL.get(d.severity, "fail"), f"{d.message} Fix: {d.fix}"))
+    findings += _fd_limit_note(log.text, diagnoses)
     if log.stats:
         s = log.stats[-1]
         findings.append((warn if _kv_nearly_full(s) else info)(

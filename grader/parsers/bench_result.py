@@ -54,6 +54,7 @@ from typing import Any
 
 from grader.metrics import Request, RunMetrics, compute
 from grader.parsers.common import ParseError, as_float, as_int, clean_lines, json_dig, load_json_lenient
+from grader.parsers.perf_table import TITLE_RE, parse_perf_table  # (TITLE_RE: explain's aiperf kind)
 
 COMMAND = "vllm bench serve"
 AIPERF = "aiperf"
@@ -381,7 +382,7 @@ def _namespace_meta(lines: list[str]) -> dict[str, Any]:
 
 _AIPERF_STATS = {"avg": "mean", "p50": "median", "std": "std"}
 _AIPERF_LAT = {"time_to_first_token": "ttft", "inter_token_latency": "tpot", "inter_chunk_latency": "itl",
-               "request_latency": "e2el"}
+               "request_latency": "e2el", "time_to_second_token": "ttst"}
 _AIPERF_RATES = {"request_throughput": "request_throughput", "output_token_throughput": "output_throughput",
                  "total_token_throughput": "total_token_throughput", "benchmark_duration": "duration",
                  "request_count": "completed", "total_osl": "total_output_tokens", "total_isl": "total_input_tokens",
@@ -522,11 +523,14 @@ def parse_trtllm_bench(lines: list[str]) -> BenchResult:
     meta: dict[str, Any] = {}
     for line in lines:
         name, sep, value = line.partition(":")
-        name, value = name.strip(), value.strip()
+        name, value = " ".join(name.split()), value.strip()
+        cells = [c.strip() for c in value.strip("|").split("|")]  # a person's table of two runs: `name: | a | b`
         if sep and name in _TRTLLM_KEYS:
-            number = as_float(value.rstrip("%"))
+            number = as_float(cells[0].rstrip("%"))
             if number is not None:
                 summary[_TRTLLM_KEYS[name]] = number
+            if len(cells) == 2 and number is not None and as_float(cells[1]) is not None:
+                meta.setdefault("second", {})[_TRTLLM_KEYS[name]] = as_float(cells[1])
         elif sep and name in _TRTLLM_TEXT and value:
             meta[name.replace("TensorRT LLM", "TensorRT-LLM")] = value
         elif line.endswith("BACKEND") and TRTLLM_SECTION_RE.match(line):
@@ -540,6 +544,8 @@ def parse_any(text: str) -> list[BenchResult]:
     lines = [line.strip() for line in clean_lines(text)]
     if sum(1 for line in lines if TRTLLM_SECTION_RE.match(line)) >= 2:
         return [parse_trtllm_bench(lines)]
+    if (table := parse_perf_table(lines)) is not None:  # AIPerf's or GenAI-Perf's console table
+        return [BenchResult(AIPERF, f"{table[0]} console table", table[1])]
     if any(BANNER_RE.match(line) for line in lines) and not any(line.startswith('"ttfts"') for line in lines):
         return [parse_bench_text(text)]
     first = next((line for line in lines if line.startswith("{")), None)

@@ -57,6 +57,12 @@ class LlamaBenchRow:
     ttft_ms: float | None = None  # llama-benchy: ``e2e_ttft (ms)``, else ``ttfr (ms)``
     concurrency: int | None = None  # llama-benchy: ``(cN)`` in the test's name
     depth: int | None = None  # llama-sweep-bench: the tokens already in the KV cache (``N_KV``)
+    settings: tuple[tuple[str, str], ...] = ()  # the other columns (``ngl``, ``nkvo``, ``fa``, ``n_batch``...), as printed
+
+
+_NOT_SETTINGS = frozenset({"model", "size", "params", "backend", "test", "t/s", "t/s (req)", "peak t/s", "ttfr (ms)",
+                           "e2e_ttft (ms)", "est_ppt (ms)"})
+"""Columns that are a row's result or its model, not a setting it ran with."""
 
 
 @dataclass(frozen=True)
@@ -118,7 +124,8 @@ def parse_llama_bench(text: str) -> LlamaBench:
                                   float(rate.group("mean")), float(rate.group("sd")) if rate.group("sd") else None,
                                   float(req.group("mean")) if req else None,
                                   float(ttft.group("mean")) if ttft else None,
-                                  int(conc.group(1)) if conc else None))
+                                  int(conc.group(1)) if conc else None,
+                                  settings=tuple((k, v) for k, v in row.items() if k not in _NOT_SETTINGS and v)))
     if not rows and not devices:  # (llama.cpp's device list alone, which its every program prints first, is read)
         raise ParseError(CMD, "no result row (`| model | size | ... | test | t/s |` and the rows under it)")
     return LlamaBench(tuple(rows), tuple(devices), build)

@@ -11,7 +11,8 @@ The lines read, as llama.cpp prints them (``llm_load_tensors:`` before mid-2025,
     llama_context:      CUDA0 compute buffer size =   400.00 MiB
     llama_perf_context_print:        eval time =  1234.5 ms /   127 runs   (  9.72 ms per token,   102.9 tokens per second)
 
-and Ollama's ``msg=offload ... layers.model=49 layers.offload=37 layers.split=37,0`` (its line may wrap). Buffer
+rpc-server's own console (``Starting RPC server on 0.0.0.0:50052, backend memory: 28170 MB``, then ``Accepted client
+connection, free_mem=..., total_mem=...`` and ``Client connection closed`` per client), and Ollama's ``msg=offload ... layers.model=49 layers.offload=37 layers.split=37,0`` (its line may wrap). Buffer
 sizes are MiB (2^20 bytes) as printed; ``RPC[host:port]`` and ``RPC`` devices are remote machines' GPUs (rpc-server).
 
 A pure parser: :func:`parse_llama_log` -> :class:`LlamaLog`, or ParseError when none of these lines is found.
@@ -35,6 +36,10 @@ _RATE_RE = re.compile(r"\b(?P<which>prompt eval|eval) time =[^\n]{0,80}?\(\s*[\d
                       r"second\)")
 _OLLAMA_RE = re.compile(r"\blayers\.(?P<key>model|offload|split)=\"?(?P<value>[\d,]{1,60})")
 _REMOTE_RE = re.compile(r"\busing device (?P<dev>RPC\[[^\]\s]{1,80}\])")
+_RPC_SERVER_RE = re.compile(r"^Starting RPC server on (?P<at>[^\s,]{1,80}), backend memory: (?P<mb>\d{1,9}) MB", re.M)
+_BACKEND_RE = re.compile(r"^create_backend: using \w{1,20} backend\s*$", re.M)  # rpc-server's first line
+_RPC_ACCEPTED_RE = re.compile(r"^Accepted client connection\b", re.M)
+_RPC_CLOSED_RE = re.compile(r"^Client connection closed\s*$", re.M)
 _GPU_BACKEND_RE = re.compile(r"\bloaded (?:CUDA|ROCm|Vulkan|Metal|SYCL) backend\b|\bmsg=\"?offload to (?:cuda|rocm)\b"
                              r"|\blibrary=(?:cuda|rocm)\b|\bfound [1-9]\d{0,2} (?:CUDA|ROCm) devices")
 
@@ -44,7 +49,8 @@ LINE_RE = re.compile(
     r"|llama_new_context_with_model|llama_model_loader|llama_load_model_from_file|llama_perf_context_print"
     r"|llama_print_timings|llama_memory_breakdown_print|llm_load_print_meta|print_info|graph_reserve|register_backend"
     r"|load_backend|llama_model_load\w{0,20}|common_init_from_params|llama_init_from_model): "
-    r"|\bmsg=offload library=|^\s*layers\.(?:offload|split)=")
+    r"|\bmsg=offload library=|^\s*layers\.(?:offload|split)=|^Starting RPC server on \S{1,80}, backend memory: "
+    r"|^create_backend: using \w{1,20} backend")
 """Lines only llama.cpp's load and run log (or Ollama's offload line) prints: how ``explain`` tells the kind."""
 
 
@@ -67,6 +73,9 @@ class LlamaLog:
     remote: tuple[str, ...] = field(default=())
     prompt_tps: float | None = None
     eval_tps: float | None = None
+    rpc_server: tuple[str, int, int, int] | None = None
+    """rpc-server's own console: (the address it listens on, the backend memory it offers in MB, the client connections
+    it accepted, those it saw closed), None without its `Starting RPC server on ...` line."""
     gpu_backend: bool = False
     """A GPU backend was loaded or GPUs were found (``loaded CUDA backend``, Ollama's ``offload to cuda``), whether
     or not the device list is in the same paste."""
@@ -90,7 +99,8 @@ def parse_llama_log(text: str) -> LlamaLog:
     rates = {m.group("which"): float(m.group("tps")) for m in _RATE_RE.finditer(text)}
     devices = tuple((int(m.group("i")), m.group("name").strip(), m.group("cc")) for _, m in
                     zip(range(64), _DEVICE_RE.finditer(text)))
-    if not (found or off or buffers or rates or "offload" in ollama or devices):
+    served = _RPC_SERVER_RE.search(text)
+    if not (found or off or buffers or rates or "offload" in ollama or devices or served or _BACKEND_RE.search(text)):
         raise ParseError(CMD, "no line of llama.cpp's load log (`offloaded N/M layers to GPU`, `CUDA0 model buffer size "
                               "= ... MiB`, `eval time = ...`) or Ollama's `msg=offload` line found")
     offloaded = int(off.group("n")) if off else int(ollama["offload"]) if ollama.get("offload", "").isdigit() else None
@@ -98,4 +108,6 @@ def parse_llama_log(text: str) -> LlamaLog:
     split = tuple(int(x) for x in ollama.get("split", "").split(",") if x.isdigit())
     remote = tuple(dict.fromkeys(m.group("dev") for _, m in zip(range(64), _REMOTE_RE.finditer(text))))
     return LlamaLog(devices, int(found.group("n")) if found else None, offloaded, layers, split, buffers, remote,
-                    rates.get("prompt eval"), rates.get("eval"), _GPU_BACKEND_RE.search(text) is not None)
+                    rates.get("prompt eval"), rates.get("eval"),
+                    (served["at"], int(served["mb"]), len(_RPC_ACCEPTED_RE.findall(text)),
+                     len(_RPC_CLOSED_RE.findall(text))) if served else None, _GPU_BACKEND_RE.search(text) is not None)
