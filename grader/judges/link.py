@@ -518,6 +518,10 @@ def _speed_findings(r: Any, name: str) -> list[Finding]:
     unnamed = r.interface is None
     if r.link_detected is False:  # a Spark cables one port: the other port's twins never have link (as L1.link_speed)
         twin = r.interface is not None and is_qsfp_twin(r.interface)
+        if not twin and r.port == "Twisted Pair":  # (BASE-T modes alone: a FIBRE cage's driver may list them too)
+            return [warn(f"{name}: no link (Link detected: no) on a copper (BASE-T) port: no cable in it, or the far end "
+                         "is off. Fine if the port is unused; if it should carry traffic, check the cable and the switch "
+                         "port (its light), then `ethtool` again.")]
         more = ", ..." if len(r.advertised_modes) > 4 else ""
         offers = (f" Or the two ends share no mode: {name} advertises {', '.join(r.advertised_modes[:4])}{more}, and "
                   "the module or the other end must offer one of them." if r.advertised_modes and not twin else "")

@@ -1,0 +1,77 @@
+"""Session 37, helper C (issue 27): links, RoCE devices and GPUs/PCIe. Each rule on a real output of the field corpus
+(read by path, its source URL named) and on a neighbouring output where it must stay silent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grader.explain import explain
+from tests.conftest import levels, messages
+
+FIELD = Path(__file__).resolve().parent / "fixtures" / "field"
+
+
+def _paste(stem: str) -> str:
+    (path,) = [p for d in ("corpus", "pending") for p in (FIELD / d).glob(f"{stem}_*.txt")]
+    return path.read_text(encoding="utf-8")
+
+
+def _all(sections) -> tuple[set[str], str]:
+    return {lv for s in sections for lv in levels(s)}, "\n".join(messages(s) for s in sections)
+
+
+def test_a_copper_port_without_link_is_a_warning_not_a_fault():
+    """https://github.com/KiaraGrouwstra/nix-config/issues/97: a desktop's gigabit BASE-T port, Link detected: no, Speed
+    Unknown!: nothing plugged in or the far end off; a warning (fine if unused), not a failure."""
+    got, said = _all(explain(_paste("z018"), host="other", nodes=1))
+    assert "fail" not in got and "warn" in got
+    assert "enp4s0: no link (Link detected: no) on a copper (BASE-T) port" in said
+
+
+def test_a_fibre_port_without_link_whose_modes_are_base_t_stays_a_fault():
+    """https://github.com/Aquantia/AQtion/issues/24: an SFP+ card (Port: FIBRE) with a 10G SR optic whose driver
+    advertises BASE-T modes only, no link: the module is never brought up, a failure; the copper rule stays out."""
+    got, said = _all(explain(_paste("zy005"), host="other", nodes=1))
+    assert "fail" in got and "copper" not in said
+
+
+def test_every_gpu_sys_from_every_nic_on_one_socket_warns_of_gpudirect():
+    """https://github.com/horovod/horovod/issues/288: 4x V100 on socket 0, mlx5_0 SYS to every GPU: NCCL does not use
+    GPUDirect RDMA at that distance by default; a warning naming GDR."""
+    (s,) = explain(_paste("xk002"), host="other", nodes=1)
+    assert "warn" in levels(s)
+    said = messages(s, "warn")
+    assert "Every GPU is SYS from every NIC" in said and "GPUDirect RDMA (GDR)" in said
+
+
+def test_a_nic_sys_to_gpus_on_both_sockets_stays_a_note():
+    """https://github.com/vllm-project/vllm/issues/10163: 8x H100 NV18 over two NUMA nodes, the only NIC SYS to all:
+    it sits on neither GPU home (a front-end NIC), a healthy single-node topology: no warning."""
+    (s,) = explain(_paste("k017"), host="other", nodes=1)
+    assert "warn" not in levels(s) and "fail" not in levels(s)
+    assert "Nearest NIC of each GPU" in messages(s, "info")
+
+
+def test_a_gpu_with_a_pix_nic_keeps_the_nearest_nic_note():
+    """https://github.com/NVIDIA/go-gpuallocator/issues/17: NIC0 is PHB to GPU6, SYS to the others: not every GPU is
+    SYS, so no GPUDirect warning."""
+    (s,) = explain(_paste("y011"), host="other", nodes=1)
+    assert "Every GPU is SYS" not in messages(s)
+
+
+def test_an_idle_card_holding_most_of_its_memory_is_a_server_s_pool_not_a_leak():
+    """https://github.com/noonghunna/club-3090/issues/487: a vLLM TP=2 server loaded, GPU0 23949 of 24576 MiB at P8
+    and 0%: by design (gpu_memory_utilization), an info."""
+    (s,) = explain(_paste("zu008"), host="other", nodes=1)
+    assert set(levels(s)) <= {"ok", "info"}
+    assert "GPU0: idle, yet holding most of the card's memory (23949 of 24576 MiB)" in messages(s)
+    assert "gpu_memory_utilization" in messages(s)
+
+
+def test_an_idle_card_with_little_memory_held_gets_no_pool_note_and_the_driver_note_names_cuda():
+    """https://github.com/vllm-project/vllm/issues/5510: two idle RTX 4090 with 191 and 11 MiB used, driver
+    535.171.04 / CUDA 12.2: no held-memory note; the header's driver and the newest CUDA it runs are said."""
+    (s,) = explain(_paste("xb020"), host="other", nodes=1)
+    said = messages(s)
+    assert "holding most of the card's memory" not in said
+    assert "Driver 535.171.04; `CUDA Version: 12.2` is the newest CUDA this driver runs" in said
