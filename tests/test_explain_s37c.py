@@ -75,3 +75,32 @@ def test_an_idle_card_with_little_memory_held_gets_no_pool_note_and_the_driver_n
     said = messages(s)
     assert "holding most of the card's memory" not in said
     assert "Driver 535.171.04; `CUDA Version: 12.2` is the newest CUDA this driver runs" in said
+
+
+def test_bond_members_hold_no_address_and_the_bond_is_the_interface_to_name():
+    """https://github.com/sgl-project/sglang/issues/3514: ens8f0np0/ens8f1np1 `SLAVE ... master bond0`, the paste cut
+    before bond0 and inside ens16f2's flags: the members are bond0's, and a header cut inside its flags is not read as
+    an interface nobody enabled."""
+    (s,) = explain(_paste("xh006"), host="other", nodes=1)
+    said = messages(s)
+    assert "ens8f0np0, ens8f1np1 are members of bond0 (`master bond0`)" in said
+    assert "is bond0, which is not in this paste" in said and "ens8f0np0 UP MTU 1500 (member of bond0)" in said
+    assert "ens16f2 is administratively down" not in said
+
+
+def test_a_bond_shown_with_its_address_is_named_and_an_unbonded_list_gets_no_member_note():
+    """https://github.com/easzlab/kubeasz/issues/607: eth0 and eth1 in bond0, which has 10.4.252.30/24; and
+    https://github.com/CumulusNetworks/ifupdown2/issues/319: one PF, no bond: no member sentence."""
+    (s,) = explain(_paste("xh013"), host="other", nodes=1)
+    assert "is bond0, which has 10.4.252.30/24" in messages(s) and set(levels(s)) <= {"ok", "info"}
+    (o,) = explain(_paste("o017"), host="other", nodes=1)
+    assert "member" not in messages(o)
+
+
+def test_ifconfig_aliases_are_addresses_of_one_nic_and_a_redacted_address_is_not_an_error():
+    """https://github.com/ray-project/ray/issues/8430: ifconfig with eth0, eth0:0 and eth0:1, addresses redacted
+    (`inet xx.xx.xx.193`, `inet6 ...`): read, the aliases named as eth0's, no "no IPv4" claimed."""
+    sections = explain(_paste("xh016"), host="other", nodes=1)
+    assert not any(s.error for s in sections)
+    said = "\n".join(messages(s) for s in sections)
+    assert "eth0:0, eth0:1: alias names of eth0" in said and "(no IPv4)" not in said

@@ -19,6 +19,7 @@ from ..parsers.common import command_argv
 from .common import (C2S, JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, SWITCH, argv_words, fail, in_spark_range,
                      info, ok, on_spark, overlaps, port_words, warn)
 from .context import context
+from .ip_notes import alias_findings, member_findings, no_ipv4_words
 from .model import Finding, Summary
 
 
@@ -153,7 +154,7 @@ VM_MAC_PREFIXES = {"08:00:27": "VirtualBox", "52:54:00": "QEMU/KVM", "00:0c:29":
 def admin_down(i: Any) -> bool:
     """Whether ``ip`` shows interface ``i`` administratively down: its flags are shown and hold no UP (``<BROADCAST,
     MULTICAST>``, qdisc noop): nobody enabled it, so it has no link whatever the cable."""
-    return bool(i.flags) and "UP" not in i.flags and i.name != "lo"
+    return bool(i.flags) and "UP" not in i.flags and i.name != "lo" and not getattr(i, "flags_cut", False)
 
 
 def _admin_down_finding(i: Any) -> Finding:
@@ -176,7 +177,7 @@ _VIRTUAL_BRIDGE_RE = re.compile(r"docker\d+$|br-[0-9a-f]{6,}$|virbr\d+$|cni\d+$|
 def _plain_host_findings(others: list[Any]) -> list[Finding]:
     """A host that is not a Spark: its interfaces (state, MTU, IPv4), and whether its MACs are a VM's."""
     rows = [f"{i.name} {i.operstate or '?'}" + (" NO-CARRIER" if "NO-CARRIER" in (i.flags or ()) else "")
-            + f" MTU {i.mtu} ({', '.join(a.cidr for a in i.ipv4) or 'no IPv4'})" for i in others[:16]]
+            + f" MTU {i.mtu} ({', '.join(a.cidr for a in i.ipv4) or no_ipv4_words(i)})" for i in others[:16]]
     vms = {p: v for i in others if not _VIRTUAL_BRIDGE_RE.match(i.name) and not i.name.startswith(("vnet", "veth"))
            for p, v in VM_MAC_PREFIXES.items() if (i.mac or "").lower().startswith(p)}  # (a host's bridge to its VMs)
     bridges = [i for i in others if _VIRTUAL_BRIDGE_RE.match(i.name) and "NO-CARRIER" in (i.flags or ())]
@@ -190,7 +191,7 @@ def _plain_host_findings(others: list[Any]) -> list[Finding]:
         info("Only the loopback interface (lo) is in this output: nothing to judge about the network.")]
     names = ", ".join(i.name for i in unplugged[:12]) + (f" and {len(unplugged) - 12} more" if len(unplugged) > 12
                                                           else "")
-    return listed + _odd_mtu(others) + _rx_errors(others) + ([info(
+    return listed + member_findings(others) + alias_findings(others) + _odd_mtu(others) + _rx_errors(others) + ([info(
         f"{names} {'is' if len(unplugged) == 1 else 'are'} enabled but NO-CARRIER: no link (no cable, or the far end "
         f"down or off), and no IPv4 address. Nothing to fix unless {'that port' if len(unplugged) == 1 else 'one'} "
         f"should be in use; then check the cable and the far end (`ethtool {unplugged[0].name}` shows `Link "

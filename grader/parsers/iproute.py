@@ -93,6 +93,9 @@ class Interface:
     addresses_listed: bool = True
     vfs: int = 0
     rx: tuple[int, int] | None = None  # ifconfig's `RX packets N` and `RX errors N`: packets received, and in error
+    master: str | None = None  # ``master bond0``: a bond's (or bridge's) member, which holds no address of its own
+    flags_cut: bool = False  # the header ends inside its ``<...>`` flags (a cut paste): which flags it has is unknown
+    aliases: tuple[str, ...] = ()  # ifconfig's alias blocks under it (``eth0:0``): more addresses of the same NIC
 
     @property
     def ipv4(self) -> tuple[Address, ...]:
@@ -255,7 +258,9 @@ def _from_text(lines: list[Line]) -> list[Interface]:
                             operstate=state.group(1) if state else None,
                             flags=tuple(f for f in header.group("flags").split(",") if f),
                             mac=None, addresses=[], truncated=not header.group("rest") and last, vfs=0,
-                            addresses_listed=not re.search(r"\bmode \S+", rest)))
+                            addresses_listed=not re.search(r"\bmode \S+", rest),
+                            master=(re.findall(r"\bmaster (\S+)", rest) or [None])[0],
+                            flags_cut=">" not in line.text))
             continue
         if not out or len(line.text) - len(line.text.lstrip()) <= indent:
             if last:  # a cut-off first or last line
@@ -406,6 +411,7 @@ def _from_ifconfig(lines: list[Line]) -> list[Interface]:
             continue
         head = _IFCONFIG_RE.match(line.text)
         if head and ":" in head.group("name") and out and out[-1]["name"] == head.group("name").split(":")[0]:
+            out[-1]["aliases"] = out[-1].get("aliases", ()) + (head.group("name"),)
             continue  # an alias (eth0:1): its address lines below are eth0's secondary addresses
         if head:
             flags = tuple(f for f in head.group("flags").split(",") if f)
@@ -427,6 +433,9 @@ def _from_ifconfig(lines: list[Line]) -> list[Interface]:
             raise fail_on_line("ifconfig", line, "expected an interface line `name: flags=N<...>  mtu N` or an "
                                "indented detail line under one")
         inet, mac = _IFCONFIG_INET_RE.match(line.text), _IFCONFIG_MAC_RE.match(line.text)
+        if re.match(r"\s+inet6?\s+[.xX*]", line.text):  # `inet xx.xx.xx.193`, `inet6 ...`: a redacted address
+            out[-1]["addresses_listed"] = False
+            continue
         if inet:
             plen = inet.group("plen") or inet.group("prefixlen") or _mask_length(inet.group("mask"))
             read = _brief_address(f"{inet.group('local')}/{plen}") if plen is not None else None

@@ -1,0 +1,57 @@
+"""Notes of the ``link`` judge on an ``ip addr`` list (grader.judges.link calls them): the members of a bond (or a
+bridge), which hold no address of their own. Source: the kernel's bonding driver documentation
+(https://www.kernel.org/doc/Documentation/networking/bonding.txt: the bond carries the IP address, its members are
+enslaved with ``master bond0`` and share its MAC), and NCCL's NCCL_SOCKET_IFNAME (the interface that carries the
+address is the one to name).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .common import info
+from .model import Finding
+
+_GUEST_ENDS = ("veth", "vnet", "tap", "fwpr", "fwln", "cali", "lxc")
+
+
+def no_ipv4_words(i: Any) -> str:
+    """What an interface list says of an interface with no IPv4 read: a member of a bond has none of its own; where
+    the output lists no address (``ip link``, a redacted paste) none is known."""
+    return f"member of {i.master}" if getattr(i, "master", None) else "no IPv4" if i.addresses_listed else \
+        "addresses not shown"
+
+
+def member_findings(ifaces: list[Any]) -> list[Finding]:
+    """One info per bond or bridge whose members the list shows (``master bond0``): the address lives on the master,
+    so a member's "no IPv4" is no fault, and the master is the interface a job names; whether the master is shown."""
+    masters: dict[str, list[str]] = {}
+    for i in ifaces:
+        if getattr(i, "master", None) and not i.name.startswith(_GUEST_ENDS):  # (a container's or VM's end of a link)
+            masters.setdefault(i.master, []).append(i.name)
+    shown = {i.name: i for i in ifaces}
+    out = []
+    for master, members in masters.items():
+        m = shown.get(master)
+        where = ("is not in this paste (`ip addr show " + master + "` shows it)" if m is None else
+                 f"has {', '.join(a.cidr for a in m.ipv4)}" if m.ipv4 else "shows no IPv4 address")
+        out.append(info(f"{', '.join(members[:8])} {'is a member' if len(members) == 1 else 'are members'} of "
+                        f"{master} (`master {master}`): a member holds no address of its own, so its missing IPv4 "
+                        f"is no fault. The address, and the interface to name in NCCL_SOCKET_IFNAME or "
+                        f"GLOO_SOCKET_IFNAME, is {master}, which {where}."))
+    return out
+
+
+def alias_findings(ifaces: list[Any]) -> list[Finding]:
+    """An interface with alias names (ifconfig's ``eth0:0`` blocks, ip's ``label eth0:0`` addresses): more addresses
+    of one NIC, not more NICs."""
+    out = []
+    for i in ifaces:
+        names = list(getattr(i, "aliases", ())) + [a.label for a in i.addresses
+                                                    if a.label and a.label.startswith(i.name + ":")]
+        if names:
+            out.append(info(f"{', '.join(dict.fromkeys(names))}: alias names of {i.name}, i.e. more addresses on the "
+                            f"same NIC (one link, one MAC), not interfaces of their own: they share {i.name}'s "
+                            "bandwidth, and a connection leaves from its primary address unless the program binds to "
+                            "an alias. Machines told apart by these addresses are one machine to the network."))
+    return out
