@@ -104,3 +104,21 @@ def test_ifconfig_aliases_are_addresses_of_one_nic_and_a_redacted_address_is_not
     assert not any(s.error for s in sections)
     said = "\n".join(messages(s) for s in sections)
     assert "eth0:0, eth0:1: alias names of eth0" in said and "(no IPv4)" not in said
+
+
+def test_xid_13_is_a_dead_cuda_context_and_a_plain_xid_45_stays_a_warning():
+    """https://github.com/vllm-project/vllm/issues/5901: a burst of Xid 13 (Graphics Exception) on 43:00 under vLLM:
+    the process's CUDA context is dead, a failure; https://github.com/leptonai/gpud/pull/117: Xid 45 alone (a killed
+    process's channels) stays a warning."""
+    got, said = _all(explain(_paste("xn017"), host="other", nodes=1))
+    assert "fail" in got and "Xid 13" in said and "CUDA context of the process on that GPU is dead" in said
+    lone = "[Sat Oct 12 18:35:32 2024] NVRM: Xid (PCI:0000:61:00): 45, pid=1496200, name=distprovers-gpu, Ch 0000000a\n"
+    got, said = _all(explain(lone, host="other", nodes=1))
+    assert "fail" not in got and "warn" in got
+
+
+def test_xid_45_caused_by_an_nvlink_xid_names_the_nvlink_error():
+    """https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1150: Xid 45 on four GPUs 'caused by previous Xid 149'
+    (and 145): the NVLink NETIR error is the cause, a failure."""
+    got, said = _all(explain(_paste("xk012"), host="other", nodes=1))
+    assert "fail" in got and "An NVLink error on the GPU at 0000:dc:00 (Xid 149" in said
