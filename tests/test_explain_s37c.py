@@ -122,3 +122,20 @@ def test_xid_45_caused_by_an_nvlink_xid_names_the_nvlink_error():
     (and 145): the NVLink NETIR error is the cause, a failure."""
     got, said = _all(explain(_paste("xk012"), host="other", nodes=1))
     assert "fail" in got and "An NVLink error on the GPU at 0000:dc:00 (Xid 149" in said
+
+
+def test_a_df_ping_whose_payload_is_the_mtu_itself_is_refused_as_expected():
+    """https://github.com/markondej/cpp-icmplib/issues/7: Windows `ping -f -l 1500` gets 'Packet needs to be fragmented
+    but DF set': 1500 + 28 > 1500, the test size is wrong, not the link (info, naming 1472); the same on Linux with
+    `-M do -s 9000` on an MTU of 9000. A payload well above the MTU (`-s 3872`, MTU 1500) still warns."""
+    sections = explain(_paste("zf007"), host="other", nodes=1)
+    got, said = _all(sections)
+    assert got <= {"ok", "info"} and "`-l 1472`" in said
+    linux = ("$ ping -M do -s 9000 -c 2 192.168.100.11\nPING 192.168.100.11 (192.168.100.11) 9000(9028) bytes of data.\n"
+             "ping: local error: message too long, mtu=9000\nping: local error: message too long, mtu=9000\n\n"
+             "--- 192.168.100.11 ping statistics ---\n2 packets transmitted, 0 received, +2 errors, 100% packet loss, "
+             "time 1010ms\n")
+    got, said = _all(explain(linux, host="other", nodes=2))
+    assert got <= {"ok", "info"} and "`-s 8972`" in said
+    got, _ = _all(explain(_paste("zn007"), host="other", nodes=2))
+    assert "warn" in got or "fail" in got
