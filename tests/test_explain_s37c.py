@@ -139,3 +139,12 @@ def test_a_df_ping_whose_payload_is_the_mtu_itself_is_refused_as_expected():
     assert got <= {"ok", "info"} and "`-s 8972`" in said
     got, _ = _all(explain(_paste("zn007"), host="other", nodes=2))
     assert "warn" in got or "fail" in got
+
+
+def test_a_rig_reports_gen4_or_5_card_at_x8_is_the_desktop_split_and_x4_still_warns():
+    """https://github.com/noonghunna/club-3090/issues/474: two RTX 5090 on AM5, each x8 of x16 at Gen5: the CPU's
+    lanes split x8/x8, an info; https://github.com/noonghunna/club-3090/issues/158: both 3090s at x4 Gen4 stay warnings."""
+    (s,) = explain(_paste("zs018"), host="other", nodes=1)
+    assert set(levels(s)) <= {"ok", "info"} and "splits its 16 graphics lanes x8/x8" in messages(s)
+    got, said = _all(explain(_paste("zs016"), host="other", nodes=1))
+    assert "warn" in got and "x8/x8" not in said

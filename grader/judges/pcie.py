@@ -211,7 +211,13 @@ def summarise_rig_report(gpus: Any, command: str | None) -> Summary:
     findings: list[Finding] = [info(f"Rig report: {len(gpus)} GPU(s): "
                                     + ", ".join(f"GPU{g.index} {g.name}" for g in gpus[:8]) + ".")]
     for g in gpus:
-        if g.lanes is not None and g.lanes_max and g.lanes < g.lanes_max:
+        if g.lanes == 8 and g.lanes_max == 16 and (g.gen or 0) >= 4:  # a desktop's x8/x8: as much as Gen(n-1) x16
+            findings.append(info(f"GPU{g.index} ({g.name}) runs on PCIe x8 of its x16 (Gen up to {g.gen}): how a "
+                                 "desktop CPU splits its 16 graphics lanes x8/x8 when two slots hold cards (or how "
+                                 f"the slot is wired), not a fault. Gen{g.gen} x8 carries what Gen{g.gen - 1} x16 does, "
+                                 "plenty for inference; tensor parallel's all-reduce is what feels it. Only if this "
+                                 "card sits alone in a slot wired x16 is the card not fully seated."))
+        elif g.lanes is not None and g.lanes_max and g.lanes < g.lanes_max:
             findings.append(warn(f"GPU{g.index} ({g.name}) runs on PCIe x{g.lanes} of its x{g.lanes_max}"
                                  + (f" (Gen up to {g.gen})" if g.gen else "") + ": the slot (or its riser, or a chipset "
                                  "slot) is narrower than the card, so loading the model and, with tensor parallel, "
