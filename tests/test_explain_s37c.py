@@ -148,3 +148,13 @@ def test_a_rig_reports_gen4_or_5_card_at_x8_is_the_desktop_split_and_x4_still_wa
     assert set(levels(s)) <= {"ok", "info"} and "splits its 16 graphics lanes x8/x8" in messages(s)
     got, said = _all(explain(_paste("zs016"), host="other", nodes=1))
     assert "warn" in got and "x8/x8" not in said
+
+
+def test_a_qsfp28_module_whose_codes_stop_at_40g_is_a_40g_cable():
+    """https://github.com/sonic-net/sonic-buildimage/issues/6476: `ethtool -m` shows Identifier QSFP28 but only 40G
+    Base-CR4 (and 25G CR) transceiver types: a 40G DAC in a QSFP28 shell, a warning; https://github.com/lldpd/lldpd/
+    issues/477: a QSFP28 100G Base-SR4 optic gets no such warning."""
+    (s,) = explain(_paste("w015"), host="other", nodes=1)
+    assert "warn" in levels(s) and "a QSFP28 module whose compliance codes stop at 40G" in messages(s, "warn")
+    (h,) = explain(_paste("h008"), host="other", nodes=1)
+    assert "compliance codes stop" not in messages(h)

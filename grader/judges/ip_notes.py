@@ -1,5 +1,7 @@
-"""Notes of the ``link`` judge on an ``ip addr`` list (grader.judges.link calls them): the members of a bond (or a
-bridge), which hold no address of their own. Source: the kernel's bonding driver documentation
+"""Notes of the ``link`` judge (grader.judges.link calls them). On an ``ip addr`` list: the members of a bond (or a
+bridge), which hold no address of their own, and alias names. On ``ethtool -m``: a module whose compliance codes
+stop below its form factor's rate (SFF-8636: a QSFP28 module's 40G codes in byte 131, its 100G ones in the extended
+compliance byte 192, which ethtool prints as more ``Transceiver type`` lines). Source: the kernel's bonding driver documentation
 (https://www.kernel.org/doc/Documentation/networking/bonding.txt: the bond carries the IP address, its members are
 enslaved with ``master bond0`` and share its MAC), and NCCL's NCCL_SOCKET_IFNAME (the interface that carries the
 address is the one to name).
@@ -7,9 +9,11 @@ address is the one to name).
 
 from __future__ import annotations
 
+import re
+
 from typing import Any
 
-from .common import info
+from .common import info, warn
 from .model import Finding
 
 _GUEST_ENDS = ("veth", "vnet", "tap", "fwpr", "fwln", "cali", "lxc")
@@ -55,3 +59,21 @@ def alias_findings(ifaces: list[Any]) -> list[Finding]:
                             "bandwidth, and a connection leaves from its primary address unless the program binds to "
                             "an alias. Machines told apart by these addresses are one machine to the network."))
     return out
+
+
+_FORM_GBPS = {"QSFP28": 100, "QSFP56": 200}
+"""The rate each form factor is made for (SFF-8636 and SFF-8665: QSFP28 is 4 x 25G, QSFP56 4 x 50G)."""
+
+
+def module_rate_findings(m: Any, name: str) -> list[Finding]:
+    """A QSFP28/QSFP56 module whose transceiver types all name a slower standard (a 40G DAC in a QSFP28 shell): the
+    link comes up at that rate at most."""
+    form = next((f for f in _FORM_GBPS if f in (m.get("Identifier") or "")), None)
+    rates = [int(g) for t in getattr(m, "transceiver_types", ()) for g in re.findall(r"\b(\d{2,3})G ?Base", t)]
+    if form is None or not rates or max(rates) >= _FORM_GBPS[form]:
+        return []
+    return [warn(f"{name}: a {form} module whose compliance codes stop at {max(rates)}G "
+                 f"({'; '.join(getattr(m, 'transceiver_types', ())[:4])}): it is a {max(rates)}G cable or optic in a "
+                 f"{form} shell, so the link comes up at {max(rates)}G at most, not {_FORM_GBPS[form]}G; a port or "
+                 f"switch forced to {_FORM_GBPS[form]}G stays down with it. For {_FORM_GBPS[form]}G use a module "
+                 f"rated for it ({_FORM_GBPS[form]}GBASE-CR4/SR4...).")]

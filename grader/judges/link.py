@@ -19,7 +19,7 @@ from ..parsers.common import command_argv
 from .common import (C2S, JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, SWITCH, argv_words, fail, in_spark_range,
                      info, ok, on_spark, overlaps, port_words, warn)
 from .context import context
-from .ip_notes import alias_findings, member_findings, no_ipv4_words
+from .ip_notes import alias_findings, member_findings, module_rate_findings, no_ipv4_words
 from .model import Finding, Summary
 
 
@@ -571,6 +571,7 @@ def summarise_module(m: Any, command: str | None) -> Summary:
     ident = [m.get(k) for k in ("Identifier", "Transceiver type", "Connector", "Vendor name", "Vendor PN")]
     ident = [re.sub(r"^0x[0-9a-f]+ \((.*)\)$", r"\1", x, flags=re.I) for x in ident if x]
     findings = [info(f"{m.interface + ': module' if m.interface else 'Module'} {', '.join(ident)}.")] if ident else []
+    findings += module_rate_findings(m, name)
     for flag in m.flags_on:
         findings.append(warn(f"{name}: `{flag}` is On: the module itself reports a reading past its threshold. "
                              "Reseat it, clean the fibre ends (optics), or swap the module or cable."))
