@@ -158,3 +158,14 @@ def test_a_qsfp28_module_whose_codes_stop_at_40g_is_a_40g_cable():
     assert "warn" in levels(s) and "a QSFP28 module whose compliance codes stop at 40G" in messages(s, "warn")
     (h,) = explain(_paste("h008"), host="other", nodes=1)
     assert "compliance codes stop" not in messages(h)
+
+
+def test_virtualbox_nat_address_on_several_nodes_warns_and_on_one_is_a_note():
+    """https://github.com/easzlab/kubeasz/issues/220: VirtualBox VMs (08:00:27 MACs) each with 10.0.2.15 on the NAT
+    adapter and 192.168.56.x host-only: over three nodes the NAT address is one address for all, a warning naming
+    enp0s8; https://github.com/deepseek-ai/3FS/issues/263: one VM (nodes 1), a note only."""
+    got, said = _all(explain(_paste("xh014"), host="other", nodes=3))
+    assert "warn" in got and "10.0.2.15, the address VirtualBox's NAT adapter gives every VM" in said
+    assert "enp0s8 192.168.56.102" in said
+    got, said = _all(explain(_paste("h002"), host="other", nodes=1))
+    assert "warn" not in got and "VirtualBox's NAT adapter" in said

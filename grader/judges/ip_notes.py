@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from .common import info, warn
+from .context import context
 from .model import Finding
 
 _GUEST_ENDS = ("veth", "vnet", "tap", "fwpr", "fwln", "cali", "lxc")
@@ -77,3 +78,24 @@ def module_rate_findings(m: Any, name: str) -> list[Finding]:
                  f"{form} shell, so the link comes up at {max(rates)}G at most, not {_FORM_GBPS[form]}G; a port or "
                  f"switch forced to {_FORM_GBPS[form]}G stays down with it. For {_FORM_GBPS[form]}G use a module "
                  f"rated for it ({_FORM_GBPS[form]}GBASE-CR4/SR4...).")]
+
+
+VBOX_NAT_ADDRESS = "10.0.2.15"
+"""The address VirtualBox's NAT adapter gives every guest (its built-in DHCP server, network 10.0.2.0/24)."""
+
+
+def vbox_nat_findings(ifaces: list[Any]) -> list[Finding]:
+    """A VirtualBox guest's NAT adapter (MAC 08:00:27..., 10.0.2.15): the same address in every VM, reachable from
+    none of the others; a warning where the run spans machines (or may: not said), a note on one."""
+    nat = [i for i in ifaces if (i.mac or "").lower().startswith("08:00:27") and any(
+        a.local == VBOX_NAT_ADDRESS for a in i.ipv4)]
+    if not nat:
+        return []
+    others = [f"{i.name} {i.ipv4[0].local}" for i in ifaces if i.ipv4 and i not in nat and i.name != "lo"]
+    nodes = context().nodes
+    return [(info if nodes == 1 else warn)(
+        f"{nat[0].name} has {VBOX_NAT_ADDRESS}, the address VirtualBox's NAT adapter gives every VM: each node has it, "
+        "and no other node can reach it, so a tool that picks the default-route interface (Kubernetes, Ray, NCCL, "
+        "Gloo) advertises one address for all nodes. Bind the cluster to the host-only or bridged adapter"
+        + (f" ({', '.join(others[:4])})" if others else "") + " (node IP, --node-ip-address, NCCL_SOCKET_IFNAME / "
+        "GLOO_SOCKET_IFNAME).")]
