@@ -169,3 +169,25 @@ def test_virtualbox_nat_address_on_several_nodes_warns_and_on_one_is_a_note():
     assert "enp0s8 192.168.56.102" in said
     got, said = _all(explain(_paste("h002"), host="other", nodes=1))
     assert "warn" not in got and "VirtualBox's NAT adapter" in said
+
+
+def test_two_routes_to_one_prefix_with_one_metric_by_two_interfaces_fail():
+    """https://github.com/systemd/systemd/issues/28814: `169.254.0.0/16 dev eth0 ... metric 2048` and the same by eth1:
+    all link-local traffic leaves by eth0; https://github.com/aws/amazon-vpc-cni-k8s/issues/345: two default routes,
+    metric 1024, by eth0 and eth1."""
+    got, said = _all(explain(_paste("xh002"), host="other", nodes=1))
+    assert "fail" in got and "Two routes to 169.254.0.0/16 with the same metric 2048, by eth0, eth1" in said
+    got, said = _all(explain(_paste("xh009"), host="other", nodes=1))
+    assert "fail" in got and "Two default routes with the same metric 1024, by eth0, eth1" in said
+    assert "QSFP" not in said  # (a host said not to be a Spark: its routes are not judged as a Spark's)
+
+
+def test_a_table_with_one_route_per_prefix_is_read_without_a_fault():
+    """https://github.com/spark-arena/sparkrun/issues/275 (zf013): a Spark's `ip route` with no default route and one
+    route per subnet: read as a table, no duplicate-route failure."""
+    table = ("$ ip route\n10.10.10.0/24 dev enP7s7 proto kernel scope link src 10.10.10.2 metric 100\n"
+             "10.20.3.0/24 dev enp1s0f0np0 proto kernel scope link src 10.20.3.2 metric 101\n"
+             "10.20.4.0/24 dev enP2p1s0f0np0 proto kernel scope link src 10.20.4.2 metric 102\n")
+    (s,) = explain(table, host="spark", nodes=2)
+    assert s.kind == "ip-route-get" and levels(s) == ["info"]
+    assert "Routing table: 3 route(s); no default route" in messages(s)

@@ -1,7 +1,9 @@
 """Notes of the ``link`` judge (grader.judges.link calls them). On an ``ip addr`` list: the members of a bond (or a
 bridge), which hold no address of their own, and alias names. On ``ethtool -m``: a module whose compliance codes
 stop below its form factor's rate (SFF-8636: a QSFP28 module's 40G codes in byte 131, its 100G ones in the extended
-compliance byte 192, which ethtool prints as more ``Transceiver type`` lines). Source: the kernel's bonding driver documentation
+compliance byte 192, which ethtool prints as more ``Transceiver type`` lines). On ``ip route``: two routes to one
+destination with one metric on two interfaces (the kernel takes the first: ip-route(8), and Linux's FIB picks one
+route of equal metric unless a multipath route is set), and the routes of a host that is not a Spark. Source: the kernel's bonding driver documentation
 (https://www.kernel.org/doc/Documentation/networking/bonding.txt: the bond carries the IP address, its members are
 enslaved with ``master bond0`` and share its MAC), and NCCL's NCCL_SOCKET_IFNAME (the interface that carries the
 address is the one to name).
@@ -13,7 +15,7 @@ import re
 
 from typing import Any
 
-from .common import info, warn
+from .common import fail, info, warn
 from .context import context
 from .model import Finding
 
@@ -99,3 +101,31 @@ def vbox_nat_findings(ifaces: list[Any]) -> list[Finding]:
         "Gloo) advertises one address for all nodes. Bind the cluster to the host-only or bridged adapter"
         + (f" ({', '.join(others[:4])})" if others else "") + " (node IP, --node-ip-address, NCCL_SOCKET_IFNAME / "
         "GLOO_SOCKET_IFNAME).")]
+
+
+def route_notes(routes: list[Any]) -> list[Finding]:
+    """``ip route`` on any host, and ``ip route get`` on a host said not to be a Spark: where each destination goes,
+    and two routes to one destination with one metric by different interfaces (all its traffic takes the first)."""
+    table = [r for r in routes if r.in_table]
+    if not table:
+        return [info(f"Traffic to {r.dst} leaves by {r.dev}" + (f" through the gateway {r.via}" if r.via else "")
+                     + (f", source {r.src}" if r.src else "") + ".") for r in routes[:8]]
+    same: dict[tuple[str, int | None], list[Any]] = {}
+    for r in table:
+        same.setdefault((r.dst, r.metric), []).append(r)
+    out = [info(f"Routing table: {len(routes)} route(s); " + ("; ".join(
+        f"default via {r.via or '?'} dev {r.dev}" + (f" metric {r.metric}" if r.metric is not None else "")
+        for r in table if r.dst == "default") or "no default route (only the subnets listed are reachable)") + ".")]
+    for (dst, metric), rs in same.items():
+        devs = list(dict.fromkeys(r.dev for r in rs))
+        if len(devs) > 1:
+            what, where = (("default routes", "every destination without a route of its own") if dst == "default"
+                           else (f"routes to {dst}", dst))
+            out.append(fail(f"{'Two' if len(rs) == 2 else len(rs)} {what} with the same metric"
+                            f"{f' {metric}' if metric is not None else ''}, by {', '.join(devs)}: the kernel sends all "
+                            f"traffic for {where} by the first ({devs[0]}), "
+                            f"so what should leave by {devs[1]}" + (f" (source {rs[1].src})" if rs[1].src else "")
+                            + f" goes out {devs[0]}, and a peer or reply that only {devs[1]} reaches is lost. Keep "
+                            f"one such route (or give {devs[1]}'s a higher metric, or its own routing table with "
+                            "`ip rule`), and put each link in a subnet of its own."))
+    return out

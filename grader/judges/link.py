@@ -19,7 +19,7 @@ from ..parsers.common import command_argv
 from .common import (C2S, JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, SWITCH, argv_words, fail, in_spark_range,
                      info, ok, on_spark, overlaps, port_words, warn)
 from .context import context
-from .ip_notes import (alias_findings, member_findings, module_rate_findings, no_ipv4_words,
+from .ip_notes import (alias_findings, member_findings, module_rate_findings, no_ipv4_words, route_notes,
                        vbox_nat_findings)
 from .model import Finding, Summary
 
@@ -336,6 +336,8 @@ def _mtu_findings(up_twins: list[Any]) -> list[Finding]:
 
 def summarise_route(routes: list[Any], command: str | None) -> Summary:
     facts = {"routes": [dict(dataclasses.asdict(r), qsfp_port=qsfp_port(r.dev)) for r in routes]}
+    if on_spark(None) is False or any(r.in_table for r in routes):  # another host's routes, or the table
+        return facts, route_notes(routes)
     findings = []
     for r in routes:
         if is_qsfp_twin(r.dev):
