@@ -763,6 +763,11 @@ EXAMPLES.update({
     "unified-memory-nv-err": BANNER + ("NVRM: nvCheckOkFailedNoLog: Check failed: Out of memory [NV_ERR_NO_MEMORY] "
                                        "(0x00000051) returned from _memdescAllocInternal(pMemDesc) @ mem_desc.c:1359\n"),
     "avahi-host-name-conflict": BANNER + "avahi-daemon[1234]: Host name conflict, retrying with spark1-30\n",
+    "netplan-definition-error": BANNER + ("/etc/netplan/50-couch5.yaml:7:7: Error in network definition: expected "
+                                          "mapping (check indentation)\n"),
+    "netplan-permissions": BANNER + ("** (generate:3775): WARNING **: 11:04:25.237: Permissions for /etc/netplan/"
+                                     "01-netcfg.yaml are too open. Netplan configuration should NOT be accessible by "
+                                     "others.\n"),
     "cx7-networkmanager": BANNER + ("network:\n  version: 2\n  renderer: NetworkManager\n  ethernets:\n"
                                     "    enp1s0f0np0:\n      addresses: [192.168.200.12/24]\n"),
     "ssh-publickey": BANNER + "nvidia@192.168.100.11: Permission denied (publickey).\n",

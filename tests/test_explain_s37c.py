@@ -191,3 +191,14 @@ def test_a_table_with_one_route_per_prefix_is_read_without_a_fault():
     (s,) = explain(table, host="spark", nodes=2)
     assert s.kind == "ip-route-get" and levels(s) == ["info"]
     assert "Routing table: 3 route(s); no default route" in messages(s)
+
+
+def test_netplan_refusing_a_file_fails_and_its_permission_warning_is_only_a_note():
+    """https://github.com/canonical/ubuntu-server-documentation/issues/207: `netplan apply` printing `...yaml:7:7:
+    Error in network definition: expected mapping (check indentation)`: nothing applied, a failure;
+    https://github.com/lavabit/robox/issues/296: netplan generate/apply printing only 'Permissions ... are too open':
+    applied, a note."""
+    got, said = _all(explain(_paste("xh004"), host="other", nodes=1))
+    assert "fail" in got and "netplan refused /etc/netplan/50-couch5.yaml" in said and "not applied" in said
+    got, said = _all(explain(_paste("xh003"), host="other", nodes=1))
+    assert got <= {"ok", "info"} and "the file was read and applied as it stands" in said
