@@ -202,3 +202,15 @@ def test_netplan_refusing_a_file_fails_and_its_permission_warning_is_only_a_note
     assert "fail" in got and "netplan refused /etc/netplan/50-couch5.yaml" in said and "not applied" in said
     got, said = _all(explain(_paste("xh003"), host="other", nodes=1))
     assert got <= {"ok", "info"} and "the file was read and applied as it stands" in said
+
+
+def test_ibv_devices_with_a_zero_node_guid_is_a_vf_never_given_one():
+    """https://github.com/openshift/sriov-network-device-plugin/issues/20: ibv_devices on two hosts, the
+    VFs (mlx5_2, mlx5_3; mlx5_1) with node GUID 0000000000000000: a failure naming them; a list with real GUIDs only
+    gets no such finding."""
+    got, said = _all(explain(_paste("xi001"), host="other", nodes=2))
+    assert "fail" in got and "mlx5_2, mlx5_3, mlx5_1: node GUID 0000000000000000, never assigned" in said
+    healthy = "$ ibv_devices\n    device                 node GUID\n    ------              ----------------\n" \
+              "    mlx5_0              506b4b03002a1c28\n    mlx5_1              506b4b03002a1c34\n"
+    (s,) = explain(healthy, host="other", nodes=2)
+    assert "fail" not in levels(s) and "GUID" not in messages(s)
