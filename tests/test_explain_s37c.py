@@ -214,3 +214,10 @@ def test_ibv_devices_with_a_zero_node_guid_is_a_vf_never_given_one():
               "    mlx5_0              506b4b03002a1c28\n    mlx5_1              506b4b03002a1c34\n"
     (s,) = explain(healthy, host="other", nodes=2)
     assert "fail" not in levels(s) and "GUID" not in messages(s)
+
+
+def test_perftest_finding_no_device_names_the_uverbs_node_a_container_needs():
+    """https://github.com/Mellanox/k8s-rdma-shared-dev-plugin/issues/169 (a pod whose /dev/infiniband holds rdma_cm and umad only): ib_write_bw's 'Did not detect devices ...
+    Unable to find the Infiniband/RoCE device' is a failure that names /dev/infiniband/uverbsN."""
+    got, said = _all(explain(_paste("zt010"), host="other", nodes=1))
+    assert "fail" in got and "/dev/infiniband/uverbsN" in said
