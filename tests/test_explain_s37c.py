@@ -221,3 +221,14 @@ def test_perftest_finding_no_device_names_the_uverbs_node_a_container_needs():
     Unable to find the Infiniband/RoCE device' is a failure that names /dev/infiniband/uverbsN."""
     got, said = _all(explain(_paste("zt010"), host="other", nodes=1))
     assert "fail" in got and "/dev/infiniband/uverbsN" in said
+
+
+def test_lspci_names_the_bound_driver_and_warns_of_a_function_no_driver_claimed():
+    """https://github.com/geerlingguy/raspberry-pi-pcie-devices/issues/139 (zt019: a ConnectX-3 Pro on a CM4, `Kernel
+    driver in use: mlx4_core`): said bound; the same block without its `Kernel driver in use` line (modules listed,
+    none bound) is a warning naming the module to look for in dmesg."""
+    text = _paste("zt019")
+    (s,) = explain(text, host="other", nodes=1)
+    assert set(levels(s)) <= {"ok", "info"} and "01:00.0 mlx4_core" in messages(s)
+    (u,) = explain(text.replace("        Kernel driver in use: mlx4_core\n", ""), host="other", nodes=1)
+    assert "no driver has claimed it" in messages(u, "warn") and "grep -i mlx4_core" in messages(u, "warn")

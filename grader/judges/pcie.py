@@ -132,6 +132,19 @@ def _acs_findings(devices: list[Any]) -> list[Finding]:
                  "pass those bridges directly.")]
 
 
+def _driver_findings(devices: list[Any]) -> list[Finding]:
+    """``lspci -k`` / ``-v``: the driver each function is bound to (``Kernel driver in use``), and a function whose
+    modules are listed with no driver in use: nothing has claimed it (not loaded, blacklisted, or its probe failed)."""
+    bound = [d for d in devices if getattr(d, "driver", None)]
+    free = [d for d in devices if getattr(d, "modules", None) and not getattr(d, "driver", None) and not d.truncated]
+    out = [info("Bound to their driver (`Kernel driver in use`): " + ", ".join(
+        f"{d.address} {d.driver}" for d in bound[:8]) + (", ..." if len(bound) > 8 else "") + ".")] if bound else []
+    return out + [warn(f"{d.address} {d.name or d.description}: `Kernel modules: {d.modules}` but no `Kernel driver in "
+                       "use` line: no driver has claimed it, so the system cannot use it (the module not loaded, "
+                       f"blacklisted, or its probe failed: `sudo dmesg | grep -i {d.modules.split(',')[0].strip()}`).")
+                  for d in free[:4]]
+
+
 def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
     findings: list[Finding] = []
     # ConnectX NICs (a DGX Spark's four twins) get their findings from lesson 2a's lspci cross check
@@ -193,6 +206,7 @@ def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
             findings.append(ok(f"{label}: LnkSta Gen{sta.gen} x{sta.width} matches LnkCap"
                                + (f" Gen{cap.gen} x{cap.width}" if cap else "") + "."))
     findings += _acs_findings(devices)
+    findings += _driver_findings(devices)
     others = [d for d in rest if not d.is_display and d.class_name]
     if shown is not rest and others:
         findings.append(info(f"{len(others)} other function(s) skipped ({', '.join(d.class_name for d in others)}): "

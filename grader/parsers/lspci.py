@@ -94,6 +94,8 @@ class PciDevice:
     """Its ``Control:`` line says ``Mem-`` (memory decoding off) and a ``Region`` is ``[disabled]``: enumerated, but
     nothing (no driver, no firmware) has enabled it."""
     acs_on: tuple[str, ...] | None = None
+    driver: str | None = None  # ``Kernel driver in use:`` (lspci -k, -v): the driver that has claimed the function
+    modules: str | None = None  # ``Kernel modules:``: the modules that could drive it
     """The controls its ``ACSCtl:`` line turns on (``ReqRedir``, ``CmpltRedir``...; () when every one is off), None
     without that line (a bridge or port with Access Control Services shows it)."""
 
@@ -224,6 +226,10 @@ def parse_lspci_vv(text: str) -> list[PciDevice]:
         if "[disabled]" in s and s.lstrip().startswith("Region ") and devices[-1].get("control_mem_off"):
             devices[-1]["memory_off"] = True
             continue
+        kd = _KERNEL_RE.match(s)
+        if kd:
+            devices[-1]["driver" if kd.group("what") == "driver in use" else "modules"] = kd.group("name").strip()
+            continue
         lk = _LINK_RE.match(s)
         if lk:
             key = lk.group("kind").lower()
@@ -237,6 +243,7 @@ def parse_lspci_vv(text: str) -> list[PciDevice]:
 
 
 _ACS_ON_RE = re.compile(r"\b([A-Za-z]++)\+")
+_KERNEL_RE = re.compile(r"^\s++Kernel (?P<what>driver in use|modules):\s*+(?P<name>\S[^\n]{0,200})$")
 _SLOT_ASKED_RE = re.compile(r"\s-s\s*+(?P<addr>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{1,2}:[0-9a-fA-F]{1,2}\.[0-7])\b")
 
 
