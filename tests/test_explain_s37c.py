@@ -232,3 +232,13 @@ def test_lspci_names_the_bound_driver_and_warns_of_a_function_no_driver_claimed(
     assert set(levels(s)) <= {"ok", "info"} and "01:00.0 mlx4_core" in messages(s)
     (u,) = explain(text.replace("        Kernel driver in use: mlx4_core\n", ""), host="other", nodes=1)
     assert "no driver has claimed it" in messages(u, "warn") and "grep -i mlx4_core" in messages(u, "warn")
+
+
+def test_lspci_lnkctl_lines_alone_are_read_as_the_links_settings():
+    """https://github.com/NVIDIA/open-gpu-kernel-modules/issues/974 (xf014: a laptop's RTX 5060 Ti, `lspci -vv -s 05:00.0 | grep -iE 'LnkCtl'`): ASPM Disabled and target 32 GT/s
+    are the link's settings; read (no error), and LnkSta named as what shows the link's state."""
+    sections = explain(_paste("xf014"), host="other", nodes=1)
+    assert not any(s.error for s in sections)
+    said = "\n".join(messages(s) for s in sections)
+    assert "05:00.0 (its device line is not in the paste): ASPM Disabled, target link speed 32 GT/s" in said
+    assert "downgraded" not in said

@@ -166,6 +166,12 @@ def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
                                  "can use it. The NVIDIA driver is not bound to it (`lspci -k` shows `Kernel driver in "
                                  "use`), or the platform could not fit its BARs (`sudo dmesg | grep -i BAR` says "
                                  "`failed to assign`)."))
+        if sta is None and cap is None and getattr(d, "aspm", None):  # only its LnkCtl lines: the link's settings
+            findings.append(info(f"{label}: ASPM {d.aspm}" + (f", target link speed {d.target_gt_s:g} GT/s" if
+                                 d.target_gt_s else "") + " (LnkCtl: what the link is set to, not how it runs; "
+                                 "ASPM off keeps the link out of its power-saving states). LnkSta (`sudo lspci -vv -s "
+                                 f"{d.address or '<address>'} | grep LnkSta`) shows the speed and width it runs at."))
+            continue
         if sta is None:
             why = (" (the paste is cut off)" if d.truncated else
                    ": this output has no link lines; run `sudo lspci -vv -d 10de:`" if cap is None else "")

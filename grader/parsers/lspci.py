@@ -96,6 +96,8 @@ class PciDevice:
     acs_on: tuple[str, ...] | None = None
     driver: str | None = None  # ``Kernel driver in use:`` (lspci -k, -v): the driver that has claimed the function
     modules: str | None = None  # ``Kernel modules:``: the modules that could drive it
+    aspm: str | None = None  # ``LnkCtl: ASPM Disabled;``: the power-saving link states the OS enabled (a setting)
+    target_gt_s: float | None = None  # ``LnkCtl2: Target Link Speed: 32GT/s``: the speed the link may train to
     """The controls its ``ACSCtl:`` line turns on (``ReqRedir``, ``CmpltRedir``...; () when every one is off), None
     without that line (a bridge or port with Access Control Services shows it)."""
 
@@ -205,6 +207,15 @@ def parse_lspci_vv(text: str) -> list[PciDevice]:
                             "vendor_device": f"{ids.group('vendor')}:{ids.group('device')}".lower() if ids else None,
                             "name": name.strip() if name is not None else None})
             continue
+        ctl = _LNKCTL_RE.match(s)
+        if ctl:  # the link's settings (also grep'd alone: `| grep LnkCtl`): one device a LnkCtl line
+            if not devices or (ctl.group("aspm") and "aspm" in devices[-1]):
+                devices.append(_unnamed("" if devices else _address_asked(line.command)))
+            if ctl.group("aspm"):
+                devices[-1]["aspm"] = ctl.group("aspm").strip()
+            elif ctl.group("target"):
+                devices[-1]["target_gt_s"] = float(ctl.group("target"))
+            continue
         if s.lstrip().startswith("ACSCtl:"):  # a bridge's Access Control Services (also grep'd alone: `| grep ACS`)
             if not devices or "acs_on" in devices[-1]:  # grep'd: one ACSCtl line a device
                 devices.append(_unnamed("" if devices else _address_asked(line.command)))
@@ -243,6 +254,8 @@ def parse_lspci_vv(text: str) -> list[PciDevice]:
 
 
 _ACS_ON_RE = re.compile(r"\b([A-Za-z]++)\+")
+_LNKCTL_RE = re.compile(r"^\s*+LnkCtl(?::\s*+ASPM (?P<aspm>[^;\n]{1,40})|2:\s*+Target Link Speed:\s*+(?P<target>[\d.]{1,6})GT/s"
+                        r"|\d?:)")
 _KERNEL_RE = re.compile(r"^\s++Kernel (?P<what>driver in use|modules):\s*+(?P<name>\S[^\n]{0,200})$")
 _SLOT_ASKED_RE = re.compile(r"\s-s\s*+(?P<addr>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{1,2}:[0-9a-fA-F]{1,2}\.[0-7])\b")
 
