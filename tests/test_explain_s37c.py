@@ -242,3 +242,16 @@ def test_lspci_lnkctl_lines_alone_are_read_as_the_links_settings():
     said = "\n".join(messages(s) for s in sections)
     assert "05:00.0 (its device line is not in the paste): ASPM Disabled, target link speed 32 GT/s" in said
     assert "downgraded" not in said
+
+
+def test_p2p_only_between_cards_of_one_model_is_said_as_that_pattern():
+    """https://github.com/aikitoria/open-gpu-kernel-modules/pull/5 (p005: p2pBandwidthLatencyTest on 2x 4090, 2x 5090, an A6000, 2x 3090 with a P2P-patched driver: CAN only within
+    0<->1 and 2<->3): said as pairs of one model, an info; a card pair of one model refused (here GPU2-GPU3 made
+    CANNOT) is no such pattern."""
+    text = _paste("p005")
+    (s,) = explain(text, host="other", nodes=1)
+    assert set(levels(s)) <= {"ok", "info"}
+    assert "P2P works between GPU0-GPU1 (NVIDIA GeForce RTX 4090), GPU2-GPU3 (NVIDIA GeForce RTX 5090)" in messages(s)
+    broken = text.replace("Device=2 CAN Access Peer Device=3", "Device=2 CANNOT Access Peer Device=3")
+    (b,) = explain(broken, host="other", nodes=1)
+    assert "each a pair of one model" not in messages(b)

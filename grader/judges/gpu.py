@@ -14,7 +14,7 @@ import re
 from typing import Any, Callable
 
 from .common import fail, info, ok, on_spark, warn
-from .gpu_notes import nearest_nics, table_notes
+from .gpu_notes import nearest_nics, p2p_model_pairs, table_notes
 from .model import Finding, Summary
 
 
@@ -527,6 +527,7 @@ def summarise_p2p_test(t: Any, command: str | None) -> Summary:
                              + ". GeForce drivers do not enable P2P over PCIe on recent cards; NCCL then moves data "
                              "through shared host memory" + (": for tensor parallel over these cards that is the slow "
                                                              "path, every all-reduce through the CPU." if none else ".")))
+        findings += p2p_model_pairs(t.devices, access)
     elif access:
         patched = ", a patched driver on GeForce cards" if any("GeForce" in n for n in names) else ""
         findings.append(info(f"Every pair can access its peer (P2P on{patched})."))

@@ -59,3 +59,18 @@ def table_notes(t: Any) -> list[Finding]:
                         "of each card at start (weights plus a KV-cache pool), SGLang its mem_fraction_static: by "
                         "design, not a leak. The process table says which process holds it."))
     return out
+
+
+def p2p_model_pairs(devices: dict, access: dict) -> list[Finding]:
+    """p2pBandwidthLatencyTest on mixed cards where P2P works exactly between cards of one model and nowhere across
+    models: said as that pattern (CUDA gives peer access between GPUs of one architecture; a driver that enables P2P on
+    GeForce cards does it per model), so a tensor-parallel group belongs on one model's cards."""
+    can = sorted({tuple(sorted(k)) for k, v in access.items() if v and k[0] != k[1]})
+    cannot = [k for k, v in access.items() if not v and k[0] != k[1]]
+    if not can or not cannot or len(set(devices.values())) < 2 or any(
+            devices.get(a) != devices.get(b) for a, b in can) or any(devices.get(a) == devices.get(b) for a, b in cannot):
+        return []
+    return [info("P2P works between " + ", ".join(f"GPU{a}-GPU{b} ({devices.get(a)})" for a, b in can[:6])
+                 + ", each a pair of one model, and not between cards of different models: CUDA gives peer access "
+                 "between GPUs of one architecture, and a driver that enables P2P on GeForce cards does so per model. "
+                 "Expected, not a fault: keep a tensor-parallel group on cards of one model.")]
