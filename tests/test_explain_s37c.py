@@ -255,3 +255,15 @@ def test_p2p_only_between_cards_of_one_model_is_said_as_that_pattern():
     broken = text.replace("Device=2 CAN Access Peer Device=3", "Device=2 CANNOT Access Peer Device=3")
     (b,) = explain(broken, host="other", nodes=1)
     assert "each a pair of one model" not in messages(b)
+
+
+def test_a_command_run_through_ssh_in_quotes_is_read_as_that_command():
+    """https://github.com/getainode/ainode/issues/176 (zf016): `ssh spark1 'nvidia-smi --query-gpu=index,name,... --format=csv,noheader'`
+    prints a headerless CSV: the fields come from the quoted command, and GB10's [N/A] memory is read as unified."""
+    from grader.parsers.common import command_argv
+    assert command_argv("ssh spark1 'nvidia-smi --query-gpu=index,name --format=csv,noheader'") == [
+        "nvidia-smi", "--query-gpu=index,name", "--format=csv,noheader"]
+    assert command_argv("ssh -p 22 spark1 ip addr") == ["ip", "addr"] and command_argv("ssh spark1") == []
+    sections = explain(_paste("zf016"), host="spark", nodes=6)
+    said = "\n".join(messages(s) for s in sections if s.kind == "nvidia-smi-query")
+    assert "shares the Spark's unified memory" in said

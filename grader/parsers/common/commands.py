@@ -74,7 +74,7 @@ def _argv(command: str) -> tuple[str, ...]:
                 opt = rest.pop(0)
                 if len(opt) == 2 and opt[1] in _SSH_ARG_OPTS and rest:
                     rest.pop(0)
-            argv = rest[1:]  # drop the host
+            argv = list(_argv(rest[1])) if len(rest) == 2 and " " in rest[1] else rest[1:]  # the host dropped; `ssh h "cmd"`
         elif prog in _FANOUT:
             rest = argv[1:]
             while rest and rest[0].startswith("-"):
