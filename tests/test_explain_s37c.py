@@ -267,3 +267,14 @@ def test_a_command_run_through_ssh_in_quotes_is_read_as_that_command():
     sections = explain(_paste("zf016"), host="spark", nodes=6)
     said = "\n".join(messages(s) for s in sections if s.kind == "nvidia-smi-query")
     assert "shares the Spark's unified memory" in said
+
+
+def test_an_empty_ibv_devices_under_a_no_provider_warning_names_the_provider_not_the_driver():
+    """https://github.com/SoftRoCE/rxe-dev/issues/49: rxe0 in /sys/class/infiniband, but ibv_devices prints
+    'couldn't load driver rxe: librxe-rdmav2.so' and 'no userspace device-specific driver found for .../uverbs0' above
+    an empty table: the user-space provider is missing (fail), not the kernel driver."""
+    sections = explain(_paste("xi002"), host="other", nodes=1)
+    (s,) = [x for x in sections if x.kind == "ibv-devices"]
+    said = messages(s, "fail")
+    assert "though the kernel has 1 (/sys/class/infiniband_verbs/uverbs0)" in said and "providers" in said
+    assert "the driver is not loaded" not in said

@@ -175,9 +175,10 @@ class DeviceList(list):
     """``list[str]``: the device names in printed order, plus ``zero_guid``: those whose node GUID reads all zeros
     (``0000000000000000``: no GUID was ever given to it, as an SR-IOV virtual function left unconfigured shows)."""
 
-    def __init__(self, devices=(), zero_guid: tuple[str, ...] = ()):
+    def __init__(self, devices=(), zero_guid: tuple[str, ...] = (), unclaimed: tuple[str, ...] = ()):
         super().__init__(devices)
         self.zero_guid = zero_guid
+        self.unclaimed = unclaimed  # libibverbs' `no userspace device-specific driver found for .../uverbsN` paths
 
 
 def parse_ibv_devices(text: str) -> list[str]:
@@ -193,5 +194,7 @@ def parse_ibv_devices(text: str) -> list[str]:
     rows = [m for x in lines if (m := _DEVICES_ROW_RE.match(x.text)) and m.group("dev") != "device"]
     if not header and not rows:
         raise ParseError(IBV_DEVICES, "no `device  node GUID` table found")
+    unclaimed = tuple(m.group(1) for x in lines if (m := re.search(r"no userspace device-specific driver found for "
+                                                                  r"(\S{1,200})", x.text)))
     return DeviceList([m.group("dev") for m in rows], tuple(dict.fromkeys(
-        m.group("dev") for m in rows if re.fullmatch(r"0{16}", m.group("guid")))))
+        m.group("dev") for m in rows if re.fullmatch(r"0{16}", m.group("guid")))), unclaimed)
