@@ -278,3 +278,16 @@ def test_an_empty_ibv_devices_under_a_no_provider_warning_names_the_provider_not
     said = messages(s, "fail")
     assert "though the kernel has 1 (/sys/class/infiniband_verbs/uverbs0)" in said and "providers" in said
     assert "the driver is not loaded" not in said
+
+
+def test_ipv6_link_local_routes_on_two_interfaces_and_a_devless_route_are_no_fault():
+    """`ip -6 route` lists `fe80::/64 dev X proto kernel metric 256` once per interface (scoped, always so), and a
+    table may hold `blackhole PREFIX` with no device: neither is a duplicate-route failure nor an unreadable table."""
+    six = ("$ ip -6 route\n::1 dev lo proto kernel metric 256 pref medium\nfe80::/64 dev eth0 proto kernel metric 256 "
+           "pref medium\nfe80::/64 dev eth1 proto kernel metric 256 pref medium\n")
+    (s,) = explain(six, host="other", nodes=1)
+    assert s.error is None and levels(s) == ["info"]
+    table = ("$ ip route\ndefault via 10.0.0.1 dev eth0 proto dhcp metric 100\nblackhole 10.9.0.0/24 proto bird\n"
+             "10.0.0.0/24 dev eth0 proto kernel scope link src 10.0.0.5 metric 100\n")
+    (t,) = explain(table, host="other", nodes=1)
+    assert t.error is None and "default via 10.0.0.1 dev eth0 metric 100" in messages(t, "info")

@@ -112,7 +112,8 @@ def route_notes(routes: list[Any]) -> list[Finding]:
                      + (f", source {r.src}" if r.src else "") + ".") for r in routes[:8]]
     same: dict[tuple[str, int | None], list[Any]] = {}
     for r in table:
-        same.setdefault((r.dst, r.metric), []).append(r)
+        if not r.dst.lower().startswith(("fe80:", "ff")):  # (IPv6 link-local and multicast: one per interface, scoped)
+            same.setdefault((r.dst, r.metric), []).append(r)
     out = [info(f"Routing table: {len(routes)} route(s); " + ("; ".join(
         f"default via {r.via or '?'} dev {r.dev}" + (f" metric {r.metric}" if r.metric is not None else "")
         for r in table if r.dst == "default") or "no default route (only the subnets listed are reachable)") + ".")]

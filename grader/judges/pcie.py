@@ -10,6 +10,7 @@ report (a board whose root port exposes two lanes), lesson 3's card figures (che
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 from ..facts.lesson1 import pcie_link_problem
@@ -136,7 +137,8 @@ def _driver_findings(devices: list[Any]) -> list[Finding]:
     """``lspci -k`` / ``-v``: the driver each function is bound to (``Kernel driver in use``), and a function whose
     modules are listed with no driver in use: nothing has claimed it (not loaded, blacklisted, or its probe failed)."""
     bound = [d for d in devices if getattr(d, "driver", None)]
-    free = [d for d in devices if getattr(d, "modules", None) and not getattr(d, "driver", None) and not d.truncated]
+    free = [d for d in devices if getattr(d, "modules", None) and not getattr(d, "driver", None) and not d.truncated
+            and re.search(r"VGA|3D|Display|Ethernet|Infiniband|Network", d.class_name or "")]  # (not a card's audio)
     out = [info("Bound to their driver (`Kernel driver in use`): " + ", ".join(
         f"{d.address} {d.driver}" for d in bound[:8]) + (", ..." if len(bound) > 8 else "") + ".")] if bound else []
     return out + [warn(f"{d.address} {d.name or d.description}: `Kernel modules: {d.modules}` but no `Kernel driver in "

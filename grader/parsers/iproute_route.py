@@ -83,6 +83,8 @@ def parse_ip_route_get_all(text: str) -> list[Route]:
             tokens = tokens[1:]
         fields = {tokens[i]: tokens[i + 1] for i in range(1, len(tokens) - 1)
                   if tokens[i] in ("dev", "src", "via", "from", "table", "uid", "mtu", "metric")}
+        if tokens and "dev" not in fields and (tokens[0] == "default" or "/" in tokens[0]):
+            continue  # a table's route with no device (`blackhole 10.0.0.0/24`, a multipath route's head line)
         if not tokens or "dev" not in fields or not _looks_like_ip(tokens[0].split("/")[0]) and tokens[0] != "default":
             raise fail_on_line("ip route", line, "expected `DST [via GW] dev IF [src ADDR]` (DST an address, a prefix "
                                "or `default`)")
