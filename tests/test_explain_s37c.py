@@ -291,3 +291,10 @@ def test_ipv6_link_local_routes_on_two_interfaces_and_a_devless_route_are_no_fau
              "10.0.0.0/24 dev eth0 proto kernel scope link src 10.0.0.5 metric 100\n")
     (t,) = explain(table, host="other", nodes=1)
     assert t.error is None and "default via 10.0.0.1 dev eth0 metric 100" in messages(t, "info")
+
+
+def test_a_speed_the_port_does_not_advertise_with_link_detected_cut_warns_of_no_link():
+    """https://github.com/openwrt/openwrt/pull/19524 (y008: an RTL83xx switch's empty SFP cage, `Speed: 10Mb/s`, `Duplex: Half`
+    on a port advertising 1000base modes only, the paste cut before Link detected): no real rate, most likely no link."""
+    (s,) = explain(_paste("y008"), host="other", nodes=1)
+    assert "warn" in levels(s) and "not a real, negotiated rate" in messages(s, "warn")

@@ -495,9 +495,9 @@ def _below_both_ends(r: Any, name: str) -> list[Finding]:
     rates = {_mode_mbps(m) for m in r.advertised_modes} - {None}
     if r.speed_mbps and rates and r.speed_mbps not in rates and r.link_detected is not True:  # no mode gives it
         shown = ", ".join(r.advertised_modes[:4]) + (" ..." if len(r.advertised_modes) > 4 else "")
-        return [info(f"{name}: {r.speed_mbps}Mb/s is none of the rates the port advertises ({shown}): a value the "
-                     "driver shows without a link (no "
-                     "cable or module), not one negotiated. `Link detected` says whether there is a link.")]
+        return [warn(f"{name}: {r.speed_mbps}Mb/s is none of the rates the port advertises ({shown}): not a real, "
+                     "negotiated rate but a value the driver shows with no link (an empty cage, no module or cable). "
+                     "Fine if the port is unused; `Link detected` (not in this paste) decides.")]
     common = [m for m in r.advertised_modes if m in r.partner_modes and m.endswith("/Full") and _mode_mbps(m)]
     best = max(common, key=_mode_mbps, default=None)
     own = max((m for m in r.advertised_modes if m.endswith("/Full") and _mode_mbps(m)), key=_mode_mbps, default=None)
