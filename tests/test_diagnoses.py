@@ -792,6 +792,11 @@ EXAMPLES.update({
     "unified-memory-nv-err": BANNER + ("NVRM: nvCheckOkFailedNoLog: Check failed: Out of memory [NV_ERR_NO_MEMORY] "
                                        "(0x00000051) returned from _memdescAllocInternal(pMemDesc) @ mem_desc.c:1359\n"),
     "avahi-host-name-conflict": BANNER + "avahi-daemon[1234]: Host name conflict, retrying with spark1-30\n",
+    "netplan-definition-error": BANNER + ("/etc/netplan/50-couch5.yaml:7:7: Error in network definition: expected "
+                                          "mapping (check indentation)\n"),
+    "netplan-permissions": BANNER + ("** (generate:3775): WARNING **: 11:04:25.237: Permissions for /etc/netplan/"
+                                     "01-netcfg.yaml are too open. Netplan configuration should NOT be accessible by "
+                                     "others.\n"),
     "cx7-networkmanager": BANNER + ("network:\n  version: 2\n  renderer: NetworkManager\n  ethernets:\n"
                                     "    enp1s0f0np0:\n      addresses: [192.168.200.12/24]\n"),
     "ssh-publickey": BANNER + "nvidia@192.168.100.11: Permission denied (publickey).\n",
@@ -801,6 +806,10 @@ EXAMPLES.update({
     "xid-gpu-lost": BANNER + "May 18 19:02:39 kernel: NVRM: Xid (PCI:0000:2b:00): 79, GPU has fallen off the bus.\n",
     "xid-gsp": BANNER + ("[Mon Jul 25 16:46:20 2022] NVRM: Xid (PCI:0000:3b:00): 119, pid='<unknown>', "
                          "name=<unknown>, Timeout waiting for RPC from GSP! Expected function FREE (0x0 0x0).\n"),
+    "xid-nvlink": BANNER + ("kernel: NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, Ch 00000001 caused by "
+                            "previous Xid 149\n"),
+    "xid-kernel-fault": BANNER + ("[93297.027938] NVRM: Xid (PCI:0000:43:00): 13, pid='<unknown>', name=<unknown>, "
+                                  "Graphics Exception: ESR 0x52e7b0=0x101000e 0x52e7b4=0x4\n"),
     "xid": BANNER + "Oct 03 17:59:47 mnemosyne kernel: NVRM: Xid (PCI:0000:01:00): 45, pid=2171, channel 0x0000000a\n",
     "ray-cgraph-read": BANNER + ('ERROR 03-14 00:01:05 [core.py:337]   File "/usr/local/lib/python3.12/dist-packages/ray/'
                                  'dag/compiled_dag_node.py", line 2344, in _execute_until\n'),

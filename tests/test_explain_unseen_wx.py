@@ -240,7 +240,8 @@ def test_a_speed_no_advertised_mode_gives_is_no_negotiated_rate():
             "\tAdvertised link modes:  1000baseT/Full\n\t                        1000baseX/Full\n"
             "\tAdvertised auto-negotiation: Yes\n\tSpeed: 10Mb/s\n\tDuplex: Half\n\tAuto-negotiation: on\n")
     [s] = explain(text, host="other")
-    assert "10Mb/s is none of the rates the port advertises" in messages(s, "info") and "broken pair" not in messages(s)
+    # (a warning since session 37, corpus y008's reading of the same paste: most likely no link; Link detected decides)
+    assert "10Mb/s is none of the rates the port advertises" in messages(s, "warn") and "broken pair" not in messages(s)
 
 
 def test_many_interfaces_in_one_subnet_are_said_once():

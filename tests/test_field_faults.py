@@ -365,6 +365,17 @@ XID_GSP = ("[Mon Jul 25 16:46:04 2022] NVRM: Xid (PCI:0000:3b:00): 120, pid='<un
            "waiting for RPC from GSP! Expected function FREE (0x0 0x0).\n")
 # https://github.com/leptonai/gpud/pull/117 (a killed process's channels torn down)
 XID_45 = "[Sat Oct 12 18:35:32 2024] NVRM: Xid (PCI:0000:61:00): 45, pid=1496200, name=distprovers-gpu, Ch 0000000a\n"
+# https://github.com/canonical/ubuntu-server-documentation/issues/207 (xh004): netplan refusing a file
+NETPLAN_INDENT = ("/etc/netplan/50-couch5.yaml:7:7: Error in network definition: expected mapping (check indentation)\n"
+                  "      - 192.168.0.5/24\n      ^\n")
+# https://github.com/lavabit/robox/issues/296 (xh003): netplan's warning on a world-readable file, the file applied
+NETPLAN_OPEN = ("** (generate:3775): WARNING **: 11:04:25.237: Permissions for /etc/netplan/00-installer-config.yaml are "
+                "too open. Netplan configuration should NOT be accessible by others.\n")
+# https://github.com/vllm-project/vllm/issues/5901 (A800, tests/fixtures/field/pending/xn017_*): a kernel's fault
+XID_13 = ("[93297.027938] NVRM: Xid (PCI:0000:43:00): 13, pid='<unknown>', name=<unknown>, Graphics Exception: ESR "
+          "0x52e7b0=0x101000e 0x52e7b4=0x4 0x52e7a8=0xc81eb60 0x52e7ac=0x1174\n")
+# https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1150 (xk012_*: four GPUs' channels torn down after an NVLink NETIR error)
+XID_149 = "kernel: NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, Ch 00000001 caused by previous Xid 149\n"
 # https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1151 (RTX 5080)
 XID_79 = "May 18 19:02:39 kernel: NVRM: Xid (PCI:0000:2b:00): 79, GPU has fallen off the bus.\n"
 # https://github.com/PeterSuh-Q3/tinycore-redpill/issues/9 (tests/fixtures/field/corpus/g007_*): the driver's probe of a
@@ -375,7 +386,8 @@ MLX5_PROBE = ("[   13.672173] mlx5_core 0000:03:00.0: handle_hca_cap failed\n[  
 
 @pytest.mark.parametrize("text, kind, level, words", [
     (NVML, "nvml-mismatch", "fail", "kernel module"), (RM_INIT, "rm-init-adapter", "fail", "Above 4G"),
-    (XID_GSP, "xid", "fail", "firmware"), (XID_45, "xid", "warn", "Xid catalog"), (XID_79, "xid", "fail", "fallen off")])
+    (XID_GSP, "xid", "fail", "firmware"), (XID_45, "xid", "warn", "Xid catalog"), (XID_79, "xid", "fail", "fallen off"),
+    (XID_13, "xid", "fail", "CUDA context of the process on that GPU is dead"), (XID_149, "xid", "fail", "Xid 149")])
 def test_the_gpu_and_its_driver(text, kind, level, words):
     d = one(text, kind)
     assert d.severity == level and words in d.message + d.fix, d
@@ -932,7 +944,7 @@ ILLEGAL_ACCESS = "CUDA error: an illegal memory access was encountered\n  curren
 PEER_ALREADY = "> warning: Cuda API error detected: cudaDeviceEnablePeerAccess returned (0x2c0)\n"
 
 ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
-       SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, CGRAPH_READ, RAY_DEAD,
+       SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, XID_13, XID_149, NETPLAN_INDENT, CGRAPH_READ, RAY_DEAD,
        CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE, OOM_KILL, AER_FATAL, NCCL_SYSTEM,
        STORE_TIMEOUT, GID_EMPTY, RAY_INFEASIBLE_OLD,
        ORDINAL, RAY_SHM, PORT_IN_USE, SEGV_CONTAINER, RAY_NONE, RAY_OOM_SPARK, KV_PAGE_SIZE, NMCLI_MTU,
@@ -1010,7 +1022,7 @@ def test_every_known_error_line_is_read_here():
                                         PCIE_SLOWER, ALLREDUCE, SYMM_MEM, PL_REFUSED, TORCH_CAP, NO_CUSTOM_AR,
                                         REREGISTRATION, MODULE_NOT_SUPPORTED, ABI_OTHERS_OPEN, DESTROY_PG, LEAKED_SHM,
                                         C10D_HOSTNAME, RAY_FRACTIONAL, DEL_IGNORED, PTX_DUMP, DS_LAUNCH,
-                                        TRTLLM_LEADER, BENCHY_GPT2]
+                                        TRTLLM_LEADER, BENCHY_GPT2, NETPLAN_OPEN]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently

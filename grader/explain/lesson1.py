@@ -14,9 +14,9 @@ from .readers import (judge, parse_ethtool, parse_ethtool_stats, parse_ibdev2net
 
 
 def _is_route_get(argv: list[str]) -> bool:
-    """``ip [options] route get DST`` and abbreviations (``ip r g``)."""
+    """``ip [options] route get DST`` and abbreviations (``ip r g``); the table, ``ip route [show|list]``, too."""
     words = argv_words(argv)
-    return argv_is("ip", "route")(argv) and len(words) > 1 and "get".startswith(words[1])
+    return argv_is("ip", "route")(argv) and (len(words) == 1 or any(v.startswith(words[1]) for v in ("get", "show", "list")))
 
 
 _STATS = ("-S", "--statistics", "-a", "--show-pause")  # ethtool's counters and pause settings: ethtool-stats
@@ -37,9 +37,9 @@ register(KindSpec(
 register(KindSpec(
     name="ip-route-get", parse=parse_ip_route_get_all, summarise=judge("link", "summarise_route"), programs=("ip",),
     matches_command=_is_route_get,
-    line=re.compile(r"^(?:local\s+|broadcast\s+)?[0-9a-fA-F.:]++(?:\s+from\s+\S+)?(?:\s+via\s+\S+)?\s+dev\s+\S+"
+    line=re.compile(r"^(?:local\s+|broadcast\s+)?(?:default|[0-9a-fA-F.:]++(?:/\d{1,3})?)(?:\s+from\s+\S+)?(?:\s+via\s+\S+)?\s+dev\s+\S+"
                     r"|^cache\b|^RTNETLINK answers:"),
-    starts=re.compile(r"^[0-9a-fA-F.:]+\s"),
+    starts=re.compile(r"^(?:default\s|[0-9a-fA-F.:]+(?:/\d{1,3})?\s)"), starts_on_repeat=True,  # a table's lines
     matches_json=lambda v: isinstance(v, list) and bool(v) and all(
         isinstance(x, dict) and "dev" in x and "/" not in str(x.get("dst", "/")) and x.get("dst") != "default"
         for x in v),

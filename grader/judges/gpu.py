@@ -14,6 +14,7 @@ import re
 from typing import Any, Callable
 
 from .common import fail, info, ok, on_spark, warn
+from .gpu_notes import nearest_nics, p2p_model_pairs, table_notes
 from .model import Finding, Summary
 
 
@@ -97,17 +98,6 @@ def summarise_query(q: Any, command: str | None) -> Summary:
 
 # --------------------------------------------------------------------------- topo -m
 
-def _nearest_nics(t: Any) -> list[Finding]:
-    """Each GPU's nearest NIC in the matrix (TopoMatrix.nearest_nics), in one sentence: PIX/PXB keep RDMA traffic off
-    the CPU (GPUDirect RDMA), PHB/NODE/SYS cross it."""
-    near = [f"{g} {nic} ({code})" for g, (nic, code) in t.nearest_nics().items()]
-    if not near:
-        return []
-    return [info(f"Nearest NIC of each GPU: {', '.join(near[:16])}. PIX/PXB: the NIC sits behind the GPU's own PCIe "
-                 "switch, so RDMA between them (GPUDirect) stays off the CPU; PHB, NODE or SYS: that traffic crosses the "
-                 "CPU.")]
-
-
 def summarise_topo(t: Any, command: str | None) -> Summary:
     from ..facts.lesson3 import gpu_homes, p2p_sentences, two_sockets
     from ..parsers.nvidia_smi import LINK_MEANING, link_family
@@ -186,7 +176,7 @@ def summarise_topo(t: Any, command: str | None) -> Summary:
     for nic, dev in t.nic_legend.items():
         near = [f"{g} {t.link(g, nic)}" for g in t.gpus if t.link(g, nic)]
         findings.append(info(f"{nic} is {dev}" + (f"; path to it: {', '.join(near)}" if near else "") + "."))
-    findings += _nearest_nics(t)
+    findings += nearest_nics(t)
     if t.truncated:
         findings += [info(f"The paste is incomplete: {n}; what is said is about the rows shown.") for n in t.notes]
     facts = {"devices": list(t.devices), "pairs": [{"a": a, "b": b, "path": c} for a, b, c in pairs],
@@ -250,7 +240,7 @@ def summarise_table(t: Any, command: str | None) -> Summary:
         findings.append(info("The plain table shows no PCIe link: run `nvidia-smi --query-gpu=index,name,"
                              "pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max "
                              "--format=csv` to see whether each card trained at full width."))
-    findings += _process_findings(t)
+    findings += _process_findings(t) + table_notes(t)
     findings += [info("The paste is cut off inside a GPU's rows: what is said is of the rows shown.")] if t.truncated \
         else []
     facts = {"driver_version": t.driver_version, "cuda_version": t.cuda_version,
@@ -537,6 +527,7 @@ def summarise_p2p_test(t: Any, command: str | None) -> Summary:
                              + ". GeForce drivers do not enable P2P over PCIe on recent cards; NCCL then moves data "
                              "through shared host memory" + (": for tensor parallel over these cards that is the slow "
                                                              "path, every all-reduce through the CPU." if none else ".")))
+        findings += p2p_model_pairs(t.devices, access)
     elif access:
         patched = ", a patched driver on GeForce cards" if any("GeForce" in n for n in names) else ""
         findings.append(info(f"Every pair can access its peer (P2P on{patched})."))

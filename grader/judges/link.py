@@ -19,6 +19,8 @@ from ..parsers.common import command_argv
 from .common import (C2S, JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, SWITCH, argv_words, fail, in_spark_range,
                      info, ok, on_spark, overlaps, port_words, warn)
 from .context import context
+from .ip_notes import (alias_findings, member_findings, module_rate_findings, no_ipv4_words, route_notes,
+                       vbox_nat_findings)
 from .model import Finding, Summary
 
 
@@ -153,7 +155,7 @@ VM_MAC_PREFIXES = {"08:00:27": "VirtualBox", "52:54:00": "QEMU/KVM", "00:0c:29":
 def admin_down(i: Any) -> bool:
     """Whether ``ip`` shows interface ``i`` administratively down: its flags are shown and hold no UP (``<BROADCAST,
     MULTICAST>``, qdisc noop): nobody enabled it, so it has no link whatever the cable."""
-    return bool(i.flags) and "UP" not in i.flags and i.name != "lo"
+    return bool(i.flags) and "UP" not in i.flags and i.name != "lo" and not getattr(i, "flags_cut", False)
 
 
 def _admin_down_finding(i: Any) -> Finding:
@@ -176,7 +178,7 @@ _VIRTUAL_BRIDGE_RE = re.compile(r"docker\d+$|br-[0-9a-f]{6,}$|virbr\d+$|cni\d+$|
 def _plain_host_findings(others: list[Any]) -> list[Finding]:
     """A host that is not a Spark: its interfaces (state, MTU, IPv4), and whether its MACs are a VM's."""
     rows = [f"{i.name} {i.operstate or '?'}" + (" NO-CARRIER" if "NO-CARRIER" in (i.flags or ()) else "")
-            + f" MTU {i.mtu} ({', '.join(a.cidr for a in i.ipv4) or 'no IPv4'})" for i in others[:16]]
+            + f" MTU {i.mtu} ({', '.join(a.cidr for a in i.ipv4) or no_ipv4_words(i)})" for i in others[:16]]
     vms = {p: v for i in others if not _VIRTUAL_BRIDGE_RE.match(i.name) and not i.name.startswith(("vnet", "veth"))
            for p, v in VM_MAC_PREFIXES.items() if (i.mac or "").lower().startswith(p)}  # (a host's bridge to its VMs)
     bridges = [i for i in others if _VIRTUAL_BRIDGE_RE.match(i.name) and "NO-CARRIER" in (i.flags or ())]
@@ -190,7 +192,7 @@ def _plain_host_findings(others: list[Any]) -> list[Finding]:
         info("Only the loopback interface (lo) is in this output: nothing to judge about the network.")]
     names = ", ".join(i.name for i in unplugged[:12]) + (f" and {len(unplugged) - 12} more" if len(unplugged) > 12
                                                           else "")
-    return listed + _odd_mtu(others) + _rx_errors(others) + ([info(
+    return listed + member_findings(others) + alias_findings(others) + vbox_nat_findings(others) + _odd_mtu(others) + _rx_errors(others) + ([info(
         f"{names} {'is' if len(unplugged) == 1 else 'are'} enabled but NO-CARRIER: no link (no cable, or the far end "
         f"down or off), and no IPv4 address. Nothing to fix unless {'that port' if len(unplugged) == 1 else 'one'} "
         f"should be in use; then check the cable and the far end (`ethtool {unplugged[0].name}` shows `Link "
@@ -334,6 +336,8 @@ def _mtu_findings(up_twins: list[Any]) -> list[Finding]:
 
 def summarise_route(routes: list[Any], command: str | None) -> Summary:
     facts = {"routes": [dict(dataclasses.asdict(r), qsfp_port=qsfp_port(r.dev)) for r in routes]}
+    if on_spark(None) is False or any(r.in_table for r in routes):  # another host's routes, or the table
+        return facts, route_notes(routes)
     findings = []
     for r in routes:
         if is_qsfp_twin(r.dev):
@@ -491,9 +495,9 @@ def _below_both_ends(r: Any, name: str) -> list[Finding]:
     rates = {_mode_mbps(m) for m in r.advertised_modes} - {None}
     if r.speed_mbps and rates and r.speed_mbps not in rates and r.link_detected is not True:  # no mode gives it
         shown = ", ".join(r.advertised_modes[:4]) + (" ..." if len(r.advertised_modes) > 4 else "")
-        return [info(f"{name}: {r.speed_mbps}Mb/s is none of the rates the port advertises ({shown}): a value the "
-                     "driver shows without a link (no "
-                     "cable or module), not one negotiated. `Link detected` says whether there is a link.")]
+        return [warn(f"{name}: {r.speed_mbps}Mb/s is none of the rates the port advertises ({shown}): not a real, "
+                     "negotiated rate but a value the driver shows with no link (an empty cage, no module or cable). "
+                     "Fine if the port is unused; `Link detected` (not in this paste) decides.")]
     common = [m for m in r.advertised_modes if m in r.partner_modes and m.endswith("/Full") and _mode_mbps(m)]
     best = max(common, key=_mode_mbps, default=None)
     own = max((m for m in r.advertised_modes if m.endswith("/Full") and _mode_mbps(m)), key=_mode_mbps, default=None)
@@ -518,6 +522,10 @@ def _speed_findings(r: Any, name: str) -> list[Finding]:
     unnamed = r.interface is None
     if r.link_detected is False:  # a Spark cables one port: the other port's twins never have link (as L1.link_speed)
         twin = r.interface is not None and is_qsfp_twin(r.interface)
+        if not twin and r.port == "Twisted Pair":  # (BASE-T modes alone: a FIBRE cage's driver may list them too)
+            return [warn(f"{name}: no link (Link detected: no) on a copper (BASE-T) port: no cable in it, or the far end "
+                         "is off. Fine if the port is unused; if it should carry traffic, check the cable and the switch "
+                         "port (its light), then `ethtool` again.")]
         more = ", ..." if len(r.advertised_modes) > 4 else ""
         offers = (f" Or the two ends share no mode: {name} advertises {', '.join(r.advertised_modes[:4])}{more}, and "
                   "the module or the other end must offer one of them." if r.advertised_modes and not twin else "")
@@ -566,6 +574,7 @@ def summarise_module(m: Any, command: str | None) -> Summary:
     ident = [m.get(k) for k in ("Identifier", "Transceiver type", "Connector", "Vendor name", "Vendor PN")]
     ident = [re.sub(r"^0x[0-9a-f]+ \((.*)\)$", r"\1", x, flags=re.I) for x in ident if x]
     findings = [info(f"{m.interface + ': module' if m.interface else 'Module'} {', '.join(ident)}.")] if ident else []
+    findings += module_rate_findings(m, name)
     for flag in m.flags_on:
         findings.append(warn(f"{name}: `{flag}` is On: the module itself reports a reading past its threshold. "
                              "Reseat it, clean the fibre ends (optics), or swap the module or cable."))

@@ -182,6 +182,12 @@ def _mtu_failure(r: Any, dest: str, size: int | None) -> Finding:
              f"If jumbo frames are meant (MTU {JUMBO_MTU} on a Spark pair's twins), every hop needs that MTU; if "
              f"{mtu or 'this MTU'} is meant, keep the payload within it (`{size_flag} {(mtu or 1500) - 28}`: the MTU "
              "less 28 bytes of IP and ICMP headers).")
+    payload = size - 28 if size else None  # (the size less the IP and ICMP headers: what -s or -l asked for)
+    if payload and (payload == mtu or mtu is None and payload in (1500, JUMBO_MTU)):  # the MTU given as the payload
+        return info(f"The {size}-byte packet was refused as it should be: its payload (`{size_flag} {payload}`) is "
+                    f"the MTU itself, and the 28 bytes of IP and ICMP headers make the packet larger than an MTU of "
+                    f"{payload}, which {df_flag} forbids fragmenting. Nothing is wrong with the link: the largest "
+                    f"payload that fits is `{size_flag} {payload - 28}`.")
     router = next((e.split()[1] for e in r.errors if e.startswith("From ")), None)
     if router and any("frag needed" in e.lower() or "too big" in e.lower() for e in r.errors):
         if _is_global(r.destination):  # a path over the internet: its MTU is the provider's, and the router said it

@@ -10,6 +10,7 @@ report (a board whose root port exposes two lanes), lesson 3's card figures (che
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 from ..facts.lesson1 import pcie_link_problem
@@ -132,6 +133,20 @@ def _acs_findings(devices: list[Any]) -> list[Finding]:
                  "pass those bridges directly.")]
 
 
+def _driver_findings(devices: list[Any]) -> list[Finding]:
+    """``lspci -k`` / ``-v``: the driver each function is bound to (``Kernel driver in use``), and a function whose
+    modules are listed with no driver in use: nothing has claimed it (not loaded, blacklisted, or its probe failed)."""
+    bound = [d for d in devices if getattr(d, "driver", None)]
+    free = [d for d in devices if getattr(d, "modules", None) and not getattr(d, "driver", None) and not d.truncated
+            and re.search(r"VGA|3D|Display|Ethernet|Infiniband|Network", d.class_name or "")]  # (not a card's audio)
+    out = [info("Bound to their driver (`Kernel driver in use`): " + ", ".join(
+        f"{d.address} {d.driver}" for d in bound[:8]) + (", ..." if len(bound) > 8 else "") + ".")] if bound else []
+    return out + [warn(f"{d.address} {d.name or d.description}: `Kernel modules: {d.modules}` but no `Kernel driver in "
+                       "use` line: no driver has claimed it, so the system cannot use it (the module not loaded, "
+                       f"blacklisted, or its probe failed: `sudo dmesg | grep -i {d.modules.split(',')[0].strip()}`).")
+                  for d in free[:4]]
+
+
 def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
     findings: list[Finding] = []
     # ConnectX NICs (a DGX Spark's four twins) get their findings from lesson 2a's lspci cross check
@@ -153,6 +168,12 @@ def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
                                  "can use it. The NVIDIA driver is not bound to it (`lspci -k` shows `Kernel driver in "
                                  "use`), or the platform could not fit its BARs (`sudo dmesg | grep -i BAR` says "
                                  "`failed to assign`)."))
+        if sta is None and cap is None and getattr(d, "aspm", None):  # only its LnkCtl lines: the link's settings
+            findings.append(info(f"{label}: ASPM {d.aspm}" + (f", target link speed {d.target_gt_s:g} GT/s" if
+                                 d.target_gt_s else "") + " (LnkCtl: what the link is set to, not how it runs; "
+                                 "ASPM off keeps the link out of its power-saving states). LnkSta (`sudo lspci -vv -s "
+                                 f"{d.address or '<address>'} | grep LnkSta`) shows the speed and width it runs at."))
+            continue
         if sta is None:
             why = (" (the paste is cut off)" if d.truncated else
                    ": this output has no link lines; run `sudo lspci -vv -d 10de:`" if cap is None else "")
@@ -193,6 +214,7 @@ def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
             findings.append(ok(f"{label}: LnkSta Gen{sta.gen} x{sta.width} matches LnkCap"
                                + (f" Gen{cap.gen} x{cap.width}" if cap else "") + "."))
     findings += _acs_findings(devices)
+    findings += _driver_findings(devices)
     others = [d for d in rest if not d.is_display and d.class_name]
     if shown is not rest and others:
         findings.append(info(f"{len(others)} other function(s) skipped ({', '.join(d.class_name for d in others)}): "
@@ -211,7 +233,13 @@ def summarise_rig_report(gpus: Any, command: str | None) -> Summary:
     findings: list[Finding] = [info(f"Rig report: {len(gpus)} GPU(s): "
                                     + ", ".join(f"GPU{g.index} {g.name}" for g in gpus[:8]) + ".")]
     for g in gpus:
-        if g.lanes is not None and g.lanes_max and g.lanes < g.lanes_max:
+        if g.lanes == 8 and g.lanes_max == 16 and (g.gen or 0) >= 4:  # a desktop's x8/x8: as much as Gen(n-1) x16
+            findings.append(info(f"GPU{g.index} ({g.name}) runs on PCIe x8 of its x16 (Gen up to {g.gen}): how a "
+                                 "desktop CPU splits its 16 graphics lanes x8/x8 when two slots hold cards (or how "
+                                 f"the slot is wired), not a fault. Gen{g.gen} x8 carries what Gen{g.gen - 1} x16 does, "
+                                 "plenty for inference; tensor parallel's all-reduce is what feels it. Only if this "
+                                 "card sits alone in a slot wired x16 is the card not fully seated."))
+        elif g.lanes is not None and g.lanes_max and g.lanes < g.lanes_max:
             findings.append(warn(f"GPU{g.index} ({g.name}) runs on PCIe x{g.lanes} of its x{g.lanes_max}"
                                  + (f" (Gen up to {g.gen})" if g.gen else "") + ": the slot (or its riser, or a chipset "
                                  "slot) is narrower than the card, so loading the model and, with tensor parallel, "

@@ -58,7 +58,8 @@ _PERF_ERROR_HINTS = (
      "the queue depth (-t), or locked memory; try `-I 0` or a smaller `-t`, and `ulimit -l unlimited`."),
     (r"not found|no ib devices|couldn't get device|unable to find",
      "perftest cannot see that RDMA device: check the name with `rdma link` or `ibdev2netdev`; in a container pass "
-     "--device=/dev/infiniband."),
+     "--device=/dev/infiniband (or have the device plugin mount it): without its /dev/infiniband/uverbsN node "
+     "libibverbs opens no device, whatever /sys/class/infiniband lists."),
     (r"modify qp|rtr|rts|timed out|timeout",
      "the queue pair could not connect: wrong GID index (-x) or the peer's address is in another subnet; use the "
      "RoCE v2 IPv4 GID (`show_gids`) and the peer twin on the same /24."),

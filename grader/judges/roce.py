@@ -287,12 +287,26 @@ def summarise_show_gids(table: GidTable, command: str | None) -> Summary:
 # --------------------------------------------------------------------------- ibstat
 
 def summarise_ibv_devices(devices: list[str], command: str | None) -> Summary:
-    """``ibv_devices``: the RDMA devices libibverbs sees (no state: `rdma link` or `ibstat` shows that)."""
-    findings = [info(f"RDMA devices libibverbs sees: {listed(devices)}; this list shows no state (`rdma link` "
-                     "shows which are ACTIVE).") if devices else
-                fail("ibv_devices lists no RDMA device: the driver is not loaded, or a container was started without "
-                     "/dev/infiniband (`--device=/dev/infiniband` or `--privileged`).")]
-    return {"devices": devices}, findings + host_findings(devices, "ibv_devices")
+    """``ibv_devices``: the RDMA devices libibverbs sees (no state: `rdma link` or `ibstat` shows that); an empty list
+    whose warnings name kernel devices no user-space provider claims; a device whose node GUID is all zeros."""
+    unique, unclaimed = list(dict.fromkeys(devices)), list(getattr(devices, "unclaimed", ()))
+    zero = list(getattr(devices, "zero_guid", ()))
+    if unique:
+        findings = [info(f"RDMA devices libibverbs sees: {listed(unique)}; this list shows no state (`rdma link` "
+                         "shows which are ACTIVE).")]
+    elif unclaimed:
+        findings = [fail(f"ibv_devices lists no RDMA device, though the kernel has {len(unclaimed)} "
+                         f"({', '.join(unclaimed[:4])}): libibverbs found no user-space provider for it (`no userspace "
+                         "device-specific driver found`), so no program can open it. Install rdma-core's providers for "
+                         "its driver (ibverbs-providers: libmlx5, librxe...) where this runs, of the host's version.")]
+    else:
+        findings = [fail("ibv_devices lists no RDMA device: the driver is not loaded, or a container was started "
+                         "without /dev/infiniband (`--device=/dev/infiniband` or `--privileged`).")]
+    findings += [fail(f"{listed(zero)}: node GUID 0000000000000000, never assigned: a virtual function (SR-IOV) left "
+                      "without its GUID (and on RoCE without a MAC), so RDMA CM and perftest cannot use it. Give each VF "
+                      "its MAC and node/port GUID (`ip link set <pf> vf N mac ... node_guid ... port_guid ...`, then "
+                      "rebind it), or let the SR-IOV operator do it.")] if zero else []
+    return {"devices": list(devices), "zero_guid": zero}, findings + host_findings(unique, "ibv_devices")
 
 
 def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -> Summary:

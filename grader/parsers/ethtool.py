@@ -201,6 +201,7 @@ class ModuleInfo:
     temperature_c: float | None = None
     temperature_warn_c: float | None = None
     temperature_alarm_c: float | None = None
+    transceiver_types: tuple[str, ...] = ()  # every ``Transceiver type`` line (a module lists one per standard it meets)
 
     def get(self, key: str) -> str | None:
         return self.fields.get(key)
@@ -219,13 +220,14 @@ def parse_module_info(text: str) -> ModuleInfo:
     iface = next((a for a in argv[1:] if not a.startswith("-")), None)
     fields: dict[str, str] = {}
     on: list[str] = []
-    flags = 0
+    flags, types = 0, []
     for line in lines:
         kv = key_value(line.text, _MODULE_KEY_RE)
         if kv is None:
             continue
         key, value = kv
         fields.setdefault(key, value)
+        types += [value] if key == "Transceiver type" else []
         if _FLAG_RE.search(key) and value in ("On", "Off"):
             flags += 1
             if value == "On":
@@ -238,4 +240,4 @@ def parse_module_info(text: str) -> ModuleInfo:
         return float(d.group("c")) if d else None
     return ModuleInfo(iface, fields, tuple(on), flags, degrees("Module temperature"),
                       degrees("Module temperature high warning threshold"),
-                      degrees("Module temperature high alarm threshold"))
+                      degrees("Module temperature high alarm threshold"), tuple(types))

@@ -1,4 +1,4 @@
-"""Parsers for iproute2: ``ip addr`` / ``ip link`` (JSON, text, brief) and ``ip route get``."""
+"""Parsers for iproute2: ``ip addr`` / ``ip link`` (JSON, text, brief); ``ip route`` is read in iproute_route."""
 
 from __future__ import annotations
 
@@ -12,16 +12,12 @@ from grader.spark_names import is_qsfp_twin
 
 from .common import (Line, ParseError, as_int, content_lines, fail_on_line, find_json_start,
                      json_dig, load_json_lenient, raise_if_shell_error)
+from .iproute_route import _IP_ERROR_RE, Route, parse_ip_route_get, parse_ip_route_get_all  # noqa: F401 (ip route's)
 
 _LINK_LOCAL_V4 = ipaddress.ip_network("169.254.0.0/16")
 _LINK_LOCAL_V6 = ipaddress.ip_network("fe80::/10")
 OPERSTATES = ("UP", "DOWN", "UNKNOWN", "LOWERLAYERDOWN", "DORMANT", "NOTPRESENT", "TESTING")
 
-# Error lines ip prints instead of output.
-_IP_ERROR_RE = re.compile(
-    r'^(?:Device ".*" does not exist\.|Cannot find device ".*"|RTNETLINK answers: .*'
-    r'|Error: .*|Object ".*" is unknown.*|Command ".*" is unknown.*|Option ".*" is unknown.*'
-    r'|\S+: error fetching interface information: .*)$')  # (the last: ifconfig naming no such interface)
 
 
 @dataclass(frozen=True)
@@ -93,6 +89,9 @@ class Interface:
     addresses_listed: bool = True
     vfs: int = 0
     rx: tuple[int, int] | None = None  # ifconfig's `RX packets N` and `RX errors N`: packets received, and in error
+    master: str | None = None  # ``master bond0``: a bond's (or bridge's) member, which holds no address of its own
+    flags_cut: bool = False  # the header ends inside its ``<...>`` flags (a cut paste): which flags it has is unknown
+    aliases: tuple[str, ...] = ()  # ifconfig's alias blocks under it (``eth0:0``): more addresses of the same NIC
 
     @property
     def ipv4(self) -> tuple[Address, ...]:
@@ -107,16 +106,6 @@ class Interface:
         if self.operstate in (None, "UNKNOWN"):
             return "UP" in self.flags and "LOWER_UP" in self.flags
         return False
-
-
-@dataclass(frozen=True)
-class Route:
-    """What ``ip route get DST`` says: the interface (``dev``), source and gateway used."""
-
-    dst: str
-    dev: str
-    src: str | None
-    via: str | None
 
 
 # --------------------------------------------------------------------------- ip addr / link
@@ -255,7 +244,9 @@ def _from_text(lines: list[Line]) -> list[Interface]:
                             operstate=state.group(1) if state else None,
                             flags=tuple(f for f in header.group("flags").split(",") if f),
                             mac=None, addresses=[], truncated=not header.group("rest") and last, vfs=0,
-                            addresses_listed=not re.search(r"\bmode \S+", rest)))
+                            addresses_listed=not re.search(r"\bmode \S+", rest),
+                            master=(re.findall(r"\bmaster (\S+)", rest) or [None])[0],
+                            flags_cut=">" not in line.text))
             continue
         if not out or len(line.text) - len(line.text.lstrip()) <= indent:
             if last:  # a cut-off first or last line
@@ -406,6 +397,7 @@ def _from_ifconfig(lines: list[Line]) -> list[Interface]:
             continue
         head = _IFCONFIG_RE.match(line.text)
         if head and ":" in head.group("name") and out and out[-1]["name"] == head.group("name").split(":")[0]:
+            out[-1]["aliases"] = out[-1].get("aliases", ()) + (head.group("name"),)
             continue  # an alias (eth0:1): its address lines below are eth0's secondary addresses
         if head:
             flags = tuple(f for f in head.group("flags").split(",") if f)
@@ -427,6 +419,9 @@ def _from_ifconfig(lines: list[Line]) -> list[Interface]:
             raise fail_on_line("ifconfig", line, "expected an interface line `name: flags=N<...>  mtu N` or an "
                                "indented detail line under one")
         inet, mac = _IFCONFIG_INET_RE.match(line.text), _IFCONFIG_MAC_RE.match(line.text)
+        if re.match(r"\s+inet6?\s+[.xX*]", line.text):  # `inet xx.xx.xx.193`, `inet6 ...`: a redacted address
+            out[-1]["addresses_listed"] = False
+            continue
         if inet:
             plen = inet.group("plen") or inet.group("prefixlen") or _mask_length(inet.group("mask"))
             read = _brief_address(f"{inet.group('local')}/{plen}") if plen is not None else None
@@ -512,70 +507,6 @@ def _brief_address(tok: str) -> Address | None:
     else:
         scope = "global"
     return Address("inet" if ip.version == 4 else "inet6", str(ip), iface.network.prefixlen, scope)
-
-
-# --------------------------------------------------------------------------- ip route get
-
-_ROUTE_TYPES = {"local", "broadcast", "unicast", "multicast", "anycast", "unreachable",
-                "prohibit", "blackhole", "throw", "nat"}
-
-
-def parse_ip_route_get(text: str) -> Route:
-    """Parse ``ip route get DST`` (text or ``-j`` JSON) into the Route of its first answer.
-
-    Text: ``192.168.100.11 dev enp1s0f1np1 src 192.168.100.10 uid 0`` then ``cache``;
-    ``local``/``broadcast`` route-type prefixes are skipped. Raises ParseError for
-    ``RTNETLINK answers: Network is unreachable`` (message carries the reason) and other
-    error or unreadable output.
-    """
-    routes = parse_ip_route_get_all(text)
-    return routes[0]
-
-
-def parse_ip_route_get_all(text: str) -> list[Route]:
-    """Like parse_ip_route_get, but every route answer in the text (at least one)."""
-    lines = content_lines(text)
-    raise_if_shell_error(lines, "ip route get")
-    if not lines:
-        raise ParseError("ip route get", "no output to read (empty paste?)")
-    for line in lines:
-        s = line.text.strip()
-        if s.startswith("RTNETLINK answers:") or _IP_ERROR_RE.match(s):
-            reason = s.split(":", 1)[1].strip() if ":" in s else s
-            raise fail_on_line("ip route get", line, f"no route: {reason}")
-    start = find_json_start(lines)
-    if start is not None:
-        data, _ = load_json_lenient("\n".join(x.text for x in lines[start:]), "ip -j route get",
-                                    lines[start].no)
-        items = data if isinstance(data, list) else [data]
-        routes = [Route(str(r["dst"]), str(r["dev"]), r.get("prefsrc"), r.get("gateway"))
-                  for r in items if isinstance(r, dict) and "dst" in r and "dev" in r]
-        if not routes:
-            raise ParseError("ip -j route get", "JSON holds no route with dst and dev")
-        return routes
-    routes = []
-    for line in lines:
-        tokens = line.text.split()
-        if tokens in (["cache"],) or (tokens and tokens[0] == "cache"):
-            continue
-        if tokens and tokens[0] in _ROUTE_TYPES:
-            tokens = tokens[1:]
-        fields = {tokens[i]: tokens[i + 1] for i in range(1, len(tokens) - 1)
-                  if tokens[i] in ("dev", "src", "via", "from", "table", "uid", "mtu")}
-        if not tokens or "dev" not in fields or not _looks_like_ip(tokens[0]):
-            raise fail_on_line("ip route get", line, "expected `DST [via GW] dev IF [src ADDR]`")
-        routes.append(Route(tokens[0], fields["dev"], fields.get("src"), fields.get("via")))
-    if not routes:
-        raise ParseError("ip route get", "no route line found")
-    return routes
-
-
-def _looks_like_ip(tok: str) -> bool:
-    try:
-        ipaddress.ip_address(tok.split("%")[0])
-        return True
-    except ValueError:
-        return False
 
 
 def shared_subnet_pairs(local: dict[str, str], peer: dict[str, str]) -> dict[str, str]:

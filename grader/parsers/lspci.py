@@ -94,6 +94,10 @@ class PciDevice:
     """Its ``Control:`` line says ``Mem-`` (memory decoding off) and a ``Region`` is ``[disabled]``: enumerated, but
     nothing (no driver, no firmware) has enabled it."""
     acs_on: tuple[str, ...] | None = None
+    driver: str | None = None  # ``Kernel driver in use:`` (lspci -k, -v): the driver that has claimed the function
+    modules: str | None = None  # ``Kernel modules:``: the modules that could drive it
+    aspm: str | None = None  # ``LnkCtl: ASPM Disabled;``: the power-saving link states the OS enabled (a setting)
+    target_gt_s: float | None = None  # ``LnkCtl2: Target Link Speed: 32GT/s``: the speed the link may train to
     """The controls its ``ACSCtl:`` line turns on (``ReqRedir``, ``CmpltRedir``...; () when every one is off), None
     without that line (a bridge or port with Access Control Services shows it)."""
 
@@ -203,6 +207,15 @@ def parse_lspci_vv(text: str) -> list[PciDevice]:
                             "vendor_device": f"{ids.group('vendor')}:{ids.group('device')}".lower() if ids else None,
                             "name": name.strip() if name is not None else None})
             continue
+        ctl = _LNKCTL_RE.match(s)
+        if ctl:  # the link's settings (also grep'd alone: `| grep LnkCtl`): one device a LnkCtl line
+            if not devices or (ctl.group("aspm") and "aspm" in devices[-1]):
+                devices.append(_unnamed("" if devices else _address_asked(line.command)))
+            if ctl.group("aspm"):
+                devices[-1]["aspm"] = ctl.group("aspm").strip()
+            elif ctl.group("target"):
+                devices[-1]["target_gt_s"] = float(ctl.group("target"))
+            continue
         if s.lstrip().startswith("ACSCtl:"):  # a bridge's Access Control Services (also grep'd alone: `| grep ACS`)
             if not devices or "acs_on" in devices[-1]:  # grep'd: one ACSCtl line a device
                 devices.append(_unnamed("" if devices else _address_asked(line.command)))
@@ -224,6 +237,10 @@ def parse_lspci_vv(text: str) -> list[PciDevice]:
         if "[disabled]" in s and s.lstrip().startswith("Region ") and devices[-1].get("control_mem_off"):
             devices[-1]["memory_off"] = True
             continue
+        kd = _KERNEL_RE.match(s)
+        if kd:
+            devices[-1]["driver" if kd.group("what") == "driver in use" else "modules"] = kd.group("name").strip()
+            continue
         lk = _LINK_RE.match(s)
         if lk:
             key = lk.group("kind").lower()
@@ -237,6 +254,9 @@ def parse_lspci_vv(text: str) -> list[PciDevice]:
 
 
 _ACS_ON_RE = re.compile(r"\b([A-Za-z]++)\+")
+_LNKCTL_RE = re.compile(r"^\s*+LnkCtl(?::\s*+ASPM (?P<aspm>[^;\n]{1,40})|2:\s*+Target Link Speed:\s*+(?P<target>[\d.]{1,6})GT/s"
+                        r"|\d?:)")
+_KERNEL_RE = re.compile(r"^\s++Kernel (?P<what>driver in use|modules):\s*+(?P<name>\S[^\n]{0,200})$")
 _SLOT_ASKED_RE = re.compile(r"\s-s\s*+(?P<addr>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{1,2}:[0-9a-fA-F]{1,2}\.[0-7])\b")
 
 

@@ -171,6 +171,16 @@ _DEVICES_HEADER_RE = re.compile(r"^\s*device\s+node GUID\s*$")
 _DEVICES_ROW_RE = re.compile(r"^\s*(?P<dev>[A-Za-z][\w.-]{0,63})\s+(?P<guid>[0-9a-fA-F]{16}|[0-9a-fA-F:x.*]{4,39})\s*$")
 
 
+class DeviceList(list):
+    """``list[str]``: the device names in printed order, plus ``zero_guid``: those whose node GUID reads all zeros
+    (``0000000000000000``: no GUID was ever given to it, as an SR-IOV virtual function left unconfigured shows)."""
+
+    def __init__(self, devices=(), zero_guid: tuple[str, ...] = (), unclaimed: tuple[str, ...] = ()):
+        super().__init__(devices)
+        self.zero_guid = zero_guid
+        self.unclaimed = unclaimed  # libibverbs' `no userspace device-specific driver found for .../uverbsN` paths
+
+
 def parse_ibv_devices(text: str) -> list[str]:
     """The RDMA device names ``ibv_devices`` lists (rdma-core's libibverbs/examples/devices.c)::
 
@@ -181,7 +191,10 @@ def parse_ibv_devices(text: str) -> list[str]:
     Raises ParseError when neither its header nor a row is found; never otherwise."""
     lines = content_lines(text)
     header = any(_DEVICES_HEADER_RE.match(x.text) for x in lines)
-    devices = [m.group("dev") for x in lines if (m := _DEVICES_ROW_RE.match(x.text)) and m.group("dev") != "device"]
-    if not header and not devices:
+    rows = [m for x in lines if (m := _DEVICES_ROW_RE.match(x.text)) and m.group("dev") != "device"]
+    if not header and not rows:
         raise ParseError(IBV_DEVICES, "no `device  node GUID` table found")
-    return devices
+    unclaimed = tuple(m.group(1) for x in lines if (m := re.search(r"no userspace device-specific driver found for "
+                                                                  r"(\S{1,200})", x.text)))
+    return DeviceList([m.group("dev") for m in rows], tuple(dict.fromkeys(
+        m.group("dev") for m in rows if re.fullmatch(r"0{16}", m.group("guid")))), unclaimed)

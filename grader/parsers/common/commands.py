@@ -69,7 +69,8 @@ def _argv(command: str) -> tuple[str, ...]:
         elif prog == "ip" and argv[1:3] == ["netns", "exec"] and len(argv) > 4:
             argv = argv[4:]
         elif prog == "ssh":
-            argv = _drop_options(argv[1:], _SSH_ARG_OPTS)[1:]  # and the host
+            rest = _drop_options(argv[1:], _SSH_ARG_OPTS)
+            argv = list(_argv(rest[1])) if len(rest) == 2 and " " in rest[1] else rest[1:]  # the host dropped; `ssh h "cmd"`
         elif prog in _FANOUT:
             rest = _drop_options(argv[1:], _FANOUT_ARG_OPTS, _FANOUT_LONG_ARG_OPTS)
             argv = list(_argv(rest[0])) if len(rest) == 1 and " " in rest[0] else rest  # `pdsh -w a,b "ip addr"`

@@ -1,0 +1,132 @@
+"""Notes of the ``link`` judge (grader.judges.link calls them). On an ``ip addr`` list: the members of a bond (or a
+bridge), which hold no address of their own, and alias names. On ``ethtool -m``: a module whose compliance codes
+stop below its form factor's rate (SFF-8636: a QSFP28 module's 40G codes in byte 131, its 100G ones in the extended
+compliance byte 192, which ethtool prints as more ``Transceiver type`` lines). On ``ip route``: two routes to one
+destination with one metric on two interfaces (the kernel takes the first: ip-route(8), and Linux's FIB picks one
+route of equal metric unless a multipath route is set), and the routes of a host that is not a Spark. Source: the kernel's bonding driver documentation
+(https://www.kernel.org/doc/Documentation/networking/bonding.txt: the bond carries the IP address, its members are
+enslaved with ``master bond0`` and share its MAC), and NCCL's NCCL_SOCKET_IFNAME (the interface that carries the
+address is the one to name).
+"""
+
+from __future__ import annotations
+
+import re
+
+from typing import Any
+
+from .common import fail, info, warn
+from .context import context
+from .model import Finding
+
+_GUEST_ENDS = ("veth", "vnet", "tap", "fwpr", "fwln", "cali", "lxc")
+
+
+def no_ipv4_words(i: Any) -> str:
+    """What an interface list says of an interface with no IPv4 read: a member of a bond has none of its own; where
+    the output lists no address (``ip link``, a redacted paste) none is known."""
+    return f"member of {i.master}" if getattr(i, "master", None) else "no IPv4" if i.addresses_listed else \
+        "addresses not shown"
+
+
+def member_findings(ifaces: list[Any]) -> list[Finding]:
+    """One info per bond or bridge whose members the list shows (``master bond0``): the address lives on the master,
+    so a member's "no IPv4" is no fault, and the master is the interface a job names; whether the master is shown."""
+    masters: dict[str, list[str]] = {}
+    for i in ifaces:
+        if getattr(i, "master", None) and not i.name.startswith(_GUEST_ENDS):  # (a container's or VM's end of a link)
+            masters.setdefault(i.master, []).append(i.name)
+    shown = {i.name: i for i in ifaces}
+    out = []
+    for master, members in masters.items():
+        m = shown.get(master)
+        where = ("is not in this paste (`ip addr show " + master + "` shows it)" if m is None else
+                 f"has {', '.join(a.cidr for a in m.ipv4)}" if m.ipv4 else "shows no IPv4 address")
+        out.append(info(f"{', '.join(members[:8])} {'is a member' if len(members) == 1 else 'are members'} of "
+                        f"{master} (`master {master}`): a member holds no address of its own, so its missing IPv4 "
+                        f"is no fault. The address, and the interface to name in NCCL_SOCKET_IFNAME or "
+                        f"GLOO_SOCKET_IFNAME, is {master}, which {where}."))
+    return out
+
+
+def alias_findings(ifaces: list[Any]) -> list[Finding]:
+    """An interface with alias names (ifconfig's ``eth0:0`` blocks, ip's ``label eth0:0`` addresses): more addresses
+    of one NIC, not more NICs."""
+    out = []
+    for i in ifaces:
+        names = list(getattr(i, "aliases", ())) + [a.label for a in i.addresses
+                                                    if a.label and a.label.startswith(i.name + ":")]
+        if names:
+            out.append(info(f"{', '.join(dict.fromkeys(names))}: alias names of {i.name}, i.e. more addresses on the "
+                            f"same NIC (one link, one MAC), not interfaces of their own: they share {i.name}'s "
+                            "bandwidth, and a connection leaves from its primary address unless the program binds to "
+                            "an alias. Machines told apart by these addresses are one machine to the network."))
+    return out
+
+
+_FORM_GBPS = {"QSFP28": 100, "QSFP56": 200}
+"""The rate each form factor is made for (SFF-8636 and SFF-8665: QSFP28 is 4 x 25G, QSFP56 4 x 50G)."""
+
+
+def module_rate_findings(m: Any, name: str) -> list[Finding]:
+    """A QSFP28/QSFP56 module whose transceiver types all name a slower standard (a 40G DAC in a QSFP28 shell): the
+    link comes up at that rate at most."""
+    form = next((f for f in _FORM_GBPS if f in (m.get("Identifier") or "")), None)
+    rates = [int(g) for t in getattr(m, "transceiver_types", ()) for g in re.findall(r"\b(\d{2,3})G ?Base", t)]
+    if form is None or not rates or max(rates) >= _FORM_GBPS[form]:
+        return []
+    return [warn(f"{name}: a {form} module whose compliance codes stop at {max(rates)}G "
+                 f"({'; '.join(getattr(m, 'transceiver_types', ())[:4])}): it is a {max(rates)}G cable or optic in a "
+                 f"{form} shell, so the link comes up at {max(rates)}G at most, not {_FORM_GBPS[form]}G; a port or "
+                 f"switch forced to {_FORM_GBPS[form]}G stays down with it. For {_FORM_GBPS[form]}G use a module "
+                 f"rated for it ({_FORM_GBPS[form]}GBASE-CR4/SR4...).")]
+
+
+VBOX_NAT_ADDRESS = "10.0.2.15"
+"""The address VirtualBox's NAT adapter gives every guest (its built-in DHCP server, network 10.0.2.0/24)."""
+
+
+def vbox_nat_findings(ifaces: list[Any]) -> list[Finding]:
+    """A VirtualBox guest's NAT adapter (MAC 08:00:27..., 10.0.2.15): the same address in every VM, reachable from
+    none of the others; a warning where the run spans machines (or may: not said), a note on one."""
+    nat = [i for i in ifaces if (i.mac or "").lower().startswith("08:00:27") and any(
+        a.local == VBOX_NAT_ADDRESS for a in i.ipv4)]
+    if not nat:
+        return []
+    others = [f"{i.name} {i.ipv4[0].local}" for i in ifaces if i.ipv4 and i not in nat and i.name != "lo"]
+    nodes = context().nodes
+    return [(info if nodes == 1 else warn)(
+        f"{nat[0].name} has {VBOX_NAT_ADDRESS}, the address VirtualBox's NAT adapter gives every VM: each node has it, "
+        "and no other node can reach it, so a tool that picks the default-route interface (Kubernetes, Ray, NCCL, "
+        "Gloo) advertises one address for all nodes. Bind the cluster to the host-only or bridged adapter"
+        + (f" ({', '.join(others[:4])})" if others else "") + " (node IP, --node-ip-address, NCCL_SOCKET_IFNAME / "
+        "GLOO_SOCKET_IFNAME).")]
+
+
+def route_notes(routes: list[Any]) -> list[Finding]:
+    """``ip route`` on any host, and ``ip route get`` on a host said not to be a Spark: where each destination goes,
+    and two routes to one destination with one metric by different interfaces (all its traffic takes the first)."""
+    table = [r for r in routes if r.in_table]
+    if not table:
+        return [info(f"Traffic to {r.dst} leaves by {r.dev}" + (f" through the gateway {r.via}" if r.via else "")
+                     + (f", source {r.src}" if r.src else "") + ".") for r in routes[:8]]
+    same: dict[tuple[str, int | None], list[Any]] = {}
+    for r in table:
+        if not r.dst.lower().startswith(("fe80:", "ff")):  # (IPv6 link-local and multicast: one per interface, scoped)
+            same.setdefault((r.dst, r.metric), []).append(r)
+    out = [info(f"Routing table: {len(routes)} route(s); " + ("; ".join(
+        f"default via {r.via or '?'} dev {r.dev}" + (f" metric {r.metric}" if r.metric is not None else "")
+        for r in table if r.dst == "default") or "no default route (only the subnets listed are reachable)") + ".")]
+    for (dst, metric), rs in same.items():
+        devs = list(dict.fromkeys(r.dev for r in rs))
+        if len(devs) > 1:
+            what, where = (("default routes", "every destination without a route of its own") if dst == "default"
+                           else (f"routes to {dst}", dst))
+            out.append(fail(f"{'Two' if len(rs) == 2 else len(rs)} {what} with the same metric"
+                            f"{f' {metric}' if metric is not None else ''}, by {', '.join(devs)}: the kernel sends all "
+                            f"traffic for {where} by the first ({devs[0]}), "
+                            f"so what should leave by {devs[1]}" + (f" (source {rs[1].src})" if rs[1].src else "")
+                            + f" goes out {devs[0]}, and a peer or reply that only {devs[1]} reaches is lost. Keep "
+                            f"one such route (or give {devs[1]}'s a higher metric, or its own routing table with "
+                            "`ip rule`), and put each link in a subnet of its own."))
+    return out
