@@ -17,6 +17,7 @@ from typing import Any
 
 from ..parsers.common import command_argv, option_value
 from ..parsers.iperf3 import parse_iperf3
+from .iperf3_shapes import repeated_stalls, same_udp_loss, slow_direction_retransmits
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port
 from .common import (JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, fail, info, is_loopback, ok, on_spark,
                      spark_figure, warn)
@@ -305,7 +306,10 @@ def _other_host(r: Iperf3Read, gbps: float, streams: str) -> list[Finding]:
         said = _against_ethernet(f"{role}: " if role else "", mean, max(mean, second[0]), None if role == "RX" else lost,
                                  streams, _one_quiet_flow(r, mean, lost))
         findings += [said] if said else []
-    if len(means) > 1 and min(means.values()) < max(means.values()) / 2:
+    lossy = slow_direction_retransmits(r.intervals, means)
+    if lossy:
+        findings.append(lossy)
+    elif len(means) > 1 and min(means.values()) < max(means.values()) / 2:
         findings.append(info("The two directions are asymmetric: one gets under half the other's rate. A full-duplex "
                              "link carries its rate both ways at once, so the slow direction's receiving or sending "
                              "host (its CPU, its NIC's PCIe link) is the limit."))
@@ -439,8 +443,9 @@ def summarise_iperf3(read: Iperf3Read, command: str | None) -> Summary:
     if r.protocol == "UDP":
         findings.append(info(f"UDP test: {gbps:.1f} Gbit/s; UDP rates follow the -b target. Compare TCP "
                              f"(the default) with -P 8..16 against the published figures ({IPERF_FIGURES})."))
-        loss = _udp_loss(read.intervals) or _udp_summary_loss(r, command)
+        loss = same_udp_loss(read.intervals) or _udp_loss(read.intervals) or _udp_summary_loss(r, command)
         return facts, findings + ([loss] if loss else [])
+    findings += [x for x in (repeated_stalls(read),) if x]
     target = (r.target_bps or 0) / 1e9 * (r.streams or 1)  # -b paces each stream
     if target and 0.95 * target <= gbps <= 1.05 * target and not r.retransmits:  # the figure is the setting's
         return facts, findings + [info(f"{gbps:.2f} Gbit/s: the {target:g} Gbit/s the test was paced to (-b for each "

@@ -341,6 +341,13 @@ class Iperf3Intervals:
     udp_lost: tuple[tuple[int, int], ...] = ()
     udp_summary: tuple[int, int] | None = None
     seconds: float = 0.0  # the time the kept interval rows cover (the longest direction's), in seconds
+    retransmits_by_role: dict[str, tuple[int, ...]] = field(default_factory=dict)  # each direction's Retr column
+    udp_runs: tuple[tuple[float, int, int], ...] = ()  # every distinct UDP row: (Gbit/s, lost, total), in order
+
+
+_RETR_HEADER_RE = re.compile(r"^\W{0,4}\[\s*ID\][^\n]{0,120}\bRetr", re.M)
+"""A header whose rows carry a Retr column: there a bare integer after the rate is it (iperf3 before 3.1 printed no
+Cwnd; a UDP client's rows end in a bare integer too, its datagrams, under no such header)."""
 
 
 def parse_iperf3_intervals(text: str) -> Iperf3Intervals:
@@ -371,7 +378,15 @@ def parse_iperf3_intervals(text: str) -> Iperf3Intervals:
             some = moved.setdefault(role, {})
             some[m.group("start")] = some.get(m.group("start"), False) or float(m.group("moved")) > 0
             spans.setdefault(role, {})[m.group("start")] = float(m.group("end")) - float(m.group("start"))
-    retr = tuple(int(x.group(1)) for m, _ in rows if (x := re.match(r"\s*(\d+)\s+[\d.]+\s+\w?Bytes", m.group("rest"))))
+    bare = bool(_RETR_HEADER_RE.search(text))
+    by_role: dict[str, list[int]] = {}
+    for m, role in rows:  # a [SUM] row's bare count adds its streams' up: not counted twice
+        if x := re.match(r"\s*(\d+)(?:\s+[\d.]+\s+\w?Bytes|\s*$)" if bare and m.group("id") != "SUM"
+                         else r"\s*(\d+)\s+[\d.]+\s+\w?Bytes", m.group("rest")):
+            by_role.setdefault(role, []).append(int(x.group(1)))
+    retr = tuple(n for per in by_role.values() for n in per)
+    runs = tuple(dict.fromkeys((_rate(m) / 1e9, int(x.group("lost")), int(x.group("total"))) for m, _, _ in every
+                               if (x := _UDP_LOST_RE.search(m.group("rest")))))
     udp = list({(m.group("id"), role, m.group("start")): (m.group("id"), x) for m, role in rows
                 if (x := _UDP_LOST_RE.search(m.group("rest")))}.values())  # a row printed twice counts once
     summed_udp = any(i == "SUM" for i, _ in udp)
@@ -383,4 +398,5 @@ def parse_iperf3_intervals(text: str) -> Iperf3Intervals:
         (int(best.group("lost")), int(best.group("total"))) if best else None)
     return Iperf3Intervals({role: tuple(per.values()) for role, per in rates.items()}, retr,
                            {role: tuple(per.values()) for role, per in moved.items()}, lost, summary,
-                           max((sum(per.values()) for per in spans.values()), default=0.0))
+                           max((sum(per.values()) for per in spans.values()), default=0.0),
+                           {role: tuple(per) for role, per in by_role.items()}, runs)

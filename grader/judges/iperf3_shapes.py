@@ -1,0 +1,82 @@
+"""Shapes of an iperf3 output that its rates alone do not show (for grader.judges.linktest): UDP tests that lose the
+same share of datagrams whatever rate they offer, a TCP flow that stalls second after second while retransmitting,
+and a --bidir test whose slow direction is the one that retransmits.
+
+Sources: esnet/iperf#114 (84-85% lost at 0.1, 1 and 21 Gbit/s alike), esnet/iperf#72 (a WAN flow with -w 64M:
+640 Mbit/s, then seconds of 0 bytes and retransmissions), opnsense/src#277 (--bidir on 1 GbE: RX 940 Mbit/s, TX ~300
+Mbit/s with 20-40 retransmissions a second); the thresholds are checks/specs/ethernet.toml's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .common import warn
+from .model import Finding
+
+
+def same_udp_loss(iv: Any) -> Finding | None:
+    """UDP tests of one paste (``iv.udp_runs``: each distinct row's Gbit/s, lost, total) whose offered rates span
+    [udp] same_loss_rate_span times over and whose loss shares lie within same_loss_spread_points of each other, each
+    over loss_warn_percent: a loss that does not grow with the rate is not the path's. None otherwise."""
+    from ..calc.specs import row
+    spec = row("ethernet.toml", "udp")
+    runs = [(g, 100 * lost / total) for g, lost, total in iv.udp_runs if total and g > 0]
+    if len(runs) < 2:
+        return None
+    rates, shares = [g for g, _ in runs], [p for _, p in runs]
+    if max(rates) < spec.graded("same_loss_rate_span") * min(rates) or min(shares) <= spec.graded("loss_warn_percent") \
+            or max(shares) - min(shares) > spec.graded("same_loss_spread_points"):
+        return None
+    lo, hi = min(shares), max(shares)
+    share = f"{lo:.0f}%" if round(lo) == round(hi) else f"{lo:.0f}-{hi:.0f}%"
+    return warn(f"UDP: {share} of the datagrams lost in each of {len(runs)} tests, at rates from {min(rates):.3g} to "
+                f"{max(rates):.3g} Gbit/s: the same share at every rate. A path loses more the more it is offered (next "
+                "to nothing well under what it carries), so a loss that stays the same whatever the rate is not the "
+                "network's: it is the measurement (iperf3's UDP accounting, wrong in some releases, or a receiver that "
+                "counts several tests' sequence numbers as one). Check with another iperf3 version, or a TCP test (no "
+                "-u: its Retr column counts real losses), before looking at the link.")
+
+
+def repeated_stalls(read: Any) -> Finding | None:
+    """A TCP test whose data stopped for whole seconds more than once after its first, between seconds that moved data,
+    and that retransmitted in at least half of its seconds: a lossy path where TCP waits out retransmission timeouts
+    (a test that stops for good is :func:`grader.judges.linktest._stalled`'s). None otherwise."""
+    iv = read.intervals
+    if read.result.protocol != "TCP":
+        return None
+    for role, moved in iv.moved.items():
+        retr = iv.retransmits_by_role.get(role, ())
+        after = moved[1:]
+        empty = sum(1 for m in after if not m)
+        if empty < 2 or not any(after) or len(retr) != len(moved) or 2 * sum(1 for n in retr if n) < len(retr):
+            continue
+        rates = iv.rates_gbps.get(role, ())
+        best = max(rates[1:], default=0.0)
+        label = f"{role}: " if role else ""
+        return warn(f"{label}The flow stalled again and again: {empty} of the {len(after)} seconds after the first moved "
+                    f"0 bytes, the others at most {best * 1000:.3g} Mbit/s, and {sum(1 for n in retr if n)} of "
+                    f"{len(retr)} seconds retransmitted ({sum(retr)} in all). TCP is losing segments on the path and "
+                    "waiting out retransmission timeouts, so the rate collapses; the first second's figure is mostly "
+                    "the socket buffer filling. On a long path with a large window (-w) a few losses a second keep a "
+                    "flow far below the link: find where they are lost (`ethtool -S` on both ends, `mtr` for the hops).")
+    return None
+
+
+def slow_direction_retransmits(iv: Any, means: dict[str, float]) -> Finding | None:
+    """A --bidir test (``means``: each direction's mean Gbit/s) whose slow direction, under half the fast one's rate, is
+    the one whose rows retransmit, in most of its seconds: that direction loses packets, and the fast one shows the
+    link carries more. None otherwise (the Retr column is the sender's: a slow direction this side receives shows
+    none here)."""
+    if len(means) < 2:
+        return None
+    slow, fast = min(means, key=means.get), max(means, key=means.get)
+    retr = iv.retransmits_by_role.get(slow, ())
+    if means[slow] >= means[fast] / 2 or not retr or 2 * sum(1 for n in retr if n) <= len(retr):
+        return None
+    return warn(f"The two directions are asymmetric: {slow} {means[slow]:.2f} against {fast} {means[fast]:.2f} Gbit/s, "
+                f"and the slow one retransmitted in {sum(1 for n in retr if n)} of its {len(retr)} seconds "
+                f"({sum(retr)} in all). A full-duplex link carries its rate both ways at once, and the {fast} "
+                f"direction reaching its rate shows the link does, so the {slow} direction loses packets on its way: this host's "
+                "sending path (its NIC driver and offloads, its transmit queue) or the other's receiving side. "
+                "`ethtool -S` on both ends shows which counts drops or errors.")

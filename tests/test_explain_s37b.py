@@ -1,0 +1,93 @@
+"""Collective and network measurements the field corpus's misreadings of session 37 (issue 27) found explain reading
+wrong: iperf3's shapes (UDP loss the same at every rate, a flow that stalls again and again, a --bidir test whose slow
+direction retransmits) and NCCL's init facts. Each on real lines (the URL beside it), with a neighbouring healthy
+output on which the rule stays silent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grader.explain import explain
+from tests.conftest import levels, messages
+
+FIELD = Path(__file__).resolve().parent / "fixtures" / "field"
+
+
+def _field(stem: str) -> str:
+    [path] = [p for d in ("corpus", "pending") for p in (FIELD / d).glob(f"{stem}*.txt")]
+    return path.read_text()
+
+
+# https://github.com/esnet/iperf/issues/114 (pending xj009): three UDP tests, 84-85% lost at 0.1, 1 and 21 Gbit/s
+UDP_THREE_RATES = """Test Complete. Summary Results:
+[ ID] Interval           Transfer     Bandwidth       Jitter    Lost/Total Datagrams
+[  4]   0.00-10.00  sec  1.24 GBytes  1.06 Gbits/sec  0.001 ms  135795/162217 (84%)
+[  4] Sent 162217 datagrams
+Test Complete. Summary Results:
+[ ID] Interval           Transfer     Bandwidth       Jitter    Lost/Total Datagrams
+[  4]   0.00-10.00  sec  24.8 GBytes  21.3 Gbits/sec  0.002 ms  2723914/3250236 (84%)
+[  4] Sent 3250236 datagrams
+Test Complete. Summary Results:
+[ ID] Interval           Transfer     Bandwidth       Jitter    Lost/Total Datagrams
+[  4]   0.00-10.00  sec   124 MBytes   104 Mbits/sec  0.038 ms  13456/15827 (85%)
+"""
+
+
+def test_udp_loss_the_same_at_every_rate_is_the_measurement_not_the_path():
+    [s] = explain(UDP_THREE_RATES, host="other", nodes=2)
+    said = messages(s, "warn")
+    assert "84-85% of the datagrams lost in each of 3 tests" in said and "the same share at every rate" in said
+    assert "not the network's" in said and "the path drops datagrams" not in said
+    # loss that grows with the rate is the path's: 0.5% at 0.1 Gbit/s, 40% at 21 Gbit/s
+    growing = UDP_THREE_RATES.replace("2723914/3250236 (84%)", "1300094/3250236 (40%)").replace(
+        "135795/162217 (84%)", "8110/162217 (5%)").replace("13456/15827 (85%)", "79/15827 (0.5%)")
+    [g] = explain(growing, host="other", nodes=2)
+    assert "the same share at every rate" not in messages(g)
+    # one test alone says nothing of the rate: the loss warning as before
+    [one] = explain(UDP_THREE_RATES.split("[  4] Sent 162217")[0], host="other", nodes=2)
+    assert "the same share" not in messages(one) and "warn" in levels(one)
+
+
+# https://github.com/esnet/iperf/issues/72 (pending xj019): iperf3 3.0's rows (a Retransmits column, no Cwnd)
+WAN_STALLS = """./iperf3 -w64M -t20 -i1 -c newy-pt1
+Connecting to host newy-pt1, port 5201
+[  4] local 203.0.113.150 port 34137 connected to 203.0.113.54 port 5201
+[ ID] Interval           Transfer     Bandwidth       Retransmits
+[  4]   0.00-1.00   sec  76.2 MBytes   640 Mbits/sec  4
+[  4]   1.00-2.00   sec  0.00 Bytes  0.00 bits/sec  2
+iperf3: error: bytes <= 0!
+[  4]   2.00-3.00   sec  1.25 MBytes  10.5 Mbits/sec  2
+[  4]   3.00-4.00   sec  0.00 Bytes  0.00 bits/sec  2
+iperf3: error: bytes <= 0!
+[  4]   4.00-5.00   sec  1.25 MBytes  10.5 Mbits/sec  0
+[  4]   5.00-6.00   sec  1.25 MBytes  10.5 Mbits/sec  2
+[  4]   6.00-7.00   sec  1.25 MBytes  10.5 Mbits/sec  1
+[  4]   7.00-8.00   sec  1.25 MBytes  10.5 Mbits/sec  1
+"""
+
+
+def test_a_flow_that_stalls_again_and_again_while_retransmitting_is_a_lossy_path():
+    [s] = explain(WAN_STALLS, host="other", nodes=2)
+    said = messages(s, "warn")
+    assert "stalled again and again: 2 of the 7 seconds after the first moved 0 bytes" in said
+    assert "7 of 8 seconds retransmitted (14 in all)" in said and "10.5 Mbit/s" in said
+    # the same rows without a retransmission: no loss is shown, so no lossy path is said
+    quiet = "\n".join(line[:-1] + "0" if line.startswith("[  4]   ") else line for line in WAN_STALLS.splitlines())
+    [q] = explain(quiet, host="other", nodes=2)
+    assert "stalled again and again" not in messages(q)
+
+
+# https://github.com/opnsense/src/issues/277 (pending zy004): --bidir on 1 GbE, TX ~300 Mbit/s retransmitting
+BIDIR = _field("zy004_iperf3_opnsense277")
+
+
+def test_the_slow_direction_of_a_bidir_test_that_retransmits_is_a_warning():
+    [s] = explain(BIDIR, host="other", nodes=2)
+    said = messages(s, "warn")
+    assert "asymmetric: TX 0.31 against RX 0.94 Gbit/s" in said and "retransmitted in 7 of its 7 seconds" in said
+    # the same test with no retransmission in the slow direction: the asymmetry is said, as info
+    clean = "\n".join(line.replace("   38   ", "    0   ").replace("   25   ", "    0   ").replace("   22   ", "    0   ")
+                      .replace("   26   ", "    0   ").replace("   37   ", "    0   ").replace("   28   ", "    0   ")
+                      for line in BIDIR.splitlines())
+    [c] = explain(clean, host="other", nodes=2)
+    assert "retransmitted in" not in messages(c) and "asymmetric" in messages(c, "info")
