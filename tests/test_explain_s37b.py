@@ -91,3 +91,51 @@ def test_the_slow_direction_of_a_bidir_test_that_retransmits_is_a_warning():
                       for line in BIDIR.splitlines())
     [c] = explain(clean, host="other", nodes=2)
     assert "retransmitted in" not in messages(c) and "asymmetric" in messages(c, "info")
+
+
+# https://github.com/NVIDIA/TensorRT-LLM (pending zr009): a TP2 prefill worker's two ranks, one commId, one busId
+SAME_GPU = """test-trt-prefill-worker-0-0:42:982 [0] NCCL INFO Using network Socket
+test-trt-prefill-worker-0-0:42:982 [0] NCCL INFO ncclCommInitRank comm 0x7a12257c8780 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 100000 commId 0xaa9becea043c4e6c - Init START
+test-trt-prefill-worker-0-0:43:43 [0] NCCL INFO NET/IB : No device found.
+test-trt-prefill-worker-0-0:43:43 [0] NCCL INFO Using network Socket
+test-trt-prefill-worker-0-0:43:43 [0] NCCL INFO ncclCommInitRank comm 0x397e3800 rank 1 nranks 2 cudaDev 0 nvmlDev 0 busId 100000 commId 0xaa9becea043c4e6c - Init START
+"""
+
+
+def test_two_ranks_of_one_communicator_on_one_gpu_fail():
+    [s] = explain(SAME_GPU, host="other", nodes=1)
+    said = messages(s, "fail")
+    assert "Ranks 0 and 1 of one communicator start on the same GPU (busId 100000" in said
+    assert "Duplicate GPU detected" in said
+    # each rank on its own GPU (the second on busId 200000), or the same GPU in two communicators: nothing said
+    for other in (SAME_GPU.replace("rank 1 nranks 2 cudaDev 0 nvmlDev 0 busId 100000",
+                                   "rank 1 nranks 2 cudaDev 1 nvmlDev 1 busId 200000"),
+                  SAME_GPU.replace("rank 1 nranks 2 cudaDev 0 nvmlDev 0 busId 100000 commId 0xaa9becea043c4e6c",
+                                   "rank 1 nranks 2 cudaDev 0 nvmlDev 0 busId 100000 commId 0x1111111111111111")):
+        [o] = explain(other, host="other", nodes=1)
+        assert "same GPU" not in messages(o) and "fail" not in levels(o)
+
+
+def test_an_rdma_device_list_of_every_port_and_vf_is_a_warning():
+    """https://github.com/NVIDIA/nccl/issues/224 (pending zl009): 34 RoCE devices on one host."""
+    [s] = explain(_field("zl009_nccl-log_nccl224"), host="other")
+    said = messages(s, "warn")
+    assert "NCCL lists 34 RDMA devices on gpu6 (mlx5_18, mlx5_6" in said and "NCCL_IB_HCA" in said
+    # ten devices on a host (corpus zb018: 8 GPUs' NICs and two more) are a server's own: not said
+    [ten] = explain(_field("zb018_nccl-log_nccl1713"), host="other", nodes=2)
+    assert "RDMA devices on" not in messages(ten)
+
+
+def test_a_second_socket_interface_no_channel_uses_is_named():
+    """https://github.com/NVIDIA/nccl/issues/278 (pending xo020): two ports a host, every ring on NET/Socket/0."""
+    text = _field("xo020_nccl-log_nccl278")
+    [s] = [x for x in explain(text, host="other", nodes=2) if x.findings]
+    said = messages(s, "warn")
+    assert "NCCL lists 2 socket interfaces (enP1p1s0f0, enP1p1s0f1)" in said and "`NET/Socket/0` (enP1p1s0f0)" in said
+    # a ring on the second interface too: both carry channels, nothing said
+    [b] = [x for x in explain(text.replace("[receive] via NET/Socket/0", "[receive] via NET/Socket/1"), host="other",
+                              nodes=2) if x.findings]
+    assert "socket interfaces" not in messages(b)
+    # a docker veth beside the NIC is no second NIC (corpus zd016): not said
+    [v] = [x for x in explain(_field("zd016_nccl-log_pytorch68893"), host="other", nodes=2) if x.findings][-1:]
+    assert "socket interfaces" not in messages(v)

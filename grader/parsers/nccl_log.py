@@ -88,6 +88,7 @@ _CHAIN_RE = re.compile(r"^(?P<file>[\w./-]{1,80}\.(?:cc|cu|h|hpp)):(?P<line>\d{1
 """A line of NCCL's error chain (its NCCLCHECK at INFO: ``transport/net.cc:515 -> 2``, a file, a line, a result)."""
 _NVLS_RE = re.compile(r"^\d+ coll channels, \d+ collnet channels, (?P<n>\d+) nvls channels")
 _INIT_RE = re.compile(r"^(?:ncclCommInit\w*\s+)?comm \S+ rank (?P<r>\d+) nranks (?P<n>\d+)")  # InitRank, InitAll; 2.7: bare
+_BUS_COMM_RE = re.compile(r"\bbusId (?P<bus>[0-9a-fA-F]{1,16}) commId (?P<comm>0x[0-9a-fA-F]{1,16})\b")
 _BARE_RE = re.compile(r"^(?:NCCL version \d|NET/(?:IB|Socket|Plugin)|Channel \d+/\d+\s*:\s*\d+\[|Ring \d+ : \d+(?:\[| ->)"
                       r"|Using (?:internal )?[Nn]etwork \w"
                       r"|NCCL_[A-Z0-9_]+ set (?:by environment )?to |Connected all (?:rings|trees)|Bootstrap\s*:\s*Using "
@@ -254,6 +255,7 @@ class NcclLog:
     error_chain: tuple | None = None  # the first `file:line -> result` line of NCCL's error chain: (file, line, code)
     chain_in_bootstrap: bool = False  # a line of that chain is bootstrap.cc's: it failed while the ranks met
     chain_in_progress: bool = False  # a line of it is the proxy's `[Progress Thread]`: it failed while data moved
+    duplicate_gpus: tuple = ()  # (host, busId, ranks): ranks of one communicator (commId) that init on one GPU
 
     @property
     def transports(self) -> tuple[str, ...]:
@@ -385,7 +387,8 @@ def parse_nccl_log(text: str) -> NcclLog:
         p2p_disabled=tuple(dict.fromkeys(tuple(sorted(p)) for p in st["p2p_off"])), gdrdma_in_text=bool(st.get("gdr_text")),
         init_complete=st.get("init_complete", 0), troubled=st.get("troubled", 0), nvls_channels=st.get("nvls", 0),
         error_chain=st.get("chain"), chain_in_bootstrap=bool(st.get("boot_chain")),
-        chain_in_progress=bool(st.get("progress_chain")))
+        chain_in_progress=bool(st.get("progress_chain")),
+        duplicate_gpus=tuple((h, bus, tuple(sorted(r))) for (h, _, bus), r in st.get("gpus", {}).items() if len(r) > 1))
 
 
 def _read_setup(msg: str, host: str | None, st: dict) -> bool:
@@ -498,6 +501,9 @@ def _read_message(msg: str, host: str | None, st: dict) -> bool:
     if m:
         st.setdefault("nranks", int(m.group("n")))
         st.setdefault("ranks_seen", set()).add(int(m.group("r")))
+        gpu = _BUS_COMM_RE.search(msg)
+        if gpu and host:  # one communicator's ranks on one host's GPU: NCCL refuses it (`Duplicate GPU detected`)
+            st.setdefault("gpus", {}).setdefault((host, gpu["comm"], gpu["bus"]), set()).add(int(m.group("r")))
         st["init_complete"] = st.get("init_complete", 0) + ("- Init COMPLETE" in msg)  # (Ray may add `[repeated Nx]`)
         return True
     m = _CHAIN_RE.match(msg)
