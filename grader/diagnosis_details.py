@@ -416,6 +416,12 @@ def _one_machine_told(log: VllmLog | None, values: Mapping[str, Any], text: str)
     return {} if context().nodes == 1 and not re.search(r"\[PG (?:ID )?[1-9]", text) else None
 
 
+def _one_machine_nccl(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where `explain --nodes 1` says one machine, or NCCL's own communicator line says one node (``nRanks N
+    nNodes 1``): no network, so GPU to GPU inside it is the collectives' only path."""
+    return {} if context().nodes == 1 or re.search(r"\bnNodes 1\b", text) else None
+
+
 def _other_devices_open(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """Applies where the text lists RDMA devices that opened (``N HCAs found``, ibv_devinfo's ``hca_id:``)."""
     return {} if re.search(r"\b[1-9]\d{0,2} HCAs? found\b|^hca_id:", text, re.M) else None
@@ -518,6 +524,7 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "continued_message": _continued_message,
     "frame_step": _frame_step,
     "one_machine_told": _one_machine_told,
+    "one_machine_nccl": _one_machine_nccl,
     "told_one_machine": _unless(_multi_machine),  # `explain --nodes 1` says one machine
     "rpc_endpoint": _rpc_endpoint,
     "other_devices_open": _other_devices_open,

@@ -568,6 +568,8 @@ EXAMPLES.update({
     "nccl-topology-virtual-pci": BANNER + "DESKTOP:36629:36635 [0] graph/xml.cc:332 NCCL WARN Could not find real path "
                                  "of /sys/class/pci_bus/0000:21/../../0000:21:00.0\n",
     # transformers#15618: an 8-GPU server without P2P between pairs
+    "nccl-p2p-not-enabled-one-machine": BANNER + "srv-s0:537554:537627 [1] NCCL INFO Could not enable P2P between dev "
+                                        "1(=1b000) and dev 0(=1a000)\n",
     "nccl-p2p-not-enabled": BANNER + "srv-s0:537554:537627 [1] NCCL INFO Could not enable P2P between dev 1(=1b000) and "
                             "dev 0(=1a000)\n",
     # microsoft/WSL#12467: the workers' NCCL error on one machine (explain --nodes 1)
@@ -815,7 +817,7 @@ def reached_in_text(text: str) -> list[str]:
 
 
 EXAMPLE_NODES = {"ray-local-instance-one-machine": 1, "nccl-error-one-machine": 1, "nccl-watchdog-first-one-machine": 1,
-                 "gloo-hostname-loopback-one-machine": 1}
+                 "gloo-hostname-loopback-one-machine": 1, "nccl-p2p-not-enabled-one-machine": 1}
 """Entries that ask what `explain --nodes` says (LOG_FLAGS' told_one_machine, details one_machine_told): the machines
 their example is read with."""
 EXAMPLE_HOSTS: dict[str, str] = {}

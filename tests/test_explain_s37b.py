@@ -139,3 +139,20 @@ def test_a_second_socket_interface_no_channel_uses_is_named():
     # a docker veth beside the NIC is no second NIC (corpus zd016): not said
     [v] = [x for x in explain(_field("zd016_nccl-log_pytorch68893"), host="other", nodes=2) if x.findings][-1:]
     assert "socket interfaces" not in messages(v)
+
+
+def test_p2p_that_could_not_be_enabled_warns_on_one_machine_only():
+    """https://github.com/huggingface/transformers/issues/15618 (corpus zg018): an 8-GPU host's pairs without P2P,
+    their channels through shared memory. On one machine that is the collectives' only path (warn); across machines
+    (corpus z020, NCCL#1516: two nodes, init complete over NET/IB) the network is, and it stays a note."""
+    [s] = explain(_field("zg018_nccl-log_transformers15618"), host="other", nodes=1)
+    assert "could not enable CUDA peer-to-peer between GPUs 1 and 0" in messages(s, "warn")
+    assert "on one machine" in messages(s, "warn")
+    [two] = explain(_field("z020_nccl-log_nccl1516"), host="other", nodes=2)
+    said = messages(two)
+    assert "could not enable CUDA peer-to-peer" in messages(two, "info") and "on one machine" not in said
+    # NCCL's own `nNodes 1` says one machine where explain is not told
+    one = "srv:1:2 [0] NCCL INFO comm 0x5 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0\n" + \
+        "srv:1:2 [1] NCCL INFO Could not enable P2P between dev 1(=1b000) and dev 0(=1a000)\n"
+    [n] = explain(one, host="other")
+    assert "could not enable CUDA peer-to-peer between GPUs 1 and 0" in messages(n, "warn")

@@ -158,7 +158,7 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
         if spanned == 1:
             out.append(info(f"NCCL's network is TCP sockets (NET/Socket{' over ' + where if where else ''}), but the run "
                             "is on one machine: no network carries its data (P2P or SHM do), so it does not matter "
-                            "here. Across machines it would: give NCCL an RDMA device before a multi-node run."))
+                            "here. Across machines it would: give NCCL an RDMA device before running across them."))
         elif (socket_channels or (spanned or 0) > 1) and on_spark(_is_spark_log(log) or None) is False:
             reason = ("; ".join(why) + ". ") if why else ("check that NCCL_IB_DISABLE is not 1 and NCCL_IB_HCA (if set) "
                                                           "names them, and in a container pass --device=/dev/infiniband "
