@@ -93,7 +93,7 @@ def test_the_slow_direction_of_a_bidir_test_that_retransmits_is_a_warning():
     assert "retransmitted in" not in messages(c) and "asymmetric" in messages(c, "info")
 
 
-# https://github.com/NVIDIA/TensorRT-LLM (pending zr009): a TP2 prefill worker's two ranks, one commId, one busId
+# https://github.com/NVIDIA/TensorRT-LLM/issues/9263 (pending zr009): a TP2 prefill worker's two ranks, one commId, one busId
 SAME_GPU = """test-trt-prefill-worker-0-0:42:982 [0] NCCL INFO Using network Socket
 test-trt-prefill-worker-0-0:42:982 [0] NCCL INFO ncclCommInitRank comm 0x7a12257c8780 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 100000 commId 0xaa9becea043c4e6c - Init START
 test-trt-prefill-worker-0-0:43:43 [0] NCCL INFO NET/IB : No device found.
@@ -156,3 +156,18 @@ def test_p2p_that_could_not_be_enabled_warns_on_one_machine_only():
         "srv:1:2 [1] NCCL INFO Could not enable P2P between dev 1(=1b000) and dev 0(=1a000)\n"
     [n] = explain(one, host="other")
     assert "could not enable CUDA peer-to-peer between GPUs 1 and 0" in messages(n, "warn")
+
+
+def test_nccls_topology_dump_with_gpus_across_sockets_warns_and_an_nvswitch_is_named():
+    """https://github.com/NVIDIA/nccl-tests/issues/307 (corpus f030): eight RTX 4090, PHB within each four, SYS
+    between; https://github.com/NVIDIA/nccl/issues/901 (pending xk014): `+ NVL[160.0] - NVS/0` under each GPU."""
+    [s] = explain(_field("f030_nccl-log_ncclt307"), host="other", nodes=1)
+    said = messages(s, "warn")
+    assert "4 GPU pair(s) joined through SYS at 10 GB/s (e.g. 50000-ce000)" in said and "4 through PHB (24 GB/s)" in said
+    # the same GPU's paths inside one socket only: named, no warning
+    one_socket = "node031:1:2 [7] NCCL INFO GPU/50000 :GPU/0-4e000 (4/24.0/PHB) GPU/0-4f000 (4/24.0/PHB) " \
+                 "GPU/0-50000 (0/5000.0/LOC) GPU/0-51000 (4/24.0/PHB)\n"
+    [o] = explain(one_socket, host="other", nodes=1)
+    assert "3 through PHB (24 GB/s)" in messages(o, "info") and "warn" not in levels(o)
+    [n] = explain(_field("xk014_nccl-log_nccl901"), host="other", nodes=1)
+    assert "NVLink to an NVSwitch (`NVL[160] - NVS`)" in messages(n, "info") and "warn" not in levels(n)

@@ -15,6 +15,7 @@ import re
 from ..nccl_env import ib_hca_names, ib_hcas
 from ..parsers.nccl_log import NcclLog, transport_verdict
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port, rdma_device_for
+from .nccl_layout import duplicate_gpus, many_hcas, topology_findings
 from .nccl_errors import _chain_findings, _setup_failures, _verbs_findings, error_findings
 from .common import (BUSBW_WARN_GBS, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, fields_of, hca_advice, info, listed,
                      machines_spanned, ok, on_spark, warn)
@@ -427,23 +428,8 @@ def _network_findings(log: NcclLog, verdict: str) -> list[Finding]:
         shape = f" ({log.nranks} ranks on one node)" if log.nranks and log.nranks > 1 and log.nnodes == 1 else ""
         return [info(f"One {'rank' if log.nranks == 1 else 'node'} in this communicator{shape}: the network NCCL "
                      f"chose ({log.network or 'none named'}) carried nothing between machines.")]
-    return (_transport_findings(log, verdict) + _mixed_hcas(log) + _bootstrap_across_hosts(log) + _many_hcas(log)
+    return (_transport_findings(log, verdict) + _mixed_hcas(log) + _bootstrap_across_hosts(log) + many_hcas(log)
             + _idle_socket_iface(log))
-
-
-def _many_hcas(log: NcclLog) -> list[Finding]:
-    """One host's ``NET/IB : Using`` list longer than checks/specs/topologies.toml [host_rdma] many_devices: every port
-    and virtual function of the host, not its fabric's NICs (NVIDIA/nccl#224: 34 RoCE devices on one host)."""
-    from ..calc.specs import row
-    host, hcas = max(log.ib_devices_by_host.items(), key=lambda kv: len(kv[1]), default=("", ()))
-    if len(hcas) <= row("topologies.toml", "host_rdma").graded("many_devices"):
-        return []
-    names = ", ".join(h.device for h in hcas[:4])
-    return [warn(f"NCCL lists {len(hcas)} RDMA devices{f' on {host}' if host else ''} ({names}, ...): more than a "
-                 "server has NICs for its GPUs, so these are every port and virtual function the host exposes (SR-IOV "
-                 "VFs, storage and management ports), cabled or not. NCCL spreads its channels over the devices it "
-                 "lists, and one that cannot reach the peer hangs or fails the connection: set NCCL_IB_HCA to the "
-                 "fabric's ports only (`ibdev2netdev` or `rdma link` shows which are up and where).")]
 
 
 def _idle_socket_iface(log: NcclLog) -> list[Finding]:
@@ -518,19 +504,6 @@ def with_command_hca(log: NcclLog, command: str | None) -> NcclLog:
     return dataclasses.replace(log, env_settings={**log.env_settings, "NCCL_IB_HCA": hca["hca"]})
 
 
-def _duplicate_gpus(log: NcclLog) -> list[Finding]:
-    """Ranks of one communicator (one commId) whose ``Init START`` lines name one host's same GPU (busId): NCCL
-    refuses that (``Duplicate GPU detected``, ncclInvalidUsage), whether or not the paste reaches its WARN line."""
-    if not log.duplicate_gpus or any("Duplicate GPU" in w for w in (*log.warnings, *log.errors)):
-        return []
-    host, bus, ranks = log.duplicate_gpus[0]
-    return [fail(f"Ranks {' and '.join(map(str, ranks))} of one communicator start on the same GPU (busId {bus} on "
-                 f"{host}, one commId): NCCL refuses two ranks on one GPU (`Duplicate GPU detected`, invalid usage). "
-                 "Each process has to select its own GPU before it creates the communicator (torch.cuda.set_device"
-                 "(local_rank), or its own CUDA_VISIBLE_DEVICES), and a node runs no more ranks than it has GPUs: "
-                 "a container or pod that sees one GPU cannot hold two ranks of it.")]
-
-
 def summarise_nccl_log(log: NcclLog, command: str | None) -> Summary:
     log = with_command_hca(log, command)
     verdict = transport_verdict(log)
@@ -566,7 +539,7 @@ def summarise_nccl_log(log: NcclLog, command: str | None) -> Summary:
             "COMPLETE`, or the first WARN) would."))
     findings += _network_findings(log, verdict) + _inside_findings(log) + _gdr_off_findings(log)
     findings += _verbs_findings(log) + _chain_findings(log)
-    findings += error_findings(log) + _duplicate_gpus(log)
+    findings += error_findings(log) + duplicate_gpus(log) + topology_findings(log)
     if log.bench:
         b = max(log.bench, key=lambda x: x.size_mib)
         findings.append(info(f"The benchmark lines end at {b.size_mib:g} MiB with busbw {b.busbw_gbs:g} GB/s (= {b.busbw_gbs * 8:g} Gb/s)."))
