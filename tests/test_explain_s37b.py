@@ -171,3 +171,12 @@ def test_nccls_topology_dump_with_gpus_across_sockets_warns_and_an_nvswitch_is_n
     assert "3 through PHB (24 GB/s)" in messages(o, "info") and "warn" not in levels(o)
     [n] = explain(_field("xk014_nccl-log_nccl901"), host="other", nodes=1)
     assert "NVLink to an NVSwitch (`NVL[160] - NVS`)" in messages(n, "info") and "warn" not in levels(n)
+
+
+def test_nccls_cpu_affinity_lines_are_grouped_by_mask():
+    """https://github.com/NVIDIA/nccl/issues/1017 (pending xk015): two H100 VMs, GPUs 0-3 on one CPU set, 4-7 on the
+    other; the paste's last line is cut inside its mask (the longer one of GPU 6 is kept)."""
+    [s] = explain(_field("xk015_nccl-log_nccl1017"), host="other", nodes=2)
+    said = messages(s, "info")
+    assert "GPU 0, 1, 2, 3: ffffff,ffffffff,ffffffff; GPU 4, 5, 6, 7: ffff,ffffffff,ffffffff,ff000000" in said
+    assert "2 different CPU sets" in said and "warn" not in levels(s)

@@ -63,6 +63,15 @@ def topology_findings(log: NcclLog) -> list[Finding]:
         said = "; ".join(f"{len(v)} through {k} ({max(g for _, g in v):g} GB/s)" for k, v in kinds.items())
         out.append(info(f"NCCL's topology: GPU pairs {said} (NVL: NVLink; PIX/PXB: a PCIe switch; PHB: the CPU's PCIe "
                         "root)."))
+    masks: dict[str, list[int]] = {}
+    for gpu, mask in log.cpu_affinity.items():
+        masks.setdefault(mask, []).append(gpu)
+    if masks:
+        said = "; ".join(f"GPU {', '.join(map(str, g))}: {m}" for m, g in list(masks.items())[:4])
+        out.append(info(f"NCCL set its threads' CPU affinity per GPU (`Setting affinity for GPU N to <mask>`; {said}): "
+                        "each GPU's threads run on the CPUs near it (its NUMA node's, within the process's own CPU set"
+                        + (f"): {len(masks)} different CPU sets, one per group of GPUs (a CPU socket or NUMA node each)." if len(masks) > 1
+                           else "): the same CPU set for all of them, one NUMA node's.")))
     if log.nvswitch_gbs:
         out.append(info(f"NCCL's topology shows the GPUs' NVLink to an NVSwitch (`NVL[{log.nvswitch_gbs:g}] - NVS`): "
                         "collectives inside the machine run over NVLink through the switch."))
