@@ -180,3 +180,14 @@ def test_nccls_cpu_affinity_lines_are_grouped_by_mask():
     said = messages(s, "info")
     assert "GPU 0, 1, 2, 3: ffffff,ffffffff,ffffffff; GPU 4, 5, 6, 7: ffff,ffffffff,ffffffff,ff000000" in said
     assert "2 different CPU sets" in said and "warn" not in levels(s)
+
+
+def test_sockets_in_an_excerpt_that_does_not_say_how_many_machines_are_a_note_off_a_spark():
+    """LLaMA-Factory's 8-GPU job (corpus zq015): no RDMA device, NET/Socket on eth1, no channel line and no nNodes.
+    On a host told not a Spark TCP may be all there is and carried nothing here: a note naming what decides it; on a
+    Spark (or unknown host) the same lines stay a warning (sockets there mean the QSFP link went unused)."""
+    text = _field("zq015_nccl-log_llamafactory")
+    [s] = explain(text, host="other")
+    assert "This excerpt does not say which" in messages(s, "info") and "warn" not in levels(s)
+    [u] = explain(text)
+    assert "This excerpt does not say which" in messages(u, "warn")

@@ -183,11 +183,13 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
             out.append(fail(f"NCCL fell back to TCP sockets (NET/Socket{' over ' + where if where else ''}): no RDMA, a "
                             f"few GB/s at best. {cause}Then check the log shows `NET/IB : Using [0]...`."))
         else:
-            out.append(warn(f"NCCL's network is TCP sockets (NET/Socket{' over ' + where if where else ''}): between "
-                            "machines its data would go over TCP, a few GB/s at best; with every rank on one machine "
-                            "no network is used and it does not matter. This excerpt does not say which: the "
-                            "`Channel ... via NET/Socket` lines, or nNodes in NCCL's `comm ... nRanks ... nNodes` "
-                            f"line, decide (or `explain --nodes N`). For a run across machines: {cause}"))
+            # on a host told not a Spark TCP may be all there is, and the excerpt cannot say it carried anything: a note
+            out.append((info if on_spark(_is_spark_log(log) or None) is False else warn)(
+                f"NCCL's network is TCP sockets (NET/Socket{' over ' + where if where else ''}): between "
+                "machines its data would go over TCP, a few GB/s at best; with every rank on one machine no network "
+                "is used and it does not matter. This excerpt does not say which: the `Channel ... via NET/Socket` "
+                "lines, or nNodes in NCCL's `comm ... nRanks ... nNodes` line, decide (or `explain --nodes N`). For a "
+                f"run across machines: {cause}"))
         out += _socket_iface_notes(log)
     elif verdict in ("P2P", "SHM") and (spanned or 0) > 1:  # the hops inside each machine; those between not shown
         ranks = f" of {log.nranks} ranks" if log.nranks else ""
