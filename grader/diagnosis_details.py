@@ -422,6 +422,17 @@ def _one_machine_nccl(log: VllmLog | None, values: Mapping[str, Any], text: str)
     return {} if context().nodes == 1 or re.search(r"\bnNodes 1\b", text) else None
 
 
+_WATCHDOG_OP_RE = re.compile(r"WorkNCCL\(SeqNum=(?P<seq>\d{1,12}), OpType=(?P<op>\w{1,40})")
+
+
+def _other_op_same_seq(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where another watchdog line of the text timed out at the same sequence number in another collective
+    (``OpType``): the ranks called different collectives at one step (NVIDIA/nccl#1409)."""
+    other = next((m["op"] for m in _WATCHDOG_OP_RE.finditer(text) if m["seq"] == values.get("seq")
+                  and m["op"] != values.get("op")), None)
+    return {"other": other} if other else None
+
+
 def _other_devices_open(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """Applies where the text lists RDMA devices that opened (``N HCAs found``, ibv_devinfo's ``hca_id:``)."""
     return {} if re.search(r"\b[1-9]\d{0,2} HCAs? found\b|^hca_id:", text, re.M) else None
@@ -525,6 +536,7 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "frame_step": _frame_step,
     "one_machine_told": _one_machine_told,
     "one_machine_nccl": _one_machine_nccl,
+    "other_op_same_seq": _other_op_same_seq,
     "told_one_machine": _unless(_multi_machine),  # `explain --nodes 1` says one machine
     "rpc_endpoint": _rpc_endpoint,
     "other_devices_open": _other_devices_open,

@@ -495,6 +495,16 @@ EXAMPLES.update({
     "nccl-watchdog-failure": BANNER + "[rank1]:[E909 08:45:30.126335825 ProcessGroupNCCL.cpp:2252] [PG ID 2 PG GUID 3 Rank "
                              "1]  failure detected by watchdog at work sequence id: 40231 PG status: last enqueued work: "
                              "40267, last completed work: 40230\n",
+    # NVIDIA/nccl#1409: two ranks' watchdog lines, one step, two collectives
+    "nccl-watchdog-desync": BANNER + "[rank7]:[E816 01:45:40.183009389 ProcessGroupNCCL.cpp:607] [Rank 7] Watchdog "
+                            "caught collective operation timeout: WorkNCCL(SeqNum=80078, OpType=BROADCAST, NumelIn=5056, "
+                            "NumelOut=5056, Timeout(ms)=600000) ran for 600026 milliseconds before timing out.\n"
+                            "[rank3]:[E816 01:45:40.212150935 ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog caught "
+                            "collective operation timeout: WorkNCCL(SeqNum=80078, OpType=ALLREDUCE, NumelIn=2106881, "
+                            "NumelOut=2106881, Timeout(ms)=600000) ran for 600013 milliseconds before timing out.\n",
+    # NVIDIA/deepops#1179: srun --mpi=pmix of nccl-tests on two nodes
+    "slurm-pmix-collective-timeout": BANNER + "slurmstepd: error:  mpi/pmix_v3: pmixp_coll_ring_reset_if_to: adas-ml [0]: "
+                                     "pmixp_coll_ring.c:742: 0x14ce0c02cb20: collective timeout seq=0\n",
     "nccl-watchdog-timeout": BANNER + "[rank1]:[E825 00:42:25.854022710 ProcessGroupNCCL.cpp:689] [Rank 1] Watchdog "
                              "caught collective operation timeout: WorkNCCL(SeqNum=3474, OpType=_ALLGATHER_BASE, "
                              "NumelIn=8282112, NumelOut=24846336, Timeout(ms)=600000) ran for 600000 milliseconds "

@@ -597,6 +597,28 @@ LAUNCH_FAILED = ("(autoscaler +38s) Adding 1 nodes of type gpu.medium.\n(autosca
                  "gpu.medium (launch failed).\n(autoscaler +54s) Adding 1 nodes of type gpu.medium.\n")
 
 # colonel-otto/3x-dgx-spark-mesh-deepseek-v4-0731-flash results/20260824-seqs32-nccl/crash/spark1.txt (its first line)
+# https://github.com/NVIDIA/deepops/issues/1179: slurmstepd's PMIx plugin, the first fence of two nodes
+PMIX_TIMEOUT = ("slurmstepd: error:  mpi/pmix_v3: pmixp_coll_ring_reset_if_to: adas-ml [0]: pmixp_coll_ring.c:742: "
+                "0x14ce0c02cb20: collective timeout seq=0\n")
+# https://github.com/NVIDIA/nccl/issues/1409: two ranks time out at one sequence number in two collectives
+DESYNC = ("[rank7]:[E816 01:45:40.183009389 ProcessGroupNCCL.cpp:607] [Rank 7] Watchdog caught collective operation "
+          "timeout: WorkNCCL(SeqNum=80078, OpType=BROADCAST, NumelIn=5056, NumelOut=5056, Timeout(ms)=600000) ran for "
+          "600026 milliseconds before timing out.\n"
+          "[rank3]:[E816 01:45:40.212150935 ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog caught collective operation "
+          "timeout: WorkNCCL(SeqNum=80078, OpType=ALLREDUCE, NumelIn=2106881, NumelOut=2106881, Timeout(ms)=600000) ran "
+          "for 600013 milliseconds before timing out.\n")
+
+
+def test_ranks_in_different_collectives_at_one_step_are_a_desync():
+    """NVIDIA/nccl#1409: BROADCAST on rank 7, ALLREDUCE on rank 3, both SeqNum 80078; one rank's line alone, or two
+    ranks in the same collective, is the plain timeout."""
+    [(level, message)] = known_faults(DESYNC)
+    assert level == "fail" and "`BROADCAST`" in message and "`ALLREDUCE`" in message and "desync" in message
+    assert "TORCH_DISTRIBUTED_DEBUG=DETAIL" in message
+    for text in (DESYNC.split("\n")[0] + "\n", DESYNC.replace("OpType=ALLREDUCE", "OpType=BROADCAST")):
+        assert all("desync" not in m for _, m in known_faults(text)), text
+
+
 WATCHDOG = ("[rank1]:[E825 00:42:25.854022710 ProcessGroupNCCL.cpp:689] [Rank 1] Watchdog caught collective operation "
             "timeout: WorkNCCL(SeqNum=3474, OpType=_ALLGATHER_BASE, NumelIn=8282112, NumelOut=24846336, "
             "Timeout(ms)=600000) ran for 600000 milliseconds before timing out.\n")
@@ -937,7 +959,8 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        CDI_OFF, NO_GPU_RUNTIME, CDI_UNRESOLVABLE, NVC_DRIVER, NVC_NO_NVML, NVML_UNKNOWN, SHM_FALLOCATE, COMPAT_804,
        RAY_FATAL, RAY_DISK, RAY_USAGE, BENCH_FIRST, RANK_TWICE, NVRM_LOST, NO_STATUS, SHM_STUCK, FD_ULIMIT,
        DEVX, NIXL_BACKEND, SGLANG_NO_KV, DYNAMO_NONE, ORTED, CUDA12_LIB, TRT_WINDOW, UCX_SOCKADDR, CM_ENODEV,
-       STORE_RETRY, STORE_RETRIES, GLOO_HOSTNAME, NO_PROVIDER, NO_SOCKET_IFACE, LOCAL_ACCESS, CTS_UNUSED, NO_LIBCUDA]
+       STORE_RETRY, STORE_RETRIES, GLOO_HOSTNAME, NO_PROVIDER, NO_SOCKET_IFACE, LOCAL_ACCESS, CTS_UNUSED, NO_LIBCUDA,
+       PMIX_TIMEOUT]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -995,7 +1018,7 @@ def test_every_known_error_line_is_read_here():
                                         DOWNLOADED, NO_P2P, SHM_WAIT, NO_VERBS, SPARK_BOOT, NO_P2P_PAIR, PEER_CHECK, WSL, OFI_TCP, OFI_GDR, RAS_BIND, PEER_ALREADY,
                                         PCIE_SLOWER, ALLREDUCE, SYMM_MEM, PL_REFUSED, TORCH_CAP, NO_CUSTOM_AR,
                                         REREGISTRATION, MODULE_NOT_SUPPORTED, ABI_OTHERS_OPEN, DESTROY_PG, LEAKED_SHM,
-                                        C10D_HOSTNAME, RAY_FRACTIONAL, DEL_IGNORED]
+                                        C10D_HOSTNAME, RAY_FRACTIONAL, DEL_IGNORED, DESYNC]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently
