@@ -495,6 +495,11 @@ EXAMPLES.update({
     "nccl-watchdog-failure": BANNER + "[rank1]:[E909 08:45:30.126335825 ProcessGroupNCCL.cpp:2252] [PG ID 2 PG GUID 3 Rank "
                              "1]  failure detected by watchdog at work sequence id: 40231 PG status: last enqueued work: "
                              "40267, last completed work: 40230\n",
+    # pytorch#149153: an lldb stack of a process stuck in ProcessGroupNCCL::abort()
+    "nccl-abort-hang-stack": BANNER + "    frame #2: 0x00007fb090db0b85 libtorch_cuda.so`c10d::ProcessGroupNCCL::"
+                             "waitForFutureOrTimeout(std::future<bool>&, std::chrono::duration<long, std::ratio<1l, "
+                             "1000l>> const&) + 197\n    frame #3: 0x00007fb090db1068 libtorch_cuda.so`c10d::"
+                             "ProcessGroupNCCL::abort() + 664\n",
     # NVIDIA/nccl#1409: two ranks' watchdog lines, one step, two collectives
     "nccl-watchdog-desync": BANNER + "[rank7]:[E816 01:45:40.183009389 ProcessGroupNCCL.cpp:607] [Rank 7] Watchdog "
                             "caught collective operation timeout: WorkNCCL(SeqNum=80078, OpType=BROADCAST, NumelIn=5056, "

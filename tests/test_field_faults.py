@@ -600,6 +600,12 @@ LAUNCH_FAILED = ("(autoscaler +38s) Adding 1 nodes of type gpu.medium.\n(autosca
 # https://github.com/NVIDIA/deepops/issues/1179: slurmstepd's PMIx plugin, the first fence of two nodes
 PMIX_TIMEOUT = ("slurmstepd: error:  mpi/pmix_v3: pmixp_coll_ring_reset_if_to: adas-ml [0]: pmixp_coll_ring.c:742: "
                 "0x14ce0c02cb20: collective timeout seq=0\n")
+# https://github.com/pytorch/pytorch/issues/149153: lldb's frames of a process stuck in ProcessGroupNCCL::abort()
+ABORT_HANG = ("  thread #16, name = 'python', stop reason = signal SIGSTOP\n"
+              "    frame #0: 0x00007fb0b7f0792d libc.so.6`syscall + 29\n"
+              "    frame #2: 0x00007fb090db0b85 libtorch_cuda.so`c10d::ProcessGroupNCCL::waitForFutureOrTimeout(std::"
+              "future<bool>&, std::chrono::duration<long, std::ratio<1l, 1000l>> const&) + 197\n"
+              "    frame #3: 0x00007fb090db1068 libtorch_cuda.so`c10d::ProcessGroupNCCL::abort() + 664\n")
 # https://github.com/NVIDIA/nccl/issues/1409: two ranks time out at one sequence number in two collectives
 DESYNC = ("[rank7]:[E816 01:45:40.183009389 ProcessGroupNCCL.cpp:607] [Rank 7] Watchdog caught collective operation "
           "timeout: WorkNCCL(SeqNum=80078, OpType=BROADCAST, NumelIn=5056, NumelOut=5056, Timeout(ms)=600000) ran for "
@@ -960,7 +966,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        RAY_FATAL, RAY_DISK, RAY_USAGE, BENCH_FIRST, RANK_TWICE, NVRM_LOST, NO_STATUS, SHM_STUCK, FD_ULIMIT,
        DEVX, NIXL_BACKEND, SGLANG_NO_KV, DYNAMO_NONE, ORTED, CUDA12_LIB, TRT_WINDOW, UCX_SOCKADDR, CM_ENODEV,
        STORE_RETRY, STORE_RETRIES, GLOO_HOSTNAME, NO_PROVIDER, NO_SOCKET_IFACE, LOCAL_ACCESS, CTS_UNUSED, NO_LIBCUDA,
-       PMIX_TIMEOUT]
+       PMIX_TIMEOUT, ABORT_HANG]
 
 
 @pytest.mark.parametrize("text", ALL)
