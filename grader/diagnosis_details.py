@@ -433,6 +433,16 @@ def _other_op_same_seq(log: VllmLog | None, values: Mapping[str, Any], text: str
     return {"other": other} if other else None
 
 
+_WATCHDOG_RANK_RE = re.compile(r"\[Rank (?P<rank>\d{1,6})\] Watchdog caught collective operation timeout")
+
+
+def _other_rank_timed_out(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where another rank's watchdog timed out on a collective in the text (``[Rank 1] Watchdog caught
+    collective operation timeout``) beside this rank's communicator abort: that rank waited for this one."""
+    waiter = next((m["rank"] for m in _WATCHDOG_RANK_RE.finditer(text) if m["rank"] != values.get("rank")), None)
+    return {"waiter": waiter} if waiter else None
+
+
 def _other_devices_open(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """Applies where the text lists RDMA devices that opened (``N HCAs found``, ibv_devinfo's ``hca_id:``)."""
     return {} if re.search(r"\b[1-9]\d{0,2} HCAs? found\b|^hca_id:", text, re.M) else None
@@ -537,6 +547,7 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "one_machine_told": _one_machine_told,
     "one_machine_nccl": _one_machine_nccl,
     "other_op_same_seq": _other_op_same_seq,
+    "other_rank_timed_out": _other_rank_timed_out,
     "told_one_machine": _unless(_multi_machine),  # `explain --nodes 1` says one machine
     "rpc_endpoint": _rpc_endpoint,
     "other_devices_open": _other_devices_open,

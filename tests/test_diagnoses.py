@@ -495,6 +495,12 @@ EXAMPLES.update({
     "nccl-watchdog-failure": BANNER + "[rank1]:[E909 08:45:30.126335825 ProcessGroupNCCL.cpp:2252] [PG ID 2 PG GUID 3 Rank "
                              "1]  failure detected by watchdog at work sequence id: 40231 PG status: last enqueued work: "
                              "40267, last completed work: 40230\n",
+    # NVIDIA/nccl#1504: rank 0's communicator aborted, rank 1's first collective timed out
+    "nccl-rank-aborted-peer-timed-out": BANNER + "678c7278cb2d:26023:27115 [0] NCCL INFO comm 0x1aacdee0 rank 0 nranks 4 "
+                                        "cudaDev 0 busId 1000 - Abort COMPLETE\n[rank1]:[E1106 04:43:01.018941581 "
+                                        "ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation "
+                                        "timeout: WorkNCCL(SeqNum=1, OpType=COALESCED, NumelIn=1, NumelOut=1, "
+                                        "Timeout(ms)=1800000) ran for 1800039 milliseconds before timing out.\n",
     # pytorch#149153: an lldb stack of a process stuck in ProcessGroupNCCL::abort()
     "nccl-abort-hang-stack": BANNER + "    frame #2: 0x00007fb090db0b85 libtorch_cuda.so`c10d::ProcessGroupNCCL::"
                              "waitForFutureOrTimeout(std::future<bool>&, std::chrono::duration<long, std::ratio<1l, "

@@ -625,6 +625,21 @@ def test_ranks_in_different_collectives_at_one_step_are_a_desync():
         assert all("desync" not in m for _, m in known_faults(text)), text
 
 
+# https://github.com/NVIDIA/nccl/issues/1504: rank 0's communicator aborted, then rank 1's watchdog timed out
+RANK_LEFT = ("678c7278cb2d:26023:27115 [0] NCCL INFO comm 0x1aacdee0 rank 0 nranks 4 cudaDev 0 busId 1000 - Abort "
+             "COMPLETE\n[rank1]:[E1106 04:43:01.018941581 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective "
+             "operation timeout: WorkNCCL(SeqNum=1, OpType=COALESCED, NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran "
+             "for 1800039 milliseconds before timing out.\n")
+
+
+def test_a_rank_that_aborted_before_anothers_timeout_is_named():
+    said = [m for level, m in known_faults(RANK_LEFT) if level == "fail"]
+    assert any("Rank 0 of 4 aborted its communicator" in m and "rank 1's watchdog timed out" in m for m in said)
+    # its abort alone (a run that ended so), or the timeout on the aborting rank itself: not said
+    for text in (RANK_LEFT.split("\n")[0] + "\n", RANK_LEFT.replace("[Rank 1]", "[Rank 0]")):
+        assert all("aborted its communicator" not in m for _, m in known_faults(text)), text
+
+
 WATCHDOG = ("[rank1]:[E825 00:42:25.854022710 ProcessGroupNCCL.cpp:689] [Rank 1] Watchdog caught collective operation "
             "timeout: WorkNCCL(SeqNum=3474, OpType=_ALLGATHER_BASE, NumelIn=8282112, NumelOut=24846336, "
             "Timeout(ms)=600000) ran for 600000 milliseconds before timing out.\n")
@@ -1024,7 +1039,7 @@ def test_every_known_error_line_is_read_here():
                                         DOWNLOADED, NO_P2P, SHM_WAIT, NO_VERBS, SPARK_BOOT, NO_P2P_PAIR, PEER_CHECK, WSL, OFI_TCP, OFI_GDR, RAS_BIND, PEER_ALREADY,
                                         PCIE_SLOWER, ALLREDUCE, SYMM_MEM, PL_REFUSED, TORCH_CAP, NO_CUSTOM_AR,
                                         REREGISTRATION, MODULE_NOT_SUPPORTED, ABI_OTHERS_OPEN, DESTROY_PG, LEAKED_SHM,
-                                        C10D_HOSTNAME, RAY_FRACTIONAL, DEL_IGNORED, DESYNC]
+                                        C10D_HOSTNAME, RAY_FRACTIONAL, DEL_IGNORED, DESYNC, RANK_LEFT]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently
