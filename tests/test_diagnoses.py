@@ -495,6 +495,8 @@ EXAMPLES.update({
     "nccl-watchdog-failure": BANNER + "[rank1]:[E909 08:45:30.126335825 ProcessGroupNCCL.cpp:2252] [PG ID 2 PG GUID 3 Rank "
                              "1]  failure detected by watchdog at work sequence id: 40231 PG status: last enqueued work: "
                              "40267, last completed work: 40230\n",
+    # nccl-tests#132: mpirun -np 2 with a machinefile, both ranks on one single-GPU host
+    "nccl-tests-device-ordinal": BANNER + "labnodedevai: Test CUDA failure common.cu:892 'invalid device ordinal'\n",
     # NVIDIA/nccl#1504: rank 0's communicator aborted, rank 1's first collective timed out
     "nccl-rank-aborted-peer-timed-out": BANNER + "678c7278cb2d:26023:27115 [0] NCCL INFO comm 0x1aacdee0 rank 0 nranks 4 "
                                         "cudaDev 0 busId 1000 - Abort COMPLETE\n[rank1]:[E1106 04:43:01.018941581 "

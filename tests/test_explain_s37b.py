@@ -191,3 +191,13 @@ def test_sockets_in_an_excerpt_that_does_not_say_how_many_machines_are_a_note_of
     assert "This excerpt does not say which" in messages(s, "info") and "warn" not in levels(s)
     [u] = explain(text)
     assert "This excerpt does not say which" in messages(u, "warn")
+
+
+def test_nccl_tests_invalid_device_ordinal_is_a_placement_fault():
+    """https://github.com/NVIDIA/nccl-tests/issues/132 (pending xp003): mpirun -np 2 over a machinefile, each host one
+    GPU; the rank on labnodedevai fails in cudaSetDevice."""
+    [s] = [x for x in explain(_field("xp003_mixed_nccltests132"), host="other", nodes=2) if x.kind == "nccl-tests"]
+    said = messages(s, "fail")
+    assert "asked for a GPU index its host does not have" in said and "slots=1" in said and "--map-by node" in said
+    [ordinal] = [f.message for f in s.findings if "GPU index" in f.message]
+    assert "NCCL_IB_GID_INDEX" not in ordinal  # the generic advice is not given for the known line

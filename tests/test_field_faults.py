@@ -625,6 +625,8 @@ def test_ranks_in_different_collectives_at_one_step_are_a_desync():
         assert all("desync" not in m for _, m in known_faults(text)), text
 
 
+# https://github.com/NVIDIA/nccl-tests/issues/132: a second rank on a one-GPU host (a machinefile without slots)
+TESTS_ORDINAL = "labnodedevai: Test CUDA failure common.cu:892 'invalid device ordinal'\n"
 # https://github.com/NVIDIA/nccl/issues/1504: rank 0's communicator aborted, then rank 1's watchdog timed out
 RANK_LEFT = ("678c7278cb2d:26023:27115 [0] NCCL INFO comm 0x1aacdee0 rank 0 nranks 4 cudaDev 0 busId 1000 - Abort "
              "COMPLETE\n[rank1]:[E1106 04:43:01.018941581 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective "
@@ -981,7 +983,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        RAY_FATAL, RAY_DISK, RAY_USAGE, BENCH_FIRST, RANK_TWICE, NVRM_LOST, NO_STATUS, SHM_STUCK, FD_ULIMIT,
        DEVX, NIXL_BACKEND, SGLANG_NO_KV, DYNAMO_NONE, ORTED, CUDA12_LIB, TRT_WINDOW, UCX_SOCKADDR, CM_ENODEV,
        STORE_RETRY, STORE_RETRIES, GLOO_HOSTNAME, NO_PROVIDER, NO_SOCKET_IFACE, LOCAL_ACCESS, CTS_UNUSED, NO_LIBCUDA,
-       PMIX_TIMEOUT, ABORT_HANG]
+       PMIX_TIMEOUT, ABORT_HANG, TESTS_ORDINAL]
 
 
 @pytest.mark.parametrize("text", ALL)
