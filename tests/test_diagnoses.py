@@ -503,6 +503,10 @@ EXAMPLES.update({
                                         "ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation "
                                         "timeout: WorkNCCL(SeqNum=1, OpType=COALESCED, NumelIn=1, NumelOut=1, "
                                         "Timeout(ms)=1800000) ran for 1800039 milliseconds before timing out.\n",
+    # NVIDIA/nccl#2353: gdb's frames of rank 1 at the hang
+    "nccl-proxy-op-pool-stack": BANNER + "#0  __sched_yield\n#1  ncclLocalOpAppend(ncclComm*, ncclProxyConnector*, "
+                                "ncclProxyOp*)\n#2  SaveProxy(ncclComm*, ncclChannel*, int, int, ncclProxyOp*, int, "
+                                "bool*)\n",
     # pytorch#149153: an lldb stack of a process stuck in ProcessGroupNCCL::abort()
     "nccl-abort-hang-stack": BANNER + "    frame #2: 0x00007fb090db0b85 libtorch_cuda.so`c10d::ProcessGroupNCCL::"
                              "waitForFutureOrTimeout(std::future<bool>&, std::chrono::duration<long, std::ratio<1l, "

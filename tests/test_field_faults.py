@@ -625,6 +625,9 @@ def test_ranks_in_different_collectives_at_one_step_are_a_desync():
         assert all("desync" not in m for _, m in known_faults(text)), text
 
 
+# https://github.com/NVIDIA/nccl/issues/2353: rank 1's main thread at the hang
+PROXY_POOL = ("#0  __sched_yield\n#1  ncclLocalOpAppend(ncclComm*, ncclProxyConnector*, ncclProxyOp*)\n"
+              "#2  SaveProxy(ncclComm*, ncclChannel*, int, int, ncclProxyOp*, int, bool*)\n")
 # https://github.com/NVIDIA/nccl-tests/issues/132: a second rank on a one-GPU host (a machinefile without slots)
 TESTS_ORDINAL = "labnodedevai: Test CUDA failure common.cu:892 'invalid device ordinal'\n"
 # https://github.com/NVIDIA/nccl/issues/1504: rank 0's communicator aborted, then rank 1's watchdog timed out
@@ -983,7 +986,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        RAY_FATAL, RAY_DISK, RAY_USAGE, BENCH_FIRST, RANK_TWICE, NVRM_LOST, NO_STATUS, SHM_STUCK, FD_ULIMIT,
        DEVX, NIXL_BACKEND, SGLANG_NO_KV, DYNAMO_NONE, ORTED, CUDA12_LIB, TRT_WINDOW, UCX_SOCKADDR, CM_ENODEV,
        STORE_RETRY, STORE_RETRIES, GLOO_HOSTNAME, NO_PROVIDER, NO_SOCKET_IFACE, LOCAL_ACCESS, CTS_UNUSED, NO_LIBCUDA,
-       PMIX_TIMEOUT, ABORT_HANG, TESTS_ORDINAL]
+       PMIX_TIMEOUT, ABORT_HANG, TESTS_ORDINAL, PROXY_POOL]
 
 
 @pytest.mark.parametrize("text", ALL)
