@@ -443,6 +443,16 @@ def _other_rank_timed_out(log: VllmLog | None, values: Mapping[str, Any], text: 
     return {"waiter": waiter} if waiter else None
 
 
+def _memlock_below_rdma(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where the locked-memory limit read (KiB) is under checks/specs/memory.toml [memlock] rdma_floor_kib."""
+    from grader.calc.specs import row
+    try:
+        kib = int(values["kib"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return {} if kib < row("memory.toml", "memlock").graded("rdma_floor_kib") else None
+
+
 def _other_devices_open(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """Applies where the text lists RDMA devices that opened (``N HCAs found``, ibv_devinfo's ``hca_id:``)."""
     return {} if re.search(r"\b[1-9]\d{0,2} HCAs? found\b|^hca_id:", text, re.M) else None
@@ -548,6 +558,7 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "one_machine_nccl": _one_machine_nccl,
     "other_op_same_seq": _other_op_same_seq,
     "other_rank_timed_out": _other_rank_timed_out,
+    "memlock_below_rdma": _memlock_below_rdma,
     "told_one_machine": _unless(_multi_machine),  # `explain --nodes 1` says one machine
     "rpc_endpoint": _rpc_endpoint,
     "other_devices_open": _other_devices_open,

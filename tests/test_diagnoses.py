@@ -503,6 +503,8 @@ EXAMPLES.update({
                                         "ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation "
                                         "timeout: WorkNCCL(SeqNum=1, OpType=COALESCED, NumelIn=1, NumelOut=1, "
                                         "Timeout(ms)=1800000) ran for 1800039 milliseconds before timing out.\n",
+    # openucx/ucx#8229: `ulimit -a` of the user whose UCX over verbs failed
+    "memlock-limit-low": BANNER + "max locked memory       (kbytes, -l) 64\n",
     # NVIDIA/nccl#2353: gdb's frames of rank 1 at the hang
     "nccl-proxy-op-pool-stack": BANNER + "#0  __sched_yield\n#1  ncclLocalOpAppend(ncclComm*, ncclProxyConnector*, "
                                 "ncclProxyOp*)\n#2  SaveProxy(ncclComm*, ncclChannel*, int, int, ncclProxyOp*, int, "

@@ -625,6 +625,17 @@ def test_ranks_in_different_collectives_at_one_step_are_a_desync():
         assert all("desync" not in m for _, m in known_faults(text)), text
 
 
+# https://github.com/openucx/ucx/issues/8229: `ulimit -a`'s locked-memory line, 64 KiB
+MEMLOCK_64K = "pending signals                 (-i) 1030810\nmax locked memory       (kbytes, -l) 64\n"
+
+
+def test_a_locked_memory_limit_is_read_against_what_rdma_needs():
+    [(level, message)] = known_faults(MEMLOCK_64K)
+    assert level == "warn" and "64 KiB" in message and "memlock unlimited" in message
+    for fine in ("max locked memory       (kbytes, -l) unlimited\n", "max locked memory       (kbytes, -l) 8388608\n"):
+        assert known_faults(fine) == [], fine
+
+
 # https://github.com/NVIDIA/nccl/issues/2353: rank 1's main thread at the hang
 PROXY_POOL = ("#0  __sched_yield\n#1  ncclLocalOpAppend(ncclComm*, ncclProxyConnector*, ncclProxyOp*)\n"
               "#2  SaveProxy(ncclComm*, ncclChannel*, int, int, ncclProxyOp*, int, bool*)\n")
@@ -986,7 +997,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        RAY_FATAL, RAY_DISK, RAY_USAGE, BENCH_FIRST, RANK_TWICE, NVRM_LOST, NO_STATUS, SHM_STUCK, FD_ULIMIT,
        DEVX, NIXL_BACKEND, SGLANG_NO_KV, DYNAMO_NONE, ORTED, CUDA12_LIB, TRT_WINDOW, UCX_SOCKADDR, CM_ENODEV,
        STORE_RETRY, STORE_RETRIES, GLOO_HOSTNAME, NO_PROVIDER, NO_SOCKET_IFACE, LOCAL_ACCESS, CTS_UNUSED, NO_LIBCUDA,
-       PMIX_TIMEOUT, ABORT_HANG, TESTS_ORDINAL, PROXY_POOL]
+       PMIX_TIMEOUT, ABORT_HANG, TESTS_ORDINAL, PROXY_POOL, MEMLOCK_64K]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -997,7 +1008,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
     assert level == ("warn" if any(text is t for t in (XID_45, KV_PREEMPTED, PG_ANCHOR, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SHM_64MB, RAY_SHM,
                                                       PCIE_NARROW, UCX_NO_DEVICE, TRT_OTHER_GPU, AER_CORRECTED,
                                                       MODULE_UNREADABLE, RAY_DISK, NO_STATUS, SHM_STUCK, FD_ULIMIT,
-                                                      TRT_WINDOW, GLOO_HOSTNAME, STORE_RETRY, CTS_UNUSED))
+                                                      TRT_WINDOW, GLOO_HOSTNAME, STORE_RETRY, CTS_UNUSED, MEMLOCK_64K))
                     else "fail")
     assert " Fix: " in message
 
