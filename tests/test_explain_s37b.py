@@ -201,3 +201,53 @@ def test_nccl_tests_invalid_device_ordinal_is_a_placement_fault():
     assert "asked for a GPU index its host does not have" in said and "slots=1" in said and "--map-by node" in said
     [ordinal] = [f.message for f in s.findings if "GPU index" in f.message]
     assert "NCCL_IB_GID_INDEX" not in ordinal  # the generic advice is not given for the known line
+
+
+# adrielep's two 10 GbE links (pending xj013): iperf2's server, a summary row per client, then a client with -w 8k
+IPERF2_SERVER = """$ iperf -s
+------------------------------------------------------------
+Server listening on TCP port 5001
+TCP window size:  128 KByte (default)
+------------------------------------------------------------
+[  1] local 10.2.10.48 port 5001 connected with 10.2.10.70 port 52334
+[ ID] Interval       Transfer     Bandwidth
+[  1] 0.0000-10.0022 sec  11.5 GBytes  9.90 Gbits/sec
+[  2] local 10.2.11.49 port 5001 connected with 10.2.11.72 port 32784
+[ ID] Interval       Transfer     Bandwidth
+[  2] 0.0000-10.0029 sec  11.5 GBytes  9.90 Gbits/sec
+[  5] local 10.2.11.49 port 5001 connected with 10.2.11.72 port 44918
+[ ID] Interval       Transfer     Bandwidth
+[  5] 0.0000-10.0004 sec  3.12 GBytes  2.68 Gbits/sec
+"""
+IPERF2_SMALL_WINDOW = """$ iperf -c 10.2.11.49 --window 8k
+------------------------------------------------------------
+Client connecting to 10.2.11.49, TCP port 5001
+TCP window size: 15.6 KByte (WARNING: requested 7.81 KByte)
+------------------------------------------------------------
+[  1] local 10.2.11.72 port 44918 connected with 10.2.11.49 port 5001
+[ ID] Interval       Transfer     Bandwidth
+[  1] 0.0000-10.0045 sec  3.12 GBytes  2.68 Gbits/sec
+"""
+
+
+def test_iperf2_server_rows_of_separate_clients_are_separate_tests():
+    [s] = explain(IPERF2_SERVER, host="other", nodes=2)
+    said = messages(s)
+    assert "3 tests one after the other" in said and "9.9, 9.9, 2.68 Gbit/s" in said
+    assert "9.90 Gbit/s over TCP" in said and "warn" not in levels(s)
+    # one iperf3 test of two streams (two connections, then rows of one interval): one test, added up
+    p2 = ("[  5] local 10.0.0.1 port 1 connected to 10.0.0.2 port 5201\n[  7] local 10.0.0.1 port 2 connected to "
+          "10.0.0.2 port 5201\n[ ID] Interval           Transfer     Bitrate         Retr  Cwnd\n"
+          "[  5]   0.00-1.00   sec   560 MBytes  4.70 Gbits/sec    0   1.2 MBytes\n"
+          "[  7]   0.00-1.00   sec   560 MBytes  4.70 Gbits/sec    0   1.2 MBytes\n")
+    [p] = explain(p2, host="other", nodes=2)
+    assert "tests one after the other" not in messages(p) and "9.40" in messages(p)
+
+
+def test_a_small_tcp_window_asked_is_the_rates_limit_not_the_link():
+    [s] = explain(IPERF2_SMALL_WINDOW, host="other", nodes=2)
+    assert "TCP window of 8k asked" in messages(s, "info") and "warn" not in levels(s)
+    # the same rate without -w: the link comparison (a warning) as before; a large window is no limit either
+    for command in ("$ iperf -c 10.2.11.49", "$ iperf -c 10.2.11.49 -w 4M"):
+        [o] = explain(IPERF2_SMALL_WINDOW.replace("$ iperf -c 10.2.11.49 --window 8k", command), host="other", nodes=2)
+        assert "window of" not in messages(o) and "warn" in levels(o)

@@ -1,17 +1,20 @@
 """Shapes of an iperf3 output that its rates alone do not show (for grader.judges.linktest): UDP tests that lose the
 same share of datagrams whatever rate they offer, a TCP flow that stalls second after second while retransmitting,
-and a --bidir test whose slow direction is the one that retransmits.
+a --bidir test whose slow direction is the one that retransmits, several tests in one output (iperf2's server), and a
+test run with a small TCP window (-w).
 
 Sources: esnet/iperf#114 (84-85% lost at 0.1, 1 and 21 Gbit/s alike), esnet/iperf#72 (a WAN flow with -w 64M:
 640 Mbit/s, then seconds of 0 bytes and retransmissions), opnsense/src#277 (--bidir on 1 GbE: RX 940 Mbit/s, TX ~300
-Mbit/s with 20-40 retransmissions a second); the thresholds are checks/specs/ethernet.toml's.
+Mbit/s with 20-40 retransmissions a second), adrielep's iperf2 runs (two 10 GbE links at 9.9 Gbit/s, 2.68 with
+--window 8k); the thresholds are checks/specs/ethernet.toml's.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from .common import warn
+from .common import info, warn
 from .model import Finding
 
 
@@ -80,3 +83,35 @@ def slow_direction_retransmits(iv: Any, means: dict[str, float]) -> Finding | No
                 f"direction reaching its rate shows the link does, so the {slow} direction loses packets on its way: this host's "
                 "sending path (its NIC driver and offloads, its transmit queue) or the other's receiving side. "
                 "`ethtool -S` on both ends shows which counts drops or errors.")
+
+
+def separate_tests(r: Any) -> Finding | None:
+    """Several tests one after the other in one output (``r.separate_tests``: iperf2's server prints a summary row per
+    client connection): each named, the best said to be what the link carried. None for one test."""
+    if len(r.separate_tests) < 2:
+        return None
+    rates = ", ".join(f"{b / 1e9:.3g}" for b in r.separate_tests)
+    return info(f"{len(r.separate_tests)} tests one after the other in this output (each its own connection, one row "
+                f"from 0 s): {rates} Gbit/s. The best, {max(r.separate_tests) / 1e9:.3g} Gbit/s, is what the link "
+                "carried; a lower one is that test's own limit (a smaller window, another path or direction).")
+
+
+_SIZE_RE = re.compile(r"^(?P<n>\d{1,9}(?:\.\d{1,3})?)(?P<unit>[KkMmGg]?)[Bb]?$")
+
+
+def small_window(command: str | None, gbps: float) -> Finding | None:
+    """A test whose command asks for a TCP window (-w / --window) at or under checks/specs/ethernet.toml [tcp_window]
+    small_kib: one flow moves at most a window per round trip, so its rate measures the window, not the link. None
+    otherwise (no window asked, or a large one)."""
+    from ..calc.specs import row
+    from ..parsers.common import command_argv, option_value
+    asked = option_value(command_argv(command), "-w", "--window")
+    m = _SIZE_RE.match(asked or "")
+    if not m:
+        return None
+    kib = float(m["n"]) * {"": 1 / 1024, "k": 1, "m": 1024, "g": 1024 ** 2}[m["unit"].lower()]
+    if kib > row("ethernet.toml", "tcp_window").graded("small_kib"):
+        return None
+    return info(f"{gbps:.2f} Gbit/s with a TCP window of {asked} asked (-w): one flow moves at most a window per round "
+                "trip (rate = window / RTT), so this rate measures the window, not the link. Run without -w (the "
+                "kernel then grows the window to the path's bandwidth x delay) to measure the link.")

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..parsers.common import command_argv, option_value
 from ..parsers.iperf3 import parse_iperf3
-from .iperf3_shapes import repeated_stalls, same_udp_loss, slow_direction_retransmits
+from .iperf3_shapes import repeated_stalls, same_udp_loss, separate_tests, slow_direction_retransmits, small_window
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port
 from .common import (JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, fail, info, is_loopback, ok, on_spark,
                      spark_figure, warn)
@@ -454,6 +454,10 @@ def summarise_iperf3(read: Iperf3Read, command: str | None) -> Summary:
                                        "carries: run without -b (TCP) to measure that."
                                        + (f" It ran to {r.remote_host}, this machine's loopback: no link is crossed "
                                           "either." if is_loopback(r.remote_host) else ""))]
+    findings += [x for x in (separate_tests(r),) if x]
+    window = small_window(command, gbps)
+    if window:  # the rate is the window's: no link figure applies
+        return facts, findings + [window]
     streams = (f" With {r.streams} stream{'s' if r.streams > 1 else ''} TCP cannot fill the link: rerun "
                "with -P 8 or -P 16." if r.streams and r.streams < 8 else "")
     checks = f" Check MTU {JUMBO_MTU} on both ends and that `ethtool <twin>` shows {LINK_MBPS}Mb/s."

@@ -22,6 +22,7 @@ _STOPPED_RE = re.compile(r"^iperf3?: (?:interrupt - )?(?P<msg>the (?:client|serv
 _UDP_LOST_RE = re.compile(r"\bms\s++(?P<lost>\d++)/(?P<total>\d++)\b")  # a UDP row's jitter, then Lost/Total
 _SELF_RE = re.compile(r"^\[\s{0,3}\d{1,4}\]\s{1,8}local (?P<a>[0-9A-Fa-f.:]{2,45}) port \d{1,5} connected (?:to|with) "
                       r"(?P<b>[0-9A-Fa-f.:]{2,45}) port \d{1,5}")
+_CONNECTED_RE = re.compile(r"^\[\s{0,3}\d{1,4}\]\s{1,8}local \S{1,64} port \d{1,5} connected with ")  # iperf2's
 _HOST_RE = re.compile(r"^(?:Connecting to host|Accepted connection from) (?P<host>[^,\s]+)")
 _START_RE = re.compile(r"^Starting Test: protocol: (?P<proto>\w+), (?P<n>\d+) streams")
 _LISTEN_RE = re.compile(r"^Server listening on (?P<port>\d+)")
@@ -60,6 +61,9 @@ class Iperf3Result:
     self_connected: str | None = None
     """The address of a connection from an address to itself (``local A port N connected to A port M``): the test
     crossed no link."""
+    separate_tests: tuple[float, ...] = ()
+    """Tests run one after the other in one output, each its own connection and one row from 0 s (iperf2's server:
+    a summary row per client): each one's rate in bits per second, in order; ``sent_bps`` is then the best."""
 
     @property
     def sent_gbps(self) -> float | None:
@@ -248,6 +252,8 @@ def _from_text(lines: list[Line]) -> Iperf3Result:
     ids: set[str] = set()
     error = remote = port = stopped = loop = None
     proto, streams = "TCP", None
+    heads: list[re.Match[str]] = []  # rows from 0 s each after its own connection's `local ... connected` line
+    connected = False
     for line in lines:
         s = line.text.strip()
         listen = _LISTEN_RE.match(s) if port is None else None
@@ -261,6 +267,9 @@ def _from_text(lines: list[Line]) -> Iperf3Result:
                 ids.add(row.group("id"))
             if re.search(r"\bms\s+\d+/\d+", row.group("rest")):
                 proto = "UDP"
+            if connected and not role and float(row.group("start")) == 0:
+                heads.append(row)
+            connected = False
             if role in ("sender", "receiver"):
                 # [SUM] rows win over per-stream rows; with one stream the stream row is the sum
                 if row.group("id") == "SUM" or role not in summary or summary[role].group("id") != "SUM":
@@ -274,6 +283,7 @@ def _from_text(lines: list[Line]) -> Iperf3Result:
                 stopped = cut.group("msg")
                 continue
         same = _SELF_RE.match(s)
+        connected = connected or bool(same) or bool(_CONNECTED_RE.match(s))
         if same and same["a"] == same["b"]:
             loop = same["a"]
         for regex in (_ERROR_RE, _HOST_RE, _START_RE):
@@ -292,6 +302,10 @@ def _from_text(lines: list[Line]) -> Iperf3Result:
             raise ParseError("iperf3", "no output to read (empty paste?)")
         raise fail_on_line("iperf3", first, "no iperf3 result row (`[SUM] ... Gbits/sec ... sender`) "
                            "and no `iperf3: error - ...` line found")
+    if not summary and len(heads) >= 2 and len(heads) == len(intervals):  # one row per connection: several tests
+        rates = tuple(_rate(h) for h in heads)
+        return Iperf3Result(proto, 1, None, max(rates), None, None, error, remote, False, port, stopped=stopped,
+                            self_connected=loop, separate_tests=rates)
     sent, recv = summary.get("sender"), summary.get("receiver")
     truncated = sent is None and recv is None and bool(intervals)
     if sent is not None and recv is None and not _rate(sent) and intervals:
