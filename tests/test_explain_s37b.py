@@ -203,7 +203,8 @@ def test_nccl_tests_invalid_device_ordinal_is_a_placement_fault():
     assert "NCCL_IB_GID_INDEX" not in ordinal  # the generic advice is not given for the known line
 
 
-# adrielep's two 10 GbE links (pending xj013): iperf2's server, a summary row per client, then a client with -w 8k
+# https://github.com/AdrielEP/test (ReadMe.md, pending xj013): two 10 GbE links; iperf2's server, a summary row per
+# client, then a client with -w 8k
 IPERF2_SERVER = """$ iperf -s
 ------------------------------------------------------------
 Server listening on TCP port 5001
@@ -251,3 +252,31 @@ def test_a_small_tcp_window_asked_is_the_rates_limit_not_the_link():
     for command in ("$ iperf -c 10.2.11.49", "$ iperf -c 10.2.11.49 -w 4M"):
         [o] = explain(IPERF2_SMALL_WINDOW.replace("$ iperf -c 10.2.11.49 --window 8k", command), host="other", nodes=2)
         assert "window of" not in messages(o) and "warn" in levels(o)
+
+
+# https://github.com/esnet/iperf/issues/198 (pending xj012): iperf3 through bwctl, -w 32m asked
+WINDOW_FLAT = """Connecting to host 203.0.113.4, port 5019
+[ 15] local 203.0.113.121 port 42668 connected to 203.0.113.4 port 5019
+[ ID] Interval           Transfer     Bandwidth       Retr  Cwnd
+[ 15]   0.00-1.00   sec  47.5 MBytes   398 Mbits/sec    0    822 KBytes
+[ 15]   1.00-2.00   sec  11.2 MBytes  94.4 Mbits/sec    0    822 KBytes
+[ 15]   2.00-3.00   sec  11.2 MBytes  94.4 Mbits/sec    0    822 KBytes
+[ 15]   3.00-4.00   sec  12.5 MBytes   105 Mbits/sec    0    822 KBytes
+[ 15]   4.00-5.00   sec  11.2 MBytes  94.4 Mbits/sec    0    822 KBytes
+[ 15]   5.00-6.00   sec  10.0 MBytes  83.9 Mbits/sec    0    822 KBytes
+"""
+
+
+def test_a_flow_with_a_fixed_window_and_no_loss_is_window_bound():
+    [s] = explain(WINDOW_FLAT, host="other", nodes=2)
+    said = messages(s, "warn")
+    assert "congestion window fixed at 822 KBytes" in said and "a round trip of about" in said
+    # a 10 GbE link full at its TCP ceiling with a fixed window: the link is the limit, nothing said
+    full = WINDOW_FLAT.replace("94.4 Mbits/sec", "9.41 Gbits/sec").replace("105 Mbits/sec", "9.42 Gbits/sec").replace(
+        "83.9 Mbits/sec", "9.40 Gbits/sec")
+    [f] = explain(full, host="other", nodes=2)
+    assert "window fixed" not in messages(f)
+    # a window that grows, or a retransmission: no cap by a window is shown
+    [g] = explain(WINDOW_FLAT.replace("4.00-5.00   sec  11.2 MBytes  94.4 Mbits/sec    0    822",
+                                      "4.00-5.00   sec  11.2 MBytes  94.4 Mbits/sec    3    411"), host="other", nodes=2)
+    assert "window fixed" not in messages(g)

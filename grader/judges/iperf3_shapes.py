@@ -1,12 +1,13 @@
 """Shapes of an iperf3 output that its rates alone do not show (for grader.judges.linktest): UDP tests that lose the
 same share of datagrams whatever rate they offer, a TCP flow that stalls second after second while retransmitting,
-a --bidir test whose slow direction is the one that retransmits, several tests in one output (iperf2's server), and a
-test run with a small TCP window (-w).
+a --bidir test whose slow direction is the one that retransmits, several tests in one output (iperf2's server), a
+test run with a small TCP window (-w), and a flow whose window stays fixed with no loss.
 
 Sources: esnet/iperf#114 (84-85% lost at 0.1, 1 and 21 Gbit/s alike), esnet/iperf#72 (a WAN flow with -w 64M:
 640 Mbit/s, then seconds of 0 bytes and retransmissions), opnsense/src#277 (--bidir on 1 GbE: RX 940 Mbit/s, TX ~300
-Mbit/s with 20-40 retransmissions a second), adrielep's iperf2 runs (two 10 GbE links at 9.9 Gbit/s, 2.68 with
---window 8k); the thresholds are checks/specs/ethernet.toml's.
+Mbit/s with 20-40 retransmissions a second), esnet/iperf#198 (Cwnd fixed at 822 KBytes, 94 Mbit/s flat, no
+retransmission), AdrielEP/test's iperf2 runs (two 10 GbE links at 9.9 Gbit/s, 2.68 with --window 8k); the
+thresholds are checks/specs/ethernet.toml's.
 """
 
 from __future__ import annotations
@@ -115,3 +116,31 @@ def small_window(command: str | None, gbps: float) -> Finding | None:
     return info(f"{gbps:.2f} Gbit/s with a TCP window of {asked} asked (-w): one flow moves at most a window per round "
                 "trip (rate = window / RTT), so this rate measures the window, not the link. Run without -w (the "
                 "kernel then grows the window to the path's bandwidth x delay) to measure the link.")
+
+
+def window_bound(read: Any) -> Finding | None:
+    """One TCP stream whose congestion window (Cwnd) stays the same in every interval after the first, with no
+    retransmission in any: TCP neither grows the window nor loses anything, so a window caps the flow at one window per
+    round trip (the socket buffer -w asked or the kernel granted, net.core.rmem_max/wmem_max, the receiver's window);
+    the round trip that rate and window imply is said. None otherwise (several streams, losses, a window that moves)."""
+    iv = read.intervals
+    if read.result.protocol != "TCP" or read.result.streams != 1 or len(iv.cwnd_bytes) != 1:
+        return None
+    role, cwnd = next(iter(iv.cwnd_bytes.items()))
+    retr, rates = iv.retransmits_by_role.get(role, ()), iv.rates_gbps.get(role, ())
+    if len(cwnd) < 5 or len(set(cwnd[1:])) != 1 or any(retr) or len(rates) != len(cwnd) or not min(rates[1:]):
+        return None
+    rate = sum(rates[1:]) / len(rates[1:])
+    from ..calc.specs import row
+    spec = row("ethernet.toml", "ieee_802_3")
+    share = spec.graded("tcp_goodput_fraction") or 1
+    if any(0.9 * g * share <= rate <= g for g in spec.graded("rates_gbps") or []):
+        return None  # a standard link's TCP ceiling: the link is full, the window big enough
+    rtt_ms = cwnd[-1] * 8 / (rate * 1e9) * 1000
+    return warn(f"One TCP stream at {rate * 1000:.3g} Mbit/s with its congestion window fixed at {cwnd[-1] / 1024:.0f} "
+                f"KBytes in every second after the first and no retransmission: TCP neither grows the window nor loses "
+                "anything, so a window caps the flow at one window per round trip (rate = window / RTT: here a round "
+                f"trip of about {rtt_ms:.2g} ms). The socket buffer (-w asked, or what the kernel granted: "
+                "net.core.rmem_max/wmem_max, net.ipv4.tcp_rmem/tcp_wmem) or the receiver's window is the limit, not "
+                f"the path (unless this rate is the TCP ceiling of the path's slowest hop, about {share:.0%} of its "
+                "line rate): raise them on both hosts (or run -P 4..8) before judging the link.")

@@ -17,7 +17,8 @@ from typing import Any
 
 from ..parsers.common import command_argv, option_value
 from ..parsers.iperf3 import parse_iperf3
-from .iperf3_shapes import repeated_stalls, same_udp_loss, separate_tests, slow_direction_retransmits, small_window
+from .iperf3_shapes import (repeated_stalls, same_udp_loss, separate_tests, slow_direction_retransmits, small_window,
+                            window_bound)
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port
 from .common import (JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, fail, info, is_loopback, ok, on_spark,
                      spark_figure, warn)
@@ -445,7 +446,7 @@ def summarise_iperf3(read: Iperf3Read, command: str | None) -> Summary:
                              f"(the default) with -P 8..16 against the published figures ({IPERF_FIGURES})."))
         loss = same_udp_loss(read.intervals) or _udp_loss(read.intervals) or _udp_summary_loss(r, command)
         return facts, findings + ([loss] if loss else [])
-    findings += [x for x in (repeated_stalls(read),) if x]
+    findings += [x for x in (repeated_stalls(read), window_bound(read)) if x]
     target = (r.target_bps or 0) / 1e9 * (r.streams or 1)  # -b paces each stream
     if target and 0.95 * target <= gbps <= 1.05 * target and not r.retransmits:  # the figure is the setting's
         return facts, findings + [info(f"{gbps:.2f} Gbit/s: the {target:g} Gbit/s the test was paced to (-b for each "

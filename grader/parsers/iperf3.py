@@ -357,6 +357,7 @@ class Iperf3Intervals:
     seconds: float = 0.0  # the time the kept interval rows cover (the longest direction's), in seconds
     retransmits_by_role: dict[str, tuple[int, ...]] = field(default_factory=dict)  # each direction's Retr column
     udp_runs: tuple[tuple[float, int, int], ...] = ()  # every distinct UDP row: (Gbit/s, lost, total), in order
+    cwnd_bytes: dict[str, tuple[float, ...]] = field(default_factory=dict)  # each direction's Cwnd column, in bytes
 
 
 _RETR_HEADER_RE = re.compile(r"^\W{0,4}\[\s*ID\][^\n]{0,120}\bRetr", re.M)
@@ -394,7 +395,10 @@ def parse_iperf3_intervals(text: str) -> Iperf3Intervals:
             spans.setdefault(role, {})[m.group("start")] = float(m.group("end")) - float(m.group("start"))
     bare = bool(_RETR_HEADER_RE.search(text))
     by_role: dict[str, list[int]] = {}
+    cwnd: dict[str, list[float]] = {}
     for m, role in rows:  # a [SUM] row's bare count adds its streams' up: not counted twice
+        if w := re.match(r"\s*\d+\s+(?P<n>[\d.]+)\s+(?P<u>[KMG]?)Bytes", m.group("rest")):
+            cwnd.setdefault(role, []).append(float(w["n"]) * {"": 1, "K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}[w["u"]])
         if x := re.match(r"\s*(\d+)(?:\s+[\d.]+\s+\w?Bytes|\s*$)" if bare and m.group("id") != "SUM"
                          else r"\s*(\d+)\s+[\d.]+\s+\w?Bytes", m.group("rest")):
             by_role.setdefault(role, []).append(int(x.group(1)))
@@ -413,4 +417,5 @@ def parse_iperf3_intervals(text: str) -> Iperf3Intervals:
     return Iperf3Intervals({role: tuple(per.values()) for role, per in rates.items()}, retr,
                            {role: tuple(per.values()) for role, per in moved.items()}, lost, summary,
                            max((sum(per.values()) for per in spans.values()), default=0.0),
-                           {role: tuple(per) for role, per in by_role.items()}, runs)
+                           {role: tuple(per) for role, per in by_role.items()}, runs,
+                           {role: tuple(per) for role, per in cwnd.items()})
