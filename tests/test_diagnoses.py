@@ -514,6 +514,9 @@ EXAMPLES.update({
                              "waitForFutureOrTimeout(std::future<bool>&, std::chrono::duration<long, std::ratio<1l, "
                              "1000l>> const&) + 197\n    frame #3: 0x00007fb090db1068 libtorch_cuda.so`c10d::"
                              "ProcessGroupNCCL::abort() + 664\n",
+    # uccl-project/uccl#301: UCCL's copy of NCCL's GID probe, in a pod with a sparse GID table
+    "roce-version-read-einval": BANNER + "W20250825 11:10:33.595331   331 util_rdma.h:547] NET/IB: read failed in "
+                                "ncclIbRoceGetVersionNum: Invalid argument\n",
     # NVIDIA/nccl#1409: two ranks' watchdog lines, one step, two collectives
     "nccl-watchdog-desync": BANNER + "[rank7]:[E816 01:45:40.183009389 ProcessGroupNCCL.cpp:607] [Rank 7] Watchdog "
                             "caught collective operation timeout: WorkNCCL(SeqNum=80078, OpType=BROADCAST, NumelIn=5056, "
