@@ -625,6 +625,19 @@ def test_ranks_in_different_collectives_at_one_step_are_a_desync():
         assert all("desync" not in m for _, m in known_faults(text)), text
 
 
+# https://github.com/kvcache-ai/Mooncake/issues/936: an RDMA context on an IPv4-mapped (RoCE v2) GID
+MOONCAKE_GID = ("I20260203 17:42:09.445906 3720677 rdma_context.cpp:140] RDMA device: mlx5_3, LID: 0, GID: (GID_Index "
+                "3) 00:00:00:00:00:00:00:00:00:00:ff:ff:cb:00:71:14\n")
+
+
+def test_mooncakes_ipv4_mapped_gid_is_a_note():
+    [(level, message)] = known_faults(MOONCAKE_GID)
+    assert level == "info" and "GID index 3" in message and "IPv4-mapped" in message
+    # a link-local GID (fe80::) is no IPv4-mapped one: not said so
+    assert known_faults(MOONCAKE_GID.replace("00:00:00:00:00:00:00:00:00:00:ff:ff:cb:00:71:14",
+                                             "fe:80:00:00:00:00:00:00:02:aa:bb:ff:fe:cc:dd:01")) == []
+
+
 # https://github.com/uccl-project/uccl/issues/301: the GID probe reading an empty slot of a pod's GID table
 ROCE_VER_EINVAL = ("W20250825 11:10:33.595331   331 util_rdma.h:547] NET/IB: read failed in ncclIbRoceGetVersionNum: "
                    "Invalid argument\n")
@@ -1058,7 +1071,7 @@ def test_every_known_error_line_is_read_here():
                                         DOWNLOADED, NO_P2P, SHM_WAIT, NO_VERBS, SPARK_BOOT, NO_P2P_PAIR, PEER_CHECK, WSL, OFI_TCP, OFI_GDR, RAS_BIND, PEER_ALREADY,
                                         PCIE_SLOWER, ALLREDUCE, SYMM_MEM, PL_REFUSED, TORCH_CAP, NO_CUSTOM_AR,
                                         REREGISTRATION, MODULE_NOT_SUPPORTED, ABI_OTHERS_OPEN, DESTROY_PG, LEAKED_SHM,
-                                        C10D_HOSTNAME, RAY_FRACTIONAL, DEL_IGNORED, DESYNC, RANK_LEFT]
+                                        C10D_HOSTNAME, RAY_FRACTIONAL, DEL_IGNORED, DESYNC, RANK_LEFT, MOONCAKE_GID]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently
