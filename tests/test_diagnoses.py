@@ -517,6 +517,9 @@ EXAMPLES.update({
     # kvcache-ai/Mooncake#936: the RDMA context of one device, GID index 3 given by the user
     "mooncake-gid-ipv4-mapped": BANNER + "I20260203 17:42:09.445906 3720677 rdma_context.cpp:140] RDMA device: mlx5_3, "
                                 "LID: 0, GID: (GID_Index 3) 00:00:00:00:00:00:00:00:00:00:ff:ff:cb:00:71:14\n",
+    # uxlfoundation/oneCCL#157: a machine with only lo
+    "oneccl-no-host-ip": BANNER + "2025:02:17-17:20:51:( 2399) |CCL_ERROR| internal_kvs.cpp:289 fill_local_host_ip: "
+                         "can't find interface  to get host IP\n",
     # uccl-project/uccl#301: UCCL's copy of NCCL's GID probe, in a pod with a sparse GID table
     "roce-version-read-einval": BANNER + "W20250825 11:10:33.595331   331 util_rdma.h:547] NET/IB: read failed in "
                                 "ncclIbRoceGetVersionNum: Invalid argument\n",

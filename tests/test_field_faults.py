@@ -638,6 +638,9 @@ def test_mooncakes_ipv4_mapped_gid_is_a_note():
                                              "fe:80:00:00:00:00:00:00:02:aa:bb:ff:fe:cc:dd:01")) == []
 
 
+# https://github.com/uxlfoundation/oneCCL/issues/157: oneCCL's KVS on a machine whose only interface is lo
+CCL_NO_HOST_IP = ("2025:02:17-17:20:51:( 2399) |CCL_ERROR| internal_kvs.cpp:289 fill_local_host_ip: can't find "
+                  "interface  to get host IP\n")
 # https://github.com/uccl-project/uccl/issues/301: the GID probe reading an empty slot of a pod's GID table
 ROCE_VER_EINVAL = ("W20250825 11:10:33.595331   331 util_rdma.h:547] NET/IB: read failed in ncclIbRoceGetVersionNum: "
                    "Invalid argument\n")
@@ -1013,7 +1016,8 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        RAY_FATAL, RAY_DISK, RAY_USAGE, BENCH_FIRST, RANK_TWICE, NVRM_LOST, NO_STATUS, SHM_STUCK, FD_ULIMIT,
        DEVX, NIXL_BACKEND, SGLANG_NO_KV, DYNAMO_NONE, ORTED, CUDA12_LIB, TRT_WINDOW, UCX_SOCKADDR, CM_ENODEV,
        STORE_RETRY, STORE_RETRIES, GLOO_HOSTNAME, NO_PROVIDER, NO_SOCKET_IFACE, LOCAL_ACCESS, CTS_UNUSED, NO_LIBCUDA,
-       PMIX_TIMEOUT, ABORT_HANG, TESTS_ORDINAL, PROXY_POOL, MEMLOCK_64K, ROCE_VER_EINVAL]
+       PMIX_TIMEOUT, ABORT_HANG, TESTS_ORDINAL, PROXY_POOL, MEMLOCK_64K, ROCE_VER_EINVAL,
+       CCL_NO_HOST_IP]
 
 
 @pytest.mark.parametrize("text", ALL)
