@@ -471,6 +471,43 @@ def _one_machine_told(log: VllmLog | None, values: Mapping[str, Any], text: str)
     return {} if context().nodes == 1 and not re.search(r"\[PG (?:ID )?[1-9]", text) else None
 
 
+def _one_machine_nccl(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where `explain --nodes 1` says one machine, or NCCL's own communicator line says one node (``nRanks N
+    nNodes 1``): no network, so GPU to GPU inside it is the collectives' only path."""
+    return {} if context().nodes == 1 or re.search(r"\bnNodes 1\b", text) else None
+
+
+_WATCHDOG_OP_RE = re.compile(r"WorkNCCL\(SeqNum=(?P<seq>\d{1,12}), OpType=(?P<op>\w{1,40})")
+
+
+def _other_op_same_seq(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where another watchdog line of the text timed out at the same sequence number in another collective
+    (``OpType``): the ranks called different collectives at one step (NVIDIA/nccl#1409)."""
+    other = next((m["op"] for m in _WATCHDOG_OP_RE.finditer(text) if m["seq"] == values.get("seq")
+                  and m["op"] != values.get("op")), None)
+    return {"other": other} if other else None
+
+
+_WATCHDOG_RANK_RE = re.compile(r"\[Rank (?P<rank>\d{1,6})\] Watchdog caught collective operation timeout")
+
+
+def _other_rank_timed_out(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where another rank's watchdog timed out on a collective in the text (``[Rank 1] Watchdog caught
+    collective operation timeout``) beside this rank's communicator abort: that rank waited for this one."""
+    waiter = next((m["rank"] for m in _WATCHDOG_RANK_RE.finditer(text) if m["rank"] != values.get("rank")), None)
+    return {"waiter": waiter} if waiter else None
+
+
+def _memlock_below_rdma(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where the locked-memory limit read (KiB) is under checks/specs/memory.toml [memlock] rdma_floor_kib."""
+    from grader.calc.specs import row
+    try:
+        kib = int(values["kib"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return {} if kib < row("memory.toml", "memlock").graded("rdma_floor_kib") else None
+
+
 def _other_devices_open(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """Applies where the text lists RDMA devices that opened (``N HCAs found``, ibv_devinfo's ``hca_id:``)."""
     return {} if re.search(r"\b[1-9]\d{0,2} HCAs? found\b|^hca_id:", text, re.M) else None
@@ -573,6 +610,10 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "continued_message": _continued_message,
     "frame_step": _frame_step,
     "one_machine_told": _one_machine_told,
+    "one_machine_nccl": _one_machine_nccl,
+    "other_op_same_seq": _other_op_same_seq,
+    "other_rank_timed_out": _other_rank_timed_out,
+    "memlock_below_rdma": _memlock_below_rdma,
     "told_one_machine": _unless(_multi_machine),  # `explain --nodes 1` says one machine
     "rpc_endpoint": _rpc_endpoint,
     "other_devices_open": _other_devices_open,

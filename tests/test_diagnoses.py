@@ -495,6 +495,44 @@ EXAMPLES.update({
     "nccl-watchdog-failure": BANNER + "[rank1]:[E909 08:45:30.126335825 ProcessGroupNCCL.cpp:2252] [PG ID 2 PG GUID 3 Rank "
                              "1]  failure detected by watchdog at work sequence id: 40231 PG status: last enqueued work: "
                              "40267, last completed work: 40230\n",
+    # nccl-tests#132: mpirun -np 2 with a machinefile, both ranks on one single-GPU host
+    "nccl-tests-device-ordinal": BANNER + "labnodedevai: Test CUDA failure common.cu:892 'invalid device ordinal'\n",
+    # NVIDIA/nccl#1504: rank 0's communicator aborted, rank 1's first collective timed out
+    "nccl-rank-aborted-peer-timed-out": BANNER + "678c7278cb2d:26023:27115 [0] NCCL INFO comm 0x1aacdee0 rank 0 nranks 4 "
+                                        "cudaDev 0 busId 1000 - Abort COMPLETE\n[rank1]:[E1106 04:43:01.018941581 "
+                                        "ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation "
+                                        "timeout: WorkNCCL(SeqNum=1, OpType=COALESCED, NumelIn=1, NumelOut=1, "
+                                        "Timeout(ms)=1800000) ran for 1800039 milliseconds before timing out.\n",
+    # openucx/ucx#8229: `ulimit -a` of the user whose UCX over verbs failed
+    "memlock-limit-low": BANNER + "max locked memory       (kbytes, -l) 64\n",
+    # NVIDIA/nccl#2353: gdb's frames of rank 1 at the hang
+    "nccl-proxy-op-pool-stack": BANNER + "#0  __sched_yield\n#1  ncclLocalOpAppend(ncclComm*, ncclProxyConnector*, "
+                                "ncclProxyOp*)\n#2  SaveProxy(ncclComm*, ncclChannel*, int, int, ncclProxyOp*, int, "
+                                "bool*)\n",
+    # pytorch#149153: an lldb stack of a process stuck in ProcessGroupNCCL::abort()
+    "nccl-abort-hang-stack": BANNER + "    frame #2: 0x00007fb090db0b85 libtorch_cuda.so`c10d::ProcessGroupNCCL::"
+                             "waitForFutureOrTimeout(std::future<bool>&, std::chrono::duration<long, std::ratio<1l, "
+                             "1000l>> const&) + 197\n    frame #3: 0x00007fb090db1068 libtorch_cuda.so`c10d::"
+                             "ProcessGroupNCCL::abort() + 664\n",
+    # kvcache-ai/Mooncake#936: the RDMA context of one device, GID index 3 given by the user
+    "mooncake-gid-ipv4-mapped": BANNER + "I20260203 17:42:09.445906 3720677 rdma_context.cpp:140] RDMA device: mlx5_3, "
+                                "LID: 0, GID: (GID_Index 3) 00:00:00:00:00:00:00:00:00:00:ff:ff:cb:00:71:14\n",
+    # uxlfoundation/oneCCL#157: a machine with only lo
+    "oneccl-no-host-ip": BANNER + "2025:02:17-17:20:51:( 2399) |CCL_ERROR| internal_kvs.cpp:289 fill_local_host_ip: "
+                         "can't find interface  to get host IP\n",
+    # uccl-project/uccl#301: UCCL's copy of NCCL's GID probe, in a pod with a sparse GID table
+    "roce-version-read-einval": BANNER + "W20250825 11:10:33.595331   331 util_rdma.h:547] NET/IB: read failed in "
+                                "ncclIbRoceGetVersionNum: Invalid argument\n",
+    # NVIDIA/nccl#1409: two ranks' watchdog lines, one step, two collectives
+    "nccl-watchdog-desync": BANNER + "[rank7]:[E816 01:45:40.183009389 ProcessGroupNCCL.cpp:607] [Rank 7] Watchdog "
+                            "caught collective operation timeout: WorkNCCL(SeqNum=80078, OpType=BROADCAST, NumelIn=5056, "
+                            "NumelOut=5056, Timeout(ms)=600000) ran for 600026 milliseconds before timing out.\n"
+                            "[rank3]:[E816 01:45:40.212150935 ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog caught "
+                            "collective operation timeout: WorkNCCL(SeqNum=80078, OpType=ALLREDUCE, NumelIn=2106881, "
+                            "NumelOut=2106881, Timeout(ms)=600000) ran for 600013 milliseconds before timing out.\n",
+    # NVIDIA/deepops#1179: srun --mpi=pmix of nccl-tests on two nodes
+    "slurm-pmix-collective-timeout": BANNER + "slurmstepd: error:  mpi/pmix_v3: pmixp_coll_ring_reset_if_to: adas-ml [0]: "
+                                     "pmixp_coll_ring.c:742: 0x14ce0c02cb20: collective timeout seq=0\n",
     "nccl-watchdog-timeout": BANNER + "[rank1]:[E825 00:42:25.854022710 ProcessGroupNCCL.cpp:689] [Rank 1] Watchdog "
                              "caught collective operation timeout: WorkNCCL(SeqNum=3474, OpType=_ALLGATHER_BASE, "
                              "NumelIn=8282112, NumelOut=24846336, Timeout(ms)=600000) ran for 600000 milliseconds "
@@ -568,6 +606,8 @@ EXAMPLES.update({
     "nccl-topology-virtual-pci": BANNER + "DESKTOP:36629:36635 [0] graph/xml.cc:332 NCCL WARN Could not find real path "
                                  "of /sys/class/pci_bus/0000:21/../../0000:21:00.0\n",
     # transformers#15618: an 8-GPU server without P2P between pairs
+    "nccl-p2p-not-enabled-one-machine": BANNER + "srv-s0:537554:537627 [1] NCCL INFO Could not enable P2P between dev "
+                                        "1(=1b000) and dev 0(=1a000)\n",
     "nccl-p2p-not-enabled": BANNER + "srv-s0:537554:537627 [1] NCCL INFO Could not enable P2P between dev 1(=1b000) and "
                             "dev 0(=1a000)\n",
     # microsoft/WSL#12467: the workers' NCCL error on one machine (explain --nodes 1)
@@ -853,7 +893,7 @@ def reached_in_text(text: str) -> list[str]:
 
 
 EXAMPLE_NODES = {"ray-local-instance-one-machine": 1, "nccl-error-one-machine": 1, "nccl-watchdog-first-one-machine": 1,
-                 "gloo-hostname-loopback-one-machine": 1}
+                 "gloo-hostname-loopback-one-machine": 1, "nccl-p2p-not-enabled-one-machine": 1}
 """Entries that ask what `explain --nodes` says (LOG_FLAGS' told_one_machine, details one_machine_told): the machines
 their example is read with."""
 EXAMPLE_HOSTS: dict[str, str] = {}

@@ -456,7 +456,10 @@ def test_nccls_direct_shared_memory_is_its_shm_transport():
             "srv-s0:537558:537635 [5] NCCL INFO Channel 00 : 5[89000] -> 4[88000] via direct shared memory\n")
     [s] = explain(text, host="other", nodes=1)
     assert "NCCL used direct." not in messages(s) and "host shared memory" in messages(s)
-    assert "could not enable CUDA peer-to-peer between GPUs 5 and 4" in messages(s, "info")
+    # on one machine GPU to GPU is the collectives' only path: a warning (corpus zg018, this paste, reads it so)
+    assert "could not enable CUDA peer-to-peer between GPUs 5 and 4" in messages(s, "warn")
+    [two] = explain(text, host="other", nodes=2)
+    assert "could not enable CUDA peer-to-peer between GPUs 5 and 4" in messages(two, "info")
 
 
 # https://github.com/deepseek-ai/DeepEP/issues/202 (blind batch zf020): `nvidia-smi topo -mp` named by a Markdown

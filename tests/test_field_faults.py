@@ -609,6 +609,84 @@ LAUNCH_FAILED = ("(autoscaler +38s) Adding 1 nodes of type gpu.medium.\n(autosca
                  "gpu.medium (launch failed).\n(autoscaler +54s) Adding 1 nodes of type gpu.medium.\n")
 
 # colonel-otto/3x-dgx-spark-mesh-deepseek-v4-0731-flash results/20260824-seqs32-nccl/crash/spark1.txt (its first line)
+# https://github.com/NVIDIA/deepops/issues/1179: slurmstepd's PMIx plugin, the first fence of two nodes
+PMIX_TIMEOUT = ("slurmstepd: error:  mpi/pmix_v3: pmixp_coll_ring_reset_if_to: adas-ml [0]: pmixp_coll_ring.c:742: "
+                "0x14ce0c02cb20: collective timeout seq=0\n")
+# https://github.com/pytorch/pytorch/issues/149153: lldb's frames of a process stuck in ProcessGroupNCCL::abort()
+ABORT_HANG = ("  thread #16, name = 'python', stop reason = signal SIGSTOP\n"
+              "    frame #0: 0x00007fb0b7f0792d libc.so.6`syscall + 29\n"
+              "    frame #2: 0x00007fb090db0b85 libtorch_cuda.so`c10d::ProcessGroupNCCL::waitForFutureOrTimeout(std::"
+              "future<bool>&, std::chrono::duration<long, std::ratio<1l, 1000l>> const&) + 197\n"
+              "    frame #3: 0x00007fb090db1068 libtorch_cuda.so`c10d::ProcessGroupNCCL::abort() + 664\n")
+# https://github.com/NVIDIA/nccl/issues/1409: two ranks time out at one sequence number in two collectives
+DESYNC = ("[rank7]:[E816 01:45:40.183009389 ProcessGroupNCCL.cpp:607] [Rank 7] Watchdog caught collective operation "
+          "timeout: WorkNCCL(SeqNum=80078, OpType=BROADCAST, NumelIn=5056, NumelOut=5056, Timeout(ms)=600000) ran for "
+          "600026 milliseconds before timing out.\n"
+          "[rank3]:[E816 01:45:40.212150935 ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog caught collective operation "
+          "timeout: WorkNCCL(SeqNum=80078, OpType=ALLREDUCE, NumelIn=2106881, NumelOut=2106881, Timeout(ms)=600000) ran "
+          "for 600013 milliseconds before timing out.\n")
+
+
+def test_ranks_in_different_collectives_at_one_step_are_a_desync():
+    """NVIDIA/nccl#1409: BROADCAST on rank 7, ALLREDUCE on rank 3, both SeqNum 80078; one rank's line alone, or two
+    ranks in the same collective, is the plain timeout."""
+    [(level, message)] = known_faults(DESYNC)
+    assert level == "fail" and "`BROADCAST`" in message and "`ALLREDUCE`" in message and "desync" in message
+    assert "TORCH_DISTRIBUTED_DEBUG=DETAIL" in message
+    for text in (DESYNC.split("\n")[0] + "\n", DESYNC.replace("OpType=ALLREDUCE", "OpType=BROADCAST")):
+        assert all("desync" not in m for _, m in known_faults(text)), text
+
+
+# https://github.com/kvcache-ai/Mooncake/issues/936: an RDMA context on an IPv4-mapped (RoCE v2) GID
+MOONCAKE_GID = ("I20260203 17:42:09.445906 3720677 rdma_context.cpp:140] RDMA device: mlx5_3, LID: 0, GID: (GID_Index "
+                "3) 00:00:00:00:00:00:00:00:00:00:ff:ff:cb:00:71:14\n")
+
+
+def test_mooncakes_ipv4_mapped_gid_is_a_note():
+    [(level, message)] = known_faults(MOONCAKE_GID)
+    assert level == "info" and "GID index 3" in message and "IPv4-mapped" in message
+    # a link-local GID (fe80::) is no IPv4-mapped one: not said so
+    assert known_faults(MOONCAKE_GID.replace("00:00:00:00:00:00:00:00:00:00:ff:ff:cb:00:71:14",
+                                             "fe:80:00:00:00:00:00:00:02:aa:bb:ff:fe:cc:dd:01")) == []
+
+
+# https://github.com/uxlfoundation/oneCCL/issues/157: oneCCL's KVS on a machine whose only interface is lo
+CCL_NO_HOST_IP = ("2025:02:17-17:20:51:( 2399) |CCL_ERROR| internal_kvs.cpp:289 fill_local_host_ip: can't find "
+                  "interface  to get host IP\n")
+# https://github.com/uccl-project/uccl/issues/301: the GID probe reading an empty slot of a pod's GID table
+ROCE_VER_EINVAL = ("W20250825 11:10:33.595331   331 util_rdma.h:547] NET/IB: read failed in ncclIbRoceGetVersionNum: "
+                   "Invalid argument\n")
+# https://github.com/openucx/ucx/issues/8229: `ulimit -a`'s locked-memory line, 64 KiB
+MEMLOCK_64K = "pending signals                 (-i) 1030810\nmax locked memory       (kbytes, -l) 64\n"
+
+
+def test_a_locked_memory_limit_is_read_against_what_rdma_needs():
+    [(level, message)] = known_faults(MEMLOCK_64K)
+    assert level == "warn" and "64 KiB" in message and "memlock unlimited" in message
+    for fine in ("max locked memory       (kbytes, -l) unlimited\n", "max locked memory       (kbytes, -l) 8388608\n"):
+        assert known_faults(fine) == [], fine
+
+
+# https://github.com/NVIDIA/nccl/issues/2353: rank 1's main thread at the hang
+PROXY_POOL = ("#0  __sched_yield\n#1  ncclLocalOpAppend(ncclComm*, ncclProxyConnector*, ncclProxyOp*)\n"
+              "#2  SaveProxy(ncclComm*, ncclChannel*, int, int, ncclProxyOp*, int, bool*)\n")
+# https://github.com/NVIDIA/nccl-tests/issues/132: a second rank on a one-GPU host (a machinefile without slots)
+TESTS_ORDINAL = "labnodedevai: Test CUDA failure common.cu:892 'invalid device ordinal'\n"
+# https://github.com/NVIDIA/nccl/issues/1504: rank 0's communicator aborted, then rank 1's watchdog timed out
+RANK_LEFT = ("678c7278cb2d:26023:27115 [0] NCCL INFO comm 0x1aacdee0 rank 0 nranks 4 cudaDev 0 busId 1000 - Abort "
+             "COMPLETE\n[rank1]:[E1106 04:43:01.018941581 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective "
+             "operation timeout: WorkNCCL(SeqNum=1, OpType=COALESCED, NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran "
+             "for 1800039 milliseconds before timing out.\n")
+
+
+def test_a_rank_that_aborted_before_anothers_timeout_is_named():
+    said = [m for level, m in known_faults(RANK_LEFT) if level == "fail"]
+    assert any("Rank 0 of 4 aborted its communicator" in m and "rank 1's watchdog timed out" in m for m in said)
+    # its abort alone (a run that ended so), or the timeout on the aborting rank itself: not said
+    for text in (RANK_LEFT.split("\n")[0] + "\n", RANK_LEFT.replace("[Rank 1]", "[Rank 0]")):
+        assert all("aborted its communicator" not in m for _, m in known_faults(text)), text
+
+
 WATCHDOG = ("[rank1]:[E825 00:42:25.854022710 ProcessGroupNCCL.cpp:689] [Rank 1] Watchdog caught collective operation "
             "timeout: WorkNCCL(SeqNum=3474, OpType=_ALLGATHER_BASE, NumelIn=8282112, NumelOut=24846336, "
             "Timeout(ms)=600000) ran for 600000 milliseconds before timing out.\n")
@@ -963,7 +1041,9 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        RAY_FATAL, RAY_DISK, RAY_USAGE, BENCH_FIRST, RANK_TWICE, NVRM_LOST, NO_STATUS, SHM_STUCK, SHM_TWICE, FD_ULIMIT,
        DEVX, NIXL_BACKEND, SGLANG_NO_KV, DYNAMO_NONE, ORTED, CUDA12_LIB, TRT_WINDOW, UCX_SOCKADDR, CM_ENODEV,
        STORE_RETRY, STORE_RETRIES, GLOO_HOSTNAME, NO_PROVIDER, NO_SOCKET_IFACE, LOCAL_ACCESS, CTS_UNUSED, NO_LIBCUDA,
-       ARCH_GUARD, CUDA0_BUFFER, BENCH_ZERO, ENGINE_DIED, RAY_ONE_OF_TWO, RAY_INIT_TIMEOUT]
+       ARCH_GUARD, CUDA0_BUFFER, BENCH_ZERO, ENGINE_DIED, RAY_ONE_OF_TWO, RAY_INIT_TIMEOUT,
+       PMIX_TIMEOUT, ABORT_HANG, TESTS_ORDINAL, PROXY_POOL, MEMLOCK_64K, ROCE_VER_EINVAL,
+       CCL_NO_HOST_IP]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -974,7 +1054,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
     assert level == ("warn" if any(text is t for t in (XID_45, KV_PREEMPTED, PG_ANCHOR, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SHM_64MB, RAY_SHM,
                                                       PCIE_NARROW, UCX_NO_DEVICE, TRT_OTHER_GPU, AER_CORRECTED,
                                                       MODULE_UNREADABLE, RAY_DISK, NO_STATUS, SHM_STUCK, SHM_TWICE, FD_ULIMIT, RAY_ONE_OF_TWO,
-                                                      TRT_WINDOW, GLOO_HOSTNAME, STORE_RETRY, CTS_UNUSED))
+                                                      TRT_WINDOW, GLOO_HOSTNAME, STORE_RETRY, CTS_UNUSED, MEMLOCK_64K))
                     else "fail")
     assert " Fix: " in message
 
@@ -1022,7 +1102,7 @@ def test_every_known_error_line_is_read_here():
                                         PCIE_SLOWER, ALLREDUCE, SYMM_MEM, PL_REFUSED, TORCH_CAP, NO_CUSTOM_AR,
                                         REREGISTRATION, MODULE_NOT_SUPPORTED, ABI_OTHERS_OPEN, DESTROY_PG, LEAKED_SHM,
                                         C10D_HOSTNAME, RAY_FRACTIONAL, DEL_IGNORED, PTX_DUMP, DS_LAUNCH,
-                                        TRTLLM_LEADER, BENCHY_GPT2, NETPLAN_OPEN]
+                                        TRTLLM_LEADER, BENCHY_GPT2, NETPLAN_OPEN, DESYNC, RANK_LEFT, MOONCAKE_GID]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently

@@ -21,13 +21,13 @@ register(KindSpec(
 
 
 register(KindSpec(
-    name="iperf3", parse=judge("linktest", "read_iperf3"), summarise=judge("linktest", "summarise_iperf3"), programs=("iperf3",),
-    matches_command=argv_is("iperf3"),
+    name="iperf3", parse=judge("linktest", "read_iperf3"), summarise=judge("linktest", "summarise_iperf3"),
+    programs=("iperf3", "iperf"), matches_command=lambda argv: bool(argv) and argv[0] in ("iperf3", "iperf"),  # iperf2 too
     # a row is `[  5]   0.00-1.00   sec ...`, `[  5] local ...` or `[ ID] Interval ...`: not any `[0] ...` (mpirun's
     # --tag-output rank tags put `[0] ` before every line of an NCCL log)
     line=re.compile(r"^\[\s*(?:\d+|SUM)\]\s+(?:\d+\.\d+-\s*\d+\.\d+\s+sec|local\s)|^\[\s*ID\]\s|^Connecting to host"
                     r"|^iperf Done|^- - - -|^iperf3?: (?:error|interrupt)"
-                    r"|^Server listening on|^Accepted connection from"
+                    r"|^Server listening on|^Accepted connection from|^Client connecting to \S+, (?:TCP|UDP) port \d"
                     # --debug's own lines (iperf 3.1-3.9): the banner, the control messages its JSON blocks follow
                     r"|^iperf 3\.\d+(?:\.\d+)?\s*$|^(?:send_parameters:|send_results|get_results|get_parameters:)$"
                     r"|^SO_SNDBUF is \d|^Starting Test: protocol: |^tcpi_snd_cwnd \d|^Time: \w{3}, \d"

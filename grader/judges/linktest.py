@@ -17,6 +17,8 @@ from typing import Any
 
 from ..parsers.common import command_argv, option_value
 from ..parsers.iperf3 import parse_iperf3
+from .iperf3_shapes import (repeated_stalls, same_udp_loss, separate_tests, slow_direction_retransmits, small_window,
+                            window_bound)
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port
 from .common import (JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, fail, info, is_loopback, ok, on_spark,
                      spark_figure, warn)
@@ -311,7 +313,10 @@ def _other_host(r: Iperf3Read, gbps: float, streams: str) -> list[Finding]:
         said = _against_ethernet(f"{role}: " if role else "", mean, max(mean, second[0]), None if role == "RX" else lost,
                                  streams, _one_quiet_flow(r, mean, lost))
         findings += [said] if said else []
-    if len(means) > 1 and min(means.values()) < max(means.values()) / 2:
+    lossy = slow_direction_retransmits(r.intervals, means)
+    if lossy:
+        findings.append(lossy)
+    elif len(means) > 1 and min(means.values()) < max(means.values()) / 2:
         findings.append(info("The two directions are asymmetric: one gets under half the other's rate. A full-duplex "
                              "link carries its rate both ways at once, so the slow direction's receiving or sending "
                              "host (its CPU, its NIC's PCIe link) is the limit."))
@@ -445,8 +450,9 @@ def summarise_iperf3(read: Iperf3Read, command: str | None) -> Summary:
     if r.protocol == "UDP":
         findings.append(info(f"UDP test: {gbps:.1f} Gbit/s; UDP rates follow the -b target. Compare TCP "
                              f"(the default) with -P 8..16 against the published figures ({IPERF_FIGURES})."))
-        loss = _udp_loss(read.intervals) or _udp_summary_loss(r, command)
+        loss = same_udp_loss(read.intervals) or _udp_loss(read.intervals) or _udp_summary_loss(r, command)
         return facts, findings + ([loss] if loss else [])
+    findings += [x for x in (repeated_stalls(read), window_bound(read)) if x]
     target = (r.target_bps or 0) / 1e9 * (r.streams or 1)  # -b paces each stream
     if target and 0.95 * target <= gbps <= 1.05 * target and not r.retransmits:  # the figure is the setting's
         return facts, findings + [info(f"{gbps:.2f} Gbit/s: the {target:g} Gbit/s the test was paced to (-b for each "
@@ -455,6 +461,10 @@ def summarise_iperf3(read: Iperf3Read, command: str | None) -> Summary:
                                        "carries: run without -b (TCP) to measure that."
                                        + (f" It ran to {r.remote_host}, this machine's loopback: no link is crossed "
                                           "either." if is_loopback(r.remote_host) else ""))]
+    findings += [x for x in (separate_tests(r),) if x]
+    window = small_window(command, gbps)
+    if window:  # the rate is the window's: no link figure applies
+        return facts, findings + [window]
     streams = (f" With {r.streams} stream{'s' if r.streams > 1 else ''} TCP cannot fill the link: rerun "
                "with -P 8 or -P 16." if r.streams and r.streams < 8 else "")
     checks = f" Check MTU {JUMBO_MTU} on both ends and that `ethtool <twin>` shows {LINK_MBPS}Mb/s."

@@ -15,6 +15,7 @@ import re
 from ..nccl_env import ib_hca_names, ib_hcas
 from ..parsers.nccl_log import NcclLog, transport_verdict
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port, rdma_device_for
+from .nccl_layout import duplicate_gpus, many_hcas, topology_findings
 from .nccl_errors import _chain_findings, _setup_failures, _verbs_findings, error_findings
 from .common import (BUSBW_WARN_GBS, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, fields_of, hca_advice, info, listed,
                      machines_spanned, ok, on_spark, warn)
@@ -158,7 +159,7 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
         if spanned == 1:
             out.append(info(f"NCCL's network is TCP sockets (NET/Socket{' over ' + where if where else ''}), but the run "
                             "is on one machine: no network carries its data (P2P or SHM do), so it does not matter "
-                            "here. Across machines it would: give NCCL an RDMA device before a multi-node run."))
+                            "here. Across machines it would: give NCCL an RDMA device before running across them."))
         elif (socket_channels or (spanned or 0) > 1) and on_spark(_is_spark_log(log) or None) is False:
             reason = ("; ".join(why) + ". ") if why else ("check that NCCL_IB_DISABLE is not 1 and NCCL_IB_HCA (if set) "
                                                           "names them, and in a container pass --device=/dev/infiniband "
@@ -182,11 +183,13 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
             out.append(fail(f"NCCL fell back to TCP sockets (NET/Socket{' over ' + where if where else ''}): no RDMA, a "
                             f"few GB/s at best. {cause}Then check the log shows `NET/IB : Using [0]...`."))
         else:
-            out.append(warn(f"NCCL's network is TCP sockets (NET/Socket{' over ' + where if where else ''}): between "
-                            "machines its data would go over TCP, a few GB/s at best; with every rank on one machine "
-                            "no network is used and it does not matter. This excerpt does not say which: the "
-                            "`Channel ... via NET/Socket` lines, or nNodes in NCCL's `comm ... nRanks ... nNodes` "
-                            f"line, decide (or `explain --nodes N`). For a run across machines: {cause}"))
+            # on a host told not a Spark TCP may be all there is, and the excerpt cannot say it carried anything: a note
+            out.append((info if on_spark(_is_spark_log(log) or None) is False else warn)(
+                f"NCCL's network is TCP sockets (NET/Socket{' over ' + where if where else ''}): between "
+                "machines its data would go over TCP, a few GB/s at best; with every rank on one machine no network "
+                "is used and it does not matter. This excerpt does not say which: the `Channel ... via NET/Socket` "
+                "lines, or nNodes in NCCL's `comm ... nRanks ... nNodes` line, decide (or `explain --nodes N`). For a "
+                f"run across machines: {cause}"))
         out += _socket_iface_notes(log)
     elif verdict in ("P2P", "SHM") and (spanned or 0) > 1:  # the hops inside each machine; those between not shown
         ranks = f" of {log.nranks} ranks" if log.nranks else ""
@@ -427,7 +430,23 @@ def _network_findings(log: NcclLog, verdict: str) -> list[Finding]:
         shape = f" ({log.nranks} ranks on one node)" if log.nranks and log.nranks > 1 and log.nnodes == 1 else ""
         return [info(f"One {'rank' if log.nranks == 1 else 'node'} in this communicator{shape}: the network NCCL "
                      f"chose ({log.network or 'none named'}) carried nothing between machines.")]
-    return _transport_findings(log, verdict) + _mixed_hcas(log) + _bootstrap_across_hosts(log)
+    return (_transport_findings(log, verdict) + _mixed_hcas(log) + _bootstrap_across_hosts(log) + many_hcas(log)
+            + _idle_socket_iface(log))
+
+
+def _idle_socket_iface(log: NcclLog) -> list[Finding]:
+    """NET/Socket listing two or more interfaces between machines (not loopback, a bridge or a tunnel) while every
+    network channel line shown runs over the first, ``NET/Socket/0``: the others carry none of these channels
+    (NVIDIA/nccl#278: two ports per host, every ring on NET/Socket/0)."""
+    names = list(dict.fromkeys(s.name for s in log.socket_ifaces if s.name != "lo" and not _VIRTUAL_IFACE_RE.match(s.name)))
+    net = [c for c in log.channels if c.transport == "NET/Socket"]
+    if len(names) < 2 or len(net) < 2 or any(not c.detail.endswith("/0") for c in net):
+        return []
+    return [warn(f"NCCL lists {len(names)} socket interfaces ({', '.join(names[:4])}), but every network channel in "
+                 f"these lines ({len(net)}) runs over the first, `NET/Socket/0` ({names[0]}): {', '.join(names[1:4])} "
+                 "carries none of them, so the run gets one interface's bandwidth, at most half of what the ports "
+                 "give together. NCCL_SOCKET_NTHREADS and NCCL_NSOCKS_PERTHREAD add sockets on that interface, not "
+                 "interfaces; bonding the ports gives NCCL one interface with both's bandwidth.")]
 
 
 def _bootstrap_across_hosts(log: NcclLog) -> list[Finding]:
@@ -522,7 +541,7 @@ def summarise_nccl_log(log: NcclLog, command: str | None) -> Summary:
             "COMPLETE`, or the first WARN) would."))
     findings += _network_findings(log, verdict) + _inside_findings(log) + _gdr_off_findings(log)
     findings += _verbs_findings(log) + _chain_findings(log)
-    findings += error_findings(log)
+    findings += error_findings(log) + duplicate_gpus(log) + topology_findings(log)
     if log.bench:
         b = max(log.bench, key=lambda x: x.size_mib)
         findings.append(info(f"The benchmark lines end at {b.size_mib:g} MiB with busbw {b.busbw_gbs:g} GB/s (= {b.busbw_gbs * 8:g} Gb/s)."))

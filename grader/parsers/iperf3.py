@@ -22,6 +22,7 @@ _STOPPED_RE = re.compile(r"^iperf3?: (?:interrupt - )?(?P<msg>the (?:client|serv
 _UDP_LOST_RE = re.compile(r"\bms\s++(?P<lost>\d++)/(?P<total>\d++)\b")  # a UDP row's jitter, then Lost/Total
 _SELF_RE = re.compile(r"^\[\s{0,3}\d{1,4}\]\s{1,8}local (?P<a>[0-9A-Fa-f.:]{2,45}) port \d{1,5} connected (?:to|with) "
                       r"(?P<b>[0-9A-Fa-f.:]{2,45}) port \d{1,5}")
+_CONNECTED_RE = re.compile(r"^\[\s{0,3}\d{1,4}\]\s{1,8}local \S{1,64} port \d{1,5} connected with ")  # iperf2's
 _HOST_RE = re.compile(r"^(?:Connecting to host|Accepted connection from) (?P<host>[^,\s]+)")
 _START_RE = re.compile(r"^Starting Test: protocol: (?P<proto>\w+), (?P<n>\d+) streams")
 _LISTEN_RE = re.compile(r"^Server listening on (?P<port>\d+)")
@@ -60,6 +61,9 @@ class Iperf3Result:
     self_connected: str | None = None
     """The address of a connection from an address to itself (``local A port N connected to A port M``): the test
     crossed no link."""
+    separate_tests: tuple[float, ...] = ()
+    """Tests run one after the other in one output, each its own connection and one row from 0 s (iperf2's server:
+    a summary row per client): each one's rate in bits per second, in order; ``sent_bps`` is then the best."""
 
     @property
     def sent_gbps(self) -> float | None:
@@ -248,6 +252,8 @@ def _from_text(lines: list[Line]) -> Iperf3Result:
     ids: set[str] = set()
     error = remote = port = stopped = loop = None
     proto, streams = "TCP", None
+    heads: list[re.Match[str]] = []  # rows from 0 s each after its own connection's `local ... connected` line
+    connected = False
     for line in lines:
         s = line.text.strip()
         listen = _LISTEN_RE.match(s) if port is None else None
@@ -261,6 +267,9 @@ def _from_text(lines: list[Line]) -> Iperf3Result:
                 ids.add(row.group("id"))
             if re.search(r"\bms\s+\d+/\d+", row.group("rest")):
                 proto = "UDP"
+            if connected and not role and float(row.group("start")) == 0:
+                heads.append(row)
+            connected = False
             if role in ("sender", "receiver"):
                 # [SUM] rows win over per-stream rows; with one stream the stream row is the sum
                 if row.group("id") == "SUM" or role not in summary or summary[role].group("id") != "SUM":
@@ -274,6 +283,7 @@ def _from_text(lines: list[Line]) -> Iperf3Result:
                 stopped = cut.group("msg")
                 continue
         same = _SELF_RE.match(s)
+        connected = connected or bool(same) or bool(_CONNECTED_RE.match(s))
         if same and same["a"] == same["b"]:
             loop = same["a"]
         for regex in (_ERROR_RE, _HOST_RE, _START_RE):
@@ -292,6 +302,10 @@ def _from_text(lines: list[Line]) -> Iperf3Result:
             raise ParseError("iperf3", "no output to read (empty paste?)")
         raise fail_on_line("iperf3", first, "no iperf3 result row (`[SUM] ... Gbits/sec ... sender`) "
                            "and no `iperf3: error - ...` line found")
+    if not summary and len(heads) >= 2 and len(heads) == len(intervals):  # one row per connection: several tests
+        rates = tuple(_rate(h) for h in heads)
+        return Iperf3Result(proto, 1, None, max(rates), None, None, error, remote, False, port, stopped=stopped,
+                            self_connected=loop, separate_tests=rates)
     sent, recv = summary.get("sender"), summary.get("receiver")
     truncated = sent is None and recv is None and bool(intervals)
     if sent is not None and recv is None and not _rate(sent) and intervals:
@@ -341,6 +355,14 @@ class Iperf3Intervals:
     udp_lost: tuple[tuple[int, int], ...] = ()
     udp_summary: tuple[int, int] | None = None
     seconds: float = 0.0  # the time the kept interval rows cover (the longest direction's), in seconds
+    retransmits_by_role: dict[str, tuple[int, ...]] = field(default_factory=dict)  # each direction's Retr column
+    udp_runs: tuple[tuple[float, int, int], ...] = ()  # every distinct UDP row: (Gbit/s, lost, total), in order
+    cwnd_bytes: dict[str, tuple[float, ...]] = field(default_factory=dict)  # each direction's Cwnd column, in bytes
+
+
+_RETR_HEADER_RE = re.compile(r"^\W{0,4}\[\s*ID\][^\n]{0,120}\bRetr", re.M)
+"""A header whose rows carry a Retr column: there a bare integer after the rate is it (iperf3 before 3.1 printed no
+Cwnd; a UDP client's rows end in a bare integer too, its datagrams, under no such header)."""
 
 
 def parse_iperf3_intervals(text: str) -> Iperf3Intervals:
@@ -371,7 +393,18 @@ def parse_iperf3_intervals(text: str) -> Iperf3Intervals:
             some = moved.setdefault(role, {})
             some[m.group("start")] = some.get(m.group("start"), False) or float(m.group("moved")) > 0
             spans.setdefault(role, {})[m.group("start")] = float(m.group("end")) - float(m.group("start"))
-    retr = tuple(int(x.group(1)) for m, _ in rows if (x := re.match(r"\s*(\d+)\s+[\d.]+\s+\w?Bytes", m.group("rest"))))
+    bare = bool(_RETR_HEADER_RE.search(text))
+    by_role: dict[str, list[int]] = {}
+    cwnd: dict[str, list[float]] = {}
+    for m, role in rows:  # a [SUM] row's bare count adds its streams' up: not counted twice
+        if w := re.match(r"\s*\d+\s+(?P<n>[\d.]+)\s+(?P<u>[KMG]?)Bytes", m.group("rest")):
+            cwnd.setdefault(role, []).append(float(w["n"]) * {"": 1, "K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}[w["u"]])
+        if x := re.match(r"\s*(\d+)(?:\s+[\d.]+\s+\w?Bytes|\s*$)" if bare and m.group("id") != "SUM"
+                         else r"\s*(\d+)\s+[\d.]+\s+\w?Bytes", m.group("rest")):
+            by_role.setdefault(role, []).append(int(x.group(1)))
+    retr = tuple(n for per in by_role.values() for n in per)
+    runs = tuple(dict.fromkeys((_rate(m) / 1e9, int(x.group("lost")), int(x.group("total"))) for m, _, _ in every
+                               if (x := _UDP_LOST_RE.search(m.group("rest")))))
     udp = list({(m.group("id"), role, m.group("start")): (m.group("id"), x) for m, role in rows
                 if (x := _UDP_LOST_RE.search(m.group("rest")))}.values())  # a row printed twice counts once
     summed_udp = any(i == "SUM" for i, _ in udp)
@@ -383,4 +416,6 @@ def parse_iperf3_intervals(text: str) -> Iperf3Intervals:
         (int(best.group("lost")), int(best.group("total"))) if best else None)
     return Iperf3Intervals({role: tuple(per.values()) for role, per in rates.items()}, retr,
                            {role: tuple(per.values()) for role, per in moved.items()}, lost, summary,
-                           max((sum(per.values()) for per in spans.values()), default=0.0))
+                           max((sum(per.values()) for per in spans.values()), default=0.0),
+                           {role: tuple(per) for role, per in by_role.items()}, runs,
+                           {role: tuple(per) for role, per in cwnd.items()})

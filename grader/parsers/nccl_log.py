@@ -88,6 +88,11 @@ _CHAIN_RE = re.compile(r"^(?P<file>[\w./-]{1,80}\.(?:cc|cu|h|hpp)):(?P<line>\d{1
 """A line of NCCL's error chain (its NCCLCHECK at INFO: ``transport/net.cc:515 -> 2``, a file, a line, a result)."""
 _NVLS_RE = re.compile(r"^\d+ coll channels, \d+ collnet channels, (?P<n>\d+) nvls channels")
 _INIT_RE = re.compile(r"^(?:ncclCommInit\w*\s+)?comm \S+ rank (?P<r>\d+) nranks (?P<n>\d+)")  # InitRank, InitAll; 2.7: bare
+_TOPO_GPU_RE = re.compile(r"^GPU/(?:\d{1,4}-)?(?P<a>[0-9a-fA-F]{1,16})\s{0,4}:(?P<rest>GPU/.*)$")
+_TOPO_PATH_RE = re.compile(r"GPU/(?:\d{1,4}-)?(?P<b>[0-9a-fA-F]{1,16}) \(\d{1,3}/(?P<bw>[\d.]{1,12})/(?P<type>[A-Z]{2,4})\)")
+_AFFINITY_RE = re.compile(r"^Setting affinity for GPU (?P<gpu>\d{1,3}) to (?P<mask>[0-9a-fA-F]{1,16}(?:,[0-9a-fA-F]{1,16}){0,64})")
+_TOPO_NVS_RE = re.compile(r"^\+ NVL\[(?P<bw>[\d.]{1,12})\] - NVS/\d")
+_BUS_COMM_RE = re.compile(r"\bbusId (?P<bus>[0-9a-fA-F]{1,16}) commId (?P<comm>0x[0-9a-fA-F]{1,16})\b")
 _BARE_RE = re.compile(r"^(?:NCCL version \d|NET/(?:IB|Socket|Plugin)|Channel \d+/\d+\s*:\s*\d+\[|Ring \d+ : \d+(?:\[| ->)"
                       r"|Using (?:internal )?[Nn]etwork \w"
                       r"|NCCL_[A-Z0-9_]+ set (?:by environment )?to |Connected all (?:rings|trees)|Bootstrap\s*:\s*Using "
@@ -254,6 +259,10 @@ class NcclLog:
     error_chain: tuple | None = None  # the first `file:line -> result` line of NCCL's error chain: (file, line, code)
     chain_in_bootstrap: bool = False  # a line of that chain is bootstrap.cc's: it failed while the ranks met
     chain_in_progress: bool = False  # a line of it is the proxy's `[Progress Thread]`: it failed while data moved
+    duplicate_gpus: tuple = ()  # (host, busId, ranks): ranks of one communicator (commId) that init on one GPU
+    gpu_paths: dict = field(default_factory=dict)  # NCCL's topology dump: (bus a, bus b) -> (path type, GB/s)
+    cpu_affinity: dict = field(default_factory=dict)  # `Setting affinity for GPU N to <mask>`: GPU -> CPU mask
+    nvswitch_gbs: float = 0.0  # NCCL's topology dump: a GPU's NVLink to an NVSwitch (`+ NVL[160.0] - NVS/0`), GB/s
 
     @property
     def transports(self) -> tuple[str, ...]:
@@ -385,7 +394,9 @@ def parse_nccl_log(text: str) -> NcclLog:
         p2p_disabled=tuple(dict.fromkeys(tuple(sorted(p)) for p in st["p2p_off"])), gdrdma_in_text=bool(st.get("gdr_text")),
         init_complete=st.get("init_complete", 0), troubled=st.get("troubled", 0), nvls_channels=st.get("nvls", 0),
         error_chain=st.get("chain"), chain_in_bootstrap=bool(st.get("boot_chain")),
-        chain_in_progress=bool(st.get("progress_chain")))
+        chain_in_progress=bool(st.get("progress_chain")),
+        gpu_paths=dict(st.get("paths", {})), cpu_affinity=dict(sorted(st.get("affinity", {}).items())), nvswitch_gbs=st.get("nvswitch", 0.0),
+        duplicate_gpus=tuple((h, bus, tuple(sorted(r))) for (h, _, bus), r in st.get("gpus", {}).items() if len(r) > 1))
 
 
 def _read_setup(msg: str, host: str | None, st: dict) -> bool:
@@ -490,6 +501,23 @@ def _read_message(msg: str, host: str | None, st: dict) -> bool:
     if m:
         st["nranks"], st["nnodes"] = int(m.group("n")), int(m.group("nodes"))
         return True
+    m = _TOPO_GPU_RE.match(msg)
+    if m:  # NCCL's topology dump: a GPU's paths (`GPU/50000 :GPU/0-4e000 (4/24.0/PHB) ...`), its NVSwitch link
+        for p in _TOPO_PATH_RE.finditer(m.group("rest")):
+            if p.group("type") != "LOC":
+                st.setdefault("paths", {})[tuple(sorted((m.group("a"), p.group("b"))))] = (p.group("type"),
+                                                                                           float(p.group("bw")))
+        return True
+    m = _AFFINITY_RE.match(msg)
+    if m:
+        seen = st.setdefault("affinity", {})  # the longest mask of a GPU: a line cut at the paste's end is shorter
+        if len(m.group("mask")) > len(seen.get(int(m.group("gpu")), "")):
+            seen[int(m.group("gpu"))] = m.group("mask")
+        return True
+    m = _TOPO_NVS_RE.search(msg)
+    if m:
+        st["nvswitch"] = max(st.get("nvswitch", 0.0), float(m.group("bw")))
+        return True
     m = _NVLS_RE.search(msg)
     if m:
         st["nvls"] = max(st.get("nvls", 0), int(m.group("n")))
@@ -498,6 +526,9 @@ def _read_message(msg: str, host: str | None, st: dict) -> bool:
     if m:
         st.setdefault("nranks", int(m.group("n")))
         st.setdefault("ranks_seen", set()).add(int(m.group("r")))
+        gpu = _BUS_COMM_RE.search(msg)
+        if gpu and host:  # one communicator's ranks on one host's GPU: NCCL refuses it (`Duplicate GPU detected`)
+            st.setdefault("gpus", {}).setdefault((host, gpu["comm"], gpu["bus"]), set()).add(int(m.group("r")))
         st["init_complete"] = st.get("init_complete", 0) + ("- Init COMPLETE" in msg)  # (Ray may add `[repeated Nx]`)
         return True
     m = _CHAIN_RE.match(msg)

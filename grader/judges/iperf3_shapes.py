@@ -1,0 +1,146 @@
+"""Shapes of an iperf3 output that its rates alone do not show (for grader.judges.linktest): UDP tests that lose the
+same share of datagrams whatever rate they offer, a TCP flow that stalls second after second while retransmitting,
+a --bidir test whose slow direction is the one that retransmits, several tests in one output (iperf2's server), a
+test run with a small TCP window (-w), and a flow whose window stays fixed with no loss.
+
+Sources: esnet/iperf#114 (84-85% lost at 0.1, 1 and 21 Gbit/s alike), esnet/iperf#72 (a WAN flow with -w 64M:
+640 Mbit/s, then seconds of 0 bytes and retransmissions), opnsense/src#277 (--bidir on 1 GbE: RX 940 Mbit/s, TX ~300
+Mbit/s with 20-40 retransmissions a second), esnet/iperf#198 (Cwnd fixed at 822 KBytes, 94 Mbit/s flat, no
+retransmission), AdrielEP/test's iperf2 runs (two 10 GbE links at 9.9 Gbit/s, 2.68 with --window 8k); the
+thresholds are checks/specs/ethernet.toml's.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .common import info, warn
+from .model import Finding
+
+
+def same_udp_loss(iv: Any) -> Finding | None:
+    """UDP tests of one paste (``iv.udp_runs``: each distinct row's Gbit/s, lost, total) whose offered rates span
+    [udp] same_loss_rate_span times over and whose loss shares lie within same_loss_spread_points of each other, each
+    over loss_warn_percent: a loss that does not grow with the rate is not the path's. None otherwise."""
+    from ..calc.specs import row
+    spec = row("ethernet.toml", "udp")
+    runs = [(g, 100 * lost / total) for g, lost, total in iv.udp_runs if total and g > 0]
+    if len(runs) < 2:
+        return None
+    rates, shares = [g for g, _ in runs], [p for _, p in runs]
+    if max(rates) < spec.graded("same_loss_rate_span") * min(rates) or min(shares) <= spec.graded("loss_warn_percent") \
+            or max(shares) - min(shares) > spec.graded("same_loss_spread_points"):
+        return None
+    lo, hi = min(shares), max(shares)
+    share = f"{lo:.0f}%" if round(lo) == round(hi) else f"{lo:.0f}-{hi:.0f}%"
+    return warn(f"UDP: {share} of the datagrams lost in each of {len(runs)} tests, at rates from {min(rates):.3g} to "
+                f"{max(rates):.3g} Gbit/s: the same share at every rate. A path loses more the more it is offered (next "
+                "to nothing well under what it carries), so a loss that stays the same whatever the rate is not the "
+                "network's: it is the measurement (iperf3's UDP accounting, wrong in some releases, or a receiver that "
+                "counts several tests' sequence numbers as one). Check with another iperf3 version, or a TCP test (no "
+                "-u: its Retr column counts real losses), before looking at the link.")
+
+
+def repeated_stalls(read: Any) -> Finding | None:
+    """A TCP test whose data stopped for whole seconds more than once after its first, between seconds that moved data,
+    and that retransmitted in at least half of its seconds: a lossy path where TCP waits out retransmission timeouts
+    (a test that stops for good is :func:`grader.judges.linktest._stalled`'s). None otherwise."""
+    iv = read.intervals
+    if read.result.protocol != "TCP":
+        return None
+    for role, moved in iv.moved.items():
+        retr = iv.retransmits_by_role.get(role, ())
+        after = moved[1:]
+        empty = sum(1 for m in after if not m)
+        if empty < 2 or not any(after) or len(retr) != len(moved) or 2 * sum(1 for n in retr if n) < len(retr):
+            continue
+        rates = iv.rates_gbps.get(role, ())
+        best = max(rates[1:], default=0.0)
+        label = f"{role}: " if role else ""
+        return warn(f"{label}The flow stalled again and again: {empty} of the {len(after)} seconds after the first moved "
+                    f"0 bytes, the others at most {best * 1000:.3g} Mbit/s, and {sum(1 for n in retr if n)} of "
+                    f"{len(retr)} seconds retransmitted ({sum(retr)} in all). TCP is losing segments on the path and "
+                    "waiting out retransmission timeouts, so the rate collapses; the first second's figure is mostly "
+                    "the socket buffer filling. On a long path with a large window (-w) a few losses a second keep a "
+                    "flow far below the link: find where they are lost (`ethtool -S` on both ends, `mtr` for the hops).")
+    return None
+
+
+def slow_direction_retransmits(iv: Any, means: dict[str, float]) -> Finding | None:
+    """A --bidir test (``means``: each direction's mean Gbit/s) whose slow direction, under half the fast one's rate, is
+    the one whose rows retransmit, in most of its seconds: that direction loses packets, and the fast one shows the
+    link carries more. None otherwise (the Retr column is the sender's: a slow direction this side receives shows
+    none here)."""
+    if len(means) < 2:
+        return None
+    slow, fast = min(means, key=means.get), max(means, key=means.get)
+    retr = iv.retransmits_by_role.get(slow, ())
+    if means[slow] >= means[fast] / 2 or not retr or 2 * sum(1 for n in retr if n) <= len(retr):
+        return None
+    return warn(f"The two directions are asymmetric: {slow} {means[slow]:.2f} against {fast} {means[fast]:.2f} Gbit/s, "
+                f"and the slow one retransmitted in {sum(1 for n in retr if n)} of its {len(retr)} seconds "
+                f"({sum(retr)} in all). A full-duplex link carries its rate both ways at once, and the {fast} "
+                f"direction reaching its rate shows the link does, so the {slow} direction loses packets on its way: this host's "
+                "sending path (its NIC driver and offloads, its transmit queue) or the other's receiving side. "
+                "`ethtool -S` on both ends shows which counts drops or errors.")
+
+
+def separate_tests(r: Any) -> Finding | None:
+    """Several tests one after the other in one output (``r.separate_tests``: iperf2's server prints a summary row per
+    client connection): each named, the best said to be what the link carried. None for one test."""
+    if len(r.separate_tests) < 2:
+        return None
+    rates = ", ".join(f"{b / 1e9:.3g}" for b in r.separate_tests)
+    return info(f"{len(r.separate_tests)} tests one after the other in this output (each its own connection, one row "
+                f"from 0 s): {rates} Gbit/s. The best, {max(r.separate_tests) / 1e9:.3g} Gbit/s, is what the link "
+                "carried; a lower one is that test's own limit (a smaller window, another path or direction).")
+
+
+_SIZE_RE = re.compile(r"^(?P<n>\d{1,9}(?:\.\d{1,3})?)(?P<unit>[KkMmGg]?)[Bb]?$")
+
+
+def small_window(command: str | None, gbps: float) -> Finding | None:
+    """A test whose command asks for a TCP window (-w / --window) at or under checks/specs/ethernet.toml [tcp_window]
+    small_kib: one flow moves at most a window per round trip, so its rate measures the window, not the link. None
+    otherwise (no window asked, or a large one)."""
+    from ..calc.specs import row
+    from ..parsers.common import command_argv, option_value
+    asked = option_value(command_argv(command), "-w", "--window")
+    m = _SIZE_RE.match(asked or "")
+    if not m:
+        return None
+    kib = float(m["n"]) * {"": 1 / 1024, "k": 1, "m": 1024, "g": 1024 ** 2}[m["unit"].lower()]
+    if kib > row("ethernet.toml", "tcp_window").graded("small_kib"):
+        return None
+    return info(f"{gbps:.2f} Gbit/s with a TCP window of {asked} asked (-w): one flow moves at most a window per round "
+                "trip (rate = window / RTT), so this rate measures the window, not the link. Run without -w (the "
+                "kernel then grows the window to the path's bandwidth x delay) to measure the link.")
+
+
+def window_bound(read: Any) -> Finding | None:
+    """One TCP stream whose congestion window (Cwnd) stays the same in every interval after the first, with no
+    retransmission in any: TCP neither grows the window nor loses anything, so a window caps the flow at one window per
+    round trip (the socket buffer -w asked or the kernel granted, net.core.rmem_max/wmem_max, the receiver's window);
+    the round trip that rate and window imply is said. None otherwise (several streams, losses, a window that moves)."""
+    iv = read.intervals
+    if read.result.protocol != "TCP" or read.result.streams != 1 or len(iv.cwnd_bytes) != 1:
+        return None
+    role, cwnd = next(iter(iv.cwnd_bytes.items()))
+    retr, rates = iv.retransmits_by_role.get(role, ()), iv.rates_gbps.get(role, ())
+    if len(cwnd) < 5 or len(set(cwnd[1:])) != 1 or any(retr) or len(rates) != len(cwnd) or not min(rates[1:]):
+        return None
+    rate = sum(rates[1:]) / len(rates[1:])
+    from ..calc.specs import row
+    spec = row("ethernet.toml", "ieee_802_3")
+    share = spec.graded("tcp_goodput_fraction") or 1
+    if any(0.9 * g * share <= rate <= g for g in spec.graded("rates_gbps") or []):
+        return None  # a standard link's TCP ceiling: the link is full, the window big enough
+    rtt_ms = cwnd[-1] * 8 / (rate * 1e9) * 1000
+    return warn(f"One TCP stream at {rate * 1000:.3g} Mbit/s with its congestion window fixed at {cwnd[-1] / 1024:.0f} "
+                f"KBytes in every second after the first and no retransmission: TCP neither grows the window nor loses "
+                "anything, so a window caps the flow at one window per round trip (rate = window / RTT: here a round "
+                f"trip of about {rtt_ms:.2g} ms). The socket buffer (-w asked, or what the kernel granted: "
+                "net.core.rmem_max/wmem_max, net.ipv4.tcp_rmem/tcp_wmem) or the receiver's window is the limit, not "
+                f"the path (unless this rate is the TCP ceiling of the path's slowest hop, about {share:.0%} of its "
+                "line rate): raise them on both hosts (or run -P 4..8) before judging the link.")

@@ -1,0 +1,78 @@
+"""Judge of where NCCL's ranks and devices sit, from its own lines (for grader.judges.nccl): two ranks of one
+communicator on one GPU, an RDMA device list of every port and virtual function of a host, and NCCL's topology dump
+(the GPU-to-GPU paths it found: across CPU sockets, through an NVSwitch).
+
+Sources: NCCL's init.cc (`Duplicate GPU detected`), NVIDIA/TensorRT-LLM#9263 (two ranks on busId 100000),
+NVIDIA/nccl#224 (34 RoCE devices on one host), NVIDIA/nccl-tests#307
+(eight RTX 4090 under two CPUs: PHB within each four, SYS at 10 GB/s between), NVIDIA/nccl#901 (`+ NVL[160.0] - NVS/0`);
+the threshold is checks/specs/topologies.toml's.
+"""
+
+from __future__ import annotations
+
+from ..parsers.nccl_log import NcclLog
+from .common import fail, info, warn
+from .model import Finding
+
+
+def duplicate_gpus(log: NcclLog) -> list[Finding]:
+    """Ranks of one communicator (one commId) whose ``Init START`` lines name one host's same GPU (busId): NCCL
+    refuses that (``Duplicate GPU detected``, ncclInvalidUsage), whether or not the paste reaches its WARN line."""
+    if not log.duplicate_gpus or any("Duplicate GPU" in w for w in (*log.warnings, *log.errors)):
+        return []
+    host, bus, ranks = log.duplicate_gpus[0]
+    return [fail(f"Ranks {' and '.join(map(str, ranks))} of one communicator start on the same GPU (busId {bus} on "
+                 f"{host}, one commId): NCCL refuses two ranks on one GPU (`Duplicate GPU detected`, invalid usage). "
+                 "Each process has to select its own GPU before it creates the communicator (torch.cuda.set_device"
+                 "(local_rank), or its own CUDA_VISIBLE_DEVICES), and a node runs no more ranks than it has GPUs: "
+                 "a container or pod that sees one GPU cannot hold two ranks of it.")]
+
+
+def many_hcas(log: NcclLog) -> list[Finding]:
+    """One host's ``NET/IB : Using`` list longer than checks/specs/topologies.toml [host_rdma] many_devices: every port
+    and virtual function of the host, not its fabric's NICs (NVIDIA/nccl#224: 34 RoCE devices on one host)."""
+    from ..calc.specs import row
+    host, hcas = max(log.ib_devices_by_host.items(), key=lambda kv: len(kv[1]), default=("", ()))
+    if len(hcas) <= row("topologies.toml", "host_rdma").graded("many_devices"):
+        return []
+    names = ", ".join(h.device for h in hcas[:4])
+    return [warn(f"NCCL lists {len(hcas)} RDMA devices{f' on {host}' if host else ''} ({names}, ...): more than a "
+                 "server has NICs for its GPUs, so these are every port and virtual function the host exposes (SR-IOV "
+                 "VFs, storage and management ports), cabled or not. NCCL spreads its channels over the devices it "
+                 "lists, and one that cannot reach the peer hangs or fails the connection: set NCCL_IB_HCA to the "
+                 "fabric's ports only (`ibdev2netdev` or `rdma link` shows which are up and where).")]
+
+
+def topology_findings(log: NcclLog) -> list[Finding]:
+    """What NCCL's topology dump says of the paths between GPUs (``GPU/50000 :GPU/0-ce000 (5/10.0/SYS)``): pairs across
+    CPU sockets (SYS: every ring or tree over them crosses the CPU-to-CPU link, the slowest hop) warned, other pairs
+    named; a GPU's NVLink to an NVSwitch (``+ NVL[160.0] - NVS/0``) said."""
+    out: list[Finding] = []
+    kinds: dict[str, list] = {}
+    for pair, (kind, gbs) in log.gpu_paths.items():
+        kinds.setdefault(kind, []).append((pair, gbs))
+    if "SYS" in kinds:
+        (a, b), gbs = kinds["SYS"][0]
+        rest = "; ".join(f"{len(v)} through {k} ({max(g for _, g in v):g} GB/s)" for k, v in kinds.items() if k != "SYS")
+        out.append(warn(f"NCCL's topology puts GPUs under different CPU sockets: {len(kinds['SYS'])} GPU pair(s) joined "
+                        f"through SYS at {gbs:g} GB/s (e.g. {a}-{b}), the CPU-to-CPU link" + (f"; the others: {rest}" if
+                                                                                           rest else "") + ". A ring or "
+                        "tree over all of them crosses that link, the slowest path, and sets their collectives' speed: "
+                        "keep a tensor-parallel group on one socket's GPUs (`nvidia-smi topo -m` shows the layout)."))
+    elif kinds:
+        said = "; ".join(f"{len(v)} through {k} ({max(g for _, g in v):g} GB/s)" for k, v in kinds.items())
+        out.append(info(f"NCCL's topology: GPU pairs {said} (NVL: NVLink; PIX/PXB: a PCIe switch; PHB: the CPU's PCIe "
+                        "root)."))
+    masks: dict[str, list[int]] = {}
+    for gpu, mask in log.cpu_affinity.items():
+        masks.setdefault(mask, []).append(gpu)
+    if masks:
+        said = "; ".join(f"GPU {', '.join(map(str, g))}: {m}" for m, g in list(masks.items())[:4])
+        out.append(info(f"NCCL set its threads' CPU affinity per GPU (`Setting affinity for GPU N to <mask>`; {said}): "
+                        "each GPU's threads run on the CPUs near it (its NUMA node's, within the process's own CPU set"
+                        + (f"): {len(masks)} different CPU sets, one per group of GPUs (a CPU socket or NUMA node each)." if len(masks) > 1
+                           else "): the same CPU set for all of them, one NUMA node's.")))
+    if log.nvswitch_gbs:
+        out.append(info(f"NCCL's topology shows the GPUs' NVLink to an NVSwitch (`NVL[{log.nvswitch_gbs:g}] - NVS`): "
+                        "collectives inside the machine run over NVLink through the switch."))
+    return out
