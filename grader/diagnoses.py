@@ -345,7 +345,8 @@ def _gate(pattern: re.Pattern[str] | None) -> tuple[str, ...]:
     return tuple(sorted(required_texts(pattern.pattern) or ()))
 
 
-_MADE_BY = ("diagnoses.py", "diagnosis_details.py", "parsers/vllm_events.py", "parsers/common/anyof.py")
+_MADE_BY = ("diagnoses.py", "diagnosis_details.py", "diagnosis_runs.py", "parsers/vllm_events.py",
+            "parsers/common/anyof.py")
 """The code (in grader/) that reads the table into entries: checks each and finds its gate."""
 
 

@@ -10,6 +10,12 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from grader.judges.context import context  # what `explain --host/--nodes` says of the paste
 from grader.parsers.common import BYTE_UNITS
+from grader.diagnosis_runs import (  # the details of how a run went, a module of their own (by size)
+    _crash_frame, _exit_code_words, _loopback_rendezvous, _memlock_below_rdma, _multi_machine, _no_exception_shown,
+    _nodes_still_missing, _not_served, _old_nccl, _on_a_spark, _one_machine_nccl, _one_machine_told,
+    _other_devices_open, _other_op_same_seq, _other_rank_timed_out, _rendezvous_across_nodes, _rpc_endpoint,
+    _several_nodes_asked, _stall_open, _stall_repeats, _store_retries, _told_hang
+)
 
 if TYPE_CHECKING:
     from grader.parsers.vllm_log import VllmLog
@@ -73,13 +79,6 @@ def _cx7_under_networkmanager(log: VllmLog | None, values: Mapping[str, Any], te
     port (enp1s0f1np1, enP2p1s0f1np1 ...) and no file in it hands the ports to networkd."""
     iface = _CX7_IFACE_RE.search(text)
     return None if iface is None or _NETWORKD_RE.search(text) else {"iface": iface.group(0)}
-
-
-def _on_a_spark(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies on a DGX Spark (or another GB10 machine): `explain --host spark`, or, with the host not said, a line
-    only a Spark prints (its ConnectX-7 hotplug driver, the GB10's name)."""
-    host = context().host
-    return {} if host == "spark" or host is None and any(m in text for m in ("cx7-pcie-hotplug", "GB10")) else None
 
 
 def _local_peers(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
@@ -200,149 +199,9 @@ def _corrected_burst(log: VllmLog | None, values: Mapping[str, Any], text: str) 
     return {"count": count} if burst is not None and count >= burst else None
 
 
-_STALL_RE = re.compile(r"No available shared memory broadcast block found in (?P<seconds>\d{1,5}) seconds")
-
-
-_STORE_RETRY_RE = re.compile(r"The server socket on [^\n]{1,120}? has timed out, will retry")
-_FORMED_RE = re.compile(r"Init COMPLETE|Rendezvous complete|Application startup complete|[Cc]onnected all rings")
-
-
-def _repeats() -> int:
-    """How many lines of a wait in a row mean no progress (checks/specs/serving.toml [engine] stall_repeats)."""
-    from grader.calc.specs import row
-    return row("serving.toml", "engine").graded("stall_repeats")
-
-
 def _unless(detail: Callable[..., dict[str, Any] | None]) -> Callable[..., dict[str, Any] | None]:
     """The detail that applies exactly where ``detail`` does not (an entry's twin of the other level)."""
     return lambda log, values, text: None if detail(log, values, text) is not None else {}
-
-
-def _store_retries(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies where c10d's `has timed out, will retry` comes checks/specs/serving.toml [engine] stall_repeats times or
-    more, with no sign after the last of them that the group formed (NCCL's Init COMPLETE, a rendezvous complete):
-    their ``count``."""
-    hits = list(_STORE_RETRY_RE.finditer(text))
-    if len(hits) < _repeats() or _FORMED_RE.search(text, hits[-1].end()):
-        return None
-    return {"count": len(hits)}
-
-
-_IDLE_RE = re.compile(r"\[repeated|throughput: 0\.0 tokens/s, Avg generation throughput: 0\.0 tokens/s|\"GET /")
-"""Lines that show no progress between the wait lines: Ray's dedup notes, engine stats of no tokens, health checks."""
-_PROGRESS_RE = re.compile(r"Application startup complete|Avg generation throughput: (?!0\.0 )\d")
-
-
-_LOCATION_RE = re.compile(r"\[(?P<at>shm_broadcast\.py:\d{1,5})\](?P<rest>[^\n]{0,400})")
-"""The logger's location on a wait line; a line cut right after it (no ``rest``) at a wait line's location is that
-line again, its text lost."""
-
-
-def _stall_run(text: str, *, ending: bool = False) -> tuple[int, int]:
-    """The longest run of vLLM's `No available shared memory broadcast block` lines with no other vLLM line between
-    (blank lines and _IDLE_RE's aside), and not followed by progress (`Application startup complete`, tokens
-    generated): (lines, seconds they span). A line cut after the logger's location of a wait line read before it
-    (`[shm_broadcast.py:801]` and no more) is that line once more. ``ending``: the run that ends the text, (0, 0) when
-    another line comes after it."""
-    best = run = seconds = span = last = 0
-    waits: set[str] = set()
-    for line in text.splitlines():
-        m, at = _STALL_RE.search(line), _LOCATION_RE.search(line)
-        if m and at:
-            waits.add(at["at"])
-        if m or at and not at["rest"].strip() and at["at"] in waits:
-            last = int(m["seconds"]) if m else last
-            run, seconds = run + 1, seconds + last
-        elif _PROGRESS_RE.search(line):  # it went on: the run was a long step, not a stuck worker
-            best = span = run = seconds = 0
-        elif line.strip() and not _IDLE_RE.search(line):
-            run = seconds = 0
-        if run > best:
-            best, span = run, seconds
-    return (run, seconds) if ending else (best, span)
-
-
-def _stall_repeats(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies where checks/specs/serving.toml [engine] stall_repeats of those lines or more come in a row: their
-    ``count`` and the ``minutes`` they span."""
-    count, seconds = _stall_run(text)
-    return {"count": count, "minutes": f"{seconds / 60:g}"} if count >= _repeats() else None
-
-
-def _stall_open(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies where the paste ends on a run of those lines shorter than stall_repeats yet of checks/specs/serving.toml
-    [engine] stall_open or more: the wait repeated and nothing after it shows whether it went on. Its ``count``."""
-    from grader.calc.specs import row
-    count, _ = _stall_run(text, ending=True)
-    opened = row("serving.toml", "engine").graded("stall_open")
-    return {"count": count} if opened <= count < _repeats() and _stall_repeats(log, values, text) is None else None
-
-
-_ACTIVE_RE = re.compile(r"Wait for all ray workers to be active\. (?P<n>\d{1,4})/(?P<m>\d{1,4}) is active")
-
-
-def _nodes_still_missing(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies where the text's last `Wait for all ray workers to be active. N/M is active` has N below M and no `All
-    ray workers are active` follows it: its ``n`` and ``m``, and the ``polls`` printed."""
-    polls = list(_ACTIVE_RE.finditer(text))
-    if not polls or int(polls[-1]["n"]) >= int(polls[-1]["m"]) or "All ray workers are active" in text[polls[-1].end():]:
-        return None
-    return {"n": polls[-1]["n"], "m": polls[-1]["m"], "polls": len(polls)}
-
-
-_PREFIX_RE = re.compile(r"^(?:\([\w ]{1,40}pid=\d{1,8}(?:, ip=[\d.]{7,15})?\)\s)?"
-                        r"(?:(?:ERROR|WARNING|INFO|CRITICAL|DEBUG) [\d-]{5} [\d:]{8}(?:\.\d{1,6})? \[[^\]\n]{1,80}\]\s)?")
-"""A vLLM line's process prefix and logger head, before the text it logged."""
-
-
-def _no_exception_shown(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies where no exception line (`XxxError: ...`, after a process's log prefix) is in the text: the traceback
-    of the process that died is not in the paste."""
-    from grader.parsers.traceback import EXCEPTION_RE
-    for line in text.splitlines():
-        if EXCEPTION_RE.match(_PREFIX_RE.sub("", line.strip(), count=1)[:400]):
-            return None
-    return {}
-
-
-def _crash_frame(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Always applies; ``frame``: the innermost named frame of the native backtrace under the line, past the signal
-    handler's (grader.parsers.native_backtrace), where one is printed."""
-    from grader.parsers.native_backtrace import crash_frame
-    found = crash_frame(text)
-    return {"frame": f"`{found[0]}` ({found[1]}" + (f", {found[2]})" if found[2] else ")")} if found else {}
-
-
-_HANG_RE = re.compile(r"(?i)\b(?:hangs?|hanging|hung|stuck|freez(?:es|ing)?|froze)\b")
-
-
-_SPARK_WORDS_RE = re.compile(r"\b(?:DGX )?Sparks?\b")
-
-
-_P2P_OFF_RE = re.compile(r"NCCL_P2P_DISABLE\s*=\s*1\b")
-_WORKED_RE = re.compile(r"(?P<gap>[^\n;.!?]{0,80}?)(?<![/\w-])(?:[Ww]orks|[Ww]orked|[Ff]ix(?:es|ed)|[Ss]olve[sd]|"
-                        r"[Rr]esolve[sd]|[Hh]elps|[Hh]elped|[Ww]orkaround|[Ww]ork around)(?![/\w-])")
-_NOT_SO_RE = re.compile(r"NCCL_|\b(?:not|never|didn'?t|doesn'?t|don'?t|dont|still|neither|nor|no)\b", re.I)
-MAX_P2P_MENTIONS = 64
-"""At most this many mentions of NCCL_P2P_DISABLE=1 are read for a sentence saying it worked (a bounded cost)."""
-
-
-def _told_hang(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies where a sentence says NCCL_P2P_DISABLE=1 worked (works, fixed, helped, a workaround; not "did not
-    help", "still hangs", another variable's fix, a path such as /work) and the text says the run hangs, is stuck or
-    freezes otherwise, on a machine of several GPUs: not a DGX Spark (`explain --host spark`, or the text naming one),
-    whose one GPU has no peer to reach over PCIe. Its ``line`` is that sentence's line."""
-    if _on_a_spark(log, values, text) is not None or context().host is None and _SPARK_WORDS_RE.search(text) \
-            or not _HANG_RE.search(text):  # (a Spark by --host or by its own lines, or named in the text)
-        return None
-    for i, mention in enumerate(_P2P_OFF_RE.finditer(text)):
-        if i >= MAX_P2P_MENTIONS:
-            break
-        said = _WORKED_RE.match(text, mention.end(), mention.end() + 200)
-        if said is not None and not _NOT_SO_RE.search(said.group("gap")):
-            start, end = text.rfind("\n", 0, mention.start()) + 1, text.find("\n", mention.end())
-            return {"line": text[start:end if end >= 0 else len(text)].strip()[:300]}
-    return None
 
 
 def _bytes_of(size: Any) -> float | None:
@@ -374,10 +233,6 @@ def _narrower_link(log: VllmLog | None, values: Mapping[str, Any], text: str) ->
     except (KeyError, ValueError):
         return None
     return {} if narrower and f"mlx5_core {values.get('dev')}" not in text else None
-
-
-_GLOO_PEERS_RE = re.compile(r"\[Gloo\] Rank \d{1,6} is connected to \d{1,6} peer ranks?\. Expected number of connected peer "
-                            r"ranks is : (?P<n>\d{1,6})")
 
 
 def _fd_limit_low_or_hit(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
@@ -449,145 +304,6 @@ def _continued_message(log: VllmLog | None, values: Mapping[str, Any], text: str
             break
         out.append(body)
     return {"continued": " ".join(out)[:300]} if out else {}
-
-
-_ELSEWHERE_RE = re.compile(r"connectFullMesh|Connection refused|Connection reset|timed out|, ip=\d|--nnodes[= ]?[2-9]")
-"""Signs in a paste that ranks of another machine took part or failed to (Ray's ``ip=`` of a remote worker, Gloo's
-failed full mesh, a refused or timed-out connection, torchrun's nodes)."""
-
-
-def _multi_machine(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies unless `explain --nodes 1` says the paste is of one machine (there loopback is the right address), or
-    every Gloo group the paste shows has one rank (``Expected number of connected peer ranks is : 0``): no other
-    process, on this machine or another, connects to it."""
-    peers = {m.group("n") for m in _GLOO_PEERS_RE.finditer(text)} if "[Gloo] Rank" in text else set()
-    alone = peers == {"0"} and not _ELSEWHERE_RE.search(text)  # (a group that failed to connect prints no such line)
-    return None if context().nodes == 1 or alone else {}
-
-
-def _one_machine_told(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies where `explain --nodes 1` says the paste is of one machine (no network carried its collectives), of the
-    first process group (``PG 0``, or none named: a later group's first collective comes after the run's others)."""
-    return {} if context().nodes == 1 and not re.search(r"\[PG (?:ID )?[1-9]", text) else None
-
-
-def _one_machine_nccl(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies where `explain --nodes 1` says one machine, or NCCL's own communicator line says one node (``nRanks N
-    nNodes 1``): no network, so GPU to GPU inside it is the collectives' only path."""
-    return {} if context().nodes == 1 or re.search(r"\bnNodes 1\b", text) else None
-
-
-_WATCHDOG_OP_RE = re.compile(r"WorkNCCL\(SeqNum=(?P<seq>\d{1,12}), OpType=(?P<op>\w{1,40})")
-
-
-def _other_op_same_seq(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies where another watchdog line of the text timed out at the same sequence number in another collective
-    (``OpType``): the ranks called different collectives at one step (NVIDIA/nccl#1409)."""
-    other = next((m["op"] for m in _WATCHDOG_OP_RE.finditer(text) if m["seq"] == values.get("seq")
-                  and m["op"] != values.get("op")), None)
-    return {"other": other} if other else None
-
-
-_WATCHDOG_RANK_RE = re.compile(r"\[Rank (?P<rank>\d{1,6})\] Watchdog caught collective operation timeout")
-
-
-def _other_rank_timed_out(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies where another rank's watchdog timed out on a collective in the text (``[Rank 1] Watchdog caught
-    collective operation timeout``) beside this rank's communicator abort: that rank waited for this one."""
-    waiter = next((m["rank"] for m in _WATCHDOG_RANK_RE.finditer(text) if m["rank"] != values.get("rank")), None)
-    return {"waiter": waiter} if waiter else None
-
-
-def _memlock_below_rdma(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies where the locked-memory limit read (KiB) is under checks/specs/memory.toml [memlock] rdma_floor_kib."""
-    from grader.calc.specs import row
-    try:
-        kib = int(values["kib"])
-    except (KeyError, TypeError, ValueError):
-        return None
-    return {} if kib < row("memory.toml", "memlock").graded("rdma_floor_kib") else None
-
-
-def _other_devices_open(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies where the text lists RDMA devices that opened (``N HCAs found``, ibv_devinfo's ``hca_id:``)."""
-    return {} if re.search(r"\b[1-9]\d{0,2} HCAs? found\b|^hca_id:", text, re.M) else None
-
-
-def _rpc_endpoint(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies where the text is llama.cpp's (its RPC backend: ``RPC[``, ``rpc-server``, ``--rpc``, ``ggml``); ``empty``
-    says so when the endpoint has no host (``:50052``: the --rpc list lost its addresses)."""
-    if not any(x in text for x in ("RPC[", "rpc-server", "--rpc", "ggml")):
-        return None
-    return {"empty": "the endpoint has no host, so the --rpc list lost its addresses (a variable left unset)"} \
-        if values.get("endpoint", "").startswith(":") else {}
-
-
-_NNODES_RE = re.compile(r"--nnodes[= ](?:\d{1,4}:)?(?P<n>\d{1,4})\b|\b(?:nnodes|min_nodes)\s{0,20}[:=]\s{0,4}(?P<m>\d{1,4})\b")
-_RDZV_C10D_RE = re.compile(r"rdzv[-_]backend\s{0,20}[:= ]\s{0,20}c10d\b|master_addr is only used for static rdzv_backend")
-_FINISHED_RE = re.compile(r"\bLocal worker group finished\b|\(SUCCEEDED\)")  # torchrun's workers ended well
-_WENT_ON_RE = re.compile(_FINISHED_RE.pattern + r"|\bRendezvous complete for workers\b")
-_NODE_RANK_RE = re.compile(r"--node[-_]rank[= ](?P<r>\d{1,4})\b")
-
-
-def _nodes_asked(text: str) -> int | None:
-    """How many nodes the launch in ``text`` asks for (``--nnodes 2``, ``--nnodes=1:2``, a config's ``nnodes: 2``),
-    or `explain --nodes`; None when neither says."""
-    m = _NNODES_RE.search(text)
-    return context().nodes or (int(m.group("n") or m.group("m")) if m else None)
-
-
-def _several_nodes_asked(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies where the launch line asks for more than one node (its ``--nnodes``, or `explain --nodes`) and is of a
-    node other than the first (``--node-rank`` 1 or more: node 0's store listens on every interface, so loopback
-    reaches it there), is no comment (``# torchrun ...`` in a script), and the run did not go on: ``nodes``."""
-    line = str(values.get("line", ""))
-    rank = _NODE_RANK_RE.search(line)
-    n = _nodes_asked(line)
-    if line.lstrip("`").startswith("#") or not rank or int(rank.group("r")) < 1 or _WENT_ON_RE.search(text):
-        return None
-    return {"nodes": n} if n and n > 1 else None
-
-
-def _loopback_rendezvous(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies unless `explain --nodes 1` says one machine (agents of a two-node launch tried on one box reach each
-    other on loopback) or the run went on (its worker group finished)."""
-    return None if context().nodes == 1 or _FINISHED_RE.search(text) else {}
-
-
-def _rendezvous_across_nodes(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies where torchrun's rendezvous is c10d's (a random run id matters to no other), the launch is not said to
-    be of one node (``--nnodes 1``, ``min_nodes: 1``, `explain --nodes 1`), and the run did not go on."""
-    if not _RDZV_C10D_RE.search(text) or _FINISHED_RE.search(text):
-        return None
-    return {} if (_nodes_asked(text) or 2) > 1 else None  # (the node count not shown: as a multi-node launch)
-
-
-_EXIT_WORDS = {"-9": " (killed: SIGKILL, as the kernel's OOM killer sends)", "-6": " (aborted: SIGABRT)",
-               "-11": " (a segmentation fault: SIGSEGV)", "-15": " (terminated: SIGTERM, often by the launcher after "
-               "another rank failed)"}
-
-
-def _exit_code_words(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """What the exit code means (``words``), and ``no_file`` where the summary's error_file is `<N/A>`."""
-    return {"words": _EXIT_WORDS.get(str(values.get("code")), ""),
-            "no_file": "error_file <N/A>" if "error_file: <N/A>" in text else None}
-
-
-def _not_served(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies unless the text shows the server up (``Application startup complete``) or a run that went on (NCCL's
-    ``Init COMPLETE``, a benchmark's ``Avg bus bandwidth``, an NCCL WARN of its own to follow instead)."""
-    return None if any(x in text for x in ("Application startup complete", "Init COMPLETE", "Avg bus bandwidth",
-                                           "NCCL WARN")) else {}
-
-
-_NCCL_VERSION_RE = re.compile(r"NCCL version (\d+)\.(\d+)")
-
-
-def _old_nccl(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies unless every ``NCCL version X.Y`` the text prints is 2.26 or later (the shared-memory limit was
-    mended there: an older log's line pasted beside a newer run says nothing of it)."""
-    seen = [(int(a), int(b)) for a, b in _NCCL_VERSION_RE.findall(text)]
-    return None if seen and all(v >= (2, 26) for v in seen) else {}
 
 
 DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]] = {

@@ -6,7 +6,7 @@ Layers, lowest first (a module may import its own layer and those below, never a
     base      grader/__init__, strictjson, failures, deadline, spark_names, ranges, redact*, calc/*, metrics
     parsers   grader/parsers/*            pure text -> typed facts
     records   evidence, inventory, transport, provenance, lessons
-    facts     grader/facts/*, grader/judges/*, diagnoses, diagnosis_details, nccl_env, lab, grading     what a fact means; the checks
+    facts     grader/facts/*, grader/judges/*, diagnoses, diagnosis_details(_runs), nccl_env, lab, grading     what a fact means; the checks
     probes    grader/probes/*             fixed read-only commands
     uses      explain/*, checking, lifecycle, watch, baseline, report, results, payload, formats, notebook, scoring, loadtest, verify, audit, classreport, parallel, sim/*, widgets/*
     cli       grader/cli
@@ -31,7 +31,7 @@ _PLACE = [  # (module name pattern, layer): first match wins
     (r"grader$|grader\.(strictjson|failures|deadline|spark_names|ranges|redact\w*|calc(\..*)?|metrics)$", "base"),
     (r"grader\.parsers(\..*)?$", "parsers"),
     (r"grader\.(evidence|inventory|transport|provenance|lessons)$", "records"),
-    (r"grader\.(facts(\..*)?|judges(\..*)?|diagnoses|diagnosis_details|nccl_env|lab|grading|ceiling|answers)$", "facts"),
+    (r"grader\.(facts(\..*)?|judges(\..*)?|diagnoses|diagnosis_details|diagnosis_runs|nccl_env|lab|grading|ceiling|answers)$", "facts"),
     (r"grader\.probes(\..*)?$", "probes"),
     (r"grader\.(explain(\..*)?|checking|lifecycle|watch|baseline|report|results|payload|formats|notebook|scoring|loadtest|verify|audit|classreport|parallel|sim(\..*)?"
      r"|widgets(\..*)?)$", "uses"),
