@@ -931,6 +931,16 @@ ILLEGAL_ACCESS = "CUDA error: an illegal memory access was encountered\n  curren
 # https://github.com/NVIDIA/nccl/issues/258, as posted (quoted with "> ")
 PEER_ALREADY = "> warning: Cuda API error detected: cudaDeviceEnablePeerAccess returned (0x2c0)\n"
 
+# blind batch wa (s37a2): https://github.com/spark-arena/recipe-registry/issues/23, oobabooga/textgen#7357,
+# vllm-project/vllm#53836, nvidia-cosmos/cosmos-reason2#30 (ptxas's line without its `ptxas fatal :` prefix)
+ATTN_UNKNOWN = ("(APIServer pid=74)   Value error, Unknown attention backend: 'B12X_MLA_SPARSE'. Valid options are: "
+                "FLASH_ATTN, TRITON_ATTN, B12X, CUSTOM [type=value_error, input_value='B12X_MLA_SPARSE', input_type=str]\n")
+LLAMA_BAD_ARG = "error: invalid argument: -rpc\n"
+VLLM_UNBUILT = ("/home/u/vllm/vllm/__init__.py:7: RuntimeWarning: Failed to read commit hash:\nNo module named "
+                "'vllm._version'\n  from .version import __version__, __version_tuple__  # isort:skip\n")
+VLLM_UNBUILT_DIED = VLLM_UNBUILT + 'Traceback (most recent call last):\n  File "/home/u/vllm/collect_env.py", line 20\n'
+PTXAS_BARE = "Value 'sm_121a' is not defined for option 'gpu-name'\n"
+
 ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, CGRAPH_READ, RAY_DEAD,
        CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE, OOM_KILL, AER_FATAL, NCCL_SYSTEM,
@@ -951,7 +961,8 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        RAY_FATAL, RAY_DISK, RAY_USAGE, BENCH_FIRST, RANK_TWICE, NVRM_LOST, NO_STATUS, SHM_STUCK, SHM_TWICE, FD_ULIMIT,
        DEVX, NIXL_BACKEND, SGLANG_NO_KV, DYNAMO_NONE, ORTED, CUDA12_LIB, TRT_WINDOW, UCX_SOCKADDR, CM_ENODEV,
        STORE_RETRY, STORE_RETRIES, GLOO_HOSTNAME, NO_PROVIDER, NO_SOCKET_IFACE, LOCAL_ACCESS, CTS_UNUSED, NO_LIBCUDA,
-       ARCH_GUARD, CUDA0_BUFFER, BENCH_ZERO, ENGINE_DIED, RAY_ONE_OF_TWO, RAY_INIT_TIMEOUT]
+       ARCH_GUARD, CUDA0_BUFFER, BENCH_ZERO, ENGINE_DIED, RAY_ONE_OF_TWO, RAY_INIT_TIMEOUT,
+       ATTN_UNKNOWN, LLAMA_BAD_ARG, VLLM_UNBUILT, VLLM_UNBUILT_DIED, PTXAS_BARE]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -962,7 +973,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
     assert level == ("warn" if any(text is t for t in (XID_45, KV_PREEMPTED, PG_ANCHOR, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SHM_64MB, RAY_SHM,
                                                       PCIE_NARROW, UCX_NO_DEVICE, TRT_OTHER_GPU, AER_CORRECTED,
                                                       MODULE_UNREADABLE, RAY_DISK, NO_STATUS, SHM_STUCK, SHM_TWICE, FD_ULIMIT, RAY_ONE_OF_TWO,
-                                                      TRT_WINDOW, GLOO_HOSTNAME, STORE_RETRY, CTS_UNUSED))
+                                                      TRT_WINDOW, GLOO_HOSTNAME, STORE_RETRY, CTS_UNUSED, VLLM_UNBUILT))
                     else "fail")
     assert " Fix: " in message
 
