@@ -143,3 +143,31 @@ def test_vllm_imported_from_an_unbuilt_source_tree():
     assert worst(alone) == "warn" and "never built or installed" in said(alone, "warn")
     # a cut traceback with no such warning above it gains no fault
     assert "never built" not in said(explain(tb, host="spark", nodes=1))
+
+
+def test_a_clean_vllm_start_is_said_healthy_and_one_with_a_fault_is_not():
+    """Corpus zm004 (jethac/dgx-spark-llm-bench, a Gemma 4 start on a GB10 up to `Application startup complete`):
+    the ready finding says a healthy start; corpus za005 (eugr/spark-vllm-docker#184, a fatal error after the
+    startup completed) is not called healthy."""
+    ready = said(explain(corpus("zm004"), host="spark", nodes=1), "ok")
+    assert "a healthy start: nothing wrong in what the log shows" in ready
+    assert "healthy start" not in said(explain(corpus("za005"), host="spark", nodes=2))
+
+
+def test_a_clean_llama_bench_is_said_healthy_and_ngl_0_is_not():
+    """Corpus zo007 (ggml-org/llama.cpp#4766, llama-bench of a 7B on an RTX 4090, F16/Q8/Q4): a healthy run, its rates
+    said and not graded; the same table with ngl 0 (no layer on the GPU) is not called healthy."""
+    text = corpus("zo007")
+    assert "A healthy run: all" in said(explain(text, host="other", nodes=1), "ok")
+    assert "| CUDA       |  99 |" in text
+    cpu = explain(text.replace("| CUDA       |  99 |", "| CUDA       |   0 |"), host="other", nodes=1)
+    assert "ngl 0" in said(cpu, "warn") and "A healthy run" not in said(cpu)
+
+
+def test_a_load_test_with_every_request_done_says_no_failures():
+    """Corpus zo008 (vllm-project/vllm#20469, 30 of 30 requests at concurrency 1): `no failures` in words; a load test
+    with a failed request (corpus n014, tenstorrent: 999 of 1000) does not say it."""
+    assert "30 of 30 requests completed, 0 failed: no failures." in said(explain(corpus("zo008"), host="other",
+                                                                                    nodes=1), "ok")
+    failed = explain(corpus("n014"), host="other", nodes=1)
+    assert "999" in said(failed) and "no failures" not in said(failed)

@@ -37,7 +37,7 @@ register(KindSpec(  # the load log of llama-server/llama-cli (and Ollama's offlo
     matches_command=lambda argv: bool(argv) and argv[0].rsplit("/", 1)[-1] in ("llama-server", "llama-cli", "rpc-server"),
 ))
 register(KindSpec(
-    name="llama-bench", parse=parse_llama_bench, summarise=judge("bench", "summarise_llama_bench"),
+    name="llama-bench", parse=parse_llama_bench, summarise=judge("llama", "summarise_llama_bench"),
     programs=("llama-bench", "llama-benchy", "llama-sweep-bench"),
     matches_command=lambda argv: any(a.rsplit("/", 1)[-1] in ("llama-bench", "llama-benchy", "llama-sweep-bench")
                                      for a in argv),
