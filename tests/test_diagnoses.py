@@ -823,7 +823,8 @@ EXAMPLES.update({
         "  from .version import __version__, __version_tuple__  # isort:skip\nTraceback (most recent call last):\n"
         '  File "/home/u/vllm/collect_env.py", line 20, in <module>\n'),
     "vllm-unbuilt-source": BANNER + ("/home/u/vllm/vllm/__init__.py:7: RuntimeWarning: Failed to read commit hash:\n"
-                                     "No module named 'vllm._version'\n"),
+                                     "No module named 'vllm._version'\n"),    # https://github.com/NVIDIA/NemoClaw/issues/4886
+    "vllm-process-listed": BANNER + "  83408   82664 VLLM::EngineCore             2.6 54.7\n",
 })
 
 

@@ -171,3 +171,28 @@ def test_a_load_test_with_every_request_done_says_no_failures():
                                                                                     nodes=1), "ok")
     failed = explain(corpus("n014"), host="other", nodes=1)
     assert "999" in said(failed) and "no failures" not in said(failed)
+
+
+FREE_M = ("               total        used        free      shared  buff/cache   available\n"
+          "Mem:          124546      117684        1114         107        7218        6861\n"
+          "Swap:              0           0           0\n")
+
+
+def test_a_sparks_free_m_without_its_command_is_read_as_mib_and_its_thin_headroom_warned():
+    """https://github.com/NVIDIA/NemoClaw/issues/4886 (blind batch wa009): `free -m` of a GB10 pasted without its
+    command line, 6,861 of 124,546 MiB available and no swap while a vLLM engine runs: read as MiB (the Spark's
+    121.6 GiB, not 0.1 GiB of KiB) and warned as thin headroom (checks/specs/memory.toml [headroom])."""
+    sections = explain(FREE_M + "  83408   82664 VLLM::EngineCore             2.6 54.7\n", host="spark", nodes=1)
+    warned = said(sections, "warn")
+    assert "6.7 GiB of 121.6 GiB (6%)" in warned and "thin headroom" in warned and "read as MiB" in warned
+    assert "A vLLM process is in the process list" in said(sections, "info")
+    # with swap, or on another host (the unit unknown: KiB, no Spark to match), no such warning
+    assert "thin headroom" not in said(explain(FREE_M.replace("Swap:              0           0           0",
+                                                              "Swap:          16383           0       16383"),
+                                               host="spark", nodes=1))
+    other = said(explain(FREE_M, host="other", nodes=1))
+    assert "thin headroom" not in other and "read as KiB" in other
+    # 15% available on a Spark: no warning
+    roomy = FREE_M.replace("117684        1114         107        7218        6861",
+                           "100000        1114         107        7218       18682")
+    assert not said(explain(roomy, host="spark", nodes=1), "warn")

@@ -940,6 +940,8 @@ VLLM_UNBUILT = ("/home/u/vllm/vllm/__init__.py:7: RuntimeWarning: Failed to read
                 "'vllm._version'\n  from .version import __version__, __version_tuple__  # isort:skip\n")
 VLLM_UNBUILT_DIED = VLLM_UNBUILT + 'Traceback (most recent call last):\n  File "/home/u/vllm/collect_env.py", line 20\n'
 PTXAS_BARE = "Value 'sm_121a' is not defined for option 'gpu-name'\n"
+# https://github.com/NVIDIA/NemoClaw/issues/4886 (blind batch wa009): a process list with vLLM's engine core in it
+PS_ENGINE = ("    PID    PPID CMD                         %MEM %CPU\n  83408   82664 VLLM::EngineCore             2.6 54.7\n")
 
 ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, CGRAPH_READ, RAY_DEAD,
@@ -1021,7 +1023,7 @@ def test_every_known_error_line_is_read_here():
                                         PCIE_SLOWER, ALLREDUCE, SYMM_MEM, PL_REFUSED, TORCH_CAP, NO_CUSTOM_AR,
                                         REREGISTRATION, MODULE_NOT_SUPPORTED, ABI_OTHERS_OPEN, DESTROY_PG, LEAKED_SHM,
                                         C10D_HOSTNAME, RAY_FRACTIONAL, DEL_IGNORED, PTX_DUMP, DS_LAUNCH,
-                                        TRTLLM_LEADER, BENCHY_GPT2]
+                                        TRTLLM_LEADER, BENCHY_GPT2, PS_ENGINE]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently
@@ -1030,6 +1032,16 @@ def test_every_known_error_line_is_read_here():
     finally:
         _CONTEXT.reset(token)
     assert {e.kind for e in load_table() if e.reads_text} <= reached
+
+
+def test_a_vllm_process_is_read_in_a_process_list_only():
+    """NVIDIA/NemoClaw#4886 (blind batch wa009): `VLLM::EngineCore` in ps's list is a note that vLLM runs; the same name
+    in nvidia-smi's process table (its own reader lists it) or in a kernel's OOM line (a kill, not a run) is not."""
+    [d] = diagnose_text(PS_ENGINE)
+    assert d.kind == "vllm-process-listed" and d.severity == "info" and "EngineCore" in d.message
+    smi = "|    0   N/A  N/A          577729      C   VLLM::EngineCore                      89093MiB |\n"
+    oom = "[12345.6] Out of memory: Killed process 83408 (VLLM::Worker_TP) total-vm:1234kB\n"
+    assert not [x for x in diagnose_text(smi + oom) if x.kind == "vllm-process-listed"]
 
 
 def test_the_pass_over_a_5_mb_paste_is_linear():
