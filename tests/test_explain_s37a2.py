@@ -196,3 +196,10 @@ def test_a_sparks_free_m_without_its_command_is_read_as_mib_and_its_thin_headroo
     roomy = FREE_M.replace("117684        1114         107        7218        6861",
                            "100000        1114         107        7218       18682")
     assert not said(explain(roomy, host="spark", nodes=1), "warn")
+
+
+def test_a_ray_cluster_of_cpus_only_is_not_said_healthy():
+    """Corpus zo006 (vllm-project/vllm#15266: two nodes joined, no GPU resource at all, nothing in use): Ray's own
+    state is clean, but a cluster without an accelerator is no place for a model: no `Healthy` summary."""
+    text = said(explain(corpus("zo006"), host="other", nodes=2))
+    assert "Ray reports no GPU" in text and "Healthy:" not in text

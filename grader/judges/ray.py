@@ -156,10 +156,12 @@ def summarise_ray(st: RayStatus, command: str | None) -> Summary:
 
 def _all_quiet(st: RayStatus, findings: list[Finding]) -> str | None:
     """The words for a status whose reading found nothing wrong, or None: the node list, its ``Pending`` and
-    ``Recent failures`` blocks and the demands were all read and empty, and no finding warns (blind batch wa017:
-    a careful reader says it is healthy and idle)."""
+    ``Recent failures`` blocks and the demands were all read and empty, an accelerator is there (GPU, TPU...: a
+    cluster of CPUs only is no place for a model, corpus zo006), and no finding warns (blind batch wa017: a careful
+    reader says it is healthy and idle)."""
     if st.excerpt or not st.node_count or st.pending_nodes or st.failed_nodes or st.pending_demands \
             or not {"pending", "failures", "demands"} <= set(st.sections) or not st.resources \
+            or not any(st.resources.get(k, (0, 0))[1] for k in ("GPU",) + OTHER_ACCELERATORS) \
             or any(f.level in ("warn", "fail") for f in findings):
         return None
     idle = all(used == 0 for name, (used, _) in st.resources.items() if not name.startswith(("node:", "accelerator")))
