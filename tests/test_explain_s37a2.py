@@ -203,3 +203,13 @@ def test_a_ray_cluster_of_cpus_only_is_not_said_healthy():
     state is clean, but a cluster without an accelerator is no place for a model: no `Healthy` summary."""
     text = said(explain(corpus("zo006"), host="other", nodes=2))
     assert "Ray reports no GPU" in text and "Healthy:" not in text
+
+
+def test_a_ray_start_cut_before_its_last_line_with_nothing_wrong_says_so():
+    """Corpus zv001 (ray-project/ray#4818, Ray 0.7's head start cut at its dashboard line): no `started` line, but
+    nothing wrong up to the cut, said in those words; a start whose head is unreachable is not."""
+    text = said(explain(corpus("zv001"), host="other", nodes=2))
+    assert "nothing wrong in what it printed up to there" in text and "10.0.0.4" in text
+    gcs = ("$ ray start --address=10.0.0.1:6379\nLocal node IP: 10.0.0.2\nUnable to connect to GCS (ray head) at "
+           "10.0.0.1:6379.\n")
+    assert "nothing wrong" not in said(explain(gcs, host="other", nodes=2))

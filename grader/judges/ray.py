@@ -526,8 +526,9 @@ def summarise_ray_start(rs: Any, command: str | None) -> Summary:
             f"`ray stop` stopped {done} Ray process{'es' if done != 1 else ''}" + (
                 f" of {found}: the rest outlived its grace period; `ray stop --force` ends them." if done < found else
                 ": Ray ran here (or what a failed start left); start it again with `ray start`.")))
-    if not rs.started and not findings:
-        findings.append(info("No `Ray runtime started.` line in the paste: cut off, or Ray was still starting."))
+    if not rs.started and rs.stopped is None and not any(f.level in ("warn", "fail") for f in findings):
+        findings.append(info("No `Ray runtime started.` line in the paste: cut off, or Ray was still starting"
+                             + ("; nothing wrong in what it printed up to there." if findings else ".")))
     facts = {"local_ip": rs.local_ip, "started": rs.started, "role": role, "join_address": rs.join_address,
              "blocking": rs.blocking, "retries": rs.retries, "gcs_unreachable": rs.gcs_unreachable,
              "ip_mismatch": list(rs.ip_mismatch) if rs.ip_mismatch else None, "raylet_not_found": rs.raylet_not_found,
