@@ -213,3 +213,25 @@ def test_a_ray_start_cut_before_its_last_line_with_nothing_wrong_says_so():
     gcs = ("$ ray start --address=10.0.0.1:6379\nLocal node IP: 10.0.0.2\nUnable to connect to GCS (ray head) at "
            "10.0.0.1:6379.\n")
     assert "nothing wrong" not in said(explain(gcs, host="other", nodes=2))
+
+
+SERVE_32 = ("$ vllm serve Qwen/Qwen3-32B --max-model-len 32000 --max-num-seqs 32\n\n")
+BENCH_1000 = ("$ python3 benchmark_serving.py --model Qwen/Qwen3-32B --dataset-name sharegpt {more}\n"
+              "============ Serving Benchmark Result ============\nSuccessful requests:                     1000\n"
+              "Benchmark duration (s):                  306.78\nTotal input tokens:                      217393\n"
+              "Total generated tokens:                  200516\nRequest throughput (req/s):              3.26\n"
+              "Output token throughput (tok/s):         653.61\n---------------Time to First Token----------------\n"
+              "Mean TTFT (ms):                          146809.12\nMedian TTFT (ms):                        148069.33\n"
+              "P99 TTFT (ms):                           286485.34\n==================================================\n")
+
+
+def test_a_burst_beyond_the_servers_max_num_seqs_is_said_to_queue():
+    """https://github.com/vllm-project/vllm/issues/17788 (blind batch xa005): `vllm serve --max-num-seqs 32`, then
+    benchmark_serving.py sending its 1000 prompts at once, TTFT ~147 s: the note that the server ran 32 at a time and
+    the rest queued; a test capped at 16 at once under the same server, or without the server's command, has none."""
+    text = said(explain(SERVE_32 + BENCH_1000.format(more=""), host="other", nodes=1))
+    assert "`--max-num-seqs 32`" in text and "up to 1,000 requests at once" in text and "queue" in text
+    capped = said(explain(SERVE_32 + BENCH_1000.format(more="--max-concurrency 16"), host="other", nodes=1))
+    assert "--max-num-seqs 32`" not in capped
+    alone = said(explain(BENCH_1000.format(more=""), host="other", nodes=1))
+    assert "--max-num-seqs" not in alone
