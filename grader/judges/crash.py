@@ -68,9 +68,10 @@ def summarise_traceback(tb: Any, command: str | None) -> Summary:
                             f"it was raised.{chain}")] + [Finding(level, message) for level, message in known_faults(
                                 above)]
     if tb.cut:
-        return facts, _faults_it_completes(tb) + [warn(f"A Python traceback cut before its exception line{_where(tb)}: the error itself is not "
-                            "in the paste. Paste the traceback's last lines, below its last `File ...` line: the "
-                            f"`SomethingError: ...` line names what went wrong.{chain}")]
+        return facts, _faults_it_completes(tb) + [warn(
+            f"A Python traceback cut before its exception line{_where(tb)}: the error itself is not in the paste. "
+            "Paste the traceback's last lines, below its last `File ...` line: the `SomethingError: ...` line names "
+            f"what went wrong.{chain}")]
     status = (tb.exception or "").partition(":")[2].strip()  # `SystemExit` alone: sys.exit() with no status
     if tb.type == "SystemExit" and status in ("", "0", "None"):
         return facts, [info(f"The program ended itself normally (`{tb.exception}`){_where(tb)}: exit status 0.")]

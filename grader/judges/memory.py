@@ -41,9 +41,9 @@ def summarise_free(f: Any, command: str | None) -> Summary:
     findings: list[Finding] = []
     swapped = swap.used if swap is not None and swap.used else 0
     in_swap = f", and {swapped / gib:.1f} GiB already swapped out" if swapped else ""
-    unit = "" if f.unit_known and not as_mib else " (plain numbers read as MiB, `free -m`: so they make a Spark's " \
-        "memory; paste the command line too)" if as_mib else \
-        " (plain numbers read as KiB, free's default: paste the command line too)"
+    unit = (" (plain numbers read as MiB, `free -m`: so they make a Spark's memory; paste the command line too)"
+            if as_mib else "" if f.unit_known else
+            " (plain numbers read as KiB, free's default: paste the command line too)")
     no_swap = " There is no swap: when memory runs out, the kernel's OOM killer ends a process." \
         if swap is not None and swap.total == 0 else ""
     if mem.available is None:
