@@ -859,6 +859,22 @@ EXAMPLES.update({
     "nvml-mismatch": BANNER + "Failed to initialize NVML: Driver/library version mismatch\n",
     "rm-init-adapter": BANNER + "Jul 01 22:55:07 gpu kernel: NVRM: GPU 0000:01:00.0: rm_init_adapter failed, device minor number 0\n",
 })
+EXAMPLES.update({
+    # https://github.com/spark-arena/recipe-registry/issues/23 (the list of names shortened)
+    "unknown-attention-backend": BANNER + ("(APIServer pid=74)   Value error, Unknown attention backend: "
+                                           "'B12X_MLA_SPARSE'. Valid options are: FLASH_ATTN, TRITON_ATTN, B12X, CUSTOM "
+                                           "[type=value_error, input_value='B12X_MLA_SPARSE', input_type=str]\n"),
+    # https://github.com/oobabooga/textgen/issues/7357
+    "llama-invalid-argument": BANNER + "error: invalid argument: -rpc\n",
+    # https://github.com/vllm-project/vllm/issues/53836 (the login name shortened)
+    "vllm-unbuilt-source-import-failed": BANNER + (
+        "/home/u/vllm/vllm/__init__.py:7: RuntimeWarning: Failed to read commit hash:\nNo module named 'vllm._version'\n"
+        "  from .version import __version__, __version_tuple__  # isort:skip\nTraceback (most recent call last):\n"
+        '  File "/home/u/vllm/collect_env.py", line 20, in <module>\n'),
+    "vllm-unbuilt-source": BANNER + ("/home/u/vllm/vllm/__init__.py:7: RuntimeWarning: Failed to read commit hash:\n"
+                                     "No module named 'vllm._version'\n"),    # https://github.com/NVIDIA/NemoClaw/issues/4886
+    "vllm-process-listed": BANNER + "  83408   82664 VLLM::EngineCore             2.6 54.7\n",
+})
 
 
 def reached(text: str, table=None) -> list[str]:

@@ -182,7 +182,7 @@ def test_vllm_0_3s_benchmark_summary_quoted_in_a_reply_is_read():
             "> Output token throughput: 766.64 tokens/s\n> Mean TTFT: 119.86 ms\n> Median TTFT: 96.76 ms\n"
             "> Mean TPOT: 49.34 ms\n")
     bench = [s for s in explain(text) if s.kind == "vllm-bench"]
-    assert bench and "100 of 100 requests completed, 0 failed." in messages(bench[0], "ok")
+    assert bench and "100 of 100 requests completed, 0 failed: no failures." in messages(bench[0], "ok")
     said = messages(bench[0])
     assert "3.39 req/s over 29.52 s" in said and "TTFT median 96.76 ms" in said and "mean 49.34 ms" in said
 

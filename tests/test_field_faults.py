@@ -1021,6 +1021,18 @@ ILLEGAL_ACCESS = "CUDA error: an illegal memory access was encountered\n  curren
 # https://github.com/NVIDIA/nccl/issues/258, as posted (quoted with "> ")
 PEER_ALREADY = "> warning: Cuda API error detected: cudaDeviceEnablePeerAccess returned (0x2c0)\n"
 
+# blind batch wa (s37a2): https://github.com/spark-arena/recipe-registry/issues/23, oobabooga/textgen#7357,
+# vllm-project/vllm#53836, nvidia-cosmos/cosmos-reason2#30 (ptxas's line without its `ptxas fatal :` prefix)
+ATTN_UNKNOWN = ("(APIServer pid=74)   Value error, Unknown attention backend: 'B12X_MLA_SPARSE'. Valid options are: "
+                "FLASH_ATTN, TRITON_ATTN, B12X, CUSTOM [type=value_error, input_value='B12X_MLA_SPARSE', input_type=str]\n")
+LLAMA_BAD_ARG = "error: invalid argument: -rpc\n"
+VLLM_UNBUILT = ("/home/u/vllm/vllm/__init__.py:7: RuntimeWarning: Failed to read commit hash:\nNo module named "
+                "'vllm._version'\n  from .version import __version__, __version_tuple__  # isort:skip\n")
+VLLM_UNBUILT_DIED = VLLM_UNBUILT + 'Traceback (most recent call last):\n  File "/home/u/vllm/collect_env.py", line 20\n'
+PTXAS_BARE = "Value 'sm_121a' is not defined for option 'gpu-name'\n"
+# https://github.com/NVIDIA/NemoClaw/issues/4886 (blind batch wa009): a process list with vLLM's engine core in it
+PS_ENGINE = ("    PID    PPID CMD                         %MEM %CPU\n  83408   82664 VLLM::EngineCore             2.6 54.7\n")
+
 ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, XID_13, XID_149, NETPLAN_INDENT, CGRAPH_READ, RAY_DEAD,
        CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE, OOM_KILL, AER_FATAL, NCCL_SYSTEM,
@@ -1043,7 +1055,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        STORE_RETRY, STORE_RETRIES, GLOO_HOSTNAME, NO_PROVIDER, NO_SOCKET_IFACE, LOCAL_ACCESS, CTS_UNUSED, NO_LIBCUDA,
        ARCH_GUARD, CUDA0_BUFFER, BENCH_ZERO, ENGINE_DIED, RAY_ONE_OF_TWO, RAY_INIT_TIMEOUT,
        PMIX_TIMEOUT, ABORT_HANG, TESTS_ORDINAL, PROXY_POOL, MEMLOCK_64K, ROCE_VER_EINVAL,
-       CCL_NO_HOST_IP]
+       CCL_NO_HOST_IP, ATTN_UNKNOWN, LLAMA_BAD_ARG, VLLM_UNBUILT, VLLM_UNBUILT_DIED, PTXAS_BARE]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -1054,7 +1066,8 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
     assert level == ("warn" if any(text is t for t in (XID_45, KV_PREEMPTED, PG_ANCHOR, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SHM_64MB, RAY_SHM,
                                                       PCIE_NARROW, UCX_NO_DEVICE, TRT_OTHER_GPU, AER_CORRECTED,
                                                       MODULE_UNREADABLE, RAY_DISK, NO_STATUS, SHM_STUCK, SHM_TWICE, FD_ULIMIT, RAY_ONE_OF_TWO,
-                                                      TRT_WINDOW, GLOO_HOSTNAME, STORE_RETRY, CTS_UNUSED, MEMLOCK_64K))
+                                                      TRT_WINDOW, GLOO_HOSTNAME, STORE_RETRY, CTS_UNUSED, MEMLOCK_64K,
+                                                      VLLM_UNBUILT))
                     else "fail")
     assert " Fix: " in message
 
@@ -1102,7 +1115,8 @@ def test_every_known_error_line_is_read_here():
                                         PCIE_SLOWER, ALLREDUCE, SYMM_MEM, PL_REFUSED, TORCH_CAP, NO_CUSTOM_AR,
                                         REREGISTRATION, MODULE_NOT_SUPPORTED, ABI_OTHERS_OPEN, DESTROY_PG, LEAKED_SHM,
                                         C10D_HOSTNAME, RAY_FRACTIONAL, DEL_IGNORED, PTX_DUMP, DS_LAUNCH,
-                                        TRTLLM_LEADER, BENCHY_GPT2, NETPLAN_OPEN, DESYNC, RANK_LEFT, MOONCAKE_GID]
+                                        TRTLLM_LEADER, BENCHY_GPT2, NETPLAN_OPEN, DESYNC, RANK_LEFT, MOONCAKE_GID,
+                                        PS_ENGINE]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently
@@ -1111,6 +1125,16 @@ def test_every_known_error_line_is_read_here():
     finally:
         _CONTEXT.reset(token)
     assert {e.kind for e in load_table() if e.reads_text} <= reached
+
+
+def test_a_vllm_process_is_read_in_a_process_list_only():
+    """NVIDIA/NemoClaw#4886 (blind batch wa009): `VLLM::EngineCore` in ps's list is a note that vLLM runs; the same name
+    in nvidia-smi's process table (its own reader lists it) or in a kernel's OOM line (a kill, not a run) is not."""
+    [d] = diagnose_text(PS_ENGINE)
+    assert d.kind == "vllm-process-listed" and d.severity == "info" and "EngineCore" in d.message
+    smi = "|    0   N/A  N/A          577729      C   VLLM::EngineCore                      89093MiB |\n"
+    oom = "[12345.6] Out of memory: Killed process 83408 (VLLM::Worker_TP) total-vm:1234kB\n"
+    assert not [x for x in diagnose_text(smi + oom) if x.kind == "vllm-process-listed"]
 
 
 def test_the_pass_over_a_5_mb_paste_is_linear():

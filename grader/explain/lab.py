@@ -8,7 +8,7 @@ import re
 from ..judges.common import runs_program
 from ..parsers.bench_result import BANNER_RE, BENCH_LINE, is_aiperf_json, is_aiperf_record, is_bench_json, parse_any, TITLE_RE
 from ..parsers.traceback import EXCEPTION_RE, FRAME_RE
-from .core import KindSpec, register
+from .core import KindSpec, register, register_cross_check
 from ..parsers.llama_log import LINE_RE as LLAMA_LOG_LINE
 from .readers import judge, parse_llama_bench, parse_llama_log
 
@@ -23,6 +23,7 @@ register(KindSpec(
     matches_command=_is_bench, line=BENCH_LINE, starts=BANNER_RE, matches_json=is_bench_json, prelude=True,
     inner=re.compile(f"{FRAME_RE.pattern}|{EXCEPTION_RE.pattern}"),  # a failed request's traceback (`Error 0: ...`)
 ))
+register_cross_check(judge("bench_server", "batch_cap_beside"), kinds=("vllm-bench",))  # --max-num-seqs beside a test
 
 register(KindSpec(
     name="aiperf", parse=parse_any, summarise=judge("bench", "summarise_load_test"), programs=("aiperf",),
@@ -37,7 +38,7 @@ register(KindSpec(  # the load log of llama-server/llama-cli (and Ollama's offlo
     matches_command=lambda argv: bool(argv) and argv[0].rsplit("/", 1)[-1] in ("llama-server", "llama-cli", "rpc-server"),
 ))
 register(KindSpec(
-    name="llama-bench", parse=parse_llama_bench, summarise=judge("bench", "summarise_llama_bench"),
+    name="llama-bench", parse=parse_llama_bench, summarise=judge("llama", "summarise_llama_bench"),
     programs=("llama-bench", "llama-benchy", "llama-sweep-bench"),
     matches_command=lambda argv: any(a.rsplit("/", 1)[-1] in ("llama-bench", "llama-benchy", "llama-sweep-bench")
                                      for a in argv),

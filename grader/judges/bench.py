@@ -20,7 +20,7 @@ from ..parsers.bench_result import BenchResult, parse_any
 from ..parsers.common import as_float, as_int, command_argv, option_value
 from ..parsers.traceback import EXCEPTION_RE
 from ..ranges import load_ranges
-from .llama import gpu_findings, setting_findings
+from .llama import summarise_llama_bench  # noqa: F401  (its judge, moved to .llama; this name kept)
 from .common import fail, info, ok, warn
 from .model import Finding, Summary
 
@@ -70,7 +70,7 @@ def describe(result: BenchResult, sent: int | None = None, burst: bool = False, 
     elif completed == 0:
         findings.append(fail("No request completed."))
     elif completed and (failed is not None or sent == completed):
-        findings.append(ok(f"{completed:g} of {completed:g} requests completed, 0 failed."))
+        findings.append(ok(f"{completed:g} of {completed:g} requests completed, 0 failed: no failures."))
     elif completed:
         findings.append(info(f"{completed:g} requests succeeded; this output shows neither a `Failed requests` line "
                               "nor how many were sent (its progress bar or --num-prompts), so failures cannot be ruled "
@@ -554,44 +554,3 @@ def _client_error_findings(errors: tuple[str, ...]) -> list[Finding]:
     return [info(f"The client's error for a failed request: `{e}`: " + next(
         (said for words, said in _CLIENT_ERROR_MEANINGS if re.search(words, e)),
         "the server's log at that moment says why") + ".") for e in errors]
-
-
-# --------------------------------------------------------------------------- llama-bench
-
-def summarise_llama_bench(b: Any, command: str | None) -> Summary:
-    """llama.cpp's llama-bench: prompt processing (ppN) and decode (tgN) rates per model, what backend ran them (RPC:
-    layers split over machines), and whether the layers were on the GPU (``ngl`` 0 runs on the CPU)."""
-    facts = {"rows": [dataclasses.asdict(r) for r in b.rows], "devices": list(b.devices), "build": b.build}
-    findings: list[Finding] = []
-    findings += gpu_findings(list(b.devices))
-    swept = [r for r in b.rows if r.depth is not None]
-    for test in dict.fromkeys(r.test for r in swept):  # llama-sweep-bench: each rate from the first depth to the last
-        at = [r for r in swept if r.test == test]
-        what = "prompt processing" if test.startswith("pp") else "decode"
-        findings.append(ok(f"llama-sweep-bench {test} ({what}): {at[0].tps:g} tok/s at context depth {at[0].depth:,}"
-                           + (f", {at[-1].tps:g} tok/s at depth {at[-1].depth:,} ({len(at)} depths)" if len(at) > 1
-                              else "") + "."))
-    for r in (r for r in b.rows if r.depth is None):
-        what = ("prompt processing: the prompt's tokens at once" if r.test.startswith("pp") and "+" not in r.test
-                else "decode of all the requests together" if r.test.startswith("tg") and (r.concurrency or 1) > 1
-                else "decode: tokens one at a time, the speed one reader sees" if r.test.startswith("tg")
-                else "a prompt, then generation")
-        sd = f" ± {r.tps_sd:g}" if r.tps_sd is not None else ""
-        if r.concurrency is not None:  # llama-benchy: against a server, the requests at once in the test's name
-            each = f", {r.tps_req:g} tok/s each" if r.tps_req is not None and r.concurrency > 1 else ""
-            first = f", first token after {r.ttft_ms:g} ms" if r.ttft_ms is not None else ""
-            findings.append(ok(f"{r.model}: {r.test} {r.tps:g}{sd} tok/s for {r.concurrency} request(s) at once"
-                               f"{each}{first} ({what})."))
-            continue
-        about = ", ".join(x for x in (r.size, r.backend) if x)  # (llama-benchy's table names neither)
-        findings.append(ok(f"{r.model}{f' ({about})' if about else ''}: {r.test} {r.tps:g}{sd} tok/s ({what})."))
-        if r.ngl == 0:
-            findings.append(warn(f"{r.model}: ngl 0, so no layer ran on the GPU (all on the CPU): pass -ngl 99 to "
-                                 "offload them."))
-    findings += setting_findings(list(b.rows))
-    backends = {x for r in b.rows for x in (r.backend or "").split(",")}
-    if "RPC" in backends:
-        findings.append(info("Backend RPC: llama.cpp split the layers over machines (its RPC servers), a layer split "
-                             "whose activations cross the network once per machine boundary per token; `Client "
-                             "connection closed` at the end is the RPC session ending with the benchmark, not a fault."))
-    return facts, findings

@@ -36,6 +36,21 @@ def _error_above(tb: Any) -> str | None:
     return last[:300] if _ERROR_WORDS_RE.search(last) and not last.endswith(":") else None  # (not a caption)
 
 
+def _faults_it_completes(tb: Any) -> list[Finding]:
+    """The reported faults of checks/diagnoses.toml that the lines above a cut traceback and its header make
+    together, and the lines above alone do not (a warning that, followed by a traceback, means the program died
+    of it: vLLM imported from an unbuilt source tree); [] when none (those above alone are their section's)."""
+    from .context import context
+    paste, head = context().paste, (tb.text or "").lstrip()[:160]
+    at = paste.find(head) if head else -1
+    if at <= 0:
+        return []
+    above = paste[max(0, at - 2000):at]
+    alone = {message for _, message in known_faults(above)}
+    return [Finding(level, message) for level, message in known_faults(above + head)
+            if message not in alone]
+
+
 def summarise_traceback(tb: Any, command: str | None) -> Summary:
     """Findings: with the paste cut before the exception line, a warning asking for it; stopped by Ctrl-C, a note;
     a traceback through vLLM's own code, the vLLM log reader's reading of its lines (what vLLM's exceptions mean is
@@ -53,9 +68,10 @@ def summarise_traceback(tb: Any, command: str | None) -> Summary:
                             f"it was raised.{chain}")] + [Finding(level, message) for level, message in known_faults(
                                 above)]
     if tb.cut:
-        return facts, [warn(f"A Python traceback cut before its exception line{_where(tb)}: the error itself is not "
-                            "in the paste. Paste the traceback's last lines, below its last `File ...` line: the "
-                            f"`SomethingError: ...` line names what went wrong.{chain}")]
+        return facts, _faults_it_completes(tb) + [warn(
+            f"A Python traceback cut before its exception line{_where(tb)}: the error itself is not in the paste. "
+            "Paste the traceback's last lines, below its last `File ...` line: the `SomethingError: ...` line names "
+            f"what went wrong.{chain}")]
     status = (tb.exception or "").partition(":")[2].strip()  # `SystemExit` alone: sys.exit() with no status
     if tb.type == "SystemExit" and status in ("", "0", "None"):
         return facts, [info(f"The program ended itself normally (`{tb.exception}`){_where(tb)}: exit status 0.")]

@@ -7,6 +7,7 @@ device), so a partial offload is a warning; the speeds are said, not judged (the
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from .common import info, ok, warn
@@ -121,4 +122,47 @@ def summarise_llama_log(log, command: str | None) -> Summary:
              "layers": log.layers, "split": list(log.split), "weights_mib": weights, "kv_mib": log.mib("KV"),
              "compute_mib": log.mib("compute"), "remote": list(log.remote), "prompt_tps": log.prompt_tps,
              "eval_tps": log.eval_tps}
+    return facts, findings
+
+
+def summarise_llama_bench(b: Any, command: str | None) -> Summary:
+    """llama.cpp's llama-bench: prompt processing (ppN) and decode (tgN) rates per model, what backend ran them (RPC:
+    layers split over machines), and whether the layers were on the GPU (``ngl`` 0 runs on the CPU)."""
+    facts = {"rows": [dataclasses.asdict(r) for r in b.rows], "devices": list(b.devices), "build": b.build}
+    findings: list[Finding] = []
+    findings += gpu_findings(list(b.devices))
+    swept = [r for r in b.rows if r.depth is not None]
+    for test in dict.fromkeys(r.test for r in swept):  # llama-sweep-bench: each rate from the first depth to the last
+        at = [r for r in swept if r.test == test]
+        what = "prompt processing" if test.startswith("pp") else "decode"
+        findings.append(ok(f"llama-sweep-bench {test} ({what}): {at[0].tps:g} tok/s at context depth {at[0].depth:,}"
+                           + (f", {at[-1].tps:g} tok/s at depth {at[-1].depth:,} ({len(at)} depths)" if len(at) > 1
+                              else "") + "."))
+    for r in (r for r in b.rows if r.depth is None):
+        what = ("prompt processing: the prompt's tokens at once" if r.test.startswith("pp") and "+" not in r.test
+                else "decode of all the requests together" if r.test.startswith("tg") and (r.concurrency or 1) > 1
+                else "decode: tokens one at a time, the speed one reader sees" if r.test.startswith("tg")
+                else "a prompt, then generation")
+        sd = f" ± {r.tps_sd:g}" if r.tps_sd is not None else ""
+        if r.concurrency is not None:  # llama-benchy: against a server, the requests at once in the test's name
+            each = f", {r.tps_req:g} tok/s each" if r.tps_req is not None and r.concurrency > 1 else ""
+            first = f", first token after {r.ttft_ms:g} ms" if r.ttft_ms is not None else ""
+            findings.append(ok(f"{r.model}: {r.test} {r.tps:g}{sd} tok/s for {r.concurrency} request(s) at once"
+                               f"{each}{first} ({what})."))
+            continue
+        about = ", ".join(x for x in (r.size, r.backend) if x)  # (llama-benchy's table names neither)
+        findings.append(ok(f"{r.model}{f' ({about})' if about else ''}: {r.test} {r.tps:g}{sd} tok/s ({what})."))
+        if r.ngl == 0:
+            findings.append(warn(f"{r.model}: ngl 0, so no layer ran on the GPU (all on the CPU): pass -ngl 99 to "
+                                 "offload them."))
+    findings += setting_findings(list(b.rows))
+    backends = {x for r in b.rows for x in (r.backend or "").split(",")}
+    if "RPC" in backends:
+        findings.append(info("Backend RPC: llama.cpp split the layers over machines (its RPC servers), a layer split "
+                             "whose activations cross the network once per machine boundary per token; `Client "
+                             "connection closed` at the end is the RPC session ending with the benchmark, not a fault."))
+    if b.rows and not any(f.level in ("warn", "fail") for f in findings):  # blind batch wa: said in those words
+        findings.append(ok(f"A healthy run: all {len(b.rows)} test(s) finished with a rate, and nothing in the output "
+                           "is wrong (no layer left on the CPU). The rates are said, not graded: how they "
+                           "compare with this hardware's is for a run of the same model elsewhere to tell."))
     return facts, findings

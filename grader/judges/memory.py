@@ -6,22 +6,44 @@ checks/specs/memory.toml (the share of memory a running machine should keep avai
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from .common import info, ok, warn
 from .model import Finding, Summary
 
 
+def _as_mib_on_a_spark(f: Any) -> tuple[Any, bool]:
+    """``free``'s plain numbers, pasted without its command line on a Spark, read as MiB (``free -m``) where that makes
+    the total the Spark's own memory (checks/specs/gpus.toml [dgx_spark] cuda_memory_gib, within a tenth) and KiB a
+    thousandth of it (blind batch wa009: ``Mem: 124546 117684 ...``), with True; else ``(f, False)``."""
+    from ..calc.specs import match_gpu
+    from .context import context
+    spec = match_gpu("GB10") if not f.unit_known and context().host == "spark" else None
+    spark = spec.graded("cuda_memory_gib") if spec is not None else None
+    if not spark or abs(f.mem.total * 1024 / 1024 ** 3 - spark) * 10 > spark:
+        return f, False
+
+    def scaled(r: Any) -> Any:
+        return None if r is None else dataclasses.replace(r, **{k: None if v is None else v * 1024
+                                                                 for k, v in vars(r).items()})
+    return dataclasses.replace(f, mem=scaled(f.mem), swap=scaled(f.swap), unit_known=True), True
+
+
 def summarise_free(f: Any, command: str | None) -> Summary:
     from ..calc.specs import row
     from .context import context
     low = row("memory.toml", "headroom").graded("low_available_fraction")
+    thin = row("memory.toml", "headroom").graded("thin_available_fraction_no_swap")
+    f, as_mib = _as_mib_on_a_spark(f)
     gib = 1024 ** 3
     mem, swap = f.mem, f.swap
     findings: list[Finding] = []
     swapped = swap.used if swap is not None and swap.used else 0
     in_swap = f", and {swapped / gib:.1f} GiB already swapped out" if swapped else ""
-    unit = "" if f.unit_known else " (plain numbers read as KiB, free's default: paste the command line too)"
+    unit = (" (plain numbers read as MiB, `free -m`: so they make a Spark's memory; paste the command line too)"
+            if as_mib else "" if f.unit_known else
+            " (plain numbers read as KiB, free's default: paste the command line too)")
     no_swap = " There is no swap: when memory runs out, the kernel's OOM killer ends a process." \
         if swap is not None and swap.total == 0 else ""
     if mem.available is None:
@@ -43,6 +65,10 @@ def summarise_free(f: Any, command: str | None) -> Summary:
         if low is not None and share < low:
             findings.append(warn(f"Only {said}: the next allocation (a model load, a longer context, another "
                                  "process) makes the kernel reclaim and swap, or OOM-kills a process." + spark))
+        elif thin is not None and share < thin and no_swap and context().host == "spark":
+            findings.append(warn(f"Only {said}, and no swap: thin headroom. A vLLM (or other server) running here is "
+                                 "expected to hold most of it, but a second launch, a longer context or a large file "
+                                 "read can run it out, and the OOM killer (or a hard reset) follows." + spark))
         else:
             findings.append(info(f"Memory: {said}."
                                  + (" Something was short of memory at some point, or swap is eager." if swapped

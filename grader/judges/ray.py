@@ -20,6 +20,8 @@ from .model import Finding, Section, Summary
 
 
 GIB = 2 ** 30
+OTHER_ACCELERATORS = ("TPU", "HPU", "NPU", "neuron_cores")
+"""Ray's resource names of accelerators other than GPUs (Google TPU, Intel Gaudi, Ascend, AWS Neuron)."""
 RAY_NODES = whole(spark_figure("ray_node_count"))
 """checks/ranges.toml [spark-pair.ray_node_count]: the nodes `ray status` lists for a Spark pair (L2.ray_nodes)."""
 
@@ -141,12 +143,30 @@ def summarise_ray(st: RayStatus, command: str | None) -> Summary:
         findings.append(info("Totals only, without their use (a status shortened by hand): " + ", ".join(
             f"{fmt_count(v)} {k}" if k in ("CPU", "GPU") else f"{v / GIB:.2f} GiB {k}" for k, v in st.totals.items())
                              + "."))
+    quiet = _all_quiet(st, findings)
+    if quiet:
+        findings.append(ok(quiet))
     if st.excerpt:
         findings.append(info("This is an excerpt of `ray status` (no header or node list): run it in full to see "
                              "the nodes."))
     if st.unread:
         findings.append(info(f"{len(st.unread)} line(s) around the status are not part of it and were not read."))
     return facts, findings
+
+
+def _all_quiet(st: RayStatus, findings: list[Finding]) -> str | None:
+    """The words for a status whose reading found nothing wrong, or None: the node list, its ``Pending`` and
+    ``Recent failures`` blocks and the demands were all read and empty, an accelerator is there (GPU, TPU...: a
+    cluster of CPUs only is no place for a model, corpus zo006), and no finding warns (blind batch wa017: a careful
+    reader says it is healthy and idle)."""
+    if st.excerpt or not st.node_count or st.pending_nodes or st.failed_nodes or st.pending_demands \
+            or not {"pending", "failures", "demands"} <= set(st.sections) or not st.resources \
+            or not any(st.resources.get(k, (0, 0))[1] for k in ("GPU",) + OTHER_ACCELERATORS) \
+            or any(f.level in ("warn", "fail") for f in findings):
+        return None
+    idle = all(used == 0 for name, (used, _) in st.resources.items() if not name.startswith(("node:", "accelerator")))
+    return (f"Healthy: all {st.node_count} node(s) up, nothing pending (no node launching, no resource demand "
+            "waiting), no recent failures" + ("; idle: no resource in use." if idle else "."))
 
 
 _SPREAD_FIX = ("VLLM_DISTRIBUTED_EXECUTOR_CONFIG='{\"placement_group_options\":{\"strategy\":\"SPREAD\"}}' "
@@ -274,6 +294,13 @@ def _ray_gpu_findings(st: RayStatus, gpu: tuple[float, float] | None, nodes: int
     if gpu is None:
         if not st.resources:  # no usage line at all: the paste stops before Ray's Resources section
             return []
+        other = [k for k in OTHER_ACCELERATORS if st.resources.get(k, (0, 0))[1]]
+        if other:  # blind batch wa017: a TPU pod's cluster: accelerators, just not GPUs
+            return [info("Ray reports no GPU, and " + ", ".join(f"{fmt_count(st.resources[k][1])} {k}" for k in other)
+                         + ": accelerators of another kind, as a TPU pod has by design (JAX or PyTorch/XLA work "
+                         "runs on it), not GPUs gone missing, unless these machines hold NVIDIA GPUs that Ray "
+                         "registered as something else (`nvidia-smi` on a node tells). vLLM's GPU executor does not "
+                         "place a model on it.")]
         if spark is False:
             return [info("Ray reports no GPU: a CPU-only cluster (no node offers a `GPU` resource), so vLLM's Ray "
                          "executor, one GPU per worker, cannot place a model on it.")]
@@ -408,7 +435,10 @@ def summarise_ray_start(rs: Any, command: str | None) -> Summary:
                              "start --head` must be running and listening there (its `Local node IP`); from this node "
                              f"`ping` that address and `nc -zv {rs.gcs_unreachable.replace(':', ' ')}`; both nodes "
                              "need the same Ray version, and no firewall between them"
-                             + (" (on a Spark pair: the head's QSFP address)." if spark else ".")))
+                             + (" (on a Spark pair: the head's QSFP address)" if spark else "")
+                             + ". A head it reaches only far away (another region, a round-trip time of hundreds of "
+                             "ms) outlasts the GCS client's connection timeout too: Ray's nodes belong on one "
+                             "low-latency network."))
     if rs.already_running:
         at, running = rs.already_running
         findings.append(fail(f"Ray already runs here ({running}), so this `ray start` at {at} stopped: `ray stop` "
@@ -496,8 +526,9 @@ def summarise_ray_start(rs: Any, command: str | None) -> Summary:
             f"`ray stop` stopped {done} Ray process{'es' if done != 1 else ''}" + (
                 f" of {found}: the rest outlived its grace period; `ray stop --force` ends them." if done < found else
                 ": Ray ran here (or what a failed start left); start it again with `ray start`.")))
-    if not rs.started and not findings:
-        findings.append(info("No `Ray runtime started.` line in the paste: cut off, or Ray was still starting."))
+    if not rs.started and rs.stopped is None and not any(f.level in ("warn", "fail") for f in findings):
+        findings.append(info("No `Ray runtime started.` line in the paste: cut off, or Ray was still starting"
+                             + ("; nothing wrong in what it printed up to there." if findings else ".")))
     facts = {"local_ip": rs.local_ip, "started": rs.started, "role": role, "join_address": rs.join_address,
              "blocking": rs.blocking, "retries": rs.retries, "gcs_unreachable": rs.gcs_unreachable,
              "ip_mismatch": list(rs.ip_mismatch) if rs.ip_mismatch else None, "raylet_not_found": rs.raylet_not_found,

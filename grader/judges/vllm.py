@@ -269,6 +269,7 @@ def summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
     if log.weights_gib:
         findings.append(info("Model weights: " + ", ".join(f"{w:g} GiB" for w in log.weights_gib)
                              + " per worker, as loaded."))
+    ready_at = len(findings) if log.ready else None
     if log.ready:
         findings.append(ok("The server is up (Application startup complete)"
                            + (f" at {log.url}" if log.url else "") + ": check it with `curl <host>:8000/health`."))
@@ -295,6 +296,9 @@ def summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
                              "was read."))
     if log.args_truncated:
         findings.append(info("The `non-default args` line is cut off: the arguments before the cut were read."))
+    if ready_at is not None and not any(f.level in ("warn", "fail") for f in findings):  # blind batch wa: said so
+        findings[ready_at] = ok(findings[ready_at].message[:-1] + "; a healthy start: nothing wrong in what the log "
+                                "shows.")
     return facts, findings
 
 

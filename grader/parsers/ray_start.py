@@ -22,7 +22,8 @@ and ``... This node has an IP address of X, but we cannot find a local Raylet wi
 raylet not yet seen at its address), ``The object store is using /tmp instead of /dev/shm because /dev/shm has only N
 bytes available`` (a container's 64 MiB /dev/shm), ``Failed to send request to gcs, reconnecting`` (gRPC UNAVAILABLE),
 (the raylet not yet registered with the head's GCS), ``Unable to connect to GCS (ray head) at ADDR`` / ``Failed to
-connect to GCS at address ADDR``, ``This node has an IP address of X, and Ray expects this IP address to be either the
+connect to GCS at address ADDR`` / ``Couldn't reconnect to GCS server. The last attempted GCS server address was ADDR``
+(Ray 1's fatal log), ``This node has an IP address of X, and Ray expects this IP address to be either the
 GCS address or one of the Raylet addresses. Connected to GCS at Y and found raylets at Z ...``, ``Ray is trying to
 start at A, but is already running at B``, ``Some Ray subprocesses exited unexpectedly:`` with the processes
 (``raylet [exit code=1]``) below it; a Python traceback in Ray's own code (``File ".../ray/_private/services.py",
@@ -49,7 +50,8 @@ _HEAD_RE = re.compile(r"\bTo add another node to this Ray cluster, run\b|^Next s
                       r"cluster by calling\b")
 _BLOCK_RE = re.compile(r"\bThis command will now block (?:forever )?until terminated by a signal\b")
 _RETRY_RE = re.compile(r"\bRetrying to get node with node ID\b")
-_GCS_RE = re.compile(r"\b(?:Unable to connect to GCS(?: \(ray head\))? at|Failed to connect to GCS at address)\s+"
+_GCS_RE = re.compile(r"\b(?:Unable to connect to GCS(?: \(ray head\))? at|Failed to connect to GCS at address"
+                     r"|Couldn't reconnect to GCS server\. The last attempted GCS server address was)\s+"
                      r"(?P<addr>[\w.:\[\]-]{1,80}?)[.,]?(?:\s|$)")
 _NO_RAYLET_RE = re.compile(r"\bThis node has an IP address of (?P<ip>[0-9A-Fa-f.:]{2,45}), (?:but we cannot find a local "
                            r"Raylet with the same address|while we can not find the matched Raylet address)\b")  # newer|older

@@ -205,7 +205,8 @@ class RayStatus:
     for ``From request_resources:``. ``per_node``: the ``-v`` blocks. ``excerpt`` is True when
     the header or the node list is missing (a grep, or a cut paste); ``totals``: resources given as totals alone
     (`` 2.0 GPU``, a status shortened by hand), where no usage line is. ``unread`` holds the lines
-    that were not part of any block (other output pasted along).
+    that were not part of any block (other output pasted along). ``sections``: the blocks whose header was read
+    (``pending``, ``failures``, ``demands``, ...: grader's names), so an empty list is known from one not shown.
     """
 
     timestamp: str | None
@@ -221,6 +222,7 @@ class RayStatus:
     excerpt: bool = False
     unread: tuple[str, ...] = ()
     totals: dict[str, float] = field(default_factory=dict)
+    sections: tuple[str, ...] = ()
 
     @property
     def node_count(self) -> int:
@@ -379,6 +381,7 @@ def _read_status(all_lines: list[Line], start: int) -> RayStatus | int:
     per_node: list[dict] = []
     unread: list[str] = []
     seen_structure = saw_node_list = False
+    sections: set[str] = set()
     for index, line in lines_from_start():
         s = line.text.strip()
         if not s or set(s) <= {"-", "="}:
@@ -405,6 +408,7 @@ def _read_status(all_lines: list[Line], start: int) -> RayStatus | int:
         head = _SECTION_RE.match(s)
         if head:
             key = _SECTION_KEYS[head.group("name")]
+            sections.add(key)
             if per_node and key in ("usage", "activity", "idle-flag"):  # inside a -v "Node:" block
                 section = {"usage": "node-usage", "activity": "node-activity", "idle-flag": "node-idle"}[key]
             elif key in ("nodes", "resources"):
@@ -482,7 +486,7 @@ def _read_status(all_lines: list[Line], start: int) -> RayStatus | int:
         request_resources=tuple(requests),
         per_node=tuple(NodeUsage(p["node_id"], p["ip"], p["node_type"], p["resources"], tuple(p["activity"]))
                        for p in per_node),
-        excerpt=excerpt, unread=tuple(unread), totals=totals)
+        excerpt=excerpt, unread=tuple(unread), totals=totals, sections=tuple(sorted(sections)))
 
 
 def gib(nbytes: float) -> float:
