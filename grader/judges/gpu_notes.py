@@ -56,8 +56,12 @@ def table_notes(t: Any) -> list[Finding]:
         out.append(info(f"{', '.join(f'GPU{g.index}' for g in held)}: idle, yet holding most of the card's memory "
                         f"({', '.join(f'{g.memory_used_mib} of {g.memory_total_mib} MiB' for g in held[:8])}): what "
                         "a loaded model server keeps between requests. vLLM reserves its gpu_memory_utilization share "
-                        "of each card at start (weights plus a KV-cache pool), SGLang its mem_fraction_static: by "
-                        "design, not a leak. The process table says which process holds it."))
+                        "of each card at start (weights plus a KV-cache pool), SGLang its mem_fraction_static" + (
+                            ". The process table lists none: in a container, or under WSL, nvidia-smi does not see "
+                            "other namespaces' processes (then it is such a server's reserve, by design); on the host, "
+                            "memory held by no process is a process that died holding it (`fuser -v /dev/nvidia*`)."
+                            if t.no_processes else ": by design, not a leak. The process table says which process "
+                            "holds it.")))
     return out
 
 

@@ -30,23 +30,39 @@ def no_ipv4_words(i: Any) -> str:
 
 
 def member_findings(ifaces: list[Any]) -> list[Finding]:
-    """One info per bond or bridge whose members the list shows (``master bond0``): the address lives on the master,
-    so a member's "no IPv4" is no fault, and the master is the interface a job names; whether the master is shown."""
+    """One info per bond or bridge whose members the list shows (``master bond0``): the address lives on the master
+    (the top one, where a bond is itself in a bridge), so a member's "no IPv4" is no fault, and that master is the
+    interface a job names; whether it is shown. A member with an address of its own (a VRF's) and Open vSwitch's
+    datapath (``master ovs-system``, the address on an OVS bridge) are left out."""
+    shown = {i.name: i for i in ifaces}
     masters: dict[str, list[str]] = {}
     for i in ifaces:
-        if getattr(i, "master", None) and not i.name.startswith(_GUEST_ENDS):  # (a container's or VM's end of a link)
+        if getattr(i, "master", None) and not i.name.startswith(_GUEST_ENDS) and not i.ipv4 \
+                and i.master != "ovs-system":  # (a container's or VM's end of a link; a VRF's member keeps its own)
             masters.setdefault(i.master, []).append(i.name)
-    shown = {i.name: i for i in ifaces}
     out = []
     for master, members in masters.items():
-        m = shown.get(master)
-        where = ("is not in this paste (`ip addr show " + master + "` shows it)" if m is None else
+        top, chain = master, [master]
+        while top in shown and getattr(shown[top], "master", None) and len(chain) < 4:  # a bond in a bridge
+            top = shown[top].master
+            chain.append(top)
+        m = shown.get(top)
+        where = ("is not in this paste (`ip addr show " + top + "` shows it)" if m is None else
                  f"has {', '.join(a.cidr for a in m.ipv4)}" if m.ipv4 else "shows no IPv4 address")
         out.append(info(f"{', '.join(members[:8])} {'is a member' if len(members) == 1 else 'are members'} of "
-                        f"{master} (`master {master}`): a member holds no address of its own, so its missing IPv4 "
-                        f"is no fault. The address, and the interface to name in NCCL_SOCKET_IFNAME or "
-                        f"GLOO_SOCKET_IFNAME, is {master}, which {where}."))
+                        f"{master} (`master {master}`{f', itself in {top}' if top != master else ''}): a member "
+                        f"holds no address of its own, so its missing IPv4 is no fault. The address, and the "
+                        f"interface to name in NCCL_SOCKET_IFNAME or GLOO_SOCKET_IFNAME, is {top}, which {where}."))
     return out
+
+
+def twin_in_bond(name: str, master: str) -> list[Finding]:
+    """A Spark QSFP twin enslaved to a bond or bridge (``master bond0``): no address of its own is the bond's doing,
+    and a bond works against RoCE, whose devices are the twins' own."""
+    return [warn(f"{name} is a member of {master} (`master {master}`), so its address is {master}'s, not its own. NCCL "
+                 "and RoCE use each twin's own RDMA device (rocep1s0f0, roceP2p1s0f0, ...), which a bond does not "
+                 f"carry: the playbooks give each twin its own address in its own subnet. Take the twins out of "
+                 f"{master} and address each (netplan), unless you mean to run TCP over the bond.")]
 
 
 def alias_findings(ifaces: list[Any]) -> list[Finding]:
@@ -72,7 +88,8 @@ def module_rate_findings(m: Any, name: str) -> list[Finding]:
     """A QSFP28/QSFP56 module whose transceiver types all name a slower standard (a 40G DAC in a QSFP28 shell): the
     link comes up at that rate at most."""
     form = next((f for f in _FORM_GBPS if f in (m.get("Identifier") or "")), None)
-    rates = [int(g) for t in getattr(m, "transceiver_types", ()) for g in re.findall(r"\b(\d{2,3})G ?Base", t)]
+    rates = [int(g) for t in getattr(m, "transceiver_types", ())  # `40G Base-SR4`, `100G AOC`, `200GBASE-CR4`, `25GAUI`
+             for g in re.findall(r"\b(\d{2,3})G(?=\b|base|aui)", t, re.I)]
     if form is None or not rates or max(rates) >= _FORM_GBPS[form]:
         return []
     return [warn(f"{name}: a {form} module whose compliance codes stop at {max(rates)}G "
@@ -110,14 +127,15 @@ def route_notes(routes: list[Any]) -> list[Finding]:
     if not table:
         return [info(f"Traffic to {r.dst} leaves by {r.dev}" + (f" through the gateway {r.via}" if r.via else "")
                      + (f", source {r.src}" if r.src else "") + ".") for r in routes[:8]]
-    same: dict[tuple[str, int | None], list[Any]] = {}
-    for r in table:
+    same: dict[tuple[str, int | None, str | None], list[Any]] = {}
+    for r in table:  # (each routing table on its own: `ip rule` picks the table, as policy routing does)
         if not r.dst.lower().startswith(("fe80:", "ff")):  # (IPv6 link-local and multicast: one per interface, scoped)
-            same.setdefault((r.dst, r.metric), []).append(r)
+            same.setdefault((r.dst, r.metric, r.table), []).append(r)
     out = [info(f"Routing table: {len(routes)} route(s); " + ("; ".join(
         f"default via {r.via or '?'} dev {r.dev}" + (f" metric {r.metric}" if r.metric is not None else "")
+        + (f" (table {r.table})" if r.table else "")
         for r in table if r.dst == "default") or "no default route (only the subnets listed are reachable)") + ".")]
-    for (dst, metric), rs in same.items():
+    for (dst, metric, _), rs in same.items():
         devs = list(dict.fromkeys(r.dev for r in rs))
         if len(devs) > 1:
             what, where = (("default routes", "every destination without a route of its own") if dst == "default"

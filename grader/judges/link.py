@@ -19,7 +19,7 @@ from ..parsers.common import command_argv
 from .common import (C2S, JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, SWITCH, argv_words, fail, in_spark_range,
                      info, ok, on_spark, overlaps, port_words, warn)
 from .context import context
-from .ip_notes import (alias_findings, member_findings, module_rate_findings, no_ipv4_words, route_notes,
+from .ip_notes import (alias_findings, member_findings, module_rate_findings, no_ipv4_words, route_notes, twin_in_bond,
                        vbox_nat_findings)
 from .model import Finding, Summary
 
@@ -246,8 +246,8 @@ def _rx_errors(others: list[Any]) -> list[Finding]:
     bad = [i for i in others if i.rx and i.rx[0] and i.rx[1] / i.rx[0] > share]
     return [warn(f"{i.name} counted {i.rx[1]:,} receive errors in {i.rx[0]:,} packets ({100 * i.rx[1] / i.rx[0]:.2g}%): "
                  "frames arrive corrupted, a fault on that link (a cable or module, the port, or a speed or duplex "
-                 f"mismatch with the far end). `ethtool -S {i.name}` names the error counters; reseat or swap the "
-                 "cable.") for i in bad[:4]]
+                 f"mismatch with the far end). `ethtool -S {i.name}` names the error counters; reseat or swap it.")
+            for i in bad[:4]]
 
 
 def _link_local_finding(i: Any) -> Finding:
@@ -286,8 +286,9 @@ def _address_findings(t: Any, half: bool = False) -> list[Finding]:
     if not t.addresses_listed:
         return []
     if not t.ipv4 and t.truncated:  # the paste stops inside its block: its address may be below the cut
-        return [info(f"{t.name}: the paste stops inside its lines, before any IPv4 address: paste the rest to have "
-                     "its address read.")]
+        return [info(f"{t.name}: the paste stops inside its lines, before any IPv4 address: paste the rest.")]
+    if not t.ipv4 and getattr(t, "master", None):  # in a bond or bridge: its address is there
+        return twin_in_bond(t.name, t.master)
     if not t.ipv4:
         fix = ("give it a static address in its own /24 in /etc/netplan/40-cx7.yaml (" + C2S + ": 192.168.100.10/24 "
                "on enp1s0f1np1, 192.168.101.10/24 on enP2p1s0f1np1, .11 on the other Spark), then `sudo netplan apply`.")
@@ -436,7 +437,9 @@ def summarise_ethtool(reports: list[Any], command: str | None) -> Summary:
     for r in reports:
         counts[r.interface] = counts.get(r.interface, 0) + 1
     seen: dict[str | None, int] = {}
+    filtered = bool(command) and re.search(r"\|\s{0,8}(?:e?grep|head|tail|awk|sed)\b", command or "") is not None
     for r in reports:
+        r = dataclasses.replace(r, advertised_modes=(), partner_modes=()) if filtered else r  # (a filter cuts the lists)
         seen[r.interface] = seen.get(r.interface, 0) + 1
         name = r.interface or "this interface"
         if counts[r.interface] > 1:
@@ -489,9 +492,8 @@ def _mode_mbps(mode: str) -> int | None:
 
 
 def _below_both_ends(r: Any, name: str) -> list[Finding]:
-    """A link that came up slower than the best full-duplex mode both ends advertise (ethtool's ``Advertised link
-    modes`` and ``Link partner advertised link modes``): the cable or a port held it back, as auto-negotiation would
-    otherwise pick that mode."""
+    """A link slower than the best full-duplex mode both ends advertise (ethtool's ``Advertised link modes`` and ``Link
+    partner advertised link modes``): the cable or a port held it back, as auto-negotiation would pick that mode."""
     rates = {_mode_mbps(m) for m in r.advertised_modes} - {None}
     if r.speed_mbps and rates and r.speed_mbps not in rates and r.link_detected is not True:  # no mode gives it
         shown = ", ".join(r.advertised_modes[:4]) + (" ..." if len(r.advertised_modes) > 4 else "")
@@ -504,9 +506,9 @@ def _below_both_ends(r: Any, name: str) -> list[Finding]:
     if best is None and own is not None and not r.partner_modes and r.speed_mbps and r.auto_negotiation \
             and r.speed_mbps <= 100 and _mode_mbps(own) >= 1000:  # no partner modes: 10/100 on a gigabit port or faster
         return [warn(f"{name}: {r.speed_mbps}Mb/s with auto-negotiation on, though it advertises up to {own}: the "
-                     "link came up at 10/100 speed on a port of 1 Gb/s or more. The cable (a broken pair holds BASE-T to 100 or 10 Mb/s), the other end or a forced setting "
-                     "held it there; the link partner's modes are not "
-                     "in this output to tell which: try another cable and port, and read the other end's speed.")]
+                     "link came up at 10/100 speed on a port of 1 Gb/s or more. The cable (a broken pair holds BASE-T "
+                     "to 100 or 10 Mb/s), the other end or a forced setting held it there; the link partner's modes "
+                     "are not in this output to tell which: try another cable and port, and read the other end's speed.")]
     if best is None or r.speed_mbps is None or r.auto_negotiation is False or _mode_mbps(best) <= r.speed_mbps:
         return []
     why = ("BASE-T at 1000 Mb/s and above needs all four pairs of the cable, 100 Mb/s only two: a cable with a broken "

@@ -20,13 +20,15 @@ _IP_ERROR_RE = re.compile(
 @dataclass(frozen=True)
 class Route:
     """One route: what ``ip route get DST`` says (the interface ``dev``, source and gateway used), or a line of the
-    table (``dst`` ``default`` or a prefix ``10.0.0.0/24``; ``metric`` where printed)."""
+    table (``dst`` ``default`` or a prefix ``10.0.0.0/24``; ``metric`` and ``table`` where printed: None is the main
+    table)."""
 
     dst: str
     dev: str
     src: str | None
     via: str | None
     metric: int | None = None
+    table: str | None = None
 
     @property
     def in_table(self) -> bool:
@@ -69,28 +71,46 @@ def parse_ip_route_get_all(text: str) -> list[Route]:
         data, _ = load_json_lenient("\n".join(x.text for x in lines[start:]), "ip -j route get",
                                     lines[start].no)
         items = data if isinstance(data, list) else [data]
-        routes = [Route(str(r["dst"]), str(r["dev"]), r.get("prefsrc"), r.get("gateway"))
+        routes = [Route(str(r["dst"]), str(r["dev"]), r.get("prefsrc"), r.get("gateway"),
+                        r["metric"] if isinstance(r.get("metric"), int) else None,
+                        None if r.get("table") in (None, "main") else str(r["table"]))
                   for r in items if isinstance(r, dict) and "dst" in r and "dev" in r]
         if not routes:
             raise ParseError("ip -j route get", "JSON holds no route with dst and dev")
         return routes
-    routes = []
+    routes: list[Route] = []
+    head: Route | None = None  # a multipath (ECMP) route's first line, no device: its `nexthop` lines follow
+    multipath: int | None = None  # where in routes that route is, once its first next hop is read
     for line in lines:
         tokens = line.text.split()
         if tokens in (["cache"],) or (tokens and tokens[0] == "cache"):
             continue
+        if tokens and tokens[0] == "nexthop":  # a next hop of the route above: it spreads traffic over them, by design
+            hop = {tokens[i]: tokens[i + 1] for i in range(1, len(tokens) - 1) if tokens[i] in ("dev", "via")}
+            if head is not None and "dev" in hop and multipath is None:
+                routes.append(Route(head.dst, hop["dev"], None, hop.get("via"), head.metric, head.table))
+                multipath = len(routes) - 1
+            elif multipath is not None and "dev" in hop:  # its devices joined by "+": one route, not two that compete
+                r = routes[multipath]
+                routes[multipath] = Route(r.dst, f"{r.dev}+{hop['dev']}", r.src, r.via, r.metric, r.table)
+            continue
+        head, multipath = None, None
         if tokens and tokens[0] in _ROUTE_TYPES:
             tokens = tokens[1:]
         fields = {tokens[i]: tokens[i + 1] for i in range(1, len(tokens) - 1)
                   if tokens[i] in ("dev", "src", "via", "from", "table", "uid", "mtu", "metric")}
         if tokens and "dev" not in fields and (tokens[0] == "default" or "/" in tokens[0]):
+            metric = fields.get("metric", "")
+            head = Route(tokens[0], "", None, None, int(metric) if metric.isdigit() else None,
+                         None if fields.get("table") in (None, "main") else fields["table"])
             continue  # a table's route with no device (`blackhole 10.0.0.0/24`, a multipath route's head line)
         if not tokens or "dev" not in fields or not _looks_like_ip(tokens[0].split("/")[0]) and tokens[0] != "default":
             raise fail_on_line("ip route", line, "expected `DST [via GW] dev IF [src ADDR]` (DST an address, a prefix "
                                "or `default`)")
         metric = fields.get("metric", "")
         routes.append(Route(tokens[0], fields["dev"], fields.get("src"), fields.get("via"),
-                            int(metric) if metric.isdigit() else None))
+                            int(metric) if metric.isdigit() else None,
+                            None if fields.get("table") in (None, "main") else fields["table"]))
     if not routes:
         raise ParseError("ip route get", "no route line found")
     return routes

@@ -109,6 +109,8 @@ class SmiTable:
     truncated: bool = False
     processes: tuple[SmiProcess, ...] = ()
     """The Processes section's rows (empty when it is not pasted or says ``No running processes found``)."""
+    no_processes: bool = False
+    """The Processes section says ``No running processes found`` (in a container: none of its own)."""
 
 
 def _watts(text: str) -> float | None:
@@ -125,6 +127,7 @@ def parse_smi_table(text: str) -> SmiTable:
     smi = driver = cuda = None
     gpus: list[SmiTableGpu] = []
     procs: list[SmiProcess] = []
+    none_said = False
     pending: dict[str, Any] | None = None
     truncated = False
     for line in lines:
@@ -160,6 +163,7 @@ def parse_smi_table(text: str) -> SmiTable:
             gpus.append(SmiTableGpu(**pending))
             pending = None
             continue
+        none_said = none_said or "No running processes found" in s
         m = _PROC_RE.match(s) if s.startswith("|") and s.endswith("|") else None
         if m:
             mem = m.group("mem")
@@ -170,7 +174,7 @@ def parse_smi_table(text: str) -> SmiTable:
         truncated = True
     if not gpus and not procs:
         raise ParseError(CMD, "no GPU row found in the table (expected `|   0  NVIDIA ...  On  | 00000000:..`)")
-    return SmiTable(smi, driver, cuda, tuple(gpus), truncated, tuple(procs))
+    return SmiTable(smi, driver, cuda, tuple(gpus), truncated, tuple(procs), none_said and not procs)
 
 
 # --------------------------------------------------------------------------- -q
