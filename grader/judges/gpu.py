@@ -14,7 +14,8 @@ import re
 from typing import Any, Callable
 
 from .common import fail, info, ok, on_spark, warn
-from .gpu_notes import nearest_nics, p2p_model_pairs, table_notes
+from .gpu_notes import (nearest_nics, no_memory_figure, p2p_model_pairs, table_notes,
+                        unavailable_fields)
 from .model import Finding, Summary
 
 
@@ -80,15 +81,9 @@ def summarise_query(q: Any, command: str | None) -> Summary:
                              "and ~100 W for the rest of the box and compare with the PSU's rating "
                              "(`clusterlab check lesson3` does it with the [desktop] budget you declare)."))
     elif len(gpus) == 1:
-        findings.append(info("One GPU in this output: a two-card desktop lists two rows."))
-    for row, g in zip(q.rows, gpus):
-        na = [k for k in q.fields if row.unavailable(k)]
-        if na and any(k.startswith("memory.") for k in na):
-            findings.append(info(_no_memory_figure(row.index, g.get("name") or "", f"{', '.join(na)} "
-                                                   f"{row.unavailable(na[0])}")))
-        elif na:
-            findings.append(info(f"GPU{row.index}: {', '.join(na)} not available on this card/driver "
-                                 f"({row.unavailable(na[0])})."))
+        findings.append(info("One GPU in this output: the GB10, all a DGX Spark has." if "GB10" in (
+            gpus[0].get("name") or "").upper() else "One GPU in this output: a two-card desktop lists two rows."))
+    findings += unavailable_fields(q, gpus)
     if q.truncated or q.notes:
         findings += [info(f"The paste is incomplete: {n}.") for n in q.notes]  # (the paste's, not the machine's)
     facts = {"fields": list(q.fields), "units": q.units, "had_header": q.had_header, "gpus": gpus,
@@ -210,16 +205,6 @@ def summarise_p2p(p: Any, command: str | None) -> Summary:
 
 # --------------------------------------------------------------------------- the plain table
 
-def _no_memory_figure(index: Any, name: str, said: str) -> str:
-    """What a GPU memory cell with no figure means: on a GB10 (or any card of unified memory) it is normal."""
-    if "GB10" in name.upper():
-        return (f"GPU{index} ({name}): {said}, as on every GB10: the GPU has no memory of its own, it shares the "
-                "Spark's unified memory with the CPU, so nvidia-smi gives no GPU memory figure. Read the memory "
-                "with `free -h`, and per process in nvidia-smi's process table.")
-    return (f"GPU{index}: {said}: no memory figure from this card/driver; on a GPU of unified memory (a GB10) "
-            "that is normal, read `free -h`.")
-
-
 def summarise_table(t: Any, command: str | None) -> Summary:
     findings: list[Finding] = []
     for g in t.gpus:
@@ -230,7 +215,7 @@ def summarise_table(t: Any, command: str | None) -> Summary:
                                  f"{g.memory_total_mib / 1024:.1f} GiB on the card)"
                                  + (f", {g.utilization_pct}% GPU-Util." if g.utilization_pct is not None else ".")))
         elif g.memory_not_reported:
-            findings.append(info(_no_memory_figure(g.index, g.name, f"Memory-Usage `{g.memory_not_reported}`")))
+            findings.append(info(no_memory_figure(g.index, g.name, f"Memory-Usage `{g.memory_not_reported}`")))
         if g.unread:
             findings.append(warn(f"GPU{g.index}: {' and '.join(g.unread)} reads `ERR!`: the driver (NVML) could not "
                                  "read that sensor when the table was printed. Once is usually transient; if it stays, "

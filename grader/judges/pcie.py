@@ -70,6 +70,7 @@ def connectx_links(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]
     """ConnectX functions in an ``lspci -vv`` paste: each Spark twin's link should train at 32 GT/s x4."""
     out: list[tuple[int, Finding]] = []
     unread: dict[int, list[str]] = {}  # section -> ConnectX functions shown without a LnkSta line
+    vfs: dict[int, list[str]] = {}  # section -> the SR-IOV Virtual Functions among them
     for index, (s, parsed) in enumerate(items):
         if s.kind != "lspci" or s.error or not parsed:
             continue
@@ -84,6 +85,8 @@ def connectx_links(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]
             now = f"{sta.speed_gt_s or 0:g} GT/s x{sta.width}" if sta and sta.width is not None else ""
             if sta is None or not now:
                 unread.setdefault(index, []).append(label)
+                if re.search(r"Virtual Function", d.description, re.I):
+                    vfs.setdefault(index, []).append(d.address)
             elif problem or sta.width_downgraded:  # lspci's own mark without LnkCap
                 out.append((index, warn(f"{problem}." if problem else f"{label}: PCIe link {now} (downgraded): "
                                         "narrower than the function can; paste its LnkCap line too.")))
@@ -97,8 +100,14 @@ def connectx_links(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]
                     f", about {PCIE_TWIN_GBPS} Gb/s for this twin: what a Spark twin should train at." if spark
                     else "."))))
     for index, labels in unread.items():  # said once per output (`lspci | grep Mellanox` lists many functions)
-        out.append((index, info(f"{listed(labels)}: no LnkSta line with the link's width (run `sudo lspci -vv -d "
-                                "15b3:`).")))
+        vf = vfs.get(index, [])
+        out.append((index, info((f"{', '.join(vf[:8])}{', ...' if len(vf) > 8 else ''}: SR-IOV Virtual Functions "
+                                 f"(VFs), so SR-IOV is enabled on {'their' if len(vf) > 1 else 'its'} physical "
+                                 "function and the VFs were created. " if vf else "")
+                                + f"{listed(labels)}: no LnkSta line with the link's width (run `sudo lspci -vv -d "
+                                "15b3:`). lspci shows only that the functions are on the PCI bus: it cannot show the "
+                                "network port's state or speed (`ibstat` or `ip link` shows it)"
+                                + (", nor whether a VF is bound to a driver (`lspci -k`)." if vf else "."))))
     return out
 
 
@@ -148,6 +157,8 @@ def _driver_findings(devices: list[Any]) -> list[Finding]:
 
 
 def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
+    if hasattr(devices, "buses"):  # `lspci -t`: the tree
+        return {"roots": devices.roots}, tree_findings(devices)
     findings: list[Finding] = []
     # ConnectX NICs (a DGX Spark's four twins) get their findings from lesson 2a's lspci cross check
     rest = [d for d in devices if not d.is_connectx]
@@ -252,3 +263,33 @@ def summarise_rig_report(gpus: Any, command: str | None) -> Summary:
                                  f"{g.power_default_w:g} W (set by its owner): under full load the card clocks lower; "
                                  "less heat and power from the supply."))
     return facts, findings
+
+
+def tree_findings(tree: Any) -> list[Finding]:
+    """``lspci -t``: which buses hang directly off a CPU root port (a bridge on a root bus) and which sit deeper,
+    behind a PCIe switch or bridge; a tree of root buses with no bridge at all (a VM's virtual PCI) says nothing of
+    the host's. The tree never shows link widths or speeds, and names nothing without ``-v``."""
+    direct, deeper = [], []
+    for root in tree.roots:
+        for key in tree.buses[root].bridges:
+            b = tree.buses[key]
+            (deeper if b.bridges else direct).append(b)
+    named = any(n for b in tree.buses.values() for _, n in b.functions)
+    out = [info(f"This `lspci -t` tree shows topology only: {'' if named else 'no device names (`lspci -tv` names them), '}"
+                "no link widths or speeds, so whether each card runs at its full width is not shown (`sudo lspci -vv` "
+                "LnkSta says); nothing in it is a fault.")]
+    if not direct and not deeper:
+        return [info(f"{len(tree.roots)} root buses and no bridge below them: each device sits on a root bus of its "
+                     "own, as a VM's virtual PCI shows (the host's PCIe topology is hidden).")] + out if len(
+            tree.roots) > 1 else out
+    pairs = [b for b in direct if [a[-1] for a, _ in b.functions] == ["0", "1"]]
+    words = f"{len(tree.roots)} root complexes ({', '.join(tree.roots)}). " if len(tree.roots) > 1 else ""
+    if direct:
+        words += (f"Directly on a CPU root port, no PCIe switch between: {listed([f'bus {b.bus} ({b.parent})' for b in direct][:12])}."
+                  + (f" The two-function ones (x.0 + x.1, as a GPU and its HDMI audio show): buses "
+                     f"{', '.join(b.bus for b in pairs)}; if those are GPUs, each has its own root port, so traffic "
+                     "between them goes through the CPU." if pairs else ""))
+    if deeper:
+        words += (f" Behind a further bridge (a PCIe switch, or a card's own bridge) below root ports "
+                  f"{', '.join(b.parent for b in deeper)}: devices below one switch reach each other without the CPU.")
+    return [info(words.strip())] + out

@@ -438,6 +438,10 @@ def summarise_ibv_devinfo(cas: CaList, command: str | None) -> Summary:
                              f"{shown} could. In a container, the others' device files (/dev/infiniband/uverbs*) are "
                              "not passed in (an SR-IOV pod gets only its VF's): pin the job to the devices it can open "
                              f"(NCCL_IB_HCA={shown}), or pass the others in."))
+    bare = [c.ca or "this device" for c in cas if not c.ports]  # ibv_devinfo prints each device's port blocks
+    if bare:
+        findings.append(info(f"{', '.join(bare)}: the output stops before the port section, so the port's state, link "
+                             "layer, MTU and rate are not shown (`ibv_devinfo -d <device>` or `ibstat` shows them)."))
     for c in cas:
         for p in c.ports:
             label = f"{c.ca or 'this device'} port {p.port}"

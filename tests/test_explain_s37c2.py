@@ -1,0 +1,84 @@
+"""Session 37 (helper C2, links, RoCE devices, GPUs/PCIe): readings of real outputs mended as general rules, each
+test naming the output it comes from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grader.explain import explain
+from tests.conftest import messages
+
+CORPUS = Path(__file__).parent / "fixtures" / "field" / "corpus"
+
+
+def corpus(prefix: str) -> str:
+    """The text of the field corpus entry (or pending one) whose file name starts with ``prefix``."""
+    [path] = list(CORPUS.glob(f"{prefix}_*.txt")) + list((CORPUS.parent / "pending").glob(f"{prefix}_*.txt"))
+    return path.read_text()
+
+
+def said(sections, level: str | None = None) -> str:
+    return " ".join(messages(s, level) if level else messages(s) for s in sections).strip()
+
+
+def test_fan_speed_not_supported_on_passive_data_centre_cards_is_said_once_and_not_a_fault():
+    """https://github.com/roscisz/TensorHive/issues/289 (pending wa021): three hosts of eight Tesla P40 each, queried
+    without an index column, fan.speed `[Not Supported]` or `[N/A]`: one note per output naming the cards, a passively
+    cooled board with no fan of its own, not a fault (no GPUNone, no note per row)."""
+    sections = explain(corpus("wa021"), host="other", nodes=3)
+    text = said(sections)
+    assert "GPUNone" not in text and not said(sections, "warn") and not said(sections, "fail")
+    assert text.count("All 8 GPUs (Tesla P40): fan.speed") == 3
+    assert "passively cooled" in text and "Not a fault" in text and "[N/A]" in text
+    # a GeForce card's fan [N/A] is not called passive
+    desk = ("$ nvidia-smi --query-gpu=index,name,fan.speed --format=csv\nindex, name, fan.speed [%]\n"
+            "0, NVIDIA GeForce RTX 3090, [N/A]\n1, NVIDIA GeForce RTX 3090, 30 %\n")
+    text = said(explain(desk, host="other", nodes=1))
+    assert "GPU0 (NVIDIA GeForce RTX 3090): fan.speed [N/A]" in text and "passively" not in text
+
+
+def test_one_gpu_on_a_gb10_is_all_a_spark_has():
+    """A DGX Spark's `nvidia-smi --query-gpu` lists its one GB10 (as in the corpus's Spark pastes): not compared with a
+    two-card desktop."""
+    text = said(explain("$ nvidia-smi --query-gpu=index,name,utilization.gpu --format=csv\nindex, name, "
+                        "utilization.gpu [%]\n0, NVIDIA GB10, 0 %\n", host="spark", nodes=1))
+    assert "all a DGX Spark has" in text and "two-card desktop" not in text
+
+
+def test_ibv_devinfo_cut_before_its_port_section_says_the_port_is_not_shown():
+    """https://github.com/open-mpi/ompi/issues/9087 (pending wa012): `ibv_devinfo -v` of a ConnectX-4 that stops in
+    the capability flags, before the port block: the port's state and rate are not shown. A whole one (corpus xi016's
+    ibv_devinfo shape: a port block) does not say so."""
+    text = said(explain(corpus("wa012"), host="other", nodes=1))
+    assert "mlx5_0: the output stops before the port section" in text and "rate are not shown" in text
+    whole = ("$ ibv_devinfo\nhca_id: mlx5_0\n\ttransport: InfiniBand (0)\n\tfw_ver: 16.35.2000\n\tvendor_part_id: 4119\n"
+             "\tphys_port_cnt: 1\n\t\tport:\t1\n\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n\t\t\tactive_mtu:\t\t4096 (5)\n"
+             "\t\t\tlink_layer:\t\tEthernet\n")
+    assert "port section" not in said(explain(whole, host="other", nodes=1))
+
+
+def test_lspci_tree_reads_root_ports_and_says_topology_only():
+    """https://github.com/noonghunna/club-3090/issues/1106 (pending wa013): `lspci -t` of a WRX80 board, four root
+    complexes, two-function devices directly on CPU root ports (no PCIe switch); the tree shows no widths. A VM's
+    tree (corpus s005, Azure NC24rs_v3: each device on a root bus of its own) is said to hide the host's topology."""
+    text = said(explain(corpus("wa013"), host="other", nodes=1))
+    assert "4 root complexes" in text and "no PCIe switch" in text and "buses 21, 41, 42" in text
+    assert "topology only" in text and "ERROR" not in text
+    vm = said(explain(corpus("s005"), host="other", nodes=2))
+    assert "each device sits on a root bus of its own" in vm and "no PCIe switch" not in vm
+    switched = ("$ lspci -t\n-[0000:00]-+-00.0\n           +-01.0-[01-03]----00.0-[02-03]--+-08.0-[03]----00.0\n"
+                "           \\-02.0\n")
+    text = said(explain(switched, host="other", nodes=1))
+    assert "Behind a further bridge" in text and "Directly on a CPU root port" not in text
+
+
+def test_lspci_grep_mellanox_names_the_virtual_functions_and_what_lspci_cannot_show():
+    """https://github.com/hustcat/k8s-rdma-device-plugin/issues/1 (pending wa022): `lspci | grep Mellanox` with a
+    ConnectX-3 PF and SR-IOV VFs, the last line cut mid-word: the VFs named, and lspci cannot show the port's state.
+    Without VFs (the PF alone) no SR-IOV is claimed."""
+    text = said(explain(corpus("wa022"), host="other", nodes=1))
+    assert "01:00.1, 01:00.2, 01:00.3: SR-IOV Virtual Functions" in text and "port's state" in text
+    assert "01:00.4 Mellanox" not in text  # the cut line is one more Mellanox function, not an unnamed device
+    pf = corpus("wa022").splitlines()[:2]
+    text = said(explain("\n".join(pf) + "\n", host="other", nodes=1))
+    assert "Virtual Function" not in text and "ConnectX-3" in text and "port's state" in text
