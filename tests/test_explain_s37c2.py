@@ -82,3 +82,43 @@ def test_lspci_grep_mellanox_names_the_virtual_functions_and_what_lspci_cannot_s
     pf = corpus("wa022").splitlines()[:2]
     text = said(explain("\n".join(pf) + "\n", host="other", nodes=1))
     assert "Virtual Function" not in text and "ConnectX-3" in text and "port's state" in text
+
+
+def test_lspci_grep_with_vfs_on_one_port_only_warns_of_the_other_port():
+    """Pending zt015 (a ConnectX-4 with port 0 in InfiniBand and port 1 in Ethernet mode, six VFs all Infiniband
+    controllers): the Ethernet PF has no VF, a hedged warning; a one-PF list with its VFs (pending wa022) is not."""
+    warned = said(explain(corpus("zt015"), host="other", nodes=1), "warn")
+    assert "0b:00.1 (Ethernet controller) has no Virtual Function" in warned and "If VFs were asked for" in warned
+    assert not said(explain(corpus("wa022"), host="other", nodes=1), "warn")
+
+
+def test_outputs_read_as_all_well_say_so_in_plain_words():
+    """Where the judge read the output and found nothing wrong, its words say so: an nvidia-smi table in a podman
+    container (pending xb006, https://github.com/NixOS/nixpkgs/issues/420638), ibstat ports Active (pending zt018),
+    `rdma link` all ACTIVE (corpus y020), a host's `ip addr`/ifconfig all up (pending wa020), lspci LnkSta matching
+    LnkCap (corpus zc011). Not where something is wrong: an ifconfig with receive errors (corpus zf004)."""
+    assert "GPU0 (NVIDIA GeForce RTX 4090) is visible" in said(explain(corpus("xb006"), host="other", nodes=1))
+    assert "Active/LinkUp at 100 Gb/s (this NIC's negotiated rate): the port's link is up and healthy" in said(
+        explain(corpus("zt018"), host="other", nodes=1), "ok")
+    assert "Every port shown is ACTIVE: healthy." in said(explain(corpus("y020"), host="other", nodes=1))
+    assert "Every interface shown (enp105s0) is UP with link and an IPv4 address: healthy" in said(
+        explain(corpus("wa020"), host="other", nodes=1))
+    assert "matches LnkCap Gen4 x16: the full link, healthy" in said(explain(corpus("zc011"), host="other", nodes=1))
+    bad = said(explain(corpus("zf004"), host="other", nodes=1)).lower()
+    assert "receive errors" in bad and "healthy" not in bad and "nothing wrong" not in bad
+    # a GPU table with a sensor nvidia-smi could not read is not called normal
+    err = corpus("xb006").replace("| 34%   33C    P3 ", "| 34%  ERR!    P3 ")
+    assert "ERR!" in err and "nothing wrong" not in said(explain(err, host="other", nodes=1))
+
+
+def test_a_sentence_starting_with_ethtool_is_prose_not_a_command():
+    """Pending zy014 (https://github.com/canonical/lxd/issues/7370): 'ethtool is correctly reporting that the card
+    supports 100G/s and is connected to a 100G/s uplink.' between two fenced blocks is the poster's sentence, not a
+    command line (a rate like 100G/s is no path); `ethtool -s eth0 speed 100000` stays a command."""
+    text = said(explain(corpus("zy014"), host="other", nodes=1))
+    assert "ethtool is correctly reporting" not in " ".join(s.command or "" for s in explain(corpus("zy014"),
+                                                                                          host="other", nodes=1))
+    assert "the command printed nothing" not in text
+    from grader.explain.tolerant import is_sentence
+    assert is_sentence("ethtool is correctly reporting that the card supports 100G/s and is connected.")
+    assert not is_sentence("ethtool --show-fec enp1s0f0np0 and then /usr/sbin/ethtool -m enp1s0f0np0 again")

@@ -14,7 +14,7 @@ import re
 from typing import Any, Callable
 
 from .common import fail, info, ok, on_spark, warn
-from .gpu_notes import (nearest_nics, no_memory_figure, p2p_model_pairs, table_notes,
+from .gpu_notes import (nearest_nics, no_memory_figure, p2p_model_pairs, table_all_well, table_notes,
                         unavailable_fields)
 from .model import Finding, Summary
 
@@ -220,7 +220,8 @@ def summarise_table(t: Any, command: str | None) -> Summary:
             findings.append(warn(f"GPU{g.index}: {' and '.join(g.unread)} reads `ERR!`: the driver (NVML) could not "
                                  "read that sensor when the table was printed. Once is usually transient; if it stays, "
                                  "the board's sensor or the driver is at fault (look for Xid lines in `sudo dmesg`)."))
-    findings += [info("One GPU in this table: a two-card desktop lists two.")] if len(t.gpus) == 1 else []
+    findings += [info("One GPU in this table: the GB10, all a DGX Spark has." if "GB10" in (t.gpus[0].name or "").upper()
+                      else "One GPU in this table: a two-card desktop lists two.")] if len(t.gpus) == 1 else []
     if t.gpus:
         findings.append(info("The plain table shows no PCIe link: run `nvidia-smi --query-gpu=index,name,"
                              "pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max "
@@ -228,6 +229,7 @@ def summarise_table(t: Any, command: str | None) -> Summary:
     findings += _process_findings(t) + table_notes(t)
     findings += [info("The paste is cut off inside a GPU's rows: what is said is of the rows shown.")] if t.truncated \
         else []
+    findings += table_all_well(t, findings)
     facts = {"driver_version": t.driver_version, "cuda_version": t.cuda_version,
              "gpus": [g.__dict__ for g in t.gpus], "processes": [p.__dict__ for p in t.processes],
              "truncated": t.truncated}

@@ -120,3 +120,13 @@ def unavailable_fields(q: Any, gpus: list[dict]) -> list[Finding]:
                    "cool it), so there is no fan speed to read. Not a fault, nothing wrong with the GPU")
         out.append(info(f"{label}: {', '.join(na)} {said}: {why}."))
     return out
+
+
+def table_all_well(t: Any, findings: list[Finding]) -> list[Finding]:
+    """The plain table read with nothing to warn of: said plainly, of what was read (the cards visible, the driver
+    answering, their power, memory and processes), not of what the table does not show (the PCIe link, Xid errors)."""
+    if not t.gpus or t.truncated or any(f.level in ("warn", "fail") for f in findings):
+        return []
+    cards = ", ".join(f"GPU{g.index} ({g.name})" for g in t.gpus[:4]) + (", ..." if len(t.gpus) > 4 else "")
+    return [info(f"nvidia-smi runs and {cards} " + ("is" if len(t.gpus) == 1 else "are") + " visible: the driver is "
+                 "loaded and answers; the power, memory and process figures read here are normal, nothing wrong in them.")]

@@ -72,6 +72,8 @@ def connectx_links(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]
     unread: dict[int, list[str]] = {}  # section -> ConnectX functions shown without a LnkSta line
     vfs: dict[int, list[str]] = {}  # section -> the SR-IOV Virtual Functions among them
     for index, (s, parsed) in enumerate(items):
+        out += [(index, f) for f in _vf_less_ports(parsed)] if s.kind == "lspci" and not s.error and parsed else []
+    for index, (s, parsed) in enumerate(items):
         if s.kind != "lspci" or s.error or not parsed:
             continue
         for d in parsed:
@@ -109,6 +111,25 @@ def connectx_links(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]
                                 "network port's state or speed (`ibstat` or `ip link` shows it)"
                                 + (", nor whether a VF is bound to a driver (`lspci -k`)." if vf else "."))))
     return out
+
+
+def _vf_less_ports(devices: list[Any]) -> list[Finding]:
+    """A ConnectX with a port in each link type (an Infiniband and an Ethernet controller function) whose Virtual
+    Functions are all of one type: a VF takes its physical function's class, so the other port has none. A warning,
+    hedged: if VFs were asked for on that port, they were not created there (its sriov_numvfs, or SR-IOV not enabled
+    for it in the NIC's firmware: mlxconfig SRIOV_EN / NUM_OF_VFS)."""
+    cx = [d for d in devices if getattr(d, "is_connectx", False) and d.class_name]
+    vf = [d for d in cx if "virtual function" in d.description.lower()]
+    pf = [d for d in cx if d not in vf]
+    if not vf or len({d.class_name for d in pf}) < 2 or any(d.truncated for d in devices):  # (the rest may be cut)
+        return []
+    have = {d.class_name for d in vf}
+    return [warn(f"{d.address} ({d.class_name}) has no Virtual Function: all {len(vf)} VFs shown are "
+                 f"{', '.join(sorted(have))}s, the VFs of {', '.join(p.address for p in pf if p.class_name in have)} (a VF "
+                 "takes its physical function's type). If VFs were asked for on this port, they were not created: its "
+                 f"sriov_numvfs (`cat /sys/bus/pci/devices/{'' if d.address.count(':') > 1 else '0000:'}{d.address}/sriov_numvfs`), or SR-IOV not enabled for it "
+                 "in the NIC's firmware (mlxconfig SRIOV_EN, NUM_OF_VFS); dmesg says why.")
+            for d in pf if d.class_name not in have]
 
 
 # --------------------------------------------------------------------------- lspci -vv
@@ -223,7 +244,7 @@ def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
                                     "(`sudo lspci -vv -s <address>`) to say which it is.")))
         if not d.width_reduced and not d.speed_reduced and not (sta.width and sta.width <= 4):
             findings.append(ok(f"{label}: LnkSta Gen{sta.gen} x{sta.width} matches LnkCap"
-                               + (f" Gen{cap.gen} x{cap.width}" if cap else "") + "."))
+                               + (f" Gen{cap.gen} x{cap.width}: the full link, healthy" if cap else "") + "."))
     findings += _acs_findings(devices)
     findings += _driver_findings(devices)
     others = [d for d in rest if not d.is_display and d.class_name]

@@ -52,7 +52,7 @@ def summarise_rdma(links: RdmaLinks, command: str | None) -> Summary:
                                    {x.device: x.netdev for x in links})
         states = ", ".join(f"{x.device}/{x.port} {x.state or '?'}" + (f" on {x.netdev}" if x.netdev else "") + (
             f" (InfiniBand: lid {x.lid}, subnet manager at lid {x.sm_lid})" if x.lid is not None else "") for x in links)
-        findings.append(info(f"Ports: {states}."))
+        findings.append(info(f"Ports: {states}." + (" Every port shown is ACTIVE: healthy." if all(x.is_active for x in links) else "")))
         hardware = [x for x in links if not soft_rdma_kind(x.device)]
         if hardware and not any(x.is_active for x in hardware):
             findings.append(fail("No RDMA port of an RDMA NIC is ACTIVE: NCCL would fall back to TCP sockets. Check "
@@ -359,7 +359,8 @@ def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -
             if p.is_active and c.ca not in SPARK_RDMA:
                 rate = p.rate_gbps
                 findings.append(ok(f"{label}: Active{phys}"
-                                   + (f" at {rate:g} Gb/s (this NIC's negotiated rate)." if rate is not None else ".")))
+                                   + (f" at {rate:g} Gb/s (this NIC's negotiated rate)" if rate is not None else "")
+                                   + ": the port's link is up and healthy."))
             elif p.is_active:
                 rate = p.rate_gbps
                 if rate is not None and rate >= LINE_GBPS:
@@ -372,8 +373,8 @@ def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -
                                          f"switch, force {LINE_GBPS}G "
                                          "and turn auto-negotiation off on the switch port."))
                 else:
-                    findings.append(ok(f"{label}: Active{phys}"
-                                       + (f" at {rate:g} Gb/s." if rate is not None else ".")))
+                    findings.append(ok(f"{label}: Active{phys}" + (f" at {rate:g} Gb/s" if rate is not None else "")
+                                       + ": the port's link is up and healthy."))
             elif (p.state or "").lower() == "down" and (p.physical_state or "").lower() == "linkup" \
                     and (p.link_layer or "").lower() == "infiniband":
                 sm = (f"a subnet manager is on the fabric (SM lid {p.sm_lid}) but has not brought this port up"
