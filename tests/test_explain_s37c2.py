@@ -122,3 +122,23 @@ def test_a_sentence_starting_with_ethtool_is_prose_not_a_command():
     from grader.explain.tolerant import is_sentence
     assert is_sentence("ethtool is correctly reporting that the card supports 100G/s and is connected.")
     assert not is_sentence("ethtool --show-fec enp1s0f0np0 and then /usr/sbin/ethtool -m enp1s0f0np0 again")
+
+
+def test_every_port_of_a_whole_device_list_down_fails_a_slice_warns():
+    """Pending xi013 (https://github.com/deepseek-ai/3FS/issues/39): `ibstat` of both ConnectX-6 Dx devices (mlx5_0,
+    mlx5_1), every port Down/Disabled: no RDMA port at all, a failure (as `rdma link` with none ACTIVE). Pending xp013
+    (a slice of ibstatus blocks, mlx5_11 and mlx5_2.. cut mid-word) stays a warning: other ports may be up."""
+    assert "no port in this output is Active" in said(explain(corpus("xi013"), host="other", nodes=1), "fail")
+    slice_ = explain(corpus("xp013"), host="other", nodes=1)
+    assert not said(slice_, "fail") and "no port in this output is Active" in said(slice_, "warn")
+
+
+def test_a_fragment_of_nvidia_smi_q_inside_the_pci_part_still_reads_the_link_width():
+    """Pending zs014 (a Maxwell GeForce's `nvidia-smi -q` pasted from inside its PCI section): `Link Width` Max 16x,
+    Current 8x with no `GPU Link Info` heading above is read as the card's link (narrower than it can)."""
+    from grader.judges.gpu import summarise_q
+    from grader.parsers.nvidia_smi import parse_smi_q
+    text = corpus("zs014")
+    _, found = summarise_q(parse_smi_q(text[text.index("            Link Width"):]), None)
+    words = " ".join(f.message for f in found)
+    assert "trained at x8, x16 is possible" in words and "GenNone" not in words

@@ -295,6 +295,10 @@ def summarise_apps(q: Any, command: str | None) -> Summary:
 
 # --------------------------------------------------------------------------- -q
 
+def _gen_x(gen: Any, width: Any) -> str:
+    return " ".join(x for x in (f"Gen{gen}" if gen is not None else "", f"x{width}" if width is not None else "") if x)
+
+
 def summarise_q(q: Any, command: str | None) -> Summary:
     from ..calc.specs import match_gpu
     from ..facts.lesson3 import is_idle, link_sentences
@@ -317,8 +321,8 @@ def summarise_q(q: Any, command: str | None) -> Summary:
             problems, notes, remarks = link_sentences(rec)
             findings += [fail(p) for p in problems] + [warn(n) for n in notes] + [info(r) for r in remarks]
             if not problems:
-                findings.append(ok(f"GPU {g.bus_id}: PCIe Gen{rec['gen_current']} x{rec['width_current']} "
-                                   f"(max Gen{rec['gen_max']} x{rec['width_max']})."))
+                findings.append(ok(f"GPU {g.bus_id}: PCIe {_gen_x(rec['gen_current'], rec['width_current'])} "
+                                   f"(max {_gen_x(rec['gen_max'], rec['width_max'])})."))
         findings += _power_findings(rec)
         if g.clock_event("SW Power Cap"):
             findings.append(info(f"GPU {g.bus_id}: SW Power Cap is Active: the card is being held at its power "

@@ -407,7 +407,7 @@ def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -
                     "InfiniBand port waits in Initializing for one): start one (opensm on a host of the fabric, or the "
                     "switch's)."))
             elif p.state is not None:  # no port of the output is Active: nothing here can carry RDMA
-                findings.append(warn(f"{label}: {p.state}{phys}, and no port in this output is "
+                findings.append((fail if cas.whole and sum(len(x.ports) for x in cas) > 1 else warn)(f"{label}: {p.state}{phys}, and no port in this output is "
                                      "Active, so none of it can carry RDMA: a port in use needs a cable (or module) "
                                      "and a live far end, and its netdev up (`ip link`); `Disabled` is a port turned "
                                      "off. The Rate of a port that is down means nothing."))
