@@ -142,3 +142,13 @@ def test_a_fragment_of_nvidia_smi_q_inside_the_pci_part_still_reads_the_link_wid
     _, found = summarise_q(parse_smi_q(text[text.index("            Link Width"):]), None)
     words = " ".join(f.message for f in found)
     assert "trained at x8, x16 is possible" in words and "GenNone" not in words
+
+
+def test_connectx_in_lspci_with_no_netdev_in_the_same_hosts_ip_list_fails():
+    """Pending zt012 (a ConnectX-4 Lx at 18:00.0/.1 in `lspci`, and `ip a` listing only lo and eno1): no netdev could
+    be the card's, so no driver is bound to it. With its netdev listed (enp24s0f0np0), nothing is said of it."""
+    text = corpus("zt012")
+    assert "no netdev that could be theirs (only lo, eno1)" in said(explain(text, host="other", nodes=1), "fail")
+    fixed = text.replace("#\n\n# dnf", "3: enp24s0f0np0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc mq state UP "
+                         "group default qlen 1000\n    link/ether aa:bb:cc:dd:ee:f0 brd ff:ff:ff:ff:ff:ff\n#\n\n# dnf")
+    assert fixed != text and "no netdev" not in said(explain(fixed, host="other", nodes=1))

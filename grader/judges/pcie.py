@@ -71,6 +71,7 @@ def connectx_links(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]
     out: list[tuple[int, Finding]] = []
     unread: dict[int, list[str]] = {}  # section -> ConnectX functions shown without a LnkSta line
     vfs: dict[int, list[str]] = {}  # section -> the SR-IOV Virtual Functions among them
+    out += _no_netdev(items)
     for index, (s, parsed) in enumerate(items):
         out += [(index, f) for f in _vf_less_ports(parsed)] if s.kind == "lspci" and not s.error and parsed else []
     for index, (s, parsed) in enumerate(items):
@@ -111,6 +112,31 @@ def connectx_links(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]
                                 "network port's state or speed (`ibstat` or `ip link` shows it)"
                                 + (", nor whether a VF is bound to a driver (`lspci -k`)." if vf else "."))))
     return out
+
+
+_NOT_ITS_NETDEV_RE = re.compile(r"lo$|eno\d|docker|virbr|br-|veth|vnet|wl|tailscale|cali|flannel|cni|tun|tap|wg|lxc|podman")
+"""Interfaces that cannot be a PCIe NIC's own: loopback, onboard (eno*), wireless, virtual and tunnel ones."""
+
+
+def _no_netdev(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
+    """lspci lists ConnectX Ethernet functions (not VFs, which a VM may hold) and the same host's whole ``ip addr``
+    list has no interface that could be theirs (only loopback, onboard, wireless or virtual ones): no driver made a
+    netdev for them, so mlx5_core (or mlx4_en) is not bound to the card: nothing RDMA or TCP can use it."""
+    from .link import _lists_all
+    pfs = [(i, d) for i, (s, parsed) in enumerate(items) if s.kind == "lspci" and not s.error and parsed
+           for d in parsed if getattr(d, "is_connectx", False) and d.class_name == "Ethernet controller"
+           and "virtual function" not in d.description.lower() and not d.driver]  # (bound: its netdev is elsewhere)
+    lists = [(s, parsed) for s, parsed in items if s.kind == "ip-addr" and not s.error and parsed]
+    if not pfs or len(lists) != 1 or not _lists_all(lists[0][0].command) or items[pfs[0][0]][0].host != lists[0][0].host \
+            or not all(_NOT_ITS_NETDEV_RE.match(getattr(x, "name", "") or "") for x in lists[0][1]):
+        return []
+    names = ", ".join(x.name for x in lists[0][1])
+    drv = "mlx4_en" if (pfs[0][1].connectx_model or "").startswith("ConnectX-3") else "mlx5_core"
+    return [(pfs[0][0], fail(f"{', '.join(d.address for _, d in pfs)} ({pfs[0][1].connectx_model or 'ConnectX'}): lspci "
+                             f"lists them, but the interface list has no netdev that could be theirs (only {names}): "
+                             f"no driver is bound to the card ({drv} not loaded, blacklisted, or its probe failed), "
+                             f"so nothing can use it. `lspci -k` shows the driver in use, `sudo dmesg | grep {drv[:4]}` "
+                             f"why it failed; `sudo modprobe {drv}` loads it."))]
 
 
 def _vf_less_ports(devices: list[Any]) -> list[Finding]:
