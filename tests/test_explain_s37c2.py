@@ -152,3 +152,15 @@ def test_connectx_in_lspci_with_no_netdev_in_the_same_hosts_ip_list_fails():
     fixed = text.replace("#\n\n# dnf", "3: enp24s0f0np0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc mq state UP "
                          "group default qlen 1000\n    link/ether aa:bb:cc:dd:ee:f0 brd ff:ff:ff:ff:ff:ff\n#\n\n# dnf")
     assert fixed != text and "no netdev" not in said(explain(fixed, host="other", nodes=1))
+
+
+def test_two_gid_tables_laid_out_differently_warn_that_one_index_cannot_fit_both():
+    """Pending zy012 (https://github.com/openucx/ucx/issues/7785): the GID lines of `ibv_devinfo -v` on two nodes,
+    mu01 with IPv4 at indices 2 and 3, cu01 with two entries and IPv4 at 1: two tables (the index starts again), and a
+    fixed GID index cannot be right on both. Two tables of one layout say nothing of it."""
+    text = corpus("zy012")
+    warned = said(explain(text, host="other", nodes=2), "warn")
+    assert "The GID tables differ" in warned and "IPv4 at index 2, 3" in warned and "IPv4 at index 1)" in warned
+    same = text.split("cu01:")[0] + "cu01:\n" + text.split("cu01:")[0].split("mu01:\n")[1].replace("cb00:7164",
+                                                                                                 "cb00:7101")
+    assert same.count("GID[  3]") == 2 and "GID tables differ" not in said(explain(same, host="other", nodes=2))

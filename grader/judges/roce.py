@@ -22,6 +22,7 @@ from .common import (C2S, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, host_findings,
                      soft_rdma_kind, warn)
 from .model import Finding, Section, Summary
 from .perftest import IB_BW_PASS_GBPS, PERF_GUIDE
+from .roce_notes import gid_layouts
 
 
 #: PCI function of each Spark twin (procedure.md §1.1)
@@ -463,7 +464,7 @@ def summarise_ibv_devinfo(cas: CaList, command: str | None) -> Summary:
                                          f"{p.active_mtu} means the interface is at a standard MTU (1500); jumbo "
                                          f"frames (MTU {JUMBO_MTU} on both ends) give RoCE 4096.")))
             findings += _devinfo_gid_findings(label, c.ca or "this device", p)
-    return facts, findings
+    return facts, findings + gid_layouts(cas)
 
 
 def _devinfo_gid_findings(label: str, name: str, port: Any) -> list[Finding]:

@@ -318,6 +318,10 @@ def parse_ibv_devinfo(text: str) -> CaList:
                                                               "active_speed", "active_width"))):
             port = {"port": 1, "gids": []}  # a port's lines without their `port:` line
             cas[-1]["ports"].append(port)
+        if g and port["gids"] and int(g.group("i")) <= port["gids"][-1][0]:  # the index starts again: another table
+            cas.append({"ca": None, "ports": []})
+            port = {"port": 1, "gids": []}
+            cas[-1]["ports"].append(port)
         if g:
             port["gids"].append((int(g.group("i")), g.group("gid"), g.group("type")))
             seen = True
