@@ -73,7 +73,7 @@ def summarise_query(q: Any, command: str | None) -> Summary:
         if has_link and not problems:
             findings.append(ok(f"GPU{g['index']} ({g['name']}): PCIe Gen{g['gen_current']} x{g['width_current']}"
                                + (f", max Gen{g['gen_max']} x{g['width_max']}" if g["gen_max"] else "")
-                               + ": the full width the card can train."))
+                               + ": the full width the card can train, healthy."))
         findings += _power_findings(g)
     limits = [g.get("enforced_limit_w") or g.get("limit_w") for g in gpus]
     if len(gpus) >= 2 and all(x is not None for x in limits):

@@ -548,7 +548,7 @@ def _speed_findings(r: Any, name: str) -> list[Finding]:
     if r.interface == HOUSE_INTERFACE:
         return [info(f"{name}: {r.speed_mbps}Mb/s on the 10 GbE management port (not the QSFP link).")]
     if in_spark_range("link_speed_mbps", r.speed_mbps) and spark_port:  # the range L1.link_speed judges with
-        return [ok(f"{name}: {LINK_MBPS}Mb/s, the full {LINE_GBPS} GbE of a Spark QSFP port.")]
+        return [ok(f"{name}: {LINK_MBPS}Mb/s, the full {LINE_GBPS} GbE of a Spark QSFP port: healthy.")]
     if not spark_port:
         return _below_both_ends(r, name) or [info(f"{name}: {r.speed_mbps}Mb/s" + (", link detected: up, healthy as far as "
                                                    "ethtool shows" if r.link_detected else "") + "; not a Spark QSFP interface, so no expected speed.")]
