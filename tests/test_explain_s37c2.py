@@ -164,3 +164,12 @@ def test_two_gid_tables_laid_out_differently_warn_that_one_index_cannot_fit_both
     same = text.split("cu01:")[0] + "cu01:\n" + text.split("cu01:")[0].split("mu01:\n")[1].replace("cb00:7164",
                                                                                                  "cb00:7101")
     assert same.count("GID[  3]") == 2 and "GID tables differ" not in said(explain(same, host="other", nodes=2))
+
+
+def test_rdma_dev_typed_beside_rdma_link_is_set_aside():
+    """Pending xi006 (https://github.com/openucx/ucx/issues/11048: `rdma link show` then `rdma dev` in one block,
+    Broadcom bnxt_re): the `rdma dev` line and its device lines are another command's, not unreadable link lines; the
+    links read (bnxt_re0 ACTIVE, bnxt_re1 DOWN/DISABLED)."""
+    block = corpus("xi006").split("\necho -e")[0].split("RDMA\n", 1)[1]
+    text = said(explain(block, host="other", nodes=1))
+    assert "ERROR" not in text and "bnxt_re0/1 ACTIVE on enp194s0f0np0" in text and "bnxt_re1/1 DOWN" in text
