@@ -32,7 +32,7 @@ def is_sentence(line: str) -> bool:
     """Whether ``line``, though it starts with a program's name, is a person's sentence about it (``all_reduce_perf
     works fine only with those linked through SYS.``): prose of six words or more with no option, path or setting."""
     words = line.split()
-    return len(words) >= 6 and is_prose(line) and not any(w[:1] == "-" or "/" in w or "=" in w for w in words[1:])
+    return len(words) >= 6 and is_prose(line) and not any(w[:1] == "-" or "/" in w and not re.fullmatch(r"[\d.]{1,9}[kKMGT]?(?:i?B|b|bit)?/s[.,;:)]?", w) or "=" in w for w in words[1:])
 
 
 MAX_TRAILING_PROSE = 3

@@ -14,7 +14,8 @@ import re
 from typing import Any, Callable
 
 from .common import fail, info, ok, on_spark, warn
-from .gpu_notes import nearest_nics, p2p_model_pairs, table_notes
+from .gpu_notes import (nearest_nics, no_memory_figure, p2p_model_pairs, table_all_well, table_notes,
+                        unavailable_fields)
 from .model import Finding, Summary
 
 
@@ -72,7 +73,7 @@ def summarise_query(q: Any, command: str | None) -> Summary:
         if has_link and not problems:
             findings.append(ok(f"GPU{g['index']} ({g['name']}): PCIe Gen{g['gen_current']} x{g['width_current']}"
                                + (f", max Gen{g['gen_max']} x{g['width_max']}" if g["gen_max"] else "")
-                               + ": the full width the card can train."))
+                               + ": the full width the card can train, healthy."))
         findings += _power_findings(g)
     limits = [g.get("enforced_limit_w") or g.get("limit_w") for g in gpus]
     if len(gpus) >= 2 and all(x is not None for x in limits):
@@ -80,15 +81,9 @@ def summarise_query(q: Any, command: str | None) -> Summary:
                              "and ~100 W for the rest of the box and compare with the PSU's rating "
                              "(`clusterlab check lesson3` does it with the [desktop] budget you declare)."))
     elif len(gpus) == 1:
-        findings.append(info("One GPU in this output: a two-card desktop lists two rows."))
-    for row, g in zip(q.rows, gpus):
-        na = [k for k in q.fields if row.unavailable(k)]
-        if na and any(k.startswith("memory.") for k in na):
-            findings.append(info(_no_memory_figure(row.index, g.get("name") or "", f"{', '.join(na)} "
-                                                   f"{row.unavailable(na[0])}")))
-        elif na:
-            findings.append(info(f"GPU{row.index}: {', '.join(na)} not available on this card/driver "
-                                 f"({row.unavailable(na[0])})."))
+        findings.append(info("One GPU in this output: the GB10, all a DGX Spark has." if "GB10" in (
+            gpus[0].get("name") or "").upper() else "One GPU in this output: a two-card desktop lists two rows."))
+    findings += unavailable_fields(q, gpus)
     if q.truncated or q.notes:
         findings += [info(f"The paste is incomplete: {n}.") for n in q.notes]  # (the paste's, not the machine's)
     facts = {"fields": list(q.fields), "units": q.units, "had_header": q.had_header, "gpus": gpus,
@@ -210,16 +205,6 @@ def summarise_p2p(p: Any, command: str | None) -> Summary:
 
 # --------------------------------------------------------------------------- the plain table
 
-def _no_memory_figure(index: Any, name: str, said: str) -> str:
-    """What a GPU memory cell with no figure means: on a GB10 (or any card of unified memory) it is normal."""
-    if "GB10" in name.upper():
-        return (f"GPU{index} ({name}): {said}, as on every GB10: the GPU has no memory of its own, it shares the "
-                "Spark's unified memory with the CPU, so nvidia-smi gives no GPU memory figure. Read the memory "
-                "with `free -h`, and per process in nvidia-smi's process table.")
-    return (f"GPU{index}: {said}: no memory figure from this card/driver; on a GPU of unified memory (a GB10) "
-            "that is normal, read `free -h`.")
-
-
 def summarise_table(t: Any, command: str | None) -> Summary:
     findings: list[Finding] = []
     for g in t.gpus:
@@ -230,12 +215,13 @@ def summarise_table(t: Any, command: str | None) -> Summary:
                                  f"{g.memory_total_mib / 1024:.1f} GiB on the card)"
                                  + (f", {g.utilization_pct}% GPU-Util." if g.utilization_pct is not None else ".")))
         elif g.memory_not_reported:
-            findings.append(info(_no_memory_figure(g.index, g.name, f"Memory-Usage `{g.memory_not_reported}`")))
+            findings.append(info(no_memory_figure(g.index, g.name, f"Memory-Usage `{g.memory_not_reported}`")))
         if g.unread:
             findings.append(warn(f"GPU{g.index}: {' and '.join(g.unread)} reads `ERR!`: the driver (NVML) could not "
                                  "read that sensor when the table was printed. Once is usually transient; if it stays, "
                                  "the board's sensor or the driver is at fault (look for Xid lines in `sudo dmesg`)."))
-    findings += [info("One GPU in this table: a two-card desktop lists two.")] if len(t.gpus) == 1 else []
+    findings += [info("One GPU in this table: the GB10, all a DGX Spark has." if "GB10" in (t.gpus[0].name or "").upper()
+                      else "One GPU in this table: a two-card desktop lists two.")] if len(t.gpus) == 1 else []
     if t.gpus:
         findings.append(info("The plain table shows no PCIe link: run `nvidia-smi --query-gpu=index,name,"
                              "pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max "
@@ -243,6 +229,7 @@ def summarise_table(t: Any, command: str | None) -> Summary:
     findings += _process_findings(t) + table_notes(t)
     findings += [info("The paste is cut off inside a GPU's rows: what is said is of the rows shown.")] if t.truncated \
         else []
+    findings += table_all_well(t, findings)
     facts = {"driver_version": t.driver_version, "cuda_version": t.cuda_version,
              "gpus": [g.__dict__ for g in t.gpus], "processes": [p.__dict__ for p in t.processes],
              "truncated": t.truncated}
@@ -308,6 +295,10 @@ def summarise_apps(q: Any, command: str | None) -> Summary:
 
 # --------------------------------------------------------------------------- -q
 
+def _gen_x(gen: Any, width: Any) -> str:
+    return " ".join(x for x in (f"Gen{gen}" if gen is not None else "", f"x{width}" if width is not None else "") if x)
+
+
 def summarise_q(q: Any, command: str | None) -> Summary:
     from ..calc.specs import match_gpu
     from ..facts.lesson3 import is_idle, link_sentences
@@ -330,8 +321,8 @@ def summarise_q(q: Any, command: str | None) -> Summary:
             problems, notes, remarks = link_sentences(rec)
             findings += [fail(p) for p in problems] + [warn(n) for n in notes] + [info(r) for r in remarks]
             if not problems:
-                findings.append(ok(f"GPU {g.bus_id}: PCIe Gen{rec['gen_current']} x{rec['width_current']} "
-                                   f"(max Gen{rec['gen_max']} x{rec['width_max']})."))
+                findings.append(ok(f"GPU {g.bus_id}: PCIe {_gen_x(rec['gen_current'], rec['width_current'])} "
+                                   f"(max {_gen_x(rec['gen_max'], rec['width_max'])})."))
         findings += _power_findings(rec)
         if g.clock_event("SW Power Cap"):
             findings.append(info(f"GPU {g.bus_id}: SW Power Cap is Active: the card is being held at its power "

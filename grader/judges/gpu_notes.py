@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .common import info, warn
@@ -78,3 +79,58 @@ def p2p_model_pairs(devices: dict, access: dict) -> list[Finding]:
                  + ", each a pair of one model, and not between cards of different models: CUDA gives peer access "
                  "between GPUs of one architecture, and a driver that enables P2P on GeForce cards does so per model. "
                  "Expected, not a fault: keep a tensor-parallel group on cards of one model.")]
+
+
+PASSIVE_BOARD = re.compile(r"\b(?:Tesla|[ABHL]\d{1,3}[GSX]?|GH\d{3}|T4|V100|P100|P40|P4|K80|M40|M60)\b")
+"""Data-centre boards (Tesla, A100/H100/L40/T4 ...): passively cooled, no fan of their own (the server's fans cool
+them), so nvidia-smi has no fan to read (NVIDIA's data sheets: "Thermal solution: Passive", e.g. the Tesla P40's,
+https://images.nvidia.com/content/pdf/tesla/184427-Tesla-P40-Datasheet-NV-Final-Letter-Web.pdf)."""
+
+
+def no_memory_figure(index: Any, name: str, said: str) -> str:
+    """What a GPU memory cell with no figure means: on a GB10 (or any card of unified memory) it is normal."""
+    if "GB10" in name.upper():
+        return (f"GPU{index} ({name}): {said}, as on every GB10: the GPU has no memory of its own, it shares the "
+                "Spark's unified memory with the CPU, so nvidia-smi gives no GPU memory figure. Read the memory "
+                "with `free -h`, and per process in nvidia-smi's process table.")
+    return (f"GPU{index}: {said}: no memory figure from this card/driver; on a GPU of unified memory (a GB10) "
+            "that is normal, read `free -h`.")
+
+
+def unavailable_fields(q: Any, gpus: list[dict]) -> list[Finding]:
+    """The ``--query-gpu`` fields nvidia-smi printed as ``[N/A]``/``[Not Supported]``, said once per output for all
+    the rows alike (a field the board or driver does not report, not a fault): memory ones mean unified memory on a
+    GB10; fan.speed on a data-centre board means no fan of its own (cooled by the chassis). A row without an index
+    column is named by its position (nvidia-smi lists the GPUs in index order)."""
+    groups: dict[tuple, list[tuple[Any, str]]] = {}
+    for pos, (row, g) in enumerate(zip(q.rows, gpus)):
+        na = tuple(k for k in q.fields if row.unavailable(k))
+        if na:
+            said = sorted({row.unavailable(k) or "" for k in na})
+            groups.setdefault((na, " / ".join(said)), []).append(
+                (pos if row.index is None else row.index, g.get("name") or ""))
+    out: list[Finding] = []
+    for (na, said), cards in groups.items():
+        if any(k.startswith("memory.") for k in na):
+            out += [info(no_memory_figure(i, name, f"{', '.join(na)} {said}")) for i, name in cards[:4]]
+            continue
+        names = sorted({n for _, n in cards if n})
+        label = (f"GPU{cards[0][0]}" if len(cards) == 1 else f"All {len(cards)} GPUs" if len(cards) == len(q.rows)
+                 else ", ".join(f"GPU{i}" for i, _ in cards[:8]) + ("..." if len(cards) > 8 else "")) + \
+            (f" ({', '.join(names)})" if names else "")
+        why = "a field nvidia-smi cannot read on this board or driver, not a fault in itself"
+        if na == ("fan.speed",) and names and all(PASSIVE_BOARD.search(n) for n in names):
+            why = ("as expected on a passively cooled data-centre board: it has no fan of its own (the chassis fans "
+                   "cool it), so there is no fan speed to read. Not a fault, nothing wrong with the GPU")
+        out.append(info(f"{label}: {', '.join(na)} {said}: {why}."))
+    return out
+
+
+def table_all_well(t: Any, findings: list[Finding]) -> list[Finding]:
+    """The plain table read with nothing to warn of: said plainly, of what was read (the cards visible, the driver
+    answering, their power, memory and processes), not of what the table does not show (the PCIe link, Xid errors)."""
+    if not t.gpus or t.truncated or any(f.level in ("warn", "fail") for f in findings):
+        return []
+    cards = ", ".join(f"GPU{g.index} ({g.name})" for g in t.gpus[:4]) + (", ..." if len(t.gpus) > 4 else "")
+    return [info(f"nvidia-smi runs and {cards} " + ("is" if len(t.gpus) == 1 else "are") + " visible: the driver is "
+                 "loaded and answers; the power, memory and process figures read here are normal, nothing wrong in them.")]

@@ -148,3 +148,15 @@ def route_notes(routes: list[Any]) -> list[Finding]:
                             f"one such route (or give {devs[1]}'s a higher metric, or its own routing table with "
                             "`ip rule`), and put each link in a subnet of its own."))
     return out
+
+
+def all_up(found: list[Finding], others: list[Any]) -> list[Finding]:
+    """A host's interface list (not a Spark's) whose reading found nothing to warn of, every interface shown UP with
+    link (``LOWER_UP``, ifconfig's ``RUNNING``) and an IPv4 address: said plainly, of the interfaces shown."""
+    if not others or any(f.level in ("warn", "fail") for f in found) or not all(
+            (i.operstate or "").upper() == "UP" and {"LOWER_UP", "RUNNING"} & set(i.flags or ()) and i.ipv4
+            for i in others):
+        return found
+    names = ", ".join(i.name for i in others[:8]) + (", ..." if len(others) > 8 else "")
+    return found + [info(f"Every interface shown ({names}) is UP with link and an IPv4 address: healthy, nothing wrong "
+                         "in this list.")]

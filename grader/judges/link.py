@@ -19,8 +19,8 @@ from ..parsers.common import command_argv
 from .common import (C2S, JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, SWITCH, argv_words, fail, in_spark_range,
                      info, ok, on_spark, overlaps, port_words, warn)
 from .context import context
-from .ip_notes import (alias_findings, member_findings, module_rate_findings, no_ipv4_words, route_notes, twin_in_bond,
-                       vbox_nat_findings)
+from .ip_notes import (alias_findings, all_up, member_findings, module_rate_findings, no_ipv4_words, route_notes,
+                       twin_in_bond, vbox_nat_findings)
 from .model import Finding, Summary
 
 
@@ -53,7 +53,7 @@ def summarise_ip_addr(ifaces: list[Any], command: str | None) -> Summary:
         findings.append(info("Not a DGX Spark's interface list (" + ("the machine is not a Spark" if told_other else
                              f"no QSFP twins enp1s0f*np*/enP2p1s0f*np*, no {HOUSE_INTERFACE}") + "): read as what "
                              "it shows; no Spark figure applies."))
-        findings += _plain_host_findings(others)
+        findings += all_up(_plain_host_findings(others), others)
     elif not twins and spark and _lists_all(command) and len(others) >= 2:
         findings.append(warn("No ConnectX-7 QSFP interface (enp1s0f0np0, enP2p1s0f0np0, enp1s0f1np1, enP2p1s0f1np1) "
                              f"in this whole list, though {HOUSE_INTERFACE} says a Spark printed it: the mlx5 driver "
@@ -62,7 +62,7 @@ def summarise_ip_addr(ifaces: list[Any], command: str | None) -> Summary:
         findings.append(info("No ConnectX-7 QSFP interface (enp1s0f0np0, enP2p1s0f0np0, enp1s0f1np1, "
                              "enP2p1s0f1np1) in this output: on a DGX Spark run `ip addr` without an "
                              "interface name to see them all."))
-        findings += _plain_host_findings(others) if not spark else []
+        findings += all_up(_plain_host_findings(others), others) if not spark else []
     elif all(t.operstate is None and not t.flags for t in twins):  # addresses only (`ip -o -4 addr`, `grep inet`)
         findings.append(info("These lines show the QSFP twins' addresses, not their state: `ip -br link` shows "
                              "whether they are UP."))
@@ -550,10 +550,10 @@ def _speed_findings(r: Any, name: str) -> list[Finding]:
     if r.interface == HOUSE_INTERFACE:
         return [info(f"{name}: {r.speed_mbps}Mb/s on the 10 GbE management port (not the QSFP link).")]
     if in_spark_range("link_speed_mbps", r.speed_mbps) and spark_port:  # the range L1.link_speed judges with
-        return [ok(f"{name}: {LINK_MBPS}Mb/s, the full {LINE_GBPS} GbE of a Spark QSFP port.")]
+        return [ok(f"{name}: {LINK_MBPS}Mb/s, the full {LINE_GBPS} GbE of a Spark QSFP port: healthy.")]
     if not spark_port:
-        return _below_both_ends(r, name) or [info(f"{name}: {r.speed_mbps}Mb/s; not a Spark QSFP interface, so no "
-                                                   "expected speed.")]
+        return _below_both_ends(r, name) or [info(f"{name}: {r.speed_mbps}Mb/s" + (", link detected: up, healthy as far as "
+                                                   "ethtool shows" if r.link_detected else "") + "; not a Spark QSFP interface, so no expected speed.")]
     if unnamed and r.speed_mbps != 100000:
         return [info(f"{name}: {r.speed_mbps}Mb/s. The interface is not named in this paste: a DGX Spark QSFP twin "
                      f"shows {LINK_MBPS}Mb/s; another NIC shows its own rate. Paste it with its `ethtool <iface>` line.")]

@@ -70,6 +70,10 @@ def connectx_links(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]
     """ConnectX functions in an ``lspci -vv`` paste: each Spark twin's link should train at 32 GT/s x4."""
     out: list[tuple[int, Finding]] = []
     unread: dict[int, list[str]] = {}  # section -> ConnectX functions shown without a LnkSta line
+    vfs: dict[int, list[str]] = {}  # section -> the SR-IOV Virtual Functions among them
+    out += _no_netdev(items)
+    for index, (s, parsed) in enumerate(items):
+        out += [(index, f) for f in _vf_less_ports(parsed)] if s.kind == "lspci" and not s.error and parsed else []
     for index, (s, parsed) in enumerate(items):
         if s.kind != "lspci" or s.error or not parsed:
             continue
@@ -84,6 +88,8 @@ def connectx_links(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]
             now = f"{sta.speed_gt_s or 0:g} GT/s x{sta.width}" if sta and sta.width is not None else ""
             if sta is None or not now:
                 unread.setdefault(index, []).append(label)
+                if re.search(r"Virtual Function", d.description, re.I):
+                    vfs.setdefault(index, []).append(d.address)
             elif problem or sta.width_downgraded:  # lspci's own mark without LnkCap
                 out.append((index, warn(f"{problem}." if problem else f"{label}: PCIe link {now} (downgraded): "
                                         "narrower than the function can; paste its LnkCap line too.")))
@@ -97,9 +103,59 @@ def connectx_links(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]
                     f", about {PCIE_TWIN_GBPS} Gb/s for this twin: what a Spark twin should train at." if spark
                     else "."))))
     for index, labels in unread.items():  # said once per output (`lspci | grep Mellanox` lists many functions)
-        out.append((index, info(f"{listed(labels)}: no LnkSta line with the link's width (run `sudo lspci -vv -d "
-                                "15b3:`).")))
+        vf = vfs.get(index, [])
+        out.append((index, info((f"{', '.join(vf[:8])}{', ...' if len(vf) > 8 else ''}: SR-IOV Virtual Functions "
+                                 f"(VFs), so SR-IOV is enabled on {'their' if len(vf) > 1 else 'its'} physical "
+                                 "function and the VFs were created. " if vf else "")
+                                + f"{listed(labels)}: no LnkSta line with the link's width (run `sudo lspci -vv -d "
+                                "15b3:`). lspci shows only that the functions are on the PCI bus: it cannot show the "
+                                "network port's state or speed (`ibstat` or `ip link` shows it)"
+                                + (", nor whether a VF is bound to a driver (`lspci -k`)." if vf else "."))))
     return out
+
+
+_NOT_ITS_NETDEV_RE = re.compile(r"lo$|eno\d|docker|virbr|br-|veth|vnet|wl|tailscale|cali|flannel|cni|tun|tap|wg|lxc|podman")
+"""Interfaces that cannot be a PCIe NIC's own: loopback, onboard (eno*), wireless, virtual and tunnel ones."""
+
+
+def _no_netdev(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
+    """lspci lists ConnectX Ethernet functions (not VFs, which a VM may hold) and the same host's whole ``ip addr``
+    list has no interface that could be theirs (only loopback, onboard, wireless or virtual ones): no driver made a
+    netdev for them, so mlx5_core (or mlx4_en) is not bound to the card: nothing RDMA or TCP can use it."""
+    from .link import _lists_all
+    pfs = [(i, d) for i, (s, parsed) in enumerate(items) if s.kind == "lspci" and not s.error and parsed
+           for d in parsed if getattr(d, "is_connectx", False) and d.class_name == "Ethernet controller"
+           and "virtual function" not in d.description.lower() and not d.driver]  # (bound: its netdev is elsewhere)
+    lists = [(s, parsed) for s, parsed in items if s.kind == "ip-addr" and not s.error and parsed]
+    if not pfs or len(lists) != 1 or not _lists_all(lists[0][0].command) or items[pfs[0][0]][0].host != lists[0][0].host \
+            or not all(_NOT_ITS_NETDEV_RE.match(getattr(x, "name", "") or "") for x in lists[0][1]):
+        return []
+    names = ", ".join(x.name for x in lists[0][1])
+    drv = "mlx4_en" if (pfs[0][1].connectx_model or "").startswith("ConnectX-3") else "mlx5_core"
+    return [(pfs[0][0], fail(f"{', '.join(d.address for _, d in pfs)} ({pfs[0][1].connectx_model or 'ConnectX'}): lspci "
+                             f"lists them, but the interface list has no netdev that could be theirs (only {names}): "
+                             f"no driver is bound to the card ({drv} not loaded, blacklisted, or its probe failed), "
+                             f"so nothing can use it. `lspci -k` shows the driver in use, `sudo dmesg | grep {drv[:4]}` "
+                             f"why it failed; `sudo modprobe {drv}` loads it."))]
+
+
+def _vf_less_ports(devices: list[Any]) -> list[Finding]:
+    """A ConnectX with a port in each link type (an Infiniband and an Ethernet controller function) whose Virtual
+    Functions are all of one type: a VF takes its physical function's class, so the other port has none. A warning,
+    hedged: if VFs were asked for on that port, they were not created there (its sriov_numvfs, or SR-IOV not enabled
+    for it in the NIC's firmware: mlxconfig SRIOV_EN / NUM_OF_VFS)."""
+    cx = [d for d in devices if getattr(d, "is_connectx", False) and d.class_name]
+    vf = [d for d in cx if "virtual function" in d.description.lower()]
+    pf = [d for d in cx if d not in vf]
+    if not vf or len({d.class_name for d in pf}) < 2 or any(d.truncated for d in devices):  # (the rest may be cut)
+        return []
+    have = {d.class_name for d in vf}
+    return [warn(f"{d.address} ({d.class_name}) has no Virtual Function: all {len(vf)} VFs shown are "
+                 f"{', '.join(sorted(have))}s, the VFs of {', '.join(p.address for p in pf if p.class_name in have)} (a VF "
+                 "takes its physical function's type). If VFs were asked for on this port, they were not created: its "
+                 f"sriov_numvfs (`cat /sys/bus/pci/devices/{'' if d.address.count(':') > 1 else '0000:'}{d.address}/sriov_numvfs`), or SR-IOV not enabled for it "
+                 "in the NIC's firmware (mlxconfig SRIOV_EN, NUM_OF_VFS); dmesg says why.")
+            for d in pf if d.class_name not in have]
 
 
 # --------------------------------------------------------------------------- lspci -vv
@@ -148,6 +204,8 @@ def _driver_findings(devices: list[Any]) -> list[Finding]:
 
 
 def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
+    if hasattr(devices, "buses"):  # `lspci -t`: the tree
+        return {"roots": devices.roots}, tree_findings(devices)
     findings: list[Finding] = []
     # ConnectX NICs (a DGX Spark's four twins) get their findings from lesson 2a's lspci cross check
     rest = [d for d in devices if not d.is_connectx]
@@ -212,7 +270,7 @@ def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
                                     "(`sudo lspci -vv -s <address>`) to say which it is.")))
         if not d.width_reduced and not d.speed_reduced and not (sta.width and sta.width <= 4):
             findings.append(ok(f"{label}: LnkSta Gen{sta.gen} x{sta.width} matches LnkCap"
-                               + (f" Gen{cap.gen} x{cap.width}" if cap else "") + "."))
+                               + (f" Gen{cap.gen} x{cap.width}: the full link, healthy" if cap else "") + "."))
     findings += _acs_findings(devices)
     findings += _driver_findings(devices)
     others = [d for d in rest if not d.is_display and d.class_name]
@@ -252,3 +310,33 @@ def summarise_rig_report(gpus: Any, command: str | None) -> Summary:
                                  f"{g.power_default_w:g} W (set by its owner): under full load the card clocks lower; "
                                  "less heat and power from the supply."))
     return facts, findings
+
+
+def tree_findings(tree: Any) -> list[Finding]:
+    """``lspci -t``: which buses hang directly off a CPU root port (a bridge on a root bus) and which sit deeper,
+    behind a PCIe switch or bridge; a tree of root buses with no bridge at all (a VM's virtual PCI) says nothing of
+    the host's. The tree never shows link widths or speeds, and names nothing without ``-v``."""
+    direct, deeper = [], []
+    for root in tree.roots:
+        for key in tree.buses[root].bridges:
+            b = tree.buses[key]
+            (deeper if b.bridges else direct).append(b)
+    named = any(n for b in tree.buses.values() for _, n in b.functions)
+    out = [info(f"This `lspci -t` tree shows topology only: {'' if named else 'no device names (`lspci -tv` names them), '}"
+                "no link widths or speeds, so whether each card runs at its full width is not shown (`sudo lspci -vv` "
+                "LnkSta says); nothing in it is a fault.")]
+    if not direct and not deeper:
+        return [info(f"{len(tree.roots)} root buses and no bridge below them: each device sits on a root bus of its "
+                     "own, as a VM's virtual PCI shows (the host's PCIe topology is hidden).")] + out if len(
+            tree.roots) > 1 else out
+    pairs = [b for b in direct if [a[-1] for a, _ in b.functions] == ["0", "1"]]
+    words = f"{len(tree.roots)} root complexes ({', '.join(tree.roots)}). " if len(tree.roots) > 1 else ""
+    if direct:
+        words += (f"Directly on a CPU root port, no PCIe switch between: {listed([f'bus {b.bus} ({b.parent})' for b in direct][:12])}."
+                  + (f" The two-function ones (x.0 + x.1, as a GPU and its HDMI audio show): buses "
+                     f"{', '.join(b.bus for b in pairs)}; if those are GPUs, each has its own root port, so traffic "
+                     "between them goes through the CPU." if pairs else ""))
+    if deeper:
+        words += (f" Behind a further bridge (a PCIe switch, or a card's own bridge) below root ports "
+                  f"{', '.join(b.parent for b in deeper)}: devices below one switch reach each other without the CPU.")
+    return [info(words.strip())] + out

@@ -22,6 +22,7 @@ from .common import (C2S, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, host_findings,
                      soft_rdma_kind, warn)
 from .model import Finding, Section, Summary
 from .perftest import IB_BW_PASS_GBPS, PERF_GUIDE
+from .roce_notes import gid_layouts
 
 
 #: PCI function of each Spark twin (procedure.md §1.1)
@@ -52,7 +53,7 @@ def summarise_rdma(links: RdmaLinks, command: str | None) -> Summary:
                                    {x.device: x.netdev for x in links})
         states = ", ".join(f"{x.device}/{x.port} {x.state or '?'}" + (f" on {x.netdev}" if x.netdev else "") + (
             f" (InfiniBand: lid {x.lid}, subnet manager at lid {x.sm_lid})" if x.lid is not None else "") for x in links)
-        findings.append(info(f"Ports: {states}."))
+        findings.append(info(f"Ports: {states}." + (" Every port shown is ACTIVE: healthy." if all(x.is_active for x in links) else "")))
         hardware = [x for x in links if not soft_rdma_kind(x.device)]
         if hardware and not any(x.is_active for x in hardware):
             findings.append(fail("No RDMA port of an RDMA NIC is ACTIVE: NCCL would fall back to TCP sockets. Check "
@@ -359,7 +360,8 @@ def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -
             if p.is_active and c.ca not in SPARK_RDMA:
                 rate = p.rate_gbps
                 findings.append(ok(f"{label}: Active{phys}"
-                                   + (f" at {rate:g} Gb/s (this NIC's negotiated rate)." if rate is not None else ".")))
+                                   + (f" at {rate:g} Gb/s (this NIC's negotiated rate)" if rate is not None else "")
+                                   + ": the port's link is up and healthy."))
             elif p.is_active:
                 rate = p.rate_gbps
                 if rate is not None and rate >= LINE_GBPS:
@@ -372,8 +374,8 @@ def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -
                                          f"switch, force {LINE_GBPS}G "
                                          "and turn auto-negotiation off on the switch port."))
                 else:
-                    findings.append(ok(f"{label}: Active{phys}"
-                                       + (f" at {rate:g} Gb/s." if rate is not None else ".")))
+                    findings.append(ok(f"{label}: Active{phys}" + (f" at {rate:g} Gb/s" if rate is not None else "")
+                                       + ": the port's link is up and healthy."))
             elif (p.state or "").lower() == "down" and (p.physical_state or "").lower() == "linkup" \
                     and (p.link_layer or "").lower() == "infiniband":
                 sm = (f"a subnet manager is on the fabric (SM lid {p.sm_lid}) but has not brought this port up"
@@ -406,7 +408,7 @@ def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -
                     "InfiniBand port waits in Initializing for one): start one (opensm on a host of the fabric, or the "
                     "switch's)."))
             elif p.state is not None:  # no port of the output is Active: nothing here can carry RDMA
-                findings.append(warn(f"{label}: {p.state}{phys}, and no port in this output is "
+                findings.append((fail if cas.whole and sum(len(x.ports) for x in cas) > 1 else warn)(f"{label}: {p.state}{phys}, and no port in this output is "
                                      "Active, so none of it can carry RDMA: a port in use needs a cable (or module) "
                                      "and a live far end, and its netdev up (`ip link`); `Disabled` is a port turned "
                                      "off. The Rate of a port that is down means nothing."))
@@ -438,6 +440,10 @@ def summarise_ibv_devinfo(cas: CaList, command: str | None) -> Summary:
                              f"{shown} could. In a container, the others' device files (/dev/infiniband/uverbs*) are "
                              "not passed in (an SR-IOV pod gets only its VF's): pin the job to the devices it can open "
                              f"(NCCL_IB_HCA={shown}), or pass the others in."))
+    bare = [c.ca or "this device" for c in cas if not c.ports]  # ibv_devinfo prints each device's port blocks
+    if bare:
+        findings.append(info(f"{', '.join(bare)}: the output stops before the port section, so the port's state, link "
+                             "layer, MTU and rate are not shown (`ibv_devinfo -d <device>` or `ibstat` shows them)."))
     for c in cas:
         for p in c.ports:
             label = f"{c.ca or 'this device'} port {p.port}"
@@ -458,7 +464,7 @@ def summarise_ibv_devinfo(cas: CaList, command: str | None) -> Summary:
                                          f"{p.active_mtu} means the interface is at a standard MTU (1500); jumbo "
                                          f"frames (MTU {JUMBO_MTU} on both ends) give RoCE 4096.")))
             findings += _devinfo_gid_findings(label, c.ca or "this device", p)
-    return facts, findings
+    return facts, findings + gid_layouts(cas)
 
 
 def _devinfo_gid_findings(label: str, name: str, port: Any) -> list[Finding]:

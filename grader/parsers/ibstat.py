@@ -138,6 +138,14 @@ class CaList(list):
         self.unopened = unopened
         self.panic = panic
 
+    @property
+    def whole(self) -> bool:
+        """The list looks like all of the machine's devices: not cut (every port's link layer read) and named with one
+        prefix numbered from 0 without a gap (mlx5_0, mlx5_1), as ibstat and ibv_devinfo list them all unasked."""
+        nums = [re.fullmatch(r"([^\n]{0,40}\D)(\d{1,4})", c.ca or "") for c in self]
+        return not self.truncated and bool(self) and all(p.link_layer for c in self for p in c.ports) and all(nums) \
+            and len({m.group(1) for m in nums}) == 1 and sorted(int(m.group(2)) for m in nums) == list(range(len(self)))
+
 
 def _ibstatus_value(value: str) -> str:
     """``4: ACTIVE`` -> ``Active``, ``5: LinkUp`` -> ``LinkUp`` (ibstatus's number dropped, its word in ibstat's)."""
@@ -309,6 +317,10 @@ def parse_ibv_devinfo(text: str) -> CaList:
         if port is None and (g or (kv and kv[0].lower() in ("state", "phys_state", "link_layer", "active_mtu",
                                                               "active_speed", "active_width"))):
             port = {"port": 1, "gids": []}  # a port's lines without their `port:` line
+            cas[-1]["ports"].append(port)
+        if g and port["gids"] and int(g.group("i")) <= port["gids"][-1][0]:  # the index starts again: another table
+            cas.append({"ca": None, "ports": []})
+            port = {"port": 1, "gids": []}
             cas[-1]["ports"].append(port)
         if g:
             port["gids"].append((int(g.group("i")), g.group("gid"), g.group("type")))

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from grader.calc.pcie import generation_from_rate
 
 from .common import ParseError, content_lines, fail_on_line, raise_if_shell_error
+from .lspci_tree import TREE_START_RE, parse_lspci_tree
 
 CMD = "lspci"
 
@@ -113,7 +114,7 @@ class PciDevice:
     def is_connectx(self) -> bool:
         """A Mellanox/NVIDIA ConnectX function (``Mellanox Technologies MT2910 Family [ConnectX-7]``,
         vendor id 15b3). A DGX Spark shows four: 0000:01:00.0/.1 and 0002:01:00.0/.1 (procedure.md §1.1)."""
-        return "connectx" in self.description.lower() or (
+        return "connectx" in self.description.lower() or self.description.startswith("Mellanox") or (
             (self.vendor_device or "").lower().startswith("15b3:") and not self.is_display)
 
     @property
@@ -179,6 +180,9 @@ def parse_lspci_vv(text: str) -> list[PciDevice]:
     """
     lines = content_lines(text)
     raise_if_shell_error(lines, CMD)
+    first = next((x.text for x in lines if x.text.strip()), "")
+    if TREE_START_RE.match(first):  # `lspci -t`
+        return parse_lspci_tree([x.text for x in lines])
     devices: list[dict] = []
     for line in lines:
         s = line.text.rstrip()

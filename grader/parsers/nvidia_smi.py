@@ -238,7 +238,8 @@ class SmiQGpu:
         return None
 
     def _link(self, section: str, key: str) -> int | None:
-        v = self.get("PCI", "GPU Link Info", section, key)
+        v = self.get("PCI", "GPU Link Info", section, key) or self.get("GPU Link Info", section, key) or (
+            self.get(section, key) if section in self.tree else None)  # a fragment of -q that starts inside the PCI part
         m = re.match(r"^(\d+)x?$", v or "")
         return int(m.group(1)) if m else None
 

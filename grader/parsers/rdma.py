@@ -84,6 +84,11 @@ class RdmaLinks(list):
         return next((x for x in self if x.device == device), None)
 
 
+_DEV_RE = re.compile(r"^(?:rdma(?:\s++-\S++){0,3}\s++dev(?:\s++show)?|\d{1,4}: [\w.-]{1,64}: node_type \S[^\n]{0,400})$")
+"""``rdma dev`` typed bare beside ``rdma link``, and its lines (``0: bnxt_re0: node_type ca protocol roce fw ...``):
+another command's output in the same block, set aside."""
+
+
 def parse_rdma_link(text: str) -> RdmaLinks:
     """Parse ``rdma link`` text or ``rdma -j link`` JSON into RdmaLinks (a list of RdmaLink).
 
@@ -105,7 +110,7 @@ def parse_rdma_link(text: str) -> RdmaLinks:
     truncated = False
     for pos, line in enumerate(lines):
         s = line.text.strip()
-        if _CAPS_RE.match(s):
+        if _CAPS_RE.match(s) or _DEV_RE.match(s):
             continue
         if _ERROR_RE.search(s):
             raise fail_on_line(CMD, line, f"rdma reported an error: {s}")
