@@ -60,6 +60,12 @@ _PERF_ERROR_HINTS = (
      "perftest cannot see that RDMA device: check the name with `rdma link` or `ibdev2netdev`; in a container pass "
      "--device=/dev/infiniband (or have the device plugin mount it): without its /dev/infiniband/uverbsN node "
      "libibverbs opens no device, whatever /sys/class/infiniband lists."),
+    (r"modify qp \d+ to rtr$",
+     "the device rejected the address the queue pair was given to reach its peer (INIT to RTR takes the peer's LID or "
+     "GID, its GRH, path MTU and QP number): most often a port that needs a GRH (RoCE, or an InfiniBand port flagged "
+     "GRH-required) given none or a wrong GID index, else an MTU above the port's or bad peer data. Pass the port's "
+     "RoCE v2 GID index (-x, `show_gids`), which makes perftest fill the GRH, on both sides; check -m against the "
+     "port's active MTU (`ibv_devinfo`). The link is not the cause: no connection was made, nothing was measured."),
     (r"modify qp|rtr|rts|timed out|timeout",
      "the queue pair could not connect: wrong GID index (-x) or the peer's address is in another subnet; use the "
      "RoCE v2 IPv4 GID (`show_gids`) and the peer twin on the same /24."),
