@@ -19,6 +19,7 @@ from typing import Any
 from ..parsers.perftest import MB_PER_SEC_IN_GBPS, PerftestRun
 from .common import (JUMBO_MTU, LINE_GBPS, LINK_MBPS, SPARK_RDMA, fail, host_findings, info, ok, on_spark, spark_figure,
                      twin_words, warn, whole)
+from .context import spark_shown
 from .model import Finding, Section, Summary
 
 
@@ -163,9 +164,14 @@ def summarise_perftest(runs: list[PerftestRun], command: str | None) -> Summary:
                                  "(`sudo cpupower frequency-set -g performance`) before measuring latency; "
                                  "--CPU-freq only silences the check."))
         tiny = _message_rate_bound(r, label)
-        if r.device and r.device not in SPARK_RDMA or not r.device and on_spark(None) is False:  # no Spark figure
+        unsaid = not r.device and on_spark(None) is None and not spark_shown()  # neither the device nor a Spark shown
+        if r.device and r.device not in SPARK_RDMA or not r.device and on_spark(None) is False or unsaid:  # no Spark bar
             findings += host_findings([r.device], "perftest") if r.device else []
             findings += tiny or _other_host_figures(r, label)
+            if unsaid and not tiny and r.bw_average_gbps is not None and r.bw_average_gbps < IB_BW_PASS_GBPS:
+                findings.append(info(f"Neither the device nor the host is shown (`explain --host spark|other`): on a "
+                                     f"DGX Spark twin {CHECK_BW}'s bar would be {IB_BW_PASS_GBPS:g} Gb/s; elsewhere "
+                                     "the NIC's own link speed decides."))
         else:
             findings += (tiny or _bw_findings(r, label)) + _lat_findings(r, label)
         if r.report_unit and r.report_unit.upper().startswith("MB") and r.bw_rows:
