@@ -23,7 +23,7 @@ from ..ranges import measurement_params
 from .common import (BUSBW_BROKEN_GBS, BUSBW_LINE_GBS, BUSBW_ONE_TWIN_GBS, BUSBW_WARN_GBS, CLUSTER_SETUP, JUMBO_MTU,
                      LINE_GBPS, STALE_CX7, fail, fields_of, info, machines_spanned, ok, on_spark,
                      spark_figure, warn)
-from .context import context
+from .context import context, spark_shown
 from .model import Finding, Summary
 from .nccl import _bootstrap_across_hosts, _inside_findings, _network_findings, with_command_hca
 from .nccl_errors import _verbs_findings
@@ -195,6 +195,10 @@ def _busbw_findings(res: NcclTestsResult, command: str | None = None) -> list[Fi
                         "drives only one twin (oshlabs dgx-spark-cluster): list both twins in NCCL_IB_HCA."))
     else:
         out.append(fail(f"{head}: broken (~3 GB/s is the known failure class).{note} " + _broken_causes(transport)))
+    if spark is None and not small and not spark_shown():  # nothing says a Spark pair: the bar is said, not held
+        return [info(f"If {collective} ran between two DGX Sparks (one GPU each; the `# Rank` lines and the host are "
+                     f"not shown, `explain --host spark|other`): {f.message}") if f.level in ("warn", "fail") else f
+                for f in out]
     if spark is None and not small:
         out.append(info(f"The `# Rank` lines are not in this paste: the bar assumes {collective} ran between the two "
                         "Sparks (one GPU each)."))
