@@ -137,3 +137,16 @@ def test_perftest_and_busbw_and_ethtool_with_nothing_of_a_spark_are_hedged():
     eth = "$ ethtool\nSpeed: 100000Mb/s\nDuplex: Full\nLink detected: yes\n"
     assert "fail" not in levels(explain(eth, kind="ethtool")[0])
     assert "negotiated down" in messages(explain(eth, kind="ethtool", host="spark")[0], "fail")
+
+
+def test_every_channel_over_shm_on_another_host_warns_and_p2p_does_not():
+    """https://github.com/vllm-project/vllm/issues/6650 (pending xn018): four GPUs of one host, every channel `via
+    SHM/direct/direct`: NCCL used no peer-to-peer path, a warn on a host told other; the same channels via P2P/IPC are
+    normal (info), and on a Spark (one GPU a machine) SHM stays a note."""
+    text = _field("xn018")
+    [s] = explain(text, host="other", nodes=1)
+    assert "no peer-to-peer path" in messages(s, "warn")
+    [p2p] = explain(text.replace("via SHM/direct/direct", "via P2P/IPC"), host="other", nodes=1)
+    assert "warn" not in levels(p2p) and "fail" not in levels(p2p)
+    [spark] = explain(text, host="spark", nodes=1)
+    assert "Every channel went through host shared memory" in messages(spark, "info")

@@ -212,7 +212,8 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
                             "the cable. Run across the two Sparks to see NET/IB." if on_spark(_is_spark_log(log) or None)
                             is not False else "the network between machines.")))
     elif verdict == "SHM":
-        out.append(info("Every channel went through host shared memory (SHM) inside one machine: no network was "
+        other = on_spark(_is_spark_log(log) or None) is False  # several GPUs of another host: P2P would be faster
+        out.append((warn if other else info)("Every channel went through host shared memory (SHM) inside one machine: no network was "
                         "used" + (". Run across the two Sparks to see NET/IB." if on_spark(_is_spark_log(log) or None)
                                   is not False else ", and not GPU to GPU either: NCCL used no peer-to-peer path "
                                   "between these GPUs (none allowed, or P2P turned off; `nvidia-smi topo -p2p r` shows "
