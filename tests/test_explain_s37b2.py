@@ -150,3 +150,18 @@ def test_every_channel_over_shm_on_another_host_warns_and_p2p_does_not():
     assert "warn" not in levels(p2p) and "fail" not in levels(p2p)
     [spark] = explain(text, host="spark", nodes=1)
     assert "Every channel went through host shared memory" in messages(spark, "info")
+
+
+def test_pingpong_to_its_own_address_with_no_result_fails_and_a_finished_one_does_not():
+    """https://github.com/linux-rdma/rdma-core/issues/51 (pending xp012): ibv_rc_pingpong on rxe0, both ends on one
+    host with the same GID address, neither printing a result: a loopback that did not complete. Two hosts' addresses
+    with no result are a note (the run or the paste stopped), and a pingpong that finished is not failed."""
+    [s, c] = explain(_field("xp012"), host="other", nodes=1)
+    assert "same address (192.168.10.19)" in messages(s, "fail") and "loopback" in messages(c, "fail")
+    two = ("$ ibv_rc_pingpong -g 1 -d rxe0 10.0.0.2\n  local address:  LID 0x0000, QPN 0x000013, PSN 0x4c0dd8, GID "
+           "::ffff:10.0.0.1\n  remote address: LID 0x0000, QPN 0x000012, PSN 0x5e5383, GID ::ffff:10.0.0.2\n")
+    [t] = explain(two, host="other", nodes=2)
+    assert "fail" not in levels(t) and "its result lines (or an error) decide" in messages(t, "info")
+    finished = (two.replace("10.0.0.2\n", "10.0.0.1\n") + "8192000 bytes in 0.02 seconds = 3120.71 Mbit/sec\n"
+                "1000 iters in 0.02 seconds = 21.00 usec/iter\n")
+    assert "fail" not in levels(explain(finished, host="other", nodes=1)[0])

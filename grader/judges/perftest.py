@@ -148,6 +148,24 @@ def _other_host_figures(r: PerftestRun, label: str) -> list[Finding]:
                   if r.t_typical_us is not None and row is not None else [])
 
 
+def _exchanged_only(r: PerftestRun, label: str) -> list[Finding]:
+    """A run that shows both ends' addresses (its QPs exchanged over TCP) and nothing after: no result line and no error.
+    With the same GID address on both ends (one device of one host talking to itself), a failure (rdma-core#51's rxe
+    loopback: ibv_rc_pingpong on both ends, neither finishing); else a note. A run that printed its `bytes in ...
+    seconds` line finished."""
+    done = any(re.search(r"\bbytes in [\d.]+ seconds\b|\biters in [\d.]+ seconds\b", x) for x in r.other_lines)
+    if done or r.rows or r.errors or r.test or r.header or not r.local_gid_ipv4 or not r.remote_gid_ipv4:
+        return []  # (perftest's own runs say more: their banner, header and table; this is ibv_*_pingpong's shape)
+    after = "no result line follows the address exchange"
+    if r.local_gid_ipv4 == r.remote_gid_ipv4:
+        return [fail(f"{label}: the local and remote GIDs are the same address ({r.local_gid_ipv4}): both ends run on "
+                     f"one host through one RDMA device (a loopback), and {after}: no message "
+                     "completed (it hangs, unless the paste was cut just there). Loopback through one device does not work on every driver (Soft-RoCE's rxe "
+                     "among them): run the two ends on two hosts, or on two devices, before judging the path.")]
+    return [info(f"{label}: the two ends exchanged their addresses ({r.local_gid_ipv4} and {r.remote_gid_ipv4}), and "
+                 f"{after}: the run did not finish, or the paste stops there; its result lines (or an error) decide.")]
+
+
 def summarise_perftest(runs: list[PerftestRun], command: str | None) -> Summary:
     facts = {"runs": [dict(dataclasses.asdict(r), bw_average_gbps=r.bw_average_gbps, t_typical_us=r.t_typical_us,
                            bw_unit="Gb/s", latency_unit="us") for r in runs]}
@@ -200,6 +218,7 @@ def summarise_perftest(runs: list[PerftestRun], command: str | None) -> Summary:
             elif r.link_type.upper() == "IB" and r.rdma_cm:
                 findings.append(info("Link type IB with rdma_cm: forced with --force-link IB; the Spark's link is "
                                      "Ethernet (RoCE), and rdma_cm resolves the addresses."))
+        findings += _exchanged_only(r, label)
         hang = None if r.rows else next((x.strip() for x in r.other_lines if _HANG_NOTE.fullmatch(x.strip())), None)
         if hang:  # the person's note where a result should be: it hung, it was not just cut off
             findings.append(fail(f"The paste notes a hang (`{hang}`) where a result should be: no RDMA transfer "
