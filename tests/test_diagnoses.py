@@ -804,6 +804,9 @@ EXAMPLES.update({
     "nccl-socket-connect": BANNER + "ubuntu:39964:40075 [0] misc/socket.cc:483 NCCL WARN socketStartConnect: Connect to "
                            "10.0.0.2<45763> failed : Software caused connection abort\n",
     # memory registration with the NIC (the shapes of NCCL's ibvwrap.cc and aws-ofi-nccl, nccl#563, nccl#778)
+    # libfabric's provider creating its verbs resources (aws-ofi-nccl#715: EFA's completion queue, ENOMEM)
+    "fabric-nomem": BANNER + "libfabric:17778:1732779731::efa:cq:efa_cq_ibv_cq_ex_open_with_ibv_create_cq_ex():92<warn> "
+                    "Unable to create extended CQ: Cannot allocate memory\n",
     "nccl-reg-nomem": BANNER + "node1:2211:2290 [3] misc/ibvwrap.cc:194 NCCL WARN Call to ibv_reg_dmabuf_mr failed with "
                       "error Cannot allocate memory\n",
     "nccl-reg-unsupported": BANNER + "node1:2211:2290 [3] misc/ibvwrap.cc:288 NCCL WARN Call to ibv_reg_dmabuf_mr failed "

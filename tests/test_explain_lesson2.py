@@ -375,8 +375,11 @@ def test_sockets_on_a_machine_with_rdma_interfaces_fail():
     text = ("node1:7839:7839 [0] NCCL INFO NET/IB : No device found.\n"
             "node1:7839:7839 [0] NCCL INFO NET/Socket : Using [0]ens5f0np0:10.220.178.201<0> [1]virbr0:192.168.122.1<0>\n"
             "node1:7839:7839 [0] NCCL INFO Using network Socket\n")
-    [s] = explain(text, host="other", nodes=2)
+    plugin = "node1:7839:7839 [0] NCCL INFO NET/Plugin: Loaded net plugin NCCL RDMA Plugin (v5)\n"
+    [s] = explain(plugin + text, host="other", nodes=2)  # nccl#941: HPC-X's RDMA plugin, its image built for RDMA
     assert "ens5f0np0" in messages(s, "fail") and "RDMA hardware" in messages(s, "fail")
+    [named] = explain(text, host="other", nodes=2)  # an `np0` name alone (mlx5's, but also ice's, bnxt's): a hedged warn
+    assert "fail" not in levels(named) and "not visible to NCCL" in messages(named, "warn")
     [w] = explain(text.replace("ens5f0np0", "eth0"), host="other", nodes=2)
     assert "fail" not in levels(w) and "over TCP" in messages(w, "warn") and "expected" in messages(w, "warn")
     [found] = explain(text.replace("ens5f0np0", "eth0").replace("NET/IB : No device found.", "NET/IB : Using "

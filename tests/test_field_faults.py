@@ -459,6 +459,9 @@ NCCL_WC12_STATUS = ("kp-ddp-worker-0:3468:3905 [4] ib_plugin.c:1615 NCCL WARN NE
 # https://github.com/NVIDIA/nccl/issues/563 (aws-ofi-nccl: registering GPU memory with EFA, ENOMEM)
 NCCL_REG_NOMEM = ("ip-10-0-87-143:149:298 [5] register_mr_buffers:465 NCCL WARN NET/OFI Unable to register memory (type "
                   "= 1) for device 0. RC: 12, Error: Cannot allocate memory\n")
+# https://github.com/aws/aws-ofi-nccl/issues/715 (EFA's completion queue, ENOMEM; CloudWatch's prefix kept)
+FABRIC_NOMEM = ("  | 2024-11-28T07:42:11.527Z | libfabric:17778:1732779731::efa:cq:efa_cq_ibv_cq_ex_open_with_ibv_create_cq_"
+                "ex():92<warn> Unable to create extended CQ: Cannot allocate memory\n")
 # https://github.com/NVIDIA/nccl/issues/778
 NCCL_REG_DMABUF = "misc/ibvwrap.cc:288 NCCL WARN Call to ibv_reg_dmabuf_mr failed with error Operation not supported\n"
 
@@ -1054,7 +1057,7 @@ ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEAS
        DEVX, NIXL_BACKEND, SGLANG_NO_KV, DYNAMO_NONE, ORTED, CUDA12_LIB, TRT_WINDOW, UCX_SOCKADDR, CM_ENODEV,
        STORE_RETRY, STORE_RETRIES, GLOO_HOSTNAME, NO_PROVIDER, NO_SOCKET_IFACE, LOCAL_ACCESS, CTS_UNUSED, NO_LIBCUDA,
        ARCH_GUARD, CUDA0_BUFFER, BENCH_ZERO, ENGINE_DIED, RAY_ONE_OF_TWO, RAY_INIT_TIMEOUT,
-       PMIX_TIMEOUT, ABORT_HANG, TESTS_ORDINAL, PROXY_POOL, MEMLOCK_64K, ROCE_VER_EINVAL,
+       PMIX_TIMEOUT, ABORT_HANG, TESTS_ORDINAL, PROXY_POOL, MEMLOCK_64K, ROCE_VER_EINVAL, FABRIC_NOMEM,
        CCL_NO_HOST_IP, ATTN_UNKNOWN, LLAMA_BAD_ARG, VLLM_UNBUILT, VLLM_UNBUILT_DIED, PTXAS_BARE]
 
 

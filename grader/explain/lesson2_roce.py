@@ -100,7 +100,7 @@ register(KindSpec(
                     r"|^(?:local|remote) address:\s*LID\b|^\*\s*Waiting for client to connect|^\*{30,40}$"
                     r"|^WARNING: BW peak won't be measured|^-{87}$|^Couldn't connect to \S+|^Unable to init the socket"
                     r"|^Transport type\s*:|^Link type\s*:\s*\w+$|^Mtu\s*:\s*\d+\[B\]|^GID index\s*:\s*\d+$"
-                    r"|^Conflicting CPU frequency values detected:"),
+                    r"|^Conflicting CPU frequency values detected:|^Failed to modify QP \d+ to RT[RS]\b"),
     header=re.compile(r"^#\s?bytes\s+#?iterations\s+(?:BW peak|t_min)"),  # a result table pasted without its banner
 ))
 

@@ -23,7 +23,7 @@ from ..ranges import measurement_params
 from .common import (BUSBW_BROKEN_GBS, BUSBW_LINE_GBS, BUSBW_ONE_TWIN_GBS, BUSBW_WARN_GBS, CLUSTER_SETUP, JUMBO_MTU,
                      LINE_GBPS, STALE_CX7, fail, fields_of, info, machines_spanned, ok, on_spark,
                      spark_figure, warn)
-from .context import context
+from .context import context, spark_shown
 from .model import Finding, Summary
 from .nccl import _bootstrap_across_hosts, _inside_findings, _network_findings, with_command_hca
 from .nccl_errors import _verbs_findings
@@ -143,10 +143,14 @@ def _busbw_findings(res: NcclTestsResult, command: str | None = None) -> list[Fi
     head = f"busbw {sides} GB/s (out-of-place / in-place) at {size_words}"
     spark = on_spark(_is_spark_pair(res, command))
     out: list[Finding] = []
-    if all((r.busbw_gbs or 0) == 0 for r in res.rows):
-        return [info(f"{head}: busbw is 0 in every row, as with a single rank (nothing moves): run one rank per "
-                     "Spark (`mpirun -np 2 -H <ip1>:1,<ip2>:1 ...`).")]
     latency_bound = (measurement_params("spark-pair", "nccl_tests") or {}).get("latency_bound_below_bytes", 0)
+    if all((r.busbw_gbs or 0) == 0 for r in res.rows):
+        if res.nranks and res.nranks > 1 and size < latency_bound:  # ranks that move data, tiny messages: latency
+            return [info(f"{head}: every row shown is a small message (up to {size_words}), whose busbw rounds to 0: "
+                         "these rows measure latency (the time column), not bandwidth; the larger sizes would.")]
+        return [info(f"{head}: busbw is 0 in every row, as with a single rank (nothing moves): run one rank per "
+                     + ("Spark (`mpirun -np 2 -H <ip1>:1,<ip2>:1 ...`)." if spark is not False else
+                        "GPU (-g N, or mpirun -np N with one GPU each)."))]
     if spark is False:
         from ..calc.pcie import link_bandwidth
 
@@ -191,6 +195,10 @@ def _busbw_findings(res: NcclTestsResult, command: str | None = None) -> list[Fi
                         "drives only one twin (oshlabs dgx-spark-cluster): list both twins in NCCL_IB_HCA."))
     else:
         out.append(fail(f"{head}: broken (~3 GB/s is the known failure class).{note} " + _broken_causes(transport)))
+    if spark is None and not small and not spark_shown():  # nothing says a Spark pair: the bar is said, not held
+        return [info(f"If {collective} ran between two DGX Sparks (one GPU each; the `# Rank` lines and the host are "
+                     f"not shown, `explain --host spark|other`): {f.message}") if f.level in ("warn", "fail") else f
+                for f in out]
     if spark is None and not small:
         out.append(info(f"The `# Rank` lines are not in this paste: the bar assumes {collective} ran between the two "
                         "Sparks (one GPU each)."))
@@ -317,6 +325,7 @@ def summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
         if m.algbw_gbs and abs(m.busbw_gbs - m.algbw_gbs * factor) > 0.02 * m.busbw_gbs + 0.02:
             findings.append(info(f"busbw {m.busbw_gbs:g} is not algbw {m.algbw_gbs:g} x {factor:.3g} as {res.collective} "
                                  f"with {res.nranks} ranks gives: the rank count may differ from the `# Rank` lines."))
+    findings += relative_error(res)
     if res.wrong_total:
         findings.append(fail(f"{res.wrong_total} wrong element(s) (#wrong): the data arrived corrupted. Rerun; if it "
                              "repeats, suspect the NCCL build or the hardware."))
@@ -383,3 +392,23 @@ def rdma_in_the_log_beside(items: list[tuple[Any, Any]]) -> list[tuple[int, Find
             if s.kind == "nccl-tests" and parsed is not None and not (
                 parsed.nccl_log and transport_verdict(parsed.nccl_log) != "unknown")
             and any("fell back to sockets" in f.message for f in s.findings)]
+
+
+def relative_error(res: NcclTestsResult) -> list[Finding]:
+    """The older nccl-tests' ``error`` column (each row's largest relative error, not a count of wrong elements):
+    up to checks/ranges.toml [spark-pair.measure.nccl_tests] rounding_relative_error it is float rounding (an info),
+    above it (under 1: a larger value is already counted as wrong) a warn."""
+    errs = [m.rel_error for r in res.rows for m in (r.out_of_place, r.in_place) if m is not None and m.rel_error is not None]
+    if not errs:
+        return []
+    worst = max(errs)
+    bar = (measurement_params("spark-pair", "nccl_tests") or {}).get("rounding_relative_error", 0)
+    said = (f"The `error` column (the older nccl-tests format: each row's largest relative error, not a count of wrong "
+            f"elements) peaks at {worst:.0e}")
+    if worst <= bar:
+        return [info(said + ": float rounding (the sum taken in another order), not corruption.")]
+    if worst < 1:
+        return [warn(said + f": above float rounding ({bar:g}), so some results differ from the reference: rerun; if "
+                     "it repeats, suspect the NCCL build or the hardware.")]
+    return []
+

@@ -53,6 +53,13 @@ def host_seen(text: str) -> str | None:
     return "other" if _OTHER_HOST_RE.search(head) and not _SPARK_HOST_RE.search(head) else None
 
 
+def spark_shown() -> bool:
+    """Whether the paste is known to come from a DGX Spark: `explain --host spark`, or, where the host is not said, the
+    paste names a Spark's parts (GB10, its RoCE devices and interfaces, the word Spark)."""
+    c = context()
+    return c.host == "spark" if c.host is not None else bool(_SPARK_HOST_RE.search(c.paste[:HEAD_CHARS]))
+
+
 def spark_wording() -> bool:
     """Whether advice may name a Spark pair's parts (QSFP twins, their addresses): unless `explain --host other` says
     the machines are not Sparks, or the paste shows another machine (:func:`host_seen`)."""

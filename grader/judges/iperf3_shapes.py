@@ -144,3 +144,26 @@ def window_bound(read: Any) -> Finding | None:
                 "net.core.rmem_max/wmem_max, net.ipv4.tcp_rmem/tcp_wmem) or the receiver's window is the limit, not "
                 f"the path (unless this rate is the TCP ceiling of the path's slowest hop, about {share:.0%} of its "
                 "line rate): raise them on both hosts (or run -P 4..8) before judging the link.")
+
+
+def server_sender_zero(r: Any) -> Finding | None:
+    """The server's own summary (``--get-server-output``) reading ``sender 0.00 Bytes`` after a client summary that
+    carried data: the server was not the sender in this direction; iperf3 3.1.x printed that summary before the
+    statistics exchange (esnet/iperf#293, closed as its duplicate in #476). None otherwise."""
+    if not getattr(r, "server_sender_zero", False) or not (r.received_bps or r.sent_bps):
+        return None
+    return info("The server's own summary (`Server output:`) reads `sender 0.00 Bytes`: the server only received in "
+                "this direction, and iperf3 3.1.x printed that summary before the two ends exchanged their statistics "
+                "(a known reporting bug, esnet/iperf#293). Nothing was lost to it: the receiver line and the client's "
+                "summary are the figures.")
+
+
+def unknown_host_rate(gbps: float, bar: float, figures: str) -> Finding:
+    """A TCP rate under a Spark pair's bar (``bar`` Gbit/s) where the host is not said and the paste shows nothing of
+    a Spark: the bar it would be judged by on a Spark, hedged, and what decides it elsewhere (the NIC's speed)."""
+    return info(f"{gbps:.3g} Gbit/s over TCP. The host is not said (`explain --host spark|other`) and the paste shows "
+                f"nothing of a DGX Spark: between two Sparks' QSFP ports this would be below the {bar:g} Gbit/s bar "
+                f"(published for one link: {figures}); on another machine it can be the link's full speed. What "
+                "decides it is the line rate of the NIC the test crossed (`ethtool <iface>`; TCP at MTU 1500 "
+                "carries about 94% of it).")
+

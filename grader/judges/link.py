@@ -18,7 +18,7 @@ from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, other_twin,
 from ..parsers.common import command_argv
 from .common import (C2S, JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, SWITCH, argv_words, fail, in_spark_range,
                      info, ok, on_spark, overlaps, port_words, warn)
-from .context import context
+from .context import context, spark_shown
 from .ip_notes import (alias_findings, all_up, member_findings, module_rate_findings, no_ipv4_words, route_notes,
                        twin_in_bond, vbox_nat_findings)
 from .model import Finding, Summary
@@ -554,7 +554,7 @@ def _speed_findings(r: Any, name: str) -> list[Finding]:
     if not spark_port:
         return _below_both_ends(r, name) or [info(f"{name}: {r.speed_mbps}Mb/s" + (", link detected: up, healthy as far as "
                                                    "ethtool shows" if r.link_detected else "") + "; not a Spark QSFP interface, so no expected speed.")]
-    if unnamed and r.speed_mbps != 100000:
+    if unnamed and (r.speed_mbps != 100000 or not spark_shown()):  # 100 GbE is a Spark's fault only on a Spark
         return [info(f"{name}: {r.speed_mbps}Mb/s. The interface is not named in this paste: a DGX Spark QSFP twin "
                      f"shows {LINK_MBPS}Mb/s; another NIC shows its own rate. Paste it with its `ethtool <iface>` line.")]
     if r.speed_mbps == 100000:

@@ -17,11 +17,12 @@ from typing import Any
 
 from ..parsers.common import command_argv, option_value
 from ..parsers.iperf3 import parse_iperf3
-from .iperf3_shapes import (repeated_stalls, same_udp_loss, separate_tests, slow_direction_retransmits, small_window,
-                            window_bound)
+from .iperf3_shapes import (repeated_stalls, same_udp_loss, separate_tests, server_sender_zero, slow_direction_retransmits,
+                            small_window, unknown_host_rate, window_bound)
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port
 from .common import (JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, fail, info, is_loopback, ok, on_spark,
                      spark_figure, warn)
+from .context import spark_shown
 from .model import Finding, Summary
 
 
@@ -468,8 +469,11 @@ def summarise_iperf3(read: Iperf3Read, command: str | None) -> Summary:
     streams = (f" With {r.streams} stream{'s' if r.streams > 1 else ''} TCP cannot fill the link: rerun "
                "with -P 8 or -P 16." if r.streams and r.streams < 8 else "")
     checks = f" Check MTU {JUMBO_MTU} on both ends and that `ethtool <twin>` shows {LINK_MBPS}Mb/s."
+    findings += [x for x in (server_sender_zero(r),) if x]
     if on_spark(None) is False:  # `explain --host other`: the Spark's figures do not apply
         findings += _other_host(read, gbps, streams)
+    elif gbps < TCP_PASS_GBPS and not spark_shown():  # the host not said, nothing of a Spark shown: no Spark bar
+        findings.append(unknown_host_rate(gbps, TCP_PASS_GBPS, IPERF_FIGURES))
     elif gbps >= TCP_PASS_GBPS:  # the floor L1.tcp judges with
         findings.append(ok(f"{gbps:.1f} Gbit/s over TCP: in line with the published one-link figures for two "
                            f"Sparks ({IPERF_FIGURES}). One netdev (twin) carries about half of the port's "

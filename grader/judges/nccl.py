@@ -164,14 +164,23 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
             reason = ("; ".join(why) + ". ") if why else ("check that NCCL_IB_DISABLE is not 1 and NCCL_IB_HCA (if set) "
                                                           "names them, and in a container pass --device=/dev/infiniband "
                                                           "with --cap-add=IPC_LOCK --ulimit memlock=-1 (or --privileged). ")
-            if log.ib_no_device and not _rdma_netdevs(log):  # NCCL saw no RDMA device: TCP is what there is
+            rdma_plugin = any(re.search(r"Loaded net plugin .{0,40}\bRDMA\b|P2P plugin IB", m) for m in log.plugin_messages)
+            ipoib = any(n.startswith("ib") for n in _rdma_netdevs(log))  # IPoIB: the host's IB stack is loaded
+            if log.ib_no_device and not ipoib and not (rdma_plugin and _rdma_netdevs(log)):  # NCCL saw no RDMA
+                # device: TCP may be all there is (an `np0` port name is mlx5's, but also ice's or bnxt's); IPoIB, or
+                # an RDMA plugin loaded beside such ports (an image built for RDMA, nccl#941), shows the fault
+                named = _rdma_netdevs(log)  # a ConnectX-like name says the NIC, not that its device reaches NCCL
                 out.append(warn(
                     f"NCCL moves data between the machines over TCP sockets (NET/Socket{' over ' + where if where else ''}"
-                    "), a few GB/s at best: NCCL found no RDMA device (`NET/IB : No device found`). That is expected "
-                    "where the machines have no RDMA NIC (most cloud VMs), and slow for collectives. If these "
-                    "machines do have RDMA NICs (`rdma link` or "
-                    "`ibv_devices` on the host lists them), NCCL cannot see them: in a container pass "
-                    "--device=/dev/infiniband with --cap-add=IPC_LOCK --ulimit memlock=-1 (or --privileged)."))
+                    "), a few GB/s at best: NCCL found no RDMA device (`NET/IB : No device found`). " + (
+                        f"{', '.join(named)} looks like an RDMA NIC's port by its name (InfiniBand or ConnectX), so "
+                        "the device is likely there but not visible to NCCL (a container not given it, or no RDMA "
+                        "driver on the host): `rdma link` or `ibv_devices` on the host lists it. " if named else
+                        "That is expected where the machines have no RDMA NIC (most cloud VMs), and slow for "
+                        "collectives. If these machines do have RDMA NICs (`rdma link` or `ibv_devices` on the host "
+                        "lists them), NCCL cannot see them: ")
+                    + "In a container pass --device=/dev/infiniband with --cap-add=IPC_LOCK --ulimit memlock=-1 (or "
+                    "--privileged)."))
             else:
                 out.append((fail if _rdma_netdevs(log) else warn)(
                     f"NCCL moves data between the machines over TCP sockets (NET/Socket{' over ' + where if where else ''}"
@@ -203,7 +212,8 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
                             "the cable. Run across the two Sparks to see NET/IB." if on_spark(_is_spark_log(log) or None)
                             is not False else "the network between machines.")))
     elif verdict == "SHM":
-        out.append(info("Every channel went through host shared memory (SHM) inside one machine: no network was "
+        other = on_spark(_is_spark_log(log) or None) is False  # several GPUs of another host: P2P would be faster
+        out.append((warn if other else info)("Every channel went through host shared memory (SHM) inside one machine: no network was "
                         "used" + (". Run across the two Sparks to see NET/IB." if on_spark(_is_spark_log(log) or None)
                                   is not False else ", and not GPU to GPU either: NCCL used no peer-to-peer path "
                                   "between these GPUs (none allowed, or P2P turned off; `nvidia-smi topo -p2p r` shows "
@@ -429,7 +439,7 @@ def _network_findings(log: NcclLog, verdict: str) -> list[Finding]:
     if verdict == "unknown" and (log.nranks == 1 or log.nnodes == 1) and not log.channels:
         shape = f" ({log.nranks} ranks on one node)" if log.nranks and log.nranks > 1 and log.nnodes == 1 else ""
         return [info(f"One {'rank' if log.nranks == 1 else 'node'} in this communicator{shape}: the network NCCL "
-                     f"chose ({log.network or 'none named'}) carried nothing between machines.")]
+                     f"chose ({log.network or 'none named'}) carried nothing between machines: its network lines (NET/IB, NET/Socket) are not used on one host.")]
     return (_transport_findings(log, verdict) + _mixed_hcas(log) + _bootstrap_across_hosts(log) + many_hcas(log)
             + _idle_socket_iface(log))
 

@@ -19,6 +19,7 @@ from typing import Any
 from ..parsers.perftest import MB_PER_SEC_IN_GBPS, PerftestRun
 from .common import (JUMBO_MTU, LINE_GBPS, LINK_MBPS, SPARK_RDMA, fail, host_findings, info, ok, on_spark, spark_figure,
                      twin_words, warn, whole)
+from .context import spark_shown
 from .model import Finding, Section, Summary
 
 
@@ -60,6 +61,12 @@ _PERF_ERROR_HINTS = (
      "perftest cannot see that RDMA device: check the name with `rdma link` or `ibdev2netdev`; in a container pass "
      "--device=/dev/infiniband (or have the device plugin mount it): without its /dev/infiniband/uverbsN node "
      "libibverbs opens no device, whatever /sys/class/infiniband lists."),
+    (r"modify qp \d+ to rtr$",
+     "the device rejected the address the queue pair was given to reach its peer (INIT to RTR takes the peer's LID or "
+     "GID, its GRH, path MTU and QP number): most often a port that needs a GRH (RoCE, or an InfiniBand port flagged "
+     "GRH-required) given none or a wrong GID index, else an MTU above the port's or bad peer data. Pass the port's "
+     "RoCE v2 GID index (-x, `show_gids`), which makes perftest fill the GRH, on both sides; check -m against the "
+     "port's active MTU (`ibv_devinfo`). The link is not the cause: no connection was made, nothing was measured."),
     (r"modify qp|rtr|rts|timed out|timeout",
      "the queue pair could not connect: wrong GID index (-x) or the peer's address is in another subnet; use the "
      "RoCE v2 IPv4 GID (`show_gids`) and the peer twin on the same /24."),
@@ -141,6 +148,24 @@ def _other_host_figures(r: PerftestRun, label: str) -> list[Finding]:
                   if r.t_typical_us is not None and row is not None else [])
 
 
+def _exchanged_only(r: PerftestRun, label: str) -> list[Finding]:
+    """A run that shows both ends' addresses (its QPs exchanged over TCP) and nothing after: no result line and no error.
+    With the same GID address on both ends (one device of one host talking to itself), a failure (rdma-core#51's rxe
+    loopback: ibv_rc_pingpong on both ends, neither finishing); else a note. A run that printed its `bytes in ...
+    seconds` line finished."""
+    done = any(re.search(r"\bbytes in [\d.]+ seconds\b|\biters in [\d.]+ seconds\b", x) for x in r.other_lines)
+    if done or r.rows or r.errors or r.test or r.header or not r.local_gid_ipv4 or not r.remote_gid_ipv4:
+        return []  # (perftest's own runs say more: their banner, header and table; this is ibv_*_pingpong's shape)
+    after = "no result line follows the address exchange"
+    if r.local_gid_ipv4 == r.remote_gid_ipv4:
+        return [fail(f"{label}: the local and remote GIDs are the same address ({r.local_gid_ipv4}): both ends run on "
+                     f"one host through one RDMA device (a loopback), and {after}: no message "
+                     "completed (it hangs, unless the paste was cut just there). Loopback through one device does not work on every driver (Soft-RoCE's rxe "
+                     "among them): run the two ends on two hosts, or on two devices, before judging the path.")]
+    return [info(f"{label}: the two ends exchanged their addresses ({r.local_gid_ipv4} and {r.remote_gid_ipv4}), and "
+                 f"{after}: the run did not finish, or the paste stops there; its result lines (or an error) decide.")]
+
+
 def summarise_perftest(runs: list[PerftestRun], command: str | None) -> Summary:
     facts = {"runs": [dict(dataclasses.asdict(r), bw_average_gbps=r.bw_average_gbps, t_typical_us=r.t_typical_us,
                            bw_unit="Gb/s", latency_unit="us") for r in runs]}
@@ -157,9 +182,14 @@ def summarise_perftest(runs: list[PerftestRun], command: str | None) -> Summary:
                                  "(`sudo cpupower frequency-set -g performance`) before measuring latency; "
                                  "--CPU-freq only silences the check."))
         tiny = _message_rate_bound(r, label)
-        if r.device and r.device not in SPARK_RDMA or not r.device and on_spark(None) is False:  # no Spark figure
+        unsaid = not r.device and on_spark(None) is None and not spark_shown()  # neither the device nor a Spark shown
+        if r.device and r.device not in SPARK_RDMA or not r.device and on_spark(None) is False or unsaid:  # no Spark bar
             findings += host_findings([r.device], "perftest") if r.device else []
             findings += tiny or _other_host_figures(r, label)
+            if unsaid and not tiny and r.bw_average_gbps is not None and r.bw_average_gbps < IB_BW_PASS_GBPS:
+                findings.append(info(f"Neither the device nor the host is shown (`explain --host spark|other`): on a "
+                                     f"DGX Spark twin {CHECK_BW}'s bar would be {IB_BW_PASS_GBPS:g} Gb/s; elsewhere "
+                                     "the NIC's own link speed decides."))
         else:
             findings += (tiny or _bw_findings(r, label)) + _lat_findings(r, label)
         if r.report_unit and r.report_unit.upper().startswith("MB") and r.bw_rows:
@@ -188,6 +218,7 @@ def summarise_perftest(runs: list[PerftestRun], command: str | None) -> Summary:
             elif r.link_type.upper() == "IB" and r.rdma_cm:
                 findings.append(info("Link type IB with rdma_cm: forced with --force-link IB; the Spark's link is "
                                      "Ethernet (RoCE), and rdma_cm resolves the addresses."))
+        findings += _exchanged_only(r, label)
         hang = None if r.rows else next((x.strip() for x in r.other_lines if _HANG_NOTE.fullmatch(x.strip())), None)
         if hang:  # the person's note where a result should be: it hung, it was not just cut off
             findings.append(fail(f"The paste notes a hang (`{hang}`) where a result should be: no RDMA transfer "

@@ -64,6 +64,9 @@ class Iperf3Result:
     separate_tests: tuple[float, ...] = ()
     """Tests run one after the other in one output, each its own connection and one row from 0 s (iperf2's server:
     a summary row per client): each one's rate in bits per second, in order; ``sent_bps`` is then the best."""
+    server_sender_zero: bool = False
+    """The server's own summary after the client's (``--get-server-output``: ``Server output:``) reads ``sender 0.00
+    Bytes``: the server only received (iperf3 3.1.x printed it before the statistics exchange, esnet/iperf#293)."""
 
     @property
     def sent_gbps(self) -> float | None:
@@ -253,9 +256,10 @@ def _from_text(lines: list[Line]) -> Iperf3Result:
     error = remote = port = stopped = loop = None
     proto, streams = "TCP", None
     heads: list[re.Match[str]] = []  # rows from 0 s each after its own connection's `local ... connected` line
-    connected = False
+    connected = server = zero = False
     for line in lines:
         s = line.text.strip()
+        server = server or (s == "Server output:" and bool(summary))  # the server's copy of a test summed above
         listen = _LISTEN_RE.match(s) if port is None else None
         if listen:
             port = int(listen.group("port"))
@@ -263,6 +267,9 @@ def _from_text(lines: list[Line]) -> Iperf3Result:
         row = _ROW_RE.match(s)
         if row:
             role = row.group("rest").split()[-1] if row.group("rest").split() else ""
+            if server:  # its rows repeat the client's test from the other end: the client's summary stands
+                zero = zero or (role.strip("*") == "sender" and not _rate(row))
+                continue
             if row.group("id") != "SUM":
                 ids.add(row.group("id"))
             if re.search(r"\bms\s+\d+/\d+", row.group("rest")):
@@ -318,7 +325,8 @@ def _from_text(lines: list[Line]) -> Iperf3Result:
     retr = re.match(r"\s*(\d+)\s+sender", sent.group("rest")) if sent and proto == "TCP" else None
     return Iperf3Result(proto, streams or (len(ids) or None), duration, sent_bps,
                         _rate(recv) if recv else None, int(retr.group(1)) if retr else None,
-                        error, remote, truncated, port, stopped=stopped, self_connected=loop)
+                        error, remote, truncated, port, stopped=stopped, self_connected=loop,
+                        server_sender_zero=zero)
 
 
 def _rate(row: re.Match[str]) -> float:

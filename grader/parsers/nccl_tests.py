@@ -101,6 +101,7 @@ class NcclTestsMeasure:
     algbw_gbs: float
     busbw_gbs: float
     wrong: int | None
+    rel_error: float | None = None  # the old ``error`` column: the largest relative error of the results
 
 
 @dataclass(frozen=True)
@@ -268,7 +269,7 @@ def _measure(toks: list[str], cols: list[str], line: Line) -> NcclTestsMeasure:
         if w is None:
             raise fail_on_line(CMD, line, f"cannot read #wrong {wtok!r}")
         wrong = int(w)
-    return NcclTestsMeasure(t, alg, bus, wrong)
+    return NcclTestsMeasure(t, alg, bus, wrong, w if "error" in vals and wtok is not None and wrong is not None else None)
 
 
 class _Layout:

@@ -360,7 +360,7 @@ class _Run:
         self.other: list[Line] = []
 
     def has_content(self) -> bool:  # (perftest's check of the CPU's clock, pasted alone, is its output too)
-        return bool(self.test or self.header or self.rows or self.columns or self.errors or self.banner
+        return bool(self.test or self.header or self.rows or self.columns or self.errors or self.banner or len(self.gids) > 1
                     or any(w.startswith("Conflicting CPU frequency") for w in self.warnings))
 
     def build(self) -> PerftestRun:
@@ -513,6 +513,8 @@ def parse_perftest(text: str) -> PerftestRuns:
         m = _ADDR_RE.match(s)
         if m:
             cur.side = m.group("side").lower()
+            if (g := re.search(r",\s*GID\s+(?P<gid>[0-9A-Fa-f:.]{2,45})\s*$", s)):  # ibv_*_pingpong: on the line
+                cur.gids.setdefault(cur.side, g.group("gid"))
             continue
         m = _GID_RE.match(s)
         if m:
@@ -543,6 +545,6 @@ def parse_perftest(text: str) -> PerftestRuns:
                                            "or `#bytes #iterations ...` result rows)")
         raise ParseError(CMD, "no perftest output (the text is empty)")
     for r in runs:
-        if not (r.test or r.header or r.rows or r.columns) and r.other and not r.errors:
+        if not (r.test or r.header or r.rows or r.columns) and r.other and not r.errors and len(r.gids) < 2:
             raise fail_on_line(CMD, r.other[0], "not perftest output")
     return PerftestRuns(r.build() for r in runs)
