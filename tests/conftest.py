@@ -46,6 +46,14 @@ def field_text(name_prefix: str) -> str:
     return hits[0].read_text(encoding="utf-8", errors="replace")
 
 
+def field_entry(prefix: str) -> str:
+    """The text of the field corpus entry, or pending one, whose stem starts with ``prefix`` (``"zb005"``): the
+    issue-27 corpus in tests/fixtures/field/{corpus,pending}. One entry must match."""
+    root = HERE / "fixtures" / "field"
+    [path] = [p for d in ("corpus", "pending") for p in sorted((root / d).glob(f"{prefix}*.txt"))]
+    return path.read_text(encoding="utf-8")
+
+
 def real_paths(pattern: str) -> list[Path]:
     """The real fixtures matching ``pattern`` (a glob, e.g. ``spark/01_*``) under the root, else under the shipped
     copy (an output captured here and not yet in ../shared)."""

@@ -9,16 +9,9 @@ import pytest
 from grader.explain import explain
 from grader.parsers.common import clean_lines
 from grader.parsers.common.labelled import host_groups
-from tests.conftest import levels, messages
+from tests.conftest import field_entry as corpus, levels, messages
 
-CORPUS = Path(__file__).parent / "fixtures" / "field" / "corpus"
 REAL = Path(__file__).parent / "fixtures" / "real" / "spark"
-
-
-def corpus(prefix: str) -> str:
-    """The text of the field corpus entry (or pending one) whose file name starts with ``prefix``."""
-    [path] = list(CORPUS.glob(f"{prefix}_*.txt")) + list((CORPUS.parent / "pending").glob(f"{prefix}_*.txt"))
-    return path.read_text()
 
 
 def _real_lines(name: str) -> list[str]:

@@ -3,18 +3,9 @@ comes from."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from grader.explain import explain
-from tests.conftest import messages
-
-CORPUS = Path(__file__).parent / "fixtures" / "field" / "corpus"
-
-
-def corpus(prefix: str) -> str:
-    """The text of the field corpus entry (or pending one) whose file name starts with ``prefix``."""
-    [path] = list(CORPUS.glob(f"{prefix}_*.txt")) + list((CORPUS.parent / "pending").glob(f"{prefix}_*.txt"))
-    return path.read_text()
+from tests.conftest import field_entry as corpus, messages
 
 
 def said(sections, level: str | None = None) -> str:

@@ -5,17 +5,9 @@ output on which the rule stays silent."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from grader.explain import explain
-from tests.conftest import levels, messages
-
-FIELD = Path(__file__).resolve().parent / "fixtures" / "field"
-
-
-def _field(stem: str) -> str:
-    [path] = [p for d in ("corpus", "pending") for p in (FIELD / d).glob(f"{stem}*.txt")]
-    return path.read_text()
+from tests.conftest import field_entry as _field, levels, messages
 
 
 # https://github.com/esnet/iperf/issues/114 (pending xj009): three UDP tests, 84-85% lost at 0.1, 1 and 21 Gbit/s

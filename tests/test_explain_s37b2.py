@@ -6,17 +6,9 @@ beside it), with a neighbouring output on which the rule stays silent or keeps i
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from grader.explain import explain
-from tests.conftest import levels, messages
-
-FIELD = Path(__file__).resolve().parent / "fixtures" / "field"
-
-
-def _field(stem: str) -> str:
-    [path] = [p for d in ("corpus", "pending") for p in (FIELD / d).glob(f"{stem}*.txt")]
-    return path.read_text()
+from tests.conftest import field_entry as _field, levels, messages
 
 
 def _all(sections) -> str:

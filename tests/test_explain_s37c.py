@@ -3,17 +3,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from grader.explain import explain
-from tests.conftest import levels, messages
-
-FIELD = Path(__file__).resolve().parent / "fixtures" / "field"
-
-
-def _paste(stem: str) -> str:
-    (path,) = [p for d in ("corpus", "pending") for p in (FIELD / d).glob(f"{stem}_*.txt")]
-    return path.read_text(encoding="utf-8")
+from tests.conftest import field_entry as _paste, levels, messages
 
 
 def _all(sections) -> tuple[set[str], str]:
