@@ -185,23 +185,59 @@ def _one_machine_nccl(log: VllmLog | None, values: Mapping[str, Any], text: str)
     nNodes 1``): no network, so GPU to GPU inside it is the collectives' only path."""
     return {} if context().nodes == 1 or re.search(r"\bnNodes 1\b", text) else None
 
-_WATCHDOG_OP_RE = re.compile(r"WorkNCCL\(SeqNum=(?P<seq>\d{1,12}), OpType=(?P<op>\w{1,40})")
+_WATCHDOG_OP_RE = re.compile(r"(?:\[PG (?:ID )?(?P<pg>\d{1,6})[^\]\n]{0,80}? )?\[?Rank (?P<rank>\d{1,6})\] Watchdog caught "
+                             r"collective operation timeout: WorkNCCL\(SeqNum=(?P<seq>\d{1,12}), OpType=(?P<op>\w{1,40})")
+"""A watchdog line: its process group where the line names it (``[PG 0 (default_pg) Rank 0]``, ``[PG ID 2 PG GUID
+2 Rank 1]``; PyTorch before 2.3 prints ``[Rank 0]`` alone), the rank in that group, the sequence number and the op."""
+
+_WATCHDOG_AT_RE = re.compile(r"\[PG (?:ID )?(?P<pg>\d{1,6})[^\]\n]{0,80}? Rank (?P<rank>\d{1,6})\] Exception \(either an error or "
+                             r"timeout\) detected by watchdog at work: (?P<seq>\d{1,12})\b")
+"""The line that follows a watchdog timeout in PyTorch 2.2 on, naming the group of the rank's work at that sequence."""
+
+
+def _watchdog_timeouts(text: str) -> list[tuple[str | None, str, str, str, str]]:
+    """Each watchdog timeout of the text: (process group or None where neither its line nor the rank's `detected by
+    watchdog at work: N` line names it, rank, sequence number, op, line)."""
+    groups = {}  # (rank, seq) -> the group(s) its exception line names
+    for m in _WATCHDOG_AT_RE.finditer(text):
+        groups.setdefault((m["rank"], m["seq"]), set()).add(m["pg"])
+    out = []
+    for m in _WATCHDOG_OP_RE.finditer(text):
+        named = {m["pg"]} if m["pg"] else groups.get((m["rank"], m["seq"]), set())
+        start, end = text.rfind("\n", 0, m.start()) + 1, text.find("\n", m.end())
+        out.append((next(iter(named)) if len(named) == 1 else None if not named else "?", m["rank"], m["seq"], m["op"],
+                    text[start:end if end >= 0 else len(text)].strip()))
+    return out
 
 
 def _other_op_same_seq(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies where another watchdog line of the text timed out at the same sequence number in another collective
-    (``OpType``): the ranks called different collectives at one step (NVIDIA/nccl#1409)."""
-    other = next((m["op"] for m in _WATCHDOG_OP_RE.finditer(text) if m["seq"] == values.get("seq")
-                  and m["op"] != values.get("op")), None)
-    return {"other": other} if other else None
+    """Applies where two watchdog lines of the text, of different ranks of one process group, timed out at the same
+    sequence number in different collectives (``OpType``): the ranks called different collectives at one step
+    (NVIDIA/nccl#1409). Sequence numbers count per process group, so lines of one rank (its groups), or of two
+    groups named differently, say nothing of it (a line whose group is not shown is taken as the other's: a cut log). ``seq``, ``op``, ``line``: the first
+    of the pair; ``other``: the second's op."""
+    seen = _watchdog_timeouts(text)
+    for i, (pg, rank, seq, op, line) in enumerate(seen):
+        for pg2, rank2, seq2, op2, _ in seen[i + 1:]:
+            one_group = "?" not in (pg, pg2) and (pg == pg2 or None in (pg, pg2))
+            if seq2 == seq and op2 != op and rank2 != rank and one_group:
+                return {"seq": seq, "op": op, "line": line, "other": op2}
+    return None
 
-_WATCHDOG_RANK_RE = re.compile(r"\[Rank (?P<rank>\d{1,6})\] Watchdog caught collective operation timeout")
+_WATCHDOG_RANK_RE = re.compile(r"\[?Rank (?P<rank>\d{1,6})\] Watchdog caught collective operation timeout")
 
 
 def _other_rank_timed_out(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """Applies where another rank's watchdog timed out on a collective in the text (``[Rank 1] Watchdog caught
-    collective operation timeout``) beside this rank's communicator abort: that rank waited for this one."""
-    waiter = next((m["rank"] for m in _WATCHDOG_RANK_RE.finditer(text) if m["rank"] != values.get("rank")), None)
+    collective operation timeout``) beside this rank's communicator abort, and that rank can be of the aborted
+    communicator (below its ``nranks``, not the aborting rank): it waited for this one. A rank past nranks counts in
+    another group (PyTorch's rank of a larger group, NCCL's of a sub-communicator): nothing ties the two."""
+    try:
+        rank, n = int(values["rank"]), int(values["n"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    waiter = next((m["rank"] for m in _WATCHDOG_RANK_RE.finditer(text) if int(m["rank"]) != rank
+                   and int(m["rank"]) < n), None)
     return {"waiter": waiter} if waiter else None
 
 

@@ -303,7 +303,7 @@ def _inside_findings(log: NcclLog) -> list[Finding]:
             home[c.src_rank if c.direction == "send" else c.dst_rank] = c.host
     same = sorted({(c.src_rank, c.dst_rank, home[c.src_rank]) for c in log.channels if c.transport.startswith("NET/")
                    and home.get(c.src_rank) and home.get(c.src_rank) == home.get(c.dst_rank)})
-    if same:
+    if same and not (log.nnodes and log.nranks and log.nranks <= log.nnodes):  # (one rank a node: hosts of one name)
         shown = ", ".join(f"{a}->{b} on {h}" for a, b, h in same[:4])
         out.append(warn(f"Channels between two GPUs of the same machine go over the network transport (ranks {shown}): "
                         "NCCL found no P2P or SHM path inside that machine, so even that traffic takes NET. Peer access "

@@ -1,0 +1,106 @@
+"""Readings a break-it review (session 37) found confidently wrong in rules added that day, each fed the review's
+reproducer (its lines copied below) and asserted gone, with the field entry the rule was built for still read (the URL
+beside it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grader.explain import explain
+from tests.conftest import levels, messages
+
+FIELD = Path(__file__).resolve().parent / "fixtures" / "field"
+
+
+def _field(stem: str) -> str:
+    [path] = [p for d in ("corpus", "pending") for p in (FIELD / d).glob(f"{stem}*.txt")]
+    return path.read_text()
+
+
+# Two machines cloned from one image (hostname `ubuntu` on both), one GPU each: NCCL's own lines say two nodes, one
+# local rank each, different bootstrap addresses, and both ranks complete init.
+TWO_NODES_ONE_NAME = """\
+ubuntu:2101:2101 [0] NCCL INFO Bootstrap : Using enp1s0:10.0.0.11<0>
+ubuntu:2101:2101 [0] NCCL INFO NCCL version 2.21.5+cuda12.4
+ubuntu:1877:1877 [0] NCCL INFO Bootstrap : Using enp1s0:10.0.0.12<0>
+ubuntu:2101:2130 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB enp1s0:10.0.0.11<0>
+ubuntu:1877:1905 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB enp1s0:10.0.0.12<0>
+ubuntu:2101:2130 [0] NCCL INFO ncclCommInitRank comm 0x55e1 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1000 commId 0x3b5c7e9a1d2f4e60 - Init START
+ubuntu:1877:1905 [0] NCCL INFO ncclCommInitRank comm 0x5612 rank 1 nranks 2 cudaDev 0 nvmlDev 0 busId 1000 commId 0x3b5c7e9a1d2f4e60 - Init START
+ubuntu:2101:2130 [0] NCCL INFO comm 0x55e1 rank 0 nRanks 2 nNodes 2 localRanks 1 localRank 0 MNNVL 0
+ubuntu:1877:1905 [0] NCCL INFO comm 0x5612 rank 1 nRanks 2 nNodes 2 localRanks 1 localRank 0 MNNVL 0
+ubuntu:2101:2130 [0] NCCL INFO Channel 00/02 :    0   1
+ubuntu:2101:2130 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [receive] via NET/IB/0
+ubuntu:2101:2130 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0
+ubuntu:1877:1905 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/IB/0
+ubuntu:1877:1905 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [send] via NET/IB/0
+ubuntu:2101:2130 [0] NCCL INFO Connected all rings
+ubuntu:2101:2130 [0] NCCL INFO ncclCommInitRank comm 0x55e1 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1000 commId 0x3b5c7e9a1d2f4e60 - Init COMPLETE
+ubuntu:1877:1905 [0] NCCL INFO ncclCommInitRank comm 0x5612 rank 1 nranks 2 cudaDev 0 nvmlDev 0 busId 1000 commId 0x3b5c7e9a1d2f4e60 - Init COMPLETE
+"""
+
+
+def test_two_nodes_of_one_hostname_are_not_two_ranks_on_one_gpu():
+    """NCCL's init.cc refuses a GPU twice before Init COMPLETE; `nNodes 2 localRanks 1` puts each rank on its own node.
+    The rule's own case, https://github.com/NVIDIA/TensorRT-LLM/issues/9263 (pending zr009), still fails."""
+    [s] = explain(TWO_NODES_ONE_NAME, host="other")
+    said = messages(s)
+    assert "same GPU" not in said and "fail" not in levels(s)
+    assert "GPUs of the same machine go over the network" not in said  # (two machines, not one)
+    # either sign alone is enough: no localRanks line, or init never completed
+    no_layout = "\n".join(x for x in TWO_NODES_ONE_NAME.splitlines() if "localRanks" not in x)
+    no_done = "\n".join(x for x in TWO_NODES_ONE_NAME.splitlines() if "Init COMPLETE" not in x)
+    assert "same GPU" not in messages(explain(no_layout, host="other")[0])
+    assert "same GPU" not in messages(explain(no_done, host="other")[0])
+    [z] = explain(_field("zr009_nccl-log_trtllm"), host="other")
+    assert "Ranks 0 and 1 of one communicator start on the same GPU (busId 100000" in messages(z, "fail")
+
+
+# One process (global rank 0) timing out in two process groups, each at its own sequence 1.
+ONE_RANK_TWO_GROUPS = """\
+[rank0]:[E ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600012 milliseconds before timing out.
+[rank0]:[E ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=BROADCAST, NumelIn=262144, NumelOut=262144, Timeout(ms)=600000) ran for 600047 milliseconds before timing out.
+[rank0]:[E ProcessGroupNCCL.cpp:1664] [PG 0 (default_pg) Rank 0] Exception (either an error or timeout) detected by watchdog at work: 1, last enqueued NCCL work: 1, last completed NCCL work: 0.
+[rank0]:[E ProcessGroupNCCL.cpp:1664] [PG 2 Rank 0] Exception (either an error or timeout) detected by watchdog at work: 1, last enqueued NCCL work: 1, last completed NCCL work: 0.
+[rank0]:[E ProcessGroupNCCL.cpp:621] [Rank 0] Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data.
+[rank0]:[E ProcessGroupNCCL.cpp:627] [Rank 0] To avoid data inconsistency, we are taking the entire process down.
+"""
+
+
+def test_one_rank_in_two_process_groups_is_no_desync():
+    """Sequence numbers count per process group (PyTorch's ProcessGroupNCCL.cpp): one rank's two groups at seq 1 say
+    nothing of an order. https://github.com/NVIDIA/nccl/issues/1409 (pending xn001: ranks 7 and 3 of the default
+    group at 80078, BROADCAST against ALLREDUCE) is still a desync."""
+    [s] = explain(ONE_RANK_TWO_GROUPS, host="other")
+    said = messages(s)
+    assert "different collectives at the same step" not in said and "desync" not in said
+    assert "watchdog gave up on `ALLREDUCE` (sequence 1)" in messages(s, "fail")
+    # two ranks, each line naming its group: different groups say nothing; one group is a desync
+    two = ("[rank0]:[E ProcessGroupNCCL.cpp:607] [PG 0 (default_pg) Rank 0] Watchdog caught collective operation "
+           "timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600012 ms\n"
+           "[rank1]:[E ProcessGroupNCCL.cpp:607] [PG {g} Rank 1] Watchdog caught collective operation timeout: "
+           "WorkNCCL(SeqNum=5, OpType=BROADCAST, NumelIn=8, NumelOut=8, Timeout(ms)=600000) ran for 600047 ms\n")
+    assert "different collectives at the same step" not in messages(explain(two.format(g=2), host="other")[0])
+    assert "different collectives at the same step" in messages(explain(two.format(g="0 (default_pg)"),
+                                                                        host="other")[0], "fail")
+    [x] = explain(_field("xn001_other_nccl1409"), host="other", nodes=1)
+    assert "different collectives at the same step: at sequence 80078" in messages(x, "fail")
+
+
+# NCCL's rank 1 of a two-rank communicator aborts; PyTorch's rank 3 (of a larger group) times out in another.
+ABORT_AND_OTHER_GROUP = """\
+node2:8812:8990 [1] NCCL INFO comm 0x7f3a1c00 rank 1 nranks 2 cudaDev 1 busId 41000 - Abort COMPLETE
+[rank3]:[E1106 04:43:01.018941581 ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=48, OpType=ALLREDUCE, NumelIn=8388608, NumelOut=8388608, Timeout(ms)=600000) ran for 600070 milliseconds before timing out.
+[rank3]:[E1106 04:43:01.019012331 ProcessGroupNCCL.cpp:1785] [PG 1 Rank 3] Exception (either an error or timeout) detected by watchdog at work: 48, last enqueued NCCL work: 48, last completed NCCL work: 47.
+"""
+
+
+def test_an_abort_and_a_timeout_of_ranks_no_communicator_holds_are_not_tied():
+    """Rank 3 cannot be of a two-rank communicator. https://github.com/NVIDIA/nccl/issues/1504 (pending xn006: rank 0
+    of 4 aborts, rank 1 times out) is still read as the rank that left."""
+    [s] = explain(ABORT_AND_OTHER_GROUP, host="other")
+    said = messages(s)
+    assert "aborted its communicator" not in said and "was still waiting" not in said
+    assert "watchdog gave up on `ALLREDUCE` (sequence 48)" in messages(s, "fail")
+    [x] = explain(_field("xn006_nccl-log_nccl1504"), host="other", nodes=1)
+    assert "Rank 0 of 4 aborted its communicator" in messages(x, "fail") and "rank 1's watchdog" in messages(x)
