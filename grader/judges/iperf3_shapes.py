@@ -119,12 +119,15 @@ def small_window(command: str | None, gbps: float) -> Finding | None:
 
 
 def window_bound(read: Any) -> Finding | None:
-    """One TCP stream whose congestion window (Cwnd) stays the same in every interval after the first, with no
-    retransmission in any: TCP neither grows the window nor loses anything, so a window caps the flow at one window per
-    round trip (the socket buffer -w asked or the kernel granted, net.core.rmem_max/wmem_max, the receiver's window);
-    the round trip that rate and window imply is said. None otherwise (several streams, losses, a window that moves)."""
+    """One TCP stream, not paced (-b), whose congestion window (Cwnd) stays the same in every interval after the first,
+    with no retransmission in any. Linux grows the window only while the flow fills it, so a flat window with no loss
+    is either a window that caps the flow (the socket buffer -w asked or the kernel granted, the receiver's window) or
+    a sender that does not fill it (one CPU core, a virtual NIC). The round trip that rate and window imply decides:
+    one of checks/specs/ethernet.toml [tcp_window] wan_rtt_ms or more is a long path's, where a window is the likely
+    cap (a warning); a shorter one is said with both readings and what tells them apart (ping's round trip, the
+    sender's CPU). None otherwise (several streams, losses, a window that moves, a paced test, a link's TCP ceiling)."""
     iv = read.intervals
-    if read.result.protocol != "TCP" or read.result.streams != 1 or len(iv.cwnd_bytes) != 1:
+    if read.result.protocol != "TCP" or read.result.streams != 1 or len(iv.cwnd_bytes) != 1 or read.result.target_bps:
         return None
     role, cwnd = next(iter(iv.cwnd_bytes.items()))
     retr, rates = iv.retransmits_by_role.get(role, ()), iv.rates_gbps.get(role, ())
@@ -137,10 +140,20 @@ def window_bound(read: Any) -> Finding | None:
     if any(0.9 * g * share <= rate <= g for g in spec.graded("rates_gbps") or []):
         return None  # a standard link's TCP ceiling: the link is full, the window big enough
     rtt_ms = cwnd[-1] * 8 / (rate * 1e9) * 1000
-    return warn(f"One TCP stream at {rate * 1000:.3g} Mbit/s with its congestion window fixed at {cwnd[-1] / 1024:.0f} "
-                f"KBytes in every second after the first and no retransmission: TCP neither grows the window nor loses "
-                "anything, so a window caps the flow at one window per round trip (rate = window / RTT: here a round "
-                f"trip of about {rtt_ms:.2g} ms). The socket buffer (-w asked, or what the kernel granted: "
-                "net.core.rmem_max/wmem_max, net.ipv4.tcp_rmem/tcp_wmem) or the receiver's window is the limit, not "
-                f"the path (unless this rate is the TCP ceiling of the path's slowest hop, about {share:.0%} of its "
-                "line rate): raise them on both hosts (or run -P 4..8) before judging the link.")
+    at = f"{rate * 1000:.3g} Mbit/s" if rate < 1 else f"{rate:.3g} Gbit/s"
+    flat = (f"One TCP stream at {at} with its congestion window fixed at {cwnd[-1] / 1024:.0f} "
+            "KBytes in every second after the first and no retransmission")
+    if rtt_ms >= row("ethernet.toml", "tcp_window").graded("wan_rtt_ms"):
+        return warn(f"{flat}: TCP neither grows the window nor loses anything, so a window caps the flow at one window "
+                    "per round trip (rate = window / RTT: here a round trip of about "
+                    f"{rtt_ms:.2g} ms, a long path's). The socket buffer (-w asked, or what the kernel granted: "
+                    "net.core.rmem_max/wmem_max, net.ipv4.tcp_rmem/tcp_wmem) or the receiver's window is the limit, "
+                    f"not the path (unless this rate is the TCP ceiling of the path's slowest hop, about {share:.0%} of "
+                    "its line rate): raise them on both hosts (or run -P 4..8) before judging the link. `ping` to the "
+                    "server confirms it: a round trip near that figure.")
+    return info(f"{flat}. Either a window caps it (rate = window / RTT would mean a round trip of about {rtt_ms:.2g} "
+                "ms) or the sender does not fill the window (Linux grows it only while the flow is window-limited, so "
+                "a flow held by one CPU core, a virtual NIC or pacing keeps it flat). `ping` to the server decides: a "
+                "round trip near that figure points to the window (raise net.core.rmem_max/wmem_max and tcp_rmem/"
+                "tcp_wmem, or run -P 4..8); one far under it (a LAN's, under a millisecond) points to the sender, "
+                "whose CPU core then sits near 100% during the test (`top`, or iperf3's -V CPU utilization line).")
