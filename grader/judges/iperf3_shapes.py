@@ -20,9 +20,10 @@ from .model import Finding
 
 
 def same_udp_loss(iv: Any) -> Finding | None:
-    """UDP tests of one paste (``iv.udp_runs``: each distinct row's Gbit/s, lost, total) whose offered rates span
+    """UDP tests of one paste (``iv.udp_runs``: each test's summary row's Gbit/s, lost, total) whose offered rates span
     [udp] same_loss_rate_span times over and whose loss shares lie within same_loss_spread_points of each other, each
-    over loss_warn_percent: a loss that does not grow with the rate is not the path's. None otherwise."""
+    over loss_warn_percent: a loss that does not grow with the rate is not the path running full, but the measurement
+    or a fixed drop on the link (the NIC's error counters tell which). None otherwise."""
     from ..calc.specs import row
     spec = row("ethernet.toml", "udp")
     runs = [(g, 100 * lost / total) for g, lost, total in iv.udp_runs if total and g > 0]
@@ -35,11 +36,14 @@ def same_udp_loss(iv: Any) -> Finding | None:
     lo, hi = min(shares), max(shares)
     share = f"{lo:.0f}%" if round(lo) == round(hi) else f"{lo:.0f}-{hi:.0f}%"
     return warn(f"UDP: {share} of the datagrams lost in each of {len(runs)} tests, at rates from {min(rates):.3g} to "
-                f"{max(rates):.3g} Gbit/s: the same share at every rate. A path loses more the more it is offered (next "
-                "to nothing well under what it carries), so a loss that stays the same whatever the rate is not the "
-                "network's: it is the measurement (iperf3's UDP accounting, wrong in some releases, or a receiver that "
-                "counts several tests' sequence numbers as one). Check with another iperf3 version, or a TCP test (no "
-                "-u: its Retr column counts real losses), before looking at the link.")
+                f"{max(rates):.3g} Gbit/s: the same share at every rate. A path short of capacity loses more the more "
+                "it is offered (next to nothing well under what it carries), so a loss that stays the same whatever "
+                "the rate is not the path running full: it is the measurement or the receiver (iperf3's UDP "
+                "accounting, wrong in some releases, or a receiver that counts several tests' sequence numbers as "
+                "one), or a fixed share of frames dropped on the link (a cable, module or port that corrupts frames "
+                "drops the same share at any rate). The NIC's error counters decide: `ethtool -S` on both ends before "
+                "and after a test (rx_crc_errors, rx_errors growing: the link); none growing, check with another "
+                "iperf3 version, or a TCP test (no -u: its Retr column counts real losses).")
 
 
 def repeated_stalls(read: Any) -> Finding | None:
