@@ -53,27 +53,43 @@ _LOCATION_RE = re.compile(r"\[(?P<at>shm_broadcast\.py:\d{1,5})\](?P<rest>[^\n]{
 line again, its text lost."""
 
 
+_WHO_RE = re.compile(r"^\((?P<who>[\w ]{1,40}pid=\d{1,8}(?:, ip=[\d.]{7,15})?)\)")
+"""The process a line of Ray's or vLLM's multiprocess log comes from (``(RayWorkerWrapper pid=412, ip=10.0.0.12)``)."""
+
+_WHEN_RE = re.compile(r"\b\d\d-\d\d \d\d:\d\d:\d\d\b")
+
+
 def _stall_run(text: str, *, ending: bool = False) -> tuple[int, int]:
     """The longest run of vLLM's `No available shared memory broadcast block` lines with no other vLLM line between
     (blank lines and _IDLE_RE's aside), and not followed by progress (`Application startup complete`, tokens
-    generated): (lines, seconds they span). A line cut after the logger's location of a wait line read before it
-    (`[shm_broadcast.py:801]` and no more) is that line once more. ``ending``: the run that ends the text, (0, 0) when
-    another line comes after it."""
-    best = run = seconds = span = last = 0
+    generated): (lines, seconds they span), counted for one process (its ``(RayWorkerWrapper pid=N)`` prefix, or none):
+    several processes logging the same wait in the same minute are one wait, not several minutes, and one process's
+    line pasted twice (the same time) counts once. A line cut after the logger's location of a wait line read before
+    it (`[shm_broadcast.py:801]` and no more) is that line once more. ``ending``: the run that ends the text, (0, 0)
+    when another line comes after it."""
+    best = span = 0
+    per: dict[str, list] = {}  # process -> [lines, seconds, last wait's seconds, times seen]
     waits: set[str] = set()
     for line in text.splitlines():
         m, at = _STALL_RE.search(line), _LOCATION_RE.search(line)
         if m and at:
             waits.add(at["at"])
         if m or at and not at["rest"].strip() and at["at"] in waits:
-            last = int(m["seconds"]) if m else last
-            run, seconds = run + 1, seconds + last
+            who, when = _WHO_RE.match(line.strip()), _WHEN_RE.search(line)
+            mine = per.setdefault(who["who"] if who else "", [0, 0, 0, set()])
+            if not (m and when and when.group() in mine[3]):
+                mine[3].add(when.group() if m and when else None)
+                mine[2] = int(m["seconds"]) if m else mine[2]
+                mine[0], mine[1] = mine[0] + 1, mine[1] + mine[2]
         elif _PROGRESS_RE.search(line):  # it went on: the run was a long step, not a stuck worker
-            best = span = run = seconds = 0
+            best = span = 0
+            per = {}
         elif line.strip() and not _IDLE_RE.search(line):
-            run = seconds = 0
+            per = {}
+        run, seconds = max(((n, sec) for n, sec, _, _ in per.values()), default=(0, 0))
         if run > best:
             best, span = run, seconds
+    run, seconds = max(((n, sec) for n, sec, _, _ in per.values()), default=(0, 0))
     return (run, seconds) if ending else (best, span)
 
 

@@ -204,3 +204,30 @@ def test_udp_tests_are_counted_by_their_summaries_and_a_fixed_loss_is_hedged():
     assert "a fixed share of frames dropped on the link" in said and "The NIC's error counters decide" in said
     [x] = explain(_field("xj009_iperf3_iperf114"), host="other", nodes=2)
     assert "84-85% of the datagrams lost in each of 3 tests" in messages(x, "warn")
+
+
+# Two (then three) Ray workers logging the same 60 s wait at the same second: one minute, not two or three.
+WAIT_ONE_MINUTE = """\
+INFO 03-12 10:02:11 [core.py:58] Initializing a V1 LLM engine (v0.8.4) with config: model='Qwen/Qwen3-235B-A22B-FP8', tensor_parallel_size=2, pipeline_parallel_size=2
+INFO 03-12 10:02:40 [gpu_model_runner.py:1174] Loading model weights took 60.1 GB
+INFO 03-12 10:03:15 [backends.py:409] Using cache directory: /root/.cache/vllm/torch_compile_cache/5d3b1f/rank_0_0 for vLLM's torch.compile
+(RayWorkerWrapper pid=412) INFO 03-12 10:04:20 [shm_broadcast.py:466] No available shared memory broadcast block found in 60 seconds. This typically happens when some processes are hanging or doing some time-consuming work (e.g. compilation).
+(RayWorkerWrapper pid=1188, ip=10.0.0.12) INFO 03-12 10:04:20 [shm_broadcast.py:466] No available shared memory broadcast block found in 60 seconds. This typically happens when some processes are hanging or doing some time-consuming work (e.g. compilation).
+"""
+THIRD = ("(RayWorkerWrapper pid=1190, ip=10.0.0.13) INFO 03-12 10:04:20 [shm_broadcast.py:466] No available shared "
+         "memory broadcast block found in 60 seconds. This typically happens when some processes are hanging or doing "
+         "some time-consuming work (e.g. compilation).\n")
+
+
+def test_several_processes_logging_one_wait_are_one_minute():
+    """vLLM's shm_broadcast.py logs the wait once a minute in each process that waits. The rule's own case,
+    https://github.com/vllm-project/vllm/issues/51986 (pending xe003: five minutes of one process), still warns."""
+    for text in (WAIT_ONE_MINUTE, WAIT_ONE_MINUTE + THIRD):
+        [s] = explain(text, host="other")
+        said = messages(s)
+        assert "times in a row that it waited" not in said and "minutes with nothing else logged" not in said
+    # one process logging it minute after minute is a run
+    later = WAIT_ONE_MINUTE.replace("pid=1188, ip=10.0.0.12) INFO 03-12 10:04:20", "pid=412) INFO 03-12 10:05:20")
+    assert "logged 2 times in a row that it waited 60 s" in messages(explain(later, host="other")[0], "warn")
+    [x] = explain(_field("xe003_vllm-log_vllm51986"), host="other", nodes=2)
+    assert "logged 5 times in a row that it waited 60 s" in messages(x, "warn")
