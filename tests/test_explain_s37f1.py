@@ -231,3 +231,34 @@ def test_several_processes_logging_one_wait_are_one_minute():
     assert "logged 2 times in a row that it waited 60 s" in messages(explain(later, host="other")[0], "warn")
     [x] = explain(_field("xe003_vllm-log_vllm51986"), host="other", nodes=2)
     assert "logged 5 times in a row that it waited 60 s" in messages(x, "warn")
+
+
+# NCCL over sockets listing a data port and a management port of another network; every channel on the first.
+SOCKET_DATA_AND_MGMT = """\
+node1:3301:3301 [0] NCCL INFO Bootstrap : Using ens1f0:10.10.0.1<0>
+node1:3301:3301 [0] NCCL INFO NCCL version 2.20.5+cuda12.4
+node1:3301:3340 [0] NCCL INFO NET/IB : No device found.
+node1:3301:3340 [0] NCCL INFO NET/Socket : Using [0]ens1f0:10.10.0.1<0> [1]eno1:192.168.1.21<0>
+node1:3301:3340 [0] NCCL INFO Using network Socket
+node1:3301:3340 [0] NCCL INFO comm 0x55a0 rank 0 nRanks 2 nNodes 2 localRanks 1 localRank 0 MNNVL 0
+node1:3301:3340 [0] NCCL INFO Channel 00/02 :    0   1
+node1:3301:3340 [0] NCCL INFO Channel 01/02 :    0   1
+node1:3301:3340 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [receive] via NET/Socket/0
+node1:3301:3340 [0] NCCL INFO Channel 01/0 : 1[0] -> 0[0] [receive] via NET/Socket/0
+node1:3301:3340 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0
+node1:3301:3340 [0] NCCL INFO Channel 01/0 : 0[0] -> 1[0] [send] via NET/Socket/0
+node1:3301:3340 [0] NCCL INFO Connected all rings
+node1:3301:3340 [0] NCCL INFO ncclCommInitRank comm 0x55a0 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1000 commId 0x1a2b3c4d5e6f7081 - Init COMPLETE
+"""
+
+
+def test_an_idle_management_port_is_no_second_data_port():
+    """NCCL's NET/Socket lists every interface it may use; one on another network (192.168.1.x beside 10.10.0.x) carries
+    no channel rightly. https://github.com/NVIDIA/nccl/issues/278 (pending xo020: two ports of one /24, every ring on
+    NET/Socket/0) still warns."""
+    [s] = explain(SOCKET_DATA_AND_MGMT, host="other", nodes=2)
+    assert "bonding the ports gives NCCL one interface" not in messages(s, "warn")
+    said = messages(s, "info")
+    assert "eno1 (192.168.1.21) carries none of them" in said and "likely another network" in said
+    said = " ".join(messages(x, "warn") for x in explain(_field("xo020_nccl-log_nccl278"), host="other", nodes=2))
+    assert "enP1p1s0f1 on the same subnet carries none of them" in said and "bonding the ports" in said
