@@ -71,16 +71,25 @@ def repeated_stalls(read: Any) -> Finding | None:
     return None
 
 
+def few_retransmits(gbps: float, seconds: float, lost: int) -> bool:
+    """Whether ``lost`` retransmissions of a flow at ``gbps`` for ``seconds`` are at most checks/specs/ethernet.toml
+    [tcp] negligible_retransmit_share of the segments it sent (of [tcp] segment_payload_bytes each, MTU 1500's)."""
+    from ..calc.specs import row
+    tcp = row("ethernet.toml", "tcp")
+    return lost <= gbps * 1e9 / 8 * seconds / tcp.graded("segment_payload_bytes") * tcp.graded("negligible_retransmit_share")
+
+
 def slow_direction_retransmits(iv: Any, means: dict[str, float]) -> Finding | None:
     """A --bidir test (``means``: each direction's mean Gbit/s) whose slow direction, under half the fast one's rate, is
-    the one whose rows retransmit, in most of its seconds: that direction loses packets, and the fast one shows the
-    link carries more. None otherwise (the Retr column is the sender's: a slow direction this side receives shows
-    none here)."""
+    the one whose rows retransmit, in most of its seconds, more than a negligible share of its segments
+    (:func:`few_retransmits`): that direction loses packets, and the fast one shows the link carries more. None
+    otherwise (the Retr column is the sender's: a slow direction this side receives shows none here)."""
     if len(means) < 2:
         return None
     slow, fast = min(means, key=means.get), max(means, key=means.get)
     retr = iv.retransmits_by_role.get(slow, ())
-    if means[slow] >= means[fast] / 2 or not retr or 2 * sum(1 for n in retr if n) <= len(retr):
+    if means[slow] >= means[fast] / 2 or not retr or 2 * sum(1 for n in retr if n) <= len(retr) \
+            or few_retransmits(means[slow], iv.seconds or len(retr), sum(retr)):
         return None
     return warn(f"The two directions are asymmetric: {slow} {means[slow]:.2f} against {fast} {means[fast]:.2f} Gbit/s, "
                 f"and the slow one retransmitted in {sum(1 for n in retr if n)} of its {len(retr)} seconds "
@@ -101,13 +110,22 @@ def separate_tests(r: Any) -> Finding | None:
                 "carried; a lower one is that test's own limit (a smaller window, another path or direction).")
 
 
+def at_tcp_ceiling(gbps: float) -> bool:
+    """Whether ``gbps`` is a standard Ethernet link's TCP ceiling (90% of its TCP share at MTU 1500 up to its line rate,
+    checks/specs/ethernet.toml [ieee_802_3]): the link ran full."""
+    from ..calc.specs import row
+    spec = row("ethernet.toml", "ieee_802_3")
+    share = spec.graded("tcp_goodput_fraction") or 1
+    return any(0.9 * g * share <= gbps <= g for g in spec.graded("rates_gbps") or [])
+
+
 _SIZE_RE = re.compile(r"^(?P<n>\d{1,9}(?:\.\d{1,3})?)(?P<unit>[KkMmGg]?)[Bb]?$")
 
 
 def small_window(command: str | None, gbps: float) -> Finding | None:
     """A test whose command asks for a TCP window (-w / --window) at or under checks/specs/ethernet.toml [tcp_window]
     small_kib: one flow moves at most a window per round trip, so its rate measures the window, not the link. None
-    otherwise (no window asked, or a large one)."""
+    otherwise (no window asked, a large one, or a rate at a link's TCP ceiling: the window sufficed there)."""
     from ..calc.specs import row
     from ..parsers.common import command_argv, option_value
     asked = option_value(command_argv(command), "-w", "--window")
@@ -115,8 +133,8 @@ def small_window(command: str | None, gbps: float) -> Finding | None:
     if not m:
         return None
     kib = float(m["n"]) * {"": 1 / 1024, "k": 1, "m": 1024, "g": 1024 ** 2}[m["unit"].lower()]
-    if kib > row("ethernet.toml", "tcp_window").graded("small_kib"):
-        return None
+    if kib > row("ethernet.toml", "tcp_window").graded("small_kib") or at_tcp_ceiling(gbps):
+        return None  # (at a link's TCP ceiling the window was enough: the test measured the link)
     return info(f"{gbps:.2f} Gbit/s with a TCP window of {asked} asked (-w): one flow moves at most a window per round "
                 "trip (rate = window / RTT), so this rate measures the window, not the link. Run without -w (the "
                 "kernel then grows the window to the path's bandwidth x delay) to measure the link.")
@@ -139,9 +157,8 @@ def window_bound(read: Any) -> Finding | None:
         return None
     rate = sum(rates[1:]) / len(rates[1:])
     from ..calc.specs import row
-    spec = row("ethernet.toml", "ieee_802_3")
-    share = spec.graded("tcp_goodput_fraction") or 1
-    if any(0.9 * g * share <= rate <= g for g in spec.graded("rates_gbps") or []):
+    share = row("ethernet.toml", "ieee_802_3").graded("tcp_goodput_fraction") or 1
+    if at_tcp_ceiling(rate):
         return None  # a standard link's TCP ceiling: the link is full, the window big enough
     rtt_ms = cwnd[-1] * 8 / (rate * 1e9) * 1000
     at = f"{rate * 1000:.3g} Mbit/s" if rate < 1 else f"{rate:.3g} Gbit/s"
