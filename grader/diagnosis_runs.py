@@ -257,14 +257,23 @@ def _other_rank_timed_out(log: VllmLog | None, values: Mapping[str, Any], text: 
     return {"waiter": waiter} if waiter else None
 
 
+_ROOT_PROMPT_RE = re.compile(r"^\s{0,8}(?:\[?root@[\w.-]{1,64}[: ][^\n#$]{0,120}\]?#|uid=0\(root\))", re.M)
+"""A root shell's prompt (``root@host:~#``, ``[root@host ~]#``) or `id`'s ``uid=0(root)``."""
+
+
 def _memlock_below_rdma(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies where the locked-memory limit read (KiB) is under checks/specs/memory.toml [memlock] rdma_floor_kib."""
+    """Applies where the locked-memory limit read (KiB) is under checks/specs/memory.toml [memlock] rdma_floor_kib;
+    ``root``: the root prompt the text (or the paste it came from) shows, where one does (root holds CAP_IPC_LOCK on a host: the limit does not
+    bind it there)."""
     from grader.calc.specs import row
     try:
         kib = int(values["kib"])
     except (KeyError, TypeError, ValueError):
         return None
-    return {} if kib < row("memory.toml", "memlock").graded("rdma_floor_kib") else None
+    if kib >= row("memory.toml", "memlock").graded("rdma_floor_kib"):
+        return None
+    root = _ROOT_PROMPT_RE.search(text) or _ROOT_PROMPT_RE.search(context().paste)  # (explain cuts the prompt off)
+    return {"root": root.group().strip()} if root else {}
 
 
 def _other_devices_open(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
