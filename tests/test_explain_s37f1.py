@@ -397,3 +397,79 @@ def test_polls_below_the_size_are_settled_by_a_later_ray_status_of_every_node():
     assert "1 of 2 Ray nodes alive" in said
     said = " ".join(messages(x, "warn") for x in explain(_field("xg013_ray-start_fastsafetensors14"), host="other"))
     assert "1 of 2 Ray nodes alive" in said
+
+
+# AIPerf's console table of a run of 100 requests, 0.59 req/s x 1.70 s latency: about one in flight at a time.
+AIPERF_C1 = """                                            NVIDIA AIPerf | LLM Metrics
+┏━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━┳━━━━━━━━━━┳━━━━━━━━━━┳━━━━━━━━━━┳━━━━━━━━━━┳━━━━━━━━━━┳━━━━━━━━┓
+┃                               Metric ┃      avg ┃      min ┃      max ┃      p99 ┃      p90 ┃      p50 ┃    std ┃
+┡━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━╇━━━━━━━━━━╇━━━━━━━━━━╇━━━━━━━━━━╇━━━━━━━━━━╇━━━━━━━━━━╇━━━━━━━━┩
+│             Time to First Token (ms) │    48.12 │    45.90 │    61.33 │    60.02 │    50.11 │    47.80 │   2.41 │
+│            Time to Second Token (ms) │    13.02 │    12.11 │    15.40 │    15.21 │    13.80 │    12.95 │   0.51 │
+│                 Request Latency (ms) │ 1,702.55 │ 1,690.10 │ 1,731.20 │ 1,730.00 │ 1,712.40 │ 1,701.90 │   8.30 │
+│             Inter Token Latency (ms) │    12.98 │    12.85 │    13.20 │    13.19 │    13.08 │    12.97 │   0.07 │
+│     Output Token Throughput Per User │    77.04 │    75.76 │    77.82 │    77.80 │    77.50 │    77.10 │   0.41 │
+│                    (tokens/sec/user) │          │          │          │          │          │          │        │
+│      Output Sequence Length (tokens) │   128.00 │   128.00 │   128.00 │   128.00 │   128.00 │   128.00 │   0.00 │
+│       Input Sequence Length (tokens) │   512.00 │   512.00 │   512.00 │   512.00 │   512.00 │   512.00 │   0.00 │
+│ Output Token Throughput (tokens/sec) │    75.10 │      N/A │      N/A │      N/A │      N/A │      N/A │    N/A │
+│    Request Throughput (requests/sec) │     0.59 │      N/A │      N/A │      N/A │      N/A │      N/A │    N/A │
+│             Request Count (requests) │   100.00 │      N/A │      N/A │      N/A │      N/A │      N/A │    N/A │
+└──────────────────────────────────────┴──────────┴──────────┴──────────┴──────────┴──────────┴──────────┴────────┘
+"""
+
+
+def test_a_request_count_is_not_said_as_the_requests_at_once():
+    """AIPerf's table states no concurrency; its Request Count is how many were sent in all. The decode sentence
+    names no load then (corpus xa009, AIPerf's table, still reads its decode)."""
+    said = " ".join(messages(x, "info") for x in explain(AIPERF_C1, host="other"))
+    assert "Decode: one token every 13 ms per request = ~77.0 tok/s per stream;" in said
+    assert "100 requests at once" not in said
+
+
+# llama-bench: one table of a CUDA build and a Vulkan build, fa differing too.
+LLAMA_TWO_BACKENDS = """CUDA build vs Vulkan build, same GGUF, same GPU (RTX 4090):
+| model                          |       size |     params | backend    | ngl | fa |            test |                  t/s |
+| ------------------------------ | ---------: | ---------: | ---------- | --: | -: | --------------: | -------------------: |
+| llama 8B Q4_K - Medium         |   4.58 GiB |     8.03 B | CUDA       |  99 |  0 |           pp512 |     11232.51 ± 45.10 |
+| llama 8B Q4_K - Medium         |   4.58 GiB |     8.03 B | CUDA       |  99 |  0 |           tg128 |        178.32 ± 0.41 |
+| llama 8B Q4_K - Medium         |   4.58 GiB |     8.03 B | Vulkan     |  99 |  1 |           pp512 |      4120.77 ± 12.30 |
+| llama 8B Q4_K - Medium         |   4.58 GiB |     8.03 B | Vulkan     |  99 |  1 |           tg128 |        141.05 ± 0.33 |
+"""
+
+
+def test_llama_bench_rows_of_two_backends_are_not_one_settings_cost():
+    """Rows are compared only where every column but one setting is equal, the backend included. The rule's own case,
+    https://github.com/ggml-org/llama.cpp/issues/4812 (pending xf019: -nkvo 0,1 on one CUDA build), still compares."""
+    said = " ".join(messages(x) for x in explain(LLAMA_TWO_BACKENDS, host="other"))
+    assert "with fa 0" not in said and "apart" not in said and "(4.58 GiB, Vulkan): pp512 4120.77" in said
+    one = LLAMA_TWO_BACKENDS.replace("Vulkan    ", "CUDA      ")  # one build: fa's cost
+    said = " ".join(messages(x, "info") for x in explain(one, host="other"))
+    assert "11232.5 tok/s with fa 0, 4120.77 tok/s with fa 1: 2.73x apart" in said
+    said = " ".join(messages(x, "info") for x in explain(_field("xf019_llama-bench_llamacpp4812"), host="other", nodes=1))
+    assert "16.97x apart, the slower with nkvo 1" in said
+
+
+# NCCL in a VM: every GPU's affinity is the same mask of all ones (96 CPUs).
+AFFINITY_ALL_ONES = """\
+vm-a100:901:901 [0] NCCL INFO NCCL version 2.19.3+cuda12.3
+vm-a100:901:900 [0] NCCL INFO Setting affinity for GPU 0 to ffffffff,ffffffff,ffffffff
+vm-a100:901:910 [1] NCCL INFO Setting affinity for GPU 1 to ffffffff,ffffffff,ffffffff
+vm-a100:901:920 [2] NCCL INFO Setting affinity for GPU 2 to ffffffff,ffffffff,ffffffff
+vm-a100:901:930 [3] NCCL INFO Setting affinity for GPU 3 to ffffffff,ffffffff,ffffffff
+vm-a100:901:930 [0] NCCL INFO comm 0x55 rank 0 nRanks 4 nNodes 1 localRanks 4 localRank 0 MNNVL 0
+vm-a100:901:930 [0] NCCL INFO Channel 00/24 :    0   1   2   3
+vm-a100:901:930 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read
+vm-a100:901:930 [0] NCCL INFO Connected all rings
+vm-a100:901:930 [0] NCCL INFO ncclCommInitRank comm 0x55 rank 0 nranks 4 cudaDev 0 nvmlDev 0 busId 100000 commId 0x1111 - Init COMPLETE
+"""
+
+
+def test_an_affinity_mask_of_all_ones_is_not_called_one_numa_nodes():
+    """NCCL's ncclCpusetToStr prints the mask from its highest non-zero byte: all ones is CPUs 0..N-1, every CPU or the
+    first node's. https://github.com/NVIDIA/nccl/issues/1017 (pending xk015: two CPU sets) is still grouped."""
+    [s] = explain(AFFINITY_ALL_ONES, host="other", nodes=1)
+    said = messages(s, "info")
+    assert "one NUMA node's." not in said and "CPUs 0-95: either every CPU of the machine" in said and "`lscpu`" in said
+    [x] = explain(_field("xk015_nccl-log_nccl1017"), host="other", nodes=2)
+    assert "2 different CPU sets" in messages(x, "info")
