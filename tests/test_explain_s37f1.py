@@ -473,3 +473,12 @@ def test_an_affinity_mask_of_all_ones_is_not_called_one_numa_nodes():
     assert "one NUMA node's." not in said and "CPUs 0-95: either every CPU of the machine" in said and "`lscpu`" in said
     [x] = explain(_field("xk015_nccl-log_nccl1017"), host="other", nodes=2)
     assert "2 different CPU sets" in messages(x, "info")
+
+
+def test_several_udp_tests_are_each_said_not_added_up():
+    """Three tests' summary rows (each from 0 s) are no three streams of one test: their rates are said one by one."""
+    [c] = explain(UDP_THREE_FIXED_DROP, host="other")
+    said = messages(c, "info")
+    assert "3 UDP tests: 0.0485, 0.485, 0.92 Gbit/s" in said and "1.5 Gbit/s" not in said
+    [s] = explain(UDP_SERVER_ONE_TEST, host="other")
+    assert "UDP test: 0.9 Gbit/s" in messages(s, "info")

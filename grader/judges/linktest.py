@@ -451,7 +451,10 @@ def summarise_iperf3(read: Iperf3Read, command: str | None) -> Summary:
     if stall:
         return facts, findings + [stall]
     if r.protocol == "UDP":
-        findings.append(info(f"UDP test: {gbps:.1f} Gbit/s; UDP rates follow the -b target. Compare TCP "
+        tests = read.intervals.udp_runs  # several tests' rows are no streams of one: each said, not added up
+        said = (f"{len(tests)} UDP tests: " + ", ".join(f"{g:.3g}" for g, _, _ in tests[:6]) + " Gbit/s"
+                if len(tests) > 1 else f"UDP test: {gbps:.1f} Gbit/s")
+        findings.append(info(f"{said}; UDP rates follow the -b target. Compare TCP "
                              f"(the default) with -P 8..16 against the published figures ({IPERF_FIGURES})."))
         loss = same_udp_loss(read.intervals) or _udp_loss(read.intervals) or _udp_summary_loss(r, command)
         return facts, findings + ([loss] if loss else [])

@@ -372,7 +372,8 @@ Results:`): rows after it belong to that test."""
 
 
 def _udp_tests(text: str) -> tuple[tuple[float, int, int], ...]:
-    """Each UDP test of ``text``, once: (Gbit/s, lost, total) of its summary row. The text is cut at each test's
+    """Each UDP test of ``text``, once (the same figures twice are one test, seen from both ends): (Gbit/s, lost,
+    total) of its summary row. The text is cut at each test's
     opening line (:data:`_TEST_HEAD_RE`); in each part the summary is the receiver's row ([SUM] first), else the
     sender's, else a row from 0 over two intervals' time or more (older servers print no role word), else the part's
     only row, or its rows when all start at 0 (summaries pasted alone). A part of interval rows only is no test read
@@ -392,7 +393,7 @@ def _udp_tests(text: str) -> tuple[tuple[float, int, int], ...]:
             summary = [(m, x) for m, x, _ in udp]
         for m, x in [(m, x) for m, x in summary if m["id"] == "SUM"] or summary:  # a test of several streams: its sum
             out.append((_rate(m) / 1e9, int(x["lost"]), int(x["total"])))
-    return tuple(out)
+    return tuple(dict.fromkeys(out))  # (a test's client and server pasted together print its figures twice)
 
 
 def parse_iperf3_intervals(text: str) -> Iperf3Intervals:
