@@ -488,6 +488,8 @@ def _values(entry: Entry, log: VllmLog | None, text: str) -> _Values | None:
         if more is None:
             return None
         values.update((k, v) for k, v in more.items() if v is not None)
+        if isinstance(more.get("line"), str):  # (a detail that quotes another line than the match's)
+            values["line"] = more["line"][:MAX_QUOTED]
     if any(name not in values for name in entry.requires):
         return None
     return _Values(values)

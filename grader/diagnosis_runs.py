@@ -53,27 +53,43 @@ _LOCATION_RE = re.compile(r"\[(?P<at>shm_broadcast\.py:\d{1,5})\](?P<rest>[^\n]{
 line again, its text lost."""
 
 
+_WHO_RE = re.compile(r"^\((?P<who>[\w ]{1,40}pid=\d{1,8}(?:, ip=[\d.]{7,15})?)\)")
+"""The process a line of Ray's or vLLM's multiprocess log comes from (``(RayWorkerWrapper pid=412, ip=10.0.0.12)``)."""
+
+_WHEN_RE = re.compile(r"\b\d\d-\d\d \d\d:\d\d:\d\d\b")
+
+
 def _stall_run(text: str, *, ending: bool = False) -> tuple[int, int]:
     """The longest run of vLLM's `No available shared memory broadcast block` lines with no other vLLM line between
     (blank lines and _IDLE_RE's aside), and not followed by progress (`Application startup complete`, tokens
-    generated): (lines, seconds they span). A line cut after the logger's location of a wait line read before it
-    (`[shm_broadcast.py:801]` and no more) is that line once more. ``ending``: the run that ends the text, (0, 0) when
-    another line comes after it."""
-    best = run = seconds = span = last = 0
+    generated): (lines, seconds they span), counted for one process (its ``(RayWorkerWrapper pid=N)`` prefix, or none):
+    several processes logging the same wait in the same minute are one wait, not several minutes, and one process's
+    line pasted twice (the same time) counts once. A line cut after the logger's location of a wait line read before
+    it (`[shm_broadcast.py:801]` and no more) is that line once more. ``ending``: the run that ends the text, (0, 0)
+    when another line comes after it."""
+    best = span = 0
+    per: dict[str, list] = {}  # process -> [lines, seconds, last wait's seconds, times seen]
     waits: set[str] = set()
     for line in text.splitlines():
         m, at = _STALL_RE.search(line), _LOCATION_RE.search(line)
         if m and at:
             waits.add(at["at"])
         if m or at and not at["rest"].strip() and at["at"] in waits:
-            last = int(m["seconds"]) if m else last
-            run, seconds = run + 1, seconds + last
+            who, when = _WHO_RE.match(line.strip()), _WHEN_RE.search(line)
+            mine = per.setdefault(who["who"] if who else "", [0, 0, 0, set()])
+            if not (m and when and when.group() in mine[3]):
+                mine[3].add(when.group() if m and when else None)
+                mine[2] = int(m["seconds"]) if m else mine[2]
+                mine[0], mine[1] = mine[0] + 1, mine[1] + mine[2]
         elif _PROGRESS_RE.search(line):  # it went on: the run was a long step, not a stuck worker
-            best = span = run = seconds = 0
+            best = span = 0
+            per = {}
         elif line.strip() and not _IDLE_RE.search(line):
-            run = seconds = 0
+            per = {}
+        run, seconds = max(((n, sec) for n, sec, _, _ in per.values()), default=(0, 0))
         if run > best:
             best, span = run, seconds
+    run, seconds = max(((n, sec) for n, sec, _, _ in per.values()), default=(0, 0))
     return (run, seconds) if ending else (best, span)
 
 
@@ -97,11 +113,29 @@ _ACTIVE_RE = re.compile(r"Wait for all ray workers to be active\. (?P<n>\d{1,4})
 
 def _nodes_still_missing(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """Applies where the text's last `Wait for all ray workers to be active. N/M is active` has N below M and no `All
-    ray workers are active` follows it: its ``n`` and ``m``, and the ``polls`` printed."""
+    ray workers are active` follows it, nor a `ray status` with M nodes up: its ``n`` and ``m``, and the ``polls``
+    printed."""
     polls = list(_ACTIVE_RE.finditer(text))
     if not polls or int(polls[-1]["n"]) >= int(polls[-1]["m"]) or "All ray workers are active" in text[polls[-1].end():]:
         return None
+    if _ray_status_after(polls[-1].group(), int(polls[-1]["m"])):
+        return None
     return {"n": polls[-1]["n"], "m": polls[-1]["m"], "polls": len(polls)}
+
+
+def _ray_status_after(poll: str, size: int) -> bool:
+    """Whether the paste (explain's whole paste where there is one, for the text is one section of it) shows, after
+    its last ``poll`` line, a `ray status` with ``size`` nodes or more up: the nodes joined after the polls shown."""
+    from grader.parsers.common import ParseError
+    from grader.parsers.ray_status import parse_ray_status
+    paste = context().paste or ""
+    at = paste.rfind(poll)
+    if at < 0 or "Active:" not in paste[at:] and "Healthy:" not in paste[at:]:
+        return False
+    try:
+        return parse_ray_status(paste[at + len(poll):]).node_count >= size
+    except (ParseError, ValueError):
+        return False
 
 _PREFIX_RE = re.compile(r"^(?:\([\w ]{1,40}pid=\d{1,8}(?:, ip=[\d.]{7,15})?\)\s)?"
                         r"(?:(?:ERROR|WARNING|INFO|CRITICAL|DEBUG) [\d-]{5} [\d:]{8}(?:\.\d{1,6})? \[[^\]\n]{1,80}\]\s)?")
@@ -185,34 +219,79 @@ def _one_machine_nccl(log: VllmLog | None, values: Mapping[str, Any], text: str)
     nNodes 1``): no network, so GPU to GPU inside it is the collectives' only path."""
     return {} if context().nodes == 1 or re.search(r"\bnNodes 1\b", text) else None
 
-_WATCHDOG_OP_RE = re.compile(r"WorkNCCL\(SeqNum=(?P<seq>\d{1,12}), OpType=(?P<op>\w{1,40})")
+_WATCHDOG_OP_RE = re.compile(r"(?:\[PG (?:ID )?(?P<pg>\d{1,6})[^\]\n]{0,80}? )?\[?Rank (?P<rank>\d{1,6})\] Watchdog caught "
+                             r"collective operation timeout: WorkNCCL\(SeqNum=(?P<seq>\d{1,12}), OpType=(?P<op>\w{1,40})")
+"""A watchdog line: its process group where the line names it (``[PG 0 (default_pg) Rank 0]``, ``[PG ID 2 PG GUID
+2 Rank 1]``; PyTorch before 2.3 prints ``[Rank 0]`` alone), the rank in that group, the sequence number and the op."""
+
+_WATCHDOG_AT_RE = re.compile(r"\[PG (?:ID )?(?P<pg>\d{1,6})[^\]\n]{0,80}? Rank (?P<rank>\d{1,6})\] Exception \(either an error or "
+                             r"timeout\) detected by watchdog at work: (?P<seq>\d{1,12})\b")
+"""The line that follows a watchdog timeout in PyTorch 2.2 on, naming the group of the rank's work at that sequence."""
+
+
+def _watchdog_timeouts(text: str) -> list[tuple[str | None, str, str, str, str]]:
+    """Each watchdog timeout of the text: (process group or None where neither its line nor the rank's `detected by
+    watchdog at work: N` line names it, rank, sequence number, op, line)."""
+    groups = {}  # (rank, seq) -> the group(s) its exception line names
+    for m in _WATCHDOG_AT_RE.finditer(text):
+        groups.setdefault((m["rank"], m["seq"]), set()).add(m["pg"])
+    out = []
+    for m in _WATCHDOG_OP_RE.finditer(text):
+        named = {m["pg"]} if m["pg"] else groups.get((m["rank"], m["seq"]), set())
+        start, end = text.rfind("\n", 0, m.start()) + 1, text.find("\n", m.end())
+        out.append((next(iter(named)) if len(named) == 1 else None if not named else "?", m["rank"], m["seq"], m["op"],
+                    text[start:end if end >= 0 else len(text)].strip()))
+    return out
 
 
 def _other_op_same_seq(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies where another watchdog line of the text timed out at the same sequence number in another collective
-    (``OpType``): the ranks called different collectives at one step (NVIDIA/nccl#1409)."""
-    other = next((m["op"] for m in _WATCHDOG_OP_RE.finditer(text) if m["seq"] == values.get("seq")
-                  and m["op"] != values.get("op")), None)
-    return {"other": other} if other else None
+    """Applies where two watchdog lines of the text, of different ranks of one process group, timed out at the same
+    sequence number in different collectives (``OpType``): the ranks called different collectives at one step
+    (NVIDIA/nccl#1409). Sequence numbers count per process group, so lines of one rank (its groups), or of two
+    groups named differently, say nothing of it (a line whose group is not shown is taken as the other's: a cut log). ``seq``, ``op``, ``line``: the first
+    of the pair; ``other``: the second's op."""
+    seen = _watchdog_timeouts(text)
+    for i, (pg, rank, seq, op, line) in enumerate(seen):
+        for pg2, rank2, seq2, op2, _ in seen[i + 1:]:
+            one_group = "?" not in (pg, pg2) and (pg == pg2 or None in (pg, pg2))
+            if seq2 == seq and op2 != op and rank2 != rank and one_group:
+                return {"seq": seq, "op": op, "line": line, "other": op2}
+    return None
 
-_WATCHDOG_RANK_RE = re.compile(r"\[Rank (?P<rank>\d{1,6})\] Watchdog caught collective operation timeout")
+_WATCHDOG_RANK_RE = re.compile(r"\[?Rank (?P<rank>\d{1,6})\] Watchdog caught collective operation timeout")
 
 
 def _other_rank_timed_out(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """Applies where another rank's watchdog timed out on a collective in the text (``[Rank 1] Watchdog caught
-    collective operation timeout``) beside this rank's communicator abort: that rank waited for this one."""
-    waiter = next((m["rank"] for m in _WATCHDOG_RANK_RE.finditer(text) if m["rank"] != values.get("rank")), None)
+    collective operation timeout``) beside this rank's communicator abort, and that rank can be of the aborted
+    communicator (below its ``nranks``, not the aborting rank): it waited for this one. A rank past nranks counts in
+    another group (PyTorch's rank of a larger group, NCCL's of a sub-communicator): nothing ties the two."""
+    try:
+        rank, n = int(values["rank"]), int(values["n"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    waiter = next((m["rank"] for m in _WATCHDOG_RANK_RE.finditer(text) if int(m["rank"]) != rank
+                   and int(m["rank"]) < n), None)
     return {"waiter": waiter} if waiter else None
 
 
+_ROOT_PROMPT_RE = re.compile(r"^\s{0,8}(?:\[?root@[\w.-]{1,64}[: ][^\n#$]{0,120}\]?#|uid=0\(root\))", re.M)
+"""A root shell's prompt (``root@host:~#``, ``[root@host ~]#``) or `id`'s ``uid=0(root)``."""
+
+
 def _memlock_below_rdma(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies where the locked-memory limit read (KiB) is under checks/specs/memory.toml [memlock] rdma_floor_kib."""
+    """Applies where the locked-memory limit read (KiB) is under checks/specs/memory.toml [memlock] rdma_floor_kib;
+    ``root``: the root prompt the text (or the paste it came from) shows, where one does (root holds CAP_IPC_LOCK on a host: the limit does not
+    bind it there)."""
     from grader.calc.specs import row
     try:
         kib = int(values["kib"])
     except (KeyError, TypeError, ValueError):
         return None
-    return {} if kib < row("memory.toml", "memlock").graded("rdma_floor_kib") else None
+    if kib >= row("memory.toml", "memlock").graded("rdma_floor_kib"):
+        return None
+    root = _ROOT_PROMPT_RE.search(text) or _ROOT_PROMPT_RE.search(context().paste)  # (explain cuts the prompt off)
+    return {"root": root.group().strip()} if root else {}
 
 
 def _other_devices_open(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:

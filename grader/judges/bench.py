@@ -309,14 +309,17 @@ def _decode_findings(result: BenchResult, src: dict[str, Any], burst: bool = Fal
     Not when every request was sent at once with no cap (``burst``): then the requests queue and are batched
     as the server can, TTFT holds the wait and TPOT the batch, and neither says how fast one stream decodes.
     The load is the run's concurrency cap (``cap``) or its peak of concurrent requests, the smaller where both are
-    printed (the peak vLLM prints can pass the cap: the corpus's n014)."""
+    printed (the peak vLLM prints can pass the cap: the corpus's n014). The sentence names only a load the output
+    states (the cap or the peak; one request sent is one at a time): the count of requests bounds it, but a run of
+    100 requests may have had one in flight at a time."""
     tpot = src.get("mean_tpot_ms")
     tpot = src.get("median_tpot_ms") if tpot is None else tpot
     if not tpot or tpot <= 0 or not (src.get("completed") or 0) > 0:
         return []
     requests = (src.get("completed") or 0) + (src.get("failed") or 0) or None  # no more at once than were sent
     load = min((x for x in (cap, src.get("max_concurrent_requests"), requests) if x), default=None)  # peak can pass cap
-    at = " with one request at a time" if load == 1 else f" with up to {load:g} requests at once" if load else ""
+    stated = min((x for x in (cap, src.get("max_concurrent_requests")) if x), default=None) or (load if load == 1 else None)
+    at = " with one request at a time" if stated == 1 else f" with up to {stated:g} requests at once" if stated else ""
     thr = src.get("output_throughput")
     said = (f"Decode: one token every {tpot:.0f} ms per request = ~{1000 / tpot:.1f} tok/s per stream{at}"
             + (f"; {thr:.1f} tok/s for the server in all" if thr is not None else "") + ".")

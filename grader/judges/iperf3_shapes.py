@@ -20,9 +20,10 @@ from .model import Finding
 
 
 def same_udp_loss(iv: Any) -> Finding | None:
-    """UDP tests of one paste (``iv.udp_runs``: each distinct row's Gbit/s, lost, total) whose offered rates span
+    """UDP tests of one paste (``iv.udp_runs``: each test's summary row's Gbit/s, lost, total) whose offered rates span
     [udp] same_loss_rate_span times over and whose loss shares lie within same_loss_spread_points of each other, each
-    over loss_warn_percent: a loss that does not grow with the rate is not the path's. None otherwise."""
+    over loss_warn_percent: a loss that does not grow with the rate is not the path running full, but the measurement
+    or a fixed drop on the link (the NIC's error counters tell which). None otherwise."""
     from ..calc.specs import row
     spec = row("ethernet.toml", "udp")
     runs = [(g, 100 * lost / total) for g, lost, total in iv.udp_runs if total and g > 0]
@@ -35,11 +36,14 @@ def same_udp_loss(iv: Any) -> Finding | None:
     lo, hi = min(shares), max(shares)
     share = f"{lo:.0f}%" if round(lo) == round(hi) else f"{lo:.0f}-{hi:.0f}%"
     return warn(f"UDP: {share} of the datagrams lost in each of {len(runs)} tests, at rates from {min(rates):.3g} to "
-                f"{max(rates):.3g} Gbit/s: the same share at every rate. A path loses more the more it is offered (next "
-                "to nothing well under what it carries), so a loss that stays the same whatever the rate is not the "
-                "network's: it is the measurement (iperf3's UDP accounting, wrong in some releases, or a receiver that "
-                "counts several tests' sequence numbers as one). Check with another iperf3 version, or a TCP test (no "
-                "-u: its Retr column counts real losses), before looking at the link.")
+                f"{max(rates):.3g} Gbit/s: the same share at every rate. A path short of capacity loses more the more "
+                "it is offered (next to nothing well under what it carries), so a loss that stays the same whatever "
+                "the rate is not the path running full: it is the measurement or the receiver (iperf3's UDP "
+                "accounting, wrong in some releases, or a receiver that counts several tests' sequence numbers as "
+                "one), or a fixed share of frames dropped on the link (a cable, module or port that corrupts frames "
+                "drops the same share at any rate). The NIC's error counters decide: `ethtool -S` on both ends before "
+                "and after a test (rx_crc_errors, rx_errors growing: the link); none growing, check with another "
+                "iperf3 version, or a TCP test (no -u: its Retr column counts real losses).")
 
 
 def repeated_stalls(read: Any) -> Finding | None:
@@ -67,16 +71,25 @@ def repeated_stalls(read: Any) -> Finding | None:
     return None
 
 
+def few_retransmits(gbps: float, seconds: float, lost: int) -> bool:
+    """Whether ``lost`` retransmissions of a flow at ``gbps`` for ``seconds`` are at most checks/specs/ethernet.toml
+    [tcp] negligible_retransmit_share of the segments it sent (of [tcp] segment_payload_bytes each, MTU 1500's)."""
+    from ..calc.specs import row
+    tcp = row("ethernet.toml", "tcp")
+    return lost <= gbps * 1e9 / 8 * seconds / tcp.graded("segment_payload_bytes") * tcp.graded("negligible_retransmit_share")
+
+
 def slow_direction_retransmits(iv: Any, means: dict[str, float]) -> Finding | None:
     """A --bidir test (``means``: each direction's mean Gbit/s) whose slow direction, under half the fast one's rate, is
-    the one whose rows retransmit, in most of its seconds: that direction loses packets, and the fast one shows the
-    link carries more. None otherwise (the Retr column is the sender's: a slow direction this side receives shows
-    none here)."""
+    the one whose rows retransmit, in most of its seconds, more than a negligible share of its segments
+    (:func:`few_retransmits`): that direction loses packets, and the fast one shows the link carries more. None
+    otherwise (the Retr column is the sender's: a slow direction this side receives shows none here)."""
     if len(means) < 2:
         return None
     slow, fast = min(means, key=means.get), max(means, key=means.get)
     retr = iv.retransmits_by_role.get(slow, ())
-    if means[slow] >= means[fast] / 2 or not retr or 2 * sum(1 for n in retr if n) <= len(retr):
+    if means[slow] >= means[fast] / 2 or not retr or 2 * sum(1 for n in retr if n) <= len(retr) \
+            or few_retransmits(means[slow], iv.seconds or len(retr), sum(retr)):
         return None
     return warn(f"The two directions are asymmetric: {slow} {means[slow]:.2f} against {fast} {means[fast]:.2f} Gbit/s, "
                 f"and the slow one retransmitted in {sum(1 for n in retr if n)} of its {len(retr)} seconds "
@@ -97,13 +110,22 @@ def separate_tests(r: Any) -> Finding | None:
                 "carried; a lower one is that test's own limit (a smaller window, another path or direction).")
 
 
+def at_tcp_ceiling(gbps: float) -> bool:
+    """Whether ``gbps`` is a standard Ethernet link's TCP ceiling (90% of its TCP share at MTU 1500 up to its line rate,
+    checks/specs/ethernet.toml [ieee_802_3]): the link ran full."""
+    from ..calc.specs import row
+    spec = row("ethernet.toml", "ieee_802_3")
+    share = spec.graded("tcp_goodput_fraction") or 1
+    return any(0.9 * g * share <= gbps <= g for g in spec.graded("rates_gbps") or [])
+
+
 _SIZE_RE = re.compile(r"^(?P<n>\d{1,9}(?:\.\d{1,3})?)(?P<unit>[KkMmGg]?)[Bb]?$")
 
 
 def small_window(command: str | None, gbps: float) -> Finding | None:
     """A test whose command asks for a TCP window (-w / --window) at or under checks/specs/ethernet.toml [tcp_window]
     small_kib: one flow moves at most a window per round trip, so its rate measures the window, not the link. None
-    otherwise (no window asked, or a large one)."""
+    otherwise (no window asked, a large one, or a rate at a link's TCP ceiling: the window sufficed there)."""
     from ..calc.specs import row
     from ..parsers.common import command_argv, option_value
     asked = option_value(command_argv(command), "-w", "--window")
@@ -111,20 +133,23 @@ def small_window(command: str | None, gbps: float) -> Finding | None:
     if not m:
         return None
     kib = float(m["n"]) * {"": 1 / 1024, "k": 1, "m": 1024, "g": 1024 ** 2}[m["unit"].lower()]
-    if kib > row("ethernet.toml", "tcp_window").graded("small_kib"):
-        return None
+    if kib > row("ethernet.toml", "tcp_window").graded("small_kib") or at_tcp_ceiling(gbps):
+        return None  # (at a link's TCP ceiling the window was enough: the test measured the link)
     return info(f"{gbps:.2f} Gbit/s with a TCP window of {asked} asked (-w): one flow moves at most a window per round "
                 "trip (rate = window / RTT), so this rate measures the window, not the link. Run without -w (the "
                 "kernel then grows the window to the path's bandwidth x delay) to measure the link.")
 
 
 def window_bound(read: Any) -> Finding | None:
-    """One TCP stream whose congestion window (Cwnd) stays the same in every interval after the first, with no
-    retransmission in any: TCP neither grows the window nor loses anything, so a window caps the flow at one window per
-    round trip (the socket buffer -w asked or the kernel granted, net.core.rmem_max/wmem_max, the receiver's window);
-    the round trip that rate and window imply is said. None otherwise (several streams, losses, a window that moves)."""
+    """One TCP stream, not paced (-b), whose congestion window (Cwnd) stays the same in every interval after the first,
+    with no retransmission in any. Linux grows the window only while the flow fills it, so a flat window with no loss
+    is either a window that caps the flow (the socket buffer -w asked or the kernel granted, the receiver's window) or
+    a sender that does not fill it (one CPU core, a virtual NIC). The round trip that rate and window imply decides:
+    one of checks/specs/ethernet.toml [tcp_window] wan_rtt_ms or more is a long path's, where a window is the likely
+    cap (a warning); a shorter one is said with both readings and what tells them apart (ping's round trip, the
+    sender's CPU). None otherwise (several streams, losses, a window that moves, a paced test, a link's TCP ceiling)."""
     iv = read.intervals
-    if read.result.protocol != "TCP" or read.result.streams != 1 or len(iv.cwnd_bytes) != 1:
+    if read.result.protocol != "TCP" or read.result.streams != 1 or len(iv.cwnd_bytes) != 1 or read.result.target_bps:
         return None
     role, cwnd = next(iter(iv.cwnd_bytes.items()))
     retr, rates = iv.retransmits_by_role.get(role, ()), iv.rates_gbps.get(role, ())
@@ -132,18 +157,27 @@ def window_bound(read: Any) -> Finding | None:
         return None
     rate = sum(rates[1:]) / len(rates[1:])
     from ..calc.specs import row
-    spec = row("ethernet.toml", "ieee_802_3")
-    share = spec.graded("tcp_goodput_fraction") or 1
-    if any(0.9 * g * share <= rate <= g for g in spec.graded("rates_gbps") or []):
+    share = row("ethernet.toml", "ieee_802_3").graded("tcp_goodput_fraction") or 1
+    if at_tcp_ceiling(rate):
         return None  # a standard link's TCP ceiling: the link is full, the window big enough
     rtt_ms = cwnd[-1] * 8 / (rate * 1e9) * 1000
-    return warn(f"One TCP stream at {rate * 1000:.3g} Mbit/s with its congestion window fixed at {cwnd[-1] / 1024:.0f} "
-                f"KBytes in every second after the first and no retransmission: TCP neither grows the window nor loses "
-                "anything, so a window caps the flow at one window per round trip (rate = window / RTT: here a round "
-                f"trip of about {rtt_ms:.2g} ms). The socket buffer (-w asked, or what the kernel granted: "
-                "net.core.rmem_max/wmem_max, net.ipv4.tcp_rmem/tcp_wmem) or the receiver's window is the limit, not "
-                f"the path (unless this rate is the TCP ceiling of the path's slowest hop, about {share:.0%} of its "
-                "line rate): raise them on both hosts (or run -P 4..8) before judging the link.")
+    at = f"{rate * 1000:.3g} Mbit/s" if rate < 1 else f"{rate:.3g} Gbit/s"
+    flat = (f"One TCP stream at {at} with its congestion window fixed at {cwnd[-1] / 1024:.0f} "
+            "KBytes in every second after the first and no retransmission")
+    if rtt_ms >= row("ethernet.toml", "tcp_window").graded("wan_rtt_ms"):
+        return warn(f"{flat}: TCP neither grows the window nor loses anything, so a window caps the flow at one window "
+                    "per round trip (rate = window / RTT: here a round trip of about "
+                    f"{rtt_ms:.2g} ms, a long path's). The socket buffer (-w asked, or what the kernel granted: "
+                    "net.core.rmem_max/wmem_max, net.ipv4.tcp_rmem/tcp_wmem) or the receiver's window is the limit, "
+                    f"not the path (unless this rate is the TCP ceiling of the path's slowest hop, about {share:.0%} of "
+                    "its line rate): raise them on both hosts (or run -P 4..8) before judging the link. `ping` to the "
+                    "server confirms it: a round trip near that figure.")
+    return info(f"{flat}. Either a window caps it (rate = window / RTT would mean a round trip of about {rtt_ms:.2g} "
+                "ms) or the sender does not fill the window (Linux grows it only while the flow is window-limited, so "
+                "a flow held by one CPU core, a virtual NIC or pacing keeps it flat). `ping` to the server decides: a "
+                "round trip near that figure points to the window (raise net.core.rmem_max/wmem_max and tcp_rmem/"
+                "tcp_wmem, or run -P 4..8); one far under it (a LAN's, under a millisecond) points to the sender, "
+                "whose CPU core then sits near 100% during the test (`top`, or iperf3's -V CPU utilization line).")
 
 
 def server_sender_zero(r: Any) -> Finding | None:

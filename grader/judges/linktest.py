@@ -17,8 +17,8 @@ from typing import Any
 
 from ..parsers.common import command_argv, option_value
 from ..parsers.iperf3 import parse_iperf3
-from .iperf3_shapes import (repeated_stalls, same_udp_loss, separate_tests, server_sender_zero, slow_direction_retransmits,
-                            small_window, unknown_host_rate, window_bound)
+from .iperf3_shapes import (few_retransmits, repeated_stalls, same_udp_loss, separate_tests, server_sender_zero,
+                            slow_direction_retransmits, small_window, unknown_host_rate, window_bound)
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port
 from .common import (JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, fail, info, is_loopback, ok, on_spark,
                      spark_figure, warn)
@@ -246,7 +246,7 @@ def _ethernet() -> tuple[list[float], float | None]:
 
 
 def _against_ethernet(label: str, gbps: float, carried: float, retransmits: int | None, streams: str = "",
-                      one_flow: bool = False) -> Finding | None:
+                      one_flow: bool = False, few: bool = False) -> Finding | None:
     """What ``gbps`` of TCP (one direction's mean) says of a link of unknown speed. The link carried ``carried`` (the
     mean, or the second-best interval where that is higher: one interval alone can read over the line rate, as a full
     1 GbE link's 1.01 Gbit/s did, or catch up after a stall), so it is at least the first standard rate at or above
@@ -254,7 +254,8 @@ def _against_ethernet(label: str, gbps: float, carried: float, retransmits: int 
     one's ceiling no Ethernet link runs full, so something else caps the test (warn, with what the Retr column says of
     loss); under the lowest rate it cannot tell (None). ``one_flow``: one TCP stream that lost next to nothing
     (:func:`_one_quiet_flow`): one flow on one CPU core rarely fills a link faster than 10 GbE, so there it is no fault
-    (info); at 10 GbE or under one core keeps up."""
+    (info); at 10 GbE or under one core keeps up. ``few``: the retransmissions are a negligible share of the segments
+    (:func:`grader.judges.iperf3_shapes.few_retransmits`), said as such, not as losses on the way."""
     rates, share = _ethernet()
     tier = next((g for g in rates if g >= carried), None)
     if tier is not None and gbps >= 0.9 * tier * (share or 1):
@@ -278,6 +279,10 @@ def _against_ethernet(label: str, gbps: float, carried: float, retransmits: int 
     if retransmits == 0:
         cause = (" No retransmissions: nothing was lost on the way, so a host sets this ceiling: one stream's CPU core, "
                  "the NIC's PCIe link (`lspci -vv` LnkSta: lanes and speed) or socket buffers, not the cable.")
+    elif retransmits and few:
+        cause = (f" {retransmits} retransmissions, a negligible share of the segments sent (what any busy flow loses): "
+                 "the path lost next to nothing, so a host sets this ceiling: one stream's CPU core, the NIC's PCIe "
+                 "link (`lspci -vv` LnkSta: lanes and speed) or socket buffers, not the cable.")
     elif retransmits:
         cause = (f" {retransmits} retransmissions: segments were lost on the way (a rate limit on the path that drops "
                  "what exceeds it, as a policer or a cloud's per-flow cap does, holding the rate flat; the receiver's "
@@ -307,12 +312,15 @@ def _other_host(r: Iperf3Read, gbps: float, streams: str) -> list[Finding]:
     findings = [info(f"{what} Gbit/s over TCP. This is not a Spark, so its figures do not apply: compare with the line "
                      "rate of the NIC the test crossed (`ethtool <iface>` shows its speed; TCP at MTU 1500 carries about "
                      "94% of it).")]
-    retr = r.intervals.retransmits
+    retr, by_role = r.intervals.retransmits, r.intervals.retransmits_by_role
     lost = r.result.retransmits if r.result.retransmits is not None else sum(retr) if retr else None
+    seconds = r.result.duration_s or r.intervals.seconds
     for role, mean in means.items():
         second = sorted(rates[role][1:])[-2:-1] or [0.0]  # the first interval counts what the socket buffer took at once
-        said = _against_ethernet(f"{role}: " if role else "", mean, max(mean, second[0]), None if role == "RX" else lost,
-                                 streams, _one_quiet_flow(r, mean, lost))
+        own = sum(by_role[role]) if role and by_role.get(role) else None if role == "RX" else lost  # (its own Retr)
+        said = _against_ethernet(f"{role}: " if role else "", mean, max(mean, second[0]), own, streams,
+                                 _one_quiet_flow(r, mean, lost),
+                                 bool(own and seconds and few_retransmits(mean, seconds, own)))
         findings += [said] if said else []
     lossy = slow_direction_retransmits(r.intervals, means)
     if lossy:
@@ -328,13 +336,8 @@ def _one_quiet_flow(r: Iperf3Read, gbps: float, lost: int | None) -> bool:
     """Whether the test ran one TCP stream that retransmitted under checks/specs/ethernet.toml [tcp]
     negligible_retransmit_share of its segments (of [tcp] segment_payload_bytes each, MTU 1500's) over its ``duration_s`` (or the
     time its interval rows cover, where the summary is cut)."""
-    from ..calc.specs import row
     seconds = r.result.duration_s or r.intervals.seconds
-    if r.result.streams != 1 or lost is None or not seconds:
-        return False
-    tcp = row("ethernet.toml", "tcp")
-    segments = gbps * 1e9 / 8 * seconds / tcp.graded("segment_payload_bytes")
-    return lost <= segments * tcp.graded("negligible_retransmit_share")
+    return r.result.streams == 1 and lost is not None and bool(seconds) and few_retransmits(gbps, seconds, lost)
 
 
 def _stalled(read: Iperf3Read) -> Finding | None:
@@ -449,7 +452,10 @@ def summarise_iperf3(read: Iperf3Read, command: str | None) -> Summary:
     if stall:
         return facts, findings + [stall]
     if r.protocol == "UDP":
-        findings.append(info(f"UDP test: {gbps:.1f} Gbit/s; UDP rates follow the -b target. Compare TCP "
+        tests = read.intervals.udp_runs  # several tests' rows are no streams of one: each said, not added up
+        said = (f"{len(tests)} UDP tests: " + ", ".join(f"{g:.3g}" for g, _, _ in tests[:6]) + " Gbit/s"
+                if len(tests) > 1 else f"UDP test: {gbps:.1f} Gbit/s")
+        findings.append(info(f"{said}; UDP rates follow the -b target. Compare TCP "
                              f"(the default) with -P 8..16 against the published figures ({IPERF_FIGURES})."))
         loss = same_udp_loss(read.intervals) or _udp_loss(read.intervals) or _udp_summary_loss(r, command)
         return facts, findings + ([loss] if loss else [])

@@ -31,15 +31,15 @@ _SETTING_MEANS = {"nkvo": {"1": "keeps the KV cache in host memory (--no-kv-offl
 
 
 def setting_findings(rows: list[Any]) -> list[Finding]:
-    """llama-bench's rows of one model and test that differ in one setting column only (``-nkvo 0,1``, ``-fa 0,1``,
+    """llama-bench's rows of one model, backend and test that differ in one setting column only (``-nkvo 0,1``, ``-fa 0,1``,
     ``-ngl``, ``-b``): their rates side by side and how far apart, so that what the setting costs is read as its cost
     (llama.cpp#4812: nkvo 1, the KV cache in host memory, pp512 17x slower on one RTX 3090 Ti)."""
-    groups: dict[tuple[str, str], list[Any]] = {}
-    for r in rows:
+    groups: dict[tuple, list[Any]] = {}
+    for r in rows:  # rows of one model, size, backend and test (another backend is another build, not one setting)
         if r.settings and r.depth is None and r.concurrency is None:
-            groups.setdefault((r.model, r.test), []).append(r)
+            groups.setdefault((r.model, r.test, r.size, r.backend), []).append(r)
     out = []
-    for (model, test), rs in groups.items():
+    for (model, test, _, _), rs in groups.items():
         sets = [dict(r.settings) for r in rs]
         differ = [k for k in sets[0] if len({x.get(k) for x in sets}) > 1]
         if len(rs) < 2 or len(differ) != 1 or any(len(x) != len(sets[0]) for x in sets):

@@ -313,7 +313,7 @@ def _inside_findings(log: NcclLog) -> list[Finding]:
             home[c.src_rank if c.direction == "send" else c.dst_rank] = c.host
     same = sorted({(c.src_rank, c.dst_rank, home[c.src_rank]) for c in log.channels if c.transport.startswith("NET/")
                    and home.get(c.src_rank) and home.get(c.src_rank) == home.get(c.dst_rank)})
-    if same:
+    if same and not (log.nnodes and log.nranks and log.nranks <= log.nnodes):  # (one rank a node: hosts of one name)
         shown = ", ".join(f"{a}->{b} on {h}" for a, b, h in same[:4])
         out.append(warn(f"Channels between two GPUs of the same machine go over the network transport (ranks {shown}): "
                         "NCCL found no P2P or SHM path inside that machine, so even that traffic takes NET. Peer access "
@@ -444,19 +444,39 @@ def _network_findings(log: NcclLog, verdict: str) -> list[Finding]:
             + _idle_socket_iface(log))
 
 
+def _one_lan(a: str, b: str) -> bool:
+    """Whether two IPv4 addresses look like one subnet: their first three octets agree (NCCL prints no mask, so the
+    usual /24 is assumed); never for IPv6 or a name."""
+    pa, pb = a.split("."), b.split(".")
+    return len(pa) == len(pb) == 4 and pa[:3] == pb[:3]
+
+
 def _idle_socket_iface(log: NcclLog) -> list[Finding]:
     """NET/Socket listing two or more interfaces between machines (not loopback, a bridge or a tunnel) while every
     network channel line shown runs over the first, ``NET/Socket/0``: the others carry none of these channels
-    (NVIDIA/nccl#278: two ports per host, every ring on NET/Socket/0)."""
+    (NVIDIA/nccl#278: two ports per host on one subnet, every ring on NET/Socket/0). A warning where an idle one is on
+    the first's subnet (a second data port); said neutrally where every idle one is on another network (a management
+    LAN most often, rightly left out)."""
     names = list(dict.fromkeys(s.name for s in log.socket_ifaces if s.name != "lo" and not _VIRTUAL_IFACE_RE.match(s.name)))
     net = [c for c in log.channels if c.transport == "NET/Socket"]
     if len(names) < 2 or len(net) < 2 or any(not c.detail.endswith("/0") for c in net):
         return []
+    first = [s.address for s in log.socket_ifaces if s.name == names[0]]
+    twins = [n for n in names[1:] if any(_one_lan(s.address, a) for s in log.socket_ifaces if s.name == n for a in first)]
+    if not twins:
+        addr = {s.name: s.address for s in log.socket_ifaces}
+        return [info(f"NCCL lists {len(names)} socket interfaces, and every network channel in these lines ({len(net)}) "
+                     f"runs over the first, `NET/Socket/0` ({names[0]}, {addr[names[0]]}); "
+                     + ", ".join(f"{n} ({addr[n]})" for n in names[1:4]) + " carries none of them, and its address is not "
+                     f"in {names[0]}'s /24 (NCCL prints no mask): likely another network, most often a management LAN, "
+                     "rightly left out. Where it is a data port that reaches "
+                     "the peers too, bonding the ports gives NCCL both's bandwidth; otherwise NCCL_SOCKET_IFNAME="
+                     f"{names[0]} keeps NCCL off it.")]
     return [warn(f"NCCL lists {len(names)} socket interfaces ({', '.join(names[:4])}), but every network channel in "
-                 f"these lines ({len(net)}) runs over the first, `NET/Socket/0` ({names[0]}): {', '.join(names[1:4])} "
-                 "carries none of them, so the run gets one interface's bandwidth, at most half of what the ports "
-                 "give together. NCCL_SOCKET_NTHREADS and NCCL_NSOCKS_PERTHREAD add sockets on that interface, not "
-                 "interfaces; bonding the ports gives NCCL one interface with both's bandwidth.")]
+                 f"these lines ({len(net)}) runs over the first, `NET/Socket/0` ({names[0]}): {', '.join(twins[:3])} "
+                 f"on the same subnet carries none of them, so the run gets one interface's bandwidth, at most half of "
+                 "what the ports give together. NCCL_SOCKET_NTHREADS and NCCL_NSOCKS_PERTHREAD add sockets on that "
+                 "interface, not interfaces; bonding the ports gives NCCL one interface with both's bandwidth.")]
 
 
 def _bootstrap_across_hosts(log: NcclLog) -> list[Finding]:

@@ -68,10 +68,18 @@ def topology_findings(log: NcclLog) -> list[Finding]:
         masks.setdefault(mask, []).append(gpu)
     if masks:
         said = "; ".join(f"GPU {', '.join(map(str, g))}: {m}" for m, g in list(masks.items())[:4])
-        out.append(info(f"NCCL set its threads' CPU affinity per GPU (`Setting affinity for GPU N to <mask>`; {said}): "
-                        "each GPU's threads run on the CPUs near it (its NUMA node's, within the process's own CPU set"
-                        + (f"): {len(masks)} different CPU sets, one per group of GPUs (a CPU socket or NUMA node each)." if len(masks) > 1
-                           else "): the same CPU set for all of them, one NUMA node's.")))
+        head = f"NCCL set its threads' CPU affinity per GPU (`Setting affinity for GPU N to <mask>`; {said}): "
+        if len(masks) > 1:
+            out.append(info(head + "each GPU's threads run on the CPUs near it (its NUMA node's, within the process's "
+                            f"own CPU set): {len(masks)} different CPU sets, one per group of GPUs (a CPU socket or "
+                            "NUMA node each)."))
+        elif set(mask := next(iter(masks)).lower()) <= set("f,"):  # CPUs 0..N-1 (NCCL prints no leading zero word)
+            out.append(info(head + f"the same set for all of them, CPUs 0-{4 * len(mask.replace(',', '')) - 1}: "
+                            "either every CPU of the machine (one socket, or a VM that shows one NUMA node) or the "
+                            "first NUMA node's; `lscpu` (its NUMA node0 CPU(s) line) tells which."))
+        else:
+            out.append(info(head + "each GPU's threads run on the CPUs near it, within the process's own CPU set: "
+                            "the same CPU set for all of them, one NUMA node's, or every CPU the process may use."))
     if log.nvswitch_gbs:
         out.append(info(f"NCCL's topology shows the GPUs' NVLink to an NVSwitch (`NVL[{log.nvswitch_gbs:g}] - NVS`): "
                         "collectives inside the machine run over NVLink through the switch."))

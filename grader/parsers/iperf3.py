@@ -364,13 +364,44 @@ class Iperf3Intervals:
     udp_summary: tuple[int, int] | None = None
     seconds: float = 0.0  # the time the kept interval rows cover (the longest direction's), in seconds
     retransmits_by_role: dict[str, tuple[int, ...]] = field(default_factory=dict)  # each direction's Retr column
-    udp_runs: tuple[tuple[float, int, int], ...] = ()  # every distinct UDP row: (Gbit/s, lost, total), in order
+    udp_runs: tuple[tuple[float, int, int], ...] = ()  # each UDP test's summary row: (Gbit/s, lost, total), in order
     cwnd_bytes: dict[str, tuple[float, ...]] = field(default_factory=dict)  # each direction's Cwnd column, in bytes
 
 
 _RETR_HEADER_RE = re.compile(r"^\W{0,4}\[\s*ID\][^\n]{0,120}\bRetr", re.M)
 """A header whose rows carry a Retr column: there a bare integer after the rate is it (iperf3 before 3.1 printed no
 Cwnd; a UDP client's rows end in a bare integer too, its datagrams, under no such header)."""
+
+
+_TEST_HEAD_RE = re.compile(r"^\W{0,4}(?:Connecting to host|Accepted connection from|Test Complete|Server listening on)\b",
+                           re.M)
+"""A line that opens a test's part of an output (the client's, the server's, iperf3's old `Test Complete. Summary
+Results:`): rows after it belong to that test."""
+
+
+def _udp_tests(text: str) -> tuple[tuple[float, int, int], ...]:
+    """Each UDP test of ``text``, once (the same figures twice are one test, seen from both ends): (Gbit/s, lost,
+    total) of its summary row. The text is cut at each test's
+    opening line (:data:`_TEST_HEAD_RE`); in each part the summary is the receiver's row ([SUM] first), else the
+    sender's, else a row from 0 over two intervals' time or more (older servers print no role word), else the part's
+    only row, or its rows when all start at 0 (summaries pasted alone). A part of interval rows only is no test read
+    (its intervals, the short last one too, are seconds of one test, not tests)."""
+    starts = [m.start() for m in _TEST_HEAD_RE.finditer(text)]
+    bounds = [0, *starts, len(text)] if starts and starts[0] > 0 else [*(starts or [0]), len(text)]
+    out: list[tuple[float, int, int]] = []
+    for a, b in zip(bounds, bounds[1:]):
+        udp = [(m, x, m.group("rest").split()[-1:]) for line in text[a:b].splitlines()
+               if (m := _ROW_RE.match(line.strip())) and (x := _UDP_LOST_RE.search(m.group("rest")))]
+        spans = sorted(float(m["end"]) - float(m["start"]) for m, _, _ in udp)
+        typical = spans[len(spans) // 2] if spans else 0.0
+        picks = ([(m, x) for m, x, last in udp if last == [role]] for role in ("receiver", "sender"))
+        summary = next((p for p in picks if p), None) or [
+            (m, x) for m, x, last in udp if float(m["start"]) == 0 and float(m["end"]) >= 2 * typical > 0]
+        if not summary and udp and all(float(m["start"]) == 0 for m, _, _ in udp):
+            summary = [(m, x) for m, x, _ in udp]
+        for m, x in [(m, x) for m, x in summary if m["id"] == "SUM"] or summary:  # a test of several streams: its sum
+            out.append((_rate(m) / 1e9, int(x["lost"]), int(x["total"])))
+    return tuple(dict.fromkeys(out))  # (a test's client and server pasted together print its figures twice)
 
 
 def parse_iperf3_intervals(text: str) -> Iperf3Intervals:
@@ -411,8 +442,7 @@ def parse_iperf3_intervals(text: str) -> Iperf3Intervals:
                          else r"\s*(\d+)\s+[\d.]+\s+\w?Bytes", m.group("rest")):
             by_role.setdefault(role, []).append(int(x.group(1)))
     retr = tuple(n for per in by_role.values() for n in per)
-    runs = tuple(dict.fromkeys((_rate(m) / 1e9, int(x.group("lost")), int(x.group("total"))) for m, _, _ in every
-                               if (x := _UDP_LOST_RE.search(m.group("rest")))))
+    runs = _udp_tests(text)
     udp = list({(m.group("id"), role, m.group("start")): (m.group("id"), x) for m, role in rows
                 if (x := _UDP_LOST_RE.search(m.group("rest")))}.values())  # a row printed twice counts once
     summed_udp = any(i == "SUM" for i, _ in udp)

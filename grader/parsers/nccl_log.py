@@ -82,7 +82,7 @@ _CHANNEL_RANKS_RE = re.compile(r"\bcomm 0x[0-9a-fA-F]+ nRanks (\d+)\s*$")
 _RINGS_RE = re.compile(r"^Connected all rings")
 _TREES_RE = re.compile(r"^Connected all trees")
 _GDR_RE = re.compile(r"GPU Direct RDMA (?:\(DMABUF\) )?(?P<on>[Ee]nabled|Disabled) for HCA (?P<i>\d+) '(?P<dev>[^'\s]+)")
-_COMM_RE = re.compile(r"\bnRanks (?P<n>\d+) nNodes (?P<nodes>\d+)")
+_COMM_RE = re.compile(r"\bnRanks (?P<n>\d+) nNodes (?P<nodes>\d+)(?: localRanks (?P<local>\d{1,5}))?")
 _TROUBLE_RE = re.compile(r"\berror\b|\bretrying\b|\bfailed\b|\brefused\b|\btimed out\b|\bunreachable\b|\bstatus=[1-9]", re.I)
 _CHAIN_RE = re.compile(r"^(?P<file>[\w./-]{1,80}\.(?:cc|cu|h|hpp)):(?P<line>\d{1,5}) -> (?P<code>[1-9])\b")
 """A line of NCCL's error chain (its NCCLCHECK at INFO: ``transport/net.cc:515 -> 2``, a file, a line, a result)."""
@@ -306,6 +306,17 @@ MAX_INERT = 20_000
 read once; a log of more has the rest read each time)."""
 
 
+def _duplicate_gpus(st: dict) -> tuple:
+    """Ranks of one communicator whose Init lines name one host's same busId: (host, busId, ranks), unless NCCL's
+    own lines place them apart (every ``nNodes N localRanks 1`` line says each rank is alone on its node: hosts of one
+    name, as cloned images have) or every one of them reached ``Init COMPLETE`` (NCCL refuses a GPU twice at init)."""
+    if st.get("alone") and all(st["alone"]):
+        return ()
+    done = st.get("completed", set())
+    return tuple((h, bus, tuple(sorted(r))) for (h, comm, bus), r in st.get("gpus", {}).items()
+                 if len(r) > 1 and not all((comm, x) in done for x in r))
+
+
 def _one_host_holds_all(st: dict) -> int | None:
     """1 where one host logged every rank of the communicator (``comm ... rank R nranks N`` for each R below N, an
     NCCL that prints no nNodes), else None: the run's machines are not shown."""
@@ -396,7 +407,7 @@ def parse_nccl_log(text: str) -> NcclLog:
         error_chain=st.get("chain"), chain_in_bootstrap=bool(st.get("boot_chain")),
         chain_in_progress=bool(st.get("progress_chain")),
         gpu_paths=dict(st.get("paths", {})), cpu_affinity=dict(sorted(st.get("affinity", {}).items())), nvswitch_gbs=st.get("nvswitch", 0.0),
-        duplicate_gpus=tuple((h, bus, tuple(sorted(r))) for (h, _, bus), r in st.get("gpus", {}).items() if len(r) > 1))
+        duplicate_gpus=_duplicate_gpus(st))
 
 
 def _read_setup(msg: str, host: str | None, st: dict) -> bool:
@@ -500,6 +511,7 @@ def _read_message(msg: str, host: str | None, st: dict) -> bool:
     m = _COMM_RE.search(msg)
     if m:
         st["nranks"], st["nnodes"] = int(m.group("n")), int(m.group("nodes"))
+        st.setdefault("alone", []).append(m.group("local") == "1" and int(m.group("nodes")) > 1)
         return True
     m = _TOPO_GPU_RE.match(msg)
     if m:  # NCCL's topology dump: a GPU's paths (`GPU/50000 :GPU/0-4e000 (4/24.0/PHB) ...`), its NVSwitch link
@@ -529,6 +541,8 @@ def _read_message(msg: str, host: str | None, st: dict) -> bool:
         gpu = _BUS_COMM_RE.search(msg)
         if gpu and host:  # one communicator's ranks on one host's GPU: NCCL refuses it (`Duplicate GPU detected`)
             st.setdefault("gpus", {}).setdefault((host, gpu["comm"], gpu["bus"]), set()).add(int(m.group("r")))
+            if "- Init COMPLETE" in msg:
+                st.setdefault("completed", set()).add((gpu["comm"], int(m.group("r"))))
         st["init_complete"] = st.get("init_complete", 0) + ("- Init COMPLETE" in msg)  # (Ray may add `[repeated Nx]`)
         return True
     m = _CHAIN_RE.match(msg)
