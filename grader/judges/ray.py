@@ -526,7 +526,7 @@ def summarise_ray_start(rs: Any, command: str | None) -> Summary:
             f"`ray stop` stopped {done} Ray process{'es' if done != 1 else ''}" + (
                 f" of {found}: the rest outlived its grace period; `ray stop --force` ends them." if done < found else
                 ": Ray ran here (or what a failed start left); start it again with `ray start`.")))
-    if not rs.started and rs.stopped is None and not any(f.level in ("warn", "fail") for f in findings):
+    if not rs.started and rs.stopped is None and not rs.gcs_failed and not any(f.level in ("warn", "fail") for f in findings):
         findings.append(info("No `Ray runtime started.` line in the paste: cut off, or Ray was still starting"
                              + ("; nothing wrong in what it printed up to there." if findings else ".")))
     facts = {"local_ip": rs.local_ip, "started": rs.started, "role": role, "join_address": rs.join_address,
@@ -536,7 +536,7 @@ def summarise_ray_start(rs: Any, command: str | None) -> Summary:
              "already_running": list(rs.already_running) if rs.already_running else None,
              "exited": [{"process": p, "exit_code": c} for p, c in rs.exited],
              "stopped": list(rs.stopped) if rs.stopped else None,
-             "traceback": list(rs.traceback) if rs.traceback else None}
+             "traceback": list(rs.traceback) if rs.traceback else None, "gcs_failed": rs.gcs_failed}
     return facts, findings
 
 

@@ -1,0 +1,56 @@
+"""Session 37, helper h1 (issue 27): the blind batch wb's Ray head whose GCS cannot reach its Redis and vLLM's Gloo
+failure wrapped by its poster; each on the real output (read from the pending corpus by path) and a neighbour it
+must stay quiet on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grader.explain import explain
+from tests.conftest import levels, messages
+
+PENDING = Path(__file__).parent / "fixtures" / "field" / "pending"
+
+
+def _paste(prefix: str) -> str:
+    [path] = PENDING.glob(prefix + "_*.txt")
+    return path.read_text()
+
+
+def test_a_head_whose_gcs_cannot_reach_its_redis_fails_and_names_the_address():
+    """https://github.com/ray-project/ray/pull/33842: RAY_REDIS_ADDRESS=localhost:1234 ray start --head, nothing
+    there: `CRITICAL ... Failed to start GCS` and the GCS's `Could not establish connection to Redis`."""
+    [s] = explain(_paste("wb003"), kind="ray-start", host="other", nodes=1)
+    said = messages(s).lower()
+    assert "fail" in levels(s)
+    assert "failed to start gcs" in said and "redis" in said and "localhost:1234" in said
+    assert "could not connect to the redis" in messages(s, "fail").lower()
+    assert "nothing wrong" not in said and "no `ray runtime started.` line" not in said
+
+
+def test_a_head_that_started_says_nothing_of_a_gcs_failure():
+    """Ray's own `ray start --head` output (docs.ray.io, Starting Ray on the command line): it started."""
+    text = ("Local node IP: 192.168.1.10\n--------------------\nRay runtime started.\n--------------------\n"
+            "Next steps\n  To add another node to this Ray cluster, run\n    ray start --address='192.168.1.10:6379'\n")
+    [s] = explain(text, kind="ray-start", host="other", nodes=2)
+    assert "fail" not in levels(s) and "GCS server did not start" not in messages(s) and "Redis" not in messages(s)
+
+
+WRAPPED_GLOO = _paste("wb022")
+
+
+def test_gloo_refused_at_the_loopback_over_a_wrapped_line_names_the_loopback_and_the_refusal():
+    """https://github.com/aws-samples/aws-do-eks/pull/50: the poster wrapped `remote=[127.0.0.1]:14215` onto the
+    line under `Gloo connectFullMesh failed ... Connection refused,`; the two lines are one message."""
+    [s] = explain(WRAPPED_GLOO, kind="vllm-log", host="other", nodes=2)
+    said = messages(s, "fail")
+    assert "127.0.0.1, a loopback address (connection refused)" in said and "GLOO_SOCKET_IFNAME" in said
+
+
+def test_gloo_failing_without_a_remote_says_no_loopback():
+    """The same failure, its remote elsewhere (a routable peer): no loopback, no refusal invented."""
+    text = ("[rank8] Gloo connectFullMesh failed ... timed out connecting: SO_ERROR: No route to host,\n"
+            "        remote=[10.0.0.2]:14215\nRuntimeError: Gloo connectFullMesh failed ...\nEngineCore failed to start.\n")
+    [s] = explain(text, kind="vllm-log", host="other", nodes=2)
+    said = messages(s)
+    assert "fail" in levels(s) and "loopback" not in said and "refused" not in said
