@@ -54,3 +54,20 @@ def test_gloo_failing_without_a_remote_says_no_loopback():
     [s] = explain(text, kind="vllm-log", host="other", nodes=2)
     said = messages(s)
     assert "fail" in levels(s) and "loopback" not in said and "refused" not in said
+
+
+def test_a_one_node_cpu_cluster_with_nothing_pending_says_no_failures_but_not_healthy():
+    """https://github.com/ray-project/ray/pull/39638 (its example `ray status`): one active node, no failures, no
+    demands, 1 of 36 CPUs busy, no GPU resource."""
+    [s] = explain(_paste("wb007"), kind="ray-status", host="other", nodes=1)
+    assert "warn" not in levels(s) and "fail" not in levels(s)
+    said = messages(s, "ok")
+    assert "No failures (of a cluster of CPUs only): all 1 node(s) up" in said and "Healthy" not in said
+    assert "cannot place a model" in messages(s, "info")
+
+
+def test_a_status_with_a_recent_failure_is_not_called_healthy():
+    """The same status with a node in `Recent failures` (Ray's autoscaler status format)."""
+    text = _paste("wb007").replace(" (no failures)", " node_4c1e (192.168.1.5): NodeTerminated")
+    [s] = explain(text, kind="ray-status", host="other", nodes=1)
+    assert "Healthy" not in messages(s) and "No failures" not in messages(s) and "warn" in levels(s)
