@@ -71,3 +71,20 @@ def test_a_status_with_a_recent_failure_is_not_called_healthy():
     text = _paste("wb007").replace(" (no failures)", " node_4c1e (192.168.1.5): NodeTerminated")
     [s] = explain(text, kind="ray-status", host="other", nodes=1)
     assert "Healthy" not in messages(s) and "No failures" not in messages(s) and "warn" in levels(s)
+
+
+def test_a_gpu_plugin_that_stops_on_nvmls_memory_not_supported_fails_and_says_unified_memory():
+    """https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/issues/1073: the DRA driver's kubelet plugin on a
+    GB10 exits on `error getting memory info for device 0: Not Supported`."""
+    sections = explain(_paste("wb008"), host="spark", nodes=1)
+    said = "\n".join(messages(s, "fail") for s in sections)
+    assert "Not Supported" in said and "unified memory" in said and "non-fatal" in said
+
+
+def test_a_device_plugin_that_ignores_it_is_no_fault():
+    """https://github.com/NVIDIA/gpu-operator/issues/1794: v0.17.4 warns `Ignoring error getting device memory: Not
+    Supported`, then registers nvidia.com/gpu."""
+    sections = explain(_paste("wb009"), host="spark", nodes=1)
+    assert not any(lv in ("warn", "fail") for s in sections for lv in levels(s))
+    said = "\n".join(messages(s) for s in sections)
+    assert "harmless" in said and "GB10" in said and "stops on" not in said
