@@ -88,3 +88,20 @@ def test_a_device_plugin_that_ignores_it_is_no_fault():
     assert not any(lv in ("warn", "fail") for s in sections for lv in levels(s))
     said = "\n".join(messages(s) for s in sections)
     assert "harmless" in said and "GB10" in said and "stops on" not in said
+
+
+def test_an_rpc_server_of_the_one_backend_form_on_four_gpus_warns_that_it_serves_one():
+    """https://github.com/ggml-org/llama.cpp/issues/11859: rpc-server on 4x A800 finds 4 CUDA devices but starts with
+    one backend (`backend memory: 80614 MB`, device 0); the maintainer: one rpc-server per GPU."""
+    sections = [s for s in explain(_paste("wb002"), host="other", nodes=1) if s.kind == "llama-log"]
+    said = "\n".join(messages(s, "warn") for s in sections)
+    assert "serves one device" in said and "of the 4 GPUs" in said and "CUDA_VISIBLE_DEVICES" in said
+
+
+def test_an_rpc_server_on_its_one_gpu_does_not_warn():
+    """The same console on a machine of one GPU (llama.cpp#15463's L2 node, the start line as rpc-server prints it)."""
+    text = ("create_backend: using CUDA backend\nggml_cuda_init: GGML_CUDA_FORCE_MMQ:    no\n"
+            "ggml_cuda_init: found 1 CUDA devices:\n  Device 0: NVIDIA L2, compute capability 8.9, VMM: yes\n"
+            "Starting RPC server on 0.0.0.0:50052, backend memory: 22563 MB\n")
+    [s] = explain(text, host="other", nodes=2)
+    assert s.kind == "llama-log" and "warn" not in levels(s) and "layers in turn" in messages(s)
