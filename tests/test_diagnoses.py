@@ -360,6 +360,19 @@ EXAMPLES.update({
                                       "(0.950003), which exceeds the memory usage threshold of 0.95. Ray killed it\n",
     "c10d-connect-timeout": BANNER + "[c10d] The client socket has timed out after 600000ms while trying to connect to "
                             "(10.1.2.33, 54485).\n",
+    # https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/issues/1073 (blind batch wb008): GB10, the plugin exits
+    "k8s-gpu-memory-not-supported": BANNER + "Error: error creating driver: error enumerating all possible devices: error "
+                                    "visiting device: error getting info for GPU 0: error getting memory info for "
+                                    "device 0: Not Supported\n",
+    # https://github.com/NVIDIA/gpu-operator/issues/1794 (blind batch wb009): v0.17.4 goes on
+    "k8s-gpu-memory-not-supported-ignored": BANNER + "W1204 18:29:54.725748 Ignoring error getting device memory: Not "
+                                            "Supported\n",
+    # https://github.com/ray-project/ray/pull/33842 (blind batch wb003): the head's GCS and a wrong RAY_REDIS_ADDRESS
+    "ray-gcs-start-failed": BANNER + "2023-03-30 18:42:44,984 CRITICAL node.py:610 -- Failed to start GCS. Last 10 "
+                            "lines of error files:\n",
+    "ray-gcs-redis-unreachable": BANNER + "[2023-03-30 18:42:30,996 E 2487574 2487574] (gcs_server) redis_context.cc:368: "
+                                 "Failed to connect to Redis due to: RedisError: Could not establish connection to Redis "
+                                 "localhost:1234 (context.err = 1).. Will retry in 100ms.\n",
     "vllm-custom-allreduce-off": BANNER + "WARNING 09-03 02:12:01 [custom_all_reduce.py:147] Custom allreduce is "
                                  "disabled because your platform lacks GPU P2P capability or P2P test failed.\n",
     # NVIDIA/nccl#2076 (the peer went away), NVIDIA/nccl#697 (an error chain), Oneflow-Inc/oneflow#3586 (retried connect)

@@ -909,6 +909,17 @@ RAYLET_OOM = ("Memory on the node (IP: 169.254.181.2, ID: 708c7baf966d59aa3f0829
               "0.95. Ray killed this worker\n")
 C10D_CONNECT = ("[E329 06:28:12.542939754 socket.cpp:1023] [c10d] The client socket has timed out after 600000ms while "
                 "trying to connect to (10.xxx.xxx.33, 54485).\n")
+# https://github.com/NVIDIA/gpu-operator/issues/1794 (blind batch wb009): the device plugin before v0.17.4 on a GB10,
+# its error as the issue quotes it
+GPU_MEM_NS = "error getting device memory: Not Supported\n"
+# the same issue, v0.17.4: it ignores the answer and registers the GPU (info)
+GPU_MEM_NS_IGNORED = ("W1204 18:29:54.725748 Ignoring error getting device memory: Not Supported\n"
+                      "I1204 18:29:54.733542 Registered device plugin for 'nvidia.com/gpu' with Kubelet\n")
+# https://github.com/ray-project/ray/pull/33842 (blind batch wb003): the GCS cannot reach its external Redis
+GCS_FAILED = "2023-03-30 18:42:44,984 CRITICAL node.py:610 -- Failed to start GCS. Last 10 lines of error files:\n"
+GCS_REDIS = ("[2023-03-30 18:42:31,998 E 2487574 2487574] (gcs_server) redis_context.cc:368: Failed to connect to Redis due "
+             "to: RedisError: Could not establish connection to Redis localhost:1234 (context.err = 1).. Will retry in "
+             "100ms.\n")
 # https://github.com/dennislee22/vLLM-benchmarking (two A100s of one node; info: said, no fault)
 NO_CUSTOM_AR = ("(VllmWorker TP0 pid=3974) WARNING 09-03 02:12:01 [custom_all_reduce.py:147] Custom allreduce is disabled "
                 "because your platform lacks GPU P2P capability or P2P test failed. To silence this warning, specify "
@@ -1036,7 +1047,7 @@ PTXAS_BARE = "Value 'sm_121a' is not defined for option 'gpu-name'\n"
 # https://github.com/NVIDIA/NemoClaw/issues/4886 (blind batch wa009): a process list with vLLM's engine core in it
 PS_ENGINE = ("    PID    PPID CMD                         %MEM %CPU\n  83408   82664 VLLM::EngineCore             2.6 54.7\n")
 
-ALL = [OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
+ALL = [GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, XID_13, XID_149, NETPLAN_INDENT, CGRAPH_READ, RAY_DEAD,
        CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE, OOM_KILL, AER_FATAL, NCCL_SYSTEM,
        STORE_TIMEOUT, GID_EMPTY, RAY_INFEASIBLE_OLD,
@@ -1115,7 +1126,7 @@ def test_every_known_error_line_is_read_here():
     reached = {d.kind for text in ALL + [NETPLAN_NM, FORWARD_COMPAT, PROVIDER, GID_NODATA, UNKNOWN_ENV, PEERMEM,
                                         MLX5_POWER, SLURM_STEP, MLX5_LOW_POWER, ETHTOOL_NETLINK, NVBANDWIDTH_WAIVED,
                                         DOWNLOADED, NO_P2P, SHM_WAIT, NO_VERBS, SPARK_BOOT, NO_P2P_PAIR, PEER_CHECK, WSL, OFI_TCP, OFI_GDR, RAS_BIND, PEER_ALREADY,
-                                        PCIE_SLOWER, ALLREDUCE, SYMM_MEM, PL_REFUSED, TORCH_CAP, NO_CUSTOM_AR,
+                                        PCIE_SLOWER, GPU_MEM_NS_IGNORED, ALLREDUCE, SYMM_MEM, PL_REFUSED, TORCH_CAP, NO_CUSTOM_AR,
                                         REREGISTRATION, MODULE_NOT_SUPPORTED, ABI_OTHERS_OPEN, DESTROY_PG, LEAKED_SHM,
                                         C10D_HOSTNAME, RAY_FRACTIONAL, DEL_IGNORED, PTX_DUMP, DS_LAUNCH,
                                         TRTLLM_LEADER, BENCHY_GPT2, NETPLAN_OPEN, DESYNC, RANK_LEFT, MOONCAKE_GID,

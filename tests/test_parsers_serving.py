@@ -609,7 +609,7 @@ ERRORS = {
         "(RayWorkerProc pid=32174) RuntimeError: Gloo connectFullMesh failed with [/__w/pytorch/pytorch/third_party/"
         "gloo/gloo/transport/tcp/pair.cc:152] timed out connecting: SO_ERROR: Connection refused, "
         "remote=[127.0.0.1]:28572\n",
-        {"remote": "127.0.0.1", "port": 28572, "loopback": True}),
+        {"remote": "127.0.0.1", "port": 28572, "loopback": True, "refused": "refused"}),
     "startup-memory": (
         "(EngineCore pid=1) ValueError: Free memory on device (101.2/121.69 GiB) on startup is less than desired GPU "
         "memory utilization (0.9, 109.52 GiB). Decrease GPU memory utilization or reduce GPU memory used by other "

@@ -32,11 +32,6 @@ register(KindSpec(
 ))
 
 
-register(KindSpec(  # the load log of llama-server/llama-cli (and Ollama's offload line), with the GPUs it found above
-    name="llama-log", parse=parse_llama_log, summarise=judge("llama", "summarise_llama_log"),
-    programs=("llama-server", "llama-cli", "ollama", "rpc-server"), line=LLAMA_LOG_LINE, prelude=True,
-    matches_command=lambda argv: bool(argv) and argv[0].rsplit("/", 1)[-1] in ("llama-server", "llama-cli", "rpc-server"),
-))
 register(KindSpec(
     name="llama-bench", parse=parse_llama_bench, summarise=judge("llama", "summarise_llama_bench"),
     programs=("llama-bench", "llama-benchy", "llama-sweep-bench"),
@@ -49,4 +44,9 @@ register(KindSpec(
                     r"|^\|[^|]+\|\s+[\d.]+ [GM]iB\s+\|.*\|\s+(?:pp|tg)\d+(?:\+tg\d+)?\s+\|\s+[\d.]+(?:\s+±\s+[\d.]+)?\s+\|$"),
     starts=re.compile(r"^\| model\s+\||^\|\s+PP\s+\|\s+TG\s+\|"),
     prelude=True,  # llama.cpp's lines about the GPUs it found (what its every program prints first), above the table
+))
+register(KindSpec(  # the load log of llama-server/llama-cli (and Ollama's offload line), with the GPUs it found above
+    name="llama-log", parse=parse_llama_log, summarise=judge("llama", "summarise_llama_log"),
+    programs=("llama-server", "llama-cli", "ollama", "rpc-server"), line=LLAMA_LOG_LINE, prelude=True,
+    matches_command=lambda argv: bool(argv) and argv[0].rsplit("/", 1)[-1] in ("llama-server", "llama-cli", "rpc-server"),
 ))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from ..parsers.common import command_argv
 from .common import info, ok, warn
 from .model import Finding, Summary
 
@@ -106,6 +107,18 @@ def summarise_llama_log(log, command: str | None) -> Summary:
                              f"connection(s) accepted, {closed} closed. This console shows no error: a connection "
                              "closing is a client's session (or its query of the server's memory) ending. How fast the "
                              "client ran, and any error of its own, are not shown here: the client's log has them."))
+        if (log.found or 0) > 1:  # (this console's one-backend form: llama.cpp before rpc-server took several devices)
+            findings.append(warn(f"This rpc-server serves one device (its one backend, {mb:,} MB: device 0) of the "
+                                 f"{log.found} GPUs llama.cpp found: the other {log.found - 1} sit idle for its "
+                                 "clients. Start one rpc-server per GPU (CUDA_VISIBLE_DEVICES=i, each on its own port) "
+                                 "and name each in the client's --rpc, or use a newer rpc-server, which lists every "
+                                 "device it serves (`Devices:`)."))
+    argv = command_argv(command) if command else []
+    if log.rpc_server or (argv and argv[0].rsplit("/", 1)[-1] == "rpc-server"):  # corpus ze019: ~50% busy on each side
+        findings.append(info("rpc-server lends this machine's GPU to a llama.cpp client elsewhere (`--rpc`): the client "
+                             "splits the model by layers between its devices and the servers', so each GPU computes "
+                             "its layers in turn and waits while the others run theirs (about 1/N busy over N "
+                             "devices: expected), and activations cross the network at every hand-off."))
     if log.remote:
         findings.append(info(f"Remote GPUs through rpc-server: {', '.join(log.remote)}. With layers split across "
                              "machines, each token's activations cross the network at every hand-off, and the weights "

@@ -156,17 +156,20 @@ def summarise_ray(st: RayStatus, command: str | None) -> Summary:
 
 def _all_quiet(st: RayStatus, findings: list[Finding]) -> str | None:
     """The words for a status whose reading found nothing wrong, or None: the node list, its ``Pending`` and
-    ``Recent failures`` blocks and the demands were all read and empty, an accelerator is there (GPU, TPU...: a
-    cluster of CPUs only is no place for a model, corpus zo006), and no finding warns (blind batch wa017: a careful
-    reader says it is healthy and idle)."""
+    ``Recent failures`` blocks and the demands were all read and empty, and no finding warns (blind batch wa017: a
+    careful reader says it is healthy and idle; one of CPUs only, blind batch wb007, has no failures but is not called
+    healthy, corpus zo006: whether a model was meant to run there the status cannot tell)."""
     if st.excerpt or not st.node_count or st.pending_nodes or st.failed_nodes or st.pending_demands \
             or not {"pending", "failures", "demands"} <= set(st.sections) or not st.resources \
-            or not any(st.resources.get(k, (0, 0))[1] for k in ("GPU",) + OTHER_ACCELERATORS) \
             or any(f.level in ("warn", "fail") for f in findings):
         return None
-    idle = all(used == 0 for name, (used, _) in st.resources.items() if not name.startswith(("node:", "accelerator")))
-    return (f"Healthy: all {st.node_count} node(s) up, nothing pending (no node launching, no resource demand "
-            "waiting), no recent failures" + ("; idle: no resource in use." if idle else "."))
+    cpus_only = not any(st.resources.get(k, (0, 0))[1] for k in ("GPU",) + OTHER_ACCELERATORS)
+    return (f"{'No failures (of a cluster of CPUs only)' if cpus_only else 'Healthy'}: all {st.node_count} node(s) up, nothing pending (no node launching, no resource demand "
+            "waiting), no recent failures" + ("; idle: no resource in use." if _idle(st) else "."))
+
+
+def _idle(st: RayStatus) -> bool:
+    return all(used == 0 for name, (used, _) in st.resources.items() if not name.startswith(("node:", "accelerator")))
 
 
 _SPREAD_FIX = ("VLLM_DISTRIBUTED_EXECUTOR_CONFIG='{\"placement_group_options\":{\"strategy\":\"SPREAD\"}}' "
@@ -526,7 +529,7 @@ def summarise_ray_start(rs: Any, command: str | None) -> Summary:
             f"`ray stop` stopped {done} Ray process{'es' if done != 1 else ''}" + (
                 f" of {found}: the rest outlived its grace period; `ray stop --force` ends them." if done < found else
                 ": Ray ran here (or what a failed start left); start it again with `ray start`.")))
-    if not rs.started and rs.stopped is None and not any(f.level in ("warn", "fail") for f in findings):
+    if not rs.started and rs.stopped is None and not rs.gcs_failed and not any(f.level in ("warn", "fail") for f in findings):
         findings.append(info("No `Ray runtime started.` line in the paste: cut off, or Ray was still starting"
                              + ("; nothing wrong in what it printed up to there." if findings else ".")))
     facts = {"local_ip": rs.local_ip, "started": rs.started, "role": role, "join_address": rs.join_address,
@@ -536,7 +539,7 @@ def summarise_ray_start(rs: Any, command: str | None) -> Summary:
              "already_running": list(rs.already_running) if rs.already_running else None,
              "exited": [{"process": p, "exit_code": c} for p, c in rs.exited],
              "stopped": list(rs.stopped) if rs.stopped else None,
-             "traceback": list(rs.traceback) if rs.traceback else None}
+             "traceback": list(rs.traceback) if rs.traceback else None, "gcs_failed": rs.gcs_failed}
     return facts, findings
 
 

@@ -50,7 +50,7 @@ LINE_RE = re.compile(
     r"|llama_print_timings|llama_memory_breakdown_print|llm_load_print_meta|print_info|graph_reserve|register_backend"
     r"|load_backend|llama_model_load\w{0,20}|common_init_from_params|llama_init_from_model): "
     r"|\bmsg=offload library=|^\s*layers\.(?:offload|split)=|^Starting RPC server on \S{1,80}, backend memory: "
-    r"|^create_backend: using \w{1,20} backend")
+    r"|^create_backend: using \w{1,20} backend|^ggml_cuda_init: (?:found \d{1,3} CUDA devices|GGML_CUDA_)")  # (llama-bench's too)
 """Lines only llama.cpp's load and run log (or Ollama's offload line) prints: how ``explain`` tells the kind."""
 
 

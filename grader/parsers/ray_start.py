@@ -57,6 +57,7 @@ _NO_RAYLET_RE = re.compile(r"\bThis node has an IP address of (?P<ip>[0-9A-Fa-f.
                            r"Raylet with the same address|while we can not find the matched Raylet address)\b")  # newer|older
 _SHM_RE = re.compile(r"\bThe object store is using /tmp instead of /dev/shm because /dev/shm has only (?P<n>\d{1,20}) "
                      r"bytes available\b")
+_GCS_FAILED_RE = re.compile(r"\bFailed to start GCS\b")  # node.py's CRITICAL line when the head's GCS server dies
 _GCS_RPC_RE = re.compile(r"\bFailed to send request to gcs, reconnecting\b")
 _UNAVAILABLE_RE = re.compile(r"\bStatusCode\.UNAVAILABLE\b")
 _STOPPED_RE = re.compile(r"^Stopped (?:all (?P<all>\d{1,6})|only (?P<some>\d{1,6}) out of (?P<of>\d{1,6})) Ray processes\b"
@@ -91,6 +92,7 @@ class RayStart:
     failed (``Failed to send request to gcs, reconnecting``); ``gcs_unavailable``: gRPC said ``UNAVAILABLE``;
     ``stopped``: what ``ray stop`` printed, (processes stopped, processes found): ``Stopped all 4 Ray processes``
     is (4, 4), ``Stopped only 2 out of 3`` (2, 3), ``Did not find any active Ray processes`` (0, 0);
+    ``gcs_failed``: the head's GCS server did not start (``Failed to start GCS``, then its error files' last lines);
     ``traceback``: (the last function of Ray's own code in a Python traceback, or None when no frame of Ray's is
     shown; the exception line, cut to 300 characters, or None when the paste stops before it), None without one."""
 
@@ -111,6 +113,7 @@ class RayStart:
     gcs_unavailable: bool = False
     stopped: tuple[int, int] | None = None
     traceback: tuple[str | None, str | None] | None = None
+    gcs_failed: bool = False
 
 
 def parse_ray_start(text: str) -> RayStart:
@@ -136,6 +139,8 @@ def parse_ray_start(text: str) -> RayStart:
             out.gcs_unreachable = m.group("addr").rstrip(".")
         if m := _NO_RAYLET_RE.search(s):
             out.raylet_not_found = m.group("ip")
+        if _GCS_FAILED_RE.search(s):
+            out.gcs_failed = True
         if m := _SHM_RE.search(s):
             out.shm_bytes = int(m.group("n"))
         if _GCS_RPC_RE.search(s):

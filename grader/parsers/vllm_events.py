@@ -121,6 +121,8 @@ def _match_event(message: str) -> tuple[str, str, dict[str, Any]] | None:
                 numbers.update(_bundle_counts(numbers["specs"]))
             if kind == "gloo-connect" and str(numbers.get("remote", "")).startswith("127."):
                 numbers["loopback"] = True
+            if kind == "gloo-connect" and "Connection refused" in message:
+                numbers["refused"] = "refused"
             return kind, severity, numbers
     m = _EXCEPTION_RE.match(message)
     if m and m.group("exc") not in _IGNORED_EXCEPTIONS:

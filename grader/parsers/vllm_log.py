@@ -408,9 +408,10 @@ class _State:
         loose = found is None or found[0] == "exception"
         if loose and wrapped and self._open and self._wrapped_event(rec, msg):
             return True
-        self._tail = ([self._tail[-1], msg] if wrapped and self._tail else [msg]) if loose else []  # the last two
-        # a message that may go on below: an exception's, or one cut after a comma or a colon
-        self._open = loose and (found is not None or msg.endswith((",", ":")))
+        # a message that may go on below: an exception's, or one cut after a comma or a colon (an event's, a comma)
+        cut = msg.endswith(",") or (loose and msg.endswith(":"))
+        self._tail = ([self._tail[-1], msg] if wrapped and self._tail else [msg]) if loose else [msg] if cut else []
+        self._open = (loose and found is not None) or cut
         if found is None:
             return False
         kind, severity, numbers = found
