@@ -71,3 +71,19 @@ def test_ethtool_note_after_link_detected_is_read_past():
     [s] = explain("Settings for eth3:\n\tSpeed: Unknown!\n\tPort: FIBRE\n\tLink detected: no      <=====\n",
                   host="other", nodes=1)
     assert "no link" in messages(s)
+
+
+def test_topology_search_simple_order_is_a_performance_warning_said_once():
+    """https://github.com/aws/aws-ofi-nccl/issues/64 (pending wb019): p4d over EFA, NCCL 2.7.8, `Could not find a path
+    for pattern 4, falling back to simple order` on both hosts, in an issue titled bad performance."""
+    [s] = explain(_field("wb019"), host="other", nodes=2)
+    said = messages(s, "warn")
+    assert said.count("NCCL's topology search found no path") == 1  # two hosts' lines, one reading
+    assert "can cost bandwidth: a sign of poor performance, not an error" in said
+    assert "fail" not in levels(s) and "Libfabric" in messages(s)
+    # NCCL_P2P_LEVEL=LOC on one machine (pending wb020): the same reading, naming P2P turned off, never NVLink
+    [p2p] = explain(_field("v014"), host="other", nodes=1)
+    assert "peer-to-peer turned off" in messages(p2p, "warn") and "nvlink" not in messages(p2p).lower()
+    # an NCCL log without the line (corpus wb005's neighbour: a socket closed by its peer): silent
+    [w5] = [x for x in explain(_field("wb005"), host="other", nodes=1) if x.kind == "nccl-tests"]
+    assert "topology search" not in messages(w5)
