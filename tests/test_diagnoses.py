@@ -618,6 +618,9 @@ EXAMPLES.update({
     # nccl#442: a TITAN RTX under WSL2
     "nccl-topology-virtual-pci": BANNER + "DESKTOP:36629:36635 [0] graph/xml.cc:332 NCCL WARN Could not find real path "
                                  "of /sys/class/pci_bus/0000:21/../../0000:21:00.0\n",
+    # aws-ofi-nccl#64: two p4d instances over EFA, NCCL 2.7.8
+    "nccl-topo-search-simple-order": BANNER + "ip-172-31-13-103:9742:9800 [4] graph/search.cc:765 NCCL WARN Could not "
+                                     "find a path for pattern 4, falling back to simple order\n",
     # transformers#15618: an 8-GPU server without P2P between pairs
     "nccl-p2p-not-enabled-one-machine": BANNER + "srv-s0:537554:537627 [1] NCCL INFO Could not enable P2P between dev "
                                         "1(=1b000) and dev 0(=1a000)\n",

@@ -792,6 +792,9 @@ SHM_SEGMENT = ("(VllmWorkerProcess pid=3985) ERROR 01-15 02:47:32 multiproc_work
                "shared memory segment /dev/shm/nccl-g0wGsu (size 9637888)\n")
 VIRTUAL_PCI = ("DESKTOP:36629:36635 [0] graph/xml.cc:332 NCCL WARN Could not find real path of "
                "/sys/class/pci_bus/0000:21/../../0000:21:00.0\n")
+# https://github.com/aws/aws-ofi-nccl/issues/64, as posted (one line)
+SIMPLE_ORDER = ("ip-172-31-13-103:9742:9800 [4] graph/search.cc:765 NCCL WARN Could not find a path for pattern 4, "
+                "falling back to simple order\n")
 NO_P2P_PAIR = "srv-s0:537554:537627 [1] NCCL INFO Could not enable P2P between dev 1(=1b000) and dev 0(=1a000)\n"
 
 # https://github.com/NVIDIA/TensorRT-LLM/issues/1625 and /issues/2864, as posted (one line each)
@@ -1054,7 +1057,7 @@ ALL = [GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, 
        ORDINAL, RAY_SHM, PORT_IN_USE, SEGV_CONTAINER, RAY_NONE, RAY_OOM_SPARK, KV_PAGE_SIZE, NMCLI_MTU,
        METHOD_FAILED, SEGFAULT, NO_RDMA, NCCL_ABORT, SUBMODULE, WATCHDOG, NO_KERNEL, NVLS, LAUNCH_FAILED, COMPILE,
        HEAP_ABORT, BOOTSTRAP, RAY_UNHANDLED, DUMP_INPUT, TRUNCATED, NO_SYMBOL,
-       SHM_TIMEOUT, CUDA_FOOTER, SHM_SEGMENT, VIRTUAL_PCI, PEER_UNSUPPORTED,
+       SHM_TIMEOUT, CUDA_FOOTER, SHM_SEGMENT, VIRTUAL_PCI, SIMPLE_ORDER, PEER_UNSUPPORTED,
        GRAPH_ESTIMATE, STORE_LOST, NCCL_FATAL, OOM_BARE, MAX_SHMEM, MAPPING_OOM, SGLANG_TP, WATCHDOG_NEW, PCIE_NARROW, GLOO_LOOPBACK, UCX_REFUSED, STORE_WAIT, UCX_NO_DEVICE, RAY_CLIENT,
        P2P_OFF_HANG, PERFTEST_WC4, PERFTEST_WC12, RTR_TIMEOUT, SAMPLES_P2P, P2P_NAN,
        RAYLET_OOM, C10D_CONNECT, REMOTE_ERROR, CONNECT_RETRY, ETCD_DOWN, NO_RESPONDERS, UCX_PROT,
@@ -1081,7 +1084,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
                                                       PCIE_NARROW, UCX_NO_DEVICE, TRT_OTHER_GPU, AER_CORRECTED,
                                                       MODULE_UNREADABLE, RAY_DISK, NO_STATUS, SHM_STUCK, SHM_TWICE, FD_ULIMIT, RAY_ONE_OF_TWO,
                                                       TRT_WINDOW, GLOO_HOSTNAME, STORE_RETRY, CTS_UNUSED, MEMLOCK_64K,
-                                                      VLLM_UNBUILT))
+                                                      VLLM_UNBUILT, SIMPLE_ORDER))
                     else "fail")
     assert " Fix: " in message
 

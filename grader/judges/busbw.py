@@ -318,7 +318,12 @@ def summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
         findings.append(info(f"# Avg bus bandwidth {avg:g} GB/s as printed; the rows it averages are not in the paste."))
     elif rec is not None:
         findings.append(info(f"The output is cut off before `# Avg bus bandwidth`; recomputed from the {len(res.rows)} "
-                             f"row(s) shown: {rec:.4g} GB/s (mean busbw of every row, both columns)."))
+                             f"row(s) shown: {rec:.4g} GB/s (mean busbw of every row, both columns)." + (
+                                 " These rows are a slice of the table: its header and `# Rank` lines are not shown, "
+                                 "so it cannot tell which GPUs or machines ran it" + (
+                                     ", nor the peak bandwidth (the large messages' plateau: no row past "
+                                     f"{res.largest.size_bytes} B is shown)." if res.largest.size_bytes < 2**30 else ".")
+                                 if res.largest and not res.columns and not res.ranks and not res.nccl_log else "")))
     factor = busbw_factor(res.collective, res.nranks)
     if factor is not None and res.largest is not None and res.largest.out_of_place is not None:
         m = res.largest.out_of_place
@@ -405,6 +410,9 @@ def relative_error(res: NcclTestsResult) -> list[Finding]:
     bar = (measurement_params("spark-pair", "nccl_tests") or {}).get("rounding_relative_error", 0)
     said = (f"The `error` column (the older nccl-tests format: each row's largest relative error, not a count of wrong "
             f"elements) peaks at {worst:.0e}")
+    if worst == 0:
+        return [info(said.replace("peaks at", "is") + " in every row shown: no error, each result matches the "
+                     "reference.")]
     if worst <= bar:
         return [info(said + ": float rounding (the sum taken in another order), not corruption.")]
     if worst < 1:

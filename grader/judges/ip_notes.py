@@ -99,6 +99,25 @@ def module_rate_findings(m: Any, name: str) -> list[Finding]:
                  f"rated for it ({_FORM_GBPS[form]}GBASE-CR4/SR4...).")]
 
 
+def nominal_link(r: Any, name: str) -> list[Finding]:
+    """ethtool of an interface that is up (`Link detected: yes`) at a speed, with auto-negotiation off, `Port: Other`
+    and no advertised link mode: no PHY negotiated that speed. A bond or team sums its members' (the kernel's bonding
+    documentation); a virtual NIC (virtio_net, hv_netvsc, a VF, a veth) reports a nominal figure. An info: up, no
+    fault; the driver (`ethtool -i`) tells which."""
+    if not (r.link_detected and r.speed_mbps and r.auto_negotiation is False and r.port == "Other"
+            and not r.advertised_modes and r.modes_not_reported):
+        return []
+    team = re.match(r"(?:bond|team)", r.interface or "")
+    return [info(f"{name}: up (Link detected: yes) at {r.speed_mbps}Mb/s, with no auto-negotiation, `Port: Other` and "
+                 "no advertised link mode: " + (
+                     "a bond's speed, from its members' links (their sum in 802.3ad or balance modes, the active "
+                     "one's in active-backup; each member's own `ethtool` shows its own)."
+                     if team else "not a physical link that negotiated its speed but a virtual or software NIC "
+                     "(virtio_net, hv_netvsc, an SR-IOV VF, a veth), whose speed is a nominal figure: nothing is "
+                     "wrong, and the real bandwidth is the path's behind it. `ethtool -i "
+                     f"{r.interface or '<iface>'}` names the driver, which decides."))]
+
+
 VBOX_NAT_ADDRESS = "10.0.2.15"
 """The address VirtualBox's NAT adapter gives every guest (its built-in DHCP server, network 10.0.2.0/24)."""
 

@@ -20,7 +20,7 @@ from .common import (C2S, JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, SWITCH
                      info, ok, on_spark, overlaps, port_words, warn)
 from .context import context, spark_shown
 from .ip_notes import (alias_findings, all_up, member_findings, module_rate_findings, no_ipv4_words, route_notes,
-                       twin_in_bond, vbox_nat_findings)
+                       nominal_link, twin_in_bond, vbox_nat_findings)
 from .model import Finding, Summary
 
 
@@ -445,7 +445,7 @@ def summarise_ethtool(reports: list[Any], command: str | None) -> Summary:
         if counts[r.interface] > 1:
             name += f" (reading {seen[r.interface]} of {counts[r.interface]})"
         if r.speed_shown or r.link_detected is not None:
-            findings += _speed_findings(r, name)
+            findings += nominal_link(r, name) or _speed_findings(r, name)
         elif r.common_top_mode_mbps:
             findings.append(info(f"{name}: the paste ends before its `Speed:` and `Link detected:` lines, so the link "
                                  "is not shown; both ends advertise up to "

@@ -166,6 +166,30 @@ def _exchanged_only(r: PerftestRun, label: str) -> list[Finding]:
                  f"{after}: the run did not finish, or the paste stops there; its result lines (or an error) decide.")]
 
 
+def _fell_during(r: PerftestRun, label: str) -> list[Finding]:
+    """Readings of one run at one message size (--run_infinitely prints one per interval, each as long as the last):
+    a later one well below an earlier (by more than repeat_ratio_max, on its BW average, or on its iterations where a
+    row cut short shows only those) is a throughput that fell during the run, a warn with what to look at next."""
+    rows = [(x.iterations, x.bw_average_gbps) for x in r.bw_rows if x.bytes == r.bw_rows[-1].bytes] if r.bw_rows else []
+    if rows and len(r.cut_row) == 2 and r.cut_row[0] == r.bw_rows[-1].bytes:
+        rows.append((r.cut_row[1], None))
+    if len(rows) < 2 or not rows[-1][0]:
+        return []
+    (first_iters, first_bw), (iters, bw) = max(rows[:-1], key=lambda x: x[0]), rows[-1]
+    by_bw = bw is not None and first_bw is not None and bw > 0
+    ratio = first_bw / bw if by_bw else first_iters / iters
+    if ratio <= REPEAT_RATIO_MAX:
+        return []
+    said = (f"{first_bw:.2f} Gb/s, then {bw:.2f} Gb/s" if by_bw else
+            f"{first_iters:,} iterations in an interval, then {iters:,} in the next (its figures cut off)")
+    roce = (r.link_type or "").lower() == "ethernet"
+    return [warn(f"{label}: the throughput fell during the run, {ratio:.1f} times ({said}, at {r.bw_rows[-1].bytes} B "
+                 "per message). A drop like this mid-run often comes before a completion error (`transport retry "
+                 "counter exceeded`): packets lost" + (" (RoCE without a lossless setup: PFC or ECN)" if roce else "")
+                 + ", a link that flapped, or the other side slowing or going away. Read the lines after it (the "
+                 "error, if any), `dmesg` and the port's counters (`ethtool -S`, `rdma statistic`) on both hosts.")]
+
+
 def summarise_perftest(runs: list[PerftestRun], command: str | None) -> Summary:
     facts = {"runs": [dict(dataclasses.asdict(r), bw_average_gbps=r.bw_average_gbps, t_typical_us=r.t_typical_us,
                            bw_unit="Gb/s", latency_unit="us") for r in runs]}
@@ -233,6 +257,7 @@ def summarise_perftest(runs: list[PerftestRun], command: str | None) -> Summary:
         elif r.truncated:
             findings.append(info(f"{label}: the output stops before the end of the test (cut off or interrupted): "
                                  "the rows shown were read."))
+        findings += _fell_during(r, label)
         if r.run_infinitely and r.bw_rows:
             findings.append(info(f"--run_infinitely: {len(r.bw_rows)} readings; the figure above is the last one."))
     if not runs:

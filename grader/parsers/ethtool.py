@@ -61,8 +61,8 @@ class EthtoolReport:
 
 def _yes(value: str) -> bool | None:
     """``yes``/``on`` True, ``no``/``off`` False, else None; ethtool 5.x+'s reason after it is left
-    (``Link detected: no (No cable)``)."""
-    v = value.strip().lower().split(" (", 1)[0]
+    (``Link detected: no (No cable)``), as is a person's note (``yes   <====``)."""
+    v = (value.strip().lower().split(" (", 1)[0].split() or [""])[0]
     return True if v in ("yes", "on") else False if v in ("no", "off") else None
 
 

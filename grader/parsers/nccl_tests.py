@@ -295,10 +295,10 @@ class _Layout:
         return cls(cols)
 
     @classmethod
-    def default(cls, ntoks: int) -> "_Layout | None":
-        side = ["time", "algbw", "busbw", "#wrong"]
+    def default(cls, toks: list[str]) -> "_Layout | None":  # a last value in float form (0e+00): the old `error`
+        side = ["time", "algbw", "busbw", "error" if re.fullmatch(r"\d(?:\.\d{1,9})?e[+-]\d{2,3}", toks[-1]) else "#wrong"]
         prefix = {13: ["size", "count", "type", "redop", "root"], 12: ["size", "count", "type", "redop"],
-                  11: ["size", "count", "type"]}.get(ntoks)
+                  11: ["size", "count", "type"]}.get(len(toks))
         return cls(prefix + side + side) if prefix else None
 
 
@@ -393,9 +393,9 @@ def parse_nccl_tests(text: str) -> NcclTestsResult:
             continue
         if _ROW_START_RE.match(s + " ") or layout is not None and layout.prefix == ["size"] and _BARE_ROW_RE.match(s):
             toks = s.split()
-            lay = layout or _Layout.default(len(toks))
+            lay = layout or _Layout.default(toks)
             if layout is not None and lay is layout and layout.prefix == ["size"]:
-                lay = _Layout.default(len(toks)) or layout  # a header a person cut short, over rows printed whole
+                lay = _Layout.default(toks) or layout  # a header a person cut short, over rows printed whole
             try:
                 if lay is None:
                     raise fail_on_line(CMD, line, f"a data row of {len(toks)} values without its column header")

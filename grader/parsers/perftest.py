@@ -418,8 +418,8 @@ def _row(run: _Run, toks: list[str], line: Line, last: bool) -> None:
             run.truncated_row, run.cut_row = True, tuple(int(n) for n in nums[:2])
             return
         raise fail_on_line(CMD, line, f"a result row with {len(nums)} values under a header of {len(cols)} columns")
-    if len(nums) < len(cols) and last:  # the paste ends inside its last row
-        run.truncated_row = True
+    if len(nums) < len(cols) and last:  # the paste ends inside its last row: its #bytes and #iterations kept
+        run.truncated_row, run.cut_row = True, tuple(int(n) for n in nums[:2])
         return
     vals = {name: (v, unit) for (name, unit), v in zip(cols, nums)}
     size, iters = vals.get("bytes", (None, None))[0], vals.get("iterations", (None, None))[0]
