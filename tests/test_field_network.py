@@ -15,7 +15,7 @@ from grader import cli
 from grader.explain import Section, explain
 from grader.parsers.show_gids import parse_show_gids
 from grader.ranges import expected_range
-from tests.conftest import field_text
+from tests.conftest import field_text, levels
 
 
 def _msgs(section: Section, level: str | None = None) -> str:
@@ -147,8 +147,10 @@ def test_degraded_nccl_tests_with_net_ib_lines_names_stale_cx7_not_sockets():
     broken = _msgs(s, "fail")
     assert "not a fallback to sockets" in broken and "stale ConnectX-7" in broken and "reboot both Sparks" in broken
     assert "NCCL fell back to sockets" not in broken
-    [plain] = explain(DEGRADED_ROWS)  # without NCCL lines: sockets stay a cause, with how to tell
+    [plain] = explain(DEGRADED_ROWS, host="spark")  # without NCCL lines: sockets stay a cause, with how to tell
     assert "fell back to sockets" in _msgs(plain, "fail") and "stale ConnectX-7" in _msgs(plain, "fail")
+    [unsaid] = explain(DEGRADED_ROWS)  # the host not said, nothing of a Spark shown: the Spark bar hedged, no fail
+    assert "fail" not in levels(unsaid) and "If the test ran between two DGX Sparks" in _msgs(unsaid, "info")
 
 
 # The warning as nccl-tests issue #185 (github.com/NVIDIA/nccl-tests/issues/185) titles it, behind NCCL's prefix

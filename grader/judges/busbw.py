@@ -241,7 +241,8 @@ def summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
         head.append(f"NCCL {res.nccl_version}")
     if res.tests_version:
         head.append(f"nccl-tests {res.tests_version}")
-    findings.append(info(", ".join(head) + "."))
+    if len(head) > 1 or res.collective:  # (the program's name alone says nothing)
+        findings.append(info(", ".join(head) + "."))
     if command and _IB_DISABLED_RE.search(command):
         findings.append(info("The command sets NCCL_IB_DISABLE=1: NCCL uses no RDMA device here, its network between "
                              "machines is TCP sockets, so the bandwidth below is a socket figure."))
