@@ -145,3 +145,14 @@ def test_memory_held_with_no_process_listed_is_not_called_by_design():
             "|  No running processes found                                                             |\n")
     said = _all(text, host="other")[1]
     assert "The process table lists none" in said and "says which process holds it" not in said
+
+
+def test_a_warn_line_cut_at_the_end_of_the_paste_is_said_as_cut():
+    """NVIDIA's aws-ofi-nccl#64 paste (pending wb019) ends inside a WARN line, `... NCCL WARN Co`: its message is not
+    shown, so it is said as cut (a note), not repeated as a warning; a whole WARN line no table reads stays a warning."""
+    head = "ip-172-31-6-104:9923:9981 [2] NCCL INFO comm 0x7f rank 2 nranks 16 cudaDev 2 busId 201c0 - Init START\n"
+    got, said = _all(head + "ip-172-31-6-104:9923:9981 [2] graph/search.cc:765 NCCL WARN Co\n", host="other")
+    assert "warn" not in got and "cut off after `Co`" in said
+    got, said = _all(head + "ip-172-31-6-104:9923:9981 [2] graph/search.cc:765 NCCL WARN Could not find a path for "
+                     "pattern 4, falling back to simple order\n", host="other")
+    assert "cut off after" not in said

@@ -156,6 +156,10 @@ def error_findings(log: NcclLog) -> list[Finding]:
         if readings[w]:
             findings += [f for f in readings[w] if f not in findings]
             continue
+        if len(w.split()) < 3 and not any(c in w for c in ":'()"):  # `NCCL WARN Co`: the paste cut inside the line
+            findings.append(info(f"An NCCL WARN line cut off after `{w}`: its message is not in the paste; paste that "
+                                 "line whole (and the lines around it) to have it read."))
+            continue
         findings.append(fail(f"NCCL WARN: {w}. NCCL says one of its own operations failed (a CUDA call, a connection "
                              "its proxy was setting up): the run stopped. The earliest WARN line of the log is the one "
                              "to follow; the later ones follow from it.") if w is first
