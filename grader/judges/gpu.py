@@ -81,14 +81,21 @@ def summarise_query(q: Any, command: str | None) -> Summary:
                              "and ~100 W for the rest of the box and compare with the PSU's rating "
                              "(`clusterlab check lesson3` does it with the [desktop] budget you declare)."))
     elif len(gpus) == 1:
-        findings.append(info("One GPU in this output: the GB10, all a DGX Spark has." if "GB10" in (
-            gpus[0].get("name") or "").upper() else "One GPU in this output: a two-card desktop lists two rows."))
+        findings.append(_one_gpu("output", gpus[0].get("name")))
     findings += unavailable_fields(q, gpus)
     if q.truncated or q.notes:
         findings += [info(f"The paste is incomplete: {n}.") for n in q.notes]  # (the paste's, not the machine's)
     facts = {"fields": list(q.fields), "units": q.units, "had_header": q.had_header, "gpus": gpus,
              "truncated": q.truncated}
     return facts, findings
+
+
+def _one_gpu(where: str, name: str | None) -> Finding:
+    """The note on an output (``where``: "output", "table") of one GPU: a GB10 is all a DGX Spark has; a two-card
+    desktop lists two."""
+    if "GB10" in (name or "").upper():
+        return info(f"One GPU in this {where}: the GB10, all a DGX Spark has.")
+    return info(f"One GPU in this {where}: a two-card desktop lists two" + (" rows." if where == "output" else "."))
 
 
 # --------------------------------------------------------------------------- topo -m
@@ -220,8 +227,7 @@ def summarise_table(t: Any, command: str | None) -> Summary:
             findings.append(warn(f"GPU{g.index}: {' and '.join(g.unread)} reads `ERR!`: the driver (NVML) could not "
                                  "read that sensor when the table was printed. Once is usually transient; if it stays, "
                                  "the board's sensor or the driver is at fault (look for Xid lines in `sudo dmesg`)."))
-    findings += [info("One GPU in this table: the GB10, all a DGX Spark has." if "GB10" in (t.gpus[0].name or "").upper()
-                      else "One GPU in this table: a two-card desktop lists two.")] if len(t.gpus) == 1 else []
+    findings += [_one_gpu("table", t.gpus[0].name)] if len(t.gpus) == 1 else []
     if t.gpus:
         findings.append(info("The plain table shows no PCIe link: run `nvidia-smi --query-gpu=index,name,"
                              "pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max "

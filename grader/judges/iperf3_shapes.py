@@ -110,13 +110,19 @@ def separate_tests(r: Any) -> Finding | None:
                 "carried; a lower one is that test's own limit (a smaller window, another path or direction).")
 
 
-def at_tcp_ceiling(gbps: float) -> bool:
-    """Whether ``gbps`` is a standard Ethernet link's TCP ceiling (90% of its TCP share at MTU 1500 up to its line rate,
-    checks/specs/ethernet.toml [ieee_802_3]): the link ran full."""
+def ethernet() -> tuple[list[float], float | None]:
+    """The standard Ethernet line rates (Gbit/s) and TCP's share of them at MTU 1500 (checks/specs/ethernet.toml
+    [ieee_802_3])."""
     from ..calc.specs import row
     spec = row("ethernet.toml", "ieee_802_3")
-    share = spec.graded("tcp_goodput_fraction") or 1
-    return any(0.9 * g * share <= gbps <= g for g in spec.graded("rates_gbps") or [])
+    return sorted(spec.graded("rates_gbps") or []), spec.graded("tcp_goodput_fraction")
+
+
+def at_tcp_ceiling(gbps: float) -> bool:
+    """Whether ``gbps`` is a standard Ethernet link's TCP ceiling (90% of its TCP share at MTU 1500 up to its line rate,
+    :func:`ethernet`): the link ran full."""
+    rates, share = ethernet()
+    return any(0.9 * g * (share or 1) <= gbps <= g for g in rates)
 
 
 _SIZE_RE = re.compile(r"^(?P<n>\d{1,9}(?:\.\d{1,3})?)(?P<unit>[KkMmGg]?)[Bb]?$")
@@ -157,7 +163,7 @@ def window_bound(read: Any) -> Finding | None:
         return None
     rate = sum(rates[1:]) / len(rates[1:])
     from ..calc.specs import row
-    share = row("ethernet.toml", "ieee_802_3").graded("tcp_goodput_fraction") or 1
+    share = ethernet()[1] or 1
     if at_tcp_ceiling(rate):
         return None  # a standard link's TCP ceiling: the link is full, the window big enough
     rtt_ms = cwnd[-1] * 8 / (rate * 1e9) * 1000

@@ -17,8 +17,9 @@ from typing import Any
 
 from ..parsers.common import command_argv, option_value
 from ..parsers.iperf3 import parse_iperf3
-from .iperf3_shapes import (few_retransmits, repeated_stalls, same_udp_loss, separate_tests, server_sender_zero,
-                            slow_direction_retransmits, small_window, unknown_host_rate, window_bound)
+from .iperf3_shapes import (ethernet, few_retransmits, repeated_stalls, same_udp_loss, separate_tests,
+                            server_sender_zero, slow_direction_retransmits, small_window, unknown_host_rate,
+                            window_bound)
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port
 from .common import (JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, fail, info, is_loopback, ok, on_spark,
                      spark_figure, warn)
@@ -238,13 +239,6 @@ def read_iperf3(text: str) -> Iperf3Read:
     return Iperf3Read(parse_iperf3(text), parse_iperf3_intervals(text))
 
 
-def _ethernet() -> tuple[list[float], float | None]:
-    """The standard Ethernet line rates (Gbit/s) and TCP's share of them at MTU 1500 (checks/specs/ethernet.toml)."""
-    from ..calc.specs import row
-    spec = row("ethernet.toml", "ieee_802_3")
-    return sorted(spec.graded("rates_gbps") or []), spec.graded("tcp_goodput_fraction")
-
-
 def _against_ethernet(label: str, gbps: float, carried: float, retransmits: int | None, streams: str = "",
                       one_flow: bool = False, few: bool = False) -> Finding | None:
     """What ``gbps`` of TCP (one direction's mean) says of a link of unknown speed. The link carried ``carried`` (the
@@ -256,7 +250,7 @@ def _against_ethernet(label: str, gbps: float, carried: float, retransmits: int 
     (:func:`_one_quiet_flow`): one flow on one CPU core rarely fills a link faster than 10 GbE, so there it is no fault
     (info); at 10 GbE or under one core keeps up. ``few``: the retransmissions are a negligible share of the segments
     (:func:`grader.judges.iperf3_shapes.few_retransmits`), said as such, not as losses on the way."""
-    rates, share = _ethernet()
+    rates, share = ethernet()
     tier = next((g for g in rates if g >= carried), None)
     if tier is not None and gbps >= 0.9 * tier * (share or 1):
         of = f" ({share:.0%} of the line rate at MTU 1500)" if share else ""
@@ -459,7 +453,7 @@ def summarise_iperf3(read: Iperf3Read, command: str | None) -> Summary:
                              f"(the default) with -P 8..16 against the published figures ({IPERF_FIGURES})."))
         loss = same_udp_loss(read.intervals) or _udp_loss(read.intervals) or _udp_summary_loss(r, command)
         return facts, findings + ([loss] if loss else [])
-    findings += [x for x in (repeated_stalls(read), window_bound(read)) if x]
+    findings += filter(None, (repeated_stalls(read), window_bound(read)))
     target = (r.target_bps or 0) / 1e9 * (r.streams or 1)  # -b paces each stream
     if target and 0.95 * target <= gbps <= 1.05 * target and not r.retransmits:  # the figure is the setting's
         return facts, findings + [info(f"{gbps:.2f} Gbit/s: the {target:g} Gbit/s the test was paced to (-b for each "
@@ -468,14 +462,14 @@ def summarise_iperf3(read: Iperf3Read, command: str | None) -> Summary:
                                        "carries: run without -b (TCP) to measure that."
                                        + (f" It ran to {r.remote_host}, this machine's loopback: no link is crossed "
                                           "either." if is_loopback(r.remote_host) else ""))]
-    findings += [x for x in (separate_tests(r),) if x]
+    findings += filter(None, (separate_tests(r),))
     window = small_window(command, gbps)
     if window:  # the rate is the window's: no link figure applies
         return facts, findings + [window]
     streams = (f" With {r.streams} stream{'s' if r.streams > 1 else ''} TCP cannot fill the link: rerun "
                "with -P 8 or -P 16." if r.streams and r.streams < 8 else "")
     checks = f" Check MTU {JUMBO_MTU} on both ends and that `ethtool <twin>` shows {LINK_MBPS}Mb/s."
-    findings += [x for x in (server_sender_zero(r),) if x]
+    findings += filter(None, (server_sender_zero(r),))
     if on_spark(None) is False:  # `explain --host other`: the Spark's figures do not apply
         findings += _other_host(read, gbps, streams)
     elif gbps < TCP_PASS_GBPS and not spark_shown():  # the host not said, nothing of a Spark shown: no Spark bar
