@@ -20,7 +20,6 @@ from ..parsers.bench_result import BenchResult, parse_any
 from ..parsers.common import as_float, as_int, command_argv, option_value
 from ..parsers.traceback import EXCEPTION_RE
 from ..ranges import load_ranges
-from .llama import summarise_llama_bench  # noqa: F401  (its judge, moved to .llama; this name kept)
 from .common import fail, info, ok, warn
 from .model import Finding, Summary
 
