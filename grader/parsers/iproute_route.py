@@ -72,8 +72,7 @@ def parse_ip_route_get_all(text: str) -> list[Route]:
                                     lines[start].no)
         items = data if isinstance(data, list) else [data]
         routes = [Route(str(r["dst"]), str(r["dev"]), r.get("prefsrc"), r.get("gateway"),
-                        r["metric"] if isinstance(r.get("metric"), int) else None,
-                        None if r.get("table") in (None, "main") else str(r["table"]))
+                        r["metric"] if isinstance(r.get("metric"), int) else None, _table(r.get("table")))
                   for r in items if isinstance(r, dict) and "dst" in r and "dev" in r]
         if not routes:
             raise ParseError("ip -j route get", "JSON holds no route with dst and dev")
@@ -100,20 +99,27 @@ def parse_ip_route_get_all(text: str) -> list[Route]:
         fields = {tokens[i]: tokens[i + 1] for i in range(1, len(tokens) - 1)
                   if tokens[i] in ("dev", "src", "via", "from", "table", "uid", "mtu", "metric")}
         if tokens and "dev" not in fields and (tokens[0] == "default" or "/" in tokens[0]):
-            metric = fields.get("metric", "")
-            head = Route(tokens[0], "", None, None, int(metric) if metric.isdigit() else None,
-                         None if fields.get("table") in (None, "main") else fields["table"])
+            head = Route(tokens[0], "", None, None, _metric(fields), _table(fields.get("table")))
             continue  # a table's route with no device (`blackhole 10.0.0.0/24`, a multipath route's head line)
         if not tokens or "dev" not in fields or not _looks_like_ip(tokens[0].split("/")[0]) and tokens[0] != "default":
             raise fail_on_line("ip route", line, "expected `DST [via GW] dev IF [src ADDR]` (DST an address, a prefix "
                                "or `default`)")
-        metric = fields.get("metric", "")
-        routes.append(Route(tokens[0], fields["dev"], fields.get("src"), fields.get("via"),
-                            int(metric) if metric.isdigit() else None,
-                            None if fields.get("table") in (None, "main") else fields["table"]))
+        routes.append(Route(tokens[0], fields["dev"], fields.get("src"), fields.get("via"), _metric(fields),
+                            _table(fields.get("table"))))
     if not routes:
         raise ParseError("ip route get", "no route line found")
     return routes
+
+
+def _table(name: object) -> str | None:
+    """A route's table as ``Route.table`` holds it: None for the main table (printed or not)."""
+    return None if name in (None, "main") else str(name)
+
+
+def _metric(fields: dict[str, str]) -> int | None:
+    """A text route's ``metric N`` as a number; None where it is not printed."""
+    metric = fields.get("metric", "")
+    return int(metric) if metric.isdigit() else None
 
 
 def _looks_like_ip(tok: str) -> bool:

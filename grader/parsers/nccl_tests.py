@@ -438,8 +438,7 @@ def parse_nccl_tests(text: str) -> NcclTestsResult:
         out_of_bounds=facts.get("oob"), out_of_bounds_ok=facts.get("oob_ok"),
         avg_busbw_reported=averages[-1] if averages else None, concluded=bool(facts.get("concluded")), truncated=truncated,
         errors=tuple(facts["errors"]), nccl_log=log,
-        starts=max(facts.get("starts", 0), facts.get("early_headers", 0) if facts.get("early_headers", 0) > 1 else 0),
-        averages=averages)
+        starts=max(facts.get("starts", 0), early if (early := facts.get("early_headers", 0)) > 1 else 0), averages=averages)
 
 
 def _header_line(s: str, facts: dict) -> int:
