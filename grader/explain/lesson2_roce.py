@@ -55,7 +55,6 @@ register(KindSpec(
 
 register(KindSpec(
     name="show-gids", parse=parse_show_gids, summarise=judge("roce", "summarise_show_gids"), programs=("show_gids",),
-    matches_command=lambda argv: bool(argv) and argv[0] == "show_gids",
     line=re.compile(r"^DEV\s+PORT\s+INDEX\s+GID|^n_gids_found=\d+"
                     r"|^\S++\s++\d++\s++\d++\s++[0-9a-fA-FxX*]{4}(?::[0-9a-fA-FxX*]{4}){7}\s+"
                     r"(?:[\dxX*]{1,3}(?:\.[\dxX*]{1,3}){3}\s+)?v[12]\b"
@@ -65,7 +64,6 @@ register(KindSpec(
 
 register(KindSpec(
     name="ibv-devinfo", parse=parse_ibv_devinfo, summarise=judge("roce", "summarise_ibv_devinfo"), programs=("ibv_devinfo",),
-    matches_command=argv_is("ibv_devinfo"),
     line=re.compile(r"^hca_id:\s|^phys_port_cnt:\s|^port:\s+\d+\s*$|^state:\s+PORT_|^phys_state:\s+(?:LINK_UP|POLLING|"
                     r"DISABLED)|^active_mtu:\s|^\W{0,4}GID\[\s*\d+\]:|^No IB devices found|^Failed to open device$"),
     starts=re.compile(r"^hca_id:\s"), starts_on_repeat=True,  # a device of one output, or the same one again
@@ -75,7 +73,7 @@ register(KindSpec(
 
 register(KindSpec(
     name="ibv-devices", parse=parse_ibv_devices, summarise=judge("roce", "summarise_ibv_devices"),
-    programs=("ibv_devices",), matches_command=argv_is("ibv_devices"),
+    programs=("ibv_devices",),
     line=re.compile(r"^\s*device\s+node GUID\s*$"),
 ))
 

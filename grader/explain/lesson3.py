@@ -119,7 +119,6 @@ register(KindSpec(
 
 register(KindSpec(
     name="lspci", parse=parse_lspci_vv, summarise=judge("pcie", "summarise_lspci"), programs=("lspci",),
-    matches_command=lambda argv: bool(argv) and argv[0] == "lspci",
     # possessive (linear on long runs of blanks); the device class starts with a letter or digit
     line=re.compile(r"^(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\s++[\w ]++(?:\s*+\[[0-9a-fA-F]{4}\])?:\s"
                     r"|^(?:LnkCap|LnkSta|LnkCtl|DevCap|DevSta|DevCtl)\d?:|^Capabilities: |^Kernel driver in use:"
