@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from ..judges.common import runs_program
 from ..parsers.launcher import parse_launcher
 from .core import KindSpec, register
 from .readers import judge
@@ -14,13 +15,9 @@ from .readers import judge
 PROGRAMS = ("launch-cluster.sh", "run-recipe", "run-recipe.sh")
 
 
-def _is_launcher(argv: list[str]) -> bool:
-    return any(a.rsplit("/", 1)[-1] in PROGRAMS for a in argv)
-
-
 register(KindSpec(
     name="launcher", parse=parse_launcher, summarise=judge("launcher", "summarise_launcher"),
-    programs=PROGRAMS, matches_command=_is_launcher,
+    programs=PROGRAMS, matches_command=lambda argv: any(runs_program(argv, p) for p in PROGRAMS),
     # the launcher's other lines are vllm-log's too (serving.py, which is tried first): this kind keeps them only
     # after its own detection lines, up to the vLLM log its `Executing command` starts
     line=re.compile(r"^(?:Detected (?:IB_IF|ETH_IF|Local IP):|Auto-detecting interfaces\.\.\.$"

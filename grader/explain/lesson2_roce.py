@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..judges.common import argv_is
+from ..judges.common import argv_is, runs_program
 from ..parsers.common.commands import PERFTEST_PROGRAMS
 from .core import KindSpec, register, register_cross_check
 from .readers import (judge, parse_ib_counters, parse_ib_sysfs, parse_ibstat, parse_ibv_devices, parse_ibv_devinfo, parse_perftest,
@@ -87,13 +87,9 @@ register(KindSpec(
 ))
 
 
-def _is_perftest(argv: list[str]) -> bool:
-    return any(a.rsplit("/", 1)[-1] in PERFTEST_PROGRAMS for a in argv)
-
-
 register(KindSpec(
     name="perftest", parse=parse_perftest, summarise=judge("perftest", "summarise_perftest"), programs=PERFTEST_PROGRAMS,
-    matches_command=_is_perftest,
+    matches_command=lambda argv: any(runs_program(argv, p) for p in PERFTEST_PROGRAMS),
     line=re.compile(r"^[A-Za-z][\w ]*?\s(?:BW|Lat|Latency)\s+Test$|^Dual-port\s*:|^Number of qps\s*:"
                     r"|^(?:local|remote) address:\s*LID\b|^\*\s*Waiting for client to connect|^\*{30,40}$"
                     r"|^WARNING: BW peak won't be measured|^-{87}$|^Couldn't connect to \S+|^Unable to init the socket"

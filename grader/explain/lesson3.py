@@ -34,32 +34,9 @@ register(KindSpec(  # before nvidia-smi-q, whose `Key : value` rows its own look
 ))
 
 
-def _is_query_gpu(argv: list[str]) -> bool:
-    return nvidia_smi_with(argv, want=lambda a: any(x.startswith("--query-gpu") for x in a))
-
-
-def _is_topo_m(argv: list[str]) -> bool:
-    return nvidia_smi_with(argv, want=lambda a: "topo" in a and any(x in ("-m", "-mp", "--matrix", "--matrix_pcie")
-                                                                     for x in a))
-
-
-def _is_topo_p2p(argv: list[str]) -> bool:
-    return nvidia_smi_with(argv, want=lambda a: "topo" in a and any(x.startswith("-p2p") for x in a))
-
-
-def _is_q(argv: list[str]) -> bool:
-    return nvidia_smi_with(argv, want=lambda a: any(x in ("-q", "--query") for x in a))
-
-
-def _is_table(argv: list[str]) -> bool:
-    return nvidia_smi_with(argv, want=lambda a: not any(x.startswith("--query") or x in ("-q", "topo", "-L", "--list-gpus",
-                                                                             "nvlink", "-pl", "-pm", "dmon", "pmon")
-                                            for x in a[1:]))
-
-
 register(KindSpec(
     name="nvidia-smi-query", parse=parse_query_gpu, summarise=judge("gpu", "summarise_query"), programs=("nvidia-smi",),
-    matches_command=_is_query_gpu,
+    matches_command=nvidia_smi_with(lambda a: any(x.startswith("--query-gpu") for x in a)),
     line=re.compile(r"^(?:index|name|pci\.bus_id|uuid|driver_version|pcie\.link\.[\w.]+|power\.[\w.]+|"
                     r"enforced\.power\.limit|memory\.\w+|temperature\.\w+|clocks[\w.]*)(?:\s*\[[^\]]+\])?\s*,"
                     r"|^\d+,\s*NVIDIA\s|^Field \".*\" is not a valid field to query"),
@@ -69,7 +46,8 @@ register(KindSpec(
 
 register(KindSpec(
     name="nvidia-smi-topo", parse=parse_topo_matrix, summarise=judge("gpu", "summarise_topo"), programs=("nvidia-smi",),
-    matches_command=_is_topo_m,
+    matches_command=nvidia_smi_with(lambda a: "topo" in a
+                                    and any(x in ("-m", "-mp", "--matrix", "--matrix_pcie") for x in a)),
     line=re.compile(r"CPU Affinity|^(?:GPU|NIC)\d+\s++.*\b(?:NV\d+|PIX|PXB|PHB|NODE|SYS)\b|^(?:GPU|NIC)\d+\s+X\s+\d"
                     r"|^\s*(?:SYS|NODE|PHB|PXB|PIX|NV#)\s+=\s|^NIC Legend:"),
     starts=re.compile(r"CPU Affinity"),
@@ -78,25 +56,23 @@ register(KindSpec(
 
 register(KindSpec(
     name="nvidia-smi-p2p", parse=parse_topo_p2p, summarise=judge("gpu", "summarise_p2p"), programs=("nvidia-smi",),
-    matches_command=_is_topo_p2p,
+    matches_command=nvidia_smi_with(lambda a: "topo" in a and any(x.startswith("-p2p") for x in a)),
     line=re.compile(r"^GPU\d+(?:\s+GPU\d+)*$|^GPU\d+(?:\s+(?:X|OK|CNS|GNS|TNS|NS|U))+$"
                     r"|^\s*(?:OK|CNS|GNS|TNS|NS)\s+=\s"),
 ))
 
 
-def _is_apps(argv: list[str]) -> bool:
-    return nvidia_smi_with(argv, want=lambda a: any(x.startswith("--query-compute-apps") for x in a))
-
-
 register(KindSpec(
     name="nvidia-smi-apps", parse=parse_query_gpu, summarise=judge("gpu", "summarise_apps"), programs=("nvidia-smi",),
-    matches_command=_is_apps, line=re.compile(r"^gpu_uuid, pid, process_name\b|^pid, process_name\b"),
+    matches_command=nvidia_smi_with(lambda a: any(x.startswith("--query-compute-apps") for x in a)),
+    line=re.compile(r"^gpu_uuid, pid, process_name\b|^pid, process_name\b"),
 ))
 
 
 register(KindSpec(
     name="nvidia-smi", parse=parse_smi_table, summarise=judge("gpu", "summarise_table"), programs=("nvidia-smi",),
-    matches_command=_is_table,
+    matches_command=nvidia_smi_with(lambda a: not any(x.startswith("--query") or x in (
+        "-q", "topo", "-L", "--list-gpus", "nvlink", "-pl", "-pm", "dmon", "pmon") for x in a[1:])),
     line=re.compile(r"NVIDIA-SMI \S+\s+Driver Version:|^\+[-=+]+\+$|^\|[=]+\|$|^\|[-=+|]+\|$|Persistence-M"
                     r"|^\|\s+Processes:|^\|\s+GPU\s+(?:GI\s+CI\s+)?PID\s+Type\s+Process name|^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4}$"),
     starts=re.compile(r"^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4}$"),
@@ -105,7 +81,7 @@ register(KindSpec(
 
 register(KindSpec(
     name="nvidia-smi-q", parse=parse_smi_q, summarise=judge("gpu", "summarise_q"), programs=("nvidia-smi",),
-    matches_command=_is_q,
+    matches_command=nvidia_smi_with(lambda a: any(x in ("-q", "--query") for x in a)),
     line=re.compile(r"^=+NVSMI LOG=+$|^Attached GPUs\s+:|^GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:"
                     r"|^(?:Max |Applications |Default Applications |Max Customer Boost )?Clocks$"
                     r"|^Clocks (?:Event|Throttle) Reasons$|^(?:GPU |Module )?Power Readings$|^FB Memory Usage$"

@@ -17,8 +17,7 @@ from .readers import (judge, parse_df, parse_free, parse_simple_p2p, parse_gpu_l
 
 register(KindSpec(
     name="nvidia-smi-nvlink", parse=parse_nvlink_status, summarise=judge("gpu", "summarise_nvlink"), programs=("nvidia-smi",),
-    matches_command=lambda argv: nvidia_smi_with(argv, want=lambda a: "nvlink" in a and any(x in ("-s", "--status")
-                                                                                 for x in a)),
+    matches_command=nvidia_smi_with(lambda a: "nvlink" in a and any(x in ("-s", "--status") for x in a)),
     line=re.compile(r"^Link \d+: (?:\d+(?:\.\d+)? GB/s|<inactive>)$|NVLink information as all links are inActive"),
     # a GPU without NVLink (a PCIe H200 passed to a VM, tests/fixtures/captured/gpu-processes): no output, exit 0
     when_empty="`nvidia-smi nvlink -s` printed nothing (if the paste left nothing out): this GPU has no NVLink (a PCIe card with no bridge), so GPUs "
@@ -29,7 +28,7 @@ register(KindSpec(
 register(KindSpec(
     name="nvidia-smi-list", parse=parse_gpu_list, summarise=judge("gpu_list", "summarise_gpu_list"),
     programs=("nvidia-smi",),
-    matches_command=lambda argv: nvidia_smi_with(argv, want=lambda a: any(x in ("-L", "--list-gpus") for x in a)),
+    matches_command=nvidia_smi_with(lambda a: any(x in ("-L", "--list-gpus") for x in a)),
     # only its MIG lines claim a paste without the command: `nvidia-smi nvlink -s` heads its links with the same GPU lines
     line=re.compile(r"^\s+MIG \S+\s+Device\s+\d+: \(UUID: MIG-"),
 ))
