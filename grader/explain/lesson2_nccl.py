@@ -22,10 +22,6 @@ register(KindSpec(
 ))
 
 
-def _is_nccl_test(argv: list[str]) -> bool:
-    return any(re.search(r"_perf(?:_mpi)?$", a.rsplit("/", 1)[-1]) for a in argv)
-
-
 _DTYPES = r"(?:float|double|half|bfloat16|int8|uint8|int32|uint32|int64|uint64|f8e4m3|f8e5m2|fp8_e4m3|fp8_e5m2|int|float16|float32|float64)"
 
 register(KindSpec(
@@ -33,7 +29,7 @@ register(KindSpec(
                                         r"|Rank\s+\d+ (?:Group|Pid))"),
     parse=parse_nccl_tests, summarise=judge("busbw", "summarise_nccl_tests"), programs=("all_reduce_perf",
                                                                                       "all_gather_perf", "mpirun"),
-    matches_command=_is_nccl_test,
+    matches_command=lambda argv: any(re.search(r"_perf(?:_mpi)?$", a.rsplit("/", 1)[-1]) for a in argv),
     line=re.compile(r"^(?:\S*?<std(?:out|err)>:\s*)?\d++\s++\d++\s++" + _DTYPES + r"\s+"
                     r"|<std(?:out|err)>:\s*#\s*(?:nccl-tests version|Collective test|nThread|Using devices|Rank\s|"
                     r"Avg bus|Out of bounds|\s*size\s+count)"

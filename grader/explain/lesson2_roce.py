@@ -9,7 +9,6 @@ GID``, ``CA '...'``, ``RDMA_Write BW Test``, ``#bytes #iterations``), so they ar
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from ..judges.common import argv_is, runs_program
 from ..parsers.common.commands import PERFTEST_PROGRAMS
@@ -18,37 +17,25 @@ from .readers import (judge, parse_ib_counters, parse_ib_sysfs, parse_ibstat, pa
                       parse_rdma_link, parse_show_gids)
 
 
-def _is_rdma_json(value: Any) -> bool:
-    return isinstance(value, list) and bool(value) and all(
-        isinstance(x, dict) and "ifname" in x and "port" in x and ("physical_state" in x or "state" in x) for x in value)
-
-
 register(KindSpec(
     name="rdma-link", parse=parse_rdma_link, summarise=judge("roce", "summarise_rdma"), programs=("rdma",),
     matches_command=argv_is("rdma", "link"),
     line=re.compile(r"^link\s+\S+/\d+\s+(?:state|subnet_prefix|lid)\s|^\d+/\d+:\s+\S+/\d+:\s+state\s"),
-    matches_json=_is_rdma_json,
+    matches_json=lambda v: isinstance(v, list) and bool(v) and all(
+        isinstance(x, dict) and "ifname" in x and "port" in x and ("physical_state" in x or "state" in x) for x in v),
 ))
-
-
-def _mentions_sysfs_ib(argv: list[str]) -> bool:
-    return any("/sys/class/infiniband" in a for a in argv)
-
-
-def _mentions_counters(argv: list[str]) -> bool:
-    return any("/sys/class/infiniband" in a and "counters" in a for a in argv)
 
 
 register(KindSpec(  # before ib-sysfs: its lines are sysfs paths too
     name="ib-counters", parse=parse_ib_counters, summarise=judge("counters", "summarise_counters"),
-    matches_command=_mentions_counters,
+    matches_command=lambda argv: any("/sys/class/infiniband" in a and "counters" in a for a in argv),
     line=re.compile(r"^/\S*?/infiniband/[^/\s]+/ports/\d+/(?:hw_)?counters/+(?:\w+:\s*\d+\s*)?$"),
 ))
 
 
 register(KindSpec(
     name="ib-sysfs", parse=parse_ib_sysfs, summarise=judge("roce", "summarise_sysfs"),
-    matches_command=_mentions_sysfs_ib,
+    matches_command=lambda argv: any("/sys/class/infiniband" in a for a in argv),
     line=re.compile(r"^/\S*?/infiniband/[^/\s]+/|^device\s+(?:roce|mlx5_|rxe|siw|irdma|bnxt_re|efa|ib)\S*\s+\S+$"),
 ))
 

@@ -12,11 +12,6 @@ from .readers import (judge, parse_collect_env, parse_lspci_vv, parse_query_gpu,
                       parse_topo_matrix, parse_topo_p2p)
 
 
-def _is_collect_env(argv: list[str]) -> bool:  # python collect_env.py, vllm collect-env, torch's module
-    return any(a.rsplit("/", 1)[-1] == "collect_env.py" or a in ("collect-env", "torch.utils.collect_env")
-               for a in argv)
-
-
 _ENV_ROWS = ("vLLM Version|vLLM Build Flags|PyTorch version|CUDA runtime version|Nvidia driver version|GPU models and "
              "configuration|Is CUDA available|CUDA used to build PyTorch|ROCM used to build PyTorch|cuDNN version|"
              "HIP runtime version|MIOpen runtime version|Is XNNPACK available|Is debug build|"
@@ -24,7 +19,8 @@ _ENV_ROWS = ("vLLM Version|vLLM Build Flags|PyTorch version|CUDA runtime version
              "ROCM Version|Neuron SDK Version")
 register(KindSpec(  # before nvidia-smi-q, whose `Key : value` rows its own look like
     name="collect-env", parse=parse_collect_env, summarise=judge("collect_env", "summarise_collect_env"),
-    programs=("collect_env.py",), matches_command=_is_collect_env,
+    programs=("collect_env.py",), matches_command=lambda argv: any(  # collect_env.py, vllm collect-env, torch's module
+        a.rsplit("/", 1)[-1] == "collect_env.py" or a in ("collect-env", "torch.utils.collect_env") for a in argv),
     line=re.compile(r"^Collecting environment information|^={30}$|^\s*(?:System|PyTorch|CUDA / GPU|CPU|vLLM) Info$"
                     r"|^\s*Python Environment$|^Versions of relevant libraries:?$|^\s*Environment Variables$"
                     rf"|^\[(?:pip3?|conda)\] [\w.-]+|^(?:{_ENV_ROWS})\s*:|^GPU Topology:$"),

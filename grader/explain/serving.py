@@ -48,15 +48,10 @@ _VLLM_LINE = re.compile(
     r"|Waiting for cluster to be ready|Executing command on head node:)")
 
 
-def _is_vllm_serve(argv: list[str]) -> bool:
-    if runs_program(argv, "vllm", "serve"):
-        return True
-    return any(a.startswith("vllm.entrypoints.openai.api_server") for a in argv)
-
-
 register(KindSpec(
     name="vllm-log", parse=judge("vllm", "read_vllm"), summarise=judge("vllm", "summarise_vllm"), programs=("vllm",),
-    matches_command=_is_vllm_serve, line=_VLLM_LINE,
+    matches_command=lambda argv: runs_program(argv, "vllm", "serve")
+    or any(a.startswith("vllm.entrypoints.openai.api_server") for a in argv), line=_VLLM_LINE,
 ))
 
 register(KindSpec(  # SGLang's server, which Spark owners run beside vLLM: its tagged lines (grader.parsers.sglang_log)
