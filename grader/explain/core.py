@@ -1,18 +1,10 @@
-"""The core of ``explain``: pasted command output, split, recognised and explained. It knows no lesson.
-
-``explain(text)`` splits a paste into sections (at shell prompts, and where the shape of
-the output changes), recognises which command printed each one, parses it, and turns the
-facts into findings a learner can act on: each names the problem and the fix.
-
-The core (registry, splitting, ``explain``, ``to_jsonable``) knows no command. Each kind
-of output is one ``KindSpec`` registered with ``register``: how to recognise it (by the
-prompt's command, by its lines, by its JSON), how to parse it, and which judge (grader.judges, one per
-topic) summarises it. The lesson modules beside this one register their kinds with ``register`` and the judges'
-paste-wide comparisons with ``register_cross_check``; they import this module and the judges, never each other, and
-make no finding themselves. ``grader/explain/__init__.py`` imports them so they register. What is printed (``render``,
-``to_jsonable``) is written by ``grader.explain.output``; what is said (``Finding``, ``Section``) is
-``grader.judges.model``, both re-exported here. The findings the core makes are the paste's own (lines left out, a
-program not installed, a known error line).
+"""The core of ``explain`` (the package's docstring says what it does and how it is laid out): the registry, a paste
+split into sections (at shell prompts, and where the shape of the output changes), each one's kind recognised, and
+``explain``. It knows no lesson and no command: each kind of output is one ``KindSpec`` a lesson module registers
+(``register``): how to recognise it (by the prompt's command, by its lines, by its JSON), how to parse it, and which
+judge (grader.judges, one per topic) summarises it; the judges' paste-wide comparisons come with
+``register_cross_check``. A judge's findings name the problem and the fix; those the core makes are the paste's own
+(lines left out, a program not installed, a known error line).
 """
 
 from __future__ import annotations
