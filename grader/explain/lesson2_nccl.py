@@ -1,5 +1,6 @@
-"""Lesson 2a's NCCL kinds for ``explain``: ``nccl-log`` (NCCL_DEBUG=INFO logs; grader.judges.nccl) and ``nccl-tests``
-(all_reduce_perf, all_gather_perf ...; grader.judges.busbw). Other benchmarks' busbw tables are :mod:`.collective`'s.
+"""Lesson 2a's NCCL kinds for ``explain``: ``nccl-log`` (NCCL_DEBUG=INFO logs; grader.judges.nccl), ``nccl-tests``
+(all_reduce_perf, all_gather_perf ...; grader.judges.busbw) and ``collective-bench``, the size/time/algbw/busbw tables
+of other collective benchmarks (``size(MiB)  time(us)  algbw(GB/s)  busbw(GB/s)``; grader.judges.busbw).
 
 Detection keys on ``NCCL INFO`` lines and nccl-tests' data rows and ``#`` header, which no other kind prints.
 """
@@ -9,7 +10,7 @@ from __future__ import annotations
 import re
 
 from .core import KindSpec, register, register_cross_check
-from .readers import judge, parse_nccl_log, parse_nccl_tests
+from .readers import judge, parse_bench_table, parse_nccl_log, parse_nccl_tests
 
 
 _NCCL_LINE = (r"\bNCCL (?:INFO|WARN|TRACE|ABORT)\b|^NET/(?:IB\w*|Socket|Plugin)\s*:|^Channel \d+/\d+\s*:\s*\d+\[\w+\]\s*->"
@@ -44,3 +45,11 @@ register(KindSpec(
 ))
 
 register_cross_check(judge("busbw", "rdma_in_the_log_beside"), kinds=("nccl-tests",))
+
+
+register(KindSpec(
+    name="collective-bench", parse=parse_bench_table, summarise=judge("busbw", "summarise_bench"),
+    # the table header only: `size_MiB=... busbw_GBps=...` lines sit inside NCCL logs, which read them
+    # (name the kind with --kind collective-bench for such lines alone)
+    line=re.compile(r"^size\([^)]*\)\s+time\([^)]*\)\s+algbw\([^)]*\)\s+busbw\([^)]*\)"),
+))

@@ -1,5 +1,6 @@
 """Lesson 2a's RoCE kinds for ``explain``: ``rdma-link``, ``ib-counters`` (grader.judges.counters), ``ib-sysfs``,
-``show-gids``, ``ibstat``, ``ibv_devinfo`` (judged by grader.judges.roce) and ``perftest`` (ib_write_bw/ib_write_lat; grader.judges.perftest). NCCL's side is
+``show-gids``, ``ibstat``, ``ibv_devinfo`` (judged by grader.judges.roce) and ``perftest`` (ib_write_bw/ib_write_lat;
+grader.judges.perftest, whose ``repeated_size`` compares several runs of one size in a paste). NCCL's side is
 :mod:`.lesson2_nccl`.
 
 Detection keys on lines only these tools print (``link dev/1 state``, ``/sys/class/infiniband/``, ``DEV PORT INDEX
@@ -87,3 +88,4 @@ register(KindSpec(
 
 register_cross_check(judge("roce", "both_rails"), kinds=('perftest',))
 register_cross_check(judge("roce", "gid_index_across_tables"), kinds=('show-gids',))
+register_cross_check(judge("perftest", "repeated_size"), kinds=('perftest',))
