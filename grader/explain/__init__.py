@@ -41,9 +41,7 @@ from . import lesson2_roce  # noqa: E402,F401  (lesson 2a: rdma link, sysfs, sho
 from . import lesson2_nccl  # noqa: E402,F401  (lesson 2a: NCCL logs, nccl-tests, other benchmarks' busbw tables)
 from . import crosscheck  # noqa: E402,F401  (lesson 1: two Sparks' ip addr and ibdev2netdev compared)
 from . import ray  # noqa: E402,F401  (lesson 2b: ray status, ray start, docker run -d)
-from . import serving  # noqa: E402,F401  (lesson 2b: vLLM)
-from . import launcher  # noqa: E402,F401  (a Spark cluster launcher's picks: IB_IF, ETH_IF; after serving, which keeps
-#   the launcher's node lines inside a vLLM log)
+from . import serving  # noqa: E402,F401  (lesson 2b: vLLM; then a Spark cluster launcher's picks: IB_IF, ETH_IF)
 from . import lab  # noqa: E402,F401  (the lab: vllm bench serve, AIPerf)
 from . import crash  # noqa: E402,F401  (a Python traceback on its own; last: the other kinds claim first)
 
