@@ -2,8 +2,8 @@
 judged by grader.judges.vllm. Detection keys on lines no other kind prints: vLLM's logger header (``INFO MM-DD
 HH:MM:SS [file.py:N]``), its process prefixes (``(APIServer pid=N)``, ``(EngineCore_DP0 pid=N)``,
 ``(RayWorkerWrapper pid=N, ip=X)``) and its KV/error messages; ``vllm:`` metric names; the ``/v1/models`` JSON
-shape. Last, ``launcher``: the interfaces a Spark cluster launcher picked (eugr/spark-vllm-docker ``launch-cluster.sh``),
-judged by grader.judges.launcher.
+shape. Last, ``launcher``: the interfaces a Spark cluster launcher picked (eugr/spark-vllm-docker's
+``launch-cluster.sh``), judged by grader.judges.launcher.
 """
 
 from __future__ import annotations
@@ -52,8 +52,8 @@ _VLLM_LINE = re.compile(
 
 register(KindSpec(
     name="vllm-log", parse=judge("vllm", "read_vllm"), summarise=judge("vllm", "summarise_vllm"), programs=("vllm",),
-    matches_command=lambda argv: runs_program(argv, "vllm", "serve")
-    or any(a.startswith("vllm.entrypoints.openai.api_server") for a in argv), line=_VLLM_LINE,
+    matches_command=lambda argv: runs_program(argv, "vllm", "serve") or any(
+        a.startswith("vllm.entrypoints.openai.api_server") for a in argv), line=_VLLM_LINE,
 ))
 
 register(KindSpec(  # SGLang's server, which Spark owners run beside vLLM: its tagged lines (grader.parsers.sglang_log)
