@@ -14,13 +14,8 @@ module per lesson area that registers its kinds; it judges nothing itself:
   re-exports them), and a section's findings said once however often its lines repeat (``fold_repeats``);
 - ``paste``: reading a file or standard input, bounded (``read_paste``);
 - ``readers``: the parsers the lesson modules read with, each imported at its first call;
-- ``lesson1`` (ip, ethtool, a twin's PCIe link, netplan), ``linktest`` (ping, iperf3, dmesg), ``lesson3``
-  (nvidia-smi, lspci), ``machine`` (nvlink status, free), ``lesson2_roce`` (rdma link, sysfs, show_gids, ibstat,
-  perftest), ``perftest_compare`` (perftest runs of one size repeated in a paste), ``lesson2_nccl`` (NCCL logs,
-  nccl-tests), ``collective`` (other benchmarks' busbw tables), ``crosscheck`` (lesson 1's outputs of two hosts
-  compared), ``ray`` (ray status), ``serving`` (vLLM), ``launcher`` (a Spark cluster launcher's IB_IF/ETH_IF),
-  ``lab`` (vllm bench serve, AIPerf), ``crash`` (a Python traceback on its own): each a list of kinds (how to
-  recognise the output, its parser, its judge).
+- the lesson modules, imported below (what each reads beside it): each a list of kinds (how to recognise the output,
+  its parser, its judge) or of the judges' cross checks.
 
 A lesson module imports ``core`` and ``readers`` (and the judges, parsers, facts, ranges, calc, spark_names), never
 another lesson module nor this package's ``__init__``, and makes no finding (tests/test_explain_package.py). The
@@ -38,19 +33,15 @@ from .core import (LEVELS, MAX_KIND_LINE, MAX_SHOWN_CHARS, CrossCheck, Finding, 
                    render, to_jsonable)
 from .paste import IDLE_LIMIT_S, MAX_INPUT_MB, Paste, input_section, max_input_bytes, read_paste
 
-from . import lesson1  # noqa: E402,F401  (lesson 1: ip, ethtool, netplan; registers on import)
-from . import linktest  # noqa: E402,F401  (lesson 1: ping, iperf3)
+from . import lesson1  # noqa: E402,F401  (lesson 1: ip, ethtool, a twin's PCIe link, netplan; registers on import)
+from . import linktest  # noqa: E402,F401  (lesson 1: ping, iperf3, the kernel's link events)
 from . import lesson3  # noqa: E402,F401  (lesson 3: nvidia-smi, lspci)
-from . import machine  # noqa: E402,F401  (nvidia-smi nvlink -s, free)
-from . import lesson2_roce  # noqa: E402,F401  (lesson 2a: RoCE devices, perftest)
-from . import perftest_compare  # noqa: E402,F401  (several perftest runs of one paste compared)
-from . import lesson2_nccl  # noqa: E402,F401  (lesson 2a: NCCL logs, nccl-tests)
-from . import collective  # noqa: E402,F401  (lesson 2a: other collective benchmarks' busbw tables)
+from . import machine  # noqa: E402,F401  (nvidia-smi nvlink -s and -L, free, df, ethtool -m, CUDA's P2P tests)
+from . import lesson2_roce  # noqa: E402,F401  (lesson 2a: rdma link, sysfs, show_gids, ibstat, perftest runs compared)
+from . import lesson2_nccl  # noqa: E402,F401  (lesson 2a: NCCL logs, nccl-tests, other benchmarks' busbw tables)
 from . import crosscheck  # noqa: E402,F401  (lesson 1: two Sparks' ip addr and ibdev2netdev compared)
-from . import ray  # noqa: E402,F401  (lesson 2b: ray status)
-from . import serving  # noqa: E402,F401  (lesson 2b: vLLM)
-from . import launcher  # noqa: E402,F401  (a Spark cluster launcher's picks: IB_IF, ETH_IF; after serving, which keeps
-#   the launcher's node lines inside a vLLM log)
+from . import ray  # noqa: E402,F401  (lesson 2b: ray status, ray start, docker run -d)
+from . import serving  # noqa: E402,F401  (lesson 2b: vLLM; then a Spark cluster launcher's picks: IB_IF, ETH_IF)
 from . import lab  # noqa: E402,F401  (the lab: vllm bench serve, AIPerf)
 from . import crash  # noqa: E402,F401  (a Python traceback on its own; last: the other kinds claim first)
 

@@ -1,18 +1,10 @@
-"""The core of ``explain``: pasted command output, split, recognised and explained. It knows no lesson.
-
-``explain(text)`` splits a paste into sections (at shell prompts, and where the shape of
-the output changes), recognises which command printed each one, parses it, and turns the
-facts into findings a learner can act on: each names the problem and the fix.
-
-The core (registry, splitting, ``explain``, ``to_jsonable``) knows no command. Each kind
-of output is one ``KindSpec`` registered with ``register``: how to recognise it (by the
-prompt's command, by its lines, by its JSON), how to parse it, and which judge (grader.judges, one per
-topic) summarises it. The lesson modules beside this one register their kinds with ``register`` and the judges'
-paste-wide comparisons with ``register_cross_check``; they import this module and the judges, never each other, and
-make no finding themselves. ``grader/explain/__init__.py`` imports them so they register. What is printed (``render``,
-``to_jsonable``) is written by ``grader.explain.output``; what is said (``Finding``, ``Section``) is
-``grader.judges.model``, both re-exported here. The findings the core makes are the paste's own (lines left out, a
-program not installed, a known error line).
+"""The core of ``explain`` (the package's docstring says what it does and how it is laid out): the registry, a paste
+split into sections (at shell prompts, and where the shape of the output changes), each one's kind recognised, and
+``explain``. It knows no lesson and no command: each kind of output is one ``KindSpec`` a lesson module registers
+(``register``): how to recognise it (by the prompt's command, by its lines, by its JSON), how to parse it, and which
+judge (grader.judges, one per topic) summarises it; the judges' paste-wide comparisons come with
+``register_cross_check``. A judge's findings name the problem and the fix; those the core makes are the paste's own
+(lines left out, a program not installed, a known error line).
 """
 
 from __future__ import annotations
@@ -49,27 +41,28 @@ class KindSpec:
 
     ``parse(text)`` returns the parsed value or raises ParseError; ``summarise(parsed, command)`` returns ``(facts,
     findings)``. ``programs`` are the program names that print it (``ip``); ``matches_command(argv)`` says whether a
-    prompt's command prints it; ``line`` matches lines that clearly belong to it; ``starts`` matches a line that
-    begins a new output of it (``PING ...``); ``matches_json(value)`` recognises its JSON; ``block_start`` matches the
-    first line of a block format (YAML) that runs to the end; ``header`` matches comment lines that open its output
-    (nccl-tests prints its whole header as ``#`` lines): such lines just before an output make this kind the
-    preferred one for it; ``prelude``: its lines before its first ``starts`` line stay with the output they open
-    (vllm bench serve's settings and progress bar); ``when_empty``: what it means that the command printed nothing
-    (an info finding; without it, an empty output is an error); ``counts_repeats``: its judge counts repeated lines or
-    reads the last one (the kernel's link events), so an output of one excerpt repeated is never read once;
-    ``starts_on_repeat``: a ``starts`` line begins another output only when the output holds it already (ibv_devinfo's
-    ``hca_id:`` opens each device of one output; the same device again is another host's); ``joins``: the kinds
-    whose output its lines continue instead of beginning its own (a Python traceback inside a vLLM log); ``inner``:
-    lines it claims only inside its own output (a traceback's exception line); ``inner_json``: a JSON value no kind
-    reads stays inside its output (iperf3 --debug prints its messages so); ``reads_command``: its judge reads the
-    command line alone too (``summarise(None, command)``: docker run -d's options), when its output is not pasted.
+    prompt's command prints it (argv: parsers.common.command_argv's; by default, whether argv[0] is one of
+    ``programs``); ``line`` matches lines that clearly belong to it; ``starts`` matches a line that begins a new output
+    of it (``PING ...``); ``matches_json(value)`` recognises its JSON; ``block_start`` matches the first line of a block
+    format (YAML) that runs to the end; ``header`` matches comment lines that open its output (nccl-tests prints its
+    whole header as ``#`` lines): such lines just before an output make this kind the preferred one for it; ``prelude``:
+    its lines before its first ``starts`` line stay with the output they open (vllm bench serve's settings and progress
+    bar); ``when_empty``: what it means that the command printed nothing (an info finding; without it, an empty output
+    is an error); ``counts_repeats``: its judge counts repeated lines or reads the last one (the kernel's link events),
+    so an output of one excerpt repeated is never read once; ``starts_on_repeat``: a ``starts`` line begins another
+    output only when the output holds it already (ibv_devinfo's ``hca_id:`` opens each device of one output; the same
+    device again is another host's); ``joins``: the kinds whose output its lines continue instead of beginning its own
+    (a Python traceback inside a vLLM log); ``inner``: lines it claims only inside its own output (a traceback's
+    exception line); ``inner_json``: a JSON value no kind reads stays inside its output (iperf3 --debug prints its
+    messages so); ``reads_command``: its judge reads the command line alone too (``summarise(None, command)``: docker
+    run -d's options), when its output is not pasted.
     """
 
     name: str
     parse: Callable[[str], Any]
     summarise: Callable[[Any, str | None], Summary]
     programs: tuple[str, ...] = ()
-    matches_command: Callable[[list[str]], bool] = lambda argv: False
+    matches_command: Callable[[list[str]], bool] | None = None
     line: re.Pattern[str] | None = None
     starts: re.Pattern[str] | None = None
     matches_json: Callable[[Any], bool] | None = None
@@ -83,6 +76,10 @@ class KindSpec:
     inner: re.Pattern[str] | None = None
     inner_json: bool = False
     reads_command: bool = False
+
+    def __post_init__(self) -> None:
+        if self.matches_command is None:
+            object.__setattr__(self, "matches_command", lambda argv: bool(argv) and argv[0] in self.programs)
 
 
 # A cross check reads every (Section, parsed value) of a paste and returns (section index, Finding) pairs.

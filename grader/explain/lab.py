@@ -13,14 +13,12 @@ from ..parsers.llama_log import LINE_RE as LLAMA_LOG_LINE
 from .readers import judge, parse_llama_bench, parse_llama_log
 
 
-def _is_bench(argv: list[str]) -> bool:  # vllm bench serve, its older script, and SGLang's copy of it
-    return runs_program(argv, "vllm", "bench") or any(a.endswith("benchmark_serving.py") or a in (
-        "sglang.bench_serving", "benchmarks.benchmark_serving") for a in argv)
-
-
 register(KindSpec(
     name="vllm-bench", parse=judge("bench", "read_load_test"), summarise=judge("bench", "summarise_load_test"), programs=("vllm",),
-    matches_command=_is_bench, line=BENCH_LINE, starts=BANNER_RE, matches_json=is_bench_json, prelude=True,
+    # vllm bench serve, its older script, and SGLang's copy of it
+    matches_command=lambda argv: runs_program(argv, "vllm", "bench") or any(a.endswith("benchmark_serving.py") or a in (
+        "sglang.bench_serving", "benchmarks.benchmark_serving") for a in argv),
+    line=BENCH_LINE, starts=BANNER_RE, matches_json=is_bench_json, prelude=True,
     inner=re.compile(f"{FRAME_RE.pattern}|{EXCEPTION_RE.pattern}"),  # a failed request's traceback (`Error 0: ...`)
 ))
 register_cross_check(judge("bench_server", "batch_cap_beside"), kinds=("vllm-bench",))  # --max-num-seqs beside a test

@@ -48,7 +48,7 @@ register(KindSpec(
 
 register(KindSpec(
     name="ibdev2netdev", parse=parse_ibdev2netdev, summarise=judge("link", "summarise_ibdev"), programs=("ibdev2netdev",),
-    matches_command=argv_is("ibdev2netdev"), line=re.compile(r"\sport\s+\d+.*==>"),
+    line=re.compile(r"\sport\s+\d+.*==>"),
 ))
 
 

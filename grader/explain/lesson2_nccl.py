@@ -1,5 +1,6 @@
-"""Lesson 2a's NCCL kinds for ``explain``: ``nccl-log`` (NCCL_DEBUG=INFO logs; grader.judges.nccl) and ``nccl-tests``
-(all_reduce_perf, all_gather_perf ...; grader.judges.busbw). Other benchmarks' busbw tables are :mod:`.collective`'s.
+"""Lesson 2a's NCCL kinds for ``explain``: ``nccl-log`` (NCCL_DEBUG=INFO logs; grader.judges.nccl), ``nccl-tests``
+(all_reduce_perf, all_gather_perf ...; grader.judges.busbw) and ``collective-bench``, the size/time/algbw/busbw tables
+of other collective benchmarks (``size(MiB)  time(us)  algbw(GB/s)  busbw(GB/s)``; grader.judges.busbw).
 
 Detection keys on ``NCCL INFO`` lines and nccl-tests' data rows and ``#`` header, which no other kind prints.
 """
@@ -9,7 +10,7 @@ from __future__ import annotations
 import re
 
 from .core import KindSpec, register, register_cross_check
-from .readers import judge, parse_nccl_log, parse_nccl_tests
+from .readers import judge, parse_bench_table, parse_nccl_log, parse_nccl_tests
 
 
 _NCCL_LINE = (r"\bNCCL (?:INFO|WARN|TRACE|ABORT)\b|^NET/(?:IB\w*|Socket|Plugin)\s*:|^Channel \d+/\d+\s*:\s*\d+\[\w+\]\s*->"
@@ -22,10 +23,6 @@ register(KindSpec(
 ))
 
 
-def _is_nccl_test(argv: list[str]) -> bool:
-    return any(re.search(r"_perf(?:_mpi)?$", a.rsplit("/", 1)[-1]) for a in argv)
-
-
 _DTYPES = r"(?:float|double|half|bfloat16|int8|uint8|int32|uint32|int64|uint64|f8e4m3|f8e5m2|fp8_e4m3|fp8_e5m2|int|float16|float32|float64)"
 
 register(KindSpec(
@@ -33,7 +30,7 @@ register(KindSpec(
                                         r"|Rank\s+\d+ (?:Group|Pid))"),
     parse=parse_nccl_tests, summarise=judge("busbw", "summarise_nccl_tests"), programs=("all_reduce_perf",
                                                                                       "all_gather_perf", "mpirun"),
-    matches_command=_is_nccl_test,
+    matches_command=lambda argv: any(re.search(r"_perf(?:_mpi)?$", a.rsplit("/", 1)[-1]) for a in argv),
     line=re.compile(r"^(?:\S*?<std(?:out|err)>:\s*)?\d++\s++\d++\s++" + _DTYPES + r"\s+"
                     r"|<std(?:out|err)>:\s*#\s*(?:nccl-tests version|Collective test|nThread|Using devices|Rank\s|"
                     r"Avg bus|Out of bounds|\s*size\s+count)"
@@ -48,3 +45,11 @@ register(KindSpec(
 ))
 
 register_cross_check(judge("busbw", "rdma_in_the_log_beside"), kinds=("nccl-tests",))
+
+
+register(KindSpec(
+    name="collective-bench", parse=parse_bench_table, summarise=judge("busbw", "summarise_bench"),
+    # the table header only: `size_MiB=... busbw_GBps=...` lines sit inside NCCL logs, which read them
+    # (name the kind with --kind collective-bench for such lines alone)
+    line=re.compile(r"^size\([^)]*\)\s+time\([^)]*\)\s+algbw\([^)]*\)\s+busbw\([^)]*\)"),
+))

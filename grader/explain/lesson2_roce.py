@@ -1,5 +1,6 @@
 """Lesson 2a's RoCE kinds for ``explain``: ``rdma-link``, ``ib-counters`` (grader.judges.counters), ``ib-sysfs``,
-``show-gids``, ``ibstat``, ``ibv_devinfo`` (judged by grader.judges.roce) and ``perftest`` (ib_write_bw/ib_write_lat; grader.judges.perftest). NCCL's side is
+``show-gids``, ``ibstat``, ``ibv_devinfo`` (judged by grader.judges.roce) and ``perftest`` (ib_write_bw/ib_write_lat;
+grader.judges.perftest, whose ``repeated_size`` compares several runs of one size in a paste). NCCL's side is
 :mod:`.lesson2_nccl`.
 
 Detection keys on lines only these tools print (``link dev/1 state``, ``/sys/class/infiniband/``, ``DEV PORT INDEX
@@ -9,53 +10,39 @@ GID``, ``CA '...'``, ``RDMA_Write BW Test``, ``#bytes #iterations``), so they ar
 from __future__ import annotations
 
 import re
-from typing import Any
 
-from ..judges.common import argv_is
+from ..judges.common import argv_is, runs_program
 from ..parsers.common.commands import PERFTEST_PROGRAMS
 from .core import KindSpec, register, register_cross_check
 from .readers import (judge, parse_ib_counters, parse_ib_sysfs, parse_ibstat, parse_ibv_devices, parse_ibv_devinfo, parse_perftest,
                       parse_rdma_link, parse_show_gids)
 
 
-def _is_rdma_json(value: Any) -> bool:
-    return isinstance(value, list) and bool(value) and all(
-        isinstance(x, dict) and "ifname" in x and "port" in x and ("physical_state" in x or "state" in x) for x in value)
-
-
 register(KindSpec(
     name="rdma-link", parse=parse_rdma_link, summarise=judge("roce", "summarise_rdma"), programs=("rdma",),
     matches_command=argv_is("rdma", "link"),
     line=re.compile(r"^link\s+\S+/\d+\s+(?:state|subnet_prefix|lid)\s|^\d+/\d+:\s+\S+/\d+:\s+state\s"),
-    matches_json=_is_rdma_json,
+    matches_json=lambda v: isinstance(v, list) and bool(v) and all(
+        isinstance(x, dict) and "ifname" in x and "port" in x and ("physical_state" in x or "state" in x) for x in v),
 ))
-
-
-def _mentions_sysfs_ib(argv: list[str]) -> bool:
-    return any("/sys/class/infiniband" in a for a in argv)
-
-
-def _mentions_counters(argv: list[str]) -> bool:
-    return any("/sys/class/infiniband" in a and "counters" in a for a in argv)
 
 
 register(KindSpec(  # before ib-sysfs: its lines are sysfs paths too
     name="ib-counters", parse=parse_ib_counters, summarise=judge("counters", "summarise_counters"),
-    matches_command=_mentions_counters,
+    matches_command=lambda argv: any("/sys/class/infiniband" in a and "counters" in a for a in argv),
     line=re.compile(r"^/\S*?/infiniband/[^/\s]+/ports/\d+/(?:hw_)?counters/+(?:\w+:\s*\d+\s*)?$"),
 ))
 
 
 register(KindSpec(
     name="ib-sysfs", parse=parse_ib_sysfs, summarise=judge("roce", "summarise_sysfs"),
-    matches_command=_mentions_sysfs_ib,
+    matches_command=lambda argv: any("/sys/class/infiniband" in a for a in argv),
     line=re.compile(r"^/\S*?/infiniband/[^/\s]+/|^device\s+(?:roce|mlx5_|rxe|siw|irdma|bnxt_re|efa|ib)\S*\s+\S+$"),
 ))
 
 
 register(KindSpec(
     name="show-gids", parse=parse_show_gids, summarise=judge("roce", "summarise_show_gids"), programs=("show_gids",),
-    matches_command=lambda argv: bool(argv) and argv[0] == "show_gids",
     line=re.compile(r"^DEV\s+PORT\s+INDEX\s+GID|^n_gids_found=\d+"
                     r"|^\S++\s++\d++\s++\d++\s++[0-9a-fA-FxX*]{4}(?::[0-9a-fA-FxX*]{4}){7}\s+"
                     r"(?:[\dxX*]{1,3}(?:\.[\dxX*]{1,3}){3}\s+)?v[12]\b"
@@ -65,7 +52,6 @@ register(KindSpec(
 
 register(KindSpec(
     name="ibv-devinfo", parse=parse_ibv_devinfo, summarise=judge("roce", "summarise_ibv_devinfo"), programs=("ibv_devinfo",),
-    matches_command=argv_is("ibv_devinfo"),
     line=re.compile(r"^hca_id:\s|^phys_port_cnt:\s|^port:\s+\d+\s*$|^state:\s+PORT_|^phys_state:\s+(?:LINK_UP|POLLING|"
                     r"DISABLED)|^active_mtu:\s|^\W{0,4}GID\[\s*\d+\]:|^No IB devices found|^Failed to open device$"),
     starts=re.compile(r"^hca_id:\s"), starts_on_repeat=True,  # a device of one output, or the same one again
@@ -75,7 +61,7 @@ register(KindSpec(
 
 register(KindSpec(
     name="ibv-devices", parse=parse_ibv_devices, summarise=judge("roce", "summarise_ibv_devices"),
-    programs=("ibv_devices",), matches_command=argv_is("ibv_devices"),
+    programs=("ibv_devices",),
     line=re.compile(r"^\s*device\s+node GUID\s*$"),
 ))
 
@@ -89,13 +75,9 @@ register(KindSpec(
 ))
 
 
-def _is_perftest(argv: list[str]) -> bool:
-    return any(a.rsplit("/", 1)[-1] in PERFTEST_PROGRAMS for a in argv)
-
-
 register(KindSpec(
     name="perftest", parse=parse_perftest, summarise=judge("perftest", "summarise_perftest"), programs=PERFTEST_PROGRAMS,
-    matches_command=_is_perftest,
+    matches_command=lambda argv: any(runs_program(argv, p) for p in PERFTEST_PROGRAMS),
     line=re.compile(r"^[A-Za-z][\w ]*?\s(?:BW|Lat|Latency)\s+Test$|^Dual-port\s*:|^Number of qps\s*:"
                     r"|^(?:local|remote) address:\s*LID\b|^\*\s*Waiting for client to connect|^\*{30,40}$"
                     r"|^WARNING: BW peak won't be measured|^-{87}$|^Couldn't connect to \S+|^Unable to init the socket"
@@ -106,3 +88,4 @@ register(KindSpec(
 
 register_cross_check(judge("roce", "both_rails"), kinds=('perftest',))
 register_cross_check(judge("roce", "gid_index_across_tables"), kinds=('show-gids',))
+register_cross_check(judge("perftest", "repeated_size"), kinds=('perftest',))

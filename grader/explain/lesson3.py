@@ -12,11 +12,6 @@ from .readers import (judge, parse_collect_env, parse_lspci_vv, parse_query_gpu,
                       parse_topo_matrix, parse_topo_p2p)
 
 
-def _is_collect_env(argv: list[str]) -> bool:  # python collect_env.py, vllm collect-env, torch's module
-    return any(a.rsplit("/", 1)[-1] == "collect_env.py" or a in ("collect-env", "torch.utils.collect_env")
-               for a in argv)
-
-
 _ENV_ROWS = ("vLLM Version|vLLM Build Flags|PyTorch version|CUDA runtime version|Nvidia driver version|GPU models and "
              "configuration|Is CUDA available|CUDA used to build PyTorch|ROCM used to build PyTorch|cuDNN version|"
              "HIP runtime version|MIOpen runtime version|Is XNNPACK available|Is debug build|"
@@ -24,7 +19,8 @@ _ENV_ROWS = ("vLLM Version|vLLM Build Flags|PyTorch version|CUDA runtime version
              "ROCM Version|Neuron SDK Version")
 register(KindSpec(  # before nvidia-smi-q, whose `Key : value` rows its own look like
     name="collect-env", parse=parse_collect_env, summarise=judge("collect_env", "summarise_collect_env"),
-    programs=("collect_env.py",), matches_command=_is_collect_env,
+    programs=("collect_env.py",), matches_command=lambda argv: any(  # collect_env.py, vllm collect-env, torch's module
+        a.rsplit("/", 1)[-1] == "collect_env.py" or a in ("collect-env", "torch.utils.collect_env") for a in argv),
     line=re.compile(r"^Collecting environment information|^={30}$|^\s*(?:System|PyTorch|CUDA / GPU|CPU|vLLM) Info$"
                     r"|^\s*Python Environment$|^Versions of relevant libraries:?$|^\s*Environment Variables$"
                     rf"|^\[(?:pip3?|conda)\] [\w.-]+|^(?:{_ENV_ROWS})\s*:|^GPU Topology:$"),
@@ -34,32 +30,9 @@ register(KindSpec(  # before nvidia-smi-q, whose `Key : value` rows its own look
 ))
 
 
-def _is_query_gpu(argv: list[str]) -> bool:
-    return nvidia_smi_with(argv, want=lambda a: any(x.startswith("--query-gpu") for x in a))
-
-
-def _is_topo_m(argv: list[str]) -> bool:
-    return nvidia_smi_with(argv, want=lambda a: "topo" in a and any(x in ("-m", "-mp", "--matrix", "--matrix_pcie")
-                                                                     for x in a))
-
-
-def _is_topo_p2p(argv: list[str]) -> bool:
-    return nvidia_smi_with(argv, want=lambda a: "topo" in a and any(x.startswith("-p2p") for x in a))
-
-
-def _is_q(argv: list[str]) -> bool:
-    return nvidia_smi_with(argv, want=lambda a: any(x in ("-q", "--query") for x in a))
-
-
-def _is_table(argv: list[str]) -> bool:
-    return nvidia_smi_with(argv, want=lambda a: not any(x.startswith("--query") or x in ("-q", "topo", "-L", "--list-gpus",
-                                                                             "nvlink", "-pl", "-pm", "dmon", "pmon")
-                                            for x in a[1:]))
-
-
 register(KindSpec(
     name="nvidia-smi-query", parse=parse_query_gpu, summarise=judge("gpu", "summarise_query"), programs=("nvidia-smi",),
-    matches_command=_is_query_gpu,
+    matches_command=nvidia_smi_with(lambda a: any(x.startswith("--query-gpu") for x in a)),
     line=re.compile(r"^(?:index|name|pci\.bus_id|uuid|driver_version|pcie\.link\.[\w.]+|power\.[\w.]+|"
                     r"enforced\.power\.limit|memory\.\w+|temperature\.\w+|clocks[\w.]*)(?:\s*\[[^\]]+\])?\s*,"
                     r"|^\d+,\s*NVIDIA\s|^Field \".*\" is not a valid field to query"),
@@ -69,7 +42,8 @@ register(KindSpec(
 
 register(KindSpec(
     name="nvidia-smi-topo", parse=parse_topo_matrix, summarise=judge("gpu", "summarise_topo"), programs=("nvidia-smi",),
-    matches_command=_is_topo_m,
+    matches_command=nvidia_smi_with(lambda a: "topo" in a
+                                    and any(x in ("-m", "-mp", "--matrix", "--matrix_pcie") for x in a)),
     line=re.compile(r"CPU Affinity|^(?:GPU|NIC)\d+\s++.*\b(?:NV\d+|PIX|PXB|PHB|NODE|SYS)\b|^(?:GPU|NIC)\d+\s+X\s+\d"
                     r"|^\s*(?:SYS|NODE|PHB|PXB|PIX|NV#)\s+=\s|^NIC Legend:"),
     starts=re.compile(r"CPU Affinity"),
@@ -78,25 +52,23 @@ register(KindSpec(
 
 register(KindSpec(
     name="nvidia-smi-p2p", parse=parse_topo_p2p, summarise=judge("gpu", "summarise_p2p"), programs=("nvidia-smi",),
-    matches_command=_is_topo_p2p,
+    matches_command=nvidia_smi_with(lambda a: "topo" in a and any(x.startswith("-p2p") for x in a)),
     line=re.compile(r"^GPU\d+(?:\s+GPU\d+)*$|^GPU\d+(?:\s+(?:X|OK|CNS|GNS|TNS|NS|U))+$"
                     r"|^\s*(?:OK|CNS|GNS|TNS|NS)\s+=\s"),
 ))
 
 
-def _is_apps(argv: list[str]) -> bool:
-    return nvidia_smi_with(argv, want=lambda a: any(x.startswith("--query-compute-apps") for x in a))
-
-
 register(KindSpec(
     name="nvidia-smi-apps", parse=parse_query_gpu, summarise=judge("gpu", "summarise_apps"), programs=("nvidia-smi",),
-    matches_command=_is_apps, line=re.compile(r"^gpu_uuid, pid, process_name\b|^pid, process_name\b"),
+    matches_command=nvidia_smi_with(lambda a: any(x.startswith("--query-compute-apps") for x in a)),
+    line=re.compile(r"^gpu_uuid, pid, process_name\b|^pid, process_name\b"),
 ))
 
 
 register(KindSpec(
     name="nvidia-smi", parse=parse_smi_table, summarise=judge("gpu", "summarise_table"), programs=("nvidia-smi",),
-    matches_command=_is_table,
+    matches_command=nvidia_smi_with(lambda a: not any(x.startswith("--query") or x in (
+        "-q", "topo", "-L", "--list-gpus", "nvlink", "-pl", "-pm", "dmon", "pmon") for x in a[1:])),
     line=re.compile(r"NVIDIA-SMI \S+\s+Driver Version:|^\+[-=+]+\+$|^\|[=]+\|$|^\|[-=+|]+\|$|Persistence-M"
                     r"|^\|\s+Processes:|^\|\s+GPU\s+(?:GI\s+CI\s+)?PID\s+Type\s+Process name|^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4}$"),
     starts=re.compile(r"^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4}$"),
@@ -105,7 +77,7 @@ register(KindSpec(
 
 register(KindSpec(
     name="nvidia-smi-q", parse=parse_smi_q, summarise=judge("gpu", "summarise_q"), programs=("nvidia-smi",),
-    matches_command=_is_q,
+    matches_command=nvidia_smi_with(lambda a: any(x in ("-q", "--query") for x in a)),
     line=re.compile(r"^=+NVSMI LOG=+$|^Attached GPUs\s+:|^GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:"
                     r"|^(?:Max |Applications |Default Applications |Max Customer Boost )?Clocks$"
                     r"|^Clocks (?:Event|Throttle) Reasons$|^(?:GPU |Module )?Power Readings$|^FB Memory Usage$"
@@ -119,7 +91,6 @@ register(KindSpec(
 
 register(KindSpec(
     name="lspci", parse=parse_lspci_vv, summarise=judge("pcie", "summarise_lspci"), programs=("lspci",),
-    matches_command=lambda argv: bool(argv) and argv[0] == "lspci",
     # possessive (linear on long runs of blanks); the device class starts with a letter or digit
     line=re.compile(r"^(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\s++[\w ]++(?:\s*+\[[0-9a-fA-F]{4}\])?:\s"
                     r"|^(?:LnkCap|LnkSta|LnkCtl|DevCap|DevSta|DevCtl)\d?:|^Capabilities: |^Kernel driver in use:"

@@ -13,7 +13,6 @@ from .readers import judge, parse_dmesg_links, parse_ping
 
 register(KindSpec(
     name="ping", parse=parse_ping, summarise=judge("linktest", "summarise_ping"), programs=("ping", "ping4", "ping6"),
-    matches_command=lambda argv: bool(argv) and argv[0] in ("ping", "ping4", "ping6"),
     line=re.compile(r"^PING\s|^\d++ bytes from |^From \S+ .*icmp_seq|^ping\d?: |^--- .* ping statistics ---"
                     r"|packets transmitted|^(?:rtt|round-trip) |^Request timeout for icmp_seq"),
     starts=re.compile(r"^PING\s"),
@@ -22,7 +21,7 @@ register(KindSpec(
 
 register(KindSpec(
     name="iperf3", parse=judge("linktest", "read_iperf3"), summarise=judge("linktest", "summarise_iperf3"),
-    programs=("iperf3", "iperf"), matches_command=lambda argv: bool(argv) and argv[0] in ("iperf3", "iperf"),  # iperf2 too
+    programs=("iperf3", "iperf"),  # iperf2 too
     # a row is `[  5]   0.00-1.00   sec ...`, `[  5] local ...` or `[ ID] Interval ...`: not any `[0] ...` (mpirun's
     # --tag-output rank tags put `[0] ` before every line of an NCCL log)
     line=re.compile(r"^\[\s*(?:\d+|SUM)\]\s+(?:\d+\.\d+-\s*\d+\.\d+\s+sec|local\s)|^\[\s*ID\]\s|^Connecting to host"

@@ -17,8 +17,7 @@ from .readers import (judge, parse_df, parse_free, parse_simple_p2p, parse_gpu_l
 
 register(KindSpec(
     name="nvidia-smi-nvlink", parse=parse_nvlink_status, summarise=judge("gpu", "summarise_nvlink"), programs=("nvidia-smi",),
-    matches_command=lambda argv: nvidia_smi_with(argv, want=lambda a: "nvlink" in a and any(x in ("-s", "--status")
-                                                                                 for x in a)),
+    matches_command=nvidia_smi_with(lambda a: "nvlink" in a and any(x in ("-s", "--status") for x in a)),
     line=re.compile(r"^Link \d+: (?:\d+(?:\.\d+)? GB/s|<inactive>)$|NVLink information as all links are inActive"),
     # a GPU without NVLink (a PCIe H200 passed to a VM, tests/fixtures/captured/gpu-processes): no output, exit 0
     when_empty="`nvidia-smi nvlink -s` printed nothing (if the paste left nothing out): this GPU has no NVLink (a PCIe card with no bridge), so GPUs "
@@ -29,7 +28,7 @@ register(KindSpec(
 register(KindSpec(
     name="nvidia-smi-list", parse=parse_gpu_list, summarise=judge("gpu_list", "summarise_gpu_list"),
     programs=("nvidia-smi",),
-    matches_command=lambda argv: nvidia_smi_with(argv, want=lambda a: any(x in ("-L", "--list-gpus") for x in a)),
+    matches_command=nvidia_smi_with(lambda a: any(x in ("-L", "--list-gpus") for x in a)),
     # only its MIG lines claim a paste without the command: `nvidia-smi nvlink -s` heads its links with the same GPU lines
     line=re.compile(r"^\s+MIG \S+\s+Device\s+\d+: \(UUID: MIG-"),
 ))
@@ -46,7 +45,6 @@ register(KindSpec(  # club-3090's Markdown summary of a two-GPU desktop
 
 register(KindSpec(
     name="free", parse=parse_free, summarise=judge("memory", "summarise_free"), programs=("free",),
-    matches_command=lambda argv: bool(argv) and argv[0] == "free",
     line=re.compile(r"^\s*total\s+used\s+free\s+shared\s+(?:buff/cache|buffers)|^(?:Mem|Swap):\s+\d"),
     starts=re.compile(r"^\s*total\s+used\s+free\s+shared"),
 ))
@@ -54,7 +52,6 @@ register(KindSpec(
 
 register(KindSpec(
     name="df", parse=parse_df, summarise=judge("memory", "summarise_df"), programs=("df",),
-    matches_command=lambda argv: bool(argv) and argv[0] == "df",
     line=re.compile(r"^Filesystem\s+(?:Type\s+)?(?:Size|\d+[KMG]?-blocks)\s+Used\s+Avail(?:able)?\s+(?:Use|Capacity)%"
                     r"\s+Mounted on\s*$"),
     starts=re.compile(r"^Filesystem\s+"),
@@ -63,7 +60,6 @@ register(KindSpec(
 
 register(KindSpec(
     name="lsmod", parse=parse_lsmod, summarise=judge("roce", "summarise_lsmod"), programs=("lsmod",),
-    matches_command=lambda argv: bool(argv) and argv[0] == "lsmod",
     line=re.compile(r"^Module\s+Size\s+Used by$|^(?:nvidia(?:_\w+)?|mlx5_(?:core|ib)|ib_\w+|rdma_\w+|nouveau)\s+\d+\s+\d+"
                     r"(?:\s+\S+)?$"),
     starts=re.compile(r"^Module\s+Size\s+Used by$"),
@@ -86,7 +82,6 @@ register(KindSpec(
 register(KindSpec(
     name="p2p-bandwidth", parse=parse_p2p_bandwidth, summarise=judge("gpu", "summarise_p2p_test"),
     programs=("p2pBandwidthLatencyTest",),
-    matches_command=lambda argv: bool(argv) and argv[0].rsplit("/", 1)[-1] == "p2pBandwidthLatencyTest",
     line=re.compile(r"^\[P2P \(Peer-to-Peer\) GPU Bandwidth Latency Test\]|^Device=\d+ CAN(?:NOT)? Access Peer "
                     r"Device=\d+|^(?:Unidirectional |Bidirectional )?P2P=(?:Enabled|Disabled) (?:Bandwidth|Latency)"
                     r"|^P2P Connectivity Matrix$|^Device: \d+, .+, pciBusID: "),
@@ -96,7 +91,7 @@ register(KindSpec(
 
 register(KindSpec(
     name="simple-p2p", parse=parse_simple_p2p, summarise=judge("simple_p2p", "summarise_simple_p2p"),
-    programs=("simpleP2P",), matches_command=lambda argv: bool(argv) and argv[0].rsplit("/", 1)[-1] == "simpleP2P",
+    programs=("simpleP2P",),
     line=re.compile(r"^\[\S*simpleP2P\] - Starting|^> Peer access from .{1,80} \(GPU\d+\) -> |^cudaMemcpyPeer / cudaMemcpy "
                     r"between GPU\d+ and GPU\d+:|^Checking GPU\(s\) for support of peer to peer memory access"),
     starts=re.compile(r"^\[\S*simpleP2P\] - Starting"),

@@ -71,15 +71,11 @@ def _read_bounded(read: Callable[[int], bytes], limit: int,
 
 
 def read_paste(source: str, limit: int | None = None, idle_s: float = IDLE_LIMIT_S) -> Paste:
-    """Read what a person supplied to ``explain``: a file's path, or ``-`` for standard input; bounded.
-
-    At most ``limit`` bytes (default :func:`max_input_bytes`, 16 MB) are kept, read in chunks of 1 MB,
-    so ``/dev/zero`` or an endless pipe stops at the limit instead of filling memory. A FIFO, device or
-    socket is opened without blocking and read while data comes: opening a FIFO nobody writes to does
-    not hang, and after ``idle_s`` seconds without data the reading stops. Standard input is read to its
-    end or the limit (a person typing or a slow command piping in is waited for). ``note`` says which
-    part was kept when the reading stopped early. Raises OSError when the source cannot be opened.
-    """
+    """Read what a person supplied to ``explain``: a file's path, or ``-`` for standard input; at most ``limit``
+    bytes (default :func:`max_input_bytes`), so an endless pipe stops there. A FIFO, device or socket is opened
+    without blocking and read while data comes: opening a FIFO nobody writes to does not hang, and after ``idle_s``
+    seconds without data the reading stops. Standard input is read to its end or the limit (a person typing or a
+    slow command piping in is waited for). Raises OSError when the source cannot be opened."""
     limit = max_input_bytes() if limit is None else limit
     name = "standard input" if source == "-" else source
     idle = False

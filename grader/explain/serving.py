@@ -2,7 +2,8 @@
 judged by grader.judges.vllm. Detection keys on lines no other kind prints: vLLM's logger header (``INFO MM-DD
 HH:MM:SS [file.py:N]``), its process prefixes (``(APIServer pid=N)``, ``(EngineCore_DP0 pid=N)``,
 ``(RayWorkerWrapper pid=N, ip=X)``) and its KV/error messages; ``vllm:`` metric names; the ``/v1/models`` JSON
-shape.
+shape. Last, ``launcher``: the interfaces a Spark cluster launcher picked (eugr/spark-vllm-docker's
+``launch-cluster.sh``), judged by grader.judges.launcher.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import re
 
 from ..judges.common import runs_program
+from ..parsers.launcher import parse_launcher
 from .core import KindSpec, register
 from .readers import (is_completion_json, is_models_json, judge, parse_completion, parse_metrics, parse_models,
                       parse_sglang_log)
@@ -48,15 +50,10 @@ _VLLM_LINE = re.compile(
     r"|Waiting for cluster to be ready|Executing command on head node:)")
 
 
-def _is_vllm_serve(argv: list[str]) -> bool:
-    if runs_program(argv, "vllm", "serve"):
-        return True
-    return any(a.startswith("vllm.entrypoints.openai.api_server") for a in argv)
-
-
 register(KindSpec(
     name="vllm-log", parse=judge("vllm", "read_vllm"), summarise=judge("vllm", "summarise_vllm"), programs=("vllm",),
-    matches_command=_is_vllm_serve, line=_VLLM_LINE,
+    matches_command=lambda argv: runs_program(argv, "vllm", "serve") or any(
+        a.startswith("vllm.entrypoints.openai.api_server") for a in argv), line=_VLLM_LINE,
 ))
 
 register(KindSpec(  # SGLang's server, which Spark owners run beside vLLM: its tagged lines (grader.parsers.sglang_log)
@@ -95,4 +92,20 @@ register(KindSpec(
     name="vllm-metrics", parse=parse_metrics, summarise=judge("vllm", "summarise_metrics"),
     matches_command=lambda argv: _curl_path(argv, "/metrics"),
     line=re.compile(r"^vllm[:_][a-z]\w*(?:\{[^}]*\})?\s+[-+]?(?:\d|NaN|Inf)"),
+))
+
+
+# --------------------------------------------------------------------------- a Spark cluster launcher
+
+_LAUNCHERS = ("launch-cluster.sh", "run-recipe", "run-recipe.sh")
+
+register(KindSpec(
+    name="launcher", parse=parse_launcher, summarise=judge("launcher", "summarise_launcher"),
+    programs=_LAUNCHERS, matches_command=lambda argv: any(runs_program(argv, p) for p in _LAUNCHERS),
+    # the launcher's other lines are vllm-log's too (registered first): this kind keeps them only
+    # after its own detection lines, up to the vLLM log its `Executing command` starts
+    line=re.compile(r"^(?:Detected (?:IB_IF|ETH_IF|Local IP):|Auto-detecting interfaces\.\.\.$"
+                    r"|(?:Head Node|Worker Nodes|Cluster Nodes|Found peer|Container Name|Image Name):\s"
+                    r"|(?:Non-mesh|Mesh) mode\b|Starting (?:Head|Worker) Node on|Checking SSH connectivity to worker"
+                    r"|Cluster head is responsive|Waiting for cluster to be ready|Executing command on head node:)"),
 ))

@@ -218,9 +218,9 @@ def argv_is(program: str, *objects: str) -> Callable[[list[str]], bool]:
     return match
 
 
-def nvidia_smi_with(argv: list[str], *, want: Callable[[list[str]], bool]) -> bool:
-    """Whether argv runs ``nvidia-smi`` with the arguments ``want`` asks for (the nvidia-smi kinds' matchers)."""
-    return bool(argv) and argv[0] == "nvidia-smi" and want(argv)
+def nvidia_smi_with(want: Callable[[list[str]], bool]) -> Callable[[list[str]], bool]:
+    """A matcher for ``nvidia-smi`` run with the arguments ``want`` asks for (the nvidia-smi kinds')."""
+    return lambda argv: bool(argv) and argv[0] == "nvidia-smi" and want(argv)
 
 
 def is_loopback(host: str | None) -> bool:
