@@ -2,8 +2,8 @@
 first call.
 
 Every kind of output must be registered before a paste is split (detection tries them all), but a paste holds one
-or a few kinds: importing all the parser modules and judges (grader.parsers, grader.judges: dozens) up front costs ``clusterlab
-explain`` a third of its start (their code compiled, their few hundred patterns compiled). Each function here has the
+or a few kinds: importing all the parser modules and judges (dozens) up front costs ``clusterlab explain`` a third
+of its start (their code compiled, their few hundred patterns compiled). Each function here has the
 name and signature of the one it stands for and imports that one's module when first called, so a lesson module
 imports its readers from here, names each kind's judge with :func:`judge`, and registers its kinds without loading
 them. No logic lives here.
