@@ -879,6 +879,14 @@ EXAMPLES.update({
     "rm-init-adapter": BANNER + "Jul 01 22:55:07 gpu kernel: NVRM: GPU 0000:01:00.0: rm_init_adapter failed, device minor number 0\n",
 })
 EXAMPLES.update({
+    # nmcli(1)'s replies to `connection up` and `connection add` (https://github.com/nmstate/nmstate/issues/752)
+    "nmcli-activation-failed": BANNER + ("Error: Connection activation failed: IP configuration could not be reserved "
+                                         "(no available address, timeout, etc.).\n"),
+    "nmcli-profile-added": BANNER + "Connection 'cx7-0' (5fb06bd0-0bb0-7ffb-45f1-d6edd65f3e03) successfully added.\n",
+    "nmcli-activated": BANNER + ("Connection successfully activated (D-Bus active path: "
+                                 "/org/freedesktop/NetworkManager/ActiveConnection/4)\n"),
+})
+EXAMPLES.update({
     # https://github.com/spark-arena/recipe-registry/issues/23 (the list of names shortened)
     "unknown-attention-backend": BANNER + ("(APIServer pid=74)   Value error, Unknown attention backend: "
                                            "'B12X_MLA_SPARSE'. Valid options are: FLASH_ATTN, TRITON_ATTN, B12X, CUSTOM "

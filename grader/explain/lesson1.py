@@ -9,7 +9,7 @@ import re
 
 from ..judges.common import argv_is, argv_words, is_module_info
 from .core import KindSpec, register, register_cross_check
-from .readers import (judge, parse_ethtool, parse_ethtool_stats, parse_ibdev2netdev, parse_ip_addr, parse_ip_route_get_all,
+from .readers import (judge, parse_ethtool, parse_ethtool_stats, parse_ibdev2netdev, parse_ip_addr, parse_ip_route_get_all, parse_nmcli,
                       parse_pcie_sysfs)
 
 
@@ -89,6 +89,23 @@ register(KindSpec(
          and any("netplan" in a or a.endswith((".yaml", ".yml")) for a in argv[1:]))
         or argv[:2] == ["netplan", "get"]),
     block_start=re.compile(r"^\s*network:\s*$"),
+))
+
+
+def _nmcli_table(argv: list[str]) -> bool:
+    """``nmcli [options] device|connection [status|show] [--active]``: the tables (a named profile's or device's
+    ``show`` prints properties, another shape)."""
+    words = [a for i, a in enumerate(argv[1:], 1) if not a.startswith("-") and argv[i - 1] not in (
+        "-f", "--fields", "-m", "--mode", "-c", "--colors", "-e", "--escape", "-w", "--wait", "-g", "--get-values")]
+    return argv[:1] == ["nmcli"] and bool(words) and ("device".startswith(words[0]) or "connection".startswith(words[0])) \
+        and (len(words) == 1 or len(words) == 2 and words[1] in ("s", "st", "status", "sh", "show"))
+
+
+register(KindSpec(
+    name="nmcli", parse=parse_nmcli, summarise=judge("nmcli", "summarise_nmcli"), programs=("nmcli",),
+    matches_command=_nmcli_table,
+    line=re.compile(r"^DEVICE {2,40}TYPE {2,40}STATE {2,40}CONNECTION\b|^NAME {2,40}UUID {2,40}TYPE {2,40}DEVICE\b"),
+    starts=re.compile(r"^(?:DEVICE|NAME) {2,40}(?:TYPE|UUID) {2,40}"),
 ))
 
 

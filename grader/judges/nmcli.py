@@ -1,0 +1,111 @@
+"""Judge of NetworkManager's device and profile tables (``nmcli device``, ``nmcli connection``: lesson 1, the addresses
+that survive a reboot). What each device state means is NetworkManager's (nmcli(1), NMDeviceState in
+NetworkManager's D-Bus API: ``unavailable`` = the device cannot be activated, for a wired port no carrier;
+``disconnected`` = it could be, no profile is active; ``connecting (getting IP configuration)`` = a profile waits for
+its addresses, DHCP's; ``connected (externally)`` = configured outside NetworkManager). On a DGX Spark the course keeps
+the ConnectX-7 twins in netplan with ``renderer: networkd`` (docs/research/procedure.md §1.3, §1.4 and §5 item 1;
+checks/diagnoses.toml ``cx7-networkmanager``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..spark_names import QSFP_TWINS, is_qsfp_twin, qsfp_port
+from .common import info, ok, on_spark, warn
+from .model import Finding, Summary
+
+_SHOWN = 12  # devices named in the first line at most
+
+
+def _names(devices: list[Any]) -> str:
+    return ", ".join(d.device for d in devices)
+
+
+def _twin_ports(devices: list[Any]) -> list[Finding]:
+    """The QSFP ports of a Spark, by their twins' states: a port both of whose twins are unavailable has no link."""
+    state = {d.device: d.state for d in devices if is_qsfp_twin(d.device)}
+    dark = [p for p, twins in QSFP_TWINS.items() if twins[0] in state and twins[1] in state
+            and all(state[t] == "unavailable" for t in twins)]
+    lit = [p for p, twins in QSFP_TWINS.items() if any(t in state and state[t] != "unavailable" for t in twins)]
+    if not dark:
+        return []
+    if not lit:
+        return [warn(f"No QSFP port has a link: every ConnectX-7 twin listed ({', '.join(sorted(state))}) is "
+                     "`unavailable`, which NetworkManager says of a wired port without carrier. The cable is not seated "
+                     "at one end, the other Spark is off, or the cable is one the port does not take; `ethtool "
+                     "<twin>` (`Link detected`) and `ip link` (NO-CARRIER) on both Sparks decide.")]
+    return [info(f"QSFP port {' and '.join(map(str, dark))} has no link (both twins `unavailable`), port "
+                 f"{' and '.join(map(str, lit))} has: expected with one cable, in the port that has it.")]
+
+
+def summarise_nmcli(tables: Any, command: str | None) -> Summary:
+    devices, profiles = list(tables.devices), list(tables.profiles)
+    facts = {"devices": {d.device: {"type": d.type, "state": d.state, "connection": d.connection} for d in devices},
+             "profiles": {p.name: {"type": p.type, "device": p.device} for p in profiles}}
+    findings: list[Finding] = []
+    spark = on_spark(True if any(is_qsfp_twin(d.device) for d in devices)
+                     or any(is_qsfp_twin(p.device or "") for p in profiles) else None)
+    wired = [d for d in devices if d.type in (None, "ethernet", "infiniband")]  # (wifi: `unavailable` is its radio)
+    if devices:
+        shown = ", ".join(f"{d.device} {d.state}" + (f" ('{d.connection}')" if d.connection else "")
+                          for d in devices[:_SHOWN])
+        more = f" and {len(devices) - _SHOWN} more" if len(devices) > _SHOWN else ""
+        findings.append((ok if any(d.state == "connected" for d in devices) else info)(
+            f"NetworkManager's devices: {shown}{more}."))
+    findings += _twin_ports(devices) if spark else []
+    plain = [d for d in wired if not (spark and is_qsfp_twin(d.device))]  # (a Spark's twins: by port, above)
+    off = [d for d in plain if d.state == "unavailable"]
+    if off:
+        findings.append(info(f"{_names(off)} {'is' if len(off) == 1 else 'are'} `unavailable`: NetworkManager sees no "
+                             "carrier on a wired port (no cable, the far end down) or the device is not ready, so no "
+                             f"profile can come up on it; `ip link show {off[0].device}` (NO-CARRIER) decides."))
+    idle = [d for d in plain if d.state == "disconnected"]
+    if idle:
+        findings.append(info(f"{_names(idle)}: no profile active (`disconnected`), so NetworkManager gives "
+                             f"{'it' if len(idle) == 1 else 'them'} no address; `nmcli connection up <profile>` brings "
+                             "one up, unless another tool (netplan's networkd) configures the port."))
+    dhcp = [d for d in wired if d.state.startswith("connecting") and "ip configuration" in d.state]
+    if dhcp:
+        findings.append(warn(f"{_names(dhcp)}: still waiting for an address (`{dhcp[0].state}`). A profile that asks "
+                             "DHCP for it (`ipv4.method auto`) waits for ever on a link with no DHCP server, as a direct "
+                             "cable between two machines is: give the port a static address (`nmcli connection modify "
+                             "<profile> ipv4.method manual ipv4.addresses <address>/24`"
+                             + (", or netplan with `renderer: networkd` as the course does)" if spark else ")")
+                             + ". If it was a moment after the cable went in, run `nmcli device` again."))
+    going = [d for d in wired if d.state.startswith(("connecting", "prepare", "config", "need-auth", "ip-check",
+                                                      "secondaries", "deactivating")) and d not in dhcp]
+    if going:
+        findings.append(info(f"{_names(going)}: between states when this ran ({going[0].state}); run `nmcli device` "
+                             "again to see where it settles."))
+    failed = [d for d in wired if d.state == "failed"]
+    if failed:
+        findings.append(warn(f"{_names(failed)}: NetworkManager failed to activate its profile (`failed`); "
+                             f"`journalctl -u NetworkManager` says why, `nmcli connection up <profile>` prints it."))
+    external = [d for d in wired if d.state == "connected (externally)"]
+    if external:
+        findings.append(info(f"{_names(external)}: configured outside NetworkManager (`connected (externally)`: an "
+                             "address set with `ip addr add`, or by another tool), which NetworkManager shows but does "
+                             "not keep: an address set by hand is gone after a reboot."))
+    if spark:
+        managed = {d.device: d.connection for d in devices if is_qsfp_twin(d.device) and d.connection} or \
+            {p.device: p.name for p in profiles if p.device and is_qsfp_twin(p.device)}
+        if managed:
+            findings.append(info(
+                "NetworkManager manages the ConnectX-7 twin" + ("s " if len(managed) > 1 else " ")
+                + ", ".join(f"{t} (profile '{n}', QSFP port {qsfp_port(t)})" for t, n in managed.items())
+                + ". The course keeps the twins in netplan with `renderer: networkd`: NetworkManager's automatic "
+                "`Wired connection N` profiles ask DHCP there and make avahi announce the host name on the "
+                "interconnect (`Host name conflict`). Whether a profile holds a static address, "
+                f"`nmcli -f ipv4.method,ipv4.addresses connection show '{next(iter(managed.values()))}'` shows."))
+        unmanaged = [d.device for d in devices if is_qsfp_twin(d.device) and d.state == "unmanaged"]
+        if unmanaged:
+            findings.append(ok(f"{', '.join(unmanaged)}: not managed by NetworkManager, as the course has it (netplan's "
+                               "networkd configures the twins)."))
+    if profiles:
+        active = [p for p in profiles if p.device]
+        findings.append(info(f"{len(profiles)} profile{'s' if len(profiles) != 1 else ''}, {len(active)} active"
+                             + (": " + ", ".join(f"'{p.name}' on {p.device}" for p in active[:_SHOWN]) if active else "")
+                             + (f"; not active: {', '.join(repr(p.name) for p in profiles if not p.device)}"
+                                if len(active) < len(profiles) <= _SHOWN else "") + "."))
+    return facts, findings
