@@ -57,3 +57,75 @@ def test_the_pcie_plateau_rule_is_silent_at_the_gen4_ceiling_while_climbing_acro
         assert "flattens" not in " ".join(messages(s) for s in explain(_field(stem), host="other", nodes=nodes))
     flat = _table([(2**23, 11.9), (2**24, 12.1), (2**25, 12.2)])
     assert "flattens at about 12.2 GB/s" in messages(explain(flat, kind="nccl-tests", host="other", nodes=1)[0])
+
+
+def test_libibverbs_warnings_of_a_one_machine_run_that_uses_no_rdma_are_noise():
+    """open-mmlab/mmdetection#6002 (https://github.com/open-mmlab/mmdetection/issues/6002): training processes of one
+    machine each print libibverbs' provider warnings while loading; nothing in the paste uses an RDMA device."""
+    section = explain(_field("zt007"), host="other", nodes=1)[0]
+    assert set(levels(section)) == {"info"} and "noise, not the cause" in messages(section)
+    assert "fail" in levels(explain(_field("zt007"), host="other")[0])  # machines not said: the devices may matter
+
+
+def test_libibverbs_warnings_beside_an_rdma_tool_stay_a_fault_on_one_machine():
+    """A Soft-RoCE set-up whose ibv_devices then finds no device (SoftRoCE/rxe-dev#48,
+    https://github.com/SoftRoCE/rxe-dev/issues/48) and libfabric's fi_info (https://github.com/ofiwg/libfabric/issues/975),
+    each on one machine."""
+    for stem in ("zt002", "zt008"):
+        said = [f for s in explain(_field(stem), host="other", nodes=1) for f in s.findings]
+        assert any(f.level == "fail" for f in said) and not any("noise, not the cause" in f.message for f in said)
+
+
+def test_sockets_between_machines_chosen_with_nccl_ib_disable_are_a_note_not_a_fault():
+    """pytorch/pytorch#38702 (https://github.com/pytorch/pytorch/issues/38702): two nodes, one V100 each, NCCL 2.4.8,
+    `NCCL_IB_DISABLE set by environment to 1.` and the ring over NET/Socket on eth0: the working case."""
+    section = explain(_field("zz012"), host="other", nodes=2)[0]
+    said = messages(section)
+    assert set(levels(section)) <= {"ok", "info"} and "because NCCL_IB_DISABLE=1 is set: a choice" in said
+
+
+def test_sockets_between_machines_not_chosen_stay_a_warn_and_on_a_spark_pair_a_fail():
+    """NVIDIA/nccl-tests#179 (https://github.com/NVIDIA/nccl-tests/issues/179): two hosts, no IB device, sockets over
+    eno1 (nothing disabled RDMA on purpose); and the same IB_DISABLE lines told to be two Sparks (the course's policy:
+    socket fallback between Sparks is a fail)."""
+    assert "warn" in levels(explain(_field("f004"), host="other", nodes=2)[0])
+    assert "fail" in levels(explain(_field("zz012"), host="spark", nodes=2)[0])
+
+
+def test_a_ping_that_answers_says_the_peer_is_reachable_over_ip():
+    """Mellanox/docker-sriov-plugin#10 (https://github.com/Mellanox/docker-sriov-plugin/issues/10): ping answers
+    inside the container while rping fails with RDMA_CM_EVENT_ADDR_ERROR -19: IP is fine, the RDMA device is not."""
+    sections = explain(_field("xh012"), host="other", nodes=2)
+    ping = next(s for s in sections if s.kind == "ping")
+    assert "reachable over IP" in messages(ping, "ok")
+    assert any("error -19" in f.message and f.level == "fail" for s in sections for f in s.findings)
+
+
+def test_a_dev_infiniband_listing_with_a_uverbs_file_says_the_verbs_device_is_there():
+    """Mellanox/k8s-rdma-shared-dev-plugin#54 and #64 (https://github.com/Mellanox/k8s-rdma-shared-dev-plugin/issues/54,
+    /issues/64): a pod's `ls -l /dev/infiniband` with uverbs0 (and uverbs1), rdma_cm, umad, issm."""
+    for stem in ("xb013", "zt009"):
+        [section] = explain(_field(stem), host="other", nodes=1)
+        assert levels(section) == ["info"] and "verbs device file uverbs0 is listed" in messages(section)
+        assert "fail" not in messages(section).lower()
+
+
+def test_a_dev_infiniband_listing_without_uverbs_is_not_read_as_the_device_passed():
+    """Mellanox/k8s-rdma-shared-dev-plugin#169 (https://github.com/Mellanox/k8s-rdma-shared-dev-plugin/issues/169): a
+    pod whose /dev/infiniband holds rdma_cm and umad only, ib_write_bw finding no device: the uverbs note stays silent,
+    perftest's failure stands."""
+    said = [f for s in explain(_field("zt010"), host="other", nodes=1) for f in s.findings]
+    assert any(f.level == "fail" for f in said) and not any("verbs device file" in f.message for f in said)
+
+
+def test_a_failure_in_tree_connect_after_the_rings_names_the_ring_without_a_switch():
+    """MiaAI-Lab/DeepSeek-v4.1-Flash-DGX-Sparks#3 (https://github.com/MiaAI-Lab/DeepSeek-v4.1-Flash-DGX-Sparks/pull/3):
+    four DGX Sparks cabled as a ring, `Connected all rings`, then `unhandled
+    system error` at ncclTransportTreeConnect: the tree's edge between non-adjacent nodes has no path."""
+    text = _field("wc009")
+    said = " ".join(messages(s) for s in explain(text, host="spark", nodes=4))
+    assert "ncclTransportTreeConnect" in said and "no direct path" in said and "NCCL_ALGO=Ring" in said
+    # two machines: the tree's edges are the ring's, so the note stays silent; and a failure before the rings connected
+    assert "no direct path" not in " ".join(messages(s) for s in explain(text, host="spark", nodes=2))
+    early = text.replace("NCCL INFO Connected all rings, use ring PXN 0 GDR 0\n", "")
+    assert "no direct path" not in " ".join(messages(s) for s in explain(early, host="spark", nodes=4))
