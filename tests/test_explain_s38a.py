@@ -129,3 +129,40 @@ def test_a_failure_in_tree_connect_after_the_rings_names_the_ring_without_a_swit
     assert "no direct path" not in " ".join(messages(s) for s in explain(text, host="spark", nodes=2))
     early = text.replace("NCCL INFO Connected all rings, use ring PXN 0 GDR 0\n", "")
     assert "no direct path" not in " ".join(messages(s) for s in explain(early, host="spark", nodes=4))
+
+
+def test_ibstat_cut_within_a_two_word_key_is_read_up_to_the_cut():
+    """kvcache-ai/Mooncake#1143 (https://github.com/kvcache-ai/Mooncake/issues/1143): an E810's ibstat pasted up to
+    `Link l`, cut within `Link layer`; the port block above it reads as it does whole."""
+    block = ("CA 'rocep5s0f0'\n\tCA type: \n\tNumber of ports: 1\n\tFirmware version: 1.74\n\tPort 1:\n\t\tState: Active\n"
+             "\t\tPhysical state: LinkUp\n\t\tRate: 10\n\t\tBase lid: 1\n\t\tPort GUID: 0x527c6ffffe5a0d41\n")
+    section = explain("$ ibstat\n" + block + "\t\tLink l\n", host="other")[0]
+    assert section.kind == "ibstat" and section.error is None
+    assert "Active/LinkUp at 10 Gb/s" in messages(section) and "cut off inside the last port block" in messages(section)
+    assert explain("$ ibstat\n" + block + "\t\tLink l\n\t\tmore words\n", host="other")[0].error  # not the last line
+
+
+GIDS = """$ show_gids
+DEV     PORT    INDEX   GID                                     IPv4            VER     DEV
+---     ----    -----   ---                                     ------------    ---     ---
+mlx5_0  1       0       fe80:0000:0000:0000:02aa:bbff:fecc:dd01                 v1      net1
+mlx5_0  1       1       fe80:0000:0000:0000:02aa:bbff:fecc:dd01                 v2      net1
+mlx5_0  1       2       0000:0000:0000:0000:0000:ffff:0a0c:0015 10.12.0.21      v1      net1
+mlx5_0  1       3       0000:0000:0000:0000:0000:ffff:0a0c:0015 10.12.0.21      v2      net1
+n_gids_found=4
+"""
+
+
+def test_a_gid_index_the_paste_pins_to_a_roce_v1_gid_is_a_warn_naming_the_v2_index():
+    """NVIDIA/nccl#1510 (https://github.com/NVIDIA/nccl/issues/1510): both nodes export NCCL_IB_GID_INDEX=4 and the
+    pasted show_gids shows index 4 is 10.12.0.21's RoCE v1 GID, index 5 its v2 one."""
+    said = " ".join(messages(s, "warn") for s in explain(_field("xd003"), host="other", nodes=2))
+    assert "NCCL_IB_GID_INDEX=4" in said and "RoCE v1 GID" in said and "is index 5" in said
+    link_local = " ".join(messages(s, "warn") for s in explain("export NCCL_IB_GID_INDEX=0\n\n" + GIDS, host="other"))
+    assert "link-local (fe80) GID" in link_local and "is index 3" in link_local
+
+
+def test_the_pinned_gid_index_note_is_silent_on_the_v2_index_and_without_a_pin():
+    """The same table with NCCL_IB_GID_INDEX=3 (its RoCE v2 IPv4 GID), and with no index set in the paste."""
+    for text in ("export NCCL_IB_GID_INDEX=3\n\n" + GIDS, GIDS):
+        assert "This paste sets NCCL_IB_GID_INDEX" not in " ".join(messages(s) for s in explain(text, host="other"))
