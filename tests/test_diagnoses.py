@@ -694,6 +694,9 @@ EXAMPLES.update({
                                         "'/etc/libibverbs.d'.\n",
     # Mellanox/k8s-rdma-shared-dev-plugin#54: a pod's /dev/infiniband listing, the verbs device file in it
     "dev-infiniband-uverbs-listed": BANNER + "crw-rw-rw- 1 root root 231, 192 Mar  6 04:13 uverbs0\n",
+    # ai-dynamo/nixl PR 115: nixlbench's table header, as printed
+    "nixlbench-results": BANNER + "Block Size (B)      Batch Size     Avg Lat. (us)  B/W (MiB/Sec)  B/W (GiB/Sec)  "
+                         "B/W (GB/Sec)\n",
     "ibverbs-no-userspace-driver-others-open": BANNER + "libibverbs: Warning: no userspace device-specific driver found "
                                                "for /sys/class/infiniband_verbs/uverbs4\n2 HCAs found:\n"
                                                "    mlx5_0\n    mlx5_1\n",

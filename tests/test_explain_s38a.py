@@ -166,3 +166,13 @@ def test_the_pinned_gid_index_note_is_silent_on_the_v2_index_and_without_a_pin()
     """The same table with NCCL_IB_GID_INDEX=3 (its RoCE v2 IPv4 GID), and with no index set in the paste."""
     for text in ("export NCCL_IB_GID_INDEX=3\n\n" + GIDS, GIDS):
         assert "This paste sets NCCL_IB_GID_INDEX" not in " ".join(messages(s) for s in explain(text, host="other"))
+
+
+def test_nixlbench_results_are_read_as_a_transfer_benchmark_whose_small_blocks_are_latency_bound():
+    """ai-dynamo/nixl PR 115 (https://github.com/ai-dynamo/nixl/pull/115): two GPUs of one node over UCX, bandwidth
+    doubling with the block; PR 2276 (https://github.com/ai-dynamo/nixl/pull/2276): READ over TCPXO at 4-16 KiB."""
+    for stem in ("xl003", "xl014"):
+        sections = explain(_field(stem), host="other")
+        said = " ".join(messages(s) for s in sections)
+        assert "nixlbench's results table" in said and "latency" in said
+        assert all(f.level in ("ok", "info") for s in sections for f in s.findings)
