@@ -697,6 +697,9 @@ EXAMPLES.update({
     # ai-dynamo/nixl PR 115: nixlbench's table header, as printed
     "nixlbench-results": BANNER + "Block Size (B)      Batch Size     Avg Lat. (us)  B/W (MiB/Sec)  B/W (GiB/Sec)  "
                          "B/W (GB/Sec)\n",
+    # tuananh0788/Exadata#2: ibportstate's PortInfo of a QDR switch port
+    "ib-portinfo-active-link": BANNER + "LinkWidthActive:.................4X\nLinkSpeedSupported:..............2.5 Gbps "
+                               "or 5.0 Gbps or 10.0 Gbps\nLinkSpeedActive:.................10.0 Gbps\n",
     "ibverbs-no-userspace-driver-others-open": BANNER + "libibverbs: Warning: no userspace device-specific driver found "
                                                "for /sys/class/infiniband_verbs/uverbs4\n2 HCAs found:\n"
                                                "    mlx5_0\n    mlx5_1\n",

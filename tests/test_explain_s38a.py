@@ -176,3 +176,14 @@ def test_nixlbench_results_are_read_as_a_transfer_benchmark_whose_small_blocks_a
         said = " ".join(messages(s) for s in sections)
         assert "nixlbench's results table" in said and "latency" in said
         assert all(f.level in ("ok", "info") for s in sections for f in s.findings)
+
+
+def test_an_infiniband_portinfo_says_its_active_width_and_lane_speed():
+    """tuananh0788/Exadata#2 (https://github.com/tuananh0788/Exadata/issues/2): ibportstate on a QDR switch, ports
+    Active at 4X and 10.0 Gbps per lane on both ends; a port at 1X of 4X reads with its own figures."""
+    said = " ".join(messages(s) for s in explain(_field("zi014"), host="other"))
+    assert "runs at 4X width and 10.0 Gbps per lane" in said
+    narrow = ("LinkWidthSupported:..............1X or 4X\nLinkWidthActive:.................1X\n"
+              "LinkSpeedActive:.................25.78125 Gbps\n")
+    [section] = explain(narrow, host="other")
+    assert levels(section) == ["info"] and "runs at 1X width and 25.78125 Gbps per lane" in messages(section)
