@@ -12,7 +12,7 @@ from grader.judges.context import context  # what `explain --host/--nodes` says 
 from grader.parsers.common import BYTE_UNITS
 from grader.diagnosis_runs import (  # the details of how a run went, a module of their own (by size)
     _crash_frame, _exit_code_words, _loopback_rendezvous, _memlock_below_rdma, _multi_machine, _no_exception_shown,
-    _nodes_still_missing, _not_served, _old_nccl, _on_a_spark, _one_machine_nccl, _one_machine_told,
+    _no_rdma_use_one_machine, _nodes_still_missing, _not_served, _old_nccl, _on_a_spark, _one_machine_nccl, _one_machine_told,
     _other_devices_open, _other_op_same_seq, _other_rank_timed_out, _rendezvous_across_nodes, _rpc_endpoint,
     _several_nodes_asked, _stall_open, _stall_repeats, _store_retries, _told_hang
 )
@@ -333,6 +333,7 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "told_one_machine": _unless(_multi_machine),  # `explain --nodes 1` says one machine
     "rpc_endpoint": _rpc_endpoint,
     "other_devices_open": _other_devices_open,
+    "no_rdma_use_one_machine": _no_rdma_use_one_machine,
     "several_nodes_asked": _several_nodes_asked,
     "rendezvous_across_nodes": _rendezvous_across_nodes,
     "loopback_rendezvous": _loopback_rendezvous,

@@ -214,6 +214,22 @@ def _one_machine_told(log: VllmLog | None, values: Mapping[str, Any], text: str)
     return {} if context().nodes == 1 and not re.search(r"\[PG (?:ID )?[1-9]", text) else None
 
 
+_RDMA_USE_RE = re.compile(r"\b(?:ibv_\w{1,30}|ib_(?:write|read|send|atomic)_(?:bw|lat)|rping|rdma_(?:server|client)|rxe_cfg|"
+                          r"fi_info|fi_pingpong|ucx_perftest|ucx_info|ibstat|ibstatus|udaddy|qperf|rdma (?:link|dev)"
+                          r"|librdmacm|HCAs? found|No IB devices found|no RDMA devices?|NET/IB|IBext)\b", re.I)
+"""What shows a program that means to use an RDMA device: an RDMA tool run (ibv_devinfo, perftest, rping, rxe_cfg,
+libfabric's fi_info, UCX's tools), its verdict on the devices (`0 HCAs found`, `No IB devices found`), or NCCL's IB
+transport lines."""
+
+
+def _no_rdma_use_one_machine(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where `explain --nodes 1` says one machine and nothing in the paste means to use an RDMA device
+    (:data:`_RDMA_USE_RE`): a program that loads libibverbs on its way (PyTorch, NCCL, MPI) printed its warnings, and
+    between the GPUs of one machine nothing needs RDMA."""
+    paste = context().paste  # (its head: judges.context.HEAD_CHARS)
+    return {} if context().nodes == 1 and not _RDMA_USE_RE.search(text) and not _RDMA_USE_RE.search(paste) else None
+
+
 def _one_machine_nccl(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """Applies where `explain --nodes 1` says one machine, or NCCL's own communicator line says one node (``nRanks N
     nNodes 1``): no network, so GPU to GPU inside it is the collectives' only path."""

@@ -687,6 +687,19 @@ EXAMPLES.update({
     # NVIDIA/caffe#590: a container without the providers (the five uverbs warnings, then no HCA)
     "ibverbs-no-userspace-driver": BANNER + "libibverbs: Warning: no userspace device-specific driver found for "
                                    "/sys/class/infiniband_verbs/uverbs4\n0 HCAs found:\n",
+    # open-mmlab/mmdetection#6002: one machine's training processes each print these while loading; nothing uses RDMA
+    "ibverbs-no-userspace-driver-one-machine": BANNER + "libibverbs: Warning: no userspace device-specific driver found "
+                                               "for /sys/class/infiniband_verbs/uverbs1\n",
+    "ibverbs-no-providers-one-machine": BANNER + "libibverbs: Warning: couldn't open config directory "
+                                        "'/etc/libibverbs.d'.\n",
+    # Mellanox/k8s-rdma-shared-dev-plugin#54: a pod's /dev/infiniband listing, the verbs device file in it
+    "dev-infiniband-uverbs-listed": BANNER + "crw-rw-rw- 1 root root 231, 192 Mar  6 04:13 uverbs0\n",
+    # ai-dynamo/nixl PR 115: nixlbench's table header, as printed
+    "nixlbench-results": BANNER + "Block Size (B)      Batch Size     Avg Lat. (us)  B/W (MiB/Sec)  B/W (GiB/Sec)  "
+                         "B/W (GB/Sec)\n",
+    # tuananh0788/Exadata#2: ibportstate's PortInfo of a QDR switch port
+    "ib-portinfo-active-link": BANNER + "LinkWidthActive:.................4X\nLinkSpeedSupported:..............2.5 Gbps "
+                               "or 5.0 Gbps or 10.0 Gbps\nLinkSpeedActive:.................10.0 Gbps\n",
     "ibverbs-no-userspace-driver-others-open": BANNER + "libibverbs: Warning: no userspace device-specific driver found "
                                                "for /sys/class/infiniband_verbs/uverbs4\n2 HCAs found:\n"
                                                "    mlx5_0\n    mlx5_1\n",
@@ -936,7 +949,8 @@ def reached_in_text(text: str) -> list[str]:
 
 
 EXAMPLE_NODES = {"ray-local-instance-one-machine": 1, "nccl-error-one-machine": 1, "nccl-watchdog-first-one-machine": 1,
-                 "gloo-hostname-loopback-one-machine": 1, "nccl-p2p-not-enabled-one-machine": 1}
+                 "gloo-hostname-loopback-one-machine": 1, "nccl-p2p-not-enabled-one-machine": 1,
+                 "ibverbs-no-userspace-driver-one-machine": 1, "ibverbs-no-providers-one-machine": 1}
 """Entries that ask what `explain --nodes` says (LOG_FLAGS' told_one_machine, details one_machine_told): the machines
 their example is read with."""
 EXAMPLE_HOSTS: dict[str, str] = {}

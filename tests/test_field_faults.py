@@ -1029,6 +1029,15 @@ COMPAT_804 = 'RuntimeError: Unexpected error from cudaGetDeviceCount(). Error 80
 MODULE_NOT_SUPPORTED = "Cannot get module EEPROM information: Operation not supported\n"
 ABI_OTHERS_OPEN = ("libibverbs: Warning: Driver irdma does not support the kernel ABI of 6 (supports 4 to 5) for device "
                    "/sys/class/infiniband/irdma0\n2 HCAs found:\n")
+# https://github.com/ai-dynamo/nixl/pull/2276, as posted (nixlbench's table over GCP's TCPXO plugin)
+NIXLBENCH = ("Block Size (B)      Batch Size     B/W (GB/Sec)   Avg Lat. (us)  Avg Prep (us)\n"
+             "4096                1              0.027182       602.8          492.5\n")
+# https://github.com/tuananh0788/Exadata/issues/2, as posted (ibportstate on a QDR switch)
+PORTINFO = ("LinkWidthEnabled:................1X or 4X\nLinkWidthActive:.................4X\n"
+            "LinkSpeedEnabled:................2.5 Gbps or 5.0 Gbps or 10.0 Gbps\nLinkSpeedActive:.................10.0 Gbps\n")
+# https://github.com/Mellanox/k8s-rdma-shared-dev-plugin/issues/54, as posted (a pod's `ls -l /dev/infiniband`)
+DEV_UVERBS = ("/dev/infiniband:\ntotal 0\ncrw------- 1 root root 231,  64 Mar  6 04:13 issm0\n"
+              "crw-rw-rw- 1 root root  10,  56 Mar  6 04:13 rdma_cm\ncrw-rw-rw- 1 root root 231, 192 Mar  6 04:13 uverbs0\n")
 REREGISTRATION = ("gpu1:5021:5386 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : client "
                   "reregistration\n")
 
@@ -1137,7 +1146,7 @@ def test_every_known_error_line_is_read_here():
                                         MLX5_POWER, SLURM_STEP, MLX5_LOW_POWER, ETHTOOL_NETLINK, NVBANDWIDTH_WAIVED,
                                         DOWNLOADED, NO_P2P, SHM_WAIT, NO_VERBS, SPARK_BOOT, NO_P2P_PAIR, PEER_CHECK, WSL, OFI_TCP, OFI_GDR, RAS_BIND, PEER_ALREADY,
                                         PCIE_SLOWER, GPU_MEM_NS_IGNORED, ALLREDUCE, SYMM_MEM, PL_REFUSED, TORCH_CAP, NO_CUSTOM_AR,
-                                        REREGISTRATION, MODULE_NOT_SUPPORTED, ABI_OTHERS_OPEN, DESTROY_PG, LEAKED_SHM,
+                                        REREGISTRATION, MODULE_NOT_SUPPORTED, ABI_OTHERS_OPEN, DEV_UVERBS, NIXLBENCH, PORTINFO, DESTROY_PG, LEAKED_SHM,
                                         C10D_HOSTNAME, RAY_FRACTIONAL, DEL_IGNORED, PTX_DUMP, DS_LAUNCH,
                                         TRTLLM_LEADER, BENCHY_GPT2, NETPLAN_OPEN, DESYNC, RANK_LEFT, MOONCAKE_GID,
                                         PS_ENGINE, NM_ADDED, NM_UP_JA]

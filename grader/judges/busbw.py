@@ -169,7 +169,7 @@ def _busbw_findings(res: NcclTestsResult, command: str | None = None) -> list[Fi
                                            "NVL72 rack).")
             if bw > pcie else "") + (
             f" At {size_words} the messages are too small to judge bandwidth: latency dominates." if size < latency_bound
-            else ""))]
+            else ""))] + _below_pcie(res, hosts)
     if size < latency_bound:
         return [info(f"{head}: too small a message to judge the link, whose busbw is bound by latency below "
                      f"{latency_bound / 2**20:g} MiB (checks/ranges.toml); compare a run that reaches large sizes "
@@ -203,6 +203,43 @@ def _busbw_findings(res: NcclTestsResult, command: str | None = None) -> list[Fi
         out.append(info(f"The `# Rank` lines are not in this paste: the bar assumes {collective} ran between the two "
                         "Sparks (one GPU each)."))
     return out
+
+
+def _below_pcie(res: NcclTestsResult, hosts: int | None) -> list[Finding]:
+    """A table of one machine's GPUs (or of machines it does not say) whose busbw has flattened, from
+    ``dip_from_bytes`` on within ``dip_ratio`` (checks/ranges.toml: it reached its plateau), below what a PCIe 4.0 x16
+    link carries in practice (checks/specs/pcie.toml [practical]): a hedged warn naming what decides. busbw is
+    the figure nccl-tests makes comparable with a link's bandwidth, so a ring of GPUs with P2P over Gen4/Gen5 x16, or
+    over NVLink, reaches that figure or more; PCIe 3.0, x8 slots, traffic staged through host memory (P2P off, SHM)
+    or an IOMMU in the path stay below it. Field: tinygrad/open-gpu-kernel-modules#22 (4x RTX 4090, 12.7 GB/s),
+    gardenlinux#4556 (4x RTX PRO 6000, 18.8 GB/s), NVIDIA/nccl-tests#44 (2x 2080 Ti over a bridge, 21 GB/s), NVIDIA/nccl#644
+    (8 ranks, 7.3 GB/s); 5x RTX 4090 at the Gen4 ceiling read 24.7 GB/s (tinygrad/open-gpu-kernel-modules#17)."""
+    from ..calc.pcie import link_bandwidth, practical_bandwidth
+
+    if hosts is not None and hosts > 1 or len(res.hosts) > 1:
+        return []  # between machines the network sets the figure: judged by the network's own readers
+    ratio, start = (spark_figure("allgather_busbw_gbs", k) for k in ("dip_ratio", "dip_from_bytes"))
+    best: dict[int, float] = {}
+    for r in res.rows:
+        sides = [m.busbw_gbs for m in (r.out_of_place, r.in_place) if m is not None and m.busbw_gbs is not None]
+        if sides and r.size_bytes >= start:
+            best[r.size_bytes] = max(best.get(r.size_bytes, 0.0), *sides)
+    if len(best) < 3:
+        return []
+    top, low = max(best.values()), best[min(best)]
+    floor, _ = practical_bandwidth(4, 16)
+    if top <= 0 or top >= floor or low * ratio < top or best[max(best)] * ratio < top:
+        return []  # above the bar, or still climbing (or falling: _collapse says so) within the sizes shown
+    one = hosts == 1 or len(res.hosts) == 1 and not res.ranks_cut
+    where = ("" if one else " If the ranks ran on several machines (the paste does not show its `# Rank` "
+             f"lines), it is the network's figure instead: about {top * 8:.0f} Gb/s.")
+    return [warn(f"busbw flattens at about {top:.3g} GB/s from {min(best) / 2**20:g} MiB on: below what one PCIe 4.0 "
+                 f"x16 link carries in practice ({floor:.1f} GB/s of {link_bandwidth(4, 16).gbyte_s:.1f} each way, "
+                 "checks/specs/pcie.toml), and far below NVLink. On PCIe 3.0 or x8 slots that is the link's ceiling; "
+                 "for GPUs on PCIe 4.0/5.0 x16 or NVLink something holds it: peer-to-peer off (traffic staged through "
+                 "host memory, SHM), an IOMMU in the path, or a slot running below its width or speed. The table "
+                 "cannot say which: NCCL_DEBUG=INFO's `via P2P` / `via SHM` lines and each GPU's `LnkSta` in "
+                 f"`lspci -vv` decide.{where}")]
 
 
 def _broken_causes(transport: str) -> str:

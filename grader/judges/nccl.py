@@ -181,6 +181,11 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
                         "lists them), NCCL cannot see them: ")
                     + "In a container pass --device=/dev/infiniband with --cap-add=IPC_LOCK --ulimit memlock=-1 (or "
                     "--privileged)."))
+            elif not _rdma_netdevs(log) and why == ["NCCL_IB_DISABLE=1 forbids RDMA: unset it"]:  # TCP by choice
+                over = f" over {where}" if where else ""
+                out.append(info(f"NCCL moves data between the machines over TCP sockets (NET/Socket{over}) because "
+                                "NCCL_IB_DISABLE=1 is set: a choice, a few GB/s at best. Fine "
+                                "where the machines have no RDMA NIC; if they have one (`rdma link` lists it), unset it."))
             else:
                 out.append((fail if _rdma_netdevs(log) else warn)(
                     f"NCCL moves data between the machines over TCP sockets (NET/Socket{' over ' + where if where else ''}"

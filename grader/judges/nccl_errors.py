@@ -12,7 +12,8 @@ import re
 
 from ..diagnoses import known_faults
 from ..parsers.nccl_log import NcclLog
-from .common import fail, info, warn
+from .common import fail, info, machines_spanned, warn
+from .context import context
 from .model import Finding
 
 
@@ -164,4 +165,26 @@ def error_findings(log: NcclLog) -> list[Finding]:
                              "its proxy was setting up): the run stopped. The earliest WARN line of the log is the one "
                              "to follow; the later ones follow from it.") if w is first
                         else warn(f"NCCL WARN: {w}"))
-    return findings
+    return findings + _tree_after_rings(log, findings)
+
+
+_TREE_CONNECT_RE = re.compile(r"\bncclTransportTreeConnect\b")
+
+
+def _tree_after_rings(log: NcclLog, said: list[Finding]) -> list[Finding]:
+    """A failure while NCCL connected its trees (``ncclTransportTreeConnect`` in the failing call chain) after its rings
+    had connected (``Connected all rings``), on more than two machines or machines not said: the edges that failed are
+    the tree's between ranks that are not ring neighbours. A note beside the failure (MiaAI-Lab/DeepSeek-v4.1-Flash-DGX-Sparks#3, four DGX Sparks
+    cabled as a ring without a switch: rank 0's tree edge to rank 2 has no path; RDMA does not route through a third
+    node)."""
+    spanned = machines_spanned(log.nnodes, len(log.hosts))
+    if not (log.rings_connected and any(f.level == "fail" for f in said) and (spanned is None or spanned > 2)
+            and _TREE_CONNECT_RE.search(context().paste)):
+        return []
+    return [info("It failed while connecting NCCL's tree (ncclTransportTreeConnect), after its rings had connected "
+                 "(`Connected all rings`): a ring joins each rank to its neighbours only, a tree also joins ranks that "
+                 "are not ring neighbours. Where the machines are cabled to each other directly in a ring, without a "
+                 "switch, two that are not adjacent have no direct path, and RDMA does not route through a third "
+                 "machine as IP can: run with NCCL_ALGO=Ring, or join the machines through a switch. With a switch "
+                 "between them, the causes above apply; `ib_write_bw` between each such pair shows which cannot "
+                 "reach the other.")]

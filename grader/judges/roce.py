@@ -22,7 +22,7 @@ from .common import (C2S, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, host_findings,
                      soft_rdma_kind, warn)
 from .model import Finding, Section, Summary
 from .perftest import IB_BW_PASS_GBPS, PERF_GUIDE
-from .roce_notes import gid_layouts
+from .roce_notes import gid_layouts, pinned_gid_index
 
 
 #: PCI function of each Spark twin (procedure.md §1.1)
@@ -277,7 +277,7 @@ def summarise_show_gids(table: GidTable, command: str | None) -> Summary:
         findings.append(info("The GIDs (or their addresses) are masked in this paste (`xxxx`): the index, RoCE version "
                              "and netdev of each row are still read; the addresses themselves are not shown, so check "
                              "them with `ip addr` on the node."))
-    findings += _gid_findings(rows)
+    findings += _gid_findings(rows) + pinned_gid_index(table)
     findings.append(info("show_gids lists every device, used or not: a GID with an IPv4 address exists only while "
                          "its netdev has that address. Check the link state with `rdma link`."))
     if table.truncated:

@@ -8,10 +8,12 @@ perftest's ``-x``, UCX_IB_GID_INDEX) can be right on one host and point at a lin
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..parsers.ib_sysfs import ipv4_of_gid
 from .common import warn
+from .context import context
 from .model import Finding
 
 
@@ -27,3 +29,31 @@ def gid_layouts(cas: Any) -> list[Finding]:
                  "fixed GID index (NCCL_IB_GID_INDEX, perftest -x, UCX_IB_GID_INDEX) cannot be right on all of them; "
                  "a table with fewer entries offers fewer RoCE versions (another driver, kernel or RoCE mode). Set "
                  "the index per host, or make the RoCE mode the same; `show_gids` shows each entry's type.")]
+
+
+_GID_INDEX_SET_RE = re.compile(r"\bNCCL_IB_GID_INDEX\s{0,3}=\s{0,3}[\"']?(?P<n>\d{1,3})\b")
+
+
+def pinned_gid_index(table: Any) -> list[Finding]:
+    """A ``show_gids`` table beside the NCCL_IB_GID_INDEX the same paste sets (one value): where that index is a RoCE
+    v1 GID of an address whose RoCE v2 GID sits at another index, or a link-local one, a warning naming the v2 index.
+    NVIDIA/nccl#1510 (two H100 nodes exporting index 4 as NCCL_IB_GID_INDEX; show_gids: index 4 is 10.12.0.21's v1 GID, 5 its
+    v2); RoCE v1 is an Ethernet-layer protocol that no router forwards, v2 runs over UDP/IP (NCCL's environment
+    variables: https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-ib-gid-index)."""
+    values = {m.group("n") for m in _GID_INDEX_SET_RE.finditer(context().paste)}
+    if len(values) != 1:
+        return []
+    n = int(values.pop())
+    for row in (r for r in table if r.index == n):
+        v2 = next((r for r in table if r.device == row.device and r.port == row.port and r.is_roce_v2 and r.ipv4
+                   and (r.ipv4 == row.ipv4 or row.gid.lower().startswith("fe80"))), None)
+        if v2 is None or row.is_roce_v2 and not row.gid.lower().startswith("fe80"):
+            continue
+        what = "a link-local (fe80) GID, which reaches only its own segment" if row.gid.lower().startswith("fe80") \
+            else f"{row.ipv4}'s RoCE v1 GID: v1 is an Ethernet-layer protocol that no router forwards, with none of v2's " \
+                 "IP-based congestion control (ECN/DSCP)"
+        return [warn(f"This paste sets NCCL_IB_GID_INDEX={n}, and on {row.device} port {row.port} index {n} is {what}. "
+                     f"The RoCE v2 GID of {v2.ipv4} is index {v2.index}: set NCCL_IB_GID_INDEX={v2.index} on this host "
+                     "(each node's own index, from its show_gids), or leave it unset (NCCL 2.21 and later pick the "
+                     "RoCE v2 IPv4 GID).")]
+    return []

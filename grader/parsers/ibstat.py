@@ -226,7 +226,8 @@ def parse_ibstat(text: str) -> CaList:
         if _NAME_RE.match(s) and all(len(c) == 2 and not c["ports"] for c in cas):
             cas.append({"ca": s, "ports": []})  # ibstat -l
             continue
-        if line is lines[-1] and port is not None and s.isalpha():  # a paste cut within its last key: read up to it
+        if line is lines[-1] and port is not None and s.replace(" ", "").isalpha() and len(s) <= 40:  # a paste cut
+            # within its last key (`Link l`, `Physical st`): read up to it
             cut = True
             break
         raise fail_on_line(CMD, line, "expected `CA '<name>'`, `Port <n>:` or `<key>: <value>`")
