@@ -21,6 +21,7 @@ from .common import (C2S, JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, SWITCH
 from .context import context, spark_shown
 from .ip_notes import (alias_findings, all_up, member_findings, module_rate_findings, no_ipv4_words, route_notes,
                        nominal_link, twin_in_bond, vbox_nat_findings)
+from .link_notes import half_duplex, module_diagnostics_unshown, unshown_link, up_no_speed
 from .model import Finding, Summary
 
 
@@ -445,12 +446,10 @@ def summarise_ethtool(reports: list[Any], command: str | None) -> Summary:
         if counts[r.interface] > 1:
             name += f" (reading {seen[r.interface]} of {counts[r.interface]})"
         if r.speed_shown or r.link_detected is not None:
-            findings += nominal_link(r, name) or _speed_findings(r, name)
-        elif r.common_top_mode_mbps:
-            findings.append(info(f"{name}: the paste ends before its `Speed:` and `Link detected:` lines, so the link "
-                                 "is not shown; both ends advertise up to "
-                                 f"{r.common_top_mode_mbps}Mb/s, which auto-negotiation picks when the link is up. "
-                                 f"Paste the rest (`ethtool {r.interface or '<iface>'}` to its last line)."))
+            said = nominal_link(r, name) or _speed_findings(r, name)
+            findings += said + half_duplex(r, name, said)
+        else:
+            findings += unshown_link(r, name)
         findings += _fec_findings(r, name)
         if r.driver in VIRTUAL_DRIVERS:
             findings.append(info(f"{name} is a virtual interface (driver {r.driver}{', no PCI bus' if not r.bus_info else ''}"
@@ -537,7 +536,7 @@ def _speed_findings(r: Any, name: str) -> list[Finding]:
             + offers)]
     if r.speed_mbps is None:
         if r.link_detected is True:
-            return [info(f"{name}: link detected, but no speed reported.")]
+            return up_no_speed(r, name)
         if r.link_detected is None and (r.driver in VIRTUAL_DRIVERS or r.modes_not_reported) \
                 and not is_qsfp_twin(r.interface or ""):
             return [info(f"{name}: no speed, and no port or link mode reported: what a virtual NIC shows (virtio_net "
@@ -576,7 +575,7 @@ def summarise_module(m: Any, command: str | None) -> Summary:
     ident = [m.get(k) for k in ("Identifier", "Transceiver type", "Connector", "Vendor name", "Vendor PN")]
     ident = [re.sub(r"^0x[0-9a-f]+ \((.*)\)$", r"\1", x, flags=re.I) for x in ident if x]
     findings = [info(f"{m.interface + ': module' if m.interface else 'Module'} {', '.join(ident)}.")] if ident else []
-    findings += module_rate_findings(m, name)
+    findings += module_rate_findings(m, name) + module_diagnostics_unshown(m, name)
     for flag in m.flags_on:
         findings.append(warn(f"{name}: `{flag}` is On: the module itself reports a reading past its threshold. "
                              "Reseat it, clean the fibre ends (optics), or swap the module or cable."))

@@ -105,7 +105,7 @@ def summarise_ping(r: Any, command: str | None) -> Summary:
                            + (f" For jumbo frames run `ping -c2 -M do -s {JUMBO_PAYLOAD} {dest}`."
                               if size < 1500 and on_spark(None) is not False else "")))
     elif r.ok:
-        findings.append(ok(f"{dest} answers ({_counted(r)}{avg}). This "
+        findings.append(ok(f"{dest} answers ({_counted(r)}{avg}): it is reachable over IP. This "
                            f"checks reachability only; for jumbo frames run `ping -c2 -M do -s {JUMBO_PAYLOAD} "
                            f"{dest}`."))
     elif r.received == 0 and df and payload and size - 1 in (1500, JUMBO_MTU) and on_spark(None) is False:
