@@ -805,6 +805,9 @@ EXAMPLES.update({
     "no-rdma-device": BANNER + "Failed to get IB devices list: Function not implemented\n",
     # ideo-plus/DGX-Spark-x2-GLM5.3-Flash-NVFP4-vLLM-Recipe: a Spark's ethtool without root, its stderr
     "ethtool-netlink-not-permitted": BANNER + "netlink error: Operation not permitted\n",
+    # minjaechandesu/v100-nvlink-homelab-log logs/boot/dmesg_nvidia.txt: a healthy boot's driver load
+    "nvidia-driver-loaded": BANNER + "[    6.476852] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  580.95.05  Tue Sep 23 "
+                            "10:11:16 UTC 2025\n",
     # the same notes: the GB10's GPU has no PCIe link to measure
     "spark-gpu-no-pcie-link": BANNER + "[    0.103426] pci 000f:01:00.0: 0.000 Gb/s available PCIe bandwidth, limited "
                               "by Unknown x0 link at 000f:00:00.0 (capable of 32.000 Gb/s with 2.5 GT/s PCIe x16 link)\n"

@@ -774,6 +774,10 @@ SPARK_BOOT = ("[    0.103426] pci 000f:01:00.0: 0.000 Gb/s available PCIe bandwi
               "mlx5_pcie_event:326:(pid 12): Detected insufficient power on the PCIe slot (27W).\n[    5.406738] "
               "cx7-pcie-hotplug MTKP0001:00: Hotplug enabled\n")
 
+# https://github.com/minjaechandesu/v100-nvlink-homelab-log logs/boot/dmesg_nvidia.txt, as posted (a healthy boot)
+DRIVER_LOAD = ("[    5.938707] nvidia: module license 'NVIDIA' taints kernel.\n[    6.476852] NVRM: loading NVIDIA UNIX "
+               "x86_64 Kernel Module  580.95.05  Tue Sep 23 10:11:16 UTC 2025\n")
+
 # https://github.com/NVIDIA/nccl/issues/1176 and https://github.com/NVIDIA/nccl-tests/issues/208, as posted (one line each)
 TRUNCATED = ("0: compute-st-p4de24xlarge-1:34639:36718 [5] bootstrap.cc:77 NCCL WARN Message truncated : received 256 "
              "bytes instead of 4\n")
@@ -1133,7 +1137,7 @@ def test_every_known_error_line_is_read_here():
                                         REREGISTRATION, MODULE_NOT_SUPPORTED, ABI_OTHERS_OPEN, DESTROY_PG, LEAKED_SHM,
                                         C10D_HOSTNAME, RAY_FRACTIONAL, DEL_IGNORED, PTX_DUMP, DS_LAUNCH,
                                         TRTLLM_LEADER, BENCHY_GPT2, NETPLAN_OPEN, DESYNC, RANK_LEFT, MOONCAKE_GID,
-                                        PS_ENGINE]
+                                        PS_ENGINE, DRIVER_LOAD]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently

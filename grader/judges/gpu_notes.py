@@ -134,3 +134,14 @@ def table_all_well(t: Any, findings: list[Finding]) -> list[Finding]:
     cards = ", ".join(f"GPU{g.index} ({g.name})" for g in t.gpus[:4]) + (", ..." if len(t.gpus) > 4 else "")
     return [info(f"nvidia-smi runs and {cards} " + ("is" if len(t.gpus) == 1 else "are") + " visible: the driver is "
                  "loaded and answers; the power, memory and process figures read here are normal, nothing wrong in them.")]
+
+
+def compute_p2(g: Any, rec: dict[str, Any]) -> list[Finding]:
+    """``nvidia-smi -q`` of a busy GPU (not idle by :func:`grader.facts.lesson3.is_idle`) in P2: the P-state the driver
+    of GeForce and workstation cards runs CUDA work in, with the memory clock below P0's (NVIDIA's driver policy, the
+    "CUDA - Force P2 State" profile setting). An info: expected, not a fault, though memory-bound work pays a little."""
+    if (g.get("Performance State") or "").strip() != "P2" or rec.get("idle") is not False:
+        return []
+    return [info(f"GPU {g.bus_id}: busy in P2, the compute P-state: the driver of GeForce and workstation cards runs "
+                 "CUDA work in P2, with a lower memory clock than P0 (its `CUDA - Force P2 State` policy). Expected, "
+                 "not a fault; memory-bound work runs a little slower for it. Data-center GPUs run compute in P0.")]

@@ -1,0 +1,137 @@
+"""Session 38, helper C (issue 27): ethtool, ethtool -m, ping, dmesg. Each rule on a real output of the field corpus
+(read by path, its source URL named) and on a neighbouring output where it must stay silent."""
+
+from __future__ import annotations
+
+
+from grader.explain import explain
+from tests.conftest import field_entry as _paste, levels, messages
+
+
+def _all(sections) -> tuple[set[str], str]:
+    return {lv for s in sections for lv in levels(s)}, "\n".join(messages(s) for s in sections)
+
+
+# --------------------------------------------------------------------------- ethtool
+
+def test_a_link_up_with_no_speed_says_it_is_up():
+    """https://github.com/HariSekhon/Nagios-Plugins/pull/203: a KVM guest's virtio NIC, `Link detected: yes` and
+    nothing else: the link is up; no speed is what a virtual NIC reports. A note, naming virtio."""
+    got, said = _all(explain(_paste("wc004"), host="other", nodes=1))
+    assert got == {"info"}
+    assert "eth0: up (Link detected: yes)" in said and "virtio_net" in said and "no link" not in said
+
+
+def test_link_modes_without_the_speed_lines_say_what_decides():
+    """https://github.com/Ansuel/tch-nginx-gui/issues/1000: only the Supported/Advertised block of `ethtool`, one
+    advertised mode (1000baseT/Full): the Speed and Link detected lines are not in the paste, so the link's state is
+    not shown; the single mode is a restricted advertisement. An info, never `link is down`."""
+    got, said = _all(explain(_paste("wc002"), host="other", nodes=1))
+    assert got == {"info"}
+    assert "`Link detected:` lines are not in the paste" in said and "advertises 1000baseT/Full" in said
+    assert "single advertised mode" in said and "link is down" not in said.lower()
+
+
+def test_both_ends_advertised_without_speed_keeps_its_own_note():
+    """https://github.com/geerlingguy/raspberry-pi-pcie-devices/issues/364: the excerpt stops inside the partner's
+    modes: both ends advertise 10000baseT, the note of the common top mode (not the restricted-advertisement one)."""
+    got, said = _all(explain(_paste("c027"), host="other", nodes=1))
+    assert got == {"info"}
+    assert "both ends advertise up to 10000Mb/s" in said and "single advertised mode" not in said
+
+
+def test_half_duplex_is_a_hedged_warning():
+    """https://github.com/gnubee-git/GnuBee_Docs/issues/85: `Speed: 10Mb/s`, `Duplex: Half` alone: taken at face value
+    a fallen-back link, but some embedded drivers show defaults there; a warning naming what decides."""
+    got, said = _all(explain(_paste("wc003"), host="other", nodes=1))
+    assert "warn" in got and "fail" not in got
+    assert "half duplex at 10Mb/s" in said and "drivers" in said and "throughput test" in said
+
+
+def test_half_duplex_on_an_unadvertised_rate_keeps_the_one_warning():
+    """https://github.com/openwrt/openwrt/pull/19524: an empty SFP cage's bogus 10Mb/s Half, a rate the port does not
+    advertise: the existing warning says so; no second (half duplex) warning, no `duplex mismatch`."""
+    got, said = _all(explain(_paste("y008"), host="other", nodes=1))
+    assert "warn" in got and "half duplex at" not in said
+    assert "duplex mismatch with the switch" not in said.lower()
+
+
+def test_a_full_duplex_gigabit_link_stays_silent():
+    """https://github.com/svinota/pyroute2/issues/720: enp0s31f6 at 1000Mb/s full duplex, link up: no half-duplex
+    warning, no note of lines not shown."""
+    got, said = _all(explain(_paste("n008"), host="other", nodes=1))
+    assert "warn" not in got and "half duplex" not in said and "not in the paste" not in said
+
+
+# --------------------------------------------------------------------------- ethtool -m
+
+def test_an_optic_without_diagnostics_says_what_decides():
+    """https://github.com/netdata/netdata/issues/19375: an FS 10G-LR SFP's identity, cut before the DOM block: the optical
+    power that decides whether light arrives is not shown; an info, never `no light`."""
+    got, said = _all(explain(_paste("zy020"), host="other", nodes=1))
+    assert got == {"info"}
+    assert "10G Base-LR" in said and "no diagnostics (DOM" in said and "optical power" in said
+    assert "no light" not in said.lower()
+
+
+def test_a_module_with_its_readings_gets_no_diagnostics_note():
+    """https://github.com/henrygd/beszel/issues/554: an SFP with temperature and alarm flags shown: no note of missing
+    diagnostics."""
+    _, said = _all(explain(_paste("h007"), host="other", nodes=1))
+    assert "no diagnostics (DOM" not in said
+
+
+# --------------------------------------------------------------------------- ping, dmesg
+
+def test_a_ping_that_answers_says_reachable_beside_the_rdma_cm_failure():
+    """https://github.com/Mellanox/docker-sriov-plugin/issues/10: ping to the server answers, rping fails with
+    RDMA_CM_EVENT_ADDR_ERROR -19: IP is reachable, the RDMA device is missing; the fail stays."""
+    got, said = _all(explain(_paste("xh012"), host="other", nodes=2))
+    assert "fail" in got
+    assert "192.168.10.17 answers" in said and "it is reachable over IP" in said and "error -19" in said
+
+
+def test_a_driver_load_line_is_a_normal_note():
+    """https://github.com/minjaechandesu/v100-nvlink-homelab-log (logs/boot/dmesg_nvidia.txt): a healthy boot's
+    nvidia lines: the NVRM load line is the driver's normal start; a note, nothing about a lost GPU."""
+    got, said = _all(explain(_paste("xf002"), host="other", nodes=1))
+    assert got == {"info"}
+    assert "NVIDIA kernel driver 580.95.05 loaded" in said and "normal" in said
+    assert "fallen off the bus" not in said and "gpu lost" not in said.lower()
+
+
+def test_every_limited_pcie_link_of_a_boot_is_named():
+    """https://github.com/joorklee/p2p-bench (results/2026-06-16_5060ti-16gb_2cards_gen3-x4_p2p-sweep-c1-2-4-8/env/
+    dmesg_gpu.txt): the chipset's x4 uplink at 00:01.2 limits everything behind it, and the two 5060 Ti run 8.0 GT/s
+    x4 at their own ports: the warning names the devices sharing the uplink and the Gen3 x4 ones."""
+    got, said = _all(explain(_paste("zj005"), host="other", nodes=1))
+    assert "warn" in got and "fail" not in got
+    assert "0000:04:00.0, 0000:06:00.0, 0000:07:00.0, 0000:08:00.0 behind the same link at 0000:00:01.2" in said
+    assert "0000:09:00.0 (8.0 GT/s x4 at 0000:00:03.1, capable of 32.0 GT/s x16)" in said
+
+
+def test_one_limited_link_alone_names_no_others():
+    """The lesson-table sample of pcie-link-narrower (one kernel line, github.com/torvalds/linux drivers/pci/pci.c
+    pcie_print_link_status): the warning stands, with no list of other devices."""
+    line = ("[    1.0] pci 0000:04:00.0: 63.012 Gb/s available PCIe bandwidth, limited by 16.0 GT/s PCIe x4 link at "
+            "0000:00:01.2 (capable of 504.112 Gb/s with 32.0 GT/s PCIe x16 link)\n")
+    got, said = _all(explain(line, host="other", nodes=1))
+    assert "warn" in got and "fewer PCIe lanes" in said and "other devices limited" not in said
+
+
+# --------------------------------------------------------------------------- nvidia-smi -q
+
+def test_a_q_fragment_from_link_width_reads_the_width_and_the_compute_p2():
+    """https://github.com/fangq/mcx/issues/18: a fragment of `nvidia-smi -q` from inside the PCI section (Link Width
+    Max 16x, Current 8x) of a busy Maxwell GeForce in P2: the x8 of x16 is read (a warning), and P2 under load is the
+    compute P-state, a note; the `Unknown` reason is no hardware slowdown."""
+    got, said = _all(explain(_paste("zs014"), host="other", nodes=1))
+    assert "warn" in got and "fail" not in got
+    assert "trained at x8, x16 is possible" in said and "busy in P2, the compute P-state" in said
+    assert "hw slowdown active" not in said.lower()
+
+
+def test_a_busy_gpu_in_p0_gets_no_p2_note():
+    """https://github.com/shkhln/libc6-shim/issues/14: an RTX 5070's -q fragment in P0, no reason active: no P2 note."""
+    got, said = _all(explain(_paste("zs013"), host="other", nodes=1))
+    assert "warn" not in got and "P2" not in said
