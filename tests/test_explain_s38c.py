@@ -135,3 +135,20 @@ def test_a_busy_gpu_in_p0_gets_no_p2_note():
     """https://github.com/shkhln/libc6-shim/issues/14: an RTX 5070's -q fragment in P0, no reason active: no P2 note."""
     got, said = _all(explain(_paste("zs013"), host="other", nodes=1))
     assert "warn" not in got and "P2" not in said
+
+
+# --------------------------------------------------------------------------- lspci
+
+def test_an_x4_link_at_its_own_x4_is_the_full_link():
+    """https://github.com/stondo/stondo.github.io (content/posts/nvidia-peermem-gpudirect-rdma-dgx-spark.md): `lspci -vvv
+    -s 0000:01:00.0 | grep LnkCap/LnkSta` of a ConnectX-7 function, 32GT/s x4 both: the full link, said as healthy."""
+    got, said = _all(explain(_paste("xc003"), host="spark", nodes=2))
+    assert "fail" not in got and "warn" not in got
+    assert "LnkSta Gen5 x4 matches LnkCap Gen5 x4: the full link, healthy" in said and "downgraded" not in said
+
+
+def test_an_x4_link_below_the_card_stays_a_warning_without_the_healthy_note():
+    """https://github.com/HeyMeco/Rockchip-pcie-devices/issues/6: LnkSta x4 (downgraded), LnkCap not pasted: the
+    narrower-link warning, no `full link` note."""
+    got, said = _all(explain(_paste("g014"), host="other", nodes=1))
+    assert "warn" in got and "link trained at x4" in said and "the full link" not in said

@@ -268,7 +268,8 @@ def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
                                     "again under load; any other device should run at its capable speed (reseat it, "
                                     "check the slot's generation in the BIOS). Paste the device lines too "
                                     "(`sudo lspci -vv -s <address>`) to say which it is.")))
-        if not d.width_reduced and not d.speed_reduced and not (sta.width and sta.width <= 4):
+        narrow = sta.width and sta.width <= 4 and (d.is_display or cap is None)  # an x4 GPU: failed above
+        if not d.width_reduced and not d.speed_reduced and not narrow:
             findings.append(ok(f"{label}: LnkSta Gen{sta.gen} x{sta.width} matches LnkCap"
                                + (f" Gen{cap.gen} x{cap.width}: the full link, healthy" if cap else "") + "."))
     findings += _acs_findings(devices)
