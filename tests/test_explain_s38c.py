@@ -152,3 +152,22 @@ def test_an_x4_link_below_the_card_stays_a_warning_without_the_healthy_note():
     narrower-link warning, no `full link` note."""
     got, said = _all(explain(_paste("g014"), host="other", nodes=1))
     assert "warn" in got and "link trained at x4" in said and "the full link" not in said
+
+
+# --------------------------------------------------------------------------- ping -M do
+
+def test_a_large_df_ping_this_host_refuses_itself_is_a_fault():
+    """https://github.com/MicrosoftDocs/azure-docs (articles/virtual-network/how-to-virtual-machine-mtu.md): a 3900-byte
+    -M do ping from a VM whose interface is at MTU 1500: `ping: local error: message too long, mtu=1500` for all ten,
+    the sender's own interface refuses them: a fail naming this side's MTU, not the peer or a firewall."""
+    got, said = _all(explain(_paste("zn007"), host="other", nodes=2))
+    assert "fail" in got
+    assert "This host's own interface MTU (1500) is too small for 3900-byte packets" in said
+    assert "firewall" not in said and "peer is down" not in said
+
+
+def test_a_router_refusing_a_1500_packet_stays_a_warning():
+    """https://www.fir3net.com/Networking/Protocols/notes-mtu-and-pmtu.html (corpus f022, `Frag needed and DF set (mtu = 1500)` from a hop): a router on the path, not
+    this host, refused it: the path's MTU, which depends on the MTU meant: still a warning."""
+    got, said = _all(explain(_paste("f022"), host="other", nodes=2))
+    assert "warn" in got and "fail" not in got and "own interface" not in said
