@@ -171,3 +171,19 @@ def test_a_router_refusing_a_1500_packet_stays_a_warning():
     this host, refused it: the path's MTU, which depends on the MTU meant: still a warning."""
     got, said = _all(explain(_paste("f022"), host="other", nodes=2))
     assert "warn" in got and "fail" not in got and "own interface" not in said
+
+
+# --------------------------------------------------------------------------- a rig report's GPUs
+
+def test_a_rig_of_mixed_gpu_models_says_the_slowest_sets_the_pace():
+    """https://github.com/noonghunna/club-3090/issues/707: a club-3090 rig report of an RTX 3080 (x4) and an RTX 5090:
+    mixed models, so tensor parallel runs at the slowest card's pace (an info), beside the x4 warning."""
+    got, said = _all(explain(_paste("zs017"), host="other", nodes=1))
+    assert "warn" in got and "fail" not in got
+    assert "Mixed GPU models (NVIDIA GeForce RTX 3080, NVIDIA GeForce RTX 5090)" in said and "slowest card" in said
+
+
+def test_a_rig_of_one_model_gets_no_mixed_note():
+    """https://github.com/noonghunna/club-3090/issues/474: two RTX 5090: one model, no mixed-models note."""
+    _, said = _all(explain(_paste("zs018"), host="other", nodes=1))
+    assert "Mixed GPU models" not in said

@@ -145,3 +145,16 @@ def compute_p2(g: Any, rec: dict[str, Any]) -> list[Finding]:
     return [info(f"GPU {g.bus_id}: busy in P2, the compute P-state: the driver of GeForce and workstation cards runs "
                  "CUDA work in P2, with a lower memory clock than P0 (its `CUDA - Force P2 State` policy). Expected, "
                  "not a fault; memory-bound work runs a little slower for it. Data-center GPUs run compute in P0.")]
+
+
+def mixed_models(names: list[str]) -> list[Finding]:
+    """GPUs of more than one model in one machine's list: tensor parallel gives each card an equal share of every
+    layer, so the slowest card (and its link) sets the pace and the smallest card's memory sets each share (vLLM's
+    tensor parallelism, https://docs.vllm.ai/en/latest/serving/parallelism_scaling.html); a layer split can weight the
+    cards (llama.cpp's --tensor-split). An info: a design choice, not a fault."""
+    models = list(dict.fromkeys(n.strip() for n in names if n and n.strip()))
+    if len(models) < 2:
+        return []
+    return [info(f"Mixed GPU models ({', '.join(models[:4])}): tensor parallel gives each card an equal share, so it "
+                 "runs at the pace of the slowest card and its link, with each share held to the smallest card's "
+                 "memory; a layer split (llama.cpp's --tensor-split) can weight the cards instead.")]

@@ -19,6 +19,7 @@ from ..parsers.lspci import PciLink
 from ..parsers.pcie_sysfs import PcieLink
 from ..spark_names import is_qsfp_twin, twin_domain
 from .common import SPARK_RDMA, fail, info, listed, ok, on_spark, spark_figure, warn, whole
+from .gpu_notes import mixed_models
 from .model import Finding, Section, Summary
 
 
@@ -291,6 +292,7 @@ def summarise_rig_report(gpus: Any, command: str | None) -> Summary:
     facts = {"gpus": [dict(vars(g)) for g in gpus]}
     findings: list[Finding] = [info(f"Rig report: {len(gpus)} GPU(s): "
                                     + ", ".join(f"GPU{g.index} {g.name}" for g in gpus[:8]) + ".")]
+    findings += mixed_models([g.name for g in gpus])
     for g in gpus:
         if g.lanes == 8 and g.lanes_max == 16 and (g.gen or 0) >= 4:  # a desktop's x8/x8: as much as Gen(n-1) x16
             findings.append(info(f"GPU{g.index} ({g.name}) runs on PCIe x8 of its x16 (Gen up to {g.gen}): how a "
