@@ -187,3 +187,22 @@ def test_a_rig_of_one_model_gets_no_mixed_note():
     """https://github.com/noonghunna/club-3090/issues/474: two RTX 5090: one model, no mixed-models note."""
     _, said = _all(explain(_paste("zs018"), host="other", nodes=1))
     assert "Mixed GPU models" not in said
+
+
+# --------------------------------------------------------------------------- nvidia-smi nvlink -c
+
+def test_nvlink_capabilities_are_read_as_capabilities_not_state():
+    """https://github.com/m4rs-mt/ILGPU/issues/378: `nvidia-smi nvlink --capabilities -i 0` of a V100-SXM2, cut in link 4:
+    P2P supported on every link shown; `SLI is supported` and `Link is supported` false are flags, not a link down;
+    the state is `nvlink -s`'s. An info."""
+    got, said = _all(explain(_paste("xk003"), host="other", nodes=1))
+    assert got == {"info"}
+    assert "P2P is supported on link(s) 0, 1, 2, 3, 4" in said and "`nvidia-smi nvlink -s` shows that" in said
+    assert "link is down" not in said.lower() and "not supported" not in said.lower()
+
+
+def test_nvlink_status_gets_no_capabilities_note():
+    """https://github.com/Azure/azhpc-diagnostics/issues/73 (corpus d022): `nvidia-smi nvlink -s` with inactive links: the
+    status findings as before, no capabilities note."""
+    _, said = _all(explain(_paste("d022"), host="other", nodes=1))
+    assert "NVLink capabilities" not in said and "inactive" in said

@@ -14,8 +14,8 @@ import re
 from typing import Any, Callable
 
 from .common import fail, info, ok, on_spark, warn
-from .gpu_notes import (compute_p2, nearest_nics, no_memory_figure, p2p_model_pairs, table_all_well, table_notes,
-                        unavailable_fields)
+from .gpu_notes import (compute_p2, nearest_nics, no_memory_figure, nvlink_capabilities, p2p_model_pairs, table_all_well,
+                        table_notes, unavailable_fields)
 from .model import Finding, Summary
 
 
@@ -453,6 +453,7 @@ def summarise_nvlink(st: Any, command: str | None) -> Summary:
         findings.append(info("No NVLink link is active: PCIe cards without an NVLink bridge (or a bridge not seated) "
                              "say this; the cards then talk over PCIe (`nvidia-smi topo -m` shows the path)."))
     for g in st.gpus:
+        findings += nvlink_capabilities(g)
         if not g.links:
             continue
         speeds = sorted({gbs for _, gbs in g.links if gbs is not None})

@@ -158,3 +158,23 @@ def mixed_models(names: list[str]) -> list[Finding]:
     return [info(f"Mixed GPU models ({', '.join(models[:4])}): tensor parallel gives each card an equal share, so it "
                  "runs at the pace of the slowest card and its link, with each share held to the smallest card's "
                  "memory; a layer split (llama.cpp's --tensor-split) can weight the cards instead.")]
+
+
+def nvlink_capabilities(g: Any) -> list[Finding]:
+    """``nvidia-smi nvlink -c``: what each link of a GPU can do (P2P, system memory access, atomics), not whether it is
+    up. An info: the links whose P2P is supported, and that the flags false on working parts (``SLI is supported``,
+    ``Link is supported``, false on SXM2 V100s with every link up: https://github.com/m4rs-mt/ILGPU/issues/378) are no
+    link state; ``nvidia-smi nvlink -s`` gives the state and speed."""
+    caps = getattr(g, "capabilities", ())
+    if not caps:
+        return []
+    links = sorted({n for n, _, _ in caps})
+    p2p = sorted({n for n, what, v in caps if v and what.lower().startswith("p2p is supported")})
+    p2p_no = sorted({n for n, what, v in caps if not v and what.lower().startswith("p2p is supported")})
+    off = sorted({what for _, what, v in caps if not v and not what.lower().startswith("p2p")})
+    said = (f"P2P is supported on link(s) {', '.join(map(str, p2p))}" if p2p else "P2P is supported on no link shown") \
+        + (f", not on {', '.join(map(str, p2p_no))}" if p2p_no else "")
+    return [info(f"GPU {g.index} ({g.name}): NVLink capabilities of link(s) {', '.join(map(str, links))} (as shown): "
+                 f"{said}." + (f" {' and '.join(f'`{w}`' for w in off[:4])} read false: capability flags, false on "
+                               "many working cards, not a link down." if off else "")
+                 + " Capabilities say nothing of whether a link is up or its speed: `nvidia-smi nvlink -s` shows that.")]
