@@ -206,3 +206,15 @@ def test_nvlink_status_gets_no_capabilities_note():
     status findings as before, no capabilities note."""
     _, said = _all(explain(_paste("d022"), host="other", nodes=1))
     assert "NVLink capabilities" not in said and "inactive" in said
+
+
+# --------------------------------------------------------------------------- HPL's GPU warning
+
+def test_hpl_gpu_warning_at_a_low_clock_is_a_hedged_warning():
+    """https://github.com/dbkinghorn/Notes/blob/246cc48fb5983b32aa1af6944ad788e5d352a23f/2023/NV-4090-P2P/
+    NVIDIAmultiGPU-RTX4090-Issues-vs-RTX6000Ada-RTX3090.md: NGC HPL's `!!! WARNING` lines, both GPUs at 626 MHz, ~50 C,
+    65-70 W, Gen4 x16: a warning giving the clock and what decides; never thermal throttling or a downgraded link."""
+    got, said = _all(explain(_paste("xf004"), host="other", nodes=1))
+    assert got == {"warn"}
+    assert "626 MHz at 49 C and 70 W" in said and "nvidia-smi -q -d PERFORMANCE,CLOCK" in said
+    assert "thermal throttling" not in said.lower() and "downgraded" not in said
