@@ -218,3 +218,15 @@ def test_hpl_gpu_warning_at_a_low_clock_is_a_hedged_warning():
     assert got == {"warn"}
     assert "626 MHz at 49 C and 70 W" in said and "nvidia-smi -q -d PERFORMANCE,CLOCK" in said
     assert "thermal throttling" not in said.lower() and "downgraded" not in said
+
+
+# --------------------------------------------------------------------------- dcgmi diag
+
+def test_dcgm_nvlink_down_says_what_decides_and_no_rma():
+    """https://github.com/NVIDIA/DCGM/issues/49: dcgmi diag's PCIe test `Fail - All` for `NvLink link N is currently
+    down` on A100 PCIe cards without a bridge: a warning that it is expected without NVLink and that `nvidia-smi nvlink
+    -s` decides; never reseat, RMA or a broken PCIe link."""
+    got, said = _all(explain(_paste("xk017"), host="other", nodes=1))
+    assert got == {"warn"}
+    assert "without an NVLink bridge" in said and "`nvidia-smi nvlink -s` decides" in said
+    assert not any(w in said.lower() for w in ("reseat", "rma the", "replace the gpu", "pcie link is broken"))
