@@ -230,3 +230,16 @@ def test_dcgm_nvlink_down_says_what_decides_and_no_rma():
     assert got == {"warn"}
     assert "without an NVLink bridge" in said and "`nvidia-smi nvlink -s` decides" in said
     assert not any(w in said.lower() for w in ("reseat", "rma the", "replace the gpu", "pcie link is broken"))
+
+
+def test_a_link_at_10_mbps_is_a_hedged_warning():
+    """https://github.com/magnate3/linux-riscv-dev/blob/a518471825322fa5cb85895f4539b80527ba834a/exercises/clock/README.md
+    (L97-L101): `ethtool eth0 | grep Speed` at 1000Mb/s, then `ethtool -s eth0 speed 10 duplex full autoneg off`, then
+    10Mb/s: the 10 Mb/s reading is a warning naming a forced setting or a fallback, the 1000 one stays a note; never
+    `no link`."""
+    sections = explain(_paste("q018"), host="other", nodes=1)
+    got, said = _all(sections)
+    assert "warn" in got and "fail" not in got
+    assert "eth0: 10Mb/s, the 10BASE-T rate" in said and "autoneg on" in said
+    assert "no link" not in said and "link is down" not in said
+    assert "warn" not in levels(sections[0])  # (the 1000Mb/s reading)

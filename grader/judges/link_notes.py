@@ -44,11 +44,18 @@ def unshown_link(r: Any, name: str) -> list[Finding]:
 
 
 def half_duplex(r: Any, name: str, said: list[Finding]) -> list[Finding]:
-    """A link that reports half duplex, where nothing said about it already warns: a fallback (ports of 1 Gb/s and up
-    run full duplex only), or a driver that fills these fields with defaults. A hedged warning."""
-    if (r.duplex or "").lower() != "half" or not r.speed_mbps or r.link_detected is False \
-            or any(f.level in ("warn", "fail") for f in said):
+    """A link that reports half duplex, or runs at 10 Mb/s, where nothing said about it already warns: a fallback
+    (ports of 1 Gb/s and up run full duplex only) or a forced setting, or a driver that fills these fields with
+    defaults. A hedged warning."""
+    if not r.speed_mbps or r.link_detected is False or any(f.level in ("warn", "fail") for f in said):
         return []
+    if (r.duplex or "").lower() != "half":
+        return [warn(f"{name}: {r.speed_mbps}Mb/s, the 10BASE-T rate: a port of today runs at 100 Mb/s or more, so a "
+                     "link at 10 was forced there (`ethtool -s ... speed 10 autoneg off`, here or at the far end) or "
+                     "fell back (a cable with a broken pair); some drivers show it as a placeholder on an empty port. "
+                     "`Auto-negotiation` and the link partner's modes in the full `ethtool` output say which; "
+                     f"`ethtool -s {r.interface or '<iface>'} autoneg on` restores negotiation.")] \
+            if r.speed_mbps == 10 else []
     return [warn(f"{name}: half duplex at {r.speed_mbps}Mb/s. Taken at face value the link fell back (one end forced, "
                  "the other on auto-negotiation, or a bad cable): collisions, and a fraction of the throughput. Some "
                  "drivers (embedded boards among them) do not implement ethtool's link settings and show defaults "
