@@ -243,3 +243,22 @@ def test_a_link_at_10_mbps_is_a_hedged_warning():
     assert "eth0: 10Mb/s, the 10BASE-T rate" in said and "autoneg on" in said
     assert "no link" not in said and "link is down" not in said
     assert "warn" not in levels(sections[0])  # (the 1000Mb/s reading)
+
+
+# --------------------------------------------------------------------------- ibdev2netdev: SR-IOV VFs
+
+def test_vfs_down_under_an_up_pf_are_a_hedged_warning_not_a_cable():
+    """https://github.com/openshift/sriov-network-operator/issues/635: ibdev2netdev of a ConnectX-6 IB host, ibp141s0 and
+    ibp75s0 Up, their VFs (ibp141s0v0..v6, ibp75s0v7) Down: a warning naming the VFs and what brings an IB VF up; no
+    cable fault."""
+    got, said = _all(explain(_paste("g018"), host="other", nodes=1))
+    assert "warn" in got and "fail" not in got
+    assert "Virtual functions Down under a physical function that is Up" in said and "of ibp141s0" in said
+    assert "cable fault" not in said and "replace the cable" not in said
+
+
+def test_ports_down_without_vfs_get_no_vf_warning():
+    """https://github.com/imbue-ai/cluster-health/issues/4 (corpus c004): an H100 host's IB ports Down, no VF among them: no
+    virtual-function warning."""
+    _, said = _all(explain(_paste("c004"), host="other", nodes=1))
+    assert "Virtual functions Down" not in said

@@ -21,7 +21,7 @@ from .common import (C2S, JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, SWITCH
 from .context import context, spark_shown
 from .ip_notes import (alias_findings, all_up, member_findings, module_rate_findings, no_ipv4_words, route_notes,
                        nominal_link, twin_in_bond, vbox_nat_findings)
-from .link_notes import half_duplex, module_diagnostics_unshown, unshown_link, up_no_speed
+from .link_notes import half_duplex, module_diagnostics_unshown, unshown_link, up_no_speed, vfs_down_under_up_pf
 from .model import Finding, Summary
 
 
@@ -387,6 +387,7 @@ def summarise_ibdev(result: Any, command: str | None) -> Summary:
                                  "shows the state of the netdev, here an InfiniBand port's IPoIB interface, not of the "
                                  "port itself; on a fabric that does not use IPoIB it stays Down while the port is "
                                  "Active. Read the ports with `ibstat` (State, Physical state) or `ibv_devinfo`."))
+        findings += vfs_down_under_up_pf(maps)
         dark = [m for m in maps if not m.is_up and not re.match(r"ib", m.netdev)]
         active = any((m.port_state or "").upper().startswith("ACTIVE") for m in maps)  # `ibdev2netdev -v`'s port
         if maps and len(dark) == len(maps) and not active and not result.truncated and "|" not in (command or ""):

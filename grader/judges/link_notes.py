@@ -75,3 +75,28 @@ def module_diagnostics_unshown(m: Any, name: str) -> list[Finding]:
                  "power) in this output, so it cannot tell whether light arrives. The paste stops before them, or the "
                  "module does not report them; the `Receiver signal average optical power` line of `ethtool -m` (or "
                  f"`Link detected` in `ethtool {m.interface or '<iface>'}`) decides.")]
+
+
+_VF_NETDEV_RE = re.compile(r"^(?P<pf>[a-z][\w]{1,30}?)v(?P<vf>\d{1,3})$")
+"""An SR-IOV virtual function's netdev as the kernel names it after its physical function (``ibp141s0v3``,
+``enp97s0f0v1``)."""
+
+
+def vfs_down_under_up_pf(maps: list[Any]) -> list[Finding]:
+    """``ibdev2netdev``: virtual functions Down whose physical function, in the same list, is Up. The PF has link, so no
+    cable is at fault: the VFs are unused, or not brought up (on InfiniBand a VF needs its port and node GUID set and a
+    subnet manager with virtualization on; an Ethernet VF's link state can be set to disable). A hedged warning."""
+    up = {m.netdev for m in maps if m.is_up}
+    vfs: dict[str, list[str]] = {}
+    for m in maps:
+        v = _VF_NETDEV_RE.match(m.netdev)
+        if v and not m.is_up and v["pf"] in up:
+            vfs.setdefault(v["pf"], []).append(m.netdev)
+    if not vfs:
+        return []
+    said = "; ".join(f"{', '.join(ds[:4])}{' ...' if len(ds) > 4 else ''} of {pf}" for pf, ds in vfs.items())
+    return [warn(f"Virtual functions Down under a physical function that is Up ({said}): the PF has link, so no cable "
+                 "is at fault. Fine if those VFs are not in use yet; if a pod or VM should use them, an InfiniBand VF "
+                 "needs its port and node GUID set (`ip link set <pf> vf N port_guid ... node_guid ...`) and a subnet "
+                 "manager with virtualization enabled, and an Ethernet VF's link state must not be `disable` (`ip "
+                 "link show <pf>` lists each VF's). `ibstat` on the VF's RDMA device shows its port state.")]
