@@ -21,7 +21,7 @@ from .common import (C2S, JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, SWITCH
 from .context import context, spark_shown
 from .ip_notes import (alias_findings, all_up, member_findings, module_rate_findings, no_ipv4_words, route_notes,
                        nominal_link, twin_in_bond, vbox_nat_findings)
-from .link_notes import half_duplex, module_diagnostics_unshown, unshown_link, up_no_speed, vfs_down_under_up_pf
+from .link_notes import fallback_link, module_diagnostics_unshown, unshown_link, up_no_speed, vfs_down_under_up_pf
 from .model import Finding, Summary
 
 
@@ -448,7 +448,7 @@ def summarise_ethtool(reports: list[Any], command: str | None) -> Summary:
             name += f" (reading {seen[r.interface]} of {counts[r.interface]})"
         if r.speed_shown or r.link_detected is not None:
             said = nominal_link(r, name) or _speed_findings(r, name)
-            findings += said + half_duplex(r, name, said)
+            findings += said + fallback_link(r, name, said)
         else:
             findings += unshown_link(r, name)
         findings += _fec_findings(r, name)

@@ -43,7 +43,7 @@ def unshown_link(r: Any, name: str) -> list[Finding]:
                  f"{one} {again}")]
 
 
-def half_duplex(r: Any, name: str, said: list[Finding]) -> list[Finding]:
+def fallback_link(r: Any, name: str, said: list[Finding]) -> list[Finding]:
     """A link that reports half duplex, or runs at 10 Mb/s, where nothing said about it already warns: a fallback
     (ports of 1 Gb/s and up run full duplex only) or a forced setting, or a driver that fills these fields with
     defaults. A hedged warning."""
