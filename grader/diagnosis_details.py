@@ -232,7 +232,28 @@ def _narrower_link(log: VllmLog | None, values: Mapping[str, Any], text: str) ->
         narrower = int(str(values["width"]).lstrip("x")) < int(str(values["cwidth"]).lstrip("x"))
     except (KeyError, ValueError):
         return None
-    return {} if narrower and f"mlx5_core {values.get('dev')}" not in text else None
+    if not narrower or f"mlx5_core {values.get('dev')}" in text:
+        return None
+    behind: dict[str, None] = {}  # other devices limited by the same link (the port's): they share it
+    others: dict[str, str] = {}  # devices limited elsewhere, by their address (a boot lists each once)
+    for m in _LIMITED_RE.finditer(text):
+        if m["dev"] != values.get("dev") and m["port"] == values.get("port"):
+            behind[m["dev"]] = None
+        elif m["dev"] != values.get("dev"):
+            others.setdefault(m["dev"], f"{m['dev']} ({m['speed']} {m['width']} at {m['port']}, capable of "
+                                        f"{m['cspeed']} {m['cwidth']})")
+    listed = ([f"{', '.join(list(behind)[:6])}{' ...' if len(behind) > 6 else ''} behind the same link at "
+               f"{values.get('port')}, which they share"] if behind else []) + list(others.values())[:4]
+    more = len(others) - 4
+    return {"others": "; ".join(listed) + (f"; and {more} more" if more > 0 else "")} if listed else {}
+
+
+_LIMITED_RE = re.compile(r"(?<!mlx5_core )\b(?P<dev>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d): [\d.]{1,12} Gb/s "
+                         r"available PCIe bandwidth, limited by (?P<speed>[\d.]{1,6} GT/s) PCIe (?P<width>x\d{1,2}) link "
+                         r"at (?P<port>[0-9a-fA-F:.]{7,16}) \(capable of [\d.]{1,12} Gb/s with (?P<cspeed>[\d.]{1,6} GT/s) "
+                         r"PCIe (?P<cwidth>x\d{1,2}) link\)")
+"""The kernel's line for a PCIe link below what its device can run (drivers/pci/pci.c, pcie_print_link_status), of any
+device but a ConnectX (``mlx5_core <dev>``: the dmesg-link reader's)."""
 
 
 def _fd_limit_low_or_hit(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:

@@ -818,6 +818,14 @@ EXAMPLES.update({
     "no-rdma-device": BANNER + "Failed to get IB devices list: Function not implemented\n",
     # ideo-plus/DGX-Spark-x2-GLM5.3-Flash-NVFP4-vLLM-Recipe: a Spark's ethtool without root, its stderr
     "ethtool-netlink-not-permitted": BANNER + "netlink error: Operation not permitted\n",
+    # minjaechandesu/v100-nvlink-homelab-log logs/boot/dmesg_nvidia.txt: a healthy boot's driver load
+    "nvidia-driver-loaded": BANNER + "[    6.476852] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  580.95.05  Tue Sep 23 "
+                            "10:11:16 UTC 2025\n",
+    # dbkinghorn/Notes (NV-4090-P2P notes): NGC HPL on 2x RTX 6000 Ada held at 626 MHz
+    "hpl-gpu-slow-warning": BANNER + "!!! WARNING: Rank: 0 : wks64 : GPU 0000:41:00.0 Clock: 626 MHz Temp: 50 C Power: "
+                            "65 W PCIe gen 4 x16\n",
+    # NVIDIA/DCGM#49: dcgmi diag -r 2 on A100 PCIe cards without NVLink
+    "dcgm-nvlink-down": BANNER + "| Warning                   | GPU 0GPU 0's NvLink link 0 is currently down   |\n",
     # the same notes: the GB10's GPU has no PCIe link to measure
     "spark-gpu-no-pcie-link": BANNER + "[    0.103426] pci 000f:01:00.0: 0.000 Gb/s available PCIe bandwidth, limited "
                               "by Unknown x0 link at 000f:00:00.0 (capable of 32.000 Gb/s with 2.5 GT/s PCIe x16 link)\n"

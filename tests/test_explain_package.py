@@ -95,5 +95,5 @@ def test_registering_every_kind_loads_no_judge():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
     assert out[0] == str(["grader.judges.common", "grader.judges.context", "grader.judges.model", "grader.judges.programs"])
     assert eval(out[1]) == ["grader.judges.common", "grader.judges.context", "grader.judges.hosts",
-                            "grader.judges.ip_notes", "grader.judges.link", "grader.judges.model",  # (link's notes)
-                            "grader.judges.programs"]  # ibdev2netdev's judge, its cross check's
+                            "grader.judges.ip_notes", "grader.judges.link", "grader.judges.link_notes",  # (link's notes)
+                            "grader.judges.model", "grader.judges.programs"]  # ibdev2netdev's judge, its cross check's

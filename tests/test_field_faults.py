@@ -774,6 +774,16 @@ SPARK_BOOT = ("[    0.103426] pci 000f:01:00.0: 0.000 Gb/s available PCIe bandwi
               "mlx5_pcie_event:326:(pid 12): Detected insufficient power on the PCIe slot (27W).\n[    5.406738] "
               "cx7-pcie-hotplug MTKP0001:00: Hotplug enabled\n")
 
+# https://github.com/dbkinghorn/Notes (2023/NV-4090-P2P, an NGC HPL run on 2x RTX 6000 Ada), as posted (one line)
+HPL_SLOW = ("!!! WARNING: Rank: 1 : wks64 : GPU 0000:61:00.0 Clock: 626 MHz Temp: 49 C Power: 70 W PCIe gen 4 x16\n")
+
+# https://github.com/NVIDIA/DCGM/issues/49, as posted (dcgmi diag -r 2's Integration section, its first row)
+DCGM_NVLINK = "| Warning                   | GPU 0GPU 0's NvLink link 0 is currently down   |\n"
+
+# https://github.com/minjaechandesu/v100-nvlink-homelab-log logs/boot/dmesg_nvidia.txt, as posted (a healthy boot)
+DRIVER_LOAD = ("[    5.938707] nvidia: module license 'NVIDIA' taints kernel.\n[    6.476852] NVRM: loading NVIDIA UNIX "
+               "x86_64 Kernel Module  580.95.05  Tue Sep 23 10:11:16 UTC 2025\n")
+
 # https://github.com/NVIDIA/nccl/issues/1176 and https://github.com/NVIDIA/nccl-tests/issues/208, as posted (one line each)
 TRUNCATED = ("0: compute-st-p4de24xlarge-1:34639:36718 [5] bootstrap.cc:77 NCCL WARN Message truncated : received 256 "
              "bytes instead of 4\n")
@@ -1066,7 +1076,7 @@ NM_ADDED = "Connection 'ethernet-eth1' (b6542930-fd5c-4f7c-ba0c-be8965ed2d26) su
 # https://github.com/KoyoImai/dgx_spark_cluster README.md (tests/fixtures/field/corpus/j001_*): a DGX Spark, Japanese locale
 NM_UP_JA = "接続が正常にアクティベートされました (D-Bus アクティブパス: /org/freedesktop/NetworkManager/ActiveConnection/7)\n"
 
-ALL = [NM_NO_DEVICE, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
+ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, XID_13, XID_149, NETPLAN_INDENT, CGRAPH_READ, RAY_DEAD,
        CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE, OOM_KILL, AER_FATAL, NCCL_SYSTEM,
        STORE_TIMEOUT, GID_EMPTY, RAY_INFEASIBLE_OLD,
@@ -1100,7 +1110,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
                                                       PCIE_NARROW, UCX_NO_DEVICE, TRT_OTHER_GPU, AER_CORRECTED,
                                                       MODULE_UNREADABLE, RAY_DISK, NO_STATUS, SHM_STUCK, SHM_TWICE, FD_ULIMIT, RAY_ONE_OF_TWO,
                                                       TRT_WINDOW, GLOO_HOSTNAME, STORE_RETRY, CTS_UNUSED, MEMLOCK_64K,
-                                                      VLLM_UNBUILT, SIMPLE_ORDER))
+                                                      VLLM_UNBUILT, SIMPLE_ORDER, HPL_SLOW, DCGM_NVLINK))
                     else "fail")
     assert " Fix: " in message
 
@@ -1149,7 +1159,7 @@ def test_every_known_error_line_is_read_here():
                                         REREGISTRATION, MODULE_NOT_SUPPORTED, ABI_OTHERS_OPEN, DEV_UVERBS, NIXLBENCH, PORTINFO, DESTROY_PG, LEAKED_SHM,
                                         C10D_HOSTNAME, RAY_FRACTIONAL, DEL_IGNORED, PTX_DUMP, DS_LAUNCH,
                                         TRTLLM_LEADER, BENCHY_GPT2, NETPLAN_OPEN, DESYNC, RANK_LEFT, MOONCAKE_GID,
-                                        PS_ENGINE, NM_ADDED, NM_UP_JA]
+                                        PS_ENGINE, DRIVER_LOAD, NM_ADDED, NM_UP_JA]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently

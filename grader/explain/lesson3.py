@@ -80,7 +80,7 @@ register(KindSpec(
     matches_command=nvidia_smi_with(lambda a: any(x in ("-q", "--query") for x in a)),
     line=re.compile(r"^=+NVSMI LOG=+$|^Attached GPUs\s+:|^GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:"
                     r"|^(?:Max |Applications |Default Applications |Max Customer Boost )?Clocks$"
-                    r"|^Clocks (?:Event|Throttle) Reasons$|^(?:GPU |Module )?Power Readings$|^FB Memory Usage$"
+                    r"|^Clocks (?:Event|Throttle) Reasons$|^(?:GPU |Module )?Power Readings$|^(?:FB Memory Usage|Link Width)$"
                     r"|^\s*+</?clocks_(?:event|throttle)_reasons?[_>]"  # -q -x's XML, its clock event reasons
                     r"|^(?!Identifier|Extended identifier|Transceiver|Vendor |Module temperature|Connector|Laser )"
                     r"[A-Z](?=[\w .()/-]{22,}:)[\w .()/-]*+(?<=\s\s):(?:\s|$)"),  # possessive: linear; the lookahead:

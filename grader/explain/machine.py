@@ -17,8 +17,9 @@ from .readers import (judge, parse_df, parse_free, parse_simple_p2p, parse_gpu_l
 
 register(KindSpec(
     name="nvidia-smi-nvlink", parse=parse_nvlink_status, summarise=judge("gpu", "summarise_nvlink"), programs=("nvidia-smi",),
-    matches_command=nvidia_smi_with(lambda a: "nvlink" in a and any(x in ("-s", "--status") for x in a)),
-    line=re.compile(r"^Link \d+: (?:\d+(?:\.\d+)? GB/s|<inactive>)$|NVLink information as all links are inActive"),
+    matches_command=nvidia_smi_with(lambda a: "nvlink" in a and bool({"-s", "--status", "-c", "--capabilities"} & set(a))),
+    line=re.compile(r"^Link \d+: (?:\d+(?:\.\d+)? GB/s|<inactive>)$|NVLink information as all links are inActive"
+                    r"|^Link \d{1,2}, P2P is supported: (?:true|false)$"),  # (-c: each link's capabilities)
     # a GPU without NVLink (a PCIe H200 passed to a VM, tests/fixtures/captured/gpu-processes): no output, exit 0
     when_empty="`nvidia-smi nvlink -s` printed nothing (if the paste left nothing out): this GPU has no NVLink (a PCIe card with no bridge), so GPUs "
                "here talk over PCIe (`nvidia-smi topo -m` shows the path).",

@@ -14,8 +14,8 @@ import re
 from typing import Any, Callable
 
 from .common import fail, info, ok, on_spark, warn
-from .gpu_notes import (nearest_nics, no_memory_figure, p2p_model_pairs, table_all_well, table_notes,
-                        unavailable_fields)
+from .gpu_notes import (compute_p2, nearest_nics, no_memory_figure, nvlink_capabilities, p2p_model_pairs, table_all_well,
+                        table_notes, unavailable_fields)
 from .model import Finding, Summary
 
 
@@ -344,7 +344,7 @@ def summarise_q(q: Any, command: str | None) -> Summary:
             findings.append(ok(f"GPU {g.bus_id}: not throttled: no power cap, thermal or hardware slowdown is Active"
                                + ("; `Idle` is Active: nothing ran on it at that moment, so its clocks were allowed "
                                   "down." if g.clock_event("Idle") else ".")))
-        findings += _temperature_findings(g) + _clock_findings(g) + _memory_na_findings(g)
+        findings += _temperature_findings(g) + _clock_findings(g) + _memory_na_findings(g) + compute_p2(g, rec)
     if not findings:
         findings.append(info("Nothing here about the PCIe link or power: try `nvidia-smi -q -d POWER,PCIE`."))
     named = [f"{g.product_name} ({g.bus_id})" for g in q.gpus if g.product_name]
@@ -453,6 +453,7 @@ def summarise_nvlink(st: Any, command: str | None) -> Summary:
         findings.append(info("No NVLink link is active: PCIe cards without an NVLink bridge (or a bridge not seated) "
                              "say this; the cards then talk over PCIe (`nvidia-smi topo -m` shows the path)."))
     for g in st.gpus:
+        findings += nvlink_capabilities(g)
         if not g.links:
             continue
         speeds = sorted({gbs for _, gbs in g.links if gbs is not None})

@@ -134,3 +134,47 @@ def table_all_well(t: Any, findings: list[Finding]) -> list[Finding]:
     cards = ", ".join(f"GPU{g.index} ({g.name})" for g in t.gpus[:4]) + (", ..." if len(t.gpus) > 4 else "")
     return [info(f"nvidia-smi runs and {cards} " + ("is" if len(t.gpus) == 1 else "are") + " visible: the driver is "
                  "loaded and answers; the power, memory and process figures read here are normal, nothing wrong in them.")]
+
+
+def compute_p2(g: Any, rec: dict[str, Any]) -> list[Finding]:
+    """``nvidia-smi -q`` of a busy GPU (not idle by :func:`grader.facts.lesson3.is_idle`) in P2: the P-state the driver
+    of GeForce and workstation cards runs CUDA work in, with the memory clock below P0's (NVIDIA's driver policy, the
+    "CUDA - Force P2 State" profile setting). An info: expected, not a fault, though memory-bound work pays a little."""
+    if (g.get("Performance State") or "").strip() != "P2" or rec.get("idle") is not False:
+        return []
+    return [info(f"GPU {g.bus_id}: busy in P2, the compute P-state: the driver of GeForce and workstation cards runs "
+                 "CUDA work in P2, with a lower memory clock than P0 (its `CUDA - Force P2 State` policy). Expected, "
+                 "not a fault; memory-bound work runs a little slower for it. Data-center GPUs run compute in P0.")]
+
+
+def mixed_models(names: list[str]) -> list[Finding]:
+    """GPUs of more than one model in one machine's list: tensor parallel gives each card an equal share of every
+    layer, so the slowest card (and its link) sets the pace and the smallest card's memory sets each share (vLLM's
+    tensor parallelism, https://docs.vllm.ai/en/latest/serving/parallelism_scaling.html); a layer split can weight the
+    cards (llama.cpp's --tensor-split). An info: a design choice, not a fault."""
+    models = list(dict.fromkeys(n.strip() for n in names if n and n.strip()))
+    if len(models) < 2:
+        return []
+    return [info(f"Mixed GPU models ({', '.join(models[:4])}): tensor parallel gives each card an equal share, so it "
+                 "runs at the pace of the slowest card and its link, with each share held to the smallest card's "
+                 "memory; a layer split (llama.cpp's --tensor-split) can weight the cards instead.")]
+
+
+def nvlink_capabilities(g: Any) -> list[Finding]:
+    """``nvidia-smi nvlink -c``: what each link of a GPU can do (P2P, system memory access, atomics), not whether it is
+    up. An info: the links whose P2P is supported, and that the flags false on working parts (``SLI is supported``,
+    ``Link is supported``, false on SXM2 V100s with every link up: https://github.com/m4rs-mt/ILGPU/issues/378) are no
+    link state; ``nvidia-smi nvlink -s`` gives the state and speed."""
+    caps = getattr(g, "capabilities", ())
+    if not caps:
+        return []
+    links = sorted({n for n, _, _ in caps})
+    p2p = sorted({n for n, what, v in caps if v and what.lower().startswith("p2p is supported")})
+    p2p_no = sorted({n for n, what, v in caps if not v and what.lower().startswith("p2p is supported")})
+    off = sorted({what for _, what, v in caps if not v and not what.lower().startswith("p2p")})
+    said = (f"P2P is supported on link(s) {', '.join(map(str, p2p))}" if p2p else "P2P is supported on no link shown") \
+        + (f", not on {', '.join(map(str, p2p_no))}" if p2p_no else "")
+    return [info(f"GPU {g.index} ({g.name}): NVLink capabilities of link(s) {', '.join(map(str, links))} (as shown): "
+                 f"{said}." + (f" {' and '.join(f'`{w}`' for w in off[:4])} read false: capability flags, false on "
+                               "many working cards, not a link down." if off else "")
+                 + " Capabilities say nothing of whether a link is up or its speed: `nvidia-smi nvlink -s` shows that.")]

@@ -21,6 +21,7 @@ from .common import (C2S, JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, SWITCH
 from .context import context, spark_shown
 from .ip_notes import (alias_findings, all_up, member_findings, module_rate_findings, no_ipv4_words, route_notes,
                        nominal_link, twin_in_bond, vbox_nat_findings)
+from .link_notes import fallback_link, module_diagnostics_unshown, unshown_link, up_no_speed, vfs_down_under_up_pf
 from .model import Finding, Summary
 
 
@@ -386,6 +387,7 @@ def summarise_ibdev(result: Any, command: str | None) -> Summary:
                                  "shows the state of the netdev, here an InfiniBand port's IPoIB interface, not of the "
                                  "port itself; on a fabric that does not use IPoIB it stays Down while the port is "
                                  "Active. Read the ports with `ibstat` (State, Physical state) or `ibv_devinfo`."))
+        findings += vfs_down_under_up_pf(maps)
         dark = [m for m in maps if not m.is_up and not re.match(r"ib", m.netdev)]
         active = any((m.port_state or "").upper().startswith("ACTIVE") for m in maps)  # `ibdev2netdev -v`'s port
         if maps and len(dark) == len(maps) and not active and not result.truncated and "|" not in (command or ""):
@@ -445,12 +447,10 @@ def summarise_ethtool(reports: list[Any], command: str | None) -> Summary:
         if counts[r.interface] > 1:
             name += f" (reading {seen[r.interface]} of {counts[r.interface]})"
         if r.speed_shown or r.link_detected is not None:
-            findings += nominal_link(r, name) or _speed_findings(r, name)
-        elif r.common_top_mode_mbps:
-            findings.append(info(f"{name}: the paste ends before its `Speed:` and `Link detected:` lines, so the link "
-                                 "is not shown; both ends advertise up to "
-                                 f"{r.common_top_mode_mbps}Mb/s, which auto-negotiation picks when the link is up. "
-                                 f"Paste the rest (`ethtool {r.interface or '<iface>'}` to its last line)."))
+            said = nominal_link(r, name) or _speed_findings(r, name)
+            findings += said + fallback_link(r, name, said)
+        else:
+            findings += unshown_link(r, name)
         findings += _fec_findings(r, name)
         if r.driver in VIRTUAL_DRIVERS:
             findings.append(info(f"{name} is a virtual interface (driver {r.driver}{', no PCI bus' if not r.bus_info else ''}"
@@ -537,7 +537,7 @@ def _speed_findings(r: Any, name: str) -> list[Finding]:
             + offers)]
     if r.speed_mbps is None:
         if r.link_detected is True:
-            return [info(f"{name}: link detected, but no speed reported.")]
+            return up_no_speed(r, name)
         if r.link_detected is None and (r.driver in VIRTUAL_DRIVERS or r.modes_not_reported) \
                 and not is_qsfp_twin(r.interface or ""):
             return [info(f"{name}: no speed, and no port or link mode reported: what a virtual NIC shows (virtio_net "
@@ -576,7 +576,7 @@ def summarise_module(m: Any, command: str | None) -> Summary:
     ident = [m.get(k) for k in ("Identifier", "Transceiver type", "Connector", "Vendor name", "Vendor PN")]
     ident = [re.sub(r"^0x[0-9a-f]+ \((.*)\)$", r"\1", x, flags=re.I) for x in ident if x]
     findings = [info(f"{m.interface + ': module' if m.interface else 'Module'} {', '.join(ident)}.")] if ident else []
-    findings += module_rate_findings(m, name)
+    findings += module_rate_findings(m, name) + module_diagnostics_unshown(m, name)
     for flag in m.flags_on:
         findings.append(warn(f"{name}: `{flag}` is On: the module itself reports a reading past its threshold. "
                              "Reseat it, clean the fibre ends (optics), or swap the module or cable."))

@@ -179,7 +179,10 @@ def _mtu_failure(r: Any, dest: str, size: int | None) -> Finding:
     said = on_spark(None)
     df_flag, size_flag = ("-f", "-l") if r.windows else ("-M do", "-s")  # Windows' own flags
     spark = said or (said is None and size is not None and size > 1528)  # a jumbo packet sent where not said: a Spark's
-    judge = fail if spark else warn
+    # this host's own interface refused a packet well over 1500 (`ping: local error`), and none passed: the MTU that the
+    # test asks of this host is not set here, whatever the path's; a fault of what was tested, not a probe of the path
+    own = bool(size and size > 1528 and not r.received and any(e.startswith("ping: local error") for e in r.errors))
+    judge = fail if spark or own else warn
     packet = f"the {size}-byte packet" if size else "a packet larger than that"
     packets = f"{size}-byte packets" if size else "larger packets"
     meant = (f"Every hop (both Sparks, any switch) needs MTU {JUMBO_MTU} for jumbo frames." if spark else
@@ -202,6 +205,11 @@ def _mtu_failure(r: Any, dest: str, size: int | None) -> Finding:
         return judge(f"{router} on the path has MTU {mtu} and refused {packet} (Frag needed and DF set): the packet "
                      f"is larger than the path's MTU. {meant}")
     at = f" ({mtu})" if mtu else ""
+    if own and not spark:
+        return fail(f"This host's own interface MTU{at} is too small for {packets} (`ping: local error`: it refused "
+                    f"them itself), and {df_flag} forbids fragmenting them: the MTU this test needs is not set on "
+                    f"this side. Raise it (and the peer's, and any hop's) to at least {size}, or, if {mtu or 1500} is "
+                    f"meant, keep the payload within it (`{size_flag} {(mtu or 1500) - 28}`).")
     if not spark:
         return judge(f"The outgoing interface's MTU{at} is too small for {packets}, and {df_flag} forbids "
                      f"fragmenting them. {meant}")

@@ -19,6 +19,7 @@ from ..parsers.lspci import PciLink
 from ..parsers.pcie_sysfs import PcieLink
 from ..spark_names import is_qsfp_twin, twin_domain
 from .common import SPARK_RDMA, fail, info, listed, ok, on_spark, spark_figure, warn, whole
+from .gpu_notes import mixed_models
 from .model import Finding, Section, Summary
 
 
@@ -268,7 +269,8 @@ def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
                                     "again under load; any other device should run at its capable speed (reseat it, "
                                     "check the slot's generation in the BIOS). Paste the device lines too "
                                     "(`sudo lspci -vv -s <address>`) to say which it is.")))
-        if not d.width_reduced and not d.speed_reduced and not (sta.width and sta.width <= 4):
+        narrow = sta.width and sta.width <= 4 and (d.is_display or cap is None)  # an x4 GPU: failed above
+        if not d.width_reduced and not d.speed_reduced and not narrow:
             findings.append(ok(f"{label}: LnkSta Gen{sta.gen} x{sta.width} matches LnkCap"
                                + (f" Gen{cap.gen} x{cap.width}: the full link, healthy" if cap else "") + "."))
     findings += _acs_findings(devices)
@@ -290,6 +292,7 @@ def summarise_rig_report(gpus: Any, command: str | None) -> Summary:
     facts = {"gpus": [dict(vars(g)) for g in gpus]}
     findings: list[Finding] = [info(f"Rig report: {len(gpus)} GPU(s): "
                                     + ", ".join(f"GPU{g.index} {g.name}" for g in gpus[:8]) + ".")]
+    findings += mixed_models([g.name for g in gpus])
     for g in gpus:
         if g.lanes == 8 and g.lanes_max == 16 and (g.gen or 0) >= 4:  # a desktop's x8/x8: as much as Gen(n-1) x16
             findings.append(info(f"GPU{g.index} ({g.name}) runs on PCIe x8 of its x16 (Gen up to {g.gen}): how a "

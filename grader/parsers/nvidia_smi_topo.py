@@ -242,6 +242,9 @@ _NVL_GPU_RE = re.compile(r"^GPU\s+(?P<index>\d+):(?P<name>[^()]*+)(?:\(UUID:[^)]
 _NVL_LINK_RE = re.compile(r"^Link\s+(?P<link>\d+):\s*(?:(?P<gbs>\d+(?:\.\d+)?)\s*GB/s|(?P<inactive><inactive>))\s*$",
                           re.I)
 _NVL_NONE_RE = re.compile(r"Unable to retrieve NVLink information|all links are inactive", re.I)
+_NVL_CAP_RE = re.compile(r"^Link\s{1,4}(?P<link>\d{1,2}),\s{1,4}(?P<what>[A-Za-z][\w ./-]{0,60}?):\s{0,4}(?P<value>true|false)$",
+                         re.I)
+"""A line of ``nvidia-smi nvlink -c`` (``--capabilities``): ``Link 0, P2P is supported: true``."""
 
 
 @dataclass(frozen=True)
@@ -252,6 +255,7 @@ class NvlinkGpu:
     index: int
     name: str
     links: tuple[tuple[int, float | None], ...]
+    capabilities: tuple[tuple[int, str, bool], ...] = ()  # ``nvidia-smi nvlink -c``: (link, capability, value)
 
     @property
     def inactive(self) -> list[int]:
@@ -273,23 +277,28 @@ class NvlinkStatus:
 
 def parse_nvlink_status(text: str) -> NvlinkStatus:
     """Parse ``nvidia-smi nvlink -s``: ``GPU 0: <name> (UUID: ...)`` then ``Link N: 25.781 GB/s`` or
-    ``Link N: <inactive>`` lines. Raises ParseError when neither a GPU line nor nvidia-smi's all-inactive
-    message is found."""
+    ``Link N: <inactive>`` lines; ``nvidia-smi nvlink -c``'s ``Link N, <capability>: true|false`` lines under the same
+    GPU lines are its capabilities. Raises ParseError when neither a GPU line nor nvidia-smi's all-inactive message is
+    found."""
     lines = content_lines(text)
     raise_if_shell_error(lines, "nvidia-smi")
-    found: list[tuple[int, str, list[tuple[int, float | None]]]] = []  # each GPU's index, name and links
-    none_active = False
+    found: list[tuple[int, str, list[tuple[int, float | None]], list[tuple[int, str, bool]]]] = []
+    none_active = False  # (each GPU's index, name, links and capabilities)
     for line in lines:
         s = line.text.strip()
         m = _NVL_GPU_RE.match(s)
         if m:
-            found.append((int(m.group("index")), m.group("name").strip(), []))
+            found.append((int(m.group("index")), m.group("name").strip(), [], []))
             continue
         m = _NVL_LINK_RE.match(s)
+        c = _NVL_CAP_RE.match(s)
         if m and found:
             found[-1][2].append((int(m.group("link")), None if m.group("inactive") else float(m.group("gbs"))))
+        elif c and found:
+            found[-1][3].append((int(c.group("link")), c.group("what").strip(), c.group("value").lower() == "true"))
         elif _NVL_NONE_RE.search(s):
             none_active = True
     if not found and not none_active:
         raise ParseError("nvidia-smi nvlink", "no `GPU N: <name>` line with `Link N:` lines under it")
-    return NvlinkStatus(tuple(NvlinkGpu(i, name, tuple(links)) for i, name, links in found), none_active)
+    return NvlinkStatus(tuple(NvlinkGpu(i, name, tuple(links), tuple(caps)) for i, name, links, caps in found),
+                        none_active)

@@ -1,0 +1,102 @@
+"""Notes on ``ethtool`` and ``ethtool -m`` outputs that :mod:`.link` reads: what a partial excerpt cannot show, a link
+up with no speed, half duplex, an optic's missing diagnostics.
+
+Sources: the ethtool(8) man page (https://man7.org/linux/man-pages/man8/ethtool.8.html: ``Speed``, ``Duplex``, ``Link
+detected``, ``-m`` module EEPROM and its diagnostics); IEEE 802.3 clause 28/40 auto-negotiation (1000BASE-T and faster
+are full duplex only, so half duplex means a fallback); the kernel's virtio_net driver, which reports no speed unless
+the host sets one (https://docs.kernel.org/networking/ethtool-netlink.html, ``LINKMODES_GET``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .common import info, warn
+from .model import Finding
+
+
+def up_no_speed(r: Any, name: str) -> list[Finding]:
+    """ethtool says the link is up but gives no speed: a virtual NIC's (virtio_net, a veth, a bridge) or a driver that
+    reports none. An info: the link is up, nothing to fix."""
+    return [info(f"{name}: up (Link detected: yes), but the driver reports no speed: what a virtual NIC (virtio_net in a "
+                 "VM, a veth, a bridge) shows, with no physical port to negotiate one; on a physical NIC `ethtool -i "
+                 f"{r.interface or '<iface>'}` names the driver, and a throughput test gives the real rate.")]
+
+
+def unshown_link(r: Any, name: str) -> list[Finding]:
+    """An ethtool excerpt with link modes but none of `Speed:`, `Duplex:` or `Link detected:`: the outcome of
+    auto-negotiation is not in it. An info that says which lines decide."""
+    again = f"Paste the rest (`ethtool {r.interface or '<iface>'}` to its last line)."
+    if r.common_top_mode_mbps:
+        return [info(f"{name}: the paste ends before its `Speed:` and `Link detected:` lines, so the link is not shown; "
+                     f"both ends advertise up to {r.common_top_mode_mbps}Mb/s, which auto-negotiation picks when the "
+                     f"link is up. {again}")]
+    if not r.advertised_modes:
+        return []
+    shown = ", ".join(r.advertised_modes[:4]) + (" ..." if len(r.advertised_modes) > 4 else "")
+    one = (" A single advertised mode means the advertisement was restricted (a forced speed or a network manager's "
+           "setting): a partner or cable that cannot run it gets no fallback." if len(r.advertised_modes) == 1
+           and r.auto_negotiation is not False and "baseT/" in r.advertised_modes[0] else "")
+    return [info(f"{name}: it advertises {shown}, but the `Speed:`, `Duplex:`, link partner and `Link detected:` lines "
+                 "are not in the paste, so it cannot tell at what speed the link came up, or whether it is up."
+                 f"{one} {again}")]
+
+
+def fallback_link(r: Any, name: str, said: list[Finding]) -> list[Finding]:
+    """A link that reports half duplex, or runs at 10 Mb/s, where nothing said about it already warns: a fallback
+    (ports of 1 Gb/s and up run full duplex only) or a forced setting, or a driver that fills these fields with
+    defaults. A hedged warning."""
+    if not r.speed_mbps or r.link_detected is False or any(f.level in ("warn", "fail") for f in said):
+        return []
+    if (r.duplex or "").lower() != "half":
+        return [warn(f"{name}: {r.speed_mbps}Mb/s, the 10BASE-T rate: a port of today runs at 100 Mb/s or more, so a "
+                     "link at 10 was forced there (`ethtool -s ... speed 10 autoneg off`, here or at the far end) or "
+                     "fell back (a cable with a broken pair); some drivers show it as a placeholder on an empty port. "
+                     "`Auto-negotiation` and the link partner's modes in the full `ethtool` output say which; "
+                     f"`ethtool -s {r.interface or '<iface>'} autoneg on` restores negotiation.")] \
+            if r.speed_mbps == 10 else []
+    return [warn(f"{name}: half duplex at {r.speed_mbps}Mb/s. Taken at face value the link fell back (one end forced, "
+                 "the other on auto-negotiation, or a bad cable): collisions, and a fraction of the throughput. Some "
+                 "drivers (embedded boards among them) do not implement ethtool's link settings and show defaults "
+                 "here instead: a throughput test at the expected rate, or the kernel's `Link is Up` line, decides.")]
+
+
+_WAVELENGTH_RE = re.compile(r"^\s{0,4}([1-9]\d{2,3})\s{0,2}nm")
+_DIAGNOSTIC_KEY_RE = re.compile(r"power|temperature|bias|voltage|diagnostics", re.I)
+
+
+def module_diagnostics_unshown(m: Any, name: str) -> list[Finding]:
+    """`ethtool -m` of an optic (a laser wavelength) with no diagnostics line (temperature, bias, optical power): the
+    paste stops before them, or the module has none. What decides whether light arrives is not shown: an info."""
+    if not _WAVELENGTH_RE.match(m.get("Laser wavelength") or "") or any(map(_DIAGNOSTIC_KEY_RE.search, m.fields)):
+        return []
+    return [info(f"{name}: the module's identity only: no diagnostics (DOM: temperature, laser bias, TX and RX optical "
+                 "power) in this output, so it cannot tell whether light arrives. The paste stops before them, or the "
+                 "module does not report them; the `Receiver signal average optical power` line of `ethtool -m` (or "
+                 f"`Link detected` in `ethtool {m.interface or '<iface>'}`) decides.")]
+
+
+_VF_NETDEV_RE = re.compile(r"^(?P<pf>[a-z][\w]{1,30}?)v(?P<vf>\d{1,3})$")
+"""An SR-IOV virtual function's netdev as the kernel names it after its physical function (``ibp141s0v3``,
+``enp97s0f0v1``)."""
+
+
+def vfs_down_under_up_pf(maps: list[Any]) -> list[Finding]:
+    """``ibdev2netdev``: virtual functions Down whose physical function, in the same list, is Up. The PF has link, so no
+    cable is at fault: the VFs are unused, or not brought up (on InfiniBand a VF needs its port and node GUID set and a
+    subnet manager with virtualization on; an Ethernet VF's link state can be set to disable). A hedged warning."""
+    up = {m.netdev for m in maps if m.is_up}
+    vfs: dict[str, list[str]] = {}
+    for m in maps:
+        v = _VF_NETDEV_RE.match(m.netdev)
+        if v and not m.is_up and v["pf"] in up:
+            vfs.setdefault(v["pf"], []).append(m.netdev)
+    if not vfs:
+        return []
+    said = "; ".join(f"{', '.join(ds[:4])}{' ...' if len(ds) > 4 else ''} of {pf}" for pf, ds in vfs.items())
+    return [warn(f"Virtual functions Down under a physical function that is Up ({said}): the PF has link, so no cable "
+                 "is at fault. Fine if those VFs are not in use yet; if a pod or VM should use them, an InfiniBand VF "
+                 "needs its port and node GUID set (`ip link set <pf> vf N port_guid ... node_guid ...`) and a subnet "
+                 "manager with virtualization enabled, and an Ethernet VF's link state must not be `disable` (`ip "
+                 "link show <pf>` lists each VF's). `ibstat` on the VF's RDMA device shows its port state.")]
