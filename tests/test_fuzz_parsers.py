@@ -45,6 +45,8 @@ from grader.parsers.nvidia_smi import (parse_nvlink_status, parse_query_gpu, par
                                        parse_smi_table, parse_topo_matrix, parse_topo_p2p)
 from grader.parsers.perftest import parse_perftest  # noqa: E402
 from grader.parsers.rdma import parse_rdma_link  # noqa: E402
+from grader.parsers.nmcli import parse_nmcli  # noqa: E402
+from tests.conftest import field_entry  # noqa: E402
 from grader.parsers.show_gids import parse_show_gids  # noqa: E402
 from tests import samples_lesson2 as S  # noqa: E402
 from tests import test_explain_hardware as M  # noqa: E402
@@ -130,6 +132,8 @@ FAMILIES: list[tuple[str, Callable[[str], Any], str | None, Callable[[], list[st
     ("ping", parse_ping, "ping", lambda: _captured("ping_*.txt")),
     ("iperf3", parse_iperf3, "iperf3", lambda: _captured("iperf3_*.txt")),
     ("netplan", parse_netplan, "netplan", _netplan_seeds),
+    ("nmcli", parse_nmcli, "nmcli", lambda: [field_entry("xh005").split("[root@node01 vagrant]# nmcli c add")[0],
+                                             _section(field_entry("xh011"), "DEVICE", "[core@")]),
     # lesson 3
     ("nvidia-smi-query", parse_query_gpu, "nvidia-smi-query", lambda: _real("h200x2/nvidia-smi-query.txt")
      + _captured("h200x1/nvidia-smi-query*.txt")),
