@@ -36,6 +36,28 @@ def _error_above(tb: Any) -> str | None:
     return last[:300] if _ERROR_WORDS_RE.search(last) and not last.endswith(":") else None  # (not a caption)
 
 
+_LOGGED_RE = re.compile(r"^(?P<caption>.{1,300}?)\s{0,5}Traceback \(most recent call last\):", re.M)
+_LOG_RECORD_RE = re.compile(r"^\[|\d{1,2}:\d{2}:\d{2}|\b(?:ERROR|CRITICAL)\b")
+"""A log record's marks before the header on its line: a bracketed tag or a timestamp first, or the level word."""
+
+
+def _logged_as_error(tb: Any) -> str | None:
+    """The caption a logger printed on the traceback header's own line (``[time] [TRT-LLM] Error details: %s
+    Traceback (most recent call last):``), where it is a log record's and names an error, else None: the program
+    caught the exception and logged it as an error."""
+    from .context import context
+    paste, head = context().paste, (tb.text or "").lstrip()[:160]
+    at = paste.find(head) if head else -1
+    above = paste[max(0, at - 2000):at].rstrip().rpartition("\n")[2] if at > 0 else ""
+    m = _LOGGED_RE.search(tb.text or "") or _LOGGED_RE.search(above.strip())
+    caption = m.group("caption").strip() if m else ""
+    return caption if _ERROR_WORDS_RE.search(caption) and _LOG_RECORD_RE.search(caption) else None
+
+
+_REQUEST_PATH_RE = re.compile(r"(?:^|/)(?:serve|entrypoints|openai)[/_]|openai_server|api_server")
+"""A frame in a server's request handling: an OpenAI-compatible server's module."""
+
+
 def _faults_it_completes(tb: Any) -> list[Finding]:
     """The reported faults of checks/diagnoses.toml that the lines above a cut traceback and its header make
     together, and the lines above alone do not (a warning that, followed by a traceback, means the program died
@@ -67,6 +89,17 @@ def summarise_traceback(tb: Any, command: str | None) -> Summary:
                             "line is what went wrong; the traceback, cut before its exception line here, shows where "
                             f"it was raised.{chain}")] + [Finding(level, message) for level, message in known_faults(
                                 above)]
+    logged = _logged_as_error(tb) if tb.cut and not above else None
+    if logged:  # field zr020: trtllm-serve logs a failed request's traceback under an `Error details` caption
+        request = any(_REQUEST_PATH_RE.search(f.short) for f in tb.frames)
+        return facts, _faults_it_completes(tb) + [fail(
+            f"The program logged this traceback as an error (`{logged}`){_where(tb)}"
+            + (": its frames run through a server's request handler, so a request failed there. " if request
+               else ": it failed there. ")
+            + "The exception line that says why is cut from this paste. Paste the traceback's last lines"
+            + (", and the log of the engine, executor or worker around that time: the error it returned is the "
+               "cause." if request else ": the `SomethingError: ...` line names what went wrong.")
+            + chain)]
     if tb.cut:
         return facts, _faults_it_completes(tb) + [warn(
             f"A Python traceback cut before its exception line{_where(tb)}: the error itself is not in the paste. "
