@@ -138,6 +138,32 @@ def summarise_llama_log(log, command: str | None) -> Summary:
     return facts, findings
 
 
+def rpc_findings(rows: list[Any]) -> list[Finding]:
+    """A test of one model run both on one machine (no RPC backend) and with its layers split over machines (RPC):
+    the two rates side by side. Decode (tgN, one token at a time) runs each token through the machines' layers one
+    after the other, so a layer split does not make it faster than one machine (llama.cpp#28494: two Strix Halo boxes,
+    tg32 10.75 against 11.01 tok/s on one); what a split adds is memory, for a model that does not fit on one."""
+    out = []
+    plain = [r for r in rows if r.depth is None and r.concurrency is None]
+    for test in dict.fromkeys(r.test for r in plain):
+        split = [r for r in plain if r.test == test and "RPC" in (r.backend or "").split(",")]
+        alone = [r for r in plain if r.test == test and r.backend and "RPC" not in r.backend.split(",")
+                 and any(x.model == r.model for x in split)]
+        if not split or not alone:
+            continue
+        one, over = alone[0], next(x for x in split if x.model == alone[0].model)
+        said = (f"{one.model} {test}: {one.tps:g} tok/s on one machine ({one.backend}), {over.tps:g} tok/s with the "
+                f"layers split over machines ({over.backend}).")
+        if test.startswith("tg") and "+" not in test and over.tps <= one.tps:
+            said += (" Decode is no faster split: each token goes through the machines' layers one after the other, "
+                     "so a layer split adds memory (for a model that does not fit on one machine), not decode speed"
+                     + ("; about the same rate is what it should give, not a fault of the link." if over.tps >= 0.9 *
+                        one.tps else "; the rest of the gap is each token waiting on the network between the machines "
+                        "(its latency, once per machine boundary), which a faster link narrows."))
+        out.append(info(said))
+    return out
+
+
 def summarise_llama_bench(b: Any, command: str | None) -> Summary:
     """llama.cpp's llama-bench: prompt processing (ppN) and decode (tgN) rates per model, what backend ran them (RPC:
     layers split over machines), and whether the layers were on the GPU (``ngl`` 0 runs on the CPU)."""
@@ -169,6 +195,7 @@ def summarise_llama_bench(b: Any, command: str | None) -> Summary:
             findings.append(warn(f"{r.model}: ngl 0, so no layer ran on the GPU (all on the CPU): pass -ngl 99 to "
                                  "offload them."))
     findings += setting_findings(list(b.rows))
+    findings += rpc_findings(list(b.rows))
     backends = {x for r in b.rows for x in (r.backend or "").split(",")}
     if "RPC" in backends:
         findings.append(info("Backend RPC: llama.cpp split the layers over machines (its RPC servers), a layer split "

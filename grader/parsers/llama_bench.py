@@ -74,6 +74,21 @@ class LlamaBench:
     build: str | None = None
 
 
+_SIZE_RE = re.compile(r"^\d+(?:\.\d+)? [KMGT]iB$")
+_PARAMS_RE = re.compile(r"^\d+(?:\.\d+)? [KMBT]$")
+
+
+def _header_of(cells: list[str]) -> list[str] | None:
+    """The header a result row of llama-bench's default table implies, where the paste left its header out (a table
+    quoted from its separator row on, or a second run's table, with another column, pasted under the first):
+    ``model``, ``size``, ``params``, ``backend`` first, ``test`` and ``t/s`` last, the columns between unnamed
+    (``""``: their names are not in the paste). None when the row is not of that shape."""
+    if len(cells) < 6 or not (_SIZE_RE.match(cells[1]) and _PARAMS_RE.match(cells[2])
+                              and _TEST_RE.match(_OLD_TEST_RE.sub(r"\1\2", cells[-2])) and _RATE_RE.match(cells[-1])):
+        return None
+    return ["model", "size", "params", "backend"] + [""] * (len(cells) - 6) + ["test", "t/s"]
+
+
 def parse_llama_bench(text: str) -> LlamaBench:
     """Read llama-bench's table (see the module docstring); lines that are not the table's are skipped (llama.cpp
     prints its backends, and an RPC run ``Client connection closed``). ParseError when no result row and no device line
@@ -109,9 +124,13 @@ def parse_llama_bench(text: str) -> LlamaBench:
                 rows += [LlamaBenchRow("?", None, None, None, test, float(rate.group("mean")), depth=int(depth))
                          for test, rate in sweep if rate and _TEST_RE.match(test)]
             continue
-        if header is None or len(cells) > len(header) or set(cells[0]) <= set("-: "):
+        if set(cells[0]) <= set("-: "):
             continue
-        row = dict(zip(header, cells))  # a row cut short (fewer cells) keeps those it has
+        implied = _header_of(cells) if header is None or len(cells) > len(header) else None
+        if implied is None and (header is None or len(cells) > len(header)):
+            continue
+        row = dict(zip(implied or header, cells))  # a row cut short (fewer cells) keeps those it has
+        row.pop("", None)
         row["test"] = _OLD_TEST_RE.sub(r"\1\2", row.get("test", ""))  # early 2024's `pp 512`: today's `pp512`
         rate = _RATE_RE.match(row.get("t/s", ""))
         if rate is None or not _TEST_RE.match(row.get("test", "")):  # (a person's own table below: not a result)
