@@ -33,7 +33,18 @@ def _error_above(tb: Any) -> str | None:
         return None
     before = [x.strip() for x in paste[max(0, at - 2000):at].splitlines() if x.strip()]
     last = before[-1] if before else ""
-    return last[:300] if _ERROR_WORDS_RE.search(last) and not last.endswith(":") else None  # (not a caption)
+    if _ERROR_WORDS_RE.search(last):
+        return last[:300] if not last.endswith(":") else None  # (not a caption)
+    for i in (2, 3):  # blind batch xo013/xo014: exo's `Error processing tensor for shard ...`, wrapped over lines
+        if len(before) >= i and _ERROR_FIRST_RE.match(before[-i]):
+            said = " ".join(before[-i:])
+            return said[:300] if not said.endswith(":") else None
+    return None
+
+
+_ERROR_FIRST_RE = re.compile(r"^(?:[A-Z]\w{0,40})?(?:Error|ERROR|Exception)\b(?!:?\s{0,3}$)")
+"""A line that starts with its error's name (``Error processing tensor ...``, ``RuntimeError ...``): a program's
+message, which a terminal or a log viewer may wrap over the next lines (a person's caption starts otherwise)."""
 
 
 _LOGGED_RE = re.compile(r"^(?P<caption>.{1,300}?)\s{0,5}Traceback \(most recent call last\):", re.M)
