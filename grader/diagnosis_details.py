@@ -306,6 +306,15 @@ def _continued_message(log: VllmLog | None, values: Mapping[str, Any], text: str
     return {"continued": " ".join(out)[:300]} if out else {}
 
 
+def _dllama_nodes(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies when distributed-llama's root names a count of workers that, with the root, is not a power of two:
+    ``workers`` and ``nodes`` (the addresses after ``--workers``, up to the next option)."""
+    given = str(values.get("workers_given", "")).split()
+    workers = next((i for i, w in enumerate(given) if w.startswith("-")), len(given))
+    nodes = workers + 1
+    return None if workers == 0 or nodes & (nodes - 1) == 0 else {"workers": workers, "nodes": nodes}
+
+
 DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]] = {
     "timeout_not_applied": _timeout_not_applied,
     "fastsafetensors_across_nodes": _fastsafetensors_across_nodes,
@@ -349,6 +358,7 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "crash_frame": _crash_frame,
     "no_exception_shown": _no_exception_shown,
     "store_retry_once": _unless(_store_retries),
+    "dllama_nodes": _dllama_nodes,
 }
 """An entry's ``detail``: a function of the log (None when :func:`diagnose_text` reads plain text), the
 values read so far and the whole text, that returns more values for the texts, or None when the entry

@@ -563,6 +563,12 @@ EXAMPLES.update({
                            "native support for FP4 computation but FP4 quantization is being used.\n",
     # nccl#1611: GB200 at 12 nodes, glibc's abort as Open MPI reports it
     "process-aborted": BANNER + "free(): corrupted unsorted chunks\n[rack1-93-slot7:186363] Signal: Aborted (6)\n",
+    # distributed-llama#149: the root's command with two workers (3 nodes, not a power of two)
+    "dllama-node-count": BANNER + "./dllama inference --model m.m --tokenizer t.t --workers 10.0.1.3:9998 "
+                         "10.0.1.4:9998\n",
+    # distributed-llama#87: the C++ runtime's terminate handler on an uncaught exception
+    "cpp-uncaught-exception": BANNER + "terminate called after throwing an instance of 'std::runtime_error'\n"
+                              "  what():  Cannot create socket\n",
     # LlamaFactory#8045: NCCL's bootstrap connect, its last try, and one before it
     "nccl-bootstrap-unreachable": BANNER + "zgiot:1183664:1184669 [0] NCCL INFO socketPollConnect: connect returned No "
                                   "route to host, retrying (34/34) after sleep for 3400 msec\n",
