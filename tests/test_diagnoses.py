@@ -566,6 +566,12 @@ EXAMPLES.update({
     # distributed-llama#149: the root's command with two workers (3 nodes, not a power of two)
     "dllama-node-count": BANNER + "./dllama inference --model m.m --tokenizer t.t --workers 10.0.1.3:9998 "
                          "10.0.1.4:9998\n",
+    # exo#44: NVRTC refusing a kernel tinygrad generated, and the compiler's first error
+    "nvrtc-compile-failed": BANNER + "Error processing prompt: Nvrtc Error 6, NVRTC_ERROR_COMPILATION\n<null>(14): "
+                            "error: more than one user-defined conversion from \"nv_bfloat16\" to\n",
+    # gpustack#1471: llama-box's ggml abort on a KV view in an RPC buffer
+    "ggml-abort": BANNER + "llama.cpp/ggml/src/ggml-backend.cpp:746: pre-allocated tensor (cache_k_l0 (view)) in a "
+                  "buffer (RPC[]) that cannot run the operation (VIEW)\n",
     # distributed-llama#87: the C++ runtime's terminate handler on an uncaught exception
     "cpp-uncaught-exception": BANNER + "terminate called after throwing an instance of 'std::runtime_error'\n"
                               "  what():  Cannot create socket\n",

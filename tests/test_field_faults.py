@@ -1055,6 +1055,12 @@ DLLAMA_NODES = ("./dllama inference --steps 64 --prompt \"Hello world\" --model 
 # https://github.com/b4rtaz/distributed-llama/issues/87 (blind batch xo009): the Windows root's uncaught exception
 CPP_TERMINATE = ("terminate called after throwing an instance of 'std::runtime_error'\n  what():  Cannot create "
                  "socket\n")
+# https://github.com/exo-explore/exo/issues/44 (blind batch xo012): tinygrad's kernel that NVRTC refused
+NVRTC_COMPILE = ("Error processing prompt: Nvrtc Error 6, NVRTC_ERROR_COMPILATION\n<null>(14): error: more than one "
+                 "user-defined conversion from \"nv_bfloat16\" to\n")
+# https://github.com/gpustack/gpustack/issues/1471 (blind batch xo005): llama-box's GGML_ABORT
+GGML_ABORT = ("/home/runner/work/llama-box/llama-box/llama.cpp/ggml/src/ggml-backend.cpp:746: pre-allocated tensor "
+              "(cache_k_l0 (view)) in a buffer (RPC[]) that cannot run the operation (VIEW)\n")
 
 ALL = [GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, XID_13, XID_149, NETPLAN_INDENT, CGRAPH_READ, RAY_DEAD,
@@ -1079,7 +1085,7 @@ ALL = [GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, 
        ARCH_GUARD, CUDA0_BUFFER, BENCH_ZERO, ENGINE_DIED, RAY_ONE_OF_TWO, RAY_INIT_TIMEOUT,
        PMIX_TIMEOUT, ABORT_HANG, TESTS_ORDINAL, PROXY_POOL, MEMLOCK_64K, ROCE_VER_EINVAL, FABRIC_NOMEM,
        CCL_NO_HOST_IP, ATTN_UNKNOWN, LLAMA_BAD_ARG, VLLM_UNBUILT, VLLM_UNBUILT_DIED, PTXAS_BARE,
-       DLLAMA_NODES, CPP_TERMINATE]
+       DLLAMA_NODES, CPP_TERMINATE, NVRTC_COMPILE, GGML_ABORT]
 
 
 @pytest.mark.parametrize("text", ALL)
