@@ -572,6 +572,12 @@ EXAMPLES.update({
     # gpustack#1471: llama-box's ggml abort on a KV view in an RPC buffer
     "ggml-abort": BANNER + "llama.cpp/ggml/src/ggml-backend.cpp:746: pre-allocated tensor (cache_k_l0 (view)) in a "
                   "buffer (RPC[]) that cannot run the operation (VIEW)\n",
+    # distributed-llama#136: two MacBooks over a link-local link, its Avg summary (transfer above inference)
+    "dllama-transfer-bound": BANNER + "Generated tokens:    128\nAvg tokens / second: 4.59\nAvg generation time: "
+                             "218.06 ms\nAvg inference time:  78.66 ms\nAvg transfer time:   139.17 ms\n",
+    # distributed-llama#108: two boards, the root's token lines (inference above transfer)
+    "dllama-compute-bound": BANNER + "\U0001f536 G  559 ms I  499 ms T   60 ms S 1917200 kB R    272 kB Hello\n"
+                            "\U0001f536 G  542 ms I  386 ms T  156 ms S    272 kB R    272 kB  world\n",
     # distributed-llama#87: the C++ runtime's terminate handler on an uncaught exception
     "cpp-uncaught-exception": BANNER + "terminate called after throwing an instance of 'std::runtime_error'\n"
                               "  what():  Cannot create socket\n",

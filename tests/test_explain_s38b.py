@@ -130,3 +130,18 @@ def test_a_state_change_without_its_output_says_no_word_a_hang_is_read_in():
     to a reader matching words."""
     said = _said(explain(corpus("zl016"), host="spark", nodes=2)).lower()
     assert "its output is not here" in said and "hang" not in said
+
+
+def test_distributed_llama_token_times_say_whether_the_link_or_compute_sets_the_speed():
+    """https://github.com/b4rtaz/distributed-llama/pull/136 (pending xo007): two MacBooks over a link-local link, `Avg
+    transfer time: 139.17 ms` of `Avg generation time: 218.06 ms` against 78.66 ms of inference: the link sets the
+    speed (a warning). https://github.com/b4rtaz/distributed-llama/issues/108 (pending xo008): two boards, token lines
+    `G 559 ms I 499 ms T 60 ms ...`, inference above transfer: it runs, compute-bound (info)."""
+    sections = explain(corpus("xo007"), host="other", nodes=2)
+    warned = _said(sections, "warn")
+    assert "spent 139 ms of each token's 218 ms moving data between its nodes" in warned and "79 ms computing" in warned
+    sections = explain(corpus("xo008"), host="other", nodes=2)
+    assert _worst(sections) in ("ok", "info")
+    said = _said(sections, "info")
+    assert "distributed-llama runs: each token took 557 ms, 423 ms of it computing" in said
+    assert "(the mean of 11 token line(s))" in said

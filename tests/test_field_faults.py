@@ -1061,6 +1061,11 @@ NVRTC_COMPILE = ("Error processing prompt: Nvrtc Error 6, NVRTC_ERROR_COMPILATIO
 # https://github.com/gpustack/gpustack/issues/1471 (blind batch xo005): llama-box's GGML_ABORT
 GGML_ABORT = ("/home/runner/work/llama-box/llama-box/llama.cpp/ggml/src/ggml-backend.cpp:746: pre-allocated tensor "
               "(cache_k_l0 (view)) in a buffer (RPC[]) that cannot run the operation (VIEW)\n")
+# https://github.com/b4rtaz/distributed-llama/pull/136 (blind batch xo007): 139 of 218 ms a token in transfer
+DLLAMA_TRANSFER = ("Avg generation time: 218.06 ms\nAvg inference time:  78.66 ms\nAvg transfer time:   139.17 ms\n")
+# https://github.com/b4rtaz/distributed-llama/issues/108 (blind batch xo008): a root's token lines, compute-bound
+DLLAMA_COMPUTE = ("\U0001f536 G  559 ms I  499 ms T   60 ms S 1917200 kB R    272 kB Hello\n"
+                  "\U0001f536 G  542 ms I  386 ms T  156 ms S    272 kB R    272 kB  world\n")
 
 ALL = [GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, XID_13, XID_149, NETPLAN_INDENT, CGRAPH_READ, RAY_DEAD,
@@ -1085,7 +1090,7 @@ ALL = [GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, 
        ARCH_GUARD, CUDA0_BUFFER, BENCH_ZERO, ENGINE_DIED, RAY_ONE_OF_TWO, RAY_INIT_TIMEOUT,
        PMIX_TIMEOUT, ABORT_HANG, TESTS_ORDINAL, PROXY_POOL, MEMLOCK_64K, ROCE_VER_EINVAL, FABRIC_NOMEM,
        CCL_NO_HOST_IP, ATTN_UNKNOWN, LLAMA_BAD_ARG, VLLM_UNBUILT, VLLM_UNBUILT_DIED, PTXAS_BARE,
-       DLLAMA_NODES, CPP_TERMINATE, NVRTC_COMPILE, GGML_ABORT]
+       DLLAMA_NODES, CPP_TERMINATE, NVRTC_COMPILE, GGML_ABORT, DLLAMA_TRANSFER]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -1097,7 +1102,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
                                                       PCIE_NARROW, UCX_NO_DEVICE, TRT_OTHER_GPU, AER_CORRECTED,
                                                       MODULE_UNREADABLE, RAY_DISK, NO_STATUS, SHM_STUCK, SHM_TWICE, FD_ULIMIT, RAY_ONE_OF_TWO,
                                                       TRT_WINDOW, GLOO_HOSTNAME, STORE_RETRY, CTS_UNUSED, MEMLOCK_64K,
-                                                      VLLM_UNBUILT, SIMPLE_ORDER))
+                                                      VLLM_UNBUILT, SIMPLE_ORDER, DLLAMA_TRANSFER))
                     else "fail")
     assert " Fix: " in message
 
@@ -1146,7 +1151,7 @@ def test_every_known_error_line_is_read_here():
                                         REREGISTRATION, MODULE_NOT_SUPPORTED, ABI_OTHERS_OPEN, DESTROY_PG, LEAKED_SHM,
                                         C10D_HOSTNAME, RAY_FRACTIONAL, DEL_IGNORED, PTX_DUMP, DS_LAUNCH,
                                         TRTLLM_LEADER, BENCHY_GPT2, NETPLAN_OPEN, DESYNC, RANK_LEFT, MOONCAKE_GID,
-                                        PS_ENGINE]
+                                        PS_ENGINE, DLLAMA_COMPUTE]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently
