@@ -578,6 +578,11 @@ EXAMPLES.update({
     # distributed-llama#108: two boards, the root's token lines (inference above transfer)
     "dllama-compute-bound": BANNER + "\U0001f536 G  559 ms I  499 ms T   60 ms S 1917200 kB R    272 kB Hello\n"
                             "\U0001f536 G  542 ms I  386 ms T  156 ms S    272 kB R    272 kB  world\n",
+    # Mooncake#955: the transfer engine's failed RDMA slice in a vLLM prefill/decode split
+    "mooncake-transfer-retry-exceeded": BANNER + "E1023 04:59:20.346201 375956 worker_pool.cpp:294] Worker: Process "
+                                        "failed for slice (opcode: 1, length: 4096, local_nic: mlx5_9, peer_nic: "
+                                        "192.168.1.161:16360@mlx5_7, dest_rkey: 1894181, retry_cnt: 0): transport "
+                                        "retry counter exceeded\n",
     # distributed-llama#87: the C++ runtime's terminate handler on an uncaught exception
     "cpp-uncaught-exception": BANNER + "terminate called after throwing an instance of 'std::runtime_error'\n"
                               "  what():  Cannot create socket\n",

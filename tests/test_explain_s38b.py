@@ -145,3 +145,15 @@ def test_distributed_llama_token_times_say_whether_the_link_or_compute_sets_the_
     said = _said(sections, "info")
     assert "distributed-llama runs: each token took 557 ms, 423 ms of it computing" in said
     assert "(the mean of 11 token line(s))" in said
+
+
+def test_mooncakes_failed_rdma_slice_is_a_failure_naming_the_two_nics():
+    """https://github.com/kvcache-ai/Mooncake/issues/955 (pending xp010): vLLM's prefill/decode split over Mooncake on
+    one 8-NIC host; the first KV transfer fails, `local_nic: mlx5_9, peer_nic: 192.168.1.161:16360@mlx5_7 ...):
+    transport retry counter exceeded`: no RDMA path between those NICs, and NCCL_IB_HCA does not choose Mooncake's."""
+    failed = _said(explain(corpus("xp010"), host="other", nodes=1), "fail")
+    assert "failed an RDMA transfer from its NIC mlx5_9 to 192.168.1.161:16360@mlx5_7" in failed
+    assert "NCCL_IB_HCA steers NCCL only, not Mooncake" in failed
+    # the same engine's line with another status is not this entry's
+    other = corpus("xp010").replace("transport retry counter exceeded", "local protection error")
+    assert "failed an RDMA transfer" not in _said(explain(other, host="other", nodes=1))

@@ -1066,6 +1066,10 @@ DLLAMA_TRANSFER = ("Avg generation time: 218.06 ms\nAvg inference time:  78.66 m
 # https://github.com/b4rtaz/distributed-llama/issues/108 (blind batch xo008): a root's token lines, compute-bound
 DLLAMA_COMPUTE = ("\U0001f536 G  559 ms I  499 ms T   60 ms S 1917200 kB R    272 kB Hello\n"
                   "\U0001f536 G  542 ms I  386 ms T  156 ms S    272 kB R    272 kB  world\n")
+# https://github.com/kvcache-ai/Mooncake/issues/955 (blind batch xp010): a KV transfer between two NICs without a path
+MOONCAKE_RETRY = ("E1023 04:59:20.346201 375956 worker_pool.cpp:294] Worker: Process failed for slice (opcode: 1, "
+                  "source_addr: 0x7f8b6f185000, length: 4096, dest_addr: 0x7ebb87185000, local_nic: mlx5_9, peer_nic: "
+                  "192.168.1.161:16360@mlx5_7, dest_rkey: 1894181, retry_cnt: 0): transport retry counter exceeded\n")
 
 ALL = [GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, XID_13, XID_149, NETPLAN_INDENT, CGRAPH_READ, RAY_DEAD,
@@ -1090,7 +1094,7 @@ ALL = [GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, 
        ARCH_GUARD, CUDA0_BUFFER, BENCH_ZERO, ENGINE_DIED, RAY_ONE_OF_TWO, RAY_INIT_TIMEOUT,
        PMIX_TIMEOUT, ABORT_HANG, TESTS_ORDINAL, PROXY_POOL, MEMLOCK_64K, ROCE_VER_EINVAL, FABRIC_NOMEM,
        CCL_NO_HOST_IP, ATTN_UNKNOWN, LLAMA_BAD_ARG, VLLM_UNBUILT, VLLM_UNBUILT_DIED, PTXAS_BARE,
-       DLLAMA_NODES, CPP_TERMINATE, NVRTC_COMPILE, GGML_ABORT, DLLAMA_TRANSFER]
+       DLLAMA_NODES, CPP_TERMINATE, NVRTC_COMPILE, GGML_ABORT, DLLAMA_TRANSFER, MOONCAKE_RETRY]
 
 
 @pytest.mark.parametrize("text", ALL)
