@@ -157,3 +157,14 @@ def test_mooncakes_failed_rdma_slice_is_a_failure_naming_the_two_nics():
     # the same engine's line with another status is not this entry's
     other = corpus("xp010").replace("transport retry counter exceeded", "local protection error")
     assert "failed an RDMA transfer" not in _said(explain(other, host="other", nodes=1))
+
+
+def test_a_log_record_under_an_error_line_is_not_read_as_its_wrapped_continuation():
+    """The wrapped-error reading of exo's message (pending xo013, https://github.com/exo-explore/exo/issues/160) joins
+    only continuation lines: a record of its own between an error line and a cut traceback is no part of that error."""
+    tb = ("Traceback (most recent call last):\n  File \"/x/exo/orchestration/node.py\", line 408, in _process_tensor\n"
+          "    result = await self.infer(shard)\n")
+    said = _said(explain("Error talking to peer 10.0.0.2\nINFO 12:00:01 retrying the request\n" + tb, host="other"))
+    assert "just above" not in said and "cut before its exception line" in said
+    said = _said(explain("Error talking to peer 10.0.0.2 while\nsending the shard's tensor\n" + tb, host="other"))
+    assert "just above its traceback: `Error talking to peer 10.0.0.2 while sending the shard's tensor`" in said

@@ -36,12 +36,15 @@ def _error_above(tb: Any) -> str | None:
     if _ERROR_WORDS_RE.search(last):
         return last[:300] if not last.endswith(":") else None  # (not a caption)
     for i in (2, 3):  # blind batch xo013/xo014: exo's `Error processing tensor for shard ...`, wrapped over lines
-        if len(before) >= i and _ERROR_FIRST_RE.match(before[-i]):
+        if len(before) >= i and _ERROR_FIRST_RE.match(before[-i]) \
+                and not any(_RECORD_RE.match(x) for x in before[1 - i:]):  # (another record is no continuation)
             said = " ".join(before[-i:])
             return said[:300] if not said.endswith(":") else None
     return None
 
 
+_RECORD_RE = re.compile(r"^(?:\[|\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}:\d{2}|[A-Z]{4,8}\b|\$ )")
+"""A line that starts a log record of its own (a bracketed tag, a date or time, a level word, a prompt)."""
 _ERROR_FIRST_RE = re.compile(r"^(?:[A-Z]\w{0,40})?(?:Error|ERROR|Exception)\b(?!:?\s{0,3}$)")
 """A line that starts with its error's name (``Error processing tensor ...``, ``RuntimeError ...``): a program's
 message, which a terminal or a log viewer may wrap over the next lines (a person's caption starts otherwise)."""
