@@ -351,6 +351,15 @@ def _dllama_compute_bound(log: VllmLog | None, values: Mapping[str, Any], text: 
     return got if got and not got["transfer_bound"] else None
 
 
+def _gpu_ids_empty(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies when a line that is only ``[]`` follows the ``ray.get_gpu_ids()`` call within a few lines (its
+    printed value, a REPL's echo), in the whole paste."""
+    line, whole = str(values.get("line", "")), context().paste or text  # (its value may be read as another section)
+    at = whole.find(line) if line else -1
+    after = whole[at + len(line):at + len(line) + 800].split("\n")[1:10] if at >= 0 else []
+    return {} if any(x.strip() == "[]" for x in after) else None
+
+
 DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]] = {
     "timeout_not_applied": _timeout_not_applied,
     "fastsafetensors_across_nodes": _fastsafetensors_across_nodes,
@@ -397,6 +406,7 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "dllama_nodes": _dllama_nodes,
     "dllama_transfer_bound": _dllama_transfer_bound,
     "dllama_compute_bound": _dllama_compute_bound,
+    "gpu_ids_empty": _gpu_ids_empty,
 }
 """An entry's ``detail``: a function of the log (None when :func:`diagnose_text` reads plain text), the
 values read so far and the whole text, that returns more values for the texts, or None when the entry

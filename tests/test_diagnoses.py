@@ -583,6 +583,8 @@ EXAMPLES.update({
                                         "failed for slice (opcode: 1, length: 4096, local_nic: mlx5_9, peer_nic: "
                                         "192.168.1.161:16360@mlx5_7, dest_rkey: 1894181, retry_cnt: 0): transport "
                                         "retry counter exceeded\n",
+    # ray#53919: ray.get_gpu_ids() in the driver, its `[]`
+    "ray-get-gpu-ids-empty": BANNER + "import ray\nray.get_gpu_ids()\n[]\n",
     # distributed-llama#87: the C++ runtime's terminate handler on an uncaught exception
     "cpp-uncaught-exception": BANNER + "terminate called after throwing an instance of 'std::runtime_error'\n"
                               "  what():  Cannot create socket\n",

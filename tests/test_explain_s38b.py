@@ -168,3 +168,16 @@ def test_a_log_record_under_an_error_line_is_not_read_as_its_wrapped_continuatio
     assert "just above" not in said and "cut before its exception line" in said
     said = _said(explain("Error talking to peer 10.0.0.2 while\nsending the shard's tensor\n" + tb, host="other"))
     assert "just above its traceback: `Error talking to peer 10.0.0.2 while sending the shard's tensor`" in said
+
+
+def test_ray_get_gpu_ids_empty_in_the_driver_is_no_missing_gpu():
+    """https://github.com/ray-project/ray/issues/53919 (pending xg017): `ray.get_gpu_ids()` typed in a Python shell
+    connected to the cluster prints `[]` while torch sees 1 GPU: it lists the GPUs assigned to the current task or
+    actor (https://docs.ray.io/en/latest/ray-core/api/doc/ray.get_gpu_ids.html: not for a driver), so the paste does
+    not show Ray missing the GPU; `ray status` says what Ray counts. With a GPU id printed, nothing is said."""
+    sections = explain(corpus("xg017"), host="other", nodes=1)
+    said = _said(sections, "info")
+    assert "`ray.get_gpu_ids()` returned `[]`: it lists the GPUs Ray assigned to the current task or actor" in said
+    assert "`ray status`" in said and _worst(sections) in ("ok", "info")
+    assigned = corpus("xg017").replace("\n[]\n", "\n[0]\n")
+    assert "get_gpu_ids()` returned" not in _said(explain(assigned, host="other", nodes=1))
