@@ -181,3 +181,25 @@ def test_ray_get_gpu_ids_empty_in_the_driver_is_no_missing_gpu():
     assert "`ray status`" in said and _worst(sections) in ("ok", "info")
     assigned = corpus("xg017").replace("\n[]\n", "\n[0]\n")
     assert "get_gpu_ids()` returned" not in _said(explain(assigned, host="other", nodes=1))
+
+
+def test_nodes_started_with_different_rendezvous_addresses_fail():
+    """https://github.com/sgl-project/sglang/issues/3467 (corpus zz004): node rank 0 launched with `--dist-init-addr
+    10.68.27.12:5000`, node rank 1 with `10.0.1.104:5000`, and the server sticks at init: each side waits on its own
+    store. The same commands with one address, with a shell variable for one, or pending xg006's `x.x.x.x`
+    placeholders (https://github.com/sgl-project/sglang/issues/3812) say nothing of it."""
+    sections = explain(corpus("zz004"), host="other", nodes=2)
+    failed = _said(sections, "fail")
+    assert ("different rendezvous addresses: `--dist-init-addr` 10.68.27.12:5000 on node rank 0 and 10.0.1.104:5000 "
+            "on node rank 1") in failed
+    same = corpus("zz004").replace("10.0.1.104:5000", "10.68.27.12:5000")
+    assert "rendezvous addresses" not in _said(explain(same, host="other", nodes=2))
+    variable = corpus("zz004").replace("10.0.1.104:5000", "$HEAD_IP:5000")
+    assert "rendezvous addresses" not in _said(explain(variable, host="other", nodes=2))
+    assert "rendezvous addresses" not in _said(explain(corpus("xg006"), host="other", nodes=2))
+    # vLLM's --nnodes mode, its --master-addr (a head's log under the two commands)
+    vllm = ("$ vllm serve m --tensor-parallel-size 2 --nnodes 2 --node-rank 0 --master-addr 10.0.0.1\n"
+            "$ vllm serve m --tensor-parallel-size 2 --nnodes 2 --node-rank 1 --master-addr 10.0.0.2 --headless\n"
+            "INFO 11-29 14:02:11 [api_server.py:1] vLLM API server version 0.13.0\n")
+    failed = _said(explain(vllm, host="other", nodes=2), "fail")
+    assert "`--master-addr` 10.0.0.1 on node rank 0 and 10.0.0.2 on node rank 1" in failed
