@@ -360,6 +360,15 @@ def _gpu_ids_empty(log: VllmLog | None, values: Mapping[str, Any], text: str) ->
     return {} if any(x.strip() == "[]" for x in after) else None
 
 
+def _jit_build_failed(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies when the text shows the build failing (ninja's ``FAILED:``, ``Ninja build failed``, an nvcc ``error:``)
+    and the kernel's KV-cache dtype differs from its query's; ``first_error``: nvcc's first error line, cut."""
+    if values.get("kv") == values.get("q") or not re.search(r"^FAILED: |Ninja build failed|\berror: ", text, re.M):
+        return None
+    first = re.search(r"^[^\n]{0,200}?\berror: [^\n]{1,200}", text, re.M)
+    return {"first_error": " ".join(first.group(0).split())[-240:]} if first else {}
+
+
 DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]] = {
     "timeout_not_applied": _timeout_not_applied,
     "fastsafetensors_across_nodes": _fastsafetensors_across_nodes,
@@ -407,6 +416,7 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "dllama_transfer_bound": _dllama_transfer_bound,
     "dllama_compute_bound": _dllama_compute_bound,
     "gpu_ids_empty": _gpu_ids_empty,
+    "jit_build_failed": _jit_build_failed,
 }
 """An entry's ``detail``: a function of the log (None when :func:`diagnose_text` reads plain text), the
 values read so far and the whole text, that returns more values for the texts, or None when the entry

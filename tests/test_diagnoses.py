@@ -585,6 +585,10 @@ EXAMPLES.update({
                                         "retry counter exceeded\n",
     # ray#53919: ray.get_gpu_ids() in the driver, its `[]`
     "ray-get-gpu-ids-empty": BANNER + "import ray\nray.get_gpu_ids()\n[]\n",
+    # jethac/dgx-spark-hijinks: FlashInfer's JIT failing on an FP4 KV cache's decode kernel (GB10, sm_121a)
+    "flashinfer-jit-kv-dtype": BANNER + "FAILED: [code=1] /root/.cache/flashinfer/0.6.10/121a/cached_ops/"
+                               "batch_decode_with_kv_cache_dtype_q_bf16_dtype_kv_fp4_e2m1_dtype_o_bf16_dtype_idx_i32/"
+                               "batch_decode.cuda.o\n",
     # distributed-llama#87: the C++ runtime's terminate handler on an uncaught exception
     "cpp-uncaught-exception": BANNER + "terminate called after throwing an instance of 'std::runtime_error'\n"
                               "  what():  Cannot create socket\n",

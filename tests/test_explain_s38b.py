@@ -203,3 +203,15 @@ def test_nodes_started_with_different_rendezvous_addresses_fail():
             "INFO 11-29 14:02:11 [api_server.py:1] vLLM API server version 0.13.0\n")
     failed = _said(explain(vllm, host="other", nodes=2), "fail")
     assert "`--master-addr` 10.0.0.1 on node rank 0 and 10.0.0.2 on node rank 1" in failed
+
+
+def test_a_flashinfer_jit_failure_names_the_kernels_kv_dtype():
+    """https://github.com/jethac/dgx-spark-hijinks (corpus zm011): SGLang on a GB10 with an FP4 (e2m1) KV cache dies
+    at CUDA-graph capture when FlashInfer's JIT cannot build `batch_decode_with_kv_cache_dtype_q_bf16_dtype_kv_
+    fp4_e2m1_...` for 121a (`no suitable conversion function from "const Params::DTypeKV" to "float"`): the KV dtype
+    is part of the kernel that failed. A kernel whose KV dtype is the query's (bf16 both) is not singled out."""
+    warned = _said(explain(corpus("zm011"), host="spark", nodes=1), "warn")
+    assert "`batch_decode_with_kv_cache` kernel for queries in bf16 and a KV cache in fp4_e2m1 (for sm_121a)" in warned
+    assert "no suitable conversion function" in warned
+    same = corpus("zm011").replace("dtype_kv_fp4_e2m1", "dtype_kv_bf16")
+    assert "a KV cache in" not in _said(explain(same, host="spark", nodes=1))

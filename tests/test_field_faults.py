@@ -1073,6 +1073,12 @@ MOONCAKE_RETRY = ("E1023 04:59:20.346201 375956 worker_pool.cpp:294] Worker: Pro
 # https://github.com/ray-project/ray/issues/53919 (blind batch xg017): the driver's ray.get_gpu_ids(), empty
 GPU_IDS_EMPTY = ("import ray\nray.get_gpu_ids()\n2025-06-18 15:09:25,499 INFO worker.py:1908 -- Connected to Ray "
                  "cluster.\n[]\n")
+# https://github.com/jethac/dgx-spark-hijinks (corpus zm011): FlashInfer's decode kernel for an FP4 KV cache not building
+FLASHINFER_KV = ("FAILED: [code=1] /root/.cache/flashinfer/0.6.10+cf494fca.nv26.05.cu132.50619265/121a/cached_ops/"
+                 "batch_decode_with_kv_cache_dtype_q_bf16_dtype_kv_fp4_e2m1_dtype_o_bf16_dtype_idx_i32_head_dim_qk_128/"
+                 "batch_decode.cuda.o\n/usr/local/lib/python3.12/dist-packages/flashinfer/data/include/flashinfer/"
+                 "vec_dtypes.cuh(117): error: no suitable conversion function from \"const Params::DTypeKV\" to "
+                 "\"float\" exists\n")
 
 ALL = [GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, XID_13, XID_149, NETPLAN_INDENT, CGRAPH_READ, RAY_DEAD,
@@ -1097,7 +1103,7 @@ ALL = [GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, 
        ARCH_GUARD, CUDA0_BUFFER, BENCH_ZERO, ENGINE_DIED, RAY_ONE_OF_TWO, RAY_INIT_TIMEOUT,
        PMIX_TIMEOUT, ABORT_HANG, TESTS_ORDINAL, PROXY_POOL, MEMLOCK_64K, ROCE_VER_EINVAL, FABRIC_NOMEM,
        CCL_NO_HOST_IP, ATTN_UNKNOWN, LLAMA_BAD_ARG, VLLM_UNBUILT, VLLM_UNBUILT_DIED, PTXAS_BARE,
-       DLLAMA_NODES, CPP_TERMINATE, NVRTC_COMPILE, GGML_ABORT, DLLAMA_TRANSFER, MOONCAKE_RETRY]
+       DLLAMA_NODES, CPP_TERMINATE, NVRTC_COMPILE, GGML_ABORT, DLLAMA_TRANSFER, MOONCAKE_RETRY, FLASHINFER_KV]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -1109,7 +1115,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
                                                       PCIE_NARROW, UCX_NO_DEVICE, TRT_OTHER_GPU, AER_CORRECTED,
                                                       MODULE_UNREADABLE, RAY_DISK, NO_STATUS, SHM_STUCK, SHM_TWICE, FD_ULIMIT, RAY_ONE_OF_TWO,
                                                       TRT_WINDOW, GLOO_HOSTNAME, STORE_RETRY, CTS_UNUSED, MEMLOCK_64K,
-                                                      VLLM_UNBUILT, SIMPLE_ORDER, DLLAMA_TRANSFER))
+                                                      VLLM_UNBUILT, SIMPLE_ORDER, DLLAMA_TRANSFER, FLASHINFER_KV))
                     else "fail")
     assert " Fix: " in message
 
