@@ -366,7 +366,7 @@ def _jit_build_failed(log: VllmLog | None, values: Mapping[str, Any], text: str)
     if values.get("kv") == values.get("q") or not re.search(r"^FAILED: |Ninja build failed|\berror: ", text, re.M):
         return None
     first = re.search(r"^[^\n]{0,200}?\berror: [^\n]{1,200}", text, re.M)
-    return {"first_error": " ".join(first.group(0).split())[-240:]} if first else {}
+    return {"first_error": " ".join(first.group(0).split())[-300:]} if first else {}
 
 
 DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]] = {

@@ -215,3 +215,18 @@ def test_a_flashinfer_jit_failure_names_the_kernels_kv_dtype():
     assert "no suitable conversion function" in warned
     same = corpus("zm011").replace("dtype_kv_fp4_e2m1", "dtype_kv_bf16")
     assert "a KV cache in" not in _said(explain(same, host="spark", nodes=1))
+
+
+def test_a_compare_llama_bench_table_is_read_as_two_builds_side_by_side():
+    """https://github.com/ggml-org/llama.cpp/pull/19142 (corpus zg006): compare-commits.sh on one DGX Spark, `| Model |
+    Test | t/s <branch A> | t/s <branch B> | Speedup |`, pp512 at depths 1K to 64K, speedup 0.99 to 1.01 (the last
+    row cut before its speedup): the same rate under both builds, and the fall with depth is the deeper KV cache's
+    cost. A build much slower is said by its range (0.50 here), not hidden in a median."""
+    sections = explain(corpus("zg006"), host="spark", nodes=1)
+    [bench] = [s for s in sections if s.kind == "llama-bench"]
+    said = messages(bench, "info")
+    assert "`gg/cuda-tune-dgx` against `gg/cuda-fa-tune-spark` over 7 test(s), speedup 0.99 to 1.01 (median 1.00" in said
+    assert "from 1763.43 / 1789.58 t/s at context depth 1,024 to 300.56 / 299.86 at depth 65,536" in said
+    assert set(levels(bench)) <= {"ok", "info"} and len(bench.facts["compared"]) == 7
+    slower = corpus("zg006").replace("1155.97 |                1156.45 |      1.00", "1155.97 |                 578.00 |      0.50")
+    assert "speedup 0.50 to 1.01" in _said(explain(slower, host="spark", nodes=1))
