@@ -589,6 +589,10 @@ EXAMPLES.update({
     "flashinfer-jit-kv-dtype": BANNER + "FAILED: [code=1] /root/.cache/flashinfer/0.6.10/121a/cached_ops/"
                                "batch_decode_with_kv_cache_dtype_q_bf16_dtype_kv_fp4_e2m1_dtype_o_bf16_dtype_idx_i32/"
                                "batch_decode.cuda.o\n",
+    # club-3090#602: vLLM's spec-decode metrics line, a drafter that rarely hits
+    "vllm-spec-decode-acceptance": BANNER + "(APIServer pid=1) INFO 07-06 12:40:44 [metrics.py:120] SpecDecoding "
+                                   "metrics: Mean acceptance length: 1.38, Accepted throughput: 0.30 tokens/s, "
+                                   "Accepted: 3 tokens, Drafted: 24 tokens\n",
     # distributed-llama#87: the C++ runtime's terminate handler on an uncaught exception
     "cpp-uncaught-exception": BANNER + "terminate called after throwing an instance of 'std::runtime_error'\n"
                               "  what():  Cannot create socket\n",

@@ -225,8 +225,23 @@ def test_a_compare_llama_bench_table_is_read_as_two_builds_side_by_side():
     sections = explain(corpus("zg006"), host="spark", nodes=1)
     [bench] = [s for s in sections if s.kind == "llama-bench"]
     said = messages(bench, "info")
-    assert "`gg/cuda-tune-dgx` against `gg/cuda-fa-tune-spark` over 7 test(s), speedup 0.99 to 1.01 (median 1.00" in said
+    assert ("`gg/cuda-tune-dgx` against `gg/cuda-fa-tune-spark` over 7 test(s), speedup 0.99 to 1.01 (median 1.00"
+            in said)
     assert "from 1763.43 / 1789.58 t/s at context depth 1,024 to 300.56 / 299.86 at depth 65,536" in said
     assert set(levels(bench)) <= {"ok", "info"} and len(bench.facts["compared"]) == 7
-    slower = corpus("zg006").replace("1155.97 |                1156.45 |      1.00", "1155.97 |                 578.00 |      0.50")
+    slower = corpus("zg006").replace("1155.97 |                1156.45 |      1.00",
+                                     "1155.97 |                 578.00 |      0.50")
     assert "speedup 0.50 to 1.01" in _said(explain(slower, host="spark", nodes=1))
+
+
+def test_vllms_spec_decode_metrics_say_the_acceptance_length():
+    """https://github.com/noonghunna/club-3090/issues/602 (corpus u016): two RTX 3090s, `SpecDecoding metrics: Mean
+    acceptance length: 1.38 ... Accepted: 3 tokens, Drafted: 24 tokens` (the line wrapped further on): said, with
+    what 1 means; a healthy MTP serve (corpus m021,
+    https://github.com/MiaAI-Lab/DeepSeek-v4-Flash-DSpark-2x-DGX-Spark/issues/146: 3.08, 108 of 312) is said the same
+    way, as information only."""
+    said = _said(explain(corpus("u016"), host="other", nodes=1), "info")
+    assert "mean acceptance length 1.38 tokens a step, 3 of 24 drafted tokens accepted" in said
+    sections = explain(corpus("m021"), host="spark", nodes=2)
+    assert "mean acceptance length 3.08 tokens a step, 108 of 312" in _said(sections, "info")
+    assert _worst(sections) in ("ok", "info")

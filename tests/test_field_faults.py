@@ -1079,6 +1079,10 @@ FLASHINFER_KV = ("FAILED: [code=1] /root/.cache/flashinfer/0.6.10+cf494fca.nv26.
                  "batch_decode.cuda.o\n/usr/local/lib/python3.12/dist-packages/flashinfer/data/include/flashinfer/"
                  "vec_dtypes.cuh(117): error: no suitable conversion function from \"const Params::DTypeKV\" to "
                  "\"float\" exists\n")
+# https://github.com/noonghunna/club-3090/issues/602 (corpus u016): vLLM's spec-decode metrics, 3 of 24 accepted
+SPEC_ACCEPT = ("(APIServer pid=1) INFO 07-06 12:40:44 [metrics.py:120] SpecDecoding metrics: Mean acceptance length: "
+               "1.38, Accepted throughput: 0.30 tokens/s, Drafted throughput: 2.40 tokens/s, Accepted: 3 tokens, "
+               "Drafted: 24 tokens, Per-position acceptance rate: 0.125, 0.125, 0.125\n")
 
 ALL = [GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, XID_13, XID_149, NETPLAN_INDENT, CGRAPH_READ, RAY_DEAD,
@@ -1164,7 +1168,7 @@ def test_every_known_error_line_is_read_here():
                                         REREGISTRATION, MODULE_NOT_SUPPORTED, ABI_OTHERS_OPEN, DESTROY_PG, LEAKED_SHM,
                                         C10D_HOSTNAME, RAY_FRACTIONAL, DEL_IGNORED, PTX_DUMP, DS_LAUNCH,
                                         TRTLLM_LEADER, BENCHY_GPT2, NETPLAN_OPEN, DESYNC, RANK_LEFT, MOONCAKE_GID,
-                                        PS_ENGINE, DLLAMA_COMPUTE, GPU_IDS_EMPTY]
+                                        PS_ENGINE, DLLAMA_COMPUTE, GPU_IDS_EMPTY, SPEC_ACCEPT]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently
