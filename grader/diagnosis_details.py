@@ -327,6 +327,69 @@ def _continued_message(log: VllmLog | None, values: Mapping[str, Any], text: str
     return {"continued": " ".join(out)[:300]} if out else {}
 
 
+def _dllama_nodes(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies when distributed-llama's root names a count of workers that, with the root, is not a power of two:
+    ``workers`` and ``nodes`` (the addresses after ``--workers``, up to the next option)."""
+    given = str(values.get("workers_given", "")).split()
+    workers = next((i for i, w in enumerate(given) if w.startswith("-")), len(given))
+    nodes = workers + 1
+    return None if workers == 0 or nodes & (nodes - 1) == 0 else {"workers": workers, "nodes": nodes}
+
+
+_DLLAMA_TOKEN_RE = re.compile(r"^\W{0,4}G\s{1,8}(?P<g>\d{1,7}) ms\s{1,8}I\s{1,8}(?P<i>\d{1,7}) ms\s{1,8}T\s{1,8}(?P<t>\d{1,7}) ms",
+                              re.M)
+_DLLAMA_AVG_RE = re.compile(r"^Avg generation time:\s{0,12}(?P<g>\d{1,7}(?:\.\d{1,4})?) ms\s{0,4}\n"
+                            r"Avg inference time:\s{0,12}(?P<i>\d{1,7}(?:\.\d{1,4})?) ms\s{0,4}\n"
+                            r"Avg transfer time:\s{0,12}(?P<t>\d{1,7}(?:\.\d{1,4})?) ms", re.M)
+
+
+def _dllama_times(text: str) -> dict[str, Any] | None:
+    """distributed-llama's time per token: its ``Avg`` summary where printed (the first), else the mean of its token
+    lines (``🔶 G 559 ms I 499 ms T 60 ms``: G the token's time, I inference, T transfer); None when neither is
+    there."""
+    if m := _DLLAMA_AVG_RE.search(text):
+        g, i, t = (float(m.group(k)) for k in "git")
+        over = " (its `Avg` summary)"
+    else:
+        rows = [(int(m.group("g")), int(m.group("i")), int(m.group("t"))) for m in _DLLAMA_TOKEN_RE.finditer(text)]
+        if not rows:
+            return None
+        g, i, t = (sum(r[k] for r in rows) / len(rows) for k in range(3))
+        over = f" (the mean of {len(rows)} token line(s))"
+    return {"generation": f"{g:.0f}", "inference": f"{i:.0f}", "transfer": f"{t:.0f}", "over": over,
+            "transfer_bound": t > i}
+
+
+def _dllama_transfer_bound(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies when distributed-llama's tokens spend more time in transfer (T) than in inference (I)."""
+    got = _dllama_times(text)
+    return got if got and got["transfer_bound"] else None
+
+
+def _dllama_compute_bound(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies when distributed-llama's tokens spend no more time in transfer than in inference."""
+    got = _dllama_times(text)
+    return got if got and not got["transfer_bound"] else None
+
+
+def _gpu_ids_empty(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies when a line that is only ``[]`` follows the ``ray.get_gpu_ids()`` call within a few lines (its
+    printed value, a REPL's echo), in the whole paste."""
+    line, whole = str(values.get("line", "")), context().paste or text  # (its value may be read as another section)
+    at = whole.find(line) if line else -1
+    after = whole[at + len(line):at + len(line) + 800].split("\n")[1:10] if at >= 0 else []
+    return {} if any(x.strip() == "[]" for x in after) else None
+
+
+def _jit_build_failed(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies when the text shows the build failing (ninja's ``FAILED:``, ``Ninja build failed``, an nvcc ``error:``)
+    and the kernel's KV-cache dtype differs from its query's; ``first_error``: nvcc's first error line, cut."""
+    if values.get("kv") == values.get("q") or not re.search(r"^FAILED: |Ninja build failed|\berror: ", text, re.M):
+        return None
+    first = re.search(r"^[^\n]{0,200}?\berror: [^\n]{1,200}", text, re.M)
+    return {"first_error": " ".join(first.group(0).split())[-300:]} if first else {}
+
+
 DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]] = {
     "timeout_not_applied": _timeout_not_applied,
     "fastsafetensors_across_nodes": _fastsafetensors_across_nodes,
@@ -371,6 +434,11 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "crash_frame": _crash_frame,
     "no_exception_shown": _no_exception_shown,
     "store_retry_once": _unless(_store_retries),
+    "dllama_nodes": _dllama_nodes,
+    "dllama_transfer_bound": _dllama_transfer_bound,
+    "dllama_compute_bound": _dllama_compute_bound,
+    "gpu_ids_empty": _gpu_ids_empty,
+    "jit_build_failed": _jit_build_failed,
 }
 """An entry's ``detail``: a function of the log (None when :func:`diagnose_text` reads plain text), the
 values read so far and the whole text, that returns more values for the texts, or None when the entry

@@ -563,6 +563,39 @@ EXAMPLES.update({
                            "native support for FP4 computation but FP4 quantization is being used.\n",
     # nccl#1611: GB200 at 12 nodes, glibc's abort as Open MPI reports it
     "process-aborted": BANNER + "free(): corrupted unsorted chunks\n[rack1-93-slot7:186363] Signal: Aborted (6)\n",
+    # distributed-llama#149: the root's command with two workers (3 nodes, not a power of two)
+    "dllama-node-count": BANNER + "./dllama inference --model m.m --tokenizer t.t --workers 10.0.1.3:9998 "
+                         "10.0.1.4:9998\n",
+    # exo#44: NVRTC refusing a kernel tinygrad generated, and the compiler's first error
+    "nvrtc-compile-failed": BANNER + "Error processing prompt: Nvrtc Error 6, NVRTC_ERROR_COMPILATION\n<null>(14): "
+                            "error: more than one user-defined conversion from \"nv_bfloat16\" to\n",
+    # gpustack#1471: llama-box's ggml abort on a KV view in an RPC buffer
+    "ggml-abort": BANNER + "llama.cpp/ggml/src/ggml-backend.cpp:746: pre-allocated tensor (cache_k_l0 (view)) in a "
+                  "buffer (RPC[]) that cannot run the operation (VIEW)\n",
+    # distributed-llama#136: two MacBooks over a link-local link, its Avg summary (transfer above inference)
+    "dllama-transfer-bound": BANNER + "Generated tokens:    128\nAvg tokens / second: 4.59\nAvg generation time: "
+                             "218.06 ms\nAvg inference time:  78.66 ms\nAvg transfer time:   139.17 ms\n",
+    # distributed-llama#108: two boards, the root's token lines (inference above transfer)
+    "dllama-compute-bound": BANNER + "\U0001f536 G  559 ms I  499 ms T   60 ms S 1917200 kB R    272 kB Hello\n"
+                            "\U0001f536 G  542 ms I  386 ms T  156 ms S    272 kB R    272 kB  world\n",
+    # Mooncake#955: the transfer engine's failed RDMA slice in a vLLM prefill/decode split
+    "mooncake-transfer-retry-exceeded": BANNER + "E1023 04:59:20.346201 375956 worker_pool.cpp:294] Worker: Process "
+                                        "failed for slice (opcode: 1, length: 4096, local_nic: mlx5_9, peer_nic: "
+                                        "192.168.1.161:16360@mlx5_7, dest_rkey: 1894181, retry_cnt: 0): transport "
+                                        "retry counter exceeded\n",
+    # ray#53919: ray.get_gpu_ids() in the driver, its `[]`
+    "ray-get-gpu-ids-empty": BANNER + "import ray\nray.get_gpu_ids()\n[]\n",
+    # jethac/dgx-spark-hijinks: FlashInfer's JIT failing on an FP4 KV cache's decode kernel (GB10, sm_121a)
+    "flashinfer-jit-kv-dtype": BANNER + "FAILED: [code=1] /root/.cache/flashinfer/0.6.10/121a/cached_ops/"
+                               "batch_decode_with_kv_cache_dtype_q_bf16_dtype_kv_fp4_e2m1_dtype_o_bf16_dtype_idx_i32/"
+                               "batch_decode.cuda.o\n",
+    # club-3090#602: vLLM's spec-decode metrics line, a drafter that rarely hits
+    "vllm-spec-decode-acceptance": BANNER + "(APIServer pid=1) INFO 07-06 12:40:44 [metrics.py:120] SpecDecoding "
+                                   "metrics: Mean acceptance length: 1.38, Accepted throughput: 0.30 tokens/s, "
+                                   "Accepted: 3 tokens, Drafted: 24 tokens\n",
+    # distributed-llama#87: the C++ runtime's terminate handler on an uncaught exception
+    "cpp-uncaught-exception": BANNER + "terminate called after throwing an instance of 'std::runtime_error'\n"
+                              "  what():  Cannot create socket\n",
     # LlamaFactory#8045: NCCL's bootstrap connect, its last try, and one before it
     "nccl-bootstrap-unreachable": BANNER + "zgiot:1183664:1184669 [0] NCCL INFO socketPollConnect: connect returned No "
                                   "route to host, retrying (34/34) after sleep for 3400 msec\n",

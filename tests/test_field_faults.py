@@ -1075,6 +1075,40 @@ NM_NO_DEVICE = ("Error: Connection activation failed: No suitable device found f
 NM_ADDED = "Connection 'ethernet-eth1' (b6542930-fd5c-4f7c-ba0c-be8965ed2d26) successfully added.\n"
 # https://github.com/KoyoImai/dgx_spark_cluster README.md (tests/fixtures/field/corpus/j001_*): a DGX Spark, Japanese locale
 NM_UP_JA = "接続が正常にアクティベートされました (D-Bus アクティブパス: /org/freedesktop/NetworkManager/ActiveConnection/7)\n"
+# https://github.com/b4rtaz/distributed-llama/issues/149 (blind batch xo003): a root with two workers, 3 nodes in all
+DLLAMA_NODES = ("./dllama inference --steps 64 --prompt \"Hello world\" --model m.m --tokenizer t.t --nthreads 4 "
+                "--workers 10.0.1.3:9998 10.0.1.4:9998\n")
+# https://github.com/b4rtaz/distributed-llama/issues/87 (blind batch xo009): the Windows root's uncaught exception
+CPP_TERMINATE = ("terminate called after throwing an instance of 'std::runtime_error'\n  what():  Cannot create "
+                 "socket\n")
+# https://github.com/exo-explore/exo/issues/44 (blind batch xo012): tinygrad's kernel that NVRTC refused
+NVRTC_COMPILE = ("Error processing prompt: Nvrtc Error 6, NVRTC_ERROR_COMPILATION\n<null>(14): error: more than one "
+                 "user-defined conversion from \"nv_bfloat16\" to\n")
+# https://github.com/gpustack/gpustack/issues/1471 (blind batch xo005): llama-box's GGML_ABORT
+GGML_ABORT = ("/home/runner/work/llama-box/llama-box/llama.cpp/ggml/src/ggml-backend.cpp:746: pre-allocated tensor "
+              "(cache_k_l0 (view)) in a buffer (RPC[]) that cannot run the operation (VIEW)\n")
+# https://github.com/b4rtaz/distributed-llama/pull/136 (blind batch xo007): 139 of 218 ms a token in transfer
+DLLAMA_TRANSFER = ("Avg generation time: 218.06 ms\nAvg inference time:  78.66 ms\nAvg transfer time:   139.17 ms\n")
+# https://github.com/b4rtaz/distributed-llama/issues/108 (blind batch xo008): a root's token lines, compute-bound
+DLLAMA_COMPUTE = ("\U0001f536 G  559 ms I  499 ms T   60 ms S 1917200 kB R    272 kB Hello\n"
+                  "\U0001f536 G  542 ms I  386 ms T  156 ms S    272 kB R    272 kB  world\n")
+# https://github.com/kvcache-ai/Mooncake/issues/955 (blind batch xp010): a KV transfer between two NICs without a path
+MOONCAKE_RETRY = ("E1023 04:59:20.346201 375956 worker_pool.cpp:294] Worker: Process failed for slice (opcode: 1, "
+                  "source_addr: 0x7f8b6f185000, length: 4096, dest_addr: 0x7ebb87185000, local_nic: mlx5_9, peer_nic: "
+                  "192.168.1.161:16360@mlx5_7, dest_rkey: 1894181, retry_cnt: 0): transport retry counter exceeded\n")
+# https://github.com/ray-project/ray/issues/53919 (blind batch xg017): the driver's ray.get_gpu_ids(), empty
+GPU_IDS_EMPTY = ("import ray\nray.get_gpu_ids()\n2025-06-18 15:09:25,499 INFO worker.py:1908 -- Connected to Ray "
+                 "cluster.\n[]\n")
+# https://github.com/jethac/dgx-spark-hijinks (corpus zm011): FlashInfer's decode kernel for an FP4 KV cache not building
+FLASHINFER_KV = ("FAILED: [code=1] /root/.cache/flashinfer/0.6.10+cf494fca.nv26.05.cu132.50619265/121a/cached_ops/"
+                 "batch_decode_with_kv_cache_dtype_q_bf16_dtype_kv_fp4_e2m1_dtype_o_bf16_dtype_idx_i32_head_dim_qk_128/"
+                 "batch_decode.cuda.o\n/usr/local/lib/python3.12/dist-packages/flashinfer/data/include/flashinfer/"
+                 "vec_dtypes.cuh(117): error: no suitable conversion function from \"const Params::DTypeKV\" to "
+                 "\"float\" exists\n")
+# https://github.com/noonghunna/club-3090/issues/602 (corpus u016): vLLM's spec-decode metrics, 3 of 24 accepted
+SPEC_ACCEPT = ("(APIServer pid=1) INFO 07-06 12:40:44 [metrics.py:120] SpecDecoding metrics: Mean acceptance length: "
+               "1.38, Accepted throughput: 0.30 tokens/s, Drafted throughput: 2.40 tokens/s, Accepted: 3 tokens, "
+               "Drafted: 24 tokens, Per-position acceptance rate: 0.125, 0.125, 0.125\n")
 
 ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, XID_13, XID_149, NETPLAN_INDENT, CGRAPH_READ, RAY_DEAD,
@@ -1098,7 +1132,8 @@ ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, O
        STORE_RETRY, STORE_RETRIES, GLOO_HOSTNAME, NO_PROVIDER, NO_SOCKET_IFACE, LOCAL_ACCESS, CTS_UNUSED, NO_LIBCUDA,
        ARCH_GUARD, CUDA0_BUFFER, BENCH_ZERO, ENGINE_DIED, RAY_ONE_OF_TWO, RAY_INIT_TIMEOUT,
        PMIX_TIMEOUT, ABORT_HANG, TESTS_ORDINAL, PROXY_POOL, MEMLOCK_64K, ROCE_VER_EINVAL, FABRIC_NOMEM,
-       CCL_NO_HOST_IP, ATTN_UNKNOWN, LLAMA_BAD_ARG, VLLM_UNBUILT, VLLM_UNBUILT_DIED, PTXAS_BARE]
+       CCL_NO_HOST_IP, ATTN_UNKNOWN, LLAMA_BAD_ARG, VLLM_UNBUILT, VLLM_UNBUILT_DIED, PTXAS_BARE,
+       DLLAMA_NODES, CPP_TERMINATE, NVRTC_COMPILE, GGML_ABORT, DLLAMA_TRANSFER, MOONCAKE_RETRY, FLASHINFER_KV]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -1110,7 +1145,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
                                                       PCIE_NARROW, UCX_NO_DEVICE, TRT_OTHER_GPU, AER_CORRECTED,
                                                       MODULE_UNREADABLE, RAY_DISK, NO_STATUS, SHM_STUCK, SHM_TWICE, FD_ULIMIT, RAY_ONE_OF_TWO,
                                                       TRT_WINDOW, GLOO_HOSTNAME, STORE_RETRY, CTS_UNUSED, MEMLOCK_64K,
-                                                      VLLM_UNBUILT, SIMPLE_ORDER, HPL_SLOW, DCGM_NVLINK))
+                                                      VLLM_UNBUILT, SIMPLE_ORDER, HPL_SLOW, DCGM_NVLINK, DLLAMA_TRANSFER, FLASHINFER_KV))
                     else "fail")
     assert " Fix: " in message
 
@@ -1159,7 +1194,7 @@ def test_every_known_error_line_is_read_here():
                                         REREGISTRATION, MODULE_NOT_SUPPORTED, ABI_OTHERS_OPEN, DEV_UVERBS, NIXLBENCH, PORTINFO, DESTROY_PG, LEAKED_SHM,
                                         C10D_HOSTNAME, RAY_FRACTIONAL, DEL_IGNORED, PTX_DUMP, DS_LAUNCH,
                                         TRTLLM_LEADER, BENCHY_GPT2, NETPLAN_OPEN, DESYNC, RANK_LEFT, MOONCAKE_GID,
-                                        PS_ENGINE, DRIVER_LOAD, NM_ADDED, NM_UP_JA]
+                                        PS_ENGINE, DRIVER_LOAD, NM_ADDED, NM_UP_JA, DLLAMA_COMPUTE, GPU_IDS_EMPTY, SPEC_ACCEPT]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently

@@ -468,10 +468,10 @@ def _explain_as(text: str, kind: str) -> list[Section]:
 def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
     if seg.kind is None and not seg.n_content:  # a state change (kept by _explain) whose output is not in the paste
         from ..judges.sequence import silent_change
-        said = silent_change(seg.command) or f"`{seg.command}` changes the machine's state; its output is not here."
+        said = silent_change(seg.command) or f"`{seg.command}` alters the machine's state; its output is not here."
         return Section(None, seg.command, {}, (Finding("info", said),), None, seg.host), None
     if seg.kind is None:  # no reader knows it: a reported fault in it, a program not installed, or which to paste
-        return unread_section(seg, _known_faults("\n".join(seg.lines))), None
+        return unread_section(seg, _known_faults("\n".join([f"$ {seg.command}"][:bool(seg.command)] + seg.lines))), None
     spec = _REGISTRY[seg.kind]
     lines, numbers = join_wrapped(seg.lines, seg.linenos or None, _claimed)  # a wrapped log line read as one
     text = "\n".join(lines)

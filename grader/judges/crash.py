@@ -33,7 +33,43 @@ def _error_above(tb: Any) -> str | None:
         return None
     before = [x.strip() for x in paste[max(0, at - 2000):at].splitlines() if x.strip()]
     last = before[-1] if before else ""
-    return last[:300] if _ERROR_WORDS_RE.search(last) and not last.endswith(":") else None  # (not a caption)
+    if _ERROR_WORDS_RE.search(last):
+        return last[:300] if not last.endswith(":") else None  # (not a caption)
+    for i in (2, 3):  # blind batch xo013/xo014: exo's `Error processing tensor for shard ...`, wrapped over lines
+        if len(before) >= i and _ERROR_FIRST_RE.match(before[-i]) \
+                and not any(_RECORD_RE.match(x) for x in before[1 - i:]):  # (another record is no continuation)
+            said = " ".join(before[-i:])
+            return said[:300] if not said.endswith(":") else None
+    return None
+
+
+_RECORD_RE = re.compile(r"^(?:\[|\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}:\d{2}|[A-Z]{4,8}\b|\$ )")
+"""A line that starts a log record of its own (a bracketed tag, a date or time, a level word, a prompt)."""
+_ERROR_FIRST_RE = re.compile(r"^(?:[A-Z]\w{0,40})?(?:Error|ERROR|Exception)\b(?!:?\s{0,3}$)")
+"""A line that starts with its error's name (``Error processing tensor ...``, ``RuntimeError ...``): a program's
+message, which a terminal or a log viewer may wrap over the next lines (a person's caption starts otherwise)."""
+
+
+_LOGGED_RE = re.compile(r"^(?P<caption>.{1,300}?)\s{0,5}Traceback \(most recent call last\):", re.M)
+_LOG_RECORD_RE = re.compile(r"^\[|\d{1,2}:\d{2}:\d{2}|\b(?:ERROR|CRITICAL)\b")
+"""A log record's marks before the header on its line: a bracketed tag or a timestamp first, or the level word."""
+
+
+def _logged_as_error(tb: Any) -> str | None:
+    """The caption a logger printed on the traceback header's own line (``[time] [TRT-LLM] Error details: %s
+    Traceback (most recent call last):``), where it is a log record's and names an error, else None: the program
+    caught the exception and logged it as an error."""
+    from .context import context
+    paste, head = context().paste, (tb.text or "").lstrip()[:160]
+    at = paste.find(head) if head else -1
+    above = paste[max(0, at - 2000):at].rstrip().rpartition("\n")[2] if at > 0 else ""
+    m = _LOGGED_RE.search(tb.text or "") or _LOGGED_RE.search(above.strip())
+    caption = m.group("caption").strip() if m else ""
+    return caption if _ERROR_WORDS_RE.search(caption) and _LOG_RECORD_RE.search(caption) else None
+
+
+_REQUEST_PATH_RE = re.compile(r"(?:^|/)(?:serve|entrypoints|openai)[/_]|openai_server|api_server")
+"""A frame in a server's request handling: an OpenAI-compatible server's module."""
 
 
 def _faults_it_completes(tb: Any) -> list[Finding]:
@@ -67,6 +103,17 @@ def summarise_traceback(tb: Any, command: str | None) -> Summary:
                             "line is what went wrong; the traceback, cut before its exception line here, shows where "
                             f"it was raised.{chain}")] + [Finding(level, message) for level, message in known_faults(
                                 above)]
+    logged = _logged_as_error(tb) if tb.cut and not above else None
+    if logged:  # field zr020: trtllm-serve logs a failed request's traceback under an `Error details` caption
+        request = any(_REQUEST_PATH_RE.search(f.short) for f in tb.frames)
+        return facts, _faults_it_completes(tb) + [fail(
+            f"The program logged this traceback as an error (`{logged}`){_where(tb)}"
+            + (": its frames run through a server's request handler, so a request failed there. " if request
+               else ": it failed there. ")
+            + "The exception line that says why is cut from this paste. Paste the traceback's last lines"
+            + (", and the log of the engine, executor or worker around that time: the error it returned is the "
+               "cause." if request else ": the `SomethingError: ...` line names what went wrong.")
+            + chain)]
     if tb.cut:
         return facts, _faults_it_completes(tb) + [warn(
             f"A Python traceback cut before its exception line{_where(tb)}: the error itself is not in the paste. "

@@ -138,10 +138,64 @@ def summarise_llama_log(log, command: str | None) -> Summary:
     return facts, findings
 
 
+def rpc_findings(rows: list[Any]) -> list[Finding]:
+    """A test of one model run both on one machine (no RPC backend) and with its layers split over machines (RPC):
+    the two rates side by side. Decode (tgN, one token at a time) runs each token through the machines' layers one
+    after the other, so a layer split does not make it faster than one machine (llama.cpp#28494: two Strix Halo boxes,
+    tg32 10.75 against 11.01 tok/s on one); what a split adds is memory, for a model that does not fit on one."""
+    out = []
+    plain = [r for r in rows if r.depth is None and r.concurrency is None]
+    for test in dict.fromkeys(r.test for r in plain):
+        split = [r for r in plain if r.test == test and "RPC" in (r.backend or "").split(",")]
+        alone = [r for r in plain if r.test == test and r.backend and "RPC" not in r.backend.split(",")
+                 and any(x.model == r.model for x in split)]
+        if not split or not alone:
+            continue
+        one, over = alone[0], next(x for x in split if x.model == alone[0].model)
+        said = (f"{one.model} {test}: {one.tps:g} tok/s on one machine ({one.backend}), {over.tps:g} tok/s with the "
+                f"layers split over machines ({over.backend}).")
+        if test.startswith("tg") and "+" not in test and over.tps <= one.tps:
+            said += (" Decode is no faster split: each token goes through the machines' layers one after the other, "
+                     "so a layer split adds memory (for a model that does not fit on one machine), not decode speed"
+                     + ("; about the same rate is what it should give, not a fault of the link." if over.tps >= 0.9 *
+                        one.tps else "; the rest of the gap is each token waiting on the network between the machines "
+                        "(its latency, once per machine boundary), which a faster link narrows."))
+        out.append(info(said))
+    return out
+
+
+def compare_findings(compared: list[Any]) -> list[Finding]:
+    """compare-llama-bench.py's table (llama.cpp's scripts/compare-commits.sh, llama.cpp#19142: two branches on a DGX
+    Spark, speedup 0.99 to 1.01 at depths 1K to 64K): the second build's rate over the first's, its range and median
+    per model, and, for a test run at several context depths, how its rate falls with the depth under both builds."""
+    out = []
+    for model in dict.fromkeys(c.model for c in compared):
+        cs = [c for c in compared if c.model == model]
+        ups = sorted(c.speedup if c.speedup is not None else c.rates[1] / c.rates[0] for c in cs if c.rates[0])
+        if not ups:
+            continue
+        first, second = cs[0].builds
+        median = ups[len(ups) // 2] if len(ups) % 2 else (ups[len(ups) // 2 - 1] + ups[len(ups) // 2]) / 2
+        said = (f"llama.cpp's build comparison (compare-llama-bench) on {model}: `{second}` against `{first}` over "
+                f"{len(cs)} test(s), speedup {ups[0]:.2f} to {ups[-1]:.2f} (median {median:.2f}; 1.00 is the same "
+                "rate).")
+        deep = [c for c in cs if "@d" in c.test]
+        base = {c.test.split("@d")[0] for c in deep}
+        if len(deep) > 1 and len(base) == 1:
+            lo, hi = deep[0], deep[-1]
+            said += (f" {base.pop()} runs from {lo.rates[0]:g} / {lo.rates[1]:g} t/s at context depth "
+                     f"{int(lo.test.split('@d')[1]):,} to {hi.rates[0]:g} / {hi.rates[1]:g} at depth "
+                     f"{int(hi.test.split('@d')[1]):,} under both builds: attention over a deeper KV cache costs more "
+                     "per token, which is no fault of either.")
+        out.append(info(said))
+    return out
+
+
 def summarise_llama_bench(b: Any, command: str | None) -> Summary:
     """llama.cpp's llama-bench: prompt processing (ppN) and decode (tgN) rates per model, what backend ran them (RPC:
     layers split over machines), and whether the layers were on the GPU (``ngl`` 0 runs on the CPU)."""
-    facts = {"rows": [dataclasses.asdict(r) for r in b.rows], "devices": list(b.devices), "build": b.build}
+    facts = {"rows": [dataclasses.asdict(r) for r in b.rows], "devices": list(b.devices), "build": b.build,
+             "compared": [dataclasses.asdict(c) for c in getattr(b, "compared", ())]}
     findings: list[Finding] = []
     findings += gpu_findings(list(b.devices))
     swept = [r for r in b.rows if r.depth is not None]
@@ -169,6 +223,7 @@ def summarise_llama_bench(b: Any, command: str | None) -> Summary:
             findings.append(warn(f"{r.model}: ngl 0, so no layer ran on the GPU (all on the CPU): pass -ngl 99 to "
                                  "offload them."))
     findings += setting_findings(list(b.rows))
+    findings += rpc_findings(list(b.rows)) + compare_findings(list(getattr(b, "compared", ())))
     backends = {x for r in b.rows for x in (r.backend or "").split(",")}
     if "RPC" in backends:
         findings.append(info("Backend RPC: llama.cpp split the layers over machines (its RPC servers), a layer split "

@@ -22,7 +22,7 @@ def silent_change(command: str | None) -> str | None:
     """What it means that ``command`` printed nothing, when it is one that prints nothing when it succeeds (``ip link
     set X up``: grader.parsers.common.commands.silent_on_success), else None."""
     if silent_on_success(command):
-        return (f"`{shown_command(command)}` prints nothing when it succeeds: it changes the machine's state; nothing "
+        return (f"`{shown_command(command)}` prints nothing when it succeeds: it alters the machine's state; nothing "
                 "to read.")
     return None
 

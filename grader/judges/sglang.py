@@ -46,6 +46,8 @@ def summarise_sglang(log: Any, command: str | None) -> Summary:
         findings.append(ok(f"The KV pool holds {log.kv_tokens:,} tokens"
                            + (f": {log.kv_tokens / log.context_len:.1f} requests of the full {log.context_len:,}"
                               "-token context." if log.context_len else ".")))
+    from .launch_args import rendezvous_mismatch
+    findings += rendezvous_mismatch(("--dist-init-addr",))
     if log.ready:
         findings.append(ok("The server came up (`The server is fired up and ready to roll!` or `Application startup "
                            "complete`)."))

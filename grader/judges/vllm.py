@@ -156,6 +156,7 @@ def _fd_limit_note(text: str, diagnoses: list[Any]) -> list[Finding]:
 
 
 def summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
+    from .launch_args import rendezvous_mismatch
     log = reading.log
     p = log.parallel
     diagnoses = diagnose(log)
@@ -288,6 +289,7 @@ def summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
                                                         "--max-num-seqs or give the cache more memory."
                                                         if _kv_nearly_full(s) else "")))
     findings += _one_stream_pace(log)
+    findings += rendezvous_mismatch(("--master-addr",))  # vLLM's --nnodes mode: one --master-addr on every node
     if log.client_output and not log.has_startup:
         findings.append(info("This is a client's output (`vllm bench serve`), not the server's log: the server's "
                              "startup lines (version, parallel layout, KV cache) are in the `vllm serve` output."))

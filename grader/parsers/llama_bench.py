@@ -22,6 +22,9 @@ way, ``t/s (total)`` as the rate. A last row cut short keeps the cells it has.
 llama-sweep-bench (ik_llama.cpp, and llama.cpp's examples) prints one row per context depth: ``| PP | TG | N_KV | T_PP s
 | S_PP t/s | T_TG s | S_TG t/s |``: a prompt of PP tokens and TG generated tokens with N_KV tokens already in the KV
 cache; each row is read as two, ``ppPP`` at S_PP t/s and ``tgTG`` at S_TG t/s, with ``depth`` N_KV.
+
+compare-llama-bench.py (llama.cpp's scripts/compare-commits.sh) prints ``| Model | Test | t/s <build A> | t/s <build B> |
+Speedup |``, a row per test (``pp512@d1024``: at a context depth of 1024); its rows are read as comparisons.
 """
 
 from __future__ import annotations
@@ -66,12 +69,59 @@ _NOT_SETTINGS = frozenset({"model", "size", "params", "backend", "test", "t/s", 
 
 
 @dataclass(frozen=True)
+class LlamaBenchComparison:
+    """One row of llama.cpp's compare-llama-bench.py table (``scripts/compare-commits.sh``): a test's rate under two
+    builds (``t/s <name>`` columns) and their ratio (``Speedup``: the second over the first; None where cut)."""
+
+    model: str
+    test: str
+    builds: tuple[str, str]
+    rates: tuple[float, float]
+    speedup: float | None
+
+
+@dataclass(frozen=True)
 class LlamaBench:
-    """The rows read, the GPUs llama.cpp found (``Device 0: NVIDIA GB10, compute capability 12.1``) and its build."""
+    """The rows read, the GPUs llama.cpp found (``Device 0: NVIDIA GB10, compute capability 12.1``) and its build;
+    ``compared``: compare-llama-bench.py's rows, where the paste is its table."""
 
     rows: tuple[LlamaBenchRow, ...]
     devices: tuple[str, ...] = ()
     build: str | None = None
+    compared: tuple[LlamaBenchComparison, ...] = ()
+
+
+_COMPARE_TEST_RE = re.compile(r"^(?:pp|tg)\d{1,7}(?:\+tg\d{1,7})?(?:@d\d{1,8})?$")
+_NUMBER_RE = re.compile(r"^\d{1,9}(?:\.\d{1,6})?$")
+
+
+def _compared(header: list[str], cells: list[str]) -> LlamaBenchComparison | None:
+    """A compare-llama-bench.py row under ``header``, None when the row is not one (a rate that does not read)."""
+    row = dict(zip(header, cells))
+    builds = [h for h in header if h.startswith("t/s ")]
+    test = row.get("Test", "")
+    rates = [row.get(b, "") for b in builds]
+    if not _COMPARE_TEST_RE.match(test) or not all(_NUMBER_RE.match(r) for r in rates):
+        return None
+    speedup = row.get("Speedup", "")
+    return LlamaBenchComparison(row.get("Model", "?"), test, (builds[0][4:], builds[1][4:]),
+                                (float(rates[0]), float(rates[1])),
+                                float(speedup) if _NUMBER_RE.match(speedup) else None)
+
+
+_SIZE_RE = re.compile(r"^\d+(?:\.\d+)? [KMGT]iB$")
+_PARAMS_RE = re.compile(r"^\d+(?:\.\d+)? [KMBT]$")
+
+
+def _header_of(cells: list[str]) -> list[str] | None:
+    """The header a result row of llama-bench's default table implies, where the paste left its header out (a table
+    quoted from its separator row on, or a second run's table, with another column, pasted under the first):
+    ``model``, ``size``, ``params``, ``backend`` first, ``test`` and ``t/s`` last, the columns between unnamed
+    (``""``: their names are not in the paste). None when the row is not of that shape."""
+    if len(cells) < 6 or not (_SIZE_RE.match(cells[1]) and _PARAMS_RE.match(cells[2])
+                              and _TEST_RE.match(_OLD_TEST_RE.sub(r"\1\2", cells[-2])) and _RATE_RE.match(cells[-1])):
+        return None
+    return ["model", "size", "params", "backend"] + [""] * (len(cells) - 6) + ["test", "t/s"]
 
 
 def parse_llama_bench(text: str) -> LlamaBench:
@@ -84,6 +134,8 @@ def parse_llama_bench(text: str) -> LlamaBench:
     rows: list[LlamaBenchRow] = []
     devices: list[str] = []
     build = None
+    compare: list[str] | None = None  # compare-llama-bench.py's header, while its table goes on
+    compared: list[LlamaBenchComparison] = []
     for line in lines:
         s = line.text.strip()
         if m := _DEVICE_RE.match(s):
@@ -95,6 +147,12 @@ def parse_llama_bench(text: str) -> LlamaBench:
         if not (s.startswith("|") and s.endswith("|")):
             continue
         cells = [c.strip() for c in s.strip("|").split("|")]
+        if "Test" in cells and "Speedup" in cells and sum(c.startswith("t/s ") for c in cells) == 2:
+            compare = cells
+            continue
+        if compare is not None and (got := _compared(compare, cells)):
+            compared.append(got)
+            continue
         if {"PP", "TG", "N_KV", "S_PP t/s", "S_TG t/s"} <= set(cells) and "B" not in cells:  # llama-sweep-bench's
             header = cells  # (llama-batched-bench's has a B column: N_KV there is its B sequences' tokens, not a depth)
             continue
@@ -109,9 +167,13 @@ def parse_llama_bench(text: str) -> LlamaBench:
                 rows += [LlamaBenchRow("?", None, None, None, test, float(rate.group("mean")), depth=int(depth))
                          for test, rate in sweep if rate and _TEST_RE.match(test)]
             continue
-        if header is None or len(cells) > len(header) or set(cells[0]) <= set("-: "):
+        if set(cells[0]) <= set("-: "):
             continue
-        row = dict(zip(header, cells))  # a row cut short (fewer cells) keeps those it has
+        implied = _header_of(cells) if header is None or len(cells) > len(header) else None
+        if implied is None and (header is None or len(cells) > len(header)):
+            continue
+        row = dict(zip(implied or header, cells))  # a row cut short (fewer cells) keeps those it has
+        row.pop("", None)
         row["test"] = _OLD_TEST_RE.sub(r"\1\2", row.get("test", ""))  # early 2024's `pp 512`: today's `pp512`
         rate = _RATE_RE.match(row.get("t/s", ""))
         if rate is None or not _TEST_RE.match(row.get("test", "")):  # (a person's own table below: not a result)
@@ -126,6 +188,6 @@ def parse_llama_bench(text: str) -> LlamaBench:
                                   float(ttft.group("mean")) if ttft else None,
                                   int(conc.group(1)) if conc else None,
                                   settings=tuple((k, v) for k, v in row.items() if k not in _NOT_SETTINGS and v)))
-    if not rows and not devices:  # (llama.cpp's device list alone, which its every program prints first, is read)
-        raise ParseError(CMD, "no result row (`| model | size | ... | test | t/s |` and the rows under it)")
-    return LlamaBench(tuple(rows), tuple(devices), build)
+    if not rows and not devices and not compared:  # (llama.cpp's device list alone, which its every program prints
+        raise ParseError(CMD, "no result row (`| model | size | ... | test | t/s |` and the rows under it)")  # first)
+    return LlamaBench(tuple(rows), tuple(devices), build, tuple(compared))

@@ -1,0 +1,40 @@
+"""What the launch commands quoted in one paste say together (read from the whole paste, grader.judges.context): a
+multi-node server's nodes must all name one rendezvous address, node rank 0's (SGLang's ``--dist-init-addr``, vLLM's
+``--master-addr`` with ``--nnodes``), and differ only in ``--node-rank``."""
+
+from __future__ import annotations
+
+import re
+
+from .common import fail
+from .model import Finding
+
+_CONTINUED_RE = re.compile(r"\\[ \t]{0,8}\r?\n")
+_ADDR_RE = re.compile(r"(?<!\S)(?P<flag>--dist-init-addr|--master-addr)[= ](?P<addr>[^\s'\"]{1,120})")
+_RANK_RE = re.compile(r"(?<!\S)--node-rank[= ](?P<rank>\d{1,4})\b")
+
+
+def rendezvous_mismatch(flags: tuple[str, ...]) -> list[Finding]:
+    """A failure when the paste quotes launch commands of one multi-node server on different node ranks that name
+    different rendezvous addresses (corpus zz004, sgl-project/sglang#3467: rank 0 with --dist-init-addr
+    10.68.27.12:5000, rank 1 with 10.0.1.104:5000, stuck at init); [] otherwise, and where an address is a shell
+    variable or a placeholder (what it stands for is not in the paste). ``flags``: the options of the reader's
+    server (each reader says its own)."""
+    from .context import context
+    paste = _CONTINUED_RE.sub(" ", context().paste or "")
+    seen: dict[str, dict[str, str]] = {}  # flag -> node rank -> address
+    for line in paste.splitlines():
+        addr, rank = _ADDR_RE.search(line), _RANK_RE.search(line)
+        if addr and rank and addr.group("flag") in flags:
+            seen.setdefault(addr.group("flag"), {}).setdefault(rank.group("rank"), addr.group("addr"))
+    out = []
+    for flag, by_rank in seen.items():
+        addrs = set(by_rank.values())
+        if len(by_rank) < 2 or len(addrs) < 2 or any(not re.search(r"\d", a) or re.search(r"[$<{]", a) for a in addrs):
+            continue
+        said = " and ".join(f"{a} on node rank {r}" for r, a in sorted(by_rank.items(), key=lambda x: int(x[0])))
+        out.append(fail(f"The nodes were started with different rendezvous addresses: `{flag}` {said}. Every node must "
+                        "give the same one, node rank 0's reachable IP and port (the torch.distributed store they all "
+                        "join), and differ only in --node-rank: with different addresses each side waits for peers "
+                        "that never come, and start-up hangs at its init."))
+    return out
