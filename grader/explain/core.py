@@ -451,8 +451,8 @@ def _explain(text: str, kind: str | None) -> list[Section]:
 
 
 def _caption(seg: _Segment) -> bool:  # no kind, no command: a poster's caption or words (tolerant.is_caption, is_words)
-    return seg.kind is None and not seg.command and (is_caption(seg.lines) or is_words(seg.lines) and not _known_faults(
-        "\n".join(seg.lines)))
+    return seg.kind is None and not seg.command and (is_caption(seg.lines) or is_words(seg.lines)) and not _known_faults(
+        "\n".join(seg.lines))  # (a caption quoting a known error line, `ncclRemoteError: ...`, is read: blind batch wf)
 
 
 def _explain_as(text: str, kind: str) -> list[Section]:

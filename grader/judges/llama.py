@@ -10,9 +10,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ..parsers.common import command_argv
+from ..parsers.common import command_argv, option_value
 from .common import info, ok, warn
-from .model import Finding, Summary
+from .model import NO_ERROR_SEEN, Finding, Summary
 
 _GPU_PREFIXES = ("CUDA", "ROCm", "Vulkan", "Metal", "SYCL", "RPC")
 
@@ -64,7 +64,33 @@ def gpu_findings(devices: list[str]) -> list[Finding]:
         out.append(info(f"Different GPUs ({', '.join(sorted(names))}): llama.cpp's layer split (its default) gives "
                         "each card layers by its free memory (--tensor-split sets the shares), and each token "
                         "waits on every card in turn; a row split or tensor parallel runs at the slower card's pace."))
+    if any(d.startswith("NVIDIA GB10 ") and ", VRAM " in d for d in devices):  # blind batch wf: a DGX Spark
+        out.append(info("The GB10's \"VRAM\" figure is the DGX Spark's unified memory, shared with the CPU and the "
+                        "OS (LPDDR5X, not a GPU's own memory): the model, its cache and every other process draw on "
+                        "the same pool, so what is free moves with them."))
     return out
+
+
+_MIB_IN_32_BITS = 2 ** 32 // 2 ** 20
+"""The megabytes a byte count of 32 bits holds (4 GiB): a larger --mem, multiplied into bytes in a 32-bit integer
+(``unsigned long`` under MSVC), comes out as the request less whole multiples of it."""
+
+
+def _mem_asked(offered: int, asked: str | None) -> list[Finding]:
+    """rpc-server's ``--mem`` (MB) against the backend memory it says it offers: a figure that wrapped around 32 bits
+    (llama.cpp#8417: 10000 asked, 1808 offered) is a warn, as the client splits the model by what it offers."""
+    if not asked or not asked.isdigit() or int(asked) == offered:
+        return []
+    wanted = int(asked)
+    if wanted >= _MIB_IN_32_BITS and offered == wanted % _MIB_IN_32_BITS:
+        return [warn(f"rpc-server was asked for {wanted:,} MB (`--mem {asked}`) but advertises {offered:,} MB of "
+                     f"backend memory: the request less {wanted // _MIB_IN_32_BITS} x {_MIB_IN_32_BITS:,} MB, so its "
+                     "byte count overflowed a 32-bit integer (wrapped modulo 4 GiB: a 32-bit `unsigned long`, as in a "
+                     "Windows/MSVC build). Clients split the model's layers by the advertised figure, so this server "
+                     "gets far less (or, for other values, more) than meant. Give --mem below "
+                     f"{_MIB_IN_32_BITS:,}, or leave it out (the server then reports the device's free memory).")]
+    return [info(f"rpc-server was asked for {wanted:,} MB (`--mem {asked}`) and advertises {offered:,} MB: clients "
+                 "split the model's layers by the advertised figure.")]
 
 
 def summarise_llama_log(log, command: str | None) -> Summary:
@@ -104,9 +130,10 @@ def summarise_llama_log(log, command: str | None) -> Summary:
     if log.rpc_server:
         at, mb, accepted, closed = log.rpc_server
         findings.append(info(f"rpc-server listening on {at}, offering {mb:,} MB of its backend's memory; {accepted} client "
-                             f"connection(s) accepted, {closed} closed. This console shows no error: a connection "
-                             "closing is a client's session (or its query of the server's memory) ending. How fast the "
-                             "client ran, and any error of its own, are not shown here: the client's log has them."))
+                             f"connection(s) accepted, {closed} closed."))
+        findings.append(info(f"{NO_ERROR_SEEN} of the rpc-server's console: a connection closing is a client's session "
+                             "(or its query of the server's memory) ending. How fast the client ran, and any error of "
+                             "its own, are not shown here: the client's log has them."))
         if (log.found or 0) > 1:  # (this console's one-backend form: llama.cpp before rpc-server took several devices)
             findings.append(warn(f"This rpc-server serves one device (its one backend, {mb:,} MB: device 0) of the "
                                  f"{log.found} GPUs llama.cpp found: the other {log.found - 1} sit idle for its "
@@ -114,6 +141,8 @@ def summarise_llama_log(log, command: str | None) -> Summary:
                                  "and name each in the client's --rpc, or use a newer rpc-server, which lists every "
                                  "device it serves (`Devices:`)."))
     argv = command_argv(command) if command else []
+    if log.rpc_server:
+        findings += _mem_asked(log.rpc_server[1], option_value(argv, "--mem", "-m"))
     if log.rpc_server or (argv and argv[0].rsplit("/", 1)[-1] == "rpc-server"):  # corpus ze019: ~50% busy on each side
         findings.append(info("rpc-server lends this machine's GPU to a llama.cpp client elsewhere (`--rpc`): the client "
                              "splits the model by layers between its devices and the servers', so each GPU computes "

@@ -1,0 +1,163 @@
+"""Field pastes of the blind batches wd, we and wf (issue 27) that explain read short: serving and machine outputs.
+Fatal lines many programs print (a named CUDA error, cuBLAS failing to start, GGML_ASSERT, a C assertion, C++'s
+terminate handler, Ray's worker that died of a system error), read wherever they appear and never beside a reader's
+"no error"; an rpc-server whose --mem wrapped around 32 bits; an old Ray's infeasible request; a poster's caption that
+quotes a known error. Each on the real lines (URL beside it), with a neighbouring output on which the rule is silent."""
+
+from __future__ import annotations
+
+from grader.diagnoses import known_faults
+from grader.explain import explain
+from tests.conftest import field_entry as _field, levels, messages
+
+
+def _all(sections) -> str:
+    return "\n".join(messages(s) for s in sections)
+
+
+def _worst(sections) -> str:
+    order = {"ok": 0, "info": 0, "warn": 1, "fail": 2}
+    return max((f.level for s in sections for f in s.findings), key=order.get, default="ok")
+
+
+def test_cublas_not_initialized_is_a_fail_with_no_no_error_beside_it():
+    """https://github.com/ggml-org/llama.cpp/issues/9214 (pending wd006): rpc-server on an RTX 4060 Ti offering 7686 MB,
+    then `CUDA error: CUBLAS_STATUS_NOT_INITIALIZED` in cublasCreate when real work came."""
+    sections = explain(_field("wd006"), host="other", nodes=1)
+    said = _all(sections).lower()
+    assert _worst(sections) == "fail"
+    assert "cublas" in said and "workspace" in said and "memory" in said
+    assert "no error" not in said and "shows no error" not in said
+
+
+def test_rpc_server_console_without_an_error_still_says_so():
+    """The same rpc-server's console without its crash (wd006 cut before the CUDA error): no error, said."""
+    text = _field("wd006").split("CUDA error")[0]
+    sections = explain(text, host="other", nodes=1)
+    assert "No error in these lines of the rpc-server's console" in _all(sections)
+    assert _worst(sections) != "fail"
+
+
+def test_ggml_cuda_assert_ok_is_a_fail_naming_the_backtrace():
+    """https://github.com/ggml-org/llama.cpp/issues/25791 (pending wd007): a DGX Spark's rpc-server fragment,
+    `ggml-cuda.cu:3927: GGML_ASSERT(ok) failed`, then GDB's banner."""
+    sections = explain(_field("wd007"), host="spark", nodes=1)
+    said = _all(sections)
+    assert _worst(sections) == "fail"
+    assert "aborted" in said and "rpc-server" in said and "backtrace" in said
+    assert "out of memory" not in said.lower().replace("at memory", "")
+
+
+def test_rpc_version_mismatch_is_a_build_mismatch_not_the_network():
+    """https://github.com/ggml-org/llama.cpp/issues/26392 (pending we013): `E RPC server version mismatch: 4.0.1`, then
+    `E Failed to connect to 10.0.0.185:50052`."""
+    sections = explain(_field("we013"), host="other", nodes=2)
+    said = _all(sections)
+    assert _worst(sections) == "fail"
+    assert "10.0.0.185:50052" in said and "same llama.cpp commit" in said and "Not the network" in said
+    assert "firewall" not in said.lower()
+    # the plain refusal (no server listening) stays the connect failure's reading
+    [(level, message)] = known_faults("llama_model_load_from_file_impl: using device RPC(RPC[:50052]) - 0 MiB free\n"
+                                      "Failed to connect to :50052\n")
+    assert level == "fail" and "version" not in message
+
+
+def test_ray_worker_died_of_a_system_error_names_the_oom_killer_as_one_cause():
+    """https://github.com/vllm-project/vllm/pull/1395 (pending wf006): `A worker died or was killed while executing a
+    task by an unexpected system error`, exit type SYSTEM_ERROR, on 172.16.103.199."""
+    sections = explain(_field("wf006"), host="other", nodes=1)
+    said = _all(sections)
+    assert _worst(sections) == "fail"
+    assert "172.16.103.199" in said and "OOM killer" in said and "dmesg" in said
+    assert "does not say which" in said
+
+
+def test_named_cuda_errors_and_aborts_are_read_in_any_text():
+    """The generic fatal lines (ggml's `CUDA error: X`, GGML_ASSERT, glibc's assertion, C++'s terminate handler) are
+    fails; a more specific entry above them wins (an illegal memory access, cuBLAS), and a healthy line is silent."""
+    for text, words in (("CUDA error: misaligned address\n  current device: 1, in function ggml_backend_cuda_synchronize"
+                         " at ggml-cuda.cu:2503\n", "misaligned address"),
+                        ("/src/ggml/src/ggml.c:2411: GGML_ASSERT(ggml_can_mul_mat(a, b)) failed\n", "ggml_can_mul_mat"),
+                        ("prog: src/x.c:12: main: Assertion `n > 0' failed.\nAborted (core dumped)\n", "`n > 0`"),
+                        ("terminate called after throwing an instance of 'std::runtime_error'\n  what():  Cannot create "
+                         "socket\n", "Cannot create socket")):
+        [(level, message)] = known_faults(text)
+        assert level == "fail" and words in message, text
+    [(level, message)] = known_faults("CUDA error: an illegal memory access was encountered\n")
+    assert "outside what it was given" in message
+    assert known_faults("ggml_cuda_init: found 1 CUDA devices:\n  Device 0: NVIDIA GB10, compute capability 12.1\n") == []
+    assert known_faults("Assertion checks passed.\nCUDA errors: none\n") == []
+
+
+def test_caption_quoting_a_known_error_is_read():
+    """https://github.com/vllm-project/vllm/issues/3722 (pending wf005): a <details> block whose <summary> quotes
+    `ncclRemoteError: ...`, over a vLLM log cut at its start."""
+    sections = explain(_field("wf005"), host="other", nodes=2)
+    said = _all(sections)
+    assert _worst(sections) == "fail"
+    assert "ncclRemoteError" in said and "first error" in said
+
+
+def test_plain_caption_is_still_left_out():
+    """A poster's sentence over an output (no known error in it) is not read as an output of its own."""
+    sections = explain("This is what I get on the head node:\n" + _field("we017"), host="other", nodes=2)
+    assert [s.kind for s in sections] == ["ray-status"]
+
+
+def test_rpc_server_mem_wrapped_around_32_bits_is_a_warn():
+    """https://github.com/ggml-org/llama.cpp/issues/8417 (pending wd003): `--mem 10000` -> `backend memory: 1808 MB`,
+    20000 -> 3616, 30000 -> 1328 (each the request modulo 4096 MB) on a Windows build."""
+    sections = explain(_field("wd003"), host="other", nodes=1)
+    assert [levels(s).count("warn") for s in sections] == [1, 1, 1]
+    said = _all(sections)
+    assert "overflowed a 32-bit integer" in said and "advertises 1,808 MB" in said and "below 4,096" in said
+
+
+def test_rpc_server_mem_as_asked_is_silent():
+    """The same console with `--mem 4000` and 4000 MB advertised: nothing to say of it."""
+    text = ("$ rpc-server -p 50052 --mem 4000\ncreate_backend: using CUDA backend\nggml_cuda_init: found 1 CUDA devices:\n"
+            "  Device 0: NVIDIA GeForce GTX 1080 Ti, compute capability 6.1, VMM: yes\n"
+            "Starting RPC server on 0.0.0.0:50052, backend memory: 4000 MB\n")
+    [s] = explain(text, host="other", nodes=1)
+    assert "warn" not in levels(s) and "overflow" not in messages(s)
+
+
+def test_old_ray_infeasible_request_in_a_defaultdict_is_read():
+    """https://github.com/LLMServe/DistServe/issues/55 (pending wd004): Ray 1's `resource request defaultdict(<class
+    'float'>, {'GPU': 2.0})` on two one-GPU nodes."""
+    sections = explain(_field("wd004"), host="other", nodes=2)
+    said = _all(sections)
+    assert _worst(sections) == "fail"
+    assert "2 GPUs at once" in said and "single node" in said
+
+
+def test_gb10_vram_is_said_unified():
+    """https://github.com/jethac/dgx-spark-hijinks (pending wf008): llama-bench on a GB10, `VRAM: 122501 MiB`."""
+    [s] = explain(_field("wf008"), host="spark", nodes=1)
+    said = messages(s)
+    assert "VRAM 122501 MiB" in said and "unified memory" in said
+    assert "warn" not in levels(s) and "fail" not in levels(s)
+
+
+def test_other_gpu_vram_is_not_called_unified():
+    """A discrete card's llama-bench header (the same shape, an RTX 4090): its VRAM is said, not called unified."""
+    text = _field("wf008").replace("NVIDIA GB10, compute capability 12.1", "NVIDIA GeForce RTX 4090, compute "
+                                   "capability 8.9").replace("122501", "24080")
+    [s] = explain(text, host="other", nodes=1)
+    assert "VRAM 24080 MiB" in messages(s) and "unified" not in messages(s)
+
+
+def test_driver_node_without_gpu_names_the_address():
+    """https://github.com/vllm-project/vllm/issues/12983 (pending we007): `Ray does not allocate any GPUs on the driver
+    node`."""
+    [s] = explain(_field("we007"), nodes=2)
+    said = messages(s, "fail")
+    assert "driver node" in said and "VLLM_HOST_IP" in said
+
+
+def test_quoted_method_name_of_a_worker_that_failed():
+    """https://github.com/LMCache/LMCache/issues/814 (pending wd011): `Error executing method 'init_device'` on a Ray
+    worker of the second node (vLLM 0.7+ quotes the name)."""
+    [s] = explain(_field("wd011"), host="other", nodes=2)
+    said = messages(s, "fail")
+    assert "`init_device`" in said and "local rank" in said
