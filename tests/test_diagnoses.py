@@ -896,6 +896,11 @@ EXAMPLES.update({
                           "`worker->inprogress == 0' failed.\n",
     "cpp-uncaught-exception": BANNER + "terminate called after throwing an instance of 'std::runtime_error'\n"
                               "  what():  Cannot create socket\n",
+    # vllm#42609 (blind batch we019), as posted, and the same line without the allocator setting
+    "vllm-custom-allreduce-expandable": BANNER + "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n...\nFailed: Cuda "
+                                        "error /workspace/csrc/custom_all_reduce.cuh:455 'invalid argument'\n",
+    "vllm-custom-allreduce-cuda-error": BANNER + "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:455 'invalid "
+                                        "argument'\n",
 })
 EXAMPLES.update({
     # https://github.com/spark-arena/recipe-registry/issues/23 (the list of names shortened)

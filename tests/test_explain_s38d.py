@@ -161,3 +161,85 @@ def test_quoted_method_name_of_a_worker_that_failed():
     [s] = explain(_field("wd011"), host="other", nodes=2)
     said = messages(s, "fail")
     assert "`init_device`" in said and "local rank" in said
+
+
+def test_custom_allreduce_cuda_error_with_expandable_segments():
+    """https://github.com/vllm-project/vllm/issues/42609 (pending we019): two RTX 3090s over NVLink,
+    expandable_segments:True, `Failed: Cuda error .../custom_all_reduce.cuh:455 'invalid argument'`."""
+    sections = explain(_field("we019"), host="other", nodes=1)
+    said = _all(sections)
+    assert _worst(sections) == "fail"
+    assert "expandable_segments" in said and "--disable-custom-all-reduce" in said and "Not an NVLink" in said
+    [(level, message)] = known_faults("Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:455 'invalid argument'\n")
+    assert level == "fail" and "Not an NVLink" not in message and "peer access" in message
+
+
+def test_negative_ray_usage_is_a_leaked_reservation():
+    """https://github.com/ray-project/ray/issues/19131 (pending wf002): `-1.0/32.0 CPU (14.0 used of 15.0 reserved in
+    placement groups)` after the job was killed."""
+    [s] = explain(_field("wf002"), host="other", nodes=2)
+    said = messages(s, "warn")
+    assert "-1/32 CPU" in said and "placement group" in said and "inconsistent" in said
+    assert "fail" not in levels(s)
+
+
+def test_healthy_ray_status_has_no_negative_or_stale_note():
+    """https://github.com/vllm-project/vllm/issues/6632 (pending we017): an idle two-node cluster, 0.0/8.0 GPU."""
+    [s] = explain(_field("we017"), host="other", nodes=2)
+    assert levels(s).count("warn") == 0 and "all 8 GPUs are free" in messages(s)
+
+
+def test_cpu_demand_that_fits_what_is_free_is_called_stale():
+    """https://github.com/ray-project/ray/issues/36926 (pending wd020): 20.0/24.0 CPU used, yet `{'CPU': 4.0}: 5+ pending
+    tasks/actors`, and the autoscaler launched four more nodes."""
+    sections = explain(_field("wd020"), host="other", nodes=5)
+    said = _all(sections)
+    assert "stale" in said and "extra nodes that are not needed" in said
+    assert _worst(sections) == "warn"
+
+
+def test_cpu_demand_with_every_cpu_busy_stays_a_backlog():
+    """The same report with all 24 CPUs in use: tasks queued for CPUs, a backlog (not called stale)."""
+    text = _field("wd020").replace(" 20.0/24.0 CPU", " 24.0/24.0 CPU")
+    said = _all(explain(text, host="other", nodes=5))
+    assert "stale" not in said and "a backlog, not a fault" in said
+
+
+def test_old_ray_head_whose_reporter_died_names_it_and_the_teardown():
+    """https://github.com/ray-project/ray/issues/6368 (pending we018): Ray 0.8's `Ray processes died unexpectedly:`,
+    `reporter died with exit code 1`, `Killing remaining processes and exiting...`, then Redis's SIGTERM."""
+    sections = explain(_field("we018"), host="other", nodes=1)
+    said = _all(sections)
+    assert _worst(sections) == "fail"
+    assert "reporter (exit code 1)" in said and "reporter.err" in said and "teardown, not the cause" in said
+
+
+def test_vllm_stats_none_waiting_with_room_is_healthy():
+    """https://github.com/vllm-project/vllm/issues/6206 (pending wd010): 4 running, Pending 0, KV cache 15.6%."""
+    [s] = explain(_field("wd010"), host="other", nodes=1)
+    said = messages(s)
+    assert "None waiting" in said and "healthy, lightly loaded" in said
+    assert "warn" not in levels(s)
+
+
+def test_vllm_stats_waiting_with_an_empty_cache_names_the_lora_limit():
+    """https://github.com/vllm-project/vllm/issues/11517 (pending wd015): --enable-lora without --max-loras; 1 running,
+    3 pending, prompt 0 tok/s, KV cache 3.1%."""
+    [s] = explain(_field("wd015"), host="other", nodes=1)
+    said = messages(s, "warn")
+    assert "not memory holds them back" in said and "--max-loras" in said and "cannot prove" in said
+
+
+def test_vllm_stats_waiting_while_prompts_flow_is_not_flagged():
+    """The same stats line while prompts are taken in (prompt 812 tok/s): requests arriving, not held back."""
+    text = _field("wd015").replace("Avg prompt throughput: 0.0 tokens/s", "Avg prompt throughput: 812.0 tokens/s")
+    [s] = explain(text, host="other", nodes=1)
+    assert "warn" not in levels(s) and "holds them back" not in messages(s)
+
+
+def test_engine_failure_says_the_warm_up_step():
+    """https://github.com/jethac/dgx-spark-hijinks (pending wf010): FlashInfer's `Unsupported max_mma_kv: 0` raised
+    under compile_or_warm_up_model / kernel_warmup on a DGX Spark."""
+    [s] = explain(_field("wf010"), host="spark", nodes=1)
+    said = messages(s, "fail")
+    assert "max_mma_kv" in said and "warm-up after the KV cache was sized" in said

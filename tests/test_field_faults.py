@@ -608,6 +608,10 @@ GGML_ASSERT = "/src/llama.cpp/ggml/src/ggml.c:2411: GGML_ASSERT(ggml_can_mul_mat
 C_ASSERT = ("python3: src/ucp/core/ucp_worker.c:1234: ucp_worker_progress: Assertion `worker->inprogress == 0' "
             "failed.\nAborted (core dumped)\n")
 CPP_TERMINATE = "terminate called after throwing an instance of 'std::runtime_error'\n  what():  Cannot create socket\n"
+# vllm#42609 (blind batch we019): the commenter's crash block
+CUSTOM_AR = ("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True,max_split_size_mb:512   # custom all-reduce ON\n...\n"
+             "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:455 'invalid argument'\n"
+             "Worker proc VllmWorker-1 died unexpectedly, shutting down executor.\n")
 
 # https://github.com/NVIDIA/nccl/issues/1538 (the line as posted, after NCCL's proxy Connect failed)
 SEGFAULT = ("[job-3bb823c0-6d27-4312-8094-1c5910bf9b51-worker-0:5665 :0:5665] Caught signal 11 (Segmentation fault: "
@@ -1090,7 +1094,7 @@ ALL = [GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, 
        ARCH_GUARD, CUDA0_BUFFER, BENCH_ZERO, ENGINE_DIED, RAY_ONE_OF_TWO, RAY_INIT_TIMEOUT,
        PMIX_TIMEOUT, ABORT_HANG, TESTS_ORDINAL, PROXY_POOL, MEMLOCK_64K, ROCE_VER_EINVAL, FABRIC_NOMEM,
        CCL_NO_HOST_IP, ATTN_UNKNOWN, LLAMA_BAD_ARG, VLLM_UNBUILT, VLLM_UNBUILT_DIED, PTXAS_BARE,
-       RPC_VERSION, CUBLAS_INIT, GGML_OP, CUDA_NAMED, RAY_WORKER_DIED, GGML_ASSERT, C_ASSERT, CPP_TERMINATE]
+       RPC_VERSION, CUBLAS_INIT, GGML_OP, CUDA_NAMED, RAY_WORKER_DIED, GGML_ASSERT, C_ASSERT, CPP_TERMINATE, CUSTOM_AR]
 
 
 @pytest.mark.parametrize("text", ALL)
