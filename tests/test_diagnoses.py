@@ -901,6 +901,8 @@ EXAMPLES.update({
                                         "error /workspace/csrc/custom_all_reduce.cuh:455 'invalid argument'\n",
     "vllm-custom-allreduce-cuda-error": BANNER + "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:455 'invalid "
                                         "argument'\n",
+    # gpustat#179 (blind batch we002), as posted
+    "gpustat-gb10-memory-unknown": BANNER + "[0] NVIDIA GB10 | 54°C,   0 % |    ?? /    ?? MB | gdm(43M) gdm(18M)\n",
 })
 EXAMPLES.update({
     # https://github.com/spark-arena/recipe-registry/issues/23 (the list of names shortened)

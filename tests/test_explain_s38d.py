@@ -243,3 +243,38 @@ def test_engine_failure_says_the_warm_up_step():
     [s] = explain(_field("wf010"), host="spark", nodes=1)
     said = messages(s, "fail")
     assert "max_mma_kv" in said and "warm-up after the KV cache was sized" in said
+
+
+def test_gpustat_question_marks_on_a_gb10_are_not_a_fault():
+    """https://github.com/wookayin/gpustat/pull/179 (pending we002): `[0] NVIDIA GB10 | 54°C,   0 % |    ?? /    ?? MB`."""
+    sections = explain(_field("we002"), host="spark", nodes=1)
+    said = _all(sections)
+    assert _worst(sections) in ("ok", "info")
+    assert "not a fault" in said and "no memory of its own" in said and "54°C,   0 %" in said
+    assert known_faults("[0] NVIDIA GeForce RTX 3090 | 42°C,   0 % |  24058 / 24576 MB | python(23800M)\n") == []
+
+
+def test_wide_spread_row_of_llama_benchy_is_said_without_a_healthy_verdict():
+    """https://github.com/eugr/spark-vllm-docker/issues/138 (pending wf007): `pp2048 @ d8192 | 4186.06 ± 2546.59`; the
+    other rows within a few per cent. An info (corpus zo003 and x020 read such spreads as unreliable, not a fault)."""
+    [s] = explain(_field("wf007"), host="spark", nodes=1)
+    [spread] = [f.message for f in s.findings if f.message.startswith("A wide spread")]
+    assert "pp2048 @ d8192 4186.06 ± 2546.59 tok/s (61% of the mean)" in spread and "cannot tell which" in spread
+    assert "d4096" not in spread and "tg32" not in spread  # 9% and below: steady
+    assert "A healthy run" not in messages(s) and {"warn", "fail"}.isdisjoint(levels(s))
+
+
+def test_steady_llama_bench_rows_keep_the_healthy_verdict():
+    """https://github.com/jethac/dgx-spark-hijinks (pending wf008): 12505.79 ± 615.87 and 178.10 ± 0.95: steady."""
+    [s] = explain(_field("wf008"), host="spark", nodes=1)
+    assert "A healthy run" in messages(s) and "wide spread" not in messages(s)
+
+
+def test_two_gpu_table_says_topo_shows_how_they_connect():
+    """https://github.com/noonghunna/club-3090/pull/92 (pending wd009): two RTX 3090s' nvidia-smi table; whether an
+    NVLink bridge joins them is not in it."""
+    [s] = explain(_field("wd009"), host="other", nodes=1)
+    assert "`nvidia-smi topo -m` shows that" in messages(s)
+    one = "\n".join(_field("wd009").splitlines()[:12])  # GPU 0's block only
+    [s] = explain(one, host="other", nodes=1)
+    assert "topo -m" not in messages(s)

@@ -608,6 +608,8 @@ GGML_ASSERT = "/src/llama.cpp/ggml/src/ggml.c:2411: GGML_ASSERT(ggml_can_mul_mat
 C_ASSERT = ("python3: src/ucp/core/ucp_worker.c:1234: ucp_worker_progress: Assertion `worker->inprogress == 0' "
             "failed.\nAborted (core dumped)\n")
 CPP_TERMINATE = "terminate called after throwing an instance of 'std::runtime_error'\n  what():  Cannot create socket\n"
+# gpustat#179 (blind batch we002): stock gpustat on a DGX Spark (an info: NVML has no device memory to give)
+GPUSTAT_GB10 = "[0] NVIDIA GB10 | 54°C,   0 % |    ?? /    ?? MB | gdm(43M) gdm(18M)\n"
 # vllm#42609 (blind batch we019): the commenter's crash block
 CUSTOM_AR = ("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True,max_split_size_mb:512   # custom all-reduce ON\n...\n"
              "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:455 'invalid argument'\n"
@@ -1148,7 +1150,7 @@ def test_clean_text_names_nothing():
 
 def test_every_known_error_line_is_read_here():
     """Each table entry that reads plain text is reached by one of the field outputs above."""
-    reached = {d.kind for text in ALL + [NETPLAN_NM, FORWARD_COMPAT, PROVIDER, GID_NODATA, UNKNOWN_ENV, PEERMEM,
+    reached = {d.kind for text in ALL + [GPUSTAT_GB10, NETPLAN_NM, FORWARD_COMPAT, PROVIDER, GID_NODATA, UNKNOWN_ENV, PEERMEM,
                                         MLX5_POWER, SLURM_STEP, MLX5_LOW_POWER, ETHTOOL_NETLINK, NVBANDWIDTH_WAIVED,
                                         DOWNLOADED, NO_P2P, SHM_WAIT, NO_VERBS, SPARK_BOOT, NO_P2P_PAIR, PEER_CHECK, WSL, OFI_TCP, OFI_GDR, RAS_BIND, PEER_ALREADY,
                                         PCIE_SLOWER, GPU_MEM_NS_IGNORED, ALLREDUCE, SYMM_MEM, PL_REFUSED, TORCH_CAP, NO_CUSTOM_AR,

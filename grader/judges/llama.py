@@ -167,6 +167,23 @@ def summarise_llama_log(log, command: str | None) -> Summary:
     return facts, findings
 
 
+def _wide_spread(rows: list[Any]) -> list[Finding]:
+    """Rows whose standard deviation is above checks/specs/serving.toml [bench] wide_spread_share of their mean: the
+    repetitions ran at very different speeds, so the mean is no one speed (an info: field readings call it unreliable,
+    not a fault: corpus zo003, x020; the cause is not shown)."""
+    from ..calc.specs import row
+    share = row("serving.toml", "bench").graded("wide_spread_share")
+    wide = [r for r in rows if share is not None and r.tps and r.tps_sd is not None and r.tps_sd > share * r.tps]
+    if not wide:
+        return []
+    said = "; ".join(f"{r.test} {r.tps:g} ± {r.tps_sd:g} tok/s ({r.tps_sd / r.tps:.0%} of the mean)" for r in wide[:3])
+    return [info(f"A wide spread over the repetitions: {said}. Some repetitions ran far slower than others (a "
+                 "warm-up or a stall: a cache miss, a recompilation or CUDA-graph capture for a new shape, memory "
+                 "pressure; on a server with speculative decoding, its acceptance varying with the text), so this "
+                 "mean is not one speed, nor a fault by itself. The table cannot tell which: run that test again "
+                 "with more repetitions (-r) and look at each one's time.")]
+
+
 def summarise_llama_bench(b: Any, command: str | None) -> Summary:
     """llama.cpp's llama-bench: prompt processing (ppN) and decode (tgN) rates per model, what backend ran them (RPC:
     layers split over machines), and whether the layers were on the GPU (``ngl`` 0 runs on the CPU)."""
@@ -197,13 +214,14 @@ def summarise_llama_bench(b: Any, command: str | None) -> Summary:
         if r.ngl == 0:
             findings.append(warn(f"{r.model}: ngl 0, so no layer ran on the GPU (all on the CPU): pass -ngl 99 to "
                                  "offload them."))
-    findings += setting_findings(list(b.rows))
+    spread = _wide_spread(list(b.rows))
+    findings += setting_findings(list(b.rows)) + spread
     backends = {x for r in b.rows for x in (r.backend or "").split(",")}
     if "RPC" in backends:
         findings.append(info("Backend RPC: llama.cpp split the layers over machines (its RPC servers), a layer split "
                              "whose activations cross the network once per machine boundary per token; `Client "
                              "connection closed` at the end is the RPC session ending with the benchmark, not a fault."))
-    if b.rows and not any(f.level in ("warn", "fail") for f in findings):  # blind batch wa: said in those words
+    if b.rows and not spread and not any(f.level in ("warn", "fail") for f in findings):  # blind batch wa: said so
         findings.append(ok(f"A healthy run: all {len(b.rows)} test(s) finished with a rate, and nothing in the output "
                            "is wrong (no layer left on the CPU). The rates are said, not graded: how they "
                            "compare with this hardware's is for a run of the same model elsewhere to tell."))
