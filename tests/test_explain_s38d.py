@@ -278,3 +278,17 @@ def test_two_gpu_table_says_topo_shows_how_they_connect():
     one = "\n".join(_field("wd009").splitlines()[:12])  # GPU 0's block only
     [s] = explain(one, host="other", nodes=1)
     assert "topo -m" not in messages(s)
+
+
+def test_spark_with_gibs_in_swap_is_a_warn():
+    """https://github.com/sfxnz/DeepSeek-V4.1-Flash-EXL3-vLLM-2x-DGX-Spark (pending we020): a Spark serving vLLM, 22 of
+    121 GiB available and 6.7 GiB swapped out (vLLM's own workers hold it)."""
+    [s] = explain(_field("we020"), host="spark", nodes=1)
+    said = messages(s, "warn")
+    assert "6.7 GiB already swapped out" in said and "also the GPU's memory" in said and "VmSwap" in said
+
+
+def test_swap_on_an_ordinary_server_stays_an_info():
+    """The same `free` on a machine that is not a Spark (its GPUs have their own memory): swap said, not a warn."""
+    [s] = explain(_field("we020"), host="other", nodes=1)
+    assert "warn" not in levels(s) and "already swapped out" in messages(s, "info")
