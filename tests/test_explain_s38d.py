@@ -292,3 +292,11 @@ def test_swap_on_an_ordinary_server_stays_an_info():
     """The same `free` on a machine that is not a Spark (its GPUs have their own memory): swap said, not a warn."""
     [s] = explain(_field("we020"), host="other", nodes=1)
     assert "warn" not in levels(s) and "already swapped out" in messages(s, "info")
+
+
+def test_no_healthy_verdict_beside_a_fatal_line_in_the_same_output():
+    """pending wf008's llama-bench table with ggml's `CUDA error: out of memory` after it (the shape of a run that died
+    in a later test): the catalogue's fail is said, and the reader's "A healthy run" is dropped, as NO_ERROR_SEEN is."""
+    text = _field("wf008") + "CUDA error: out of memory\n  current device: 0, in function alloc at ggml-cuda.cu:12\n"
+    [s] = explain(text, host="spark", nodes=1)
+    assert "fail" in levels(s) and "A healthy run" not in messages(s)

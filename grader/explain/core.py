@@ -33,7 +33,7 @@ from ..parsers.common import (PROMPT_PROGRAMS, Chunk, CleanLines, CleanText, Laz
                               repeated_block, split_chunks as _split_lines, strip_log_prefix)
 from ..parsers.common.chunks import Segment as _Segment
 from ..judges.context import _CONTEXT, HEAD_CHARS, Context, context  # noqa: F401  (re-exported)
-from ..judges.model import LEVELS, NO_ERROR_SEEN, Finding, Section, Summary  # noqa: F401  (re-exported: the package's API)
+from ..judges.model import ALL_WELL, LEVELS, NO_ERROR_SEEN, Finding, Section, Summary  # noqa: F401  (re-exported: the API)
 from ..judges.programs import not_found_program
 from .tolerant import (KNOWN_ERROR, caption_between, ends_at_prompt, grader_bug, is_caption, is_sentence,  # noqa: F401
                        is_label_only, is_words, left_out, listed_above, paste_next, unread_reply, unread_section,
@@ -521,7 +521,7 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
                              for f in findings])
     known = _known_faults(text, [f.message for f in findings], any(f.level == "fail" for f in findings))
     if any(f.level in ("warn", "fail") for f in known):  # a fault the reader's patterns did not know: it saw one
-        findings = [f for f in findings if not f.message.startswith(NO_ERROR_SEEN)]
+        findings = [f for f in findings if not f.message.startswith(ALL_WELL)]
     findings += known
     findings += left_out(spec, seg) + [Finding("info", f"Not output, so not read: {x[:160]!r}") for x in set_aside]
     return Section(spec.name, seg.command, _plain(facts), tuple(findings), None, seg.host), parsed

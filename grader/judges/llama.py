@@ -12,7 +12,7 @@ from typing import Any
 
 from ..parsers.common import command_argv, option_value
 from .common import info, ok, warn
-from .model import NO_ERROR_SEEN, Finding, Summary
+from .model import HEALTHY_RUN, NO_ERROR_SEEN, Finding, Summary
 
 _GPU_PREFIXES = ("CUDA", "ROCm", "Vulkan", "Metal", "SYCL", "RPC")
 
@@ -222,7 +222,7 @@ def summarise_llama_bench(b: Any, command: str | None) -> Summary:
                              "whose activations cross the network once per machine boundary per token; `Client "
                              "connection closed` at the end is the RPC session ending with the benchmark, not a fault."))
     if b.rows and not spread and not any(f.level in ("warn", "fail") for f in findings):  # blind batch wa: said so
-        findings.append(ok(f"A healthy run: all {len(b.rows)} test(s) finished with a rate, and nothing in the output "
+        findings.append(ok(f"{HEALTHY_RUN}: all {len(b.rows)} test(s) finished with a rate, and nothing in the output "
                            "is wrong (no layer left on the CPU). The rates are said, not graded: how they "
                            "compare with this hardware's is for a run of the same model elsewhere to tell."))
     return facts, findings
