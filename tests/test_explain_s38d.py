@@ -300,3 +300,12 @@ def test_no_healthy_verdict_beside_a_fatal_line_in_the_same_output():
     text = _field("wf008") + "CUDA error: out of memory\n  current device: 0, in function alloc at ggml-cuda.cu:12\n"
     [s] = explain(text, host="spark", nodes=1)
     assert "fail" in levels(s) and "A healthy run" not in messages(s)
+
+
+def test_waiting_with_nothing_running_is_not_called_a_scheduler_limit():
+    """pending wd015's stats line with nothing running (`Running: 0 reqs, ... Pending: 3 reqs`): the engine takes
+    nothing in; no LoRA or max-num-seqs reading (neither can hold requests back with none running)."""
+    text = _field("wd015").replace("Running: 1 reqs", "Running: 0 reqs")
+    [s] = explain(text, host="other", nodes=1)
+    said = messages(s, "warn")
+    assert "not taking work in" in said and "--max-loras" not in said

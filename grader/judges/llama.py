@@ -141,8 +141,9 @@ def summarise_llama_log(log, command: str | None) -> Summary:
                                  "and name each in the client's --rpc, or use a newer rpc-server, which lists every "
                                  "device it serves (`Devices:`)."))
     argv = command_argv(command) if command else []
-    if log.rpc_server:
-        findings += _mem_asked(log.rpc_server[1], option_value(argv, "--mem", "-m"))
+    if log.rpc_server:  # (-m is --mem for rpc-server only: llama-server's -m is the model)
+        server = bool(argv) and argv[0].rsplit("/", 1)[-1] in ("rpc-server", "rpc-server.exe")
+        findings += _mem_asked(log.rpc_server[1], option_value(argv, *(("--mem", "-m") if server else ("--mem",))))
     if log.rpc_server or (argv and argv[0].rsplit("/", 1)[-1] == "rpc-server"):  # corpus ze019: ~50% busy on each side
         findings.append(info("rpc-server lends this machine's GPU to a llama.cpp client elsewhere (`--rpc`): the client "
                              "splits the model by layers between its devices and the servers', so each GPU computes "

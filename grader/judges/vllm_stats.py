@@ -41,6 +41,10 @@ def stats_findings(log: Any) -> list[Finding]:
     if roomy and s.waiting and not s.prompt_tokens_per_s:
         args = {**(log.command_args or {}), **(log.args or {})}
         lora = "enable_lora" in args and "max_loras" not in args
+        if not s.running:  # nothing runs either: the engine takes nothing in
+            return [warn(said + f" {s.waiting} request(s) wait, none runs, and no prompt was taken in over the "
+                         "interval with the cache almost empty: the engine is not taking work in (a step that hangs, a "
+                         "worker stopped); its log after this line, or `py-spy dump` of the engine, shows where.")]
         return [warn(said + f" {s.waiting} request(s) wait while the cache is only {fmt_count(s.kv_usage_percent)}% "
                      "used and no prompt was taken in over the interval (prompt 0 tok/s): not memory holds them "
                      "back, the scheduler keeps them out for another reason"
