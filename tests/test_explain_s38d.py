@@ -311,3 +311,11 @@ def test_waiting_with_nothing_running_is_not_called_a_scheduler_limit():
     [s] = explain(text, host="other", nodes=1)
     said = messages(s, "warn")
     assert "not taking work in" in said and "--max-loras" not in said
+
+
+def test_ray_status_without_its_header_is_not_said_to_lack_its_nodes():
+    """https://github.com/ray-project/ray/issues/19131 (pending wf002): `Node status` and its two healthy nodes, without
+    the `======== Autoscaler status` line: the header is what is missing, not the node list."""
+    [s] = explain(_field("wf002"), host="other", nodes=2)
+    said = messages(s, "info")
+    assert "no `Autoscaler status` header" in said and "no header or node list" not in said

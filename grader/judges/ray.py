@@ -148,8 +148,9 @@ def summarise_ray(st: RayStatus, command: str | None) -> Summary:
     if quiet:
         findings.append(ok(quiet))
     if st.excerpt:
-        findings.append(info("This is an excerpt of `ray status` (no header or node list): run it in full to see "
-                             "the nodes."))
+        findings.append(info("This is an excerpt of `ray status` (" + ("no `Autoscaler status` header: its first lines "
+                             "cut), run it in full." if st.active_nodes else "no header or node list): run it in full to "
+                             "see the nodes.")))
     if st.unread:
         findings.append(info(f"{len(st.unread)} line(s) around the status are not part of it and were not read."))
     return facts, findings
