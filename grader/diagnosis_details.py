@@ -269,6 +269,8 @@ _FRAME_RE = re.compile(r'File "(?P<file>[^"\n]{1,300})", line \d{1,7}, in (?P<fu
 """Every frame of a traceback, logged or not (:data:`_LOGGED_FRAME_RE` takes the lines under each frame with it, so
 it skips the frames among them)."""
 _STEPS = (  # (what a frame's file or function holds, the step it is), the frames searched innermost last
+    (("compile_or_warm_up_model", "kernel_warmup"), "the engine's warm-up after the KV cache was sized (kernels, CUDA "
+                                                    "graphs), before the server starts"),
     (("init_device", "init_worker_distributed_environment", "init_distributed_environment", "initialize_model_parallel",
       "ensure_model_parallel_initialized", "init_model_parallel_group"),
      "the set-up of the process group between the GPUs"),
@@ -408,6 +410,8 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "multi_machine": _multi_machine,
     "fd_limit_low_or_hit": _fd_limit_low_or_hit,
     "continued_message": _continued_message,
+    "exception_context": lambda log, values, text: {**_continued_message(log, values, text),
+                                                    **_frame_step(log, values, text)},
     "frame_step": _frame_step,
     "one_machine_told": _one_machine_told,
     "one_machine_nccl": _one_machine_nccl,

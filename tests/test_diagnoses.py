@@ -939,6 +939,28 @@ EXAMPLES.update({
     "nmcli-profile-added": BANNER + "Connection 'cx7-0' (5fb06bd0-0bb0-7ffb-45f1-d6edd65f3e03) successfully added.\n",
     "nmcli-activated": BANNER + ("Connection successfully activated (D-Bus active path: "
                                  "/org/freedesktop/NetworkManager/ActiveConnection/4)\n"),
+    # blind batches wd, we, wf (session 38): fatal lines many programs print, each as posted
+    "llama-rpc-version-mismatch": BANNER + "0.00.386.093 E RPC server version mismatch: 4.0.1\n"
+                                  "0.00.386.102 E Failed to connect to 10.0.0.185:50052\n",
+    "cublas-not-initialized": BANNER + "CUDA error: CUBLAS_STATUS_NOT_INITIALIZED\n  current device: 0, in function "
+                              "cublas_handle at ggml/src/ggml-cuda/common.cuh:644\n",
+    "ggml-cuda-op-failed": BANNER + "/home/u/llama.cpp/ggml/src/ggml-cuda/ggml-cuda.cu:3927: GGML_ASSERT(ok) failed\n",
+    "cuda-error-named": BANNER + "CUDA error: unspecified launch failure\n  current device: 0, in function "
+                        "ggml_backend_cuda_synchronize at ggml-cuda.cu:2503\n",
+    "ray-worker-died-system-error": BANNER + "WARNING worker.py:2037 -- A worker died or was killed while executing a "
+                                    "task by an unexpected system error. To troubleshoot the problem, check the logs "
+                                    "for the dead worker. Worker IP address: 172.16.103.199 Worker port: 32769 Worker "
+                                    "exit type: SYSTEM_ERROR\n",
+    "ggml-assert": BANNER + "/src/llama.cpp/ggml/src/ggml.c:2411: GGML_ASSERT(ggml_can_mul_mat(a, b)) failed\n",
+    "c-assertion-failed": BANNER + "python3: src/ucp/core/ucp_worker.c:1234: ucp_worker_progress: Assertion "
+                          "`worker->inprogress == 0' failed.\n",
+    # vllm#42609 (blind batch we019), as posted, and the same line without the allocator setting
+    "vllm-custom-allreduce-expandable": BANNER + "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n...\nFailed: Cuda "
+                                        "error /workspace/csrc/custom_all_reduce.cuh:455 'invalid argument'\n",
+    "vllm-custom-allreduce-cuda-error": BANNER + "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:455 'invalid "
+                                        "argument'\n",
+    # gpustat#179 (blind batch we002), as posted
+    "gpustat-gb10-memory-unknown": BANNER + "[0] NVIDIA GB10 | 54°C,   0 % |    ?? /    ?? MB | gdm(43M) gdm(18M)\n",
 })
 EXAMPLES.update({
     # https://github.com/spark-arena/recipe-registry/issues/23 (the list of names shortened)

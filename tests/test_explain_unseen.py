@@ -330,8 +330,8 @@ build: 25eec6f32 (8672)
 def test_llama_bench_rates_and_its_rpc_split():
     # KoyoImai/dgx_spark_cluster (j007, j008): one Spark, then two over llama.cpp's RPC backend
     [s] = explain(LLAMA_BENCH, host="spark")
-    assert s.kind == "llama-bench" and levels(s) == ["info", "ok", "ok", "info", "ok"]
-    assert "NVIDIA GB10 (compute capability 12.1)" in messages(s, "info")
+    assert s.kind == "llama-bench" and levels(s) == ["info", "info", "ok", "ok", "info", "ok"]  # (+ GB10's unified VRAM)
+    assert "NVIDIA GB10 (compute capability 12.1, VRAM 122572 MiB)" in messages(s, "info")
     assert "tg256 16.5 ± 0.18 tok/s (decode" in messages(s, "ok") and "pp128 110.26 ± 5.5 tok/s" in messages(s, "ok")
     assert "Client connection closed` at the end is the RPC session ending" in messages(s, "info")
     [s] = explain(LLAMA_BENCH.replace("CUDA,RPC   |  99", "CPU        |   0"))

@@ -592,6 +592,28 @@ KV_PAGE_SIZE = ("(EngineCore pid=114) ERROR 06-23 06:27:21 [core.py:1229]     fi
 METHOD_FAILED = ("2024-06-28T06:11:52.685302801Z (LLMRayActor pid=20770) ERROR 06-28 06:11:45 worker_base.py:145] Error "
                  "executing method initialize_cache. This might cause deadlock in distributed execution.\n")
 
+# blind batches wd, we, wf (session 38), as posted: llama.cpp#26392, #9214, #25791; vllm PR 1395;
+# distributed-llama#87 (the C++ runtime's terminate handler); a glibc assertion; a CUDA error of ggml's
+RPC_VERSION = "0.00.386.093 E RPC server version mismatch: 4.0.1\n0.00.386.102 E Failed to connect to 10.0.0.185:50052\n"
+CUBLAS_INIT = ("CUDA error: CUBLAS_STATUS_NOT_INITIALIZED\n  current device: 0, in function cublas_handle at "
+               "/data/x/llama.cpp/ggml/src/ggml-cuda/common.cuh:644\n  cublasCreate_v2(&cublas_handles[device])\n")
+GGML_OP = "/home/x/llama.cpp/ggml/src/ggml-cuda/ggml-cuda.cu:3927: GGML_ASSERT(ok) failed\n[New LWP 38315]\n"
+CUDA_NAMED = ("CUDA error: misaligned address\n  current device: 1, in function ggml_backend_cuda_synchronize at "
+              "ggml-cuda.cu:2503\n")
+RAY_WORKER_DIED = ("2023-10-30 06:14:35,574\tWARNING worker.py:2037 -- A worker died or was killed while executing a "
+                   "task by an unexpected system error. To troubleshoot the problem, check the logs for the dead worker. "
+                   "Worker IP address: 172.16.103.199 Worker port: 32769 Worker PID: 2584 Worker exit type: "
+                   "SYSTEM_ERROR\n")
+GGML_ASSERT = "/src/llama.cpp/ggml/src/ggml.c:2411: GGML_ASSERT(ggml_can_mul_mat(a, b)) failed\n"
+C_ASSERT = ("python3: src/ucp/core/ucp_worker.c:1234: ucp_worker_progress: Assertion `worker->inprogress == 0' "
+            "failed.\nAborted (core dumped)\n")
+# gpustat#179 (blind batch we002): stock gpustat on a DGX Spark (an info: NVML has no device memory to give)
+GPUSTAT_GB10 = "[0] NVIDIA GB10 | 54°C,   0 % |    ?? /    ?? MB | gdm(43M) gdm(18M)\n"
+# vllm#42609 (blind batch we019): the commenter's crash block
+CUSTOM_AR = ("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True,max_split_size_mb:512   # custom all-reduce ON\n...\n"
+             "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:455 'invalid argument'\n"
+             "Worker proc VllmWorker-1 died unexpectedly, shutting down executor.\n")
+
 # https://github.com/NVIDIA/nccl/issues/1538 (the line as posted, after NCCL's proxy Connect failed)
 SEGFAULT = ("[job-3bb823c0-6d27-4312-8094-1c5910bf9b51-worker-0:5665 :0:5665] Caught signal 11 (Segmentation fault: "
             "address not mapped to object at address (nil))\n")
@@ -1133,7 +1155,8 @@ ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, O
        ARCH_GUARD, CUDA0_BUFFER, BENCH_ZERO, ENGINE_DIED, RAY_ONE_OF_TWO, RAY_INIT_TIMEOUT,
        PMIX_TIMEOUT, ABORT_HANG, TESTS_ORDINAL, PROXY_POOL, MEMLOCK_64K, ROCE_VER_EINVAL, FABRIC_NOMEM,
        CCL_NO_HOST_IP, ATTN_UNKNOWN, LLAMA_BAD_ARG, VLLM_UNBUILT, VLLM_UNBUILT_DIED, PTXAS_BARE,
-       DLLAMA_NODES, CPP_TERMINATE, NVRTC_COMPILE, GGML_ABORT, DLLAMA_TRANSFER, MOONCAKE_RETRY, FLASHINFER_KV]
+       DLLAMA_NODES, CPP_TERMINATE, NVRTC_COMPILE, GGML_ABORT, DLLAMA_TRANSFER, MOONCAKE_RETRY, FLASHINFER_KV,
+       RPC_VERSION, CUBLAS_INIT, GGML_OP, CUDA_NAMED, RAY_WORKER_DIED, GGML_ASSERT, C_ASSERT, CUSTOM_AR]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -1187,7 +1210,7 @@ def test_clean_text_names_nothing():
 
 def test_every_known_error_line_is_read_here():
     """Each table entry that reads plain text is reached by one of the field outputs above."""
-    reached = {d.kind for text in ALL + [NETPLAN_NM, FORWARD_COMPAT, PROVIDER, GID_NODATA, UNKNOWN_ENV, PEERMEM,
+    reached = {d.kind for text in ALL + [GPUSTAT_GB10, NETPLAN_NM, FORWARD_COMPAT, PROVIDER, GID_NODATA, UNKNOWN_ENV, PEERMEM,
                                         MLX5_POWER, SLURM_STEP, MLX5_LOW_POWER, ETHTOOL_NETLINK, NVBANDWIDTH_WAIVED,
                                         DOWNLOADED, NO_P2P, SHM_WAIT, NO_VERBS, SPARK_BOOT, NO_P2P_PAIR, PEER_CHECK, WSL, OFI_TCP, OFI_GDR, RAS_BIND, PEER_ALREADY,
                                         PCIE_SLOWER, GPU_MEM_NS_IGNORED, ALLREDUCE, SYMM_MEM, PL_REFUSED, TORCH_CAP, NO_CUSTOM_AR,

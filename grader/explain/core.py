@@ -25,7 +25,7 @@ from ..parsers.common import (PROMPT_PROGRAMS, Chunk, CleanLines, CleanText, Laz
                               repeated_block, split_chunks as _split_lines, strip_log_prefix)
 from ..parsers.common.chunks import Segment as _Segment
 from ..judges.context import _CONTEXT, HEAD_CHARS, Context, context  # noqa: F401  (re-exported)
-from ..judges.model import LEVELS, NO_ERROR_SEEN, Finding, Section, Summary  # noqa: F401  (re-exported: the package's API)
+from ..judges.model import ALL_WELL, LEVELS, NO_ERROR_SEEN, Finding, Section, Summary  # noqa: F401  (re-exported: the API)
 from ..judges.programs import not_found_program
 from .tolerant import (KNOWN_ERROR, caption_between, ends_at_prompt, grader_bug, is_caption, is_sentence,  # noqa: F401
                        is_label_only, is_words, left_out, listed_above, paste_next, unread_reply, unread_section,
@@ -448,8 +448,8 @@ def _explain(text: str, kind: str | None) -> list[Section]:
 
 
 def _caption(seg: _Segment) -> bool:  # no kind, no command: a poster's caption or words (tolerant.is_caption, is_words)
-    return seg.kind is None and not seg.command and (is_caption(seg.lines) or is_words(seg.lines) and not _known_faults(
-        "\n".join(seg.lines)))
+    return seg.kind is None and not seg.command and (is_caption(seg.lines) or is_words(seg.lines)) and not _known_faults(
+        "\n".join(seg.lines))  # (a caption quoting a known error line, `ncclRemoteError: ...`, is read: blind batch wf)
 
 
 def _explain_as(text: str, kind: str) -> list[Section]:
@@ -518,7 +518,7 @@ def _run(seg: _Segment, whole: bool = False) -> tuple[Section, Any]:
                              for f in findings])
     known = _known_faults(text, [f.message for f in findings], any(f.level == "fail" for f in findings))
     if any(f.level in ("warn", "fail") for f in known):  # a fault the reader's patterns did not know: it saw one
-        findings = [f for f in findings if not f.message.startswith(NO_ERROR_SEEN)]
+        findings = [f for f in findings if not f.message.startswith(ALL_WELL)]
     findings += known
     findings += left_out(spec, seg) + [Finding("info", f"Not output, so not read: {x[:160]!r}") for x in set_aside]
     return Section(spec.name, seg.command, _plain(facts), tuple(findings), None, seg.host), parsed

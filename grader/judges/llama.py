@@ -10,9 +10,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ..parsers.common import command_argv
+from ..parsers.common import command_argv, option_value
 from .common import info, ok, warn
-from .model import Finding, Summary
+from .model import HEALTHY_RUN, NO_ERROR_SEEN, Finding, Summary
 
 _GPU_PREFIXES = ("CUDA", "ROCm", "Vulkan", "Metal", "SYCL", "RPC")
 
@@ -64,7 +64,33 @@ def gpu_findings(devices: list[str]) -> list[Finding]:
         out.append(info(f"Different GPUs ({', '.join(sorted(names))}): llama.cpp's layer split (its default) gives "
                         "each card layers by its free memory (--tensor-split sets the shares), and each token "
                         "waits on every card in turn; a row split or tensor parallel runs at the slower card's pace."))
+    if any(d.startswith("NVIDIA GB10 ") and ", VRAM " in d for d in devices):  # blind batch wf: a DGX Spark
+        out.append(info("The GB10's \"VRAM\" figure is the DGX Spark's unified memory, shared with the CPU and the "
+                        "OS (LPDDR5X, not a GPU's own memory): the model, its cache and every other process draw on "
+                        "the same pool, so what is free moves with them."))
     return out
+
+
+_MIB_IN_32_BITS = 2 ** 32 // 2 ** 20
+"""The megabytes a byte count of 32 bits holds (4 GiB): a larger --mem, multiplied into bytes in a 32-bit integer
+(``unsigned long`` under MSVC), comes out as the request less whole multiples of it."""
+
+
+def _mem_asked(offered: int, asked: str | None) -> list[Finding]:
+    """rpc-server's ``--mem`` (MB) against the backend memory it says it offers: a figure that wrapped around 32 bits
+    (llama.cpp#8417: 10000 asked, 1808 offered) is a warn, as the client splits the model by what it offers."""
+    if not asked or not asked.isdigit() or int(asked) == offered:
+        return []
+    wanted = int(asked)
+    if wanted >= _MIB_IN_32_BITS and offered == wanted % _MIB_IN_32_BITS:
+        return [warn(f"rpc-server was asked for {wanted:,} MB (`--mem {asked}`) but advertises {offered:,} MB of "
+                     f"backend memory: the request less {wanted // _MIB_IN_32_BITS} x {_MIB_IN_32_BITS:,} MB, so its "
+                     "byte count overflowed a 32-bit integer (wrapped modulo 4 GiB: a 32-bit `unsigned long`, as in a "
+                     "Windows/MSVC build). Clients split the model's layers by the advertised figure, so this server "
+                     "gets far less (or, for other values, more) than meant. Give --mem below "
+                     f"{_MIB_IN_32_BITS:,}, or leave it out (the server then reports the device's free memory).")]
+    return [info(f"rpc-server was asked for {wanted:,} MB (`--mem {asked}`) and advertises {offered:,} MB: clients "
+                 "split the model's layers by the advertised figure.")]
 
 
 def summarise_llama_log(log, command: str | None) -> Summary:
@@ -104,9 +130,10 @@ def summarise_llama_log(log, command: str | None) -> Summary:
     if log.rpc_server:
         at, mb, accepted, closed = log.rpc_server
         findings.append(info(f"rpc-server listening on {at}, offering {mb:,} MB of its backend's memory; {accepted} client "
-                             f"connection(s) accepted, {closed} closed. This console shows no error: a connection "
-                             "closing is a client's session (or its query of the server's memory) ending. How fast the "
-                             "client ran, and any error of its own, are not shown here: the client's log has them."))
+                             f"connection(s) accepted, {closed} closed."))
+        findings.append(info(f"{NO_ERROR_SEEN} of the rpc-server's console: a connection closing is a client's session "
+                             "(or its query of the server's memory) ending. How fast the client ran, and any error of "
+                             "its own, are not shown here: the client's log has them."))
         if (log.found or 0) > 1:  # (this console's one-backend form: llama.cpp before rpc-server took several devices)
             findings.append(warn(f"This rpc-server serves one device (its one backend, {mb:,} MB: device 0) of the "
                                  f"{log.found} GPUs llama.cpp found: the other {log.found - 1} sit idle for its "
@@ -114,6 +141,9 @@ def summarise_llama_log(log, command: str | None) -> Summary:
                                  "and name each in the client's --rpc, or use a newer rpc-server, which lists every "
                                  "device it serves (`Devices:`)."))
     argv = command_argv(command) if command else []
+    if log.rpc_server:  # (-m is --mem for rpc-server only: llama-server's -m is the model)
+        server = bool(argv) and argv[0].rsplit("/", 1)[-1] in ("rpc-server", "rpc-server.exe")
+        findings += _mem_asked(log.rpc_server[1], option_value(argv, *(("--mem", "-m") if server else ("--mem",))))
     if log.rpc_server or (argv and argv[0].rsplit("/", 1)[-1] == "rpc-server"):  # corpus ze019: ~50% busy on each side
         findings.append(info("rpc-server lends this machine's GPU to a llama.cpp client elsewhere (`--rpc`): the client "
                              "splits the model by layers between its devices and the servers', so each GPU computes "
@@ -191,6 +221,23 @@ def compare_findings(compared: list[Any]) -> list[Finding]:
     return out
 
 
+def _wide_spread(rows: list[Any]) -> list[Finding]:
+    """Rows whose standard deviation is above checks/specs/serving.toml [bench] wide_spread_share of their mean: the
+    repetitions ran at very different speeds, so the mean is no one speed (an info: field readings call it unreliable,
+    not a fault: corpus zo003, x020; the cause is not shown)."""
+    from ..calc.specs import row
+    share = row("serving.toml", "bench").graded("wide_spread_share")
+    wide = [r for r in rows if share is not None and r.tps and r.tps_sd is not None and r.tps_sd > share * r.tps]
+    if not wide:
+        return []
+    said = "; ".join(f"{r.test} {r.tps:g} ± {r.tps_sd:g} tok/s ({r.tps_sd / r.tps:.0%} of the mean)" for r in wide[:3])
+    return [info(f"A wide spread over the repetitions: {said}. Some repetitions ran far slower than others (a "
+                 "warm-up or a stall: a cache miss, a recompilation or CUDA-graph capture for a new shape, memory "
+                 "pressure; on a server with speculative decoding, its acceptance varying with the text), so this "
+                 "mean is not one speed, nor a fault by itself. The table cannot tell which: run that test again "
+                 "with more repetitions (-r) and look at each one's time.")]
+
+
 def summarise_llama_bench(b: Any, command: str | None) -> Summary:
     """llama.cpp's llama-bench: prompt processing (ppN) and decode (tgN) rates per model, what backend ran them (RPC:
     layers split over machines), and whether the layers were on the GPU (``ngl`` 0 runs on the CPU)."""
@@ -224,13 +271,17 @@ def summarise_llama_bench(b: Any, command: str | None) -> Summary:
                                  "offload them."))
     findings += setting_findings(list(b.rows))
     findings += rpc_findings(list(b.rows)) + compare_findings(list(getattr(b, "compared", ())))
+
+
+    spread = _wide_spread(list(b.rows))
+    findings += setting_findings(list(b.rows)) + spread
     backends = {x for r in b.rows for x in (r.backend or "").split(",")}
     if "RPC" in backends:
         findings.append(info("Backend RPC: llama.cpp split the layers over machines (its RPC servers), a layer split "
                              "whose activations cross the network once per machine boundary per token; `Client "
                              "connection closed` at the end is the RPC session ending with the benchmark, not a fault."))
-    if b.rows and not any(f.level in ("warn", "fail") for f in findings):  # blind batch wa: said in those words
-        findings.append(ok(f"A healthy run: all {len(b.rows)} test(s) finished with a rate, and nothing in the output "
+    if b.rows and not spread and not any(f.level in ("warn", "fail") for f in findings):  # blind batch wa: said so
+        findings.append(ok(f"{HEALTHY_RUN}: all {len(b.rows)} test(s) finished with a rate, and nothing in the output "
                            "is wrong (no layer left on the CPU). The rates are said, not graded: how they "
                            "compare with this hardware's is for a run of the same model elsewhere to tell."))
     return facts, findings

@@ -35,6 +35,7 @@ def summarise_free(f: Any, command: str | None) -> Summary:
     from .context import context
     low = row("memory.toml", "headroom").graded("low_available_fraction")
     thin = row("memory.toml", "headroom").graded("thin_available_fraction_no_swap")
+    spark_swap = row("memory.toml", "headroom").graded("spark_swapped_gib")
     f, as_mib = _as_mib_on_a_spark(f)
     gib = 1024 ** 3
     mem, swap = f.mem, f.swap
@@ -69,6 +70,12 @@ def summarise_free(f: Any, command: str | None) -> Summary:
             findings.append(warn(f"Only {said}, and no swap: thin headroom. A vLLM (or other server) running here is "
                                  "expected to hold most of it, but a second launch, a longer context or a large file "
                                  "read can run it out, and the OOM killer (or a hard reset) follows." + spark))
+        elif swapped and spark_swap is not None and swapped >= spark_swap * gib and context().host == "spark":
+            findings.append(warn(f"Memory: {said}. On a Spark that pool is also the GPU's memory: this much in swap "
+                                 "means it ran short at some point while something ran (some process's memory pushed "
+                                 "out to disk), and a server here is one large request or a second launch from stalls "
+                                 "or the OOM killer. `grep VmSwap /proc/*/status` shows who holds it; keep more "
+                                 "headroom (a lower --gpu-memory-utilization, a shorter context)."))
         else:
             findings.append(info(f"Memory: {said}."
                                  + (" Something was short of memory at some point, or swap is eager." if swapped

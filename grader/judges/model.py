@@ -13,6 +13,9 @@ LEVELS = ("ok", "warn", "fail", "info")
 NO_ERROR_SEEN = "No error in these lines"
 """How a reader's note that it saw no error begins: dropped where a known fault (checks/diagnoses.toml) in the same
 lines is a warning or a failure, which the reader's own patterns did not know."""
+HEALTHY_RUN = "A healthy run"
+"""How a benchmark reader's verdict that all went well begins (llama-bench's): dropped the same way."""
+ALL_WELL = (NO_ERROR_SEEN, HEALTHY_RUN)
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from ..parsers.common import command_argv, option_value
 from .common import fail, fmt_count, info, machines_spanned, ok, on_spark, spark_figure, warn, whole
 from .context import context
 from .model import Finding, Section, Summary
+from .ray_notes import negative_usage, stale_demand
 
 
 GIB = 2 ** 30
@@ -110,7 +111,7 @@ def summarise_ray(st: RayStatus, command: str | None) -> Summary:
             findings.append(info(f"Ray sees {n} nodes" + (f"; a Spark pair has {RAY_NODES}." if spark is not False
                                                           else ".")))
     pending_pg = [d for d in st.demands if d.what == "placement group" or d.strategy]
-    findings += _ray_gpu_findings(st, gpu, n, spark, bool(pending_pg))
+    findings += _ray_gpu_findings(st, gpu, n, spark, bool(pending_pg)) + negative_usage(st)
     cpu = st.resources.get("CPU")
     mem = st.resources.get("memory")
     if cpu or mem:
@@ -147,8 +148,9 @@ def summarise_ray(st: RayStatus, command: str | None) -> Summary:
     if quiet:
         findings.append(ok(quiet))
     if st.excerpt:
-        findings.append(info("This is an excerpt of `ray status` (no header or node list): run it in full to see "
-                             "the nodes."))
+        findings.append(info("This is an excerpt of `ray status` (" + ("no `Autoscaler status` header: its first lines "
+                             "cut), run it in full." if st.active_nodes else "no header or node list): run it in full to "
+                             "see the nodes.")))
     if st.unread:
         findings.append(info(f"{len(st.unread)} line(s) around the status are not part of it and were not read."))
     return facts, findings
@@ -199,8 +201,9 @@ def _demand_findings(st: RayStatus, d: Demand, gpu: tuple[float, float] | None, 
                          "are in use, so it waits until one is freed. If what holds them is the same job (an actor "
                          "pool larger than the GPUs, a second model), that is never: give it fewer actors or GPUs "
                          "than the cluster has, or add a node.")]
-        return [warn(f"Pending demand `{quoted}`: Ray cannot place it with the resources it has. Whatever asked "
-                     "for it waits; check which node lacks the resource.")]
+        stale = stale_demand(st, d, quoted)
+        return stale or [warn(f"Pending demand `{quoted}`: Ray cannot place it with the resources it has. Whatever "
+                              "asked for it waits; check which node lacks the resource.")]
     big = _bundle_too_big(st, d)
     if big:
         name, asked, per = big
@@ -325,8 +328,9 @@ def _ray_gpu_findings(st: RayStatus, gpu: tuple[float, float] | None, nodes: int
         out.append(info(f"GPUs {fmt_count(used)}/{fmt_count(total)} in use: all {fmt_count(total)} are free, yet a placement group "
                         "is pending (see below)."))
     elif used == 0:
-        out.append(ok(f"GPUs {fmt_count(used)}/{fmt_count(total)} in use: all {fmt_count(total)} are free, so TP x PP up to "
-                      f"{fmt_count(total)} can be placed"
+        out.append(ok(f"GPUs {fmt_count(used)}/{fmt_count(total)} in use: all {fmt_count(total)} "
+                      f"GPU{'s are' if total != 1 else ' is'} free, so TP x "
+                      f"PP up to {fmt_count(total)} can be placed"
                       + (" (NVIDIA's playbook: 2 nodes with available GPU resources)." if spark is not False else ".")))
     elif used >= total:
         held = f" ({fmt_count(pg[0])} used of {fmt_count(pg[1])} reserved in placement groups)" if pg else ""
@@ -448,9 +452,16 @@ def summarise_ray_start(rs: Any, command: str | None) -> Summary:
                              "first (or use the running instance: `ray status` shows it)."))
     if rs.subprocesses_exited:
         died = ", ".join(f"{p} (exit code {c})" for p, c in rs.exited) or "see the lines below it"
+        logs = ", ".join(f"{p}.err" for p, _ in rs.exited[:3]) or "raylet.err and gcs_server.err"
         findings.append(fail(f"Ray's own processes exited right after starting: {died}. Their logs say why: "
-                             "/tmp/ray/session_latest/logs/raylet.err and gcs_server.err (a port in use, an address "
-                             "not of this machine given to --node-ip-address, or out of memory)."))
+                             f"/tmp/ray/session_latest/logs/{logs} (" + (
+                                 "a port in use, an address not of this machine given to --node-ip-address, or out of "
+                                 "memory)." if not rs.exited or {"raylet", "gcs_server"} & {p for p, _ in rs.exited}
+                                 else "for a helper in Python, such as the dashboard's reporter: a package it needs "
+                                 "missing from this image, or a port in use).")
+                             + (" Ray then killed the rest of its processes (`Killing remaining processes`): their "
+                                "ends after it (a SIGTERM, Redis's `User requested shutdown`) are that teardown, not "
+                                "the cause." if rs.killed_rest else "")))
     if rs.traceback and (rs.traceback[1] or "").split(":")[0].endswith("KeyboardInterrupt"):
         findings.append(info("Stopped with Ctrl-C (KeyboardInterrupt)" + (": the start had completed, and `--block` kept "
                              "Ray in the foreground until then; Ray stops with it." if rs.started else

@@ -17,6 +17,7 @@ from ..parsers.vllm_log import parse_vllm_log, VllmLog
 from ..calc.specs import row
 from .common import fail, fmt_count, info, ok, on_spark, warn
 from .model import Finding, Summary
+from .vllm_stats import stats_findings
 
 if TYPE_CHECKING:  # imported by their readers: NCCL's where a log holds NCCL lines (most hold none), the API's for it
     from ..parsers.nccl_log import NcclLog
@@ -130,14 +131,6 @@ def _nccl_findings(r: VllmLogReading) -> list[Finding]:
     version = f"NCCL {r.nccl.version}."
     return [Finding(f.level, f"NCCL lines in this log: {f.message}") for f in summarise_nccl_log(r.nccl, None)[1]
             if f.message != version]
-
-
-def _kv_nearly_full(stats: Any) -> bool:
-    """Requests running and the KV cache at or above checks/specs/memory.toml's high_usage_percent."""
-    from ..calc.specs import row
-    high = row("memory.toml", "kv_cache").graded("high_usage_percent")
-    return bool(stats.running) and stats.kv_usage_percent is not None and high is not None \
-        and stats.kv_usage_percent >= high
 
 
 _ULIMIT_RE = re.compile(r"Found ulimit of (?P<limit>\d{1,9}) and failed to automatically increase")
@@ -277,17 +270,7 @@ def summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
     for d in diagnoses:
         findings.append(Finding(_DIAG_LEVEL.get(d.severity, "fail"), f"{d.message} Fix: {d.fix}"))
     findings += _fd_limit_note(log.text, diagnoses)
-    if log.stats:
-        s = log.stats[-1]
-        findings.append((warn if _kv_nearly_full(s) else info)(
-            f"Last engine stats: {s.running if s.running is not None else '?'} running, "
-            f"{s.waiting if s.waiting is not None else '?'} waiting, KV cache "
-            f"{fmt_count(s.kv_usage_percent)}% used, prompt {s.prompt_tokens_per_s:g} tok/s, generation "
-            f"{s.generation_tokens_per_s:g} tok/s." + (" The KV cache is nearly full: the next requests wait, or "
-                                                        "running ones are preempted, until it frees; under a load test "
-                                                        "on purpose that is the server's limit, otherwise lower "
-                                                        "--max-num-seqs or give the cache more memory."
-                                                        if _kv_nearly_full(s) else "")))
+    findings += stats_findings(log)
     findings += _one_stream_pace(log)
     findings += rendezvous_mismatch(("--master-addr",))  # vLLM's --nnodes mode: one --master-addr on every node
     if log.client_output and not log.has_startup:

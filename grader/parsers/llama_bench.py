@@ -40,7 +40,8 @@ _RATE_RE = re.compile(r"^(?P<mean>\d+(?:\.\d+)?)(?:\s*±\s*(?P<sd>\d+(?:\.\d+)?)
 _TEST_RE = re.compile(r"^(?:pp|tg)\d")
 _OLD_TEST_RE = re.compile(r"^(pp|tg) (\d)")
 _CONCURRENCY_RE = re.compile(r"\(c(\d{1,5})\)\s*$")
-_DEVICE_RE = re.compile(r"^Device (?P<i>\d+): (?P<name>[^,]+), compute capability (?P<cc>[\d.]+)")
+_DEVICE_RE = re.compile(r"^Device (?P<i>\d+): (?P<name>[^,]+), compute capability (?P<cc>[\d.]+)"
+                        r"(?:, VMM: \w{1,5})?(?:, VRAM: (?P<vram>\d{1,9}) MiB)?")
 
 
 @dataclass(frozen=True)
@@ -139,7 +140,8 @@ def parse_llama_bench(text: str) -> LlamaBench:
     for line in lines:
         s = line.text.strip()
         if m := _DEVICE_RE.match(s):
-            devices.append(f"{m.group('name').strip()} (compute capability {m.group('cc')})")
+            vram = f", VRAM {m.group('vram')} MiB" if m.group("vram") else ""
+            devices.append(f"{m.group('name').strip()} (compute capability {m.group('cc')}{vram})")
             continue
         if s.startswith(("build: ", "version: ")):
             build = s.split(": ", 1)[1]

@@ -68,8 +68,9 @@ _MISMATCH_RE = re.compile(r"\bThis node has an IP address of (?P<ip>[0-9A-Fa-f.:
                           r"(?P<raylets>[^\n]{1,300}?) but none)?")
 _RUNNING_RE = re.compile(r"\bRay is trying to start at (?P<at>\S{1,80}?), but is already running at "
                          r"(?P<running>\S{1,80}?)\.(?:\s|$)")
-_EXITED_RE = re.compile(r"\bSome Ray subprocesses exited unexpectedly\b")
-_EXIT_PROC_RE = re.compile(r"^\s*(?P<proc>[a-z_]{3,40}) \[exit code=(?P<code>-?\d{1,4})\]")
+_EXITED_RE = re.compile(r"\bSome Ray subprocesses exited unexpectedly\b|\bRay processes died unexpectedly:")  # Ray 2|0.7
+_EXIT_PROC_RE = re.compile(r"^\s*(?P<proc>[a-z_]{3,40}) (?:\[exit code=|died with exit code )(?P<code>-?\d{1,4})\b")
+_KILLING_RE = re.compile(r"\bKilling remaining processes and exiting\b")  # Ray 0.7's process monitor, after a death
 _TRACEBACK_RE = re.compile(r"^(?:\^C)?Traceback \(most recent call last\):")  # after a typed Ctrl-C too
 _RAY_FRAME_RE = re.compile(r"^File \"[^\"]{0,300}?[/\\]ray[/\\][^\"]{1,200}\", line \d{1,7}, in (?P<func>[\w<>.]{1,80})$")
 _EXCEPTION_RE = re.compile(r"^(?:[A-Za-z_][\w.]{0,80}\.)?[A-Z]\w{0,60}(?:Error|Exception|Exit|Interrupt)(?::\s?.{0,300})?$")
@@ -92,6 +93,7 @@ class RayStart:
     failed (``Failed to send request to gcs, reconnecting``); ``gcs_unavailable``: gRPC said ``UNAVAILABLE``;
     ``stopped``: what ``ray stop`` printed, (processes stopped, processes found): ``Stopped all 4 Ray processes``
     is (4, 4), ``Stopped only 2 out of 3`` (2, 3), ``Did not find any active Ray processes`` (0, 0);
+    ``killed_rest``: Ray then killed its other processes (``Killing remaining processes and exiting...``);
     ``gcs_failed``: the head's GCS server did not start (``Failed to start GCS``, then its error files' last lines);
     ``traceback``: (the last function of Ray's own code in a Python traceback, or None when no frame of Ray's is
     shown; the exception line, cut to 300 characters, or None when the paste stops before it), None without one."""
@@ -114,6 +116,7 @@ class RayStart:
     stopped: tuple[int, int] | None = None
     traceback: tuple[str | None, str | None] | None = None
     gcs_failed: bool = False
+    killed_rest: bool = False
 
 
 def parse_ray_start(text: str) -> RayStart:
@@ -158,6 +161,8 @@ def parse_ray_start(text: str) -> RayStart:
             out.subprocesses_exited = True
         elif out.subprocesses_exited and (m := _EXIT_PROC_RE.match(s)) and len(out.exited) < 16:
             out.exited.append((m.group("proc"), int(m.group("code"))))
+        if _KILLING_RE.search(s):
+            out.killed_rest = True
         if _TRACEBACK_RE.match(s):
             out.traceback = out.traceback or (None, None)
         elif out.traceback is not None and out.traceback[1] is None:

@@ -71,7 +71,7 @@ _TIMING_RE = re.compile(r"^(?:GCS request time|Node Provider non_terminated_node
 _NUM = r"\d+(?:\.\d+)?(?:[eE][+-]?\d+)?"
 _UNIT = r"(?:[KMGTP]i?B|B)"
 _RESOURCE_RE = re.compile(
-    rf"^(?P<used>{_NUM})\s*(?P<uu>{_UNIT})?\s*/\s*(?P<total>{_NUM})\s*(?P<tu>{_UNIT})?\s+(?P<name>[^\s(]+)"
+    rf"^(?P<used>-?{_NUM})\s*(?P<uu>{_UNIT})?\s*/\s*(?P<total>{_NUM})\s*(?P<tu>{_UNIT})?\s+(?P<name>[^\s(]+)"
     rf"(?:\s+\((?P<pgused>{_NUM})\s*(?P<pguu>{_UNIT})?\s+used of\s+(?P<pgtotal>{_NUM})\s*(?P<pgtu>{_UNIT})?"
     r"\s+reserved in placement groups\))?\s*$")
 _TOTAL_RE = re.compile(rf"^(?P<total>{_NUM})\s*(?P<tu>{_UNIT})?\s+(?P<name>CPU|GPU|memory|object_store_memory)$")

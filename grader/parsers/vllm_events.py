@@ -47,7 +47,8 @@ _EVENT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ("pg-not-enough-gpus", "error", re.compile(
         r"The number of required (?P<device>\w+?)s exceeds the total number of available \w+?s in the placement group")),
     ("no-gpu-resource", "warning", re.compile(
-        r"No available node types can fulfill resource request (?P<request>\{(?:(?!No available node types )[^}\n])*+\})"
+        r"No available node types can fulfill resource request (?:defaultdict\(<class 'float'>, )?"  # (Ray 1's form)
+        r"(?P<request>\{(?:(?!No available node types )[^}\n])*+\})"
         r"|The following resource request cannot be scheduled right now: (?P<request2>\{(?:(?!The following resource request )[^}\n])*+\})")),
     ("no-gpu-on-node", "error", re.compile(r"Current node has no (?P<device>GPU|\w+) available")),
     ("no-gpu-on-driver", "error", re.compile(r"Ray does not allocate any GPUs on the driver node")),

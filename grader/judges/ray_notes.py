@@ -1,0 +1,49 @@
+"""What ``ray status`` shows beside its nodes and demands that a careful reader remarks on (judges/ray.py, at its size
+limit, calls these): a resource whose use is negative (Ray's accounting, not the nodes, is wrong), and a task demand
+that fits in what is free (listed before the scheduler placed it: stale)."""
+
+from __future__ import annotations
+
+from ..parsers.ray_status import Demand, RayStatus
+from .common import fmt_count, warn
+from .model import Finding
+
+
+def negative_usage(st: RayStatus) -> list[Finding]:
+    """A usage line whose used figure is below 0 (ray#19131: ``-1.0/32.0 CPU (14.0 used of 15.0 reserved in placement
+    groups)`` after the job was killed): impossible, so Ray's own bookkeeping is off, most often a placement group's
+    reservation not released. A warn: new work asking for those resources may wait for ever."""
+    out = []
+    for name, (used, total) in st.resources.items():
+        if used >= 0 or name in ("memory", "object_store_memory"):
+            continue
+        pg = st.placement_groups.get(name)
+        held = (f" while {fmt_count(pg[1])} stay reserved in placement groups ({fmt_count(pg[0])} used of them)"
+                if pg and pg[1] else "")
+        out.append(warn(f"Ray counts {fmt_count(used)}/{fmt_count(total)} {name} in use: a negative use, which cannot "
+                        f"be{held}. Ray's resource bookkeeping is inconsistent, not a node: most often a placement "
+                        "group (or its actors) not released cleanly after its job was killed, so its reservation "
+                        "stays held (leaked) and new work asking for it may wait for ever. Remove the stale placement "
+                        "groups (`ray list placement-groups`, then ray.util.remove_placement_group) or restart Ray."))
+    return out
+
+
+def stale_demand(st: RayStatus, d: Demand, quoted: str) -> list[Finding]:
+    """A demand of tasks for CPUs alone whose one bundle fits in the CPUs free in the same report (ray#36926: 20/24
+    CPU used, yet ``{'CPU': 4.0}: 5+ pending tasks/actors``): Ray's demand list lags its scheduler, so what it lists
+    may already run; an autoscaler acting on it launches nodes not needed. A hedged warn; [] otherwise."""
+    cpu = st.resources.get("CPU")
+    if not (cpu and d.complete and d.bundles and d.what != "placement group" and not d.strategy):
+        return []
+    if set().union(*(b for b, _ in d.bundles)) > {"CPU"} or not all(b.get("CPU") for b, _ in d.bundles):
+        return []
+    free = cpu[1] - cpu[0]
+    each = min(float(b["CPU"]) for b, _ in d.bundles)
+    if each > free or cpu[0] <= 0:
+        return []
+    return [warn(f"Pending demand `{quoted}`, though {fmt_count(free)} of the {fmt_count(cpu[1])} CPUs are free, enough "
+                 f"for one of them ({fmt_count(each)} CPU each) and {fmt_count(cpu[0])} already in use: Ray's demand "
+                 "list lags its scheduler, so tasks it has already placed can still be listed here (stale). An "
+                 "autoscaler acting on it starts extra nodes that are not needed; a demand that stays listed over "
+                 "several reports, with the CPUs still free, is real (then `ray status -v` shows which node lacks "
+                 "what).")]

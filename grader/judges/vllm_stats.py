@@ -1,0 +1,60 @@
+"""vLLM's periodic engine stats line read as a careful reader does (judges/vllm.py, near its size limit, calls this):
+the last line's figures, and what they mean together: a KV cache nearly full (requests wait or are preempted), requests
+waiting while the cache is almost empty and no prompt was taken in (something other than memory holds them: with
+LoRA enabled, the one-adapter-per-batch default), none waiting with room left (a healthy, lightly loaded server)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .common import fmt_count, info, warn
+from .model import Finding
+
+
+def _usage_bar(key: str) -> float | None:
+    """checks/specs/memory.toml [kv_cache]'s ``key`` (high_usage_percent, low_usage_percent), None where unverified."""
+    from ..calc.specs import row
+    return row("memory.toml", "kv_cache").graded(key)
+
+
+def kv_nearly_full(stats: Any) -> bool:
+    """Requests running and the KV cache at or above checks/specs/memory.toml's high_usage_percent."""
+    high = _usage_bar("high_usage_percent")
+    return bool(stats.running) and stats.kv_usage_percent is not None and high is not None \
+        and stats.kv_usage_percent >= high
+
+
+def stats_findings(log: Any) -> list[Finding]:
+    """The last engine stats line of ``log`` (a VllmLog) said, with its reading; [] without one."""
+    if not log.stats:
+        return []
+    s = log.stats[-1]
+    said = (f"Last engine stats: {s.running if s.running is not None else '?'} running, "
+            f"{s.waiting if s.waiting is not None else '?'} waiting, KV cache {fmt_count(s.kv_usage_percent)}% used, "
+            f"prompt {s.prompt_tokens_per_s:g} tok/s, generation {s.generation_tokens_per_s:g} tok/s.")
+    if kv_nearly_full(s):
+        return [warn(said + " The KV cache is nearly full: the next requests wait, or running ones are preempted, "
+                     "until it frees; under a load test on purpose that is the server's limit, otherwise lower "
+                     "--max-num-seqs or give the cache more memory.")]
+    low = _usage_bar("low_usage_percent")
+    roomy = low is not None and s.kv_usage_percent is not None and s.kv_usage_percent < low
+    if roomy and s.waiting and not s.prompt_tokens_per_s:
+        args = {**(log.command_args or {}), **(log.args or {})}
+        lora = "enable_lora" in args and "max_loras" not in args
+        if not s.running:  # nothing runs either: the engine takes nothing in
+            return [warn(said + f" {s.waiting} request(s) wait, none runs, and no prompt was taken in over the "
+                         "interval with the cache almost empty: the engine is not taking work in (a step that hangs, a "
+                         "worker stopped); its log after this line, or `py-spy dump` of the engine, shows where.")]
+        return [warn(said + f" {s.waiting} request(s) wait while the cache is only {fmt_count(s.kv_usage_percent)}% "
+                     "used and no prompt was taken in over the interval (prompt 0 tok/s): not memory holds them "
+                     "back, the scheduler keeps them out for another reason"
+                     + (": with --enable-lora and no --max-loras, one LoRA adapter at a time goes into a batch (its "
+                        "default, 1), so requests for another adapter wait until the running ones end. Raise "
+                        "--max-loras (and --max-cpu-loras), or send requests for one adapter" if lora else
+                        " (--max-num-seqs reached, a LoRA adapter limit, --max-loras, a request it cannot admit)")
+                     + ". One stats line cannot prove which: the requests' log (their model or adapter) would.")]
+    if roomy and s.waiting == 0 and s.running:
+        return [info(said + " None waiting: the server keeps up with what it is sent, and the cache has room. A "
+                     "healthy, lightly loaded server: the KV cache is sized at startup for the most it may hold, so "
+                     "a low share in use is not a fault.")]
+    return [info(said)]
