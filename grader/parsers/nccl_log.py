@@ -56,6 +56,8 @@ from .common import ParseError, content_lines, raise_if_shell_error, strip_log_p
 CMD = "NCCL_DEBUG=INFO log"
 
 _MARK_RE = re.compile(r"(?:^|\s)NCCL (?P<lvl>INFO|WARN|TRACE|ABORT|ERROR)\b:?\s?(?P<msg>.*)$")
+_OLD_MARK_RE = re.compile(r"(?<=\] )[\w./-]{1,200}\.(?:cc|cu|h):\d{1,5} (?P<lvl>WARN|INFO) (?P<msg>.*)$")
+"""NCCL 2.0-2.2's WARN: ``host:pid:tid [0] include/socket.h:185 WARN Call to connect failed`` (no ``NCCL`` before it)."""
 # Linear forms (issue 12): a search starts only where a host name starts (the look-behind: not again at
 # each character of a long name); runs are possessive; a field that ends before optional blanks ends on
 # a non-blank (``\S(?:.*\S)?``) instead of being lazy (a lazy field rescans a run of blanks per blank).
@@ -351,7 +353,7 @@ def parse_nccl_log(text: str) -> NcclLog:
         if detail_next and st["err"] and s:  # NCCL's `Last error:` line, then what failed, on the next line
             st["err"][-1] += " Last error: " + _RANK_TAG_RE.sub("", s)[:300]
         detail_next = s.endswith("Last error:")
-        m = _MARK_RE.search(s)
+        m = _MARK_RE.search(s) or _OLD_MARK_RE.search(s)
         host = None
         if m:
             msg, lvl = m.group("msg").strip(), m.group("lvl")
