@@ -73,3 +73,96 @@ def test_malformed_topology_file_is_the_users_file_not_an_nccl_bug():
     s = _one(_field("wf016_"), host="other", nodes=1)
     fails = [f.message for f in s.findings if f.level == "fail"]
     assert len(fails) == 1 and "NCCL_TOPO_FILE" in fails[0] and "not NCCL" in fails[0]
+
+
+def test_duplicate_gpus_all_logged_by_one_host():
+    """https://github.com/huggingface/accelerate/issues/2246: every `Duplicate GPU detected` line from qgpu2018, a run
+    meant for two nodes: the launcher put them on one."""
+    s = _one(_field("wf013_"), host="other", nodes=2)
+    said = messages(s, "info")
+    assert "one host, qgpu2018" in said and "meant for 2 machines" in said
+    # the same lines from two hosts: no such note
+    two = _field("wf013_").replace("qgpu2018:59525", "qgpu2019:59525").replace("qgpu2018:59523", "qgpu2019:59523")
+    assert "Every line here comes from one host" not in messages(_one(two, host="other", nodes=2))
+
+
+def test_gpudirect_rdma_on_one_host_only():
+    """https://github.com/NVIDIA/nccl/issues/1804: cl4-gpu03's channels `via NET/IB/2/GDRDMA`, cl4-gpu04's plain
+    `via NET/IB/2`: the hosts differ, a warning naming the one without it."""
+    s = _one(_field("wd008_"), host="other", nodes=2)
+    assert "cl4-gpu04" in messages(s, "warn") and "GPUDirect RDMA on cl4-gpu03 only" in messages(s, "warn")
+    # both hosts plain on their receive side, GDR on one host's sends only (GDR read off by default): no such warning
+    text = ("a:1:2 [0] NCCL INFO Channel 00/0 : 1[3] -> 0[3] [receive] via NET/IB/2\n"
+            "a:1:2 [0] NCCL INFO Channel 00/0 : 0[3] -> 1[3] [send] via NET/IB/2/GDRDMA\n"
+            "b:1:2 [0] NCCL INFO Channel 00/0 : 0[3] -> 1[3] [receive] via NET/IB/2\n")
+    assert "only (`/GDRDMA`" not in messages(_one(text, host="other", nodes=2))
+
+
+def test_topology_dump_networks_slower_than_the_socket_link():
+    """https://github.com/NVIDIA/nccl/issues/601: four 10 GbE NICs (1.25 GB/s) under a 6 GB/s SYS path, two nodes: the
+    network sets the speed, the SYS note is not a warning; on one node the SYS warning stays."""
+    s = _one(_field("wd013_"), host="other", nodes=2)
+    assert "warn" not in levels(s) and "NET/0, NET/1, NET/2, NET/3" in messages(s) and "= 10 Gb/s" in messages(s)
+    assert "warn" in levels(_one(_field("wd013_"), host="other", nodes=1))
+
+
+def test_nccl_tests_head_without_rows_cannot_tell():
+    """https://github.com/NVIDIA/nccl/issues/1320: the paste ends in NCCL's set-up of a one-node run: no verdict."""
+    s = _one(_field("wd022_"), host="other", nodes=1)
+    assert "cannot tell whether the test then ran, hung or failed" in messages(s) and set(levels(s)) <= {"info", "ok"}
+
+
+def test_half_precision_error_column_is_rounding():
+    """NCCL 1.x's allreduce_test (magnate3/linux-riscv-dev learnnccl notes): 4e-03 in a half row is half's rounding, the
+    results correct; the busbw on one host fits one PCIe link. The same 4e-03 in a float row stays a warning."""
+    s = _one(_field("wf019_"), host="other", nodes=1)
+    assert "warn" not in levels(s) and "results are correct" in messages(s) and "PCIe Gen3 x16" in messages(s)
+    text = _field("wf019_").replace("5e-07", "4e-03")
+    assert "warn" in levels(_one(text, host="other", nodes=1))
+
+
+def test_wrong_elements_at_one_size_between_machines():
+    """https://github.com/NVIDIA/nccl-tests/issues/369: wrong elements at 1048576 B only, two hosts: the size is named
+    and the path between the machines suspected, hedged."""
+    s = _one(_field("wf021_"), host="other", nodes=2)
+    fails = messages(s, "fail")
+    assert "at 1048576 B only" in fails and "network transport or its plugin" in fails
+
+
+def test_a_correct_saturated_table_and_one_nics_worth():
+    """NVIDIA/nccl#1222: #wrong 0 and a 390 GB/s plateau over four nodes: correct and saturated, no warning.
+    NVIDIA/nccl-tests#319: 44 GB/s between two machines of eight GPUs: one NIC's worth, a warning that says the table
+    cannot tell which cause."""
+    s = _one(_field("we014_"), host="other", nodes=4)
+    assert "#wrong 0 in every row" in messages(s) and "saturated" in messages(s) and "warn" not in levels(s)
+    s = _one(_field("wd014_"), host="other", nodes=2)
+    assert "one 400 Gb/s NIC's worth" in messages(s, "warn") and "cannot tell" in messages(s, "warn")
+    assert "NIC's worth" not in messages(_one(_field("wd014_"), host="other", nodes=1))  # one machine: no NIC involved
+
+
+def test_counters_are_cumulative():
+    """colonel-otto's 3-Spark mesh hw_counters: one snapshot of cumulative counters cannot tell now from then."""
+    s = _one(_field("wf011_"), host="spark", nodes=1)
+    assert "cumulative" in messages(s, "warn") and "delta" in messages(s, "warn")
+
+
+def test_ibv_devinfo_infiniband_lids_efa_and_a_cut_gid_table():
+    """DeepEP#55: InfiniBand ports with LIDs from a subnet manager (ok); rdma-core#884: EFA is neither IB nor RoCE, its
+    vendor no Mellanox part; magnate3's irdma notes: a GID table cut at `::ffff` is not 'only link-local'."""
+    s = _one(_field("wd019_"), host="other", nodes=1)
+    assert "subnet manager at LID 1" in messages(s, "ok")
+    s = _one(_field("wf003_"), host="other", nodes=1)
+    assert "Elastic Fabric Adapter" in messages(s) and "MT61344" not in messages(s)
+    sections = [x for x in explain(_field("wf022_"), host="other", nodes=1) if x.kind == "ibv-devinfo"]
+    assert "fail" not in levels(sections[0]) and "cut off at GID[1]" in messages(sections[0])
+    assert "MT5522" not in messages(sections[0])
+
+
+def test_perftest_line_rate_and_a_steady_high_latency():
+    """magnate3's ib_write_bw notes: 98.03 Gb/s is a 100 Gb/s port's line rate; uccl#707: 8.43 us, stdev 0.06 us, high
+    and steady (a warning); openucx/ucx#6242 (corpus w014): 5.84 us with CPU frequency scaling stays a note."""
+    s = _one(_field("wf017_"), host="other", nodes=2)
+    assert "100 Gb/s port's line rate" in messages(s) and "warn" not in levels(s)
+    s = _one(_field("we012_"), host="other", nodes=2)
+    assert "tight distribution" in messages(s, "warn")
+    assert "warn" not in levels(_one(_field("w014_perftest"), host="other", nodes=2))

@@ -92,6 +92,7 @@ _NVLS_RE = re.compile(r"^\d+ coll channels, \d+ collnet channels, (?P<n>\d+) nvl
 _INIT_RE = re.compile(r"^(?:ncclCommInit\w*\s+)?comm \S+ rank (?P<r>\d+) nranks (?P<n>\d+)")  # InitRank, InitAll; 2.7: bare
 _TOPO_GPU_RE = re.compile(r"^GPU/(?:\d{1,4}-)?(?P<a>[0-9a-fA-F]{1,16})\s{0,4}:(?P<rest>GPU/.*)$")
 _TOPO_PATH_RE = re.compile(r"GPU/(?:\d{1,4}-)?(?P<b>[0-9a-fA-F]{1,16}) \(\d{1,3}/(?P<bw>[\d.]{1,12})/(?P<type>[A-Z]{2,4})\)")
+_TOPO_NET_RE = re.compile(r"\bNET/(?:\d{1,4}-)?(?P<n>[0-9a-fA-F]{1,16}) \(\d{1,3}/(?P<bw>[\d.]{1,12})/[A-Z0-9]{2,4}\)")
 _AFFINITY_RE = re.compile(r"^Setting affinity for GPU (?P<gpu>\d{1,3}) to (?P<mask>[0-9a-fA-F]{1,16}(?:,[0-9a-fA-F]{1,16}){0,64})")
 _TOPO_NVS_RE = re.compile(r"^\+ NVL\[(?P<bw>[\d.]{1,12})\] - NVS/\d")
 _BUS_COMM_RE = re.compile(r"\bbusId (?P<bus>[0-9a-fA-F]{1,16}) commId (?P<comm>0x[0-9a-fA-F]{1,16})\b")
@@ -265,6 +266,7 @@ class NcclLog:
     gpu_paths: dict = field(default_factory=dict)  # NCCL's topology dump: (bus a, bus b) -> (path type, GB/s)
     cpu_affinity: dict = field(default_factory=dict)  # `Setting affinity for GPU N to <mask>`: GPU -> CPU mask
     nvswitch_gbs: float = 0.0  # NCCL's topology dump: a GPU's NVLink to an NVSwitch (`+ NVL[160.0] - NVS/0`), GB/s
+    net_gbs: dict = field(default_factory=dict)  # the dump's GPU path lines: network device (`NET/0`) -> its GB/s
 
     @property
     def transports(self) -> tuple[str, ...]:
@@ -409,6 +411,7 @@ def parse_nccl_log(text: str) -> NcclLog:
         error_chain=st.get("chain"), chain_in_bootstrap=bool(st.get("boot_chain")),
         chain_in_progress=bool(st.get("progress_chain")),
         gpu_paths=dict(st.get("paths", {})), cpu_affinity=dict(sorted(st.get("affinity", {}).items())), nvswitch_gbs=st.get("nvswitch", 0.0),
+        net_gbs=dict(sorted(st.get("nets", {}).items())),
         duplicate_gpus=_duplicate_gpus(st))
 
 
@@ -521,6 +524,8 @@ def _read_message(msg: str, host: str | None, st: dict) -> bool:
             if p.group("type") != "LOC":
                 st.setdefault("paths", {})[tuple(sorted((m.group("a"), p.group("b"))))] = (p.group("type"),
                                                                                            float(p.group("bw")))
+        for n in _TOPO_NET_RE.finditer(m.group("rest")):
+            st.setdefault("nets", {})[f"NET/{n.group('n')}"] = float(n.group("bw"))
         return True
     m = _AFFINITY_RE.match(msg)
     if m:

@@ -1,0 +1,31 @@
+"""Notes on NCCL's failures that need the whole log (for grader.judges.nccl): where the ranks NCCL refused sit.
+
+Sources: NCCL's init.cc (`Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx`, ncclInvalidUsage);
+huggingface/accelerate#2246 (a Slurm launch meant for two nodes: ranks 4-7 all on one host, two on each GPU).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..parsers.nccl_log import NcclLog
+from .common import info, machines_spanned
+from .model import Finding
+
+_DUPLICATE_RE = re.compile(r"Duplicate GPU detected ?: ?rank (\d{1,6}) and rank (\d{1,6})")
+
+
+def duplicates_on_one_host(log: NcclLog) -> list[Finding]:
+    """Every ``Duplicate GPU detected`` line logged by one host: the colliding ranks all run there. Where the run
+    was meant for several machines (``explain --nodes N``, NCCL's nNodes), the launcher put them on one."""
+    ranks = sorted({int(r) for w in log.warnings for m in _DUPLICATE_RE.finditer(w) for r in m.groups()})
+    if not ranks or len(log.hosts) != 1:
+        return []
+    host, spanned = log.hosts[0], machines_spanned(log.nnodes) or 0
+    return [info(f"Every line here comes from one host, {host}: ranks {', '.join(map(str, ranks))} all run on it, sharing "
+                 "its GPUs" + (
+                     f", though the run was meant for {spanned} machines: the launch put the processes of several "
+                     "nodes on one (a Slurm allocation or hostfile naming this node twice, or each node's launcher "
+                     "given the same node rank, machine_rank, or more processes per node than GPUs)." if spanned > 1
+                     else ". If the run was meant for several machines, the launcher placed them all on this one "
+                     "(its node list, node rank or processes per node)."))]
