@@ -166,3 +166,24 @@ def test_perftest_line_rate_and_a_steady_high_latency():
     s = _one(_field("we012_"), host="other", nodes=2)
     assert "tight distribution" in messages(s, "warn")
     assert "warn" not in levels(_one(_field("w014_perftest"), host="other", nodes=2))
+
+
+def test_topo_matrix_without_its_header_and_a_gpu_without_nvlink():
+    """vllm#16336: rows GPU0-GPU5 of an 8x B200 `topo -m` without the header; GPU2 reads NODE/SYS to every GPU while
+    the others are NV18 with each other: a GPU out of the NVLink fabric (fail). Corpus n011 (vllm#15098, the rows of
+    GPU4-7 and the NICs, no header): every GPU NV18, no failure, the NICs placed by their rows' X."""
+    s = _one(_field("wf020_"), host="other", nodes=1)
+    assert "GPU2 has no NVLink to any GPU" in messages(s, "fail") and "Fabric Manager" in messages(s, "fail")
+    s = _one(_field("n011_"), host="other", nodes=2)
+    assert "fail" not in levels(s) and "GPU7 NIC4 (PIX)" in messages(s)
+    # a workstation: two NVLinked cards and a third without NVLink is no NVSwitch board
+    text = ("GPU0\t X \tNV4\tPHB\t0-15\t0\n"
+            "GPU1\tNV4\t X \tPHB\t0-15\t0\n"
+            "GPU2\tPHB\tPHB\t X \t0-15\t0\n")
+    assert "fail" not in levels(_one(text, host="other", nodes=1))
+
+
+def test_lspci_two_gpus_bound_to_nvidia():
+    """club-3090#232: `lspci -nnk` of two RTX 3090, both on the nvidia driver, said as both."""
+    sections = [x for x in explain(_field("we022_"), host="other", nodes=1) if x.kind == "lspci" and not x.error]
+    assert "Both GPUs (04:00.0 GeForce RTX 3090, 09:00.0 GeForce RTX 3090)" in messages(sections[-1])
