@@ -187,3 +187,27 @@ def test_lspci_two_gpus_bound_to_nvidia():
     """club-3090#232: `lspci -nnk` of two RTX 3090, both on the nvidia driver, said as both."""
     sections = [x for x in explain(_field("we022_"), host="other", nodes=1) if x.kind == "lspci" and not x.error]
     assert "Both GPUs (04:00.0 GeForce RTX 3090, 09:00.0 GeForce RTX 3090)" in messages(sections[-1])
+
+
+def test_the_failed_call_stays_the_cause_when_a_chain_follows():
+    """NVIDIA/nccl#331 (corpus t011): `No interface found in the same subnet` WARNs, then `Call to bind failed`, then
+    `bootstrap.cc:91 -> 2`: the failed call is the failure named, the earlier WARN stays a warning."""
+    s = _one(_field("t011_"), host="other", nodes=2)
+    assert "Call to bind failed" in messages(s, "fail") and "No interface found" not in messages(s, "fail")
+
+
+def test_a_network_plugin_declining_is_no_chained_failure():
+    """A network plugin that declines to load passes its error up net.cc and NCCL goes on with another network (corpus
+    xd011's shape): a WARN beside it is not raised to the run's failure by that chain."""
+    text = ("h:1:1 [0] NCCL INFO NET/Plugin: Loaded net plugin NCCL RDMA Plugin (v6)\n"
+            "h:1:1 [0] NCCL INFO net.cc:626 -> 2\n"
+            "h:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>\n"
+            "h:1:1 [0] misc/param.cc:31 NCCL WARN Invalid value 9 for NCCL_IB_TIMEOUT, using default 18\n")
+    assert "fail" not in levels(_one(text, host="other", nodes=2))
+
+
+def test_duplicates_on_one_host_told_one_machine_say_nothing_more():
+    """pytorch#47885 (pending xd013): two ranks on one GPU of one host, told one machine: the duplicate GPU is the
+    failure; where the ranks run is no news."""
+    s = _one(_field("xd013_"), host="other", nodes=1)
+    assert "Every line here comes from one host" not in messages(s) and "fail" in levels(s)

@@ -364,10 +364,13 @@ def summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
             findings += _bootstrap_across_hosts(log)
         findings += _inside_findings(log)  # the NCCL lines' word on the GPUs inside a machine (P2P off, a plugin)
     if not res.rows and not res.errors and not res.averages:
-        findings.append(info("No data row, and no error: the test did not get to measure, or the paste stops before "
-                             "the rows" + (", during NCCL's set-up: it cannot tell whether the test then ran, hung or "
-                                           "failed; the lines after these (the rows, or an error) decide."
-                                           if res.nccl_log is not None else ".")))
+        log = res.nccl_log
+        quiet = log is not None and not (log.warnings or log.errors or log.verbs_failures or log.troubled
+                                         or any(f.level in ("warn", "fail") for f in findings))
+        findings.append(info("No data row: the test did not get to measure (or the paste stops before the rows)." if not
+                             quiet else "No data row, and no error in NCCL's lines either: the paste stops during "
+                             "NCCL's set-up, so it cannot tell whether the test then ran, hung or failed; the lines "
+                             "after these (the rows, or an error) decide."))
     return facts, findings
 
 

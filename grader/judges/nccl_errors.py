@@ -149,9 +149,12 @@ def error_findings(log: NcclLog) -> list[Finding]:
     readings = {w: [_LEVELS[level](message) for level, message in known_faults(f"NCCL WARN {w}")] for w in warned}
     serious = any(f.level != "info" for said in readings.values() for f in said)
     went_on = log.init_complete or log.rings_connected or log.bench  # (a WARN the run got past stopped nothing)
-    chain = log.error_chain if log.error_chain and log.error_chain[2] in _NCCL_RESULTS else None  # its result passed up
-    first = None if serious or went_on else next((w for w in warned if not readings[w] and (
-        _FAILED_WARN_RE.search(w) or (chain and len(w.split()) >= 3))), None)
+    chain = log.error_chain if log.error_chain and log.error_chain[2] in _NCCL_RESULTS and not (
+        log.error_chain[0] == "net.cc" and (log.ib_devices or log.socket_ifaces or log.network)) else None  # (xd011:
+    # a network plugin declining to load passes its error up net.cc, and NCCL goes on with another network)
+    unread = [w for w in warned if not readings[w]]
+    first = None if serious or went_on else next((w for w in unread if _FAILED_WARN_RE.search(w)), None) or next(
+        (w for w in unread if chain and len(w.split()) >= 3), None)  # else the first WARN whose error NCCL passed up
     failing = any(f.level == "fail" for said in readings.values() for f in said)
     for e in [e for e in log.errors if e not in log.verbs_failures][:3]:
         if failing and ("system error" in e or "internal error" in e) and "Last error" not in e:

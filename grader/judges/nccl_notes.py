@@ -22,6 +22,8 @@ def duplicates_on_one_host(log: NcclLog) -> list[Finding]:
     if not ranks or len(log.hosts) != 1:
         return []
     host, spanned = log.hosts[0], machines_spanned(log.nnodes) or 0
+    if machines_spanned(log.nnodes) == 1:  # told (or NCCL says) one machine: where they run is no news
+        return []
     return [info(f"Every line here comes from one host, {host}: ranks {', '.join(map(str, ranks))} all run on it, sharing "
                  "its GPUs" + (
                      f", though the run was meant for {spanned} machines: the launch put the processes of several "
