@@ -211,3 +211,18 @@ def test_duplicates_on_one_host_told_one_machine_say_nothing_more():
     failure; where the ranks run is no news."""
     s = _one(_field("xd013_"), host="other", nodes=1)
     assert "Every line here comes from one host" not in messages(s) and "fail" in levels(s)
+
+
+def test_hosts_on_different_networks_and_nccl_versions():
+    """Corpus zw019: rank 0's container on NCCL 2.3.7's sockets (no libibverbs), the other node in NCCL 2.0-2.2's
+    format (`[2] INFO Using internal Network IB`, no `NCCL` before INFO): the hosts differ, a failure; one host's
+    network alone says nothing of the kind."""
+    s = _one(_field("zw019_"), host="other", nodes=2)
+    fails = messages(s, "fail")
+    assert "different networks" in fails and "different NCCL versions" in fails
+    one = "\n".join(x for x in _field("zw019_").splitlines() if not x.startswith("docker-100"))
+    assert "different networks" not in messages(_one(one, host="other", nodes=2))
+    # a logger's bracketed time stamp before INFO is not NCCL's line
+    [stamped] = explain("h:1:1 [0] NCCL INFO NCCL version 2.3.7\n[2024-01-01 10:00:00] INFO Using internal Network "
+                        "Socket\n", kind="nccl-log")
+    assert stamped.facts.get("network") is None and stamped.facts.get("nccl_lines") == 1

@@ -16,7 +16,7 @@ from ..nccl_env import ib_hca_names, ib_hcas
 from ..parsers.nccl_log import NcclLog, transport_verdict
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port, rdma_device_for
 from .nccl_layout import duplicate_gpus, many_hcas, topology_findings
-from .nccl_notes import duplicates_on_one_host
+from .nccl_notes import duplicates_on_one_host, hosts_disagree
 from .nccl_errors import _chain_findings, _setup_failures, _verbs_findings, error_findings
 from .common import (BUSBW_WARN_GBS, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, fields_of, hca_advice, info, listed,
                      machines_spanned, ok, on_spark, warn)
@@ -582,6 +582,7 @@ def summarise_nccl_log(log: NcclLog, command: str | None) -> Summary:
     findings += _network_findings(log, verdict) + _inside_findings(log) + _gdr_off_findings(log)
     findings += _verbs_findings(log) + _chain_findings(log)
     findings += error_findings(log) + duplicate_gpus(log) + duplicates_on_one_host(log) + topology_findings(log)
+    findings += hosts_disagree(log)
     if log.bench:
         b = max(log.bench, key=lambda x: x.size_mib)
         findings.append(info(f"The benchmark lines end at {b.size_mib:g} MiB with busbw {b.busbw_gbs:g} GB/s (= {b.busbw_gbs * 8:g} Gb/s)."))

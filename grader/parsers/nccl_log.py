@@ -56,8 +56,9 @@ from .common import ParseError, content_lines, raise_if_shell_error, strip_log_p
 CMD = "NCCL_DEBUG=INFO log"
 
 _MARK_RE = re.compile(r"(?:^|\s)NCCL (?P<lvl>INFO|WARN|TRACE|ABORT|ERROR)\b:?\s?(?P<msg>.*)$")
-_OLD_MARK_RE = re.compile(r"(?<=\] )[\w./-]{1,200}\.(?:cc|cu|h):\d{1,5} (?P<lvl>WARN|INFO) (?P<msg>.*)$")
-"""NCCL 2.0-2.2's WARN: ``host:pid:tid [0] include/socket.h:185 WARN Call to connect failed`` (no ``NCCL`` before it)."""
+_OLD_MARK_RE = re.compile(r"(?<=\] )(?P<src>[\w./-]{1,200}\.(?:cc|cu|h):\d{1,5} )?(?P<lvl>WARN|INFO) (?P<msg>.*)$")
+"""NCCL 2.0-2.2's lines, no ``NCCL`` before the level: ``host:pid:tid [0] include/socket.h:185 WARN Call to connect
+failed``, ``host:pid:tid [2] INFO Using internal Network IB`` (without a source, only behind ``host:pid:tid [dev]``)."""
 # Linear forms (issue 12): a search starts only where a host name starts (the look-behind: not again at
 # each character of a long name); runs are possessive; a field that ends before optional blanks ends on
 # a non-blank (``\S(?:.*\S)?``) instead of being lazy (a lazy field rescans a run of blanks per blank).
@@ -267,6 +268,8 @@ class NcclLog:
     cpu_affinity: dict = field(default_factory=dict)  # `Setting affinity for GPU N to <mask>`: GPU -> CPU mask
     nvswitch_gbs: float = 0.0  # NCCL's topology dump: a GPU's NVLink to an NVSwitch (`+ NVL[160.0] - NVS/0`), GB/s
     net_gbs: dict = field(default_factory=dict)  # the dump's GPU path lines: network device (`NET/0`) -> its GB/s
+    networks_by_host: dict = field(default_factory=dict)  # host -> the network its `Using network` line names (first)
+    old_format_hosts: tuple = ()  # hosts whose lines have no `NCCL` before INFO/WARN (NCCL 2.0-2.2's format)
 
     @property
     def transports(self) -> tuple[str, ...]:
@@ -356,6 +359,8 @@ def parse_nccl_log(text: str) -> NcclLog:
             st["err"][-1] += " Last error: " + _RANK_TAG_RE.sub("", s)[:300]
         detail_next = s.endswith("Last error:")
         m = _MARK_RE.search(s) or _OLD_MARK_RE.search(s)
+        if m and "src" in m.groupdict() and not m.group("src") and not _HOST_RE.search(s[:m.start()].rstrip()):
+            m = None  # `[...] INFO` behind anything but NCCL's own `host:pid:tid [dev]` (a logger's time stamp)
         host = None
         if m:
             msg, lvl = m.group("msg").strip(), m.group("lvl")
@@ -365,6 +370,8 @@ def parse_nccl_log(text: str) -> NcclLog:
             if host and host not in hosts_seen:
                 hosts_seen.add(host)
                 st["hosts"].append(host)
+            if host and "src" in m.groupdict():  # NCCL 2.0-2.2's format: an older NCCL than `NCCL INFO`'s
+                st.setdefault("old", {})[host] = None
         elif _BARE_RE.match(s):
             msg, lvl = s, "INFO"
         else:
@@ -393,7 +400,8 @@ def parse_nccl_log(text: str) -> NcclLog:
                          first.text.strip() if first else None, first.no if first else None)
     by_host = {h: tuple(dict.fromkeys(v)) for h, v in st["by_host"].items()}
     return NcclLog(
-        version=st.get("version"), network=st.get("network") or st.get("assigned"),
+        version=st.get("version"), network=(st.get("network") if len(set(st.get("by_net", {}).values())) < 2 else None)
+        or st.get("assigned"), networks_by_host=dict(st.get("by_net", {})), old_format_hosts=tuple(st.get("old", ())),
         ib_devices=tuple(dict.fromkeys(st["ib"])), ib_devices_by_host=by_host,
         socket_ifaces=tuple(dict.fromkeys(st["sock"])), oob_iface=st.get("oob_iface"),
         oob_address=st.get("oob_addr"), bootstrap_iface=st.get("boot_iface"), bootstrap_address=st.get("boot_addr"),
@@ -471,6 +479,7 @@ def _read_setup(msg: str, host: str | None, st: dict) -> bool:
     m = _NETWORK_RE.match(msg)
     if m:
         st["network"] = _network_name(m.group("net"))
+        st.setdefault("by_net", {}).setdefault(host or "", st["network"])
         return True
     m = _FAILED_RE.match(msg)
     if m:
