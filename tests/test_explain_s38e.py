@@ -226,3 +226,12 @@ def test_hosts_on_different_networks_and_nccl_versions():
     [stamped] = explain("h:1:1 [0] NCCL INFO NCCL version 2.3.7\n[2024-01-01 10:00:00] INFO Using internal Network "
                         "Socket\n", kind="nccl-log")
     assert stamped.facts.get("network") is None and stamped.facts.get("nccl_lines") == 1
+
+
+def test_a_warn_far_from_the_chain_is_not_its_cause():
+    """The chain's error is the WARN printed just before its first line; a WARN earlier in the log with other NCCL
+    lines between (a setting NCCL ignored) is not raised to the failure by a later chain."""
+    text = ("h:1:1 [0] misc/param.cc:31 NCCL WARN Invalid value 9 for NCCL_IB_TIMEOUT, using default 18\n"
+            "h:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>\n"
+            "h:1:1 [0] NCCL INFO init.cc:771 -> 3\n")
+    assert "Invalid value" in messages(_one(text, host="other", nodes=2), "warn")

@@ -93,7 +93,7 @@ def _chain_findings(log: NcclLog) -> list[Finding]:
                      "while the ranks met and exchanged their addresses at start-up, before any data moved.")]
     if log.error_chain is None or log.warnings or log.errors or log.init_complete or log.bench:
         return []
-    file, line, code = log.error_chain
+    file, line, code = log.error_chain[:3]
     if file == "net.cc" and (log.ib_devices or log.socket_ifaces or log.network):  # blind batch xd011
         return [info(f"`{file}:{line} -> {code}` is NCCL's network-plugin loading returning an error: a plugin "
                      "declined to start (NCCL_IBEXT_DISABLE=1, or one that finds no device), and NCCL went on with "
@@ -130,12 +130,12 @@ _LEVELS = {"fail": fail, "warn": warn, "info": info}
 def _chained(w: str, chain: tuple) -> Finding:
     """A WARN whose error NCCL then passed up its calls (``init.cc:771 -> 3``, ``group.cc:72 -> 3 [Async thread]``):
     not a note, the failure of what it was doing, with the result's name (nccl.h's ncclResult_t)."""
-    file, line, code = chain
+    file, line, code = chain[:3]
     return fail(f"NCCL WARN: {w}. NCCL then passed the error up its calls (`{file}:{line} -> {code}`: {code} is "
                 f"{_NCCL_RESULTS[code]}), so what it was doing failed" + (
                     ": setting up the communicator (init), which never came up" if re.search(
                         r"^(?:init\.|graph/|bootstrap\.)", file) else "")
-                + ". This WARN, the earliest of the log, is the cause to follow; the lines after it follow from it.")
+                + ". This WARN is the cause to follow; the lines after it follow from it.")
 
 
 def error_findings(log: NcclLog) -> list[Finding]:
@@ -154,7 +154,8 @@ def error_findings(log: NcclLog) -> list[Finding]:
     # a network plugin declining to load passes its error up net.cc, and NCCL goes on with another network)
     unread = [w for w in warned if not readings[w]]
     first = None if serious or went_on else next((w for w in unread if _FAILED_WARN_RE.search(w)), None) or next(
-        (w for w in unread if chain and len(w.split()) >= 3), None)  # else the first WARN whose error NCCL passed up
+        (w for w in unread if chain and w == chain[3] and len(w.split()) >= 3), None)  # else the WARN just before
+    # the chain's first line: the one whose error NCCL passed up
     failing = any(f.level == "fail" for said in readings.values() for f in said)
     for e in [e for e in log.errors if e not in log.verbs_failures][:3]:
         if failing and ("system error" in e or "internal error" in e) and "Last error" not in e:

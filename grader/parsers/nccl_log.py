@@ -57,8 +57,7 @@ CMD = "NCCL_DEBUG=INFO log"
 
 _MARK_RE = re.compile(r"(?:^|\s)NCCL (?P<lvl>INFO|WARN|TRACE|ABORT|ERROR)\b:?\s?(?P<msg>.*)$")
 _OLD_MARK_RE = re.compile(r"(?<=\] )(?P<src>[\w./-]{1,200}\.(?:cc|cu|h):\d{1,5} )?(?P<lvl>WARN|INFO) (?P<msg>.*)$")
-"""NCCL 2.0-2.2's lines, no ``NCCL`` before the level: ``host:pid:tid [0] include/socket.h:185 WARN Call to connect
-failed``, ``host:pid:tid [2] INFO Using internal Network IB`` (without a source, only behind ``host:pid:tid [dev]``)."""
+"""NCCL 2.0-2.2's lines, no NCCL before the level: ``h:1:2 [0] socket.h:185 WARN ...``, ``h:1:2 [2] INFO ...``."""
 # Linear forms (issue 12): a search starts only where a host name starts (the look-behind: not again at
 # each character of a long name); runs are possessive; a field that ends before optional blanks ends on
 # a non-blank (``\S(?:.*\S)?``) instead of being lazy (a lazy field rescans a run of blanks per blank).
@@ -260,7 +259,7 @@ class NcclLog:
     init_complete: int = 0  # `ncclCommInitRank ... - Init COMPLETE` lines: ranks whose communicator was set up
     nvls_channels: int = 0  # `N coll channels, M collnet channels, K nvls channels, ...`: the most K (NVLink SHARP)
     troubled: int = 0  # INFO lines of a failure or a retry (`connect returned ... retrying`, `... with error 12`)
-    error_chain: tuple | None = None  # the first `file:line -> result` line of NCCL's error chain: (file, line, code)
+    error_chain: tuple | None = None  # its first `file:line -> N` line: (file, line, code, the WARN line just before)
     chain_in_bootstrap: bool = False  # a line of that chain is bootstrap.cc's: it failed while the ranks met
     chain_in_progress: bool = False  # a line of it is the proxy's `[Progress Thread]`: it failed while data moved
     duplicate_gpus: tuple = ()  # (host, busId, ranks): ranks of one communicator (commId) that init on one GPU
@@ -385,6 +384,7 @@ def parse_nccl_log(text: str) -> NcclLog:
         count += 1
         if lvl in ("WARN", "ERROR", "ABORT"):
             st["warn"].append(msg)
+            st["just_warned"] = msg  # (until the next NCCL line: a chain right after it passes its error up)
             if _ERROR_RE.search(msg):
                 st["err"].append(msg)
             if _VERBS_FAIL_RE.search(msg):
@@ -392,6 +392,7 @@ def parse_nccl_log(text: str) -> NcclLog:
             continue
         if msg not in inert and not _read_message(msg, host, st) and len(inert) < MAX_INERT:
             inert.add(msg)  # nothing in it was read: its next copies (a log's repeated lines) are not read again
+        st["just_warned"] = None
     if count == 0 and not st["err"]:
         raise_if_shell_error(lines, CMD)
         first = next((x for x in lines if x.text.strip() and not x.text.strip().startswith("#")), None)
@@ -563,7 +564,7 @@ def _read_message(msg: str, host: str | None, st: dict) -> bool:
         return True
     m = _CHAIN_RE.match(msg)
     if m:
-        st.setdefault("chain", (m.group("file"), int(m.group("line")), int(m.group("code"))))
+        st.setdefault("chain", (m.group("file"), int(m.group("line")), int(m.group("code")), st.get("just_warned")))
         st["boot_chain"] = st.get("boot_chain") or m.group("file").endswith("bootstrap.cc")
         st["progress_chain"] = st.get("progress_chain") or "[Progress Thread]" in msg
     if m or _TROUBLE_RE.search(msg):
