@@ -24,8 +24,8 @@ def _one(text: str, **kw):
 
 
 def test_nccl_2_0_warn_lines_are_read_as_nccl_log():
-    """NCCL 2.0 printed no `NCCL` before WARN (https://github.com/NVIDIA/nccl/issues/111): the connect refused is read,
-    a socket failure, never an InfiniBand requirement nor a wrong GID."""
+    """NCCL 2.0 printed no `NCCL` before WARN (https://github.com/NVIDIA/nccl/issues/111): the connect refused is
+    read, a socket failure, never an InfiniBand requirement nor a wrong GID."""
     s = _one(_field("wd001_"), host="other", nodes=2)
     assert s.kind == "nccl-log" and "fail" in levels(s)
     said = messages(s, "fail")
@@ -43,8 +43,9 @@ def test_nccl_socket_creation_failure_in_a_container():
 
 
 def test_a_warn_whose_error_is_passed_up_init_is_the_failure():
-    """https://github.com/NVIDIA/nccl/issues/520: `ring 2 does not loop back to start`, then `graph/connect.cc:281 -> 3`
-    up through init.cc and group.cc: the communicator failed with ncclInternalError (nccl.h: 3), not a warning."""
+    """https://github.com/NVIDIA/nccl/issues/520: `ring 2 does not loop back to start`, then `graph/connect.cc:281
+    -> 3` up through init.cc and group.cc: the communicator failed with ncclInternalError (nccl.h: 3), not a
+    warning."""
     s = _one(_field("we003_"), host="other", nodes=1)
     fails = messages(s, "fail")
     assert "does not loop back" in fails and "internal error" in fails and "init" in fails
@@ -68,16 +69,17 @@ def test_topology_lookup_failure_is_an_internal_error():
 
 
 def test_malformed_topology_file_is_the_users_file_not_an_nccl_bug():
-    """magnate3/linux-riscv-dev openMpi notes: NCCL_TOPO_FILE naming a file NCCL's XML reader rejects; the `internal
-    error - please report` line follows from it and is not said twice."""
+    """https://github.com/magnate3/linux-riscv-dev/blob/149cef22e6098bbd3553847a3fbb97044ec42431/exercises2/user_space/openMpi/README.md#L504-L525:
+    NCCL_TOPO_FILE naming a file NCCL's XML reader rejects; the `internal error - please report` line follows from
+    it and is not said twice."""
     s = _one(_field("wf016_"), host="other", nodes=1)
     fails = [f.message for f in s.findings if f.level == "fail"]
     assert len(fails) == 1 and "NCCL_TOPO_FILE" in fails[0] and "not NCCL" in fails[0]
 
 
 def test_duplicate_gpus_all_logged_by_one_host():
-    """https://github.com/huggingface/accelerate/issues/2246: every `Duplicate GPU detected` line from qgpu2018, a run
-    meant for two nodes: the launcher put them on one."""
+    """https://github.com/huggingface/accelerate/issues/2246: every `Duplicate GPU detected` line from qgpu2018, a
+    run meant for two nodes: the launcher put them on one."""
     s = _one(_field("wf013_"), host="other", nodes=2)
     said = messages(s, "info")
     assert "one host, qgpu2018" in said and "meant for 2 machines" in said
@@ -99,8 +101,8 @@ def test_gpudirect_rdma_on_one_host_only():
 
 
 def test_topology_dump_networks_slower_than_the_socket_link():
-    """https://github.com/NVIDIA/nccl/issues/601: four 10 GbE NICs (1.25 GB/s) under a 6 GB/s SYS path, two nodes: the
-    network sets the speed, the SYS note is not a warning; on one node the SYS warning stays."""
+    """https://github.com/NVIDIA/nccl/issues/601: four 10 GbE NICs (1.25 GB/s) under a 6 GB/s SYS path, two nodes:
+    the network sets the speed, the SYS note is not a warning; on one node the SYS warning stays."""
     s = _one(_field("wd013_"), host="other", nodes=2)
     assert "warn" not in levels(s) and "NET/0, NET/1, NET/2, NET/3" in messages(s) and "= 10 Gb/s" in messages(s)
     assert "warn" in levels(_one(_field("wd013_"), host="other", nodes=1))
@@ -113,8 +115,10 @@ def test_nccl_tests_head_without_rows_cannot_tell():
 
 
 def test_half_precision_error_column_is_rounding():
-    """NCCL 1.x's allreduce_test (magnate3/linux-riscv-dev learnnccl notes): 4e-03 in a half row is half's rounding, the
-    results correct; the busbw on one host fits one PCIe link. The same 4e-03 in a float row stays a warning."""
+    """NCCL 1.x's allreduce_test,
+    https://github.com/magnate3/linux-riscv-dev/blob/149cef22e6098bbd3553847a3fbb97044ec42431/nccl/gpu/cuda2/learnnccl/README.md#L61-L89:
+    4e-03 in a half row is half's rounding, the results correct; the busbw on one host fits one PCIe link. The same
+    4e-03 in a float row stays a warning."""
     s = _one(_field("wf019_"), host="other", nodes=1)
     assert "warn" not in levels(s) and "results are correct" in messages(s) and "PCIe Gen3 x16" in messages(s)
     text = _field("wf019_").replace("5e-07", "4e-03")
@@ -122,17 +126,17 @@ def test_half_precision_error_column_is_rounding():
 
 
 def test_wrong_elements_at_one_size_between_machines():
-    """https://github.com/NVIDIA/nccl-tests/issues/369: wrong elements at 1048576 B only, two hosts: the size is named
-    and the path between the machines suspected, hedged."""
+    """https://github.com/NVIDIA/nccl-tests/issues/369: wrong elements at 1048576 B only, two hosts: the size is
+    named and the path between the machines suspected, hedged."""
     s = _one(_field("wf021_"), host="other", nodes=2)
     fails = messages(s, "fail")
     assert "at 1048576 B only" in fails and "network transport or its plugin" in fails
 
 
 def test_a_correct_saturated_table_and_one_nics_worth():
-    """NVIDIA/nccl#1222: #wrong 0 and a 390 GB/s plateau over four nodes: correct and saturated, no warning.
-    NVIDIA/nccl-tests#319: 44 GB/s between two machines of eight GPUs: one NIC's worth, a warning that says the table
-    cannot tell which cause."""
+    """https://github.com/NVIDIA/nccl/issues/1222: #wrong 0 and a 390 GB/s plateau over four nodes: correct and
+    saturated, no warning. NVIDIA/nccl-tests#319: 44 GB/s between two machines of eight GPUs: one NIC's worth, a
+    warning that says the table cannot tell which cause."""
     s = _one(_field("we014_"), host="other", nodes=4)
     assert "#wrong 0 in every row" in messages(s) and "saturated" in messages(s) and "warn" not in levels(s)
     s = _one(_field("wd014_"), host="other", nodes=2)
@@ -141,14 +145,17 @@ def test_a_correct_saturated_table_and_one_nics_worth():
 
 
 def test_counters_are_cumulative():
-    """colonel-otto's 3-Spark mesh hw_counters: one snapshot of cumulative counters cannot tell now from then."""
+    """https://github.com/colonel-otto/3x-dgx-spark-mesh-deepseek-v4-0731-flash/blob/61e664b6b96ab8a875e1c6ae3d9bdede75747e9d/
+    results/20260825-upper-mesh/rdma-post-spark1.txt: one snapshot of cumulative counters cannot tell now from then."""
     s = _one(_field("wf011_"), host="spark", nodes=1)
     assert "cumulative" in messages(s, "warn") and "delta" in messages(s, "warn")
 
 
 def test_ibv_devinfo_infiniband_lids_efa_and_a_cut_gid_table():
-    """DeepEP#55: InfiniBand ports with LIDs from a subnet manager (ok); rdma-core#884: EFA is neither IB nor RoCE, its
-    vendor no Mellanox part; magnate3's irdma notes: a GID table cut at `::ffff` is not 'only link-local'."""
+    """https://github.com/deepseek-ai/DeepEP/issues/55: InfiniBand ports with LIDs from a subnet manager (ok);
+    https://github.com/linux-rdma/rdma-core/pull/884: EFA is neither IB nor RoCE, its vendor no Mellanox part;
+    https://github.com/magnate3/linux-riscv-dev/blob/149cef22e6098bbd3553847a3fbb97044ec42431/exercises2/soft-roce/rdma-ping/rdma-bad/README.md#L86-L181:
+    a GID table cut at `::ffff` is not 'only link-local'."""
     s = _one(_field("wd019_"), host="other", nodes=1)
     assert "subnet manager at LID 1" in messages(s, "ok")
     s = _one(_field("wf003_"), host="other", nodes=1)
@@ -159,8 +166,10 @@ def test_ibv_devinfo_infiniband_lids_efa_and_a_cut_gid_table():
 
 
 def test_perftest_line_rate_and_a_steady_high_latency():
-    """magnate3's ib_write_bw notes: 98.03 Gb/s is a 100 Gb/s port's line rate; uccl#707: 8.43 us, stdev 0.06 us, high
-    and steady (a warning); openucx/ucx#6242 (corpus w014): 5.84 us with CPU frequency scaling stays a note."""
+    """https://github.com/magnate3/linux-riscv-dev/blob/149cef22e6098bbd3553847a3fbb97044ec42431/exercises2/soft-roce/rdma-ping/uc/uc_reuse/README.md#L17-L48:
+    98.03 Gb/s is a 100 Gb/s port's line rate; https://github.com/uccl-project/uccl/issues/707: 8.43 us, stdev 0.06
+    us, high and steady (a warning); https://github.com/openucx/ucx/issues/6242 (corpus w014): 5.84 us with CPU
+    frequency scaling stays a note."""
     s = _one(_field("wf017_"), host="other", nodes=2)
     assert "100 Gb/s port's line rate" in messages(s) and "warn" not in levels(s)
     s = _one(_field("we012_"), host="other", nodes=2)
@@ -169,9 +178,10 @@ def test_perftest_line_rate_and_a_steady_high_latency():
 
 
 def test_topo_matrix_without_its_header_and_a_gpu_without_nvlink():
-    """vllm#16336: rows GPU0-GPU5 of an 8x B200 `topo -m` without the header; GPU2 reads NODE/SYS to every GPU while
-    the others are NV18 with each other: a GPU out of the NVLink fabric (fail). Corpus n011 (vllm#15098, the rows of
-    GPU4-7 and the NICs, no header): every GPU NV18, no failure, the NICs placed by their rows' X."""
+    """https://github.com/vllm-project/vllm/issues/16336: rows GPU0-GPU5 of an 8x B200 `topo -m` without the header;
+    GPU2 reads NODE/SYS to every GPU while the others are NV18 with each other: a GPU out of the NVLink fabric
+    (fail). Corpus n011 (vllm#15098, the rows of GPU4-7 and the NICs, no header): every GPU NV18, no failure, the
+    NICs placed by their rows' X."""
     s = _one(_field("wf020_"), host="other", nodes=1)
     assert "GPU2 has no NVLink to any GPU" in messages(s, "fail") and "Fabric Manager" in messages(s, "fail")
     s = _one(_field("n011_"), host="other", nodes=2)
@@ -184,21 +194,23 @@ def test_topo_matrix_without_its_header_and_a_gpu_without_nvlink():
 
 
 def test_lspci_two_gpus_bound_to_nvidia():
-    """club-3090#232: `lspci -nnk` of two RTX 3090, both on the nvidia driver, said as both."""
+    """https://github.com/noonghunna/club-3090/issues/232: `lspci -nnk` of two RTX 3090, both on nvidia, said as
+    both."""
     sections = [x for x in explain(_field("we022_"), host="other", nodes=1) if x.kind == "lspci" and not x.error]
     assert "Both GPUs (04:00.0 GeForce RTX 3090, 09:00.0 GeForce RTX 3090)" in messages(sections[-1])
 
 
 def test_the_failed_call_stays_the_cause_when_a_chain_follows():
-    """NVIDIA/nccl#331 (corpus t011): `No interface found in the same subnet` WARNs, then `Call to bind failed`, then
-    `bootstrap.cc:91 -> 2`: the failed call is the failure named, the earlier WARN stays a warning."""
+    """https://github.com/NVIDIA/nccl/issues/331 (corpus t011): `No interface found in the same subnet` WARNs, then
+    `Call to bind failed`, then `bootstrap.cc:91 -> 2`: the failed call is the failure named, the earlier WARN stays
+    a warning."""
     s = _one(_field("t011_"), host="other", nodes=2)
     assert "Call to bind failed" in messages(s, "fail") and "No interface found" not in messages(s, "fail")
 
 
 def test_a_network_plugin_declining_is_no_chained_failure():
-    """A network plugin that declines to load passes its error up net.cc and NCCL goes on with another network (corpus
-    xd011's shape): a WARN beside it is not raised to the run's failure by that chain."""
+    """A network plugin that declines to load passes its error up net.cc and NCCL goes on with another network
+    (corpus xd011's shape): a WARN beside it is not raised to the run's failure by that chain."""
     text = ("h:1:1 [0] NCCL INFO NET/Plugin: Loaded net plugin NCCL RDMA Plugin (v6)\n"
             "h:1:1 [0] NCCL INFO net.cc:626 -> 2\n"
             "h:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>\n"
@@ -207,16 +219,16 @@ def test_a_network_plugin_declining_is_no_chained_failure():
 
 
 def test_duplicates_on_one_host_told_one_machine_say_nothing_more():
-    """pytorch#47885 (pending xd013): two ranks on one GPU of one host, told one machine: the duplicate GPU is the
-    failure; where the ranks run is no news."""
+    """https://github.com/pytorch/pytorch/issues/47885 (pending xd013): two ranks on one GPU of one host, told one
+    machine: the duplicate GPU is the failure; where the ranks run is no news."""
     s = _one(_field("xd013_"), host="other", nodes=1)
     assert "Every line here comes from one host" not in messages(s) and "fail" in levels(s)
 
 
 def test_hosts_on_different_networks_and_nccl_versions():
-    """Corpus zw019: rank 0's container on NCCL 2.3.7's sockets (no libibverbs), the other node in NCCL 2.0-2.2's
-    format (`[2] INFO Using internal Network IB`, no `NCCL` before INFO): the hosts differ, a failure; one host's
-    network alone says nothing of the kind."""
+    """https://github.com/pytorch/pytorch/issues/14870 (corpus zw019): rank 0's container on NCCL 2.3.7's sockets
+    (no libibverbs), the other node in NCCL 2.0-2.2's format (`[2] INFO Using internal Network IB`, no `NCCL` before
+    INFO): the hosts differ, a failure; one host's network alone says nothing of the kind."""
     s = _one(_field("zw019_"), host="other", nodes=2)
     fails = messages(s, "fail")
     assert "different networks" in fails and "different NCCL versions" in fails
