@@ -131,6 +131,8 @@ def test_wrong_elements_at_one_size_between_machines():
     s = _one(_field("wf021_"), host="other", nodes=2)
     fails = messages(s, "fail")
     assert "at 1048576 B only" in fails and "network transport or its plugin" in fails
+    one = messages(_one(_field("wf021_"), host="other", nodes=1), "fail")  # told one machine: no network to suspect
+    assert "network transport" not in one and "NCCL build or the hardware" in one
 
 
 def test_a_correct_saturated_table_and_one_nics_worth():
@@ -198,6 +200,8 @@ def test_lspci_two_gpus_bound_to_nvidia():
     both."""
     sections = [x for x in explain(_field("we022_"), host="other", nodes=1) if x.kind == "lspci" and not x.error]
     assert "Both GPUs (04:00.0 GeForce RTX 3090, 09:00.0 GeForce RTX 3090)" in messages(sections[-1])
+    one = "\n".join(_field("we022_").splitlines()[:12])  # the first card's functions only
+    assert "GPUs (" not in " ".join(messages(x) for x in explain(one, host="other", nodes=1))
 
 
 def test_the_failed_call_stays_the_cause_when_a_chain_follows():
