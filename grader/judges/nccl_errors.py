@@ -149,7 +149,7 @@ def error_findings(log: NcclLog) -> list[Finding]:
     readings = {w: [_LEVELS[level](message) for level, message in known_faults(f"NCCL WARN {w}")] for w in warned}
     serious = any(f.level != "info" for said in readings.values() for f in said)
     went_on = log.init_complete or log.rings_connected or log.bench  # (a WARN the run got past stopped nothing)
-    chain = log.error_chain if log.error_chain and log.error_chain[2] in _NCCL_RESULTS and not (
+    chain = log.error_chain if log.error_chain and log.error_chain[2] in range(1, 7) and not (
         log.error_chain[0] == "net.cc" and (log.ib_devices or log.socket_ifaces or log.network)) else None  # (xd011:
     # a network plugin declining to load passes its error up net.cc, and NCCL goes on with another network)
     unread = [w for w in warned if not readings[w]]
