@@ -977,6 +977,17 @@ EXAMPLES.update({
     "vllm-unbuilt-source": BANNER + ("/home/u/vllm/vllm/__init__.py:7: RuntimeWarning: Failed to read commit hash:\n"
                                      "No module named 'vllm._version'\n"),    # https://github.com/NVIDIA/NemoClaw/issues/4886
     "vllm-process-listed": BANNER + "  83408   82664 VLLM::EngineCore             2.6 54.7\n",
+    # https://github.com/NVIDIA/nccl/issues/111 (NCCL 2.0's WARN, no `NCCL` before it; the host name the poster's)
+    "nccl-socket-connect-old": BANNER + "*server name* [0] include/socket.h:185 WARN Call to connect failed : "
+                                        "Connection refused\n",
+    # https://github.com/NVIDIA/nccl-tests/issues/14
+    "nccl-socket-create": BANNER + ("e66aa18dc444:3171:3171 [0] include/socket.h:311 WARN Socket creation failed : "
+                                    "Address family not supported by protocol\n"),
+    # magnate3/linux-riscv-dev exercises2/user_space/openMpi/README.md (a hand-written NCCL_TOPO_FILE)
+    "nccl-topo-xml": BANNER + "node2:2601564:2601564 [0] graph/xml.cc:155 NCCL WARN XML Parse : expected >, got '\n",
+    # https://github.com/NVIDIA/nccl-tests/issues/352
+    "nccl-topo-id": BANNER + ("[2025-10-23 10:26:31] lrdn2151:2678763:2678858 [0] graph/topo.h:234 NCCL WARN Could not "
+                              "find NET with id 0\n"),
 })
 
 

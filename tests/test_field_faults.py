@@ -1088,6 +1088,15 @@ VLLM_UNBUILT = ("/home/u/vllm/vllm/__init__.py:7: RuntimeWarning: Failed to read
                 "'vllm._version'\n  from .version import __version__, __version_tuple__  # isort:skip\n")
 VLLM_UNBUILT_DIED = VLLM_UNBUILT + 'Traceback (most recent call last):\n  File "/home/u/vllm/collect_env.py", line 20\n'
 PTXAS_BARE = "Value 'sm_121a' is not defined for option 'gpu-name'\n"
+# https://github.com/NVIDIA/nccl/issues/111 (NCCL 2.0: no `NCCL` before WARN, the host name redacted by the poster)
+NCCL_CONNECT_OLD = "*server name* [0] include/socket.h:185 WARN Call to connect failed : Connection refused\n"
+# https://github.com/NVIDIA/nccl-tests/issues/14 (a container without host networking)
+NCCL_SOCKET_CREATE = ("e66aa18dc444:3171:3171 [0] include/socket.h:311 WARN Socket creation failed : Address family not "
+                      "supported by protocol\n")
+# magnate3/linux-riscv-dev exercises2/user_space/openMpi/README.md (NCCL_TOPO_FILE naming a malformed file)
+NCCL_TOPO_XML = "node2:2601564:2601564 [0] graph/xml.cc:155 NCCL WARN XML Parse : expected >, got '\n"
+# https://github.com/NVIDIA/nccl-tests/issues/352 (NCCL_ALGO=Tree forced on two 4-GPU nodes)
+NCCL_TOPO_ID = "lrdn2151:2678763:2678858 [0] graph/topo.h:234 NCCL WARN Could not find NET with id 0\n"
 # https://github.com/NVIDIA/NemoClaw/issues/4886 (blind batch wa009): a process list with vLLM's engine core in it
 PS_ENGINE = ("    PID    PPID CMD                         %MEM %CPU\n  83408   82664 VLLM::EngineCore             2.6 54.7\n")
 # https://github.com/nmstate/nmstate/issues/752 (tests/fixtures/field/pending/xh005_*): a profile for a port without
@@ -1156,7 +1165,8 @@ ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, O
        PMIX_TIMEOUT, ABORT_HANG, TESTS_ORDINAL, PROXY_POOL, MEMLOCK_64K, ROCE_VER_EINVAL, FABRIC_NOMEM,
        CCL_NO_HOST_IP, ATTN_UNKNOWN, LLAMA_BAD_ARG, VLLM_UNBUILT, VLLM_UNBUILT_DIED, PTXAS_BARE,
        DLLAMA_NODES, CPP_TERMINATE, NVRTC_COMPILE, GGML_ABORT, DLLAMA_TRANSFER, MOONCAKE_RETRY, FLASHINFER_KV,
-       RPC_VERSION, CUBLAS_INIT, GGML_OP, CUDA_NAMED, RAY_WORKER_DIED, GGML_ASSERT, C_ASSERT, CUSTOM_AR]
+       RPC_VERSION, CUBLAS_INIT, GGML_OP, CUDA_NAMED, RAY_WORKER_DIED, GGML_ASSERT, C_ASSERT, CUSTOM_AR,
+       NCCL_CONNECT_OLD, NCCL_SOCKET_CREATE, NCCL_TOPO_XML, NCCL_TOPO_ID]
 
 
 @pytest.mark.parametrize("text", ALL)

@@ -14,8 +14,8 @@ from .readers import judge, parse_bench_table, parse_nccl_log, parse_nccl_tests
 
 
 _NCCL_LINE = (r"\bNCCL (?:INFO|WARN|TRACE|ABORT)\b|^NET/(?:IB\w*|Socket|Plugin)\s*:|^Channel \d+/\d+\s*:\s*\d+\[\w+\]\s*->"
-              r"|^Using network \w|^NCCL version \d|^NCCL_[A-Z0-9_]+ set (?:by environment )?to |\blibfabric:\d+:\d+::"
-              r"|^[\w./-]{1,80}\.(?:cc|cu):\d{1,5} -> [1-9](?: \[[\w ]{1,30}\])?$")  # an error chain's line, alone
+              r"|^Using network \w|^NCCL version \d|^NCCL_[A-Z0-9_]+ set (?:by environment )?to |\blibfabric:\d+:\d+::|\] [\w./-]"
+              r"{1,80}\.(?:cc|cu|h):\d{1,5} WARN |^[\w./-]{1,80}\.(?:cc|cu):\d{1,5} -> [1-9](?: \[[\w ]{1,30}\])?$")
 
 register(KindSpec(
     name="nccl-log", parse=parse_nccl_log, summarise=judge("nccl", "summarise_nccl_log"),

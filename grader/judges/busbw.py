@@ -21,8 +21,9 @@ from ..parsers.nccl_log import transport_verdict
 from ..parsers.nccl_tests import BenchTable, NcclTestsResult, busbw_factor
 from ..ranges import measurement_params
 from .common import (BUSBW_BROKEN_GBS, BUSBW_LINE_GBS, BUSBW_ONE_TWIN_GBS, BUSBW_WARN_GBS, CLUSTER_SETUP, JUMBO_MTU,
-                     LINE_GBPS, STALE_CX7, fail, fields_of, info, machines_spanned, ok, on_spark,
+                     LINE_GBPS, STALE_CX7, fail, fields_of, info, listed, machines_spanned, ok, on_spark,
                      spark_figure, warn)
+from .busbw_notes import table_notes
 from .context import context, spark_shown
 from .model import Finding, Summary
 from .nccl import _bootstrap_across_hosts, _inside_findings, _network_findings, with_command_hca
@@ -167,7 +168,10 @@ def _busbw_findings(res: NcclTestsResult, command: str | None = None) -> list[Fi
                                            "machine NVLink carries it, and between machines several NICs do, each on "
                                            "its own PCIe link (or a multi-node NVLink domain, MNNVL, as in a GB200 "
                                            "NVL72 rack).")
-            if bw > pcie else "") + (
+            if bw > pcie else f" {bw:.4g} GB/s is within one PCIe Gen3 x16 link ({gen3:.1f} GB/s each way, "
+            "checks/specs/pcie.toml): what GPUs that talk over PCIe give; GPUs joined by NVLink reach several times "
+            "more at large messages." if one and size >= latency_bound and bw <= (gen3 := link_bandwidth(3, 16).gbyte_s)
+            else "") + (
             f" At {size_words} the messages are too small to judge bandwidth: latency dominates." if size < latency_bound
             else ""))] + _below_pcie(res, hosts)
     if size < latency_bound:
@@ -339,7 +343,8 @@ def summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
             + ("Run one rank per Spark (`mpirun -np 2 -H <ip1>:1,<ip2>:1 ...`)." if spark else
                "Give it the GPUs to measure (`-g 2` for two GPUs of this machine, or one rank per GPU under mpirun).")))
     if not alone and not res.sizes_restart and res.nranks != 1:
-        findings += _busbw_findings(res, command) + _collapse(res)
+        findings += _busbw_findings(res, command) + _collapse(res) + (table_notes(res) if on_spark(
+            _is_spark_pair(res, command)) is False else [])
     avg, rec = res.avg_busbw_reported, res.avg_busbw_recomputed
     if avg is not None and rec is not None:
         findings.append(info(f"# Avg bus bandwidth {avg:g} GB/s; recomputed from the rows (mean busbw of every row, "
@@ -370,8 +375,16 @@ def summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
                                  f"with {res.nranks} ranks gives: the rank count may differ from the `# Rank` lines."))
     findings += relative_error(res)
     if res.wrong_total:
-        findings.append(fail(f"{res.wrong_total} wrong element(s) (#wrong): the data arrived corrupted. Rerun; if it "
-                             "repeats, suspect the NCCL build or the hardware."))
+        bad = [r.size_bytes for r in res.rows if any((m.wrong or 0) > 0 for m in (r.out_of_place, r.in_place) if m)]
+        where = (f" at {listed([str(b) for b in bad[:4]])} B only, {len(res.rows) - len(bad)} other size(s) correct"
+                 if len(bad) < len(res.rows) else "")
+        across = (machines_spanned(None, len(res.hosts)) or 0) > 1
+        findings.append(fail(f"{res.wrong_total} wrong element(s) (#wrong){where}: the data arrived corrupted. Rerun; "
+                             "if it repeats, suspect " + ("the path between the machines: NCCL's network transport or "
+                                                          "its plugin (and the library under it), the NIC or its "
+                                                          "firmware; NCCL_PROTO=Simple, or another plugin version, "
+                                                          "isolates it." if across else
+                                                          "the NCCL build or the hardware.")))
     if res.out_of_bounds_ok is False:
         findings.append(fail(f"`# Out of bounds values : {res.out_of_bounds} FAILED`: results out of range."))
     if res.nccl_log is not None:
@@ -388,7 +401,13 @@ def summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
             findings += _bootstrap_across_hosts(log)
         findings += _inside_findings(log)  # the NCCL lines' word on the GPUs inside a machine (P2P off, a plugin)
     if not res.rows and not res.errors and not res.averages:
-        findings.append(info("No data row: the test did not get to measure (or the paste stops before the rows)."))
+        log = res.nccl_log
+        quiet = log is not None and not (log.warnings or log.errors or log.verbs_failures or log.troubled
+                                         or any(f.level in ("warn", "fail") for f in findings))
+        findings.append(info("No data row: the test did not get to measure (or the paste stops before the rows)." if not
+                             quiet else "No data row, and no error in NCCL's lines either: the paste stops during "
+                             "NCCL's set-up, so it cannot tell whether the test then ran, hung or failed; the lines "
+                             "after these (the rows, or an error) decide."))
     return facts, findings
 
 
@@ -441,18 +460,24 @@ def relative_error(res: NcclTestsResult) -> list[Finding]:
     """The older nccl-tests' ``error`` column (each row's largest relative error, not a count of wrong elements):
     up to checks/ranges.toml [spark-pair.measure.nccl_tests] rounding_relative_error it is float rounding (an info),
     above it (under 1: a larger value is already counted as wrong) a warn."""
-    errs = [m.rel_error for r in res.rows for m in (r.out_of_place, r.in_place) if m is not None and m.rel_error is not None]
+    params = measurement_params("spark-pair", "nccl_tests") or {}
+    bars = {t: params.get(f"rounding_relative_error{k}", 0) for t, k in (("float", ""), ("half", "_half"), ("bfloat16",
+                                                                                              "_bfloat16"))}
+    kind = {"half": "half", "float16": "half", "fp16": "half", "bfloat16": "bfloat16", "bf16": "bfloat16"}
+    errs = [(m.rel_error, r.dtype) for r in res.rows for m in (r.out_of_place, r.in_place)
+            if m is not None and m.rel_error is not None]
     if not errs:
         return []
-    worst = max(errs)
-    bar = (measurement_params("spark-pair", "nccl_tests") or {}).get("rounding_relative_error", 0)
+    worst, dtype = max(errs, key=lambda e: e[0] / (bars[kind.get(e[1], "float")] or 1))  # the worst for its own type
+    bar = bars[kind.get(dtype, "float")]
     said = (f"The `error` column (the older nccl-tests format: each row's largest relative error, not a count of wrong "
             f"elements) peaks at {worst:.0e}")
     if worst == 0:
         return [info(said.replace("peaks at", "is") + " in every row shown: no error, each result matches the "
                      "reference.")]
     if worst <= bar:
-        return [info(said + ": float rounding (the sum taken in another order), not corruption.")]
+        return [info(said + (f" ({dtype}, whose rounding is coarser: up to {bar:g} is rounding)" if dtype in kind else "")
+                     + ": float rounding (the sum taken in another order), not corruption: the results are correct.")]
     if worst < 1:
         return [warn(said + f": above float rounding ({bar:g}), so some results differ from the reference: rerun; if "
                      "it repeats, suspect the NCCL build or the hardware.")]

@@ -77,8 +77,11 @@ def summarise_counters(c: Any, command: str | None) -> Summary:
         where = " and ".join(keys)
         text = "; ".join(f"{', '.join(names)}: {said}" for said, names in groups.items())
         findings.append((warn if worst == "warn" else info)(
-            f"{where}: {text}. The counts add up since the driver loaded: read them before and after a test "
-            "(`grep \"\" .../hw_counters/*`) to see what the test itself adds."))
+            f"{where}: {text}. The counts are cumulative, added up since the driver loaded: one snapshot cannot "
+            "tell whether they are rising now or left from an earlier incident" + (
+                f" (the same values on {len(keys)} ports suggest one past event)" if len(keys) > 1 else "")
+            + ". Read them again before and after a test (`grep \"\" .../hw_counters/*`): the delta is what the test "
+            "itself adds."))
     if clean:
         findings.append(ok(f"No error counter above 0 on {', '.join(clean)}"
                            + (" (traffic counters aside)." if any(_TRAFFIC.match(n) for p in c.ports.values()

@@ -14,7 +14,8 @@ import re
 from typing import Any, Callable
 
 from .common import fail, info, ok, on_spark, warn
-from .gpu_notes import (compute_p2, nearest_nics, no_memory_figure, nvlink_capabilities, p2p_model_pairs, table_all_well,
+from .gpu_notes import (compute_p2, lone_without_nvlink, nearest_nics, no_memory_figure, nvlink_capabilities,
+                        p2p_model_pairs, table_all_well,
                         table_notes, unavailable_fields)
 from .model import Finding, Summary
 
@@ -178,7 +179,7 @@ def summarise_topo(t: Any, command: str | None) -> Summary:
     for nic, dev in t.nic_legend.items():
         near = [f"{g} {t.link(g, nic)}" for g in t.gpus if t.link(g, nic)]
         findings.append(info(f"{nic} is {dev}" + (f"; path to it: {', '.join(near)}" if near else "") + "."))
-    findings += nearest_nics(t)
+    findings += nearest_nics(t) + lone_without_nvlink(t)
     if t.truncated:
         findings += [info(f"The paste is incomplete: {n}; what is said is about the rows shown.") for n in t.notes]
     facts = {"devices": list(t.devices), "pairs": [{"a": a, "b": b, "path": c} for a, b, c in pairs],

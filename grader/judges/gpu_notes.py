@@ -5,7 +5,9 @@
   close to the GPU, not across the CPU-to-CPU link; https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html);
 - the plain table's header (the driver and the newest CUDA it runs: NVIDIA's CUDA compatibility guide,
   https://docs.nvidia.com/deploy/cuda-compatibility/), and most of a card's memory held while it idles (vLLM reserves
-  ``gpu_memory_utilization`` of each card at start-up, https://docs.vllm.ai/en/latest/configuration/engine_args.html).
+  ``gpu_memory_utilization`` of each card at start-up, https://docs.vllm.ai/en/latest/configuration/engine_args.html);
+- a GPU with no NVLink among GPUs that NVLink joins all alike (an NVSwitch board): vllm-project/vllm#16336 (an 8x B200
+  node whose GPU2 reads NODE/SYS to every other GPU while the rest read NV18).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .common import info, warn
+from .common import fail, info, warn
 from .model import Finding
 
 HELD_SHARE = 0.8
@@ -178,3 +180,26 @@ def nvlink_capabilities(g: Any) -> list[Finding]:
                  f"{said}." + (f" {' and '.join(f'`{w}`' for w in off[:4])} read false: capability flags, false on "
                                "many working cards, not a link down." if off else "")
                  + " Capabilities say nothing of whether a link is up or its speed: `nvidia-smi nvlink -s` shows that.")]
+
+
+def lone_without_nvlink(t: Any) -> list[Finding]:
+    """``topo -m``'s GPUs of which one (or a few) has no NVLink to any other GPU while the other three or more are all
+    joined by the same NV# (an NVSwitch baseboard gives every GPU the same links): that GPU's NVLinks are down or it
+    is out of the NVLink fabric, unless it is a different card."""
+    from ..parsers.nvidia_smi import link_family
+    gpus = t.gpus
+    shown = {g: [t.link(g, o) for o in gpus if o != g] for g in gpus}
+    lone = [g for g, links in shown.items() if links and all(links) and not any(link_family(c) == "NV" for c in links)]
+    rest = [g for g in gpus if g not in lone]
+    codes = {t.link(a, b) for i, a in enumerate(rest) for b in rest[i + 1:]} - {None}
+    if not lone or len(rest) < 3 or len(lone) * 4 > len(gpus) or len(codes) != 1 or link_family(next(iter(codes))) != "NV":
+        return []
+    code, paths = next(iter(codes)), sorted({c for g in lone for c in shown[g]})
+    names = ", ".join(lone)
+    return [fail(f"{names} {'has' if len(lone) == 1 else 'have'} no NVLink to any GPU ({'/'.join(paths)} to each), "
+                 f"while the other {len(rest)} are all {code} with each other, as on an NVSwitch board where every "
+                 f"GPU has the same NVLinks: {names}'s NVLinks are down or it is out of the NVLink fabric (NVIDIA "
+                 "Fabric Manager), unless it is a different card. Its traffic to the others goes over PCIe and the "
+                 "CPU, so tensor parallelism across it fails or crawls. Check `nvidia-smi nvlink -s`, `nvidia-smi -q` "
+                 "(its Fabric state), the nvidia-fabricmanager service and `dmesg` (Xid, NVLink errors); then reset "
+                 "the GPU or reboot.")]

@@ -16,6 +16,7 @@ from ..nccl_env import ib_hca_names, ib_hcas
 from ..parsers.nccl_log import NcclLog, transport_verdict
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port, rdma_device_for
 from .nccl_layout import duplicate_gpus, many_hcas, topology_findings
+from .nccl_notes import duplicates_on_one_host, hosts_disagree
 from .nccl_errors import _chain_findings, _setup_failures, _verbs_findings, error_findings
 from .common import (BUSBW_WARN_GBS, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, fields_of, hca_advice, info, listed,
                      machines_spanned, ok, on_spark, warn)
@@ -334,7 +335,16 @@ def _gdr_findings(log: NcclLog) -> list[Finding]:
     net = [c for c in log.channels if c.transport.startswith("NET/IB")]
     if not net or on_spark(_is_spark_log(log) or None) or log.gdr_off_hcas:  # (NCCL's own word said it: _gdr_off_findings)
         return []
-    if any("GDRDMA" in c.detail or "DMABUF" in c.detail for c in net):
+    gdr = {c.host for c in net if "GDRDMA" in c.detail or "DMABUF" in c.detail}
+    ways = {c.direction for c in net if c.host in gdr and ("GDRDMA" in c.detail or "DMABUF" in c.detail)}
+    if gdr and None not in gdr and (without := sorted({c.host or "" for c in net if c.direction in ways} - gdr)):
+        # per host, the same direction (GDR on sends is off by default on older GPUs): NVIDIA/nccl#1804
+        return [warn(f"GPUDirect RDMA on {', '.join(sorted(gdr))} only (`/GDRDMA` on its network channels), not on "
+                     f"{', '.join(without)}, whose channels are plain `via NET/IB`: there NCCL stages every transfer "
+                     "through host memory, so the hosts are not set up alike. On that host check the GPUDirect module "
+                     "(`lsmod | grep nvidia_peermem`, or DMA-BUF support) and how far the NIC sits from the GPU "
+                     "(`nvidia-smi topo -m`; NCCL_NET_GDR_LEVEL).")]
+    if gdr:
         return [info("The network channels use GPUDirect RDMA (`/GDRDMA`, or `/DMABUF`: its DMA-BUF form): the NIC "
                      "reads and writes GPU memory directly, with no copy through host memory.")]
     if log.gdrdma_in_text:  # in a piece of a line only: Ray's forwarding cut it
@@ -576,7 +586,8 @@ def summarise_nccl_log(log: NcclLog, command: str | None) -> Summary:
             "COMPLETE`, or the first WARN) would."))
     findings += _network_findings(log, verdict) + _inside_findings(log) + _gdr_off_findings(log)
     findings += _verbs_findings(log) + _chain_findings(log)
-    findings += error_findings(log) + duplicate_gpus(log) + topology_findings(log)
+    findings += error_findings(log) + duplicate_gpus(log) + duplicates_on_one_host(log) + topology_findings(log)
+    findings += hosts_disagree(log)
     if log.bench:
         b = max(log.bench, key=lambda x: x.size_mib)
         findings.append(info(f"The benchmark lines end at {b.size_mib:g} MiB with busbw {b.busbw_gbs:g} GB/s (= {b.busbw_gbs * 8:g} Gb/s)."))

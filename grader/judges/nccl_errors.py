@@ -94,7 +94,7 @@ def _chain_findings(log: NcclLog) -> list[Finding]:
                      "while the ranks met and exchanged their addresses at start-up, before any data moved.")]
     if log.error_chain is None or log.warnings or log.errors or log.init_complete or log.bench:
         return []
-    file, line, code = log.error_chain
+    file, line, code = log.error_chain[:3]
     if file == "net.cc" and (log.ib_devices or log.socket_ifaces or log.network):  # blind batch xd011
         return [info(f"`{file}:{line} -> {code}` is NCCL's network-plugin loading returning an error: a plugin "
                      "declined to start (NCCL_IBEXT_DISABLE=1, or one that finds no device), and NCCL went on with "
@@ -128,6 +128,17 @@ value ignored) may be harmless, and stay warnings."""
 _LEVELS = {"fail": fail, "warn": warn, "info": info}
 
 
+def _chained(w: str, chain: tuple) -> Finding:
+    """A WARN whose error NCCL then passed up its calls (``init.cc:771 -> 3``, ``group.cc:72 -> 3 [Async thread]``):
+    not a note, the failure of what it was doing, with the result's name (nccl.h's ncclResult_t)."""
+    file, line, code = chain[:3]
+    return fail(f"NCCL WARN: {w}. NCCL then passed the error up its calls (`{file}:{line} -> {code}`: {code} is "
+                f"{_NCCL_RESULTS[code]}), so what it was doing failed" + (
+                    ": setting up the communicator (init), which never came up" if re.search(
+                        r"^(?:init\.|graph/|bootstrap\.)", file) else "")
+                + ". This WARN is the cause to follow; the lines after it follow from it.")
+
+
 def error_findings(log: NcclLog) -> list[Finding]:
     """NCCL's error lines and WARN lines: each in the table's words where grader.diagnoses reads it (an error line's
     ``Last error:`` detail included), else as NCCL said it; the first WARN that reports a failed operation of NCCL's
@@ -139,11 +150,16 @@ def error_findings(log: NcclLog) -> list[Finding]:
     readings = {w: [_LEVELS[level](message) for level, message in known_faults(f"NCCL WARN {w}")] for w in warned}
     serious = any(f.level != "info" for said in readings.values() for f in said)
     went_on = log.init_complete or log.rings_connected or log.bench  # (a WARN the run got past stopped nothing)
-    first = None if serious or went_on else next((w for w in warned if not readings[w] and _FAILED_WARN_RE.search(w)),
-                                                  None)
+    chain = log.error_chain if log.error_chain and log.error_chain[2] in range(1, 7) and not (
+        log.error_chain[0] == "net.cc" and (log.ib_devices or log.socket_ifaces or log.network)) else None  # (xd011:
+    # a network plugin declining to load passes its error up net.cc, and NCCL goes on with another network)
+    unread = [w for w in warned if not readings[w]]
+    first = None if serious or went_on else next((w for w in unread if _FAILED_WARN_RE.search(w)), None) or next(
+        (w for w in unread if chain and w == chain[3] and len(w.split()) >= 3), None)  # else the WARN just before
+    # the chain's first line: the one whose error NCCL passed up
     failing = any(f.level == "fail" for said in readings.values() for f in said)
     for e in [e for e in log.errors if e not in log.verbs_failures][:3]:
-        if failing and "system error" in e and "Last error" not in e:
+        if failing and ("system error" in e or "internal error" in e) and "Last error" not in e:
             continue  # `unhandled system error`: the WARN read above says which call failed, in the table's words
         said = [_LEVELS[level](message) for level, message in known_faults(e)]
         if said:  # its own line or its `Last error:` detail is one the table reads
@@ -161,10 +177,10 @@ def error_findings(log: NcclLog) -> list[Finding]:
             findings.append(info(f"An NCCL WARN line cut off after `{w}`: its message is not in the paste; paste that "
                                  "line whole (and the lines around it) to have it read."))
             continue
-        findings.append(fail(f"NCCL WARN: {w}. NCCL says one of its own operations failed (a CUDA call, a connection "
-                             "its proxy was setting up): the run stopped. The earliest WARN line of the log is the one "
-                             "to follow; the later ones follow from it.") if w is first
-                        else warn(f"NCCL WARN: {w}"))
+        findings.append((_chained(w, chain) if chain and not _FAILED_WARN_RE.search(w) else fail(
+            f"NCCL WARN: {w}. NCCL says one of its own operations failed (a CUDA call, a connection its proxy was "
+            "setting up): the run stopped. The earliest WARN line of the log is the one to follow; the later ones "
+            "follow from it.")) if w is first else warn(f"NCCL WARN: {w}"))
     return findings + _tree_after_rings(log, findings)
 
 

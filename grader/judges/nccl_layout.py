@@ -11,7 +11,7 @@ the threshold is checks/specs/topologies.toml's.
 from __future__ import annotations
 
 from ..parsers.nccl_log import NcclLog
-from .common import fail, info, warn
+from .common import fail, info, machines_spanned, warn
 from .model import Finding
 
 
@@ -51,14 +51,23 @@ def topology_findings(log: NcclLog) -> list[Finding]:
     kinds: dict[str, list] = {}
     for pair, (kind, gbs) in log.gpu_paths.items():
         kinds.setdefault(kind, []).append((pair, gbs))
+    nets, spanned = log.net_gbs, machines_spanned(log.nnodes, len(log.hosts)) or 0
+    slow_net = bool(nets) and spanned > 1 and "SYS" in kinds and max(nets.values()) < min(g for _, g in kinds["SYS"])
+    if nets and (slow_net or spanned > 1):  # nccl#601: four 10 GbE NICs, 1.25 GB/s each, under a 6 GB/s SYS path
+        out.append(info(f"NCCL's topology reaches {len(nets)} network device(s) ({', '.join(list(nets)[:6])}) from "
+                        "the GPUs at " + "/".join(f"{g:g}" for g in sorted(set(nets.values()))) + " GB/s each (= "
+                        + "/".join(f"{g * 8:g}" for g in sorted(set(nets.values()))) + " Gb/s)" + (
+                            ": between the machines the network is the slowest hop, slower than any path between the "
+                            "GPUs inside one, so it sets the collectives' speed." if slow_net else ".")))
     if "SYS" in kinds:
         (a, b), gbs = kinds["SYS"][0]
         rest = "; ".join(f"{len(v)} through {k} ({max(g for _, g in v):g} GB/s)" for k, v in kinds.items() if k != "SYS")
-        out.append(warn(f"NCCL's topology puts GPUs under different CPU sockets: {len(kinds['SYS'])} GPU pair(s) joined "
+        out.append((info if slow_net else warn)(f"NCCL's topology puts GPUs under different CPU sockets: {len(kinds['SYS'])} GPU pair(s) joined "
                         f"through SYS at {gbs:g} GB/s (e.g. {a}-{b}), the CPU-to-CPU link" + (f"; the others: {rest}" if
-                                                                                           rest else "") + ". A ring or "
+                                                                                           rest else "") + (". Inside each machine a ring over all of them crosses that link; across "
+                        "machines the network above is slower still." if slow_net else ". A ring or "
                         "tree over all of them crosses that link, the slowest path, and sets their collectives' speed: "
-                        "keep a tensor-parallel group on one socket's GPUs (`nvidia-smi topo -m` shows the layout)."))
+                        "keep a tensor-parallel group on one socket's GPUs (`nvidia-smi topo -m` shows the layout).")))
     elif kinds:
         said = "; ".join(f"{len(v)} through {k} ({max(g for _, g in v):g} GB/s)" for k, v in kinds.items())
         out.append(info(f"NCCL's topology: GPU pairs {said} (NVL: NVLink; PIX/PXB: a PCIe switch; PHB: the CPU's PCIe "

@@ -198,6 +198,11 @@ def _driver_findings(devices: list[Any]) -> list[Finding]:
             and re.search(r"VGA|3D|Display|Ethernet|Infiniband|Network", d.class_name or "")]  # (not a card's audio)
     out = [info("Bound to their driver (`Kernel driver in use`): " + ", ".join(
         f"{d.address} {d.driver}" for d in bound[:8]) + (", ..." if len(bound) > 8 else "") + ".")] if bound else []
+    gpus = [d for d in bound if d.is_display]
+    if len(gpus) > 1 and len({d.driver for d in gpus}) == 1:  # (club-3090#232: two RTX 3090 on nvidia)
+        said = ", ".join(f"{d.address} {d.name}" for d in gpus[:8])
+        out.append(info(f"{'Both' if len(gpus) == 2 else f'All {len(gpus)}'} GPUs ({said}) are bound to the "
+                        f"{gpus[0].driver} driver: the system sees and can use each."))
     return out + [warn(f"{d.address} {d.name or d.description}: `Kernel modules: {d.modules}` but no `Kernel driver in "
                        "use` line: no driver has claimed it, so the system cannot use it (the module not loaded, "
                        f"blacklisted, or its probe failed: `sudo dmesg | grep -i {d.modules.split(',')[0].strip()}`).")

@@ -20,6 +20,7 @@ from ..parsers.perftest import MB_PER_SEC_IN_GBPS, PerftestRun
 from .common import (JUMBO_MTU, LINE_GBPS, LINK_MBPS, SPARK_RDMA, fail, host_findings, info, ok, on_spark, spark_figure,
                      twin_words, warn, whole)
 from .context import spark_shown
+from .perftest_notes import other_host_notes
 from .model import Finding, Section, Summary
 
 
@@ -209,7 +210,7 @@ def summarise_perftest(runs: list[PerftestRun], command: str | None) -> Summary:
         unsaid = not r.device and on_spark(None) is None and not spark_shown()  # neither the device nor a Spark shown
         if r.device and r.device not in SPARK_RDMA or not r.device and on_spark(None) is False or unsaid:  # no Spark bar
             findings += host_findings([r.device], "perftest") if r.device else []
-            findings += tiny or _other_host_figures(r, label)
+            findings += tiny or (_other_host_figures(r, label) + other_host_notes(r, label))
             if unsaid and not tiny and r.bw_average_gbps is not None and r.bw_average_gbps < IB_BW_PASS_GBPS:
                 findings.append(info(f"Neither the device nor the host is shown (`explain --host spark|other`): on a "
                                      f"DGX Spark twin {CHECK_BW}'s bar would be {IB_BW_PASS_GBPS:g} Gb/s; elsewhere "

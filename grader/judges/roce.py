@@ -22,7 +22,7 @@ from .common import (C2S, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, host_findings,
                      soft_rdma_kind, warn)
 from .model import Finding, Section, Summary
 from .perftest import IB_BW_PASS_GBPS, PERF_GUIDE
-from .roce_notes import gid_layouts, pinned_gid_index
+from .roce_notes import cut_gids, fabric_notes, gid_layouts, pinned_gid_index
 
 
 #: PCI function of each Spark twin (procedure.md §1.1)
@@ -464,7 +464,7 @@ def summarise_ibv_devinfo(cas: CaList, command: str | None) -> Summary:
                                          f"{p.active_mtu} means the interface is at a standard MTU (1500); jumbo "
                                          f"frames (MTU {JUMBO_MTU} on both ends) give RoCE 4096.")))
             findings += _devinfo_gid_findings(label, c.ca or "this device", p)
-    return facts, findings + gid_layouts(cas)
+    return facts, findings + gid_layouts(cas) + fabric_notes(cas)
 
 
 def _devinfo_gid_findings(label: str, name: str, port: Any) -> list[Finding]:
@@ -483,9 +483,9 @@ def _devinfo_gid_findings(label: str, name: str, port: Any) -> list[Finding]:
     elif any(k for _, _, k in port.gids):
         v2 = next(((i, ip) for i, ip, k in v4 if k == "RoCE v2"), (None, None))
         up = port.is_active or port.physical_state == "LinkUp"
-        out += _gid_findings([{"rdma_device": name, "state": "ACTIVE" if up else (port.state or ""), "netdev": None,
-                               "roce_v2_gid_index": v2[0], "ipv4": v2[1], "unknown_v2": 0,
-                               "gids": [{"type": k} for _, _, k in port.gids]}])
+        out += cut_gids(label, port, v2[0]) or _gid_findings([{
+            "rdma_device": name, "state": "ACTIVE" if up else (port.state or ""), "netdev": None, "roce_v2_gid_index":
+            v2[0], "ipv4": v2[1], "unknown_v2": 0, "gids": [{"type": k} for _, _, k in port.gids]}])
     else:
         for ip in dict.fromkeys(ip for _, ip, _ in v4):
             idx = [str(i) for i, x, _ in v4 if x == ip]

@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from ..parsers.ib_sysfs import ipv4_of_gid
-from .common import warn
+from .common import info, ok, warn
 from .context import context
 from .model import Finding
 
@@ -57,3 +57,40 @@ def pinned_gid_index(table: Any) -> list[Finding]:
                      "(each node's own index, from its show_gids), or leave it unset (NCCL 2.21 and later pick the "
                      "RoCE v2 IPv4 GID).")]
     return []
+
+
+def cut_gids(label: str, port: Any, v2_index: int | None) -> list[Finding]:
+    """``ibv_devinfo -v``'s GID table cut inside its last line (``GID[  1]: ::ffff``, no type after it, where the
+    lines above print theirs): the entry that would carry the IPv4 address is not shown, so no verdict on it."""
+    if v2_index is not None or len(port.gids) < 2:
+        return []
+    index, gid, kind = port.gids[-1]
+    if kind is not None or not any(k for _, _, k in port.gids[:-1]) or gid.count(":") >= 7 or "." in gid:
+        return []
+    return [info(f"{label}: the GID table is cut off at GID[{index}] (`{gid}`, the start of an IPv4-mapped address "
+                 "where it ends in ffff): which RoCE v2 entry carries the netdev's IPv4 address is not shown. "
+                 "`show_gids` (or the whole `ibv_devinfo -v`) shows the table.")]
+
+
+def fabric_notes(cas: Any) -> list[Finding]:
+    """What ``ibv_devinfo`` says of the fabric beyond a port's state: an InfiniBand port given its LID by a subnet
+    manager (the fabric is up and managed); an AWS Elastic Fabric Adapter (vendor 0x1d0f), which is neither InfiniBand
+    nor RoCE whatever older rdma-core prints as its link layer (linux-rdma/rdma-core#884)."""
+    out: list[Finding] = []
+    efa = [c for c in cas if (c.ca or "").startswith("efa") or "0x1d0f" in (c.ca_type or "")]
+    for c in efa[:2]:
+        quirk = any((p.link_layer or "").lower() == "infiniband" for p in c.ports)
+        out.append(info(f"{c.ca or 'this device'} is an AWS Elastic Fabric Adapter (EFA): neither InfiniBand nor RoCE"
+                        + (". Its `link_layer: InfiniBand` is how older rdma-core prints a link layer the kernel "
+                           "leaves unspecified (later ones print Unspecified), not a sign of InfiniBand" if quirk else "")
+                        + "; LID 0, zero GUIDs and firmware 0.0.0.0 are normal for it (no subnet manager). NCCL reaches "
+                          "it through the aws-ofi-nccl plugin (libfabric), not its own NET/IB transport."))
+    managed = [(c.ca or "this device", p) for c in cas if c not in efa for p in c.ports
+               if (p.link_layer or "").lower() == "infiniband" and p.is_active and p.base_lid and p.sm_lid
+               and p.base_lid not in (0, 65535)]
+    if managed:
+        lids = ", ".join(f"{n} port {p.port} LID {p.base_lid}" for n, p in managed[:4])
+        sms = sorted({p.sm_lid for _, p in managed})
+        out.append(ok(f"InfiniBand, each port with its own LID from a subnet manager ({lids}; subnet manager at LID "
+                      f"{', '.join(map(str, sms))}): the fabric is up and managed."))
+    return out

@@ -346,8 +346,11 @@ def parse_ibv_devinfo(text: str) -> CaList:
             cas[-1]["firmware"] = value or None
         elif key == "node_guid":
             cas[-1]["node_guid"] = value or None
-        elif key == "vendor_part_id" and value.isdigit() and int(value):
-            cas[-1]["ca_type"] = f"MT{value}"
+        elif key == "vendor_id":
+            cas[-1]["vendor"] = value.lower()
+        elif key == "vendor_part_id" and value.isdigit() and int(value):  # MT<part>: a Mellanox/NVIDIA part's name
+            vendor = cas[-1].get("vendor", "0x02c9")
+            cas[-1]["ca_type"] = f"MT{value}" if vendor in ("0x02c9", "0x15b3") else f"vendor {vendor}, part {value}"
     if not seen and unopened:
         raise ParseError(IBV_CMD, f"ibv_devinfo could not open any of the {unopened} RDMA devices it found (`Failed "
                          "to open device`): in a container, their device files (/dev/infiniband/uverbs*) are not "

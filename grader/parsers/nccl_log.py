@@ -56,6 +56,8 @@ from .common import ParseError, content_lines, raise_if_shell_error, strip_log_p
 CMD = "NCCL_DEBUG=INFO log"
 
 _MARK_RE = re.compile(r"(?:^|\s)NCCL (?P<lvl>INFO|WARN|TRACE|ABORT|ERROR)\b:?\s?(?P<msg>.*)$")
+_OLD_MARK_RE = re.compile(r"(?<=\] )(?P<src>[\w./-]{1,200}\.(?:cc|cu|h):\d{1,5} )?(?P<lvl>WARN|INFO) (?P<msg>.*)$")
+"""NCCL 2.0-2.2's lines, no NCCL before the level: ``h:1:2 [0] socket.h:185 WARN ...``, ``h:1:2 [2] INFO ...``."""
 # Linear forms (issue 12): a search starts only where a host name starts (the look-behind: not again at
 # each character of a long name); runs are possessive; a field that ends before optional blanks ends on
 # a non-blank (``\S(?:.*\S)?``) instead of being lazy (a lazy field rescans a run of blanks per blank).
@@ -90,6 +92,7 @@ _NVLS_RE = re.compile(r"^\d+ coll channels, \d+ collnet channels, (?P<n>\d+) nvl
 _INIT_RE = re.compile(r"^(?:ncclCommInit\w*\s+)?comm \S+ rank (?P<r>\d+) nranks (?P<n>\d+)")  # InitRank, InitAll; 2.7: bare
 _TOPO_GPU_RE = re.compile(r"^GPU/(?:\d{1,4}-)?(?P<a>[0-9a-fA-F]{1,16})\s{0,4}:(?P<rest>GPU/.*)$")
 _TOPO_PATH_RE = re.compile(r"GPU/(?:\d{1,4}-)?(?P<b>[0-9a-fA-F]{1,16}) \(\d{1,3}/(?P<bw>[\d.]{1,12})/(?P<type>[A-Z]{2,4})\)")
+_TOPO_NET_RE = re.compile(r"\bNET/(?:\d{1,4}-)?(?P<n>[0-9a-fA-F]{1,16}) \(\d{1,3}/(?P<bw>[\d.]{1,12})/[A-Z0-9]{2,4}\)")
 _AFFINITY_RE = re.compile(r"^Setting affinity for GPU (?P<gpu>\d{1,3}) to (?P<mask>[0-9a-fA-F]{1,16}(?:,[0-9a-fA-F]{1,16}){0,64})")
 _TOPO_NVS_RE = re.compile(r"^\+ NVL\[(?P<bw>[\d.]{1,12})\] - NVS/\d")
 _BUS_COMM_RE = re.compile(r"\bbusId (?P<bus>[0-9a-fA-F]{1,16}) commId (?P<comm>0x[0-9a-fA-F]{1,16})\b")
@@ -256,13 +259,16 @@ class NcclLog:
     init_complete: int = 0  # `ncclCommInitRank ... - Init COMPLETE` lines: ranks whose communicator was set up
     nvls_channels: int = 0  # `N coll channels, M collnet channels, K nvls channels, ...`: the most K (NVLink SHARP)
     troubled: int = 0  # INFO lines of a failure or a retry (`connect returned ... retrying`, `... with error 12`)
-    error_chain: tuple | None = None  # the first `file:line -> result` line of NCCL's error chain: (file, line, code)
+    error_chain: tuple | None = None  # its first `file:line -> N` line: (file, line, code, the WARN line just before)
     chain_in_bootstrap: bool = False  # a line of that chain is bootstrap.cc's: it failed while the ranks met
     chain_in_progress: bool = False  # a line of it is the proxy's `[Progress Thread]`: it failed while data moved
     duplicate_gpus: tuple = ()  # (host, busId, ranks): ranks of one communicator (commId) that init on one GPU
     gpu_paths: dict = field(default_factory=dict)  # NCCL's topology dump: (bus a, bus b) -> (path type, GB/s)
     cpu_affinity: dict = field(default_factory=dict)  # `Setting affinity for GPU N to <mask>`: GPU -> CPU mask
     nvswitch_gbs: float = 0.0  # NCCL's topology dump: a GPU's NVLink to an NVSwitch (`+ NVL[160.0] - NVS/0`), GB/s
+    net_gbs: dict = field(default_factory=dict)  # the dump's GPU path lines: network device (`NET/0`) -> its GB/s
+    networks_by_host: dict = field(default_factory=dict)  # host -> the network its `Using network` line names (first)
+    old_format_hosts: tuple = ()  # hosts whose lines have no `NCCL` before INFO/WARN (NCCL 2.0-2.2's format)
 
     @property
     def transports(self) -> tuple[str, ...]:
@@ -351,7 +357,9 @@ def parse_nccl_log(text: str) -> NcclLog:
         if detail_next and st["err"] and s:  # NCCL's `Last error:` line, then what failed, on the next line
             st["err"][-1] += " Last error: " + _RANK_TAG_RE.sub("", s)[:300]
         detail_next = s.endswith("Last error:")
-        m = _MARK_RE.search(s)
+        m = _MARK_RE.search(s) or _OLD_MARK_RE.search(s)
+        if m and "src" in m.groupdict() and not m.group("src") and not _HOST_RE.search(s[:m.start()].rstrip()):
+            m = None  # `[...] INFO` behind anything but NCCL's own `host:pid:tid [dev]` (a logger's time stamp)
         host = None
         if m:
             msg, lvl = m.group("msg").strip(), m.group("lvl")
@@ -361,6 +369,8 @@ def parse_nccl_log(text: str) -> NcclLog:
             if host and host not in hosts_seen:
                 hosts_seen.add(host)
                 st["hosts"].append(host)
+            if host and "src" in m.groupdict():  # NCCL 2.0-2.2's format: an older NCCL than `NCCL INFO`'s
+                st.setdefault("old", {})[host] = None
         elif _BARE_RE.match(s):
             msg, lvl = s, "INFO"
         else:
@@ -374,6 +384,7 @@ def parse_nccl_log(text: str) -> NcclLog:
         count += 1
         if lvl in ("WARN", "ERROR", "ABORT"):
             st["warn"].append(msg)
+            st["just_warned"] = msg  # (until the next NCCL line: a chain right after it passes its error up)
             if _ERROR_RE.search(msg):
                 st["err"].append(msg)
             if _VERBS_FAIL_RE.search(msg):
@@ -381,6 +392,7 @@ def parse_nccl_log(text: str) -> NcclLog:
             continue
         if msg not in inert and not _read_message(msg, host, st) and len(inert) < MAX_INERT:
             inert.add(msg)  # nothing in it was read: its next copies (a log's repeated lines) are not read again
+        st["just_warned"] = None
     if count == 0 and not st["err"]:
         raise_if_shell_error(lines, CMD)
         first = next((x for x in lines if x.text.strip() and not x.text.strip().startswith("#")), None)
@@ -389,7 +401,8 @@ def parse_nccl_log(text: str) -> NcclLog:
                          first.text.strip() if first else None, first.no if first else None)
     by_host = {h: tuple(dict.fromkeys(v)) for h, v in st["by_host"].items()}
     return NcclLog(
-        version=st.get("version"), network=st.get("network") or st.get("assigned"),
+        version=st.get("version"), network=(st.get("network") if len(set(st.get("by_net", {}).values())) < 2 else None)
+        or st.get("assigned"), networks_by_host=dict(st.get("by_net", {})), old_format_hosts=tuple(st.get("old", ())),
         ib_devices=tuple(dict.fromkeys(st["ib"])), ib_devices_by_host=by_host,
         socket_ifaces=tuple(dict.fromkeys(st["sock"])), oob_iface=st.get("oob_iface"),
         oob_address=st.get("oob_addr"), bootstrap_iface=st.get("boot_iface"), bootstrap_address=st.get("boot_addr"),
@@ -407,6 +420,7 @@ def parse_nccl_log(text: str) -> NcclLog:
         error_chain=st.get("chain"), chain_in_bootstrap=bool(st.get("boot_chain")),
         chain_in_progress=bool(st.get("progress_chain")),
         gpu_paths=dict(st.get("paths", {})), cpu_affinity=dict(sorted(st.get("affinity", {}).items())), nvswitch_gbs=st.get("nvswitch", 0.0),
+        net_gbs=dict(sorted(st.get("nets", {}).items())),
         duplicate_gpus=_duplicate_gpus(st))
 
 
@@ -466,6 +480,7 @@ def _read_setup(msg: str, host: str | None, st: dict) -> bool:
     m = _NETWORK_RE.match(msg)
     if m:
         st["network"] = _network_name(m.group("net"))
+        st.setdefault("by_net", {}).setdefault(host or "", st["network"])
         return True
     m = _FAILED_RE.match(msg)
     if m:
@@ -519,6 +534,8 @@ def _read_message(msg: str, host: str | None, st: dict) -> bool:
             if p.group("type") != "LOC":
                 st.setdefault("paths", {})[tuple(sorted((m.group("a"), p.group("b"))))] = (p.group("type"),
                                                                                            float(p.group("bw")))
+        for n in _TOPO_NET_RE.finditer(m.group("rest")):
+            st.setdefault("nets", {})[f"NET/{n.group('n')}"] = float(n.group("bw"))
         return True
     m = _AFFINITY_RE.match(msg)
     if m:
@@ -547,7 +564,7 @@ def _read_message(msg: str, host: str | None, st: dict) -> bool:
         return True
     m = _CHAIN_RE.match(msg)
     if m:
-        st.setdefault("chain", (m.group("file"), int(m.group("line")), int(m.group("code"))))
+        st.setdefault("chain", (m.group("file"), int(m.group("line")), int(m.group("code")), st.get("just_warned")))
         st["boot_chain"] = st.get("boot_chain") or m.group("file").endswith("bootstrap.cc")
         st["progress_chain"] = st.get("progress_chain") or "[Progress Thread]" in msg
     if m or _TROUBLE_RE.search(msg):

@@ -4,6 +4,7 @@ peer-to-peer status matrix). Re-exported by :mod:`grader.parsers.nvidia_smi`.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -110,6 +111,7 @@ def parse_topo_matrix(text: str) -> TopoMatrix:
     nics: dict[str, str] = {}
     seen_rows: list[str] = []
     in_legend = False
+    headless: list[tuple[Line, list[str]]] = []
     for line in lines:
         s = line.text.strip()
         if s.startswith("Legend:") or s.startswith("NIC Legend:"):
@@ -122,6 +124,10 @@ def parse_topo_matrix(text: str) -> TopoMatrix:
         if in_legend or _LEGEND_RE.match(line.text):
             continue
         tokens = s.split()
+        if headless or (devices is None and re.match(r"GPU\d{1,3}$", tokens[0] if tokens else "")
+                        and any(_TOPO_CODE_RE.match(t) for t in _unglued(tokens[1:3]))):
+            headless.append((line, _unglued(tokens)))  # a matrix whose header the paste lost: read after the loop
+            continue
         if devices is None:
             found = _TOPO_HEADER_RE.findall(s)
             if found and _TOPO_DEV_RE.match(found[0]) and not any(_TOPO_CODE_RE.match(t) for t in tokens):
@@ -148,6 +154,8 @@ def parse_topo_matrix(text: str) -> TopoMatrix:
             cpu[row] = _na(rest[0]) if len(rest) > 0 and "CPU Affinity" in extra_cols else None
             numa[row] = _na(rest[1]) if len(rest) > 1 and "NUMA Affinity" in extra_cols else None
         seen_rows.append(row)
+    if headless:
+        return _headless(headless, nics)
     if devices is None:
         raise ParseError("nvidia-smi topo", "no topology matrix found (expected a header line `GPU0 GPU1 ...`)")
     rows_seen = set(seen_rows)
@@ -157,6 +165,40 @@ def parse_topo_matrix(text: str) -> TopoMatrix:
     short = [r for r in seen_rows if sum(1 for d in devices if (r, d) in links) < len(devices)]
     notes += [f"row {r} has fewer cells than the header" for r in short]
     return TopoMatrix(tuple(devices), links, cpu, numa, nics, bool(missing or short), tuple(notes))
+
+
+def _headless(rows: list[tuple[Line, list[str]]], nics: dict[str, str]) -> TopoMatrix:
+    """Rows of ``topo -m`` without their header line (a paste that starts below it). A NIC row's ``X`` gives the
+    columns: GPUs before NIC0's; with no NIC row, the GPU columns are those up to the last an ``X`` or an ``NV#``
+    marks (at least one per GPU row shown) and the NIC columns after them, which cannot be named, are not read. The
+    two cells after a GPU row's codes are its CPU and NUMA affinity. A row whose ``X`` is not in its own column is
+    not such a matrix (ParseError)."""
+    codes = {}
+    for line, tokens in rows:
+        if not re.match(r"(?:GPU|NIC)\d{1,3}$", tokens[0]):
+            raise fail_on_line("nvidia-smi topo", line, "expected a matrix row starting with GPU<n> or NIC<n>")
+        cells = list(itertools.takewhile(_TOPO_CODE_RE.match, tokens[1:]))
+        codes[tokens[0]] = (line, cells, tokens[1 + len(cells):])
+    nic_x = [(int(r[3:]), cells.index("X")) for r, (_, cells, _) in codes.items() if r[:3] == "NIC" and "X" in cells]
+    gpu_rows = [r for r in codes if r[:3] == "GPU"]
+    n = nic_x[0][1] - nic_x[0][0] if nic_x else max(
+        [len(gpu_rows)] + [i + 1 for r in gpu_rows for i, c in enumerate(codes[r][1]) if c == "X" or c[:2] == "NV"])
+    n_nics = max([k + 1 for k, _ in nic_x] + [len(codes[r][1]) - n for r in codes]) if nic_x else 0
+    devices = tuple(f"GPU{j}" for j in range(n)) + tuple(f"NIC{k}" for k in range(n_nics))
+    for r, (line, cells, _) in codes.items():
+        if "X" in cells and (cells.index("X") >= len(devices) or devices[cells.index("X")] != r):
+            raise fail_on_line("nvidia-smi topo", line, "expected the matrix header (GPU0 GPU1 ... CPU Affinity)")
+    _check_matrix_size("nvidia-smi topo", rows[0][0], len(devices))
+    links = {(r, d): c for r, (_, cells, _) in codes.items() for d, c in zip(devices, cells)}
+    cpu = {r: _na(rest[0]) if rest else None for r, (_, _, rest) in codes.items() if r in gpu_rows}
+    numa = {r: _na(rest[1]) if len(rest) > 1 else None for r, (_, _, rest) in codes.items() if r in gpu_rows}
+    missing = [d for d in devices if d not in codes]
+    notes = (f"no header line: the columns were read as GPU0 to GPU{n - 1}" + (
+        f" and NIC0 to NIC{n_nics - 1} (where the NIC rows' X puts them)" if n_nics else
+        " (NVLink or X marks them); the columns after them (NICs, by nvidia-smi's order) cannot be named and were not "
+        "read"),) + ((f"row{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
+                      f"{'are' if len(missing) > 1 else 'is'} missing: the paste is cut off",) if missing else ())
+    return TopoMatrix(devices, links, cpu, numa, nics, True, notes)
 
 
 def _check_matrix_size(command: str, line: Line, n: int) -> None:

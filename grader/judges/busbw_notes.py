@@ -1,0 +1,62 @@
+"""What an nccl-tests table of machines that are not DGX Sparks says beyond its figure (for grader.judges.busbw): the
+results checked correct and the bandwidth levelled off, and a plateau between machines of eight GPUs that is one
+NIC's worth.
+
+Sources: nccl-tests' `#wrong` column (elements that differ from the reference); NVIDIA/nccl#1222 (four nodes, 1-16 GiB
+rows at 385-391 GB/s, #wrong 0: a saturated, correct run); NVIDIA/nccl-tests#319 (two HGX hosts, 16 ranks, 44 GB/s
+from 128 MB on: one 400 Gb/s NIC's worth). Figures: checks/specs/ethernet.toml, checks/specs/topologies.toml.
+"""
+
+from __future__ import annotations
+
+from ..parsers.nccl_tests import NcclTestsResult
+from .common import info, machines_spanned, warn
+from .model import Finding
+
+_PLATEAU_ROWS = 3
+"""How many of the largest sizes must agree for the bandwidth to be said to level off."""
+_PLATEAU_SPREAD = 0.03
+"""How far (a fraction of the largest size's busbw) those rows may differ and still be one plateau."""
+_PLATEAU_FROM_BYTES = 64 * 2**20
+"""The smallest size counted in a plateau: below it rows are still climbing (latency)."""
+
+
+def _plateau(res: NcclTestsResult) -> float | None:
+    """The busbw the largest sizes level off at (their mean, GB/s), or None where they do not agree or are small."""
+    rows = [r for r in res.rows if r.busbw_gbs and r.size_bytes >= _PLATEAU_FROM_BYTES]
+    top = sorted(rows, key=lambda r: r.size_bytes)[-_PLATEAU_ROWS:]
+    if len(top) < _PLATEAU_ROWS or res.sizes_restart:
+        return None
+    bws = [r.busbw_gbs for r in top]
+    return sum(bws) / len(bws) if max(bws) - min(bws) <= _PLATEAU_SPREAD * bws[-1] else None
+
+
+def table_notes(res: NcclTestsResult) -> list[Finding]:
+    """#wrong 0 in every row (said as such), and the plateau of the largest sizes; between machines of eight GPUs or
+    more, a plateau no higher than one NIC of the fastest Ethernet rate is a warning the table cannot settle."""
+    from ..calc.specs import row
+
+    out: list[Finding] = []
+    sides = [m for r in res.rows for m in (r.out_of_place, r.in_place) if m is not None]
+    checked = bool(sides) and all(m.wrong is not None and m.rel_error is None for m in sides)
+    level = _plateau(res)
+    if checked and not res.wrong_total:
+        out.append(info(f"#wrong 0 in every row ({len(res.rows)} sizes): the results are correct." + (
+            f" busbw levels off at {level:.4g} GB/s over the {_PLATEAU_ROWS} largest sizes (within "
+            f"{_PLATEAU_SPREAD:.0%}): the path is saturated, this setup's ceiling for {res.collective or 'the test'}."
+            if level else "")))
+    spanned = machines_spanned(None, len(res.hosts)) or 0
+    rates = row("ethernet.toml", "ieee_802_3").graded("rates_gbps") or []
+    rail = row("topologies.toml", "host_rdma").graded("rail_gpus")
+    if level is None or spanned < 2 or not res.nranks or not rates or not rail or res.nranks < rail * spanned:
+        return out
+    nic = max(rates) / 8  # the fastest NIC, GB/s
+    if level <= nic:
+        out.append(warn(
+            f"busbw levels off at {level:.4g} GB/s between {spanned} machines of {res.nranks // spanned} GPUs each: "
+            f"about one {max(rates):g} Gb/s NIC's worth ({nic:g} GB/s) or less. Servers of {rail} GPUs most often have "
+            "a NIC per GPU, which gives several times that; with one NIC a machine, it is at its line rate. The table "
+            "cannot tell which: the NCCL_DEBUG=INFO lines decide (its `NET/IB : Using` list, how many NICs carry "
+            "channels, `/GDRDMA` on them); GPUDirect RDMA off, PCIe ACS or the IOMMU on the GPU-NIC path also "
+            "hold the traffic to this."))
+    return out

@@ -1,0 +1,53 @@
+"""Notes on NCCL's failures that need the whole log (for grader.judges.nccl): where the ranks NCCL refused sit.
+
+Sources: NCCL's init.cc (`Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx`, ncclInvalidUsage);
+huggingface/accelerate#2246 (a Slurm launch meant for two nodes: ranks 4-7 all on one host, two on each GPU).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..parsers.nccl_log import NcclLog
+from .common import fail, info, machines_spanned
+from .model import Finding
+
+_DUPLICATE_RE = re.compile(r"Duplicate GPU detected ?: ?rank (\d{1,6}) and rank (\d{1,6})")
+
+
+def duplicates_on_one_host(log: NcclLog) -> list[Finding]:
+    """Every ``Duplicate GPU detected`` line logged by one host: the colliding ranks all run there. Where the run
+    was meant for several machines (``explain --nodes N``, NCCL's nNodes), the launcher put them on one."""
+    ranks = sorted({int(r) for w in log.warnings for m in _DUPLICATE_RE.finditer(w) for r in m.groups()})
+    if not ranks or len(log.hosts) != 1:
+        return []
+    host, spanned = log.hosts[0], machines_spanned(log.nnodes) or 0
+    if machines_spanned(log.nnodes) == 1:  # told (or NCCL says) one machine: where they run is no news
+        return []
+    return [info(f"Every line here comes from one host, {host}: ranks {', '.join(map(str, ranks))} all run on it, sharing "
+                 "its GPUs" + (
+                     f", though the run was meant for {spanned} machines: the launch put the processes of several "
+                     "nodes on one (a Slurm allocation or hostfile naming this node twice, or each node's launcher "
+                     "given the same node rank, machine_rank, or more processes per node than GPUs)." if spanned > 1
+                     else ". If the run was meant for several machines, the launcher placed them all on this one "
+                     "(its node list, node rank or processes per node)."))]
+
+
+def hosts_disagree(log: NcclLog) -> list[Finding]:
+    """Hosts whose ``Using network`` lines name different networks (one on sockets, one on IB): the ranks cannot
+    connect their channels across that difference; with it, a host whose lines are NCCL 2.0-2.2's format beside one's of
+    a later NCCL (different NCCL versions on the nodes). Corpus zw019 (NVIDIA/nccl: a container without libibverbs on
+    NCCL 2.3.7's sockets, the other node on an older NCCL over IB)."""
+    nets = {h: n for h, n in log.networks_by_host.items() if h}
+    if len(set(nets.values())) < 2:
+        return []
+    said = ", ".join(f"{h}: {n}" for h, n in list(nets.items())[:4])
+    old = [h for h in log.old_format_hosts if h in nets]
+    newer = [h for h in nets if h not in old]
+    return [fail(f"The hosts chose different networks ({said}): NCCL's ranks must share one transport, and a rank on "
+                 "sockets cannot connect its channels to one on InfiniBand/RoCE, so the job hangs or fails. Give every "
+                 "node the same NCCL and RDMA stack (libibverbs and, in a container, /dev/infiniband), or set "
+                 "NCCL_IB_DISABLE=1 on all of them" + (
+                     f". The nodes also run different NCCL versions: {', '.join(old)} logs in NCCL 2.0-2.2's format (no "
+                     f"`NCCL` before INFO), {', '.join(newer)} in a later one's; use the same NCCL on every node"
+                     if old and newer else "") + ".")]
