@@ -88,3 +88,26 @@ def test_the_replies_of_nmcli_connection_up_are_read_in_any_locale():
     """KoyoImai/dgx_spark_cluster README (corpus j001): `nmcli con up` answered in Japanese, the D-Bus path kept."""
     said = _said(explain(field_entry("j001"), host="spark"))
     assert any(lvl == "info" and m.startswith("NetworkManager brought the profile up") for lvl, m in said)
+
+
+def test_unmanaged_and_external_twins_are_neither_lit_nor_managed():
+    """Break-it review (session 38): NetworkManager says nothing of an unmanaged port's carrier, and twins
+    `connected (externally)` are another tool's (networkd), not NetworkManager's."""
+    table = SPARK_ONE_CABLE.replace("connecting (getting IP configuration)  Wired connection 3",
+                                    "connected (externally)                 enp1s0f1np1")
+    said = _said(explain(table, host="spark"))
+    [port] = [m for _, m in said if m.startswith("QSFP port 0 has no link")]
+    assert "does not manage port 1" in port and "expected with one cable" not in port
+    assert not any(m.startswith("NetworkManager manages") for _, m in said)
+    [(level, external)] = [(lvl, m) for lvl, m in said if "connected (externally)`" in m]
+    assert level == "info" and "networkd" in external
+
+
+def test_a_connectx_on_bus_1_is_no_spark_by_its_name_alone():
+    """Break-it review (session 38): `enp1s0f0np0` names a ConnectX on PCI bus 1 of many hosts; without a twin on
+    domain 0002 or the Spark's RJ45 (or --host spark), no QSFP or course note is said."""
+    text = ("$ nmcli d\nDEVICE       TYPE        STATE         CONNECTION\neno1         ethernet    connected     eno1\n"
+            "enp1s0f0np0  ethernet    connected     ens-cx6-a\nenp1s0f1np1  ethernet    disconnected  --\n")
+    said = _said(explain(text))
+    assert not any("QSFP" in m or "course" in m for _, m in said)
+    assert any(m.startswith("enp1s0f1np1: no profile active") for _, m in said)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..spark_names import QSFP_TWINS, is_qsfp_twin, qsfp_port
+from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port
 from .common import info, ok, on_spark, warn
 from .model import Finding, Summary
 
@@ -22,21 +22,33 @@ def _names(devices: list[Any]) -> str:
     return ", ".join(d.device for d in devices)
 
 
+_CARRIER = ("connected", "connecting", "disconnected", "prepare", "config", "ip-config", "ip-check", "secondaries")
+"""States NetworkManager gives only a device it may activate: for a wired port, one with carrier (``unmanaged``
+says nothing of it; ``connected (externally)`` is configured by another tool, carrier or not)."""
+
+
 def _twin_ports(devices: list[Any]) -> list[Finding]:
-    """The QSFP ports of a Spark, by their twins' states: a port both of whose twins are unavailable has no link."""
+    """The QSFP ports of a Spark, by their twins' states: a port both of whose twins are unavailable has no link; one
+    whose twins NetworkManager does not manage is not known from this table."""
     state = {d.device: d.state for d in devices if is_qsfp_twin(d.device)}
     dark = [p for p, twins in QSFP_TWINS.items() if twins[0] in state and twins[1] in state
             and all(state[t] == "unavailable" for t in twins)]
-    lit = [p for p, twins in QSFP_TWINS.items() if any(t in state and state[t] != "unavailable" for t in twins)]
+    lit = [p for p, twins in QSFP_TWINS.items() if any(state.get(t, "").startswith(_CARRIER)
+                                                         and state[t] != "connected (externally)" for t in twins)]
+    unknown = [p for p in QSFP_TWINS if p not in dark and p not in lit and any(t in state for t in QSFP_TWINS[p])]
     if not dark:
         return []
-    if not lit:
+    if not lit and not unknown:
         return [warn(f"No QSFP port has a link: every ConnectX-7 twin listed ({', '.join(sorted(state))}) is "
                      "`unavailable`, which NetworkManager says of a wired port without carrier. The cable is not seated "
                      "at one end, the other Spark is off, or the cable is one the port does not take; `ethtool "
                      "<twin>` (`Link detected`) and `ip link` (NO-CARRIER) on both Sparks decide.")]
-    return [info(f"QSFP port {' and '.join(map(str, dark))} has no link (both twins `unavailable`), port "
-                 f"{' and '.join(map(str, lit))} has: expected with one cable, in the port that has it.")]
+    said = f"QSFP port {' and '.join(map(str, dark))} has no link (both twins `unavailable`)"
+    if lit:
+        return [info(f"{said}, port {' and '.join(map(str, lit))} has: expected with one cable, in the port that has "
+                     "it.")]
+    return [info(f"{said}; NetworkManager does not manage port {' and '.join(map(str, unknown))}'s twins, so this table "
+                 "says nothing of their link (`ip link` shows NO-CARRIER or LOWER_UP).")]
 
 
 def summarise_nmcli(tables: Any, command: str | None) -> Summary:
@@ -44,8 +56,9 @@ def summarise_nmcli(tables: Any, command: str | None) -> Summary:
     facts = {"devices": {d.device: {"type": d.type, "state": d.state, "connection": d.connection} for d in devices},
              "profiles": {p.name: {"type": p.type, "device": p.device} for p in profiles}}
     findings: list[Finding] = []
-    spark = on_spark(True if any(is_qsfp_twin(d.device) for d in devices)
-                     or any(is_qsfp_twin(p.device or "") for p in profiles) else None)
+    names = {d.device for d in devices} | {p.device for p in profiles if p.device}
+    # enp1s0f0np0 alone names a ConnectX on PCI bus 1 of many hosts; a twin on PCI domain 0002 or the RJ45 is a Spark's
+    spark = on_spark(True if any(n.startswith("enP2p1s0f") or n == HOUSE_INTERFACE for n in names) else None)
     wired = [d for d in devices if d.type in (None, "ethernet", "infiniband")]  # (wifi: `unavailable` is its radio)
     if devices:
         shown = ", ".join(f"{d.device} {d.state}" + (f" ('{d.connection}')" if d.connection else "")
@@ -84,11 +97,13 @@ def summarise_nmcli(tables: Any, command: str | None) -> Summary:
                              f"`journalctl -u NetworkManager` says why, `nmcli connection up <profile>` prints it."))
     external = [d for d in wired if d.state == "connected (externally)"]
     if external:
-        findings.append(info(f"{_names(external)}: configured outside NetworkManager (`connected (externally)`: an "
-                             "address set with `ip addr add`, or by another tool), which NetworkManager shows but does "
-                             "not keep: an address set by hand is gone after a reboot."))
+        findings.append(info(f"{_names(external)}: configured outside NetworkManager (`connected (externally)`: by "
+                             "another tool, such as netplan's networkd, or by hand with `ip addr add`), which "
+                             "NetworkManager shows but does not keep: whether it survives a reboot is that tool's (an "
+                             "address set by hand does not)."))
     if spark:
-        managed = {d.device: d.connection for d in devices if is_qsfp_twin(d.device) and d.connection} or \
+        managed = {d.device: d.connection for d in devices if is_qsfp_twin(d.device) and d.connection
+                   and d.state not in ("connected (externally)", "unmanaged")} or \
             {p.device: p.name for p in profiles if p.device and is_qsfp_twin(p.device)}
         if managed:
             findings.append(info(
