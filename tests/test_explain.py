@@ -390,7 +390,7 @@ def test_every_finding_level_is_known():
 
 
 def test_kinds_and_registering_a_new_kind(monkeypatch):
-    first = ("ip-addr", "ip-route-get", "ibdev2netdev", "ethtool-stats", "ethtool", "pcie-sysfs", "netplan", "nmcli",
+    first = ("ip-addr", "ip-route-get", "ibdev2netdev", "ethtool-stats", "ethtool", "pcie-sysfs", "netplan", "nmcli-show", "nmcli",
              "ping", "iperf3", "dmesg-link",  # grader/explain/linktest.py (judged by grader/judges/linktest.py)
              # lesson 3 (grader/explain/lesson3.py; its outputs are tested in tests/test_lesson3.py), vLLM's environment
              # report first (tests/test_collect_env.py): its rows would otherwise read as nvidia-smi -q's

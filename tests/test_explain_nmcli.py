@@ -111,3 +111,38 @@ def test_a_connectx_on_bus_1_is_no_spark_by_its_name_alone():
     said = _said(explain(text))
     assert not any("QSFP" in m or "course" in m for _, m in said)
     assert any(m.startswith("enp1s0f1np1: no profile active") for _, m in said)
+
+
+PROFILE = """\
+$ nmcli connection show 'Wired connection 3'
+connection.id:                          Wired connection 3
+connection.interface-name:              enp1s0f1np1
+connection.autoconnect:                 no
+802-3-ethernet.mtu:                     auto
+ipv4.method:                            auto
+ipv4.addresses:                         --
+ipv6.method:                            auto
+ipv6.may-fail:                          yes
+"""
+
+
+def test_a_profile_that_asks_dhcp_on_a_twin_and_does_not_autoconnect():
+    """nmcli(1)'s `connection show NAME` shape (key, padding, value; `--` empty) with a Spark twin's name: DHCP on the
+    direct cable warns, so does autoconnect off; MTU auto is the playbook's 1500, a note."""
+    said = _said(explain(PROFILE, host="spark"))
+    assert said[0][0] == "info" and said[0][1].startswith("NetworkManager profile 'Wired connection 3' on enp1s0f1np1")
+    assert [lvl for lvl, m in said if m.startswith("`ipv4.method auto`")] == ["warn"]
+    assert [lvl for lvl, m in said if m.startswith("`connection.autoconnect no`")] == ["warn"]
+    assert [lvl for lvl, m in said if m.startswith("MTU auto on enp1s0f1np1")] == ["info"]
+    assert not any("may-fail" in m for _, m in said)  # may-fail yes: IPv6 may fail
+
+
+def test_a_static_profile_elsewhere_is_said_and_its_dhcp_is_a_note():
+    static = PROFILE.replace("ipv4.method:                            auto",
+                             "ipv4.method:                            manual").replace(
+        "ipv4.addresses:                         --", "ipv4.addresses:                         192.168.100.10/24")
+    said = _said(explain(static.replace("autoconnect:                 no", "autoconnect:                 yes"),
+                         host="spark"))
+    assert [lvl for lvl, _ in said] == ["info", "info"]  # the summary, MTU auto
+    said = _said(explain(PROFILE.replace("enp1s0f1np1", "eth1"), host="other"))
+    assert [lvl for lvl, m in said if m.startswith("`ipv4.method auto`")] == ["info"]

@@ -10,6 +10,7 @@ import re
 from ..judges.common import argv_is, argv_words, is_module_info
 from .core import KindSpec, register, register_cross_check
 from .readers import (judge, parse_ethtool, parse_ethtool_stats, parse_ibdev2netdev, parse_ip_addr, parse_ip_route_get_all, parse_nmcli,
+                      parse_nmcli_show,
                       parse_pcie_sysfs)
 
 
@@ -99,6 +100,14 @@ def _nmcli_table(argv: list[str]) -> bool:
         "-f", "--fields", "-m", "--mode", "-c", "--colors", "-e", "--escape", "-w", "--wait", "-g", "--get-values")]
     return argv[:1] == ["nmcli"] and bool(words) and ("device".startswith(words[0]) or "connection".startswith(words[0])) \
         and (len(words) == 1 or len(words) == 2 and words[1] in ("s", "st", "status", "sh", "show"))
+
+
+register(KindSpec(
+    name="nmcli-show", parse=parse_nmcli_show, summarise=judge("nmcli", "summarise_nmcli_show"), programs=("nmcli",),
+    matches_command=lambda argv: argv[:1] == ["nmcli"] and "show" in argv and not _nmcli_table(argv),
+    line=re.compile(r"^\s{0,4}(?:connection|ipv4|ipv6|802-3-ethernet|GENERAL|IP4|IP6)\.[\w-]{1,40}(?:\[\d{1,3}\])?:(?:\s|$)"),
+    starts=re.compile(r"^\s{0,4}(?:connection\.id|GENERAL\.DEVICE):"),
+))
 
 
 register(KindSpec(

@@ -124,3 +124,50 @@ def summarise_nmcli(tables: Any, command: str | None) -> Summary:
                              + (f"; not active: {', '.join(repr(p.name) for p in profiles if not p.device)}"
                                 if len(active) < len(profiles) <= _SHOWN else "") + "."))
     return facts, findings
+
+
+def summarise_nmcli_show(props: dict[str, Any], command: str | None) -> Summary:
+    """One profile's (``nmcli connection show NAME``) or device's (``nmcli device show IF``) properties: what it asks
+    for (IPv4 method and addresses, autoconnect, MTU) against lesson 1's aim, addresses that come back after a reboot
+    on a direct cable (no DHCP server on it)."""
+    from .common import JUMBO_MTU
+    from .link import JUMBO_GUIDES
+    g = props.get
+    port = g("connection.interface-name") or g("GENERAL.DEVICE")
+    words = [w for w in (command or "").split() if not w.startswith("-")]
+    asked = words[-1].strip("'\"") if len(words) > 3 and words[-2] in ("show", "s") else None  # `connection show NAME`
+    profile = any(k[:1].islower() for k in props)  # (a device's keys are GENERAL.*, IP4.*...)
+    name = g("connection.id") or g("GENERAL.CONNECTION") or (asked if profile else None)
+    twin = bool(port) and is_qsfp_twin(port)
+    spark = on_spark(True if port and (port.startswith("enP2p1s0f") or port == HOUSE_INTERFACE) else None)
+    shown = [f"{k} {v}" for k, v in props.items() if k in ("ipv4.method", "ipv4.addresses", "ipv6.method",
+             "connection.autoconnect", "802-3-ethernet.mtu", "GENERAL.STATE", "GENERAL.MTU") or k.startswith("IP4.ADDRESS")]
+    findings = [info(f"NetworkManager {'profile' if profile else 'device'}"
+                     + (f" '{name}'" if name else "") + (f" on {port}" if port else "")
+                     + (f": {', '.join(shown[:8])}." if shown else ": none of its addressing properties are shown."))]
+    method = (g("ipv4.method") or "").lower()
+    if method == "auto":
+        findings.append((warn if twin and spark is not False else info)(
+            f"`ipv4.method auto`: the profile asks DHCP for its IPv4 address. A direct cable between two machines has no "
+            "DHCP server, so it waits and gets none (`nmcli connection up` fails with `IP configuration could not be "
+            "reserved`); `nmcli connection modify" + (f" '{name}'" if name else " <profile>") + " ipv4.method manual "
+            "ipv4.addresses <address>/24` gives it one that comes back after a reboot."))
+    if (g("ipv6.method") or "").lower() in ("auto", "dhcp") and (g("ipv6.may-fail") or "").lower() == "no":
+        findings.append((warn if twin or spark else info)(
+            f"`ipv6.method {g('ipv6.method')}` with `ipv6.may-fail no`: the profile comes up only once IPv6 gets an "
+            "address from a router or DHCPv6 server, which a direct cable between two machines does not have, so "
+            "activation fails however its IPv4 is set; `ipv6.may-fail yes`, or `ipv6.method link-local` (or "
+            "`disabled`), lets it come up."))
+    if (g("connection.autoconnect") or "").lower() == "no":
+        findings.append(warn("`connection.autoconnect no`: the profile does not come up by itself, so after a reboot the "
+                             "port has none of its addresses until someone runs `nmcli connection up`; `nmcli "
+                             "connection modify " + (f"'{name}'" if name else "<profile>") + " connection.autoconnect yes`."))
+    mtu = g("802-3-ethernet.mtu") or g("GENERAL.MTU")
+    if twin and mtu and mtu.split()[0] in ("auto", "1500"):
+        findings.append(info(f"MTU {mtu} on {port}: the port stays at 1500, as in NVIDIA's playbook; the {JUMBO_GUIDES} "
+                             f"set {JUMBO_MTU} on each twin of both Sparks (`ethernet.mtu {JUMBO_MTU}` in a profile)."))
+    state = g("GENERAL.STATE") or ""
+    if "unavailable" in state:
+        findings.append(info(f"{port or 'The device'} is `{state}`: no carrier on a wired port (no cable, the far end "
+                             "down), so no profile comes up on it; `ip link` (NO-CARRIER) decides."))
+    return {"properties": dict(props)}, findings

@@ -136,3 +136,40 @@ def parse_nmcli(text: str) -> NmcliTables:
         raise ParseError("nmcli", "no `nmcli device` (DEVICE TYPE STATE CONNECTION) or `nmcli connection` (NAME UUID "
                          "TYPE DEVICE) table found")
     return NmcliTables(tuple(devices), tuple(profiles))
+
+
+# --------------------------------------------------------------------------- one profile's or device's properties
+
+_PROPERTY_RE = re.compile(r"^\s{0,4}(?P<key>(?:[a-z0-9-]{2,40}|GENERAL|IP4|IP6|DHCP4|DHCP6|WIRED-PROPERTIES|CAPABILITIES|"
+                          r"INTERFACE-FLAGS|CONNECTIONS|BOND|BRIDGE)\.[A-Za-z0-9-]{1,60}(?:\[\d{1,3}\])?):"
+                          r"(?:\s{1,60}(?P<value>\S.{0,500}?))?\s{0,60}$")
+
+
+def is_property_line(line: str) -> bool:
+    """Whether ``line`` is one of ``nmcli connection show NAME``'s or ``nmcli device show IF``'s ``key:  value`` lines
+    (``ipv4.method:  manual``, ``GENERAL.STATE:  100 (connected)``, ``IP4.ADDRESS[1]:  10.0.0.1/24``)."""
+    return bool(_PROPERTY_RE.match(line))
+
+
+def parse_nmcli_show(text: str) -> dict[str, str | None]:
+    """``nmcli [-f FIELDS] [-p] connection show NAME`` or ``nmcli device show [IF]``: each property as printed, in
+    order, ``--`` and empty values None; a value nmcli wrapped onto the next lines (``{ ip = ..., gw = ... }``) joined.
+    A second device's block (``device show`` of all devices) starts again at its ``GENERAL.DEVICE``: only the first
+    block is read here. ParseError when no property line is found."""
+    lines = content_lines(text)
+    raise_if_shell_error(lines, "nmcli")
+    props: dict[str, str | None] = {}
+    last: str | None = None
+    for line in lines:
+        m = _PROPERTY_RE.match(line.text)
+        if m:
+            key = m.group("key")
+            if key in props and key in ("GENERAL.DEVICE", "connection.id"):
+                break
+            props[key], last = _none((m.group("value") or "").strip()), key
+        elif last and line.text.startswith(" ") and line.text.strip() and not set(line.text.strip()) <= set("-="):
+            props[last] = f"{props[last] or ''} {line.text.strip()}".strip()
+    if not props:
+        raise ParseError("nmcli", "no `key:  value` property lines (`nmcli connection show NAME`, `nmcli device show "
+                         "IF`) found")
+    return props
