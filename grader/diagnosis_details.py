@@ -329,13 +329,28 @@ def _continued_message(log: VllmLog | None, values: Mapping[str, Any], text: str
     return {"continued": " ".join(out)[:300]} if out else {}
 
 
+_DLLAMA_WORKER_RE = re.compile(r"[\w.\[\]:-]{1,200}:\d{1,5}")
+_DLLAMA_NNODES_RE = re.compile(r"\bNNodes: (\d{1,4})\b")
+
+
 def _dllama_nodes(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """Applies when distributed-llama's root names a count of workers that, with the root, is not a power of two:
-    ``workers`` and ``nodes`` (the addresses after ``--workers``, up to the next option)."""
-    given = str(values.get("workers_given", "")).split()
-    workers = next((i for i, w in enumerate(given) if w.startswith("-")), len(given))
+    ``workers`` and ``nodes`` (the addresses, host:port, after ``--workers``, a line continued by ``\\`` followed, up to
+    the next option or shell token: ``|``, ``>``, ``2>&1``). None where the root's own ``NNodes: N`` line or a
+    generated token line shows the run went on."""
+    if _DLLAMA_TOKEN_RE.search(text):
+        return None
+    given = str(values.get("workers_given", ""))
+    at = text.find(given) if given else -1
+    if at >= 0:
+        given = text[at:at + 4000].replace("\\\n", " ").split("\n", 1)[0]
+    tokens = given.split()
+    workers = next((i for i, w in enumerate(tokens) if not _DLLAMA_WORKER_RE.fullmatch(w)), len(tokens))
     nodes = workers + 1
-    return None if workers == 0 or nodes & (nodes - 1) == 0 else {"workers": workers, "nodes": nodes}
+    if m := _DLLAMA_NNODES_RE.search(text):
+        nodes = int(m.group(1))
+        workers = nodes - 1
+    return None if workers <= 0 or nodes & (nodes - 1) == 0 else {"workers": workers, "nodes": nodes}
 
 
 _DLLAMA_TOKEN_RE = re.compile(r"^\W{0,4}G\s{1,8}(?P<g>\d{1,7}) ms\s{1,8}I\s{1,8}(?P<i>\d{1,7}) ms\s{1,8}T\s{1,8}(?P<t>\d{1,7}) ms",

@@ -1,0 +1,60 @@
+"""Session 38f: fixes of break-it probes (breakit16) against this session's explain rules: each test feeds the probe's
+lines (a neighbouring output the rule misread) and the rule's original case, which must still be read as before."""
+
+from __future__ import annotations
+
+from grader.diagnoses import diagnose_text
+from grader.explain import explain
+from tests.conftest import field_entry as _field, levels, messages
+
+
+def _all(sections) -> str:
+    return "\n".join(messages(s) for s in sections)
+
+
+def _worst(sections) -> str:
+    order = {"ok": 0, "info": 0, "warn": 1, "fail": 2}
+    return max((f.level for s in sections for f in s.findings), key=order.get, default="ok")
+
+
+def _ids(text: str) -> set[str]:
+    return {d.kind for d in diagnose_text(text)}
+
+
+def test_ggml_abort_is_a_runtime_check_not_a_make_rule_or_a_grep_hit():
+    """ggml's abort prints `%s:%d: %s` (ggml/src/ggml.c ggml_abort; gpustack#1471's llama-box line). A failed build's
+    make line (`gmake[2]: *** [ggml/src/.../build.make:752: ...cu.o] Error 1`, whisper.cpp#3030), a build stopped by
+    Ctrl-C (`... build.make:1234: ...] Interrupt`) and `grep -rn` over ggml's sources are no abort."""
+    make = ("nvcc fatal   : Unsupported gpu architecture 'compute_120'\ngmake[2]: *** [ggml/src/ggml-cuda/CMakeFiles/"
+            "ggml-cuda.dir/build.make:752: ggml/src/ggml-cuda/CMakeFiles/ggml-cuda.dir/template-instances/"
+            "fattn-mma-f16-instance-ncols1_2-ncols2_4.cu.o] Error 1\n")
+    interrupt = ("make[2]: *** [ggml/src/ggml-cuda/CMakeFiles/ggml-cuda.dir/build.make:1234: ggml/src/ggml-cuda/"
+                 "CMakeFiles/ggml-cuda.dir/template-instances/fattn-mma-f16-instance-ncols1_16-ncols2_4.cu.o] "
+                 "Interrupt\n")
+    grep = ('$ grep -rn "CUDA error: " ggml/src/ggml-cuda/ggml-cuda.cu | head -2\nggml/src/ggml-cuda/ggml-cuda.cu:92:'
+            '    GGML_LOG_ERROR(GGML_CUDA_NAME " error: %s\\n", msg);\n')
+    for text in (make, interrupt, grep):
+        assert "ggml-abort" not in _ids(text)
+    assert "ggml-abort" in _ids("llama.cpp/ggml/src/ggml-backend.cpp:746: pre-allocated tensor (cache_k_l0 (view)) "
+                                "in a buffer (RPC[]) that cannot run the operation (VIEW)\n")
+    assert "ggml-abort" in _ids("/app/ggml/src/ggml-cuda/ggml-cuda.cu:75: CUDA error\n")
+
+
+_DLLAMA = ("$ ./dllama inference --model m.m --tokenizer t.t --buffer-float-type q80 --prompt \"Hello world\" --steps 16 "
+           "--nthreads 4 --workers 192.168.1.3:9998{more} | tee run.log\n")
+
+
+def test_dllama_node_count_stops_at_shell_tokens_and_believes_nnodes():
+    """distributed-llama's root (README: 2^n nodes; issue #149): `--workers A | tee run.log` is one worker, 2 nodes,
+    no failure; `NNodes: 2` or generated token lines show the run went on. Two workers (3 nodes) still fail, also
+    behind a pipe."""
+    ok = _DLLAMA.format(more="") + "💡 NNodes: 2\n🔶 G  559 ms I  499 ms T   60 ms S 1916242 kB R    654 kB Hello\n"
+    assert _worst(explain(ok, host="other", nodes=2)) != "fail"
+    assert "dllama-node-count" not in _ids(_DLLAMA.format(more=""))
+    assert "dllama-node-count" not in _ids(_DLLAMA.format(more=" 10.0.0.3:9998 10.0.0.4:9998 > chat.log 2>&1"))
+    three = _DLLAMA.format(more=" 192.168.1.4:9998")
+    assert "dllama-node-count" in _ids(three)
+    said = " ".join(d.message for d in diagnose_text(three))
+    assert "2 worker(s)" in said and "3 nodes" in said
+    assert "dllama-node-count" in _ids(three + "💡 NNodes: 3\n")
+    assert "dllama-node-count" not in _ids(three.replace(" 192.168.1.4", " \\\n    192.168.1.4 192.168.1.5"))
