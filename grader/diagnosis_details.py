@@ -398,12 +398,23 @@ def _gpu_ids_empty(log: VllmLog | None, values: Mapping[str, Any], text: str) ->
     return {} if any(x.strip() == "[]" for x in after) else None
 
 
+_NVCC_ERROR_RE = re.compile(r"^[^\n]{0,300}?\.(?:cu|cuh|h|hpp|cpp|cc)\(\d{1,6}\): (?:catastrophic )?error: [^\n]{1,200}", re.M)
+_BUILD_FAILED_RE = re.compile(r"^FAILED: |Ninja build failed|^\d{1,4} errors? detected in the compilation", re.M)
+_BUILD_DONE_RE = re.compile(r"^\[(\d{1,5})/(\d{1,5})\] [^\n]{0,2000}\.so\s{0,4}$", re.M)
+
+
 def _jit_build_failed(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies when the text shows the build failing (ninja's ``FAILED:``, ``Ninja build failed``, an nvcc ``error:``)
-    and the kernel's KV-cache dtype differs from its query's; ``first_error``: nvcc's first error line, cut."""
-    if values.get("kv") == values.get("q") or not re.search(r"^FAILED: |Ninja build failed|\berror: ", text, re.M):
+    """Applies when the text shows the build failing (ninja's ``FAILED:``, ``Ninja build failed``, nvcc's
+    ``file.cu(N): error:`` or ``N error detected in the compilation``; a later ``error:`` of the server is no build's)
+    and not finished (no ninja step ``[N/N] ... .so`` linking the kernel without a ``FAILED:``), and the kernel's
+    KV-cache dtype differs from its query's; ``first_error``: nvcc's first error line, cut."""
+    if values.get("kv") == values.get("q"):
         return None
-    first = re.search(r"^[^\n]{0,200}?\berror: [^\n]{1,200}", text, re.M)
+    failed = _BUILD_FAILED_RE.search(text) or _NVCC_ERROR_RE.search(text)
+    done = any(m.group(1) == m.group(2) for m in _BUILD_DONE_RE.finditer(text))
+    if not failed or (done and not re.search(r"^FAILED: |Ninja build failed", text, re.M)):
+        return None
+    first = _NVCC_ERROR_RE.search(text)
     return {"first_error": " ".join(first.group(0).split())[-300:]} if first else {}
 
 

@@ -58,3 +58,23 @@ def test_dllama_node_count_stops_at_shell_tokens_and_believes_nnodes():
     assert "2 worker(s)" in said and "3 nodes" in said
     assert "dllama-node-count" in _ids(three + "💡 NNodes: 3\n")
     assert "dllama-node-count" not in _ids(three.replace(" 192.168.1.4", " \\\n    192.168.1.4 192.168.1.5"))
+
+
+def test_flashinfer_jit_kernel_built_is_no_build_failure_for_a_later_error():
+    """FlashInfer's JIT (ninja + nvcc) building `batch_decode_with_kv_cache_dtype_q_bf16_dtype_kv_e4m3` to its `[3/3]
+    ... .so` link, with nvcc's warning only, then a request refused (`error: prompt too long`): the build finished, no
+    warn. The original case (corpus zm011, https://github.com/jethac/dgx-spark-hijinks: `FAILED:` and nvcc's
+    `vec_dtypes.cuh(117): error:` for an fp4_e2m1 KV cache) stays the warn naming nvcc's error."""
+    path = ("/root/.cache/flashinfer/0.2.5/90a/generated/batch_decode_with_kv_cache_dtype_q_bf16_dtype_kv_e4m3_dtype_o_"
+            "bf16_dtype_idx_i32_head_dim_qk_128/batch_decode.cu")
+    text = (f"[1/3] /usr/local/cuda/bin/nvcc -c {path} -o batch_decode.cuda.o\n"
+            f"{path}(41): warning #177-D: variable \"smem_size\" was declared but never referenced\n"
+            "[2/3] c++ -c batch_decode_jit_pybind.cu -o batch_decode_jit_pybind.o\n"
+            "[3/3] c++ batch_decode.cuda.o batch_decode_jit_pybind.o -shared -o batch_decode_with_kv_cache.so\n"
+            "[2025-05-11 12:02:47] The server is fired up and ready to roll!\n"
+            "[2025-05-11 12:03:11] ERROR: request rejected: error: prompt too long (40000 > 32768)\n")
+    assert "flashinfer-jit-kv-dtype" not in _ids(text)
+    failed = text.replace("[2/3] c++", f"FAILED: batch_decode.cuda.o\n{path}(52): error: no suitable conversion\n[2/3] c++")
+    assert "flashinfer-jit-kv-dtype" in _ids(failed)
+    warned = _all(explain(_field("zm011"), host="spark", nodes=1))
+    assert "a KV cache in fp4_e2m1 (for sm_121a)" in warned and "no suitable conversion function" in warned
