@@ -78,3 +78,27 @@ def test_flashinfer_jit_kernel_built_is_no_build_failure_for_a_later_error():
     assert "flashinfer-jit-kv-dtype" in _ids(failed)
     warned = _all(explain(_field("zm011"), host="spark", nodes=1))
     assert "a KV cache in fp4_e2m1 (for sm_121a)" in warned and "no suitable conversion function" in warned
+
+
+_SGL = ("$ python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 16 --nnodes 2 --node-rank {rank} "
+        "--dist-init-addr {addr} --trust-remote-code\n")
+
+
+def test_rendezvous_compares_ip_literals_the_last_retry_and_one_server_only():
+    """sgl-project/sglang#3467 (corpus zz004: two ranks with 10.68.27.12:5000 and 10.0.1.104:5000) stays a fail.
+    Not one: rank 1 naming rank 0 by host name (`spark1:5000`, /etc/hosts says 192.168.100.10); rank 0's mistyped
+    first try then its corrected command (the last one counts); a prefill and a decode cluster (SGLang's PD
+    disaggregation), each with its own --dist-init-addr."""
+    said = _all(explain(_field("zz004"), host="other", nodes=2))
+    assert "different rendezvous addresses" in said and "10.68.27.12:5000 on node rank 0" in said
+    name = _SGL.format(rank=0, addr="192.168.100.10:5000") + _SGL.format(rank=1, addr="spark1:5000")
+    retry = (_SGL.format(rank=0, addr="10.0.0.11:5000") + "^C\n" + _SGL.format(rank=0, addr="10.0.0.1:5000")
+             + _SGL.format(rank=1, addr="10.0.0.1:5000"))
+    pd = "".join(_SGL.format(rank=r, addr=a).replace("--tp 16", f"--disaggregation-mode {m} --tp 16")
+                 for m, a, r in (("decode", "10.0.2.1:5757", 1), ("prefill", "10.0.1.1:5757", 0),
+                                 ("prefill", "10.0.1.1:5757", 1), ("decode", "10.0.2.1:5757", 0)))
+    tail = "[2025-02-10 09:01:02 TP0] Init torch distributed begin.\n"
+    for text in (name, retry, pd):
+        assert "rendezvous addresses" not in _all(explain(text + tail, host="other", nodes=2))
+    wrong = retry.replace("rank 1 --dist-init-addr 10.0.0.1:", "rank 1 --dist-init-addr 10.0.0.11:")
+    assert "rendezvous addresses" in _all(explain(wrong + tail, host="other", nodes=2))
