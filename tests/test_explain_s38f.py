@@ -102,3 +102,20 @@ def test_rendezvous_compares_ip_literals_the_last_retry_and_one_server_only():
         assert "rendezvous addresses" not in _all(explain(text + tail, host="other", nodes=2))
     wrong = retry.replace("rank 1 --dist-init-addr 10.0.0.1:", "rank 1 --dist-init-addr 10.0.0.11:")
     assert "rendezvous addresses" in _all(explain(wrong + tail, host="other", nodes=2))
+
+
+def test_a_caption_saying_the_quoted_error_is_gone_is_no_error_report():
+    """A poster's caption above a vLLM log: `After setting NCCL_IB_HCA the earlier "CUDA error: an illegal memory access
+    was encountered" is gone; full log below`, and the log shows a server that came up: no failure. A caption that
+    quotes the error as still there is read (test_explain_s38d.test_caption_quoting_a_known_error_is_read)."""
+    log = ("$ vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 2\n"
+           "INFO 04-02 10:00:01 api_server.py:585] vLLM API server version 0.6.0\n"
+           "INFO 04-02 10:04:55 gpu_executor.py:122] # GPU blocks: 12345, # CPU blocks: 3276\n"
+           "INFO:     Application startup complete.\n")
+    caption = 'After setting NCCL_IB_HCA the earlier "CUDA error: an illegal memory access was encountered" is {}; log:\n'
+    for text in (f"<details><summary>{caption.format('gone')}</summary>\n\n```\n{log}```\n</details>\n",
+                 caption.format("gone") + "\n" + log, caption.format("fixed") + log):
+        assert _worst(explain(text, host="other", nodes=1)) != "fail", text
+    assert _worst(explain(caption.format("still not fixed") + "\n" + log, host="other", nodes=1)) == "fail"
+    assert "cuda-illegal-memory-access" not in _ids(caption.format("gone"))
+    assert "cuda-illegal-memory-access" in _ids("RuntimeError: CUDA error: an illegal memory access was encountered\n")
