@@ -119,3 +119,28 @@ def test_a_caption_saying_the_quoted_error_is_gone_is_no_error_report():
     assert _worst(explain(caption.format("still not fixed") + "\n" + log, host="other", nodes=1)) == "fail"
     assert "cuda-illegal-memory-access" not in _ids(caption.format("gone"))
     assert "cuda-illegal-memory-access" in _ids("RuntimeError: CUDA error: an illegal memory access was encountered\n")
+
+
+def test_a_program_killed_is_no_healthy_run_and_no_clean_console():
+    """bash's `Killed` (SIGKILL, most often the OOM killer: https://github.com/ggml-org/llama.cpp/issues/5156):
+    llama-bench's pp512 row then `Killed` before tg128 (asked by -n 128) is no healthy run; an rpc-server killed after
+    accepting its client is no console without an error. Without the line, the bench is healthy as before."""
+    bench = ("$ ./build/bin/llama-bench -m models/llama-3.1-70b-q4_k_m.gguf -ngl 99 -p 512 -n 128\n"
+             "ggml_cuda_init: found 1 CUDA devices:\n  Device 0: NVIDIA GB10, compute capability 12.1, VMM: yes\n"
+             "| model                          |       size |     params | backend    | ngl |          test |"
+             "                  t/s |\n| ------------------------------ | ---------: | ---------: | ---------- | --: | "
+             "------------: | -------------------: |\n| llama 70B Q4_K - Medium        |  39.59 GiB |    70.55 B | CUDA"
+             "       |  99 |         pp512 |        812.40 ± 4.10 |\n")
+    sections = explain(bench + "Killed\n", host="spark", nodes=1)
+    said = _all(sections)
+    assert _worst(sections) == "fail" and "killed" in said and "OOM killer" in said
+    assert "healthy run" not in said.lower()
+    assert "healthy run" in _all(explain(bench, host="spark", nodes=1)).lower()
+    rpc = ("$ ./build/bin/rpc-server -H 0.0.0.0 -p 50052\ncreate_backend: using CUDA backend\n"
+           "ggml_cuda_init: found 1 CUDA devices:\n  Device 0: NVIDIA GeForce RTX 3060, compute capability 8.6, VMM: yes\n"
+           "Starting RPC server on 0.0.0.0:50052, backend memory: 11806 MB\n"
+           "Accepted client connection, free_mem=12379488256, total_mem=12884705280\n")
+    said = _all(explain(rpc + "Killed\n", host="other", nodes=1))
+    assert "no error" not in said.lower() and "killed" in said
+    assert "No error in these lines" in _all(explain(rpc, host="other", nodes=1))
+    assert "process-killed" not in _ids("[ 2457.311000] Out of memory: Killed process 3721 (vllm)\nKilled process\n")

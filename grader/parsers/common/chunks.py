@@ -405,8 +405,9 @@ def repeated_block(lines: list[str], min_chars: int = FOLD_MIN_CHARS, tries: int
     return None
 
 
-RESOLVED_RE = re.compile(r"(?<!not )(?<!n't )(?<!never )(?<!still )(?<!be )\b(?:is gone|are gone|now gone|fixed|resolved|solved|"
-                          r"went away|no longer (?:appears|happens|shows|occurs)|disappeared)\b", re.I)
+RESOLVED_RE = re.compile(r"(?<!not )(?<!n't )(?<!never )(?<!still )\b(?:(?:is|are|now|was|been|got) (?:gone|fixed|resolved|"
+                         r"solved)|fixed (?:it|by|after|with|now)|went away|no longer (?:appears|happens|shows|occurs)|"
+                         r"disappeared)\b", re.I)
 
 
 def says_resolved(lines: list[str] | tuple[str, ...]) -> bool:
