@@ -144,3 +144,24 @@ def test_a_program_killed_is_no_healthy_run_and_no_clean_console():
     assert "no error" not in said.lower() and "killed" in said
     assert "No error in these lines" in _all(explain(rpc, host="other", nodes=1))
     assert "process-killed" not in _ids("[ 2457.311000] Out of memory: Killed process 3721 (vllm)\nKilled process\n")
+
+
+def test_a_ray_worker_that_exited_as_intended_at_shutdown_is_no_failure():
+    """Ray's `A worker died or was killed ... by an unexpected system error` with `Worker exit type:
+    INTENDED_SYSTEM_EXIT ... exit code 0` after vLLM's `Shutting down Ray GPU executor`: the teardown, no failure.
+    SYSTEM_ERROR (https://github.com/vllm-project/vllm/pull/1395, pending wf006) or no
+    exit type at all stays the fail."""
+    died = ("(raylet) A worker died or was killed while executing a task by an unexpected system error. To troubleshoot "
+            "the problem, check the logs for the dead worker. RayTask ID: ffffffffffffffff2f4a1e5c8d7b3e6a01000000 "
+            "Worker ID: 9a1b2c3d Node ID: 7e6d5c4b Worker IP address: 10.0.0.2 Worker port: 40123 Worker PID: 2211 "
+            "Worker exit type: {} Worker exit detail: {}\n")
+    text = ("INFO 06-10 12:10:01 api_server.py:600] Shutting down FastAPI HTTP server.\n"
+            "INFO 06-10 12:10:01 ray_gpu_executor.py:120] Shutting down Ray GPU executor.\n"
+            + died.format("INTENDED_SYSTEM_EXIT", "Worker exits with an exit code 0.")
+            + "INFO:     Shutting down\nINFO:     Application shutdown complete.\n")
+    assert "ray-worker-died-system-error" not in _ids(text)
+    assert _worst(explain(text, host="other", nodes=2)) != "fail"
+    assert "ray-worker-died-system-error" in _ids(died.format("SYSTEM_ERROR", "The leased worker has unrecoverable "
+                                                                              "failure."))
+    assert "ray-worker-died-system-error" in _ids(died.split(" Worker exit type")[0] + "\n")
+    assert _worst(explain(_field("wf006"), host="other", nodes=1)) == "fail"
