@@ -165,3 +165,33 @@ def test_a_ray_worker_that_exited_as_intended_at_shutdown_is_no_failure():
                                                                               "failure."))
     assert "ray-worker-died-system-error" in _ids(died.split(" Worker exit type")[0] + "\n")
     assert _worst(explain(_field("wf006"), host="other", nodes=1)) == "fail"
+
+
+_STATS = ("{p}INFO 03-02 14:20:05 [loggers.py:116] Engine {e}: Avg prompt throughput: {pt} tokens/s, Avg generation "
+          "throughput: 402.1 tokens/s, Running: {r} reqs, Waiting: {w} reqs, GPU KV cache usage: 3.1%, Prefix cache "
+          "hit rate: 0.0%\n")
+
+
+def test_vllm_stats_waiting_at_the_max_num_seqs_the_command_sets_is_an_info():
+    """vLLM's stats line (vllm/v1/metrics/loggers.py) with `Running: 8 reqs, Waiting: 56 reqs` under `--max-num-seqs
+    8`: the engine's own limit, said as an info naming it. Without the option the same line stays the warn."""
+    cmd = "$ vllm serve meta-llama/Llama-3.1-8B-Instruct --max-num-seqs 8 --gpu-memory-utilization 0.9\n"
+    line = _STATS.format(p="", e="000", pt="0.0", r=8, w=56)
+    sections = explain(cmd + line, host="other", nodes=1)
+    assert _worst(sections) == "info" and "--max-num-seqs 8" in _all(sections)
+    assert _worst(explain(cmd.replace("--max-num-seqs 8 ", "") + line, host="other", nodes=1)) == "warn"
+
+
+def test_vllm_stats_of_data_parallel_engines_are_all_read_and_show_a_served_server():
+    """A data-parallel vLLM (`--data-parallel-size 2`) prints one stats line per engine (`Engine 000`, `Engine 001`):
+    both are said, the waiting-with-room warn only where every engine shows it, and requests running are no
+    "no startup complete ... hung" beside them."""
+    cmd = "$ vllm serve Qwen/Qwen3-30B-A3B --data-parallel-size 2 --port 8000\n"
+    text = cmd + _STATS.format(p="(APIServer pid=1) ", e="000", pt="812.4", r=48, w=0) + _STATS.format(
+        p="(APIServer pid=1) ", e="001", pt="0.0", r=48, w=2)
+    sections = explain(text, host="other", nodes=1)
+    said = _all(sections)
+    assert "Engine 0: 48 running, 0 waiting" in said and "Engine 1: 48 running, 2 waiting" in said
+    assert _worst(sections) == "info" and "hung" not in said
+    both = text.replace("812.4", "0.0").replace("Waiting: 0 reqs", "Waiting: 3 reqs")
+    assert _worst(explain(both, host="other", nodes=1)) == "warn"
