@@ -563,6 +563,9 @@ EXAMPLES.update({
                            "native support for FP4 computation but FP4 quantization is being used.\n",
     # nccl#1611: GB200 at 12 nodes, glibc's abort as Open MPI reports it
     "process-aborted": BANNER + "free(): corrupted unsorted chunks\n[rack1-93-slot7:186363] Signal: Aborted (6)\n",
+    # Rotate-and-Render#7: PyTorch's teardown after the run, CUDA unloading (`driver shutting down`)
+    "cpp-exception-at-teardown": BANNER + "terminate called after throwing an instance of 'c10::Error'\n  what():  CUDA "
+                                 "error: driver shutting down\n",
     # llama.cpp#5156: convert-hf-to-gguf.py on a 72B model, killed by the OOM killer (bash's `Killed`)
     "process-killed": BANNER + "blk.35.ffn_norm.weight, n_dims = 1, torch.bfloat16 --> float32\nKilled\n",
     # distributed-llama#149: the root's command with two workers (3 nodes, not a power of two)

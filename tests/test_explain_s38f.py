@@ -195,3 +195,30 @@ def test_vllm_stats_of_data_parallel_engines_are_all_read_and_show_a_served_serv
     assert _worst(sections) == "info" and "hung" not in said
     both = text.replace("812.4", "0.0").replace("Waiting: 0 reqs", "Waiting: 3 reqs")
     assert _worst(explain(both, host="other", nodes=1)) == "warn"
+
+
+def test_a_cpp_exception_at_cuda_teardown_after_a_finished_run_is_a_warn():
+    """`terminate called after throwing an instance of 'c10::Error' what(): CUDA driver error: driver shutting down`
+    after `training complete, checkpoint saved` (https://github.com/Hangz-nju-cuhk/Rotate-and-Render/issues/7: the
+    outputs were right): CUDA's cudaErrorCudartUnloading at exit, a warn. Another uncaught exception
+    (distributed-llama#87's `Cannot create socket`) stays the fail."""
+    text = ("$ torchrun --nproc-per-node 2 train.py\n[rank0]: epoch 3 done, loss 0.412\n[rank0]: training complete, "
+            "checkpoint saved to out/ckpt-final.pt\nterminate called after throwing an instance of 'c10::Error'\n"
+            "  what():  CUDA driver error: driver shutting down\nException raised from ~CUDAEvent at "
+            "/pytorch/c10/cuda/CUDAFunctions.h:55 (most recent call first):\n")
+    sections = explain(text, host="other", nodes=1)
+    assert _worst(sections) == "warn" and "driver shutting down" in _all(sections)
+    assert "cpp-uncaught-exception" in _ids("terminate called after throwing an instance of 'std::runtime_error'\n"
+                                            "  what():  Cannot create socket\n")
+    assert "cpp-exception-at-teardown" not in _ids("terminate called after throwing an instance of "
+                                                   "'std::runtime_error'\n  what():  Cannot create socket\n")
+
+
+def test_an_assertion_a_gtest_death_test_expects_is_no_failure():
+    """A gtest death test prints the child's `Assertion ... failed.` then `[       OK ]` and `[  PASSED  ]`: the
+    assertion was the test's expectation. Without the OK line the C assertion stays the fail."""
+    text = ("$ ./build/bin/test-assert-death\n[ RUN      ] AssertDeath.TriggersAbort\ntest-assert-death: /home/user/src/"
+            "check.c:17: check_positive: Assertion `x > 0' failed.\n[       OK ] AssertDeath.TriggersAbort (3 ms)\n"
+            "[  PASSED  ] 1 test.\n")
+    assert "c-assertion-failed" not in _ids(text)
+    assert "c-assertion-failed" in _ids(text.split("[       OK ]")[0])
