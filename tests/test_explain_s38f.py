@@ -222,3 +222,37 @@ def test_an_assertion_a_gtest_death_test_expects_is_no_failure():
             "[  PASSED  ] 1 test.\n")
     assert "c-assertion-failed" not in _ids(text)
     assert "c-assertion-failed" in _ids(text.split("[       OK ]")[0])
+
+
+def _ray_status(usage: str, demand: str, nodes: int, blocks: str = "") -> str:
+    active = "".join(f" 1 node_{i}f1c0d2a8e9b4f7e9d3b1a2c4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b\n" for i in range(nodes))
+    return ("$ ray status\n======== Autoscaler status: 2024-06-10 11:02:17.512345 ========\nNode status\n"
+            "---------------------------------------------------------------\nActive:\n" + active
+            + "Pending:\n (no pending nodes)\nRecent failures:\n (no failures)\n\nResources\n"
+            "---------------------------------------------------------------\nUsage:\n" + usage
+            + " 0B/88.12GiB memory\n 0B/37.76GiB object_store_memory\n\nDemands:\n" + demand + blocks)
+
+
+def test_a_negative_ray_usage_of_a_float_residue_is_zero():
+    """`-2.7755575615628914e-17/1.0 GPU` is Ray's float arithmetic's residue of 0 (no leak, no GPU taken); ray#19131's
+    `-1.0/32.0 CPU` (pending wf002) stays the negative-use warn."""
+    text = _ray_status(" 0.0/16.0 CPU\n -2.7755575615628914e-17/1.0 GPU\n", " (no resource demands)\n", 1)
+    said = _all(explain(text, host="other", nodes=1))
+    assert "negative" not in said and "some are taken" not in said and "GPUs 0/1 in use" in said
+    assert "a negative use" in _all(explain(_field("wf002"), host="other", nodes=2))
+
+
+def test_a_cpu_demand_over_several_nodes_is_called_stale_only_where_one_node_has_room():
+    """ray#36926 (pending wd020, 5 nodes, totals only) keeps its warn naming the stale list, now hedged on `ray status
+    -v`. Four nodes at 28/32 CPUs with `{'CPU': 4.0}` pending and no per-node figures: hedged (the free CPUs may be
+    spread). With `ray status -v` showing 1 free on each node: the demand is real, said as an info, not stale."""
+    demand = " {'CPU': 4.0}: 12+ pending tasks/actors\n"
+    text = _ray_status(" 28.0/32.0 CPU\n", demand, 4)
+    said = _all(explain(text, host="other", nodes=4))
+    assert "if the free CPUs are spread" in said and "`ray status -v`" in said
+    blocks = "".join(f"Node: node_{i}f1c0d2a8e9b4f7e9d3b1a2c4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b\n Usage:\n  7.0/8.0 CPU\n"
+                     "  0B/22.03GiB memory\n\n" for i in range(4))
+    sections = explain(_ray_status(" 28.0/32.0 CPU\n", demand, 4, "\n" + blocks), host="other", nodes=4)
+    said = _all(sections)
+    assert "stale" not in said and "no node has 4 free" in said, said
+    assert "stale" in _all(explain(_field("wd020"), host="other", nodes=5))
