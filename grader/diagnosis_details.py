@@ -389,13 +389,31 @@ def _dllama_compute_bound(log: VllmLog | None, values: Mapping[str, Any], text: 
     return got if got and not got["transfer_bound"] else None
 
 
+_GPU_IDS_CALL_RE = re.compile(r"\bray\.get_gpu_ids\(\)(?P<rest>[^\n]{0,200})")
+_LOG_RECORD_RE = re.compile(r"^\s{0,8}(?:\(\w{1,60} pid=\d{1,9}\) )?(?:\d{4}-\d\d-\d\d[ T]|[IWEF]\d{4} |\[\d{4}-|"
+                            r"(?:INFO|WARNING|ERROR|DEBUG)\b)")
+
+
 def _gpu_ids_empty(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies when a line that is only ``[]`` follows the ``ray.get_gpu_ids()`` call within a few lines (its
-    printed value, a REPL's echo), in the whole paste."""
-    line, whole = str(values.get("line", "")), context().paste or text  # (its value may be read as another section)
-    at = whole.find(line) if line else -1
-    after = whole[at + len(line):at + len(line) + 800].split("\n")[1:10] if at >= 0 else []
-    return {} if any(x.strip() == "[]" for x in after) else None
+    """Applies when a ``ray.get_gpu_ids()`` call's own output is ``[]``: on its line after it (``ray.get_gpu_ids():
+    []``, ``print(ray.get_gpu_ids())  # []``), or the next line that is no log record (a REPL's echo; Ray's `Connected
+    to Ray cluster` between is skipped), in the whole paste; not where a call printed GPUs (``[0]``) and the ``[]`` is
+    another print's."""
+    whole = context().paste or text  # (its value may be read as another section)
+    lines = whole.split("\n")
+    for i, line in enumerate(lines):
+        m = _GPU_IDS_CALL_RE.search(line)
+        if not m:
+            continue
+        rest = m.group("rest")
+        if re.search(r"\[\s{0,4}\]", rest):
+            return {}
+        if re.search(r"\[\s{0,4}\d", rest):  # this call printed its GPUs
+            continue
+        after = next((x for x in lines[i + 1:i + 6] if x.strip() and not _LOG_RECORD_RE.match(x)), "")
+        if after.strip() == "[]":
+            return {}
+    return None
 
 
 _NVCC_ERROR_RE = re.compile(r"^[^\n]{0,300}?\.(?:cu|cuh|h|hpp|cpp|cc)\(\d{1,6}\): (?:catastrophic )?error: [^\n]{1,200}", re.M)

@@ -256,3 +256,18 @@ def test_a_cpu_demand_over_several_nodes_is_called_stale_only_where_one_node_has
     said = _all(sections)
     assert "stale" not in said and "no node has 4 free" in said, said
     assert "stale" in _all(explain(_field("wd020"), host="other", nodes=5))
+
+
+def test_ray_get_gpu_ids_empty_only_from_the_calls_own_output():
+    """ray.get_gpu_ids() (https://docs.ray.io/en/latest/ray-core/api/doc/ray.get_gpu_ids.html): actors that printed
+    `ray.get_gpu_ids(): [0]` and `[1]`, then another print's `[]` (placement groups left): not the call's value, no
+    note. The original case (pending xg017, ray#53919: a Python shell's `ray.get_gpu_ids()`, Ray's `Connected to Ray
+    cluster` log line, then `[]`) and a call printed with `[]` on its line keep it."""
+    text = ("$ python check_gpus.py\n2025-03-04 10:12:01,555\tINFO worker.py:1832 -- Started a local Ray instance.\n"
+            "(GpuActor pid=48211) ray.get_gpu_ids(): [0]\n(GpuActor pid=48211) CUDA_VISIBLE_DEVICES: 0\n"
+            "(GpuActor pid=48212) ray.get_gpu_ids(): [1]\n(GpuActor pid=48212) CUDA_VISIBLE_DEVICES: 1\n"
+            "placement groups left:\n[]\n")
+    assert "ray.get_gpu_ids()` returned `[]`" not in _all(explain(text, host="other", nodes=1))
+    assert "ray-get-gpu-ids-empty" in _ids("import ray\nray.get_gpu_ids()\n2025-06-18 15:09:25,499 INFO worker.py:1908 "
+                                           "-- Connected to Ray cluster.\n[]\n")
+    assert "ray-get-gpu-ids-empty" in _ids("(MyActor pid=311) ray.get_gpu_ids(): []\n")
