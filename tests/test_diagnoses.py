@@ -566,6 +566,9 @@ EXAMPLES.update({
     # Rotate-and-Render#7: PyTorch's teardown after the run, CUDA unloading (`driver shutting down`)
     "cpp-exception-at-teardown": BANNER + "terminate called after throwing an instance of 'c10::Error'\n  what():  CUDA "
                                  "error: driver shutting down\n",
+    # nvidia-docker#182: user space upgraded to 367.44 over the loaded 367.35 module
+    "nvidia-api-mismatch": BANNER + "[ 7386.259769] NVRM: API mismatch: the client has the version 367.44, but\n"
+                           "               NVRM: this kernel module has the version 367.35.  Please\n",
     # llama.cpp#5156: convert-hf-to-gguf.py on a 72B model, killed by the OOM killer (bash's `Killed`)
     "process-killed": BANNER + "blk.35.ffn_norm.weight, n_dims = 1, torch.bfloat16 --> float32\nKilled\n",
     # distributed-llama#149: the root's command with two workers (3 nodes, not a power of two)

@@ -271,3 +271,22 @@ def test_ray_get_gpu_ids_empty_only_from_the_calls_own_output():
     assert "ray-get-gpu-ids-empty" in _ids("import ray\nray.get_gpu_ids()\n2025-06-18 15:09:25,499 INFO worker.py:1908 "
                                            "-- Connected to Ray cluster.\n[]\n")
     assert "ray-get-gpu-ids-empty" in _ids("(MyActor pid=311) ray.get_gpu_ids(): []\n")
+
+
+def test_nvidia_api_mismatch_after_the_load_line_is_a_fail_and_no_normal_note():
+    """dmesg's `NVRM: loading NVIDIA UNIX x86_64 Kernel Module 550.54.14` then `NVRM: API mismatch: the client has the
+    version 550.90.07, but this kernel module has the version 550.54.14` (https://github.com/NVIDIA/nvidia-docker/
+    issues/182: fixed by a reboot): a fail naming both versions, and no "normal line of its start" beside it. The
+    load line alone keeps its info."""
+    load = "[    5.123456] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.14  Thu Feb 22 01:44:30 UTC 2024\n"
+    text = ("$ sudo dmesg | grep -i nvrm\n" + load + "[  412.778812] NVRM: API mismatch: the client has the version "
+            "550.90.07, but\n               NVRM: this kernel module has the version 550.54.14.  Please\n"
+            "               NVRM: make sure that this kernel module and all NVIDIA driver\n")
+    sections = explain(text, host="other", nodes=1)
+    said = _all(sections)
+    assert _worst(sections) == "fail" and "550.90.07" in said and "Reboot" in said
+    assert "normal line of its start" not in said
+    assert "normal line of its start" in _all(explain("$ sudo dmesg | grep -i nvrm\n" + load, host="other", nodes=1))
+    [d] = [d for d in diagnose_text("NVRM: API mismatch: the client 'kwin_wayland' (pid 1005)\n    NVRM: has the "
+                                    "version 595.84, but this kernel module has\n    NVRM: the version 595.80.  Please\n")]
+    assert "the client kwin_wayland: user space has 595.84, the loaded kernel module 595.80" in d.message

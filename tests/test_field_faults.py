@@ -1145,6 +1145,10 @@ PROC_KILLED = "Loading checkpoint shards:  87%|########7 | 7/8 [01:02<00:08]\ncl
 # https://github.com/Hangz-nju-cuhk/Rotate-and-Render/issues/7: c10::Error at exit, the CUDA runtime already unloading
 TEARDOWN_EXC = ("terminate called after throwing an instance of 'c10::Error'\n  what():  CUDA error: driver shutting "
                 "down\n")
+# https://github.com/Frogging-Family/nvidia-all/issues/394: the newer form, naming the client, 595.84 over 595.80
+API_MISMATCH = ("[    9.424670] NVRM: API mismatch: the client 'kwin_wayland' (pid 1005)\n               NVRM: has the "
+                "version 595.84, but this kernel module has\n               NVRM: the version 595.80.  Please make sure "
+                "that this\n")
 
 ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, XID_13, XID_149, NETPLAN_INDENT, CGRAPH_READ, RAY_DEAD,
@@ -1171,7 +1175,7 @@ ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, O
        CCL_NO_HOST_IP, ATTN_UNKNOWN, LLAMA_BAD_ARG, VLLM_UNBUILT, VLLM_UNBUILT_DIED, PTXAS_BARE,
        DLLAMA_NODES, CPP_TERMINATE, NVRTC_COMPILE, GGML_ABORT, DLLAMA_TRANSFER, MOONCAKE_RETRY, FLASHINFER_KV,
        RPC_VERSION, CUBLAS_INIT, GGML_OP, CUDA_NAMED, RAY_WORKER_DIED, GGML_ASSERT, C_ASSERT, CUSTOM_AR,
-       NCCL_CONNECT_OLD, NCCL_SOCKET_CREATE, NCCL_TOPO_XML, NCCL_TOPO_ID, PROC_KILLED, TEARDOWN_EXC]
+       NCCL_CONNECT_OLD, NCCL_SOCKET_CREATE, NCCL_TOPO_XML, NCCL_TOPO_ID, PROC_KILLED, TEARDOWN_EXC, API_MISMATCH]
 
 
 @pytest.mark.parametrize("text", ALL)
