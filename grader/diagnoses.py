@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from grader.parsers.common.anyof import ONE_PASS_CHARS, required_texts, texts_in
+from grader.parsers.common.chunks import RESOLVED_RE
 from grader.ranges import CatalogueError
 from grader.diagnosis_details import DETAILS, LOG_FLAGS  # what the table cannot say (re-exported)
 from grader.judges.context import spark_wording
@@ -495,6 +496,14 @@ def _values(entry: Entry, log: VllmLog | None, text: str) -> _Values | None:
     return _Values(values)
 
 
+def _unresolved(text: str) -> str:
+    """``text`` less a poster's caption that quotes an error it says is gone (`the earlier "CUDA error: ..." is gone;
+    full log below`): a line with a quote mark that says fixed, gone or resolved (chunks.RESOLVED_RE)."""
+    if not RESOLVED_RE.search(text):
+        return text
+    return "\n".join("" if re.search("[\"`\u201c]", x) and RESOLVED_RE.search(x) else x for x in text.split("\n"))
+
+
 def diagnose_entries(log: VllmLog, table: tuple[Entry, ...] | None = None) -> list[tuple[Entry, Diagnosis]]:
     """:func:`diagnose`, with the table entry each diagnosis came from."""
     entries = load_table() if table is None else table
@@ -502,6 +511,7 @@ def diagnose_entries(log: VllmLog, table: tuple[Entry, ...] | None = None) -> li
     flags: dict[str, bool] = {}
     out: list[tuple[Entry, Diagnosis]] = []
     given: set[str] = set()
+    text = _unresolved(log.text)
     for entry in entries:
         if entry.kind in given or any(k in kinds for k in entry.unless_events) \
                 or not all(k in kinds for k in entry.with_events):
@@ -510,7 +520,7 @@ def diagnose_entries(log: VllmLog, table: tuple[Entry, ...] | None = None) -> li
             continue
         if any(flags.setdefault(name, LOG_FLAGS[name](log)) != want for name, want in entry.when):
             continue
-        values = _values(entry, log, log.text)
+        values = _values(entry, log, text)
         if values is None:
             continue
         out.append((entry, Diagnosis(entry.kind, _render(entry.meaning, values), _render(entry.fix, values),
@@ -539,6 +549,7 @@ def diagnose_text(text: str, skip: Iterable[str] = (), table: tuple[Entry, ...] 
     if not isinstance(text, str) or not text:
         return []
     entries = _text_entries() if table is None else tuple(e for e in table if e.reads_text)
+    text = _unresolved(text)
     shown = [s for s in skip if isinstance(s, str)]
     out: list[Diagnosis] = []
     given: set[str] = set()

@@ -329,13 +329,28 @@ def _continued_message(log: VllmLog | None, values: Mapping[str, Any], text: str
     return {"continued": " ".join(out)[:300]} if out else {}
 
 
+_DLLAMA_WORKER_RE = re.compile(r"[\w.\[\]:-]{1,200}:\d{1,5}")
+_DLLAMA_NNODES_RE = re.compile(r"\bNNodes: (\d{1,4})\b")
+
+
 def _dllama_nodes(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """Applies when distributed-llama's root names a count of workers that, with the root, is not a power of two:
-    ``workers`` and ``nodes`` (the addresses after ``--workers``, up to the next option)."""
-    given = str(values.get("workers_given", "")).split()
-    workers = next((i for i, w in enumerate(given) if w.startswith("-")), len(given))
+    ``workers`` and ``nodes`` (the addresses, host:port, after ``--workers``, a line continued by ``\\`` followed, up to
+    the next option or shell token: ``|``, ``>``, ``2>&1``). None where the root's own ``NNodes: N`` line or a
+    generated token line shows the run went on."""
+    if _DLLAMA_TOKEN_RE.search(text):
+        return None
+    given = str(values.get("workers_given", ""))
+    at = text.find(given) if given else -1
+    if at >= 0:
+        given = text[at:at + 4000].replace("\\\n", " ").split("\n", 1)[0]
+    tokens = given.split()
+    workers = next((i for i, w in enumerate(tokens) if not _DLLAMA_WORKER_RE.fullmatch(w)), len(tokens))
     nodes = workers + 1
-    return None if workers == 0 or nodes & (nodes - 1) == 0 else {"workers": workers, "nodes": nodes}
+    if m := _DLLAMA_NNODES_RE.search(text):
+        nodes = int(m.group(1))
+        workers = nodes - 1
+    return None if workers <= 0 or nodes & (nodes - 1) == 0 else {"workers": workers, "nodes": nodes}
 
 
 _DLLAMA_TOKEN_RE = re.compile(r"^\W{0,4}G\s{1,8}(?P<g>\d{1,7}) ms\s{1,8}I\s{1,8}(?P<i>\d{1,7}) ms\s{1,8}T\s{1,8}(?P<t>\d{1,7}) ms",
@@ -374,21 +389,50 @@ def _dllama_compute_bound(log: VllmLog | None, values: Mapping[str, Any], text: 
     return got if got and not got["transfer_bound"] else None
 
 
+_GPU_IDS_CALL_RE = re.compile(r"\bray\.get_gpu_ids\(\)(?P<rest>[^\n]{0,200})")
+_LOG_RECORD_RE = re.compile(r"^\s{0,8}(?:\(\w{1,60} pid=\d{1,9}\) )?(?:\d{4}-\d\d-\d\d[ T]|[IWEF]\d{4} |\[\d{4}-|"
+                            r"(?:INFO|WARNING|ERROR|DEBUG)\b)")
+
+
 def _gpu_ids_empty(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies when a line that is only ``[]`` follows the ``ray.get_gpu_ids()`` call within a few lines (its
-    printed value, a REPL's echo), in the whole paste."""
-    line, whole = str(values.get("line", "")), context().paste or text  # (its value may be read as another section)
-    at = whole.find(line) if line else -1
-    after = whole[at + len(line):at + len(line) + 800].split("\n")[1:10] if at >= 0 else []
-    return {} if any(x.strip() == "[]" for x in after) else None
+    """Applies when a ``ray.get_gpu_ids()`` call's own output is ``[]``: on its line after it (``ray.get_gpu_ids():
+    []``, ``print(ray.get_gpu_ids())  # []``), or the next line that is no log record (a REPL's echo; Ray's `Connected
+    to Ray cluster` between is skipped), in the whole paste; not where a call printed GPUs (``[0]``) and the ``[]`` is
+    another print's."""
+    whole = context().paste or text  # (its value may be read as another section)
+    lines = whole.split("\n")
+    for i, line in enumerate(lines):
+        m = _GPU_IDS_CALL_RE.search(line)
+        if not m:
+            continue
+        rest = m.group("rest")
+        if re.search(r"\[\s{0,4}\]", rest):
+            return {}
+        if re.search(r"\[\s{0,4}\d", rest):  # this call printed its GPUs
+            continue
+        after = next((x for x in lines[i + 1:i + 6] if x.strip() and not _LOG_RECORD_RE.match(x)), "")
+        if after.strip() == "[]":
+            return {}
+    return None
+
+
+_NVCC_ERROR_RE = re.compile(r"^[^\n]{0,300}?\.(?:cu|cuh|h|hpp|cpp|cc)\(\d{1,6}\): (?:catastrophic )?error: [^\n]{1,200}", re.M)
+_BUILD_FAILED_RE = re.compile(r"^FAILED: |Ninja build failed|^\d{1,4} errors? detected in the compilation", re.M)
+_BUILD_DONE_RE = re.compile(r"^\[(\d{1,5})/(\d{1,5})\] [^\n]{0,2000}\.so\s{0,4}$", re.M)
 
 
 def _jit_build_failed(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies when the text shows the build failing (ninja's ``FAILED:``, ``Ninja build failed``, an nvcc ``error:``)
-    and the kernel's KV-cache dtype differs from its query's; ``first_error``: nvcc's first error line, cut."""
-    if values.get("kv") == values.get("q") or not re.search(r"^FAILED: |Ninja build failed|\berror: ", text, re.M):
+    """Applies when the text shows the build failing (ninja's ``FAILED:``, ``Ninja build failed``, nvcc's
+    ``file.cu(N): error:`` or ``N error detected in the compilation``; a later ``error:`` of the server is no build's)
+    and not finished (no ninja step ``[N/N] ... .so`` linking the kernel without a ``FAILED:``), and the kernel's
+    KV-cache dtype differs from its query's; ``first_error``: nvcc's first error line, cut."""
+    if values.get("kv") == values.get("q"):
         return None
-    first = re.search(r"^[^\n]{0,200}?\berror: [^\n]{1,200}", text, re.M)
+    failed = _BUILD_FAILED_RE.search(text) or _NVCC_ERROR_RE.search(text)
+    done = any(m.group(1) == m.group(2) for m in _BUILD_DONE_RE.finditer(text))
+    if not failed or (done and not re.search(r"^FAILED: |Ninja build failed", text, re.M)):
+        return None
+    first = _NVCC_ERROR_RE.search(text)
     return {"first_error": " ".join(first.group(0).split())[-300:]} if first else {}
 
 

@@ -563,6 +563,14 @@ EXAMPLES.update({
                            "native support for FP4 computation but FP4 quantization is being used.\n",
     # nccl#1611: GB200 at 12 nodes, glibc's abort as Open MPI reports it
     "process-aborted": BANNER + "free(): corrupted unsorted chunks\n[rack1-93-slot7:186363] Signal: Aborted (6)\n",
+    # Rotate-and-Render#7: PyTorch's teardown after the run, CUDA unloading (`driver shutting down`)
+    "cpp-exception-at-teardown": BANNER + "terminate called after throwing an instance of 'c10::Error'\n  what():  CUDA "
+                                 "error: driver shutting down\n",
+    # nvidia-docker#182: user space upgraded to 367.44 over the loaded 367.35 module
+    "nvidia-api-mismatch": BANNER + "[ 7386.259769] NVRM: API mismatch: the client has the version 367.44, but\n"
+                           "               NVRM: this kernel module has the version 367.35.  Please\n",
+    # llama.cpp#5156: convert-hf-to-gguf.py on a 72B model, killed by the OOM killer (bash's `Killed`)
+    "process-killed": BANNER + "blk.35.ffn_norm.weight, n_dims = 1, torch.bfloat16 --> float32\nKilled\n",
     # distributed-llama#149: the root's command with two workers (3 nodes, not a power of two)
     "dllama-node-count": BANNER + "./dllama inference --model m.m --tokenizer t.t --workers 10.0.1.3:9998 "
                          "10.0.1.4:9998\n",

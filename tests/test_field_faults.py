@@ -1140,6 +1140,15 @@ FLASHINFER_KV = ("FAILED: [code=1] /root/.cache/flashinfer/0.6.10+cf494fca.nv26.
 SPEC_ACCEPT = ("(APIServer pid=1) INFO 07-06 12:40:44 [metrics.py:120] SpecDecoding metrics: Mean acceptance length: "
                "1.38, Accepted throughput: 0.30 tokens/s, Drafted throughput: 2.40 tokens/s, Accepted: 3 tokens, "
                "Drafted: 24 tokens, Per-position acceptance rate: 0.125, 0.125, 0.125\n")
+# https://github.com/hiyouga/LlamaFactory/issues/2097: a script's model load killed (bash's job report in a script)
+PROC_KILLED = "Loading checkpoint shards:  87%|########7 | 7/8 [01:02<00:08]\ncli_demo.sh: line 5: 12989 Killed                  python src/cli_demo.py\n"
+# https://github.com/Hangz-nju-cuhk/Rotate-and-Render/issues/7: c10::Error at exit, the CUDA runtime already unloading
+TEARDOWN_EXC = ("terminate called after throwing an instance of 'c10::Error'\n  what():  CUDA error: driver shutting "
+                "down\n")
+# https://github.com/Frogging-Family/nvidia-all/issues/394: the newer form, naming the client, 595.84 over 595.80
+API_MISMATCH = ("[    9.424670] NVRM: API mismatch: the client 'kwin_wayland' (pid 1005)\n               NVRM: has the "
+                "version 595.84, but this kernel module has\n               NVRM: the version 595.80.  Please make sure "
+                "that this\n")
 
 ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, XID_13, XID_149, NETPLAN_INDENT, CGRAPH_READ, RAY_DEAD,
@@ -1166,7 +1175,7 @@ ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, O
        CCL_NO_HOST_IP, ATTN_UNKNOWN, LLAMA_BAD_ARG, VLLM_UNBUILT, VLLM_UNBUILT_DIED, PTXAS_BARE,
        DLLAMA_NODES, CPP_TERMINATE, NVRTC_COMPILE, GGML_ABORT, DLLAMA_TRANSFER, MOONCAKE_RETRY, FLASHINFER_KV,
        RPC_VERSION, CUBLAS_INIT, GGML_OP, CUDA_NAMED, RAY_WORKER_DIED, GGML_ASSERT, C_ASSERT, CUSTOM_AR,
-       NCCL_CONNECT_OLD, NCCL_SOCKET_CREATE, NCCL_TOPO_XML, NCCL_TOPO_ID]
+       NCCL_CONNECT_OLD, NCCL_SOCKET_CREATE, NCCL_TOPO_XML, NCCL_TOPO_ID, PROC_KILLED, TEARDOWN_EXC, API_MISMATCH]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -1174,7 +1183,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
     """known_faults gives explain's findings: (level, "<meaning> Fix: <fix>"); a fault is a `fail` (an Xid whose
     number the table does not single out is a `warn`: many are the application's; so is a preempted request)."""
     [(level, message)] = known_faults(text)
-    assert level == ("warn" if any(text is t for t in (XID_45, KV_PREEMPTED, PG_ANCHOR, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SHM_64MB, RAY_SHM,
+    assert level == ("warn" if any(text is t for t in (TEARDOWN_EXC, XID_45, KV_PREEMPTED, PG_ANCHOR, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SHM_64MB, RAY_SHM,
                                                       PCIE_NARROW, UCX_NO_DEVICE, TRT_OTHER_GPU, AER_CORRECTED,
                                                       MODULE_UNREADABLE, RAY_DISK, NO_STATUS, SHM_STUCK, SHM_TWICE, FD_ULIMIT, RAY_ONE_OF_TWO,
                                                       TRT_WINDOW, GLOO_HOSTNAME, STORE_RETRY, CTS_UNUSED, MEMLOCK_64K,

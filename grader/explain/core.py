@@ -23,7 +23,7 @@ from ..parsers.common.commands import changes_state, silent_on_success  # (a set
 from ..parsers.common import (PROMPT_PROGRAMS, Chunk, CleanLines, CleanText, LazyAnySearch, LazySearch, command_argv,
                               is_comment_line, is_noise_line, join_wrapped, load_json_lenient, opens_json,
                               repeated_block, split_chunks as _split_lines, strip_log_prefix)
-from ..parsers.common.chunks import Segment as _Segment
+from ..parsers.common.chunks import Segment as _Segment, says_resolved
 from ..judges.context import _CONTEXT, HEAD_CHARS, Context, context  # noqa: F401  (re-exported)
 from ..judges.model import ALL_WELL, LEVELS, NO_ERROR_SEEN, Finding, Section, Summary  # noqa: F401  (re-exported: the API)
 from ..judges.programs import not_found_program
@@ -448,8 +448,8 @@ def _explain(text: str, kind: str | None) -> list[Section]:
 
 
 def _caption(seg: _Segment) -> bool:  # no kind, no command: a poster's caption or words (tolerant.is_caption, is_words)
-    return seg.kind is None and not seg.command and (is_caption(seg.lines) or is_words(seg.lines)) and not _known_faults(
-        "\n".join(seg.lines))  # (a caption quoting a known error line, `ncclRemoteError: ...`, is read: blind batch wf)
+    return seg.kind is None and not seg.command and (is_caption(seg.lines) or is_words(seg.lines)) and (says_resolved(
+        seg.lines) or not _known_faults("\n".join(seg.lines)))  # (one quoting a known error it says is not gone is read)
 
 
 def _explain_as(text: str, kind: str) -> list[Section]:

@@ -12,25 +12,30 @@ from .model import Finding
 _CONTINUED_RE = re.compile(r"\\[ \t]{0,8}\r?\n")
 _ADDR_RE = re.compile(r"(?<!\S)(?P<flag>--dist-init-addr|--master-addr)[= ](?P<addr>[^\s'\"]{1,120})")
 _RANK_RE = re.compile(r"(?<!\S)--node-rank[= ](?P<rank>\d{1,4})\b")
+_GROUP_RE = re.compile(r"(?<!\S)(--nnodes|--disaggregation-mode|--model-path|--model|--tp|--tp-size|"
+                       r"--tensor-parallel-size)[= ]([^\s'\"]{1,200})")
+_IP_RE = re.compile(r"\[?(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9a-fA-F:]{2,39})\]?(?::\d{1,5})?")
 
 
 def rendezvous_mismatch(flags: tuple[str, ...]) -> list[Finding]:
     """A failure when the paste quotes launch commands of one multi-node server on different node ranks that name
     different rendezvous addresses (corpus zz004, sgl-project/sglang#3467: rank 0 with --dist-init-addr
-    10.68.27.12:5000, rank 1 with 10.0.1.104:5000, stuck at init); [] otherwise, and where an address is a shell
-    variable or a placeholder (what it stands for is not in the paste). ``flags``: the options of the reader's
-    server (each reader says its own)."""
+    10.68.27.12:5000, rank 1 with 10.0.1.104:5000, stuck at init); [] otherwise, and where an address is a host name,
+    a shell variable or a placeholder (what it stands for is not in the paste). A rank's last command counts (a
+    corrected retry), and only commands of one server are compared (the same --nnodes, role, model and TP size: a
+    prefill and a decode cluster each have their own). ``flags``: the options of the reader's server."""
     from .context import context
     paste = _CONTINUED_RE.sub(" ", context().paste or "")
-    seen: dict[str, dict[str, str]] = {}  # flag -> node rank -> address
+    seen: dict[tuple, dict[str, str]] = {}  # (flag, group) -> node rank -> address (the last command a rank was given)
     for line in paste.splitlines():
         addr, rank = _ADDR_RE.search(line), _RANK_RE.search(line)
         if addr and rank and addr.group("flag") in flags:
-            seen.setdefault(addr.group("flag"), {}).setdefault(rank.group("rank"), addr.group("addr"))
+            group = tuple(sorted(_GROUP_RE.findall(line)))  # one server: the same node count, role, model, TP size
+            seen.setdefault((addr.group("flag"), group), {})[rank.group("rank")] = addr.group("addr")
     out = []
-    for flag, by_rank in seen.items():
-        addrs = set(by_rank.values())
-        if len(by_rank) < 2 or len(addrs) < 2 or any(not re.search(r"\d", a) or re.search(r"[$<{]", a) for a in addrs):
+    for (flag, _), by_rank in seen.items():
+        addrs = set(by_rank.values())  # a host name may be an IP given elsewhere: only IP literals are compared
+        if len(by_rank) < 2 or len(addrs) < 2 or not all(_IP_RE.fullmatch(a) for a in addrs):
             continue
         said = " and ".join(f"{a} on node rank {r}" for r, a in sorted(by_rank.items(), key=lambda x: int(x[0])))
         out.append(fail(f"The nodes were started with different rendezvous addresses: `{flag}` {said}. Every node must "

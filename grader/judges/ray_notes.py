@@ -5,8 +5,10 @@ that fits in what is free (listed before the scheduler placed it: stale)."""
 from __future__ import annotations
 
 from ..parsers.ray_status import Demand, RayStatus
-from .common import fmt_count, warn
+from .common import fmt_count, info, warn
 from .model import Finding
+
+ZERO = 1e-6  # a used figure nearer 0 than this is a float's residue (`-2.7755575615628914e-17/1.0 GPU`): zero
 
 
 def negative_usage(st: RayStatus) -> list[Finding]:
@@ -15,7 +17,7 @@ def negative_usage(st: RayStatus) -> list[Finding]:
     reservation not released. A warn: new work asking for those resources may wait for ever."""
     out = []
     for name, (used, total) in st.resources.items():
-        if used >= 0 or name in ("memory", "object_store_memory"):
+        if used > -ZERO or name in ("memory", "object_store_memory"):  # -2.8e-17: a float's residue, zero
             continue
         pg = st.placement_groups.get(name)
         held = (f" while {fmt_count(pg[1])} stay reserved in placement groups ({fmt_count(pg[0])} used of them)"
@@ -41,9 +43,21 @@ def stale_demand(st: RayStatus, d: Demand, quoted: str) -> list[Finding]:
     each = min(float(b["CPU"]) for b, _ in d.bundles)
     if each > free or cpu[0] <= 0:
         return []
-    return [warn(f"Pending demand `{quoted}`, though {fmt_count(free)} of the {fmt_count(cpu[1])} CPUs are free, enough "
-                 f"for one of them ({fmt_count(each)} CPU each) and {fmt_count(cpu[0])} already in use: Ray's demand "
-                 "list lags its scheduler, so tasks it has already placed can still be listed here (stale). An "
-                 "autoscaler acting on it starts extra nodes that are not needed; a demand that stays listed over "
-                 "several reports, with the CPUs still free, is real (then `ray status -v` shows which node lacks "
-                 "what).")]
+    per_node = [u.resources["CPU"] for u in st.per_node if "CPU" in u.resources]
+    fits = max((t - u for u, t in per_node), default=None)
+    if fits is not None and fits + ZERO < each:
+        return [info(f"Pending demand `{quoted}`: {fmt_count(free)} of the {fmt_count(cpu[1])} CPUs are free in all, "
+                     f"but no node has {fmt_count(each)} free (at most {fmt_count(fits)} on one): a task runs on one "
+                     "node, so the demand is real, the free CPUs too scattered to take it; it runs as others end.")]
+    said = (f"Pending demand `{quoted}`, though {fmt_count(free)} of the {fmt_count(cpu[1])} CPUs are free, enough "
+            f"for one of them ({fmt_count(each)} CPU each) and {fmt_count(cpu[0])} already in use")
+    if fits is None and st.node_count > 1:  # the free CPUs may be spread over the nodes: which, `ray status -v` says
+        return [warn(said + f", in all over {st.node_count} nodes: if one node has {fmt_count(each)} of them free, "
+                     "Ray's demand list lags its scheduler and lists tasks it has already placed (stale), and an "
+                     "autoscaler acting on it starts extra nodes that are not needed; if the free CPUs are spread, "
+                     f"fewer than {fmt_count(each)} on every node, the demand is real (a task runs on one node). "
+                     "`ray status -v` shows each node's free CPUs and decides.")]
+    return [warn(said + ": Ray's demand list lags its scheduler, so tasks it has already placed can still be listed "
+                 "here (stale). An autoscaler acting on it starts extra nodes that are not needed; a demand that stays "
+                 "listed over several reports, with the CPUs still free, is real (then `ray status -v` shows which "
+                 "node lacks what).")]

@@ -24,14 +24,53 @@ def kv_nearly_full(stats: Any) -> bool:
         and stats.kv_usage_percent >= high
 
 
-def stats_findings(log: Any) -> list[Finding]:
-    """The last engine stats line of ``log`` (a VllmLog) said, with its reading; [] without one."""
-    if not log.stats:
-        return []
-    s = log.stats[-1]
-    said = (f"Last engine stats: {s.running if s.running is not None else '?'} running, "
+def _last_per_engine(log: Any) -> list[Any]:
+    """The last stats line of each engine (a data-parallel server prints one per engine, `Engine 000`, `Engine 001`),
+    of the last engines' round: the engines' lines in the order they came."""
+    last: dict[Any, Any] = {}
+    for s in log.stats:
+        last[s.engine] = s
+    return sorted(last.values(), key=lambda s: log.stats.index(s)) if len(last) > 1 else [log.stats[-1]]
+
+
+def _max_num_seqs(log: Any) -> int | None:
+    """--max-num-seqs as the command or the engine's args give it; None when not given."""
+    args = {**(log.command_args or {}), **(log.args or {})}
+    try:
+        return int(str(args.get("max_num_seqs", args.get("max-num-seqs", ""))).strip() or "x")
+    except ValueError:
+        return None
+
+
+def _said(s: Any, engines: int) -> str:
+    return ((f"Engine {s.engine}: " if engines > 1 else "Last engine stats: ")
+            + f"{s.running if s.running is not None else '?'} running, "
             f"{s.waiting if s.waiting is not None else '?'} waiting, KV cache {fmt_count(s.kv_usage_percent)}% used, "
             f"prompt {s.prompt_tokens_per_s:g} tok/s, generation {s.generation_tokens_per_s:g} tok/s.")
+
+
+def stats_findings(log: Any) -> list[Finding]:
+    """The last engine stats line of ``log`` (a VllmLog) said, with its reading (each engine's, for data-parallel
+    engines: the warns only where every engine agrees); [] without one."""
+    if not log.stats:
+        return []
+    lines = _last_per_engine(log)
+    if len(lines) == 1:
+        return _one_engine(log, lines[0], _said(lines[0], 1))
+    said = f"Last engine stats of {len(lines)} engines (data parallel): " + " ".join(_said(s, 2) for s in lines)
+    readings = [_one_engine(log, s, "")[0] for s in lines]
+    if all(r.level == "warn" for r in readings):
+        return [warn(said + readings[0].message)]
+    return [info(said)]
+
+
+def _one_engine(log: Any, s: Any, said: str) -> list[Finding]:
+    """One engine's last stats line ``s`` read; ``said``: its figures as said."""
+    limit = _max_num_seqs(log)
+    if limit and s.running is not None and s.running >= limit and s.waiting:
+        return [info(said + f" {s.running} running is the --max-num-seqs {limit} the command sets: the engine runs "
+                     f"at most that many at once, so the {s.waiting} others wait by this setting, not for a fault; "
+                     "raise --max-num-seqs if the KV cache has room and more at once is wanted.")]
     if kv_nearly_full(s):
         return [warn(said + " The KV cache is nearly full: the next requests wait, or running ones are preempted, "
                      "until it frees; under a load test on purpose that is the server's limit, otherwise lower "

@@ -275,6 +275,7 @@ def _resource(line: Line) -> tuple[str, float, float, tuple[float, float] | None
         # "0.00/5.908 GiB memory" (old Ray): the total's unit applies to a bare used figure
         uu, tu = uu or tu or "B", tu or uu or "B"
     used, total = _to_value(m.group("used"), uu, line), _to_value(m.group("total"), tu, line)
+    used = 0.0 if abs(used) < 1e-6 else used  # `-2.7755575615628914e-17/1.0 GPU`: Ray's float arithmetic's residue
     pg = None
     if m.group("pgused") is not None:
         pgu = m.group("pguu") or (uu if name in _MEMORY_NAMES else None)

@@ -403,3 +403,14 @@ def repeated_block(lines: list[str], min_chars: int = FOLD_MIN_CHARS, tries: int
             return p, k, rest > 0
         start = p + 1
     return None
+
+
+RESOLVED_RE = re.compile(r"(?<!not )(?<!n't )(?<!never )(?<!still )\b(?:(?:is|are|now|was|been|got) (?:gone|fixed|resolved|"
+                         r"solved)|fixed (?:it|by|after|with|now)|went away|no longer (?:appears|happens|shows|occurs)|"
+                         r"disappeared)\b", re.I)
+
+
+def says_resolved(lines: list[str] | tuple[str, ...]) -> bool:
+    """Whether a poster's caption says the error it quotes is gone (``the earlier "CUDA error: ..." is gone; full log
+    below``, ``fixed by ...``): a caption to leave out, not an error report (``still not fixed`` is one)."""
+    return any(RESOLVED_RE.search(line) for line in lines)
