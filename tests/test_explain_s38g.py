@@ -1,0 +1,92 @@
+"""Session 38, fixer G (issue 27): a break-it review's findings on this session's new rules (probes of
+/tmp/breakit16, quoted here). Each fix on the probe's text, and the case the rule was built for still read as before."""
+
+from __future__ import annotations
+
+from grader.explain import explain
+from tests.conftest import field_entry as _paste, levels, messages
+
+
+def _all(sections) -> tuple[set[str], str]:
+    return {lv for s in sections for lv in levels(s)}, "\n".join(messages(s) for s in sections)
+
+
+# --------------------------------------------------------------------------- ping: local error, mtu=N
+
+_PMTU_PING = ("$ ping -M do -s 8972 -c 3 10.20.0.5\nPING 10.20.0.5 (10.20.0.5) 8972(9000) bytes of data.\n"
+              + "ping: local error: message too long, mtu=1500\n" * 3
+              + "\n--- 10.20.0.5 ping statistics ---\n3 packets transmitted, 0 received, +3 errors, 100% packet loss, "
+              "time 2043ms\n")
+
+
+def _link(mtu: int) -> str:
+    return (f"$ ip link show enp1s0f0np0 | head -1\n4: enp1s0f0np0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu {mtu} qdisc "
+            "mq state UP mode DEFAULT group default qlen 1000\n")
+
+
+def test_a_local_refusal_below_the_interface_shown_is_the_route_or_a_cached_path_mtu():
+    """https://man7.org/linux/man-pages/man8/ip-route.8.html (`ip route get` shows a route's `mtu` and a cached path
+    MTU; `ip route flush cache`): `ping: local error: message too long, mtu=1500` while the same paste's `ip link`
+    shows the interface at MTU 9000: the 1500 is the route's or a cached path MTU, never `the interface's MTU (1500)`."""
+    for host in ("spark", "other"):
+        got, said = _all(explain(_link(9000) + _PMTU_PING, host=host, nodes=2))
+        assert "fail" in got
+        assert "interface shown (enp1s0f0np0 MTU 9000) is larger" in said and "route's MTU or a path MTU" in said
+        assert "`ip route get 10.20.0.5`" in said and "ip route flush cache" in said
+        assert "interface MTU (1500)" not in said and "own interface MTU" not in said
+
+
+def test_a_local_refusal_at_the_interface_shown_still_names_the_interface():
+    """https://github.com/MicrosoftDocs/azure-docs (articles/virtual-network/how-to-virtual-machine-mtu.md): the same
+    refusal where `ip link` shows the interface at 1500: the interface's MTU, as the rule was built to say; and with no
+    interface shown (the doc's own paste, corpus zn007) a hedge: the interface's or the route's cached path MTU."""
+    got, said = _all(explain(_link(1500) + _PMTU_PING, host="other", nodes=2))
+    assert "fail" in got and "This host's own interface MTU (1500) is too small for 9000-byte packets" in said
+    got, said = _all(explain(_link(1500) + _PMTU_PING, host="spark", nodes=2))
+    assert "fail" in got and "This Spark's outgoing interface MTU (1500)" in said
+    got, said = _all(explain(_paste("zn007"), host="other", nodes=2))
+    assert "fail" in got and "the outgoing interface's own or a path MTU" in said and "interface shown" not in said
+
+
+def test_another_hosts_interfaces_do_not_decide_the_pings():
+    """https://man7.org/linux/man-pages/man8/ip-link.8.html: the peer's `ip link` (spark2, MTU 9000) beside spark1's
+    refused ping: spark1's interface is not shown, so the hedge, not `the interface shown is larger`."""
+    paste = ("spark2:~$ ip link show enp1s0f0np0 | head -1\n" + _link(9000).split("\n", 1)[1]
+             + "spark1:~$ " + _PMTU_PING[2:])
+    got, said = _all(explain(paste, host="spark", nodes=2))
+    assert "fail" in got and "interface shown" not in said and "the outgoing interface's own or a path MTU" in said
+
+
+# --------------------------------------------------------------------------- ping of this host's own address
+
+_OWN = ("spark1:~$ ip -br addr show enp1s0f0np0\nenp1s0f0np0      DOWN           192.168.100.10/24\n"
+        "spark1:~$ ping -c 4 192.168.100.10\nPING 192.168.100.10 (192.168.100.10) 56(84) bytes of data.\n"
+        + "".join(f"64 bytes from 192.168.100.10: icmp_seq={i} ttl=64 time=0.0{i}1 ms\n" for i in range(1, 5))
+        + "\n--- 192.168.100.10 ping statistics ---\n4 packets transmitted, 4 received, 0% packet loss, time 3061ms\n"
+        "rtt min/avg/max/mdev = 0.011/0.026/0.041/0.011 ms\n")
+
+
+def test_a_ping_of_this_hosts_own_address_proves_nothing_about_the_link():
+    """https://www.kernel.org/doc/Documentation/networking/ip-sysctl.txt (a packet to one of this host's own addresses
+    is delivered locally, through lo): pinging the address `ip -br addr` shows on this host's DOWN interface answers
+    in 0.02 ms: an info that the kernel answered, never `reachable over IP`."""
+    got, said = _all(explain(_OWN, host="spark", nodes=2))
+    assert "192.168.100.10 is one of this host's own addresses (enp1s0f0np0's, which is DOWN)" in said
+    assert "prove nothing about a link or its cable" in said and "reachable over IP" not in said
+    loop = _OWN.split("spark1:~$ ping")[1].replace("192.168.100.10", "127.0.0.1")
+    got, said = _all(explain("$ ping" + loop, host="other", nodes=1))
+    assert got == {"info"} and "this host's loopback address" in said
+
+
+def test_a_ping_of_the_peer_is_still_reachable_over_ip():
+    """https://github.com/NVIDIA/dgx-spark-playbooks (connect-two-sparks: ping the peer's address): the same paste
+    pinging the peer's address (192.168.100.11, not this host's) stays the `reachable over IP` ok; and the peer's
+    address shown by another host's `ip addr` does not make it this host's own."""
+    paste = _OWN.replace("ping -c 4 192.168.100.10", "ping -c 4 192.168.100.11").replace(
+        "from 192.168.100.10", "from 192.168.100.11").replace("PING 192.168.100.10 (192.168.100.10)",
+                                                            "PING 192.168.100.11 (192.168.100.11)")
+    got, said = _all(explain(paste, host="spark", nodes=2))
+    assert "192.168.100.11 answers (4 of 4" in said and "own addresses" not in said
+    other = _OWN.replace("spark1:~$ ip -br", "spark2:~$ ip -br", 1)
+    got, said = _all(explain(other, host="spark", nodes=2))
+    assert "own addresses" not in said and "reachable over IP" in said
