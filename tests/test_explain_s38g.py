@@ -90,3 +90,37 @@ def test_a_ping_of_the_peer_is_still_reachable_over_ip():
     other = _OWN.replace("spark1:~$ ip -br", "spark2:~$ ip -br", 1)
     got, said = _all(explain(other, host="spark", nodes=2))
     assert "own addresses" not in said and "reachable over IP" in said
+
+
+# --------------------------------------------------------------------------- lspci: a server board's BMC display
+
+_ASPEED = ("$ sudo lspci -vv | grep -E 'VGA|3D|LnkCap:|LnkSta:'\n"
+           "03:00.0 VGA compatible controller: ASPEED Technology, Inc. ASPEED Graphics Family (rev 52) (prog-if 00 "
+           "[VGA controller])\n\t\tLnkCap:\tPort #0, Speed 5GT/s, Width x1, ASPM L0s L1, Exit Latency L0s <512ns, L1 "
+           "<32us\n\t\tLnkSta:\tSpeed 5GT/s, Width x1\n")
+_RTX = ("4f:00.0 VGA compatible controller: NVIDIA Corporation AD102 [GeForce RTX 4090] (rev a1) (prog-if 00 [VGA "
+        "controller])\n\t\tLnkCap:\tPort #0, Speed 16GT/s, Width x16, ASPM L1, Exit Latency L1 <4us\n"
+        "\t\tLnkSta:\tSpeed 16GT/s, Width x16\n")
+
+
+def test_a_bmc_display_at_its_own_x1_is_no_gpu_at_x4():
+    """https://pci-ids.ucw.cz/read/PC/1a03/2000 (ASPEED Graphics Family, a server board's BMC VGA): at its full x1
+    (LnkSta = LnkCap) beside two RTX 4090 at Gen4 x16: an info that it is the console's display, never the `GPU at x4`
+    fail; the GPUs keep their healthy ok."""
+    got, said = _all(explain(_ASPEED + _RTX + _RTX.replace("4f:00.0", "d5:00.0"), host="other", nodes=1))
+    assert got == {"ok", "info"}
+    assert "ASPEED Graphics Family (rev 52) (prog-if 00 [VGA controller]): a server board's onboard (BMC)" in said
+    assert "GPU at x4" not in said and "4f:00.0 GeForce RTX 4090: LnkSta Gen4 x16 matches LnkCap Gen4 x16" in said
+    matrox = _ASPEED.replace("ASPEED Technology, Inc. ASPEED Graphics Family (rev 52)",
+                             "Matrox Electronics Systems Ltd. Integrated Matrox G200eW3 Graphics Controller (rev 04)")
+    got, said = _all(explain(matrox, host="other", nodes=1))
+    assert got == {"info"} and "onboard (BMC)" in said
+
+
+def test_a_gpu_at_x4_still_fails():
+    """https://github.com/noonghunna/club-3090/issues/158 (a GPU on four lanes): an NVIDIA GPU whose LnkSta is x4 (its
+    LnkCap not pasted) keeps the `GPU at x4` fail: the BMC rule is for display controllers that compute nothing."""
+    x4 = _RTX.split("\t\tLnkCap")[0] + "\t\tLnkSta:\tSpeed 16GT/s, Width x4\n"
+    got, said = _all(explain("$ sudo lspci -vv | grep -E 'VGA|LnkSta:'\n" + x4, host="other", nodes=1))
+    assert "fail" in got and "a GPU at x4 (often behind the chipset) drags every collective" in said
+    assert "onboard" not in said
