@@ -124,3 +124,41 @@ def test_a_gpu_at_x4_still_fails():
     got, said = _all(explain("$ sudo lspci -vv | grep -E 'VGA|LnkSta:'\n" + x4, host="other", nodes=1))
     assert "fail" in got and "a GPU at x4 (often behind the chipset) drags every collective" in said
     assert "onboard" not in said
+
+
+# --------------------------------------------------------------------------- nccl-tests: PCIe 3.0 cards
+
+_HEAD = ("# nThread 1 nGpus 4 minBytes 8 maxBytes 1073741824 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 "
+         "validation: 1 graph: 0\n#\n# Using devices\n"
+         + "".join(f"#  Rank  {i} Group  0 Pid  21455 on    gpu-srv device  {i} [0x{b}] Tesla V100-PCIE-32GB\n"
+                   for i, b in enumerate(("3b", "5e", "86", "af")))
+         + "#\n#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   "
+         "busbw #wrong\n")
+
+
+def _v100(busbw: tuple[float, ...], card: str = "Tesla V100-PCIE-32GB") -> str:
+    rows = "".join(f"{s:>12} {s // 4:>13}     float     sum      -1    100.0 {bw / 1.5:7.2f} {bw:7.2f}      0    "
+                   f"100.0 {bw / 1.5:7.2f} {bw:7.2f}      0\n" for s, bw in zip((2**23 << k for k in range(7)), busbw))
+    return "$ ./build/all_reduce_perf -b 8 -e 1G -f 2 -g 4\n" + _HEAD.replace("Tesla V100-PCIE-32GB", card) + rows
+
+
+def test_pcie3_cards_at_their_links_figure_are_the_links_ceiling():
+    """NVIDIA's Tesla V100 PCIe product brief (images.nvidia.com/content/tesla/pdf/Tesla-V100-PCIe-Product-Brief.pdf:
+    PCIe Gen3 x16): four V100-PCIE flat at ~11.5 GB/s busbw from 8 MiB (the break-it probe's rows): a Gen3 x16 link
+    in practice, an info, not the `below a PCIe 4.0 link` warning; the T4 (a Gen3 card too) alike."""
+    for card in ("Tesla V100-PCIE-32GB", "Tesla T4"):
+        got, said = _all(explain(_v100((10.94, 11.24, 11.39, 11.46, 11.48, 11.50, 11.51), card), host="other", nodes=1))
+        assert "warn" not in got and "fail" not in got
+        assert f"{card} is a PCIe 3.0 card" in said and "this is the link's ceiling" in said and "PCIe 4.0" not in said
+
+
+def test_pcie3_cards_well_below_their_link_still_warn_and_gen4_cards_keep_the_gen4_bar():
+    """The same V100-PCIE table at half the figure (~5.8 GB/s) warns against Gen3's own figure; an SXM2 V100 (NVLink,
+    no row) and the RTX 4090 ring of tinygrad/open-gpu-kernel-modules#22 (corpus zj004) keep the PCIe 4.0 warning."""
+    got, said = _all(explain(_v100((5.5, 5.6, 5.7, 5.7, 5.75, 5.75, 5.75)), host="other", nodes=1))
+    assert "warn" in got and "is a PCIe 3.0 card" in said and "below that, something holds it" in said
+    got, said = _all(explain(_v100((10.94, 11.24, 11.39, 11.46, 11.48, 11.50, 11.51), "Tesla V100-SXM2-32GB"),
+                             host="other", nodes=1))
+    assert "warn" in got and "below what one PCIe 4.0 x16 link carries" in said
+    got, said = _all(explain(_paste("zj004"), host="other", nodes=1))
+    assert "warn" in got and "flattens at about 12.8 GB/s" in said and "PCIe 3.0 card" not in said
