@@ -13,7 +13,7 @@ from grader.parsers.common import BYTE_UNITS
 from grader.diagnosis_runs import (  # the details of how a run went, a module of their own (by size)
     _crash_frame, _exit_code_words, _loopback_rendezvous, _memlock_below_rdma, _multi_machine, _no_exception_shown,
     _no_rdma_use_one_machine, _nodes_still_missing, _not_served, _old_nccl, _on_a_spark, _one_machine_nccl, _one_machine_told,
-    _other_devices_open, _other_op_same_seq, _other_rank_timed_out, _rendezvous_across_nodes, _rpc_endpoint,
+    _socket_run_no_rdma, _other_devices_open, _other_op_same_seq, _other_rank_timed_out, _rendezvous_across_nodes, _rpc_endpoint,
     _several_nodes_asked, _stall_open, _stall_repeats, _store_retries, _told_hang
 )
 
@@ -422,6 +422,7 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "rpc_endpoint": _rpc_endpoint,
     "other_devices_open": _other_devices_open,
     "no_rdma_use_one_machine": _no_rdma_use_one_machine,
+    "socket_run_no_rdma": _socket_run_no_rdma,
     "several_nodes_asked": _several_nodes_asked,
     "rendezvous_across_nodes": _rendezvous_across_nodes,
     "loopback_rendezvous": _loopback_rendezvous,

@@ -162,3 +162,39 @@ def test_pcie3_cards_well_below_their_link_still_warn_and_gen4_cards_keep_the_ge
     assert "warn" in got and "below what one PCIe 4.0 x16 link carries" in said
     got, said = _all(explain(_paste("zj004"), host="other", nodes=1))
     assert "warn" in got and "flattens at about 12.8 GB/s" in said and "PCIe 3.0 card" not in said
+
+
+# --------------------------------------------------------------------------- libibverbs: no providers, a socket run
+
+_SOCKET_RUN = ("$ torchrun --nnodes 2 --node-rank 0 --nproc-per-node 1 --master-addr 10.0.0.1 --master-port 29500 "
+               "train.py\n" + "libibverbs: Warning: couldn't open config directory '/etc/libibverbs.d'.\n" * 2
+               + "node0:2231:2231 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\nNCCL version 2.20.5+cuda12.4\n"
+               "node0:2231:2260 [0] NCCL INFO Failed to open libibverbs.so[.1]\n"
+               "node0:2231:2260 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n"
+               "node0:2231:2260 [0] NCCL INFO Using network Socket\n"
+               "node0:2231:2260 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0\n"
+               "node0:2231:2260 [0] NCCL INFO comm 0x55d4c8a0 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1000 commId "
+               "0x8a3f1c2d4e5b6a79 - Init COMPLETE\n")
+
+
+def test_the_provider_warning_of_a_socket_run_with_no_rdma_nic_shown_is_noise():
+    """https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html (NCCL uses IB verbs where it finds a device,
+    else its socket transport): a two-node torchrun over eth0 that set NCCL up (Init COMPLETE) over NET/Socket, nothing
+    of an RDMA NIC in the paste: the libibverbs provider warning is an info beside the transport finding, not a fail."""
+    for host in (None, "other"):
+        sections = explain(_SOCKET_RUN, host=host, nodes=2)
+        known = next(s for s in sections if s.kind == "known-error")
+        assert set(levels(known)) == {"info"} and "on machines without one the warning is noise" in messages(known)
+        assert any(s.kind == "nccl-log" and "TCP" in messages(s) for s in sections)  # the transport finding
+
+
+def test_the_provider_warning_stays_a_fault_where_rdma_is_meant():
+    """https://github.com/dsx-ai-factory/infra-controller/pull/5251 (no providers, then `No IB devices found` from
+    ibv_devinfo, corpus zy008) and the same socket run on a DGX Spark (its ConnectX-7 is meant to carry NCCL) or with
+    an HCA named in the paste: the provider warning stays the fail."""
+    got, said = _all(explain(_paste("zy008"), host="other", nodes=2))
+    assert "fail" in got and "no vendor's user-space driver" in said
+    for host, text in (("spark", _SOCKET_RUN), ("other", _SOCKET_RUN + "node0:2231:2260 [0] NCCL INFO NCCL_IB_HCA set "
+                                                "to mlx5_0\n")):
+        known = next(s for s in explain(text, host=host, nodes=2) if s.kind == "known-error")
+        assert "fail" in levels(known) and "noise" not in messages(known)
