@@ -735,6 +735,12 @@ EXAMPLES.update({
     # ai-dynamo/nixl PR 115: nixlbench's table header, as printed
     "nixlbench-results": BANNER + "Block Size (B)      Batch Size     Avg Lat. (us)  B/W (MiB/Sec)  B/W (GiB/Sec)  "
                          "B/W (GB/Sec)\n",
+    # break-it review of session 38: ibportstate's PortInfo of a port with no link (Down, Polling), and an FDR port
+    "ib-portinfo-no-link": BANNER + "LinkState:.......................Down\nPhysLinkState:...................Polling\n"
+                           "LinkWidthActive:.................4X\nLinkSpeedActive:.................2.5 Gbps\n",
+    "ib-portinfo-active-link-ext": BANNER + "LinkState:.......................Active\nLinkWidthActive:.................4X\n"
+                                   "LinkSpeedActive:.................10.0 Gbps\n"
+                                   "LinkSpeedExtActive:..............14.0625 Gbps\n",
     # tuananh0788/Exadata#2: ibportstate's PortInfo of a QDR switch port
     "ib-portinfo-active-link": BANNER + "LinkWidthActive:.................4X\nLinkSpeedSupported:..............2.5 Gbps "
                                "or 5.0 Gbps or 10.0 Gbps\nLinkSpeedActive:.................10.0 Gbps\n",

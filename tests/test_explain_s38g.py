@@ -198,3 +198,41 @@ def test_the_provider_warning_stays_a_fault_where_rdma_is_meant():
                                                 "to mlx5_0\n")):
         known = next(s for s in explain(text, host=host, nodes=2) if s.kind == "known-error")
         assert "fail" in levels(known) and "noise" not in messages(known)
+
+
+# --------------------------------------------------------------------------- InfiniBand PortInfo
+
+_PORTINFO = ("$ ibportstate 12 2 query\nCA/RT PortInfo:\n# Port info: Lid 12 port 2\n"
+             "LinkState:.......................Active\nPhysLinkState:...................LinkUp\n"
+             "LinkWidthSupported:..............1X or 4X\nLinkWidthEnabled:................4X\n"
+             "LinkWidthActive:.................4X\n"
+             "LinkSpeedSupported:..............2.5 Gbps or 5.0 Gbps or 10.0 Gbps\n"
+             "LinkSpeedEnabled:................2.5 Gbps or 5.0 Gbps or 10.0 Gbps\n"
+             "LinkSpeedActive:.................10.0 Gbps\nLinkSpeedExtSupported:...........14.0625 Gbps\n"
+             "LinkSpeedExtEnabled:.............14.0625 Gbps\nLinkSpeedExtActive:..............14.0625 Gbps\n")
+
+
+def test_a_portinfo_with_an_extended_speed_reads_the_lane_speed_from_it():
+    """https://github.com/linux-rdma/rdma-core (infiniband-diags' ibportstate prints LinkSpeedExtActive, FDR and up):
+    an FDR port (LinkSpeedActive 10.0, LinkSpeedExtActive 14.0625) runs at 14.0625 Gbps a lane, FDR, not QDR; an
+    HDR one at 53.125. `No Extended Speed` (a QDR port, tuananh0788/Exadata#2, corpus zi014) keeps LinkSpeedActive."""
+    got, said = _all(explain(_PORTINFO, host="other"))
+    assert got == {"info"} and "runs at 4X width and 14.0625 Gbps per lane, from LinkSpeedExtActive" in said
+    assert "14.0625 Gbps a lane is FDR" in said and "runs at 4X width and 10.0 Gbps" not in said
+    got, said = _all(explain(_PORTINFO.replace("14.0625 Gbps\n", "53.125 Gbps\n"), host="other"))
+    assert "runs at 4X width and 53.125 Gbps per lane" in said
+    got, said = _all(explain(_paste("zi014"), host="other"))
+    assert "runs at 4X width and 10.0 Gbps per lane" in said and "LinkSpeedExtActive" not in said
+
+
+def test_a_portinfo_of_a_port_down_or_unconfigured_claims_no_running_link():
+    """infiniband-diags ibportstate (https://github.com/linux-rdma/rdma-core): LinkState Down, PhysLinkState Polling:
+    the port has no link (a warn naming the cable and the peer), never `the link runs at`; Armed with the physical
+    link up: no subnet manager has activated it (opensm)."""
+    down = (_PORTINFO.replace("Active\nPhys", "Down\nPhys").replace("LinkUp", "Polling")
+            .replace("ExtActive:..............14.0625 Gbps", "ExtActive:..............No Extended Speed"))
+    got, said = _all(explain(down, host="other"))
+    assert got == {"warn"} and "LinkState is Down (PhysLinkState Polling)" in said and "the port has no link" in said
+    assert "runs at" not in said and "the port's defaults, not a running link" in said
+    got, said = _all(explain(_PORTINFO.replace("Active\nPhys", "Armed\nPhys"), host="other"))
+    assert got == {"warn"} and "no subnet manager has activated it yet" in said and "opensm" in said
