@@ -57,6 +57,25 @@ def test_another_hosts_interfaces_do_not_decide_the_pings():
     assert "fail" in got and "interface shown" not in said and "the outgoing interface's own or a path MTU" in said
 
 
+def test_the_interface_on_the_route_decides_among_several_shown():
+    """https://man7.org/linux/man-pages/man8/ip-address.8.html: with eno1 at 1500 and the twin at 9000 shown, the
+    refusal is not decided (the hedge) until `ip addr` shows which subnet holds the peer: the twin's (9000: the route's
+    or a cached path MTU) or eno1's (1500: its interface)."""
+    both = ("$ ip link\n2: eno1: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc mq state UP mode DEFAULT group "
+            "default qlen 1000\n" + _link(9000).split("\n", 1)[1])
+    got, said = _all(explain(both + _PMTU_PING, host="other", nodes=2))
+    assert "fail" in got and "the outgoing interface's own or a path MTU" in said and "interface shown" not in said
+    addr = ("$ ip addr\n2: eno1: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc mq state UP group default qlen 1000\n"
+            "    inet 192.168.1.20/24 brd 192.168.1.255 scope global eno1\n"
+            "4: enp1s0f0np0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 9000 qdisc mq state UP group default qlen 1000\n"
+            "    inet 10.20.0.4/24 brd 10.20.0.255 scope global enp1s0f0np0\n")
+    got, said = _all(explain(addr + _PMTU_PING, host="other", nodes=2))
+    assert "interface shown (enp1s0f0np0 MTU 9000) is larger" in said
+    got, said = _all(explain(addr.replace("10.20.0.4/24", "10.30.0.4/24").replace("192.168.1.20", "10.20.0.4")
+                             + _PMTU_PING, host="other", nodes=2))
+    assert "This host's own interface MTU (1500)" in said
+
+
 # --------------------------------------------------------------------------- ping of this host's own address
 
 _OWN = ("spark1:~$ ip -br addr show enp1s0f0np0\nenp1s0f0np0      DOWN           192.168.100.10/24\n"

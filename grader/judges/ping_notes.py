@@ -12,6 +12,7 @@ the loopback device, whatever the state of the interface that holds the address)
 from __future__ import annotations
 
 import ipaddress
+from functools import lru_cache
 from typing import Any
 
 from ..parsers.common import ParseError
@@ -22,10 +23,15 @@ from .context import context
 from .model import Finding
 
 
+@lru_cache(maxsize=4)
+def _chunks(paste: str) -> list[Any]:
+    return split_chunks(paste)
+
+
 def _shown_interfaces(command: str | None) -> list[Any]:
     """The interfaces that the paste's ``ip addr``/``ip link``/``ifconfig`` outputs show on the host the ping ran on:
     a chunk whose prompt names the ping's host, or, where the paste names at most one host, one that names none."""
-    chunks = split_chunks(context().paste or "")
+    chunks = _chunks(context().paste or "")
     named = {c.host for c in chunks if c.host}
     mine = next((c.host for c in chunks if command and c.command == command), None)
     out: list[Any] = []
@@ -81,7 +87,7 @@ def local_refusal(r: Any, dest: str, command: str | None, size: int | None, spar
         return "route", (f"This host refused {packets} itself (`ping: local error`, mtu={mtu}), yet the interface shown "
                          f"({names}) is larger: the {mtu} is the route's MTU or a path MTU the kernel cached after a "
                          f"hop's `Frag needed`, not the interface's. {flush}.")
-    if shown and any(i.mtu == mtu for i in shown):
+    if shown and all(i.mtu == mtu for i in shown):  # (interfaces of several MTUs, none on the route: not decided)
         return "interface", ""
     who = "This Spark" if spark else "This host"
     raise_it = (f"set `mtu: {JUMBO_MTU}` on the twins in netplan on BOTH Sparks and run `sudo netplan apply`" if spark
