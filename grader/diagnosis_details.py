@@ -13,7 +13,7 @@ from grader.parsers.common import BYTE_UNITS
 from grader.diagnosis_runs import (  # the details of how a run went, a module of their own (by size)
     _crash_frame, _exit_code_words, _loopback_rendezvous, _memlock_below_rdma, _multi_machine, _no_exception_shown,
     _no_rdma_use_one_machine, _nodes_still_missing, _not_served, _old_nccl, _on_a_spark, _one_machine_nccl, _one_machine_told,
-    _other_devices_open, _other_op_same_seq, _other_rank_timed_out, _rendezvous_across_nodes, _rpc_endpoint,
+    _socket_run_no_rdma, _other_devices_open, _other_op_same_seq, _other_rank_timed_out, _rendezvous_across_nodes, _rpc_endpoint,
     _several_nodes_asked, _stall_open, _stall_repeats, _store_retries, _told_hang
 )
 
@@ -436,6 +436,47 @@ def _jit_build_failed(log: VllmLog | None, values: Mapping[str, Any], text: str)
     return {"first_error": " ".join(first.group(0).split())[-300:]} if first else {}
 
 
+_PORT_STATE_RE = re.compile(r"^LinkState:\.{0,60}(?P<state>\w{1,20})", re.M)
+_PHYS_STATE_RE = re.compile(r"^PhysLinkState:\.{0,60}(?P<phys>\w{1,20})", re.M)
+_EXT_SPEED_RE = re.compile(r"^LinkSpeedExtActive:\.{0,60}(?P<ext>\d{1,3}(?:\.\d{1,6})?) Gbps", re.M)
+
+
+def _first_port(text: str) -> str:
+    """The PortInfo block the entry's pattern reads (the first ``LinkWidthActive`` line's): from the ``LinkState`` line
+    above it to the next port's."""
+    at = text.find("\nLinkWidthActive:") + 1
+    start = max(text.rfind("\nLinkState:", 0, at) + 1, 0)
+    end = text.find("\nLinkState:", at)
+    return text[start:end if end >= 0 else len(text)]
+
+
+def _portinfo_not_active(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where an InfiniBand PortInfo's LinkState is shown and is not Active: ``state`` and ``phys`` (the
+    PhysLinkState), ``why`` what it means, ``trained`` where the physical link is up (Initialize/Armed: no subnet
+    manager has activated the port) rather than down (Down, PhysLinkState Polling or Disabled: no link)."""
+    text = _first_port(text)
+    state = _PORT_STATE_RE.search(text)
+    if state is None or state["state"].lower() == "active":
+        return None
+    phys = _PHYS_STATE_RE.search(text)
+    up = (phys["phys"] if phys else "").lower() == "linkup" or state["state"].lower() in ("init", "initialize", "armed")
+    why = ("the physical link is up, but the port is not Active: no subnet manager has activated it yet (an InfiniBand "
+           "port moves to Active only when one does), so nothing can be sent over it." if up else
+           "the port has no link" + (": it is polling for a peer (no cable, a cable that does not train, or the peer "
+                                     "port down)" if phys and phys["phys"].lower() == "polling" else
+                                     ": the port is disabled" if phys and phys["phys"].lower() == "disabled" else "")
+           + ".")
+    return {"state": state["state"], "phys": phys["phys"] if phys else None, "why": why, "trained": "" if up else None,
+            "line": state.group(0)}
+
+
+def _portinfo_ext_speed(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where an InfiniBand PortInfo's LinkSpeedExtActive names a speed (not 0, not ``No Extended Speed``):
+    ``ext``, the lane speed that overrides LinkSpeedActive's (FDR and above)."""
+    ext = _EXT_SPEED_RE.search(_first_port(text))
+    return {"ext": ext["ext"]} if ext and float(ext["ext"]) > 0 else None
+
+
 DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]] = {
     "timeout_not_applied": _timeout_not_applied,
     "fastsafetensors_across_nodes": _fastsafetensors_across_nodes,
@@ -466,6 +507,7 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "rpc_endpoint": _rpc_endpoint,
     "other_devices_open": _other_devices_open,
     "no_rdma_use_one_machine": _no_rdma_use_one_machine,
+    "socket_run_no_rdma": _socket_run_no_rdma,
     "several_nodes_asked": _several_nodes_asked,
     "rendezvous_across_nodes": _rendezvous_across_nodes,
     "loopback_rendezvous": _loopback_rendezvous,
@@ -487,6 +529,8 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "dllama_compute_bound": _dllama_compute_bound,
     "gpu_ids_empty": _gpu_ids_empty,
     "jit_build_failed": _jit_build_failed,
+    "portinfo_not_active": _portinfo_not_active,
+    "portinfo_ext_speed": _portinfo_ext_speed,
 }
 """An entry's ``detail``: a function of the log (None when :func:`diagnose_text` reads plain text), the
 values read so far and the whole text, that returns more values for the texts, or None when the entry

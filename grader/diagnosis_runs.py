@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Mapping
 
-from grader.judges.context import context  # what `explain --host/--nodes` says of the paste
+from grader.judges.context import context, spark_shown  # what `explain --host/--nodes` says of the paste
 
 if TYPE_CHECKING:
     from grader.parsers.vllm_log import VllmLog
@@ -228,6 +228,26 @@ def _no_rdma_use_one_machine(log: VllmLog | None, values: Mapping[str, Any], tex
     between the GPUs of one machine nothing needs RDMA."""
     paste = context().paste  # (its head: judges.context.HEAD_CHARS)
     return {} if context().nodes == 1 and not _RDMA_USE_RE.search(text) and not _RDMA_USE_RE.search(paste) else None
+
+
+_SOCKET_RUN_RE = re.compile(r"via NET/Socket|Using network Socket|NET/Socket : Using")
+_SET_UP_RE = re.compile(r"Init COMPLETE|Connected all rings|# Avg bus bandwidth")
+_RDMA_NIC_RE = re.compile(r"\b(?:mlx[45]_\d|uverbs\d|rocep\w|roceP\w|irdma\w{0,8}|bnxt_re\d|rdmap\w|efa_?\d|hfi1_\d|"
+                          r"qedr\d|rxe\d)|/dev/infiniband|RDMA|InfiniBand|RoCE|ConnectX", re.I)
+"""A NIC that RDMA could use, named (an HCA, a uverbs device, a RoCE netdev, /dev/infiniband, the words themselves)."""
+_NO_IB_DEVICE_RE = re.compile(r"NET/IB ?: ?No device found\.?")
+
+
+def _socket_run_no_rdma(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where the paste shows NCCL set up (``Init COMPLETE``, rings connected, or a finished nccl-tests table)
+    over its socket transport, and nothing of an RDMA NIC (:data:`_RDMA_NIC_RE`) or of a program that means to use one
+    (:data:`_RDMA_USE_RE`), off a DGX Spark (whose ConnectX-7 RDMA is always meant to be used)."""
+    c = context()
+    if c.nodes == 1 or spark_shown():
+        return None
+    both = _NO_IB_DEVICE_RE.sub("", f"{c.paste}\n{text}")  # (NCCL's search finding nothing names no NIC)
+    return {} if _SOCKET_RUN_RE.search(both) and _SET_UP_RE.search(both) and not _RDMA_USE_RE.search(both) \
+        and not _RDMA_NIC_RE.search(both) else None
 
 
 def _one_machine_nccl(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:

@@ -733,11 +733,22 @@ EXAMPLES.update({
                                                "for /sys/class/infiniband_verbs/uverbs1\n",
     "ibverbs-no-providers-one-machine": BANNER + "libibverbs: Warning: couldn't open config directory "
                                         "'/etc/libibverbs.d'.\n",
+    # break-it review of session 38: a two-node torchrun over eth0 sockets that set NCCL up, no RDMA NIC shown
+    "ibverbs-no-providers-socket-run": BANNER + "libibverbs: Warning: couldn't open config directory "
+                                       "'/etc/libibverbs.d'.\nnode0:2231:2260 [0] NCCL INFO Using network Socket\n"
+                                       "node0:2231:2260 [0] NCCL INFO comm 0x55d4c8a0 rank 0 nranks 2 cudaDev 0 "
+                                       "nvmlDev 0 busId 1000 commId 0x8a3f1c2d4e5b6a79 - Init COMPLETE\n",
     # Mellanox/k8s-rdma-shared-dev-plugin#54: a pod's /dev/infiniband listing, the verbs device file in it
     "dev-infiniband-uverbs-listed": BANNER + "crw-rw-rw- 1 root root 231, 192 Mar  6 04:13 uverbs0\n",
     # ai-dynamo/nixl PR 115: nixlbench's table header, as printed
     "nixlbench-results": BANNER + "Block Size (B)      Batch Size     Avg Lat. (us)  B/W (MiB/Sec)  B/W (GiB/Sec)  "
                          "B/W (GB/Sec)\n",
+    # break-it review of session 38: ibportstate's PortInfo of a port with no link (Down, Polling), and an FDR port
+    "ib-portinfo-no-link": BANNER + "LinkState:.......................Down\nPhysLinkState:...................Polling\n"
+                           "LinkWidthActive:.................4X\nLinkSpeedActive:.................2.5 Gbps\n",
+    "ib-portinfo-active-link-ext": BANNER + "LinkState:.......................Active\nLinkWidthActive:.................4X\n"
+                                   "LinkSpeedActive:.................10.0 Gbps\n"
+                                   "LinkSpeedExtActive:..............14.0625 Gbps\n",
     # tuananh0788/Exadata#2: ibportstate's PortInfo of a QDR switch port
     "ib-portinfo-active-link": BANNER + "LinkWidthActive:.................4X\nLinkSpeedSupported:..............2.5 Gbps "
                                "or 5.0 Gbps or 10.0 Gbps\nLinkSpeedActive:.................10.0 Gbps\n",

@@ -159,10 +159,12 @@ def test_an_x4_link_below_the_card_stays_a_warning_without_the_healthy_note():
 def test_a_large_df_ping_this_host_refuses_itself_is_a_fault():
     """https://github.com/MicrosoftDocs/azure-docs (articles/virtual-network/how-to-virtual-machine-mtu.md): a 3900-byte
     -M do ping from a VM whose interface is at MTU 1500: `ping: local error: message too long, mtu=1500` for all ten,
-    the sender's own interface refuses them: a fail naming this side's MTU, not the peer or a firewall."""
+    this host refuses them itself: a fail naming the route's MTU of 1500 (the interface's or a cached path MTU: no
+    interface is shown), not the peer or a firewall."""
     got, said = _all(explain(_paste("zn007"), host="other", nodes=2))
     assert "fail" in got
-    assert "This host's own interface MTU (1500) is too small for 3900-byte packets" in said
+    assert "This host refused 3900-byte packets itself (`ping: local error`" in said
+    assert "the MTU (1500) of its route to 10.0.0.5 is the outgoing interface's own or a path MTU" in said
     assert "firewall" not in said and "peer is down" not in said
 
 

@@ -1067,6 +1067,9 @@ NIXLBENCH = ("Block Size (B)      Batch Size     B/W (GB/Sec)   Avg Lat. (us)  A
 # https://github.com/tuananh0788/Exadata/issues/2, as posted (ibportstate on a QDR switch)
 PORTINFO = ("LinkWidthEnabled:................1X or 4X\nLinkWidthActive:.................4X\n"
             "LinkSpeedEnabled:................2.5 Gbps or 5.0 Gbps or 10.0 Gbps\nLinkSpeedActive:.................10.0 Gbps\n")
+# break-it review of session 38 (ibportstate of a port with no link)
+PORTINFO_DOWN = ("LinkState:.......................Down\nPhysLinkState:...................Polling\n"
+                 "LinkWidthActive:.................4X\nLinkSpeedActive:.................2.5 Gbps\n")
 # https://github.com/Mellanox/k8s-rdma-shared-dev-plugin/issues/54, as posted (a pod's `ls -l /dev/infiniband`)
 DEV_UVERBS = ("/dev/infiniband:\ntotal 0\ncrw------- 1 root root 231,  64 Mar  6 04:13 issm0\n"
               "crw-rw-rw- 1 root root  10,  56 Mar  6 04:13 rdma_cm\ncrw-rw-rw- 1 root root 231, 192 Mar  6 04:13 uverbs0\n")
@@ -1175,7 +1178,8 @@ ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, O
        CCL_NO_HOST_IP, ATTN_UNKNOWN, LLAMA_BAD_ARG, VLLM_UNBUILT, VLLM_UNBUILT_DIED, PTXAS_BARE,
        DLLAMA_NODES, CPP_TERMINATE, NVRTC_COMPILE, GGML_ABORT, DLLAMA_TRANSFER, MOONCAKE_RETRY, FLASHINFER_KV,
        RPC_VERSION, CUBLAS_INIT, GGML_OP, CUDA_NAMED, RAY_WORKER_DIED, GGML_ASSERT, C_ASSERT, CUSTOM_AR,
-       NCCL_CONNECT_OLD, NCCL_SOCKET_CREATE, NCCL_TOPO_XML, NCCL_TOPO_ID, PROC_KILLED, TEARDOWN_EXC, API_MISMATCH]
+       NCCL_CONNECT_OLD, NCCL_SOCKET_CREATE, NCCL_TOPO_XML, NCCL_TOPO_ID, PROC_KILLED, TEARDOWN_EXC, API_MISMATCH,
+       PORTINFO_DOWN]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -1187,7 +1191,8 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
                                                       PCIE_NARROW, UCX_NO_DEVICE, TRT_OTHER_GPU, AER_CORRECTED,
                                                       MODULE_UNREADABLE, RAY_DISK, NO_STATUS, SHM_STUCK, SHM_TWICE, FD_ULIMIT, RAY_ONE_OF_TWO,
                                                       TRT_WINDOW, GLOO_HOSTNAME, STORE_RETRY, CTS_UNUSED, MEMLOCK_64K,
-                                                      VLLM_UNBUILT, SIMPLE_ORDER, HPL_SLOW, DCGM_NVLINK, DLLAMA_TRANSFER, FLASHINFER_KV))
+                                                      VLLM_UNBUILT, SIMPLE_ORDER, HPL_SLOW, DCGM_NVLINK, DLLAMA_TRANSFER, FLASHINFER_KV,
+                                                      PORTINFO_DOWN))
                     else "fail")
     assert " Fix: " in message
 

@@ -135,6 +135,23 @@ def aer_corrected_burst() -> int | None:
     return int(p["burst"]) if p and p.get("trust") in ("A", "B", "C") else None
 
 
+def gpu_generation(name: str | None) -> int | None:
+    """The PCIe generation of the GPU named ``name`` (as nccl-tests or nvidia-smi print it): a desktop card's
+    (gpus.toml pcie_gen), else a data-center card's (pcie.toml [gpu_generation]); None where no verified row (trust A,
+    B or C) matches."""
+    import re
+
+    from grader.calc.specs import match_gpu
+    spec = match_gpu(name)
+    fig = spec.figures.get("pcie_gen") if spec else None
+    if fig is not None:
+        return int(fig.value) if fig.trust != "U" else None
+    for card in load_pcie()["gpu_generation"].values():
+        if name and card["trust"] in ("A", "B", "C") and re.search(card["match"], name, re.I):
+            return int(card["gen"])
+    return None
+
+
 def generation_from_rate(gt_s: float) -> int:
     """The PCIe generation whose per-lane rate is ``gt_s`` GT/s (2.5 -> 1, 16 -> 4, 32 -> 5).
 

@@ -213,7 +213,8 @@ class LinkFigure:
 def load_pcie() -> dict[str, Any]:
     """{"generations": {gen: PcieGeneration}, "practical": Figure-like dict, "links": {id: LinkFigure}, "p2p":
     Figure-like dict (``min_gain``), "p2p_latency": Figure-like dict (``active_drop``), "p2p_broken": Figure-like dict
-    (``below_share``), "aer_corrected": Figure-like dict (``burst``)}."""
+    (``below_share``), "aer_corrected": Figure-like dict (``burst``), "gpu_generation": {id: {match, gen, source,
+    trust}}}."""
     data = _read("pcie.toml")
     gens: dict[int, PcieGeneration] = {}
     for key, row in data.get("generation", {}).items():
@@ -244,8 +245,14 @@ def load_pcie() -> dict[str, Any]:
         for f in (key, "source", "trust"):
             if table and f not in table:
                 raise SpecError(f"checks/specs/pcie.toml [{name}]: has no `{f}`")
+    cards = data.get("gpu_generation", {})
+    for key, card in cards.items():
+        for f in ("match", "gen", "source", "trust"):
+            if f not in card:
+                raise SpecError(f"checks/specs/pcie.toml [gpu_generation.{key}]: has no `{f}`")
     return {"generations": gens, "practical": dict(practical), "links": links, "p2p": dict(p2p),
-            "p2p_latency": dict(latency), "p2p_broken": dict(broken), "aer_corrected": dict(corrected)}
+            "p2p_latency": dict(latency), "p2p_broken": dict(broken), "aer_corrected": dict(corrected),
+            "gpu_generation": dict(cards)}
 
 
 def link(link_id: str) -> LinkFigure:

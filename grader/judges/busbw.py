@@ -218,7 +218,7 @@ def _below_pcie(res: NcclTestsResult, hosts: int | None) -> list[Finding]:
     or an IOMMU in the path stay below it. Field: tinygrad/open-gpu-kernel-modules#22 (4x RTX 4090, 12.7 GB/s),
     gardenlinux#4556 (4x RTX PRO 6000, 18.8 GB/s), NVIDIA/nccl-tests#44 (2x 2080 Ti over a bridge, 21 GB/s), NVIDIA/nccl#644
     (8 ranks, 7.3 GB/s); 5x RTX 4090 at the Gen4 ceiling read 24.7 GB/s (tinygrad/open-gpu-kernel-modules#17)."""
-    from ..calc.pcie import link_bandwidth, practical_bandwidth
+    from ..calc.pcie import gpu_generation, link_bandwidth, practical_bandwidth
 
     if hosts is not None and hosts > 1 or len(res.hosts) > 1:
         return []  # between machines the network sets the figure: judged by the network's own readers
@@ -235,6 +235,19 @@ def _below_pcie(res: NcclTestsResult, hosts: int | None) -> list[Finding]:
     if top <= 0 or top >= floor or low * ratio < top or best[max(best)] * ratio < top:
         return []  # above the bar, or still climbing (or falling: _collapse says so) within the sizes shown
     one = hosts == 1 or len(res.hosts) == 1 and not res.ranks_cut
+    cards = dict.fromkeys(r.gpu for r in res.ranks)
+    if cards and {gpu_generation(c) for c in cards} == {3}:  # PCIe 3.0 cards: their own link's figure is the bar
+        low, high = practical_bandwidth(3, 16)
+        said = (f"busbw flattens at about {top:.3g} GB/s from {min(best) / 2**20:g} MiB on; {', '.join(cards)} "
+                f"{'is a PCIe 3.0 card' if len(cards) == 1 else 'are PCIe 3.0 cards'} (checks/specs/pcie.toml), "
+                f"whose x16 link carries {low:.1f}-{high:.1f} GB/s of {link_bandwidth(3, 16).gbyte_s:.1f} each way "
+                "in practice")
+        if top * ratio >= low:  # at the link's figure, within the ratio the table reads as one plateau
+            return [info(f"{said}: this is the link's ceiling, nothing holds it back; GPUs joined by NVLink "
+                         "reach more.")]
+        return [warn(f"{said}: below that, something holds it: peer-to-peer off (traffic staged through host "
+                     "memory, SHM), an IOMMU in the path, or a slot running below its width or speed. NCCL_DEBUG=INFO's "
+                     "`via P2P` / `via SHM` lines and each GPU's `LnkSta` in `lspci -vv` decide.")]
     where = ("" if one else " If the ranks ran on several machines (the paste does not show its `# Rank` "
              f"lines), it is the network's figure instead: about {top * 8:.0f} Gb/s.")
     return [warn(f"busbw flattens at about {top:.3g} GB/s from {min(best) / 2**20:g} MiB on: below what one PCIe 4.0 "

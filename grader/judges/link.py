@@ -178,8 +178,8 @@ _VIRTUAL_BRIDGE_RE = re.compile(r"docker\d+$|br-[0-9a-f]{6,}$|virbr\d+$|cni\d+$|
 
 def _plain_host_findings(others: list[Any]) -> list[Finding]:
     """A host that is not a Spark: its interfaces (state, MTU, IPv4), and whether its MACs are a VM's."""
-    rows = [f"{i.name} {i.operstate or '?'}" + (" NO-CARRIER" if "NO-CARRIER" in (i.flags or ()) else "")
-            + f" MTU {i.mtu} ({', '.join(a.cidr for a in i.ipv4) or no_ipv4_words(i)})" for i in others[:16]]
+    rows = [f"{i.name} {i.operstate or '?'}" + (" NO-CARRIER" if "NO-CARRIER" in (i.flags or ()) else "") + (f" MTU {i.mtu}"
+            if i.mtu else "") + f" ({', '.join(a.cidr for a in i.ipv4) or no_ipv4_words(i)})" for i in others[:16]]
     vms = {p: v for i in others if not _VIRTUAL_BRIDGE_RE.match(i.name) and not i.name.startswith(("vnet", "veth"))
            for p, v in VM_MAC_PREFIXES.items() if (i.mac or "").lower().startswith(p)}  # (a host's bridge to its VMs)
     bridges = [i for i in others if _VIRTUAL_BRIDGE_RE.match(i.name) and "NO-CARRIER" in (i.flags or ())]

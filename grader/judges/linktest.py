@@ -25,6 +25,7 @@ from .common import (JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, fail, info,
                      spark_figure, warn)
 from .context import spark_shown
 from .model import Finding, Summary
+from .ping_notes import local_refusal, own_address
 
 
 TCP_PASS_GBPS = spark_figure("tcp_gbps")
@@ -91,7 +92,9 @@ def summarise_ping(r: Any, command: str | None) -> Summary:
                              "a Wi-Fi association lost). Check `ip link` and `ip addr` here and on the peer (up, the "
                              f"same subnet) and `ip neigh show {r.destination or '<peer address>'}`; on Wi-Fi, reconnect.")))
     elif r.mtu_error:
-        findings.append(_mtu_failure(r, dest, size if payload else None))
+        findings.append(_mtu_failure(r, dest, size if payload else None, command))
+    elif r.ok and (mine := own_address(r, command)):  # this host's own address: its kernel answers, not a link
+        findings.append(mine)
     elif r.ok and size >= JUMBO_MTU:
         how = " with fragmenting forbidden (-M do)" if df else ""
         findings.append(ok(f"Jumbo frames work end to end: {size}-byte packets reached {dest} and came back{how} "
@@ -170,7 +173,7 @@ def _is_global(address: str | None) -> bool:
         return False
 
 
-def _mtu_failure(r: Any, dest: str, size: int | None) -> Finding:
+def _mtu_failure(r: Any, dest: str, size: int | None, command: str | None = None) -> Finding:
     """A packet refused for its size with fragmenting forbidden. ``size`` (bytes on the wire) is None where neither
     the PING line nor the command shows it. A fault (fail) on a Spark, or where a jumbo packet was sent and the host
     is not said (this course's pair); elsewhere (another host, or one not said with no size shown) it depends on the
@@ -205,6 +208,9 @@ def _mtu_failure(r: Any, dest: str, size: int | None) -> Finding:
         return judge(f"{router} on the path has MTU {mtu} and refused {packet} (Frag needed and DF set): the packet "
                      f"is larger than the path's MTU. {meant}")
     at = f" ({mtu})" if mtu else ""
+    seen = local_refusal(r, dest, command, size, spark)  # the paste's interfaces: the interface's MTU or the route's
+    if seen and seen[0] != "interface":
+        return judge(seen[1])
     if own and not spark:
         return fail(f"This host's own interface MTU{at} is too small for {packets} (`ping: local error`: it refused "
                     f"them itself), and {df_flag} forbids fragmenting them: the MTU this test needs is not set on "

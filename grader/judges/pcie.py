@@ -209,6 +209,21 @@ def _driver_findings(devices: list[Any]) -> list[Finding]:
                   for d in free[:4]]
 
 
+_ONBOARD_DISPLAY_RE = re.compile(r"\b(?:ASPEED|Matrox|G200e|Nuvoton|Silicon Motion|Cirrus Logic|XGI|Hi171\d|"
+                                 r"ES1000|VMware SVGA|QXL|Bochs|Hyper-V)", re.I)
+_ONBOARD_VENDORS = ("1a03:", "102b:", "1050:", "126f:", "1013:", "18ca:", "15ad:", "1b36:", "1234:", "1414:")
+"""A display controller that is no compute GPU: a server board's BMC graphics (ASPEED AST2x00, vendor 1a03; Matrox
+G200e, 102b; Nuvoton, Hisilicon Hi1710, Silicon Motion, XGI, an old board's AMD ES1000) or a VM's (Cirrus, QXL, Bochs,
+VMware, Hyper-V): pci-ids (https://pci-ids.ucw.cz/) vendor names and ids."""
+
+
+def _onboard_display(d: Any) -> bool:
+    """Whether ``d`` is a display controller of a server board's BMC or a VM (:data:`_ONBOARD_DISPLAY_RE`), not a GPU
+    that computes."""
+    return d.is_display and not d.is_nvidia and (bool(_ONBOARD_DISPLAY_RE.search(d.description or "")) or (
+        d.vendor_device or "").lower().startswith(_ONBOARD_VENDORS))
+
+
 def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
     if hasattr(devices, "buses"):  # `lspci -t`: the tree
         return {"roots": devices.roots}, tree_findings(devices)
@@ -242,6 +257,11 @@ def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
             why = (" (the paste is cut off)" if d.truncated else
                    ": this output has no link lines; run `sudo lspci -vv -d 10de:`" if cap is None else "")
             findings.append(info(f"{label}: no LnkSta line{why}."))
+            continue
+        if _onboard_display(d):  # a server board's BMC (or a VM's) display: the console, on a lane or two by design
+            findings.append(info(f"{label}: a server board's onboard (BMC) or virtual display controller at "
+                                 f"Gen{sta.gen} x{sta.width}: it draws the console, not a compute GPU, so its narrow "
+                                 "link slows no collective."))
             continue
         more = "more (lspci marks it downgraded; its LnkCap line is not in the paste)"
         if d.width_reduced:
