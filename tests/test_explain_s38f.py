@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from grader.diagnoses import diagnose_text
 from grader.explain import explain
-from tests.conftest import field_entry as _field, levels, messages
+from tests.conftest import field_entry as _field, messages
 
 
 def _all(sections) -> str:

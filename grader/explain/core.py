@@ -14,7 +14,7 @@ import functools
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 from ..failures import describe_failure
 from ..diagnoses import known_faults, one_text_gated

@@ -148,7 +148,7 @@ def summarise_nmcli_show(props: dict[str, Any], command: str | None) -> Summary:
     method = (g("ipv4.method") or "").lower()
     if method == "auto":
         findings.append((warn if twin and spark is not False else info)(
-            f"`ipv4.method auto`: the profile asks DHCP for its IPv4 address. A direct cable between two machines has no "
+            "`ipv4.method auto`: the profile asks DHCP for its IPv4 address. A direct cable between two machines has no "
             "DHCP server, so it waits and gets none (`nmcli connection up` fails with `IP configuration could not be "
             "reserved`); `nmcli connection modify" + (f" '{name}'" if name else " <profile>") + " ipv4.method manual "
             "ipv4.addresses <address>/24` gives it one that comes back after a reboot."))
