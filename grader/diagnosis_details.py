@@ -392,6 +392,19 @@ def _jit_build_failed(log: VllmLog | None, values: Mapping[str, Any], text: str)
     return {"first_error": " ".join(first.group(0).split())[-300:]} if first else {}
 
 
+_NCCL_WARN_RE = re.compile(r"NCCL WARN ([^\n]{1,300})")
+
+
+def _earlier_nccl_warn(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Always applies; ``earlier``: the first NCCL WARN of the paste before the matched line that is another message
+    (the failure the matched line follows from), when the paste shows one."""
+    line, whole = str(values.get("line", "")), context().paste or text
+    at = whole.find(line) if line else -1
+    before = [m.group(1).strip() for m in _NCCL_WARN_RE.finditer(whole[:at] if at >= 0 else "")]
+    first = next((w for w in before if "before the previous operation" not in w), None)
+    return {"earlier": first[:200]} if first else {}
+
+
 DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]] = {
     "timeout_not_applied": _timeout_not_applied,
     "fastsafetensors_across_nodes": _fastsafetensors_across_nodes,
@@ -443,6 +456,7 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "dllama_compute_bound": _dllama_compute_bound,
     "gpu_ids_empty": _gpu_ids_empty,
     "jit_build_failed": _jit_build_failed,
+    "earlier_nccl_warn": _earlier_nccl_warn,
 }
 """An entry's ``detail``: a function of the log (None when :func:`diagnose_text` reads plain text), the
 values read so far and the whole text, that returns more values for the texts, or None when the entry

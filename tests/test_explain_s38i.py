@@ -1,0 +1,103 @@
+"""Session 38, helper i (issue 27): NCCL, RDMA, nccl-tests and topology readings the blind batches wg and wh found
+explain getting wrong; each on a real output (the field corpus's file, or its lines quoted), with the source named,
+and a neighbouring output on which the rule stays silent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grader.explain import explain
+from tests.conftest import levels, messages
+
+PENDING = Path(__file__).parent / "fixtures" / "field" / "pending"
+
+
+def _read(stem: str) -> str:
+    return next(PENDING.glob(f"{stem}_*.txt")).read_text()
+
+
+def test_a_communicator_used_after_a_failed_op_is_a_failure_whose_first_error_is_not_in_the_excerpt():
+    """https://github.com/NVIDIA/TensorRT-LLM/issues/1039 (wh001): `Attempt to use communicator before the previous
+    operation returned ncclSuccess` follows an earlier failure the excerpt does not show."""
+    [s] = explain(_read("wh001"), host="other", nodes=1)
+    fails = messages(s, "fail")
+    assert "fail" in levels(s) and "earlier NCCL call" in fails
+    assert "not shown in this excerpt" in fails and "The earlier WARN in this paste" not in fails
+
+
+def test_a_communicator_used_after_a_failed_op_names_the_earlier_warn_where_the_paste_shows_it():
+    """NCCL's init.cc ncclCommEnsureReady: the earlier WARN (here a completion error, NVIDIA/nccl#1405's shape) is the
+    one to follow."""
+    text = ("h:1:2 [0] transport/net_ib.cc:100 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1> with error 12, "
+            "opcode 0, len 0, vendor err 129\n"
+            "h:1:1 [0] init.cc:303 NCCL WARN Attempt to use communicator before the previous operation returned "
+            "ncclSuccess\n")
+    said = messages(explain(text, host="other")[0], "fail")
+    assert "The earlier WARN in this paste (`NET/IB : Got completion from peer" in said
+    assert "not shown in this excerpt" not in said
+
+
+def test_one_machine_with_no_ib_device_says_so_plainly_and_stays_info():
+    """https://github.com/NVIDIA/Megatron-LM/issues/998 (wg009): `NET/IB : No device found` and NET/Socket on eth0
+    on a one-node job: harmless there."""
+    [s] = explain(_read("wg009"), host="other", nodes=1)
+    assert set(levels(s)) <= {"ok", "info"}
+    assert "NCCL found no IB or RoCE device (`NET/IB : No device found`)" in messages(s)
+    assert "on one machine" in messages(s)
+
+
+def test_net_socket_line_beside_net_ib_is_the_bootstrap_and_gdr_is_not_shown_without_channels():
+    """https://github.com/horovod/horovod/issues/1523 (wh014): NCCL 2.4.7 prints `NET/Socket : Using [0]ib0` and
+    `NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0`: the data goes over IB; `/GDRDMA` shows on channel lines only."""
+    [s] = explain(_read("wh014"), host="other", nodes=2)
+    said = messages(s)
+    assert set(levels(s)) <= {"ok", "info"}
+    assert "ib0 names a TCP interface NCCL keeps for its bootstrap (out-of-band set-up)" in said
+    assert "GPUDirect RDMA (`/GDRDMA` on them) is not shown either" in said
+
+
+def test_gdr_lines_of_the_log_keep_the_not_shown_note_silent():
+    """NCCL prints `GPU Direct RDMA Enabled for HCA 0 'mlx5_0'` (NCCL 2.x net_ib): then GDR is shown."""
+    text = ("h1:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:192.168.11.1<0>\n"
+            "h1:1:1 [0] NCCL INFO GPU Direct RDMA Enabled for HCA 0 'mlx5_0'\n")
+    assert "is not shown either" not in messages(explain(text, host="other", nodes=2)[0])
+
+
+def test_a_topology_with_a_nic_behind_each_gpus_switch_is_said_healthy_and_a_cut_row_has_no_nearest_nic():
+    """https://github.com/NVIDIA/nccl/issues/2157 (wh011): GPU0/1 PXB to NIC5-8, GPU2/3 PXB to NIC1-4; the paste
+    stops inside GPU4's row, whose nearest NIC is then not known."""
+    [s] = explain(_read("wh011"), host="other", nodes=1)
+    said = messages(s)
+    assert set(levels(s)) <= {"ok", "info"}
+    assert "Every GPU shown has a NIC behind its own PCIe switch" in said and "GPU4 NIC0 (SYS)" not in said
+    assert "GPU4: the row is cut before its NICs end" in said
+
+
+def test_a_topology_whose_nearest_nic_is_node_is_not_said_healthy():
+    """Pod1 of https://github.com/NVIDIA/nccl/issues/719's shape: mlx5_2 at NODE is the nearest NIC."""
+    text = ("\tGPU0\tGPU1\tmlx5_0\tmlx5_1\tmlx5_2\tCPU Affinity\tNUMA Affinity\n"
+            "GPU0\t X \tNV12\tSYS\tSYS\tNODE\t64-127,192-255\t1\n"
+            "GPU1\tNV12\t X \tSYS\tSYS\tNODE\t64-127,192-255\t1\n"
+            "mlx5_0\tSYS\tSYS\t X \tNODE\tSYS\n"
+            "mlx5_1\tSYS\tSYS\tNODE\t X \tSYS\n"
+            "mlx5_2\tNODE\tNODE\tSYS\tSYS\t X\n")
+    said = messages(explain(text, kind="nvidia-smi-topo", host="other")[0])
+    assert "GPU0 mlx5_2 (NODE)" in said and "Every GPU shown" not in said
+
+
+def test_a_slice_of_an_all_reduce_table_gives_its_rank_count_from_busbw_over_algbw():
+    """https://github.com/NVIDIA/nccl/issues/527 (wh022): 0.62 / 0.32 at 131072 B is 2(n-1)/n with n about 32; the
+    printed rounding (two decimals) allows 19 to 126."""
+    [s] = explain(_read("wh022"), host="other", nodes=4)
+    assert set(levels(s)) <= {"ok", "info"}
+    assert "busbw is 1.94 x algbw at 131072 B" in messages(s) and "19 to 126 ranks" in messages(s)
+
+
+def test_a_two_rank_slice_says_no_rank_count():
+    """Two ranks: all-reduce's factor is 2(2-1)/2 = 1, as broadcast's: nothing to infer (nccl-tests
+    doc/PERFORMANCE.md)."""
+    text = ("    33554432       8388608     float     sum      -1   1523.1   22.03   22.03      0   1520.2   22.07   "
+            "22.07      0\n"
+            "    67108864      16777216     float     sum      -1   3021.5   22.21   22.21      0   3019.8   22.22   "
+            "22.22      0\n")
+    assert "x algbw at" not in messages(explain(text, kind="nccl-tests", host="other")[0])
