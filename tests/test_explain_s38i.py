@@ -101,3 +101,35 @@ def test_a_two_rank_slice_says_no_rank_count():
             "    67108864      16777216     float     sum      -1   3021.5   22.21   22.21      0   3019.8   22.22   "
             "22.22      0\n")
     assert "x algbw at" not in messages(explain(text, kind="nccl-tests", host="other")[0])
+
+
+def test_a_hang_the_sender_tells_over_nccl_lines_with_no_error_is_a_failure_whose_cause_is_not_shown():
+    """https://github.com/vllm-project/vllm/issues/5484 (xp008): 'Testing 2 GPUs on 1 node hangs after this:' above
+    the start of NCCL's init."""
+    text = next(PENDING.glob("xp008_*.txt")).read_text()
+    [s] = [x for x in explain(text, host="other", nodes=1) if x.kind == "nccl-log"]
+    said = messages(s, "fail")
+    assert "fail" in levels(s) and "The paste says the run hangs" in said and "cannot tell why" in said
+    assert "NCCL_P2P_DISABLE=1 tests the GPU-to-GPU path" in said
+    # the same lines without the sentence: no end shown, nothing failed
+    [quiet] = [x for x in explain(text.split("\n", 1)[1], host="other", nodes=1) if x.kind == "nccl-log"]
+    assert "fail" not in levels(quiet) and "says the run hangs" not in messages(quiet)
+
+
+def test_a_grep_output_run_into_its_command_line_is_split_and_its_gid_table_read():
+    """Juniper's JVD appendix (xp020): `ibv_devinfo -vvv -d mlx5_6 | grep GID GID[ 0]: ...` on one line, the page's
+    copy without line breaks; grep prints one line per GID, and with no port state shown the table is still read."""
+    [s] = explain(next(PENDING.glob("xp020_*.txt")).read_text(), host="other", nodes=1)
+    assert s.kind == "ibv-devinfo" and not s.error and s.command.endswith("| grep GID")
+    assert "RoCE v2 GID index 3 carries 10.200.1.10" in messages(s)
+
+
+def test_a_grep_command_with_its_output_below_is_not_split():
+    """The same command, its output on lines of its own (the shape rdma-core prints): read as before."""
+    text = ("user@h:~$ ibv_devinfo -v -d mlx5_0 | grep GID\n"
+            "\t\t\tGID[  0]:\t\tfe80:0000:0000:0000:0ac0:ebff:fe1a:2b3c, RoCE v1\n"
+            "\t\t\tGID[  1]:\t\tfe80::ac0:ebff:fe1a:2b3c, RoCE v2\n"
+            "\t\t\tGID[  2]:\t\t0000:0000:0000:0000:0000:ffff:c0a8:640a, RoCE v1\n"
+            "\t\t\tGID[  3]:\t\t::ffff:192.168.100.10, RoCE v2\n")
+    [s] = explain(text, host="other")
+    assert s.command == "ibv_devinfo -v -d mlx5_0 | grep GID" and "RoCE v2 GID index 3 carries 192.168.100.10" in messages(s)

@@ -16,7 +16,7 @@ from ..nccl_env import ib_hca_names, ib_hcas
 from ..parsers.nccl_log import NcclLog, transport_verdict
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port, rdma_device_for
 from .nccl_layout import duplicate_gpus, many_hcas, topology_findings
-from .nccl_notes import duplicates_on_one_host, hosts_disagree
+from .nccl_notes import duplicates_on_one_host, hosts_disagree, told_hang
 from .nccl_errors import _chain_findings, _setup_failures, _verbs_findings, error_findings
 from .common import (BUSBW_WARN_GBS, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, fields_of, hca_advice, info, listed,
                      machines_spanned, ok, on_spark, warn)
@@ -582,7 +582,7 @@ def summarise_nccl_log(log: NcclLog, command: str | None) -> Summary:
         findings.append(ok(f"NCCL set its communicator up (`Init COMPLETE`, {log.init_complete} line(s)"
                            + (f" of {log.nranks} ranks" if log.nranks else "") + "): initialisation succeeded."))
     elif not (log.errors or log.warnings or log.verbs_failures or log.bench or log.troubled):  # no end shown
-        findings.append(info(
+        findings.append(told_hang(log) or info(
             f"{NO_ERROR_SEEN}, and no `Init COMPLETE`: they show NCCL connecting its channels, not whether it "
             "finished, so they cannot decide a hang or a failure after them; every rank's last lines (an `Init "
             "COMPLETE`, or the first WARN) would." if log.channels else
