@@ -133,3 +133,15 @@ def test_a_grep_command_with_its_output_below_is_not_split():
             "\t\t\tGID[  3]:\t\t::ffff:192.168.100.10, RoCE v2\n")
     [s] = explain(text, host="other")
     assert s.command == "ibv_devinfo -v -d mlx5_0 | grep GID" and "RoCE v2 GID index 3 carries 192.168.100.10" in messages(s)
+
+
+def test_ibv_reg_mr_bad_address_is_the_gpudirect_path_not_the_memlock_limit():
+    """Mellanox/nv_peer_memory#115 (NCCL 2.18 on a CX-7: `ibv_reg_mr_iova2 failed with error Bad address`, ib_write_bw
+    fine) and flagos-ai/FlagCX#61 (a 3090): EFAULT pinning GPU memory; the locked-memory limit gives ENOMEM instead."""
+    bad = ("h1:1:2 [0] misc/ibvwrap.cc:200 NCCL WARN Call to ibv_reg_mr_iova2 failed with error Bad address\n"
+           "h1:1:2 [0] NCCL INFO transport/net_ib.cc:520 -> 2\n")
+    said = messages(explain(bad, host="other", nodes=2)[0], "fail")
+    assert "nvidia-peermem" in said and "not the locked-memory limit" in said
+    nomem = bad.replace("Bad address", "Cannot allocate memory")
+    said = messages(explain(nomem, host="other", nodes=2)[0], "fail")
+    assert "memlock" in said and "nvidia-peermem" not in said
