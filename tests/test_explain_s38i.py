@@ -145,3 +145,17 @@ def test_ibv_reg_mr_bad_address_is_the_gpudirect_path_not_the_memlock_limit():
     nomem = bad.replace("Bad address", "Cannot allocate memory")
     said = messages(explain(nomem, host="other", nodes=2)[0], "fail")
     assert "memlock" in said and "nvidia-peermem" not in said
+
+
+def test_rdma_cms_default_roce_mode_v1_is_a_warning_and_v2_the_default():
+    """The kernel's configfs rdma_cm (`/sys/kernel/config/rdma_cm/<dev>/ports/<n>/default_roce_mode`), as in the RHEL
+    RoCE guide's shape (pending xi018): v1 is raw Ethernet, one L2 segment, for RDMA CM's connections only."""
+    text = ("$ cat /sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_mode\nRoCE v2\n"
+            "root@h:~# echo \"RoCE v1\" > /sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_mode\n"
+            "$ cat /sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_mode\nRoCE v1\n")
+    first, change, last = explain(text, host="other")
+    assert first.kind == last.kind == "roce-mode" and change.kind != "roce-mode"
+    assert levels(first) == ["info"] and "mlx5_0 port 1 is RoCE v2" in messages(first)
+    assert levels(last) == ["warn"] and "RoCE v1" in messages(last) and "not routable between subnets" in messages(last)
+    [cma] = explain("$ cma_roce_mode -d mlx5_1 -p 1\nIB/RoCE v1\n", host="other")
+    assert cma.kind == "roce-mode" and levels(cma) == ["warn"] and "mlx5_1" in messages(cma)
