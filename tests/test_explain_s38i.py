@@ -159,3 +159,15 @@ def test_rdma_cms_default_roce_mode_v1_is_a_warning_and_v2_the_default():
     assert levels(last) == ["warn"] and "RoCE v1" in messages(last) and "not routable between subnets" in messages(last)
     [cma] = explain("$ cma_roce_mode -d mlx5_1 -p 1\nIB/RoCE v1\n", host="other")
     assert cma.kind == "roce-mode" and levels(cma) == ["warn"] and "mlx5_1" in messages(cma)
+
+
+def test_a_scripts_echo_heading_between_outputs_is_a_note_and_the_output_above_it_still_reads():
+    """openucx/ucx#11048 (pending xi006): a script's transcript, `rdma link show` then `echo -e "\\n${BYellow}
+    Infiniband${NC}"` then `ibstat`: the echo is a command (its words come back), not output of `rdma link`."""
+    text = next(PENDING.glob("xi006_*.txt")).read_text()
+    sections = explain(text, host="other", nodes=2)
+    link = next(s for s in sections if s.kind == "rdma-link")
+    assert not link.error and "bnxt_re1/1 DOWN on enp194s0f1np1" in messages(link)
+    echo = next(s for s in sections if (s.command or "").startswith("echo -e"))
+    assert levels(echo) == ["info"] and "prints its own words (`Infiniband`)" in messages(echo)
+    assert any(s.kind == "ibstat" and not s.error for s in sections)

@@ -277,6 +277,9 @@ def unread_section(seg: Any, known: list[Finding]) -> Section:
                                                        f"`{first[:200]}`. Something stopped on it; paste the whole "
                                                        "traceback and the log lines above it to see where and why."),),
                        None, seg.host)
+    if seg.command and seg.command.split(maxsplit=1)[0] in ("echo", "printf"):  # a script's heading, its words back
+        return Section(None, seg.command, {}, (Finding("info", f"`{seg.command[:80]}` prints its own words" + (
+            f" (`{first[:120]}`)" if first else "") + ": a script's heading or note, nothing to judge."),), None, seg.host)
     gone = not_installed(first)  # a program no kind reads is not installed: say so, not "which command ..."
     if gone:
         return Section(None, seg.command, {}, (gone,), None, seg.host)
