@@ -182,3 +182,4 @@ def test_bare_gids_of_a_glob_give_indices_0_and_1_only():
              "fe80:0000:0000:0000:76e6:e2ff:fe05:0c78\n0000:0000:0000:0000:0000:ffff:0101:0102\n")
     [s] = explain(later, host="other", nodes=1)
     assert "GID 2" not in messages(s) and "1.1.1.2" not in messages(s)  # its index (2 or 10...) is not known
+    assert "text order (0, 1, 10, 100...)" in (s.error or "")

@@ -268,8 +268,12 @@ def _bare_gids(lines: list) -> dict[int, str]:
     path form (``.../gids/1:<gid>``), when every later line is an empty (zero) GID; else nothing (the index of a
     later GID is not known); the later, empty lines map to "" (skipped)."""
     at = [(i, x) for i, x in enumerate(lines) if _GIDS_GLOB_RE.search(x.command or "") and _looks_like_gid(x.text.strip())]
-    if not at or len(at) != len(lines) or not all(_is_zero_gid(x.text.strip()) for _, x in at[2:]):
+    if not at or len(at) != len(lines):
         return {}
+    if not all(_is_zero_gid(x.text.strip()) for _, x in at[2:]):
+        raise ParseError(CMD, "bare GIDs of a glob come in the files' text order (0, 1, 10, 100...), so past the "
+                              "first two their indices are not known: print them with their paths (`grep -H . "
+                              "/sys/class/infiniband/<dev>/ports/1/gids/*`) or run `show_gids`")
     m = _GIDS_GLOB_RE.search(at[0][1].command)
     dev = m["dev"] if m["dev"] != "*" else "(device)"
     return {i: f"/sys/class/infiniband/{dev}/ports/{m['port']}/gids/{n}:{x.text.strip()}" if n < 2 else "" for n, (i, x)
