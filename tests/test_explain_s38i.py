@@ -183,3 +183,13 @@ def test_bare_gids_of_a_glob_give_indices_0_and_1_only():
     [s] = explain(later, host="other", nodes=1)
     assert "GID 2" not in messages(s) and "1.1.1.2" not in messages(s)  # its index (2 or 10...) is not known
     assert "text order (0, 1, 10, 100...)" in (s.error or "")
+
+
+def test_an_unread_programs_output_that_ends_at_a_bare_message_prefix_is_said_cut():
+    """openucx/ucx#978 (pending xi016): ucp_hello_world's output ends at `libibverbs:`, its message cut off; a
+    program's output whose last line says something stays an unknown output (the error asking for its kind)."""
+    text = "$ ./a.out -n peer-host\nINFO: UCP_HELLO_WORLD mode = 0 server = peer-host port = 13337\nlibibverbs:\n"
+    [s] = explain(text, host="other")
+    assert not s.error and levels(s) == ["info"] and "ends at `libibverbs:`" in messages(s)
+    [whole] = explain(text.replace("libibverbs:\n", "libibverbs: Warning: couldn't load driver 'mlx4'\n"), host="other")
+    assert "ends at" not in messages(whole)
