@@ -52,7 +52,7 @@ def test_net_socket_line_beside_net_ib_is_the_bootstrap_and_gdr_is_not_shown_wit
     [s] = explain(_read("wh014"), host="other", nodes=2)
     said = messages(s)
     assert set(levels(s)) <= {"ok", "info"}
-    assert "ib0 names a TCP interface NCCL keeps for its bootstrap (out-of-band set-up)" in said
+    assert "ib0 names the TCP interface NCCL also set up (for its bootstrap and out-of-band exchanges)" in said
     assert "GPUDirect RDMA (`/GDRDMA` on them) is not shown either" in said
 
 

@@ -137,8 +137,8 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
         out.append(ok(f"NCCL {'moved data with' if moved else 'chose'} RDMA (NET/IB{where})"
                       + (f" over {names}." if names else "; this excerpt does not list its devices.")
                       + ("" if moved else " No connection is set up in these lines yet.") + (" `NET/Socket : Using` "
-                      f"{log.socket_ifaces[0].name} names a TCP interface NCCL keeps for its bootstrap (out-of-band "
-                      "set-up): the data goes over NET/IB." if log.socket_ifaces else "")))
+                      f"{log.socket_ifaces[0].name} names the TCP interface NCCL also set up (for its bootstrap and "
+                      "out-of-band exchanges): the data goes over NET/IB." if log.socket_ifaces else "")))
         if not log.channels and log.network is None and not log.ib_devices and log.n_ib_connections:
             out.append(info(f"The verdict comes from {log.n_ib_connections} RDMA queue-pair line(s) (`NET/IB: ... qpn ... "
                             "GID ...`): NCCL connected over RDMA, so it did not fall back to TCP sockets."))
