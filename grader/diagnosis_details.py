@@ -477,6 +477,19 @@ def _portinfo_ext_speed(log: VllmLog | None, values: Mapping[str, Any], text: st
     return {"ext": ext["ext"]} if ext and float(ext["ext"]) > 0 else None
 
 
+_NCCL_WARN_RE = re.compile(r"NCCL WARN ([^\n]{1,300})")
+
+
+def _earlier_nccl_warn(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Always applies; ``earlier``: the first NCCL WARN of the paste before the matched line that is another message
+    (the failure the matched line follows from), when the paste shows one."""
+    line, whole = str(values.get("line", "")), context().paste or text
+    at = whole.find(line) if line else -1
+    before = [m.group(1).strip() for m in _NCCL_WARN_RE.finditer(whole[:at] if at >= 0 else "")]
+    first = next((w for w in before if "before the previous operation" not in w), None)
+    return {"earlier": first[:200]} if first else {}
+
+
 DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]] = {
     "timeout_not_applied": _timeout_not_applied,
     "fastsafetensors_across_nodes": _fastsafetensors_across_nodes,
@@ -531,6 +544,7 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "jit_build_failed": _jit_build_failed,
     "portinfo_not_active": _portinfo_not_active,
     "portinfo_ext_speed": _portinfo_ext_speed,
+    "earlier_nccl_warn": _earlier_nccl_warn,
 }
 """An entry's ``detail``: a function of the log (None when :func:`diagnose_text` reads plain text), the
 values read so far and the whole text, that returns more values for the texts, or None when the entry

@@ -378,6 +378,9 @@ EXAMPLES.update({
     # NVIDIA/nccl#2076 (the peer went away), NVIDIA/nccl#697 (an error chain), Oneflow-Inc/oneflow#3586 (retried connect)
     "nccl-peer-closed-remote-error": BANNER + "ncclRemoteError: A call failed possibly due to a network error or a "
                                      "remote process exiting prematurely.\n",
+    # https://github.com/NVIDIA/TensorRT-LLM/issues/1039 (blind batch wh001): a communicator used after a failed op
+    "nccl-comm-after-failed-op": BANNER + "instance-12463:390729:390729 [2] init.cc:303 NCCL WARN Attempt to use "
+                                 "communicator before the previous operation returned ncclSuccess\n",
     "nccl-socket-connect-retry": BANNER + "w:1:2 [0] NCCL INFO Call to connect returned Connection timed out, retrying\n",
     # blind batch zr (TensorRT-LLM, Dynamo, NIXL/UCX) and zs010 (a GPU the driver lost), each line as posted
     "dynamo-etcd-unreachable": BANNER + "Error: Failed to connect to etcd server with config ClientOptions { etcd_url: "

@@ -452,6 +452,9 @@ NCCL_CLOSED = ("a100-st-p4d24xlarge-22:183006:183181 [1] misc/socket.cc:538 NCCL
 # https://github.com/NVIDIA/nccl-tests/issues/166
 NCCL_CONNECT = ("ubuntu:39964:40075 [0] misc/socket.cc:483 NCCL WARN socketStartConnect: Connect to 10.0.0.2<45763> failed "
                 ": Software caused connection abort\n")
+# https://github.com/NVIDIA/TensorRT-LLM/issues/1039 (an earlier NCCL call had failed; blind batch wh001)
+COMM_AFTER_FAIL = ("instance-12463:390727:390727 [0] init.cc:303 NCCL WARN Attempt to use communicator before the "
+                   "previous operation returned ncclSuccess\n")
 # https://github.com/NVIDIA/nccl/issues/1405 (the IBext plugin's `with status=` form of the same completion error)
 NCCL_WC12_STATUS = ("kp-ddp-worker-0:3468:3905 [4] ib_plugin.c:1615 NCCL WARN NET/IB : Got completion from peer "
                     "10.216.210.236<54862> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid "
@@ -1179,7 +1182,7 @@ ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, O
        DLLAMA_NODES, CPP_TERMINATE, NVRTC_COMPILE, GGML_ABORT, DLLAMA_TRANSFER, MOONCAKE_RETRY, FLASHINFER_KV,
        RPC_VERSION, CUBLAS_INIT, GGML_OP, CUDA_NAMED, RAY_WORKER_DIED, GGML_ASSERT, C_ASSERT, CUSTOM_AR,
        NCCL_CONNECT_OLD, NCCL_SOCKET_CREATE, NCCL_TOPO_XML, NCCL_TOPO_ID, PROC_KILLED, TEARDOWN_EXC, API_MISMATCH,
-       PORTINFO_DOWN]
+       PORTINFO_DOWN, COMM_AFTER_FAIL]
 
 
 @pytest.mark.parametrize("text", ALL)

@@ -50,6 +50,13 @@ register(KindSpec(
 ))
 
 
+register(KindSpec(  # the RoCE version RDMA CM uses (configfs rdma_cm, or rdma-core's cma_roce_mode)
+    name="roce-mode", parse=judge("roce_notes", "read_roce_mode"), summarise=judge("roce_notes", "summarise_roce_mode"),
+    programs=("cma_roce_mode",), matches_command=lambda argv: runs_program(argv, "cma_roce_mode") or (
+        bool(argv) and argv[0] == "cat" and any(a.endswith("/default_roce_mode") for a in argv)),
+))
+
+
 register(KindSpec(
     name="ibv-devinfo", parse=parse_ibv_devinfo, summarise=judge("roce", "summarise_ibv_devinfo"), programs=("ibv_devinfo",),
     line=re.compile(r"^hca_id:\s|^phys_port_cnt:\s|^port:\s+\d+\s*$|^state:\s+PORT_|^phys_state:\s+(?:LINK_UP|POLLING|"

@@ -258,6 +258,11 @@ def _version(command: str | None, said: list[str]) -> tuple[Finding, ...]:
     return ()
 
 
+_CUT_PREFIX_RE = re.compile(r"[A-Za-z][\w.-]{1,40}:")
+"""A last line that is only a name and a colon (``libibverbs:``): a library's or program's message prefix, its text
+cut off."""
+
+
 def unread_section(seg: Any, known: list[Finding]) -> Section:
     """The section of a part of a paste no kind reads (``seg``: its command, host and lines): the reported faults in
     it (``known``, from checks/diagnoses.toml), a program the shell did not find, a version query, or an error saying
@@ -277,6 +282,14 @@ def unread_section(seg: Any, known: list[Finding]) -> Section:
                                                        f"`{first[:200]}`. Something stopped on it; paste the whole "
                                                        "traceback and the log lines above it to see where and why."),),
                        None, seg.host)
+    if seg.command and seg.command.split(maxsplit=1)[0] in ("echo", "printf"):  # a script's heading, its words back
+        return Section(None, seg.command, {}, (Finding("info", f"`{seg.command[:80]}` prints its own words" + (
+            f" (`{first[:120]}`)" if first else "") + ": a script's heading or note, nothing to judge."),), None, seg.host)
+    shown = [x.strip() for x in seg.lines if x.strip() and not is_noise_line(x)]
+    if seg.command and len(shown) > 1 and _CUT_PREFIX_RE.fullmatch(shown[-1]):  # `libibverbs:` and no more: a message cut at its start
+        return Section(None, seg.command, {}, (Finding("info", f"This output (from `{first[:80]}`) ends at `{shown[-1]}`, "
+                                                       "the start of a message whose text is cut off: what it reported "
+                                                       "is not shown; the lines after it would say."),), None, seg.host)
     gone = not_installed(first)  # a program no kind reads is not installed: say so, not "which command ..."
     if gone:
         return Section(None, seg.command, {}, (gone,), None, seg.host)

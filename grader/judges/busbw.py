@@ -23,7 +23,7 @@ from ..ranges import measurement_params
 from .common import (BUSBW_BROKEN_GBS, BUSBW_LINE_GBS, BUSBW_ONE_TWIN_GBS, BUSBW_WARN_GBS, CLUSTER_SETUP, JUMBO_MTU,
                      LINE_GBPS, STALE_CX7, fail, fields_of, info, listed, machines_spanned, ok, on_spark,
                      spark_figure, warn)
-from .busbw_notes import table_notes
+from .busbw_notes import ranks_from_ratio, table_notes
 from .context import context, spark_shown
 from .model import Finding, Summary
 from .nccl import _bootstrap_across_hosts, _inside_findings, _network_findings, with_command_hca
@@ -386,7 +386,7 @@ def summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
         if m.algbw_gbs and abs(m.busbw_gbs - m.algbw_gbs * factor) > 0.02 * m.busbw_gbs + 0.02:
             findings.append(info(f"busbw {m.busbw_gbs:g} is not algbw {m.algbw_gbs:g} x {factor:.3g} as {res.collective} "
                                  f"with {res.nranks} ranks gives: the rank count may differ from the `# Rank` lines."))
-    findings += relative_error(res)
+    findings += ranks_from_ratio(res) + relative_error(res)
     if res.wrong_total:
         bad = [r.size_bytes for r in res.rows if any((m.wrong or 0) > 0 for m in (r.out_of_place, r.in_place) if m)]
         where = (f" at {listed([str(b) for b in bad[:4]])} B only, {len(res.rows) - len(bad)} other size(s) correct"

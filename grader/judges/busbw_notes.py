@@ -9,6 +9,9 @@ from 128 MB on: one 400 Gb/s NIC's worth). Figures: checks/specs/ethernet.toml, 
 
 from __future__ import annotations
 
+import math
+import re
+
 from ..parsers.nccl_tests import NcclTestsResult
 from .common import info, machines_spanned, warn
 from .model import Finding
@@ -60,3 +63,27 @@ def table_notes(res: NcclTestsResult) -> list[Finding]:
             "channels, `/GDRDMA` on them); GPUDirect RDMA off, PCIe ACS or the IOMMU on the GPU-NIC path also "
             "hold the traffic to this."))
     return out
+
+
+_PRINTED_HALF_STEP = 0.005
+"""Half the last digit nccl-tests prints algbw and busbw to (``%.2f``): the rounding a ratio of them carries."""
+
+
+def ranks_from_ratio(res: NcclTestsResult) -> list[Finding]:
+    """Where a slice of a table shows neither its collective nor its ranks: busbw/algbw above 1 even allowing for the
+    printed rounding is all-reduce's factor 2(n-1)/n (every other collective's is at most 1; nccl-tests
+    doc/PERFORMANCE.md), so it gives about n ranks, and at least the n its rounding allows."""
+    if res.nranks or res.ranks or re.sub(r"_perf(?:_mpi)?$", "", res.collective or "all_reduce") != "all_reduce":
+        return []
+    sides = [(r.size_bytes, m) for r in res.rows for m in (r.out_of_place,) if m and m.algbw_gbs and m.busbw_gbs]
+    if not sides:
+        return []
+    size, m = max(sides, key=lambda s: s[1].algbw_gbs)
+    a, b, h = m.algbw_gbs, m.busbw_gbs, _PRINTED_HALF_STEP
+    low, ratio, high = (b - h) / (a + h), b / a, (b + h) / (a - h) if a > h else 2
+    if not 1 < low < ratio < 2:
+        return []
+    least, most = math.ceil(2 / (2 - low) - 1e-9), math.floor(2 / (2 - high) + 1e-9) if high < 2 else None
+    return [info(f"busbw is {ratio:.2f} x algbw at {size} B: above 1, which only all-reduce's factor 2(n-1)/n gives, "
+                 "so " + (f"{least} ranks" if least == most else f"{least} to {most} ranks within the printed rounding"
+                           if most else f"{least} ranks or more (the printed rounding allows no upper bound)") + "; the `# Rank` lines, not shown, would say which GPUs and machines.")]

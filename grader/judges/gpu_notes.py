@@ -28,7 +28,9 @@ def nearest_nics(t: Any) -> list[Finding]:
     GPUDirect RDMA by NCCL's default, so inter-node traffic is staged through host memory across the CPU link. Only
     where the GPUs share one home (NUMA node or CPU set): a NIC SYS to GPUs on both sockets sits on neither GPU's
     PCIe tree (a front-end NIC, or a VM that hides the tree), and moving it would not decide much."""
-    nearest = t.nearest_nics()
+    nics = [d for d in t.devices if not d.startswith("GPU")]
+    cut = [g for g in t.nearest_nics() if not all(t.link(g, n) for n in nics)]  # a row the paste cut: its nearest unknown
+    nearest = {g: v for g, v in t.nearest_nics().items() if g not in cut}
     near = [f"{g} {nic} ({code})" for g, (nic, code) in nearest.items()]
     if not near:
         return []
@@ -42,7 +44,9 @@ def nearest_nics(t: Any) -> list[Finding]:
                      "switch if they have one.")]
     return [info(f"Nearest NIC of each GPU: {', '.join(near[:16])}. PIX/PXB: the NIC sits behind the GPU's own PCIe "
                  "switch, so RDMA between them (GPUDirect) stays off the CPU; PHB, NODE or SYS: that traffic crosses the "
-                 "CPU.")]
+                 "CPU." + (" Every GPU shown has a NIC behind its own PCIe switch: the layout GPUDirect RDMA wants: nothing "
+                           "wrong in where the NICs sit." if all(c.startswith(("PIX", "PXB")) for _, c in nearest.values()) else "")
+                 + (f" ({', '.join(cut)}: the row is cut before its NICs end, so its nearest NIC is not shown.)" if cut else ""))]
 
 
 def table_notes(t: Any) -> list[Finding]:

@@ -16,7 +16,7 @@ from ..nccl_env import ib_hca_names, ib_hcas
 from ..parsers.nccl_log import NcclLog, transport_verdict
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port, rdma_device_for
 from .nccl_layout import duplicate_gpus, many_hcas, topology_findings
-from .nccl_notes import duplicates_on_one_host, hosts_disagree
+from .nccl_notes import duplicates_on_one_host, hosts_disagree, told_hang
 from .nccl_errors import _chain_findings, _setup_failures, _verbs_findings, error_findings
 from .common import (BUSBW_WARN_GBS, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, fields_of, hca_advice, info, listed,
                      machines_spanned, ok, on_spark, warn)
@@ -136,7 +136,9 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
         moved = _came_up(log)
         out.append(ok(f"NCCL {'moved data with' if moved else 'chose'} RDMA (NET/IB{where})"
                       + (f" over {names}." if names else "; this excerpt does not list its devices.")
-                      + ("" if moved else " No connection is set up in these lines yet.")))
+                      + ("" if moved else " No connection is set up in these lines yet.") + (" `NET/Socket : Using` "
+                      f"{log.socket_ifaces[0].name} names the TCP interface NCCL also set up (for its bootstrap and "
+                      "out-of-band exchanges): the data goes over NET/IB." if log.socket_ifaces else "")))
         if not log.channels and log.network is None and not log.ib_devices and log.n_ib_connections:
             out.append(info(f"The verdict comes from {log.n_ib_connections} RDMA queue-pair line(s) (`NET/IB: ... qpn ... "
                             "GID ...`): NCCL connected over RDMA, so it did not fall back to TCP sockets."))
@@ -158,7 +160,8 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
             + " and, in a container, pass --device=/dev/infiniband with IPC_LOCK (or --privileged). ")
         socket_channels = any(c.transport == "NET/Socket" for c in log.channels)
         if spanned == 1:
-            out.append(info(f"NCCL's network is TCP sockets (NET/Socket{' over ' + where if where else ''}), but the run "
+            out.append(info(("NCCL found no IB or RoCE device (`NET/IB : No device found`). " if log.ib_no_device else "")
+                            + f"NCCL's network is TCP sockets (NET/Socket{' over ' + where if where else ''}), but the run "
                             "is on one machine: no network carries its data (P2P or SHM do), so it does not matter "
                             "here. Across machines it would: give NCCL an RDMA device before running across them."))
         elif (socket_channels or (spanned or 0) > 1) and on_spark(_is_spark_log(log) or None) is False:
@@ -251,7 +254,9 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
     else:
         out.append(info(f"NCCL used {verdict}."))
     if not log.channels and verdict in ("NET/IB", "NET/Socket"):
-        out.append(info("No `Channel ... via` lines in this excerpt: the verdict comes from the network NCCL chose."))
+        out.append(info("No `Channel ... via` lines in this excerpt: the verdict comes from the network NCCL chose" + (
+            "; whether they use GPUDirect RDMA (`/GDRDMA` on them) is not shown either." if verdict == "NET/IB" and not (
+                log.gdr_hcas or log.gdr_off_hcas or log.gdrdma_in_text) else ".")))
     if verdict == "NET/IB" or (verdict.startswith("mixed") and "NET/IB" in verdict):
         out += _gdr_findings(log)
         out += _hca_findings(log)
@@ -577,7 +582,7 @@ def summarise_nccl_log(log: NcclLog, command: str | None) -> Summary:
         findings.append(ok(f"NCCL set its communicator up (`Init COMPLETE`, {log.init_complete} line(s)"
                            + (f" of {log.nranks} ranks" if log.nranks else "") + "): initialisation succeeded."))
     elif not (log.errors or log.warnings or log.verbs_failures or log.bench or log.troubled):  # no end shown
-        findings.append(info(
+        findings.append(told_hang(log) or info(
             f"{NO_ERROR_SEEN}, and no `Init COMPLETE`: they show NCCL connecting its channels, not whether it "
             "finished, so they cannot decide a hang or a failure after them; every rank's last lines (an `Init "
             "COMPLETE`, or the first WARN) would." if log.channels else

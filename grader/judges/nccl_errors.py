@@ -3,7 +3,7 @@ error chain NCCL passes up its calls, its error lines and its WARN lines (with g
 table reads is said in the table's words, once).
 
 Sources: NCCL's ibvwrap.cc warnings, nccl.h (ncclResult_t), nccl-tests issues #185 and #227, docs/research/procedure.md
-section 2.4.
+section 2.4; ibv_reg_mr's Bad address on GPU memory: Mellanox/nv_peer_memory#115 and #121, flagos-ai/FlagCX#61 (a 3090).
 """
 
 from __future__ import annotations
@@ -24,6 +24,14 @@ _VERBS_MEANING = (
      "(GPUDirect RDMA's newer path)",
      "set NCCL_DMABUF_ENABLE=0 so NCCL registers GPU memory through nvidia-peermem instead, or update the kernel, "
      "rdma-core and the NVIDIA driver to versions with DMA-BUF support"),
+    (r"ibv_reg_\w{0,20}mr\w{0,10}\b.{0,80}bad address",
+     "the NIC's driver could not pin the buffer NCCL registered (EFAULT): for GPU memory, GPUDirect RDMA's path is "
+     "missing: no peer-memory module loaded (nvidia-peermem, formerly nv_peer_mem), no DMA-BUF support, or a GPU that "
+     "does not offer GPUDirect RDMA (most GeForce cards); not the locked-memory limit (that fails with Cannot allocate "
+     "memory) and not the network",
+     "check `lsmod | grep peermem` on every node and load it (`sudo modprobe nvidia-peermem`), or use DMA-BUF "
+     "(NCCL_DMABUF_ENABLE=1 with a kernel and driver that support it); to confirm it is the GPU path, "
+     "NCCL_NET_GDR_LEVEL=LOC (GPUDirect RDMA off, staged through host memory) should then connect"),
     (r"cannot allocate memory|\b12\b",
      "the process or the HCA ran out of locked memory or RDMA resources (queue pairs, completion queues, memory "
      "registrations): a low memlock limit, as in a container started without --ulimit memlock=-1, or another RDMA "

@@ -51,3 +51,25 @@ def hosts_disagree(log: NcclLog) -> list[Finding]:
                      f". The nodes also run different NCCL versions: {', '.join(old)} logs in NCCL 2.0-2.2's format (no "
                      f"`NCCL` before INFO), {', '.join(newer)} in a later one's; use the same NCCL on every node"
                      if old and newer else "") + ".")]
+
+
+_TOLD_HANG_RE = re.compile(r"(?i)\b(?:hangs?|hanging|hung|stuck|freez(?:es|ing)|froze)\b")
+_NOT_SO_RE = re.compile(r"(?i)\b(?:not|no longer|never|n't|fixed|solved|resolved|works|worked)\b")
+_LOG_LINE_RE = re.compile(r"NCCL (?:INFO|WARN)|^\s*[\[\d<(]|^[IWEF]\d{4} |^(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b")
+
+
+def told_hang(log: NcclLog) -> Finding | None:
+    """Where the paste's own words (a line that is not a log line: the sender's sentence) say the run hangs, and the
+    NCCL lines end with no error and no ``Init COMPLETE``: a failure, told, whose cause the lines do not show."""
+    from .context import context
+    told = next((ln.strip() for ln in (context().paste or "").splitlines()[:400] if len(ln) < 300
+                 and _TOLD_HANG_RE.search(ln) and not _NOT_SO_RE.search(ln) and not _LOG_LINE_RE.search(ln)), None)
+    if told is None:
+        return None
+    return fail(f"The paste says the run hangs (`{told[:120]}`), and its NCCL lines end with no error and no `Init "
+                "COMPLETE`: they end while NCCL was still setting its communicator up, and where it stopped and what it "
+                "waits on are not in them, so they cannot tell why. The lines after them decide (NCCL_DEBUG=INFO up to the hang: the `Channel ... "
+                "via` lines and the first WARN of each rank); " + (
+                    "on one machine, a rerun with NCCL_P2P_DISABLE=1 tests the GPU-to-GPU path."
+                    if machines_spanned(log.nnodes, len(log.hosts)) == 1 else "across machines, check first that the "
+                    "bootstrap interface (NCCL_SOCKET_IFNAME) reaches every other machine."))

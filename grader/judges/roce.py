@@ -484,7 +484,7 @@ def _devinfo_gid_findings(label: str, name: str, port: Any) -> list[Finding]:
         v2 = next(((i, ip) for i, ip, k in v4 if k == "RoCE v2"), (None, None))
         up = port.is_active or port.physical_state == "LinkUp"
         out += cut_gids(label, port, v2[0]) or _gid_findings([{
-            "rdma_device": name, "state": "ACTIVE" if up else (port.state or ""), "netdev": None, "roce_v2_gid_index":
+            "rdma_device": name, "state": "ACTIVE" if up or port.state is None else port.state, "netdev": None, "roce_v2_gid_index":
             v2[0], "ipv4": v2[1], "unknown_v2": 0, "gids": [{"type": k} for _, _, k in port.gids]}])
     else:
         for ip in dict.fromkeys(ip for _, ip, _ in v4):

@@ -94,3 +94,34 @@ def fabric_notes(cas: Any) -> list[Finding]:
         out.append(ok(f"InfiniBand, each port with its own LID from a subnet manager ({lids}; subnet manager at LID "
                       f"{', '.join(map(str, sms))}): the fabric is up and managed."))
     return out
+
+
+_ROCE_MODE_RE = re.compile(r"^(?:IB/)?RoCE v(?P<v>[12])(?:\.0)?$", re.I)
+_MODE_AT_RE = re.compile(r"rdma_cm/(?P<dev>[^/\s]{1,64})/ports/(?P<port>\d{1,3})/default_roce_mode|-d\s{1,4}(?P<d>\S{1,64})")
+
+
+def read_roce_mode(text: str) -> str:
+    """The RoCE version RDMA CM uses by default (``cat /sys/kernel/config/rdma_cm/<dev>/ports/<n>/default_roce_mode``,
+    or rdma-core's ``cma_roce_mode -d <dev> -p <n>``: ``RoCE v2``, ``IB/RoCE v1``): ``"1"`` or ``"2"``, the last said."""
+    from ..parsers.common import ParseError
+    modes = [m["v"] for x in text.splitlines()[:50] if (m := _ROCE_MODE_RE.match(x.strip()))]
+    if not modes:
+        raise ParseError("default_roce_mode", "no `RoCE v1` or `RoCE v2` line: paste what the command printed")
+    return modes[-1]
+
+
+def summarise_roce_mode(mode: str, command: str | None) -> tuple[dict[str, Any], list[Finding]]:
+    """RoCE v2, the kernel's default, routes over IP; RoCE v1 is raw Ethernet, one L2 segment, and cannot reach a
+    v2-only peer. Only connections set up through RDMA CM follow it (perftest's -R, rping, other rdma_cm users); NCCL's own IB
+    transport picks a GID index instead (linux-rdma/rdma-core's cma_roce_mode(1), the kernel's configfs-rdma_cm)."""
+    at = _MODE_AT_RE.search(command or "")
+    where = (f"{at['dev']} port {at['port']}" if at and at["dev"] else at["d"] if at else "this device")
+    if mode == "2":
+        return {"roce_mode": 2}, [info(f"RDMA CM's default on {where} is RoCE v2 (UDP over IP, routable between "
+                                       "subnets): the kernel's default, what a RoCE v2 fabric wants.")]
+    return {"roce_mode": 1}, [warn(
+        f"RDMA CM's default on {where} is RoCE v1: connections set up through RDMA CM (perftest's -R, rping, other rdma_cm users) go as "
+        "raw Ethernet frames, not routable between subnets (one layer-2 segment only), and cannot reach a peer that "
+        "speaks RoCE v2 only. Right only for a v1-only peer (a ConnectX-3) on the same segment; otherwise set it back "
+        "(`echo \"RoCE v2\" > .../default_roce_mode`, or `cma_roce_mode -d <dev> -p <port> -m 2`). NCCL's own IB "
+        "transport picks a GID index instead and does not follow it.")]

@@ -179,9 +179,14 @@ def parse_ib_sysfs(text: str) -> IbSysfs:
         if dev not in order:
             order.append(dev)
 
+    bare = _bare_gids(lines)
     for pos, line in enumerate(lines):
         s = line.text.strip()
         last = pos == len(lines) - 1
+        if pos in bare:
+            if not bare[pos]:
+                continue  # an empty GID after the first two: nothing
+            s = bare[pos]
         single = _single_file(line.command)
         if single is not None and not s.startswith(("/", "device ")):
             if single.endswith("/infiniband"):  # `ls /sys/class/infiniband`: device names
@@ -252,6 +257,27 @@ def parse_ib_sysfs(text: str) -> IbSysfs:
         raise ParseError(CMD, "no RDMA device under /sys/class/infiniband (the mlx5_ib driver is not "
                               "loaded, or a container was started without --device=/dev/infiniband)")
     return IbSysfs(devices, simulated, truncated)
+
+
+_GIDS_GLOB_RE = re.compile(r"\bcat\s{1,4}/\S{0,40}/infiniband/(?P<dev>[^/\s]{1,64})/ports/(?P<port>\d{1,3})/gids/\*(?:\s|$)")
+
+
+def _bare_gids(lines: list) -> dict[int, str]:
+    """``cat /sys/class/infiniband/<dev>/ports/<n>/gids/*`` prints each GID bare, in the glob's order, which is the
+    names' text order (0, 1, 10, 100, ...): only the first two lines are indices 0 and 1 for sure. Those two as the
+    path form (``.../gids/1:<gid>``), when every later line is an empty (zero) GID; else nothing (the index of a
+    later GID is not known); the later, empty lines map to "" (skipped)."""
+    at = [(i, x) for i, x in enumerate(lines) if _GIDS_GLOB_RE.search(x.command or "") and _looks_like_gid(x.text.strip())]
+    if not at or len(at) != len(lines):
+        return {}
+    if not all(_is_zero_gid(x.text.strip()) for _, x in at[2:]):
+        raise ParseError(CMD, "bare GIDs of a glob come in the files' text order (0, 1, 10, 100...), so past the "
+                              "first two their indices are not known: print them with their paths (`grep -H . "
+                              "/sys/class/infiniband/<dev>/ports/1/gids/*`) or run `show_gids`")
+    m = _GIDS_GLOB_RE.search(at[0][1].command)
+    dev = m["dev"] if m["dev"] != "*" else "(device)"
+    return {i: f"/sys/class/infiniband/{dev}/ports/{m['port']}/gids/{n}:{x.text.strip()}" if n < 2 else "" for n, (i, x)
+            in enumerate(at)}
 
 
 _ONE_FILE_RE = re.compile(r"^/\S*/infiniband(?:/[^/\s*?\[]+/ports/\d+/[\w/]+)?/?$")

@@ -244,6 +244,23 @@ def _silent_builtin(command: str | None) -> bool:
     return bool(command) and not any(c in command for c in "&;|") and _SILENT_BUILTIN_RE.match(command) is not None
 
 
+_FLAT_GREP_RE = re.compile(r"\|\s{0,4}grep(?:\s{1,4}-{1,2}\w{1,12}){0,4}\s{1,4}(['\"]?)(?P<pat>[\w.:-]{2,40})\1\s{1,4}"
+                           r"(?=(?P=pat)\W)")
+"""A prompt line with its grep's output run into it (``$ ibv_devinfo -v | grep GID GID[ 0]: fe80..., RoCE v1 GID[ 1]:
+...``: a web page's copy that lost its line breaks): the text after the command starts with the grep's word."""
+
+
+def _unflattened(rows: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """``rows`` with such a line split into its command and one output line per occurrence of the grep's word (grep
+    prints only lines that hold it); every other row as it is."""
+    out: list[tuple[int, str]] = []
+    for no, line in rows:
+        m = _FLAT_GREP_RE.search(line) if "grep" in line and len(line) < 8192 and parse_prompt(line) else None
+        out += [(no, line)] if m is None else [(no, line[:m.end()].rstrip())] + [
+            (no, x.strip()) for x in re.split(rf"\s(?={re.escape(m['pat'])}\W)", line[m.end():]) if x.strip()]
+    return out
+
+
 def split_chunks(text: str | bytes, is_command: Callable[[str, bool], bool] | None = None,
                  is_output: Callable[[str], bool] | None = None) -> list[Chunk]:
     """Split a paste into Chunks at prompt lines (and command lines, and a line naming a host: ``spark-b:``).
@@ -265,7 +282,7 @@ def split_chunks(text: str | bytes, is_command: Callable[[str, bool], bool] | No
     dropped. Never raises.
     """
     parts: list[tuple[Prompt | None, str | None, int, list[tuple[int, str]]]] = [(None, None, 1, [])]
-    rows = list(enumerate(clean_lines(text), start=1))
+    rows = _unflattened(list(enumerate(clean_lines(text), start=1)))
     after_gap = True  # at the start, or after a blank or comment line
     bare = False  # the line above is a command typed without a prompt
     headed: set[int] = set()  # the parts a Markdown heading named, not a prompt
