@@ -391,3 +391,20 @@ def _old_nccl(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict
     mended there: an older log's line pasted beside a newer run says nothing of it)."""
     seen = [(int(a), int(b)) for a, b in _NCCL_VERSION_RE.findall(text)]
     return None if seen and all(v >= (2, 26) for v in seen) else {}
+
+
+_NOT_REGISTERED_RE = re.compile(r"have not registered with GCS, so retrying")
+
+_GAVE_UP_RE = re.compile(r"^Traceback \(most recent call last\)|^[\w.]{1,80}(?:Error|Exception): |The program will terminate",
+                         re.M)
+
+
+def _driver_gave_up(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where Ray's `... have not registered with GCS, so retrying` is followed by a traceback, an exception or
+    Ray's `The program will terminate` (the waiting `ray start` or driver gave up), in this output or below it in the
+    paste (a traceback pasted as a block of its own): the retry ``count``."""
+    for src in (text, context().paste):
+        hits = list(_NOT_REGISTERED_RE.finditer(src))
+        if hits and _GAVE_UP_RE.search(src, hits[-1].end()):
+            return {"count": len(hits)}
+    return None

@@ -1141,6 +1141,23 @@ SPEC_ACCEPT = ("(APIServer pid=1) INFO 07-06 12:40:44 [metrics.py:120] SpecDecod
                "1.38, Accepted throughput: 0.30 tokens/s, Drafted throughput: 2.40 tokens/s, Accepted: 3 tokens, "
                "Drafted: 24 tokens, Per-position acceptance rate: 0.125, 0.125, 0.125\n")
 
+# https://github.com/ray-project/ray/issues/21591, vllm-project/vllm#13557, ray-project/ray#29412, kuberay#3897, kuberay#1563
+RAY_NO_RAYLET = ("[2022-02-02 22:24:43,102 C 32987 33002] core_worker.cc:251: Failed to get the system config from "
+                 "Raylet on time unexpectedly.IOError: \n")
+RAY_REGISTER = ("[2025-02-19 13:33:40,672 E 15244 15244] core_worker.cc:496: Failed to register worker to Raylet: "
+                "IOError: [RayletClient] Unable to register worker with raylet. Failed to read data from the socket: "
+                "End of file worker_id=01000000ffffffffffffffffffffffffffffffffffffffffffffffff\n")
+RAYLET_GONE = ("2022-10-17 14:23:59,720 WARNING worker.py:1839 -- Raylet is terminated: ip=172.29.58.176, "
+               "id=c28cee44b5cd67e730b3a9f729ca772f9bfd3f4b936ae1999d38cf36. Termination is unexpected. Possible "
+               "reasons include: (1) SIGKILL by the user or system\n")
+GCS_GONE = ("[2025-07-28 08:40:52,953 E 1 43] gcs_rpc_client.h:196: Failed to connect to GCS within 60 seconds. GCS "
+            "may have been killed. It's either GCS is terminated by `ray stop` or is killed unexpectedly.\n")
+K8S_BACKOFF = ("  Warning  BackOff    5m16s (x21329 over 3d20h)  kubelet  Back-off restarting failed container "
+               "ray-head in pod main-ray-cluster-kuberay-head-7zw69_default(da4143b0-f4c1-4752-b6b5-396e0ce08e3a)\n")
+NOT_REGISTERED = ("[2023-10-24 03:59:58,924 W 8 8] global_state_accessor.cc:401: Some processes that the driver needs "
+                  "to connect to have not registered with GCS, so retrying. Have you run 'ray start' on this node?\n")
+NOT_REGISTERED_GAVE_UP = NOT_REGISTERED + 'Traceback (most recent call last):\n  File "/home/ray/anaconda3/bin/ray", line 8\n'
+
 ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, XID_13, XID_149, NETPLAN_INDENT, CGRAPH_READ, RAY_DEAD,
        CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE, OOM_KILL, AER_FATAL, NCCL_SYSTEM,
@@ -1166,7 +1183,8 @@ ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, O
        CCL_NO_HOST_IP, ATTN_UNKNOWN, LLAMA_BAD_ARG, VLLM_UNBUILT, VLLM_UNBUILT_DIED, PTXAS_BARE,
        DLLAMA_NODES, CPP_TERMINATE, NVRTC_COMPILE, GGML_ABORT, DLLAMA_TRANSFER, MOONCAKE_RETRY, FLASHINFER_KV,
        RPC_VERSION, CUBLAS_INIT, GGML_OP, CUDA_NAMED, RAY_WORKER_DIED, GGML_ASSERT, C_ASSERT, CUSTOM_AR,
-       NCCL_CONNECT_OLD, NCCL_SOCKET_CREATE, NCCL_TOPO_XML, NCCL_TOPO_ID]
+       NCCL_CONNECT_OLD, NCCL_SOCKET_CREATE, NCCL_TOPO_XML, NCCL_TOPO_ID,
+       RAY_NO_RAYLET, RAY_REGISTER, RAYLET_GONE, GCS_GONE, K8S_BACKOFF, NOT_REGISTERED, NOT_REGISTERED_GAVE_UP]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -1178,7 +1196,8 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
                                                       PCIE_NARROW, UCX_NO_DEVICE, TRT_OTHER_GPU, AER_CORRECTED,
                                                       MODULE_UNREADABLE, RAY_DISK, NO_STATUS, SHM_STUCK, SHM_TWICE, FD_ULIMIT, RAY_ONE_OF_TWO,
                                                       TRT_WINDOW, GLOO_HOSTNAME, STORE_RETRY, CTS_UNUSED, MEMLOCK_64K,
-                                                      VLLM_UNBUILT, SIMPLE_ORDER, HPL_SLOW, DCGM_NVLINK, DLLAMA_TRANSFER, FLASHINFER_KV))
+                                                      VLLM_UNBUILT, SIMPLE_ORDER, HPL_SLOW, DCGM_NVLINK, DLLAMA_TRANSFER, FLASHINFER_KV,
+                                                      NOT_REGISTERED))
                     else "fail")
     assert " Fix: " in message
 

@@ -1,0 +1,93 @@
+"""Session 38 (helper h): serving, Ray and machine-state readings of the blind batches wg and wh, each mended as a
+general rule and tested on the real output it comes from (and on a neighbouring output where it must stay silent)."""
+
+from __future__ import annotations
+
+from grader.explain import explain
+from tests.conftest import field_entry as corpus, messages
+
+
+def _all(sections, level: str | None = None) -> str:
+    return "\n".join(messages(s, level) for s in sections)
+
+
+def _worst(sections) -> str:
+    order = {"ok": 0, "info": 0, "warn": 1, "fail": 2}
+    return max((f.level for s in sections for f in s.findings), key=order.get, default="info")
+
+
+def test_a_driver_on_a_machine_with_no_raylet_fails_and_says_ray_start():
+    """Pending wg013 (https://github.com/ray-project/ray/issues/21591: ray.init(address=...) on a second machine where
+    no `ray start` ran; the matched-raylet line, then core_worker's fatal `Failed to get the system config from
+    Raylet`): a fail naming the raylet and the way in (`ray start --address`, or a Ray client), and not vLLM's."""
+    sections = explain(corpus("wg013"), host="other", nodes=2)
+    fails = _all(sections, "fail")
+    assert "found no raylet" in fails and "ray start --address=<head>:6379" in fails and "ray://" in fails
+    assert "This Ray driver asked to join the existing Ray cluster at 192.168.0.1:6379" in _all(sections, "info")
+    assert "vLLM joined" not in _all(sections) and "gpu" not in _all(sections).lower()
+
+
+def test_the_older_matched_raylet_line_misspelled_is_read_as_the_hedged_warn():
+    """Pending wg022 (https://github.com/ray-project/ray/issues/8033: `... while we can not found the matched Raylet
+    address`, Ray 1.11's wording, in a container at 172.18.0.6): ray start's hedged warn, as for the `can not find`
+    wording of corpus zv017 (https://github.com/ray-project/ray/issues/31264), which stays read."""
+    for prefix, ip in (("wg022", "172.18.0.6"), ("zv017", "203.0.113.44")):
+        [s] = explain(corpus(prefix), host="other", nodes=2)
+        assert s.kind == "ray-start" and [f.level for f in s.findings] == ["warn"], prefix
+        assert f"not yet found a raylet at this node's address {ip}" in messages(s, "warn")
+        assert "a container" in messages(s, "warn") and "--node-ip-address" in messages(s, "warn")
+
+
+def test_a_worker_that_could_not_register_with_its_raylet_fails_without_a_network_cause():
+    """Pending wh019 (https://github.com/vllm-project/vllm/issues/13557: `Failed to register worker to Raylet ... End of
+    file`): a fail on that node's Ray setup (its container, its Ray version), the EOF said, no network cause."""
+    sections = explain(corpus("wh019"), host="other", nodes=2)
+    assert _worst(sections) == "fail"
+    said = _all(sections, "fail")
+    assert "could not register with its node's raylet" in said and "`End of file`" in said
+    assert "same container" in said and "Ray version" in said and "firewall" not in said
+
+
+def test_a_raylet_terminated_unexpectedly_is_a_fail_whose_cause_the_output_cannot_tell():
+    """Pending wh013 (https://github.com/ray-project/ray/issues/29412: `Raylet is terminated: ip=172.29.58.176 ...
+    Termination is unexpected`, the raylet's last lines only [state-dump] statistics): a fail that names the node and
+    says what decides the signal (dmesg, raylet.out), not a cause."""
+    sections = explain(corpus("wh013"), host="other", nodes=64)
+    said = _all(sections, "fail")
+    assert "raylet (Ray's daemon on each node) of node 172.29.58.176 died unexpectedly" in said
+    assert "cannot tell the cause" in said and "dmesg" in said
+
+
+def test_a_head_pod_that_lost_its_own_gcs_and_restarts_fails_on_both_outputs():
+    """Pending wh009 (https://github.com/ray-project/kuberay/issues/3897: the head's `Failed to connect to GCS within 60
+    seconds. GCS may have been killed`, then kubelet's `Back-off restarting failed container ray-head`): two fails,
+    the GCS on the head (gcs_server.out decides) and the crash loop (logs --previous and Last State decide)."""
+    sections = explain(corpus("wh009"), host="other", nodes=1)
+    gcs, pod = (s for s in sections if any(f.level == "fail" for f in s.findings))
+    assert "lost the GCS (the cluster's control store, run by the head) for 60 seconds" in messages(gcs, "fail")
+    assert "gcs_server.out" in messages(gcs, "fail")
+    assert "keeps restarting container ray-head of pod main-ray-cluster-kuberay-head-7zw69" in messages(pod, "fail")
+    assert "--previous" in messages(pod, "fail")
+
+
+def test_a_raylet_that_never_registered_fails_only_when_the_start_gave_up():
+    """Pending wh021 (https://github.com/ray-project/kuberay/issues/1563: `Some processes that the driver needs to
+    connect to have not registered with GCS, so retrying` each second, then a traceback pasted below): a fail saying
+    the raylet logs decide; the same line alone (still waiting) is a hedged warn that says what decides."""
+    sections = explain(corpus("wh021"), host="other", nodes=2)
+    assert "gave up" in _all(sections, "fail") and "raylet.out" in _all(sections, "fail")
+    alone = corpus("wh021").split("```")[0]
+    sections = explain(alone, host="other", nodes=2)
+    assert _worst(sections) == "warn" and "The lines after it decide" in _all(sections, "warn")
+
+
+def test_a_watched_pod_listing_with_its_age_wrapped_is_read():
+    """Pending wh008 (https://github.com/ray-project/kuberay/issues/805: `watch kubectl get pod` in a narrow terminal,
+    each row's AGE on a line of its own, a worker in CrashLoopBackOff): the rows are read and the crash loop fails."""
+    sections = explain(corpus("wh008"), host="other", nodes=2)
+    pods = next(s for s in sections if s.kind == "kubectl-pods")
+    assert s_error_free(pods) and "CrashLoopBackOff, 3 restarts, after 16s" in messages(pods, "fail")
+
+
+def s_error_free(section) -> bool:
+    return section.error is None
