@@ -91,3 +91,33 @@ def test_a_watched_pod_listing_with_its_age_wrapped_is_read():
 
 def s_error_free(section) -> bool:
     return section.error is None
+
+
+def test_a_placement_group_holding_more_than_the_cluster_is_inconsistent_bookkeeping():
+    """Pending wh005 (https://github.com/ray-project/ray/issues/14883: 50 healthy nodes, `65.0/66.0 CPU`, yet
+    `0.0/84.0 CPU_group_<pg>`): a warn on Ray's placement-group accounting, not the nodes. Silent on corpus u017
+    (https://github.com/ray-project/ray/issues/17892: `10.0/16.0 CPU_group_<pg>` of 16 CPUs, a group within what the
+    node has)."""
+    [s] = [x for x in explain(corpus("wh005"), host="other", nodes=50) if x.kind == "ray-status"]
+    said = messages(s, "warn")
+    assert "holds 84 CPU" in said and "more than the 66 CPU the whole cluster has" in said and "inconsistent" in said
+    healthy = [x for x in explain(corpus("u017"), host="other") if x.kind == "ray-status"]
+    assert healthy and not any("more than the" in messages(x) for x in healthy)
+
+
+def test_an_ollama_runner_log_behind_journalctl_prefixes_says_the_gpus_it_found():
+    """Pending wg002 (https://github.com/ollama/ollama/issues/8995: `journalctl -u ollama`, each line behind `Feb 10
+    14:39:57 debian ollama[1538]: `, `ggml_cuda_init: found 1 CUDA devices`): read as llama.cpp's log; one GPU found
+    is said with what decides whether another is hidden (an info: the paste cannot tell). Pending wg016
+    (https://github.com/ollama/ollama/issues/3711, the same prefix, two different GPUs) and wg001
+    (https://github.com/ollama/ollama/issues/1341: Ollama's older `llama.go:292:` lines, `ggml_init_cublas: found 2
+    CUDA devices`) name both GPUs and no hidden one."""
+    [s] = explain(corpus("wg002"), host="other", nodes=1)
+    assert s.kind == "llama-log" and s.error is None
+    said = messages(s, "info")
+    assert "llama.cpp found 1 GPU: NVIDIA GeForce RTX 3070" in said and "`nvidia-smi -L`" in said
+    for prefix, names in (("wg016", "NVIDIA RTX A6000 (compute capability 8.6), NVIDIA GeForce RTX 3090"),
+                          ("wg001", "NVIDIA GeForce RTX 3090 (compute capability 8.6), NVIDIA GeForce RTX 3090")):
+        [s] = explain(corpus(prefix), host="other", nodes=1)
+        assert s.kind == "llama-log" and f"llama.cpp found 2 GPUs: {names}" in messages(s, "info")
+        assert "not visible" not in messages(s)

@@ -47,7 +47,7 @@ def test_a_full_offload_over_two_cards_is_read_per_device():
     assert log.mib("model") == {"CPU_Mapped": 563.62, "CUDA0": 20038.81, "CUDA1": 19940.67}
     assert log.mib("KV") == {"CUDA0": 328.0, "CUDA1": 312.0} and (log.prompt_tps, log.eval_tps) == (63.94, 17.37)
     gpus, s = explain(TWO_3090)  # the GPU list every llama.cpp program prints first is read as llama-bench reads it
-    assert gpus.kind == "llama-bench" and "llama.cpp found 2 GPU(s)" in messages(gpus, "info")
+    assert gpus.kind == "llama-bench" and "llama.cpp found 2 GPUs" in messages(gpus, "info")
     assert s.kind == "llama-log" and set(levels(s)) <= {"ok", "info"}
     assert "All 81 layers are on the GPU(s) (`offloaded 81/81`): weights CUDA0 19.6 GiB, CUDA1 19.5 GiB." in messages(
         s, "ok")

@@ -170,6 +170,8 @@ def _kind_of_line(line: str, prefer: str | None, views: _Views | None = None) ->
         if (bare := strip_log_prefix(s).strip()) == s or not views.any_kind(bare):  # behind a tag ("[vllm]: ")?
             return None
         s = bare
+        if claims is not None and claims.search(s):  # the kind around it first, behind a journal's prefix too
+            return prefer
     return next((name for name, claims in views.lined.items() if claims.once(s)), None)  # (most asked once a paste)
 
 

@@ -11,7 +11,7 @@ import dataclasses
 from typing import Any
 
 from ..parsers.common import command_argv, option_value
-from .common import info, ok, warn
+from .common import info, ok, on_spark, warn
 from .model import HEALTHY_RUN, NO_ERROR_SEEN, Finding, Summary
 
 _GPU_PREFIXES = ("CUDA", "ROCm", "Vulkan", "Metal", "SYCL", "RPC")
@@ -55,10 +55,16 @@ def setting_findings(rows: list[Any]) -> list[Finding]:
     return out
 
 
-def gpu_findings(devices: list[str]) -> list[Finding]:
+def gpu_findings(devices: list[str], alone: bool = False) -> list[Finding]:
     """The GPUs of llama.cpp's device list (``NAME (compute capability X.Y)`` each), said; different models named, with
-    what that means for a split (llama-bench's judge says it too)."""
-    out = [info(f"llama.cpp found {len(devices)} GPU(s): {', '.join(devices)}.")] if devices else []
+    what that means for a split (llama-bench's judge says it too). ``alone``: a runner's log (Ollama's, llama-server's)
+    where one GPU is found, off a Spark: whether the machine has another, hidden from it, is another output's to say."""
+    n = len(devices)
+    out = [info(f"llama.cpp found {n} GPU{'s' if n > 1 else ''}: {', '.join(devices)}"
+                + ("; it can use only that one GPU. A second GPU in the machine, if there is one, is not visible to "
+                   "this process (CUDA_VISIBLE_DEVICES in its environment, a card of another vendor, a driver that "
+                   "does not see it): `nvidia-smi -L` and the service's environment decide." if n == 1 and alone and
+                   not on_spark(None) and "GB10" not in devices[0] else "."))] if devices else []
     names = {d.split(" (compute capability")[0] for d in devices}
     if len(names) > 1:
         out.append(info(f"Different GPUs ({', '.join(sorted(names))}): llama.cpp's layer split (its default) gives "
@@ -95,7 +101,7 @@ def _mem_asked(offered: int, asked: str | None) -> list[Finding]:
 
 def summarise_llama_log(log, command: str | None) -> Summary:
     """``log``: a grader.parsers.llama_log.LlamaLog."""
-    findings = gpu_findings([f"{name} (compute capability {cc})" for _, name, cc in log.devices])
+    findings = gpu_findings([f"{name} (compute capability {cc})" for _, name, cc in log.devices], alone=True)
     weights = log.mib("model")
     on_gpu = {d: m for d, m in weights.items() if d.startswith(_GPU_PREFIXES) and not d.endswith("_Host")}
     has_gpu = bool(log.devices or log.remote or on_gpu or log.found or log.gpu_backend)

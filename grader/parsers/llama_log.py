@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .common import ParseError
+from .common import ParseError, strip_log_prefix
 
 CMD = "llama.cpp"
 
@@ -50,7 +50,9 @@ LINE_RE = re.compile(
     r"|llama_print_timings|llama_memory_breakdown_print|llm_load_print_meta|print_info|graph_reserve|register_backend"
     r"|load_backend|llama_model_load\w{0,20}|common_init_from_params|llama_init_from_model): "
     r"|\bmsg=offload library=|^\s*layers\.(?:offload|split)=|^Starting RPC server on \S{1,80}, backend memory: "
-    r"|^create_backend: using \w{1,20} backend|^ggml_cuda_init: (?:found \d{1,3} CUDA devices|GGML_CUDA_)")  # (llama-bench's too)
+    r"|^create_backend: using \w{1,20} backend"  # then Ollama's server log, new (slog) and old, which runs llama.cpp
+    r"|^time=\S{10,40} level=[A-Z]{4,5} source=[a-z_]{1,20}\.go:\d{1,5} msg=|^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d [a-z_]{1,20}\.go:\d{1,5}: "
+    r"|^ggml_(?:cuda_init|init_cublas): (?:found \d{1,3} (?:CUDA|ROCm) devices|GGML_CUDA_|CUDA_USE_TENSOR_CORES)")  # (llama-bench's too)
 """Lines only llama.cpp's load and run log (or Ollama's offload line) prints: how ``explain`` tells the kind."""
 
 
@@ -90,7 +92,9 @@ class LlamaLog:
 
 
 def parse_llama_log(text: str) -> LlamaLog:
-    """Parse ``text``; ParseError when it holds no line of llama.cpp's load log or Ollama's offload line."""
+    """Parse ``text``; ParseError when it holds no line of llama.cpp's load log or Ollama's offload line. A log
+    collector's prefix (journalctl's ``Feb 10 14:39:57 host ollama[1538]: ``, docker compose's) is read past."""
+    text = "\n".join(map(strip_log_prefix, text.splitlines())) if "]: " in text or " | " in text else text
     found = _FOUND_RE.search(text)
     off = _OFFLOADED_RE.search(text)
     ollama = {m.group("key"): m.group("value") for m in _OLLAMA_RE.finditer(text)}
