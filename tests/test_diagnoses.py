@@ -1017,6 +1017,11 @@ EXAMPLES.update({
         "[2023-10-24 03:59:59,926 W 8 8] global_state_accessor.cc:401: Some processes that the driver needs to connect "
         "to have not registered with GCS, so retrying. Have you run 'ray start' on this node?\n"
         "Traceback (most recent call last):\n  File \"/home/ray/anaconda3/bin/ray\", line 8, in <module>\n"),
+    # https://github.com/abetlen/llama-cpp-python/issues/1166
+    "llama-cpp-max-devices": BANNER + ("ValueError: Attempt to split tensors that exceed maximum supported devices. "
+                                       "Current LLAMA_MAX_DEVICES=1\n"),
+    # https://github.com/spark-arena/sparkrun/issues/205
+    "sparkrun-ssh-script-failed": BANNER + "[WARNING] sparkrun.orchestration.ssh:   SSH script <- 192.168.20.31 FAILED rc=1 (0.3s):\n",
     "ray-driver-not-registered": BANNER + (
         "[2023-10-24 03:59:58,924 W 8 8] global_state_accessor.cc:401: Some processes that the driver needs to connect "
         "to have not registered with GCS, so retrying. Have you run 'ray start' on this node?\n"),

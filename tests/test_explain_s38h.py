@@ -121,3 +121,47 @@ def test_an_ollama_runner_log_behind_journalctl_prefixes_says_the_gpus_it_found(
         [s] = explain(corpus(prefix), host="other", nodes=1)
         assert s.kind == "llama-log" and f"llama.cpp found 2 GPUs: {names}" in messages(s, "info")
         assert "not visible" not in messages(s)
+
+
+def test_a_llama_cpp_python_build_with_one_device_at_most_is_a_cpu_only_build():
+    """Pending wg015 (https://github.com/abetlen/llama-cpp-python/issues/1166: `Attempt to split tensors that exceed
+    maximum supported devices. Current LLAMA_MAX_DEVICES=1`): a fail naming the CPU-only build and its reinstall with
+    CUDA; a maximum above 1 (a GPU build asked for more GPUs than it takes) is not called CPU-only."""
+    said = _all(explain(corpus("wg015"), host="other", nodes=1), "fail")
+    assert "a CPU-only build" in said and "-DGGML_CUDA=on" in said and "pcie" not in said.lower()
+    more = "ValueError: Attempt to split tensors that exceed maximum supported devices. Current LLAMA_MAX_DEVICES=16\n"
+    said = _all(explain(more, host="other", nodes=1), "fail")
+    assert "refused to split the model" in said and "CPU-only" not in said
+
+
+def test_a_gpu_driving_the_display_is_said_and_both_gpus_counted():
+    """Pending wg014 (https://github.com/noonghunna/club-3090/issues/1322: two RTX 5090s, GPU1 `Disp.A On`, both idle
+    with a model loaded): the display card is said (expected, not a fault), both GPUs are counted, nothing above
+    info. A one-GPU table with its display on (corpus: any single-card desktop) says nothing of a display."""
+    [s] = explain(corpus("wg014"), host="other", nodes=1)
+    assert {f.level for f in s.findings} <= {"ok", "info"}
+    said = messages(s)
+    assert "GPU1 drives a display (Disp.A On)" in said and "the headless GPU0" in said
+    assert "nvidia-smi runs and both GPUs, GPU0" in said
+    one = "\n".join(x for x in corpus("wg014").splitlines() if not x.startswith(("|   0 ", "|  0%")))
+    assert "drives a display" not in messages(explain(one, host="other", nodes=1)[0])
+
+
+def test_a_card_at_x4_gen3_may_be_an_egpu_and_is_expected_where_the_paste_says_thunderbolt():
+    """Pending wg018 (https://github.com/noonghunna/club-3090/issues/347: a rig report's RTX A5000 at x4 of x16, Gen up
+    to 3, in a Thunderbolt 3 enclosure the paste does not name): the narrow-slot warn says what x4 Gen3 also is (an
+    eGPU enclosure's limit) and what tells; with Thunderbolt named in the paste it is an info, expected."""
+    [s] = explain(corpus("wg018"), host="other", nodes=1)
+    assert "eGPU enclosure carries: in one, it is the enclosure's limit and expected" in messages(s, "warn")
+    [s] = explain("My TB3 eGPU enclosure:\n" + corpus("wg018"), host="other", nodes=1)
+    assert "warn" not in {f.level for f in s.findings}
+    assert "behind a Thunderbolt eGPU enclosure" in messages(s, "info")
+
+
+def test_a_sparkrun_ssh_step_that_failed_says_ssh_worked_and_what_decides():
+    """Pending wh015 (https://github.com/spark-arena/sparkrun/issues/205: `SSH script <- 192.168.20.31 FAILED rc=1
+    (0.3s):`, nothing after): a warn, SSH itself worked (rc 1, not 255), which step and why are in the full log."""
+    said = _all(explain(corpus("wh015"), host="spark", nodes=2), "warn")
+    assert "rc=1, so SSH itself worked" in said and "full log" in said
+    said = _all(explain(corpus("wh015").replace("rc=1", "rc=255"), host="spark", nodes=2), "warn")
+    assert "rc=255, what ssh returns when it could not connect" in said and "SSH itself worked" not in said
