@@ -1022,6 +1022,14 @@ EXAMPLES.update({
                                        "Current LLAMA_MAX_DEVICES=1\n"),
     # https://github.com/spark-arena/sparkrun/issues/205
     "sparkrun-ssh-script-failed": BANNER + "[WARNING] sparkrun.orchestration.ssh:   SSH script <- 192.168.20.31 FAILED rc=1 (0.3s):\n",
+    # https://github.com/ai-dynamo/dynamo/issues/4934
+    "vllm-tp-more-than-local-gpus": BANNER + ("  Value error, Tensor parallel size (2) cannot be larger than the number of "
+                                              "available GPUs (1). [type=value_error]\n"),
+    # https://github.com/kyuz0/amd-strix-halo-vllm-toolboxes/issues/72
+    "vllm-kernel-fallback": BANNER + ("WARNING 06-30 17:41:22 [awq_marlin.py:317] Layer 'language_model.model.layers.3.mlp."
+                                      "experts' is not supported by AWQMoeMarlin. Falling back to Moe WNA16 kernels.\n"),
+    # https://github.com/spark-arena/sparkrun/issues/220
+    "jit-kernel-source-missing": BANNER + "          -> Failed to open: sm121_fp8_mqa_logits.cuh\n",
     "ray-driver-not-registered": BANNER + (
         "[2023-10-24 03:59:58,924 W 8 8] global_state_accessor.cc:401: Some processes that the driver needs to connect "
         "to have not registered with GCS, so retrying. Have you run 'ray start' on this node?\n"),

@@ -1159,6 +1159,11 @@ NOT_REGISTERED = ("[2023-10-24 03:59:58,924 W 8 8] global_state_accessor.cc:401:
 LLAMA_MAX_DEVICES = ("ValueError: Attempt to split tensors that exceed maximum supported devices. Current "
                      "LLAMA_MAX_DEVICES=1\n")  # abetlen/llama-cpp-python#1166
 SPARKRUN_SSH = "[WARNING] sparkrun.orchestration.ssh:   SSH script <- 192.168.20.31 FAILED rc=1 (0.3s):\n"  # sparkrun#205
+TP_LOCAL = ("  Value error, Tensor parallel size (2) cannot be larger than the number of available GPUs (1). "
+            "[type=value_error]\n")  # ai-dynamo/dynamo#4934
+KERNEL_FALLBACK = ("WARNING 06-30 17:41:22 [awq_marlin.py:317] Layer 'language_model.model.layers.3.mlp.experts' is not "
+                   "supported by AWQMoeMarlin. Falling back to Moe WNA16 kernels.\n")  # strix-halo-vllm-toolboxes#72
+JIT_MISSING = "          -> Failed to open: sm121_fp8_mqa_logits.cuh\n"  # spark-arena/sparkrun#220
 NOT_REGISTERED_GAVE_UP = NOT_REGISTERED + 'Traceback (most recent call last):\n  File "/home/ray/anaconda3/bin/ray", line 8\n'
 
 ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
@@ -1188,7 +1193,7 @@ ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, O
        RPC_VERSION, CUBLAS_INIT, GGML_OP, CUDA_NAMED, RAY_WORKER_DIED, GGML_ASSERT, C_ASSERT, CUSTOM_AR,
        NCCL_CONNECT_OLD, NCCL_SOCKET_CREATE, NCCL_TOPO_XML, NCCL_TOPO_ID,
        RAY_NO_RAYLET, RAY_REGISTER, RAYLET_GONE, GCS_GONE, K8S_BACKOFF, NOT_REGISTERED, NOT_REGISTERED_GAVE_UP,
-       LLAMA_MAX_DEVICES, SPARKRUN_SSH]
+       LLAMA_MAX_DEVICES, SPARKRUN_SSH, TP_LOCAL, KERNEL_FALLBACK, JIT_MISSING]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -1201,7 +1206,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
                                                       MODULE_UNREADABLE, RAY_DISK, NO_STATUS, SHM_STUCK, SHM_TWICE, FD_ULIMIT, RAY_ONE_OF_TWO,
                                                       TRT_WINDOW, GLOO_HOSTNAME, STORE_RETRY, CTS_UNUSED, MEMLOCK_64K,
                                                       VLLM_UNBUILT, SIMPLE_ORDER, HPL_SLOW, DCGM_NVLINK, DLLAMA_TRANSFER, FLASHINFER_KV,
-                                                      NOT_REGISTERED, SPARKRUN_SSH))
+                                                      NOT_REGISTERED, SPARKRUN_SSH, KERNEL_FALLBACK))
                     else "fail")
     assert " Fix: " in message
 
