@@ -182,3 +182,15 @@ def test_vllm_startup_faults_of_its_build_and_launch_are_said_with_what_decides(
     assert "nccl" not in said.lower() and "network" not in said
     said = _all(explain(corpus("wh004"), host="other", nodes=2), "fail")
     assert "tensor parallel size 2 but sees 1 GPU(s)" in said and "multi-node launch" in said
+
+
+def test_a_llama_cpp_run_over_rpc_says_its_load_time_is_the_links_and_reads_decimal_commas():
+    """Pending wh012 (https://github.com/ggml-org/llama.cpp/issues/9820: `llama-cli ... --rpc HOST:50052 -ngl 99`, a
+    locale's decimal commas, `load time = 55658,27 ms`): the rates are read (5.01 tokens/s) and the load time is said
+    as the link's; the same timings without `--rpc` say nothing of a link."""
+    [s] = [x for x in explain(corpus("wh012"), host="other", nodes=2) if x.kind == "llama-log"]
+    said = messages(s, "info")
+    assert "generation 5.01 tokens/s" in said and "Load took 55.7 s" in said and "bandwidth sets the load time" in said
+    local = "\n".join(x for x in corpus("wh012").splitlines() if x.startswith(("_llama", "llama_perf")))
+    [s] = explain(local, host="other", nodes=1)
+    assert "generation 5.01 tokens/s" in messages(s) and "Load took" not in messages(s)

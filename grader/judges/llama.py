@@ -8,10 +8,12 @@ device), so a partial offload is a warning; the speeds are said, not judged (the
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 from ..parsers.common import command_argv, option_value
 from .common import info, ok, on_spark, warn
+from .context import context
 from .model import HEALTHY_RUN, NO_ERROR_SEEN, Finding, Summary
 
 _GPU_PREFIXES = ("CUDA", "ROCm", "Vulkan", "Metal", "SYCL", "RPC")
@@ -99,6 +101,9 @@ def _mem_asked(offered: int, asked: str | None) -> list[Finding]:
                  "split the model's layers by the advertised figure.")]
 
 
+_RPC_ASKED_RE = re.compile(r"\b(?:llama-cli|llama-server|llama-bench|llama-cli\.exe|llama-server\.exe)\b[^\n]{0,400}?\s--rpc[ =]")
+
+
 def summarise_llama_log(log, command: str | None) -> Summary:
     """``log``: a grader.parsers.llama_log.LlamaLog."""
     findings = gpu_findings([f"{name} (compute capability {cc})" for _, name, cc in log.devices], alone=True)
@@ -159,6 +164,12 @@ def summarise_llama_log(log, command: str | None) -> Summary:
         findings.append(info(f"Remote GPUs through rpc-server: {', '.join(log.remote)}. With layers split across "
                              "machines, each token's activations cross the network at every hand-off, and the weights "
                              "are sent over it at load."))
+    if log.load_ms is not None and (log.remote or _RPC_ASKED_RE.search(context().paste or command or "")):
+        findings.append(info(f"Load took {log.load_ms / 1000:.1f} s (`load time`), with rpc-server(s) (`--rpc`): the "
+                             "client sends every weight it offloads to them over the network at load, so the link's "
+                             "bandwidth sets the load time, and each token then makes round trips to them, so the "
+                             "link's latency sets much of the decode speed; a server reached over a public address or "
+                             "a slow link makes both slow. `iperf3` and `ping` between the machines measure the link."))
     for what, words in (("KV", "KV cache"), ("compute", "compute buffers")):
         placed = {d: m for d, m in log.mib(what).items() if m > 0}
         if placed:
