@@ -194,3 +194,16 @@ def test_a_llama_cpp_run_over_rpc_says_its_load_time_is_the_links_and_reads_deci
     local = "\n".join(x for x in corpus("wh012").splitlines() if x.startswith(("_llama", "llama_perf")))
     [s] = explain(local, host="other", nodes=1)
     assert "generation 5.01 tokens/s" in messages(s) and "Load took" not in messages(s)
+
+
+def test_weights_that_nearly_fill_a_named_card_leave_no_room_for_its_buffers():
+    """Pending wg016 (https://github.com/ollama/ollama/issues/3711: 45,460 MiB of weights on CUDA0, an RTX A6000 of
+    48 GB) and corpus zu016 (https://github.com/ollama/ollama/issues/4284: 21,518 MiB on an RTX 3090 Ti of 24 GB, the
+    device list above the load log, read as that log's): a warn per card, nearly full before its KV cache and compute
+    buffers. Silent on pending yz008 (https://github.com/containers/ramalama/issues/1354: 20 GB on each 3090, about 4 GB
+    left, a healthy load)."""
+    [s] = explain(corpus("wg016"), host="other", nodes=1)
+    assert "CUDA0 (NVIDIA RTX A6000, 48 GB) holds 44.4 GiB of weights: nearly full" in messages(s, "warn")
+    [s] = explain(corpus("zu016"), host="other", nodes=1)
+    assert s.kind == "llama-log" and "CUDA0 (NVIDIA GeForce RTX 3090 Ti, 24 GB) holds 21.0 GiB" in messages(s, "warn")
+    assert "GiB of weights: nearly full" not in _all(explain(corpus("yz008"), host="other", nodes=1))

@@ -104,6 +104,26 @@ def _mem_asked(offered: int, asked: str | None) -> list[Finding]:
 _RPC_ASKED_RE = re.compile(r"\b(?:llama-cli|llama-server|llama-bench|llama-cli\.exe|llama-server\.exe)\b[^\n]{0,400}?\s--rpc[ =]")
 
 
+def _weights_fill(log: Any, on_gpu: dict[str, float]) -> list[Finding]:
+    """A CUDA device whose weights alone take checks/specs/memory.toml [llama_weights] nearly_full_share of its card's
+    memory (checks/specs/gpus.toml memory_gb, the card named in llama.cpp's device list): its KV cache and compute
+    buffers, allocated after, have little room left (a warn, per card)."""
+    from ..calc.specs import match_gpu, row
+    names = {i: name for i, name, _ in log.devices}
+    out = []
+    for dev, mib in on_gpu.items():
+        spec = match_gpu(names.get(int(dev[4:]))) if re.fullmatch(r"CUDA\d{1,3}", dev) else None
+        card = spec.figure("memory_gb") if spec else None
+        if card is None or mib < row("memory.toml", "llama_weights").graded("nearly_full_share") * card.value * 1024:
+            continue
+        out.append(warn(f"{dev} ({names[int(dev[4:])]}, {card.value:g} GB) holds {mib / 1024:.1f} GiB of weights: nearly "
+                        "full before its KV cache and compute buffers, which llama.cpp allocates after the weights, so "
+                        "they have little room left and an out-of-memory at their allocation (or at a longer context) "
+                        "is near. Leave headroom: fewer layers on it (-ngl, Ollama's num_gpu), a --tensor-split that "
+                        "gives it less, or a shorter context."))
+    return out
+
+
 def summarise_llama_log(log, command: str | None) -> Summary:
     """``log``: a grader.parsers.llama_log.LlamaLog."""
     findings = gpu_findings([f"{name} (compute capability {cc})" for _, name, cc in log.devices], alone=True)
@@ -132,6 +152,7 @@ def summarise_llama_log(log, command: str | None) -> Summary:
                                  "each token waits for those, so generation runs at a fraction of the all-GPU speed. "
                                  "Fit them: raise -ngl if the cards have room left, shorten the context (-c) or "
                                  "quantize the KV cache (-ctk/-ctv q8_0), use a smaller quantization, or add a card."))
+    findings += _weights_fill(log, on_gpu)
     idle = [i for i, n in enumerate(log.split) if n == 0]
     if idle and len(log.split) > 1:
         findings.append(warn(f"Ollama's split gives GPU {', '.join(map(str, idle))} no layer (`layers.split="
