@@ -1030,6 +1030,11 @@ EXAMPLES.update({
                                       "experts' is not supported by AWQMoeMarlin. Falling back to Moe WNA16 kernels.\n"),
     # https://github.com/spark-arena/sparkrun/issues/220
     "jit-kernel-source-missing": BANNER + "          -> Failed to open: sm121_fp8_mqa_logits.cuh\n",
+    # pending wg010 and wg021 (elizabetht's two-Spark notebooks: a round-robin proxy, a disaggregated run)
+    "batch-served-one-after-another": BANNER + ("  Requests:       8/8 successful\n  Total time:     30.21 s\n"
+                                                "  Total tokens:   800\n  Avg latency:    18632.5 ms\n"),
+    "batch-served-together": BANNER + ("  Requests:       8/8 successful\n  Total time:     7.69 s\n"
+                                       "  Avg latency:    7691.5 ms\n"),
     "ray-driver-not-registered": BANNER + (
         "[2023-10-24 03:59:58,924 W 8 8] global_state_accessor.cc:401: Some processes that the driver needs to connect "
         "to have not registered with GCS, so retrying. Have you run 'ray start' on this node?\n"),

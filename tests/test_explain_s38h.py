@@ -207,3 +207,18 @@ def test_weights_that_nearly_fill_a_named_card_leave_no_room_for_its_buffers():
     [s] = explain(corpus("zu016"), host="other", nodes=1)
     assert s.kind == "llama-log" and "CUDA0 (NVIDIA GeForce RTX 3090 Ti, 24 GB) holds 21.0 GiB" in messages(s, "warn")
     assert "GiB of weights: nearly full" not in _all(explain(corpus("yz008"), host="other", nodes=1))
+
+
+def test_a_batch_sent_at_once_says_whether_its_requests_ran_together():
+    """Pending wg010 and wg021 (https://github.com/elizabetht/spark: 8 requests at once through a round-robin proxy over
+    two Sparks, 18.6 s average of a 30.2 s batch; a disaggregated run, 7.69 s average of 7.69 s, 0.85x of one Spark):
+    the first served one after another (a warn naming the proxy or client, not the link), the second together (an
+    info with the paste's own 0.85x as an overhead); a batch of one request says neither."""
+    said = _all(explain(corpus("wg010"), host="spark", nodes=2), "warn")
+    assert "did not run together: their average latency, 18.6 s, is 0.62 of the batch's 30.21 s" in said
+    assert "proxy" in said and "nccl" not in said.lower()
+    sections = explain(corpus("wg021"), host="spark", nodes=2)
+    assert "ran together" in _all(sections, "info") and "0.85x of its baseline" in _all(sections, "info")
+    assert _worst(sections) == "info"
+    one = "  Requests:       1/1 successful\n  Total time:     7.30 s\n  Avg latency:    3650.0 ms\n"
+    assert "together" not in _all(explain(one, host="spark", nodes=2))
