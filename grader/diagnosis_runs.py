@@ -411,3 +411,59 @@ def _old_nccl(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict
     mended there: an older log's line pasted beside a newer run says nothing of it)."""
     seen = [(int(a), int(b)) for a, b in _NCCL_VERSION_RE.findall(text)]
     return None if seen and all(v >= (2, 26) for v in seen) else {}
+
+
+_NOT_REGISTERED_RE = re.compile(r"have not registered with GCS, so retrying")
+
+_GAVE_UP_RE = re.compile(r"^Traceback \(most recent call last\)|^[\w.]{1,80}(?:Error|Exception): |The program will terminate",
+                         re.M)
+
+
+def _driver_gave_up(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where Ray's `... have not registered with GCS, so retrying` is followed by a traceback, an exception or
+    Ray's `The program will terminate` (the waiting `ray start` or driver gave up), in this output or below it in the
+    paste (a traceback pasted as a block of its own): the retry ``count``."""
+    for src in (text, context().paste):
+        hits = list(_NOT_REGISTERED_RE.finditer(src))
+        if hits and _GAVE_UP_RE.search(src, hits[-1].end()):
+            return {"count": len(hits)}
+    return None
+
+
+_BATCH_RE = re.compile(r"^\s{0,8}Total time:\s{0,20}(?P<total>\d{1,6}(?:\.\d{1,6})?) ?s\b[\s\S]{0,400}?^\s{0,8}Avg latency:\s{0,20}"
+                       r"(?P<avg>\d{1,9}(?:\.\d{1,6})?) ?ms\b", re.M)
+_RATIO_RE = re.compile(r"^\s{0,8}[\w -]{1,40}throughput:\s{0,20}[\d.]{1,12} tok(?:ens)?/s \((?P<x>[\d.]{1,8})x\)", re.M)
+
+
+def _batch_share(text: str) -> tuple[float, float, float] | None:
+    """A batch summary's total time (s), average latency (s) and their share, None without both (in this output, or
+    in the paste around it: a reader may have split the summary's lines)."""
+    m = _BATCH_RE.search(text) or _BATCH_RE.search(context().paste)
+    if not m or not float(m["total"]):
+        return None
+    total, avg = float(m["total"]), float(m["avg"]) / 1000
+    return total, avg, avg / total  # (said to 3 figures)
+
+
+def _batch_row(key: str) -> float:
+    from grader.calc.specs import row
+    return row("serving.toml", "batch").graded(key)
+
+
+def _batch_serial(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where a batch sent at once (``Requests: N/N``) averages under checks/specs/serving.toml [batch]
+    serial_share of its total time: the requests were served one after another, not together."""
+    got = _batch_share(text)
+    if not got or int(values.get("n") or 0) < 2 or got[2] >= _batch_row("serial_share"):
+        return None
+    return {"total": f"{got[0]:g}", "avg": f"{got[1]:.3g}", "share": f"{got[2]:.2f}"}
+
+
+def _batch_together(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where the batch's average latency is checks/specs/serving.toml [batch] together_share of its total time
+    or more: the requests ran at once; ``ratio``: the paste's own throughput comparison below 1, when it prints one."""
+    got = _batch_share(text)
+    if not got or int(values.get("n") or 0) < 2 or got[2] < _batch_row("together_share"):
+        return None
+    low = [float(m["x"]) for m in _RATIO_RE.finditer(text + "\n" + context().paste) if 0 < float(m["x"]) < 1]
+    return {"total": f"{got[0]:g}", "avg": f"{got[1]:.3g}", **({"ratio": f"{low[0]:g}"} if low else {})}

@@ -1013,6 +1013,56 @@ EXAMPLES.update({
 })
 
 
+EXAMPLES.update({
+    # https://github.com/ray-project/ray/issues/21591
+    "ray-driver-no-raylet-config": BANNER + ("[2022-02-02 22:24:43,102 C 32987 33002] core_worker.cc:251: Failed to get "
+                                             "the system config from Raylet on time unexpectedly.IOError: \n"),
+    # https://github.com/vllm-project/vllm/issues/13557
+    "ray-worker-register-raylet": BANNER + (
+        "[2025-02-19 13:33:40,672 E 15244 15244] core_worker.cc:496: Failed to register worker to Raylet: IOError: "
+        "[RayletClient] Unable to register worker with raylet. Failed to read data from the socket: End of file "
+        "worker_id=01000000ffffffffffffffffffffffffffffffffffffffffffffffff\n"),
+    # https://github.com/ray-project/ray/issues/29412
+    "ray-raylet-terminated": BANNER + (
+        "2022-10-17 14:23:59,720 WARNING worker.py:1839 -- Raylet is terminated: ip=172.29.58.176, "
+        "id=c28cee44b5cd67e730b3a9f729ca772f9bfd3f4b936ae1999d38cf36. Termination is unexpected. Possible reasons "
+        "include: (1) SIGKILL by the user or system\n"),
+    # https://github.com/ray-project/kuberay/issues/3897
+    "ray-gcs-gone-terminate": BANNER + (
+        "[2025-07-28 08:40:52,953 E 1 43] gcs_rpc_client.h:196: Failed to connect to GCS within 60 seconds. GCS may "
+        "have been killed. It's either GCS is terminated by `ray stop` or is killed unexpectedly.\n"),
+    "k8s-backoff-restarting": BANNER + (
+        "  Warning  BackOff    5m16s (x21329 over 3d20h)  kubelet  Back-off restarting failed container ray-head in "
+        "pod main-ray-cluster-kuberay-head-7zw69_default(da4143b0-f4c1-4752-b6b5-396e0ce08e3a)\n"),
+    # https://github.com/ray-project/kuberay/issues/1563
+    "ray-driver-not-registered-gave-up": BANNER + (
+        "[2023-10-24 03:59:59,926 W 8 8] global_state_accessor.cc:401: Some processes that the driver needs to connect "
+        "to have not registered with GCS, so retrying. Have you run 'ray start' on this node?\n"
+        "Traceback (most recent call last):\n  File \"/home/ray/anaconda3/bin/ray\", line 8, in <module>\n"),
+    # https://github.com/abetlen/llama-cpp-python/issues/1166
+    "llama-cpp-max-devices": BANNER + ("ValueError: Attempt to split tensors that exceed maximum supported devices. "
+                                       "Current LLAMA_MAX_DEVICES=1\n"),
+    # https://github.com/spark-arena/sparkrun/issues/205
+    "sparkrun-ssh-script-failed": BANNER + "[WARNING] sparkrun.orchestration.ssh:   SSH script <- 192.168.20.31 FAILED rc=1 (0.3s):\n",
+    # https://github.com/ai-dynamo/dynamo/issues/4934
+    "vllm-tp-more-than-local-gpus": BANNER + ("  Value error, Tensor parallel size (2) cannot be larger than the number of "
+                                              "available GPUs (1). [type=value_error]\n"),
+    # https://github.com/kyuz0/amd-strix-halo-vllm-toolboxes/issues/72
+    "vllm-kernel-fallback": BANNER + ("WARNING 06-30 17:41:22 [awq_marlin.py:317] Layer 'language_model.model.layers.3.mlp."
+                                      "experts' is not supported by AWQMoeMarlin. Falling back to Moe WNA16 kernels.\n"),
+    # https://github.com/spark-arena/sparkrun/issues/220
+    "jit-kernel-source-missing": BANNER + "          -> Failed to open: sm121_fp8_mqa_logits.cuh\n",
+    # pending wg010 and wg021 (elizabetht's two-Spark notebooks: a round-robin proxy, a disaggregated run)
+    "batch-served-one-after-another": BANNER + ("  Requests:       8/8 successful\n  Total time:     30.21 s\n"
+                                                "  Total tokens:   800\n  Avg latency:    18632.5 ms\n"),
+    "batch-served-together": BANNER + ("  Requests:       8/8 successful\n  Total time:     7.69 s\n"
+                                       "  Avg latency:    7691.5 ms\n"),
+    "ray-driver-not-registered": BANNER + (
+        "[2023-10-24 03:59:58,924 W 8 8] global_state_accessor.cc:401: Some processes that the driver needs to connect "
+        "to have not registered with GCS, so retrying. Have you run 'ray start' on this node?\n"),
+})
+
+
 def reached(text: str, table=None) -> list[str]:
     return [entry.id for entry, _ in diagnose_entries(parse_vllm_log(text), table)]
 

@@ -389,7 +389,7 @@ def test_llama_cpps_device_list_alone_is_read_and_mixed_cards_are_named():
             "ggml_cuda_init: found 2 CUDA devices:\n  Device 0: NVIDIA GeForce RTX 4090, compute capability 8.9, VMM: yes\n"
             "  Device 1: NVIDIA GeForce RTX 4070 Ti SUPER, compute capability 8.9, VMM: yes\nversion: 4710 (8a8c4ceb)\n")
     [s] = explain(text)
-    assert s.kind == "llama-bench" and not s.error and "llama.cpp found 2 GPU(s)" in messages(s)
+    assert s.kind == "llama-bench" and not s.error and "llama.cpp found 2 GPUs" in messages(s)
     assert "Different GPUs (NVIDIA GeForce RTX 4070 Ti SUPER, NVIDIA GeForce RTX 4090)" in messages(s)
     assert parse_llama_bench(text).build == "4710 (8a8c4ceb)"
 

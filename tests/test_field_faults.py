@@ -1156,6 +1156,34 @@ API_MISMATCH = ("[    9.424670] NVRM: API mismatch: the client 'kwin_wayland' (p
                 "version 595.84, but this kernel module has\n               NVRM: the version 595.80.  Please make sure "
                 "that this\n")
 
+# https://github.com/ray-project/ray/issues/21591, vllm-project/vllm#13557, ray-project/ray#29412, kuberay#3897, kuberay#1563
+RAY_NO_RAYLET = ("[2022-02-02 22:24:43,102 C 32987 33002] core_worker.cc:251: Failed to get the system config from "
+                 "Raylet on time unexpectedly.IOError: \n")
+RAY_REGISTER = ("[2025-02-19 13:33:40,672 E 15244 15244] core_worker.cc:496: Failed to register worker to Raylet: "
+                "IOError: [RayletClient] Unable to register worker with raylet. Failed to read data from the socket: "
+                "End of file worker_id=01000000ffffffffffffffffffffffffffffffffffffffffffffffff\n")
+RAYLET_GONE = ("2022-10-17 14:23:59,720 WARNING worker.py:1839 -- Raylet is terminated: ip=172.29.58.176, "
+               "id=c28cee44b5cd67e730b3a9f729ca772f9bfd3f4b936ae1999d38cf36. Termination is unexpected. Possible "
+               "reasons include: (1) SIGKILL by the user or system\n")
+GCS_GONE = ("[2025-07-28 08:40:52,953 E 1 43] gcs_rpc_client.h:196: Failed to connect to GCS within 60 seconds. GCS "
+            "may have been killed. It's either GCS is terminated by `ray stop` or is killed unexpectedly.\n")
+K8S_BACKOFF = ("  Warning  BackOff    5m16s (x21329 over 3d20h)  kubelet  Back-off restarting failed container "
+               "ray-head in pod main-ray-cluster-kuberay-head-7zw69_default(da4143b0-f4c1-4752-b6b5-396e0ce08e3a)\n")
+NOT_REGISTERED = ("[2023-10-24 03:59:58,924 W 8 8] global_state_accessor.cc:401: Some processes that the driver needs "
+                  "to connect to have not registered with GCS, so retrying. Have you run 'ray start' on this node?\n")
+LLAMA_MAX_DEVICES = ("ValueError: Attempt to split tensors that exceed maximum supported devices. Current "
+                     "LLAMA_MAX_DEVICES=1\n")  # abetlen/llama-cpp-python#1166
+SPARKRUN_SSH = "[WARNING] sparkrun.orchestration.ssh:   SSH script <- 192.168.20.31 FAILED rc=1 (0.3s):\n"  # sparkrun#205
+TP_LOCAL = ("  Value error, Tensor parallel size (2) cannot be larger than the number of available GPUs (1). "
+            "[type=value_error]\n")  # ai-dynamo/dynamo#4934
+KERNEL_FALLBACK = ("WARNING 06-30 17:41:22 [awq_marlin.py:317] Layer 'language_model.model.layers.3.mlp.experts' is not "
+                   "supported by AWQMoeMarlin. Falling back to Moe WNA16 kernels.\n")  # strix-halo-vllm-toolboxes#72
+JIT_MISSING = "          -> Failed to open: sm121_fp8_mqa_logits.cuh\n"  # spark-arena/sparkrun#220
+BATCH_SERIAL = ("  Requests:       8/8 successful\n  Total time:     30.21 s\n  Total tokens:   800\n"
+                "  Avg latency:    18632.5 ms\n")  # pending wg010
+BATCH_TOGETHER = "  Requests:       8/8 successful\n  Total time:     7.69 s\n  Avg latency:    7691.5 ms\n"  # wg021
+NOT_REGISTERED_GAVE_UP = NOT_REGISTERED + 'Traceback (most recent call last):\n  File "/home/ray/anaconda3/bin/ray", line 8\n'
+
 ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, XID_13, XID_149, NETPLAN_INDENT, CGRAPH_READ, RAY_DEAD,
        CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE, OOM_KILL, AER_FATAL, NCCL_SYSTEM,
@@ -1182,7 +1210,9 @@ ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, O
        DLLAMA_NODES, CPP_TERMINATE, NVRTC_COMPILE, GGML_ABORT, DLLAMA_TRANSFER, MOONCAKE_RETRY, FLASHINFER_KV,
        RPC_VERSION, CUBLAS_INIT, GGML_OP, CUDA_NAMED, RAY_WORKER_DIED, GGML_ASSERT, C_ASSERT, CUSTOM_AR,
        NCCL_CONNECT_OLD, NCCL_SOCKET_CREATE, NCCL_TOPO_XML, NCCL_TOPO_ID, PROC_KILLED, TEARDOWN_EXC, API_MISMATCH,
-       PORTINFO_DOWN, COMM_AFTER_FAIL]
+       PORTINFO_DOWN, COMM_AFTER_FAIL,
+       RAY_NO_RAYLET, RAY_REGISTER, RAYLET_GONE, GCS_GONE, K8S_BACKOFF, NOT_REGISTERED, NOT_REGISTERED_GAVE_UP,
+       LLAMA_MAX_DEVICES, SPARKRUN_SSH, TP_LOCAL, KERNEL_FALLBACK, JIT_MISSING, BATCH_SERIAL]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -1195,7 +1225,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
                                                       MODULE_UNREADABLE, RAY_DISK, NO_STATUS, SHM_STUCK, SHM_TWICE, FD_ULIMIT, RAY_ONE_OF_TWO,
                                                       TRT_WINDOW, GLOO_HOSTNAME, STORE_RETRY, CTS_UNUSED, MEMLOCK_64K,
                                                       VLLM_UNBUILT, SIMPLE_ORDER, HPL_SLOW, DCGM_NVLINK, DLLAMA_TRANSFER, FLASHINFER_KV,
-                                                      PORTINFO_DOWN))
+                                                      PORTINFO_DOWN, NOT_REGISTERED, SPARKRUN_SSH, KERNEL_FALLBACK, BATCH_SERIAL))
                     else "fail")
     assert " Fix: " in message
 
@@ -1237,7 +1267,7 @@ def test_clean_text_names_nothing():
 
 def test_every_known_error_line_is_read_here():
     """Each table entry that reads plain text is reached by one of the field outputs above."""
-    reached = {d.kind for text in ALL + [GPUSTAT_GB10, NETPLAN_NM, FORWARD_COMPAT, PROVIDER, GID_NODATA, UNKNOWN_ENV, PEERMEM,
+    reached = {d.kind for text in ALL + [BATCH_TOGETHER, GPUSTAT_GB10, NETPLAN_NM, FORWARD_COMPAT, PROVIDER, GID_NODATA, UNKNOWN_ENV, PEERMEM,
                                         MLX5_POWER, SLURM_STEP, MLX5_LOW_POWER, ETHTOOL_NETLINK, NVBANDWIDTH_WAIVED,
                                         DOWNLOADED, NO_P2P, SHM_WAIT, NO_VERBS, SPARK_BOOT, NO_P2P_PAIR, PEER_CHECK, WSL, OFI_TCP, OFI_GDR, RAS_BIND, PEER_ALREADY,
                                         PCIE_SLOWER, GPU_MEM_NS_IGNORED, ALLREDUCE, SYMM_MEM, PL_REFUSED, TORCH_CAP, NO_CUSTOM_AR,

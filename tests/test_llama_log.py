@@ -46,9 +46,9 @@ def test_a_full_offload_over_two_cards_is_read_per_device():
     assert (log.found, log.offloaded, log.layers) == (2, 81, 81) and len(log.devices) == 2
     assert log.mib("model") == {"CPU_Mapped": 563.62, "CUDA0": 20038.81, "CUDA1": 19940.67}
     assert log.mib("KV") == {"CUDA0": 328.0, "CUDA1": 312.0} and (log.prompt_tps, log.eval_tps) == (63.94, 17.37)
-    gpus, s = explain(TWO_3090)  # the GPU list every llama.cpp program prints first is read as llama-bench reads it
-    assert gpus.kind == "llama-bench" and "llama.cpp found 2 GPU(s)" in messages(gpus, "info")
-    assert s.kind == "llama-log" and set(levels(s)) <= {"ok", "info"}
+    [s] = explain(TWO_3090)  # the GPU list every llama.cpp program prints first: this load log's (session 38h)
+    assert s.kind == "llama-log" and "llama.cpp found 2 GPUs" in messages(s, "info")
+    assert set(levels(s)) <= {"ok", "info"}  # (20 GB of weights on a 24 GB card: room left, no warn)
     assert "All 81 layers are on the GPU(s) (`offloaded 81/81`): weights CUDA0 19.6 GiB, CUDA1 19.5 GiB." in messages(
         s, "ok")
     assert "Speed printed: prompt 63.94 tokens/s, generation 17.37 tokens/s." in messages(s, "info")

@@ -170,6 +170,8 @@ def _kind_of_line(line: str, prefer: str | None, views: _Views | None = None) ->
         if (bare := strip_log_prefix(s).strip()) == s or not views.any_kind(bare):  # behind a tag ("[vllm]: ")?
             return None
         s = bare
+        if claims is not None and claims.search(s):  # the kind around it first, behind a journal's prefix too
+            return prefer
     return next((name for name, claims in views.lined.items() if claims.once(s)), None)  # (most asked once a paste)
 
 
@@ -333,6 +335,10 @@ def _segments(chunk: Chunk) -> list[_Segment]:
         opens = spec is not None and spec.starts is not None and len(line) <= MAX_KIND_LINE \
             and bool(spec.starts.search(line.strip()))  # the line begins an output of its kind
         starts = opens and not (spec.starts_on_repeat and line.strip() not in cur.opened)
+        if cur.begun and kind != cur.kind and not cur.started and not whole and spec is not None and spec.line \
+                and cur.kind in _REGISTRY and _REGISTRY[cur.kind].prelude and spec.prelude \
+                and spec.line.search(next((x.strip() for x in cur.lines if x.strip()), "")):
+            cur.kind = kind  # only a prelude so far (llama.cpp's device list), which this kind claims too: its output
         if cur.begun and (kind != cur.kind or (starts and kind == cur.kind and (cur.started or not spec.prelude))
                           or whole):
             keep = _trailing_claimed(cur.kind, [lines[j] for j in pending])

@@ -60,7 +60,7 @@ register(KindSpec(
         r"|\bSome Ray subprocesses exited unexpectedly\b|\bTo add another node to this Ray cluster\b"
         r"|^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+\s+(?:INFO|SUCC|WARN|WARNING|ERROR)\s+"
         r"(?:scripts|services|usage_lib|gcs_utils|node|resource_spec)\.py:\d+ -- "
-        r"|\bThe object store is using /tmp instead of /dev/shm\b|\b(?:but we cannot find a local|while we can not find the matched) Raylet\b"
+        r"|\bThe object store is using /tmp instead of /dev/shm\b|\b(?:but we cannot find a local|while we can not f(?:i|ou)nd the matched) Raylet\b"
         r"|^Stopped (?:all|only) \d+ (?:out of \d+ )?Ray processes\b|^Did not find any active Ray processes\b"),
     starts=re.compile(r"\bLocal node IP: "),
     prelude=True,  # a raylet's retry line printed before `Local node IP` (stderr first) stays with its start

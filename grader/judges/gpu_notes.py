@@ -138,7 +138,9 @@ def table_all_well(t: Any, findings: list[Finding]) -> list[Finding]:
     if not t.gpus or t.truncated or any(f.level in ("warn", "fail") for f in findings):
         return []
     cards = ", ".join(f"GPU{g.index} ({g.name})" for g in t.gpus[:4]) + (", ..." if len(t.gpus) > 4 else "")
-    return [info(f"nvidia-smi runs and {cards} " + ("is" if len(t.gpus) == 1 else "are") + " visible: the driver is "
+    n = len(t.gpus)
+    cards = cards if n == 1 else ("both GPUs, " if n == 2 else f"all {n} GPUs, ") + cards + ","
+    return [info(f"nvidia-smi runs and {cards} " + ("is" if n == 1 else "are") + " visible: the driver is "
                  "loaded and answers; the power, memory and process figures read here are normal, nothing wrong in them.")]
 
 
@@ -207,3 +209,17 @@ def lone_without_nvlink(t: Any) -> list[Finding]:
                  "CPU, so tensor parallelism across it fails or crawls. Check `nvidia-smi nvlink -s`, `nvidia-smi -q` "
                  "(its Fabric state), the nvidia-fabricmanager service and `dmesg` (Xid, NVLink errors); then reset "
                  "the GPU or reboot.")]
+
+
+def display_gpus(t: Any) -> list[Finding]:
+    """The GPUs of the plain table whose Disp.A is ``On`` (a display initialised on them: they drive a monitor), said
+    where the table has several GPUs (one driving the desktop is then told from the headless ones): an info."""
+    on = [g for g in t.gpus if g.display_active == "On"]
+    if not on or len(t.gpus) < 2:
+        return []
+    names = ", ".join(f"GPU{g.index}" for g in on)
+    rest = ", ".join(f"GPU{g.index}" for g in t.gpus if g.display_active != "On")
+    return [info(f"{names} drive{'s' if len(on) == 1 else ''} a display (Disp.A On): the desktop (its X or Wayland "
+                 "session, compositor, browser) takes some of that card's memory and time, so it has a little less "
+                 "free than " + (f"the headless {rest}" if rest else "a headless card") + " and its fan and clocks "
+                 "may stay up while nothing else runs; expected on a desktop, not a fault.")]

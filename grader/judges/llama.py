@@ -8,10 +8,12 @@ device), so a partial offload is a warning; the speeds are said, not judged (the
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 from ..parsers.common import command_argv, option_value
-from .common import info, ok, warn
+from .common import info, ok, on_spark, warn
+from .context import context
 from .model import HEALTHY_RUN, NO_ERROR_SEEN, Finding, Summary
 
 _GPU_PREFIXES = ("CUDA", "ROCm", "Vulkan", "Metal", "SYCL", "RPC")
@@ -55,10 +57,16 @@ def setting_findings(rows: list[Any]) -> list[Finding]:
     return out
 
 
-def gpu_findings(devices: list[str]) -> list[Finding]:
+def gpu_findings(devices: list[str], alone: bool = False) -> list[Finding]:
     """The GPUs of llama.cpp's device list (``NAME (compute capability X.Y)`` each), said; different models named, with
-    what that means for a split (llama-bench's judge says it too)."""
-    out = [info(f"llama.cpp found {len(devices)} GPU(s): {', '.join(devices)}.")] if devices else []
+    what that means for a split (llama-bench's judge says it too). ``alone``: a runner's log (Ollama's, llama-server's)
+    where one GPU is found, off a Spark: whether the machine has another, hidden from it, is another output's to say."""
+    n = len(devices)
+    out = [info(f"llama.cpp found {n} GPU{'s' if n > 1 else ''}: {', '.join(devices)}"
+                + ("; it can use only that one GPU. A second GPU in the machine, if there is one, is not visible to "
+                   "this process (CUDA_VISIBLE_DEVICES in its environment, a card of another vendor, a driver that "
+                   "does not see it): `nvidia-smi -L` and the service's environment decide." if n == 1 and alone and
+                   not on_spark(None) and "GB10" not in devices[0] else "."))] if devices else []
     names = {d.split(" (compute capability")[0] for d in devices}
     if len(names) > 1:
         out.append(info(f"Different GPUs ({', '.join(sorted(names))}): llama.cpp's layer split (its default) gives "
@@ -93,9 +101,32 @@ def _mem_asked(offered: int, asked: str | None) -> list[Finding]:
                  "split the model's layers by the advertised figure.")]
 
 
+_RPC_ASKED_RE = re.compile(r"\b(?:llama-cli|llama-server|llama-bench|llama-cli\.exe|llama-server\.exe)\b[^\n]{0,400}?\s--rpc[ =]")
+
+
+def _weights_fill(log: Any, on_gpu: dict[str, float]) -> list[Finding]:
+    """A CUDA device whose weights alone take checks/specs/memory.toml [llama_weights] nearly_full_share of its card's
+    memory (checks/specs/gpus.toml memory_gb, the card named in llama.cpp's device list): its KV cache and compute
+    buffers, allocated after, have little room left (a warn, per card)."""
+    from ..calc.specs import match_gpu, row
+    names = {i: name for i, name, _ in log.devices}
+    out = []
+    for dev, mib in on_gpu.items():
+        spec = match_gpu(names.get(int(dev[4:]))) if re.fullmatch(r"CUDA\d{1,3}", dev) else None
+        card = spec.figure("memory_gb") if spec else None
+        if card is None or mib < row("memory.toml", "llama_weights").graded("nearly_full_share") * card.value * 1024:
+            continue
+        out.append(warn(f"{dev} ({names[int(dev[4:])]}, {card.value:g} GB) holds {mib / 1024:.1f} GiB of weights: nearly "
+                        "full before its KV cache and compute buffers, which llama.cpp allocates after the weights, so "
+                        "they have little room left and an out-of-memory at their allocation (or at a longer context) "
+                        "is near. Leave headroom: fewer layers on it (-ngl, Ollama's num_gpu), a --tensor-split that "
+                        "gives it less, or a shorter context."))
+    return out
+
+
 def summarise_llama_log(log, command: str | None) -> Summary:
     """``log``: a grader.parsers.llama_log.LlamaLog."""
-    findings = gpu_findings([f"{name} (compute capability {cc})" for _, name, cc in log.devices])
+    findings = gpu_findings([f"{name} (compute capability {cc})" for _, name, cc in log.devices], alone=True)
     weights = log.mib("model")
     on_gpu = {d: m for d, m in weights.items() if d.startswith(_GPU_PREFIXES) and not d.endswith("_Host")}
     has_gpu = bool(log.devices or log.remote or on_gpu or log.found or log.gpu_backend)
@@ -121,6 +152,7 @@ def summarise_llama_log(log, command: str | None) -> Summary:
                                  "each token waits for those, so generation runs at a fraction of the all-GPU speed. "
                                  "Fit them: raise -ngl if the cards have room left, shorten the context (-c) or "
                                  "quantize the KV cache (-ctk/-ctv q8_0), use a smaller quantization, or add a card."))
+    findings += _weights_fill(log, on_gpu)
     idle = [i for i, n in enumerate(log.split) if n == 0]
     if idle and len(log.split) > 1:
         findings.append(warn(f"Ollama's split gives GPU {', '.join(map(str, idle))} no layer (`layers.split="
@@ -153,6 +185,12 @@ def summarise_llama_log(log, command: str | None) -> Summary:
         findings.append(info(f"Remote GPUs through rpc-server: {', '.join(log.remote)}. With layers split across "
                              "machines, each token's activations cross the network at every hand-off, and the weights "
                              "are sent over it at load."))
+    if log.load_ms is not None and (log.remote or _RPC_ASKED_RE.search(context().paste or command or "")):
+        findings.append(info(f"Load took {log.load_ms / 1000:.1f} s (`load time`), with rpc-server(s) (`--rpc`): the "
+                             "client sends every weight it offloads to them over the network at load, so the link's "
+                             "bandwidth sets the load time, and each token then makes round trips to them, so the "
+                             "link's latency sets much of the decode speed; a server reached over a public address or "
+                             "a slow link makes both slow. `iperf3` and `ping` between the machines measure the link."))
     for what, words in (("KV", "KV cache"), ("compute", "compute buffers")):
         placed = {d: m for d, m in log.mib(what).items() if m > 0}
         if placed:

@@ -19,6 +19,7 @@ from ..parsers.lspci import PciLink
 from ..parsers.pcie_sysfs import PcieLink
 from ..spark_names import is_qsfp_twin, twin_domain
 from .common import SPARK_RDMA, fail, info, listed, ok, on_spark, spark_figure, warn, whole
+from .context import context
 from .gpu_notes import mixed_models
 from .model import Finding, Section, Summary
 
@@ -311,6 +312,9 @@ def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
     return facts, findings
 
 
+_EGPU_RE = re.compile(r"(?i)\bthunderbolt\b|\beGPU\b|\bUSB4\b|\bTB[345]\b")
+
+
 def summarise_rig_report(gpus: Any, command: str | None) -> Summary:
     """The club-3090 rig report's GPUs: a card on fewer PCIe lanes than it has (every all-reduce of tensor parallel, and
     the model's loading, cross that narrower link), and a power limit set under the card's default."""
@@ -326,11 +330,17 @@ def summarise_rig_report(gpus: Any, command: str | None) -> Summary:
                                  "plenty for inference; tensor parallel's all-reduce is what feels it. Only if this "
                                  "card sits alone in a slot wired x16 is the card not fully seated."))
         elif g.lanes is not None and g.lanes_max and g.lanes < g.lanes_max:
-            findings.append(warn(f"GPU{g.index} ({g.name}) runs on PCIe x{g.lanes} of its x{g.lanes_max}"
-                                 + (f" (Gen up to {g.gen})" if g.gen else "") + ": the slot (or its riser, or a chipset "
-                                 "slot) is narrower than the card, so loading the model and, with tensor parallel, "
-                                 "every all-reduce between the cards cross that narrower link; layer split (llama.cpp's "
-                                 "default) sends far less between them."))
+            tb = g.lanes == 4 and (g.gen or 3) <= 3  # what a Thunderbolt 3 or USB4 enclosure carries at most
+            egpu = tb and bool(_EGPU_RE.search(context().paste))
+            findings.append((info if egpu else warn)(
+                f"GPU{g.index} ({g.name}) runs on PCIe x{g.lanes} of its x{g.lanes_max}" + (f" (Gen up to {g.gen})" if
+                g.gen else "") + (": behind a Thunderbolt eGPU enclosure, which carries at most PCIe Gen3 x4, that is "
+                "the enclosure's limit, expected, not a fault" if egpu else ": the slot (or its riser, or a chipset slot) "
+                "is narrower than the card") + ", so loading the model and, with tensor parallel, every all-reduce "
+                "between the cards cross that narrower link; layer split (llama.cpp's default) sends far less between "
+                "them." + (" x4 at Gen3 is also exactly what a Thunderbolt 3 (or USB4) eGPU enclosure carries: in one, "
+                           "it is the enclosure's limit and expected; `lspci -tv` (a Thunderbolt bridge above the "
+                           "card) or `boltctl` tells." if tb and not egpu else "")))
         elif g.lanes is not None and g.lanes == g.lanes_max:
             findings.append(ok(f"GPU{g.index}: PCIe x{g.lanes}, the card's full width."))
         if g.power_limit_w is not None and g.power_default_w and g.power_limit_w < g.power_default_w:

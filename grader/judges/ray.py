@@ -17,7 +17,7 @@ from ..parsers.common import command_argv, option_value
 from .common import fail, fmt_count, info, machines_spanned, ok, on_spark, spark_figure, warn, whole
 from .context import context
 from .model import Finding, Section, Summary
-from .ray_notes import negative_usage, stale_demand
+from .ray_notes import group_over_total, negative_usage, stale_demand
 
 
 GIB = 2 ** 30
@@ -111,7 +111,7 @@ def summarise_ray(st: RayStatus, command: str | None) -> Summary:
             findings.append(info(f"Ray sees {n} nodes" + (f"; a Spark pair has {RAY_NODES}." if spark is not False
                                                           else ".")))
     pending_pg = [d for d in st.demands if d.what == "placement group" or d.strategy]
-    findings += _ray_gpu_findings(st, gpu, n, spark, bool(pending_pg)) + negative_usage(st)
+    findings += _ray_gpu_findings(st, gpu, n, spark, bool(pending_pg)) + negative_usage(st) + group_over_total(st)
     cpu = st.resources.get("CPU")
     mem = st.resources.get("memory")
     if cpu or mem:

@@ -1,8 +1,11 @@
 """What ``ray status`` shows beside its nodes and demands that a careful reader remarks on (judges/ray.py, at its size
-limit, calls these): a resource whose use is negative (Ray's accounting, not the nodes, is wrong), and a task demand
-that fits in what is free (listed before the scheduler placed it: stale)."""
+limit, calls these): a resource whose use is negative, or a placement group's that holds more than the cluster has
+(Ray's accounting, not the nodes, is wrong), and a task demand that fits in what is free (listed before the scheduler
+placed it: stale)."""
 
 from __future__ import annotations
+
+import re
 
 from ..parsers.ray_status import Demand, RayStatus
 from .common import fmt_count, info, warn
@@ -61,3 +64,27 @@ def stale_demand(st: RayStatus, d: Demand, quoted: str) -> list[Finding]:
                  "here (stale). An autoscaler acting on it starts extra nodes that are not needed; a demand that stays "
                  "listed over several reports, with the CPUs still free, is real (then `ray status -v` shows which "
                  "node lacks what).")]
+
+
+_GROUP_RE = re.compile(r"^(?P<base>[A-Za-z][\w.-]{0,60}?)_group_(?P<pg>[0-9a-f]{16,64})$")
+"""A placement group's wildcard resource (``CPU_group_<pg id>``: the sum of its bundles'), not one bundle's
+(``CPU_group_<index>_<pg id>``)."""
+
+
+def group_over_total(st: RayStatus) -> list[Finding]:
+    """A placement group's wildcard resource whose total is more than the cluster's own total of that resource
+    (ray#14883: ``0.0/84.0 CPU_group_<pg>`` in a cluster of ``66.0 CPU``): a group reserves from the nodes' resources,
+    so it cannot hold more; Ray's placement-group bookkeeping counts bundles twice. A warn, once per group."""
+    out = []
+    for name, (_, total) in st.resources.items():
+        m = _GROUP_RE.match(name)
+        whole = st.resources.get(m.group("base")) if m else None
+        if whole and total > whole[1]:
+            base = m.group("base")
+            out.append(warn(f"Placement group {m.group('pg')[:12]}... holds {fmt_count(total)} {base} (`{name}`, the sum "
+                            f"of its bundles), more than the {fmt_count(whole[1])} {base} the whole cluster has: a "
+                            "group only reserves what the nodes have, so Ray's placement-group bookkeeping is "
+                            "inconsistent (bundles counted twice), not the nodes. The usage figures of its groups are "
+                            "not to be trusted; `ray list placement-groups` shows the groups, and removing stale ones "
+                            "or restarting Ray clears it."))
+    return out

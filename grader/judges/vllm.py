@@ -204,8 +204,10 @@ def summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
             + (", expert parallel" if p.expert_parallel else "") + f"; backend {backend}"
             + (f"; node rank {p.node_rank} of {p.nnodes}" if p.nnodes else "") + "."))
     elif log.ray_address:  # no layout in the excerpt, but where its workers go
-        findings.append(info(f"vLLM joined the existing Ray cluster at {log.ray_address}: its workers are placed on "
-                             "that cluster's nodes (`ray status` on the head lists them and their GPUs)."))
+        ray_only = bool(command) and "vllm" not in command.lower()  # `ray.init(address=...)` typed: another driver
+        findings.append(info(("This Ray driver asked to join" if ray_only else "vLLM joined") + " the existing Ray "
+                             f"cluster at {log.ray_address}: its workers are placed on that cluster's nodes (`ray "
+                             "status` on the head lists the nodes that joined)."))
     sizes = log.worker_sizes() if not (p.sources.get("tensor_parallel_size")
                                        or p.sources.get("pipeline_parallel_size")) else {}
     split = [(dim, n) for dim, n in sizes.items() if dim in ("TP", "PP") and n > 1]

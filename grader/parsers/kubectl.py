@@ -23,8 +23,9 @@ COMMAND = "kubectl get pods"
 
 _HEADER_RE = re.compile(r"^(?:NAMESPACE\s+)?NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\b")
 _ROW_RE = re.compile(r"^(?:(?P<ns>[a-z0-9][\w.-]*)\s+)?(?P<name>[a-z0-9][\w.-]*)\s+(?P<ready>\d+)/(?P<want>\d+)\s+"
-                     r"(?P<status>[A-Za-z][\w:/-]*)\s+(?P<restarts>\d+)(?:\s+\([^)]*\))?\s+(?P<age>\d+[smhdy][\w]*)"
-                     r"(?P<rest>\s.*)?$")
+                     r"(?P<status>[A-Za-z][\w:/-]*)\s+(?P<restarts>\d+)(?:\s+\([^)]*\))?(?:\s+(?P<age>\d+[smhdy][\w]*)"
+                     r"(?P<rest>\s.*)?)?$")
+_AGE_RE = re.compile(r"^\d+[smhdy]\w{0,20}$")  # the AGE column a narrow terminal wrapped onto a line of its own
 FAILED_STATES = ("CrashLoopBackOff", "Error", "ImagePullBackOff", "ErrImagePull", "OOMKilled", "Evicted",
                  "CreateContainerConfigError", "InvalidImageName", "Init:Error", "Init:CrashLoopBackOff",
                  "Init:ImagePullBackOff", "Init:ErrImagePull")
@@ -60,14 +61,16 @@ def parse_kubectl_pods(text: str) -> list[Pod]:
     shell error)."""
     lines = content_lines(text)
     pods: list[Pod] = []
-    for line in lines:
+    for i, line in enumerate(lines):
         s = line.text.strip()
         if _HEADER_RE.match(s):
             continue
         m = _ROW_RE.match(s)
-        if m:
+        age = m and (m.group("age") or next((x for x in (lines[i + 1].text.strip(),) if _AGE_RE.match(x)), None)
+                     if m.group("age") or i + 1 < len(lines) else None)
+        if m and age:
             pods.append(Pod(m.group("name"), int(m.group("ready")), int(m.group("want")), m.group("status"),
-                            int(m.group("restarts")), m.group("age"), (m.group("rest") or "").strip()))
+                            int(m.group("restarts")), age, (m.group("rest") or "").strip()))
     if not pods:
         raise_if_shell_error(lines, COMMAND)
         raise ParseError(COMMAND, "no pod row found (expected `NAME  READY  STATUS  RESTARTS  AGE` rows such as "

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .common import ParseError
+from .common import ParseError, strip_log_prefix
 
 CMD = "llama.cpp"
 
@@ -32,8 +32,9 @@ _FOUND_RE = re.compile(r"\b(?:ggml_cuda_init|ggml_init_cublas): found (?P<n>\d{1
 _OFFLOADED_RE = re.compile(r"\boffloaded (?P<n>\d{1,4})/(?P<m>\d{1,4}) layers to GPU\b")
 _BUFFER_RE = re.compile(r"(?P<dev>(?:CUDA|ROCm|Vulkan|Metal|SYCL)\d{0,3}(?:_Split)?|RPC(?:\[[^\]\s]{1,80}\])?|CPU(?:_Mapped|_AARCH64"
                         r"|_REPACK)?|CUDA_Host)\s+(?P<what>model|KV|compute|output)? ?buffer size =\s*+(?P<mib>\d{1,9}(?:\.\d{1,4})?) MiB")
-_RATE_RE = re.compile(r"\b(?P<which>prompt eval|eval) time =[^\n]{0,80}?\(\s*[\d.]+ ms per token,\s+(?P<tps>[\d.]+) tokens per "
-                      r"second\)")
+_RATE_RE = re.compile(r"\b(?P<which>prompt eval|eval) time =[^\n]{0,80}?\(\s*\d{1,9}(?:[.,]\d{1,9})? ms per token,\s+"
+                      r"(?P<tps>\d{1,9}(?:[.,]\d{1,9})?) tokens per second\)")  # (a locale's decimal comma too: `5,01`)
+_LOAD_RE = re.compile(r"\bload time =\s{0,20}(?P<ms>\d{1,12}(?:[.,]\d{1,9})?) ms\b")
 _OLLAMA_RE = re.compile(r"\blayers\.(?P<key>model|offload|split)=\"?(?P<value>[\d,]{1,60})")
 _REMOTE_RE = re.compile(r"\busing device (?P<dev>RPC\[[^\]\s]{1,80}\])")
 _RPC_SERVER_RE = re.compile(r"^Starting RPC server on (?P<at>[^\s,]{1,80}), backend memory: (?P<mb>\d{1,9}) MB", re.M)
@@ -50,7 +51,9 @@ LINE_RE = re.compile(
     r"|llama_print_timings|llama_memory_breakdown_print|llm_load_print_meta|print_info|graph_reserve|register_backend"
     r"|load_backend|llama_model_load\w{0,20}|common_init_from_params|llama_init_from_model): "
     r"|\bmsg=offload library=|^\s*layers\.(?:offload|split)=|^Starting RPC server on \S{1,80}, backend memory: "
-    r"|^create_backend: using \w{1,20} backend|^ggml_cuda_init: (?:found \d{1,3} CUDA devices|GGML_CUDA_)")  # (llama-bench's too)
+    r"|^create_backend: using \w{1,20} backend"  # then Ollama's server log, new (slog) and old, which runs llama.cpp
+    r"|^time=\S{10,40} level=[A-Z]{4,5} source=[a-z_]{1,20}\.go:\d{1,5} msg=|^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d [a-z_]{1,20}\.go:\d{1,5}: "
+    r"|^ggml_(?:cuda_init|init_cublas): (?:found \d{1,3} (?:CUDA|ROCm) devices|GGML_CUDA_|CUDA_USE_TENSOR_CORES)")  # (llama-bench's too)
 """Lines only llama.cpp's load and run log (or Ollama's offload line) prints: how ``explain`` tells the kind."""
 
 
@@ -79,6 +82,8 @@ class LlamaLog:
     gpu_backend: bool = False
     """A GPU backend was loaded or GPUs were found (``loaded CUDA backend``, Ollama's ``offload to cuda``), whether
     or not the device list is in the same paste."""
+    load_ms: float | None = None
+    """llama.cpp's ``load time = N ms`` (llama_perf_context_print, llama_print_timings), None without it."""
 
     def mib(self, what: str) -> dict[str, float]:
         """{device: MiB} of one kind of buffer (``model``, ``KV``, ``compute``), summed per device."""
@@ -90,13 +95,15 @@ class LlamaLog:
 
 
 def parse_llama_log(text: str) -> LlamaLog:
-    """Parse ``text``; ParseError when it holds no line of llama.cpp's load log or Ollama's offload line."""
+    """Parse ``text``; ParseError when it holds no line of llama.cpp's load log or Ollama's offload line. A log
+    collector's prefix (journalctl's ``Feb 10 14:39:57 host ollama[1538]: ``, docker compose's) is read past."""
+    text = "\n".join(map(strip_log_prefix, text.splitlines())) if "]: " in text or " | " in text else text
     found = _FOUND_RE.search(text)
     off = _OFFLOADED_RE.search(text)
     ollama = {m.group("key"): m.group("value") for m in _OLLAMA_RE.finditer(text)}
     buffers = tuple((m.group("dev"), m.group("what") or "", float(m.group("mib"))) for _, m in
                     zip(range(256), _BUFFER_RE.finditer(text)))
-    rates = {m.group("which"): float(m.group("tps")) for m in _RATE_RE.finditer(text)}
+    rates = {m.group("which"): float(m.group("tps").replace(",", ".")) for m in _RATE_RE.finditer(text)}
     devices = tuple((int(m.group("i")), m.group("name").strip(), m.group("cc")) for _, m in
                     zip(range(64), _DEVICE_RE.finditer(text)))
     served = _RPC_SERVER_RE.search(text)
@@ -110,4 +117,5 @@ def parse_llama_log(text: str) -> LlamaLog:
     return LlamaLog(devices, int(found.group("n")) if found else None, offloaded, layers, split, buffers, remote,
                     rates.get("prompt eval"), rates.get("eval"),
                     (served["at"], int(served["mb"]), len(_RPC_ACCEPTED_RE.findall(text)),
-                     len(_RPC_CLOSED_RE.findall(text))) if served else None, _GPU_BACKEND_RE.search(text) is not None)
+                     len(_RPC_CLOSED_RE.findall(text))) if served else None, _GPU_BACKEND_RE.search(text) is not None,
+                    float(load["ms"].replace(",", ".")) if (load := _LOAD_RE.search(text)) else None)

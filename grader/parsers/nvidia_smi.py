@@ -92,6 +92,8 @@ class SmiTableGpu:
     unified system memory), or None."""
     utilization_pct: int | None = None
     compute_mode: str | None = None
+    display_active: str | None = None
+    """The Disp.A cell: ``On`` where a display is initialised on the GPU (it drives a monitor), ``Off``, ``N/A``."""
     unread: tuple[str, ...] = ()
     """The cells nvidia-smi printed as ``ERR!`` (NVML could not read that sensor): ``fan``, ``temperature``,
     ``power draw``, ``power cap``."""
@@ -142,7 +144,7 @@ def parse_smi_table(text: str) -> SmiTable:
                 gpus.append(SmiTableGpu(**pending))
                 truncated = True
             pending = {"index": int(m.group("index")), "name": m.group("name").strip(), "bus_id": m.group("bus"),
-                       "persistence": m.group("persist")}
+                       "persistence": m.group("persist"), "display_active": m.group("disp")}
             continue
         m = _ROW2_RE.match(s)
         if m and pending is not None:

@@ -54,7 +54,7 @@ _GCS_RE = re.compile(r"\b(?:Unable to connect to GCS(?: \(ray head\))? at|Failed
                      r"|Couldn't reconnect to GCS server\. The last attempted GCS server address was)\s+"
                      r"(?P<addr>[\w.:\[\]-]{1,80}?)[.,]?(?:\s|$)")
 _NO_RAYLET_RE = re.compile(r"\bThis node has an IP address of (?P<ip>[0-9A-Fa-f.:]{2,45}), (?:but we cannot find a local "
-                           r"Raylet with the same address|while we can not find the matched Raylet address)\b")  # newer|older
+                           r"Raylet with the same address|while we can not f(?:i|ou)nd the matched Raylet address)\b")  # newer|older
 _SHM_RE = re.compile(r"\bThe object store is using /tmp instead of /dev/shm because /dev/shm has only (?P<n>\d{1,20}) "
                      r"bytes available\b")
 _GCS_FAILED_RE = re.compile(r"\bFailed to start GCS\b")  # node.py's CRITICAL line when the head's GCS server dies

@@ -455,8 +455,8 @@ _LOG_PREFIXES = (
     r"\([\w.:-]+ pid=\d+(?:, ip=[0-9A-Fa-f.:]+)?\)\s*",
     # timestamps: 2025-11-19T10:00:00.123456789Z, [2025-11-19 10:00:00,123], docker/kubectl logs
     r"\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?\s+",
-    # docker compose: "vllm-head-1  | "
-    r"[\w.-]++\s+\|\s",
+    # docker compose: "vllm-head-1  | "; journalctl: "Feb 10 14:39:57 debian ollama[1538]: " (a program with its pid)
+    r"[\w.-]++\s+\|\s|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]{1,64} [\w.-]{1,64}\[\d{1,10}\]:\s",
     # a launcher's level and source after its timestamp: "[Error] (Process) " (lemonade-sdk's vLLM server)
     LAUNCHER_LEVEL + r"\(\w+\)\s+",
     # kubectl logs --prefix "[pod/vllm-0/vllm] ", and a container's tag as log viewers add it: "[vllm]: "
