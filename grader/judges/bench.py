@@ -71,7 +71,7 @@ def describe(result: BenchResult, sent: int | None = None, burst: bool = False, 
     elif completed and (failed is not None or sent == completed):
         findings.append(ok(f"{completed:g} of {completed:g} requests completed, 0 failed: no failures."))
     elif completed:
-        findings.append(info(f"{completed:g} requests succeeded; this output shows neither a `Failed requests` line "
+        findings.append(info(f"{completed:g} requests succeeded; this output shows neither a count of failures "
                               "nor how many were sent (its progress bar or --num-prompts), so failures cannot be ruled "
                               "out."))
     thr, inp = src.get("output_throughput"), src.get("input_throughput")

@@ -233,7 +233,7 @@ def summarise_table(t: Any, command: str | None) -> Summary:
         findings.append(info("The plain table shows no PCIe link: run `nvidia-smi --query-gpu=index,name,"
                              "pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max "
                              "--format=csv` to see whether each card trained at full width" + (
-                                 "; nor how the GPUs reach each other (NVLink or PCIe only): `nvidia-smi topo -m` "
+                                 "; nor how the GPUs reach each other: `nvidia-smi topo -m` "
                                  "shows that." if len(t.gpus) > 1 else ".")))
     findings += _process_findings(t) + table_notes(t)
     findings += [info("The paste is cut off inside a GPU's rows: what is said is of the rows shown.")] if t.truncated \

@@ -504,7 +504,8 @@ def summarise_ray_start(rs: Any, command: str | None) -> Summary:
         findings.append(ok(f"Ray runtime started{' (' + role + ')' if role else ''}{where}"
                            + (f"; other nodes join with `ray start --address='{rs.join_address}'`"
                               if rs.join_address else "") + (", in the foreground (--block)" if rs.blocking else "")
-                           + ("." if rs.join_address else ": that this node came up, not that the nodes make one "
+                           + ("." if rs.join_address and (context().nodes or 1) < 2 else (": this shows only the head"
+                              if rs.join_address else ": that this node came up") + ", not that the nodes make one "
                               "cluster; `ray status` on the head shows which nodes joined, with their GPUs.")))
     if rs.retries == 1:
         findings.append(info("Ray asked the GCS once more for this node's registration (`Retrying to get node with "

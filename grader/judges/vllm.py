@@ -122,6 +122,27 @@ def _stops_loading(reading: VllmLogReading, diagnoses: list) -> list[Finding]:
                  "KV cache's size; a hang there shows as no new line for many minutes.")]
 
 
+_NCCL_LAST_RE = re.compile(r"\b(?:vLLM|sglang|SGLang) is using nccl==[0-9][0-9A-Za-z.+]{0,30}\s{0,20}$")
+
+
+def _stops_at_nccl(reading: VllmLogReading, diagnoses: list) -> list[Finding]:
+    """A log whose last line is the PyNCCL wrapper's version line (``vLLM is using nccl==2.28.9``), printed just
+    before the NCCL communicator of a parallel group is created, with no fault, weights or KV cache after it (corpus
+    wj003, HAMi#2641): start-up stopped in communicator init. One line cannot say why: NCCL_DEBUG=INFO and a stack
+    dump decide."""
+    log = reading.log
+    if (log.ready or log.kv or log.kv_tokens or log.weights_gib or log.stats or reading.loading
+            or any(d.severity in ("warn", "fail") for d in diagnoses)
+            or not _NCCL_LAST_RE.search(log.text.rstrip().rsplit("\n", 1)[-1])):
+        return []
+    return [fail("The log ends at NCCL set-up: its last line is the PyNCCL wrapper naming its NCCL version, printed "
+                 "just before the NCCL communicator of the parallel group is created (ncclCommInitRank); with nothing "
+                 "after it, start-up hangs in NCCL communicator init. These lines cannot tell why (a rank that never "
+                 "arrived, the interface NCCL picked, P2P or IOMMU trouble, a GPU-sharing library LD_PRELOADed into "
+                 "the process): run again with NCCL_DEBUG=INFO to see how far init got, and `py-spy dump --pid "
+                 "<worker pid>` on each rank to see where it waits.")]
+
+
 def _nccl_findings(r: VllmLogReading) -> list[Finding]:
     """The NCCL lines of the log, judged by the nccl-log kind's judge (all its findings but the version line)."""
     if r.nccl is None or not r.nccl.nccl_lines:
@@ -261,7 +282,7 @@ def summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
                              f"{high} {avail[high]:g} GiB), though tensor-parallel ranks hold equal shares of the "
                              f"model: {low}'s GPU has less free memory, so another process (or another stage of the "
                              "same deployment) holds memory on it. `nvidia-smi` lists the processes on each GPU."))
-    findings += _memory_check_findings(log) + _shards(reading) + _stops_loading(reading, diagnoses)
+    findings += _memory_check_findings(log) + _shards(reading) + _stops_loading(reading, diagnoses) + _stops_at_nccl(reading, diagnoses)
     if log.weights_gib:
         findings.append(info("Model weights: " + ", ".join(f"{w:g} GiB" for w in log.weights_gib)
                              + " per worker, as loaded."))

@@ -1,0 +1,74 @@
+"""Session 38, helper k (issue 27): the blind batches wi/wj's serving pastes (vLLM logs, Ray, load tests, GPU
+tables); each on the real output (read from the pending corpus by path) and a neighbour it must stay quiet on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grader.explain import explain
+from tests.conftest import levels, messages
+
+PENDING = Path(__file__).parent / "fixtures" / "field" / "pending"
+
+
+def _paste(prefix: str) -> str:
+    [path] = PENDING.glob(prefix + "_*.txt")
+    return path.read_text()
+
+
+def test_a_vllm_log_ending_at_the_pynccl_line_fails_and_names_what_decides():
+    """https://github.com/Project-HAMi/HAMi/issues/2641: the last line vLLM printed, `vLLM is using nccl==2.28.9`,
+    then nothing (an LD_PRELOADed interposer deadlocked ncclCommInitRank)."""
+    [s] = explain(_paste("wj003"), kind="vllm-log", host="other", nodes=1)
+    said = messages(s, "fail")
+    assert "fail" in levels(s)
+    assert "communicator init" in said and "cannot tell why" in said
+    assert "NCCL_DEBUG=INFO" in said and "py-spy" in said
+
+
+def test_a_vllm_log_that_goes_on_past_the_pynccl_line_is_not_called_stuck():
+    """https://github.com/ursuciprian/qwen3.8-flash-next-dgx-spark-tp-2 (rank-0 serve log): `vLLM is using
+    nccl==2.30.7`, then the all-reduce backends, weights and KV cache: a healthy start, the engine came up."""
+    [s] = explain(_paste("wi012"), kind="vllm-log", host="spark", nodes=2)
+    assert "fail" not in levels(s) and "NCCL set-up" not in messages(s)
+    assert "came up" in messages(s) and "healthy start" in messages(s)
+
+
+def test_a_pynccl_line_in_the_middle_of_a_log_is_not_its_end():
+    """vLLM's own start-up order (pynccl.py, then custom_all_reduce.py): the version line followed by another."""
+    text = ("(Worker pid=1) INFO 08-12 20:26:09 [pynccl.py:113] vLLM is using nccl==2.28.9\n"
+            "(Worker pid=1) INFO 08-12 20:26:10 [custom_all_reduce.py:35] Skipping P2P check and trusting the "
+            "driver's P2P report.\n")
+    [s] = explain(text, kind="vllm-log", host="other", nodes=1)
+    assert "NCCL set-up" not in messages(s)
+
+
+def test_a_load_test_with_no_failure_count_never_speaks_of_failed_requests():
+    """https://github.com/vllm-project/vllm/pull/23369: `vllm bench serve`, 1000 successful, no failure line."""
+    [_, s] = explain(_paste("wi008"), host="other", nodes=1)
+    said = messages(s)
+    assert "1000 requests succeeded" in said and "cannot be ruled out" in said
+    assert "failed requests" not in said.lower()
+
+
+def test_a_plain_nvidia_smi_table_of_two_gpus_does_not_name_nvlink():
+    """https://github.com/noonghunna/club-3090/issues/1251: two RTX 5090s, the plain table (which shows no link)."""
+    [s] = explain(_paste("wi006"), kind="nvidia-smi", host="other", nodes=1)
+    assert "nvlink" not in messages(s).lower() and "`nvidia-smi topo -m` shows that" in messages(s)
+
+
+def test_a_head_only_ray_start_of_a_two_node_cluster_says_only_the_head_is_shown():
+    """https://github.com/volcengine/verl/issues/2515: the head's `ray start` output; the job then saw 8 of 16
+    GPUs, i.e. the worker's side (not pasted) decides."""
+    [s] = explain(_paste("wj016"), kind="ray-start", host="other", nodes=2)
+    said = messages(s)
+    assert "fail" not in levels(s) and "warn" not in levels(s)
+    assert "only the head" in said and "`ray status` on the head" in said
+
+
+def test_a_head_only_ray_start_of_one_node_stays_plain():
+    """Ray's own `ray start --head` output (docs.ray.io, Starting Ray on the command line), one node asked."""
+    text = ("Local node IP: 192.168.1.10\n--------------------\nRay runtime started.\n--------------------\n"
+            "Next steps\n  To add another node to this Ray cluster, run\n    ray start --address='192.168.1.10:6379'\n")
+    [s] = explain(text, kind="ray-start", host="other", nodes=1)
+    assert "only the head" not in messages(s) and "ok" in levels(s)
