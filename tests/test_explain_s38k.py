@@ -72,3 +72,40 @@ def test_a_head_only_ray_start_of_one_node_stays_plain():
             "Next steps\n  To add another node to this Ray cluster, run\n    ray start --address='192.168.1.10:6379'\n")
     [s] = explain(text, kind="ray-start", host="other", nodes=1)
     assert "only the head" not in messages(s) and "ok" in levels(s)
+
+
+def test_a_mismatched_pair_under_wsl2_warns_that_the_smaller_card_limits_tensor_parallel():
+    """https://github.com/imoneoi/openchat/issues/117: nvidia-smi 545.29.04 with driver 546.17 (WSL2), an RTX 4090
+    of 24 GB beside an RTX 4060 Ti of 16 GB."""
+    [s] = explain(_paste("wj017"), kind="nvidia-smi", host="other", nodes=1)
+    said = messages(s)
+    assert "warn" in levels(s) and "fail" not in levels(s)
+    assert "Mismatched GPUs" in messages(s, "warn") and "16380 MiB" in messages(s, "warn")
+    assert "WSL2" in said and "546.17" in said
+
+
+def test_a_pair_of_one_model_has_no_mismatch_nor_wsl_note():
+    """https://github.com/noonghunna/club-3090/issues/1251: two RTX 5090s, the newer header (KMD Version)."""
+    [s] = explain(_paste("wi006"), kind="nvidia-smi", host="other", nodes=1)
+    assert "Mismatched" not in messages(s) and "Mixed GPU models" not in messages(s) and "WSL" not in messages(s)
+    assert "warn" not in levels(s)
+
+
+def test_two_models_of_near_equal_memory_on_linux_stay_an_info():
+    """NVIDIA's nvidia-smi table on Linux (its tool and driver of one version): an RTX 3090 and an RTX 3090 Ti, both
+    24 GB: only the note that tensor parallel runs at the slower card's pace."""
+    row = ("|   {i}  NVIDIA GeForce RTX 3090{ti}    Off | 00000000:0{i}:00.0 Off |                  N/A |\n"
+           "| 30%   35C    P8              20W / 350W |      5MiB / 24{m}MiB |      0%      Default |\n"
+           "|                                         |                      |                  N/A |\n"
+           "+-----------------------------------------+----------------------+----------------------+\n")
+    text = ("+---------------------------------------------------------------------------------------+\n"
+            "| NVIDIA-SMI 535.104.05             Driver Version: 535.104.05   CUDA Version: 12.2     |\n"
+            "|-----------------------------------------+----------------------+----------------------+\n"
+            "| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+            "| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |\n"
+            "|                                         |                      |               MIG M. |\n"
+            "|=========================================+======================+======================|\n"
+            + row.format(i=0, ti="   ", m="576") + row.format(i=1, ti=" Ti", m="564"))
+    [s] = explain(text, kind="nvidia-smi", host="other", nodes=1)
+    assert "Mixed GPU models" in messages(s, "info")
+    assert "warn" not in levels(s) and "WSL" not in messages(s)

@@ -16,7 +16,7 @@ from typing import Any, Callable
 from .common import fail, info, ok, on_spark, warn
 from .gpu_notes import (compute_p2, lone_without_nvlink, nearest_nics, no_memory_figure, nvlink_capabilities,
                         p2p_model_pairs, table_all_well, display_gpus,
-                        table_notes, unavailable_fields)
+                        table_notes, unavailable_fields, mixed_table, wsl_driver)
 from .model import Finding, Summary
 
 
@@ -238,7 +238,7 @@ def summarise_table(t: Any, command: str | None) -> Summary:
     findings += _process_findings(t) + table_notes(t)
     findings += [info("The paste is cut off inside a GPU's rows: what is said is of the rows shown.")] if t.truncated \
         else []
-    findings += display_gpus(t)
+    findings += display_gpus(t) + mixed_table(t) + wsl_driver(t)
     findings += table_all_well(t, findings)
     facts = {"driver_version": t.driver_version, "cuda_version": t.cuda_version,
              "gpus": [g.__dict__ for g in t.gpus], "processes": [p.__dict__ for p in t.processes],

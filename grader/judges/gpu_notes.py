@@ -223,3 +223,41 @@ def display_gpus(t: Any) -> list[Finding]:
                  "session, compositor, browser) takes some of that card's memory and time, so it has a little less "
                  "free than " + (f"the headless {rest}" if rest else "a headless card") + " and its fan and clocks "
                  "may stay up while nothing else runs; expected on a desktop, not a fault.")]
+
+
+SMALL_SHARE = 0.75
+"""A card whose memory is below this share of the largest card's in the same table leaves a real part of the larger
+card idle under tensor parallel (a wording threshold, not a catalogue figure: it turns the note into a warn)."""
+
+
+def mixed_table(t: Any) -> list[Finding]:
+    """The plain table with GPUs of more than one model (corpus wj017, openchat#117: an RTX 4090 of 24 GB beside an
+    RTX 4060 Ti of 16 GB): said as :func:`mixed_models` does; where the smaller card's memory is well below the
+    larger's, a warn with the figures, since tensor parallel holds every share to the smaller card and that card paces
+    every step (https://docs.vllm.ai/en/latest/serving/parallelism_scaling.html)."""
+    sized = [g for g in t.gpus if g.memory_total_mib]
+    if len({g.name.strip() for g in t.gpus}) < 2:
+        return []
+    small = min(sized, key=lambda g: g.memory_total_mib) if sized else None
+    big = max(sized, key=lambda g: g.memory_total_mib) if sized else None
+    if not small or small.memory_total_mib >= SMALL_SHARE * big.memory_total_mib:
+        return mixed_models([g.name for g in t.gpus])
+    return [warn(f"Mismatched GPUs: GPU{big.index} ({big.name}, {big.memory_total_mib} MiB) beside GPU{small.index} "
+                 f"({small.name}, {small.memory_total_mib} MiB). Tensor parallel splits every layer evenly, so each "
+                 f"share must fit the smaller card's {small.memory_total_mib} MiB, leaving the rest of GPU{big.index} "
+                 f"unused, and whichever card is slower paces every step; a layer split that weights the cards "
+                 "(llama.cpp's --tensor-split) or the larger card alone may serve better.")]
+
+
+def wsl_driver(t: Any) -> list[Finding]:
+    """The plain table whose nvidia-smi version differs from its driver's (``NVIDIA-SMI 545.29.04  Driver Version:
+    546.17``): on a Linux host the two come from one driver (a mismatch stops nvidia-smi with `Driver/library version
+    mismatch`), so a table printed this way is a Linux nvidia-smi speaking to a Windows driver, as under WSL2
+    (corpus wj017). An info, hedged: what it means for peer-to-peer between the GPUs."""
+    if not t.smi_version or not t.driver_version or t.smi_version == t.driver_version:
+        return []
+    return [info(f"nvidia-smi {t.smi_version} reports driver {t.driver_version}: a Linux nvidia-smi on a Windows "
+                 "driver, which is what WSL2 (Windows Subsystem for Linux) shows; the Windows driver serves the GPUs "
+                 "to the Linux guest." + (" Under WSL2 direct peer-to-peer between the GPUs is typically not "
+                 "available, so what they exchange (tensor parallel's all-reduce) goes through host memory."
+                 if len(t.gpus) > 1 else ""))]
