@@ -109,3 +109,37 @@ def test_two_models_of_near_equal_memory_on_linux_stay_an_info():
     [s] = explain(text, kind="nvidia-smi", host="other", nodes=1)
     assert "Mixed GPU models" in messages(s, "info")
     assert "warn" not in levels(s) and "WSL" not in messages(s)
+
+
+CORPUS = PENDING.parent / "corpus"
+
+
+def test_club3090_bench_runs_are_read_with_prefill_and_a_steady_decode():
+    """https://github.com/noonghunna/club-3090/issues/939: bench.sh on two RTX 5090s, prefill at 10k and 90k tokens,
+    five measured decode runs of 176-181 tok/s (CV 1.1%)."""
+    [s] = explain(_paste("wj012"), host="other", nodes=1)
+    said = messages(s)
+    assert s.kind == "rig-report" and "warn" not in levels(s) and "fail" not in levels(s)
+    assert "Prefill prefill-90k: 3,563-3,596 tok/s" in said and "slower for the longer prompt" in said
+    assert "decode: 176.2-181.3 tok/s over 5 measured run(s)" in said and "steady" in said and "1.1%" in said
+    assert "throttl" not in said
+
+
+def test_club3090_bench_runs_of_a_wider_spread_are_not_called_steady():
+    """https://github.com/noonghunna/club-3090/issues/1086 (corpus zu002), its measured runs rewritten to differ by
+    about a third: a wide spread, said as such, and no all-well line."""
+    [path] = CORPUS.glob("zu002_*.txt")
+    text = path.read_text().replace("decode_TPS=182.46", "decode_TPS=92.46").replace("decode_TPS=187.92",
+                                                                                      "decode_TPS=87.92")
+    [s] = explain(text, host="other", nodes=1)
+    said = messages(s)
+    assert "a wide spread" in said and "steady" not in said and "Nothing in these runs points" not in said
+    [steady] = explain(path.read_text(), host="other", nodes=1)
+    assert "steady" in messages(steady) and "2.4%" in messages(steady)
+
+
+def test_a_power_cap_sweep_of_the_same_project_is_not_read_as_its_bench_runs():
+    """https://github.com/noonghunna/club-3090/issues/698 (pending zs015): `[bench] decode-single @ 220W cap` lines
+    of a power sweep, not bench.sh's prefill or decode runs."""
+    [path] = PENDING.glob("zs015_*.txt")
+    assert all(s.kind != "rig-report" for s in explain(path.read_text(), host="other", nodes=1))

@@ -35,11 +35,12 @@ register(KindSpec(
 ))
 
 
-register(KindSpec(  # club-3090's Markdown summary of a two-GPU desktop
+register(KindSpec(  # club-3090's Markdown summary of a two-GPU desktop, and its bench.sh runs
     name="rig-report", parse=parse_rig_report, summarise=judge("pcie", "summarise_rig_report"),
     line=re.compile(r"^#+ club-3090 rig report|^-\s+\*\*GPU \d{1,3}:\*\*\s|^\s*-\s+\*\*(?:Power|PCIe):\*\*\s"
                     r"|^Generated: \d{4}-\d\d-\d\d \d\d:\d\d|^_Redacted output \(paths, host"
-                    r"|^-\s+\*\*(?:OS|Kernel|Environment|Locale|Timezone|Uptime|CPU|RAM|Swap):\*\*\s"),
+                    r"|^-\s+\*\*(?:OS|Kernel|Environment|Locale|Timezone|Uptime|CPU|RAM|Swap):\*\*\s"
+                    r"|^\[bench\] prefill-[\w.]{1,20} run \d{1,4}/\d{1,4}: \d|^\s*(?:warm|run)-\d{1,4}\s{1,20}wall=\s{0,9}[\d.]"),
     starts=re.compile(r"^#+ club-3090 rig report|^Generated: \d{4}-"),
 ))
 

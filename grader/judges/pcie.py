@@ -315,13 +315,17 @@ def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
 _EGPU_RE = re.compile(r"(?i)\bthunderbolt\b|\beGPU\b|\bUSB4\b|\bTB[345]\b")
 
 
-def summarise_rig_report(gpus: Any, command: str | None) -> Summary:
+def summarise_rig_report(report: Any, command: str | None) -> Summary:
     """The club-3090 rig report's GPUs: a card on fewer PCIe lanes than it has (every all-reduce of tensor parallel, and
-    the model's loading, cross that narrower link), and a power limit set under the card's default."""
-    facts = {"gpus": [dict(vars(g)) for g in gpus]}
-    findings: list[Finding] = [info(f"Rig report: {len(gpus)} GPU(s): "
-                                    + ", ".join(f"GPU{g.index} {g.name}" for g in gpus[:8]) + ".")]
-    findings += mixed_models([g.name for g in gpus])
+    the model's loading, cross that narrower link), and a power limit set under the card's default; its bench.sh runs
+    (judges/club_bench.py)."""
+    from .club_bench import bench_findings
+    gpus = report.gpus
+    facts = {"gpus": [dict(vars(g)) for g in gpus], "prefill": [dict(vars(p)) for p in report.prefill],
+             "runs": [dict(vars(r)) for r in report.runs]}
+    findings: list[Finding] = [info(f"Rig report: {len(gpus)} GPU(s): " + ", ".join(
+        f"GPU{g.index} {g.name}" for g in gpus[:8]) + ".")] if gpus else []
+    findings += mixed_models([g.name for g in gpus]) + bench_findings(report)
     for g in gpus:
         if g.lanes == 8 and g.lanes_max == 16 and (g.gen or 0) >= 4:  # a desktop's x8/x8: as much as Gen(n-1) x16
             findings.append(info(f"GPU{g.index} ({g.name}) runs on PCIe x8 of its x16 (Gen up to {g.gen}): how a "
