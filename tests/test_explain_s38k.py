@@ -143,3 +143,35 @@ def test_a_power_cap_sweep_of_the_same_project_is_not_read_as_its_bench_runs():
     of a power sweep, not bench.sh's prefill or decode runs."""
     [path] = PENDING.glob("zs015_*.txt")
     assert all(s.kind != "rig-report" for s in explain(path.read_text(), host="other", nodes=1))
+
+
+_SPANS = "Custom allreduce is disabled because this process group spans across nodes."
+
+
+def test_an_sglang_log_ending_after_the_cross_node_custom_allreduce_line_fails_and_names_the_address():
+    """Corpus wj014 (two DGX Sparks, SGLang TP=2: both ranks stop after `CustomAllreduce is disabled because this
+    process group spans across nodes.`, the cross-node message queue bound to the Wi-Fi address); SGLang's log lines
+    as it prints them (https://github.com/sgl-project/sglang, docs/references/environment_variables.md for
+    SGLANG_HOST_IP)."""
+    text = ("[2025-09-10 10:00:01 TP0] Init torch distributed begin.\n"
+            f"[2025-09-10 10:00:03 TP0] {_SPANS}\n")
+    [s] = explain(text, kind="sglang-log", host="spark", nodes=2)
+    said = messages(s, "fail")
+    assert "SGLANG_HOST_IP" in said and "cannot tell which" in said and "py-spy" in said
+
+
+def test_the_same_line_followed_by_the_weights_loading_is_no_hang():
+    """SGLang goes on to load the weights after that line (its `Load weight begin` line)."""
+    text = ("[2025-09-10 10:00:01 TP0] Init torch distributed begin.\n"
+            f"[2025-09-10 10:00:03 TP0] {_SPANS}\n"
+            "[2025-09-10 10:00:05 TP0] Load weight begin. avail mem=110.12 GB\n")
+    [s] = explain(text, kind="sglang-log", host="spark", nodes=2)
+    assert "fail" not in levels(s) and "SGLANG_HOST_IP" not in messages(s)
+
+
+def test_a_vllm_log_ending_at_the_same_line_names_vllm_host_ip():
+    """vLLM's Ray workers across two nodes (custom_all_reduce.py's warning), then nothing."""
+    text = ("(RayWorkerWrapper pid=1234, ip=10.0.0.2) INFO 05-01 10:00:01 pynccl.py:69] vLLM is using nccl==2.21.5\n"
+            f"(RayWorkerWrapper pid=1234, ip=10.0.0.2) WARNING 05-01 10:00:02 custom_all_reduce.py:134] {_SPANS}\n")
+    [s] = explain(text, kind="vllm-log", host="other", nodes=2)
+    assert "VLLM_HOST_IP on each node" in messages(s, "fail") and "NCCL set-up" not in messages(s)

@@ -48,6 +48,10 @@ def summarise_sglang(log: Any, command: str | None) -> Summary:
                               "-token context." if log.context_len else ".")))
     from .launch_args import rendezvous_mismatch
     findings += rendezvous_mismatch(("--dist-init-addr",))
+    if not log.ready and log.kv_tokens is None and log.weights_gib is None and log.free_at_load_gib is None:
+        from .context import context
+        from .stops_at import ends_at_setup
+        findings += ends_at_setup(context().paste, "SGLang")
     if log.ready:
         findings.append(ok("The server came up (`The server is fired up and ready to roll!` or `Application startup "
                            "complete`)."))

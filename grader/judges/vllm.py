@@ -122,25 +122,15 @@ def _stops_loading(reading: VllmLogReading, diagnoses: list) -> list[Finding]:
                  "KV cache's size; a hang there shows as no new line for many minutes.")]
 
 
-_NCCL_LAST_RE = re.compile(r"\b(?:vLLM|sglang|SGLang) is using nccl==[0-9][0-9A-Za-z.+]{0,30}\s{0,20}$")
-
-
 def _stops_at_nccl(reading: VllmLogReading, diagnoses: list) -> list[Finding]:
-    """A log whose last line is the PyNCCL wrapper's version line (``vLLM is using nccl==2.28.9``), printed just
-    before the NCCL communicator of a parallel group is created, with no fault, weights or KV cache after it (corpus
-    wj003, HAMi#2641): start-up stopped in communicator init. One line cannot say why: NCCL_DEBUG=INFO and a stack
-    dump decide."""
+    """A log whose last line is a step of the distributed set-up (judges/stops_at.py: the PyNCCL version line, the
+    custom all-reduce left out across nodes), with no fault, weights or KV cache after it: start-up stopped there."""
+    from .stops_at import ends_at_setup
     log = reading.log
     if (log.ready or log.kv or log.kv_tokens or log.weights_gib or log.stats or reading.loading
-            or any(d.severity in ("warn", "fail") for d in diagnoses)
-            or not _NCCL_LAST_RE.search(log.text.rstrip().rsplit("\n", 1)[-1])):
+            or any(d.severity in ("warn", "fail") for d in diagnoses)):
         return []
-    return [fail("The log ends at NCCL set-up: its last line is the PyNCCL wrapper naming its NCCL version, printed "
-                 "just before the NCCL communicator of the parallel group is created (ncclCommInitRank); with nothing "
-                 "after it, start-up hangs in NCCL communicator init. These lines cannot tell why (a rank that never "
-                 "arrived, the interface NCCL picked, P2P or IOMMU trouble, a GPU-sharing library LD_PRELOADed into "
-                 "the process): run again with NCCL_DEBUG=INFO to see how far init got, and `py-spy dump --pid "
-                 "<worker pid>` on each rank to see where it waits.")]
+    return ends_at_setup(log.text, "vLLM")
 
 
 def _nccl_findings(r: VllmLogReading) -> list[Finding]:

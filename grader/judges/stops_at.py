@@ -1,0 +1,48 @@
+"""A serving engine's start-up log (vLLM, SGLang) whose last line is a step of its distributed set-up, with nothing
+after it: the engine stopped there (a log cut by its poster at that line is the usual way a hang is reported). Two
+such lines are read, each the moment just before a cross-rank handshake:
+
+- the PyNCCL wrapper's version line (``vLLM is using nccl==2.28.9``, ``sglang is using nccl==2.30.7``): the NCCL
+  communicator of a parallel group is created next (ncclCommInitRank); HAMi#2641 (corpus wj003);
+- ``Custom allreduce is disabled because this process group spans across nodes``: the NCCL groups exist; next each
+  rank opens the cross-node message queue (ZMQ) at the address it advertises, which on a machine of several
+  interfaces may be one the peer cannot reach (corpus wj014, two Sparks under SGLang TP=2: the queue bound to the
+  Wi-Fi address; vLLM's VLLM_HOST_IP, SGLang's SGLANG_HOST_IP set it, sgl-project/sglang
+  docs/references/environment_variables.md). vLLM's GroupCoordinator makes them in that order: PyNCCL, the custom
+  all-reduce, then the message-queue broadcaster; SGLang's copy of it too.
+
+The log cannot tell why: a fail that says which output decides (NCCL_DEBUG=INFO, a stack dump of each rank)."""
+
+from __future__ import annotations
+
+import re
+
+from .common import fail
+from .model import Finding
+
+_NCCL_VERSION_RE = re.compile(r"\b(?:vLLM|sglang|SGLang) is using nccl==[0-9][0-9A-Za-z.+]{0,30}\s{0,20}$")
+_SPANS_NODES_RE = re.compile(r"\bCustom ?allreduce is disabled because this process group spans across nodes\.?"
+                             r"\s{0,20}$", re.IGNORECASE)
+
+
+def ends_at_setup(text: str, engine: str) -> list[Finding]:
+    """The fail for a log whose last non-blank line is one of the set-up lines above; [] otherwise. ``engine`` is
+    ``vLLM`` or ``SGLang`` (the variable that sets its advertised address is named after it)."""
+    last = text.rstrip().rsplit("\n", 1)[-1]
+    if _NCCL_VERSION_RE.search(last):
+        return [fail("The log ends at NCCL set-up: its last line is the PyNCCL wrapper naming its NCCL version, "
+                     "printed just before the NCCL communicator of the parallel group is created (ncclCommInitRank); "
+                     "with nothing after it, start-up hangs in NCCL communicator init. These lines cannot tell why (a "
+                     "rank that never arrived, the interface NCCL picked, P2P or IOMMU trouble, a GPU-sharing library "
+                     "LD_PRELOADed into the process): run again with NCCL_DEBUG=INFO to see how far init got, and "
+                     "`py-spy dump --pid <worker pid>` on each rank to see where it waits.")]
+    if _SPANS_NODES_RE.search(last):
+        var = "SGLANG_HOST_IP" if engine == "SGLang" else "VLLM_HOST_IP"
+        return [fail("The log ends just after the NCCL groups were made (`Custom allreduce is disabled because this "
+                     "process group spans across nodes`, expected across machines): with nothing after it, start-up "
+                     "hangs at the next cross-node step, before the weights load. Next, as a rule, the ranks open a "
+                     "message queue (ZMQ) to each other at the address each advertises; on machines with several interfaces (Wi-Fi, "
+                     "a LAN port, the fast link's ports) an address picked automatically can be one the peer cannot "
+                     f"reach. These lines cannot tell which: set {var} on each node to its address on the link the "
+                     "nodes share, and a stack dump of each rank (`py-spy dump --pid <pid>`) shows where it waits.")]
+    return []
