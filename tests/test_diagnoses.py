@@ -967,6 +967,9 @@ EXAMPLES.update({
     "cublas-not-initialized": BANNER + "CUDA error: CUBLAS_STATUS_NOT_INITIALIZED\n  current device: 0, in function "
                               "cublas_handle at ggml/src/ggml-cuda/common.cuh:644\n",
     "ggml-cuda-op-failed": BANNER + "/home/u/llama.cpp/ggml/src/ggml-cuda/ggml-cuda.cu:3927: GGML_ASSERT(ok) failed\n",
+    "cuda-unknown-error-init": BANNER + ("RuntimeError: CUDA unknown error - this may be due to an incorrectly set up "
+                                         "environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program "
+                                         "start. Setting the available devices to be zero.\n"),
     "cuda-error-named": BANNER + "CUDA error: unspecified launch failure\n  current device: 0, in function "
                         "ggml_backend_cuda_synchronize at ggml-cuda.cu:2503\n",
     "ray-worker-died-system-error": BANNER + "WARNING worker.py:2037 -- A worker died or was killed while executing a "

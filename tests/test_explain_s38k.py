@@ -175,3 +175,26 @@ def test_a_vllm_log_ending_at_the_same_line_names_vllm_host_ip():
             f"(RayWorkerWrapper pid=1234, ip=10.0.0.2) WARNING 05-01 10:00:02 custom_all_reduce.py:134] {_SPANS}\n")
     [s] = explain(text, kind="vllm-log", host="other", nodes=2)
     assert "VLLM_HOST_IP on each node" in messages(s, "fail") and "NCCL set-up" not in messages(s)
+
+
+_CUDA_UNKNOWN = ("(EngineCore_0 pid=300)   File \"/usr/local/lib/python3.12/dist-packages/torch/cuda/__init__.py\", "
+                 "line 372, in _lazy_init\n(EngineCore_0 pid=300)     torch._C._cuda_init()\n"
+                 "(EngineCore_0 pid=300) RuntimeError: CUDA unknown error - this may be due to an incorrectly set up "
+                 "environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. Setting the "
+                 "available devices to be zero.\n")
+
+
+def test_cuda_unknown_error_at_init_on_a_spark_names_unified_memory_hedged():
+    """https://github.com/tonyd2wild/GLM-5.3-Flash-NVFP4-DFlash2-2x-DGX-Spark/issues/6 (pending wj010): the head's
+    rank 0 dies at torch._C._cuda_init() with `CUDA unknown error` after an OOM-killed launch."""
+    [s] = explain(_CUDA_UNKNOWN, kind="vllm-log", host="spark", nodes=2)
+    said = messages(s, "fail")
+    assert "CUDA could not initialise" in said and "share one memory" in said and "cannot tell which" in said
+    assert "not the network" in said and "NCCL_SOCKET_IFNAME" not in said
+
+
+def test_cuda_unknown_error_elsewhere_names_no_spark_memory():
+    """The same PyTorch line on a machine that is not a Spark: the general causes, no unified memory."""
+    [s] = explain(_CUDA_UNKNOWN, kind="vllm-log", host="other", nodes=1)
+    said = messages(s, "fail")
+    assert "CUDA could not initialise" in said and "share one memory" not in said and "drop_caches" not in said

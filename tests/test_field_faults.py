@@ -603,6 +603,10 @@ CUBLAS_INIT = ("CUDA error: CUBLAS_STATUS_NOT_INITIALIZED\n  current device: 0, 
 GGML_OP = "/home/x/llama.cpp/ggml/src/ggml-cuda/ggml-cuda.cu:3927: GGML_ASSERT(ok) failed\n[New LWP 38315]\n"
 CUDA_NAMED = ("CUDA error: misaligned address\n  current device: 1, in function ggml_backend_cuda_synchronize at "
               "ggml-cuda.cu:2503\n")
+# tonyd2wild/GLM-5.3-Flash-NVFP4-DFlash2-2x-DGX-Spark#6 (blind batch wj010): the head's rank 0 at torch's CUDA init
+CUDA_UNKNOWN = ("(EngineCore_0 pid=300)     torch._C._cuda_init()\n(EngineCore_0 pid=300) RuntimeError: CUDA unknown "
+                "error - this may be due to an incorrectly set up environment, e.g. changing env variable "
+                "CUDA_VISIBLE_DEVICES after program start. Setting the available devices to be zero.\n")
 RAY_WORKER_DIED = ("2023-10-30 06:14:35,574\tWARNING worker.py:2037 -- A worker died or was killed while executing a "
                    "task by an unexpected system error. To troubleshoot the problem, check the logs for the dead worker. "
                    "Worker IP address: 172.16.103.199 Worker port: 32769 Worker PID: 2584 Worker exit type: "
@@ -1212,7 +1216,7 @@ ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, O
        NCCL_CONNECT_OLD, NCCL_SOCKET_CREATE, NCCL_TOPO_XML, NCCL_TOPO_ID, PROC_KILLED, TEARDOWN_EXC, API_MISMATCH,
        PORTINFO_DOWN, COMM_AFTER_FAIL,
        RAY_NO_RAYLET, RAY_REGISTER, RAYLET_GONE, GCS_GONE, K8S_BACKOFF, NOT_REGISTERED, NOT_REGISTERED_GAVE_UP,
-       LLAMA_MAX_DEVICES, SPARKRUN_SSH, TP_LOCAL, KERNEL_FALLBACK, JIT_MISSING, BATCH_SERIAL]
+       LLAMA_MAX_DEVICES, SPARKRUN_SSH, TP_LOCAL, KERNEL_FALLBACK, JIT_MISSING, BATCH_SERIAL, CUDA_UNKNOWN]
 
 
 @pytest.mark.parametrize("text", ALL)
