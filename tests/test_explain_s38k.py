@@ -198,3 +198,12 @@ def test_cuda_unknown_error_elsewhere_names_no_spark_memory():
     [s] = explain(_CUDA_UNKNOWN, kind="vllm-log", host="other", nodes=1)
     said = messages(s, "fail")
     assert "CUDA could not initialise" in said and "share one memory" not in said and "drop_caches" not in said
+
+
+def test_a_small_card_driving_the_display_beside_a_large_one_is_no_mismatch_warning():
+    """corpus wj017's table (openchat#117) with its RTX 4060 Ti driving the desktop (Disp.A On): a display card,
+    not a tensor-parallel partner, so only the mixed-models note."""
+    text = _paste("wj017").replace("| 00000000:0C:00.0 Off |", "| 00000000:0C:00.0  On |")
+    [s] = explain(text, kind="nvidia-smi", host="other", nodes=1)
+    assert "Mismatched GPUs" not in messages(s) and "warn" not in levels(s)
+    assert "Mixed GPU models" in messages(s)

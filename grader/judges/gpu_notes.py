@@ -240,8 +240,8 @@ def mixed_table(t: Any) -> list[Finding]:
         return []
     small = min(sized, key=lambda g: g.memory_total_mib) if sized else None
     big = max(sized, key=lambda g: g.memory_total_mib) if sized else None
-    if not small or small.memory_total_mib >= SMALL_SHARE * big.memory_total_mib:
-        return mixed_models([g.name for g in t.gpus])
+    if not small or small.memory_total_mib >= SMALL_SHARE * big.memory_total_mib or small.display_active == "On":
+        return mixed_models([g.name for g in t.gpus])  # (a small card driving the display is the desktop's, not TP's)
     return [warn(f"Mismatched GPUs: GPU{big.index} ({big.name}, {big.memory_total_mib} MiB) beside GPU{small.index} "
                  f"({small.name}, {small.memory_total_mib} MiB). Tensor parallel splits every layer evenly, so each "
                  f"share must fit the smaller card's {small.memory_total_mib} MiB, leaving the rest of GPU{big.index} "
