@@ -170,6 +170,7 @@ EXAMPLES: dict[str, str] = {
     "not-ready-after-kv": ("(EngineCore_DP0 pid=1) INFO 11-29 14:02:11 [kv_cache_utils.py:1] GPU KV cache size: "
                            "100,000 tokens\n"),
     "not-ready": "INFO 11-29 14:02:11 [api_server.py:1] vLLM API server version 0.32.0\n",
+    "not-ready-one-machine": "INFO 11-29 14:02:11 [api_server.py:1] vLLM API server version 0.32.0\n",
     "fastsafetensors-across-nodes": (
         "INFO 11-29 14:02:11 [utils.py:253] non-default args: {'model': '/models/m', 'tensor_parallel_size': 2, "
         "'distributed_executor_backend': 'ray', 'load_format': 'fastsafetensors'}\n"
@@ -1099,7 +1100,8 @@ def reached_in_text(text: str) -> list[str]:
 
 EXAMPLE_NODES = {"ray-local-instance-one-machine": 1, "nccl-error-one-machine": 1, "nccl-watchdog-first-one-machine": 1,
                  "gloo-hostname-loopback-one-machine": 1, "nccl-p2p-not-enabled-one-machine": 1,
-                 "ibverbs-no-userspace-driver-one-machine": 1, "ibverbs-no-providers-one-machine": 1}
+                 "ibverbs-no-userspace-driver-one-machine": 1, "ibverbs-no-providers-one-machine": 1,
+                 "not-ready-one-machine": 1}
 """Entries that ask what `explain --nodes` says (LOG_FLAGS' told_one_machine, details one_machine_told): the machines
 their example is read with."""
 EXAMPLE_HOSTS: dict[str, str] = {}

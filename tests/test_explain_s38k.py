@@ -207,3 +207,13 @@ def test_a_small_card_driving_the_display_beside_a_large_one_is_no_mismatch_warn
     [s] = explain(text, kind="nvidia-smi", host="other", nodes=1)
     assert "Mismatched GPUs" not in messages(s) and "warn" not in levels(s)
     assert "Mixed GPU models" in messages(s)
+
+
+def test_a_banner_only_log_on_one_machine_gives_no_ray_advice():
+    """https://github.com/eugr/spark-vllm-docker/issues/193 (pending wj006): a solo Spark launch, the banner only;
+    `explain --nodes 1` says one machine, so no `ray status` nor --nnodes advice; two nodes keep it."""
+    [one] = explain(_paste("wj006"), kind="vllm-log", host="spark", nodes=1)
+    assert "No error in this log" in messages(one) and "ray status" not in messages(one)
+    assert "lines after these decide" in messages(one)
+    [two] = explain(_paste("wj006"), kind="vllm-log", host="spark", nodes=2)
+    assert "ray status" in messages(two)
