@@ -16,12 +16,13 @@ def _paste(prefix: str) -> str:
     return path.read_text()
 
 
-def test_a_vllm_log_ending_at_the_pynccl_line_fails_and_names_what_decides():
+def test_a_vllm_log_ending_at_the_pynccl_line_warns_and_names_what_decides():
     """https://github.com/Project-HAMi/HAMi/issues/2641: the last line vLLM printed, `vLLM is using nccl==2.28.9`,
-    then nothing (an LD_PRELOADed interposer deadlocked ncclCommInitRank)."""
+    then nothing (an LD_PRELOADed interposer deadlocked ncclCommInitRank). A warning on that condition, not a fail:
+    a paste cut at that line reads the same (the lead's review of the rule)."""
     [s] = explain(_paste("wj003"), kind="vllm-log", host="other", nodes=1)
-    said = messages(s, "fail")
-    assert "fail" in levels(s)
+    said = messages(s, "warn")
+    assert "fail" not in levels(s) and "If the process stopped there" in said
     assert "communicator init" in said and "cannot tell why" in said
     assert "NCCL_DEBUG=INFO" in said and "py-spy" in said
 
@@ -156,7 +157,7 @@ def test_an_sglang_log_ending_after_the_cross_node_custom_allreduce_line_fails_a
     text = ("[2025-09-10 10:00:01 TP0] Init torch distributed begin.\n"
             f"[2025-09-10 10:00:03 TP0] {_SPANS}\n")
     [s] = explain(text, kind="sglang-log", host="spark", nodes=2)
-    said = messages(s, "fail")
+    said = messages(s, "warn")
     assert "SGLANG_HOST_IP" in said and "cannot tell which" in said and "py-spy" in said
 
 
@@ -174,7 +175,7 @@ def test_a_vllm_log_ending_at_the_same_line_names_vllm_host_ip():
     text = ("(RayWorkerWrapper pid=1234, ip=10.0.0.2) INFO 05-01 10:00:01 pynccl.py:69] vLLM is using nccl==2.21.5\n"
             f"(RayWorkerWrapper pid=1234, ip=10.0.0.2) WARNING 05-01 10:00:02 custom_all_reduce.py:134] {_SPANS}\n")
     [s] = explain(text, kind="vllm-log", host="other", nodes=2)
-    assert "VLLM_HOST_IP on each node" in messages(s, "fail") and "NCCL set-up" not in messages(s)
+    assert "VLLM_HOST_IP on each node" in messages(s, "warn") and "NCCL set-up" not in messages(s)
 
 
 _CUDA_UNKNOWN = ("(EngineCore_0 pid=300)   File \"/usr/local/lib/python3.12/dist-packages/torch/cuda/__init__.py\", "

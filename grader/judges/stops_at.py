@@ -11,13 +11,14 @@ such lines are read, each the moment just before a cross-rank handshake:
   docs/references/environment_variables.md). vLLM's GroupCoordinator makes them in that order: PyNCCL, the custom
   all-reduce, then the message-queue broadcaster; SGLang's copy of it too.
 
-The log cannot tell why: a fail that says which output decides (NCCL_DEBUG=INFO, a stack dump of each rank)."""
+The log cannot tell why, nor whether it stopped there or its poster cut it there: a warning, worded on that
+condition, that says which output decides (NCCL_DEBUG=INFO, a stack dump of each rank)."""
 
 from __future__ import annotations
 
 import re
 
-from .common import fail
+from .common import warn
 from .model import Finding
 
 _NCCL_VERSION_RE = re.compile(r"\b(?:vLLM|sglang|SGLang) is using nccl==[0-9][0-9A-Za-z.+]{0,30}\s{0,20}$")
@@ -26,21 +27,22 @@ _SPANS_NODES_RE = re.compile(r"\bCustom ?allreduce is disabled because this proc
 
 
 def ends_at_setup(text: str, engine: str) -> list[Finding]:
-    """The fail for a log whose last non-blank line is one of the set-up lines above; [] otherwise. ``engine`` is
+    """The warning for a log whose last non-blank line is one of the set-up lines above; [] otherwise. ``engine`` is
     ``vLLM`` or ``SGLang`` (the variable that sets its advertised address is named after it)."""
     last = text.rstrip().rsplit("\n", 1)[-1]
     if _NCCL_VERSION_RE.search(last):
-        return [fail("The log ends at NCCL set-up: its last line is the PyNCCL wrapper naming its NCCL version, "
-                     "printed just before the NCCL communicator of the parallel group is created (ncclCommInitRank); "
-                     "with nothing after it, start-up hangs in NCCL communicator init. These lines cannot tell why (a "
+        return [warn("The log ends at NCCL set-up: its last line is the PyNCCL wrapper naming its NCCL version, "
+                     "printed just before the NCCL communicator of the parallel group is created (ncclCommInitRank). "
+                     "If the process stopped there (nothing more for minutes), start-up hangs in NCCL communicator "
+                     "init; if the paste was only cut there, the rest of the log decides. These lines cannot tell why (a "
                      "rank that never arrived, the interface NCCL picked, P2P or IOMMU trouble, a GPU-sharing library "
                      "LD_PRELOADed into the process): run again with NCCL_DEBUG=INFO to see how far init got, and "
                      "`py-spy dump --pid <worker pid>` on each rank to see where it waits.")]
     if _SPANS_NODES_RE.search(last):
         var = "SGLANG_HOST_IP" if engine == "SGLang" else "VLLM_HOST_IP"
-        return [fail("The log ends just after the NCCL groups were made (`Custom allreduce is disabled because this "
-                     "process group spans across nodes`, expected across machines): with nothing after it, start-up "
-                     "hangs at the next cross-node step, before the weights load. Next, as a rule, the ranks open a "
+        return [warn("The log ends just after the NCCL groups were made (`Custom allreduce is disabled because this "
+                     "process group spans across nodes`, expected across machines). If the process stopped there "
+                     "(nothing more for minutes), start-up hangs at the next cross-node step, before the weights load. Next, as a rule, the ranks open a "
                      "message queue (ZMQ) to each other at the address each advertises; on machines with several interfaces (Wi-Fi, "
                      "a LAN port, the fast link's ports) an address picked automatically can be one the peer cannot "
                      f"reach. These lines cannot tell which: set {var} on each node to its address on the link the "
