@@ -1,0 +1,54 @@
+"""Session 38, helper j (issue 27): NCCL, nccl-tests, RDMA and link readings the blind batches wi and wj found explain
+getting wrong; each on a real output (the field corpus's file, or its lines quoted), with the source named, and a
+neighbouring output on which the rule stays silent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grader.explain import explain
+from tests.conftest import levels, messages
+
+FIELD = Path(__file__).parent / "fixtures" / "field"
+
+
+def _read(stem: str) -> str:
+    return next(FIELD.glob(f"*/{stem}_*.txt")).read_text()
+
+
+def test_p2p_level_loc_set_by_the_environment_is_a_choice_and_its_shm_channels_are_info():
+    """https://github.com/ParCIS/Chimera/issues/2 (wi003): NCCL_P2P_LEVEL=LOC from the environment, every channel
+    `via SHM/direct/direct`: slower, but a setting, not a fault."""
+    [s] = explain(_read("wi003"), host="other", nodes=1)
+    assert set(levels(s)) <= {"ok", "info"}
+    said = messages(s, "info")
+    assert "P2P between GPUs is off (NCCL_P2P_LEVEL=LOC" in said and "a setting, not a fault" in said
+    assert "host shared memory (SHM)" in said
+
+
+def test_shm_channels_without_a_p2p_setting_stay_a_warning():
+    """NCCL's transport/shm.cc channel lines (`via SHM/direct/direct`) on a host not a Spark with no P2P setting in
+    the log: NCCL found no peer-to-peer path, which is worth a look (nvidia-smi topo -p2p r)."""
+    text = "".join(f"h:1:2 [{a}] NCCL INFO Channel 0{c} : {a}[{a}] -> {b}[{b}] via SHM/direct/direct\n"
+                   for c in (0, 1) for a, b in ((0, 1), (1, 0)))
+    [s] = explain(text, host="other", nodes=1)
+    assert "host shared memory (SHM)" in messages(s, "warn")
+
+
+def test_a_link_local_veth_beside_the_nic_in_the_socket_list_is_a_hedged_warning():
+    """https://github.com/NVIDIA/nccl/issues/1499 (wi004): NET/Socket takes eno8303 and vethf4fabc7 (fe80:: only), NET/IB
+    finds no device; the excerpt ends before the failure."""
+    [s] = explain(_read("wi004"), host="other", nodes=1)
+    said = messages(s, "warn")
+    assert "vethf4fabc7" in said and "NCCL_SOCKET_IFNAME=eno8303" in said
+    assert "does not show that this is what failed" in said
+    assert "fail" not in levels(s)
+
+
+def test_bridges_in_the_socket_list_of_one_process_or_one_host_stay_silent():
+    """https://github.com/NVIDIA/nccl/issues/1358 (wa018: one process, `-g 2`, docker bridges and a veth listed) and
+    https://github.com/vllm-project/vllm/issues/6370 (a019: one host, lxcbr0 and tailscale0 with IPv4 addresses)."""
+    for stem in ("wa018", "a019"):
+        [s] = explain(_read(stem), host="other", nodes=1)
+        assert "beside" not in messages(s, "warn"), stem
+        assert set(levels(s)) <= {"ok", "info"}, stem
