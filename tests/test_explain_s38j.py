@@ -52,3 +52,21 @@ def test_bridges_in_the_socket_list_of_one_process_or_one_host_stay_silent():
         [s] = explain(_read(stem), host="other", nodes=1)
         assert "beside" not in messages(s, "warn"), stem
         assert set(levels(s)) <= {"ok", "info"}, stem
+
+
+def test_a_proxy_connect_failure_inside_a_vllm_log_is_a_failure_that_names_interface_and_firewall_not_one_cause():
+    """https://github.com/vllm-project/vllm/issues/798 (wi001): `Proxy Call to rank 7 failed (Connect)` under
+    ncclInternalError, on Ray workers of two hosts; NCCL's proxy.cc prints it."""
+    [s, *_] = explain(_read("wi001"), host="other", nodes=2)
+    said = messages(s, "fail")
+    assert "could not connect this rank to rank 7" in said
+    assert "NCCL_SOCKET_IFNAME" in said and "firewall" in said and "does not say which" in said
+
+
+def test_a_single_host_without_ib_says_harmless_and_that_the_excerpt_does_not_show_the_end():
+    """https://github.com/vllm-project/vllm/issues/4277 (wj001): NET/IB finds no device, `Using network Socket`, one
+    host, the log stops before Init COMPLETE."""
+    [s] = explain(_read("wj001"), host="other", nodes=1)
+    assert set(levels(s)) <= {"ok", "info"}
+    said = messages(s, "info")
+    assert "so it is harmless here" in said and "does not show whether that worked" in said

@@ -163,7 +163,7 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
         if spanned == 1:
             out.append(info(("NCCL found no IB or RoCE device (`NET/IB : No device found`). " if log.ib_no_device else "")
                             + f"NCCL's network is TCP sockets (NET/Socket{' over ' + where if where else ''}), but the run "
-                            "is on one machine: no network carries its data (P2P or SHM do), so it does not matter "
+                            "is on one machine: no network carries its data (P2P or SHM do), so it is harmless "
                             "here. Across machines it would: give NCCL an RDMA device before running across them."))
         elif (socket_channels or (spanned or 0) > 1) and on_spark(_is_spark_log(log) or None) is False:
             reason = ("; ".join(why) + ". ") if why else ("check that NCCL_IB_DISABLE is not 1 and NCCL_IB_HCA (if set) "
@@ -586,7 +586,7 @@ def summarise_nccl_log(log: NcclLog, command: str | None) -> Summary:
             "finished, so they cannot decide a hang or a failure after them; every rank's last lines (an `Init "
             "COMPLETE`, or the first WARN) would." if log.channels else
             f"{NO_ERROR_SEEN}, and no `Init COMPLETE` or channel either: the excerpt ends while NCCL was still "
-            "setting its communicator up, so it cannot decide whether that worked; the lines after it (an `Init "
+            "setting its communicator up, so it does not show whether that worked; the lines after it (an `Init "
             "COMPLETE`, or the first WARN) would."))
     findings += _network_findings(log, verdict) + _inside_findings(log) + _gdr_off_findings(log)
     findings += _verbs_findings(log) + _chain_findings(log)
