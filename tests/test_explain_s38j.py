@@ -70,3 +70,25 @@ def test_a_single_host_without_ib_says_harmless_and_that_the_excerpt_does_not_sh
     assert set(levels(s)) <= {"ok", "info"}
     said = messages(s, "info")
     assert "so it is harmless here" in said and "does not show whether that worked" in said
+
+
+def test_a_spark_fingerprint_reads_free_in_bytes_rdma_link_before_other_output_and_the_idle_port_as_no_cable():
+    """https://github.com/ursuciprian (a two-Spark setup's node fingerprint, wi013): `free -b` numbers without the
+    command line, `rdma link` with port 1's twins ACTIVE and port 0's DOWN/DISABLED, then an image digest and an
+    nvidia-smi CSV: one cable, healthy."""
+    s = {x.kind: x for x in explain(_read("wi013"), host="spark", nodes=1)}
+    assert set(levels(s["rdma-link"])) <= {"ok", "info"} and s["rdma-link"].error is None
+    said = messages(s["rdma-link"])
+    assert "Port 0's twins (rocep1s0f0 and roceP2p1s0f0) are down" in said and "one-cable layout" in said
+    assert "plain numbers read as bytes, `free -b`" in messages(s["free"]) and "warn" not in levels(s["free"])
+
+
+def test_rdma_link_with_a_foreign_line_before_its_links_is_still_not_read():
+    """The rdma link parser ends at another output only after its last link line; a stray line first is an error."""
+    from grader.parsers.rdma import parse_rdma_link
+    import pytest
+    from grader.parsers import ParseError
+    good = "link rocep1s0f1/1 state ACTIVE physical_state LINK_UP netdev enp1s0f1np1\n"
+    assert len(parse_rdma_link(good + "sha256:2395615\n")) == 1
+    with pytest.raises(ParseError):
+        parse_rdma_link("sha256:2395615\n" + good)
