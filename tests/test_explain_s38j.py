@@ -92,3 +92,21 @@ def test_rdma_link_with_a_foreign_line_before_its_links_is_still_not_read():
     assert len(parse_rdma_link(good + "sha256:2395615\n")) == 1
     with pytest.raises(ParseError):
         parse_rdma_link("sha256:2395615\n" + good)
+
+
+def test_a_nic_sys_from_every_gpu_beside_a_pix_one_is_named_as_the_far_one():
+    """https://github.com/rapidsai/ucx-py/issues/638 (wi009): GPU0 PIX to mlx5_0 and mlx5_1, SYS to mlx5_2."""
+    [s] = explain(_read("wi009"), host="other", nodes=1)
+    assert set(levels(s)) <= {"ok", "info"}
+    said = messages(s, "info")
+    assert "GPU0 mlx5_0 (PIX)" in said and "mlx5_2 is SYS from every GPU" in said
+
+
+def test_no_far_nic_is_named_when_every_nic_is_near():
+    """The same matrix without mlx5_2 (nvidia-smi topo -m, ucx-py#638's rows): no far NIC to name."""
+    text = "\n".join(line.rsplit("SYS", 1)[0].rstrip() + ("     0-23,48-71" if line.startswith("GPU0") else "")
+                     if line.startswith(("GPU0 ", "mlx5_0", "mlx5_1")) else line
+                     for line in _read("wi009").splitlines() if not line.startswith("mlx5_2"))
+    text = text.replace("mlx5_1  mlx5_2  CPU", "mlx5_1  CPU")
+    [s] = explain(text, host="other", nodes=1)
+    assert "GPU0 mlx5_0 (PIX)" in messages(s, "info") and "SYS from every GPU" not in messages(s)
