@@ -110,3 +110,26 @@ def test_no_far_nic_is_named_when_every_nic_is_near():
     text = text.replace("mlx5_1  mlx5_2  CPU", "mlx5_1  CPU")
     [s] = explain(text, host="other", nodes=1)
     assert "GPU0 mlx5_0 (PIX)" in messages(s, "info") and "SYS from every GPU" not in messages(s)
+
+
+def test_disabled_ports_beside_a_device_cut_before_its_state_are_a_note_not_no_rdma():
+    """https://github.com/sgl-project/sglang/issues/6823 (wi011): ibstat, a ConnectX-6 Dx's two ports Down/Disabled,
+    then a ConnectX-7 (mlx5_10) cut at `Port 1:`: whether it is Active is not shown."""
+    [s] = explain(_read("wi011_ibstat"), host="other", nodes=1)
+    assert set(levels(s)) <= {"ok", "info"}
+    assert "mlx5_0 port 1: Down/Disabled: turned off" in messages(s) and "(mlx5_10: its state is cut off)" in messages(s)
+
+
+def test_disabled_ports_in_a_whole_output_with_nothing_active_still_warn():
+    """The same two ConnectX-6 Dx blocks alone (sglang#6823's first lines, whole): no port Active at all."""
+    text = _read("wi011_ibstat").split("CA 'mlx5_10'")[0]
+    [s] = explain(text, host="other", nodes=1)
+    assert "no port in this output is Active" in messages(s, "fail") + messages(s, "warn")
+
+
+def test_a_placeholder_node_guid_is_named_as_unset():
+    """https://github.com/openucx/ucx/issues/3787 (wi017): ibv_devinfo, mlx5_3 with node_guid 0000:0000:0000:0001."""
+    [s] = explain(_read("wi017"), host="other", nodes=1)
+    said = messages(s, "warn")
+    assert "mlx5_3: node GUID a placeholder, 0000:0000:0000:0001:" in said
+    assert "mlx5_1:" not in said.split("node GUID")[0]  # mlx5_1's GUID 98f2:b3ff:ffd2:d4e1 is a vendor's
