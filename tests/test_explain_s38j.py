@@ -133,3 +133,21 @@ def test_a_placeholder_node_guid_is_named_as_unset():
     said = messages(s, "warn")
     assert "mlx5_3: node GUID a placeholder, 0000:0000:0000:0001:" in said
     assert "mlx5_1:" not in said.split("node GUID")[0]  # mlx5_1's GUID 98f2:b3ff:ffd2:d4e1 is a vendor's
+
+
+def test_a_link_held_at_this_sides_best_advertised_mode_below_the_partners_names_the_advertisement():
+    """https://github.com/Lienol/openwrt-package/issues/42 (wi018): an RTL8125 at 1000Mb/s, advertising up to
+    1000baseT/Full while it supports and its partner advertises 2500baseT/Full."""
+    [s] = explain(_read("wi018"), host="other", nodes=1)
+    said = messages(s, "warn")
+    assert "does not advertise 2500baseT/Full" in said and "this port supports" in said and "cable" in said
+
+
+def test_a_link_at_the_best_mode_both_advertise_stays_quiet_about_the_advertisement():
+    """The same ethtool with 2500baseT/Full advertised and the link at 2500Mb/s (ethtool(8)): nothing held back."""
+    text = _read("wi018").replace("                                1000baseT/Full\n        Advertised pause",
+                                  "                                1000baseT/Full\n                                "
+                                  "2500baseT/Full\n        Advertised pause").replace("Speed: 1000Mb/s", "Speed: 2500Mb/s")
+    assert "2500baseT/Full\n        Advertised pause" in text
+    [s] = explain(text, host="other", nodes=1)
+    assert "does not advertise" not in messages(s) and "warn" not in levels(s)
