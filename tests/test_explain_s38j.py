@@ -151,3 +151,18 @@ def test_a_link_at_the_best_mode_both_advertise_stays_quiet_about_the_advertisem
     assert "2500baseT/Full\n        Advertised pause" in text
     [s] = explain(text, host="other", nodes=1)
     assert "does not advertise" not in messages(s) and "warn" not in levels(s)
+
+
+def test_an_all_gather_flat_at_a_few_gb_s_between_two_machines_is_a_hedged_socket_class_warning():
+    """https://github.com/bottlerocket-os/bottlerocket-core-kit/pull/304 (wi019): all_gather_perf, 16 ranks on two
+    8-GPU nodes, busbw 1.6-2.8 GB/s from 32 MiB to 8 GiB, #wrong 0."""
+    [s] = explain(_read("wi019"), host="other", nodes=2)
+    said = messages(s, "warn")
+    assert "TCP socket transport" in said and "The table cannot tell which" in said and "`Using network`" in said
+    assert "#wrong 0 in every row" in messages(s, "info") and "fail" not in levels(s)
+
+
+def test_the_same_table_on_one_machine_says_nothing_of_sockets():
+    """The same rows told one machine (`explain --nodes 1`): no network between machines, so no socket reading."""
+    [s] = explain(_read("wi019"), host="other", nodes=1)
+    assert "TCP socket transport" not in messages(s)
