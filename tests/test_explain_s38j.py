@@ -166,3 +166,30 @@ def test_the_same_table_on_one_machine_says_nothing_of_sockets():
     """The same rows told one machine (`explain --nodes 1`): no network between machines, so no socket reading."""
     [s] = explain(_read("wi019"), host="other", nodes=1)
     assert "TCP socket transport" not in messages(s)
+
+
+def test_a_test_failure_before_the_table_is_a_failed_run_not_an_error_the_test_survived():
+    """https://github.com/NVIDIA/nccl-tests/issues/280 (wj008): `-g 4` dies with `Test NCCL failure common.cu:1005
+    'unhandled CUDA error'`, then a `-g 3` table runs; no NCCL_DEBUG lines."""
+    [s] = explain(_read("wj008"), host="other", nodes=1)
+    said = messages(s, "fail")
+    assert "A run before the table failed (the rows are another run's)" in said and "NCCL_DEBUG=INFO" in said
+    assert "though the test went on" not in messages(s)
+
+
+def test_an_error_line_after_the_header_of_a_run_that_measured_stays_a_warning():
+    """nccl-tests' rows after an error line of the same run (an MPI transport it tried first): the test went on."""
+    lines = _read("wj008").split("Using devices\n")[1].splitlines()
+    at = next(i for i, x in enumerate(lines) if x.startswith("8 "))
+    text = "\n".join(["# Using devices"] + lines[:at] + ["c2211f46f318: Test NCCL failure common.cu:1005 'unhandled "
+                                                          "CUDA error'"] + lines[at:]) + "\n"
+    [s] = explain(text, host="other", nodes=1)
+    assert "though the test went on" in messages(s, "warn") and "fail" not in levels(s)
+
+
+def test_a_one_node_communicator_names_ncclss_nranks():
+    """https://github.com/tinygrad/open-gpu-kernel-modules/issues/35 (wi020): ncclCommInitAll, nranks 2 on one host,
+    `Using network Socket`: nothing between machines; the excerpt stops at Init START."""
+    [s] = explain(_read("wi020"), host="other", nodes=1)
+    assert set(levels(s)) <= {"ok", "info"}
+    assert "2 ranks on one node: NCCL's nranks 2" in messages(s) and "cannot tell" in messages(s)

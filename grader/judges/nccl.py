@@ -456,7 +456,7 @@ def _network_findings(log: NcclLog, verdict: str) -> list[Finding]:
     """What the network NCCL chose means for this communicator: with one node or one rank it carried nothing
     between machines (said once); else what the transport ``verdict`` means (:func:`_transport_findings`)."""
     if verdict == "unknown" and (log.nranks == 1 or log.nnodes == 1) and not log.channels:
-        shape = f" ({log.nranks} ranks on one node)" if log.nranks and log.nranks > 1 and log.nnodes == 1 else ""
+        shape = f" ({log.nranks} ranks on one node: NCCL's nranks {log.nranks})" if log.nranks and log.nranks > 1 and log.nnodes == 1 else ""
         return [info(f"One {'rank' if log.nranks == 1 else 'node'} in this communicator{shape}: the network NCCL "
                      f"chose ({log.network or 'none named'}) carried nothing between machines: its network lines (NET/IB, NET/Socket) are not used on one host.")]
     return (_transport_findings(log, verdict) + _mixed_hcas(log) + _bootstrap_across_hosts(log) + many_hcas(log)
