@@ -193,3 +193,25 @@ def test_a_one_node_communicator_names_ncclss_nranks():
     [s] = explain(_read("wi020"), host="other", nodes=1)
     assert set(levels(s)) <= {"ok", "info"}
     assert "2 ranks on one node: NCCL's nranks 2" in messages(s) and "cannot tell" in messages(s)
+
+
+def test_direct_pointer_p2p_channels_are_one_process_and_healthy():
+    """https://github.com/NVIDIA/nccl/issues/1773 (wj009): all_reduce_perf -g 8, every ring hop `via P2P/direct
+    pointer`, rings connected."""
+    [s] = explain(_read("wj009"), host="other", nodes=1)
+    assert set(levels(s)) <= {"ok", "info"}
+    assert "`P2P/direct pointer`: the GPUs are driven by one process" in messages(s, "info")
+
+
+def test_p2p_channels_between_processes_do_not_claim_one_process():
+    """NCCL's `via P2P/IPC` (GPUs of separate processes, transport/p2p.cc): P2P, but not the one-process path."""
+    text = _read("wj009").replace("P2P/direct pointer", "P2P/IPC")
+    [s] = explain(text, host="other", nodes=1)
+    assert "Every channel went P2P" in messages(s) and "one process" not in messages(s)
+
+
+def test_an_active_ib_port_gives_its_rate_per_port_in_gb_s():
+    """https://github.com/NVIDIA/nccl/issues/307 (wj022): ibstatus, mlx5_0 ACTIVE/LinkUp at 100 Gb/sec (4X EDR)."""
+    sections = explain(_read("wj022"), host="other", nodes=2)
+    [s] = [x for x in sections if x.kind == "ibstat"]
+    assert "at 100 Gb/s (this NIC's negotiated rate, 12.5 GB/s per port at most)" in messages(s, "ok")

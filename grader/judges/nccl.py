@@ -16,7 +16,8 @@ from ..nccl_env import ib_hca_names, ib_hcas
 from ..parsers.nccl_log import NcclLog, transport_verdict
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port, rdma_device_for
 from .nccl_layout import duplicate_gpus, many_hcas, topology_findings
-from .nccl_notes import duplicates_on_one_host, hosts_disagree, p2p_off_by_env, told_hang, virtual_beside_nic
+from .nccl_notes import (direct_pointer_note, duplicates_on_one_host, hosts_disagree, p2p_off_by_env, told_hang,
+                         virtual_beside_nic)
 from .nccl_errors import _chain_findings, _setup_failures, _verbs_findings, error_findings
 from .common import (BUSBW_WARN_GBS, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, fields_of, hca_advice, info, listed,
                      machines_spanned, ok, on_spark, warn)
@@ -218,7 +219,7 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
                         "say which network carried them; paste those lines, or NCCL's `NET/IB : Using` line."))
     elif verdict == "P2P":
         out.append(info("Every channel went P2P (GPU to GPU inside one machine, over NVLink or PCIe): normal inside a "
-                        "machine; no network was used, so this log says nothing about " + (
+                        "machine" + direct_pointer_note(log) + "; no network was used, so this log says nothing about " + (
                             "the cable. Run across the two Sparks to see NET/IB." if on_spark(_is_spark_log(log) or None)
                             is not False else "the network between machines.")))
     elif verdict == "SHM":

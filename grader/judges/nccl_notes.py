@@ -103,3 +103,12 @@ def virtual_beside_nic(log: NcclLog, virtual: re.Pattern, came_up: bool) -> list
                  "tells its peers these addresses too, and a rank on another machine cannot reach a virtual one "
                  f"(connects refused or hanging).{one} Pin NCCL_SOCKET_IFNAME={real[0]} (or exclude them: "
                  f"NCCL_SOCKET_IFNAME=^veth,docker,virbr,lo).{cut}")]
+
+
+def direct_pointer_note(log: NcclLog) -> str:
+    """``via P2P/direct pointer``: NCCL's P2P between two GPUs driven by one process, each reading the other's memory
+    through a plain pointer (NCCL's transport/p2p.cc; NVIDIA/nccl#1773, wj009: all_reduce_perf -g 8); a clause, or ""."""
+    if not any(c.transport == "P2P" and "direct pointer" in c.detail for c in log.channels):
+        return ""
+    return (" (`P2P/direct pointer`: the GPUs are driven by one process, which maps each peer's memory directly: the "
+            "simplest P2P path, healthy)")

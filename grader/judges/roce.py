@@ -361,7 +361,7 @@ def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -
             if p.is_active and c.ca not in SPARK_RDMA:
                 rate = p.rate_gbps
                 findings.append(ok(f"{label}: Active{phys}"
-                                   + (f" at {rate:g} Gb/s (this NIC's negotiated rate)" if rate is not None else "")
+                                   + (f" at {rate:g} Gb/s (this NIC's negotiated rate, {rate / 8:g} GB/s per port at most)" if rate is not None else "")
                                    + ": the port's link is up and healthy."))
             elif p.is_active:
                 rate = p.rate_gbps
