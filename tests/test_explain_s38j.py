@@ -215,3 +215,18 @@ def test_an_active_ib_port_gives_its_rate_per_port_in_gb_s():
     sections = explain(_read("wj022"), host="other", nodes=2)
     [s] = [x for x in sections if x.kind == "ibstat"]
     assert "at 100 Gb/s (this NIC's negotiated rate, 12.5 GB/s per port at most)" in messages(s, "ok")
+
+
+def test_nccl_net_forced_to_ib_with_no_device_points_below_nccl():
+    """https://github.com/NVIDIA/nccl/issues/958 (wj015): NCCL_NET=Socket (TCP) tried, then NCCL_NET=IB gives
+    `NET/IB: No device found`: the RDMA stack (ibv_devinfo) decides."""
+    sections = explain(_read("wj015"), host="other", nodes=1)
+    said = " ".join(messages(x, "fail") for x in sections)
+    assert "NCCL_NET=IB forces NCCL's RDMA transport" in said and "ibv_devinfo" in said and "TCP" in said
+
+
+def test_no_device_found_without_nccl_net_forced_reads_no_such_failure():
+    """https://github.com/vllm-project/vllm/issues/4277 (wj001): `NET/IB : No device found` on one host, NCCL_NET not
+    set: the known-error line stays silent."""
+    sections = explain(_read("wj001"), host="other", nodes=1)
+    assert not any("NCCL_NET=IB forces" in messages(x) for x in sections)
