@@ -230,3 +230,12 @@ def test_no_device_found_without_nccl_net_forced_reads_no_such_failure():
     set: the known-error line stays silent."""
     sections = explain(_read("wj001"), host="other", nodes=1)
     assert not any("NCCL_NET=IB forces" in messages(x) for x in sections)
+
+
+def test_the_ray_worker_error_names_its_node_without_template_brackets():
+    """https://github.com/vllm-project/vllm/issues/798 (wi001): `Unhandled error ...: ray::RayWorker.execute_method()
+    (pid=1985577, ip=10.58.226.18, ...)`: the node is said once, with no `[` or `]` of the entry's template left."""
+    [s, *_] = explain(_read("wi001"), host="other", nodes=2)
+    said = messages(s, "fail")
+    assert "pid 1985577, on 10.58.226.18)" in said and "it ran on 10.58.226.18: that node's own log" in said
+    assert "[, on" not in said and "[; it ran" not in said
