@@ -379,6 +379,11 @@ EXAMPLES.update({
     # NVIDIA/nccl#2076 (the peer went away), NVIDIA/nccl#697 (an error chain), Oneflow-Inc/oneflow#3586 (retried connect)
     "nccl-peer-closed-remote-error": BANNER + "ncclRemoteError: A call failed possibly due to a network error or a "
                                      "remote process exiting prematurely.\n",
+    # https://github.com/NVIDIA/nccl/issues/958 (blind batch wj015): NCCL_NET=IB forced, no RDMA device
+    "nccl-net-ib-no-device": BANNER + "NCCL_NET=IB\nh:1:2 [0] NCCL INFO NET/IB : No device found.\n",
+    # https://github.com/vllm-project/vllm/issues/798 (blind batch wi001): NCCL's proxy could not connect two ranks
+    "nccl-proxy-connect-failed": BANNER + "(LLMEngine pid=2347640, ip=10.58.226.15) Proxy Call to rank 7 failed "
+                                 "(Connect)\n",
     # https://github.com/NVIDIA/TensorRT-LLM/issues/1039 (blind batch wh001): a communicator used after a failed op
     "nccl-comm-after-failed-op": BANNER + "instance-12463:390729:390729 [2] init.cc:303 NCCL WARN Attempt to use "
                                  "communicator before the previous operation returned ncclSuccess\n",

@@ -89,7 +89,7 @@ def test_outputs_read_as_all_well_say_so_in_plain_words():
     `rdma link` all ACTIVE (corpus y020), a host's `ip addr`/ifconfig all up (pending wa020), lspci LnkSta matching
     LnkCap (corpus zc011). Not where something is wrong: an ifconfig with receive errors (corpus zf004)."""
     assert "GPU0 (NVIDIA GeForce RTX 4090) is visible" in said(explain(corpus("xb006"), host="other", nodes=1))
-    assert "Active/LinkUp at 100 Gb/s (this NIC's negotiated rate): the port's link is up and healthy" in said(
+    assert "Active/LinkUp at 100 Gb/s (this NIC's negotiated rate, 12.5 GB/s per port at most): the port's link is up and healthy" in said(
         explain(corpus("zt018"), host="other", nodes=1), "ok")
     assert "Every port shown is ACTIVE: healthy." in said(explain(corpus("y020"), host="other", nodes=1))
     assert "Every interface shown (enp105s0) is UP with link and an IPv4 address: healthy" in said(

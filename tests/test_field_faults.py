@@ -972,6 +972,13 @@ NO_CUSTOM_AR = ("(VllmWorker TP0 pid=3974) WARNING 09-03 02:12:01 [custom_all_re
 REMOTE_ERROR = ("ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.\n"
                 "Last error:\nsocketProgressOpt: Call to recv from 172....<33759> failed : Connection reset by peer\n")
 CONNECT_RETRY = "worker:101542:101934 [0] NCCL INFO Call to connect returned Connection timed out, retrying\n"
+# https://github.com/NVIDIA/nccl/issues/958 (blind batch wj015): a question, NCCL_NET forced to IB and no RDMA device
+NET_IB_FORCED = ('If I set environment variable settings as:\n`os.environ["NCCL_NET"]="IB"`\n'
+                 "The logs from NCCL will show an error: NET/IB: No device found.\n")
+# https://github.com/vllm-project/vllm/issues/798 (blind batch wi001): vLLM over Ray, NCCL's proxy connect failed
+PROXY_CONNECT = ("(LLMEngine pid=2347640, ip=10.58.226.15) ncclInternalError: Internal check failed.\n"
+                 "(LLMEngine pid=2347640, ip=10.58.226.15) Last error:\n"
+                 "(LLMEngine pid=2347640, ip=10.58.226.15) Proxy Call to rank 7 failed (Connect)\n")
 
 # TensorRT-LLM, Dynamo and NIXL's UCX as posted (blind batch zr): ai-dynamo/dynamo#1188, #732, #843, #814,
 # ai-dynamo/nixl#1983, NVIDIA/TensorRT-LLM#1700, #346, #2855, #1826; nvidia-docker#1553 (blind batch zs010)
@@ -1198,7 +1205,7 @@ ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, O
        SHM_TIMEOUT, CUDA_FOOTER, SHM_SEGMENT, VIRTUAL_PCI, SIMPLE_ORDER, PEER_UNSUPPORTED,
        GRAPH_ESTIMATE, STORE_LOST, NCCL_FATAL, OOM_BARE, MAX_SHMEM, MAPPING_OOM, SGLANG_TP, WATCHDOG_NEW, PCIE_NARROW, GLOO_LOOPBACK, UCX_REFUSED, STORE_WAIT, UCX_NO_DEVICE, RAY_CLIENT,
        P2P_OFF_HANG, PERFTEST_WC4, PERFTEST_WC12, RTR_TIMEOUT, SAMPLES_P2P, P2P_NAN,
-       RAYLET_OOM, C10D_CONNECT, REMOTE_ERROR, CONNECT_RETRY, ETCD_DOWN, NO_RESPONDERS, UCX_PROT,
+       RAYLET_OOM, C10D_CONNECT, REMOTE_ERROR, CONNECT_RETRY, PROXY_CONNECT, NET_IB_FORCED, ETCD_DOWN, NO_RESPONDERS, UCX_PROT,
        UCX_FE80, UCX_FLUSHED, MPI_SIGKILL, TRT_OOM, TRT_ASSERT, TRT_OTHER_GPU, GPU_LOST,
        AER_CORRECTED, NO_JETSTREAM, SPAWN_FULL, IBVERBS_SHADOWED, TX_TIMEOUT, SAMPLER_OOM, TRTLLM_GEN, GGML_OOM,
        TRITON_FP8, NO_KERNEL_NAME, ILLEGAL_ACCESS, VERBS_ABI, VERBS_NO_CONFIG, SOCKET_TRUNCATED, DUPLICATE_GPU,

@@ -308,8 +308,10 @@ def summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
     findings += _verbs_findings(res.nccl_log)
     said: set[str] = set()  # what the table said, its quotes aside: the same fault on several lines is said once
     for e in res.errors[:3]:
-        if res.rows:  # it went on and measured: an error on the way (an MPI transport it tried first) stopped nothing
+        if res.rows and e not in res.died_before:  # it went on and measured: an error on the way stopped nothing
             findings.append(warn(f"An error line, though the test went on and measured (its rows below): `{e[:200]}`."))
+            continue
+        if res.rows and e in res.died_before[1:]:  # the same run's exit, after its first failure line (wj008)
             continue
         known = known_faults(e)  # what the error means, where checks/diagnoses.toml knows it
         if known and _QUOTED_RE.sub("", known[0][1]) in said:
@@ -317,8 +319,9 @@ def summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
         said.update(_QUOTED_RE.sub("", m) for _, m in known)
         told = context().nodes
         local = told == 1 or told is None and len(res.hosts) == 1 and not _launched(command)[0]  # one machine
-        findings += [Finding(level, f"The test failed: {message}") for level, message in known] or [fail(
-            f"The test failed: {e.rstrip('.')}. Rerun with -x NCCL_DEBUG=INFO to see why" + (
+        failed = "A run before the table failed (the rows are another run's)" if res.rows else "The test failed"
+        findings += [Finding(level, f"{failed}: {message}") for level, message in known] or [fail(
+            f"{failed}: {e.rstrip('.')}. Rerun with -x NCCL_DEBUG=INFO to see why" + (
                 ": on one machine NCCL's WARN line names the local call that failed (shared memory, peer access, "
                 "the GPU's place in the PCI tree under WSL or a VM)." if local else
                 " (a wrong NCCL_IB_GID_INDEX or HCA gives `unhandled system error`)."))]

@@ -49,6 +49,7 @@ def table_notes(res: NcclTestsResult) -> list[Finding]:
             f"{_PLATEAU_SPREAD:.0%}): the path is saturated, this setup's ceiling for {res.collective or 'the test'}."
             if level else "")))
     spanned = machines_spanned(None, len(res.hosts)) or 0
+    out += _socket_class(res, spanned, row("topologies.toml", "host_rdma").graded("socket_busbw_max_gbs"))
     rates = row("ethernet.toml", "ieee_802_3").graded("rates_gbps") or []
     rail = row("topologies.toml", "host_rdma").graded("rail_gpus")
     if level is None or spanned < 2 or not res.nranks or not rates or not rail or res.nranks < rail * spanned:
@@ -63,6 +64,25 @@ def table_notes(res: NcclTestsResult) -> list[Finding]:
             "channels, `/GDRDMA` on them); GPUDirect RDMA off, PCIe ACS or the IOMMU on the GPU-NIC path also "
             "hold the traffic to this."))
     return out
+
+
+def _socket_class(res: NcclTestsResult, spanned: int, ceiling: float | None) -> list[Finding]:
+    """Between machines, every row from _PLATEAU_FROM_BYTES up to a GiB or more at no more than a TCP socket path gives
+    (checks/specs/topologies.toml socket_busbw_max_gbs): a hedged warning that names the lines that decide; silent
+    where the table's own NCCL lines show an RDMA network (bottlerocket-core-kit#304, wi019)."""
+    from ..parsers.nccl_log import transport_verdict
+    big = [r for r in res.rows if r.busbw_gbs is not None and r.size_bytes >= _PLATEAU_FROM_BYTES]
+    said = transport_verdict(res.nccl_log) if res.nccl_log else "unknown"
+    if spanned < 2 or not ceiling or len(big) < _PLATEAU_ROWS or max(r.size_bytes for r in big) < 2**30 \
+            or max(r.busbw_gbs for r in big) > ceiling or said not in ("unknown", "NET/Socket"):
+        return []
+    low, high = min(r.busbw_gbs for r in big), max(r.busbw_gbs for r in big)
+    return [warn(f"busbw stays at {low:g}-{high:g} GB/s from {big[0].size_bytes:,} B to {big[-1].size_bytes:,} B between "
+                 f"{spanned} machines: no more than NCCL's TCP socket transport gives (about {ceiling:g} GB/s at most) "
+                 "or one slow NIC, where RDMA (InfiniBand, RoCE, EFA) reaches tens of GB/s at these sizes. "
+                 + ("The table's NCCL lines show NET/Socket: the data went over TCP." if said == "NET/Socket" else
+                    "The table cannot tell which: NCCL_DEBUG=INFO's `Using network` line (Socket, or IB / an OFI "
+                    "plugin) and its `NET/... : Using` list decide.") + " Fine for a functional check; not for speed.")]
 
 
 _PRINTED_HALF_STEP = 0.005

@@ -329,9 +329,13 @@ def port_findings(active: dict[str, bool], source: str) -> list[Finding]:
                         "Sparks and try again."))
     elif len(up_ports) == 1:
         devs = [rdma_device_for(t) for t in QSFP_TWINS[up_ports[0]]]
+        idle = [(p, [rdma_device_for(t) for t in ts]) for p, ts in QSFP_TWINS.items() if p != up_ports[0]]
+        idle = [(p, ds) for p, ds in idle if all(d in active and not active[d] for d in ds)]  # (wi013: both listed)
         out.append(info(f"For NCCL list both ACTIVE devices of port {up_ports[0]}: {hca_advice(devs)} (one device "
                         "alone drives one PCIe x4 link: about half the cable's bandwidth). Cable the same port on the "
-                        "other Spark."))
+                        "other Spark." + "".join(f" Port {p}'s twins ({' and '.join(ds)}) are down (not ACTIVE): no "
+                                                 "cable in that port, the usual one-cable layout, not a fault."
+                                                 for p, ds in idle)))
     elif len(up_ports) == 2:
         devs = [rdma_device_for(t) for p in up_ports for t in QSFP_TWINS[p]]
         out.append(info(f"Both QSFP ports are in use: all four twins need an IPv4 address (NVIDIA), and NCCL can use "

@@ -46,7 +46,20 @@ def nearest_nics(t: Any) -> list[Finding]:
                  "switch, so RDMA between them (GPUDirect) stays off the CPU; PHB, NODE or SYS: that traffic crosses the "
                  "CPU." + (" Every GPU shown has a NIC behind its own PCIe switch: the layout GPUDirect RDMA wants: nothing "
                            "wrong in where the NICs sit." if all(c.startswith(("PIX", "PXB")) for _, c in nearest.values()) else "")
-                 + (f" ({', '.join(cut)}: the row is cut before its NICs end, so its nearest NIC is not shown.)" if cut else ""))]
+                 + (f" ({', '.join(cut)}: the row is cut before its NICs end, so its nearest NIC is not shown.)" if cut else "")
+                 + _far_nics(t, nics, nearest))]
+
+
+def _far_nics(t: Any, nics: list[str], nearest: dict) -> str:
+    """The NICs SYS from every GPU shown while each GPU has a nearer one (ucx-py#638: GPU0 PIX to mlx5_0/mlx5_1, SYS to
+    mlx5_2): a job pinned to one sends GPU data across the CPU-to-CPU link."""
+    far = [n for n in nics if n not in {v[0] for v in nearest.values()} and all(
+        (t.link(g, n) or "").startswith("SYS") for g in nearest)]
+    if not far or any(code.startswith("SYS") for _, code in nearest.values()):
+        return ""
+    return (f" {', '.join(far[:4])} {'is' if len(far) == 1 else 'are'} SYS from every GPU (across NUMA nodes): a "
+            "job pinned to it (NCCL_IB_HCA, UCX_NET_DEVICES) sends GPU data across the CPU-to-CPU link (QPI/UPI), "
+            "slower than the nearest NIC above.")
 
 
 def table_notes(t: Any) -> list[Finding]:

@@ -100,3 +100,26 @@ def vfs_down_under_up_pf(maps: list[Any]) -> list[Finding]:
                  "needs its port and node GUID set (`ip link set <pf> vf N port_guid ... node_guid ...`) and a subnet "
                  "manager with virtualization enabled, and an Ethernet VF's link state must not be `disable` (`ip "
                  "link show <pf>` lists each VF's). `ibstat` on the VF's RDMA device shows its port state.")]
+
+
+def unadvertised(r: Any, name: str) -> list[Finding]:
+    """A link at this side's best advertised mode while the link partner advertises a faster one (and this port, where
+    `Supported link modes` shows it, supports it): auto-negotiation settles on the best mode both advertise, so this
+    side's advertisement holds the link back, not the cable (lienol/openwrt-package#42: an RTL8125 at 1000Mb/s whose
+    advertised modes stop at 1000baseT/Full, the partner's at 2500baseT/Full)."""
+    def mbps(m: str) -> int:
+        x = re.match(r"(\d+)base", m)
+        return int(x.group(1)) if x and m.endswith("/Full") else 0
+    own = max(r.advertised_modes, key=mbps, default="")
+    theirs = max(r.partner_modes, key=mbps, default="")
+    if not own or not mbps(own) or mbps(theirs) <= mbps(own) or r.speed_mbps != mbps(own) or r.auto_negotiation is False:
+        return []
+    can = theirs in r.supported_modes
+    if r.supported_modes and not can:
+        return []  # this port cannot run it: the partner's faster mode is not one it lists
+    return [warn(f"{name}: {r.speed_mbps}Mb/s because this side does not advertise {theirs}, which the link partner "
+                 f"advertises{' and this port supports (`Supported link modes`)' if can else ''}: its advertised modes "
+                 f"stop at {own}, and auto-negotiation settles on the best mode both ends advertise. The cable and the "
+                 f"partner are not the limit: advertise it (`ethtool -s {r.interface or '<iface>'} autoneg on advertise "
+                 "<mask>`, with the mode's bit) and make that persist in the network configuration; a driver or a "
+                 "network manager that resets the advertised modes can hold it there.")]

@@ -13,21 +13,25 @@ from .common import info, ok, warn
 from .model import Finding, Summary
 
 
-def _as_mib_on_a_spark(f: Any) -> tuple[Any, bool]:
-    """``free``'s plain numbers, pasted without its command line on a Spark, read as MiB (``free -m``) where that makes
-    the total the Spark's own memory (checks/specs/gpus.toml [dgx_spark] cuda_memory_gib, within a tenth) and KiB a
-    thousandth of it (blind batch wa009: ``Mem: 124546 117684 ...``), with True; else ``(f, False)``."""
+def _as_mib_on_a_spark(f: Any) -> tuple[Any, str]:
+    """``free``'s plain numbers, pasted without its command line on a Spark, read as MiB (``free -m``) or bytes (``free
+    -b``) where that makes the total the Spark's own memory (checks/specs/gpus.toml [dgx_spark] cuda_memory_gib, within
+    a tenth) and KiB a thousandth or a thousand times it (blind batch wa009: ``Mem: 124546 117684 ...``; wi013: ``Mem:
+    130663231488 ...``), with the unit's note; else ``(f, "")``."""
     from ..calc.specs import match_gpu
     from .context import context
     spec = match_gpu("GB10") if not f.unit_known and context().host == "spark" else None
     spark = spec.graded("cuda_memory_gib") if spec is not None else None
-    if not spark or abs(f.mem.total * 1024 / 1024 ** 3 - spark) * 10 > spark:
-        return f, False
+    scale = next((k for k in (1024, 1 / 1024) if spark and abs(f.mem.total * k / 1024 ** 3 - spark) * 10 <= spark), 0)
+    if not scale:
+        return f, ""
 
     def scaled(r: Any) -> Any:
-        return None if r is None else dataclasses.replace(r, **{k: None if v is None else v * 1024
+        return None if r is None else dataclasses.replace(r, **{k: None if v is None else int(v * scale)
                                                                  for k, v in vars(r).items()})
-    return dataclasses.replace(f, mem=scaled(f.mem), swap=scaled(f.swap), unit_known=True), True
+    said = "MiB, `free -m`" if scale > 1 else "bytes, `free -b`"
+    return dataclasses.replace(f, mem=scaled(f.mem), swap=scaled(f.swap), unit_known=True), (
+        f" (plain numbers read as {said}: so they make a Spark's memory; paste the command line too)")
 
 
 def summarise_free(f: Any, command: str | None) -> Summary:
@@ -42,9 +46,7 @@ def summarise_free(f: Any, command: str | None) -> Summary:
     findings: list[Finding] = []
     swapped = swap.used if swap is not None and swap.used else 0
     in_swap = f", and {swapped / gib:.1f} GiB already swapped out" if swapped else ""
-    unit = (" (plain numbers read as MiB, `free -m`: so they make a Spark's memory; paste the command line too)"
-            if as_mib else "" if f.unit_known else
-            " (plain numbers read as KiB, free's default: paste the command line too)")
+    unit = as_mib or ("" if f.unit_known else " (plain numbers read as KiB, free's default: paste the command line too)")
     no_swap = " There is no swap: when memory runs out, the kernel's OOM killer ends a process." \
         if swap is not None and swap.total == 0 else ""
     if mem.available is None:

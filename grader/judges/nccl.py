@@ -16,7 +16,8 @@ from ..nccl_env import ib_hca_names, ib_hcas
 from ..parsers.nccl_log import NcclLog, transport_verdict
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port, rdma_device_for
 from .nccl_layout import duplicate_gpus, many_hcas, topology_findings
-from .nccl_notes import duplicates_on_one_host, hosts_disagree, told_hang
+from .nccl_notes import (direct_pointer_note, duplicates_on_one_host, hosts_disagree, p2p_off_by_env, told_hang,
+                         virtual_beside_nic)
 from .nccl_errors import _chain_findings, _setup_failures, _verbs_findings, error_findings
 from .common import (BUSBW_WARN_GBS, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, fields_of, hca_advice, info, listed,
                      machines_spanned, ok, on_spark, warn)
@@ -105,6 +106,7 @@ def _socket_iface_notes(log: NcclLog) -> list[Finding]:
         else:
             out.append(info("The socket transport ran over the loopback interface (lo): both ranks were on one "
                             "machine, so no cable was used."))
+    out += virtual_beside_nic(log, _VIRTUAL_IFACE_RE, _came_up(log))
     first = log.socket_ifaces[0] if log.socket_ifaces else None
     if first is not None and log.nnodes != 1 and (_VIRTUAL_IFACE_RE.match(first.name)
                                                    or first.address.lower().startswith("fe80")):
@@ -162,7 +164,7 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
         if spanned == 1:
             out.append(info(("NCCL found no IB or RoCE device (`NET/IB : No device found`). " if log.ib_no_device else "")
                             + f"NCCL's network is TCP sockets (NET/Socket{' over ' + where if where else ''}), but the run "
-                            "is on one machine: no network carries its data (P2P or SHM do), so it does not matter "
+                            "is on one machine: no network carries its data (P2P or SHM do), so it is harmless "
                             "here. Across machines it would: give NCCL an RDMA device before running across them."))
         elif (socket_channels or (spanned or 0) > 1) and on_spark(_is_spark_log(log) or None) is False:
             reason = ("; ".join(why) + ". ") if why else ("check that NCCL_IB_DISABLE is not 1 and NCCL_IB_HCA (if set) "
@@ -217,11 +219,11 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
                         "say which network carried them; paste those lines, or NCCL's `NET/IB : Using` line."))
     elif verdict == "P2P":
         out.append(info("Every channel went P2P (GPU to GPU inside one machine, over NVLink or PCIe): normal inside a "
-                        "machine; no network was used, so this log says nothing about " + (
+                        "machine" + direct_pointer_note(log) + "; no network was used, so this log says nothing about " + (
                             "the cable. Run across the two Sparks to see NET/IB." if on_spark(_is_spark_log(log) or None)
                             is not False else "the network between machines.")))
     elif verdict == "SHM":
-        other = on_spark(_is_spark_log(log) or None) is False  # several GPUs of another host: P2P would be faster
+        other = on_spark(_is_spark_log(log) or None) is False and not p2p_off_by_env(log)  # (set: the choice's note)
         out.append((warn if other else info)("Every channel went through host shared memory (SHM) inside one machine: no network was "
                         "used" + (". Run across the two Sparks to see NET/IB." if on_spark(_is_spark_log(log) or None)
                                   is not False else ", and not GPU to GPU either: NCCL used no peer-to-peer path "
@@ -305,9 +307,7 @@ def _inside_findings(log: NcclLog) -> list[Finding]:
                         "instead of GPU to GPU, slower. Causes: NCCL_P2P_DISABLE=1, a VM or container without peer "
                         "access, or the PCIe path (ACS, IOMMU) blocking it: `nvidia-smi topo -p2p r` shows what the "
                         "driver allows."))
-    elif (log.env_settings.get("NCCL_P2P_LEVEL", "").upper() in ("LOC", "0")
-          or log.env_settings.get("NCCL_P2P_DISABLE", "").strip() == "1") \
-            and not (log.hosts and (ranks := log.nranks or len({r for c in log.channels
+    elif p2p_off_by_env(log) and not (log.hosts and (ranks := log.nranks or len({r for c in log.channels
                                                                  for r in (c.src_rank, c.dst_rank)}))
                      and ranks <= len(log.hosts)) \
             and not (log.nnodes and log.nranks and log.nranks <= log.nnodes):  # not one GPU a machine
@@ -315,9 +315,9 @@ def _inside_findings(log: NcclLog) -> list[Finding]:
         loc = " (what NCCL_P2P_DISABLE=1 sets)" if "NCCL_P2P_LEVEL" in said and "DISABLE" not in said else ""
         via = ("the network transport (NCCL_SHM_DISABLE=1 turns shared memory off too)"
                if log.env_settings.get("NCCL_SHM_DISABLE", "").strip() == "1" else "host memory (SHM)")
-        out.append(warn(f"P2P between GPUs is off ({said}{loc}, set in the environment): traffic between the GPUs of "
-                        f"one machine goes through {via}, slower. Keep it only where P2P hangs or the cards cannot do "
-                        "it (`nvidia-smi topo -p2p r`)."))
+        out.append(info(f"P2P between GPUs is off ({said}{loc}, set in the environment): a setting, not a fault; "
+                        f"traffic between the GPUs of one machine goes through {via}, slower. Keep it only where P2P "
+                        "hangs or the cards cannot do it (`nvidia-smi topo -p2p r`)."))
     home = {}
     for c in log.channels:
         if c.host and c.direction:
@@ -457,7 +457,7 @@ def _network_findings(log: NcclLog, verdict: str) -> list[Finding]:
     """What the network NCCL chose means for this communicator: with one node or one rank it carried nothing
     between machines (said once); else what the transport ``verdict`` means (:func:`_transport_findings`)."""
     if verdict == "unknown" and (log.nranks == 1 or log.nnodes == 1) and not log.channels:
-        shape = f" ({log.nranks} ranks on one node)" if log.nranks and log.nranks > 1 and log.nnodes == 1 else ""
+        shape = f" ({log.nranks} ranks on one node: NCCL's nranks {log.nranks})" if log.nranks and log.nranks > 1 and log.nnodes == 1 else ""
         return [info(f"One {'rank' if log.nranks == 1 else 'node'} in this communicator{shape}: the network NCCL "
                      f"chose ({log.network or 'none named'}) carried nothing between machines: its network lines (NET/IB, NET/Socket) are not used on one host.")]
     return (_transport_findings(log, verdict) + _mixed_hcas(log) + _bootstrap_across_hosts(log) + many_hcas(log)
@@ -587,7 +587,7 @@ def summarise_nccl_log(log: NcclLog, command: str | None) -> Summary:
             "finished, so they cannot decide a hang or a failure after them; every rank's last lines (an `Init "
             "COMPLETE`, or the first WARN) would." if log.channels else
             f"{NO_ERROR_SEEN}, and no `Init COMPLETE` or channel either: the excerpt ends while NCCL was still "
-            "setting its communicator up, so it cannot decide whether that worked; the lines after it (an `Init "
+            "setting its communicator up, so it does not show whether that worked; the lines after it (an `Init "
             "COMPLETE`, or the first WARN) would."))
     findings += _network_findings(log, verdict) + _inside_findings(log) + _gdr_off_findings(log)
     findings += _verbs_findings(log) + _chain_findings(log)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from ..parsers.nccl_log import NcclLog
-from .common import fail, info, machines_spanned
+from .common import fail, info, machines_spanned, warn
 from .model import Finding
 
 _DUPLICATE_RE = re.compile(r"Duplicate GPU detected ?: ?rank (\d{1,6}) and rank (\d{1,6})")
@@ -73,3 +73,42 @@ def told_hang(log: NcclLog) -> Finding | None:
                     "on one machine, a rerun with NCCL_P2P_DISABLE=1 tests the GPU-to-GPU path."
                     if machines_spanned(log.nnodes, len(log.hosts)) == 1 else "across machines, check first that the "
                     "bootstrap interface (NCCL_SOCKET_IFNAME) reaches every other machine."))
+
+
+def p2p_off_by_env(log: NcclLog) -> bool:
+    """Whether the environment turned GPU peer-to-peer off (NCCL_P2P_LEVEL=LOC or 0, NCCL_P2P_DISABLE=1): a setting,
+    so the SHM channels it brings are that choice's, not a fault's (blind batch wi003)."""
+    return (log.env_settings.get("NCCL_P2P_LEVEL", "").upper() in ("LOC", "0")
+            or log.env_settings.get("NCCL_P2P_DISABLE", "").strip() == "1")
+
+
+def virtual_beside_nic(log: NcclLog, virtual: re.Pattern, came_up: bool) -> list[Finding]:
+    """A container's or a bridge's interface (veth, docker0, virbr0, ...) listed by NCCL's sockets after a real NIC,
+    when NCCL's network is TCP and NCCL_SOCKET_IFNAME is not set: NCCL tells its peers these addresses too, and one on
+    another machine cannot reach a virtual one (connects refused or hanging). Silent where one process drives every
+    GPU (no peer elsewhere, nccl#1358's `-g 2`), the communicator came up, or on a machine told alone unless one is
+    link-local only (vllm#6370's lxcbr0 and tailscale0 on one host: the one-machine note says it). Sources: NVIDIA/nccl#1499 (a torchrun log,
+    eno8303 and a link-local veth), NCCL's environment variables (NCCL_SOCKET_IFNAME, `^` excludes)."""
+    names = [s for s in log.socket_ifaces[1:] if virtual.match(s.name)]
+    real = [s.name for s in log.socket_ifaces if not virtual.match(s.name) and s.name != "lo"]
+    one = machines_spanned(log.nnodes, len(log.hosts)) == 1  # told one machine: only a link-local one is a trap
+    if not names or not real or "NCCL_SOCKET_IFNAME" in log.env_settings or came_up or log.one_process_gpus > 1 or (
+            one and not any(s.address.lower().startswith("fe80") for s in names)):
+        return []
+    shown = ", ".join(f"{s.name} ({s.address or 'no address shown'})" for s in names[:3])
+    cut = "" if log.warnings or log.errors else (" This excerpt shows no error after it, so it does not show that "
+                                                 "this is what failed.")
+    one = " On one machine no socket carries GPU data, so there it does not matter." if one else ""
+    return [warn(f"NCCL's sockets list {shown} beside {real[0]}: a container's or bridge's virtual interface. NCCL "
+                 "tells its peers these addresses too, and a rank on another machine cannot reach a virtual one "
+                 f"(connects refused or hanging).{one} Pin NCCL_SOCKET_IFNAME={real[0]} (or exclude them: "
+                 f"NCCL_SOCKET_IFNAME=^veth,docker,virbr,lo).{cut}")]
+
+
+def direct_pointer_note(log: NcclLog) -> str:
+    """``via P2P/direct pointer``: NCCL's P2P between two GPUs driven by one process, each reading the other's memory
+    through a plain pointer (NCCL's transport/p2p.cc; NVIDIA/nccl#1773, wj009: all_reduce_perf -g 8); a clause, or ""."""
+    if not any(c.transport == "P2P" and "direct pointer" in c.detail for c in log.channels):
+        return ""
+    return (" (`P2P/direct pointer`: the GPUs are driven by one process, which maps each peer's memory directly: the "
+            "simplest P2P path, healthy)")

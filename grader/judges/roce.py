@@ -22,7 +22,7 @@ from .common import (C2S, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, host_findings,
                      soft_rdma_kind, warn)
 from .model import Finding, Section, Summary
 from .perftest import IB_BW_PASS_GBPS, PERF_GUIDE
-from .roce_notes import cut_gids, fabric_notes, gid_layouts, pinned_gid_index
+from .roce_notes import cut_gids, disabled_beside_cut, fabric_notes, gid_layouts, pinned_gid_index
 
 
 #: PCI function of each Spark twin (procedure.md §1.1)
@@ -342,7 +342,8 @@ def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -
     unset = [c.ca or "this device" for c in cas  # a ConnectX's (AWS EFA and others print a zero GUID always)
              if c.guid_unset and (c.ca or "mlx").startswith(("mlx", "roce", "ibp"))]
     if unset:  # linux-rdma/rdma-core#1547, k8snetworkplumbingwg/sriov-network-operator#267 (SR-IOV VFs)
-        findings.append(warn(f"{', '.join(unset)}: node GUID all zeros: nobody set this device's GUID, as with an "
+        odd = [c.node_guid for c in cas if c.guid_unset and (c.node_guid or "").strip("0x:")]  # (wi017: ...0001)
+        findings.append(warn(f"{', '.join(unset)}: node GUID {'a placeholder, ' + odd[0] if odd else 'all zeros'}: nobody set this device's GUID, as with an "
                              "SR-IOV virtual function whose PF never assigned one. Plain verbs can work; RDMA-CM "
                              "users (`ib_write_bw -R`, rping, UCX, NVMe-oF) fail or crash on it (older librdmacm "
                              "dereferenced its missing device: rdma-core PR 1547), and on InfiniBand the port needs a GUID to join the "
@@ -360,7 +361,7 @@ def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -
             if p.is_active and c.ca not in SPARK_RDMA:
                 rate = p.rate_gbps
                 findings.append(ok(f"{label}: Active{phys}"
-                                   + (f" at {rate:g} Gb/s (this NIC's negotiated rate)" if rate is not None else "")
+                                   + (f" at {rate:g} Gb/s (this NIC's negotiated rate, {rate / 8:g} GB/s per port at most)" if rate is not None else "")
                                    + ": the port's link is up and healthy."))
             elif p.is_active:
                 rate = p.rate_gbps
@@ -407,6 +408,8 @@ def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -
                     f"{label}: {p.state}{phys}: cabled and trained, but no subnet manager has configured it (an "
                     "InfiniBand port waits in Initializing for one): start one (opensm on a host of the fabric, or the "
                     "switch's)."))
+            elif p.state is not None and (note := disabled_beside_cut(cas, p, f"{label}: {p.state}{phys}")):
+                findings.append(note)
             elif p.state is not None:  # no port of the output is Active: nothing here can carry RDMA
                 findings.append((fail if cas.whole and sum(len(x.ports) for x in cas) > 1 else warn)(f"{label}: {p.state}{phys}, and no port in this output is "
                                      "Active, so none of it can carry RDMA: a port in use needs a cable (or module) "

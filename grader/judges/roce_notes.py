@@ -125,3 +125,14 @@ def summarise_roce_mode(mode: str, command: str | None) -> tuple[dict[str, Any],
         "speaks RoCE v2 only. Right only for a v1-only peer (a ConnectX-3) on the same segment; otherwise set it back "
         "(`echo \"RoCE v2\" > .../default_roce_mode`, or `cma_roce_mode -d <dev> -p <port> -m 2`). NCCL's own IB "
         "transport picks a GID index instead and does not follow it.")]
+
+
+def disabled_beside_cut(cas: Any, p: Any, said: str) -> Finding | None:
+    """A port Disabled (turned off) where no port shown is Active but the output is cut before some port's state
+    (sglang#6823's ibstat, wi011: a ConnectX-6 Dx's two ports Down/Disabled, then a ConnectX-7 cut at its `Port 1:`): a
+    note, since the ports that matter may be the unseen ones; None otherwise."""
+    unseen = [c.ca or "?" for c in cas if not c.ports or any(q.state is None for q in c.ports)]
+    if not unseen or (p.physical_state or "").lower() != "disabled":
+        return None
+    return info(f"{said}: turned off, no link, so not in use; whether another port is Active is not shown "
+                f"({', '.join(unseen[:4])}: its state is cut off). The Rate of a port that is down means nothing.")

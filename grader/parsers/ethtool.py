@@ -44,6 +44,7 @@ class EthtoolReport:
     fec_active: str | None = None
     advertised_modes: tuple[str, ...] = ()
     partner_modes: tuple[str, ...] = ()
+    supported_modes: tuple[str, ...] = ()  # ``Supported link modes``: what this port can run
     driver: str | None = None
     bus_info: str | None = None
     firmware: str | None = None
@@ -68,7 +69,8 @@ def _yes(value: str) -> bool | None:
 
 _DRIVER_KEYS = {"driver": "driver", "bus-info": "bus_info", "firmware-version": "firmware"}
 _MODE_RE = re.compile(r"^(\d+)base[\w-]*/(?:Full|Half)$")
-_MODE_LISTS = {"Advertised link modes": "advertised_modes", "Link partner advertised link modes": "partner_modes"}
+_MODE_LISTS = {"Advertised link modes": "advertised_modes", "Link partner advertised link modes": "partner_modes",
+               "Supported link modes": "supported_modes"}
 
 
 def _modes(value: str) -> tuple[str, ...]:

@@ -115,8 +115,10 @@ class CaInfo:
 
     @property
     def guid_unset(self) -> bool:
-        """The node GUID printed is all zeros (an SR-IOV VF whose GUID its PF never set)."""
-        return bool(self.node_guid) and not (self.node_guid or "").lower().removeprefix("0x").strip("0:")
+        """The node GUID printed is all zeros (an SR-IOV VF whose GUID its PF never set) or a placeholder below 0x10000
+        (``0000:0000:0000:0001``, ucx#3787: a vendor's GUID carries its OUI in the top bytes)."""
+        digits = (self.node_guid or "").lower().removeprefix("0x").replace(":", "")
+        return bool(self.node_guid) and bool(re.fullmatch(r"[0-9a-f]{1,16}", digits)) and int(digits, 16) < 0x10000
 
     @property
     def model(self) -> str | None:

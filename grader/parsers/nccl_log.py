@@ -208,20 +208,17 @@ class NcclLog:
     ``bootstrap_address`` (the first ``Bootstrap : Using`` line's; ``bootstrap_by_host``: each host's first, host ->
     (interface, address), ``""`` for lines without a host); ``ib_no_device`` (``NET/IB : No device found``); ``net_plugins_failed``
     (``Failed to initialize NET plugin IB``); ``plugin_messages`` the ``NET/Plugin`` lines (and ``P2P plugin ...``,
-    ``Successfully loaded external plugin ...``);
-    ``channels`` in order; ``env_settings`` from ``X set [by environment] to Y`` (a trailing
-    period dropped); ``warnings`` the ``NCCL WARN`` messages; ``errors`` NCCL error lines (torch's
-    ``NCCL error ...: unhandled system error``); ``hosts`` that logged; ``nranks``/``nnodes`` from
-    the communicator lines; ``gdr_hcas`` HCAs with GPU Direct RDMA enabled
-    (``gdr_off_hcas``: reported disabled); ``rings_connected``;
-    ``bench`` benchmark result lines; ``simulated`` a line says the log is simulated;
-    ``nccl_lines`` how many NCCL lines were read; ``ib_connections`` the RDMA queue pairs NCCL logged
-    (``NET/IB: ... qpn ... GID ...``; at most ``MAX_IB_CONNECTIONS`` kept, ``n_ib_connections`` counts all);
-    ``verbs_failures`` fatal ibverbs errors (``Call to ibv_modify_qp failed with ... Network is unreachable``);
-    ``virtual_devices`` the RDMA devices NCCL's IB transport found (``Made virtual device [0] name=...``);
-    ``p2p_disabled`` the GPU pairs NCCL says have peer-to-peer off (``P2P is disabled between connected GPUs 1 and 0``),
-    each pair sorted; ``gdrdma_in_text``: ``/GDRDMA`` is somewhere in the text, also in a piece of a channel line that
-    Ray's forwarding cut and interleaved with other workers' lines, where no whole channel line shows it.
+    ``Successfully loaded external plugin ...``); ``channels`` in order; ``env_settings`` from ``X set [by environment] to Y`` (a trailing period dropped);
+    ``warnings`` the ``NCCL WARN`` messages; ``errors`` NCCL error lines (torch's ``NCCL error ...: unhandled system
+    error``); ``hosts`` that logged; ``nranks``/``nnodes`` from the communicator lines; ``gdr_hcas`` HCAs with GPU
+    Direct RDMA enabled (``gdr_off_hcas``: reported disabled); ``rings_connected``; ``bench`` benchmark result lines;
+    ``simulated`` a line says the log is simulated; ``nccl_lines`` how many NCCL lines were read; ``ib_connections``
+    the RDMA queue pairs NCCL logged (``NET/IB: ... qpn ... GID ...``; at most ``MAX_IB_CONNECTIONS`` kept,
+    ``n_ib_connections`` counts all); ``verbs_failures`` fatal ibverbs errors (``Call to ibv_modify_qp failed with ...
+    Network is unreachable``); ``virtual_devices`` the RDMA devices NCCL's IB transport found (``Made virtual device
+    [0] name=...``); ``p2p_disabled`` the GPU pairs NCCL says have peer-to-peer off (``P2P is disabled between
+    connected GPUs 1 and 0``), each pair sorted; ``gdrdma_in_text``: ``/GDRDMA`` is somewhere in the text, also in a
+    piece of a channel line that Ray's forwarding cut and interleaved with other workers' lines.
     """
 
     version: str | None = None
@@ -268,6 +265,7 @@ class NcclLog:
     nvswitch_gbs: float = 0.0  # NCCL's topology dump: a GPU's NVLink to an NVSwitch (`+ NVL[160.0] - NVS/0`), GB/s
     net_gbs: dict = field(default_factory=dict)  # the dump's GPU path lines: network device (`NET/0`) -> its GB/s
     networks_by_host: dict = field(default_factory=dict)  # host -> the network its `Using network` line names (first)
+    one_process_gpus: int = 0  # every line from one process (host:pid): how many GPUs (`[dev]`) it drives; else 0
     old_format_hosts: tuple = ()  # hosts whose lines have no `NCCL` before INFO/WARN (NCCL 2.0-2.2's format)
 
     @property
@@ -366,6 +364,7 @@ def parse_nccl_log(text: str) -> NcclLog:
             head = s[:m.start()].rstrip()
             hm = _HOST_RE.search(_SRC_RE.sub("", head) if head[-1:].isdigit() else head)  # a source's line number last?
             host = hm.group("host") if hm else None
+            _ = hm and st.setdefault("procs", {}).setdefault((host, hm["pid"]), set()).add(hm["dev"])  # (GPUs a pid)
             if host and host not in hosts_seen:
                 hosts_seen.add(host)
                 st["hosts"].append(host)
@@ -410,6 +409,7 @@ def parse_nccl_log(text: str) -> NcclLog:
         ib_no_device=bool(st.get("no_device")), net_plugins_failed=tuple(dict.fromkeys(st["failed"])),
         plugin_messages=tuple(dict.fromkeys(st["plugin"])), channels=tuple(st["channels"]), env_settings=dict(st["env"]),
         warnings=tuple(st["warn"]), errors=tuple(dict.fromkeys(st["err"])), hosts=tuple(st["hosts"]),
+        one_process_gpus=len(next(iter(procs.values()))) if len(procs := st.get("procs", {})) == 1 else 0,
         nranks=st.get("nranks"), nnodes=st.get("nnodes") or _one_host_holds_all(st), gdr_hcas=tuple(dict.fromkeys(st["gdr"])),
         gdr_off_hcas=tuple(dict.fromkeys(st["gdr_off"])),
         rings_connected=bool(st.get("rings")), bench=tuple(st["bench"]), simulated=simulated, nccl_lines=count,

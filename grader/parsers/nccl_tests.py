@@ -68,6 +68,7 @@ _NCCL_LINE_RE = re.compile(r"\bNCCL (?:INFO|WARN|TRACE|ABORT)\b|^NCCL version \d
 _FAILURE_RE = re.compile(r"Test (?:NCCL |CUDA )?failure|NCCL failure|NCCL error|CUDA failure|failed|Abort|"
                          r"exited on signal|non-zero exit|unable to|Connection refused|Host key verification|"
                          r"Permission denied|Could not|couldn't|Segmentation fault|Invalid number of GPUs", re.I)
+_DIED_RE = re.compile(r"Test (?:NCCL |CUDA )?failure \S{1,80}:\d{1,6}")  # (common.cu: the test exits after it)
 _TIME_COLS = ("time", "cputime")
 _WRONG_COLS = ("#wrong", "error", "errors")
 
@@ -162,6 +163,7 @@ class NcclTestsResult:
     concluded: bool = False
     truncated: bool = False
     errors: tuple[str, ...] = ()
+    died_before: tuple[str, ...] = ()  # nccl-tests' own `Test ... failure` lines before any header or row: a run that died
     nccl_log: NcclLog | None = None
     starts: int = 0
     averages: tuple[float | None, ...] = ()
@@ -415,6 +417,7 @@ def parse_nccl_tests(text: str) -> NcclTestsResult:
             raise fail_on_line(CMD, line, f"the command could not run: {s}")
         if _FAILURE_RE.search(s):
             facts["errors"].append(s)
+            facts["dead"] = facts.get("dead", ()) + ((s,) if not seen and _DIED_RE.search(s) else ())
     if not seen and not facts["errors"] and not nccl_lines:  # (NCCL's lines alone: a run cut before its table)
         raise_if_shell_error(lines, CMD)
         first = next((x for x in lines if x.text.strip()), None)
@@ -437,7 +440,7 @@ def parse_nccl_tests(text: str) -> NcclTestsResult:
         ranks=tuple(facts["ranks"]), columns=tuple(layout.cols) if layout else (), rows=tuple(facts["rows"]),
         out_of_bounds=facts.get("oob"), out_of_bounds_ok=facts.get("oob_ok"),
         avg_busbw_reported=averages[-1] if averages else None, concluded=bool(facts.get("concluded")), truncated=truncated,
-        errors=tuple(facts["errors"]), nccl_log=log,
+        errors=tuple(facts["errors"]), nccl_log=log, died_before=facts.get("dead", ()),
         starts=max(facts.get("starts", 0), early if (early := facts.get("early_headers", 0)) > 1 else 0), averages=averages)
 
 

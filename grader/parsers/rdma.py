@@ -96,8 +96,9 @@ def parse_rdma_link(text: str) -> RdmaLinks:
     a comment or line containing "simulated" sets ``simulated``. A last line cut off before
     ``physical_state`` is kept with ``truncated=True`` (its ``state`` None if not a full word).
 
-    Raises ParseError for ``command not found``, ``rdma``'s own error lines, a line of
-    another shape, invalid JSON, or no link at all (no RDMA device, or the driver is not loaded).
+    Lines of another shape after the last link line end it (another output pasted below it). Raises ParseError for
+    ``command not found``, ``rdma``'s own error lines, a line of another shape before a link line, invalid JSON, or no
+    link at all (no RDMA device, or the driver is not loaded).
     """
     lines = content_lines(text, keep_comments=True)
     simulated = any("simulated" in x.text.lower() for x in lines)
@@ -115,6 +116,8 @@ def parse_rdma_link(text: str) -> RdmaLinks:
         if _ERROR_RE.search(s):
             raise fail_on_line(CMD, line, f"rdma reported an error: {s}")
         m = _LINK_RE.match(s)
+        if not m and links and not any(_LINK_RE.match(x.text.strip()) for x in lines[pos:]):
+            break  # another program's output pasted after the links, with no command line between (blind batch wi013)
         if not m:
             raise fail_on_line(CMD, line, "expected `link <device>/<port> state <STATE> physical_state "
                                           "<PHYS> netdev <netdev>`")
