@@ -1057,6 +1057,11 @@ EXAMPLES.update({
                                                 "  Total tokens:   800\n  Avg latency:    18632.5 ms\n"),
     "batch-served-together": BANNER + ("  Requests:       8/8 successful\n  Total time:     7.69 s\n"
                                        "  Avg latency:    7691.5 ms\n"),
+    # Ray's scripts.py prints `Ray runtime started.` once the node is up
+    "ray-driver-not-registered-came-up": BANNER + (
+        "[2023-10-24 03:59:58,924 W 8 8] global_state_accessor.cc:401: Some processes that the driver needs to connect "
+        "to have not registered with GCS, so retrying. Have you run 'ray start' on this node?\n"
+        "--------------------\nRay runtime started.\n--------------------\n"),
     "ray-driver-not-registered": BANNER + (
         "[2023-10-24 03:59:58,924 W 8 8] global_state_accessor.cc:401: Some processes that the driver needs to connect "
         "to have not registered with GCS, so retrying. Have you run 'ray start' on this node?\n"),

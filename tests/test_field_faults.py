@@ -1183,6 +1183,7 @@ BATCH_SERIAL = ("  Requests:       8/8 successful\n  Total time:     30.21 s\n  
                 "  Avg latency:    18632.5 ms\n")  # pending wg010
 BATCH_TOGETHER = "  Requests:       8/8 successful\n  Total time:     7.69 s\n  Avg latency:    7691.5 ms\n"  # wg021
 NOT_REGISTERED_GAVE_UP = NOT_REGISTERED + 'Traceback (most recent call last):\n  File "/home/ray/anaconda3/bin/ray", line 8\n'
+NOT_REGISTERED_CAME_UP = NOT_REGISTERED + "\n--------------------\nRay runtime started.\n--------------------\n"
 
 ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, XID_13, XID_149, NETPLAN_INDENT, CGRAPH_READ, RAY_DEAD,
@@ -1274,7 +1275,8 @@ def test_every_known_error_line_is_read_here():
                                         REREGISTRATION, MODULE_NOT_SUPPORTED, ABI_OTHERS_OPEN, DEV_UVERBS, NIXLBENCH, PORTINFO, DESTROY_PG, LEAKED_SHM,
                                         C10D_HOSTNAME, RAY_FRACTIONAL, DEL_IGNORED, PTX_DUMP, DS_LAUNCH,
                                         TRTLLM_LEADER, BENCHY_GPT2, NETPLAN_OPEN, DESYNC, RANK_LEFT, MOONCAKE_GID,
-                                        PS_ENGINE, DRIVER_LOAD, NM_ADDED, NM_UP_JA, DLLAMA_COMPUTE, GPU_IDS_EMPTY, SPEC_ACCEPT]
+                                        PS_ENGINE, DRIVER_LOAD, NM_ADDED, NM_UP_JA, DLLAMA_COMPUTE, GPU_IDS_EMPTY, SPEC_ACCEPT,
+                                        NOT_REGISTERED_CAME_UP]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently

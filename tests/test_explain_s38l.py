@@ -1,0 +1,88 @@
+"""Session 38, helper l (issue 27): confident-wrong readings a break-it reviewer found in the s38f-i rules, each on the
+reviewer's probe (quoted) and the real output the rule was built for, which still reads as before."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grader.explain import explain
+from tests.conftest import levels, messages
+
+PENDING = Path(__file__).parent / "fixtures" / "field" / "pending"
+CORPUS = Path(__file__).parent / "fixtures" / "field" / "corpus"
+
+NCCL_START = ("node1:1234:1234 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
+              "NCCL version 2.21.5+cuda12.4\n"
+              "node1:1234:1290 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>\n"
+              "node1:1234:1290 [0] NCCL INFO Using network IB\n")
+
+
+def _kind(text: str, kind: str, **kw):
+    return [x for x in explain(text, **kw) if x.kind == kind]
+
+
+def test_a_figure_of_speech_or_another_programs_hang_is_not_the_run_hanging():
+    """https://github.com/vllm-project/vllm/issues/5484 (xp008) is what `told_hang` reads; the sender being stuck on
+    a problem, or a download that hangs, says nothing of the NCCL run: the cut excerpt's info note suffices."""
+    for said in ("I've been stuck on this for two days, here is the start of the NCCL log from node 1:\n",
+                 "The model download hangs sometimes, but that's a separate thing. NCCL part, first lines:\n"):
+        [s] = _kind(said + NCCL_START, "nccl-log", host="other")
+        assert "fail" not in levels(s) and "says the run hangs" not in messages(s)
+        assert "the excerpt ends while NCCL was still setting its communicator up" in messages(s, "info")
+    [s] = _kind("The job hangs after this:\n" + NCCL_START, "nccl-log", host="other")
+    assert "fail" in levels(s) and "The paste says the run hangs" in messages(s, "fail")
+
+
+RAY_WAIT = ("$ ray start --address=192.168.1.10:6379\nLocal node IP: 192.168.1.11\n"
+            "[2024-05-02 10:01:13,346 W 4242 4242] global_state_accessor.cc:449: Some processes that the driver needs "
+            "to connect to have not registered with GCS, so retrying. Have you run 'ray start' on this node?\n")
+RAY_UP = "\n--------------------\nRay runtime started.\n--------------------\n\nTo terminate the Ray runtime, run\n  ray stop\n"
+
+
+def test_ray_registration_wait_that_cleared_is_info_and_a_later_commands_traceback_is_not_its_end():
+    """Ray's global_state_accessor.cc retries while the raylet registers; `Ray runtime started.` in the same output
+    means it came up, and a traceback under the next prompt belongs to another command (the kuberay#1563 shape, the
+    line then a traceback, still fails)."""
+    later = "$ python3 -c \"import torch\"\nTraceback (most recent call last):\n  File \"<string>\", line 1\n" \
+            "ModuleNotFoundError: No module named 'torch'\n"
+    for text in (RAY_WAIT + RAY_UP, RAY_WAIT + RAY_UP + later):
+        [s] = _kind(text, "ray-start", host="other")
+        assert "fail" not in levels(s) and "gave up" not in messages(s)
+        assert "the wait cleared by itself" in messages(s, "info")
+        assert "Ray is waiting for this node's own processes" not in messages(s)
+    [s] = _kind(RAY_WAIT + "$ echo next\nnext\n", "ray-start", host="other")
+    assert "Ray is waiting for this node's own processes" in messages(s, "warn")
+    wh021 = next(PENDING.glob("wh021_*.txt")).read_text()  # kuberay#1563: the traceback in a block of its own below
+    assert "and gave up" in " ".join(messages(x, "fail") for x in explain(wh021, host="other", nodes=2))
+
+
+def _batch(text: str):
+    return " ".join(messages(x) for x in explain(text, host="spark", nodes=2) if x.kind == "known-error")
+
+
+def test_a_batch_share_near_half_is_no_queue_when_lengths_vary_or_the_requests_went_one_at_a_time():
+    """checks/specs/serving.toml [batch]: the share reads a queue only for requests of one length sent at once;
+    requests of different lengths run together also average about half the batch, and requests sent one at a time
+    are queued by design. Pending wg010 (elizabetht/spark 03_Replicated_Serving, 100-token requests) still warns."""
+    rows = "  Requests:        8/8 successful\n  Total time:      12.00 s\n  Avg latency:     6500.0 ms\n"
+    assert "did not run together" in _batch("Sending 8 requests at once\n" + rows)
+    assert "did not run together" not in _batch("Sending 8 requests at once (max_tokens varies 64..1024)\n" + rows)
+    assert "did not run together" not in _batch(
+        "Running 8 requests sequentially (one at a time, concurrency=1) to measure single-stream latency...\n" + rows)
+    wg010 = next(PENDING.glob("wg010_*.txt")).read_text()
+    assert "All 8 of 8 requests sent at once succeeded, but they did not run together" in _batch(wg010)
+
+
+def test_each_batch_run_is_read_on_its_own_and_a_partial_batch_is_not_all():
+    """Two runs in one paste (direct, then through a proxy): the second's queue is found and named, the first's
+    numbers do not hide it; 7/8 successful is `7 of 8`, not `All 7 of 8`. Pending wg021 (one run, its comparison
+    table below) still reads 0.85x."""
+    run = ("  Requests:        {ok}/8 successful\n  Total time:      {t} s\n  Avg latency:     {a} ms\n")
+    two = ("=== Run A: direct to one server ===\n" + run.format(ok=8, t="7.69", a="7690.0")
+           + "=== Run B: through the proxy ===\n" + run.format(ok=8, t="30.20", a="18600.0"))
+    said = _batch(two)
+    assert "In `Run B: through the proxy`: All 8 of 8 requests sent at once succeeded, but they did not" in said
+    said = _batch("Sending 8 requests at once...\n" + run.format(ok=7, t="30.20", a="18600.0"))
+    assert "7 of 8 requests" in said and "All 7 of 8" not in said
+    wg021 = next(PENDING.glob("wg021_*.txt")).read_text()
+    assert "ran together" in _batch(wg021) and "0.85x" in _batch(wg021)
