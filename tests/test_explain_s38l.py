@@ -86,3 +86,17 @@ def test_each_batch_run_is_read_on_its_own_and_a_partial_batch_is_not_all():
     assert "7 of 8 requests" in said and "All 7 of 8" not in said
     wg021 = next(PENDING.glob("wg021_*.txt")).read_text()
     assert "ran together" in _batch(wg021) and "0.85x" in _batch(wg021)
+
+
+def test_a_negated_or_unrelated_thunderbolt_mention_keeps_the_narrow_slot_warn():
+    """Pending wg018 (https://github.com/noonghunna/club-3090/issues/347: an RTX A5000 at x4 of x16, Gen3): a paste
+    that says the card is in an eGPU enclosure makes x4 expected; `no Thunderbolt, no eGPU` or a USB4 port with a
+    keyboard dock on it does not."""
+    wg018 = next(PENDING.glob("wg018_*.txt")).read_text()
+    for said in ("Both cards sit in the board's PCIe slots (no Thunderbolt, no eGPU: the A5000 is in the chipset x4 "
+                 "slot):\n", "Both cards are in the motherboard slots. The USB4 port has only a keyboard dock on it.\n"):
+        [s] = explain(said + wg018, host="other", nodes=1)
+        assert "slot (or its riser, or a chipset slot) is narrower than the card" in messages(s, "warn")
+        assert "behind a Thunderbolt eGPU enclosure" not in messages(s)
+    [s] = explain("My TB3 eGPU enclosure:\n" + wg018, host="other", nodes=1)
+    assert "behind a Thunderbolt eGPU enclosure" in messages(s, "info") and "warn" not in levels(s)
