@@ -100,3 +100,21 @@ def test_a_negated_or_unrelated_thunderbolt_mention_keeps_the_narrow_slot_warn()
         assert "behind a Thunderbolt eGPU enclosure" not in messages(s)
     [s] = explain("My TB3 eGPU enclosure:\n" + wg018, host="other", nodes=1)
     assert "behind a Thunderbolt eGPU enclosure" in messages(s, "info") and "warn" not in levels(s)
+
+
+IBSTAT_IB = ("$ ibstat mlx5_0\nCA 'mlx5_0'\n\tCA type: MT4123\n\tNumber of ports: 1\n\tFirmware version: 20.31.1014\n"
+             "\tPort 1:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tRate: 200\n\t\tBase lid: 12\n"
+             "\t\tLink layer: InfiniBand\n")
+
+
+def test_ib_roce_v1_on_an_infiniband_port_or_an_mlx4_device_is_no_setting_to_mend():
+    """The kernel's cma_configfs prints IB_GID_TYPE_IB and RoCE v1 as one name (`IB/RoCE v1`) and makes RoCE v2 the
+    default wherever the device supports it (cma.c, CMA_PREFERRED_ROCE_GID_TYPE): on an InfiniBand port, or an mlx4
+    (ConnectX-3) device, v1 is the device's own default. On an mlx5 RoCE port (the s38i case) it stays a warning."""
+    mode = "$ cat /sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_mode\nIB/RoCE v1\n"
+    [s] = _kind(IBSTAT_IB + mode, "roce-mode", host="other")
+    assert "warn" not in levels(s) and "IB GID type" in messages(s, "info")
+    [s] = _kind("$ cma_roce_mode -d mlx4_0 -p 1\nIB/RoCE v1\n", "roce-mode", host="other")
+    assert "warn" not in levels(s) and "ConnectX-3" in messages(s, "info")
+    [s] = _kind(IBSTAT_IB.replace("InfiniBand", "Ethernet") + mode, "roce-mode", host="other")
+    assert "RoCE v1: connections set up through RDMA CM" in messages(s, "warn")

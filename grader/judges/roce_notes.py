@@ -119,9 +119,33 @@ def summarise_roce_mode(mode: str, command: str | None) -> tuple[dict[str, Any],
     if mode == "2":
         return {"roce_mode": 2}, [info(f"RDMA CM's default on {where} is RoCE v2 (UDP over IP, routable between "
                                        "subnets): the kernel's default, what a RoCE v2 fabric wants.")]
+    dev = (at["dev"] or at["d"]) if at else None
+    if dev and _infiniband_port(dev):
+        return {"roce_mode": 1}, [info(
+            f"RDMA CM's default on {where} reads `IB/RoCE v1`, and the paste shows {dev}'s link layer is InfiniBand: "
+            "on an InfiniBand port that is the IB GID type (the kernel prints the two under one name), RoCE versions "
+            "do not apply, nothing to mend.")]
+    if dev and dev.startswith("mlx4"):
+        return {"roce_mode": 1}, [info(
+            f"RDMA CM's default on {where} is RoCE v1 (or, on an InfiniBand port, the IB GID type, printed under the "
+            "same name). The kernel makes RoCE v2 the default wherever the device offers it, and mlx4 is the "
+            "ConnectX-3 (and older) driver, most of which speak RoCE v1 only: the device's own default, not a "
+            "setting to mend; it does mean RDMA CM connections stay on one layer-2 segment and cannot reach a peer "
+            "that speaks RoCE v2 only.")]
     return {"roce_mode": 1}, [warn(
         f"RDMA CM's default on {where} is RoCE v1: connections set up through RDMA CM (perftest's -R, rping, other rdma_cm users) go as "
         "raw Ethernet frames, not routable between subnets (one layer-2 segment only), and cannot reach a peer that "
         "speaks RoCE v2 only. Right only for a v1-only peer (a ConnectX-3) on the same segment; otherwise set it back "
         "(`echo \"RoCE v2\" > .../default_roce_mode`, or `cma_roce_mode -d <dev> -p <port> -m 2`). NCCL's own IB "
         "transport picks a GID index instead and does not follow it.")]
+
+
+def _infiniband_port(dev: str) -> bool:
+    """The paste's ibstat (``CA 'dev'`` ... ``Link layer: InfiniBand``) or ibv_devinfo (``hca_id: dev`` ...
+    ``link_layer: InfiniBand``) block of this device says its port runs InfiniBand."""
+    paste = context().paste or ""
+    for m in re.finditer(r"(?m)^\s{0,8}(?:CA '|hca_id:\s{0,8})" + re.escape(dev) + r"'?\s{0,8}$", paste):
+        nxt = re.compile(r"(?m)^\s{0,8}(?:CA '|hca_id:|\$ )").search(paste, m.end())
+        if re.search(r"(?i)link[ _]layer:\s{0,8}InfiniBand", paste[m.end():nxt.start() if nxt else len(paste)]):
+            return True
+    return False
