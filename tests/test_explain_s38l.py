@@ -118,3 +118,19 @@ def test_ib_roce_v1_on_an_infiniband_port_or_an_mlx4_device_is_no_setting_to_men
     assert "warn" not in levels(s) and "ConnectX-3" in messages(s, "info")
     [s] = _kind(IBSTAT_IB.replace("InfiniBand", "Ethernet") + mode, "roce-mode", host="other")
     assert "RoCE v1: connections set up through RDMA CM" in messages(s, "warn")
+
+
+def test_a_caption_that_says_one_error_is_gone_keeps_the_new_error_it_names():
+    """A caption that says the quoted OOM is gone but the run now dies with an illegal memory access: the gone clause
+    is left out (the s38f rule: test_a_caption_saying_the_quoted_error_is_gone_is_no_error_report), the new error is
+    read, and the vLLM log's OOM is not (vLLM's CUDA errors: `CUDA error: an illegal memory access was encountered`)."""
+    text = ("$ vllm serve /models/llama --gpu-memory-utilization 0.8\n"
+            "INFO 04-01 10:00:00 [api_server.py:1090] vLLM API server version 0.8.4\n"
+            "INFO 04-01 10:01:00 [api_server.py:1090] Starting vLLM API server on http://0.0.0.0:8000\n"
+            'The "CUDA error: out of memory" is gone after lowering --gpu-memory-utilization, but now it dies with '
+            '"RuntimeError: CUDA error: an illegal memory access was encountered" at the first request.\n')
+    said = " ".join(messages(x, "fail") for x in explain(text, host="other"))
+    assert "illegal memory access" in said and "ran out of memory" not in said
+    gone = ('After setting NCCL_IB_HCA the earlier "CUDA error: an illegal memory access was encountered" is gone; '
+            "full log below\n" + text.rsplit("\n", 2)[0] + "\n")
+    assert "fail" not in {lv for x in explain(gone, host="other") for lv in levels(x)}

@@ -431,3 +431,20 @@ def says_resolved(lines: list[str] | tuple[str, ...]) -> bool:
     """Whether a poster's caption says the error it quotes is gone (``the earlier "CUDA error: ..." is gone; full log
     below``, ``fixed by ...``): a caption to leave out, not an error report (``still not fixed`` is one)."""
     return any(RESOLVED_RE.search(line) for line in lines)
+
+
+_CLAUSE_SPLIT_RE = re.compile(r"[;]|,? (?:but|yet|however|though|while) |, (?:and )?(?:now|then) |\.\s(?=[A-Z])", re.I)
+
+
+def drop_resolved(line: str) -> str:
+    """``line`` less its clauses that quote an error and say it is gone (``the "CUDA error: out of memory" is gone
+    after lowering it, but now it dies with "...illegal memory access..."`` keeps the second): a caption's new error
+    stays read, the old one does not."""
+    if not re.search("[\"`\u201c]", line) or not RESOLVED_RE.search(line):
+        return line
+    parts, at = [], 0
+    for m in _CLAUSE_SPLIT_RE.finditer(line):
+        parts.append(line[at:m.start()])
+        at = m.start()
+    parts.append(line[at:])
+    return "".join(" " * len(x) if RESOLVED_RE.search(x) else x for x in parts)
