@@ -134,3 +134,34 @@ def test_a_caption_that_says_one_error_is_gone_keeps_the_new_error_it_names():
     gone = ('After setting NCCL_IB_HCA the earlier "CUDA error: an illegal memory access was encountered" is gone; '
             "full log below\n" + text.rsplit("\n", 2)[0] + "\n")
     assert "fail" not in {lv for x in explain(gone, host="other") for lv in levels(x)}
+
+
+NM_HOUSE = ("$ nmcli connection show \"Wired connection 1\"\nconnection.id:                          Wired connection 1\n"
+            "connection.type:                        802-3-ethernet\nconnection.interface-name:              enP7s7\n"
+            "connection.autoconnect:                 yes\nipv4.method:                            auto\n"
+            "ipv6.method:                            auto\nipv6.may-fail:                          no\n"
+            "GENERAL.STATE:                          activated\nIP4.ADDRESS[1]:                         192.168.1.50/24\n"
+            "IP6.ADDRESS[1]:                         2a02:8071:1234:5600::50/128\n")
+
+
+def test_a_spark_house_port_that_came_up_with_ipv6_is_not_warned_for_may_fail_nor_told_of_a_direct_cable():
+    """NetworkManager's nm-settings(5): ipv6.may-fail no waits for an IPv6 address; the Spark's RJ45 port (enP7s7) has
+    a router, and this profile came up with a global address: nothing to say of it. On a QSFP twin the warn stays."""
+    [s] = _kind(NM_HOUSE, "nmcli-show", host="spark")
+    assert "warn" not in levels(s) and "may-fail" not in messages(s) and "direct cable" not in messages(s)
+    twin = NM_HOUSE.replace("enP7s7", "enp1s0f0np0").replace("activated", "activating").split("IP4.ADDRESS")[0]
+    [s] = _kind(twin, "nmcli-show", host="spark")
+    assert "`ipv6.may-fail no`" in messages(s, "warn")
+
+
+def test_docker0s_profile_not_autoconnecting_is_expected():
+    """NetworkManager shows interfaces made by others (Docker's docker0 bridge) as external profiles
+    (GENERAL.IS-EXTERNAL yes) with autoconnect no: Docker brings it up. A port's own profile with autoconnect no warns
+    (tests/test_explain_nmcli.py)."""
+    text = ("$ nmcli connection show docker0\nconnection.id:                          docker0\n"
+            "connection.type:                        bridge\nconnection.interface-name:              docker0\n"
+            "connection.autoconnect:                 no\nipv4.method:                            manual\n"
+            "ipv4.addresses:                         172.17.0.1/16\nGENERAL.STATE:                          activated\n"
+            "GENERAL.IS-EXTERNAL:                    yes\n")
+    [s] = _kind(text, "nmcli-show", host="spark")
+    assert "warn" not in levels(s) and "another program made" in messages(s, "info")
