@@ -165,3 +165,41 @@ def test_docker0s_profile_not_autoconnecting_is_expected():
             "GENERAL.IS-EXTERNAL:                    yes\n")
     [s] = _kind(text, "nmcli-show", host="spark")
     assert "warn" not in levels(s) and "another program made" in messages(s, "info")
+
+
+PING_OK = ("$ ping -c 3 192.168.100.2\nPING 192.168.100.2 (192.168.100.2) 56(84) bytes of data.\n"
+           "64 bytes from 192.168.100.2: icmp_seq=1 ttl=64 time=0.312 ms\n"
+           "64 bytes from 192.168.100.2: icmp_seq=2 ttl=64 time=0.281 ms\n"
+           "64 bytes from 192.168.100.2: icmp_seq=3 ttl=64 time=0.290 ms\n\n--- 192.168.100.2 ping statistics ---\n"
+           "3 packets transmitted, 3 received, 0% packet loss, time 2003ms\n"
+           "rtt min/avg/max/mdev = 0.281/0.294/0.312/0.013 ms\n")
+IP_B = "$ ip -br addr show enp1s0f0np0\nenp1s0f0np0      UP             192.168.100.2/24 fe80::4ebb:47ff:fe2e:2201/64\n"
+
+
+def test_an_address_shown_on_another_machine_is_not_the_pinging_hosts_own():
+    """Linux answers its own addresses through lo (ip-sysctl.txt); but where the paste's comments or `host$` prompts
+    put the `ip addr` and the ping on two machines (or cannot tell), the address is the peer's, not this host's own.
+    The same two outputs with no machine named stay read as one host's (the s38g rule)."""
+    for text in ("# on the second Spark:\n" + IP_B + "# on the first Spark:\n" + PING_OK,
+                 "spark-b$ " + IP_B[2:] + "spark-a$ " + PING_OK[2:],
+                 "nvidia@spark-b:~$ " + IP_B[2:] + PING_OK):
+        [s] = _kind(text, "ping", host="spark", nodes=2)
+        assert "this host's own addresses" not in messages(s) and "reachable over IP" in messages(s, "ok"), text
+    [s] = _kind(IP_B + PING_OK, "ping", host="spark", nodes=2)
+    assert "one of this host's own addresses" in messages(s, "info")
+
+
+def test_a_local_mtu_refusal_does_not_read_another_machines_interface():
+    """ping's `local error: message too long, mtu=1500` is the pinging host's route; an `ip link` of MTU 9000 shown
+    under `# second Spark` is the peer's: the hedge (which of the two the paste does not show), not `the interface
+    shown is larger`."""
+    link = ("$ ip link show enp1s0f0np0\n3: enp1s0f0np0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 9000 qdisc mq state UP "
+            "mode DEFAULT group default qlen 1000\n    link/ether 4c:bb:47:2e:22:01 brd ff:ff:ff:ff:ff:ff\n")
+    ping = ("$ ping -M do -s 8972 -c 2 192.168.100.2\nPING 192.168.100.2 (192.168.100.2) 8972(9000) bytes of data.\n"
+            "ping: local error: message too long, mtu=1500\nping: local error: message too long, mtu=1500\n\n"
+            "--- 192.168.100.2 ping statistics ---\n2 packets transmitted, 0 received, +2 errors, 100% packet loss, "
+            "time 1012ms\n")
+    [s] = _kind("# second Spark\n" + link + "# first Spark\n" + ping, "ping", host="spark", nodes=2)
+    assert "yet the interface shown" not in messages(s) and "`ip link` shows the interface's MTU" in messages(s)
+    [s] = _kind(link + ping, "ping", host="spark", nodes=2)
+    assert "yet the interface shown (enp1s0f0np0 MTU 9000) is larger" in messages(s)
