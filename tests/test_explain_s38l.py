@@ -203,3 +203,43 @@ def test_a_local_mtu_refusal_does_not_read_another_machines_interface():
     assert "yet the interface shown" not in messages(s) and "`ip link` shows the interface's MTU" in messages(s)
     [s] = _kind(link + ping, "ping", host="spark", nodes=2)
     assert "yet the interface shown (enp1s0f0np0 MTU 9000) is larger" in messages(s)
+
+
+LLAMA_FULL = ("ggml_cuda_init: found 2 CUDA devices:\n"
+              "  Device 0: NVIDIA GeForce RTX 3090 Ti, compute capability 8.6, VMM: yes\n"
+              "  Device 1: NVIDIA GeForce GTX 1070, compute capability 6.1, VMM: yes\n"
+              "llm_load_tensors: offloaded 81/81 layers to GPU\n"
+              "llm_load_tensors:        CPU buffer size =   430.55 MiB\n"
+              "llm_load_tensors:      CUDA0 buffer size = 21517.75 MiB\n"
+              "llm_load_tensors:      CUDA1 buffer size =  7524.23 MiB\n")
+LLAMA_RAN = ("llama_kv_cache_init:      CUDA0 KV buffer size =   488.00 MiB\n"
+             "llama_kv_cache_init:      CUDA1 KV buffer size =   152.00 MiB\n"
+             "llama_new_context_with_model:      CUDA0 compute buffer size =   400.01 MiB\n"
+             "llama_new_context_with_model:      CUDA1 compute buffer size =   400.02 MiB\n"
+             "llama_print_timings:        load time =   14231.10 ms\n"
+             "llama_print_timings:        eval time =    9817.55 ms /   127 runs   (   77.30 ms per token,    12.94 "
+             "tokens per second)\n")
+
+
+def test_weights_nearly_filling_a_card_that_then_ran_are_an_info():
+    """llama.cpp allocates the KV cache and compute buffers after the weights (llama_kv_cache_init, then the context's
+    compute buffers): where they were allocated and tokens generated, a card nearly full of weights fits at this
+    context (info); the load log alone (the s38h case) stays a warn."""
+    [s] = explain(LLAMA_FULL + LLAMA_RAN, host="other", nodes=1)
+    assert "warn" not in levels(s) and "yet its KV cache and compute buffers were allocated" in messages(s, "info")
+    [s] = explain(LLAMA_FULL, host="other", nodes=1)
+    assert "holds 21.0 GiB of weights: nearly full" in messages(s, "warn")
+
+
+def test_llama_buffer_sizes_with_decimal_commas_and_a_loopback_rpc_server():
+    """llama.cpp prints sizes with printf %.2f, so a locale's decimal comma (`4437,80 MiB`) is the same figure; an
+    rpc-server at 127.0.0.1 (`--rpc 127.0.0.1:50052`, llama.cpp's tools/rpc README) is on this machine, no network."""
+    log = ("$ ./llama-cli -m model.gguf -ngl 99 --rpc {rpc} -p hi -n 64\n"
+           "ggml_cuda_init: found 1 CUDA devices:\n  Device 0: NVIDIA GeForce RTX 4090, compute capability 8.9, VMM: yes\n"
+           "llm_load_tensors: offloaded 33/33 layers to GPU\nllm_load_tensors:      CUDA0 buffer size =  4437,80 MiB\n"
+           "llama_print_timings:        load time =    1523,12 ms\n")
+    [s] = explain(log.format(rpc="127.0.0.1:50052"), host="other", nodes=1)
+    assert "weights CUDA0 4.3 GiB" in messages(s, "ok")
+    assert "a loopback address" in messages(s, "info") and "over the network" not in messages(s)
+    [s] = explain(log.format(rpc="192.168.1.20:50052"), host="other", nodes=1)
+    assert "over the network at load" in messages(s, "info")
