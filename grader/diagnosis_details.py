@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 from grader.judges.context import context  # what `explain --host/--nodes` says of the paste
 from grader.parsers.common import BYTE_UNITS
 from grader.diagnosis_runs import (  # the details of how a run went, a module of their own (by size)
-    _batch_serial, _batch_together, _crash_frame, _driver_came_up, _driver_gave_up, _driver_still_waiting, _exit_code_words, _loopback_rendezvous, _memlock_below_rdma, _multi_machine, _no_exception_shown,
+    _batch_serial, _batch_together, _crash_frame, _killed_by_timeout, _mismatch_rebooted, _pod_running_now,
+    _ssh_failed, _ssh_retried_ok, _driver_came_up, _driver_gave_up, _driver_still_waiting, _exit_code_words, _loopback_rendezvous, _memlock_below_rdma, _multi_machine, _no_exception_shown,
     _no_rdma_use_one_machine, _nodes_still_missing, _not_served, _old_nccl, _on_a_spark, _one_machine_nccl, _one_machine_told,
     _socket_run_no_rdma, _other_devices_open, _other_op_same_seq, _other_rank_timed_out, _rendezvous_across_nodes, _rpc_endpoint,
     _several_nodes_asked, _stall_open, _stall_repeats, _store_retries, _told_hang
@@ -548,6 +549,14 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "driver_gave_up": _driver_gave_up,
     "driver_still_waiting": _driver_still_waiting,
     "driver_came_up": _driver_came_up,
+    "pod_running_now": _pod_running_now,
+    "pod_not_running": _unless(_pod_running_now),
+    "mismatch_rebooted": _mismatch_rebooted,
+    "mismatch_standing": _unless(_mismatch_rebooted),
+    "killed_by_timeout": _killed_by_timeout,
+    "killed_not_by_timeout": _unless(_killed_by_timeout),
+    "ssh_retried_ok": _ssh_retried_ok,
+    "ssh_failed": _ssh_failed,
     "batch_serial": _batch_serial,
     "batch_together": _batch_together,
 }

@@ -535,3 +535,60 @@ def _batch_together(log: VllmLog | None, values: Mapping[str, Any], text: str) -
         low = [float(m["x"]) for m in _RATIO_RE.finditer(text + "\n" + context().paste) if 0 < float(m["x"]) < 1]
         ratio = low[0] if low else None
     return {**_batch_said(got, len(runs) > 1), **({"ratio": f"{ratio:g}"} if ratio and 0 < ratio < 1 else {})}
+
+
+def _pod_running_now(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where the paste's `kubectl get pod` row for the back-off's pod reads Running with every container
+    ready (``1/1 Running 4 (11m ago)``): it restarted and is up now; its ``ready``, ``restarts`` and ``ago``."""
+    pod = str(values.get("pod") or "")
+    m = pod and re.search(rf"(?m)^{re.escape(pod)}\s{{1,40}}(?P<r>(?P<a>\d{{1,3}})/(?P=a))\s{{1,40}}Running\s{{1,40}}"
+                          r"(?P<n>\d{1,6})(?: \((?P<ago>[\w.]{1,12}) ago\))?", (context().paste or text))
+    return {"ready": m["r"], "restarts": m["n"], "ago": m["ago"]} if m else None
+
+
+_REBOOT_RE = re.compile(r"(?m)^\s{0,4}(?:[\w.@:~/-]{0,120}[$#] )?(?:sudo )?(?:reboot|shutdown -r|systemctl reboot)\b"
+                        r"|\bbefore (?:the|a) reboot\b")
+_SMI_DRIVER_RE = re.compile(r"Driver Version: (?P<v>\d{2,4}\.\d{1,4}(?:\.\d{1,4})?)|^[^\n,]{1,80}, (?P<c>\d{2,4}\.\d{1,4}"
+                            r"(?:\.\d{1,4})?)\s{0,4}$", re.M)
+
+
+def _mismatch_rebooted(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where the paste says the mismatch was logged before a reboot (a `reboot` below it, or `# before the
+    reboot`) and an nvidia-smi below it runs and shows one driver version: ``now``."""
+    paste = context().paste or text
+    at = paste.find("API mismatch")
+    if at < 0 or not _REBOOT_RE.search(paste, max(0, paste.rfind("\n", 0, max(0, at - 400)))):
+        return None
+    seen = {m["v"] or m["c"] for m in _SMI_DRIVER_RE.finditer(paste, at)}
+    return {"now": seen.pop()} if len(seen) == 1 else None
+
+
+_TIMEOUT_KILL_RE = re.compile(r"\btimeout\s{1,4}(?:-s\s{0,4}|--signal[ =])(?:KILL|SIGKILL|9)\b|\btimeout\b[^\n]{0,60}\s-k\s")
+
+
+def _killed_by_timeout(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where the command whose output ends in `Killed` ran under `timeout -s KILL` (killed on purpose)."""
+    paste = context().paste or text
+    at = paste.find(str(values.get("line") or "Killed"))
+    head = paste[:at if at >= 0 else len(paste)]
+    cmd = list(_OUTPUT_END_RE.finditer(head))  # (the prompt lines above it: the last is its command's)
+    return {} if cmd and _TIMEOUT_KILL_RE.search(head[cmd[-1].start():head.find("\n", cmd[-1].start())]) else None
+
+
+def _ssh_said(values: Mapping[str, Any], text: str) -> dict[str, Any]:
+    said = re.search(r"FAILED rc=\d{1,3} \([\d.]{1,8}s\):[ \t]{1,8}(?P<s>\S[^\n]{0,200})", str(values.get("line") or ""))
+    return {"said": said["s"].strip()} if said else {}
+
+
+def _ssh_retried_ok(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where a later `SSH script <- HOST OK` for the same host follows the failure (sparkrun went on)."""
+    host = str(values.get("host") or "")
+    paste = context().paste or text
+    at = paste.find(f"SSH script <- {host} FAILED")
+    if host and at >= 0 and re.search(rf"SSH script <- {re.escape(host)} OK\b", paste[at:]):
+        return _ssh_said(values, text)
+    return None
+
+
+def _ssh_failed(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    return None if _ssh_retried_ok(log, values, text) is not None else _ssh_said(values, text)

@@ -243,3 +243,47 @@ def test_llama_buffer_sizes_with_decimal_commas_and_a_loopback_rpc_server():
     assert "a loopback address" in messages(s, "info") and "over the network" not in messages(s)
     [s] = explain(log.format(rpc="192.168.1.20:50052"), host="other", nodes=1)
     assert "over the network at load" in messages(s, "info")
+
+
+def _all(text: str, **kw) -> list[tuple[str, str]]:
+    return [(f.level, f.message) for x in explain(text, **kw) for f in x.findings]
+
+
+def test_a_back_off_whose_pod_now_runs_an_api_mismatch_before_a_reboot_and_a_timeout_kill_are_not_failures():
+    """kubectl get pod's `1/1 Running 4 (11m ago)` after kubelet's BackOff (it restarted, runs now: a warn); NVRM's
+    API mismatch logged before a reboot, with nvidia-smi after it on one version (resolved: info); bash's `Killed`
+    under `timeout -s KILL` (coreutils timeout(1): on purpose, info). Each without the later evidence stays a fail
+    (kuberay#3897, nvidia-docker#182, llama.cpp#5156)."""
+    backoff = ("$ kubectl describe pod vllm-head-0 | tail -3\n  Warning  BackOff  12m (x4 over 14m)   kubelet  Back-off "
+               "restarting failed container vllm in pod vllm-head-0_default(3f1c2a9e-1b2c-4d5e-8f90-123456789abc)\n")
+    running = "$ kubectl get pod vllm-head-0\nNAME          READY   STATUS    RESTARTS      AGE\n" \
+              "vllm-head-0   1/1     Running   4 (11m ago)   15m\n"
+    said = _all(backoff + running, host="other")
+    assert "fail" not in [lv for lv, _ in said] and any(lv == "warn" and "Running and ready now" in m for lv, m in said)
+    assert any(lv == "fail" and "keeps restarting" in m for lv, m in _all(backoff, host="other"))
+    dmesg = ("$ sudo dmesg | grep NVRM      # before the reboot\n[ 8812.331204] NVRM: API mismatch: the client has the "
+             "version 550.120, but\n               NVRM: this kernel module has the version 550.107.02.  Please\n")
+    smi = "$ sudo reboot\n$ nvidia-smi --query-gpu=name,driver_version --format=csv\nname, driver_version\n" \
+          "NVIDIA GeForce RTX 4090, 550.120\n"
+    said = _all(dmesg + smi, host="other")
+    assert "fail" not in [lv for lv, _ in said] and any("so they match now; resolved" in m for _, m in said)
+    assert any(lv == "fail" and "API mismatch" in m for lv, m in _all(dmesg.replace("# before the reboot", ""),
+                                                                        host="other"))
+    run = ("$ {t}./all_reduce_perf -b 8 -e 128M -f 2 -g 2\n# nThread 1 nGpus 2 minBytes 8 maxBytes 134217728\n"
+           "#  Rank  0 Group  0 Pid  41234 on     box1 device  0 [0x01] NVIDIA GeForce RTX 4090\nKilled\n")
+    said = _all(run.format(t="timeout -s KILL 30 "), host="other")
+    assert "fail" not in [lv for lv, _ in said] and any("killed (`Killed`) by the `timeout`" in m for _, m in said)
+    assert any(lv == "fail" and "OOM killer" in m for lv, m in _all(run.format(t=""), host="other"))
+
+
+def test_a_sparkrun_step_that_failed_then_went_through_is_info_and_its_stderr_is_quoted():
+    """sparkrun's orchestration/ssh.py prints the script's stderr after `FAILED rc=N (Ts):`, and `SSH script <- HOST
+    OK` when a later step there works; pending wh015 (sparkrun#205, the colon with nothing after) stays a warn."""
+    failed = ("[WARNING] sparkrun.orchestration.ssh:   SSH script <- 192.168.20.31 FAILED rc=1 (0.3s): docker: Error "
+              "response from daemon: No such container: sparkrun_head\n")
+    later = "[INFO] sparkrun.orchestration.ssh:   SSH script <- 192.168.20.31 OK (4.1s)\n"
+    said = _all(failed + later, host="other", nodes=1)
+    assert "warn" not in [lv for lv, _ in said] and any("a later one on 192.168.20.31 went through" in m for _, m in said)
+    said = _all(failed, host="other", nodes=1)
+    assert any(lv == "warn" and "stderr follows it: `docker: Error response" in m for lv, m in said)
+    assert not any("what the script printed is not in it" in m for _, m in said)
