@@ -233,7 +233,7 @@ def _no_rdma_use_one_machine(log: VllmLog | None, values: Mapping[str, Any], tex
 _SOCKET_RUN_RE = re.compile(r"via NET/Socket|Using network Socket|NET/Socket : Using")
 _SET_UP_RE = re.compile(r"Init COMPLETE|Connected all rings|# Avg bus bandwidth")
 _RDMA_NIC_RE = re.compile(r"\b(?:mlx[45]_\d|uverbs\d|rocep\w|roceP\w|irdma\w{0,8}|bnxt_re\d|rdmap\w|efa_?\d|hfi1_\d|"
-                          r"qedr\d|rxe\d)|/dev/infiniband|RDMA|InfiniBand|RoCE|ConnectX", re.I)
+                          r"qedr\d|rxe\d|ib\d{1,2}(?:\.\d{1,5})?\b|ibp\d{1,4}s\d{1,4}\w{0,12})|/dev/infiniband|RDMA|InfiniBand|RoCE|ConnectX", re.I)
 """A NIC that RDMA could use, named (an HCA, a uverbs device, a RoCE netdev, /dev/infiniband, the words themselves)."""
 _NO_IB_DEVICE_RE = re.compile(r"NET/IB ?: ?No device found\.?")
 

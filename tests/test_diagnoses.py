@@ -1062,6 +1062,10 @@ EXAMPLES.update({
     # https://github.com/spark-arena/sparkrun/issues/205
     "sparkrun-ssh-script-failed": BANNER + "[WARNING] sparkrun.orchestration.ssh:   SSH script <- 192.168.20.31 FAILED rc=1 (0.3s):\n",
     # https://github.com/ai-dynamo/dynamo/issues/4934
+    # CUDA_VISIBLE_DEVICES in the launch lists the GPUs vLLM saw
+    "vllm-tp-more-than-visible-gpus": BANNER + (
+        "$ CUDA_VISIBLE_DEVICES=0,1 vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 4\n"
+        "ValueError: Tensor parallel size (4) cannot be larger than the number of available GPUs (2).\n"),
     "vllm-tp-more-than-local-gpus": BANNER + ("  Value error, Tensor parallel size (2) cannot be larger than the number of "
                                               "available GPUs (1). [type=value_error]\n"),
     # https://github.com/kyuz0/amd-strix-halo-vllm-toolboxes/issues/72

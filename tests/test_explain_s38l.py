@@ -287,3 +287,66 @@ def test_a_sparkrun_step_that_failed_then_went_through_is_info_and_its_stderr_is
     said = _all(failed, host="other", nodes=1)
     assert any(lv == "warn" and "stderr follows it: `docker: Error response" in m for lv, m in said)
     assert not any("what the script printed is not in it" in m for _, m in said)
+
+
+def test_max_devices_above_one_is_no_cpu_only_build_and_a_teardown_takes_the_cuda_note_with_it():
+    """llama-cpp-python's llama.py: LLAMA_MAX_DEVICES=1 means a build without a GPU backend (llama-cpp-python#1166);
+    =16 is a GPU build asked for more devices than it has, not the catalogue's CPU-only reading. PyTorch's note under a
+    CUDA error (`CUDA kernel errors might be asynchronously reported`) under `driver shutting down` at exit belongs to
+    the teardown (cudaErrorCudartUnloading): a warn, no fail."""
+    said = _all("ValueError: Attempt to split tensors that exceed maximum supported devices. Current "
+                "LLAMA_MAX_DEVICES=16\n", host="other")
+    assert not any("llama-cpp-python refused to split" in m for _, m in said)
+    said = _all("ValueError: Attempt to split tensors that exceed maximum supported devices. Current "
+                "LLAMA_MAX_DEVICES=1\n", host="other")
+    assert any(lv == "fail" and "CPU-only build" in m for lv, m in said)
+    text = ("$ python bench.py\nstep 100/100 loss 1.234\nSaved checkpoint to out/ckpt-100.pt\n"
+            "terminate called after throwing an instance of 'c10::Error'\n  what():  CUDA error: driver shutting down\n"
+            "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below "
+            "might be incorrect.\n")
+    said = _all(text, host="other")
+    assert "fail" not in [lv for lv, _ in said] and any(lv == "warn" and "at its exit" in m for lv, m in said)
+
+
+def test_ibverbs_warning_beside_a_socket_run_over_ipoib_names_the_missing_providers():
+    """NCCL's NET/IB finds no device while the bootstrap and NET/Socket use ib0 (an IPoIB interface: the machine has
+    an InfiniBand HCA): libibverbs' missing providers are the cause, not noise (rdma-core's libibverbs.d)."""
+    text = ("$ torchrun --nnodes 2 --nproc_per_node 8 --rdzv_endpoint 192.168.100.1:29500 train.py\n"
+            "libibverbs: Warning: couldn't open config directory '/etc/libibverbs.d'.\n"
+            "gpu-a01:2211:2211 [0] NCCL INFO Bootstrap : Using ib0:192.168.100.1<0>\nNCCL version 2.18.1+cuda12.1\n"
+            "gpu-a01:2211:2290 [0] NCCL INFO NET/IB : No device found.\n"
+            "gpu-a01:2211:2290 [0] NCCL INFO NET/Socket : Using [0]ib0:192.168.100.1<0>\n"
+            "gpu-a01:2211:2290 [0] NCCL INFO Using network Socket\n"
+            "gpu-a01:2211:2290 [0] NCCL INFO comm 0x55e1 rank 0 nranks 16 cudaDev 0 nvmlDev 0 busId 7000 commId 0x9a1 - "
+            "Init COMPLETE\n")
+    said = _all(text, host="other")
+    assert any(lv == "fail" and "no vendor's user-space driver" in m for lv, m in said)
+    assert not any("nothing in the paste shows an RDMA NIC" in m for _, m in said)
+
+
+def test_an_earlier_warn_of_another_run_is_not_the_failure_a_communicator_follows():
+    """NCCL's init.cc ncclCommEnsureReady: the earlier failure is this process's; a WARN under an earlier prompt (a
+    run of yesterday, another pid) is not it. The s38i case (one process) still names it."""
+    text = ("$ NCCL_DEBUG=WARN python train.py   # yesterday, before I fixed NCCL_SOCKET_IFNAME\n"
+            "node1:111:222 [0] NCCL WARN Net : No interface found in the same subnet as remote address 10.0.0.2<45123>\n"
+            "$ NCCL_DEBUG=WARN NCCL_SOCKET_IFNAME=enp1s0 python train.py   # today\n"
+            "node1:311:322 [0] NCCL WARN Attempt to use communicator before the previous operation returned "
+            "ncclSuccess\n")
+    said = " ".join(m for lv, m in _all(text, host="other") if lv == "fail")
+    assert "earlier NCCL call" in said and "No interface found in the same subnet" not in said
+
+
+def test_tp_above_the_gpus_seen_names_visibility_where_the_paste_shows_more_gpus_or_cuda_visible_devices():
+    """vllm/config/parallel.py checks TP against the GPUs this process sees: with `nvidia-smi -L` listing more, or
+    CUDA_VISIBLE_DEVICES listing exactly those it saw, visibility decides, not a one-node launch (which pending
+    wh-era dynamo#4934's two-pod case still reads)."""
+    smi = ("$ nvidia-smi -L\nGPU 0: NVIDIA L40S (UUID: GPU-1a2b3c4d-0000-1111-2222-333344445555)\n"
+           "GPU 1: NVIDIA L40S (UUID: GPU-6a7b8c9d-0000-1111-2222-333344445555)\n")
+    err = "ValueError: Tensor parallel size (2) cannot be larger than the number of available GPUs (1).\n"
+    said = " ".join(m for lv, m in _all(smi + "$ vllm serve m --tensor-parallel-size 2\n" + err, host="other"))
+    assert "nvidia-smi in the paste lists 2" in said and "started as a one-node run" not in said
+    said = " ".join(m for lv, m in _all("$ CUDA_VISIBLE_DEVICES=0 vllm serve m --tensor-parallel-size 2\n" + err,
+                                        host="other"))
+    assert "`CUDA_VISIBLE_DEVICES=0` in its launch" in said
+    said = " ".join(m for lv, m in _all("$ vllm serve m --tensor-parallel-size 2\n" + err, host="other"))
+    assert "started as a one-node run" in said

@@ -1188,6 +1188,8 @@ K8S_NOW_RUNNING = (K8S_BACKOFF + "NAME                                  READY   
 API_REBOOTED = ("[ 7386.259769] NVRM: API mismatch: the client has the version 367.44, but\n"
                 "               NVRM: this kernel module has the version 367.35.  Please\n$ sudo reboot\n"
                 "$ nvidia-smi --query-gpu=name,driver_version --format=csv\nname, driver_version\nTesla K80, 367.44\n")
+TP_VISIBLE = ("$ CUDA_VISIBLE_DEVICES=0,1 vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 4\n"
+              "ValueError: Tensor parallel size (4) cannot be larger than the number of available GPUs (2).\n")
 KILLED_TIMEOUT = "$ timeout -s KILL 30 ./all_reduce_perf -b 8 -e 128M -g 2\n#  Rank  0\nKilled\n"
 SSH_RETRIED = ("[WARNING] sparkrun.orchestration.ssh:   SSH script <- 192.168.20.31 FAILED rc=1 (0.3s): docker: Error "
                "response from daemon: No such container: sparkrun_head\n"
@@ -1221,7 +1223,7 @@ ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, O
        RPC_VERSION, CUBLAS_INIT, GGML_OP, CUDA_NAMED, RAY_WORKER_DIED, GGML_ASSERT, C_ASSERT, CUSTOM_AR,
        NCCL_CONNECT_OLD, NCCL_SOCKET_CREATE, NCCL_TOPO_XML, NCCL_TOPO_ID, PROC_KILLED, TEARDOWN_EXC, API_MISMATCH,
        PORTINFO_DOWN, COMM_AFTER_FAIL,
-       RAY_NO_RAYLET, RAY_REGISTER, RAYLET_GONE, GCS_GONE, K8S_BACKOFF, K8S_NOW_RUNNING, NOT_REGISTERED, NOT_REGISTERED_GAVE_UP,
+       RAY_NO_RAYLET, RAY_REGISTER, RAYLET_GONE, GCS_GONE, K8S_BACKOFF, K8S_NOW_RUNNING, TP_VISIBLE, NOT_REGISTERED, NOT_REGISTERED_GAVE_UP,
        LLAMA_MAX_DEVICES, SPARKRUN_SSH, TP_LOCAL, KERNEL_FALLBACK, JIT_MISSING, BATCH_SERIAL]
 
 
