@@ -447,4 +447,13 @@ def drop_resolved(line: str) -> str:
         parts.append(line[at:m.start()])
         at = m.start()
     parts.append(line[at:])
-    return "".join(" " * len(x) if RESOLVED_RE.search(x) else x for x in parts)
+    out, gone = [], False
+    for x in parts:
+        if RESOLVED_RE.search(x):
+            out.append(" " * len(x))
+            gone = True
+            continue
+        lead = _CLAUSE_SPLIT_RE.match(x) if gone else None  # (the joint after a clause left out goes with it)
+        out.append(" " * lead.end() + x[lead.end():] if lead else x)
+        gone = False
+    return "".join(out)
