@@ -466,8 +466,8 @@ _RATIO_RE = re.compile(r"^\s{0,8}[\w -]{1,40}throughput:\s{0,20}[\d.]{1,12} tok(
 _REQUESTS_RE = re.compile(r"^\s{0,8}Requests:\s{1,20}(?P<ok>\d{1,6})/(?P<n>\d{1,6}) successful", re.M)
 # the paste says the requests went one at a time (by design: no queue to find) or were of different lengths (then
 # requests run together also average about half the batch: the share decides nothing)
-_SEQUENTIAL_RE = re.compile(r"(?i)\bsequential(?:ly)?\b|\bone (?:at a time|after (?:another|the other))\b|\bserially\b"
-                            r"|\bconcurrency[ =:]{1,3}1\b|--max-concurrency[ =]1\b")
+_SEQUENTIAL_RE = re.compile(r"(?i)\b(?:send(?:s|ing)?|sent|run(?:s|ning)?|ran|fir(?:e|es|ed|ing)|issu(?:e|es|ed|ing))\b[^\n;.,?!]{0,40}?"
+                            r"\b(?:sequential(?:ly)?|one at a time|one by one)\b|\bconcurrency[ =:]{1,3}1\b|--max-concurrency[ =]1\b")
 _VARIED_RE = re.compile(r"(?i)\b(?:max_tokens|max-tokens|lengths?|output_len|input_len|sizes?)\b[^\n]{0,40}?\b(?:var(?:y|ies|ied|ying)"
                         r"|differ\w{0,6}|random\w{0,4}|mixed|\d{1,6} ?(?:\.\.|-|to) ?\d{1,6})\b|\b(?:var(?:ied|ying)|different|random"
                         r"|mixed) (?:\w{1,20} ){0,2}(?:lengths?|max_tokens|sizes?)\b|--random-range-ratio")

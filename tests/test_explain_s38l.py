@@ -350,3 +350,18 @@ def test_tp_above_the_gpus_seen_names_visibility_where_the_paste_shows_more_gpus
     assert "`CUDA_VISIBLE_DEVICES=0` in its launch" in said
     said = " ".join(m for lv, m in _all("$ vllm serve m --tensor-parallel-size 2\n" + err, host="other"))
     assert "started as a one-node run" in said
+
+
+def test_a_run_said_stuck_for_hours_is_still_told_hanging():
+    """The figure-of-speech filter is the sender's own (`I've been stuck on this`), not the run's: `the job has been
+    stuck at init for two hours` still tells a hang (xp008's shape)."""
+    [s] = _kind("The job has been stuck at init for two hours:\n" + NCCL_START, "nccl-log", host="other")
+    assert "The paste says the run hangs" in messages(s, "fail")
+
+
+def test_a_sender_complaining_the_requests_ran_one_at_a_time_keeps_the_queue_warn():
+    """Only a paste that says it sent the requests one at a time is queued by design; `the proxy seems to serve them
+    one at a time` is the complaint the warn explains (pending wg010's arithmetic)."""
+    rows = "  Requests:        8/8 successful\n  Total time:      30.20 s\n  Avg latency:     18600.0 ms\n"
+    assert "did not run together" in _batch("Sending 8 requests at once; the proxy seems to serve them one at a "
+                                            "time?\n" + rows)

@@ -59,9 +59,8 @@ _LOG_LINE_RE = re.compile(r"NCCL (?:INFO|WARN)|^\s*[\[\d<(]|^[IWEF]\d{4} |^(?:IN
 # a figure of speech (the sender is stuck, on a problem, for days) or another program's hang (a download, a pull, "a
 # separate thing"): not the run's hang
 _NOT_THE_RUN_RE = re.compile(
-    r"(?i)\b(?:I|I'?ve|I'?m|we|we'?ve|we'?re|am|are|been|got|get|getting) (?:been |got |getting |completely )?stuck\b"
+    r"(?i)\b(?:I|I'?ve|I'?m|we|we'?ve|we'?re)\s(?:have\s|am\s|are\s|been\s|got\s|getting\s|completely\s|really\s){0,3}stuck\b"
     r"|\bstuck (?:on|with) (?:this|it|that|these|the (?:issue|problem|error|bug))\b"
-    r"|\bstuck (?:for|since) (?:\w{1,12} ){0,2}(?:days?|hours?|weeks?|a while|ages)\b"
     r"|\b(?:download(?:s|ing)?|pull(?:s|ing)?|apt|pip|install(?:er|s|ing)?|ssh|git|browser|UI|terminal|editor|jupyter|"
     r"notebook|desktop|laptop)\b[^.;]{0,40}\b(?:hangs?|hanging|hung|stuck|freez(?:es|ing)|froze)\b"
     r"|\b(?:separate|unrelated|different|another|other) (?:thing|issue|problem|story|matter)\b")
