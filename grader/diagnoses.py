@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from grader.parsers.common.anyof import ONE_PASS_CHARS, required_texts, texts_in
-from grader.parsers.common.chunks import RESOLVED_RE
+from grader.parsers.common.chunks import RESOLVED_RE, drop_resolved
 from grader.ranges import CatalogueError
 from grader.diagnosis_details import DETAILS, LOG_FLAGS  # what the table cannot say (re-exported)
 from grader.judges.context import spark_wording
@@ -498,10 +498,11 @@ def _values(entry: Entry, log: VllmLog | None, text: str) -> _Values | None:
 
 def _unresolved(text: str) -> str:
     """``text`` less a poster's caption that quotes an error it says is gone (`the earlier "CUDA error: ..." is gone;
-    full log below`): a line with a quote mark that says fixed, gone or resolved (chunks.RESOLVED_RE)."""
+    full log below`): the clause of a line with a quote mark that says fixed, gone or resolved (chunks.drop_resolved:
+    a new error in the same line stays)."""
     if not RESOLVED_RE.search(text):
         return text
-    return "\n".join("" if re.search("[\"`\u201c]", x) and RESOLVED_RE.search(x) else x for x in text.split("\n"))
+    return "\n".join(drop_resolved(x) for x in text.split("\n"))
 
 
 def diagnose_entries(log: VllmLog, table: tuple[Entry, ...] | None = None) -> list[tuple[Entry, Diagnosis]]:

@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from grader.judges.context import context  # what `explain --host/--nodes` says of the paste
 from grader.parsers.common import BYTE_UNITS
+from grader.diagnosis_runs import _OUTPUT_END_RE
 from grader.diagnosis_runs import (  # the details of how a run went, a module of their own (by size)
-    _batch_serial, _batch_together, _crash_frame, _driver_gave_up, _exit_code_words, _loopback_rendezvous, _memlock_below_rdma, _multi_machine, _no_exception_shown,
+    _batch_serial, _batch_together, _crash_frame, _killed_by_timeout, _mismatch_rebooted, _pod_running_now,
+    _ssh_failed, _ssh_retried_ok, _driver_came_up, _driver_gave_up, _driver_still_waiting, _exit_code_words, _loopback_rendezvous, _memlock_below_rdma, _multi_machine, _no_exception_shown,
     _no_rdma_use_one_machine, _nodes_still_missing, _not_served, _old_nccl, _on_a_spark, _one_machine_nccl, _one_machine_told,
     _socket_run_no_rdma, _other_devices_open, _other_op_same_seq, _other_rank_timed_out, _rendezvous_across_nodes, _rpc_endpoint,
     _several_nodes_asked, _stall_open, _stall_repeats, _store_retries, _told_hang
@@ -485,9 +487,33 @@ def _earlier_nccl_warn(log: VllmLog | None, values: Mapping[str, Any], text: str
     (the failure the matched line follows from), when the paste shows one."""
     line, whole = str(values.get("line", "")), context().paste or text
     at = whole.find(line) if line else -1
-    before = [m.group(1).strip() for m in _NCCL_WARN_RE.finditer(whole[:at] if at >= 0 else "")]
+    head = whole[:at] if at >= 0 else ""
+    prompts = list(_OUTPUT_END_RE.finditer(head))  # (this command's output only: a WARN under an earlier prompt is
+    head = head[prompts[-1].end():] if prompts else head  # another run's)
+    pid = re.match(r"\s{0,8}[\w.-]{1,64}:(\d{1,9}):", line)
+    before = [m.group(1).strip() for m in _NCCL_WARN_RE.finditer(head)
+              if not pid or re.search(rf"[\w.-]:{pid[1]}:\d{{1,9}} ", head[max(0, head.rfind("\n", 0, m.start())):m.start()])]
     first = next((w for w in before if "before the previous operation" not in w), None)
     return {"earlier": first[:200]} if first else {}
+
+
+def _gpus_hidden(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where the paste shows the machine has more GPUs than vLLM saw (`nvidia-smi -L` lines: ``shown``) or
+    the launch's CUDA_VISIBLE_DEVICES lists the GPUs it saw (``cvd``): visibility, not a one-node launch, decides."""
+    paste, gpus = context().paste or text, int(values.get("gpus") or 0)
+    shown = len(set(re.findall(r"(?m)^GPU (\d{1,3}): [^\n]{1,120}\(UUID: GPU-", paste)))
+    cvd = re.search(r"\bCUDA_VISIBLE_DEVICES=[\"']?(?P<v>[\w,-]{1,80})", paste)
+    if shown > gpus:
+        return {"shown": str(shown)}
+    if cvd and len(cvd["v"].split(",")) == gpus:
+        return {"cvd": cvd["v"]}
+    return None
+
+
+def _not_at_teardown(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies unless the CUDA error the note follows is `driver shutting down` (cudaErrorCudartUnloading: a call at
+    exit, which the teardown entry reads, note and all)."""
+    return None if re.search(r"CUDA error: driver shutting down", text) else {}
 
 
 DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]] = {
@@ -546,10 +572,23 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "portinfo_ext_speed": _portinfo_ext_speed,
     "earlier_nccl_warn": _earlier_nccl_warn,
     "driver_gave_up": _driver_gave_up,
-    "driver_still_waiting": _unless(_driver_gave_up),
+    "driver_still_waiting": _driver_still_waiting,
+    "driver_came_up": _driver_came_up,
+    "gpus_hidden": _gpus_hidden,
+    "gpus_not_hidden": lambda log, values, text: None if _gpus_hidden(log, values, text) is not None else {},
+    "not_at_teardown": _not_at_teardown,
+    "pod_running_now": _pod_running_now,
+    "pod_not_running": _unless(_pod_running_now),
+    "mismatch_rebooted": _mismatch_rebooted,
+    "mismatch_standing": _unless(_mismatch_rebooted),
+    "killed_by_timeout": _killed_by_timeout,
+    "killed_not_by_timeout": _unless(_killed_by_timeout),
+    "ssh_retried_ok": _ssh_retried_ok,
+    "ssh_failed": _ssh_failed,
     "batch_serial": _batch_serial,
     "batch_together": _batch_together,
 }
 """An entry's ``detail``: a function of the log (None when :func:`diagnose_text` reads plain text), the
 values read so far and the whole text, that returns more values for the texts, or None when the entry
 does not apply."""
+

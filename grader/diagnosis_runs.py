@@ -233,7 +233,7 @@ def _no_rdma_use_one_machine(log: VllmLog | None, values: Mapping[str, Any], tex
 _SOCKET_RUN_RE = re.compile(r"via NET/Socket|Using network Socket|NET/Socket : Using")
 _SET_UP_RE = re.compile(r"Init COMPLETE|Connected all rings|# Avg bus bandwidth")
 _RDMA_NIC_RE = re.compile(r"\b(?:mlx[45]_\d|uverbs\d|rocep\w|roceP\w|irdma\w{0,8}|bnxt_re\d|rdmap\w|efa_?\d|hfi1_\d|"
-                          r"qedr\d|rxe\d)|/dev/infiniband|RDMA|InfiniBand|RoCE|ConnectX", re.I)
+                          r"qedr\d|rxe\d|ib\d{1,2}(?:\.\d{1,5})?\b|ibp\d{1,4}s\d{1,4}\w{0,12})|/dev/infiniband|RDMA|InfiniBand|RoCE|ConnectX", re.I)
 """A NIC that RDMA could use, named (an HCA, a uverbs device, a RoCE netdev, /dev/infiniband, the words themselves)."""
 _NO_IB_DEVICE_RE = re.compile(r"NET/IB ?: ?No device found\.?")
 
@@ -419,15 +419,43 @@ _GAVE_UP_RE = re.compile(r"^Traceback \(most recent call last\)|^[\w.]{1,80}(?:E
                          re.M)
 
 
-def _driver_gave_up(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies where Ray's `... have not registered with GCS, so retrying` is followed by a traceback, an exception or
-    Ray's `The program will terminate` (the waiting `ray start` or driver gave up), in this output or below it in the
-    paste (a traceback pasted as a block of its own): the retry ``count``."""
+_OUTPUT_END_RE = re.compile(r"^\s{0,4}(?:\([\w.-]{1,40}\) ?)?(?:[\w.@-]{1,64}(?::[\w~/.-]{0,120})?)?\$ \S"
+                            r"|^\s{0,4}\[?root@[\w.-]{1,64}[: ][^\n#$]{0,120}\]?# \S", re.M)
+_CAME_UP_RE = re.compile(r"^\s{0,8}Ray runtime started\.", re.M)
+
+
+def _driver_after(text: str) -> tuple[int, str] | None:
+    """The retry count and what follows the last `... have not registered with GCS, so retrying` up to the end of its
+    own output (the next prompt: a traceback in a block of its own below, the sender's `then it showed`,
+    is still its own): in this output, else in the paste (a traceback pasted as a block
+    of its own below the same command's lines)."""
     for src in (text, context().paste):
         hits = list(_NOT_REGISTERED_RE.finditer(src))
-        if hits and _GAVE_UP_RE.search(src, hits[-1].end()):
-            return {"count": len(hits)}
+        if hits:
+            end = _OUTPUT_END_RE.search(src, hits[-1].end())
+            return len(hits), src[hits[-1].end():end.start() if end else len(src)]
     return None
+
+
+def _driver_gave_up(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where Ray's `... have not registered with GCS, so retrying` is followed, in the same output, by a
+    traceback, an exception or Ray's `The program will terminate` (the waiting `ray start` or driver gave up) and not
+    by `Ray runtime started.`: the retry ``count``."""
+    after = _driver_after(text)
+    if after and _GAVE_UP_RE.search(after[1]) and not _CAME_UP_RE.search(after[1]):
+        return {"count": after[0]}
+    return None
+
+
+def _driver_came_up(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where the same output goes on to `Ray runtime started.` (the wait cleared)."""
+    after = _driver_after(text)
+    return {} if after and _CAME_UP_RE.search(after[1]) else None
+
+
+def _driver_still_waiting(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Neither gave up nor came up in this output: the lines after it decide."""
+    return None if _driver_gave_up(log, values, text) or _driver_came_up(log, values, text) else {}
 
 
 _BATCH_RE = re.compile(r"^\s{0,8}Total time:\s{0,20}(?P<total>\d{1,6}(?:\.\d{1,6})?) ?s\b[\s\S]{0,400}?^\s{0,8}Avg latency:\s{0,20}"
@@ -435,14 +463,46 @@ _BATCH_RE = re.compile(r"^\s{0,8}Total time:\s{0,20}(?P<total>\d{1,6}(?:\.\d{1,6
 _RATIO_RE = re.compile(r"^\s{0,8}[\w -]{1,40}throughput:\s{0,20}[\d.]{1,12} tok(?:ens)?/s \((?P<x>[\d.]{1,8})x\)", re.M)
 
 
-def _batch_share(text: str) -> tuple[float, float, float] | None:
-    """A batch summary's total time (s), average latency (s) and their share, None without both (in this output, or
-    in the paste around it: a reader may have split the summary's lines)."""
-    m = _BATCH_RE.search(text) or _BATCH_RE.search(context().paste)
-    if not m or not float(m["total"]):
-        return None
-    total, avg = float(m["total"]), float(m["avg"]) / 1000
-    return total, avg, avg / total  # (said to 3 figures)
+_REQUESTS_RE = re.compile(r"^\s{0,8}Requests:\s{1,20}(?P<ok>\d{1,6})/(?P<n>\d{1,6}) successful", re.M)
+# the paste says the requests went one at a time (by design: no queue to find) or were of different lengths (then
+# requests run together also average about half the batch: the share decides nothing)
+_SEQUENTIAL_RE = re.compile(r"(?i)\b(?:send(?:s|ing)?|sent|run(?:s|ning)?|ran|fir(?:e|es|ed|ing)|issu(?:e|es|ed|ing))\b[^\n;.,?!]{0,40}?"
+                            r"\b(?:sequential(?:ly)?|one at a time|one by one)\b|\bconcurrency[ =:]{1,3}1\b|--max-concurrency[ =]1\b")
+_VARIED_RE = re.compile(r"(?i)\b(?:max_tokens|max-tokens|lengths?|output_len|input_len|sizes?)\b[^\n]{0,40}?\b(?:var(?:y|ies|ied|ying)"
+                        r"|differ\w{0,6}|random\w{0,4}|mixed|\d{1,6} ?(?:\.\.|-|to) ?\d{1,6})\b|\b(?:var(?:ied|ying)|different|random"
+                        r"|mixed) (?:\w{1,20} ){0,2}(?:lengths?|max_tokens|sizes?)\b|--random-range-ratio")
+_HEADING_RE = re.compile(r"^\s{0,4}(?:={2,} ?(?P<eq>[^=\n]{1,80}?) ?={2,}|(?P<colon>[A-Z][^\n:]{1,80}):)\s{0,4}$", re.M)
+
+
+def _batch_runs(text: str) -> list[dict[str, Any]]:
+    """Each batch summary (``Requests: N/N successful`` to the next one) read on its own: ok, n, total (s), avg (s),
+    share, its own throughput comparison (ratio), its heading, and whether the lines before it say the requests went
+    one at a time or were of different lengths (in this output, else in the paste: a reader may have split it)."""
+    for src in (text, context().paste):
+        starts = list(_REQUESTS_RE.finditer(src))
+        runs = []
+        for i, r in enumerate(starts):
+            end = starts[i + 1].start() if i + 1 < len(starts) else len(src)
+            m = _BATCH_RE.search(src, r.start(), end)
+            if not m or not float(m["total"]):
+                continue
+            before = src[starts[i - 1].end() if i else max(0, r.start() - 2000):r.start()]
+            head = list(_HEADING_RE.finditer(before))
+            ratio = _RATIO_RE.search(src, r.start(), end)
+            total, avg = float(m["total"]), float(m["avg"]) / 1000
+            runs.append({"ok": int(r["ok"]), "n": int(r["n"]), "total": total, "avg": avg, "share": avg / total,
+                         "ratio": float(ratio["x"]) if ratio else None, "by_design": bool(_SEQUENTIAL_RE.search(before)),
+                         "varied": bool(_VARIED_RE.search(before)),
+                         "which": (head[-1]["eq"] or head[-1]["colon"]).strip() if head else None})
+        if runs:
+            return runs
+    return []
+
+
+def _batch_said(run: dict[str, Any], several: bool) -> dict[str, Any]:
+    return {"ok": str(run["ok"]), "n": str(run["n"]), "said": f"{'All ' if run['ok'] == run['n'] else ''}{run['ok']} of "
+            f"{run['n']}", "total": f"{run['total']:g}", "avg": f"{run['avg']:.3g}", "share": f"{run['share']:.2f}",
+            **({"which": run["which"]} if several and run["which"] else {})}
 
 
 def _batch_row(key: str) -> float:
@@ -452,18 +512,83 @@ def _batch_row(key: str) -> float:
 
 def _batch_serial(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """Applies where a batch sent at once (``Requests: N/N``) averages under checks/specs/serving.toml [batch]
-    serial_share of its total time: the requests were served one after another, not together."""
-    got = _batch_share(text)
-    if not got or int(values.get("n") or 0) < 2 or got[2] >= _batch_row("serial_share"):
-        return None
-    return {"total": f"{got[0]:g}", "avg": f"{got[1]:.3g}", "share": f"{got[2]:.2f}"}
+    serial_share of its total time: the requests were served one after another, not together. Each run on its own;
+    not where the paste says they went one at a time (by design) or were of different lengths (then requests run
+    together also average about half the batch)."""
+    runs = _batch_runs(text)
+    got = next((r for r in runs if r["n"] >= 2 and r["share"] < _batch_row("serial_share") and not r["by_design"]
+                and not r["varied"]), None)
+    return _batch_said(got, len(runs) > 1) if got else None
 
 
 def _batch_together(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies where the batch's average latency is checks/specs/serving.toml [batch] together_share of its total time
-    or more: the requests ran at once; ``ratio``: the paste's own throughput comparison below 1, when it prints one."""
-    got = _batch_share(text)
-    if not got or int(values.get("n") or 0) < 2 or got[2] < _batch_row("together_share"):
+    """Applies where a batch's average latency is checks/specs/serving.toml [batch] together_share of its total time
+    or more: the requests ran at once; ``ratio``: that run's own throughput comparison below 1, when it prints one
+    (the first such run; else the first run that ran together)."""
+    runs = _batch_runs(text)
+    ran = [r for r in runs if r["n"] >= 2 and r["share"] >= _batch_row("together_share") and not r["by_design"]]
+    got = next((r for r in ran if r["ratio"] and 0 < r["ratio"] < 1), ran[0] if ran else None)
+    if got is None:
         return None
-    low = [float(m["x"]) for m in _RATIO_RE.finditer(text + "\n" + context().paste) if 0 < float(m["x"]) < 1]
-    return {"total": f"{got[0]:g}", "avg": f"{got[1]:.3g}", **({"ratio": f"{low[0]:g}"} if low else {})}
+    ratio = got["ratio"]
+    if ratio is None and len(runs) == 1:  # one run: its comparison may be printed apart from it (wg021's table below)
+        low = [float(m["x"]) for m in _RATIO_RE.finditer(text + "\n" + context().paste) if 0 < float(m["x"]) < 1]
+        ratio = low[0] if low else None
+    return {**_batch_said(got, len(runs) > 1), **({"ratio": f"{ratio:g}"} if ratio and 0 < ratio < 1 else {})}
+
+
+def _pod_running_now(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where the paste's `kubectl get pod` row for the back-off's pod reads Running with every container
+    ready (``1/1 Running 4 (11m ago)``): it restarted and is up now; its ``ready``, ``restarts`` and ``ago``."""
+    pod = str(values.get("pod") or "")
+    m = pod and re.search(rf"(?m)^{re.escape(pod)}\s{{1,40}}(?P<r>(?P<a>\d{{1,3}})/(?P=a))\s{{1,40}}Running\s{{1,40}}"
+                          r"(?P<n>\d{1,6})(?: \((?P<ago>[\w.]{1,12}) ago\))?", (context().paste or text))
+    return {"ready": m["r"], "restarts": m["n"], "ago": m["ago"]} if m else None
+
+
+_REBOOT_RE = re.compile(r"(?m)^\s{0,4}(?:[\w.@:~/-]{0,120}[$#] )?(?:sudo )?(?:reboot|shutdown -r|systemctl reboot)\b"
+                        r"|\bbefore (?:the|a) reboot\b")
+_SMI_DRIVER_RE = re.compile(r"Driver Version: (?P<v>\d{2,4}\.\d{1,4}(?:\.\d{1,4})?)|^[^\n,]{1,80}, (?P<c>\d{2,4}\.\d{1,4}"
+                            r"(?:\.\d{1,4})?)\s{0,4}$", re.M)
+
+
+def _mismatch_rebooted(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where the paste says the mismatch was logged before a reboot (a `reboot` below it, or `# before the
+    reboot`) and an nvidia-smi below it runs and shows one driver version: ``now``."""
+    paste = context().paste or text
+    at = paste.find("API mismatch")
+    if at < 0 or not _REBOOT_RE.search(paste, max(0, paste.rfind("\n", 0, max(0, at - 400)))):
+        return None
+    seen = {m["v"] or m["c"] for m in _SMI_DRIVER_RE.finditer(paste, at)}
+    return {"now": seen.pop()} if len(seen) == 1 else None
+
+
+_TIMEOUT_KILL_RE = re.compile(r"\btimeout\s{1,4}(?:-s\s{0,4}|--signal[ =])(?:KILL|SIGKILL|9)\b|\btimeout\b[^\n]{0,60}\s-k\s")
+
+
+def _killed_by_timeout(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where the command whose output ends in `Killed` ran under `timeout -s KILL` (killed on purpose)."""
+    paste = context().paste or text
+    at = paste.find(str(values.get("line") or "Killed"))
+    head = paste[:at if at >= 0 else len(paste)]
+    cmd = list(_OUTPUT_END_RE.finditer(head))  # (the prompt lines above it: the last is its command's)
+    return {} if cmd and _TIMEOUT_KILL_RE.search(head[cmd[-1].start():head.find("\n", cmd[-1].start())]) else None
+
+
+def _ssh_said(values: Mapping[str, Any], text: str) -> dict[str, Any]:
+    said = re.search(r"FAILED rc=\d{1,3} \([\d.]{1,8}s\):[ \t]{1,8}(?P<s>\S[^\n]{0,200})", str(values.get("line") or ""))
+    return {"said": said["s"].strip()} if said else {}
+
+
+def _ssh_retried_ok(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where a later `SSH script <- HOST OK` for the same host follows the failure (sparkrun went on)."""
+    host = str(values.get("host") or "")
+    paste = context().paste or text
+    at = paste.find(f"SSH script <- {host} FAILED")
+    if host and at >= 0 and re.search(rf"SSH script <- {re.escape(host)} OK\b", paste[at:]):
+        return _ssh_said(values, text)
+    return None
+
+
+def _ssh_failed(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    return None if _ssh_retried_ok(log, values, text) is not None else _ssh_said(values, text)

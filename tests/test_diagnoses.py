@@ -1040,6 +1040,23 @@ EXAMPLES.update({
     "ray-gcs-gone-terminate": BANNER + (
         "[2025-07-28 08:40:52,953 E 1 43] gcs_rpc_client.h:196: Failed to connect to GCS within 60 seconds. GCS may "
         "have been killed. It's either GCS is terminated by `ray stop` or is killed unexpectedly.\n"),
+    # kubectl get pod's RESTARTS column: restarted, Running now
+    "k8s-backoff-now-running": BANNER + (
+        "  Warning  BackOff  12m (x4 over 14m)   kubelet  Back-off restarting failed container vllm in pod "
+        "vllm-head-0_default(3f1c2a9e-1b2c-4d5e-8f90-123456789abc)\n"
+        "NAME          READY   STATUS    RESTARTS      AGE\nvllm-head-0   1/1     Running   4 (11m ago)   15m\n"),
+    # https://github.com/NVIDIA/nvidia-docker/issues/182: fixed by a reboot
+    "nvidia-api-mismatch-rebooted": BANNER + (
+        "[ 7386.259769] NVRM: API mismatch: the client has the version 367.44, but\n"
+        "               NVRM: this kernel module has the version 367.35.  Please\n$ sudo reboot\n"
+        "$ nvidia-smi --query-gpu=name,driver_version --format=csv\nname, driver_version\nTesla K80, 367.44\n"),
+    # GNU coreutils timeout(1): -s KILL
+    "process-killed-by-timeout": BANNER + "$ timeout -s KILL 30 ./all_reduce_perf -b 8 -e 128M -g 2\n#  Rank  0\nKilled\n",
+    # sparkrun's orchestration/ssh.py: a failed step, then the same host OK
+    "sparkrun-ssh-script-retried-ok": BANNER + (
+        "[WARNING] sparkrun.orchestration.ssh:   SSH script <- 192.168.20.31 FAILED rc=1 (0.3s): docker: Error "
+        "response from daemon: No such container: sparkrun_head\n"
+        "[INFO] sparkrun.orchestration.ssh:   SSH script <- 192.168.20.31 OK (4.1s)\n"),
     "k8s-backoff-restarting": BANNER + (
         "  Warning  BackOff    5m16s (x21329 over 3d20h)  kubelet  Back-off restarting failed container ray-head in "
         "pod main-ray-cluster-kuberay-head-7zw69_default(da4143b0-f4c1-4752-b6b5-396e0ce08e3a)\n"),
@@ -1054,6 +1071,10 @@ EXAMPLES.update({
     # https://github.com/spark-arena/sparkrun/issues/205
     "sparkrun-ssh-script-failed": BANNER + "[WARNING] sparkrun.orchestration.ssh:   SSH script <- 192.168.20.31 FAILED rc=1 (0.3s):\n",
     # https://github.com/ai-dynamo/dynamo/issues/4934
+    # CUDA_VISIBLE_DEVICES in the launch lists the GPUs vLLM saw
+    "vllm-tp-more-than-visible-gpus": BANNER + (
+        "$ CUDA_VISIBLE_DEVICES=0,1 vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 4\n"
+        "ValueError: Tensor parallel size (4) cannot be larger than the number of available GPUs (2).\n"),
     "vllm-tp-more-than-local-gpus": BANNER + ("  Value error, Tensor parallel size (2) cannot be larger than the number of "
                                               "available GPUs (1). [type=value_error]\n"),
     # https://github.com/kyuz0/amd-strix-halo-vllm-toolboxes/issues/72
@@ -1066,6 +1087,11 @@ EXAMPLES.update({
                                                 "  Total tokens:   800\n  Avg latency:    18632.5 ms\n"),
     "batch-served-together": BANNER + ("  Requests:       8/8 successful\n  Total time:     7.69 s\n"
                                        "  Avg latency:    7691.5 ms\n"),
+    # Ray's scripts.py prints `Ray runtime started.` once the node is up
+    "ray-driver-not-registered-came-up": BANNER + (
+        "[2023-10-24 03:59:58,924 W 8 8] global_state_accessor.cc:401: Some processes that the driver needs to connect "
+        "to have not registered with GCS, so retrying. Have you run 'ray start' on this node?\n"
+        "--------------------\nRay runtime started.\n--------------------\n"),
     "ray-driver-not-registered": BANNER + (
         "[2023-10-24 03:59:58,924 W 8 8] global_state_accessor.cc:401: Some processes that the driver needs to connect "
         "to have not registered with GCS, so retrying. Have you run 'ray start' on this node?\n"),

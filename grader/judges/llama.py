@@ -104,6 +104,10 @@ def _mem_asked(offered: int, asked: str | None) -> list[Finding]:
 _RPC_ASKED_RE = re.compile(r"\b(?:llama-cli|llama-server|llama-bench|llama-cli\.exe|llama-server\.exe)\b[^\n]{0,400}?\s--rpc[ =]")
 
 
+_RPC_ADDR_RE = re.compile(r"\s--rpc[ =](?P<a>[^\s\"']{1,400})")
+_LOOPBACK_RE = re.compile(r"^(?:127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[?::1\]?)(?::\d{1,5})?$", re.I)
+
+
 def _weights_fill(log: Any, on_gpu: dict[str, float]) -> list[Finding]:
     """A CUDA device whose weights alone take checks/specs/memory.toml [llama_weights] nearly_full_share of its card's
     memory (checks/specs/gpus.toml memory_gb, the card named in llama.cpp's device list): its KV cache and compute
@@ -115,6 +119,12 @@ def _weights_fill(log: Any, on_gpu: dict[str, float]) -> list[Finding]:
         spec = match_gpu(names.get(int(dev[4:]))) if re.fullmatch(r"CUDA\d{1,3}", dev) else None
         card = spec.figure("memory_gb") if spec else None
         if card is None or mib < row("memory.toml", "llama_weights").graded("nearly_full_share") * card.value * 1024:
+            continue
+        if log.mib("KV").get(dev) and log.mib("compute").get(dev) and log.eval_tps is not None:
+            out.append(info(f"{dev} ({names[int(dev[4:])]}, {card.value:g} GB) holds {mib / 1024:.1f} GiB of weights, "
+                            "nearly full, yet its KV cache and compute buffers were allocated after them and the run "
+                            "generated tokens: it fits at this context, with little headroom; a longer context or more "
+                            "parallel sequences may not."))
             continue
         out.append(warn(f"{dev} ({names[int(dev[4:])]}, {card.value:g} GB) holds {mib / 1024:.1f} GiB of weights: nearly "
                         "full before its KV cache and compute buffers, which llama.cpp allocates after the weights, so "
@@ -185,7 +195,15 @@ def summarise_llama_log(log, command: str | None) -> Summary:
         findings.append(info(f"Remote GPUs through rpc-server: {', '.join(log.remote)}. With layers split across "
                              "machines, each token's activations cross the network at every hand-off, and the weights "
                              "are sent over it at load."))
-    if log.load_ms is not None and (log.remote or _RPC_ASKED_RE.search(context().paste or command or "")):
+    rpc = [a for m in _RPC_ADDR_RE.finditer(f"{command or ''}\n{context().paste or ''}") for a in m["a"].split(",")] + [
+        r[4:-1] for r in log.remote]
+    local = bool(rpc) and all(_LOOPBACK_RE.match(a) for a in rpc)
+    if log.load_ms is not None and local:
+        findings.append(info(f"Load took {log.load_ms / 1000:.1f} s (`load time`), with rpc-server(s) on this machine "
+                             f"(`--rpc {rpc[0]}`, a loopback address): the weights and each token's activations go "
+                             "through the local loopback, no network link; the RPC layer's copies and round trips "
+                             "still cost time against the GPU used directly."))
+    elif log.load_ms is not None and (log.remote or _RPC_ASKED_RE.search(context().paste or command or "")):
         findings.append(info(f"Load took {log.load_ms / 1000:.1f} s (`load time`), with rpc-server(s) (`--rpc`): the "
                              "client sends every weight it offloads to them over the network at load, so the link's "
                              "bandwidth sets the load time, and each token then makes round trips to them, so the "

@@ -56,6 +56,14 @@ def hosts_disagree(log: NcclLog) -> list[Finding]:
 _TOLD_HANG_RE = re.compile(r"(?i)\b(?:hangs?|hanging|hung|stuck|freez(?:es|ing)|froze)\b")
 _NOT_SO_RE = re.compile(r"(?i)\b(?:not|no longer|never|n't|fixed|solved|resolved|works|worked)\b")
 _LOG_LINE_RE = re.compile(r"NCCL (?:INFO|WARN)|^\s*[\[\d<(]|^[IWEF]\d{4} |^(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b")
+# a figure of speech (the sender is stuck, on a problem, for days) or another program's hang (a download, a pull, "a
+# separate thing"): not the run's hang
+_NOT_THE_RUN_RE = re.compile(
+    r"(?i)\b(?:I|I'?ve|I'?m|we|we'?ve|we'?re)\s(?:have\s|am\s|are\s|been\s|got\s|getting\s|completely\s|really\s){0,3}stuck\b"
+    r"|\bstuck (?:on|with) (?:this|it|that|these|the (?:issue|problem|error|bug))\b"
+    r"|\b(?:download(?:s|ing)?|pull(?:s|ing)?|apt|pip|install(?:er|s|ing)?|ssh|git|browser|UI|terminal|editor|jupyter|"
+    r"notebook|desktop|laptop)\b[^.;]{0,40}\b(?:hangs?|hanging|hung|stuck|freez(?:es|ing)|froze)\b"
+    r"|\b(?:separate|unrelated|different|another|other) (?:thing|issue|problem|story|matter)\b")
 
 
 def told_hang(log: NcclLog) -> Finding | None:
@@ -63,7 +71,8 @@ def told_hang(log: NcclLog) -> Finding | None:
     NCCL lines end with no error and no ``Init COMPLETE``: a failure, told, whose cause the lines do not show."""
     from .context import context
     told = next((ln.strip() for ln in (context().paste or "").splitlines()[:400] if len(ln) < 300
-                 and _TOLD_HANG_RE.search(ln) and not _NOT_SO_RE.search(ln) and not _LOG_LINE_RE.search(ln)), None)
+                 and _TOLD_HANG_RE.search(ln) and not _NOT_SO_RE.search(ln) and not _LOG_LINE_RE.search(ln)
+                 and not _NOT_THE_RUN_RE.search(ln)), None)
     if told is None:
         return None
     return fail(f"The paste says the run hangs (`{told[:120]}`), and its NCCL lines end with no error and no `Init "

@@ -9,6 +9,7 @@ checks/diagnoses.toml ``cx7-networkmanager``).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port
@@ -126,6 +127,10 @@ def summarise_nmcli(tables: Any, command: str | None) -> Summary:
     return facts, findings
 
 
+_HOUSE_PORT_RE = re.compile(rf"^(?:wl|{HOUSE_INTERFACE}$)")
+_OTHERS_PORT_RE = re.compile(r"^(?:docker\d|br-[0-9a-f]|virbr\d|cni\d|flannel|vxlan|veth|lxcbr|lxdbr|podman)")
+
+
 def summarise_nmcli_show(props: dict[str, Any], command: str | None) -> Summary:
     """One profile's (``nmcli connection show NAME``) or device's (``nmcli device show IF``) properties: what it asks
     for (IPv4 method and addresses, autoconnect, MTU) against lesson 1's aim, addresses that come back after a reboot
@@ -146,19 +151,28 @@ def summarise_nmcli_show(props: dict[str, Any], command: str | None) -> Summary:
                      + (f" '{name}'" if name else "") + (f" on {port}" if port else "")
                      + (f": {', '.join(shown[:8])}." if shown else ": none of its addressing properties are shown."))]
     method = (g("ipv4.method") or "").lower()
-    if method == "auto":
+    house = bool(port) and bool(_HOUSE_PORT_RE.match(port))  # a Spark's RJ45 port or Wi-Fi: a router serves them
+    state = g("GENERAL.STATE") or ""
+    global6 = any(k.startswith("IP6.ADDRESS") and not str(v).lower().startswith("fe80") for k, v in props.items())
+    external = (g("GENERAL.IS-EXTERNAL") or "").lower() == "yes" or bool(port and _OTHERS_PORT_RE.match(port))
+    if method == "auto" and not house:
         findings.append((warn if twin and spark is not False else info)(
             "`ipv4.method auto`: the profile asks DHCP for its IPv4 address. A direct cable between two machines has no "
             "DHCP server, so it waits and gets none (`nmcli connection up` fails with `IP configuration could not be "
             "reserved`); `nmcli connection modify" + (f" '{name}'" if name else " <profile>") + " ipv4.method manual "
             "ipv4.addresses <address>/24` gives it one that comes back after a reboot."))
-    if (g("ipv6.method") or "").lower() in ("auto", "dhcp") and (g("ipv6.may-fail") or "").lower() == "no":
-        findings.append((warn if twin or spark else info)(
+    if (g("ipv6.method") or "").lower() in ("auto", "dhcp") and (g("ipv6.may-fail") or "").lower() == "no" and not (
+            "activated" in state and "deactivated" not in state and global6):  # (came up with its address: no matter)
+        findings.append((warn if twin or (spark and not house) or (state and "activated" not in state) else info)(
             f"`ipv6.method {g('ipv6.method')}` with `ipv6.may-fail no`: the profile comes up only once IPv6 gets an "
             "address from a router or DHCPv6 server, which a direct cable between two machines does not have, so "
             "activation fails however its IPv4 is set; `ipv6.may-fail yes`, or `ipv6.method link-local` (or "
             "`disabled`), lets it come up."))
-    if (g("connection.autoconnect") or "").lower() == "no":
+    if (g("connection.autoconnect") or "").lower() == "no" and external:
+        findings.append(info(f"`connection.autoconnect no` on {port}: an interface another program made (Docker, "
+                             "libvirt: NetworkManager shows it as external), which that program brings up; expected, "
+                             "nothing to set."))
+    elif (g("connection.autoconnect") or "").lower() == "no":
         findings.append(warn("`connection.autoconnect no`: the profile does not come up by itself, so after a reboot the "
                              "port has none of its addresses until someone runs `nmcli connection up`; `nmcli "
                              "connection modify " + (f"'{name}'" if name else "<profile>") + " connection.autoconnect yes`."))
@@ -166,7 +180,6 @@ def summarise_nmcli_show(props: dict[str, Any], command: str | None) -> Summary:
     if twin and mtu and mtu.split()[0] in ("auto", "1500"):
         findings.append(info(f"MTU {mtu} on {port}: the port stays at 1500, as in NVIDIA's playbook; the {JUMBO_GUIDES} "
                              f"set {JUMBO_MTU} on each twin of both Sparks (`ethernet.mtu {JUMBO_MTU}` in a profile)."))
-    state = g("GENERAL.STATE") or ""
     if "unavailable" in state:
         findings.append(info(f"{port or 'The device'} is `{state}`: no carrier on a wired port (no cable, the far end "
                              "down), so no profile comes up on it; `ip link` (NO-CARRIER) decides."))

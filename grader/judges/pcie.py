@@ -313,6 +313,19 @@ def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
 
 
 _EGPU_RE = re.compile(r"(?i)\bthunderbolt\b|\beGPU\b|\bUSB4\b|\bTB[345]\b")
+_NEGATED_RE = re.compile(r"(?i)\b(?:no|not|without|never|nor|isn'?t|aren'?t|n't)\b[^.;:!?\n]{0,30}$")
+_TO_A_GPU_RE = re.compile(r"(?i)\beGPU\b|\benclosure\b|\bGPU\b|\bcard\b|\bRTX\b|GeForce|\bRazer Core\b|Gaming Box")
+
+
+def _egpu_said(paste: str) -> bool:
+    """The paste says a GPU sits behind Thunderbolt/USB4: a mention not negated (`no Thunderbolt, no eGPU`) on a
+    sentence that is about a GPU or an enclosure (not `the USB4 port has a keyboard dock on it`)."""
+    for ln in (part for line in paste.splitlines()[:400] for part in re.split(r"(?<=[.!?;])\s", line[:300])):
+        said = [m for m in _EGPU_RE.finditer(ln) if not _NEGATED_RE.search(ln[:m.start()])]
+        if said and _TO_A_GPU_RE.search(ln) and not all(_NEGATED_RE.search(ln[:g.start()])
+                                                        for g in _TO_A_GPU_RE.finditer(ln)):
+            return True
+    return False
 
 
 def summarise_rig_report(report: Any, command: str | None) -> Summary:
@@ -335,7 +348,7 @@ def summarise_rig_report(report: Any, command: str | None) -> Summary:
                                  "card sits alone in a slot wired x16 is the card not fully seated."))
         elif g.lanes is not None and g.lanes_max and g.lanes < g.lanes_max:
             tb = g.lanes == 4 and (g.gen or 3) <= 3  # what a Thunderbolt 3 or USB4 enclosure carries at most
-            egpu = tb and bool(_EGPU_RE.search(context().paste))
+            egpu = tb and _egpu_said(context().paste)
             findings.append((info if egpu else warn)(
                 f"GPU{g.index} ({g.name}) runs on PCIe x{g.lanes} of its x{g.lanes_max}" + (f" (Gen up to {g.gen})" if
                 g.gen else "") + (": behind a Thunderbolt eGPU enclosure, which carries at most PCIe Gen3 x4, that is "

@@ -12,6 +12,7 @@ the loopback device, whatever the state of the interface that holds the address)
 from __future__ import annotations
 
 import ipaddress
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -30,22 +31,49 @@ def _chunks(paste: str) -> list[Any]:
 
 def _shown_interfaces(command: str | None) -> list[Any]:
     """The interfaces that the paste's ``ip addr``/``ip link``/``ifconfig`` outputs show on the host the ping ran on:
-    a chunk whose prompt names the ping's host, or, where the paste names at most one host, one that names none."""
+    a chunk whose prompt names the ping's host, or, where no prompt names one, one that names none; where the paste's
+    comments (``# on the second Spark``) or ``host$`` prompts name two machines, only one said to be the ping's."""
     chunks = _chunks(context().paste or "")
-    named = {c.host for c in chunks if c.host}
     mine = next((c.host for c in chunks if command and c.command == command), None)
+    labels = _machine_labels(context().paste or "")
     out: list[Any] = []
     for c in chunks:
         argv = (c.command or "").split()
         argv = argv[1:] if argv[:1] == ["sudo"] else argv
         if not argv or argv[0] not in ("ip", "ifconfig") or not c.lines:
             continue
-        if c.host != mine and (len(named) > 1 or c.host and mine):
-            continue  # another machine's interfaces
+        if c.host != mine:
+            continue  # another machine's interfaces, or not known to be the ping's
+        if len(set(labels.values())) > 1 and (labels.get(command or "") is None
+                                              or labels.get(c.command or "") != labels.get(command or "")):
+            continue  # the paste's comments or prompts put them on two machines: not known to be the ping's
         try:
             out.extend(parse_ip_addr("\n".join(c.lines)))
         except ParseError:
             continue
+    return out
+
+
+_MACHINE_NOTE_RE = re.compile(
+    r"^\s{0,4}#{1,3}\s{0,4}(?:(?:on|from|at)\s{1,4})?(?:the\s{1,4})?(?P<l>(?:first|second|third|other|1st|2nd|3rd|head|worker|"
+    r"main|remote|local)\s{1,4}(?:spark|node|host|machine|server|box)|(?:spark|node|host|machine|server)[\s_-]{0,2}"
+    r"(?:\d{1,3}|[a-z])\b)[^\n]{0,80}$", re.I)
+_NAME_PROMPT_RE = re.compile(r"^\s{0,4}(?:[\w.-]{1,40}@)?(?P<n>[\w.-]{1,64})(?::[~/\w.-]{0,120})?[$#]\s{1,4}(?P<cmd>\S.{0,400})$")
+_BARE_PROMPT_RE = re.compile(r"^\s{0,4}[$#]\s{1,4}(?P<cmd>\S.{0,400})$")
+
+
+@lru_cache(maxsize=4)
+def _machine_labels(paste: str) -> dict[str, str | None]:
+    """Each command line's machine, as the paste says it: a ``host$`` (``user@host:~$``) prompt's name, or the last
+    comment line that names one (``# on the second Spark``, ``# spark-b``) above a bare ``$`` prompt."""
+    label, out = None, {}
+    for ln in paste.splitlines()[:2000]:
+        if m := _MACHINE_NOTE_RE.match(ln):
+            label = " ".join(m["l"].lower().split())
+        elif m := _NAME_PROMPT_RE.match(ln):
+            out.setdefault(m["cmd"].strip(), m["n"].lower())
+        elif m := _BARE_PROMPT_RE.match(ln):
+            out.setdefault(m["cmd"].strip(), label)
     return out
 
 

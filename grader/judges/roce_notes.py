@@ -119,6 +119,19 @@ def summarise_roce_mode(mode: str, command: str | None) -> tuple[dict[str, Any],
     if mode == "2":
         return {"roce_mode": 2}, [info(f"RDMA CM's default on {where} is RoCE v2 (UDP over IP, routable between "
                                        "subnets): the kernel's default, what a RoCE v2 fabric wants.")]
+    dev = (at["dev"] or at["d"]) if at else None
+    if dev and _infiniband_port(dev):
+        return {"roce_mode": 1}, [info(
+            f"RDMA CM's default on {where} reads `IB/RoCE v1`, and the paste shows {dev}'s link layer is InfiniBand: "
+            "on an InfiniBand port that is the IB GID type (the kernel prints the two under one name), RoCE versions "
+            "do not apply, nothing to mend.")]
+    if dev and dev.startswith("mlx4"):
+        return {"roce_mode": 1}, [info(
+            f"RDMA CM's default on {where} is RoCE v1 (or, on an InfiniBand port, the IB GID type, printed under the "
+            "same name). The kernel makes RoCE v2 the default wherever the device offers it, and mlx4 is the "
+            "ConnectX-3 (and older) driver, most of which speak RoCE v1 only: the device's own default, not a "
+            "setting to mend; it does mean RDMA CM connections stay on one layer-2 segment and cannot reach a peer "
+            "that speaks RoCE v2 only.")]
     return {"roce_mode": 1}, [warn(
         f"RDMA CM's default on {where} is RoCE v1: connections set up through RDMA CM (perftest's -R, rping, other rdma_cm users) go as "
         "raw Ethernet frames, not routable between subnets (one layer-2 segment only), and cannot reach a peer that "
@@ -136,3 +149,14 @@ def disabled_beside_cut(cas: Any, p: Any, said: str) -> Finding | None:
         return None
     return info(f"{said}: turned off, no link, so not in use; whether another port is Active is not shown "
                 f"({', '.join(unseen[:4])}: its state is cut off). The Rate of a port that is down means nothing.")
+
+
+def _infiniband_port(dev: str) -> bool:
+    """The paste's ibstat (``CA 'dev'`` ... ``Link layer: InfiniBand``) or ibv_devinfo (``hca_id: dev`` ...
+    ``link_layer: InfiniBand``) block of this device says its port runs InfiniBand."""
+    paste = context().paste or ""
+    for m in re.finditer(r"(?m)^\s{0,8}(?:CA '|hca_id:\s{0,8})" + re.escape(dev) + r"'?\s{0,8}$", paste):
+        nxt = re.compile(r"(?m)^\s{0,8}(?:CA '|hca_id:|\$ )").search(paste, m.end())
+        if re.search(r"(?i)link[ _]layer:\s{0,8}InfiniBand", paste[m.end():nxt.start() if nxt else len(paste)]):
+            return True
+    return False

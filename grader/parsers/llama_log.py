@@ -31,7 +31,7 @@ _DEVICE_RE = re.compile(r"^\s*Device (?P<i>\d{1,3}): (?P<name>[^,\n]{1,80}), com
 _FOUND_RE = re.compile(r"\b(?:ggml_cuda_init|ggml_init_cublas): found (?P<n>\d{1,3}) (?:CUDA|ROCm) devices", re.M)
 _OFFLOADED_RE = re.compile(r"\boffloaded (?P<n>\d{1,4})/(?P<m>\d{1,4}) layers to GPU\b")
 _BUFFER_RE = re.compile(r"(?P<dev>(?:CUDA|ROCm|Vulkan|Metal|SYCL)\d{0,3}(?:_Split)?|RPC(?:\[[^\]\s]{1,80}\])?|CPU(?:_Mapped|_AARCH64"
-                        r"|_REPACK)?|CUDA_Host)\s+(?P<what>model|KV|compute|output)? ?buffer size =\s*+(?P<mib>\d{1,9}(?:\.\d{1,4})?) MiB")
+                        r"|_REPACK)?|CUDA_Host)\s+(?P<what>model|KV|compute|output)? ?buffer size =\s*+(?P<mib>\d{1,9}(?:[.,]\d{1,4})?) MiB")  # (a locale's `4437,80`)
 _RATE_RE = re.compile(r"\b(?P<which>prompt eval|eval) time =[^\n]{0,80}?\(\s*\d{1,9}(?:[.,]\d{1,9})? ms per token,\s+"
                       r"(?P<tps>\d{1,9}(?:[.,]\d{1,9})?) tokens per second\)")  # (a locale's decimal comma too: `5,01`)
 _LOAD_RE = re.compile(r"\bload time =\s{0,20}(?P<ms>\d{1,12}(?:[.,]\d{1,9})?) ms\b")
@@ -101,7 +101,7 @@ def parse_llama_log(text: str) -> LlamaLog:
     found = _FOUND_RE.search(text)
     off = _OFFLOADED_RE.search(text)
     ollama = {m.group("key"): m.group("value") for m in _OLLAMA_RE.finditer(text)}
-    buffers = tuple((m.group("dev"), m.group("what") or "", float(m.group("mib"))) for _, m in
+    buffers = tuple((m.group("dev"), m.group("what") or "", float(m.group("mib").replace(",", "."))) for _, m in
                     zip(range(256), _BUFFER_RE.finditer(text)))
     rates = {m.group("which"): float(m.group("tps").replace(",", ".")) for m in _RATE_RE.finditer(text)}
     devices = tuple((int(m.group("i")), m.group("name").strip(), m.group("cc")) for _, m in

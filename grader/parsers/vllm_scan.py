@@ -13,6 +13,7 @@ import re
 from typing import Any, NamedTuple
 
 from .common import gated_search, literal_gate
+from .common.chunks import drop_resolved
 from .vllm_cmdline import _API_SERVER_CMD_RE, _SERVE_IN_LOG_RE, _serve_in_log
 from . import vllm_events
 from .vllm_events import _match_event
@@ -140,7 +141,7 @@ def scan(msg: str) -> Scan:
         other = tuple(regex.search(msg) for regex in (_WEIGHTS_RE, _PROFILE_UTIL_RE, _PROFILE_WEIGHTS_RE, _READY_RE,
                                                       _URL_RE, _RAY_CONNECT_RE, _STATS_RE, _RANK_INIT_RE,
                                                       _RANK_ASSIGN_RE, _DP_LEADER_RE, _MQ_IP_RE))
-    return Scan(True, client, startup, kv, other, (_FREE_MEM(msg), _DESIRED_MEM(msg)), _match_event(msg))
+    return Scan(True, client, startup, kv, other, (_FREE_MEM(msg), _DESIRED_MEM(msg)), _match_event(drop_resolved(msg)))
 
 
 MAX_SCANS = 20_000

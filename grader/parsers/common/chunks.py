@@ -431,3 +431,29 @@ def says_resolved(lines: list[str] | tuple[str, ...]) -> bool:
     """Whether a poster's caption says the error it quotes is gone (``the earlier "CUDA error: ..." is gone; full log
     below``, ``fixed by ...``): a caption to leave out, not an error report (``still not fixed`` is one)."""
     return any(RESOLVED_RE.search(line) for line in lines)
+
+
+_CLAUSE_SPLIT_RE = re.compile(r"[;]|,? (?:but|yet|however|though|while) |, (?:and )?(?:now|then) |\.\s(?=[A-Z])", re.I)
+
+
+def drop_resolved(line: str) -> str:
+    """``line`` less its clauses that quote an error and say it is gone (``the "CUDA error: out of memory" is gone
+    after lowering it, but now it dies with "...illegal memory access..."`` keeps the second): a caption's new error
+    stays read, the old one does not."""
+    if not re.search("[\"`\u201c]", line) or not RESOLVED_RE.search(line):
+        return line
+    parts, at = [], 0
+    for m in _CLAUSE_SPLIT_RE.finditer(line):
+        parts.append(line[at:m.start()])
+        at = m.start()
+    parts.append(line[at:])
+    out, gone = [], False
+    for x in parts:
+        if RESOLVED_RE.search(x):
+            out.append(" " * len(x))
+            gone = True
+            continue
+        lead = _CLAUSE_SPLIT_RE.match(x) if gone else None  # (the joint after a clause left out goes with it)
+        out.append(" " * lead.end() + x[lead.end():] if lead else x)
+        gone = False
+    return "".join(out)
