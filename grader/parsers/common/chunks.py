@@ -427,6 +427,12 @@ RESOLVED_RE = re.compile(r"(?<!not )(?<!n't )(?<!never )(?<!still )\b(?:(?:is|ar
                          r"disappeared)\b", re.I)
 
 
+RESOLVED_WORDS = ("gone", "fixed", "resolved", "solved", "went away", "no longer", "disappeared")
+"""The words one of RESOLVED_RE's phrases holds (lower case): a text with none of them says nothing is resolved."""
+QUOTE_MARKS = ('"', "`", "\u201c")
+"""The quote marks a caption quotes an error with (drop_resolved reads only a line with one)."""
+
+
 def says_resolved(lines: list[str] | tuple[str, ...]) -> bool:
     """Whether a poster's caption says the error it quotes is gone (``the earlier "CUDA error: ..." is gone; full log
     below``, ``fixed by ...``): a caption to leave out, not an error report (``still not fixed`` is one)."""
@@ -440,7 +446,7 @@ def drop_resolved(line: str) -> str:
     """``line`` less its clauses that quote an error and say it is gone (``the "CUDA error: out of memory" is gone
     after lowering it, but now it dies with "...illegal memory access..."`` keeps the second): a caption's new error
     stays read, the old one does not."""
-    if not re.search("[\"`\u201c]", line) or not RESOLVED_RE.search(line):
+    if not any(q in line for q in QUOTE_MARKS) or not RESOLVED_RE.search(line):
         return line
     parts, at = [], 0
     for m in _CLAUSE_SPLIT_RE.finditer(line):
