@@ -500,10 +500,23 @@ def _unresolved(text: str) -> str:
     """``text`` less a poster's caption that quotes an error it says is gone (`the earlier "CUDA error: ..." is gone;
     full log below`): the clause of a line with a quote mark that says fixed, gone or resolved (chunks.drop_resolved:
     a new error in the same line stays)."""
-    low = text.lower()  # (a 5 MB log: words first, the pattern only where they are; the pattern over it all took 0.3 s)
-    if not any(w in low for w in RESOLVED_WORDS) or not any(q in text for q in QUOTE_MARKS):
+    if not any(q in text for q in QUOTE_MARKS):
         return text
+    spans: set[tuple[int, int]] = set()  # (a 5 MB log: the lines holding one of the words, found without the pattern
+    #   over it all, nor a lower-case copy of it, 10 MB or more where it holds a character beyond Latin-1)
+    for word in {v for w in RESOLVED_WORDS for v in (w, w.capitalize(), w.title(), w.upper())}:
+        at = text.find(word)
+        while at >= 0 and len(spans) <= _RESOLVED_LINES:
+            start, end = text.rfind("\n", 0, at) + 1, text.find("\n", at)
+            spans.add((start, len(text) if end < 0 else end))
+            at = text.find(word, len(text) if end < 0 else end)
+    if len(spans) <= _RESOLVED_LINES and all(drop_resolved(text[a:b]) == text[a:b] for a, b in spans):
+        return text  # (no line says so: the text as it is, not split and joined again)
     return "\n".join(drop_resolved(x) for x in text.split("\n"))
+
+
+_RESOLVED_LINES = 2000
+"""Lines holding one of RESOLVED_WORDS that :func:`_unresolved` asks one by one; beyond, it reads every line."""
 
 
 def diagnose_entries(log: VllmLog, table: tuple[Entry, ...] | None = None) -> list[tuple[Entry, Diagnosis]]:

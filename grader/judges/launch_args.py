@@ -25,7 +25,10 @@ def rendezvous_mismatch(flags: tuple[str, ...]) -> list[Finding]:
     corrected retry), and only commands of one server are compared (the same --nnodes, role, model and TP size: a
     prefill and a decode cluster each have their own). ``flags``: the options of the reader's server."""
     from .context import context
-    paste = _CONTINUED_RE.sub(" ", context().paste or "")
+    paste = context().paste or ""
+    if not any(f in paste for f in flags):  # (a 5 MB log names none: not copied, not split)
+        return []
+    paste = _CONTINUED_RE.sub(" ", paste)
     seen: dict[tuple, dict[str, str]] = {}  # (flag, group) -> node rank -> address (the last command a rank was given)
     for line in paste.splitlines():
         addr, rank = _ADDR_RE.search(line), _RANK_RE.search(line)

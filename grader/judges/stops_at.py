@@ -29,7 +29,8 @@ _SPANS_NODES_RE = re.compile(r"\bCustom ?allreduce is disabled because this proc
 def ends_at_setup(text: str, engine: str) -> list[Finding]:
     """The warning for a log whose last non-blank line is one of the set-up lines above; [] otherwise. ``engine`` is
     ``vLLM`` or ``SGLang`` (the variable that sets its advertised address is named after it)."""
-    last = text.rstrip().rsplit("\n", 1)[-1]
+    end = len(text.rstrip())  # (the last line found without copying a 5 MB log)
+    last = text[text.rfind("\n", 0, end) + 1:end]
     if _NCCL_VERSION_RE.search(last):
         return [warn("The log ends at NCCL set-up: its last line is the PyNCCL wrapper naming its NCCL version, "
                      "printed just before the NCCL communicator of the parallel group is created (ncclCommInitRank). "

@@ -428,7 +428,8 @@ RESOLVED_RE = re.compile(r"(?<!not )(?<!n't )(?<!never )(?<!still )\b(?:(?:is|ar
 
 
 RESOLVED_WORDS = ("gone", "fixed", "resolved", "solved", "went away", "no longer", "disappeared")
-"""The words one of RESOLVED_RE's phrases holds (lower case): a text with none of them says nothing is resolved."""
+"""The words one of RESOLVED_RE's phrases holds (lower case; diagnoses._unresolved looks for these, capitalised, title
+and upper case): a text with none of them says nothing is resolved."""
 QUOTE_MARKS = ('"', "`", "\u201c")
 """The quote marks a caption quotes an error with (drop_resolved reads only a line with one)."""
 
