@@ -209,8 +209,8 @@ def _is_command(command: str, continued: bool = False) -> bool:
     if not m or _kind_of_line(s, None) is not None or is_sentence(s) or s[m.end("prog"):m.end("prog") + 3] == " : ":
         return False  # (`simpleP2P : Failed (code 1)`, a test runner's report on a program: no command line)
     prog = m.group("prog").rsplit("/", 1)[-1]  # python3 -m sglang.bench_serving: the kind's matcher decides
-    return bool(continued or _TYPED_RE.match(s)) or prog in ("echo", "printf") and "\"" in s or (prog in _views(_state()).programs or prog.startswith(
-        "python")) and _kind_of_command(command_argv(s)) is not None
+    return bool(continued or _TYPED_RE.match(s)) or prog in ("echo", "printf") and "\"" in s or (
+        prog in _views(_state()).programs or prog.startswith("python")) and _kind_of_command(command_argv(s)) is not None
 
 
 def split_chunks(text: str) -> list[Chunk]:

@@ -9,9 +9,8 @@ import re
 
 from ..judges.common import argv_is, argv_words, is_module_info
 from .core import KindSpec, register, register_cross_check
-from .readers import (judge, parse_ethtool, parse_ethtool_stats, parse_ibdev2netdev, parse_ip_addr, parse_ip_route_get_all, parse_nmcli,
-                      parse_nmcli_show,
-                      parse_pcie_sysfs)
+from .readers import (judge, parse_ethtool, parse_ethtool_stats, parse_ibdev2netdev, parse_ip_addr, parse_ip_route_get_all,
+                      parse_nmcli, parse_nmcli_show, parse_pcie_sysfs)
 
 
 def _is_route_get(argv: list[str]) -> bool:
