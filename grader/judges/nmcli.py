@@ -28,6 +28,12 @@ _CARRIER = ("connected", "connecting", "disconnected", "prepare", "config", "ip-
 says nothing of it; ``connected (externally)`` is configured by another tool, carrier or not)."""
 
 
+def _spark(names: set[str]) -> bool | None:
+    """Whether these interface names are a Spark's (``explain --host`` first): enp1s0f0np0 alone names a ConnectX on
+    PCI bus 1 of many hosts; a twin on PCI domain 0002 or the RJ45 (enP7s7) is a Spark's. None: the names cannot tell."""
+    return on_spark(True if any(n.startswith("enP2p1s0f") or n == HOUSE_INTERFACE for n in names) else None)
+
+
 def _twin_ports(devices: list[Any]) -> list[Finding]:
     """The QSFP ports of a Spark, by their twins' states: a port both of whose twins are unavailable has no link; one
     whose twins NetworkManager does not manage is not known from this table."""
@@ -57,9 +63,7 @@ def summarise_nmcli(tables: Any, command: str | None) -> Summary:
     facts = {"devices": {d.device: {"type": d.type, "state": d.state, "connection": d.connection} for d in devices},
              "profiles": {p.name: {"type": p.type, "device": p.device} for p in profiles}}
     findings: list[Finding] = []
-    names = {d.device for d in devices} | {p.device for p in profiles if p.device}
-    # enp1s0f0np0 alone names a ConnectX on PCI bus 1 of many hosts; a twin on PCI domain 0002 or the RJ45 is a Spark's
-    spark = on_spark(True if any(n.startswith("enP2p1s0f") or n == HOUSE_INTERFACE for n in names) else None)
+    spark = _spark({d.device for d in devices} | {p.device for p in profiles if p.device})
     wired = [d for d in devices if d.type in (None, "ethernet", "infiniband")]  # (wifi: `unavailable` is its radio)
     if devices:
         shown = ", ".join(f"{d.device} {d.state}" + (f" ('{d.connection}')" if d.connection else "")
@@ -144,7 +148,7 @@ def summarise_nmcli_show(props: dict[str, Any], command: str | None) -> Summary:
     profile = any(k[:1].islower() for k in props)  # (a device's keys are GENERAL.*, IP4.*...)
     name = g("connection.id") or g("GENERAL.CONNECTION") or (asked if profile else None)
     twin = bool(port) and is_qsfp_twin(port)
-    spark = on_spark(True if port and (port.startswith("enP2p1s0f") or port == HOUSE_INTERFACE) else None)
+    spark = _spark({port} if port else set())
     shown = [f"{k} {v}" for k, v in props.items() if k in ("ipv4.method", "ipv4.addresses", "ipv6.method",
              "connection.autoconnect", "802-3-ethernet.mtu", "GENERAL.STATE", "GENERAL.MTU") or k.startswith("IP4.ADDRESS")]
     findings = [info(f"NetworkManager {'profile' if profile else 'device'}"

@@ -145,12 +145,6 @@ _PROPERTY_RE = re.compile(r"^\s{0,4}(?P<key>(?:[a-z0-9-]{2,40}|GENERAL|IP4|IP6|D
                           r"(?:\s{1,60}(?P<value>\S.{0,500}?))?\s{0,60}$")
 
 
-def is_property_line(line: str) -> bool:
-    """Whether ``line`` is one of ``nmcli connection show NAME``'s or ``nmcli device show IF``'s ``key:  value`` lines
-    (``ipv4.method:  manual``, ``GENERAL.STATE:  100 (connected)``, ``IP4.ADDRESS[1]:  10.0.0.1/24``)."""
-    return bool(_PROPERTY_RE.match(line))
-
-
 def parse_nmcli_show(text: str) -> dict[str, str | None]:
     """``nmcli [-f FIELDS] [-p] connection show NAME`` or ``nmcli device show [IF]``: each property as printed, in
     order, ``--`` and empty values None; a value nmcli wrapped onto the next lines (``{ ip = ..., gw = ... }``) joined.

@@ -253,12 +253,17 @@ _FLAT_GREP_RE = re.compile(r"\|\s{0,4}grep(?:\s{1,4}-{1,2}\w{1,12}){0,4}\s{1,4}(
 def _unflattened(rows: list[tuple[int, str]]) -> list[tuple[int, str]]:
     """``rows`` with such a line split into its command and one output line per occurrence of the grep's word (grep
     prints only lines that hold it); every other row as it is."""
-    out: list[tuple[int, str]] = []
-    for no, line in rows:
+    out: list[tuple[int, str]] | None = None  # (a copy only once a row is split: most pastes have none)
+    for i, (no, line) in enumerate(rows):
         m = _FLAT_GREP_RE.search(line) if "grep" in line and len(line) < 8192 and parse_prompt(line) else None
-        out += [(no, line)] if m is None else [(no, line[:m.end()].rstrip())] + [
+        if m is None:
+            if out is not None:
+                out.append((no, line))
+            continue
+        out = rows[:i] if out is None else out
+        out += [(no, line[:m.end()].rstrip())] + [
             (no, x.strip()) for x in re.split(rf"\s(?={re.escape(m['pat'])}\W)", line[m.end():]) if x.strip()]
-    return out
+    return rows if out is None else out
 
 
 def split_chunks(text: str | bytes, is_command: Callable[[str, bool], bool] | None = None,
