@@ -365,3 +365,16 @@ def test_a_sender_complaining_the_requests_ran_one_at_a_time_keeps_the_queue_war
     rows = "  Requests:        8/8 successful\n  Total time:      30.20 s\n  Avg latency:     18600.0 ms\n"
     assert "did not run together" in _batch("Sending 8 requests at once; the proxy seems to serve them one at a "
                                             "time?\n" + rows)
+
+
+def test_head_lines_is_splitlines_cut_without_splitting_the_rest():
+    """judges.common.head_lines, which the told-hang, eGPU and machine-label readers use on the whole paste: the same
+    lines as str.splitlines()[:n], whatever the line breaks (\\r\\n, \\r, \\x0b count as splitlines does)."""
+    import random
+    from grader.judges.common import head_lines
+    rng = random.Random(38)
+    texts = ["", "a", "a\n", "a\r\nb\rc\n\nd\x0be\n", "\n\n\n"] + [
+        "".join(rng.choice("ab\n\r\x0b ") for _ in range(120)) for _ in range(500)]
+    for text in texts:
+        for n in (0, 1, 2, 5, 40):
+            assert head_lines(text, n) == text.splitlines()[:n], (text, n)

@@ -357,3 +357,15 @@ BUSBW_ONE_TWIN_GBS = spark_figure("allgather_busbw_gbs", "one_twin_max")
 """Around 12 GB/s: NCCL drives one twin only (oshlabs dgx-spark-cluster VLLM.md)."""
 STALE_CX7 = ("a stale ConnectX-7 state after re-cabling: moving the QSFP cable without a reboot left busbw at ~2.8 GB/s "
              "(21.4 GB/s after rebooting both Sparks; procedure.md section 5): reboot both Sparks with the cable in")
+
+
+def head_lines(text: str, n: int) -> list[str]:
+    """``text.splitlines()[:n]`` without splitting the rest of a long paste (a 5 MB log: only its first n lines are
+    cut apart). Each of the first n newline-ended pieces holds at least one of splitlines' lines, so the answer is the
+    same."""
+    at = 0
+    for _ in range(n):
+        at = text.find("\n", at) + 1
+        if not at:
+            return text.splitlines()[:n]
+    return text[:at].splitlines()[:n]

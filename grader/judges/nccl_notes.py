@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from ..parsers.nccl_log import NcclLog
-from .common import fail, info, machines_spanned, warn
+from .common import fail, head_lines, info, machines_spanned, warn
 from .model import Finding
 
 _DUPLICATE_RE = re.compile(r"Duplicate GPU detected ?: ?rank (\d{1,6}) and rank (\d{1,6})")
@@ -70,7 +70,7 @@ def told_hang(log: NcclLog) -> Finding | None:
     """Where the paste's own words (a line that is not a log line: the sender's sentence) say the run hangs, and the
     NCCL lines end with no error and no ``Init COMPLETE``: a failure, told, whose cause the lines do not show."""
     from .context import context
-    told = next((ln.strip() for ln in (context().paste or "").splitlines()[:400] if len(ln) < 300
+    told = next((ln.strip() for ln in head_lines(context().paste or "", 400) if len(ln) < 300
                  and _TOLD_HANG_RE.search(ln) and not _NOT_SO_RE.search(ln) and not _LOG_LINE_RE.search(ln)
                  and not _NOT_THE_RUN_RE.search(ln)), None)
     if told is None:

@@ -18,7 +18,7 @@ from ..facts.lesson3 import stepped_down_idle
 from ..parsers.lspci import PciLink
 from ..parsers.pcie_sysfs import PcieLink
 from ..spark_names import is_qsfp_twin, twin_domain
-from .common import SPARK_RDMA, fail, info, listed, ok, on_spark, spark_figure, warn, whole
+from .common import SPARK_RDMA, fail, head_lines, info, listed, ok, on_spark, spark_figure, warn, whole
 from .context import context
 from .gpu_notes import mixed_models
 from .model import Finding, Section, Summary
@@ -320,7 +320,7 @@ _TO_A_GPU_RE = re.compile(r"(?i)\beGPU\b|\benclosure\b|\bGPU\b|\bcard\b|\bRTX\b|
 def _egpu_said(paste: str) -> bool:
     """The paste says a GPU sits behind Thunderbolt/USB4: a mention not negated (`no Thunderbolt, no eGPU`) on a
     sentence that is about a GPU or an enclosure (not `the USB4 port has a keyboard dock on it`)."""
-    for ln in (part for line in paste.splitlines()[:400] for part in re.split(r"(?<=[.!?;])\s", line[:300])):
+    for ln in (part for line in head_lines(paste, 400) for part in re.split(r"(?<=[.!?;])\s", line[:300])):
         said = [m for m in _EGPU_RE.finditer(ln) if not _NEGATED_RE.search(ln[:m.start()])]
         if said and _TO_A_GPU_RE.search(ln) and not all(_NEGATED_RE.search(ln[:g.start()])
                                                         for g in _TO_A_GPU_RE.finditer(ln)):

@@ -19,7 +19,7 @@ from typing import Any
 from ..parsers.common import ParseError
 from ..parsers.common.chunks import split_chunks
 from ..parsers.iproute import parse_ip_addr
-from .common import JUMBO_MTU, info, is_loopback
+from .common import JUMBO_MTU, head_lines, info, is_loopback
 from .context import context
 from .model import Finding
 
@@ -67,7 +67,7 @@ def _machine_labels(paste: str) -> dict[str, str | None]:
     """Each command line's machine, as the paste says it: a ``host$`` (``user@host:~$``) prompt's name, or the last
     comment line that names one (``# on the second Spark``, ``# spark-b``) above a bare ``$`` prompt."""
     label, out = None, {}
-    for ln in paste.splitlines()[:2000]:
+    for ln in head_lines(paste, 2000):
         if m := _MACHINE_NOTE_RE.match(ln):
             label = " ".join(m["l"].lower().split())
         elif m := _NAME_PROMPT_RE.match(ln):
