@@ -102,7 +102,8 @@ def describe(result: BenchResult, sent: int | None = None, burst: bool = False, 
             and (src.get(f"p99_{name}_ms") or src.get(f"mean_{name}_ms"))]
     none = [label for name, label in (("ttft", "TTFT"), ("itl", "ITL")) if src.get(f"mean_{name}_ms") == 0
             and not src.get(f"median_{name}_ms") and not src.get(f"p99_{name}_ms")]  # blind batch xg002
-    if len(none) == 2 and src.get("completed") and (src.get("total_output_tokens") or 0) > src["completed"]:
+    untimed = len(none) == 2 and src.get("completed") and (src.get("total_output_tokens") or 0) > src["completed"]
+    if untimed:
         findings.append(warn("TTFT and ITL are 0.00 ms in every statistic, though the requests generated tokens: no "
                              "token was timed (an answer that was not streamed, a server or proxy that sends it whole), "
                              "so the latencies of this run mean nothing and its throughput is all there is. Check that "
@@ -112,7 +113,8 @@ def describe(result: BenchResult, sent: int | None = None, burst: bool = False, 
                              "first token (or its next) in no time, so at least half of them were timed without one "
                              "(an empty or non-streamed answer, or a client that measured nothing). These latency "
                              "figures are not to be trusted: check the answers' lengths and that the server streams."))
-    findings += _untimed(src) + _decode_findings(result, src, burst, cap, model)
+    findings += _untimed(src) + _decode_findings(result, src, burst, cap, model,
+                                                    timed=not (untimed or (zero and src.get("completed"))))
     if diffs:
         findings.append(warn("The file's summary and its per-request data disagree by more than 0.5%: "
                               + "; ".join(diffs[:4]) + ". Grade the recomputed values."))
@@ -299,7 +301,7 @@ def _slowest_graded_tpot(model: str | None = None) -> tuple[float, str] | None:
 
 
 def _decode_findings(result: BenchResult, src: dict[str, Any], burst: bool = False,
-                     cap: int | None = None, model: str | None = None) -> list[Finding]:
+                     cap: int | None = None, model: str | None = None, timed: bool = True) -> list[Finding]:
     """What TPOT means per request: one token every TPOT ms is 1000 / TPOT tok/s for each stream, at the load
     the run had. With one stream (or the load not shown), slower per token than the slowest setup the course grades
     at concurrency 1 is very slow decode. Under a load of several requests each step serves them all, and their
@@ -310,7 +312,9 @@ def _decode_findings(result: BenchResult, src: dict[str, Any], burst: bool = Fal
     The load is the run's concurrency cap (``cap``) or its peak of concurrent requests, the smaller where both are
     printed (the peak vLLM prints can pass the cap: the corpus's n014). The sentence names only a load the output
     states (the cap or the peak; one request sent is one at a time): the count of requests bounds it, but a run of
-    100 requests may have had one in flight at a time."""
+    100 requests may have had one in flight at a time. Not judged where the run's latencies are not to be trusted
+    (``timed`` False: a median TTFT of 0, untimed tokens; blind batch wn007): a slow decode read from them would be a
+    cause the paste does not support."""
     tpot = src.get("mean_tpot_ms")
     tpot = src.get("median_tpot_ms") if tpot is None else tpot
     if not tpot or tpot <= 0 or not (src.get("completed") or 0) > 0:
@@ -322,6 +326,8 @@ def _decode_findings(result: BenchResult, src: dict[str, Any], burst: bool = Fal
     thr = src.get("output_throughput")
     said = (f"Decode: one token every {tpot:.0f} ms per request = ~{1000 / tpot:.1f} tok/s per stream{at}"
             + (f"; {thr:.1f} tok/s for the server in all" if thr is not None else "") + ".")
+    if not timed:
+        return [info(said + " Not judged: the latencies this is worked out from are not to be trusted (above).")]
     if burst and not result.concurrency:
         return [info(said + " Every request was sent at once (request rate inf, no --max-concurrency): they queued "
                      "and were batched as the server could, so TTFT holds the wait in the queue and TPOT the batch; "
