@@ -1,0 +1,90 @@
+"""Session 39, helper a (issue 27, collectives and RDMA): TCP sockets beside RDMA-named interfaces on a host told not a
+Spark, and an InfiniBand port turned off beside an Active one; each on the real output it was built for and on a
+neighbour that must read as before."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grader.explain import explain
+from tests.conftest import levels, messages
+
+CORPUS = Path(__file__).parent / "fixtures" / "field" / "corpus"
+
+
+def _kind(text: str, kind: str, **kw):
+    return [x for x in explain(text, **kw) if x.kind == kind]
+
+
+def _corpus(prefix: str) -> str:
+    return next(CORPUS.glob(prefix + "_*.txt")).read_text()
+
+
+def test_sockets_over_ipoib_without_a_failed_rdma_lookup_is_a_warn_naming_ib_disable():
+    """https://github.com/NVIDIA/nccl/issues/207 (ze020): NCCL 2.3.7 on two IB nodes says `Using internal Network
+    Socket` over ib0 (IPoIB) with `NET/IB : Using interface ib0 for sideband communication` and no `No device found`:
+    slow TCP, a warning; nothing shows NCCL failed to reach the HCA, so the likely cause is NCCL_IB_DISABLE or a verbs
+    stack it could not open, not a container hiding the device."""
+    [s] = _kind(_corpus("ze020"), "nccl-log", host="other", nodes=2)
+    assert "fail" not in levels(s)
+    said = messages(s, "warn")
+    assert "over TCP sockets (NET/Socket over ib0" in said and "NCCL_IB_DISABLE=1" in said
+    assert "could not reach its devices" not in messages(s)
+
+
+def test_sockets_beside_rdma_ports_after_no_device_found_stays_a_fail():
+    """https://github.com/NVIDIA/nccl/issues/941 (a030): inside an NGC container both the IBext plugin and NCCL's IB
+    transport say `NET/IB : No device found` while the host's ConnectX ports (ens*np0) are listed: the devices are
+    hidden from NCCL, the fault to fix (a fail, as before)."""
+    [s] = _kind(_corpus("a030"), "nccl-log", host="other", nodes=2)
+    assert "fail" in levels(s)
+    assert "could not reach its devices: that is the fault to fix" in messages(s, "fail")
+
+
+IBSTAT = """CA 'mlx4_0'
+\tCA type: MT4099
+\tNumber of ports: 2
+\tFirmware version: 2.42.5000
+\tPort 1:
+\t\tState: Down
+\t\tPhysical state: Disabled
+\t\tRate: 10
+\t\tBase lid: {lid}
+\t\tLMC: 0
+\t\tSM lid: {sm}
+\t\tLink layer: {layer}
+\tPort 2:
+\t\tState: Active
+\t\tPhysical state: LinkUp
+\t\tRate: 56
+\t\tBase lid: 39
+\t\tLMC: 0
+\t\tSM lid: 13
+\t\tLink layer: {layer}
+"""
+
+
+def test_an_infiniband_port_disabled_with_its_lid_beside_an_active_one_is_a_warn():
+    """https://github.com/linux-rdma/rdma-core/pull/847 (o001): a ConnectX-3's port 1 is Down/Disabled yet keeps the
+    LID 38 its subnet manager gave it, beside port 2 Active at FDR 56. An unplugged InfiniBand port shows Polling, so
+    Disabled there is a port turned off (ibportstate(8)): a warning, port 2 still read as healthy."""
+    [s] = _kind(_corpus("o001"), "ibstat", host="other")
+    assert "warn" in levels(s)
+    assert "mlx4_0 port 1: Down/Disabled, yet it keeps the LID 38" in messages(s, "warn")
+    assert "turned off, not just unplugged" in messages(s, "warn")
+    assert "mlx4_0 port 2: Active/LinkUp at 56 Gb/s" in messages(s, "ok")
+
+
+def test_a_disabled_port_without_a_lid_or_on_ethernet_beside_an_active_one_stays_a_note():
+    """https://github.com/NVIDIA/nccl/issues/489 (t002): ibstatus's mlx5_1 Down/Disabled with LID 0xffff and SM lid 0
+    was never in the fabric, a second port with nothing cabled; and on Ethernet (RoCE) mlx5 reports an empty cage as
+    Disabled. Both stay the `not in use` note."""
+    [s] = _kind(_corpus("t002"), "ibstat", host="other")
+    assert "warn" not in levels(s) and "fail" not in levels(s)
+    assert "mlx5_1 port 1: Down/Disabled (not in use" in messages(s, "info")
+    for lid, sm, layer in (("0", "0", "InfiniBand"), ("38", "13", "Ethernet")):
+        [s] = _kind(IBSTAT.format(lid=lid, sm=sm, layer=layer), "ibstat", host="other")
+        assert "warn" not in levels(s), (lid, layer)
+        assert "mlx4_0 port 1: Down/Disabled (not in use" in messages(s, "info")
+    [s] = _kind(IBSTAT.format(lid="38", sm="13", layer="InfiniBand"), "ibstat", host="other")
+    assert "keeps the LID 38" in messages(s, "warn")
