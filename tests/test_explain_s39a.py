@@ -88,3 +88,18 @@ def test_a_disabled_port_without_a_lid_or_on_ethernet_beside_an_active_one_stays
         assert "mlx4_0 port 1: Down/Disabled (not in use" in messages(s, "info")
     [s] = _kind(IBSTAT.format(lid="38", sm="13", layer="InfiniBand"), "ibstat", host="other")
     assert "keeps the LID 38" in messages(s, "warn")
+
+
+PENDING = Path(__file__).parent / "fixtures" / "field" / "pending"
+
+
+def test_a_graph_file_naming_a_gpu_this_machine_lacks_is_read_as_the_graph_file():
+    """https://github.com/Azure/azhpc-images/issues/327 (wk001): a one-GPU Azure VM whose image sets NCCL_GRAPH_FILE
+    to a canned graph; NCCL's graph/search.cc `XML Import Channel : dev 1 not found.` then ncclSystemError. The fail
+    names the graph file as the cause (not the network); a topology id missing (nccl-tests#352) keeps its reading."""
+    [s] = _kind(next(PENDING.glob("wk001_*.txt")).read_text(), "nccl-log", host="other")
+    said = messages(s, "fail")
+    assert "from a graph file (the one NCCL_GRAPH_FILE names)" in said and "through GPU 1" in said
+    topo_id = "lrdn2151:2678763:2678858 [0] graph/topo.h:234 NCCL WARN Could not find NET with id 0\n"
+    [s] = _kind(topo_id, "nccl-log", host="other")
+    assert "graph file" not in messages(s) and "NET 0 in the topology it built" in messages(s, "fail")
