@@ -32,6 +32,24 @@ def test_sockets_over_ipoib_without_a_failed_rdma_lookup_is_a_warn_naming_ib_dis
     assert "could not reach its devices" not in messages(s)
 
 
+MIXED = """gpu2:46654:46654 [0] NCCL INFO NET/IB : Using interface ib0 for sideband communication
+gpu2:46654:46654 [0] NCCL INFO NET/Socket : Using [0]ib0:203.0.113.102<0>
+gpu2:46654:46654 [0] NCCL INFO Using network Socket
+gpu2:46654:47150 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC
+gpu2:46657:47151 [3] NCCL INFO Channel 00/0 : 3[3] -> 4[0] [send] via NET/Socket/0
+"""
+
+
+def test_channels_mixing_p2p_and_sockets_over_ipoib_read_alike():
+    """The same nccl#207 shape once its channel lines show (P2P inside the machine, NET/Socket between): the same warn
+    and cause, not a fail; with `NET/IB : No device found` before it, NCCL looked for the HCA and missed it: a fail."""
+    [s] = _kind(MIXED, "nccl-log", host="other", nodes=2)
+    assert "fail" not in levels(s) and "yet NCCL did not use them: NCCL_IB_DISABLE=1" in messages(s, "warn")
+    missed = MIXED.replace("NET/IB : Using interface ib0 for sideband communication", "NET/IB : No device found.")
+    [s] = _kind(missed, "nccl-log", host="other", nodes=2)
+    assert "could not reach its devices: that is the fault to fix" in messages(s, "fail")
+
+
 def test_sockets_beside_rdma_ports_after_no_device_found_stays_a_fail():
     """https://github.com/NVIDIA/nccl/issues/941 (a030): inside an NGC container both the IBext plugin and NCCL's IB
     transport say `NET/IB : No device found` while the host's ConnectX ports (ens*np0) are listed: the devices are

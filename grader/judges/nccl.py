@@ -233,7 +233,7 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
     elif verdict.startswith("mixed"):
         parts = verdict.split(": ", 1)[1].split("+")
         other_host = on_spark(_is_spark_log(log) or None) is False  # a Spark pair must use RDMA; elsewhere TCP may be all
-        level = (warn if other_host and not _rdma_netdevs(log) else fail) if "NET/Socket" in parts else info
+        level = (warn if other_host and not (_rdma_netdevs(log) and (log.ib_no_device or log.errors)) else fail) if "NET/Socket" in parts else info
         out.append(level(f"Channels used several transports ({verdict.split(': ', 1)[1]}): NET/* between machines, "
                          "P2P/SHM inside one."
                          + ((" NET/Socket means the traffic between machines went over TCP, a few GB/s at best: if "
