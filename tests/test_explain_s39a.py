@@ -147,3 +147,42 @@ def test_wrong_results_only_at_4_gib_and_over_name_the_size_edge():
     assert "with the 1 smaller size(s) correct the size edge" in messages(s, "info")
     [s] = _kind(_corpus("a024"), "nccl-tests", host="other")
     assert "4 GiB or more" not in messages(s)
+
+
+IBV_DEVINFO = """hca_id:\tmlx4_0
+\ttransport:\t\t\tInfiniBand (0)
+\tfw_ver:\t\t\t\t2.42.5000
+\tvendor_id:\t\t\t0x02c9
+\tvendor_part_id:\t\t\t4099
+\tphys_port_cnt:\t\t\t2
+\t\tport:\t1
+\t\t\tstate:\t\t\tPORT_DOWN (1)
+\t\t\tmax_mtu:\t\t4096 (5)
+\t\t\tactive_mtu:\t\t4096 (5)
+\t\t\tsm_lid:\t\t\t13
+\t\t\tport_lid:\t\t38
+\t\t\tport_lmc:\t\t0x00
+\t\t\tlink_layer:\t\tInfiniBand
+\t\t\tphys_state:\t\tDISABLED (3)
+
+\t\tport:\t2
+\t\t\tstate:\t\t\tPORT_ACTIVE (4)
+\t\t\tmax_mtu:\t\t4096 (5)
+\t\t\tactive_mtu:\t\t4096 (5)
+\t\t\tsm_lid:\t\t\t13
+\t\t\tport_lid:\t\t39
+\t\t\tport_lmc:\t\t0x00
+\t\t\tlink_layer:\t\tInfiniBand
+\t\t\tphys_state:\t\tLINK_UP (5)
+"""
+
+
+def test_ibv_devinfo_reads_a_disabled_infiniband_port_with_its_lid_as_ibstat_does():
+    """ibv_devinfo prints the same port states (PORT_DOWN, phys_state DISABLED, port_lid 38; rdma-core#847's ConnectX-3
+    in ibv_devinfo's words): the same warn, not its `no cable` PORT_DOWN note; with port_lid 0 (never in the fabric)
+    that note stays."""
+    [s] = _kind(IBV_DEVINFO, "ibv-devinfo", host="other")
+    assert "mlx4_0 port 1: Down/Disabled, yet it keeps the LID 38" in messages(s, "warn")
+    assert "is PORT_DOWN on InfiniBand" not in messages(s)
+    [s] = _kind(IBV_DEVINFO.replace("port_lid:\t\t38", "port_lid:\t\t0"), "ibv-devinfo", host="other")
+    assert "warn" not in levels(s) and "mlx4_0 port 1 is PORT_DOWN on InfiniBand" in messages(s, "info")

@@ -454,7 +454,7 @@ def summarise_ibv_devinfo(cas: CaList, command: str | None) -> Summary:
                 findings.append(warn(f"{label} is PORT_INIT on InfiniBand: the link is up but no subnet manager has "
                                      "configured it (no LID yet). Run a subnet manager (opensm on one host, or the "
                                      "switch's), then the port turns ACTIVE."))
-            if ib and (p.state or "").lower() == "down":
+            if ib and (p.state or "").lower() == "down" and not any(f.message.startswith(f"{label}: Down/Disabled, yet it keeps") for f in findings):
                 findings = [f for f in findings if not f.message.startswith(f"{label}: Down/")]  # said better here
                 findings.append(info(f"{label} is PORT_DOWN on InfiniBand: no physical link on it (no cable, or the far "
                                      "end down); a port with a link but no subnet manager would show PORT_INIT. Fine "
