@@ -1019,6 +1019,8 @@ EXAMPLES.update({
     # https://github.com/NVIDIA/nccl-tests/issues/352
     "nccl-topo-id": BANNER + ("[2025-10-23 10:26:31] lrdn2151:2678763:2678858 [0] graph/topo.h:234 NCCL WARN Could not "
                               "find NET with id 0\n"),
+    # https://github.com/Azure/azhpc-images/issues/327 (an image's NCCL_GRAPH_FILE written for a larger VM)
+    "nccl-graph-import-dev": BANNER + "::16674:17023 [0] graph/search.cc:703 NCCL WARN XML Import Channel : dev 1 not found.\n",
 })
 
 

@@ -1114,6 +1114,8 @@ NCCL_SOCKET_CREATE = ("e66aa18dc444:3171:3171 [0] include/socket.h:311 WARN Sock
 NCCL_TOPO_XML = "node2:2601564:2601564 [0] graph/xml.cc:155 NCCL WARN XML Parse : expected >, got '\n"
 # https://github.com/NVIDIA/nccl-tests/issues/352 (NCCL_ALGO=Tree forced on two 4-GPU nodes)
 NCCL_TOPO_ID = "lrdn2151:2678763:2678858 [0] graph/topo.h:234 NCCL WARN Could not find NET with id 0\n"
+# https://github.com/Azure/azhpc-images/issues/327 (NCCL_GRAPH_FILE naming a graph over GPUs this VM lacks)
+NCCL_GRAPH_DEV = "::16674:17023 [0] graph/search.cc:703 NCCL WARN XML Import Channel : dev 1 not found.\n"
 # https://github.com/NVIDIA/NemoClaw/issues/4886 (blind batch wa009): a process list with vLLM's engine core in it
 PS_ENGINE = ("    PID    PPID CMD                         %MEM %CPU\n  83408   82664 VLLM::EngineCore             2.6 54.7\n")
 # https://github.com/nmstate/nmstate/issues/752 (tests/fixtures/field/pending/xh005_*): a profile for a port without
@@ -1233,7 +1235,7 @@ ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, O
        DLLAMA_NODES, CPP_TERMINATE, NVRTC_COMPILE, GGML_ABORT, DLLAMA_TRANSFER, MOONCAKE_RETRY, FLASHINFER_KV,
        RPC_VERSION, CUBLAS_INIT, GGML_OP, CUDA_NAMED, RAY_WORKER_DIED, GGML_ASSERT, C_ASSERT, CUSTOM_AR,
        NCCL_CONNECT_OLD, NCCL_SOCKET_CREATE, NCCL_TOPO_XML, NCCL_TOPO_ID, PROC_KILLED, TEARDOWN_EXC, API_MISMATCH,
-       PORTINFO_DOWN, COMM_AFTER_FAIL,
+       PORTINFO_DOWN, COMM_AFTER_FAIL, NCCL_GRAPH_DEV,
        RAY_NO_RAYLET, RAY_REGISTER, RAYLET_GONE, GCS_GONE, K8S_BACKOFF, K8S_NOW_RUNNING, TP_VISIBLE, NOT_REGISTERED, NOT_REGISTERED_GAVE_UP,
        LLAMA_MAX_DEVICES, SPARKRUN_SSH, TP_LOCAL, KERNEL_FALLBACK, JIT_MISSING, BATCH_SERIAL, CUDA_UNKNOWN]
 

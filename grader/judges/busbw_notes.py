@@ -107,3 +107,25 @@ def ranks_from_ratio(res: NcclTestsResult) -> list[Finding]:
     return [info(f"busbw is {ratio:.2f} x algbw at {size} B: above 1, which only all-reduce's factor 2(n-1)/n gives, "
                  "so " + (f"{least} ranks" if least == most else f"{least} to {most} ranks within the printed rounding"
                            if most else f"{least} ranks or more (the printed rounding allows no upper bound)") + "; the `# Rank` lines, not shown, would say which GPUs and machines.")]
+
+
+_SIZE_EDGE_BYTES = 1 << 32
+"""4 GiB: a buffer this large holds more bytes than a 32-bit size or offset can count."""
+
+
+def size_edge(res: NcclTestsResult) -> list[Finding]:
+    """Wrong results (``#wrong``, the old ``error`` column at 1, or an out-of-bounds check that failed) where every
+    row that shows them is 4 GiB or more: nccl-tests' own checking overflowed at that edge before it was fixed
+    (NVIDIA/nccl-tests#37: all_gather at 4 GiB, error 1e+00 and `Out of bounds values : 2 FAILED` on a healthy 8x V100
+    NVLink box), so rows below it decide between the test and the data path. A note beside the fail, not instead."""
+    bad = [r for r in res.rows if any(m is not None and ((m.wrong or 0) > 0 or (m.rel_error or 0) >= 1)
+                                      for m in (r.out_of_place, r.in_place))]
+    if not bad or min(r.size_bytes for r in bad) < _SIZE_EDGE_BYTES:
+        return []
+    good = [r for r in res.rows if r not in bad]
+    return [info("Every row with wrong results is 4 GiB or more (" + ", ".join(str(r.size_bytes) for r in bad[:3])
+                 + " B), past what a 32-bit size counts: nccl-tests' own check has overflowed at that edge "
+                 "(nccl-tests#37, fixed in later releases), so " + (
+                     f"with the {len(good)} smaller size(s) correct the size edge, in the test or the library, is "
+                     "the likely cause, not the GPUs or links. " if good else "this paste cannot tell the test from "
+                     "the data path: ") + "Rerun with the current nccl-tests and sizes below 4 GiB (-e 2G) as well.")]

@@ -79,7 +79,8 @@ def _unused_rdma(log: NcclLog) -> str:
     """A sentence naming the RDMA interfaces NCCL left unused, or ""."""
     seen = _rdma_netdevs(log)
     return (f" This machine has RDMA hardware ({', '.join(seen)}: an InfiniBand or ConnectX interface by its name), "
-            "so NCCL could not reach its devices: that is the fault to fix.") if seen else ""
+            + ("so NCCL could not reach its devices: that is the fault to fix." if log.ib_no_device or log.errors else
+               "yet NCCL did not use them: NCCL_IB_DISABLE=1, or an RDMA stack it could not open.")) if seen else ""
 
 
 def _socket_iface_notes(log: NcclLog) -> list[Finding]:
@@ -193,7 +194,7 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
                                 "NCCL_IB_DISABLE=1 is set: a choice, a few GB/s at best. Fine "
                                 "where the machines have no RDMA NIC; if they have one (`rdma link` lists it), unset it."))
             else:
-                out.append((fail if _rdma_netdevs(log) else warn)(
+                out.append((fail if _rdma_netdevs(log) and (log.ib_no_device or log.errors) else warn)(
                     f"NCCL moves data between the machines over TCP sockets (NET/Socket{' over ' + where if where else ''}"
                     "): it works, at a few GB/s at best, with no RDMA." + (
                         _unused_rdma(log) + f" {reason}" if _rdma_netdevs(log) else " If these machines have RDMA NICs "
@@ -232,7 +233,7 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
     elif verdict.startswith("mixed"):
         parts = verdict.split(": ", 1)[1].split("+")
         other_host = on_spark(_is_spark_log(log) or None) is False  # a Spark pair must use RDMA; elsewhere TCP may be all
-        level = (warn if other_host and not _rdma_netdevs(log) else fail) if "NET/Socket" in parts else info
+        level = (warn if other_host and not (_rdma_netdevs(log) and (log.ib_no_device or log.errors)) else fail) if "NET/Socket" in parts else info
         out.append(level(f"Channels used several transports ({verdict.split(': ', 1)[1]}): NET/* between machines, "
                          "P2P/SHM inside one."
                          + ((" NET/Socket means the traffic between machines went over TCP, a few GB/s at best: if "

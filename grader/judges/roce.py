@@ -22,7 +22,7 @@ from .common import (C2S, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, host_findings,
                      soft_rdma_kind, warn)
 from .model import Finding, Section, Summary
 from .perftest import IB_BW_PASS_GBPS, PERF_GUIDE
-from .roce_notes import cut_gids, disabled_beside_cut, fabric_notes, gid_layouts, pinned_gid_index
+from .roce_notes import cut_gids, disabled_beside_cut, fabric_notes, gid_layouts, idle_port, pinned_gid_index
 
 
 #: PCI function of each Spark twin (procedure.md §1.1)
@@ -397,8 +397,7 @@ def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -
                                      + "check the cable or transceiver and the switch port (`ibportstate`, the "
                                      "switch's port log); the Rate of a port that is down means nothing."))
             elif p.state is not None and any_active:
-                findings.append(info(f"{label}: {p.state}{phys} (not in use; the Rate of a port "
-                                     "that is down means nothing)."))
+                findings.append(idle_port(label, p, phys))
             elif (p.state or "").lower().startswith("init") and (p.physical_state or "").lower() == "linkup":
                 findings.append((fail if p.sm_lid else warn)(
                     f"{label}: {p.state}{phys}: cabled and trained, but not brought up: a subnet manager is on the "
@@ -455,7 +454,7 @@ def summarise_ibv_devinfo(cas: CaList, command: str | None) -> Summary:
                 findings.append(warn(f"{label} is PORT_INIT on InfiniBand: the link is up but no subnet manager has "
                                      "configured it (no LID yet). Run a subnet manager (opensm on one host, or the "
                                      "switch's), then the port turns ACTIVE."))
-            if ib and (p.state or "").lower() == "down":
+            if ib and (p.state or "").lower() == "down" and not any(f.message.startswith(f"{label}: Down/Disabled, yet it keeps") for f in findings):
                 findings = [f for f in findings if not f.message.startswith(f"{label}: Down/")]  # said better here
                 findings.append(info(f"{label} is PORT_DOWN on InfiniBand: no physical link on it (no cable, or the far "
                                      "end down); a port with a link but no subnet manager would show PORT_INIT. Fine "

@@ -160,3 +160,19 @@ def _infiniband_port(dev: str) -> bool:
         if re.search(r"(?i)link[ _]layer:\s{0,8}InfiniBand", paste[m.end():nxt.start() if nxt else len(paste)]):
             return True
     return False
+
+
+def idle_port(label: str, p: Any, phys: str) -> Finding:
+    """A port not Active beside one that is: not in use, a note; but an InfiniBand port whose physical state is
+    Disabled was turned off (by ``ibportstate ... disable`` or the subnet manager): an unplugged InfiniBand port shows
+    Polling, while on Ethernet (RoCE) ``Disabled`` is how mlx5 reports an empty cage, so only InfiniBand's, and only
+    one that holds a LID (it was in the fabric; 0xffff or 0 is a port never brought up, corpus t002), is a warning
+    (rdma-core#847: a ConnectX-3's port 1 Down/Disabled, LID 38, beside port 2 Active at FDR 56). ibstat(8),
+    ibportstate(8)."""
+    if (p.physical_state or "").lower() == "disabled" and (p.link_layer or "").lower() == "infiniband" \
+            and p.base_lid and 0 < p.base_lid < 0xC000:
+        return warn(f"{label}: {p.state}{phys}, yet it keeps the LID {p.base_lid} a subnet manager gave it: this "
+                    "InfiniBand port was in the fabric and is turned off, not just unplugged (an unplugged one shows "
+                    "Polling), so it carries nothing until enabled again (`ibportstate <lid> <port> enable`, or the "
+                    "subnet manager's port policy). Fine if it is meant to be out of service.")
+    return info(f"{label}: {p.state}{phys} (not in use; the Rate of a port that is down means nothing).")
