@@ -57,9 +57,15 @@ def summarise_free(f: Any, command: str | None) -> Summary:
                 + "; /proc/meminfo's MemAvailable is the kernel's own figure)") if guess is not None else \
             "what a new program can take is not shown"
         low_now = guess is not None and low is not None and bool(mem.total) and guess / mem.total < low
-        findings.append((warn if low_now else info)(
+        # the `-/+ buffers/cache` free counts the shared memory (tmpfs) as droppable: more than twice what can be had,
+        # with no swap behind it, is a machine closer to the OOM killer than that line says (earlyoom#20)
+        overstated = (mem.free or 0) + (mem.cache or 0) if guess is not None and mem.shared else 0
+        misleads = bool(no_swap) and overstated > 2 * guess if guess is not None else False
+        findings.append((warn if low_now or misleads else info)(
             f"Memory: {mem.total / gib:.1f} GiB in all, {(mem.used or 0) / gib:.1f} GiB used{unit}; this free has no "
-            f"`available` column (procps before 3.3.10): {said}.{no_swap}"))
+            f"`available` column (procps before 3.3.10): {said}.{no_swap}" + (
+                f" The `-/+ buffers/cache` line's {overstated / gib:.1f} GiB free counts the shared memory as if it "
+                "could be dropped: the machine is closer to the OOM killer than that line says." if misleads else "")))
     else:
         share = mem.available / mem.total if mem.total else 0.0
         said = (f"{mem.available / gib:.1f} GiB of {mem.total / gib:.1f} GiB ({share:.0%}) is available{in_swap}"
