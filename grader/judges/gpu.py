@@ -14,7 +14,7 @@ import re
 from typing import Any, Callable
 
 from .common import fail, info, ok, on_spark, warn
-from .gpu_notes import (compute_p2, lone_without_nvlink, nearest_nics, no_memory_figure, nvlink_capabilities,
+from .gpu_notes import (compute_p2, lone_without_nvlink, p2p_rate_alone, nearest_nics, no_memory_figure, nvlink_capabilities,
                         p2p_model_pairs, table_all_well, display_gpus,
                         table_notes, unavailable_fields, mixed_table, wsl_driver)
 from .model import Finding, Summary
@@ -570,8 +570,7 @@ def summarise_p2p_test(t: Any, command: str | None) -> Summary:
             findings.append(ok(f"P2P copies beat the path through host memory: {said}. (This test does not check the "
                                "data that arrives; CUDA samples' simpleP2P does.)"))
         else:
-            findings.append(info(f"Copies {said}" + (f": what a {_fits(rate)} link carries." if way == "uni" and
-                                                      _fits(rate) else ".")))
+            findings += p2p_rate_alone(said, rate, way, _fits(rate))
         spec = match_gpu(names[0]) if len(names) == 1 else None
         gen, lanes = (spec.graded("pcie_gen"), spec.graded("pcie_lanes")) if spec else (None, None)
         low, high = practical_bandwidth(int(gen), int(lanes)) if gen and lanes else (None, None)
