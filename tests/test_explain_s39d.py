@@ -102,3 +102,21 @@ def test_p2p_bidirectional_rates_below_two_x8_links_warn_and_a_gen4_x16_pair_doe
     fast = explain(_field("u008"), host="other", nodes=1)
     assert not any("slow for P2P" in messages(s) for s in fast)
     assert any("one way with P2P: what a Gen4 x16" in messages(s, "info") for s in fast)
+
+
+def test_a_rig_report_card_alone_at_x8_beside_cards_at_x16_is_no_desktop_split():
+    """noonghunna/club-3090#37 (https://github.com/noonghunna/club-3090/issues/37): four cards on buses 01, 81, 82
+    and c1; GPU1 alone negotiated x8 while GPU0, GPU2 and GPU3 run x16: the platform has the lanes, so the slot's
+    wiring, a riser or the seating is why (a warning), not a desktop CPU's x8/x8 split."""
+    section = explain(_field("wk010"), host="other", nodes=1)[0]
+    said = messages(section, "warn")
+    assert section.kind == "rig-report" and "warn" in levels(section)
+    assert "GPU1 (NVIDIA GeForce RTX 5090) runs on PCIe x8 of its x16" in said and "GPU0, GPU2, GPU3 run x16" in said
+    assert "x8/x8" not in messages(section, "info")
+
+
+def test_two_rig_report_cards_both_at_x8_stay_the_desktop_split_note():
+    """noonghunna/club-3090#474 (https://github.com/noonghunna/club-3090/issues/474): two RTX 5090 each at x8 Gen5,
+    a desktop CPU's x8/x8: a note, not a warning."""
+    section = explain(_field("zs018"), host="other", nodes=1)[0]
+    assert "warn" not in levels(section) and "x8/x8" in messages(section, "info")
