@@ -120,3 +120,19 @@ def test_two_rig_report_cards_both_at_x8_stay_the_desktop_split_note():
     a desktop CPU's x8/x8: a note, not a warning."""
     section = explain(_field("zs018"), host="other", nodes=1)[0]
     assert "warn" not in levels(section) and "x8/x8" in messages(section, "info")
+
+
+def test_sys_between_two_cards_is_a_note_where_simplep2p_in_the_paste_verified_p2p():
+    """NVIDIA/cuda-samples#284 (https://github.com/NVIDIA/cuda-samples/issues/284): two L4 on NUMA nodes 0 and 2
+    (SYS), then simpleP2P: peer access Yes both ways, 19.87 GB/s, `Test passed`: P2P works across that path."""
+    sections = explain(_field("h019"), host="other", nodes=1)
+    topo = next(s for s in sections if s.kind == "nvidia-smi-topo")
+    assert _worst(sections) in ("ok", "info") and "path SYS" in messages(topo, "info")
+
+
+def test_the_same_sys_pair_without_a_p2p_test_beside_it_still_warns():
+    """The h019 matrix alone (its first three lines): nothing shows P2P working, so SYS between the only two cards
+    stays a warning, as for club-3090#178's pair (corpus d019)."""
+    matrix = "\n".join(_field("h019").splitlines()[:3]) + "\n"
+    section = explain(matrix, host="other", nodes=1)[0]
+    assert section.kind == "nvidia-smi-topo" and "path SYS" in messages(section, "warn")

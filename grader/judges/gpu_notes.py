@@ -291,3 +291,17 @@ def p2p_rate_alone(said: str, rate: float, way: str, fits: str | None) -> list[F
                  "an eGPU), the path between them holds P2P back (a host bridge that relays peer traffic slowly, ACS "
                  "or the IOMMU). Each card's LnkSta (`sudo lspci -vv -d 10de: | grep LnkSta`) and the test's "
                  "P2P=Disabled matrices (copies through host memory) say which.")]
+
+
+_PEER_YES_RE = re.compile(r"^> Peer access from [^\n]{1,120}\(GPU(\d{1,2})\) -> [^\n]{1,120}\(GPU(\d{1,2})\) : Yes", re.M)
+
+
+def p2p_proven() -> bool:
+    """Whether CUDA samples' simpleP2P, in the same paste (its first 2,000 lines), found peer access both ways between
+    two GPUs and verified the data it copied (``Test passed``): P2P then works across whatever path the topology
+    matrix shows (the field corpus's h019: two L4 on NUMA nodes 0 and 2, SYS, 19.87 GB/s and Test passed)."""
+    from .common import head_lines
+    from .context import context
+    head = "\n".join(head_lines(context().paste or "", 2000))
+    pairs = {tuple(sorted(m)) for m in _PEER_YES_RE.findall(head)}
+    return len(_PEER_YES_RE.findall(head)) >= 2 and len(pairs) == 1 and bool(re.search(r"^Test passed", head, re.M))
