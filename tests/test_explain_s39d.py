@@ -136,3 +136,28 @@ def test_the_same_sys_pair_without_a_p2p_test_beside_it_still_warns():
     matrix = "\n".join(_field("h019").splitlines()[:3]) + "\n"
     section = explain(matrix, host="other", nodes=1)[0]
     assert section.kind == "nvidia-smi-topo" and "path SYS" in messages(section, "warn")
+
+
+_FREE = ("[root@host ~]# free -h\n              total        used        free      shared  buff/cache   available\n"
+         "Mem:          225Gi       4.1Gi       174Gi        {}        46Gi       219Gi\n"
+         "Swap:          63Gi       245Mi        63Gi\n")
+
+
+def test_three_free_outputs_whose_shared_memory_rose_and_stayed_warn_on_the_last():
+    """vllm-project/vllm#16663 (https://github.com/vllm-project/vllm/issues/16663): `free -h` before /sleep (21Mi
+    shared), after it (49Gi) and after /wake_up (49Gi): the memory sleep mode offloaded is never given back."""
+    sections = [s for s in explain(_field("t005"), host="other", nodes=1) if s.kind == "free"]
+    assert len(sections) == 3 and "warn" not in levels(sections[0]) + levels(sections[1])
+    said = messages(sections[2], "warn")
+    assert "rose from 21 MiB to 49.0 GiB" in said and "still 49.0 GiB" in said and "/dev/shm" in said
+
+
+def test_free_outputs_whose_shared_memory_came_back_down_or_that_are_only_two_say_nothing_of_it():
+    """The same three outputs with the last back at 21Mi (released), and the first two alone (no third to show it
+    stayed): no finding of held shared memory."""
+    released = "\n".join(_FREE.format(x) for x in ("21Mi", "49Gi", "21Mi"))
+    two = "\n".join(_FREE.format(x) for x in ("21Mi", "49Gi"))
+    for text in (released, two):
+        sections = explain(text, host="other", nodes=1)
+        assert sections and not any("Shared memory" in messages(s) for s in sections)
+        assert all(levels(s) == ["info"] for s in sections)
