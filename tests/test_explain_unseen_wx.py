@@ -251,8 +251,10 @@ def test_many_interfaces_in_one_subnet_are_said_once():
                    for n, i, o in ((4, "enp72s0f0np0", 0), (5, "enp72s0f1np1", 8), (6, "enp76s0f0np0", 1),
                                    (7, "enp76s0f1np1", 9)))
     [s] = explain(text, host="other")
-    [w] = [f.message for f in s.findings if f.level == "warn"]
+    # all four are RDMA NIC ports (np0/np1): the cloud image's flat multi-rail design, a note (the corpus's y002)
+    [w] = [f.message for f in s.findings if "share the subnet" in f.message]
     assert w.startswith("4 interfaces share the subnet 192.168.0.0/16") and "arp_ignore=1" in w
+    assert "warn" not in levels(s)
 
 
 def test_topo_p2p_status_names_the_mode_asked():

@@ -114,6 +114,14 @@ def p2p_min_gain() -> float | None:
     return float(p["min_gain"]) if p and p.get("trust") in ("A", "B", "C") else None
 
 
+def p2p_floor_gbs() -> float | None:
+    """The least one-way GB/s a P2P copy between two compute GPUs should reach: the low end of what the narrowest
+    link such a card runs on carries (pcie.toml [p2p_floor], trust C: Gen3 x8, :func:`practical_bandwidth`). None
+    where the figure is missing or unverified (U)."""
+    p = load_pcie().get("p2p_floor")
+    return practical_bandwidth(int(p["gen"]), int(p["lanes"]))[0] if p and p.get("trust") in ("A", "B", "C") else None
+
+
 def p2p_active_latency_drop() -> float | None:
     """How many times lower P2P's copy latency is than through host memory where the P2P path is in use: 3 (pcie.toml
     [p2p_latency], trust C). None where the figure is missing or unverified (U)."""

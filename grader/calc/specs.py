@@ -213,7 +213,7 @@ class LinkFigure:
 def load_pcie() -> dict[str, Any]:
     """{"generations": {gen: PcieGeneration}, "practical": Figure-like dict, "links": {id: LinkFigure}, "p2p":
     Figure-like dict (``min_gain``), "p2p_latency": Figure-like dict (``active_drop``), "p2p_broken": Figure-like dict
-    (``below_share``), "aer_corrected": Figure-like dict (``burst``), "gpu_generation": {id: {match, gen, source,
+    (``below_share``), "aer_corrected": Figure-like dict (``burst``), "p2p_floor" (``gen``, ``lanes``), "gpu_generation": {id: {match, gen, source,
     trust}}}."""
     data = _read("pcie.toml")
     gens: dict[int, PcieGeneration] = {}
@@ -239,8 +239,8 @@ def load_pcie() -> dict[str, Any]:
         links[key] = LinkFigure(key, row["label"], float(row["bandwidth_gbs"]), float(row["latency_us"]),
                                 row["source"], row["trust"])
     p2p, latency, broken = data.get("p2p", {}), data.get("p2p_latency", {}), data.get("p2p_broken", {})
-    corrected = data.get("aer_corrected", {})
-    for name, table, key in (("p2p", p2p, "min_gain"), ("p2p_latency", latency, "active_drop"),
+    corrected, floor = data.get("aer_corrected", {}), data.get("p2p_floor", {})
+    for name, table, key in (("p2p", p2p, "min_gain"), ("p2p_latency", latency, "active_drop"), ("p2p_floor", floor, "lanes"),
                              ("p2p_broken", broken, "below_share"), ("aer_corrected", corrected, "burst")):
         for f in (key, "source", "trust"):
             if table and f not in table:
@@ -252,7 +252,7 @@ def load_pcie() -> dict[str, Any]:
                 raise SpecError(f"checks/specs/pcie.toml [gpu_generation.{key}]: has no `{f}`")
     return {"generations": gens, "practical": dict(practical), "links": links, "p2p": dict(p2p),
             "p2p_latency": dict(latency), "p2p_broken": dict(broken), "aer_corrected": dict(corrected),
-            "gpu_generation": dict(cards)}
+            "p2p_floor": dict(floor), "gpu_generation": dict(cards)}
 
 
 def link(link_id: str) -> LinkFigure:

@@ -85,7 +85,7 @@ register(KindSpec(
     name="p2p-bandwidth", parse=parse_p2p_bandwidth, summarise=judge("gpu", "summarise_p2p_test"),
     programs=("p2pBandwidthLatencyTest",),
     line=re.compile(r"^\[P2P \(Peer-to-Peer\) GPU Bandwidth Latency Test\]|^Device=\d+ CAN(?:NOT)? Access Peer "
-                    r"Device=\d+|^(?:Unidirectional |Bidirectional )?P2P=(?:Enabled|Disabled) (?:Bandwidth|Latency)"
+                    r"Device=\d+|^(?:Unidirectional |Bidirectional )?P2P=(?:Enabled|Disabled) (?:Bandwidth|Latency)|^P2P (?:Bandwidth|Latency) Matrix \((?:GB/s|us)\) - (?:Uni|Bi)directional, P2P=(?:Enabled|Disabled)$"
                     r"|^P2P Connectivity Matrix$|^Device: \d+, .+, pciBusID: "),
     starts=re.compile(r"^\[P2P \(Peer-to-Peer\) GPU Bandwidth Latency Test\]"),
 ))

@@ -201,10 +201,26 @@ def two_sockets(topo: Any) -> bool:
     """Whether a topology matrix shows more than two GPUs in more than one home (:func:`gpu_homes`: a two-socket
     server's layout); CPU sets count as two homes only where they share no CPU."""
     homes, numa = gpu_homes(topo)
-    if len(topo.gpus) <= 2 or len(set(homes.values())) <= 1:
+    if len(topo.gpus) <= 2:
         return False
+    if len(set(homes.values())) <= 1:
+        return _cut_before_other_socket(topo, homes)
     sets = {_cpus(c) for c in homes.values()} - {frozenset()}
     return numa or len(sets) > 1 and sum(map(len, sets)) == len(frozenset().union(*sets))
+
+
+def _cut_before_other_socket(topo: Any, homes: dict[str, str]) -> bool:
+    """Whether a matrix cut off before its last rows (the field corpus's k019: GPU0-3 on NUMA node 0 shown, GPU4-7's
+    rows lost) shows a second socket all the same: the cards whose home is shown reach each other without SYS, and
+    every path from them to the cards whose home is not shown is SYS (two NUMA nodes apart, by nvidia-smi's legend),
+    so those sit on another node."""
+    if not getattr(topo, "truncated", False) or len(homes) < 2:
+        return False
+    unknown = [g for g in topo.gpus if g not in homes]
+    within = [topo.link(a, b) for i, a in enumerate(homes) for b in list(homes)[i + 1:]]
+    across = [topo.link(a, u) for a in homes for u in unknown]
+    return bool(unknown) and all(c and not c.startswith(("SYS", "SOC")) for c in within) and bool(across) and all(
+        c is not None and c.startswith(("SYS", "SOC")) for c in across)
 
 
 def _cpus(affinity: str | None) -> frozenset[int]:

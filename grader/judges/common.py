@@ -143,6 +143,10 @@ _HOUSE_RE = re.compile(rf"^(?:wl|{HOUSE_INTERFACE}$)")
 (spark_names.HOUSE_INTERFACE). A container bridge (docker0) in a LAN's subnet is no such pair: it shadows the LAN."""
 
 
+_RDMA_PORT_RE = re.compile(r"np\d{1,2}$")
+"""A NIC port named with its physical port (mlx5's and ice's ``enp72s0f0np0``): the ports of an RDMA-capable NIC."""
+
+
 def overlap_finding(a: str, ca: str, b: str, cb: str) -> Finding:
     """Two interfaces in one subnet. A QSFP twin among them: a fault (fail), the one the playbook warns of. Two
     interfaces of a house network (a Spark's RJ45 port and Wi-Fi to one router): the kernel sends by route metric,
@@ -172,10 +176,14 @@ def overlaps(named: list[tuple[str, str]]) -> list[Finding]:
             shared.setdefault(_ipv4_network(ca), {}).update({a: ca, b: cb})
     shared = {n: m for n, m in shared.items()
               if len(m) > 2 and not any(map(is_qsfp_twin, m)) and not all(map(_HOUSE_RE.match, m))}
-    out = [warn(f"{len(m)} interfaces share the subnet {n} (" + ", ".join(f"{x} {c}" for x, c in m.items())
-                + "): the kernel may answer for any of their addresses on any of them, and NCCL or Gloo may pick any. "
-                "That works only with per-interface routing (arp_ignore=1 and arp_announce=2, rp_filter loose, a "
-                "routing table per interface), as cloud RDMA images set it up; otherwise give each its own subnet.")
+    out = [(info if all(map(_RDMA_PORT_RE.search, m)) else warn)(
+        f"{len(m)} interfaces share the subnet {n} (" + ", ".join(f"{x} {c}" for x, c in m.items())
+        + "): the kernel may answer for any of their addresses on any of them, and NCCL or Gloo may pick any. "
+        "That works only with per-interface routing (arp_ignore=1 and arp_announce=2, rp_filter loose, a "
+        "routing table per interface), as cloud RDMA images set it up; otherwise give each its own subnet."
+        + (" These are all RDMA NIC ports (`...np0`/`np1`): a multi-rail fabric in one flat subnet is how such "
+           "images lay it out, so it is a design to check (`sysctl net.ipv4.conf.all.arp_ignore`), not a fault "
+           "shown." if all(map(_RDMA_PORT_RE.search, m)) else ""))
            for n, m in shared.items()]
     pairs = [p for p in pairs if _ipv4_network(p[1]) not in shared or _ipv4_network(p[1]) != _ipv4_network(p[3])]
     out += [overlap_finding(*pair) for pair in pairs[:MAX_OVERLAP_FINDINGS]]

@@ -14,7 +14,7 @@ import re
 from typing import Any, Callable
 
 from .common import fail, info, ok, on_spark, warn
-from .gpu_notes import (compute_p2, lone_without_nvlink, nearest_nics, no_memory_figure, nvlink_capabilities,
+from .gpu_notes import (compute_p2, lone_without_nvlink, p2p_proven, p2p_rate_alone, nearest_nics, no_memory_figure, nvlink_capabilities,
                         p2p_model_pairs, table_all_well, display_gpus,
                         table_notes, unavailable_fields, mixed_table, wsl_driver)
 from .model import Finding, Summary
@@ -110,6 +110,7 @@ def summarise_topo(t: Any, command: str | None) -> Summary:
         pairs = [p for p in pairs if p[2] is not None]
     numa = {g: n for g, n in t.numa_affinity.items() if n is not None}
     home, by_numa = gpu_homes(t)
+    proven = len(t.gpus) == 2 and p2p_proven()  # simpleP2P in the paste verified P2P between the two: SYS is no fault
     where = "NUMA node" if by_numa else "socket (the same CPU Affinity)"
     families = {link_family(c or "") for _, _, c in pairs}
     pcie_view = bool(command) and bool(re.search(r"(?:^|\s)(?:-mp|--matrix_pcie)\b", command))
@@ -151,7 +152,7 @@ def summarise_topo(t: Any, command: str | None) -> Summary:
         else:
             one_node = [f"{x}-{y}" for x, y, _ in same if home.get(x) is not None and home.get(x) == home.get(y)]
             hidden = fam in ("SYS", "SOC") and bool(one_node) and not pcie_view  # not two sockets: said below
-            warnings, notes = p2p_sentences(a, b, code, None, two_sockets(t) or len(one_node) == len(same) > 0)
+            warnings, notes = p2p_sentences(a, b, code, None, two_sockets(t) or len(one_node) == len(same) > 0 or proven)
             warnings, notes = [[x.replace(f"{a}-{b}:", f"{label}:", 1) for x in said] for said in (warnings, notes)]
             if (warnings or notes) and beside:
                 (notes or warnings)[-1] += beside
@@ -171,7 +172,7 @@ def summarise_topo(t: Any, command: str | None) -> Summary:
                                  "traffic between the cards does not cross the CPU. Pin each process near its card "
                                  "for its copies to and from host memory."))
         else:
-            findings.append((info if two_sockets(t) else warn)(
+            findings.append((info if two_sockets(t) or proven else warn)(
                 f"The cards sit on different NUMA nodes ({where}): traffic between them crosses the CPU-to-CPU link"
                 + (", which is this machine's layout, not a fault. Pin each process near its card, and keep a "
                    "tensor-parallel group on one node where you can." if two_sockets(t) else
@@ -570,8 +571,7 @@ def summarise_p2p_test(t: Any, command: str | None) -> Summary:
             findings.append(ok(f"P2P copies beat the path through host memory: {said}. (This test does not check the "
                                "data that arrives; CUDA samples' simpleP2P does.)"))
         else:
-            findings.append(info(f"Copies {said}" + (f": what a {_fits(rate)} link carries." if way == "uni" and
-                                                      _fits(rate) else ".")))
+            findings += p2p_rate_alone(said, rate, way, _fits(rate))
         spec = match_gpu(names[0]) if len(names) == 1 else None
         gen, lanes = (spec.graded("pcie_gen"), spec.graded("pcie_lanes")) if spec else (None, None)
         low, high = practical_bandwidth(int(gen), int(lanes)) if gen and lanes else (None, None)

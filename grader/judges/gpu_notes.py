@@ -274,3 +274,34 @@ def wsl_driver(t: Any) -> list[Finding]:
                  "to the Linux guest." + (" Under WSL2 direct peer-to-peer between the GPUs is typically not "
                  "available, so what they exchange (tensor parallel's all-reduce) goes through host memory."
                  if len(t.gpus) > 1 else ""))]
+
+
+def p2p_rate_alone(said: str, rate: float, way: str, fits: str | None) -> list[Finding]:
+    """p2pBandwidthLatencyTest's (or busGrind's) P2P=Enabled matrices with no P2P=Disabled one to compare: the fastest
+    pair's copy (one way, or both ways together: twice the link) against the least a compute GPU's link carries
+    (grader.calc.pcie.p2p_floor_gbs): below it, an x4 slot or the path between the cards holds P2P back, and which
+    is told by each card's LnkSta and the test's P2P=Disabled matrices (a hedged warning: the cards are not named)."""
+    from ..calc.pcie import p2p_floor_gbs
+    carries = f": what a {fits} link carries" if way == "uni" and fits else ""
+    floor = p2p_floor_gbs()
+    if floor is None or rate >= floor * (2 if way == "bi" else 1):
+        return [info(f"Copies {said}{carries}.")]
+    return [warn(f"Copies {said}{carries}: slow for P2P between two compute GPUs, whose links carry more than "
+                 f"{floor:.1f} GB/s each way even at x8. Unless the cards sit in x4 slots (a chipset slot, a riser, "
+                 "an eGPU), the path between them holds P2P back (a host bridge that relays peer traffic slowly, ACS "
+                 "or the IOMMU). Each card's LnkSta (`sudo lspci -vv -d 10de: | grep LnkSta`) and the test's "
+                 "P2P=Disabled matrices (copies through host memory) say which.")]
+
+
+_PEER_YES_RE = re.compile(r"^> Peer access from [^\n]{1,120}\(GPU(\d{1,2})\) -> [^\n]{1,120}\(GPU(\d{1,2})\) : Yes", re.M)
+
+
+def p2p_proven() -> bool:
+    """Whether CUDA samples' simpleP2P, in the same paste (its first 2,000 lines), found peer access both ways between
+    two GPUs and verified the data it copied (``Test passed``): P2P then works across whatever path the topology
+    matrix shows (the field corpus's h019: two L4 on NUMA nodes 0 and 2, SYS, 19.87 GB/s and Test passed)."""
+    from .common import head_lines
+    from .context import context
+    head = "\n".join(head_lines(context().paste or "", 2000))
+    pairs = {tuple(sorted(m)) for m in _PEER_YES_RE.findall(head)}
+    return len(_PEER_YES_RE.findall(head)) >= 2 and len(pairs) == 1 and bool(re.search(r"^Test passed", head, re.M))

@@ -57,9 +57,15 @@ def summarise_free(f: Any, command: str | None) -> Summary:
                 + "; /proc/meminfo's MemAvailable is the kernel's own figure)") if guess is not None else \
             "what a new program can take is not shown"
         low_now = guess is not None and low is not None and bool(mem.total) and guess / mem.total < low
-        findings.append((warn if low_now else info)(
+        # the `-/+ buffers/cache` free counts the shared memory (tmpfs) as droppable: more than twice what can be had,
+        # with no swap behind it, is a machine closer to the OOM killer than that line says (earlyoom#20)
+        overstated = (mem.free or 0) + (mem.cache or 0) if guess is not None and mem.shared else 0
+        misleads = bool(no_swap) and overstated > 2 * guess if guess is not None else False
+        findings.append((warn if low_now or misleads else info)(
             f"Memory: {mem.total / gib:.1f} GiB in all, {(mem.used or 0) / gib:.1f} GiB used{unit}; this free has no "
-            f"`available` column (procps before 3.3.10): {said}.{no_swap}"))
+            f"`available` column (procps before 3.3.10): {said}.{no_swap}" + (
+                f" The `-/+ buffers/cache` line's {overstated / gib:.1f} GiB free counts the shared memory as if it "
+                "could be dropped: the machine is closer to the OOM killer than that line says." if misleads else "")))
     else:
         share = mem.available / mem.total if mem.total else 0.0
         said = (f"{mem.available / gib:.1f} GiB of {mem.total / gib:.1f} GiB ({share:.0%}) is available{in_swap}"
@@ -87,6 +93,36 @@ def summarise_free(f: Any, command: str | None) -> Summary:
                              "--gpu-memory-utilization takes its share of."))
     facts = {"mem": f.mem.__dict__, "swap": f.swap.__dict__ if f.swap else None, "unit_known": f.unit_known}
     return facts, findings
+
+
+def shared_still_held(items: list[tuple[Any, Any]]) -> list[tuple[int, Finding]]:
+    """Three or more ``free`` outputs of one host in one paste: shared memory (tmpfs, /dev/shm, shared mappings) that
+    rose by a large share of the machine (memory.toml [headroom] shared_growth_fraction) between the first two and is
+    still there in the last is held by something that a later step did not release (vllm#16663: sleep mode's weights
+    offloaded to host shared memory, unchanged after wake_up). Said on the last output; a warning, hedged on intent."""
+    from ..calc.specs import row
+    grow = row("memory.toml", "headroom").graded("shared_growth_fraction")
+    by_host: dict[Any, list[tuple[int, Any]]] = {}
+    for index, (s, parsed) in enumerate(items):
+        if s.kind == "free" and not s.error and parsed is not None and parsed.mem.shared is not None:
+            by_host.setdefault(s.host, []).append((index, parsed.mem))
+    out = []
+
+    def size(n: int) -> str:
+        return f"{n / 1024 ** 3:.1f} GiB" if n >= 1024 ** 3 // 10 else f"{n / 1024 ** 2:.0f} MiB"
+    for runs in by_host.values():
+        if grow is None or len(runs) < 3:
+            continue
+        first, second, (at, last) = runs[0][1], runs[1][1], runs[-1]
+        rise = second.shared - first.shared
+        if rise >= grow * first.total and last.shared * 10 >= second.shared * 9:
+            out.append((at, warn(f"Shared memory (tmpfs, /dev/shm, shared mappings) rose from {size(first.shared)} "
+                                 f"to {size(second.shared)} between the first two `free` outputs and is still "
+                                 f"{size(last.shared)} in the last: something still holds it; if a step between "
+                                 "was meant to release it (vLLM's sleep mode offloads weights there, wake_up should "
+                                 "give them back), it did not, and each repeat may take more. `grep -i shmem "
+                                 "/proc/meminfo`, `df -h /dev/shm` and `ps aux --sort=-rss | head` show who holds it.")))
+    return out
 
 
 # --------------------------------------------------------------------------- df

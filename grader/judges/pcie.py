@@ -340,7 +340,18 @@ def summarise_rig_report(report: Any, command: str | None) -> Summary:
         f"GPU{g.index} {g.name}" for g in gpus[:8]) + ".")] if gpus else []
     findings += mixed_models([g.name for g in gpus]) + bench_findings(report)
     for g in gpus:
-        if g.lanes == 8 and g.lanes_max == 16 and (g.gen or 0) >= 4:  # a desktop's x8/x8: as much as Gen(n-1) x16
+        # a desktop CPU's 16 graphics lanes split x8/x8 between two cards: not the reason where this card alone runs
+        # x8 while another runs x16 (a platform with lanes for both: club-3090#37, four cards on buses 01-c1)
+        lone_x8 = g.lanes == 8 and sum(o.lanes == 8 for o in gpus) == 1 and any(o.lanes == 16 for o in gpus)
+        if lone_x8 and g.lanes_max == 16:
+            findings.append(warn(f"GPU{g.index} ({g.name}) runs on PCIe x8 of its x16" + (f" (Gen{g.gen} at most, "
+                                 f"`Gen up to {g.gen}`)" if g.gen else "") + ", while " + ", ".join(f"GPU{o.index}" for o in gpus if o.lanes == 16)
+                                 + " run x16: the platform has lanes for a full link, so this is no desktop's x8/x8 "
+                                 "split but a slot wired x8 (or shared with an M.2 drive), a riser, or a card not "
+                                 "fully seated. Loading the model and every tensor-parallel all-reduce cross its "
+                                 "link at half the others' bandwidth; the board's manual says each slot's wiring, "
+                                 "`sudo lspci -vv -s <bus> | grep LnkCap` the slot's own width."))
+        elif g.lanes == 8 and g.lanes_max == 16 and (g.gen or 0) >= 4:  # a desktop's x8/x8: as much as Gen(n-1) x16
             findings.append(info(f"GPU{g.index} ({g.name}) runs on PCIe x8 of its x16 (Gen up to {g.gen}): how a "
                                  "desktop CPU splits its 16 graphics lanes x8/x8 when two slots hold cards (or how "
                                  f"the slot is wired), not a fault. Gen{g.gen} x8 carries what Gen{g.gen - 1} x16 does, "

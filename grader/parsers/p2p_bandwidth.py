@@ -36,7 +36,10 @@ CMD = "p2pBandwidthLatencyTest"
 _DEVICE_RE = re.compile(r"^Device: (?P<i>\d+), (?P<name>[^,]+), pciBusID: (?P<bus>[0-9a-fA-F]+)")
 _ACCESS_RE = re.compile(r"^Device=(?P<a>\d+) (?P<can>CAN|CANNOT) Access Peer Device=(?P<b>\d+)")
 _TITLE_RE = re.compile(r"^(?P<dir>Unidirectional |Bidirectional )?P2P=(?P<p2p>Enabled|Disabled) "
-                       r"(?P<what>Bandwidth|Latency)\b.*Matrix \((?P<unit>GB/s|us)\)")
+                       r"(?P<what>Bandwidth|Latency)\b.*Matrix \((?P<unit>GB/s|us)\)"
+                       # CUDA's demo-suite busGrind titles its matrices the other way round (the field corpus's u001)
+                       r"|^P2P (?P<what2>Bandwidth|Latency) Matrix \((?P<unit2>GB/s|us)\) - (?P<dir2>Uni|Bi)directional, "
+                       r"P2P=(?P<p2p2>Enabled|Disabled)$")
 _ROW_RE = re.compile(r"^\s*+(?P<i>\d+)\s++(?P<values>[\d.]++(?:\s++[\d.]++)*+)")
 
 MATRICES = ("uni_off", "uni_on", "bi_off", "bi_on", "lat_off", "lat_on")
@@ -77,8 +80,10 @@ def parse_p2p_bandwidth(text: str) -> P2pTest:
         elif m := _ACCESS_RE.match(s):
             access[int(m.group("a")), int(m.group("b"))] = m.group("can") == "CAN"
         elif m := _TITLE_RE.match(s):
-            kind = "lat" if m.group("what") == "Latency" else "bi" if (m.group("dir") or "").startswith("Bi") else "uni"
-            current, columns = matrices.setdefault(f"{kind}_{'on' if m.group('p2p') == 'Enabled' else 'off'}", {}), []
+            what, way, p2p = (m.group("what") or m.group("what2"), m.group("dir") or m.group("dir2") or "",
+                              m.group("p2p") or m.group("p2p2"))
+            kind = "lat" if what == "Latency" else "bi" if way.startswith("Bi") else "uni"
+            current, columns = matrices.setdefault(f"{kind}_{'on' if p2p == 'Enabled' else 'off'}", {}), []
         elif s == "P2P Connectivity Matrix":
             current, columns = matrices.setdefault("connectivity", {}), []
         elif s.startswith(("D\\D", "GPU")) and current is not None:
