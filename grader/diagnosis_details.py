@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from grader.judges.context import context  # what `explain --host/--nodes` says of the paste
 from grader.parsers.common import BYTE_UNITS
+from grader.diagnosis_frames import _killed_where
 from grader.diagnosis_runs import _OUTPUT_END_RE
 from grader.diagnosis_runs import (  # the details of how a run went, a module of their own (by size)
     _batch_serial, _batch_together, _crash_frame, _killed_by_timeout, _mismatch_rebooted, _pod_running_now,
@@ -582,7 +583,7 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "mismatch_rebooted": _mismatch_rebooted,
     "mismatch_standing": _unless(_mismatch_rebooted),
     "killed_by_timeout": _killed_by_timeout,
-    "killed_not_by_timeout": _unless(_killed_by_timeout),
+    "killed_not_by_timeout": _killed_where,
     "ssh_retried_ok": _ssh_retried_ok,
     "ssh_failed": _ssh_failed,
     "batch_serial": _batch_serial,

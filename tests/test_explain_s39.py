@@ -20,3 +20,31 @@ def test_a_slow_decode_is_not_diagnosed_from_latencies_already_called_untrustwor
     [again] = explain(text, host="spark", nodes=2)
     assert "not to be trusted" not in messages(again) and "very slow decode" in messages(again, "warn")
     assert "warn" in levels(again)
+
+
+def test_a_program_killed_inside_nccl_names_the_frame_and_nccl_not_the_kv_cache():
+    """https://github.com/vllm-project/vllm/issues/14628 (blind batch wp004): TP=2 on two RTX 5090s, the traceback's
+    last frame PyNcclCommunicator's warm-up all_reduce, then the shell's `Killed` (an NCCL too old for the cards).
+    The kill is said with where it came; the memory-sizing advice (a shorter context, the KV cache) is not given as
+    the fix, and the OOM killer stays the first thing to rule out."""
+    [s] = explain(field_entry("wp004"), host="other", nodes=1)
+    said = messages(s, "fail")
+    assert "inside `all_reduce` (pynccl.py, line 126)" in said and "NCCL call" in said
+    assert "NCCL_DEBUG=INFO" in said and "dmesg" in said and "KV cache" not in said
+
+
+def test_a_killed_program_outside_nccl_keeps_the_memory_advice_and_names_no_nccl():
+    """llama.cpp#5156's shape (a converter killed by the OOM killer), with and without a Python frame above it; and a
+    traceback that ended lines before the kill says nothing of where it came."""
+    frame = ('  File "/src/convert-hf-to-gguf.py", line 212, in write_tensors\n'
+             "    data = data_torch.squeeze().numpy()\n")
+    for text in ("blk.35.ffn_norm.weight, n_dims = 1, torch.bfloat16 --> float32\nKilled\n",
+                 "Traceback (most recent call last):\n" + frame + "Killed\n"):
+        said = messages(explain(text, host="other", nodes=1)[0], "fail")
+        assert "Killed" in said and "KV cache" in said and "NCCL" not in said
+    assert "inside `write_tensors` (convert-hf-to-gguf.py, line 212)" in messages(
+        explain("Traceback (most recent call last):\n" + frame + "Killed\n", host="other", nodes=1)[0])
+    far = ('  File "/opt/vllm/vllm/distributed/device_communicators/pynccl.py", line 126, in all_reduce\n'
+           + "".join(f"INFO step {i}\n" for i in range(8)) + "Killed\n")
+    said = messages(explain(far, host="other", nodes=1)[0])
+    assert "Killed" in said and "inside `" not in said and "NCCL call" not in said
