@@ -207,6 +207,13 @@ EXAMPLES.update({
     "vllm-worker-method-failed": BANNER + "(LLMRayActor pid=20770) ERROR 06-28 06:11:45 worker_base.py:145] Error executing "
                                  "method initialize_cache. This might cause deadlock in distributed execution.\n",
     # NVIDIA/nccl#1538: UCX's signal handler after NCCL's proxy failed (corpus p022)
+    # vllm#789: a Ray worker in Docker ended by SIGBUS (abseil's handler, then Python's)
+    "process-sigbus": BANNER + "(RayWorker pid=4711) *** SIGBUS received at time=1692322557 on cpu 5 ***\n"
+                               "(RayWorker pid=4711) Fatal Python error: Bus error\n",
+    # gpustack#5014: Ray's plasma store asking more of /dev/shm than is free (a warning since Ray 1.x)
+    "ray-plasma-shm-short": BANNER + "[2026-03-25 05:44:29,435 W 39 39] (raylet) store_runner.cc:83: System memory "
+                                     "request exceeds memory available in /dev/shm. The request is for 10200547328 "
+                                     "bytes, and the amount available is 9663676416 bytes.\n",
     "process-segfault": BANNER + "[job-3bb823c0-worker-0:5665 :0:5665] Caught signal 11 (Segmentation fault: address "
                         "not mapped to object at address (nil))\n",
     # vllm#7800: TP=8 under the multiproc executor on one host (corpus p018); the layout line makes every rank local

@@ -622,6 +622,12 @@ CUSTOM_AR = ("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True,max_split_size_mb
              "Worker proc VllmWorker-1 died unexpectedly, shutting down executor.\n")
 
 # https://github.com/NVIDIA/nccl/issues/1538 (the line as posted, after NCCL's proxy Connect failed)
+SIGBUS = ("(RayWorker pid=4711) *** SIGBUS received at time=1692322557 on cpu 5 ***\n"
+          "(RayWorker pid=4711) PC: @     0x7fca7c80cb41  (unknown)  (unknown)\n"
+          "(RayWorker pid=4711) Fatal Python error: Bus error\n")
+PLASMA_SHM = ("[2026-03-25 05:44:29,435 W 39 39] (raylet) store_runner.cc:83: System memory request exceeds memory "
+              "available in /dev/shm. The request is for 10200547328 bytes, and the amount available is 9663676416 "
+              "bytes.\nYou may be able to free up space by deleting files in /dev/shm.\n")
 SEGFAULT = ("[job-3bb823c0-6d27-4312-8094-1c5910bf9b51-worker-0:5665 :0:5665] Caught signal 11 (Segmentation fault: "
             "address not mapped to object at address (nil))\n")
 
@@ -1214,7 +1220,7 @@ ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, O
        CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE, OOM_KILL, AER_FATAL, NCCL_SYSTEM,
        STORE_TIMEOUT, GID_EMPTY, RAY_INFEASIBLE_OLD,
        ORDINAL, RAY_SHM, PORT_IN_USE, SEGV_CONTAINER, RAY_NONE, RAY_OOM_SPARK, KV_PAGE_SIZE, NMCLI_MTU,
-       METHOD_FAILED, SEGFAULT, NO_RDMA, NCCL_ABORT, SUBMODULE, WATCHDOG, NO_KERNEL, NVLS, LAUNCH_FAILED, COMPILE,
+       METHOD_FAILED, SEGFAULT, SIGBUS, PLASMA_SHM, NO_RDMA, NCCL_ABORT, SUBMODULE, WATCHDOG, NO_KERNEL, NVLS, LAUNCH_FAILED, COMPILE,
        HEAP_ABORT, BOOTSTRAP, RAY_UNHANDLED, DUMP_INPUT, TRUNCATED, NO_SYMBOL,
        SHM_TIMEOUT, CUDA_FOOTER, SHM_SEGMENT, VIRTUAL_PCI, SIMPLE_ORDER, PEER_UNSUPPORTED,
        GRAPH_ESTIMATE, STORE_LOST, NCCL_FATAL, OOM_BARE, MAX_SHMEM, MAPPING_OOM, SGLANG_TP, WATCHDOG_NEW, PCIE_NARROW, GLOO_LOOPBACK, UCX_REFUSED, STORE_WAIT, UCX_NO_DEVICE, RAY_CLIENT,
@@ -1245,7 +1251,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
     """known_faults gives explain's findings: (level, "<meaning> Fix: <fix>"); a fault is a `fail` (an Xid whose
     number the table does not single out is a `warn`: many are the application's; so is a preempted request)."""
     [(level, message)] = known_faults(text)
-    assert level == ("warn" if any(text is t for t in (TEARDOWN_EXC, XID_45, KV_PREEMPTED, PG_ANCHOR, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SHM_64MB, RAY_SHM,
+    assert level == ("warn" if any(text is t for t in (TEARDOWN_EXC, XID_45, KV_PREEMPTED, PG_ANCHOR, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SHM_64MB, RAY_SHM, PLASMA_SHM,
                                                       PCIE_NARROW, UCX_NO_DEVICE, TRT_OTHER_GPU, AER_CORRECTED,
                                                       MODULE_UNREADABLE, RAY_DISK, NO_STATUS, SHM_STUCK, SHM_TWICE, FD_ULIMIT, RAY_ONE_OF_TWO,
                                                       TRT_WINDOW, GLOO_HOSTNAME, STORE_RETRY, CTS_UNUSED, MEMLOCK_64K,
