@@ -48,3 +48,13 @@ def test_a_killed_program_outside_nccl_keeps_the_memory_advice_and_names_no_nccl
            + "".join(f"INFO step {i}\n" for i in range(8)) + "Killed\n")
     said = messages(explain(far, host="other", nodes=1)[0])
     assert "Killed" in said and "inside `" not in said and "NCCL call" not in said
+
+
+def test_nvidia_smi_losing_its_gpu_is_read_with_or_without_a_space_before_the_bus_id():
+    """https://github.com/NVIDIA/nvidia-container-toolkit/issues/846 (blind batch wo004): a recent nvidia-smi prints `Unable to determine the
+    device handle for GPU0000:01:00.0: Unknown Error` (no space after GPU) where older ones printed `GPU 0000:...`:
+    both are the driver losing the card, a fail naming the bus id."""
+    [s] = explain(field_entry("wo004").split("root@fedora41:~# nvidia-debugdump")[0], host="other", nodes=1)
+    assert levels(s) == ["fail"] and "The driver has lost GPU 0000:01:00.0" in messages(s, "fail")
+    older = "Unable to determine the device handle for GPU 0000:01:00.0: Unknown Error\n"
+    assert "The driver has lost GPU 0000:01:00.0" in messages(explain(older, host="other", nodes=1)[0], "fail")

@@ -110,7 +110,7 @@ def no_memory_figure(index: Any, name: str, said: str) -> str:
     """What a GPU memory cell with no figure means: on a GB10 (or any card of unified memory) it is normal."""
     if "GB10" in name.upper():
         return (f"GPU{index} ({name}): {said}, as on every GB10: the GPU has no memory of its own, it shares the "
-                "Spark's unified memory with the CPU, so nvidia-smi gives no GPU memory figure. Read the memory "
+                "Spark's unified memory with the CPU, so nvidia-smi has no memory figure to give for it. Read the memory "
                 "with `free -h`, and per process in nvidia-smi's process table.")
     return (f"GPU{index}: {said}: no memory figure from this card/driver; on a GPU of unified memory (a GB10) "
             "that is normal, read `free -h`.")
