@@ -6,9 +6,10 @@ placed it: stale)."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from ..parsers.ray_status import Demand, RayStatus
-from .common import fmt_count, info, warn
+from .common import fail, fmt_count, info, warn
 from .model import Finding
 
 ZERO = 1e-6  # a used figure nearer 0 than this is a float's residue (`-2.7755575615628914e-17/1.0 GPU`): zero
@@ -88,3 +89,32 @@ def group_over_total(st: RayStatus) -> list[Finding]:
                             "not to be trusted; `ray list placement-groups` shows the groups, and removing stale ones "
                             "or restarting Ray clears it."))
     return out
+
+
+_GPU_WANTED_RE = re.compile(r"placement group[^\n]{0,200}?['\"]GPU['\"]: ?\d|\{['\"]GPU['\"]: [\d.]{1,8}\}: \d{1,6}\+? pending")
+"""A GPU the paste shows asked for and waiting: vLLM's ``Waiting for creating a placement group of specs ...
+specs=[{'GPU': 1.0}, ...]``, or ``ray status``' demand ``{'GPU': 1.0}: 1+ pending tasks/actors``."""
+
+
+def accelerators_not_gpus(nodes: list[Any], others: tuple[str, ...]) -> list[Finding]:
+    """Live nodes of ``ray.nodes()`` / ``ray list nodes`` that registered an accelerator of another kind (``others``:
+    TPU, NPU...) and no GPU. Said as a note where nothing of the paste asks for a GPU (a TPU pod, blind batch wa017);
+    a fail where another node registered GPUs or the paste shows a GPU asked for and waiting (gpustack#4979, corpus
+    zk015: the worker's GB-class GPU registered as `TPU: 1.0`, vLLM's placement group waiting for its GPU)."""
+    from .context import context
+    odd = [(n, k) for n in nodes if n.alive is not False and not n.resources.get("GPU")
+           for k in others if n.resources.get(k)]
+    if not odd:
+        return []
+    wanted = any(n.resources.get("GPU") for n in nodes) or bool(_GPU_WANTED_RE.search(context().paste))
+    said = "; ".join(f"{n.address or n.hostname or n.node_id[:12]}: {fmt_count(n.resources[k])} {k}, no GPU"
+                     for n, k in odd[:8])
+    if not wanted:
+        return [info(f"Ray registered an accelerator of another kind than a GPU ({said}): what a TPU or NPU machine "
+                     "registers by design; a GPU job (vLLM's Ray executor) cannot place a worker there.")]
+    return [fail(f"Ray registered {'this node' if len(odd) == 1 else 'these nodes'} with an accelerator of another "
+                 f"kind and no GPU ({said}), while this cluster is asked for GPUs: Ray counts no GPU there, so a "
+                 "worker that needs one (vLLM's Ray executor asks one GPU per worker) is never placed on it and its "
+                 "placement group waits for ever. Start that node's Ray with `--num-gpus=<its GPUs>` (and no TPU or "
+                 "NPU variables or libraries in its container, which make Ray detect one); `ray status` must then "
+                 "count its GPU.")]

@@ -1,0 +1,96 @@
+"""Session 39b: serving logs and cluster managers (the GPU container stack, ssh of launchers, torchrun's store, vLLM's
+TP warning, Ray's node table) read as general rules, each test naming the real output it comes from."""
+
+from __future__ import annotations
+
+from grader.explain import explain
+from tests.conftest import field_entry as corpus, levels, messages
+
+
+def _said(sections, level: str | None = None) -> str:
+    return "\n".join(messages(s, level) for s in sections)
+
+
+def _worst(sections) -> str:
+    order = {"ok": 0, "info": 0, "warn": 1, "fail": 2}
+    return max((lv for s in sections for lv in levels(s)), key=order.get, default="info")
+
+
+def test_the_device_plugin_without_nvml_fails_on_the_runtime_that_did_not_inject_the_driver():
+    """https://github.com/NVIDIA/k8s-device-plugin/issues/303 (pending xb007: `Failed to initialize NVML: could not
+    load NVML library.`) and /1371 (pending xb019, 0.17.3: `NVML not detected: could not load NVML library:
+    libnvidia-ml.so.1`): the node advertises no GPU; the runtime (default runtime, RuntimeClass) or the driver root."""
+    for prefix in ("xb007", "xb019"):
+        sections = explain(corpus(prefix), host="other", nodes=1)
+        failed = _said(sections, "fail")
+        assert _worst(sections) == "fail" and "libnvidia-ml.so.1" in failed, prefix
+        assert "default runtime" in failed and "RuntimeClass" in failed and "driver root" in failed
+        assert "driver not loaded" not in failed
+    # NVML's other failure, a container that lost its devices, stays its own reading
+    said = _said(explain("Failed to initialize NVML: Unknown Error\n", host="other"))
+    assert "daemon-reload" in said and "libnvidia-ml" not in said
+
+
+def test_docker_without_the_nvidia_runtime_and_an_ngc_container_without_the_driver_fail():
+    """https://github.com/NVIDIA/dgx-spark-playbooks/issues/26 (pending xm003: `unknown or invalid runtime name:
+    nvidia`: drop --runtime or register it with nvidia-ctk); AEON-7/Qwen3.6-27B-AEON-Ultimate-Uncensored-DFlash#5
+    (pending xm004: the NGC banner's `The NVIDIA Driver was not detected`: the compose service has no GPU)."""
+    sections = explain(corpus("xm003"), host="spark", nodes=1)
+    failed = _said(sections, "fail")
+    assert _worst(sections) == "fail" and "nvidia-ctk runtime configure --runtime=docker" in failed
+    assert "--gpus all" in failed and "driver version" not in failed
+    sections = explain(corpus("xm004"), host="spark", nodes=1)
+    failed = _said(sections, "fail")
+    assert _worst(sections) == "fail" and "without the GPU" in failed and "driver: nvidia" in failed
+    # an NGC banner of a container that has its GPU (no such warning) says nothing of the kind
+    banner = corpus("xm004").replace("WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be "
+                                     "available.", "")
+    assert "without the GPU" not in _said(explain(banner, host="spark", nodes=1))
+
+
+def test_ssh_that_cannot_resolve_a_one_letter_host_is_a_host_list_split_per_character():
+    """https://github.com/spark-arena/sparkrun/issues/257 (corpus zm017): `--hosts spark1,spark2` became twelve
+    one-letter hosts and ssh `Could not resolve hostname s`: a parsing fault, not DNS or keys. A real name that does
+    not resolve is the name lookup's fault (/etc/hosts, DNS)."""
+    sections = explain(corpus("zm017"), host="spark", nodes=2)
+    failed = _said(sections, "fail")
+    assert _worst(sections) == "fail" and "split letter by letter" in failed and "`s`" in failed
+    assert "firewall" not in failed.lower() and "QSFP" not in failed
+    said = _said(explain("$ ssh spark-b hostname\nssh: Could not resolve hostname spark-b: Name or service not "
+                         "known\n", host="spark"), "fail")
+    assert "/etc/hosts" in said and "letter" not in said
+
+
+def test_a_c10d_client_connected_to_its_store_is_a_healthy_rendezvous_so_far():
+    """https://github.com/huggingface/accelerate/issues/1645 (corpus zz018): torchrun's static rendezvous, the store
+    listening on [::]:17333 and its client connected: no fault. The same store's connect timeout stays a fail."""
+    sections = explain(corpus("zz018"), host="other", nodes=2)
+    assert _worst(sections) == "info"
+    assert "connected to the rendezvous store" in _said(sections) and "17333" in _said(sections)
+    timeout = ("[W socket.cpp:601] [c10d] The client socket has timed out after 600000ms while trying to connect to "
+               "(10.0.0.1, 29500).\n")
+    assert _worst(explain(timeout, host="other", nodes=2)) == "fail"
+
+
+def test_tp_over_the_nodes_the_run_is_told_to_span_is_the_layout_meant():
+    """https://github.com/gpustack/gpustack/issues/5056 (corpus zk020): `Tensor parallel size (16) exceeds available
+    GPUs (8)` with `explain --nodes 2`: two 8-GPU nodes make the 16, the warning is the expected one (info).
+    https://github.com/gpustack/gpustack/issues/4028 (corpus i015), the nodes not told: still the warn that asks
+    `ray status` to count 16 and suggests TP 8 x PP 2."""
+    sections = explain(corpus("zk020"), host="other", nodes=2)
+    assert _worst(sections) == "info" and "exceeds this node's 8 GPU(s)" in _said(sections, "info")
+    sections = explain(corpus("i015"), host="other")
+    assert _worst(sections) == "warn" and "--pipeline-parallel-size" in _said(sections, "warn")
+    assert _worst(explain(corpus("zk020"), host="other", nodes=3)) == "warn"  # 3 x 8 is not the 16 asked
+
+
+def test_a_ray_node_registered_with_a_tpu_and_no_gpu_fails_where_gpus_are_asked_for():
+    """https://github.com/gpustack/gpustack/issues/4979 (corpus zk015): vLLM waits for a placement group of two GPUs
+    and `ray list nodes` shows the worker with `TPU: 1.0` and no GPU: that worker can never take its bundle. The
+    same table without a GPU asked for (a TPU pod's) is a note."""
+    sections = explain(corpus("zk015"), host="other", nodes=2)
+    failed = _said(sections, "fail")
+    assert _worst(sections) == "fail" and "192.168.50.16: 1 TPU, no GPU" in failed and "--num-gpus" in failed
+    table = corpus("zk015").split("\n\n", 1)[1]  # the table alone
+    said = _said(explain(table, host="other"))
+    assert "1 TPU, no GPU" in said and "waits for ever" not in said and _worst(explain(table, host="other")) == "info"
