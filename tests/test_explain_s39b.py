@@ -13,7 +13,8 @@ def _said(sections, level: str | None = None) -> str:
 
 def _worst(sections) -> str:
     order = {"ok": 0, "info": 0, "warn": 1, "fail": 2}
-    return max((lv for s in sections for lv in levels(s)), key=order.get, default="info")
+    worst = max((lv for s in sections for lv in levels(s)), key=order.get, default="info")
+    return "info" if worst == "ok" else worst
 
 
 def test_the_device_plugin_without_nvml_fails_on_the_runtime_that_did_not_inject_the_driver():
@@ -94,3 +95,15 @@ def test_a_ray_node_registered_with_a_tpu_and_no_gpu_fails_where_gpus_are_asked_
     table = corpus("zk015").split("\n\n", 1)[1]  # the table alone
     said = _said(explain(table, host="other"))
     assert "1 TPU, no GPU" in said and "waits for ever" not in said and _worst(explain(table, host="other")) == "info"
+
+
+def test_a_ray_start_that_retried_its_registration_for_seconds_warns():
+    """https://github.com/vllm-project/vllm/issues/13367 (corpus i028): `Local node IP` at 18:29:05, a `Retrying to
+    get node with node ID` at 18:29:17 and `Ray runtime started.` at 18:29:18: a registration the head's GCS took 13 s
+    to list, with one retry (a warn). One retry within the usual second or two stays a note."""
+    sections = explain(corpus("i028"), host="other", nodes=2)
+    assert _worst(sections) == "warn" and "after 1 retry" in _said(sections, "warn")
+    assert "13.4 s after it chose its IP" in _said(sections, "warn")
+    quick = corpus("i028").replace("18:29:05,057", "18:29:16,457")  # the same start, two seconds long
+    sections = explain(quick, host="other", nodes=2)
+    assert _worst(sections) in ("ok", "info") and "one retry is normal" in _said(sections)

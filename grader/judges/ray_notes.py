@@ -118,3 +118,12 @@ def accelerators_not_gpus(nodes: list[Any], others: tuple[str, ...]) -> list[Fin
                  "placement group waits for ever. Start that node's Ray with `--num-gpus=<its GPUs>` (and no TPU or "
                  "NPU variables or libraries in its container, which make Ray detect one); `ray status` must then "
                  "count its GPU.")]
+
+
+def slow_start(rs: Any) -> bool:
+    """A ``ray start`` (grader.parsers.ray_start.RayStart) that logged a registration retry and took checks/specs/
+    serving.toml [ray_start] slow_register_s or more from choosing its node IP to starting (its logger's stamps):
+    one retry is Ray polling each second, a retry ten seconds in is a node the head's GCS was slow to list."""
+    from ..calc.specs import row
+    bar = row("serving.toml", "ray_start").graded("slow_register_s")
+    return bool(rs.retries) and rs.took_s is not None and bar is not None and rs.took_s >= bar
