@@ -107,3 +107,17 @@ def test_a_ray_start_that_retried_its_registration_for_seconds_warns():
     quick = corpus("i028").replace("18:29:05,057", "18:29:16,457")  # the same start, two seconds long
     sections = explain(quick, host="other", nodes=2)
     assert _worst(sections) in ("ok", "info") and "one retry is normal" in _said(sections)
+
+
+def test_a_kv_pool_under_two_gib_per_gpu_of_few_tokens_is_tight():
+    """https://github.com/vllm-project/vllm/issues/25760 (corpus b033: 1.53 GiB on each of four workers, 61,600
+    tokens) and https://github.com/vllm-project/vllm/pull/14447 (corpus zx007: 1.57 GiB per 24 GB card at 0.99): a
+    small KV pool, a warn. 2.3 GiB (vllm#28228, corpus p012) stays a note, and so does a small pool of many tokens."""
+    for prefix, host in (("b033", "other"), ("zx007", "other")):
+        sections = explain(corpus(prefix), host=host, nodes=1)
+        assert _worst(sections) == "warn" and "A small KV cache (under 2 GiB per GPU" in _said(sections, "warn")
+    assert "61,600 tokens in all" in _said(explain(corpus("b033"), host="other", nodes=1), "warn")
+    assert "small KV cache" not in _said(explain(corpus("p012"), host="other", nodes=1))
+    tiny = ("INFO 09-26 17:58:20 [gpu_worker.py:298] Available KV cache memory: 1.5 GiB\n"
+            "INFO 09-26 17:58:22 [kv_cache_utils.py:1087] GPU KV cache size: 130,000 tokens\n")  # a 0.5B model's
+    assert "small KV cache" not in _said(explain(tiny, host="other", nodes=1))
