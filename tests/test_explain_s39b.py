@@ -121,3 +121,16 @@ def test_a_kv_pool_under_two_gib_per_gpu_of_few_tokens_is_tight():
     tiny = ("INFO 09-26 17:58:20 [gpu_worker.py:298] Available KV cache memory: 1.5 GiB\n"
             "INFO 09-26 17:58:22 [kv_cache_utils.py:1087] GPU KV cache size: 130,000 tokens\n")  # a 0.5B model's
     assert "small KV cache" not in _said(explain(tiny, host="other", nodes=1))
+
+
+def test_a_per_node_interface_variable_overwritten_with_another_nodes_names_warns():
+    """https://github.com/spark-arena/sparkrun/issues/135 (corpus s014): `Overwriting environment variable NCCL_IB_HCA
+    from 'rocep1s0f0,roceP2p1s0f0' to 'rocep1s0f1,roceP2p1s0f1'` (vLLM's update_environment_variables): the nodes'
+    device names differ (port 1 cabled to port 2), one value for all fits one node only. The same line for a variable
+    that is not a node's own devices (a cache folder) says nothing."""
+    sections = explain(corpus("s014"), host="spark", nodes=2)
+    warned = _said(sections, "warn")
+    assert _worst(sections) == "warn" and "different values" in warned and "rocep1s0f1" in warned
+    assert "port 1 on one to port 2" in warned
+    said = _said(explain("Overwriting environment variable HF_HOME from '/a' to '/b'\n", host="spark", nodes=2))
+    assert "different values" not in said

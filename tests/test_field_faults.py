@@ -1081,6 +1081,8 @@ NGC_NO_DRIVER = ("aeon-ultimate-xs  | WARNING: The NVIDIA Driver was not detecte
 SSH_ONE_LETTER = ("  SSH cmd <- s FAILED rc=255: ssh: Could not resolve hostname s: Temporary failure in name "
                   "resolution\n")
 SSH_RESOLVE = "ssh: Could not resolve hostname spark-b.local: Name or service not known\n"
+ENV_OVERWRITTEN = ("Overwriting environment variable NCCL_SOCKET_IFNAME from 'enP7s7,enp1s0f0np0,enP2p1s0f0np0' to "
+                   "'enP7s7,enp1s0f1np1,enP2p1s0f1np1'\n")  # spark-arena/sparkrun#135
 C10D_CONNECTED = ("[I socket.cpp:787] [c10d] The client socket has connected to [10-198-34-55]:17333 on "
                   "[10-198-34-55]:57764.\n")
 COMPAT_804 = 'RuntimeError: Unexpected error from cudaGetDeviceCount(). Error 804: forward compatibility was attempted on non supported HW\n'
@@ -1237,7 +1239,7 @@ ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, O
        NO_ADDRESS, DASHBOARD_PORT, RPC_CRASHED, RPC_CONNECT, RDZV_CONNECTION, RDZV_TIMEOUT,
        RANDOM_RUN_ID, LOOPBACK_MASTER, LOOPBACK_LAUNCH, CHILD_FAILED, MODULE_NOT_CONNECTED, MODULE_UNREADABLE,
        CDI_OFF, NO_GPU_RUNTIME, CDI_UNRESOLVABLE, NVC_DRIVER, NVC_NO_NVML, NVML_UNKNOWN, SHM_FALLOCATE, COMPAT_804,
-       DP_NO_NVML, DP_NO_NVML_NEW, NO_NVIDIA_RUNTIME, NGC_NO_DRIVER, SSH_ONE_LETTER, SSH_RESOLVE,
+       DP_NO_NVML, DP_NO_NVML_NEW, NO_NVIDIA_RUNTIME, NGC_NO_DRIVER, SSH_ONE_LETTER, SSH_RESOLVE, ENV_OVERWRITTEN,
        RAY_FATAL, RAY_DISK, RAY_USAGE, BENCH_FIRST, RANK_TWICE, NVRM_LOST, NO_STATUS, SHM_STUCK, SHM_TWICE, FD_ULIMIT,
        DEVX, NIXL_BACKEND, SGLANG_NO_KV, DYNAMO_NONE, ORTED, CUDA12_LIB, TRT_WINDOW, UCX_SOCKADDR, CM_ENODEV,
        STORE_RETRY, STORE_RETRIES, GLOO_HOSTNAME, NO_PROVIDER, NO_SOCKET_IFACE, LOCAL_ACCESS, CTS_UNUSED, NO_LIBCUDA,
@@ -1262,7 +1264,8 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
                                                       MODULE_UNREADABLE, RAY_DISK, NO_STATUS, SHM_STUCK, SHM_TWICE, FD_ULIMIT, RAY_ONE_OF_TWO,
                                                       TRT_WINDOW, GLOO_HOSTNAME, STORE_RETRY, CTS_UNUSED, MEMLOCK_64K,
                                                       VLLM_UNBUILT, SIMPLE_ORDER, HPL_SLOW, DCGM_NVLINK, DLLAMA_TRANSFER, FLASHINFER_KV,
-                                                      PORTINFO_DOWN, NOT_REGISTERED, SPARKRUN_SSH, KERNEL_FALLBACK, BATCH_SERIAL, K8S_NOW_RUNNING))
+                                                      PORTINFO_DOWN, NOT_REGISTERED, SPARKRUN_SSH, KERNEL_FALLBACK, BATCH_SERIAL, K8S_NOW_RUNNING,
+                                                      ENV_OVERWRITTEN))
                     else "fail")
     assert " Fix: " in message
 
