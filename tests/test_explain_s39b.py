@@ -134,3 +134,18 @@ def test_a_per_node_interface_variable_overwritten_with_another_nodes_names_warn
     assert "port 1 on one to port 2" in warned
     said = _said(explain("Overwriting environment variable HF_HOME from '/a' to '/b'\n", host="spark", nodes=2))
     assert "different values" not in said
+
+
+def test_a_dashboard_on_loopback_and_a_filtered_port_are_read_as_such():
+    """https://github.com/ray-project/ray/issues/24073 (corpus zv008): `ray up` started the head, its dashboard on
+    http://127.0.0.1:8265 (loopback only: a note, with the tunnel or --dashboard-host), and nmap from the laptop found
+    the port `filtered` (a firewall drops the probes: a warn). A dashboard on the head's outside address, and a port
+    nmap found `open`, say neither."""
+    sections = explain(corpus("zv008"), host="other", nodes=1)
+    assert _worst(sections) == "warn"
+    assert "loopback only" in _said(sections, "info") and "--dashboard-host=0.0.0.0" in _said(sections, "info")
+    assert "`filtered`" in _said(sections, "warn")
+    other = (corpus("zv008").replace("http://127.0.0.1:8265", "http://10.128.0.11:8265")
+             .replace("8065/tcp filtered unknown no-response", "8265/tcp open   http    syn-ack"))
+    said = _said(explain(other, host="other", nodes=1))
+    assert "loopback only" not in said and "`filtered`" not in said

@@ -1083,6 +1083,10 @@ SSH_ONE_LETTER = ("  SSH cmd <- s FAILED rc=255: ssh: Could not resolve hostname
 SSH_RESOLVE = "ssh: Could not resolve hostname spark-b.local: Name or service not known\n"
 ENV_OVERWRITTEN = ("Overwriting environment variable NCCL_SOCKET_IFNAME from 'enP7s7,enp1s0f0np0,enP2p1s0f0np0' to "
                    "'enP7s7,enp1s0f1np1,enP2p1s0f1np1'\n")  # spark-arena/sparkrun#135
+NMAP_FILTERED = ("PORT     STATE    SERVICE REASON      VERSION\n"
+                 "8065/tcp filtered unknown no-response\n")  # ray-project/ray#24073
+DASHBOARD_LOOPBACK = ("2022-04-21 03:58:21,746\tINFO services.py:1414 -- View the Ray dashboard at "
+                      "http://127.0.0.1:8265\n")  # ray-project/ray#24073
 C10D_CONNECTED = ("[I socket.cpp:787] [c10d] The client socket has connected to [10-198-34-55]:17333 on "
                   "[10-198-34-55]:57764.\n")
 COMPAT_804 = 'RuntimeError: Unexpected error from cudaGetDeviceCount(). Error 804: forward compatibility was attempted on non supported HW\n'
@@ -1239,7 +1243,7 @@ ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, O
        NO_ADDRESS, DASHBOARD_PORT, RPC_CRASHED, RPC_CONNECT, RDZV_CONNECTION, RDZV_TIMEOUT,
        RANDOM_RUN_ID, LOOPBACK_MASTER, LOOPBACK_LAUNCH, CHILD_FAILED, MODULE_NOT_CONNECTED, MODULE_UNREADABLE,
        CDI_OFF, NO_GPU_RUNTIME, CDI_UNRESOLVABLE, NVC_DRIVER, NVC_NO_NVML, NVML_UNKNOWN, SHM_FALLOCATE, COMPAT_804,
-       DP_NO_NVML, DP_NO_NVML_NEW, NO_NVIDIA_RUNTIME, NGC_NO_DRIVER, SSH_ONE_LETTER, SSH_RESOLVE, ENV_OVERWRITTEN,
+       DP_NO_NVML, DP_NO_NVML_NEW, NO_NVIDIA_RUNTIME, NGC_NO_DRIVER, SSH_ONE_LETTER, SSH_RESOLVE, ENV_OVERWRITTEN, NMAP_FILTERED,
        RAY_FATAL, RAY_DISK, RAY_USAGE, BENCH_FIRST, RANK_TWICE, NVRM_LOST, NO_STATUS, SHM_STUCK, SHM_TWICE, FD_ULIMIT,
        DEVX, NIXL_BACKEND, SGLANG_NO_KV, DYNAMO_NONE, ORTED, CUDA12_LIB, TRT_WINDOW, UCX_SOCKADDR, CM_ENODEV,
        STORE_RETRY, STORE_RETRIES, GLOO_HOSTNAME, NO_PROVIDER, NO_SOCKET_IFACE, LOCAL_ACCESS, CTS_UNUSED, NO_LIBCUDA,
@@ -1265,7 +1269,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
                                                       TRT_WINDOW, GLOO_HOSTNAME, STORE_RETRY, CTS_UNUSED, MEMLOCK_64K,
                                                       VLLM_UNBUILT, SIMPLE_ORDER, HPL_SLOW, DCGM_NVLINK, DLLAMA_TRANSFER, FLASHINFER_KV,
                                                       PORTINFO_DOWN, NOT_REGISTERED, SPARKRUN_SSH, KERNEL_FALLBACK, BATCH_SERIAL, K8S_NOW_RUNNING,
-                                                      ENV_OVERWRITTEN))
+                                                      ENV_OVERWRITTEN, NMAP_FILTERED))
                     else "fail")
     assert " Fix: " in message
 
@@ -1316,7 +1320,7 @@ def test_every_known_error_line_is_read_here():
                                         TRTLLM_LEADER, BENCHY_GPT2, NETPLAN_OPEN, DESYNC, RANK_LEFT, MOONCAKE_GID,
                                         PS_ENGINE, DRIVER_LOAD, NM_ADDED, NM_UP_JA, DLLAMA_COMPUTE, GPU_IDS_EMPTY, SPEC_ACCEPT,
                                         NOT_REGISTERED_CAME_UP, API_REBOOTED, KILLED_TIMEOUT, SSH_RETRIED,
-                                        C10D_CONNECTED]
+                                        C10D_CONNECTED, DASHBOARD_LOOPBACK]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently
