@@ -149,3 +149,16 @@ def test_a_dashboard_on_loopback_and_a_filtered_port_are_read_as_such():
              .replace("8065/tcp filtered unknown no-response", "8265/tcp open   http    syn-ack"))
     said = _said(explain(other, host="other", nodes=1))
     assert "loopback only" not in said and "`filtered`" not in said
+
+
+def test_a_ray_node_registered_by_host_name_beside_nodes_by_ip_fails():
+    """https://github.com/ray-project/ray/issues/32921 (corpus zv019): `Nodes: [{'NodeID': ..., 'NodeManagerAddress':
+    'pascal35', ...}, {... 'NodeManagerAddress': '192.168.128.35' ...}]` printed under a label: the first node's
+    resource is `node:pascal35`, so lookups by IP miss it (there: Ray Tune's NoneType.hex). Every node by IP says
+    nothing of the kind."""
+    sections = explain(corpus("zv019"), host="other", nodes=2)
+    failed = _said(sections, "fail")
+    assert _worst(sections) == "fail" and "pascal35 registered under a host name" in failed
+    assert "--node-ip-address" in failed
+    by_ip = corpus("zv019").replace("'NodeManagerAddress': 'pascal35'", "'NodeManagerAddress': '192.168.128.34'")
+    assert "host name" not in _said(explain(by_ip, host="other", nodes=2))

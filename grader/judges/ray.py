@@ -17,7 +17,7 @@ from ..parsers.common import command_argv, option_value
 from .common import fail, fmt_count, info, machines_spanned, ok, on_spark, spark_figure, warn, whole
 from .context import context
 from .model import Finding, Section, Summary
-from .ray_notes import accelerators_not_gpus, group_over_total, negative_usage, slow_start, stale_demand
+from .ray_notes import group_over_total, node_notes, negative_usage, slow_start, stale_demand
 
 
 GIB = 2 ** 30
@@ -587,7 +587,7 @@ def summarise_ray_nodes(nodes: list[Any], command: str | None) -> Summary:
             findings.append(info(f"Node {name} registered {fmt_count(cpus)} CPU for {fmt_count(gpus)} GPU: Ray runs "
                                  "at most that many tasks that each ask a CPU there at once (`ray start --num-cpus`, "
                                  "or a batch scheduler's CPUs per task, sets it)."))
-    findings += accelerators_not_gpus(nodes, OTHER_ACCELERATORS)
+    findings += node_notes(nodes, OTHER_ACCELERATORS)
     total = getattr(nodes, "total", None)
     if total is not None and total > len(nodes):  # blind batch zv003: `ray list nodes` cut after its first rows
         findings.append(info(f"The table lists {len(nodes)} of the {total} nodes Ray counts (`Total: {total}`): the paste "

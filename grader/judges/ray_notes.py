@@ -127,3 +127,22 @@ def slow_start(rs: Any) -> bool:
     from ..calc.specs import row
     bar = row("serving.toml", "ray_start").graded("slow_register_s")
     return bool(rs.retries) and rs.took_s is not None and bar is not None and rs.took_s >= bar
+
+
+_IP_RE = re.compile(r"(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}")
+
+
+def node_notes(nodes: list[Any], others: tuple[str, ...]) -> list[Finding]:
+    """What the node table shows beside each node's own line: accelerators that are not GPUs
+    (:func:`accelerators_not_gpus`), and live nodes registered under a host name beside others registered by IP."""
+    out = accelerators_not_gpus(nodes, others)
+    live = [n for n in nodes if n.alive is not False and n.address]
+    named = [n for n in live if not _IP_RE.fullmatch(n.address)]
+    if named and len(named) < len(live):  # ray#32921 (corpus zv019): `NodeManagerAddress: 'pascal35'` beside an IP
+        out.append(fail(f"Node{'s' if len(named) > 1 else ''} {', '.join(n.address for n in named[:4])} registered "
+                        "under a host name, not an IP address, while the other nodes registered by IP: Ray names its "
+                        f"node resource after it (`node:{named[0].address}`), so whatever looks a node up by its IP "
+                        "(vLLM's placement group pins a bundle to `node:<the driver's IP>`, Ray Tune and Train find "
+                        "their own node by IP, VLLM_HOST_IP) does not find this one and waits or fails. Start that "
+                        "node's Ray with `--node-ip-address=<its IP on the network the nodes share>`."))
+    return out
