@@ -491,6 +491,8 @@ EXAMPLES.update({
     "ray-dashboard-loopback": BANNER + "2022-04-21 03:58:21,746\tINFO services.py:1414 -- View the Ray dashboard at "
                               "http://127.0.0.1:8265\n",
     "nmap-port-filtered": BANNER + "8065/tcp filtered unknown no-response\n",
+    "gpustack-tp-cannot-divide-worker": BANNER + '"vLLM multi-node: --tensor-parallel-size 2 cannot divide worker[0] 1 GPUs '
+                                        '(vLLM requires each TP unit fit inside one node)"\n',
     "c10d-client-connected": BANNER + "[I socket.cpp:787] [c10d] The client socket has connected to [10-198-34-55]:17333 "
                              "on [10-198-34-55]:57764.\n",
     "nccl-shm-fallocate": BANNER + 'gpu2-ru7:2143:2561 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device\n',

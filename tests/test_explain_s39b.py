@@ -162,3 +162,13 @@ def test_a_ray_node_registered_by_host_name_beside_nodes_by_ip_fails():
     assert "--node-ip-address" in failed
     by_ip = corpus("zv019").replace("'NodeManagerAddress': 'pascal35'", "'NodeManagerAddress': '192.168.128.34'")
     assert "host name" not in _said(explain(by_ip, host="other", nodes=2))
+
+
+def test_gpustacks_refusal_to_split_a_tp_group_over_workers_is_its_schedulers_rule():
+    """https://github.com/gpustack/gpustack/issues/5779 (corpus m018): `vLLM multi-node: --tensor-parallel-size 2
+    cannot divide worker[0] 1 GPUs`: GPUStack's own check refused TP 2 over two one-GPU Sparks, a fail that names the
+    scheduler, not NCCL or the driver."""
+    sections = explain(corpus("m018"), host="spark", nodes=2)
+    failed = _said(sections, "fail")
+    assert _worst(sections) == "fail" and "GPUStack's scheduler refused" in failed and "1 GPU(s)" in failed
+    assert "nccl error" not in failed.lower() and "driver mismatch" not in failed
