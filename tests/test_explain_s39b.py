@@ -172,3 +172,31 @@ def test_gpustacks_refusal_to_split_a_tp_group_over_workers_is_its_schedulers_ru
     failed = _said(sections, "fail")
     assert _worst(sections) == "fail" and "GPUStack's scheduler refused" in failed and "1 GPU(s)" in failed
     assert "nccl error" not in failed.lower() and "driver mismatch" not in failed
+
+
+def test_sparkruns_plan_and_where_its_output_ends_are_read():
+    """https://github.com/spark-arena/sparkrun/issues/208 (corpus i012: `Note: 2 nodes required, using 2 of 3 hosts`,
+    `Per-GPU total: 36.04 GB`) and /217 (corpus zm016: the estimate fits, the output stops at `Step 4/7:` with
+    nothing under it): the plan said, the cut said, no fault invented. A step with its output under it is no cut."""
+    sections = explain(corpus("i012"), host="spark", nodes=2)
+    said = _said(sections)
+    assert _worst(sections) == "info" and "36.04 GB per GPU" in said and "cluster (2 nodes)" in said
+    sections = explain(corpus("zm016"), host="spark", nodes=2)
+    said = _said(sections)
+    assert _worst(sections) == "info" and "ends at sparkrun's step `Step 4/7:`" in said
+    assert "fits a DGX Spark" in said and "does not fit" not in said
+    went_on = corpus("zm016").rstrip("\n") + " 192.168.177.11\n  Step 5/7: Starting head\n  head started\n"
+    assert "ends at sparkrun's step" not in _said(explain(went_on, host="spark", nodes=2))
+
+
+def test_a_launcher_banner_with_mlx5_device_names_is_not_read_as_the_wrong_port():
+    """https://github.com/mark-ramsey-ri/vllm-dgx-spark/issues/7 (corpus m005): start_cluster.sh's banner, `NCCL
+    Interface: enp1s0f0np0`, `NCCL IB HCAs: mlx5_0,mlx5_2` (the port's twins under the mlx5_N names): the names
+    cannot be placed on a port, so no 'different ports' warn; the head and worker said. The rocep names on the other
+    port still warn (eugr/spark-vllm-docker#40's reading)."""
+    sections = explain(corpus("m005"), host="spark", nodes=2)
+    said = _said(sections)
+    assert _worst(sections) == "info" and "mlx5_N scheme" in said and "169.254.194.225" in said
+    assert "different ports" not in said
+    wrong = corpus("m005").replace("mlx5_0,mlx5_2", "rocep1s0f1,roceP2p1s0f1")
+    assert "different ports" in _said(explain(wrong, host="spark", nodes=2), "warn")
