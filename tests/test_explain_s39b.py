@@ -200,3 +200,13 @@ def test_a_launcher_banner_with_mlx5_device_names_is_not_read_as_the_wrong_port(
     assert "different ports" not in said
     wrong = corpus("m005").replace("mlx5_0,mlx5_2", "rocep1s0f1,roceP2p1s0f1")
     assert "different ports" in _said(explain(wrong, host="spark", nodes=2), "warn")
+
+
+def test_a_ray_node_on_a_private_address_joining_a_head_on_a_public_one_warns():
+    """https://github.com/ray-project/ray/issues/4825 (pending xp017): ray.init's `{'node_ip_address': '10.0.0.40',
+    'redis_address': '<public>:6379', ...}`: the node registers a private address the head reaches only inside its
+    network (a warn: one VPC would route it). Both private (one LAN) says nothing."""
+    sections = explain(corpus("xp017"), host="other", nodes=2)
+    assert "10.0.0.40, a private one" in _said(sections, "warn") and "NAT" in _said(sections, "warn")
+    lan = "{'node_ip_address': '10.0.0.40', 'redis_address': '10.0.0.2:6379', 'object_store_address': '/tmp/x'}\n"
+    assert "private one" not in _said(explain(lan, host="other", nodes=2))
