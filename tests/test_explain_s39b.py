@@ -210,3 +210,15 @@ def test_a_ray_node_on_a_private_address_joining_a_head_on_a_public_one_warns():
     assert "10.0.0.40, a private one" in _said(sections, "warn") and "NAT" in _said(sections, "warn")
     lan = "{'node_ip_address': '10.0.0.40', 'redis_address': '10.0.0.2:6379', 'object_store_address': '/tmp/x'}\n"
     assert "private one" not in _said(explain(lan, host="other", nodes=2))
+
+
+def test_a_gpu_demand_in_ray_status_beside_a_tpu_node_makes_it_a_fail():
+    """The zk015 reading (gpustack#4979) where `ray status`' demand asks the GPU, `{'CPU': 1.0, 'GPU': 1.0}: 1+
+    pending tasks/actors` (the shape of corpus zd020, ray-project/llm-applications#58), instead of vLLM's wait line;
+    a CPU-only demand keeps the TPU node a note."""
+    table = corpus("zk015").split("\n\n", 1)[1]
+    for demand, level in (("{'CPU': 1.0, 'GPU': 1.0}", "fail"), ("{'CPU': 1.0}", "info")):
+        paste = table + f"\nDemands:\n {demand}: 1+ pending tasks/actors\n"
+        said = [f for s in explain(paste, host="other") if s.kind == "ray-nodes" for f in s.findings
+                if "TPU, no GPU" in f.message]
+        assert [f.level for f in said] == [level], demand

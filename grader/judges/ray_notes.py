@@ -91,9 +91,10 @@ def group_over_total(st: RayStatus) -> list[Finding]:
     return out
 
 
-_GPU_WANTED_RE = re.compile(r"placement group[^\n]{0,200}?['\"]GPU['\"]: ?\d|\{['\"]GPU['\"]: [\d.]{1,8}\}: \d{1,6}\+? pending")
+_GPU_WANTED_RE = re.compile(r"placement group[^\n]{0,200}?['\"]GPU['\"]: ?\d"
+                            r"|\{[^{}\n]{0,200}?['\"]GPU['\"]: [\d.]{1,8}[^{}\n]{0,200}\}: \d{1,6}\+? pending")
 """A GPU the paste shows asked for and waiting: vLLM's ``Waiting for creating a placement group of specs ...
-specs=[{'GPU': 1.0}, ...]``, or ``ray status``' demand ``{'GPU': 1.0}: 1+ pending tasks/actors``."""
+specs=[{'GPU': 1.0}, ...]``, or ``ray status``' demand ``{'CPU': 1.0, 'GPU': 1.0}: 1+ pending tasks/actors``."""
 
 
 def accelerators_not_gpus(nodes: list[Any], others: tuple[str, ...]) -> list[Finding]:
