@@ -495,6 +495,7 @@ EXAMPLES.update({
                                         '(vLLM requires each TP unit fit inside one node)"\n',
     "ray-private-node-public-head": BANNER + "{'node_ip_address': '10.0.0.40', 'redis_address': '203.0.113.129:6379', "
                                     "'object_store_address': '/tmp/ray/plasma_store'}\n",
+    "torch-can-access-peer-false": BANNER + ">>> torch.cuda.can_device_access_peer(0, 1)\nFalse\n",
     "c10d-client-connected": BANNER + "[I socket.cpp:787] [c10d] The client socket has connected to [10-198-34-55]:17333 "
                              "on [10-198-34-55]:57764.\n",
     "nccl-shm-fallocate": BANNER + 'gpu2-ru7:2143:2561 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device\n',

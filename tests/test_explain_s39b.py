@@ -222,3 +222,13 @@ def test_a_gpu_demand_in_ray_status_beside_a_tpu_node_makes_it_a_fail():
         said = [f for s in explain(paste, host="other") if s.kind == "ray-nodes" for f in s.findings
                 if "TPU, no GPU" in f.message]
         assert [f.level for f in said] == [level], demand
+
+
+def test_pytorchs_peer_access_check_answering_false_is_no_p2p():
+    """https://github.com/NVIDIA/TensorRT-LLM/issues/1374 (corpus zg013 asks the same of cuda-python:
+    cudaDeviceCanAccessPeer(0, 1) returned 0): PyTorch's form, `torch.cuda.can_device_access_peer(0, 1)` then
+    `False`, is no P2P between the pair (a warn naming IOMMU/ACS and the by-design cases); `True` says nothing of it."""
+    said = _said(explain(">>> import torch\n>>> torch.cuda.can_device_access_peer(0, 1)\nFalse\n", host="other"), "warn")
+    assert "GPU 0 cannot access GPU 1's memory directly" in said and "ACS" in said and "GeForce" in said
+    said = _said(explain(">>> import torch\n>>> torch.cuda.can_device_access_peer(0, 1)\nTrue\n", host="other"))
+    assert "cannot access" not in said

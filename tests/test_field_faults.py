@@ -1091,6 +1091,7 @@ TP_CANNOT_DIVIDE = ('"vLLM multi-node: --tensor-parallel-size 2 cannot divide wo
                     'TP unit fit inside one node)"\n')  # gpustack/gpustack#5779
 PRIVATE_NODE = ("{'node_ip_address': '10.0.0.40', 'redis_address': '203.0.113.129:6379', 'object_store_address': "
                 "'/tmp/ray/session_2019-05-23_09-44-57_372914_1039/sockets/plasma_store'}\n")  # ray-project/ray#4825
+PEER_FALSE = "$ torch.cuda.can_device_access_peer(0, 1)\nFalse\n"  # the check of TensorRT-LLM#1374 in PyTorch's words
 C10D_CONNECTED = ("[I socket.cpp:787] [c10d] The client socket has connected to [10-198-34-55]:17333 on "
                   "[10-198-34-55]:57764.\n")
 COMPAT_804 = 'RuntimeError: Unexpected error from cudaGetDeviceCount(). Error 804: forward compatibility was attempted on non supported HW\n'
@@ -1247,7 +1248,7 @@ ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, O
        NO_ADDRESS, DASHBOARD_PORT, RPC_CRASHED, RPC_CONNECT, RDZV_CONNECTION, RDZV_TIMEOUT,
        RANDOM_RUN_ID, LOOPBACK_MASTER, LOOPBACK_LAUNCH, CHILD_FAILED, MODULE_NOT_CONNECTED, MODULE_UNREADABLE,
        CDI_OFF, NO_GPU_RUNTIME, CDI_UNRESOLVABLE, NVC_DRIVER, NVC_NO_NVML, NVML_UNKNOWN, SHM_FALLOCATE, COMPAT_804,
-       DP_NO_NVML, DP_NO_NVML_NEW, NO_NVIDIA_RUNTIME, NGC_NO_DRIVER, SSH_ONE_LETTER, SSH_RESOLVE, ENV_OVERWRITTEN, NMAP_FILTERED, TP_CANNOT_DIVIDE, PRIVATE_NODE,
+       DP_NO_NVML, DP_NO_NVML_NEW, NO_NVIDIA_RUNTIME, NGC_NO_DRIVER, SSH_ONE_LETTER, SSH_RESOLVE, ENV_OVERWRITTEN, NMAP_FILTERED, TP_CANNOT_DIVIDE, PRIVATE_NODE, PEER_FALSE,
        RAY_FATAL, RAY_DISK, RAY_USAGE, BENCH_FIRST, RANK_TWICE, NVRM_LOST, NO_STATUS, SHM_STUCK, SHM_TWICE, FD_ULIMIT,
        DEVX, NIXL_BACKEND, SGLANG_NO_KV, DYNAMO_NONE, ORTED, CUDA12_LIB, TRT_WINDOW, UCX_SOCKADDR, CM_ENODEV,
        STORE_RETRY, STORE_RETRIES, GLOO_HOSTNAME, NO_PROVIDER, NO_SOCKET_IFACE, LOCAL_ACCESS, CTS_UNUSED, NO_LIBCUDA,
@@ -1273,7 +1274,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
                                                       TRT_WINDOW, GLOO_HOSTNAME, STORE_RETRY, CTS_UNUSED, MEMLOCK_64K,
                                                       VLLM_UNBUILT, SIMPLE_ORDER, HPL_SLOW, DCGM_NVLINK, DLLAMA_TRANSFER, FLASHINFER_KV,
                                                       PORTINFO_DOWN, NOT_REGISTERED, SPARKRUN_SSH, KERNEL_FALLBACK, BATCH_SERIAL, K8S_NOW_RUNNING,
-                                                      ENV_OVERWRITTEN, NMAP_FILTERED, PRIVATE_NODE))
+                                                      ENV_OVERWRITTEN, NMAP_FILTERED, PRIVATE_NODE, PEER_FALSE))
                     else "fail")
     assert " Fix: " in message
 
