@@ -1,7 +1,9 @@
 """What ``ray status`` shows beside its nodes and demands that a careful reader remarks on (judges/ray.py, at its size
 limit, calls these): a resource whose use is negative, or a placement group's that holds more than the cluster has
 (Ray's accounting, not the nodes, is wrong), and a task demand that fits in what is free (listed before the scheduler
-placed it: stale)."""
+placed it: stale). Beside ``ray.nodes()`` / ``ray list nodes``: a node registered with an accelerator of another kind
+than a GPU, or under a host name beside nodes registered by IP; beside ``ray start``: a registration slow enough to
+warn."""
 
 from __future__ import annotations
 
