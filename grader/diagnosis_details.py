@@ -129,11 +129,13 @@ def _timeout_not_applied(log: VllmLog | None, values: Mapping[str, Any], text: s
 
 def _several_local_gpus(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """Applies when the node that warned has more than one GPU (``GPUs (8)``): unlike a Spark's one, TP across its
-    nodes is a choice, and TP within a node with PP across is the usual layout."""
+    nodes is a choice, and TP within a node with PP across is the usual layout; not where `explain --nodes` says the
+    run spans the nodes whose GPUs make up the TP (TP 16 on two 8-GPU nodes, corpus zk020: the layout meant)."""
     try:
-        return {} if int(values.get("gpus") or 0) > 1 else None
+        gpus, tp, nodes = int(values.get("gpus") or 0), int(values.get("tp") or 0), context().nodes or 0
     except (TypeError, ValueError):
         return None
+    return {} if gpus > 1 and not (nodes > 1 and nodes * gpus == tp) else None
 
 
 def _aer_recovered(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:

@@ -484,6 +484,27 @@ EXAMPLES.update({
     "nvidia-container-driver-not-loaded": BANNER + 'nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown.\n',
     "nvidia-container-no-nvml-library": BANNER + 'nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: cannot open shared object file: no such file or directory\n',
     "nvml-unknown-error": BANNER + 'Failed to initialize NVML: Unknown Error\n',
+    # session 39 (k8s device plugin, Docker, NGC, ssh, torchrun), each line as posted: k8s-device-plugin#303 and #1371,
+    # dgx-spark-playbooks#26, AEON-7 Qwen3.6 DFlash#5, sparkrun#257, accelerate#1645
+    "go-nvml-library-not-loaded": BANNER + "2022/05/13 23:09:23 Failed to initialize NVML: could not load NVML library.\n",
+    "docker-no-nvidia-runtime": BANNER + "docker: Error response from daemon: unknown or invalid runtime name: nvidia\n",
+    "ngc-container-no-driver": BANNER + "WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be "
+                               "available.\n",
+    "ssh-resolve-one-letter": BANNER + "  SSH cmd <- s FAILED rc=255: ssh: Could not resolve hostname s: Temporary failure "
+                              "in name resolution\n",
+    "ssh-resolve": BANNER + "ssh: Could not resolve hostname spark2: Name or service not known\n",
+    "per-node-interface-overwritten": BANNER + "Overwriting environment variable NCCL_IB_HCA from 'rocep1s0f0,roceP2p1s0f0' "
+                                      "to 'rocep1s0f1,roceP2p1s0f1'\n",
+    "ray-dashboard-loopback": BANNER + "2022-04-21 03:58:21,746\tINFO services.py:1414 -- View the Ray dashboard at "
+                              "http://127.0.0.1:8265\n",
+    "nmap-port-filtered": BANNER + "8065/tcp filtered unknown no-response\n",
+    "gpustack-tp-cannot-divide-worker": BANNER + '"vLLM multi-node: --tensor-parallel-size 2 cannot divide worker[0] 1 GPUs '
+                                        '(vLLM requires each TP unit fit inside one node)"\n',
+    "ray-private-node-public-head": BANNER + "{'node_ip_address': '10.0.0.40', 'redis_address': '203.0.113.129:6379', "
+                                    "'object_store_address': '/tmp/ray/plasma_store'}\n",
+    "torch-can-access-peer-false": BANNER + ">>> torch.cuda.can_device_access_peer(0, 1)\nFalse\n",
+    "c10d-client-connected": BANNER + "[I socket.cpp:787] [c10d] The client socket has connected to [10-198-34-55]:17333 "
+                             "on [10-198-34-55]:57764.\n",
     "nccl-shm-fallocate": BANNER + 'gpu2-ru7:2143:2561 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device\n',
     "cuda-forward-compat-unsupported": BANNER + 'RuntimeError: Unexpected error from cudaGetDeviceCount(). Error 804: forward compatibility was attempted on non supported HW\n',
     # break-it review of session 34: an ABI warning beside devices that opened; a port without module data

@@ -53,8 +53,9 @@ KV_EACH = "".join(f"(Worker_TP{i}_EP{i} pid={90 + i}) INFO 09-26 10:00:0{i} [gpu
 def test_the_same_kv_memory_from_every_worker_is_said_once():
     [s] = explain(KV_EACH, host="other", nodes=1)
     said = [f.message for f in s.findings if "available for the KV cache" in f.message]
-    assert said == ["1.53 GiB available for the KV cache on each of 4 workers (Worker_TP0_EP0, Worker_TP1_EP1, "
-                    "Worker_TP2_EP2, Worker_TP3_EP3)."]
+    [one] = said  # (a pool this small is a warn of its own words too: corpus b033's reading, tests/test_explain_s39b.py)
+    assert one.startswith("1.53 GiB available for the KV cache on each of 4 workers (Worker_TP0_EP0, Worker_TP1_EP1, "
+                          "Worker_TP2_EP2, Worker_TP3_EP3).")
 
 
 # KoyoImai's two-Spark walkthrough (corpus j015): a prompt for `cd`, then an mpirun typed below it with no prompt

@@ -1076,6 +1076,30 @@ NVC_DRIVER = 'nvidia-container-cli: initialization error: nvml error: driver not
 NVC_NO_NVML = 'nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: cannot open shared object file: no such file or directory\n'
 NVML_UNKNOWN = 'Failed to initialize NVML: Unknown Error\n'
 SHM_FALLOCATE = 'gpu2-ru7:2143:2561 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device\n'
+# session 39, each line as posted: NVIDIA/k8s-device-plugin#303 and #1371, NVIDIA/dgx-spark-playbooks#26,
+# AEON-7/Qwen3.6-27B-AEON-Ultimate-Uncensored-DFlash#5, spark-arena/sparkrun#257, huggingface/accelerate#1645
+DP_NO_NVML = "2022/05/13 23:09:23 Failed to initialize NVML: could not load NVML library.\n"
+DP_NO_NVML_NEW = ("W0819 07:02:54.757556       1 rm.go:109] NVML not detected: could not load NVML library: "
+                  "libnvidia-ml.so.1: cannot open shared object file: No such file or directory\n")
+NO_NVIDIA_RUNTIME = "docker: Error response from daemon: unknown or invalid runtime name: nvidia\n"
+NGC_NO_DRIVER = ("aeon-ultimate-xs  | WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be "
+                 "available.\n")
+SSH_ONE_LETTER = ("  SSH cmd <- s FAILED rc=255: ssh: Could not resolve hostname s: Temporary failure in name "
+                  "resolution\n")
+SSH_RESOLVE = "ssh: Could not resolve hostname spark-b.local: Name or service not known\n"
+ENV_OVERWRITTEN = ("Overwriting environment variable NCCL_SOCKET_IFNAME from 'enP7s7,enp1s0f0np0,enP2p1s0f0np0' to "
+                   "'enP7s7,enp1s0f1np1,enP2p1s0f1np1'\n")  # spark-arena/sparkrun#135
+NMAP_FILTERED = ("PORT     STATE    SERVICE REASON      VERSION\n"
+                 "8065/tcp filtered unknown no-response\n")  # ray-project/ray#24073
+DASHBOARD_LOOPBACK = ("2022-04-21 03:58:21,746\tINFO services.py:1414 -- View the Ray dashboard at "
+                      "http://127.0.0.1:8265\n")  # ray-project/ray#24073
+TP_CANNOT_DIVIDE = ('"vLLM multi-node: --tensor-parallel-size 2 cannot divide worker[0] 1 GPUs (vLLM requires each '
+                    'TP unit fit inside one node)"\n')  # gpustack/gpustack#5779
+PRIVATE_NODE = ("{'node_ip_address': '10.0.0.40', 'redis_address': '203.0.113.129:6379', 'object_store_address': "
+                "'/tmp/ray/session_2019-05-23_09-44-57_372914_1039/sockets/plasma_store'}\n")  # ray-project/ray#4825
+PEER_FALSE = "$ torch.cuda.can_device_access_peer(0, 1)\nFalse\n"  # the check of TensorRT-LLM#1374 in PyTorch's words
+C10D_CONNECTED = ("[I socket.cpp:787] [c10d] The client socket has connected to [10-198-34-55]:17333 on "
+                  "[10-198-34-55]:57764.\n")
 COMPAT_804 = 'RuntimeError: Unexpected error from cudaGetDeviceCount(). Error 804: forward compatibility was attempted on non supported HW\n'
 # break-it review of session 34: a port without module data (a Spark's RJ45, a virtio NIC); an ABI warning of one device
 MODULE_NOT_SUPPORTED = "Cannot get module EEPROM information: Operation not supported\n"
@@ -1232,6 +1256,7 @@ ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, O
        NO_ADDRESS, DASHBOARD_PORT, RPC_CRASHED, RPC_CONNECT, RDZV_CONNECTION, RDZV_TIMEOUT,
        RANDOM_RUN_ID, LOOPBACK_MASTER, LOOPBACK_LAUNCH, CHILD_FAILED, MODULE_NOT_CONNECTED, MODULE_UNREADABLE,
        CDI_OFF, NO_GPU_RUNTIME, CDI_UNRESOLVABLE, NVC_DRIVER, NVC_NO_NVML, NVML_UNKNOWN, SHM_FALLOCATE, COMPAT_804,
+       DP_NO_NVML, DP_NO_NVML_NEW, NO_NVIDIA_RUNTIME, NGC_NO_DRIVER, SSH_ONE_LETTER, SSH_RESOLVE, ENV_OVERWRITTEN, NMAP_FILTERED, TP_CANNOT_DIVIDE, PRIVATE_NODE, PEER_FALSE,
        RAY_FATAL, RAY_DISK, RAY_USAGE, BENCH_FIRST, RANK_TWICE, NVRM_LOST, NO_STATUS, SHM_STUCK, SHM_TWICE, FD_ULIMIT,
        DEVX, NIXL_BACKEND, SGLANG_NO_KV, DYNAMO_NONE, ORTED, CUDA12_LIB, TRT_WINDOW, UCX_SOCKADDR, CM_ENODEV,
        STORE_RETRY, STORE_RETRIES, GLOO_HOSTNAME, NO_PROVIDER, NO_SOCKET_IFACE, LOCAL_ACCESS, CTS_UNUSED, NO_LIBCUDA,
@@ -1256,7 +1281,8 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
                                                       MODULE_UNREADABLE, RAY_DISK, NO_STATUS, SHM_STUCK, SHM_TWICE, FD_ULIMIT, RAY_ONE_OF_TWO,
                                                       TRT_WINDOW, GLOO_HOSTNAME, STORE_RETRY, CTS_UNUSED, MEMLOCK_64K,
                                                       VLLM_UNBUILT, SIMPLE_ORDER, HPL_SLOW, DCGM_NVLINK, DLLAMA_TRANSFER, FLASHINFER_KV,
-                                                      PORTINFO_DOWN, NOT_REGISTERED, SPARKRUN_SSH, KERNEL_FALLBACK, BATCH_SERIAL, K8S_NOW_RUNNING))
+                                                      PORTINFO_DOWN, NOT_REGISTERED, SPARKRUN_SSH, KERNEL_FALLBACK, BATCH_SERIAL, K8S_NOW_RUNNING,
+                                                      ENV_OVERWRITTEN, NMAP_FILTERED, PRIVATE_NODE, PEER_FALSE))
                     else "fail")
     assert " Fix: " in message
 
@@ -1306,7 +1332,8 @@ def test_every_known_error_line_is_read_here():
                                         C10D_HOSTNAME, RAY_FRACTIONAL, DEL_IGNORED, PTX_DUMP, DS_LAUNCH,
                                         TRTLLM_LEADER, BENCHY_GPT2, NETPLAN_OPEN, DESYNC, RANK_LEFT, MOONCAKE_GID,
                                         PS_ENGINE, DRIVER_LOAD, NM_ADDED, NM_UP_JA, DLLAMA_COMPUTE, GPU_IDS_EMPTY, SPEC_ACCEPT,
-                                        NOT_REGISTERED_CAME_UP, API_REBOOTED, KILLED_TIMEOUT, SSH_RETRIED]
+                                        NOT_REGISTERED_CAME_UP, API_REBOOTED, KILLED_TIMEOUT, SSH_RETRIED,
+                                        C10D_CONNECTED, DASHBOARD_LOOPBACK]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently

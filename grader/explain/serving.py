@@ -107,5 +107,6 @@ register(KindSpec(
     line=re.compile(r"^(?:Detected (?:IB_IF|ETH_IF|Local IP):|Auto-detecting interfaces\.\.\.$"
                     r"|(?:Head Node|Worker Nodes|Cluster Nodes|Found peer|Container Name|Image Name):\s"
                     r"|(?:Non-mesh|Mesh) mode\b|Starting (?:Head|Worker) Node on|Checking SSH connectivity to worker"
-                    r"|Cluster head is responsive|Waiting for cluster to be ready|Executing command on head node:)"),
+                    r"|Cluster head is responsive|Waiting for cluster to be ready|Executing command on head node:"
+                    r"|sparkrun v\d|VRAM Estimation:$|Note: .{1,120}?, using \d{1,4} of \d{1,4} hosts?$|Starting DGX Spark vLLM Head Node Setup$|NCCL IB HCAs:\s)"),
 ))

@@ -33,6 +33,12 @@ def _hca_findings(p: LauncherPicks) -> list[Finding]:
                      "NCCL_IB_HCA and the socket interface of every node; on a Spark pair both belong to the cabled "
                      "QSFP port.")] if p.ib_if or p.eth_if else []
     want = _PORT_DEVICES[port]
+    named = [d for d in p.ib_if if d not in SPARK_RDMA]
+    if named and all(d.startswith("mlx5_") for d in named):  # vllm-dgx-spark#7: `NCCL IB HCAs: mlx5_0,mlx5_2`
+        return [info(f"IB_IF {','.join(p.ib_if)} names the RDMA devices by the mlx5_N scheme (as ibdev2netdev prints "
+                     f"them where the rocep names are not used), ETH_IF {p.eth_if} (QSFP port {port}): the names alone "
+                     f"do not say which port each is on; `ibdev2netdev` maps them, and both must be the twins of "
+                     f"{p.eth_if}'s port ({' and '.join(QSFP_TWINS[port])}).")]
     fix = f"--ib-if {','.join(want)}"
     other = [d for d in p.ib_if if d not in want]
     lacking = [d for d in want if d not in p.ib_if]
@@ -68,4 +74,31 @@ def summarise_launcher(p: LauncherPicks, command: str | None) -> Summary:
     if p.head or p.workers:
         findings.append(info(f"Head {p.head or '(not shown)'}, worker{'s' if len(p.workers) != 1 else ''} "
                              f"{', '.join(p.workers) or '(none shown)'}."))
-    return fields_of(p), findings
+    return fields_of(p), findings + sparkrun_findings(p)
+
+
+def sparkrun_findings(p: LauncherPicks) -> list[Finding]:
+    """What sparkrun's run said of its plan (grader.parsers.launcher): the hosts it took, its own memory estimate, and
+    where the output ends when it ends at a step's heading with nothing under it (spark-arena/sparkrun #208, #217)."""
+    out = []
+    if p.hosts_used:
+        used, of, why = p.hosts_used
+        out.append(info(f"sparkrun uses {used} of the {of} hosts of its cluster ({why})"
+                        + (f": a {used}-node run." if used > 1 else ": a one-node run.")))
+    est = dict(p.estimate)
+    if "Mode" in est and not p.hosts_used:
+        out.append(info(f"sparkrun's run mode: {est['Mode']}."))
+    if "Per-GPU total" in est:
+        fit = est.get("DGX Spark fit", "").upper()
+        said = (f"sparkrun's own estimate: {est['Per-GPU total']} per GPU"
+                + (f" (weights {est['Model weights']}" if "Model weights" in est else " (")
+                + (f", KV cache {est['KV cache']}" if "KV cache" in est else "")
+                + (f", tensor parallel {est['Tensor parallel']}" if "Tensor parallel" in est else "") + ")")
+        out.append(warn(said + ", which by its own check does not fit a DGX Spark: lower the context or use more "
+                        "nodes.") if fit.startswith("NO") else
+                   info(said + (", which by its own check fits a DGX Spark." if fit.startswith("YES") else ".")))
+    if p.last_step and not p.after_step and not p.errors:
+        out.append(info(f"The output ends at sparkrun's step `{p.last_step}` with nothing under it and no error "
+                        "before it: the paste stops there (cut, or the step still running), so what that step did "
+                        "is not shown; sparkrun's lines after it would say."))
+    return out

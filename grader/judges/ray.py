@@ -17,7 +17,7 @@ from ..parsers.common import command_argv, option_value
 from .common import fail, fmt_count, info, machines_spanned, ok, on_spark, spark_figure, warn, whole
 from .context import context
 from .model import Finding, Section, Summary
-from .ray_notes import group_over_total, negative_usage, stale_demand
+from .ray_notes import group_over_total, node_notes, negative_usage, slow_start, stale_demand
 
 
 GIB = 2 ** 30
@@ -507,13 +507,14 @@ def summarise_ray_start(rs: Any, command: str | None) -> Summary:
                            + ("." if rs.join_address and (context().nodes or 1) < 2 else (": this shows only the head"
                               if rs.join_address else ": that this node came up") + ", not that the nodes make one "
                               "cluster; `ray status` on the head shows which nodes joined, with their GPUs.")))
-    if rs.retries == 1:
+    if rs.retries == 1 and not slow_start(rs):
         findings.append(info("Ray asked the GCS once more for this node's registration (`Retrying to get node with "
                              "node ID`): it polls each second while the node's raylet registers, so one retry is "
                              "normal" + (", and it started." if rs.started else ".")))
     elif rs.retries:
-        findings.append(warn(f"The node registered with the head's GCS only after {rs.retries} retries (`Retrying "
-                             f"to get node with node ID`){where}"
+        findings.append(warn(f"The node registered with the head's GCS only after {rs.retries} retr"
+                             f"{'y' if rs.retries == 1 else 'ies'} (`Retrying to get node with node ID`){where}"
+                             + (f", {rs.took_s:.1f} s after it chose its IP" if slow_start(rs) else "")
                              + (": it started in the end" if rs.started else "") + ". Slow registration means the "
                              "head answers slowly or the nodes reach each other badly: check the address given to "
                              "--address and --node-ip-address, a firewall between the nodes, and `ray status` on "
@@ -586,6 +587,7 @@ def summarise_ray_nodes(nodes: list[Any], command: str | None) -> Summary:
             findings.append(info(f"Node {name} registered {fmt_count(cpus)} CPU for {fmt_count(gpus)} GPU: Ray runs "
                                  "at most that many tasks that each ask a CPU there at once (`ray start --num-cpus`, "
                                  "or a batch scheduler's CPUs per task, sets it)."))
+    findings += node_notes(nodes, OTHER_ACCELERATORS)
     total = getattr(nodes, "total", None)
     if total is not None and total > len(nodes):  # blind batch zv003: `ray list nodes` cut after its first rows
         findings.append(info(f"The table lists {len(nodes)} of the {total} nodes Ray counts (`Total: {total}`): the paste "

@@ -1,14 +1,17 @@
 """What ``ray status`` shows beside its nodes and demands that a careful reader remarks on (judges/ray.py, at its size
 limit, calls these): a resource whose use is negative, or a placement group's that holds more than the cluster has
 (Ray's accounting, not the nodes, is wrong), and a task demand that fits in what is free (listed before the scheduler
-placed it: stale)."""
+placed it: stale). Beside ``ray.nodes()`` / ``ray list nodes``: a node registered with an accelerator of another kind
+than a GPU, or under a host name beside nodes registered by IP; beside ``ray start``: a registration slow enough to
+warn."""
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from ..parsers.ray_status import Demand, RayStatus
-from .common import fmt_count, info, warn
+from .common import fail, fmt_count, info, warn
 from .model import Finding
 
 ZERO = 1e-6  # a used figure nearer 0 than this is a float's residue (`-2.7755575615628914e-17/1.0 GPU`): zero
@@ -87,4 +90,62 @@ def group_over_total(st: RayStatus) -> list[Finding]:
                             "inconsistent (bundles counted twice), not the nodes. The usage figures of its groups are "
                             "not to be trusted; `ray list placement-groups` shows the groups, and removing stale ones "
                             "or restarting Ray clears it."))
+    return out
+
+
+_GPU_WANTED_RE = re.compile(r"placement group[^\n]{0,200}?['\"]GPU['\"]: ?\d"
+                            r"|\{[^{}\n]{0,200}?['\"]GPU['\"]: [\d.]{1,8}[^{}\n]{0,200}\}: \d{1,6}\+? pending")
+"""A GPU the paste shows asked for and waiting: vLLM's ``Waiting for creating a placement group of specs ...
+specs=[{'GPU': 1.0}, ...]``, or ``ray status``' demand ``{'CPU': 1.0, 'GPU': 1.0}: 1+ pending tasks/actors``."""
+
+
+def accelerators_not_gpus(nodes: list[Any], others: tuple[str, ...]) -> list[Finding]:
+    """Live nodes of ``ray.nodes()`` / ``ray list nodes`` that registered an accelerator of another kind (``others``:
+    TPU, NPU...) and no GPU. Said as a note where nothing of the paste asks for a GPU (a TPU pod, blind batch wa017);
+    a fail where another node registered GPUs or the paste shows a GPU asked for and waiting (gpustack#4979, corpus
+    zk015: the worker's GB-class GPU registered as `TPU: 1.0`, vLLM's placement group waiting for its GPU)."""
+    from .context import context
+    odd = [(n, k) for n in nodes if n.alive is not False and not n.resources.get("GPU")
+           for k in others if n.resources.get(k)]
+    if not odd:
+        return []
+    wanted = any(n.resources.get("GPU") for n in nodes) or bool(_GPU_WANTED_RE.search(context().paste))
+    said = "; ".join(f"{n.address or n.hostname or n.node_id[:12]}: {fmt_count(n.resources[k])} {k}, no GPU"
+                     for n, k in odd[:8])
+    if not wanted:
+        return [info(f"Ray registered an accelerator of another kind than a GPU ({said}): what a TPU or NPU machine "
+                     "registers by design; a GPU job (vLLM's Ray executor) cannot place a worker there.")]
+    return [fail(f"Ray registered {'this node' if len(odd) == 1 else 'these nodes'} with an accelerator of another "
+                 f"kind and no GPU ({said}), while this cluster is asked for GPUs: Ray counts no GPU there, so a "
+                 "worker that needs one (vLLM's Ray executor asks one GPU per worker) is never placed on it and its "
+                 "placement group waits for ever. Start that node's Ray with `--num-gpus=<its GPUs>` (and no TPU or "
+                 "NPU variables or libraries in its container, which make Ray detect one); `ray status` must then "
+                 "count its GPU.")]
+
+
+def slow_start(rs: Any) -> bool:
+    """A ``ray start`` (grader.parsers.ray_start.RayStart) that logged a registration retry and took checks/specs/
+    serving.toml [ray_start] slow_register_s or more from choosing its node IP to starting (its logger's stamps):
+    one retry is Ray polling each second, a retry ten seconds in is a node the head's GCS was slow to list."""
+    from ..calc.specs import row
+    bar = row("serving.toml", "ray_start").graded("slow_register_s")
+    return bool(rs.retries) and rs.took_s is not None and bar is not None and rs.took_s >= bar
+
+
+_IP_RE = re.compile(r"(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}")
+
+
+def node_notes(nodes: list[Any], others: tuple[str, ...]) -> list[Finding]:
+    """What the node table shows beside each node's own line: accelerators that are not GPUs
+    (:func:`accelerators_not_gpus`), and live nodes registered under a host name beside others registered by IP."""
+    out = accelerators_not_gpus(nodes, others)
+    live = [n for n in nodes if n.alive is not False and n.address]
+    named = [n for n in live if not _IP_RE.fullmatch(n.address)]
+    if named and len(named) < len(live):  # ray#32921 (corpus zv019): `NodeManagerAddress: 'pascal35'` beside an IP
+        out.append(fail(f"Node{'s' if len(named) > 1 else ''} {', '.join(n.address for n in named[:4])} registered "
+                        "under a host name, not an IP address, while the other nodes registered by IP: Ray names its "
+                        f"node resource after it (`node:{named[0].address}`), so whatever looks a node up by its IP "
+                        "(vLLM's placement group pins a bundle to `node:<the driver's IP>`, Ray Tune and Train find "
+                        "their own node by IP, VLLM_HOST_IP) does not find this one and waits or fails. Start that "
+                        "node's Ray with `--node-ip-address=<its IP on the network the nodes share>`."))
     return out

@@ -17,7 +17,7 @@ from ..parsers.vllm_log import parse_vllm_log, VllmLog
 from ..calc.specs import row
 from .common import fail, fmt_count, info, ok, on_spark, warn
 from .model import Finding, Summary
-from .vllm_stats import stats_findings
+from .vllm_stats import small_kv, stats_findings
 
 if TYPE_CHECKING:  # imported by their readers: NCCL's where a log holds NCCL lines (most hold none), the API's for it
     from ..parsers.nccl_log import NcclLog
@@ -254,16 +254,18 @@ def summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
             words = {"available": "available for the KV cache", "reserved": "reserved for the KV cache",
                      "auto-fit": "available for the KV cache (auto-fit)"}[m.kind]
             said = f"{m.gib:g} GiB {words}"
+            small = small_kv(m.gib, log.kv_tokens)
             group = alike[(m.gib, m.kind)]
             same = [o.source.process for o in group]
             if len(same) > 1:  # every worker printing the same figure: said once, for each of them
                 if m is group[0]:
                     named = sorted({w for w in same if w})
-                    findings.append(info(f"{said} ({named[0]}, printed {len(same)} times)." if len(named) == 1
-                                         else f"{said} on each of {len(same)} workers"
-                                         + (f" ({', '.join(named)})" if named else "") + "."))
+                    findings.append((warn if small else info)(
+                        (f"{said} ({named[0]}, printed {len(same)} times)." if len(named) == 1 else
+                         f"{said} on each of {len(same)} workers" + (f" ({', '.join(named)})" if named else "") + ".")
+                        + small))
             else:
-                findings.append(info(f"{said}{who}."))
+                findings.append((warn if small else info)(f"{said}{who}.{small}"))
     avail = {m.source.process: m.gib for m in log.kv_memory if m.kind == "available" and m.source.process}
     staged = (p.pipeline_parallel_size or 1) > 1 or any("PP" in w for w in avail)  # pipeline stages differ anyway
     if len(avail) > 1 and not staged and max(avail.values()) > 0 and min(avail.values()) < max(avail.values()) / 2:

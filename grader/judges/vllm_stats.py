@@ -97,3 +97,17 @@ def _one_engine(log: Any, s: Any, said: str) -> list[Finding]:
                      "healthy, lightly loaded server: the KV cache is sized at startup for the most it may hold, so "
                      "a low share in use is not a fault.")]
     return [info(said)]
+
+
+def small_kv(gib: float, tokens: int | None) -> str:
+    """What a KV pool of ``gib`` GiB per GPU (``tokens`` in all, None where the log does not say) means where it is
+    below checks/specs/memory.toml [kv_cache] small_gib and holds fewer than small_tokens: few requests fit at once
+    (said as a warn's words, with a leading blank); "" where it is not small, or its bars are unverified."""
+    small, enough = _usage_bar("small_gib"), _usage_bar("small_tokens")
+    if small is None or enough is None or not 0 < gib < small or (tokens is not None and tokens >= enough):
+        return ""
+    return (f" A small KV cache (under {small:g} GiB per GPU{f', {tokens:,} tokens in all' if tokens else ''}): "
+            "the weights leave little room, so few requests fit at once and long contexts are tight, before any "
+            "load. Enough for a test; to serve, give it room: a lower --max-model-len, more GPUs (tensor parallel), "
+            "a smaller (quantized) model or an fp8 KV cache (--kv-cache-dtype fp8), or a higher "
+            "--gpu-memory-utilization only where the GPU keeps headroom for CUDA graphs and communication buffers.")

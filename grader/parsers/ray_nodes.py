@@ -54,7 +54,7 @@ _TOTAL_RE = re.compile(r"^Total: (?P<n>\d{1,6})\s*$", re.M)
 _TABLE_HEAD_RE = re.compile(r"^\s*NODE_ID\s++NODE_IP\s++IS_HEAD_NODE\s++STATE\b", re.M)
 _ROW_RE = re.compile(r"^\s*\d{1,6}\s++(?P<id>[0-9a-f]{8,64})\s++(?P<ip>[\w.:-]{1,64})\s++(?:True|False)\s++"
                      r"(?P<state>ALIVE|DEAD)\b(?P<rest>.*)$")
-_TABLE_RESOURCE_RE = re.compile(r"(?<!\S)(?P<name>CPU|GPU|memory|object_store_memory|accelerator_type:\S{1,40}): "
+_TABLE_RESOURCE_RE = re.compile(r"(?<!\S)(?P<name>CPU|GPU|TPU|NPU|HPU|neuron_cores|memory|object_store_memory|accelerator_type:\S{1,40}): "
                                 r"(?P<value>\d{1,20}(?:\.\d{1,12})?)")
 
 

@@ -41,6 +41,8 @@ from .common import ParseError, content_lines
 
 COMMAND = "ray start"
 
+_STAMP_RE = re.compile(r"^\[?\d{4}-\d\d-\d\d (?P<h>\d\d):(?P<m>\d\d):(?P<s>\d\d),(?P<ms>\d{1,6})")
+"""The time in Ray's logger header (``2025-02-16 18:29:05,057 INFO ...``, ``[2025-02-16 18:29:17,459 W 1 1]``)."""
 _RAY_LOG_PREFIX_RE = re.compile(r"^\[?\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+\]?\s+\w+\s+[\w.]+:\d+\s+--\s?")
 """Ray's own logger header in front of a line (``2025-02-16 18:29:05,057 INFO scripts.py:1047 -- ``)."""
 _LOCAL_IP_RE = re.compile(r"\b(?:Local node IP: |Using IP address )(?P<ip>[0-9A-Fa-f.:]{2,45})\b")  # Ray 2, Ray 0.8
@@ -117,19 +119,25 @@ class RayStart:
     traceback: tuple[str | None, str | None] | None = None
     gcs_failed: bool = False
     killed_rest: bool = False
+    took_s: float | None = None
+    """Seconds from the ``Local node IP`` line to ``Ray runtime started.``, where Ray's logger stamped both (``ray
+    start --block``'s log); None where either is not stamped or the clock went back (midnight)."""
 
 
 def parse_ray_start(text: str) -> RayStart:
     """Read ``ray start``'s output (see the module docstring). Raises ParseError when no line of it is one
     ``ray start`` prints. Never raises otherwise."""
     out = RayStart()
+    ip_at: float | None = None
     for line in content_lines(text):
         s = _RAY_LOG_PREFIX_RE.sub("", line.text.strip(), count=1) if line.text[:1] in "[0123456789" \
             else line.text.strip()
         if m := _LOCAL_IP_RE.search(s):
-            out.local_ip = m.group("ip")
+            out.local_ip, ip_at = m.group("ip"), _stamp(line.text)
         if _STARTED_RE.search(s):
-            out.started = True
+            out.started, at = True, _stamp(line.text)
+            if ip_at is not None and at is not None and at >= ip_at and out.took_s is None:
+                out.took_s = round(at - ip_at, 3)
         if _HEAD_RE.search(s):
             out.head = True
         if (m := _JOIN_RE.search(s)) and out.join_address is None:
@@ -174,3 +182,9 @@ def parse_ray_start(text: str) -> RayStart:
         raise ParseError(COMMAND, "no line of `ray start`'s output found (expected `Local node IP: ...`, "
                                   "`Ray runtime started.` or one of its errors)")
     return out
+
+
+def _stamp(line: str) -> float | None:
+    """The seconds of the day in Ray's logger header of ``line``, None without one."""
+    m = _STAMP_RE.match(line.strip())
+    return None if m is None else int(m["h"]) * 3600 + int(m["m"]) * 60 + int(m["s"]) + int(m["ms"]) / 10 ** len(m["ms"])
