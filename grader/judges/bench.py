@@ -114,7 +114,7 @@ def describe(result: BenchResult, sent: int | None = None, burst: bool = False, 
                              "(an empty or non-streamed answer, or a client that measured nothing). These latency "
                              "figures are not to be trusted: check the answers' lengths and that the server streams."))
     findings += _untimed(src) + _decode_findings(result, src, burst, cap, model,
-                                                    timed=not (untimed or (zero and src.get("completed"))))
+                                                    timed=not (untimed or ("TTFT" in zero and src.get("completed"))))
     if diffs:
         findings.append(warn("The file's summary and its per-request data disagree by more than 0.5%: "
                               + "; ".join(diffs[:4]) + ". Grade the recomputed values."))
@@ -313,8 +313,9 @@ def _decode_findings(result: BenchResult, src: dict[str, Any], burst: bool = Fal
     printed (the peak vLLM prints can pass the cap: the corpus's n014). The sentence names only a load the output
     states (the cap or the peak; one request sent is one at a time): the count of requests bounds it, but a run of
     100 requests may have had one in flight at a time. Not judged where the run's latencies are not to be trusted
-    (``timed`` False: a median TTFT of 0, untimed tokens; blind batch wn007): a slow decode read from them would be a
-    cause the paste does not support."""
+    (``timed`` False: a median TTFT of 0, untimed tokens; blind batch wn007): TPOT is (E2E - TTFT) over the tokens
+    after the first, so a TTFT of 0 puts the prefill in it, and a slow decode read from it would be a cause the paste
+    does not support. (A median TPOT of 0 alone only lowers the mean: the decode is still judged.)"""
     tpot = src.get("mean_tpot_ms")
     tpot = src.get("median_tpot_ms") if tpot is None else tpot
     if not tpot or tpot <= 0 or not (src.get("completed") or 0) > 0:
