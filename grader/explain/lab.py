@@ -11,6 +11,7 @@ from ..parsers.traceback import EXCEPTION_RE, FRAME_RE
 from .core import KindSpec, register, register_cross_check
 from ..parsers.llama_log import LINE_RE as LLAMA_LOG_LINE
 from .readers import judge, parse_llama_bench, parse_llama_log
+from ..parsers.results_table import HEADER_RE as RESULTS_HEADER, ROW_RE as RESULTS_ROW
 
 
 register(KindSpec(
@@ -47,4 +48,9 @@ register(KindSpec(  # the load log of llama-server/llama-cli (and Ollama's offlo
     name="llama-log", parse=parse_llama_log, summarise=judge("llama", "summarise_llama_log"),
     programs=("llama-server", "llama-cli", "ollama", "rpc-server"), line=LLAMA_LOG_LINE, prelude=True,
     matches_command=lambda argv: bool(argv) and argv[0].rsplit("/", 1)[-1] in ("llama-server", "llama-cli", "rpc-server"),
+))
+register(KindSpec(  # a results table a person made from their runs (Markdown), after the tools' own tables
+    name="results-table", parse=judge("results_table", "read_results_table"),
+    summarise=judge("results_table", "summarise_results_table"), line=RESULTS_HEADER, starts=RESULTS_HEADER,
+    inner=RESULTS_ROW, prelude=True,  # its rows, and the caption or prose above its header
 ))

@@ -1,0 +1,191 @@
+"""A results table a person made from their benchmark runs (grader.parsers.results_table), read as a careful engineer
+reads one: what it compares (its columns and rows), whether every run completed (a success column), how the rates move
+with concurrency (aggregate up while each request slows: batching; aggregate flat: the machine is saturated and the
+requests share it), how long the first token waits, and, where two columns measure the same thing under two setups,
+whether they differ by more than run-to-run noise (checks/specs/serving.toml [bench] steady_share). A first token after
+more than a proxy's read timeout under concurrency warns ([load] proxy_read_timeout_ms); a single stream far behind a
+reference that the same setup nearly matches under load warns as a per-step latency ([bench] reference_gap_share).
+Nothing else is graded: the command, model and settings behind the numbers are not in the table."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..calc.specs import row
+from ..parsers.results_table import Table, number
+from .common import info, ok, warn
+from .model import Finding, Summary
+
+_CONC_RE = re.compile(r"^(?:c|conc\.?|concurrency|concurrent(?: requests)?|users|clients|parallel|streams|batch|bs)$",
+                      re.I)
+_CONC_CELL_RE = re.compile(r"^[xXcC]?=?\d{1,4}$")
+_TTFT_RE = re.compile(r"\bttf[tr]\b|time to first", re.I)
+_SUCCESS_RE = re.compile(r"\bsuccess|\bcompleted\b|\bok\b", re.I)
+_AGG_RE = re.compile(r"\bagg|aggregate|\btotal\b|throughput|\bout tok/s|output tok/s", re.I)
+_PER_RE = re.compile(r"per[- ]?(?:req|request|stream|user|seq)|\beach\b|\btg per", re.I)
+_DELTA_RE = re.compile(r"^(?:Δ|delta|diff|change|speedup|gain)\b", re.I)
+_RATE_RE = re.compile(r"tok/s|t/s\b|\btps\b|tokens?/s", re.I)
+
+
+def _col(table: Table, pattern: re.Pattern[str], skip: tuple[int, ...] = ()) -> int | None:
+    return next((i for i, h in enumerate(table.header) if i not in skip and pattern.search(h)), None)
+
+
+def _cell(r: list[str], i: int | None) -> str:
+    return r[i] if i is not None and i < len(r) else ""
+
+
+def _conc_col(t: Table) -> int | None:
+    i = _col(t, _CONC_RE)
+    if i is None and t.rows and all(_CONC_CELL_RE.match(_cell(r, 0)) for r in t.rows) and len(t.rows) > 1:
+        i = 0 if not _CONC_CELL_RE.match(t.header[0]) else None
+    return i
+
+
+def _seconds(cell: str, header: str) -> float | None:
+    v = number(cell)
+    if v is None:
+        return None
+    c, h = cell.replace("*", "").strip().lower(), header.lower()
+    if c.endswith("ms") or "ms" in h and not c.endswith("s"):
+        return v / 1000
+    if c.endswith("s") or "(s)" in h or h.endswith(" s"):
+        return v
+    return v / 1000 if v >= 100 else v  # no unit: a TTFT of 100 or more is in ms
+
+
+def _groups(t: Table, conc: int) -> dict[str, list[tuple[int, list[str]]]]:
+    """Rows grouped by their text cells other than the concurrency (``dspark``/``off``), each with its concurrency."""
+    out: dict[str, list[tuple[int, list[str]]]] = {}
+    for r in t.rows:
+        c = number(_cell(r, conc))
+        if c is None:
+            continue
+        key = " ".join(x for i, x in enumerate(r) if i != conc and number(x) is None and x)
+        out.setdefault(key, []).append((int(c), r))
+    return {k: sorted(v, key=lambda x: x[0]) for k, v in out.items() if len({c for c, _ in v}) > 1}
+
+
+def _success(t: Table) -> list[Finding]:
+    i = _col(t, _SUCCESS_RE)
+    if i is None:
+        return []
+    cells = [_cell(r, i) for r in t.rows if _cell(r, i)]
+    bad = []
+    for c in cells:
+        frac = re.search(r"(\d+)\s{0,2}/\s{0,2}(\d+)", c)
+        v = number(c)
+        if frac and frac.group(1) != frac.group(2) or not frac and v is not None and v not in (1.0, 100.0):
+            bad.append(c)
+    if bad:
+        return [warn(f"The '{t.header[i]}' column reads {', '.join(bad)} in some rows: not every request of those "
+                     "runs completed, and their rates describe only those that did; the benchmark's error lines say "
+                     "why the others failed.")]
+    return [ok(f"Every row completed: the '{t.header[i]}' column reads {', '.join(dict.fromkeys(cells))} throughout "
+               "(no failed request shown).")] if cells else []
+
+
+def _scaling(t: Table, conc: int) -> list[Finding]:
+    out: list[Finding] = []
+    agg, per = _col(t, _AGG_RE, (conc,)), _col(t, _PER_RE, (conc,))
+    ttft = _col(t, _TTFT_RE, (conc,))
+    if agg is None:
+        agg = next((i for i, h in enumerate(t.header) if i not in (conc, per) and _RATE_RE.search(h)), None)
+    if agg is not None and per is not None and agg == per:
+        per = None
+    proxy = row("serving.toml", "load").graded("proxy_read_timeout_ms")
+    for name, rows in _groups(t, conc).items():
+        (c0, r0), (c1, r1) = rows[0], rows[-1]
+        at = f"{name}: " if name else ""
+        a0, a1 = number(_cell(r0, agg)), number(_cell(r1, agg))
+        p0, p1 = number(_cell(r0, per)), number(_cell(r1, per))
+        each = f"; each request's rate falls from {p0:g} to {p1:g}" if p0 and p1 is not None and p1 < p0 else ""
+        if a0 and a1 is not None:
+            if a1 <= a0 * 1.15 and c1 >= 2 * c0:
+                out.append(info(f"{at}the aggregate rate stays about flat from concurrency {c0} to {c1} ({a0:g} -> "
+                                f"{a1:g}){each}: the machine is already saturated at {c0} request(s), so more requests "
+                                "only share the same capacity (each waits longer, in the queue or the batch). A "
+                                "capacity limit of this setup and workload, not a fault."))
+            elif a1 > a0:
+                out.append(info(f"{at}the aggregate rate grows from {a0:g} at concurrency {c0} to {a1:g} at {c1}{each}: "
+                                "the normal batching trade-off (more requests share each decode step)."))
+        t0, t1 = _seconds(_cell(r0, ttft), _cell(t.header, ttft)), _seconds(_cell(r1, ttft), _cell(t.header, ttft))
+        if t0 is not None and t1 is not None and t1 > t0:
+            said = (f"{at}time to first token grows from {t0:.3g} s at concurrency {c0} to {t1:.3g} s at {c1}: new "
+                    "requests wait for the others' prefill and decode steps")
+            if proxy is not None and t1 * 1000 >= proxy and c1 > 1:
+                out.append(warn(said + f"; over a minute at {c1} requests at once is past interactive use, and behind "
+                                "a proxy's 60 s read timeout such requests fail: cap the concurrency for this setup."))
+            else:
+                out.append(info(said + "."))
+    return out
+
+
+def _compare(t: Table, conc: int | None) -> list[Finding]:
+    """Two columns of the same measure under two setups (``All 200G | All 100G``, ``This cluster | README``)."""
+    noise = row("serving.toml", "bench").graded("steady_share")
+    gap = row("serving.toml", "bench").graded("reference_gap_share")
+    d = _col(t, _DELTA_RE)
+    if d is not None and noise is not None:
+        deltas = [v for r in t.rows if (v := number(_cell(r, d))) is not None and "%" in _cell(r, d)]
+        if deltas and max(abs(v) for v in deltas) <= noise * 100:
+            cols = [h for i, h in enumerate(t.header) if i not in (0, d)]
+            return [info(f"{' and '.join(cols[:2]) or 'The compared columns'} differ by at most "
+                         f"{max(abs(v) for v in deltas):g}% in every row: within run-to-run noise, so what differs "
+                         "between them does not change this measure here.")]
+        return []
+    nums = [i for i in range(1, len(t.header)) if i != conc and sum(number(_cell(r, i)) is not None for r in t.rows) >= 2
+            and not _TTFT_RE.search(t.header[i])]
+    if len(nums) != 2 or len(t.header) > 4 or noise is None:
+        return []
+    a, b = nums
+    pairs = [(r, number(_cell(r, a)), number(_cell(r, b))) for r in t.rows]
+    pairs = [(r, x, y) for r, x, y in pairs if x and y]
+    if len(pairs) < 2:
+        return []
+    ratios = [x / y for _, x, y in pairs]
+    ha, hb = t.header[a], t.header[b]
+    if all(abs(q - 1) <= noise for q in ratios):
+        return [info(f"'{ha}' and '{hb}' differ by at most {max(abs(q - 1) for q in ratios):.0%} in every row: within "
+                     "run-to-run noise.")]
+    if conc is None or gap is None or not (abs(ratios[0] - 1) >= gap and abs(ratios[0] - 1) - abs(ratios[-1] - 1) >= gap / 2):
+        return []
+    (r0, x0, y0), (r1, x1, y1) = pairs[0], pairs[-1]
+    return [warn(f"At the lowest concurrency ({_cell(r0, conc)}, a single stream when 1) '{ha}' gives {x0:g} against "
+                 f"'{hb}''s {y0:g} ({ratios[0] - 1:+.0%}), but at {_cell(r1, conc)} the gap narrows to {x1:g} against "
+                 f"{y1:g} ({ratios[-1] - 1:+.0%}): the slower setup still has the aggregate throughput, so each decode "
+                 "step takes longer (a fixed per-step latency: across machines the all-reduce transport, NCCL over "
+                 "sockets or one rail instead of RDMA; CUDA graphs off; clocks held low; speculative decoding not "
+                 "engaged), not less compute. Compare the step time (TPOT) at concurrency 1 and NCCL's transport "
+                 "lines (NCCL_DEBUG=INFO) of both setups.")]
+
+
+def summarise_results_table(tables: list[Table], command: str | None) -> Summary:
+    findings: list[Finding] = []
+    for t in tables:
+        conc = _conc_col(t)
+        what = f" '{t.caption[:80]}'" if t.caption else ""
+        findings.append(info(f"A results table{what} of {len(t.rows)} row(s) (columns: {', '.join(t.header)}): a "
+                             "summary someone made, read as written; the command and settings behind each number are "
+                             "not shown." + (f" It varies the concurrency ('{t.header[conc]}')." if conc is not None
+                                             else "")))
+        findings += _success(t)
+        if conc is not None:
+            findings += _scaling(t, conc)
+        elif (i := _col(t, _TTFT_RE)) is not None:
+            vals = [(v, r) for r in t.rows if (v := _seconds(_cell(r, i), t.header[i])) is not None]
+            if len(vals) > 1:
+                lo, hi = min(vals, key=lambda x: x[0]), max(vals, key=lambda x: x[0])
+                findings.append(info(f"Time to first token runs from {lo[0]:.3g} s ({lo[1][0]}) to {hi[0]:.3g} s "
+                                     f"({hi[1][0]}): a row with a longer prompt or context to prefill, or more requests at "
+                                     "once, waits longer for its first token."))
+        findings += _compare(t, conc)
+    facts: dict[str, Any] = {"tables": [{"header": t.header, "rows": t.rows, "caption": t.caption} for t in tables]}
+    return facts, findings
+
+
+def read_results_table(text: str) -> list[Table]:
+    """grader.parsers.results_table's reading (the kind's parser, named here so explain imports it lazily)."""
+    from ..parsers.results_table import parse_results_table
+    return parse_results_table(text)

@@ -1,0 +1,92 @@
+"""Parser for a results table a person made from their benchmark runs and pasted as Markdown: a header row that names
+what was measured (tok/s, TTFT, TPOT, ITL, ms/step, throughput, latency, success), a separator row, and a row per run,
+setting or workload, often with a caption line above it. Shapes from the field (issue 27)::
+
+    #### Scaling Behavior (d32768)
+    | Concurrency | Aggregate t/s | Per-req t/s | TG per-req | TTFT |
+    |:-:|--:|--:|--:|--:|
+    | 1 | 237 | 237 | 30.2 | 8.6s |
+    | 10 | 235 | 68 | 4.7 | 48.2s |
+
+    | Size | All 200G | All 100G | Δ |
+    |---|---|---|---|
+    | 8K | 25.21 | 24.78 | -1.7% |
+
+Cells are kept as written (``**30.17**``, ``4,721 ms``, ``6392.36 ± 49.21``); :func:`number` reads one. A table is
+what it compares: the judge (grader.judges.results_table) names its columns' roles by their headers.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .common import ParseError
+
+CMD = "a results table"
+
+METRIC_RE = re.compile(r"tok/s|t/s\b|\btps\b|tokens?/s|\bttf[tr]\b|\btpot\b|\bitl\b|ms/step|throughput|latency|"
+                       r"\bsuccess\b|time to first token", re.I)
+"""What a results table's header names that other Markdown tables (an inventory, a to-do list) do not."""
+HEADER_RE = re.compile(r"^\|(?![^\n]{0,400}\|\s{0,80}[Tt]est\s{0,80}\|)(?![^\n]{0,400}\|\s{0,80}\**[-+]?\d[\d.,]{0,12}\**\s{0,80}[a-zA-Z/%]{0,8}\s{0,80}\|)"
+                       r"(?=[^\n]{0,400}(?:tok/s|t/s\b|\btps\b|tokens?/s|\bTTF[TR]\b|\bTPOT\b|\bITL\b|ms/step|[Tt]hroughput"
+                       r"|[Ll]atency)|\s{0,4}(?:[Cc]oncurrency|[Cc]onc\.?|[Uu]sers)\s{0,4}\||[^\n]{0,400}\|\s{0,4}(?:Δ|[Dd]elta)\s{0,4}\|$)"
+                       r"[^\n]{0,400}\|$")
+"""A header row (no cell a number, no ``test`` column: llama-bench's tables are its own kind) that names a measure, opens with the concurrency, or ends with a difference."""
+ROW_RE = re.compile(r"^\|[^\n]{0,600}\|$")
+SEP_RE = re.compile(r"^\|(?:\s{0,4}:?-{1,80}:?\s{0,4}\|){1,30}$")
+_NUM_RE = re.compile(r"[-+]?\d[\d,]{0,12}(?:\.\d+)?")
+_SD_RE = re.compile(r"±\s{0,3}(\d[\d,]{0,12}(?:\.\d+)?)")
+
+
+@dataclass
+class Table:
+    header: list[str]
+    rows: list[list[str]] = field(default_factory=list)
+    caption: str = ""
+
+
+def cells(line: str) -> list[str]:
+    return [c.strip().strip("*`").strip() for c in line.strip()[1:-1].split("|")]
+
+
+def number(cell: str) -> float | None:
+    """The first number a cell holds (``**2,090**`` 2090.0, ``8.6s`` 8.6, ``-1.7%`` -1.7), None for none; a time in
+    seconds and one in milliseconds are told apart by the judge from the header and the unit."""
+    m = _NUM_RE.search(cell.replace("**", ""))
+    return float(m.group().replace(",", "")) if m else None
+
+
+def spread(cell: str) -> float | None:
+    """The ``± sd`` of a cell, None without one."""
+    m = _SD_RE.search(cell)
+    return float(m.group(1).replace(",", "")) if m else None
+
+
+def parse_results_table(text: str) -> list[Table]:
+    """Every Markdown table of ``text`` whose header names a measure (METRIC_RE), with its data rows and the last
+    non-empty line above it; ParseError when there is none."""
+    tables: list[Table] = []
+    lines = text.splitlines()
+    above = ""
+    i = 0
+    while i < len(lines):
+        s = lines[i].strip()
+        sep = i + 1 < len(lines) and bool(SEP_RE.match(lines[i + 1].strip()))
+        if ROW_RE.match(s) and i + 1 < len(lines) and ROW_RE.match(lines[i + 1].strip()) and (
+                HEADER_RE.match(s) or sep and METRIC_RE.search(above)):  # (a separator row left out: a header's)
+            table = Table(cells(s), caption=above)
+            i += 2 if sep else 1
+            while i < len(lines) and ROW_RE.match(lines[i].strip()):
+                table.rows.append(cells(lines[i].strip()))
+                i += 1
+            if table.rows:
+                tables.append(table)
+            continue
+        if s and not ROW_RE.match(s):
+            above = s.strip("#* ").strip()
+        i += 1
+    if not tables:
+        raise ParseError(CMD, "no Markdown table whose header names a measure (tok/s, TTFT, TPOT, ITL, throughput, "
+                         "latency) found")
+    return tables

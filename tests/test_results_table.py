@@ -1,0 +1,81 @@
+"""Results tables people paste (Markdown summaries of their benchmark runs) and vllm bench serve runs whose requests
+all arrive at once at a finite --request-rate: read for what they show (issue 27)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grader.explain import explain
+
+FIELD = Path(__file__).resolve().parent / "fixtures" / "field"
+
+
+def _read(text: str, host: str | None = "spark", nodes: int | None = None) -> list[tuple[str, str]]:
+    return [(f.level, f.message) for s in explain(text, host=host, nodes=nodes) for f in s.findings]
+
+
+def _worst(found: list[tuple[str, str]]) -> str:
+    order = {"ok": 0, "info": 0, "warn": 1, "fail": 2}
+    return max(found, key=lambda x: order[x[0]])[0] if found else "ok"
+
+
+def test_flat_aggregate_over_concurrency_is_saturation_not_a_fault():
+    """https://github.com/eugr/spark-vllm-docker/pull/123 (pending wa014): one Spark, llama-benchy at d32768,
+    aggregate 237 -> 235 t/s from c1 to c10 while TTFT grows 8.6 -> 48.2 s."""
+    text = (FIELD / "pending" / "wa014_other_eugrpr123-spark-llama-benchy-nemotron-cascade-c10-ttft.txt").read_text()
+    found = _read(text, nodes=1)
+    said = " ".join(m for _, m in found)
+    assert _worst(found) in ("ok", "info")
+    assert "saturated" in said and "237 -> 235" in said and "48.2 s" in said
+
+
+def test_first_token_after_a_minute_under_concurrency_warns():
+    """https://github.com/sgl-project/sglang/pull/36364 (pending wk014): GB10 cookbook cells, DSPARK at c=16 waits
+    71 s for the first token; without it 21.7 s (no warning for that group)."""
+    text = (FIELD / "pending" / "wk014_other_sglang36364-gb10-ling3-dspark-c16-ttft-71s-table.txt").read_text()
+    found = _read(text, nodes=1)
+    warns = [m for lv, m in found if lv == "warn"]
+    assert len(warns) == 1 and warns[0].startswith("dspark:") and "71.3 s at 16" in warns[0]
+
+
+def test_two_setups_within_noise_and_success_column():
+    """https://forums.developer.nvidia.com/t/8x-dgx-spark-cluster-build-report-crs812-400dd-4x100g-breakouts-nemotron-3-ultra-at-tp-8/373146 (corpus zf017): 200G vs 100G per-stream decode, deltas within
+    3.1%; https://github.com/0xBakeer/inference-atlas/pull/112 (pending wb012): a success column of 1.00 and 6/6 needles."""
+    text = (FIELD / "corpus" / "zf017_vllm-bench_forum373146-8x-spark-200g-vs-100g-per-stream-decode-table.txt").read_text()
+    said = " ".join(m for _, m in _read(text, nodes=4))
+    assert "at most 3.1%" in said and "noise" in said
+    text = (FIELD / "pending" / "wb012_vllm-bench_atlas112-2xspark-tp2-fp8-qwen-results-table.txt").read_text()
+    found = _read(text, nodes=2)
+    assert ("ok", next(m for _, m in found if m.startswith("Every row completed"))) in found
+    failed = text.replace("| 1.00 |\n| `prefill-8k", "| 0.90 |\n| `prefill-8k", 1)
+    assert failed != text and any(lv == "warn" and "0.90" in m for lv, m in _read(failed, nodes=2))
+
+
+def test_single_stream_half_of_a_reference_that_load_nearly_matches_is_per_step_latency():
+    """https://github.com/MiaAI-Lab/Qwen3.8-Flash-Next-Dual-DGX-Sparks/issues/22 (pending wk012): two Sparks, x1 32.0 tok/s against the README's 64.4, x4 84.6
+    against 114.1: a longer step, not less capacity. The same table within noise says so instead."""
+    text = (FIELD / "pending" / "wk012_other_miaai-qwen38-dual-22-2xspark-sglang-bench-x1-32-vs-64.txt").read_text()
+    found = _read(text, nodes=2)
+    assert any(lv == "warn" and "per-step latency" in m and "-50%" in m for lv, m in found)
+    same = ("| Concurrency | This cluster | README |\n|---|---|---|\n| x1 | 63.0 tok/s | 64.4 |\n"
+            "| x2 | 115.0 | 116.8 |\n| x4 | 113.0 | 114.1 |\n")
+    found = _read(same, nodes=2)
+    assert _worst(found) in ("ok", "info") and any("within run-to-run noise" in m for _, m in found)
+
+
+def test_llama_bench_compare_table_stays_llama_bench():
+    """https://github.com/ggml-org/llama.cpp/pull/19142 (corpus zg006): compare-commits' table is llama-bench's."""
+    text = (FIELD / "corpus" / "zg006_other_llamacpp19142-dgx-spark-glm47-flash-fa-tune-compare.txt").read_text()
+    assert [s.kind for s in explain(text, host="spark", nodes=1)] == ["llama-bench"]
+
+
+def test_requests_offered_within_a_sliver_of_the_run_are_a_burst():
+    """https://github.com/eugr/spark-vllm-docker/pull/271 (corpus h011): 50 prompts at 10 req/s sent within 5 s of a
+    1,620 s run: TPOT 762 ms is each stream's share of a 50-request batch, said as info. A sustained overload (corpus
+    z007: 300 at 1.5/s over 1,422 s, capped at 25) keeps its warning."""
+    text = (FIELD / "corpus" / "h011_vllm-bench_eugr271-spark-tp2-command-a-50-reqs-tpot-762ms.txt").read_text()
+    found = _read(text, nodes=2)
+    assert _worst(found) in ("ok", "info") and any("in effect a burst" in m for _, m in found)
+    text = (FIELD / "corpus" / "z007_vllm-bench_djangodevreng-spark-mistral-small-4-119b-nvfp4-rate-1.5-c25.txt").read_text()
+    found = _read(text, nodes=1)
+    assert _worst(found) == "warn" and not any("in effect a burst" in m for _, m in found)
