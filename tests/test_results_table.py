@@ -79,3 +79,18 @@ def test_requests_offered_within_a_sliver_of_the_run_are_a_burst():
     text = (FIELD / "corpus" / "z007_vllm-bench_djangodevreng-spark-mistral-small-4-119b-nvfp4-rate-1.5-c25.txt").read_text()
     found = _read(text, nodes=1)
     assert _worst(found) == "warn" and not any("in effect a burst" in m for _, m in found)
+
+
+def test_two_load_tests_of_one_workload_are_compared():
+    """https://github.com/sgl-project/sglang/issues/5980 (corpus zp005): the same 10-request bench_serving run with
+    NCCL 2.21.5 then 2.26.2: 103.28 then 56.22 output tok/s, a regression; in the other order an improvement (info);
+    a different workload is not compared."""
+    text = (FIELD / "corpus" / "zp005_vllm-bench_sglang-deepseek-v3-2x8-h100-nccl-2.26-halves-decode.txt").read_text()
+    found = _read(text, host="other", nodes=2)
+    assert [m for lv, m in found if lv == "warn" and "regression of 46%" in m and "17.59 ms against 9.55" in m]
+    first, second = text.split("With nccl 2.26.2.post1:")
+    found = _read(second + "\n" + first, host="other", nodes=2)
+    assert _worst(found) in ("ok", "info") and any("84% faster than the run above" in m for _, m in found)
+    other = second.replace("Successful requests:                     10 ", "Successful requests:                     12 ")
+    assert other != second
+    assert not any("same workload" in m.lower() for _, m in _read(first + other, host="other", nodes=2))

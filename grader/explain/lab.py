@@ -23,6 +23,7 @@ register(KindSpec(
     inner=re.compile(f"{FRAME_RE.pattern}|{EXCEPTION_RE.pattern}"),  # a failed request's traceback (`Error 0: ...`)
 ))
 register_cross_check(judge("bench_server", "batch_cap_beside"), kinds=("vllm-bench",))  # --max-num-seqs beside a test
+register_cross_check(judge("bench_server", "same_workload_compared"), kinds=("vllm-bench",))  # an A/B of one workload
 
 register(KindSpec(
     name="aiperf", parse=parse_any, summarise=judge("bench", "summarise_load_test"), programs=("aiperf",),
