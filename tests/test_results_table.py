@@ -94,3 +94,25 @@ def test_two_load_tests_of_one_workload_are_compared():
     other = second.replace("Successful requests:                     10 ", "Successful requests:                     12 ")
     assert other != second
     assert not any("same workload" in m.lower() for _, m in _read(first + other, host="other", nodes=2))
+
+
+def test_load_test_lines_single_stream_baseline():
+    """https://github.com/sfxnz/DeepSeek-V4.1-Flash-EXL3-vLLM-2x-DGX-Spark/blob/c9fb59e63bcf961280346992ee1a92800a429f2e/evidence/baseline-main-defaults/bench.txt (pending we008): a custom harness's lines, three runs at c=1, 11.25-13.05 tok/s, all completed: a
+    single-stream baseline, nothing wrong."""
+    text = (FIELD / "pending" / "we008_other_sfxnz-2xspark-dsv41-baseline-bench-12tps-single-stream.txt").read_text()
+    found = _read(text, nodes=2)
+    assert _worst(found) in ("ok", "info")
+    assert any(lv == "ok" and "All 3 runs completed at a single stream" in m and "11.25-13.05" in m for lv, m in found)
+
+
+def test_load_test_lines_over_concurrency_and_content_dependent_speed():
+    """https://github.com/NestuFNG/DeepSeek-V4.1-Flash-DGX-Spark-Ring/blob/ca662ac35193c69ace9cee37f13a94abf2eff0fc/results/boot10/bench.txt (pending wf014): C1..C6 per prompt category; aggregate grows in every series, and at C1 the per-stream
+    rate is 3x faster on code than on prose: speculative decoding's mark. The same lines with one speed for every
+    prompt say nothing of it."""
+    text = (FIELD / "pending" / "wf014_other_nestufng-4spark-ring-dsv41-concurrency-bench-spec-decode.txt").read_text()
+    found = _read(text, nodes=4)
+    said = " ".join(m for _, m in found)
+    assert _worst(found) in ("ok", "info") and "In 9 of the 9 series the aggregate rate grows" in said
+    assert "varies 3.0x with the prompt" in said and "speculative decoding" in said
+    flat = "\n".join(f"  C1 {c:<8} agg   30.00 tok/s  per-stream 31.0  ttft 0.3s" for c in ("coding", "prose", "math"))
+    assert "speculative" not in " ".join(m for _, m in _read(flat, nodes=1))

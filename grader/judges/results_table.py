@@ -122,6 +122,49 @@ def _scaling(t: Table, conc: int) -> list[Finding]:
     return out
 
 
+def _one_load(t: Table, conc: int) -> list[Finding]:
+    """Every row at one concurrency (repeated runs): the rate over them, steady or not (steady_share)."""
+    levels = {number(_cell(r, conc)) for r in t.rows}
+    rate = _col(t, _PER_RE, (conc,))
+    rate = rate if rate is not None else _col(t, _RATE_RE, (conc,))
+    if len(levels) != 1 or None in levels or rate is None:
+        return []
+    vals = [v for r in t.rows if (v := number(_cell(r, rate))) is not None]
+    if len(vals) < 2:
+        return []
+    c = int(next(iter(levels)))  # type: ignore[arg-type]
+    avg = sum(vals) / len(vals)
+    cv = (sum((v - avg) ** 2 for v in vals) / (len(vals) - 1)) ** 0.5 / avg if avg else 0.0
+    steady = row("serving.toml", "bench").graded("steady_share")
+    how = ("consistent: they differ by {:.1%} of their mean".format(cv) if steady is not None and cv <= steady else
+           "they differ by {:.1%} of their mean (a first, warm-up run slower than the rest is common)".format(cv))
+    who = "a single stream (concurrency 1)" if c == 1 else f"{c} requests at once"
+    runs = "runs" if "run" in t.header else "rows"
+    return [ok(f"All {len(vals)} {runs} completed at {who}: {min(vals):g}-{max(vals):g} tok/s ('{t.header[rate]}'); "
+               f"{how}. A baseline at one load only: it shows nothing about throughput under more requests.")]
+
+
+def _content(t: Table, conc: int) -> list[Finding]:
+    """At the lowest concurrency, rows of different prompts whose per-stream rate differs by checks/specs/serving.toml
+    [bench] content_speed_ratio or more: decode speed that depends on the content (speculative decoding's mark)."""
+    ratio = row("serving.toml", "bench").graded("content_speed_ratio")
+    rate = _col(t, _PER_RE, (conc,))
+    lows = [r for r in t.rows if number(_cell(r, conc)) == min(number(_cell(x, conc)) or 0 for x in t.rows)]
+    labels = {" ".join(x for i, x in enumerate(r) if i != conc and number(x) is None and x) for r in lows}
+    if ratio is None or rate is None or len(labels) < 3:
+        return []
+    vals = [(v, r) for r in lows if (v := number(_cell(r, rate)))]
+    lo, hi = min(vals, key=lambda x: x[0]), max(vals, key=lambda x: x[0])
+    if hi[0] < lo[0] * ratio:
+        return []
+    name = lambda r: " ".join(x for i, x in enumerate(r) if i != conc and number(x) is None and x)  # noqa: E731
+    return [info(f"At the same concurrency ({_cell(lows[0], conc)}) the per-stream rate varies {hi[0] / lo[0]:.1f}x "
+                 f"with the prompt ({name(lo[1])} {lo[0]:g}, {name(hi[1])} {hi[0]:g} tok/s): decode speed that "
+                 "depends on the content is the mark of speculative decoding (MTP or a draft model: its acceptance "
+                 "is high on predictable text such as code or counting, low on free prose), not a fault; the output "
+                 "does not name the decoder.")]
+
+
 def _compare(t: Table, conc: int | None) -> list[Finding]:
     """Two columns of the same measure under two setups (``All 200G | All 100G``, ``This cluster | README``)."""
     noise = row("serving.toml", "bench").graded("steady_share")
@@ -166,13 +209,21 @@ def summarise_results_table(tables: list[Table], command: str | None) -> Summary
     for t in tables:
         conc = _conc_col(t)
         what = f" '{t.caption[:80]}'" if t.caption else ""
-        findings.append(info(f"A results table{what} of {len(t.rows)} row(s) (columns: {', '.join(t.header)}): a "
-                             "summary someone made, read as written; the command and settings behind each number are "
-                             "not shown." + (f" It varies the concurrency ('{t.header[conc]}')." if conc is not None
+        findings.append(info((f"A home-made load test's {len(t.rows)} result line(s), read as its rows: " if t.lines
+                              else f"A results table{what} of {len(t.rows)} row(s) (columns: {', '.join(t.header)}): a "
+                              "summary someone made, read as written; ") + "the command and settings behind each "
+                             "number are not shown." + (f" It varies the concurrency ('{t.header[conc]}')." if conc is not None
                                              else "")))
         findings += _success(t)
         if conc is not None:
-            findings += _scaling(t, conc)
+            scaled = _scaling(t, conc)
+            if len(scaled) > 4:  # one series per prompt or setting: what they share
+                grow = sum("grows from" in f.message and "aggregate" in f.message for f in scaled)
+                findings.append(info(f"In {grow} of the {len(_groups(t, conc))} series the aggregate rate grows with "
+                                     "the concurrency while each request's rate falls: the normal batching trade-off "
+                                     "(more requests share each decode step)."))
+                scaled = [f for f in scaled if f.level != "info"]
+            findings += scaled + _one_load(t, conc) + _content(t, conc)
         elif (i := _col(t, _TTFT_RE)) is not None:
             vals = [(v, r) for r in t.rows if (v := _seconds(_cell(r, i), t.header[i])) is not None]
             if len(vals) > 1:

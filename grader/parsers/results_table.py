@@ -44,6 +44,7 @@ class Table:
     header: list[str]
     rows: list[list[str]] = field(default_factory=list)
     caption: str = ""
+    lines: bool = False  # read from a load test's own lines (LOAD_LINE_RE), not a Markdown table
 
 
 def cells(line: str) -> list[str]:
@@ -61,6 +62,30 @@ def spread(cell: str) -> float | None:
     """The ``± sd`` of a cell, None without one."""
     m = _SD_RE.search(cell)
     return float(m.group(1).replace(",", "")) if m else None
+
+
+LOAD_LINE_RE = re.compile(r"^\s{0,8}(?:\w+=\S{1,80}\s{1,8}){0,3}(?:[Cc]=?\d{1,4}\b)[^\n]{0,200}?\bagg[= ]\s{0,8}[\d.]+"
+                          r"\s{0,2}tok/s[^\n]{0,100}?\bper[-_]stream\b")
+"""A home-made load test's line: the concurrency, the aggregate and each stream's rate, often the TTFT (``C2 math  agg
+105.47 tok/s  per-stream 59.29  ttft 0.355s``; ``phase=prose c=1 run=1 wall=17.93s agg=11.25 tok/s
+per_stream=[11.25] ttft=[0.238]``)."""
+_LOAD_FIELDS = (("c", r"(?:^|\s)[Cc]=?(\d{1,4})\b"), ("label", r"(?:^|\s)[Cc]\d{1,4}\s{1,8}([A-Za-z]\w{0,40})\b|\bphase=(\S{1,40})"),
+                ("run", r"\brun=(\d{1,4})\b"), ("agg", r"\bagg[= ]\s{0,8}([\d.]+)"),
+                ("per", r"\bper[-_]stream[= ]\s{0,8}\[?([\d.]+)"), ("ttft", r"\bttft[= ]\s{0,8}\[?([\d.]+\s{0,2}(?:ms|s)?)"))
+
+
+def _load_lines(lines: list[str]) -> Table | None:
+    """A home-made load test's lines (LOAD_LINE_RE) as a table: concurrency, label, run, aggregate, per stream, TTFT."""
+    rows = []
+    for line in lines:
+        if not LOAD_LINE_RE.match(line):
+            continue
+        row = []
+        for _, pattern in _LOAD_FIELDS:
+            m = re.search(pattern, line)
+            row.append(next((g for g in m.groups() if g), "") if m else "")
+        rows.append(row)
+    return Table(["c", "label", "run", "agg tok/s", "per-stream tok/s", "ttft s"], rows, lines=True) if rows else None
 
 
 def parse_results_table(text: str) -> list[Table]:
@@ -86,6 +111,8 @@ def parse_results_table(text: str) -> list[Table]:
         if s and not ROW_RE.match(s):
             above = s.strip("#* ").strip()
         i += 1
+    loads = _load_lines(lines)
+    tables += [loads] if loads else []
     if not tables:
         raise ParseError(CMD, "no Markdown table whose header names a measure (tok/s, TTFT, TPOT, ITL, throughput, "
                          "latency) found")
