@@ -116,3 +116,28 @@ def test_load_test_lines_over_concurrency_and_content_dependent_speed():
     assert "varies 3.0x with the prompt" in said and "speculative decoding" in said
     flat = "\n".join(f"  C1 {c:<8} agg   30.00 tok/s  per-stream 31.0  ttft 0.3s" for c in ("coding", "prose", "math"))
     assert "speculative" not in " ".join(m for _, m in _read(flat, nodes=1))
+
+
+def test_two_machines_not_faster_than_one_is_said_as_expected_for_one_stream():
+    """https://github.com/defilantech/LLMKube/issues/1423 (pending xa012): llama.cpp RPC over two Sparks against one, the last cell cut: decode 12.42 against
+    12.83, prefill 73.4 against 106: a layer split, not a fault. Two machines that are faster say so, no verdict."""
+    text = (FIELD / "pending" / "xa012_other_llmkube1423-two-sparks-rpc-vs-one-decode-flat.txt").read_text()
+    found = _read(text, nodes=2)
+    assert _worst(found) in ("ok", "info")
+    assert any("2 machines are not faster than 1" in m and "decode 12.42 against 12.83" in m and "layer split" in m
+               for _, m in found)
+    faster = "| | prefill | decode |\n|---|---|---|\n| two Sparks | 190.0 tok/s | 21.0 tok/s |\n| one Spark | 106.0 tok/s | 12.8 tok/s |\n"
+    said = " ".join(m for _, m in _read(faster, nodes=2))
+    assert "2 machines against 1" in said and "not faster" not in said
+
+
+def test_a_difference_column_all_one_way_is_a_drop_for_a_rate_and_a_gain_for_a_time():
+    """https://github.com/eugr/spark-vllm-docker/issues/112 (pending xa010; the same table with its outer pipes): llama-benchy, two vLLM builds, prompt processing
+    (t/s) lower in every row by 2.4-18.5%: a drop (warn). The same differences under a time (ms/step) are a gain."""
+    text = (FIELD / "pending" / "xa010_llama-bench_eugr112-spark-llama-benchy-short-prefill-regression.txt").read_text()
+    piped = "\n".join(f"| {x} |" if "|" in x and not x.startswith("|") else x for x in text.splitlines())
+    found = _read(piped, nodes=1)
+    assert [m for lv, m in found if lv == "warn" and "consistent drop" in m and "pp128 tg32" in m]
+    timed = piped.replace("### Prompt Processing (t/s)", "### Step time").replace("| test ", "| ms/step ")
+    found = _read(timed, nodes=1)
+    assert _worst(found) in ("ok", "info") and any("consistent gain" in m for _, m in found)

@@ -25,6 +25,7 @@ _SUCCESS_RE = re.compile(r"\bsuccess|\bcompleted\b|\bok\b", re.I)
 _AGG_RE = re.compile(r"\bagg|aggregate|\btotal\b|throughput|\bout tok/s|output tok/s", re.I)
 _PER_RE = re.compile(r"per[- ]?(?:req|request|stream|user|seq)|\beach\b|\btg per", re.I)
 _DELTA_RE = re.compile(r"^(?:Δ|delta|diff|change|speedup|gain)\b", re.I)
+_MEASURE_RE = re.compile(r"prefill|decode|ttf[tr]|tpot|itl|latency|throughput|agg\w{0,7}|per[- ]?\w{1,7}|p\d{2}", re.I)
 _RATE_RE = re.compile(r"tok/s|t/s\b|\btps\b|tokens?/s", re.I)
 
 
@@ -165,6 +166,66 @@ def _content(t: Table, conc: int) -> list[Finding]:
                  "does not name the decoder.")]
 
 
+_MACHINES_RE = re.compile(r"\b(one|single|two|dual|three|four|eight|[1-8])\s{0,3}(?:x\s{0,2})?(?:dgx\s)?"
+                          r"(spark|node|machine|host|box|gx10|computer|server)s?\b", re.I)
+_COUNT = {"one": 1, "single": 1, "two": 2, "dual": 2, "three": 3, "four": 4, "eight": 8}
+
+
+def _machines(t: Table) -> list[Finding]:
+    """Rows that name how many machines ran them (``two Sparks over the cable`` against ``one Spark``): each rate of
+    the most machines against the fewest. Not faster for one stream is what splitting a model does (a layer split runs
+    one machine at a time for a request; tensor parallel pays an all-reduce per layer over the link): said so, an info."""
+    noise = row("serving.toml", "bench").graded("steady_share")
+    named = []
+    for r in t.rows:
+        m = _MACHINES_RE.search(r[0] if r else "")
+        if m:
+            named.append((_COUNT.get(m.group(1).lower()) or int(m.group(1)), r))
+    if noise is None or len({n for n, _ in named}) < 2:
+        return []
+    (n0, few), (n1, many) = min(named, key=lambda x: x[0]), max(named, key=lambda x: x[0])
+    rates = [(t.header[i] or "rate", x, y) for i in range(1, len(t.header))
+             if (x := number(_cell(many, i))) and (y := number(_cell(few, i))) and not _TTFT_RE.search(t.header[i])]
+    if not rates:
+        return []
+    said = ", ".join(f"{h} {x:g} against {y:g} ({x / y - 1:+.0%})" for h, x, y in rates)
+    if any(x > y * (1 + noise) for _, x, y in rates):
+        return [info(f"{n1} machines against {n0} ('{many[0]}' against '{few[0]}'): {said}.")]
+    return [info(f"{n1} machines are not faster than {n0} here ('{many[0]}' against '{few[0]}': {said}). For one "
+                 "stream that is expected (whether these ran one the table does not say): a layer split (pipeline stages, llama.cpp RPC) runs one machine at a time "
+                 "for a request and adds a hand-off over the link per step, and tensor parallel adds an all-reduce "
+                 "per layer; more machines give room for a model too big for one and throughput under many requests, "
+                 "not one stream's speed. Not a fault by itself.")]
+
+
+_FASTER_RE = re.compile(r"tok/s|t/s\b|\btps\b|tokens?/s|throughput", re.I)
+_SLOWER_RE = re.compile(r"\bms\b|latency|\bttf[tr]\b|\btpot\b|\bitl\b|ms/step|\bsec\b|\(s\)", re.I)
+
+
+def _drop(t: Table, d: int, deltas: list[float], cols: list[str], noise: float) -> list[Finding]:
+    """A difference column whose every row moves one way, beyond noise on average: for a rate (tok/s: higher is
+    better) all below is a drop (warn), for a time (ms, TTFT: lower is better) all above is; the other way an
+    improvement; a measure the table does not name is said without a verdict."""
+    if len(deltas) < 2 or len(deltas) != len([r for r in t.rows if _cell(r, d)]) or \
+            sum(abs(v) for v in deltas) / len(deltas) <= noise * 100 or not (all(v < 0 for v in deltas) or all(
+                v > 0 for v in deltas)):
+        return []
+    named = " ".join(t.header) + " " + t.caption
+    up = bool(_FASTER_RE.search(named)) and not _SLOWER_RE.search(named)
+    down = bool(_SLOWER_RE.search(named)) and not _FASTER_RE.search(named)
+    worst = max(t.rows, key=lambda r: abs(number(_cell(r, d)) or 0))
+    pair = f"'{cols[1]}' against '{cols[0]}'" if len(cols) >= 2 else "the compared columns"
+    said = (f"{pair}: {'below' if deltas[0] < 0 else 'above'} in every row, by {min(abs(v) for v in deltas):g}% to "
+            f"{max(abs(v) for v in deltas):g}% (the most at {worst[0]}: {_cell(worst, d)})")
+    if up and deltas[0] < 0 or down and deltas[0] > 0:
+        return [warn(said + ": a consistent drop, beyond run-to-run noise, so whatever differs between the two "
+                     "(a version, a build, a setting) costs it; where the gap is largest (short prompts, one "
+                     "stream) points to a fixed per-request or per-step overhead, where it grows with size to compute.")]
+    if up or down:
+        return [info(said + ": a consistent gain of the second over the first, beyond run-to-run noise.")]
+    return [info(said + ": a consistent difference; whether higher is better the table does not say.")]
+
+
 def _compare(t: Table, conc: int | None) -> list[Finding]:
     """Two columns of the same measure under two setups (``All 200G | All 100G``, ``This cluster | README``)."""
     noise = row("serving.toml", "bench").graded("steady_share")
@@ -172,17 +233,19 @@ def _compare(t: Table, conc: int | None) -> list[Finding]:
     d = _col(t, _DELTA_RE)
     if d is not None and noise is not None:
         deltas = [v for r in t.rows if (v := number(_cell(r, d))) is not None and "%" in _cell(r, d)]
+        cols = [h for i, h in enumerate(t.header) if i not in (0, d)]
         if deltas and max(abs(v) for v in deltas) <= noise * 100:
-            cols = [h for i, h in enumerate(t.header) if i not in (0, d)]
             return [info(f"{' and '.join(cols[:2]) or 'The compared columns'} differ by at most "
                          f"{max(abs(v) for v in deltas):g}% in every row: within run-to-run noise, so what differs "
                          "between them does not change this measure here.")]
-        return []
+        return _drop(t, d, deltas, cols, noise)
     nums = [i for i in range(1, len(t.header)) if i != conc and sum(number(_cell(r, i)) is not None for r in t.rows) >= 2
             and not _TTFT_RE.search(t.header[i])]
     if len(nums) != 2 or len(t.header) > 4 or noise is None:
         return []
     a, b = nums
+    if {m.lower() for m in _MEASURE_RE.findall(t.header[a])} != {m.lower() for m in _MEASURE_RE.findall(t.header[b])}:
+        return []  # two measures (prefill, decode), not one measure under two setups
     pairs = [(r, number(_cell(r, a)), number(_cell(r, b))) for r in t.rows]
     pairs = [(r, x, y) for r, x, y in pairs if x and y]
     if len(pairs) < 2:
@@ -231,7 +294,7 @@ def summarise_results_table(tables: list[Table], command: str | None) -> Summary
                 findings.append(info(f"Time to first token runs from {lo[0]:.3g} s ({lo[1][0]}) to {hi[0]:.3g} s "
                                      f"({hi[1][0]}): a row with a longer prompt or context to prefill, or more requests at "
                                      "once, waits longer for its first token."))
-        findings += _compare(t, conc)
+        findings += _compare(t, conc) + _machines(t)
     facts: dict[str, Any] = {"tables": [{"header": t.header, "rows": t.rows, "caption": t.caption} for t in tables]}
     return facts, findings
 

@@ -25,14 +25,14 @@ from .common import ParseError
 
 CMD = "a results table"
 
-METRIC_RE = re.compile(r"tok/s|t/s\b|\btps\b|tokens?/s|\bttf[tr]\b|\btpot\b|\bitl\b|ms/step|throughput|latency|"
+METRIC_RE = re.compile(r"tok/s|t/s\b|\btps\b|tokens?/s|\bttf[tr]\b|\btpot\b|\bitl\b|ms/step|throughput|latency|prefill|decode|"
                        r"\bsuccess\b|time to first token", re.I)
 """What a results table's header names that other Markdown tables (an inventory, a to-do list) do not."""
-HEADER_RE = re.compile(r"^\|(?![^\n]{0,400}\|\s{0,80}[Tt]est\s{0,80}\|)(?![^\n]{0,400}\|\s{0,80}\**[-+]?\d[\d.,]{0,12}\**\s{0,80}[a-zA-Z/%]{0,8}\s{0,80}\|)"
+HEADER_RE = re.compile(r"^(?!\|\s{0,80}[Mm]odel\s{0,80}(?:\|[^\n]{0,400})?\|\s{0,80}[Tt]est\s{0,80}\|)\|(?![^\n]{0,400}\|\s{0,80}\**[-+]?\d[\d.,]{0,12}\**\s{0,80}[a-zA-Z/%]{0,8}\s{0,80}\|)"
                        r"(?=[^\n]{0,400}(?:tok/s|t/s\b|\btps\b|tokens?/s|\bTTF[TR]\b|\bTPOT\b|\bITL\b|ms/step|[Tt]hroughput"
-                       r"|[Ll]atency)|\s{0,4}(?:[Cc]oncurrency|[Cc]onc\.?|[Uu]sers)\s{0,4}\||[^\n]{0,400}\|\s{0,4}(?:Δ|[Dd]elta)\s{0,4}\|$)"
+                       r"|[Ll]atency|\b[Pp]refill\b|\b[Dd]ecode\b)|\s{0,80}(?:[Cc]oncurrency|[Cc]onc\.?|[Uu]sers)\s{0,80}\||[^\n]{0,400}\|\s{0,80}(?:Δ|[Dd]elta)\s{0,80}\|$)"
                        r"[^\n]{0,400}\|$")
-"""A header row (no cell a number, no ``test`` column: llama-bench's tables are its own kind) that names a measure, opens with the concurrency, or ends with a difference."""
+"""A header row (no cell a number, not llama-bench's ``| model | ... | test |``: its own kind) that names a measure, opens with the concurrency, or ends with a difference."""
 ROW_RE = re.compile(r"^\|[^\n]{0,600}\|$")
 SEP_RE = re.compile(r"^\|(?:\s{0,4}:?-{1,80}:?\s{0,4}\|){1,30}$")
 _NUM_RE = re.compile(r"[-+]?\d[\d,]{0,12}(?:\.\d+)?")
@@ -104,6 +104,10 @@ def parse_results_table(text: str) -> list[Table]:
             i += 2 if sep else 1
             while i < len(lines) and ROW_RE.match(lines[i].strip()):
                 table.rows.append(cells(lines[i].strip()))
+                i += 1
+            cut = lines[i].strip() if i < len(lines) else ""
+            if cut.startswith("|") and cut.count("|") >= 2 and (i + 1 == len(lines) or not lines[i + 1].strip()):
+                table.rows.append(cells(cut + "|"))  # the paste's last row, cut short: the cells it has
                 i += 1
             if table.rows:
                 tables.append(table)
