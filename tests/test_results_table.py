@@ -141,3 +141,10 @@ def test_a_difference_column_all_one_way_is_a_drop_for_a_rate_and_a_gain_for_a_t
     timed = piped.replace("### Prompt Processing (t/s)", "### Step time").replace("| test ", "| ms/step ")
     found = _read(timed, nodes=1)
     assert _worst(found) in ("ok", "info") and any("consistent gain" in m for _, m in found)
+
+
+def test_a_one_row_table_says_its_figures():
+    """https://github.com/AlexsJones/llmfit/pull/917 (pending xm007): llmfit's one-row table, gpt-oss:120b on Ollama, 43.9 TPS: said, nothing graded."""
+    text = (FIELD / "pending" / "xm007_other_llmfit917-gb10-ollama-gptoss120b-43.9tps.txt").read_text()
+    found = _read(text, nodes=1)
+    assert _worst(found) in ("ok", "info") and any("Avg TPS 43.9" in m for _, m in found)

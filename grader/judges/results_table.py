@@ -271,6 +271,7 @@ def summarise_results_table(tables: list[Table], command: str | None) -> Summary
     findings: list[Finding] = []
     for t in tables:
         conc = _conc_col(t)
+        before = len(findings) + 1
         what = f" '{t.caption[:80]}'" if t.caption else ""
         findings.append(info((f"A home-made load test's {len(t.rows)} result line(s), read as its rows: " if t.lines
                               else f"A results table{what} of {len(t.rows)} row(s) (columns: {', '.join(t.header)}): a "
@@ -295,6 +296,8 @@ def summarise_results_table(tables: list[Table], command: str | None) -> Summary
                                      f"({hi[1][0]}): a row with a longer prompt or context to prefill, or more requests at "
                                      "once, waits longer for its first token."))
         findings += _compare(t, conc) + _machines(t)
+        if len(t.rows) <= 3 and len(findings) == before:  # a row or three and nothing compared: their figures
+            findings += [info("; ".join(f"{h or '-'} {c}" for h, c in zip(t.header, r) if c) + ".") for r in t.rows]
     facts: dict[str, Any] = {"tables": [{"header": t.header, "rows": t.rows, "caption": t.caption} for t in tables]}
     return facts, findings
 
