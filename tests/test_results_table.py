@@ -148,3 +148,13 @@ def test_a_one_row_table_says_its_figures():
     text = (FIELD / "pending" / "xm007_other_llmfit917-gb10-ollama-gptoss120b-43.9tps.txt").read_text()
     found = _read(text, nodes=1)
     assert _worst(found) in ("ok", "info") and any("Avg TPS 43.9" in m for _, m in found)
+
+
+def test_a_ttft_without_a_unit_is_not_read_as_seconds():
+    """The pending wk014 table (https://github.com/sgl-project/sglang/pull/36364) with its TTFT header's unit left
+    out: 71292 and 2172 could be ms or s, so no minute-long wait is claimed; the values are said as written."""
+    text = (FIELD / "pending" / "wk014_other_sglang36364-gb10-ling3-dspark-c16-ttft-71s-table.txt").read_text()
+    small = text.replace("TTFT ms", "TTFT").replace("71292", "75").replace("2172", "20")
+    found = _read(small, nodes=1)
+    assert _worst(found) in ("ok", "info") and any("from 20 at concurrency 1 to 75 at 16 (the table names no unit)" in m
+                                                   for _, m in found)

@@ -113,9 +113,12 @@ def _scaling(t: Table, conc: int) -> list[Finding]:
                                 "the normal batching trade-off (more requests share each decode step)."))
         t0, t1 = _seconds(_cell(r0, ttft), _cell(t.header, ttft)), _seconds(_cell(r1, ttft), _cell(t.header, ttft))
         if t0 is not None and t1 is not None and t1 > t0:
-            said = (f"{at}time to first token grows from {t0:.3g} s at concurrency {c0} to {t1:.3g} s at {c1}: new "
-                    "requests wait for the others' prefill and decode steps")
-            if proxy is not None and t1 * 1000 >= proxy and c1 > 1:
+            unit = re.search(r"\d\s{0,2}m?s\b", _cell(r1, ttft)) or re.search(r"\bm?s\b|\(m?s\)|\bsec",
+                                                                            _cell(t.header, ttft))
+            grew = (f"from {t0:.3g} s at concurrency {c0} to {t1:.3g} s at {c1}" if unit else f"from "
+                    f"{_cell(r0, ttft)} at concurrency {c0} to {_cell(r1, ttft)} at {c1} (the table names no unit)")
+            said = f"{at}time to first token grows {grew}: new requests wait for the others' prefill and decode steps"
+            if proxy is not None and t1 * 1000 >= proxy and c1 > 1 and unit:  # (a bare number: ms or s, unsaid)
                 out.append(warn(said + f"; over a minute at {c1} requests at once is past interactive use, and behind "
                                 "a proxy's 60 s read timeout such requests fail: cap the concurrency for this setup."))
             else:
@@ -292,9 +295,9 @@ def summarise_results_table(tables: list[Table], command: str | None) -> Summary
             vals = [(v, r) for r in t.rows if (v := _seconds(_cell(r, i), t.header[i])) is not None]
             if len(vals) > 1:
                 lo, hi = min(vals, key=lambda x: x[0]), max(vals, key=lambda x: x[0])
-                findings.append(info(f"Time to first token runs from {lo[0]:.3g} s ({lo[1][0]}) to {hi[0]:.3g} s "
-                                     f"({hi[1][0]}): a row with a longer prompt or context to prefill, or more requests at "
-                                     "once, waits longer for its first token."))
+                findings.append(info(f"Time to first token ('{t.header[i]}') runs from {_cell(lo[1], i)} ({lo[1][0]}) "
+                                     f"to {_cell(hi[1], i)} ({hi[1][0]}): a row with a longer prompt or context to "
+                                     "prefill, or more requests at once, waits longer for its first token."))
         findings += _compare(t, conc) + _machines(t)
         if len(t.rows) <= 3 and len(findings) == before:  # a row or three and nothing compared: their figures
             findings += [info("; ".join(f"{h or '-'} {c}" for h, c in zip(t.header, r) if c) + ".") for r in t.rows]
