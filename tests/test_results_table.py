@@ -158,3 +158,12 @@ def test_a_ttft_without_a_unit_is_not_read_as_seconds():
     found = _read(small, nodes=1)
     assert _worst(found) in ("ok", "info") and any("from 20 at concurrency 1 to 75 at 16 (the table names no unit)" in m
                                                    for _, m in found)
+
+
+def test_a_size_column_of_bare_numbers_is_not_a_concurrency():
+    """https://github.com/autoscriptlabs/nccl-mesh-plugin/blob/dd17ad0b0d647827a0f168314dc6ad461ad079ee/BENCHMARKS.md (pending xc019): collective tables by message size (MB): the sizes are not a
+    concurrency, and nothing about requests or batching is said of them."""
+    text = (FIELD / "pending" / "xc019_other_mesh-plugin-3spark-triangle-collective-tables.txt").read_text()
+    said = " ".join(m for s in explain(text, host="other", nodes=3) if s.kind == "results-table" for m in
+                    (f.message for f in s.findings))
+    assert "Allreduce" in said and "concurrency" not in said and "batching" not in said

@@ -19,7 +19,7 @@ from .model import Finding, Summary
 
 _CONC_RE = re.compile(r"^(?:c|conc\.?|concurrency|concurrent(?: requests)?|users|clients|parallel|streams|batch|bs)$",
                       re.I)
-_CONC_CELL_RE = re.compile(r"^[xXcC]?=?\d{1,4}$")
+_CONC_CELL_RE = re.compile(r"^[xXcC]=?\d{1,4}$")  # x1, C2, c=4: a bare number is a concurrency only under its header
 _TTFT_RE = re.compile(r"\bttf[tr]\b|time to first", re.I)
 _SUCCESS_RE = re.compile(r"\bsuccess|\bcompleted\b|\bok\b", re.I)
 _AGG_RE = re.compile(r"\bagg|aggregate|\btotal\b|throughput|\bout tok/s|output tok/s", re.I)
@@ -295,9 +295,12 @@ def summarise_results_table(tables: list[Table], command: str | None) -> Summary
             vals = [(v, r) for r in t.rows if (v := _seconds(_cell(r, i), t.header[i])) is not None]
             if len(vals) > 1:
                 lo, hi = min(vals, key=lambda x: x[0]), max(vals, key=lambda x: x[0])
+                gap = row("serving.toml", "bench").graded("reference_gap_share")
+                why = (": about the same in every row" if gap is not None and hi[0] <= lo[0] * (1 + gap) else
+                       ": a row with a longer prompt or context to prefill, or more requests at once, waits longer "
+                       "for its first token")
                 findings.append(info(f"Time to first token ('{t.header[i]}') runs from {_cell(lo[1], i)} ({lo[1][0]}) "
-                                     f"to {_cell(hi[1], i)} ({hi[1][0]}): a row with a longer prompt or context to "
-                                     "prefill, or more requests at once, waits longer for its first token."))
+                                     f"to {_cell(hi[1], i)} ({hi[1][0]}){why}."))
         findings += _compare(t, conc) + _machines(t)
         if len(t.rows) <= 3 and len(findings) == before:  # a row or three and nothing compared: their figures
             findings += [info("; ".join(f"{h or '-'} {c}" for h, c in zip(t.header, r) if c) + ".") for r in t.rows]

@@ -28,9 +28,10 @@ CMD = "a results table"
 METRIC_RE = re.compile(r"tok/s|t/s\b|\btps\b|tokens?/s|\bttf[tr]\b|\btpot\b|\bitl\b|ms/step|throughput|latency|prefill|decode|"
                        r"\bsuccess\b|time to first token", re.I)
 """What a results table's header names that other Markdown tables (an inventory, a to-do list) do not."""
-HEADER_RE = re.compile(r"^(?!\|\s{0,80}[Mm]odel\s{0,80}(?:\|[^\n]{0,400})?\|\s{0,80}[Tt]est\s{0,80}\|)\|(?![^\n]{0,400}\|\s{0,80}\**[-+]?\d[\d.,]{0,12}\**\s{0,80}[a-zA-Z/%]{0,8}\s{0,80}\|)"
+HEADER_RE = re.compile(r"^(?!\|\s{0,80}[Mm]odel\s{0,80}(?:\|[^\n]{0,400})?\|\s{0,80}[Tt]est\s{0,80}\|)\|(?![^\n]{0,400}\|\s{0,80}\**[-+~]?\d[\d.,]{0,12}(?:\**\s{0,80}[a-zA-Z/%]{0,8}\s{0,80}\|"
+                       r"|[^|\n]{0,200}?(?:tok/s|t/s|\dm?s\b|\d\sm?s\b)))"
                        r"(?=[^\n]{0,400}(?:tok/s|t/s\b|\b[Tt][Pp][Ss]\b|tokens?/s|\bTTF[TR]\b|\bTPOT\b|\bITL\b|ms/step|[Tt]hroughput"
-                       r"|[Ll]atency|\b[Pp]refill\b|\b[Dd]ecode\b)|\s{0,80}(?:[Cc]oncurrency|[Cc]onc\.?|[Uu]sers)\s{0,80}\||[^\n]{0,400}\|\s{0,80}(?:Δ|[Dd]elta)\s{0,80}\|$)"
+                       r"|[Ll]atency|\|\s{0,80}(?:[Pp]refill|[Dd]ecode)\b)|\s{0,80}(?:[Cc]oncurrency|[Cc]onc\.?|[Uu]sers)\s{0,80}\||[^\n]{0,400}\|\s{0,80}(?:Δ|[Dd]elta)\s{0,80}\|$)"
                        r"[^\n]{0,400}\|$")
 """A header row (no cell a number, not llama-bench's ``| model | ... | test |``: its own kind) that names a measure, opens with the concurrency, or ends with a difference."""
 ROW_RE = re.compile(r"^\|[^\n]{0,600}\|$")
@@ -99,7 +100,8 @@ def parse_results_table(text: str) -> list[Table]:
         s = lines[i].strip()
         sep = i + 1 < len(lines) and bool(SEP_RE.match(lines[i + 1].strip()))
         if ROW_RE.match(s) and i + 1 < len(lines) and ROW_RE.match(lines[i + 1].strip()) and (
-                HEADER_RE.match(s) or sep and METRIC_RE.search(above)):  # (a separator row left out: a header's)
+                HEADER_RE.match(s) or sep and (METRIC_RE.search(above) or any(
+                    METRIC_RE.search(x) for x in lines[i + 2:i + 6]))):  # (a separator row left out: a header's)
             table = Table(cells(s), caption=above)
             i += 2 if sep else 1
             while i < len(lines) and ROW_RE.match(lines[i].strip()):
