@@ -167,3 +167,16 @@ def test_a_size_column_of_bare_numbers_is_not_a_concurrency():
     said = " ".join(m for s in explain(text, host="other", nodes=3) if s.kind == "results-table" for m in
                     (f.message for f in s.findings))
     assert "Allreduce" in said and "concurrency" not in said and "batching" not in said
+
+
+def test_an_aggregate_that_falls_with_concurrency_warns_and_an_unnamed_rate_is_not_read_as_one():
+    """The pending wa014 table (https://github.com/eugr/spark-vllm-docker/pull/123) with its aggregate at c10 halved:
+    the server is slower in all under load (warn). A rate column not named aggregate (each stream's, perhaps) that
+    falls is not read as the server slowing down."""
+    text = (FIELD / "pending" / "wa014_other_eugrpr123-spark-llama-benchy-nemotron-cascade-c10-ttft.txt").read_text()
+    fell = text.replace("| 10 | 235 |", "| 10 | 118 |")
+    assert fell != text
+    assert any(lv == "warn" and "aggregate rate falls from 237" in m for lv, m in _read(fell, nodes=1))
+    plain = "| c | TTFT ms | tok/s |\n|---|---|---|\n| 1 | 200 | 40 |\n| 16 | 900 | 12 |\n"
+    found = _read(plain, nodes=1)
+    assert _worst(found) in ("ok", "info") and not any("aggregate" in m for _, m in found)

@@ -91,24 +91,33 @@ def _scaling(t: Table, conc: int) -> list[Finding]:
     out: list[Finding] = []
     agg, per = _col(t, _AGG_RE, (conc,)), _col(t, _PER_RE, (conc,))
     ttft = _col(t, _TTFT_RE, (conc,))
+    named = agg is not None  # a rate column not named aggregate may be each stream's: only its growth is read
     if agg is None:
         agg = next((i for i, h in enumerate(t.header) if i not in (conc, per) and _RATE_RE.search(h)), None)
     if agg is not None and per is not None and agg == per:
         per = None
     proxy = row("serving.toml", "load").graded("proxy_read_timeout_ms")
+    gap = row("serving.toml", "bench").graded("reference_gap_share")
     for name, rows in _groups(t, conc).items():
         (c0, r0), (c1, r1) = rows[0], rows[-1]
         at = f"{name}: " if name else ""
         a0, a1 = number(_cell(r0, agg)), number(_cell(r1, agg))
         p0, p1 = number(_cell(r0, per)), number(_cell(r1, per))
         each = f"; each request's rate falls from {p0:g} to {p1:g}" if p0 and p1 is not None and p1 < p0 else ""
-        if a0 and a1 is not None:
-            if a1 <= a0 * 1.15 and c1 >= 2 * c0:
+        if a0 and a1 is not None and gap is not None:
+            if a1 < a0 * (1 - gap) and c1 > c0 and named:
+                out.append(warn(f"{at}the aggregate rate falls from {a0:g} at concurrency {c0} to {a1:g} at {c1}"
+                                f"{each}: more requests make the server slower in all, not just each stream. A "
+                                "server that batches keeps its total rate as the load grows; one that falls is "
+                                "thrashing (preemptions when the KV cache runs out, swapping, memory pressure on "
+                                "unified memory) or serving them one after another. Its log (preemptions, `Running:`/"
+                                "`Waiting:` counts) at that load says which."))
+            elif a1 <= a0 * (1 + gap) and c1 >= 2 * c0 and named:
                 out.append(info(f"{at}the aggregate rate stays about flat from concurrency {c0} to {c1} ({a0:g} -> "
                                 f"{a1:g}){each}: the machine is already saturated at {c0} request(s), so more requests "
                                 "only share the same capacity (each waits longer, in the queue or the batch). A "
                                 "capacity limit of this setup and workload, not a fault."))
-            elif a1 > a0:
+            elif a1 > a0 * (1 + gap):
                 out.append(info(f"{at}the aggregate rate grows from {a0:g} at concurrency {c0} to {a1:g} at {c1}{each}: "
                                 "the normal batching trade-off (more requests share each decode step)."))
         t0, t1 = _seconds(_cell(r0, ttft), _cell(t.header, ttft)), _seconds(_cell(r1, ttft), _cell(t.header, ttft))
