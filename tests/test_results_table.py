@@ -180,3 +180,12 @@ def test_an_aggregate_that_falls_with_concurrency_warns_and_an_unnamed_rate_is_n
     plain = "| c | TTFT ms | tok/s |\n|---|---|---|\n| 1 | 200 | 40 |\n| 16 | 900 | 12 |\n"
     found = _read(plain, nodes=1)
     assert _worst(found) in ("ok", "info") and not any("aggregate" in m for _, m in found)
+
+
+def test_a_difference_column_in_the_measures_unit_small_beside_the_values_is_agreement():
+    """https://github.com/Syllo/nvtop/issues/449 (pending wb014): nvtop's used memory against MemTotal - MemAvailable on a GB10, differences
+    0.01-0.04 GiB beside ~46 GiB: the two agree. Differences of a tenth of the values are not called agreement."""
+    text = (FIELD / "pending" / "wb014_other_nvtop449-spark-gb10-uma-memory-vs-meminfo-under-load.txt").read_text()
+    assert any("agree within 0.04 in every row" in m for _, m in _read(text, nodes=1))
+    off = text.replace("| 0.02 |", "| 4.02 |")
+    assert off != text and not any("agree" in m for _, m in _read(off, nodes=1))

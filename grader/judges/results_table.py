@@ -238,6 +238,22 @@ def _drop(t: Table, d: int, deltas: list[float], cols: list[str], noise: float) 
     return [info(said + ": a consistent difference; whether higher is better the table does not say.")]
 
 
+def _agree(t: Table, d: int, cols: list[str], noise: float) -> list[Finding]:
+    """A difference column in the measure's own unit (``0.02`` beside ``42.766 GiB``): every row's difference within
+    steady_share of the values compared is two measures that agree."""
+    shares = []
+    for r in t.rows:
+        diff, vals = number(_cell(r, d)), [v for i, c in enumerate(r) if i not in (0, d) and (v := number(c))]
+        if diff is None or not vals:
+            return []
+        shares.append(abs(diff) / max(abs(v) for v in vals))
+    if len(shares) < 2 or max(shares) > noise:
+        return []
+    worst = max(abs(number(_cell(r, d)) or 0) for r in t.rows)
+    return [info(f"{' and '.join(repr(c) for c in cols[:2])} agree within {worst:g} in every row ({max(shares):.1%} "
+                 "of the values at most): the two measures match.")]
+
+
 def _compare(t: Table, conc: int | None) -> list[Finding]:
     """Two columns of the same measure under two setups (``All 200G | All 100G``, ``This cluster | README``)."""
     noise = row("serving.toml", "bench").graded("steady_share")
@@ -250,7 +266,7 @@ def _compare(t: Table, conc: int | None) -> list[Finding]:
             return [info(f"{' and '.join(cols[:2]) or 'The compared columns'} differ by at most "
                          f"{max(abs(v) for v in deltas):g}% in every row: within run-to-run noise, so what differs "
                          "between them does not change this measure here.")]
-        return _drop(t, d, deltas, cols, noise)
+        return _drop(t, d, deltas, cols, noise) if deltas else _agree(t, d, cols, noise)
     nums = [i for i in range(1, len(t.header)) if i != conc and sum(number(_cell(r, i)) is not None for r in t.rows) >= 2
             and not _TTFT_RE.search(t.header[i])]
     if len(nums) != 2 or len(t.header) > 4 or noise is None:

@@ -49,7 +49,7 @@ class Table:
 
 
 def cells(line: str) -> list[str]:
-    return [c.strip().strip("*`").strip() for c in line.strip()[1:-1].split("|")]
+    return [c.replace("`", "").strip().strip("*").strip() for c in line.strip()[1:-1].split("|")]
 
 
 def number(cell: str) -> float | None:
