@@ -11,7 +11,8 @@ from ..parsers.traceback import EXCEPTION_RE, FRAME_RE
 from .core import KindSpec, register, register_cross_check
 from ..parsers.llama_log import LINE_RE as LLAMA_LOG_LINE
 from .readers import judge, parse_llama_bench, parse_llama_log
-from ..parsers.results_table import HEADER_RE as RESULTS_HEADER, LOAD_LINE_RE, ROW_RE as RESULTS_ROW
+from ..parsers.results_table import (BARE_HEADER_RE, BARE_ROW_RE, HEADER_RE as RESULTS_HEADER, LOAD_LINE_RE,
+                                     ROW_RE as RESULTS_ROW)
 
 
 register(KindSpec(
@@ -53,6 +54,6 @@ register(KindSpec(  # the load log of llama-server/llama-cli (and Ollama's offlo
 register(KindSpec(  # a results table a person made from their runs (Markdown), after the tools' own tables
     name="results-table", parse=judge("results_table", "read_results_table"),
     summarise=judge("results_table", "summarise_results_table"), starts=RESULTS_HEADER,
-    line=re.compile(f"{RESULTS_HEADER.pattern}|{LOAD_LINE_RE.pattern}"),
-    inner=RESULTS_ROW, prelude=True,  # its rows, and the caption or prose above its header
+    line=re.compile(f"{RESULTS_HEADER.pattern}|{LOAD_LINE_RE.pattern}|{BARE_HEADER_RE.pattern}"),
+    inner=re.compile(f"{RESULTS_ROW.pattern}|{BARE_ROW_RE.pattern}"), prelude=True,  # its rows, the caption above
 ))

@@ -296,13 +296,14 @@ def _compare(t: Table, conc: int | None) -> list[Finding]:
 
 
 def summarise_results_table(tables: list[Table], command: str | None) -> Summary:
+    """Each table read in turn. Its caption stays in the facts, not the findings: a poster's title said back would
+    read as a diagnosis (``NCCL regression?``)."""
     findings: list[Finding] = []
     for t in tables:
         conc = _conc_col(t)
         before = len(findings) + 1
-        what = f" '{t.caption[:80]}'" if t.caption else ""
         findings.append(info((f"A home-made load test's {len(t.rows)} result line(s), read as its rows: " if t.lines
-                              else f"A results table{what} of {len(t.rows)} row(s) (columns: {', '.join(t.header)}): a "
+                              else f"A results table of {len(t.rows)} row(s) (columns: {', '.join(t.header)}): a "
                               "summary someone made, read as written; ") + "the command and settings behind each "
                              "number are not shown." + (f" It varies the concurrency ('{t.header[conc]}')." if conc is not None
                                              else "")))

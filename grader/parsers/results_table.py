@@ -89,11 +89,22 @@ def _load_lines(lines: list[str]) -> Table | None:
     return Table(["c", "label", "run", "agg tok/s", "per-stream tok/s", "ttft s"], rows, lines=True) if rows else None
 
 
+BARE_HEADER_RE = re.compile(r"^[^|\n]{1,80}(?:\|[^|\n]{1,80}){1,20}\|\s{0,80}(?:Δ|[Dd]elta)\s{0,80}$")
+"""A header written without its outer pipes (Markdown allows it) that ends with a difference column."""
+BARE_ROW_RE = re.compile(r"^[^|\n]{1,200}(?:\|[^|\n]{0,200}){2,30}$")
+
+
+def _piped(line: str) -> str:
+    """A row written without its outer pipes (``pp128 tg32 | 314.32 | 256.11 | (-18.5%)``) with them."""
+    s = line.strip()
+    return f"| {s} |" if not s.startswith("|") and BARE_ROW_RE.match(s) else line
+
+
 def parse_results_table(text: str) -> list[Table]:
     """Every Markdown table of ``text`` whose header names a measure (METRIC_RE), with its data rows and the last
     non-empty line above it; ParseError when there is none."""
     tables: list[Table] = []
-    lines = text.splitlines()
+    lines = [_piped(x) for x in text.splitlines()]
     above = ""
     i = 0
     while i < len(lines):
