@@ -411,8 +411,8 @@ def test_iperf3_debug_indented_as_a_whole_is_read():
 def test_a_persons_table_below_llama_benchy_is_not_a_result():
     text = ("| model | test | t/s (total) | t/s (req) |\n|:--|--:|--:|--:|\n| m | tg32 (c1) | 29.00 ± 0.10 | 29.00 ± 0.10 |\n"
             "| Config | pp2048 (tok/s) | tg32 (tok/s) | Notes |\n| Marlin + FlashInfer | 4341 | 31.9 | dequant |\n")
-    [s] = explain("$ llama-benchy --base-url http://localhost:8000/v1\n" + text)
-    assert [r["test"] for r in s.facts["rows"]] == ["tg32 (c1)"]
+    s, mine = explain("$ llama-benchy --base-url http://localhost:8000/v1\n" + text)  # the person's: a results table
+    assert [r["test"] for r in s.facts["rows"]] == ["tg32 (c1)"] and mine.kind == "results-table" and mine.error is None
 
 
 def test_an_infiniband_port_initializing_on_a_trained_link_wants_a_subnet_manager():

@@ -11,6 +11,8 @@ from ..parsers.traceback import EXCEPTION_RE, FRAME_RE
 from .core import KindSpec, register, register_cross_check
 from ..parsers.llama_log import LINE_RE as LLAMA_LOG_LINE
 from .readers import judge, parse_llama_bench, parse_llama_log
+from ..parsers.results_table import (BARE_HEADER_RE, BARE_ROW_RE, HEADER_RE as RESULTS_HEADER, LOAD_LINE_RE,
+                                     ROW_RE as RESULTS_ROW)
 
 
 register(KindSpec(
@@ -22,6 +24,7 @@ register(KindSpec(
     inner=re.compile(f"{FRAME_RE.pattern}|{EXCEPTION_RE.pattern}"),  # a failed request's traceback (`Error 0: ...`)
 ))
 register_cross_check(judge("bench_server", "batch_cap_beside"), kinds=("vllm-bench",))  # --max-num-seqs beside a test
+register_cross_check(judge("bench_server", "same_workload_compared"), kinds=("vllm-bench",))  # an A/B of one workload
 
 register(KindSpec(
     name="aiperf", parse=parse_any, summarise=judge("bench", "summarise_load_test"), programs=("aiperf",),
@@ -47,4 +50,10 @@ register(KindSpec(  # the load log of llama-server/llama-cli (and Ollama's offlo
     name="llama-log", parse=parse_llama_log, summarise=judge("llama", "summarise_llama_log"),
     programs=("llama-server", "llama-cli", "ollama", "rpc-server"), line=LLAMA_LOG_LINE, prelude=True,
     matches_command=lambda argv: bool(argv) and argv[0].rsplit("/", 1)[-1] in ("llama-server", "llama-cli", "rpc-server"),
+))
+register(KindSpec(  # a results table a person made from their runs (Markdown), after the tools' own tables
+    name="results-table", parse=judge("results_table", "read_results_table"),
+    summarise=judge("results_table", "summarise_results_table"), starts=RESULTS_HEADER,
+    line=re.compile(f"{RESULTS_HEADER.pattern}|{LOAD_LINE_RE.pattern}|{BARE_HEADER_RE.pattern}"),
+    inner=re.compile(f"{RESULTS_ROW.pattern}|{BARE_ROW_RE.pattern}"), prelude=True,  # its rows, the caption above
 ))

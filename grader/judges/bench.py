@@ -300,6 +300,18 @@ def _slowest_graded_tpot(model: str | None = None) -> tuple[float, str] | None:
     return best
 
 
+def _arrived_at_once(result: BenchResult, src: dict[str, Any], requests: int | None) -> float | None:
+    """The seconds over which a finite --request-rate offered all the requests, when that is within checks/specs/
+    serving.toml [load] burst_window_share of the run (50 prompts at 10/s in a 1,620 s run: 5 s, a burst), else None."""
+    from ..calc.specs import row
+    rate = as_float(result.meta.get("request_rate"))
+    rate = src.get("request_rate") if rate is None else rate
+    share, duration = row("serving.toml", "load").graded("burst_window_share"), src.get("duration")
+    if not (rate and math.isfinite(rate) and rate > 0 and requests and duration and share):
+        return None
+    return requests / rate if requests / rate <= share * duration else None
+
+
 def _decode_findings(result: BenchResult, src: dict[str, Any], burst: bool = False,
                      cap: int | None = None, model: str | None = None, timed: bool = True) -> list[Finding]:
     """What TPOT means per request: one token every TPOT ms is 1000 / TPOT tok/s for each stream, at the load
@@ -329,6 +341,11 @@ def _decode_findings(result: BenchResult, src: dict[str, Any], burst: bool = Fal
             + (f"; {thr:.1f} tok/s for the server in all" if thr is not None else "") + ".")
     if not timed:
         return [info(said + " Not judged: the latencies this is worked out from are not to be trusted (above).")]
+    if not burst and not result.concurrency and (arrived := _arrived_at_once(result, src, requests)):
+        return [info(said + f" All {requests:g} requests were offered within the first {arrived:.3g} s of a "
+                     f"{src['duration']:.0f} s run: in effect a burst, so they ran at once and were batched as the "
+                     "server could; TPOT here is each stream's share of that batch, not how fast one stream decodes "
+                     "(`--max-concurrency 1` gives that).")]
     if burst and not result.concurrency:
         return [info(said + " Every request was sent at once (request rate inf, no --max-concurrency): they queued "
                      "and were batched as the server could, so TTFT holds the wait in the queue and TPOT the batch; "

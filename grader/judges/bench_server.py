@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..parsers.common import command_argv, option_value
-from .common import info
+from .common import info, warn
 from .model import Finding
 
 
@@ -58,4 +58,39 @@ def batch_cap_beside(items: list[tuple[Any, Any]]) -> list[tuple[int, Finding]]:
                                 f"throughput that of a {cap}-sequence batch, not the GPU's capacity. Raise "
                                 "--max-num-seqs where the KV cache has room, or test with --max-concurrency at or "
                                 "under it.")))
+    return out
+
+
+def same_workload_compared(items: list[tuple[Any, Any]]) -> list[tuple[int, Finding]]:
+    """Two load tests of the same workload in one paste (the same requests, input and output tokens: an A/B of a
+    version or a setting): the later one against the one above it. Slower by checks/specs/serving.toml [bench]
+    reference_gap_share or more warns (a regression the change between them brings; nothing else differs in the
+    test), faster says so; within steady_share they match (corpus zp005, sgl-project/sglang: NCCL 2.21.5 against
+    2.26.2, 103.28 against 56.22 output tok/s over the same 10 requests)."""
+    from ..calc.specs import row
+    spec = row("serving.toml", "bench")
+    gap, noise = spec.graded("reference_gap_share"), spec.graded("steady_share")
+    runs = [(i, s.facts.get("summary") or {}) for i, (s, _) in enumerate(items) if s.kind == "vllm-bench" and s.facts]
+    runs = [(i, r) for i, r in runs if r.get("completed") and r.get("total_input_tokens") and r.get("output_throughput")]
+    out: list[tuple[int, Finding]] = []
+    for (_, a), (j, b) in zip(runs, runs[1:]):
+        key = ("completed", "total_input_tokens", "max_concurrency", "request_rate")
+        if any(a.get(k) != b.get(k) for k in key) or not b.get("total_output_tokens") or gap is None or noise is None \
+                or abs(b["total_output_tokens"] / (a.get("total_output_tokens") or 1) - 1) > noise:
+            continue
+        q = b["output_throughput"] / a["output_throughput"] - 1
+        step = next((k for k in ("mean_tpot_ms", "mean_itl_ms") if a.get(k) and b.get(k)), None)
+        steps = (f", mean {'TPOT' if step == 'mean_tpot_ms' else 'ITL'} {b[step]:g} ms against {a[step]:g} ms"
+                 if step else "")
+        said = (f"The same workload as the run above it ({a['completed']:g} requests, {a['total_input_tokens']:,.0f} "
+                f"input tokens, about the same output) gives {b['output_throughput']:g} output tok/s against "
+                f"{a['output_throughput']:g} ({q:+.0%}){steps}")
+        if q <= -gap:
+            out.append((j, warn(said + f": a regression of {-q:.0%} between the two runs. The load and the requests "
+                                "are the same, so whatever differs between them (a version, a setting: the paste's "
+                                "captions say which) costs it; nothing here failed.")))
+        elif q >= gap:
+            out.append((j, info(said + f": {q:.0%} faster than the run above, with the same load and requests.")))
+        elif abs(q) <= noise:
+            out.append((j, info(said + ": the same within run-to-run noise.")))
     return out

@@ -1,0 +1,340 @@
+"""A results table a person made from their benchmark runs (grader.parsers.results_table), read as a careful engineer
+reads one: what it compares (its columns and rows), whether every run completed (a success column), how the rates move
+with concurrency (aggregate up while each request slows: batching; aggregate flat: the machine is saturated and the
+requests share it), how long the first token waits, and, where two columns measure the same thing under two setups,
+whether they differ by more than run-to-run noise (checks/specs/serving.toml [bench] steady_share). A first token after
+more than a proxy's read timeout under concurrency warns ([load] proxy_read_timeout_ms); a single stream far behind a
+reference that the same setup nearly matches under load warns as a per-step latency ([bench] reference_gap_share).
+Nothing else is graded: the command, model and settings behind the numbers are not in the table."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..calc.specs import row
+from ..parsers.results_table import Table, number
+from .common import info, ok, warn
+from .model import Finding, Summary
+
+_CONC_RE = re.compile(r"^(?:c|conc\.?|concurrency|concurrent(?: requests)?|users|clients|parallel|streams|batch|bs)$",
+                      re.I)
+_CONC_CELL_RE = re.compile(r"^[xXcC]=?\d{1,4}$")  # x1, C2, c=4: a bare number is a concurrency only under its header
+_TTFT_RE = re.compile(r"\bttf[tr]\b|time to first", re.I)
+_SUCCESS_RE = re.compile(r"\bsuccess|\bcompleted\b|\bok\b", re.I)
+_AGG_RE = re.compile(r"\bagg|aggregate|\btotal\b|throughput|\bout tok/s|output tok/s", re.I)
+_PER_RE = re.compile(r"per[- ]?(?:req|request|stream|user|seq)|\beach\b|\btg per", re.I)
+_DELTA_RE = re.compile(r"^(?:Δ|delta|diff|change|speedup|gain)\b", re.I)
+_MEASURE_RE = re.compile(r"prefill|decode|ttf[tr]|tpot|itl|latency|throughput|agg\w{0,7}|per[- ]?\w{1,7}|p\d{2}", re.I)
+_RATE_RE = re.compile(r"tok/s|t/s\b|\btps\b|tokens?/s", re.I)
+
+
+def _col(table: Table, pattern: re.Pattern[str], skip: tuple[int, ...] = ()) -> int | None:
+    return next((i for i, h in enumerate(table.header) if i not in skip and pattern.search(h)), None)
+
+
+def _cell(r: list[str], i: int | None) -> str:
+    return r[i] if i is not None and i < len(r) else ""
+
+
+def _conc_col(t: Table) -> int | None:
+    i = _col(t, _CONC_RE)
+    if i is None and t.rows and all(_CONC_CELL_RE.match(_cell(r, 0)) for r in t.rows) and len(t.rows) > 1:
+        i = 0 if not _CONC_CELL_RE.match(t.header[0]) else None
+    return i
+
+
+def _seconds(cell: str, header: str) -> float | None:
+    v = number(cell)
+    if v is None:
+        return None
+    c, h = cell.replace("*", "").strip().lower(), header.lower()
+    if c.endswith("ms") or "ms" in h and not c.endswith("s"):
+        return v / 1000
+    if c.endswith("s") or "(s)" in h or h.endswith(" s"):
+        return v
+    return v / 1000 if v >= 100 else v  # no unit: a TTFT of 100 or more is in ms
+
+
+def _groups(t: Table, conc: int) -> dict[str, list[tuple[int, list[str]]]]:
+    """Rows grouped by their text cells other than the concurrency (``dspark``/``off``), each with its concurrency."""
+    out: dict[str, list[tuple[int, list[str]]]] = {}
+    for r in t.rows:
+        c = number(_cell(r, conc))
+        if c is None:
+            continue
+        key = " ".join(x for i, x in enumerate(r) if i != conc and number(x) is None and x)
+        out.setdefault(key, []).append((int(c), r))
+    return {k: sorted(v, key=lambda x: x[0]) for k, v in out.items() if len({c for c, _ in v}) > 1}
+
+
+def _success(t: Table) -> list[Finding]:
+    i = _col(t, _SUCCESS_RE)
+    if i is None:
+        return []
+    cells = [_cell(r, i) for r in t.rows if _cell(r, i)]
+    bad = []
+    for c in cells:
+        frac = re.search(r"(\d+)\s{0,2}/\s{0,2}(\d+)", c)
+        v = number(c)
+        if frac and frac.group(1) != frac.group(2) or not frac and v is not None and v not in (1.0, 100.0):
+            bad.append(c)
+    if bad:
+        return [warn(f"The '{t.header[i]}' column reads {', '.join(bad)} in some rows: not every request of those "
+                     "runs completed, and their rates describe only those that did; the benchmark's error lines say "
+                     "why the others failed.")]
+    return [ok(f"Every row completed: the '{t.header[i]}' column reads {', '.join(dict.fromkeys(cells))} throughout "
+               "(no failed request shown).")] if cells else []
+
+
+def _scaling(t: Table, conc: int) -> list[Finding]:
+    out: list[Finding] = []
+    agg, per = _col(t, _AGG_RE, (conc,)), _col(t, _PER_RE, (conc,))
+    ttft = _col(t, _TTFT_RE, (conc,))
+    named = agg is not None  # a rate column not named aggregate may be each stream's: only its growth is read
+    if agg is None:
+        agg = next((i for i, h in enumerate(t.header) if i not in (conc, per) and _RATE_RE.search(h)), None)
+    if agg is not None and per is not None and agg == per:
+        per = None
+    proxy = row("serving.toml", "load").graded("proxy_read_timeout_ms")
+    gap = row("serving.toml", "bench").graded("reference_gap_share")
+    for name, rows in _groups(t, conc).items():
+        (c0, r0), (c1, r1) = rows[0], rows[-1]
+        at = f"{name}: " if name else ""
+        a0, a1 = number(_cell(r0, agg)), number(_cell(r1, agg))
+        p0, p1 = number(_cell(r0, per)), number(_cell(r1, per))
+        each = f"; each request's rate falls from {p0:g} to {p1:g}" if p0 and p1 is not None and p1 < p0 else ""
+        if a0 and a1 is not None and gap is not None:
+            if a1 < a0 * (1 - gap) and c1 > c0 and named:
+                out.append(warn(f"{at}the aggregate rate falls from {a0:g} at concurrency {c0} to {a1:g} at {c1}"
+                                f"{each}: more requests make the server slower in all, not just each stream. A "
+                                "server that batches keeps its total rate as the load grows; one that falls is "
+                                "thrashing (preemptions when the KV cache runs out, swapping, memory pressure on "
+                                "unified memory) or serving them one after another. Its log (preemptions, `Running:`/"
+                                "`Waiting:` counts) at that load says which."))
+            elif a1 <= a0 * (1 + gap) and c1 >= 2 * c0 and named:
+                out.append(info(f"{at}the aggregate rate stays about flat from concurrency {c0} to {c1} ({a0:g} -> "
+                                f"{a1:g}){each}: the machine is already saturated at {c0} request(s), so more requests "
+                                "only share the same capacity (each waits longer, in the queue or the batch). A "
+                                "capacity limit of this setup and workload, not a fault."))
+            elif a1 > a0 * (1 + gap):
+                out.append(info(f"{at}the aggregate rate grows from {a0:g} at concurrency {c0} to {a1:g} at {c1}{each}: "
+                                "the normal batching trade-off (more requests share each decode step)."))
+        t0, t1 = _seconds(_cell(r0, ttft), _cell(t.header, ttft)), _seconds(_cell(r1, ttft), _cell(t.header, ttft))
+        if t0 is not None and t1 is not None and t1 > t0:
+            unit = re.search(r"\d\s{0,2}m?s\b", _cell(r1, ttft)) or re.search(r"\bm?s\b|\(m?s\)|\bsec",
+                                                                            _cell(t.header, ttft))
+            grew = (f"from {t0:.3g} s at concurrency {c0} to {t1:.3g} s at {c1}" if unit else f"from "
+                    f"{_cell(r0, ttft)} at concurrency {c0} to {_cell(r1, ttft)} at {c1} (the table names no unit)")
+            said = f"{at}time to first token grows {grew}: new requests wait for the others' prefill and decode steps"
+            if proxy is not None and t1 * 1000 >= proxy and c1 > 1 and unit:  # (a bare number: ms or s, unsaid)
+                out.append(warn(said + f"; over a minute at {c1} requests at once is past interactive use, and behind "
+                                "a proxy's 60 s read timeout such requests fail: cap the concurrency for this setup."))
+            else:
+                out.append(info(said + "."))
+    return out
+
+
+def _one_load(t: Table, conc: int) -> list[Finding]:
+    """Every row at one concurrency (repeated runs): the rate over them, steady or not (steady_share)."""
+    levels = {number(_cell(r, conc)) for r in t.rows}
+    rate = _col(t, _PER_RE, (conc,))
+    rate = rate if rate is not None else _col(t, _RATE_RE, (conc,))
+    if len(levels) != 1 or None in levels or rate is None:
+        return []
+    vals = [v for r in t.rows if (v := number(_cell(r, rate))) is not None]
+    if len(vals) < 2:
+        return []
+    c = int(next(iter(levels)))  # type: ignore[arg-type]
+    avg = sum(vals) / len(vals)
+    cv = (sum((v - avg) ** 2 for v in vals) / (len(vals) - 1)) ** 0.5 / avg if avg else 0.0
+    steady = row("serving.toml", "bench").graded("steady_share")
+    how = ("consistent: they differ by {:.1%} of their mean".format(cv) if steady is not None and cv <= steady else
+           "they differ by {:.1%} of their mean (a first, warm-up run slower than the rest is common)".format(cv))
+    who = "a single stream (concurrency 1)" if c == 1 else f"{c} requests at once"
+    runs = "runs" if "run" in t.header else "rows"
+    return [ok(f"All {len(vals)} {runs} completed at {who}: {min(vals):g}-{max(vals):g} tok/s ('{t.header[rate]}'); "
+               f"{how}. A baseline at one load only: it shows nothing about throughput under more requests.")]
+
+
+def _content(t: Table, conc: int) -> list[Finding]:
+    """At the lowest concurrency, rows of different prompts whose per-stream rate differs by checks/specs/serving.toml
+    [bench] content_speed_ratio or more: decode speed that depends on the content (speculative decoding's mark)."""
+    ratio = row("serving.toml", "bench").graded("content_speed_ratio")
+    rate = _col(t, _PER_RE, (conc,))
+    lows = [r for r in t.rows if number(_cell(r, conc)) == min(number(_cell(x, conc)) or 0 for x in t.rows)]
+    labels = {" ".join(x for i, x in enumerate(r) if i != conc and number(x) is None and x) for r in lows}
+    if ratio is None or rate is None or len(labels) < 3:
+        return []
+    vals = [(v, r) for r in lows if (v := number(_cell(r, rate)))]
+    lo, hi = min(vals, key=lambda x: x[0]), max(vals, key=lambda x: x[0])
+    if hi[0] < lo[0] * ratio:
+        return []
+    name = lambda r: " ".join(x for i, x in enumerate(r) if i != conc and number(x) is None and x)  # noqa: E731
+    return [info(f"At the same concurrency ({_cell(lows[0], conc)}) the per-stream rate varies {hi[0] / lo[0]:.1f}x "
+                 f"with the prompt ({name(lo[1])} {lo[0]:g}, {name(hi[1])} {hi[0]:g} tok/s): decode speed that "
+                 "depends on the content is the mark of speculative decoding (MTP or a draft model: its acceptance "
+                 "is high on predictable text such as code or counting, low on free prose), not a fault; the output "
+                 "does not name the decoder.")]
+
+
+_MACHINES_RE = re.compile(r"\b(one|single|two|dual|three|four|eight|[1-8])\s{0,3}(?:x\s{0,2})?(?:dgx\s)?"
+                          r"(spark|node|machine|host|box|gx10|computer|server)s?\b", re.I)
+_COUNT = {"one": 1, "single": 1, "two": 2, "dual": 2, "three": 3, "four": 4, "eight": 8}
+
+
+def _machines(t: Table) -> list[Finding]:
+    """Rows that name how many machines ran them (``two Sparks over the cable`` against ``one Spark``): each rate of
+    the most machines against the fewest. Not faster for one stream is what splitting a model does (a layer split runs
+    one machine at a time for a request; tensor parallel pays an all-reduce per layer over the link): said so, an info."""
+    noise = row("serving.toml", "bench").graded("steady_share")
+    named = []
+    for r in t.rows:
+        m = _MACHINES_RE.search(r[0] if r else "")
+        if m:
+            named.append((_COUNT.get(m.group(1).lower()) or int(m.group(1)), r))
+    if noise is None or len({n for n, _ in named}) < 2:
+        return []
+    (n0, few), (n1, many) = min(named, key=lambda x: x[0]), max(named, key=lambda x: x[0])
+    rates = [(t.header[i] or "rate", x, y) for i in range(1, len(t.header))
+             if (x := number(_cell(many, i))) and (y := number(_cell(few, i))) and not _TTFT_RE.search(t.header[i])]
+    if not rates:
+        return []
+    said = ", ".join(f"{h} {x:g} against {y:g} ({x / y - 1:+.0%})" for h, x, y in rates)
+    if any(x > y * (1 + noise) for _, x, y in rates):
+        return [info(f"{n1} machines against {n0} ('{many[0]}' against '{few[0]}'): {said}.")]
+    return [info(f"{n1} machines are not faster than {n0} here ('{many[0]}' against '{few[0]}': {said}). For one "
+                 "stream that is expected (whether these ran one the table does not say): a layer split (pipeline stages, llama.cpp RPC) runs one machine at a time "
+                 "for a request and adds a hand-off over the link per step, and tensor parallel adds an all-reduce "
+                 "per layer; more machines give room for a model too big for one and throughput under many requests, "
+                 "not one stream's speed. Not a fault by itself.")]
+
+
+_FASTER_RE = re.compile(r"tok/s|t/s\b|\btps\b|tokens?/s|throughput", re.I)
+_SLOWER_RE = re.compile(r"\bms\b|latency|\bttf[tr]\b|\btpot\b|\bitl\b|ms/step|\bsec\b|\(s\)", re.I)
+
+
+def _drop(t: Table, d: int, deltas: list[float], cols: list[str], noise: float) -> list[Finding]:
+    """A difference column whose every row moves one way, beyond noise on average: for a rate (tok/s: higher is
+    better) all below is a drop (warn), for a time (ms, TTFT: lower is better) all above is; the other way an
+    improvement; a measure the table does not name is said without a verdict."""
+    if len(deltas) < 2 or len(deltas) != len([r for r in t.rows if _cell(r, d)]) or \
+            sum(abs(v) for v in deltas) / len(deltas) <= noise * 100 or not (all(v < 0 for v in deltas) or all(
+                v > 0 for v in deltas)):
+        return []
+    named = " ".join(t.header) + " " + t.caption
+    up = bool(_FASTER_RE.search(named)) and not _SLOWER_RE.search(named)
+    down = bool(_SLOWER_RE.search(named)) and not _FASTER_RE.search(named)
+    worst = max(t.rows, key=lambda r: abs(number(_cell(r, d)) or 0))
+    pair = f"'{cols[1]}' against '{cols[0]}'" if len(cols) >= 2 else "the compared columns"
+    said = (f"{pair}: {'below' if deltas[0] < 0 else 'above'} in every row, by {min(abs(v) for v in deltas):g}% to "
+            f"{max(abs(v) for v in deltas):g}% (the most at {worst[0]}: {_cell(worst, d)})")
+    if up and deltas[0] < 0 or down and deltas[0] > 0:
+        return [warn(said + ": a consistent drop, beyond run-to-run noise, so whatever differs between the two "
+                     "(a version, a build, a setting) costs it; where the gap is largest (short prompts, one "
+                     "stream) points to a fixed per-request or per-step overhead, where it grows with size to compute.")]
+    if up or down:
+        return [info(said + ": a consistent gain of the second over the first, beyond run-to-run noise.")]
+    return [info(said + ": a consistent difference; whether higher is better the table does not say.")]
+
+
+def _agree(t: Table, d: int, cols: list[str], noise: float) -> list[Finding]:
+    """A difference column in the measure's own unit (``0.02`` beside ``42.766 GiB``): every row's difference within
+    steady_share of the values compared is two measures that agree."""
+    shares = []
+    for r in t.rows:
+        diff, vals = number(_cell(r, d)), [v for i, c in enumerate(r) if i not in (0, d) and (v := number(c))]
+        if diff is None or not vals:
+            return []
+        shares.append(abs(diff) / max(abs(v) for v in vals))
+    if len(shares) < 2 or max(shares) > noise:
+        return []
+    worst = max(abs(number(_cell(r, d)) or 0) for r in t.rows)
+    return [info(f"{' and '.join(repr(c) for c in cols[:2])} agree within {worst:g} in every row ({max(shares):.1%} "
+                 "of the values at most): the two measures match.")]
+
+
+def _compare(t: Table, conc: int | None) -> list[Finding]:
+    """Two columns of the same measure under two setups (``All 200G | All 100G``, ``This cluster | README``)."""
+    noise = row("serving.toml", "bench").graded("steady_share")
+    gap = row("serving.toml", "bench").graded("reference_gap_share")
+    d = _col(t, _DELTA_RE)
+    if d is not None and noise is not None:
+        deltas = [v for r in t.rows if (v := number(_cell(r, d))) is not None and "%" in _cell(r, d)]
+        cols = [h for i, h in enumerate(t.header) if i not in (0, d)]
+        if deltas and max(abs(v) for v in deltas) <= noise * 100:
+            return [info(f"{' and '.join(cols[:2]) or 'The compared columns'} differ by at most "
+                         f"{max(abs(v) for v in deltas):g}% in every row: within run-to-run noise, so what differs "
+                         "between them does not change this measure here.")]
+        return _drop(t, d, deltas, cols, noise) if deltas else _agree(t, d, cols, noise)
+    nums = [i for i in range(1, len(t.header)) if i != conc and sum(number(_cell(r, i)) is not None for r in t.rows) >= 2
+            and not _TTFT_RE.search(t.header[i])]
+    if len(nums) != 2 or len(t.header) > 4 or noise is None:
+        return []
+    a, b = nums
+    if {m.lower() for m in _MEASURE_RE.findall(t.header[a])} != {m.lower() for m in _MEASURE_RE.findall(t.header[b])}:
+        return []  # two measures (prefill, decode), not one measure under two setups
+    pairs = [(r, number(_cell(r, a)), number(_cell(r, b))) for r in t.rows]
+    pairs = [(r, x, y) for r, x, y in pairs if x and y]
+    if len(pairs) < 2:
+        return []
+    ratios = [x / y for _, x, y in pairs]
+    ha, hb = t.header[a], t.header[b]
+    if all(abs(q - 1) <= noise for q in ratios):
+        return [info(f"'{ha}' and '{hb}' differ by at most {max(abs(q - 1) for q in ratios):.0%} in every row: within "
+                     "run-to-run noise.")]
+    if conc is None or gap is None or not (abs(ratios[0] - 1) >= gap and abs(ratios[0] - 1) - abs(ratios[-1] - 1) >= gap / 2):
+        return []
+    (r0, x0, y0), (r1, x1, y1) = pairs[0], pairs[-1]
+    return [warn(f"At the lowest concurrency ({_cell(r0, conc)}, a single stream when 1) '{ha}' gives {x0:g} against "
+                 f"'{hb}''s {y0:g} ({ratios[0] - 1:+.0%}), but at {_cell(r1, conc)} the gap narrows to {x1:g} against "
+                 f"{y1:g} ({ratios[-1] - 1:+.0%}): the slower setup still has the aggregate throughput, so each decode "
+                 "step takes longer (a fixed per-step latency: across machines the all-reduce transport, NCCL over "
+                 "sockets or one rail instead of RDMA; CUDA graphs off; clocks held low; speculative decoding not "
+                 "engaged), not less compute. Compare the step time (TPOT) at concurrency 1 and NCCL's transport "
+                 "lines (NCCL_DEBUG=INFO) of both setups.")]
+
+
+def summarise_results_table(tables: list[Table], command: str | None) -> Summary:
+    """Each table read in turn. Its caption stays in the facts, not the findings: a poster's title said back would
+    read as a diagnosis (``NCCL regression?``)."""
+    findings: list[Finding] = []
+    for t in tables:
+        conc = _conc_col(t)
+        before = len(findings) + 1
+        findings.append(info((f"A home-made load test's {len(t.rows)} result line(s), read as its rows: " if t.lines
+                              else f"A results table of {len(t.rows)} row(s) (columns: {', '.join(t.header)}): a "
+                              "summary someone made, read as written; ") + "the command and settings behind each "
+                             "number are not shown." + (f" It varies the concurrency ('{t.header[conc]}')." if conc is not None
+                                             else "")))
+        findings += _success(t)
+        if conc is not None:
+            scaled = _scaling(t, conc)
+            if len(scaled) > 4:  # one series per prompt or setting: what they share
+                grow = sum("grows from" in f.message and "aggregate" in f.message for f in scaled)
+                findings.append(info(f"In {grow} of the {len(_groups(t, conc))} series the aggregate rate grows with "
+                                     "the concurrency while each request's rate falls: the normal batching trade-off "
+                                     "(more requests share each decode step)."))
+                scaled = [f for f in scaled if f.level != "info"]
+            findings += scaled + _one_load(t, conc) + _content(t, conc)
+        elif (i := _col(t, _TTFT_RE)) is not None:
+            vals = [(v, r) for r in t.rows if (v := _seconds(_cell(r, i), t.header[i])) is not None]
+            if len(vals) > 1:
+                lo, hi = min(vals, key=lambda x: x[0]), max(vals, key=lambda x: x[0])
+                gap = row("serving.toml", "bench").graded("reference_gap_share")
+                why = (": about the same in every row" if gap is not None and hi[0] <= lo[0] * (1 + gap) else
+                       ": a row with a longer prompt or context to prefill, or more requests at once, waits longer "
+                       "for its first token")
+                findings.append(info(f"Time to first token ('{t.header[i]}') runs from {_cell(lo[1], i)} ({lo[1][0]}) "
+                                     f"to {_cell(hi[1], i)} ({hi[1][0]}){why}."))
+        findings += _compare(t, conc) + _machines(t)
+        if len(t.rows) <= 3 and len(findings) == before:  # a row or three and nothing compared: their figures
+            findings += [info("; ".join(f"{h or '-'} {c}" for h, c in zip(t.header, r) if c) + ".") for r in t.rows]
+    facts: dict[str, Any] = {"tables": [{"header": t.header, "rows": t.rows, "caption": t.caption} for t in tables]}
+    return facts, findings
+
+
+def read_results_table(text: str) -> list[Table]:
+    """grader.parsers.results_table's reading (the kind's parser, named here so explain imports it lazily)."""
+    from ..parsers.results_table import parse_results_table
+    return parse_results_table(text)
