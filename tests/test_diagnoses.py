@@ -1098,6 +1098,35 @@ EXAMPLES.update({
         "[2023-10-24 03:59:58,924 W 8 8] global_state_accessor.cc:401: Some processes that the driver needs to connect "
         "to have not registered with GCS, so retrying. Have you run 'ray start' on this node?\n"),
 })
+EXAMPLES.update({  # blind batches wl/wm/wn (session 39e): UCX's error lines, NVRM, HTTP answers, a script's parse
+    "ucx-create-ah-timeout": BANNER + (
+        "[1719157763.321281] [node2:19381:0]       ib_device.c:1163 UCX  ERROR   ibv_create_ah(dlid=49152 sl=0 port=1 "
+        "src_path_bits=0 dgid=::ffff:172.16.0.2 flow_label=0xffffffff sgid_index=3 traffic_class=106) for UD mlx5 "
+        "connect on mlx5_1 failed: Connection timed out\n"),
+    "ucx-retry-exceeded": BANNER + (
+        "[master:19546:0:19546] ib_mlx5_log.c:139  Transport retry count exceeded on mlx5_0:1/IB (synd 0x15 vend 0x81 "
+        "hw_synd 0/0)\n[master:19546:0:19546] ib_mlx5_log.c:139  DCI QP 0xa9f wqe[0]: SEND s-e [rqpn 0xa66 rlid 703] "
+        "[inl len 18]\n"),
+    "ucx-ud-qp-refused": BANNER + (
+        "[1743560160.063188] [iZ0jl9w5uimuv06kvi1ehwZ:23812:0]        ib_iface.c:1182 UCX  ERROR erdma_0: iface "
+        "0x32ce7410 failed to create UD QP TX wr:256 sge:6 inl:64 resp:0 RX wr:4096 sge:1 resp:0 failed: Invalid "
+        "argument\n"),
+    "ucx-connect-no-route": BANNER + (
+        "[1745480768.774628] [l229-7-p-ga:4112 :0]            sock.c:334  UCX  ERROR   connect(fd=208, "
+        "dest_addr=10.25.117.11:64468) failed: Network is unreachable\n"),
+    "nvrm-reset-required": BANNER + "NVRM: nvCheckOkFailedNoLog: Check failed: Reset required [NV_ERR_RESET_REQUIRED]\n",
+    "nccl-no-graph-capture": BANNER + (
+        "NCCL WARN NCCL cannot be captured in a graph if either it wasn't built with CUDA runtime >= 11.3 or if the "
+        "installed CUDA driver < R465.\n"),
+    "http-503-from-server": BANNER + (
+        "2025-04-09 12:04:36,150 - INFO - HTTP Request: POST http://192.168.50.13/v1/chat/completions \"HTTP/1.1 503 "
+        "Service Unavailable\"\n"),
+    "openai-model-does-not-exist": BANNER + (
+        "(APIServer pid=1276) ERROR 03-13 09:38:18 [serving.py:229] Error with model error=ErrorInfo(message='The model "
+        "`Intel/Qwen3.5-122B-A10B-int4-AutoRound` does not exist.', type='NotFoundError', param='model', code=404)\n"),
+    "script-parse-na-field": BANNER + (
+        "  ERROR - An unexpected error occurred: invalid literal for int() with base 10: '[N/A]'\n"),
+})
 
 
 def reached(text: str, table=None) -> list[str]:

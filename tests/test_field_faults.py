@@ -1208,6 +1208,27 @@ SSH_RETRIED = ("[WARNING] sparkrun.orchestration.ssh:   SSH script <- 192.168.20
                "response from daemon: No such container: sparkrun_head\n"
                "[INFO] sparkrun.orchestration.ssh:   SSH script <- 192.168.20.31 OK (4.1s)\n")
 NOT_REGISTERED_CAME_UP = NOT_REGISTERED + "\n--------------------\nRay runtime started.\n--------------------\n"
+UCX_AH_TIMEOUT = ("[1719157763.321281] [node2:19381:0]       ib_device.c:1163 UCX  ERROR   ibv_create_ah(dlid=49152 sl=0 "
+                  "port=1 src_path_bits=0 dgid=::ffff:172.16.0.2 flow_label=0xffffffff sgid_index=3 traffic_class=106) "
+                  "for UD mlx5 connect on mlx5_1 failed: Connection timed out\n")  # openucx/ucx#9970
+UCX_RETRY = ("[master:19546:0:19546] ib_mlx5_log.c:139  Transport retry count exceeded on mlx5_0:1/IB (synd 0x15 vend "
+             "0x81 hw_synd 0/0)\n[master:19546:0:19546] ib_mlx5_log.c:139  DCI QP 0xa9f wqe[0]: SEND s-e [rqpn 0xa66 "
+             "rlid 703] [inl len 18]\n")  # openucx/ucx#5199
+UCX_UD_QP = ("[1743560160.063188] [iZ0jl9w5uimuv06kvi1ehwZ:23812:0]        ib_iface.c:1182 UCX  ERROR erdma_0: iface "
+             "0x32ce7410 failed to create UD QP TX wr:256 sge:6 inl:64 resp:0 RX wr:4096 sge:1 resp:0 failed: Invalid "
+             "argument\n")  # ai-dynamo/dynamo#285
+UCX_NO_ROUTE = ("[1745480768.774628] [l229-7-p-ga:4112 :0]            sock.c:334  UCX  ERROR   connect(fd=208, "
+                "dest_addr=10.25.117.11:64468) failed: Network is unreachable\n")  # ai-dynamo/dynamo#813
+NVRM_RESET = ("NVRM: kfspWaitForResponse: FSP command timed out\n"
+              "NVRM: nvCheckOkFailedNoLog: Check failed: Reset required [NV_ERR_RESET_REQUIRED]\n")  # lilvllm#237
+NCCL_NO_GRAPH = ("NCCL WARN NCCL cannot be captured in a graph if either it wasn't built with CUDA runtime >= 11.3 or if "
+                 "the installed CUDA driver < R465.\n")  # vllm-project/vllm#3069
+HTTP_503 = ('2025-04-09 12:04:36,150 - INFO - HTTP Request: POST http://192.168.50.13/v1/chat/completions "HTTP/1.1 503 '
+            'Service Unavailable"\n')  # gpustack/gpustack#1677
+MODEL_404 = ("(APIServer pid=1276) ERROR 03-13 09:38:18 [serving.py:229] Error with model error=ErrorInfo(message='The "
+             "model `Intel/Qwen3.5-122B-A10B-int4-AutoRound` does not exist.', type='NotFoundError', param='model', "
+             "code=404)\n")  # pending wn005
+NA_PARSE = "  ERROR - An unexpected error occurred: invalid literal for int() with base 10: '[N/A]'\n"  # NVIDIA/daqiri#28
 
 ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, XID_13, XID_149, NETPLAN_INDENT, CGRAPH_READ, RAY_DEAD,
@@ -1237,7 +1258,8 @@ ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, O
        NCCL_CONNECT_OLD, NCCL_SOCKET_CREATE, NCCL_TOPO_XML, NCCL_TOPO_ID, PROC_KILLED, TEARDOWN_EXC, API_MISMATCH,
        PORTINFO_DOWN, COMM_AFTER_FAIL, NCCL_GRAPH_DEV,
        RAY_NO_RAYLET, RAY_REGISTER, RAYLET_GONE, GCS_GONE, K8S_BACKOFF, K8S_NOW_RUNNING, TP_VISIBLE, NOT_REGISTERED, NOT_REGISTERED_GAVE_UP,
-       LLAMA_MAX_DEVICES, SPARKRUN_SSH, TP_LOCAL, KERNEL_FALLBACK, JIT_MISSING, BATCH_SERIAL, CUDA_UNKNOWN]
+       LLAMA_MAX_DEVICES, SPARKRUN_SSH, TP_LOCAL, KERNEL_FALLBACK, JIT_MISSING, BATCH_SERIAL, CUDA_UNKNOWN,
+       UCX_AH_TIMEOUT, UCX_RETRY, UCX_UD_QP, UCX_NO_ROUTE, NVRM_RESET, NCCL_NO_GRAPH, HTTP_503, MODEL_404]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -1250,7 +1272,8 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
                                                       MODULE_UNREADABLE, RAY_DISK, NO_STATUS, SHM_STUCK, SHM_TWICE, FD_ULIMIT, RAY_ONE_OF_TWO,
                                                       TRT_WINDOW, GLOO_HOSTNAME, STORE_RETRY, CTS_UNUSED, MEMLOCK_64K,
                                                       VLLM_UNBUILT, SIMPLE_ORDER, HPL_SLOW, DCGM_NVLINK, DLLAMA_TRANSFER, FLASHINFER_KV,
-                                                      PORTINFO_DOWN, NOT_REGISTERED, SPARKRUN_SSH, KERNEL_FALLBACK, BATCH_SERIAL, K8S_NOW_RUNNING))
+                                                      PORTINFO_DOWN, NOT_REGISTERED, SPARKRUN_SSH, KERNEL_FALLBACK, BATCH_SERIAL, K8S_NOW_RUNNING,
+                                                      MODEL_404))
                     else "fail")
     assert " Fix: " in message
 
@@ -1300,7 +1323,7 @@ def test_every_known_error_line_is_read_here():
                                         C10D_HOSTNAME, RAY_FRACTIONAL, DEL_IGNORED, PTX_DUMP, DS_LAUNCH,
                                         TRTLLM_LEADER, BENCHY_GPT2, NETPLAN_OPEN, DESYNC, RANK_LEFT, MOONCAKE_GID,
                                         PS_ENGINE, DRIVER_LOAD, NM_ADDED, NM_UP_JA, DLLAMA_COMPUTE, GPU_IDS_EMPTY, SPEC_ACCEPT,
-                                        NOT_REGISTERED_CAME_UP, API_REBOOTED, KILLED_TIMEOUT, SSH_RETRIED]
+                                        NOT_REGISTERED_CAME_UP, API_REBOOTED, KILLED_TIMEOUT, SSH_RETRIED, NA_PARSE]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently

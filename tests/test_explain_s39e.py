@@ -1,0 +1,119 @@
+"""Blind batches wl, wm and wn (issue 27, session 39e): error lines of UCX (Open MPI's and NIXL's RDMA transport), the
+NVIDIA driver, an OpenAI-compatible server's answers and a script's parsing that explain could not read, each on the
+real output of the pending corpus entry (its URL in the docstring) and on a neighbour it must stay silent on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grader.diagnoses import diagnose_text
+from grader.explain import explain
+
+PENDING = Path(__file__).resolve().parent / "fixtures" / "field" / "pending"
+
+
+def _read(prefix: str) -> str:
+    [path] = PENDING.glob(f"{prefix}_*.txt")
+    return path.read_text()
+
+
+def _findings(text: str, **context) -> list[tuple[str, str]]:
+    return [(f.level, f.message) for s in explain(text, **context) for f in s.findings]
+
+
+def _kinds(text: str) -> list[str]:
+    return [d.kind for d in diagnose_text(text)]
+
+
+def test_a_roce_address_handle_that_timed_out_names_the_peer_and_the_port():
+    """https://github.com/openucx/ucx/issues/9970: ibv_create_ah(dgid=::ffff:172.16.0.2 ...) on mlx5_1 failed:
+    Connection timed out, then MPI_Init aborts: the peer's IP is not reachable from mlx5_1's interface."""
+    said = _findings(_read("wl001"), host="other", nodes=2)
+    [msg] = [m for lvl, m in said if lvl == "fail"]
+    assert "address handle" in msg and "172.16.0.2" in msg and "mlx5_1" in msg and "ARP" in msg
+    assert "UCX_NET_DEVICES" in msg and "gid index" not in msg.lower()
+
+
+def test_a_link_local_gid_stays_the_link_local_reading():
+    """The same UCX line with a fe80 destination GID (ai-dynamo/dynamo#814) is the link-local entry's, not this one."""
+    fe80 = ("[1745499308.854013] [9fd0c21b0f7c:760  :0]       ib_device.c:1332 UCX  ERROR   ibv_create_ah(dlid=49152 "
+            "sl=0 port=1 src_path_bits=0 dgid=fe80::0a1b:2cff:fe3d:4e5f flow_label=0xffffffff sgid_index=0 "
+            "traffic_class=0) for UD mlx5 connect on mlx5_0 failed: Connection timed out\n")
+    assert _kinds(fe80) == ["ucx-link-local-gid"]
+
+
+def test_transport_retry_exceeded_names_the_remote_lid_and_dc():
+    """https://github.com/openucx/ucx/issues/5199: every rank's first DC send to rlid 703 ran out of retries."""
+    said = _findings(_read("wl011"), host="other", nodes=2)
+    [msg] = [m for lvl, m in said if lvl == "fail"]
+    assert "LID 703" in msg and "DCI" in msg and "UCX_TLS=rc" in msg and "gpu" not in msg.lower()
+    # a RoCE port's line with no work-request line after it: no LID, no DC said
+    [d] = diagnose_text("[1745700389.902821] [h:6274 :0]     ib_mlx5_log.c:179  UCX  ERROR Transport retry count "
+                        "exceeded on mlx5_0:1/RoCE (synd 0x15 vend 0x81 hw_synd 0/0)\n")
+    assert d.kind == "ucx-retry-exceeded" and "LID" not in d.message.split("Fix:")[0].split("(InfiniBand)")[0] \
+        and "DCI" not in d.message and "(RoCE)" in d.message
+
+
+def test_erdma_refusing_a_ud_qp_is_the_cause_of_the_segfault_after_it():
+    """https://github.com/ai-dynamo/dynamo/issues/285: erdma_0 cannot create a UD QP, then NIXL segfaults."""
+    said = _findings(_read("wm001"), host="other", nodes=1)
+    text = " ".join(m for _, m in said)
+    assert "Alibaba" in text and "UD (unreliable datagram)" in text and "Segmentation fault" in text
+    mlx = "[1] [h:1:0] ib_iface.c:1182 UCX  ERROR mlx5_0: iface 0x1 failed to create UD QP TX wr:256 failed: "
+    [d] = diagnose_text(mlx + "Invalid argument\n")
+    assert d.kind == "ucx-ud-qp-refused" and "erdma" not in d.message and "Alibaba" not in d.message
+    assert "ucx-ud-qp-refused" not in _kinds(mlx + "Cannot allocate memory\n")  # resources (memlock), not support
+
+
+def test_network_unreachable_from_ucx_is_an_interface_choice_not_a_firewall():
+    """https://github.com/ai-dynamo/dynamo/issues/813: UCX's connect to the decode node: Network is unreachable."""
+    said = _findings(_read("wm009"), host="other", nodes=2)
+    text = " ".join(m for _, m in said)
+    assert "Network is unreachable" in text and "UCX_NET_DEVICES" in text and "ip route get 10.25.117.11" in text
+    assert "firewall" not in text.lower()
+    # a refused connection stays the MPI entry's (a port nobody listens on, not a route)
+    refused = ("[1] [h:1:0] sock.c:334  UCX  ERROR   connect(fd=20, dest_addr=172.17.0.1:4000) failed: "
+               "Connection refused\n")
+    assert "ucx-connect-no-route" not in _kinds(refused)
+
+
+def test_an_fsp_timeout_asks_for_a_gpu_reset():
+    """https://github.com/lilvllm/lilvllm/issues/237: NVRM FSP timeout, then `Reset required`: reset the GPU."""
+    said = _findings(_read("wm008"), host="other", nodes=1)
+    [msg] = [m for lvl, m in said if lvl == "fail"]
+    assert "reset" in msg and "FSP" in msg and "nccl" not in msg.lower()
+    no_memory = ("NVRM: nvCheckOkFailedNoLog: Check failed: Out of memory [NV_ERR_NO_MEMORY] (0x00000051) returned "
+                 "from _memdescAllocInternal(pMemDesc) @ mem_desc.c:1359\n")
+    assert "nvrm-reset-required" not in _kinds(no_memory)
+
+
+def test_nccl_refusing_graph_capture_names_its_build():
+    """https://github.com/vllm-project/vllm/issues/3069: NCCL 2.19.3+cuda11.0 under CUDA 11.6, TP 2 fails."""
+    said = _findings(_read("wm003"), host="other", nodes=1)
+    [msg] = [m for lvl, m in said if lvl == "fail"]
+    assert "CUDA graph" in msg and "11.3" in msg and "--enforce-eager" in msg
+
+
+def test_http_503_answers_are_failed_requests():
+    """https://github.com/gpustack/gpustack/issues/1677: 512 concurrent requests, `HTTP/1.1 503 Service Unavailable`."""
+    said = _findings(_read("wm015"), host="other", nodes=1)
+    [msg] = [m for lvl, m in said if lvl == "fail"]
+    assert "503" in msg and "failed" in msg and "connection refused" not in msg.lower()
+    ok = ('2025-04-09 12:04:36,150 - INFO - HTTP Request: POST http://192.168.50.13/v1/chat/completions "HTTP/1.1 200 '
+          'OK"\n(APIServer pid=1) INFO:     10.0.0.2:5000 - "GET /health HTTP/1.1" 503 Service Unavailable\n')
+    assert "http-503-from-server" not in _kinds(ok)  # a 200, and a health probe's 503 (no inference request)
+
+
+def test_a_request_for_a_model_not_served_is_the_clients_not_the_servers():
+    """tomdoerr/llm on two Sparks (pending wn005): the server is up; clients ask for another recipe's model: 404."""
+    said = _findings(_read("wn005"), host="spark", nodes=2)
+    [msg] = [m for lvl, m in said if lvl == "warn" and "does not serve" in m]
+    assert "Intel/Qwen3.5-122B-A10B-int4-AutoRound" in msg and "404" in msg and "--served-model-name" in msg
+    assert not [m for lvl, m in said if lvl == "fail"]
+
+
+def test_a_script_choking_on_na_is_the_scripts_bug():
+    """https://github.com/NVIDIA/daqiri/issues/28: tune_system.py on a Spark: int() of nvidia-smi's `[N/A]`."""
+    said = _findings(_read("wl010"), host="spark", nodes=1)
+    assert [lvl for lvl, _ in said] == ["info"] and "[N/A]" in said[0][1] and "script" in said[0][1]
+    assert "script-parse-na-field" not in _kinds("ValueError: invalid literal for int() with base 10: 'abc'\n")
