@@ -117,3 +117,15 @@ def test_a_script_choking_on_na_is_the_scripts_bug():
     said = _findings(_read("wl010"), host="spark", nodes=1)
     assert [lvl for lvl, _ in said] == ["info"] and "[N/A]" in said[0][1] and "script" in said[0][1]
     assert "script-parse-na-field" not in _kinds("ValueError: invalid literal for int() with base 10: 'abc'\n")
+
+
+def test_several_nics_all_on_one_socket_is_a_warning_for_the_other_sockets_gpus():
+    """https://github.com/NVIDIA/nccl/issues/634: 4 NV4 GPUs, all four HCAs NODE to GPU0/GPU1 (NUMA 0), SYS to
+    GPU2/GPU3 (NUMA 1). One NIC (kubernetes#53497, an mlx4_0 PHB to half the GPUs) cannot sit on both sockets, and two
+    NICs near GPUs of two NUMA nodes (nccl#595) are spread already: both stay info."""
+    said = _findings(_read("wl005"), host="other", nodes=1)
+    [msg] = [m for lvl, m in said if lvl == "warn"]
+    assert "All 4 NICs sit on one CPU socket" in msg and "GPU2, GPU3 (NUMA node 1)" in msg and "GDR" in msg
+    for neighbour in ("xk007", "xk008"):
+        assert not [m for lvl, m in _findings(_read(neighbour), host="other", nodes=1) if lvl in ("warn", "fail")
+                    and "socket" in m], neighbour
