@@ -1126,6 +1126,14 @@ EXAMPLES.update({  # blind batches wl/wm/wn (session 39e): UCX's error lines, NV
         "`Intel/Qwen3.5-122B-A10B-int4-AutoRound` does not exist.', type='NotFoundError', param='model', code=404)\n"),
     "script-parse-na-field": BANNER + (
         "  ERROR - An unexpected error occurred: invalid literal for int() with base 10: '[N/A]'\n"),
+    "nccl-ring-no-loop": BANNER + "ip-0A0C04E3:76285:76947 [4] graph/rings.cc:38 NCCL WARN Error : ring 0 does not loop back "
+                                  "to start (48 != 52)\n",
+    "mpi-btl-tcp-connect": BANNER + (
+        "[u10-154-66-206][[38971,1],2][btl_tcp_endpoint.c:796:mca_btl_tcp_endpoint_complete_connect] connect() to "
+        "172.17.0.1 failed: Connection refused (111)\n"),
+    "mpi-btl-tcp-unexpected-peer": BANNER + (
+        "[u10-154-66-206][[39817,1],2][btl_tcp_endpoint.c:638:mca_btl_tcp_endpoint_recv_connect_ack] received "
+        "unexpected process identifier [[39817,1],3]\n"),
 })
 
 

@@ -129,3 +129,32 @@ def test_several_nics_all_on_one_socket_is_a_warning_for_the_other_sockets_gpus(
     for neighbour in ("xk007", "xk008"):
         assert not [m for lvl, m in _findings(_read(neighbour), host="other", nodes=1) if lvl in ("warn", "fail")
                     and "socket" in m], neighbour
+
+
+def test_a_ring_that_does_not_loop_back_is_ranks_that_disagree():
+    """https://github.com/NVIDIA/nccl/issues/577: `ring 0 does not loop back to start (48 != 52)`, internal error: the
+    ranks built different rings (versions, NCCL_* settings or topology differ), not a timeout or memory."""
+    said = _findings(_read("wl008"), host="other", nodes=7)
+    [msg] = [m for lvl, m in said if "loop back" in m]
+    assert "did not build the same ring" in msg and "disagree" in msg and "timeout" not in msg.lower()
+    # NVIDIA/nccl#520 (an AWS p4d host, pending we003): the same check, said the same way, no timeout named
+    text = " ".join(m for _, m in _findings(_read("we003"), host="other"))
+    assert "did not build the same ring" in text and "timeout" not in text.lower()
+
+
+def test_open_mpi_dialling_docker0_is_an_interface_choice():
+    """https://github.com/horovod/horovod/issues/310: btl tcp `connect() to 172.17.0.1 failed: Connection refused`."""
+    said = _findings(_read("wl012"), host="other", nodes=2)
+    [msg] = [m for lvl, m in said if lvl == "fail"]
+    assert "docker0" in msg and "btl_tcp_if_exclude" in msg and "infiniband" not in msg.lower()
+    [d] = diagnose_text("[h][[1,1],2][btl_tcp_endpoint.c:796:mca_btl_tcp_endpoint_complete_connect] connect() to "
+                        "10.0.0.7 failed: No route to host (113)\n")
+    assert "10.0.0.7: No route to host" in d.message and "Docker" not in d.message.split("Fix:")[0]
+
+
+def test_vllm_quotes_ncclerror_s_message_not_the_source_line_that_raises_it():
+    """https://github.com/vllm-project/vllm/issues/8691: the traceback's `raise RuntimeError(f"NCCL error: {error_str}")`
+    comes before the error itself (`NCCL error: internal error - please report ...`): the finding quotes the error."""
+    said = _findings(_read("wm005"), host="other", nodes=1)
+    [msg] = [m for lvl, m in said if lvl == "fail"]
+    assert "internal error" in msg and "{error_str}" not in msg
