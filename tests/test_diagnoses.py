@@ -1131,6 +1131,7 @@ EXAMPLES.update({  # blind batches wl/wm/wn (session 39e): UCX's error lines, NV
     "mpi-btl-tcp-connect": BANNER + (
         "[u10-154-66-206][[38971,1],2][btl_tcp_endpoint.c:796:mca_btl_tcp_endpoint_complete_connect] connect() to "
         "172.17.0.1 failed: Connection refused (111)\n"),
+    "sgl-kernel-no-build": BANNER + "ImportError: [sgl_kernel] CRITICAL: Could not load any common_ops library!\n",
     "mpi-btl-tcp-unexpected-peer": BANNER + (
         "[u10-154-66-206][[39817,1],2][btl_tcp_endpoint.c:638:mca_btl_tcp_endpoint_recv_connect_ack] received "
         "unexpected process identifier [[39817,1],3]\n"),

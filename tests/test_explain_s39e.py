@@ -158,3 +158,21 @@ def test_vllm_quotes_ncclerror_s_message_not_the_source_line_that_raises_it():
     said = _findings(_read("wm005"), host="other", nodes=1)
     [msg] = [m for lvl, m in said if lvl == "fail"]
     assert "internal error" in msg and "{error_str}" not in msg
+
+
+def test_no_sgl_kernel_build_names_the_capability_and_the_abi():
+    """https://github.com/sgl-project/sglang/issues/29317: a GB10 (capability 121): no sm121 build of sgl_kernel's
+    common_ops, and the sm100 one an undefined symbol against the installed PyTorch."""
+    said = _findings(_read("wm013"), host="spark", nodes=1)
+    [msg] = [m for lvl, m in said if lvl == "fail"]
+    assert "sm_121" in msg and "undefined symbol" in msg and "PyTorch" in msg and "nccl" not in msg.lower()
+    [d] = diagnose_text("ImportError: [sgl_kernel] CRITICAL: Could not load any common_ops library!\n")
+    assert "sm_" not in d.message.split("Fix:")[0] and "undefined" not in d.message  # only what the lines say
+
+
+def test_no_network_plugin_is_informational():
+    """https://github.com/NVIDIA/nccl/issues/333: `NET/Plugin : No plugin found (libnccl-net.so)`, bolded by its
+    reporter, is NCCL using its built-in IB transport over hfi1 (Omni-Path): info, not an error."""
+    said = _findings(_read("wl007"), host="other", nodes=2)
+    [msg] = [m for _, m in said if "plugin" in m]
+    assert "built-in" in msg and "not an error" in msg and max(lvl for lvl, _ in said) in ("info", "ok")

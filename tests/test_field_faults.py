@@ -1231,6 +1231,9 @@ MODEL_404 = ("(APIServer pid=1276) ERROR 03-13 09:38:18 [serving.py:229] Error w
 NA_PARSE = "  ERROR - An unexpected error occurred: invalid literal for int() with base 10: '[N/A]'\n"  # NVIDIA/daqiri#28
 RING_NO_LOOP = ("52: ip-0A0C04E3:76285:76947 [4] graph/rings.cc:38 NCCL WARN Error : ring 0 does not loop back to "
                 "start (48 != 52)\n")  # NVIDIA/nccl#577
+SGL_KERNEL = ("ImportError: [sgl_kernel] CRITICAL: Could not load any common_ops library!\nAttempted locations:\n"
+              "1. sm100/common_ops.abi3.so \u2014 undefined symbol (PyTorch C10 ABI mismatch)\nGPU Info:\n"
+              "- Compute capability: 121\n")  # sgl-project/sglang#29317
 BTL_DOCKER0 = ("[u10-154-66-206][[38971,1],2][btl_tcp_endpoint.c:796:mca_btl_tcp_endpoint_complete_connect] connect() "
                "to 172.17.0.1 failed: Connection refused (111)\n")  # horovod/horovod#310
 
@@ -1264,7 +1267,7 @@ ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, O
        RAY_NO_RAYLET, RAY_REGISTER, RAYLET_GONE, GCS_GONE, K8S_BACKOFF, K8S_NOW_RUNNING, TP_VISIBLE, NOT_REGISTERED, NOT_REGISTERED_GAVE_UP,
        LLAMA_MAX_DEVICES, SPARKRUN_SSH, TP_LOCAL, KERNEL_FALLBACK, JIT_MISSING, BATCH_SERIAL, CUDA_UNKNOWN,
        UCX_AH_TIMEOUT, UCX_RETRY, UCX_UD_QP, UCX_NO_ROUTE, NVRM_RESET, NCCL_NO_GRAPH, HTTP_503, MODEL_404,
-       RING_NO_LOOP, BTL_DOCKER0]
+       RING_NO_LOOP, BTL_DOCKER0, SGL_KERNEL]
 
 
 @pytest.mark.parametrize("text", ALL)
