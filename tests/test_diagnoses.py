@@ -1132,6 +1132,13 @@ EXAMPLES.update({  # blind batches wl/wm/wn (session 39e): UCX's error lines, NV
         "[u10-154-66-206][[38971,1],2][btl_tcp_endpoint.c:796:mca_btl_tcp_endpoint_complete_connect] connect() to "
         "172.17.0.1 failed: Connection refused (111)\n"),
     "sgl-kernel-no-build": BANNER + "ImportError: [sgl_kernel] CRITICAL: Could not load any common_ops library!\n",
+    "trtllm-benchmark-line-cpp": BANNER + (
+        "[BENCHMARK] batch_size 1 input_length 1024 output_length 128 latency(ms) 2561.35 tokensPerSec 49.97 "
+        "generation_time(ms) 2492.30 generationTokensPerSec 51.36 gpu_peak_mem(gb) 44.75\n"),
+    "trtllm-benchmark-line-py": BANNER + (
+        "[BENCHMARK] model_name llama_13b world_size 2 num_heads 40 num_kv_heads 40 num_layers 40 hidden_size 5120 "
+        "vocab_size 32000 precision float16 batch_size 1 input_length 710 output_length 190 gpu_peak_mem(gb) 0.0 "
+        "build_time(s) 116.39 tokens_per_sec 43.09 percentile95(ms) 5120.208\n"),
     "mpi-btl-tcp-unexpected-peer": BANNER + (
         "[u10-154-66-206][[39817,1],2][btl_tcp_endpoint.c:638:mca_btl_tcp_endpoint_recv_connect_ack] received "
         "unexpected process identifier [[39817,1],3]\n"),

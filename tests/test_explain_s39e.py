@@ -176,3 +176,12 @@ def test_no_network_plugin_is_informational():
     said = _findings(_read("wl007"), host="other", nodes=2)
     [msg] = [m for _, m in said if "plugin" in m]
     assert "built-in" in msg and "not an error" in msg and max(lvl for lvl, _ in said) in ("info", "ok")
+
+
+def test_trtllm_benchmark_tokens_per_sec_is_end_to_end():
+    """https://github.com/NVIDIA/TensorRT-LLM/issues/1410: `tokens_per_sec 43.09` of benchmark.py is output tokens over
+    the whole latency (prefill included); gptSessionBenchmark's line (pending zr014) gives the generation rate too."""
+    said = _findings(_read("wm012"), host="other", nodes=1)
+    assert [lvl for lvl, _ in said] == ["info"] and "end-to-end" in said[0][1] and "generation" in said[0][1]
+    cpp = " ".join(m for _, m in _findings(_read("zr014"), host="other"))
+    assert "49.97 tok/s is end-to-end" in cpp and "51.36 tok/s" in cpp

@@ -1234,6 +1234,9 @@ RING_NO_LOOP = ("52: ip-0A0C04E3:76285:76947 [4] graph/rings.cc:38 NCCL WARN Err
 SGL_KERNEL = ("ImportError: [sgl_kernel] CRITICAL: Could not load any common_ops library!\nAttempted locations:\n"
               "1. sm100/common_ops.abi3.so \u2014 undefined symbol (PyTorch C10 ABI mismatch)\nGPU Info:\n"
               "- Compute capability: 121\n")  # sgl-project/sglang#29317
+TRT_BENCH = ("[BENCHMARK] model_name llama_13b world_size 2 num_heads 40 num_kv_heads 40 num_layers 40 hidden_size "
+             "5120 vocab_size 32000 precision float16 batch_size 1 input_length 710 output_length 190 gpu_peak_mem(gb) "
+             "0.0 build_time(s) 116.39 tokens_per_sec 43.09\n")  # NVIDIA/TensorRT-LLM#1410
 BTL_DOCKER0 = ("[u10-154-66-206][[38971,1],2][btl_tcp_endpoint.c:796:mca_btl_tcp_endpoint_complete_connect] connect() "
                "to 172.17.0.1 failed: Connection refused (111)\n")  # horovod/horovod#310
 
@@ -1331,7 +1334,7 @@ def test_every_known_error_line_is_read_here():
                                         C10D_HOSTNAME, RAY_FRACTIONAL, DEL_IGNORED, PTX_DUMP, DS_LAUNCH,
                                         TRTLLM_LEADER, BENCHY_GPT2, NETPLAN_OPEN, DESYNC, RANK_LEFT, MOONCAKE_GID,
                                         PS_ENGINE, DRIVER_LOAD, NM_ADDED, NM_UP_JA, DLLAMA_COMPUTE, GPU_IDS_EMPTY, SPEC_ACCEPT,
-                                        NOT_REGISTERED_CAME_UP, API_REBOOTED, KILLED_TIMEOUT, SSH_RETRIED, NA_PARSE]
+                                        NOT_REGISTERED_CAME_UP, API_REBOOTED, KILLED_TIMEOUT, SSH_RETRIED, NA_PARSE, TRT_BENCH]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently
