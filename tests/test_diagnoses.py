@@ -1139,6 +1139,8 @@ EXAMPLES.update({  # blind batches wl/wm/wn (session 39e): UCX's error lines, NV
         "[BENCHMARK] model_name llama_13b world_size 2 num_heads 40 num_kv_heads 40 num_layers 40 hidden_size 5120 "
         "vocab_size 32000 precision float16 batch_size 1 input_length 710 output_length 190 gpu_peak_mem(gb) 0.0 "
         "build_time(s) 116.39 tokens_per_sec 43.09 percentile95(ms) 5120.208\n"),
+    "ray-symmetric-run-waiting": BANNER + "Waiting for nodes to start... 1/2 nodes started\n" * 2,
+    "ray-autoscaler-crashed": BANNER + "(raylet) The autoscaler failed with the following error:\n",
     "mpi-btl-tcp-unexpected-peer": BANNER + (
         "[u10-154-66-206][[39817,1],2][btl_tcp_endpoint.c:638:mca_btl_tcp_endpoint_recv_connect_ack] received "
         "unexpected process identifier [[39817,1],3]\n"),

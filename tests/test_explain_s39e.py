@@ -185,3 +185,15 @@ def test_trtllm_benchmark_tokens_per_sec_is_end_to_end():
     assert [lvl for lvl, _ in said] == ["info"] and "end-to-end" in said[0][1] and "generation" in said[0][1]
     cpp = " ".join(m for _, m in _findings(_read("zr014"), host="other"))
     assert "49.97 tok/s is end-to-end" in cpp and "51.36 tok/s" in cpp
+
+
+def test_a_symmetric_run_head_waiting_at_one_of_two_nodes():
+    """https://github.com/ray-project/ray/issues/59795: `ray symmetric-run`'s head prints `Waiting for nodes to
+    start... 1/2 nodes started` until every node joined, then `(raylet) The autoscaler failed ...`: the other node
+    had not joined (its own output says why), and the autoscaler crashed."""
+    said = _findings(_read("wm010"), host="other", nodes=2)
+    [wait] = [m for lvl, m in said if lvl == "warn" and "symmetric-run" in m]
+    assert "1 of 2" in wait and "not joined" in wait
+    assert any(lvl == "fail" and "autoscaler" in m for lvl, m in said)
+    done = "Waiting for nodes to start... 1/2 nodes started\nWaiting for nodes to start... 2/2 nodes started\n"
+    assert "ray-nodes-still-joining" not in _kinds(done)  # the last poll has every node
