@@ -197,3 +197,18 @@ def test_a_symmetric_run_head_waiting_at_one_of_two_nodes():
     assert any(lvl == "fail" and "autoscaler" in m for lvl, m in said)
     done = "Waiting for nodes to start... 1/2 nodes started\nWaiting for nodes to start... 2/2 nodes started\n"
     assert "ray-nodes-still-joining" not in _kinds(done)  # the last poll has every node
+
+
+def test_link_local_socket_interfaces_beside_a_routed_one_are_an_interface_choice():
+    """https://github.com/horovod/horovod/issues/636: NCCL 2.3.7's sockets list a VLAN interface and link-local fe80
+    ones on two hosts (it came up: nothing failed yet); horovod#584 and nccl#1515 (pending wl003, xd006) the same shape
+    beside a refused connect, and a VM's link-local-only VF: each reads as interface selection."""
+    said = _findings(_read("wl004"), host="other", nodes=2)
+    [msg] = [m for _, m in said if "link-local IPv6" in m]
+    assert "NCCL_SOCKET_IFNAME" in msg and "ens5f0.3003, ens5f1.3003" in msg and "enp5s0" in msg
+    xd = [m for _, m in _findings(_read("xd006"), host="other", nodes=2) if "link-local IPv6" in m]
+    assert xd and "enP20593s1" in xd[0] and "eth0" in xd[0]
+    # one machine (an NCCL test on one host, sockets listing a link-local interface): nothing crosses a network
+    one = ("host:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.5<0> [1]eth1:fe80::1%eth1<0>\n"
+           "host:1:1 [0] NCCL INFO Using network Socket\n")
+    assert not [m for _, m in _findings(one, host="other", nodes=1) if "link-local IPv6" in m]
