@@ -212,3 +212,14 @@ def test_link_local_socket_interfaces_beside_a_routed_one_are_an_interface_choic
     one = ("host:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.5<0> [1]eth1:fe80::1%eth1<0>\n"
            "host:1:1 [0] NCCL INFO Using network Socket\n")
     assert not [m for _, m in _findings(one, host="other", nodes=1) if "link-local IPv6" in m]
+
+
+def test_a_healthy_collect_env_says_so_and_what_it_cannot_show():
+    """https://github.com/vllm-project/vllm/issues/36835: collect_env on a Spark (GB10, CUDA available, driver 580,
+    torch cu130): nothing wrong in it; the build's kernels (the issue) are not in it. A report whose PyTorch sees no
+    CUDA keeps its warning and gets no such note."""
+    said = _findings(_read("wm016"), host="spark", nodes=1)
+    assert [lvl for lvl, _ in said] == ["info"] * 3 and "Nothing wrong in what this report shows" in said[-1][1]
+    no_cuda = _read("wm016").replace("Is CUDA available            : True", "Is CUDA available            : False")
+    text = " ".join(m for _, m in _findings(no_cuda, host="spark", nodes=1))
+    assert "Is CUDA available: False" in text and "Nothing wrong" not in text
