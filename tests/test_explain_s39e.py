@@ -223,3 +223,11 @@ def test_a_healthy_collect_env_says_so_and_what_it_cannot_show():
     no_cuda = _read("wm016").replace("Is CUDA available            : True", "Is CUDA available            : False")
     text = " ".join(m for _, m in _findings(no_cuda, host="spark", nodes=1))
     assert "Is CUDA available: False" in text and "Nothing wrong" not in text
+
+
+def test_no_common_block_size_points_at_the_backends_block_sizes():
+    """nestufng's four-Spark DeepSeek-V4 boot 4 (pending wn012): `ValueError: No common block size for 64.`: the
+    attention backends share no block size; --block-size decides, not the machines or the network."""
+    said = _findings(_read("wn012"), host="spark", nodes=4)
+    [msg] = [m for lvl, m in said if lvl == "fail" and "attention backend" in m]
+    assert "--block-size" in msg and "64" in msg and "nccl" not in msg.lower()

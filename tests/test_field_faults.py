@@ -1239,6 +1239,8 @@ TRT_BENCH = ("[BENCHMARK] model_name llama_13b world_size 2 num_heads 40 num_kv_
              "0.0 build_time(s) 116.39 tokens_per_sec 43.09\n")  # NVIDIA/TensorRT-LLM#1410
 AUTOSCALER_DIED = ("(raylet) The autoscaler failed with the following error:\nTraceback (most recent call last):\n"
                    '  File "/usr/lib/python3/site-packages/ray/autoscaler/_private/monitor.py", line 600, in run\n')
+NO_BLOCK_SIZE = ("(Worker_TP0 pid=271) ERROR 09-10 09:44:40 [multiproc_executor.py:1055] ValueError: No common block "
+                 "size for 64. \n")  # pending wn012
 BTL_DOCKER0 = ("[u10-154-66-206][[38971,1],2][btl_tcp_endpoint.c:796:mca_btl_tcp_endpoint_complete_connect] connect() "
                "to 172.17.0.1 failed: Connection refused (111)\n")  # horovod/horovod#310
 
@@ -1272,7 +1274,7 @@ ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, O
        RAY_NO_RAYLET, RAY_REGISTER, RAYLET_GONE, GCS_GONE, K8S_BACKOFF, K8S_NOW_RUNNING, TP_VISIBLE, NOT_REGISTERED, NOT_REGISTERED_GAVE_UP,
        LLAMA_MAX_DEVICES, SPARKRUN_SSH, TP_LOCAL, KERNEL_FALLBACK, JIT_MISSING, BATCH_SERIAL, CUDA_UNKNOWN,
        UCX_AH_TIMEOUT, UCX_RETRY, UCX_UD_QP, UCX_NO_ROUTE, NVRM_RESET, NCCL_NO_GRAPH, HTTP_503, MODEL_404,
-       RING_NO_LOOP, BTL_DOCKER0, SGL_KERNEL, AUTOSCALER_DIED]
+       RING_NO_LOOP, BTL_DOCKER0, SGL_KERNEL, AUTOSCALER_DIED, NO_BLOCK_SIZE]
 
 
 @pytest.mark.parametrize("text", ALL)
