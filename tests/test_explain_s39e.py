@@ -231,3 +231,17 @@ def test_no_common_block_size_points_at_the_backends_block_sizes():
     said = _findings(_read("wn012"), host="spark", nodes=4)
     [msg] = [m for lvl, m in said if lvl == "fail" and "attention backend" in m]
     assert "--block-size" in msg and "64" in msg and "nccl" not in msg.lower()
+
+
+def test_a_llama_client_with_every_buffer_on_the_cpu_offloaded_nothing():
+    """https://github.com/ggml-org/llama.cpp/issues/14307: a llama-cli client told to span two machines, every buffer
+    (KV, compute, output) on the CPU: no -ngl, so the rpc-server gets no layer. The same lines on a machine not told
+    to span several are a hedged note (a CPU-only machine runs so by design)."""
+    text = _read("wn009")
+    said = _findings(text, host="other", nodes=2)
+    [msg] = [m for lvl, m in said if lvl == "warn"]
+    assert "-ngl" in msg and "rpc-server" in msg
+    alone = _findings(text, host="other", nodes=1)
+    assert [lvl for lvl, m in alone if "Every buffer" in m] == ["info"]
+    gpu = text.replace("llama_context:        CPU compute buffer size", "llama_context:      CUDA0 compute buffer size")
+    assert not [m for _, m in _findings(gpu, host="other", nodes=2) if "Every buffer" in m]  # a GPU holds one
