@@ -1143,6 +1143,8 @@ EXAMPLES.update({  # blind batches wl/wm/wn (session 39e): UCX's error lines, NV
     "ray-autoscaler-crashed": BANNER + "(raylet) The autoscaler failed with the following error:\n",
     "vllm-no-common-block-size": BANNER + "(Worker_TP0 pid=271) ERROR 09-10 09:44:40 [multiproc_executor.py:1055] "
                                           "ValueError: No common block size for 64. \n",
+    "rpc-server-buffer-not-found": BANNER + ("103.05.299.632 W srv        deserialize_tensor: failed: buffer not found, "
+                                             "name = token_embd.weight\n"),
     "mpi-btl-tcp-unexpected-peer": BANNER + (
         "[u10-154-66-206][[39817,1],2][btl_tcp_endpoint.c:638:mca_btl_tcp_endpoint_recv_connect_ack] received "
         "unexpected process identifier [[39817,1],3]\n"),

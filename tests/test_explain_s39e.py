@@ -245,3 +245,11 @@ def test_a_llama_client_with_every_buffer_on_the_cpu_offloaded_nothing():
     assert [lvl for lvl, m in alone if "Every buffer" in m] == ["info"]
     gpu = text.replace("llama_context:        CPU compute buffer size", "llama_context:      CUDA0 compute buffer size")
     assert not [m for _, m in _findings(gpu, host="other", nodes=2) if "Every buffer" in m]  # a GPU holds one
+
+
+def test_an_rpc_server_missing_the_clients_buffer():
+    """https://github.com/gpustack/gpustack/issues/1192: an M2 Mac's rpc-server logs `deserialize_tensor: failed: buffer
+    not found, name = token_embd.weight` every few seconds, 0.23 tok/s: client and server disagree, not bandwidth."""
+    said = _findings(_read("xo004"), host="other", nodes=2)
+    [msg] = [m for lvl, m in said if lvl == "fail"]
+    assert "rpc-server" in msg and "token_embd.weight" in msg and "bandwidth" not in msg.lower()

@@ -1241,6 +1241,8 @@ AUTOSCALER_DIED = ("(raylet) The autoscaler failed with the following error:\nTr
                    '  File "/usr/lib/python3/site-packages/ray/autoscaler/_private/monitor.py", line 600, in run\n')
 NO_BLOCK_SIZE = ("(Worker_TP0 pid=271) ERROR 09-10 09:44:40 [multiproc_executor.py:1055] ValueError: No common block "
                  "size for 64. \n")  # pending wn012
+RPC_NO_BUFFER = ("103.05.299.632 W srv        deserialize_tensor: failed: buffer not found, name = token_embd.weight\n"
+                 )  # gpustack/gpustack#1192
 BTL_DOCKER0 = ("[u10-154-66-206][[38971,1],2][btl_tcp_endpoint.c:796:mca_btl_tcp_endpoint_complete_connect] connect() "
                "to 172.17.0.1 failed: Connection refused (111)\n")  # horovod/horovod#310
 
@@ -1274,7 +1276,7 @@ ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, O
        RAY_NO_RAYLET, RAY_REGISTER, RAYLET_GONE, GCS_GONE, K8S_BACKOFF, K8S_NOW_RUNNING, TP_VISIBLE, NOT_REGISTERED, NOT_REGISTERED_GAVE_UP,
        LLAMA_MAX_DEVICES, SPARKRUN_SSH, TP_LOCAL, KERNEL_FALLBACK, JIT_MISSING, BATCH_SERIAL, CUDA_UNKNOWN,
        UCX_AH_TIMEOUT, UCX_RETRY, UCX_UD_QP, UCX_NO_ROUTE, NVRM_RESET, NCCL_NO_GRAPH, HTTP_503, MODEL_404,
-       RING_NO_LOOP, BTL_DOCKER0, SGL_KERNEL, AUTOSCALER_DIED, NO_BLOCK_SIZE]
+       RING_NO_LOOP, BTL_DOCKER0, SGL_KERNEL, AUTOSCALER_DIED, NO_BLOCK_SIZE, RPC_NO_BUFFER]
 
 
 @pytest.mark.parametrize("text", ALL)
