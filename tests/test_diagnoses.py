@@ -1145,6 +1145,12 @@ EXAMPLES.update({  # blind batches wl/wm/wn (session 39e): UCX's error lines, NV
                                           "ValueError: No common block size for 64. \n",
     "rpc-server-buffer-not-found": BANNER + ("103.05.299.632 W srv        deserialize_tensor: failed: buffer not found, "
                                              "name = token_embd.weight\n"),
+    "docker-unknown-runtime-nvidia": BANNER + "docker: Error response from daemon: unknown or invalid runtime name: nvidia\n",
+    "container-no-driver": BANNER + ("WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be "
+                                     "available.\n"),
+    "k8s-plugin-no-nvml": BANNER + "2022/05/13 23:09:23 Failed to initialize NVML: could not load NVML library.\n",
+    "nvml-memory-not-supported": BANNER + ("pynvml.NVMLError_NotSupported: Not Supported\n\nRuntimeError: Failed to get "
+                                           "free memory for device 0 (global index: 0): Not Supported\n"),
     "mpi-btl-tcp-unexpected-peer": BANNER + (
         "[u10-154-66-206][[39817,1],2][btl_tcp_endpoint.c:638:mca_btl_tcp_endpoint_recv_connect_ack] received "
         "unexpected process identifier [[39817,1],3]\n"),

@@ -253,3 +253,24 @@ def test_an_rpc_server_missing_the_clients_buffer():
     said = _findings(_read("xo004"), host="other", nodes=2)
     [msg] = [m for lvl, m in said if lvl == "fail"]
     assert "rpc-server" in msg and "token_embd.weight" in msg and "bandwidth" not in msg.lower()
+
+
+def test_containers_started_without_the_nvidia_runtime_or_the_gpus():
+    """dgx-spark-playbooks#26 (`unknown or invalid runtime name: nvidia`), aeon#5 (the CUDA image's `The NVIDIA Driver
+    was not detected` banner in a compose log), k8s-device-plugin#303 and #1371 (`could not load NVML library`): each
+    is how the container was started, not the GPU or its driver."""
+    for prefix, words in (("xm003", ("--gpus all", "nvidia-ctk")), ("xm004", ("--gpus all", "compose")),
+                          ("xb007", ("default", "RuntimeClass")), ("xb019", ("libnvidia-ml", "nvidiaDriverRoot"))):
+        said = _findings(_read(prefix), host="other", nodes=1)
+        [msg] = [m for lvl, m in said if lvl == "fail"]
+        assert all(w in msg for w in words), prefix
+        assert "driver is too old" not in msg and "version mismatch" not in msg.lower()
+
+
+def test_nvml_not_supported_for_memory_is_the_programs_to_handle():
+    """https://github.com/NVIDIA-NeMo/RL/issues/2203: pynvml's NotSupported for free memory on a Spark: unified memory,
+    use CUDA's figure; on a machine said not to be a Spark the Spark sentence is left out."""
+    spark = " ".join(m for _, m in _findings(_read("xm005"), host="spark", nodes=1))
+    assert "unified" in spark and "mem_get_info" in spark and "reinstall" not in spark
+    other = " ".join(m for _, m in _findings(_read("xm005"), host="other", nodes=1))
+    assert "GB10" not in other and "mem_get_info" in other

@@ -1243,6 +1243,13 @@ NO_BLOCK_SIZE = ("(Worker_TP0 pid=271) ERROR 09-10 09:44:40 [multiproc_executor.
                  "size for 64. \n")  # pending wn012
 RPC_NO_BUFFER = ("103.05.299.632 W srv        deserialize_tensor: failed: buffer not found, name = token_embd.weight\n"
                  )  # gpustack/gpustack#1192
+NO_RUNTIME = "docker: Error response from daemon: unknown or invalid runtime name: nvidia\n"  # dgx-spark-playbooks#26
+NO_DRIVER_BANNER = ("aeon-ultimate-xs  | WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be "
+                    "available.\n")  # aeon#5
+PLUGIN_NO_NVML = ("W0819 07:02:54.757556       1 rm.go:109] NVML not detected: could not load NVML library: "
+                  "libnvidia-ml.so.1: cannot open shared object file: No such file or directory\n")  # k8s-device-plugin#1371
+NVML_NOT_SUPPORTED = ("pynvml.NVMLError_NotSupported: Not Supported\n\nRuntimeError: Failed to get free memory for "
+                      "device 0 (global index: 0): Not Supported\n")  # NVIDIA-NeMo/RL#2203
 BTL_DOCKER0 = ("[u10-154-66-206][[38971,1],2][btl_tcp_endpoint.c:796:mca_btl_tcp_endpoint_complete_connect] connect() "
                "to 172.17.0.1 failed: Connection refused (111)\n")  # horovod/horovod#310
 
@@ -1276,7 +1283,8 @@ ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, O
        RAY_NO_RAYLET, RAY_REGISTER, RAYLET_GONE, GCS_GONE, K8S_BACKOFF, K8S_NOW_RUNNING, TP_VISIBLE, NOT_REGISTERED, NOT_REGISTERED_GAVE_UP,
        LLAMA_MAX_DEVICES, SPARKRUN_SSH, TP_LOCAL, KERNEL_FALLBACK, JIT_MISSING, BATCH_SERIAL, CUDA_UNKNOWN,
        UCX_AH_TIMEOUT, UCX_RETRY, UCX_UD_QP, UCX_NO_ROUTE, NVRM_RESET, NCCL_NO_GRAPH, HTTP_503, MODEL_404,
-       RING_NO_LOOP, BTL_DOCKER0, SGL_KERNEL, AUTOSCALER_DIED, NO_BLOCK_SIZE, RPC_NO_BUFFER]
+       RING_NO_LOOP, BTL_DOCKER0, SGL_KERNEL, AUTOSCALER_DIED, NO_BLOCK_SIZE, RPC_NO_BUFFER,
+       NO_RUNTIME, NO_DRIVER_BANNER, PLUGIN_NO_NVML, NVML_NOT_SUPPORTED]
 
 
 @pytest.mark.parametrize("text", ALL)
