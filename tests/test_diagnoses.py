@@ -1151,6 +1151,11 @@ EXAMPLES.update({  # blind batches wl/wm/wn (session 39e): UCX's error lines, NV
     "k8s-plugin-no-nvml": BANNER + "2022/05/13 23:09:23 Failed to initialize NVML: could not load NVML library.\n",
     "nvml-memory-not-supported": BANNER + ("pynvml.NVMLError_NotSupported: Not Supported\n\nRuntimeError: Failed to get "
                                            "free memory for device 0 (global index: 0): Not Supported\n"),
+    "ucx-no-am-transport": BANNER + ("[1736788625.693157] [cnode001:521140:0]          select.c:630  UCX  ERROR   no "
+                                     "active messages transport to <no debug data>: self/memory - Destination is "
+                                     "unreachable\n"),
+    "ucx-transport-missing": BANNER + ("[1751618583.086184] [ubuntu2:744810:0]     ucp_context.c:1321 UCX  WARN  transport "
+                                       "'cuda_copy' is not available, please use one or more of: cma, rc, self, tcp\n"),
     "mpi-btl-tcp-unexpected-peer": BANNER + (
         "[u10-154-66-206][[39817,1],2][btl_tcp_endpoint.c:638:mca_btl_tcp_endpoint_recv_connect_ack] received "
         "unexpected process identifier [[39817,1],3]\n"),

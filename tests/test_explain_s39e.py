@@ -274,3 +274,16 @@ def test_nvml_not_supported_for_memory_is_the_programs_to_handle():
     assert "unified" in spark and "mem_get_info" in spark and "reinstall" not in spark
     other = " ".join(m for _, m in _findings(_read("xm005"), host="other", nodes=1))
     assert "GB10" not in other and "mem_get_info" in other
+
+
+def test_ucx_with_no_transport_to_its_peer_names_the_selection():
+    """UCX's select.c (`no active messages transport to <no debug data>: self/memory - Destination is unreachable`, an
+    Intel MPI run across two hosts with only shared-memory transports); a transport UCX_TLS names that UCX lacks
+    (`transport 'cuda_copy' is not available`) is a warning, and a healthy UCX line names neither."""
+    [d] = diagnose_text("[1] [cnode001:521140:0]          select.c:630  UCX  ERROR   no active messages transport to "
+                        "<no debug data>: self/memory - Destination is unreachable\n")
+    assert d.kind == "ucx-no-am-transport" and "UCX_TLS=self,sm,tcp" in d.fix and "Docker" not in d.message
+    [w] = diagnose_text("[1] [u:1:0]     ucp_context.c:1321 UCX  WARN  transport 'dc_ml5x' is not available, please use "
+                        "one or more of: cma, dc, dc_mlx5, rc, self, tcp\n")
+    assert w.severity == "warn" and "`dc_ml5x`" in w.message
+    assert diagnose_text("[1] [u:1:0]     ucp_context.c:1321 UCX  INFO  UCP version is 1.17 (release 0)\n") == []

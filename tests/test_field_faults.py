@@ -1250,6 +1250,11 @@ PLUGIN_NO_NVML = ("W0819 07:02:54.757556       1 rm.go:109] NVML not detected: c
                   "libnvidia-ml.so.1: cannot open shared object file: No such file or directory\n")  # k8s-device-plugin#1371
 NVML_NOT_SUPPORTED = ("pynvml.NVMLError_NotSupported: Not Supported\n\nRuntimeError: Failed to get free memory for "
                       "device 0 (global index: 0): Not Supported\n")  # NVIDIA-NeMo/RL#2203
+UCX_NO_AM = ("[1650121445.321789] [cpn3286:242769:0]          select.c:514  UCX  ERROR   no active messages transport to "
+             "<no debug data>: posix/memory - Destination is unreachable, sysv/memory - Destination is unreachable, "
+             "self/memory0 - Destination is unreachable, cma/memory - no am bcopy, knem/memory - no am bcopy\n")
+UCX_NO_TL = ("[1751618583.086184] [ubuntu2:744810:0]     ucp_context.c:1321 UCX  WARN  transport 'cuda_copy' is not "
+             "available, please use one or more of: cma, dc, dc_mlx5, dc_x, ib, mm, posix, rc, self, tcp\n")
 BTL_DOCKER0 = ("[u10-154-66-206][[38971,1],2][btl_tcp_endpoint.c:796:mca_btl_tcp_endpoint_complete_connect] connect() "
                "to 172.17.0.1 failed: Connection refused (111)\n")  # horovod/horovod#310
 
@@ -1284,7 +1289,7 @@ ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, O
        LLAMA_MAX_DEVICES, SPARKRUN_SSH, TP_LOCAL, KERNEL_FALLBACK, JIT_MISSING, BATCH_SERIAL, CUDA_UNKNOWN,
        UCX_AH_TIMEOUT, UCX_RETRY, UCX_UD_QP, UCX_NO_ROUTE, NVRM_RESET, NCCL_NO_GRAPH, HTTP_503, MODEL_404,
        RING_NO_LOOP, BTL_DOCKER0, SGL_KERNEL, AUTOSCALER_DIED, NO_BLOCK_SIZE, RPC_NO_BUFFER,
-       NO_RUNTIME, NO_DRIVER_BANNER, PLUGIN_NO_NVML, NVML_NOT_SUPPORTED]
+       NO_RUNTIME, NO_DRIVER_BANNER, PLUGIN_NO_NVML, NVML_NOT_SUPPORTED, UCX_NO_AM, UCX_NO_TL]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -1298,7 +1303,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
                                                       TRT_WINDOW, GLOO_HOSTNAME, STORE_RETRY, CTS_UNUSED, MEMLOCK_64K,
                                                       VLLM_UNBUILT, SIMPLE_ORDER, HPL_SLOW, DCGM_NVLINK, DLLAMA_TRANSFER, FLASHINFER_KV,
                                                       PORTINFO_DOWN, NOT_REGISTERED, SPARKRUN_SSH, KERNEL_FALLBACK, BATCH_SERIAL, K8S_NOW_RUNNING,
-                                                      MODEL_404))
+                                                      MODEL_404, UCX_NO_TL))
                     else "fail")
     assert " Fix: " in message
 
