@@ -287,3 +287,10 @@ def test_ucx_with_no_transport_to_its_peer_names_the_selection():
                         "one or more of: cma, dc, dc_mlx5, rc, self, tcp\n")
     assert w.severity == "warn" and "`dc_ml5x`" in w.message
     assert diagnose_text("[1] [u:1:0]     ucp_context.c:1321 UCX  INFO  UCP version is 1.17 (release 0)\n") == []
+
+
+def test_an_fsp_timeout_alone_is_a_warning():
+    """The FSP timeout line without `Reset required` after it: the firmware was late once; a warning that says what
+    would make it a reset (lilvllm#237 shows both lines: the reset reading, above)."""
+    [d] = diagnose_text("NVRM: kfspWaitForResponse: FSP command timed out\n")
+    assert d.severity == "warn" and "Reset required" in d.message
