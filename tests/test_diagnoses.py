@@ -1157,6 +1157,8 @@ EXAMPLES.update({  # blind batches wl/wm/wn (session 39e): UCX's error lines, NV
     "ucx-transport-missing": BANNER + ("[1751618583.086184] [ubuntu2:744810:0]     ucp_context.c:1321 UCX  WARN  transport "
                                        "'cuda_copy' is not available, please use one or more of: cma, rc, self, tcp\n"),
     "nvrm-fsp-timeout": BANNER + "NVRM: kfspWaitForResponse: FSP command timed out\n",
+    "http-404-inference-request": BANNER + ('(APIServer pid=1) INFO:     192.168.110.1:43886 - "POST /v1/chat/completion '
+                                            'HTTP/1.1" 404 Not Found\n'),
     "mpi-btl-tcp-unexpected-peer": BANNER + (
         "[u10-154-66-206][[39817,1],2][btl_tcp_endpoint.c:638:mca_btl_tcp_endpoint_recv_connect_ack] received "
         "unexpected process identifier [[39817,1],3]\n"),

@@ -294,3 +294,15 @@ def test_an_fsp_timeout_alone_is_a_warning():
     would make it a reset (lilvllm#237 shows both lines: the reset reading, above)."""
     [d] = diagnose_text("NVRM: kfspWaitForResponse: FSP command timed out\n")
     assert d.severity == "warn" and "Reset required" in d.message
+
+
+def test_a_404_to_an_inference_request_is_the_clients_path_or_model():
+    """An access-log 404 for a POST (a URL typo, or a model not served): a warning that the server is up; where vLLM
+    also logs `The model ... does not exist` (pending wn005) that reading is said instead, once; a GET for a browser's
+    favicon is nobody's fault."""
+    [d] = diagnose_text('(APIServer pid=1) INFO:     10.0.0.9:43886 - "POST /v1/chat/completion HTTP/1.1" 404 Not '
+                        'Found\n')
+    assert d.severity == "warn" and "path" in d.message and "/v1/models" in d.fix
+    both = [x for x in diagnose_text(_read("wn005")) if x.kind == "openai-model-does-not-exist"]
+    assert len(both) == 1 and "int4-AutoRound" in both[0].message
+    assert diagnose_text('(APIServer pid=1) INFO:     10.0.0.9:1 - "GET /favicon.ico HTTP/1.1" 404 Not Found\n') == []
