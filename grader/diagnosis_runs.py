@@ -108,7 +108,8 @@ def _stall_open(log: VllmLog | None, values: Mapping[str, Any], text: str) -> di
     opened = row("serving.toml", "engine").graded("stall_open")
     return {"count": count} if opened <= count < _repeats() and _stall_repeats(log, values, text) is None else None
 
-_ACTIVE_RE = re.compile(r"Wait for all ray workers to be active\. (?P<n>\d{1,4})/(?P<m>\d{1,4}) is active")
+_ACTIVE_RE = re.compile(r"(?:Wait for all ray workers to be active\. |Waiting for nodes to start\.\.\. )"
+                        r"(?P<n>\d{1,4})/(?P<m>\d{1,4}) (?:is active|nodes started)")  # (vLLM's script, `ray symmetric-run`)
 
 
 def _nodes_still_missing(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:

@@ -64,7 +64,8 @@ def test_the_older_layout_gives_versions_and_gpus():
                                                                                            "11.8.89")
     assert r.gpus == ("Tesla V100S-PCIE-32GB",) * 3 and r.topology is None
     [s] = explain(VLLM10147, host="other")
-    assert levels(s) == ["info", "info"] and "3 GPU(s): 3 x Tesla V100S-PCIE-32GB." in messages(s)
+    assert levels(s) == ["info", "info", "info"] and "3 GPU(s): 3 x Tesla V100S-PCIE-32GB." in messages(s)
+    assert "Nothing wrong in what this report shows" in messages(s)  # CUDA available, the GPUs seen (session 39e)
 
 
 def test_one_gpu_on_the_row_itself():

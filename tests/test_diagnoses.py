@@ -1126,6 +1126,71 @@ EXAMPLES.update({
         "[2023-10-24 03:59:58,924 W 8 8] global_state_accessor.cc:401: Some processes that the driver needs to connect "
         "to have not registered with GCS, so retrying. Have you run 'ray start' on this node?\n"),
 })
+EXAMPLES.update({  # blind batches wl/wm/wn (session 39e): UCX's error lines, NVRM, HTTP answers, a script's parse
+    "ucx-create-ah-timeout": BANNER + (
+        "[1719157763.321281] [node2:19381:0]       ib_device.c:1163 UCX  ERROR   ibv_create_ah(dlid=49152 sl=0 port=1 "
+        "src_path_bits=0 dgid=::ffff:172.16.0.2 flow_label=0xffffffff sgid_index=3 traffic_class=106) for UD mlx5 "
+        "connect on mlx5_1 failed: Connection timed out\n"),
+    "ucx-retry-exceeded": BANNER + (
+        "[master:19546:0:19546] ib_mlx5_log.c:139  Transport retry count exceeded on mlx5_0:1/IB (synd 0x15 vend 0x81 "
+        "hw_synd 0/0)\n[master:19546:0:19546] ib_mlx5_log.c:139  DCI QP 0xa9f wqe[0]: SEND s-e [rqpn 0xa66 rlid 703] "
+        "[inl len 18]\n"),
+    "ucx-ud-qp-refused": BANNER + (
+        "[1743560160.063188] [iZ0jl9w5uimuv06kvi1ehwZ:23812:0]        ib_iface.c:1182 UCX  ERROR erdma_0: iface "
+        "0x32ce7410 failed to create UD QP TX wr:256 sge:6 inl:64 resp:0 RX wr:4096 sge:1 resp:0 failed: Invalid "
+        "argument\n"),
+    "ucx-connect-no-route": BANNER + (
+        "[1745480768.774628] [l229-7-p-ga:4112 :0]            sock.c:334  UCX  ERROR   connect(fd=208, "
+        "dest_addr=10.25.117.11:64468) failed: Network is unreachable\n"),
+    "nvrm-reset-required": BANNER + "NVRM: nvCheckOkFailedNoLog: Check failed: Reset required [NV_ERR_RESET_REQUIRED]\n",
+    "nccl-no-graph-capture": BANNER + (
+        "NCCL WARN NCCL cannot be captured in a graph if either it wasn't built with CUDA runtime >= 11.3 or if the "
+        "installed CUDA driver < R465.\n"),
+    "http-503-from-server": BANNER + (
+        "2025-04-09 12:04:36,150 - INFO - HTTP Request: POST http://192.168.50.13/v1/chat/completions \"HTTP/1.1 503 "
+        "Service Unavailable\"\n"),
+    "openai-model-does-not-exist": BANNER + (
+        "(APIServer pid=1276) ERROR 03-13 09:38:18 [serving.py:229] Error with model error=ErrorInfo(message='The model "
+        "`Intel/Qwen3.5-122B-A10B-int4-AutoRound` does not exist.', type='NotFoundError', param='model', code=404)\n"),
+    "script-parse-na-field": BANNER + (
+        "  ERROR - An unexpected error occurred: invalid literal for int() with base 10: '[N/A]'\n"),
+    "nccl-ring-no-loop": BANNER + "ip-0A0C04E3:76285:76947 [4] graph/rings.cc:38 NCCL WARN Error : ring 0 does not loop back "
+                                  "to start (48 != 52)\n",
+    "mpi-btl-tcp-connect": BANNER + (
+        "[u10-154-66-206][[38971,1],2][btl_tcp_endpoint.c:796:mca_btl_tcp_endpoint_complete_connect] connect() to "
+        "172.17.0.1 failed: Connection refused (111)\n"),
+    "sgl-kernel-no-build": BANNER + "ImportError: [sgl_kernel] CRITICAL: Could not load any common_ops library!\n",
+    "trtllm-benchmark-line-cpp": BANNER + (
+        "[BENCHMARK] batch_size 1 input_length 1024 output_length 128 latency(ms) 2561.35 tokensPerSec 49.97 "
+        "generation_time(ms) 2492.30 generationTokensPerSec 51.36 gpu_peak_mem(gb) 44.75\n"),
+    "trtllm-benchmark-line-py": BANNER + (
+        "[BENCHMARK] model_name llama_13b world_size 2 num_heads 40 num_kv_heads 40 num_layers 40 hidden_size 5120 "
+        "vocab_size 32000 precision float16 batch_size 1 input_length 710 output_length 190 gpu_peak_mem(gb) 0.0 "
+        "build_time(s) 116.39 tokens_per_sec 43.09 percentile95(ms) 5120.208\n"),
+    "ray-symmetric-run-waiting": BANNER + "Waiting for nodes to start... 1/2 nodes started\n" * 2,
+    "ray-autoscaler-crashed": BANNER + "(raylet) The autoscaler failed with the following error:\n",
+    "vllm-no-common-block-size": BANNER + "(Worker_TP0 pid=271) ERROR 09-10 09:44:40 [multiproc_executor.py:1055] "
+                                          "ValueError: No common block size for 64. \n",
+    "rpc-server-buffer-not-found": BANNER + ("103.05.299.632 W srv        deserialize_tensor: failed: buffer not found, "
+                                             "name = token_embd.weight\n"),
+    "docker-unknown-runtime-nvidia": BANNER + "docker: Error response from daemon: unknown or invalid runtime name: nvidia\n",
+    "container-no-driver": BANNER + ("WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be "
+                                     "available.\n"),
+    "k8s-plugin-no-nvml": BANNER + "2022/05/13 23:09:23 Failed to initialize NVML: could not load NVML library.\n",
+    "nvml-memory-not-supported": BANNER + ("pynvml.NVMLError_NotSupported: Not Supported\n\nRuntimeError: Failed to get "
+                                           "free memory for device 0 (global index: 0): Not Supported\n"),
+    "ucx-no-am-transport": BANNER + ("[1736788625.693157] [cnode001:521140:0]          select.c:630  UCX  ERROR   no "
+                                     "active messages transport to <no debug data>: self/memory - Destination is "
+                                     "unreachable\n"),
+    "ucx-transport-missing": BANNER + ("[1751618583.086184] [ubuntu2:744810:0]     ucp_context.c:1321 UCX  WARN  transport "
+                                       "'cuda_copy' is not available, please use one or more of: cma, rc, self, tcp\n"),
+    "nvrm-fsp-timeout": BANNER + "NVRM: kfspWaitForResponse: FSP command timed out\n",
+    "http-404-inference-request": BANNER + ('(APIServer pid=1) INFO:     192.168.110.1:43886 - "POST /v1/chat/completion '
+                                            'HTTP/1.1" 404 Not Found\n'),
+    "mpi-btl-tcp-unexpected-peer": BANNER + (
+        "[u10-154-66-206][[39817,1],2][btl_tcp_endpoint.c:638:mca_btl_tcp_endpoint_recv_connect_ack] received "
+        "unexpected process identifier [[39817,1],3]\n"),
+})
 
 
 def reached(text: str, table=None) -> list[str]:

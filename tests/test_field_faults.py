@@ -1238,6 +1238,55 @@ SSH_RETRIED = ("[WARNING] sparkrun.orchestration.ssh:   SSH script <- 192.168.20
                "response from daemon: No such container: sparkrun_head\n"
                "[INFO] sparkrun.orchestration.ssh:   SSH script <- 192.168.20.31 OK (4.1s)\n")
 NOT_REGISTERED_CAME_UP = NOT_REGISTERED + "\n--------------------\nRay runtime started.\n--------------------\n"
+UCX_AH_TIMEOUT = ("[1719157763.321281] [node2:19381:0]       ib_device.c:1163 UCX  ERROR   ibv_create_ah(dlid=49152 sl=0 "
+                  "port=1 src_path_bits=0 dgid=::ffff:172.16.0.2 flow_label=0xffffffff sgid_index=3 traffic_class=106) "
+                  "for UD mlx5 connect on mlx5_1 failed: Connection timed out\n")  # openucx/ucx#9970
+UCX_RETRY = ("[master:19546:0:19546] ib_mlx5_log.c:139  Transport retry count exceeded on mlx5_0:1/IB (synd 0x15 vend "
+             "0x81 hw_synd 0/0)\n[master:19546:0:19546] ib_mlx5_log.c:139  DCI QP 0xa9f wqe[0]: SEND s-e [rqpn 0xa66 "
+             "rlid 703] [inl len 18]\n")  # openucx/ucx#5199
+UCX_UD_QP = ("[1743560160.063188] [iZ0jl9w5uimuv06kvi1ehwZ:23812:0]        ib_iface.c:1182 UCX  ERROR erdma_0: iface "
+             "0x32ce7410 failed to create UD QP TX wr:256 sge:6 inl:64 resp:0 RX wr:4096 sge:1 resp:0 failed: Invalid "
+             "argument\n")  # ai-dynamo/dynamo#285
+UCX_NO_ROUTE = ("[1745480768.774628] [l229-7-p-ga:4112 :0]            sock.c:334  UCX  ERROR   connect(fd=208, "
+                "dest_addr=10.25.117.11:64468) failed: Network is unreachable\n")  # ai-dynamo/dynamo#813
+NVRM_RESET = ("NVRM: kfspWaitForResponse: FSP command timed out\n"
+              "NVRM: nvCheckOkFailedNoLog: Check failed: Reset required [NV_ERR_RESET_REQUIRED]\n")  # lilvllm#237
+NCCL_NO_GRAPH = ("NCCL WARN NCCL cannot be captured in a graph if either it wasn't built with CUDA runtime >= 11.3 or if "
+                 "the installed CUDA driver < R465.\n")  # vllm-project/vllm#3069
+HTTP_503 = ('2025-04-09 12:04:36,150 - INFO - HTTP Request: POST http://192.168.50.13/v1/chat/completions "HTTP/1.1 503 '
+            'Service Unavailable"\n')  # gpustack/gpustack#1677
+MODEL_404 = ("(APIServer pid=1276) ERROR 03-13 09:38:18 [serving.py:229] Error with model error=ErrorInfo(message='The "
+             "model `Intel/Qwen3.5-122B-A10B-int4-AutoRound` does not exist.', type='NotFoundError', param='model', "
+             "code=404)\n")  # pending wn005
+NA_PARSE = "  ERROR - An unexpected error occurred: invalid literal for int() with base 10: '[N/A]'\n"  # NVIDIA/daqiri#28
+RING_NO_LOOP = ("52: ip-0A0C04E3:76285:76947 [4] graph/rings.cc:38 NCCL WARN Error : ring 0 does not loop back to "
+                "start (48 != 52)\n")  # NVIDIA/nccl#577
+SGL_KERNEL = ("ImportError: [sgl_kernel] CRITICAL: Could not load any common_ops library!\nAttempted locations:\n"
+              "1. sm100/common_ops.abi3.so \u2014 undefined symbol (PyTorch C10 ABI mismatch)\nGPU Info:\n"
+              "- Compute capability: 121\n")  # sgl-project/sglang#29317
+TRT_BENCH = ("[BENCHMARK] model_name llama_13b world_size 2 num_heads 40 num_kv_heads 40 num_layers 40 hidden_size "
+             "5120 vocab_size 32000 precision float16 batch_size 1 input_length 710 output_length 190 gpu_peak_mem(gb) "
+             "0.0 build_time(s) 116.39 tokens_per_sec 43.09\n")  # NVIDIA/TensorRT-LLM#1410
+AUTOSCALER_DIED = ("(raylet) The autoscaler failed with the following error:\nTraceback (most recent call last):\n"
+                   '  File "/usr/lib/python3/site-packages/ray/autoscaler/_private/monitor.py", line 600, in run\n')
+NO_BLOCK_SIZE = ("(Worker_TP0 pid=271) ERROR 09-10 09:44:40 [multiproc_executor.py:1055] ValueError: No common block "
+                 "size for 64. \n")  # pending wn012
+RPC_NO_BUFFER = ("103.05.299.632 W srv        deserialize_tensor: failed: buffer not found, name = token_embd.weight\n"
+                 )  # gpustack/gpustack#1192
+NO_RUNTIME = "docker: Error response from daemon: unknown or invalid runtime name: nvidia\n"  # dgx-spark-playbooks#26
+NO_DRIVER_BANNER = ("aeon-ultimate-xs  | WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be "
+                    "available.\n")  # aeon#5
+PLUGIN_NO_NVML = ("W0819 07:02:54.757556       1 rm.go:109] NVML not detected: could not load NVML library: "
+                  "libnvidia-ml.so.1: cannot open shared object file: No such file or directory\n")  # k8s-device-plugin#1371
+NVML_NOT_SUPPORTED = ("pynvml.NVMLError_NotSupported: Not Supported\n\nRuntimeError: Failed to get free memory for "
+                      "device 0 (global index: 0): Not Supported\n")  # NVIDIA-NeMo/RL#2203
+UCX_NO_AM = ("[1650121445.321789] [cpn3286:242769:0]          select.c:514  UCX  ERROR   no active messages transport to "
+             "<no debug data>: posix/memory - Destination is unreachable, sysv/memory - Destination is unreachable, "
+             "self/memory0 - Destination is unreachable, cma/memory - no am bcopy, knem/memory - no am bcopy\n")
+UCX_NO_TL = ("[1751618583.086184] [ubuntu2:744810:0]     ucp_context.c:1321 UCX  WARN  transport 'cuda_copy' is not "
+             "available, please use one or more of: cma, dc, dc_mlx5, dc_x, ib, mm, posix, rc, self, tcp\n")
+BTL_DOCKER0 = ("[u10-154-66-206][[38971,1],2][btl_tcp_endpoint.c:796:mca_btl_tcp_endpoint_complete_connect] connect() "
+               "to 172.17.0.1 failed: Connection refused (111)\n")  # horovod/horovod#310
 
 ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, XID_13, XID_149, NETPLAN_INDENT, CGRAPH_READ, RAY_DEAD,
@@ -1268,7 +1317,10 @@ ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, O
        NCCL_CONNECT_OLD, NCCL_SOCKET_CREATE, NCCL_TOPO_XML, NCCL_TOPO_ID, PROC_KILLED, TEARDOWN_EXC, API_MISMATCH,
        PORTINFO_DOWN, COMM_AFTER_FAIL, NCCL_GRAPH_DEV,
        RAY_NO_RAYLET, RAY_REGISTER, RAYLET_GONE, GCS_GONE, K8S_BACKOFF, K8S_NOW_RUNNING, TP_VISIBLE, NOT_REGISTERED, NOT_REGISTERED_GAVE_UP,
-       LLAMA_MAX_DEVICES, SPARKRUN_SSH, TP_LOCAL, KERNEL_FALLBACK, JIT_MISSING, BATCH_SERIAL, CUDA_UNKNOWN]
+       LLAMA_MAX_DEVICES, SPARKRUN_SSH, TP_LOCAL, KERNEL_FALLBACK, JIT_MISSING, BATCH_SERIAL, CUDA_UNKNOWN,
+       UCX_AH_TIMEOUT, UCX_RETRY, UCX_UD_QP, UCX_NO_ROUTE, NVRM_RESET, NCCL_NO_GRAPH, HTTP_503, MODEL_404,
+       RING_NO_LOOP, BTL_DOCKER0, SGL_KERNEL, AUTOSCALER_DIED, NO_BLOCK_SIZE, RPC_NO_BUFFER,
+       NO_RUNTIME, NO_DRIVER_BANNER, PLUGIN_NO_NVML, NVML_NOT_SUPPORTED, UCX_NO_AM, UCX_NO_TL]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -1282,7 +1334,8 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
                                                       TRT_WINDOW, GLOO_HOSTNAME, STORE_RETRY, CTS_UNUSED, MEMLOCK_64K,
                                                       VLLM_UNBUILT, SIMPLE_ORDER, HPL_SLOW, DCGM_NVLINK, DLLAMA_TRANSFER, FLASHINFER_KV,
                                                       PORTINFO_DOWN, NOT_REGISTERED, SPARKRUN_SSH, KERNEL_FALLBACK, BATCH_SERIAL, K8S_NOW_RUNNING,
-                                                      ENV_OVERWRITTEN, NMAP_FILTERED, PRIVATE_NODE, PEER_FALSE))
+                                                      ENV_OVERWRITTEN, NMAP_FILTERED, PRIVATE_NODE, PEER_FALSE,
+                                                      MODEL_404, UCX_NO_TL))
                     else "fail")
     assert " Fix: " in message
 
@@ -1333,7 +1386,7 @@ def test_every_known_error_line_is_read_here():
                                         TRTLLM_LEADER, BENCHY_GPT2, NETPLAN_OPEN, DESYNC, RANK_LEFT, MOONCAKE_GID,
                                         PS_ENGINE, DRIVER_LOAD, NM_ADDED, NM_UP_JA, DLLAMA_COMPUTE, GPU_IDS_EMPTY, SPEC_ACCEPT,
                                         NOT_REGISTERED_CAME_UP, API_REBOOTED, KILLED_TIMEOUT, SSH_RETRIED,
-                                        C10D_CONNECTED, DASHBOARD_LOOPBACK]
+                                        C10D_CONNECTED, DASHBOARD_LOOPBACK, NA_PARSE, TRT_BENCH]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently

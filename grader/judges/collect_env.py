@@ -46,4 +46,9 @@ def summarise_collect_env(c: Any, command: str | None) -> Summary:
     if env:
         findings.append(info("Variables set: " + ", ".join(f"{k}={v}" for k, v in list(env.items())[:12])
                              + (" ..." if len(env) > 12 else "") + "."))
+    if (versions.get("cuda_available") or "").lower() == "true" and c.gpus and all(f.level in ("ok", "info")
+                                                                                   for f in findings):
+        findings.append(info("Nothing wrong in what this report shows: PyTorch sees the GPU(s) through CUDA. It lists "
+                             "versions only; what a build or a run does with them (the kernels compiled, an error) it "
+                             "does not show: the run's own log does."))
     return facts, findings

@@ -42,12 +42,40 @@ def nearest_nics(t: Any) -> list[Finding]:
                      "default (NCCL_NET_GDR_LEVEL): inter-node traffic is staged through host memory, slower. Only "
                      "multi-node work pays it; for that, put a NIC in a slot of the GPUs' socket, under their PCIe "
                      "switch if they have one.")]
+    lopsided = _nics_on_one_side(nearest, gpu_homes(t), len(nics))
+    if lopsided:
+        return [lopsided]
     return [info(f"Nearest NIC of each GPU: {', '.join(near[:16])}. PIX/PXB: the NIC sits behind the GPU's own PCIe "
                  "switch, so RDMA between them (GPUDirect) stays off the CPU; PHB, NODE or SYS: that traffic crosses the "
                  "CPU." + (" Every GPU shown has a NIC behind its own PCIe switch: the layout GPUDirect RDMA wants: nothing "
                            "wrong in where the NICs sit." if all(c.startswith(("PIX", "PXB")) for _, c in nearest.values()) else "")
                  + (f" ({', '.join(cut)}: the row is cut before its NICs end, so its nearest NIC is not shown.)" if cut else "")
                  + _far_nics(t, nics, nearest))]
+
+
+def _nics_on_one_side(nearest: dict, homes: tuple[dict, bool], n_nics: int) -> Finding | None:
+    """A warning where several NICs all sit on one socket: the GPUs of one home (NUMA node or CPU set) reach a NIC at
+    PIX to NODE, those of every other home have every NIC at SYS, so the other socket's GPUs send their inter-node
+    traffic across the CPU-to-CPU link, without GPUDirect RDMA by NCCL's default (NVIDIA/nccl#634: 4 GPUs, GPU2/GPU3
+    on NUMA 1 SYS to all four HCAs, GPU0/GPU1 NODE). None with one NIC (it cannot sit on both sockets), with NICs near
+    GPUs of two homes or more (spread already: NCCL forwards the rest over NVLink), or where homes are not shown."""
+    where, numa = homes
+    far = [g for g, (_, code) in nearest.items() if code.startswith("SYS")]
+    close = [g for g in nearest if g not in far]
+    if n_nics < 2 or not far or not close or any(where.get(g) is None for g in nearest):
+        return None
+    far_homes, close_homes = {where[g] for g in far}, {where[g] for g in close}
+    if len(close_homes) != 1 or far_homes & close_homes:
+        return None
+    home = "NUMA node" if numa else "CPUs"
+    return warn(f"All {n_nics} NICs sit on one CPU socket: {', '.join(far[:8])} ({home} "
+                f"{', '.join(sorted(map(str, far_homes)))}) have every NIC at SYS, while {', '.join(close[:8])} "
+                f"({home} {', '.join(map(str, close_homes))}) have one nearer "
+                f"({', '.join(f'{g}: {nearest[g][0]} {nearest[g][1]}' for g in close[:4])}). The other socket's GPUs "
+                "send their inter-node traffic across the CPU-to-CPU link, and NCCL does not use GPUDirect RDMA (GDR) "
+                "at SYS distance by default (NCCL_NET_GDR_LEVEL), so it is staged through host memory: slower, and "
+                "shared with the first socket's traffic. Only multi-node work pays it; for that, move a NIC to a slot "
+                "of the other socket.")
 
 
 def _far_nics(t: Any, nics: list[str], nearest: dict) -> str:

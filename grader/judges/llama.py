@@ -162,7 +162,7 @@ def summarise_llama_log(log, command: str | None) -> Summary:
                                  "each token waits for those, so generation runs at a fraction of the all-GPU speed. "
                                  "Fit them: raise -ngl if the cards have room left, shorten the context (-c) or "
                                  "quantize the KV cache (-ctk/-ctv q8_0), use a smaller quantization, or add a card."))
-    findings += _weights_fill(log, on_gpu)
+    findings += _weights_fill(log, on_gpu) + _all_on_cpu(log, has_gpu)
     idle = [i for i, n in enumerate(log.split) if n == 0]
     if idle and len(log.split) > 1:
         findings.append(warn(f"Ollama's split gives GPU {', '.join(map(str, idle))} no layer (`layers.split="
@@ -222,6 +222,26 @@ def summarise_llama_log(log, command: str | None) -> Summary:
              "compute_mib": log.mib("compute"), "remote": list(log.remote), "prompt_tps": log.prompt_tps,
              "eval_tps": log.eval_tps}
     return facts, findings
+
+
+def _all_on_cpu(log: Any, has_gpu: bool) -> list[Finding]:
+    """Every buffer the log lists on the CPU (its KV cache and compute buffers among them) and no `offloaded N/M` line:
+    llama.cpp offloaded nothing. A warning where a GPU or rpc-server is in the log, or the run is told to span several
+    machines (a client whose rpc-servers get no layer: llama.cpp#14307, no -ngl); a hedged note otherwise (a CPU-only
+    machine runs so by design)."""
+    kinds = {k for d, k, m in log.buffers if m > 0}
+    if log.offloaded is not None or not log.buffers or not {"KV", "compute"} <= kinds or any(
+            not d.startswith("CPU") for d, _, _ in log.buffers):
+        return []
+    several = (context().nodes or 1) > 1
+    said = ("Every buffer in this log is on the CPU (its KV cache and compute buffers among them), and no layer was "
+            "offloaded: llama.cpp puts layers on GPUs, local or remote (rpc-server's, through --rpc), only when told "
+            "with -ngl (--n-gpu-layers); without it the whole model runs on this CPU.")
+    if has_gpu or several:
+        return [warn(said + (" The run spans several machines: their rpc-servers, serving this client through --rpc, get no layer and sit idle."
+                             if several and not has_gpu else " The GPU device llama.cpp has does nothing.")
+                     + " Pass `-ngl 99` (every layer) to the client.")]
+    return [info(said + " On a CPU-only machine that is the design; where it has a GPU or rpc-servers, pass -ngl.")]
 
 
 def rpc_findings(rows: list[Any]) -> list[Finding]:

@@ -292,8 +292,8 @@ def _inside_findings(log: NcclLog) -> list[Finding]:
             "Failed to find" in p for p in log.plugin_messages) else ""
         out.append(info(f"NCCL loaded an external network plugin: {names}.{newer}"))
     elif any(_NO_PLUGIN_RE.search(p) for p in log.plugin_messages):
-        out.append(info("NCCL found no external network plugin (libnccl-net.so) and uses its own transports (IB and "
-                        "sockets): what most installs do, and no cause of a failure."))
+        out.append(info("NCCL found no external network plugin (libnccl-net.so) and uses its built-in transports (IB "
+                        "and sockets): an informational line, not an error; what most installs do."))
     elif any(_UNUSABLE_PLUGIN_RE.search(p) for p in log.plugin_messages):
         out.append(info("NCCL found a libnccl-net.so without a plugin API it supports (`Failed to find ncclNetPlugin "
                         "symbol`) and ignores it, using its own transports (IB and sockets): no cause of a failure; "

@@ -101,6 +101,8 @@ def virtual_beside_nic(log: NcclLog, virtual: re.Pattern, came_up: bool) -> list
     names = [s for s in log.socket_ifaces[1:] if virtual.match(s.name)]
     real = [s.name for s in log.socket_ifaces if not virtual.match(s.name) and s.name != "lo"]
     one = machines_spanned(log.nnodes, len(log.hosts)) == 1  # told one machine: only a link-local one is a trap
+    if not names and real and not one:
+        return _link_local_beside_routed(log, came_up)
     if not names or not real or "NCCL_SOCKET_IFNAME" in log.env_settings or came_up or log.one_process_gpus > 1 or (
             one and not any(s.address.lower().startswith("fe80") for s in names)):
         return []
@@ -112,6 +114,28 @@ def virtual_beside_nic(log: NcclLog, virtual: re.Pattern, came_up: bool) -> list
                  "tells its peers these addresses too, and a rank on another machine cannot reach a virtual one "
                  f"(connects refused or hanging).{one} Pin NCCL_SOCKET_IFNAME={real[0]} (or exclude them: "
                  f"NCCL_SOCKET_IFNAME=^veth,docker,virbr,lo).{cut}")]
+
+
+def _link_local_beside_routed(log: NcclLog, came_up: bool) -> list[Finding]:
+    """NCCL's sockets (its network TCP) listing IPv6 link-local interfaces (fe80::...%ifname) beside one with a routed
+    address, across machines, NCCL_SOCKET_IFNAME unset: NCCL makes a socket device of each and pairs the ranks' devices,
+    and a link-local address reaches only its own link, so a peer dialling it from another network hangs or is
+    refused. A warning until the ranks connected, a note after (Horovod#636: NCCL 2.3.7, a VLAN interface beside two
+    link-local ones on one host, one on the other)."""
+    local = [s for s in log.socket_ifaces if s.address.lower().startswith("fe80")]
+    routed = [s for s in log.socket_ifaces if s.name != "lo" and s.address and not s.address.lower().startswith("fe80")]
+    if not local or not routed or "NCCL_SOCKET_IFNAME" in log.env_settings or log.one_process_gpus > 1 or (
+            log.network not in (None, "Socket")):
+        return []
+    names = ", ".join(f"{s.name} ({s.address.split('%')[0]})" for s in local[:3])
+    return [(info if came_up else warn)(
+        f"NCCL's sockets use several interfaces ({len(log.socket_ifaces)} in this log), link-local IPv6 ones among them "
+        f"({names}) beside {routed[0].name} ({routed[0].address}): NCCL makes a socket device of each and pairs the "
+        "ranks' devices, and a link-local address reaches only its own link, so a peer on another network that dials "
+        "it hangs or is refused." + (" The ranks connected here, so it did not stop this run; " if came_up else " ")
+        + "Pin NCCL_SOCKET_IFNAME on each node to its interface of the network the nodes share (with a routed address "
+        f"here: {', '.join(s.name for s in routed[:4])}): interface selection decides which addresses the ranks "
+        "exchange.")]
 
 
 def direct_pointer_note(log: NcclLog) -> str:

@@ -62,7 +62,7 @@ _EVENT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ("gloo-iface", "error", re.compile(r"Unable to find address for:? (?P<iface>[\w.:-]+)")),
     ("shm-open", "error", re.compile(r"open shm in SHMManager failed")),
     ("nccl-error", "error", re.compile(
-        r"NCCL error\b|nccl(?:SystemError|UnhandledCudaError|InternalError|RemoteError|InvalidUsage)"
+        r"NCCL error\b(?!: \{)|nccl(?:SystemError|UnhandledCudaError|InternalError|RemoteError|InvalidUsage)"
         r"|NET/IB : Got completion (?:(?!NET/IB : Got completion ).)*?error|ibv_modify_qp failed")),
     ("device-type", "error", re.compile(r"Failed to infer device type")),
     ("cpu-thread-binding", "error", re.compile(r"Not enough allowed NUMA nodes to bind threads")),
