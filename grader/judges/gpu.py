@@ -571,7 +571,7 @@ def summarise_p2p_test(t: Any, command: str | None) -> Summary:
             findings.append(ok(f"P2P copies beat the path through host memory: {said}. (This test does not check the "
                                "data that arrives; CUDA samples' simpleP2P does.)"))
         else:
-            findings += p2p_rate_alone(said, rate, way, _fits(rate))
+            findings += p2p_rate_alone(said, rate, way, _fits(rate), names)
         spec = match_gpu(names[0]) if len(names) == 1 else None
         gen, lanes = (spec.graded("pcie_gen"), spec.graded("pcie_lanes")) if spec else (None, None)
         low, high = practical_bandwidth(int(gen), int(lanes)) if gen and lanes else (None, None)

@@ -276,16 +276,34 @@ def wsl_driver(t: Any) -> list[Finding]:
                  if len(t.gpus) > 1 else ""))]
 
 
-def p2p_rate_alone(said: str, rate: float, way: str, fits: str | None) -> list[Finding]:
+_GEN3_ON_RE = re.compile(r"\b(?:[ABHL]\d{1,3}S?|[BG]B?\d{3}|V100|P100|P40|P4|T4|K40|K80|RTX|GTX 1\d{3}|TITAN [VXR]|Quadro [A-Z]{0,2}\d{4})\b")
+"""Cards that are PCIe Gen3 or later by their name though checks/specs/gpus.toml (desktop cards) has no row for them:
+data-center Pascal and later (A100, H100, L40S, T4, V100, P100, B200), Kepler's K40/K80, RTX, GTX 10xx and later."""
+
+
+def p2p_rate_alone(said: str, rate: float, way: str, fits: str | None, names: Any = ()) -> list[Finding]:
     """p2pBandwidthLatencyTest's (or busGrind's) P2P=Enabled matrices with no P2P=Disabled one to compare: the fastest
     pair's copy (one way, or both ways together: twice the link) against the least a compute GPU's link carries
     (grader.calc.pcie.p2p_floor_gbs): below it, an x4 slot or the path between the cards holds P2P back, and which
-    is told by each card's LnkSta and the test's P2P=Disabled matrices (a hedged warning: the cards are not named)."""
-    from ..calc.pcie import p2p_floor_gbs
+    is told by each card's LnkSta and the test's P2P=Disabled matrices (a hedged warning). Where the test names its
+    cards and one is not in checks/specs/gpus.toml (its own link unknown: an older card's PCIe Gen2 x16 carries about
+    that floor), or its own link there is below the floor's, a note naming the card's own link as the first check."""
+    from ..calc.pcie import p2p_floor_gbs, practical_bandwidth
+    from ..calc.specs import match_gpu
     carries = f": what a {fits} link carries" if way == "uni" and fits else ""
     floor = p2p_floor_gbs()
     if floor is None or rate >= floor * (2 if way == "bi" else 1):
         return [info(f"Copies {said}{carries}.")]
+    specs = {n: match_gpu(n) for n in dict.fromkeys(names)}
+    unknown = [n for n, spec in specs.items() if (spec is None and not _GEN3_ON_RE.search(n)) or spec is not None
+               and ((spec.graded("pcie_gen") or 0) < 3 or (spec.graded("pcie_lanes") or 0) < 8)]
+    if unknown:
+        low, high = practical_bandwidth(2, 16)
+        return [info(f"Copies {said}{carries}: below what a Gen3 x8 link carries ({floor:.1f} GB/s each way), but "
+                     f"the link {', '.join(unknown[:2])} itself has is not known here: an older card's PCIe Gen2 x16 "
+                     f"carries {low:.1f}-{high:.1f} GB/s, so there this is its full link, not a fault. Its LnkCap and "
+                     "LnkSta (`sudo lspci -vv -d 10de: | grep -E \"LnkCap|LnkSta\"`) say which generation and width it "
+                     "has and runs; if Gen3 or later, the path between the cards holds P2P back (ACS, the IOMMU).")]
     return [warn(f"Copies {said}{carries}: slow for P2P between two compute GPUs, whose links carry more than "
                  f"{floor:.1f} GB/s each way even at x8. Unless the cards sit in x4 slots (a chipset slot, a riser, "
                  "an eGPU), the path between them holds P2P back (a host bridge that relays peer traffic slowly, ACS "
