@@ -62,11 +62,13 @@ def summarise_free(f: Any, command: str | None) -> Summary:
         # with no swap behind it, is a machine closer to the OOM killer than that line says (earlyoom#20)
         overstated = (mem.free or 0) + (mem.cache or 0) if guess is not None and mem.shared else 0
         misleads = bool(no_swap) and overstated > 2 * guess if guess is not None else False
+        line = "The `-/+ buffers/cache` line's" if f.buffers_line else "Free + buffers + cached, the"
         findings.append((warn if low_now or misleads else info)(
             f"Memory: {mem.total / gib:.1f} GiB in all, {(mem.used or 0) / gib:.1f} GiB used{unit}; this free has no "
             f"`available` column (procps before 3.3.10): {said}.{no_swap}" + (
-                f" The `-/+ buffers/cache` line's {overstated / gib:.1f} GiB free counts the shared memory as if it "
-                "could be dropped: the machine is closer to the OOM killer than that line says." if misleads else "")))
+                f" {line} {overstated / gib:.1f} GiB free" + ("" if f.buffers_line else " the old free's `-/+ "
+                "buffers/cache` line would show,") + " counts the shared memory as if it could be dropped: the "
+                "machine is closer to the OOM killer than that line says." if misleads else "")))
     else:
         share = mem.available / mem.total if mem.total else 0.0
         said = (f"{mem.available / gib:.1f} GiB of {mem.total / gib:.1f} GiB ({share:.0%}) is available{in_swap}"
