@@ -53,6 +53,8 @@ def unused_rdma(log: Any) -> str:
         return ""
     head = f" This machine has RDMA hardware ({', '.join(seen)}: an InfiniBand or ConnectX interface by its name), "
     if failed:
+        if log.ib_no_device:  # (the caller's reasons name `No device found` already)
+            return head + "so NCCL could not reach its devices: that is the fault to fix."
         return head + f"so NCCL could not reach its devices: {failed}. That is the fault to fix."
     if ib_off_by_env(log):
         return head + ("but NCCL_IB_DISABLE=1 is set (the log says so), which turns RDMA off: TCP here is a choice; "
