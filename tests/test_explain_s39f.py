@@ -526,3 +526,29 @@ def test_wrong_rows_past_a_correct_4_gib_row_in_a_current_nccl_tests_name_no_siz
     old = P11.replace("# nccl-tests version 2.17.6 nccl-headers=22803 nccl-library=22803\n", "")
     [s] = _kind(old, "nccl-tests", host="other", nodes=1)
     assert "32-bit" not in messages(s)  # (the correct 4 GiB row alone rules the edge out)
+
+
+# ------------------------------------------------------------------ outside the new rules
+
+
+def test_a_command_whose_output_went_to_a_file_is_no_error_but_a_note_naming_the_file():
+    """`vllm serve ... > vllm.log 2>&1 &` in the /dev/shm paste printed nothing here because its output went to
+    vllm.log: a note naming the file to tail, not "ERROR the command printed nothing"; a bare command that printed
+    nothing keeps the error."""
+    [s] = [x for x in explain(P14, host="other") if x.command and x.command.startswith("vllm serve")]
+    assert s.error is None and "sends its output to vllm.log" in messages(s, "info")
+    bare = P14.replace(" > vllm.log 2>&1 &", "")
+    [s] = [x for x in explain(bare, host="other") if x.command and x.command.startswith("vllm serve")]
+    assert s.error == "the command printed nothing"
+
+
+def test_plain_free_numbers_too_small_for_kib_are_said_as_printed_not_as_0_gib():
+    """The `for h ...; ssh $h free -g` loop's outputs carry no command line of their own: read as KiB the machines
+    would have 0.0 GiB; said as printed (458 of 503, 91%) with the unit named as unknown; a KiB-sized total stays in
+    GiB."""
+    sections = _kind(P06, "free", host="other", nodes=3)
+    said = messages(sections[0], "info")
+    assert "458 of 503 (91%)" in said and "0.0 GiB" not in said
+    kib = ("              total        used        free      shared  buff/cache   available\n"
+           "Mem:      127535616    20000000    90000000      100000    17535616   105000000\n")
+    assert "GiB of 121.6 GiB" in messages(_kind(kib, "free", host="other")[0])
