@@ -75,8 +75,8 @@ def summarise_free(f: Any, command: str | None) -> Summary:
                 + unit)
         if not f.unit_known and not as_mib and mem.total < gib:  # as KiB under 1 GiB: no such machine; -g or -m
             said = (f"{mem.available // 1024} of {mem.total // 1024} ({share:.0%}) is available, in a unit the paste "
-                    "does not show (plain numbers, no command line; as free's default KiB the machine would have "
-                    "under 1 GiB, so `free -g` or `free -m` likely printed them)")
+                    "does not show (plain numbers, no command line: read as KiB, free's default, the machine would "
+                    "have under 1 GiB, so `free -g` or `free -m` likely printed them)")
         spark = " On a Spark that pool is also the GPU's memory: lower --gpu-memory-utilization or stop a server."
         if low is not None and share < low:
             findings.append(warn(f"Only {said}: the next allocation (a model load, a longer context, another "
