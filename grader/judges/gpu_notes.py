@@ -276,9 +276,9 @@ def wsl_driver(t: Any) -> list[Finding]:
                  if len(t.gpus) > 1 else ""))]
 
 
-_GEN3_ON_RE = re.compile(r"\b(?:[ABHL]\d{1,3}S?|[BG]B?\d{3}|V100|P100|P40|P4|T4|K40|K80|RTX|GTX 1\d{3}|TITAN [VXR]|Quadro [A-Z]{0,2}\d{4})\b")
+_GEN3_ON_RE = re.compile(r"\b(?:[ABHL]\d{1,3}S?|[BG]B?\d{3}|V100|P100|P40|P4|T4|K40|K80|M[146]0|RTX|GTX 1\d{3}|TITAN [VXR]|Quadro [A-Z]{0,2}\d{4})\b")
 """Cards that are PCIe Gen3 or later by their name though checks/specs/gpus.toml (desktop cards) has no row for them:
-data-center Pascal and later (A100, H100, L40S, T4, V100, P100, B200), Kepler's K40/K80, RTX, GTX 10xx and later."""
+data-center Pascal and later (A100, H100, L40S, T4, V100, P100, B200), Maxwell's M10/M40/M60, Kepler's K40/K80, RTX, GTX 10xx and later."""
 
 
 def links_not_known(names: Any) -> list[str]:

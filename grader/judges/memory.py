@@ -108,7 +108,7 @@ _MANY_HOSTS_RE = re.compile(r"\b(?:ssh|pdsh|clush|srun|mpirun|ansible)\b|^==+ ?\
 _RELEASE_RE = re.compile(r"/wake_up|\bwake_up\(|\b(?:kill|pkill|killall)\b|\b(?:docker|podman)\s{1,8}(?:stop|rm|kill)\b|"
                          r"\bsystemctl\s{1,8}stop\b|\b(?:ray|vllm)\s{1,8}stop\b|\brm\s{1,8}\S{0,80}\s{0,8}/dev/shm", re.I)
 _PUT_IN_SHM_RE = re.compile(r"(?:\b(?:cp|mv|dd|rsync|tee|tar|wget|curl|huggingface-cli|hf)\b[^\n]{0,400}/dev/shm|"
-                            r">\s{0,8}/dev/shm/|\bmount\b[^\n]{0,80}\btmpfs\b)", re.I)
+                            r">\s{0,8}/dev/shm/|\bmount\s{1,8}-t\s{0,8}tmpfs\b)", re.I)
 
 
 def _machine(s: Any) -> Any:
