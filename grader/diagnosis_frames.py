@@ -40,3 +40,20 @@ def _killed_where(log: VllmLog | None, values: Mapping[str, Any], text: str) -> 
     if any(_NCCL_FRAME_RE.search(f["file"]) for f in frames[-4:]):
         out["in_nccl"] = ""  # (present and empty: a flag the texts test, as on_spark)
     return out
+
+
+TOPO_SYSTEM_SHIFT = 56
+"""NCCL's topology id of a device (graph/topo.h NCCL_TOPO_ID): its system (host) number shifted left by this many
+bits, plus its number on that system; a graph file of several systems names devices by it (nccl-graph-import-dev)."""
+
+
+def _graph_dev(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """``gpu``: the device NCCL's `XML Import Channel : dev N not found` names, in words: N itself, or where N is a
+    topology id of another system (N >> 56 nonzero) GPU ``N & (2**56 - 1)`` of system ``N >> 56``."""
+    dev = str(values.get("dev") or "")
+    n = int(dev) if dev.isdigit() else 0
+    system, local = n >> TOPO_SYSTEM_SHIFT, n & ((1 << TOPO_SYSTEM_SHIFT) - 1)
+    if not system:
+        return {"gpu": dev}
+    return {"gpu": f"{local} of system {system} (NCCL's topology id {dev} is system {system} shifted left by "
+                   f"{TOPO_SYSTEM_SHIFT} bits plus device {local}: a GPU of another host in a graph file of several)"}

@@ -117,11 +117,14 @@ def size_edge(res: NcclTestsResult) -> list[Finding]:
     """Wrong results (``#wrong``, the old ``error`` column at 1, or an out-of-bounds check that failed) where every
     row that shows them is 4 GiB or more: nccl-tests' own checking overflowed at that edge before it was fixed
     (NVIDIA/nccl-tests#37: all_gather at 4 GiB, error 1e+00 and `Out of bounds values : 2 FAILED` on a healthy 8x V100
-    NVLink box), so rows below it decide between the test and the data path. A note beside the fail, not instead."""
+    NVLink box), so rows below it decide between the test and the data path. A note beside the fail, not instead;
+    only where no row at or past the edge came out right and the nccl-tests is not one that prints its version (``#
+    nccl-tests version``: releases years after the fix), else it would steer away from the GPUs and links."""
     bad = [r for r in res.rows if any(m is not None and ((m.wrong or 0) > 0 or (m.rel_error or 0) >= 1)
                                       for m in (r.out_of_place, r.in_place))]
-    if not bad or min(r.size_bytes for r in bad) < _SIZE_EDGE_BYTES:
-        return []
+    if not bad or min(r.size_bytes for r in bad) < _SIZE_EDGE_BYTES or res.tests_version \
+            or any(r.size_bytes >= _SIZE_EDGE_BYTES for r in res.rows if r not in bad):
+        return []  # (a correct row past the edge: no overflow there; a printed version: a release long after the fix)
     good = [r for r in res.rows if r not in bad]
     return [info("Every row with wrong results is 4 GiB or more (" + ", ".join(str(r.size_bytes) for r in bad[:3])
                  + " B), past what a 32-bit size counts: nccl-tests' own check has overflowed at that edge "

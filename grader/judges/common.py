@@ -166,9 +166,12 @@ def overlap_finding(a: str, ca: str, b: str, cb: str) -> Finding:
                 "192.168.101.0/24.")
 
 
-def overlaps(named: list[tuple[str, str]]) -> list[Finding]:
+def overlaps(named: list[tuple[str, str]], fabric: Any = ()) -> list[Finding]:
     """Findings (:func:`overlap_finding`) for different interfaces whose IPv4 subnets overlap (at most
-    ``MAX_OVERLAP_FINDINGS`` pairs named, then one finding counting the others)."""
+    ``MAX_OVERLAP_FINDINGS`` pairs named, then one finding counting the others). Three or more in one subnet are a
+    note, not a warning, only where all are RDMA NIC ports by name (``np0``: mlx5's, but ice's and bnxt's too) and
+    ``fabric`` holds them all: interfaces shown as a fabric's (MTU above 1500, no DHCP lease), as cloud multi-rail
+    images lay them out; ports at MTU 1500 with DHCP leases in one LAN are the ordinary routing ambiguity."""
     pairs = overlap_pairs(named)
     shared: dict[Any, dict[str, str]] = {}  # a subnet three or more interfaces (no twin) have: said once
     for a, ca, b, cb in pairs:
@@ -176,14 +179,15 @@ def overlaps(named: list[tuple[str, str]]) -> list[Finding]:
             shared.setdefault(_ipv4_network(ca), {}).update({a: ca, b: cb})
     shared = {n: m for n, m in shared.items()
               if len(m) > 2 and not any(map(is_qsfp_twin, m)) and not all(map(_HOUSE_RE.match, m))}
-    out = [(info if all(map(_RDMA_PORT_RE.search, m)) else warn)(
+    rails = {n: all(map(_RDMA_PORT_RE.search, m)) and all(x in fabric for x in m) for n, m in shared.items()}
+    out = [(info if rails[n] else warn)(
         f"{len(m)} interfaces share the subnet {n} (" + ", ".join(f"{x} {c}" for x, c in m.items())
         + "): the kernel may answer for any of their addresses on any of them, and NCCL or Gloo may pick any. "
         "That works only with per-interface routing (arp_ignore=1 and arp_announce=2, rp_filter loose, a "
         "routing table per interface), as cloud RDMA images set it up; otherwise give each its own subnet."
         + (" These are all RDMA NIC ports (`...np0`/`np1`): a multi-rail fabric in one flat subnet is how such "
            "images lay it out, so it is a design to check (`sysctl net.ipv4.conf.all.arp_ignore`), not a fault "
-           "shown." if all(map(_RDMA_PORT_RE.search, m)) else ""))
+           "shown." if rails[n] else ""))
            for n, m in shared.items()]
     pairs = [p for p in pairs if _ipv4_network(p[1]) not in shared or _ipv4_network(p[1]) != _ipv4_network(p[3])]
     out += [overlap_finding(*pair) for pair in pairs[:MAX_OVERLAP_FINDINGS]]

@@ -110,7 +110,7 @@ def summarise_topo(t: Any, command: str | None) -> Summary:
         pairs = [p for p in pairs if p[2] is not None]
     numa = {g: n for g, n in t.numa_affinity.items() if n is not None}
     home, by_numa = gpu_homes(t)
-    proven = len(t.gpus) == 2 and p2p_proven()  # simpleP2P in the paste verified P2P between the two: SYS is no fault
+    proven = len(t.gpus) == 2 and p2p_proven(len(t.gpus))  # simpleP2P in the paste verified P2P between the two: SYS is no fault
     where = "NUMA node" if by_numa else "socket (the same CPU Affinity)"
     families = {link_family(c or "") for _, _, c in pairs}
     pcie_view = bool(command) and bool(re.search(r"(?:^|\s)(?:-mp|--matrix_pcie)\b", command))
@@ -571,7 +571,7 @@ def summarise_p2p_test(t: Any, command: str | None) -> Summary:
             findings.append(ok(f"P2P copies beat the path through host memory: {said}. (This test does not check the "
                                "data that arrives; CUDA samples' simpleP2P does.)"))
         else:
-            findings += p2p_rate_alone(said, rate, way, _fits(rate))
+            findings += p2p_rate_alone(said, rate, way, _fits(rate), names)
         spec = match_gpu(names[0]) if len(names) == 1 else None
         gen, lanes = (spec.graded("pcie_gen"), spec.graded("pcie_lanes")) if spec else (None, None)
         low, high = practical_bandwidth(int(gen), int(lanes)) if gen and lanes else (None, None)

@@ -304,16 +304,40 @@ def wsl_driver(t: Any) -> list[Finding]:
                  if len(t.gpus) > 1 else ""))]
 
 
-def p2p_rate_alone(said: str, rate: float, way: str, fits: str | None) -> list[Finding]:
+_GEN3_ON_RE = re.compile(r"\b(?:[ABHL]\d{1,3}S?|[BG]B?\d{3}|V100|P100|P40|P4|T4|K40|K80|M[146]0|RTX|GTX 1\d{3}|TITAN [VXR]|Quadro [A-Z]{0,2}\d{4})\b")
+"""Cards that are PCIe Gen3 or later by their name though checks/specs/gpus.toml (desktop cards) has no row for them:
+data-center Pascal and later (A100, H100, L40S, T4, V100, P100, B200), Maxwell's M10/M40/M60, Kepler's K40/K80, RTX, GTX 10xx and later."""
+
+
+def links_not_known(names: Any) -> list[str]:
+    """The cards of ``names`` not known to have a link of Gen3 x8 or more (grader.calc.pcie.p2p_floor_gbs's link):
+    not in checks/specs/gpus.toml and not Gen3 or later by their name (:data:`_GEN3_ON_RE`), or a row there below it."""
+    from ..calc.specs import match_gpu
+    specs = {n: match_gpu(n) for n in dict.fromkeys(names)}
+    return [n for n, spec in specs.items() if (spec is None and not _GEN3_ON_RE.search(n)) or spec is not None
+            and ((spec.graded("pcie_gen") or 0) < 3 or (spec.graded("pcie_lanes") or 0) < 8)]
+
+
+def p2p_rate_alone(said: str, rate: float, way: str, fits: str | None, names: Any = ()) -> list[Finding]:
     """p2pBandwidthLatencyTest's (or busGrind's) P2P=Enabled matrices with no P2P=Disabled one to compare: the fastest
     pair's copy (one way, or both ways together: twice the link) against the least a compute GPU's link carries
     (grader.calc.pcie.p2p_floor_gbs): below it, an x4 slot or the path between the cards holds P2P back, and which
-    is told by each card's LnkSta and the test's P2P=Disabled matrices (a hedged warning: the cards are not named)."""
-    from ..calc.pcie import p2p_floor_gbs
+    is told by each card's LnkSta and the test's P2P=Disabled matrices (a hedged warning). Where the test names its
+    cards and one is not in checks/specs/gpus.toml (its own link unknown: an older card's PCIe Gen2 x16 carries about
+    that floor), or its own link there is below the floor's, a note naming the card's own link as the first check."""
+    from ..calc.pcie import p2p_floor_gbs, practical_bandwidth
     carries = f": what a {fits} link carries" if way == "uni" and fits else ""
     floor = p2p_floor_gbs()
     if floor is None or rate >= floor * (2 if way == "bi" else 1):
         return [info(f"Copies {said}{carries}.")]
+    unknown = links_not_known(names)
+    if unknown:
+        low, high = practical_bandwidth(2, 16)
+        return [info(f"Copies {said}{carries}: below what a Gen3 x8 link carries ({floor:.1f} GB/s each way), but "
+                     f"the link {', '.join(unknown[:2])} itself has is not known here: an older card's PCIe Gen2 x16 "
+                     f"carries {low:.1f}-{high:.1f} GB/s, so there this is its full link, not a fault. Its LnkCap and "
+                     "LnkSta (`sudo lspci -vv -d 10de: | grep -E \"LnkCap|LnkSta\"`) say which generation and width it "
+                     "has and runs; if Gen3 or later, the path between the cards holds P2P back (ACS, the IOMMU).")]
     return [warn(f"Copies {said}{carries}: slow for P2P between two compute GPUs, whose links carry more than "
                  f"{floor:.1f} GB/s each way even at x8. Unless the cards sit in x4 slots (a chipset slot, a riser, "
                  "an eGPU), the path between them holds P2P back (a host bridge that relays peer traffic slowly, ACS "
@@ -324,12 +348,32 @@ def p2p_rate_alone(said: str, rate: float, way: str, fits: str | None) -> list[F
 _PEER_YES_RE = re.compile(r"^> Peer access from [^\n]{1,120}\(GPU(\d{1,2})\) -> [^\n]{1,120}\(GPU(\d{1,2})\) : Yes", re.M)
 
 
-def p2p_proven() -> bool:
+_TOPO_ROW_RE = re.compile(r"^GPU\d{1,2}\s{1,8}X\b|^\s{0,8}GPU0\s{1,8}GPU1\b")
+_COPY_RE = re.compile(r"^cudaMemcpyPeer / cudaMemcpy between GPU\d{1,2} and GPU\d{1,2}: (?P<gbs>\d{1,6}(?:\.\d{1,4})?) ?GB/s", re.M)
+_COUNT_RE = re.compile(r"^CUDA-capable device count: (\d{1,3})", re.M)
+
+
+def p2p_proven(gpus: int = 2) -> bool:
     """Whether CUDA samples' simpleP2P, in the same paste (its first 2,000 lines), found peer access both ways between
     two GPUs and verified the data it copied (``Test passed``): P2P then works across whatever path the topology
-    matrix shows (the field corpus's h019: two L4 on NUMA nodes 0 and 2, SYS, 19.87 GB/s and Test passed)."""
+    matrix shows (the field corpus's h019: two L4 on NUMA nodes 0 and 2, SYS, 19.87 GB/s and Test passed). Only a
+    run of the matrix's machine (the same prompt host as the matrix's) with as many GPUs as it (``gpus``), whose copy
+    reached what a Gen3 x8 link carries (grader.calc.pcie.p2p_floor_gbs): a verified copy at 2 GB/s works but is the
+    slow path the matrix warns of (NCCL keeps P2P off across SYS by default)."""
+    from ..calc.pcie import p2p_floor_gbs
+    from ..parsers.common.chunks import split_chunks
     from .common import head_lines
     from .context import context
-    head = "\n".join(head_lines(context().paste or "", 2000))
-    pairs = {tuple(sorted(m)) for m in _PEER_YES_RE.findall(head)}
-    return len(_PEER_YES_RE.findall(head)) >= 2 and len(pairs) == 1 and bool(re.search(r"^Test passed", head, re.M))
+    chunks = split_chunks("\n".join(head_lines(context().paste or "", 2000)))
+    topo_hosts = {c.host for c in chunks if any(_TOPO_ROW_RE.match(line) for line in c.lines)}
+    floor = p2p_floor_gbs()
+    for c in chunks:
+        body = "\n".join(c.lines)
+        found = _PEER_YES_RE.findall(body)
+        if len(found) < 2 or len({tuple(sorted(m)) for m in found}) != 1 or not re.search(r"^Test passed", body, re.M):
+            continue
+        count, copy = _COUNT_RE.search(body), _COPY_RE.search(body)
+        if (not topo_hosts or c.host in topo_hosts) and (count is None or int(count[1]) == gpus) \
+                and (copy is None or floor is None or float(copy["gbs"]) >= floor):
+            return True
+    return False

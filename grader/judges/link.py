@@ -115,7 +115,7 @@ def summarise_ip_addr(ifaces: list[Any], command: str | None) -> Summary:
     if any(a.scope == "global" and not a.dynamic and not a.is_link_local for t in twins for a in t.ipv4):
         findings.append(info("`ip addr` cannot tell a netplan address from one added with `ip addr add`, "
                              "which is lost at reboot: keep the addresses in /etc/netplan/40-cx7.yaml."))
-    findings += overlaps([(i.name, a.cidr) for i in ifaces if i.name != "lo" for a in i.ipv4])
+    findings += overlaps([(i.name, a.cidr) for i in ifaces if i.name != "lo" for a in i.ipv4], {i.name for i in ifaces if (i.mtu or 0) > 1500 and not any(a.dynamic for a in i.ipv4)})
     findings += _mtu_findings([t for t in twins if t.is_up])
     house = by_name.get(HOUSE_INTERFACE)
     if house is not None:

@@ -7,6 +7,7 @@ checks/specs/memory.toml (the share of memory a running machine should keep avai
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 from .common import info, ok, warn
@@ -61,15 +62,21 @@ def summarise_free(f: Any, command: str | None) -> Summary:
         # with no swap behind it, is a machine closer to the OOM killer than that line says (earlyoom#20)
         overstated = (mem.free or 0) + (mem.cache or 0) if guess is not None and mem.shared else 0
         misleads = bool(no_swap) and overstated > 2 * guess if guess is not None else False
+        line = "The `-/+ buffers/cache` line's" if f.buffers_line else "Free + buffers + cached, the"
         findings.append((warn if low_now or misleads else info)(
             f"Memory: {mem.total / gib:.1f} GiB in all, {(mem.used or 0) / gib:.1f} GiB used{unit}; this free has no "
             f"`available` column (procps before 3.3.10): {said}.{no_swap}" + (
-                f" The `-/+ buffers/cache` line's {overstated / gib:.1f} GiB free counts the shared memory as if it "
-                "could be dropped: the machine is closer to the OOM killer than that line says." if misleads else "")))
+                f" {line} {overstated / gib:.1f} GiB free" + ("" if f.buffers_line else " the old free's `-/+ "
+                "buffers/cache` line would show,") + " counts the shared memory as if it could be dropped: the "
+                "machine is closer to the OOM killer than that line says." if misleads else "")))
     else:
         share = mem.available / mem.total if mem.total else 0.0
         said = (f"{mem.available / gib:.1f} GiB of {mem.total / gib:.1f} GiB ({share:.0%}) is available{in_swap}"
                 + unit)
+        if not f.unit_known and not as_mib and mem.total < gib:  # as KiB under 1 GiB: no such machine; -g or -m
+            said = (f"{mem.available // 1024} of {mem.total // 1024} ({share:.0%}) is available, in a unit the paste "
+                    "does not show (plain numbers, no command line: read as KiB, free's default, the machine would "
+                    "have under 1 GiB, so `free -g` or `free -m` likely printed them)")
         spark = " On a Spark that pool is also the GPU's memory: lower --gpu-memory-utilization or stop a server."
         if low is not None and share < low:
             findings.append(warn(f"Only {said}: the next allocation (a model load, a longer context, another "
@@ -95,33 +102,71 @@ def summarise_free(f: Any, command: str | None) -> Summary:
     return facts, findings
 
 
+_SSH_HOST_RE = re.compile(r"^\s{0,8}(?:sudo\s{1,8})?ssh\s{1,8}(?:-[bcDEeFIiJLlmOopQRSWw]\s{0,8}[^-\s]\S{0,200}\s{1,8}|"
+                          r"-[46AaCfGgKkMNnqsTtVvXxYy]{1,12}\s{1,8}){0,8}(?:[\w.-]{1,64}@)?(?P<host>\w[\w.-]{0,80})\s{1,8}\S")
+"""``ssh [options] [user@]HOST command``: the machine the command ran on (ssh's options that take a value skip it)."""
+_MANY_HOSTS_RE = re.compile(r"\b(?:ssh|pdsh|clush|srun|mpirun|ansible)\b|^==+ ?\S{1,80}", re.M)
+_RELEASE_RE = re.compile(r"/wake_up|\bwake_up\(|\b(?:kill|pkill|killall)\b|\b(?:docker|podman)\s{1,8}(?:stop|rm|kill)\b|"
+                         r"\bsystemctl\s{1,8}stop\b|\b(?:ray|vllm)\s{1,8}stop\b|\brm\s{1,8}\S{0,80}\s{0,8}/dev/shm", re.I)
+_PUT_IN_SHM_RE = re.compile(r"(?:\b(?:cp|mv|dd|rsync|tee|tar|wget|curl|huggingface-cli|hf)\b[^\n]{0,400}/dev/shm|"
+                            r">\s{0,8}/dev/shm/|\bmount\s{1,8}-t\s{0,8}tmpfs\b)", re.I)
+
+
+def _machine(s: Any) -> Any:
+    """The machine a ``free`` section came from: its prompt's host, else the host of ``ssh HOST free`` (None: not told)."""
+    m = _SSH_HOST_RE.match(s.command or "")
+    return s.host or (m["host"] if m else None)
+
+
 def shared_still_held(items: list[tuple[Any, Any]]) -> list[tuple[int, Finding]]:
-    """Three or more ``free`` outputs of one host in one paste: shared memory (tmpfs, /dev/shm, shared mappings) that
-    rose by a large share of the machine (memory.toml [headroom] shared_growth_fraction) between the first two and is
-    still there in the last is held by something that a later step did not release (vllm#16663: sleep mode's weights
-    offloaded to host shared memory, unchanged after wake_up). Said on the last output; a warning, hedged on intent."""
+    """Three or more ``free`` outputs of one machine in one paste: shared memory (tmpfs, /dev/shm, shared mappings) that
+    rose by a large share of the machine (memory.toml [headroom] shared_growth_fraction) between the first two and
+    stayed in every later output is held by something no later step released (vllm#16663: sleep mode's weights
+    offloaded to host shared memory, unchanged after wake_up). Said on the last output: a warning where the paste shows
+    a step meant to release memory (wake_up, a kill or a stopped server); a note naming the step where the paste
+    itself copied into /dev/shm (on purpose) or shows no such step. One machine: its prompt's host or ``ssh HOST``;
+    with neither, outputs of one total in a paste that reaches no other machine (ssh, pdsh, `== host` headers), and
+    units known (plain KiB guesses say nothing)."""
     from ..calc.specs import row
+    from .context import context
     grow = row("memory.toml", "headroom").graded("shared_growth_fraction")
+    paste = context().paste or ""
     by_host: dict[Any, list[tuple[int, Any]]] = {}
     for index, (s, parsed) in enumerate(items):
-        if s.kind == "free" and not s.error and parsed is not None and parsed.mem.shared is not None:
-            by_host.setdefault(s.host, []).append((index, parsed.mem))
+        if s.kind == "free" and not s.error and parsed is not None and parsed.mem.shared is not None \
+                and getattr(parsed, "unit_known", True):
+            by_host.setdefault(_machine(s), []).append((index, parsed.mem))
     out = []
 
     def size(n: int) -> str:
         return f"{n / 1024 ** 3:.1f} GiB" if n >= 1024 ** 3 // 10 else f"{n / 1024 ** 2:.0f} MiB"
-    for runs in by_host.values():
-        if grow is None or len(runs) < 3:
+    for host, runs in by_host.items():
+        if grow is None or len(runs) < 3 or host is None and (len({m.total for _, m in runs}) > 1
+                                                              or _MANY_HOSTS_RE.search(paste)):
             continue
         first, second, (at, last) = runs[0][1], runs[1][1], runs[-1]
         rise = second.shared - first.shared
-        if rise >= grow * first.total and last.shared * 10 >= second.shared * 9:
-            out.append((at, warn(f"Shared memory (tmpfs, /dev/shm, shared mappings) rose from {size(first.shared)} "
-                                 f"to {size(second.shared)} between the first two `free` outputs and is still "
-                                 f"{size(last.shared)} in the last: something still holds it; if a step between "
-                                 "was meant to release it (vLLM's sleep mode offloads weights there, wake_up should "
-                                 "give them back), it did not, and each repeat may take more. `grep -i shmem "
-                                 "/proc/meminfo`, `df -h /dev/shm` and `ps aux --sort=-rss | head` show who holds it.")))
+        if rise < grow * first.total or size(first.shared) == size(second.shared) \
+                or any(m.shared * 10 < second.shared * 9 for _, m in runs[2:]):
+            continue
+        said = (f"Shared memory (tmpfs, /dev/shm, shared mappings) rose from {size(first.shared)} to "
+                f"{size(second.shared)} between the first two `free` outputs and is still {size(last.shared)} in the "
+                "last")
+        put = _PUT_IN_SHM_RE.search(paste)
+        if put:
+            out.append((at, info(f"{said}: the paste's own `{put.group(0).strip()[:80]}` put files in RAM-backed "
+                                 "/dev/shm, which hold that memory (not counted as available) until they are deleted; "
+                                 "on purpose, so no fault, but it is RAM a server or the page cache cannot use.")))
+        elif _RELEASE_RE.search(paste):
+            out.append((at, warn(f"{said}: something still holds it; the step between was meant to release it "
+                                 "(vLLM's sleep mode offloads weights there, wake_up should give them back), and it "
+                                 "did not, so each repeat may take more. `grep -i shmem /proc/meminfo`, `df -h "
+                                 "/dev/shm` and `ps aux --sort=-rss | head` show who holds it.")))
+        else:
+            out.append((at, info(f"{said}: something holds it (files in /dev/shm or a tmpfs, or a process's shared "
+                                 "mappings, as vLLM's sleep mode offloading weights there); a fault only if a step "
+                                 "between was meant to release it. `grep -i shmem /proc/meminfo`, `df -h /dev/shm` "
+                                 "and `ps aux --sort=-rss | head` show who holds it.")))
     return out
 
 

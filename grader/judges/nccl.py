@@ -18,6 +18,7 @@ from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port, 
 from .nccl_layout import duplicate_gpus, many_hcas, topology_findings
 from .nccl_notes import (direct_pointer_note, duplicates_on_one_host, hosts_disagree, p2p_off_by_env, told_hang,
                          virtual_beside_nic)
+from .nccl_rdma import lookup_failed, rdma_netdevs as _rdma_netdevs, unused_rdma as _unused_rdma
 from .nccl_errors import _chain_findings, _setup_failures, _verbs_findings, error_findings
 from .common import (BUSBW_WARN_GBS, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, fields_of, hca_advice, info, listed,
                      machines_spanned, ok, on_spark, warn)
@@ -63,25 +64,6 @@ def _qp_findings(log: NcclLog) -> list[Finding]:
 
 
 # --------------------------------------------------------------------------- NCCL log
-
-_RDMA_NETDEV_RE = re.compile(r"^ib\w*$|np\d+$")
-
-
-def _rdma_netdevs(log: NcclLog) -> list[str]:
-    """The interfaces of the log that only RDMA hardware has: IPoIB (``ib0``, ``ibp12s0``) or a ConnectX port named
-    by the mlx5 driver's physical port suffix (``ens5f0np0``, ``enp1s0f1np1``). On such a machine NCCL over TCP sockets
-    means it did not use the RDMA devices there, not that there are none."""
-    names = [x.name for x in log.socket_ifaces] + [n for n in (log.bootstrap_iface, log.oob_iface) if n]
-    return sorted({n for n in names if _RDMA_NETDEV_RE.search(n)})
-
-
-def _unused_rdma(log: NcclLog) -> str:
-    """A sentence naming the RDMA interfaces NCCL left unused, or ""."""
-    seen = _rdma_netdevs(log)
-    return (f" This machine has RDMA hardware ({', '.join(seen)}: an InfiniBand or ConnectX interface by its name), "
-            + ("so NCCL could not reach its devices: that is the fault to fix." if log.ib_no_device or log.errors else
-               "yet NCCL did not use them: NCCL_IB_DISABLE=1, or an RDMA stack it could not open.")) if seen else ""
-
 
 def _socket_iface_notes(log: NcclLog) -> list[Finding]:
     """What the interfaces NCCL's sockets ran over say: a Spark's management port, the loopback."""
@@ -194,7 +176,7 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
                                 "NCCL_IB_DISABLE=1 is set: a choice, a few GB/s at best. Fine "
                                 "where the machines have no RDMA NIC; if they have one (`rdma link` lists it), unset it."))
             else:
-                out.append((fail if _rdma_netdevs(log) and (log.ib_no_device or log.errors) else warn)(
+                out.append((fail if _rdma_netdevs(log) and lookup_failed(log) else warn)(
                     f"NCCL moves data between the machines over TCP sockets (NET/Socket{' over ' + where if where else ''}"
                     "): it works, at a few GB/s at best, with no RDMA." + (
                         _unused_rdma(log) + f" {reason}" if _rdma_netdevs(log) else " If these machines have RDMA NICs "
@@ -233,7 +215,7 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
     elif verdict.startswith("mixed"):
         parts = verdict.split(": ", 1)[1].split("+")
         other_host = on_spark(_is_spark_log(log) or None) is False  # a Spark pair must use RDMA; elsewhere TCP may be all
-        level = (warn if other_host and not (_rdma_netdevs(log) and (log.ib_no_device or log.errors)) else fail) if "NET/Socket" in parts else info
+        level = (warn if other_host and not (_rdma_netdevs(log) and lookup_failed(log)) else fail) if "NET/Socket" in parts else info
         out.append(level(f"Channels used several transports ({verdict.split(': ', 1)[1]}): NET/* between machines, "
                          "P2P/SHM inside one."
                          + ((" NET/Socket means the traffic between machines went over TCP, a few GB/s at best: if "

@@ -52,7 +52,8 @@ def summarise_netplan(cfg: Any, command: str | None) -> Summary:
                 findings.append(warn(f"Only {x} of port {port} has an address; the {C2S}'s current procedure "
                                      f"gives its twin {y} one too, in its own /24 (e.g. {a} 192.168.100.10/24, "
                                      f"{b} 192.168.101.10/24), so both halves of the port are used."))
-    findings += overlaps([(n, a) for n, i in cfg.ethernets.items() for a in i.addresses if "/" in a])
+    findings += overlaps([(n, a) for n, i in cfg.ethernets.items() for a in i.addresses if "/" in a],
+                         {n for n, i in cfg.ethernets.items() if (i.mtu or 0) > 1500 and not i.dhcp4})
     qsfp = [i for n, i in cfg.ethernets.items() if is_qsfp_twin(n)]
     if qsfp and all(i.mtu is None for i in qsfp) and not any(c.mtu for g, c in {**cfg.bonds, **cfg.bridges}.values()):
         findings.append(info("No `mtu:` key: the twins stay at MTU 1500, as in NVIDIA's playbook. The "

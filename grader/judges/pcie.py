@@ -342,7 +342,8 @@ def summarise_rig_report(report: Any, command: str | None) -> Summary:
     for g in gpus:
         # a desktop CPU's 16 graphics lanes split x8/x8 between two cards: not the reason where this card alone runs
         # x8 while another runs x16 (a platform with lanes for both: club-3090#37, four cards on buses 01-c1)
-        lone_x8 = g.lanes == 8 and sum(o.lanes == 8 for o in gpus) == 1 and any(o.lanes == 16 for o in gpus)
+        narrowed = [o for o in gpus if o.lanes == 8 and o.lanes_max == 16]  # (an x8 card at its own x8 is no narrowed slot)
+        lone_x8 = g.lanes == 8 and len(narrowed) == 1 and any(o.lanes == 16 for o in gpus)
         if lone_x8 and g.lanes_max == 16:
             findings.append(warn(f"GPU{g.index} ({g.name}) runs on PCIe x8 of its x16" + (f" (Gen{g.gen} at most, "
                                  f"`Gen up to {g.gen}`)" if g.gen else "") + ", while " + ", ".join(f"GPU{o.index}" for o in gpus if o.lanes == 16)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import re
 
 from ..parsers.common.commands import changes_state, ray_lifecycle, silent_on_success
 from .model import Finding, Section
@@ -24,7 +25,17 @@ def silent_change(command: str | None) -> str | None:
     if silent_on_success(command):
         return (f"`{shown_command(command)}` prints nothing when it succeeds: it alters the machine's state; nothing "
                 "to read.")
+    to = _REDIRECT_RE.search(command or "")
+    if to and to["file"] == "/dev/null":
+        return f"`{shown_command(command)}` discards its output (`> /dev/null`): nothing to read."
+    if to:  # `vllm serve ... > vllm.log 2>&1 &`: its output went to the file, not to this terminal
+        return (f"`{shown_command(command)}` sends its output to {to['file']} (redirected), so none shows here: "
+                f"`tail -n 100 {to['file']}` shows it, to paste.")
     return None
+
+
+_REDIRECT_RE = re.compile(r"(?:^|\s)(?:1|&)?>>?\s{0,4}(?P<file>[^\s&|;<>]{1,200})(?:\s{1,4}2>&1)?\s{0,4}&?\s{0,4}$")
+"""A command line whose standard output goes to a file (``> log``, ``>> log``, ``&> log``, ``> log 2>&1 &``)."""
 
 
 def shown_command(command: str) -> str:

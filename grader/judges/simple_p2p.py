@@ -32,6 +32,17 @@ def _error_cause(t: Any, call: str, pairs: str) -> str:
     return ": the test stopped there, before any copy." + (" " + _WORKAROUND if enable else "")
 
 
+def _slow(t: Any) -> float | None:
+    """The Gen3 x8 floor (grader.calc.pcie.p2p_floor_gbs) where simpleP2P's one copy fell below it between cards known
+    to have at least that link (grader.judges.gpu_notes.links_not_known: an older card's own link may be that slow),
+    else None."""
+    from ..calc.pcie import p2p_floor_gbs
+    from .gpu_notes import links_not_known
+    floor = p2p_floor_gbs()
+    names = list(t.names.values())
+    return floor if floor and t.rate_gbs < floor and names and not links_not_known(names) else None
+
+
 def summarise_simple_p2p(t: Any, command: str | None) -> Summary:
     facts = {"peer": [[a, b, yes] for (a, b), yes in t.peer.items()], "names": t.names, "rate_gbs": t.rate_gbs,
              "rate_unit": "GB/s", "error": list(t.error) if t.error else None, "verify_errors": t.verify_errors,
@@ -54,6 +65,14 @@ def summarise_simple_p2p(t: Any, command: str | None) -> Summary:
                              "host memory. GeForce drivers do not enable P2P over PCIe on recent cards, nor across "
                              "different GPU generations; NCCL then moves data through shared host memory, the slow "
                              "path for tensor parallel."))
+    elif t.passed and t.rate_gbs is not None and _slow(t):
+        findings.append(warn(f"P2P works (peer access {pairs}, the data verified: `Test passed`), but the copy between "
+                             f"the cards ran at {t.rate_gbs:g} GB/s, below what even a Gen3 x8 link carries "
+                             f"({_slow(t):.1f} GB/s): the path between them holds P2P back (across the CPU-to-CPU link "
+                             "between sockets, SYS in `nvidia-smi topo -m`, where NCCL keeps P2P off by default; a "
+                             "host bridge that relays peer traffic slowly, ACS or the IOMMU), or a card sits in a "
+                             "narrow slot (`sudo lspci -vv -d 10de: | grep LnkSta`). Copies through host memory may be "
+                             "faster: p2pBandwidthLatencyTest's P2P=Disabled matrices say."))
     elif t.passed and t.rate_gbs is not None:
         findings.append(ok(f"P2P works: peer access {pairs}, a copy between the cards at {t.rate_gbs:g} GB/s (one "
                            "64 MB copy: a PCIe figure, not through host memory), and the data verified (`Test "

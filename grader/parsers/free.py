@@ -51,11 +51,13 @@ class MemoryRow:
 @dataclass(frozen=True)
 class FreeOutput:
     """``free``'s Mem and Swap rows (Swap None when not shown); ``unit_known`` False when plain numbers were read
-    as KiB without a command line to say so."""
+    as KiB without a command line to say so; ``buffers_line`` whether old procps's ``-/+ buffers/cache:`` row is
+    shown (``free -o`` leaves it out)."""
 
     mem: MemoryRow
     swap: MemoryRow | None
     unit_known: bool = True
+    buffers_line: bool = False
 
 
 def _bytes(cell: str, unit: int, si: bool) -> int | None:
@@ -102,4 +104,5 @@ def parse_free(text: str) -> FreeOutput:
     if "Mem" not in rows:
         raise ParseError(CMD, "no `Mem:` row under a `total used free ...` header" if header else
                          "no `total used free ...` header (paste the whole output of `free -h`)")
-    return FreeOutput(rows["Mem"], rows.get("Swap"), bool(argv) or suffixed)
+    return FreeOutput(rows["Mem"], rows.get("Swap"), bool(argv) or suffixed,
+                      any(x.text.lstrip().startswith("-/+ buffers/cache") for x in lines))
