@@ -1173,10 +1173,6 @@ EXAMPLES.update({  # blind batches wl/wm/wn (session 39e): UCX's error lines, NV
                                           "ValueError: No common block size for 64. \n",
     "rpc-server-buffer-not-found": BANNER + ("103.05.299.632 W srv        deserialize_tensor: failed: buffer not found, "
                                              "name = token_embd.weight\n"),
-    "docker-unknown-runtime-nvidia": BANNER + "docker: Error response from daemon: unknown or invalid runtime name: nvidia\n",
-    "container-no-driver": BANNER + ("WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be "
-                                     "available.\n"),
-    "k8s-plugin-no-nvml": BANNER + "2022/05/13 23:09:23 Failed to initialize NVML: could not load NVML library.\n",
     "nvml-memory-not-supported": BANNER + ("pynvml.NVMLError_NotSupported: Not Supported\n\nRuntimeError: Failed to get "
                                            "free memory for device 0 (global index: 0): Not Supported\n"),
     "ucx-no-am-transport": BANNER + ("[1736788625.693157] [cnode001:521140:0]          select.c:630  UCX  ERROR   no "
