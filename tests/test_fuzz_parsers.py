@@ -234,6 +234,10 @@ from grader.parsers.ethtool_stats import parse_ethtool_stats  # noqa: E402
 ETHTOOL_STATS = ("NIC statistics:\n     rx_packets: 1543\n     link_down_events_phy: 3\n     rx_discards_phy: 0\n"
                  "Pause parameters for eth11:\nAutonegotiate:  off\nRX:    on\nTX:    off\n")  # PF_RING#293's shapes
 FAMILIES.append(("ethtool-stats", parse_ethtool_stats, "ethtool-stats", lambda: [ETHTOOL_STATS]))
+from grader.parsers.results_table import parse_results_table  # noqa: E402
+
+FAMILIES.append(("results-table", parse_results_table, "results-table",
+                 lambda: [field_entry("zg005"), field_entry("wk014")]))
 from grader.parsers.docker_ps import parse_docker_ps  # noqa: E402
 # nvidia-smi -L of four A100s, the first split into MIG instances (influxdata/telegraf#5812, blind batch zf005)
 GPU_LIST = ("$ nvidia-smi -L\nGPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-5135aaaa-7d19-9063-b049-1e69664b0001)\n"

@@ -70,11 +70,17 @@ def test_llama_bench_compare_table_stays_llama_bench():
 
 
 def test_requests_offered_within_a_sliver_of_the_run_are_a_burst():
-    """https://github.com/eugr/spark-vllm-docker/pull/271 (corpus h011): 50 prompts at 10 req/s sent within 5 s of a
-    1,620 s run: TPOT 762 ms is each stream's share of a 50-request batch, said as info. A sustained overload (corpus
+    """https://github.com/eugr/spark-vllm-docker/pull/271 (corpus h011, the shared field paste 26): 50 prompts at 10
+    req/s sent within 5 s of a 1,620 s run. Its `Peak concurrent requests: 50` states the load, so TPOT 762 ms is
+    judged under it: very slow decode under a 50-way load (the shared README's reading). Without that line the load
+    is not shown: the burst is said and TPOT is each stream's share of the batch (info). A sustained overload (corpus
     z007: 300 at 1.5/s over 1,422 s, capped at 25) keeps its warning."""
     text = (FIELD / "corpus" / "h011_vllm-bench_eugr271-spark-tp2-command-a-50-reqs-tpot-762ms.txt").read_text()
     found = _read(text, nodes=2)
+    assert any(lv == "warn" and "very slow decode under this load" in m for lv, m in found)
+    assert not any("in effect a burst" in m for _, m in found)
+    unpeaked = "".join(ln for ln in text.splitlines(keepends=True) if not ln.startswith("Peak concurrent requests"))
+    found = _read(unpeaked, nodes=2)
     assert _worst(found) in ("ok", "info") and any("in effect a burst" in m for _, m in found)
     text = (FIELD / "corpus" / "z007_vllm-bench_djangodevreng-spark-mistral-small-4-119b-nvfp4-rate-1.5-c25.txt").read_text()
     found = _read(text, nodes=1)

@@ -341,7 +341,8 @@ def _decode_findings(result: BenchResult, src: dict[str, Any], burst: bool = Fal
             + (f"; {thr:.1f} tok/s for the server in all" if thr is not None else "") + ".")
     if not timed:
         return [info(said + " Not judged: the latencies this is worked out from are not to be trusted (above).")]
-    if not burst and not result.concurrency and (arrived := _arrived_at_once(result, src, requests)):
+    if not burst and not result.concurrency and not src.get("max_concurrent_requests") \
+            and (arrived := _arrived_at_once(result, src, requests)):  # (a peak shown is a load: judged below)
         return [info(said + f" All {requests:g} requests were offered within the first {arrived:.3g} s of a "
                      f"{src['duration']:.0f} s run: in effect a burst, so they ran at once and were batched as the "
                      "server could; TPOT here is each stream's share of that batch, not how fast one stream decodes "
