@@ -1328,7 +1328,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
     """known_faults gives explain's findings: (level, "<meaning> Fix: <fix>"); a fault is a `fail` (an Xid whose
     number the table does not single out is a `warn`: many are the application's; so is a preempted request)."""
     [(level, message)] = known_faults(text)
-    assert level == ("warn" if any(text is t for t in (TEARDOWN_EXC, XID_45, KV_PREEMPTED, PG_ANCHOR, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SHM_64MB, RAY_SHM, PLASMA_SHM,
+    assert level == ("warn" if any(text is t for t in (TEARDOWN_EXC, XID_45, KV_PREEMPTED, PG_ANCHOR, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SHM_64MB, RING_NO_LOOP, RAY_SHM, PLASMA_SHM,
                                                       PCIE_NARROW, UCX_NO_DEVICE, TRT_OTHER_GPU, AER_CORRECTED,
                                                       MODULE_UNREADABLE, RAY_DISK, NO_STATUS, SHM_STUCK, SHM_TWICE, FD_ULIMIT, RAY_ONE_OF_TWO,
                                                       TRT_WINDOW, GLOO_HOSTNAME, STORE_RETRY, CTS_UNUSED, MEMLOCK_64K,

@@ -179,7 +179,12 @@ def error_findings(log: NcclLog) -> list[Finding]:
                                                     " The WARN lines above it say which call failed.")))
     for w in warned:
         if readings[w]:
-            findings += [f for f in readings[w] if f not in findings]
+            passed_up = chain and w == chain[3] and not went_on and not failing  # the table reads it, NCCL raised it
+            findings += [f for f in readings[w] if f not in findings] if not passed_up else [
+                fail(f.message + f" NCCL then passed the error up its calls (`{chain[0]}:{chain[1]} -> {chain[2]}`: "
+                     f"{_NCCL_RESULTS[chain[2]]}), so " + ("setting up the communicator (init) failed." if re.search(
+                         r"^(?:init\.|graph/|bootstrap\.)", chain[0]) else "what it was doing failed."))
+                for f in readings[w]]
             continue
         if len(w.split()) < 3 and not any(c in w for c in ":'()"):  # `NCCL WARN Co`: the paste cut inside the line
             findings.append(info(f"An NCCL WARN line cut off after `{w}`: its message is not in the paste; paste that "
