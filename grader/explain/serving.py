@@ -61,7 +61,8 @@ register(KindSpec(  # SGLang's server, which Spark owners run beside vLLM: its t
     matches_command=lambda argv: runs_program(argv, "sglang", "serve") or "sglang.launch_server" in argv,
     line=re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: TP\d{1,3})?\] (?:server_args=ServerArgs\(|Load weight (?:begin|end)\."
                     r"|KV Cache is allocated\.|max_total_num_tokens=|Init torch distributed begin|Memory pool end\."
-                    r"|[^\n]{0,200}Reported total GPU memory per device \(MiB\))"),
+                    r"|[^\n]{0,200}Reported total GPU memory per device \(MiB\))"
+                    r"|^max_total_num_tokens=\d+, chunked_prefill_size=|^max_running_requests is capped to \d+ by the"),
     inner=re.compile(r"\d%\|[^\n]{0,400}?\| *\d+/\d+ \[|^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ \S*torch/"),  # its progress bars,
 ))  # torch's own lines: in its log, not another output (NCCL's lines and a benchmark's result stay their own)
 
