@@ -571,7 +571,7 @@ def summarise_ray_nodes(nodes: list[Any], command: str | None) -> Summary:
         name = " ".join(x for x in (n.hostname, f"({n.address})" if n.address and n.address != n.hostname else None)
                         if x) or n.node_id[:12]
         state = "alive" if n.alive else "not alive" if n.alive is False else "state not shown"
-        said = f"Node {name}: {state}" + (f", {what} registered" if what else "") + \
+        said = f"Node {name}: {state}" + (f", {what} registered" + ("" if "GPU" in res else ", no GPU (no GPU task can run there)") if what else "") + \
             (" (the paste ends inside this entry)" if n.cut else "") + "."
         if n.alive is False and n.state_message and "idle" in n.state_message.lower():
             findings.append(info(said + f" Its state message, `{n.state_message}`, says the autoscaler ended it for "
