@@ -24,6 +24,7 @@ _VLLM_LINE = re.compile(
     r"|(?:^|\|\s*)\((?:APIServer|EngineCore(?:_DP\d+|_\d+)?|RayWorkerWrapper|RayWorkerProc|VllmWorker(?:-\d+)?|Worker(?:_\w+)?)"
     r"(?:\s+(?:rank=\d+|[A-Z]{2}\d+))*\s+pid=(?:\d+|\.\.\.)"
     r"|vLLM API server version|KV cache size: [\d,]+ tokens|Maximum concurrency for [\d,]+ tokens per request"
+    r"|^EngineCore failed to start\.$|^WorkerProc hit an exception\.$"
     r"|# (?:GPU|cuda|CPU) blocks: \d+|Available KV cache memory:|non-default args: \{"
     r"|(?:Free|Available) memory on (?:device|node \d+)(?: [\w:]+)? \(\d|[Dd]esired (?:GPU|CPU) memory utilization (?:is )?\("
     r"|World size \(\d+\) is larger than the number of available GPUs|current platform \w+ does not support ray"
