@@ -204,3 +204,10 @@ def test_an_assertion_with_a_message_is_not_read_as_a_start_up_limit():
     text = ("(EngineCore_DP0 pid=1) ERROR 01-01 00:00:00 [core.py:700] EngineCore failed to start.\n"
             "(EngineCore_DP0 pid=1) ERROR 01-01 00:00:00 [core.py:700] AssertionError: tp_size must divide heads\n")
     assert "A check in vLLM's code failed while the engine started" not in _said(explain(text, host="other", nodes=1))
+
+
+def test_rdma_link_on_another_host_counts_its_active_ports_once_per_port():
+    """Intel E810 (irdma) with one port cabled (corpus q011): 1 of 2 ACTIVE; a port polled in a loop (ROCm/rccl#1423,
+    corpus k003: the same mlx5_7/1 DOWN, DOWN, ACTIVE) is no count of ports."""
+    assert "1 of 2 ports ACTIVE (irdma1/1)" in _said(explain(_field("q011"), host="other", nodes=1))
+    assert "ports ACTIVE (" not in _said(explain(_field("k003"), host="other", nodes=1))

@@ -130,7 +130,7 @@ def up_count(maps: list[Any], cut: bool) -> str:
     or none (said by the listing alone: the judge fails it, or reads an IPoIB netdev's Down). Of the lines shown where
     the paste is cut."""
     up = [m.netdev for m in maps if m.is_up]
-    if not up or len(maps) < 2:
+    if not up or len(maps) < 2 or len({m.netdev for m in maps}) < len(maps):  # (a netdev twice: two runs pasted)
         return "."
     of = " of the lines shown" if cut else ""
     if len(up) == len(maps):
