@@ -211,3 +211,17 @@ def test_rdma_link_on_another_host_counts_its_active_ports_once_per_port():
     corpus k003: the same mlx5_7/1 DOWN, DOWN, ACTIVE) is no count of ports."""
     assert "1 of 2 ports ACTIVE (irdma1/1)" in _said(explain(_field("q011"), host="other", nodes=1))
     assert "ports ACTIVE (" not in _said(explain(_field("k003"), host="other", nodes=1))
+
+
+def test_a_ray_status_cut_before_its_demands_is_healthy_as_far_as_shown():
+    """KoyoImai/dgx_spark_cluster's LLM_inference2 README (https://github.com/KoyoImai/dgx_spark_cluster, lines 246-265):
+    two Active nodes, no pending nodes, no failures, nothing in use; the paste ends before `Demands`, which is said."""
+    text = ("mprg@spark-fb97:~$ docker exec node-58 ray status\n======== Autoscaler status: 2026-04-10 05:23:31.894412 "
+            "========\nNode status\n---------------------------------------------------------------\nActive:\n"
+            " 1 node_a81cfbad5c01fb9a0060b29a3698e0ec84f5ec6b0349790e329b7410\n"
+            " 1 node_4e6d26d7cb77af6e44029cf01b66e161eb5b03a9ecbd79ed6117ee36\nPending:\n (no pending nodes)\n"
+            "Recent failures:\n (no failures)\n\nResources\n---------------------------------------------------------------\n"
+            "Total Usage:\n 0.0/40.0 CPU\n 0.0/2.0 GPU\n 0B/218.83GiB memory\n 0B/19.46GiB object_store_memory\n")
+    said = _said(explain(text, host="spark", nodes=2))
+    assert "Healthy as far as shown: all 2 node(s) up" in said and "`Demands` section" in said and "idle" in said
+    assert "Healthy: all 2 node(s) up" in _said(explain(_field("r001"), host="spark", nodes=2))
