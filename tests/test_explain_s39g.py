@@ -225,3 +225,11 @@ def test_a_ray_status_cut_before_its_demands_is_healthy_as_far_as_shown():
     said = _said(explain(text, host="spark", nodes=2))
     assert "Healthy as far as shown: all 2 node(s) up" in said and "`Demands` section" in said and "idle" in said
     assert "Healthy: all 2 node(s) up" in _said(explain(_field("r001"), host="spark", nodes=2))
+
+
+def test_topo_p2p_with_every_pair_ok_is_said_once_as_healthy():
+    """A three-GPU desktop's `nvidia-smi topo -p2p` with OK everywhere (corpus zj015): one sentence, not three, and
+    no doubled `P2P P2P` where the command (its mode) is not shown; a pair that is not OK keeps its own lines."""
+    said = _said(explain(_field("zj015"), host="other", nodes=1))
+    assert "P2P supported (OK) between every pair of the 3 GPUs" in said and "P2P P2P" not in said
+    assert "GNS" in _said(explain(_field("k021"), host="other", nodes=1))

@@ -197,9 +197,13 @@ def summarise_p2p(p: Any, command: str | None) -> Summary:
     from ..parsers.nvidia_smi import P2P_STATUS
     findings: list[Finding] = []
     mode = P2P_MODES.get(p.mode or "", "P2P")
-    for a, b, status in p.pairs():
+    said = "P2P" if mode == "P2P" else f"P2P {mode}"  # (the command not shown: no mode to name)
+    if len(p.pairs()) > 2 and all(s == "OK" for _, _, s in p.pairs()):  # every pair alike: said once, as healthy
+        findings.append(ok(f"{said} supported (OK) between every pair of the {len(p.gpus)} GPUs: GPU-to-GPU copies go "
+                           "card to card; nothing wrong."))
+    for a, b, status in p.pairs() if not findings else ():
         if status == "OK":
-            findings.append(ok(f"{a}-{b}: P2P {mode} supported (OK): GPU-to-GPU copies go card to card."))
+            findings.append(ok(f"{a}-{b}: {said} supported (OK): GPU-to-GPU copies go card to card."))
         else:
             warnings, notes = p2p_sentences(a, b, "PIX", status, mode=p.mode or "r")
             findings += [warn(s) for s in warnings] + [info(s) for s in notes]
