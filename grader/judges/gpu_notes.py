@@ -195,7 +195,7 @@ def table_activity(t: Any) -> str:
         said = " " + "; ".join(f"{', '.join(f'GPU{g.index}' for g in gs[:8])} {word} ({_cells(gs)})"
                                for word, gs in groups) if groups else ""
     if t.no_processes:
-        return said + (", " if said else " ") + "no processes running."
+        return said + (", no" if said else " No") + " processes running."
     if t.processes:
         names = list(dict.fromkeys(p.name for p in t.processes))
         return said + (", " if said else " ") + f"{len(t.processes)} process(es) listed ({', '.join(names[:4])}" \
@@ -213,7 +213,7 @@ def na_cells(t: Any) -> list[Finding]:
                                          ("power cap", lambda g: g.power_cap_w, "power cap"),
                                          ("GPU-Util", lambda g: g.utilization_pct, "util"))
              if rows and all(get(g) is None and key not in g.unread for g in rows)]
-    if not {"power draw", "GPU-Util"} & set(cells):  # a GB10's power cap alone: said by nothing, it is every GB10's
+    if "power draw" not in cells:  # (a GB10's power cap alone is every GB10's; GPU-Util alone is MIG mode's N/A)
         return []
     names = sorted({g.name for g in rows})
     return [info(f"{'GPU' + str(rows[0].index) if len(rows) == 1 else ', '.join(f'GPU{g.index}' for g in rows[:8])} "
