@@ -233,3 +233,13 @@ def test_topo_p2p_with_every_pair_ok_is_said_once_as_healthy():
     said = _said(explain(_field("zj015"), host="other", nodes=1))
     assert "P2P supported (OK) between every pair of the 3 GPUs" in said and "P2P P2P" not in said
     assert "GNS" in _said(explain(_field("k021"), host="other", nodes=1))
+
+
+def test_a_red_hat_prompt_without_its_user_is_a_prompt():
+    """A vGPU host's `[gpu6000 ~]# nvidia-smi -q -d MEMORY,PERFORMANCE` (corpus zs012, PS1 `[\\h \\W]\\$`): its command
+    decides the kind; a log's tag (`[2026-06-07 11:57:01 TP0]`) and a job line (`[1]+ Done`) stay no prompt."""
+    assert parse_prompt("[gpu6000 ~]# nvidia-smi -q -d MEMORY,PERFORMANCE").command == "nvidia-smi -q -d MEMORY,PERFORMANCE"
+    assert parse_prompt("[2026-06-07 11:57:01 TP0] Load weight begin. avail mem=16.48 GB") is None
+    assert parse_prompt("[1]+ Done  sleep 5") is None
+    [section] = explain(_field("zs012"), host="other", nodes=1)
+    assert section.kind == "nvidia-smi-q" and section.error is None

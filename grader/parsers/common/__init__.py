@@ -240,8 +240,8 @@ PROMPT_PROGRAMS = frozenset({
 _PROMPT_RES = (
     # nvidia@spark-a:~$ cmd   root@spark-a:/etc# cmd   (venv) user@host:~/x$ cmd   (env) (base) [u@h d]$ cmd
     re.compile(r"^(?:\([^)]*+\)\s*+)*+(?P<user>[\w.-]++)@(?P<host>[\w.-]++):[^\s$#]*\s?[$#](?:\s+(?P<cmd>.*))?$"),
-    # [user@host dir]$ cmd   (Red Hat style; also glued to its command: "[root@cn3 ~]#ib_read_bw cn2", in a forum post)
-    re.compile(r"^(?:\([^)]*+\)\s*+)*+\[(?P<user>[\w.-]+)@(?P<host>[\w.-]+)(?:\s[^\]]*)?\][$#](?:\s*+(?P<cmd>\S.*))?$"),
+    # [user@host dir]$ cmd   (Red Hat style; glued to its command: "[root@cn3 ~]#ib_read_bw cn2"; a PS1 without the user: [gpu6000 ~]#)
+    re.compile(r"^(?:\([^)]*+\)\s*+)*+\[(?:(?P<user>[\w.-]+)@(?P<host>[\w.-]+)(?:\s[^\]]*)?|[\w.-]{1,64} [~/][^\]\s]{0,120})\][$#](?:\s*+(?P<cmd>\S.*))?$"),
     # user@host ~ % cmd   (zsh, macOS default; (base) user@host dir % cmd with a conda env)
     re.compile(r"^(?:\([^)]*+\)\s*+)*+(?P<user>[\w.-]++)@(?P<host>[\w.-]++)\s+\S+\s+%(?:\s+(?P<cmd>.*))?$"),
     # user@host$ cmd   root@node2# cmd   (a prompt without the working directory)
