@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from grader.judges.context import context  # what `explain --host/--nodes` says of the paste
 from grader.parsers.common import BYTE_UNITS
-from grader.diagnosis_frames import _graph_dev, _killed_where
+from grader.diagnosis_frames import _assert_at_startup, _graph_dev, _killed_where
 from grader.diagnosis_runs import _OUTPUT_END_RE
 from grader.diagnosis_runs import (  # the details of how a run went, a module of their own (by size)
     _batch_serial, _batch_together, _crash_frame, _killed_by_timeout, _mismatch_rebooted, _pod_running_now,
@@ -540,6 +540,7 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "exception_context": lambda log, values, text: {**_continued_message(log, values, text),
                                                     **_frame_step(log, values, text)},
     "frame_step": _frame_step,
+    "assert_at_startup": _assert_at_startup,
     "one_machine_told": _one_machine_told,
     "one_machine_nccl": _one_machine_nccl,
     "other_op_same_seq": _other_op_same_seq,

@@ -57,3 +57,36 @@ def _graph_dev(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dic
         return {"gpu": dev}
     return {"gpu": f"{local} of system {system} (NCCL's topology id {dev} is system {system} shifted left by "
                    f"{TOPO_SYSTEM_SHIFT} bits plus device {local}: a GPU of another host in a graph file of several)"}
+
+
+_ASSERT_SRC_RE = re.compile(r"^[ \t]{0,40}assert (?P<expr>[^\n]{1,200}?)(?:,[^\n]{0,200})?$", re.M)
+_FRAME_AT_RE = re.compile(r'File "(?P<file>[^"\n]{1,300})", line (?P<line>\d{1,7}), in (?P<func>[\w.<>]{1,100})'
+                          r"|^[ \t]{0,40}(?P<file2>[\w./-]{1,300}\.py):(?P<line2>\d{1,7}) in (?P<func2>[\w.<>]{1,100})", re.M)
+_STARTUP_STEPS = ((re.compile(r"(?i)cudagraph|cuda_graph|capture_model|\bcapture\("), "capturing CUDA graphs"),
+                  (re.compile(r"profile_run|determine_available_memory"), "profiling memory"),
+                  (re.compile(r"(?i)warm_?up|_dummy_run|compile_or_warm_up"), "warming up"))
+_STARTED_FAILED_RE = re.compile(r"EngineCore failed to start|Engine core initialization failed|WorkerProc hit an exception"
+                                r"|WorkerProc failed to start")
+
+
+def _assert_at_startup(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies to a bare ``AssertionError`` (a Python ``assert`` that failed, no message of its own) in a vLLM engine
+    that failed to start (``EngineCore failed to start``, ``WorkerProc hit an exception``): ``expr`` (the ``assert``
+    source line of its traceback, the last one above it), ``where`` (the innermost frame: file, line, function) and
+    ``step`` (capturing CUDA graphs, profiling memory, warming up, as the traceback's frames name it)."""
+    message = str(values.get("message") or values.get("exception") or "")
+    if not message.startswith("AssertionError") or message.strip() != "AssertionError" \
+            or not _STARTED_FAILED_RE.search(text):
+        return None
+    at = text.find("AssertionError")
+    head = text[max(0, at - 8000):at]
+    out: dict[str, Any] = {}
+    if srcs := list(_ASSERT_SRC_RE.finditer(head)):
+        out["expr"] = srcs[-1]["expr"].strip()
+    if frames := list(_FRAME_AT_RE.finditer(head)):
+        f = frames[-1]
+        out["where"] = f"{f['func'] or f['func2']} ({(f['file'] or f['file2']).rsplit('/', 1)[-1]}, line {f['line'] or f['line2']})"
+    step = next((said for r, said in _STARTUP_STEPS if r.search(head)), None)
+    if step:
+        out["step"] = step
+    return out if out.get("expr") or step else None

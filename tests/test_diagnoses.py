@@ -734,6 +734,16 @@ EXAMPLES.update({
                               "mlx5dv_devx_obj_create(CQ) failed on mlx5_1, syndrome 0x2aac7c: Remote I/O error\n",
     # ai-dynamo/dynamo#1108: vLLM under Dynamo
     "nixl-backend-failed": BANNER + "2025-05-16T04:56:18.119Z ERROR engine.run_mp_engine: NIXL_ERR_BACKEND\n",
+    # vllm#43357: TurboQuant's continuation prefill after the workspace was locked
+    "vllm-workspace-locked": BANNER + "(EngineCore_DP0 pid=412) ERROR 05-27 10:14:02 [core.py:1100] AssertionError: "
+                             "Workspace is locked but allocation from 'turboquant_attn.py:747:_continuation_prefill' "
+                             "requires 8.12 MB, current size is 0.76 MB. Workspace growth is not allowed after "
+                             "locking.\n",
+    # local-inference-lab/vllm#746: a bare assert while capturing CUDA graphs (the poster's abridged traceback)
+    "vllm-assert-at-startup": BANNER + "WorkerProc hit an exception.\n    cuda_graph_memory_bytes = self.model_runner"
+                              ".capture_model()\nvllm/models/deepseek_v4/sparse_mla.py:262 in _build_c128a_metadata\n"
+                              "    assert active_topk_width >= cm.max_seq_len // self.compress_ratio\nAssertionError\n"
+                              "EngineCore failed to start.\n",
     # sglang#7691: eight GPUs at DP=8
     "sglang-no-kv-room": BANNER + "[2025-07-02 07:41:59 DP0 TP0] max_total_tokens=131072 is larger than the profiled "
                          "value -561981. Use the profiled value instead.\n",

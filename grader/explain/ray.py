@@ -69,8 +69,9 @@ register(KindSpec(
 
 register(KindSpec(
     name="ray-nodes", parse=parse_ray_nodes, summarise=judge("ray", "summarise_ray_nodes"),
-    line=re.compile(r"""^(?:\w{1,20}: )?\[?\{['"]NodeID['"]: ['"][0-9a-f]{8,64}['"]|^\s*NODE_ID\s+NODE_IP\s+IS_HEAD_NODE\s"""),  # its JSON too
-    matches_command=lambda argv: runs_program(argv, "ray", "list") and "nodes" in argv,  # `ray list nodes`' table
+    line=re.compile(r"""^(?:\w{1,20}: )?\[?\{['"]NodeID['"]: ['"][0-9a-f]{8,64}['"]|^\s*NODE_ID\s+NODE_IP\s+IS_HEAD_NODE\s"""
+                    r"|^(?:-\s{1,8})?node_id: [0-9a-f]{8,64}$"),  # its JSON too, and the State API's YAML
+    matches_command=lambda argv: (runs_program(argv, "ray", "list") or runs_program(argv, "ray", "get")) and "nodes" in argv,
 ))
 
 

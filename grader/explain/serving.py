@@ -24,6 +24,7 @@ _VLLM_LINE = re.compile(
     r"|(?:^|\|\s*)\((?:APIServer|EngineCore(?:_DP\d+|_\d+)?|RayWorkerWrapper|RayWorkerProc|VllmWorker(?:-\d+)?|Worker(?:_\w+)?)"
     r"(?:\s+(?:rank=\d+|[A-Z]{2}\d+))*\s+pid=(?:\d+|\.\.\.)"
     r"|vLLM API server version|KV cache size: [\d,]+ tokens|Maximum concurrency for [\d,]+ tokens per request"
+    r"|^EngineCore failed to start\.$|^WorkerProc hit an exception\.$"
     r"|# (?:GPU|cuda|CPU) blocks: \d+|Available KV cache memory:|non-default args: \{"
     r"|(?:Free|Available) memory on (?:device|node \d+)(?: [\w:]+)? \(\d|[Dd]esired (?:GPU|CPU) memory utilization (?:is )?\("
     r"|World size \(\d+\) is larger than the number of available GPUs|current platform \w+ does not support ray"
@@ -61,7 +62,8 @@ register(KindSpec(  # SGLang's server, which Spark owners run beside vLLM: its t
     matches_command=lambda argv: runs_program(argv, "sglang", "serve") or "sglang.launch_server" in argv,
     line=re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: TP\d{1,3})?\] (?:server_args=ServerArgs\(|Load weight (?:begin|end)\."
                     r"|KV Cache is allocated\.|max_total_num_tokens=|Init torch distributed begin|Memory pool end\."
-                    r"|[^\n]{0,200}Reported total GPU memory per device \(MiB\))"),
+                    r"|[^\n]{0,200}Reported total GPU memory per device \(MiB\))"
+                    r"|^max_total_num_tokens=\d+, chunked_prefill_size=|^max_running_requests is capped to \d+ by the"),
     inner=re.compile(r"\d%\|[^\n]{0,400}?\| *\d+/\d+ \[|^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ \S*torch/"),  # its progress bars,
 ))  # torch's own lines: in its log, not another output (NCCL's lines and a benchmark's result stay their own)
 

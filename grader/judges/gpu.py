@@ -16,7 +16,7 @@ from typing import Any, Callable
 from .common import fail, info, ok, on_spark, warn
 from .gpu_notes import (compute_p2, lone_without_nvlink, p2p_proven, p2p_rate_alone, nearest_nics, no_memory_figure, nvlink_capabilities,
                         p2p_model_pairs, table_all_well, display_gpus,
-                        table_notes, unavailable_fields, mixed_table, wsl_driver)
+                        table_notes, unavailable_fields, mixed_table, wsl_driver, na_cells, topo_layout)
 from .model import Finding, Summary
 
 
@@ -181,6 +181,7 @@ def summarise_topo(t: Any, command: str | None) -> Summary:
         near = [f"{g} {t.link(g, nic)}" for g in t.gpus if t.link(g, nic)]
         findings.append(info(f"{nic} is {dev}" + (f"; path to it: {', '.join(near)}" if near else "") + "."))
     findings += nearest_nics(t) + lone_without_nvlink(t)
+    findings += topo_layout(t, findings, pcie_view)
     if t.truncated:
         findings += [info(f"The paste is incomplete: {n}; what is said is about the rows shown.") for n in t.notes]
     facts = {"devices": list(t.devices), "pairs": [{"a": a, "b": b, "path": c} for a, b, c in pairs],
@@ -196,9 +197,13 @@ def summarise_p2p(p: Any, command: str | None) -> Summary:
     from ..parsers.nvidia_smi import P2P_STATUS
     findings: list[Finding] = []
     mode = P2P_MODES.get(p.mode or "", "P2P")
-    for a, b, status in p.pairs():
+    said = "P2P" if mode == "P2P" else f"P2P {mode}"  # (the command not shown: no mode to name)
+    if len(p.pairs()) > 2 and all(s == "OK" for _, _, s in p.pairs()):  # every pair alike: said once, as healthy
+        findings.append(ok(f"{said} supported (OK) between every pair of the {len(p.gpus)} GPUs: GPU-to-GPU copies go "
+                           "card to card; nothing wrong."))
+    for a, b, status in p.pairs() if not findings else ():
         if status == "OK":
-            findings.append(ok(f"{a}-{b}: P2P {mode} supported (OK): GPU-to-GPU copies go card to card."))
+            findings.append(ok(f"{a}-{b}: {said} supported (OK): GPU-to-GPU copies go card to card."))
         else:
             warnings, notes = p2p_sentences(a, b, "PIX", status, mode=p.mode or "r")
             findings += [warn(s) for s in warnings] + [info(s) for s in notes]
@@ -239,7 +244,7 @@ def summarise_table(t: Any, command: str | None) -> Summary:
     findings += _process_findings(t) + table_notes(t)
     findings += [info("The paste is cut off inside a GPU's rows: what is said is of the rows shown.")] if t.truncated \
         else []
-    findings += display_gpus(t) + mixed_table(t) + wsl_driver(t)
+    findings += display_gpus(t) + mixed_table(t) + wsl_driver(t) + na_cells(t)
     findings += table_all_well(t, findings)
     facts = {"driver_version": t.driver_version, "cuda_version": t.cuda_version,
              "gpus": [g.__dict__ for g in t.gpus], "processes": [p.__dict__ for p in t.processes],

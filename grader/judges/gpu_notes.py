@@ -182,7 +182,124 @@ def table_all_well(t: Any, findings: list[Finding]) -> list[Finding]:
     n = len(t.gpus)
     cards = cards if n == 1 else ("both GPUs, " if n == 2 else f"all {n} GPUs, ") + cards + ","
     return [info(f"nvidia-smi runs and {cards} " + ("is" if n == 1 else "are") + " visible: the driver is "
-                 "loaded and answers; the power, memory and process figures read here are normal, nothing wrong in them.")]
+                 "loaded and answers; the power, memory and process figures read here are normal, nothing wrong in them."
+                 + table_activity(t))]
+
+
+BUSY_PCT = 50
+"""GPU-Util (%) from which a card of the plain table is said busy; from 10% (grader.facts.lesson3.is_idle) to this it
+is "in use" (a snapshot's utilisation flickers: a desktop's compositor, a server between tokens)."""
+
+
+def _load(g: Any) -> str | None:
+    """``busy`` (GPU-Util from BUSY_PCT), ``in use`` (from 10%), ``idle`` (below 10%, or no utilisation figure and a
+    P-state of P5 or lower power), None where the row cannot tell (no utilisation figure at P0-P4)."""
+    util, ps = g.utilization_pct, g.perf_state or ""
+    if util is not None:
+        return "busy" if util >= BUSY_PCT else "in use" if util >= 10 else "idle"
+    return "idle" if ps[:1] == "P" and ps[1:].isdigit() and int(ps[1:]) >= 5 else None
+
+
+def _cells(gs: list) -> str:
+    """The P-states and GPU-Util figures of some GPUs, in a few words (``P8, 0% GPU-Util``; ranges where they differ)."""
+    states = sorted({g.perf_state for g in gs if g.perf_state}, key=lambda p: (len(p), p))
+    utils = sorted({g.utilization_pct for g in gs if g.utilization_pct is not None})
+    said = ["/".join(states)] if states else []
+    said += [f"{utils[0]}{'-' + str(utils[-1]) if len(utils) > 1 else ''}% GPU-Util"] if utils else []
+    return ", ".join(said)
+
+
+def table_activity(t: Any) -> str:
+    """What the plain table says of the GPUs' load and processes, as a clause of :func:`table_all_well`: idle (GPU-Util
+    below 10%, or P8 without a figure) or busy, each with its P-state and utilisation, and the processes (none running,
+    those listed, or no process table in the paste)."""
+    load = {g.index: _load(g) for g in t.gpus}
+    groups = [(word, [g for g in t.gpus if load[g.index] == word]) for word in ("busy", "in use", "idle")]
+    groups = [(word, gs) for word, gs in groups if gs]
+    every = "" if len(t.gpus) == 1 else "Both " if len(t.gpus) == 2 else "All "
+    if len(groups) == 1 and len(groups[0][1]) == len(t.gpus):
+        said = f" {every or 'The GPU is '}{groups[0][0]} ({_cells(groups[0][1])})"
+    else:
+        said = " " + "; ".join(f"{', '.join(f'GPU{g.index}' for g in gs[:8])} {word} ({_cells(gs)})"
+                               for word, gs in groups) if groups else ""
+    if t.no_processes:
+        return said + (", no" if said else " No") + " processes running."
+    if t.processes:
+        names = list(dict.fromkeys(p.name for p in t.processes))
+        return said + (", " if said else " ") + f"{len(t.processes)} process(es) listed ({', '.join(names[:4])}" \
+            f"{', ...' if len(names) > 4 else ''})."
+    return said + ("; t" if said else " T") + "he process table is not in the paste."
+
+
+def na_cells(t: Any) -> list[Finding]:
+    """The plain table's power draw or GPU-Util cells (and power cap) that read ``N/A`` on every GPU read whole (not ``ERR!``, a
+    sensor NVML failed to read): fields the board does not report to NVML, as GeForce boards of older generations (a
+    GTX 690: nvidia-docker#206) do not; nothing wrong with the GPU, though tools that need the field (a monitoring
+    exporter, nvidia-docker's plugin) show a gap or stop on it."""
+    rows = [g for g in t.gpus if g.perf_state is not None]
+    cells = [name for name, get, key in (("power draw", lambda g: g.power_draw_w, "power draw"),
+                                         ("power cap", lambda g: g.power_cap_w, "power cap"),
+                                         ("GPU-Util", lambda g: g.utilization_pct, "util"))
+             if rows and all(get(g) is None and key not in g.unread for g in rows)]
+    if "power draw" not in cells:  # (a GB10's power cap alone is every GB10's; GPU-Util alone is MIG mode's N/A)
+        return []
+    names = sorted({g.name for g in rows})
+    return [info(f"{'GPU' + str(rows[0].index) if len(rows) == 1 else ', '.join(f'GPU{g.index}' for g in rows[:8])} "
+                 f"({', '.join(names[:3])}): {', '.join(cells[:-1]) + ' and ' if len(cells) > 1 else ''}{cells[-1]} read N/A: "
+                 f"{'a field' if len(cells) == 1 else 'fields'} this board does not report to the driver's NVML (older "
+                 "and GeForce boards often do not), normal for such a card, not a fault; a tool that needs "
+                 f"{'it' if len(cells) == 1 else 'them'} (a monitoring exporter, a container runtime's plugin) shows "
+                 "a gap or stops on it.")]
+
+
+def _gpu_key(g: str) -> int:
+    return int(re.sub(r"\D", "", g) or 0)
+
+
+def topo_layout(t: Any, findings: list[Finding], pcie_view: bool) -> list[Finding]:
+    """``topo -m`` with nothing to warn of, said as a whole in one sentence: how the GPUs are joined (NVLink between
+    every pair, NVLink pairs beside PCIe ones, or PCIe only) and where the NICs sit (one behind each GPU's own PCIe
+    switch: the layout NCCL's GPUDirect RDMA wants, NCCL_NET_GDR_LEVEL's default), then the verdict: an all-NVLink
+    node is a sound layout; PCIe paths are how the machine is built, not a fault. Of the rows shown where the paste
+    is cut (said so); nothing for the PCIe-only view (``-mp``: NVLink left out), a single GPU, or two GPUs and no NIC."""
+    from ..parsers.nvidia_smi import link_family
+    pairs = [(a, b, c) for a, b, c in t.gpu_pairs() if c]
+    nics = [d for d in t.devices if not d.startswith("GPU")]
+    if pcie_view or not pairs or len(pairs) == 1 and not nics or any(f.level in ("warn", "fail") for f in findings):
+        return []  # (one pair and no NIC: the pair's own sentence is the whole layout)
+    shown = [g for g in t.gpus if any((g, o) in t.links for o in t.devices if o != g)]  # the GPU rows in the paste
+    nearest = {g: v for g, v in t.nearest_nics().items() if g in shown and all(t.link(g, n) for n in nics)}
+    nv = [(a, b, c) for a, b, c in pairs if link_family(c) == "NV"]
+    whose = f"the {len(shown)} GPUs whose rows are shown" if t.truncated else "both GPUs" if len(shown) == 2 else \
+        f"all {len(shown)} GPUs"
+    every = " (every pair shown)" if t.truncated else "" if len(shown) == 2 else " (every pair)"
+    near = bool(nearest) and len(nearest) == len(shown) and all(c.startswith(("PIX", "PXB")) for _, c in nearest.values())
+    if near:
+        own = len({nic for nic, _ in nearest.values()}) == len(nearest)
+        nic = (", one NIC per GPU behind the GPU's own PCIe switch" if own else
+               ", each GPU with a NIC behind its PCIe switch") + f" ({'/'.join(sorted({c for _, c in nearest.values()}))}" \
+            + ("" if own else "; some NICs shared by two GPUs") + ")"
+    else:
+        nic = ""
+    if len(nv) == len(pairs):
+        far = bool(nics) and not near
+        said = (f"{whose[0].upper()}{whose[1:]} are NVLink-connected{every}{nic}: a sound"
+                + ("" if far else ", healthy") + " layout for tensor parallelism inside the node"
+                + (" and for GPUDirect RDMA across nodes" if near else "")
+                + ("; the NICs are further from the GPUs (see each GPU's nearest NIC above), which only traffic to "
+                   "other nodes pays" if far else "") + ".")
+    elif nv:
+        said = (f"NVLink joins {', '.join(f'{a}-{b}' for a, b, _ in nv[:6])}; the other pairs "
+                f"of {whose} go over PCIe{nic}: how the bridges are fitted, not a fault; keep a tensor-parallel "
+                "group on NVLinked cards where it fits.")
+    else:
+        order = ("PIX", "PXB", "PHB", "NODE", "SYS", "SOC")
+        fams = sorted({link_family(c) for _, _, c in pairs}, key=lambda f: order.index(f) if f in order else 9)
+        said = (f"{whose[0].upper()}{whose[1:]} are joined over PCIe only ({', '.join(fams)}){nic}: the PCIe paths are "
+                "how the machine is built, not a fault in themselves; `nvidia-smi topo -p2p r` tells whether "
+                "peer-to-peer is allowed over them.")
+    cut = " Of the rows shown only: the rest of the matrix is cut off." if t.truncated else ""
+    return [info(f"Layout: {said}{cut}")]
 
 
 def compute_p2(g: Any, rec: dict[str, Any]) -> list[Finding]:

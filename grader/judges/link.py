@@ -21,7 +21,7 @@ from .common import (C2S, JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, SWITCH
 from .context import context, spark_shown
 from .ip_notes import (alias_findings, all_up, member_findings, module_rate_findings, no_ipv4_words, route_notes,
                        nominal_link, twin_in_bond, vbox_nat_findings)
-from .link_notes import fallback_link, module_diagnostics_unshown, unadvertised, unshown_link, up_no_speed, vfs_down_under_up_pf
+from .link_notes import fallback_link, module_diagnostics_unshown, unadvertised, unshown_link, up_count, up_no_speed, vfs_down_under_up_pf
 from .model import Finding, Summary
 
 
@@ -380,7 +380,7 @@ def summarise_ibdev(result: Any, command: str | None) -> Summary:
         findings.append(info(("Not a DGX Spark (--host other): " if told_other else "No DGX Spark ConnectX-7 names here "
                               "(rocep1s0f*/roceP2p1s0f* ==> enp1s0f*np*/enP2p1s0f*np*): ")
                              + ", ".join(f"{m.rdma_device}" + (f" port {m.port} {m.port_state}" if m.port_state else "")
-                                         + f" ==> {m.netdev} {m.state}" for m in maps)))
+                                         + f" ==> {m.netdev} {m.state}" for m in maps) + up_count(maps, result.truncated)))
         ipoib = [m.netdev for m in maps if re.match(r"ib", m.netdev) and not m.is_up]
         if ipoib:
             findings.append(info(f"{', '.join(ipoib[:8])}{' ...' if len(ipoib) > 8 else ''} (Down): ibdev2netdev "

@@ -123,3 +123,19 @@ def unadvertised(r: Any, name: str) -> list[Finding]:
                  f"partner are not the limit: advertise it (`ethtool -s {r.interface or '<iface>'} autoneg on advertise "
                  "<mask>`, with the mode's bit) and make that persist in the network configuration; a driver or a "
                  "network manager that resets the advertised modes can hold it there.")]
+
+
+def up_count(maps: list[Any], cut: bool) -> str:
+    """How many of a non-Spark ``ibdev2netdev``'s netdevs are Up, as the end of its listing: all of them, some (which),
+    or none (said by the listing alone: the judge fails it, or reads an IPoIB netdev's Down). Of the lines shown where
+    the paste is cut."""
+    up = [m.netdev for m in maps if m.is_up]
+    if not up or len(maps) < 2 or len({m.netdev for m in maps}) < len(maps):  # (a netdev twice: two runs pasted)
+        return "."
+    of = " of the lines shown" if cut else ""
+    if len(up) == len(maps):
+        return f". {'Both' if len(maps) == 2 else f'All {len(maps)}'} netdevs{of} are Up (their link is up)."
+    eth_down = [m for m in maps if not m.is_up and not re.match(r"ib", m.netdev)]  # (an IPoIB one's Down: said apart)
+    return (f". {len(up)} of {len(maps)} netdevs{of} are Up ({', '.join(up[:8])}{', ...' if len(up) > 8 else ''}), "
+            f"{len(maps) - len(up)} Down" + (": a Down Ethernet netdev has no link (no cable, or not in use), which "
+                                             "matters only if traffic should go through it." if eth_down else "."))

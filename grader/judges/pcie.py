@@ -188,7 +188,8 @@ def _acs_findings(devices: list[Any]) -> list[Finding]:
         return [info(f"ACS redirect is on at {len(on)} of the {len(acs)} devices whose ACSCtl line is shown ({shown}): "
                      + why.format(it="them"))]
     return [info(f"ACS redirect is off at all {len(acs)} devices whose ACSCtl line is shown: peer-to-peer traffic can "
-                 "pass those bridges directly.")]
+                 "pass those bridges directly, which is what GPU-to-GPU P2P and GPUDirect RDMA want on bare metal: "
+                 "good, nothing to change.")]
 
 
 def _driver_findings(devices: list[Any]) -> list[Finding]:
@@ -208,6 +209,27 @@ def _driver_findings(devices: list[Any]) -> list[Finding]:
                        "use` line: no driver has claimed it, so the system cannot use it (the module not loaded, "
                        f"blacklisted, or its probe failed: `sudo dmesg | grep -i {d.modules.split(',')[0].strip()}`).")
                   for d in free[:4]]
+
+
+_GPU_MAKER_RE = re.compile(r"\b(?:AMD|ATI|Radeon|Instinct|Intel Corporation .{0,40}\bArc)\b")
+
+
+def _listed(devices: list[Any]) -> list[Finding]:
+    """A plain ``lspci`` listing (no ``-v`` lines for any device: no link, driver, ACS or capability line, nothing cut)
+    with GPUs in it: said as what it shows, that each GPU is enumerated on the PCIe bus (the system sees the
+    hardware), and what it cannot show (the link, the driver bound to each)."""
+    if not devices or any(d.lnkcap or d.lnksta or d.driver or d.modules or d.acs_on is not None or d.aspm or d.truncated
+                          or d.access_denied or d.memory_off or not d.class_name for d in devices):
+        return []
+    gpus = [d for d in devices if d.is_display and not _onboard_display(d) and (
+        d.is_nvidia or "3D" in d.class_name or _GPU_MAKER_RE.search(d.description or ""))]  # (a cloud VM's VGA: none)
+    if not gpus:
+        return []
+    said = ", ".join(f"{d.address} {d.name or d.description}" for d in gpus[:8]) + (", ..." if len(gpus) > 8 else "")
+    return [info(f"lspci lists {len(gpus)} GPU{'s' if len(gpus) > 1 else ''} ({said}): "
+                 + ("it is" if len(gpus) == 1 else "each is") + " enumerated on the PCIe bus, so the system sees the "
+                 "hardware. A plain listing shows neither the link (width, speed: `sudo lspci -vv -d 10de:`) nor the "
+                 "driver bound to each (`lspci -k`).")]
 
 
 _ONBOARD_DISPLAY_RE = re.compile(r"\b(?:ASPEED|Matrox|G200e|Nuvoton|Silicon Motion|Cirrus Logic|XGI|Hi171\d|"
@@ -300,7 +322,7 @@ def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
             findings.append(ok(f"{label}: LnkSta Gen{sta.gen} x{sta.width} matches LnkCap"
                                + (f" Gen{cap.gen} x{cap.width}: the full link, healthy" if cap else "") + "."))
     findings += _acs_findings(devices)
-    findings += _driver_findings(devices)
+    findings += _driver_findings(devices) + _listed(devices)
     others = [d for d in rest if not d.is_display and d.class_name]
     if shown is not rest and others:
         findings.append(info(f"{len(others)} other function(s) skipped ({', '.join(d.class_name for d in others)}): "

@@ -162,12 +162,13 @@ def _all_quiet(st: RayStatus, findings: list[Finding]) -> str | None:
     careful reader says it is healthy and idle; one of CPUs only, blind batch wb007, has no failures but is not called
     healthy, corpus zo006: whether a model was meant to run there the status cannot tell)."""
     if st.excerpt or not st.node_count or st.pending_nodes or st.failed_nodes or st.pending_demands \
-            or not {"pending", "failures", "demands"} <= set(st.sections) or not st.resources \
+            or not {"pending", "failures"} <= set(st.sections) or not st.resources \
             or any(f.level in ("warn", "fail") for f in findings):
-        return None
-    cpus_only = not any(st.resources.get(k, (0, 0))[1] for k in ("GPU",) + OTHER_ACCELERATORS)
-    return (f"{'No failures (of a cluster of CPUs only)' if cpus_only else 'Healthy'}: all {st.node_count} node(s) up, nothing pending (no node launching, no resource demand "
-            "waiting), no recent failures" + ("; idle: no resource in use." if _idle(st) else "."))
+        return None  # (a status cut before its Demands: said so, as far as it goes)
+    cpus_only, shown = not any(st.resources.get(k, (0, 0))[1] for k in ("GPU",) + OTHER_ACCELERATORS), "demands" in st.sections
+    return (f"{'No failures (of a cluster of CPUs only)' if cpus_only else 'Healthy' if shown else 'Healthy as far as shown'}: all {st.node_count} node(s) up, nothing pending (no node launching"
+            + (", no resource demand waiting" if shown else "") + "), no recent failures" + ("; idle: no resource in use" if _idle(st) else "")
+            + ("." if shown else "; the `Demands` section (resource requests waiting) is not in the paste."))
 
 
 def _idle(st: RayStatus) -> bool:
@@ -572,7 +573,7 @@ def summarise_ray_nodes(nodes: list[Any], command: str | None) -> Summary:
         name = " ".join(x for x in (n.hostname, f"({n.address})" if n.address and n.address != n.hostname else None)
                         if x) or n.node_id[:12]
         state = "alive" if n.alive else "not alive" if n.alive is False else "state not shown"
-        said = f"Node {name}: {state}" + (f", {what} registered" if what else "") + \
+        said = f"Node {name}: {state}" + (f", {what} registered" + ("" if "GPU" in res else ", no GPU (no GPU task can run there)") if what else "") + \
             (" (the paste ends inside this entry)" if n.cut else "") + "."
         if n.alive is False and n.state_message and "idle" in n.state_message.lower():
             findings.append(info(said + f" Its state message, `{n.state_message}`, says the autoscaler ended it for "

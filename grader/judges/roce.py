@@ -22,7 +22,7 @@ from .common import (C2S, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, host_findings,
                      soft_rdma_kind, warn)
 from .model import Finding, Section, Summary
 from .perftest import IB_BW_PASS_GBPS, PERF_GUIDE
-from .roce_notes import cut_gids, disabled_beside_cut, fabric_notes, gid_layouts, idle_port, pinned_gid_index
+from .roce_notes import active_count, cut_gids, disabled_beside_cut, fabric_notes, gid_layouts, idle_port, pinned_gid_index
 
 
 #: PCI function of each Spark twin (procedure.md §1.1)
@@ -53,7 +53,7 @@ def summarise_rdma(links: RdmaLinks, command: str | None) -> Summary:
                                    {x.device: x.netdev for x in links})
         states = ", ".join(f"{x.device}/{x.port} {x.state or '?'}" + (f" on {x.netdev}" if x.netdev else "") + (
             f" (InfiniBand: lid {x.lid}, subnet manager at lid {x.sm_lid})" if x.lid is not None else "") for x in links)
-        findings.append(info(f"Ports: {states}." + (" Every port shown is ACTIVE: healthy." if all(x.is_active for x in links) else "")))
+        findings.append(info(f"Ports: {states}." + active_count(links)))
         hardware = [x for x in links if not soft_rdma_kind(x.device)]
         if hardware and not any(x.is_active for x in hardware):
             findings.append(fail("No RDMA port of an RDMA NIC is ACTIVE: NCCL would fall back to TCP sockets. Check "

@@ -176,3 +176,17 @@ def idle_port(label: str, p: Any, phys: str) -> Finding:
                     "Polling), so it carries nothing until enabled again (`ibportstate <lid> <port> enable`, or the "
                     "subnet manager's port policy). Fine if it is meant to be out of service.")
     return info(f"{label}: {p.state}{phys} (not in use; the Rate of a port that is down means nothing).")
+
+
+def active_count(links: Any) -> str:
+    """The end of a non-Spark ``rdma link``'s port list: every port ACTIVE (healthy), or how many of them are, which,
+    and what a port that is not means (no link: no cable, or a port not in use); nothing where none is (the judge
+    fails a machine whose RDMA NICs have no ACTIVE port)."""
+    active = [f"{x.device}/{x.port}" for x in links if x.is_active]
+    if links and len(active) == len(links):
+        return " Every port shown is ACTIVE: healthy."
+    if not active or len({(x.device, x.port) for x in links}) < len(links):  # (a port listed twice: a watch's rounds)
+        return ""
+    return (f" {len(active)} of {len(links)} ports ACTIVE ({', '.join(active[:8])}{', ...' if len(active) > 8 else ''}): "
+            "those carry RDMA; a port that is not has no link (no cable, or not in use), which matters only if "
+            "traffic should go through it.")

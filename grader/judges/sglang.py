@@ -46,9 +46,11 @@ def summarise_sglang(log: Any, command: str | None) -> Summary:
         findings.append(ok(f"The KV pool holds {log.kv_tokens:,} tokens"
                            + (f": {log.kv_tokens / log.context_len:.1f} requests of the full {log.context_len:,}"
                               "-token context." if log.context_len else ".")))
+    findings += running_limit(log)
     from .launch_args import rendezvous_mismatch
     findings += rendezvous_mismatch(("--dist-init-addr",))
-    if not log.ready and log.kv_tokens is None and log.weights_gib is None and log.free_at_load_gib is None:
+    if not log.ready and log.kv_tokens is None and log.weights_gib is None and log.free_at_load_gib is None \
+            and log.capped is None:
         from .context import context
         from .stops_at import ends_at_setup
         findings += ends_at_setup(context().paste, "SGLang")
@@ -56,3 +58,25 @@ def summarise_sglang(log: Any, command: str | None) -> Summary:
         findings.append(ok("The server came up (`The server is fired up and ready to roll!` or `Application startup "
                            "complete`)."))
     return facts, findings
+
+
+def running_limit(log: Any) -> list[Finding]:
+    """How many requests SGLang runs at once: its start-up cap by a hybrid model's state cache (``max_running_requests
+    is capped to 12 by the mamba state cache (max_mamba_cache_size=64, 5 state slots per request)``: a warn, since more
+    offered requests only queue, whatever --max-running-requests asked; the line names SGLang's own remedies), else the
+    scheduler's ``max_running_requests=`` of its budget line (an info)."""
+    if log.capped:
+        cap, by, size, per = log.capped
+        slots = (f" ({size} slots, {per} per request: {size} // {per} = {size // per})" if size and per else "")
+        return [warn(f"SGLang caps max_running_requests at {cap} by its {by} state cache{slots}: at most {cap} "
+                     f"request{'s' if cap != 1 else ''} run at once and the rest queue, whatever --max-running-requests "
+                     "asked for, so throughput flattens there (not a hardware or network ceiling). A hybrid model keeps a "
+                     "fixed-size state per running request in this cache, which holds only so many: a sizing limit set "
+                     "at start-up, and nothing failed. SGLang's remedies: a larger "
+                     "--mamba-full-memory-ratio or --max-mamba-cache-size, or --mamba-ssm-dtype bfloat16 (half the "
+                     "slot size).")]
+    if log.max_running is not None:
+        return [info(f"At most {log.max_running} request{'s' if log.max_running != 1 else ''} run at once "
+                     f"(max_running_requests={log.max_running}, the scheduler's limit once memory is sized): more "
+                     "concurrent requests queue.")]
+    return []

@@ -1,4 +1,5 @@
-"""``ray.nodes()`` printed (a Python list of dicts, or its JSON), and ``ray list nodes``' table: each node's ID, whether it is alive, its address and
+"""``ray.nodes()`` printed (a Python list of dicts, or its JSON), ``ray list nodes``' table, and the State API's YAML
+(``ray get nodes <id>``, ``ray list nodes --detail``): each node's ID, whether it is alive, its address and
 host name, and the resources it registered (``GPU``, ``CPU``, ``accelerator_type:A100``).
 
 A pure parser: ``parse_ray_nodes(text)`` -> list of :class:`RayNode`, or ParseError when no ``'NodeID'`` entry is
@@ -81,12 +82,54 @@ def _parse_list_nodes(text: str) -> RayNodes:
                     int(total.group("n")) if total else None)
 
 
+_YAML_ID_RE = re.compile(r"^(?:-\s{1,8})?node_id: ['\"]?[0-9a-f]{8,64}['\"]?\s*$", re.M)
+_YAML_KEY_RE = re.compile(r"^(?P<ind>(?:-\s{1,8}| {0,40}))(?P<key>node_id|node_ip|node_name|state|state_message"
+                          r"|resources_total):(?: (?P<val>[^\n]{0,300}))?$")
+_YAML_RES_RE = re.compile(r"^(?P<ind> {1,40})(?P<name>[^\s:][^\n]{0,120}?): (?P<value>-?\d{1,20}(?:\.\d{1,12})?"
+                          r"(?:e[+-]?\d{1,3})?)\s*$")
+
+
+def _parse_yaml_nodes(text: str) -> RayNodes:
+    """The Ray State API's YAML of nodes: ``ray get nodes <id>`` (one mapping after ``---``) and ``ray list nodes
+    --detail`` (a list of them, ``-   node_id: ...``): each node's ``node_id``, ``node_ip``, ``node_name``, ``state``
+    (ALIVE, DEAD), ``state_message`` and the ``resources_total`` block under it (``CPU: 8.0``, ``GPU: 1.0``)."""
+    nodes: list[dict] = []
+    got: dict | None = None
+    res_ind = -1  # the indentation of the resources_total key while its block is read
+    for line in text.splitlines()[:20000]:
+        r = _YAML_RES_RE.match(line) if res_ind >= 0 and got is not None else None
+        if r and len(r.group("ind")) > res_ind:
+            got["res"][r.group("name").strip("'\"")] = float(r.group("value"))
+            continue
+        res_ind = -1
+        k = _YAML_KEY_RE.match(line)
+        if not k:
+            continue
+        key, val = k.group("key"), (k.group("val") or "").strip().strip("'\"")
+        if key == "node_id" and (got is None or "id" in got or k.group("ind").startswith("-")) and len(nodes) < MAX_NODES:
+            got = {"res": {}}
+            nodes.append(got)
+        if got is None:
+            continue
+        if key == "resources_total" and not val:
+            res_ind = len(k.group("ind"))
+        elif key != "resources_total":
+            got[{"node_id": "id", "node_ip": "ip", "node_name": "name", "state": "state",
+                 "state_message": "said"}[key]] = val
+    return RayNodes([RayNode(n.get("id", ""), {"ALIVE": True, "DEAD": False}.get(n.get("state", "")), n.get("ip"),
+                             n.get("name"), n["res"],
+                             state_message=n.get("said") if n.get("said") not in (None, "", "null") else None)
+                     for n in nodes if n.get("id")])
+
+
 def parse_ray_nodes(text: str) -> RayNodes:
     """The nodes ``text`` lists, in order: ``ray.nodes()`` printed (or its JSON), or ``ray list nodes``' table;
     ParseError when it holds neither a ``'NodeID': '<hex>'`` entry nor a row of that table."""
     starts = [m for _, m in zip(range(MAX_NODES), _NODE_RE.finditer(text))]
     if not starts and _TABLE_HEAD_RE.search(text) and (table := _parse_list_nodes(text)):
         return table
+    if not starts and _YAML_ID_RE.search(text) and (listed := _parse_yaml_nodes(text)):
+        return listed  # `ray get nodes <id>`, `ray list nodes --detail`
     if not starts:
         raise ParseError("ray.nodes()", "no node entry found (expected `[{'NodeID': '...', 'Alive': True, ...}]`, "
                                         "what `print(ray.nodes())` prints, or `ray list nodes`' table)")

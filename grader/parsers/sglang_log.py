@@ -31,6 +31,14 @@ _LOAD_BEGIN_RE = re.compile(r"^Load weight begin\. avail mem=(?P<gib>\d+(?:\.\d+
 _LOAD_END_RE = re.compile(r"^Load weight end\.[^\n]{0,200}?mem usage=(?P<gib>\d+(?:\.\d+)?) GB")
 _KV_RE = re.compile(r"^KV Cache is allocated\. #tokens: (?P<tokens>\d+)")
 _BUDGET_RE = re.compile(r"^max_total_num_tokens=(?P<tokens>\d+),[^\n]{0,300}?\bcontext_len=(?P<context>\d+)")
+_RUNNING_RE = re.compile(r"\bmax_running_requests=(?P<n>\d+)")
+_CAPPED_RE = re.compile(r"^max_running_requests is capped to (?P<cap>\d+) by the (?P<by>[\w ]{1,40}?) state cache"
+                        r"(?: \((?P<what>\w{1,40})=(?P<size>\d+), (?P<per>\d+) state slots? per request\))?")
+"""SGLang's start-up cap of a hybrid (mamba/linear-attention) model's concurrency: ``max_running_requests is capped to 12
+by the mamba state cache (max_mamba_cache_size=64, 5 state slots per request). To raise it: ...`` (blind batch wp008,
+wp009: read tagged, and untagged as posters quote it)."""
+_UNTAGGED = (re.compile(r"^max_total_num_tokens=\d+, "), _CAPPED_RE)
+"""SGLang's messages read without the ``[date time]`` tag too (a poster quotes the one line): each is SGLang's own."""
 _ARG_RE = re.compile(r"\b(?P<name>model_path|mem_fraction_static|tp_size|context_length)=(?P<value>'[^']{0,300}'|[\w.]+)")
 _READY = ("The server is fired up and ready to roll!", "Application startup complete")
 
@@ -50,19 +58,33 @@ class SglangLog:
     args: tuple[tuple[str, str], ...] = ()
     ready: bool = False
     tagged: int = 0
+    max_running: int | None = None
+    """``max_running_requests`` of the scheduler's budget line: the most requests it runs at once."""
+    capped: tuple[int, str, int | None, int | None] | None = None
+    """A cap on that by a state cache: (the cap, the cache (``mamba``), its slots, the slots each request takes)."""
 
 
 def parse_sglang_log(text: str) -> SglangLog:
     """Read an SGLang server's log (module docstring). Raises ParseError when no line has SGLang's tag."""
     found: dict = {"args": {}}
     tagged = 0
-    for line in content_lines(text):
+    lines = content_lines(text)
+    for i, line in enumerate(lines):
         s = line.text.strip()
         tag = TAG_RE.match(s)
-        if tag is None:
+        if tag is None and not any(r.match(s) for r in _UNTAGGED):
             continue
         tagged += 1
-        msg = s[tag.end():]
+        msg = s[tag.end():] if tag else s
+        wrapped = msg.startswith("max_total_num_tokens=") and "context_len=" not in msg or msg.startswith(
+            "max_running_requests is capped") and "(" not in msg  # (a poster's wrap of the line: its rest below)
+        if wrapped and i + 1 < len(lines) and not TAG_RE.match(lines[i + 1].text.strip()):
+            msg += " " + lines[i + 1].text.strip()[:400]
+        if m := _RUNNING_RE.search(msg) if msg.startswith("max_total_num_tokens=") else None:
+            found["max_running"] = int(m.group("n"))
+        if m := _CAPPED_RE.match(msg):
+            found["capped"] = (int(m.group("cap")), m.group("by"), int(m.group("size")) if m.group("size") else None,
+                               int(m.group("per")) if m.group("per") else None)
         if m := _TOTAL_RE.search(msg):
             found.setdefault("total_mib", int(m.group("mib")))
         elif m := _LOAD_BEGIN_RE.match(msg):

@@ -240,8 +240,8 @@ PROMPT_PROGRAMS = frozenset({
 _PROMPT_RES = (
     # nvidia@spark-a:~$ cmd   root@spark-a:/etc# cmd   (venv) user@host:~/x$ cmd   (env) (base) [u@h d]$ cmd
     re.compile(r"^(?:\([^)]*+\)\s*+)*+(?P<user>[\w.-]++)@(?P<host>[\w.-]++):[^\s$#]*\s?[$#](?:\s+(?P<cmd>.*))?$"),
-    # [user@host dir]$ cmd   (Red Hat style; also glued to its command: "[root@cn3 ~]#ib_read_bw cn2", in a forum post)
-    re.compile(r"^(?:\([^)]*+\)\s*+)*+\[(?P<user>[\w.-]+)@(?P<host>[\w.-]+)(?:\s[^\]]*)?\][$#](?:\s*+(?P<cmd>\S.*))?$"),
+    # [user@host dir]$ cmd   (Red Hat style; glued to its command: "[root@cn3 ~]#ib_read_bw cn2"; a PS1 without the user: [gpu6000 ~]#)
+    re.compile(r"^(?:\([^)]*+\)\s*+)*+\[(?:(?P<user>[\w.-]+)@(?P<host>[\w.-]+)(?:\s[^\]]*)?|[\w.-]{1,64} [~/][^\]\s]{0,120})\][$#](?:\s*+(?P<cmd>\S.*))?$"),
     # user@host ~ % cmd   (zsh, macOS default; (base) user@host dir % cmd with a conda env)
     re.compile(r"^(?:\([^)]*+\)\s*+)*+(?P<user>[\w.-]++)@(?P<host>[\w.-]++)\s+\S+\s+%(?:\s+(?P<cmd>.*))?$"),
     # user@host$ cmd   root@node2# cmd   (a prompt without the working directory)
@@ -326,10 +326,9 @@ class Prompt:
 def parse_prompt(line: str) -> Prompt | None:
     """Return the Prompt on this line, or None if it is not a prompt line.
 
-    Recognised: ``user@host:path$ cmd`` (also ``#`` for root, a ``(venv)`` prefix),
-    ``[user@host dir]$ cmd``, zsh ``user@host ~ % cmd``, ``$ cmd``, notebook ``!cmd``,
-    ``# cmd``, ``/dir# cmd`` and ``> cmd`` only when cmd starts with a known program (PROMPT_PROGRAMS), and
-    ``# command: cmd`` headers.
+    Recognised: ``user@host:path$ cmd`` (also ``#`` for root, a ``(venv)`` prefix, a ``$ `` before it),
+    ``[user@host dir]$ cmd``, zsh ``user@host ~ % cmd``, ``$ cmd``, notebook ``!cmd``, ``# cmd``, ``/dir# cmd`` and
+    ``> cmd`` only when cmd starts with a known program (PROMPT_PROGRAMS), and ``# command: cmd`` headers.
     """
     s = line.strip()
     if not s:
@@ -354,9 +353,10 @@ def parse_prompt(line: str) -> Prompt | None:
     if s[0] != "#":  # only the two "#" forms below start with "#", and none of _PROMPT_RES does
         for regex in _PROMPT_RES if _ANY_PROMPT(s) else ():  # one search says whether one of them matches
             m = regex.match(s)
-            if m:
+            if m:  # ("$ user@host:~$ cmd": a "$ " put before a whole prompt, as a README's code block shows it)
                 groups = m.groupdict()
-                return Prompt((groups.get("cmd") or "").strip(), groups.get("user"), groups.get("host"))
+                return regex is _PROMPT_RES[4] and "@" in s[:80] and parse_prompt(groups.get("cmd") or "") or Prompt(
+                    (groups.get("cmd") or "").strip(), groups.get("user"), groups.get("host"))
         return None
     m = _COMMAND_HEADER_RE.match(s)
     if m:
