@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 from grader.judges.context import context  # what `explain --host/--nodes` says of the paste
 from grader.parsers.common import BYTE_UNITS
 from grader.diagnosis_frames import _killed_where
+from grader.diagnosis_paste import PASTE_DETAILS  # what the rest of the paste decides (a module of its own, by size)
 from grader.diagnosis_runs import _OUTPUT_END_RE
 from grader.diagnosis_runs import (  # the details of how a run went, a module of their own (by size)
     _batch_serial, _batch_together, _crash_frame, _killed_by_timeout, _mismatch_rebooted, _pod_running_now,
@@ -590,6 +591,7 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "ssh_failed": _ssh_failed,
     "batch_serial": _batch_serial,
     "batch_together": _batch_together,
+    **PASTE_DETAILS,
 }
 """An entry's ``detail``: a function of the log (None when :func:`diagnose_text` reads plain text), the
 values read so far and the whole text, that returns more values for the texts, or None when the entry
