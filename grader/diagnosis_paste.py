@@ -73,12 +73,12 @@ def _ngc_gpu_shown(log: VllmLog | None, values: Mapping[str, Any], text: str) ->
 def _ngc_gpus_asked(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """Applies where the paste shows the container started with GPUs asked for (``docker run --gpus all``,
     ``--runtime=nvidia``, a CDI device) or a WSL2 machine, and no GPU at work after the banner (the entry above);
-    ``asked``: the flag, ``wsl``: present under WSL2."""
+    ``asked`` (present, empty) and ``flag`` where GPUs were asked for, ``wsl`` (present, empty) under WSL2."""
     paste = (context().paste or text)
     asked, wsl = _GPUS_ASKED_RE.search(paste), _WSL_RE.search(paste)
     if not (asked or wsl):
         return None
-    return {**({"asked": asked["asked"]} if asked else {}), **({"wsl": ""} if wsl else {})}
+    return {**({"asked": "", "flag": asked["asked"]} if asked else {}), **({"wsl": ""} if wsl else {})}
 
 
 _ONE_LETTER_RE = re.compile(r"Could not resolve hostname (?P<host>[A-Za-z0-9]): ")
