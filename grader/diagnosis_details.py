@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 from grader.judges.context import context  # what `explain --host/--nodes` says of the paste
 from grader.parsers.common import BYTE_UNITS
 from grader.diagnosis_frames import _assert_at_startup, _graph_dev, _killed_where
-from grader.diagnosis_runs import _OUTPUT_END_RE
+from grader.diagnosis_paste import PASTE_DETAILS  # what the rest of the paste decides (a module of its own, by size)
 from grader.diagnosis_runs import (  # the details of how a run went, a module of their own (by size)
-    _batch_serial, _batch_together, _crash_frame, _killed_by_timeout, _mismatch_rebooted, _pod_running_now,
+    _OUTPUT_END_RE, _batch_serial, _batch_together, _crash_frame, _killed_by_timeout, _mismatch_rebooted, _pod_running_now,
     _ssh_failed, _ssh_retried_ok, _driver_came_up, _driver_gave_up, _driver_still_waiting, _exit_code_words, _loopback_rendezvous, _memlock_below_rdma, _multi_machine, _no_exception_shown,
     _no_rdma_use_one_machine, _nodes_still_missing, _not_served, _old_nccl, _on_a_spark, _one_machine_nccl, _one_machine_told,
     _socket_run_no_rdma, _other_devices_open, _other_op_same_seq, _other_rank_timed_out, _rendezvous_across_nodes, _rpc_endpoint,
@@ -592,6 +592,7 @@ DETAILS: dict[str, Callable[[VllmLog, Mapping[str, Any]], dict[str, Any] | None]
     "batch_serial": _batch_serial,
     "batch_together": _batch_together,
     "graph_dev": _graph_dev,
+    **PASTE_DETAILS,
 }
 """An entry's ``detail``: a function of the log (None when :func:`diagnose_text` reads plain text), the
 values read so far and the whole text, that returns more values for the texts, or None when the entry

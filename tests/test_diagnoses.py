@@ -490,6 +490,14 @@ EXAMPLES.update({
     "docker-no-nvidia-runtime": BANNER + "docker: Error response from daemon: unknown or invalid runtime name: nvidia\n",
     "ngc-container-no-driver": BANNER + "WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be "
                                "available.\n",
+    # NVIDIA/nvidia-docker#1548 (WSL2): the banner, then nvidia-smi in the same container lists the GPU; the same
+    # banner after a `docker run --gpus all` whose output the paste does not show
+    "ngc-container-no-driver-gpu-shown": BANNER + (
+        "WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be available.\n"
+        "|   0  NVIDIA GeForce ...  On   | 00000000:01:00.0  On |                  N/A |\n"),
+    "ngc-container-no-driver-gpus-asked": BANNER + (
+        "$ docker run --gpus all --rm nvcr.io/nvidia/pytorch:24.05-py3\n"
+        "WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be available.\n"),
     "ssh-resolve-one-letter": BANNER + "  SSH cmd <- s FAILED rc=255: ssh: Could not resolve hostname s: Temporary failure "
                               "in name resolution\n",
     "ssh-resolve": BANNER + "ssh: Could not resolve hostname spark2: Name or service not known\n",
@@ -500,6 +508,8 @@ EXAMPLES.update({
     "nmap-port-filtered": BANNER + "8065/tcp filtered unknown no-response\n",
     "gpustack-tp-cannot-divide-worker": BANNER + '"vLLM multi-node: --tensor-parallel-size 2 cannot divide worker[0] 1 GPUs '
                                         '(vLLM requires each TP unit fit inside one node)"\n',
+    "ray-private-node-vpn-head": BANNER + "{'node_ip_address': '192.168.1.41', 'redis_address': '100.87.14.22:6379', "
+                                 "'object_store_address': '/tmp/ray/plasma_store'}\n",  # a Tailscale (CGNAT) head
     "ray-private-node-public-head": BANNER + "{'node_ip_address': '10.0.0.40', 'redis_address': '203.0.113.129:6379', "
                                     "'object_store_address': '/tmp/ray/plasma_store'}\n",
     "torch-can-access-peer-false": BANNER + ">>> torch.cuda.can_device_access_peer(0, 1)\nFalse\n",
@@ -968,8 +978,12 @@ EXAMPLES.update({
     "hf-gated": ("huggingface_hub.errors.GatedRepoError: 401 Client Error. (Request ID: Root=1-66f4b037)\n"
                  "Cannot access gated repo for url https://huggingface.co/meta-llama/Llama-3.1-8B/resolve/main/"
                  "config.json.\n"),
+    # vllm-project/vllm#56824: the driver's line alone, nothing else of the run
+    "unified-memory-nv-err-alone": BANNER + ("nvCheckOkFailedNoLog: Check failed: Out of memory [NV_ERR_NO_MEMORY] "
+                                             "(0x00000051) returned from _memdescAllocInternal(pMemDesc) @ mem_desc.c:1359\n"),
     "unified-memory-nv-err": BANNER + ("NVRM: nvCheckOkFailedNoLog: Check failed: Out of memory [NV_ERR_NO_MEMORY] "
-                                       "(0x00000051) returned from _memdescAllocInternal(pMemDesc) @ mem_desc.c:1359\n"),
+                                       "(0x00000051) returned from _memdescAllocInternal(pMemDesc) @ mem_desc.c:1359\n"
+                                       "VLLM::Worker_TP invoked oom-killer: gfp_mask=0x102cc2(GFP_HIGHUSER)\n"),  # b027's
     "avahi-host-name-conflict": BANNER + "avahi-daemon[1234]: Host name conflict, retrying with spark1-30\n",
     "netplan-definition-error": BANNER + ("/etc/netplan/50-couch5.yaml:7:7: Error in network definition: expected "
                                           "mapping (check indentation)\n"),

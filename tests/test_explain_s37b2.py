@@ -133,10 +133,13 @@ def test_perftest_and_busbw_and_ethtool_with_nothing_of_a_spark_are_hedged():
 
 def test_every_channel_over_shm_on_another_host_warns_and_p2p_does_not():
     """https://github.com/vllm-project/vllm/issues/6650 (pending xn018): four GPUs of one host, every channel `via
-    SHM/direct/direct`: NCCL used no peer-to-peer path, a warn on a host told other; the same channels via P2P/IPC are
-    normal (info), and on a Spark (one GPU a machine) SHM stays a note."""
+    SHM/direct/direct`: NCCL used no peer-to-peer path, a note where nothing says P2P should have worked (the oracle's
+    session-39 revision) and a warn beside NCCL's dump of an NVLink; the same channels via P2P/IPC are normal (info),
+    and on a Spark (one GPU a machine) SHM stays a note."""
     text = _field("xn018")
     [s] = explain(text, host="other", nodes=1)
+    assert "no peer-to-peer path" in messages(s, "info") and "warn" not in levels(s)
+    [s] = explain(text + "10-1-16-226:1024:1052 [0] NCCL INFO + NVL[264.0] - GPU/1000\n", host="other", nodes=1)
     assert "no peer-to-peer path" in messages(s, "warn")
     [p2p] = explain(text.replace("via SHM/direct/direct", "via P2P/IPC"), host="other", nodes=1)
     assert "warn" not in levels(p2p) and "fail" not in levels(p2p)

@@ -262,7 +262,8 @@ def test_topo_p2p_status_names_the_mode_asked():
     text = ("root@autodl:~# nvidia-smi topo -p2p p\n \tGPU0\tGPU1\t\n GPU0\tX\tNS\t\n GPU1\tNS\tX\t\n\nLegend:\n\n"
             "  X    = Self\n  OK   = Status Ok\n  NS   = Not supported\n")
     [s] = explain(text, host="other")
-    assert "P2P over PCIe not supported (NS, `nvidia-smi topo -p2p p`)" in messages(s, "warn")
+    # a note since the oracle's session-39 revision (corpus x002): NS is what GeForce cards on the stock driver print
+    assert "P2P over PCIe not supported (NS, `nvidia-smi topo -p2p p`)" in messages(s, "info")
 
 
 def test_an_all_zero_gid_in_perftest_is_no_address_to_connect_from():

@@ -207,9 +207,15 @@ def test_a_gated_hugging_face_model():
 
 @pytest.mark.parametrize("text", [NV_ERR, NV_ERR_DMESG])
 def test_unified_memory_oom_in_the_kernel_log(text):
+    """The driver's line alone (as dgx-spark-playbooks#97 and vllm#56824 quote it) is a warn that says it proves
+    nothing on its own (the field corpus's revised m008, xm009); beside what the run did (here the kernel's OOM kill)
+    it is the fail with its fix."""
     d = one(text, "unified-memory-nv-err")
-    assert "NV_ERR_NO_MEMORY" in d.message and "unified memory" in d.message
-    assert "also appears in runs that survived" in d.message  # not a confident claim the line alone cannot carry
+    assert d.severity == "warn" and "NV_ERR_NO_MEMORY" in d.message and "unified memory" in d.message
+    assert "also appears in runs that survived" in d.message and "does not prove" in d.message
+    assert "--gpu-memory-utilization" in d.fix and "drop_caches" in d.fix and "journalctl -k -b -1" in d.fix
+    d = one(text + OOM_KILL, "unified-memory-nv-err")
+    assert d.severity == "fail" and "also appears in runs that survived" in d.message  # not a claim the line can't carry
     assert "--gpu-memory-utilization" in d.fix and "drop_caches" in d.fix and "journalctl -k -b -1" in d.fix
     assert "-b 16G" in d.fix
 
@@ -1084,6 +1090,15 @@ DP_NO_NVML_NEW = ("W0819 07:02:54.757556       1 rm.go:109] NVML not detected: c
 NO_NVIDIA_RUNTIME = "docker: Error response from daemon: unknown or invalid runtime name: nvidia\n"
 NGC_NO_DRIVER = ("aeon-ultimate-xs  | WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be "
                  "available.\n")
+# NVIDIA/nvidia-docker#1548 (WSL2): the banner, then nvidia-smi in that container lists the GPU (a note); the banner
+# after a `docker run --gpus all` whose container the paste shows nothing more of (a hedged warn)
+NGC_GPU_SHOWN = ("WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be available.\n"
+                 "|   0  NVIDIA GeForce ...  On   | 00000000:01:00.0  On |                  N/A |\n")
+NGC_GPUS_ASKED = ("$ docker run --gpus all --rm -it nvcr.io/nvidia/tensorflow:20.03-tf2-py3\n"
+                  "WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be available.\n")
+# ray.init's address info (ray-project/ray#4825's shape) with the head on a Tailscale (100.64.0.0/10) address
+VPN_HEAD = ("{'node_ip_address': '192.168.1.41', 'redis_address': '100.87.14.22:6379', 'object_store_address': "
+            "'/tmp/ray/session_2025-11-03_20-09-58_412771_2213/sockets/plasma_store'}\n")
 SSH_ONE_LETTER = ("  SSH cmd <- s FAILED rc=255: ssh: Could not resolve hostname s: Temporary failure in name "
                   "resolution\n")
 SSH_RESOLVE = "ssh: Could not resolve hostname spark-b.local: Name or service not known\n"
@@ -1308,7 +1323,7 @@ ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, O
        NO_ADDRESS, DASHBOARD_PORT, RPC_CRASHED, RPC_CONNECT, RDZV_CONNECTION, RDZV_TIMEOUT,
        RANDOM_RUN_ID, LOOPBACK_MASTER, LOOPBACK_LAUNCH, CHILD_FAILED, MODULE_NOT_CONNECTED, MODULE_UNREADABLE,
        CDI_OFF, NO_GPU_RUNTIME, CDI_UNRESOLVABLE, NVC_DRIVER, NVC_NO_NVML, NVML_UNKNOWN, SHM_FALLOCATE, COMPAT_804,
-       DP_NO_NVML, DP_NO_NVML_NEW, NO_NVIDIA_RUNTIME, NGC_NO_DRIVER, SSH_ONE_LETTER, SSH_RESOLVE, ENV_OVERWRITTEN, NMAP_FILTERED, TP_CANNOT_DIVIDE, PRIVATE_NODE, PEER_FALSE,
+       DP_NO_NVML, DP_NO_NVML_NEW, NO_NVIDIA_RUNTIME, NGC_NO_DRIVER, NGC_GPUS_ASKED, VPN_HEAD, SSH_ONE_LETTER, SSH_RESOLVE, ENV_OVERWRITTEN, NMAP_FILTERED, TP_CANNOT_DIVIDE, PRIVATE_NODE, PEER_FALSE,
        RAY_FATAL, RAY_DISK, RAY_USAGE, BENCH_FIRST, RANK_TWICE, NVRM_LOST, NO_STATUS, SHM_STUCK, SHM_TWICE, FD_ULIMIT,
        DEVX, NIXL_BACKEND, SGLANG_NO_KV, DYNAMO_NONE, ORTED, CUDA12_LIB, TRT_WINDOW, UCX_SOCKADDR, CM_ENODEV,
        STORE_RETRY, STORE_RETRIES, GLOO_HOSTNAME, NO_PROVIDER, NO_SOCKET_IFACE, LOCAL_ACCESS, CTS_UNUSED, NO_LIBCUDA,
@@ -1339,7 +1354,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
                                                       VLLM_UNBUILT, SIMPLE_ORDER, HPL_SLOW, DCGM_NVLINK, DLLAMA_TRANSFER, FLASHINFER_KV,
                                                       PORTINFO_DOWN, NOT_REGISTERED, SPARKRUN_SSH, KERNEL_FALLBACK, BATCH_SERIAL, K8S_NOW_RUNNING,
                                                       ENV_OVERWRITTEN, NMAP_FILTERED, PRIVATE_NODE, PEER_FALSE,
-                                                      MODEL_404, UCX_NO_TL))
+                                                      MODEL_404, UCX_NO_TL, NV_ERR, NV_ERR_DMESG, NGC_GPUS_ASKED, VPN_HEAD))
                     else "fail")
     assert " Fix: " in message
 
@@ -1390,7 +1405,7 @@ def test_every_known_error_line_is_read_here():
                                         TRTLLM_LEADER, BENCHY_GPT2, NETPLAN_OPEN, DESYNC, RANK_LEFT, MOONCAKE_GID,
                                         PS_ENGINE, DRIVER_LOAD, NM_ADDED, NM_UP_JA, DLLAMA_COMPUTE, GPU_IDS_EMPTY, SPEC_ACCEPT,
                                         NOT_REGISTERED_CAME_UP, API_REBOOTED, KILLED_TIMEOUT, SSH_RETRIED,
-                                        C10D_CONNECTED, DASHBOARD_LOOPBACK, NA_PARSE, TRT_BENCH]
+                                        C10D_CONNECTED, DASHBOARD_LOOPBACK, NA_PARSE, TRT_BENCH, NGC_GPU_SHOWN]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently
@@ -1422,7 +1437,7 @@ def test_the_pass_over_a_5_mb_paste_is_linear():
 @pytest.mark.parametrize("text, needle", [
     (RAY_CHANNEL, "RayChannelTimeoutError"), (PTXAS, "sm_121a"), (CUTLASS, "Error Internal"),
     (MODEL_TYPE, "does not know the model"), (RAY_BASH, "Ray is not installed"), (RAY_SH, "Ray is not installed"),
-    (GATED, "gated"), (NV_ERR_DMESG, "NV_ERR_NO_MEMORY"), (AVAHI, "avahi"),
+    (GATED, "gated"), (NV_ERR_DMESG + OOM_KILL, "NV_ERR_NO_MEMORY"), (AVAHI, "avahi"),
     (SSH_PLAIN, "refused this SSH login"), (SSH_DIR, "mkdir -p ~/.ssh"),
 ])
 def test_explain_names_each_fault_in_a_paste_and_exits_1(text, needle, tmp_path, capsys):

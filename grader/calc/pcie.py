@@ -122,6 +122,19 @@ def p2p_floor_gbs() -> float | None:
     return practical_bandwidth(int(p["gen"]), int(p["lanes"]))[0] if p and p.get("trust") in ("A", "B", "C") else None
 
 
+def p2p_staged_floor(links: list[tuple[int, int] | None]) -> tuple[float, str] | None:
+    """The least one-way GB/s copies staged through host memory should reach between cards of ``links`` ((gen, lanes)
+    each, None for a card whose link is not known): pcie.toml [p2p_staged] min_share of the practical low of the
+    narrowest link (an unknown card's taken as [p2p_staged] gen x lanes), with that link's name (``Gen4 x16``). None
+    where the figures are missing or unverified (U)."""
+    p = load_pcie().get("p2p_staged")
+    if not p or p.get("trust") not in ("A", "B", "C") or not links:
+        return None
+    known = [link or (int(p["gen"]), int(p["lanes"])) for link in links]
+    gen, lanes = min(known, key=lambda gl: practical_bandwidth(*gl)[0])
+    return practical_bandwidth(gen, lanes)[0] * float(p["min_share"]), f"Gen{gen} x{lanes}"
+
+
 def p2p_active_latency_drop() -> float | None:
     """How many times lower P2P's copy latency is than through host memory where the P2P path is in use: 3 (pcie.toml
     [p2p_latency], trust C). None where the figure is missing or unverified (U)."""

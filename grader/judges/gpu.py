@@ -14,7 +14,7 @@ import re
 from typing import Any, Callable
 
 from .common import fail, info, ok, on_spark, warn
-from .gpu_notes import (compute_p2, lone_without_nvlink, p2p_proven, p2p_rate_alone, nearest_nics, no_memory_figure, nvlink_capabilities,
+from .gpu_notes import (compute_p2, no_p2p_level, lone_without_nvlink, p2p_proven, p2p_rate_alone, nearest_nics, no_memory_figure, nvlink_capabilities,
                         p2p_model_pairs, table_all_well, display_gpus,
                         table_notes, unavailable_fields, mixed_table, wsl_driver, na_cells, topo_layout)
 from .model import Finding, Summary
@@ -206,7 +206,10 @@ def summarise_p2p(p: Any, command: str | None) -> Summary:
             findings.append(ok(f"{a}-{b}: {said} supported (OK): GPU-to-GPU copies go card to card."))
         else:
             warnings, notes = p2p_sentences(a, b, "PIX", status, mode=p.mode or "r")
-            findings += [warn(s) for s in warnings] + [info(s) for s in notes]
+            # NS, plain "not supported", is what GeForce cards on the stock driver print too (corpus d007, x002): a
+            # note naming what decides; CNS, TNS, DR name a cause on the board or a setting
+            findings += [info(s + " Which it is, the cards' names say (`nvidia-smi -L`).") if status == "NS" else
+                         warn(s) for s in warnings] + [info(s) for s in notes]
     if not p.pairs():
         findings.append(info(f"{len(p.gpus)} GPU in this matrix: no pair to judge."))
     elif p.mode is None:
@@ -530,11 +533,11 @@ def summarise_p2p_test(t: Any, command: str | None) -> Summary:
         staged = {w: {k: v for k, v in t.pairs(f"{w}_off").items() if k in cannot} for w in ("uni", "bi")}
         rates = "; ".join(f"{_span(v)} {w}" for w, v in (("one way", staged["uni"]), ("both ways", staged["bi"])) if v)
         none = len(cannot) == len(access)  # no pair at all: every byte between the cards goes through the host
-        findings.append((warn if none else info)("No P2P between " + ", ".join(f"GPU{a}-GPU{b}" for a, b in cannot[:8])
-                             + ": copies between them go through host memory" + (f" ({rates})" if rates else "")
-                             + ". GeForce drivers do not enable P2P over PCIe on recent cards; NCCL then moves data "
-                             "through shared host memory" + (": for tensor parallel over these cards that is the slow "
-                                                             "path, every all-reduce through the CPU." if none else ".")))
+        level, tail = no_p2p_level(names, staged["uni"]) if none else (info, ".")
+        findings.append(level("No P2P between " + ", ".join(f"GPU{a}-GPU{b}" for a, b in cannot[:8])
+                              + ": copies between them go through host memory" + (f" ({rates})" if rates else "")
+                              + ". GeForce drivers do not enable P2P over PCIe on recent cards; NCCL then moves data "
+                              "through shared host memory" + tail))
         findings += p2p_model_pairs(t.devices, access)
     elif access:
         patched = ", a patched driver on GeForce cards" if any("GeForce" in n for n in names) else ""

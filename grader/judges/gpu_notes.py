@@ -494,3 +494,34 @@ def p2p_proven(gpus: int = 2) -> bool:
                 and (copy is None or floor is None or float(copy["gbs"]) >= floor):
             return True
     return False
+
+
+
+_GEFORCE_RE = re.compile(r"GeForce|TITAN", re.IGNORECASE)
+
+
+def no_p2p_level(names: list[str], staged: dict) -> tuple[Any, str]:
+    """How p2pBandwidthLatencyTest's "no pair can access its peer" reads (the level and the sentence's tail): cards
+    other than GeForce offer P2P, so its absence warns; GeForce cards on the stock driver offer none, which is no fault
+    in itself (corpus zj013, zg009, zc020): a warn only where the test's ``staged`` one-way rates (P2P=Disabled) show
+    the path through host memory slow, under checks/specs/pcie.toml [p2p_staged] of the cards' link (x001, zj014)."""
+    from ..calc.pcie import p2p_staged_floor
+    from ..calc.specs import match_gpu
+    slow = ": for tensor parallel over these cards that is the slow path, every all-reduce through the CPU."
+    if not names or not all(_GEFORCE_RE.search(n) for n in names):
+        return warn, slow
+    specs = [match_gpu(n) for n in names]
+    links = [(int(s.graded("pcie_gen")), int(s.graded("pcie_lanes"))) if s and s.graded("pcie_gen")
+             and s.graded("pcie_lanes") else None for s in specs]
+    floor = p2p_staged_floor(links)
+    rate = max(staged.values()) if staged else None
+    if rate is not None and floor is not None and rate < floor[0]:
+        return warn, (f", and that path is slow here: at most {rate:.2f} GB/s one way, under the {floor[0]:.1f} "
+                      f"GB/s or more that staged copies reach over a sound {floor[1]} link. The platform holds it "
+                      "back (the CPU's path between the cards' root ports, a VM); tensor parallel over these cards "
+                      "pays it on every all-reduce.")
+    said = (f" ({rate:.2f} GB/s one way is what staged copies reach over their {floor[1]} link)"
+            if rate is not None and floor is not None else "")
+    return info, (f": expected of these cards, not a fault{said}. Tensor parallel over them pays the trip through host "
+                  "memory on every all-reduce; layer split (llama.cpp) or pipeline parallel pays it far less."
+                  + ("" if rate is not None else " How fast that path is, the test's bandwidth matrices say."))

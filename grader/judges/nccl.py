@@ -16,7 +16,7 @@ from ..nccl_env import ib_hca_names, ib_hcas
 from ..parsers.nccl_log import NcclLog, transport_verdict
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port, rdma_device_for
 from .nccl_layout import duplicate_gpus, many_hcas, topology_findings
-from .nccl_notes import (direct_pointer_note, duplicates_on_one_host, hosts_disagree, p2p_off_by_env, told_hang,
+from .nccl_notes import (direct_pointer_note, p2p_expected, duplicates_on_one_host, hosts_disagree, p2p_off_by_env, told_hang,
                          virtual_beside_nic)
 from .nccl_rdma import lookup_failed, rdma_netdevs as _rdma_netdevs, unused_rdma as _unused_rdma
 from .nccl_errors import _chain_findings, _setup_failures, _verbs_findings, error_findings
@@ -206,10 +206,10 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
                             "the cable. Run across the two Sparks to see NET/IB." if on_spark(_is_spark_log(log) or None)
                             is not False else "the network between machines.")))
     elif verdict == "SHM":
-        other = on_spark(_is_spark_log(log) or None) is False and not p2p_off_by_env(log)  # (set: the choice's note)
+        other = on_spark(_is_spark_log(log) or None) is False and not p2p_off_by_env(log) and p2p_expected(log)
         out.append((warn if other else info)("Every channel went through host shared memory (SHM) inside one machine: no network was "
                         "used" + (". Run across the two Sparks to see NET/IB." if on_spark(_is_spark_log(log) or None)
-                                  is not False else ", and not GPU to GPU either: NCCL used no peer-to-peer path "
+                                  is not False else ", and not GPU to GPU either (no P2P): NCCL used no peer-to-peer path "
                                   "between these GPUs (none allowed, or P2P turned off; `nvidia-smi topo -p2p r` shows "
                                   "whether they allow it).")))
     elif verdict.startswith("mixed"):

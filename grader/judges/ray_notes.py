@@ -101,20 +101,33 @@ specs=[{'GPU': 1.0}, ...]``, or ``ray status``' demand ``{'CPU': 1.0, 'GPU': 1.0
 
 def accelerators_not_gpus(nodes: list[Any], others: tuple[str, ...]) -> list[Finding]:
     """Live nodes of ``ray.nodes()`` / ``ray list nodes`` that registered an accelerator of another kind (``others``:
-    TPU, NPU...) and no GPU. Said as a note where nothing of the paste asks for a GPU (a TPU pod, blind batch wa017);
-    a fail where another node registered GPUs or the paste shows a GPU asked for and waiting (gpustack#4979, corpus
-    zk015: the worker's GB-class GPU registered as `TPU: 1.0`, vLLM's placement group waiting for its GPU)."""
+    TPU, NPU...) and no GPU. A fail where the paste shows a GPU asked for and waiting (gpustack#4979, corpus zk015: the
+    worker's GB-class GPU registered as `TPU: 1.0`, vLLM's placement group waiting for its GPU); a hedged warn where
+    only another node's GPUs suggest the cluster is a GPU one. A note where nothing asks for a GPU (a TPU pod, blind
+    batch wa017), or where the node names its accelerator's model (``accelerator_type:TPU-V4``, which Ray registers
+    on a real TPU host beside ``TPU-v4-8-head``; a GPU taken for a TPU gets a bare ``TPU: 1.0``): a mixed cluster by
+    design (break-it 19 p20)."""
     from .context import context
     odd = [(n, k) for n in nodes if n.alive is not False and not n.resources.get("GPU")
            for k in others if n.resources.get(k)]
     if not odd:
         return []
-    wanted = any(n.resources.get("GPU") for n in nodes) or bool(_GPU_WANTED_RE.search(context().paste))
-    said = "; ".join(f"{n.address or n.hostname or n.node_id[:12]}: {fmt_count(n.resources[k])} {k}, no GPU"
-                     for n, k in odd[:8])
-    if not wanted:
+    pending = bool(_GPU_WANTED_RE.search(context().paste))
+    named = all(n.accelerator for n, _ in odd)  # Ray knows the model: the device is what it says
+    gpus_beside = any(n.resources.get("GPU") for n in nodes)
+    said = "; ".join(f"{n.address or n.hostname or n.node_id[:12]}: {fmt_count(n.resources[k])} {k}"
+                     + (f" ({n.accelerator})" if n.accelerator else "") + ", no GPU" for n, k in odd[:8])
+    if named or not (pending or gpus_beside):
         return [info(f"Ray registered an accelerator of another kind than a GPU ({said}): what a TPU or NPU machine "
-                     "registers by design; a GPU job (vLLM's Ray executor) cannot place a worker there.")]
+                     "registers by design; a GPU job (vLLM's Ray executor) cannot place a worker there"
+                     + (", and the GPU nodes beside it take the GPU work: a mixed cluster." if gpus_beside else "."))]
+    if not pending:
+        return [warn(f"Ray registered {'this node' if len(odd) == 1 else 'these nodes'} with an accelerator of another "
+                     f"kind and no GPU ({said}) beside nodes that registered GPUs, and without naming its model (a real "
+                     "TPU host also registers `accelerator_type:TPU-...`). If that machine has a GPU, Ray took it for "
+                     "another device and will place no GPU worker there: start its Ray with `--num-gpus=<its GPUs>`. "
+                     "Nothing in this paste waits for a GPU; `ray status` (its pending demands) says whether it "
+                     "matters.")]
     return [fail(f"Ray registered {'this node' if len(odd) == 1 else 'these nodes'} with an accelerator of another "
                  f"kind and no GPU ({said}), while this cluster is asked for GPUs: Ray counts no GPU there, so a "
                  "worker that needs one (vLLM's Ray executor asks one GPU per worker) is never placed on it and its "

@@ -254,7 +254,7 @@ def summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
             words = {"available": "available for the KV cache", "reserved": "reserved for the KV cache",
                      "auto-fit": "available for the KV cache (auto-fit)"}[m.kind]
             said = f"{m.gib:g} GiB {words}"
-            small = small_kv(m.gib, log.kv_tokens)
+            small = small_kv(m.gib, log.kv_tokens, log.concurrency)
             group = alike[(m.gib, m.kind)]
             same = [o.source.process for o in group]
             if len(same) > 1:  # every worker printing the same figure: said once, for each of them

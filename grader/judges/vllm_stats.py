@@ -99,12 +99,16 @@ def _one_engine(log: Any, s: Any, said: str) -> list[Finding]:
     return [info(said)]
 
 
-def small_kv(gib: float, tokens: int | None) -> str:
+def small_kv(gib: float, tokens: int | None, concurrency: float | None = None) -> str:
     """What a KV pool of ``gib`` GiB per GPU (``tokens`` in all, None where the log does not say) means where it is
     below checks/specs/memory.toml [kv_cache] small_gib and holds fewer than small_tokens: few requests fit at once
-    (said as a warn's words, with a leading blank); "" where it is not small, or its bars are unverified."""
+    (said as a warn's words, with a leading blank); "" where it is not small, or its bars are unverified, or where the
+    log's own ``Maximum concurrency`` (``concurrency``: requests of the full --max-model-len at once) is small_concurrency
+    or more (break-it 19 p21: 35.11x at 2,048 tokens is an ample pool for that length)."""
     small, enough = _usage_bar("small_gib"), _usage_bar("small_tokens")
-    if small is None or enough is None or not 0 < gib < small or (tokens is not None and tokens >= enough):
+    many = _usage_bar("small_concurrency")
+    if small is None or enough is None or not 0 < gib < small or (tokens is not None and tokens >= enough) \
+            or (concurrency is not None and many is not None and concurrency >= many):
         return ""
     return (f" A small KV cache (under {small:g} GiB per GPU{f', {tokens:,} tokens in all' if tokens else ''}): "
             "the weights leave little room, so few requests fit at once and long contexts are tight, before any "

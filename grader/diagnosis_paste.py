@@ -1,0 +1,113 @@
+"""Conditions of checks/diagnoses.toml entries that need the rest of the paste around the matched line (an entry's
+``detail``, beside grader.diagnosis_details, grader.diagnosis_runs and grader.diagnosis_frames, which are full): what
+else the paste shows decides between a line's readings. Each a function of the log (None for plain text), the values
+read so far and the whole text, returning more values for the entry's texts, or None where the entry does not apply.
+Never words or figures: those are the table's.
+
+- NV_ERR_NO_MEMORY alone (corpus m008, pending xm009, wn006): the driver's line, with nothing in the paste that says
+  the run failed, does not prove a failure (vllm-project/vllm#56824: the lines also come in healthy starts and at
+  rest); beside an OOM kill, memory pressure, an engine error or a freeze told (b027, zd008, xe007, ze004) it is the
+  likely cause.
+- The NGC banner's ``The NVIDIA Driver was not detected`` with the GPU shown working in the same container after it
+  (NVIDIA/nvidia-docker#1548, NVIDIA/nvidia-container-toolkit#271: WSL2, whose driver has no /proc/driver/nvidia, the
+  file the entrypoint looks for), or with GPUs asked for on the command line (the paste cannot say which).
+- ``ssh: Could not resolve hostname s``: a host list split letter by letter needs several one-letter hosts, or a
+  launcher's prefix on the line (spark-arena/sparkrun#257); one typed by hand (``$ ssh n``) is a name that does not
+  resolve.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any, Callable, Mapping
+
+from grader.judges.context import context
+
+if TYPE_CHECKING:
+    from grader.parsers.vllm_log import VllmLog
+
+_NV_ERR_LINE_RE = re.compile(r"Check failed: [^\n]{0,40}\[NV_ERR_NO_MEMORY\]|returned from _memdescAllocInternal\(")
+_RUN_FAILED_RE = re.compile(
+    r"(?i)oom[-_ ]?kill|out of memory: kill|killed process|\bkilled\b|memory pressure|\berror|traceback|\bfail(?:ed|s|ure)?\b"
+    r"|crash|\breset\b|reboot|froze|freez|\bhung\b|\bhangs?\b|wedge|unresponsive|incident|power[- ]?cycl|segfault"
+    r"|\bpanic|\bxid\b|->[ \t]{0,4}\d|\bcounts?\b|\d{1,6} (?:times|lines|occurrences)\b")
+"""What says a run failed (or the line came in numbers) beside the driver's line: an OOM kill, the kernel under memory
+pressure, an engine's error, a crash, a reset or freeze told, a count of the lines (``grep -c ... -> 202``)."""
+
+
+def _nv_err_alone(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where no line of the paste but the driver's NV_ERR_NO_MEMORY message (and its wrapped tail) says that
+    something failed: nothing but the line, or the line beside a run that shows no failure (vllm#56824: a start that
+    came up)."""
+    paste = context().paste or text
+    lines = paste.splitlines()
+    if not any(_NV_ERR_LINE_RE.search(ln) for ln in lines):
+        return None
+    return None if any(_RUN_FAILED_RE.search(ln) for ln in lines if not _NV_ERR_LINE_RE.search(ln)) else {}
+
+
+_GPU_SHOWN_RE = re.compile(
+    r"^\|[ \t]{1,4}\d{1,2}[ \t]{1,4}[^|\n]{1,60}\|[ \t]{0,4}[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d"  # smi row
+    r"|^GPU \d{1,2}: [^\n]{1,80}\(UUID: GPU-"  # nvidia-smi -L
+    r"|torch\.cuda\.is_available\(\)[^\n]{0,40}\n?[^\n]{0,12}\bTrue\b"
+    r"|[Aa]utomatically detected platform cuda|Found \d{1,2} GPUs? with CUDA|CUDA GPUs? (?:found|available): [1-9]",
+    re.MULTILINE)
+_GPUS_ASKED_RE = re.compile(r"(?:docker|podman|nerdctl)(?: container)? (?:run|create)\b[^\n]{0,400}?"
+                            r"(?P<asked>--gpus[ =]\S{1,40}|--runtime[ =]nvidia|--device[ =]nvidia\.com/gpu\S{0,40})")
+_WSL_RE = re.compile(r"microsoft-standard-WSL2|/usr/lib/wsl/|\bWSL ?2\b")
+
+
+def _after_line(values: Mapping[str, Any], text: str) -> str:
+    paste = context().paste or text
+    at = paste.find(str(values.get("line") or "\n\n\n"))
+    return paste[at:] if at >= 0 else ""
+
+
+def _ngc_gpu_shown(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where, after the banner's line, the paste shows the container's GPU at work: an nvidia-smi GPU row,
+    ``nvidia-smi -L``'s line, ``torch.cuda.is_available()`` True, vLLM's CUDA platform; ``shown``: that line."""
+    shown = _GPU_SHOWN_RE.search(_after_line(values, text))
+    return {"shown": shown.group(0).strip().split("\n")[0][:80]} if shown else None
+
+
+def _ngc_gpus_asked(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where the paste shows the container started with GPUs asked for (``docker run --gpus all``,
+    ``--runtime=nvidia``, a CDI device) or a WSL2 machine, and no GPU at work after the banner (the entry above);
+    ``asked`` (present, empty) and ``flag`` where GPUs were asked for, ``wsl`` (present, empty) under WSL2."""
+    paste = (context().paste or text)
+    asked, wsl = _GPUS_ASKED_RE.search(paste), _WSL_RE.search(paste)
+    if not (asked or wsl):
+        return None
+    return {**({"asked": "", "flag": asked["asked"]} if asked else {}), **({"wsl": ""} if wsl else {})}
+
+
+_ONE_LETTER_RE = re.compile(r"Could not resolve hostname (?P<host>[A-Za-z0-9]): ")
+_LETTER_LIST_RE = re.compile(r"(?<![\w.-])[A-Za-z](?:, ?[A-Za-z0-9](?![\w.-])){2,40}")
+_TYPED_SSH_RE = r"(?:^|[$#>\u279c] )[ \t]{{0,4}}ssh[ \t][^\n]{{0,300}}?[ \t](?:[\w.-]{{1,64}}@)?{host}(?:[ \t]|$)"
+
+
+def _letters_split(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where the paste shows a host list split letter by letter: two or more different one-letter hosts ssh
+    could not resolve, a printed list of single letters (``12 hosts: s, p, a, r, k, 1``), or one such host on a line
+    a program wrote (text before ``ssh:``, a launcher's ``SSH cmd <- s FAILED``); not where the paste shows ssh typed
+    by hand with that one letter as its host (``$ ssh -i key n``): a name that does not resolve (a typo, an alias
+    missing from ~/.ssh/config)."""
+    paste = (context().paste or text)
+    hosts = {m["host"] for m in _ONE_LETTER_RE.finditer(paste)}
+    if len(hosts) >= 2 or _LETTER_LIST_RE.search(paste):
+        return {}
+    host = str(values.get("host") or "")
+    if re.search(_TYPED_SSH_RE.format(host=re.escape(host)), paste, re.MULTILINE):
+        return None
+    line = str(values.get("line") or "")
+    return {} if line.find("ssh: Could not resolve") > 0 and line[:line.find("ssh:")].strip() else None
+
+
+PASTE_DETAILS: dict[str, Callable[..., dict[str, Any] | None]] = {
+    "nv_err_alone": _nv_err_alone,
+    "ngc_gpu_shown": _ngc_gpu_shown,
+    "ngc_gpus_asked": _ngc_gpus_asked,
+    "letters_split": _letters_split,
+}
+"""The details of this module, by the names checks/diagnoses.toml gives them (merged into grader.diagnosis_details'
+DETAILS)."""
