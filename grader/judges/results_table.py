@@ -167,12 +167,30 @@ def _scaling(t: Table, conc: int) -> list[Finding]:
     return out
 
 
+def _failed_streams(t: Table) -> list[Finding]:
+    """A load test's lines that show failed streams: ``errors=2``, a stream's rate of 0.0 or a TTFT of None."""
+    if not t.lines:
+        return []
+    bad = []
+    for r in t.rows:
+        per, ttft, err = _cell(r, 4).split(","), _cell(r, 5).split(","), number(_cell(r, 6)) or 0
+        dead = max(sum(number(x) == 0 for x in per), sum(x.strip() == "None" for x in ttft))
+        if err or dead:
+            bad.append(f"{r[1] + ' ' if r[1] else ''}c={r[0]}{' run ' + r[2] if r[2] else ''}: "
+                       + (f"errors={err:g}" if err else f"{dead} of {len(per)} streams without output"))
+    return [warn(f"{len(bad)} of {len(t.rows)} runs show failed streams ({'; '.join(bad[:4])}): those requests did not "
+                 "complete, and the rates describe only the streams that did; the load test's error output (the "
+                 "server's reply or its log) says why.")] if bad else []
+
+
 def _one_load(t: Table, conc: int) -> list[Finding]:
-    """Every row at one concurrency (repeated runs): the rate over them, steady or not (steady_share)."""
+    """Every row at one concurrency and of one setting (repeated runs): the rate over them, steady or not
+    (steady_share). Rows of different models or settings at one concurrency are not repeats: nothing said."""
     levels = {number(_cell(r, conc)) for r in t.rows}
     rate = _col(t, _PER_RE, (conc,))
     rate = rate if rate is not None else _col(t, _RATE_RE, (conc,))
-    if len(levels) != 1 or None in levels or rate is None:
+    keys = [i for i, h in enumerate(t.header) if i != conc and not _PARAM_RE.search(h)]
+    if len(levels) != 1 or None in levels or rate is None or len({tuple(_cell(r, i) for i in keys) for r in t.rows}) > 1:
         return []
     vals = [v for r in t.rows if (v := number(_cell(r, rate))) is not None]
     if len(vals) < 2:
@@ -185,7 +203,8 @@ def _one_load(t: Table, conc: int) -> list[Finding]:
            "they differ by {:.1%} of their mean (a first, warm-up run slower than the rest is common)".format(cv))
     who = "a single stream (concurrency 1)" if c == 1 else f"{c} requests at once"
     runs = "runs" if "run" in t.header else "rows"
-    return [ok(f"All {len(vals)} {runs} completed at {who}: {min(vals):g}-{max(vals):g} tok/s ('{t.header[rate]}'); "
+    done = "completed" if t.lines and all(_cell(r, 6) and not number(_cell(r, 6)) for r in t.rows) else "ran"
+    return [ok(f"All {len(vals)} {runs} {done} at {who}: {min(vals):g}-{max(vals):g} tok/s ('{t.header[rate]}'); "
                f"{how}. A baseline at one load only: it shows nothing about throughput under more requests.")]
 
 
@@ -195,6 +214,10 @@ def _content(t: Table, conc: int) -> list[Finding]:
     ratio = row("serving.toml", "bench").graded("content_speed_ratio")
     rate = _col(t, _PER_RE, (conc,))
     lows = [r for r in t.rows if number(_cell(r, conc)) == min(number(_cell(x, conc)) or 0 for x in t.rows)]
+    ttft = _col(t, _TTFT_RE, (conc,))
+    firsts = [v for r in lows if (v := _seconds(_cell(r, ttft), _cell(t.header, ttft)))]
+    if ratio is not None and firsts:  # a first token far later than the quickest: a long prompt, whose decode is slower
+        lows = [r for r in lows if (_seconds(_cell(r, ttft), _cell(t.header, ttft)) or 0) <= min(firsts) * ratio]
     labels = {" ".join(x for i, x in enumerate(r) if i != conc and number(x) is None and x) for r in lows}
     if ratio is None or rate is None or len(labels) < 3:
         return []
@@ -408,7 +431,8 @@ def summarise_results_table(tables: list[Table], command: str | None) -> Summary
                                      "the concurrency while each request's rate falls: the normal batching trade-off "
                                      "(more requests share each decode step)."))
                 scaled = [f for f in scaled if f.level != "info"]
-            findings += scaled + _one_load(t, conc) + _content(t, conc)
+            failed = _failed_streams(t)
+            findings += failed + scaled + ([] if failed else _one_load(t, conc)) + _content(t, conc)
         elif (i := _col(t, _TTFT_RE)) is not None:
             vals = [(v, r) for r in t.rows if (v := _seconds(_cell(r, i), t.header[i])) is not None]
             if len(vals) > 1:
