@@ -202,3 +202,21 @@ def test_a_healthy_sweep_stays_quiet():
             "| 1 | 45.0 | 80 | 21.5 |\n| 8 | 280.4 | 150 | 27.1 |\n| 32 | 690.2 | 420 | 44.0 |\n")
     found = _read(text)
     assert _worst(found) in ("ok", "info") and "grows from 45 at concurrency 1 to 690.2 at 32" in _said(found)
+
+
+def test_a_table_of_one_measure_per_row_reads_each_rows_direction():
+    """A transposed comparison of two vLLM versions (break-it p60/p61: `| Metric | 0.10.2 | 0.11.0 | Δ |`, rows of
+    throughput (tok/s) and TTFT (ms)): each row's own unit says which way is better, not a caption's word
+    ('Latency test'); throughput up and TTFT down is a gain, TTFT up beside it is mixed. A '| Metric | Mean | Median |'
+    table is a results table, not an nvidia-smi table without its GPU rows."""
+    text = ("### Latency test: vLLM 0.10.2 vs 0.11.0 (same model, same flags)\n\n| Metric | 0.10.2 | 0.11.0 | Δ |\n"
+            "|---|---|---|---|\n| Output token throughput (tok/s) | 981.3 | 1076.0 | +9.7% |\n"
+            "| Total token throughput (tok/s) | 3905.6 | 4288.1 | +9.8% |\n| Mean TTFT (ms) | 210 | 180 | -14.3% |\n")
+    _, findings = summarise_results_table(parse_results_table(text), None)
+    assert any(f.level == "info" and "better in every row" in f.message and "consistent gain" in f.message
+               for f in findings) and not any(f.level == "warn" for f in findings)
+    _, findings = summarise_results_table(parse_results_table(text.replace("| 180 | -14.3% |", "| 250 | +19.0% |")), None)
+    assert not any(f.level == "warn" for f in findings) and any("no one-way change" in f.message for f in findings)
+    text = ("| Metric | Mean | Median |\n|---|---|---|\n| TTFT (ms) | 231.4 | 198.7 |\n| TPOT (ms) | 14.2 | 13.9 |\n"
+            "| ITL (ms) | 14.0 | 12.1 |\n")
+    assert [s.kind for s in explain(text, host="spark")] == ["results-table"]

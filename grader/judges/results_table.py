@@ -321,10 +321,14 @@ def _drop(t: Table, d: int, deltas: list[float], cols: list[str], noise: float) 
         moves = deltas
     worst = max(t.rows, key=lambda r: abs(number(_cell(r, d)) or 0))
     pair_s = f"'{cols[1]}' against '{cols[0]}'" if len(cols) >= 2 else "the compared columns"
+    ways = [1 if _unit(r[0]) in ("rate", "bw") else -1 if _unit(r[0]) == "time" else 0 for r in t.rows if _cell(r, d)]
+    rowwise = not unit and any(ways) and len(ways) == len(moves)
+    if rowwise:  # a measure per row (``| Metric | 0.10.2 | 0.11.0 | Δ |``)
+        moves, up, down = [v * w for v, w in zip(moves, ways)], 0 not in ways, False  # each row: positive is better
     if not (all(v < 0 for v in moves) or all(v > 0 for v in moves)):
         return [info(f"{pair_s}: '{t.header[d]}' runs from {min(deltas):+g}% to {max(deltas):+g}% across the rows "
                      "(better in some, worse in others): no one-way change.")]
-    said = (f"{pair_s}: {'below' if moves[0] < 0 else 'above'} in every row, by {min(abs(v) for v in deltas):g}% to "
+    said = (f"{pair_s}: {('worse' if moves[0] < 0 else 'better') if rowwise else 'below' if moves[0] < 0 else 'above'} in every row, by {min(abs(v) for v in deltas):g}% to "
             f"{max(abs(v) for v in deltas):g}% (the most at {worst[0]}: {_cell(worst, d)})")
     if up and moves[0] < 0 or down and moves[0] > 0:
         return [warn(said + ": a consistent drop, beyond run-to-run noise, so whatever differs between the two "

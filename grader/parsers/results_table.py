@@ -31,7 +31,7 @@ METRIC_RE = re.compile(r"tok/s|t/s\b|\btps\b|tokens?/s|\bttf[tr]\b|\btpot\b|\bit
 HEADER_RE = re.compile(r"^(?!\|\s{0,80}[Mm]odel\s{0,80}(?:\|[^\n]{0,400})?\|\s{0,80}[Tt]est\s{0,80}\|)\|(?![^\n]{0,400}\|\s{0,80}\**[-+~]?\d[\d.,]{0,12}(?:\**\s{0,80}[a-zA-Z/%]{0,8}\s{0,80}\|"
                        r"|[^|\n]{0,200}?(?:tok/s|t/s|\dm?s\b|\d\sm?s\b)))"
                        r"(?=[^\n]{0,400}(?:tok/s|t/s\b|\b[Tt][Pp][Ss]\b|tokens?/s|\bTTF[TR]\b|\bTPOT\b|\bITL\b|ms/step|[Tt]hroughput"
-                       r"|[Ll]atency|\|\s{0,80}(?:[Pp]refill|[Dd]ecode)\b)|\s{0,80}(?:[Cc]oncurrency|[Cc]onc\.?|[Uu]sers)\s{0,80}\||[^\n]{0,400}\|\s{0,80}(?:Δ|[Dd]elta)\s{0,80}\|$)"
+                       r"|[Ll]atency|\|\s{0,80}(?:[Pp]refill|[Dd]ecode)\b)|\s{0,80}(?:[Cc]oncurrency|[Cc]onc\.?|[Uu]sers|[Mm]etric)\s{0,80}\||[^\n]{0,400}\|\s{0,80}(?:Δ|[Dd]elta)\s{0,80}\|$)"
                        r"[^\n]{0,400}\|$")
 """A header row (no cell a number, not llama-bench's ``| model | ... | test |``: its own kind) that names a measure, opens with the concurrency, or ends with a difference."""
 ROW_RE = re.compile(r"^\|[^\n]{0,600}\|$")
