@@ -220,3 +220,20 @@ def test_a_table_of_one_measure_per_row_reads_each_rows_direction():
     text = ("| Metric | Mean | Median |\n|---|---|---|\n| TTFT (ms) | 231.4 | 198.7 |\n| TPOT (ms) | 14.2 | 13.9 |\n"
             "| ITL (ms) | 14.0 | 12.1 |\n")
     assert [s.kind for s in explain(text, host="spark")] == ["results-table"]
+
+
+def test_a_version_comparison_by_metric_rows_is_detected_and_a_ttft_spread_names_only_what_the_rows_vary():
+    """break-it p60: `| Metric | 0.10.2 | 0.11.0 | Δ |` (version numbers in its header) opens a results table; p72
+    (verbatim, a llama-benchy table of MTP off/2/3 from a public Spark README): TTFT 204 -> 259 ms across rows that
+    differ in MTP is not put down to a longer prompt. p71's depth rows keep that cause."""
+    text = ("| Metric | 0.10.2 | 0.11.0 | Δ |\n|---|---|---|---|\n| Request throughput (req/s) | 4.12 | 4.52 | +9.7% |\n"
+            "| Output token throughput (tok/s) | 981.3 | 1076.0 | +9.7% |\n")
+    assert [s.kind for s in explain(text, host="spark")] == ["results-table"]
+    text = ("| MTP | pp2048 (t/s) | ttfr (ms) | tg32 (t/s) | acceptance |\n|:----|-------------:|----------:|-----------:|"
+            "-----------:|\n| off |        10075 |       204 |       82.9 |         -  |\n"
+            "| 2   |   8000 ± 527 |       259 |  145.54 ± 6.51 | 59.8% |\n| 3   | 9354 ± 171.64 |       220 |  143.80 ± 6.85 | **72.3%** |\n")
+    said = _said(_read(text, host="spark"))
+    assert "differ in 'MTP'" in said and "longer prompt" not in said
+    depth = ("| Depth | Prefill (t/s) | TTFR (ms) |\n|-------|--------------:|----------:|\n| 0 | 1,211 ± 0.9 | 1,693 |\n"
+             "| 32k | 1,176 ± 4.7 | 28,963 |\n")
+    assert "longer prompt or context" in _said(_read(depth, host="spark"))

@@ -442,9 +442,12 @@ def summarise_results_table(tables: list[Table], command: str | None) -> Summary
             if len(vals) > 1:
                 lo, hi = min(vals, key=lambda x: x[0]), max(vals, key=lambda x: x[0])
                 gap = row("serving.toml", "bench").graded("reference_gap_share")
+                lengths = re.search(r"depth|context|prompt|len|size|\bisl\b|input|\bpp|\btest\b|\bc\d", t.header[0] + " "
+                                    + " ".join(r[0] for r in t.rows), re.I)
                 why = (": about the same in every row" if gap is not None and hi[0] <= lo[0] * (1 + gap) else
                        ": a row with a longer prompt or context to prefill, or more requests at once, waits longer "
-                       "for its first token")
+                       "for its first token" if lengths else f": the rows differ in '{t.header[0] or 'their label'}'; "
+                       "what lengthens the wait the table does not say")
                 findings.append(info(f"Time to first token ('{t.header[i]}') runs from {_cell(lo[1], i)} ({lo[1][0]}) "
                                      f"to {_cell(hi[1], i)} ({hi[1][0]}){why}."))
         findings += _compare(t, conc) + _machines(t, conc)

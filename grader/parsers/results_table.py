@@ -28,7 +28,7 @@ CMD = "a results table"
 METRIC_RE = re.compile(r"tok/s|t/s\b|\btps\b|tokens?/s|\bttf[tr]\b|\btpot\b|\bitl\b|ms/step|throughput|latency|prefill|decode|"
                        r"\bsuccess\b|time to first token", re.I)
 """What a results table's header names that other Markdown tables (an inventory, a to-do list) do not."""
-HEADER_RE = re.compile(r"^(?!\|\s{0,80}[Mm]odel\s{0,80}(?:\|[^\n]{0,400})?\|\s{0,80}[Tt]est\s{0,80}\|)\|(?![^\n]{0,400}\|\s{0,80}\**[-+~]?\d[\d.,]{0,12}(?:\**\s{0,80}[a-zA-Z/%]{0,8}\s{0,80}\|"
+HEADER_RE = re.compile(r"^(?!\|\s{0,80}[Mm]odel\s{0,80}(?:\|[^\n]{0,400})?\|\s{0,80}[Tt]est\s{0,80}\|)\|(?!(?!\s{0,80}[Mm]etric\s{0,80}\|)[^\n]{0,400}\|\s{0,80}\**[-+~]?\d[\d.,]{0,12}(?:\**\s{0,80}[a-zA-Z/%]{0,8}\s{0,80}\|"
                        r"|[^|\n]{0,200}?(?:tok/s|t/s|\dm?s\b|\d\sm?s\b)))"
                        r"(?=[^\n]{0,400}(?:tok/s|t/s\b|\b[Tt][Pp][Ss]\b|tokens?/s|\bTTF[TR]\b|\bTPOT\b|\bITL\b|ms/step|[Tt]hroughput"
                        r"|[Ll]atency|\|\s{0,80}(?:[Pp]refill|[Dd]ecode)\b)|\s{0,80}(?:[Cc]oncurrency|[Cc]onc\.?|[Uu]sers|[Mm]etric)\s{0,80}\||[^\n]{0,400}\|\s{0,80}(?:Δ|[Dd]elta)\s{0,80}\|$)"
