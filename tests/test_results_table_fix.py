@@ -237,3 +237,14 @@ def test_a_version_comparison_by_metric_rows_is_detected_and_a_ttft_spread_names
     depth = ("| Depth | Prefill (t/s) | TTFR (ms) |\n|-------|--------------:|----------:|\n| 0 | 1,211 ± 0.9 | 1,693 |\n"
              "| 32k | 1,176 ± 4.7 | 28,963 |\n")
     assert "longer prompt or context" in _said(_read(depth, host="spark"))
+
+
+def test_a_bandwidth_unit_in_the_compared_columns_is_higher_better_not_a_time():
+    """An nccl-tests busbw comparison with the unit in each column's header ('(GB/s)': the '/s' is not seconds):
+    lower in every row is a drop; a time column (ms/tok) lower is a gain."""
+    text = ("| Size | NCCL 2.27 busbw (GB/s) | NCCL 2.28 busbw (GB/s) | Δ |\n|---|---|---|---|\n"
+            "| 16M | 18.90 | 17.65 | -6.6% |\n| 256M | 22.10 | 21.02 | -4.9% |\n| 4G | 23.60 | 22.41 | -5.0% |\n")
+    assert any(lv == "warn" and "consistent drop" in m for lv, m in _read(text))
+    timed = text.replace("busbw (GB/s)", "(ms/tok)")
+    found = _read(timed)
+    assert _worst(found) in ("ok", "info") and "consistent gain" in _said(found)

@@ -27,7 +27,7 @@ _PER_RE = re.compile(r"per[- ]?(?:req|request|stream|user|seq)|\beach\b|\btg per
 _DELTA_RE = re.compile(r"^(?:Δ|delta|diff|change|speedup|gain)\b", re.I)
 _MEASURE_RE = re.compile(r"prefill|decode|ttf[tr]|tpot|itl|latency|throughput|agg\w{0,7}|per[- ]?\w{1,7}|p\d{2}", re.I)
 _RATE_RE = re.compile(r"tok/s|t/s\b|\btps\b|tokens?/s", re.I)
-_TIME_RE = re.compile(r"\btime\b|\(m?s\)|\bm?s\b|\bsecs?\b|seconds|\bmin\b|duration|latency|\bttf[tr]\b|\btpot\b|\bitl\b|\be2e", re.I)
+_TIME_RE = re.compile(r"\btime\b|\(m?s\)|(?<![/\w])m?s\b|\bsecs?\b|seconds|\bmin\b|duration|latency|\bttf[tr]\b|\btpot\b|\bitl\b|\be2e", re.I)
 _PARAM_RE = re.compile(r"\brun\b|tok|t/s|\btps\b|throughput|\bagg|total|time|\(m?s\)|\bm?s\b|sec|duration|latency|"
                        r"ttf[tr]|tpot|itl|e2e|prefill|decode|requests?|prompts|success|complet|error|fail|%|/s\b|bw\b|"
                        r"bandwidth|speedup|gain|Δ|delta|diff|change|p\d{2}|mean|median|avg|per[- ]", re.I)
@@ -359,8 +359,8 @@ def _agree(t: Table, d: int, cols: list[str], noise: float) -> list[Finding]:
 def _unit(h: str) -> str:
     """The unit a header names, '' for none: a rate, a time, a bandwidth, or the header's own parenthesised unit."""
     m = re.search(r"\(([^)]{1,12})\)", h)
-    return ("rate" if _is_rate(h) else "time" if _TIME_RE.search(h) else "bw" if re.search(r"GB/s|Gbps|busbw|algbw|"
-            r"bandwidth", h, re.I) else m.group(1).lower() if m else "")
+    return ("rate" if _is_rate(h) else "bw" if re.search(r"[GM]B/s|Gb(?:it)?/s|Gbps|busbw|algbw|bandwidth", h, re.I) else
+            "time" if _TIME_RE.search(h) else m.group(1).lower() if m else "")
 
 
 def _compare(t: Table, conc: int | None) -> list[Finding]:
