@@ -108,7 +108,7 @@ def test_load_test_lines_single_stream_baseline():
     text = (FIELD / "pending" / "we008_other_sfxnz-2xspark-dsv41-baseline-bench-12tps-single-stream.txt").read_text()
     found = _read(text, nodes=2)
     assert _worst(found) in ("ok", "info")
-    assert any(lv == "ok" and "All 3 runs completed at a single stream" in m and "11.25-13.05" in m for lv, m in found)
+    assert any(lv == "ok" and "All 3 runs ran at a single stream" in m and "11.25-13.05" in m for lv, m in found)
 
 
 def test_load_test_lines_over_concurrency_and_content_dependent_speed():

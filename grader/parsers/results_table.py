@@ -28,10 +28,10 @@ CMD = "a results table"
 METRIC_RE = re.compile(r"tok/s|t/s\b|\btps\b|tokens?/s|\bttf[tr]\b|\btpot\b|\bitl\b|ms/step|throughput|latency|prefill|decode|"
                        r"\bsuccess\b|time to first token", re.I)
 """What a results table's header names that other Markdown tables (an inventory, a to-do list) do not."""
-HEADER_RE = re.compile(r"^(?!\|\s{0,80}[Mm]odel\s{0,80}(?:\|[^\n]{0,400})?\|\s{0,80}[Tt]est\s{0,80}\|)\|(?![^\n]{0,400}\|\s{0,80}\**[-+~]?\d[\d.,]{0,12}(?:\**\s{0,80}[a-zA-Z/%]{0,8}\s{0,80}\|"
+HEADER_RE = re.compile(r"^(?!\|\s{0,80}[Mm]odel\s{0,80}(?:\|[^\n]{0,400})?\|\s{0,80}[Tt]est\s{0,80}\|)\|(?!(?!\s{0,80}[Mm]etric\s{0,80}\|)[^\n]{0,400}\|\s{0,80}\**[-+~]?\d[\d.,]{0,12}(?:\**\s{0,80}[a-zA-Z/%]{0,8}\s{0,80}\|"
                        r"|[^|\n]{0,200}?(?:tok/s|t/s|\dm?s\b|\d\sm?s\b)))"
                        r"(?=[^\n]{0,400}(?:tok/s|t/s\b|\b[Tt][Pp][Ss]\b|tokens?/s|\bTTF[TR]\b|\bTPOT\b|\bITL\b|ms/step|[Tt]hroughput"
-                       r"|[Ll]atency|\|\s{0,80}(?:[Pp]refill|[Dd]ecode)\b)|\s{0,80}(?:[Cc]oncurrency|[Cc]onc\.?|[Uu]sers)\s{0,80}\||[^\n]{0,400}\|\s{0,80}(?:Δ|[Dd]elta)\s{0,80}\|$)"
+                       r"|[Ll]atency|\|\s{0,80}(?:[Pp]refill|[Dd]ecode)\b)|\s{0,80}(?:[Cc]oncurrency|[Cc]onc\.?|[Uu]sers|[Mm]etric)\s{0,80}\||[^\n]{0,400}\|\s{0,80}(?:Δ|[Dd]elta)\s{0,80}\|$)"
                        r"[^\n]{0,400}\|$")
 """A header row (no cell a number, not llama-bench's ``| model | ... | test |``: its own kind) that names a measure, opens with the concurrency, or ends with a difference."""
 ROW_RE = re.compile(r"^\|[^\n]{0,600}\|$")
@@ -72,7 +72,10 @@ LOAD_LINE_RE = re.compile(r"^\s{0,8}(?:\w+=\S{1,80}\s{1,8}){0,3}(?:[Cc]=?\d{1,4}
 per_stream=[11.25] ttft=[0.238]``)."""
 _LOAD_FIELDS = (("c", r"(?:^|\s)[Cc]=?(\d{1,4})\b"), ("label", r"(?:^|\s)[Cc]\d{1,4}\s{1,8}([A-Za-z]\w{0,40})\b|\bphase=(\S{1,40})"),
                 ("run", r"\brun=(\d{1,4})\b"), ("agg", r"\bagg[= ]\s{0,8}([\d.]+)"),
-                ("per", r"\bper[-_]stream[= ]\s{0,8}\[?([\d.]+)"), ("ttft", r"\bttft[= ]\s{0,8}\[?([\d.]+\s{0,2}(?:ms|s)?)"))
+                ("per", r"\bper[-_]stream[= ]\s{0,8}\[?([\d.]+(?:,\s{0,3}(?:[\d.]{1,12}|None)){0,63})"),
+                ("ttft", r"\bttft[= ]\s{0,8}\[?((?:[\d.]+\s{0,2}(?:ms|s)?|None)(?:,\s{0,3}(?:[\d.]{1,12}|None)){0,63})"),
+                ("errors", r"\b(?:errors?|failed|failures)[=:]\s{0,3}(\d{1,6})\b"))
+"""Each field's first value, or a list's every value (``per_stream=[11.03, 0.0]``: a stream that failed reads 0.0)."""
 
 
 def _load_lines(lines: list[str]) -> Table | None:
@@ -86,7 +89,7 @@ def _load_lines(lines: list[str]) -> Table | None:
             m = re.search(pattern, line)
             row.append(next((g for g in m.groups() if g), "") if m else "")
         rows.append(row)
-    return Table(["c", "label", "run", "agg tok/s", "per-stream tok/s", "ttft s"], rows, lines=True) if rows else None
+    return Table(["c", "label", "run", "agg tok/s", "per-stream tok/s", "ttft s", "errors"], rows, lines=True) if rows else None
 
 
 BARE_HEADER_RE = re.compile(r"^[^|\n]{1,80}(?:\|[^|\n]{1,80}){1,20}\|\s{0,80}(?:Δ|[Dd]elta)\s{0,80}$")
