@@ -58,3 +58,31 @@ def test_nvidia_smi_losing_its_gpu_is_read_with_or_without_a_space_before_the_bu
     assert levels(s) == ["fail"] and "The driver has lost GPU 0000:01:00.0" in messages(s, "fail")
     older = "Unable to determine the device handle for GPU 0000:01:00.0: Unknown Error\n"
     assert "The driver has lost GPU 0000:01:00.0" in messages(explain(older, host="other", nodes=1)[0], "fail")
+
+
+def test_nvidia_smi_p2p_ns_is_one_level_in_the_lesson_check_and_in_explain():
+    """corpus x002 (two RTX 2080 Ti: `nvidia-smi topo -p2p r` NS): a note in explain, and the lesson-3 check's reading
+    of the same status (grader.facts.lesson3.p2p_sentences, which L3.p2p_path and explain both call) is a note too;
+    CNS (chipset not supported) stays a warning in both."""
+    from grader.facts.lesson3 import p2p_sentences
+    for status, warned in (("NS", False), ("CNS", True)):
+        warnings, notes = p2p_sentences("GPU0", "GPU1", "PIX", status)
+        assert bool(warnings) is warned and bool(notes) is not warned
+    [s] = explain(field_entry("x002").split("nvidia-smi topo -p2p")[-1].join(("$ nvidia-smi topo -p2p", "")),
+                  host="other", nodes=1)
+    assert "warn" not in levels(s) and "nvidia-smi -L" in messages(s, "info")
+
+
+def test_a_note_the_catalogue_gives_a_warn_line_is_not_raised_by_the_error_chain_after_it():
+    """A WARN NCCL then passed up (`init.cc:... -> 3`) raises the catalogue's warning reading of it to a fail (nccl#520,
+    pending we003); a reading the catalogue gives as a note stays a note: it named no failure."""
+    ring = ("h:1:2 [0] graph/rings.cc:38 NCCL WARN Error : ring 2 does not loop back to start (7 != 2)\n"
+            "h:1:2 [0] NCCL INFO graph/connect.cc:281 -> 3\nh:1:2 [0] NCCL INFO init.cc:1235 -> 3\n")
+    [s] = explain(ring, host="other", nodes=1)
+    assert "does not loop back" in messages(s, "fail") and "passed the error up" in messages(s, "fail")
+    [s] = explain(ring.splitlines(keepends=True)[0], host="other", nodes=1)
+    assert "fail" not in levels(s) and "does not loop back" in messages(s, "warn")
+    ras = ("h:1:2 [0] ras/client_support.cc:1456 NCCL WARN Call to bind failed: Address already in use\n"
+           "h:1:2 [0] NCCL INFO ras/ras.cc:389 -> 2\n")
+    [s] = explain(ras, host="other", nodes=1)
+    assert "passed the error up" not in messages(s)

@@ -242,14 +242,15 @@ def p2p_sentences(a: str, b: str, code: str | None, p2p_read: str | None,
                   layout: bool = False, mode: str = "r") -> tuple[list[str], list[str]]:
     """(warnings, notes) about the path between two GPUs; ``layout``: the machine has more than two cards and its
     matrix shows them on different NUMA nodes (:func:`two_sockets`: SYS between them is how it is built). A warning:
-    P2P reads not supported for a reason the code does not pin on the cards (CNS, NS, DR, TNS: copies staged through
+    P2P reads not supported for a reason the code does not pin on the cards (CNS, DR, TNS: copies staged through
     host memory), the path not shown, or a pair of two cards across the CPUs' interconnect between NUMA nodes (SYS):
     whoever built a two-card machine chose the slots, and one node's slots mend it. A note: a path through one CPU's
     host bridges (PHB/NODE), which is what two cards on a consumer board have and costs only where P2P is off, so
     whether P2P works decides (``nvidia-smi topo -p2p r``): club-3090 PCIE_P2P.md measured both (figures.md §3.1);
     SYS where it is the ``layout`` (a server's two sockets, not a fault; the field corpus's k019, r008, t003; with
     the NUMA column N/A a hidden PCIe tree may be why, so it warns); cards that offer no P2P at all (GNS: GeForce on
-    the stock driver), since nothing on the machine can mend that. ``mode``: the ``-p2p`` letter the status is of
+    the stock driver), since nothing on the machine can mend that; NS, which GeForce cards print too (which it is, the
+    cards' names say). ``mode``: the ``-p2p`` letter the status is of
     (P2P_MODES; reads unless said)."""
     out: list[str] = []
     notes: list[str] = []
@@ -276,11 +277,14 @@ def p2p_sentences(a: str, b: str, code: str | None, p2p_read: str | None,
                                                "no peer atomics between these cards") + ". Whether P2P over PCIe "
                      "works is `nvidia-smi topo -p2p r`'s answer, not this one.")
     elif p2p_read is not None and p2p_read not in ("OK", "X"):
-        out.append(f"{a}-{b}: P2P {P2P_MODES.get(mode, mode)} {P2P_STATUS.get(p2p_read, p2p_read)} ({p2p_read}, "
-                   f"`nvidia-smi topo -p2p {mode}`): "
-                   "copies between the cards are staged through host memory, and NCCL moves data through "
-                   "shared host memory instead. GeForce cards on the stock driver show this too (expected there); "
-                   "on cards that offer P2P, the board or a setting (ACS, the IOMMU) blocks it.")
+        # NS, plain "not supported", is what GeForce cards on the stock driver print too (field corpus d007, x002): a
+        # note naming what decides; CNS, TNS and DR name a cause on the board or a setting
+        (notes if p2p_read == "NS" else out).append(
+            f"{a}-{b}: P2P {P2P_MODES.get(mode, mode)} {P2P_STATUS.get(p2p_read, p2p_read)} ({p2p_read}, "
+            f"`nvidia-smi topo -p2p {mode}`): copies between the cards are staged through host memory, and NCCL moves "
+            "data through shared host memory instead. GeForce cards on the stock driver show this too (expected "
+            "there); on cards that offer P2P, the board or a setting (ACS, the IOMMU) blocks it."
+            + (" Which it is, the cards' names say (`nvidia-smi -L`)." if p2p_read == "NS" else ""))
     return out, notes
 
 

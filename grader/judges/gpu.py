@@ -206,10 +206,7 @@ def summarise_p2p(p: Any, command: str | None) -> Summary:
             findings.append(ok(f"{a}-{b}: {said} supported (OK): GPU-to-GPU copies go card to card."))
         else:
             warnings, notes = p2p_sentences(a, b, "PIX", status, mode=p.mode or "r")
-            # NS, plain "not supported", is what GeForce cards on the stock driver print too (corpus d007, x002): a
-            # note naming what decides; CNS, TNS, DR name a cause on the board or a setting
-            findings += [info(s + " Which it is, the cards' names say (`nvidia-smi -L`).") if status == "NS" else
-                         warn(s) for s in warnings] + [info(s) for s in notes]
+            findings += [warn(s) for s in warnings] + [info(s) for s in notes]
     if not p.pairs():
         findings.append(info(f"{len(p.gpus)} GPU in this matrix: no pair to judge."))
     elif p.mode is None:

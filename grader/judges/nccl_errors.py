@@ -147,6 +147,17 @@ def _chained(w: str, chain: tuple) -> Finding:
                 + ". This WARN is the cause to follow; the lines after it follow from it.")
 
 
+def _warn_line(w: str) -> str:
+    """The paste's whole line of the WARN ``w`` (from its first character: the source file NCCL names before `NCCL
+    WARN` tells RAS's bind from a socket's, nccl-ras-port-in-use), else ``NCCL WARN w``."""
+    paste, said = context().paste or "", f"NCCL WARN {w}"
+    at = paste.find(said)
+    if at < 0:
+        return said
+    start = paste.rfind("\n", max(0, at - 400), at)  # (a line's head longer than that is cut there)
+    return paste[start + 1 if start >= 0 else max(0, at - 400):at + len(said)]
+
+
 def error_findings(log: NcclLog) -> list[Finding]:
     """NCCL's error lines and WARN lines: each in the table's words where grader.diagnoses reads it (an error line's
     ``Last error:`` detail included), else as NCCL said it; the first WARN that reports a failed operation of NCCL's
@@ -155,7 +166,7 @@ def error_findings(log: NcclLog) -> list[Finding]:
     warned = [w for w in log.warnings if w not in log.errors and w not in log.verbs_failures][:5]
     # a WARN the table of known faults reads (a peer closed its connection, a completion error...) is said in its words;
     # one it reads as a failure or a warning leaves no other WARN to be raised to the run's failure
-    readings = {w: [_LEVELS[level](message) for level, message in known_faults(f"NCCL WARN {w}")] for w in warned}
+    readings = {w: [_LEVELS[level](message) for level, message in known_faults(_warn_line(w))] for w in warned}
     serious = any(f.level != "info" for said in readings.values() for f in said)
     went_on = log.init_complete or log.rings_connected or log.bench  # (a WARN the run got past stopped nothing)
     chain = log.error_chain if log.error_chain and log.error_chain[2] in range(1, 7) and not (
@@ -184,7 +195,7 @@ def error_findings(log: NcclLog) -> list[Finding]:
                 fail(f.message + f" NCCL then passed the error up its calls (`{chain[0]}:{chain[1]} -> {chain[2]}`: "
                      f"{_NCCL_RESULTS[chain[2]]}), so " + ("setting up the communicator (init) failed." if re.search(
                          r"^(?:init\.|graph/|bootstrap\.)", chain[0]) else "what it was doing failed."))
-                for f in readings[w]]
+                if f.level == "warn" else f for f in readings[w]]  # (a note stays one: it named no failure)
             continue
         if len(w.split()) < 3 and not any(c in w for c in ":'()"):  # `NCCL WARN Co`: the paste cut inside the line
             findings.append(info(f"An NCCL WARN line cut off after `{w}`: its message is not in the paste; paste that "
