@@ -86,3 +86,20 @@ def test_a_note_the_catalogue_gives_a_warn_line_is_not_raised_by_the_error_chain
            "h:1:2 [0] NCCL INFO ras/ras.cc:389 -> 2\n")
     [s] = explain(ras, host="other", nodes=1)
     assert "passed the error up" not in messages(s)
+
+
+def test_a_caption_line_above_a_results_table_is_the_tables_not_an_unknown_output():
+    """A poster's caption just above a Markdown results table (the break-it review's shapes: a sweep's model, load and
+    prompt counts, no full stop) was an `[unknown]` ERROR section of its own; it is the table's caption now, which its
+    reader keeps (here: the concurrency of 64 that makes "expected for one stream" wrong). A caption that quotes a
+    known error stays a section of its own."""
+    table = ("| Setup | Output tok/s | Mean TPOT (ms) |\n|---|---|---|\n| 1 Spark | 642.3 | 92.1 |\n"
+             "| 2 Sparks | 655.8 | 90.4 |\n")
+    caption = "Qwen3-32B FP8, vllm bench serve, max concurrency 64, 1024 in / 1024 out\n\n"
+    sections = explain(caption + table, host="spark", nodes=2)
+    assert [s.kind for s in sections] == ["results-table"] and not any(s.error for s in sections)
+    assert sections[0].facts["tables"][0]["caption"].startswith("Qwen3-32B FP8")
+    assert "expected" not in messages(sections[0]) or "one stream" not in messages(sections[0])
+    quoted = "torch.OutOfMemoryError: CUDA out of memory\n\n"
+    assert [s.kind for s in explain(quoted + table, host="spark", nodes=2)][-1] == "results-table"
+    assert len(explain(quoted + table, host="spark", nodes=2)) == 2

@@ -27,7 +27,7 @@ from ..parsers.common.chunks import Segment as _Segment, says_resolved
 from ..judges.context import _CONTEXT, HEAD_CHARS, Context, context  # noqa: F401  (re-exported)
 from ..judges.model import ALL_WELL, LEVELS, NO_ERROR_SEEN, Finding, Section, Summary  # noqa: F401  (re-exported: the API)
 from ..judges.programs import not_found_program
-from .tolerant import (KNOWN_ERROR, caption_between, ends_at_prompt, grader_bug, is_caption, is_sentence,  # noqa: F401
+from .tolerant import (KNOWN_ERROR, TROUBLE_RE, caption_between, ends_at_prompt, grader_bug, is_caption, is_sentence,  # noqa: F401
                        is_label_only, is_words, left_out, listed_above, paste_next, unread_reply, unread_section,
                        without_trailing_prose)
 from .output import (MAX_SHOWN_CHARS, _plain, _shown, block_repeated, fold_repeats, redacted, render, said_again,
@@ -418,7 +418,7 @@ def _explain(text: str, kind: str | None) -> list[Section]:
         times: list[int] = []
         split: dict[tuple, list[_Segment]] = {}  # a chunk pasted again (the same command, host and lines): split once
         for ci, chunk in enumerate(chunks := split_chunks(text)):
-            segs = _segments_once(chunk, split)
+            segs = _captioned(_segments_once(chunk, split))
             for seg in segs:
                 if not seg.n_content and not seg.kind and not changes_state(seg.command) \
                         or _caption(seg) and (len(segs) > 1 or len(chunks) > 1):
@@ -451,6 +451,18 @@ def _explain(text: str, kind: str | None) -> list[Section]:
         return [Section(None, None, {}, (), f"cannot read this paste: {describe_failure(err)}")]
     except Exception as err:  # a bug must not hide the learner's output
         return grader_bug(err)
+
+
+def _captioned(segs: list[_Segment]) -> list[_Segment]:  # a line or three of words just above a results table: its
+    # caption (`Sweep on one Spark, 256 requests each`), which the table's reader keeps (the load, the prompts sent)
+    out: list[_Segment] = []
+    for seg in segs:
+        if out and seg.kind == "results-table" and out[-1].kind is None and not out[-1].command \
+                and 0 < out[-1].n_content <= 3 and not TROUBLE_RE.search("\n".join(out[-1].lines)):
+            above = out.pop()
+            seg = dataclasses.replace(seg, lines=above.lines + seg.lines, linenos=above.linenos + seg.linenos)
+        out.append(seg)
+    return out
 
 
 def _caption(seg: _Segment) -> bool:  # no kind, no command: a poster's caption or words (tolerant.is_caption, is_words)

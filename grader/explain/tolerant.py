@@ -107,7 +107,7 @@ def _wordy(line: str) -> bool:
     return len(tokens) >= 5 and sum(1 for t in tokens if _WORD_RE.match(t)) >= 0.75 * len(tokens)
 
 
-_TROUBLE_RE = re.compile(r"error|fail|cannot|can't|unable|denied|refused|exception|traceback|warn|time[ds]? ?out"
+TROUBLE_RE = re.compile(r"error|fail|cannot|can't|unable|denied|refused|exception|traceback|warn|time[ds]? ?out"
                          r"|killed|abort|not found|no such|invalid|divide", re.I)
 """Words of a program's complaint: a part of a paste that holds one is not left out as a person's words."""
 
@@ -115,18 +115,18 @@ _TROUBLE_RE = re.compile(r"error|fail|cannot|can't|unable|denied|refused|excepti
 def is_words(lines: list[str] | tuple[str, ...]) -> bool:
     """Whether ``lines`` (a part of a paste no kind reads) are only a person's words: sentences (with or without their
     full stop, as list items too), labels ending in ':' and headings, up to :data:`MAX_WORDS_LINES` lines, none of
-    them with a complaint's words (:data:`_TROUBLE_RE`: an error message reads like a sentence too); the question or
+    them with a complaint's words (:data:`TROUBLE_RE`: an error message reads like a sentence too); the question or
     story above a paste's first output, to leave out."""
     said = [x for x in lines if x.strip() and not is_noise_line(x)]
     return 0 < len(said) <= MAX_WORDS_LINES and any(_wordy(x) or is_prose(x.strip()) for x in said) and all(
-        (_wordy(x) or is_caption((x,))) and not _TROUBLE_RE.search(x) for x in said)
+        (_wordy(x) or is_caption((x,))) and not TROUBLE_RE.search(x) for x in said)
 
 
 def is_label_only(lines: list[str] | tuple[str, ...]) -> bool:
     """Whether ``lines`` are one to three short labels ending in ':' with no complaint's words (``switch to second
     node:``): what follows a command a person quoted in a sentence, not its output (an error ends otherwise)."""
     said = [x.strip() for x in lines if x.strip() and not is_noise_line(x)]
-    return 0 < len(said) <= 3 and all(len(x) <= 80 and x[-1] == ":" and not _TROUBLE_RE.search(x) for x in said)
+    return 0 < len(said) <= 3 and all(len(x) <= 80 and x[-1] == ":" and not TROUBLE_RE.search(x) for x in said)
 
 
 _NUMBERED_ITEM_RE = re.compile(r"^(?:Port|GPU|Device|Link|Lane|Channel|Queue) \d{1,3}:$")  # (not `Node 2:`, a host's label)
