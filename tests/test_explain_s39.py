@@ -103,3 +103,15 @@ def test_a_caption_line_above_a_results_table_is_the_tables_not_an_unknown_outpu
     quoted = "torch.OutOfMemoryError: CUDA out of memory\n\n"
     assert [s.kind for s in explain(quoted + table, host="spark", nodes=2)][-1] == "results-table"
     assert len(explain(quoted + table, host="spark", nodes=2)) == 2
+
+
+def test_a_root_port_below_its_own_capability_follows_the_device_below_it():
+    """magnate3's notes (blind batch ws007): a Gen4 x8 root port of a HiSilicon board running 8 GT/s x8 with a Gen3
+    card below it. A port trains to the lower of its two ends, so its reduced speed is the device's, a note; the same
+    lines as an endpoint (no `Express ... Root Port` capability) keep their warning."""
+    text = field_entry("ws007").replace("\r", "")
+    port = text[text.index("# lspci -vvs 0000:00:0c.0"):]
+    [s] = explain("[root@centos7 pci_test2]" + port, host="other", nodes=1)
+    assert "warn" not in levels(s) and "lower of its two ends" in messages(s, "info")
+    [s] = explain("[root@centos7 pci_test2]" + port.replace("Root Port", "Endpoint"), host="other", nodes=1)
+    assert "running at 8 GT/s (Gen3)" in messages(s, "warn")

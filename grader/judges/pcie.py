@@ -286,6 +286,13 @@ def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
                                  f"Gen{sta.gen} x{sta.width}: it draws the console, not a compute GPU, so its narrow "
                                  "link slows no collective."))
             continue
+        if d.port in ("Root Port", "Downstream Port") and (d.speed_reduced or d.width_reduced):
+            findings.append(info(f"{label}: a {d.port.lower()} at Gen{sta.gen} x{sta.width}" + (
+                                 f" of its Gen{cap.gen} x{cap.width}" if cap else "") + ": a link trains to the lower "
+                                 "of its two ends, so the "
+                                 "device below it decides; its own LnkCap shows whether it could run faster (then "
+                                 "the slot, a riser or the seating holds it back)."))
+            continue
         more = "more (lspci marks it downgraded; its LnkCap line is not in the paste)"
         if d.width_reduced:
             # a link narrower than the card is a GPU's loss; a device the paste does not name may sit in a slot
@@ -311,9 +318,9 @@ def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
                                  "capable of "
                                  + (f"{cap.speed_gt_s:g} GT/s (Gen{cap.gen})" if cap and cap.speed_gt_s else more)
                                  + (" (downgraded)" if sta.speed_downgraded and cap and cap.speed_gt_s else "")
-                                 + (". An idle GPU steps its link down to save power: read LnkSta again under load."
+                                 + (". An idle GPU lowers its link speed to save power: read LnkSta again under load."
                                     if d.is_display else
-                                    ". If it is a GPU, an idle one steps its link down to save power: read LnkSta "
+                                    ". If it is a GPU, an idle one lowers its link speed to save power: read LnkSta "
                                     "again under load; any other device should run at its capable speed (reseat it, "
                                     "check the slot's generation in the BIOS). Paste the device lines too "
                                     "(`sudo lspci -vv -s <address>`) to say which it is.")))

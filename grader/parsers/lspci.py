@@ -99,6 +99,7 @@ class PciDevice:
     modules: str | None = None  # ``Kernel modules:``: the modules that could drive it
     aspm: str | None = None  # ``LnkCtl: ASPM Disabled;``: the power-saving link states the OS enabled (a setting)
     target_gt_s: float | None = None  # ``LnkCtl2: Target Link Speed: 32GT/s``: the speed the link may train to
+    port: str | None = None  # ``Express (v2) Root Port``: a port's role (Root, Downstream, Upstream Port); None: an endpoint
     """The controls its ``ACSCtl:`` line turns on (``ReqRedir``, ``CmpltRedir``...; () when every one is off), None
     without that line (a bridge or port with Access Control Services shows it)."""
 
@@ -241,6 +242,9 @@ def parse_lspci_vv(text: str) -> list[PciDevice]:
         if "[disabled]" in s and s.lstrip().startswith("Region ") and devices[-1].get("control_mem_off"):
             devices[-1]["memory_off"] = True
             continue
+        if port := _PORT_RE.search(s):  # `Capabilities: [40] Express (v2) Root Port (Slot+)`: the function's role
+            devices[-1]["port"] = port.group(1)
+            continue
         kd = _KERNEL_RE.match(s)
         if kd:
             devices[-1]["driver" if kd.group("what") == "driver in use" else "modules"] = kd.group("name").strip()
@@ -258,6 +262,7 @@ def parse_lspci_vv(text: str) -> list[PciDevice]:
 
 
 _ACS_ON_RE = re.compile(r"\b([A-Za-z]++)\+")
+_PORT_RE = re.compile(r"^\s{0,40}Capabilities: \[[0-9a-f]{1,4}\] Express \(v\d\) (Root Port|Downstream Port|Upstream Port)\b")
 _LNKCTL_RE = re.compile(r"^\s*+LnkCtl(?::\s*+ASPM (?P<aspm>[^;\n]{1,40})|2:\s*+Target Link Speed:\s*+(?P<target>[\d.]{1,6})GT/s"
                         r"|\d?:)")
 _KERNEL_RE = re.compile(r"^\s++Kernel (?P<what>driver in use|modules):\s*+(?P<name>\S[^\n]{0,200})$")
