@@ -78,3 +78,55 @@ def test_llama_cpp_ngl_ignored_by_a_build_without_gpu_support_names_the_build():
         assert "rpc-servers" not in said and "Pass `-ngl 99`" not in said
     old = _said(explain(corpus("wn009"), host="other", nodes=2), "warn")
     assert "-ngl 99" in old and "rpc-servers" in old
+
+
+# ------------------------------------------------------------------ free: the step between, in order; ssh's target
+
+def _free(shared: int, used: int = 20) -> str:
+    return ("               total        used        free      shared  buff/cache   available\n"
+            f"Mem:             225          {used}         100          {shared}          85         136\n"
+            "Swap:              7           0           7\n")
+
+
+_SLEEP = ("user@gpu-node:~$ free -g\n" + _free(0) + "user@gpu-node:~$ curl -X POST 'localhost:8000/sleep?level=1'\n"
+          "user@gpu-node:~$ free -g\n" + _free(49) + "user@gpu-node:~$ free -g\n" + _free(49, 19))
+
+
+def test_shared_memory_after_sleep_is_the_design_and_a_kill_after_the_last_free_proves_nothing():
+    """vLLM's sleep mode (docs: level 1 offloads the weights to CPU memory): free -g, POST /sleep?level=1, free -g twice,
+    then `kill %1` and bash's `[1]+ Terminated` line after the last free: the rise is /sleep's, by design, and nothing
+    between the outputs was meant to release it. vllm#16663's shape (corpus t005, /wake_up between: still held) warns."""
+    kill = _SLEEP + ("user@gpu-node:~$ kill %1\n"
+                     "[1]+  Terminated              vllm serve meta-llama/Llama-3.1-8B-Instruct --enable-sleep-mode\n")
+    for text in (_SLEEP, kill):
+        sections = [s for s in explain(text, host="other") if s.kind == "free"]
+        said = messages(sections[-1], "info")
+        assert "warn" not in levels(sections[-1]) and "by design" in said and "rose from 0 MiB to 49.0 GiB" in said
+    woke = _SLEEP.replace("user@gpu-node:~$ free -g\n" + _free(49) + "user@gpu-node:~$ free -g\n",
+                          "user@gpu-node:~$ free -g\n" + _free(49)
+                          + "user@gpu-node:~$ curl -X POST localhost:8000/wake_up\nuser@gpu-node:~$ free -g\n", 1)
+    sections = [s for s in explain(woke, host="other") if s.kind == "free"]
+    assert "the step between was meant to release it" in messages(sections[-1], "warn")
+    t005 = [s for s in explain(corpus("t005"), host="other", nodes=1) if s.kind == "free"]
+    assert "rose from 21 MiB to 49.0 GiB" in messages(t005[-1], "warn")
+
+
+def _spark(shared: int, used: int = 20) -> str:
+    return ("               total        used        free      shared  buff/cache   available\n"
+            f"Mem:             119          {used}          40          {shared}          60          98\n"
+            "Swap:              15           0          15\n")
+
+
+def test_free_over_ssh_is_the_ssh_targets_output_whatever_the_prompt():
+    """`user@spark1:~$ ssh admin@spark2 free -g` (and `ssh -i ~/.ssh/key -l admin -p 22 -o BatchMode=yes spark2 free
+    -g`): spark2's figures, not spark1's; spark1's 1 GiB of shared against spark2's 50 GiB is two machines, not a rise."""
+    for ssh in ("ssh admin@spark2", "ssh -i ~/.ssh/spark_ed25519 -l admin spark2",
+                "ssh -p 2222 -o BatchMode=yes spark2"):
+        text = ("user@spark1:~$ free -g\n" + _spark(1) + f"user@spark1:~$ {ssh} free -g\n" + _spark(50)
+                + f"user@spark1:~$ {ssh} docker stop vllm\nvllm\n" + f"user@spark1:~$ {ssh} free -g\n" + _spark(50, 19))
+        sections = explain(text, host="spark", nodes=2)
+        assert "rose from" not in _said(sections) and _worst(sections) != "warn", ssh
+    # one machine reached over ssh three times, a stop between: the warning stays
+    one = ("user@spark1:~$ ssh spark2 free -g\n" + _spark(1) + "user@spark1:~$ ssh spark2 free -g\n" + _spark(50)
+           + "user@spark1:~$ ssh spark2 docker stop vllm\nvllm\nuser@spark1:~$ ssh spark2 free -g\n" + _spark(50, 19))
+    assert "the step between was meant to release it" in _said(explain(one, host="spark", nodes=2), "warn")
