@@ -103,7 +103,26 @@ def _letters_split(log: VllmLog | None, values: Mapping[str, Any], text: str) ->
     return {} if line.find("ssh: Could not resolve") > 0 and line[:line.find("ssh:")].strip() else None
 
 
+_LAN_IF_RE = re.compile(r"^(?P<a>(?!docker|br-|veth)[\w.@-]{1,40})[ \t]{1,40}(?:UP|DOWN|UNKNOWN)[ \t]{1,40}[^\n]{0,200}?"
+                        r"(?<![\d.])172\.17\.\d{1,3}\.\d{1,3}/|inet 172\.17\.[\d./]{3,12}[^\n]{0,120}?scope global[^\n]{0,40}?"
+                        r"(?P<b>(?!docker|br-|veth)\b[\w.@-]{1,40})\s{0,4}$|^(?P<c>(?!docker|br-|veth)[\w.@-]{1,40}):?[ \t]{1,10}"
+                        r"(?:Link encap|flags=)[^\n]{0,200}\n(?:[ \t]{1,20}[^\n]{0,200}\n){0,2}[ \t]{1,20}inet (?:addr:)?172\.17\.", re.M)
+_IF_INCLUDE_RE = re.compile(r"btl_tcp_if_include[ =](?P<i>(?!docker|172\.17\.0\.)[\w.@/,-]{1,80})")
+
+
+def _btl_lan(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Always applies; ``lan`` where the 172.17 address Open MPI dialled is the paste's own network, not Docker's
+    default bridge: an interface other than docker0 (``ip addr``) holds a 172.17 address (a LAN in 172.16/12), or
+    btl_tcp_if_include already names a real interface (the connect went out on it). Its value: that interface."""
+    if not values.get("bridge"):
+        return {}
+    paste = context().paste or text
+    found = _LAN_IF_RE.search(paste) or _IF_INCLUDE_RE.search(paste)
+    return {"lan": next(g for g in found.groups() if g)} if found else {}
+
+
 PASTE_DETAILS: dict[str, Callable[..., dict[str, Any] | None]] = {
+    "btl_lan": _btl_lan,
     "nv_err_alone": _nv_err_alone,
     "ngc_gpu_shown": _ngc_gpu_shown,
     "ngc_gpus_asked": _ngc_gpus_asked,

@@ -130,3 +130,32 @@ def test_free_over_ssh_is_the_ssh_targets_output_whatever_the_prompt():
     one = ("user@spark1:~$ ssh spark2 free -g\n" + _spark(1) + "user@spark1:~$ ssh spark2 free -g\n" + _spark(50)
            + "user@spark1:~$ ssh spark2 docker stop vllm\nvllm\nuser@spark1:~$ ssh spark2 free -g\n" + _spark(50, 19))
     assert "the step between was meant to release it" in _said(explain(one, host="spark", nodes=2), "warn")
+
+
+# ------------------------------------------------------------------ Open MPI: a LAN in 172.17/16 is not docker0
+
+_MPI_LAB = """\
+$ ip -br addr
+lo               UNKNOWN        127.0.0.1/8 ::1/128
+eno1             UP             172.17.4.21/16 fe80::3eec:efff:fe0a:1b2c/64
+$ mpirun -np 2 -H 172.17.4.21,172.17.4.22 --mca btl_tcp_if_include eno1 ./hello_mpi
+[node21][[40311,1],0][btl_tcp_endpoint.c:626:mca_btl_tcp_endpoint_complete_connect] connect() to 172.17.4.22 failed: No route to host (113)
+"""
+
+
+def test_open_mpi_connect_to_a_172_17_lan_address_is_no_docker_bridge():
+    """Open MPI's btl_tcp_endpoint.c (`connect() to <addr> failed: No route to host (113)`): where the paste's own eno1
+    holds 172.17.4.21/16 (a LAN in 172.16/12) or btl_tcp_if_include already names eno1, the peer did not answer on
+    that network (a firewall's reject, the peer down): still a fail, no docker0. horovod#310 (pending wl012: docker0
+    holds 172.17.0.1 in its ifconfig) keeps the docker0 reading."""
+    for text in (_MPI_LAB, _MPI_LAB.replace("eno1             UP             172.17.4.21/16", "eno1  UP  10.0.0.5/24"),
+                 "eno1: flags=4163<UP,BROADCAST,RUNNING,MULTICAST>  mtu 1500\n        inet 172.17.4.21  netmask "
+                 "255.255.0.0\n" + _MPI_LAB.split("\n", 3)[3]):
+        [d] = [d for d in diagnose_text(text) if "connect() to" in d.message]
+        said = d.message + " " + d.fix
+        assert d.severity == "fail" and "docker0" not in said and "eno1" in said and "firewall" in said, text
+    [d] = [d for d in diagnose_text(corpus("wl012")) if "connect() to" in d.message]
+    assert "Docker's default bridge (docker0)" in d.message and "btl_tcp_if_exclude lo,docker0" in d.fix
+    bare = _MPI_LAB.split("\n", 3)[3].replace("--mca btl_tcp_if_include eno1 ", "")
+    [d] = [d for d in diagnose_text(bare) if "connect() to" in d.message]
+    assert "docker0" in d.message
