@@ -159,3 +159,34 @@ def test_open_mpi_connect_to_a_172_17_lan_address_is_no_docker_bridge():
     bare = _MPI_LAB.split("\n", 3)[3].replace("--mca btl_tcp_if_include eno1 ", "")
     [d] = [d for d in diagnose_text(bare) if "connect() to" in d.message]
     assert "docker0" in d.message
+
+
+# ------------------------------------------------------------------ topo: NICs on one socket, GPUs joined by NVLink
+
+_TOPO_NV = """\
+$ nvidia-smi topo -m
+\tGPU0\tGPU1\tGPU2\tGPU3\tNIC0\tNIC1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID
+GPU0\t X \tNV12\tNV12\tNV12\tPXB\tPXB\t0-31,64-95\t0\t\tN/A
+GPU1\tNV12\t X \tNV12\tNV12\tPXB\tPXB\t0-31,64-95\t0\t\tN/A
+GPU2\tNV12\tNV12\t X \tNV12\tSYS\tSYS\t32-63,96-127\t1\t\tN/A
+GPU3\tNV12\tNV12\tNV12\t X \tSYS\tSYS\t32-63,96-127\t1\t\tN/A
+NIC0\tPXB\tPXB\tSYS\tSYS\t X \tPIX\t\t\t\t
+NIC1\tPXB\tPXB\tSYS\tSYS\tPIX\t X \t\t\t\t
+
+NIC Legend:
+
+  NIC0: mlx5_0
+  NIC1: mlx5_1
+"""
+
+
+def test_nics_on_one_socket_reached_over_nvlink_by_the_far_gpus_is_pxn_not_a_sys_path():
+    """NCCL 2.12 release notes (PXN: a GPU sends through a NIC of another GPU it reaches over NVLink, on by default):
+    4 SXM GPUs NV12 to each other, both NIC ports PXB to GPU0/GPU1 and SYS to GPU2/GPU3: their data goes over NVLink to
+    GPU0/1 and out with GDR, a note. The same matrix over PCIe only (PIX between GPUs) keeps the warning, and so does
+    nccl#634 (corpus wl005: the relay GPUs NODE from the HCAs)."""
+    said = explain(_TOPO_NV, host="other", nodes=2)
+    assert _worst(said) == "info" and "PXN" in _said(said, "info") and "GPU2-GPU0 NV12" in _said(said, "info")
+    pcie = explain(_TOPO_NV.replace("NV12", "SYS"), host="other", nodes=2)
+    assert "All 2 NICs sit on one CPU socket" in _said(pcie, "warn")
+    assert "All 4 NICs sit on one CPU socket" in _said(explain(corpus("wl005"), host="other", nodes=1), "warn")
