@@ -190,3 +190,61 @@ def test_nics_on_one_socket_reached_over_nvlink_by_the_far_gpus_is_pxn_not_a_sys
     pcie = explain(_TOPO_NV.replace("NV12", "SYS"), host="other", nodes=2)
     assert "All 2 NICs sit on one CPU socket" in _said(pcie, "warn")
     assert "All 4 NICs sit on one CPU socket" in _said(explain(corpus("wl005"), host="other", nodes=1), "warn")
+
+
+# ------------------------------------------------------------------ collect_env: torch's own capability warning
+
+_COLLECT_SM121 = """\
+$ python -m torch.utils.collect_env
+/home/user/venv/lib/python3.12/site-packages/torch/cuda/__init__.py:287: UserWarning: 
+NVIDIA GB10 with CUDA capability sm_121 is not compatible with the current PyTorch installation.
+The current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90.
+If you want to use the NVIDIA GB10 GPU with PyTorch, please check the instructions at https://pytorch.org/get-started/locally/
+
+  warnings.warn(
+Collecting environment information...
+PyTorch version: 2.7.1+cu126
+Is debug build: False
+CUDA used to build PyTorch: 12.6
+ROCM used to build PyTorch: N/A
+
+OS: Ubuntu 24.04.3 LTS (aarch64)
+Python version: 3.12.3 (main, Aug 14 2025, 17:47:21) [GCC 13.3.0] (64-bit runtime)
+Is CUDA available: True
+CUDA runtime version: 13.0.88
+GPU models and configuration: GPU 0: NVIDIA GB10
+Nvidia driver version: 580.95.05
+"""
+
+
+def test_collect_env_under_torchs_own_capability_warning_is_no_healthy_report():
+    """torch/cuda/__init__.py's _check_capability warning (`NVIDIA GB10 with CUDA capability sm_121 is not compatible
+    with the current PyTorch installation. The current PyTorch install supports CUDA capabilities sm_50 ... sm_90.`)
+    above a collect_env whose `Is CUDA available` is True: a fail naming the architecture, no healthy note. Without the
+    warning (vllm#36835, corpus-style healthy Spark report), the healthy note stays."""
+    said = explain(_COLLECT_SM121, host="spark")
+    assert _worst(said) == "fail" and "sm_121" in _said(said, "fail") and "no kernel image" in _said(said, "fail")
+    assert "Nothing wrong" not in _said(said) and "PyTorch's environment report" in _said(said)
+    healthy = _COLLECT_SM121.replace("NVIDIA GB10 with CUDA capability sm_121 is not compatible with the current "
+                                     "PyTorch installation.\nThe current PyTorch install supports CUDA capabilities "
+                                     "sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90.\n", "")
+    assert "Nothing wrong in what this report shows" in _said(explain(healthy, host="spark"))
+
+
+def test_ngc_banner_with_the_gpu_listed_inside_the_container_is_a_note():
+    """NVIDIA/nvidia-docker#1548 (WSL2): `docker run --gpus all ... nvcr.io/nvidia/tensorflow:20.03-tf2-py3 nvidia-smi`,
+    the NGC banner's `WARNING: The NVIDIA Driver was not detected.` and then nvidia-smi inside listing GPU0: s39i's
+    ngc-container-no-driver-gpu-shown reads it (a note), no fail (break-it 20's probe ran before s39i merged)."""
+    text = ("$ docker run --gpus all --rm nvcr.io/nvidia/tensorflow:20.03-tf2-py3 nvidia-smi\n\n"
+            "WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be available.\n"
+            "   Use 'nvidia-docker run' to start this container; see\n\n"
+            "+-----------------------------------------------------------------------------+\n"
+            "| NVIDIA-SMI 510.06       Driver Version: 510.06       CUDA Version: 11.6     |\n"
+            "|-------------------------------+----------------------+----------------------+\n"
+            "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+            "|===============================+======================+======================|\n"
+            "|   0  NVIDIA GeForce ...  On   | 00000000:01:00.0  On |                  N/A |\n"
+            "| 30%   41C    P8    15W / 220W |    921MiB /  8192MiB |      4%      Default |\n"
+            "+-------------------------------+----------------------+----------------------+\n")
+    said = explain(text, host="other")
+    assert _worst(said) == "info" and "false alarm" in _said(said, "info")
