@@ -248,3 +248,42 @@ def test_ngc_banner_with_the_gpu_listed_inside_the_container_is_a_note():
             "+-------------------------------+----------------------+----------------------+\n")
     said = explain(text, host="other")
     assert _worst(said) == "info" and "false alarm" in _said(said, "info")
+
+
+# ------------------------------------------------------------------ HTTP 503 / 404 answered on the same route later
+
+_LOADED = '(APIServer pid=1) INFO:     Application startup complete.\n'
+_POST = '(APIServer pid=1) INFO:     172.18.0.5:{} - "POST /v1/chat/completions HTTP/1.1" {}\n'
+_HTTPX = 'INFO:httpx:HTTP Request: POST http://10.0.0.5:8000/v1/chat/completions "HTTP/1.1 {}"\n'
+
+
+def test_a_503_retried_or_answered_200_later_on_the_same_route_is_a_note():
+    """RFC 9110 §15.6.4; the openai SDK (https://github.com/openai/openai-python: 5xx retried twice by default, logged
+    `Retrying request to /chat/completions in 0.428000 seconds`): a 503 then the retry's 200 succeeded; a vLLM access
+    log with one 503 right after start and four 200s to the same route: a start-up race. Both notes. gpustack#1677's
+    load test (503s among 200s, corpus-style: 200, 503, 200) and a retry that ends on 503 stay fails."""
+    retried = _HTTPX.format("503 Service Unavailable") + (
+        "INFO:openai._base_client:Retrying request to /chat/completions in 0.428000 seconds\n") + _HTTPX.format("200 OK")
+    early = _LOADED + _POST.format(40212, "503 Service Unavailable") + "".join(
+        _POST.format(40214 + i, "200 OK") for i in range(4))
+    for text in (retried, early):
+        said = explain(text, host="other", nodes=2)
+        assert _worst(said) == "info" and "turned away 1 inference request(s)" in _said(said, "info"), text
+    mixed = _LOADED + _POST.format(1, "200 OK") + _POST.format(2, "503 Service Unavailable") + _POST.format(3, "200 OK")
+    ended = retried.replace("200 OK", "503 Service Unavailable")
+    for text in (mixed, ended):
+        assert "http-503-from-server" in [d.kind for d in diagnose_text(text)]
+        assert [d.severity for d in diagnose_text(text) if d.kind == "http-503-from-server"] == ["fail"], text
+
+
+def test_a_404_corrected_later_in_the_paste_is_a_note():
+    """A vLLM access log: `"POST /v1/chat/completions HTTP/1.1" 404 Not Found`, then `GET /v1/models` 200 and two
+    POSTs 200 to the same route (the model name corrected): a note. tomdoerr/llm's clients asking for another model
+    throughout (pending wn005) keep the warn."""
+    text = (_LOADED + _POST.format(40212, "404 Not Found")
+            + '(APIServer pid=1) INFO:     127.0.0.1:40300 - "GET /v1/models HTTP/1.1" 200 OK\n'
+            + _POST.format(40314, "200 OK") + _POST.format(40320, "200 OK"))
+    said = explain(text, host="other", nodes=2)
+    assert _worst(said) == "info" and "succeeded after it" in _said(said, "info")
+    assert [d.severity for d in diagnose_text(_POST.format(1, "404 Not Found"))] == ["warn"]
+    assert "warn" in [lv for s in explain(corpus("wn005"), host="spark", nodes=2) for lv in levels(s)]
