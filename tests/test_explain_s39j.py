@@ -287,3 +287,26 @@ def test_a_404_corrected_later_in_the_paste_is_a_note():
     assert _worst(said) == "info" and "succeeded after it" in _said(said, "info")
     assert [d.severity for d in diagnose_text(_POST.format(1, "404 Not Found"))] == ["warn"]
     assert "warn" in [lv for s in explain(corpus("wn005"), host="spark", nodes=2) for lv in levels(s)]
+
+
+# ------------------------------------------------------------------ bash's job lines; a compound `free` command line
+
+def test_bashs_job_line_after_a_redirected_command_leaves_the_redirect_note():
+    """bash's job control: an interactive shell prints `[1] 48211` for every command sent to the background, and
+    `[1]+  Terminated  vllm serve ...` when it ends: neither is the command's output. `nohup vllm serve ... > vllm.log
+    2>&1 &` then `tail -n 4 vllm.log`: the redirect note, no unreadable vllm-log section."""
+    text = ("$ nohup vllm serve Qwen/Qwen3-8B --port 8000 > vllm.log 2>&1 &\n[1] 48211\n$ tail -n 4 vllm.log\n"
+            "(APIServer pid=48211) INFO:     Started server process [48211]\n"
+            "(APIServer pid=48211) INFO:     Application startup complete.\n")
+    said = explain(text, host="other", nodes=2)
+    assert not any(s.error for s in said) and "sends its output to vllm.log" in _said(said)
+    assert "could not read" not in _said(said)
+    done = "$ kill %1\n[1]+  Terminated              vllm serve meta-llama/Llama-3.1-8B-Instruct --enable-sleep-mode\n"
+    assert not any(s.error for s in explain(_SLEEP + done, host="other"))
+
+
+def test_free_in_a_compound_command_line_keeps_its_unit_flag():
+    """`sleep 60; free -g` (procps free: -g shows GiB): 136 of 225 GiB available, not `0.0 GiB of 0.0 GiB`."""
+    text = "$ sleep 60; free -g\n" + _free(49)
+    assert "136.0 GiB of 225.0 GiB" in _said(explain(text, host="other"))
+    assert "136.0 GiB of 225.0 GiB" in _said(explain("$ free -g && sleep 1\n" + _free(49), host="other"))
