@@ -147,12 +147,19 @@ def _answered_later(log: VllmLog | None, values: Mapping[str, Any], text: str) -
     early = all(not any(x.startswith("2") for x in seen[:len(seen) - seen[::-1].index(code)]) for seen in hit.values())
     if not (retried or early):
         return None
-    return {"count": sum(seen.count(code) for seen in hit.values()),
+    return {"count": sum(seen.count(code) for seen in hit.values()), "retried": retried,
             "later": "the client retried it and got 200" if retried else "later requests to it were answered 2xx"}
+
+
+def _retried_ok(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """:func:`_answered_later` where every such answer was retried by the client and the retry got through."""
+    found = _answered_later(log, values, text)
+    return found if found and found["retried"] else None
 
 
 PASTE_DETAILS: dict[str, Callable[..., dict[str, Any] | None]] = {
     "answered_later": _answered_later,
+    "retried_ok": _retried_ok,
     "btl_lan": _btl_lan,
     "nv_err_alone": _nv_err_alone,
     "ngc_gpu_shown": _ngc_gpu_shown,
