@@ -103,7 +103,64 @@ def _letters_split(log: VllmLog | None, values: Mapping[str, Any], text: str) ->
     return {} if line.find("ssh: Could not resolve") > 0 and line[:line.find("ssh:")].strip() else None
 
 
+_LAN_IF_RE = re.compile(r"^(?P<a>(?!docker|br-|veth)[\w.@-]{1,40})[ \t]{1,40}(?:UP|DOWN|UNKNOWN)[ \t]{1,40}[^\n]{0,200}?"
+                        r"(?<![\d.])172\.17\.\d{1,3}\.\d{1,3}/|inet 172\.17\.[\d./]{3,12}[^\n]{0,120}?scope global[^\n]{0,40}?"
+                        r"(?P<b>(?!docker|br-|veth)\b[\w.@-]{1,40})\s{0,4}$|^(?P<c>(?!docker|br-|veth)[\w.@-]{1,40}):?[ \t]{1,10}"
+                        r"(?:Link encap|flags=)[^\n]{0,200}\n(?:[ \t]{1,20}[^\n]{0,200}\n){0,2}[ \t]{1,20}inet (?:addr:)?172\.17\.", re.M)
+_IF_INCLUDE_RE = re.compile(r"btl_tcp_if_include[ =](?P<i>(?!docker|172\.17\.0\.)[\w.@/,-]{1,80})")
+
+
+def _btl_lan(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Always applies; ``lan`` where the 172.17 address Open MPI dialled is the paste's own network, not Docker's
+    default bridge: an interface other than docker0 (``ip addr``) holds a 172.17 address (a LAN in 172.16/12), or
+    btl_tcp_if_include already names a real interface (the connect went out on it). Its value: that interface."""
+    if not values.get("bridge"):
+        return {}
+    paste = context().paste or text
+    found = _LAN_IF_RE.search(paste) or _IF_INCLUDE_RE.search(paste)
+    return {"lan": next(g for g in found.groups() if g)} if found else {}
+
+
+_ANSWER_RE = re.compile(r"(?:HTTP Request: POST (?:https?://[^\s/\"]{1,200})?(?P<a>/[^\s\"]{1,200}) \"HTTP/1\.[01] (?P<x>\d{3})"
+                        r"|\"POST (?P<b>/[^\s\"]{1,200}) HTTP/1\.[01]\" (?P<y>\d{3})\b)"
+                        r"|Retrying request to (?P<r>/[^\s\"]{1,200}) in")
+
+
+def _answered_later(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where each inference route answered the entry's status (503, 404) gets a 2xx as its last answer in the
+    paste, and either every such answer came before the route's first 2xx (a start-up race, a model name corrected)
+    or each was retried (the openai SDK's `Retrying request to`): not a failure of the run. A load test whose errors
+    mix with successes (gpustack#1677) is none of these. ``count``: the answers of that status; ``later``: how."""
+    code = "503" if "503" in str(values.get("line") or "") else "404"
+    routes: dict[str, list[str]] = {}
+    for m in _ANSWER_RE.finditer(context().paste or text):
+        if m["r"]:
+            for path, seen in routes.items():
+                if path.endswith(m["r"]) and seen and seen[-1] == code:
+                    seen.append("retry")
+            continue
+        routes.setdefault(m["a"] or m["b"], []).append(m["x"] or m["y"])
+    hit = {p: seen for p, seen in routes.items() if code in seen}
+    if not hit or any(not seen[-1].startswith("2") for seen in hit.values()):
+        return None
+    retried = all(seen[i + 1] == "retry" for seen in hit.values() for i, x in enumerate(seen) if x == code)
+    early = all(not any(x.startswith("2") for x in seen[:len(seen) - seen[::-1].index(code)]) for seen in hit.values())
+    if not (retried or early):
+        return None
+    return {"count": sum(seen.count(code) for seen in hit.values()), "retried": retried,
+            "later": "the client retried it and got 200" if retried else "later requests to it were answered 2xx"}
+
+
+def _retried_ok(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """:func:`_answered_later` where every such answer was retried by the client and the retry got through."""
+    found = _answered_later(log, values, text)
+    return found if found and found["retried"] else None
+
+
 PASTE_DETAILS: dict[str, Callable[..., dict[str, Any] | None]] = {
+    "answered_later": _answered_later,
+    "retried_ok": _retried_ok,
+    "btl_lan": _btl_lan,
     "nv_err_alone": _nv_err_alone,
     "ngc_gpu_shown": _ngc_gpu_shown,
     "ngc_gpus_asked": _ngc_gpus_asked,

@@ -119,24 +119,11 @@ def _nodes_still_missing(log: VllmLog | None, values: Mapping[str, Any], text: s
     polls = list(_ACTIVE_RE.finditer(text))
     if not polls or int(polls[-1]["n"]) >= int(polls[-1]["m"]) or "All ray workers are active" in text[polls[-1].end():]:
         return None
-    if _ray_status_after(polls[-1].group(), int(polls[-1]["m"])):
+    from grader.judges.ray_notes import ray_status_after, symmetric_run_went_on
+    if ray_status_after(polls[-1].group(), int(polls[-1]["m"])) or symmetric_run_went_on(polls[-1].group(), text):
         return None
     return {"n": polls[-1]["n"], "m": polls[-1]["m"], "polls": len(polls)}
 
-
-def _ray_status_after(poll: str, size: int) -> bool:
-    """Whether the paste (explain's whole paste where there is one, for the text is one section of it) shows, after
-    its last ``poll`` line, a `ray status` with ``size`` nodes or more up: the nodes joined after the polls shown."""
-    from grader.parsers.common import ParseError
-    from grader.parsers.ray_status import parse_ray_status
-    paste = context().paste or ""
-    at = paste.rfind(poll)
-    if at < 0 or "Active:" not in paste[at:] and "Healthy:" not in paste[at:]:
-        return False
-    try:
-        return parse_ray_status(paste[at + len(poll):]).node_count >= size
-    except (ParseError, ValueError):
-        return False
 
 _PREFIX_RE = re.compile(r"^(?:\([\w ]{1,40}pid=\d{1,8}(?:, ip=[\d.]{7,15})?\)\s)?"
                         r"(?:(?:ERROR|WARNING|INFO|CRITICAL|DEBUG) [\d-]{5} [\d:]{8}(?:\.\d{1,6})? \[[^\]\n]{1,80}\]\s)?")

@@ -1173,6 +1173,16 @@ EXAMPLES.update({  # blind batches wl/wm/wn (session 39e): UCX's error lines, NV
     "http-503-from-server": BANNER + (
         "2025-04-09 12:04:36,150 - INFO - HTTP Request: POST http://192.168.50.13/v1/chat/completions \"HTTP/1.1 503 "
         "Service Unavailable\"\n"),
+    "http-503-retried": BANNER + (
+        'INFO:httpx:HTTP Request: POST http://10.0.0.5:8000/v1/chat/completions "HTTP/1.1 503 Service Unavailable"\n'
+        "INFO:openai._base_client:Retrying request to /chat/completions in 0.428000 seconds\n"
+        'INFO:httpx:HTTP Request: POST http://10.0.0.5:8000/v1/chat/completions "HTTP/1.1 200 OK"\n'),
+    "http-503-answered-later": BANNER + (
+        '(APIServer pid=1) INFO:     172.18.0.5:40212 - "POST /v1/chat/completions HTTP/1.1" 503 Service Unavailable\n'
+        '(APIServer pid=1) INFO:     172.18.0.5:40214 - "POST /v1/chat/completions HTTP/1.1" 200 OK\n'),
+    "http-404-answered-later": BANNER + (
+        '(APIServer pid=1) INFO:     127.0.0.1:40212 - "POST /v1/chat/completions HTTP/1.1" 404 Not Found\n'
+        '(APIServer pid=1) INFO:     127.0.0.1:40314 - "POST /v1/chat/completions HTTP/1.1" 200 OK\n'),
     "openai-model-does-not-exist": BANNER + (
         "(APIServer pid=1276) ERROR 03-13 09:38:18 [serving.py:229] Error with model error=ErrorInfo(message='The model "
         "`Intel/Qwen3.5-122B-A10B-int4-AutoRound` does not exist.', type='NotFoundError', param='model', code=404)\n"),

@@ -390,8 +390,8 @@ def test_the_same_three_outputs_of_one_prompt_host_still_warn():
     """The ssh paste's three outputs under one prompt host with wake_up between (vllm#16663's shape): the warning
     stays; without a release step shown, a note that says what would make it a fault."""
     one = P07.replace("$ ssh gpu-node1 free -g", "[root@gpu-node1 ~]# free -g").replace(
-        "$ ssh gpu-node2 free -g", "[root@gpu-node1 ~]# curl -XPOST localhost:8000/wake_up\n[root@gpu-node1 ~]# free -g"
-    ).replace("$ ssh gpu-node3 free -g", "[root@gpu-node1 ~]# free -g")
+        "$ ssh gpu-node3 free -g", "[root@gpu-node1 ~]# curl -XPOST localhost:8000/wake_up\n[root@gpu-node1 ~]# free -g"
+    ).replace("$ ssh gpu-node2 free -g", "[root@gpu-node1 ~]# free -g")  # (s39j: the step between the 2nd and last)
     sections = _kind(one, "free", host="other")
     assert "rose from 1.0 GiB to 64.0 GiB" in messages(sections[-1], "warn")
     quiet = one.replace("[root@gpu-node1 ~]# curl -XPOST localhost:8000/wake_up\n", "")

@@ -4,16 +4,39 @@ GPUs and the path between them, the report's ``GPU Topology:`` matrix judged as 
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Any
 
-from .common import info, warn
+from .common import fail, info, warn
 from .model import Finding, Summary
 
 _SHOWN_ENV = ("NCCL_", "VLLM_", "CUDA_VISIBLE_DEVICES", "RAY_", "GLOO_", "UCX_", "OMPI_")
 """The variables said back: those that decide which GPUs, interface and transport a run uses."""
 _VERSIONS = (("vllm", "vLLM"), ("torch", "PyTorch"), ("cuda_built", "built for CUDA"), ("cuda_runtime", "CUDA runtime"),
              ("driver", "NVIDIA driver"), ("python", "Python"), ("os", "OS"))
+
+
+_ARCH_RE = re.compile(r"(?P<gpu>[^\n]{1,80}?) with CUDA capability (?P<cap>sm_\d{2,3}) is not (?:compatible with|supported by) "
+                      r"the current PyTorch installation\.?(?:\s{0,4}The current PyTorch install supports CUDA "
+                      r"capabilities (?P<caps>[\w ]{1,200}?)\.)?")
+"""torch.cuda's own warning (torch/cuda/__init__.py, _check_capability) that its wheel has no kernels for the GPU."""
+
+
+def _no_kernels(versions: dict) -> list[Finding]:
+    """A fail where the paste holds torch's warning that the GPU's architecture is not in its build: every CUDA kernel
+    then fails (`no kernel image is available for execution on the device`), whatever the report lists after it."""
+    from .context import context
+    m = _ARCH_RE.search(context().paste or "")
+    if not m:
+        return []
+    torch = versions.get("torch")
+    return [fail(f"PyTorch's own warning: {m['gpu'].strip()} ({m['cap']}) is not compatible with this PyTorch"
+                 + (f" ({torch.split(' (')[0]})" if torch else "") + (f", which has kernels for {m['caps']} only"
+                                                                       if m["caps"] else "")
+                 + ": its first CUDA kernel fails with `no kernel image is available for execution on the device`, "
+                   "though `Is CUDA available` says True. Install a PyTorch built for that architecture (a wheel for "
+                   "a newer CUDA that lists it, or NVIDIA's PyTorch container for the GPU).")]
 
 
 def summarise_collect_env(c: Any, command: str | None) -> Summary:
@@ -27,7 +50,8 @@ def summarise_collect_env(c: Any, command: str | None) -> Summary:
             versions[key] = c.packages[pkg]
     said = [f"{label} {versions[k].split(' (')[0]}" for k, label in _VERSIONS if versions.get(k)]
     nccl = next((v for k, v in c.packages.items() if k.startswith("nvidia-nccl")), None)
-    findings: list[Finding] = [info("vLLM's environment report (collect_env)" + (
+    who = "PyTorch's" if command and "torch.utils.collect_env" in command else "vLLM's"
+    findings: list[Finding] = [info(f"{who} environment report (collect_env)" + (
         ": " + ", ".join(said) + (f"; NCCL {nccl} (pip)" if nccl else "") if said or nccl else
         ", its `GPU Topology:` section: read as `nvidia-smi topo -m`" if c.topology is not None and not c.gpus else
         ": no version in this excerpt") + ".")]
@@ -39,6 +63,7 @@ def summarise_collect_env(c: Any, command: str | None) -> Summary:
         findings.append(warn("PyTorch sees no CUDA device (`Is CUDA available: False`) though NVIDIA GPUs or a driver "
                              "are listed: a CPU-only PyTorch, a driver older than its CUDA, or a container started "
                              "without the GPUs (`--gpus all`); vLLM cannot use the cards so."))
+    findings += _no_kernels(versions)
     if c.topology is not None:
         from .gpu import summarise_topo
         findings += summarise_topo(c.topology, None)[1]

@@ -42,7 +42,7 @@ def nearest_nics(t: Any) -> list[Finding]:
                      "default (NCCL_NET_GDR_LEVEL): inter-node traffic is staged through host memory, slower. Only "
                      "multi-node work pays it; for that, put a NIC in a slot of the GPUs' socket, under their PCIe "
                      "switch if they have one.")]
-    lopsided = _nics_on_one_side(nearest, gpu_homes(t), len(nics))
+    lopsided = _nics_on_one_side(nearest, gpu_homes(t), len(nics), t)
     if lopsided:
         return [lopsided]
     return [info(f"Nearest NIC of each GPU: {', '.join(near[:16])}. PIX/PXB: the NIC sits behind the GPU's own PCIe "
@@ -53,12 +53,15 @@ def nearest_nics(t: Any) -> list[Finding]:
                  + _far_nics(t, nics, nearest))]
 
 
-def _nics_on_one_side(nearest: dict, homes: tuple[dict, bool], n_nics: int) -> Finding | None:
+def _nics_on_one_side(nearest: dict, homes: tuple[dict, bool], n_nics: int, t: Any = None) -> Finding | None:
     """A warning where several NICs all sit on one socket: the GPUs of one home (NUMA node or CPU set) reach a NIC at
     PIX to NODE, those of every other home have every NIC at SYS, so the other socket's GPUs send their inter-node
     traffic across the CPU-to-CPU link, without GPUDirect RDMA by NCCL's default (NVIDIA/nccl#634: 4 GPUs, GPU2/GPU3
     on NUMA 1 SYS to all four HCAs, GPU0/GPU1 NODE). None with one NIC (it cannot sit on both sockets), with NICs near
-    GPUs of two homes or more (spread already: NCCL forwards the rest over NVLink), or where homes are not shown."""
+    GPUs of two homes or more (spread already: NCCL forwards the rest over NVLink), or where homes are not shown. A
+    note where every far GPU has NVLink (NV#) to a GPU at PIX/PXB from a NIC: NCCL 2.12+'s PXN sends its data over
+    NVLink to that GPU and out of its NIC, with GPUDirect RDMA, so nothing crosses the CPU-to-CPU link (nccl#634's
+    relay GPUs are NODE from the HCAs, no GDR by default: the warning stays)."""
     where, numa = homes
     far = [g for g, (_, code) in nearest.items() if code.startswith("SYS")]
     close = [g for g in nearest if g not in far]
@@ -68,6 +71,16 @@ def _nics_on_one_side(nearest: dict, homes: tuple[dict, bool], n_nics: int) -> F
     if len(close_homes) != 1 or far_homes & close_homes:
         return None
     home = "NUMA node" if numa else "CPUs"
+    via = {g: next((c for c in close if (t.link(g, c) or "").startswith("NV") and nearest[c][1].startswith(
+        ("PIX", "PXB"))), None) for g in far} if t else {}  # (a relay GPU at NODE from its NIC has no GDR either)
+    if via and all(via.values()):
+        return info(f"All {n_nics} NICs sit on one CPU socket: {', '.join(far[:8])} ({home} "
+                    f"{', '.join(sorted(map(str, far_homes)))}) have every NIC at SYS, but each has NVLink to a GPU "
+                    f"near one ({', '.join(f'{g}-{c} {t.link(g, c)}' for g, c in list(via.items())[:4])}): NCCL 2.12 "
+                    "and later (PXN, on by default; NCCL_PXN_DISABLE=1 turns it off) moves their inter-node data over "
+                    "NVLink to that GPU and sends it from its NIC with GPUDirect RDMA, so it does not cross the "
+                    f"CPU-to-CPU link. What the layout limits is bandwidth: {n_nics} NIC port(s) serve "
+                    f"{len(nearest)} GPUs.")
     return warn(f"All {n_nics} NICs sit on one CPU socket: {', '.join(far[:8])} ({home} "
                 f"{', '.join(sorted(map(str, far_homes)))}) have every NIC at SYS, while {', '.join(close[:8])} "
                 f"({home} {', '.join(map(str, close_homes))}) have one nearer "

@@ -162,7 +162,7 @@ def summarise_llama_log(log, command: str | None) -> Summary:
                                  "each token waits for those, so generation runs at a fraction of the all-GPU speed. "
                                  "Fit them: raise -ngl if the cards have room left, shorten the context (-c) or "
                                  "quantize the KV cache (-ctk/-ctv q8_0), use a smaller quantization, or add a card."))
-    findings += _weights_fill(log, on_gpu) + _all_on_cpu(log, has_gpu)
+    findings += _weights_fill(log, on_gpu) + _all_on_cpu(log, has_gpu, command)
     idle = [i for i, n in enumerate(log.split) if n == 0]
     if idle and len(log.split) > 1:
         findings.append(warn(f"Ollama's split gives GPU {', '.join(map(str, idle))} no layer (`layers.split="
@@ -224,16 +224,29 @@ def summarise_llama_log(log, command: str | None) -> Summary:
     return facts, findings
 
 
-def _all_on_cpu(log: Any, has_gpu: bool) -> list[Finding]:
+_CPU_BUILD_RE = re.compile(r"no usable GPU found|compiled without GPU support")
+
+
+def _all_on_cpu(log: Any, has_gpu: bool, command: str | None = None) -> list[Finding]:
     """Every buffer the log lists on the CPU (its KV cache and compute buffers among them) and no `offloaded N/M` line:
     llama.cpp offloaded nothing. A warning where a GPU or rpc-server is in the log, or the run is told to span several
     machines (a client whose rpc-servers get no layer: llama.cpp#14307, no -ngl); a hedged note otherwise (a CPU-only
-    machine runs so by design)."""
+    machine runs so by design). Where -ngl was given and llama.cpp says it found no usable GPU (a build without a GPU
+    backend: `no usable GPU found, --gpu-layers option will be ignored`), the build is the cause, not -ngl."""
     kinds = {k for d, k, m in log.buffers if m > 0}
     if log.offloaded is not None or not log.buffers or not {"KV", "compute"} <= kinds or any(
             not d.startswith("CPU") for d, _, _ in log.buffers):
         return []
-    several = (context().nodes or 1) > 1
+    paste, argv = context().paste or "", command_argv(command) if command else []
+    shown = bool(argv) and argv[0].rsplit("/", 1)[-1].startswith(("llama-", "llama.", "main"))
+    rpc = bool(log.remote or _RPC_ASKED_RE.search(f"{command or ''}\n{paste}"))
+    ngl = option_value(argv, "-ngl", "--n-gpu-layers", "--gpu-layers") not in (None, "0") or "option will be ignored" in paste
+    if _CPU_BUILD_RE.search(paste) and ngl and not rpc:
+        return [warn("Every buffer in this log is on the CPU though -ngl asked for layers on a GPU: llama.cpp found no "
+                     "usable GPU and ignored it (`no usable GPU found`, `compiled without GPU support`), so this build "
+                     "has no GPU backend. Rebuild it with one (`cmake -B build -DGGML_CUDA=ON` for an NVIDIA GPU, "
+                     "docs/build.md) or use a CUDA release; on a machine without a GPU, drop -ngl.")]
+    several = (context().nodes or 1) > 1 and (rpc or not shown)
     said = ("Every buffer in this log is on the CPU (its KV cache and compute buffers among them), and no layer was "
             "offloaded: llama.cpp puts layers on GPUs, local or remote (rpc-server's, through --rpc), only when told "
             "with -ngl (--n-gpu-layers); without it the whole model runs on this CPU.")

@@ -113,9 +113,25 @@ _PUT_IN_SHM_RE = re.compile(r"(?:\b(?:cp|mv|dd|rsync|tee|tar|wget|curl|huggingfa
 
 
 def _machine(s: Any) -> Any:
-    """The machine a ``free`` section came from: its prompt's host, else the host of ``ssh HOST free`` (None: not told)."""
+    """The machine a ``free`` section came from: the host of ``ssh HOST free``, else its prompt's host (None: not told)."""
     m = _SSH_HOST_RE.match(s.command or "")
-    return s.host or (m["host"] if m else None)
+    return m["host"] if m else s.host  # (`user@spark1:~$ ssh spark2 free -g` is spark2's output)
+
+
+_SLEPT_RE = re.compile(r"/sleep\b(?![^\n]{0,200}/wake_up)")
+
+
+def _between(paste: str, commands: list[str]) -> tuple[str, str]:
+    """The paste between the first two ``free`` outputs (by their commands, in order), and between the second and the
+    last: where a step that raised, or was meant to release, shared memory must be to explain the figures."""
+    at, marks = 0, []
+    for command in commands:
+        found = paste.find(command, at) if command else -1
+        marks.append(found if found >= 0 else at)
+        at = max(marks[-1] + len(command), at)
+    if len(marks) < 3 or marks[-1] <= marks[1]:
+        return paste, paste  # (commands not found in order: the whole paste, as before)
+    return paste[marks[0]:marks[1]], paste[marks[1]:marks[-1]]
 
 
 def shared_still_held(items: list[tuple[Any, Any]]) -> list[tuple[int, Finding]]:
@@ -135,29 +151,34 @@ def shared_still_held(items: list[tuple[Any, Any]]) -> list[tuple[int, Finding]]
     for index, (s, parsed) in enumerate(items):
         if s.kind == "free" and not s.error and parsed is not None and parsed.mem.shared is not None \
                 and getattr(parsed, "unit_known", True):
-            by_host.setdefault(_machine(s), []).append((index, parsed.mem))
+            by_host.setdefault(_machine(s), []).append((index, parsed.mem, s.command or ""))
     out = []
 
     def size(n: int) -> str:
         return f"{n / 1024 ** 3:.1f} GiB" if n >= 1024 ** 3 // 10 else f"{n / 1024 ** 2:.0f} MiB"
     for host, runs in by_host.items():
-        if grow is None or len(runs) < 3 or host is None and (len({m.total for _, m in runs}) > 1
+        if grow is None or len(runs) < 3 or host is None and (len({m.total for _, m, _ in runs}) > 1
                                                               or _MANY_HOSTS_RE.search(paste)):
             continue
-        first, second, (at, last) = runs[0][1], runs[1][1], runs[-1]
+        first, second, (at, last, _) = runs[0][1], runs[1][1], runs[-1]
         rise = second.shared - first.shared
         if rise < grow * first.total or size(first.shared) == size(second.shared) \
-                or any(m.shared * 10 < second.shared * 9 for _, m in runs[2:]):
+                or any(m.shared * 10 < second.shared * 9 for _, m, _ in runs[2:]):
             continue
         said = (f"Shared memory (tmpfs, /dev/shm, shared mappings) rose from {size(first.shared)} to "
                 f"{size(second.shared)} between the first two `free` outputs and is still {size(last.shared)} in the "
                 "last")
-        put = _PUT_IN_SHM_RE.search(paste)
+        put, between = _PUT_IN_SHM_RE.search(paste), _between(paste, [c for _, _, c in runs])
+        if _SLEPT_RE.search(between[0]) and not _RELEASE_RE.search(between[1]):
+            out.append((at, info(f"{said}: the step between, vLLM's /sleep, moves the model's weights into host memory "
+                                 "by design (level 1), and no /wake_up follows in the paste, so the server still "
+                                 "holds them there: expected, not a leak.")))
+            continue
         if put:
             out.append((at, info(f"{said}: the paste's own `{put.group(0).strip()[:80]}` put files in RAM-backed "
                                  "/dev/shm, which hold that memory (not counted as available) until they are deleted; "
                                  "on purpose, so no fault, but it is RAM a server or the page cache cannot use.")))
-        elif _RELEASE_RE.search(paste):
+        elif _RELEASE_RE.search(between[1]):
             out.append((at, warn(f"{said}: something still holds it; the step between was meant to release it "
                                  "(vLLM's sleep mode offloads weights there, wake_up should give them back), and it "
                                  "did not, so each repeat may take more. `grep -i shmem /proc/meminfo`, `df -h "

@@ -162,3 +162,34 @@ def node_notes(nodes: list[Any], others: tuple[str, ...]) -> list[Finding]:
                         "their own node by IP, VLLM_HOST_IP) does not find this one and waits or fails. Start that "
                         "node's Ray with `--node-ip-address=<its IP on the network the nodes share>`."))
     return out
+
+
+_RAN_RE = re.compile(r"Running command on (?:head|worker) node|vLLM API server version|Application startup complete")
+
+
+def symmetric_run_went_on(poll: str, text: str) -> bool:
+    """Whether `ray symmetric-run` goes on after its last ``poll``: it prints the polls only while nodes are short
+    (check_cluster_ready returns silently once all joined), so its `Running command on head node`, or the command's
+    own output, after them says every node joined."""
+    from grader.judges.context import context
+    if not poll.startswith("Waiting for nodes"):
+        return False
+    at, paste = text.rfind(poll), context().paste or ""
+    after = text[at + len(poll):] + (paste[paste.rfind(poll) + len(poll):] if poll in paste else "")
+    return "Timed out waiting for other nodes" not in after and _RAN_RE.search(after) is not None
+
+
+def ray_status_after(poll: str, size: int) -> bool:
+    """Whether the paste (explain's whole paste where there is one, for the text is one section of it) shows, after
+    its last ``poll`` line, a `ray status` with ``size`` nodes or more up: the nodes joined after the polls shown."""
+    from grader.judges.context import context
+    from grader.parsers.common import ParseError
+    from grader.parsers.ray_status import parse_ray_status
+    paste = context().paste or ""
+    at = paste.rfind(poll)
+    if at < 0 or "Active:" not in paste[at:] and "Healthy:" not in paste[at:]:
+        return False
+    try:
+        return parse_ray_status(paste[at + len(poll):]).node_count >= size
+    except (ParseError, ValueError):
+        return False

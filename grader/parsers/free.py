@@ -75,7 +75,9 @@ def parse_free(text: str) -> FreeOutput:
     """Parse ``free`` in any of its unit forms. Raises ParseError when no ``Mem:`` row follows the header."""
     lines = content_lines(text)
     raise_if_shell_error(lines, CMD)
-    argv = next((command_argv(x.command) for x in lines if x.command), [])
+    line = next((x.command for x in lines if x.command), "")
+    argv = next((a for a in map(command_argv, re.split(r";|&&|\|\|", line)) if a[:1] == ["free"]), command_argv(line))
+    # (`sleep 60; free -g`: the flags of the `free` in a compound line)
     flags = [a for a in argv[1:] if a.startswith("-")]
     short = "".join(f[1:] for f in flags if not f.startswith("--"))
     unit = next((u for f, u in _FLAG_UNIT.items() if f in flags or (len(f) == 2 and f[1] in short)), 1024)
