@@ -115,3 +115,28 @@ def test_a_root_port_below_its_own_capability_follows_the_device_below_it():
     assert "warn" not in levels(s) and "lower of its two ends" in messages(s, "info")
     [s] = explain("[root@centos7 pci_test2]" + port.replace("Root Port", "Endpoint"), host="other", nodes=1)
     assert "running at 8 GT/s (Gen3)" in messages(s, "warn")
+
+
+def test_a_warn_said_by_two_source_files_is_not_read_as_the_harmless_one():
+    """The same words from RAS's listener (harmless) and from a socket NCCL needed (misc/socket.cc, then its error
+    chain): the RAS note is not lent to the socket's line (the break-it review's p16); RAS's alone stays a note."""
+    ras = "h:1:2 [0] ras/client_support.cc:1456 NCCL WARN Call to bind failed: Address already in use\n"
+    sock = ("h:1:3 [1] misc/socket.cc:457 NCCL WARN Call to bind failed: Address already in use\n"
+            "h:1:3 [1] NCCL INFO misc/socket.cc:470 -> 2\nh:1:3 [1] NCCL INFO bootstrap.cc:98 -> 2\n")
+    [s] = explain(ras + sock, host="other", nodes=1)
+    assert "Call to bind failed" in messages(s, "fail") and "no cause of a failure" not in messages(s)
+    [s] = explain(ras, host="other", nodes=1)
+    assert "fail" not in levels(s) and "RAS" in messages(s, "info")
+
+
+def test_a_port_whose_link_never_trained_is_not_the_device_below_deciding():
+    """A switch's downstream port at `Width x0` (no link trained: the card below absent or dead) keeps the warning;
+    the note that a port follows the device below it needs a link (the break-it review's p14)."""
+    text = ("$ sudo lspci -vv -s 1a:01.0\n1a:01.0 PCI bridge: Broadcom / LSI PEX890xx PCIe Gen 5 Switch (rev b0)\n"
+            "\tCapabilities: [68] Express (v2) Downstream Port (Slot+), MSI 00\n"
+            "\t\tLnkCap:\tPort #1, Speed 32GT/s, Width x16, ASPM not supported\n"
+            "\t\tLnkSta:\tSpeed 2.5GT/s (downgraded), Width x0 (downgraded)\n")
+    [s] = explain(text, host="other", nodes=1)
+    assert "warn" in levels(s) and "lower of its two ends" not in messages(s)
+    [s] = explain(text.replace("Width x0 (downgraded)", "Width x16"), host="other", nodes=1)
+    assert "lower of its two ends" in messages(s, "info") and "warn" not in levels(s)

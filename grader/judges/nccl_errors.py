@@ -147,15 +147,23 @@ def _chained(w: str, chain: tuple) -> Finding:
                 + ". This WARN is the cause to follow; the lines after it follow from it.")
 
 
+_SOURCE_RE = re.compile(r"\b[\w/]{1,80}\.cc:\d{1,6}\b")
+
+
 def _warn_line(w: str) -> str:
     """The paste's whole line of the WARN ``w`` (from its first character: the source file NCCL names before `NCCL
     WARN` tells RAS's bind from a socket's, nccl-ras-port-in-use), else ``NCCL WARN w``."""
     paste, said = context().paste or "", f"NCCL WARN {w}"
-    at = paste.find(said)
-    if at < 0:
-        return said
-    start = paste.rfind("\n", max(0, at - 400), at)  # (a line's head longer than that is cut there)
-    return paste[start + 1 if start >= 0 else max(0, at - 400):at + len(said)]
+    lines, files = [], set()
+    for n, m in enumerate(re.finditer(re.escape(said), paste)):  # each line that says it, up to 50
+        start = paste.rfind("\n", max(0, m.start() - 400), m.start())  # (a line's head longer than that is cut there)
+        lines.append(paste[start + 1 if start >= 0 else max(0, m.start() - 400):m.end()])
+        files.add(tuple(_SOURCE_RE.findall(lines[-1])[-1:]))
+        if n >= 49:
+            break
+    # lines of two source files (RAS's bind and a socket's, the break-it review's p16): the words alone, so neither
+    # file's reading is lent to the other
+    return lines[0] if lines and len(files) == 1 else said
 
 
 def error_findings(log: NcclLog) -> list[Finding]:

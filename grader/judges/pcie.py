@@ -286,7 +286,7 @@ def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
                                  f"Gen{sta.gen} x{sta.width}: it draws the console, not a compute GPU, so its narrow "
                                  "link slows no collective."))
             continue
-        if d.port in ("Root Port", "Downstream Port") and (d.speed_reduced or d.width_reduced):
+        if d.port in ("Root Port", "Downstream Port") and sta.width and (d.speed_reduced or d.width_reduced):  # (x0: no link)
             findings.append(info(f"{label}: a {d.port.lower()} at Gen{sta.gen} x{sta.width}" + (
                                  f" of its Gen{cap.gen} x{cap.width}" if cap else "") + ": a link trains to the lower "
                                  "of its two ends, so the "
