@@ -107,16 +107,27 @@ _LAN_IF_RE = re.compile(r"^(?P<a>(?!docker|br-|veth)[\w.@-]{1,40})[ \t]{1,40}(?:
                         r"(?<![\d.])172\.17\.\d{1,3}\.\d{1,3}/|inet 172\.17\.[\d./]{3,12}[^\n]{0,120}?scope global[^\n]{0,40}?"
                         r"(?P<b>(?!docker|br-|veth)\b[\w.@-]{1,40})\s{0,4}$|^(?P<c>(?!docker|br-|veth)[\w.@-]{1,40}):?[ \t]{1,10}"
                         r"(?:Link encap|flags=)[^\n]{0,200}\n(?:[ \t]{1,20}[^\n]{0,200}\n){0,2}[ \t]{1,20}inet (?:addr:)?172\.17\.", re.M)
+# Seen from inside a Docker container: its eth0 is one end of a veth pair (`eth0@if24`), Docker's MAC 02:42 on an
+# interface that is not the host's bridge, a prompt or Open MPI host prefix that is a 12-hex container id.
+_IN_BOX_RE = re.compile(r"^\d{1,6}: eth\d{1,2}@if\d{1,6}:|^(?!docker|br-|veth)[\w.-]{1,40}:?[ \t]{1,20}(?:Link encap:"
+                        r"Ethernet[ \t]{1,10}HWaddr |flags=[^\n]{0,200}\n(?:[ \t]{1,20}[^\n]{0,200}\n){0,3}[ \t]{1,20}ether )02:42:"
+                        r"|^\w{1,32}@[0-9a-f]{12}:|^\[[0-9a-f]{12}\]\[\[\d{1,9},\d{1,9}\],\d{1,9}\]", re.M)
 _IF_INCLUDE_RE = re.compile(r"btl_tcp_if_include[ =](?P<i>(?!docker|172\.17\.0\.)[\w.@/,-]{1,80})")
 
 
 def _btl_lan(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """Always applies; ``lan`` where the 172.17 address Open MPI dialled is the paste's own network, not Docker's
     default bridge: an interface other than docker0 (``ip addr``) holds a 172.17 address (a LAN in 172.16/12), or
-    btl_tcp_if_include already names a real interface (the connect went out on it). Its value: that interface."""
+    btl_tcp_if_include already names a real interface (the connect went out on it). Its value: that interface. Not
+    where the paste is seen from inside a Docker container (``box``: its eth0@ifN, a 02:42 MAC, a container-id host, or
+    the dialled address the rank's own): there eth0 sits on Docker's bridge and --network host is the fix."""
     if not values.get("bridge"):
         return {}
     paste = context().paste or text
+    box = _IN_BOX_RE.search(paste)
+    own = re.search(rf"inet (?:addr:)?{re.escape(str(values['bridge']))}(?![\d.])", paste)
+    if box or own:
+        return {"box": "`" + (box.group(0) if box else own.group(0)).strip() + "`"}
     found = _LAN_IF_RE.search(paste) or _IF_INCLUDE_RE.search(paste)
     return {"lan": next(g for g in found.groups() if g)} if found else {}
 
