@@ -132,7 +132,7 @@ def _btl_lan(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[
     return {"lan": next(g for g in found.groups() if g)} if found else {}
 
 
-_ANSWER_RE = re.compile(r"(?:HTTP Request: POST (?:https?://[^\s/\"]{1,200})?(?P<a>/[^\s\"]{1,200}) \"HTTP/1\.[01] (?P<x>\d{3})"
+_ANSWER_RE = re.compile(r"(?:HTTP Request: POST (?P<h>https?://[^\s/\"]{1,200})?(?P<a>/[^\s\"]{1,200}) \"HTTP/1\.[01] (?P<x>\d{3})"
                         r"|\"POST (?P<b>/[^\s\"]{1,200}) HTTP/1\.[01]\" (?P<y>\d{3})\b)"
                         r"|Retrying request to (?P<r>/[^\s\"]{1,200}) in")
 
@@ -141,20 +141,27 @@ def _answered_later(log: VllmLog | None, values: Mapping[str, Any], text: str) -
     """Applies where each inference route answered the entry's status (503, 404) gets a 2xx as its last answer in the
     paste, and either every such answer came before the route's first 2xx (a start-up race, a model name corrected)
     or each was retried (the openai SDK's `Retrying request to`): not a failure of the run. A load test whose errors
-    mix with successes (gpustack#1677) is none of these. ``count``: the answers of that status; ``later``: how."""
+    mix with successes (gpustack#1677) is none of these. A route is its server and path where the client's line names
+    the URL (two servers are two routes); each retry line counts once, for the route with an answer not yet retried
+    (concurrent requests print their retries in any order). ``count``: the answers of that status; ``later``: how."""
     code = "503" if "503" in str(values.get("line") or "") else "404"
     routes: dict[str, list[str]] = {}
+    owed: dict[str, int] = {}
     for m in _ANSWER_RE.finditer(context().paste or text):
         if m["r"]:
-            for path, seen in routes.items():
-                if path.endswith(m["r"]) and seen and seen[-1] == code:
-                    seen.append("retry")
+            due = [k for k in routes if k.endswith(m["r"]) and owed.get(k, 0) > 0]
+            if due:
+                owed[due[-1]] -= 1
+                routes[due[-1]].append("retry")
             continue
-        routes.setdefault(m["a"] or m["b"], []).append(m["x"] or m["y"])
+        key = f"{m['h'] or ''}{m['a'] or m['b']}"
+        routes.setdefault(key, []).append(m["x"] or m["y"])
+        owed[key] = owed.get(key, 0) + ((m["x"] or m["y"]) == code)
     hit = {p: seen for p, seen in routes.items() if code in seen}
     if not hit or any(not seen[-1].startswith("2") for seen in hit.values()):
         return None
-    retried = all(seen[i + 1] == "retry" for seen in hit.values() for i, x in enumerate(seen) if x == code)
+    retried = all(owed[k] == 0 for k in hit)
+    hit = {k: [x for x in seen if x != "retry"] for k, seen in hit.items()}
     early = all(not any(x.startswith("2") for x in seen[:len(seen) - seen[::-1].index(code)]) for seen in hit.values())
     if not (retried or early):
         return None
