@@ -124,11 +124,13 @@ def _btl_lan(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[
     if not values.get("bridge"):
         return {}
     paste = context().paste or text
-    box = _IN_BOX_RE.search(paste)
-    own = re.search(rf"inet (?:addr:)?{re.escape(str(values['bridge']))}(?![\d.])", paste)
+    box, lan = _IN_BOX_RE.search(paste), _LAN_IF_RE.search(paste)
+    own = lan and re.search(rf"(?<![\d.]){re.escape(str(values['bridge']))}(?![\d.])",  # its own eth0's address
+                            paste[lan.start():lan.end() + 16])
     if box or own:
-        return {"box": "`" + (box.group(0) if box else own.group(0)).strip() + "`"}
-    found = _LAN_IF_RE.search(paste) or _IF_INCLUDE_RE.search(paste)
+        return {"box": "`" + (box.group(0) if box else f"{next(g for g in lan.groups() if g)} holds {own.group(0)}")
+                .strip() + "`"}
+    found = lan or _IF_INCLUDE_RE.search(paste)
     return {"lan": next(g for g in found.groups() if g)} if found else {}
 
 
