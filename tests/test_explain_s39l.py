@@ -274,6 +274,8 @@ def test_torch_arch_warning_of_a_wheel_replaced_later_is_not_pinned_on_the_repor
     https://pytorch.org/get-started/locally/) and its collect_env shows it with `Is CUDA available: True`."""
     sections = explain(_P06, host="other")
     assert _worst(sections) == "info" and "not compatible" not in _said(sections)
+    uv = _P06.replace("Successfully installed torch-2.7.0+cu128", "Installed 1 package in 2.1s\n + torch==2.7.0+cu128")
+    assert _worst(explain(uv, host="other")) == "info"
     before = _P06[:_P06.index("(venv) user@ws01:~$ pip install")] + _P06[_P06.index("(venv) user@ws01:~$ python -m"):]
     said = _said(explain(before, host="other"), "fail")  # no install between: the warning is the report's torch's
     assert "sm_120" in said and "not compatible" in said
@@ -358,5 +360,7 @@ def test_bash_job_lines_are_read_as_the_jobs_end():
     assert "exit code 1" in _said(explain(ex, host="other"), "warn")
     done = _P05.replace(job, job.replace("Killed", "Done  "))
     assert "killed" not in _said(explain(done, host="other")).lower()
+    for zsh, kind in (("killed", "process-killed"), ("terminated", "shell-job-terminated"), ("exit 1", "shell-job-exit")):
+        assert kind in [d.kind for d in diagnose_text(f"[1]  + 48211 {zsh}     vllm serve Qwen/Qwen3-8B\n")], zsh
     timed = "[1]+  Killed                  timeout -s KILL 60 ./build/all_reduce_perf -b 8 -e 1G -g 2\n"
     assert [d.severity for d in diagnose_text(timed) if d.kind == "process-killed"] == ["info"]

@@ -21,8 +21,9 @@ _ARCH_RE = re.compile(r"(?P<gpu>[^\n]{1,80}?) with CUDA capability (?P<cap>sm_\d
                       r"the current PyTorch installation\.?(?:\s{0,4}The current PyTorch install supports CUDA "
                       r"capabilities (?P<caps>[\w ]{1,200}?)\.)?")
 """torch.cuda's own warning (torch/cuda/__init__.py, _check_capability) that its wheel has no kernels for the GPU."""
-_REINSTALLED_RE = re.compile(r"Successfully installed [^\n]{0,400}?\btorch-\d|(?:uv )?pip3? install [^\n]{0,200}?\btorch\b")
-"""A torch installed after the warning: the warning was the old wheel's, not the report's."""
+_REINSTALLED_RE = re.compile(r"Successfully installed [^\n]{0,400}?\btorch-\d|^ ?\+ torch==\d", re.M)
+"""A torch installed after the warning (pip's `Successfully installed torch-X`, uv's ` + torch==X`): the warning was
+the old wheel's, not the report's (a failed install leaves it standing)."""
 
 
 def _no_kernels(versions: dict) -> list[Finding]:
