@@ -107,21 +107,34 @@ _LAN_IF_RE = re.compile(r"^(?P<a>(?!docker|br-|veth)[\w.@-]{1,40})[ \t]{1,40}(?:
                         r"(?<![\d.])172\.17\.\d{1,3}\.\d{1,3}/|inet 172\.17\.[\d./]{3,12}[^\n]{0,120}?scope global[^\n]{0,40}?"
                         r"(?P<b>(?!docker|br-|veth)\b[\w.@-]{1,40})\s{0,4}$|^(?P<c>(?!docker|br-|veth)[\w.@-]{1,40}):?[ \t]{1,10}"
                         r"(?:Link encap|flags=)[^\n]{0,200}\n(?:[ \t]{1,20}[^\n]{0,200}\n){0,2}[ \t]{1,20}inet (?:addr:)?172\.17\.", re.M)
+# Seen from inside a Docker container: its eth0 is one end of a veth pair (`eth0@if24`), Docker's MAC 02:42 on an
+# interface that is not the host's bridge, a prompt or Open MPI host prefix that is a 12-hex container id.
+_IN_BOX_RE = re.compile(r"^\d{1,6}: eth\d{1,2}@if\d{1,6}:|^(?!docker|br-|veth)[\w.-]{1,40}:?[ \t]{1,20}(?:Link encap:"
+                        r"Ethernet[ \t]{1,10}HWaddr |flags=[^\n]{0,200}\n(?:[ \t]{1,20}[^\n]{0,200}\n){0,3}[ \t]{1,20}ether )02:42:"
+                        r"|^\w{1,32}@[0-9a-f]{12}:|^\[[0-9a-f]{12}\]\[\[\d{1,9},\d{1,9}\],\d{1,9}\]", re.M)
 _IF_INCLUDE_RE = re.compile(r"btl_tcp_if_include[ =](?P<i>(?!docker|172\.17\.0\.)[\w.@/,-]{1,80})")
 
 
 def _btl_lan(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """Always applies; ``lan`` where the 172.17 address Open MPI dialled is the paste's own network, not Docker's
     default bridge: an interface other than docker0 (``ip addr``) holds a 172.17 address (a LAN in 172.16/12), or
-    btl_tcp_if_include already names a real interface (the connect went out on it). Its value: that interface."""
+    btl_tcp_if_include already names a real interface (the connect went out on it). Its value: that interface. Not
+    where the paste is seen from inside a Docker container (``box``: its eth0@ifN, a 02:42 MAC, a container-id host, or
+    the dialled address the rank's own): there eth0 sits on Docker's bridge and --network host is the fix."""
     if not values.get("bridge"):
         return {}
     paste = context().paste or text
-    found = _LAN_IF_RE.search(paste) or _IF_INCLUDE_RE.search(paste)
+    box, lan = _IN_BOX_RE.search(paste), _LAN_IF_RE.search(paste)
+    own = lan and re.search(rf"(?<![\d.]){re.escape(str(values['bridge']))}(?![\d.])",  # its own eth0's address
+                            paste[lan.start():lan.end() + 16])
+    if box or own:
+        return {"box": "`" + (box.group(0) if box else f"{next(g for g in lan.groups() if g)} holds {own.group(0)}")
+                .strip() + "`"}
+    found = lan or _IF_INCLUDE_RE.search(paste)
     return {"lan": next(g for g in found.groups() if g)} if found else {}
 
 
-_ANSWER_RE = re.compile(r"(?:HTTP Request: POST (?:https?://[^\s/\"]{1,200})?(?P<a>/[^\s\"]{1,200}) \"HTTP/1\.[01] (?P<x>\d{3})"
+_ANSWER_RE = re.compile(r"(?:HTTP Request: POST (?P<h>https?://[^\s/\"]{1,200})?(?P<a>/[^\s\"]{1,200}) \"HTTP/1\.[01] (?P<x>\d{3})"
                         r"|\"POST (?P<b>/[^\s\"]{1,200}) HTTP/1\.[01]\" (?P<y>\d{3})\b)"
                         r"|Retrying request to (?P<r>/[^\s\"]{1,200}) in")
 
@@ -130,20 +143,27 @@ def _answered_later(log: VllmLog | None, values: Mapping[str, Any], text: str) -
     """Applies where each inference route answered the entry's status (503, 404) gets a 2xx as its last answer in the
     paste, and either every such answer came before the route's first 2xx (a start-up race, a model name corrected)
     or each was retried (the openai SDK's `Retrying request to`): not a failure of the run. A load test whose errors
-    mix with successes (gpustack#1677) is none of these. ``count``: the answers of that status; ``later``: how."""
+    mix with successes (gpustack#1677) is none of these. A route is its server and path where the client's line names
+    the URL (two servers are two routes); each retry line counts once, for the route with an answer not yet retried
+    (concurrent requests print their retries in any order). ``count``: the answers of that status; ``later``: how."""
     code = "503" if "503" in str(values.get("line") or "") else "404"
     routes: dict[str, list[str]] = {}
+    owed: dict[str, int] = {}
     for m in _ANSWER_RE.finditer(context().paste or text):
         if m["r"]:
-            for path, seen in routes.items():
-                if path.endswith(m["r"]) and seen and seen[-1] == code:
-                    seen.append("retry")
+            due = [k for k in routes if k.endswith(m["r"]) and owed.get(k, 0) > 0]
+            if due:
+                owed[due[-1]] -= 1
+                routes[due[-1]].append("retry")
             continue
-        routes.setdefault(m["a"] or m["b"], []).append(m["x"] or m["y"])
+        key = f"{m['h'] or ''}{m['a'] or m['b']}"
+        routes.setdefault(key, []).append(m["x"] or m["y"])
+        owed[key] = owed.get(key, 0) + ((m["x"] or m["y"]) == code)
     hit = {p: seen for p, seen in routes.items() if code in seen}
     if not hit or any(not seen[-1].startswith("2") for seen in hit.values()):
         return None
-    retried = all(seen[i + 1] == "retry" for seen in hit.values() for i, x in enumerate(seen) if x == code)
+    retried = all(owed[k] == 0 for k in hit)
+    hit = {k: [x for x in seen if x != "retry"] for k, seen in hit.items()}
     early = all(not any(x.startswith("2") for x in seen[:len(seen) - seen[::-1].index(code)]) for seen in hit.values())
     if not (retried or early):
         return None

@@ -560,6 +560,8 @@ def _killed_by_timeout(log: VllmLog | None, values: Mapping[str, Any], text: str
     at = paste.find(str(values.get("line") or "Killed"))
     head = paste[:at if at >= 0 else len(paste)]
     cmd = list(_OUTPUT_END_RE.finditer(head))  # (the prompt lines above it: the last is its command's)
+    if _TIMEOUT_KILL_RE.search(str(values.get("line") or "")):  # a job line names its command: `[1]+  Killed  timeout ...`
+        return {}
     return {} if cmd and _TIMEOUT_KILL_RE.search(head[cmd[-1].start():head.find("\n", cmd[-1].start())]) else None
 
 

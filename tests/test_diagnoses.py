@@ -1220,6 +1220,9 @@ EXAMPLES.update({  # blind batches wl/wm/wn (session 39e): UCX's error lines, NV
     "mpi-btl-tcp-unexpected-peer": BANNER + (
         "[u10-154-66-206][[39817,1],2][btl_tcp_endpoint.c:638:mca_btl_tcp_endpoint_recv_connect_ack] received "
         "unexpected process identifier [[39817,1],3]\n"),
+    # bash job control: a background job that ended with a non-zero status, and one ended by SIGTERM
+    "shell-job-exit": BANNER + "$ vllm serve Qwen/Qwen3-8B &\n[1] 48211\nValueError: bad arg\n[1]+  Exit 1                  vllm serve Qwen/Qwen3-8B\n",
+    "shell-job-terminated": BANNER + "$ vllm serve Qwen/Qwen3-8B &\n[1] 48211\n$ kill %1\n[1]+  Terminated              vllm serve Qwen/Qwen3-8B\n",
 })
 
 

@@ -21,14 +21,21 @@ _ARCH_RE = re.compile(r"(?P<gpu>[^\n]{1,80}?) with CUDA capability (?P<cap>sm_\d
                       r"the current PyTorch installation\.?(?:\s{0,4}The current PyTorch install supports CUDA "
                       r"capabilities (?P<caps>[\w ]{1,200}?)\.)?")
 """torch.cuda's own warning (torch/cuda/__init__.py, _check_capability) that its wheel has no kernels for the GPU."""
+_REINSTALLED_RE = re.compile(r"Successfully installed [^\n]{0,400}?\btorch-\d|^ ?\+ torch==\d", re.M)
+"""A torch installed after the warning (pip's `Successfully installed torch-X`, uv's ` + torch==X`): the warning was
+the old wheel's, not the report's (a failed install leaves it standing)."""
 
 
 def _no_kernels(versions: dict) -> list[Finding]:
     """A fail where the paste holds torch's warning that the GPU's architecture is not in its build: every CUDA kernel
-    then fails (`no kernel image is available for execution on the device`), whatever the report lists after it."""
+    then fails (`no kernel image is available for execution on the device`), whatever the report lists after it. The
+    last such warning only, and none where a torch was installed after it (the warning was the old wheel's)."""
     from .context import context
-    m = _ARCH_RE.search(context().paste or "")
-    if not m:
+    paste = context().paste or ""
+    m = None
+    for m in _ARCH_RE.finditer(paste):
+        pass
+    if not m or _REINSTALLED_RE.search(paste, m.end()) or (m["caps"] and m["cap"] in m["caps"].split()):
         return []
     torch = versions.get("torch")
     return [fail(f"PyTorch's own warning: {m['gpu'].strip()} ({m['cap']}) is not compatible with this PyTorch"

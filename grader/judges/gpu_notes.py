@@ -53,6 +53,16 @@ def nearest_nics(t: Any) -> list[Finding]:
                  + _far_nics(t, nics, nearest))]
 
 
+_NO_PXN_RE = re.compile(r"NCCL_PXN_DISABLE(?:=| set by environment to )1\b|NCCL version 2\.(?:\d|1[01])(?![\d])")
+
+
+def _no_pxn() -> bool:
+    """The paste's own NCCL runs without PXN: NCCL_PXN_DISABLE=1 (on the command line or NCCL's INFO line), or an
+    `NCCL version` before 2.12 (PXN came in 2.12)."""
+    from .context import context
+    return bool(_NO_PXN_RE.search(context().paste or ""))
+
+
 def _nics_on_one_side(nearest: dict, homes: tuple[dict, bool], n_nics: int, t: Any = None) -> Finding | None:
     """A warning where several NICs all sit on one socket: the GPUs of one home (NUMA node or CPU set) reach a NIC at
     PIX to NODE, those of every other home have every NIC at SYS, so the other socket's GPUs send their inter-node
@@ -61,7 +71,8 @@ def _nics_on_one_side(nearest: dict, homes: tuple[dict, bool], n_nics: int, t: A
     GPUs of two homes or more (spread already: NCCL forwards the rest over NVLink), or where homes are not shown. A
     note where every far GPU has NVLink (NV#) to a GPU at PIX/PXB from a NIC: NCCL 2.12+'s PXN sends its data over
     NVLink to that GPU and out of its NIC, with GPUDirect RDMA, so nothing crosses the CPU-to-CPU link (nccl#634's
-    relay GPUs are NODE from the HCAs, no GDR by default: the warning stays)."""
+    relay GPUs are NODE from the HCAs, no GDR by default: the warning stays). The warning also where the paste's NCCL
+    has no PXN (NCCL_PXN_DISABLE=1, a version before 2.12)."""
     where, numa = homes
     far = [g for g, (_, code) in nearest.items() if code.startswith("SYS")]
     close = [g for g in nearest if g not in far]
@@ -73,7 +84,7 @@ def _nics_on_one_side(nearest: dict, homes: tuple[dict, bool], n_nics: int, t: A
     home = "NUMA node" if numa else "CPUs"
     via = {g: next((c for c in close if (t.link(g, c) or "").startswith("NV") and nearest[c][1].startswith(
         ("PIX", "PXB"))), None) for g in far} if t else {}  # (a relay GPU at NODE from its NIC has no GDR either)
-    if via and all(via.values()):
+    if via and all(via.values()) and not _no_pxn():
         return info(f"All {n_nics} NICs sit on one CPU socket: {', '.join(far[:8])} ({home} "
                     f"{', '.join(sorted(map(str, far_homes)))}) have every NIC at SYS, but each has NVLink to a GPU "
                     f"near one ({', '.join(f'{g}-{c} {t.link(g, c)}' for g, c in list(via.items())[:4])}): NCCL 2.12 "

@@ -225,6 +225,23 @@ def summarise_llama_log(log, command: str | None) -> Summary:
 
 
 _CPU_BUILD_RE = re.compile(r"no usable GPU found|compiled without GPU support")
+# A build WITH the CUDA backend: ggml-cuda's init ran (and failed), or the backend library was loaded.
+_CUDA_INIT_RE = re.compile(r"ggml_cuda_init: failed to initialize CUDA: (?P<why>[^\n]{1,200})|load_backend: loaded CUDA backend")
+
+
+def _cuda_not_started(why: str | None) -> str:
+    """-ngl ignored by a build that HAS the CUDA backend (`ggml_cuda_init: failed to initialize CUDA: ...` or `loaded
+    CUDA backend`): the driver or the GPUs this process can see are the cause, not the build."""
+    said = ("Every buffer in this log is on the CPU though -ngl asked for layers on a GPU, and this build has CUDA "
+            + (f"but could not start it (`ggml_cuda_init: failed to initialize CUDA: {why.strip()}`)" if why else
+               "(`loaded CUDA backend`) but found no usable GPU")
+            + ": the driver or the GPUs this process can see are the cause, not the build (rebuilding changes nothing).")
+    low = (why or "").lower()
+    if "insufficient" in low:
+        return said + (" The driver is older than the CUDA runtime the build was made with: update the NVIDIA driver "
+                       "or use a build for the CUDA version `nvidia-smi` shows.")
+    return said + (" Check that `nvidia-smi` sees a GPU; in a container, start it with `--gpus all` (the NVIDIA Container "
+                   "Toolkit), and check that CUDA_VISIBLE_DEVICES does not hide the GPUs.")
 
 
 def _all_on_cpu(log: Any, has_gpu: bool, command: str | None = None) -> list[Finding]:
@@ -241,10 +258,14 @@ def _all_on_cpu(log: Any, has_gpu: bool, command: str | None = None) -> list[Fin
     shown = bool(argv) and argv[0].rsplit("/", 1)[-1].startswith(("llama-", "llama.", "main"))
     rpc = bool(log.remote or _RPC_ASKED_RE.search(f"{command or ''}\n{paste}"))
     ngl = option_value(argv, "-ngl", "--n-gpu-layers", "--gpu-layers") not in (None, "0") or "option will be ignored" in paste
+    cuda = _CUDA_INIT_RE.search(paste)
+    if cuda and (_CPU_BUILD_RE.search(paste) or cuda.group("why")) and ngl and not rpc:
+        return [warn(_cuda_not_started(cuda.group("why")))]
     if _CPU_BUILD_RE.search(paste) and ngl and not rpc:
         return [warn("Every buffer in this log is on the CPU though -ngl asked for layers on a GPU: llama.cpp found no "
-                     "usable GPU and ignored it (`no usable GPU found`, `compiled without GPU support`), so this build "
-                     "has no GPU backend. Rebuild it with one (`cmake -B build -DGGML_CUDA=ON` for an NVIDIA GPU, "
+                     "usable GPU and ignored it (`no usable GPU found`, `compiled without GPU support`), and no CUDA "
+                     "backend line (`ggml_cuda_init`, `loaded CUDA backend`) shows: most likely a build without a "
+                     "GPU backend. Rebuild it with one (`cmake -B build -DGGML_CUDA=ON` for an NVIDIA GPU, "
                      "docs/build.md) or use a CUDA release; on a machine without a GPU, drop -ngl.")]
     several = (context().nodes or 1) > 1 and (rpc or not shown)
     said = ("Every buffer in this log is on the CPU (its KV cache and compute buffers among them), and no layer was "

@@ -169,7 +169,9 @@ def shared_still_held(items: list[tuple[Any, Any]]) -> list[tuple[int, Finding]]
                 f"{size(second.shared)} between the first two `free` outputs and is still {size(last.shared)} in the "
                 "last")
         put, between = _PUT_IN_SHM_RE.search(paste), _between(paste, [c for _, _, c in runs])
-        if _SLEPT_RE.search(between[0]) and not _RELEASE_RE.search(between[1]):
+        slept = [m.end() for m in _SLEPT_RE.finditer(between[0])]  # a /wake_up after the /sleep, in order, releases
+        released = _RELEASE_RE.search(between[0][slept[-1]:] + "\n" + between[1] if slept else between[1])
+        if slept and not released:
             out.append((at, info(f"{said}: the step between, vLLM's /sleep, moves the model's weights into host memory "
                                  "by design (level 1), and no /wake_up follows in the paste, so the server still "
                                  "holds them there: expected, not a leak.")))
@@ -178,7 +180,7 @@ def shared_still_held(items: list[tuple[Any, Any]]) -> list[tuple[int, Finding]]
             out.append((at, info(f"{said}: the paste's own `{put.group(0).strip()[:80]}` put files in RAM-backed "
                                  "/dev/shm, which hold that memory (not counted as available) until they are deleted; "
                                  "on purpose, so no fault, but it is RAM a server or the page cache cannot use.")))
-        elif _RELEASE_RE.search(between[1]):
+        elif released:
             out.append((at, warn(f"{said}: something still holds it; the step between was meant to release it "
                                  "(vLLM's sleep mode offloads weights there, wake_up should give them back), and it "
                                  "did not, so each repeat may take more. `grep -i shmem /proc/meminfo`, `df -h "

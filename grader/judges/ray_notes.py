@@ -170,13 +170,21 @@ _RAN_RE = re.compile(r"Running command on (?:head|worker) node|vLLM API server v
 def symmetric_run_went_on(poll: str, text: str) -> bool:
     """Whether `ray symmetric-run` goes on after its last ``poll``: it prints the polls only while nodes are short
     (check_cluster_ready returns silently once all joined), so its `Running command on head node`, or the command's
-    own output, after them says every node joined."""
+    own output, after them says every node joined: in its own output only, before a ^C or the next prompt."""
     from grader.judges.context import context
+    from grader.parsers.common import is_prompt_line
     if not poll.startswith("Waiting for nodes"):
         return False
     at, paste = text.rfind(poll), context().paste or ""
-    after = text[at + len(poll):] + (paste[paste.rfind(poll) + len(poll):] if poll in paste else "")
-    return "Timed out waiting for other nodes" not in after and _RAN_RE.search(after) is not None
+    after = text[at + len(poll):] + "\n" + (paste[paste.rfind(poll) + len(poll):] if poll in paste else "")
+    if "Timed out waiting for other nodes" in after:
+        return False
+    for line in after.splitlines():  # its own output only: a ^C or the next prompt ends it (another command follows)
+        if line.lstrip().startswith("^C") or is_prompt_line(line.strip()):
+            return False
+        if _RAN_RE.search(line):
+            return True
+    return False
 
 
 def ray_status_after(poll: str, size: int) -> bool:

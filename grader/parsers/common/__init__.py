@@ -297,8 +297,8 @@ _CHATTER_RE = re.compile(r"^(?:sudo: unable to resolve host .*|Warning: Permanen
                          r"|Failed to add the host to the list of known hosts \(.*\)\.?"  # a read-only ~/.ssh: it connects
                          r"|Authorization required, but no authorization protocol specified"  # X11 noise (mpirun/ssh)
                          r"|No protocol specified|Invalid MIT-MAGIC-COOKIE-1 key"  # then Ray's worker log's header:
-                         r"|:(?:job_id|actor_name|task_name|task_attempt_start):\S*"  # and bash's job lines (`[1] 48211`):
-                         r"|\[\d{1,3}\][+-]? {1,12}(?:\d{1,8}|(?:Done|Terminated|Killed|Stopped|Exit \d{1,3})(?: {1,40}[^\n]{1,400})?))$")
+                         r"|:(?:job_id|actor_name|task_name|task_attempt_start):\S*"  # bash's `[1] 48211`, Done, Stopped:
+                         r"|\[\d{1,3}\][+-]? {1,12}(?:\d{1,8}|(?:Done|Stopped)(?: {1,40}[^\n]{1,400})?))$")  # (Killed, Exit N: read)
 # the HTML a forum or GitHub issue wraps a paste in: a collapsible block's <details>/<summary> (with what the
 # summary says, <code> in it too), <br>, <p>, <div>, <blockquote>
 _HTML_RE = re.compile(r"^(?:</?(?:details|summary|br|p|div|blockquote|kbd|code|b|strong|em)\b[^<>]{0,200}>[^<>]{0,300}){1,8}$"
