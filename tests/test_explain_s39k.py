@@ -1,0 +1,62 @@
+"""Session 39 (issue 27), blind batch wt: a request SGLang refused for its length, read against the KV pool and context
+the same log shows; and torch's glog-style warnings (`W0607 ... torch/utils/_pytree.py:630]`), which are not an NCCL
+log. Each on a real output from the field corpus (its source in the entry's .toml)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grader.explain import explain
+from tests.conftest import levels, messages
+
+PENDING = Path(__file__).parent / "fixtures" / "field" / "pending"
+KV674 = PENDING / "wt007_other_jethac-spark-sglang-kv674-tokens-memfrac020-input-rejected.txt"
+FP4KV = PENDING / "wt009_other_jethac-spark-sglang-fp4kv-triton-kvfp4-importerror.txt"
+SERVING = PENDING / "wr006_other_sostrowsk-spark-sglang-laguna-int4-serving-then-sigterm-stop.txt"
+REFUSED = ("[2026-08-01 23:50:00] Input length ({n} tokens) exceeds the maximum allowed length ({m} tokens). Use a "
+           "shorter input or enable --allow-auto-truncate., self.rid='5e26d0e0bf93440faecb7d9d2b471c37'\n")
+
+
+def _sglang(text: str):
+    return next(s for s in explain(text, host="spark", nodes=1) if s.kind == "sglang-log")
+
+
+def test_a_request_refused_at_a_kv_pool_smaller_than_the_context_is_the_failure():
+    """https://github.com/jethac/dgx-spark-hijinks (results/..._startup.log; SGLang 0.5.11, KV pool 674 tokens of a
+    32,768 context): SGLang's message is sglang/srt/managers/utils.py validate_input_length,
+    https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/managers/utils.py"""
+    s = _sglang(KV674.read_text())
+    assert "fail" in levels(s)
+    said = messages(s, "fail")
+    assert "668" in said and "KV pool of 674 tokens" in said and "32,768" in said and "mem-fraction-static" in said
+
+
+def test_a_request_refused_at_the_context_length_is_the_client_s_prompt():
+    """The same message on a healthy SGLang server (https://github.com/sostrowsk, blind batch wr006: KV pool 185,897
+    tokens, context 65,536): the prompt was too long, a warn, and no KV-pool cause."""
+    text = SERVING.read_text()
+    assert "fail" not in levels(_sglang(text)) and "refused for length" not in messages(_sglang(text))  # silent
+    s = _sglang(text + REFUSED.format(n=70000, m=65530))
+    assert "fail" not in levels(s)
+    said = messages(s, "warn")
+    assert "refused for length" in said and "too long a prompt" in said and "KV pool of" not in said
+
+
+def test_a_refusal_alone_says_which_start_up_lines_decide():
+    """The refusal line alone (named as an SGLang log): no KV pool or context to weigh it against, so a hedged warn
+    naming the lines that decide."""
+    [s] = explain(REFUSED.format(n=2369, m=668), kind="sglang-log")
+    said = messages(s, "warn")
+    assert "fail" not in levels(s) and "KV Cache is allocated" in said and "context_len=" in said
+
+
+def test_torch_glog_warnings_are_not_an_nccl_log():
+    """https://github.com/jethac/dgx-spark-hijinks (blind batch wt009): an SGLang start-up whose torch warnings
+    (`W0607 18:37:13.590000 1 torch/utils/_pytree.py:630] ...`) were taken for an NCCL log that had no NCCL line."""
+    sections = explain(FP4KV.read_text(), host="spark", nodes=1)
+    assert "nccl-log" not in [s.kind for s in sections]
+    assert "nccl" not in " ".join(messages(s) for s in sections).lower()
+    # torch.distributed's own glog lines still open an NCCL log
+    dist = ("W1010 12:00:00.123000 4242 torch/distributed/run.py:793] Setting OMP_NUM_THREADS environment variable\n"
+            "node1:4242:4242 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n")
+    assert [s.kind for s in explain(dist)] == ["nccl-log"]
