@@ -60,3 +60,24 @@ def test_torch_glog_warnings_are_not_an_nccl_log():
     dist = ("W1010 12:00:00.123000 4242 torch/distributed/run.py:793] Setting OMP_NUM_THREADS environment variable\n"
             "node1:4242:4242 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n")
     assert [s.kind for s in explain(dist)] == ["nccl-log"]
+
+
+def test_an_sglang_server_stopped_by_sigterm_is_an_orderly_stop_not_a_crash():
+    """https://github.com/sostrowsk (blind batch wr006, SGLang on a DGX Spark): it served, then `SIGTERM received ...
+    Draining requests and shutting down`, a child's `exit code -15` and SIGQUIT lines (SGLang's SignalHandler,
+    https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/managers/tokenizer_manager.py)."""
+    s = _sglang(SERVING.read_text())
+    assert "fail" not in levels(s) and "warn" not in levels(s)
+    assert "stopped from outside" in messages(s, "info") and "not a crash" in messages(s, "info")
+    # the same server's log cut before the stop: no such note
+    head = SERVING.read_text().split("SIGTERM received")[0]
+    assert "stopped from outside" not in messages(_sglang(head))
+
+
+def test_a_sigterm_after_an_exception_is_not_called_an_orderly_stop():
+    """A traceback before the SIGTERM (blind batch wt009's scheduler exception, a stop line appended): the failure's
+    own finding reads it, and no note calls the end orderly."""
+    text = FP4KV.read_text() + ("[2026-06-07 18:37:50] SIGTERM received. signum=None frame=None. Draining requests and "
+                                "shutting down...\n")
+    s = _sglang(text)
+    assert "fail" in levels(s) and "stopped from outside" not in messages(s)
