@@ -1221,6 +1221,12 @@ EXAMPLES.update({  # blind batches wl/wm/wn (session 39e): UCX's error lines, NV
         "[u10-154-66-206][[39817,1],2][btl_tcp_endpoint.c:638:mca_btl_tcp_endpoint_recv_connect_ack] received "
         "unexpected process identifier [[39817,1],3]\n"),
 })
+EXAMPLES.update({  # blind batch wr (session 39k): vLLM's fused-MoE kernel without a tuned config for this GPU
+    "moe-default-config": BANNER + (
+        "(Worker_TP0 pid=1182678) WARNING 01-13 02:22:23 [fused_moe.py:888] Using default MoE config. Performance "
+        "might be sub-optimal! Config file not found at ['/envs/VCA/lib/python3.12/site-packages/vllm/model_executor/"
+        "layers/fused_moe/configs/E=128,N=384,device_name=NVIDIA_H100_80GB_HBM3.json']\n"),
+})
 
 
 def reached(text: str, table=None) -> list[str]:

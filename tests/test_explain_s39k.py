@@ -81,3 +81,18 @@ def test_a_sigterm_after_an_exception_is_not_called_an_orderly_stop():
                                 "shutting down...\n")
     s = _sglang(text)
     assert "fail" in levels(s) and "stopped from outside" not in messages(s)
+
+
+def test_vllm_s_default_moe_config_is_a_tuning_note_on_a_healthy_server():
+    """https://github.com/videocuttingagent (blind batch wr009: vLLM 0.12.0, two H100s, Qwen3-VL-30B-A3B, healthy):
+    `Using default MoE config. Performance might be sub-optimal! Config file not found at [...E=128,N=384,
+    device_name=NVIDIA_H100_80GB_HBM3.json]` (vLLM's fused_moe.py get_moe_configs,
+    https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/layers/fused_moe/fused_moe.py)."""
+    path = PENDING / "wr009_vllm-log_videocuttingagent-2xh100-tp2-qwen3vl-moe-healthy-default-moe-config.txt"
+    [s] = [x for x in explain(path.read_text(), host="other", nodes=1) if x.kind == "vllm-log"]
+    assert "fail" not in levels(s) and "warn" not in levels(s)
+    said = messages(s, "info")
+    assert "default tile sizes" in said and "E=128,N=384,device_name=NVIDIA_H100_80GB_HBM3.json" in said
+    # a log with a tuned config (the same log without those lines) gets no such note
+    tuned = "\n".join(x for x in path.read_text().splitlines() if "default MoE config" not in x)
+    assert "default tile sizes" not in messages(next(x for x in explain(tuned) if x.kind == "vllm-log"))

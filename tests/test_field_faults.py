@@ -1248,6 +1248,10 @@ API_REBOOTED = ("[ 7386.259769] NVRM: API mismatch: the client has the version 3
                 "$ nvidia-smi --query-gpu=name,driver_version --format=csv\nname, driver_version\nTesla K80, 367.44\n")
 TP_VISIBLE = ("$ CUDA_VISIBLE_DEVICES=0,1 vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 4\n"
               "ValueError: Tensor parallel size (4) cannot be larger than the number of available GPUs (2).\n")
+# vLLM 0.12.0 on two H100s (blind batch wr009, https://github.com/videocuttingagent): no tuned fused-MoE config
+MOE_DEFAULT = ("(Worker_TP1 pid=1182679) WARNING 01-13 02:22:23 [fused_moe.py:888] Using default MoE config. Performance "
+               "might be sub-optimal! Config file not found at ['/site-packages/vllm/model_executor/layers/fused_moe/"
+               "configs/E=128,N=384,device_name=NVIDIA_H100_80GB_HBM3.json']\n")
 KILLED_TIMEOUT = "$ timeout -s KILL 30 ./all_reduce_perf -b 8 -e 128M -g 2\n#  Rank  0\nKilled\n"
 SSH_RETRIED = ("[WARNING] sparkrun.orchestration.ssh:   SSH script <- 192.168.20.31 FAILED rc=1 (0.3s): docker: Error "
                "response from daemon: No such container: sparkrun_head\n"
@@ -1404,7 +1408,7 @@ def test_every_known_error_line_is_read_here():
                                         C10D_HOSTNAME, RAY_FRACTIONAL, DEL_IGNORED, PTX_DUMP, DS_LAUNCH,
                                         TRTLLM_LEADER, BENCHY_GPT2, NETPLAN_OPEN, DESYNC, RANK_LEFT, MOONCAKE_GID,
                                         PS_ENGINE, DRIVER_LOAD, NM_ADDED, NM_UP_JA, DLLAMA_COMPUTE, GPU_IDS_EMPTY, SPEC_ACCEPT,
-                                        NOT_REGISTERED_CAME_UP, API_REBOOTED, KILLED_TIMEOUT, SSH_RETRIED,
+                                        NOT_REGISTERED_CAME_UP, API_REBOOTED, KILLED_TIMEOUT, SSH_RETRIED, MOE_DEFAULT,
                                         C10D_CONNECTED, DASHBOARD_LOOPBACK, NA_PARSE, TRT_BENCH, NGC_GPU_SHOWN]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
