@@ -1226,6 +1226,15 @@ EXAMPLES.update({  # blind batch wr (session 39k): vLLM's fused-MoE kernel witho
         "(Worker_TP0 pid=1182678) WARNING 01-13 02:22:23 [fused_moe.py:888] Using default MoE config. Performance "
         "might be sub-optimal! Config file not found at ['/envs/VCA/lib/python3.12/site-packages/vllm/model_executor/"
         "layers/fused_moe/configs/E=128,N=384,device_name=NVIDIA_H100_80GB_HBM3.json']\n"),
+    "cudagraph-profiling-disabled": BANNER + (
+        "(Worker_TP0 pid=289) WARNING 07-18 19:34:18 [gpu_worker.py:570] CUDA graph memory profiling is disabled "
+        "(VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0). Without it, CUDA graph memory is not accounted for during KV "
+        "cache allocation, which may require lowering --gpu-memory-utilization to avoid OOM. Consider re-enabling it "
+        "(the default as of v0.21.0) and increasing --gpu-memory-utilization from 0.9200 to 0.9546.\n"),
+    "nvfp4-global-scale-differs": BANNER + (
+        "(EngineCore pid=40474) WARNING 08-02 10:29:03 [compressed_tensors_w4a4_nvfp4.py:102] In NVFP4 linear, the "
+        "weight global scale is different for parallel layers (e.g. q_proj, k_proj, v_proj). This  will likely result "
+        "in reduced accuracy. Please verify the model accuracy.\n"),
 })
 
 

@@ -96,3 +96,20 @@ def test_vllm_s_default_moe_config_is_a_tuning_note_on_a_healthy_server():
     # a log with a tuned config (the same log without those lines) gets no such note
     tuned = "\n".join(x for x in path.read_text().splitlines() if "default MoE config" not in x)
     assert "default tile sizes" not in messages(next(x for x in explain(tuned) if x.kind == "vllm-log"))
+
+
+def test_vllm_s_own_warnings_of_an_accuracy_loss_and_an_unbudgeted_cuda_graph_are_warnings():
+    """Two vLLM WARNING lines that name their risk: NVFP4 fused layers with different global scales (blind batch wr007,
+    https://github.com/sostrowsk, vLLM 0.25.1 on a Spark; compressed_tensors_w4a4_nvfp4.py) and the CUDA-graph memory
+    estimate turned off (blind batch wt001, https://github.com/anemll; vLLM's gpu_worker.py,
+    https://github.com/vllm-project/vllm/blob/main/vllm/v1/worker/gpu_worker.py). Both servers sized their KV cache."""
+    for name, words in (("wr007_vllm-log_sostrowsk-spark-gemma4-nvfp4-global-scale-accuracy-warning.txt",
+                         ("q_proj, k_proj, v_proj", "accuracy")),
+                        ("wt001_vllm-log_anemll-gx10-tp2-kv852k-cudagraph-unprofiled.txt",
+                         ("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0", "out of memory"))):
+        [s] = [x for x in explain((PENDING / name).read_text(), host="spark") if x.kind == "vllm-log"]
+        assert "fail" not in levels(s) and all(w in messages(s, "warn") for w in words), name
+    # the healthy log beside them (wr009: profiling on, no NVFP4): neither
+    path = PENDING / "wr009_vllm-log_videocuttingagent-2xh100-tp2-qwen3vl-moe-healthy-default-moe-config.txt"
+    said = " ".join(messages(x) for x in explain(path.read_text()))
+    assert "global scale" not in said and "ESTIMATE_CUDAGRAPHS" not in said
