@@ -113,3 +113,41 @@ def test_vllm_s_own_warnings_of_an_accuracy_loss_and_an_unbudgeted_cuda_graph_ar
     path = PENDING / "wr009_vllm-log_videocuttingagent-2xh100-tp2-qwen3vl-moe-healthy-default-moe-config.txt"
     said = " ".join(messages(x) for x in explain(path.read_text()))
     assert "global scale" not in said and "ESTIMATE_CUDAGRAPHS" not in said
+
+
+WQ009 = PENDING / "wq009_ethtool_supingisme-ethtool-m-sfp-10g-sr-rx-power-near-low-warning.txt"
+QSFP = """$ ethtool -m enp1s0f0np0
+	Identifier                                : 0x11 (QSFP28)
+	Module temperature                        : 38.50 degrees C
+	Rcvr signal avg optical power(Channel 1)  : 0.8765 mW / -0.57 dBm
+	Rcvr signal avg optical power(Channel 2)  : 0.7943 mW / -1.00 dBm
+	Rcvr signal avg optical power(Channel 3)  : 0.1047 mW / -9.80 dBm
+	Rcvr signal avg optical power(Channel 4)  : 0.8128 mW / -0.90 dBm
+	Laser rx power high alarm threshold       : 3.4673 mW / 5.40 dBm
+	Laser rx power low alarm threshold        : 0.0468 mW / -13.30 dBm
+	Laser rx power high warning threshold     : 1.7378 mW / 2.40 dBm
+	Laser rx power low warning threshold      : 0.0933 mW / -10.30 dBm
+"""
+
+
+def test_an_optical_module_receiving_just_above_its_own_low_warning_is_warned():
+    """https://github.com/supingisme (blind batch wq009): `ethtool -m` of an SFP-10G-SR receiving -13.57 dBm against its
+    own low-warning threshold of -14.00 dBm (SFF-8472 thresholds in the module's EEPROM), every flag Off. (The paste's
+    lines carry a `#<tab>` prefix, taken off here: that shape is not read yet.)"""
+    text = WQ009.read_text().replace("#\t", "\t")
+    [s] = explain(text)
+    said = messages(s, "warn")
+    assert "-13.57 dBm" in said and "0.43 dB above" in said and "-14 dBm" in said and "margin" in said
+    # the same module receiving -2.10 dBm: an ok, no warning
+    [healthy] = explain(text.replace("0.0440 mW / -13.57 dBm", "0.6166 mW / -2.10 dBm"))
+    assert "warn" not in levels(healthy) and "rx power -2.1 dBm, 11.90 dB above" in messages(healthy, "ok")
+
+
+def test_a_qsfp_module_s_weakest_lane_is_the_one_weighed():
+    """A QSFP28's four lanes (ethtool's SFF-8636 layout, `Rcvr signal avg optical power(Channel N)`): lane 3 at -9.80
+    dBm, 0.5 dB above a -10.30 dBm low warning, is the one named."""
+    [s] = explain(QSFP)
+    assert "enp1s0f0np0 lane 3" in messages(s, "warn") and "0.50 dB above" in messages(s, "warn")
+    # the module's own rx-power flag On: its flag finding says it, no second reading
+    [flagged] = explain(QSFP + "\tRcvr signal avg optical power low warning (Chan 3) : On\n")
+    assert "lane 3: the module receives" not in messages(flagged)
