@@ -151,3 +151,16 @@ def test_a_qsfp_module_s_weakest_lane_is_the_one_weighed():
     # the module's own rx-power flag On: its flag finding says it, no second reading
     [flagged] = explain(QSFP + "\tRcvr signal avg optical power low warning (Chan 3) : On\n")
     assert "lane 3: the module receives" not in messages(flagged)
+
+
+def test_a_traceback_through_the_draft_model_s_loading_says_so():
+    """https://github.com/anemll (blind batch wt002: a GB10 worker of vLLM TP=2 with a DSpark draft; the traceback runs
+    through vllm/v1/worker/gpu/spec_decode/speculator.py load_draft_model, then a ValueError about the MXFP4 backend)."""
+    path = PENDING / "wt002_vllm-log_anemll-gx10-worker-dspark-draft-mxfp4-backend-unsupported.txt"
+    [s] = [x for x in explain(path.read_text(), host="spark") if x.kind == "vllm-log"]
+    said = messages(s, "fail")
+    assert "Unsupported mxfp4_backend" in said and "speculative-decoding draft model" in said
+    # a traceback through the target model's loading alone names no draft
+    plain = "\n".join(x for x in path.read_text().splitlines() if "spec_decode" not in x)
+    [p] = [x for x in explain(plain, host="spark") if x.kind == "vllm-log"]
+    assert "draft model" not in messages(p, "fail")
