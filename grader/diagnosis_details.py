@@ -271,8 +271,7 @@ def _fd_limit_low_or_hit(log: VllmLog | None, values: Mapping[str, Any], text: s
 
 
 _FRAME_RE = re.compile(r'File "(?P<file>[^"\n]{1,300})", line \d{1,7}, in (?P<function>\w{1,100})')
-"""Every frame of a traceback, logged or not (:data:`_LOGGED_FRAME_RE` takes the lines under each frame with it, so
-it skips the frames among them)."""
+"""Every frame of a traceback, logged or not (:data:`_LOGGED_FRAME_RE` takes the lines under each, skipping those)."""
 _STEPS = (  # (what a frame's file or function holds, the step it is), the frames searched innermost last
     (("compile_or_warm_up_model", "kernel_warmup"), "the engine's warm-up after the KV cache was sized (kernels, CUDA "
                                                     "graphs), before the server starts"),
@@ -282,6 +281,7 @@ _STEPS = (  # (what a frame's file or function holds, the step it is), the frame
     (("PyNcclCommunicator", "pynccl.py", "pynccl_wrapper.py", "cuda_communicator.py"),
      "the creation of the NCCL communicator between the GPUs (NCCL_DEBUG=INFO says why it failed)"),
     (("all_reduce",), "the first collective between the GPUs (`all_reduce`)"),
+    (("spec_decode/", "load_draft_model"), "loading the speculative-decoding draft model"),
     (("load_model", "load_weights"), "loading the model's weights"),
     (("determine_available_memory", "profile_run"), "the memory profile"),
     (("capture_model", "cuda_graph"), "the CUDA graph capture"),

@@ -1224,6 +1224,21 @@ EXAMPLES.update({  # blind batches wl/wm/wn (session 39e): UCX's error lines, NV
     "shell-job-exit": BANNER + "$ vllm serve Qwen/Qwen3-8B &\n[1] 48211\nValueError: bad arg\n[1]+  Exit 1                  vllm serve Qwen/Qwen3-8B\n",
     "shell-job-terminated": BANNER + "$ vllm serve Qwen/Qwen3-8B &\n[1] 48211\n$ kill %1\n[1]+  Terminated              vllm serve Qwen/Qwen3-8B\n",
 })
+EXAMPLES.update({  # blind batch wr (session 39k): vLLM's fused-MoE kernel without a tuned config for this GPU
+    "moe-default-config": BANNER + (
+        "(Worker_TP0 pid=1182678) WARNING 01-13 02:22:23 [fused_moe.py:888] Using default MoE config. Performance "
+        "might be sub-optimal! Config file not found at ['/envs/VCA/lib/python3.12/site-packages/vllm/model_executor/"
+        "layers/fused_moe/configs/E=128,N=384,device_name=NVIDIA_H100_80GB_HBM3.json']\n"),
+    "cudagraph-profiling-disabled": BANNER + (
+        "(Worker_TP0 pid=289) WARNING 07-18 19:34:18 [gpu_worker.py:570] CUDA graph memory profiling is disabled "
+        "(VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0). Without it, CUDA graph memory is not accounted for during KV "
+        "cache allocation, which may require lowering --gpu-memory-utilization to avoid OOM. Consider re-enabling it "
+        "(the default as of v0.21.0) and increasing --gpu-memory-utilization from 0.9200 to 0.9546.\n"),
+    "nvfp4-global-scale-differs": BANNER + (
+        "(EngineCore pid=40474) WARNING 08-02 10:29:03 [compressed_tensors_w4a4_nvfp4.py:102] In NVFP4 linear, the "
+        "weight global scale is different for parallel layers (e.g. q_proj, k_proj, v_proj). This  will likely result "
+        "in reduced accuracy. Please verify the model accuracy.\n"),
+})
 
 
 def reached(text: str, table=None) -> list[str]:

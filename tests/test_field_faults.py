@@ -1248,6 +1248,19 @@ API_REBOOTED = ("[ 7386.259769] NVRM: API mismatch: the client has the version 3
                 "$ nvidia-smi --query-gpu=name,driver_version --format=csv\nname, driver_version\nTesla K80, 367.44\n")
 TP_VISIBLE = ("$ CUDA_VISIBLE_DEVICES=0,1 vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 4\n"
               "ValueError: Tensor parallel size (4) cannot be larger than the number of available GPUs (2).\n")
+# vLLM 0.12.0 on two H100s (blind batch wr009, https://github.com/videocuttingagent): no tuned fused-MoE config
+MOE_DEFAULT = ("(Worker_TP1 pid=1182679) WARNING 01-13 02:22:23 [fused_moe.py:888] Using default MoE config. Performance "
+               "might be sub-optimal! Config file not found at ['/site-packages/vllm/model_executor/layers/fused_moe/"
+               "configs/E=128,N=384,device_name=NVIDIA_H100_80GB_HBM3.json']\n")
+# vLLM on two GB10s (blind batch wt001, https://github.com/anemll): the CUDA-graph memory estimate turned off
+CGRAPH_UNPROFILED = ("(Worker_TP0 pid=289) WARNING 07-18 19:34:18 [gpu_worker.py:570] CUDA graph memory profiling is "
+                     "disabled (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0). Without it, CUDA graph memory is not "
+                     "accounted for during KV cache allocation, which may require lowering --gpu-memory-utilization "
+                     "to avoid OOM.\n")
+# vLLM 0.25.1 on a DGX Spark (blind batch wr007, https://github.com/sostrowsk): an NVFP4 checkpoint's fused q/k/v scales
+NVFP4_SCALES = ("(EngineCore pid=40474) WARNING 08-02 10:29:03 [compressed_tensors_w4a4_nvfp4.py:102] In NVFP4 linear, "
+                "the weight global scale is different for parallel layers (e.g. q_proj, k_proj, v_proj). This  will "
+                "likely result in reduced accuracy. Please verify the model accuracy.\n")
 KILLED_TIMEOUT = "$ timeout -s KILL 30 ./all_reduce_perf -b 8 -e 128M -g 2\n#  Rank  0\nKilled\n"
 SSH_RETRIED = ("[WARNING] sparkrun.orchestration.ssh:   SSH script <- 192.168.20.31 FAILED rc=1 (0.3s): docker: Error "
                "response from daemon: No such container: sparkrun_head\n"
@@ -1308,7 +1321,7 @@ JOB_TERMINATED = "[2]-  Terminated              python -m sglang.launch_server -
 # MiaAI-Lab/DeepSeek-v4-Flash-One-DGX-Spark#4: the exception line as quoted, wrapped after the caller
 WORKSPACE_LOCKED = ("AssertionError: Workspace is locked but allocation from 'b12x.py:321:_run_compressed_mla'\n"
                     "requires 1949.52 MB, current size is 1157.00 MB. Workspace growth is not allowed after locking.\n")
-ALL = [NM_NO_DEVICE, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
+ALL = [NM_NO_DEVICE, CGRAPH_UNPROFILED, NVFP4_SCALES, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, XID_13, XID_149, NETPLAN_INDENT, CGRAPH_READ, RAY_DEAD,
        CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE, OOM_KILL, AER_FATAL, NCCL_SYSTEM,
        STORE_TIMEOUT, GID_EMPTY, RAY_INFEASIBLE_OLD,
@@ -1356,7 +1369,8 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
                                                       VLLM_UNBUILT, SIMPLE_ORDER, HPL_SLOW, DCGM_NVLINK, DLLAMA_TRANSFER, FLASHINFER_KV,
                                                       PORTINFO_DOWN, NOT_REGISTERED, SPARKRUN_SSH, KERNEL_FALLBACK, BATCH_SERIAL, K8S_NOW_RUNNING,
                                                       ENV_OVERWRITTEN, NMAP_FILTERED, PRIVATE_NODE, PEER_FALSE,
-                                                      MODEL_404, UCX_NO_TL, JOB_EXIT, NV_ERR, NV_ERR_DMESG, NGC_GPUS_ASKED, VPN_HEAD))
+                                                      MODEL_404, UCX_NO_TL, JOB_EXIT, NV_ERR, NV_ERR_DMESG, NGC_GPUS_ASKED, VPN_HEAD,
+                                                      CGRAPH_UNPROFILED, NVFP4_SCALES))
                     else "fail")
     assert " Fix: " in message
 
@@ -1406,7 +1420,7 @@ def test_every_known_error_line_is_read_here():
                                         C10D_HOSTNAME, RAY_FRACTIONAL, DEL_IGNORED, PTX_DUMP, DS_LAUNCH,
                                         TRTLLM_LEADER, BENCHY_GPT2, NETPLAN_OPEN, DESYNC, RANK_LEFT, MOONCAKE_GID,
                                         PS_ENGINE, DRIVER_LOAD, NM_ADDED, NM_UP_JA, DLLAMA_COMPUTE, GPU_IDS_EMPTY, SPEC_ACCEPT,
-                                        NOT_REGISTERED_CAME_UP, API_REBOOTED, KILLED_TIMEOUT, SSH_RETRIED,
+                                        NOT_REGISTERED_CAME_UP, API_REBOOTED, KILLED_TIMEOUT, SSH_RETRIED, MOE_DEFAULT,
                                         C10D_CONNECTED, DASHBOARD_LOOPBACK, NA_PARSE, TRT_BENCH, NGC_GPU_SHOWN]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context

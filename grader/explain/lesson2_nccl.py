@@ -19,7 +19,7 @@ _NCCL_LINE = (r"\bNCCL (?:INFO|WARN|TRACE|ABORT)\b|^NET/(?:IB\w*|Socket|Plugin)\
 
 register(KindSpec(
     name="nccl-log", parse=parse_nccl_log, summarise=judge("nccl", "summarise_nccl_log"),
-    line=re.compile(_NCCL_LINE + r"|^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ \S*torch/")
+    line=re.compile(_NCCL_LINE + r"|^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ \S*torch/(?:distributed|csrc/distributed)/")
 ))
 
 

@@ -72,7 +72,7 @@ register(KindSpec(
 
 
 register(KindSpec(
-    name="ethtool-module", parse=parse_module_info, summarise=judge("link", "summarise_module"),
+    name="ethtool-module", parse=parse_module_info, summarise=judge("module_power", "summarise_module"),
     matches_command=is_module_info,
     line=re.compile(r"^Identifier\s+: 0x[0-9a-f]{2} \(|^Module temperature(?: high| low)?(?: alarm| warning)?"
                     r"(?: threshold)?\s+: |^(?:Transceiver type|Vendor (?:name|PN|OUI|SN)|Connector)\s{8,}: "

@@ -47,6 +47,9 @@ def summarise_sglang(log: Any, command: str | None) -> Summary:
                            + (f": {log.kv_tokens / log.context_len:.1f} requests of the full {log.context_len:,}"
                               "-token context." if log.context_len else ".")))
     findings += running_limit(log)
+    from .context import context as _ctx
+    from .sglang_requests import refused_for_length, stopped_by_sigterm
+    findings += refused_for_length(log, _ctx().paste) + stopped_by_sigterm(_ctx().paste)
     from .launch_args import rendezvous_mismatch
     findings += rendezvous_mismatch(("--dist-init-addr",))
     if not log.ready and log.kv_tokens is None and log.weights_gib is None and log.free_at_load_gib is None \
