@@ -83,6 +83,18 @@ def messages(section, level: str | None = None) -> str:
     return "\n".join(f.message for f in section.findings if level in (None, f.level))
 
 
+def said_in_all(sections, level: str | None = None) -> str:
+    """The finding messages of every Section of an explain answer (of one level, or all), one per line."""
+    return "\n".join(messages(s, level) for s in sections)
+
+
+def worst_level(sections) -> str:
+    """The worst level of an explain answer's findings, ``ok`` counted as ``info`` (the corpus's reading)."""
+    order = {"ok": 0, "info": 0, "warn": 1, "fail": 2}
+    worst = max((lv for s in sections for lv in levels(s)), key=order.get, default="info")
+    return "info" if worst == "ok" else worst
+
+
 def pytest_addoption(parser):
     parser.addoption("--part", choices=("all", "sim", "rest"), default="all",
                      help="sim: only the modules that bring the live sim up (the tests marked busy_ok first); "

@@ -5,17 +5,7 @@ from __future__ import annotations
 
 from grader.diagnoses import diagnose_text
 from grader.explain import explain
-from tests.conftest import field_entry as corpus, levels, messages
-
-
-def _said(sections, level: str | None = None) -> str:
-    return "\n".join(messages(s, level) for s in sections)
-
-
-def _worst(sections) -> str:
-    order = {"ok": 0, "info": 0, "warn": 1, "fail": 2}
-    worst = max((lv for s in sections for lv in levels(s)), key=order.get, default="info")
-    return "info" if worst == "ok" else worst
+from tests.conftest import said_in_all as _said, worst_level as _worst
 
 
 _P01 = (
