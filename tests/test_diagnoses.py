@@ -214,6 +214,8 @@ EXAMPLES.update({
     "ray-plasma-shm-short": BANNER + "[2026-03-25 05:44:29,435 W 39 39] (raylet) store_runner.cc:83: System memory "
                                      "request exceeds memory available in /dev/shm. The request is for 10200547328 "
                                      "bytes, and the amount available is 9663676416 bytes.\n",
+    # magnate3/linux-riscv-dev (blind batch ws005): ibstat given a netdev name, not a CA name
+    "ibstat-no-such-ca": BANNER + "ibpanic: [5896] main: 'ib1' IB device can't be found: No such file or directory\n",
     "process-segfault": BANNER + "[job-3bb823c0-worker-0:5665 :0:5665] Caught signal 11 (Segmentation fault: address "
                         "not mapped to object at address (nil))\n",
     # vllm#7800: TP=8 under the multiproc executor on one host (corpus p018); the layout line makes every rank local

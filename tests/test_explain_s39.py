@@ -140,3 +140,15 @@ def test_a_port_whose_link_never_trained_is_not_the_device_below_deciding():
     assert "warn" in levels(s) and "lower of its two ends" not in messages(s)
     [s] = explain(text.replace("Width x0 (downgraded)", "Width x16"), host="other", nodes=1)
     assert "lower of its two ends" in messages(s, "info") and "warn" not in levels(s)
+
+
+def test_ibstat_given_a_netdev_name_says_it_takes_a_ca_name():
+    """magnate3's notes (blind batch ws005): `ibstat ib1` after ibdev2netdev maps mlx5_6 and mlx5_7 to ib1: ibstat's
+    `ibpanic ... 'ib1' IB device can't be found` is a warning that names the CA name to give, not a parse error; a
+    healthy ibstat of a CA says nothing of it."""
+    text = field_entry("ws005").replace("\r", "")
+    said = "\n".join(messages(s, "warn") for s in explain(text, host="other", nodes=1))
+    assert "ibstat found no RDMA device named `ib1`" in said and "ibdev2netdev" in said
+    healthy = ("$ ibstat mlx5_0\nCA 'mlx5_0'\n\tCA type: MT4129\n\tNumber of ports: 1\n\tPort 1:\n\t\tState: Active\n"
+               "\t\tPhysical state: LinkUp\n\t\tRate: 400\n\t\tLink layer: InfiniBand\n")
+    assert "can't be found" not in "\n".join(messages(s) for s in explain(healthy, host="other", nodes=1))

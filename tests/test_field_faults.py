@@ -628,6 +628,7 @@ CUSTOM_AR = ("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True,max_split_size_mb
              "Worker proc VllmWorker-1 died unexpectedly, shutting down executor.\n")
 
 # https://github.com/NVIDIA/nccl/issues/1538 (the line as posted, after NCCL's proxy Connect failed)
+IBSTAT_NO_CA = "ibpanic: [5896] main: 'ib1' IB device can't be found: No such file or directory\n"  # magnate3 (ws005)
 SIGBUS = ("(RayWorker pid=4711) *** SIGBUS received at time=1692322557 on cpu 5 ***\n"
           "(RayWorker pid=4711) PC: @     0x7fca7c80cb41  (unknown)  (unknown)\n"
           "(RayWorker pid=4711) Fatal Python error: Bus error\n")
@@ -1326,7 +1327,7 @@ ALL = [NM_NO_DEVICE, CGRAPH_UNPROFILED, NVFP4_SCALES, HPL_SLOW, DCGM_NVLINK, GPU
        CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE, OOM_KILL, AER_FATAL, NCCL_SYSTEM,
        STORE_TIMEOUT, GID_EMPTY, RAY_INFEASIBLE_OLD,
        ORDINAL, RAY_SHM, PORT_IN_USE, SEGV_CONTAINER, RAY_NONE, RAY_OOM_SPARK, KV_PAGE_SIZE, NMCLI_MTU,
-       METHOD_FAILED, SEGFAULT, SIGBUS, PLASMA_SHM, NO_RDMA, NCCL_ABORT, SUBMODULE, WATCHDOG, NO_KERNEL, NVLS, LAUNCH_FAILED, COMPILE,
+       METHOD_FAILED, SEGFAULT, SIGBUS, IBSTAT_NO_CA, PLASMA_SHM, NO_RDMA, NCCL_ABORT, SUBMODULE, WATCHDOG, NO_KERNEL, NVLS, LAUNCH_FAILED, COMPILE,
        HEAP_ABORT, BOOTSTRAP, RAY_UNHANDLED, DUMP_INPUT, TRUNCATED, NO_SYMBOL,
        SHM_TIMEOUT, CUDA_FOOTER, SHM_SEGMENT, VIRTUAL_PCI, SIMPLE_ORDER, PEER_UNSUPPORTED,
        GRAPH_ESTIMATE, STORE_LOST, NCCL_FATAL, OOM_BARE, MAX_SHMEM, MAPPING_OOM, SGLANG_TP, WATCHDOG_NEW, PCIE_NARROW, GLOO_LOOPBACK, UCX_REFUSED, STORE_WAIT, UCX_NO_DEVICE, RAY_CLIENT,
@@ -1362,7 +1363,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
     """known_faults gives explain's findings: (level, "<meaning> Fix: <fix>"); a fault is a `fail` (an Xid whose
     number the table does not single out is a `warn`: many are the application's; so is a preempted request)."""
     [(level, message)] = known_faults(text)
-    assert level == ("warn" if any(text is t for t in (TEARDOWN_EXC, XID_45, KV_PREEMPTED, PG_ANCHOR, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SHM_64MB, RING_NO_LOOP, RAY_SHM, PLASMA_SHM,
+    assert level == ("warn" if any(text is t for t in (TEARDOWN_EXC, XID_45, KV_PREEMPTED, PG_ANCHOR, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SHM_64MB, RING_NO_LOOP, RAY_SHM, PLASMA_SHM, IBSTAT_NO_CA,
                                                       PCIE_NARROW, UCX_NO_DEVICE, TRT_OTHER_GPU, AER_CORRECTED,
                                                       MODULE_UNREADABLE, RAY_DISK, NO_STATUS, SHM_STUCK, SHM_TWICE, FD_ULIMIT, RAY_ONE_OF_TWO,
                                                       TRT_WINDOW, GLOO_HOSTNAME, STORE_RETRY, CTS_UNUSED, MEMLOCK_64K,
