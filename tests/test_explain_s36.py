@@ -106,7 +106,7 @@ def test_a_load_tests_failed_request_is_the_clients_error_not_a_launch_failure()
     sections = explain(corpus("xm016"), host="spark", nodes=1)
     assert [s.kind for s in sections if s.kind] == ["vllm-bench"]
     [bench] = [s for s in sections if s.kind == "vllm-bench"]
-    assert "1 request(s) of the 250 sent failed" in messages(bench, "fail")
+    assert "1 of 250 requests failed" in messages(bench, "warn")  # a few: the run stands (serving.toml failed_share_warn)
     assert "`aiohttp.client_exceptions.ServerDisconnectedError: Server disconnected`: the server closed the " \
            "connection during the request" in messages(bench, "info")
     assert "launch failed" not in " ".join(messages(s) for s in sections)

@@ -61,6 +61,22 @@ def test_missing_side_and_failed_requests():
     assert v["LAB.recorded"] == "unmeasured" and v["LAB.sane"] == "fail"  # a failed request outranks the missing side
 
 
+def test_one_failed_request_in_two_hundred_warns_and_earns_half():
+    """One failed request of 200 (1 in 200, at most serving.toml [load] failed_share_warn = 1 in 100) is a warning:
+    the run stands on the other 199, as explain reads the field's such runs (blind batch wt006: 199 of 200, a reset
+    connection). LAB.sane warns, and earns half its 2 points, where 2 of 8 above fail it."""
+    both = {"pair": {1: (0.004, 0.05)}, "baseline": {1: (0.002, 0.02)}}
+    f = derivers()["lab"](evidence("sim", both, n=200, failed=1))
+    assert f["problems"] == [] and f["warnings"] == ["pair c1: 1 of 200 requests failed (a few: the run stands on "
+                                                     "the rest; find why in the server log)",
+                                                     "baseline c1: 1 of 200 requests failed (a few: the run stands "
+                                                     "on the rest; find why in the server log)"]
+    sane = next(v for v in grade(f, "lab", "sim") if v.id == "LAB.sane")
+    assert sane.status == "warn" and sane.earned == 1.0
+    f = derivers()["lab"](evidence("sim", both, n=200, failed=3))  # 1.5 in a hundred: more than a few
+    assert f["warnings"] == [] and len(f["problems"]) == 2
+
+
 def test_summary_edited_is_a_problem():
     ev = evidence("sim", {"pair": {1: (0.004, 0.05)}, "baseline": {1: (0.002, 0.02)}})
     data = json.loads(ev.raw[0].stdout)

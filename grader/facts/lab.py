@@ -13,6 +13,7 @@ Facts::
      "comparison": [grader.lab.compare rows],
      "roofline": {"pair": {...} | None, "baseline": ...},
      "problems": [sentences: failed requests, no tokens, TTFT > E2EL, summary disagreeing, unreadable],
+     "warnings": [sentences: a few failed requests (at most serving.toml [load] failed_share_warn of a run)],
      "missing": [sentences: a side the profile needs that was not recorded],
      "model": str | None}
 """
@@ -24,6 +25,7 @@ from typing import Any
 
 from grader import lab
 from grader.evidence import Evidence
+from grader.judges.bench import failed_level
 from grader.metrics import disagreements
 from grader.parsers.bench_result import parse_bench_json
 from grader.parsers.common import ParseError
@@ -40,7 +42,7 @@ def probe_name(label: str, concurrency: int) -> str:
 
 def derive(ev: Evidence) -> dict[str, Any]:
     facts: dict[str, Any] = {"pair": {}, "baseline": {}, "ratios": {}, "comparison": [], "roofline": {},
-                             "problems": [], "missing": [], "model": None}
+                             "problems": [], "warnings": [], "missing": [], "model": None}
     problems: list[str] = facts["problems"]
     for raw in ev.raw:
         m = PROBE_RE.match(raw.probe)
@@ -67,7 +69,10 @@ def derive(ev: Evidence) -> dict[str, Any]:
         facts[label][f"c{c}"] = flat
         facts["model"] = facts["model"] or result.meta.get("model_id")
         if metrics.failed:
-            problems.append(f"{where}: {metrics.failed} of {flat['requests']} requests failed")
+            level = failed_level(metrics.failed, flat["requests"])
+            (problems if level == "fail" else facts["warnings"]).append(
+                f"{where}: {metrics.failed} of {flat['requests']} requests failed"
+                + ("" if level == "fail" else " (a few: the run stands on the rest; find why in the server log)"))
         if metrics.completed and metrics.total_output_tokens <= 0:
             problems.append(f"{where}: no output tokens were generated")
         bad = [i for i, r in enumerate(result.requests or []) if r.success and r.ttft is not None

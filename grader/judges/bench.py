@@ -61,7 +61,12 @@ def describe(result: BenchResult, sent: int | None = None, burst: bool = False, 
     else:
         findings.append(ok(f"Recomputed from {len(result.requests)} requests (grader.metrics: TPOT = (E2EL − TTFT)"
                             " / (output tokens − 1), numpy-linear percentiles)."))
-    if failed:
+    if failed and failed_level(failed, (completed or 0) + failed) == "warn":
+        findings.append(warn(f"{failed:g} of {(completed or 0) + failed:g} requests failed: a few, and the run "
+                             f"stands on the {completed or 0:g} that succeeded (its numbers are theirs). Find why in the "
+                             "tool's error lines and the server log: a reset or closed connection is the server or a proxy "
+                             "dropping it; a timeout, a request waiting too long."))
+    elif failed:
         of = f" of the {sent:g} sent" if sent and sent == (completed or 0) + failed else ""
         findings.append(fail(f"{failed:g} request(s){of} failed: only {completed or 0:g} succeeded, and the numbers "
                               "describe only those. Look at the errors (and the server log): a refused connection or a "
@@ -298,6 +303,15 @@ def _slowest_graded_tpot(model: str | None = None) -> tuple[float, str] | None:
         if profile != "sim" and isinstance(top, (int, float)) and (best is None or top > best[0]):
             best = (float(top), profile)
     return best
+
+
+def failed_level(failed: float, total: float) -> str:
+    """``"warn"`` where ``failed`` of ``total`` requests is at most checks/specs/serving.toml [load]
+    failed_share_warn (one in a hundred: the run stands on the rest), else ``"fail"``. The one place a load test's
+    failed requests are given their level: explain's reading of a result and the lab's LAB.sane both ask it."""
+    from ..calc.specs import row
+    share = row("serving.toml", "load").graded("failed_share_warn")
+    return "warn" if failed > 0 and total > 0 and share and failed / total <= share else "fail"
 
 
 def _arrived_at_once(result: BenchResult, src: dict[str, Any], requests: int | None) -> float | None:
