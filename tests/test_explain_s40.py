@@ -36,3 +36,13 @@ def test_failed_level_is_one_in_a_hundred():
     """The figure is serving.toml's failed_share_warn (0.01): 1 of 100 warns, 2 of 100 fail, none of none fails."""
     assert failed_level(1, 100) == "warn" and failed_level(10, 1000) == "warn"
     assert failed_level(2, 100) == "fail" and failed_level(1, 1) == "fail" and failed_level(0, 0) == "fail"
+
+
+def test_ssh_host_is_read_where_the_command_is_read():
+    """``ssh [options] [user@]HOST COMMAND`` names the machine the output came from (grader.parsers.common.commands,
+    the same reading that strips ssh from the command): options that take a value are skipped, the user is dropped,
+    and an ssh that runs nothing here names no machine's output."""
+    from grader.parsers.common.commands import ssh_host
+    assert ssh_host("sudo ssh -p 2222 -i key user@spark-b free -h") == "spark-b"
+    assert ssh_host("ssh -o StrictHostKeyChecking=no 10.0.0.2 'free -g'") == "10.0.0.2"
+    assert ssh_host("ssh -t spark2") is None and ssh_host("free -g") is None and ssh_host(None) is None

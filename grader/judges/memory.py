@@ -10,6 +10,7 @@ import dataclasses
 import re
 from typing import Any
 
+from ..parsers.common.commands import ssh_host
 from .common import info, ok, warn
 from .model import Finding, Summary
 
@@ -102,9 +103,6 @@ def summarise_free(f: Any, command: str | None) -> Summary:
     return facts, findings
 
 
-_SSH_HOST_RE = re.compile(r"^\s{0,8}(?:sudo\s{1,8})?ssh\s{1,8}(?:-[bcDEeFIiJLlmOopQRSWw]\s{0,8}[^-\s]\S{0,200}\s{1,8}|"
-                          r"-[46AaCfGgKkMNnqsTtVvXxYy]{1,12}\s{1,8}){0,8}(?:[\w.-]{1,64}@)?(?P<host>\w[\w.-]{0,80})\s{1,8}\S")
-"""``ssh [options] [user@]HOST command``: the machine the command ran on (ssh's options that take a value skip it)."""
 _MANY_HOSTS_RE = re.compile(r"\b(?:ssh|pdsh|clush|srun|mpirun|ansible)\b|^==+ ?\S{1,80}", re.M)
 _RELEASE_RE = re.compile(r"/wake_up|\bwake_up\(|\b(?:kill|pkill|killall)\b|\b(?:docker|podman)\s{1,8}(?:stop|rm|kill)\b|"
                          r"\bsystemctl\s{1,8}stop\b|\b(?:ray|vllm)\s{1,8}stop\b|\brm\s{1,8}\S{0,80}\s{0,8}/dev/shm", re.I)
@@ -114,8 +112,7 @@ _PUT_IN_SHM_RE = re.compile(r"(?:\b(?:cp|mv|dd|rsync|tee|tar|wget|curl|huggingfa
 
 def _machine(s: Any) -> Any:
     """The machine a ``free`` section came from: the host of ``ssh HOST free``, else its prompt's host (None: not told)."""
-    m = _SSH_HOST_RE.match(s.command or "")
-    return m["host"] if m else s.host  # (`user@spark1:~$ ssh spark2 free -g` is spark2's output)
+    return ssh_host(s.command) or s.host  # (`user@spark1:~$ ssh spark2 free -g` is spark2's output)
 
 
 _SLEPT_RE = re.compile(r"/sleep\b(?![^\n]{0,200}/wake_up)")

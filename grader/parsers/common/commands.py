@@ -42,8 +42,20 @@ def option_value(argv: list[str], *names: str) -> str | None:
     return None
 
 
-@functools.lru_cache(maxsize=256)  # a paste runs a few commands, often again and again
 def _argv(command: str) -> tuple[str, ...]:
+    return _argv_and_host(command)[0]
+
+
+def ssh_host(command: str | None) -> str | None:
+    """The machine ``command`` ran on when it runs through ``ssh [options] [user@]HOST COMMAND`` (past sudo, env and
+    variables set for it; ssh's options that take a value skip it): ``HOST`` without its user, else None (no ssh, or
+    an ``ssh HOST`` that runs no command here)."""
+    return _argv_and_host(command)[1] if command and "ssh" in command else None
+
+
+@functools.lru_cache(maxsize=256)  # a paste runs a few commands, often again and again
+def _argv_and_host(command: str) -> tuple[tuple[str, ...], str | None]:
+    host = None
     try:
         lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
         lexer.whitespace_split = True
@@ -70,6 +82,7 @@ def _argv(command: str) -> tuple[str, ...]:
             argv = argv[4:]
         elif prog == "ssh":
             rest = _drop_options(argv[1:], _SSH_ARG_OPTS)
+            host = rest[0].rpartition("@")[2] if len(rest) > 1 else host
             argv = list(_argv(rest[1])) if len(rest) == 2 and " " in rest[1] else rest[1:]  # the host dropped; `ssh h "cmd"`
         elif prog in _FANOUT:
             rest = _drop_options(argv[1:], _FANOUT_ARG_OPTS, _FANOUT_LONG_ARG_OPTS)
@@ -78,7 +91,7 @@ def _argv(command: str) -> tuple[str, ...]:
             break
     if argv:
         argv[0] = os.path.basename(argv[0])
-    return tuple(argv)
+    return tuple(argv), host
 
 
 def _drop_options(words: list[str], takes_value: set[str], long_takes_value: frozenset[str] = frozenset()) -> list[str]:
