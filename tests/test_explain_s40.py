@@ -46,3 +46,46 @@ def test_ssh_host_is_read_where_the_command_is_read():
     assert ssh_host("sudo ssh -p 2222 -i key user@spark-b free -h") == "spark-b"
     assert ssh_host("ssh -o StrictHostKeyChecking=no 10.0.0.2 'free -g'") == "10.0.0.2"
     assert ssh_host("ssh -t spark2") is None and ssh_host("free -g") is None and ssh_host(None) is None
+
+
+def ethtool(stem: str, host: str = "other"):
+    return next(s for s in explain(paste(stem), host=host) if s.kind == "ethtool")
+
+
+def test_a_link_at_the_partners_best_mode_is_the_partners_limit():
+    """ethtool of a 10G router port (openwrt/openwrt#21530, blind batch wu010) and of a 2.5G USB adapter (wu008), each at
+    1000Mb/s beside a link partner that advertises up to 1000baseT/Full: auto-negotiation picked the best both offer,
+    the other end is the limit (a note, not a fault of the port or cable)."""
+    for stem, top in (("wu010", "10000baseT/Full"), ("wu008", "2500baseX/Full")):
+        section = ethtool(stem)
+        said = messages(section, "info")
+        assert "the best mode the link partner advertises (1000baseT/Full)" in said and f"up to {top}" in said, stem
+        assert not messages(section, "warn") and not messages(section, "fail"), stem
+    assert "advertise 2500baseX/Full too" in messages(ethtool("wu008"), "info")  # it advertises only up to 1000
+
+
+def test_a_cut_ethtool_still_says_this_side_does_not_advertise_the_partners_faster_mode():
+    """An RTL8125 under OpenWrt (r8125 DKMS issue 32, blind batch wu006): the paste ends before `Speed:`, but the modes
+    decide: this port supports 2500baseT/Full, the partner advertises it, this side's advertisement stops at
+    1000baseT/Full, so auto-negotiation can give 1000Mb/s at most: a warning naming the advertisement."""
+    said = messages(ethtool("wu006"), "warn")
+    assert "1000Mb/s at most" in said and "does not advertise 2500baseT/Full" in said
+
+
+def test_a_healthy_link_at_both_ends_best_is_said_as_such():
+    """A 1 GbE fibre port up at 1000Mb/s full duplex (blind batch wu005): no partner note, no warning."""
+    section = ethtool("wu005")
+    assert "healthy as far as ethtool shows" in messages(section, "info") and not messages(section, "warn")
+
+
+def test_rdma_devices_in_sysfs_that_ibv_devices_cannot_open():
+    """kvcache-ai/Mooncake#102 (blind batch wu004), in a container: /sys/class/infiniband lists erdma_0 and erdma_1,
+    /dev/infiniband holds uverbs0 only, and ibv_devices lists erdma_0: libibverbs cannot open erdma_1 (its uverbs
+    device was not passed in). A warning on the ibv_devices section; none where ibv_devices lists both."""
+    [devices] = [s for s in explain(paste("wu004"), host="other") if s.kind == "ibv-devices"]
+    said = messages(devices, "warn")
+    assert "cannot open erdma_1" in said and "uverbs" in said
+    both = paste("wu004").replace("erdma_0             02163efffe1041ea",
+                                  "erdma_0             02163efffe1041ea\n    erdma_1             02163efffe1041eb")
+    [devices] = [s for s in explain(both, host="other") if s.kind == "ibv-devices"]
+    assert not messages(devices, "warn")

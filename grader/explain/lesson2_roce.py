@@ -95,4 +95,5 @@ register(KindSpec(
 
 register_cross_check(judge("roce", "both_rails"), kinds=('perftest',))
 register_cross_check(judge("roce", "gid_index_across_tables"), kinds=('show-gids',))
+register_cross_check(judge("roce_notes", "devices_not_opened"), kinds=('ibv-devices',))
 register_cross_check(judge("perftest", "repeated_size"), kinds=('perftest',))

@@ -28,6 +28,8 @@ def unshown_link(r: Any, name: str) -> list[Finding]:
     """An ethtool excerpt with link modes but none of `Speed:`, `Duplex:` or `Link detected:`: the outcome of
     auto-negotiation is not in it. An info that says which lines decide."""
     again = f"Paste the rest (`ethtool {r.interface or '<iface>'}` to its last line)."
+    if unadvertised(r, name):
+        return unadvertised(r, name)
     if r.common_top_mode_mbps:
         return [info(f"{name}: the paste ends before its `Speed:` and `Link detected:` lines, so the link is not shown; "
                      f"both ends advertise up to {r.common_top_mode_mbps}Mb/s, which auto-negotiation picks when the "
@@ -107,22 +109,47 @@ def unadvertised(r: Any, name: str) -> list[Finding]:
     `Supported link modes` shows it, supports it): auto-negotiation settles on the best mode both advertise, so this
     side's advertisement holds the link back, not the cable (lienol/openwrt-package#42: an RTL8125 at 1000Mb/s whose
     advertised modes stop at 1000baseT/Full, the partner's at 2500baseT/Full)."""
-    def mbps(m: str) -> int:
-        x = re.match(r"(\d+)base", m)
-        return int(x.group(1)) if x and m.endswith("/Full") else 0
-    own = max(r.advertised_modes, key=mbps, default="")
-    theirs = max(r.partner_modes, key=mbps, default="")
-    if not own or not mbps(own) or mbps(theirs) <= mbps(own) or r.speed_mbps != mbps(own) or r.auto_negotiation is False:
+    own = max(r.advertised_modes, key=_full_mbps, default="")
+    theirs = max(r.partner_modes, key=_full_mbps, default="")
+    if not own or not _full_mbps(own) or _full_mbps(theirs) <= _full_mbps(own) or r.auto_negotiation is False \
+            or r.speed_mbps not in (_full_mbps(own), None):
         return []
     can = theirs in r.supported_modes
     if r.supported_modes and not can:
         return []  # this port cannot run it: the partner's faster mode is not one it lists
-    return [warn(f"{name}: {r.speed_mbps}Mb/s because this side does not advertise {theirs}, which the link partner "
+    speed = (f"{r.speed_mbps}Mb/s because" if r.speed_mbps else f"the link can come up at {_full_mbps(own)}Mb/s at "
+             "most (the paste ends before `Speed:`):")
+    return [warn(f"{name}: {speed} this side does not advertise {theirs}, which the link partner "
                  f"advertises{' and this port supports (`Supported link modes`)' if can else ''}: its advertised modes "
                  f"stop at {own}, and auto-negotiation settles on the best mode both ends advertise. The cable and the "
                  f"partner are not the limit: advertise it (`ethtool -s {r.interface or '<iface>'} autoneg on advertise "
                  "<mask>`, with the mode's bit) and make that persist in the network configuration; a driver or a "
                  "network manager that resets the advertised modes can hold it there.")]
+
+
+def _full_mbps(mode: str) -> int:
+    """The rate of an ethtool link mode in Mb/s (``2500baseT/Full``: 2500), 0 for a half-duplex or unreadable one."""
+    x = re.match(r"(\d+)base", mode)
+    return int(x.group(1)) if x and mode.endswith("/Full") else 0
+
+
+def partner_limit(r: Any, name: str) -> list[Finding]:
+    """A link at the best full-duplex mode the link partner advertises, on a port that supports (or advertises) a
+    faster one: auto-negotiation settles on the best mode both ends offer, so the other end (a gigabit switch, router
+    or adapter) is the limit, not this port or the cable (blind batches wu008, wu010: a 2.5G USB adapter and a 10G
+    router port at 1000Mb/s beside a partner that advertises up to 1000baseT/Full). An info: nothing here to fix."""
+    theirs = max(r.partner_modes, key=_full_mbps, default="")
+    mine = max((*r.supported_modes, *r.advertised_modes), key=_full_mbps, default="")
+    if not theirs or not r.speed_mbps or r.speed_mbps != _full_mbps(theirs) or _full_mbps(mine) <= r.speed_mbps \
+            or r.auto_negotiation is False:
+        return []
+    told = max(r.advertised_modes, key=_full_mbps, default="")
+    held = (f" (it advertises only up to {told}: with a faster partner, advertise {mine} too)"
+            if told and _full_mbps(told) < _full_mbps(mine) else "")
+    return [info(f"{name}: {r.speed_mbps}Mb/s, the best mode the link partner advertises ({theirs}): "
+                 f"auto-negotiation settles on the best mode both ends offer, so the other end (a switch, router or "
+                 f"adapter that runs no faster) is the limit, not this port or the cable. This port runs up to "
+                 f"{mine}{held}.")]
 
 
 def up_count(maps: list[Any], cut: bool) -> str:

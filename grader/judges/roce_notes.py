@@ -190,3 +190,32 @@ def active_count(links: Any) -> str:
     return (f" {len(active)} of {len(links)} ports ACTIVE ({', '.join(active[:8])}{', ...' if len(active) > 8 else ''}): "
             "those carry RDMA; a port that is not has no link (no cable, or not in use), which matters only if "
             "traffic should go through it.")
+
+
+def devices_not_opened(items: list[tuple[Any, Any]]) -> list[tuple[int, Finding]]:
+    """A cross check: ``/sys/class/infiniband`` lists RDMA devices that ``ibv_devices`` of the same host, later in the
+    paste, does not: the kernel has them but libibverbs cannot open them. Its user-space side is missing for those:
+    the character device ``/dev/infiniband/uverbsN`` (a container given some of them: Docker's ``--device`` per
+    device) or the provider library of their driver (rdma-core's). Blind batch wu004 (kvcache-ai/Mooncake#102: erdma_0
+    and erdma_1 in sysfs, /dev/infiniband with uverbs0 only, ibv_devices lists erdma_0). Not across a command that
+    changed the state between the two, nor two hosts."""
+    from ..parsers.common.commands import changes_state
+    seen: dict[Any, tuple[int, list[str]]] = {}
+    out: list[tuple[int, Finding]] = []
+    for index, (s, parsed) in enumerate(items):
+        if s.error or parsed is None:
+            continue
+        if changes_state(s.command):
+            seen.clear()
+        elif s.kind == "ib-sysfs" and len(parsed) > 1:
+            seen[s.host] = (index, list(parsed))
+        elif s.kind == "ibv-devices" and s.host in seen and parsed:
+            missing = [d for d in seen[s.host][1] if d not in parsed]
+            if missing and all(d in seen[s.host][1] for d in parsed):
+                out.append((index, warn(
+                    f"`ibv_devices` lists {', '.join(parsed)}, but /sys/class/infiniband has {', '.join(seen[s.host][1])}: "
+                    f"libibverbs cannot open {', '.join(missing)}. The kernel has {'it' if len(missing) == 1 else 'them'}; "
+                    "what user space needs is missing: its /dev/infiniband/uverbsN (`ls /dev/infiniband`; in a container "
+                    "pass each one, or /dev/infiniband whole, with --device) or its driver's provider library "
+                    "(rdma-core's, e.g. libmlx5).")))
+    return out
