@@ -89,3 +89,23 @@ def test_rdma_devices_in_sysfs_that_ibv_devices_cannot_open():
                                   "erdma_0             02163efffe1041ea\n    erdma_1             02163efffe1041eb")
     [devices] = [s for s in explain(both, host="other") if s.kind == "ibv-devices"]
     assert not messages(devices, "warn")
+
+
+def test_the_management_port_is_said_up_with_carrier():
+    """`ip a show enP7s7` on a Spark (KoyoImai/dgx_spark_cluster2 Step001, blind batch ww002): UP,LOWER_UP with a
+    static 10.0.0.15/24: the note on the 10 GbE RJ45 port says it is up with carrier; on a Spark whose enP7s7 has no
+    carrier (NO-CARRIER, state DOWN) it does not."""
+    [section] = [s for s in explain(paste("ww002"), host="spark") if s.kind == "ip-addr"]
+    assert "enP7s7 is the 10 GbE RJ45 management port (up, with carrier: LOWER_UP)" in messages(section, "info")
+    down = paste("ww002").replace("<BROADCAST,MULTICAST,UP,LOWER_UP>", "<NO-CARRIER,BROADCAST,MULTICAST,UP>") \
+        .replace("state UP", "state DOWN")
+    [section] = [s for s in explain(down, host="spark") if s.kind == "ip-addr"]
+    assert "with carrier" not in messages(section, "info")
+
+
+def test_no_fec_on_a_spark_port_names_the_unused_port_as_the_harmless_case():
+    """`ethtool --show-fec enp1s0f0np0` with Active None (KoyoImai/dgx_spark_cluster2 Step011: corpus j014 on the
+    cabled port, blind batch ww007 on the idle one): the paste cannot tell which, so a hedged warning that says both."""
+    [section] = [s for s in explain(paste("ww007"), host="spark") if s.kind == "ethtool"]
+    said = messages(section, "warn")
+    assert "down (an unused, unplugged port shows it too: fine)" in said and "without RS" in said

@@ -21,7 +21,7 @@ from .common import (C2S, JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, SWITCH
 from .context import context, spark_shown
 from .ip_notes import (alias_findings, all_up, member_findings, module_rate_findings, no_ipv4_words, route_notes,
                        nominal_link, twin_in_bond, vbox_nat_findings)
-from .link_notes import fallback_link, module_diagnostics_unshown, partner_limit, unadvertised, unshown_link, up_count, up_no_speed, vfs_down_under_up_pf
+from .link_notes import fallback_link, fec_findings, module_diagnostics_unshown, partner_limit, unadvertised, unshown_link, up_count, up_no_speed, vfs_down_under_up_pf
 from .model import Finding, Summary
 
 
@@ -43,8 +43,7 @@ def summarise_ip_addr(ifaces: list[Any], command: str | None) -> Summary:
         "name": i.name, "operstate": i.operstate, "up": i.is_up, "mtu": i.mtu, "flags": i.flags,
         "ipv4": [a.cidr for a in i.ipv4], "ipv6": [a.cidr for a in i.addresses if a.family == "inet6"],
         "qsfp_port": qsfp_port(i.name), "twin_domain": twin_domain(i.name), "truncated": i.truncated,
-        "addresses_listed": i.addresses_listed,
-    } for i in ifaces]}
+        "addresses_listed": i.addresses_listed} for i in ifaces]}
     told_other = on_spark(None) is False  # explain --host other: a Spark's names on it mean nothing of a Spark
     twins = [] if told_other else [i for i in ifaces if is_qsfp_twin(i.name)]
     findings: list[Finding] = []
@@ -119,7 +118,8 @@ def summarise_ip_addr(ifaces: list[Any], command: str | None) -> Summary:
     findings += _mtu_findings([t for t in twins if t.is_up])
     house = by_name.get(HOUSE_INTERFACE)
     if house is not None:
-        findings.append(info(f"{HOUSE_INTERFACE} is the 10 GbE RJ45 management port, not the QSFP link: "
+        state = " (up, with carrier: LOWER_UP)" if house.is_up and "LOWER_UP" in house.flags else ""
+        findings.append(info(f"{HOUSE_INTERFACE} is the 10 GbE RJ45 management port{state}, not the QSFP link: "
                              "keep NCCL and benchmark traffic off it."))
         if house.is_up and house.addresses_listed and not house.ipv4:
             v6 = [a for a in house.addresses if a.family == "inet6"]
@@ -451,7 +451,7 @@ def summarise_ethtool(reports: list[Any], command: str | None) -> Summary:
             findings += said + fallback_link(r, name, said)
         else:
             findings += unshown_link(r, name)
-        findings += _fec_findings(r, name)
+        findings += fec_findings(r, name)
         if r.driver in VIRTUAL_DRIVERS:
             findings.append(info(f"{name} is a virtual interface (driver {r.driver}{', no PCI bus' if not r.bus_info else ''}"
                                  "): no NIC sits behind it, so its speed is the driver's own figure and no RDMA device "
@@ -466,23 +466,6 @@ def summarise_ethtool(reports: list[Any], command: str | None) -> Summary:
 VIRTUAL_DRIVERS = frozenset({"veth", "bridge", "tun", "vxlan", "macvlan", "ipvlan", "dummy", "bonding", "virtio_net",
                              "openvswitch"})
 """``ethtool -i`` drivers of interfaces with no NIC of their own (virtual pairs, bridges, tunnels, a VM's virtio NIC)."""
-
-
-def _fec_findings(r: Any, name: str) -> list[Finding]:
-    """``ethtool --show-fec``: forward error correction; RS (Reed-Solomon) is what 100G and faster links use."""
-    active, conf = (r.fec_active or "").strip(), r.fec_configured or "?"
-    if r.fec_active is None and r.fec_configured is None:
-        return []
-    if active.lower() in ("", "off", "none") and active and is_qsfp_twin(r.interface or ""):
-        return [warn(f"{name}: FEC configured {conf}, active {active}: a Spark's {LINE_GBPS}G QSFP link runs RS-FEC "
-                     f"(Reed-Solomon; PAM4 signalling needs it), so no FEC means the port is down or linked at a lower "
-                     f"speed. Read `ethtool {r.interface}` (Speed {LINK_MBPS}Mb/s, Link detected: yes) before "
-                     "changing FEC; leave it on Auto.")]
-    if active.lower() in ("", "off", "none"):
-        return [info(f"{name}: FEC configured {conf}, active {active or 'none shown'}: links of 100G and faster "
-                     "normally run RS; through a switch both ends must use the same FEC. Leave it on Auto.")]
-    return [ok(f"{name}: FEC configured {conf}, active {active}: normal, not a fault by itself (100G and faster "
-               "links use RS, Reed-Solomon). Look at FEC only if the link flaps (`ethtool -S <iface> | grep -i fec`).")]
 
 
 def _mode_mbps(mode: str) -> int | None:

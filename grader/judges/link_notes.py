@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .common import info, warn
+from ..spark_names import is_qsfp_twin
+from .common import LINE_GBPS, LINK_MBPS, info, ok, warn
 from .model import Finding
 
 
@@ -150,6 +151,24 @@ def partner_limit(r: Any, name: str) -> list[Finding]:
                  f"auto-negotiation settles on the best mode both ends offer, so the other end (a switch, router or "
                  f"adapter that runs no faster) is the limit, not this port or the cable. This port runs up to "
                  f"{mine}{held}.")]
+
+
+def fec_findings(r: Any, name: str) -> list[Finding]:
+    """``ethtool --show-fec``: forward error correction; RS (Reed-Solomon) is what 100G and faster links use."""
+    active, conf = (r.fec_active or "").strip(), r.fec_configured or "?"
+    if r.fec_active is None and r.fec_configured is None:
+        return []
+    if active.lower() in ("", "off", "none") and active and is_qsfp_twin(r.interface or ""):
+        return [warn(f"{name}: FEC configured {conf}, active {active}: a Spark's {LINE_GBPS}G QSFP link runs RS-FEC "
+                     "(Reed-Solomon; PAM4 signalling needs it), so no FEC means this port is down (an unused, unplugged "
+                     "port shows it too: fine) or linked at a lower speed or without RS. Read `ethtool "
+                     f"{r.interface}` (Speed {LINK_MBPS}Mb/s, Link detected: yes) before changing FEC; leave it on "
+                     "Auto.")]
+    if active.lower() in ("", "off", "none"):
+        return [info(f"{name}: FEC configured {conf}, active {active or 'none shown'}: links of 100G and faster "
+                     "normally run RS; through a switch both ends must use the same FEC. Leave it on Auto.")]
+    return [ok(f"{name}: FEC configured {conf}, active {active}: normal, not a fault by itself (100G and faster "
+               "links use RS, Reed-Solomon). Look at FEC only if the link flaps (`ethtool -S <iface> | grep -i fec`).")]
 
 
 def up_count(maps: list[Any], cut: bool) -> str:
