@@ -14,6 +14,8 @@ Never words or figures: those are the table's.
 - ``ssh: Could not resolve hostname s``: a host list split letter by letter needs several one-letter hosts, or a
   launcher's prefix on the line (spark-arena/sparkrun#257); one typed by hand (``$ ssh n``) is a name that does not
   resolve.
+- A start-up warning of what may fail at start (CUDA graphs without memory profiling), with the server shown up after
+  it: the fear did not come true there (blind batch wv005).
 """
 
 from __future__ import annotations
@@ -177,7 +179,25 @@ def _retried_ok(log: VllmLog | None, values: Mapping[str, Any], text: str) -> di
     return found if found and found["retried"] else None
 
 
+_SERVER_UP_RE = re.compile(r"Application startup complete|Uvicorn running on|Avg prompt throughput: |"
+                           r"\bPOST /v1/(?:chat/)?completions HTTP/1\.1\" 200\b")
+"""A vLLM server that came up and served: uvicorn's startup lines, the engine's throughput log, an answered request."""
+
+
+def _server_up_after(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where the server came up after the matched line (blind batch wv005: CUDA-graph memory profiling off,
+    then the graphs captured and `Application startup complete`): what the warning feared at start did not happen."""
+    return {} if _SERVER_UP_RE.search(_after_line(values, text)) else None
+
+
+def _server_not_up_after(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """:func:`_server_up_after`'s other side: no line after the matched one shows the server up."""
+    return None if _SERVER_UP_RE.search(_after_line(values, text)) else {}
+
+
 PASTE_DETAILS: dict[str, Callable[..., dict[str, Any] | None]] = {
+    "server_up_after": _server_up_after,
+    "server_not_up_after": _server_not_up_after,
     "answered_later": _answered_later,
     "retried_ok": _retried_ok,
     "btl_lan": _btl_lan,

@@ -1236,6 +1236,15 @@ EXAMPLES.update({  # blind batch wr (session 39k): vLLM's fused-MoE kernel witho
         "(VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0). Without it, CUDA graph memory is not accounted for during KV "
         "cache allocation, which may require lowering --gpu-memory-utilization to avoid OOM. Consider re-enabling it "
         "(the default as of v0.21.0) and increasing --gpu-memory-utilization from 0.9200 to 0.9546.\n"),
+    "tls-certificate-verify-failed": BANNER + (
+        "[2023-11-13 01:47:48,664 C 8 8] (ray_init) redis_context.cc:484:  Check failed: redisInitiateSSLWithContext("
+        "context_, ssl_context_) == REDIS_OK Failed to setup encrypted redis: SSL_connect failed: "
+        "CERTIFICATE_VERIFY_FAILED\n"),
+    "cudagraph-profiling-disabled-served": BANNER + (
+        "(Worker_TP0 pid=289) WARNING 07-18 19:34:18 [gpu_worker.py:570] CUDA graph memory profiling is disabled "
+        "(VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0). Without it, CUDA graph memory is not accounted for during KV "
+        "cache allocation, which may require lowering --gpu-memory-utilization to avoid OOM.\n"
+        "(APIServer pid=1) INFO:     Application startup complete.\n"),
     "nvfp4-global-scale-differs": BANNER + (
         "(EngineCore pid=40474) WARNING 08-02 10:29:03 [compressed_tensors_w4a4_nvfp4.py:102] In NVFP4 linear, the "
         "weight global scale is different for parallel layers (e.g. q_proj, k_proj, v_proj). This  will likely result "

@@ -109,3 +109,16 @@ def test_no_fec_on_a_spark_port_names_the_unused_port_as_the_harmless_case():
     [section] = [s for s in explain(paste("ww007"), host="spark") if s.kind == "ethtool"]
     said = messages(section, "warn")
     assert "down (an unused, unplugged port shows it too: fine)" in said and "without RS" in said
+
+
+def test_cuda_graph_profiling_off_is_a_note_once_the_server_came_up():
+    """vLLM on two ASUS GX10 (https://github.com/Anemll/dspark-vllm-gx10, blind batch wv005): CUDA-graph memory
+    profiling off, then the graphs captured and `Application startup complete`: what the warning fears at start did
+    not happen, a note; the same warning with nothing after it still warns."""
+    [log] = [s for s in explain(paste("wv005"), host="spark", nodes=2) if s.kind == "vllm-log"]
+    assert "so they fit at start" in messages(log, "info") and "CUDA graphs' memory" not in messages(log, "warn")
+    cut = paste("wv005")
+    cut = cut[:cut.index("CUDA graph memory profiling is disabled")] + cut[cut.index(
+        "CUDA graph memory profiling is disabled"):].split("\n", 1)[0] + "\n"
+    [log] = [s for s in explain(cut, host="spark", nodes=2) if s.kind == "vllm-log"]
+    assert "CUDA graphs' memory is turned off" in messages(log, "warn")

@@ -1258,6 +1258,16 @@ CGRAPH_UNPROFILED = ("(Worker_TP0 pid=289) WARNING 07-18 19:34:18 [gpu_worker.py
                      "disabled (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0). Without it, CUDA graph memory is not "
                      "accounted for during KV cache allocation, which may require lowering --gpu-memory-utilization "
                      "to avoid OOM.\n")
+# ray-project/ray#41161 (blind batch wv008): the GCS to a TLS Redis (AWS ElastiCache) refused its certificate
+TLS_REDIS = ("[2023-11-13 01:47:48,664 C 8 8] (ray_init) redis_context.cc:484:  Check failed: redisInitiateSSLWithContext"
+             "(context_, ssl_context_) == REDIS_OK Failed to setup encrypted redis: SSL_connect failed: "
+             "CERTIFICATE_VERIFY_FAILED\n")
+# huggingface_hub behind a proxy that intercepts TLS: no Redis, the general fix
+TLS_HF = ("requests.exceptions.SSLError: (MaxRetryError(\"HTTPSConnectionPool(host='huggingface.co', port=443): Max "
+          "retries exceeded with url: /api/models (Caused by SSLError(SSLCertVerificationError(1, '[SSL: "
+          "CERTIFICATE_VERIFY_FAILED] certificate verify failed: self-signed certificate in certificate chain (_ssl.c:1006)')))\"))\n")
+# the same warning, then the server up (https://github.com/Anemll/dspark-vllm-gx10, blind batch wv005): a note
+CGRAPH_SERVED = CGRAPH_UNPROFILED + "(APIServer pid=1) INFO:     Application startup complete.\n"
 # vLLM 0.25.1 on a DGX Spark (blind batch wr007, https://github.com/sostrowsk): an NVFP4 checkpoint's fused q/k/v scales
 NVFP4_SCALES = ("(EngineCore pid=40474) WARNING 08-02 10:29:03 [compressed_tensors_w4a4_nvfp4.py:102] In NVFP4 linear, "
                 "the weight global scale is different for parallel layers (e.g. q_proj, k_proj, v_proj). This  will "
@@ -1322,7 +1332,7 @@ JOB_TERMINATED = "[2]-  Terminated              python -m sglang.launch_server -
 # MiaAI-Lab/DeepSeek-v4-Flash-One-DGX-Spark#4: the exception line as quoted, wrapped after the caller
 WORKSPACE_LOCKED = ("AssertionError: Workspace is locked but allocation from 'b12x.py:321:_run_compressed_mla'\n"
                     "requires 1949.52 MB, current size is 1157.00 MB. Workspace growth is not allowed after locking.\n")
-ALL = [NM_NO_DEVICE, CGRAPH_UNPROFILED, NVFP4_SCALES, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
+ALL = [TLS_REDIS, TLS_HF, NM_NO_DEVICE, CGRAPH_UNPROFILED, NVFP4_SCALES, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, XID_13, XID_149, NETPLAN_INDENT, CGRAPH_READ, RAY_DEAD,
        CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE, OOM_KILL, AER_FATAL, NCCL_SYSTEM,
        STORE_TIMEOUT, GID_EMPTY, RAY_INFEASIBLE_OLD,
@@ -1422,7 +1432,7 @@ def test_every_known_error_line_is_read_here():
                                         TRTLLM_LEADER, BENCHY_GPT2, NETPLAN_OPEN, DESYNC, RANK_LEFT, MOONCAKE_GID,
                                         PS_ENGINE, DRIVER_LOAD, NM_ADDED, NM_UP_JA, DLLAMA_COMPUTE, GPU_IDS_EMPTY, SPEC_ACCEPT,
                                         NOT_REGISTERED_CAME_UP, API_REBOOTED, KILLED_TIMEOUT, SSH_RETRIED, MOE_DEFAULT,
-                                        C10D_CONNECTED, DASHBOARD_LOOPBACK, NA_PARSE, TRT_BENCH, NGC_GPU_SHOWN]
+                                        C10D_CONNECTED, DASHBOARD_LOOPBACK, NA_PARSE, TRT_BENCH, NGC_GPU_SHOWN, CGRAPH_SERVED]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently
