@@ -1236,6 +1236,10 @@ EXAMPLES.update({  # blind batch wr (session 39k): vLLM's fused-MoE kernel witho
         "(VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0). Without it, CUDA graph memory is not accounted for during KV "
         "cache allocation, which may require lowering --gpu-memory-utilization to avoid OOM. Consider re-enabling it "
         "(the default as of v0.21.0) and increasing --gpu-memory-utilization from 0.9200 to 0.9546.\n"),
+    "ray-node-death-reason": BANNER + (
+        "[2025-07-03 11:12:01,375 I 42 42] (gcs_server) gcs_node_manager.cc:386: Removing node, node name = "
+        "172.24.1.211, death reason = UNEXPECTED_TERMINATION, death message = Raylet could not connect to Runtime Env "
+        "Agent node_id=3f59adf5c5637be592d585665324bc4d7e22d22f86bc0a4847c89076\n"),
     "tls-certificate-verify-failed": BANNER + (
         "[2023-11-13 01:47:48,664 C 8 8] (ray_init) redis_context.cc:484:  Check failed: redisInitiateSSLWithContext("
         "context_, ssl_context_) == REDIS_OK Failed to setup encrypted redis: SSL_connect failed: "

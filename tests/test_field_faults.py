@@ -1262,6 +1262,10 @@ CGRAPH_UNPROFILED = ("(Worker_TP0 pid=289) WARNING 07-18 19:34:18 [gpu_worker.py
 TLS_REDIS = ("[2023-11-13 01:47:48,664 C 8 8] (ray_init) redis_context.cc:484:  Check failed: redisInitiateSSLWithContext"
              "(context_, ssl_context_) == REDIS_OK Failed to setup encrypted redis: SSL_connect failed: "
              "CERTIFICATE_VERIFY_FAILED\n")
+# ray-project/ray#54321 (blind batch wv010): the GCS removes a node and says why
+NODE_DEATH = ("[2025-07-03 11:12:01,375 I 42 42] (gcs_server) gcs_node_manager.cc:386: Removing node, node name = "
+              "172.24.1.211, death reason = UNEXPECTED_TERMINATION, death message = Raylet could not connect to Runtime "
+              "Env Agent node_id=3f59adf5c5637be592d585665324bc4d7e22d22f86bc0a4847c89076\n")
 # huggingface_hub behind a proxy that intercepts TLS: no Redis, the general fix
 TLS_HF = ("requests.exceptions.SSLError: (MaxRetryError(\"HTTPSConnectionPool(host='huggingface.co', port=443): Max "
           "retries exceeded with url: /api/models (Caused by SSLError(SSLCertVerificationError(1, '[SSL: "
@@ -1332,7 +1336,7 @@ JOB_TERMINATED = "[2]-  Terminated              python -m sglang.launch_server -
 # MiaAI-Lab/DeepSeek-v4-Flash-One-DGX-Spark#4: the exception line as quoted, wrapped after the caller
 WORKSPACE_LOCKED = ("AssertionError: Workspace is locked but allocation from 'b12x.py:321:_run_compressed_mla'\n"
                     "requires 1949.52 MB, current size is 1157.00 MB. Workspace growth is not allowed after locking.\n")
-ALL = [TLS_REDIS, TLS_HF, NM_NO_DEVICE, CGRAPH_UNPROFILED, NVFP4_SCALES, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
+ALL = [TLS_REDIS, TLS_HF, NODE_DEATH, NM_NO_DEVICE, CGRAPH_UNPROFILED, NVFP4_SCALES, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, XID_13, XID_149, NETPLAN_INDENT, CGRAPH_READ, RAY_DEAD,
        CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE, OOM_KILL, AER_FATAL, NCCL_SYSTEM,
        STORE_TIMEOUT, GID_EMPTY, RAY_INFEASIBLE_OLD,
