@@ -112,7 +112,8 @@ def describe(result: BenchResult, sent: int | None = None, burst: bool = False, 
         findings.append(warn(f"Median {' and '.join(zero)} of 0.00 ms, beside nonzero means: no request gets its "
                              "first token (or its next) in no time, so at least half of them were timed without one "
                              "(an empty or non-streamed answer, or a client that measured nothing). These latency "
-                             "figures are not to be trusted: check the answers' lengths and that the server streams."))
+                             "figures are not to be trusted (an unreliable measurement): check the answers' lengths "
+                             "and that the server streams."))
     findings += _untimed(src) + _decode_findings(result, src, burst, cap, model,
                                                     timed=not (untimed or ("TTFT" in zero and src.get("completed"))))
     if diffs:
