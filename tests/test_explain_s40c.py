@@ -46,3 +46,21 @@ def test_nic_port_pairs_are_named_in_a_multi_gpu_layout_and_absent_without_pix_n
     assert "NIC0-NIC1, NIC2-NIC3 PIX to each other" in lay and "one GPU" not in lay
     f = _one(_entry(CORPUS, "f026"), "nvidia-smi-topo", host="other", nodes=1)
     assert not any("PIX to each other" in m for m in messages(f).splitlines())
+
+
+def test_a_type_subscript_this_python_does_not_take_names_the_package_and_python_version():
+    """https://github.com/phivan3008/meeting-translator/blob/d57f674fba7cccecd0fb30d9addfd669819087a2/vllm_serve.log
+    (pending wr003): vLLM 0.27.1 on Python 3.11 dies in kernel warm-up at flashinfer's `array.array[int]` (subscriptable
+    from 3.12): the fail names flashinfer and the Python version, not memory; a bare `'type' object is not
+    subscriptable` (Python 3.8, no frame shown) is read without a package; a clean start of the same log's shape is
+    not touched (corpus z009's boot has no TypeError)."""
+    s = _one(_entry(PENDING, "wr003"), "vllm-log", host="other", nodes=1)
+    fail = messages(s, "fail")
+    assert "type subscript of `array.array`" in fail and "raised in the package `flashinfer`" in fail
+    assert "3.12" in fail and "python --version" in fail
+    from grader.diagnoses import diagnose_text
+    bare = diagnose_text("    x: list[int] = []\nTypeError: 'type' object is not subscriptable\n")
+    [d] = [d for d in bare if d.kind == "type-not-subscriptable"]
+    assert "raised in the package" not in d.message and "3.9" in d.message
+    z = _one(_entry(CORPUS, "z009"), "vllm-log", host="spark", nodes=1)
+    assert "type subscript" not in messages(z)
