@@ -64,3 +64,21 @@ def test_a_type_subscript_this_python_does_not_take_names_the_package_and_python
     assert "raised in the package" not in d.message and "3.9" in d.message
     z = _one(_entry(CORPUS, "z009"), "vllm-log", host="spark", nodes=1)
     assert "type subscript" not in messages(z)
+
+
+def test_nvidia_smi_dmon_is_read_and_a_busy_kernel_without_memory_traffic_is_a_hedged_warn():
+    """https://al-engr.com/minimax-sglang-debug.html (corpus zh008, SGLang TP=2 on two Sparks): `nvidia-smi dmon -s u`
+    at SM 96%, memory 0% on each sample while CUDA-graph capture made no progress: a polling kernel (an NCCL
+    collective waiting for its peer: cupy/cupy#3557, NVIDIA/nccl#968 show blocked GPUs at 100%), said with what
+    decides a hang. NVIDIA/gpu-monitoring-tools#12's idle sample (sm 0, mem 1) is read without a warn."""
+    s = _one(_entry(CORPUS, "zh008"), "nvidia-smi", host="spark", nodes=2)
+    [w] = messages(s, "warn").splitlines()
+    assert "GPU0: a kernel ran almost the whole time (SM 96%)" in w and "memory 0%" in w and "polling" in w
+    assert "cannot prove a hang" in w and "py-spy dump" in w
+    assert "nvidia-smi dmon: GPU0 (2 samples): SM 96%, memory 0%." in messages(s, "info")
+    idle = ("$ nvidia-smi dmon\n# gpu   pwr  temp    sm   mem   enc   dec  mclk  pclk\n"
+            "# Idx     W     C     %     %     %     %   MHz   MHz\n"
+            "    0    43    48     0     1     0     0  3505   936\n    0    43    48     0     1     0     0  3505   936\n")
+    [d] = [x for x in explain(idle, host="other") if x.kind == "nvidia-smi"]
+    assert set(levels(d)) <= {"ok", "info"}
+    assert "GPU0 (2 samples): SM 0%, memory 1%, power 43 W, SM clock 936 MHz" in messages(d)

@@ -220,6 +220,8 @@ def summarise_p2p(p: Any, command: str | None) -> Summary:
 # --------------------------------------------------------------------------- the plain table
 
 def summarise_table(t: Any, command: str | None) -> Summary:
+    if hasattr(t, "series"):  # `nvidia-smi dmon` (grader.parsers.nvidia_smi_dmon)
+        return __import__("grader.judges.gpu_dmon", fromlist=["x"]).summarise_dmon(t, command)
     findings: list[Finding] = []
     for g in t.gpus:
         rec = {"index": g.index, "name": g.name, "limit_w": g.power_cap_w, "power_draw_w": g.power_draw_w}
