@@ -82,3 +82,17 @@ def test_nvidia_smi_dmon_is_read_and_a_busy_kernel_without_memory_traffic_is_a_h
     [d] = [x for x in explain(idle, host="other") if x.kind == "nvidia-smi"]
     assert set(levels(d)) <= {"ok", "info"}
     assert "GPU0 (2 samples): SM 0%, memory 1%, power 43 W, SM clock 936 MHz" in messages(d)
+
+
+def test_a_light_load_whose_arrivals_ended_early_is_not_read_as_capacity_nor_as_overload():
+    """https://github.com/vllm-project/vllm/issues/3297 (pending xa003): benchmark_serving.py --request-rate 10
+    --num-prompts 100 (the rate read from the command line): 3.39 req/s served with a median TTFT of 97 ms is a light
+    load stretched by its longest requests, not the server's capacity; corpus u011 (SGLang at 32/s served 8.98/s, no
+    TTFT in the cut paste) is still read as an overload."""
+    text = _entry(PENDING, "xa003").read_text(encoding="utf-8")
+    said = "\n".join(messages(s) for s in explain(text, host="other", nodes=1) if s.kind == "vllm-bench")
+    assert "offered at 10/s and completed at 3.39/s, yet TTFT (96.76 ms) shows no queue" in said
+    assert "The 100 prompts' arrivals ended after about 10 s" in said and "not the server's capacity" in said
+    assert "piled up" not in said
+    u = _one(_entry(CORPUS, "u011"), "vllm-bench", host="other", nodes=1)
+    assert "piled up" in messages(u) and "shows no queue" not in messages(u)
