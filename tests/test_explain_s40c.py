@@ -96,3 +96,13 @@ def test_a_light_load_whose_arrivals_ended_early_is_not_read_as_capacity_nor_as_
     assert "piled up" not in said
     u = _one(_entry(CORPUS, "u011"), "vllm-bench", host="other", nodes=1)
     assert "piled up" in messages(u) and "shows no queue" not in messages(u)
+
+
+def test_nvidia_smi_refusing_an_option_without_its_value_is_said_so_and_the_next_matrix_still_read():
+    """https://github.com/aikitoria/open-gpu-kernel-modules/issues/13 (corpus d015): `nvidia-smi topo -p2p -p` answers
+    `Option "-p2p" is missing its value.`: said as nvidia-smi refusing the command line (with -p2p's values), not a
+    matrix it could not read; the `-p2p p` run after it is still read as all OK."""
+    ss = explain(_entry(CORPUS, "d015").read_text(encoding="utf-8"), host="other", nodes=1)
+    p2p = [s for s in ss if s.kind == "nvidia-smi-p2p"]
+    assert "nvidia-smi refused the command line" in p2p[0].error and "r, w, n, a or p" in p2p[0].error
+    assert "nothing wrong" in messages(p2p[1]) and set(levels(p2p[1])) <= {"ok", "info"}
