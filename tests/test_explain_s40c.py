@@ -106,3 +106,13 @@ def test_nvidia_smi_refusing_an_option_without_its_value_is_said_so_and_the_next
     p2p = [s for s in ss if s.kind == "nvidia-smi-p2p"]
     assert "nvidia-smi refused the command line" in p2p[0].error and "r, w, n, a or p" in p2p[0].error
     assert "nothing wrong" in messages(p2p[1]) and set(levels(p2p[1])) <= {"ok", "info"}
+
+
+def test_vllm_log_records_run_together_on_one_line_are_each_read():
+    """https://github.com/vllm-project/vllm/issues/18115 (corpus b025): three `loggers.py:118` stats records on one line
+    (their newlines lost): the last whole one (91.9%) is the last stats read, not the first of the line (91.6%);
+    corpus zp014's V0 `metrics.py:467]` records (no bracket before the file) likewise (0.2%, not 0.1%)."""
+    s = _one(_entry(CORPUS, "b025"), "vllm-log", nodes=1)
+    assert "KV cache 91.9% used" in messages(s) and "91.6%" not in messages(s)
+    z = _one(_entry(CORPUS, "zp014"), "vllm-log", host="other", nodes=2)
+    assert "Last engine stats: 1 running, 0 waiting, KV cache 0.2% used" in messages(z)
