@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .common import info, warn
+from .common import info, on_spark, warn
 from .model import Finding, Summary
 
 
@@ -45,7 +45,10 @@ def summarise_dmon(d: Any, command: str | None) -> Summary:
                              "polling, as an NCCL collective waiting for its peer (a rank that is late, stuck or "
                              "gone), rather than computing, which reads memory. A few samples cannot prove a hang: "
                              "the job's log making no progress over minutes, and `py-spy dump --pid <pid>` of each "
-                             "rank (where it waits), decide."))
+                             "rank (where it waits), decide."
+                             + (" On a GB10 (unified memory), compare with a sample under a load that works: if its "
+                                "memory column stays 0 there too, this column says nothing on it." if on_spark(None)
+                                else "")))
     idle = [g for g in gpus if g in sm and max(sm[g]) == 0 and max(mem.get(g, [0])) == 0]
     if idle and len(idle) < len(gpus):
         findings.append(info(f"{', '.join('GPU' + g for g in idle)} idle in every sample (SM and memory 0%) while "
