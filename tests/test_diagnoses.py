@@ -1255,6 +1255,13 @@ EXAMPLES.update({  # blind batch wr (session 39k): vLLM's fused-MoE kernel witho
         "in reduced accuracy. Please verify the model accuracy.\n"),
 })
 
+EXAMPLES.update({  # session 40c: a type subscript this Python does not take (vllm_serve.log of phivan3008/meeting-translator)
+    "type-not-subscriptable": BANNER + (
+        "(EngineCore pid=1632893)   File \"/w/.venv/lib/python3.11/site-packages/flashinfer/comm/fd_exchange.py\", "
+        "line 55, in <module>\n(EngineCore pid=1632893)     def _fd_ancillary(fd: int) -> tuple[tuple[int, int, "
+        "array.array[int]]]:\n(EngineCore pid=1632893) TypeError: type 'array.array' is not subscriptable\n"),
+})
+
 
 def reached(text: str, table=None) -> list[str]:
     return [entry.id for entry, _ in diagnose_entries(parse_vllm_log(text), table)]

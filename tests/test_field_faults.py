@@ -747,6 +747,17 @@ NVLS = ("[2025-04-08 08:39:46] devgpu000:589012:591652 [0] transport/nvls.cc:254
 SUBMODULE = ("python collect_env.py\n    from vllm.envs import environment_variables\n"
              "ModuleNotFoundError: No module named 'vllm.envs'\n")
 
+# https://github.com/phivan3008/meeting-translator/blob/d57f674fba7cccecd0fb30d9addfd669819087a2/vllm_serve.log
+# (its last frame, Python 3.11's caret line kept)
+NOT_SUBSCRIPTABLE = (
+    '(EngineCore pid=1632893) ERROR 08-12 04:47:25 [core.py:1349]   File "/workspace/meetting-translator/.venv-translate/'
+    'lib/python3.11/site-packages/flashinfer/comm/fd_exchange.py", line 55, in <module>\n'
+    "(EngineCore pid=1632893) ERROR 08-12 04:47:25 [core.py:1349]     def _fd_ancillary(fd: int) -> tuple[tuple[int, "
+    "int, array.array[int]]]:\n"
+    "(EngineCore pid=1632893) ERROR 08-12 04:47:25 [core.py:1349]                                                         "
+    "~~~~~~~~~~~^^^^^\n"
+    "(EngineCore pid=1632893) ERROR 08-12 04:47:25 [core.py:1349] TypeError: type 'array.array' is not subscriptable\n")
+
 # https://github.com/NVIDIA/nvbandwidth/issues/13, as posted (its header lines above it left out)
 NVBANDWIDTH_WAIVED = ("Device 0: NVIDIA GeForce RTX 2080 Ti\nDevice 1: NVIDIA GeForce RTX 2080 Ti\n\n"
                       "Waiving device_to_device_memcpy_write_ce.\n")
@@ -1341,7 +1352,7 @@ ALL = [TLS_REDIS, TLS_HF, NODE_DEATH, NM_NO_DEVICE, CGRAPH_UNPROFILED, NVFP4_SCA
        CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE, OOM_KILL, AER_FATAL, NCCL_SYSTEM,
        STORE_TIMEOUT, GID_EMPTY, RAY_INFEASIBLE_OLD,
        ORDINAL, RAY_SHM, PORT_IN_USE, SEGV_CONTAINER, RAY_NONE, RAY_OOM_SPARK, KV_PAGE_SIZE, NMCLI_MTU,
-       METHOD_FAILED, SEGFAULT, SIGBUS, IBSTAT_NO_CA, PLASMA_SHM, NO_RDMA, NCCL_ABORT, SUBMODULE, WATCHDOG, NO_KERNEL, NVLS, LAUNCH_FAILED, COMPILE,
+       METHOD_FAILED, SEGFAULT, SIGBUS, IBSTAT_NO_CA, PLASMA_SHM, NO_RDMA, NCCL_ABORT, SUBMODULE, NOT_SUBSCRIPTABLE, WATCHDOG, NO_KERNEL, NVLS, LAUNCH_FAILED, COMPILE,
        HEAP_ABORT, BOOTSTRAP, RAY_UNHANDLED, DUMP_INPUT, TRUNCATED, NO_SYMBOL,
        SHM_TIMEOUT, CUDA_FOOTER, SHM_SEGMENT, VIRTUAL_PCI, SIMPLE_ORDER, PEER_UNSUPPORTED,
        GRAPH_ESTIMATE, STORE_LOST, NCCL_FATAL, OOM_BARE, MAX_SHMEM, MAPPING_OOM, SGLANG_TP, WATCHDOG_NEW, PCIE_NARROW, GLOO_LOOPBACK, UCX_REFUSED, STORE_WAIT, UCX_NO_DEVICE, RAY_CLIENT,

@@ -68,8 +68,8 @@ register(KindSpec(
 register(KindSpec(
     name="nvidia-smi", parse=parse_smi_table, summarise=judge("gpu", "summarise_table"), programs=("nvidia-smi",),
     matches_command=nvidia_smi_with(lambda a: not any(x.startswith("--query") or x in (
-        "-q", "topo", "-L", "--list-gpus", "nvlink", "-pl", "-pm", "dmon", "pmon") for x in a[1:])),
-    line=re.compile(r"NVIDIA-SMI \S+\s+Driver Version:|^\+[-=+]+\+$|^\|[=]+\|$|^\|[-=+|]+\|$|Persistence-M"
+        "-q", "topo", "-L", "--list-gpus", "nvlink", "-pl", "-pm", "pmon") for x in a[1:])),
+    line=re.compile(r"NVIDIA-SMI \S+\s+Driver Version:|^#\s{0,8}gpu\s{1,40}(?:pwr|sm)\s|^\+[-=+]+\+$|^\|[=]+\|$|^\|[-=+|]+\|$|Persistence-M"
                     r"|^\|\s+Processes:|^\|\s+GPU\s+(?:GI\s+CI\s+)?PID\s+Type\s+Process name|^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4}$"),
     starts=re.compile(r"^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4}$"),
 ))

@@ -117,7 +117,8 @@ def describe(result: BenchResult, sent: int | None = None, burst: bool = False, 
         findings.append(warn(f"Median {' and '.join(zero)} of 0.00 ms, beside nonzero means: no request gets its "
                              "first token (or its next) in no time, so at least half of them were timed without one "
                              "(an empty or non-streamed answer, or a client that measured nothing). These latency "
-                             "figures are not to be trusted: check the answers' lengths and that the server streams."))
+                             "figures are not to be trusted (an unreliable measurement): check the answers' lengths "
+                             "and that the server streams."))
     findings += _untimed(src) + _decode_findings(result, src, burst, cap, model,
                                                     timed=not (untimed or ("TTFT" in zero and src.get("completed"))))
     if diffs:
@@ -251,6 +252,13 @@ def _offered_findings(result: BenchResult, src: dict[str, Any], cap: int | None 
                         "all the others. The latencies say how the server copes with that overload, not how fast it "
                         "serves one request: lower --request-rate (or cap --max-concurrency) to measure them at a load "
                         "it sustains."))
+    elif behind and ttft is not None and not cap and n and src.get("duration"):  # no queue: a light load whose arrivals ended early (vllm#3297)
+        out.append(info(f"Requests were offered at {rate:g}/s and completed at {served:g}/s, yet TTFT ({ttft:g} ms) "
+                        f"shows no queue: the server kept up. The {n:,.0f} prompts' arrivals ended after about {n / rate:.3g} "
+                        f"s and the run lasted {src.get('duration') or 0:.3g} s, until its longest requests ended, so {served:g} "
+                        "req/s is the offered load stretched by those, not the server's capacity: a light load, where "
+                        "two setups (more GPUs, another TP) look alike. To measure capacity, raise --request-rate "
+                        "(inf) and --num-prompts; these latencies are those of this light load."))
     from ..calc.specs import row
     proxy = row("serving.toml", "load").graded("proxy_read_timeout_ms")
     slow = src.get("p99_ttft_ms") or src.get("median_ttft_ms") or src.get("mean_ttft_ms")
@@ -491,6 +499,9 @@ def summarise_load_test(bench: BenchRead | list[BenchResult], command: str | Non
         bench = dataclasses.replace(bench, burst=False)  # a cap: not a burst
     cap = _requests(option_value(command_argv(command), "--max-concurrency")) or bench.max_concurrency
     model = option_value(command_argv(command), "--model")
+    asked = {k: v for k, v in (("request_rate", option_value(command_argv(command), "--request-rate")),
+                               ("num_prompts", _num_prompts(command))) if v is not None}  # the command's, where unsaid
+    results = [dataclasses.replace(r, meta={**asked, **r.meta}) if asked else r for r in results]
     if len(results) == 1 and results[0].tool == "trtllm-bench":
         return _trtllm_bench(results[0])
     if len(results) == 1:

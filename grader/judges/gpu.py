@@ -16,7 +16,7 @@ from typing import Any, Callable
 from .common import fail, info, ok, on_spark, warn
 from .gpu_notes import (compute_p2, no_p2p_level, lone_without_nvlink, p2p_proven, p2p_rate_alone, nearest_nics, no_memory_figure, nvlink_capabilities,
                         p2p_model_pairs, table_all_well, display_gpus,
-                        table_notes, unavailable_fields, mixed_table, wsl_driver, na_cells, topo_layout)
+                        table_notes, unavailable_fields, mixed_table, wsl_driver, na_cells, topo_layout, one_gpu_layout)
 from .model import Finding, Summary
 
 
@@ -181,7 +181,7 @@ def summarise_topo(t: Any, command: str | None) -> Summary:
         near = [f"{g} {t.link(g, nic)}" for g in t.gpus if t.link(g, nic)]
         findings.append(info(f"{nic} is {dev}" + (f"; path to it: {', '.join(near)}" if near else "") + "."))
     findings += nearest_nics(t) + lone_without_nvlink(t)
-    findings += topo_layout(t, findings, pcie_view)
+    findings += topo_layout(t, findings, pcie_view) or one_gpu_layout(t, findings)
     if t.truncated:
         findings += [info(f"The paste is incomplete: {n}; what is said is about the rows shown.") for n in t.notes]
     facts = {"devices": list(t.devices), "pairs": [{"a": a, "b": b, "path": c} for a, b, c in pairs],
@@ -220,6 +220,8 @@ def summarise_p2p(p: Any, command: str | None) -> Summary:
 # --------------------------------------------------------------------------- the plain table
 
 def summarise_table(t: Any, command: str | None) -> Summary:
+    if hasattr(t, "series"):  # `nvidia-smi dmon` (grader.parsers.nvidia_smi_dmon)
+        return __import__("grader.judges.gpu_dmon", fromlist=["x"]).summarise_dmon(t, command)
     findings: list[Finding] = []
     for g in t.gpus:
         rec = {"index": g.index, "name": g.name, "limit_w": g.power_cap_w, "power_draw_w": g.power_draw_w}

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .common import fail, info, warn
+from .common import fail, info, on_spark, warn
 from .model import Finding
 
 HELD_SHARE = 0.8
@@ -323,7 +323,7 @@ def topo_layout(t: Any, findings: list[Finding], pcie_view: bool) -> list[Findin
                 "how the machine is built, not a fault in themselves; `nvidia-smi topo -p2p r` tells whether "
                 "peer-to-peer is allowed over them.")
     cut = " Of the rows shown only: the rest of the matrix is cut off." if t.truncated else ""
-    return [info(f"Layout: {said}{cut}")]
+    return [info(f"Layout: {said}{nic_port_pairs(t)}{cut}")]
 
 
 def compute_p2(g: Any, rec: dict[str, Any]) -> list[Finding]:
@@ -549,3 +549,31 @@ def no_p2p_level(names: list[str], staged: dict) -> tuple[Any, str]:
     return info, (f": expected of these cards, not a fault{said}. Tensor parallel over them pays the trip through host "
                   "memory on every all-reduce; layer split (llama.cpp) or pipeline parallel pays it far less."
                   + ("" if rate is not None else " How fast that path is, the test's bandwidth matrices say."))
+
+
+def nic_port_pairs(t: Any) -> str:
+    """The NICs of ``topo -m`` that are PIX to each other (nvidia-smi's legend: at most one PCIe bridge between them),
+    said as one card's ports or cards under one switch; "" where none are."""
+    nics = [d for d in t.devices if not d.startswith("GPU")]
+    pairs = [f"{a}-{b}" for i, a in enumerate(nics) for b in nics[i + 1:] if (t.link(a, b) or "").startswith("PIX")]
+    return (f" {', '.join(pairs[:8])}{', ...' if len(pairs) > 8 else ''} PIX to each other: at most one PCIe bridge apart, "
+            "the two ports (functions) of one card, or two cards under one PCIe switch." if pairs else "")
+
+
+def one_gpu_layout(t: Any, findings: list[Finding]) -> list[Finding]:
+    """``topo -m`` of one GPU with NICs and nothing to warn of, said as a whole: no GPU pair to judge, where the NICs
+    sit from the GPU and which NICs are one card's ports; a DGX Spark's (the GB10 and the ConnectX-7's four functions,
+    two ports on each of two PCIe halves) said as that machine's own layout. Nothing for several GPUs or no NIC."""
+    nics = [d for d in t.devices if not d.startswith("GPU")]
+    if len(t.gpus) != 1 or not nics or any(f.level in ("warn", "fail") for f in findings):
+        return []
+    gpu = t.gpus[0]
+    codes = sorted({c for c in (t.link(gpu, n) for n in nics) if c})
+    if not codes:
+        return []
+    spark = on_spark(None) and len(nics) == 4
+    return [info(f"Layout: one GPU and {len(nics)} NIC port(s), {gpu} reaching them at {'/'.join(codes)}."
+                 + nic_port_pairs(t)
+                 + (" This is a DGX Spark's layout as built: the GB10 and the ConnectX-7's two QSFP ports, each seen "
+                    "twice (two PCIe halves); nothing wrong in this matrix." if spark else
+                    " How the machine is built, not a fault: with one GPU there is no GPU-to-GPU path to judge."))]

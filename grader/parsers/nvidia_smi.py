@@ -126,6 +126,9 @@ def parse_smi_table(text: str) -> SmiTable:
     lines = content_lines(text)
     raise_if_shell_error(lines, CMD)
     _raise_smi_errors(lines)
+    from .nvidia_smi_dmon import is_dmon, parse_dmon
+    if is_dmon(text):  # `nvidia-smi dmon`, the device monitor: read by grader.judges.gpu_dmon
+        return parse_dmon(text)  # type: ignore[return-value]
     smi = driver = cuda = None
     gpus: list[SmiTableGpu] = []
     procs: list[SmiProcess] = []

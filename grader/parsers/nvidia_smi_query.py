@@ -221,6 +221,10 @@ def parse_query_gpu(text: str, fields: list[str] | None = None) -> QueryGpu:
     return QueryGpu(tuple(names), tuple(rows), units, had_header, truncated, tuple(notes))
 
 
+_USAGE_RE = re.compile(r'^Option "(?P<option>-{1,2}[\w-]{1,40})" is missing its value\.?$')
+"""nvidia-smi's answer to an option given without its value (`nvidia-smi topo -p2p -p`: aikitoria/open-gpu-kernel-modules#13)."""
+
+
 def _raise_smi_errors(lines: list[Line]) -> None:
     for line in lines:
         s = line.text.strip()
@@ -231,6 +235,11 @@ def _raise_smi_errors(lines: list[Line]) -> None:
         if _SMI_FATAL_RE.search(s):
             raise fail_on_line(CMD, line, f"nvidia-smi could not read the GPUs: {s}. Check the driver is "
                                "loaded (`lsmod | grep nvidia`) and that this machine has the cards")
+        if m := _USAGE_RE.match(s):  # nvidia-smi refused its command line: it printed no output to read
+            raise fail_on_line(CMD, line, f"nvidia-smi refused the command line ({s}), so it printed nothing else: "
+                               f"`{m.group('option')}` takes its value as the next word"
+                               + (" (`nvidia-smi topo -p2p r`: r, w, n, a or p)" if m.group("option") == "-p2p" else "")
+                               + "; `nvidia-smi -h` lists the options. Not a GPU fault")
 
 
 # --------------------------------------------------------------------------- nvidia-smi -L

@@ -108,7 +108,8 @@ def parse_vllm_log(text: str) -> VllmLog:
             continue
         if line.command and not line.command.rstrip().endswith("\\"):  # a continued one was read whole above
             st.command(line.command)
-        st.feed(line)
+        for part in _GLUED_RE.split(line.text) if _GLUED_RE.search(line.text) else (line.text,):
+            st.feed(line._replace(text=part) if part is not line.text else line)
         i += 1
     if not st.recognised:
         first = next((x for x in lines if x.text.strip()), None)
@@ -119,6 +120,10 @@ def parse_vllm_log(text: str) -> VllmLog:
                            "KV-cache lines); paste the output of `vllm serve`")
     return st.result(text)
 
+
+_GLUED_RE = re.compile(r"(?<=\S)(?=(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d \[?[\w.-]{1,60}\.py:\d{1,6}\] )")
+"""Where a second record of vLLM's logger starts inside a line: records a paste ran together, their newlines lost
+(vllm-project/vllm#18115: three `loggers.py:118` stats lines on one line); each part is read as a line of its own."""
 
 MAX_CONTINUED = 199
 """At most this many lines continue one command line (``\\`` at a line's end)."""
