@@ -1,0 +1,77 @@
+"""The load a load test offered against the load it served (grader.judges.bench calls it): a server that could not
+keep up (requests waiting in its queue), a cap that held the requests back, a light load whose arrivals ended early,
+and a first token later than a reverse proxy waits. The figures are checks/specs/serving.toml [load]'s."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..parsers.bench_result import BenchResult
+from ..parsers.common import as_float
+from .common import info, warn
+from .model import Finding
+
+OVERLOAD_MIN_REQUESTS = 20
+"""Fewer requests than this are too few to say a run overloaded the server: their rate says little."""
+
+
+
+def offered_findings(result: BenchResult, src: dict[str, Any], cap: int | None = None) -> list[Finding]:
+    """The load offered (``--request-rate``, req/s; the JSON's or Namespace's ``request_rate``, the summary's ``Request
+    rate configured (RPS)``) against the load served (``request_throughput``, req/s): served at under half the
+    offered rate, the server was saturated and requests waited in its queue, so latency is mostly that wait: said of
+    a run of OVERLOAD_MIN_REQUESTS or more, with no concurrency cap (which holds the load itself), whose TTFT shows
+    the wait (over 1 s) or is not printed. A TTFT (p99 where printed) past a reverse proxy's default read timeout
+    (checks/specs/serving.toml [load] proxy_read_timeout_ms) warns: behind one, those requests would fail. And
+    benchmark_serving.py 0.1-0.2's per-token latency, which is not TPOT."""
+    out = []
+    rate, served = as_float(result.meta.get("request_rate")), src.get("request_throughput")
+    rate = src.get("request_rate") if rate is None else rate
+    ttft = src.get("median_ttft_ms") or src.get("mean_ttft_ms")
+    many = (src.get("completed") or as_float(result.meta.get("num_prompts")) or 0) >= OVERLOAD_MIN_REQUESTS
+    queued = ttft is None or ttft > 1000  # requests that waited show it in TTFT; unknown in the oldest summary
+    behind = bool(rate and served and math.isfinite(rate) and served < rate / 2 and many)  # served under half of it
+    inflight = src.get("mean_concurrency") or (served * src["mean_e2el_ms"] / 1000 if served and src.get("mean_e2el_ms")
+                                               else None)  # Little's law: arrivals x time in the system
+    n, peak = src.get("completed") or 0, src.get("max_concurrent_requests")
+    if cap and cap >= 8 and inflight is not None and inflight < cap / 4 and (behind or rate == math.inf) and many \
+            and n >= 2 * cap and (peak is None or peak < cap / 2):  # several waves of the cap, and none ran full
+        out.append(warn(f"On average {inflight:.3g} requests were in flight, though up to {cap:g} were allowed and more "
+                        "were waiting: they ran a few at a time, held back by the server (its limit on running "
+                        "requests, --max-running-requests or --max-num-seqs, or too little KV cache) or by the client, "
+                        f"so {src.get('output_throughput') or 0:g} tok/s is not the server's throughput at {cap:g} "
+                        "streams. The server's log (`#running-req`, `Running: N reqs`) shows how many it ran at once."))
+    elif behind and cap:
+        out.append(info(f"Requests were offered at {rate:g}/s and completed at {served:g}/s: the server could not keep "
+                        f"up with that rate. With --max-concurrency {cap:g} the rest waited in the benchmark's own queue "
+                        f"(a wait TTFT does not hold), so the latencies are those of {cap:g} requests at once, not of "
+                        f"{rate:g} a second."))
+    elif behind and queued:
+        out.append(info(f"Requests were offered at {rate:g}/s and completed at {served:g}/s: far faster than the "
+                        "server completes them, so they piled up, each waiting in the queue or sharing the batch with "
+                        "all the others. The latencies say how the server copes with that overload, not how fast it "
+                        "serves one request: lower --request-rate (or cap --max-concurrency) to measure them at a load "
+                        "it sustains."))
+    elif behind and ttft is not None and not cap and n and src.get("duration"):  # no queue: a light load whose arrivals ended early (vllm#3297)
+        out.append(info(f"Requests were offered at {rate:g}/s and completed at {served:g}/s, yet TTFT ({ttft:g} ms) "
+                        f"shows no queue: the server kept up. The {n:,.0f} prompts' arrivals ended after about {n / rate:.3g} "
+                        f"s and the run lasted {src.get('duration') or 0:.3g} s, until its longest requests ended, so {served:g} "
+                        "req/s is the offered load stretched by those, not the server's capacity: a light load, where "
+                        "two setups (more GPUs, another TP) look alike. To measure capacity, raise --request-rate "
+                        "(inf) and --num-prompts; these latencies are those of this light load."))
+    from ..calc.specs import row
+    proxy = row("serving.toml", "load").graded("proxy_read_timeout_ms")
+    slow = src.get("p99_ttft_ms") or src.get("median_ttft_ms") or src.get("mean_ttft_ms")
+    if proxy and slow and slow > proxy:
+        which = "slowest requests (p99)" if src.get("p99_ttft_ms") else "requests"
+        out.append(warn(f"The {which} waited {slow / 1000:.1f} s before their first token, longer than a reverse "
+                        f"proxy waits for an answer by default (nginx's proxy_read_timeout, {proxy / 1000:g} s, "
+                        "checks/specs/serving.toml [load]), so behind one they would have failed. The server was "
+                        "saturated and TTFT measures its queue: lower --request-rate or cap --max-concurrency to "
+                        "measure it at a load the server sustains."))
+    per_token = src.get("mean_latency_per_output_token_ms")
+    if per_token is not None:
+        out.append(info(f"`Average latency per output token` ({per_token / 1000:g} s) is each request's whole latency "
+                        "over its output tokens, queueing and prefill included: not TPOT (the time between tokens)."))
+    return out
