@@ -122,3 +122,25 @@ def test_cuda_graph_profiling_off_is_a_note_once_the_server_came_up():
         "CUDA graph memory profiling is disabled"):].split("\n", 1)[0] + "\n"
     [log] = [s for s in explain(cut, host="spark", nodes=2) if s.kind == "vllm-log"]
     assert "CUDA graphs' memory is turned off" in messages(log, "warn")
+
+
+def test_a_ray_status_cut_above_its_header_is_still_said_healthy():
+    """`ray status` pasted from `Node status` on (no `Autoscaler status` header): one node holding its 8 GPUs in a job's
+    placement groups with no demands (rllm issue 95, blind batch wv003), and 11 CPU nodes of an autoscaled cluster
+    (raydp issue 104, wx001): the node list, pending, failures and demands were all read, so the status says nothing
+    waits, besides the note that its first lines are cut."""
+    for stem, words in (("wv003", "Healthy: all 1 node(s) up, nothing pending"),
+                        ("wx001", "No failures (of a cluster of CPUs only): all 11 node(s) up, nothing pending")):
+        [status] = [s for s in explain(paste(stem), host="other", nodes=1) if s.kind == "ray-status"]
+        assert words in messages(status, "ok") and "excerpt" in messages(status, "info"), stem
+    cut = paste("wx001").split("Demands:")[0]  # the demands not shown: said as far as it goes
+    [status] = [s for s in explain(cut, host="other", nodes=1) if s.kind == "ray-status"]
+    said = messages(status, "ok")
+    assert "no resource demand waiting" not in said and "the `Demands` section" in said and "not in the paste" in said
+
+
+def test_the_kv_line_says_how_many_full_length_requests_fit():
+    """Two 3090s at TP=2 (club-3090, blind batch wx003): 302,921 tokens, 2.31x at 131,072: two full-length requests
+    fit at once."""
+    [log] = [s for s in explain(paste("wx003"), host="other", nodes=1) if s.kind == "vllm-log"]
+    assert "2.31x for 131,072-token requests (the pool fits 2 of that full length at once)" in messages(log, "ok")

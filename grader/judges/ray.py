@@ -161,7 +161,7 @@ def _all_quiet(st: RayStatus, findings: list[Finding]) -> str | None:
     ``Recent failures`` blocks and the demands were all read and empty, and no finding warns (blind batch wa017: a
     careful reader says it is healthy and idle; one of CPUs only, blind batch wb007, has no failures but is not called
     healthy, corpus zo006: whether a model was meant to run there the status cannot tell)."""
-    if st.excerpt or not st.node_count or st.pending_nodes or st.failed_nodes or st.pending_demands \
+    if st.excerpt and not st.active_nodes or not st.node_count or st.pending_nodes or st.failed_nodes or st.pending_demands \
             or not {"pending", "failures"} <= set(st.sections) or not st.resources \
             or any(f.level in ("warn", "fail") for f in findings):
         return None  # (a status cut before its Demands: said so, as far as it goes)

@@ -366,7 +366,8 @@ def _kv_findings(log: VllmLog) -> list[Finding]:
         else:
             msg = f"KV cache{who}: the size line is missing (cut off?)"
         if k.concurrency is not None:
-            msg += f"; maximum concurrency {k.concurrency:g}x for {k.max_model_len:,}-token requests"
+            msg += f"; maximum concurrency {k.concurrency:g}x for {k.max_model_len:,}-token requests" + (
+                f" (the pool fits {int(k.concurrency):,} of that full length at once)" if k.concurrency >= 1 else "")
         short = _kv_short(k, log)
         if short is None:
             out.append(ok(msg + "."))
