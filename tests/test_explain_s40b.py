@@ -1,0 +1,72 @@
+"""Session 40, builder B (issue 27): launch commands quoted beside their output (mpirun/torchrun/vllm serve with
+backslash continuations) and nccl-tests runs, read as a class: a continuation the shell does not continue, and a run
+timed over too few iterations to judge. Each on a real paste (the corpus file, or its lines quoted) and on a healthy
+neighbour it must stay silent on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grader.explain import explain, render
+from tests.conftest import said_in_all
+
+FIELD = Path(__file__).resolve().parent / "fixtures" / "field"
+
+
+def _corpus(stem: str) -> str:
+    return next(FIELD.glob(f"*/{stem}_*.txt")).read_text()
+
+
+def _worst(sections) -> str:
+    order = {"ok": 0, "info": 0, "warn": 1, "fail": 2}
+    return max((f.level for s in sections for f in s.findings), key=order.get, default="ok")
+
+
+def test_a_space_after_a_continuation_backslash_ends_the_mpirun_command_there():
+    """https://github.com/NVIDIA/nccl/issues/1218: `-x NCCL_MAX_NCHANNELS=16 \\ ` (a space after the backslash) in an
+    mpirun block of all_gather_perf; the lines after it run as a command of their own. The output itself ('340GB') is
+    not read, so the warning must show in the rendered answer too, not only in the section's findings."""
+    sections = explain(_corpus("ze015"), host="other", nodes=32)
+    said = said_in_all(sections, "warn")
+    assert "`-x NCCL_MAX_NCHANNELS=16 \\ ` has a space after its backslash" in said
+    assert "`-x CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7 \\`" in said and _worst(sections) == "warn"
+    assert "has a space after its backslash" in render(sections)
+
+
+def test_a_comment_after_a_continuation_backslash_is_said_on_the_vllm_section():
+    """https://github.com/vllm-project/vllm/issues/41725: `--node-rank 0 \\  # (node-rank 1 on second node, ...)`
+    inside `vllm serve ... \\` lines: the comment ends the command, so --master-addr and the rest never reach it."""
+    sections = explain(_corpus("ze001"), host="spark", nodes=2)
+    vllm = next(s for s in sections if s.kind == "vllm-log")
+    said = "\n".join(f.message for f in vllm.findings if f.level == "warn")
+    assert "has a comment after its backslash" in said and "`--master-addr 169.254.205.76 \\`" in said
+
+
+def test_well_formed_continuations_and_prose_backslashes_are_not_flagged():
+    """Every line of nccl-tests#389's srun block (corpus zl010) ends with its backslash; a Windows path with a space
+    after a backslash is prose, not a command; neither is a broken continuation."""
+    assert "after its backslash" not in said_in_all(explain(_corpus("zl010"), host="other", nodes=2))
+    prose = "I copied it to C:\\ \n-- then it failed\n"
+    assert "after its backslash" not in said_in_all(explain(prose))
+    good = ("$ torchrun --nnodes=2 --nproc_per_node=1 --node-rank=0 --master_addr=10.0.0.1 --master_port=29500 \\\n"
+            "    train.py --epochs 1\n")
+    assert "after its backslash" not in said_in_all(explain(good))
+
+
+def test_nccl_tests_run_over_one_iteration_with_the_check_off_is_noted():
+    """nccl#1218's all_gather_perf `-c 0 -n 1` (mpirun's own `-np 32` is not nccl-tests' -n): one timed iteration and
+    no data check, said as a note (not a fault)."""
+    sections = explain(_corpus("ze015"), host="other", nodes=32)
+    note = said_in_all(sections, "info")
+    assert "over 1 iteration (`-n 1`" in note and "`-c 0` besides" in note
+    assert "iteration" not in said_in_all(sections, "warn")
+
+
+def test_nccl_tests_header_with_few_iterations_is_noted_and_the_default_is_not():
+    """The nccl-tests header (`warmup iters: 5 iters: 2 agg iters: 1`, https://github.com/NVIDIA/nccl-tests README's
+    shape) with -n 2 is noted; the default 20 (corpus a026, a3mega 2x8 H100 all_reduce) says nothing of it, and
+    `agg iters: 1` is not the iteration count."""
+    header = ("# nThread 1 nGpus 1 minBytes 8 maxBytes 1048576 step: 2(factor) warmup iters: 5 iters: 2 agg iters: 1 "
+              "validation: 1 graph: 0\n")
+    assert "over 2 iterations" in said_in_all(explain(header + _corpus("a026")))
+    assert "timed each size over" not in said_in_all(explain(_corpus("a026"), host="other", nodes=2))
