@@ -640,6 +640,11 @@ EXAMPLES.update({
                                         "failed for slice (opcode: 1, length: 4096, local_nic: mlx5_9, peer_nic: "
                                         "192.168.1.161:16360@mlx5_7, dest_rkey: 1894181, retry_cnt: 0): transport "
                                         "retry counter exceeded\n",
+    # sglang#37022: SGLang's PD disaggregation, the prefill side's failed KV transfer over Mooncake
+    "sglang-kv-transfer-failed": BANNER + "[2026-02-26 16:56:26 TP5] Prefill transfer failed for request rank=5 "
+                                 "req.rid='31c9952e7f0c44fa94ddbeec39b006a3' req.bootstrap_room=4073374190146881990 "
+                                 "with exception KVTransferError(bootstrap_room=4073374190146881990): Decode instance "
+                                 "could be dead, remote mooncake session 10.99.91.49:15070 is not alive\n",
     # ray#53919: ray.get_gpu_ids() in the driver, its `[]`
     "ray-get-gpu-ids-empty": BANNER + "import ray\nray.get_gpu_ids()\n[]\n",
     # jethac/dgx-spark-hijinks: FlashInfer's JIT failing on an FP4 KV cache's decode kernel (GB10, sm_121a)

@@ -70,3 +70,25 @@ def test_nccl_tests_header_with_few_iterations_is_noted_and_the_default_is_not()
               "validation: 1 graph: 0\n")
     assert "over 2 iterations" in said_in_all(explain(header + _corpus("a026")))
     assert "timed each size over" not in said_in_all(explain(_corpus("a026"), host="other", nodes=2))
+
+
+def test_sglangs_failed_kv_transfer_is_a_failure_that_does_not_take_dead_at_its_word():
+    """Pending wt005 (sgl-project/sglang#37022's shape: SGLang 0.5.8 PD over Mooncake): the router is up, the first
+    request gets HTTP 500 `decode_internal_error`, prefill ranks say `remote mooncake session ... is not alive`, decode
+    ranks `Failed to get kvcache from prefill instance, it might be dead`. A failure of the KV transfer, said as such;
+    'dead' is SGLang's word for any failed transfer, so the reading does not claim the instance crashed."""
+    sections = explain(_corpus("wt005"), host="other", nodes=3)
+    said = said_in_all(sections, "fail")
+    assert _worst(sections) == "fail" and "could not move a request's KV cache" in said
+    assert "Mooncake" in said and "may well be running" in said and "router failed" not in said.lower()
+
+
+def test_a_kv_transfer_timeout_is_read_without_the_dead_caveat_and_a_healthy_sglang_log_is_silent():
+    """SGLang's other KVTransferError reason (a room that timed out in KVPoll, the shape sglang's conn.py prints) is
+    the same failure without the 'dead' wording; a healthy SGLang log (corpus zp017: init complete, custom all-reduce
+    off) says nothing of a KV transfer."""
+    line = ("[2026-02-27 15:01:51 TP0] Prefill transfer failed for request rank=0 req.rid='a1' req.bootstrap_room=65 "
+            "with exception KVTransferError(bootstrap_room=65): Request a1 timed out after 300.0s in KVPoll.Bootstrapping")
+    said = said_in_all(explain(line))
+    assert "timed out after 300.0s" in said and "may well be running" not in said
+    assert "KV cache" not in said_in_all(explain(_corpus("zp017"), host="other", nodes=3))

@@ -1189,6 +1189,10 @@ DLLAMA_TRANSFER = ("Avg generation time: 218.06 ms\nAvg inference time:  78.66 m
 DLLAMA_COMPUTE = ("\U0001f536 G  559 ms I  499 ms T   60 ms S 1917200 kB R    272 kB Hello\n"
                   "\U0001f536 G  542 ms I  386 ms T  156 ms S    272 kB R    272 kB  world\n")
 # https://github.com/kvcache-ai/Mooncake/issues/955 (blind batch xp010): a KV transfer between two NICs without a path
+KV_TRANSFER = ("[2026-02-26 16:56:26 TP9] Decode transfer failed for request rank=9 decode_req.req.rid='32b8f521b1ec468a98"
+               "cb5d2da98654e2' decode_req.req.bootstrap_room=4073374190146881990 with exception KVTransferError(bootstrap_"
+               "room=4073374190146881990): Failed to get kvcache from prefill instance, it might be dead")
+"""SGLang's PD disaggregation, the decode side (sgl-project/sglang#37022's deployment, pending corpus wt005)."""
 MOONCAKE_RETRY = ("E1023 04:59:20.346201 375956 worker_pool.cpp:294] Worker: Process failed for slice (opcode: 1, "
                   "source_addr: 0x7f8b6f185000, length: 4096, dest_addr: 0x7ebb87185000, local_nic: mlx5_9, peer_nic: "
                   "192.168.1.161:16360@mlx5_7, dest_rkey: 1894181, retry_cnt: 0): transport retry counter exceeded\n")
@@ -1355,7 +1359,7 @@ ALL = [NM_NO_DEVICE, CGRAPH_UNPROFILED, NVFP4_SCALES, HPL_SLOW, DCGM_NVLINK, GPU
        UCX_AH_TIMEOUT, UCX_RETRY, UCX_UD_QP, UCX_NO_ROUTE, NVRM_RESET, NCCL_NO_GRAPH, HTTP_503, MODEL_404,
        RING_NO_LOOP, BTL_DOCKER0, SGL_KERNEL, AUTOSCALER_DIED, NO_BLOCK_SIZE, RPC_NO_BUFFER,
        NO_RUNTIME, NO_DRIVER_BANNER, PLUGIN_NO_NVML, NVML_NOT_SUPPORTED, UCX_NO_AM, UCX_NO_TL,
-       WORKSPACE_LOCKED, JOB_EXIT]
+       WORKSPACE_LOCKED, JOB_EXIT, KV_TRANSFER]
 
 
 @pytest.mark.parametrize("text", ALL)
