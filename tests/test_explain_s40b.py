@@ -92,3 +92,18 @@ def test_a_kv_transfer_timeout_is_read_without_the_dead_caveat_and_a_healthy_sgl
     said = said_in_all(explain(line))
     assert "timed out after 300.0s" in said and "may well be running" not in said
     assert "KV cache" not in said_in_all(explain(_corpus("zp017"), host="other", nodes=3))
+
+
+def test_nccl_tests_summary_lines_alone_are_read_not_printed_nothing():
+    """nccl-tests' last lines pasted alone (https://github.com/NVIDIA/nccl-tests/issues/284 quotes `Avg bus bandwidth
+    : 0.176812` for an all_reduce_perf between two RTX 4090 hosts over sockets): with its command above them they were
+    `the command printed nothing`, without it `only prompts and comments`; they are its summary, read as printed (the
+    mean of rows the paste does not hold, so no bar is held against it). A whole table (corpus a026) is read as before."""
+    tail = "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 0.176812 \n#\n"
+    cmd = "$ mpirun -np 2 -H node1,node2 -x NCCL_IB_DISABLE=1 ./build/all_reduce_perf -b 8 -e 4G -f 2 -g 1\n"
+    for text in (cmd + tail, tail):
+        sections = explain(text, host="other", nodes=2)
+        assert [s.kind for s in sections] == ["nccl-tests"] and not sections[0].error
+        assert "Avg bus bandwidth 0.176812 GB/s as printed" in said_in_all(sections)
+    whole = explain(_corpus("a026"), host="other", nodes=2)
+    assert "as printed; the rows it averages are not in the paste" not in said_in_all(whole)

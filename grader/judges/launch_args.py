@@ -49,10 +49,12 @@ def rendezvous_mismatch(flags: tuple[str, ...]) -> list[Finding]:
     return out
 
 
-_BROKEN_RE = re.compile(r"^(?P<line>[ \t]{0,40}\S[^\n]{0,600}?[^\\\s])[ \t]{1,8}\\(?P<after>[ \t]{1,8}(?:#[^\n]{0,300})?)$")
-"""A command line whose backslash is not its last character: spaces after it, or a comment (``--node-rank 0 \\  # ...``)."""
+_BROKEN_RE = re.compile(r"^(?P<line>[ \t]{0,40}\S[^\n]{0,600}?[^\\\s])[ \t]{1,8}\\"
+                        r"(?P<after>[ \t]{1,8}(?:#[^\n]{0,300})?)$")
+"""A command line whose backslash is not its last character: spaces after it, or a comment (``--node-rank 0 \\  #``)."""
 _OPTION_RE = re.compile(r"(?<!\S)(?:--?[A-Za-z][\w.-]{0,60}|[A-Z][A-Z0-9_]{1,60}=)")
-_PERF_RE = re.compile(r"(?<![\w/.-])(?:[\w./-]{0,200}/)?(?P<test>[a-z][a-z_]{1,30}_perf)(?:_mpi)?(?P<args>[^\n|;&>`]{0,600})")
+_PERF_RE = re.compile(r"(?<![\w/.-])(?:[\w./-]{0,200}/)?(?P<test>[a-z][a-z_]{1,30}_perf)(?:_mpi)?"
+                      r"(?P<args>[^\n|;&>`]{0,600})")
 _ITERS_RE = re.compile(r"(?<!\S)(?:-n ?|--iters[= ])(?P<n>\d{1,7})\b")
 _CHECK_OFF_RE = re.compile(r"(?<!\S)(?:-c ?|--check[= ])0\b")
 _HEADER_ITERS_RE = re.compile(r"warmup iters: {0,3}\d{1,7} {1,3}iters: {0,3}(?P<n>\d{1,7})\b(?P<rest>[^\n]{0,80})")
@@ -117,7 +119,8 @@ def few_iterations(items: list[tuple[Any, Any]]) -> list[tuple[int, Finding]]:
             return [(_section_of(items, m.group("test"), "nccl-tests"), _iterations_note(int(n.group("n")), check))]
     h = _HEADER_ITERS_RE.search(paste)
     if h and int(h.group("n")) < bar:
-        return [(_section_of(items, "", "nccl-tests"), _iterations_note(int(h.group("n")), "validation: 0" in h.group("rest")))]
+        note = _iterations_note(int(h.group("n")), "validation: 0" in h.group("rest"))
+        return [(_section_of(items, "", "nccl-tests"), note)]
     return []
 
 
