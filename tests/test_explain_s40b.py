@@ -107,3 +107,14 @@ def test_nccl_tests_summary_lines_alone_are_read_not_printed_nothing():
         assert "Avg bus bandwidth 0.176812 GB/s as printed" in said_in_all(sections)
     whole = explain(_corpus("a026"), host="other", nodes=2)
     assert "as printed; the rows it averages are not in the paste" not in said_in_all(whole)
+
+
+def test_a_space_after_every_continuation_backslash_is_a_note_not_a_warning():
+    """Where every continued line of a quoted command has a trailing space (the shape a forum or a mail gives a copied
+    block: nccl#1218's mpirun lines, each given one), the copying more likely added them than the script: a note that
+    says what it would break, not a warning."""
+    text = ("$ mpirun -np 2 -H node1,node2 \\ \n    -x NCCL_DEBUG=INFO \\ \n"
+            "    ./build/all_reduce_perf -b 8 -e 128M -f 2 -g 1\n")
+    sections = explain(text, host="other", nodes=2)
+    assert "after its backslash (as every continued line here has" in said_in_all(sections, "info")
+    assert "after its backslash" not in said_in_all(sections, "warn")

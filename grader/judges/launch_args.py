@@ -76,13 +76,14 @@ def broken_continuations(items: list[tuple[Any, Any]]) -> list[tuple[int, Findin
     0 \\  # (node-rank 1 on second node)``). The shell then reads ``\\ `` as an escaped space and the line break as the
     command's end: the lines below run as a command of their own (``-x``: command not found) and their options never
     reach the program. Said only inside a command (options or VAR=value on the line, the next line options too), as
-    pasted (a forum may have added the space)."""
+    pasted; where every continued line of the paste has a space after its backslash (none ends clean), the copying
+    (a forum, a mail) more likely added them, so it is a note."""
     from .context import context
     paste = context().paste or ""
     if "\\ " not in paste and "\\\t" not in paste:
         return []
     lines = paste.splitlines()
-    out = []
+    clean = sum(1 for x in lines if x.endswith("\\") and not x.endswith("\\\\"))
     for i, line in enumerate(lines[:-1]):
         m = _BROKEN_RE.match(line) if "\\" in line else None
         nxt = lines[i + 1].strip()
@@ -90,14 +91,17 @@ def broken_continuations(items: list[tuple[Any, Any]]) -> list[tuple[int, Findin
             continue
         said = m.group("line").strip()
         what = "a comment" if "#" in m.group("after") else "a space"
-        out.append((_section_of(items, said), warn(
-            f"As pasted, the line `{said[:120]} \\{m.group('after')[:60]}` has {what} after its backslash: the "
-            f"backslash then escapes {'the space before the comment' if what == 'a comment' else 'that space'}, not "
-            f"the line break, so the command ends on that line; the lines below it (`{nxt[:80]}` ...) run as a command "
-            "of their own, and their options never reach the program. Fix: end every continued line with the backslash "
-            "itself (no space or comment after it), and put comments above the command.")))
-        break  # one is enough to say how to mend them all
-    return out
+        uniform = not clean and what == "a space"  # (every one so: the copy's trailing spaces, most likely)
+        message = (
+            f"As pasted, the line `{said[:120]} \\{m.group('after')[:60]}` has {what} after its backslash"
+            + (" (as every continued line here has: if the script has them too, this is what breaks it)" if uniform
+               else "")
+            + f": the backslash then escapes {'the space before the comment' if what == 'a comment' else 'that space'}, "
+            f"not the line break, so the command ends on that line; the lines below it (`{nxt[:80]}` ...) run as a "
+            "command of their own, and their options never reach the program. Fix: end every continued line with the "
+            "backslash itself (no space or comment after it), and put comments above the command.")
+        return [(_section_of(items, said), info(message) if uniform else warn(message))]  # one says how to mend all
+    return []
 
 
 def few_iterations(items: list[tuple[Any, Any]]) -> list[tuple[int, Finding]]:
