@@ -645,6 +645,11 @@ EXAMPLES.update({
                                  "req.rid='31c9952e7f0c44fa94ddbeec39b006a3' req.bootstrap_room=4073374190146881990 "
                                  "with exception KVTransferError(bootstrap_room=4073374190146881990): Decode instance "
                                  "could be dead, remote mooncake session 10.99.91.49:15070 is not alive\n",
+    # vllm#3771: vLLM in docker, the store's address not reachable (errno 110); pytorch#131781: an attempt retried
+    "c10d-client-connect-unreachable": BANNER + "[W socket.cpp:663] [c10d] The client socket has failed to connect to "
+                                       "[::ffff:172.16.8.232]:39623 (errno: 110 - Connection timed out).\n",
+    "c10d-client-connect-retry": BANNER + "[W801 04:55:17.113400444 socket.cpp:697] [c10d] The client socket has failed "
+                                 "to connect to [lccn01]:56183 (errno: 22 - Invalid argument).\n",
     # ray#53919: ray.get_gpu_ids() in the driver, its `[]`
     "ray-get-gpu-ids-empty": BANNER + "import ray\nray.get_gpu_ids()\n[]\n",
     # jethac/dgx-spark-hijinks: FlashInfer's JIT failing on an FP4 KV cache's decode kernel (GB10, sm_121a)

@@ -118,3 +118,27 @@ def test_a_space_after_every_continuation_backslash_is_a_note_not_a_warning():
     sections = explain(text, host="other", nodes=2)
     assert "after its backslash (as every continued line here has" in said_in_all(sections, "info")
     assert "after its backslash" not in said_in_all(sections, "warn")
+
+
+def test_c10ds_failed_connect_attempt_is_a_note_and_an_unreachable_store_a_warning():
+    """PyTorch's c10d client logs each failed attempt to reach the store and retries. Corpus zz010
+    (https://github.com/pytorch/pytorch/issues/131781): two `errno: 22 - Invalid argument` attempts, then all eight
+    ranks `Initted`: a note, named. vllm#3771 (`[::ffff:172.16.8.232]:39623 (errno: 110 - Connection timed out)`, vLLM
+    in docker): no answer at all from the store's address, a warning that names the address and how to test it."""
+    sections = explain(_corpus("zz010"), host="other", nodes=2)
+    note = said_in_all(sections, "info")
+    assert "One attempt of this process to connect to the rendezvous store" in note and "Invalid argument" in note
+    assert "rendezvous store" not in said_in_all(sections, "warn")
+    line = ("[W socket.cpp:663] [c10d] The client socket has failed to connect to [::ffff:172.16.8.232]:39623 "
+            "(errno: 110 - Connection timed out)\n")
+    said = said_in_all(explain(line), "warn")
+    assert "could not reach the rendezvous store" in said and "`nc -zv ::ffff:172.16.8.232 39623`" in said
+
+
+def test_c10ds_connected_line_alone_says_no_failed_attempt():
+    """The neighbour line, `The client socket has connected to [...]:17333 on [...]` (accelerate#1645's torchrun), is
+    the store reached: none of the failed-attempt readings."""
+    line = "[I socket.cpp:787] [c10d] The client socket has connected to [10-198-34-55]:17333 on [10-198-34-56]:50822.\n"
+    said = said_in_all(explain(line))
+    assert "connected to the rendezvous store" in said or "reachable from here" in said
+    assert "One attempt" not in said and "could not reach" not in said
