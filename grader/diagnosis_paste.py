@@ -177,7 +177,14 @@ def _retried_ok(log: VllmLog | None, values: Mapping[str, Any], text: str) -> di
     return found if found and found["retried"] else None
 
 
+def _store_not_reached(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies unless the paste shows c10d's client connecting to the store after all (`The client socket has connected
+    to`): then the failed attempts were a passing delay, which the note variant says."""
+    return None if "The client socket has connected to" in (context().paste or text) else {}
+
+
 PASTE_DETAILS: dict[str, Callable[..., dict[str, Any] | None]] = {
+    "store_not_reached": _store_not_reached,
     "answered_later": _answered_later,
     "retried_ok": _retried_ok,
     "btl_lan": _btl_lan,

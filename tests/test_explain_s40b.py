@@ -142,3 +142,14 @@ def test_c10ds_connected_line_alone_says_no_failed_attempt():
     said = said_in_all(explain(line))
     assert "connected to the rendezvous store" in said or "reachable from here" in said
     assert "One attempt" not in said and "could not reach" not in said
+
+
+def test_an_unanswered_attempt_followed_by_a_connection_is_a_note():
+    """The same errno-110 attempt, then `The client socket has connected to` the store (c10d's own success line): a
+    delay it got past, said as the note, not the warning."""
+    text = ("[W socket.cpp:663] [c10d] The client socket has failed to connect to [10.0.0.1]:29500 (errno: 110 - "
+            "Connection timed out).\n[I socket.cpp:787] [c10d] The client socket has connected to [10.0.0.1]:29500 on "
+            "[10.0.0.2]:50822.\n")
+    sections = explain(text)
+    assert "could not reach" not in said_in_all(sections, "warn")
+    assert "One attempt of this process" in said_in_all(sections, "info")
