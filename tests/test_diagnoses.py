@@ -640,6 +640,10 @@ EXAMPLES.update({
                                         "failed for slice (opcode: 1, length: 4096, local_nic: mlx5_9, peer_nic: "
                                         "192.168.1.161:16360@mlx5_7, dest_rkey: 1894181, retry_cnt: 0): transport "
                                         "retry counter exceeded\n",
+    # Mooncake#1754 (eRDMA) and #454: ibv_reg_mr refused; Mooncake#3538's thread: no device left to use
+    "mooncake-register-memory-failed": BANNER + "E0326 14:23:05.675921 18944 rdma_context.cpp:265] Failed to register "
+                                       "memory 0x7f105035d000: Input/output error [5]\n",
+    "mooncake-no-rnic": BANNER + "E20260821 12:30:19.448818 rdma_transport.cpp:827] RdmaTransport: No available RNIC\n",
     # sglang#37022: SGLang's PD disaggregation, the prefill side's failed KV transfer over Mooncake
     "sglang-kv-transfer-failed": BANNER + "[2026-02-26 16:56:26 TP5] Prefill transfer failed for request rank=5 "
                                  "req.rid='31c9952e7f0c44fa94ddbeec39b006a3' req.bootstrap_room=4073374190146881990 "

@@ -153,3 +153,29 @@ def test_an_unanswered_attempt_followed_by_a_connection_is_a_note():
     sections = explain(text)
     assert "could not reach" not in said_in_all(sections, "warn")
     assert "One attempt of this process" in said_in_all(sections, "info")
+
+
+def test_mooncakes_refused_memory_registration_names_what_its_errno_means():
+    """Mooncake's rdma_context.cpp `Failed to register memory <addr>: <strerror> [errno]` (glog's PLOG): EFAULT on
+    GPU memory is GPUDirect RDMA missing, ENOMEM the memlock limit; another errno (Mooncake#454's ERANGE) is said as
+    the provider's refusal, without either cause. `RdmaTransport: No available RNIC` (Mooncake#3538's thread): no
+    device left, a failure that names what to list."""
+    line = "E0326 14:23:05.675921 18944 rdma_context.cpp:265] Failed to register memory 0x7f105035d000: {} [{}]\n"
+    efault = said_in_all(explain(line.format("Bad address", 14)), "fail")
+    assert "GPUDirect RDMA is not there" in efault and "memlock" not in efault.split("Fix:")[0]
+    enomem = said_in_all(explain(line.format("Cannot allocate memory", 12)), "fail")
+    assert "locked-memory limit" in enomem and "GPUDirect RDMA is not there" not in enomem
+    erange = said_in_all(explain(line.format("Numerical result out of range", 34)), "fail")
+    assert "(errno 34): the verbs provider refused it" in erange and "locked-memory" not in erange
+    rnic = said_in_all(explain("E20260821 12:30:19.448818 rdma_transport.cpp:827] RdmaTransport: No available RNIC\n"))
+    assert "no RDMA device it could open" in rnic and "ibv_devices" in rnic
+
+
+def test_mooncakes_healthy_gid_lines_do_not_read_as_a_registration_failure():
+    """Mooncake's set-up lines of a working engine (Mooncake#936: `RDMA device: mlx5_3, LID: 0, GID: (GID_Index 3)
+    ...ff:ff:cb:00:71:14`, `Find best gid index`) are a note, never one of the failures above."""
+    text = ("I0421 09:34:39.688733  4670 rdma_context.cpp:413] Find best gid index: 3 on mlx5_bond_5/\n"
+            "I0421 09:34:39.689913  4670 rdma_context.cpp:125] RDMA device: mlx5_bond_5, LID: 0, GID: (GID_Index 3) "
+            "00:00:00:00:00:00:00:00:00:00:ff:ff:1e:f6:db:2f\n")
+    sections = explain(text)
+    assert not said_in_all(sections, "fail") and "register a buffer" not in said_in_all(sections)

@@ -1199,6 +1199,11 @@ C10D_UNREACHABLE = ("[W socket.cpp:663] [c10d] The client socket has failed to c
 C10D_RETRY = ("[W ..\\torch\\csrc\\distributed\\c10d\\socket.cpp:601] [c10d] The client socket has failed to connect to "
               "[DESKTOP-63Q8UGP]:29500 (system error: 10049 - The requested address is not valid in its context.).")
 """Windows' torch.distributed on one machine: the famous 10049 warning for a host name, retried and gone past."""
+MOONCAKE_REG = ("E0605 17:54:16.878770 178707 rdma_context.cpp:198] Failed to register memory 0x7f56e6600000: Numerical "
+                "result out of range [34]")
+"""kvcache-ai/Mooncake#454: the transfer engine's ibv_reg_mr refused (on a PPU)."""
+MOONCAKE_NO_RNIC = "I1125 03:04:35.4 25810 rdma_transport.cpp:827] RdmaTransport: No available RNIC"
+"""Mooncake's RDMA transport with no device left to open (kvcache-ai/Mooncake#3538's thread)."""
 MOONCAKE_RETRY = ("E1023 04:59:20.346201 375956 worker_pool.cpp:294] Worker: Process failed for slice (opcode: 1, "
                   "source_addr: 0x7f8b6f185000, length: 4096, dest_addr: 0x7ebb87185000, local_nic: mlx5_9, peer_nic: "
                   "192.168.1.161:16360@mlx5_7, dest_rkey: 1894181, retry_cnt: 0): transport retry counter exceeded\n")
@@ -1365,7 +1370,7 @@ ALL = [NM_NO_DEVICE, CGRAPH_UNPROFILED, NVFP4_SCALES, HPL_SLOW, DCGM_NVLINK, GPU
        UCX_AH_TIMEOUT, UCX_RETRY, UCX_UD_QP, UCX_NO_ROUTE, NVRM_RESET, NCCL_NO_GRAPH, HTTP_503, MODEL_404,
        RING_NO_LOOP, BTL_DOCKER0, SGL_KERNEL, AUTOSCALER_DIED, NO_BLOCK_SIZE, RPC_NO_BUFFER,
        NO_RUNTIME, NO_DRIVER_BANNER, PLUGIN_NO_NVML, NVML_NOT_SUPPORTED, UCX_NO_AM, UCX_NO_TL,
-       WORKSPACE_LOCKED, JOB_EXIT, KV_TRANSFER, C10D_UNREACHABLE]
+       WORKSPACE_LOCKED, JOB_EXIT, KV_TRANSFER, C10D_UNREACHABLE, MOONCAKE_REG, MOONCAKE_NO_RNIC]
 
 
 @pytest.mark.parametrize("text", ALL)
