@@ -640,6 +640,9 @@ EXAMPLES.update({
                                         "failed for slice (opcode: 1, length: 4096, local_nic: mlx5_9, peer_nic: "
                                         "192.168.1.161:16360@mlx5_7, dest_rkey: 1894181, retry_cnt: 0): transport "
                                         "retry counter exceeded\n",
+    # ucx#6264: UCX's ibv_reg_mr refused for want of memory (the NIC's memory keys)
+    "ucx-reg-mr-failed": BANNER + "[1650646984.495908] [hcn1:2663283:0]          ib_md.c:348  UCX  ERROR ibv_reg_mr("
+                         "address=0xeda6ab0, length=593920, access=0xf) failed: Cannot allocate memory\n",
     # Mooncake#1754 (eRDMA) and #454: ibv_reg_mr refused; Mooncake#3538's thread: no device left to use
     "mooncake-register-memory-failed": BANNER + "E0326 14:23:05.675921 18944 rdma_context.cpp:265] Failed to register "
                                        "memory 0x7f105035d000: Input/output error [5]\n",

@@ -179,3 +179,16 @@ def test_mooncakes_healthy_gid_lines_do_not_read_as_a_registration_failure():
             "00:00:00:00:00:00:00:00:00:00:ff:ff:1e:f6:db:2f\n")
     sections = explain(text)
     assert not said_in_all(sections, "fail") and "register a buffer" not in said_in_all(sections)
+
+
+def test_ucxs_refused_registration_names_its_errno():
+    """UCX's ib_md.c `ibv_reg_mr(address=..., length=..., access=...) failed: <strerror>`: ENOMEM
+    (https://github.com/openucx/ucx/issues/6264) says the memlock limit or the NIC's memory regions, EFAULT
+    (https://github.com/openucx/ucx/issues/8999) GPUDirect RDMA or a UCX without CUDA, never the other's cause."""
+    line = "[1650646984.495908] [hcn1:2663283:0]  ib_md.c:348  UCX  ERROR ibv_reg_mr(address=0xeda6ab0, length=593920, " \
+           "access=0xf) failed: {}\n"
+    enomem = said_in_all(explain(line.format("Cannot allocate memory")), "fail")
+    assert "593920 bytes at 0xeda6ab0" in enomem and "locked-memory limit" in enomem
+    assert "GPUDirect RDMA is not there" not in enomem
+    efault = said_in_all(explain(line.format("Bad address")), "fail")
+    assert "GPUDirect RDMA is not there" in efault and "locked-memory limit (`ulimit -l`, 64" not in efault

@@ -1204,6 +1204,9 @@ MOONCAKE_REG = ("E0605 17:54:16.878770 178707 rdma_context.cpp:198] Failed to re
 """kvcache-ai/Mooncake#454: the transfer engine's ibv_reg_mr refused (on a PPU)."""
 MOONCAKE_NO_RNIC = "I1125 03:04:35.4 25810 rdma_transport.cpp:827] RdmaTransport: No available RNIC"
 """Mooncake's RDMA transport with no device left to open (kvcache-ai/Mooncake#3538's thread)."""
+UCX_REG_MR = ("ib_md.c:282  UCX  ERROR ibv_reg_mr(address=0x320000000, length=1024, access=0x10000f) failed: Bad "
+              "address")
+"""UCX handed a GPU buffer it could not register (a CUDA-aware MPI's shape, openucx/ucx#8999's message)."""
 MOONCAKE_RETRY = ("E1023 04:59:20.346201 375956 worker_pool.cpp:294] Worker: Process failed for slice (opcode: 1, "
                   "source_addr: 0x7f8b6f185000, length: 4096, dest_addr: 0x7ebb87185000, local_nic: mlx5_9, peer_nic: "
                   "192.168.1.161:16360@mlx5_7, dest_rkey: 1894181, retry_cnt: 0): transport retry counter exceeded\n")
@@ -1370,7 +1373,7 @@ ALL = [NM_NO_DEVICE, CGRAPH_UNPROFILED, NVFP4_SCALES, HPL_SLOW, DCGM_NVLINK, GPU
        UCX_AH_TIMEOUT, UCX_RETRY, UCX_UD_QP, UCX_NO_ROUTE, NVRM_RESET, NCCL_NO_GRAPH, HTTP_503, MODEL_404,
        RING_NO_LOOP, BTL_DOCKER0, SGL_KERNEL, AUTOSCALER_DIED, NO_BLOCK_SIZE, RPC_NO_BUFFER,
        NO_RUNTIME, NO_DRIVER_BANNER, PLUGIN_NO_NVML, NVML_NOT_SUPPORTED, UCX_NO_AM, UCX_NO_TL,
-       WORKSPACE_LOCKED, JOB_EXIT, KV_TRANSFER, C10D_UNREACHABLE, MOONCAKE_REG, MOONCAKE_NO_RNIC]
+       WORKSPACE_LOCKED, JOB_EXIT, KV_TRANSFER, C10D_UNREACHABLE, MOONCAKE_REG, MOONCAKE_NO_RNIC, UCX_REG_MR]
 
 
 @pytest.mark.parametrize("text", ALL)
