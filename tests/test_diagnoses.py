@@ -640,6 +640,10 @@ EXAMPLES.update({
                                         "failed for slice (opcode: 1, length: 4096, local_nic: mlx5_9, peer_nic: "
                                         "192.168.1.161:16360@mlx5_7, dest_rkey: 1894181, retry_cnt: 0): transport "
                                         "retry counter exceeded\n",
+    # ucx#8746: UCX 1.13's wording of a queue it could not create under a 64 KiB memlock limit
+    "ucx-create-cq-nomem": BANNER + "[1668693503.473099] [ampere:1188443:0]          ib_log.c:246  UCX  ERROR mlx5_0: "
+                           "ibv_create_cq() failed: Cannot allocate memory. Please set max locked memory (ulimit -l) to "
+                           "\x27unlimited\x27 (current: 64 kbytes)\n",
     # ucx#6264: UCX's ibv_reg_mr refused for want of memory (the NIC's memory keys)
     "ucx-reg-mr-failed": BANNER + "[1650646984.495908] [hcn1:2663283:0]          ib_md.c:348  UCX  ERROR ibv_reg_mr("
                          "address=0xeda6ab0, length=593920, access=0xf) failed: Cannot allocate memory\n",

@@ -192,3 +192,17 @@ def test_ucxs_refused_registration_names_its_errno():
     assert "GPUDirect RDMA is not there" not in enomem
     efault = said_in_all(explain(line.format("Bad address")), "fail")
     assert "GPUDirect RDMA is not there" in efault and "locked-memory limit (`ulimit -l`, 64" not in efault
+
+
+def test_ucxs_queue_refused_under_a_small_memlock_limit_is_a_warning_not_a_failure():
+    """https://github.com/openucx/ucx/issues/8746: UCX 1.13 prints `mlx5_0: ibv_create_cq() failed: Cannot allocate
+    memory. Please set max locked memory (ulimit -l) ... (current: 64 kbytes)` and the OSU broadcast test (shared
+    memory only) runs: a warning that names the limit and says when it matters, not a failure of the run."""
+    text = ("$ mpirun -n 2 --mca pml ob1 --mca btl sm,self --mca smsc xpmem osu_bcast -m 1\n"
+            "[1668693503.473099] [ampere:1188443:0]          ib_log.c:246  UCX  ERROR mlx5_0: ibv_create_cq() failed: "
+            "Cannot allocate memory. Please set max locked memory (ulimit -l) to 'unlimited' (current: 64 kbytes)\n"
+            "\n# OSU MPI Broadcast Latency Test v5.8\n# Size       Avg Latency(us)\n1                       0.23\n")
+    sections = explain(text)
+    said = said_in_all(sections, "warn")
+    assert "locked-memory limit (now 64 KiB)" in said and "on mlx5_0" in said
+    assert not said_in_all(sections, "fail")

@@ -1207,6 +1207,9 @@ MOONCAKE_NO_RNIC = "I1125 03:04:35.4 25810 rdma_transport.cpp:827] RdmaTransport
 UCX_REG_MR = ("ib_md.c:282  UCX  ERROR ibv_reg_mr(address=0x320000000, length=1024, access=0x10000f) failed: Bad "
               "address")
 """UCX handed a GPU buffer it could not register (a CUDA-aware MPI's shape, openucx/ucx#8999's message)."""
+UCX_CQ_NOMEM = "[1652739463.054681] [cn0022:4071024:0]        ib_iface.c:1035 UCX  ERROR ibv_create_cq(cqe=4096) failed: " \
+               "Cannot allocate memory"
+"""openucx/ucx#8229: an MPI job under a 64 KiB memlock limit (its next line: `Failed to create UCP worker`)."""
 MOONCAKE_RETRY = ("E1023 04:59:20.346201 375956 worker_pool.cpp:294] Worker: Process failed for slice (opcode: 1, "
                   "source_addr: 0x7f8b6f185000, length: 4096, dest_addr: 0x7ebb87185000, local_nic: mlx5_9, peer_nic: "
                   "192.168.1.161:16360@mlx5_7, dest_rkey: 1894181, retry_cnt: 0): transport retry counter exceeded\n")
@@ -1373,7 +1376,7 @@ ALL = [NM_NO_DEVICE, CGRAPH_UNPROFILED, NVFP4_SCALES, HPL_SLOW, DCGM_NVLINK, GPU
        UCX_AH_TIMEOUT, UCX_RETRY, UCX_UD_QP, UCX_NO_ROUTE, NVRM_RESET, NCCL_NO_GRAPH, HTTP_503, MODEL_404,
        RING_NO_LOOP, BTL_DOCKER0, SGL_KERNEL, AUTOSCALER_DIED, NO_BLOCK_SIZE, RPC_NO_BUFFER,
        NO_RUNTIME, NO_DRIVER_BANNER, PLUGIN_NO_NVML, NVML_NOT_SUPPORTED, UCX_NO_AM, UCX_NO_TL,
-       WORKSPACE_LOCKED, JOB_EXIT, KV_TRANSFER, C10D_UNREACHABLE, MOONCAKE_REG, MOONCAKE_NO_RNIC, UCX_REG_MR]
+       WORKSPACE_LOCKED, JOB_EXIT, KV_TRANSFER, C10D_UNREACHABLE, MOONCAKE_REG, MOONCAKE_NO_RNIC, UCX_REG_MR, UCX_CQ_NOMEM]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -1389,7 +1392,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
                                                       PORTINFO_DOWN, NOT_REGISTERED, SPARKRUN_SSH, KERNEL_FALLBACK, BATCH_SERIAL, K8S_NOW_RUNNING,
                                                       ENV_OVERWRITTEN, NMAP_FILTERED, PRIVATE_NODE, PEER_FALSE,
                                                       MODEL_404, UCX_NO_TL, JOB_EXIT, NV_ERR, NV_ERR_DMESG, NGC_GPUS_ASKED, VPN_HEAD,
-                                                      CGRAPH_UNPROFILED, NVFP4_SCALES, C10D_UNREACHABLE))
+                                                      CGRAPH_UNPROFILED, NVFP4_SCALES, C10D_UNREACHABLE, UCX_CQ_NOMEM))
                     else "fail")
     assert " Fix: " in message
 
