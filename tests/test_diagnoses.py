@@ -651,6 +651,10 @@ EXAMPLES.update({
     "mooncake-register-memory-failed": BANNER + "E0326 14:23:05.675921 18944 rdma_context.cpp:265] Failed to register "
                                        "memory 0x7f105035d000: Input/output error [5]\n",
     "mooncake-no-rnic": BANNER + "E20260821 12:30:19.448818 rdma_transport.cpp:827] RdmaTransport: No available RNIC\n",
+    # Mooncake#997: the TCP transport out of local ports under load
+    "mooncake-tcp-connect-failed": BANNER + "E0813 10:02:11.123456 4242 tcp_transport.cpp:720] TcpTransport::"
+                                   "getConnection failed to create connection to 10.0.0.2:16708. Error: connect: "
+                                   "Cannot assign requested address\n",
     # sglang#37022: SGLang's PD disaggregation, the prefill side's failed KV transfer over Mooncake
     "sglang-kv-transfer-failed": BANNER + "[2026-02-26 16:56:26 TP5] Prefill transfer failed for request rank=5 "
                                  "req.rid='31c9952e7f0c44fa94ddbeec39b006a3' req.bootstrap_room=4073374190146881990 "

@@ -206,3 +206,16 @@ def test_ucxs_queue_refused_under_a_small_memlock_limit_is_a_warning_not_a_failu
     said = said_in_all(sections, "warn")
     assert "locked-memory limit (now 64 KiB)" in said and "on mlx5_0" in said
     assert not said_in_all(sections, "fail")
+
+
+def test_mooncakes_tcp_transport_out_of_ports_is_said_as_such():
+    """Mooncake's tcp_transport.cpp `TcpTransport::getConnection failed to create connection to <host>:<port>. Error:
+    connect: Cannot assign requested address` (https://github.com/kvcache-ai/Mooncake/pull/997: a connection per
+    transfer, TIME_WAIT, the ephemeral ports used up) names the port exhaustion; a timed-out connect
+    (https://github.com/kvcache-ai/Mooncake/issues/682) names the peer's reachability instead."""
+    line = ("E0813 10:02:11.123456 4242 tcp_transport.cpp:720] TcpTransport::getConnection failed to create connection "
+            "to 10.0.0.2:16708. Error: connect: {}\n")
+    ports = said_in_all(explain(line.format("Cannot assign requested address")), "fail")
+    assert "ran out of local ports" in ports and "to 10.0.0.2:16708" in ports
+    timed = said_in_all(explain(line.format("Connection timed out")), "fail")
+    assert "did not accept or could not be reached" in timed and "ran out of local ports" not in timed

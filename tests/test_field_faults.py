@@ -1210,6 +1210,9 @@ UCX_REG_MR = ("ib_md.c:282  UCX  ERROR ibv_reg_mr(address=0x320000000, length=10
 UCX_CQ_NOMEM = "[1652739463.054681] [cn0022:4071024:0]        ib_iface.c:1035 UCX  ERROR ibv_create_cq(cqe=4096) failed: " \
                "Cannot allocate memory"
 """openucx/ucx#8229: an MPI job under a 64 KiB memlock limit (its next line: `Failed to create UCP worker`)."""
+MOONCAKE_TCP = "E0728 08:17:30.1 2901 tcp_transport.cpp:338] TcpTransport::startTransfer encountered an ASIO exception. " \
+               "Exception: connect: Connection timed out"
+"""kvcache-ai/Mooncake#682: the TCP transport's connect to the decode engine timing out."""
 MOONCAKE_RETRY = ("E1023 04:59:20.346201 375956 worker_pool.cpp:294] Worker: Process failed for slice (opcode: 1, "
                   "source_addr: 0x7f8b6f185000, length: 4096, dest_addr: 0x7ebb87185000, local_nic: mlx5_9, peer_nic: "
                   "192.168.1.161:16360@mlx5_7, dest_rkey: 1894181, retry_cnt: 0): transport retry counter exceeded\n")
@@ -1376,7 +1379,7 @@ ALL = [NM_NO_DEVICE, CGRAPH_UNPROFILED, NVFP4_SCALES, HPL_SLOW, DCGM_NVLINK, GPU
        UCX_AH_TIMEOUT, UCX_RETRY, UCX_UD_QP, UCX_NO_ROUTE, NVRM_RESET, NCCL_NO_GRAPH, HTTP_503, MODEL_404,
        RING_NO_LOOP, BTL_DOCKER0, SGL_KERNEL, AUTOSCALER_DIED, NO_BLOCK_SIZE, RPC_NO_BUFFER,
        NO_RUNTIME, NO_DRIVER_BANNER, PLUGIN_NO_NVML, NVML_NOT_SUPPORTED, UCX_NO_AM, UCX_NO_TL,
-       WORKSPACE_LOCKED, JOB_EXIT, KV_TRANSFER, C10D_UNREACHABLE, MOONCAKE_REG, MOONCAKE_NO_RNIC, UCX_REG_MR, UCX_CQ_NOMEM]
+       WORKSPACE_LOCKED, JOB_EXIT, KV_TRANSFER, C10D_UNREACHABLE, MOONCAKE_REG, MOONCAKE_NO_RNIC, UCX_REG_MR, UCX_CQ_NOMEM, MOONCAKE_TCP]
 
 
 @pytest.mark.parametrize("text", ALL)
