@@ -118,11 +118,11 @@ def few_iterations(items: list[tuple[Any, Any]]) -> list[tuple[int, Finding]]:
     joined = _CONTINUED_RE.sub(" ", paste)
     for m in _PERF_RE.finditer(joined):
         n = _ITERS_RE.search(m.group("args"))
-        if n and int(n.group("n")) < bar:
+        if n and 0 < int(n.group("n")) < bar:
             check = bool(_CHECK_OFF_RE.search(m.group("args")))
             return [(_section_of(items, m.group("test"), "nccl-tests"), _iterations_note(int(n.group("n")), check))]
     h = _HEADER_ITERS_RE.search(paste)
-    if h and int(h.group("n")) < bar:
+    if h and 0 < int(h.group("n")) < bar:
         note = _iterations_note(int(h.group("n")), "validation: 0" in h.group("rest"))
         return [(_section_of(items, "", "nccl-tests"), note)]
     return []
