@@ -195,9 +195,16 @@ def _server_not_up_after(log: VllmLog | None, values: Mapping[str, Any], text: s
     return None if _SERVER_UP_RE.search(_after_line(values, text)) else {}
 
 
+def _store_not_reached(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies unless the paste shows c10d's client connecting to the store after all (`The client socket has connected
+    to`): then the failed attempts were a passing delay, which the note variant says."""
+    return None if "The client socket has connected to" in (context().paste or text) else {}
+
+
 PASTE_DETAILS: dict[str, Callable[..., dict[str, Any] | None]] = {
     "server_up_after": _server_up_after,
     "server_not_up_after": _server_not_up_after,
+    "store_not_reached": _store_not_reached,
     "answered_later": _answered_later,
     "retried_ok": _retried_ok,
     "btl_lan": _btl_lan,

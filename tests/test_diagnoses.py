@@ -640,6 +640,31 @@ EXAMPLES.update({
                                         "failed for slice (opcode: 1, length: 4096, local_nic: mlx5_9, peer_nic: "
                                         "192.168.1.161:16360@mlx5_7, dest_rkey: 1894181, retry_cnt: 0): transport "
                                         "retry counter exceeded\n",
+    # ucx#8746: UCX 1.13's wording of a queue it could not create under a 64 KiB memlock limit
+    "ucx-create-cq-nomem": BANNER + "[1668693503.473099] [ampere:1188443:0]          ib_log.c:246  UCX  ERROR mlx5_0: "
+                           "ibv_create_cq() failed: Cannot allocate memory. Please set max locked memory (ulimit -l) to "
+                           "\x27unlimited\x27 (current: 64 kbytes)\n",
+    # ucx#6264: UCX's ibv_reg_mr refused for want of memory (the NIC's memory keys)
+    "ucx-reg-mr-failed": BANNER + "[1650646984.495908] [hcn1:2663283:0]          ib_md.c:348  UCX  ERROR ibv_reg_mr("
+                         "address=0xeda6ab0, length=593920, access=0xf) failed: Cannot allocate memory\n",
+    # Mooncake#1754 (eRDMA) and #454: ibv_reg_mr refused; Mooncake#3538's thread: no device left to use
+    "mooncake-register-memory-failed": BANNER + "E0326 14:23:05.675921 18944 rdma_context.cpp:265] Failed to register "
+                                       "memory 0x7f105035d000: Input/output error [5]\n",
+    "mooncake-no-rnic": BANNER + "E20260821 12:30:19.448818 rdma_transport.cpp:827] RdmaTransport: No available RNIC\n",
+    # Mooncake#997: the TCP transport out of local ports under load
+    "mooncake-tcp-connect-failed": BANNER + "E0813 10:02:11.123456 4242 tcp_transport.cpp:720] TcpTransport::"
+                                   "getConnection failed to create connection to 10.0.0.2:16708. Error: connect: "
+                                   "Cannot assign requested address\n",
+    # sglang#37022: SGLang's PD disaggregation, the prefill side's failed KV transfer over Mooncake
+    "sglang-kv-transfer-failed": BANNER + "[2026-02-26 16:56:26 TP5] Prefill transfer failed for request rank=5 "
+                                 "req.rid='31c9952e7f0c44fa94ddbeec39b006a3' req.bootstrap_room=4073374190146881990 "
+                                 "with exception KVTransferError(bootstrap_room=4073374190146881990): Decode instance "
+                                 "could be dead, remote mooncake session 10.99.91.49:15070 is not alive\n",
+    # vllm#3771: vLLM in docker, the store's address not reachable (errno 110); pytorch#131781: an attempt retried
+    "c10d-client-connect-unreachable": BANNER + "[W socket.cpp:663] [c10d] The client socket has failed to connect to "
+                                       "[::ffff:172.16.8.232]:39623 (errno: 110 - Connection timed out).\n",
+    "c10d-client-connect-retry": BANNER + "[W801 04:55:17.113400444 socket.cpp:697] [c10d] The client socket has failed "
+                                 "to connect to [lccn01]:56183 (errno: 22 - Invalid argument).\n",
     # ray#53919: ray.get_gpu_ids() in the driver, its `[]`
     "ray-get-gpu-ids-empty": BANNER + "import ray\nray.get_gpu_ids()\n[]\n",
     # jethac/dgx-spark-hijinks: FlashInfer's JIT failing on an FP4 KV cache's decode kernel (GB10, sm_121a)

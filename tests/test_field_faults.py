@@ -1200,6 +1200,30 @@ DLLAMA_TRANSFER = ("Avg generation time: 218.06 ms\nAvg inference time:  78.66 m
 DLLAMA_COMPUTE = ("\U0001f536 G  559 ms I  499 ms T   60 ms S 1917200 kB R    272 kB Hello\n"
                   "\U0001f536 G  542 ms I  386 ms T  156 ms S    272 kB R    272 kB  world\n")
 # https://github.com/kvcache-ai/Mooncake/issues/955 (blind batch xp010): a KV transfer between two NICs without a path
+KV_TRANSFER = ("[2026-02-26 16:56:26 TP9] Decode transfer failed for request rank=9 decode_req.req.rid='32b8f521b1ec468a98"
+               "cb5d2da98654e2' decode_req.req.bootstrap_room=4073374190146881990 with exception KVTransferError(bootstrap_"
+               "room=4073374190146881990): Failed to get kvcache from prefill instance, it might be dead")
+"""SGLang's PD disaggregation, the decode side (sgl-project/sglang#37022's deployment, pending corpus wt005)."""
+C10D_UNREACHABLE = ("[W socket.cpp:663] [c10d] The client socket has failed to connect to [::ffff:172.16.8.232]:39623 "
+                    "(errno: 110 - Connection timed out).")
+"""vllm-project/vllm#3771: vLLM in docker, the rendezvous store's address not reachable from the worker."""
+C10D_RETRY = ("[W ..\\torch\\csrc\\distributed\\c10d\\socket.cpp:601] [c10d] The client socket has failed to connect to "
+              "[DESKTOP-63Q8UGP]:29500 (system error: 10049 - The requested address is not valid in its context.).")
+"""Windows' torch.distributed on one machine: the famous 10049 warning for a host name, retried and gone past."""
+MOONCAKE_REG = ("E0605 17:54:16.878770 178707 rdma_context.cpp:198] Failed to register memory 0x7f56e6600000: Numerical "
+                "result out of range [34]")
+"""kvcache-ai/Mooncake#454: the transfer engine's ibv_reg_mr refused (on a PPU)."""
+MOONCAKE_NO_RNIC = "I1125 03:04:35.4 25810 rdma_transport.cpp:827] RdmaTransport: No available RNIC"
+"""Mooncake's RDMA transport with no device left to open (kvcache-ai/Mooncake#3538's thread)."""
+UCX_REG_MR = ("ib_md.c:282  UCX  ERROR ibv_reg_mr(address=0x320000000, length=1024, access=0x10000f) failed: Bad "
+              "address")
+"""UCX handed a GPU buffer it could not register (a CUDA-aware MPI's shape, openucx/ucx#8999's message)."""
+UCX_CQ_NOMEM = "[1652739463.054681] [cn0022:4071024:0]        ib_iface.c:1035 UCX  ERROR ibv_create_cq(cqe=4096) failed: " \
+               "Cannot allocate memory"
+"""openucx/ucx#8229: an MPI job under a 64 KiB memlock limit (its next line: `Failed to create UCP worker`)."""
+MOONCAKE_TCP = "E0728 08:17:30.1 2901 tcp_transport.cpp:338] TcpTransport::startTransfer encountered an ASIO exception. " \
+               "Exception: connect: Connection timed out"
+"""kvcache-ai/Mooncake#682: the TCP transport's connect to the decode engine timing out."""
 MOONCAKE_RETRY = ("E1023 04:59:20.346201 375956 worker_pool.cpp:294] Worker: Process failed for slice (opcode: 1, "
                   "source_addr: 0x7f8b6f185000, length: 4096, dest_addr: 0x7ebb87185000, local_nic: mlx5_9, peer_nic: "
                   "192.168.1.161:16360@mlx5_7, dest_rkey: 1894181, retry_cnt: 0): transport retry counter exceeded\n")
@@ -1380,7 +1404,7 @@ ALL = [TLS_REDIS, TLS_HF, NODE_DEATH, NM_NO_DEVICE, CGRAPH_UNPROFILED, NVFP4_SCA
        UCX_AH_TIMEOUT, UCX_RETRY, UCX_UD_QP, UCX_NO_ROUTE, NVRM_RESET, NCCL_NO_GRAPH, HTTP_503, MODEL_404,
        RING_NO_LOOP, BTL_DOCKER0, SGL_KERNEL, AUTOSCALER_DIED, NO_BLOCK_SIZE, RPC_NO_BUFFER,
        NO_RUNTIME, NO_DRIVER_BANNER, PLUGIN_NO_NVML, NVML_NOT_SUPPORTED, UCX_NO_AM, UCX_NO_TL,
-       WORKSPACE_LOCKED, JOB_EXIT]
+       WORKSPACE_LOCKED, JOB_EXIT, KV_TRANSFER, C10D_UNREACHABLE, MOONCAKE_REG, MOONCAKE_NO_RNIC, UCX_REG_MR, UCX_CQ_NOMEM, MOONCAKE_TCP]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -1396,7 +1420,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
                                                       PORTINFO_DOWN, NOT_REGISTERED, SPARKRUN_SSH, KERNEL_FALLBACK, BATCH_SERIAL, K8S_NOW_RUNNING,
                                                       ENV_OVERWRITTEN, NMAP_FILTERED, PRIVATE_NODE, PEER_FALSE,
                                                       MODEL_404, UCX_NO_TL, JOB_EXIT, NV_ERR, NV_ERR_DMESG, NGC_GPUS_ASKED, VPN_HEAD,
-                                                      CGRAPH_UNPROFILED, NVFP4_SCALES))
+                                                      CGRAPH_UNPROFILED, NVFP4_SCALES, C10D_UNREACHABLE, UCX_CQ_NOMEM))
                     else "fail")
     assert " Fix: " in message
 
@@ -1447,7 +1471,8 @@ def test_every_known_error_line_is_read_here():
                                         TRTLLM_LEADER, BENCHY_GPT2, NETPLAN_OPEN, DESYNC, RANK_LEFT, MOONCAKE_GID,
                                         PS_ENGINE, DRIVER_LOAD, NM_ADDED, NM_UP_JA, DLLAMA_COMPUTE, GPU_IDS_EMPTY, SPEC_ACCEPT,
                                         NOT_REGISTERED_CAME_UP, API_REBOOTED, KILLED_TIMEOUT, SSH_RETRIED, MOE_DEFAULT,
-                                        C10D_CONNECTED, DASHBOARD_LOOPBACK, NA_PARSE, TRT_BENCH, NGC_GPU_SHOWN, CGRAPH_SERVED]
+                                        C10D_CONNECTED, DASHBOARD_LOOPBACK, NA_PARSE, TRT_BENCH, NGC_GPU_SHOWN, CGRAPH_SERVED,
+                                        C10D_RETRY]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently

@@ -27,7 +27,7 @@ _DTYPES = r"(?:float|double|half|bfloat16|int8|uint8|int32|uint32|int64|uint64|f
 
 register(KindSpec(
     name="nccl-tests", header=re.compile(r"^#\s*(?:nccl-tests version|Collective test starting|nThread \d|Using devices"
-                                        r"|Rank\s+\d+ (?:Group|Pid))"),
+                                        r"|Rank\s+\d+ (?:Group|Pid)|Avg bus bandwidth\s*:)"),  # (or its summary alone)
     parse=parse_nccl_tests, summarise=judge("busbw", "summarise_nccl_tests"), programs=("all_reduce_perf",
                                                                                       "all_gather_perf", "mpirun"),
     matches_command=lambda argv: any(re.search(r"_perf(?:_mpi)?$", a.rsplit("/", 1)[-1]) for a in argv),

@@ -120,7 +120,7 @@ def render(sections: Iterable[Any], colour: bool = False, width: int = 100) -> s
         if s.host:
             head += f"   (on {s.host})"
         out.append(head)
-        rows = [("error", s.error)] if s.error else [(f.level, f.message) for f in s.findings]
+        rows = [("error", s.error)] * bool(s.error) + [(f.level, f.message) for f in s.findings]
         for level, message in rows:
             lines = wrapped.get(message) or wrapped.setdefault(message, textwrap.wrap(message, width=max(40, width - 8))
                                                                or [""])

@@ -5,8 +5,9 @@ multi-node server's nodes must all name one rendezvous address, node rank 0's (S
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from .common import fail
+from .common import fail, info, warn
 from .model import Finding
 
 _CONTINUED_RE = re.compile(r"\\[ \t]{0,8}\r?\n")
@@ -46,3 +47,90 @@ def rendezvous_mismatch(flags: tuple[str, ...]) -> list[Finding]:
                         "join), and differ only in --node-rank: with different addresses each side waits for peers "
                         "that never come, and start-up hangs at its init."))
     return out
+
+
+_BROKEN_RE = re.compile(r"^(?P<line>[ \t]{0,40}\S[^\n]{0,600}?[^\\\s])[ \t]{1,8}\\"
+                        r"(?P<after>[ \t]{1,8}(?:#[^\n]{0,300})?)$")
+"""A command line whose backslash is not its last character: spaces after it, or a comment (``--node-rank 0 \\  #``)."""
+_OPTION_RE = re.compile(r"(?<!\S)(?:--?[A-Za-z][\w.-]{0,60}|[A-Z][A-Z0-9_]{1,60}=)")
+_PERF_RE = re.compile(r"(?<![\w/.-])(?:[\w./-]{0,200}/)?(?P<test>[a-z][a-z_]{1,30}_perf)(?:_mpi)?"
+                      r"(?P<args>[^\n|;&>`]{0,600})")
+_ITERS_RE = re.compile(r"(?<!\S)(?:-n ?|--iters[= ])(?P<n>\d{1,7})\b")
+_CHECK_OFF_RE = re.compile(r"(?<!\S)(?:-c ?|--check[= ])0\b")
+_HEADER_ITERS_RE = re.compile(r"warmup iters: {0,3}\d{1,7} {1,3}iters: {0,3}(?P<n>\d{1,7})\b(?P<rest>[^\n]{0,80})")
+
+
+def _section_of(items: list[tuple[Any, Any]], words: str, kind: str | None = None) -> int:
+    """The index of the section whose command holds ``words``; failing that, the first of ``kind``, else the first read
+    (a log whose command is among its lines), else 0."""
+    for i, (s, _) in enumerate(items):
+        if words and words in " ".join((s.command or "").split()):
+            return i
+    return next((i for i, (s, _) in enumerate(items) if kind and s.kind == kind),
+                next((i for i, (s, _) in enumerate(items) if s.kind and not s.error), 0))
+
+
+def broken_continuations(items: list[tuple[Any, Any]]) -> list[tuple[int, Finding]]:
+    """A warning where a command quoted in the paste continues a line with a backslash that is not the line's last
+    character: a space after it (nccl#1218's ``-x NCCL_MAX_NCHANNELS=16 \\ ``) or a comment (vllm#41725's ``--node-rank
+    0 \\  # (node-rank 1 on second node)``). The shell then reads ``\\ `` as an escaped space and the line break as the
+    command's end: the lines below run as a command of their own (``-x``: command not found) and their options never
+    reach the program. Said only inside a command (options or VAR=value on the line, the next line options too), as
+    pasted; where every continued line of the paste has a space after its backslash (none ends clean), the copying
+    (a forum, a mail) more likely added them, so it is a note."""
+    from .context import context
+    paste = context().paste or ""
+    if "\\ " not in paste and "\\\t" not in paste:
+        return []
+    lines = paste.splitlines()
+    clean = sum(1 for x in lines if x.endswith("\\") and not x.endswith("\\\\"))
+    for i, line in enumerate(lines[:-1]):
+        m = _BROKEN_RE.match(line) if "\\" in line else None
+        nxt = lines[i + 1].strip()
+        if not m or not _OPTION_RE.search(m.group("line")) or not _OPTION_RE.match(nxt):
+            continue
+        said = m.group("line").strip()
+        what = "a comment" if "#" in m.group("after") else "a space"
+        uniform = not clean and what == "a space"  # (every one so: the copy's trailing spaces, most likely)
+        message = (
+            f"As pasted, the line `{said[:120]} \\{m.group('after')[:60]}` has {what} after its backslash"
+            + (" (as every continued line here has: if the script has them too, this is what breaks it)" if uniform
+               else "")
+            + f": the backslash then escapes {'the space before the comment' if what == 'a comment' else 'that space'}, "
+            f"not the line break, so the command ends on that line; the lines below it (`{nxt[:80]}` ...) run as a "
+            "command of their own, and their options never reach the program. Fix: end every continued line with the "
+            "backslash itself (no space or comment after it), and put comments above the command.")
+        return [(_section_of(items, said), info(message) if uniform else warn(message))]  # one says how to mend all
+    return []
+
+
+def few_iterations(items: list[tuple[Any, Any]]) -> list[tuple[int, Finding]]:
+    """A note where an nccl-tests run quoted in the paste times each size over fewer iterations than checks/ranges.toml
+    [spark-pair.measure.nccl_tests] few_iterations_below (``-n 1``, nccl#1218; the header's ``iters: 1``; nccl-tests'
+    default is 20): each figure is one sample, swayed by a single slow step; ``-c 0`` besides (no data check) is said
+    with it."""
+    from ..ranges import measurement_params
+    from .context import context
+    bar = (measurement_params("spark-pair", "nccl_tests") or {}).get("few_iterations_below", 0)
+    paste = context().paste or ""
+    if not bar or "_perf" not in paste and "iters:" not in paste:
+        return []
+    joined = _CONTINUED_RE.sub(" ", paste)
+    for m in _PERF_RE.finditer(joined):
+        n = _ITERS_RE.search(m.group("args"))
+        if n and 0 < int(n.group("n")) < bar:
+            check = bool(_CHECK_OFF_RE.search(m.group("args")))
+            return [(_section_of(items, m.group("test"), "nccl-tests"), _iterations_note(int(n.group("n")), check))]
+    h = _HEADER_ITERS_RE.search(paste)
+    if h and 0 < int(h.group("n")) < bar:
+        note = _iterations_note(int(h.group("n")), "validation: 0" in h.group("rest"))
+        return [(_section_of(items, "", "nccl-tests"), note)]
+    return []
+
+
+def _iterations_note(n: int, check_off: bool) -> Finding:
+    return info(f"nccl-tests timed each size over {n} iteration{'s' if n != 1 else ''} (`-n {n}`; its default is 20): "
+                "each time and busbw is then one sample, which one slow step (a connection set up late, another job's "
+                "traffic) sways; rerun with the default or more (-n 50) before judging the bandwidth from it."
+                + (" `-c 0` besides: the results are not checked (validation off, `#wrong` reads N/A), so a wrong "
+                   "sum would not show." if check_off else ""))
