@@ -69,7 +69,7 @@ def test_fixture_05_four_speed_readings():
     sections = explain(real("spark/05_*"))
     assert [s.kind for s in sections] == ["ethtool"] * 4
     assert [s.facts["reports"][0]["speed_mbps"] for s in sections] == [100000, 100000, 200000, 200000]
-    assert [levels(s) for s in sections] == [["fail"], ["fail"], ["ok"], ["ok"]]
+    assert [levels(s) for s in sections] == [["warn"], ["warn"], ["ok"], ["ok"]]  # 100 GbE works, at half: a warning (as L1.link_speed)
     first = messages(sections[0])
     assert "enp1s0f1np1" in first and "200000Mb/s" in first and "auto-negotiation" in first
 
@@ -368,9 +368,10 @@ def test_render_text():
     text = render(explain(real("spark/05_*"))[:1] + explain("lorem ipsum"))
     lines = text.splitlines()
     assert lines[0] == "[ethtool] $ sudo ethtool enp1s0f1np1 | grep Speed   (on spark-a)"
-    assert lines[1].startswith("  FAIL  enp1s0f1np1: 100000Mb/s")
+    assert lines[1].startswith("  warn  enp1s0f1np1: 100000Mb/s")
     assert "[unknown]" in text and "  ERROR could not tell" in text
-    assert "\x1b[31mFAIL" in render(explain(real("spark/05_*"))[:1], colour=True)
+    assert "\x1b[33mwarn" in render(explain(real("spark/05_*"))[:1], colour=True)
+    assert "\x1b[31mFAIL" in render(explain("$ ethtool enp1s0f1np1\nSpeed: 25000Mb/s\n", host="spark"), colour=True)
 
 
 def test_to_jsonable_round_trips():

@@ -39,12 +39,18 @@ def test_port_differs_between_nodes():
 
 
 def test_speed_out_of_range_cites_source():
+    """100 GbE on a Spark port works at half its rate: a warning earning half the point (checks/ranges.toml
+    [spark-pair.link_speed_working_mbps]), as explain reads the same ethtool; 25 GbE is out of both ranges: a fault."""
     f = copy.deepcopy(GOOD)
     f["nodes"]["spark-a"]["link_speeds_mbps"] = [100000, 100000]
     v = by_id(grade(f, "lesson1", "spark-pair"))["L1.link_speed"]
-    assert v.status == "fail"
+    assert (v.status, v.earned) == ("warn", 0.5)
     assert v.details == ("nodes.spark-a.link_speeds_mbps = [100000, 100000], expected 200000 Mb/s",)
     assert "multi-sparks-through-switch" in v.range_source and "holds for" in v.range_source
+    f["nodes"]["spark-a"]["link_speeds_mbps"] = [25000, 25000]
+    v = by_id(grade(f, "lesson1", "spark-pair"))["L1.link_speed"]
+    assert (v.status, v.earned) == ("fail", 0)
+    assert "nodes.spark-a.link_speeds_mbps = [25000, 25000], expected 100000-200000 Mb/s" in v.details
 
 
 def test_a_twin_left_unaddressed_beside_an_addressed_one_warns_and_earns_half():
