@@ -179,3 +179,44 @@ def all_up(found: list[Finding], others: list[Any]) -> list[Finding]:
     names = ", ".join(i.name for i in others[:8]) + (", ..." if len(others) > 8 else "")
     return found + [info(f"Every interface shown ({names}) is UP with link and an IPv4 address: healthy, nothing wrong "
                          "in this list.")]
+
+
+_ZERO_MAC_RE = re.compile(r"^[0:]{11,60}$")
+
+
+def vf_findings(ifaces: list[Any]) -> list[Finding]:
+    """``ip link`` of an SR-IOV physical function lists its virtual functions (``vf 0 ... link-state auto, trust on``):
+    one note per such interface, naming the VFs and what the host set on them (ip-link(8): ``state auto|enable|
+    disable`` sets a VF's link state, auto following the port's; ``trust``; ``mac``). A VF held down (``link-state
+    disable``) passes no traffic whatever the port's link: a hedged warning. A VF's own netdev lives in the guest or
+    container it was given to, or on the host as a separate interface."""
+    out = []
+    for i in ifaces:
+        vfs = getattr(i, "vf_list", ())
+        if not vfs:
+            continue
+        names = ", ".join(f"vf {v.index}" for v in vfs[:6]) + (f" and {len(vfs) - 6} more" if len(vfs) > 6 else "")
+        unset = [v.index for v in vfs if v.mac and _ZERO_MAC_RE.match(v.mac)]
+        states = sorted({v.link_state for v in vfs if v.link_state})
+        trusted = sorted({v.trust for v in vfs if v.trust})
+        set_words = "; ".join(x for x in (
+            ("no address set by the host on " + ", ".join(f"vf {n}" for n in unset[:6]) + (
+                " (all zeros: an InfiniBand VF needs its GUIDs set, `ip link set " + i.name + " vf N node_guid ... "
+                "port_guid ...`)" if any(len(v.mac or "") > 17 for v in vfs) else " (all zeros: its driver picks a "
+                "random MAC at each load; `ip link set " + i.name + " vf N mac ...` sets a stable one)")) if unset else
+            "each with a MAC set" if all(v.mac for v in vfs) else "",
+            f"link-state {'/'.join(states)}" + (" (each follows the port's link)" if states == ["auto"] else "")
+            if states else "", f"trust {'/'.join(trusted)}" if trusted else "") if x)
+        down = " (the port itself has no carrier, so VFs that follow it have no link either)" \
+            if "NO-CARRIER" in (i.flags or ()) else ""
+        out.append(info(f"{i.name} is an SR-IOV physical function with {len(vfs)} virtual function"
+                        f"{'s' if len(vfs) != 1 else ''} shown ({names}){': ' + set_words if set_words else ''}"
+                        f"{down}. A VF's own interface is in the VM or container it was given to, or a separate "
+                        "interface on this host."))
+        held = [v.index for v in vfs if v.link_state == "disable"]
+        if held:
+            out.append(warn(f"{', '.join(f'vf {n}' for n in held[:6])} of {i.name} {'has' if len(held) == 1 else 'have'}"
+                            " link-state disable: the host holds that VF's link down, so it passes no traffic whatever "
+                            "the port's link (on an InfiniBand VF, its policy is Down). If it should be in use: `sudo "
+                            f"ip link set {i.name} vf {held[0]} state auto` (follow the port)."))
+    return out

@@ -63,6 +63,19 @@ class Address:
 
 
 @dataclass(frozen=True)
+class VirtualFunction:
+    """One ``vf N`` line of ``ip link`` under an SR-IOV physical function (``vf 0     link/ether f2:3b:.. brd ..,
+    spoof checking off, link-state auto, trust on``; older iproute2: ``vf 0 MAC f2:3b:..``): its index, MAC (all
+    zeros: none set by the host), ``link-state`` (auto: follows the port; enable; disable: held down) and ``trust``,
+    None where the line does not say."""
+
+    index: int
+    mac: str | None = None
+    link_state: str | None = None
+    trust: str | None = None
+
+
+@dataclass(frozen=True)
 class Interface:
     """One network interface as ip reports it.
 
@@ -92,6 +105,7 @@ class Interface:
     master: str | None = None  # ``master bond0``: a bond's (or bridge's) member, which holds no address of its own
     flags_cut: bool = False  # the header ends inside its ``<...>`` flags (a cut paste): which flags it has is unknown
     aliases: tuple[str, ...] = ()  # ifconfig's alias blocks under it (``eth0:0``): more addresses of the same NIC
+    vf_list: tuple[VirtualFunction, ...] = ()  # the ``vf N ...`` lines under a physical function, as read
 
     @property
     def ipv4(self) -> tuple[Address, ...]:
@@ -221,7 +235,9 @@ def _json_address(a: dict[str, Any]) -> Address:
 _HEADER_RE = re.compile(r"^(?P<indent>\s*)(?P<idx>\d+):\s+(?P<name>[^\s:]+):\s+<(?P<flags>[^>]*)>?(?P<rest>.*)$")
 _ADDR_RE = re.compile(r"^\s*(?P<fam>inet6?)\s+(?P<local>[0-9a-fA-F.:]+)(?:/(?P<plen>\d+))?(?P<rest>.*)$")
 _LINK_RE = re.compile(r"^\s*link/\S+(?:\s+(?P<mac>[0-9a-fA-F:]+))?")
-_VF_RE = re.compile(r"^\s+vf \d{1,4}\b")
+_VF_RE = re.compile(r"^\s+vf (?P<index>\d{1,4})\b(?:\s{1,20}(?:MAC|link/\w{1,20})\s{1,4}(?P<mac>[0-9a-fA-F:]{11,60}))?")
+_VF_STATE_RE = re.compile(r"\blink-state (\w{1,12})")
+_VF_TRUST_RE = re.compile(r"\btrust (on|off)\b")
 _ADDR_PAIRS = {"brd", "peer", "scope", "metric", "proto", "anycast", "broadcast"}
 _ADDR_FLAGS = {"noprefixroute", "dynamic", "secondary", "tentative", "deprecated", "mngtmpaddr",
                "temporary", "permanent", "dadfailed", "optimistic", "home", "nodad",
@@ -265,8 +281,11 @@ def _from_text(lines: list[Line]) -> list[Interface]:
                 out[-1]["truncated"] = True
         elif link:
             out[-1]["mac"] = link.group("mac")
-        elif _VF_RE.match(line.text):
+        elif vf := _VF_RE.match(line.text):
             out[-1]["vfs"] += 1
+            state, trust = _VF_STATE_RE.search(line.text), _VF_TRUST_RE.search(line.text)
+            out[-1]["vf_list"] = out[-1].get("vf_list", ()) + (VirtualFunction(
+                int(vf["index"]), vf["mac"], state and state.group(1), trust and trust.group(1)),)
         # other indented lines (valid_lft, altname, `ip -d` details) carry nothing we keep
     return [Interface(addresses=tuple(d.pop("addresses")), **d) for d in out]
 
