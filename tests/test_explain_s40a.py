@@ -39,3 +39,35 @@ def test_an_interface_list_without_vf_lines_says_nothing_of_sriov():
     """https://github.com/KoyoImai/dgx_spark_cluster (corpus zc002): a Spark's `ip a` with no vf lines: no SR-IOV note."""
     [s] = explain(field_entry("zc002"), host="spark", nodes=1)
     assert "SR-IOV" not in messages(s) and "virtual function" not in messages(s)
+
+
+def test_chinese_labels_between_two_ifconfig_outputs_are_words_and_tx_errors_warn():
+    """https://github.com/kvcache-ai/Mooncake/issues/1143 (blind batch xi008): two PCs' ifconfig under Chinese labels
+    ending in a full-width comma (`PC2的IP是100.100.100.2，`), then ibstat: each output is read (the labels set aside),
+    PC1's 425 TX errors in 16,847 packets warn, and the two outputs' one subnet is not called an ambiguity of one host."""
+    sections = explain(field_entry("xi008"), host="other", nodes=2)
+    assert not [s for s in sections if s.error]
+    said = "\n".join(messages(s) for s in sections)
+    assert "enp5s0f0 counted 425 transmit errors in 16,847 packets sent" in said
+    assert "enp3s0f1 counted" not in said
+    assert "the two ends of one link" in said and "are in the same subnet" not in said
+
+
+def test_a_localised_output_line_is_not_taken_for_words():
+    """A Chinese-localised ping's lines end in figures, not full-width punctuation: never prose; a label ending in
+    `：` is."""
+    from grader.explain.tolerant import is_prose
+    assert not is_prose("来自 192.168.1.1 的回复: 字节=32 时间<1ms TTL=64")
+    assert is_prose("PC1的网卡信息（ibstat）：") and is_prose("使用英特尔E810的RDMA网卡，")
+
+
+def test_two_ip_outputs_of_one_host_in_one_subnet_still_warn():
+    """The same two interfaces in one subnet, in a paste of one machine: the routing ambiguity stays a warning."""
+    text = ("$ ip addr show eth1\n3: eth1: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc mq state UP group default"
+            " qlen 1000\n    link/ether 0c:42:a1:00:00:01 brd ff:ff:ff:ff:ff:ff\n    inet 10.1.0.5/24 brd 10.1.0.255 scope"
+            " global eth1\n       valid_lft forever preferred_lft forever\n"
+            "$ ip addr show eth2\n4: eth2: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc mq state UP group default"
+            " qlen 1000\n    link/ether 0c:42:a1:00:00:02 brd ff:ff:ff:ff:ff:ff\n    inet 10.1.0.6/24 brd 10.1.0.255 scope"
+            " global eth2\n       valid_lft forever preferred_lft forever\n")
+    said = "\n".join(messages(s, "warn") for s in explain(text, host="other", nodes=1))
+    assert "eth1 (10.1.0.5/24) and eth2 (10.1.0.6/24) are in the same subnet" in said

@@ -220,3 +220,20 @@ def vf_findings(ifaces: list[Any]) -> list[Finding]:
                             "the port's link (on an InfiniBand VF, its policy is Down). If it should be in use: `sudo "
                             f"ip link set {i.name} vf {held[0]} state auto` (follow the port)."))
     return out
+
+
+def counter_errors(others: list[Any]) -> list[Finding]:
+    """Interfaces whose receive (or transmit) errors are more than checks/specs/ethernet.toml [rx_errors]
+    warn_fraction of the packets they received (or sent), ifconfig's counters: a fault on that link, or in sending."""
+    from ..calc.specs import row
+    share = row("ethernet.toml", "rx_errors").graded("warn_fraction")
+    bad = [i for i in others if i.rx and i.rx[0] and i.rx[1] / i.rx[0] > share]
+    sent = [i for i in others if getattr(i, "tx", None) and i.tx[0] and i.tx[1] / i.tx[0] > share]
+    return [warn(f"{i.name} counted {i.rx[1]:,} receive errors in {i.rx[0]:,} packets ({100 * i.rx[1] / i.rx[0]:.2g}%): "
+                 "frames arrive corrupted, a fault on that link (a cable or module, the port, or a speed or duplex "
+                 f"mismatch with the far end). `ethtool -S {i.name}` names the error counters; reseat or swap it.")
+            for i in bad[:4]] + [warn(
+        f"{i.name} counted {i.tx[1]:,} transmit errors in {i.tx[0]:,} packets sent ({100 * i.tx[1] / i.tx[0]:.2g}%): "
+        "the NIC failed to send those frames (the link dropping while sending, a transmit timeout, a driver or "
+        f"firmware fault), not corruption on the wire. `ethtool -S {i.name}` names the counters, and `dmesg | grep "
+        f"{i.name}` shows a transmit timeout or a reset.") for i in sent[:4]]

@@ -20,7 +20,8 @@ from .common import (C2S, JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, SWITCH
                      info, ok, on_spark, overlaps, port_words, warn)
 from .context import context, spark_shown
 from .ip_notes import (alias_findings, all_up, member_findings, module_rate_findings, no_ipv4_words, route_notes,
-                       nominal_link, twin_in_bond, vbox_nat_findings, vf_findings)
+                       counter_errors, nominal_link, twin_in_bond, vbox_nat_findings,
+                       vf_findings)
 from .link_notes import fallback_link, module_diagnostics_unshown, unadvertised, unshown_link, up_count, up_no_speed, vfs_down_under_up_pf
 from .model import Finding, Summary
 
@@ -193,7 +194,7 @@ def _plain_host_findings(others: list[Any]) -> list[Finding]:
         info("Only the loopback interface (lo) is in this output: nothing to judge about the network.")]
     names = ", ".join(i.name for i in unplugged[:12]) + (f" and {len(unplugged) - 12} more" if len(unplugged) > 12
                                                           else "")
-    return listed + member_findings(others) + vf_findings(others) + alias_findings(others) + vbox_nat_findings(others) + _odd_mtu(others) + _rx_errors(others) + ([info(
+    return listed + member_findings(others) + vf_findings(others) + alias_findings(others) + vbox_nat_findings(others) + _odd_mtu(others) + counter_errors(others) + ([info(
         f"{names} {'is' if len(unplugged) == 1 else 'are'} enabled but NO-CARRIER: no link (no cable, or the far end "
         f"down or off), and no IPv4 address. Nothing to fix unless {'that port' if len(unplugged) == 1 else 'one'} "
         f"should be in use; then check the cable and the far end (`ethtool {unplugged[0].name}` shows `Link "
@@ -237,18 +238,6 @@ def _elsewhere(i: Any, nets: set[Any]) -> bool:
     """Whether interface ``i`` has addresses and none in ``nets`` (the jumbo interfaces' subnets): it serves another
     network (a management LAN at 1500), so its MTU is not theirs to match."""
     return bool(nets and i.ipv4) and not any(a.network and any(a.network.overlaps(n) for n in nets) for a in i.ipv4)
-
-
-def _rx_errors(others: list[Any]) -> list[Finding]:
-    """Interfaces whose receive errors are more than checks/specs/ethernet.toml [rx_errors] warn_fraction of the
-    packets they received (ifconfig's counters): a fault on that link."""
-    from ..calc.specs import row
-    share = row("ethernet.toml", "rx_errors").graded("warn_fraction")
-    bad = [i for i in others if i.rx and i.rx[0] and i.rx[1] / i.rx[0] > share]
-    return [warn(f"{i.name} counted {i.rx[1]:,} receive errors in {i.rx[0]:,} packets ({100 * i.rx[1] / i.rx[0]:.2g}%): "
-                 "frames arrive corrupted, a fault on that link (a cable or module, the port, or a speed or duplex "
-                 f"mismatch with the far end). `ethtool -S {i.name}` names the error counters; reseat or swap it.")
-            for i in bad[:4]]
 
 
 def _link_local_finding(i: Any) -> Finding:

@@ -102,6 +102,7 @@ class Interface:
     addresses_listed: bool = True
     vfs: int = 0
     rx: tuple[int, int] | None = None  # ifconfig's `RX packets N` and `RX errors N`: packets received, and in error
+    tx: tuple[int, int] | None = None  # ifconfig's `TX packets N` and `TX errors N`: packets sent, and in error
     master: str | None = None  # ``master bond0``: a bond's (or bridge's) member, which holds no address of its own
     flags_cut: bool = False  # the header ends inside its ``<...>`` flags (a cut paste): which flags it has is unknown
     aliases: tuple[str, ...] = ()  # ifconfig's alias blocks under it (``eth0:0``): more addresses of the same NIC
@@ -398,7 +399,7 @@ _IFCONFIG_NOTE_RE = re.compile(r"^(?:Infiniband hardware address can be incorrec
 _IFCONFIG_MAC_RE = re.compile(r"^\s+(?:ether|infiniband|unspec)\s+(?P<mac>[0-9a-fA-F]{2}(?:[:-][0-9a-fA-F]{2})+)")
 
 
-_IFCONFIG_RX_RE = re.compile(r"^\s++RX (?P<what>packets|errors) (?P<n>\d{1,20})\b")
+_IFCONFIG_RX_RE = re.compile(r"^\s++(?P<way>[RT])X (?P<what>packets|errors) (?P<n>\d{1,20})\b")
 
 
 def _from_ifconfig(lines: list[Line]) -> list[Interface]:
@@ -453,8 +454,9 @@ def _from_ifconfig(lines: list[Line]) -> list[Interface]:
         elif mac:
             out[-1]["mac"] = mac.group("mac").replace("-", ":").lower()
         elif (rx := _IFCONFIG_RX_RE.match(line.text)) is not None:  # `RX packets N  bytes B`, `RX errors N  dropped..`
-            got, n = out[-1].get("rx") or (0, 0), int(rx.group("n"))
-            out[-1]["rx"] = (n, got[1]) if rx.group("what") == "packets" else (got[0], n)
+            way = "rx" if rx.group("way") == "R" else "tx"  # (`TX packets N`, `TX errors N`: the same, sent)
+            got, n = out[-1].get(way) or (0, 0), int(rx.group("n"))
+            out[-1][way] = (n, got[1]) if rx.group("what") == "packets" else (got[0], n)
         # TX counters, txqueuelen, device interrupt: nothing kept
     for d in out:
         d.pop("old_format", None)
