@@ -71,3 +71,69 @@ def test_two_ip_outputs_of_one_host_in_one_subnet_still_warn():
             " global eth2\n       valid_lft forever preferred_lft forever\n")
     said = "\n".join(messages(s, "warn") for s in explain(text, host="other", nodes=1))
     assert "eth1 (10.1.0.5/24) and eth2 (10.1.0.6/24) are in the same subnet" in said
+
+
+RDMA_LINK_IB_INIT = """$ rdma link show
+link mlx5_0/1 state ACTIVE physical_state LINK_UP netdev ens1f0np0
+link mlx5_2/1 subnet_prefix fe80:0000:0000:0000 lid 12 sm_lid 1 lmc 0 state ACTIVE physical_state LINK_UP
+link mlx5_3/1 subnet_prefix fe80:0000:0000:0000 lid 65535 sm_lid 0 lmc 0 state INIT physical_state LINK_UP
+"""
+
+
+def test_rdma_link_infiniband_port_in_init_names_the_subnet_manager_not_the_netdev():
+    """iproute2's rdma(8) `rdma link` of an InfiniBand port (subnet_prefix, lid, sm_lid: no netdev) in INIT with
+    physical_state LINK_UP, lid 65535 and sm_lid 0: the cable trained, no subnet manager assigned a LID (ibv_devinfo's
+    PORT_INIT), so the fix is a subnet manager (https://docs.nvidia.com/networking/display/mlnxofedv590560125/
+    opensm), not the netdev or a reboot."""
+    [s] = explain(RDMA_LINK_IB_INIT, host="other", nodes=1)
+    said = messages(s, "warn")
+    assert "mlx5_3/1" in said and "no subnet manager has configured it" in said and "opensm" in said
+    assert "ip link show" not in said and "reboot" not in said
+    assert "lid 65535, none assigned; sm_lid 0, no subnet manager seen" in messages(s, "info")
+    assert "mlx5_2/1 ACTIVE (InfiniBand: lid 12; subnet manager at lid 1)" in messages(s, "info")
+
+
+def test_rdma_link_roce_port_trained_but_not_active_keeps_the_netdev_advice():
+    """The same shape on RoCE (a netdev, no LID): the port's state follows its netdev, the old advice stands."""
+    text = "$ rdma link\nlink rocep1s0f0/1 state INIT physical_state LINK_UP netdev ens1f0np0\n"
+    said = messages(explain(text, host="other", nodes=1)[0], "warn")
+    assert "ip link show ens1f0np0" in said and "subnet manager" not in said
+
+
+def test_rdma_link_of_active_infiniband_ports_stays_quiet():
+    """https://github.com/magnate3/linux-riscv-dev (corpus q014): old iproute2's `rdma link` with an ACTIVE InfiniBand
+    port (lid 12, sm_lid 4): no warning."""
+    [s] = explain(field_entry("q014"), host="other", nodes=1)
+    assert "warn" not in levels(s) and "subnet manager at lid 4" in messages(s, "info")
+
+
+ETHTOOL_25G_OF_100G = """$ sudo ethtool ens1f0np0
+Settings for ens1f0np0:
+\tSupported ports: [ Backplane ]
+\tSupported link modes:   25000baseCR/Full
+\t                        100000baseCR4/Full
+\tAdvertised link modes:  25000baseCR/Full
+\t                        100000baseCR4/Full
+\tAdvertised auto-negotiation: Yes
+\tLink partner advertised link modes:  Not reported
+\tSpeed: 25000Mb/s
+\tDuplex: Full
+\tAuto-negotiation: on
+\tPort: Direct Attach Copper
+\tLink detected: yes
+"""
+
+
+def test_ethtool_link_below_its_best_advertised_mode_names_what_decides():
+    """ethtool(8) of a ConnectX port that advertises 100000baseCR4 but links at 25000Mb/s with the partner's modes
+    `Not reported` (a 25G switch port, a 4x25G breakout): not called healthy, not a fault; the other end decides."""
+    [s] = explain(ETHTOOL_25G_OF_100G, host="other", nodes=1)
+    said = messages(s, "info")
+    assert "25000Mb/s with link, below the 100000baseCR4/Full" in said and "breakout" in said
+    assert "healthy" not in messages(s) and levels(s) == ["info"]
+
+
+def test_ethtool_at_its_best_mode_is_still_healthy():
+    """https://github.com/ntop/PF_RING (corpus g003): a ConnectX-2 10G fibre port at its best mode: no below-rate note."""
+    [s] = explain(field_entry("g003"), host="other", nodes=1)
+    assert "below the" not in messages(s)

@@ -22,7 +22,7 @@ from .context import context, spark_shown
 from .ip_notes import (alias_findings, all_up, member_findings, module_rate_findings, no_ipv4_words, route_notes,
                        counter_errors, nominal_link, twin_in_bond, vbox_nat_findings,
                        vf_findings)
-from .link_notes import fallback_link, module_diagnostics_unshown, unadvertised, unshown_link, up_count, up_no_speed, vfs_down_under_up_pf
+from .link_notes import below_own_best, fallback_link, module_diagnostics_unshown, unadvertised, unshown_link, up_count, up_no_speed, vfs_down_under_up_pf
 from .model import Finding, Summary
 
 
@@ -541,7 +541,7 @@ def _speed_findings(r: Any, name: str) -> list[Finding]:
     if in_spark_range("link_speed_mbps", r.speed_mbps) and spark_port:  # the range L1.link_speed judges with
         return [ok(f"{name}: {LINK_MBPS}Mb/s, the full {LINE_GBPS} GbE of a Spark QSFP port: healthy.")]
     if not spark_port:
-        return _below_both_ends(r, name) or unadvertised(r, name) or [info(f"{name}: {r.speed_mbps}Mb/s" + (", link detected: up, healthy as far as "
+        return _below_both_ends(r, name) or unadvertised(r, name) or below_own_best(r, name) or [info(f"{name}: {r.speed_mbps}Mb/s" + (", link detected: up, healthy as far as "
                                                    "ethtool shows" if r.link_detected else "") + "; not a Spark QSFP interface, so no expected speed.")]
     if unnamed and (r.speed_mbps != 100000 or not spark_shown()):  # 100 GbE is a Spark's fault only on a Spark
         return [info(f"{name}: {r.speed_mbps}Mb/s. The interface is not named in this paste: a DGX Spark QSFP twin "

@@ -139,3 +139,22 @@ def up_count(maps: list[Any], cut: bool) -> str:
     return (f". {len(up)} of {len(maps)} netdevs{of} are Up ({', '.join(up[:8])}{', ...' if len(up) > 8 else ''}), "
             f"{len(maps) - len(up)} Down" + (": a Down Ethernet netdev has no link (no cable, or not in use), which "
                                              "matters only if traffic should go through it." if eth_down else "."))
+
+
+def below_own_best(r: Any, name: str) -> list[Finding]:
+    """A link up at a rate below the best full-duplex mode the port advertises, the link partner's modes not reported
+    (``Not reported``, or the line absent): the other end, the cable or module decided the rate (a switch port of that
+    speed, a breakout cable: a 100G port on 4x25G runs 25000Mb/s), which this output cannot show. Said as a note that
+    names what decides, not as healthy and not as a fault."""
+    def mbps(m: str) -> int:
+        x = re.match(r"(\d+)base", m)
+        return int(x.group(1)) if x and m.endswith("/Full") else 0
+    own = max(r.advertised_modes, key=mbps, default="")
+    if not r.link_detected or not r.speed_mbps or r.partner_modes or not own or mbps(own) <= r.speed_mbps:
+        return []
+    iface = r.interface or "<iface>"
+    return [info(f"{name}: {r.speed_mbps}Mb/s with link, below the {own} ({mbps(own)} Mb/s) the port advertises. The "
+                 "link partner's modes are not reported, so this output cannot say what held the rate: the other end "
+                 f"(a switch port set to {r.speed_mbps // 1000} Gb/s), a breakout cable, or a module of that rate. "
+                 f"Expected if that end runs {r.speed_mbps // 1000} Gb/s; if the link should run faster, read the "
+                 f"other end's speed and the module (`ethtool -m {iface}`).")]

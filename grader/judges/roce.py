@@ -22,7 +22,8 @@ from .common import (C2S, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, host_findings,
                      soft_rdma_kind, warn)
 from .model import Finding, Section, Summary
 from .perftest import IB_BW_PASS_GBPS, PERF_GUIDE
-from .roce_notes import active_count, cut_gids, disabled_beside_cut, fabric_notes, gid_layouts, idle_port, pinned_gid_index
+from .roce_notes import (active_count, cut_gids, disabled_beside_cut, fabric_notes, gid_layouts, ib_lids, idle_port,
+                         pinned_gid_index, trained_not_active)
 
 
 #: PCI function of each Spark twin (procedure.md §1.1)
@@ -42,9 +43,7 @@ def summarise_rdma(links: RdmaLinks, command: str | None) -> Summary:
     spark = [x for x in links if x.device in SPARK_RDMA]
     for x in links:
         if x.state and not x.is_active and (x.physical_state or "").upper() == "LINK_UP":
-            findings.append(warn(f"{x.device}: the cable has trained (physical_state LINK_UP) but the RDMA port is "
-                                 f"{x.state}, so no RDMA traffic can flow; `state` is what counts. Check "
-                                 f"`ip link show {x.netdev or '<netdev>'}` is UP, then reload with a reboot."))
+            findings.append(trained_not_active(x))
         if x.device in SPARK_RDMA and x.netdev and x.netdev != SPARK_RDMA[x.device]:
             findings.append(warn(f"{x.device} rides on {x.netdev}; on a DGX Spark it belongs to {SPARK_RDMA[x.device]}: "
                                  "is this a Spark, or were the interfaces renamed?"))
@@ -52,7 +51,7 @@ def summarise_rdma(links: RdmaLinks, command: str | None) -> Summary:
         findings += host_findings(list(dict.fromkeys(x.device for x in links)), "rdma link",
                                    {x.device: x.netdev for x in links})
         states = ", ".join(f"{x.device}/{x.port} {x.state or '?'}" + (f" on {x.netdev}" if x.netdev else "") + (
-            f" (InfiniBand: lid {x.lid}, subnet manager at lid {x.sm_lid})" if x.lid is not None else "") for x in links)
+            f" (InfiniBand: {ib_lids(x)})" if x.lid is not None else "") for x in links)
         findings.append(info(f"Ports: {states}." + active_count(links)))
         hardware = [x for x in links if not soft_rdma_kind(x.device)]
         if hardware and not any(x.is_active for x in hardware):

@@ -190,3 +190,35 @@ def active_count(links: Any) -> str:
     return (f" {len(active)} of {len(links)} ports ACTIVE ({', '.join(active[:8])}{', ...' if len(active) > 8 else ''}): "
             "those carry RDMA; a port that is not has no link (no cable, or not in use), which matters only if "
             "traffic should go through it.")
+
+
+NO_LID = 65535
+"""The LID an InfiniBand port reports before a subnet manager assigned it one (0xFFFF, the permissive LID; 0 reads
+the same way): no subnet manager has swept the port (IBTA, and ``ibstat``'s ``Base lid: 65535`` on an INIT port)."""
+
+
+def ib_lids(x: Any) -> str:
+    """An InfiniBand port's LIDs as ``rdma link`` prints them, said: a LID of 0 or 65535 is none assigned, an
+    ``sm_lid`` of 0 no subnet manager seen."""
+    lid = f"lid {x.lid}, none assigned" if x.lid in (0, NO_LID) else f"lid {x.lid}"
+    return lid + ("; sm_lid 0, no subnet manager seen" if x.sm_lid == 0 else
+                  f"; subnet manager at lid {x.sm_lid}" if x.sm_lid is not None else "")
+
+
+def trained_not_active(x: Any) -> Finding:
+    """``rdma link``: a port whose cable trained (physical_state LINK_UP) but whose state is not ACTIVE. On InfiniBand
+    (a LID shown, no netdev) a port waits in INIT until a subnet manager assigns its LID and activates it (ibv_devinfo's
+    PORT_INIT, ibstat's ``State: Initializing``): the fix is a subnet manager, not the netdev. On RoCE the state
+    follows the netdev's."""
+    if x.lid is not None and not x.netdev and x.lid not in (0, NO_LID) and x.sm_lid:
+        return warn(f"{x.device}/{x.port}: the cable has trained and the subnet manager (at lid {x.sm_lid}) gave the "
+                    f"InfiniBand port lid {x.lid}, but the port is {x.state}, not ACTIVE: the subnet manager has not "
+                    "finished bringing it up. Its log (opensm's /var/log/opensm.log, or the switch's) says why.")
+    if x.lid is not None and not x.netdev:
+        return warn(f"{x.device}/{x.port}: the cable has trained (physical_state LINK_UP) but the InfiniBand port is "
+                    f"{x.state} ({ib_lids(x)}): no subnet manager has configured it, so no RDMA traffic can flow. Run "
+                    "a subnet manager on the fabric (opensm on one host, `sudo systemctl start opensm`, or the "
+                    "switch's); the port then turns ACTIVE. `sminfo` shows whether one answers.")
+    return warn(f"{x.device}: the cable has trained (physical_state LINK_UP) but the RDMA port is {x.state}, so no "
+                f"RDMA traffic can flow; `state` is what counts. Check `ip link show {x.netdev or '<netdev>'}` is UP, "
+                "then reload with a reboot.")
