@@ -137,3 +137,81 @@ def test_ethtool_at_its_best_mode_is_still_healthy():
     """https://github.com/ntop/PF_RING (corpus g003): a ConnectX-2 10G fibre port at its best mode: no below-rate note."""
     [s] = explain(field_entry("g003"), host="other", nodes=1)
     assert "below the" not in messages(s)
+
+
+IBDEV_V = """$ ibdev2netdev -v
+0000:17:00.0 mlx5_0 (MT4123 - MCX653105A-HDAT) ConnectX-6 VPI adapter card, HDR IB (200Gb/s) and 200GbE, single-port QSFP56 fw 20.35.2000 port 1 (ACTIVE) ==> ib0 (Up)
+0000:31:00.0 mlx5_1 (MT4123 - MCX653105A-HDAT) ConnectX-6 VPI adapter card, HDR IB (200Gb/s) and 200GbE, single-port QSFP56 fw 20.35.2000 port 1 (INIT) ==> ib1 (Up)
+0000:4b:00.0 mlx5_2 (MT4123 - MCX653105A-HDAT) ConnectX-6 VPI adapter card, HDR IB (200Gb/s) and 200GbE, single-port QSFP56 fw 20.35.2000 port 1 (DOWN  ) ==> ib2 (Down)
+"""
+
+
+def test_ibdev2netdev_v_port_states_of_infiniband_ports_are_read():
+    """MLNX_OFED's `ibdev2netdev -v` prints each port's own state (`port 1 (INIT)`): an InfiniBand port in INIT waits
+    for a subnet manager (a warning naming it); a port DOWN is said from the port, not hedged as an IPoIB netdev that
+    may stay Down while its port is Active."""
+    [s] = explain(IBDEV_V, host="other", nodes=1)
+    assert "mlx5_1 port 1 is INIT" in messages(s, "warn") and "subnet manager" in messages(s, "warn")
+    assert "mlx5_2 port 1: the port itself is DOWN" in messages(s, "info")
+    assert "stays Down while the port is Active" not in messages(s)
+
+
+def test_ibdev2netdev_v_of_ethernet_ports_adds_no_port_note():
+    """https://github.com/magnate3/linux-riscv-dev (corpus q009): `ibdev2netdev -v` of Ethernet ports and VFs, some
+    DOWN: their netdevs' Down already says it; no port note (a VF has no cable)."""
+    said = "\n".join(messages(s) for s in explain(field_entry("q009"), host="other", nodes=1))
+    assert "the port itself is" not in said and "is INIT" not in said
+
+
+IBSTAT_100_OF_200 = "$ ibstat\n" + "".join(f"""CA 'mlx5_{i}'
+\tCA type: MT4123
+\tNumber of ports: 1
+\tFirmware version: 20.35.2000
+\tHardware version: 0
+\tNode GUID: 0x0c42a10300b2c3d{i}
+\tSystem image GUID: 0x0c42a10300b2c3d{i}
+\tPort 1:
+\t\tState: Active
+\t\tPhysical state: LinkUp
+\t\tRate: {rate}
+\t\tBase lid: {7 + i}
+\t\tLMC: 0
+\t\tSM lid: 1
+\t\tCapability mask: 0x2651e848
+\t\tPort GUID: 0x0c42a10300b2c3d{i}
+\t\tLink layer: InfiniBand
+""" for i, rate in enumerate((100, 200, 200, 200)))
+
+
+def test_ibstat_one_rail_below_the_others_of_its_model_warns():
+    """ibstat(8) of four ConnectX-6 (MT4123) InfiniBand ports, three at Rate 200 and one at 100: one rail trained
+    lower (an HDR100/EDR cable, a split switch port): a warning naming it; two ports at different rates, a note."""
+    [s] = explain(IBSTAT_100_OF_200, host="other", nodes=1)
+    assert "mlx5_0 port 1 at 100 Gb/s, the other 3 at 200 Gb/s" in messages(s, "warn")
+    two = IBSTAT_100_OF_200.split("CA 'mlx5_2'")[0]
+    [t] = explain(two, host="other", nodes=1)
+    assert "warn" not in levels(t) and "mlx5_0 port 1 at 100 Gb/s, the other 1 at 200 Gb/s" in messages(t, "info")
+
+
+def test_ibstat_ports_at_one_rate_say_nothing_of_rates():
+    """The same four ports all at Rate 200: no rate note."""
+    [s] = explain(IBSTAT_100_OF_200.replace("Rate: 100", "Rate: 200"), host="other", nodes=1)
+    assert "different rates" not in messages(s) and "warn" not in levels(s)
+
+
+def test_an_output_kept_as_tab_comments_in_a_notes_file_is_read():
+    """https://github.com/supingisme/test/blob/c3374bec4694603d5c2df9448eb65e39f37ae966/linux/cmd/ethtool/ethtool-m.sh
+    (blind batch wq009): `ethtool -m` whose every output line is kept as `#` + tab in a shell notes file: read, and
+    the 10G-SR module's receive power 0.43 dB above its own low-warning threshold warns."""
+    [s] = explain(field_entry("wq009"), host="other", nodes=1)
+    assert not s.error and "-13.57 dBm" in messages(s, "warn") and "low-warning threshold" in messages(s, "warn")
+
+
+def test_comment_marks_of_other_shapes_stay():
+    """nccl-tests' `#` lines (a space after the mark) and a short run of tab comments are left as they are."""
+    from grader.parsers.common.pasted import unquoted
+    lines = ["#  Avg bus bandwidth    : 3.94", "#", "# Out of bounds values : 0 OK"]
+    assert unquoted(lines) == lines
+    short = ["network:", "#\tversion: 2", "#\trenderer: networkd", "  ethernets: {}"]
+    assert unquoted(short) == short
+    assert unquoted(["cmd"] + ["#\tline %d" % i for i in range(5)]) == ["cmd"] + ["line %d" % i for i in range(5)]

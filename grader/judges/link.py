@@ -22,7 +22,7 @@ from .context import context, spark_shown
 from .ip_notes import (alias_findings, all_up, member_findings, module_rate_findings, no_ipv4_words, route_notes,
                        counter_errors, nominal_link, twin_in_bond, vbox_nat_findings,
                        vf_findings)
-from .link_notes import below_own_best, fallback_link, module_diagnostics_unshown, unadvertised, unshown_link, up_count, up_no_speed, vfs_down_under_up_pf
+from .link_notes import below_own_best, fallback_link, port_state_notes, module_diagnostics_unshown, unadvertised, unshown_link, up_count, up_no_speed, vfs_down_under_up_pf
 from .model import Finding, Summary
 
 
@@ -370,13 +370,13 @@ def summarise_ibdev(result: Any, command: str | None) -> Summary:
                               "(rocep1s0f*/roceP2p1s0f* ==> enp1s0f*np*/enP2p1s0f*np*): ")
                              + ", ".join(f"{m.rdma_device}" + (f" port {m.port} {m.port_state}" if m.port_state else "")
                                          + f" ==> {m.netdev} {m.state}" for m in maps) + up_count(maps, result.truncated)))
-        ipoib = [m.netdev for m in maps if re.match(r"ib", m.netdev) and not m.is_up]
+        ipoib = [m.netdev for m in maps if re.match(r"ib", m.netdev) and not m.is_up and (m.port_state or "ACTIVE").upper() == "ACTIVE"]
         if ipoib:
             findings.append(info(f"{', '.join(ipoib[:8])}{' ...' if len(ipoib) > 8 else ''} (Down): ibdev2netdev "
                                  "shows the state of the netdev, here an InfiniBand port's IPoIB interface, not of the "
                                  "port itself; on a fabric that does not use IPoIB it stays Down while the port is "
                                  "Active. Read the ports with `ibstat` (State, Physical state) or `ibv_devinfo`."))
-        findings += vfs_down_under_up_pf(maps)
+        findings += vfs_down_under_up_pf(maps) + port_state_notes(maps)
         dark = [m for m in maps if not m.is_up and not re.match(r"ib", m.netdev)]
         active = any((m.port_state or "").upper().startswith("ACTIVE") for m in maps)  # `ibdev2netdev -v`'s port
         if maps and len(dark) == len(maps) and not active and not result.truncated and "|" not in (command or ""):

@@ -158,3 +158,29 @@ def below_own_best(r: Any, name: str) -> list[Finding]:
                  f"(a switch port set to {r.speed_mbps // 1000} Gb/s), a breakout cable, or a module of that rate. "
                  f"Expected if that end runs {r.speed_mbps // 1000} Gb/s; if the link should run faster, read the "
                  f"other end's speed and the module (`ethtool -m {iface}`).")]
+
+
+def port_state_notes(maps: list[Any]) -> list[Finding]:
+    """``ibdev2netdev -v`` prints each RDMA port's own state (``port 1 (INIT)``) beside its netdev's: a port that is
+    not ACTIVE is said from it. An InfiniBand port (an ``ib*`` IPoIB netdev) in INIT trained its link but waits for a
+    subnet manager to assign its LID and activate it (ibstat's ``State: Initializing``): a warning naming the subnet
+    manager. An InfiniBand port DOWN (or POLLING) has no link of its own, which its IPoIB netdev's state does not say
+    (an Ethernet netdev's Down already does): a note, as an unused port is."""
+    out = []
+    init = [m for m in maps if (m.port_state or "").upper() in ("INIT", "ARMED")]
+    for m in init[:4]:
+        ib = re.match(r"ib", m.netdev) is not None
+        out.append(warn(f"{m.rdma_device} port {m.port} is {m.port_state} (`ibdev2netdev -v` shows the port's own "
+                        f"state), though {m.netdev} is {m.state}: " + (
+                            "the InfiniBand link trained but no subnet manager has activated the port (no LID yet), so "
+                            "no RDMA traffic can use it. Run a subnet manager on the fabric (opensm on one host, or the "
+                            "switch's); `ibstat` then shows State: Active." if ib else
+                            "the link trained but the RDMA port is not ACTIVE, so no RDMA traffic can use it. `rdma "
+                            "link` and `ibv_devinfo` show the port's state and link layer.")))
+    down = [m for m in maps if (m.port_state or "").upper() in ("DOWN", "POLLING", "DISABLED") and re.match(r"ib", m.netdev)]
+    if down:
+        out.append(info(f"{', '.join(f'{m.rdma_device} port {m.port}' for m in down[:8])}: the port itself is "
+                        f"{'/'.join(sorted({m.port_state.upper() for m in down}))} (`ibdev2netdev -v` shows the port's "
+                        "own state): no link on it (no cable, or the far end or switch port down). Nothing to fix "
+                        "unless traffic should use it; then check the cable and the switch port."))
+    return out

@@ -23,7 +23,7 @@ from .common import (C2S, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, host_findings,
 from .model import Finding, Section, Summary
 from .perftest import IB_BW_PASS_GBPS, PERF_GUIDE
 from .roce_notes import (active_count, cut_gids, disabled_beside_cut, fabric_notes, gid_layouts, ib_lids, idle_port,
-                         pinned_gid_index, trained_not_active)
+                         pinned_gid_index, trained_not_active, uneven_rates)
 
 
 #: PCI function of each Spark twin (procedure.md §1.1)
@@ -413,7 +413,7 @@ def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -
                                      "Active, so none of it can carry RDMA: a port in use needs a cable (or module) "
                                      "and a live far end, and its netdev up (`ip link`); `Disabled` is a port turned "
                                      "off. The Rate of a port that is down means nothing."))
-    findings += host_findings([c.ca for c in cas if c.ca], source)
+    findings += uneven_rates(cas) + host_findings([c.ca for c in cas if c.ca], source)
     spark = {c.ca: any(p.is_active for p in c.ports) for c in cas if c.ca in SPARK_RDMA and c.ports}
     if spark:
         findings += port_findings(spark, f"{source}: State Active")

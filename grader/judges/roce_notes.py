@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from ..parsers.ib_sysfs import ipv4_of_gid
-from .common import info, ok, warn
+from .common import SPARK_RDMA, info, ok, warn
 from .context import context
 from .model import Finding
 
@@ -222,3 +222,34 @@ def trained_not_active(x: Any) -> Finding:
     return warn(f"{x.device}: the cable has trained (physical_state LINK_UP) but the RDMA port is {x.state}, so no "
                 f"RDMA traffic can flow; `state` is what counts. Check `ip link show {x.netdev or '<netdev>'}` is UP, "
                 "then reload with a reboot.")
+
+
+def uneven_rates(cas: Any) -> list[Finding]:
+    """Active ports of one card model (ibstat's ``CA type``) on one link layer that report different rates (``Rate:
+    100`` beside ``Rate: 200``): the same card trained lower on some ports, by a cable or module of a lower rate, a
+    split (breakout) switch port or a port the switch set lower, unless those ports are meant for another network.
+    A port below all the others of three or more of its model is a warning (a rail trained lower); else a note naming
+    what decides (``mlxlink -d <dev> -m`` shows the cable and the rate it allows)."""
+    groups: dict[tuple[str, str], list[tuple[str, float]]] = {}
+    for c in cas:
+        if c.ca in SPARK_RDMA:
+            continue
+        for p in c.ports:
+            if p.is_active and p.rate_gbps and c.ca_type:
+                groups.setdefault((c.ca_type, (p.link_layer or "").lower()), []).append(
+                    (f"{c.ca or '?'} port {p.port}", p.rate_gbps))
+    out = []
+    for (ca_type, _), ports in groups.items():
+        rates = sorted({r for _, r in ports})
+        if len(rates) < 2:
+            continue
+        top = rates[-1]
+        low = [(n, r) for n, r in ports if r < top]
+        said = ", ".join(f"{n} at {r:g}" for n, r in low[:6])
+        rail = len(ports) >= 3 and len(low) == 1
+        out.append((warn if rail else info)(
+            f"Ports of one card model ({ca_type}) run at different rates: {said} Gb/s, the other "
+            f"{sum(r == top for _, r in ports)} at {top:g} Gb/s. If they serve one fabric, the slower ones trained lower: a cable or module of a lower rate, a split "
+            "(breakout) switch port, or a port the switch set lower; `mlxlink -d <dev> -m` (or `ethtool -m` of its "
+            "netdev) shows the cable and what it allows. Fine if those ports are meant for another, slower network."))
+    return out
