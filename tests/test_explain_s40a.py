@@ -188,6 +188,8 @@ def test_ibstat_one_rail_below_the_others_of_its_model_warns():
     lower (an HDR100/EDR cable, a split switch port): a warning naming it; two ports at different rates, a note."""
     [s] = explain(IBSTAT_100_OF_200, host="other", nodes=1)
     assert "mlx5_0 port 1 at 100 Gb/s, the other 3 at 200 Gb/s" in messages(s, "warn")
+    assert "at a lower rate than other ports of its model" in messages(s, "ok")
+    assert messages(s, "ok").count("up and healthy") == 3
     two = IBSTAT_100_OF_200.split("CA 'mlx5_2'")[0]
     [t] = explain(two, host="other", nodes=1)
     assert "warn" not in levels(t) and "mlx5_0 port 1 at 100 Gb/s, the other 1 at 200 Gb/s" in messages(t, "info")

@@ -23,7 +23,7 @@ from .common import (C2S, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, host_findings,
 from .model import Finding, Section, Summary
 from .perftest import IB_BW_PASS_GBPS, PERF_GUIDE
 from .roce_notes import (active_count, cut_gids, disabled_beside_cut, fabric_notes, gid_layouts, ib_lids, idle_port,
-                         pinned_gid_index, trained_not_active, uneven_rates)
+                         pinned_gid_index, trained_not_active, uneven_rates, up_words)
 
 
 #: PCI function of each Spark twin (procedure.md §1.1)
@@ -361,7 +361,7 @@ def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -
                 rate = p.rate_gbps
                 findings.append(ok(f"{label}: Active{phys}"
                                    + (f" at {rate:g} Gb/s (this NIC's negotiated rate, {rate / 8:g} GB/s per port at most)" if rate is not None else "")
-                                   + ": the port's link is up and healthy."))
+                                   + up_words(cas, c, p)))
             elif p.is_active:
                 rate = p.rate_gbps
                 if rate is not None and rate >= LINE_GBPS:

@@ -224,12 +224,8 @@ def trained_not_active(x: Any) -> Finding:
                 "then reload with a reboot.")
 
 
-def uneven_rates(cas: Any) -> list[Finding]:
-    """Active ports of one card model (ibstat's ``CA type``) on one link layer that report different rates (``Rate:
-    100`` beside ``Rate: 200``): the same card trained lower on some ports, by a cable or module of a lower rate, a
-    split (breakout) switch port or a port the switch set lower, unless those ports are meant for another network.
-    A port below all the others of three or more of its model is a warning (a rail trained lower); else a note naming
-    what decides (``mlxlink -d <dev> -m`` shows the cable and the rate it allows)."""
+def _slow_ports(cas: Any) -> dict[tuple[str, str], list[tuple[str, float]]]:
+    """Active ports with a rate, by (card model, link layer), not a Spark's: what :func:`uneven_rates` compares."""
     groups: dict[tuple[str, str], list[tuple[str, float]]] = {}
     for c in cas:
         if c.ca in SPARK_RDMA:
@@ -238,8 +234,26 @@ def uneven_rates(cas: Any) -> list[Finding]:
             if p.is_active and p.rate_gbps and c.ca_type:
                 groups.setdefault((c.ca_type, (p.link_layer or "").lower()), []).append(
                     (f"{c.ca or '?'} port {p.port}", p.rate_gbps))
+    return groups
+
+
+def up_words(cas: Any, c: Any, p: Any) -> str:
+    """How an Active port's line ends: healthy, unless other ports of its card model run faster (:func:`uneven_rates`
+    says it)."""
+    ports = _slow_ports(cas).get((c.ca_type, (p.link_layer or "").lower()), [])
+    if p.rate_gbps and ports and p.rate_gbps < max(r for _, r in ports):
+        return ": the port's link is up, at a lower rate than other ports of its model (below)."
+    return ": the port's link is up and healthy."
+
+
+def uneven_rates(cas: Any) -> list[Finding]:
+    """Active ports of one card model (ibstat's ``CA type``) on one link layer that report different rates (``Rate:
+    100`` beside ``Rate: 200``): the same card trained lower on some ports, by a cable or module of a lower rate, a
+    split (breakout) switch port or a port the switch set lower, unless those ports are meant for another network.
+    A port below all the others of three or more of its model is a warning (a rail trained lower); else a note naming
+    what decides (``mlxlink -d <dev> -m`` shows the cable and the rate it allows)."""
     out = []
-    for (ca_type, _), ports in groups.items():
+    for (ca_type, _), ports in _slow_ports(cas).items():
         rates = sorted({r for _, r in ports})
         if len(rates) < 2:
             continue
