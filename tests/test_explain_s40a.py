@@ -217,3 +217,27 @@ def test_comment_marks_of_other_shapes_stay():
     short = ["network:", "#\tversion: 2", "#\trenderer: networkd", "  ethernets: {}"]
     assert unquoted(short) == short
     assert unquoted(["cmd"] + ["#\tline %d" % i for i in range(5)]) == ["cmd"] + ["line %d" % i for i in range(5)]
+
+
+IP_S_LINK = """$ ip -s link show ens1f0np0
+4: ens1f0np0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 9000 qdisc mq state UP mode DEFAULT group default qlen 1000
+    link/ether 0c:42:a1:7b:2c:10 brd ff:ff:ff:ff:ff:ff
+    RX:  bytes packets errors dropped  missed   mcast
+    98765432100 81234567  403120      0       0    1234
+    TX:  bytes packets errors dropped carrier collsns
+    87654321000 71234567       0       0       0       0
+    RX errors:  length    crc   frame    fifo  missed
+                     0 403120       0       0       0
+"""
+
+
+def test_ip_s_link_counters_are_read_as_ifconfigs_are():
+    """ip-link(8) `-s`: the counters under `RX:  bytes packets errors ...` (iproute2 5.x's header; older ones print
+    `RX: bytes  packets  errors  dropped overrun mcast`): receive errors above the error share warn, as ifconfig's."""
+    [s] = explain(IP_S_LINK, host="other", nodes=1)
+    assert "ens1f0np0 counted 403,120 receive errors in 81,234,567 packets" in messages(s, "warn")
+    assert "transmit errors" not in messages(s)
+    old = IP_S_LINK.replace("RX:  bytes packets errors dropped  missed   mcast", "RX: bytes  packets  errors  dropped overrun mcast")
+    assert "403,120 receive errors" in messages(explain(old, host="other", nodes=1)[0], "warn")
+    clean = IP_S_LINK.replace("403120", "0")
+    assert "warn" not in levels(explain(clean, host="other", nodes=1)[0])

@@ -245,10 +245,20 @@ _ADDR_FLAGS = {"noprefixroute", "dynamic", "secondary", "tentative", "deprecated
                "autojoin", "stable-privacy", "primary"}
 
 
+_STATS_HEAD_RE = re.compile(r"^\s+(?P<way>[RT])X:\s{1,8}bytes\s{1,8}packets\s{1,8}errors\b")
+"""``ip -s link``'s counter header (``RX:  bytes packets errors dropped  missed   mcast``; older iproute2 ``RX: bytes
+packets errors dropped overrun mcast``), its figures on the next line: read into ``rx``/``tx`` as ifconfig's are."""
+
+
 def _from_text(lines: list[Line]) -> list[Interface]:
     out: list[dict[str, Any]] = []
     indent = 0
+    stats: str | None = None  # "rx" or "tx": the line before was `ip -s`'s header of those counters
     for pos, line in enumerate(lines):
+        figures, stats = (line.text.split(), stats), None
+        if figures[1] and out and len(figures[0]) >= 3 and all(x.isdigit() for x in figures[0][:3]):
+            out[-1][figures[1]] = (int(figures[0][1]), int(figures[0][2]))  # (packets, errors)
+            continue
         last = pos == len(lines) - 1
         header = _HEADER_RE.match(line.text)
         if header:
@@ -282,6 +292,8 @@ def _from_text(lines: list[Line]) -> list[Interface]:
                 out[-1]["truncated"] = True
         elif link:
             out[-1]["mac"] = link.group("mac")
+        elif head := _STATS_HEAD_RE.match(line.text):
+            stats = "rx" if head["way"] == "R" else "tx"
         elif vf := _VF_RE.match(line.text):
             out[-1]["vfs"] += 1
             state, trust = _VF_STATE_RE.search(line.text), _VF_TRUST_RE.search(line.text)
