@@ -241,3 +241,32 @@ def test_ip_s_link_counters_are_read_as_ifconfigs_are():
     assert "403,120 receive errors" in messages(explain(old, host="other", nodes=1)[0], "warn")
     clean = IP_S_LINK.replace("403120", "0")
     assert "warn" not in levels(explain(clean, host="other", nodes=1)[0])
+
+
+def test_rdma_link_json_of_an_infiniband_port_reads_its_lids():
+    """`rdma -j link show` (iproute2's JSON: "lid", "sm_lid" keys on an InfiniBand port): the same reading as the
+    text form, the subnet manager named for a port in INIT."""
+    text = ('$ rdma -j link show\n[{"ifindex":0,"ifname":"mlx5_0","port":1,"state":"ACTIVE","physical_state":"LINK_UP",'
+            '"netdev":"ens1f0np0","netdev_index":4},{"ifindex":1,"ifname":"mlx5_1","port":1,"subnet_prefix":'
+            '"fe80:0000:0000:0000","lid":65535,"sm_lid":0,"lmc":0,"state":"INIT","physical_state":"LINK_UP"}]\n')
+    said = messages(explain(text, host="other", nodes=1)[0], "warn")
+    assert "mlx5_1/1" in said and "no subnet manager has configured it" in said and "ip link show" not in said
+
+
+SHOW_GIDS_IB = """$ show_gids
+DEV     PORT    INDEX   GID                                     IPv4            VER     DEV
+---     ----    -----   ---                                     ------------    ---     ---
+mlx5_0  1       0       fe80:0000:0000:0000:0c42:a103:00b2:c3d4                 v1
+mlx5_1  1       0       fe80:0000:0000:0000:0c42:a103:00b2:c3d5                 v1
+n_gids_found=2
+"""
+
+
+def test_show_gids_of_infiniband_ports_only_asks_for_no_roce_gid():
+    """show_gids (MLNX_OFED's script) on a host whose ports are all InfiniBand: no netdev column, each GID the port
+    GUID under fe80 (no MAC-derived ff:fe): InfiniBand ports, where RoCE v2 IPv4 GIDs do not apply, not a warning."""
+    [s] = explain(SHOW_GIDS_IB, host="other", nodes=1)
+    assert "warn" not in levels(s) and "mlx5_0 has no netdev in this table: an InfiniBand port" in messages(s, "info")
+    roce = SHOW_GIDS_IB.replace("0c42:a103:00b2:c3d4", "0e42:a1ff:fe7b:2c10").replace("0c42:a103:00b2:c3d5",
+                                                                                    "0e42:a1ff:fe7b:2c11")
+    assert "has no RoCE v2 GID at all" in messages(explain(roce, host="other", nodes=1)[0], "warn")

@@ -22,7 +22,7 @@ from .common import (C2S, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, host_findings,
                      soft_rdma_kind, warn)
 from .model import Finding, Section, Summary
 from .perftest import IB_BW_PASS_GBPS, PERF_GUIDE
-from .roce_notes import (active_count, cut_gids, disabled_beside_cut, fabric_notes, gid_layouts, ib_lids, idle_port,
+from .roce_notes import (active_count, cut_gids, disabled_beside_cut, fabric_notes, gid_layouts, guid_gids, ib_lids, idle_port,
                          pinned_gid_index, trained_not_active, uneven_rates, up_words)
 
 
@@ -116,7 +116,7 @@ def _gid_findings(rows: list[dict[str, Any]]) -> list[Finding]:
             example = (" (netplan, e.g. 192.168.100.10/24 on enp1s0f1np1)" if spark else "")
             between = "the Sparks" if spark else "the nodes"
             twin = other_twin(r["netdev"]) if r["netdev"] and is_qsfp_twin(r["netdev"]) else None
-            if r.get("state_unknown") and not r["netdev"] and any(x["netdev"] for x in rows):  # (the column is there)
+            if r.get("state_unknown") and not r["netdev"] and (any(x["netdev"] for x in rows) or r.get("guid_gids")):
                 # no netdev on any of its rows: an InfiniBand port
                 out.append(info(f"{name} has no netdev in this table: an InfiniBand port (its GID comes from the port's "
                                 "GUID), where RoCE and its IPv4 GIDs do not apply. `ibstat` shows its state."))
@@ -268,7 +268,7 @@ def summarise_show_gids(table: GidTable, command: str | None) -> Summary:
                                              and r.gid.lower().startswith("fe80")),
                      "gids": [{"type": "RoCE v2" if r.is_roce_v2 else "RoCE v1"} for r in table if r.device == dev],
                      "v1_ipv4": [(r.index, r.ipv4) for r in table if r.device == dev and not r.is_roce_v2
-                                 and r.ipv4], "cut": table.truncated and dev == devices[-1],
+                                 and r.ipv4], "cut": table.truncated and dev == devices[-1], "guid_gids": guid_gids(table, dev),
                      "ipv6_v2": [(r.index, r.gid) for r in table if r.device == dev and r.is_roce_v2
                                  and r.ipv4_gid is False and not r.redacted and not _link_local_gid(r.gid)]})
     findings += host_findings(devices, "show_gids")

@@ -267,3 +267,19 @@ def uneven_rates(cas: Any) -> list[Finding]:
             "(breakout) switch port, or a port the switch set lower; `mlxlink -d <dev> -m` (or `ethtool -m` of its "
             "netdev) shows the cable and what it allows. Fine if those ports are meant for another, slower network."))
     return out
+
+
+def guid_gids(table: Any, dev: str) -> bool:
+    """Whether every GID ``show_gids`` lists for ``dev`` is an fe80 one with no netdev whose interface part is not
+    built from a MAC (no ``ff:fe`` in its middle, as a RoCE GID from a netdev's EUI-64 link-local address has): an
+    InfiniBand port's GID, its port GUID, where RoCE's IPv4 GIDs do not apply (a table of InfiniBand ports only has no
+    netdev column to tell it otherwise)."""
+    import ipaddress
+    rows = [r for r in table if r.device == dev]
+    def from_mac(gid: str) -> bool:
+        try:
+            packed = ipaddress.IPv6Address(gid).packed
+        except ValueError:
+            return True  # (masked or cut: not known to be a GUID's)
+        return packed[11:13] == b"\xff\xfe"
+    return bool(rows) and all(not r.netdev and r.gid.lower().startswith("fe80") and not from_mac(r.gid) for r in rows)
