@@ -270,3 +270,18 @@ def test_show_gids_of_infiniband_ports_only_asks_for_no_roce_gid():
     roce = SHOW_GIDS_IB.replace("0c42:a103:00b2:c3d4", "0e42:a1ff:fe7b:2c10").replace("0c42:a103:00b2:c3d5",
                                                                                     "0e42:a1ff:fe7b:2c11")
     assert "has no RoCE v2 GID at all" in messages(explain(roce, host="other", nodes=1)[0], "warn")
+
+
+def test_ip_j_link_vfinfo_list_is_read_as_the_text_vf_lines():
+    """`ip -j link` (iproute2's JSON) lists an SR-IOV PF's VFs under "vfinfo_list" ("link_state", "trust" as a
+    boolean): the same note, and the same warning for a VF whose link-state is disable."""
+    text = ('$ ip -j link show ens1f0\n[{"ifindex":6,"ifname":"ens1f0","flags":["BROADCAST","MULTICAST","UP",'
+            '"LOWER_UP"],"mtu":1500,"qdisc":"mq","operstate":"UP","linkmode":"DEFAULT","group":"default","txqlen":1000,'
+            '"link_type":"ether","address":"b8:59:9f:aa:bb:cc","broadcast":"ff:ff:ff:ff:ff:ff","vfinfo_list":[{"vf":0,'
+            '"link_type":"ether","address":"52:54:00:11:22:33","broadcast":"ff:ff:ff:ff:ff:ff","spoofchk":true,'
+            '"link_state":"disable","trust":false,"query_rss_en":false},{"vf":1,"link_type":"ether","address":'
+            '"52:54:00:11:22:34","broadcast":"ff:ff:ff:ff:ff:ff","spoofchk":true,"link_state":"auto","trust":true,'
+            '"query_rss_en":false}]}]\n')
+    [s] = explain(text, host="other", nodes=1)
+    assert "2 virtual functions shown (vf 0, vf 1)" in messages(s, "info") and "trust off/on" in messages(s, "info")
+    assert "vf 0 of ens1f0 has link-state disable" in messages(s, "warn") and "vf 1" not in messages(s, "warn")

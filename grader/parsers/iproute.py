@@ -211,8 +211,20 @@ def _from_json(lines: list[Line]) -> list[Interface]:
             flags=tuple(str(f) for f in flags) if isinstance(flags, list) else (),
             mac=item.get("address"), addresses=addrs,
             link_kind=json_dig(item, "linkinfo", "info_kind"),
-            truncated=truncated and i == len(data) - 1, addresses_listed="addr_info" in item))
+            truncated=truncated and i == len(data) - 1, addresses_listed="addr_info" in item,
+            **_json_vfs(item.get("vfinfo_list"))))
     return out
+
+
+def _json_vfs(vfs: Any) -> dict[str, Any]:
+    """``ip -j link``'s ``vfinfo_list`` (``{"vf": 0, "address": "..", "link_state": "auto", "trust": false}``) as the
+    text form's ``vf N`` lines are read."""
+    def text(v: dict[str, Any], key: str) -> str | None:
+        return v[key] if isinstance(v.get(key), str) else None
+    read = tuple(VirtualFunction(v["vf"], text(v, "address"), text(v, "link_state"),
+                                 {True: "on", False: "off"}.get(v["trust"]) if isinstance(v.get("trust"), bool) else None)
+                 for v in (vfs if isinstance(vfs, list) else []) if isinstance(v, dict) and isinstance(v.get("vf"), int))
+    return {"vfs": len(read), "vf_list": read} if read else {}
 
 
 def _is_ip(text: str) -> bool:
