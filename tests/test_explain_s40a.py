@@ -285,3 +285,29 @@ def test_ip_j_link_vfinfo_list_is_read_as_the_text_vf_lines():
     [s] = explain(text, host="other", nodes=1)
     assert "2 virtual functions shown (vf 0, vf 1)" in messages(s, "info") and "trust off/on" in messages(s, "info")
     assert "vf 0 of ens1f0 has link-state disable" in messages(s, "warn") and "vf 1" not in messages(s, "warn")
+
+
+ETHTOOL_S_PAUSE = """$ ethtool -S ens1f0np0 | grep -E 'discard|error|pause|out_of_buffer'
+     rx_out_of_buffer: 184223
+     rx_discards_phy: 1029384
+     rx_crc_errors_phy: 0
+     rx_pause_ctrl_phy: 0
+     tx_pause_ctrl_phy: 9921331
+     tx_prio3_pause: 9921331
+     tx_pause_storm_warning_events: 0
+     tx_pause_storm_error_events: 0
+"""
+
+
+def test_ethtool_s_pause_frames_sent_are_read_and_a_storm_warns():
+    """https://enterprise-support.nvidia.com/s/article/understanding-mlx5-ethtool-counters: tx_pause_ctrl_phy and
+    tx_prioN_pause count pause frames the port sent (its receive side filling faster than the host drains it);
+    tx_pause_storm_error_events the NIC's pause storm prevention firing: a note for the first, a warning for the second."""
+    [s] = explain(ETHTOOL_S_PAUSE, host="other", nodes=1)
+    assert "this port sent pause frames (tx_pause_ctrl_phy 9,921,331, tx_prio3_pause 9,921,331)" in messages(s, "info")
+    assert "received pause frames" not in messages(s) and "pause storm" not in messages(s)
+    [t] = explain(ETHTOOL_S_PAUSE.replace("tx_pause_storm_error_events: 0", "tx_pause_storm_error_events: 3"),
+                  host="other", nodes=1)
+    assert "pause storm events (tx_pause_storm_error_events 3)" in messages(t, "warn")
+    quiet = ETHTOOL_S_PAUSE.replace("9921331", "0")
+    assert "pause frames" not in messages(explain(quiet, host="other", nodes=1)[0])
