@@ -311,3 +311,16 @@ def test_ethtool_s_pause_frames_sent_are_read_and_a_storm_warns():
     assert "pause storm events (tx_pause_storm_error_events 3)" in messages(t, "warn")
     quiet = ETHTOOL_S_PAUSE.replace("9921331", "0")
     assert "pause frames" not in messages(explain(quiet, host="other", nodes=1)[0])
+
+
+def test_ethtool_cut_inside_its_supported_modes_says_what_is_missing():
+    """https://github.com/canonical/lxd/issues/7370 (blind batch zy014's ethtool part): `ethtool ens3f0` cut inside
+    its supported link modes: the speed and link are not shown, and the list may go on, said instead of nothing."""
+    text = field_entry("zy014")
+    part = text[text.index("ubuntu@node-host"):]
+    [s] = explain(part, host="other", nodes=1)
+    said = messages(s, "info")
+    assert "the paste stops after 4 of its supported link modes (up to 40000baseCR4/Full)" in said
+    assert "may go on below the cut" in said and "warn" not in levels(s)
+    filtered = "$ ethtool ens3f0 | grep -A3 Supported\n" + "\n".join(part.split("\n")[2:7]) + "\n"
+    assert "the paste stops after" not in messages(explain(filtered, host="other", nodes=1)[0])

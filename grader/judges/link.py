@@ -430,7 +430,7 @@ def summarise_ethtool(reports: list[Any], command: str | None) -> Summary:
     seen: dict[str | None, int] = {}
     filtered = bool(command) and re.search(r"\|\s{0,8}(?:e?grep|head|tail|awk|sed)\b", command or "") is not None
     for r in reports:
-        r = dataclasses.replace(r, advertised_modes=(), partner_modes=()) if filtered else r  # (a filter cuts the lists)
+        r = dataclasses.replace(r, advertised_modes=(), partner_modes=(), supported_modes=()) if filtered else r  # (a filter cuts the lists)
         seen[r.interface] = seen.get(r.interface, 0) + 1
         name = r.interface or "this interface"
         if counts[r.interface] > 1:

@@ -32,6 +32,11 @@ def unshown_link(r: Any, name: str) -> list[Finding]:
         return [info(f"{name}: the paste ends before its `Speed:` and `Link detected:` lines, so the link is not shown; "
                      f"both ends advertise up to {r.common_top_mode_mbps}Mb/s, which auto-negotiation picks when the "
                      f"link is up. {again}")]
+    if not r.advertised_modes and r.supported_modes:  # cut inside (or right after) its supported modes
+        return [info(f"{name}: the paste stops after {len(r.supported_modes)} of its supported link modes (up to "
+                     f"{r.supported_modes[-1]}), before the advertised modes and the `Speed:` and `Link detected:` "
+                     "lines: it shows neither the speed the link came up at nor whether it is up, and the supported list "
+                     f"may go on below the cut (ethtool does not list it by speed). {again}")]
     if not r.advertised_modes:
         return []
     shown = ", ".join(r.advertised_modes[:4]) + (" ..." if len(r.advertised_modes) > 4 else "")
