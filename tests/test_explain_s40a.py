@@ -324,3 +324,13 @@ def test_ethtool_cut_inside_its_supported_modes_says_what_is_missing():
     assert "may go on below the cut" in said and "warn" not in levels(s)
     filtered = "$ ethtool ens3f0 | grep -A3 Supported\n" + "\n".join(part.split("\n")[2:7]) + "\n"
     assert "the paste stops after" not in messages(explain(filtered, host="other", nodes=1)[0])
+
+
+def test_a_roce_lag_device_is_named_as_one_device_over_both_ports():
+    """NVIDIA's RoCE LAG (https://docs.nvidia.com/networking/display/mlnxofedv24010331/rdma+over+converged+ethernet+(roce)
+    : an mlx5_bond_N device over a bond of the card's two ports): said once, with what a single flow reaches; an
+    output of plain mlx5_N devices says nothing of it (corpus q014)."""
+    text = "$ rdma link\nlink mlx5_bond_0/1 state ACTIVE physical_state LINK_UP netdev bond0\n"
+    said = messages(explain(text, host="other", nodes=1)[0], "info")
+    assert "mlx5_bond_0: RoCE LAG" in said and "kernel's bond bond0" in said and "one port's rate" in said
+    assert "RoCE LAG" not in messages(explain(field_entry("q014"), host="other", nodes=1)[0])
