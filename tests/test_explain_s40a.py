@@ -334,3 +334,34 @@ def test_a_roce_lag_device_is_named_as_one_device_over_both_ports():
     said = messages(explain(text, host="other", nodes=1)[0], "info")
     assert "mlx5_bond_0: RoCE LAG" in said and "kernel's bond bond0" in said and "one port's rate" in said
     assert "RoCE LAG" not in messages(explain(field_entry("q014"), host="other", nodes=1)[0])
+
+
+IPERF2 = """$ iperf -c 10.0.0.1 -P 4 -t 10
+------------------------------------------------------------
+Client connecting to 10.0.0.1, TCP port 5001
+TCP window size: 85.0 KByte (default)
+------------------------------------------------------------
+[  5] local 10.0.0.2 port 38990 connected with 10.0.0.1 port 5001
+[  4] local 10.0.0.2 port 38988 connected with 10.0.0.1 port 5001
+[  3] local 10.0.0.2 port 38986 connected with 10.0.0.1 port 5001
+[  6] local 10.0.0.2 port 38992 connected with 10.0.0.1 port 5001
+[ ID] Interval       Transfer     Bandwidth
+[  5]  0.0-10.0 sec  5.42 GBytes  4.66 Gbits/sec
+[  4]  0.0-10.0 sec  5.51 GBytes  4.73 Gbits/sec
+[  3]  0.0-10.0 sec  5.38 GBytes  4.62 Gbits/sec
+[  6]  0.0-10.0 sec  5.47 GBytes  4.70 Gbits/sec
+[SUM]  0.0-10.0 sec  21.8 GBytes  18.7 Gbits/sec
+"""
+
+
+def test_iperf2_client_result_rows_are_its_summary_not_a_cut_output():
+    """iperf2's client (https://iperf2.sourceforge.io/iperf-manpage.html) prints no sender/receiver rows: its rows
+    from 0 s to the end ([SUM] with -P) are the result, so the output is not called cut off; a pasted first interval
+    of a longer run (blind batch wc008: `-i 1 -t 1000`, rows of 0.0-1.0 s only) still is."""
+    [s] = explain(IPERF2, host="other", nodes=2)
+    assert "18.70 Gbit/s over TCP" in messages(s) and "cut off" not in messages(s)
+    [w] = explain(field_entry("wc008"), host="other", nodes=2)
+    assert "cut off before its summary" in messages(w, "info")
+    with_intervals = IPERF2.replace("[  5]  0.0-10.0 sec", "[SUM]  0.0- 1.0 sec  2.10 GBytes  18.0 Gbits/sec\n"
+                                    "[  5]  0.0-10.0 sec")
+    assert "cut off" not in messages(explain(with_intervals, host="other", nodes=2)[0])
