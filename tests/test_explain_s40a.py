@@ -365,3 +365,16 @@ def test_iperf2_client_result_rows_are_its_summary_not_a_cut_output():
     with_intervals = IPERF2.replace("[  5]  0.0-10.0 sec", "[SUM]  0.0- 1.0 sec  2.10 GBytes  18.0 Gbits/sec\n"
                                     "[  5]  0.0-10.0 sec")
     assert "cut off" not in messages(explain(with_intervals, host="other", nodes=2)[0])
+
+
+def test_an_ipoib_interface_is_named_with_its_mode_and_what_its_mtu_matters_to():
+    """The kernel's Documentation/infiniband/ipoib.rst: IPoIB datagram mode carries the IB MTU less 4 bytes (2044 on
+    an IB MTU of 2048), connected mode up to 65520; NCCL moves data over the port, not ib0. An Ethernet interface
+    (corpus zc002) gets no such note."""
+    text = ("$ ip addr show ib0\n5: ib0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 2044 qdisc mq state UP group default "
+            "qlen 256\n    link/infiniband 00:00:10:29:fe:80:00:00:00:00:00:00:0c:42:a1:03:00:b2:c3:d4 brd "
+            "00:ff:ff:ff:ff:12:40:1b:ff:ff:00:00:00:00:00:00:ff:ff:ff:ff\n    inet 10.10.0.5/16 brd 10.10.255.255 scope "
+            "global ib0\n       valid_lft forever preferred_lft forever\n")
+    [s] = explain(text, host="other", nodes=1)
+    assert "ib0 MTU 2044 (datagram mode on an IB MTU of 2048)" in messages(s, "info") and "warn" not in levels(s)
+    assert "IP over InfiniBand" not in messages(explain(field_entry("zc002"), host="spark", nodes=1)[0])

@@ -237,3 +237,19 @@ def counter_errors(others: list[Any]) -> list[Finding]:
         "the NIC failed to send those frames (the link dropping while sending, a transmit timeout, a driver or "
         f"firmware fault), not corruption on the wire. `ethtool -S {i.name}` names the counters, and `dmesg | grep "
         f"{i.name}` shows a transmit timeout or a reset.") for i in sent[:4]]
+
+
+def ipoib_findings(ifaces: list[Any]) -> list[Finding]:
+    """IP over InfiniBand interfaces (a 20-byte ``link/infiniband`` address): their MTU says the IPoIB mode (the kernel's
+    Documentation/infiniband/ipoib.rst: datagram mode carries the IB MTU less the 4-byte IPoIB header, 2044 or 4092;
+    connected mode up to 65520). A note: NCCL and other verbs users move data over the InfiniBand port itself, so the
+    IPoIB MTU matters only to TCP over it (NCCL's bootstrap, Gloo, iperf3)."""
+    ib = [i for i in ifaces if len(i.mac or "") >= 59 and i.mtu]
+    if not ib:
+        return []
+    mode = {2044: "datagram mode on an IB MTU of 2048", 4092: "datagram mode on an IB MTU of 4096",
+            65520: "connected mode"}
+    said = ", ".join(f"{i.name} MTU {i.mtu}" + (f" ({mode[i.mtu]})" if i.mtu in mode else "") for i in ib[:6])
+    return [info(f"IP over InfiniBand: {said}. NCCL and other RDMA programs move data over the InfiniBand port itself, "
+                 "not this interface; its MTU and mode matter only to TCP over it (NCCL's bootstrap, Gloo, iperf3), "
+                 "so an iperf3 over IPoIB measures far less than the port's rate; ib_write_bw measures the port.")]

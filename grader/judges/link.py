@@ -19,7 +19,7 @@ from ..parsers.common import command_argv
 from .common import (C2S, JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, SWITCH, argv_words, fail, in_spark_range,
                      info, ok, on_spark, overlaps, port_words, warn)
 from .context import context, spark_shown
-from .ip_notes import (alias_findings, all_up, member_findings, module_rate_findings, no_ipv4_words, route_notes,
+from .ip_notes import (alias_findings, all_up, ipoib_findings, member_findings, module_rate_findings, no_ipv4_words, route_notes,
                        counter_errors, nominal_link, twin_in_bond, vbox_nat_findings,
                        vf_findings)
 from .link_notes import below_own_best, fallback_link, port_state_notes, module_diagnostics_unshown, unadvertised, unshown_link, up_count, up_no_speed, vfs_down_under_up_pf
@@ -194,7 +194,7 @@ def _plain_host_findings(others: list[Any]) -> list[Finding]:
         info("Only the loopback interface (lo) is in this output: nothing to judge about the network.")]
     names = ", ".join(i.name for i in unplugged[:12]) + (f" and {len(unplugged) - 12} more" if len(unplugged) > 12
                                                           else "")
-    return listed + member_findings(others) + vf_findings(others) + alias_findings(others) + vbox_nat_findings(others) + _odd_mtu(others) + counter_errors(others) + ([info(
+    return listed + member_findings(others) + vf_findings(others) + ipoib_findings(others) + alias_findings(others) + vbox_nat_findings(others) + _odd_mtu(others) + counter_errors(others) + ([info(
         f"{names} {'is' if len(unplugged) == 1 else 'are'} enabled but NO-CARRIER: no link (no cable, or the far end "
         f"down or off), and no IPv4 address. Nothing to fix unless {'that port' if len(unplugged) == 1 else 'one'} "
         f"should be in use; then check the cable and the far end (`ethtool {unplugged[0].name}` shows `Link "
