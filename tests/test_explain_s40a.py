@@ -378,3 +378,22 @@ def test_an_ipoib_interface_is_named_with_its_mode_and_what_its_mtu_matters_to()
     [s] = explain(text, host="other", nodes=1)
     assert "ib0 MTU 2044 (datagram mode on an IB MTU of 2048)" in messages(s, "info") and "warn" not in levels(s)
     assert "IP over InfiniBand" not in messages(explain(field_entry("zc002"), host="spark", nodes=1)[0])
+
+
+def test_iperf2_is_not_given_iperf3s_one_thread_advice():
+    """iperf2 runs each -P stream in a thread of its own (https://iperf2.sourceforge.io/iperf-manpage.html), so the
+    advice that iperf3 before 3.16 runs all streams on one core is left out of an iperf2 reading; an iperf3 summary
+    (corpus f021) keeps it."""
+    text = ("$ iperf -c 10.0.0.1 -e -i 1 -t 3\n------------------------------------------------------------\n"
+            "Client connecting to 10.0.0.1, TCP port 5001 with pid 12345 (1 flows)\n"
+            "TCP window size: 16.0 KByte (default)\n------------------------------------------------------------\n"
+            "[  1] local 10.0.0.2%ens1f0 port 46282 connected with 10.0.0.1 port 5001 (sock=3)\n"
+            "[ ID] Interval        Transfer    Bandwidth       Write/Err  Rtry     Cwnd/RTT(var)        NetPwr\n"
+            "[  1] 0.0000-1.0000 sec  2.75 GBytes  23.6 Gbits/sec  22499/0          0     3168K/1234(56) us  2391734\n"
+            "[  1] 1.0000-2.0000 sec  2.74 GBytes  23.5 Gbits/sec  22451/0          3     3168K/1240(60) us  2371234\n"
+            "[  1] 2.0000-3.0000 sec  2.75 GBytes  23.6 Gbits/sec  22499/0          0     3168K/1231(50) us  2391734\n"
+            "[  1] 0.0000-3.0038 sec  8.24 GBytes  23.6 Gbits/sec  67450/0          3     3168K/1233(52) us  2381734\n")
+    said = messages(explain(text, host="other", nodes=2)[0])
+    assert "TCP ceiling of a 25 GbE link" in said and "iperf2 runs each in a thread of its own" in said
+    assert "3.16" not in said and "cut off" not in said
+    assert "3.16" in messages(explain(field_entry("f021"), host="other", nodes=2)[0])

@@ -64,6 +64,9 @@ class Iperf3Result:
     separate_tests: tuple[float, ...] = ()
     """Tests run one after the other in one output, each its own connection and one row from 0 s (iperf2's server:
     a summary row per client): each one's rate in bits per second, in order; ``sent_bps`` is then the best."""
+    iperf2: bool = False
+    """Read as iperf2's client (``connected with`` lines, its result the rows from 0 s to the end): iperf2 runs each
+    -P stream in a thread of its own, so iperf3's one-thread advice does not apply."""
     server_sender_zero: bool = False
     """The server's own summary after the client's (``--get-server-output``: ``Server output:``) reads ``sender 0.00
     Bytes``: the server only received (iperf3 3.1.x printed it before the statistics exchange, esnet/iperf#293)."""
@@ -317,7 +320,7 @@ def _from_text(lines: list[Line]) -> Iperf3Result:
     whole = _iperf2_whole_run(intervals) if not summary and iperf2 else None
     if whole is not None:  # iperf2's client: its last rows, from 0 s to the end, are the test's result
         return Iperf3Result(proto, streams or (len(ids) or None), whole[0], whole[1], None, None, error, remote, False,
-                            port, stopped=stopped, self_connected=loop)
+                            port, stopped=stopped, self_connected=loop, iperf2=True)
     sent, recv = summary.get("sender"), summary.get("receiver")
     truncated = sent is None and recv is None and bool(intervals)
     if sent is not None and recv is None and not _rate(sent) and intervals:
