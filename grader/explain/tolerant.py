@@ -21,10 +21,16 @@ characters, ending in ``?``, ``.``, ``!``, ``)`` or ``;``; with two words or mor
 ``:``, introducing the next block (``Then I try again with that MTU:``)."""
 
 
+_CJK_WORDS_RE = re.compile(r"^[^<>|{}\[\]\t]{0,200}[\u3400-\u9fff][^<>|{}\[\]\t]{0,200}[\uff0c\u3002\uff1a\uff01\uff1f\uff1b]$")
+"""A sentence or label in Chinese or Japanese: a CJK character in it, no table or markup characters, ending in a
+full-width comma, full stop, colon, ``！``, ``？`` or ``；`` (a localised program's output lines end otherwise)."""
+
+
 def is_prose(line: str) -> bool:
-    """Whether ``line`` reads as a person's sentence (:data:`_PROSE_RE`), not as a command's output."""
+    """Whether ``line`` reads as a person's sentence (:data:`_PROSE_RE`, :data:`_CJK_WORDS_RE`), not as a command's
+    output."""
     s = line.strip()
-    return bool(_PROSE_RE.match(s)) and (" " in s or s[-1] in "?!") and not s.startswith(("ERROR", "WARN", "INFO")) \
+    return bool(_CJK_WORDS_RE.match(s)) or bool(_PROSE_RE.match(s)) and (" " in s or s[-1] in "?!") and not s.startswith(("ERROR", "WARN", "INFO")) \
         and (s[-1] != ":" or len(s.split()) >= 4)
 
 
@@ -139,7 +145,7 @@ def caption_between(lines: list[str], i: int, begins: Callable[[str], bool]) -> 
     or its kind's first line): a label between two outputs, not one of an output's own (``ray status``'s
     ``Pending:``, ``topo -m``'s ``Legend:``, an unindented ibstat's ``Port 1:``)."""
     s = lines[i].strip().strip("*_ ")
-    if lines[i][:1].isspace() or not s[:1].isalpha() or not s.endswith(":") or len(s) > 80 or len(s.split()) > 8 \
+    if lines[i][:1].isspace() or not s[:1].isalpha() or not (s.endswith(":") or _CJK_WORDS_RE.match(s)) or len(s) > 80 or len(s.split()) > 8 \
             or s.startswith(_EXCEPTION_LINES) or any(c in s for c in "<>[]{}|=\t") \
             or _NUMBERED_ITEM_RE.match(s):  # words, not a tagged line, nor an output's own item (ibstat's `Port 1:`)
         return False

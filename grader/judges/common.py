@@ -312,6 +312,12 @@ def host_findings(devices: list[str], source: str, netdevs: dict[str, str | None
                 else "RDMA devices")
         out.append(info(f"{', '.join(other[:8])}: {kind}, not a DGX Spark's (rocep1s0f*/roceP2p1s0f*): read as this "
                         f"host's own devices ({source}); no Spark figure applies."))
+    lag = [d for d in devices if re.match(r"mlx5_bond_\d{1,3}$", d)]
+    if lag:  # NVIDIA's RoCE LAG: the card's ports bonded in its firmware under one RDMA device
+        out.append(info(f"{', '.join(lag[:4])}: RoCE LAG, the two ports of one ConnectX bonded (the kernel's bond"
+                        f"{' ' + netdevs[lag[0]] if netdevs.get(lag[0]) else ''} over them) under one RDMA device. "
+                        "A queue pair sends over one port at a time, so one flow (a single-QP `ib_write_bw`) reaches "
+                        "one port's rate; several QPs (perftest `-q`, NCCL_IB_QPS_PER_CONNECTION) spread over both."))
     return out
 
 

@@ -18,6 +18,7 @@ from ..facts.lesson1 import persistence_problems
 from ..parsers.common import command_argv, option_value
 from ..spark_names import is_qsfp_twin
 from .common import C2S, JUMBO_MTU, fail, info, ok, overlap_finding, overlap_pairs, warn
+from .context import context
 from .model import Finding, Section
 
 
@@ -134,11 +135,20 @@ def subnets_within_host(items: list[tuple[Section, Any]]) -> list[tuple[int, Fin
         earlier = [(n, c) for n, (j, cidrs) in known.items() if n not in names for c in cidrs]
         here = [(i.name, a.cidr) for i in parsed if i.name != "lo" for a in i.ipv4]
         before = {n for n, _ in earlier}
-        out += [(index, overlap_finding(a, ca, b, cb)) for a, ca, b, cb in overlap_pairs(earlier + here)
-                if a in before and b not in before]
+        out += [(index, overlap_finding(a, ca, b, cb) if s.host or is_qsfp_twin(a) or is_qsfp_twin(b)
+                 or (context().nodes or 1) < 2 else _two_ends(a, ca, b, cb))
+                for a, ca, b, cb in overlap_pairs(earlier + here) if a in before and b not in before]
         for i in parsed:
             known[i.name] = (index, [a.cidr for a in i.ipv4])
     return out
+
+
+def _two_ends(a: str, ca: str, b: str, cb: str) -> Finding:
+    """Two outputs of no named host, from a paste of several machines, whose interfaces share a subnet: most often
+    the two ends of one link, each output from its own machine (as they should be); on one host, an ambiguity."""
+    return info(f"{a} ({ca}) and {b} ({cb}) are in one subnet. The paste names no host for these outputs and spans "
+                "several machines: if they are the two ends of one link, each on its own machine, that is as it should "
+                "be; if both are on one host, the kernel cannot tell which to use, so give each its own subnet.")
 
 
 def iperf3_bound_elsewhere(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:

@@ -179,3 +179,77 @@ def all_up(found: list[Finding], others: list[Any]) -> list[Finding]:
     names = ", ".join(i.name for i in others[:8]) + (", ..." if len(others) > 8 else "")
     return found + [info(f"Every interface shown ({names}) is UP with link and an IPv4 address: healthy, nothing wrong "
                          "in this list.")]
+
+
+_ZERO_MAC_RE = re.compile(r"^[0:]{11,60}$")
+
+
+def vf_findings(ifaces: list[Any]) -> list[Finding]:
+    """``ip link`` of an SR-IOV physical function lists its virtual functions (``vf 0 ... link-state auto, trust on``):
+    one note per such interface, naming the VFs and what the host set on them (ip-link(8): ``state auto|enable|
+    disable`` sets a VF's link state, auto following the port's; ``trust``; ``mac``). A VF held down (``link-state
+    disable``) passes no traffic whatever the port's link: a hedged warning. A VF's own netdev lives in the guest or
+    container it was given to, or on the host as a separate interface."""
+    out = []
+    for i in ifaces:
+        vfs = getattr(i, "vf_list", ())
+        if not vfs:
+            continue
+        names = ", ".join(f"vf {v.index}" for v in vfs[:6]) + (f" and {len(vfs) - 6} more" if len(vfs) > 6 else "")
+        unset = [v.index for v in vfs if v.mac and _ZERO_MAC_RE.match(v.mac)]
+        states = sorted({v.link_state for v in vfs if v.link_state})
+        trusted = sorted({v.trust for v in vfs if v.trust})
+        set_words = "; ".join(x for x in (
+            ("no address set by the host on " + ", ".join(f"vf {n}" for n in unset[:6]) + (
+                " (all zeros: an InfiniBand VF needs its GUIDs set, `ip link set " + i.name + " vf N node_guid ... "
+                "port_guid ...`)" if any(len(v.mac or "") > 17 for v in vfs) else " (all zeros: its driver picks a "
+                "random MAC at each load; `ip link set " + i.name + " vf N mac ...` sets a stable one)")) if unset else
+            "each with a MAC set" if all(v.mac for v in vfs) else "",
+            f"link-state {'/'.join(states)}" + (" (each follows the port's link)" if states == ["auto"] else "")
+            if states else "", f"trust {'/'.join(trusted)}" if trusted else "") if x)
+        down = " (the port itself has no carrier, so VFs that follow it have no link either)" \
+            if "NO-CARRIER" in (i.flags or ()) else ""
+        out.append(info(f"{i.name} is an SR-IOV physical function with {len(vfs)} virtual function"
+                        f"{'s' if len(vfs) != 1 else ''} shown ({names}){': ' + set_words if set_words else ''}"
+                        f"{down}. A VF's own interface is in the VM or container it was given to, or a separate "
+                        "interface on this host."))
+        held = [v.index for v in vfs if v.link_state == "disable"]
+        if held:
+            out.append(warn(f"{', '.join(f'vf {n}' for n in held[:6])} of {i.name} {'has' if len(held) == 1 else 'have'}"
+                            " link-state disable: the host holds that VF's link down, so it passes no traffic whatever "
+                            "the port's link (on an InfiniBand VF, its policy is Down). If it should be in use: `sudo "
+                            f"ip link set {i.name} vf {held[0]} state auto` (follow the port)."))
+    return out
+
+
+def counter_errors(others: list[Any]) -> list[Finding]:
+    """Interfaces whose receive (or transmit) errors are more than checks/specs/ethernet.toml [rx_errors]
+    warn_fraction of the packets they received (or sent), ifconfig's counters: a fault on that link, or in sending."""
+    from ..calc.specs import row
+    share = row("ethernet.toml", "rx_errors").graded("warn_fraction")
+    bad = [i for i in others if i.rx and i.rx[0] and i.rx[1] / i.rx[0] > share]
+    sent = [i for i in others if getattr(i, "tx", None) and i.tx[0] and i.tx[1] / i.tx[0] > share]
+    return [warn(f"{i.name} counted {i.rx[1]:,} receive errors in {i.rx[0]:,} packets ({100 * i.rx[1] / i.rx[0]:.2g}%): "
+                 "frames arrive corrupted, a fault on that link (a cable or module, the port, or a speed or duplex "
+                 f"mismatch with the far end). `ethtool -S {i.name}` names the error counters; reseat or swap it.")
+            for i in bad[:4]] + [warn(
+        f"{i.name} counted {i.tx[1]:,} transmit errors in {i.tx[0]:,} packets sent ({100 * i.tx[1] / i.tx[0]:.2g}%): "
+        "the NIC failed to send those frames (the link dropping while sending, a transmit timeout, a driver or "
+        f"firmware fault), not corruption on the wire. `ethtool -S {i.name}` names the counters, and `dmesg | grep "
+        f"{i.name}` shows a transmit timeout or a reset.") for i in sent[:4]]
+
+
+def ipoib_findings(ifaces: list[Any]) -> list[Finding]:
+    """IP over InfiniBand interfaces (a 20-byte ``link/infiniband`` address): their MTU says the IPoIB mode (the kernel's
+    Documentation/infiniband/ipoib.rst: datagram mode carries the IB MTU less the 4-byte IPoIB header, 2044 or 4092;
+    connected mode up to 65520). A note: NCCL and other verbs users move data over the InfiniBand port itself, so the
+    IPoIB MTU matters only to TCP over it (NCCL's bootstrap, Gloo, iperf3)."""
+    ib = [i for i in ifaces if len(i.mac or "") >= 59 and i.mtu]
+    if not ib:
+        return []
+    mode = {2044: "datagram mode on an IB MTU of 2048", 4092: "datagram mode on an IB MTU of 4096",
+            65520: "connected mode"}
+    said = ", ".join(f"{i.name} MTU {i.mtu}" + (f" ({mode[i.mtu]})" if i.mtu in mode else "") for i in ib[:6])
+    return [info(f"IP over InfiniBand: {said}. NCCL and other RDMA programs move data over the InfiniBand port itself, "
+                 "not this interface; its MTU and mode matter only to TCP over it (NCCL's bootstrap, Gloo, iperf3), "
+                 "so an iperf3 over IPoIB measures far less than the port's rate; ib_write_bw measures the port.")]

@@ -12,6 +12,7 @@ thresholds are checks/specs/ethernet.toml's.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
@@ -207,3 +208,18 @@ def unknown_host_rate(gbps: float, bar: float, figures: str) -> Finding:
                 "decides it is the line rate of the NIC the test crossed (`ethtool <iface>`; TCP at MTU 1500 "
                 "carries about 94% of it).")
 
+
+
+_ONE_THREAD_RE = re.compile(r" If the path is faster \([^()]{1,40}\), one iperf3 process can be the limit[^\n]{0,400}?"
+                            r"suspecting the link\.")
+_MORE_PROCESSES_RE = re.compile(r" \(several iperf3 processes before iperf3 3\.16\)")
+
+
+def iperf2_words(f: Finding, result: Any) -> Finding:
+    """A finding of a TCP rate said of iperf2's output (``result.iperf2``): iperf3's one-thread advice (all -P streams
+    on one core before iperf3 3.16) does not apply to iperf2, which runs each stream in a thread of its own."""
+    if not getattr(result, "iperf2", False):
+        return f
+    said = _ONE_THREAD_RE.sub(" If the path is faster, add streams (-P 8): iperf2 runs each in a thread of its own.",
+                              f.message)
+    return dataclasses.replace(f, message=_MORE_PROCESSES_RE.sub("", said))

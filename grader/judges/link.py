@@ -19,9 +19,10 @@ from ..parsers.common import command_argv
 from .common import (C2S, JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, SWITCH, argv_words, fail, in_spark_range,
                      info, ok, on_spark, overlaps, port_words, warn)
 from .context import context, spark_shown
-from .ip_notes import (alias_findings, all_up, member_findings, module_rate_findings, no_ipv4_words, route_notes,
-                       nominal_link, twin_in_bond, vbox_nat_findings)
-from .link_notes import fallback_link, fec_findings, module_diagnostics_unshown, partner_limit, unadvertised, unshown_link, up_count, up_no_speed, vfs_down_under_up_pf
+from .ip_notes import (alias_findings, all_up, ipoib_findings, member_findings, module_rate_findings, no_ipv4_words, route_notes,
+                       counter_errors, nominal_link, twin_in_bond, vbox_nat_findings,
+                       vf_findings)
+from .link_notes import below_own_best, fallback_link, fec_findings, module_diagnostics_unshown, partner_limit, port_state_notes, unadvertised, unshown_link, up_count, up_no_speed, vfs_down_under_up_pf
 from .model import Finding, Summary
 
 
@@ -193,7 +194,7 @@ def _plain_host_findings(others: list[Any]) -> list[Finding]:
         info("Only the loopback interface (lo) is in this output: nothing to judge about the network.")]
     names = ", ".join(i.name for i in unplugged[:12]) + (f" and {len(unplugged) - 12} more" if len(unplugged) > 12
                                                           else "")
-    return listed + member_findings(others) + alias_findings(others) + vbox_nat_findings(others) + _odd_mtu(others) + _rx_errors(others) + ([info(
+    return listed + member_findings(others) + vf_findings(others) + ipoib_findings(others) + alias_findings(others) + vbox_nat_findings(others) + _odd_mtu(others) + counter_errors(others) + ([info(
         f"{names} {'is' if len(unplugged) == 1 else 'are'} enabled but NO-CARRIER: no link (no cable, or the far end "
         f"down or off), and no IPv4 address. Nothing to fix unless {'that port' if len(unplugged) == 1 else 'one'} "
         f"should be in use; then check the cable and the far end (`ethtool {unplugged[0].name}` shows `Link "
@@ -237,18 +238,6 @@ def _elsewhere(i: Any, nets: set[Any]) -> bool:
     """Whether interface ``i`` has addresses and none in ``nets`` (the jumbo interfaces' subnets): it serves another
     network (a management LAN at 1500), so its MTU is not theirs to match."""
     return bool(nets and i.ipv4) and not any(a.network and any(a.network.overlaps(n) for n in nets) for a in i.ipv4)
-
-
-def _rx_errors(others: list[Any]) -> list[Finding]:
-    """Interfaces whose receive errors are more than checks/specs/ethernet.toml [rx_errors] warn_fraction of the
-    packets they received (ifconfig's counters): a fault on that link."""
-    from ..calc.specs import row
-    share = row("ethernet.toml", "rx_errors").graded("warn_fraction")
-    bad = [i for i in others if i.rx and i.rx[0] and i.rx[1] / i.rx[0] > share]
-    return [warn(f"{i.name} counted {i.rx[1]:,} receive errors in {i.rx[0]:,} packets ({100 * i.rx[1] / i.rx[0]:.2g}%): "
-                 "frames arrive corrupted, a fault on that link (a cable or module, the port, or a speed or duplex "
-                 f"mismatch with the far end). `ethtool -S {i.name}` names the error counters; reseat or swap it.")
-            for i in bad[:4]]
 
 
 def _link_local_finding(i: Any) -> Finding:
@@ -381,13 +370,13 @@ def summarise_ibdev(result: Any, command: str | None) -> Summary:
                               "(rocep1s0f*/roceP2p1s0f* ==> enp1s0f*np*/enP2p1s0f*np*): ")
                              + ", ".join(f"{m.rdma_device}" + (f" port {m.port} {m.port_state}" if m.port_state else "")
                                          + f" ==> {m.netdev} {m.state}" for m in maps) + up_count(maps, result.truncated)))
-        ipoib = [m.netdev for m in maps if re.match(r"ib", m.netdev) and not m.is_up]
+        ipoib = [m.netdev for m in maps if re.match(r"ib", m.netdev) and not m.is_up and (m.port_state or "ACTIVE").upper() == "ACTIVE"]
         if ipoib:
             findings.append(info(f"{', '.join(ipoib[:8])}{' ...' if len(ipoib) > 8 else ''} (Down): ibdev2netdev "
                                  "shows the state of the netdev, here an InfiniBand port's IPoIB interface, not of the "
                                  "port itself; on a fabric that does not use IPoIB it stays Down while the port is "
                                  "Active. Read the ports with `ibstat` (State, Physical state) or `ibv_devinfo`."))
-        findings += vfs_down_under_up_pf(maps)
+        findings += vfs_down_under_up_pf(maps) + port_state_notes(maps)
         dark = [m for m in maps if not m.is_up and not re.match(r"ib", m.netdev)]
         active = any((m.port_state or "").upper().startswith("ACTIVE") for m in maps)  # `ibdev2netdev -v`'s port
         if maps and len(dark) == len(maps) and not active and not result.truncated and "|" not in (command or ""):
@@ -441,7 +430,7 @@ def summarise_ethtool(reports: list[Any], command: str | None) -> Summary:
     seen: dict[str | None, int] = {}
     filtered = bool(command) and re.search(r"\|\s{0,8}(?:e?grep|head|tail|awk|sed)\b", command or "") is not None
     for r in reports:
-        r = dataclasses.replace(r, advertised_modes=(), partner_modes=()) if filtered else r  # (a filter cuts the lists)
+        r = dataclasses.replace(r, advertised_modes=(), partner_modes=(), supported_modes=()) if filtered else r  # (a filter cuts the lists)
         seen[r.interface] = seen.get(r.interface, 0) + 1
         name = r.interface or "this interface"
         if counts[r.interface] > 1:
@@ -535,7 +524,7 @@ def _speed_findings(r: Any, name: str) -> list[Finding]:
     if in_spark_range("link_speed_mbps", r.speed_mbps) and spark_port:  # the range L1.link_speed judges with
         return [ok(f"{name}: {LINK_MBPS}Mb/s, the full {LINE_GBPS} GbE of a Spark QSFP port: healthy.")]
     if not spark_port:
-        return _below_both_ends(r, name) or unadvertised(r, name) or partner_limit(r, name) or [info(f"{name}: {r.speed_mbps}Mb/s" + (", link detected: up, healthy as far as "
+        return _below_both_ends(r, name) or unadvertised(r, name) or partner_limit(r, name) or below_own_best(r, name) or [info(f"{name}: {r.speed_mbps}Mb/s" + (", link detected: up, healthy as far as "
                                                    "ethtool shows" if r.link_detected else "") + "; not a Spark QSFP interface, so no expected speed.")]
     if unnamed and (not in_spark_range("link_speed_working_mbps", r.speed_mbps) or not spark_shown()):  # 100 GbE: a Spark's fault only on a Spark
         return [info(f"{name}: {r.speed_mbps}Mb/s. The interface is not named in this paste: a DGX Spark QSFP twin "

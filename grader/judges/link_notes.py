@@ -35,6 +35,11 @@ def unshown_link(r: Any, name: str) -> list[Finding]:
         return [info(f"{name}: the paste ends before its `Speed:` and `Link detected:` lines, so the link is not shown; "
                      f"both ends advertise up to {r.common_top_mode_mbps}Mb/s, which auto-negotiation picks when the "
                      f"link is up. {again}")]
+    if not r.advertised_modes and r.supported_modes:  # cut inside (or right after) its supported modes
+        return [info(f"{name}: the paste stops after {len(r.supported_modes)} of its supported link modes (up to "
+                     f"{r.supported_modes[-1]}), before the advertised modes and the `Speed:` and `Link detected:` "
+                     "lines: it shows neither the speed the link came up at nor whether it is up, and the supported list "
+                     f"may go on below the cut (ethtool does not list it by speed). {again}")]
     if not r.advertised_modes:
         return []
     shown = ", ".join(r.advertised_modes[:4]) + (" ..." if len(r.advertised_modes) > 4 else "")
@@ -185,3 +190,48 @@ def up_count(maps: list[Any], cut: bool) -> str:
     return (f". {len(up)} of {len(maps)} netdevs{of} are Up ({', '.join(up[:8])}{', ...' if len(up) > 8 else ''}), "
             f"{len(maps) - len(up)} Down" + (": a Down Ethernet netdev has no link (no cable, or not in use), which "
                                              "matters only if traffic should go through it." if eth_down else "."))
+
+
+def below_own_best(r: Any, name: str) -> list[Finding]:
+    """A link up at a rate below the best full-duplex mode the port advertises, the link partner's modes not reported
+    (``Not reported``, or the line absent): the other end, the cable or module decided the rate (a switch port of that
+    speed, a breakout cable: a 100G port on 4x25G runs 25000Mb/s), which this output cannot show. Said as a note that
+    names what decides, not as healthy and not as a fault."""
+    def mbps(m: str) -> int:
+        x = re.match(r"(\d+)base", m)
+        return int(x.group(1)) if x and m.endswith("/Full") else 0
+    own = max(r.advertised_modes, key=mbps, default="")
+    if not r.link_detected or not r.speed_mbps or r.partner_modes or not own or mbps(own) <= r.speed_mbps:
+        return []
+    iface = r.interface or "<iface>"
+    return [info(f"{name}: {r.speed_mbps}Mb/s with link, below the {own} ({mbps(own)} Mb/s) the port advertises. The "
+                 "link partner's modes are not reported, so this output cannot say what held the rate: the other end "
+                 f"(a switch port set to {r.speed_mbps // 1000} Gb/s), a breakout cable, or a module of that rate. "
+                 f"Expected if that end runs {r.speed_mbps // 1000} Gb/s; if the link should run faster, read the "
+                 f"other end's speed and the module (`ethtool -m {iface}`).")]
+
+
+def port_state_notes(maps: list[Any]) -> list[Finding]:
+    """``ibdev2netdev -v`` prints each RDMA port's own state (``port 1 (INIT)``) beside its netdev's: a port that is
+    not ACTIVE is said from it. An InfiniBand port (an ``ib*`` IPoIB netdev) in INIT trained its link but waits for a
+    subnet manager to assign its LID and activate it (ibstat's ``State: Initializing``): a warning naming the subnet
+    manager. An InfiniBand port DOWN (or POLLING) has no link of its own, which its IPoIB netdev's state does not say
+    (an Ethernet netdev's Down already does): a note, as an unused port is."""
+    out = []
+    init = [m for m in maps if (m.port_state or "").upper() in ("INIT", "ARMED")]
+    for m in init[:4]:
+        ib = re.match(r"ib", m.netdev) is not None
+        out.append(warn(f"{m.rdma_device} port {m.port} is {m.port_state} (`ibdev2netdev -v` shows the port's own "
+                        f"state), though {m.netdev} is {m.state}: " + (
+                            "the InfiniBand link trained but no subnet manager has activated the port (no LID yet), so "
+                            "no RDMA traffic can use it. Run a subnet manager on the fabric (opensm on one host, or the "
+                            "switch's); `ibstat` then shows State: Active." if ib else
+                            "the link trained but the RDMA port is not ACTIVE, so no RDMA traffic can use it. `rdma "
+                            "link` and `ibv_devinfo` show the port's state and link layer.")))
+    down = [m for m in maps if (m.port_state or "").upper() in ("DOWN", "POLLING", "DISABLED") and re.match(r"ib", m.netdev)]
+    if down:
+        out.append(info(f"{', '.join(f'{m.rdma_device} port {m.port}' for m in down[:8])}: the port itself is "
+                        f"{'/'.join(sorted({m.port_state.upper() for m in down}))} (`ibdev2netdev -v` shows the port's "
+                        "own state): no link on it (no cable, or the far end or switch port down). Nothing to fix "
+                        "unless traffic should use it; then check the cable and the switch port."))
+    return out

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..parsers.common import command_argv, option_value
 from ..parsers.iperf3 import parse_iperf3
-from .iperf3_shapes import (ethernet, few_retransmits, repeated_stalls, same_udp_loss, separate_tests,
+from .iperf3_shapes import (ethernet, few_retransmits, iperf2_words, repeated_stalls, same_udp_loss, separate_tests,
                             server_sender_zero, slow_direction_retransmits, small_window, unknown_host_rate,
                             window_bound)
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port
@@ -329,7 +329,7 @@ def _other_host(r: Iperf3Read, gbps: float, streams: str) -> list[Finding]:
         said = _against_ethernet(f"{role}: " if role else "", mean, max(mean, second[0]), own, streams,
                                  _one_quiet_flow(r, mean, lost),
                                  bool(own and seconds and few_retransmits(mean, seconds, own)))
-        findings += [said] if said else []
+        findings += [iperf2_words(said, r.result)] if said else []
     lossy = slow_direction_retransmits(r.intervals, means)
     if lossy:
         findings.append(lossy)

@@ -51,6 +51,39 @@ def _losses(where: str, counters: dict[str, int]) -> list[Finding]:
                  "spread the queues if it grows.")]
 
 
+_PAUSE_RE = re.compile(r"^(?P<way>[rt])x_(?:pause_ctrl_phy|prio(?P<prio>\d)_pause|flow_control_xoff|link_xoff_[rt]x"
+                       r"|(?:priority_)?pause_?frames?)$")  # mlx5's global and per-priority (PFC) pause frames; Intel's XOFF; be2net's
+_STORM_RE = re.compile(r"^tx_pause_storm_(?:warning|error)_events$")  # mlx5's pause storm prevention
+
+
+def _pause_counters(where: str, counters: dict[str, int]) -> list[Finding]:
+    """Pause frames counted (NVIDIA's "Understanding mlx5 ethtool Counters",
+    https://enterprise-support.nvidia.com/s/article/understanding-mlx5-ethtool-counters: ``tx_pause_ctrl_phy`` and ``tx_prioN_pause``
+    are pause frames this port sent, its receive buffer filling faster than the host drained it; ``rx_...`` those it
+    received, the far end congested; ``tx_pause_storm_*_events`` the device stalled while pausing its peer for too long,
+    so its storm prevention stopped the pauses). Counts since the driver loaded: notes, and a storm a warning."""
+    sent = {k: v for k, v in counters.items() if v and (m := _PAUSE_RE.match(k)) and m["way"] == "t"}
+    got = {k: v for k, v in counters.items() if v and (m := _PAUSE_RE.match(k)) and m["way"] == "r"}
+    storm = {k: v for k, v in counters.items() if v and _STORM_RE.match(k)}
+    out = []
+    if storm:
+        out.append(warn(f"{where}pause storm events ({listed([f'{k} {v:,}' for k, v in storm.items()])}): the port kept "
+                        "pausing its peer for so long that the NIC's storm prevention stopped the pauses: its receive "
+                        "path stalled (a host or driver not draining the queues, a hung application or VF), and frames "
+                        "are then dropped. `dmesg` around the events, and the host's load, say why."))
+    if sent:
+        out.append(info(f"{where}this port sent pause frames ({listed([f'{k} {v:,}' for k, v in sent.items()])}): its "
+                        "receive side filled faster than the host drained it (PCIe, memory, a busy CPU or receive "
+                        "buffers posted too slowly), so it asked the far end to wait: on the paused priority bandwidth "
+                        "is lost rather than frames. In bursts that is flow control doing its job; a count that grows fast during a test points at this host."))
+    if got:
+        out.append(info(f"{where}this port received pause frames ({listed([f'{k} {v:,}' for k, v in got.items()])}): "
+                        "the far end (a switch port or the peer) was congested and held this port's sending. Growing "
+                        "fast during a test means congestion on the path (several senders into one port, a slower "
+                        "link beyond): the switch's counters show where."))
+    return out
+
+
 def summarise_stats(st: Any, command: str | None) -> Summary:
     findings: list[Finding] = []
     for iface, counters in st.counters.items():
@@ -81,7 +114,7 @@ def summarise_stats(st: Any, command: str | None) -> Summary:
         if faults and not any(counters[n] for n in faults) and len(counters) > 8:
             findings.append(info(f"{where}the error, drop and discard counters shown are all 0 ({len(faults)} of "
                                  "them): no error or drop since the driver loaded."))
-        findings += _losses(where, counters)
+        findings += _losses(where, counters) + _pause_counters(where, counters)
         dropped = [f"{n} {counters[n]:,}" for n in _DROPPED if counters.get(n)]
         if dropped:
             findings.append(info(f"{where}frames dropped ({listed(dropped)}): the port or the host could not keep up "

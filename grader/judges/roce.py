@@ -22,7 +22,8 @@ from .common import (C2S, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, host_findings,
                      soft_rdma_kind, warn)
 from .model import Finding, Section, Summary
 from .perftest import IB_BW_PASS_GBPS, PERF_GUIDE
-from .roce_notes import active_count, cut_gids, disabled_beside_cut, fabric_notes, gid_layouts, idle_port, pinned_gid_index
+from .roce_notes import (active_count, cut_gids, disabled_beside_cut, fabric_notes, gid_layouts, guid_gids, ib_lids, idle_port,
+                         pinned_gid_index, trained_not_active, uneven_rates, up_words)
 
 
 #: PCI function of each Spark twin (procedure.md §1.1)
@@ -42,9 +43,7 @@ def summarise_rdma(links: RdmaLinks, command: str | None) -> Summary:
     spark = [x for x in links if x.device in SPARK_RDMA]
     for x in links:
         if x.state and not x.is_active and (x.physical_state or "").upper() == "LINK_UP":
-            findings.append(warn(f"{x.device}: the cable has trained (physical_state LINK_UP) but the RDMA port is "
-                                 f"{x.state}, so no RDMA traffic can flow; `state` is what counts. Check "
-                                 f"`ip link show {x.netdev or '<netdev>'}` is UP, then reload with a reboot."))
+            findings.append(trained_not_active(x))
         if x.device in SPARK_RDMA and x.netdev and x.netdev != SPARK_RDMA[x.device]:
             findings.append(warn(f"{x.device} rides on {x.netdev}; on a DGX Spark it belongs to {SPARK_RDMA[x.device]}: "
                                  "is this a Spark, or were the interfaces renamed?"))
@@ -52,7 +51,7 @@ def summarise_rdma(links: RdmaLinks, command: str | None) -> Summary:
         findings += host_findings(list(dict.fromkeys(x.device for x in links)), "rdma link",
                                    {x.device: x.netdev for x in links})
         states = ", ".join(f"{x.device}/{x.port} {x.state or '?'}" + (f" on {x.netdev}" if x.netdev else "") + (
-            f" (InfiniBand: lid {x.lid}, subnet manager at lid {x.sm_lid})" if x.lid is not None else "") for x in links)
+            f" (InfiniBand: {ib_lids(x)})" if x.lid is not None else "") for x in links)
         findings.append(info(f"Ports: {states}." + active_count(links)))
         hardware = [x for x in links if not soft_rdma_kind(x.device)]
         if hardware and not any(x.is_active for x in hardware):
@@ -117,7 +116,7 @@ def _gid_findings(rows: list[dict[str, Any]]) -> list[Finding]:
             example = (" (netplan, e.g. 192.168.100.10/24 on enp1s0f1np1)" if spark else "")
             between = "the Sparks" if spark else "the nodes"
             twin = other_twin(r["netdev"]) if r["netdev"] and is_qsfp_twin(r["netdev"]) else None
-            if r.get("state_unknown") and not r["netdev"] and any(x["netdev"] for x in rows):  # (the column is there)
+            if r.get("state_unknown") and not r["netdev"] and (any(x["netdev"] for x in rows) or r.get("guid_gids")):
                 # no netdev on any of its rows: an InfiniBand port
                 out.append(info(f"{name} has no netdev in this table: an InfiniBand port (its GID comes from the port's "
                                 "GUID), where RoCE and its IPv4 GIDs do not apply. `ibstat` shows its state."))
@@ -269,7 +268,7 @@ def summarise_show_gids(table: GidTable, command: str | None) -> Summary:
                                              and r.gid.lower().startswith("fe80")),
                      "gids": [{"type": "RoCE v2" if r.is_roce_v2 else "RoCE v1"} for r in table if r.device == dev],
                      "v1_ipv4": [(r.index, r.ipv4) for r in table if r.device == dev and not r.is_roce_v2
-                                 and r.ipv4], "cut": table.truncated and dev == devices[-1],
+                                 and r.ipv4], "cut": table.truncated and dev == devices[-1], "guid_gids": guid_gids(table, dev),
                      "ipv6_v2": [(r.index, r.gid) for r in table if r.device == dev and r.is_roce_v2
                                  and r.ipv4_gid is False and not r.redacted and not _link_local_gid(r.gid)]})
     findings += host_findings(devices, "show_gids")
@@ -362,7 +361,7 @@ def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -
                 rate = p.rate_gbps
                 findings.append(ok(f"{label}: Active{phys}"
                                    + (f" at {rate:g} Gb/s (this NIC's negotiated rate, {rate / 8:g} GB/s per port at most)" if rate is not None else "")
-                                   + ": the port's link is up and healthy."))
+                                   + up_words(cas, c, p)))
             elif p.is_active:
                 rate = p.rate_gbps
                 if rate is not None and rate >= LINE_GBPS:
@@ -414,7 +413,7 @@ def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -
                                      "Active, so none of it can carry RDMA: a port in use needs a cable (or module) "
                                      "and a live far end, and its netdev up (`ip link`); `Disabled` is a port turned "
                                      "off. The Rate of a port that is down means nothing."))
-    findings += host_findings([c.ca for c in cas if c.ca], source)
+    findings += uneven_rates(cas) + host_findings([c.ca for c in cas if c.ca], source)
     spark = {c.ca: any(p.is_active for p in c.ports) for c in cas if c.ca in SPARK_RDMA and c.ports}
     if spark:
         findings += port_findings(spark, f"{source}: State Active")

@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from ..parsers.ib_sysfs import ipv4_of_gid
-from .common import info, ok, warn
+from .common import SPARK_RDMA, info, ok, warn
 from .context import context
 from .model import Finding
 
@@ -219,3 +219,96 @@ def devices_not_opened(items: list[tuple[Any, Any]]) -> list[tuple[int, Finding]
                     "pass each one, or /dev/infiniband whole, with --device) or its driver's provider library "
                     "(rdma-core's, e.g. libmlx5).")))
     return out
+
+
+NO_LID = 65535
+"""The LID an InfiniBand port reports before a subnet manager assigned it one (0xFFFF, the permissive LID; 0 reads
+the same way): no subnet manager has swept the port (IBTA, and ``ibstat``'s ``Base lid: 65535`` on an INIT port)."""
+
+
+def ib_lids(x: Any) -> str:
+    """An InfiniBand port's LIDs as ``rdma link`` prints them, said: a LID of 0 or 65535 is none assigned, an
+    ``sm_lid`` of 0 no subnet manager seen."""
+    lid = f"lid {x.lid}, none assigned" if x.lid in (0, NO_LID) else f"lid {x.lid}"
+    return lid + ("; sm_lid 0, no subnet manager seen" if x.sm_lid == 0 else
+                  f"; subnet manager at lid {x.sm_lid}" if x.sm_lid is not None else "")
+
+
+def trained_not_active(x: Any) -> Finding:
+    """``rdma link``: a port whose cable trained (physical_state LINK_UP) but whose state is not ACTIVE. On InfiniBand
+    (a LID shown, no netdev) a port waits in INIT until a subnet manager assigns its LID and activates it (ibv_devinfo's
+    PORT_INIT, ibstat's ``State: Initializing``): the fix is a subnet manager, not the netdev. On RoCE the state
+    follows the netdev's."""
+    if x.lid is not None and not x.netdev and x.lid not in (0, NO_LID) and x.sm_lid:
+        return warn(f"{x.device}/{x.port}: the cable has trained and the subnet manager (at lid {x.sm_lid}) gave the "
+                    f"InfiniBand port lid {x.lid}, but the port is {x.state}, not ACTIVE: the subnet manager has not "
+                    "finished bringing it up. Its log (opensm's /var/log/opensm.log, or the switch's) says why.")
+    if x.lid is not None and not x.netdev:
+        return warn(f"{x.device}/{x.port}: the cable has trained (physical_state LINK_UP) but the InfiniBand port is "
+                    f"{x.state} ({ib_lids(x)}): no subnet manager has configured it, so no RDMA traffic can flow. Run "
+                    "a subnet manager on the fabric (opensm on one host, `sudo systemctl start opensm`, or the "
+                    "switch's); the port then turns ACTIVE. `sminfo` shows whether one answers.")
+    return warn(f"{x.device}: the cable has trained (physical_state LINK_UP) but the RDMA port is {x.state}, so no "
+                f"RDMA traffic can flow; `state` is what counts. Check `ip link show {x.netdev or '<netdev>'}` is UP, "
+                "then reload with a reboot.")
+
+
+def _slow_ports(cas: Any) -> dict[tuple[str, str], list[tuple[str, float]]]:
+    """Active ports with a rate, by (card model, link layer), not a Spark's: what :func:`uneven_rates` compares."""
+    groups: dict[tuple[str, str], list[tuple[str, float]]] = {}
+    for c in cas:
+        if c.ca in SPARK_RDMA:
+            continue
+        for p in c.ports:
+            if p.is_active and p.rate_gbps and c.ca_type:
+                groups.setdefault((c.ca_type, (p.link_layer or "").lower()), []).append(
+                    (f"{c.ca or '?'} port {p.port}", p.rate_gbps))
+    return groups
+
+
+def up_words(cas: Any, c: Any, p: Any) -> str:
+    """How an Active port's line ends: healthy, unless other ports of its card model run faster (:func:`uneven_rates`
+    says it)."""
+    ports = _slow_ports(cas).get((c.ca_type, (p.link_layer or "").lower()), [])
+    if p.rate_gbps and ports and p.rate_gbps < max(r for _, r in ports):
+        return ": the port's link is up, at a lower rate than other ports of its model (below)."
+    return ": the port's link is up and healthy."
+
+
+def uneven_rates(cas: Any) -> list[Finding]:
+    """Active ports of one card model (ibstat's ``CA type``) on one link layer that report different rates (``Rate:
+    100`` beside ``Rate: 200``): the same card trained lower on some ports, by a cable or module of a lower rate, a
+    split (breakout) switch port or a port the switch set lower, unless those ports are meant for another network.
+    A port below all the others of three or more of its model is a warning (a rail trained lower); else a note naming
+    what decides (``mlxlink -d <dev> -m`` shows the cable and the rate it allows)."""
+    out = []
+    for (ca_type, _), ports in _slow_ports(cas).items():
+        rates = sorted({r for _, r in ports})
+        if len(rates) < 2:
+            continue
+        top = rates[-1]
+        low = [(n, r) for n, r in ports if r < top]
+        said = ", ".join(f"{n} at {r:g}" for n, r in low[:6])
+        rail = len(ports) >= 3 and len(low) == 1
+        out.append((warn if rail else info)(
+            f"Ports of one card model ({ca_type}) run at different rates: {said} Gb/s, the other "
+            f"{sum(r == top for _, r in ports)} at {top:g} Gb/s. If they serve one fabric, the slower ones trained lower: a cable or module of a lower rate, a split "
+            "(breakout) switch port, or a port the switch set lower; `mlxlink -d <dev> -m` (or `ethtool -m` of its "
+            "netdev) shows the cable and what it allows. Fine if those ports are meant for another, slower network."))
+    return out
+
+
+def guid_gids(table: Any, dev: str) -> bool:
+    """Whether every GID ``show_gids`` lists for ``dev`` is an fe80 one with no netdev whose interface part is not
+    built from a MAC (no ``ff:fe`` in its middle, as a RoCE GID from a netdev's EUI-64 link-local address has): an
+    InfiniBand port's GID, its port GUID, where RoCE's IPv4 GIDs do not apply (a table of InfiniBand ports only has no
+    netdev column to tell it otherwise)."""
+    import ipaddress
+    rows = [r for r in table if r.device == dev]
+    def from_mac(gid: str) -> bool:
+        try:
+            packed = ipaddress.IPv6Address(gid).packed
+        except ValueError:
+            return True  # (masked or cut: not known to be a GUID's)
+        return packed[11:13] == b"\xff\xfe"
+    return bool(rows) and all(not r.netdev and r.gid.lower().startswith("fe80") and not from_mac(r.gid) for r in rows)

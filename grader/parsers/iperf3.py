@@ -64,6 +64,9 @@ class Iperf3Result:
     separate_tests: tuple[float, ...] = ()
     """Tests run one after the other in one output, each its own connection and one row from 0 s (iperf2's server:
     a summary row per client): each one's rate in bits per second, in order; ``sent_bps`` is then the best."""
+    iperf2: bool = False
+    """Read as iperf2's client (``connected with`` lines, its result the rows from 0 s to the end): iperf2 runs each
+    -P stream in a thread of its own, so iperf3's one-thread advice does not apply."""
     server_sender_zero: bool = False
     """The server's own summary after the client's (``--get-server-output``: ``Server output:``) reads ``sender 0.00
     Bytes``: the server only received (iperf3 3.1.x printed it before the statistics exchange, esnet/iperf#293)."""
@@ -256,7 +259,7 @@ def _from_text(lines: list[Line]) -> Iperf3Result:
     error = remote = port = stopped = loop = None
     proto, streams = "TCP", None
     heads: list[re.Match[str]] = []  # rows from 0 s each after its own connection's `local ... connected` line
-    connected = server = zero = False
+    connected = server = zero = iperf2 = False
     for line in lines:
         s = line.text.strip()
         server = server or (s == "Server output:" and bool(summary))  # the server's copy of a test summed above
@@ -291,6 +294,7 @@ def _from_text(lines: list[Line]) -> Iperf3Result:
                 continue
         same = _SELF_RE.match(s)
         connected = connected or bool(same) or bool(_CONNECTED_RE.match(s))
+        iperf2 = iperf2 or bool(_CONNECTED_RE.match(s))
         if same and same["a"] == same["b"]:
             loop = same["a"]
         for regex in (_ERROR_RE, _HOST_RE, _START_RE):
@@ -313,6 +317,10 @@ def _from_text(lines: list[Line]) -> Iperf3Result:
         rates = tuple(_rate(h) for h in heads)
         return Iperf3Result(proto, 1, None, max(rates), None, None, error, remote, False, port, stopped=stopped,
                             self_connected=loop, separate_tests=rates)
+    whole = _iperf2_whole_run(intervals) if not summary and iperf2 else None
+    if whole is not None:  # iperf2's client: its last rows, from 0 s to the end, are the test's result
+        return Iperf3Result(proto, streams or (len(ids) or None), whole[0], whole[1], None, None, error, remote, False,
+                            port, stopped=stopped, self_connected=loop, iperf2=True)
     sent, recv = summary.get("sender"), summary.get("receiver")
     truncated = sent is None and recv is None and bool(intervals)
     if sent is not None and recv is None and not _rate(sent) and intervals:
@@ -327,6 +335,21 @@ def _from_text(lines: list[Line]) -> Iperf3Result:
                         _rate(recv) if recv else None, int(retr.group(1)) if retr else None,
                         error, remote, truncated, port, stopped=stopped, self_connected=loop,
                         server_sender_zero=zero)
+
+
+def _iperf2_whole_run(rows: list[re.Match[str]]) -> tuple[float, float] | None:
+    """iperf2's client prints no ``sender``/``receiver`` rows: its result is the rows from 0 s to the test's end (per
+    stream, and ``[SUM]`` with -P), after any interval rows (-i). (seconds, bits per second) of those rows, or None
+    where they cannot be told from an interval's: no rows, or only rows of one span of a second or less (the first
+    interval of a longer run, the rest cut)."""
+    if not rows:
+        return None
+    end = max(float(r.group("end")) for r in rows)
+    whole = [r for r in rows if float(r.group("start")) == 0 and float(r.group("end")) == end]
+    if not whole or (len(whole) == len(rows) and end <= 1.0):
+        return None
+    sums = [r for r in whole if r.group("id") == "SUM"]
+    return end, (_rate(sums[-1]) if sums else sum(_rate(r) for r in whole))
 
 
 def _rate(row: re.Match[str]) -> float:

@@ -63,6 +63,19 @@ class Address:
 
 
 @dataclass(frozen=True)
+class VirtualFunction:
+    """One ``vf N`` line of ``ip link`` under an SR-IOV physical function (``vf 0     link/ether f2:3b:.. brd ..,
+    spoof checking off, link-state auto, trust on``; older iproute2: ``vf 0 MAC f2:3b:..``): its index, MAC (all
+    zeros: none set by the host), ``link-state`` (auto: follows the port; enable; disable: held down) and ``trust``,
+    None where the line does not say."""
+
+    index: int
+    mac: str | None = None
+    link_state: str | None = None
+    trust: str | None = None
+
+
+@dataclass(frozen=True)
 class Interface:
     """One network interface as ip reports it.
 
@@ -89,9 +102,11 @@ class Interface:
     addresses_listed: bool = True
     vfs: int = 0
     rx: tuple[int, int] | None = None  # ifconfig's `RX packets N` and `RX errors N`: packets received, and in error
+    tx: tuple[int, int] | None = None  # ifconfig's `TX packets N` and `TX errors N`: packets sent, and in error
     master: str | None = None  # ``master bond0``: a bond's (or bridge's) member, which holds no address of its own
     flags_cut: bool = False  # the header ends inside its ``<...>`` flags (a cut paste): which flags it has is unknown
     aliases: tuple[str, ...] = ()  # ifconfig's alias blocks under it (``eth0:0``): more addresses of the same NIC
+    vf_list: tuple[VirtualFunction, ...] = ()  # the ``vf N ...`` lines under a physical function, as read
 
     @property
     def ipv4(self) -> tuple[Address, ...]:
@@ -196,8 +211,20 @@ def _from_json(lines: list[Line]) -> list[Interface]:
             flags=tuple(str(f) for f in flags) if isinstance(flags, list) else (),
             mac=item.get("address"), addresses=addrs,
             link_kind=json_dig(item, "linkinfo", "info_kind"),
-            truncated=truncated and i == len(data) - 1, addresses_listed="addr_info" in item))
+            truncated=truncated and i == len(data) - 1, addresses_listed="addr_info" in item,
+            **_json_vfs(item.get("vfinfo_list"))))
     return out
+
+
+def _json_vfs(vfs: Any) -> dict[str, Any]:
+    """``ip -j link``'s ``vfinfo_list`` (``{"vf": 0, "address": "..", "link_state": "auto", "trust": false}``) as the
+    text form's ``vf N`` lines are read."""
+    def text(v: dict[str, Any], key: str) -> str | None:
+        return v[key] if isinstance(v.get(key), str) else None
+    read = tuple(VirtualFunction(v["vf"], text(v, "address"), text(v, "link_state"),
+                                 {True: "on", False: "off"}.get(v["trust"]) if isinstance(v.get("trust"), bool) else None)
+                 for v in (vfs if isinstance(vfs, list) else []) if isinstance(v, dict) and isinstance(v.get("vf"), int))
+    return {"vfs": len(read), "vf_list": read} if read else {}
 
 
 def _is_ip(text: str) -> bool:
@@ -221,17 +248,29 @@ def _json_address(a: dict[str, Any]) -> Address:
 _HEADER_RE = re.compile(r"^(?P<indent>\s*)(?P<idx>\d+):\s+(?P<name>[^\s:]+):\s+<(?P<flags>[^>]*)>?(?P<rest>.*)$")
 _ADDR_RE = re.compile(r"^\s*(?P<fam>inet6?)\s+(?P<local>[0-9a-fA-F.:]+)(?:/(?P<plen>\d+))?(?P<rest>.*)$")
 _LINK_RE = re.compile(r"^\s*link/\S+(?:\s+(?P<mac>[0-9a-fA-F:]+))?")
-_VF_RE = re.compile(r"^\s+vf \d{1,4}\b")
+_VF_RE = re.compile(r"^\s+vf (?P<index>\d{1,4})\b(?:\s{1,20}(?:MAC|link/\w{1,20})\s{1,4}(?P<mac>[0-9a-fA-F:]{11,60}))?")
+_VF_STATE_RE = re.compile(r"\blink-state (\w{1,12})")
+_VF_TRUST_RE = re.compile(r"\btrust (on|off)\b")
 _ADDR_PAIRS = {"brd", "peer", "scope", "metric", "proto", "anycast", "broadcast"}
 _ADDR_FLAGS = {"noprefixroute", "dynamic", "secondary", "tentative", "deprecated", "mngtmpaddr",
                "temporary", "permanent", "dadfailed", "optimistic", "home", "nodad",
                "autojoin", "stable-privacy", "primary"}
 
 
+_STATS_HEAD_RE = re.compile(r"^\s+(?P<way>[RT])X:\s{1,8}bytes\s{1,8}packets\s{1,8}errors\b")
+"""``ip -s link``'s counter header (``RX:  bytes packets errors dropped  missed   mcast``; older iproute2 ``RX: bytes
+packets errors dropped overrun mcast``), its figures on the next line: read into ``rx``/``tx`` as ifconfig's are."""
+
+
 def _from_text(lines: list[Line]) -> list[Interface]:
     out: list[dict[str, Any]] = []
     indent = 0
+    stats: str | None = None  # "rx" or "tx": the line before was `ip -s`'s header of those counters
     for pos, line in enumerate(lines):
+        figures, stats = (line.text.split(), stats), None
+        if figures[1] and out and len(figures[0]) >= 3 and all(x.isdigit() for x in figures[0][:3]):
+            out[-1][figures[1]] = (int(figures[0][1]), int(figures[0][2]))  # (packets, errors)
+            continue
         last = pos == len(lines) - 1
         header = _HEADER_RE.match(line.text)
         if header:
@@ -265,8 +304,13 @@ def _from_text(lines: list[Line]) -> list[Interface]:
                 out[-1]["truncated"] = True
         elif link:
             out[-1]["mac"] = link.group("mac")
-        elif _VF_RE.match(line.text):
+        elif head := _STATS_HEAD_RE.match(line.text):
+            stats = "rx" if head["way"] == "R" else "tx"
+        elif vf := _VF_RE.match(line.text):
             out[-1]["vfs"] += 1
+            state, trust = _VF_STATE_RE.search(line.text), _VF_TRUST_RE.search(line.text)
+            out[-1]["vf_list"] = out[-1].get("vf_list", ()) + (VirtualFunction(
+                int(vf["index"]), vf["mac"], state and state.group(1), trust and trust.group(1)),)
         # other indented lines (valid_lft, altname, `ip -d` details) carry nothing we keep
     return [Interface(addresses=tuple(d.pop("addresses")), **d) for d in out]
 
@@ -379,7 +423,7 @@ _IFCONFIG_NOTE_RE = re.compile(r"^(?:Infiniband hardware address can be incorrec
 _IFCONFIG_MAC_RE = re.compile(r"^\s+(?:ether|infiniband|unspec)\s+(?P<mac>[0-9a-fA-F]{2}(?:[:-][0-9a-fA-F]{2})+)")
 
 
-_IFCONFIG_RX_RE = re.compile(r"^\s++RX (?P<what>packets|errors) (?P<n>\d{1,20})\b")
+_IFCONFIG_RX_RE = re.compile(r"^\s++(?P<way>[RT])X (?P<what>packets|errors) (?P<n>\d{1,20})\b")
 
 
 def _from_ifconfig(lines: list[Line]) -> list[Interface]:
@@ -434,8 +478,9 @@ def _from_ifconfig(lines: list[Line]) -> list[Interface]:
         elif mac:
             out[-1]["mac"] = mac.group("mac").replace("-", ":").lower()
         elif (rx := _IFCONFIG_RX_RE.match(line.text)) is not None:  # `RX packets N  bytes B`, `RX errors N  dropped..`
-            got, n = out[-1].get("rx") or (0, 0), int(rx.group("n"))
-            out[-1]["rx"] = (n, got[1]) if rx.group("what") == "packets" else (got[0], n)
+            way = "rx" if rx.group("way") == "R" else "tx"  # (`TX packets N`, `TX errors N`: the same, sent)
+            got, n = out[-1].get(way) or (0, 0), int(rx.group("n"))
+            out[-1][way] = (n, got[1]) if rx.group("what") == "packets" else (got[0], n)
         # TX counters, txqueuelen, device interrupt: nothing kept
     for d in out:
         d.pop("old_format", None)

@@ -166,7 +166,8 @@ def _parse_json(lines: list[Line], simulated: bool) -> RdmaLinks:
         state, phys, netdev = item.get("state"), item.get("physical_state"), item.get("netdev")
         links.append(RdmaLink(dev, port, state if isinstance(state, str) else None,
                               phys if isinstance(phys, str) else None,
-                              netdev if isinstance(netdev, str) else None))
+                              netdev if isinstance(netdev, str) else None,  # an InfiniBand port's "lid", "sm_lid"
+                              lid=as_int(item.get("lid")), sm_lid=as_int(item.get("sm_lid"))))
     if not links:
         raise ParseError(CMD, "the JSON lists no link (no RDMA device, or the driver is not loaded)")
     return RdmaLinks(links, simulated, truncated, json=True)

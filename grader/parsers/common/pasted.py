@@ -73,11 +73,26 @@ def unquoted(lines: list[str]) -> list[str]:
     return lines
 
 
+MIN_COMMENTED_RUN = 5
+"""A run of at least this many lines each starting ``#`` and a tab is an output kept as comments in a shell script
+or notes file (``ethtool -m enp134s0f0`` above ``#\tIdentifier : 0x03 (SFP)``...): the marks are taken off. No
+program's output starts its lines so (nccl-tests' ``#`` is followed by spaces)."""
+
+
 def _quoted_runs(lines: list[str]) -> list[str]:
     """``lines`` with the ``> `` taken off each run of at least :data:`MIN_QUOTED_RUN` lines that start with it (a
-    reply that quoted part of an output: perftest's header quoted, its results pasted plain)."""
-    out, run = list(lines), []
+    reply that quoted part of an output: perftest's header quoted, its results pasted plain), and the ``#`` + tab off
+    each run of at least :data:`MIN_COMMENTED_RUN` lines that start with that."""
+    out, run, commented = list(lines), [], []
     for i, line in enumerate(lines + [""]):
+        if line.startswith("#\t"):
+            commented.append(i)
+        elif len(commented) >= MIN_COMMENTED_RUN:
+            for j in commented:
+                out[j] = lines[j][2:]
+            commented = []
+        else:
+            commented = []
         if line.startswith("> ") or line == ">":
             run.append(i)
             continue
