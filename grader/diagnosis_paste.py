@@ -184,15 +184,26 @@ _SERVER_UP_RE = re.compile(r"Application startup complete|Uvicorn running on|Avg
 """A vLLM server that came up and served: uvicorn's startup lines, the engine's throughput log, an answered request."""
 
 
+_RAN_OUT_RE = re.compile(r"OutOfMemoryError|CUDA out of memory|EngineDeadError|EngineCore encountered a fatal error|"
+                         r"\bKilled\b|oom[-_ ]kill")
+"""What says the server died after it came up: out of memory, the engine dead, a kill."""
+
+
+def _came_up_whole(values: Mapping[str, Any], text: str) -> bool:
+    after = _after_line(values, text)
+    return bool(_SERVER_UP_RE.search(after)) and not _RAN_OUT_RE.search(after)
+
+
 def _server_up_after(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies where the server came up after the matched line (blind batch wv005: CUDA-graph memory profiling off,
-    then the graphs captured and `Application startup complete`): what the warning feared at start did not happen."""
-    return {} if _SERVER_UP_RE.search(_after_line(values, text)) else None
+    """Applies where the server came up after the matched line and nothing after says it then ran out of memory or
+    died (blind batch wv005: CUDA-graph memory profiling off, then the graphs captured and `Application startup
+    complete`): what the warning feared did not happen (break-it review 22, p17: an OOM under load after it did)."""
+    return {} if _came_up_whole(values, text) else None
 
 
 def _server_not_up_after(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """:func:`_server_up_after`'s other side: no line after the matched one shows the server up."""
-    return None if _SERVER_UP_RE.search(_after_line(values, text)) else {}
+    """:func:`_server_up_after`'s other side: no line after the matched one shows the server up, or it died after."""
+    return None if _came_up_whole(values, text) else {}
 
 
 def _store_not_reached(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:

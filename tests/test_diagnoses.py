@@ -1265,6 +1265,13 @@ EXAMPLES.update({  # blind batch wr (session 39k): vLLM's fused-MoE kernel witho
         "[2025-07-03 11:12:01,375 I 42 42] (gcs_server) gcs_node_manager.cc:386: Removing node, node name = "
         "172.24.1.211, death reason = UNEXPECTED_TERMINATION, death message = Raylet could not connect to Runtime Env "
         "Agent node_id=3f59adf5c5637be592d585665324bc4d7e22d22f86bc0a4847c89076\n"),
+    "ray-node-removed-on-purpose": BANNER + (
+        "[2026-04-27 14:28:36,412 I 61 61] (gcs_server) gcs_node_manager.cc:639: Removing node, node name = "
+        "192.168.100.11, death reason = EXPECTED_TERMINATION, death message = received SIGTERM "
+        "node_id=90e5c8da07ae3610811933ecb98e021c4b5a7a49be80665bb8924e4b\n"),
+    "ray-node-preempted": BANNER + (
+        "[2025-03-11 09:14:02,118 I 88 88] gcs_node_manager.cc:128: Removing node, node name = 10.0.3.17, death "
+        "reason = AUTOSCALER_DRAIN_PREEMPTED, death message = preempted by the cloud provider\n"),
     "tls-certificate-verify-failed": BANNER + (
         "[2023-11-13 01:47:48,664 C 8 8] (ray_init) redis_context.cc:484:  Check failed: redisInitiateSSLWithContext("
         "context_, ssl_context_) == REDIS_OK Failed to setup encrypted redis: SSL_connect failed: "

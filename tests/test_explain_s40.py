@@ -144,3 +144,67 @@ def test_the_kv_line_says_how_many_full_length_requests_fit():
     fit at once."""
     [log] = [s for s in explain(paste("wx003"), host="other", nodes=1) if s.kind == "vllm-log"]
     assert "2.31x for 131,072-token requests (the pool fits 2 of that full length at once)" in messages(log, "ok")
+
+
+def test_a_node_stopped_on_purpose_is_a_note_and_an_unexpected_end_fails():
+    """Ray's GCS `Removing node ... death reason = ...` (break-it review 22): EXPECTED_TERMINATION with `received
+    SIGTERM` (a DGX Spark's `docker stop` of the head's container) and AUTOSCALER_DRAIN_IDLE are stops something asked
+    for, notes quoting one line; UNEXPECTED_TERMINATION (ray-project/ray#54321, blind batch wv010) fails."""
+    stopped = ("[2026-04-27 14:28:36,412 I 61 61] (gcs_server) gcs_node_manager.cc:639: Removing node, node name = "
+               "192.168.100.11, death reason = EXPECTED_TERMINATION, death message = received SIGTERM "
+               "node_id=90e5c8da07ae3610811933ecb98e021c4b5a7a49be80665bb8924e4b\n")
+    idle = ("[2025-03-11 09:14:02,118 I 88 88] gcs_node_manager.cc:128: Removing node, node name = 10.0.3.17, death "
+            "reason = AUTOSCALER_DRAIN_IDLE, death message = idle for long enough (> 60.0 s)\n"
+            "[2025-03-11 09:14:02,119 I 88 88] gcs_node_manager.cc:286: Node 3f1c0d9b is removed from cluster.\n")
+    for text in (stopped, idle):
+        [section] = explain(text, host="other")
+        assert "stopped on purpose" in messages(section, "info") and not messages(section, "fail")
+        assert "is removed from cluster" not in messages(section)  # the quoted line is one line
+    [section] = explain(paste("wv010"), host="other")
+    assert "UNEXPECTED_TERMINATION, `Raylet could not connect to Runtime Env Agent`" in messages(section, "fail")
+
+
+def test_the_redis_fix_is_for_rays_redis_only():
+    """A certificate refused: Ray's GCS to a TLS Redis (wv008) names RAY_REDIS_CA_CERT; pip downloading the `redis`
+    package through an intercepting proxy (break-it review 22, p15) gets the general CA-bundle fix."""
+    [ray] = explain(paste("wv008"), host="other")
+    assert "RAY_REDIS_CA_CERT" in messages(ray, "fail")
+    pip = ("WARNING: Retrying (Retry(total=4, connect=None, read=None, redirect=None, status=None)) after connection "
+           "broken by 'SSLError(SSLCertVerificationError(1, '[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify "
+           "failed: self-signed certificate in certificate chain (_ssl.c:1007)'))': /simple/redis/\n")
+    [section] = explain(pip, host="other")
+    assert "RAY_REDIS_CA_CERT" not in messages(section) and "REQUESTS_CA_BUNDLE" in messages(section, "fail")
+
+
+def test_fec_none_where_the_same_paste_shows_no_link_is_a_note():
+    """`ethtool enp1s0f1np1` with `Link detected: no`, then its `--show-fec` with Active None (break-it review 22,
+    p06): the unused port's FEC says nothing, a note; alone (ww007) the hedged warning stays."""
+    text = ("$ sudo ethtool enp1s0f1np1\nSettings for enp1s0f1np1:\n\tSpeed: Unknown!\n\tDuplex: Unknown! (255)\n"
+            "\tLink detected: no\n$ sudo ethtool --show-fec enp1s0f1np1\nFEC parameters for enp1s0f1np1:\n"
+            "Supported/Configured FEC encodings: Auto\nActive FEC encoding: None\n")
+    fec = explain(text, host="spark")[-1]
+    assert "what a port with no link shows" in messages(fec, "info") and not messages(fec, "warn")
+
+
+def test_devices_not_opened_skips_a_filtered_list_and_compares_one_host():
+    """`ibv_devices | head -n 4` lists some devices on purpose, and `ssh gpu-worker1 ibv_devices` is another host's
+    list than the prompt's sysfs (break-it review 22, p11 and p19): no warning in either."""
+    head = ("nvidia@spark1:~$ ls /sys/class/infiniband\nrocep1s0f0  rocep1s0f1  roceP2p1s0f0  roceP2p1s0f1\n"
+            "nvidia@spark1:~$ ibv_devices | head -n 4\n    device          \t   node GUID\n"
+            "    ------          \t----------------\n    rocep1s0f0      \t4cbb470300e1a2b0\n"
+            "    rocep1s0f1      \t4cbb470300e1a2b1\n")
+    other = ("admin@gpu-head:~$ ls /sys/class/infiniband\nmlx5_0  mlx5_1  mlx5_2  mlx5_3\n"
+             "admin@gpu-head:~$ ssh gpu-worker1 ibv_devices\n    device          \t   node GUID\n"
+             "    ------          \t----------------\n    mlx5_0          \tb8cef60300a1c2d0\n"
+             "    mlx5_1          \tb8cef60300a1c2d1\n")
+    for text in (head, other):
+        assert "cannot open" not in " ".join(messages(s) for s in explain(text, host="other"))
+
+
+def test_graphs_unprofiled_still_warn_where_the_server_ran_out_of_memory_after_it_came_up():
+    """Break-it review 22, p17: CUDA-graph profiling off, `Application startup complete`, then `torch.OutOfMemoryError`
+    under load: the risk the warning names came true, so it still warns (wv005 without the OOM is a note)."""
+    text = (paste("wv005") + "(EngineCore pid=227) ERROR 07-18 19:40:02 [core.py:710] torch.OutOfMemoryError: CUDA out "
+            "of memory. Tried to allocate 2.00 GiB.\n")
+    [log] = [s for s in explain(text, host="spark", nodes=2) if s.kind == "vllm-log"]
+    assert "CUDA graphs' memory is turned off" in messages(log, "warn")

@@ -164,6 +164,9 @@ def fec_findings(r: Any, name: str) -> list[Finding]:
     if r.fec_active is None and r.fec_configured is None:
         return []
     if active.lower() in ("", "off", "none") and active and is_qsfp_twin(r.interface or ""):
+        if r.link_detected is False or _no_link_shown(r.interface or ""):
+            return [info(f"{name}: FEC configured {conf}, active {active}: what a port with no link shows (this paste's "
+                         "`ethtool` of it says `Link detected: no`): nothing to read from FEC until it links.")]
         return [warn(f"{name}: FEC configured {conf}, active {active}: a Spark's {LINE_GBPS}G QSFP link runs RS-FEC "
                      "(Reed-Solomon; PAM4 signalling needs it), so no FEC means this port is down (an unused, unplugged "
                      "port shows it too: fine) or linked at a lower speed or without RS. Read `ethtool "
@@ -174,6 +177,15 @@ def fec_findings(r: Any, name: str) -> list[Finding]:
                      "normally run RS; through a switch both ends must use the same FEC. Leave it on Auto.")]
     return [ok(f"{name}: FEC configured {conf}, active {active}: normal, not a fault by itself (100G and faster "
                "links use RS, Reed-Solomon). Look at FEC only if the link flaps (`ethtool -S <iface> | grep -i fec`).")]
+
+
+def _no_link_shown(interface: str) -> bool:
+    """Whether the paste holds an ``ethtool <interface>`` report of this interface that says ``Link detected: no``
+    (break-it review 22, p06: `ethtool enp1s0f1np1` with no link, then its `--show-fec` with Active None)."""
+    from .context import context
+    paste = context().paste or ""
+    return bool(interface) and any(chunk.startswith(f"{interface}:") and "Link detected: no" in chunk.split("\n$", 1)[0]
+                                   for chunk in paste.split("Settings for ")[1:])
 
 
 def up_count(maps: list[Any], cut: bool) -> str:

@@ -199,21 +199,22 @@ def devices_not_opened(items: list[tuple[Any, Any]]) -> list[tuple[int, Finding]
     device) or the provider library of their driver (rdma-core's). Blind batch wu004 (kvcache-ai/Mooncake#102: erdma_0
     and erdma_1 in sysfs, /dev/infiniband with uverbs0 only, ibv_devices lists erdma_0). Not across a command that
     changed the state between the two, nor two hosts."""
-    from ..parsers.common.commands import changes_state
+    from ..parsers.common.commands import changes_state, ssh_host
     seen: dict[Any, tuple[int, list[str]]] = {}
     out: list[tuple[int, Finding]] = []
     for index, (s, parsed) in enumerate(items):
         if s.error or parsed is None:
             continue
+        host, filtered = ssh_host(s.command) or s.host, "|" in (s.command or "")  # (`| head` lists some)
         if changes_state(s.command):
             seen.clear()
-        elif s.kind == "ib-sysfs" and len(parsed) > 1:
-            seen[s.host] = (index, list(parsed))
-        elif s.kind == "ibv-devices" and s.host in seen and parsed:
-            missing = [d for d in seen[s.host][1] if d not in parsed]
-            if missing and all(d in seen[s.host][1] for d in parsed):
+        elif s.kind == "ib-sysfs" and len(parsed) > 1 and not filtered:
+            seen[host] = (index, list(parsed))
+        elif s.kind == "ibv-devices" and host in seen and parsed and not filtered:
+            missing = [d for d in seen[host][1] if d not in parsed]
+            if missing and all(d in seen[host][1] for d in parsed):
                 out.append((index, warn(
-                    f"`ibv_devices` lists {', '.join(parsed)}, but /sys/class/infiniband has {', '.join(seen[s.host][1])}: "
+                    f"`ibv_devices` lists {', '.join(parsed)}, but /sys/class/infiniband has {', '.join(seen[host][1])}: "
                     f"libibverbs cannot open {', '.join(missing)}. The kernel has {'it' if len(missing) == 1 else 'them'}; "
                     "what user space needs is missing: its /dev/infiniband/uverbsN (`ls /dev/infiniband`; in a container "
                     "pass each one, or /dev/infiniband whole, with --device) or its driver's provider library "
