@@ -84,8 +84,10 @@ def figures_of(names: tuple[str, ...] | list[str]) -> tuple[Figure, ...]:
         if lesson not in lessons.checked():
             continue
         for c in load_catalogue(lesson):
-            for e in c["expect"]:
-                if e["op"].endswith("in_range") and not _one_value(e["range"]):
+            ranged = [e for e in c["expect"] if e["op"].endswith("in_range")]
+            specs = {e["fact"] for e in ranged if _one_value(e["range"])}  # (a spec's looser band: still a spec)
+            for e in ranged:
+                if not _one_value(e["range"]) and e["fact"] not in specs:
                     out.append(Figure(lesson, c["id"], c["title"], e["fact"], e["range"]))
         out += [f for f in EXTRA_FIGURES if f.lesson == lesson]
     return tuple(out)
