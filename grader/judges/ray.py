@@ -521,7 +521,7 @@ def summarise_ray_start(rs: Any, command: str | None) -> Summary:
                              "--address and --node-ip-address, a firewall between the nodes, and `ray status` on "
                              "the head."))
     if rs.local_ip and rs.local_ip.startswith("127."):
-        alone = not rs.join_address and (machines_spanned(None) or 1) < 2  # (no join line: macOS/Windows' one-machine start, wv001)
+        alone = not rs.join_address and machines_spanned(None) == 1  # (told one machine, no join line printed: wv001)
         findings.append((info if alone else warn)(f"Ray chose the loopback address {rs.local_ip}: " + ("a Ray runtime for this one machine, fine for jobs run on it; Ray printed no `ray start --address` line, and no other machine can join it. A cluster of several machines needs" if alone else "no other node can reach it. Give") + " `--node-ip-address=<this node's address on the link the nodes share>`."))
     elif rs.local_ip and rs.local_ip.startswith("172.17.0.") and (spanned := machines_spanned(None)) != 1 \
             and not option_value(argv, "--node-ip-address"):  # (one given on purpose: a LAN of that range)

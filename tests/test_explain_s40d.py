@@ -1,0 +1,99 @@
+"""Session 40, builder D (issue 27): the blind batches' serving and GPU misses (wv001, wx004, wx009, wv009, wy005),
+each read from the pending corpus file or a few real lines, with a neighbouring output the rule must leave alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grader.explain import explain
+from tests.conftest import levels, messages, said_in_all
+
+PENDING = Path(__file__).parent / "fixtures" / "field" / "pending"
+CORPUS = Path(__file__).parent / "fixtures" / "field" / "corpus"
+
+
+def _paste(folder: Path, prefix: str) -> str:
+    [path] = folder.glob(prefix + "_*.txt")
+    return path.read_text()
+
+
+def _section(sections, kind):
+    return next(s for s in sections if s.kind == kind)
+
+
+def test_a_loopback_head_that_offers_no_join_line_is_a_one_machine_runtime():
+    """https://github.com/ray-project/ray/pull/34081: `ray start --head` on macOS binds 127.0.0.1 and prints no
+    `ray start --address` line (multi-node is opt-in there): a healthy runtime for this machine, an info. The head
+    of ray#24130 (corpus v009) prints a join line with 127.0.0.1 that no other machine can use: still a warn, and
+    a loopback head for a run told to span two machines, or not told how many, is a warn too."""
+    s = _section(explain(_paste(PENDING, "wv001"), host="other", nodes=1), "ray-start")
+    assert "warn" not in levels(s) and "fail" not in levels(s)
+    assert "loopback address 127.0.0.1: a Ray runtime for this one machine" in messages(s, "info")
+    assert "no other machine can join it" in messages(s, "info")
+    two = _section(explain(_paste(PENDING, "wv001"), host="other", nodes=2), "ray-start")
+    assert "loopback address 127.0.0.1: no other node can reach it" in messages(two, "warn")
+    untold = _section(explain(_paste(PENDING, "wv001"), host="other"), "ray-start")
+    assert "loopback address 127.0.0.1: no other node can reach it" in messages(untold, "warn")
+    v009 = _section(explain(_paste(CORPUS, "v009"), host="other", nodes=1), "ray-start")
+    assert "loopback address 127.0.0.1: no other node can reach it" in messages(v009, "warn")
+
+
+TOP = ("(APIServer pid=1) INFO 09-14 08:11:40 [kv_cache_utils.py:2459] GPU KV cache size: 443,242 tokens\n"
+       "(APIServer pid=1) Traceback (most recent call last):\n"
+       "(APIServer pid=1)   File \"<frozen runpy>\", line 198, in _run_module_as_main\n"
+       "(APIServer pid=1)   File \"/opt/vllm/vllm/entrypoints/cli/serve.py\", line 148, in cmd\n"
+       "(APIServer pid=1)     uvloop.run(run_server(args))\n"
+       "(APIServer pid=1)            ^^^^^^^^^^^^^^\n")
+
+
+def test_a_traceback_from_the_entry_point_cut_inside_is_a_failed_launch():
+    """https://github.com/MiaAI-Lab/DeepSeek-v4-Flash-One-DGX-Spark/issues/13 (blind batch wx004): the APIServer's
+    traceback from runpy's `_run_module_as_main`, the paste ending inside it: an uncaught exception, the process
+    ended: a fail that says the exception is not shown. A traceback from a worker's frame (caught and logged, the
+    process may go on) stays a warn, and one that ends with its exception line (KeyboardInterrupt) is not this."""
+    s = _section(explain(_paste(PENDING, "wx004"), host="spark", nodes=1), "vllm-log")
+    assert "entry point" in messages(s, "fail") and "cut before the exception line" in messages(s, "fail")
+    s = _section(explain(TOP, kind="vllm-log", host="other", nodes=1), "vllm-log")
+    assert "entry point (its first frame is `_run_module_as_main`" in messages(s, "fail")
+    inner = TOP.replace("<frozen runpy>\", line 198, in _run_module_as_main",
+                        "/opt/vllm/vllm/v1/engine/core.py\", line 700, in run_engine_core")
+    s = _section(explain(inner, kind="vllm-log", host="other", nodes=1), "vllm-log")
+    assert "fail" not in levels(s) and "exception it ends with is not in the text" in messages(s, "warn")
+    ended = TOP + "(APIServer pid=1) KeyboardInterrupt\n"
+    s = _section(explain(ended, kind="vllm-log", host="other", nodes=1), "vllm-log")
+    assert "entry point" not in messages(s)
+
+
+def test_a_log_that_stops_after_the_weights_download_cannot_tell_how_start_up_went():
+    """https://github.com/vllm-project/vllm/issues/28658 (blind batch wx009): seven lines of a two-node PP=2 start
+    ending after `Time spent downloading weights`: no error in them, and whether loading finished cannot be told."""
+    s = _section(explain(_paste(PENDING, "wx009"), host="other", nodes=2), "vllm-log")
+    assert "warn" not in levels(s) and "fail" not in levels(s)
+    assert "with no error before it" in messages(s, "info") and "cannot tell whether loading finished" in messages(s)
+
+
+def test_a_log_ending_at_the_ready_line_says_it_shows_no_request():
+    """https://github.com/sgl-project/sglang/issues/16920 (blind batch wv009): SGLang TP=2 up (`Application startup
+    complete`, Uvicorn running), nothing after it: the start is healthy and serving is not in the paste. A log
+    with requests after its ready line (vLLM's stats lines) does not get the clause."""
+    s = _section(explain(_paste(PENDING, "wv009"), host="other", nodes=1), "sglang-log")
+    assert "The server came up" in messages(s, "ok") and "shows no request served" in messages(s, "ok")
+    up = ("INFO 11-29 14:02:11 [api_server.py:1] vLLM API server version 0.11.0\n"
+          "INFO:     Application startup complete.\n")
+    s = _section(explain(up, kind="vllm-log", host="other", nodes=1), "vllm-log")
+    assert "shows no request served" in messages(s, "ok")
+    served = up + ('INFO:     127.0.0.1:50000 - "POST /v1/chat/completions HTTP/1.1" 200 OK\n'
+                   "INFO 11-29 14:03:11 [loggers.py:123] Engine 000: Avg prompt throughput: 12.0 tokens/s, "
+                   "Avg generation throughput: 40.1 tokens/s, Running: 1 reqs, Waiting: 0 reqs\n")
+    s = _section(explain(served, kind="vllm-log", host="other", nodes=1), "vllm-log")
+    assert "The server is up" in messages(s, "ok") and "shows no request served" not in messages(s)
+
+
+def test_an_old_nvidia_smi_version_prefix_is_not_a_windows_driver():
+    """https://github.com/cBio/cbio-cluster/issues/39 (blind batch wy005): drivers of 2013-14 print `NVIDIA-SMI
+    5.325.15  Driver Version: 325.15`, one driver; a WSL2 table (`NVIDIA-SMI 545.29.04  Driver Version: 546.17`)
+    still reads as a Linux nvidia-smi on a Windows driver."""
+    text = _paste(PENDING, "wy005")
+    assert "WSL2" not in said_in_all(explain(text, host="other", nodes=1))
+    wsl = text.replace("NVIDIA-SMI 5.325.15   Driver Version: 325.15 ", "NVIDIA-SMI 545.29.04 Driver Version: 546.17")
+    assert "WSL2" in said_in_all(explain(wsl, host="other", nodes=1))
