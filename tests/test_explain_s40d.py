@@ -97,3 +97,17 @@ def test_an_old_nvidia_smi_version_prefix_is_not_a_windows_driver():
     assert "WSL2" not in said_in_all(explain(text, host="other", nodes=1))
     wsl = text.replace("NVIDIA-SMI 5.325.15   Driver Version: 325.15 ", "NVIDIA-SMI 545.29.04 Driver Version: 546.17")
     assert "WSL2" in said_in_all(explain(wsl, host="other", nodes=1))
+
+
+def test_the_first_benchmark_serving_summary_with_its_line_breaks_lost_is_read():
+    """https://github.com/vllm-project/vllm/pull/2505 (blind batch wx010): the January 2024 benchmark_serving.py
+    summary pasted on one line (`Total time: 58.91 s Throughput: 0.34 requests/s Average latency: 18.55 s ...`), its
+    Namespace line saying num_prompts=20: read, the run said completed for the 20 prompts sent, failures not shown.
+    The one-row-a-line form (as it printed) reads the same."""
+    text = _paste(PENDING, "wx010")
+    s = _section(explain(text, host="other", nodes=1), "vllm-bench")
+    assert "summary for the 20 prompts sent (`num_prompts=20`): 0.34 req/s over 58.91 s" in messages(s, "info")
+    assert "warn" not in levels(s) and "fail" not in levels(s)
+    rows = text.replace(" Throughput:", "\nThroughput:").replace(" Average latency", "\nAverage latency")
+    s = _section(explain(rows, host="other", nodes=1), "vllm-bench")
+    assert "summary for the 20 prompts sent" in messages(s, "info") and "E2EL mean 18550.00 ms" in messages(s)

@@ -80,6 +80,11 @@ def describe(result: BenchResult, sent: int | None = None, burst: bool = False, 
         findings.append(info(f"{completed:g} requests succeeded; this output shows neither a count of failures "
                               "nor how many were sent (its progress bar or --num-prompts), so failures cannot be ruled "
                               "out."))
+    elif completed is None and failed is None and sent and src.get("request_throughput") and src.get("duration"):
+        findings.append(info(f"The run completed and printed its summary for the {sent:g} prompts sent (`num_prompts="
+                             f"{sent:g}`): {src['request_throughput']:.2f} req/s over {src['duration']:.2f} s. This "
+                             "format counts neither completed nor failed requests, so that every one succeeded is not "
+                             "shown."))
     thr, inp = src.get("output_throughput"), src.get("input_throughput")
     if thr is not None:
         rate = f"{inp:,.0f}" if inp and inp >= 10 else f"{inp:.3g}" if inp else ""  # 1.61, not 2
