@@ -111,3 +111,18 @@ def test_the_first_benchmark_serving_summary_with_its_line_breaks_lost_is_read()
     rows = text.replace(" Throughput:", "\nThroughput:").replace(" Average latency", "\nAverage latency")
     s = _section(explain(rows, host="other", nodes=1), "vllm-bench")
     assert "summary for the 20 prompts sent" in messages(s, "info") and "E2EL mean 18550.00 ms" in messages(s)
+
+
+def test_a_trtllm_bench_report_cut_above_its_header_is_read_with_its_lengths_worked_out():
+    """https://github.com/NVIDIA/TensorRT-LLM/issues/6294 (pending xl006): a report from its `Issue Rate` line, the
+    header (model, lengths) cut off, its sections PERFORMANCE OVERVIEW and DATASET DETAILS: read as trtllm-bench, and
+    the output per request worked out (6957.3 / 248.4751 = 28, input (38762.1 - 6957.3) / 248.4751 = 128), the
+    dataset's own lengths said not shown. A report with its lengths (corpus trtllm-bench entries) checks them instead."""
+    s = _section(explain(_paste(PENDING, "xl006"), host="other", nodes=1), "vllm-bench")
+    assert "header (model, layout) is not in the paste" in messages(s, "info")
+    assert "28 output tokens per request on average" in messages(s, "info") and "128 input" in messages(s, "info")
+    full = ("= REQUEST DETAILS\nNumber of requests: 100\nAverage Input Length (tokens): 128.0\n"
+            "Average Output Length (tokens): 128.0\n= PERFORMANCE OVERVIEW\nRequest Throughput (req/sec): 10.0\n"
+            "Total Output Throughput (tokens/sec): 1280.0\n")
+    s = _section(explain(full, kind="vllm-bench", host="other", nodes=1), "vllm-bench")
+    assert "tokens per request on average" not in messages(s) and "its figures agree" in messages(s, "ok")

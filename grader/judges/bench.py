@@ -467,7 +467,8 @@ def _trtllm_bench(r: BenchResult) -> Summary:
     what = [m.get("Model"), f"TensorRT-LLM {m['TensorRT-LLM Version']}" if m.get("TensorRT-LLM Version") else None,
             f"{m['backend']} backend" if m.get("backend") else None, layout or None,
             m.get("Quantization") and f"{m['Quantization']} weights"]
-    findings.append(info("trtllm-bench: " + ", ".join(w for w in what if w) + "."))
+    findings.append(info("trtllm-bench: " + (", ".join(w for w in what if w) or "the report's header (model, layout) "
+                                             "is not in the paste") + "."))
     if x.get("num_requests"):
         findings.append(info(f"{x['num_requests']:g} requests of {x.get('mean_input_len', 0):g} input and "
                              f"{x.get('mean_output_len', 0):g} output tokens on average"
@@ -482,6 +483,13 @@ def _trtllm_bench(r: BenchResult) -> Summary:
                 f"{req:g} requests/s x {length:g} output tokens = {req * length:,.0f} tok/s: "
                 + ("the report's output rate, so its figures agree." if agree else
                    "not the report's output rate; requests of other lengths, or a cut report, explain it.")))
+    if out and req and not length:  # (the report's header, with the dataset's lengths, cut off: pending xl006)
+        total = x.get("total_token_throughput")
+        findings.append(info(f"{out / req:,.0f} output tokens per request on average ({out:,.1f} tok/s / {req:g} "
+                             "requests/s)" + (f", {(total - out) / req:,.0f} input" if total and total > out else "")
+                             + ": the lengths the dataset asked for are not in the paste. If its outputs were longer, "
+                             "requests stopped early (EOS honoured) and this output rate is not comparable to a run "
+                             "of the full length."))
     for key, label in (("mean_ttft_ms", "TTFT"), ("mean_tpot_ms", "TPOT")):
         if x.get(key) is not None:
             findings.append(info(f"Average {label} {x[key]:g} ms."))

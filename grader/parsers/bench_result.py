@@ -509,7 +509,7 @@ def parse_aiperf_jsonl(text: str) -> BenchResult:
 # --------------------------------------------------------------------------- any
 
 TRTLLM_SECTION_RE = re.compile(r"^=?\s?(?:PYTORCH BACKEND|TENSORRT BACKEND|REQUEST DETAILS|WORLD \+ RUNTIME INFORMATION"
-                               r"|PERFORMANCE OVERVIEW|ENGINE DETAILS)\s*$")
+                               r"|PERFORMANCE OVERVIEW|ENGINE DETAILS|DATASET DETAILS)\s*$")
 """A section heading of trtllm-bench's report (``= PERFORMANCE OVERVIEW``, between lines of ``=``)."""
 _TRTLLM_KEYS = {"Number of requests": "num_requests", "Number of concurrent requests": "concurrency",
                 "Average Input Length (tokens)": "mean_input_len", "Average Output Length (tokens)": "mean_output_len",
