@@ -126,3 +126,16 @@ def test_a_trtllm_bench_report_cut_above_its_header_is_read_with_its_lengths_wor
             "Total Output Throughput (tokens/sec): 1280.0\n")
     s = _section(explain(full, kind="vllm-bench", host="other", nodes=1), "vllm-bench")
     assert "tokens per request on average" not in messages(s) and "its figures agree" in messages(s, "ok")
+
+
+def test_a_completed_pod_is_said_completed_not_running():
+    """Blind batch wy007 (a MicroK8s GPU test pod on a DGX Spark, `kubectl get pod -o wide`: `gpu-test 0/1 Completed
+    0 15s ... spark-02`, then its log, an nvidia-smi table): the pod ran to its end, said so, not `Running with every
+    container ready`; a listing of running pods keeps its sentence."""
+    s = _section(explain(_paste(PENDING, "wy007"), host="spark", nodes=1), "kubectl-pods")
+    assert "gpu-test Completed: a one-shot pod that ran to its end" in messages(s, "ok")
+    assert "Running" not in messages(s)
+    running = ("NAME       READY   STATUS    RESTARTS   AGE\n"
+               "vllm-0     1/1     Running   0          5m\n")
+    s = _section(explain(running, kind="kubectl-pods", host="other", nodes=1), "kubectl-pods")
+    assert "All 1 pod(s) are Running with every container ready." in messages(s, "ok")

@@ -17,7 +17,7 @@ from ..parsers.common import command_argv, option_value
 from .common import fail, fmt_count, info, machines_spanned, ok, on_spark, spark_figure, warn, whole
 from .context import context
 from .model import Finding, Section, Summary
-from .ray_notes import group_over_total, node_notes, negative_usage, slow_start, stale_demand
+from .ray_notes import group_over_total, pods_up, node_notes, negative_usage, slow_start, stale_demand
 
 
 GIB = 2 ** 30
@@ -349,7 +349,7 @@ def _ray_gpu_findings(st: RayStatus, gpu: tuple[float, float] | None, nodes: int
 def summarise_pods(pods: list[Any], command: str | None) -> Summary:
     facts = {"pods": [dataclasses.asdict(p) for p in pods], "up": sum(p.up for p in pods), "total": len(pods)}
     down = [p for p in pods if not p.up and p.status != "Completed"]
-    findings = [ok(f"All {len(pods)} pod(s) are Running with every container ready.")] if not down else []
+    findings = [ok(pods_up(pods))] if not down else []
     for p in down:
         what = f"{p.name}: {p.ready}/{p.containers} ready, {p.status}" + (f", {p.restarts} restarts" if p.restarts else "")
         ray = (" A Ray node in a pod that is not up may not have joined, and its GPU is then missing from the cluster "

@@ -201,3 +201,18 @@ def ray_status_after(poll: str, size: int) -> bool:
         return parse_ray_status(paste[at + len(poll):]).node_count >= size
     except (ParseError, ValueError):
         return False
+
+
+def pods_up(pods: list[Any]) -> str:
+    """The sentence for a pod listing with none down: Running with every container ready, or Completed (a one-shot
+    pod, a job's or a test's, that ran to its end: READY 0/1 is what a finished pod shows; blind batch wy007, a GPU
+    test pod that ran nvidia-smi and Completed)."""
+    done = [p.name for p in pods if p.status == "Completed"]
+    if not done:
+        return f"All {len(pods)} pod(s) are Running with every container ready."
+    running = len(pods) - len(done)
+    return ((f"{running} pod(s) Running with every container ready; " if running else "")
+            + f"{', '.join(done[:4])}{' ...' if len(done) > 4 else ''} Completed: "
+            + ("a one-shot pod that ran to its end and exited 0" if len(done) == 1 else "one-shot pods that ran to "
+               "their end and exited 0") + " (READY 0/N is what a finished pod shows, not a fault); what it printed is "
+            "in `kubectl logs`.")
