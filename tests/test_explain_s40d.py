@@ -139,3 +139,33 @@ def test_a_completed_pod_is_said_completed_not_running():
                "vllm-0     1/1     Running   0          5m\n")
     s = _section(explain(running, kind="kubectl-pods", host="other", nodes=1), "kubectl-pods")
     assert "All 1 pod(s) are Running with every container ready." in messages(s, "ok")
+
+
+WX005_TABLE = """================================================================================
+Category | Concurrency | Wall Time | Total Tok | Server Tok/s | Avg Latency | Avg Stream
+--------------------------------------------------------------------------------
+Prose    | 1           |    6.39s  |      1024 |    160.34 tok/s |      6.39s |   160.35 tok/s
+Code     | 1           |    5.86s  |      1024 |    174.63 tok/s |      5.86s |   174.64 tok/s
+--------------------------------------------------------------------------------
+Prose    | 4           |   10.53s  |      4096 |    388.96 tok/s |      9.95s |   103.11 tok/s
+Code     | 4           |    8.54s  |      4096 |    479.73 tok/s |      8.15s |   125.98 tok/s
+--------------------------------------------------------------------------------
+Prose    | 8           |   17.93s  |      8192 |    456.96 tok/s |     17.25s |    59.41 tok/s
+Code     | 8           |   15.51s  |      8192 |    528.07 tok/s |     14.43s |    71.38 tok/s
+"""
+
+
+def test_a_scripts_own_concurrency_table_without_outer_pipes_is_a_results_table():
+    """Blind batch wx005 (a repo's concurrency benchmark on two RTX 3090s, its table without outer pipes, its groups
+    parted by rules of dashes under an 80-character rule of `=`): read as a results table, the aggregate rising with
+    concurrency per category; not a `vllm bench serve` output it cannot read. vLLM's own result block (its 50-`=`
+    end line) is still the bench's."""
+    sections = explain(WX005_TABLE, host="other", nodes=1)
+    assert [s.kind for s in sections] == ["results-table"]
+    said = messages(sections[0], "info")
+    assert "Prose: the aggregate rate grows from 160.34 at concurrency 1 to 456.96 at 8" in said
+    assert "Code: the aggregate rate grows from 174.63 at concurrency 1 to 528.07 at 8" in said
+    bench = ("============ Serving Benchmark Result ============\nSuccessful requests:                     100\n"
+             "Benchmark duration (s):                  10.00\nRequest throughput (req/s):              10.00\n"
+             "Output token throughput (tok/s):         1280.00\n==================================================\n")
+    assert [s.kind for s in explain(bench, host="other", nodes=1)] == ["vllm-bench"]
