@@ -169,3 +169,25 @@ def test_a_scripts_own_concurrency_table_without_outer_pipes_is_a_results_table(
              "Benchmark duration (s):                  10.00\nRequest throughput (req/s):              10.00\n"
              "Output token throughput (tok/s):         1280.00\n==================================================\n")
     assert [s.kind for s in explain(bench, host="other", nodes=1)] == ["vllm-bench"]
+
+
+def test_a_healthy_status_with_every_gpu_held_says_ray_is_not_what_holds_a_job_back():
+    """rLLM#95 (blind batch wv003): one node, `8.0/8.0 GPU (8.0 used of 8.0 reserved in placement groups)`, no pending
+    nodes, no demands, a training job said to hang: healthy, every GPU held, and why a job stops is not in a `ray
+    status`. A healthy idle status (GPUs free) gets no such clause."""
+    s = _section(explain(_paste(PENDING, "wv003"), host="other", nodes=1), "ray-status")
+    said = messages(s, "ok")
+    assert "Every GPU is held (8/8) and nothing waits for more" in said and "this output cannot tell why" in said
+    idle = _paste(PENDING, "wv003").replace("9.0/192.0 CPU (8.0 used of 8.0 reserved in placement groups)",
+                                            "0.0/192.0 CPU").replace("8.0/8.0 GPU (8.0 used of 8.0 reserved in "
+                                                                     "placement groups)", "0.0/8.0 GPU")
+    s = _section(explain(idle, host="other", nodes=1), "ray-status")
+    assert "Healthy" in messages(s, "ok") and "Every GPU is held" not in messages(s)
+
+
+def test_a_pending_uninitialized_worker_names_the_set_up_and_the_log_that_decides():
+    """ray#29127 (blind batch wm011): the head healthy, a worker `Pending: <IP>: ray.worker.default, uninitialized`:
+    a warn (a snapshot cannot tell it stays), naming the instance's set-up (SSH, setup commands) and the monitor log."""
+    s = _section(explain(_paste(PENDING, "wm011"), host="other", nodes=2), "ray-status")
+    said = messages(s, "warn")
+    assert "set-up of the instance (SSH, setup commands)" in said and "this status cannot tell which" in said

@@ -17,7 +17,7 @@ from ..parsers.common import command_argv, option_value
 from .common import fail, fmt_count, info, machines_spanned, ok, on_spark, spark_figure, warn, whole
 from .context import context
 from .model import Finding, Section, Summary
-from .ray_notes import group_over_total, pods_up, node_notes, negative_usage, slow_start, stale_demand
+from .ray_notes import all_held, group_over_total, pods_up, node_notes, negative_usage, slow_start, stale_demand
 
 
 GIB = 2 ** 30
@@ -90,8 +90,8 @@ def summarise_ray(st: RayStatus, command: str | None) -> Summary:
                                      ", and its recent launches failed (below): it cannot start them; its log says why "
                                      "(/tmp/ray/session_latest/logs/monitor.*)." if st.failed_nodes else
                                      ". Run `ray status` again in a minute; nodes that stay pending point at the "
-                                     "autoscaler's launch (its log, /tmp/ray/session_latest/logs/monitor.*), not at a "
-                                     "worker that could not join.")))
+                                     "autoscaler's launch or its set-up of the instance (SSH, setup commands), not at a worker that "
+                                     "could not join; this status cannot tell which: the monitor log (/tmp/ray/session_latest/logs/monitor.*) does.")))
         elif n == 1 and not (st.resources or st.totals or st.pending_demands or st.per_node or st.failed_nodes):
             findings.append(info("Ray lists 1 node, but the output stops inside its node list (no `Pending` or "  # xp019
                                  "`Resources` section after it): more nodes may be below the cut, so it cannot say "
@@ -168,7 +168,7 @@ def _all_quiet(st: RayStatus, findings: list[Finding]) -> str | None:
     cpus_only, shown = not any(st.resources.get(k, (0, 0))[1] for k in ("GPU",) + OTHER_ACCELERATORS), "demands" in st.sections
     return (f"{'No failures (of a cluster of CPUs only)' if cpus_only else 'Healthy' if shown else 'Healthy as far as shown'}: all {st.node_count} node(s) up, nothing pending (no node launching"
             + (", no resource demand waiting" if shown else "") + "), no recent failures" + ("; idle: no resource in use" if _idle(st) else "")
-            + ("." if shown else "; the `Demands` section (resource requests waiting) is not in the paste."))
+            + ("." + all_held(st) if shown else "; the `Demands` section (resource requests waiting) is not in the paste."))
 
 
 def _idle(st: RayStatus) -> bool:
