@@ -191,3 +191,14 @@ def test_a_pending_uninitialized_worker_names_the_set_up_and_the_log_that_decide
     s = _section(explain(_paste(PENDING, "wm011"), host="other", nodes=2), "ray-status")
     said = messages(s, "warn")
     assert "set-up of the instance (SSH, setup commands)" in said and "this status cannot tell which" in said
+
+
+def test_a_log_with_an_error_after_its_ready_line_does_not_say_it_ends_there():
+    """The ready line's clause is for a log that ends there: an engine that died after coming up (the shape of
+    https://github.com/eugr/spark-vllm-docker/issues/237: the server up, then `EngineDeadError`) does not get it."""
+    text = ("INFO 11-29 14:02:11 [api_server.py:1] vLLM API server version 0.11.0\n"
+            "INFO:     Application startup complete.\n"
+            "ERROR 11-29 14:05:11 [core.py:1] EngineCore encountered a fatal error.\n"
+            "vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue.\n")
+    s = _section(explain(text, kind="vllm-log", host="other", nodes=1), "vllm-log")
+    assert "shows no request served" not in messages(s)

@@ -60,10 +60,17 @@ _SERVING_RE = re.compile(r'"(?:POST|GET) /(?:v1|generate)|Avg prompt throughput|
                          r"|Engine \d{1,4}: |[Gg]eneration throughput|Processed prompts")
 
 
+_READY_TAIL_LINES = 4
+"""Lines after the ready line that still end the log there (Uvicorn's `running on`, a sampling-params note)."""
+
+
 def ready_tail(text: str) -> str:
-    """A clause for the ready finding of a log whose last ready line has no serving after it, else ""."""
+    """A clause for the ready finding of a log that ends at its last ready line (at most a few lines after it, none
+    of serving, an error or a traceback), else ""."""
     at = max(text.rfind(m) for m in _READY_MARKS)
-    if at < 0 or _SERVING_RE.search(text, at):
+    after = [x for x in text[at:].split("\n")[1:] if x.strip()] if at >= 0 else []
+    if at < 0 or _SERVING_RE.search(text, at) or len(after) > _READY_TAIL_LINES \
+            or any("rror" in x or "Traceback" in x or "Killed" in x for x in after):
         return ""
     return (" The paste ends there: it shows no request served, so how serving went (its speed, a fault under load) "
             "is not in this output.")
