@@ -89,12 +89,14 @@ def test_a_log_ending_at_the_ready_line_says_it_shows_no_request():
     assert "The server is up" in messages(s, "ok") and "shows no request served" not in messages(s)
 
 
-def test_an_old_nvidia_smi_version_prefix_is_not_a_windows_driver():
+def test_an_old_nvidia_smi_table_is_read_as_one_driver_and_its_rows_whole():
     """https://github.com/cBio/cbio-cluster/issues/39 (blind batch wy005): drivers of 2013-14 print `NVIDIA-SMI
     5.325.15  Driver Version: 325.15`, one driver; a WSL2 table (`NVIDIA-SMI 545.29.04  Driver Version: 546.17`)
     still reads as a Linux nvidia-smi on a Windows driver."""
     text = _paste(PENDING, "wy005")
     assert "WSL2" not in said_in_all(explain(text, host="other", nodes=1))
+    s = _section(explain(text, host="other", nodes=1), "nvidia-smi")  # (its `14MB /  6143MB` read as MiB)
+    assert "GPU2 (GeForce GTX TITAN): 14 of 6143 MiB used" in messages(s, "info") and "cut off" not in messages(s)
     wsl = text.replace("NVIDIA-SMI 5.325.15   Driver Version: 325.15 ", "NVIDIA-SMI 545.29.04 Driver Version: 546.17")
     assert "WSL2" in said_in_all(explain(wsl, host="other", nodes=1))
 
