@@ -16,6 +16,9 @@ Never words or figures: those are the table's.
   resolve.
 - A start-up warning of what may fail at start (CUDA graphs without memory profiling), with the server shown up after
   it: the fear did not come true there (blind batch wv005).
+- A traceback from a program's entry point (its first frame ``<module>`` or runpy's ``_run_module_as_main``) that
+  the paste ends inside, every line after its head a frame, a source line or a caret line: an uncaught exception, the
+  process ended (blind batch wx004); one whose exception line is there (``KeyboardInterrupt`` too) is read by it.
 """
 
 from __future__ import annotations
@@ -212,6 +215,23 @@ def _store_not_reached(log: VllmLog | None, values: Mapping[str, Any], text: str
     return None if "The client socket has connected to" in (context().paste or text) else {}
 
 
+_TB_HEAD = "Traceback (most recent call last):"
+
+
+def _ends_in_frames(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """{} when the paste's last traceback is still open at its end (each line after its head, less the head line's
+    own prefix such as ``(APIServer pid=1) ``, indented or blank) and its first frame is the entry point; else None."""
+    at = text.rfind(_TB_HEAD)
+    if at < 0:
+        return None
+    prefix = text[text.rfind("\n", 0, at) + 1:at]
+    lines = [x[len(prefix):] if prefix and x.startswith(prefix) else x for x in text[at:].split("\n")[1:]]
+    lines = [x for x in lines if x.strip()]
+    if not lines or any(not x[:1].isspace() for x in lines):
+        return None
+    return {} if re.search(r", in (?:_run_module_as_main|<module>)\s*$", lines[0]) else None
+
+
 PASTE_DETAILS: dict[str, Callable[..., dict[str, Any] | None]] = {
     "server_up_after": _server_up_after,
     "server_not_up_after": _server_not_up_after,
@@ -223,6 +243,7 @@ PASTE_DETAILS: dict[str, Callable[..., dict[str, Any] | None]] = {
     "ngc_gpu_shown": _ngc_gpu_shown,
     "ngc_gpus_asked": _ngc_gpus_asked,
     "letters_split": _letters_split,
+    "ends_in_frames": _ends_in_frames,
 }
 """The details of this module, by the names checks/diagnoses.toml gives them (merged into grader.diagnosis_details'
 DETAILS)."""

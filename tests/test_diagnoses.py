@@ -191,6 +191,10 @@ EXAMPLES.update({
     # QAnything#302: vLLM 0.3's log with a collector's prefix, cut inside the traceback
     "traceback-cut": "INFO 04-27 10:13:05 llm_engine.py:275] # GPU blocks: 0, # CPU blocks: 256\n2024-04-27 10:13:05 | "
                      "ERROR | stderr | Traceback (most recent call last):\n",
+    # DeepSeek-v4-Flash-One-DGX-Spark#13: the API server's own traceback from runpy, the paste cut inside it
+    "traceback-cut-uncaught": BANNER + "(APIServer pid=1) Traceback (most recent call last):\n(APIServer pid=1)   File "
+                              "\"<frozen runpy>\", line 198, in _run_module_as_main\n(APIServer pid=1)   File "
+                              "\"/opt/vllm/vllm/entrypoints/cli/serve.py\", line 148, in cmd\n",
     # spark-vllm-docker#296: the engine core's traceback through the KV page-size unification (the corpus's n018)
     "kv-page-size-unify": BANNER + "(EngineCore pid=114) ERROR 06-23 06:27:21 [core.py:1229]   File \"/usr/local/lib/"
                           "python3.12/dist-packages/vllm/v1/core/kv_cache_utils.py\", line 1096, in "

@@ -80,6 +80,11 @@ def describe(result: BenchResult, sent: int | None = None, burst: bool = False, 
         findings.append(info(f"{completed:g} requests succeeded; this output shows neither a count of failures "
                               "nor how many were sent (its progress bar or --num-prompts), so failures cannot be ruled "
                               "out."))
+    elif completed is None and failed is None and sent and src.get("request_throughput") and src.get("duration"):
+        findings.append(info(f"The run completed and printed its summary for the {sent:g} prompts sent (`num_prompts="
+                             f"{sent:g}`): {src['request_throughput']:.2f} req/s over {src['duration']:.2f} s. This "
+                             "format counts neither completed nor failed requests, so that every one succeeded is not "
+                             "shown."))
     thr, inp = src.get("output_throughput"), src.get("input_throughput")
     if thr is not None:
         rate = f"{inp:,.0f}" if inp and inp >= 10 else f"{inp:.3g}" if inp else ""  # 1.61, not 2
@@ -462,7 +467,8 @@ def _trtllm_bench(r: BenchResult) -> Summary:
     what = [m.get("Model"), f"TensorRT-LLM {m['TensorRT-LLM Version']}" if m.get("TensorRT-LLM Version") else None,
             f"{m['backend']} backend" if m.get("backend") else None, layout or None,
             m.get("Quantization") and f"{m['Quantization']} weights"]
-    findings.append(info("trtllm-bench: " + ", ".join(w for w in what if w) + "."))
+    findings.append(info("trtllm-bench: " + (", ".join(w for w in what if w) or "the report's header (model, layout) "
+                                             "is not in the paste") + "."))
     if x.get("num_requests"):
         findings.append(info(f"{x['num_requests']:g} requests of {x.get('mean_input_len', 0):g} input and "
                              f"{x.get('mean_output_len', 0):g} output tokens on average"
@@ -477,6 +483,13 @@ def _trtllm_bench(r: BenchResult) -> Summary:
                 f"{req:g} requests/s x {length:g} output tokens = {req * length:,.0f} tok/s: "
                 + ("the report's output rate, so its figures agree." if agree else
                    "not the report's output rate; requests of other lengths, or a cut report, explain it.")))
+    if out and req and not length:  # (the report's header, with the dataset's lengths, cut off: pending xl006)
+        total = x.get("total_token_throughput")
+        findings.append(info(f"{out / req:,.0f} output tokens per request on average ({out:,.1f} tok/s / {req:g} "
+                             "requests/s)" + (f", {(total - out) / req:,.0f} input" if total and total > out else "")
+                             + ": the lengths the dataset asked for are not in the paste. If its outputs were longer, "
+                             "requests stopped early (EOS honoured) and this output rate is not comparable to a run "
+                             "of the full length."))
     for key, label in (("mean_ttft_ms", "TTFT"), ("mean_tpot_ms", "TPOT")):
         if x.get(key) is not None:
             findings.append(info(f"Average {label} {x[key]:g} ms."))

@@ -435,8 +435,11 @@ def wsl_driver(t: Any) -> list[Finding]:
     """The plain table whose nvidia-smi version differs from its driver's (``NVIDIA-SMI 545.29.04  Driver Version:
     546.17``): on a Linux host the two come from one driver (a mismatch stops nvidia-smi with `Driver/library version
     mismatch`), so a table printed this way is a Linux nvidia-smi speaking to a Windows driver, as under WSL2
-    (corpus wj017). An info, hedged: what it means for peer-to-peer between the GPUs."""
-    if not t.smi_version or not t.driver_version or t.smi_version == t.driver_version:
+    (corpus wj017). An info, hedged: what it means for peer-to-peer between the GPUs. Drivers of 2013-2014 printed
+    their nvidia-smi as a prefix and the driver's own number (``NVIDIA-SMI 5.325.15  Driver Version: 325.15``, blind
+    batch wy005): one driver, no mismatch."""
+    if not t.smi_version or not t.driver_version or t.smi_version == t.driver_version \
+            or t.smi_version.endswith("." + t.driver_version):
         return []
     return [info(f"nvidia-smi {t.smi_version} reports driver {t.driver_version}: a Linux nvidia-smi on a Windows "
                  "driver, which is what WSL2 (Windows Subsystem for Linux) shows; the Windows driver serves the GPUs "

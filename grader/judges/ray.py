@@ -17,7 +17,7 @@ from ..parsers.common import command_argv, option_value
 from .common import fail, fmt_count, info, machines_spanned, ok, on_spark, spark_figure, warn, whole
 from .context import context
 from .model import Finding, Section, Summary
-from .ray_notes import group_over_total, node_notes, negative_usage, slow_start, stale_demand
+from .ray_notes import all_held, group_over_total, pods_up, node_notes, negative_usage, slow_start, stale_demand
 
 
 GIB = 2 ** 30
@@ -90,8 +90,8 @@ def summarise_ray(st: RayStatus, command: str | None) -> Summary:
                                      ", and its recent launches failed (below): it cannot start them; its log says why "
                                      "(/tmp/ray/session_latest/logs/monitor.*)." if st.failed_nodes else
                                      ". Run `ray status` again in a minute; nodes that stay pending point at the "
-                                     "autoscaler's launch (its log, /tmp/ray/session_latest/logs/monitor.*), not at a "
-                                     "worker that could not join.")))
+                                     "autoscaler's launch or its set-up of the instance (SSH, setup commands), not at a worker that "
+                                     "could not join; this status cannot tell which: the monitor log (/tmp/ray/session_latest/logs/monitor.*) does.")))
         elif n == 1 and not (st.resources or st.totals or st.pending_demands or st.per_node or st.failed_nodes):
             findings.append(info("Ray lists 1 node, but the output stops inside its node list (no `Pending` or "  # xp019
                                  "`Resources` section after it): more nodes may be below the cut, so it cannot say "
@@ -168,7 +168,7 @@ def _all_quiet(st: RayStatus, findings: list[Finding]) -> str | None:
     cpus_only, shown = not any(st.resources.get(k, (0, 0))[1] for k in ("GPU",) + OTHER_ACCELERATORS), "demands" in st.sections
     return (f"{'No failures (of a cluster of CPUs only)' if cpus_only else 'Healthy' if shown else 'Healthy as far as shown'}: all {st.node_count} node(s) up, nothing pending (no node launching"
             + (", no resource demand waiting" if shown else "") + "), no recent failures" + ("; idle: no resource in use" if _idle(st) else "")
-            + ("." if shown else "; the `Demands` section (resource requests waiting) is not in the paste."))
+            + ("." + all_held(st) if shown else "; the `Demands` section (resource requests waiting) is not in the paste."))
 
 
 def _idle(st: RayStatus) -> bool:
@@ -349,7 +349,7 @@ def _ray_gpu_findings(st: RayStatus, gpu: tuple[float, float] | None, nodes: int
 def summarise_pods(pods: list[Any], command: str | None) -> Summary:
     facts = {"pods": [dataclasses.asdict(p) for p in pods], "up": sum(p.up for p in pods), "total": len(pods)}
     down = [p for p in pods if not p.up and p.status != "Completed"]
-    findings = [ok(f"All {len(pods)} pod(s) are Running with every container ready.")] if not down else []
+    findings = [ok(pods_up(pods))] if not down else []
     for p in down:
         what = f"{p.name}: {p.ready}/{p.containers} ready, {p.status}" + (f", {p.restarts} restarts" if p.restarts else "")
         ray = (" A Ray node in a pod that is not up may not have joined, and its GPU is then missing from the cluster "
@@ -521,8 +521,8 @@ def summarise_ray_start(rs: Any, command: str | None) -> Summary:
                              "--address and --node-ip-address, a firewall between the nodes, and `ray status` on "
                              "the head."))
     if rs.local_ip and rs.local_ip.startswith("127."):
-        findings.append(warn(f"Ray chose the loopback address {rs.local_ip}: no other node can reach it. Give "
-                             "`--node-ip-address=<this node's address on the link the nodes share>`."))
+        alone = not rs.join_address and machines_spanned(None) == 1  # (told one machine, no join line printed: wv001)
+        findings.append((info if alone else warn)(f"Ray chose the loopback address {rs.local_ip}: " + ("a Ray runtime for this one machine, fine for jobs run on it; Ray printed no `ray start --address` line, and no other machine can join it. A cluster of several machines needs" if alone else "no other node can reach it. Give") + " `--node-ip-address=<this node's address on the link the nodes share>`."))
     elif rs.local_ip and rs.local_ip.startswith("172.17.0.") and (spanned := machines_spanned(None)) != 1 \
             and not option_value(argv, "--node-ip-address"):  # (one given on purpose: a LAN of that range)
         # blind batch zv007 (ray#11211): a head in a container on Docker's default bridge

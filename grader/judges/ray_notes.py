@@ -201,3 +201,30 @@ def ray_status_after(poll: str, size: int) -> bool:
         return parse_ray_status(paste[at + len(poll):]).node_count >= size
     except (ParseError, ValueError):
         return False
+
+
+def pods_up(pods: list[Any]) -> str:
+    """The sentence for a pod listing with none down: Running with every container ready, or Completed (a one-shot
+    pod, a job's or a test's, that ran to its end: READY 0/1 is what a finished pod shows; blind batch wy007, a GPU
+    test pod that ran nvidia-smi and Completed)."""
+    done = [p.name for p in pods if p.status == "Completed"]
+    if not done:
+        return f"All {len(pods)} pod(s) are Running with every container ready."
+    running = len(pods) - len(done)
+    return ((f"{running} pod(s) Running with every container ready; " if running else "")
+            + f"{', '.join(done[:4])}{' ...' if len(done) > 4 else ''} Completed: "
+            + ("a one-shot pod that ran to its end and exited 0" if len(done) == 1 else "one-shot pods that ran to "
+               "their end and exited 0") + " (READY 0/N is what a finished pod shows, not a fault); what it printed is "
+            "in `kubectl logs`.")
+
+
+def all_held(st: RayStatus) -> str:
+    """For a healthy status whose every GPU is held and nothing waits (blind batch wv003, one node, 8.0/8.0 GPU in an
+    FSDP job's placement groups, no demands, a job said to hang): Ray is not what holds the job back, and what does is
+    not in a `ray status`; "" where a GPU is free or none is listed."""
+    used, total = st.resources.get("GPU", (0, 0))
+    if not total or used < total:
+        return ""
+    return (f" Every GPU is held ({fmt_count(used)}/{fmt_count(total)}) and nothing waits for more: Ray is not what "
+            "holds a job back. If a job makes no progress, this output cannot tell why (its workers' logs, or "
+            "`py-spy dump --pid <worker pid>`, show where they wait).")

@@ -58,8 +58,10 @@ def summarise_sglang(log: Any, command: str | None) -> Summary:
         from .stops_at import ends_at_setup
         findings += ends_at_setup(context().paste, "SGLang")
     if log.ready:
+        from .context import context
+        from .stops_at import ready_tail
         findings.append(ok("The server came up (`The server is fired up and ready to roll!` or `Application startup "
-                           "complete`)."))
+                           "complete`)." + ready_tail(context().paste)))
     return facts, findings
 
 

@@ -11,6 +11,10 @@ such lines are read, each the moment just before a cross-rank handshake:
   docs/references/environment_variables.md). vLLM's GroupCoordinator makes them in that order: PyNCCL, the custom
   all-reduce, then the message-queue broadcaster; SGLang's copy of it too.
 
+A log that ends as the server comes up (its ready line, with no request, engine statistics or batch line after it)
+shows a healthy start and nothing of serving: a fault reported of serving (blind batch wv009, SGLang TP=2 with an
+illegal memory access under load) is after it, so the clause :func:`ready_tail` says so.
+
 The log cannot tell why, nor whether it stopped there or its poster cut it there: a warning, worded on that
 condition, that says which output decides (NCCL_DEBUG=INFO, a stack dump of each rank)."""
 
@@ -49,3 +53,24 @@ def ends_at_setup(text: str, engine: str) -> list[Finding]:
                      f"reach. These lines cannot tell which: set {var} on each node to its address on the link the "
                      "nodes share, and a stack dump of each rank (`py-spy dump --pid <pid>`) shows where it waits.")]
     return []
+
+
+_READY_MARKS = ("Application startup complete", "The server is fired up and ready to roll", "Uvicorn running on")
+_SERVING_RE = re.compile(r'"(?:POST|GET) /(?:v1|generate)|Avg prompt throughput|Prefill batch|Decode batch'
+                         r"|Engine \d{1,4}: |[Gg]eneration throughput|Processed prompts")
+
+
+_READY_TAIL_LINES = 4
+"""Lines after the ready line that still end the log there (Uvicorn's `running on`, a sampling-params note)."""
+
+
+def ready_tail(text: str) -> str:
+    """A clause for the ready finding of a log that ends at its last ready line (at most a few lines after it, none
+    of serving, an error or a traceback), else ""."""
+    at = max(text.rfind(m) for m in _READY_MARKS)
+    after = [x for x in text[at:].split("\n")[1:] if x.strip()] if at >= 0 else []
+    if at < 0 or _SERVING_RE.search(text, at) or len(after) > _READY_TAIL_LINES \
+            or any("rror" in x or "Traceback" in x or "Killed" in x for x in after):
+        return ""
+    return (" The paste ends there: it shows no request served, so how serving went (its speed, a fault under load) "
+            "is not in this output.")

@@ -17,6 +17,7 @@ from ..parsers.vllm_log import parse_vllm_log, VllmLog
 from ..calc.specs import row
 from .common import fail, fmt_count, info, ok, on_spark, warn
 from .model import Finding, Summary
+from .stops_at import ready_tail
 from .vllm_stats import small_kv, stats_findings
 
 if TYPE_CHECKING:  # imported by their readers: NCCL's where a log holds NCCL lines (most hold none), the API's for it
@@ -71,7 +72,7 @@ _NCCL_MARK = re.compile(r"\bNCCL (?:INFO|WARN)\b")
 
 _SHARD_BAR_RE = re.compile(r"Loading safetensors checkpoint shards: {0,3}(?P<pct>\d{1,3})% Completed \| (?P<k>\d+)/(?P<n>\d+) "
                            r"\[(?P<elapsed>[\d:]{1,12})<(?P<left>[\d:?]{1,12}), {0,2}(?P<rate>\d+(?:\.\d+)?)(?P<unit>s/it|it/s)\]")
-_LOADING_MARKS = ("Starting to load model", "Loading safetensors checkpoint shards")
+_LOADING_MARKS = ("Starting to load model", "Loading safetensors checkpoint shards", "Time spent downloading weights")
 
 
 def read_vllm(text: str) -> VllmLogReading:
@@ -116,8 +117,8 @@ def _stops_loading(reading: VllmLogReading, diagnoses: list) -> list[Finding]:
     if (not reading.loading or log.weights_gib or log.kv or log.kv_memory or log.kv_tokens or log.stats or log.ready
             or any(d.severity in ("warn", "fail") for d in diagnoses) or bar and bar["pct"] == "100"):
         return []
-    return [info("The log stops while vLLM loads the weights (`Starting to load model`, or the shards' progress "
-                 "bar): no `Model loading took` and no KV-cache line after it, so it cannot tell whether loading "
+    return [info("The log stops while vLLM loads the weights (`Starting to load model`, their download, or the shards' "
+                 "progress bar), with no error before it: no `Model loading took` and no KV-cache line after it, so it cannot tell whether loading "
                  "finished or the start-up went on. The lines after it decide: `Model loading took X GiB`, then the "
                  "KV cache's size; a hang there shows as no new line for many minutes.")]
 
@@ -281,7 +282,8 @@ def summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
     ready_at = len(findings) if log.ready else None
     if log.ready:
         findings.append(ok("The server is up (Application startup complete)"
-                           + (f" at {log.url}" if log.url else "") + ": check it with `curl <host>:8000/health`."))
+                           + (f" at {log.url}" if log.url else "") + ": check it with `curl <host>:8000/health`."
+                           + ready_tail(log.text)))
     for d in diagnoses:
         findings.append(Finding(_DIAG_LEVEL.get(d.severity, "fail"), f"{d.message} Fix: {d.fix}"))
     findings += _fd_limit_note(log.text, diagnoses)

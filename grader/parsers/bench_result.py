@@ -347,9 +347,18 @@ _NAMESPACE_RE = re.compile(r"^Namespace\((?P<args>.{0,2000})\)$")
 _NS_ARG_RE = re.compile(r"\b(?P<key>backend|num_prompts|request_rate)=(?P<value>'[^']{0,80}'|[\w.+-]{1,40})")
 
 
+_LEGACY_SPLIT_RE = re.compile(r"\s{1,8}(?=(?:Total time|Throughput|Average latency(?: per (?:output )?token)?):\s)")
+
+
+def _legacy_lines(lines: list[str]) -> list[str]:
+    """``lines`` with a line holding several summary rows (a paste whose line breaks were lost: ``Total time: 58.91 s
+    Throughput: 0.34 requests/s Average latency: 18.55 s ...``, blind batch wx010) split into one row each."""
+    return [part.strip() for line in lines for part in _LEGACY_SPLIT_RE.split(line)]
+
+
 def is_legacy_summary(lines: list[str]) -> bool:
     """Whether ``lines`` (stripped) hold the 2023 benchmark_serving.py summary: its throughput and latency rows."""
-    labels = {m.group("label") for m in map(LEGACY_ROW_RE.match, lines) if m}
+    labels = {m.group("label") for m in map(LEGACY_ROW_RE.match, _legacy_lines(lines)) if m}
     return {"Throughput", "Average latency"} <= labels
 
 
@@ -357,7 +366,7 @@ def parse_bench_legacy(text: str) -> BenchResult:
     """The summary vLLM's first benchmark_serving.py printed (module docstring), with the offered load of its
     ``Namespace(...)`` line (``request_rate``, ``num_prompts``, ``backend``) as ``meta`` when the paste has it.
     Raises ParseError when neither its throughput nor its latency row is there."""
-    lines = [line.strip() for line in clean_lines(text)]
+    lines = _legacy_lines([line.strip() for line in clean_lines(text)])
     if not is_legacy_summary(lines):
         raise ParseError(COMMAND, "no `Throughput: N requests/s` and `Average latency: N s` rows of benchmark_serving.py")
     summary: dict[str, float] = {}
@@ -500,7 +509,7 @@ def parse_aiperf_jsonl(text: str) -> BenchResult:
 # --------------------------------------------------------------------------- any
 
 TRTLLM_SECTION_RE = re.compile(r"^=?\s?(?:PYTORCH BACKEND|TENSORRT BACKEND|REQUEST DETAILS|WORLD \+ RUNTIME INFORMATION"
-                               r"|PERFORMANCE OVERVIEW|ENGINE DETAILS)\s*$")
+                               r"|PERFORMANCE OVERVIEW|ENGINE DETAILS|DATASET DETAILS)\s*$")
 """A section heading of trtllm-bench's report (``= PERFORMANCE OVERVIEW``, between lines of ``=``)."""
 _TRTLLM_KEYS = {"Number of requests": "num_requests", "Number of concurrent requests": "concurrency",
                 "Average Input Length (tokens)": "mean_input_len", "Average Output Length (tokens)": "mean_output_len",
@@ -571,7 +580,8 @@ def parse_any(text: str) -> list[BenchResult]:
 _TEXT_LABELS = "|".join(re.escape(k) for k in TEXT_KEYS if k != "Request rate configured (RPS)")
 _METRIC_NAMES = "|".join(re.escape(k) for k in sorted(TEXT_METRICS, key=len, reverse=True))
 BENCH_LINE = re.compile(
-    r"^=+ Serving Benchmark Result =+$|^(?!={60}$)={40,}$"  # (collect_env's are 30, torchrun's failure summary's 60)
+    r"^=+ Serving Benchmark Result =+$|^={40,59}$"  # (collect_env's are 30, torchrun's failure summary's 60, a
+    # script's own table rule 80, blind batch wx005; vLLM's and SGLang's end line 50, trtllm-bench's 59)
     r"|^(?:Initial test run completed|Starting main benchmark run|Traffic request rate:|Burstiness factor:)"
     r"|^Failed requests during benchmark run detected\b|^Error \d{1,3}: Traceback \(most recent call last\):$"
     r"|^(?:batch size|inp len|out len):\s+\d+$"  # the settings SGLang's runs print above their result

@@ -50,9 +50,10 @@ _ROW1_RE = re.compile(r"^\|\s*+(?P<index>\d++)\s++(?P<name>\S(?:.*?\S)?)\s++(?P<
 # power "77W /  700W", "N/A / N/A", or "77W/700W"
 _ROW2_RE = re.compile(r"^\|\s*+(?P<fan>\S++)\s++(?P<temp>\S++)\s++(?P<perf>\S++)\s++"
                       r"(?:(?P<usage>\S++)\s++/\s*+(?P<cap>\S++)|(?P<usage2>[^\s/]++)/\s*+(?P<cap2>\S++))"
-                      r"\s*+\|\s*+(?:(?P<used>\d++)MiB\s*+/\s*+(?P<total>\d++)MiB|(?P<nomem>Not Supported|N/A))\s*+\|"
+                      r"\s*+\|\s*+(?:(?P<used>\d++)Mi?B\s*+/\s*+(?P<total>\d++)Mi?B|(?P<nomem>Not Supported|N/A))\s*+\|"
                       r"\s*+(?P<util>\d++%|N/A)\s++(?P<compute>(?:[^|]*[^|\s])?)\s*+\|$")
 
+# (drivers of 2013-14 print the memory as `14MB /  6143MB`, MiB by its figures: blind batch wy005)
 # a row of the Processes table: `|    0   N/A  N/A    6008      C   VLLM::EngineCore      56501MiB |` (R450 and
 # later, GI/CI columns) or `|    0     31794    C   Unknown Error      5371MiB |` (older drivers). The name is
 # greedy up to the last blank run before the memory cell: one backtrack over the line, linear.

@@ -92,8 +92,12 @@ def _load_lines(lines: list[str]) -> Table | None:
     return Table(["c", "label", "run", "agg tok/s", "per-stream tok/s", "ttft s", "errors"], rows, lines=True) if rows else None
 
 
-BARE_HEADER_RE = re.compile(r"^[^|\n]{1,80}(?:\|[^|\n]{1,80}){1,20}\|\s{0,80}(?:Δ|[Dd]elta)\s{0,80}$")
-"""A header written without its outer pipes (Markdown allows it) that ends with a difference column."""
+BARE_HEADER_RE = re.compile(r"^[^|\n]{1,80}(?:\|[^|\n]{1,80}){1,20}\|\s{0,80}(?:Δ|[Dd]elta)\s{0,80}$"
+                            r"|^(?=[^\n]{0,400}\b(?:[Cc]oncurrency|CONCURRENCY)\b)(?=[^\n]{0,400}(?:[Tt]ok/s|t/s\b|TPS\b))"
+                            r"[^|\n]{1,80}(?:\|[^|\n]{1,80}){2,20}$")
+"""A header written without its outer pipes (Markdown allows it) that ends with a difference column, or that names a
+concurrency and a rate (a script's own table, its groups parted by a rule of dashes: blind batch wx005)."""
+_RULE_RE = re.compile(r"^\s{0,8}-{3,200}\s{0,8}$")
 BARE_ROW_RE = re.compile(r"^[^|\n]{1,200}(?:\|[^|\n]{0,200}){2,30}$")
 
 
@@ -107,7 +111,7 @@ def parse_results_table(text: str) -> list[Table]:
     """Every Markdown table of ``text`` whose header names a measure (METRIC_RE), with its data rows and the last
     non-empty line above it; ParseError when there is none."""
     tables: list[Table] = []
-    lines = [_piped(x) for x in text.splitlines()]
+    lines = [_piped(x) for x in text.splitlines() if not _RULE_RE.match(x)]  # (a rule of dashes parts groups of rows)
     above = ""
     i = 0
     while i < len(lines):
