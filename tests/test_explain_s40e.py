@@ -1,0 +1,111 @@
+"""Session 40, fixer E (issue 27): the wrong readings break-it review 22 found in rules added that day, each on the
+probe's lines (quoted: the probes are not in the repo) and on a neighbour that must keep its old reading."""
+
+from __future__ import annotations
+
+from grader.explain import explain
+from tests.conftest import said_in_all
+
+_C10D_FAIL = ("[W427 01:04:{s}.149509694 socket.cpp:752] [c10d] The client socket has failed to connect to "
+              "[{a}]:29500 (errno: 110 - Connection timed out).\n")
+
+
+def test_c10d_timeouts_then_nccl_initialised_and_steps_are_a_passing_delay():
+    """Break-it p03 (failed-attempt lines' real shape: gensyn-ai/rl-swarm#197; PyTorch's socket.cpp logs the success
+    line with C10D_INFO, hidden at the default log level): two timed-out attempts at spark1:29500, then NCCL `Init
+    COMPLETE` and the training steps, which need the store: a note, not `could not reach`."""
+    text = ("$ torchrun --nnodes 2 --nproc_per_node 1 --node_rank 1 --master_addr spark1 --master_port 29500 train.py\n"
+            + _C10D_FAIL.format(s="16", a="spark1") + _C10D_FAIL.format(s="36", a="spark1")
+            + "spark2:2211:2211 [0] NCCL INFO Bootstrap : Using enp1s0f0np0:192.168.100.12<0>\n"
+            "spark2:2211:2211 [0] NCCL INFO ncclCommInitRankConfig comm 0xaaab1e2c4d50 rank 1 nranks 2 cudaDev 0 "
+            "nvmlDev 0 busId f01000 commId 0x5d3b2c1e4f9a8b7c - Init COMPLETE\n"
+            "[rank1]: step 1/1000 loss 2.3021\n[rank1]: step 2/1000 loss 2.2874\n")
+    sections = explain(text, host="other")
+    assert "rendezvous store" not in said_in_all(sections, "warn")
+    assert "One attempt of this process" in said_in_all(sections, "info")
+    steps_only = text.replace(text[text.index("spark2:2211"):text.index("[rank1]")], "")
+    assert "rendezvous store" not in said_in_all(explain(steps_only, host="other"), "warn")
+
+
+def test_c10d_timeouts_in_one_nodes_log_are_not_undone_by_another_nodes_connection():
+    """Break-it p26 (tail's `==> file <==` headers): node1 connected to 10.0.0.1:29500, node2 timed out three times
+    on 172.17.0.1:29500 (docker's bridge) and shows nothing after: node2 never reached the store, the warning."""
+    text = ("==> node1.log <==\n[I1007 10:00:01.201345 socket.cpp:944] [c10d] The client socket has connected to "
+            "[10.0.0.1]:29500 on [10.0.0.2]:51872.\nnode1:4410:4410 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>\n"
+            "\n==> node2.log <==\n" + "".join(_C10D_FAIL.format(s=s, a="172.17.0.1") for s in ("21", "41", "59")))
+    said = said_in_all(explain(text, host="other"), "warn")
+    assert "could not reach the rendezvous store" in said and "nc -zv 172.17.0.1 29500" in said
+    # the neighbour: node2's own log going on to NCCL's Init COMPLETE after its attempts reads as the delay
+    later = text + ("node2:5120:5120 [0] NCCL INFO ncclCommInitRank comm 0x55d1 rank 1 nranks 2 cudaDev 0 busId 1000 "
+                    "commId 0x1 - Init COMPLETE\n")
+    assert "rendezvous store" not in said_in_all(explain(later, host="other"), "warn")
+    # a connection to another address after the failures is not this one reached
+    other = "".join(_C10D_FAIL.format(s=s, a="172.17.0.1") for s in ("21", "41")) + (
+        "[I1007 10:00:01.201345 socket.cpp:944] [c10d] The client socket has connected to [10.0.0.1]:29500 on "
+        "[10.0.0.2]:51872.\n")
+    assert "could not reach the rendezvous store" in said_in_all(explain(other, host="other"), "warn")
+
+
+def test_a_dockerfiles_backslash_with_blanks_after_it_is_no_warning():
+    """Break-it p04: `cat Dockerfile` with `ENV NCCL_DEBUG=INFO \\ ` (a blank after the backslash). Docker's parser
+    takes a backslash followed by blanks as a continuation (https://github.com/moby/buildkit
+    frontend/dockerfile/parser: lineContinuationRegex `\\\\[ \\t]*$`), and `docker run ... env` shows the variables set."""
+    text = ("$ cat Dockerfile\nFROM nvcr.io/nvidia/vllm:25.09-py3\nENV NCCL_DEBUG=INFO \\ \n"
+            "    NCCL_SOCKET_IFNAME=enp1s0f0np0 \\\n    NCCL_IB_HCA=rocep1s0f0,roceP2p1s0f0 \\\n"
+            "    VLLM_HOST_IP=192.168.100.11\nRUN pip install --no-cache-dir \\ \n    ray[default]==2.49.1\n")
+    assert "after its backslash" not in said_in_all(explain(text, host="spark"))
+    # the neighbour: the same variables on a shell's `docker run` line still break there
+    shell = ("$ docker run --gpus all -e NCCL_DEBUG=INFO \\ \n    -e NCCL_SOCKET_IFNAME=enp1s0f0np0 \\\n"
+             "    vllm-spark vllm serve Qwen/Qwen3-8B\n" + _P05[_P05.index("INFO 09-12"):])
+    assert "`$ docker run --gpus all -e NCCL_DEBUG=INFO \\ ` has a space" in said_in_all(explain(shell, host="spark"))
+
+
+_P05 = ("$ vllm serve Qwen/Qwen3-8B \\\n    --tensor-parallel-size 1 \\ \n    --max-model-len 32768 \\\n"
+        "    --gpu-memory-utilization 0.85 \\\n    --port 8000\n"
+        "INFO 09-12 10:01:02 [__init__.py:216] Automatically detected platform cuda.\n"
+        "(APIServer pid=4121) INFO 09-12 10:01:05 [api_server.py:1896] vLLM API server version 0.10.2\n"
+        "(APIServer pid=4121) INFO 09-12 10:01:05 [utils.py:328] non-default args: {'model_tag': 'Qwen/Qwen3-8B', "
+        "'model': 'Qwen/Qwen3-8B', 'max_model_len': 32768, 'gpu_memory_utilization': 0.85}\n"
+        "(APIServer pid=4121) INFO 09-12 10:02:41 [api_server.py:1971] Starting vLLM API server 0 on "
+        "http://0.0.0.0:8000\n(APIServer pid=4121) INFO:     Application startup complete.\n")
+
+
+def test_a_trailing_space_after_a_backslash_is_no_warning_where_the_program_echoes_the_options_below():
+    """Break-it p05 (vLLM 0.10.2's `non-default args:` line, as printed by vllm/entrypoints/utils.py): the line
+    `--tensor-parallel-size 1 \\ ` has a space after its backslash, yet vLLM's own echo holds `'max_model_len': 32768`
+    and `'gpu_memory_utilization': 0.85`, the options below it: they arrived, the space is the copy's."""
+    assert "after its backslash" not in said_in_all(explain(_P05, host="spark"))
+    # the neighbour: an echo with other values than the lines below (the options did not arrive) keeps the warning
+    lost = _P05.replace("'max_model_len': 32768, 'gpu_memory_utilization': 0.85", "'enforce_eager': True")
+    assert "`--tensor-parallel-size 1 \\ ` has a space after its backslash" in said_in_all(explain(lost, host="spark"),
+                                                                                          "warn")
+
+
+_NT_ROW = ("   134217728      33554432     float     sum      -1    673.4  199.31  348.80      0    672.8  199.49  "
+           "349.11      0\n# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 309.56 \n")
+
+
+def test_nccl_tests_aggregated_and_graph_launched_operations_count_as_iterations():
+    """Break-it p09 (`-n 1 -m 50`, header `iters: 1 agg iters: 50`) and p20 (header `iters: 1 agg iters: 1 ...
+    graph: 100`): nccl-tests (https://github.com/NVIDIA/nccl-tests, src/common.cu) times iters x agg_iters operations,
+    x the graph launches with -G, and divides: 50 and 100 samples per row, not one."""
+    head = "# nThread 1 nGpus 8 minBytes 8388608 maxBytes 1073741824 step: 2(factor) warmup iters: 5 iters: 1 "
+    agg = ("$ ./build/all_reduce_perf -b 8M -e 1G -f 2 -g 8 -n 1 -m 50\n" + head
+           + "agg iters: 50 validation: 1 graph: 0\n#\n" + _NT_ROW)
+    graph = head + "agg iters: 1 validation: 1 graph: 100\n#\n" + _NT_ROW
+    for text in (agg, graph):
+        assert "timed each size over" not in said_in_all(explain(text, host="other"))
+    # the neighbour: `-n 1 -m 1` (and its header) is still one sample
+    one = agg.replace("-m 50", "-m 1").replace("agg iters: 50", "agg iters: 1")
+    assert "timed each size over 1 iteration (`-n 1`" in said_in_all(explain(one, host="other"), "info")
+
+
+def test_ucc_perftest_is_not_nccl_tests():
+    """Break-it p24 (UCC's perftest, https://github.com/openucx/ucc tools/perf: `-n` its iterations, default 100):
+    `ucc_perftest ... -n 4` is not an nccl-tests run; `all_reduce_perf -n 4` is."""
+    cmd = "$ mpirun -np 2 -H spark1,spark2 /opt/hpcx/ucc/bin/ucc_perftest -c allreduce -b 1M -e 64M -m cuda -n 4 -w 2\n"
+    out = ("Collective:             Allreduce\nMemory type:            cuda\nIterations:\n  small                 4\n"
+           "  large                 4\n")
+    assert "nccl-tests timed" not in said_in_all(explain(cmd + out, host="spark", nodes=2))
+    nccl = "$ mpirun -np 2 -H spark1,spark2 ./build/all_reduce_perf -b 1M -e 64M -n 4\n" + _NT_ROW
+    assert "timed each size over 4 iterations" in said_in_all(explain(nccl, host="spark", nodes=2), "info")
