@@ -109,3 +109,52 @@ def test_ucc_perftest_is_not_nccl_tests():
     assert "nccl-tests timed" not in said_in_all(explain(cmd + out, host="spark", nodes=2))
     nccl = "$ mpirun -np 2 -H spark1,spark2 ./build/all_reduce_perf -b 1M -e 64M -n 4\n" + _NT_ROW
     assert "timed each size over 4 iterations" in said_in_all(explain(nccl, host="spark", nodes=2), "info")
+
+
+_SGL_DECODE = ("[2025-10-21 09:14:5{s} DP0 TP0] Decode batch. #running-req: {n}, #token: 41872, token usage: 0.09, "
+               "pre-allocated usage: 0.00, #retracted-req: 0, cuda graph: True, gen throughput (token/s): 612.44, "
+               "#queue-req: 0, \n")
+_SGL_FAILED = ("[2025-10-21 09:14:56 DP0 TP0] Decode transfer failed for request rank=0 decode_req.req.rid='5f2d0a8c41b94c3"
+               "b9e7d0d3a6f1e2c44' decode_req.req.bootstrap_room=4471929934409128371 with exception KVTransferError("
+               "bootstrap_room=4471929934409128371): {why}\n")
+
+
+def test_sglang_kv_transfer_aborted_by_abortreq_is_the_request_cancelled_not_a_failed_transfer():
+    """Break-it p28 (SGLang's decode log; https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/
+    disaggregation/mooncake/conn.py: the receiver's abort() records `Aborted by AbortReq.`): the request was cancelled
+    while its KV was in flight, and the decode batches go on: a note, not a failed transfer."""
+    text = (_SGL_DECODE.format(s="5", n=12) + _SGL_FAILED.format(why="Aborted by AbortReq.")
+            + _SGL_DECODE.format(s="7", n=11))
+    sections = explain(text, host="other")
+    assert "could not move a request's KV cache" not in said_in_all(sections)
+    assert not said_in_all(sections, "fail") and not said_in_all(sections, "warn")
+    assert "`Aborted by AbortReq` is SGLang's reason when the request is cancelled" in said_in_all(sections, "info")
+    # the neighbour: sglang#37022's decode side, `it might be dead`, is still the failed transfer
+    dead = text.replace("Aborted by AbortReq.", "Failed to get kvcache from prefill instance, it might be dead")
+    assert "could not move a request's KV cache" in said_in_all(explain(dead, host="other"), "fail")
+
+
+_DMON = ("$ nvidia-smi dmon -c 5\n# gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk \n"
+         "# Idx      W      C      C      %      %      %      %      %      %    MHz    MHz \n"
+         "    0    689     74     79    100      1      0      0      0      0   2619   1755 \n"
+         "    0    695     75     80    100      1      0      0      0      0   2619   1740 \n"
+         "    0    700     76     81    100      0      0      0      0      0   2619   1710 \n")
+_SMI_CAP = ("$ nvidia-smi\n| N/A   74C    P0   689W / 700W |  79000MiB / 81559MiB |    100%      Default |\n")
+
+
+def _dmon_said(text: str, level: str | None = None) -> str:
+    return said_in_all([s for s in explain(text, host="other") if s.kind == "nvidia-smi"], level).strip()
+
+
+def test_dmon_busy_sms_near_the_power_cap_are_computing_not_polling():
+    """Break-it p07 (dmon's default columns; https://docs.nvidia.com/deploy/nvidia-smi/index.html): SM 100%, memory
+    0-1%, 689-700 W: on a 700 W H100 SXM that is the SMs computing flat out on cached data, not an NCCL kernel
+    polling (cupy#3557, nccl#968: blocked GPUs read 100% busy at low power). Without the cap in the paste: no warn,
+    the power limit named as what decides; with it (nvidia-smi's `689W / 700W`): said computing."""
+    assert not _dmon_said(_DMON, "warn") and "The card's power limit decides" in _dmon_said(_DMON, "info")
+    capped = _DMON + _SMI_CAP
+    assert not _dmon_said(capped, "warn") and "near the card's 700 W power cap" in _dmon_said(capped, "info")
+    # the neighbour: the same rows at 120-130 W of that 700 W cap are the polling warning
+    low = capped.replace("    689 ", "    120 ").replace("    695 ", "    125 ").replace("    700 ", "    130 ")
+    said = _dmon_said(low, "warn")
+    assert "polling" in said and "power 120-130 W of a 700 W cap" in said
