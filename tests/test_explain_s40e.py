@@ -158,3 +158,71 @@ def test_dmon_busy_sms_near_the_power_cap_are_computing_not_polling():
     low = capped.replace("    689 ", "    120 ").replace("    695 ", "    125 ").replace("    700 ", "    130 ")
     said = _dmon_said(low, "warn")
     assert "polling" in said and "power 120-130 W of a 700 W cap" in said
+
+
+_P16 = ("$ vllm bench serve --model Qwen/Qwen3-8B --dataset-name random --random-input-len 1024 --random-output-len 2048 "
+        "--num-prompts 100 --request-rate 10 --ignore-eos\nTraffic request rate: 10.0\nMaximum request concurrency: None\n"
+        "============ Serving Benchmark Result ============\nSuccessful requests:                     100       \n"
+        "Failed requests:                         0         \nRequest rate configured (RPS):           10.00     \n"
+        "Benchmark duration (s):                  72.31     \nTotal input tokens:                      102400    \n"
+        "Total generated tokens:                  204800    \nRequest throughput (req/s):              1.38      \n"
+        "Output token throughput (tok/s):         2832.23   \nPeak output token throughput (tok/s):    3300.00   \n"
+        "Peak concurrent requests:                100.00    \nTotal Token throughput (tok/s):          4248.35   \n"
+        "---------------Time to First Token----------------\nMean TTFT (ms):                          182.44    \n"
+        "Median TTFT (ms):                        160.12    \nP99 TTFT (ms):                           402.55    \n"
+        "-----Time per Output Token (excl. 1st token)------\nMean TPOT (ms):                          30.12     \n"
+        "Median TPOT (ms):                        30.05     \nP99 TPOT (ms):                           33.90     \n"
+        "==================================================\n")
+
+
+def test_arrivals_that_ended_early_are_no_light_load_where_all_the_requests_were_in_flight_at_once():
+    """Break-it p16 (`vllm bench serve` 0.10's summary, vllm/benchmarks/serve.py: `Peak concurrent requests`): 100
+    prompts at 10/s, each 2,048 tokens x 30 ms long, all 100 in flight together: the arrivals ended early and the run
+    is the tail of long requests, a heavy batch, not a light load. Without the peak line, Little's law (1.38/s x ~62 s
+    a request) says the same."""
+    said = said_in_all(explain(_P16, host="other"), "info")
+    assert "offered at 10/s and completed at 1.38/s" in said and "up to 100 at once (`Peak concurrent requests`)" in said
+    assert "light load," not in said and "not of a light load" in said
+    no_peak = _P16.replace("Peak concurrent requests:                100.00    \n", "")
+    assert "about 85.3 at once on average" in said_in_all(explain(no_peak, host="other"), "info")
+    # the neighbour: a few requests at once (a long one stretching the run) is still the light load
+    few = _P16.replace("Peak concurrent requests:                100.00", "Peak concurrent requests:                5.00")
+    assert "a light load, where two setups" in said_in_all(explain(few, host="other"), "info")
+
+
+def test_glued_vllm_stats_records_with_their_process_prefix_are_split():
+    """Break-it p18 (vLLM 0.10.2's `(APIServer pid=1) ` prefix before each record, vllm/v1/metrics/loggers.py's stats
+    line; vllm-project/vllm#18115 shows such records run together on one line): three records glued, the last one
+    idle (Running: 0 reqs, 0.0 tokens/s): the last engine stats are the last record's."""
+    rec = ("(APIServer pid=1) INFO 09-12 10:05:{s} [loggers.py:123] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg "
+           "generation throughput: {g} tokens/s, Running: {r} reqs, Waiting: 0 reqs, GPU KV cache usage: {k}%, Prefix "
+           "cache hit rate: 0.0%")
+    head = ("(APIServer pid=1) INFO 09-12 10:02:41 [api_server.py:1971] Starting vLLM API server 0 on http://0.0.0.0:8000\n"
+            "(APIServer pid=1) INFO:     Application startup complete.\n")
+    glued = head + rec.format(s="01", g="38.1", r=1, k="0.4") + rec.format(s="11", g="38.0", r=1, k="0.5") + rec.format(
+        s="21", g="0.0", r=0, k="0.0") + "\n"
+    said = said_in_all(explain(glued, host="other"), "info")
+    assert "Last engine stats: 0 running, 0 waiting" in said and "generation 38.1" not in said
+    # the neighbour: the same records on lines of their own read the same; one record alone is its own figures
+    apart = glued.replace("%(APIServer", "%\n(APIServer")
+    assert "Last engine stats: 0 running, 0 waiting" in said_in_all(explain(apart, host="other"), "info")
+    one = head + rec.format(s="01", g="38.1", r=1, k="0.4") + "\n"
+    assert "Last engine stats: 1 running, 0 waiting" in said_in_all(explain(one, host="other"), "info")
+
+
+def test_dmon_with_only_a_time_or_a_date_column_is_read():
+    """Break-it p08 (`nvidia-smi dmon -s pu -o T`: a `#Time` column alone before gpu; `-o D` a `#Date` one;
+    https://docs.nvidia.com/deploy/nvidia-smi/index.html, dmon's -o D|T): the rows are read, not an error."""
+    text = ("$ nvidia-smi dmon -s pu -o T -c 3\n#Time        gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    "
+            "ofa \n#HH:MM:SS    Idx      W      C      C      %      %      %      %      %      % \n"
+            " 10:31:42      0    121     45     52     99      0      0      0      0      0 \n"
+            " 10:31:43      0    121     45     52     99      0      0      0      0      0 \n"
+            " 10:31:44      0    122     45     52    100      0      0      0      0      0 \n")
+    for t in (text, text.replace("-o T", "-o D").replace("#Time    ", "#Date    ").replace("#HH:MM:SS", "#YYYYMMDD")
+              .replace(" 10:31:4", " 2025101")):
+        [s] = [x for x in explain(t, host="other") if x.kind == "nvidia-smi"]
+        assert not s.error and "nvidia-smi dmon: GPU0 (3 samples): SM 99-100%, memory 0%, power 121-122 W" in said_in_all([s])
+    # the neighbour: `-o DT` (date and time) is read as before
+    dt = text.replace("-o T", "-o DT").replace("#Time       ", "#Date       Time").replace(" 10:31:4", " 20251007 10:31:4")
+    [s] = [x for x in explain(dt, host="other") if x.kind == "nvidia-smi"]
+    assert "GPU0 (3 samples): SM 99-100%" in said_in_all([s])
