@@ -226,3 +226,12 @@ def test_dmon_with_only_a_time_or_a_date_column_is_read():
     dt = text.replace("-o T", "-o DT").replace("#Time       ", "#Date       Time").replace(" 10:31:4", " 20251007 10:31:4")
     [s] = [x for x in explain(dt, host="other") if x.kind == "nvidia-smi"]
     assert "GPU0 (3 samples): SM 99-100%" in said_in_all([s])
+
+
+def test_sglangs_own_mean_concurrency_counts_as_requests_in_flight():
+    """SGLang's bench_serving prints `Concurrency:` (the mean number of requests in flight, python/sglang/bench_serving.py)
+    beside `Traffic request rate`: 38.5 at once on average is no light load, and is named as the tool's figure."""
+    sgl = (_P16.replace("Peak concurrent requests:                100.00    \n", "Concurrency:                             38.50"
+                        "     \n").replace("Request rate configured (RPS):           10.00     \n", ""))
+    said = said_in_all(explain(sgl, host="other"), "info")
+    assert "about 38.5 at once on average (the tool's `Concurrency`)" in said and "a light load, where" not in said

@@ -64,7 +64,9 @@ def offered_findings(result: BenchResult, src: dict[str, Any], cap: int | None =
                         "req/s is the offered load stretched by those, not the server's capacity"
                         + (": the run is the tail of long requests, "
                            + (f"up to {busy:.3g} at once (`Peak concurrent requests`)" if peak else
-                              f"about {busy:.3g} at once on average (requests a second x their time in the system)")
+                              f"about {busy:.3g} at once on average ("
+                              + ("the tool's `Concurrency`" if src.get("mean_concurrency") else
+                                 "requests a second x their time in the system") + ")")
                            + ", so these latencies are those of a batch that large, not of a light load. To measure "
                            "capacity, raise --request-rate (inf) and --num-prompts." if heavy else
                            ": a light load, where two setups (more GPUs, another TP) look alike. To measure capacity, "
