@@ -209,10 +209,28 @@ def _server_not_up_after(log: VllmLog | None, values: Mapping[str, Any], text: s
     return None if _came_up_whole(values, text) else {}
 
 
+_FILE_HEAD_RE = re.compile(r"^==> [^\n]{1,200} <==$", re.MULTILINE)
+"""`tail`'s (and `head`'s) header of the next file: another process's (often another node's) log begins."""
+_RUN_WENT_ON_RE = re.compile(r"NCCL INFO [^\n]{0,200}\bInit COMPLETE\b"
+                             r"|(?i:\b(?:step|iter(?:ation)?|epoch)\b[ :=]{0,3}\d{1,9}[^\n]{0,80}\bloss\b[ :=]{0,3}\d)")
+"""What a process prints only after it got through the rendezvous: NCCL's communicator set up (its unique id came
+through the store), a training step's loss."""
+
+
 def _store_not_reached(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies unless the paste shows c10d's client connecting to the store after all (`The client socket has connected
-    to`): then the failed attempts were a passing delay, which the note variant says."""
-    return None if "The client socket has connected to" in (context().paste or text) else {}
+    """Applies unless the same process, after its last failed attempt at that address and port, shows the store reached
+    after all: c10d's own `The client socket has connected to` that address and port, NCCL's `Init COMPLETE`, a
+    training step (breakit p03: two timed-out attempts, then the ranks initialised); then the failed attempts were a
+    passing delay, which the note variant says. Another file's lines (`==> node1.log <==`) are another process's (p26:
+    node1 connected to 10.0.0.1, node2 timed out on 172.17.0.1)."""
+    paste = context().paste or text
+    where = rf"\[?{re.escape(str(values.get('remote')))}\]?:{values.get('port')}\b"
+    failed = list(re.finditer(r"has failed to connect to " + where, paste))
+    after = paste[failed[-1].start():] if failed else _after_line(values, text)
+    head = _FILE_HEAD_RE.search(after)
+    after = after[:head.start()] if head else after
+    reached = re.search(r"has connected to " + where, after) or _RUN_WENT_ON_RE.search(after)
+    return None if reached else {}
 
 
 _TB_HEAD = "Traceback (most recent call last):"

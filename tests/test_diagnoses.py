@@ -659,6 +659,11 @@ EXAMPLES.update({
     "mooncake-tcp-connect-failed": BANNER + "E0813 10:02:11.123456 4242 tcp_transport.cpp:720] TcpTransport::"
                                    "getConnection failed to create connection to 10.0.0.2:16708. Error: connect: "
                                    "Cannot assign requested address\n",
+    # sglang's mooncake conn.py abort(): a request cancelled while its KV was in flight (breakit22 p28's decode line)
+    "sglang-kv-transfer-aborted": BANNER + "[2025-10-21 09:14:56 DP0 TP0] Decode transfer failed for request rank=0 "
+                                  "decode_req.req.rid='5f2d0a8c41b94c3b9e7d0d3a6f1e2c44' decode_req.req.bootstrap_room="
+                                  "4471929934409128371 with exception KVTransferError(bootstrap_room=4471929934409128371"
+                                  "): Aborted by AbortReq.\n",
     # sglang#37022: SGLang's PD disaggregation, the prefill side's failed KV transfer over Mooncake
     "sglang-kv-transfer-failed": BANNER + "[2026-02-26 16:56:26 TP5] Prefill transfer failed for request rank=5 "
                                  "req.rid='31c9952e7f0c44fa94ddbeec39b006a3' req.bootstrap_room=4073374190146881990 "

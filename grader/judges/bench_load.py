@@ -25,6 +25,7 @@ def offered_findings(result: BenchResult, src: dict[str, Any], cap: int | None =
     the wait (over 1 s) or is not printed. A TTFT (p99 where printed) past a reverse proxy's default read timeout
     (checks/specs/serving.toml [load] proxy_read_timeout_ms) warns: behind one, those requests would fail. And
     benchmark_serving.py 0.1-0.2's per-token latency, which is not TPOT."""
+    from ..calc.specs import row
     out = []
     rate, served = as_float(result.meta.get("request_rate")), src.get("request_throughput")
     rate = src.get("request_rate") if rate is None else rate
@@ -53,14 +54,23 @@ def offered_findings(result: BenchResult, src: dict[str, Any], cap: int | None =
                         "all the others. The latencies say how the server copes with that overload, not how fast it "
                         "serves one request: lower --request-rate (or cap --max-concurrency) to measure them at a load "
                         "it sustains."))
-    elif behind and ttft is not None and not cap and n and src.get("duration"):  # no queue: a light load whose arrivals ended early (vllm#3297)
+    elif behind and ttft is not None and not cap and n and src.get("duration"):  # no queue: arrivals that ended early (vllm#3297)
+        busy = peak or inflight or _in_flight(src, served)
+        light = row("serving.toml", "load").graded("light_load_in_flight")
+        heavy = bool(busy and light and busy >= light)  # breakit p16: all 100 in flight at once is no light load
         out.append(info(f"Requests were offered at {rate:g}/s and completed at {served:g}/s, yet TTFT ({ttft:g} ms) "
                         f"shows no queue: the server kept up. The {n:,.0f} prompts' arrivals ended after about {n / rate:.3g} "
                         f"s and the run lasted {src.get('duration') or 0:.3g} s, until its longest requests ended, so {served:g} "
-                        "req/s is the offered load stretched by those, not the server's capacity: a light load, where "
-                        "two setups (more GPUs, another TP) look alike. To measure capacity, raise --request-rate "
-                        "(inf) and --num-prompts; these latencies are those of this light load."))
-    from ..calc.specs import row
+                        "req/s is the offered load stretched by those, not the server's capacity"
+                        + (": the run is the tail of long requests, "
+                           + (f"up to {busy:.3g} at once (`Peak concurrent requests`)" if peak else
+                              f"about {busy:.3g} at once on average ("
+                              + ("the tool's `Concurrency`" if src.get("mean_concurrency") else
+                                 "requests a second x their time in the system") + ")")
+                           + ", so these latencies are those of a batch that large, not of a light load. To measure "
+                           "capacity, raise --request-rate (inf) and --num-prompts." if heavy else
+                           ": a light load, where two setups (more GPUs, another TP) look alike. To measure capacity, "
+                           "raise --request-rate (inf) and --num-prompts; these latencies are those of this light load.")))
     proxy = row("serving.toml", "load").graded("proxy_read_timeout_ms")
     slow = src.get("p99_ttft_ms") or src.get("median_ttft_ms") or src.get("mean_ttft_ms")
     if proxy and slow and slow > proxy:
@@ -75,3 +85,13 @@ def offered_findings(result: BenchResult, src: dict[str, Any], cap: int | None =
         out.append(info(f"`Average latency per output token` ({per_token / 1000:g} s) is each request's whole latency "
                         "over its output tokens, queueing and prefill included: not TPOT (the time between tokens)."))
     return out
+
+
+def _in_flight(src: dict[str, Any], served: float | None) -> float | None:
+    """Little's law where the summary prints neither the peak nor the mean in flight nor E2EL: requests a second times
+    each one's time in the system, its TTFT plus TPOT for each later token (the mean output a request)."""
+    ttft, tpot, n = src.get("mean_ttft_ms"), src.get("mean_tpot_ms"), src.get("completed")
+    out = src.get("total_output_tokens")
+    if not (served and ttft and tpot and n and out):
+        return None
+    return served * (ttft + tpot * max(out / n - 1, 0)) / 1000

@@ -53,11 +53,22 @@ _BROKEN_RE = re.compile(r"^(?P<line>[ \t]{0,40}\S[^\n]{0,600}?[^\\\s])[ \t]{1,8}
                         r"(?P<after>[ \t]{1,8}(?:#[^\n]{0,300})?)$")
 """A command line whose backslash is not its last character: spaces after it, or a comment (``--node-rank 0 \\  #``)."""
 _OPTION_RE = re.compile(r"(?<!\S)(?:--?[A-Za-z][\w.-]{0,60}|[A-Z][A-Z0-9_]{1,60}=)")
-_PERF_RE = re.compile(r"(?<![\w/.-])(?:[\w./-]{0,200}/)?(?P<test>[a-z][a-z_]{1,30}_perf)(?:_mpi)?"
+_DOCKERFILE_RE = re.compile(r"[ \t]{0,8}(?:FROM|RUN|ENV|ARG|COPY|ADD|CMD|ENTRYPOINT|LABEL|WORKDIR|USER|EXPOSE|VOLUME|SHELL"
+                            r"|HEALTHCHECK|ONBUILD|STOPSIGNAL)[ \t]")
+"""A Dockerfile instruction: Docker's parser takes a backslash followed by blanks as a continuation too (moby/buildkit
+frontend/dockerfile/parser: ``lineContinuationRegex = \\[ \t]*$``), so no shell ever sees the space."""
+_GIVEN_RE = re.compile(r"(?<!\S)(?:--(?P<opt>[A-Za-z][\w-]{1,60})[= ]|(?P<var>[A-Z][A-Z0-9_]{1,60})=)(?P<val>[^\s'\"\\-]"
+                       r"[^\s'\"\\]{0,120})")
+"""An option given a value on a command line (``--max-model-len 32768``, ``-x NCCL_IB_HCA=mlx5_0``)."""
+_PERF_RE = re.compile(r"(?<![\w/.-])(?:[\w./-]{0,200}/)?(?P<test>[a-z][a-z_]{1,30}_perf)(?:_mpi)?(?!\w)"
                       r"(?P<args>[^\n|;&>`]{0,600})")
 _ITERS_RE = re.compile(r"(?<!\S)(?:-n ?|--iters[= ])(?P<n>\d{1,7})\b")
+_AGG_RE = re.compile(r"(?<!\S)(?:-m ?|--agg_iters[= ])(?P<n>\d{1,7})\b")
+_GRAPH_RE = re.compile(r"(?<!\S)(?:-G ?|--cudagraph[= ])(?P<n>\d{1,7})\b")
 _CHECK_OFF_RE = re.compile(r"(?<!\S)(?:-c ?|--check[= ])0\b")
 _HEADER_ITERS_RE = re.compile(r"warmup iters: {0,3}\d{1,7} {1,3}iters: {0,3}(?P<n>\d{1,7})\b(?P<rest>[^\n]{0,80})")
+_HEADER_AGG_RE = re.compile(r"\bagg iters: {0,3}(?P<n>\d{1,7})\b")
+_HEADER_GRAPH_RE = re.compile(r"\bgraph: {0,3}(?P<n>\d{1,7})\b")
 
 
 def _section_of(items: list[tuple[Any, Any]], words: str, kind: str | None = None) -> int:
@@ -89,6 +100,14 @@ def broken_continuations(items: list[tuple[Any, Any]]) -> list[tuple[int, Findin
         nxt = lines[i + 1].strip()
         if not m or not _OPTION_RE.search(m.group("line")) or not _OPTION_RE.match(nxt):
             continue
+        start = i
+        while start and re.search(r"\\[ \t]{0,8}$", lines[start - 1]):
+            start -= 1
+        end = i + 1
+        while end < len(lines) - 1 and re.search(r"\\[ \t]{0,8}$", lines[end]):
+            end += 1
+        if _DOCKERFILE_RE.match(lines[start]) or _arrived(lines[i + 1:end + 1], lines[:start] + lines[end + 1:]):
+            continue
         said = m.group("line").strip()
         what = "a comment" if "#" in m.group("after") else "a space"
         uniform = not clean and what == "a space"  # (every one so: the copy's trailing spaces, most likely)
@@ -102,6 +121,21 @@ def broken_continuations(items: list[tuple[Any, Any]]) -> list[tuple[int, Findin
             "backslash itself (no space or comment after it), and put comments above the command.")
         return [(_section_of(items, said), info(message) if uniform else warn(message))]  # one says how to mend all
     return []
+
+
+def _arrived(below: list[str], rest: list[str]) -> bool:
+    """Whether the program's own echo of its arguments, elsewhere in the paste, holds an option of the lines ``below``
+    a broken continuation with its value (breakit p05: vLLM's ``non-default args: {... 'max_model_len': 32768}``;
+    argparse's ``Namespace(max_model_len=32768)``, SGLang's ``server_args=``, NCCL's ``NCCL_IB_HCA set by environment
+    to``, ``env``'s ``NCCL_IB_HCA=...``): then they reached it, and the space is the copy's."""
+    echo = "\n".join(rest)
+    for m in _GIVEN_RE.finditer("\n".join(below)):
+        val = re.escape(m["val"])
+        said = (rf"^[ \t]{{0,8}}{m['var']}={val}[ \t]{{0,8}}$|\b{m['var']} set by environment to {val}(?![\w.])" if m["var"]
+                else rf"(?<![\w-]){m['opt'].replace('-', '_')}(?:['\"]?: ?['\"]?|=['\"]?){val}(?![\w.])")
+        if re.search(said, echo, re.MULTILINE):
+            return True
+    return False
 
 
 def few_iterations(items: list[tuple[Any, Any]]) -> list[tuple[int, Finding]]:
@@ -118,14 +152,20 @@ def few_iterations(items: list[tuple[Any, Any]]) -> list[tuple[int, Finding]]:
     joined = _CONTINUED_RE.sub(" ", paste)
     for m in _PERF_RE.finditer(joined):
         n = _ITERS_RE.search(m.group("args"))
-        if n and 0 < int(n.group("n")) < bar:
+        if n and 0 < _timed(n, _AGG_RE.search(m.group("args")), _GRAPH_RE.search(m.group("args"))) < bar:
             check = bool(_CHECK_OFF_RE.search(m.group("args")))
             return [(_section_of(items, m.group("test"), "nccl-tests"), _iterations_note(int(n.group("n")), check))]
     h = _HEADER_ITERS_RE.search(paste)
-    if h and 0 < int(h.group("n")) < bar:
+    if h and 0 < _timed(h, _HEADER_AGG_RE.search(h.group("rest")), _HEADER_GRAPH_RE.search(h.group("rest"))) < bar:
         note = _iterations_note(int(h.group("n")), "validation: 0" in h.group("rest"))
         return [(_section_of(items, "", "nccl-tests"), note)]
     return []
+
+
+def _timed(iters: re.Match, agg: re.Match | None, graph: re.Match | None) -> int:
+    """The operations nccl-tests times and averages each row over: iters x agg iters (``-m``), x the CUDA-graph
+    launches (``-G``) where there are any (breakit p09: ``-n 1 -m 50`` is 50 operations, p20: ``graph: 100``)."""
+    return int(iters["n"]) * max(int(agg["n"]) if agg else 1, 1) * max(int(graph["n"]) if graph else 1, 1)
 
 
 def _iterations_note(n: int, check_off: bool) -> Finding:

@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 
 from .common import ParseError, content_lines
 
-HEADER_RE = re.compile(r"^#\s{0,8}(?:Date\s{1,8}Time\s{1,8})?gpu(?:\s{1,40}[a-z][a-z0-9]{1,7}){1,30}\s{0,40}$", re.I)
-"""dmon's column header: ``# gpu   pwr gtemp mtemp    sm   mem ...`` (``#Date Time gpu ...`` with ``-o DT``)."""
+HEADER_RE = re.compile(r"^#\s{0,8}(?:Date\s{1,8})?(?:Time\s{1,8})?gpu(?:\s{1,40}[a-z][a-z0-9]{1,7}){1,30}\s{0,40}$", re.I)
+"""dmon's column header: ``# gpu   pwr gtemp mtemp    sm   mem ...`` (``#Date Time gpu ...`` with ``-o DT``, ``#Time
+gpu ...`` with ``-o T``, ``#Date gpu ...`` with ``-o D``)."""
 
 
 @dataclass(frozen=True)

@@ -121,9 +121,11 @@ def parse_vllm_log(text: str) -> VllmLog:
     return st.result(text)
 
 
-_GLUED_RE = re.compile(r"(?<=\S)(?=(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d \[?[\w.-]{1,60}\.py:\d{1,6}\] )")
+_GLUED_RE = re.compile(r"(?<=\S)(?=(?:\([\w ,=.-]{1,80}\) )?(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d "
+                       r"\[?[\w.-]{1,60}\.py:\d{1,6}\] )")
 """Where a second record of vLLM's logger starts inside a line: records a paste ran together, their newlines lost
-(vllm-project/vllm#18115: three `loggers.py:118` stats lines on one line); each part is read as a line of its own."""
+(vllm-project/vllm#18115: three `loggers.py:118` stats lines on one line); each part is read as a line of its own. A
+record may begin with its process's prefix (vLLM 0.10.2 on: `(APIServer pid=1) INFO ...`, breakit review 22 p18)."""
 
 MAX_CONTINUED = 199
 """At most this many lines continue one command line (``\\`` at a line's end)."""
