@@ -250,7 +250,15 @@ def _ends_in_frames(log: VllmLog | None, values: Mapping[str, Any], text: str) -
     return {} if re.search(r", in (?:_run_module_as_main|<module>)\s*$", lines[0]) else None
 
 
+def _no_death_reason(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies unless the paste holds Ray's own reason for removing a node (`Removing node, ... death reason = X`): then
+    that line says why, and the heartbeat line about it is its consequence, not a crash or a network fault to guess at
+    (break-it review 23, p20: a node stopped with SIGTERM, then `missed too many heartbeats`)."""
+    return None if "death reason = " in (context().paste or text) else {}
+
+
 PASTE_DETAILS: dict[str, Callable[..., dict[str, Any] | None]] = {
+    "no_death_reason": _no_death_reason,
     "server_up_after": _server_up_after,
     "server_not_up_after": _server_not_up_after,
     "store_not_reached": _store_not_reached,

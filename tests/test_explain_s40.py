@@ -208,3 +208,47 @@ def test_graphs_unprofiled_still_warn_where_the_server_ran_out_of_memory_after_i
             "of memory. Tried to allocate 2.00 GiB.\n")
     [log] = [s for s in explain(text, host="spark", nodes=2) if s.kind == "vllm-log"]
     assert "CUDA graphs' memory is turned off" in messages(log, "warn")
+
+
+def test_a_node_stopped_with_sigterm_under_a_running_engine_is_its_cause_not_a_crash():
+    """Break-it review 23, p20: vLLM serving, then Ray removes a worker node with EXPECTED_TERMINATION (`received
+    SIGTERM`), then `missed too many heartbeats` and the engine dies: the removal line says why (a stop, which ended the
+    job), so the heartbeat line's guesses (OOM, the network) are not said, and the engine's death still fails."""
+    text = ("[2025-10-21 10:02:19,447 I 88 88] (gcs_server) gcs_node_manager.cc:296: Removing node, node name = "
+            "192.168.100.11, death reason = EXPECTED_TERMINATION, death message = received SIGTERM\n"
+            "(raylet) The node with node id: 3b9d1c0e5f7a and address: 192.168.100.11 and node name: 192.168.100.11 has "
+            "been marked dead because the detector has missed too many heartbeats from it.\n")
+    [section] = explain(text, host="spark", nodes=2)
+    said = messages(section)
+    assert "stopped on purpose" in said and "dies with it" in said and "dropped packets" not in said
+    assert not messages(section, "fail")
+    alone = text.split("\n", 1)[1]  # the heartbeat line without the reason: the guesses stand
+    [section] = explain(alone, host="spark", nodes=2)
+    assert "removed it from the cluster" in messages(section, "fail")
+
+
+def test_fec_reads_the_same_hosts_ethtool_of_the_port():
+    """Break-it review 23: p22, spark-01's `Link detected: no` does not make spark-02's FEC None a note (the hedged
+    warning stays); p09, FEC None beside the port's own ethtool at 100000Mb/s names the speed, not a request for it."""
+    two = ("nvidia@spark-01:~$ sudo ethtool enp1s0f0np0\nSettings for enp1s0f0np0:\n\tSpeed: Unknown!\n"
+           "\tLink detected: no\nnvidia@spark-02:~$ sudo ethtool --show-fec enp1s0f0np0\nFEC parameters for "
+           "enp1s0f0np0:\nSupported/Configured FEC encodings: Auto\nActive FEC encoding: None\n")
+    fec = explain(two, host="spark", nodes=2)[-1]
+    assert "down (an unused, unplugged port shows it too" in messages(fec, "warn")
+    up = ("$ sudo ethtool enp1s0f0np0\nSettings for enp1s0f0np0:\n\tSpeed: 100000Mb/s\n\tDuplex: Full\n"
+          "\tLink detected: yes\n$ sudo ethtool --show-fec enp1s0f0np0\nFEC parameters for enp1s0f0np0:\n"
+          "Supported/Configured FEC encodings: Auto\nActive FEC encoding: None\n")
+    fec = explain(up, host="spark", nodes=2)[-1]
+    assert "on a link up at 100000Mb/s" in messages(fec, "warn") and "Read `ethtool" not in messages(fec)
+
+
+def test_an_ibdev2netdev_listing_without_the_twins_does_not_call_them_down():
+    """A Spark's `ibdev2netdev` cut to its first PCIe domain (blind batch wz003): rocep1s0f0 and rocep1s0f1 Up, the
+    roceP2p1s0f* lines not pasted: their twins are not shown, not Down (a note, no failure); a twin listed Down
+    still fails L1.port's way."""
+    cut = "rocep1s0f0 port 1 ==> enp1s0f0np0 (Up)\nrocep1s0f1 port 1 ==> enp1s0f1np1 (Up)\n"
+    [section] = explain(cut, host="spark")
+    assert "its twin enP2p1s0f0np0 is not in this listing" in messages(section, "info") and not messages(section, "fail")
+    down = cut + "roceP2p1s0f0 port 1 ==> enP2p1s0f0np0 (Down)\n"
+    [section] = explain(down, host="spark")
+    assert "Only enp1s0f0np0 of port 0 is Up" in messages(section, "fail")

@@ -394,6 +394,11 @@ def summarise_ibdev(result: Any, command: str | None) -> Summary:
         if len(ups) == 2:
             pair = " and ".join(f"{m.rdma_device}/{m.netdev}" for m in ups)
             findings.append(ok(f"QSFP port {port} ({port_words(port)}) is cabled: both twins are Up ({pair})."))
+        elif len(ups) == 1 and not any(m.netdev == next((t for t in twins if t != ups[0].netdev), "") for m in spark):
+            findings.append(info(f"{ups[0].netdev} of port {port} is Up; its twin "
+                                 f"{next((t for t in twins if t != ups[0].netdev), 'the other twin')} is not in this "
+                                 "listing (cut, or filtered): with a cable in, both twins report Up. The whole "
+                                 "`ibdev2netdev` shows it."))
         elif len(ups) == 1:
             down = next((t for t in twins if t != ups[0].netdev), "the other twin")
             findings.append(fail(f"Only {ups[0].netdev} of port {port} is Up; with a cable in, both twins "

@@ -159,14 +159,25 @@ def partner_limit(r: Any, name: str) -> list[Finding]:
 
 
 def fec_findings(r: Any, name: str) -> list[Finding]:
-    """``ethtool --show-fec``: forward error correction; RS (Reed-Solomon) is what 100G and faster links use."""
+    """``ethtool --show-fec``: forward error correction; RS (Reed-Solomon) is what 100G and faster links use. Where the
+    paste also holds the same host's ``ethtool <interface>`` report, its link state decides (:func:`_own_report`)."""
     active, conf = (r.fec_active or "").strip(), r.fec_configured or "?"
     if r.fec_active is None and r.fec_configured is None:
         return []
     if active.lower() in ("", "off", "none") and active and is_qsfp_twin(r.interface or ""):
-        if r.link_detected is False or _no_link_shown(r.interface or ""):
+        report = _own_report(r.interface or "")
+        if r.link_detected is False or "Link detected: no" in report:
             return [info(f"{name}: FEC configured {conf}, active {active}: what a port with no link shows (this paste's "
                          "`ethtool` of it says `Link detected: no`): nothing to read from FEC until it links.")]
+        speed = re.search(r"Speed: (\d+)Mb/s", report) if "Link detected: yes" in report else None
+        if speed:
+            return [warn(f"{name}: FEC configured {conf}, active {active}, on a link up at {speed[1]}Mb/s (this paste's "
+                         f"`ethtool`): a Spark's {LINE_GBPS}G QSFP link runs RS-FEC (Reed-Solomon; PAM4 signalling "
+                         "needs it). " + ("Mend the speed first (its own finding): at 100 GbE the two ends settled on "
+                                          "a mode without FEC." if int(speed[1]) < LINK_MBPS else "At full speed without "
+                                          "FEC the link has no error correction: check the other end's FEC setting and "
+                                          "the cable; leave it on Auto.")
+                         )]
         return [warn(f"{name}: FEC configured {conf}, active {active}: a Spark's {LINE_GBPS}G QSFP link runs RS-FEC "
                      "(Reed-Solomon; PAM4 signalling needs it), so no FEC means this port is down (an unused, unplugged "
                      "port shows it too: fine) or linked at a lower speed or without RS. Read `ethtool "
@@ -179,13 +190,31 @@ def fec_findings(r: Any, name: str) -> list[Finding]:
                "links use RS, Reed-Solomon). Look at FEC only if the link flaps (`ethtool -S <iface> | grep -i fec`).")]
 
 
-def _no_link_shown(interface: str) -> bool:
-    """Whether the paste holds an ``ethtool <interface>`` report of this interface that says ``Link detected: no``
-    (break-it review 22, p06: `ethtool enp1s0f1np1` with no link, then its `--show-fec` with Active None)."""
+_PROMPT_HOST_RE = re.compile(r"^[\w.-]{1,64}@(?P<host>[\w.-]{1,64})[:\s]", re.M)
+
+
+def _own_report(interface: str) -> str:
+    """The paste's last ``ethtool <interface>`` report (from ``Settings for <interface>:`` to the next prompt, before or
+    after the FEC's) of the host whose ``--show-fec`` is read: the same prompt host before both, or no host named
+    before either (break-it reviews 22 and 23: p06 one host, p22 two hosts with the same port name). "" when none."""
     from .context import context
     paste = context().paste or ""
-    return bool(interface) and any(chunk.startswith(f"{interface}:") and "Link detected: no" in chunk.split("\n$", 1)[0]
-                                   for chunk in paste.split("Settings for ")[1:])
+    fec_at = paste.rfind(f"FEC parameters for {interface}:")
+    if not interface or fec_at < 0:
+        return ""
+
+    def host_at(at: int) -> str | None:
+        found = [m["host"] for m in _PROMPT_HOST_RE.finditer(paste, 0, at)]
+        return found[-1] if found else None
+    found = ""
+    start = paste.find(f"Settings for {interface}:")
+    while start >= 0:
+        if host_at(start) == host_at(fec_at):
+            chunk = paste[start:start + 4000].split("\n$", 1)[0]
+            after = _PROMPT_HOST_RE.search(chunk)
+            found = chunk[:after.start()] if after else chunk
+        start = paste.find(f"Settings for {interface}:", start + 1)
+    return found
 
 
 def up_count(maps: list[Any], cut: bool) -> str:
