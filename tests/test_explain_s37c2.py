@@ -91,7 +91,8 @@ def test_outputs_read_as_all_well_say_so_in_plain_words():
     assert "GPU0 (NVIDIA GeForce RTX 4090) is visible" in said(explain(corpus("xb006"), host="other", nodes=1))
     assert "Active/LinkUp at 100 Gb/s (this NIC's negotiated rate, 12.5 GB/s per port at most): the port's link is up and healthy" in said(
         explain(corpus("zt018"), host="other", nodes=1), "ok")
-    assert "Every port shown is ACTIVE: healthy." in said(explain(corpus("y020"), host="other", nodes=1))
+    assert "Every port shown is ACTIVE (physical state LINK_UP: the link is up): healthy." in said(
+        explain(corpus("y020"), host="other", nodes=1))
     assert "Every interface shown (enp105s0) is UP with link and an IPv4 address: healthy" in said(
         explain(corpus("wa020"), host="other", nodes=1))
     assert "matches LnkCap Gen4 x16: the full link, healthy" in said(explain(corpus("zc011"), host="other", nodes=1))

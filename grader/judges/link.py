@@ -298,7 +298,8 @@ def _address_findings(t: Any, half: bool = False) -> list[Finding]:
             out.append(warn(f"{t.name} got {a.cidr} from DHCP (dynamic): it can change; use a static "
                             "address in netplan with `dhcp4: no`."))
         else:
-            out.append(ok(f"{t.name} has {a.cidr}."))
+            out.append(ok(f"{t.name} is up (LOWER_UP: carrier) and has {a.cidr}." if "LOWER_UP" in t.flags
+                          else f"{t.name} has {a.cidr}."))
     return out
 
 

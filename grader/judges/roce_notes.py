@@ -184,7 +184,8 @@ def active_count(links: Any) -> str:
     fails a machine whose RDMA NICs have no ACTIVE port)."""
     active = [f"{x.device}/{x.port}" for x in links if x.is_active]
     if links and len(active) == len(links):
-        return " Every port shown is ACTIVE: healthy."
+        up = all((getattr(x, "physical_state", None) or "").upper() == "LINK_UP" for x in links)
+        return " Every port shown is ACTIVE" + (" (physical state LINK_UP: the link is up)" if up else "") + ": healthy."
     if not active or len({(x.device, x.port) for x in links}) < len(links):  # (a port listed twice: a watch's rounds)
         return ""
     return (f" {len(active)} of {len(links)} ports ACTIVE ({', '.join(active[:8])}{', ...' if len(active) > 8 else ''}): "
