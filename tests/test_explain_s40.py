@@ -252,3 +252,14 @@ def test_an_ibdev2netdev_listing_without_the_twins_does_not_call_them_down():
     down = cut + "roceP2p1s0f0 port 1 ==> enP2p1s0f0np0 (Down)\n"
     [section] = explain(down, host="spark")
     assert "Only enp1s0f0np0 of port 0 is Up" in messages(section, "fail")
+
+
+def test_a_kv_pool_under_one_request_warns_unless_the_launch_failed():
+    """Three vLLM lines of a 3090 config (blind batch vb004): the block count overridden to 50, 0.77x for 205,000-token
+    requests and no error: the server starts, and no request of the full length fits, a warning; corpus b006 (0.82x,
+    then vLLM's ValueError) still fails."""
+    [log] = [s for s in explain(paste("vb004"), host="other", nodes=1) if s.kind == "vllm-log"]
+    assert "0.77x is below 1" in messages(log, "warn") and "overridden" in messages(log, "warn")
+    assert not messages(log, "fail")
+    [log] = [s for s in explain(paste("b006"), host="other", nodes=1) if s.kind == "vllm-log"]
+    assert "0.82x is below 1" in messages(log, "fail")

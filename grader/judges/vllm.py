@@ -16,6 +16,7 @@ from ..parsers import ParseError
 from ..parsers.vllm_log import parse_vllm_log, VllmLog
 from ..calc.specs import row
 from .common import fail, fmt_count, info, ok, on_spark, warn
+from .context import context
 from .model import Finding, Summary
 from .stops_at import ready_tail
 from .vllm_stats import small_kv, stats_findings
@@ -381,9 +382,11 @@ def _kv_findings(log: VllmLog) -> list[Finding]:
                             "vLLM 0.24 the concurrency is computed per KV-cache group, and for models with "
                             "sliding-window or hybrid layers the two differ. Trust the printed concurrency; do not "
                             "expect tokens = concurrency x length for this model."))
-        if k.concurrency is not None and k.concurrency < 1:
-            out.append(fail(f"Maximum concurrency {k.concurrency:g}x is below 1: not even one request of the full "
-                            "max model len fits. Lower --max-model-len or give the KV cache more memory."))
+        if k.concurrency is not None and k.concurrency < 1:  # a failed launch (vLLM refuses it) fails; else a limit
+            out.append((fail if not k.concurrency or _launch_failed(log) else warn)(
+                f"Maximum concurrency {k.concurrency:g}x is below 1: not even one request of the full max model len "
+                "fits" + (", as the block count was overridden (--num-gpu-blocks-override)" if "num_gpu_blocks_override" in (
+                    context().paste or "") else "") + ". Lower --max-model-len or give the KV cache more memory."))
     if not log.kv and log.ready:
         out.append(info("No KV-cache capacity line in this log (it is printed once by the engine core, "
                         "`KV cache size: N tokens`): paste the log from the start to see it."))
