@@ -17,7 +17,7 @@ from ..parsers.common import command_argv, option_value
 from .common import fail, fmt_count, info, machines_spanned, ok, on_spark, spark_figure, warn, whole
 from .context import context
 from .model import Finding, Section, Summary
-from .ray_notes import all_held, group_over_total, pods_up, node_notes, negative_usage, slow_start, stale_demand
+from .ray_notes import all_held, completed_restarted, group_over_total, pods_up, node_notes, negative_usage, slow_start, stale_demand
 
 
 GIB = 2 ** 30
@@ -348,16 +348,16 @@ def _ray_gpu_findings(st: RayStatus, gpu: tuple[float, float] | None, nodes: int
 
 def summarise_pods(pods: list[Any], command: str | None) -> Summary:
     facts = {"pods": [dataclasses.asdict(p) for p in pods], "up": sum(p.up for p in pods), "total": len(pods)}
-    down = [p for p in pods if not p.up and p.status != "Completed"]
+    down = [p for p in pods if not p.up]
     findings = [ok(pods_up(pods))] if not down else []
     for p in down:
         what = f"{p.name}: {p.ready}/{p.containers} ready, {p.status}" + (f", {p.restarts} restarts" if p.restarts else "")
         ray = (" A Ray node in a pod that is not up may not have joined, and its GPU is then missing from the cluster "
                "(`ray status`).") if "ray" in p.name.lower() else ""
-        if p.failed:
-            findings.append(fail(f"{what}, after {p.age}: it will not come up by waiting (`kubectl describe pod "
-                                 f"{p.name}` and `kubectl logs {p.name}`{' --previous' if p.restarts else ''} say "
-                                 f"why).{ray}"))
+        if p.failed or p.status == "Completed":
+            findings.append(completed_restarted(p, what, ray) if p.status == "Completed" else fail(
+                f"{what}, after {p.age}: it will not come up by waiting (`kubectl describe pod {p.name}` and "
+                f"`kubectl logs {p.name}`{' --previous' if p.restarts else ''} say why).{ray}"))
         else:
             why = (" (its init containers have not finished)" if p.status.startswith("Init:") else
                    " (running, but its readiness probe does not pass)" if p.status == "Running" else "")

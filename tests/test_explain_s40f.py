@@ -1,0 +1,64 @@
+"""Session 40, fixer F (issue 27): the wrong readings break-it review 23 found in rules added that day, each on the
+probe's lines (quoted: the probes are not in the repo) and on a neighbour that must keep its old reading."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grader.explain import explain
+from tests.conftest import said_in_all
+
+FIELD = Path(__file__).parent / "fixtures" / "field"
+
+
+def paste(stem: str) -> str:
+    return next(FIELD.glob(f"*/{stem}_*.txt")).read_text()
+
+
+_STATS = ("INFO 06-12 11:02:{s} [loggers.py:118] Engine 000: Avg prompt throughput: 412.3 tokens/s, Avg generation "
+          "throughput: 88.1 tokens/s, Running: {r} reqs, Waiting: 0 reqs, GPU KV cache usage: 3.1%, Prefix cache hit "
+          "rate: 0.0%\n")
+_CUT_TB = ('Traceback (most recent call last):\n  File "/usr/local/bin/vllm", line 8, in <module>\n    sys.exit(main())\n'
+           "             ^^^^^^\n  File \"/usr/local/lib/python3.12/dist-packages/vllm/entrypoints/cli/main.py\", line "
+           "54, in main\n    args.dispatch_function(args)\n  File \"/usr/local/lib/python3.12/dist-packages/vllm/"
+           'entrypoints/cli/serve.py", line 57, in cmd\n    uvloop.run(run_server(args))\n')
+
+
+def test_a_cut_traceback_after_serving_and_ctrl_c_is_no_failed_launch():
+    """Break-it 23 p12 (vLLM 0.10's engine stats and Uvicorn access line; Python's traceback format, which Ctrl-C
+    prints through `<module>` before `KeyboardInterrupt`): the server served, its user pressed Ctrl-C, and the paste is
+    cut inside the traceback: neither the entry-point fail nor "the launch most likely failed"."""
+    text = (_STATS.format(s="31", r=4) + 'INFO:     127.0.0.1:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK\n'
+            + _STATS.format(s="41", r=0)
+            + "^CINFO 06-12 11:05:02 [launcher.py:80] Shutting down FastAPI HTTP server.\n" + _CUT_TB)
+    said = said_in_all(explain(text, host="spark", nodes=1))
+    assert "launch failed" not in said and "launch most likely failed" not in said
+    served_no_stop = text.replace("^CINFO 06-12 11:05:02 [launcher.py:80] Shutting down FastAPI HTTP server.\n", "")
+    assert "launch failed there" not in said_in_all(explain(served_no_stop, host="spark", nodes=1))
+
+
+def test_a_cut_entry_point_traceback_with_nothing_before_it_still_fails():
+    """Neighbour: pending wx004 (https://github.com/MiaAI-Lab/DeepSeek-v4-Flash-One-DGX-Spark/issues/13, the
+    APIServer's traceback from runpy cut before its exception, no serving before it) keeps its fail."""
+    assert "launch failed there" in said_in_all(explain(paste("wx004"), host="spark", nodes=1), "fail")
+
+
+def test_a_deployments_pod_completed_after_restarts_crash_loops():
+    """Break-it 23 p02 (`kubectl get pods`; a Deployment's pod restarts its container whatever the exit code,
+    https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#restart-policy): Completed with 6 restarts and
+    a ReplicaSet hash in the name is a crash loop, not a one-shot; a Job-shaped one is a hedged warning."""
+    text = ("$ kubectl get pods\nNAME                           READY   STATUS      RESTARTS      AGE\n"
+            "vllm-server-7d9f8b6c5d-x2k4q   0/1     Completed   6 (2m ago)    14m\n")
+    sections = explain(text, host="other", nodes=1)
+    assert "one-shot" not in said_in_all(sections)
+    assert "crash-loops" in said_in_all(sections, "fail") and "--previous" in said_in_all(sections, "fail")
+    job = text.replace("vllm-server-7d9f8b6c5d-x2k4q", "bench-run-x7k2p             ")
+    assert "restartPolicy OnFailure" in said_in_all(explain(job, host="other", nodes=1), "warn")
+
+
+def test_a_completed_pod_with_no_restart_stays_a_one_shot():
+    """Neighbour: blind batch wy007 (a MicroK8s GPU test pod on a DGX Spark, `gpu-test 0/1 Completed 0`) keeps its
+    one-shot ok."""
+    text = ("NAME       READY   STATUS      RESTARTS   AGE\n"
+            "gpu-test   0/1     Completed   0          2m\n")
+    assert "gpu-test Completed: a one-shot pod" in said_in_all(explain(text, host="spark", nodes=1), "ok")
