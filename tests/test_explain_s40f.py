@@ -62,3 +62,21 @@ def test_a_completed_pod_with_no_restart_stays_a_one_shot():
     text = ("NAME       READY   STATUS      RESTARTS   AGE\n"
             "gpu-test   0/1     Completed   0          2m\n")
     assert "gpu-test Completed: a one-shot pod" in said_in_all(explain(text, host="spark", nodes=1), "ok")
+
+
+def test_a_worker_joining_a_remote_head_on_loopback_is_a_fault():
+    """Break-it 23 p19 (Ray 2.x `ray start` output, https://docs.ray.io/en/latest/cluster/cli.html#ray-start: a
+    worker prints `Local node IP` and `Ray runtime started.`, never the head's join line): `ray start
+    --address=192.168.100.10:6379` with `Local node IP: 127.0.0.1` advertises loopback to a head on another machine,
+    even when told one machine: a warning, not a one-machine runtime."""
+    text = ("$ ray start --address=192.168.100.10:6379 --num-gpus=1\nLocal node IP: 127.0.0.1\n\n--------------------\n"
+            "Ray runtime started.\n--------------------\n\nTo terminate the Ray runtime, run\n  ray stop\n")
+    sections = explain(text, host="spark", nodes=1)
+    assert "a Ray runtime for this one machine" not in said_in_all(sections)
+    assert "cannot reach its raylet or object store" in said_in_all(sections, "warn")
+
+
+def test_a_head_on_loopback_told_one_machine_stays_a_note():
+    """Neighbour: pending wv001 (a head on 127.0.0.1, told one machine) keeps its one-machine note."""
+    said = said_in_all(explain(paste("wv001"), host="other", nodes=1), "info")
+    assert "loopback address 127.0.0.1: a Ray runtime for this one machine" in said

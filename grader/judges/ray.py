@@ -17,7 +17,7 @@ from ..parsers.common import command_argv, option_value
 from .common import fail, fmt_count, info, machines_spanned, ok, on_spark, spark_figure, warn, whole
 from .context import context
 from .model import Finding, Section, Summary
-from .ray_notes import all_held, completed_restarted, group_over_total, pods_up, node_notes, negative_usage, slow_start, stale_demand
+from .ray_notes import all_held, completed_restarted, group_over_total, loopback_note, pods_up, node_notes, negative_usage, slow_start, stale_demand
 
 
 GIB = 2 ** 30
@@ -521,8 +521,8 @@ def summarise_ray_start(rs: Any, command: str | None) -> Summary:
                              "--address and --node-ip-address, a firewall between the nodes, and `ray status` on "
                              "the head."))
     if rs.local_ip and rs.local_ip.startswith("127."):
-        alone = not rs.join_address and machines_spanned(None) == 1  # (told one machine, no join line printed: wv001)
-        findings.append((info if alone else warn)(f"Ray chose the loopback address {rs.local_ip}: " + ("a Ray runtime for this one machine, fine for jobs run on it; Ray printed no `ray start --address` line, and no other machine can join it. A cluster of several machines needs" if alone else "no other node can reach it. Give") + " `--node-ip-address=<this node's address on the link the nodes share>`."))
+        alone = not rs.join_address and machines_spanned(None) == 1 and role != "worker"  # (one machine told: wv001)
+        findings.append(loopback_note(rs.local_ip, alone, head_addr if role == "worker" else None))
     elif rs.local_ip and rs.local_ip.startswith("172.17.0.") and (spanned := machines_spanned(None)) != 1 \
             and not option_value(argv, "--node-ip-address"):  # (one given on purpose: a LAN of that range)
         # blind batch zv007 (ray#11211): a head in a container on Docker's default bridge

@@ -248,3 +248,20 @@ def completed_restarted(pod: Any, what: str, ray: str) -> Finding:
                 f"end. A Job's pod retried after failures (restartPolicy OnFailure) that then ended with 0 shows this; a "
                 f"server's pod that keeps exiting shows it too (a crash loop). `kubectl describe pod {pod.name}` "
                 f"(its restart policy, last state and exit codes) decides; {logs}.{ray}")
+
+
+def loopback_note(ip: str, alone: bool, head_addr: str | None) -> Finding:
+    """Ray's node IP on loopback: a runtime for this one machine where a head was started and one machine told
+    (wv001); a warning otherwise, and for a worker joining a head at another address (break-it 23 p19: `ray start
+    --address=192.168.100.10:6379`, `Local node IP: 127.0.0.1`; a worker prints no join line, so its absence says
+    nothing of one machine) the head and the other nodes cannot reach this node's raylet or object store."""
+    give = " `--node-ip-address=<this node's address on the link the nodes share>`."
+    if alone:
+        return info(f"Ray chose the loopback address {ip}: a Ray runtime for this one machine, fine for jobs run on it; "
+                    "Ray printed no `ray start --address` line, and no other machine can join it. A cluster of several "
+                    "machines needs" + give)
+    remote = head_addr and not head_addr.startswith(("127.", "localhost"))
+    return warn(f"Ray chose the loopback address {ip}: no other node can reach it"
+                + (f". This node joins the head at {head_addr}, on another machine, and advertises {ip}: the head and "
+                   "the other nodes cannot reach its raylet or object store, so tasks placed on it fail or hang"
+                   if remote else "") + ". Give" + give)
