@@ -80,3 +80,33 @@ def test_a_head_on_loopback_told_one_machine_stays_a_note():
     """Neighbour: pending wv001 (a head on 127.0.0.1, told one machine) keeps its one-machine note."""
     said = said_in_all(explain(paste("wv001"), host="other", nodes=1), "info")
     assert "loopback address 127.0.0.1: a Ray runtime for this one machine" in said
+
+
+_READY = ("INFO 06-12 10:20:11 [api_server.py:1880] Starting vLLM API server 0 on http://0.0.0.0:8000\n"
+          "INFO:     Started server process [48211]\nINFO:     Waiting for application startup.\n"
+          "INFO:     Application startup complete.\n")
+
+
+def test_a_server_stopped_after_its_ready_line_is_not_said_to_be_up():
+    """Break-it 23 p04 (Uvicorn's shutdown lines after Ctrl-C, as vLLM's API server prints them,
+    https://www.uvicorn.org/deployment/): the server came up and was stopped; neither "is up" nor "the paste ends
+    there"."""
+    text = _READY + ("^CINFO:     Shutting down\nINFO:     Waiting for application shutdown.\n"
+                     "INFO:     Application shutdown complete.\nINFO:     Finished server process [48211]\n")
+    said = said_in_all(explain(text, kind="vllm-log", host="other", nodes=1))
+    assert "The server is up" not in said and "ends there" not in said
+    assert "was then stopped (`^CINFO: Shutting down`" in said
+
+
+def test_a_hang_warning_or_a_crash_after_the_ready_line_gets_no_ends_there_clause():
+    """Break-it 23 p13 (vLLM's shm_broadcast wait, 3 x 60 s after the server came up; its line as vLLM 0.11 logs it)
+    and p14 (`Segmentation fault (core dumped)` after it): the clause would contradict the finding below it. The
+    ready log that does end at its ready line keeps the clause (the neighbour)."""
+    wait = ("(EngineCore_DP0 pid=311) INFO 11-02 14:3{m}:10 [shm_broadcast.py:466] No available shared memory broadcast "
+            "block found in 60 seconds. This typically happens when some processes are hanging or doing some "
+            "time-consuming work (e.g. compilation).\n")
+    hang = _READY + "".join(wait.format(m=m) for m in (3, 4, 5))
+    crash = _READY + "!!!!!!! Segfault encountered !!!!!!!\nSegmentation fault (core dumped)\n"
+    for text in (hang, crash):
+        assert "shows no request served" not in said_in_all(explain(text, kind="vllm-log", host="spark", nodes=1))
+    assert "shows no request served" in said_in_all(explain(_READY, kind="vllm-log", host="spark", nodes=1), "ok")
