@@ -30,7 +30,6 @@ import re
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from grader.judges.context import context
-from grader.judges.stops_at import _READY_MARKS, _SERVING_RE
 
 if TYPE_CHECKING:
     from grader.parsers.vllm_log import VllmLog
@@ -258,6 +257,7 @@ def _not_stopped(log: VllmLog | None, values: Mapping[str, Any], text: str) -> d
 def _ends_in_frames(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """{} when the paste's last traceback is still open at its end (each line after its head, less the head line's
     own prefix such as ``(APIServer pid=1) ``, indented or blank) and its first frame is the entry point; else None."""
+    from grader.judges.stops_at import _READY_MARKS, _SERVING_RE  # (a judge: imported where a traceback is read)
     at = text.rfind(_TB_HEAD)
     if at < 0 or _SERVING_RE.search(text, 0, at) or _stopped_before(text, at) \
             or any(m in text[:at] for m in _READY_MARKS):

@@ -110,3 +110,39 @@ def test_a_hang_warning_or_a_crash_after_the_ready_line_gets_no_ends_there_claus
     for text in (hang, crash):
         assert "shows no request served" not in said_in_all(explain(text, kind="vllm-log", host="spark", nodes=1))
     assert "shows no request served" in said_in_all(explain(_READY, kind="vllm-log", host="spark", nodes=1), "ok")
+
+
+_LOADING = ("INFO 06-12 10:14:02 [gpu_model_runner.py:1843] Starting to load model meta-llama/Llama-3.3-70B-Instruct...\n"
+            "INFO 06-12 10:14:04 [weight_utils.py:296] Using model weights format ['*.safetensors']\n"
+            "Loading safetensors checkpoint shards:   0% Completed | 0/30 [00:00<?, ?it/s]\n"
+            "Loading safetensors checkpoint shards:   3% Completed | 1/30 [00:04<02:10,  4.51s/it]\n"
+            "Loading safetensors checkpoint shards:   7% Completed | 2/30 [00:09<02:06,  4.52s/it]\n")
+
+
+def test_killed_after_the_shard_bar_is_a_kill_not_a_log_that_stops():
+    """Break-it 23 p03 (bash's `Killed` report of a SIGKILLed child, https://www.gnu.org/software/bash/manual/
+    html_node/Job-Control-Basics.html; vLLM's shard bar): the shell's `Killed` after the bar is not glued onto the
+    bar's line as a wrapped continuation: the kill is read, a fail, not "stops with no error"."""
+    for end in ("Killed\n", "Segmentation fault (core dumped)\n"):
+        sections = explain(_LOADING + end, host="spark", nodes=1)
+        assert "with no error before it" not in said_in_all(sections), end
+        assert said_in_all(sections, "fail"), end
+    assert "OOM killer" in said_in_all(explain(_LOADING + "Killed\n", host="spark", nodes=1), "fail")
+
+
+def test_a_log_that_stops_in_the_shard_bar_with_nothing_after_it_keeps_its_note():
+    """Neighbour: the same lines with nothing after the bar (corpus zv005's reading): the info that the log stops
+    while loading, no fail."""
+    sections = explain(_LOADING, host="spark", nodes=1)
+    assert "The log stops while vLLM loads the weights" in said_in_all(sections, "info")
+    assert not said_in_all(sections, "fail")
+
+
+def test_killed_after_a_workers_exception_is_not_read_as_an_oom_kill():
+    """Neighbour of p03: pending wt010 (https://github.com/devopsrustem/slurmv4, SGLang PD with Mooncake: every
+    scheduler raises `RuntimeError: open: Address family not supported by protocol`, the parent gets sigquit and ends
+    its process tree, `Killed`): the kill follows the failure; no OOM reading. A `Killed` with no failure before it
+    still fails (the OOM killer named)."""
+    said = said_in_all(explain(paste("wt010"), host="other", nodes=4))
+    assert "out of memory" not in said.lower() and "OOM killer" not in said
+    assert "OOM killer" in said_in_all(explain("$ python train.py\nepoch 1/3\nKilled\n", host="other"), "fail")
