@@ -146,3 +146,24 @@ def test_killed_after_a_workers_exception_is_not_read_as_an_oom_kill():
     said = said_in_all(explain(paste("wt010"), host="other", nodes=4))
     assert "out of memory" not in said.lower() and "OOM killer" not in said
     assert "OOM killer" in said_in_all(explain("$ python train.py\nepoch 1/3\nKilled\n", host="other"), "fail")
+
+
+def test_a_legacy_summary_whose_figures_disagree_with_num_prompts_is_not_said_of_them():
+    """Break-it 23 p08 (vLLM 0.2's benchmark_serving.py, January 2024: `Namespace(...)` then its one-line summary,
+    the shape of pending wx010, https://github.com/vllm-project/vllm/pull/2505): 0.34 req/s x 58.91 s is 20 requests,
+    not the 1000 of `num_prompts=1000`: the summary is not said to be of the 1000 prompts."""
+    text = ("Namespace(backend='vllm', protocol='http', host='localhost', port=8000, endpoint='/generate', model=None, "
+            "dataset='ShareGPT_V3_unfiltered_cleaned_split.json', tokenizer='meta-llama/Llama-2-7b-hf', best_of=1, "
+            "use_beam_search=False, num_prompts=1000, request_rate=inf, seed=0, trust_remote_code=False)\n"
+            " 37%|###7      | 372/1000 [01:12<02:02,  5.13it/s]\n"
+            "Total time: 58.91 s Throughput: 0.34 requests/s Average latency: 18.55 s Average latency per token: "
+            "0.06 s Average latency per output token: 0.45 s\n")
+    said = said_in_all(explain(text, host="other", nodes=1))
+    assert "for the 1000 prompts sent" not in said and "count about 20 requests, not the 1000" in said
+
+
+def test_legacy_summaries_whose_figures_agree_keep_their_reading():
+    """Neighbours: corpus h020 (vllm#359: 1000 prompts, 5.99 req/s over 166.88 s) and pending wx010 (20 prompts,
+    0.34 req/s over 58.91 s) are summaries of the prompts sent."""
+    assert "for the 1000 prompts sent" in said_in_all(explain(paste("h020"), host="other", nodes=1), "info")
+    assert "for the 20 prompts sent" in said_in_all(explain(paste("wx010"), host="other", nodes=1), "info")
