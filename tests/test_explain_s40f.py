@@ -167,3 +167,37 @@ def test_legacy_summaries_whose_figures_agree_keep_their_reading():
     0.34 req/s over 58.91 s) are summaries of the prompts sent."""
     assert "for the 1000 prompts sent" in said_in_all(explain(paste("h020"), host="other", nodes=1), "info")
     assert "for the 20 prompts sent" in said_in_all(explain(paste("wx010"), host="other", nodes=1), "info")
+
+
+def test_a_2013_process_table_in_mb_with_no_type_column_is_read():
+    """Break-it 23 p15 (nvidia-smi 5.319.37, driver 319.37 of 2013: `Compute processes:`, memory in MB, no Type
+    column; the GPU rows of that driver are blind batch wy005's shape): PID 31794 holding 5653 MB on GPU1 is read,
+    not "the process table is not in the paste"."""
+    from grader.parsers.nvidia_smi import parse_smi_table
+    rows = ("+-----------------------------------------------------------------------------+\n"
+            "| Compute processes:                                               GPU Memory |\n"
+            "|  GPU       PID  Process name                                     Usage      |\n"
+            "|=============================================================================|\n"
+            "|    1     31794  /usr/bin/python                                     5653MB  |\n"
+            "+-----------------------------------------------------------------------------+\n")
+    procs = parse_smi_table(rows).processes
+    assert [(p.gpu, p.pid, p.name, p.used_mib) for p in procs] == [(1, 31794, "/usr/bin/python", 5653)]
+    table = ("| NVIDIA-SMI 5.319.37   Driver Version: 319.37         |\n"
+             "|-------------------------------+----------------------+----------------------+\n"
+             "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+             "| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |\n"
+             "|===============================+======================+======================|\n"
+             "|   1  Tesla K20Xm         Off  | 0000:04:00.0     Off |                    0 |\n"
+             "| N/A   35C    P0    98W / 235W |     5669MB /  5759MB |     99%   E. Process |\n"
+             "+-------------------------------+----------------------+----------------------+\n\n")
+    said = said_in_all(explain(table + rows, host="other", nodes=1))
+    assert "process table is not in the paste" not in said and "/usr/bin/python" in said
+
+
+def test_a_modern_process_row_keeps_its_type_and_mib():
+    """Neighbour: the R450+ row (`|    0   N/A  N/A    6008      C   VLLM::EngineCore      56501MiB |`) keeps its type
+    and memory."""
+    from grader.parsers.nvidia_smi import parse_smi_table
+    row = "|    0   N/A  N/A    6008      C   VLLM::EngineCore                      56501MiB |\n"
+    (p,) = parse_smi_table(row).processes
+    assert (p.gpu, p.pid, p.type, p.name, p.used_mib) == (0, 6008, "C", "VLLM::EngineCore", 56501)
