@@ -201,3 +201,33 @@ def test_a_modern_process_row_keeps_its_type_and_mib():
     row = "|    0   N/A  N/A    6008      C   VLLM::EngineCore                      56501MiB |\n"
     (p,) = parse_smi_table(row).processes
     assert (p.gpu, p.pid, p.type, p.name, p.used_mib) == (0, 6008, "C", "VLLM::EngineCore", 56501)
+
+
+_MLPERF = ("================================================\nMLPerf Results Summary\n"
+           "================================================\nSUT name : PySUT\nScenario : Offline\n"
+           "Mode     : PerformanceOnly\nSamples per second: 12.8745\nTokens per second: 3296.11\nResult is : VALID\n\n"
+           "================================================\nAdditional Stats\n"
+           "================================================\nMin latency (ns)                : 2712381193\n"
+           "Max latency (ns)                : 1056781276563\nMean latency (ns)               : 532201413826\n"
+           "50.00 percentile latency (ns)   : 535027436812\n")
+
+
+def test_an_mlperf_loadgen_summary_is_not_read_as_a_vllm_benchmark_or_nvidia_smi():
+    """Break-it 23 p21 (MLPerf loadgen's summary, https://github.com/mlcommons/inference/blob/master/loadgen/
+    results.cc: 48-'=' rules, `Min latency (ns)  : N`): neither a vLLM benchmark that could not be read nor an
+    `nvidia-smi -q` fragment."""
+    from grader.parsers.bench_result import BENCH_LINE
+    assert not BENCH_LINE.match("=" * 48)
+    try:
+        kinds = {s.kind for s in explain(_MLPERF, host="other", nodes=1)}
+    except Exception as e:  # (an unknown output: the honest answer)
+        assert "could not tell which command printed this" in str(e)
+    else:
+        assert not kinds & {"vllm-bench", "nvidia-smi-q"}, kinds
+
+
+def test_vllms_own_50_rule_still_claims_a_benchmark():
+    """Neighbour: vLLM's and SGLang's result block ends in 50 '=' (corpus b007, vllm#18566) and still reads."""
+    from grader.parsers.bench_result import BENCH_LINE
+    assert BENCH_LINE.match("=" * 50) and BENCH_LINE.match("=" * 59)
+    assert "vllm-bench" in {s.kind for s in explain(paste("b007"), host="other", nodes=1)}
