@@ -231,3 +231,23 @@ def test_vllms_own_50_rule_still_claims_a_benchmark():
     from grader.parsers.bench_result import BENCH_LINE
     assert BENCH_LINE.match("=" * 50) and BENCH_LINE.match("=" * 59)
     assert "vllm-bench" in {s.kind for s in explain(paste("b007"), host="other", nodes=1)}
+
+
+_IBSTATUS = ("Infiniband device 'rocep1s0f0' port 1 status:\n\tdefault gid:\t fe80:0000:0000:0000:4ebb:47ff:fe12:3456\n"
+             "\tbase lid:\t 0x0\n\tsm lid:\t\t 0x0\n\tstate:\t\t 4: ACTIVE\n\tphys state:\t 5: LinkUp\n"
+             "\trate:\t\t 200 Gb/sec (4X HDR)\n\tlink_layer:\t Ethernet\n")
+
+
+def test_a_twin_not_shown_by_a_command_that_names_one_device_is_no_fault():
+    """Break-it 23 p23 (`ibstatus <device>` prints that device only, infiniband-diags' ibstatus(8),
+    https://github.com/linux-rdma/rdma-core/blob/master/infiniband-diags/scripts/ibstatus): the twin roceP2p1s0f0 is
+    not in the output because the command named rocep1s0f0: no reseat/reboot warning."""
+    said = said_in_all(explain("$ ibstatus rocep1s0f0\n" + _IBSTATUS, host="spark", nodes=2))
+    assert "reseat" not in said and "its twin roceP2p1s0f0 is not shown" in said
+
+
+def test_a_twin_missing_from_a_whole_listing_still_warns():
+    """Neighbour: the same device from a bare `ibstatus` (every device listed) with its twin absent keeps the
+    warning."""
+    said = said_in_all(explain("$ ibstatus\n" + _IBSTATUS, host="spark", nodes=2), "warn")
+    assert "its twin roceP2p1s0f0 is not listed" in said and "reseat" in said
