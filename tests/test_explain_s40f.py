@@ -251,3 +251,28 @@ def test_a_twin_missing_from_a_whole_listing_still_warns():
     warning."""
     said = said_in_all(explain("$ ibstatus\n" + _IBSTATUS, host="spark", nodes=2), "warn")
     assert "its twin roceP2p1s0f0 is not listed" in said and "reseat" in said
+
+
+_GROUP = ("INFO:     Started server process [21877]\nINFO:     Waiting for application startup.\n"
+          "  + Exception Group Traceback (most recent call last):\n"
+          '  |   File "/home/user/router/serve_router.py", line 88, in <module>\n  |     asyncio.run(main())\n'
+          '  |   File "/usr/lib/python3.12/asyncio/taskgroups.py", line 145, in __aexit__\n  |     raise me from None\n'
+          "  | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)\n"
+          "  +-+---------------- 1 ----------------\n    | Traceback (most recent call last):\n"
+          '    |   File "/home/user/router/serve_router.py", line 61, in probe_backend\n'
+          '    |     r = await client.get(f"http://{host}:8000/health")\n')
+_SUB_EXC = "    | httpx.ConnectError: All connection attempts failed\n    +------------------------------------\n"
+
+
+def test_an_exception_groups_sub_exception_is_its_exception_line():
+    """Break-it 23 p11 (Python 3.11+'s ExceptionGroup traceback, every line under `  | ` / `    | `,
+    https://docs.python.org/3/library/exceptions.html#exception-groups; httpx's ConnectError): the exception is there,
+    so not "the exception it ends with is not in the text given"; it is named."""
+    said = said_in_all(explain(_GROUP + _SUB_EXC, kind="vllm-log", host="other", nodes=1))
+    assert "is not in the text given" not in said and "httpx.ConnectError: All connection attempts failed" in said
+
+
+def test_an_exception_group_cut_before_its_sub_exception_is_still_cut():
+    """Neighbour: the same traceback cut before `| httpx.ConnectError` keeps the cut-traceback warning."""
+    said = said_in_all(explain(_GROUP, kind="vllm-log", host="other", nodes=1), "warn")
+    assert "is not in the text given" in said
