@@ -276,3 +276,29 @@ def test_an_exception_group_cut_before_its_sub_exception_is_still_cut():
     """Neighbour: the same traceback cut before `| httpx.ConnectError` keeps the cut-traceback warning."""
     said = said_in_all(explain(_GROUP, kind="vllm-log", host="other", nodes=1), "warn")
     assert "is not in the text given" in said
+
+
+_SWEEP = ("$ python sweep.py --url http://spark-01:8000 --levels 1,4,16,64\n"
+          "Concurrency | Requests | Failed | Output tok/s | Mean TTFT (ms) | P99 TTFT (ms)\n"
+          "------------------------------------------------------------------------------\n"
+          "1           | 32       | 0      | 41.8         | 112            | 140\n"
+          "4           | 128      | 0      | 152.3        | 180            | 260\n"
+          "16          | 512      | 0      | 498.7        | 420            | 910\n"
+          "------------------------------------------------------------------------------\n"
+          "64          | 2048     | {f}   | 611.2        | 2210           | 30012\n")
+
+
+def test_a_results_tables_failed_column_is_read():
+    """Break-it 23 p16 (a concurrency sweep's own table, the bare shape blind batch wx005 added; its Failed column
+    counts what `vllm bench serve` prints as `Failed requests:`, https://docs.vllm.ai/en/latest/cli/bench/serve.html):
+    1391 of 2048 failed at 64 is a broken run, and the growing rate there is not "the normal batching trade-off"."""
+    sections = explain(_SWEEP.format(f="1391"), host="spark", nodes=1)
+    assert "1391 of 2048" in said_in_all(sections, "fail")
+    assert "normal batching trade-off" not in said_in_all(sections)
+
+
+def test_a_results_table_with_no_failure_keeps_its_scaling_reading():
+    """Neighbour: the same sweep with 0 failed everywhere: the batching reading, no failure finding."""
+    sections = explain(_SWEEP.format(f="0   "), host="spark", nodes=1)
+    assert "normal batching trade-off" in said_in_all(sections, "info")
+    assert "counts failed requests" not in said_in_all(sections)
