@@ -17,6 +17,11 @@ if TYPE_CHECKING:
 
 _PY_FRAME_RE = re.compile(r'File "(?P<file>[^"\n]{1,300})", line (?P<line>\d{1,7}), in (?P<func>[\w.<>]{1,100})')
 _NCCL_FRAME_RE = re.compile(r"(?i)nccl|device_communicators|distributed_c10d")
+_RAISED_RE = re.compile(r"(?m)^(?:\[[^\]\n]{1,80}\] {0,4})?[\w.]{0,100}(?:Error|Exception): \S|Received sigquit from a child")
+"""A program that failed before the ``Killed``: an exception's line (a traceback's last), or SGLang's parent told a
+child failed. A launcher ends its process tree with SIGKILL after such a failure (SGLang's kill_process_tree, pending
+wt010: a Mooncake EAFNOSUPPORT in every scheduler, then `Killed`): the kill follows the failure, it is no OOM kill's
+sign."""
 
 MAX_LINES_ABOVE = 6
 """A frame counts as where the program was only if at most this many lines part it from ``Killed`` (its source line
@@ -32,6 +37,8 @@ def _killed_where(log: VllmLog | None, values: Mapping[str, Any], text: str) -> 
     paste = context().paste or text
     at = paste.find(str(values.get("line") or "Killed"))
     head = paste[max(0, at - 8000):at] if at >= 0 else ""
+    if _RAISED_RE.search(paste[:at] if at >= 0 else ""):
+        return None
     frames = list(_PY_FRAME_RE.finditer(head))
     if not frames or head.count("\n", frames[-1].end()) > MAX_LINES_ABOVE:
         return {}

@@ -19,6 +19,9 @@ Never words or figures: those are the table's.
 - A traceback from a program's entry point (its first frame ``<module>`` or runpy's ``_run_module_as_main``) that
   the paste ends inside, every line after its head a frame, a source line or a caret line: an uncaught exception, the
   process ended (blind batch wx004); one whose exception line is there (``KeyboardInterrupt`` too) is read by it.
+  Not where the server came up or served before it, nor where a ``^C``, ``KeyboardInterrupt`` or ``Shutting down``
+  precedes it: a server stopped by its user prints such a traceback, cut before its ``KeyboardInterrupt`` (break-it 23
+  p12).
 """
 
 from __future__ import annotations
@@ -234,13 +237,30 @@ def _store_not_reached(log: VllmLog | None, values: Mapping[str, Any], text: str
 
 
 _TB_HEAD = "Traceback (most recent call last):"
+_STOPPED_RE = re.compile(r"\^C|KeyboardInterrupt|Shutting down|shutdown complete|Finished server process")
+"""A stop asked for by the user (Ctrl-C) or a server's orderly shutdown."""
+
+
+def _stopped_before(text: str, at: int) -> bool:
+    """Whether the few lines just above the traceback that starts at ``at`` show a stop asked for (Ctrl-C)."""
+    above = text[:at].rstrip().split("\n")[-6:]
+    return any(_STOPPED_RE.search(x) for x in above)
+
+
+def _not_stopped(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """{} unless the paste's last traceback follows a stop asked for (a ``^C``, ``Shutting down``): what a server
+    stopped by its user prints, its ``KeyboardInterrupt`` cut off, not a failed launch."""
+    at = text.rfind(_TB_HEAD)
+    return None if at >= 0 and _stopped_before(text, at) else {}
 
 
 def _ends_in_frames(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """{} when the paste's last traceback is still open at its end (each line after its head, less the head line's
     own prefix such as ``(APIServer pid=1) ``, indented or blank) and its first frame is the entry point; else None."""
+    from grader.judges.stops_at import _READY_MARKS, _SERVING_RE  # (a judge: imported where a traceback is read)
     at = text.rfind(_TB_HEAD)
-    if at < 0:
+    if at < 0 or _SERVING_RE.search(text, 0, at) or _stopped_before(text, at) \
+            or any(m in text[:at] for m in _READY_MARKS):
         return None
     prefix = text[text.rfind("\n", 0, at) + 1:at]
     lines = [x[len(prefix):] if prefix and x.startswith(prefix) else x for x in text[at:].split("\n")[1:]]
@@ -270,6 +290,7 @@ PASTE_DETAILS: dict[str, Callable[..., dict[str, Any] | None]] = {
     "ngc_gpus_asked": _ngc_gpus_asked,
     "letters_split": _letters_split,
     "ends_in_frames": _ends_in_frames,
+    "not_stopped": _not_stopped,
 }
 """The details of this module, by the names checks/diagnoses.toml gives them (merged into grader.diagnosis_details'
 DETAILS)."""

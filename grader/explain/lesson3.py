@@ -82,9 +82,9 @@ register(KindSpec(
                     r"|^(?:Max |Applications |Default Applications |Max Customer Boost )?Clocks$"
                     r"|^Clocks (?:Event|Throttle) Reasons$|^(?:GPU |Module )?Power Readings$|^(?:FB Memory Usage|Link Width)$"
                     r"|^\s*+</?clocks_(?:event|throttle)_reasons?[_>]"  # -q -x's XML, its clock event reasons
-                    r"|^(?!Identifier|Extended identifier|Transceiver|Vendor |Module temperature|Connector|Laser )"
+                    r"|^(?!Identifier|Extended identifier|Transceiver|Vendor |Module temperature|Connector|Laser |\w{1,8} latency \(ns\))"
                     r"[A-Z](?=[\w .()/-]{22,}:)[\w .()/-]*+(?<=\s\s):(?:\s|$)"),  # possessive: linear; the lookahead:
-    # an `ethtool -m` output's own keys (grader.explain.machine), in the same layout
+    # an `ethtool -m` output's own keys (grader.explain.machine), MLPerf loadgen's latencies (p21), in that layout
     starts=re.compile(r"^=+NVSMI LOG=+$"),
 ))
 

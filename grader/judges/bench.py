@@ -24,6 +24,10 @@ from .bench_load import offered_findings
 from .common import fail, info, ok, warn
 from .model import Finding, Summary
 
+_HALF_STEP = 0.005
+"""Half the last printed digit of the legacy summary's figures (2 decimals): a request rate times a duration agrees
+with the prompts sent within that much of each, plus one request."""
+
 
 def _ms(x: float | None) -> str:
     return "?" if x is None else f"{x:.2f} ms"
@@ -81,10 +85,16 @@ def describe(result: BenchResult, sent: int | None = None, burst: bool = False, 
                               "nor how many were sent (its progress bar or --num-prompts), so failures cannot be ruled "
                               "out."))
     elif completed is None and failed is None and sent and src.get("request_throughput") and src.get("duration"):
-        findings.append(info(f"The run completed and printed its summary for the {sent:g} prompts sent (`num_prompts="
-                             f"{sent:g}`): {src['request_throughput']:.2f} req/s over {src['duration']:.2f} s. This "
-                             "format counts neither completed nor failed requests, so that every one succeeded is not "
-                             "shown."))
+        rt, took = src["request_throughput"], src["duration"]
+        if abs(rt * took - sent) <= _HALF_STEP * (rt + took) + 1:  # (break-it 23 p08: the figures must agree)
+            findings.append(info(f"The run completed and printed its summary for the {sent:g} prompts sent "
+                                 f"(`num_prompts={sent:g}`): {rt:.2f} req/s over {took:.2f} s. This format counts "
+                                 "neither completed nor failed requests, so that every one succeeded is not shown."))
+        else:
+            findings.append(info(f"The summary's own figures ({rt:.2f} req/s over {took:.2f} s) count about "
+                                 f"{rt * took:,.0f} requests, not the {sent:g} of `num_prompts={sent:g}`: this summary "
+                                 "is not of those prompts (another run's, or a run stopped early and pasted beside "
+                                 "another command), so how many of them were sent or succeeded is not shown."))
     thr, inp = src.get("output_throughput"), src.get("input_throughput")
     if thr is not None:
         rate = f"{inp:,.0f}" if inp and inp >= 10 else f"{inp:.3g}" if inp else ""  # 1.61, not 2

@@ -17,7 +17,7 @@ from ..parsers.common import command_argv, option_value
 from .common import fail, fmt_count, info, machines_spanned, ok, on_spark, spark_figure, warn, whole
 from .context import context
 from .model import Finding, Section, Summary
-from .ray_notes import all_held, group_over_total, pods_up, node_notes, negative_usage, slow_start, stale_demand
+from .ray_notes import all_held, completed_restarted, group_over_total, loopback_note, pods_up, node_notes, negative_usage, slow_start, stale_demand
 
 
 GIB = 2 ** 30
@@ -348,16 +348,16 @@ def _ray_gpu_findings(st: RayStatus, gpu: tuple[float, float] | None, nodes: int
 
 def summarise_pods(pods: list[Any], command: str | None) -> Summary:
     facts = {"pods": [dataclasses.asdict(p) for p in pods], "up": sum(p.up for p in pods), "total": len(pods)}
-    down = [p for p in pods if not p.up and p.status != "Completed"]
+    down = [p for p in pods if not p.up]
     findings = [ok(pods_up(pods))] if not down else []
     for p in down:
         what = f"{p.name}: {p.ready}/{p.containers} ready, {p.status}" + (f", {p.restarts} restarts" if p.restarts else "")
         ray = (" A Ray node in a pod that is not up may not have joined, and its GPU is then missing from the cluster "
                "(`ray status`).") if "ray" in p.name.lower() else ""
-        if p.failed:
-            findings.append(fail(f"{what}, after {p.age}: it will not come up by waiting (`kubectl describe pod "
-                                 f"{p.name}` and `kubectl logs {p.name}`{' --previous' if p.restarts else ''} say "
-                                 f"why).{ray}"))
+        if p.failed or p.status == "Completed":
+            findings.append(completed_restarted(p, what, ray) if p.status == "Completed" else fail(
+                f"{what}, after {p.age}: it will not come up by waiting (`kubectl describe pod {p.name}` and "
+                f"`kubectl logs {p.name}`{' --previous' if p.restarts else ''} say why).{ray}"))
         else:
             why = (" (its init containers have not finished)" if p.status.startswith("Init:") else
                    " (running, but its readiness probe does not pass)" if p.status == "Running" else "")
@@ -521,8 +521,8 @@ def summarise_ray_start(rs: Any, command: str | None) -> Summary:
                              "--address and --node-ip-address, a firewall between the nodes, and `ray status` on "
                              "the head."))
     if rs.local_ip and rs.local_ip.startswith("127."):
-        alone = not rs.join_address and machines_spanned(None) == 1  # (told one machine, no join line printed: wv001)
-        findings.append((info if alone else warn)(f"Ray chose the loopback address {rs.local_ip}: " + ("a Ray runtime for this one machine, fine for jobs run on it; Ray printed no `ray start --address` line, and no other machine can join it. A cluster of several machines needs" if alone else "no other node can reach it. Give") + " `--node-ip-address=<this node's address on the link the nodes share>`."))
+        alone = not rs.join_address and machines_spanned(None) == 1 and role != "worker"  # (one machine told: wv001)
+        findings.append(loopback_note(rs.local_ip, alone, head_addr if role == "worker" else None))
     elif rs.local_ip and rs.local_ip.startswith("172.17.0.") and (spanned := machines_spanned(None)) != 1 \
             and not option_value(argv, "--node-ip-address"):  # (one given on purpose: a LAN of that range)
         # blind batch zv007 (ray#11211): a head in a container on Docker's default bridge

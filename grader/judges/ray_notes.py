@@ -228,3 +228,40 @@ def all_held(st: RayStatus) -> str:
     return (f" Every GPU is held ({fmt_count(used)}/{fmt_count(total)}) and nothing waits for more: Ray is not what "
             "holds a job back. If a job makes no progress, this output cannot tell why (its workers' logs, or "
             "`py-spy dump --pid <worker pid>`, show where they wait).")
+
+
+_DEPLOYMENT_POD_RE = re.compile(r"-[a-z0-9]{8,10}-[a-z0-9]{5}$")
+"""A Deployment's pod name: ``<deployment>-<pod-template-hash>-<5 chars>`` (a Job's is ``<job>-<5 chars>``)."""
+
+
+def completed_restarted(pod: Any, what: str, ray: str) -> Finding:
+    """A pod Completed after restarts (break-it 23 p02): a Deployment's (its ReplicaSet hash in the name) restarts a
+    container whatever its exit code (restartPolicy Always), so its server keeps exiting and Completed alternates with
+    CrashLoopBackOff: a fail; another's may be a Job's pod retried (restartPolicy OnFailure) that then ended well, so
+    a warning that says which output decides."""
+    logs = f"`kubectl logs {pod.name} --previous` shows what the last run printed before it exited"
+    if _DEPLOYMENT_POD_RE.search(pod.name):
+        return fail(f"{what}, after {pod.age}: a Deployment's pod whose container keeps exiting (a Deployment restarts "
+                    f"it even after exit 0, so Completed alternates with CrashLoopBackOff): it crash-loops and will "
+                    f"not come up by waiting; {logs}, and `kubectl describe pod {pod.name}` its exit codes.{ray}")
+    return warn(f"{what}, after {pod.age}: its container exited and was restarted {pod.restarts} time(s) before this "
+                f"end. A Job's pod retried after failures (restartPolicy OnFailure) that then ended with 0 shows this; a "
+                f"server's pod that keeps exiting shows it too (a crash loop). `kubectl describe pod {pod.name}` "
+                f"(its restart policy, last state and exit codes) decides; {logs}.{ray}")
+
+
+def loopback_note(ip: str, alone: bool, head_addr: str | None) -> Finding:
+    """Ray's node IP on loopback: a runtime for this one machine where a head was started and one machine told
+    (wv001); a warning otherwise, and for a worker joining a head at another address (break-it 23 p19: `ray start
+    --address=192.168.100.10:6379`, `Local node IP: 127.0.0.1`; a worker prints no join line, so its absence says
+    nothing of one machine) the head and the other nodes cannot reach this node's raylet or object store."""
+    give = " `--node-ip-address=<this node's address on the link the nodes share>`."
+    if alone:
+        return info(f"Ray chose the loopback address {ip}: a Ray runtime for this one machine, fine for jobs run on it; "
+                    "Ray printed no `ray start --address` line, and no other machine can join it. A cluster of several "
+                    "machines needs" + give)
+    remote = head_addr and not head_addr.startswith(("127.", "localhost"))
+    return warn(f"Ray chose the loopback address {ip}: no other node can reach it"
+                + (f". This node joins the head at {head_addr}, on another machine, and advertises {ip}: the head and "
+                   "the other nodes cannot reach its raylet or object store, so tasks placed on it fail or hang"
+                   if remote else "") + ". Give" + give)

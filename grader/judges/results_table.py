@@ -14,7 +14,7 @@ from typing import Any
 
 from ..calc.specs import row
 from ..parsers.results_table import Table, number
-from .common import info, ok, warn
+from .common import fail, info, ok, warn
 from .model import Finding, Summary
 
 _CONC_RE = re.compile(r"^(?:max(?:imum)?\.? )?(?:c|conc\.?|concurrency|concurrent(?: requests)?|users|clients|parallel|streams|batch|bs)$",
@@ -118,6 +118,34 @@ def _success(t: Table) -> list[Finding]:
                "(no failed request shown).")] if cells else []
 
 
+_FAILED_RE = re.compile(r"^(?:Failed|Failures?|Errors?|Error count)\b(?![^%]{0,30}(?:%|rate|ratio|share|pct))", re.I)
+_SENT_RE = re.compile(r"^(?:Requests|Total requests|Num(?:ber of)? (?:requests|prompts)|Prompts|Sent)\b", re.I)
+
+
+def _failed_in(t: Table, r: list[str]) -> float:
+    """The failed requests a row's Failed/Errors count column reads (0 where none or no such column)."""
+    return number(_cell(r, _col(t, _FAILED_RE))) or 0
+
+
+def _failures(t: Table, conc: int | None) -> list[Finding]:
+    """Rows whose Failed (Errors) count is not 0 (break-it 23 p16: 1391 of 2048 failed at concurrency 64): those rows'
+    rates and latencies are the survivors'; a share past serving.toml's failed_share_warn is a fail, as for the
+    benchmark's own count."""
+    from .bench import failed_level
+    i, n = _col(t, _FAILED_RE), _col(t, _SENT_RE)
+    bad = [(r, _failed_in(t, r), number(_cell(r, n))) for r in t.rows] if i is not None else []
+    bad = [(r, f, sent) for r, f, sent in bad if f]
+    if not bad:
+        return []
+    said = "; ".join((f"{t.header[conc]} {_cell(r, conc)}: " if conc is not None else f"{r[0]}: ") + f"{f:g}"
+                     + (f" of {sent:g}" if sent else "") for r, f, sent in bad[:4])
+    worst = "fail" if any(sent and failed_level(f, sent) == "fail" for _, f, sent in bad) else "warn"
+    return [(fail if worst == "fail" else warn)(
+        f"The '{t.header[i]}' column counts failed requests ({said}): those runs did not complete, and their rates and "
+        "latencies describe only the requests that did (a rate that still grows there is the survivors'). The "
+        "benchmark's error lines say why (timeouts at a high load: the server is past its capacity there).")]
+
+
 def _scaling(t: Table, conc: int) -> list[Finding]:
     out: list[Finding] = []
     agg, per = _col(t, _AGG_RE, (conc,), rate=True), _col(t, _PER_RE, (conc,))
@@ -149,7 +177,7 @@ def _scaling(t: Table, conc: int) -> list[Finding]:
                                 f"{a1:g}){each}: the machine is already saturated at {c0} request(s), so more requests "
                                 "only share the same capacity (each waits longer, in the queue or the batch). A "
                                 "capacity limit of this setup and workload, not a fault."))
-            elif a1 > a0 * (1 + gap):
+            elif a1 > a0 * (1 + gap) and not _failed_in(t, r1):
                 out.append(info(f"{at}the aggregate rate grows from {a0:g} at concurrency {c0} to {a1:g} at {c1}{each}: "
                                 "the normal batching trade-off (more requests share each decode step)."))
         t0, t1 = _seconds(_cell(r0, ttft), _cell(t.header, ttft)), _seconds(_cell(r1, ttft), _cell(t.header, ttft))
@@ -426,7 +454,7 @@ def summarise_results_table(tables: list[Table], command: str | None) -> Summary
                               "summary someone made, read as written; ") + "the command and settings behind each "
                              "number are not shown." + (f" It varies the concurrency ('{t.header[conc]}')." if conc is not None
                                              else "")))
-        findings += _success(t)
+        findings += _success(t) + _failures(t, conc)
         if conc is not None:
             scaled = _scaling(t, conc)
             if len(scaled) > 4:  # one series per prompt or setting: what they share

@@ -58,7 +58,7 @@ def summarise_rdma(links: RdmaLinks, command: str | None) -> Summary:
             findings.append(fail("No RDMA port of an RDMA NIC is ACTIVE: NCCL would fall back to TCP sockets. Check "
                                  "the cable and that the netdevs are UP (`ip link`)."))
     else:
-        findings += port_findings({x.device: x.is_active for x in spark}, "rdma link: state ACTIVE")
+        findings += port_findings({x.device: x.is_active for x in spark}, "rdma link: state ACTIVE", command)
     if links.truncated:
         findings.append(info("The last line is cut off: paste the whole `rdma link` output."))
     return facts, findings
@@ -214,7 +214,7 @@ def summarise_sysfs(devices: IbSysfs, command: str | None) -> Summary:
     known = [r for r in rows if r["state"] is not None]
     spark = {r["rdma_device"]: r["state"].upper() == "ACTIVE" for r in known if r["rdma_device"] in SPARK_RDMA}
     if spark:
-        findings += port_findings(spark, "sysfs ports/1/state")
+        findings += port_findings(spark, "sysfs ports/1/state", command)
     elif known and not any(r["state"].upper() == "ACTIVE" for r in known):
         findings.append(fail("No RDMA port is ACTIVE: NCCL would fall back to TCP sockets."))
     findings += _gid_findings(rows)
@@ -416,7 +416,7 @@ def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -
     findings += uneven_rates(cas) + host_findings([c.ca for c in cas if c.ca], source)
     spark = {c.ca: any(p.is_active for p in c.ports) for c in cas if c.ca in SPARK_RDMA and c.ports}
     if spark:
-        findings += port_findings(spark, f"{source}: State Active")
+        findings += port_findings(spark, f"{source}: State Active", command)
     if cas.truncated:
         findings.append(info("The output is cut off inside the last port block: the lines shown were read."
                              if source == "ibstat" else "The output starts inside a port block (no `hca_id:` line): "

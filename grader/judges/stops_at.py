@@ -64,13 +64,33 @@ _READY_TAIL_LINES = 4
 """Lines after the ready line that still end the log there (Uvicorn's `running on`, a sampling-params note)."""
 
 
-def ready_tail(text: str) -> str:
-    """A clause for the ready finding of a log that ends at its last ready line (at most a few lines after it, none
-    of serving, an error or a traceback), else ""."""
+_STOP_RE = re.compile(r"\^C|KeyboardInterrupt|Shutting down|Application shutdown complete|Finished server process"
+                      r"|Waiting for application shutdown")
+"""A server stopped after it came up: Ctrl-C, Uvicorn's shutdown lines (break-it 23 p04)."""
+_TROUBLE_RE = re.compile(r"rror|Traceback|Exception|Killed|[Ss]egmentation fault|[Ss]egfault|core dumped|Aborted"
+                         r"|[Ff]atal|\b(?:died|dead|hang(?:s|ing)?|hung|timed out|[Tt]imeout)\b|signal \d|SIG[A-Z]{3,4}"
+                         r"|No available shared memory broadcast block|WARN")
+"""A line after the ready line that tells of trouble: an error, a crash or kill, a hang warning (break-it 23 p13, p14)."""
+
+
+def _after_ready(text: str) -> tuple[int, list[str]]:
+    """Where the last ready line is (-1: none) and the non-blank lines after it."""
     at = max(text.rfind(m) for m in _READY_MARKS)
-    after = [x for x in text[at:].split("\n")[1:] if x.strip()] if at >= 0 else []
-    if at < 0 or _SERVING_RE.search(text, at) or len(after) > _READY_TAIL_LINES \
-            or any("rror" in x or "Traceback" in x or "Killed" in x for x in after):
+    return at, [x for x in text[at:].split("\n")[1:] if x.strip()] if at >= 0 else []
+
+
+def stopped_after_ready(text: str) -> str:
+    """The first line after the last ready line that shows the server stopped (Ctrl-C, a shutdown), or ""."""
+    return next((x.strip() for x in _after_ready(text)[1] if _STOP_RE.search(x)), "")
+
+
+def ready_tail(text: str, trouble: bool = False) -> str:
+    """A clause for the ready finding of a log that ends at its last ready line (at most a few lines after it, none
+    of serving, an error, a crash, a hang warning or a stop), else "". ``trouble``: a warning or failure of the
+    catalogue was read in the log, which may be of a line after it: no clause."""
+    at, after = _after_ready(text)
+    if at < 0 or trouble or _SERVING_RE.search(text, at) or len(after) > _READY_TAIL_LINES \
+            or any(_TROUBLE_RE.search(x) or _STOP_RE.search(x) for x in after):
         return ""
     return (" The paste ends there: it shows no request served, so how serving went (its speed, a fault under load) "
             "is not in this output.")

@@ -18,7 +18,7 @@ from ..calc.specs import row
 from .common import fail, fmt_count, info, ok, on_spark, warn
 from .context import context
 from .model import Finding, Summary
-from .stops_at import ready_tail
+from .stops_at import ready_tail, stopped_after_ready
 from .vllm_stats import small_kv, stats_findings
 
 if TYPE_CHECKING:  # imported by their readers: NCCL's where a log holds NCCL lines (most hold none), the API's for it
@@ -281,10 +281,14 @@ def summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
         findings.append(info("Model weights: " + ", ".join(f"{w:g} GiB" for w in log.weights_gib)
                              + " per worker, as loaded."))
     ready_at = len(findings) if log.ready else None
-    if log.ready:
+    if log.ready and (stop := stopped_after_ready(log.text)):  # break-it 23 p04: then Ctrl-C, Uvicorn's shutdown
+        findings.append(info("The server came up (Application startup complete)" + (f" at {log.url}" if log.url else "")
+                             + f" and was then stopped (`{' '.join(stop.split())[:80]}` after it: Ctrl-C or a stop sent to it): it is "
+                             "not serving now; start it again and check it with `curl <host>:8000/health`."))
+    elif log.ready:
         findings.append(ok("The server is up (Application startup complete)"
                            + (f" at {log.url}" if log.url else "") + ": check it with `curl <host>:8000/health`."
-                           + ready_tail(log.text)))
+                           + ready_tail(log.text, any(d.severity in ("warn", "fail") for d in diagnoses))))
     for d in diagnoses:
         findings.append(Finding(_DIAG_LEVEL.get(d.severity, "fail"), f"{d.message} Fix: {d.fix}"))
     findings += _fd_limit_note(log.text, diagnoses)

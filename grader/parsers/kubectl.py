@@ -47,8 +47,10 @@ class Pod:
 
     @property
     def up(self) -> bool:
-        """Running with every container ready (or Completed: a job that ended)."""
-        return (self.status == "Running" and self.ready == self.containers) or self.status == "Completed"
+        """Running with every container ready (or Completed with no restart: a job that ended; one restarted is a
+        container that keeps exiting, as a Deployment's restarts even one that exits 0)."""
+        return (self.status == "Running" and self.ready == self.containers) or (self.status == "Completed"
+                                                                                 and not self.restarts)
 
     @property
     def failed(self) -> bool:

@@ -58,7 +58,9 @@ _ROW2_RE = re.compile(r"^\|\s*+(?P<fan>\S++)\s++(?P<temp>\S++)\s++(?P<perf>\S++)
 # later, GI/CI columns) or `|    0     31794    C   Unknown Error      5371MiB |` (older drivers). The name is
 # greedy up to the last blank run before the memory cell: one backtrack over the line, linear.
 _PROC_RE = re.compile(r"^\|\s*+(?P<gpu>\d++)\s++(?:(?:N/A|\d++)\s++(?:N/A|\d++)\s++)?(?P<pid>\d++)\s++"
-                      r"(?P<type>C\+G|M\+C|[CGM])\s++(?P<name>\S(?:.*\S)?)\s++(?P<mem>\d++MiB|N/A)\s*+\|$")
+                      r"(?:(?P<type>C\+G|M\+C|[CGM])\s++)?(?P<name>\S(?:.*\S)?)\s++(?P<mem>\d++Mi?B|N/A)\s*+\|$")
+# (drivers of 2013 print `|    1     31794  /usr/bin/python     5653MB  |` under `Compute processes:`: no Type
+# column, MB; break-it 23 p15)
 
 
 @dataclass(frozen=True)
@@ -173,8 +175,8 @@ def parse_smi_table(text: str) -> SmiTable:
         m = _PROC_RE.match(s) if s.startswith("|") and s.endswith("|") else None
         if m:
             mem = m.group("mem")
-            procs.append(SmiProcess(int(m.group("gpu")), int(m.group("pid")), m.group("type"), m.group("name"),
-                                    int(mem[:-3]) if mem.endswith("MiB") else None))
+            procs.append(SmiProcess(int(m.group("gpu")), int(m.group("pid")), m.group("type") or "C", m.group("name"),
+                                    int(mem.rstrip("MiB")) if mem.endswith("B") else None))
     if pending is not None:
         gpus.append(SmiTableGpu(**pending))
         truncated = True

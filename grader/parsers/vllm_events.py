@@ -13,7 +13,7 @@ from typing import Any
 
 from .common import literal_gate
 
-_EXCEPTION_RE = re.compile(r"^(?:[\w.]+\.)?(?P<exc>[A-Z]\w*(?:Error|Exception))(?::\s*(?P<msg>.*))?$")
+_EXCEPTION_RE = re.compile(r"^(?:\|[ \t]{1,4})?(?:[\w.]+\.)?(?P<exc>[A-Z]\w*(?:Error|Exception))(?::\s*(?P<msg>.*))?$")
 _CUDAGRAPH_UTIL_RE = re.compile(r"--gpu-memory-utilization=(?P<cur>\d+(?:\.\d+)?) is equivalent to "
                                 r"--gpu-memory-utilization=(?P<eff>\d+(?:\.\d+)?)")
 

@@ -493,11 +493,11 @@ _LOG_START_RE = re.compile(
     r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d "                       # syslog: Nov 29 10:00:00
     r"|\[\s*\d+\.\d+\] )"                                          # dmesg: [  12.345678]
 )
-WRAP_MIN_CHARS = 60
-"""A line shorter than this was not wrapped by a terminal or an editor (they wrap at 72 to 80 columns or more, at a space the line may be shorter)."""
+WRAP_MIN_CHARS = 60  # a shorter line was not wrapped by a terminal (they wrap at 72 to 80 columns or more)
 _NOT_CONTINUATION_FIRST = "-=+#|*>`[{("  # a line starting so is one _NOT_CONTINUATION_RE matches (told without it)
 _NOT_CONTINUATION_RE = re.compile(r"^(?:Traceback \(|During handling|The above exception|[\w.]*(?:Error|Exception|"
-                                  r"Warning|Interrupt|Exit)\b|[-=+#|*>`]|\[|\{|\(|(?:slurmstepd|srun|sbatch|salloc):)")
+                                  r"Warning|Interrupt|Exit)\b|[-=+#|*>`]|\[|\{|\(|(?:slurmstepd|srun|sbatch|salloc):"
+                                  r"|(?:Killed|Aborted|Segmentation fault|Bus error|Illegal instruction)\b)")
 
 
 def is_log_line(line: str) -> bool:
