@@ -263,3 +263,13 @@ def test_a_kv_pool_under_one_request_warns_unless_the_launch_failed():
     assert not messages(log, "fail")
     [log] = [s for s in explain(paste("b006"), host="other", nodes=1) if s.kind == "vllm-log"]
     assert "0.82x is below 1" in messages(log, "fail")
+
+
+def test_soft_roce_on_a_host_told_other_names_no_spark_device():
+    """A Raspberry Pi's `rdma link` after `rdma link add rxe0 type rxe netdev eth0` (blind batch vc002, --host other):
+    Soft-RoCE, said without the DGX Spark's ConnectX-7 names, which do not concern that host; said on a Spark."""
+    text = "$ rdma link show\nlink rxe0/1 state ACTIVE physical_state LINK_UP netdev eth0\n"
+    [other] = explain(text, host="other")
+    assert "Soft-RoCE" in messages(other) and "ConnectX" not in messages(other)
+    [spark] = explain(text, host="spark")
+    assert "A DGX Spark's ConnectX-7 shows" in messages(spark)

@@ -129,7 +129,7 @@ def test_ethtool_link_below_its_best_advertised_mode_names_what_decides():
     `Not reported` (a 25G switch port, a 4x25G breakout): not called healthy, not a fault; the other end decides."""
     [s] = explain(ETHTOOL_25G_OF_100G, host="other", nodes=1)
     said = messages(s, "info")
-    assert "25000Mb/s with link, below the 100000baseCR4/Full" in said and "breakout" in said
+    assert "25000Mb/s, link up, below the 100000baseCR4/Full" in said and "breakout" in said
     assert "healthy" not in messages(s) and levels(s) == ["info"]
 
 

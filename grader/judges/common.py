@@ -299,8 +299,8 @@ def host_findings(devices: list[str], source: str, netdevs: dict[str, str | None
         out.append((info if on_spark(None) is False else warn)(
             f"{d}{on} is {soft_rdma_kind(d)}: RDMA emulated in software over an ordinary Ethernet interface, not an "
             "RDMA NIC. This host has no hardware RDMA in this output, so RDMA figures measured over it (ib_write_bw, "
-            "NCCL's NET/IB) say nothing about an RDMA NIC. A DGX Spark's ConnectX-7 shows "
-            "rocep1s0f0/rocep1s0f1/roceP2p1s0f0/roceP2p1s0f1."))
+            "NCCL's NET/IB) say nothing about an RDMA NIC." + ("" if on_spark(None) is False else " A DGX Spark's "
+                                                              "ConnectX-7 shows rocep1s0f0/rocep1s0f1/roceP2p1s0f0/roceP2p1s0f1.")))
     other = [d for d in devices if d not in SPARK_RDMA and not soft_rdma_kind(d)]
     if other and not any(d in SPARK_RDMA for d in devices) and on_spark(None) and all(d.startswith("mlx5")
                                                                                        for d in other):

@@ -245,10 +245,10 @@ def below_own_best(r: Any, name: str) -> list[Finding]:
     if not r.link_detected or not r.speed_mbps or r.partner_modes or not own or mbps(own) <= r.speed_mbps:
         return []
     iface = r.interface or "<iface>"
-    return [info(f"{name}: {r.speed_mbps}Mb/s with link, below the {own} ({mbps(own)} Mb/s) the port advertises. The "
+    return [info(f"{name}: {r.speed_mbps}Mb/s, link up, below the {own} ({mbps(own)} Mb/s) the port advertises. The "
                  "link partner's modes are not reported, so this output cannot say what held the rate: the other end "
-                 f"(a switch port set to {r.speed_mbps // 1000} Gb/s), a breakout cable, or a module of that rate. "
-                 f"Expected if that end runs {r.speed_mbps // 1000} Gb/s; if the link should run faster, read the "
+                 f"(a switch port set to {r.speed_mbps / 1000:g} Gb/s), a breakout cable, or a module of that rate. "
+                 f"Expected if that end runs {r.speed_mbps / 1000:g} Gb/s; if the link should run faster, read the "
                  f"other end's speed and the module (`ethtool -m {iface}`).")]
 
 
