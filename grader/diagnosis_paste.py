@@ -237,8 +237,10 @@ def _store_not_reached(log: VllmLog | None, values: Mapping[str, Any], text: str
 
 
 _TB_HEAD = "Traceback (most recent call last):"
-_STOPPED_RE = re.compile(r"\^C|KeyboardInterrupt|Shutting down|shutdown complete|Finished server process")
-"""A stop asked for by the user (Ctrl-C) or a server's orderly shutdown."""
+_STOPPED_RE = re.compile(r"\^C|KeyboardInterrupt|Shutting down|shutdown complete|Finished server process|"
+                         r"received signal=SIG(?:TERM|INT)\b|Received SIG(?:TERM|INT)\b|\[shutdown\] ")
+"""A stop asked for by the user (Ctrl-C) or a server's orderly shutdown (uvicorn's; vLLM's `[shutdown]` lines, from `trigger
+received signal=SIGTERM`)."""
 
 
 def _stopped_before(text: str, at: int) -> bool:
@@ -277,7 +279,21 @@ def _no_death_reason(log: VllmLog | None, values: Mapping[str, Any], text: str) 
     return None if "death reason = " in (context().paste or text) else {}
 
 
+def _stop_before_engine_dead(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where a stop of the server comes before the first `EngineDeadError` (blind batch vd007: `[shutdown]
+    EngineCore: trigger received signal=SIGTERM`, then the teardown and EngineDeadError): the value ``stop``, the line
+    that says so."""
+    paste = text or (context().paste or "")
+    dead = paste.find("EngineDeadError")
+    stop = _STOPPED_RE.search(paste, 0, dead) if dead > 0 else None
+    if stop is None:
+        return None
+    start, end = paste.rfind("\n", 0, stop.start()) + 1, paste.find("\n", stop.end())
+    return {"stop": paste[start:end if end >= 0 else len(paste)].strip()[:200]}
+
+
 PASTE_DETAILS: dict[str, Callable[..., dict[str, Any] | None]] = {
+    "stopped_before": _stop_before_engine_dead,
     "no_death_reason": _no_death_reason,
     "server_up_after": _server_up_after,
     "server_not_up_after": _server_not_up_after,

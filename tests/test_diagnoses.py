@@ -1274,6 +1274,13 @@ EXAMPLES.update({  # blind batch wr (session 39k): vLLM's fused-MoE kernel witho
         "[2025-07-03 11:12:01,375 I 42 42] (gcs_server) gcs_node_manager.cc:386: Removing node, node name = "
         "172.24.1.211, death reason = UNEXPECTED_TERMINATION, death message = Raylet could not connect to Runtime Env "
         "Agent node_id=3f59adf5c5637be592d585665324bc4d7e22d22f86bc0a4847c89076\n"),
+    "http-400-inference-request": BANNER + (
+        "(APIServer pid=29938) INFO:     127.0.0.1:43612 - \"POST /v1/chat/completions HTTP/1.1\" 400 Bad Request\n"),
+    "engine-dead-at-shutdown": BANNER + (
+        "(EngineCore pid=30070) INFO 08-01 23:37:28 [core.py:1214] [shutdown] EngineCore: trigger received "
+        "signal=SIGTERM\n(APIServer pid=29938) ERROR 08-01 23:37:28 [async_llm.py:704] "
+        "vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the "
+        "root cause.\n"),
     "ray-node-removed-on-purpose": BANNER + (
         "[2026-04-27 14:28:36,412 I 61 61] (gcs_server) gcs_node_manager.cc:639: Removing node, node name = "
         "192.168.100.11, death reason = EXPECTED_TERMINATION, death message = received SIGTERM "

@@ -273,3 +273,18 @@ def test_soft_roce_on_a_host_told_other_names_no_spark_device():
     assert "Soft-RoCE" in messages(other) and "ConnectX" not in messages(other)
     [spark] = explain(text, host="spark")
     assert "A DGX Spark's ConnectX-7 shows" in messages(spark)
+
+
+def test_an_engine_dead_after_a_shutdown_is_its_consequence():
+    """A DGX Spark's vLLM log (blind batch vd007): three requests answered 400 among served ones, then `[shutdown]
+    EngineCore: trigger received signal=SIGTERM`, the teardown and EngineDeadError: a stop, not a crash (notes, no
+    failure); EngineDeadError with no stop before it still fails (eugr/spark-vllm-docker#237's shape)."""
+    [log] = [s for s in explain(paste("vd007"), host="spark", nodes=1) if s.kind == "vllm-log"]
+    said = messages(log, "info")
+    assert "after the server was told to stop" in said and "refused an inference request as bad" in said
+    assert not messages(log, "fail") and "launch most likely failed" not in messages(log)
+    crash = ("INFO 11-29 14:02:11 [api_server.py:1] vLLM API server version 0.32.0\n"
+             "(APIServer pid=1) ERROR 08-01 23:37:28 [async_llm.py:704] vllm.v1.engine.exceptions.EngineDeadError: "
+             "EngineCore encountered an issue. See stack trace (above) for the root cause.\n")
+    [log] = [s for s in explain(crash, host="spark", nodes=1) if s.kind == "vllm-log"]
+    assert "EngineDeadError" in messages(log, "fail")

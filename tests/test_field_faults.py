@@ -1310,6 +1310,8 @@ NODE_STOPPED = ("[2026-04-27 14:28:36,412 I 61 61] (gcs_server) gcs_node_manager
 # a spot node taken back (Ray's NodeDeathInfo reason AUTOSCALER_DRAIN_PREEMPTED): a warning
 NODE_PREEMPTED = ("[2025-03-11 09:14:02,118 I 88 88] gcs_node_manager.cc:128: Removing node, node name = 10.0.3.17, "
                   "death reason = AUTOSCALER_DRAIN_PREEMPTED, death message = preempted by the cloud provider\n")
+# a DGX Spark's vLLM log (blind batch vd007): a request refused as bad, among served ones: a note
+HTTP_400 = "(APIServer pid=29938) INFO:     127.0.0.1:43612 - \"POST /v1/chat/completions HTTP/1.1\" 400 Bad Request\n"
 # huggingface_hub behind a proxy that intercepts TLS: no Redis, the general fix
 TLS_HF = ("requests.exceptions.SSLError: (MaxRetryError(\"HTTPSConnectionPool(host='huggingface.co', port=443): Max "
           "retries exceeded with url: /api/models (Caused by SSLError(SSLCertVerificationError(1, '[SSL: "
@@ -1480,7 +1482,7 @@ def test_every_known_error_line_is_read_here():
                                         TRTLLM_LEADER, BENCHY_GPT2, NETPLAN_OPEN, DESYNC, RANK_LEFT, MOONCAKE_GID,
                                         PS_ENGINE, DRIVER_LOAD, NM_ADDED, NM_UP_JA, DLLAMA_COMPUTE, GPU_IDS_EMPTY, SPEC_ACCEPT,
                                         NOT_REGISTERED_CAME_UP, API_REBOOTED, KILLED_TIMEOUT, SSH_RETRIED, MOE_DEFAULT,
-                                        C10D_CONNECTED, DASHBOARD_LOOPBACK, NA_PARSE, TRT_BENCH, NGC_GPU_SHOWN, CGRAPH_SERVED, NODE_STOPPED,
+                                        C10D_CONNECTED, DASHBOARD_LOOPBACK, NA_PARSE, TRT_BENCH, NGC_GPU_SHOWN, CGRAPH_SERVED, NODE_STOPPED, HTTP_400,
                                         C10D_RETRY, KV_ABORTED]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
