@@ -185,19 +185,15 @@ def _retried_ok(log: VllmLog | None, values: Mapping[str, Any], text: str) -> di
     return found if found and found["retried"] else None
 
 
-_SERVER_UP_RE = re.compile(r"Application startup complete|Uvicorn running on|Avg prompt throughput: |"
-                           r"\bPOST /v1/(?:chat/)?completions HTTP/1\.1\" 200\b")
-"""A vLLM server that came up and served: uvicorn's startup lines, the engine's throughput log, an answered request."""
-
-
 _RAN_OUT_RE = re.compile(r"OutOfMemoryError|CUDA out of memory|EngineDeadError|EngineCore encountered a fatal error|"
                          r"\bKilled\b|oom[-_ ]kill")
 """What says the server died after it came up: out of memory, the engine dead, a kill."""
 
 
 def _came_up_whole(values: Mapping[str, Any], text: str) -> bool:
+    from grader.judges.stops_at import came_up  # (a judge: imported where a start-up warning is read)
     after = _after_line(values, text)
-    return bool(_SERVER_UP_RE.search(after)) and not _RAN_OUT_RE.search(after)
+    return came_up(after) and not _RAN_OUT_RE.search(after)
 
 
 def _server_up_after(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
@@ -237,16 +233,11 @@ def _store_not_reached(log: VllmLog | None, values: Mapping[str, Any], text: str
 
 
 _TB_HEAD = "Traceback (most recent call last):"
-_STOPPED_RE = re.compile(r"\^C|KeyboardInterrupt|Shutting down|shutdown complete|Finished server process|"
-                         r"received signal=SIG(?:TERM|INT)\b|Received SIG(?:TERM|INT)\b|\[shutdown\] ")
-"""A stop asked for by the user (Ctrl-C) or a server's orderly shutdown (uvicorn's; vLLM's `[shutdown]` lines, from `trigger
-received signal=SIGTERM`)."""
-
-
 def _stopped_before(text: str, at: int) -> bool:
     """Whether the few lines just above the traceback that starts at ``at`` show a stop asked for (Ctrl-C)."""
+    from grader.judges.stops_at import STOP_RE
     above = text[:at].rstrip().split("\n")[-6:]
-    return any(_STOPPED_RE.search(x) for x in above)
+    return any(STOP_RE.search(x) for x in above)
 
 
 def _not_stopped(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
@@ -259,10 +250,9 @@ def _not_stopped(log: VllmLog | None, values: Mapping[str, Any], text: str) -> d
 def _ends_in_frames(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """{} when the paste's last traceback is still open at its end (each line after its head, less the head line's
     own prefix such as ``(APIServer pid=1) ``, indented or blank) and its first frame is the entry point; else None."""
-    from grader.judges.stops_at import _READY_MARKS, _SERVING_RE  # (a judge: imported where a traceback is read)
+    from grader.judges.stops_at import came_up  # (a judge: imported where a traceback is read)
     at = text.rfind(_TB_HEAD)
-    if at < 0 or _SERVING_RE.search(text, 0, at) or _stopped_before(text, at) \
-            or any(m in text[:at] for m in _READY_MARKS):
+    if at < 0 or came_up(text[:at]) or _stopped_before(text, at):
         return None
     prefix = text[text.rfind("\n", 0, at) + 1:at]
     lines = [x[len(prefix):] if prefix and x.startswith(prefix) else x for x in text[at:].split("\n")[1:]]
@@ -283,13 +273,13 @@ def _stop_before_engine_dead(log: VllmLog | None, values: Mapping[str, Any], tex
     """Applies where a stop of the server comes before the first `EngineDeadError` (blind batch vd007: `[shutdown]
     EngineCore: trigger received signal=SIGTERM`, then the teardown and EngineDeadError): the value ``stop``, the line
     that says so."""
-    paste = text or (context().paste or "")
-    dead = paste.find("EngineDeadError")
-    stop = _STOPPED_RE.search(paste, 0, dead) if dead > 0 else None
+    from grader.judges.stops_at import STOP_RE
+    dead = text.find("EngineDeadError")
+    stop = STOP_RE.search(text, 0, dead) if dead > 0 else None
     if stop is None:
         return None
-    start, end = paste.rfind("\n", 0, stop.start()) + 1, paste.find("\n", stop.end())
-    return {"stop": paste[start:end if end >= 0 else len(paste)].strip()[:200]}
+    start, end = text.rfind("\n", 0, stop.start()) + 1, text.find("\n", stop.end())
+    return {"stop": text[start:end if end >= 0 else len(text)].strip()[:200]}
 
 
 PASTE_DETAILS: dict[str, Callable[..., dict[str, Any] | None]] = {

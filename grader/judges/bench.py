@@ -66,13 +66,14 @@ def describe(result: BenchResult, sent: int | None = None, burst: bool = False, 
     else:
         findings.append(ok(f"Recomputed from {len(result.requests)} requests (grader.metrics: TPOT = (E2EL − TTFT)"
                             " / (output tokens − 1), numpy-linear percentiles)."))
-    if failed and failed_level(failed, (completed or 0) + failed) == "warn":
-        findings.append(warn(f"{failed:g} of {(completed or 0) + failed:g} requests failed: a few, and the run "
+    total = (completed or 0) + (failed or 0)  # (what was sent, where the output shows no --num-prompts)
+    if failed and failed_level(failed, total) == "warn":
+        findings.append(warn(f"{failed:g} of {total:g} requests failed: a few, and the run "
                              f"stands on the {completed or 0:g} that succeeded (its numbers are theirs). Find why in the "
                              "tool's error lines and the server log: a reset or closed connection is the server or a proxy "
                              "dropping it; a timeout, a request waiting too long."))
     elif failed:
-        of = f" of the {sent:g} sent" if sent and sent == (completed or 0) + failed else ""
+        of = f" of the {sent:g} sent" if sent and sent == total else ""
         findings.append(fail(f"{failed:g} request(s){of} failed: only {completed or 0:g} succeeded, and the numbers "
                               "describe only those. Look at the errors (and the server log): a refused connection or a "
                               "404 model name fails every request; timeouts mean the server is overloaded."))

@@ -190,31 +190,29 @@ def fec_findings(r: Any, name: str) -> list[Finding]:
                "links use RS, Reed-Solomon). Look at FEC only if the link flaps (`ethtool -S <iface> | grep -i fec`).")]
 
 
-_PROMPT_HOST_RE = re.compile(r"^[\w.-]{1,64}@(?P<host>[\w.-]{1,64})[:\s]", re.M)
-
-
 def _own_report(interface: str) -> str:
     """The paste's last ``ethtool <interface>`` report (from ``Settings for <interface>:`` to the next prompt, before or
-    after the FEC's) of the host whose ``--show-fec`` is read: the same prompt host before both, or no host named
-    before either (break-it reviews 22 and 23: p06 one host, p22 two hosts with the same port name). "" when none."""
+    after the FEC's) of the host whose ``--show-fec`` is read: the same prompt host (the last one a prompt named) before
+    both, or no host named before either (break-it reviews 22 and 23: p06 one host, p22 two hosts with the same port
+    name). "" when none."""
+    from ..parsers.common import parse_prompt
     from .context import context
-    paste = context().paste or ""
-    fec_at = paste.rfind(f"FEC parameters for {interface}:")
-    if not interface or fec_at < 0:
+    reports: list[tuple[str | None, list[str]]] = []  # (host, the report's lines)
+    host, fec_host, current = None, False, None
+    for line in (context().paste or "").split("\n"):
+        prompt = parse_prompt(line)
+        if prompt is not None:
+            host, current = prompt.host or host, None
+        elif line.strip() == f"Settings for {interface}:":
+            current = [line]
+            reports.append((host, current))
+        elif line.strip() == f"FEC parameters for {interface}:":
+            fec_host, current = host, None
+        elif current is not None:
+            current.append(line)
+    if not interface or fec_host is False:
         return ""
-
-    def host_at(at: int) -> str | None:
-        found = [m["host"] for m in _PROMPT_HOST_RE.finditer(paste, 0, at)]
-        return found[-1] if found else None
-    found = ""
-    start = paste.find(f"Settings for {interface}:")
-    while start >= 0:
-        if host_at(start) == host_at(fec_at):
-            chunk = paste[start:start + 4000].split("\n$", 1)[0]
-            after = _PROMPT_HOST_RE.search(chunk)
-            found = chunk[:after.start()] if after else chunk
-        start = paste.find(f"Settings for {interface}:", start + 1)
-    return found
+    return next(("\n".join(lines) for at, lines in reversed(reports) if at == fec_host), "")
 
 
 def up_count(maps: list[Any], cut: bool) -> str:
@@ -238,14 +236,11 @@ def below_own_best(r: Any, name: str) -> list[Finding]:
     (``Not reported``, or the line absent): the other end, the cable or module decided the rate (a switch port of that
     speed, a breakout cable: a 100G port on 4x25G runs 25000Mb/s), which this output cannot show. Said as a note that
     names what decides, not as healthy and not as a fault."""
-    def mbps(m: str) -> int:
-        x = re.match(r"(\d+)base", m)
-        return int(x.group(1)) if x and m.endswith("/Full") else 0
-    own = max(r.advertised_modes, key=mbps, default="")
-    if not r.link_detected or not r.speed_mbps or r.partner_modes or not own or mbps(own) <= r.speed_mbps:
+    own = max(r.advertised_modes, key=_full_mbps, default="")
+    if not r.link_detected or not r.speed_mbps or r.partner_modes or not own or _full_mbps(own) <= r.speed_mbps:
         return []
     iface = r.interface or "<iface>"
-    return [info(f"{name}: {r.speed_mbps}Mb/s, link up, below the {own} ({mbps(own)} Mb/s) the port advertises. The "
+    return [info(f"{name}: {r.speed_mbps}Mb/s, link up, below the {own} ({_full_mbps(own)} Mb/s) the port advertises. The "
                  "link partner's modes are not reported, so this output cannot say what held the rate: the other end "
                  f"(a switch port set to {r.speed_mbps / 1000:g} Gb/s), a breakout cable, or a module of that rate. "
                  f"Expected if that end runs {r.speed_mbps / 1000:g} Gb/s; if the link should run faster, read the "

@@ -64,9 +64,18 @@ _READY_TAIL_LINES = 4
 """Lines after the ready line that still end the log there (Uvicorn's `running on`, a sampling-params note)."""
 
 
-_STOP_RE = re.compile(r"\^C|KeyboardInterrupt|Shutting down|Application shutdown complete|Finished server process"
-                      r"|Waiting for application shutdown")
-"""A server stopped after it came up: Ctrl-C, Uvicorn's shutdown lines (break-it 23 p04)."""
+STOP_RE = re.compile(r"\^C|KeyboardInterrupt|Shutting down|shutdown complete|Finished server process"
+                     r"|Waiting for application shutdown|received signal=SIG(?:TERM|INT)\b|Received SIG(?:TERM|INT)\b"
+                     r"|\[shutdown\] ")
+"""A server told to stop: Ctrl-C, Uvicorn's shutdown lines (break-it 23 p04), a received SIGTERM or SIGINT, vLLM's
+`[shutdown]` lines (from `[shutdown] EngineCore: trigger received signal=SIGTERM`, blind batch vd007). The one
+definition: the ready finding here and the catalogue's details (grader.diagnosis_paste) read it."""
+
+
+def came_up(text: str) -> bool:
+    """Whether ``text`` shows a server up: its ready line (vLLM's or SGLang's) or a line of serving (an answered
+    route, the engine's throughput log)."""
+    return any(m in text for m in _READY_MARKS) or bool(_SERVING_RE.search(text))
 _TROUBLE_RE = re.compile(r"rror|Traceback|Exception|Killed|[Ss]egmentation fault|[Ss]egfault|core dumped|Aborted"
                          r"|[Ff]atal|\b(?:died|dead|hang(?:s|ing)?|hung|timed out|[Tt]imeout)\b|signal \d|SIG[A-Z]{3,4}"
                          r"|No available shared memory broadcast block|WARN")
@@ -81,7 +90,7 @@ def _after_ready(text: str) -> tuple[int, list[str]]:
 
 def stopped_after_ready(text: str) -> str:
     """The first line after the last ready line that shows the server stopped (Ctrl-C, a shutdown), or ""."""
-    return next((x.strip() for x in _after_ready(text)[1] if _STOP_RE.search(x)), "")
+    return next((x.strip() for x in _after_ready(text)[1] if STOP_RE.search(x)), "")
 
 
 def ready_tail(text: str, trouble: bool = False) -> str:
@@ -90,7 +99,7 @@ def ready_tail(text: str, trouble: bool = False) -> str:
     catalogue was read in the log, which may be of a line after it: no clause."""
     at, after = _after_ready(text)
     if at < 0 or trouble or _SERVING_RE.search(text, at) or len(after) > _READY_TAIL_LINES \
-            or any(_TROUBLE_RE.search(x) or _STOP_RE.search(x) for x in after):
+            or any(_TROUBLE_RE.search(x) or STOP_RE.search(x) for x in after):
         return ""
     return (" The paste ends there: it shows no request served, so how serving went (its speed, a fault under load) "
             "is not in this output.")

@@ -387,10 +387,11 @@ def _kv_findings(log: VllmLog) -> list[Finding]:
                             "sliding-window or hybrid layers the two differ. Trust the printed concurrency; do not "
                             "expect tokens = concurrency x length for this model."))
         if k.concurrency is not None and k.concurrency < 1:  # a failed launch (vLLM refuses it) fails; else a limit
+            why = (", as the block count was overridden (--num-gpu-blocks-override)"
+                   if "num_gpu_blocks_override" in (context().paste or "") else "")  # (a line the log reader skips)
             out.append((fail if not k.concurrency or _launch_failed(log) else warn)(
                 f"Maximum concurrency {k.concurrency:g}x is below 1: not even one request of the full max model len "
-                "fits" + (", as the block count was overridden (--num-gpu-blocks-override)" if "num_gpu_blocks_override" in (
-                    context().paste or "") else "") + ". Lower --max-model-len or give the KV cache more memory."))
+                f"fits{why}. Lower --max-model-len or give the KV cache more memory."))
     if not log.kv and log.ready:
         out.append(info("No KV-cache capacity line in this log (it is printed once by the engine core, "
                         "`KV cache size: N tokens`): paste the log from the start to see it."))
