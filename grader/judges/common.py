@@ -13,6 +13,7 @@ import ipaddress
 import re
 from typing import Any, Callable
 
+from ..parsers.common.commands import ssh_host
 from ..ranges import expected_range
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port, rdma_device_for, twin_domain
 from .context import context
@@ -323,6 +324,12 @@ def host_findings(devices: list[str], source: str, netdevs: dict[str, str | None
 
 _FILTER_RE = re.compile(r"\|\s{0,8}(?:grep|egrep|head|tail|awk|sed)\b")
 
+
+
+def output_machine(section: Any) -> str | None:
+    """The machine a section's output came from: the host of ``ssh HOST command``, else its prompt's host (None: not
+    told). (`user@spark1:~$ ssh spark2 free -g` is spark2's output.)"""
+    return ssh_host(section.command) or section.host
 
 def port_findings(active: dict[str, bool], source: str, command: str | None = None) -> list[Finding]:
     """Per QSFP port: both twins active (ok), one (warn); none at all (fail). ``active`` maps Spark

@@ -10,8 +10,7 @@ import dataclasses
 import re
 from typing import Any
 
-from ..parsers.common.commands import ssh_host
-from .common import info, ok, warn
+from .common import info, ok, output_machine, warn
 from .model import Finding, Summary
 
 
@@ -110,11 +109,6 @@ _PUT_IN_SHM_RE = re.compile(r"(?:\b(?:cp|mv|dd|rsync|tee|tar|wget|curl|huggingfa
                             r">\s{0,8}/dev/shm/|\bmount\s{1,8}-t\s{0,8}tmpfs\b)", re.I)
 
 
-def _machine(s: Any) -> Any:
-    """The machine a ``free`` section came from: the host of ``ssh HOST free``, else its prompt's host (None: not told)."""
-    return ssh_host(s.command) or s.host  # (`user@spark1:~$ ssh spark2 free -g` is spark2's output)
-
-
 _SLEPT_RE = re.compile(r"/sleep\b(?![^\n]{0,200}/wake_up)")
 
 
@@ -148,7 +142,7 @@ def shared_still_held(items: list[tuple[Any, Any]]) -> list[tuple[int, Finding]]
     for index, (s, parsed) in enumerate(items):
         if s.kind == "free" and not s.error and parsed is not None and parsed.mem.shared is not None \
                 and getattr(parsed, "unit_known", True):
-            by_host.setdefault(_machine(s), []).append((index, parsed.mem, s.command or ""))
+            by_host.setdefault(output_machine(s), []).append((index, parsed.mem, s.command or ""))
     out = []
 
     def size(n: int) -> str:

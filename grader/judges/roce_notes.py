@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from ..parsers.ib_sysfs import ipv4_of_gid
-from .common import SPARK_RDMA, info, ok, warn
+from .common import SPARK_RDMA, info, ok, output_machine, warn
 from .context import context
 from .model import Finding
 
@@ -200,13 +200,13 @@ def devices_not_opened(items: list[tuple[Any, Any]]) -> list[tuple[int, Finding]
     device) or the provider library of their driver (rdma-core's). Blind batch wu004 (kvcache-ai/Mooncake#102: erdma_0
     and erdma_1 in sysfs, /dev/infiniband with uverbs0 only, ibv_devices lists erdma_0). Not across a command that
     changed the state between the two, nor two hosts."""
-    from ..parsers.common.commands import changes_state, ssh_host
+    from ..parsers.common.commands import changes_state
     seen: dict[Any, tuple[int, list[str]]] = {}
     out: list[tuple[int, Finding]] = []
     for index, (s, parsed) in enumerate(items):
         if s.error or parsed is None:
             continue
-        host, filtered = ssh_host(s.command) or s.host, "|" in (s.command or "")  # (`| head` lists some)
+        host, filtered = output_machine(s), "|" in (s.command or "")  # (`| head` lists some)
         if changes_state(s.command):
             seen.clear()
         elif s.kind == "ib-sysfs" and len(parsed) > 1 and not filtered:
