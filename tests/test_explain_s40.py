@@ -288,3 +288,26 @@ def test_an_engine_dead_after_a_shutdown_is_its_consequence():
              "EngineCore encountered an issue. See stack trace (above) for the root cause.\n")
     [log] = [s for s in explain(crash, host="spark", nodes=1) if s.kind == "vllm-log"]
     assert "EngineDeadError" in messages(log, "fail")
+
+
+REAL_H100 = Path(__file__).parent / "fixtures" / "real" / "h100"
+
+
+def test_real_dmon_outputs_of_an_h100_are_read_whole():
+    """`nvidia-smi dmon -c 5` and `-c 3 -o T` captured on an idle H100 (tests/fixtures/real/h100, driver 580.159.04):
+    the `-o T` header pads `#Time` to its column (nine blanks before `gpu`), which the header pattern missed; each
+    sample is a row, the GPU idle in all of them; a header with no row under it is a ParseError that names the
+    command (it raised a TypeError)."""
+    import pytest
+    from grader.parsers.common import ParseError
+    from grader.parsers.nvidia_smi_dmon import parse_dmon
+    plain = parse_dmon((REAL_H100 / "nvidia-smi-dmon.txt").read_text())
+    timed = parse_dmon((REAL_H100 / "nvidia-smi-dmon-time.txt").read_text())
+    assert plain.columns[:2] == ("gpu", "pwr") and len(plain.rows) == 5
+    assert timed.columns[:3] == ("time", "gpu", "pwr") and len(timed.rows) == 3 and timed.rows[0]["time"] == "17:04:02"
+    assert timed.series("pwr") == {"0": [70.0, 70.0, 70.0]}
+    for name in ("nvidia-smi-dmon.txt", "nvidia-smi-dmon-time.txt"):
+        [section] = explain((REAL_H100 / name).read_text(), host="other")
+        assert "Every GPU idle in every sample" in messages(section, "info") and section.error is None, name
+    with pytest.raises(ParseError, match="without a row of figures"):
+        parse_dmon("# gpu    sm   mem\n# Idx     %     %\n")

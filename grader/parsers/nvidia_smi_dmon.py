@@ -10,9 +10,11 @@ from dataclasses import dataclass, field
 
 from .common import ParseError, content_lines
 
-HEADER_RE = re.compile(r"^#\s{0,8}(?:Date\s{1,8})?(?:Time\s{1,8})?gpu(?:\s{1,40}[a-z][a-z0-9]{1,7}){1,30}\s{0,40}$", re.I)
+HEADER_RE = re.compile(r"^#\s{0,8}(?:Date\s{1,24})?(?:Time\s{1,24})?gpu(?:\s{1,40}[a-z][a-z0-9]{1,7}){1,30}\s{0,40}$",
+                       re.I)
 """dmon's column header: ``# gpu   pwr gtemp mtemp    sm   mem ...`` (``#Date Time gpu ...`` with ``-o DT``, ``#Time
-gpu ...`` with ``-o T``, ``#Date gpu ...`` with ``-o D``)."""
+gpu ...`` with ``-o T``, ``#Date gpu ...`` with ``-o D``; the date and time columns are padded to their width: a real
+``-o T`` header has nine blanks between ``#Time`` and ``gpu``, tests/fixtures/real/h100/nvidia-smi-dmon-time.txt)."""
 
 
 @dataclass(frozen=True)
@@ -64,7 +66,7 @@ def parse_dmon(text: str) -> Dmon:
             row["gpu"] = f"{row['gpu']:g}"
             rows.append(row)
     if not columns:
-        raise ParseError("not `nvidia-smi dmon` output: no `# gpu ...` column header")
+        raise ParseError("nvidia-smi dmon", "not `nvidia-smi dmon` output: no `# gpu ...` column header")
     if not rows:
-        raise ParseError("`nvidia-smi dmon` output without a row of figures under its header")
+        raise ParseError("nvidia-smi dmon", "`nvidia-smi dmon` output without a row of figures under its header")
     return Dmon(columns, tuple(rows))
