@@ -13,7 +13,7 @@ import ipaddress
 import re
 from typing import Any, Callable
 
-from ..parsers.common.commands import ssh_host
+from ..parsers.common.commands import filters_output, ssh_host
 from ..ranges import expected_range
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port, rdma_device_for, twin_domain
 from .context import context
@@ -322,9 +322,6 @@ def host_findings(devices: list[str], source: str, netdevs: dict[str, str | None
     return out
 
 
-_FILTER_RE = re.compile(r"\|\s{0,8}(?:grep|egrep|head|tail|awk|sed)\b")
-
-
 
 def output_machine(section: Any) -> str | None:
     """The machine a section's output came from: the host of ``ssh HOST command``, else its prompt's host (None: not
@@ -336,7 +333,7 @@ def port_findings(active: dict[str, bool], source: str, command: str | None = No
     RDMA devices seen to whether they are ACTIVE. A twin not listed by a ``command`` that names a device
     (``ibstatus rocep1s0f0``, ``ibv_devinfo -d``, a sysfs path) or filters its output (``| grep``) is only not shown
     (break-it 23 p23): a note, not a fault."""
-    named = bool(command) and (any(d in command for d in SPARK_RDMA) or bool(_FILTER_RE.search(command or "")))
+    named = bool(command) and (any(d in command for d in SPARK_RDMA) or filters_output(command))
     out: list[Finding] = []
     up_ports = []
     for port, (a, b) in QSFP_TWINS.items():

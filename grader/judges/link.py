@@ -16,6 +16,7 @@ from typing import Any, Mapping
 
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, other_twin, qsfp_port, rdma_device_for, twin_domain
 from ..parsers.common import command_argv
+from ..parsers.common.commands import filters_output
 from .common import (C2S, JUMBO_MTU, JUMBO_PAYLOAD, LINE_GBPS, LINK_MBPS, SWITCH, argv_words, fail, in_spark_range,
                      info, ok, on_spark, overlaps, port_words, warn)
 from .context import context, spark_shown
@@ -35,7 +36,7 @@ def _lists_all(command: str | None) -> bool:
     """Whether ``command`` is ``ip addr`` (``ip a``, ``ip -br addr show``) naming no interface, not piped through a
     filter (``| grep``): every one is listed."""
     argv = command_argv(command or "")
-    return bool(argv) and argv[0] == "ip" and "|" not in (command or "") \
+    return bool(argv) and argv[0] == "ip" and not filters_output(command) \
         and not [w for w in argv_words(argv)[1:] if w not in ("show", "list", "ls")]
 
 

@@ -200,13 +200,13 @@ def devices_not_opened(items: list[tuple[Any, Any]]) -> list[tuple[int, Finding]
     device) or the provider library of their driver (rdma-core's). Blind batch wu004 (kvcache-ai/Mooncake#102: erdma_0
     and erdma_1 in sysfs, /dev/infiniband with uverbs0 only, ibv_devices lists erdma_0). Not across a command that
     changed the state between the two, nor two hosts."""
-    from ..parsers.common.commands import changes_state
+    from ..parsers.common.commands import changes_state, filters_output
     seen: dict[Any, tuple[int, list[str]]] = {}
     out: list[tuple[int, Finding]] = []
     for index, (s, parsed) in enumerate(items):
         if s.error or parsed is None:
             continue
-        host, filtered = output_machine(s), "|" in (s.command or "")  # (`| head` lists some)
+        host, filtered = output_machine(s), filters_output(s.command)  # (`| head` lists some)
         if changes_state(s.command):
             seen.clear()
         elif s.kind == "ib-sysfs" and len(parsed) > 1 and not filtered:

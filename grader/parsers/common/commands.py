@@ -143,6 +143,20 @@ def _unquoted(command: str) -> str:
     return _QUOTED_RE.sub("''", command[:MAX_COMMAND])
 
 
+_PIPE_INTO_RE = re.compile(r"(?<![|])[|](?![|])&?\s{0,8}(?:sudo\s{1,8})?(?:[\w.~-]{0,200}/)?([\w.+-]{1,64})")
+_PASS_THROUGH = frozenset({"tee", "cat", "less", "more", "most", "column", "nl", "ts", "sort", "bat", "batcat", "lolcat",
+                           "ccze", "pv"})  # what keeps every line (sort only orders them)
+
+
+def filters_output(command: str | None) -> bool:
+    """Whether ``command`` pipes its output through a program that can drop lines (``| grep``, ``| head``, ``| awk``,
+    ``| cut``, ``| jq``, any program not known to keep every line), so that what is missing from the output may only
+    be filtered out: ``ip addr | grep inet`` is; ``ip addr | tee ip.txt``, ``ip addr || true`` and ``grep "a|b" f``
+    are not. The one definition of "filtered" that the judges ask."""
+    return bool(command) and any(m.group(1) not in _PASS_THROUGH
+                                 for m in _PIPE_INTO_RE.finditer(_unquoted(command)))
+
+
 def changes_state(command: str | None) -> bool:
     """Whether ``command`` changes the machine's network, driver or cluster state (:data:`CHANGES_STATE`)."""
     return bool(command) and CHANGES_STATE.search(_unquoted(command)) is not None
