@@ -64,12 +64,13 @@ def entries(folder: Path = CORPUS) -> list[tuple[Path, dict]]:
     return out
 
 
-def score(text_path: Path, meta: dict) -> Scored:
-    """explain's reading of one entry, compared with the entry's."""
+def score(text_path: Path, meta: dict, context: bool = True) -> Scored:
+    """explain's reading of one entry, compared with the entry's; ``context=False``: without the host and node count
+    the entry states (``explain FILE`` with no options, as a paste read by someone who gives none)."""
     from grader.explain import explain
 
-    host = meta.get("host") if meta.get("host") in ("spark", "other") else None
-    nodes = meta.get("nodes") if isinstance(meta.get("nodes"), int) and meta.get("nodes", 0) > 0 else None
+    host = meta.get("host") if context and meta.get("host") in ("spark", "other") else None
+    nodes = meta.get("nodes") if context and isinstance(meta.get("nodes"), int) and meta.get("nodes", 0) > 0 else None
     sections = explain(text_path.read_text(encoding="utf-8", errors="replace"), host=host, nodes=nodes)
     findings = [(f.level, f.message) for s in sections for f in s.findings]
     findings += [("info", s.error) for s in sections if s.error]  # a part it could not read: said, not a diagnosis
@@ -88,6 +89,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("folder", nargs="?", default=str(CORPUS))
     ap.add_argument("-v", "--verbose", action="store_true", help="list every entry read wrong, and why")
+    ap.add_argument("--no-context", action="store_true",
+                    help="explain each entry without its host and node count (`explain FILE`, no options)")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     try:
@@ -95,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         print(f"field corpus: {e}", file=sys.stderr)
         return 2
-    results = [score(t, m) for t, m in corpus]
+    results = [score(t, m, not args.no_context) for t, m in corpus]
     right = sum(r.right for r in results)
     wrong = [r for r in results if not r.right]
     if args.verbose:

@@ -426,15 +426,20 @@ NCCL_ONE_HOST_SOCKET = (Path(__file__).parent / "fixtures" / "field" / "corpus"
                         / "a019_nccl-log_vllm6370-single-host-tp2-socket-tailscale.txt")
 
 
-@pytest.mark.parametrize("nodes, level", [(None, "warn"), (1, "info"), (2, "fail")])
-def test_nccl_socket_is_judged_by_how_many_machines_the_run_spanned(nodes, level):
-    """One process's NCCL lines naming the Socket network (no RDMA device): across machines that is a fallback to
-    TCP (fail); on one machine no network carries the data (info); unknown, a warning that names what decides."""
-    found = [f for s in explain(NCCL_ONE_HOST_SOCKET.read_text(), nodes=nodes) for f in s.findings
+@pytest.mark.parametrize("nodes, host, level", [(None, None, "warn"), (1, None, "info"), (2, "spark", "fail"),
+                                               (2, None, "warn"), (2, "other", "warn")])
+def test_nccl_socket_is_judged_by_how_many_machines_the_run_spanned(nodes, host, level):
+    """One process's NCCL lines naming the Socket network (no RDMA device): across two Sparks that is a fallback to
+    TCP (fail: their QSFP link has RDMA); across other machines, or machines not said to be Sparks whose log shows no
+    Spark's device, TCP may be all they have (a warning, which says what a Spark pair makes of it where the host is
+    not said, session 41); on one machine no network carries the data (info); the machine count unknown, a warning
+    that names what decides."""
+    found = [f for s in explain(NCCL_ONE_HOST_SOCKET.read_text(), nodes=nodes, host=host) for f in s.findings
              if "NET/Socket" in f.message]
     assert [f.level for f in found] == [level], found
     if nodes is None:
         assert "nNodes" in found[0].message and "--nodes" in found[0].message
+    assert ("On a DGX Spark pair this is a fault" in found[0].message) is (nodes == 2 and host is None)
 
 
 def test_explain_cli_takes_host_and_nodes_and_refuses_zero_nodes():

@@ -101,8 +101,12 @@ def test_h200x2_p2p_verdict():
 
 
 def test_h200x2_socket_fallback_verdict():
-    [s] = explain(real("h200x2/nccl-allreduce-socket-fallback.txt"))
+    """Read as two Sparks' (`--host spark`), TCP is a fallback, a fault; read with no host said, the log's two H200s
+    on one host (cudaDev 1) say another machine, where NCCL_IB_DISABLE=1 is a choice (session 41)."""
+    [s] = explain(real("h200x2/nccl-allreduce-socket-fallback.txt"), host="spark")
     assert s.kind == "nccl-log" and s.facts["transport_verdict"] == "NET/Socket"
+    [unsaid] = explain(real("h200x2/nccl-allreduce-socket-fallback.txt"))
+    assert "fail" not in levels(unsaid) and "because NCCL_IB_DISABLE=1 is set: a choice" in messages(unsaid, "info")
     fail = messages(s, "fail")
     assert "fell back to TCP sockets" in fail and "NCCL_IB_DISABLE=1" in fail
     assert "loopback" in messages(s, "info") and "2.86 GB/s" in messages(s, "info")
@@ -330,7 +334,7 @@ def test_captured_two_h200_runs():
     [big] = explain((d / "all_gather_perf_16G.txt").read_text())
     assert big.kind == "nccl-tests" and big.facts["nranks"] == 2 and big.facts["avg_busbw_reported"] == 317.298
     assert "not a two-Spark run" in messages(big, "info") and "fail" not in levels(big)
-    [sock] = explain((d / "all_gather_perf_socket_fallback.txt").read_text())
+    [sock] = explain((d / "all_gather_perf_socket_fallback.txt").read_text(), host="spark")  # (unsaid: H200s, a choice)
     assert sock.facts["nccl_transport"] == "NET/Socket" and "fell back to TCP sockets" in messages(sock, "fail")
     [p2p] = explain((d / "all_reduce_perf_nccl_debug.txt").read_text())
     assert p2p.facts["nccl_transport"] == "P2P" and "fail" not in levels(p2p)

@@ -173,9 +173,9 @@ def test_nccl_lines_inside_a_vllm_log_give_the_transport():
     assert s.kind == "vllm-log" and s.facts["nccl_transport"] == "NET/IB"
     assert "NCCL lines in this log: NCCL moved data with RDMA (NET/IB" in messages(s, "ok")  # nccl-log's judge
     sock = head + "(EngineCore_DP0 pid=5) spark-a:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0\n"
-    [s] = explain(sock)
+    [s] = explain(sock, host="spark")
     assert s.facts["nccl_transport"] == "NET/Socket" and "TCP sockets" in messages(s, "fail")  # as nccl-log says it
-    [alone] = explain(sock, kind="nccl-log")
+    [alone] = explain(sock, kind="nccl-log", host="spark")
     assert messages(alone, "fail") and messages(s, "fail").endswith(messages(alone, "fail"))  # one judge, one verdict
     # alone, NCCL lines are lesson 2a's
     assert explain(real("spark/13_*"))[0].kind != "vllm-log"

@@ -262,9 +262,13 @@ def machines_spanned(from_paste: int | None, hosts_seen: int = 0) -> int | None:
 
 def on_spark(from_paste: bool | None) -> bool | None:
     """Whether the paste came from a DGX Spark: ``explain --host`` when given, else the paste's own sign
-    (``from_paste``: True, False, or None when it cannot tell)."""
-    host = context().host
-    return from_paste if host is None else host == "spark"
+    (``from_paste``: True, False, or None when it cannot tell), else False where the whole paste shows another
+    machine and nothing of a Spark (:attr:`grader.judges.context.Context.other_machine_shown`: a data-center,
+    GeForce or AMD GPU, an x86 server CPU, a second GPU on one host), else None."""
+    c = context()
+    if c.host is not None:
+        return c.host == "spark"
+    return from_paste if from_paste is not None or not c.other_machine_shown else False
 
 
 # --------------------------------------------------------------------------- RDMA devices (lesson 2a's readers share these)

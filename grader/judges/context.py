@@ -32,6 +32,14 @@ class Context:
         that words its advice for a Spark): a judge of one line of the paste reads it."""
         return host_seen(self.paste) if self.host is None else None
 
+    @cached_property
+    def other_machine_shown(self) -> bool:
+        """Where ``host`` is not said: whether the paste shows a machine that cannot be a Spark (a GPU other than
+        GB10, an x86 server CPU, a second GPU on one host) and nothing of a Spark. Stronger than :attr:`seen`, which
+        an HCA named mlx5_N (a Spark's, where udev did not rename it) also sets: levels follow this one."""
+        head = self.paste[:HEAD_CHARS]
+        return self.host is None and bool(_OTHER_MACHINE_RE.search(head)) and not _SPARK_HOST_RE.search(head)
+
 
 _CONTEXT: contextvars.ContextVar[Context] = contextvars.ContextVar("explain_context", default=Context())
 
@@ -41,14 +49,17 @@ def context() -> Context:
     return _CONTEXT.get()
 
 
-_OTHER_HOST_RE = re.compile(r"\bmlx5_\d|\b(?:[HAL]\d{2,3}S?|V100|A10G|RTX|GeForce|Quadro|Tesla)\b")
+_OTHER_MACHINE_RE = re.compile(r"\b(?:[HAL]\d{2,3}S?|[BH]\d{3}|G[HB]\d{3}|V100|A10G|RTX|GeForce|Quadro|Tesla|TITAN|Radeon"
+                               r"|MI\d{3}X?|Xeon|EPYC)\b"
+                               r"|\b(?:cuda|nvml)Dev [1-9]")  # (a Spark has one GPU: NCCL's second device on a host is not one)
+_OTHER_HOST_RE = re.compile(r"\bmlx5_\d|" + _OTHER_MACHINE_RE.pattern)  # (mlx5_N: a Spark's HCA where udev did not rename it)
 _SPARK_HOST_RE = re.compile(r"\bGB10\b|\b(?:DGX )?Sparks?\b|rocep1s0f|roceP2p1s0f|enp1s0f\dnp\d|enP2p1s0f|enP7s7", re.I)
 HEAD_CHARS = 300_000  # (the start of a long log says which machines it is from)
 
 
 def host_seen(text: str) -> str | None:
-    """``"other"`` where ``text`` names another machine's parts (an HCA named mlx5_N, a data-center or GeForce GPU)
-    and nothing of a DGX Spark (GB10, its RoCE devices and interfaces, the word Spark), else None."""
+    """``"other"`` where ``text`` names another machine's parts (an HCA named mlx5_N, a data-center, GeForce or AMD
+    GPU, an x86 server CPU, a second GPU on one host in NCCL's ``cudaDev 1``) and nothing of a DGX Spark (GB10, its RoCE devices and interfaces, the word Spark), else None."""
     head = text[:HEAD_CHARS] if isinstance(text, str) else ""
     return "other" if _OTHER_HOST_RE.search(head) and not _SPARK_HOST_RE.search(head) else None
 

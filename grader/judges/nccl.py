@@ -38,6 +38,14 @@ def _is_spark_log(log: NcclLog) -> bool:
                    for x in (log.oob_iface, log.bootstrap_iface, *(s.name for s in log.socket_ifaces))))
 
 
+def _spark_if_unsaid(log: NcclLog) -> str:
+    """Where neither ``explain --host`` nor the log says whether the machines are Sparks: what a Spark pair makes of TCP
+    (its QSFP link has RDMA, so there the same lines are a fault)."""
+    return "" if on_spark(_is_spark_log(log) or None) is not None else (
+        " (On a DGX Spark pair this is a fault: its QSFP link carries RDMA, which NCCL must use, NET/IB; this log "
+        "does not show a Spark's devices: `explain --host spark` reads it as one.)")
+
+
 def _qp_findings(log: NcclLog) -> list[Finding]:
     """What the ``NET/IB: ... qpn ... mtu ... GID ...`` queue-pair lines say: the GID and RDMA MTU NCCL used."""
     qps = log.ib_connections
@@ -149,7 +157,8 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
                             + f"NCCL's network is TCP sockets (NET/Socket{' over ' + where if where else ''}), but the run "
                             "is on one machine: no network carries its data (P2P or SHM do), so it is harmless "
                             "here. Across machines it would: give NCCL an RDMA device before running across them."))
-        elif (socket_channels or (spanned or 0) > 1) and on_spark(_is_spark_log(log) or None) is False:
+        elif (socket_channels or (spanned or 0) > 1) and not on_spark(_is_spark_log(log) or None):  # (not said: as
+            # another host, with what a Spark pair would make of it: _spark_if_unsaid)
             reason = ("; ".join(why) + ". ") if why else ("check that NCCL_IB_DISABLE is not 1 and NCCL_IB_HCA (if set) "
                                                           "names them, and in a container pass --device=/dev/infiniband "
                                                           "with --cap-add=IPC_LOCK --ulimit memlock=-1 (or --privileged). ")
@@ -169,19 +178,20 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
                         "collectives. If these machines do have RDMA NICs (`rdma link` or `ibv_devices` on the host "
                         "lists them), NCCL cannot see them: ")
                     + "In a container pass --device=/dev/infiniband with --cap-add=IPC_LOCK --ulimit memlock=-1 (or "
-                    "--privileged)."))
+                    "--privileged)." + _spark_if_unsaid(log)))
             elif not _rdma_netdevs(log) and why == ["NCCL_IB_DISABLE=1 forbids RDMA: unset it"]:  # TCP by choice
                 over = f" over {where}" if where else ""
                 out.append(info(f"NCCL moves data between the machines over TCP sockets (NET/Socket{over}) because "
                                 "NCCL_IB_DISABLE=1 is set: a choice, a few GB/s at best. Fine "
-                                "where the machines have no RDMA NIC; if they have one (`rdma link` lists it), unset it."))
+                                "where the machines have no RDMA NIC; if they have one (`rdma link` lists it), unset it."
+                                + _spark_if_unsaid(log)))
             else:
                 out.append((fail if _rdma_netdevs(log) and lookup_failed(log) else warn)(
                     f"NCCL moves data between the machines over TCP sockets (NET/Socket{' over ' + where if where else ''}"
                     "): it works, at a few GB/s at best, with no RDMA." + (
                         _unused_rdma(log) + f" {reason}" if _rdma_netdevs(log) else " If these machines have RDMA NICs "
                         f"(`rdma link` or `ibv_devices` on the host lists them), NCCL is not using them: {reason}Without "
-                        "any (most cloud VMs), TCP is all there is.")))
+                        "any (most cloud VMs), TCP is all there is.") + _spark_if_unsaid(log)))
         elif socket_channels or (spanned or 0) > 1:
             out.append(fail(f"NCCL fell back to TCP sockets (NET/Socket{' over ' + where if where else ''}): no RDMA, a "
                             f"few GB/s at best. {cause}Then check the log shows `NET/IB : Using [0]...`."))
@@ -214,13 +224,13 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
                                   "whether they allow it).")))
     elif verdict.startswith("mixed"):
         parts = verdict.split(": ", 1)[1].split("+")
-        other_host = on_spark(_is_spark_log(log) or None) is False  # a Spark pair must use RDMA; elsewhere TCP may be all
+        other_host = not on_spark(_is_spark_log(log) or None)  # a Spark pair must use RDMA; elsewhere TCP may be all
         level = (warn if other_host and not (_rdma_netdevs(log) and lookup_failed(log)) else fail) if "NET/Socket" in parts else info
         out.append(level(f"Channels used several transports ({verdict.split(': ', 1)[1]}): NET/* between machines, "
                          "P2P/SHM inside one."
                          + ((" NET/Socket means the traffic between machines went over TCP, a few GB/s at best: if "
                              "they have RDMA NICs (`rdma link` lists them), give NCCL them (NCCL_IB_HCA, "
-                             "/dev/infiniband in containers)." + _unused_rdma(log) if other_host else
+                             "/dev/infiniband in containers)." + _unused_rdma(log) + _spark_if_unsaid(log) if other_host else
                              " NET/Socket means some traffic went over TCP: give NCCL the RDMA devices "
                              "(NCCL_IB_HCA, /dev/infiniband in containers).") if "NET/Socket" in parts else "")))
     elif verdict == "unknown" and _setup_failures(log):
