@@ -1,13 +1,15 @@
 """Spec tables as data: GPUs (checks/specs/gpus.toml), PCIe (checks/specs/pcie.toml), QSFP fabrics
 (checks/specs/topologies.toml) and mixture-of-experts models (checks/specs/moe_models.toml).
 
-Every figure carries its unit, its source and a trust grade (docs/research/figures.md), and a threshold on what
-software prints (serving.toml, memory.toml) also the ``engine``: the software and versions it holds for:
+Every figure carries its unit, its source and a trust grade (docs/research/figures.md):
 
 - ``A`` a vendor document or project source;
 - ``B`` a named, reproducible measurement or a reputable review's spec table;
 - ``C`` a community page, retailer listing or aggregator;
 - ``U`` unverified: derived here, read second-hand, or the sources disagree.
+
+A threshold on what software prints (every figure of serving.toml and memory.toml) also names its ``engine``:
+the software and the versions it holds for, as checks/ranges.toml's ranges do.
 
 A ``U`` figure is returned, marked ``verified = False``, so a calculator can show it with a
 warning; :meth:`GpuSpec.graded` never returns one, and graded checks read figures through it only.
