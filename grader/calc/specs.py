@@ -8,6 +8,9 @@ Every figure carries its unit, its source and a trust grade (docs/research/figur
 - ``C`` a community page, retailer listing or aggregator;
 - ``U`` unverified: derived here, read second-hand, or the sources disagree.
 
+A threshold on what software prints (every figure of serving.toml and memory.toml) also names its ``engine``:
+the software and the versions it holds for, as checks/ranges.toml's ranges do.
+
 A ``U`` figure is returned, marked ``verified = False``, so a calculator can show it with a
 warning; :meth:`GpuSpec.graded` never returns one, and graded checks read figures through it only.
 """
@@ -34,12 +37,17 @@ class SpecError(ValueError):
 
 @dataclass(frozen=True)
 class Figure:
-    """One sourced figure: ``value`` in ``unit`` (``""`` for words), from ``source``, graded ``trust``."""
+    """One sourced figure: ``value`` in ``unit`` (``""`` for words), from ``source``, graded ``trust``.
+
+    ``engine`` names the software and the versions a threshold on what software prints holds for
+    (``""`` for a hardware figure, which has none); serving.toml and memory.toml give every figure one.
+    """
 
     value: Any
     unit: str
     source: str
     trust: str
+    engine: str = ""
 
     @property
     def verified(self) -> bool:
@@ -103,7 +111,7 @@ def _read(name: str) -> dict[str, Any]:
 
 def _figure(where: str, raw: Any) -> Figure:
     if not isinstance(raw, dict):
-        raise SpecError(f"{where}: a figure must be a table {{value, unit, source, trust}}")
+        raise SpecError(f"{where}: a figure must be a table {{value, unit, source, trust[, engine]}}")
     for key in ("value", "unit", "source", "trust"):
         if key not in raw:
             raise SpecError(f"{where}: has no `{key}`: every figure names its value, unit, source and trust")
@@ -111,7 +119,11 @@ def _figure(where: str, raw: Any) -> Figure:
         raise SpecError(f"{where}: trust {raw['trust']!r} is not one of {', '.join(TRUST_GRADES)}")
     if not str(raw["source"]).strip():
         raise SpecError(f"{where}: empty source")
-    return Figure(raw["value"], str(raw["unit"]), str(raw["source"]), str(raw["trust"]))
+    engine = raw.get("engine", "")
+    if "engine" in raw and (not isinstance(engine, str) or not engine.strip()):
+        raise SpecError(f"{where} engine: {engine!r} is not a non-empty string: name the software and the "
+                        "versions the figure holds for")
+    return Figure(raw["value"], str(raw["unit"]), str(raw["source"]), str(raw["trust"]), engine)
 
 
 @lru_cache(maxsize=None)
@@ -142,7 +154,7 @@ def gpu(gid: str) -> GpuSpec:
 @lru_cache(maxsize=None)
 def load_rows(name: str) -> dict[str, SpecRow]:
     """{id: SpecRow} from checks/specs/``name`` (a table of rows, each with ``name`` and figures
-    {value, unit, source, trust}), in file order: topologies.toml, moe_models.toml. Raises SpecError
+    {value, unit, source, trust[, engine]}), in file order: topologies.toml, moe_models.toml. Raises SpecError
     when the file is missing or malformed, naming the file, the row and the field."""
     out: dict[str, SpecRow] = {}
     for rid, row in _read(name).items():
