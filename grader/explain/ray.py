@@ -76,7 +76,7 @@ register(KindSpec(
 
 
 register(KindSpec(
-    name="kubectl-pods", parse=parse_kubectl_pods, summarise=judge("ray", "summarise_pods"), programs=("kubectl",),
+    name="kubectl-pods", parse=parse_kubectl_pods, summarise=judge("ray_notes", "summarise_pods"), programs=("kubectl",),
     matches_command=lambda argv: (runs_program(argv, "kubectl", "get") or runs_program(argv, "k", "get"))  # k: its usual alias
     and any(a.startswith("po") for a in argv[2:]),
     line=re.compile(r"^(?:NAMESPACE\s+)?NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\b"

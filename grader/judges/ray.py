@@ -8,16 +8,15 @@ Sources of the figures in the messages: docs/research/procedure.md §3 (Ray on t
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import Any
 
 from ..parsers.ray_status import Demand, RayStatus
 from ..parsers.common import command_argv, option_value
 from .common import fail, fmt_count, info, machines_spanned, ok, on_spark, spark_figure, warn, whole
-from .context import context
+from .context import context, spark_shown
 from .model import Finding, Section, Summary
-from .ray_notes import all_held, completed_restarted, group_over_total, loopback_note, pods_up, node_notes, negative_usage, slow_start, stale_demand
+from .ray_notes import all_held, group_over_total, loopback_note, node_notes, negative_usage, slow_start, stale_demand
 
 
 GIB = 2 ** 30
@@ -49,6 +48,15 @@ def _spark_like(st: RayStatus) -> bool | None:
         return all("GB10" in k.upper() for k in kinds)
     per = _gpus_per_node(st)
     return False if any(g > 1 for g in per) else None
+
+
+def _unsaid(spark: bool | None, st: RayStatus) -> bool:
+    """Nothing says what cluster this is: no ``explain --host`` or ``--nodes``, neither the status nor the paste shows a
+    Spark, and no pending demand asks for a GPU (a GPU workload waiting says what the cluster is for); then what a Spark
+    pair needs is said as a condition, not as a fault."""
+    c = context()
+    return spark is None and c.host is None and c.nodes is None and not spark_shown() and not any(
+        d.total("GPU") for d in st.demands) and not any("GPU" in str(d) for d in st.pending_demands)
 
 
 def summarise_ray(st: RayStatus, command: str | None) -> Summary:
@@ -96,6 +104,10 @@ def summarise_ray(st: RayStatus, command: str | None) -> Summary:
             findings.append(info("Ray lists 1 node, but the output stops inside its node list (no `Pending` or "  # xp019
                                  "`Resources` section after it): more nodes may be below the cut, so it cannot say "
                                  "whether the other node joined. Paste `ray status` whole."))
+        elif n == 1 and _unsaid(spark, st):
+            findings.append(info("Ray sees 1 node: a one-machine cluster, unless the run should span more machines "
+                                 "(a Spark pair's two): then the other has not joined (start it with `ray start "
+                                 "--address=<head IP>:6379`). Nothing here says which: `explain --nodes N` does."))
         elif n == 1:
             other = "the second Spark" if spark is not False else "the other node"
             findings.append(fail(f"Ray sees only 1 node: {other} has not joined. On it, start the worker "
@@ -308,9 +320,11 @@ def _ray_gpu_findings(st: RayStatus, gpu: tuple[float, float] | None, nodes: int
                          "runs on it), not GPUs gone missing, unless these machines hold NVIDIA GPUs that Ray "
                          "registered as something else (`nvidia-smi` on a node tells). vLLM's GPU executor does not "
                          "place a model on it.")]
-        if spark is False:
+        if spark is False or _unsaid(spark, st):
             return [info("Ray reports no GPU: a CPU-only cluster (no node offers a `GPU` resource), so vLLM's Ray "
-                         "executor, one GPU per worker, cannot place a model on it.")]
+                         "executor, one GPU per worker, cannot place a model on it." + (
+                             " If these machines have GPUs (a DGX Spark does: `explain --host spark`), Ray was "
+                             "started without them: in a container pass `--gpus all`." if spark is None else ""))]
         return [fail("Ray reports no GPU: vLLM's Ray executor asks for one GPU per worker, so `vllm serve "
                      "--distributed-executor-backend ray` would wait for a placement group that never comes. Start "
                      "the containers with `--gpus all`" + (" (as on the Sparks)" if spark is not False else "")
@@ -345,34 +359,6 @@ def _ray_gpu_findings(st: RayStatus, gpu: tuple[float, float] | None, nodes: int
 
 
 # --------------------------------------------------------------------------- kubectl get pods (KubeRay, vLLM on Kubernetes)
-
-def summarise_pods(pods: list[Any], command: str | None) -> Summary:
-    facts = {"pods": [dataclasses.asdict(p) for p in pods], "up": sum(p.up for p in pods), "total": len(pods)}
-    down = [p for p in pods if not p.up]
-    findings = [ok(pods_up(pods))] if not down else []
-    for p in down:
-        what = f"{p.name}: {p.ready}/{p.containers} ready, {p.status}" + (f", {p.restarts} restarts" if p.restarts else "")
-        ray = (" A Ray node in a pod that is not up may not have joined, and its GPU is then missing from the cluster "
-               "(`ray status`).") if "ray" in p.name.lower() else ""
-        if p.failed or p.status == "Completed":
-            findings.append(completed_restarted(p, what, ray) if p.status == "Completed" else fail(
-                f"{what}, after {p.age}: it will not come up by waiting (`kubectl describe pod {p.name}` and "
-                f"`kubectl logs {p.name}`{' --previous' if p.restarts else ''} say why).{ray}"))
-        else:
-            why = (" (its init containers have not finished)" if p.status.startswith("Init:") else
-                   " (running, but its readiness probe does not pass)" if p.status == "Running" else "")
-            findings.append(warn(f"{what}, after {p.age}: not up yet{why}; `kubectl describe pod {p.name}` shows what "
-                                 f"it waits for.{ray}"))
-    heads = [p.name for p in pods if "ray" in p.name.lower() and "head" in p.name.lower()]
-    filtered = any(w in (command or "") for w in ("grep", " -l ", "-l=", "--selector"))
-    if heads and not filtered and not any("worker" in p.name.lower() for p in pods):
-        findings.append(warn(f"A Ray head pod ({heads[0]}) and no worker pod: KubeRay runs a RayCluster's workers as "
-                             "pods of their own (`...-worker-...`), and none exists in this listing, so the Ray cluster "
-                             "has only the head's GPUs. The worker group was not created or not scheduled: "
-                             "`kubectl describe raycluster` (its worker group's replicas, GPU requests, node selector "
-                             "and tolerations) and `kubectl get events` say why."))
-    return facts, findings
-
 
 def placement_group_and_pods(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
     """vLLM waiting for its placement group while a Ray pod of the same paste has not started its containers (its

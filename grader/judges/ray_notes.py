@@ -7,12 +7,13 @@ warn."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
 from ..parsers.ray_status import Demand, RayStatus
-from .common import fail, fmt_count, info, warn
-from .model import Finding
+from .common import fail, fmt_count, info, ok, warn
+from .model import Finding, Summary
 
 ZERO = 1e-6  # a used figure nearer 0 than this is a float's residue (`-2.7755575615628914e-17/1.0 GPU`): zero
 
@@ -265,3 +266,31 @@ def loopback_note(ip: str, alone: bool, head_addr: str | None) -> Finding:
                 + (f". This node joins the head at {head_addr}, on another machine, and advertises {ip}: the head and "
                    "the other nodes cannot reach its raylet or object store, so tasks placed on it fail or hang"
                    if remote else "") + ". Give" + give)
+
+
+def summarise_pods(pods: list[Any], command: str | None) -> Summary:
+    facts = {"pods": [dataclasses.asdict(p) for p in pods], "up": sum(p.up for p in pods), "total": len(pods)}
+    down = [p for p in pods if not p.up]
+    findings = [ok(pods_up(pods))] if not down else []
+    for p in down:
+        what = f"{p.name}: {p.ready}/{p.containers} ready, {p.status}" + (f", {p.restarts} restarts" if p.restarts else "")
+        ray = (" A Ray node in a pod that is not up may not have joined, and its GPU is then missing from the cluster "
+               "(`ray status`).") if "ray" in p.name.lower() else ""
+        if p.failed or p.status == "Completed":
+            findings.append(completed_restarted(p, what, ray) if p.status == "Completed" else fail(
+                f"{what}, after {p.age}: it will not come up by waiting (`kubectl describe pod {p.name}` and "
+                f"`kubectl logs {p.name}`{' --previous' if p.restarts else ''} say why).{ray}"))
+        else:
+            why = (" (its init containers have not finished)" if p.status.startswith("Init:") else
+                   " (running, but its readiness probe does not pass)" if p.status == "Running" else "")
+            findings.append(warn(f"{what}, after {p.age}: not up yet{why}; `kubectl describe pod {p.name}` shows what "
+                                 f"it waits for.{ray}"))
+    heads = [p.name for p in pods if "ray" in p.name.lower() and "head" in p.name.lower()]
+    filtered = any(w in (command or "") for w in ("grep", " -l ", "-l=", "--selector"))
+    if heads and not filtered and not any("worker" in p.name.lower() for p in pods):
+        findings.append(warn(f"A Ray head pod ({heads[0]}) and no worker pod: KubeRay runs a RayCluster's workers as "
+                             "pods of their own (`...-worker-...`), and none exists in this listing, so the Ray cluster "
+                             "has only the head's GPUs. The worker group was not created or not scheduled: "
+                             "`kubectl describe raycluster` (its worker group's replicas, GPU requests, node selector "
+                             "and tolerations) and `kubectl get events` say why."))
+    return facts, findings

@@ -1,0 +1,74 @@
+"""Session 41: a paste read with no context (`clusterlab explain FILE`, no --host, no --nodes) is judged as what it
+shows. Where nothing says the machines are Sparks, what a Spark pair needs is said as a condition, not as a fault;
+told `--host spark` or `--nodes 2`, the same output is the fault it is for the course. Real outputs from the field
+corpus (their URLs in the entries' .toml)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grader.explain import explain
+from tests.conftest import levels, messages
+
+FIELD = Path(__file__).parent / "fixtures" / "field"
+
+
+def _paste(prefix: str) -> str:
+    [path] = [p for folder in ("corpus", "pending") for p in (FIELD / folder).glob(prefix + "_*.txt")]
+    return path.read_text()
+
+
+def _ray(text: str, **context):
+    return next(s for s in explain(text, **context) if s.kind == "ray-status")
+
+
+def test_one_ray_node_is_a_condition_when_nothing_says_how_many_machines():
+    """https://github.com/skypilot-org/skypilot/issues/2608 (corpus zv014): one node, one GPU, idle. With no context
+    a one-machine cluster, said with what would make it a fault; told two nodes, the other has not joined."""
+    text = _paste("zv014")
+    unsaid = _ray(text)
+    assert "fail" not in levels(unsaid) and "warn" not in levels(unsaid)
+    assert "Ray sees 1 node: a one-machine cluster, unless" in messages(unsaid, "info")
+    assert "--nodes N" in messages(unsaid, "info")
+    assert "only 1 node" in messages(_ray(text, nodes=2), "fail")
+    assert "only 1 node" in messages(_ray(text, host="spark"), "fail")  # a Spark: the course's pair
+    assert "a one-machine cluster, as this run is" in messages(_ray(text, nodes=1), "info")
+
+
+def test_a_cpu_only_ray_cluster_is_not_a_missing_gpu_unless_the_host_is_a_spark():
+    """https://github.com/ray-project/ray/pull/39638 (pending wb007): one node, CPUs only, nothing pending. No context:
+    a CPU-only cluster (an info that says what a Spark would need); told it is a Spark, Ray lost its GPU (a fail)."""
+    text = _paste("wb007")
+    unsaid = _ray(text)
+    assert set(levels(unsaid)) <= {"ok", "info"}
+    assert "a CPU-only cluster" in messages(unsaid, "info") and "`explain --host spark`" in messages(unsaid, "info")
+    assert "Ray reports no GPU: vLLM's Ray executor" in messages(_ray(text, host="spark"), "fail")
+    assert "`explain --host spark`" not in messages(_ray(text, host="other"))
+
+
+def test_a_gpu_demand_waiting_on_a_cluster_without_gpus_fails_in_any_context():
+    """A placement group asking for GPUs on a cluster that reports none: the workload says what the cluster is for,
+    so the missing GPU is the fault whatever the host (the neighbour the condition above must not soften)."""
+    text = ("======== Autoscaler status: 2026-01-01 00:00:00 ========\nNode status\n-----\nActive:\n"
+            " 1 node_aaaaaaaabbbbbbbb\nPending:\n (no pending nodes)\nRecent failures:\n (no failures)\n\nResources\n"
+            "-----\nTotal Usage:\n 1.0/16.0 CPU\n 0B/60.00GiB memory\n\nFrom request_resources:\n (none)\n"
+            "Pending Demands:\n {'GPU': 1.0} * 2 (PACK): 1+ pending placement groups\n")
+    assert "Ray reports no GPU" in messages(_ray(text), "fail")
+
+
+def test_nccl_lines_of_a_second_gpu_on_one_host_say_it_is_not_a_spark():
+    """A DGX Spark has one GPU: NCCL's `cudaDev 1` on a host says another machine, so with no host said a TCP
+    transport between machines is the other-host reading (a warning that names the Spark case), not the Spark
+    pair's fault; told `--host spark`, it is the fault."""
+    text = ("hostA:100:100 [1] NCCL INFO cudaDev 1 nvmlDev 1 busId 41000 commId 0x1 - Init START\n"
+            "hostA:100:100 [1] NCCL INFO NET/IB : No device found.\n"
+            "hostA:100:100 [1] NCCL INFO NET/Socket : Using [0]eth0:10.1.0.5<0>\n"
+            "hostA:100:100 [1] NCCL INFO Using network Socket\n"
+            "hostA:100:100 [1] NCCL INFO Channel 00/0 : 1[1] -> 2[0] [send] via NET/Socket/0\n")
+    [unsaid] = explain(text, nodes=2)
+    assert "fail" not in levels(unsaid) and "TCP sockets" in messages(unsaid, "warn")
+    assert "On a DGX Spark pair this is a fault" not in messages(unsaid)  # the log shows it is not one
+    [one_gpu] = explain(text.replace("cudaDev 1 nvmlDev 1", "cudaDev 0 nvmlDev 0"), nodes=2)
+    assert "fail" not in levels(one_gpu) and "On a DGX Spark pair this is a fault" in messages(one_gpu, "warn")
+    [spark] = explain(text, nodes=2, host="spark")
+    assert "TCP sockets" in messages(spark, "fail")
