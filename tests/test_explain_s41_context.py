@@ -72,3 +72,15 @@ def test_nccl_lines_of_a_second_gpu_on_one_host_say_it_is_not_a_spark():
     assert "fail" not in levels(one_gpu) and "On a DGX Spark pair this is a fault" in messages(one_gpu, "warn")
     [spark] = explain(text, nodes=2, host="spark")
     assert "TCP sockets" in messages(spark, "fail")
+
+
+def test_an_iperf3_rate_between_ethernet_speeds_warns_on_any_host():
+    """https://github.com/esnet/iperf/issues/408 (corpus c005): 3.31 Gbit/s on one stream. Whatever the host, no
+    Ethernet link runs full at that rate (above 2.5 GbE's line rate, well under 5 GbE's TCP): said with no context
+    too, beside the hedged Spark bar; on a Spark pair it is a fail against the published figures."""
+    text = _paste("c005")
+    [unsaid] = explain(text)
+    assert "no Ethernet link runs full at this rate" in messages(unsaid, "warn")
+    assert "The host is not said" in messages(unsaid, "info") and "fail" not in levels(unsaid)
+    [spark] = explain(text, host="spark")
+    assert "far below" in messages(spark, "fail")

@@ -486,8 +486,9 @@ def summarise_iperf3(read: Iperf3Read, command: str | None) -> Summary:
     findings += filter(None, (server_sender_zero(r),))
     if on_spark(None) is False:  # `explain --host other`: the Spark's figures do not apply
         findings += _other_host(read, gbps, streams)
-    elif gbps < TCP_PASS_GBPS and not spark_shown():  # the host not said, nothing of a Spark shown: no Spark bar
-        findings.append(unknown_host_rate(gbps, TCP_PASS_GBPS, IPERF_FIGURES))
+    elif gbps < TCP_PASS_GBPS and not spark_shown():  # the host not said, nothing of a Spark shown: no Spark bar, and
+        # what holds on any machine (the Ethernet line rates, the retransmits) as on another host
+        findings += [unknown_host_rate(gbps, TCP_PASS_GBPS, IPERF_FIGURES)] + _other_host(read, gbps, streams)[1:]
     elif gbps >= TCP_PASS_GBPS:  # the floor L1.tcp judges with
         findings.append(ok(f"{gbps:.1f} Gbit/s over TCP: in line with the published one-link figures for two "
                            f"Sparks ({IPERF_FIGURES}). One netdev (twin) carries about half of the port's "
