@@ -84,3 +84,13 @@ def test_an_iperf3_rate_between_ethernet_speeds_warns_on_any_host():
     assert "The host is not said" in messages(unsaid, "info") and "fail" not in levels(unsaid)
     [spark] = explain(text, host="spark")
     assert "far below" in messages(spark, "fail")
+
+
+def test_a_slow_decode_asks_about_nccl_only_where_the_run_spanned_machines():
+    """https://github.com/djangodevreng/dgx-spark-benchmarks (corpus zm006): one Spark's `vllm bench serve` at ~1.6
+    tok/s per stream. A client's output does not show how many machines served it: the NCCL check is asked only where
+    `--nodes` says several (its reader: nothing of NCCL on one Spark)."""
+    text = _paste("zm006")
+    unsaid = " ".join(messages(s) for s in explain(text))
+    assert "very slow decode" in unsaid and "NCCL" not in unsaid
+    assert "NCCL uses RDMA" in " ".join(messages(s) for s in explain(text, nodes=2))

@@ -370,9 +370,10 @@ def _decode_findings(result: BenchResult, src: dict[str, Any], burst: bool = Fal
 
 
 def _nodes_too() -> str:
-    """The check across machines a slow decode asks for, unless `explain --nodes 1` says the run was on one."""
+    """The check across machines a slow decode asks for, where `explain --nodes N` says the run spanned several (a
+    benchmark's client output does not show how many machines served it: not said, no NCCL advice)."""
     from .context import context
-    return "" if context().nodes == 1 else " and, across nodes, that NCCL uses RDMA (NET/IB), not sockets"
+    return " and, across nodes, that NCCL uses RDMA (NET/IB), not sockets" if (context().nodes or 1) > 1 else ""
 
 
 def _few_tokens(src: dict[str, Any], tpot: float, load: float | None = None) -> Finding | None:

@@ -300,8 +300,8 @@ def host_findings(devices: list[str], source: str, netdevs: dict[str, str | None
     soft = [d for d in devices if soft_rdma_kind(d)]
     for d in soft:
         on = f" on {netdevs[d]}" if netdevs.get(d) else ""
-        # said as a fact of a host known not to be a Spark (`explain --host other`); a warning where a Spark is meant
-        out.append((info if on_spark(None) is False else warn)(
+        # a fact of a host not said or known to be a Spark (`explain --host other`); a warning where a Spark is meant
+        out.append((info if not on_spark(None) else warn)(
             f"{d}{on} is {soft_rdma_kind(d)}: RDMA emulated in software over an ordinary Ethernet interface, not an "
             "RDMA NIC. This host has no hardware RDMA in this output, so RDMA figures measured over it (ib_write_bw, "
             "NCCL's NET/IB) say nothing about an RDMA NIC." + ("" if on_spark(None) is False else " A DGX Spark's "
