@@ -5,6 +5,7 @@ corpus (their URLs in the entries' .toml)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from grader.explain import explain
@@ -94,3 +95,15 @@ def test_a_slow_decode_asks_about_nccl_only_where_the_run_spanned_machines():
     unsaid = " ".join(messages(s) for s in explain(text))
     assert "very slow decode" in unsaid and "NCCL" not in unsaid
     assert "NCCL uses RDMA" in " ".join(messages(s) for s in explain(text, nodes=2))
+
+
+def test_a_spark_device_name_on_another_netdev_is_another_connectx():
+    """https://github.com/chestergillon (blind batch ve002): a ConnectX-4 Lx whose RDMA devices the kernel named
+    rocep1s0f0/rocep1s0f1, as a Spark's are, but on netdevs enp1s0f0/enp1s0f1 (a Spark's are ...np0/...np1), with
+    only link-local GIDs. Not a Spark: said between "the nodes", a warning (show_gids shows no port state); on a
+    Spark's own pairing, rocep1s0f0 on enp1s0f0np0, the Sparks' fail."""
+    text = _paste("ve002")
+    [s] = explain(text)
+    assert "cannot route between the nodes" in messages(s, "warn") and "Sparks" not in messages(s)
+    [spark] = explain(re.sub(r"enp1s0f([01])$", r"enp1s0f\1np\1", text, flags=re.M))
+    assert "cannot route between the Sparks" in messages(spark, "fail")
