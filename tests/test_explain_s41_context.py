@@ -107,3 +107,18 @@ def test_a_spark_device_name_on_another_netdev_is_another_connectx():
     assert "cannot route between the nodes" in messages(s, "warn") and "Sparks" not in messages(s)
     [spark] = explain(re.sub(r"enp1s0f([01])$", r"enp1s0f\1np\1", text, flags=re.M))
     assert "cannot route between the Sparks" in messages(spark, "fail")
+
+
+def test_a_port_whose_modes_top_out_below_200g_is_not_a_sparks_whatever_its_name():
+    """https://xtremeownage.com (blind batch ve008): `ethtool enp1s0f0np0` on kube01, a ConnectX-4 Lx at 25000Mb/s,
+    its supported modes 25000baseCR at most. A Spark's twin has that name, but no Spark's ConnectX-7 tops out at
+    25G: with no host said it is another NIC, up at its own rate; said to be a Spark, 25 GbE is the fault."""
+    text = _paste("ve008")
+    [s] = explain(text)
+    assert set(levels(s)) <= {"ok", "info"} and "not a Spark QSFP interface" in messages(s)
+    [spark] = explain(text, host="spark")
+    assert "a Spark QSFP port should show" in messages(spark, "fail")
+    cx7 = text.replace("25000baseSR/Full\n                Supported pause",
+                       "25000baseSR/Full\n                                        200000baseCR4/Full\n"
+                       "                Supported pause")
+    assert "a Spark QSFP port should show" in messages(explain(cx7)[0], "fail")  # a 200G port named so: a twin

@@ -470,6 +470,13 @@ def _mode_mbps(mode: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
+def _tops_out_below(r: Any, mbps: int) -> bool:
+    """Whether the port's ``Supported link modes`` are listed and none reaches ``mbps`` (a ConnectX-4 Lx named
+    enp1s0f0np0, as a Spark's twin is, lists 25000baseCR at most: blind batch ve008)."""
+    rates = [_mode_mbps(m) or 0 for m in r.supported_modes]
+    return bool(rates) and max(rates) < mbps
+
+
 def _below_both_ends(r: Any, name: str) -> list[Finding]:
     """A link slower than the best full-duplex mode both ends advertise (ethtool's ``Advertised link modes`` and ``Link
     partner advertised link modes``): the cable or a port held it back, as auto-negotiation would pick that mode."""
@@ -499,7 +506,8 @@ def _below_both_ends(r: Any, name: str) -> list[Finding]:
 
 
 def _speed_findings(r: Any, name: str) -> list[Finding]:
-    spark_port = (r.interface is None or is_qsfp_twin(r.interface)) and on_spark(None) is not False
+    spark_port = (r.interface is None or is_qsfp_twin(r.interface)) and on_spark(None) is not False \
+        and not (on_spark(None) is None and _tops_out_below(r, LINK_MBPS))  # (a NIC that cannot run 200G is no Spark's)
     unnamed = r.interface is None
     if r.link_detected is False:  # a Spark cables one port: the other port's twins never have link (as L1.link_speed)
         twin = r.interface is not None and is_qsfp_twin(r.interface)
