@@ -122,3 +122,12 @@ def test_a_port_whose_modes_top_out_below_200g_is_not_a_sparks_whatever_its_name
                        "25000baseSR/Full\n                                        200000baseCR4/Full\n"
                        "                Supported pause")
     assert "a Spark QSFP port should show" in messages(explain(cx7)[0], "fail")  # a 200G port named so: a twin
+
+
+def test_a_busbw_above_what_one_qsfp_cable_carries_is_not_a_spark_pairs():
+    """https://github.com/NVIDIA/nccl/issues/1435 (corpus a022): nccl-tests rows only, busbw up to 140 GB/s. With no
+    context, more than the Spark pair's cable carries (checks/ranges.toml allgather_busbw_gbs max) says the ranks are
+    not two Sparks over it: read as another machine's (NVLink), not against the Spark bars."""
+    [s] = explain(_paste("a022"))
+    assert "not a two-Spark run" in messages(s, "info") and "NVLink" in messages(s, "info")
+    assert "spark_cluster_setup.py" not in messages(s)

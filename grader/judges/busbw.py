@@ -42,6 +42,8 @@ def _is_spark_pair(res: NcclTestsResult, command: str | None = None) -> bool | N
     if res.ranks:
         return len(res.hosts) == 2 and res.nranks == 2 and all("GB10" in r.gpu for r in res.ranks)
     gpus = _gpus_of_command(command)
+    if any((r.busbw_gbs or 0) > BUSBW_LINE_GBS for r in res.rows):  # faster than one QSFP cable carries: not over it
+        return False
     return False if gpus is not None and gpus != 2 else None
 
 
