@@ -51,11 +51,11 @@ def _spark_like(st: RayStatus) -> bool | None:
 
 
 def _unsaid(spark: bool | None, st: RayStatus) -> bool:
-    """Nothing says what cluster this is: no ``explain --host`` or ``--nodes``, neither the status nor the paste shows a
-    Spark, and no pending demand asks for a GPU (a GPU workload waiting says what the cluster is for); then what a Spark
+    """Nothing says how many machines the cluster should have: no ``explain --nodes``, no Spark said or shown (a Spark
+    pair has two), and no pending demand asks for a GPU (a GPU workload waiting says what the cluster is for); then what a Spark
     pair needs is said as a condition, not as a fault."""
     c = context()
-    return spark is None and c.host is None and c.nodes is None and not spark_shown() and not any(
+    return not spark and c.host != "spark" and c.nodes is None and not spark_shown() and not any(
         d.total("GPU") for d in st.demands) and not any("GPU" in str(d) for d in st.pending_demands)
 
 
@@ -105,8 +105,9 @@ def summarise_ray(st: RayStatus, command: str | None) -> Summary:
                                  "`Resources` section after it): more nodes may be below the cut, so it cannot say "
                                  "whether the other node joined. Paste `ray status` whole."))
         elif n == 1 and _unsaid(spark, st):
-            findings.append(info("Ray sees 1 node: a one-machine cluster, unless the run should span more machines "
-                                 "(a Spark pair's two): then the other has not joined (start it with `ray start "
+            findings.append(info("Ray sees 1 node: a one-machine cluster, unless the run should span more machines"
+                                 + (" (a Spark pair's two)" if context().host is None else "") + ": then the other has "
+                                 "not joined (start it with `ray start "
                                  "--address=<head IP>:6379`). Nothing here says which: `explain --nodes N` does."))
         elif n == 1:
             other = "the second Spark" if spark is not False else "the other node"
