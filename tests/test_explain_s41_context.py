@@ -135,10 +135,11 @@ def test_a_busbw_above_what_one_qsfp_cable_carries_is_not_a_spark_pairs():
 
 def test_one_node_of_eight_gpus_with_nothing_waiting_is_a_one_machine_cluster_when_not_told_more():
     """https://github.com/rllm-org (pending wv003): one node, 8 of 8 GPUs held by placement groups, no demands. Not a
-    Spark (eight GPUs on a node), the node count not said: one machine, a condition (no "Spark pair" for a host told
-    other); told two nodes, the other has not joined."""
+    Spark (eight GPUs on a node), the node count not said: one machine, a condition, with no Spark words (a one-GPU
+    node's may be a Spark's: there the Spark pair is named); told two nodes, the other has not joined."""
     text = _paste("wv003")
     unsaid = _ray(text)
     assert "fail" not in levels(unsaid) and "a one-machine cluster, unless" in messages(unsaid, "info")
-    assert "Spark pair" in messages(unsaid) and "Spark pair" not in messages(_ray(text, host="other"))
+    assert "Spark" not in messages(unsaid)  # eight GPUs on a node: no Spark, so no Spark words
+    assert "(a Spark pair's two)" in messages(_ray(_paste("zv014")), "info")  # one GPU a node: it may be one
     assert "only 1 node" in messages(_ray(text, nodes=2), "fail")

@@ -277,10 +277,15 @@ H20_ONE_NODE = ("======== Autoscaler status: 2025-02-02 19:52:24.223188 ========
 
 
 def test_non_spark_cluster_gets_no_spark_words():
+    """Read with no context, one node of eight GPUs is a one-machine cluster unless told more (session 41); told two
+    nodes, the other has not joined. Never a Spark word."""
     s = _one(H20_ONE_NODE, "ray-status")
     assert s.facts["spark_like"] is False
     assert not any("Spark" in f.message for f in s.findings)
-    assert any("only 1 node" in m and "the other node" in m for m in _levels(s, "fail"))
+    assert "a one-machine cluster, unless" in " ".join(_levels(s, "info")) and not _levels(s, "fail")
+    [two] = [x for x in explain(H20_ONE_NODE, nodes=2) if x.kind == "ray-status"]
+    assert not any("Spark" in f.message for f in two.findings)
+    assert any("only 1 node" in m and "the other node" in m for m in _levels(two, "fail"))
 
 
 # Ray 1.x's `ray status` (ray-project/ray PR 12772, a maintainer's own run, Dec 2020): nodes listed by their resources,

@@ -106,7 +106,7 @@ def summarise_ray(st: RayStatus, command: str | None) -> Summary:
                                  "whether the other node joined. Paste `ray status` whole."))
         elif n == 1 and _unsaid(spark, st):
             findings.append(info("Ray sees 1 node: a one-machine cluster, unless the run should span more machines"
-                                 + (" (a Spark pair's two)" if context().host is None else "") + ": then the other has "
+                                 + (" (a Spark pair's two)" if spark is None and context().host is None else "") + ": then the other has "
                                  "not joined (start it with `ray start "
                                  "--address=<head IP>:6379`). Nothing here says which: `explain --nodes N` does."))
         elif n == 1:
