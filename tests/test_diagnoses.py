@@ -1704,3 +1704,8 @@ def test_the_table_s_entries_are_kept_while_it_and_the_code_reading_it_are_uncha
     assert diagnoses._read_kept(table)[0].fix == "Changed."
     kept.write_bytes(kept.read_bytes()[:100])
     assert diagnoses._read_kept(table)[0].fix == "Changed."
+
+
+EXAMPLES.update({  # session 41g: nvtop's device header, an idle card's link at Gen 1 (Syllo/nvtop#6)
+    "nvtop-pcie-gen-low": BANNER + "Device 1 [GeForce GTX 1080 Ti] PCIe GEN 1@16x RX: 0.000 KiB/s TX: 0.000 KiB/s\n",
+})

@@ -1483,7 +1483,7 @@ def test_every_known_error_line_is_read_here():
                                         PS_ENGINE, DRIVER_LOAD, NM_ADDED, NM_UP_JA, DLLAMA_COMPUTE, GPU_IDS_EMPTY, SPEC_ACCEPT,
                                         NOT_REGISTERED_CAME_UP, API_REBOOTED, KILLED_TIMEOUT, SSH_RETRIED, MOE_DEFAULT,
                                         C10D_CONNECTED, DASHBOARD_LOOPBACK, NA_PARSE, TRT_BENCH, NGC_GPU_SHOWN, CGRAPH_SERVED, NODE_STOPPED, HTTP_400,
-                                        C10D_RETRY, KV_ABORTED]
+                                        C10D_RETRY, KV_ABORTED, NVTOP_GEN1]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently
@@ -1529,3 +1529,8 @@ def test_explain_names_each_fault_in_a_paste_and_exits_1(text, needle, tmp_path,
     path.write_text(text)
     assert main(["explain", str(path)]) == 1
     capsys.readouterr()
+
+
+# Syllo/nvtop#6: nvtop's header for two GTX 1080 Ti, the idle one's link at Gen 1 (markdown bold as posted)
+NVTOP_GEN1 = ("Device 0 [GeForce GTX 1080 Ti] PCIe GEN 3@16x \n"
+              "Device 1 [GeForce GTX 1080 Ti] _**PCIe GEN 1@16x**_ \n")

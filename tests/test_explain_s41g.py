@@ -1,0 +1,65 @@
+"""Session 41, builder G (issue 27): serving, Ray, vLLM and GPU outputs read as a careful engineer reads them, each
+rule on a real output (from the field corpus by path, or its lines quoted) and on a neighbour it must leave alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grader.explain import explain
+from tests.conftest import said_in_all, worst_level
+
+FIELD = Path(__file__).resolve().parent / "fixtures" / "field"
+
+
+def _read(stem: str, folder: str = "corpus") -> str:
+    return next((FIELD / folder).glob(stem + "*.txt")).read_text(encoding="utf-8", errors="replace")
+
+
+def test_kv_cache_nearly_full_but_slowly_rising_with_none_waiting_is_a_note():
+    """vllm-project/vllm#18115 (https://github.com/vllm-project/vllm/issues/18115): V1 stats every 10 s, 8 running,
+    none waiting, KV cache 91.2% -> 91.9% in 20 s: full in about four minutes at that pace, so the running requests
+    still fit: a note that says when it fills, not a warning that requests wait."""
+    sections = explain(_read("b025_"))
+    assert worst_level(sections) == "info"
+    said = said_in_all(sections, "info")
+    assert "nearly full but none waits" in said and "about 4 min" in said
+
+
+def test_kv_cache_nearly_full_and_rising_fast_stays_a_warning():
+    """tenstorrent/vllm#55 (https://github.com/tenstorrent/vllm/issues/55): V0 metrics, 16 running, none pending,
+    92.1% -> 94.9% in 23 s: full in about 40 s, then preemption (the crash near a full cache followed)."""
+    sections = explain(_read("b026_"), host="other")
+    assert worst_level(sections) == "warn"
+    assert "nearly full and rising" in said_in_all(sections, "warn")
+
+
+def test_kv_cache_nearly_full_on_one_line_or_with_requests_waiting_keeps_its_warning():
+    """The neighbours (vLLM V1's loggers.py stats line, as in vllm-project/vllm#18115): one line gives no trend, and
+    requests waiting at a nearly full cache are held back by it now: both stay warnings."""
+    line = ("INFO 07-28 06:4{m}:{s} [loggers.py:118] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation "
+            "throughput: 239.2 tokens/s, Running: 8 reqs, Waiting: {w} reqs, GPU KV cache usage: {kv}%, Prefix cache "
+            "hit rate: 0.0%\n")
+    one = line.format(m=0, s=59, w=0, kv=91.2)
+    assert worst_level(explain(one)) == "warn"
+    waiting = one + line.format(m=1, s="09", w=3, kv=91.3)
+    said = said_in_all(explain(waiting), "warn")
+    assert "KV cache is nearly full" in said and "none waits" not in said
+    flat = one + line.format(m=1, s="09", w=0, kv=91.2)
+    assert "does not rise over these lines" in said_in_all(explain(flat), "info")
+
+
+def test_nvtop_gen1_at_x16_is_idle_power_saving_not_a_fault():
+    """Syllo/nvtop#6 (https://github.com/Syllo/nvtop/issues/6): nvtop's header for two GTX 1080 Ti, the second at
+    `PCIe GEN 1@16x`: an idle card's link speed, said as such, read again under load."""
+    sections = explain(_read("p020_"), host="other")
+    assert worst_level(sections) == "info"
+    said = said_in_all(sections).lower()
+    assert "device 1" in said and "gen 1" in said and "idle" in said and "under load" in said
+
+
+def test_nvtop_header_at_gen3_or_reduced_width_is_not_called_idle():
+    """The neighbours: nvtop's header at Gen 3 x16 (the other card of Syllo/nvtop#6) says nothing of power saving,
+    and a Gen 1 link at x8 is not read as an idle step-down (width does not drop for idleness)."""
+    for header in ("Device 0 [GeForce GTX 1080 Ti] PCIe GEN 3@16x RX: 0.000 KiB/s TX: 0.000 KiB/s\n",
+                   "Device 0 [GeForce GTX 1080 Ti] PCIe GEN 1@8x RX: 0.000 KiB/s TX: 0.000 KiB/s\n"):
+        assert "power saving" not in said_in_all(explain(header, host="other"))
