@@ -1708,4 +1708,6 @@ def test_the_table_s_entries_are_kept_while_it_and_the_code_reading_it_are_uncha
 
 EXAMPLES.update({  # session 41g: nvtop's device header, an idle card's link at Gen 1 (Syllo/nvtop#6)
     "nvtop-pcie-gen-low": BANNER + "Device 1 [GeForce GTX 1080 Ti] PCIe GEN 1@16x RX: 0.000 KiB/s TX: 0.000 KiB/s\n",
+    "nvidia-smi-pl-set": BANNER + "Power limit for GPU 00000000:53:00.0 was set to 280.00 W from 350.00 W.\nAll done.\n",
+    "systemd-unit-exited-cleanly": BANNER + "Nov 23 16:11:27 pslabs-ml1 systemd[1]: nv-power-limit.service: Succeeded.\n",
 })

@@ -63,3 +63,24 @@ def test_nvtop_header_at_gen3_or_reduced_width_is_not_called_idle():
     for header in ("Device 0 [GeForce GTX 1080 Ti] PCIe GEN 3@16x RX: 0.000 KiB/s TX: 0.000 KiB/s\n",
                    "Device 0 [GeForce GTX 1080 Ti] PCIe GEN 1@8x RX: 0.000 KiB/s TX: 0.000 KiB/s\n"):
         assert "power saving" not in said_in_all(explain(header, host="other"))
+
+
+def test_systemctl_status_of_a_power_limit_oneshot_reads_the_cap_and_the_clean_exit():
+    """Puget Systems' nv-power-limit.service (https://www.pugetsystems.com/labs/hpc/quad-rtx3090-gpu-power-limiting-
+    with-systemd-and-nvidia-smi-1983/): `Active: inactive (dead)` after `Succeeded.`, and nvidia-smi's `Power limit
+    for GPU ... was set to 280.00 W from 350.00 W.`: the cap said, the unit's exit read as a run-once unit's."""
+    sections = explain(_read("zj012_"), host="other")
+    assert worst_level(sections) == "info"
+    said = said_in_all(sections)
+    assert "280.00 W, from 350.00 W" in said and "exited cleanly" in said and "not a failure" in said
+
+
+def test_newer_systemd_wording_and_a_refused_power_limit_are_read_as_theirs():
+    """The neighbours: systemd 247+ says `Deactivated successfully.` (read the same), and nvidia-smi's refusal of a
+    limit out of range (stackhpc/ansible-slurm-appliance PR 975) is not said as a cap that was set."""
+    newer = "May 02 10:00:01 gpu1 systemd[1]: nv-power-limit.service: Deactivated successfully.\n"
+    assert "exited cleanly" in said_in_all(explain(newer, host="other"))
+    refused = ("Provided power limit 50.00 W is not a valid power limit which should be between 200.00 W and 700.00 W "
+               "for GPU 00000000:06:00.0\n")
+    said = said_in_all(explain(refused, host="other"))
+    assert "refused" in said and "was set" not in said and "set GPU" not in said

@@ -1483,7 +1483,7 @@ def test_every_known_error_line_is_read_here():
                                         PS_ENGINE, DRIVER_LOAD, NM_ADDED, NM_UP_JA, DLLAMA_COMPUTE, GPU_IDS_EMPTY, SPEC_ACCEPT,
                                         NOT_REGISTERED_CAME_UP, API_REBOOTED, KILLED_TIMEOUT, SSH_RETRIED, MOE_DEFAULT,
                                         C10D_CONNECTED, DASHBOARD_LOOPBACK, NA_PARSE, TRT_BENCH, NGC_GPU_SHOWN, CGRAPH_SERVED, NODE_STOPPED, HTTP_400,
-                                        C10D_RETRY, KV_ABORTED, NVTOP_GEN1]
+                                        C10D_RETRY, KV_ABORTED, NVTOP_GEN1, PL_SET_ONESHOT]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently
@@ -1534,3 +1534,6 @@ def test_explain_names_each_fault_in_a_paste_and_exits_1(text, needle, tmp_path,
 # Syllo/nvtop#6: nvtop's header for two GTX 1080 Ti, the idle one's link at Gen 1 (markdown bold as posted)
 NVTOP_GEN1 = ("Device 0 [GeForce GTX 1080 Ti] PCIe GEN 3@16x \n"
               "Device 1 [GeForce GTX 1080 Ti] _**PCIe GEN 1@16x**_ \n")
+# Puget Systems' nv-power-limit.service (a boot-time oneshot running nvidia-smi -pm 1 and -pl 280): systemctl status
+PL_SET_ONESHOT = ("Nov 23 16:11:27 pslabs-ml1 nv-power-limit.sh[14587]: Power limit for GPU 00000000:53:00.0 was set to "
+                  "280.00 W from 350.00 W.\nNov 23 16:11:27 pslabs-ml1 systemd[1]: nv-power-limit.service: Succeeded.\n")
