@@ -84,3 +84,22 @@ def test_newer_systemd_wording_and_a_refused_power_limit_are_read_as_theirs():
                "for GPU 00000000:06:00.0\n")
     said = said_in_all(explain(refused, host="other"))
     assert "refused" in said and "was set" not in said and "set GPU" not in said
+
+
+def test_closed_loop_run_with_short_prompts_and_a_long_ttft_is_a_server_queue():
+    """Blind batch wt004 (https://github.com/joorklee/p2p-bench, results/2026-06-16_5060ti-16gb_2cards_gen3-x4_p2p-sweep-
+    c1-2-4-8/scenarios/p2p_on-c8/run_1.stdout.txt: `vllm bench serve` at --max-concurrency 8, TP=2, two RTX 5060 Ti): 128
+    requests of 1,024 prompt tokens, 0 failed, mean TTFT 16.4 s: 0.19 req/s x 25.4 s after the first token puts about
+    4.8 running in the server of the 8 sent: the others waited in its queue (its log: 5 running, 3 waiting, KV 95%)."""
+    sections = explain(_read("wt004_", "pending"), host="other", nodes=1)
+    assert worst_level(sections) == "warn"
+    said = said_in_all(sections, "warn")
+    assert "waited in its queue" in said and "about 4.8 at once of the 8" in said
+
+
+def test_a_modest_ttft_or_a_prefill_bound_run_is_not_called_a_server_queue():
+    """The neighbours: achatbot PR 183 (https://github.com/ai-bot-pro/achatbot/pull/183, SGLang
+    at concurrency 4, TTFT 2.7 s: below the bar) and vllm-project/vllm#9722 (https://github.com/vllm-project/vllm/issues/
+    9722, 6 output tokens a request: the prefill-bound reading's, not this one)."""
+    for stem in ("r012_", "x010_"):
+        assert "waited in its queue" not in said_in_all(explain(_read(stem), host="other"))
