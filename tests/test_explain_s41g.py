@@ -103,3 +103,28 @@ def test_a_modest_ttft_or_a_prefill_bound_run_is_not_called_a_server_queue():
     9722, 6 output tokens a request: the prefill-bound reading's, not this one)."""
     for stem in ("r012_", "x010_"):
         assert "waited in its queue" not in said_in_all(explain(_read(stem), host="other"))
+
+
+def test_the_retokenized_zero_reading_names_its_latencies_unredacted():
+    """sgl-project/sglang#9585 (https://github.com/sgl-project/sglang/issues/9585): 0 of 300,000 tokens re-tokenized;
+    the sentence said `timed no token: TTFT, ...`, which the output's secret filter took for a `token: <secret>` pair
+    and blanked: the latencies it names must be shown."""
+    said = said_in_all(explain(_read("xg002_", "pending"), host="other"), "warn")
+    assert "re-tokenized 0 of the 300,000" in said and "TTFT, ITL and TPOT were not measured" in said
+    assert "[redacted]" not in said
+
+
+def test_topo_with_every_gpu_on_one_numa_node_says_which_cpus_to_pin():
+    """locuaz FAQ (https://github.com/pgbarletta/locuaz/blob/f4d26b618a8c0473dcb1ba8dc80e548c4f10a6d8/docs/source/
+    faq.rst): four GPUs all NV4, each with its mlx5 NIC at PXB, every row `0-15` and NUMA `0`: the one node is said with its CPUs, as info."""
+    sections = explain(_read("wz008_", "pending"), host="other", nodes=1)
+    assert worst_level(sections) == "info"
+    said = said_in_all(sections, "info")
+    assert "All 4 GPUs report NUMA node 0 and CPU affinity 0-15" in said
+
+
+def test_topo_on_several_numa_nodes_or_without_one_says_no_single_node():
+    """The neighbours: club-3090 #46 (https://github.com/noonghunna/club-3090/issues/46: GPU0
+    on node 1, the others on node 0) and NVIDIA/nccl#557 (https://github.com/NVIDIA/nccl/issues/557: NUMA N/A)."""
+    for stem in ("f026_", "d021_"):
+        assert "report NUMA node" not in said_in_all(explain(_read(stem), host="other"))
