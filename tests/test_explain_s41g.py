@@ -128,3 +128,22 @@ def test_topo_on_several_numa_nodes_or_without_one_says_no_single_node():
     on node 1, the others on node 0) and NVIDIA/nccl#557 (https://github.com/NVIDIA/nccl/issues/557: NUMA N/A)."""
     for stem in ("f026_", "d021_"):
         assert "report NUMA node" not in said_in_all(explain(_read(stem), host="other"))
+
+
+def test_two_gpus_joined_by_an_odd_number_of_nvlinks_warn_of_a_link_that_did_not_train():
+    """NVIDIA/nccl#557 (https://github.com/NVIDIA/nccl/issues/557): two GPUs at NV3; bridges carry links in pairs
+    (NV2, NV4, NV12), so one did not train, as with a bridge not fully seated: a hedged warning naming the check."""
+    sections = explain(_read("d021_"), host="other", nodes=1)
+    assert worst_level(sections) == "warn"
+    said = said_in_all(sections, "warn")
+    assert "NV3, an odd number of NVLinks" in said and "nvidia-smi nvlink -s" in said
+
+
+def test_an_even_nvlink_pair_is_not_called_odd():
+    """The neighbours: an H200 pair at NV18 (tests/fixtures/real h200x2, captured here) and two 3090 pairs at NV4
+    (aikitoria/open-gpu-kernel-modules PR 18, https://github.com/aikitoria/open-gpu-kernel-modules/pull/18)."""
+    two = "GPU0\tGPU1\tCPU Affinity\tNUMA Affinity\nGPU0\t X \tNV18\t0-31\t0\nGPU1\tNV18\t X \t0-31\t0\n"
+    assert "odd number" not in said_in_all(explain(two, host="other"))
+    assert "odd number" not in said_in_all(explain(_read("k018_"), host="other"))
+    one = two.replace("NV18", "NV1")
+    assert "NV1, an odd number of NVLinks" in said_in_all(explain(one, host="other"), "warn")
