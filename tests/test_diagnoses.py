@@ -1710,4 +1710,11 @@ EXAMPLES.update({  # session 41g: nvtop's device header, an idle card's link at 
     "nvtop-pcie-gen-low": BANNER + "Device 1 [GeForce GTX 1080 Ti] PCIe GEN 1@16x RX: 0.000 KiB/s TX: 0.000 KiB/s\n",
     "nvidia-smi-pl-set": BANNER + "Power limit for GPU 00000000:53:00.0 was set to 280.00 W from 350.00 W.\nAll done.\n",
     "systemd-unit-exited-cleanly": BANNER + "Nov 23 16:11:27 pslabs-ml1 systemd[1]: nv-power-limit.service: Succeeded.\n",
+    "gpud-unified-memory-fallback": BANNER + (
+        '{"level":"warn","ts":"2025-12-05T04:45:04.257Z","caller":"memory/memory.go:97","msg":"NVML memory APIs not '
+        'supported for unified memory device, falling back to system memory","product_name":"NVIDIA-GB10","error":'
+        '"Not Supported"}\n'),
+    "gpud-component-healthy": BANNER + (
+        '    "component": "accelerator-nvidia-memory",\n    "states": [\n      {\n        "health": "Healthy",\n'
+        '        "reason": "all 1 GPU(s) were checked, no memory issue found",\n'),
 })

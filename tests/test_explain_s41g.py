@@ -147,3 +147,21 @@ def test_an_even_nvlink_pair_is_not_called_odd():
     assert "odd number" not in said_in_all(explain(_read("k018_"), host="other"))
     one = two.replace("NV18", "NV1")
     assert "NV1, an odd number of NVLinks" in said_in_all(explain(one, host="other"), "warn")
+
+
+def test_gpud_on_a_unified_memory_gpu_reads_its_fallback_and_its_healthy_state():
+    """leptonai/gpud#1170 (https://github.com/leptonai/gpud/issues/1170): on a GB10, NVML's memory queries answer Not
+    Supported, gpud falls back to system memory and reports accelerator-nvidia-memory Healthy: notes, no warning."""
+    sections = explain(_read("m025_"), host="spark", nodes=1)
+    assert worst_level(sections) == "info"
+    said = said_in_all(sections)
+    assert "unified memory (NVIDIA-GB10)" in said and "accelerator-nvidia-memory check reports Healthy" in said
+    assert not any(s.error for s in sections)  # the v2 and v1 lines are read as the same fallback
+
+
+def test_gpud_unhealthy_state_is_not_said_healthy():
+    """The neighbour: a gpud component state that is Unhealthy (the same shape, leptonai/gpud's states output) is not
+    read as Healthy."""
+    bad = ('    "component": "accelerator-nvidia-memory",\n    "states": [\n      {\n        "health": "Unhealthy",\n'
+           '        "reason": "row remapping pending",\n')
+    assert "reports Healthy" not in said_in_all(explain(bad, host="other"))

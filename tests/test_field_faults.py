@@ -1483,7 +1483,7 @@ def test_every_known_error_line_is_read_here():
                                         PS_ENGINE, DRIVER_LOAD, NM_ADDED, NM_UP_JA, DLLAMA_COMPUTE, GPU_IDS_EMPTY, SPEC_ACCEPT,
                                         NOT_REGISTERED_CAME_UP, API_REBOOTED, KILLED_TIMEOUT, SSH_RETRIED, MOE_DEFAULT,
                                         C10D_CONNECTED, DASHBOARD_LOOPBACK, NA_PARSE, TRT_BENCH, NGC_GPU_SHOWN, CGRAPH_SERVED, NODE_STOPPED, HTTP_400,
-                                        C10D_RETRY, KV_ABORTED, NVTOP_GEN1, PL_SET_ONESHOT]
+                                        C10D_RETRY, KV_ABORTED, NVTOP_GEN1, PL_SET_ONESHOT, GPUD_FALLBACK, GPUD_HEALTHY]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently
@@ -1537,3 +1537,10 @@ NVTOP_GEN1 = ("Device 0 [GeForce GTX 1080 Ti] PCIe GEN 3@16x \n"
 # Puget Systems' nv-power-limit.service (a boot-time oneshot running nvidia-smi -pm 1 and -pl 280): systemctl status
 PL_SET_ONESHOT = ("Nov 23 16:11:27 pslabs-ml1 nv-power-limit.sh[14587]: Power limit for GPU 00000000:53:00.0 was set to "
                   "280.00 W from 350.00 W.\nNov 23 16:11:27 pslabs-ml1 systemd[1]: nv-power-limit.service: Succeeded.\n")
+# leptonai/gpud#1170: gpud on a GB10, NVML's memory query Not Supported, the fallback, then the component's state
+GPUD_FALLBACK = ('{"level":"warn","ts":"2025-12-05T04:45:04.257Z","caller":"memory/memory.go:97","msg":"NVML memory APIs '
+                 'not supported for unified memory device, falling back to system memory","product_name":"NVIDIA-GB10",'
+                 '"error":"Not Supported"}\n')
+GPUD_HEALTHY = ('    "component": "accelerator-nvidia-memory",\n    "states": [\n      {\n        "time": "2025-12-05T04:46:00Z",\n'
+                '        "component": "accelerator-nvidia-memory",\n        "name": "accelerator-nvidia-memory",\n'
+                '        "health": "Healthy",\n        "reason": "all 1 GPU(s) were checked, no memory issue found",\n')
