@@ -165,3 +165,22 @@ def test_gpud_unhealthy_state_is_not_said_healthy():
     bad = ('    "component": "accelerator-nvidia-memory",\n    "states": [\n      {\n        "health": "Unhealthy",\n'
            '        "reason": "row remapping pending",\n')
     assert "reports Healthy" not in said_in_all(explain(bad, host="other"))
+
+
+def test_a_worker_ray_start_that_reached_its_block_line_joined_the_cluster():
+    """tom-doerr/llm (https://github.com/tom-doerr/llm/blob/760cf91214ddd3977d9f098f93aba033f43ab1e2/crash-logs/
+    20260313_103305/spark3.log, a worker's start on a second Spark) and MiniMax-AI/MiniMax-M2.5#30
+    (https://github.com/MiniMax-AI/MiniMax-M2.5/issues/30): `Ray runtime started.` then the --block line, with no head's next steps between: a worker's, which Ray
+    prints only after its raylet registered with the head's GCS: joined, nothing wrong."""
+    for stem, folder in (("wn002_", "pending"), ("zc016_", "corpus")):
+        sections = explain(_read(stem, folder), host="spark", nodes=2)
+        said = said_in_all(sections)
+        assert "Ray runtime started (worker)" in said and "this node joined the cluster" in said
+        assert worst_level(sections) == "info"
+
+
+def test_a_head_ray_start_still_shows_only_the_head():
+    """The neighbour: Tongyi-Zhiwen/Qwen-Doc#6 (https://github.com/Tongyi-Zhiwen/Qwen-Doc/issues/6): a head's start with its next steps (`ray start
+    --address='10.88.0.182:6382'`): it shows the head only, not that workers joined."""
+    said = said_in_all(explain(_read("wv004_", "pending"), host="other", nodes=2))
+    assert "joined the cluster" not in said and "this shows only the head" in said
