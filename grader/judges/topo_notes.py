@@ -27,16 +27,17 @@ def one_numa_node(t: Any, said_already: bool) -> list[Finding]:
 
 
 def odd_nvlink_pair(t: Any) -> list[Finding]:
-    """A matrix of exactly two GPUs joined by an odd number of NVLinks (NV1, NV3): a bridge between two cards carries
+    """A matrix of exactly two GPUs joined by an odd number of NVLinks above one (NV3): a bridge between two cards carries
     its links in pairs (NV2 on Turing and Volta workstation cards, NV4 on Ampere's, NV8 and NV12 with two or three
     bridges), so an odd count is a link that did not train, most often a bridge not fully seated (NVIDIA/nccl#557);
     said as a warning that names the check that decides it, since a board may wire an odd count itself (IBM's Power
-    AC922 joins its V100 pairs with three). [] otherwise."""
+    AC922 joins its V100 pairs with three). NV1 is left alone: two GPUs of a V100 or P100 SXM2 server (a VM's slice of
+    a DGX-1) are joined by one link by design. [] otherwise."""
     if len(t.gpus) != 2:
         return []
     a, b = t.gpus
     code = t.link(a, b) or ""
-    if not (code.startswith("NV") and code[2:].isdigit() and int(code[2:]) % 2 == 1):
+    if not (code.startswith("NV") and code[2:].isdigit() and int(code[2:]) % 2 == 1 and int(code[2:]) > 1):
         return []
     return [warn(f"{a}-{b}: {code}, an odd number of NVLinks for two cards: a bridge carries its links in pairs "
                  "(NV2 on Turing and Volta cards, NV4 on Ampere's, NV8 or NV12 with two or three bridges), so one link "
