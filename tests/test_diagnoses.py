@@ -1718,3 +1718,15 @@ EXAMPLES.update({  # session 41g: nvtop's device header, an idle card's link at 
         '    "component": "accelerator-nvidia-memory",\n    "states": [\n      {\n        "health": "Healthy",\n'
         '        "reason": "all 1 GPU(s) were checked, no memory issue found",\n'),
 })
+
+
+EXAMPLES.update({  # session 41g: blind batch vb003 (four Sparks): a Triton kernel load refused, the watchdog, the worker gone
+    "triton-cuda-error": BANNER + ("(Worker_TP0_DCP0 pid=232) ERROR 09-07 20:59:45 [multiproc_executor.py:990] "
+                                   "RuntimeError: Triton Error [CUDA]: operation not permitted\n"),
+    "torch-nccl-collective-timeout-dump": BANNER + (
+        "[rank0]:[E907 21:09:45.072414592 ProcessGroupNCCL.cpp:1914] [PG ID 0 PG GUID 0 Rank 0] Received a dump signal "
+        "due to a collective timeout from  rank 3 and we will try our best to dump the debug info. Last enqueued NCCL "
+        "work: -1, last completed NCCL work: -1.\n"),
+    "vllm-worker-died": BANNER + ("(EngineCore pid=185) ERROR 09-07 21:18:35 [multiproc_executor.py:284] Worker proc "
+                                  "VllmWorker-0 died unexpectedly, shutting down executor.\n"),
+})

@@ -184,3 +184,28 @@ def test_a_head_ray_start_still_shows_only_the_head():
     --address='10.88.0.182:6382'`): it shows the head only, not that workers joined."""
     said = said_in_all(explain(_read("wv004_", "pending"), host="other", nodes=2))
     assert "joined the cluster" not in said and "this shows only the head" in said
+
+
+def test_a_rank_stopped_by_a_triton_kernel_load_then_timed_out_by_the_watchdog():
+    """ajclark's four-Spark incident log (https://github.com/ajclark/GLM-5.3-DCP4-DFlash2-NVMe-KV-Offload-4x-DGX-Spark/
+    blob/592be410a05f01b58dd3c1be3c585b9b14b4e62f/results/incident-20260907-1418-workers-exited/spark-06c4.log): rank 0's worker raises `Triton Error [CUDA]:
+    operation not permitted` at load_binary, PyTorch's watchdog is told of a collective timeout from rank 3 (this
+    rank's last enqueued work -1) and terminates it, and the engine loses the worker: each said, as fails."""
+    sections = explain(_read("vb003_", "pending"), host="spark", nodes=4)
+    said = said_in_all(sections, "fail")
+    assert "Triton kernel failed at the CUDA driver" in said and "`operation not permitted`" in said
+    assert "watchdog on rank 3 timed a collective out" in said and "never reached the collective" in said
+
+
+def test_the_watchdog_dump_of_a_rank_that_had_work_in_flight_is_not_called_behind():
+    """The neighbour (PyTorch's ProcessGroupNCCL.cpp heartbeat monitor message, https://github.com/pytorch/pytorch/blob/
+    main/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp): a rank whose last enqueued work is 57 is not said to have
+    never reached the collective; and a worker's death said beside its cause is not said again."""
+    line = ("[rank1]:[E907 21:09:45.07 ProcessGroupNCCL.cpp:1914] [PG ID 0 PG GUID 0 Rank 1] Received a dump signal due "
+            "to a collective timeout from rank 0 and we will try our best to dump the debug info. Last enqueued NCCL "
+            "work: 57, last completed NCCL work: 56.\n")
+    said = said_in_all(explain(line, host="other"), "fail")
+    assert "timed a collective out" in said and "never reached" not in said
+    died = ("(EngineCore pid=185) ERROR 09-07 21:18:35 [multiproc_executor.py:284] Worker proc VllmWorker-0 died "
+            "unexpectedly, shutting down executor.\n")
+    assert "lost its worker process VllmWorker-0" in said_in_all(explain(died, host="other"), "fail")

@@ -1382,6 +1382,15 @@ JOB_TERMINATED = "[2]-  Terminated              python -m sglang.launch_server -
 # MiaAI-Lab/DeepSeek-v4-Flash-One-DGX-Spark#4: the exception line as quoted, wrapped after the caller
 WORKSPACE_LOCKED = ("AssertionError: Workspace is locked but allocation from 'b12x.py:321:_run_compressed_mla'\n"
                     "requires 1949.52 MB, current size is 1157.00 MB. Workspace growth is not allowed after locking.\n")
+# blind batch vb003 (ajclark, four DGX Sparks, vLLM's multiproc executor): rank 0's worker stops on a Triton kernel
+# load, its NCCL watchdog is told of a collective timeout, then the engine loses the worker
+TRITON_CUDA = ("(Worker_TP0_DCP0 pid=232) ERROR 09-07 20:59:45 [multiproc_executor.py:990] RuntimeError: Triton Error "
+               "[CUDA]: operation not permitted\n")
+TORCH_DUMP_TIMEOUT = ("[rank0]:[E907 21:09:45.072414592 ProcessGroupNCCL.cpp:1914] [PG ID 0 PG GUID 0 Rank 0] Received a "
+                      "dump signal due to a collective timeout from  rank 3 and we will try our best to dump the debug "
+                      "info. Last enqueued NCCL work: -1, last completed NCCL work: -1.\n")
+WORKER_DIED_MP = ("(EngineCore pid=185) ERROR 09-07 21:18:35 [multiproc_executor.py:284] Worker proc VllmWorker-0 died "
+                  "unexpectedly, shutting down executor.\n")
 ALL = [TLS_REDIS, TLS_HF, NODE_DEATH, NODE_PREEMPTED, NM_NO_DEVICE, CGRAPH_UNPROFILED, NVFP4_SCALES, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, XID_13, XID_149, NETPLAN_INDENT, CGRAPH_READ, RAY_DEAD,
        CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE, OOM_KILL, AER_FATAL, NCCL_SYSTEM,
@@ -1415,7 +1424,8 @@ ALL = [TLS_REDIS, TLS_HF, NODE_DEATH, NODE_PREEMPTED, NM_NO_DEVICE, CGRAPH_UNPRO
        UCX_AH_TIMEOUT, UCX_RETRY, UCX_UD_QP, UCX_NO_ROUTE, NVRM_RESET, NCCL_NO_GRAPH, HTTP_503, MODEL_404,
        RING_NO_LOOP, BTL_DOCKER0, SGL_KERNEL, AUTOSCALER_DIED, NO_BLOCK_SIZE, RPC_NO_BUFFER,
        NO_RUNTIME, NO_DRIVER_BANNER, PLUGIN_NO_NVML, NVML_NOT_SUPPORTED, UCX_NO_AM, UCX_NO_TL,
-       WORKSPACE_LOCKED, JOB_EXIT, KV_TRANSFER, C10D_UNREACHABLE, MOONCAKE_REG, MOONCAKE_NO_RNIC, UCX_REG_MR, UCX_CQ_NOMEM, MOONCAKE_TCP]
+       WORKSPACE_LOCKED, JOB_EXIT, KV_TRANSFER, C10D_UNREACHABLE, MOONCAKE_REG, MOONCAKE_NO_RNIC, UCX_REG_MR, UCX_CQ_NOMEM, MOONCAKE_TCP,
+       TRITON_CUDA, TORCH_DUMP_TIMEOUT, WORKER_DIED_MP]
 
 
 @pytest.mark.parametrize("text", ALL)
