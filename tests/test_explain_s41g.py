@@ -209,3 +209,13 @@ def test_the_watchdog_dump_of_a_rank_that_had_work_in_flight_is_not_called_behin
     died = ("(EngineCore pid=185) ERROR 09-07 21:18:35 [multiproc_executor.py:284] Worker proc VllmWorker-0 died "
             "unexpectedly, shutting down executor.\n")
     assert "lost its worker process VllmWorker-0" in said_in_all(explain(died, host="other"), "fail")
+
+
+def test_kv_trend_is_read_behind_a_long_process_prefix():
+    """The same V1 stats lines as vllm-project/vllm#18115 (https://github.com/vllm-project/vllm/issues/18115) behind a
+    data-parallel engine's longer prefix, `(EngineCore_DP0 pid=1234567)`: the clock is still found, the trend read."""
+    line = ("(EngineCore_DP0 pid=1234567) (APIServer pid=7654321) INFO 07-28 06:4{m}:{s} [loggers.py:118] Engine 000: "
+            "Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 239.2 tokens/s, Running: 8 reqs, "
+            "Waiting: 0 reqs, GPU KV cache usage: {kv}%, Prefix cache hit rate: 0.0%\n")
+    text = line.format(m=0, s=59, kv=91.2) + line.format(m=1, s=19, kv=91.9)
+    assert "nearly full but none waits" in said_in_all(explain(text), "info")

@@ -42,7 +42,7 @@ def _seconds_to_full(log: Any, last: Any) -> float | None:
     last, by their logged clock); inf where it does not rise; None with fewer than two timed lines of that engine."""
     timed = []
     for s in log.stats:
-        m = _CLOCK_RE.search(s.source.text[:40])
+        m = _CLOCK_RE.search(s.source.text[:100])
         if s.engine == last.engine and m and s.kv_usage_percent is not None:
             timed.append((int(m["h"]) * 3600 + int(m["m"]) * 60 + int(m["s"]), s.kv_usage_percent))
     if len(timed) < 2 or timed[-1][0] <= timed[0][0]:
