@@ -1730,3 +1730,8 @@ EXAMPLES.update({  # session 41g: blind batch vb003 (four Sparks): a Triton kern
     "vllm-worker-died": BANNER + ("(EngineCore pid=185) ERROR 09-07 21:18:35 [multiproc_executor.py:284] Worker proc "
                                   "VllmWorker-0 died unexpectedly, shutting down executor.\n"),
 })
+
+
+EXAMPLES.update({  # session 41g: nvidia-smi -q -x at an idle performance state (netdata/netdata#15755)
+    "nvidia-smi-xml-idle-pstate": BANNER + "                        <power_state>P8</power_state>\n",
+})

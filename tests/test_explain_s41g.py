@@ -219,3 +219,20 @@ def test_kv_trend_is_read_behind_a_long_process_prefix():
             "Waiting: 0 reqs, GPU KV cache usage: {kv}%, Prefix cache hit rate: 0.0%\n")
     text = line.format(m=0, s=59, kv=91.2) + line.format(m=1, s=19, kv=91.9)
     assert "nearly full but none waits" in said_in_all(explain(text), "info")
+
+
+def test_nvidia_smi_xml_at_p8_is_read_as_idle():
+    """netdata/netdata#15755 (https://github.com/netdata/netdata/issues/15755): a fragment of an RTX 4090's
+    `nvidia-smi -q -x` with `<power_state>P8</power_state>` and 210 MHz clocks: idle, a note."""
+    sections = explain(_read("zs020_", "pending"), host="other")
+    assert worst_level(sections) == "info"
+    said = said_in_all(sections, "info")
+    assert "performance state P8" in said and "idleness, not a fault" in said
+
+
+def test_nvidia_smi_xml_at_p0_or_p5_is_not_called_idle_by_its_state():
+    """The neighbours: the same XML at P0 (a GPU at work) and netdata/netdata#2922's fragment at P5
+    (https://github.com/netdata/netdata/issues/2922, read by its clock reasons) are not read as an idle P-state."""
+    busy = "                <performance_state>P0</performance_state>\n"
+    assert "performance state P0" not in said_in_all(explain(busy, host="other"))
+    assert "XML report" not in said_in_all(explain(_read("xf015_", "pending"), host="other"))
