@@ -1735,3 +1735,8 @@ EXAMPLES.update({  # session 41g: blind batch vb003 (four Sparks): a Triton kern
 EXAMPLES.update({  # session 41g: nvidia-smi -q -x at an idle performance state (netdata/netdata#15755)
     "nvidia-smi-xml-idle-pstate": BANNER + "                        <power_state>P8</power_state>\n",
 })
+
+
+EXAMPLES.update({  # session 41g: a launch script traced with set -x (Tongyi-Zhiwen/Qwen-Doc#6)
+    "shell-xtrace-assignments": BANNER + "+ MODEL_PATH=deepseek-ai/DeepSeek-R1-Distill-Qwen-32B\n+ DATA_DIR=./datasets/DocQA-RL-1.6K\n",
+})

@@ -236,3 +236,20 @@ def test_nvidia_smi_xml_at_p0_or_p5_is_not_called_idle_by_its_state():
     busy = "                <performance_state>P0</performance_state>\n"
     assert "performance state P0" not in said_in_all(explain(busy, host="other"))
     assert "XML report" not in said_in_all(explain(_read("xf015_", "pending"), host="other"))
+
+
+def test_a_set_x_trace_after_a_ray_head_start_is_said_as_a_trace():
+    """Tongyi-Zhiwen/Qwen-Doc#6 (https://github.com/Tongyi-Zhiwen/Qwen-Doc/issues/6): after `Ray runtime started.`, a
+    launch script's `+ MODEL_PATH=...` trace: what it set, its outcome not in the paste, instead of `could not tell`."""
+    sections = explain(_read("wv004_", "pending"), host="other", nodes=1)
+    assert not any(s.error for s in sections)
+    said = said_in_all(sections, "info")
+    assert "A shell's trace of a script" in said and "not in this paste" in said
+
+
+def test_one_plus_line_or_a_diff_is_not_a_trace():
+    """The neighbours: a single `+ X=1` line (too little to call a trace) and a unified diff's added lines (`+VAR=`,
+    no blank after the plus) are not read as a shell's trace."""
+    assert "shell's trace" not in said_in_all(explain("+ X=1\n", host="other"))
+    diff = "--- a/run.sh\n+++ b/run.sh\n@@ -1,2 +1,3 @@\n+MODEL=llama\n+PORT=8000\n"
+    assert "shell's trace" not in said_in_all(explain(diff, host="other"))

@@ -1493,7 +1493,7 @@ def test_every_known_error_line_is_read_here():
                                         PS_ENGINE, DRIVER_LOAD, NM_ADDED, NM_UP_JA, DLLAMA_COMPUTE, GPU_IDS_EMPTY, SPEC_ACCEPT,
                                         NOT_REGISTERED_CAME_UP, API_REBOOTED, KILLED_TIMEOUT, SSH_RETRIED, MOE_DEFAULT,
                                         C10D_CONNECTED, DASHBOARD_LOOPBACK, NA_PARSE, TRT_BENCH, NGC_GPU_SHOWN, CGRAPH_SERVED, NODE_STOPPED, HTTP_400,
-                                        C10D_RETRY, KV_ABORTED, NVTOP_GEN1, PL_SET_ONESHOT, GPUD_FALLBACK, GPUD_HEALTHY, XML_P8]
+                                        C10D_RETRY, KV_ABORTED, NVTOP_GEN1, PL_SET_ONESHOT, GPUD_FALLBACK, GPUD_HEALTHY, XML_P8, XTRACE]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently
@@ -1556,3 +1556,5 @@ GPUD_HEALTHY = ('    "component": "accelerator-nvidia-memory",\n    "states": [\
                 '        "health": "Healthy",\n        "reason": "all 1 GPU(s) were checked, no memory issue found",\n')
 # netdata/netdata#15755: an RTX 4090's nvidia-smi -q -x report, its module power block at P8 (driver 535+)
 XML_P8 = "                <module_power_readings>\n                        <power_state>P8</power_state>\n"
+# Tongyi-Zhiwen/Qwen-Doc#6: a verl launch script's set -x trace after the Ray head started
+XTRACE = "+ MODEL_PATH=deepseek-ai/DeepSeek-R1-Distill-Qwen-32B\n+ DATA_DIR=./datasets/DocQA-RL-1.6K\n"
