@@ -1704,3 +1704,39 @@ def test_the_table_s_entries_are_kept_while_it_and_the_code_reading_it_are_uncha
     assert diagnoses._read_kept(table)[0].fix == "Changed."
     kept.write_bytes(kept.read_bytes()[:100])
     assert diagnoses._read_kept(table)[0].fix == "Changed."
+
+
+EXAMPLES.update({  # session 41g: nvtop's device header, an idle card's link at Gen 1 (Syllo/nvtop#6)
+    "nvtop-pcie-gen-low": BANNER + "Device 1 [GeForce GTX 1080 Ti] PCIe GEN 1@16x RX: 0.000 KiB/s TX: 0.000 KiB/s\n",
+    "nvidia-smi-pl-set": BANNER + "Power limit for GPU 00000000:53:00.0 was set to 280.00 W from 350.00 W.\nAll done.\n",
+    "systemd-unit-exited-cleanly": BANNER + "Nov 23 16:11:27 pslabs-ml1 systemd[1]: nv-power-limit.service: Succeeded.\n",
+    "gpud-unified-memory-fallback": BANNER + (
+        '{"level":"warn","ts":"2025-12-05T04:45:04.257Z","caller":"memory/memory.go:97","msg":"NVML memory APIs not '
+        'supported for unified memory device, falling back to system memory","product_name":"NVIDIA-GB10","error":'
+        '"Not Supported"}\n'),
+    "gpud-component-healthy": BANNER + (
+        '    "component": "accelerator-nvidia-memory",\n    "states": [\n      {\n        "health": "Healthy",\n'
+        '        "reason": "all 1 GPU(s) were checked, no memory issue found",\n'),
+})
+
+
+EXAMPLES.update({  # session 41g: blind batch vb003 (four Sparks): a Triton kernel load refused, the watchdog, the worker gone
+    "triton-cuda-error": BANNER + ("(Worker_TP0_DCP0 pid=232) ERROR 09-07 20:59:45 [multiproc_executor.py:990] "
+                                   "RuntimeError: Triton Error [CUDA]: operation not permitted\n"),
+    "torch-nccl-collective-timeout-dump": BANNER + (
+        "[rank0]:[E907 21:09:45.072414592 ProcessGroupNCCL.cpp:1914] [PG ID 0 PG GUID 0 Rank 0] Received a dump signal "
+        "due to a collective timeout from  rank 3 and we will try our best to dump the debug info. Last enqueued NCCL "
+        "work: -1, last completed NCCL work: -1.\n"),
+    "vllm-worker-died": BANNER + ("(EngineCore pid=185) ERROR 09-07 21:18:35 [multiproc_executor.py:284] Worker proc "
+                                  "VllmWorker-0 died unexpectedly, shutting down executor.\n"),
+})
+
+
+EXAMPLES.update({  # session 41g: nvidia-smi -q -x at an idle performance state (netdata/netdata#15755)
+    "nvidia-smi-xml-idle-pstate": BANNER + "                        <power_state>P8</power_state>\n",
+})
+
+
+EXAMPLES.update({  # session 41g: a launch script traced with set -x (Tongyi-Zhiwen/Qwen-Doc#6)
+    "shell-xtrace-assignments": BANNER + "+ MODEL_PATH=deepseek-ai/DeepSeek-R1-Distill-Qwen-32B\n+ DATA_DIR=./datasets/DocQA-RL-1.6K\n",
+})

@@ -1382,6 +1382,15 @@ JOB_TERMINATED = "[2]-  Terminated              python -m sglang.launch_server -
 # MiaAI-Lab/DeepSeek-v4-Flash-One-DGX-Spark#4: the exception line as quoted, wrapped after the caller
 WORKSPACE_LOCKED = ("AssertionError: Workspace is locked but allocation from 'b12x.py:321:_run_compressed_mla'\n"
                     "requires 1949.52 MB, current size is 1157.00 MB. Workspace growth is not allowed after locking.\n")
+# blind batch vb003 (ajclark, four DGX Sparks, vLLM's multiproc executor): rank 0's worker stops on a Triton kernel
+# load, its NCCL watchdog is told of a collective timeout, then the engine loses the worker
+TRITON_CUDA = ("(Worker_TP0_DCP0 pid=232) ERROR 09-07 20:59:45 [multiproc_executor.py:990] RuntimeError: Triton Error "
+               "[CUDA]: operation not permitted\n")
+TORCH_DUMP_TIMEOUT = ("[rank0]:[E907 21:09:45.072414592 ProcessGroupNCCL.cpp:1914] [PG ID 0 PG GUID 0 Rank 0] Received a "
+                      "dump signal due to a collective timeout from  rank 3 and we will try our best to dump the debug "
+                      "info. Last enqueued NCCL work: -1, last completed NCCL work: -1.\n")
+WORKER_DIED_MP = ("(EngineCore pid=185) ERROR 09-07 21:18:35 [multiproc_executor.py:284] Worker proc VllmWorker-0 died "
+                  "unexpectedly, shutting down executor.\n")
 ALL = [TLS_REDIS, TLS_HF, NODE_DEATH, NODE_PREEMPTED, NM_NO_DEVICE, CGRAPH_UNPROFILED, NVFP4_SCALES, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, XID_13, XID_149, NETPLAN_INDENT, CGRAPH_READ, RAY_DEAD,
        CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE, OOM_KILL, AER_FATAL, NCCL_SYSTEM,
@@ -1415,7 +1424,8 @@ ALL = [TLS_REDIS, TLS_HF, NODE_DEATH, NODE_PREEMPTED, NM_NO_DEVICE, CGRAPH_UNPRO
        UCX_AH_TIMEOUT, UCX_RETRY, UCX_UD_QP, UCX_NO_ROUTE, NVRM_RESET, NCCL_NO_GRAPH, HTTP_503, MODEL_404,
        RING_NO_LOOP, BTL_DOCKER0, SGL_KERNEL, AUTOSCALER_DIED, NO_BLOCK_SIZE, RPC_NO_BUFFER,
        NO_RUNTIME, NO_DRIVER_BANNER, PLUGIN_NO_NVML, NVML_NOT_SUPPORTED, UCX_NO_AM, UCX_NO_TL,
-       WORKSPACE_LOCKED, JOB_EXIT, KV_TRANSFER, C10D_UNREACHABLE, MOONCAKE_REG, MOONCAKE_NO_RNIC, UCX_REG_MR, UCX_CQ_NOMEM, MOONCAKE_TCP]
+       WORKSPACE_LOCKED, JOB_EXIT, KV_TRANSFER, C10D_UNREACHABLE, MOONCAKE_REG, MOONCAKE_NO_RNIC, UCX_REG_MR, UCX_CQ_NOMEM, MOONCAKE_TCP,
+       TRITON_CUDA, TORCH_DUMP_TIMEOUT, WORKER_DIED_MP]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -1483,7 +1493,7 @@ def test_every_known_error_line_is_read_here():
                                         PS_ENGINE, DRIVER_LOAD, NM_ADDED, NM_UP_JA, DLLAMA_COMPUTE, GPU_IDS_EMPTY, SPEC_ACCEPT,
                                         NOT_REGISTERED_CAME_UP, API_REBOOTED, KILLED_TIMEOUT, SSH_RETRIED, MOE_DEFAULT,
                                         C10D_CONNECTED, DASHBOARD_LOOPBACK, NA_PARSE, TRT_BENCH, NGC_GPU_SHOWN, CGRAPH_SERVED, NODE_STOPPED, HTTP_400,
-                                        C10D_RETRY, KV_ABORTED]
+                                        C10D_RETRY, KV_ABORTED, NVTOP_GEN1, PL_SET_ONESHOT, GPUD_FALLBACK, GPUD_HEALTHY, XML_P8, XTRACE]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently
@@ -1529,3 +1539,22 @@ def test_explain_names_each_fault_in_a_paste_and_exits_1(text, needle, tmp_path,
     path.write_text(text)
     assert main(["explain", str(path)]) == 1
     capsys.readouterr()
+
+
+# Syllo/nvtop#6: nvtop's header for two GTX 1080 Ti, the idle one's link at Gen 1 (markdown bold as posted)
+NVTOP_GEN1 = ("Device 0 [GeForce GTX 1080 Ti] PCIe GEN 3@16x \n"
+              "Device 1 [GeForce GTX 1080 Ti] _**PCIe GEN 1@16x**_ \n")
+# Puget Systems' nv-power-limit.service (a boot-time oneshot running nvidia-smi -pm 1 and -pl 280): systemctl status
+PL_SET_ONESHOT = ("Nov 23 16:11:27 pslabs-ml1 nv-power-limit.sh[14587]: Power limit for GPU 00000000:53:00.0 was set to "
+                  "280.00 W from 350.00 W.\nNov 23 16:11:27 pslabs-ml1 systemd[1]: nv-power-limit.service: Succeeded.\n")
+# leptonai/gpud#1170: gpud on a GB10, NVML's memory query Not Supported, the fallback, then the component's state
+GPUD_FALLBACK = ('{"level":"warn","ts":"2025-12-05T04:45:04.257Z","caller":"memory/memory.go:97","msg":"NVML memory APIs '
+                 'not supported for unified memory device, falling back to system memory","product_name":"NVIDIA-GB10",'
+                 '"error":"Not Supported"}\n')
+GPUD_HEALTHY = ('    "component": "accelerator-nvidia-memory",\n    "states": [\n      {\n        "time": "2025-12-05T04:46:00Z",\n'
+                '        "component": "accelerator-nvidia-memory",\n        "name": "accelerator-nvidia-memory",\n'
+                '        "health": "Healthy",\n        "reason": "all 1 GPU(s) were checked, no memory issue found",\n')
+# netdata/netdata#15755: an RTX 4090's nvidia-smi -q -x report, its module power block at P8 (driver 535+)
+XML_P8 = "                <module_power_readings>\n                        <power_state>P8</power_state>\n"
+# Tongyi-Zhiwen/Qwen-Doc#6: a verl launch script's set -x trace after the Ray head started
+XTRACE = "+ MODEL_PATH=deepseek-ai/DeepSeek-R1-Distill-Qwen-32B\n+ DATA_DIR=./datasets/DocQA-RL-1.6K\n"

@@ -216,7 +216,7 @@ def _untimed(src: dict[str, Any]) -> list[Finding]:
     if src.get("total_output_tokens_retokenized") == 0 and gen:
         out.append(warn(f"The client re-tokenized 0 of the {gen:,.0f} tokens the server counted: the answers it "
                         "received held no text it could read (an endpoint or output format it does not parse), so it "
-                        "timed no token: TTFT, ITL and TPOT were not measured. Only the request count, the server's "
+                        "timed no token, and TTFT, ITL and TPOT were not measured. Only the request count, the server's "
                         "token count and the duration are real; check what the endpoint streams back (one request "
                         "with curl) and run again."))
     ttft, e2el = src.get("mean_ttft_ms"), src.get("mean_e2el_ms")

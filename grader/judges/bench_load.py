@@ -80,6 +80,7 @@ def offered_findings(result: BenchResult, src: dict[str, Any], cap: int | None =
                         "checks/specs/serving.toml [load]), so behind one they would have failed. The server was "
                         "saturated and TTFT measures its queue: lower --request-rate or cap --max-concurrency to "
                         "measure it at a load the server sustains."))
+    out += _queued_in_server(src, cap)
     per_token = src.get("mean_latency_per_output_token_ms")
     if per_token is not None:
         out.append(info(f"`Average latency per output token` ({per_token / 1000:g} s) is each request's whole latency "
@@ -95,3 +96,31 @@ def _in_flight(src: dict[str, Any], served: float | None) -> float | None:
     if not (served and ttft and tpot and n and out):
         return None
     return served * (ttft + tpot * max(out / n - 1, 0)) / 1000
+
+
+def _queued_in_server(src: dict[str, Any], cap: int | None) -> list[Finding]:
+    """A closed-loop run (``cap``: --max-concurrency, 2 or more, several waves of it) whose short prompts (at most
+    checks/specs/serving.toml [load] queued_prompt_tokens each) waited queued_ttft_ms or more on average for their first
+    token, each request generating few_output_tokens or more (fewer: the prefill-bound reading of judges/bench.py): the
+    server started fewer requests than the client sent and the others waited in its queue (a warning), where Little's
+    law (requests a second x their time after the first token) puts at least one waiting on average; [] otherwise."""
+    from ..calc.specs import row
+    load = row("serving.toml", "load")
+    wait, short, few = load.graded("queued_ttft_ms"), load.graded("queued_prompt_tokens"), load.graded("few_output_tokens")
+    ttft, e2el, n = src.get("mean_ttft_ms"), src.get("mean_e2el_ms"), src.get("completed") or 0
+    prompt, made, served = src.get("total_input_tokens"), src.get("total_output_tokens"), src.get("request_throughput")
+    if None in (wait, short, few) or not cap or cap < 2 or n < 2 * cap or not ttft or ttft < wait or not prompt \
+            or prompt / n > short or not made or made / n < few:
+        return []
+    running = served * (e2el - ttft) / 1000 if served and e2el and e2el > ttft else None
+    if running is None or running > cap - 1:  # not one request waiting on average: the TTFT is not a queue's
+        return []
+    return [warn(f"The requests waited {ttft / 1000:.1f} s on average for their first token, though their prompts are "
+                 f"short (~{prompt / n:,.0f} tokens, about a second of prefill on a GPU) and at most {cap:g} were sent "
+                 f"at once: by the run's own figures ({served:g} req/s x {(e2el - ttft) / 1000:.1f} s each after the "
+                 f"first token) the server ran about {running:.1f} at once of the {cap:g} the client kept sending, so "
+                 "the others waited in its queue for a slot (unless its prefill is that slow: a CPU backend, a model "
+                 "far too large for its GPUs). Its limit on running requests (--max-num-seqs, SGLang's "
+                 "--max-running-requests) or a KV cache too small for them all holds them back: the server's log "
+                 "(`Running: N reqs, Waiting: M reqs` and its KV cache usage) shows which. TPOT and throughput are "
+                 "those of the requests it ran, not of the concurrency asked for.")]

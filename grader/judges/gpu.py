@@ -18,6 +18,7 @@ from .gpu_notes import (compute_p2, no_p2p_level, lone_without_nvlink, p2p_prove
                         p2p_model_pairs, table_all_well, display_gpus,
                         table_notes, unavailable_fields, mixed_table, wsl_driver, na_cells, topo_layout, one_gpu_layout)
 from .model import Finding, Summary
+from .topo_notes import odd_nvlink_pair, one_numa_node
 
 
 def _tgp_words(name: str | None) -> str | None:
@@ -180,7 +181,7 @@ def summarise_topo(t: Any, command: str | None) -> Summary:
     for nic, dev in t.nic_legend.items():
         near = [f"{g} {t.link(g, nic)}" for g in t.gpus if t.link(g, nic)]
         findings.append(info(f"{nic} is {dev}" + (f"; path to it: {', '.join(near)}" if near else "") + "."))
-    findings += nearest_nics(t) + lone_without_nvlink(t)
+    findings += nearest_nics(t) + lone_without_nvlink(t) + one_numa_node(t, pcie_only or not numa) + odd_nvlink_pair(t)
     findings += topo_layout(t, findings, pcie_view) or one_gpu_layout(t, findings)
     if t.truncated:
         findings += [info(f"The paste is incomplete: {n}; what is said is about the rows shown.") for n in t.notes]

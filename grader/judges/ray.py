@@ -16,7 +16,7 @@ from ..parsers.common import command_argv, option_value
 from .common import fail, fmt_count, info, machines_spanned, ok, on_spark, spark_figure, warn, whole
 from .context import context, spark_shown
 from .model import Finding, Section, Summary
-from .ray_notes import all_held, group_over_total, loopback_note, node_notes, negative_usage, slow_start, stale_demand
+from .ray_notes import all_held, started_note, group_over_total, loopback_note, node_notes, negative_usage, slow_start, stale_demand
 
 
 GIB = 2 ** 30
@@ -489,12 +489,7 @@ def summarise_ray_start(rs: Any, command: str | None) -> Summary:
                              "there (not started, another port, a firewall, or another Ray version)."))
     where = f" on node IP {rs.local_ip}" if rs.local_ip else ""
     if rs.started:
-        findings.append(ok(f"Ray runtime started{' (' + role + ')' if role else ''}{where}"
-                           + (f"; other nodes join with `ray start --address='{rs.join_address}'`"
-                              if rs.join_address else "") + (", in the foreground (--block)" if rs.blocking else "")
-                           + ("." if rs.join_address and (context().nodes or 1) < 2 else (": this shows only the head"
-                              if rs.join_address else ": that this node came up") + ", not that the nodes make one "
-                              "cluster; `ray status` on the head shows which nodes joined, with their GPUs.")))
+        findings.append(started_note(rs, role, where, context().nodes))
     if rs.retries == 1 and not slow_start(rs):
         findings.append(info("Ray asked the GCS once more for this node's registration (`Retrying to get node with "
                              "node ID`): it polls each second while the node's raylet registers, so one retry is "

@@ -294,3 +294,21 @@ def summarise_pods(pods: list[Any], command: str | None) -> Summary:
                              "`kubectl describe raycluster` (its worker group's replicas, GPU requests, node selector "
                              "and tolerations) and `kubectl get events` say why."))
     return facts, findings
+
+
+def started_note(rs: Any, role: str | None, where: str, nodes: int | None) -> Finding:
+    """``ray start``'s `Ray runtime started.` (``rs``: the parsed output; ``role``: head, worker or None; ``where``: the
+    node IP said; ``nodes``: `explain --nodes`). A worker (its command's --address, or an output that goes on to the
+    --block line with no head's next steps between: a head prints them there) prints it only once its raylet
+    registered with the head's GCS, so it joined; a head's shows only itself."""
+    worker = role == "worker" or (role is None and rs.blocking and rs.head is None and not rs.join_address)
+    said = (f"Ray runtime started{' (' + (role or 'worker') + ')' if role or worker else ''}{where}"
+            + (f"; other nodes join with `ray start --address='{rs.join_address}'`" if rs.join_address else "")
+            + (", in the foreground (--block)" if rs.blocking else ""))
+    if worker and not (rs.retries or rs.raylet_not_found or rs.gcs_unreachable):
+        return ok(said + ": a worker prints this only once it reached the head's GCS and its raylet registered there, "
+                  "so this node joined the cluster; nothing wrong in this output. `ray status` on the head lists it "
+                  "with its GPUs.")
+    return ok(said + ("." if rs.join_address and (nodes or 1) < 2 else (": this shows only the head" if rs.join_address
+              else ": that this node came up") + ", not that the nodes make one cluster; `ray status` on the head "
+              "shows which nodes joined, with their GPUs."))

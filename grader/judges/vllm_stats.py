@@ -5,6 +5,7 @@ LoRA enabled, the one-adapter-per-batch default), none waiting with room left (a
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .common import fmt_count, info, warn
@@ -31,6 +32,23 @@ def _last_per_engine(log: Any) -> list[Any]:
     for s in log.stats:
         last[s.engine] = s
     return sorted(last.values(), key=lambda s: log.stats.index(s)) if len(last) > 1 else [log.stats[-1]]
+
+
+_CLOCK_RE = re.compile(r"\b(?P<h>\d{2}):(?P<m>\d{2}):(?P<s>\d{2})\b")
+
+
+def _seconds_to_full(log: Any, last: Any) -> float | None:
+    """Seconds until the KV cache of ``last``'s engine reaches 100% at the rise of its stats lines (the first to the
+    last, by their logged clock); inf where it does not rise; None with fewer than two timed lines of that engine."""
+    timed = []
+    for s in log.stats:
+        m = _CLOCK_RE.search(s.source.text[:100])
+        if s.engine == last.engine and m and s.kv_usage_percent is not None:
+            timed.append((int(m["h"]) * 3600 + int(m["m"]) * 60 + int(m["s"]), s.kv_usage_percent))
+    if len(timed) < 2 or timed[-1][0] <= timed[0][0]:
+        return None
+    rise = (timed[-1][1] - timed[0][1]) / (timed[-1][0] - timed[0][0])
+    return (100 - timed[-1][1]) / rise if rise > 0 else float("inf")
 
 
 def _max_num_seqs(log: Any) -> int | None:
@@ -71,6 +89,15 @@ def _one_engine(log: Any, s: Any, said: str) -> list[Finding]:
         return [info(said + f" {s.running} running is the --max-num-seqs {limit} the command sets: the engine runs "
                      f"at most that many at once, so the {s.waiting} others wait by this setting, not for a fault; "
                      "raise --max-num-seqs if the KV cache has room and more at once is wanted.")]
+    if kv_nearly_full(s) and s.waiting == 0 and (secs := _seconds_to_full(log, s)) is not None:
+        if secs > 60 * (_usage_bar("full_within_min") or 0):
+            pace = (f"at its rise over these lines it is full in about {secs / 60:.0f} min" if secs != float("inf")
+                    else "it does not rise over these lines")
+            return [info(said + f" The KV cache is nearly full but none waits: {pace}, so the running requests still fit; once it is full, new ones "
+                         "wait and running ones are preempted (later stats lines with Waiting above 0 show it).")]
+        return [warn(said + f" The KV cache is nearly full and rising: at its rise over these lines it is full in "
+                     f"about {secs:.0f} s, then the next requests wait and running ones are preempted; lower "
+                     "--max-num-seqs or give the cache more memory if that is not the load test's aim.")]
     if kv_nearly_full(s):
         return [warn(said + " The KV cache is nearly full: the next requests wait, or running ones are preempted, "
                      "until it frees; under a load test on purpose that is the server's limit, otherwise lower "

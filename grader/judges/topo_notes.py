@@ -1,0 +1,47 @@
+"""More of ``nvidia-smi topo -m`` read (judges/gpu.py, at its size limit, calls these): where every GPU hangs off one
+NUMA node of the CPU, which the matrix's own CPU and NUMA Affinity columns say."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .common import info, warn
+from .model import Finding
+
+
+def one_numa_node(t: Any, said_already: bool) -> list[Finding]:
+    """Every GPU row of ``t`` (a parsed topo matrix) shows the same NUMA node (a number, not N/A) and the same CPU
+    affinity: said with the CPUs to keep a job's processes on, which matters where the machine has more (another
+    socket); [] for fewer than two GPUs, a row without a node, GPUs on several nodes, or where the PCIe-only reading
+    said the node already (``said_already``)."""
+    numa = {g: t.numa_affinity.get(g) for g in t.gpus}
+    cpus = {t.cpu_affinity.get(g) for g in t.gpus}
+    if said_already or len(numa) < 2 or None in numa.values() or len(set(numa.values())) != 1 or len(cpus) != 1 \
+            or None in cpus:
+        return []
+    node, cpu = next(iter(numa.values())), next(iter(cpus))
+    return [info(f"{'Both' if len(numa) == 2 else f'All {len(numa)}'} GPUs report NUMA node {node} and CPU affinity {cpu}: they hang off that one node "
+                 "of the CPU, so no GPU pays a hop between sockets to another. Where the machine has more CPUs than "
+                 f"these (`lscpu`: another socket or NUMA node), keep the job's processes and data loaders on {cpu} "
+                 f"(`numactl --cpunodebind={node}`): threads elsewhere cross the CPU-to-CPU link to reach the GPUs.")]
+
+
+def odd_nvlink_pair(t: Any) -> list[Finding]:
+    """A matrix of exactly two GPUs joined by an odd number of NVLinks above one (NV3): a bridge between two cards carries
+    its links in pairs (NV2 on Turing and Volta workstation cards, NV4 on Ampere's, NV8 and NV12 with two or three
+    bridges), so an odd count is a link that did not train, most often a bridge not fully seated (NVIDIA/nccl#557);
+    said as a warning that names the check that decides it, since a board may wire an odd count itself (IBM's Power
+    AC922 joins its V100 pairs with three). NV1 is left alone: two GPUs of a V100 or P100 SXM2 server (a VM's slice of
+    a DGX-1) are joined by one link by design. [] otherwise."""
+    if len(t.gpus) != 2:
+        return []
+    a, b = t.gpus
+    code = t.link(a, b) or ""
+    if not (code.startswith("NV") and code[2:].isdigit() and int(code[2:]) % 2 == 1 and int(code[2:]) > 1):
+        return []
+    return [warn(f"{a}-{b}: {code}, an odd number of NVLinks for two cards: a bridge carries its links in pairs "
+                 "(NV2 on Turing and Volta cards, NV4 on Ampere's, NV8 or NV12 with two or three bridges), so one link "
+                 "of the pair most likely did not train, as with a bridge not fully seated; that also slows the "
+                 "driver's start (a slow `nvidia-smi topo -m`) and can hang NCCL. Unless this board wires an odd "
+                 "count itself (IBM's Power AC922 joins V100 pairs with three), read `nvidia-smi nvlink -s` for a "
+                 "link shown inactive, and reseat the bridge.")]
