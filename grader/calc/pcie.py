@@ -122,6 +122,13 @@ def p2p_floor_gbs() -> float | None:
     return practical_bandwidth(int(p["gen"]), int(p["lanes"]))[0] if p and p.get("trust") in ("A", "B", "C") else None
 
 
+def p2p_staged_latency_high_us() -> float | None:
+    """Above this many µs a GPU-to-GPU copy staged through host memory starts slower than the field's machines do
+    (pcie.toml [p2p_staged_latency] high_us, trust C). None where the figure is missing or unverified (U)."""
+    p = load_pcie().get("p2p_staged_latency")
+    return float(p["high_us"]) if p and p.get("trust") in ("A", "B", "C") else None
+
+
 def p2p_staged_floor(links: list[tuple[int, int] | None]) -> tuple[float, str] | None:
     """The least one-way GB/s copies staged through host memory should reach between cards of ``links`` ((gen, lanes)
     each, None for a card whose link is not known): pcie.toml [p2p_staged] min_share of the practical low of the

@@ -225,7 +225,7 @@ class LinkFigure:
 def load_pcie() -> dict[str, Any]:
     """{"generations": {gen: PcieGeneration}, "practical": Figure-like dict, "links": {id: LinkFigure}, "p2p":
     Figure-like dict (``min_gain``), "p2p_latency": Figure-like dict (``active_drop``), "p2p_broken": Figure-like dict
-    (``below_share``), "aer_corrected": Figure-like dict (``burst``), "p2p_floor" (``gen``, ``lanes``), "p2p_staged" (``min_share``, ``gen``, ``lanes``), "gpu_generation": {id: {match, gen, source,
+    (``below_share``), "aer_corrected": Figure-like dict (``burst``), "p2p_floor" (``gen``, ``lanes``), "p2p_staged" (``min_share``, ``gen``, ``lanes``), "p2p_staged_latency" (``high_us``), "gpu_generation": {id: {match, gen, source,
     trust}}}."""
     data = _read("pcie.toml")
     gens: dict[int, PcieGeneration] = {}
@@ -252,9 +252,9 @@ def load_pcie() -> dict[str, Any]:
                                 row["source"], row["trust"])
     p2p, latency, broken = data.get("p2p", {}), data.get("p2p_latency", {}), data.get("p2p_broken", {})
     corrected, floor = data.get("aer_corrected", {}), data.get("p2p_floor", {})
-    staged = data.get("p2p_staged", {})
+    staged, staged_latency = data.get("p2p_staged", {}), data.get("p2p_staged_latency", {})
     for name, table, key in (("p2p", p2p, "min_gain"), ("p2p_latency", latency, "active_drop"), ("p2p_floor", floor, "lanes"),
-                             ("p2p_staged", staged, "min_share"),
+                             ("p2p_staged", staged, "min_share"), ("p2p_staged_latency", staged_latency, "high_us"),
                              ("p2p_broken", broken, "below_share"), ("aer_corrected", corrected, "burst")):
         for f in (key, "source", "trust"):
             if table and f not in table:
@@ -266,7 +266,8 @@ def load_pcie() -> dict[str, Any]:
                 raise SpecError(f"checks/specs/pcie.toml [gpu_generation.{key}]: has no `{f}`")
     return {"generations": gens, "practical": dict(practical), "links": links, "p2p": dict(p2p),
             "p2p_latency": dict(latency), "p2p_broken": dict(broken), "aer_corrected": dict(corrected),
-            "p2p_floor": dict(floor), "p2p_staged": dict(staged), "gpu_generation": dict(cards)}
+            "p2p_floor": dict(floor), "p2p_staged": dict(staged), "p2p_staged_latency": dict(staged_latency),
+            "gpu_generation": dict(cards)}
 
 
 def link(link_id: str) -> LinkFigure:

@@ -14,7 +14,7 @@ import re
 from typing import Any, Callable
 
 from .common import fail, info, ok, on_spark, warn
-from .gpu_notes import (compute_p2, no_p2p_level, lone_without_nvlink, p2p_proven, p2p_rate_alone, nearest_nics, no_memory_figure, nvlink_capabilities,
+from .gpu_notes import (staged_latency, compute_p2, no_p2p_level, lone_without_nvlink, p2p_proven, p2p_rate_alone, nearest_nics, no_memory_figure, nvlink_capabilities,
                         p2p_model_pairs, table_all_well, display_gpus,
                         table_notes, unavailable_fields, mixed_table, wsl_driver, na_cells, topo_layout, one_gpu_layout)
 from .model import Finding, Summary
@@ -538,7 +538,7 @@ def summarise_p2p_test(t: Any, command: str | None) -> Summary:
                               + ": copies between them go through host memory" + (f" ({rates})" if rates else "")
                               + ". GeForce drivers do not enable P2P over PCIe on recent cards; NCCL then moves data "
                               "through shared host memory" + tail))
-        findings += p2p_model_pairs(t.devices, access)
+        findings += p2p_model_pairs(t.devices, access) + staged_latency(t.pairs("lat_off"), cannot)
     elif access:
         patched = ", a patched driver on GeForce cards" if any("GeForce" in n for n in names) else ""
         findings.append(info(f"Every pair can access its peer (P2P on{patched})."))

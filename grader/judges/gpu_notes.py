@@ -580,3 +580,21 @@ def one_gpu_layout(t: Any, findings: list[Finding]) -> list[Finding]:
                  + (" This is a DGX Spark's layout as built: the GB10 and the ConnectX-7's two QSFP ports, each seen "
                     "twice (two PCIe halves); nothing wrong in this matrix." if spark else
                     " How the machine is built, not a fault: with one GPU there is no GPU-to-GPU path to judge."))]
+
+
+def staged_latency(lat_off: dict[tuple[int, int], float], cannot: list[tuple[int, int]]) -> list[Finding]:
+    """p2pBandwidthLatencyTest: pairs without P2P whose copies staged through host memory take longer to start than
+    checks/specs/pcie.toml [p2p_staged_latency] high_us (what the field's Linux machines stay within): a warning, with what
+    adds the time (Windows' driver model, a VM) and what pays it (every small transfer between the cards)."""
+    from ..calc.pcie import p2p_staged_latency_high_us
+    high = p2p_staged_latency_high_us()
+    slow = {k: v for k, v in lat_off.items() if k in cannot and high is not None and v > high}
+    if not slow:
+        return []
+    return [warn(f"Copies between the cards through host memory take {min(slow.values()):.1f}-{max(slow.values()):.1f} "
+                 f"µs to start ({', '.join(f'GPU{a}-GPU{b}' for a, b in sorted(slow)[:4])}), more than the {high:g} µs "
+                 "within which staged copies start on the field's Linux machines (checks/specs/pcie.toml "
+                 "[p2p_staged_latency]): "
+                 "the host adds the time (Windows' WDDM driver model, or a VM's virtualised devices). Bandwidth for "
+                 "big copies is unaffected, but every small transfer between the cards pays it: tensor parallel's "
+                 "per-layer all-reduce in token generation most; a layer split (llama.cpp's default) pays it far less.")]
