@@ -1740,3 +1740,9 @@ EXAMPLES.update({  # session 41g: nvidia-smi -q -x at an idle performance state 
 EXAMPLES.update({  # session 41g: a launch script traced with set -x (Tongyi-Zhiwen/Qwen-Doc#6)
     "shell-xtrace-assignments": BANNER + "+ MODEL_PATH=deepseek-ai/DeepSeek-R1-Distill-Qwen-32B\n+ DATA_DIR=./datasets/DocQA-RL-1.6K\n",
 })
+
+
+EXAMPLES.update({  # session 41: vLLM V0's swap-space warning (blind batch vg009, vLLM 0.4.2 on a two-GPU desktop)
+    "vllm-swap-space-large": BANNER + "WARNING 05-25 00:00:22 config.py:405] Possibly too large swap space. 8.00 GiB "
+                             "out of the 15.40 GiB total CPU memory is allocated for the swap space.\n",
+})

@@ -841,6 +841,8 @@ DRIVER_LOAD = ("[    5.938707] nvidia: module license 'NVIDIA' taints kernel.\n[
 TRUNCATED = ("0: compute-st-p4de24xlarge-1:34639:36718 [5] bootstrap.cc:77 NCCL WARN Message truncated : received 256 "
              "bytes instead of 4\n")
 NO_SYMBOL = "noodle-4090-0:1896106:1896121 [1] enqueue.cc:47 NCCL WARN Cuda failure 'named symbol not found'\n"
+SWAP_LARGE = ("WARNING 05-25 00:00:22 config.py:405] Possibly too large swap space. 8.00 GiB out of the 15.40 GiB total "
+              "CPU memory is allocated for the swap space.\n")  # https://github.com/imoneoi/openchat (blind batch vg009)
 
 # https://github.com/eugr/spark-vllm-docker/issues/348 and AEON-7's Spark issue #17, as posted (a few lines each)
 SHM_TIMEOUT = ("(EngineCore pid=222) ERROR 08-15 11:20:19 [core.py:1361]   File \"/usr/local/lib/python3.12/dist-packages/"
@@ -1391,7 +1393,7 @@ TORCH_DUMP_TIMEOUT = ("[rank0]:[E907 21:09:45.072414592 ProcessGroupNCCL.cpp:191
                       "info. Last enqueued NCCL work: -1, last completed NCCL work: -1.\n")
 WORKER_DIED_MP = ("(EngineCore pid=185) ERROR 09-07 21:18:35 [multiproc_executor.py:284] Worker proc VllmWorker-0 died "
                   "unexpectedly, shutting down executor.\n")
-ALL = [TLS_REDIS, TLS_HF, NODE_DEATH, NODE_PREEMPTED, NM_NO_DEVICE, CGRAPH_UNPROFILED, NVFP4_SCALES, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
+ALL = [SWAP_LARGE, TLS_REDIS, TLS_HF, NODE_DEATH, NODE_PREEMPTED, NM_NO_DEVICE, CGRAPH_UNPROFILED, NVFP4_SCALES, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, XID_13, XID_149, NETPLAN_INDENT, CGRAPH_READ, RAY_DEAD,
        CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE, OOM_KILL, AER_FATAL, NCCL_SYSTEM,
        STORE_TIMEOUT, GID_EMPTY, RAY_INFEASIBLE_OLD,
@@ -1441,7 +1443,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
                                                       PORTINFO_DOWN, NOT_REGISTERED, SPARKRUN_SSH, KERNEL_FALLBACK, BATCH_SERIAL, K8S_NOW_RUNNING,
                                                       ENV_OVERWRITTEN, NMAP_FILTERED, PRIVATE_NODE, PEER_FALSE,
                                                       MODEL_404, UCX_NO_TL, JOB_EXIT, NV_ERR, NV_ERR_DMESG, NGC_GPUS_ASKED, VPN_HEAD,
-                                                      CGRAPH_UNPROFILED, NVFP4_SCALES, C10D_UNREACHABLE, UCX_CQ_NOMEM))
+                                                      CGRAPH_UNPROFILED, NVFP4_SCALES, C10D_UNREACHABLE, UCX_CQ_NOMEM, SWAP_LARGE))
                     else "fail")
     assert " Fix: " in message
 
