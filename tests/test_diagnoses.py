@@ -1746,3 +1746,11 @@ EXAMPLES.update({  # session 41: vLLM V0's swap-space warning (blind batch vg009
     "vllm-swap-space-large": BANNER + "WARNING 05-25 00:00:22 config.py:405] Possibly too large swap space. 8.00 GiB "
                              "out of the 15.40 GiB total CPU memory is allocated for the swap space.\n",
 })
+
+
+EXAMPLES.update({  # session 41: a KV cache sized by --kv-cache-memory-bytes (blind batch vf004, two DGX Sparks)
+    "vllm-kv-cache-bytes-set": BANNER + "(Worker_TP0 pid=435) INFO 09-20 05:08:33 [gpu_worker.py:492] Initial free memory "
+                               "105.76 GiB, reserved 14.36 GiB memory for KV Cache as specified by kv_cache_memory_bytes "
+                               "config and skipped memory profiling. This does not respect the gpu_memory_utilization "
+                               "config.\n",
+})

@@ -841,6 +841,9 @@ DRIVER_LOAD = ("[    5.938707] nvidia: module license 'NVIDIA' taints kernel.\n[
 TRUNCATED = ("0: compute-st-p4de24xlarge-1:34639:36718 [5] bootstrap.cc:77 NCCL WARN Message truncated : received 256 "
              "bytes instead of 4\n")
 NO_SYMBOL = "noodle-4090-0:1896106:1896121 [1] enqueue.cc:47 NCCL WARN Cuda failure 'named symbol not found'\n"
+KV_BYTES_SET = ("(Worker_TP0 pid=435) INFO 09-20 05:08:33 [gpu_worker.py:492] Initial free memory 105.76 GiB, reserved "
+                "14.36 GiB memory for KV Cache as specified by kv_cache_memory_bytes config and skipped memory "
+                "profiling.\n")  # https://github.com/Reederey87/glm53-flash-exl3-2x-dgx-spark (blind batch vf004)
 SWAP_LARGE = ("WARNING 05-25 00:00:22 config.py:405] Possibly too large swap space. 8.00 GiB out of the 15.40 GiB total "
               "CPU memory is allocated for the swap space.\n")  # https://github.com/imoneoi/openchat (blind batch vg009)
 
@@ -1485,7 +1488,7 @@ def test_clean_text_names_nothing():
 
 def test_every_known_error_line_is_read_here():
     """Each table entry that reads plain text is reached by one of the field outputs above."""
-    reached = {d.kind for text in ALL + [JOB_TERMINATED, BATCH_TOGETHER, GPUSTAT_GB10, NETPLAN_NM, FORWARD_COMPAT, PROVIDER, GID_NODATA, UNKNOWN_ENV, PEERMEM,
+    reached = {d.kind for text in ALL + [KV_BYTES_SET, JOB_TERMINATED, BATCH_TOGETHER, GPUSTAT_GB10, NETPLAN_NM, FORWARD_COMPAT, PROVIDER, GID_NODATA, UNKNOWN_ENV, PEERMEM,
                                         MLX5_POWER, SLURM_STEP, MLX5_LOW_POWER, ETHTOOL_NETLINK, NVBANDWIDTH_WAIVED,
                                         DOWNLOADED, NO_P2P, SHM_WAIT, NO_VERBS, SPARK_BOOT, NO_P2P_PAIR, PEER_CHECK, WSL, OFI_TCP, OFI_GDR, RAS_BIND, PEER_ALREADY,
                                         PCIE_SLOWER, GPU_MEM_NS_IGNORED, ALLREDUCE, SYMM_MEM, PL_REFUSED, TORCH_CAP, NO_CUSTOM_AR,
