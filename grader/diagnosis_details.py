@@ -17,8 +17,7 @@ from grader.diagnosis_runs import (  # the details of how a run went, a module o
     _ssh_failed, _ssh_retried_ok, _driver_came_up, _driver_gave_up, _driver_still_waiting, _exit_code_words, _loopback_rendezvous, _memlock_below_rdma, _multi_machine, _no_exception_shown,
     _no_rdma_use_one_machine, _nodes_still_missing, _not_served, _old_nccl, _on_a_spark, _one_machine_nccl, _one_machine_told,
     _socket_run_no_rdma, _other_devices_open, _other_op_same_seq, _other_rank_timed_out, _rendezvous_across_nodes, _rpc_endpoint,
-    _several_nodes_asked, _stall_open, _stall_repeats, _store_retries, _told_hang
-)
+    _several_nodes_asked, _stall_open, _stall_repeats, _store_retries, _told_hang)
 
 if TYPE_CHECKING:
     from grader.parsers.vllm_log import VllmLog
@@ -29,9 +28,10 @@ LOG_FLAGS: dict[str, Callable[[VllmLog], bool]] = {
     "has_startup": lambda log: log.has_startup,
     "has_kv": lambda log: bool(log.kv),
     "multi_node": lambda log: (log.parallel.nnodes or 0) > 1,
-    # every rank started on this node: several ranks, neither Ray nor vLLM's --nnodes mode
+    # every rank started on this node: several ranks, neither Ray nor vLLM's --nnodes mode; or V0's mp workers, no Ray's
     "single_node_ranks": lambda log: (log.parallel.world_size > 1 and log.parallel.distributed_executor_backend != "ray"
-                                      and not (log.parallel.nnodes or 0) > 1),
+                                      and not (log.parallel.nnodes or 0) > 1) or ("(VllmWorkerProcess pid=" in (
+                                          log.text or "") and not log.worker_ips),
     # ... or one machine as `explain --nodes 1` says (what the log's layout cannot show)
     "one_machine": lambda log: LOG_FLAGS["single_node_ranks"](log) or context().nodes == 1,
     # ... only as `explain --nodes 1` says (a log whose backend is not named may still be Ray's, across machines)

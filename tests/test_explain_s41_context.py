@@ -143,3 +143,12 @@ def test_one_node_of_eight_gpus_with_nothing_waiting_is_a_one_machine_cluster_wh
     assert "Spark" not in messages(unsaid)  # eight GPUs on a node: no Spark, so no Spark words
     assert "(a Spark pair's two)" in messages(_ray(_paste("zv014")), "info")  # one GPU a node: it may be one
     assert "only 1 node" in messages(_ray(text, nodes=2), "fail")
+
+
+def test_vllm_v0_multiprocessing_workers_are_one_machine_without_being_told():
+    """https://github.com/vllm-project/vllm/issues/7800 (corpus p018): TP=8 in Docker, `(VllmWorkerProcess pid=...)`
+    workers (vLLM V0's multiprocessing executor, which runs every worker on the machine of its engine) and NCCL's
+    `unhandled system error`: with no --nodes, the one-machine reading (shared memory, --ipc=host), not the QSFP
+    twins' GID index."""
+    said = " ".join(messages(s) for s in explain(_paste("p018")))
+    assert "with every rank on this one machine" in said and "NCCL_IB_GID_INDEX" not in said
