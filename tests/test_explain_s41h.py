@@ -1,0 +1,51 @@
+"""Session 41, builder H (issue 27): link, NIC, RDMA and NCCL readings of field pastes explain got wrong; each rule on
+a real output (the field corpus's file, or its lines quoted), with the source named, and a neighbouring output on
+which the rule stays silent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grader.explain import explain
+
+FIELD = Path(__file__).parent / "fixtures" / "field"
+
+
+def _read(stem: str) -> str:
+    return next(FIELD.glob(f"*/{stem}_*.txt")).read_text()
+
+
+def _said(text: str, **context) -> list[tuple[str, str]]:
+    return [(f.level, f.message) for s in explain(text, **context) for f in s.findings]
+
+
+# ---------------------------------------------------------------- NCCL_IB_DISABLE=1 pointed at an RDMA NIC's interface
+
+def test_ib_disabled_in_a_multinode_launch_over_an_rdma_nic_name_warns():
+    """https://github.com/pytorch/pytorch/issues/131781 (corpus zz010): `NCCL_IB_DISABLE=1 ...
+    NCCL_SOCKET_IFNAME=enp162s0f1np1 torchrun --nnodes 2 ...`: NCCL forced onto TCP over a port named like a ConnectX
+    port; no NCCL log in the paste to show what it did. Source of the setting's meaning:
+    https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html (NCCL_IB_DISABLE)."""
+    said = _said(_read("zz010"), host="other", nodes=2)
+    warns = [m for lv, m in said if lv == "warn"]
+    assert len(warns) == 1 and "NCCL_IB_DISABLE=1 with NCCL_SOCKET_IFNAME=enp162s0f1np1" in warns[0]
+    assert "rdma link" in warns[0] and "TCP sockets" in warns[0]
+    # the command alone, no context given: --nnodes 2 says it spans machines
+    cmd = ("$ NCCL_IB_DISABLE=1 NCCL_SOCKET_IFNAME=ib0 torchrun --nnodes 2 --nproc_per_node 8 train.py\n"
+           "[W801 04:55:17.113400444 socket.cpp:697] [c10d] The client socket has failed to connect to [n1]:29500 "
+           "(errno: 22 - Invalid argument).\n")
+    assert any(lv == "warn" and "NCCL_SOCKET_IFNAME=ib0" in m for lv, m in _said(cmd))
+
+
+def test_ib_disabled_rule_is_silent_on_plain_ethernet_one_node_sparks_and_logs():
+    """Silent where the interface is plain Ethernet (eno2, eth0: TCP may be all there is), on one machine, on a
+    Spark (the course's own policy for its QSFP twins), and where an NCCL log is in the paste (corpus ze017,
+    NVIDIA/nccl-tests#284: its judge reads the transport NCCL chose)."""
+    cmd = ("$ NCCL_IB_DISABLE=1 NCCL_SOCKET_IFNAME={ifname} torchrun --nnodes {n} --nproc_per_node 8 train.py\n"
+           "[W801 04:55:17.113400444 socket.cpp:697] [c10d] The client socket has failed to connect to [n1]:29500 "
+           "(errno: 22 - Invalid argument).\n")
+    for ifname, n, host in (("eno2", 2, "other"), ("enp162s0f1np1", 1, None), ("enp1s0f0np0", 2, "spark")):
+        said = _said(cmd.format(ifname=ifname, n=n), host=host)
+        assert not any("NCCL_IB_DISABLE=1 with NCCL_SOCKET_IFNAME" in m for _, m in said), ifname
+    assert not any("NCCL_IB_DISABLE=1 with NCCL_SOCKET_IFNAME" in m for _, m in _said(_read("ze017"), host="other",
+                                                                                       nodes=2))
