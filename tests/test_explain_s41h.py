@@ -49,3 +49,41 @@ def test_ib_disabled_rule_is_silent_on_plain_ethernet_one_node_sparks_and_logs()
         assert not any("NCCL_IB_DISABLE=1 with NCCL_SOCKET_IFNAME" in m for _, m in said), ifname
     assert not any("NCCL_IB_DISABLE=1 with NCCL_SOCKET_IFNAME" in m for _, m in _said(_read("ze017"), host="other",
                                                                                        nodes=2))
+
+
+# ---------------------------------------------------------------- NCCL_IB_HCA set to one Spark twin, no NCCL log
+
+_SERVE = ("```bash\n"
+          "export NCCL_IB_HCA={hca}\n"
+          "export NCCL_SOCKET_IFNAME=enp1s0f0np0\n"
+          "export NCCL_DEBUG=WARN\n\n"
+          "vllm serve nvidia/MiniMax-M2.7-NVFP4 \\\n"
+          "  --tensor-parallel-size 2 \\\n"
+          "  --nnodes 2 \\\n"
+          "  --node-rank 0 \\\n"
+          "  --master-addr 169.254.205.76 \\\n"
+          "  --port 8888\n"
+          "```\n")
+
+
+def test_one_spark_twin_exported_as_nccl_ib_hca_warns_half_the_port():
+    """https://github.com/vllm-project/vllm/issues/41725 (corpus ze001): two Sparks, `export NCCL_IB_HCA=rocep1s0f0`
+    before `vllm serve ... --nnodes 2`: one twin is one PCIe x4 half of QSFP port 0, so NCCL gets about half of the
+    cable (the reading NVIDIA/dgx-spark-playbooks PR #103 measured: 23.74 GB/s busbw with both twins listed)."""
+    said = _said(_read("ze001"), host="spark", nodes=2)
+    warns = [m for lv, m in said if lv == "warn" and "NCCL_IB_HCA=rocep1s0f0 names one RoCE device" in m]
+    assert len(warns) == 1 and "NCCL_IB_HCA=rocep1s0f0,roceP2p1s0f0" in warns[0] and "half" in warns[0]
+    # the quoted lines, no --host: the Spark device names say it
+    assert any(lv == "warn" and "one twin of QSFP port 1" in m
+               for lv, m in _said(_SERVE.format(hca="rocep1s0f1").replace("enp1s0f0np0", "enp1s0f1np1")))
+
+
+def test_one_twin_rule_is_silent_with_both_twins_mlx5_names_other_hosts_or_an_nccl_log():
+    """Both twins listed, the mlx5_N naming (which port is not in the name), a host not a Spark, and a paste whose
+    NCCL log shows the devices NCCL used (corpus we011: its judge says `NCCL uses only one HCA`; no second warning)."""
+    for hca, host in (("rocep1s0f0,roceP2p1s0f0", "spark"), ("mlx5_1", "spark"), ("rocep1s0f0", "other")):
+        said = _said(_SERVE.format(hca=hca), host=host, nodes=2)
+        assert not any("names one RoCE device" in m for _, m in said), hca
+    said = _said(_read("we011"), host="spark", nodes=2)
+    assert not any("names one RoCE device" in m for _, m in said)
+    assert any(lv == "warn" and "NCCL uses only one HCA" in m for lv, m in said)

@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..spark_names import is_qsfp_twin
-from .common import warn
-from .context import context
+from ..spark_names import QSFP_TWINS, is_qsfp_twin, qsfp_port, rdma_device_for
+from .common import LINE_GBPS, SPARK_RDMA, hca_advice, warn
+from .context import context, spark_shown
 from .model import Finding, Section
 
 _IB_OFF_RE = re.compile(r"(?<![\w-])NCCL_IB_DISABLE[= ]{1,3}[\"']?1\b")
@@ -25,6 +25,8 @@ _IFNAME_RE = re.compile(r"(?<![\w-])NCCL_SOCKET_IFNAME[= ]{1,3}[\"']?(?P<names>[
 _NNODES_RE = re.compile(r"(?<!\S)--nnodes[= ](?P<n>\d{1,5})\b")
 _HOSTS_RE = re.compile(r"(?<!\S)(?:-H|--host)[= ](?P<list>[^\s,]{1,200},[^\s]{1,2000})")
 _RDMA_NAME_RE = re.compile(r"^ib\w{0,30}$|np\d{1,2}$")
+_HCA_SET_RE = re.compile(r"^[ \t]{0,40}(?:export[ \t]{1,8}|ENV[ \t]{1,8})?NCCL_IB_HCA=[\"']?(?P<list>[^\s\"']{0,200})"
+                         r"|(?<!\S)(?:-x|-e|--env)[ =]NCCL_IB_HCA=[\"']?(?P<opt>[^\s\"']{0,200})", re.M)
 
 
 def _spans_machines(command: str) -> bool:
@@ -33,6 +35,32 @@ def _spans_machines(command: str) -> bool:
         return nodes > 1
     m = _NNODES_RE.search(command)
     return bool(m and int(m.group("n")) > 1) or bool(_HOSTS_RE.search(command))
+
+
+def launch_env(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
+    """The cross check registered: :func:`ib_disabled_on_rdma_nic` and :func:`one_spark_twin_in_ib_hca`."""
+    return ib_disabled_on_rdma_nic(items) + one_spark_twin_in_ib_hca(items)
+
+
+def one_spark_twin_in_ib_hca(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
+    """(index, warning) where a Spark paste with no NCCL log sets NCCL_IB_HCA (an ``export`` or ``ENV`` line, a
+    ``NCCL_IB_HCA=`` line of its own, mpirun's ``-x``, docker's ``-e``) and every such setting names one RoCE
+    device, one twin of a QSFP port: each twin is one PCIe x4 half of the port, so NCCL drives about half of the
+    cable (what :func:`grader.judges.nccl.summarise_nccl_log` says where the log shows ``NET/IB : Using`` one
+    device). Corpus ze001 (vllm-project/vllm#41725: ``export NCCL_IB_HCA=rocep1s0f0`` on two Sparks)."""
+    if not items or any(s.kind in ("nccl-log", "nccl-tests") for s, _ in items):
+        return []
+    if not spark_shown():
+        return []
+    settings = [(m.group("list") or m.group("opt") or "").lstrip("=") for m in _HCA_SET_RE.finditer(context().paste)]
+    devices = {tuple(d.split(":")[0] for d in v.split(",") if d) for v in settings}
+    if len(devices) != 1 or len(dev := next(iter(devices))) != 1 or dev[0] not in SPARK_RDMA:
+        return []
+    twins = [rdma_device_for(t) or "" for t in QSFP_TWINS[qsfp_port(SPARK_RDMA[dev[0]]) or 0]]
+    index = next((i for i, (s, _) in enumerate(items) if s.kind), 0)
+    return [(index, warn(f"NCCL_IB_HCA={settings[0]} names one RoCE device, one twin of QSFP port "
+                         f"{qsfp_port(SPARK_RDMA[dev[0]])}: each twin is one PCIe x4 half of the port, so NCCL drives "
+                         f"about half of the cable's {LINE_GBPS} Gb/s. Set {hca_advice(twins)} so it drives both."))]
 
 
 def ib_disabled_on_rdma_nic(items: list[tuple[Section, Any]]) -> list[tuple[int, Finding]]:
