@@ -87,3 +87,25 @@ def test_one_twin_rule_is_silent_with_both_twins_mlx5_names_other_hosts_or_an_nc
     said = _said(_read("we011"), host="spark", nodes=2)
     assert not any("names one RoCE device" in m for _, m in said)
     assert any(lv == "warn" and "NCCL uses only one HCA" in m for lv, m in said)
+
+
+# ---------------------------------------------------------------- mixed channels with NET/Socket where no RDMA stack exists
+
+def test_socket_between_machines_without_libibverbs_or_rdma_ports_is_a_note():
+    """https://github.com/magnate3/linux-riscv-dev/blob/149cef22e6098bbd3553847a3fbb97044ec42431/nccl/pytorch-multi-GPU-training.md
+    (pending wf015): NCCL 2.7.8, every rank `Failed to open libibverbs.so[.1]`, NET/Socket on eno2 between two
+    machines, P2P/SHM inside each, training runs: TCP is what these machines have; a note, not a warning."""
+    sections = explain(_read("wf015"), host="other", nodes=2)
+    said = [(f.level, f.message) for s in sections for f in s.findings]
+    mixed = [lv for lv, m in said if m.startswith("Channels used several transports (NET/Socket")]
+    assert mixed == ["info"] and "warn" not in {lv for lv, _ in said}
+
+
+def test_socket_between_machines_with_an_ipoib_port_stays_a_warning():
+    """NVIDIA/nccl#952 (corpus a038): NET/Socket channels on a host whose interfaces include IPoIB (RDMA hardware
+    there, unused): still a warning; and the same wf015 lines without the libibverbs failure stay a warning."""
+    said = _said(_read("a038"), host="other", nodes=2)
+    assert [lv for lv, m in said if m.startswith("Channels used several transports (NET/Socket")] == ["warn"]
+    text = "\n".join(ln for ln in _read("wf015").splitlines() if "libibverbs" not in ln)
+    said = _said(text, host="other", nodes=2)
+    assert [lv for lv, m in said if m.startswith("Channels used several transports (NET/Socket")] == ["warn"]

@@ -18,7 +18,7 @@ from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port, 
 from .nccl_layout import duplicate_gpus, many_hcas, topology_findings
 from .nccl_notes import (direct_pointer_note, p2p_expected, duplicates_on_one_host, hosts_disagree, p2p_off_by_env, told_hang,
                          virtual_beside_nic)
-from .nccl_rdma import lookup_failed, rdma_netdevs as _rdma_netdevs, unused_rdma as _unused_rdma
+from .nccl_rdma import lookup_failed, no_verbs_here, rdma_netdevs as _rdma_netdevs, unused_rdma as _unused_rdma
 from .nccl_errors import _chain_findings, _setup_failures, _verbs_findings, error_findings
 from .common import (BUSBW_WARN_GBS, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, fields_of, hca_advice, info, listed,
                      machines_spanned, ok, on_spark, warn)
@@ -216,6 +216,7 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
         parts = verdict.split(": ", 1)[1].split("+")
         other_host = on_spark(_is_spark_log(log) or None) is False  # a Spark pair must use RDMA; elsewhere TCP may be all
         level = (warn if other_host and not (_rdma_netdevs(log) and lookup_failed(log)) else fail) if "NET/Socket" in parts else info
+        level = info if level is warn and no_verbs_here(log) else level  # no RDMA stack, no RDMA port: TCP is what it has
         out.append(level(f"Channels used several transports ({verdict.split(': ', 1)[1]}): NET/* between machines, "
                          "P2P/SHM inside one."
                          + ((" NET/Socket means the traffic between machines went over TCP, a few GB/s at best: if "
