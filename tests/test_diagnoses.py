@@ -1704,3 +1704,8 @@ def test_the_table_s_entries_are_kept_while_it_and_the_code_reading_it_are_uncha
     assert diagnoses._read_kept(table)[0].fix == "Changed."
     kept.write_bytes(kept.read_bytes()[:100])
     assert diagnoses._read_kept(table)[0].fix == "Changed."
+
+EXAMPLES.update({  # session 41h: iblinkinfo's per-link lines (NVIDIA/nccl-tests#71, four EDR hosts on an HDR switch)
+    "iblinkinfo-link-up": BANNER + "CA: gpu-v100-3 HCA-1:\n      0x0002c9ffff0000c4      6    1[  ] ==( 4X      25.78125 "
+                          "Gbps Active/  LinkUp)==>       3    3[  ] \"MF0;ibswitch254:MQM8700/U1\" ( )\n",
+})

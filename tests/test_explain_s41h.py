@@ -109,3 +109,25 @@ def test_socket_between_machines_with_an_ipoib_port_stays_a_warning():
     text = "\n".join(ln for ln in _read("wf015").splitlines() if "libibverbs" not in ln)
     said = _said(text, host="other", nodes=2)
     assert [lv for lv, m in said if m.startswith("Channels used several transports (NET/Socket")] == ["warn"]
+
+
+# ---------------------------------------------------------------- iblinkinfo's link lines
+
+def test_iblinkinfo_links_up_are_read_with_their_lane_rate():
+    """https://github.com/NVIDIA/nccl-tests/issues/71 (corpus s009): iblinkinfo of four V100 hosts' HCAs at
+    `4X 25.78125 Gbps Active/ LinkUp` (EDR) into an MQM8700 HDR switch: every link up, a note naming the lane rate;
+    format: https://linux.die.net/man/8/iblinkinfo."""
+    said = _said(_read("s009"), host="other", nodes=4)
+    notes = [m for lv, m in said if lv == "info" and m.startswith("iblinkinfo lists")]
+    assert len(notes) == 1 and "runs 4X at 25.78125 Gb/s a lane" in notes[0] and "25.78125 EDR" in notes[0]
+    assert {lv for lv, _ in said} <= {"ok", "info"}
+
+
+def test_iblinkinfo_note_is_silent_on_other_ib_outputs():
+    """ibstatus of an EDR port (pending wj022's block, NVIDIA/nccl#307) and a port not up: not iblinkinfo's shape."""
+    ibstatus = ("$ ibstatus\nInfiniband device 'mlx5_0' port 1 status:\n\tdefault gid:\t fe80:0000:0000:0000:b859:9f03:"
+                "00d4:fe72\n\tbase lid:\t 0x2ed\n\tsm lid:\t\t 0x10d\n\tstate:\t\t 4: ACTIVE\n\tphys state:\t 5: LinkUp\n"
+                "\trate:\t\t 100 Gb/sec (4X EDR)\n\tlink_layer:\t InfiniBand\n")
+    down = "           3   17[  ] ==(                Down/ Polling)==>             [  ] \"\" ( )\n"
+    for text in (ibstatus, down):
+        assert not any(m.startswith("iblinkinfo lists") for _, m in _said(text, host="other"))

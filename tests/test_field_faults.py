@@ -1205,6 +1205,8 @@ KV_TRANSFER = ("[2026-02-26 16:56:26 TP9] Decode transfer failed for request ran
                "room=4073374190146881990): Failed to get kvcache from prefill instance, it might be dead")
 """SGLang's PD disaggregation, the decode side (sgl-project/sglang#37022's deployment, pending corpus wt005)."""
 KV_ABORTED = KV_TRANSFER.replace("Failed to get kvcache from prefill instance, it might be dead", "Aborted by AbortReq.")
+IBLINKINFO = ("CA: gpu-v100-1 HCA-1:\n      0x0002c9ffff00010c      2    1[  ] ==( 4X      25.78125 Gbps Active/  LinkUp)==>"
+              "       3    2[  ] \"MF0;ibswitch254:MQM8700/U1\" ( )\n")  # NVIDIA/nccl-tests#71: iblinkinfo, an EDR host
 """SGLang's mooncake conn.py abort(): the request cancelled while its KV was in flight (breakit22 p28)."""
 C10D_UNREACHABLE = ("[W socket.cpp:663] [c10d] The client socket has failed to connect to [::ffff:172.16.8.232]:39623 "
                     "(errno: 110 - Connection timed out).")
@@ -1483,7 +1485,7 @@ def test_every_known_error_line_is_read_here():
                                         PS_ENGINE, DRIVER_LOAD, NM_ADDED, NM_UP_JA, DLLAMA_COMPUTE, GPU_IDS_EMPTY, SPEC_ACCEPT,
                                         NOT_REGISTERED_CAME_UP, API_REBOOTED, KILLED_TIMEOUT, SSH_RETRIED, MOE_DEFAULT,
                                         C10D_CONNECTED, DASHBOARD_LOOPBACK, NA_PARSE, TRT_BENCH, NGC_GPU_SHOWN, CGRAPH_SERVED, NODE_STOPPED, HTTP_400,
-                                        C10D_RETRY, KV_ABORTED]
+                                        C10D_RETRY, KV_ABORTED, IBLINKINFO]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently
