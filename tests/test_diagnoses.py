@@ -1709,3 +1709,10 @@ EXAMPLES.update({  # session 41h: iblinkinfo's per-link lines (NVIDIA/nccl-tests
     "iblinkinfo-link-up": BANNER + "CA: gpu-v100-3 HCA-1:\n      0x0002c9ffff0000c4      6    1[  ] ==( 4X      25.78125 "
                           "Gbps Active/  LinkUp)==>       3    3[  ] \"MF0;ibswitch254:MQM8700/U1\" ( )\n",
 })
+
+EXAMPLES.update({  # session 41h: amd-smi's AI NIC report, a port with no carrier (ROCm/rocm-systems#3654)
+    "amd-smi-nic-no-carrier": BANNER + "        PORTS:\n            PORT_0:\n                TYPE: Ethernet\n"
+                              "                NETDEV: enp229s0\n                IFINDEX: 229\n"
+                              "                MAC_ADDRESS: 04:90:81:00:00:b0\n                CARRIER: 0\n"
+                              "                MTU: 1500B\n                LINK_STATE: down\n                LINK_SPEED: 0 Mb/s\n",
+})

@@ -131,3 +131,20 @@ def test_iblinkinfo_note_is_silent_on_other_ib_outputs():
     down = "           3   17[  ] ==(                Down/ Polling)==>             [  ] \"\" ( )\n"
     for text in (ibstatus, down):
         assert not any(m.startswith("iblinkinfo lists") for _, m in _said(text, host="other"))
+
+
+# ---------------------------------------------------------------- amd-smi's AI NIC report: a port with no carrier
+
+def test_amd_smi_nic_port_without_carrier_warns_naming_it():
+    """https://github.com/ROCm/rocm-systems/pull/3654 (corpus o019): amd-smi's AI NIC entry (ionic), netdev enp229s0
+    with `CARRIER: 0`, `LINK_STATE: down`, `LINK_SPEED: 0 Mb/s`: no link on that port."""
+    said = _said(_read("o019"), host="other", nodes=1)
+    warns = [m for lv, m in said if lv == "warn"]
+    assert len(warns) == 1 and "enp229s0" in warns[0] and "no carrier" in warns[0]
+
+
+def test_amd_smi_nic_port_with_carrier_is_not_warned():
+    """The same entry with its link up (`CARRIER: 1`, `LINK_STATE: up`, 400000 Mb/s): no warning."""
+    text = _read("o019").replace("CARRIER: 0", "CARRIER: 1").replace("LINK_STATE: down", "LINK_STATE: up")
+    text = text.replace("LINK_SPEED: 0 Mb/s", "LINK_SPEED: 400000 Mb/s")
+    assert not any("no carrier" in m for _, m in _said(text, host="other", nodes=1))

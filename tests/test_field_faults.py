@@ -1205,6 +1205,10 @@ KV_TRANSFER = ("[2026-02-26 16:56:26 TP9] Decode transfer failed for request ran
                "room=4073374190146881990): Failed to get kvcache from prefill instance, it might be dead")
 """SGLang's PD disaggregation, the decode side (sgl-project/sglang#37022's deployment, pending corpus wt005)."""
 KV_ABORTED = KV_TRANSFER.replace("Failed to get kvcache from prefill instance, it might be dead", "Aborted by AbortReq.")
+AMD_NIC_DOWN = ("        PORTS:\n            PORT_0:\n                TYPE: Ethernet\n                FLAVOUR: N/A\n"
+                "                NETDEV: enp229s0\n                IFINDEX: 229\n                MAC_ADDRESS: 04:90:81:00:00:b0\n"
+                "                CARRIER: 0\n                MTU: 1500B\n                LINK_STATE: down\n"
+                "                LINK_SPEED: 0 Mb/s\n")  # ROCm/rocm-systems#3654: amd-smi's AI NIC report, a port with no link
 IBLINKINFO = ("CA: gpu-v100-1 HCA-1:\n      0x0002c9ffff00010c      2    1[  ] ==( 4X      25.78125 Gbps Active/  LinkUp)==>"
               "       3    2[  ] \"MF0;ibswitch254:MQM8700/U1\" ( )\n")  # NVIDIA/nccl-tests#71: iblinkinfo, an EDR host
 """SGLang's mooncake conn.py abort(): the request cancelled while its KV was in flight (breakit22 p28)."""
@@ -1417,7 +1421,8 @@ ALL = [TLS_REDIS, TLS_HF, NODE_DEATH, NODE_PREEMPTED, NM_NO_DEVICE, CGRAPH_UNPRO
        UCX_AH_TIMEOUT, UCX_RETRY, UCX_UD_QP, UCX_NO_ROUTE, NVRM_RESET, NCCL_NO_GRAPH, HTTP_503, MODEL_404,
        RING_NO_LOOP, BTL_DOCKER0, SGL_KERNEL, AUTOSCALER_DIED, NO_BLOCK_SIZE, RPC_NO_BUFFER,
        NO_RUNTIME, NO_DRIVER_BANNER, PLUGIN_NO_NVML, NVML_NOT_SUPPORTED, UCX_NO_AM, UCX_NO_TL,
-       WORKSPACE_LOCKED, JOB_EXIT, KV_TRANSFER, C10D_UNREACHABLE, MOONCAKE_REG, MOONCAKE_NO_RNIC, UCX_REG_MR, UCX_CQ_NOMEM, MOONCAKE_TCP]
+       WORKSPACE_LOCKED, JOB_EXIT, KV_TRANSFER, C10D_UNREACHABLE, MOONCAKE_REG, MOONCAKE_NO_RNIC, UCX_REG_MR, UCX_CQ_NOMEM, MOONCAKE_TCP,
+       AMD_NIC_DOWN]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -1433,7 +1438,8 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
                                                       PORTINFO_DOWN, NOT_REGISTERED, SPARKRUN_SSH, KERNEL_FALLBACK, BATCH_SERIAL, K8S_NOW_RUNNING,
                                                       ENV_OVERWRITTEN, NMAP_FILTERED, PRIVATE_NODE, PEER_FALSE,
                                                       MODEL_404, UCX_NO_TL, JOB_EXIT, NV_ERR, NV_ERR_DMESG, NGC_GPUS_ASKED, VPN_HEAD,
-                                                      CGRAPH_UNPROFILED, NVFP4_SCALES, C10D_UNREACHABLE, UCX_CQ_NOMEM))
+                                                      CGRAPH_UNPROFILED, NVFP4_SCALES, C10D_UNREACHABLE, UCX_CQ_NOMEM,
+                                                      AMD_NIC_DOWN))
                     else "fail")
     assert " Fix: " in message
 
