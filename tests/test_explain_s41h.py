@@ -148,3 +148,28 @@ def test_amd_smi_nic_port_with_carrier_is_not_warned():
     text = _read("o019").replace("CARRIER: 0", "CARRIER: 1").replace("LINK_STATE: down", "LINK_STATE: up")
     text = text.replace("LINK_SPEED: 0 Mb/s", "LINK_SPEED: 400000 Mb/s")
     assert not any("no carrier" in m for _, m in _said(text, host="other", nodes=1))
+
+
+# ---------------------------------------------------------------- a device at x8 under a port that can do x8 at most
+
+def test_width_below_the_card_under_a_port_no_wider_is_the_slot_not_a_fault():
+    """https://github.com/magnate3/linux-riscv-dev/blob/a518471825322fa5cb85895f4539b80527ba834a/exercises/pci-read-write/README.md
+    (pending ws007): a Hi1822 NIC's upstream port 03:00.0 (LnkCap x16) runs x8 under root port 00:0c.0, whose
+    `Bus: primary=00, secondary=03` line makes it the port above and whose LnkCap is x8: the slot's width, a note."""
+    said = _said(_read("ws007"), host="other", nodes=1)
+    notes = [(lv, m) for lv, m in said if "a port that can do x8 at most" in m]
+    assert [lv for lv, _ in notes] == ["info"] and "under 00:0c.0" in notes[0][1] and "not a fault" in notes[0][1]
+    assert "warn" not in {lv for lv, _ in said}
+
+
+def test_width_below_the_card_stays_a_warning_where_the_port_above_is_wider_or_absent():
+    """The same paste with the root port able to do x16 (then x8 is a fault of the link), and the card's block alone
+    (no port above in the paste): the warning stays."""
+    text = _read("ws007")
+    wider = text.replace("Speed 16GT/s, Width x8, ASPM not supported", "Speed 16GT/s, Width x16, ASPM not supported")
+    assert wider != text
+    said = _said(wider, host="other", nodes=1)
+    assert any(lv == "warn" and "link trained at x8, the card can do x16" in m for lv, m in said)
+    alone = text[:text.index("[root@centos7 pci_test2]# lspci -vvs 0000:00:0c.0")]
+    said = _said(alone, host="other", nodes=1)
+    assert any(lv == "warn" and "link trained at x8, the card can do x16" in m for lv, m in said)
