@@ -173,3 +173,14 @@ def test_width_below_the_card_stays_a_warning_where_the_port_above_is_wider_or_a
     alone = text[:text.index("[root@centos7 pci_test2]# lspci -vvs 0000:00:0c.0")]
     said = _said(alone, host="other", nodes=1)
     assert any(lv == "warn" and "link trained at x8, the card can do x16" in m for lv, m in said)
+
+
+def test_exclusion_lists_are_not_read_as_the_devices_named():
+    """NCCL's `^` prefix excludes the names after it (https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html,
+    NCCL_SOCKET_IFNAME and NCCL_IB_HCA): `^ib0` keeps sockets off IPoIB, `^rocep1s0f0` leaves every other device."""
+    cmd = ("$ NCCL_IB_DISABLE=1 NCCL_SOCKET_IFNAME=^ib0 torchrun --nnodes 2 --nproc_per_node 8 train.py\n"
+           "[W801 04:55:17.113400444 socket.cpp:697] [c10d] The client socket has failed to connect to [n1]:29500 "
+           "(errno: 22 - Invalid argument).\n")
+    assert not any("NCCL_IB_DISABLE=1 with NCCL_SOCKET_IFNAME" in m for _, m in _said(cmd, host="other"))
+    said = _said(_SERVE.format(hca="^rocep1s0f0"), host="spark", nodes=2)
+    assert not any("names one RoCE device" in m for _, m in said)

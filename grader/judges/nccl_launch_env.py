@@ -53,6 +53,8 @@ def one_spark_twin_in_ib_hca(items: list[tuple[Section, Any]]) -> list[tuple[int
     if not spark_shown():
         return []
     settings = [(m.group("list") or m.group("opt") or "").lstrip("=") for m in _HCA_SET_RE.finditer(context().paste)]
+    if any(v.startswith("^") for v in settings):  # `^dev`: every device but those, so more than one
+        return []
     devices = {tuple(d.split(":")[0] for d in v.split(",") if d) for v in settings}
     if len(devices) != 1 or len(dev := next(iter(devices))) != 1 or dev[0] not in SPARK_RDMA:
         return []
@@ -72,7 +74,9 @@ def ib_disabled_on_rdma_nic(items: list[tuple[Section, Any]]) -> list[tuple[int,
         command = s.command or ""
         if not _IB_OFF_RE.search(command) or not (m := _IFNAME_RE.search(command)):
             continue
-        names = [n.lstrip("^=") for n in m.group("names").split(",")]
+        if m.group("names").startswith("^"):  # an exclusion list (`^lo,docker0`): which interface NCCL takes is open
+            continue
+        names = [n.lstrip("=") for n in m.group("names").split(",")]
         rdma = [n for n in names if _RDMA_NAME_RE.search(n) and not is_qsfp_twin(n)]
         if not rdma or len(rdma) < len(names) or not _spans_machines(command):
             continue
