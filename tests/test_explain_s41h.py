@@ -184,3 +184,26 @@ def test_exclusion_lists_are_not_read_as_the_devices_named():
     assert not any("NCCL_IB_DISABLE=1 with NCCL_SOCKET_IFNAME" in m for _, m in _said(cmd, host="other"))
     said = _said(_SERVE.format(hca="^rocep1s0f0"), host="spark", nodes=2)
     assert not any("names one RoCE device" in m for _, m in said)
+
+
+# ---------------------------------------------------------------- NCCL's `=== System : maxBw M totalBw T ===`
+
+def test_system_line_with_total_below_max_is_named_with_what_decides():
+    """https://github.com/getainode/ainode/blob/d278e3a7b3d2fc85752c88af70f241b452f887e7/ops/runbooks/2026-04-18-v0.4.9-verification.md
+    (corpus zh004): two Sparks, NCCL 2.28.3, `=== System : maxBw 12.0 totalBw 3.0 ===`, then a hang: the note names
+    totalBw and, on a Spark, that NCCL reads GB10's PCIe entry that low; the hang stays the failure. Bounds' meaning:
+    NCCL's graph/search.cc (ncclTopoSearchInit)."""
+    said = _said(_read("zh004"), host="spark", nodes=2)
+    notes = [(lv, m) for lv, m in said if "totalBw" in m and "topology search" in m]
+    assert [lv for lv, _ in notes] == ["info"] and "3.0 GB/s" in notes[0][1] and "GB10" in notes[0][1]
+    assert "fail" in {lv for lv, _ in said}
+    other = _said("h1:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n"
+                  "h1:1:1 [0] NCCL INFO === System : maxBw 24.0 totalBw 6.0 ===\n", host="other", nodes=2)
+    assert any("nvidia-smi -q -d PCIE" in m for _, m in other)
+
+
+def test_system_line_is_silent_where_the_gpu_link_is_not_the_lower():
+    """NVIDIA/nccl#901's dump (pending xk014: `maxBw 160.0 totalBw 160.0`, NVSwitch) and NVIDIA/nccl#1053's (pending
+    xd014: `maxBw 1.2 totalBw 264.0`): the GPU's own link is no narrower than its paths, nothing to say."""
+    for stem in ("xk014", "xd014"):
+        assert not any("topology search (" in m for _, m in _said(_read(stem), host="other", nodes=2)), stem

@@ -15,7 +15,7 @@ import re
 from ..nccl_env import ib_hca_names, ib_hcas
 from ..parsers.nccl_log import NcclLog, transport_verdict
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port, rdma_device_for
-from .nccl_layout import duplicate_gpus, many_hcas, topology_findings
+from .nccl_layout import duplicate_gpus, many_hcas, system_bandwidth, topology_findings
 from .nccl_notes import (direct_pointer_note, p2p_expected, duplicates_on_one_host, hosts_disagree, p2p_off_by_env, told_hang,
                          virtual_beside_nic)
 from .nccl_rdma import lookup_failed, no_verbs_here, rdma_netdevs as _rdma_netdevs, unused_rdma as _unused_rdma
@@ -576,7 +576,7 @@ def summarise_nccl_log(log: NcclLog, command: str | None) -> Summary:
     findings += _network_findings(log, verdict) + _inside_findings(log) + _gdr_off_findings(log)
     findings += _verbs_findings(log) + _chain_findings(log)
     findings += error_findings(log) + duplicate_gpus(log) + duplicates_on_one_host(log) + topology_findings(log)
-    findings += hosts_disagree(log)
+    findings += hosts_disagree(log) + system_bandwidth(log)
     if log.bench:
         b = max(log.bench, key=lambda x: x.size_mib)
         findings.append(info(f"The benchmark lines end at {b.size_mib:g} MiB with busbw {b.busbw_gbs:g} GB/s (= {b.busbw_gbs * 8:g} Gb/s)."))
