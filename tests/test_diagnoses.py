@@ -1716,3 +1716,8 @@ EXAMPLES.update({  # session 41h: amd-smi's AI NIC report, a port with no carrie
                               "                MAC_ADDRESS: 04:90:81:00:00:b0\n                CARRIER: 0\n"
                               "                MTU: 1500B\n                LINK_STATE: down\n                LINK_SPEED: 0 Mb/s\n",
 })
+
+EXAMPLES.update({  # session 41h: sparkrun's image pipeline to a Spark's CX-7 address failing over ssh (sparkrun#67)
+    "sparkrun-ib-transfer-ssh-failed": BANNER + "Using IB network for transfers (1/1 hosts)\n"
+                                       "  Pipeline <- 192.168.200.12 FAILED rc=255 (10.0s): ssh:\n",
+})

@@ -207,3 +207,20 @@ def test_system_line_is_silent_where_the_gpu_link_is_not_the_lower():
     xd014: `maxBw 1.2 totalBw 264.0`): the GPU's own link is no narrower than its paths, nothing to say."""
     for stem in ("xk014", "xd014"):
         assert not any("topology search (" in m for _, m in _said(_read(stem), host="other", nodes=2)), stem
+
+
+# ---------------------------------------------------------------- sparkrun's image pipeline over the IB link failing
+
+def test_sparkrun_pipeline_to_an_ib_transfer_address_failing_names_the_link():
+    """https://github.com/spark-arena/sparkrun/issues/67 (corpus zf015): sparkrun run from a machine outside the
+    Sparks' link: `Using IB network for transfers`, then `Pipeline <- 192.168.200.12 FAILED rc=255 (10.0s): ssh:`."""
+    said = _said(_read("zf015"), host="spark", nodes=2)
+    fails = [m for lv, m in said if lv == "fail"]
+    assert len(fails) == 1 and "192.168.200.12" in fails[0] and "management network" in fails[0]
+
+
+def test_sparkrun_pipeline_failure_without_ib_transfer_is_not_read_as_the_link():
+    """The same failed pipeline line where sparkrun transfers over the hosts' own addresses (no `IB network for
+    transfers` line): this entry does not apply (which network failed is not the IB link)."""
+    text = "\n".join(ln for ln in _read("zf015").splitlines() if "IB transfer" not in ln and "IB network" not in ln)
+    assert not any("Using IB network for transfers" in m for _, m in _said(text, host="spark", nodes=2))

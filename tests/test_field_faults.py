@@ -1209,6 +1209,8 @@ AMD_NIC_DOWN = ("        PORTS:\n            PORT_0:\n                TYPE: Ethe
                 "                NETDEV: enp229s0\n                IFINDEX: 229\n                MAC_ADDRESS: 04:90:81:00:00:b0\n"
                 "                CARRIER: 0\n                MTU: 1500B\n                LINK_STATE: down\n"
                 "                LINK_SPEED: 0 Mb/s\n")  # ROCm/rocm-systems#3654: amd-smi's AI NIC report, a port with no link
+SPARKRUN_IB_PIPE = ("  IB transfer IPs resolved for 1/1 host(s)\nUsing IB network for transfers (1/1 hosts)\n"
+                    "  Pipeline <- 192.168.200.12 FAILED rc=255 (10.0s): ssh:\n")  # spark-arena/sparkrun#67
 IBLINKINFO = ("CA: gpu-v100-1 HCA-1:\n      0x0002c9ffff00010c      2    1[  ] ==( 4X      25.78125 Gbps Active/  LinkUp)==>"
               "       3    2[  ] \"MF0;ibswitch254:MQM8700/U1\" ( )\n")  # NVIDIA/nccl-tests#71: iblinkinfo, an EDR host
 """SGLang's mooncake conn.py abort(): the request cancelled while its KV was in flight (breakit22 p28)."""
@@ -1422,7 +1424,7 @@ ALL = [TLS_REDIS, TLS_HF, NODE_DEATH, NODE_PREEMPTED, NM_NO_DEVICE, CGRAPH_UNPRO
        RING_NO_LOOP, BTL_DOCKER0, SGL_KERNEL, AUTOSCALER_DIED, NO_BLOCK_SIZE, RPC_NO_BUFFER,
        NO_RUNTIME, NO_DRIVER_BANNER, PLUGIN_NO_NVML, NVML_NOT_SUPPORTED, UCX_NO_AM, UCX_NO_TL,
        WORKSPACE_LOCKED, JOB_EXIT, KV_TRANSFER, C10D_UNREACHABLE, MOONCAKE_REG, MOONCAKE_NO_RNIC, UCX_REG_MR, UCX_CQ_NOMEM, MOONCAKE_TCP,
-       AMD_NIC_DOWN]
+       AMD_NIC_DOWN, SPARKRUN_IB_PIPE]
 
 
 @pytest.mark.parametrize("text", ALL)
