@@ -1721,3 +1721,8 @@ EXAMPLES.update({  # session 41h: sparkrun's image pipeline to a Spark's CX-7 ad
     "sparkrun-ib-transfer-ssh-failed": BANNER + "Using IB network for transfers (1/1 hosts)\n"
                                        "  Pipeline <- 192.168.200.12 FAILED rc=255 (10.0s): ssh:\n",
 })
+
+EXAMPLES.update({  # session 41h: a queue pair that could not reach RTR, no errno the table singles out
+    "qp-to-rtr-failed": BANNER + "E1021 10:04:11.512345 3051 rdma_endpoint.cpp:241] Failed to modify QP to RTR, check "
+                        "mtu, gid, peer lid, peer qp num: Invalid argument [22]\n",
+})

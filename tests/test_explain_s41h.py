@@ -224,3 +224,24 @@ def test_sparkrun_pipeline_failure_without_ib_transfer_is_not_read_as_the_link()
     transfers` line): this entry does not apply (which network failed is not the IB link)."""
     text = "\n".join(ln for ln in _read("zf015").splitlines() if "IB transfer" not in ln and "IB network" not in ln)
     assert not any("Using IB network for transfers" in m for _, m in _said(text, host="spark", nodes=2))
+
+
+# ---------------------------------------------------------------- a queue pair that could not reach RTR
+
+def test_failed_to_modify_qp_to_rtr_is_a_warning_with_its_causes():
+    """https://github.com/kvcache-ai/Mooncake/issues/1766 (corpus u014): the issue's title quotes `Failed to modify
+    QP to RTR` over an ibv_devinfo whose port is ACTIVE: the connection step, not the link; GID index and MTU
+    named. Transition's meaning: https://man7.org/linux/man-pages/man3/ibv_modify_qp.3.html."""
+    said = _said(_read("u014"), host="other", nodes=6)
+    warns = [m for lv, m in said if lv == "warn"]
+    assert len(warns) == 1 and "ready-to-receive" in warns[0] and "GID index" in warns[0]
+    assert any(lv == "ok" and "Active" in m for lv, m in said)
+
+
+def test_rtr_warning_gives_way_to_the_entries_that_fail_it():
+    """Where the line carries ETIMEDOUT (corpus zn017, uccl#641: `Failed to modify QP to RTR: Connection timed out`),
+    the table's failure says it and this warning is not added; perftest's own reader reads its line (corpus w019)."""
+    for stem in ("zn017", "w019"):
+        said = _said(_read(stem), host="other")
+        assert "fail" in {lv for lv, _ in said} and not any("could not be moved to ready-to-receive" in m
+                                                             for _, m in said), stem

@@ -1211,6 +1211,8 @@ AMD_NIC_DOWN = ("        PORTS:\n            PORT_0:\n                TYPE: Ethe
                 "                LINK_SPEED: 0 Mb/s\n")  # ROCm/rocm-systems#3654: amd-smi's AI NIC report, a port with no link
 SPARKRUN_IB_PIPE = ("  IB transfer IPs resolved for 1/1 host(s)\nUsing IB network for transfers (1/1 hosts)\n"
                     "  Pipeline <- 192.168.200.12 FAILED rc=255 (10.0s): ssh:\n")  # spark-arena/sparkrun#67
+QP_RTR = ("E1021 10:04:11.512345 3051 rdma_endpoint.cpp:241] Failed to modify QP to RTR, check mtu, gid, peer lid, "
+          "peer qp num: Invalid argument [22]\n")  # kvcache-ai/Mooncake: a queue pair that never reached RTR
 IBLINKINFO = ("CA: gpu-v100-1 HCA-1:\n      0x0002c9ffff00010c      2    1[  ] ==( 4X      25.78125 Gbps Active/  LinkUp)==>"
               "       3    2[  ] \"MF0;ibswitch254:MQM8700/U1\" ( )\n")  # NVIDIA/nccl-tests#71: iblinkinfo, an EDR host
 """SGLang's mooncake conn.py abort(): the request cancelled while its KV was in flight (breakit22 p28)."""
@@ -1424,7 +1426,7 @@ ALL = [TLS_REDIS, TLS_HF, NODE_DEATH, NODE_PREEMPTED, NM_NO_DEVICE, CGRAPH_UNPRO
        RING_NO_LOOP, BTL_DOCKER0, SGL_KERNEL, AUTOSCALER_DIED, NO_BLOCK_SIZE, RPC_NO_BUFFER,
        NO_RUNTIME, NO_DRIVER_BANNER, PLUGIN_NO_NVML, NVML_NOT_SUPPORTED, UCX_NO_AM, UCX_NO_TL,
        WORKSPACE_LOCKED, JOB_EXIT, KV_TRANSFER, C10D_UNREACHABLE, MOONCAKE_REG, MOONCAKE_NO_RNIC, UCX_REG_MR, UCX_CQ_NOMEM, MOONCAKE_TCP,
-       AMD_NIC_DOWN, SPARKRUN_IB_PIPE]
+       AMD_NIC_DOWN, SPARKRUN_IB_PIPE, QP_RTR]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -1441,7 +1443,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
                                                       ENV_OVERWRITTEN, NMAP_FILTERED, PRIVATE_NODE, PEER_FALSE,
                                                       MODEL_404, UCX_NO_TL, JOB_EXIT, NV_ERR, NV_ERR_DMESG, NGC_GPUS_ASKED, VPN_HEAD,
                                                       CGRAPH_UNPROFILED, NVFP4_SCALES, C10D_UNREACHABLE, UCX_CQ_NOMEM,
-                                                      AMD_NIC_DOWN))
+                                                      AMD_NIC_DOWN, QP_RTR))
                     else "fail")
     assert " Fix: " in message
 
