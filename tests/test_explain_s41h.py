@@ -245,3 +245,22 @@ def test_rtr_warning_gives_way_to_the_entries_that_fail_it():
         said = _said(_read(stem), host="other")
         assert "fail" in {lv for lv, _ in said} and not any("could not be moved to ready-to-receive" in m
                                                              for _, m in said), stem
+
+
+# ---------------------------------------------------------------- two link layers on the ports of one card
+
+def test_one_cards_ports_on_two_link_layers_warn():
+    """https://github.com/NVIDIA/daqiri/blob/1134167e4b1d3c6869778f28599d31e8a7e84151/docs/tutorials/system_configuration.md
+    (corpus w012): a ConnectX-7 (one sys_image_guid 48b0:2d03:00aa:0001) with mlx5_0 Ethernet and mlx5_1
+    InfiniBand, both ACTIVE: one card's ports set apart, a warning with mlxconfig's LINK_TYPE fix."""
+    said = _said(_read("w012"), host="other", nodes=1)
+    warns = [m for lv, m in said if lv == "warn"]
+    assert len(warns) == 1 and "ports of one card (mlx5_0, mlx5_1" in warns[0] and "LINK_TYPE_P" in warns[0]
+
+
+def test_two_cards_on_two_link_layers_stay_a_note():
+    """Corpus t017 (deepseek-ai/DeepEP#223: a CX-6 Dx on Ethernet, a CX-6 on InfiniBand, different system image
+    GUIDs) and pending ws010 (a CX-6 on HDR InfiniBand, a CX-5 on RoCE): a host on two networks, a note."""
+    for stem in ("t017", "ws010"):
+        said = _said(_read(stem), host="other", nodes=1)
+        assert [lv for lv, m in said if m.startswith("The ports run two link layers")] == ["info"], stem
