@@ -84,8 +84,9 @@ def ib_disabled_on_rdma_nic(items: list[tuple[Section, Any]]) -> list[tuple[int,
         return [(index, warn(
             f"The launch command sets NCCL_IB_DISABLE=1 with NCCL_SOCKET_IFNAME={m.group('names')}: NCCL's RDMA "
             "transport is off, so between the machines NCCL carries its data over TCP sockets, a few GB/s at best. "
-            f"Yet {said} is named like an RDMA-capable NIC's interface (an `ib*` IPoIB interface, or the `np<N>` port "
-            "suffix of ConnectX, Broadcom and Intel E810 ports): its RDMA, if its device is there, goes unused. If "
-            "`rdma link` (or `ibv_devices`) lists an RDMA device on it, unset NCCL_IB_DISABLE (NCCL_DEBUG=INFO then "
+            f"Yet {said} {'is' if len(rdma) == 1 else 'are'} named as an RDMA-capable NIC's interfaces are (an `ib*` "
+            "IPoIB interface, or the `np<N>` port suffix of ConnectX, Broadcom and Intel E810 ports): the NIC's RDMA, "
+            "if its device is there, goes unused. If `rdma link` (or `ibv_devices`) lists an RDMA device on it, unset "
+            "NCCL_IB_DISABLE (NCCL_DEBUG=INFO then "
             "shows `NET/IB : Using ...`); keep it only where RDMA itself fails, and then find why."))]
     return []
