@@ -282,6 +282,15 @@ def _stop_before_engine_dead(log: VllmLog | None, values: Mapping[str, Any], tex
     return {"stop": text[start:end if end >= 0 else len(text)].strip()[:200]}
 
 
+_IB_TRANSFER_RE = re.compile(r"Using IB network for transfers|IB transfer IPs? resolved")
+
+
+def _ib_transfer(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where sparkrun says it moves files over the Sparks' InfiniBand/RoCE link (`Using IB network for
+    transfers`, `IB transfer IPs resolved`): the failed host is then an address on that link (sparkrun#67)."""
+    return {} if _IB_TRANSFER_RE.search(text) else None
+
+
 PASTE_DETAILS: dict[str, Callable[..., dict[str, Any] | None]] = {
     "stopped_before": _stop_before_engine_dead,
     "no_death_reason": _no_death_reason,
@@ -297,6 +306,7 @@ PASTE_DETAILS: dict[str, Callable[..., dict[str, Any] | None]] = {
     "letters_split": _letters_split,
     "ends_in_frames": _ends_in_frames,
     "not_stopped": _not_stopped,
+    "ib_transfer": _ib_transfer,
 }
 """The details of this module, by the names checks/diagnoses.toml gives them (merged into grader.diagnosis_details'
 DETAILS)."""

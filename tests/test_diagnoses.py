@@ -1753,4 +1753,25 @@ EXAMPLES.update({  # session 41: a KV cache sized by --kv-cache-memory-bytes (bl
                                "105.76 GiB, reserved 14.36 GiB memory for KV Cache as specified by kv_cache_memory_bytes "
                                "config and skipped memory profiling. This does not respect the gpu_memory_utilization "
                                "config.\n",
+
+EXAMPLES.update({  # session 41h: iblinkinfo's per-link lines (NVIDIA/nccl-tests#71, four EDR hosts on an HDR switch)
+    "iblinkinfo-link-up": BANNER + "CA: gpu-v100-3 HCA-1:\n      0x0002c9ffff0000c4      6    1[  ] ==( 4X      25.78125 "
+                          "Gbps Active/  LinkUp)==>       3    3[  ] \"MF0;ibswitch254:MQM8700/U1\" ( )\n",
+})
+
+EXAMPLES.update({  # session 41h: amd-smi's AI NIC report, a port with no carrier (ROCm/rocm-systems#3654)
+    "amd-smi-nic-no-carrier": BANNER + "        PORTS:\n            PORT_0:\n                TYPE: Ethernet\n"
+                              "                NETDEV: enp229s0\n                IFINDEX: 229\n"
+                              "                MAC_ADDRESS: 04:90:81:00:00:b0\n                CARRIER: 0\n"
+                              "                MTU: 1500B\n                LINK_STATE: down\n                LINK_SPEED: 0 Mb/s\n",
+})
+
+EXAMPLES.update({  # session 41h: sparkrun's image pipeline to a Spark's CX-7 address failing over ssh (sparkrun#67)
+    "sparkrun-ib-transfer-ssh-failed": BANNER + "Using IB network for transfers (1/1 hosts)\n"
+                                       "  Pipeline <- 192.168.200.12 FAILED rc=255 (10.0s): ssh:\n",
+})
+
+EXAMPLES.update({  # session 41h: a queue pair that could not reach RTR, no errno the table singles out
+    "qp-to-rtr-failed": BANNER + "E1021 10:04:11.512345 3051 rdma_endpoint.cpp:241] Failed to modify QP to RTR, check "
+                        "mtu, gid, peer lid, peer qp num: Invalid argument [22]\n",
 })

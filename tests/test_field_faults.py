@@ -1210,6 +1210,16 @@ KV_TRANSFER = ("[2026-02-26 16:56:26 TP9] Decode transfer failed for request ran
                "room=4073374190146881990): Failed to get kvcache from prefill instance, it might be dead")
 """SGLang's PD disaggregation, the decode side (sgl-project/sglang#37022's deployment, pending corpus wt005)."""
 KV_ABORTED = KV_TRANSFER.replace("Failed to get kvcache from prefill instance, it might be dead", "Aborted by AbortReq.")
+AMD_NIC_DOWN = ("        PORTS:\n            PORT_0:\n                TYPE: Ethernet\n                FLAVOUR: N/A\n"
+                "                NETDEV: enp229s0\n                IFINDEX: 229\n                MAC_ADDRESS: 04:90:81:00:00:b0\n"
+                "                CARRIER: 0\n                MTU: 1500B\n                LINK_STATE: down\n"
+                "                LINK_SPEED: 0 Mb/s\n")  # ROCm/rocm-systems#3654: amd-smi's AI NIC report, a port with no link
+SPARKRUN_IB_PIPE = ("  IB transfer IPs resolved for 1/1 host(s)\nUsing IB network for transfers (1/1 hosts)\n"
+                    "  Pipeline <- 192.168.200.12 FAILED rc=255 (10.0s): ssh:\n")  # spark-arena/sparkrun#67
+QP_RTR = ("E1021 10:04:11.512345 3051 rdma_endpoint.cpp:241] Failed to modify QP to RTR, check mtu, gid, peer lid, "
+          "peer qp num: Invalid argument [22]\n")  # kvcache-ai/Mooncake: a queue pair that never reached RTR
+IBLINKINFO = ("CA: gpu-v100-1 HCA-1:\n      0x0002c9ffff00010c      2    1[  ] ==( 4X      25.78125 Gbps Active/  LinkUp)==>"
+              "       3    2[  ] \"MF0;ibswitch254:MQM8700/U1\" ( )\n")  # NVIDIA/nccl-tests#71: iblinkinfo, an EDR host
 """SGLang's mooncake conn.py abort(): the request cancelled while its KV was in flight (breakit22 p28)."""
 C10D_UNREACHABLE = ("[W socket.cpp:663] [c10d] The client socket has failed to connect to [::ffff:172.16.8.232]:39623 "
                     "(errno: 110 - Connection timed out).")
@@ -1430,7 +1440,8 @@ ALL = [SWAP_LARGE, TLS_REDIS, TLS_HF, NODE_DEATH, NODE_PREEMPTED, NM_NO_DEVICE, 
        RING_NO_LOOP, BTL_DOCKER0, SGL_KERNEL, AUTOSCALER_DIED, NO_BLOCK_SIZE, RPC_NO_BUFFER,
        NO_RUNTIME, NO_DRIVER_BANNER, PLUGIN_NO_NVML, NVML_NOT_SUPPORTED, UCX_NO_AM, UCX_NO_TL,
        WORKSPACE_LOCKED, JOB_EXIT, KV_TRANSFER, C10D_UNREACHABLE, MOONCAKE_REG, MOONCAKE_NO_RNIC, UCX_REG_MR, UCX_CQ_NOMEM, MOONCAKE_TCP,
-       TRITON_CUDA, TORCH_DUMP_TIMEOUT, WORKER_DIED_MP]
+       TRITON_CUDA, TORCH_DUMP_TIMEOUT, WORKER_DIED_MP,
+       AMD_NIC_DOWN, SPARKRUN_IB_PIPE, QP_RTR]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -1446,7 +1457,8 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
                                                       PORTINFO_DOWN, NOT_REGISTERED, SPARKRUN_SSH, KERNEL_FALLBACK, BATCH_SERIAL, K8S_NOW_RUNNING,
                                                       ENV_OVERWRITTEN, NMAP_FILTERED, PRIVATE_NODE, PEER_FALSE,
                                                       MODEL_404, UCX_NO_TL, JOB_EXIT, NV_ERR, NV_ERR_DMESG, NGC_GPUS_ASKED, VPN_HEAD,
-                                                      CGRAPH_UNPROFILED, NVFP4_SCALES, C10D_UNREACHABLE, UCX_CQ_NOMEM, SWAP_LARGE))
+                                                      CGRAPH_UNPROFILED, NVFP4_SCALES, C10D_UNREACHABLE, UCX_CQ_NOMEM, SWAP_LARGE,
+                                                      AMD_NIC_DOWN, QP_RTR))
                     else "fail")
     assert " Fix: " in message
 
@@ -1498,7 +1510,8 @@ def test_every_known_error_line_is_read_here():
                                         PS_ENGINE, DRIVER_LOAD, NM_ADDED, NM_UP_JA, DLLAMA_COMPUTE, GPU_IDS_EMPTY, SPEC_ACCEPT,
                                         NOT_REGISTERED_CAME_UP, API_REBOOTED, KILLED_TIMEOUT, SSH_RETRIED, MOE_DEFAULT,
                                         C10D_CONNECTED, DASHBOARD_LOOPBACK, NA_PARSE, TRT_BENCH, NGC_GPU_SHOWN, CGRAPH_SERVED, NODE_STOPPED, HTTP_400,
-                                        C10D_RETRY, KV_ABORTED, NVTOP_GEN1, PL_SET_ONESHOT, GPUD_FALLBACK, GPUD_HEALTHY, XML_P8, XTRACE]
+                                        C10D_RETRY, KV_ABORTED, NVTOP_GEN1, PL_SET_ONESHOT, GPUD_FALLBACK, GPUD_HEALTHY, XML_P8, XTRACE,
+                                        IBLINKINFO]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently

@@ -17,4 +17,6 @@ register_cross_check(judge("memory", "shared_still_held"), kinds=("free",))
 _LAUNCHED = (None, "nccl-log", "nccl-tests", "collective-bench", "docker-run", "ray-start", "vllm-log", "sglang-log",
              "launcher", "vllm-bench", "python-traceback")  # (None: a command whose output no reader knows)
 register_cross_check(judge("launch_args", "broken_continuations"), kinds=_LAUNCHED)  # type: ignore[arg-type]
+register_cross_check(judge("nccl_launch_env", "launch_env"),
+                     kinds=(*_LAUNCHED, "known-error"))  # type: ignore[arg-type]
 register_cross_check(judge("launch_args", "few_iterations"), kinds=(None, "nccl-log", "nccl-tests"))  # type: ignore

@@ -15,10 +15,10 @@ import re
 from ..nccl_env import ib_hca_names, ib_hcas
 from ..parsers.nccl_log import NcclLog, transport_verdict
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port, rdma_device_for
-from .nccl_layout import duplicate_gpus, many_hcas, topology_findings
+from .nccl_layout import duplicate_gpus, many_hcas, system_bandwidth, topology_findings
 from .nccl_notes import (direct_pointer_note, p2p_expected, duplicates_on_one_host, hosts_disagree, p2p_off_by_env, told_hang,
                          virtual_beside_nic)
-from .nccl_rdma import lookup_failed, rdma_netdevs as _rdma_netdevs, unused_rdma as _unused_rdma
+from .nccl_rdma import lookup_failed, no_verbs_here, rdma_netdevs as _rdma_netdevs, unused_rdma as _unused_rdma
 from .nccl_errors import _chain_findings, _setup_failures, _verbs_findings, error_findings
 from .common import (BUSBW_WARN_GBS, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, fields_of, hca_advice, info, listed,
                      machines_spanned, ok, on_spark, warn)
@@ -226,6 +226,7 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
         parts = verdict.split(": ", 1)[1].split("+")
         other_host = not on_spark(_is_spark_log(log) or None)  # a Spark pair must use RDMA; elsewhere TCP may be all
         level = (warn if other_host and not (_rdma_netdevs(log) and lookup_failed(log)) else fail) if "NET/Socket" in parts else info
+        level = info if level is warn and no_verbs_here(log) else level  # no RDMA stack, no RDMA port: TCP is what it has
         out.append(level(f"Channels used several transports ({verdict.split(': ', 1)[1]}): NET/* between machines, "
                          "P2P/SHM inside one."
                          + ((" NET/Socket means the traffic between machines went over TCP, a few GB/s at best: if "
@@ -585,7 +586,7 @@ def summarise_nccl_log(log: NcclLog, command: str | None) -> Summary:
     findings += _network_findings(log, verdict) + _inside_findings(log) + _gdr_off_findings(log)
     findings += _verbs_findings(log) + _chain_findings(log)
     findings += error_findings(log) + duplicate_gpus(log) + duplicates_on_one_host(log) + topology_findings(log)
-    findings += hosts_disagree(log)
+    findings += hosts_disagree(log) + system_bandwidth(log)
     if log.bench:
         b = max(log.bench, key=lambda x: x.size_mib)
         findings.append(info(f"The benchmark lines end at {b.size_mib:g} MiB with busbw {b.busbw_gbs:g} GB/s (= {b.busbw_gbs * 8:g} Gb/s)."))

@@ -10,9 +10,36 @@ the threshold is checks/specs/topologies.toml's.
 
 from __future__ import annotations
 
+import re
+
 from ..parsers.nccl_log import NcclLog
-from .common import fail, info, machines_spanned, warn
+from .common import fail, info, machines_spanned, on_spark, warn
+from .context import context, spark_shown
 from .model import Finding
+
+_SYSTEM_RE = re.compile(r"=== System : maxBw (?P<max>\d{1,5}(?:\.\d{1,3})?) totalBw (?P<total>\d{1,5}(?:\.\d{1,3})?) ===")
+
+
+def system_bandwidth(log: NcclLog) -> list[Finding]:
+    """NCCL's ``=== System : maxBw M totalBw T ===`` (its graph search's two bounds: maxBw the best path from a GPU
+    to a NIC or another GPU, totalBw a GPU's own link, its PCIe link or its NVLinks added up) where T is below M: NCCL
+    rates the GPU's own link below the path it would drive, and plans its channels within T. A note naming the figures
+    and what decides: on a GB10 (a DGX Spark) NCCL reads the GPU's PCIe entry that low (its GPU reaches memory over
+    C2C) and pairs still run (pending we011: 2.30.7, totalBw 0.2, connects); elsewhere the GPU's PCIe link (LnkSta).
+    Source: NCCL's graph/search.cc (ncclTopoSearchInit: maxBw from getMaxBw, totalBw from getTotalBw); corpus zh004."""
+    m = _SYSTEM_RE.search(context().paste or "") if log.nccl_lines else None
+    if not m or not 0 < float(m.group("total")) < float(m.group("max")):
+        return []
+    said = (f"NCCL's topology search (`{m.group(0)}`) rates a GPU's own link (totalBw: its PCIe link, or its NVLinks "
+            f"added up) at {m.group('total')} GB/s, below the {m.group('max')} GB/s of its best path to a NIC or another "
+            "GPU (maxBw): NCCL plans its channels within the lower figure. ")
+    if on_spark(spark_shown() or None):
+        return [info(said + "On a GB10 (DGX Spark) NCCL reads the GPU's PCIe entry that low, as its GPU reaches memory "
+                     "over C2C, not PCIe, and pairs still connect with it: a figure of NCCL's model, not a narrow link "
+                     "in itself; the busbw of a run (all_reduce_perf) says whether it holds the pair back.")]
+    return [info(said + "The GPU's PCIe link as it runs decides whether that is real: `nvidia-smi -q -d PCIE` (Link "
+                 "Width and Generation, Current against Max) or `lspci -vv` LnkSta; a link trained narrow or slow caps "
+                 "every transfer to and from the GPU.")]
 
 
 def duplicate_gpus(log: NcclLog) -> list[Finding]:

@@ -46,6 +46,14 @@ def lookup_failed(log: Any) -> str:
     return ""
 
 
+def no_verbs_here(log: Any) -> bool:
+    """Whether the log shows a machine with no RDMA stack and no RDMA port: NCCL could not open libibverbs (rdma-core
+    is not installed) and none of its interfaces is named as only RDMA hardware names them (:func:`rdma_netdevs`).
+    TCP sockets between such machines are what they have, not a fault NCCL shows (magnate3's two-node DDP notes,
+    pending wf015: NCCL 2.7.8, `Failed to open libibverbs.so[.1]`, NET/Socket on eno2, training runs)."""
+    return not rdma_netdevs(log) and not ib_off_by_env(log) and bool(_NO_VERBS_RE.search(context().paste or ""))
+
+
 def unused_rdma(log: Any) -> str:
     """A sentence naming the RDMA interfaces NCCL left unused and why, as far as the log shows, or ""."""
     seen, failed = rdma_netdevs(log), lookup_failed(log)

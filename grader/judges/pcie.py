@@ -22,6 +22,7 @@ from .common import SPARK_RDMA, fail, head_lines, info, listed, ok, on_spark, sp
 from .context import context
 from .gpu_notes import mixed_models
 from .model import Finding, Section, Summary
+from .pcie_above import port_above
 
 
 # --------------------------------------------------------------------------- a twin's PCIe link, from sysfs
@@ -294,7 +295,13 @@ def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
                                  "the slot, a riser or the seating holds it back)."))
             continue
         more = "more (lspci marks it downgraded; its LnkCap line is not in the paste)"
-        if d.width_reduced:
+        above = port_above(d.address) if d.width_reduced and sta.width else None
+        if above and above[1] <= sta.width:  # the port above can do no wider: the slot's width, by design
+            findings.append(info(f"{label}: link at x{sta.width} of the card's x{cap.width if cap else '?'}, under "
+                                 f"{above[0]}, a port that can do x{above[1]} at most (its LnkCap): a link trains to "
+                                 f"its narrower end, so x{sta.width} is this slot's full width, not a fault. Only a "
+                                 "wider slot gives the card its full width."))
+        elif d.width_reduced:
             # a link narrower than the card is a GPU's loss; a device the paste does not name may sit in a slot
             # wired that narrow by design (a Raspberry Pi's single lane), so it is said, not failed
             judge = fail if d.is_display else warn

@@ -23,7 +23,7 @@ from .common import (C2S, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, host_findings,
 from .model import Finding, Section, Summary
 from .perftest import IB_BW_PASS_GBPS, PERF_GUIDE
 from .roce_notes import (active_count, cut_gids, disabled_beside_cut, fabric_notes, gid_layouts, guid_gids, ib_lids, idle_port,
-                         pinned_gid_index, trained_not_active, uneven_rates, up_words)
+                         pinned_gid_index, trained_not_active, two_link_layers, uneven_rates, up_words)
 
 
 #: PCI function of each Spark twin (procedure.md §1.1)
@@ -323,10 +323,7 @@ def summarise_ibstat(cas: CaList, command: str | None, source: str = "ibstat") -
     ethernet = [f"{c.ca} port {p.port}" for c in cas for p in c.ports if (p.link_layer or "").lower() == "ethernet"]
     ib = [f"{c.ca} port {p.port}" for c in cas for p in c.ports if (p.link_layer or "").lower() == "infiniband"]
     if ethernet and ib:  # as NCCL's device list that mixes them (judges.nccl): a note, not a fault by itself
-        findings.append(info(f"The ports run two link layers: Ethernet, i.e. RoCE, on {', '.join(ethernet)}; "
-                             f"InfiniBand on {', '.join(ib)}. A RoCE port and an InfiniBand port cannot reach each "
-                             "other, so use one kind for a job (NCCL_IB_HCA); a VPI card's port changes with `mlxconfig "
-                             "-d <dev> set LINK_TYPE_P<n>=ETH` (or IB) and a reboot."))
+        findings.append(two_link_layers(cas, ethernet, ib))
     elif ethernet:
         findings.append(info("Link layer Ethernet, i.e. RoCE (RDMA over Ethernet)"
                              + (": a Spark's ConnectX-7 ports have no InfiniBand mode" if on_spark(None) is not False

@@ -314,3 +314,28 @@ def guid_gids(table: Any, dev: str) -> bool:
             return True  # (masked or cut: not known to be a GUID's)
         return packed[11:13] == b"\xff\xfe"
     return bool(rows) and all(not r.netdev and r.gid.lower().startswith("fe80") and not from_mac(r.gid) for r in rows)
+
+
+def two_link_layers(cas: Any, ethernet: list[str], ib: list[str]) -> Finding:
+    """Ports on two link layers: a note (hosts often have an InfiniBand fabric and an Ethernet one); a warning where
+    the two are ports of one card (one CA's ports, or CAs sharing a nonzero system image GUID): a VPI card's ports are
+    set one by one (mlxconfig LINK_TYPE_P1/P2), and one set apart from its sibling is most often the one left at the
+    other protocol. Corpus w012 (NVIDIA/daqiri's tutorial: a ConnectX-7 with port 1 Ethernet, port 2 InfiniBand; the
+    fix it gives is LINK_TYPE_P2=ETH and a reboot); t017 and pending ws010 (two cards, one per network): notes."""
+    said = (f"The ports run two link layers: Ethernet, i.e. RoCE, on {', '.join(ethernet)}; InfiniBand on "
+            f"{', '.join(ib)}. A RoCE port and an InfiniBand port cannot reach each other, so use one kind for a job "
+            "(NCCL_IB_HCA)")
+    fix = "a VPI card's port changes with `mlxconfig -d <dev> set LINK_TYPE_P<n>=ETH` (or IB) and a reboot."
+    cards: dict[str, list[Any]] = {}
+    for c in cas:
+        digits = (getattr(c, "system_guid", None) or "").lower().replace(":", "").removeprefix("0x")
+        key = digits if digits.strip("0") else f"ca:{c.ca}"  # no GUID (or zeros): the CA alone is one card
+        cards.setdefault(key, []).append(c)
+    mixed = [cs for cs in cards.values() if {(p.link_layer or "").lower() for c in cs for p in c.ports}
+             >= {"ethernet", "infiniband"}]
+    if not mixed:
+        return info(f"{said}; {fix}")
+    names = ", ".join(c.ca or "?" for c in mixed[0])
+    return warn(f"{said}. Here the two are ports of one card ({names}: one system image GUID): a card's ports are set "
+                "one by one, so one of them was left at the other protocol, or set apart on purpose (one port on an "
+                "InfiniBand fabric, one on Ethernet). If both are meant for one network, " + fix)

@@ -62,7 +62,8 @@ _RATE_RE = re.compile(r"^(?P<n>\d+(?:\.\d+)?)")
 _PORT_KEYS = {"state": "state", "physical state": "physical_state", "rate": "rate_gbps", "link layer": "link_layer",
               "sm lid": "sm_lid", "base lid": "base_lid", "port guid": "port_guid",
               "phys state": "physical_state", "link_layer": "link_layer"}  # the last two: ibstatus's
-_CA_KEYS = {"ca type": "ca_type", "firmware version": "firmware", "node guid": "node_guid"}
+_CA_KEYS = {"ca type": "ca_type", "firmware version": "firmware", "node guid": "node_guid",
+            "system image guid": "system_guid"}
 CA_TYPES = {"MT4129": "ConnectX-7", "MT4131": "ConnectX-8", "MT4125": "ConnectX-6 Dx", "MT4123": "ConnectX-6",
             "MT4119": "ConnectX-5", "MT4121": "ConnectX-5 Ex", "MT4127": "ConnectX-6 Lx", "MT41692": "BlueField-3"}
 """PCI device ids of ConnectX generations as ibstat prints them (``CA type``)."""
@@ -112,6 +113,7 @@ class CaInfo:
     firmware: str | None = None
     ports: tuple[IbPort, ...] = ()
     node_guid: str | None = None
+    system_guid: str | None = None  # ibstat's ``System image GUID``, ibv_devinfo's ``sys_image_guid``: one card's ports share it
 
     @property
     def guid_unset(self) -> bool:
@@ -239,7 +241,7 @@ def parse_ibstat(text: str) -> CaList:
                   tuple(IbPort(p["port"], p.get("state"), p.get("physical_state"), p.get("rate_gbps"),
                                p.get("link_layer"), sm_lid=p.get("sm_lid"), base_lid=p.get("base_lid"),
                                port_guid=p.get("port_guid"))
-                        for p in c["ports"]), c.get("node_guid")) for c in cas]
+                        for p in c["ports"]), c.get("node_guid"), c.get("system_guid")) for c in cas]
     last_ports = cas[-1]["ports"]
     truncated = cut or bool(last_ports) and "link_layer" not in last_ports[-1] and "ca_type" in cas[-1]
     return CaList(out, truncated, tuple(warnings), panic=panic)
@@ -346,8 +348,8 @@ def parse_ibv_devinfo(text: str) -> CaList:
             seen = seen or key in ("state", "phys_state", "link_layer")
         elif key == "fw_ver":
             cas[-1]["firmware"] = value or None
-        elif key == "node_guid":
-            cas[-1]["node_guid"] = value or None
+        elif key in ("node_guid", "sys_image_guid"):
+            cas[-1]["node_guid" if key == "node_guid" else "system_guid"] = value or None
         elif key == "vendor_id":
             cas[-1]["vendor"] = value.lower()
         elif key == "vendor_part_id" and value.isdigit() and int(value):  # MT<part>: a Mellanox/NVIDIA part's name
@@ -367,6 +369,7 @@ def parse_ibv_devinfo(text: str) -> CaList:
             rate = float(speed.group("n")) * int(width.group("n")) if width and speed else None
             ports.append(IbPort(p["port"], p.get("state"), p.get("physical_state"), rate, p.get("link_layer"),
                                 p.get("active_mtu"), tuple(p["gids"]), p.get("sm_lid"), p.get("base_lid")))
-        out.append(CaInfo(c["ca"], c.get("ca_type"), c.get("firmware"), tuple(ports), c.get("node_guid")))
+        out.append(CaInfo(c["ca"], c.get("ca_type"), c.get("firmware"), tuple(ports), c.get("node_guid"),
+                          c.get("system_guid")))
     truncated = cas[0]["ca"] is None
     return CaList(out, truncated, unopened=unopened)
