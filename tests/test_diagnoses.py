@@ -1753,6 +1753,8 @@ EXAMPLES.update({  # session 41: a KV cache sized by --kv-cache-memory-bytes (bl
                                "105.76 GiB, reserved 14.36 GiB memory for KV Cache as specified by kv_cache_memory_bytes "
                                "config and skipped memory profiling. This does not respect the gpu_memory_utilization "
                                "config.\n",
+})
+
 
 EXAMPLES.update({  # session 41h: iblinkinfo's per-link lines (NVIDIA/nccl-tests#71, four EDR hosts on an HDR switch)
     "iblinkinfo-link-up": BANNER + "CA: gpu-v100-3 HCA-1:\n      0x0002c9ffff0000c4      6    1[  ] ==( 4X      25.78125 "
