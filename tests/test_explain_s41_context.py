@@ -152,3 +152,81 @@ def test_vllm_v0_multiprocessing_workers_are_one_machine_without_being_told():
     twins' GID index."""
     said = " ".join(messages(s) for s in explain(_paste("p018")))
     assert "with every rank on this one machine" in said and "NCCL_IB_GID_INDEX" not in said
+
+
+# --------------------------------------------------------------------------- break-it review 24 (session 41): probes
+# written as variations of real outputs (corpus y005, field paste 04, an ASUS GX10's lscpu, show_gids of NCCL's issues)
+
+_GX10_LSCPU = ("user@gx10-7f3a:~$ lscpu\nArchitecture:                aarch64\nCPU(s):                      20\n"
+               "Vendor ID:                   ARM\n  Model name:                Cortex-X925\n"
+               "    Core(s) per cluster:     10\n  Model name:                Cortex-A725\n")
+
+
+def test_a_sparks_own_cpu_is_a_spark_sign_not_another_machines():
+    """Break-it 24 F1: `lscpu` of a GB10 names Cortex-X925 and Cortex-A725; "A725" once read as a data-center GPU's
+    name (A100's pattern) and made the Spark's iperf3 at 30 Gbit/s "not a Spark". Now the cores are a Spark's sign:
+    the rate fails against the Spark figures."""
+    iperf = ("user@gx10-7f3a:~$ iperf3 -c 192.168.100.11 -P 4 -t 10\nConnecting to host 192.168.100.11, port 5201\n"
+             "[ ID] Interval           Transfer     Bitrate         Retr\n"
+             "[SUM]   0.00-10.00  sec  35.0 GBytes  30.1 Gbits/sec    0             sender\n"
+             "[SUM]   0.00-10.00  sec  35.0 GBytes  30.1 Gbits/sec                  receiver\n")
+    said = " ".join(messages(s, "fail") for s in explain(_GX10_LSCPU + iperf) if s.kind == "iperf3")
+    assert "far below" in said
+
+
+def test_an_x86_servers_connectx_at_pci_bus_1_is_not_a_spark():
+    """Break-it 24 F2: any ConnectX at PCI 0000:01 is named rocep1s0f0/enp1s0f0np0, as a Spark's first twins are; a
+    Xeon above the show_gids says whose: no Spark words, the unknown-use warning (show_gids shows no port state)."""
+    text = ("user@gpu-srv-03:~$ grep -m1 \"model name\" /proc/cpuinfo\nmodel name\t: Intel(R) Xeon(R) Platinum 8480+\n"
+            "user@gpu-srv-03:~$ show_gids\nDEV\tPORT\tINDEX\tGID\t\t\t\t\tIPv4  \t\tVER\tDEV\n---\t----\t-----\t---\t\t\t\t\t"
+            "------------  \t---\t---\n"
+            "rocep1s0f0\t1\t0\tfe80:0000:0000:0000:a288:c2ff:fe3a:51b0\t\t\tv1\tenp1s0f0np0\n"
+            "rocep1s0f0\t1\t1\tfe80:0000:0000:0000:a288:c2ff:fe3a:51b0\t\t\tv2\tenp1s0f0np0\nn_gids_found=2\n")
+    gids = next(s for s in explain(text) if s.kind == "show-gids")
+    assert "fail" not in levels(gids) and "between the nodes" in messages(gids, "warn") and "Spark" not in messages(gids)
+
+
+def test_a_spark_pairs_ray_status_without_gpus_is_the_fault_it_is():
+    """Break-it 24 L1 (corpus y005 with its GPU line removed): two nodes of 20 CPUs and ~111 GiB each are a Spark
+    pair as Ray counts it (checks/specs/gpus.toml [dgx_spark] cpu_cores); no GPU there is Ray started without them,
+    a fail, not a CPU-only cluster; a CPU-only cluster of other sizes stays a condition."""
+    text = ("======== Autoscaler status: 2026-04-19 17:08:02.711002 ========\nNode status\n-----\nActive:\n"
+            " 1 node_83e4b7723832f251eff177c9faf45a5305de7b1755a7f91ce1f3c911\n"
+            " 1 node_4dcd7509dc73bd2e758e4048d40233b19eb019dfb54c66095a01e30f\nPending:\n (no pending nodes)\n"
+            "Recent failures:\n (no failures)\n\nResources\n-----\nTotal Usage:\n 0.0/40.0 CPU\n 0B/221.76GiB memory\n"
+            " 0B/19.46GiB object_store_memory\n\nFrom request_resources:\n (none)\nPending Demands:\n"
+            " (no resource demands)\n")
+    assert "Ray reports no GPU: vLLM's Ray executor" in messages(_ray(text), "fail")
+    other = text.replace("0.0/40.0 CPU", "0.0/64.0 CPU")
+    assert "fail" not in levels(_ray(other)) and "a CPU-only cluster" in messages(_ray(other), "info")
+
+
+def test_soft_roce_on_a_host_shown_to_be_a_spark_warns():
+    """Break-it 24 L2: `rdma link` on spark-e2a9 lists only rxe0 on enP7s7 (the Spark's 10 GbE port): the
+    ConnectX-7's devices are missing and Soft-RoCE stands in: a warning, as with --host spark."""
+    [s] = explain("user@spark-e2a9:~$ rdma link\nlink rxe0/1 state ACTIVE physical_state LINK_UP netdev enP7s7\n")
+    assert "Soft-RoCE" in messages(s, "warn")
+
+
+def test_one_sparks_ray_status_is_a_condition_whatever_the_hostname():
+    """Break-it 24 L3: one Spark's `ray status` (one node, one GPU, nothing pending) read the same on a host named
+    spark-... and gx10-...: a Spark says which bars apply, not that a second one was meant."""
+    status = ("======== Autoscaler status: 2026-04-10 05:23:31.894412 ========\nNode status\n-----\nActive:\n"
+              " 1 node_a81cfbad5c01fb9a0060b29a3698e0ec84f5ec6b0349790e329b7410\nPending:\n (no pending nodes)\n"
+              "Recent failures:\n (no failures)\n\nResources\n-----\nTotal Usage:\n 0.0/20.0 CPU\n 0.0/1.0 GPU\n"
+              " 0B/109.42GiB memory\n\nFrom request_resources:\n (none)\nPending Demands:\n (no resource demands)\n")
+    for host in ("spark-e2a9", "gx10-7f3a"):
+        s = _ray(f"user@{host}:~$ docker exec node-58 ray status\n" + status)
+        assert "fail" not in levels(s) and "a one-machine cluster, unless" in messages(s, "info"), host
+        assert "only 1 node: the second Spark" in messages(_ray(f"user@{host}:~$ ray status\n" + status, nodes=2), "fail")
+
+
+def test_an_all_reduce_table_over_more_than_two_ranks_is_not_a_spark_pairs():
+    """Break-it 24 N3: nccl-tests rows alone, busbw 1.75 x algbw (all-reduce over 8 ranks): no Spark pair's
+    reading beside the rank count the same table gives."""
+    rows = ("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw "
+            "#wrong\n   268435456      67108864     float     sum      -1    63511    4.23    7.40      0    63470    "
+            "4.23    7.40      0\n  1073741824     268435456     float     sum      -1   253611    4.23    7.41      0   "
+            "253590    4.23    7.41      0\n")
+    said = " ".join(messages(s) for s in explain(rows))
+    assert "8 ranks" in said and "two DGX Sparks" not in said and "Spark pair" not in said

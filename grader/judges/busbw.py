@@ -44,6 +44,8 @@ def _is_spark_pair(res: NcclTestsResult, command: str | None = None) -> bool | N
     gpus = _gpus_of_command(command)
     if any((r.busbw_gbs or 0) > BUSBW_LINE_GBS for r in res.rows):  # faster than one QSFP cable carries: not over it
         return False
+    if any(m and m.algbw_gbs and (m.busbw_gbs or 0) - 0.01 > m.algbw_gbs for r in res.rows for m in (r.out_of_place,)):
+        return False  # busbw above algbw beyond the printed rounding: all-reduce over more than two ranks
     return False if gpus is not None and gpus != 2 else None
 
 

@@ -16,7 +16,7 @@ from typing import Any, Callable
 from ..parsers.common.commands import filters_output, ssh_host
 from ..ranges import expected_range
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port, rdma_device_for, twin_domain
-from .context import context
+from .context import context, spark_shown
 from .model import Finding
 
 
@@ -268,7 +268,7 @@ def on_spark(from_paste: bool | None) -> bool | None:
     c = context()
     if c.host is not None:
         return c.host == "spark"
-    return from_paste if from_paste is not None or not c.other_machine_shown else False
+    return False if c.other_machine_shown else from_paste  # (another machine's CPU or GPU outranks ConnectX names)
 
 
 # --------------------------------------------------------------------------- RDMA devices (lesson 2a's readers share these)
@@ -300,8 +300,8 @@ def host_findings(devices: list[str], source: str, netdevs: dict[str, str | None
     soft = [d for d in devices if soft_rdma_kind(d)]
     for d in soft:
         on = f" on {netdevs[d]}" if netdevs.get(d) else ""
-        # a fact of a host not said or known to be a Spark (`explain --host other`); a warning where a Spark is meant
-        out.append((info if not on_spark(None) else warn)(
+        # a fact of a host not said or known to be a Spark (`explain --host other`); a warning on a Spark (said or shown)
+        out.append((info if not (on_spark(None) or on_spark(None) is None and spark_shown()) else warn)(
             f"{d}{on} is {soft_rdma_kind(d)}: RDMA emulated in software over an ordinary Ethernet interface, not an "
             "RDMA NIC. This host has no hardware RDMA in this output, so RDMA figures measured over it (ib_write_bw, "
             "NCCL's NET/IB) say nothing about an RDMA NIC." + ("" if on_spark(None) is False else " A DGX Spark's "

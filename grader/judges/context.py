@@ -33,12 +33,19 @@ class Context:
         return host_seen(self.paste) if self.host is None else None
 
     @cached_property
+    def spark_sure(self) -> bool:
+        """Whether the paste shows one of a Spark's own signs (:data:`_SPARK_SURE_RE`: GB10, its CPU's cores, the
+        domain-0002 twins, enP7s7, the word Spark), wherever in it: an `lscpu` above an NCCL log says whose log it is."""
+        return bool(_SPARK_SURE_RE.search(self.paste[:HEAD_CHARS]))
+
+    @cached_property
     def other_machine_shown(self) -> bool:
         """Where ``host`` is not said: whether the paste shows a machine that cannot be a Spark (a GPU other than
-        GB10, an x86 server CPU, a second GPU on one host) and nothing of a Spark. Stronger than :attr:`seen`, which
-        an HCA named mlx5_N (a Spark's, where udev did not rename it) also sets: levels follow this one."""
+        GB10, an x86 server CPU, a second GPU on one host) and none of a Spark's own signs (:data:`_SPARK_SURE_RE`;
+        rocep1s0f0 and enp1s0f0np0 are any ConnectX's at PCI 0000:01). Stronger than :attr:`seen`, which an HCA named
+        mlx5_N (a Spark's, where udev did not rename it) also sets: levels follow this one."""
         head = self.paste[:HEAD_CHARS]
-        return self.host is None and bool(_OTHER_MACHINE_RE.search(head)) and not _SPARK_HOST_RE.search(head)
+        return self.host is None and bool(_OTHER_MACHINE_RE.search(head)) and not _SPARK_SURE_RE.search(head)
 
 
 _CONTEXT: contextvars.ContextVar[Context] = contextvars.ContextVar("explain_context", default=Context())
@@ -49,11 +56,15 @@ def context() -> Context:
     return _CONTEXT.get()
 
 
-_OTHER_MACHINE_RE = re.compile(r"\b(?:[HAL]\d{2,3}S?|[BH]\d{3}|G[HB]\d{3}|V100|A10G|RTX|GeForce|Quadro|Tesla|TITAN|Radeon"
+_OTHER_MACHINE_RE = re.compile(r"(?<!Cortex-)\b(?:[HAL]\d{2,3}S?|[BH]\d{3}|G[HB]\d{3}|V100|A10G|RTX|GeForce|Quadro|Tesla|TITAN|Radeon"
                                r"|MI\d{3}X?|Xeon|EPYC)\b"
                                r"|\b(?:cuda|nvml)Dev [1-9]")  # (a Spark has one GPU: NCCL's second device on a host is not one)
 _OTHER_HOST_RE = re.compile(r"\bmlx5_\d|" + _OTHER_MACHINE_RE.pattern)  # (mlx5_N: a Spark's HCA where udev did not rename it)
-_SPARK_HOST_RE = re.compile(r"\bGB10\b|\b(?:DGX )?Sparks?\b|rocep1s0f|roceP2p1s0f|enp1s0f\dnp\d|enP2p1s0f|enP7s7", re.I)
+_SPARK_SURE_RE = re.compile(r"\bGB10\b|\b(?:DGX )?Sparks?\b|roceP2p1s0f|enP2p1s0f|enP7s7|Cortex-(?:X925|A725)", re.I)
+"""A Spark's own signs: its GPU, its name, its CPU's cores (10 Cortex-X925 + 10 Cortex-A725), the twins on PCI domain
+0002 and its 10 GbE port, names no other machine gives."""
+_SPARK_HOST_RE = re.compile(_SPARK_SURE_RE.pattern + r"|rocep1s0f|enp1s0f\dnp\d", re.I)  # (and the names any ConnectX at
+# PCI 0000:01 gets, a Spark's first twins among them)
 HEAD_CHARS = 300_000  # (the start of a long log says which machines it is from)
 
 

@@ -22,6 +22,7 @@ from .nccl_rdma import lookup_failed, no_verbs_here, rdma_netdevs as _rdma_netde
 from .nccl_errors import _chain_findings, _setup_failures, _verbs_findings, error_findings
 from .common import (BUSBW_WARN_GBS, JUMBO_MTU, LINE_GBPS, SPARK_RDMA, fail, fields_of, hca_advice, info, listed,
                      machines_spanned, ok, on_spark, warn)
+from .context import context
 from .model import NO_ERROR_SEEN, Finding, Summary
 
 
@@ -32,8 +33,8 @@ def _came_up(log: NcclLog) -> bool:
 
 
 def _is_spark_log(log: NcclLog) -> bool:
-    """Whether the log names a DGX Spark's RoCE devices or interfaces."""
-    return (any(h.device in SPARK_RDMA for h in log.ib_devices)
+    """Whether the log names a DGX Spark's RoCE devices or interfaces, or the paste around it shows a Spark's own signs."""
+    return (context().spark_sure or any(h.device in SPARK_RDMA for h in log.ib_devices)
             or any(is_qsfp_twin(x or "") or x == HOUSE_INTERFACE
                    for x in (log.oob_iface, log.bootstrap_iface, *(s.name for s in log.socket_ifaces))))
 

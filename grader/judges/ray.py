@@ -40,22 +40,33 @@ def _gpus_per_node(st: RayStatus) -> set[float]:
 
 def _spark_like(st: RayStatus) -> bool | None:
     """Whether the cluster is what a Spark pair looks like to Ray: True when an ``accelerator_type:GB10``
-    resource says so, False when another accelerator type or more than one GPU per node says it is not
-    (a DGX Spark has one GB10 GPU), None when it cannot tell (one GPU per node: a Spark, or any one-GPU box)."""
+    resource says so, or each node has a Spark's CPUs and memory (:func:`_spark_sized`), False when another
+    accelerator type or more than one GPU per node says it is not (a DGX Spark has one GB10 GPU), None when it cannot
+    tell (one GPU per node: a Spark, or any one-GPU box)."""
     kinds = {k.split(":", 1)[1] for k in list(st.resources) + [k for u in st.per_node for k in u.resources]
              if k.startswith("accelerator_type:")}
     if kinds:
         return all("GB10" in k.upper() for k in kinds)
     per = _gpus_per_node(st)
-    return False if any(g > 1 for g in per) else None
+    return False if any(g > 1 for g in per) else True if _spark_sized(st) else None
 
 
-def _unsaid(spark: bool | None, st: RayStatus) -> bool:
-    """Nothing says how many machines the cluster should have: no ``explain --nodes``, no Spark said or shown (a Spark
-    pair has two), and no pending demand asks for a GPU (a GPU workload waiting says what the cluster is for); then what a Spark
+def _spark_sized(st: RayStatus) -> bool:
+    """Whether each node has a DGX Spark's CPUs and memory as Ray counts them (checks/specs/gpus.toml [dgx_spark]
+    cpu_cores, and at most its cuda_memory_gib, more than three quarters of it): a Spark pair's cluster whose GPUs Ray
+    does not see (break-it 24 L1: two nodes, 40 CPUs, 221.76 GiB, no GPU)."""
+    from ..calc.specs import match_gpu
+    spec, cpu, mem, n = match_gpu("GB10"), st.resources.get("CPU"), st.resources.get("memory"), st.node_count or 0
+    cores, gib = (spec.graded("cpu_cores"), spec.graded("cuda_memory_gib")) if spec else (None, None)
+    return bool(cores and gib and cpu and mem and n) and cpu[1] / n == cores and 0.75 * gib <= mem[1] / n / GIB <= gib
+
+
+def _unsaid(st: RayStatus) -> bool:
+    """Nothing says how many machines the cluster should have: no ``explain --nodes`` or ``--host spark`` (the course's
+    pair; a Spark shown in the paste says which bars apply, not that a second was meant), and no pending demand asks for a GPU (a GPU workload waiting says what the cluster is for); then what a Spark
     pair needs is said as a condition, not as a fault."""
     c = context()
-    return not spark and c.host != "spark" and c.nodes is None and not spark_shown() and not any(
+    return c.host != "spark" and c.nodes is None and not any(
         d.total("GPU") for d in st.demands) and not any("GPU" in str(d) for d in st.pending_demands)
 
 
@@ -104,16 +115,17 @@ def summarise_ray(st: RayStatus, command: str | None) -> Summary:
             findings.append(info("Ray lists 1 node, but the output stops inside its node list (no `Pending` or "  # xp019
                                  "`Resources` section after it): more nodes may be below the cut, so it cannot say "
                                  "whether the other node joined. Paste `ray status` whole."))
-        elif n == 1 and _unsaid(spark, st):
+        elif n == 1 and _unsaid(st):
             findings.append(info("Ray sees 1 node: a one-machine cluster, unless the run should span more machines"
                                  + (" (a Spark pair's two)" if spark is None and context().host is None else "") + ": then the other has "
                                  "not joined (start it with `ray start "
                                  "--address=<head IP>:6379`). Nothing here says which: `explain --nodes N` does."))
         elif n == 1:
-            other = "the second Spark" if spark is not False else "the other node"
+            spark_said = bool(spark or spark_shown())  # (a Spark pair's words only where a Spark is said or shown)
+            other = "the second Spark" if spark_said else "the other node"
             findings.append(fail(f"Ray sees only 1 node: {other} has not joined. On it, start the worker "
                                  "against the head's address on the fast link ("
-                                 + ("a Spark's QSFP address: " if spark is not False else "")
+                                 + ("a Spark's QSFP address: " if spark_said else "")
                                  + "`ray start --address=<head IP>:6379 --node-ip-address=<its own IP>`, or "
                                  "run_cluster.sh ... --worker), check that it can reach that address (`ping`), and "
                                  "give `ray status` ~10 s to catch up."))
@@ -321,7 +333,7 @@ def _ray_gpu_findings(st: RayStatus, gpu: tuple[float, float] | None, nodes: int
                          "runs on it), not GPUs gone missing, unless these machines hold NVIDIA GPUs that Ray "
                          "registered as something else (`nvidia-smi` on a node tells). vLLM's GPU executor does not "
                          "place a model on it.")]
-        if spark is False or _unsaid(spark, st):
+        if spark is False or spark is None and not spark_shown() and _unsaid(st):
             return [info("Ray reports no GPU: a CPU-only cluster (no node offers a `GPU` resource), so vLLM's Ray "
                          "executor, one GPU per worker, cannot place a model on it." + (
                              " If these machines have GPUs (a DGX Spark does: `explain --host spark`), Ray was "
