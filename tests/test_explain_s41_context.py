@@ -230,3 +230,14 @@ def test_an_all_reduce_table_over_more_than_two_ranks_is_not_a_spark_pairs():
             "253590    4.23    7.41      0\n")
     said = " ".join(messages(s) for s in explain(rows))
     assert "8 ranks" in said and "two DGX Sparks" not in said and "Spark pair" not in said
+
+
+def test_one_twin_up_with_carrier_is_said_up():
+    """https://github.com/ideo-plus (blind batch vh003): `ip link show enp1s0f0np0` on a Spark worker, UP and
+    LOWER_UP at MTU 9000: said up with carrier (the cable is in), beside the twin the output does not show; a twin UP
+    without LOWER_UP is not said so."""
+    [s] = explain(FIELD.joinpath("pending").glob("vh003_*.txt").__next__().read_text())
+    assert "is UP with carrier (LOWER_UP)" in messages(s, "ok") and "twin enP2p1s0f0np0 is not in this output" in messages(s)
+    line = ("3: enp1s0f0np0: <BROADCAST,MULTICAST,UP> mtu 9000 qdisc mq state DOWN mode DEFAULT group default qlen 1000\n"
+            "    link/ether 02:00:00:00:00:0b brd ff:ff:ff:ff:ff:ff\n")
+    assert "with carrier" not in messages(explain(line)[0])
