@@ -241,3 +241,15 @@ def test_one_twin_up_with_carrier_is_said_up():
     line = ("3: enp1s0f0np0: <BROADCAST,MULTICAST,UP> mtu 9000 qdisc mq state DOWN mode DEFAULT group default qlen 1000\n"
             "    link/ether 02:00:00:00:00:0b brd ff:ff:ff:ff:ff:ff\n")
     assert "with carrier" not in messages(explain(line)[0])
+
+
+def test_a_spark_share_a_little_above_the_recipe_is_a_note_and_far_above_a_warning():
+    """The field's readers of one-Spark vLLM starts (checks/specs/gpus.toml [dgx_spark]
+    vllm_gpu_memory_utilization_risky): at 0.89 (blind batch vh008, poolside Laguna, serving) a healthy start with a
+    note; at 0.95 (corpus zm005) the host's starvation warned."""
+    low = " ".join(messages(s, "info") for s in explain(_paste("vh008"), host="spark", nodes=1))
+    assert "--gpu-memory-utilization 0.89 on a DGX Spark" in low
+    assert not any("GB10 recipe" in f.message for s in explain(_paste("vh008"), host="spark", nodes=1)
+                   for f in s.findings if f.level == "warn")
+    high = " ".join(messages(s, "warn") for s in explain(_paste("zm005"), host="spark", nodes=1))
+    assert "--gpu-memory-utilization 0.95 on a DGX Spark" in high

@@ -528,15 +528,17 @@ def summarise_metrics(m: VllmMetrics, command: str | None) -> Summary:
 def _unified_share(utilization: float | None) -> list[Finding]:
     """On a DGX Spark (``explain --host spark``), a --gpu-memory-utilization above the share vLLM's GB10 recipe gives
     vLLM (checks/specs/gpus.toml [dgx_spark] vllm_gpu_memory_utilization): the GPU's memory is the system's, so what
-    vLLM takes the OS, its page cache and every other process lose."""
+    vLLM takes the OS, its page cache and every other process lose: a note up to vllm_gpu_memory_utilization_risky,
+    a warning above it."""
     from ..calc.specs import match_gpu
     spec = match_gpu("GB10") if utilization is not None and on_spark(None) else None
     share = spec.graded("vllm_gpu_memory_utilization") if spec is not None else None
     if share is None or utilization <= share:
         return []
-    total = spec.graded("cuda_memory_gib")
+    total, risky = spec.graded("cuda_memory_gib"), spec.graded("vllm_gpu_memory_utilization_risky")
     left = f", leaving about {total * (1 - utilization):.0f} of {total:g} GiB" if total else ""
-    return [warn(f"--gpu-memory-utilization {utilization:g} on a DGX Spark: above the {share:g} vLLM's GB10 recipe "
+    return [(info if risky is not None and utilization <= risky else warn)(
+        f"--gpu-memory-utilization {utilization:g} on a DGX Spark: above the {share:g} vLLM's GB10 recipe "
                  f"gives vLLM{left} for the OS, its page cache and every other process, since the GPU's memory is the "
                  "system's (checks/specs/gpus.toml [dgx_spark]). A longer context, a second process or a cached file "
                  f"then starves the host (owners report freezes and resets): keep it at {share:g} or lower.")]
