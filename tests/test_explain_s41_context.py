@@ -253,3 +253,17 @@ def test_a_spark_share_a_little_above_the_recipe_is_a_note_and_far_above_a_warni
                    for f in s.findings if f.level == "warn")
     high = " ".join(messages(s, "warn") for s in explain(_paste("zm005"), host="spark", nodes=1))
     assert "--gpu-memory-utilization 0.95 on a DGX Spark" in high
+
+
+def test_a_loopback_head_given_on_purpose_for_one_machine_is_a_note():
+    """Break-it 23 p01 (a variation of ray-project/ray#24130's head output): `ray start --head
+    --node-ip-address=127.0.0.1`, the join line printed, one machine told: the user's one-machine runtime (a note
+    that says the address was given); told two machines, the warning, worded for an address given, not chosen."""
+    text = P01_HEAD
+    one = next(s for s in explain(text, nodes=1) if s.kind == "ray-start")
+    assert "warn" not in levels(one) and "as --node-ip-address gives it: a Ray runtime for this one machine" in messages(one, "info")
+    two = next(s for s in explain(text, nodes=2) if s.kind == "ray-start")
+    assert "as --node-ip-address gives it: no other node can reach it" in messages(two, "warn")
+
+
+P01_HEAD = "$ ray start --head --node-ip-address=127.0.0.1 --port=6379 --num-gpus=1\nUsage stats collection is enabled. To disable this, add `--disable-usage-stats` to the command that starts the cluster, or run the following command: `ray disable-usage-stats` before starting the cluster. See https://docs.ray.io/en/master/cluster/usage-stats.html for more details.\n\nLocal node IP: 127.0.0.1\n\n--------------------\nRay runtime started.\n--------------------\n\nNext steps\n  To add another node to this Ray cluster, run\n    ray start --address='127.0.0.1:6379'\n\n  To connect to this Ray cluster:\n    import ray\n    ray.init(_node_ip_address='127.0.0.1')\n\n  To submit a Ray job using the Ray Jobs CLI:\n    RAY_ADDRESS='http://127.0.0.1:8265' ray job submit --working-dir . -- python my_script.py\n\n  See https://docs.ray.io/en/latest/cluster/running-applications/job-submission/index.html\n  for more information on submitting Ray jobs to the Ray cluster.\n\n  To terminate the Ray runtime, run\n    ray stop\n\n  To view the status of the cluster, use\n    ray status\n\n  To monitor and debug Ray, view the dashboard at\n    127.0.0.1:8265\n\n  If connection to the dashboard fails, check your firewall settings and network configuration.\n"

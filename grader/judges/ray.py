@@ -515,8 +515,9 @@ def summarise_ray_start(rs: Any, command: str | None) -> Summary:
                              "--address and --node-ip-address, a firewall between the nodes, and `ray status` on "
                              "the head."))
     if rs.local_ip and rs.local_ip.startswith("127."):
-        alone = not rs.join_address and machines_spanned(None) == 1 and role != "worker"  # (one machine told: wv001)
-        findings.append(loopback_note(rs.local_ip, alone, head_addr if role == "worker" else None))
+        given = (option_value(command_argv(command), "--node-ip-address") or "").startswith("127.")  # the user's choice
+        alone = (not rs.join_address or given) and machines_spanned(None) == 1 and role != "worker"  # (wv001; b-i 23 p01)
+        findings.append(loopback_note(rs.local_ip, alone, head_addr if role == "worker" else None, given))
     elif rs.local_ip and rs.local_ip.startswith("172.17.0.") and (spanned := machines_spanned(None)) != 1 \
             and not option_value(argv, "--node-ip-address"):  # (one given on purpose: a LAN of that range)
         # blind batch zv007 (ray#11211): a head in a container on Docker's default bridge

@@ -251,18 +251,22 @@ def completed_restarted(pod: Any, what: str, ray: str) -> Finding:
                 f"(its restart policy, last state and exit codes) decides; {logs}.{ray}")
 
 
-def loopback_note(ip: str, alone: bool, head_addr: str | None) -> Finding:
+def loopback_note(ip: str, alone: bool, head_addr: str | None, given: bool = False) -> Finding:
     """Ray's node IP on loopback: a runtime for this one machine where a head was started and one machine told
     (wv001); a warning otherwise, and for a worker joining a head at another address (break-it 23 p19: `ray start
     --address=192.168.100.10:6379`, `Local node IP: 127.0.0.1`; a worker prints no join line, so its absence says
-    nothing of one machine) the head and the other nodes cannot reach this node's raylet or object store."""
+    nothing of one machine) the head and the other nodes cannot reach this node's raylet or object store. ``given``:
+    the command set that address itself (``--node-ip-address=127.0.0.1``), so with one machine told it is the user's
+    one-machine runtime even where Ray printed its join line (break-it 23 p01)."""
     give = " `--node-ip-address=<this node's address on the link the nodes share>`."
+    chose = f"The node IP is the loopback address {ip}, as --node-ip-address gives it" if given else \
+        f"Ray chose the loopback address {ip}"
     if alone:
-        return info(f"Ray chose the loopback address {ip}: a Ray runtime for this one machine, fine for jobs run on it; "
-                    "Ray printed no `ray start --address` line, and no other machine can join it. A cluster of several "
+        return info(f"{chose}: a Ray runtime for this one machine, fine for jobs run on it; no other machine can join "
+                    "it" + ("" if given else " (Ray printed no `ray start --address` line)") + ". A cluster of several "
                     "machines needs" + give)
     remote = head_addr and not head_addr.startswith(("127.", "localhost"))
-    return warn(f"Ray chose the loopback address {ip}: no other node can reach it"
+    return warn(f"{chose}: no other node can reach it"
                 + (f". This node joins the head at {head_addr}, on another machine, and advertises {ip}: the head and "
                    "the other nodes cannot reach its raylet or object store, so tasks placed on it fail or hang"
                    if remote else "") + ". Give" + give)
