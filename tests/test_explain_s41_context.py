@@ -267,3 +267,16 @@ def test_a_loopback_head_given_on_purpose_for_one_machine_is_a_note():
 
 
 P01_HEAD = "$ ray start --head --node-ip-address=127.0.0.1 --port=6379 --num-gpus=1\nUsage stats collection is enabled. To disable this, add `--disable-usage-stats` to the command that starts the cluster, or run the following command: `ray disable-usage-stats` before starting the cluster. See https://docs.ray.io/en/master/cluster/usage-stats.html for more details.\n\nLocal node IP: 127.0.0.1\n\n--------------------\nRay runtime started.\n--------------------\n\nNext steps\n  To add another node to this Ray cluster, run\n    ray start --address='127.0.0.1:6379'\n\n  To connect to this Ray cluster:\n    import ray\n    ray.init(_node_ip_address='127.0.0.1')\n\n  To submit a Ray job using the Ray Jobs CLI:\n    RAY_ADDRESS='http://127.0.0.1:8265' ray job submit --working-dir . -- python my_script.py\n\n  See https://docs.ray.io/en/latest/cluster/running-applications/job-submission/index.html\n  for more information on submitting Ray jobs to the Ray cluster.\n\n  To terminate the Ray runtime, run\n    ray stop\n\n  To view the status of the cluster, use\n    ray status\n\n  To monitor and debug Ray, view the dashboard at\n    127.0.0.1:8265\n\n  If connection to the dashboard fails, check your firewall settings and network configuration.\n"
+
+
+def test_a_server_that_came_up_and_then_crashed_is_not_said_up():
+    """Break-it 23 p14 (a variation of a vLLM serve log on one Spark): the ready line, then `Segmentation fault (core
+    dumped)`: the server came up and its process ended (a note beside the crash's fail), not "the server is up"."""
+    [s] = explain(P14_SEGFAULT, host="spark", nodes=1)
+    assert "and then its process ended" in messages(s, "info") and "The server is up" not in messages(s)
+    assert "segmentation fault" in messages(s, "fail")
+    [up] = explain(P14_SEGFAULT.split("Segmentation fault")[0].rsplit("\n", 1)[0] + "\n", host="spark", nodes=1)
+    assert "The server is up" in messages(up, "ok")
+
+
+P14_SEGFAULT = 'INFO 06-12 10:20:11 [api_server.py:1880] Starting vLLM API server 0 on http://0.0.0.0:8000\nINFO:     Started server process [48211]\nINFO:     Waiting for application startup.\nINFO:     Application startup complete.\n!!!!!!! Segfault encountered !!!!!!!\nSegmentation fault (core dumped)\n'

@@ -93,6 +93,17 @@ def stopped_after_ready(text: str) -> str:
     return next((x.strip() for x in _after_ready(text)[1] if STOP_RE.search(x)), "")
 
 
+_CRASH_RE = re.compile(r"[Ss]egmentation fault|core dumped|^Killed\b|\bKilled$|^Aborted\b|EngineDeadError"
+                       r"|EngineCore encountered a fatal error|died unexpectedly|exited with code -?[1-9]")
+"""A line that tells the server's own process ended: a crash, a kill, the engine dead (break-it 23 p14); a request's
+traceback is not one (the server answers the next request)."""
+
+
+def crashed_after_ready(text: str) -> str:
+    """The first line after the last ready line that shows the server's process crashed or was killed, or ""."""
+    return next((x.strip() for x in _after_ready(text)[1] if _CRASH_RE.search(x.strip())), "")
+
+
 def ready_tail(text: str, trouble: bool = False) -> str:
     """A clause for the ready finding of a log that ends at its last ready line (at most a few lines after it, none
     of serving, an error, a crash, a hang warning or a stop), else "". ``trouble``: a warning or failure of the

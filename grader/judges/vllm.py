@@ -18,7 +18,7 @@ from ..calc.specs import row
 from .common import fail, fmt_count, info, ok, on_spark, warn
 from .context import context
 from .model import Finding, Summary
-from .stops_at import ready_tail, stopped_after_ready
+from .stops_at import crashed_after_ready, ready_tail, stopped_after_ready
 from .vllm_stats import small_kv, stats_findings
 
 if TYPE_CHECKING:  # imported by their readers: NCCL's where a log holds NCCL lines (most hold none), the API's for it
@@ -285,6 +285,10 @@ def summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
         findings.append(info("The server came up (Application startup complete)" + (f" at {log.url}" if log.url else "")
                              + f" and was then stopped (`{' '.join(stop.split())[:80]}` after it: Ctrl-C or a stop sent to it): it is "
                              "not serving now; start it again and check it with `curl <host>:8000/health`."))
+    elif log.ready and (crash := crashed_after_ready(log.text)):  # break-it 23 p14: then a segfault, the engine dead
+        findings.append(info("The server came up (Application startup complete)" + (f" at {log.url}" if log.url else "")
+                             + f", and then its process ended (`{' '.join(crash.split())[:80]}` after it; below): it is "
+                             "not serving now."))
     elif log.ready:
         findings.append(ok("The server is up (Application startup complete)"
                            + (f" at {log.url}" if log.url else "") + ": check it with `curl <host>:8000/health`."
