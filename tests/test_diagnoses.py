@@ -1777,3 +1777,13 @@ EXAMPLES.update({  # session 41h: a queue pair that could not reach RTR, no errn
     "qp-to-rtr-failed": BANNER + "E1021 10:04:11.512345 3051 rdma_endpoint.cpp:241] Failed to modify QP to RTR, check "
                         "mtu, gid, peer lid, peer qp num: Invalid argument [22]\n",
 })
+
+
+EXAMPLES.update({  # session 41j: gpud's states output, a component Unhealthy or Degraded (break-it 24 p18's shape)
+    "gpud-component-unhealthy": BANNER + (
+        '    "component": "accelerator-nvidia-remapped-rows",\n    "states": [\n      {\n        "health": "Unhealthy",\n'
+        '        "reason": "GPU 0 has pending row remapping; reset required",\n'),
+    "gpud-component-degraded": BANNER + (
+        '    "component": "accelerator-nvidia-ecc",\n    "states": [\n      {\n        "health": "Degraded",\n'
+        '        "reason": "GPU 0 has 12 correctable ECC errors",\n'),
+})
