@@ -1787,3 +1787,11 @@ EXAMPLES.update({  # session 41j: gpud's states output, a component Unhealthy or
         '    "component": "accelerator-nvidia-ecc",\n    "states": [\n      {\n        "health": "Degraded",\n'
         '        "reason": "GPU 0 has 12 correctable ECC errors",\n'),
 })
+
+
+EXAMPLES.update({  # session 41j: nvtop's device header at Gen 1 with its utilisation bar at 100% (break-it 24 p21's shape)
+    "nvtop-pcie-gen-low-busy": BANNER + (
+        " Device 0 [NVIDIA GeForce RTX 3090] PCIe GEN 1@16x RX: 248.0 MiB/s TX: 251.0 MiB/s\n"
+        " GPU 1905MHz MEM 9751MHz TEMP  74\u00b0C FAN  78% POW 342 / 350 W\n"
+        " GPU[||||||||||||||||||||||||||||||||100%] MEM[|||||||||||||||||||22.1Gi/24.0Gi]\n"),
+})

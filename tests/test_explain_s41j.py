@@ -90,3 +90,87 @@ def test_kv_cache_plateau_after_its_ramp_up_is_a_note():
     assert "nearly full but none waits" in said_in_all(sections, "info")
     assert worst_level(explain(_read("b025_"))) == "info"
     assert "nearly full and rising" in said_in_all(explain(_read("b026_"), host="other"), "warn")
+
+
+XML_BUSY_P8 = """$ nvidia-smi -q -x
+<nvidia_smi_log>
+	<driver_version>550.120</driver_version>
+	<attached_gpus>1</attached_gpus>
+	<gpu id="00000000:01:00.0">
+		<product_name>NVIDIA GeForce RTX 4090</product_name>
+		<performance_state>P8</performance_state>
+		<clocks_event_reasons>
+			<clocks_event_reason_gpu_idle>Not Active</clocks_event_reason_gpu_idle>
+			<clocks_event_reason_sw_power_cap>Not Active</clocks_event_reason_sw_power_cap>
+			<clocks_event_reason_hw_slowdown>Active</clocks_event_reason_hw_slowdown>
+			<clocks_event_reason_hw_thermal_slowdown>Not Active</clocks_event_reason_hw_thermal_slowdown>
+			<clocks_event_reason_hw_power_brake_slowdown>Active</clocks_event_reason_hw_power_brake_slowdown>
+			<clocks_event_reason_sw_thermal_slowdown>Not Active</clocks_event_reason_sw_thermal_slowdown>
+		</clocks_event_reasons>
+		<utilization>
+			<gpu_util>100 %</gpu_util>
+		</utilization>
+		<clocks>
+			<graphics_clock>210 MHz</graphics_clock>
+		</clocks>
+		<processes>
+			<process_info>
+				<pid>48211</pid>
+				<type>C</type>
+				<process_name>python3</process_name>
+				<used_memory>21920 MiB</used_memory>
+			</process_info>
+		</processes>
+	</gpu>
+</nvidia_smi_log>
+"""
+
+
+def test_xml_p8_is_not_idleness_where_the_report_shows_the_gpu_busy_and_braked():
+    """A variation of pending zs020 (netdata/netdata#15755, https://github.com/netdata/netdata/issues/15755: an RTX
+    4090's `nvidia-smi -q -x` at P8, 210 MHz, idle): the same report at 100% with a python process on it and the
+    power brake Active (break-it 24 p19/p20) is throttled, not idle: no idleness note, the slowdowns warned for this
+    GPU by its bus id, and no second card assumed."""
+    sections = explain(XML_BUSY_P8, host="other")
+    said = said_in_all(sections)
+    assert worst_level(sections) == "warn"
+    assert "idleness" not in said and "an idle state" not in said
+    assert "GPU 00000000:01:00.0: HW Power Brake Slowdown is Active" in said_in_all(sections, "warn")
+    assert "two cards" not in said and "bus id not in the paste" not in said
+    for grep_only in ("<performance_state>P8</performance_state>\n<gpu_util>100 %</gpu_util>\n",
+                      "<performance_state>P8</performance_state>\n<hw_slowdown>Active</hw_slowdown>\n",
+                      "<performance_state>P8</performance_state>\n<pid>48211</pid>\n<used_memory>21920 MiB</used_memory>\n"):
+        assert "idleness" not in said_in_all(explain("$ nvidia-smi -q -x | grep -E 'x'\n" + grep_only, host="other"))
+    # the real idle report keeps its note
+    assert "an idle state" in said_in_all(explain(_read("zs020_", "pending"), host="other"))
+
+
+NVTOP_BUSY = """$ nvtop
+ Device 0 [NVIDIA GeForce RTX 3090] PCIe GEN 1@16x RX: 248.0 MiB/s TX: 251.0 MiB/s
+ GPU 1905MHz MEM 9751MHz TEMP  74°C FAN  78% POW 342 / 350 W
+ GPU[||||||||||||||||||||||||||||||||100%] MEM[|||||||||||||||||||22.1Gi/24.0Gi]
+ Device 1 [NVIDIA GeForce RTX 3090] PCIe GEN 4@16x RX: 12.31 GiB/s TX: 11.87 GiB/s
+ GPU 1920MHz MEM 9751MHz TEMP  71°C FAN  75% POW 338 / 350 W
+ GPU[||||||||||||||||||||||||||||||||100%] MEM[|||||||||||||||||||22.1Gi/24.0Gi]
+
+    PID USER DEV    TYPE  GPU        GPU MEM    CPU  HOST MEM Command
+ 118233 user   0 Compute 100%  22574MiB  92%   101%   8912MiB python train.py
+ 118234 user   1 Compute 100%  22574MiB  92%   101%   8904MiB python train.py
+"""
+
+
+def test_nvtop_gen1_under_full_load_is_a_held_link_not_power_saving():
+    """A variation of corpus p020 (Syllo/nvtop#6, https://github.com/Syllo/nvtop/issues/6: an idle GTX 1080 Ti's
+    header at `PCIe GEN 1@16x`): the same header for a card at 100% and 342 W with a training process on it
+    (break-it 24 p21) is a link held at Gen 1 under load (a warning), not an idle step-down; the real header alone
+    keeps its power-saving note, and a card between bursts (a few %) is read neither way."""
+    sections = explain(NVTOP_BUSY, host="other")
+    assert worst_level(sections) == "warn"
+    said = said_in_all(sections)
+    assert "power saving" not in said and "at 100% utilisation with its PCIe link still at Gen 1" in said
+    real = explain(_read("p020_"), host="other")
+    assert worst_level(real) == "info" and "power saving" in said_in_all(real)
+    light = NVTOP_BUSY.replace("||||||||||||||||||||||||||||||||100%] MEM[|||||||||||||||||||22.1", "|3%] MEM[|1", 1)
+    light = light.replace(" 118233 user   0 Compute", " 118233 user   1 Compute")
+    said_light = said_in_all(explain(light, host="other"))
+    assert "power saving" not in said_light and "still at Gen 1" not in said_light
