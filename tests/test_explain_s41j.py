@@ -174,3 +174,36 @@ def test_nvtop_gen1_under_full_load_is_a_held_link_not_power_saving():
     light = light.replace(" 118233 user   0 Compute", " 118233 user   1 Compute")
     said_light = said_in_all(explain(light, host="other"))
     assert "power saving" not in said_light and "still at Gen 1" not in said_light
+
+
+RAY_WORKER = """$ ray start --address=192.168.100.10:6379 --block
+2026-03-13 09:30:48,783	INFO scripts.py:1124 -- Local node IP: {ip}
+2026-03-13 09:30:51,270	SUCC scripts.py:1140 -- --------------------
+2026-03-13 09:30:51,270	SUCC scripts.py:1141 -- Ray runtime started.
+2026-03-13 09:30:51,270	SUCC scripts.py:1142 -- --------------------
+2026-03-13 09:30:51,270	INFO scripts.py:1144 -- To terminate the Ray runtime, run
+2026-03-13 09:30:51,270	INFO scripts.py:1145 --   ray stop
+2026-03-13 09:30:51,270	INFO scripts.py:1155 -- --block
+2026-03-13 09:30:51,270	INFO scripts.py:1156 -- This command will now block forever until terminated by a signal.
+2026-03-13 09:30:51,270	INFO scripts.py:1159 -- Running subprocesses are monitored and a message will be printed if any of them terminate unexpectedly. Subprocesses exit with SIGTERM will be treated as graceful, thus NOT reported.
+"""
+RAYLET_DIED = """2026-03-13 09:31:27,902	ERR scripts.py:1175 -- Some Ray subprocesses exited unexpectedly:
+2026-03-13 09:31:27,902	ERR scripts.py:1179 --   raylet [exit code=1]
+2026-03-13 09:31:27,903	ERR scripts.py:1184 -- Remaining processes will be killed.
+"""
+
+
+def test_a_joined_worker_is_not_said_fine_beside_its_raylet_exit_or_a_bridge_address():
+    """A variation of pending wn002 (tom-doerr/llm's spark3.log, https://github.com/tom-doerr/llm/blob/
+    760cf91214ddd3977d9f098f93aba033f43ab1e2/crash-logs/20260313_103305/spark3.log: a worker's `ray start --block`):
+    the raylet exits 36 s later (break-it 24 p01), or the node IP is Docker's bridge 172.17.0.3 (p02): the start line
+    says it registered, not "nothing wrong in this output"; the real worker's start keeps its joined note."""
+    died = explain(RAY_WORKER.format(ip="192.168.100.11") + RAYLET_DIED)
+    assert worst_level(died) == "fail"
+    assert "nothing wrong" not in said_in_all(died) and "registered with the head's GCS" in said_in_all(died)
+    bridge = explain(RAY_WORKER.format(ip="172.17.0.3"))
+    assert worst_level(bridge) == "warn" and "nothing wrong" not in said_in_all(bridge)
+    fine = explain(RAY_WORKER.format(ip="192.168.100.11"))
+    assert "this node joined the cluster; nothing wrong in this output" in said_in_all(fine)
+    real = explain(_read("wn002_", "pending"), host="spark", nodes=2)
+    assert "this node joined the cluster" in said_in_all(real) and worst_level(real) == "info"
