@@ -207,3 +207,44 @@ def test_a_joined_worker_is_not_said_fine_beside_its_raylet_exit_or_a_bridge_add
     assert "this node joined the cluster; nothing wrong in this output" in said_in_all(fine)
     real = explain(_read("wn002_", "pending"), host="spark", nodes=2)
     assert "this node joined the cluster" in said_in_all(real) and worst_level(real) == "info"
+
+
+def test_a_long_mean_ttft_from_a_few_stalled_requests_is_not_a_server_queue():
+    """A variation of pending wt004 (joorklee/p2p-bench, https://github.com/joorklee/p2p-bench/blob/
+    de2a7e718dd5873c4557728814f0547805a571e4/p2p-bench/results/2026-06-16_5060ti-16gb_2cards_gen3-x4_p2p-sweep-c1-2-4-8/
+    scenarios/p2p_on-c8/run_1.stdout.txt: `vllm bench serve` at --max-concurrency 8, mean TTFT 16.4 s with the median
+    as long, a queue in the server): the same summary with a
+    median TTFT of 0.18 s, a mean of 11 s and a p99 of 95 s (break-it 24 p04) is a few stalled requests, not a server
+    that runs fewer than the client sends; the real one keeps its queue reading."""
+    text = (
+        "$ vllm bench serve --backend vllm --model Qwen/Qwen2.5-7B-Instruct --dataset-name random --random-input-len 512"
+        " --random-output-len 256 --num-prompts 200 --max-concurrency 8 --ignore-eos\n"
+        "============ Serving Benchmark Result ============\n"
+        "Successful requests:                     200\n"
+        "Maximum request concurrency:             8\n"
+        "Benchmark duration (s):                  466.20\n"
+        "Total input tokens:                      102400\n"
+        "Total generated tokens:                  51200\n"
+        "Request throughput (req/s):              0.43\n"
+        "Output token throughput (tok/s):         109.82\n"
+        "Total Token throughput (tok/s):          329.47\n"
+        "---------------Time to First Token----------------\n"
+        "Mean TTFT (ms):                          11012.37\n"
+        "Median TTFT (ms):                        182.55\n"
+        "P99 TTFT (ms):                           95310.84\n"
+        "-----Time per Output Token (excl. 1st token)------\n"
+        "Mean TPOT (ms):                          30.02\n"
+        "Median TPOT (ms):                        29.87\n"
+        "P99 TPOT (ms):                           33.41\n"
+        "----------------End-to-end Latency----------------\n"
+        "Mean E2EL (ms):                          18667.15\n"
+        "Median E2EL (ms):                        7842.90\n"
+        "P99 E2EL (ms):                           103012.77\n"
+        "==================================================\n")
+    sections = explain(text)
+    warned = said_in_all(sections, "warn")
+    assert worst_level(sections) == "warn"
+    assert "waited in its queue for a slot" not in warned and "saturated" not in warned
+    assert "no standing queue" in warned and "0.18 s" in warned
+    real = explain(_read("wt004_", "pending"))
+    assert "waited in its queue for a slot" in said_in_all(real, "warn")
