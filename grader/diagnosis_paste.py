@@ -26,6 +26,7 @@ Never words or figures: those are the table's.
   (utilisation, a compute process, a slowdown Active: break-it 24 p19/p20).
 - nvtop's device header at PCIe Gen 1 or 2: power saving only where its lines show it idle; under load (its
   utilisation high) a link held low (break-it 24 p21).
+- A shell's xtrace said to end the paste only where nothing but `+` lines follows it (break-it 24 p32).
 """
 
 from __future__ import annotations
@@ -304,7 +305,8 @@ def _xml_idle(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict
     compute process (`<type>C</type>`, or a `<pid>` of a grep that dropped its type), no hardware or software
     slowdown Active (break-it 24 p19/p20: P8 at 100% with a python process and the power brake Active is a throttled
     GPU, not an idle one)."""
-    if _XML_BUSY_RE.search(text) or ("<pid>" in text and "<type>" not in text):
+    paste = context().paste or text
+    if _XML_BUSY_RE.search(paste) or ("<pid>" in paste and "<type>" not in paste):
         return None
     return {}
 
@@ -347,6 +349,20 @@ def _nvtop_busy(log: VllmLog | None, values: Mapping[str, Any], text: str) -> di
     return {"util": str(util)} if util is not None and bar is not None and util >= bar else None
 
 
+_XTRACE_SET_RE = re.compile(r"^(?:\$ )?\+ [A-Za-z_][A-Za-z0-9_]{0,60}=", re.MULTILINE)
+
+
+def _trace_ends(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where the paste ends within the shell's trace: no line after its first assignment but more `+` lines
+    (break-it 24 p32: `bash -x ./launch.sh`'s assignments, then vLLM's own lines and its error: they are in the
+    paste)."""
+    paste = context().paste or text  # (the lines after the trace are another section's)
+    if (first := _XTRACE_SET_RE.search(paste)) is None:
+        paste, first = text, _XTRACE_SET_RE.search(text)
+    after = paste[first.end():].splitlines()[1:] if first else []
+    return None if any(line.strip() and not line.lstrip().startswith("+") for line in after) else {}
+
+
 PASTE_DETAILS: dict[str, Callable[..., dict[str, Any] | None]] = {
     "stopped_before": _stop_before_engine_dead,
     "no_death_reason": _no_death_reason,
@@ -366,6 +382,7 @@ PASTE_DETAILS: dict[str, Callable[..., dict[str, Any] | None]] = {
     "xml_idle": _xml_idle,
     "nvtop_idle": _nvtop_idle,
     "nvtop_busy": _nvtop_busy,
+    "trace_ends": _trace_ends,
 }
 """The details of this module, by the names checks/diagnoses.toml gives them (merged into grader.diagnosis_details'
 DETAILS)."""

@@ -248,3 +248,19 @@ def test_a_long_mean_ttft_from_a_few_stalled_requests_is_not_a_server_queue():
     assert "no standing queue" in warned and "0.18 s" in warned
     real = explain(_read("wt004_", "pending"))
     assert "waited in its queue for a slot" in said_in_all(real, "warn")
+
+
+def test_a_shell_trace_followed_by_the_programs_output_is_not_said_to_end_the_paste():
+    """A variation of pending wv004 (Tongyi-Zhiwen/Qwen-Doc#6, https://github.com/Tongyi-Zhiwen/Qwen-Doc/issues/6: a
+    verl launch script's `set -x` assignments, where the paste ends): `bash -x ./launch.sh`'s assignments followed by
+    vLLM's own lines and its error (break-it 24 p32): the program's output is in the paste, so no note that it is
+    not; the real trace that ends the paste keeps its note."""
+    text = ("$ bash -x ./launch.sh\n+ MODEL=Qwen/Qwen2.5-7B-Instruct\n+ PORT=8000\n+ TP=2\n"
+            "+ vllm serve Qwen/Qwen2.5-7B-Instruct --port 8000 --tensor-parallel-size 2\n"
+            "INFO 09-02 11:20:04 [__init__.py:241] Automatically detected platform cuda.\n"
+            "INFO 09-02 11:20:09 [api_server.py:1805] vLLM API server version 0.10.1.1\n"
+            "ValueError: The number of required GPUs exceeds the total number of available GPUs in the placement "
+            "group.\n")
+    said = said_in_all(explain(text))
+    assert "shell's trace" not in said and "placement group holds fewer GPUs" in said
+    assert "output of the commands it ran after them is not in this paste" in said_in_all(explain(_read("wv004_", "pending")))
