@@ -311,6 +311,16 @@ def _xml_idle(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict
     return {}
 
 
+_XML_UTIL_RE = re.compile(r"<gpu_util>\s{0,3}(\d{1,3})\s{0,3}%")
+
+
+def _xml_busy(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where the same XML report shows the GPU under load (its gpu_util at checks/specs/cooling.toml's
+    busy_util_percent or above): an idle P-state then is clocks held down under work (break-it 24 p19)."""
+    found, bar = _XML_UTIL_RE.search(context().paste or text), _busy_bar()
+    return {"util": found.group(1)} if found and bar is not None and int(found.group(1)) >= bar else None
+
+
 _NVTOP_DEV_RE = re.compile(r"Device (\d{1,2}) \[")
 _NVTOP_UTIL_RE = re.compile(r"\bGPU\[[|\s]{0,200}?(\d{1,3})%\]")
 _NVTOP_PROC_RE = re.compile(r"^\s{0,8}\d{1,8}\s{1,8}\S{1,40}\s{1,8}(\d{1,2})\s{1,8}Compute\b", re.MULTILINE)
@@ -380,6 +390,7 @@ PASTE_DETAILS: dict[str, Callable[..., dict[str, Any] | None]] = {
     "not_stopped": _not_stopped,
     "ib_transfer": _ib_transfer,
     "xml_idle": _xml_idle,
+    "xml_busy": _xml_busy,
     "nvtop_idle": _nvtop_idle,
     "nvtop_busy": _nvtop_busy,
     "trace_ends": _trace_ends,

@@ -1795,3 +1795,9 @@ EXAMPLES.update({  # session 41j: nvtop's device header at Gen 1 with its utilis
         " GPU 1905MHz MEM 9751MHz TEMP  74\u00b0C FAN  78% POW 342 / 350 W\n"
         " GPU[||||||||||||||||||||||||||||||||100%] MEM[|||||||||||||||||||22.1Gi/24.0Gi]\n"),
 })
+
+
+EXAMPLES.update({  # session 41j: nvidia-smi -q -x at P8 with its utilisation at 100% (break-it 24 p19's shape)
+    "nvidia-smi-xml-pstate-low-busy": BANNER + (
+        "\t\t<performance_state>P8</performance_state>\n\t\t\t<gpu_util>100 %</gpu_util>\n"),
+})

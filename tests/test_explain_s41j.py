@@ -134,13 +134,16 @@ def test_xml_p8_is_not_idleness_where_the_report_shows_the_gpu_busy_and_braked()
     sections = explain(XML_BUSY_P8, host="other")
     said = said_in_all(sections)
     assert worst_level(sections) == "warn"
-    assert "idleness" not in said and "an idle state" not in said
+    assert "idleness, not a fault" not in said and "while its utilisation is 100%" in said
     assert "GPU 00000000:01:00.0: HW Power Brake Slowdown is Active" in said_in_all(sections, "warn")
     assert "two cards" not in said and "bus id not in the paste" not in said
     for grep_only in ("<performance_state>P8</performance_state>\n<gpu_util>100 %</gpu_util>\n",
                       "<performance_state>P8</performance_state>\n<hw_slowdown>Active</hw_slowdown>\n",
                       "<performance_state>P8</performance_state>\n<pid>48211</pid>\n<used_memory>21920 MiB</used_memory>\n"):
         assert "idleness" not in said_in_all(explain("$ nvidia-smi -q -x | grep -E 'x'\n" + grep_only, host="other"))
+    grepped = explain("$ nvidia-smi -q -x | grep -E 'performance_state|gpu_util'\n<performance_state>P8</performance_state>"
+                      "\n<gpu_util>100 %</gpu_util>\n", host="other")
+    assert worst_level(grepped) == "warn" and "while its utilisation is 100%" in said_in_all(grepped, "warn")
     # the real idle report keeps its note
     assert "an idle state" in said_in_all(explain(_read("zs020_", "pending"), host="other"))
 
