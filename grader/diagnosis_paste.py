@@ -22,6 +22,11 @@ Never words or figures: those are the table's.
   Not where the server came up or served before it, nor where a ``^C``, ``KeyboardInterrupt`` or ``Shutting down``
   precedes it: a server stopped by its user prints such a traceback, cut before its ``KeyboardInterrupt`` (break-it 23
   p12).
+- A GPU's idle P-state in nvidia-smi's XML report, with nothing in the same report that shows it busy or held back
+  (utilisation, a compute process, a slowdown Active: break-it 24 p19/p20).
+- nvtop's device header at PCIe Gen 1 or 2: power saving only where its lines show it idle; under load (its
+  utilisation high) a link held low (break-it 24 p21).
+- A shell's xtrace said to end the paste only where nothing but `+` lines follows it (break-it 24 p32).
 """
 
 from __future__ import annotations
@@ -291,6 +296,83 @@ def _ib_transfer(log: VllmLog | None, values: Mapping[str, Any], text: str) -> d
     return {} if _IB_TRANSFER_RE.search(text) else None
 
 
+_XML_BUSY_RE = re.compile(r"<(?:clocks_(?:event|throttle)_reasons?_)?(?:hw|sw)_[a-z_]{1,40}>Active<"
+                          r"|<gpu_util>\s{0,3}0{0,2}[1-9]\d{0,2}\s{0,3}%|<type>C(?:\+G)?</type>")
+
+
+def _xml_idle(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where nothing else in the XML report says the GPU works or is held back: no utilisation above 0%, no
+    compute process (`<type>C</type>`, or a `<pid>` of a grep that dropped its type), no hardware or software
+    slowdown Active (break-it 24 p19/p20: P8 at 100% with a python process and the power brake Active is a throttled
+    GPU, not an idle one)."""
+    paste = context().paste or text
+    if _XML_BUSY_RE.search(paste) or ("<pid>" in paste and "<type>" not in paste):
+        return None
+    return {}
+
+
+_XML_UTIL_RE = re.compile(r"<gpu_util>\s{0,3}(\d{1,3})\s{0,3}%")
+
+
+def _xml_busy(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where the same XML report shows the GPU under load (its gpu_util at checks/specs/cooling.toml's
+    busy_util_percent or above): an idle P-state then is clocks held down under work (break-it 24 p19)."""
+    found, bar = _XML_UTIL_RE.search(context().paste or text), _busy_bar()
+    return {"util": found.group(1)} if found and bar is not None and int(found.group(1)) >= bar else None
+
+
+_NVTOP_DEV_RE = re.compile(r"Device (\d{1,2}) \[")
+_NVTOP_UTIL_RE = re.compile(r"\bGPU\[[|\s]{0,200}?(\d{1,3})%\]")
+_NVTOP_PROC_RE = re.compile(r"^\s{0,8}\d{1,8}\s{1,8}\S{1,40}\s{1,8}(\d{1,2})\s{1,8}Compute\b", re.MULTILINE)
+
+
+def _nvtop_load(values: Mapping[str, Any], text: str) -> tuple[int | None, bool]:
+    """nvtop's device ``values["dev"]``: its utilisation as its own lines show it (None where they do not) and
+    whether its process list holds a compute process on it."""
+    heads = list(_NVTOP_DEV_RE.finditer(text))
+    util = None
+    for i, m in enumerate(heads):
+        if m.group(1) == values.get("dev"):
+            end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
+            found = _NVTOP_UTIL_RE.search(text, m.end(), end)
+            util = int(found.group(1)) if found else None
+            break
+    return util, any(m.group(1) == values.get("dev") for m in _NVTOP_PROC_RE.finditer(text))
+
+
+def _busy_bar() -> float | None:
+    from grader.calc.specs import row
+    return row("cooling.toml", "gpu_load").graded("busy_util_percent")
+
+
+def _nvtop_idle(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where nvtop shows the device idle, or shows nothing of its load: no utilisation above 0% in its lines,
+    no compute process on it (break-it 24 p21: Gen 1 at 100% and 342 W is not power saving)."""
+    util, proc = _nvtop_load(values, text)
+    return None if proc or (util or 0) > 0 else {}
+
+
+def _nvtop_busy(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where nvtop shows the device under load (its utilisation at checks/specs/cooling.toml's
+    busy_util_percent or above), its link still at the low generation."""
+    util, bar = _nvtop_load(values, text)[0], _busy_bar()
+    return {"util": str(util)} if util is not None and bar is not None and util >= bar else None
+
+
+_XTRACE_SET_RE = re.compile(r"^(?:\$ )?\+ [A-Za-z_][A-Za-z0-9_]{0,60}=", re.MULTILINE)
+
+
+def _trace_ends(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where the paste ends within the shell's trace: no line after its first assignment but more `+` lines
+    (break-it 24 p32: `bash -x ./launch.sh`'s assignments, then vLLM's own lines and its error: they are in the
+    paste)."""
+    paste = context().paste or text  # (the lines after the trace are another section's)
+    if (first := _XTRACE_SET_RE.search(paste)) is None:
+        paste, first = text, _XTRACE_SET_RE.search(text)
+    after = paste[first.end():].splitlines()[1:] if first else []
+    return None if any(line.strip() and not line.lstrip().startswith("+") for line in after) else {}
+
+
 PASTE_DETAILS: dict[str, Callable[..., dict[str, Any] | None]] = {
     "stopped_before": _stop_before_engine_dead,
     "no_death_reason": _no_death_reason,
@@ -307,6 +389,11 @@ PASTE_DETAILS: dict[str, Callable[..., dict[str, Any] | None]] = {
     "ends_in_frames": _ends_in_frames,
     "not_stopped": _not_stopped,
     "ib_transfer": _ib_transfer,
+    "xml_idle": _xml_idle,
+    "xml_busy": _xml_busy,
+    "nvtop_idle": _nvtop_idle,
+    "nvtop_busy": _nvtop_busy,
+    "trace_ends": _trace_ends,
 }
 """The details of this module, by the names checks/diagnoses.toml gives them (merged into grader.diagnosis_details'
 DETAILS)."""

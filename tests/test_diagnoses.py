@@ -1777,3 +1777,27 @@ EXAMPLES.update({  # session 41h: a queue pair that could not reach RTR, no errn
     "qp-to-rtr-failed": BANNER + "E1021 10:04:11.512345 3051 rdma_endpoint.cpp:241] Failed to modify QP to RTR, check "
                         "mtu, gid, peer lid, peer qp num: Invalid argument [22]\n",
 })
+
+
+EXAMPLES.update({  # session 41j: gpud's states output, a component Unhealthy or Degraded (break-it 24 p18's shape)
+    "gpud-component-unhealthy": BANNER + (
+        '    "component": "accelerator-nvidia-remapped-rows",\n    "states": [\n      {\n        "health": "Unhealthy",\n'
+        '        "reason": "GPU 0 has pending row remapping; reset required",\n'),
+    "gpud-component-degraded": BANNER + (
+        '    "component": "accelerator-nvidia-ecc",\n    "states": [\n      {\n        "health": "Degraded",\n'
+        '        "reason": "GPU 0 has 12 correctable ECC errors",\n'),
+})
+
+
+EXAMPLES.update({  # session 41j: nvtop's device header at Gen 1 with its utilisation bar at 100% (break-it 24 p21's shape)
+    "nvtop-pcie-gen-low-busy": BANNER + (
+        " Device 0 [NVIDIA GeForce RTX 3090] PCIe GEN 1@16x RX: 248.0 MiB/s TX: 251.0 MiB/s\n"
+        " GPU 1905MHz MEM 9751MHz TEMP  74\u00b0C FAN  78% POW 342 / 350 W\n"
+        " GPU[||||||||||||||||||||||||||||||||100%] MEM[|||||||||||||||||||22.1Gi/24.0Gi]\n"),
+})
+
+
+EXAMPLES.update({  # session 41j: nvidia-smi -q -x at P8 with its utilisation at 100% (break-it 24 p19's shape)
+    "nvidia-smi-xml-pstate-low-busy": BANNER + (
+        "\t\t<performance_state>P8</performance_state>\n\t\t\t<gpu_util>100 %</gpu_util>\n"),
+})

@@ -45,7 +45,7 @@ def test_kv_cache_nearly_full_on_one_line_or_with_requests_waiting_keeps_its_war
     said = said_in_all(explain(waiting), "warn")
     assert "KV cache is nearly full" in said and "none waits" not in said
     flat = one + line.format(m=1, s="09", w=0, kv=91.2)
-    assert "does not rise over these lines" in said_in_all(explain(flat), "info")
+    assert "does not rise over its last lines" in said_in_all(explain(flat), "info")
 
 
 def test_nvtop_gen1_at_x16_is_idle_power_saving_not_a_fault():

@@ -1406,6 +1406,17 @@ TORCH_DUMP_TIMEOUT = ("[rank0]:[E907 21:09:45.072414592 ProcessGroupNCCL.cpp:191
                       "info. Last enqueued NCCL work: -1, last completed NCCL work: -1.\n")
 WORKER_DIED_MP = ("(EngineCore pid=185) ERROR 09-07 21:18:35 [multiproc_executor.py:284] Worker proc VllmWorker-0 died "
                   "unexpectedly, shutting down executor.\n")
+# leptonai/gpud's states output (break-it 24 p18's shape): a component Unhealthy, one Degraded
+GPUD_UNHEALTHY = ('    "component": "accelerator-nvidia-remapped-rows",\n    "states": [\n      {\n'
+                  '        "health": "Unhealthy",\n        "reason": "GPU 0 has pending row remapping; reset required",\n')
+GPUD_DEGRADED = ('    "component": "accelerator-nvidia-ecc",\n    "states": [\n      {\n'
+                 '        "health": "Degraded",\n        "reason": "GPU 0 has 12 correctable ECC errors",\n')
+# Syllo/nvtop#6's header shape under load (break-it 24 p21): an RTX 3090 at 100% still at Gen 1
+NVTOP_GEN1_BUSY = (" Device 0 [NVIDIA GeForce RTX 3090] PCIe GEN 1@16x RX: 248.0 MiB/s TX: 251.0 MiB/s\n"
+                   " GPU 1905MHz MEM 9751MHz TEMP  74C FAN  78% POW 342 / 350 W\n"
+                   " GPU[||||||||||||||||||||||||||||||||100%] MEM[|||||||||||||||||||22.1Gi/24.0Gi]\n")
+# netdata/netdata#15755's XML shape under load (break-it 24 p19): an RTX 4090 at P8 with its utilisation at 100%
+XML_P8_BUSY = "\t\t<performance_state>P8</performance_state>\n\t\t\t<gpu_util>100 %</gpu_util>\n"
 ALL = [SWAP_LARGE, TLS_REDIS, TLS_HF, NODE_DEATH, NODE_PREEMPTED, NM_NO_DEVICE, CGRAPH_UNPROFILED, NVFP4_SCALES, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, XID_13, XID_149, NETPLAN_INDENT, CGRAPH_READ, RAY_DEAD,
        CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE, OOM_KILL, AER_FATAL, NCCL_SYSTEM,
@@ -1441,7 +1452,7 @@ ALL = [SWAP_LARGE, TLS_REDIS, TLS_HF, NODE_DEATH, NODE_PREEMPTED, NM_NO_DEVICE, 
        NO_RUNTIME, NO_DRIVER_BANNER, PLUGIN_NO_NVML, NVML_NOT_SUPPORTED, UCX_NO_AM, UCX_NO_TL,
        WORKSPACE_LOCKED, JOB_EXIT, KV_TRANSFER, C10D_UNREACHABLE, MOONCAKE_REG, MOONCAKE_NO_RNIC, UCX_REG_MR, UCX_CQ_NOMEM, MOONCAKE_TCP,
        TRITON_CUDA, TORCH_DUMP_TIMEOUT, WORKER_DIED_MP,
-       AMD_NIC_DOWN, SPARKRUN_IB_PIPE, QP_RTR]
+       AMD_NIC_DOWN, SPARKRUN_IB_PIPE, QP_RTR, GPUD_UNHEALTHY, GPUD_DEGRADED, NVTOP_GEN1_BUSY, XML_P8_BUSY]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -1458,7 +1469,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
                                                       ENV_OVERWRITTEN, NMAP_FILTERED, PRIVATE_NODE, PEER_FALSE,
                                                       MODEL_404, UCX_NO_TL, JOB_EXIT, NV_ERR, NV_ERR_DMESG, NGC_GPUS_ASKED, VPN_HEAD,
                                                       CGRAPH_UNPROFILED, NVFP4_SCALES, C10D_UNREACHABLE, UCX_CQ_NOMEM, SWAP_LARGE,
-                                                      AMD_NIC_DOWN, QP_RTR))
+                                                      AMD_NIC_DOWN, QP_RTR, GPUD_DEGRADED, NVTOP_GEN1_BUSY, XML_P8_BUSY))
                     else "fail")
     assert " Fix: " in message
 

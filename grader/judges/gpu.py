@@ -351,7 +351,7 @@ def summarise_q(q: Any, command: str | None) -> Summary:
         for reason in limiting[1:]:
             if g.clock_event(reason):
                 findings.append(warn(f"GPU {g.bus_id}: {reason} is Active: the card is throttled by heat or by its "
-                                     "power delivery. Check airflow between the two cards and the PSU cables."))
+                                     "power delivery. Check the airflow around it and its PSU cables."))
         states = [g.clock_event(r) for r in limiting]
         if any(v is not None for v in states) and not any(states):
             findings.append(ok(f"GPU {g.bus_id}: not throttled: no power cap, thermal or hardware slowdown is Active"

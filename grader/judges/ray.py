@@ -501,7 +501,7 @@ def summarise_ray_start(rs: Any, command: str | None) -> Summary:
                              "there (not started, another port, a firewall, or another Ray version)."))
     where = f" on node IP {rs.local_ip}" if rs.local_ip else ""
     if rs.started:
-        findings.append(started_note(rs, role, where, context().nodes))
+        findings.append(started_note(rs, role, where, context().nodes, findings))
     if rs.retries == 1 and not slow_start(rs):
         findings.append(info("Ray asked the GCS once more for this node's registration (`Retrying to get node with "
                              "node ID`): it polls each second while the node's raylet registers, so one retry is "

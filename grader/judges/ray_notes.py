@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any
+from typing import Any, Sequence
 
 from ..parsers.ray_status import Demand, RayStatus
 from .common import fail, fmt_count, info, ok, warn
@@ -300,15 +300,23 @@ def summarise_pods(pods: list[Any], command: str | None) -> Summary:
     return facts, findings
 
 
-def started_note(rs: Any, role: str | None, where: str, nodes: int | None) -> Finding:
+def started_note(rs: Any, role: str | None, where: str, nodes: int | None, beside: Sequence[Finding] = ()) -> Finding:
     """``ray start``'s `Ray runtime started.` (``rs``: the parsed output; ``role``: head, worker or None; ``where``: the
-    node IP said; ``nodes``: `explain --nodes`). A worker (its command's --address, or an output that goes on to the
-    --block line with no head's next steps between: a head prints them there) prints it only once its raylet
-    registered with the head's GCS, so it joined; a head's shows only itself."""
+    node IP said; ``nodes``: `explain --nodes`; ``beside``: the section's findings so far). A worker (its command's
+    --address, or an output that goes on to the --block line with no head's next steps between: a head prints them
+    there) prints it only once its raylet registered with the head's GCS, so it joined; a head's shows only itself.
+    Not "joined, nothing wrong" where the output goes on to a subprocess's exit, its node IP is a loopback or Docker
+    bridge address, or a finding beside it warns or fails (break-it 24 p01, p02): registered, and what follows
+    decides."""
     worker = role == "worker" or (role is None and rs.blocking and rs.head is None and not rs.join_address)
     said = (f"Ray runtime started{' (' + (role or 'worker') + ')' if role or worker else ''}{where}"
             + (f"; other nodes join with `ray start --address='{rs.join_address}'`" if rs.join_address else "")
             + (", in the foreground (--block)" if rs.blocking else ""))
+    troubled = rs.subprocesses_exited or rs.exited or (rs.local_ip or "").startswith(("127.", "172.17.0.")) \
+        or any(f.level in ("warn", "fail") for f in beside)
+    if worker and troubled and not (rs.retries or rs.raylet_not_found or rs.gcs_unreachable):
+        return info(said + ": a worker prints this once its raylet registered with the head's GCS; what this output "
+                    "shows after it (the findings beside this one) decides whether the node stayed in the cluster.")
     if worker and not (rs.retries or rs.raylet_not_found or rs.gcs_unreachable):
         return ok(said + ": a worker prints this only once it reached the head's GCS and its raylet registered there, "
                   "so this node joined the cluster; nothing wrong in this output. `ray status` on the head lists it "

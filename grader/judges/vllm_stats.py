@@ -38,16 +38,30 @@ _CLOCK_RE = re.compile(r"\b(?P<h>\d{2}):(?P<m>\d{2}):(?P<s>\d{2})\b")
 
 
 def _seconds_to_full(log: Any, last: Any) -> float | None:
-    """Seconds until the KV cache of ``last``'s engine reaches 100% at the rise of its stats lines (the first to the
-    last, by their logged clock); inf where it does not rise; None with fewer than two timed lines of that engine."""
-    timed = []
+    """Seconds until the KV cache of ``last``'s engine reaches 100% at the trend of its recent stats lines: those of
+    the current run (after the last idle line, Running 0, or a clock that went back: a restart) within
+    checks/specs/memory.toml's trend_window_s of the last one (at least the line before it), their least-squares
+    slope, so a fast rise is not averaged with an earlier run and a plateau is not a rise for its ramp-up; inf where
+    they do not rise; None with fewer than two such lines."""
+    timed: list[tuple[int, float]] = []
     for s in log.stats:
         m = _CLOCK_RE.search(s.source.text[:100])
-        if s.engine == last.engine and m and s.kv_usage_percent is not None:
-            timed.append((int(m["h"]) * 3600 + int(m["m"]) * 60 + int(m["s"]), s.kv_usage_percent))
-    if len(timed) < 2 or timed[-1][0] <= timed[0][0]:
+        if s.engine != last.engine or not m or s.kv_usage_percent is None:
+            continue
+        t = int(m["h"]) * 3600 + int(m["m"]) * 60 + int(m["s"])
+        if s.running == 0 or (timed and t < timed[-1][0]):  # idle, or a restart: a new run starts after it
+            timed = [] if s.running == 0 else [(t, s.kv_usage_percent)]
+            continue
+        timed.append((t, s.kv_usage_percent))
+    window = _usage_bar("trend_window_s")
+    if len(timed) < 2 or window is None:
         return None
-    rise = (timed[-1][1] - timed[0][1]) / (timed[-1][0] - timed[0][0])
+    recent = ([p for p in timed[:-1] if p[0] >= timed[-1][0] - window] or timed[-2:-1]) + [timed[-1]]
+    if recent[-1][0] <= recent[0][0]:
+        return None
+    mt = sum(p[0] for p in recent) / len(recent)
+    mk = sum(p[1] for p in recent) / len(recent)
+    rise = (sum((p[0] - mt) * (p[1] - mk) for p in recent) / sum((p[0] - mt) ** 2 for p in recent))
     return (100 - timed[-1][1]) / rise if rise > 0 else float("inf")
 
 
@@ -91,11 +105,11 @@ def _one_engine(log: Any, s: Any, said: str) -> list[Finding]:
                      "raise --max-num-seqs if the KV cache has room and more at once is wanted.")]
     if kv_nearly_full(s) and s.waiting == 0 and (secs := _seconds_to_full(log, s)) is not None:
         if secs > 60 * (_usage_bar("full_within_min") or 0):
-            pace = (f"at its rise over these lines it is full in about {secs / 60:.0f} min" if secs != float("inf")
-                    else "it does not rise over these lines")
+            pace = (f"at the rise of its last lines it is full in about {secs / 60:.0f} min" if secs != float("inf")
+                    else "it does not rise over its last lines")
             return [info(said + f" The KV cache is nearly full but none waits: {pace}, so the running requests still fit; once it is full, new ones "
                          "wait and running ones are preempted (later stats lines with Waiting above 0 show it).")]
-        return [warn(said + f" The KV cache is nearly full and rising: at its rise over these lines it is full in "
+        return [warn(said + f" The KV cache is nearly full and rising: at the rise of its last lines it is full in "
                      f"about {secs:.0f} s, then the next requests wait and running ones are preempted; lower "
                      "--max-num-seqs or give the cache more memory if that is not the load test's aim.")]
     if kv_nearly_full(s):

@@ -319,6 +319,8 @@ _XML_REASONS = {"gpu_idle": "Idle", "applications_clocks_setting": "Applications
                 "sw_thermal_slowdown": "SW Thermal Slowdown", "display_clocks_setting": "Display Clock Setting"}
 """``nvidia-smi -q -x``'s clock event reasons (``<clocks_event_reason_sw_power_cap>Not Active</...>``; ``throttle``
 before driver 535) by the names the text form prints."""
+_XML_GPU_ID_RE = re.compile(r'<gpu id="([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])">')
+"""A whole ``-q -x`` report's GPU element, its bus id (``<gpu id="00000000:01:00.0">``)."""
 
 
 def parse_smi_q(text: str) -> SmiQuery:
@@ -336,7 +338,8 @@ def parse_smi_q(text: str) -> SmiQuery:
     reasons = {_XML_REASONS.get(m.group(2), m.group(2)): m.group(3) for line in lines
                if (m := _XML_REASON_RE.match(line.text.strip()))}
     if reasons:  # `nvidia-smi -q -x`'s <clocks_event_reasons> pasted alone: read as the text form's section
-        return SmiQuery({}, (SmiQGpu(FRAGMENT_GPU, {"Clocks Event Reasons": reasons}),))
+        bus = _XML_GPU_ID_RE.findall(text)  # a whole report's one <gpu id="..."> names it
+        return SmiQuery({}, (SmiQGpu(bus[0] if len(bus) == 1 else FRAGMENT_GPU, {"Clocks Event Reasons": reasons}),))
     top: dict[str, Any] = {}
     gpus: dict[str, dict[str, Any]] = {}
     stack: list[tuple[int, dict[str, Any]]] = [(-1, top)]
