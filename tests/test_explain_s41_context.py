@@ -280,3 +280,10 @@ def test_a_server_that_came_up_and_then_crashed_is_not_said_up():
 
 
 P14_SEGFAULT = 'INFO 06-12 10:20:11 [api_server.py:1880] Starting vLLM API server 0 on http://0.0.0.0:8000\nINFO:     Started server process [48211]\nINFO:     Waiting for application startup.\nINFO:     Application startup complete.\n!!!!!!! Segfault encountered !!!!!!!\nSegmentation fault (core dumped)\n'
+
+
+def test_ethtool_i_without_its_command_is_read_as_ethtool():
+    """https://github.com/kyuz0 (blind batch ve007): `ethtool -i` of an Intel E810 pasted without its command line
+    (driver: ice, firmware-version: 4.91 ...): read as ethtool's driver report, not an output of no known kind."""
+    [s] = explain(_paste("ve007"))
+    assert s.kind == "ethtool" and s.error is None and "driver ice" in messages(s) and "firmware 4.91" in messages(s)

@@ -67,8 +67,8 @@ register(KindSpec(
                     r"encodings):|^(?:Speed|Duplex|Auto-negotiation|Link detected|Port|PHYAD|"
                     r"Transceiver|MDI-X|Lanes|Wake-on|Current message level|Supported [\w -]+|"
                     r"Advertised [\w -]+|Link partner [\w -]+|Supports [\w -]+):|^netlink error:"
-                    r"|^Cannot get device settings"),
-    starts=re.compile(r"^(?:Settings|FEC parameters) for "),
+                    r"|^Cannot get device settings|^driver: [\w.-]{1,40}$|^firmware-version: "),  # (and -i's)
+    starts=re.compile(r"^(?:Settings|FEC parameters) for |^driver: [\w.-]{1,40}$"),
 ))
 
 
