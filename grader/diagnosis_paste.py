@@ -311,14 +311,22 @@ def _xml_idle(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict
     return {}
 
 
+def _xml_one_state(paste: str) -> bool:
+    """Whether the paste's XML holds one GPU's one report: with several GPUs, or one reported twice, a utilisation
+    read anywhere may be another's (break-it 25 F1: one GPU busy at P2 beside one idle at P8)."""
+    return len(re.findall(r"<performance_state>", paste)) == 1
+
+
 _XML_UTIL_RE = re.compile(r"<gpu_util>\s{0,3}(\d{1,3})\s{0,3}%")
 
 
 def _xml_busy(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """Applies where the same XML report shows the GPU under load (its gpu_util at checks/specs/cooling.toml's
     busy_util_percent or above): an idle P-state then is clocks held down under work (break-it 24 p19)."""
-    found, bar = _XML_UTIL_RE.search(context().paste or text), _busy_bar()
-    return {"util": found.group(1)} if found and bar is not None and int(found.group(1)) >= bar else None
+    paste = context().paste or text
+    found, bar = _XML_UTIL_RE.search(paste), _busy_bar()
+    return {"util": found.group(1)} if found and bar is not None and int(found.group(1)) >= bar \
+        and _xml_one_state(paste) else None
 
 
 _NVTOP_DEV_RE = re.compile(r"Device (\d{1,2}) \[")
@@ -331,6 +339,8 @@ def _nvtop_load(values: Mapping[str, Any], text: str) -> tuple[int | None, bool]
     whether its process list holds a compute process on it."""
     heads = list(_NVTOP_DEV_RE.finditer(text))
     util = None
+    if any(text.count("Device ", *line) > 1 for line in _line_spans(text, heads)):  # headers side by side (a wide
+        heads = []  # terminal): which bar is whose cannot be read by order (break-it 25 F2)
     for i, m in enumerate(heads):
         if m.group(1) == values.get("dev"):
             end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
@@ -338,6 +348,11 @@ def _nvtop_load(values: Mapping[str, Any], text: str) -> tuple[int | None, bool]
             util = int(found.group(1)) if found else None
             break
     return util, any(m.group(1) == values.get("dev") for m in _NVTOP_PROC_RE.finditer(text))
+
+
+def _line_spans(text: str, heads: list[Any]) -> list[tuple[int, int]]:
+    """The (start, end) of the line each match in ``heads`` is on."""
+    return [(text.rfind("\n", 0, m.start()) + 1, (text.find("\n", m.end()) + 1 or len(text) + 1) - 1) for m in heads]
 
 
 def _busy_bar() -> float | None:

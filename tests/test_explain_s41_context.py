@@ -186,17 +186,19 @@ def test_an_x86_servers_connectx_at_pci_bus_1_is_not_a_spark():
     assert "fail" not in levels(gids) and "between the nodes" in messages(gids, "warn") and "Spark" not in messages(gids)
 
 
-def test_a_spark_pairs_ray_status_without_gpus_is_the_fault_it_is():
+def test_a_spark_sized_ray_status_without_gpus_warns_and_others_stay_a_condition():
     """Break-it 24 L1 (corpus y005 with its GPU line removed): two nodes of 20 CPUs and ~111 GiB each are a Spark
-    pair as Ray counts it (checks/specs/gpus.toml [dgx_spark] cpu_cores); no GPU there is Ray started without them,
-    a fail, not a CPU-only cluster; a CPU-only cluster of other sizes stays a condition."""
+    pair's size as Ray counts it (checks/specs/gpus.toml [dgx_spark] cpu_cores, cuda_memory_gib); no GPU there is a
+    hedged warning (Sparks started without their GPUs, or CPU-only machines of that size: break-it 25 F3), told a
+    Spark a fail; a CPU-only cluster of other sizes stays a condition."""
     text = ("======== Autoscaler status: 2026-04-19 17:08:02.711002 ========\nNode status\n-----\nActive:\n"
             " 1 node_83e4b7723832f251eff177c9faf45a5305de7b1755a7f91ce1f3c911\n"
             " 1 node_4dcd7509dc73bd2e758e4048d40233b19eb019dfb54c66095a01e30f\nPending:\n (no pending nodes)\n"
             "Recent failures:\n (no failures)\n\nResources\n-----\nTotal Usage:\n 0.0/40.0 CPU\n 0B/221.76GiB memory\n"
             " 0B/19.46GiB object_store_memory\n\nFrom request_resources:\n (none)\nPending Demands:\n"
             " (no resource demands)\n")
-    assert "Ray reports no GPU: vLLM's Ray executor" in messages(_ray(text), "fail")
+    assert "on nodes of a DGX Spark's size" in messages(_ray(text), "warn") and "fail" not in levels(_ray(text))
+    assert "Ray reports no GPU: vLLM's Ray executor" in messages(_ray(text, host="spark"), "fail")
     other = text.replace("0.0/40.0 CPU", "0.0/64.0 CPU")
     assert "fail" not in levels(_ray(other)) and "a CPU-only cluster" in messages(_ray(other), "info")
 
@@ -218,7 +220,8 @@ def test_one_sparks_ray_status_is_a_condition_whatever_the_hostname():
     for host in ("spark-e2a9", "gx10-7f3a"):
         s = _ray(f"user@{host}:~$ docker exec node-58 ray status\n" + status)
         assert "fail" not in levels(s) and "a one-machine cluster, unless" in messages(s, "info"), host
-        assert "only 1 node: the second Spark" in messages(_ray(f"user@{host}:~$ ray status\n" + status, nodes=2), "fail")
+        assert "only 1 node: the " in messages(_ray(f"user@{host}:~$ ray status\n" + status, nodes=2), "fail")
+    assert "the second Spark" in messages(_ray("user@spark-e2a9:~$ ray status\n" + status, nodes=2), "fail")
 
 
 def test_an_all_reduce_table_over_more_than_two_ranks_is_not_a_spark_pairs():
@@ -287,3 +290,50 @@ def test_ethtool_i_without_its_command_is_read_as_ethtool():
     (driver: ice, firmware-version: 4.91 ...): read as ethtool's driver report, not an output of no known kind."""
     [s] = explain(_paste("ve007"))
     assert s.kind == "ethtool" and s.error is None and "driver ice" in messages(s) and "firmware 4.91" in messages(s)
+
+
+
+# --------------------------------------------------------------------------- break-it review 25 (session 41): probes
+# written as variations of real outputs (nvidia-smi -q -x of two cards, nvtop on a wide terminal, a docker compose log
+# around a vLLM server, corpus zz010's launch line)
+
+def test_an_xml_report_of_two_gpus_is_not_read_across_them():
+    """Break-it 25 F1: one GPU busy at P2 (98 %) beside one idle at P8: the idle one's P-state is not 'held down under
+    load' by the other's utilisation (nor said idle beside a busy one): no warning."""
+    said = " ".join(messages(s) for s in explain(P03_XML_TWO))
+    assert "clocks held down" not in said and "warn" not in [f.level for s in explain(P03_XML_TWO) for f in s.findings]
+
+
+def test_nvtop_headers_side_by_side_are_not_paired_by_order():
+    """Break-it 25 F2: nvtop on a wide terminal puts Device 0's and Device 1's headers on one line; Device 1 at PCIe
+    Gen 1 is idle (0 %), and Device 0's 98 % bar is not read as its."""
+    said = " ".join(messages(s, "warn") for s in explain(P04_NVTOP_WIDE))
+    assert "held back" not in said and "98%" not in said
+
+
+def test_another_containers_exit_after_the_ready_line_is_not_the_servers():
+    """Break-it 25 F4: docker compose's open-webui exits with code 1 after vLLM's ready line, and vLLM answers a
+    request after it: vLLM is up."""
+    s = next(x for x in explain(P05_COMPOSE) if x.kind == "vllm-log")
+    assert "its process ended" not in messages(s) and "The server is up" in messages(s, "ok")
+
+
+def test_a_median_ttft_near_the_mean_is_a_queue_not_a_tail():
+    """Break-it 25 F5: median TTFT 9.41 s against a mean of 11.9 s on short prompts at a client cap: every request
+    waited (the queue warning), not a few stalled ones."""
+    said = " ".join(messages(s, "warn") for s in explain(P02_BENCH))
+    assert "no standing queue" not in said
+
+
+def test_ib_disabled_on_a_port_named_as_a_sparks_twin_warns_on_another_host():
+    """Break-it 25 F13 (corpus zz010's launch line with the NIC renamed enp1s0f1np1, the name any ConnectX at PCI 01
+    gets): told `--host other`, the RDMA-off warning stands."""
+    said = " ".join(messages(s, "warn") for s in explain(P19_LAUNCH, host="other"))
+    assert "NCCL_IB_DISABLE=1 with NCCL_SOCKET_IFNAME=enp1s0f1np1" in said
+
+
+P03_XML_TWO = '$ nvidia-smi -q -x\n<?xml version="1.0" ?>\n<!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v12.dtd">\n<nvidia_smi_log>\n\t<timestamp>Sat Dec  5 14:22:10 2026</timestamp>\n\t<driver_version>550.120</driver_version>\n\t<cuda_version>12.4</cuda_version>\n\t<attached_gpus>2</attached_gpus>\n\t<gpu id="00000000:01:00.0">\n\t\t<product_name>NVIDIA GeForce RTX 3090</product_name>\n\t\t<product_brand>GeForce</product_brand>\n\t\t<uuid>GPU-2f0c1a7e-5b1d-4c1e-9d0a-3f2b7c9e1a10</uuid>\n\t\t<minor_number>0</minor_number>\n\t\t<pci>\n\t\t\t<pci_bus>00</pci_bus>\n\t\t\t<pci_gpu_link_info>\n\t\t\t\t<pcie_gen>\n\t\t\t\t\t<max_link_gen>4</max_link_gen>\n\t\t\t\t\t<current_link_gen>4</current_link_gen>\n\t\t\t\t</pcie_gen>\n\t\t\t\t<link_widths>\n\t\t\t\t\t<max_link_width>16x</max_link_width>\n\t\t\t\t\t<current_link_width>16x</current_link_width>\n\t\t\t\t</link_widths>\n\t\t\t</pci_gpu_link_info>\n\t\t</pci>\n\t\t<fan_speed>71 %</fan_speed>\n\t\t<performance_state>P2</performance_state>\n\t\t<clocks_event_reasons>\n\t\t\t<clocks_event_reason_gpu_idle>Not Active</clocks_event_reason_gpu_idle>\n\t\t\t<clocks_event_reason_applications_clocks_setting>Not Active</clocks_event_reason_applications_clocks_setting>\n\t\t\t<clocks_event_reason_sw_power_cap>Not Active</clocks_event_reason_sw_power_cap>\n\t\t\t<clocks_event_reason_hw_slowdown>Not Active</clocks_event_reason_hw_slowdown>\n\t\t\t<clocks_event_reason_hw_thermal_slowdown>Not Active</clocks_event_reason_hw_thermal_slowdown>\n\t\t\t<clocks_event_reason_hw_power_brake_slowdown>Not Active</clocks_event_reason_hw_power_brake_slowdown>\n\t\t\t<clocks_event_reason_sync_boost>Not Active</clocks_event_reason_sync_boost>\n\t\t\t<clocks_event_reason_sw_thermal_slowdown>Not Active</clocks_event_reason_sw_thermal_slowdown>\n\t\t\t<clocks_event_reason_display_clocks_setting>Not Active</clocks_event_reason_display_clocks_setting>\n\t\t</clocks_event_reasons>\n\t\t<fb_memory_usage>\n\t\t\t<total>24576 MiB</total>\n\t\t\t<reserved>308 MiB</reserved>\n\t\t\t<used>21340 MiB</used>\n\t\t\t<free>2928 MiB</free>\n\t\t</fb_memory_usage>\n\t\t<utilization>\n\t\t\t<gpu_util>98 %</gpu_util>\n\t\t\t<memory_util>49 %</memory_util>\n\t\t\t<encoder_util>0 %</encoder_util>\n\t\t\t<decoder_util>0 %</decoder_util>\n\t\t\t<jpeg_util>0 %</jpeg_util>\n\t\t\t<ofa_util>0 %</ofa_util>\n\t\t</utilization>\n\t\t<temperature>\n\t\t\t<gpu_temp>74 C</gpu_temp>\n\t\t</temperature>\n\t\t<gpu_power_readings>\n\t\t\t<power_state>P2</power_state>\n\t\t\t<power_draw>331.42 W</power_draw>\n\t\t\t<current_power_limit>350.00 W</current_power_limit>\n\t\t</gpu_power_readings>\n\t\t<clocks>\n\t\t\t<graphics_clock>1860 MHz</graphics_clock>\n\t\t\t<sm_clock>1860 MHz</sm_clock>\n\t\t\t<mem_clock>9501 MHz</mem_clock>\n\t\t</clocks>\n\t\t<processes>\n\t\t\t<process_info>\n\t\t\t\t<gpu_instance_id>N/A</gpu_instance_id>\n\t\t\t\t<compute_instance_id>N/A</compute_instance_id>\n\t\t\t\t<pid>48211</pid>\n\t\t\t\t<type>C</type>\n\t\t\t\t<process_name>python3</process_name>\n\t\t\t\t<used_memory>21020 MiB</used_memory>\n\t\t\t</process_info>\n\t\t</processes>\n\t</gpu>\n\t<gpu id="00000000:02:00.0">\n\t\t<product_name>NVIDIA GeForce RTX 3090</product_name>\n\t\t<product_brand>GeForce</product_brand>\n\t\t<uuid>GPU-8a1d9c44-0e6b-47f2-b1a3-77e2c5d0f9b3</uuid>\n\t\t<minor_number>0</minor_number>\n\t\t<pci>\n\t\t\t<pci_bus>00</pci_bus>\n\t\t\t<pci_gpu_link_info>\n\t\t\t\t<pcie_gen>\n\t\t\t\t\t<max_link_gen>4</max_link_gen>\n\t\t\t\t\t<current_link_gen>1</current_link_gen>\n\t\t\t\t</pcie_gen>\n\t\t\t\t<link_widths>\n\t\t\t\t\t<max_link_width>16x</max_link_width>\n\t\t\t\t\t<current_link_width>16x</current_link_width>\n\t\t\t\t</link_widths>\n\t\t\t</pci_gpu_link_info>\n\t\t</pci>\n\t\t<fan_speed>30 %</fan_speed>\n\t\t<performance_state>P8</performance_state>\n\t\t<clocks_event_reasons>\n\t\t\t<clocks_event_reason_gpu_idle>Active</clocks_event_reason_gpu_idle>\n\t\t\t<clocks_event_reason_applications_clocks_setting>Not Active</clocks_event_reason_applications_clocks_setting>\n\t\t\t<clocks_event_reason_sw_power_cap>Not Active</clocks_event_reason_sw_power_cap>\n\t\t\t<clocks_event_reason_hw_slowdown>Not Active</clocks_event_reason_hw_slowdown>\n\t\t\t<clocks_event_reason_hw_thermal_slowdown>Not Active</clocks_event_reason_hw_thermal_slowdown>\n\t\t\t<clocks_event_reason_hw_power_brake_slowdown>Not Active</clocks_event_reason_hw_power_brake_slowdown>\n\t\t\t<clocks_event_reason_sync_boost>Not Active</clocks_event_reason_sync_boost>\n\t\t\t<clocks_event_reason_sw_thermal_slowdown>Not Active</clocks_event_reason_sw_thermal_slowdown>\n\t\t\t<clocks_event_reason_display_clocks_setting>Not Active</clocks_event_reason_display_clocks_setting>\n\t\t</clocks_event_reasons>\n\t\t<fb_memory_usage>\n\t\t\t<total>24576 MiB</total>\n\t\t\t<reserved>308 MiB</reserved>\n\t\t\t<used>4 MiB</used>\n\t\t\t<free>24264 MiB</free>\n\t\t</fb_memory_usage>\n\t\t<utilization>\n\t\t\t<gpu_util>0 %</gpu_util>\n\t\t\t<memory_util>0 %</memory_util>\n\t\t\t<encoder_util>0 %</encoder_util>\n\t\t\t<decoder_util>0 %</decoder_util>\n\t\t\t<jpeg_util>0 %</jpeg_util>\n\t\t\t<ofa_util>0 %</ofa_util>\n\t\t</utilization>\n\t\t<temperature>\n\t\t\t<gpu_temp>33 C</gpu_temp>\n\t\t</temperature>\n\t\t<gpu_power_readings>\n\t\t\t<power_state>P8</power_state>\n\t\t\t<power_draw>21.37 W</power_draw>\n\t\t\t<current_power_limit>350.00 W</current_power_limit>\n\t\t</gpu_power_readings>\n\t\t<clocks>\n\t\t\t<graphics_clock>210 MHz</graphics_clock>\n\t\t\t<sm_clock>210 MHz</sm_clock>\n\t\t\t<mem_clock>405 MHz</mem_clock>\n\t\t</clocks>\n\t\t<processes>\n\t\t</processes>\n\t</gpu>\n</nvidia_smi_log>\n'
+P04_NVTOP_WIDE = ' Device 0 [NVIDIA GeForce RTX 3090] PCIe GEN 4@16x RX: 1.371 GiB/s TX: 42.00 MiB/s  Device 1 [NVIDIA GeForce RTX 3090] PCIe GEN 1@16x RX: 0.000 KiB/s TX: 0.000 KiB/s\n GPU 1860MHz MEM 9501MHz TEMP  74°C FAN  71% POW 331 / 350 W                         GPU 210MHz MEM 405MHz TEMP  33°C FAN  30% POW  21 / 350 W\n GPU[||||||||||||||||||||||||||||||||98%] MEM[|||||||||||||||||||20.8Gi/24.0Gi]       GPU[                                  0%] MEM[                     0.0Gi/24.0Gi]\n\n    PID USER      DEV    TYPE  GPU        GPU MEM    CPU  HOST MEM Command\n  48211 alice       0 Compute  98%  21020MiB  86%   100%   4820MiB python3 train.py --bs 32\n   2113 root        1 Graphic   0%      4MiB   4%     0%     96MiB /usr/lib/xorg/Xorg vt2\n F2Setup  F6Sort  F9Kill  F10Quit  F12Save Config\n'
+P05_COMPOSE = '$ docker compose up\n[+] Running 2/2\n ✔ Container stack-vllm-1        Created                                                0.1s\n ✔ Container stack-open-webui-1  Created                                                0.1s\nAttaching to open-webui-1, vllm-1\nvllm-1        | INFO 12-05 14:02:11 [__init__.py:241] Automatically detected platform cuda.\nvllm-1        | (APIServer pid=1) INFO 12-05 14:02:15 [api_server.py:1805] vLLM API server version 0.10.1.1\nvllm-1        | (APIServer pid=1) INFO 12-05 14:02:15 [utils.py:326] non-default args: {\'model\': \'Qwen/Qwen2.5-7B-Instruct\', \'host\': \'0.0.0.0\', \'max_model_len\': 16384}\nvllm-1        | (EngineCore_0 pid=146) INFO 12-05 14:02:31 [core.py:636] Waiting for init message from front-end.\nvllm-1        | (EngineCore_0 pid=146) INFO 12-05 14:02:40 [gpu_model_runner.py:1953] Model loading took 14.2474 GiB and 6.818245 seconds\nvllm-1        | (EngineCore_0 pid=146) INFO 12-05 14:02:52 [gpu_worker.py:276] Available KV cache memory: 5.94 GiB\nvllm-1        | (EngineCore_0 pid=146) INFO 12-05 14:02:52 [kv_cache_utils.py:849] GPU KV cache size: 111,232 tokens\nvllm-1        | (EngineCore_0 pid=146) INFO 12-05 14:02:52 [kv_cache_utils.py:853] Maximum concurrency for 16,384 tokens per request: 6.79x\nvllm-1        | (EngineCore_0 pid=146) INFO 12-05 14:03:05 [gpu_model_runner.py:2708] Graph capturing finished in 12 secs, took 0.52 GiB\nvllm-1        | (APIServer pid=1) INFO 12-05 14:03:07 [api_server.py:1880] Starting vLLM API server 0 on http://0.0.0.0:8000\nvllm-1        | (APIServer pid=1) INFO:     Started server process [1]\nvllm-1        | (APIServer pid=1) INFO:     Waiting for application startup.\nvllm-1        | (APIServer pid=1) INFO:     Application startup complete.\nopen-webui-1  | Traceback (most recent call last):\nopen-webui-1  |   File "/app/backend/open_webui/main.py", line 12, in <module>\nopen-webui-1  | PermissionError: [Errno 13] Permission denied: \'/app/backend/data/webui.db\'\nopen-webui-1 exited with code 1\nvllm-1        | (APIServer pid=1) INFO:     172.18.0.1:51234 - "GET /v1/models HTTP/1.1" 200 OK\n'
+P02_BENCH = '$ vllm bench serve --model Qwen/Qwen2.5-7B-Instruct --dataset-name random --random-input-len 512 --random-output-len 256 --num-prompts 640 --max-concurrency 64 --percentile-metrics ttft,tpot,itl,e2el\nStarting initial single prompt test run...\nInitial test run completed. Starting main benchmark run...\nTraffic request rate: inf\nBurstiness factor: 1.0 (Poisson process)\nMaximum request concurrency: 64\n100%|██████████| 640/640 [04:06<00:00,  2.60it/s]\n============ Serving Benchmark Result ============\nSuccessful requests:                     640       \nMaximum request concurrency:             64        \nBenchmark duration (s):                  246.15    \nTotal input tokens:                      327680    \nTotal generated tokens:                  163840    \nRequest throughput (req/s):              2.60      \nOutput token throughput (tok/s):         665.61    \nTotal Token throughput (tok/s):          1996.83   \n---------------Time to First Token----------------\nMean TTFT (ms):                          14120.65  \nMedian TTFT (ms):                        9412.17   \nP99 TTFT (ms):                           78410.22  \n-----Time per Output Token (excl. 1st token)------\nMean TPOT (ms):                          49.10     \nMedian TPOT (ms):                        48.77     \nP99 TPOT (ms):                           61.32     \n---------------Inter-token Latency----------------\nMean ITL (ms):                           49.02     \nMedian ITL (ms):                         41.55     \nP99 ITL (ms):                            212.40    \n----------------End-to-end Latency----------------\nMean E2EL (ms):                          26615.80  \nMedian E2EL (ms):                        21930.44  \nP99 E2EL (ms):                           91230.11  \n==================================================\n'
+P19_LAUNCH = '(base) ann@lccn02:~$ NCCL_IB_DISABLE=1 NCCL_CUDA_PATH=/usr/lib/x86_64-linux-gnu/ NCCL_SOCKET_IFNAME=enp1s0f1np1 NCCL_DEBUG=INFO OMP_NUM_THREADS=8 torchrun \\\n--nnodes 2 \\\n--nproc_per_node 8 \\\n--rdzv_id ctils \\\n--rdzv_backend c10d \\\n--rdzv_endpoint lccn02:45557 \\\n--master-addr lccn02 \\\n--master-port 45557 \\\ntest.py\nINFO\nenp1s0f1np1\nPreparing to init...\n[W801 04:55:17.113400444 socket.cpp:697] [c10d] The client socket has failed to connect to [lccn01]:56183 (errno: 22 - Invalid argument).\nINFO\nenp1s0f1np1\nPreparing to init...\n'

@@ -35,8 +35,8 @@ class Context:
     @cached_property
     def spark_sure(self) -> bool:
         """Whether the paste shows one of a Spark's own signs (:data:`_SPARK_SURE_RE`: GB10, its CPU's cores, the
-        domain-0002 twins, enP7s7, "DGX Spark"), wherever in it: an `lscpu` above an NCCL log says whose log it is (a
-        host or caption named spark-a does not: the paste reads the same with its caption or without)."""
+        domain-0002 twins, enP7s7), wherever in it: an `lscpu` above an NCCL log says whose log it is (a host or
+        caption named spark-a, or "DGX Spark" in words, does not: the paste reads the same with its caption or without)."""
         return bool(_SPARK_SURE_RE.search(self.paste[:HEAD_CHARS]))
 
     @cached_property
@@ -61,11 +61,12 @@ _OTHER_MACHINE_RE = re.compile(r"(?<!Cortex-)\b(?:[HAL]\d{2,3}S?|[BH]\d{3}|G[HB]
                                r"|MI\d{3}X?|Xeon|EPYC)\b"
                                r"|\b(?:cuda|nvml)Dev [1-9]")  # (a Spark has one GPU: NCCL's second device on a host is not one)
 _OTHER_HOST_RE = re.compile(r"\bmlx5_\d|" + _OTHER_MACHINE_RE.pattern)  # (mlx5_N: a Spark's HCA where udev did not rename it)
-_SPARK_SURE_RE = re.compile(r"\bGB10\b|\bDGX Sparks?\b|roceP2p1s0f|enP2p1s0f|enP7s7|Cortex-(?:X925|A725)", re.I)
-"""A Spark's own signs: its GPU, its product name, its CPU's cores (10 Cortex-X925 + 10 Cortex-A725), the twins on PCI
-domain 0002 and its 10 GbE port, names no other machine gives."""
-_SPARK_HOST_RE = re.compile(_SPARK_SURE_RE.pattern + r"|\bSparks?\b|rocep1s0f|enp1s0f\dnp\d", re.I)  # (and the word
-# Spark, which host names and captions carry, and the names any ConnectX at PCI 0000:01 gets, a Spark's first twins)
+_SPARK_SURE_RE = re.compile(r"\bGB10\b|roceP2p1s0f|enP2p1s0f|enP7s7|Cortex-(?:X925|A725)")
+"""A Spark's own signs as its outputs print them: its GPU, its CPU's cores (10 Cortex-X925 + 10 Cortex-A725), the
+twins on PCI domain 0002 and its 10 GbE port, names no other machine gives (words a person writes, `DGX Spark` in a
+caption, are not: break-it 25 F9, an H100 cluster's log captioned "my two DGX Sparks")."""
+_SPARK_HOST_RE = re.compile(_SPARK_SURE_RE.pattern + r"|\b(?:DGX )?Sparks?\b|rocep1s0f|enp1s0f\dnp\d", re.I)  # (and
+# the word Spark, which host names and captions carry, and the names any ConnectX at PCI 0000:01 gets)
 HEAD_CHARS = 300_000  # (the start of a long log says which machines it is from)
 
 

@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from ..spark_names import QSFP_TWINS, is_qsfp_twin, qsfp_port, rdma_device_for
-from .common import LINE_GBPS, SPARK_RDMA, hca_advice, warn
+from .common import LINE_GBPS, SPARK_RDMA, hca_advice, on_spark, warn
 from .context import context, spark_shown
 from .model import Finding, Section
 
@@ -77,7 +77,7 @@ def ib_disabled_on_rdma_nic(items: list[tuple[Section, Any]]) -> list[tuple[int,
         if m.group("names").startswith("^"):  # an exclusion list (`^lo,docker0`): which interface NCCL takes is open
             continue
         names = [n.lstrip("=") for n in m.group("names").split(",")]
-        rdma = [n for n in names if _RDMA_NAME_RE.search(n) and not is_qsfp_twin(n)]
+        rdma = [n for n in names if _RDMA_NAME_RE.search(n) and not (is_qsfp_twin(n) and on_spark(None) is not False)]
         if not rdma or len(rdma) < len(names) or not _spans_machines(command):
             continue
         said = ", ".join(rdma)

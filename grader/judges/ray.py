@@ -40,21 +40,21 @@ def _gpus_per_node(st: RayStatus) -> set[float]:
 
 def _spark_like(st: RayStatus) -> bool | None:
     """Whether the cluster is what a Spark pair looks like to Ray: True when an ``accelerator_type:GB10``
-    resource says so, or each node has a Spark's CPUs and memory (:func:`_spark_sized`), False when another
-    accelerator type or more than one GPU per node says it is not (a DGX Spark has one GB10 GPU), None when it cannot
-    tell (one GPU per node: a Spark, or any one-GPU box)."""
+    resource says so, False when another accelerator type or more than one GPU per node says it is not (a DGX Spark
+    has one GB10 GPU), None when it cannot tell (one GPU per node: a Spark, or any one-GPU box; nodes of a Spark's size,
+    :func:`_spark_sized`, only shape the words and a warning)."""
     kinds = {k.split(":", 1)[1] for k in list(st.resources) + [k for u in st.per_node for k in u.resources]
              if k.startswith("accelerator_type:")}
     if kinds:
         return all("GB10" in k.upper() for k in kinds)
     per = _gpus_per_node(st)
-    return False if any(g > 1 for g in per) else True if _spark_sized(st) else None
+    return False if any(g > 1 for g in per) else None
 
 
 def _spark_sized(st: RayStatus) -> bool:
     """Whether each node has a DGX Spark's CPUs and memory as Ray counts them (checks/specs/gpus.toml [dgx_spark]
     cpu_cores, and at most its cuda_memory_gib, more than three quarters of it): a Spark pair's cluster whose GPUs Ray
-    does not see (break-it 24 L1: two nodes, 40 CPUs, 221.76 GiB, no GPU)."""
+    does not see (break-it 24 L1), or any machines of that size (break-it 25 F3): a hedged warning, not a fault."""
     from ..calc.specs import match_gpu
     spec, cpu, mem, n = match_gpu("GB10"), st.resources.get("CPU"), st.resources.get("memory"), st.node_count or 0
     cores, gib = (spec.graded("cpu_cores"), spec.graded("cuda_memory_gib")) if spec else (None, None)
@@ -333,6 +333,11 @@ def _ray_gpu_findings(st: RayStatus, gpu: tuple[float, float] | None, nodes: int
                          "runs on it), not GPUs gone missing, unless these machines hold NVIDIA GPUs that Ray "
                          "registered as something else (`nvidia-smi` on a node tells). vLLM's GPU executor does not "
                          "place a model on it.")]
+        if spark is None and not spark_shown() and _unsaid(st) and _spark_sized(st):
+            return [warn("Ray reports no GPU, on nodes of a DGX Spark's size as Ray counts it (its CPU cores and "
+                         "unified memory: checks/specs/gpus.toml [dgx_spark]): if they are Sparks, Ray was started without their GPUs (in a container, pass "
+                         "`--gpus all`) and vLLM's Ray executor, one GPU per worker, cannot place a model; if they are "
+                         "CPU-only machines, that is what they have (`explain --host spark|other` says which).")]
         if spark is False or spark is None and not spark_shown() and _unsaid(st):
             return [info("Ray reports no GPU: a CPU-only cluster (no node offers a `GPU` resource), so vLLM's Ray "
                          "executor, one GPU per worker, cannot place a model on it." + (

@@ -94,14 +94,17 @@ def stopped_after_ready(text: str) -> str:
 
 
 _CRASH_RE = re.compile(r"[Ss]egmentation fault|core dumped|^Killed\b|\bKilled$|^Aborted\b|EngineDeadError"
-                       r"|EngineCore encountered a fatal error|died unexpectedly|exited with code -?[1-9]")
+                       r"|EngineCore encountered a fatal error|died unexpectedly")
 """A line that tells the server's own process ended: a crash, a kill, the engine dead (break-it 23 p14); a request's
 traceback is not one (the server answers the next request)."""
 
 
 def crashed_after_ready(text: str) -> str:
-    """The first line after the last ready line that shows the server's process crashed or was killed, or ""."""
-    return next((x.strip() for x in _after_ready(text)[1] if _CRASH_RE.search(x.strip())), "")
+    """The first line after the last ready line that shows the server's process crashed or was killed, or "" (also
+    where a request was answered after it: then the crash was another process's, break-it 25 F4)."""
+    after = _after_ready(text)[1]
+    at = next((i for i, x in enumerate(after) if _CRASH_RE.search(x.strip())), None)
+    return "" if at is None or any(_SERVING_RE.search(x) for x in after[at + 1:]) else after[at].strip()
 
 
 def ready_tail(text: str, trouble: bool = False) -> str:

@@ -205,7 +205,8 @@ def summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
         head.append(f"gpu-memory-utilization {log.gpu_memory_utilization:g}")
     if head:
         findings.append(info(", ".join(head) + "."))
-    findings += _unified_share(log.gpu_memory_utilization)
+    findings += _unified_share(None if "as specified by kv_cache_memory_bytes" in log.text  # (utilisation unused then:
+                               else log.gpu_memory_utilization)  # break-it 25 F8)
     if p.sources:
         backend = p.distributed_executor_backend or ("--nnodes (mp)" if p.nnodes else
                                                      "not given (Ray workers seen on other nodes)" if log.worker_ips
