@@ -1801,3 +1801,9 @@ EXAMPLES.update({  # session 41j: nvidia-smi -q -x at P8 with its utilisation at
     "nvidia-smi-xml-pstate-low-busy": BANNER + (
         "\t\t<performance_state>P8</performance_state>\n\t\t\t<gpu_util>100 %</gpu_util>\n"),
 })
+
+
+EXAMPLES.update({  # session 41: iblinkinfo's hint that a link could run wider or faster (break-it 25 p18)
+    "iblinkinfo-could-be": BANNER + "CA: gpu-node02 HCA-1:\n      0xb83fd20300a1b2c3      7    1[  ] ==( 1X      53.125 "
+                           "Gbps Active/  LinkUp)==>       1    3[  ] \"MF0;ibsw01:MQM8700/U1\" ( Could be 4X 53.125 Gbps)\n",
+})

@@ -844,6 +844,8 @@ NO_SYMBOL = "noodle-4090-0:1896106:1896121 [1] enqueue.cc:47 NCCL WARN Cuda fail
 KV_BYTES_SET = ("(Worker_TP0 pid=435) INFO 09-20 05:08:33 [gpu_worker.py:492] Initial free memory 105.76 GiB, reserved "
                 "14.36 GiB memory for KV Cache as specified by kv_cache_memory_bytes config and skipped memory "
                 "profiling.\n")  # https://github.com/Reederey87/glm53-flash-exl3-2x-dgx-spark (blind batch vf004)
+IB_COULD_BE = ("          1    3[  ] ==( 1X      53.125 Gbps Active/  LinkUp)==>       7    1[  ] \"gpu-node02 HCA-1\" "
+               "( Could be 4X 53.125 Gbps)\n")  # break-it 25 p18, after iblinkinfo(8)'s output (infiniband-diags)
 SWAP_LARGE = ("WARNING 05-25 00:00:22 config.py:405] Possibly too large swap space. 8.00 GiB out of the 15.40 GiB total "
               "CPU memory is allocated for the swap space.\n")  # https://github.com/imoneoi/openchat (blind batch vg009)
 
@@ -1417,7 +1419,7 @@ NVTOP_GEN1_BUSY = (" Device 0 [NVIDIA GeForce RTX 3090] PCIe GEN 1@16x RX: 248.0
                    " GPU[||||||||||||||||||||||||||||||||100%] MEM[|||||||||||||||||||22.1Gi/24.0Gi]\n")
 # netdata/netdata#15755's XML shape under load (break-it 24 p19): an RTX 4090 at P8 with its utilisation at 100%
 XML_P8_BUSY = "\t\t<performance_state>P8</performance_state>\n\t\t\t<gpu_util>100 %</gpu_util>\n"
-ALL = [SWAP_LARGE, TLS_REDIS, TLS_HF, NODE_DEATH, NODE_PREEMPTED, NM_NO_DEVICE, CGRAPH_UNPROFILED, NVFP4_SCALES, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
+ALL = [IB_COULD_BE, SWAP_LARGE, TLS_REDIS, TLS_HF, NODE_DEATH, NODE_PREEMPTED, NM_NO_DEVICE, CGRAPH_UNPROFILED, NVFP4_SCALES, HPL_SLOW, DCGM_NVLINK, GPU_MEM_NS, GCS_FAILED, GCS_REDIS, OOM_TORCH, OOM_TORCH_2, RAY_VERSIONS, KV_PREEMPTED, PG_ANCHOR, RAY_INFEASIBLE, LAUNCHER_GAVE_UP, NEG_CUDAGRAPH, SSH_TIMEOUT, SHM_64MB, SEMLOCK, NCCL_CUDA, HUNG_TASK, NCCL_WC12, NCCL_WC12_STATUS, NCCL_WC12_BARE, NCCL_REG_NOMEM, NCCL_REG_DMABUF, NCCL_CLOSED, NCCL_CONNECT, RAY_CHANNEL, PTXAS, CUTLASS, MODEL_TYPE, RAY_BASH, RAY_SH, RAY_STATUS_PACK, GATED, NV_ERR, NV_ERR_DMESG, AVAHI,
        SSH_SPARKDASH, SSH_PLAIN, NVML, RM_INIT, XID_GSP, XID_45, XID_79, XID_13, XID_149, NETPLAN_INDENT, CGRAPH_READ, RAY_DEAD,
        CGRAPH_UNAPPLIED, SSH_DIR, MLX5_PROBE, OOM_KILL, AER_FATAL, NCCL_SYSTEM,
        STORE_TIMEOUT, GID_EMPTY, RAY_INFEASIBLE_OLD,
@@ -1468,7 +1470,7 @@ def test_each_fault_is_a_fail_finding_with_its_fix(text):
                                                       PORTINFO_DOWN, NOT_REGISTERED, SPARKRUN_SSH, KERNEL_FALLBACK, BATCH_SERIAL, K8S_NOW_RUNNING,
                                                       ENV_OVERWRITTEN, NMAP_FILTERED, PRIVATE_NODE, PEER_FALSE,
                                                       MODEL_404, UCX_NO_TL, JOB_EXIT, NV_ERR, NV_ERR_DMESG, NGC_GPUS_ASKED, VPN_HEAD,
-                                                      CGRAPH_UNPROFILED, NVFP4_SCALES, C10D_UNREACHABLE, UCX_CQ_NOMEM, SWAP_LARGE,
+                                                      CGRAPH_UNPROFILED, NVFP4_SCALES, C10D_UNREACHABLE, UCX_CQ_NOMEM, SWAP_LARGE, IB_COULD_BE,
                                                       AMD_NIC_DOWN, QP_RTR, GPUD_DEGRADED, NVTOP_GEN1_BUSY, XML_P8_BUSY))
                     else "fail")
     assert " Fix: " in message

@@ -112,7 +112,7 @@ def summarise_ip_addr(ifaces: list[Any], command: str | None) -> Summary:
         twin = other_twin(t.name)
         if twin not in by_name:
             findings += [ok(f"{t.name} is UP with carrier (LOWER_UP): the cable is in and its link is up.")] if (
-                "LOWER_UP" in (t.flags or ())) else []
+                "LOWER_UP" in (t.flags or ()) and not t.ipv4) else []  # (with an address, _address_findings says it)
             findings.append(info(f"{t.name}'s twin {twin} is not in this output: check it too (`ip addr show "
                                  f"{twin}`); it needs its own address in another /24."))
     if any(a.scope == "global" and not a.dynamic and not a.is_link_local for t in twins for a in t.ipv4):

@@ -51,7 +51,13 @@ def no_verbs_here(log: Any) -> bool:
     is not installed) and none of its interfaces is named as only RDMA hardware names them (:func:`rdma_netdevs`).
     TCP sockets between such machines are what they have, not a fault NCCL shows (magnate3's two-node DDP notes,
     pending wf015: NCCL 2.7.8, `Failed to open libibverbs.so[.1]`, NET/Socket on eno2, training runs)."""
-    return not rdma_netdevs(log) and not ib_off_by_env(log) and bool(_NO_VERBS_RE.search(context().paste or ""))
+    paste = context().paste or ""
+    return not rdma_netdevs(log) and not ib_off_by_env(log) and bool(_NO_VERBS_RE.search(paste)) \
+        and not _ACTIVE_PORT_RE.search(paste)  # (an RDMA port up elsewhere in the paste: the host has one, break-it 25 F10)
+
+
+_ACTIVE_PORT_RE = re.compile(r"^\s{0,12}State:\s{1,8}Active\b|\bstate ACTIVE physical_state LINK_UP\b|PORT_ACTIVE", re.M)
+"""An RDMA port up, as ibstat, `rdma link` or ibv_devinfo prints it."""
 
 
 def unused_rdma(log: Any) -> str:

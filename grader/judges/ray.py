@@ -520,8 +520,8 @@ def summarise_ray_start(rs: Any, command: str | None) -> Summary:
                              "--address and --node-ip-address, a firewall between the nodes, and `ray status` on "
                              "the head."))
     if rs.local_ip and rs.local_ip.startswith("127."):
-        given = (option_value(command_argv(command), "--node-ip-address") or "").startswith("127.")  # the user's choice
-        alone = (not rs.join_address or given) and machines_spanned(None) == 1 and role != "worker"  # (wv001; b-i 23 p01)
+        given, spanned = (option_value(command_argv(command), "--node-ip-address") or "").startswith("127."), machines_spanned(None)
+        alone = role != "worker" and (spanned == 1 and (not rs.join_address or given) or given and spanned is None)  # wv001, b-i 23 p01, 25 N2
         findings.append(loopback_note(rs.local_ip, alone, head_addr if role == "worker" else None, given))
     elif rs.local_ip and rs.local_ip.startswith("172.17.0.") and (spanned := machines_spanned(None)) != 1 \
             and not option_value(argv, "--node-ip-address"):  # (one given on purpose: a LAN of that range)

@@ -310,7 +310,8 @@ def started_note(rs: Any, role: str | None, where: str, nodes: int | None, besid
     decides."""
     worker = role == "worker" or (role is None and rs.blocking and rs.head is None and not rs.join_address)
     said = (f"Ray runtime started{' (' + (role or 'worker') + ')' if role or worker else ''}{where}"
-            + (f"; other nodes join with `ray start --address='{rs.join_address}'`" if rs.join_address else "")
+            + (f"; other nodes join with `ray start --address='{rs.join_address}'`" if rs.join_address
+               and not rs.join_address.startswith(("127.", "localhost")) else "")
             + (", in the foreground (--block)" if rs.blocking else ""))
     troubled = rs.subprocesses_exited or rs.exited or (rs.local_ip or "").startswith(("127.", "172.17.0.")) \
         or any(f.level in ("warn", "fail") for f in beside)
