@@ -261,10 +261,11 @@ def machines_spanned(from_paste: int | None, hosts_seen: int = 0) -> int | None:
 
 
 def on_spark(from_paste: bool | None) -> bool | None:
-    """Whether the paste came from a DGX Spark: ``explain --host`` when given, else the paste's own sign
-    (``from_paste``: True, False, or None when it cannot tell), else False where the whole paste shows another
-    machine and nothing of a Spark (:attr:`grader.judges.context.Context.other_machine_shown`: a data-center,
-    GeForce or AMD GPU, an x86 server CPU, a second GPU on one host), else None."""
+    """Whether the paste came from a DGX Spark: ``explain --host`` when given; else False where the whole paste shows
+    another machine and none of a Spark's own signs (:attr:`grader.judges.context.Context.other_machine_shown`: a
+    data-center, GeForce or AMD GPU, an x86 server CPU, a second GPU on one host), which outranks the names any
+    ConnectX at PCI 0000:01 gets; else the caller's sign from the paste (``from_paste``: True, False, or None when it
+    cannot tell)."""
     c = context()
     if c.host is not None:
         return c.host == "spark"
