@@ -296,6 +296,17 @@ def _ib_transfer(log: VllmLog | None, values: Mapping[str, Any], text: str) -> d
     return {} if _IB_TRANSFER_RE.search(text) else None
 
 
+_GPUD_STATE_RE = re.compile(r'"component": ?"(?P<component>[\w.-]{1,80})",(?:(?!"component")[\s\S]){0,400}?"health": ?"(?P<health>\w{1,20})"')
+
+
+def _healthy_later(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where the paste's last state of gpud's component ``values["component"]`` is Healthy and an earlier one
+    is not: a state the later one shows mended (break-it 25 p15: Unhealthy at 04:46, Healthy at 04:49)."""
+    states = [m.group("health") for m in _GPUD_STATE_RE.finditer(context().paste or text)
+              if m.group("component") == values.get("component")]
+    return {} if len(states) > 1 and states[-1] == "Healthy" else None
+
+
 _XML_BUSY_RE = re.compile(r"<(?:clocks_(?:event|throttle)_reasons?_)?(?:hw|sw)_[a-z_]{1,40}>Active<"
                           r"|<gpu_util>\s{0,3}0{0,2}[1-9]\d{0,2}\s{0,3}%|<type>C(?:\+G)?</type>")
 
@@ -409,6 +420,7 @@ PASTE_DETAILS: dict[str, Callable[..., dict[str, Any] | None]] = {
     "nvtop_idle": _nvtop_idle,
     "nvtop_busy": _nvtop_busy,
     "trace_ends": _trace_ends,
+    "healthy_later": _healthy_later,
 }
 """The details of this module, by the names checks/diagnoses.toml gives them (merged into grader.diagnosis_details'
 DETAILS)."""

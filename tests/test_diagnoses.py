@@ -1807,3 +1807,25 @@ EXAMPLES.update({  # session 41: iblinkinfo's hint that a link could run wider o
     "iblinkinfo-could-be": BANNER + "CA: gpu-node02 HCA-1:\n      0xb83fd20300a1b2c3      7    1[  ] ==( 1X      53.125 "
                            "Gbps Active/  LinkUp)==>       1    3[  ] \"MF0;ibsw01:MQM8700/U1\" ( Could be 4X 53.125 Gbps)\n",
 })
+
+
+EXAMPLES.update({  # session 41: gpud's component Unhealthy, then Healthy later in the paste (break-it 25 p15)
+    "gpud-component-unhealthy-then-healthy": BANNER + '''    "component": "accelerator-nvidia-fabric-manager",
+    "states": [
+      {
+        "time": "2025-11-20T04:46:02Z",
+        "health": "Unhealthy",
+        "reason": "fabric manager found but not active"
+      }
+    ]
+After restart
+    "component": "accelerator-nvidia-fabric-manager",
+    "states": [
+      {
+        "time": "2025-11-20T04:49:02Z",
+        "health": "Healthy",
+        "reason": "fabric manager found and active"
+      }
+    ]
+''',
+})

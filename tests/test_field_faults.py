@@ -846,6 +846,7 @@ KV_BYTES_SET = ("(Worker_TP0 pid=435) INFO 09-20 05:08:33 [gpu_worker.py:492] In
                 "profiling.\n")  # https://github.com/Reederey87/glm53-flash-exl3-2x-dgx-spark (blind batch vf004)
 IB_COULD_BE = ("          1    3[  ] ==( 1X      53.125 Gbps Active/  LinkUp)==>       7    1[  ] \"gpu-node02 HCA-1\" "
                "( Could be 4X 53.125 Gbps)\n")  # break-it 25 p18, after iblinkinfo(8)'s output (infiniband-diags)
+GPUD_RECOVERED = '$ curl -s localhost:15132/v1/states | jq \'.[] | select(.component=="accelerator-nvidia-fabric-manager")\'\n    "component": "accelerator-nvidia-fabric-manager",\n    "states": [\n      {\n        "time": "2025-11-20T04:46:02Z",\n        "component": "accelerator-nvidia-fabric-manager",\n        "name": "accelerator-nvidia-fabric-manager",\n        "health": "Unhealthy",\n        "reason": "NVIDIA-H100-80GB-HBM3 checked fabric state; fabric manager found but not active",\n        "extra_info": {\n          "data": "{\\"fabric_manager_active\\":false,\\"fabric_state_supported\\":true}",\n          "encoding": "json"\n        }\n      }\n    ]\n\nAfter restart (sudo systemctl restart nvidia-fabricmanager)\n\n    "component": "accelerator-nvidia-fabric-manager",\n    "states": [\n      {\n        "time": "2025-11-20T04:49:02Z",\n        "component": "accelerator-nvidia-fabric-manager",\n        "name": "accelerator-nvidia-fabric-manager",\n        "health": "Healthy",\n        "reason": "fabric manager found and active",\n        "extra_info": {\n          "data": "{\\"fabric_manager_active\\":true,\\"fabric_state_supported\\":true}",\n          "encoding": "json"\n        }\n      }\n    ]\n'  # break-it 25 p15, after https://github.com/leptonai/gpud/pull/1151
 SWAP_LARGE = ("WARNING 05-25 00:00:22 config.py:405] Possibly too large swap space. 8.00 GiB out of the 15.40 GiB total "
               "CPU memory is allocated for the swap space.\n")  # https://github.com/imoneoi/openchat (blind batch vg009)
 
@@ -1524,7 +1525,7 @@ def test_every_known_error_line_is_read_here():
                                         NOT_REGISTERED_CAME_UP, API_REBOOTED, KILLED_TIMEOUT, SSH_RETRIED, MOE_DEFAULT,
                                         C10D_CONNECTED, DASHBOARD_LOOPBACK, NA_PARSE, TRT_BENCH, NGC_GPU_SHOWN, CGRAPH_SERVED, NODE_STOPPED, HTTP_400,
                                         C10D_RETRY, KV_ABORTED, NVTOP_GEN1, PL_SET_ONESHOT, GPUD_FALLBACK, GPUD_HEALTHY, XML_P8, XTRACE,
-                                        IBLINKINFO]
+                                        IBLINKINFO, GPUD_RECOVERED]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently

@@ -42,7 +42,8 @@ def _seconds_to_full(log: Any, last: Any) -> float | None:
     the current run (after the last idle line, Running 0, or a clock that went back: a restart) within
     checks/specs/memory.toml's trend_window_s of the last one (at least the line before it), their least-squares
     slope, so a fast rise is not averaged with an earlier run and a plateau is not a rise for its ramp-up; inf where
-    they do not rise; None with fewer than two such lines."""
+    they do not rise, or the last passes the run's earlier high by no more than the run fell after it (a swing); None
+    with fewer than two."""
     timed: list[tuple[int, float]] = []
     for s in log.stats:
         m = _CLOCK_RE.search(s.source.text[:100])
@@ -59,6 +60,10 @@ def _seconds_to_full(log: Any, last: Any) -> float | None:
     recent = ([p for p in timed[:-1] if p[0] >= timed[-1][0] - window] or timed[-2:-1]) + [timed[-1]]
     if recent[-1][0] <= recent[0][0]:
         return None
+    hist = [p[1] for p in timed[:-1]]
+    high = max(range(len(hist)), key=hist.__getitem__)
+    if timed[-1][1] - hist[high] <= hist[high] - min(hist[high:]):  # above the run's earlier high by no more than it
+        return float("inf")  # fell after it: a swing, not a rise (break-it 25 F7: 88-93% back and forth for 150 s)
     mt = sum(p[0] for p in recent) / len(recent)
     mk = sum(p[1] for p in recent) / len(recent)
     rise = (sum((p[0] - mt) * (p[1] - mk) for p in recent) / sum((p[0] - mt) ** 2 for p in recent))

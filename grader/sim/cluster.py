@@ -222,6 +222,15 @@ def _switch_end(node: str, iface: str) -> str:
     return f"clsim-s{node[-1]}{T.switch_lane(iface)}"
 
 
+def _switch_ends() -> list[str]:
+    """The switch's host ends present now (``clsim-s<node><lane>``, not its bridges): a namespace's removal takes its
+    veths' host ends with it only when the kernel's cleanup gets to them, which under load comes after the next
+    ``up`` has tried to make them again ("File exists"), so teardown removes them itself."""
+    with contextlib.suppress(OSError):
+        return sorted(d for d in os.listdir("/sys/class/net") if d.startswith("clsim-s") and d not in T.SWITCH_BRIDGES)
+    return []
+
+
 def _build_network(spec: Spec) -> None:
     _check_house_subnet_free()
     names = spec.names
@@ -310,6 +319,7 @@ def _teardown(state: dict) -> None:
         _groups.stop_groups(state)
     N.kill_processes(state)
     cmds = [f"link del {end}" for end in T.HOUSE_ROOT_END.values() if Path(f"/sys/class/net/{end}").exists()]
+    cmds += [f"link del {end}" for end in _switch_ends()]  # (with their peers in the nodes, at once)
     cmds += [f"link del {br}" for br in (T.BRIDGE, *T.SWITCH_BRIDGES) if Path(f"/sys/class/net/{br}").exists()]
     present = _netns_list()
     cmds += [f"netns del {ns}" for ns in (*T.NODE_NAMES, T.VOID_NS) if ns in present]
@@ -330,14 +340,15 @@ def _teardown(state: dict) -> None:
                 path.unlink()
     leftovers = [ns for ns in (*T.NODE_NAMES, T.VOID_NS) if ns in _netns_list()]
     leftovers += [d for d in (T.BRIDGE, *T.SWITCH_BRIDGES, *T.HOUSE_ROOT_END.values())
-                  if Path(f"/sys/class/net/{d}").exists()]
+                  if Path(f"/sys/class/net/{d}").exists()] + _switch_ends()
     if leftovers:
         raise SimError(f"could not remove {', '.join(leftovers)}; remove by hand with `ip netns del` / `ip link del`")
 
 
 def _is_up_or_partial(state: dict) -> bool:
     return bool(state) or bool(_netns_list() & {*T.NODE_NAMES, T.VOID_NS}) or \
-        Path(f"/sys/class/net/{T.BRIDGE}").exists() or any((T.ETC_NETNS / n).exists() for n in T.NODE_NAMES)
+        Path(f"/sys/class/net/{T.BRIDGE}").exists() or any((T.ETC_NETNS / n).exists() for n in T.NODE_NAMES) \
+        or bool(_switch_ends())
 
 
 # --- public API --------------------------------------------------------------------------------
