@@ -238,6 +238,8 @@ def _store_not_reached(log: VllmLog | None, values: Mapping[str, Any], text: str
 
 
 _TB_HEAD = "Traceback (most recent call last):"
+
+
 def _stopped_before(text: str, at: int) -> bool:
     """Whether the few lines just above the traceback that starts at ``at`` show a stop asked for (Ctrl-C)."""
     from grader.judges.stops_at import STOP_RE

@@ -299,16 +299,17 @@ def host_findings(devices: list[str], source: str, netdevs: dict[str, str | None
     out: list[Finding] = []
     netdevs = netdevs or {}
     soft = [d for d in devices if soft_rdma_kind(d)]
+    spark = on_spark(None)
     for d in soft:
         on = f" on {netdevs[d]}" if netdevs.get(d) else ""
         # a fact of a host not said or known to be a Spark (`explain --host other`); a warning on a Spark (said or shown)
-        out.append((info if not (on_spark(None) or on_spark(None) is None and spark_shown()) else warn)(
+        out.append((info if not (spark or spark is None and spark_shown()) else warn)(
             f"{d}{on} is {soft_rdma_kind(d)}: RDMA emulated in software over an ordinary Ethernet interface, not an "
             "RDMA NIC. This host has no hardware RDMA in this output, so RDMA figures measured over it (ib_write_bw, "
-            "NCCL's NET/IB) say nothing about an RDMA NIC." + ("" if on_spark(None) is False else " A DGX Spark's "
+            "NCCL's NET/IB) say nothing about an RDMA NIC." + ("" if spark is False else " A DGX Spark's "
                                                               "ConnectX-7 shows rocep1s0f0/rocep1s0f1/roceP2p1s0f0/roceP2p1s0f1.")))
     other = [d for d in devices if d not in SPARK_RDMA and not soft_rdma_kind(d)]
-    if other and not any(d in SPARK_RDMA for d in devices) and on_spark(None) and all(d.startswith("mlx5")
+    if other and not any(d in SPARK_RDMA for d in devices) and spark and all(d.startswith("mlx5")
                                                                                        for d in other):
         out.append(info(f"{', '.join(other[:8])}: the DGX Spark's ConnectX-7 RDMA device(s) under the kernel's "
                         "classic names (in a container, or without DGX OS's udev names); `ibdev2netdev` maps each to "
@@ -327,11 +328,11 @@ def host_findings(devices: list[str], source: str, netdevs: dict[str, str | None
     return out
 
 
-
 def output_machine(section: Any) -> str | None:
     """The machine a section's output came from: the host of ``ssh HOST command``, else its prompt's host (None: not
     told). (`user@spark1:~$ ssh spark2 free -g` is spark2's output.)"""
     return ssh_host(section.command) or section.host
+
 
 def port_findings(active: dict[str, bool], source: str, command: str | None = None) -> list[Finding]:
     """Per QSFP port: both twins active (ok), one (warn); none at all (fail). ``active`` maps Spark

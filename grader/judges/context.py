@@ -45,8 +45,7 @@ class Context:
         GB10, an x86 server CPU, a second GPU on one host) and none of a Spark's own signs (:data:`_SPARK_SURE_RE`;
         rocep1s0f0 and enp1s0f0np0 are any ConnectX's at PCI 0000:01). Stronger than :attr:`seen`, which an HCA named
         mlx5_N (a Spark's, where udev did not rename it) also sets: levels follow this one."""
-        head = self.paste[:HEAD_CHARS]
-        return self.host is None and bool(_OTHER_MACHINE_RE.search(head)) and not _SPARK_SURE_RE.search(head)
+        return self.host is None and bool(_OTHER_MACHINE_RE.search(self.paste[:HEAD_CHARS])) and not self.spark_sure
 
 
 _CONTEXT: contextvars.ContextVar[Context] = contextvars.ContextVar("explain_context", default=Context())

@@ -508,8 +508,9 @@ def _below_both_ends(r: Any, name: str) -> list[Finding]:
 
 
 def _speed_findings(r: Any, name: str) -> list[Finding]:
-    spark_port = (r.interface is None or is_qsfp_twin(r.interface)) and on_spark(None) is not False \
-        and not (on_spark(None) is None and _tops_out_below(r, LINK_MBPS))  # (a NIC that cannot run 200G is no Spark's)
+    told = on_spark(None)
+    spark_port = (r.interface is None or is_qsfp_twin(r.interface)) and told is not False \
+        and not (told is None and _tops_out_below(r, LINK_MBPS))  # (a NIC that cannot run 200G is no Spark's)
     unnamed = r.interface is None
     if r.link_detected is False:  # a Spark cables one port: the other port's twins never have link (as L1.link_speed)
         twin = r.interface is not None and is_qsfp_twin(r.interface)

@@ -62,9 +62,9 @@ def _spark_sized(st: RayStatus) -> bool:
 
 
 def _unsaid(st: RayStatus) -> bool:
-    """Nothing says how many machines the cluster should have: no ``explain --nodes`` or ``--host spark`` (the course's
-    pair; a Spark shown in the paste says which bars apply, not that a second was meant), and no pending demand asks for a GPU (a GPU workload waiting says what the cluster is for); then what a Spark
-    pair needs is said as a condition, not as a fault."""
+    """Nothing says how many machines the cluster should have: no ``explain --nodes`` or ``--host spark`` (a Spark shown
+    says which bars apply, not that a second was meant), and no pending demand asks for a GPU (a GPU workload waiting
+    says what the cluster is for); then what a Spark pair needs is said as a condition, not as a fault."""
     c = context()
     return c.host != "spark" and c.nodes is None and not any(
         d.total("GPU") for d in st.demands) and not any("GPU" in str(d) for d in st.pending_demands)
@@ -333,12 +333,12 @@ def _ray_gpu_findings(st: RayStatus, gpu: tuple[float, float] | None, nodes: int
                          "runs on it), not GPUs gone missing, unless these machines hold NVIDIA GPUs that Ray "
                          "registered as something else (`nvidia-smi` on a node tells). vLLM's GPU executor does not "
                          "place a model on it.")]
-        if spark is None and not spark_shown() and _unsaid(st) and _spark_sized(st):
+        if (unsaid := spark is None and not spark_shown() and _unsaid(st)) and _spark_sized(st):
             return [warn("Ray reports no GPU, on nodes of a DGX Spark's size as Ray counts it (its CPU cores and "
                          "unified memory: checks/specs/gpus.toml [dgx_spark]): if they are Sparks, Ray was started without their GPUs (in a container, pass "
                          "`--gpus all`) and vLLM's Ray executor, one GPU per worker, cannot place a model; if they are "
                          "CPU-only machines, that is what they have (`explain --host spark|other` says which).")]
-        if spark is False or spark is None and not spark_shown() and _unsaid(st):
+        if spark is False or unsaid:
             return [info("Ray reports no GPU: a CPU-only cluster (no node offers a `GPU` resource), so vLLM's Ray "
                          "executor, one GPU per worker, cannot place a model on it." + (
                              " If these machines have GPUs (a DGX Spark does: `explain --host spark`), Ray was "

@@ -280,10 +280,12 @@ def summarise_pods(pods: list[Any], command: str | None) -> Summary:
         what = f"{p.name}: {p.ready}/{p.containers} ready, {p.status}" + (f", {p.restarts} restarts" if p.restarts else "")
         ray = (" A Ray node in a pod that is not up may not have joined, and its GPU is then missing from the cluster "
                "(`ray status`).") if "ray" in p.name.lower() else ""
-        if p.failed or p.status == "Completed":
-            findings.append(completed_restarted(p, what, ray) if p.status == "Completed" else fail(
-                f"{what}, after {p.age}: it will not come up by waiting (`kubectl describe pod {p.name}` and "
-                f"`kubectl logs {p.name}`{' --previous' if p.restarts else ''} say why).{ray}"))
+        if p.status == "Completed":
+            findings.append(completed_restarted(p, what, ray))
+        elif p.failed:
+            findings.append(fail(f"{what}, after {p.age}: it will not come up by waiting (`kubectl describe pod "
+                                 f"{p.name}` and `kubectl logs {p.name}`{' --previous' if p.restarts else ''} say "
+                                 f"why).{ray}"))
         else:
             why = (" (its init containers have not finished)" if p.status.startswith("Init:") else
                    " (running, but its readiness probe does not pass)" if p.status == "Running" else "")
@@ -315,10 +317,11 @@ def started_note(rs: Any, role: str | None, where: str, nodes: int | None, besid
             + (", in the foreground (--block)" if rs.blocking else ""))
     troubled = rs.subprocesses_exited or rs.exited or (rs.local_ip or "").startswith(("127.", "172.17.0.")) \
         or any(f.level in ("warn", "fail") for f in beside)
-    if worker and troubled and not (rs.retries or rs.raylet_not_found or rs.gcs_unreachable):
+    joined = worker and not (rs.retries or rs.raylet_not_found or rs.gcs_unreachable)
+    if joined and troubled:
         return info(said + ": a worker prints this once its raylet registered with the head's GCS; what this output "
                     "shows after it (the findings beside this one) decides whether the node stayed in the cluster.")
-    if worker and not (rs.retries or rs.raylet_not_found or rs.gcs_unreachable):
+    if joined:
         return ok(said + ": a worker prints this only once it reached the head's GCS and its raylet registered there, "
                   "so this node joined the cluster; nothing wrong in this output. `ray status` on the head lists it "
                   "with its GPUs.")

@@ -90,9 +90,9 @@ def _gid_findings(rows: list[dict[str, Any]]) -> list[Finding]:
     masking hides."""
     out: list[Finding] = []
     active = [r for r in rows if (r["state"] or "").upper() == "ACTIVE"]
+    # a Spark's device on its own netdev (rocep1s0f0 on enp1s0f0np0); on another one (enp1s0f0) it is another ConnectX's
     spark = bool(on_spark(any(r["rdma_device"] in SPARK_RDMA and r["netdev"] in (SPARK_RDMA[r["rdma_device"]], None)
-                              for r in rows) or None))  # (a
-    # Spark's device name on another netdev, rocep1s0f0 on enp1s0f0, is another ConnectX's; `--host other` says so too)
+                              for r in rows) or None))
     for r in active:
         name = r["rdma_device"]
         if r["roce_v2_gid_index"] is None and r.get("unknown_v2"):

@@ -76,6 +76,8 @@ def came_up(text: str) -> bool:
     """Whether ``text`` shows a server up: its ready line (vLLM's or SGLang's) or a line of serving (an answered
     route, the engine's throughput log)."""
     return any(m in text for m in _READY_MARKS) or bool(_SERVING_RE.search(text))
+
+
 _TROUBLE_RE = re.compile(r"rror|Traceback|Exception|Killed|[Ss]egmentation fault|[Ss]egfault|core dumped|Aborted"
                          r"|[Ff]atal|\b(?:died|dead|hang(?:s|ing)?|hung|timed out|[Tt]imeout)\b|signal \d|SIG[A-Z]{3,4}"
                          r"|No available shared memory broadcast block|WARN")

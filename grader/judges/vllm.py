@@ -282,13 +282,12 @@ def summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
         findings.append(info("Model weights: " + ", ".join(f"{w:g} GiB" for w in log.weights_gib)
                              + " per worker, as loaded."))
     ready_at = len(findings) if log.ready else None
+    came = "The server came up (Application startup complete)" + (f" at {log.url}" if log.url else "")
     if log.ready and (stop := stopped_after_ready(log.text)):  # break-it 23 p04: then Ctrl-C, Uvicorn's shutdown
-        findings.append(info("The server came up (Application startup complete)" + (f" at {log.url}" if log.url else "")
-                             + f" and was then stopped (`{' '.join(stop.split())[:80]}` after it: Ctrl-C or a stop sent to it): it is "
+        findings.append(info(came + f" and was then stopped (`{' '.join(stop.split())[:80]}` after it: Ctrl-C or a stop sent to it): it is "
                              "not serving now; start it again and check it with `curl <host>:8000/health`."))
     elif log.ready and (crash := crashed_after_ready(log.text)):  # break-it 23 p14: then a segfault, the engine dead
-        findings.append(info("The server came up (Application startup complete)" + (f" at {log.url}" if log.url else "")
-                             + f", and then its process ended (`{' '.join(crash.split())[:80]}` after it; below): it is "
+        findings.append(info(came + f", and then its process ended (`{' '.join(crash.split())[:80]}` after it; below): it is "
                              "not serving now."))
     elif log.ready:
         findings.append(ok("The server is up (Application startup complete)"
