@@ -401,7 +401,33 @@ def _trace_ends(log: VllmLog | None, values: Mapping[str, Any], text: str) -> di
     return None if any(line.strip() and not line.lstrip().startswith("+") for line in after) else {}
 
 
+_ALLOC_OOM_RE = re.compile(r"memory (?:mapping|allocation) failed with OOM on device \d")
+_KV_SIZED_RE = re.compile(r"GPU KV cache size: [\d,]+ tokens|# GPU blocks: \d|Available KV cache memory: [\d.]+ GiB")
+_SERVER_UP_RE = re.compile(r"Application startup complete|Starting vLLM (?:API )?server(?: \d+)? on http|Uvicorn running on http")
+
+
+def _sized_after_retry(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where the allocator's last out-of-memory warning comes before vLLM sized its KV cache and the server came
+    up (blind batch vf005: weight loading on two 24 GB cards, then 103,760 tokens of KV cache and the server up)."""
+    last = None
+    for last in _ALLOC_OOM_RE.finditer(text):
+        pass
+    return {} if last and _KV_SIZED_RE.search(text, last.end()) and _SERVER_UP_RE.search(text, last.end()) else None
+
+
+_NCCL_WENT_ON_RE = re.compile(r"\bChannel \d{1,3}/\d{1,3} :|Init COMPLETE|Connected all rings")
+
+
+def _nccl_went_on(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where NCCL went on to set up its channels after the line (``Channel 00/02 :``, ``Init COMPLETE``)."""
+    paste = context().paste or text
+    at = paste.find("nvmlDeviceGetHandleByPciBusId")
+    return {} if _NCCL_WENT_ON_RE.search(paste, max(at, 0)) else None
+
+
 PASTE_DETAILS: dict[str, Callable[..., dict[str, Any] | None]] = {
+    "nccl_went_on": _nccl_went_on,
+    "sized_after_retry": _sized_after_retry,
     "stopped_before": _stop_before_engine_dead,
     "no_death_reason": _no_death_reason,
     "server_up_after": _server_up_after,

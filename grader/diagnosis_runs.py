@@ -46,7 +46,8 @@ def _store_retries(log: VllmLog | None, values: Mapping[str, Any], text: str) ->
 _IDLE_RE = re.compile(r"\[repeated|throughput: 0\.0 tokens/s, Avg generation throughput: 0\.0 tokens/s|\"GET /")
 """Lines that show no progress between the wait lines: Ray's dedup notes, engine stats of no tokens, health checks."""
 
-_PROGRESS_RE = re.compile(r"Application startup complete|Avg generation throughput: (?!0\.0 )\d")
+_PROGRESS_RE = re.compile(r"Application startup complete|Avg generation throughput: (?!0\.0 )\d|torch\.compile takes [\d.]+ s in total"
+                          r"|Available KV cache memory: |GPU KV cache size: |Graph capturing finished")  # (the start went on)
 
 _LOCATION_RE = re.compile(r"\[(?P<at>shm_broadcast\.py:\d{1,5})\](?P<rest>[^\n]{0,400})")
 """The logger's location on a wait line; a line cut right after it (no ``rest``) at a wait line's location is that
@@ -386,10 +387,11 @@ def _exit_code_words(log: VllmLog | None, values: Mapping[str, Any], text: str) 
 
 
 def _not_served(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies unless the text shows the server up (``Application startup complete``) or a run that went on (NCCL's
-    ``Init COMPLETE``, a benchmark's ``Avg bus bandwidth``, an NCCL WARN of its own to follow instead)."""
+    """Applies unless the text shows the server up (``Application startup complete``, ``Starting vLLM server on``) or
+    a run that went on (NCCL's ``Init COMPLETE``, a benchmark's ``Avg bus bandwidth``, an NCCL WARN of its own to
+    follow instead)."""
     return None if any(x in text for x in ("Application startup complete", "Init COMPLETE", "Avg bus bandwidth",
-                                           "NCCL WARN")) else {}
+                                           "NCCL WARN", "Starting vLLM server on", "Starting vLLM API server")) else {}
 
 _NCCL_VERSION_RE = re.compile(r"NCCL version (\d+)\.(\d+)")
 

@@ -1829,3 +1829,27 @@ After restart
     ]
 ''',
 })
+
+
+EXAMPLES.update({  # session 42: a docker command into a stopped container (blind batch vh004, a rate sweep's server)
+    "docker-container-stopped": BANNER + " 9%|9         | 9/100 [00:26<03:41,  2.44s/it]OCI runtime exec failed: exec "
+                                "failed: cannot exec in a stopped container\nError response from daemon: container "
+                                "105379b1a609757de488752183537e84993c82c21871430bf3eab8e611e8a25d is not running\n",
+    # the allocator's warning while the weights load, then the KV cache sized and the server up (blind batch vf005)
+    "oom-allocator-retry-before-sizing": BANNER + "[rank0]:[W1003 19:36:19.077712446 CUDACachingAllocator.cpp:3933] "
+                                         "memory allocation failed with OOM on device 0 while trying to allocate 20971520 "
+                                         "bytes (free: 11599872, total: 25298141184).\n(EngineCore_DP0 pid=1) INFO 10-03 "
+                                         "19:36:30 [kv_cache_utils.py:1087] GPU KV cache size: 103,760 tokens\n"
+                                         "(APIServer pid=1) INFO 10-03 19:36:41 [api_server.py:1] Starting vLLM server "
+                                         "on http://127.0.0.1:8000\n",
+})
+
+
+EXAMPLES.update({  # session 42: NCCL's NVML lookup of a peer GPU this rank cannot see (NVIDIA/nccl#1066, #1529)
+    "nccl-nvml-peer-not-found-went-on": BANNER + "gcn6:1080061:1080359 [0] misc/nvmlwrap.cc:181 NCCL WARN "
+                                        "nvmlDeviceGetHandleByPciBusId() failed: Not Found\n"
+                                        "gcn6:1080060:1080354 [0] NCCL INFO Channel 00/02 :    0   1\n",
+    "nccl-nvml-peer-not-found": BANNER + "ucpe-resource033018034100:6896:7103 [1] misc/nvmlwrap.cc:187 NCCL WARN "
+                                "nvmlDeviceGetHandleByPciBusId() failed: Not Found\n"
+                                "ucpe-resource033018034100:6896:7103 [1] NCCL INFO graph/xml.cc:850 -> 2\n",
+})

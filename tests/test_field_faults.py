@@ -1095,6 +1095,12 @@ MODULE_UNREADABLE = "Cannot get module EEPROM information: Input/output error\n"
 # blind batch xb (containers), as posted: NVIDIA/nvidia-container-toolkit#434, OpenBMB/XAgent#273,
 # warmshao/FasterLivePortrait#116, NVIDIA/nvidia-docker#1629 and #1671, NVIDIA/libnvidia-container#231, NVIDIA/nccl#290,
 # vllm-project/vllm#5283
+# blind batch vh004: a rate sweep's `docker exec` into the server's container after it stopped
+DOCKER_STOPPED = ("Error response from daemon: container 105379b1a609757de488752183537e84993c82c21871430bf3eab8e611e8a25d "
+                  "is not running\n")
+# NVIDIA/nccl#1529 (blind batch vj006): two containers on one node, each given other GPUs
+NVML_PEER = ("ucpe-resource033018034100:6896:7103 [1] misc/nvmlwrap.cc:187 NCCL WARN nvmlDeviceGetHandleByPciBusId() "
+             "failed: Not Found\nucpe-resource033018034100:6896:7103 [1] NCCL INFO graph/xml.cc:850 -> 2\n")
 CDI_OFF = 'docker: Error response from daemon: could not select device driver "cdi" with capabilities: [].\n'
 NO_GPU_RUNTIME = 'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].\n'
 CDI_UNRESOLVABLE = 'Error: setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=all\n'
@@ -1455,7 +1461,8 @@ ALL = [IB_COULD_BE, SWAP_LARGE, TLS_REDIS, TLS_HF, NODE_DEATH, NODE_PREEMPTED, N
        NO_RUNTIME, NO_DRIVER_BANNER, PLUGIN_NO_NVML, NVML_NOT_SUPPORTED, UCX_NO_AM, UCX_NO_TL,
        WORKSPACE_LOCKED, JOB_EXIT, KV_TRANSFER, C10D_UNREACHABLE, MOONCAKE_REG, MOONCAKE_NO_RNIC, UCX_REG_MR, UCX_CQ_NOMEM, MOONCAKE_TCP,
        TRITON_CUDA, TORCH_DUMP_TIMEOUT, WORKER_DIED_MP,
-       AMD_NIC_DOWN, SPARKRUN_IB_PIPE, QP_RTR, GPUD_UNHEALTHY, GPUD_DEGRADED, NVTOP_GEN1_BUSY, XML_P8_BUSY]
+       AMD_NIC_DOWN, SPARKRUN_IB_PIPE, QP_RTR, GPUD_UNHEALTHY, GPUD_DEGRADED, NVTOP_GEN1_BUSY, XML_P8_BUSY,
+       DOCKER_STOPPED, NVML_PEER]
 
 
 @pytest.mark.parametrize("text", ALL)

@@ -28,8 +28,8 @@ from ..judges.context import _CONTEXT, HEAD_CHARS, Context, context  # noqa: F40
 from ..judges.model import ALL_WELL, LEVELS, NO_ERROR_SEEN, Finding, Section, Summary  # noqa: F401  (re-exported: the API)
 from ..judges.programs import not_found_program
 from .tolerant import (KNOWN_ERROR, TROUBLE_RE, caption_between, ends_at_prompt, grader_bug, is_caption, is_sentence,  # noqa: F401
-                       is_label_only, is_words, left_out, listed_above, paste_next, unread_reply, unread_section,
-                       without_trailing_prose)
+                       is_label_only, is_preamble, is_words, left_out, listed_above, paste_next, unread_reply,
+                       unread_section, without_trailing_prose)
 from .output import (MAX_SHOWN_CHARS, _plain, _shown, block_repeated, fold_repeats, redacted, render, said_again,
                      to_jsonable)  # noqa: F401  (render and to_jsonable re-exported)
 
@@ -299,7 +299,7 @@ def _segments(chunk: Chunk) -> list[_Segment]:
             cur.add_line(line, numbers[i])
             i += 1
             continue
-        if is_noise_line(line):
+        if is_noise_line(line) or cur.kind is None and not cur.begun and is_preamble(line):  # (stderr above an output)
             pending.append(i)
             i += 1
             continue
@@ -359,7 +359,7 @@ def _segments(chunk: Chunk) -> list[_Segment]:
         i += used
         # a line that continued (or began) an output without restarting it decides the same way when repeated
         plain = line if used == 1 and not whole and not opens else None
-    segs[-1].add([lines[j] for j in pending], [numbers[j] for j in pending], 0)
+    segs[-1].add([lines[j] for j in pending], [numbers[j] for j in pending], None)  # (stderr alone: content)
     for seg in segs if chunk.unasked else ():
         seg.plain -= chunk.unasked  # kept as output unasked whether a prompt (see Chunk.unasked)
     if segs[0].kind is None and cmd_kind:

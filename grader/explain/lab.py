@@ -21,7 +21,9 @@ register(KindSpec(
     matches_command=lambda argv: runs_program(argv, "vllm", "bench") or any(a.endswith("benchmark_serving.py") or a in (
         "sglang.bench_serving", "benchmarks.benchmark_serving") for a in argv),
     line=BENCH_LINE, starts=BANNER_RE, matches_json=is_bench_json, prelude=True,
-    inner=re.compile(f"{FRAME_RE.pattern}|{EXCEPTION_RE.pattern}"),  # a failed request's traceback (`Error 0: ...`)
+    inner=re.compile(f"{FRAME_RE.pattern}|{EXCEPTION_RE.pattern}"  # a failed request's traceback (`Error 0: ...`); the
+                     r"|\] (?:Sampling input_len from|Inferred from consolidated)|\[datasets\.py:\d+\] |^WARNING: (?:/tokenize "
+                     r"unavailable|vllm bench serve )"),  # the client's own log lines (its dataset, its tokenizer)
 ))
 register_cross_check(judge("bench_server", "batch_cap_beside"), kinds=("vllm-bench",))  # --max-num-seqs beside a test
 register_cross_check(judge("bench_server", "same_workload_compared"), kinds=("vllm-bench",))  # an A/B of one workload

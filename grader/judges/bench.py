@@ -16,12 +16,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import metrics as M
+from ..parsers import ParseError
 from ..parsers.bench_result import BenchResult, parse_any
 from ..parsers.common import as_float, as_int, command_argv, option_value
-from ..parsers.traceback import EXCEPTION_RE
 from ..ranges import load_ranges
-from .bench_load import offered_findings
+from .bench_load import client_error_findings, client_errors, offered_findings, unfinished_findings
 from .common import fail, info, ok, warn
+from .context import context
 from .model import Finding, Summary
 
 _HALF_STEP = 0.005
@@ -413,6 +414,9 @@ class BenchRead:
     """``Max request concurrency: N`` as SGLang's summary prints it (vLLM's ``Maximum ...`` is the parser's)."""
     client_errors: tuple[str, ...] = ()
     """The exception lines of ``Failed requests during benchmark run detected`` (``Error 0: Traceback ...``), each once."""
+    unfinished: str | None = None
+    """Where the last run that started (``Starting main benchmark run...``) and printed no result after it stopped:
+    its progress bar's last ``done/total``, or ``""`` without a bar; None when every run that started has a result."""
 
 
 def _requests(value: Any) -> int | None:
@@ -458,16 +462,19 @@ def summarise_load_test(bench: BenchRead | list[BenchResult], command: str | Non
     results = [dataclasses.replace(r, meta={**asked, **r.meta}) if asked else r for r in results]
     if len(results) == 1 and results[0].tool == "trtllm-bench":
         return _trtllm_bench(results[0])
+    said_after = client_error_findings(bench.client_errors) + unfinished_findings(bench.unfinished, bool(bench.results))
+    if not results:
+        return {"unfinished": bench.unfinished}, said + said_after
     if len(results) == 1:
-        facts, findings = describe(results[0], sent, bench.burst, cap, model)
-        return facts, said + findings + _client_error_findings(bench.client_errors)
+        facts, findings = describe(results[0], None if bench.unfinished is not None else sent, bench.burst, cap, model)
+        return facts, said + findings + said_after
     facts: dict[str, Any] = {"results": []}
     findings: list[Finding] = []
     for i, r in enumerate(results, start=1):
         f, fs = describe(r, None, bench.burst, cap, model)
         facts["results"].append(f)
         findings += [Finding(x.level, f"[{i}] {x.message}") for x in fs]
-    return facts, findings
+    return facts, findings + said_after
 
 
 def _trtllm_bench(r: BenchResult) -> Summary:
@@ -529,42 +536,17 @@ def read_load_test(text: str) -> BenchRead:
     for bar in _PROGRESS.finditer(text):  # the last one: the main run's, after a warm-up's
         pass
     backend, cap = _BACKEND.search(text), _MAX_CONC.search(text)
-    return BenchRead(parse_any(text), int(bar.group(2)) if bar else None, bool(_RATE_INF.search(text)),
-                     backend.group(1) if backend else None, int(cap.group(1)) if cap else None, _client_errors(text))
-
-
-def _client_errors(text: str) -> tuple[str, ...]:
-    """The exception line (not indented, after its frames) of each ``Error N:`` the client printed, each once."""
-    if "Failed requests during benchmark run detected" not in text:
-        return ()
-    found: dict[str, None] = {}
-    inside = False
-    for line in text.splitlines():
-        if _ERROR_N.match(line):
-            inside = True
-        elif inside and EXCEPTION_RE.match(line.rstrip()):
-            found[line.rstrip()[:300]] = None
-            inside = False
-    return tuple(found)[:3]
-
-
-_ERROR_N = re.compile(r"^Error \d{1,3}: ")
-_CLIENT_ERROR_MEANINGS = (
-    ("ServerDisconnected", "the server closed the connection during the request: it restarted or crashed, or a proxy or "
-                           "a timeout cut it; the server's log at that moment says which"),
-    ("ClientConnectorError|Connection refused|Cannot connect to host",
-     "nothing answered at the server's address and port: the server was down, not up yet, or at another address"),
-    ("Timeout", "the request took longer than the client waits: the server was overloaded or stalled"),
-    (r"\b500\b|Internal Server Error", "the server failed the request (500: an error inside the server; its log "
-                                        "at that moment has the traceback)"),
-    ("ClientResponseError|Bad Request|Not Found",
-     "the server refused the request: its status says why (404 a model name it does not serve, 400 a prompt longer "
-     "than --max-model-len)"),
-)
-
-
-def _client_error_findings(errors: tuple[str, ...]) -> list[Finding]:
-    """What the client's own error lines say of its failed requests (see :func:`_client_errors`)."""
-    return [info(f"The client's error for a failed request: `{e}`: " + next(
-        (said for words, said in _CLIENT_ERROR_MEANINGS if re.search(words, e)),
-        "the server's log at that moment says why") + ".") for e in errors]
+    start, paste = text.rfind("Starting main benchmark run"), context().paste or text
+    ended = paste.count("Starting main benchmark run") <= paste.count("Serving Benchmark Result")  # (a sweep's runs
+    #   split where each result begins: a run's start in one part, its result in the next)
+    unfinished = None if start < 0 or ended or text.rfind("Serving Benchmark Result", start) >= 0 else (
+        "/".join(bar.groups()) if bar and bar.start() > start else "")
+    try:
+        results = parse_any(text)
+    except ParseError:
+        if unfinished is None:
+            raise
+        results = []  # a run that started and printed nothing more: said, not an unread paste
+    return BenchRead(results, int(bar.group(2)) if bar else None, bool(_RATE_INF.search(text)),
+                     backend.group(1) if backend else None, int(cap.group(1)) if cap else None, client_errors(text),
+                     unfinished)

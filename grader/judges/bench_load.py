@@ -1,14 +1,17 @@
 """The load a load test offered against the load it served (grader.judges.bench calls it): a server that could not
 keep up (requests waiting in its queue), a cap that held the requests back, a light load whose arrivals ended early,
-and a first token later than a reverse proxy waits. The figures are checks/specs/serving.toml [load]'s."""
+and a first token later than a reverse proxy waits; what the client said of its requests (its ``Error N:`` lines, a run that
+printed no result). The figures are checks/specs/serving.toml [load]'s."""
 
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from ..parsers.bench_result import BenchResult
 from ..parsers.common import as_float
+from ..parsers.traceback import EXCEPTION_RE
 from .common import info, warn
 from .model import Finding
 
@@ -139,3 +142,54 @@ def _queued_in_server(src: dict[str, Any], cap: int | None) -> list[Finding]:
                  "--max-running-requests) or a KV cache too small for them all holds them back: the server's log "
                  "(`Running: N reqs, Waiting: M reqs` and its KV cache usage) shows which. TPOT and throughput are "
                  "those of the requests it ran, not of the concurrency asked for.")]
+
+
+def unfinished_findings(unfinished: str | None, results: bool) -> list[Finding]:
+    """What a run that started and printed no result means (``unfinished``: its bar's ``done/total``, ``""`` without a
+    bar, None for none; ``results``: other runs of the paste printed theirs): the paste ends inside it, or the client
+    stopped there."""
+    if unfinished is None:
+        return []
+    done, _, total = unfinished.partition("/")
+    where = f" (its progress bar reached {done} of {total} requests)" if total else ""
+    return [info(("A" if results else "The") + f" run started{where} and printed no result after it: the client "
+                 "was stopped, or still ran when this was copied, or the paste ends there. The lines after its bar "
+                 "say which (an error from the client or the server, a container that stopped); the result block is "
+                 "only printed once every request has ended.")]
+
+
+def client_errors(text: str) -> tuple[str, ...]:
+    """The exception line (not indented, after its frames) of each ``Error N:`` the client printed, each once."""
+    if "Failed requests during benchmark run detected" not in text:
+        return ()
+    found: dict[str, None] = {}
+    inside = False
+    for line in text.splitlines():
+        if _ERROR_N.match(line):
+            inside = True
+        elif inside and EXCEPTION_RE.match(line.rstrip()):
+            found[line.rstrip()[:300]] = None
+            inside = False
+    return tuple(found)[:3]
+
+
+_ERROR_N = re.compile(r"^Error \d{1,3}: ")
+_CLIENT_ERROR_MEANINGS = (
+    ("ServerDisconnected", "the server closed the connection during the request: it restarted or crashed, or a proxy or "
+                           "a timeout cut it; the server's log at that moment says which"),
+    ("ClientConnectorError|Connection refused|Cannot connect to host",
+     "nothing answered at the server's address and port: the server was down, not up yet, or at another address"),
+    ("Timeout", "the request took longer than the client waits: the server was overloaded or stalled"),
+    (r"\b500\b|Internal Server Error", "the server failed the request (500: an error inside the server; its log "
+                                        "at that moment has the traceback)"),
+    ("ClientResponseError|Bad Request|Not Found",
+     "the server refused the request: its status says why (404 a model name it does not serve, 400 a prompt longer "
+     "than --max-model-len)"),
+)
+
+
+def client_error_findings(errors: tuple[str, ...]) -> list[Finding]:
+    """What the client's own error lines say of its failed requests (see :func:`client_errors`)."""
+    return [info(f"The client's error for a failed request: `{e}`: " + next(
+        (said for words, said in _CLIENT_ERROR_MEANINGS if re.search(words, e)),
+        "the server's log at that moment says why") + ".") for e in errors]

@@ -447,7 +447,7 @@ def summarise_bench(t: BenchTable, command: str | None) -> Summary:
                              f"({BUSBW_LINE_GBS:g} GB/s), so the "
                              "ranks shared one machine (NVLink/PCIe): this does not measure the Spark link."))
     elif bw >= BUSBW_WARN_GBS:
-        findings.append(ok(f"busbw {bw:g} GB/s at {size}: what two Sparks reach with both twins ({src})."))
+        findings.append(ok(f"busbw {bw:g} GB/s at {size}: healthy, what two Sparks reach with both twins ({src})."))
     elif bw > BUSBW_ONE_TWIN_GBS:
         findings.append(warn(f"busbw {bw:g} GB/s at {size}: a little below the ~23-24 GB/s two Sparks reach ({src}); "
                              f"check MTU {JUMBO_MTU} and that NCCL_IB_HCA lists both twins."))

@@ -96,7 +96,7 @@ def _bw_findings(r: PerftestRun, label: str) -> list[Finding]:
     typical = (f"{PERF_GUIDE}: 92.57 and 97.28 Gb/s per twin with 1 QP"
                + ("; 4 QPs reach ~111.7 Gb/s (eugr spark-vllm-docker)" if r.qps and r.qps > 1 else ""))
     if bw >= IB_BW_TYPICAL[0]:
-        return [ok(f"{label}: {bw:.2f} Gb/s{qps}, above {CHECK_BW}'s {IB_BW_PASS_GBPS:g} Gb/s bar and in line with "
+        return [ok(f"{label}: {bw:.2f} Gb/s{qps}: healthy, above {CHECK_BW}'s {IB_BW_PASS_GBPS:g} Gb/s bar and in line with "
                    f"{typical}. One twin is one PCIe Gen5 x4 link (~100 Gb/s): run one ib_write_bw per twin at the "
                    f"same time to fill the {LINE_GBPS} Gb/s port (NVIDIA: 92.57 + 97.28 = 189.85 Gb/s).")]
     if bw >= IB_BW_PASS_GBPS:
@@ -119,8 +119,8 @@ def _lat_findings(r: PerftestRun, label: str) -> list[Finding]:
     extra = "".join(f", {n} {v:.2f} us" for n, v in (("t_avg", row.t_avg_us), ("99%", row.p99_us),
                                                       ("99.9%", row.p99_9_us)) if v is not None)
     if t <= 2.5:
-        return [ok(f"{label}: t_typical {t:.2f} us for {row.bytes}-byte messages{extra}, in line with the "
-                   f"{LAT_TYPICAL_US} us measured between two Sparks (eugr spark-vllm-docker).")]
+        return [ok(f"{label}: t_typical {t:.2f} us for {row.bytes}-byte messages{extra}: normal, in line with "
+                   f"the {LAT_TYPICAL_US} us measured between two Sparks (eugr spark-vllm-docker).")]
     return [warn(f"{label}: t_typical {t:.2f} us for {row.bytes}-byte messages{extra}, well above the "
                  f"{LAT_TYPICAL_US} us measured between two Sparks: a switch in the path, CPU power saving, or "
                  "the test ran over another interface.")]
@@ -218,8 +218,10 @@ def summarise_perftest(runs: list[PerftestRun], command: str | None) -> Summary:
         else:
             findings += (tiny or _bw_findings(r, label)) + _lat_findings(r, label)
         if r.report_unit and r.report_unit.upper().startswith("MB") and r.bw_rows:
-            findings.append(info(f"{label}: perftest printed MB/sec (2^20 bytes/s); converted to Gb/s here. Add "
-                                 "--report_gbits to read Gb/s directly."))
+            shown = f" {r.bw_average_gbps / MB_PER_SEC_IN_GBPS:,.0f} MB/sec = {r.bw_average_gbps:.2f} Gb/s" \
+                if r.bw_average_gbps is not None else " MB/sec"
+            findings.append(info(f"{label}: perftest printed{shown} (its MB is 2^20 bytes); converted to Gb/s here. "
+                                 "Add --report_gbits to read Gb/s directly."))
         if r.rdma_mtu_bytes:
             findings.append(info(f"`Mtu : {r.rdma_mtu_bytes}[B]` is the RDMA path MTU, not the interface's Ethernet MTU: "
                                  "RoCE uses the largest RDMA MTU that fits, 1024 with MTU 1500 and 4096 with MTU "

@@ -161,6 +161,10 @@ def _fd_limit_note(text: str, diagnoses: list[Any]) -> list[Finding]:
                  "not a cause; it matters only if `OSError: [Errno 24] Too many open files` follows.")]
 
 
+_UP_LINES = ("Application startup complete", "Uvicorn running on", "Starting vLLM API server", "Starting vLLM server")
+"""The lines a vLLM server prints once it is ready, the last one first (a paste may stop at an earlier one)."""
+
+
 def summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
     from .launch_args import rendezvous_mismatch
     log = reading.log
@@ -282,7 +286,8 @@ def summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
         findings.append(info("Model weights: " + ", ".join(f"{w:g} GiB" for w in log.weights_gib)
                              + " per worker, as loaded."))
     ready_at = len(findings) if log.ready else None
-    came = "The server came up (Application startup complete)" + (f" at {log.url}" if log.url else "")
+    said = next((x for x in _UP_LINES if x in log.text), _UP_LINES[0])  # the ready line as this log printed it
+    came = f"The server came up ({said})" + (f" at {log.url}" if log.url else "")
     if log.ready and (stop := stopped_after_ready(log.text)):  # break-it 23 p04: then Ctrl-C, Uvicorn's shutdown
         findings.append(info(came + f" and was then stopped (`{' '.join(stop.split())[:80]}` after it: Ctrl-C or a stop sent to it): it is "
                              "not serving now; start it again and check it with `curl <host>:8000/health`."))
@@ -290,7 +295,7 @@ def summarise_vllm(reading: VllmLogReading, command: str | None) -> Summary:
         findings.append(info(came + f", and then its process ended (`{' '.join(crash.split())[:80]}` after it; below): it is "
                              "not serving now."))
     elif log.ready:
-        findings.append(ok("The server is up (Application startup complete)"
+        findings.append(ok(f"The server is up ({said})"
                            + (f" at {log.url}" if log.url else "") + ": check it with `curl <host>:8000/health`."
                            + ready_tail(log.text, any(d.severity in ("warn", "fail") for d in diagnoses))))
     for d in diagnoses:

@@ -589,7 +589,8 @@ BENCH_LINE = re.compile(
     + r"|^-{3,}(?:Time to First Token|Time per Output Token \(excl\. 1st token\)|Inter-token Latency"
     r"|End-to-end Latency|Client-side Queueing|Queue-inclusive End-to-end Latency)-{3,}$"
     + rf"|^(?:{_TEXT_LABELS}):\s+[-\d.]" + rf"|^(?:Mean|Median|Std|Max|P\d+(?:\.\d+)?) (?:{_METRIC_NAMES}) \(ms\):\s+[-\d.]"
-    + r"|^Namespace\(backend=" + "|" + LEGACY_ROW_RE.pattern  # vLLM 0.1-0.2's benchmark_serving.py
+    + r"|^Namespace\((?:backend=|subparser='bench', bench_type='serve')" + "|" + LEGACY_ROW_RE.pattern  # vLLM 0.1-0.2's
+    # benchmark_serving.py, or `vllm bench serve`'s arguments, printed first
     + r"|^=? ?(?:PERFORMANCE OVERVIEW|REQUEST DETAILS|WORLD \+ RUNTIME INFORMATION|PYTORCH BACKEND|TENSORRT BACKEND)\s*$"
     + r"|^Request Throughput \(req/sec\):")  # trtllm-bench's report
 """The lines of a load test's output (explain's vllm-bench kind keys on them)."""

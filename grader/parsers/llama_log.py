@@ -104,8 +104,8 @@ def parse_llama_log(text: str) -> LlamaLog:
     buffers = tuple((m.group("dev"), m.group("what") or "", float(m.group("mib").replace(",", "."))) for _, m in
                     zip(range(256), _BUFFER_RE.finditer(text)))
     rates = {m.group("which"): float(m.group("tps").replace(",", ".")) for m in _RATE_RE.finditer(text)}
-    devices = tuple((int(m.group("i")), m.group("name").strip(), m.group("cc")) for _, m in
-                    zip(range(64), _DEVICE_RE.finditer(text)))
+    devices = tuple(dict.fromkeys((int(m.group("i")), m.group("name").strip(), m.group("cc")) for _, m in
+                                  zip(range(64), _DEVICE_RE.finditer(text))))  # a restart lists them again: once
     served = _RPC_SERVER_RE.search(text)
     if not (found or off or buffers or rates or "offload" in ollama or devices or served or _BACKEND_RE.search(text)):
         raise ParseError(CMD, "no line of llama.cpp's load log (`offloaded N/M layers to GPU`, `CUDA0 model buffer size "

@@ -1,0 +1,130 @@
+"""Session 42 (issue 27): what a program prints on stderr above its output (a Python warning, PyTorch's C++ log,
+vLLM's import line) belongs to the output below it; a load test that started and printed no result; PyTorch's
+allocator warning before vLLM sized its memory; a docker command into a stopped container. Each on a real output (the
+field corpus's file, or its lines quoted), with a neighbouring output on which the rule stays silent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grader.explain import explain
+
+FIELD = Path(__file__).parent / "fixtures" / "field"
+
+
+def _read(stem: str) -> str:
+    return next(FIELD.glob(f"*/{stem}_*.txt")).read_text()
+
+
+def _said(text: str, **context) -> list[tuple[str, str]]:
+    return [(f.level, f.message) for s in explain(text, **context) for f in s.findings]
+
+
+# ---------------------------------------------------------------- stderr above the first output
+
+def test_python_warnings_above_a_bench_client_are_its_own_lines():
+    """https://github.com/djangodevreng/dgx-spark-benchmarks (corpus zm006): two `<frozen importlib._bootstrap_external>
+    :1297: FutureWarning` lines, `vllm bench serve`'s Namespace(...) and its own log lines, then the result: one
+    output, the client's, with nothing left unread."""
+    sections = explain(_read("zm006"))
+    assert [s.kind for s in sections] == ["vllm-bench"], [(s.kind, s.error) for s in sections]
+    assert sections[0].error is None and sections[0].facts["summary"]["completed"] == 100
+
+
+def test_torch_allocator_lines_above_a_vllm_log_are_the_logs():
+    """https://github.com/wzi690421-droid/qwen3-moe-2x3090-lab (blind batch vf005): 27 lines of c10's
+    `[rank0]:[W1003 19:36:19.077712446 CUDACachingAllocator.cpp:3933] memory allocation failed with OOM ...` above the
+    start's lines: one vLLM log, not an unknown output then a log."""
+    sections = explain(_read("vf005"))
+    assert [s.kind for s in sections] == ["vllm-log"] and sections[0].error is None
+
+
+def test_a_torch_warning_alone_is_still_read():
+    """The neighbour: a paste of c10's exit warning and nothing else (vllm-project/vllm#19196, corpus xn011) is still
+    read as that known line, not dropped as noise."""
+    said = _said(_read("xn011"))
+    assert any("destroy_process_group" in m for _, m in said), said
+
+
+# ---------------------------------------------------------------- PyTorch's allocator warning: before or after sizing
+
+_OOM = ("[rank0]:[W1003 19:36:19.077712446 CUDACachingAllocator.cpp:3933] memory allocation failed with OOM on device 0 "
+        "while trying to allocate 20971520 bytes (free: 11599872, total: 25298141184).\n")
+_KV = "(EngineCore_DP0 pid=1) INFO 10-03 19:36:30 [kv_cache_utils.py:1087] GPU KV cache size: 103,760 tokens\n"
+_UP = "(APIServer pid=1) INFO 10-03 19:36:41 [api_server.py:1] Starting vLLM server on http://127.0.0.1:8000\n"
+_BANNER = "(APIServer pid=1) INFO 10-03 19:35:01 [api_server.py:1] vLLM API server version 0.30.0\n"
+
+
+def test_allocator_warning_while_loading_then_sized_and_up_is_a_note():
+    """vf005: the warning while the weights load, then vLLM's profiling sizes the KV cache and the server comes up:
+    the allocator freed its cache and retried (PyTorch's CUDACachingAllocator.cpp TORCH_WARN), an info, not a fail."""
+    said = _said(_BANNER + _OOM + _KV + _UP)
+    assert not any(lv in ("warn", "fail") for lv, _ in said), said
+    assert any(lv == "info" and "before vLLM sized its KV cache" in m for lv, m in said)
+
+
+def test_allocator_warning_after_sizing_still_warns_and_before_any_start_fails():
+    """The neighbours: the same warning after the KV cache was sized (a server running with no headroom) warns; with
+    no start after it, it fails."""
+    after = _said(_BANNER + _KV + _OOM + _UP)
+    assert any(lv == "warn" and "full for a moment" in m for lv, m in after), after
+    alone = _said(_BANNER + _OOM)
+    assert any(lv == "fail" and "GPU 0 is full" in m for lv, m in alone), alone
+
+
+# ---------------------------------------------------------------- a load test with no result; a stopped container
+
+def test_a_sweep_whose_second_run_stops_says_so_and_names_the_stopped_container():
+    """https://github.com/djangodevreng/dgx-spark-benchmarks (blind batch vh004): a rate sweep's first run prints its
+    result; the second reaches 9 of 100 requests, then `Error response from daemon: container ... is not running`."""
+    said = _said(_read("vh004"))
+    assert any(lv == "info" and "reached 9 of 100 requests" in m for lv, m in said), said
+    assert any(lv == "fail" and "container that is not running" in m for lv, m in said)
+    assert any(lv == "ok" and "100 of 100 requests completed" in m for lv, m in said)
+
+
+def test_a_run_that_started_and_printed_nothing_more_is_not_an_unread_paste():
+    """The client's lines up to its progress bar and no result (the paste ends there): a note saying what would
+    decide, not `could not read`; the neighbour, a result after the start, gets no such note (zm006 above)."""
+    text = ("Starting main benchmark run...\nTraffic request rate: 0.2\nMaximum request concurrency: None\n"
+            "  9%|9         | 9/100 [00:26<03:41,  2.44s/it]\n")
+    sections = explain(text)
+    assert [s.kind for s in sections] == ["vllm-bench"] and sections[0].error is None
+    assert any("reached 9 of 100 requests" in f.message for f in sections[0].findings)
+    assert not any("printed no result" in m for _, m in _said(_read("zm006")))
+
+
+# ---------------------------------------------------------------- the rest of blind batches vi-vl's mends
+
+def test_repeated_engine_waits_then_the_start_goes_on_is_a_slow_step_not_a_stuck_worker():
+    """https://github.com/vllm-project/vllm/issues/33333 (blind batch vi006): five `No available shared memory broadcast
+    block found in 60 seconds` in a row while torch.compile ran, then `torch.compile takes 329.74 s in total` and the KV
+    cache sized: busy, not stuck (an info); the neighbour, vllm#51986's five waits with nothing after (corpus xe003),
+    still warns."""
+    said = _said(_read("vi006"))
+    assert not any("a worker is stuck" in m for _, m in said), said
+    assert any(lv == "warn" and "a worker is stuck" in m for lv, m in _said(_read("xe003")))
+
+
+def test_a_restarting_llama_cpp_lists_its_one_gpu_once_and_its_old_cuda_error_is_read():
+    """https://github.com/TabbyML/tabby/issues/726 (blind batch vk002): docker compose's log of two starts, each
+    `found 1 CUDA devices` and `CUDA error 2 at .../ggml-cuda.cu:7641: out of memory` then `current device: 0`: one GPU
+    (not two), and ggml's older form of a CUDA error read as one."""
+    said = _said(_read("vk002"))
+    assert any("found 1 GPU" in m for _, m in said) and not any("found 2 GPUs" in m for _, m in said), said
+    assert any(lv == "fail" and "`CUDA error: out of memory` on device 0" in m for lv, m in said)
+
+
+def test_nvml_cannot_see_a_peer_gpu_fails_where_init_stopped_and_warns_where_it_went_on():
+    """NVIDIA/nccl#1529 (vj006: init failed at graph/xml.cc) and #1066 (vj008: two channels set up after it)."""
+    stopped, went_on = _said(_read("vj006")), _said(_read("vj008"))
+    assert any(lv == "fail" and "cannot see it" in m for lv, m in stopped), stopped
+    assert any(lv == "warn" and "NCCL went on" in m for lv, m in went_on), went_on
+    assert not any(lv == "fail" and "cannot see it" in m for lv, m in went_on)
+
+
+def test_perftest_in_mb_per_second_quotes_what_it_printed():
+    """elizabetht's Spark notebook (blind batch vj004): `ib_write_bw` printed 11031 MB/sec; perftest's MB is 2^20 bytes
+    (perftest_parameters.c), so 92.54 Gb/s: both said."""
+    said = _said(_read("vj004"))
+    assert any("11,032 MB/sec = 92.54 Gb/s" in m for _, m in said), said
