@@ -1,6 +1,6 @@
 """Every threshold on what software prints names the engine versions it holds for (the project's rule, as
-checks/ranges.toml's ranges do): each figure of checks/specs/serving.toml and memory.toml carries a non-empty
-``engine``, and grader.calc.specs rejects one that is empty or not a string, naming file, row and key."""
+checks/ranges.toml's ranges do): each figure of checks/specs/serving.toml and memory.toml, and each engine setting of
+gpus.toml (GB10's --gpu-memory-utilization), carries a non-empty ``engine``, and grader.calc.specs rejects one that is empty or not a string, naming file, row and key."""
 
 from __future__ import annotations
 
@@ -32,10 +32,21 @@ def test_each_engine_shows_a_version_or_says_why_not(name):
     assert not vague, "\n".join(vague)
 
 
-def test_hardware_figures_need_no_engine():
+ENGINE_SETTINGS = ("vllm_", "sglang_", "llama_", "trtllm_", "nccl_")
+"""A checks/specs/gpus.toml figure whose name starts so is an engine's setting for that machine (vLLM's
+--gpu-memory-utilization on GB10), not a property of the hardware."""
+
+
+def test_hardware_figures_need_no_engine_and_engine_settings_name_theirs():
     fig = specs.Figure("x", "", "a source", "C")
     assert fig.engine == "" and fig.verified
-    assert all(f.engine == "" for g in specs.load_gpus().values() for f in g.figures.values())
+    figures = [(gid, k, f) for gid, g in specs.load_gpus().items() for k, f in g.figures.items()]
+    settings = [(gid, k, f) for gid, k, f in figures if k.startswith(ENGINE_SETTINGS)]
+    assert settings  # GB10's --gpu-memory-utilization figures
+    assert all(f.engine == "" for gid, k, f in figures if not k.startswith(ENGINE_SETTINGS))
+    vague = [f"[{gid}] {k}: {f.engine!r}" for gid, k, f in settings
+             if not (re.search(r"\d+\.\d+", f.engine) or "not printed" in f.engine)]
+    assert not vague, "\n".join(vague)
 
 
 BAD_ENGINES = {'""': "''", '"   "': "'   '", "3": "3", '["vLLM"]': r"\['vLLM'\]", "{ name = \"vLLM\" }": r"\{'name'"}

@@ -8,8 +8,9 @@ Every figure carries its unit, its source and a trust grade (docs/research/figur
 - ``C`` a community page, retailer listing or aggregator;
 - ``U`` unverified: derived here, read second-hand, or the sources disagree.
 
-A threshold on what software prints (every figure of serving.toml and memory.toml) also names its ``engine``:
-the software and the versions it holds for, as checks/ranges.toml's ranges do.
+A threshold on what software prints (every figure of serving.toml and memory.toml, and gpus.toml's engine settings,
+named ``vllm_...``) also names its ``engine``: the software and the versions it holds for, as checks/ranges.toml's
+ranges do; gpus.toml's hardware figures have none.
 
 A ``U`` figure is returned, marked ``verified = False``, so a calculator can show it with a
 warning; :meth:`GpuSpec.graded` never returns one, and graded checks read figures through it only.

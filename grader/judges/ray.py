@@ -16,7 +16,7 @@ from ..parsers.common import command_argv, option_value
 from .common import fail, fmt_count, info, machines_spanned, ok, on_spark, spark_figure, warn, whole
 from .context import context, spark_shown
 from .model import Finding, Section, Summary
-from .ray_notes import all_held, started_note, group_over_total, loopback_note, node_notes, negative_usage, slow_start, stale_demand
+from .ray_notes import all_held, spark_cores, spark_sized, started_note, group_over_total, loopback_note, node_notes, negative_usage, slow_start, stale_demand
 
 
 GIB = 2 ** 30
@@ -42,23 +42,13 @@ def _spark_like(st: RayStatus) -> bool | None:
     """Whether the cluster is what a Spark pair looks like to Ray: True when an ``accelerator_type:GB10``
     resource says so, False when another accelerator type or more than one GPU per node says it is not (a DGX Spark
     has one GB10 GPU), None when it cannot tell (one GPU per node: a Spark, or any one-GPU box; nodes of a Spark's size,
-    :func:`_spark_sized`, only shape the words and a warning)."""
+    :func:`grader.judges.ray_notes.spark_sized`, only shape the words and a warning)."""
     kinds = {k.split(":", 1)[1] for k in list(st.resources) + [k for u in st.per_node for k in u.resources]
              if k.startswith("accelerator_type:")}
     if kinds:
         return all("GB10" in k.upper() for k in kinds)
     per = _gpus_per_node(st)
     return False if any(g > 1 for g in per) else None
-
-
-def _spark_sized(st: RayStatus) -> bool:
-    """Whether each node has a DGX Spark's CPUs and memory as Ray counts them (checks/specs/gpus.toml [dgx_spark]
-    cpu_cores, and at most its cuda_memory_gib, more than three quarters of it): a Spark pair's cluster whose GPUs Ray
-    does not see (break-it 24 L1), or any machines of that size (break-it 25 F3): a hedged warning, not a fault."""
-    from ..calc.specs import match_gpu
-    spec, cpu, mem, n = match_gpu("GB10"), st.resources.get("CPU"), st.resources.get("memory"), st.node_count or 0
-    cores, gib = (spec.graded("cpu_cores"), spec.graded("cuda_memory_gib")) if spec else (None, None)
-    return bool(cores and gib and cpu and mem and n) and cpu[1] / n == cores and 0.75 * gib <= mem[1] / n / GIB <= gib
 
 
 def _unsaid(st: RayStatus) -> bool:
@@ -151,8 +141,9 @@ def summarise_ray(st: RayStatus, command: str | None) -> Summary:
         obj = st.resources.get("object_store_memory")
         if obj:
             parts.append(f"object store {obj[1] / GIB:.2f} GiB")
+        cores = spark_cores() if spark is not False else None
         findings.append(info("Ray resources: " + ", ".join(parts)
-                             + (" (two Sparks report 40 CPUs, 20 each)." if spark is not False else ".")))
+                             + (f" (two Sparks report {2 * cores:g} CPUs, {cores:g} each)." if cores else ".")))
     for d in st.demands:
         findings += _demand_findings(st, d, gpu, spark)
     for node in st.failed_nodes:
@@ -333,7 +324,7 @@ def _ray_gpu_findings(st: RayStatus, gpu: tuple[float, float] | None, nodes: int
                          "runs on it), not GPUs gone missing, unless these machines hold NVIDIA GPUs that Ray "
                          "registered as something else (`nvidia-smi` on a node tells). vLLM's GPU executor does not "
                          "place a model on it.")]
-        if (unsaid := spark is None and not spark_shown() and _unsaid(st)) and _spark_sized(st):
+        if (unsaid := spark is None and not spark_shown() and _unsaid(st)) and spark_sized(st):
             return [warn("Ray reports no GPU, on nodes of a DGX Spark's size as Ray counts it (its CPU cores and "
                          "unified memory: checks/specs/gpus.toml [dgx_spark]): if they are Sparks, Ray was started without their GPUs (in a container, pass "
                          "`--gpus all`) and vLLM's Ray executor, one GPU per worker, cannot place a model; if they are "

@@ -3,7 +3,7 @@ limit, calls these): a resource whose use is negative, or a placement group's th
 (Ray's accounting, not the nodes, is wrong), and a task demand that fits in what is free (listed before the scheduler
 placed it: stale). Beside ``ray.nodes()`` / ``ray list nodes``: a node registered with an accelerator of another kind
 than a GPU, or under a host name beside nodes registered by IP; beside ``ray start``: a registration slow enough to
-warn."""
+warn. And the size of a DGX Spark as Ray counts it (:func:`spark_cores`, :func:`spark_sized`)."""
 
 from __future__ import annotations
 
@@ -328,3 +328,21 @@ def started_note(rs: Any, role: str | None, where: str, nodes: int | None, besid
     return ok(said + ("." if rs.join_address and (nodes or 1) < 2 else (": this shows only the head" if rs.join_address
               else ": that this node came up") + ", not that the nodes make one cluster; `ray status` on the head "
               "shows which nodes joined, with their GPUs."))
+
+
+def spark_cores() -> float | None:
+    """The CPUs Ray counts on one DGX Spark (checks/specs/gpus.toml [dgx_spark] cpu_cores), None without the row."""
+    from ..calc.specs import match_gpu
+    spec = match_gpu("GB10")
+    return spec.graded("cpu_cores") if spec else None
+
+
+def spark_sized(st: RayStatus) -> bool:
+    """Whether each node has a DGX Spark's CPUs and memory as Ray counts them (checks/specs/gpus.toml [dgx_spark]
+    cpu_cores, and at most its cuda_memory_gib, more than three quarters of it): a Spark pair's cluster whose GPUs Ray
+    does not see (break-it 24 L1), or any machines of that size (break-it 25 F3): a hedged warning, not a fault."""
+    from ..calc.specs import match_gpu
+    spec, cpu, mem, n = match_gpu("GB10"), st.resources.get("CPU"), st.resources.get("memory"), st.node_count or 0
+    cores, gib = (spec.graded("cpu_cores"), spec.graded("cuda_memory_gib")) if spec else (None, None)
+    per_node_gib = mem[1] / n / 2 ** 30 if mem and n else 0.0  # (Ray counts bytes)
+    return bool(cores and gib and cpu and mem and n) and cpu[1] / n == cores and 0.75 * gib <= per_node_gib <= gib
