@@ -330,8 +330,11 @@ def test_simple_p2p_passed_failed_to_enable_corrupted_or_waived():
     waived = SIMPLE_P2P.split("Enabling")[0].replace(": Yes", ": No") + (
         "Two or more GPUs with Peer-to-Peer access capability are required for ./simpleP2P.\nPeer to Peer access is not "
         "available amongst GPUs in the system, waiving test.\n")
-    [w] = explain(waived, host="other", nodes=1)
-    assert levels(w) == ["info", "warn"] and "No GPU pair reports peer access" in messages(w, "warn")
+    [w] = explain(waived, host="other", nodes=1)  # GeForce cards on the stock driver offer no P2P: a note (session
+    # 42: read as p2pBandwidthLatencyTest reads it, gpu_notes.no_p2p_level; corpus zj013, zg009, zc020)
+    assert levels(w) == ["info", "info"] and "expected of these cards, not a fault" in messages(w, "info")
+    [d] = explain(waived.replace("GeForce RTX 5090", "L4"), host="other", nodes=1)  # data-centre cards offer P2P
+    assert levels(d) == ["info", "warn"] and "No GPU pair reports peer access" in messages(d, "warn")
 
 
 def test_a_pastes_line_numbers_under_a_caption_come_off_though_some_lines_start_with_a_figure():

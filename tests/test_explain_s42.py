@@ -128,3 +128,26 @@ def test_perftest_in_mb_per_second_quotes_what_it_printed():
     (perftest_parameters.c), so 92.54 Gb/s: both said."""
     said = _said(_read("vj004"))
     assert any("11,032 MB/sec = 92.54 Gb/s" in m for _, m in said), said
+
+
+# ---------------------------------------------------------------- deviceQuery
+
+def test_device_query_of_two_geforce_cards_passes_with_no_peer_access_as_a_note():
+    """thamada/gls (blind batch vk008): deviceQuery on two RTX 3090s, `Result = PASS`, peer access `No` both ways:
+    the stock GeForce driver's state, a note (gpu_notes.no_p2p_level), one output (its detail lines not another
+    kind's)."""
+    sections = explain(_read("vk008"))
+    assert [s.kind for s in sections] == ["device-query"], [(s.kind, s.error) for s in sections]
+    levels = [f.level for f in sections[0].findings]
+    assert levels == ["info", "ok", "info"], sections[0].findings
+    assert "2 CUDA device(s)" in sections[0].findings[0].message and "24,154 MiB" in sections[0].findings[0].message
+
+
+def test_device_query_that_finds_no_device_fails_naming_the_error():
+    """https://github.com/NVIDIA/cuda-samples/issues/13: `cudaGetDeviceCount returned 999`, `-> unknown error`,
+    `Result = FAIL` (cudaErrorUnknown, 999, in CUDA's cudaError_t)."""
+    text = ("$ ./deviceQuery\n./deviceQuery Starting...\n\n CUDA Device Query (Runtime API) version (CUDART static "
+            "linking)\n\ncudaGetDeviceCount returned 999\n-> unknown error\nResult = FAIL\n")
+    [s] = explain(text)
+    assert s.kind == "device-query" and [f.level for f in s.findings] == ["fail"]
+    assert "returned 999 (unknown error)" in s.findings[0].message

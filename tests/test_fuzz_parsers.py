@@ -261,6 +261,9 @@ FAMILIES.append(("df", parse_df, "df", lambda: [DF_CONTAINER]))
 from grader.parsers.simple_p2p import parse_simple_p2p  # noqa: E402
 from tests.test_explain_s32 import SIMPLE_P2P  # noqa: E402  (two RTX 5090s, aikitoria/open-gpu-kernel-modules#11)
 FAMILIES.append(("simple-p2p", parse_simple_p2p, "simple-p2p", lambda: [SIMPLE_P2P]))
+from grader.parsers.device_query import parse_device_query  # noqa: E402
+FAMILIES.append(("device-query", parse_device_query, "device-query",  # two RTX 3090s (thamada/gls, blind batch vk008)
+                 lambda: [next((Path(__file__).parent / "fixtures" / "field").glob("*/vk008_*.txt")).read_text()]))
 from grader.parsers.sglang_log import parse_sglang_log  # noqa: E402
 from tests.test_explain_s33 import SGLANG  # noqa: E402  (SGLang on a GB10, pending zm012)
 FAMILIES.append(("sglang-log", parse_sglang_log, "sglang-log", lambda: [SGLANG]))

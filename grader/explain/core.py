@@ -24,12 +24,13 @@ from ..parsers.common import (PROMPT_PROGRAMS, Chunk, CleanLines, CleanText, Laz
                               is_comment_line, is_noise_line, join_wrapped, load_json_lenient, opens_json,
                               repeated_block, split_chunks as _split_lines, strip_log_prefix)
 from ..parsers.common.chunks import Segment as _Segment, says_resolved
+from ..parsers.common.stderr import is_preamble
 from ..judges.context import _CONTEXT, HEAD_CHARS, Context, context  # noqa: F401  (re-exported)
 from ..judges.model import ALL_WELL, LEVELS, NO_ERROR_SEEN, Finding, Section, Summary  # noqa: F401  (re-exported: the API)
 from ..judges.programs import not_found_program
 from .tolerant import (KNOWN_ERROR, TROUBLE_RE, caption_between, ends_at_prompt, grader_bug, is_caption, is_sentence,  # noqa: F401
-                       is_label_only, is_preamble, is_words, left_out, listed_above, paste_next, unread_reply,
-                       unread_section, without_trailing_prose)
+                       is_label_only, is_words, left_out, listed_above, paste_next, unread_reply, unread_section,
+                       without_trailing_prose)
 from .output import (MAX_SHOWN_CHARS, _plain, _shown, block_repeated, fold_repeats, redacted, render, said_again,
                      to_jsonable)  # noqa: F401  (render and to_jsonable re-exported)
 

@@ -11,7 +11,7 @@ import re
 
 from ..judges.common import is_module_info, nvidia_smi_with
 from .core import KindSpec, register
-from .readers import (judge, parse_df, parse_free, parse_simple_p2p, parse_gpu_list, parse_lsmod, parse_module_info, parse_nvlink_status,
+from .readers import (judge, parse_device_query, parse_df, parse_free, parse_simple_p2p, parse_gpu_list, parse_lsmod, parse_module_info, parse_nvlink_status,
                       parse_p2p_bandwidth, parse_rig_report)
 
 
@@ -88,6 +88,15 @@ register(KindSpec(
                     r"Device=\d+|^(?:Unidirectional |Bidirectional )?P2P=(?:Enabled|Disabled) (?:Bandwidth|Latency)|^P2P (?:Bandwidth|Latency) Matrix \((?:GB/s|us)\) - (?:Uni|Bi)directional, P2P=(?:Enabled|Disabled)$"
                     r"|^P2P Connectivity Matrix$|^Device: \d+, .+, pciBusID: "),
     starts=re.compile(r"^\[P2P \(Peer-to-Peer\) GPU Bandwidth Latency Test\]"),
+))
+
+
+register(KindSpec(
+    name="device-query", parse=parse_device_query, summarise=judge("device_query", "summarise_device_query"),
+    programs=("deviceQuery",), starts=re.compile(r"^(?:\S*/)?deviceQuery(?:\.exe)? Starting"), line=re.compile(
+        r"^(?:\S*/)?deviceQuery(?:\.exe)? Starting|^CUDA Device Query \(Runtime API\)|^Detected \d+ CUDA Capable device"
+        r"|^deviceQuery, CUDA Driver = |^Result = (?:PASS|FAIL)$"),  # its detail lines, and peer access, inside it:
+    inner=re.compile(r"^(?:[A-Z(][\w ()/,.#-]{2,80}(?::\s|:$|\s{3,}\S)|<[^<>]{3,120}>$|> Peer access from |-> |Device \d+: \")"),
 ))
 
 

@@ -12,6 +12,7 @@ from typing import Any, Callable
 from ..judges.model import Finding, Section
 from ..parsers import ParseError
 from ..parsers.common import command_argv, is_noise_line
+from ..parsers.common.stderr import PY_WARNING_RE
 from ..parsers.traceback import EXCEPTION_RE
 from ..judges.programs import not_installed
 
@@ -220,33 +221,6 @@ permitted``); a warning printed on success (netplan's ``WARNING **: Permissions 
 MAX_REFUSAL_LINES = 8
 
 
-_PY_WARNING_RE = re.compile(r"^(?:\S+\.py|<[\w. ]{1,60}>):\d+: \w*Warning: |^\s*(?:warnings\.)?warn\(")
-"""A line Python's warnings module prints on stderr (``file.py:6: UserWarning: ...``, then the source line; a frozen
-module's ``<frozen importlib._bootstrap_external>:1297: FutureWarning: ...``)."""
-
-_TORCH_LOG_RE = re.compile(r"^(?:\[rank\d{1,5}\]:)?\[?[WEI]\d{3,4} [\d:.]{8,21}(?: {1,3}\d{1,9})? [\w.-]{1,60}\.(?:cpp|cc|cu|h):\d{1,6}\] ")
-"""A line of PyTorch's C++ log (c10's ``[rank0]:[W1003 19:36:19.077712446 CUDACachingAllocator.cpp:3933] ...``, glog's
-``W1003 19:36:19.077712 4242 ProcessGroupNCCL.cpp:1107] ...``): a library's message on stderr."""
-
-
-_VLLM_IMPORT_RE = re.compile(r"\[__init__\.py:\d{1,5}\] Automatically detected platform \w{1,12}\.$|Triton is installed, but "
-                             r"doesn't include CPU backend|No platform detected, vLLM is running on")
-"""What vLLM prints as it is imported, whichever of its commands runs (``vllm serve``, ``vllm bench serve``)."""
-
-
-_ATTACHING_RE = re.compile(r"^Attaching to [\w.-]{1,80}(?:, [\w.-]{1,80}){0,20}$")
-"""docker compose's first line of ``up`` or ``logs``, above the containers' own lines."""
-
-
-def is_preamble(line: str) -> bool:
-    """Whether ``line`` is a library's message that a program printed on stderr above its own output (a Python
-    warning, PyTorch's C++ log, vLLM's import) or docker compose's ``Attaching to ...``: above the first output of a
-    paste, it belongs to the output below."""
-    s = line.strip()
-    return bool(_PY_WARNING_RE.match(s) or _TORCH_LOG_RE.match(s) or _ATTACHING_RE.match(s)
-                or len(s) < 300 and _VLLM_IMPORT_RE.search(s))
-
-
 def unread_reply(seg: Any) -> tuple[Finding, ...]:
     """What a part its kind's reader could not read says all the same (``seg``: its command and lines; empty: nothing):
     a shell that found no such program (:func:`not_installed`); a Python warning alone (the output cut after it);
@@ -260,7 +234,7 @@ def unread_reply(seg: Any) -> tuple[Finding, ...]:
     gone = not_installed(said[0])  # `bash: ifconfig: command not found` under the command: its package, as a fail
     if gone:
         return (gone,)
-    if all(_PY_WARNING_RE.match(x) for x in said):  # a library's warning on stderr, and the paste ends there
+    if all(PY_WARNING_RE.match(x) for x in said):  # a library's warning on stderr, and the paste ends there
         return (Finding("info", f"Only a Python warning is here (`{said[0][:160]}`): it is not the command's output, "
                                 "which the paste does not hold (cut off, or the command still running); paste what "
                                 "came after it."),)

@@ -551,7 +551,7 @@ def no_p2p_level(names: list[str], staged: dict) -> tuple[Any, str]:
             if rate is not None and floor is not None else "")
     return info, (f": expected of these cards, not a fault{said}. Tensor parallel over them pays the trip through host "
                   "memory on every all-reduce; layer split (llama.cpp) or pipeline parallel pays it far less."
-                  + ("" if rate is not None else " How fast that path is, the test's bandwidth matrices say."))
+                  + ("" if rate is not None else " How fast that path is, p2pBandwidthLatencyTest's P2P=Disabled matrices say."))
 
 
 def nic_port_pairs(t: Any) -> str:

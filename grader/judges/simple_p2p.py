@@ -1,8 +1,9 @@
 """Judge of CUDA samples' ``simpleP2P`` (grader.parsers.simple_p2p): whether the GPUs of one machine really use peer
 to peer (P2P), which a driver may report and then fail to set up, or set up and corrupt.
 
-The same level as the other P2P outputs where they say the same: no pair with P2P is a warning (as
-``p2pBandwidthLatencyTest`` and ``nvidia-smi topo -p2p r``), a P2P path that fails or corrupts data a failure.
+The same level as the other P2P outputs where they say the same: no pair with P2P reads as
+``p2pBandwidthLatencyTest``'s (grader.judges.gpu_notes.no_p2p_level: a note on GeForce cards, which offer none on the
+stock driver, a warning on others), a P2P path that fails or corrupts data a failure.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from .common import fail, info, ok, warn
+from .gpu_notes import no_p2p_level
 from .model import Finding, Summary
 
 _WORKAROUND = ("Until it is fixed, keep the GPUs off P2P: NCCL_P2P_DISABLE=1 for NCCL (and vLLM's "
@@ -61,10 +63,11 @@ def summarise_simple_p2p(t: Any, command: str | None) -> Summary:
                              "IOMMU or PCIe ACS redirecting peer traffic, or a P2P-patched driver on a platform it does "
                              "not support, do this. " + _WORKAROUND))
     elif t.waived or t.peer and not yes:
-        findings.append(warn("No GPU pair reports peer access (the test is waived): copies between the cards go through "
-                             "host memory. GeForce drivers do not enable P2P over PCIe on recent cards, nor across "
-                             "different GPU generations; NCCL then moves data through shared host memory, the slow "
-                             "path for tensor parallel."))
+        level, tail = no_p2p_level(list(t.names.values()), {})  # p2pBandwidthLatencyTest's reading of the same fact
+        findings.append(level("No GPU pair reports peer access (the test is waived): copies between the cards go "
+                              "through host memory. GeForce drivers do not enable P2P over PCIe on recent cards, nor "
+                              "across different GPU generations; NCCL then moves data through shared host memory"
+                              + tail))
     elif t.passed and t.rate_gbs is not None and _slow(t):
         findings.append(warn(f"P2P works (peer access {pairs}, the data verified: `Test passed`), but the copy between "
                              f"the cards ran at {t.rate_gbs:g} GB/s, below what even a Gen3 x8 link carries "
