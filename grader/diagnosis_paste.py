@@ -406,28 +406,97 @@ _KV_SIZED_RE = re.compile(r"GPU KV cache size: [\d,]+ tokens|# GPU blocks: \d|Av
 _SERVER_UP_RE = re.compile(r"Application startup complete|Starting vLLM (?:API )?server(?: \d+)? on http|Uvicorn running on http")
 
 
+_C10_WHEN_RE = re.compile(r"\[[WIE](\d\d)(\d\d) (\d\d:\d\d:\d\d)")
+_VLLM_WHEN_RE = re.compile(r"\b(\d\d)-(\d\d) (\d\d:\d\d:\d\d)\b")
+
+
+def _when(line: str, pattern: re.Pattern[str]) -> tuple[str, str, str] | None:
+    return m.groups() if (m := pattern.search(line)) else None
+
+
+def _line_at(text: str, at: int) -> str:
+    return text[text.rfind("\n", 0, at) + 1:(text.find("\n", at) + 1 or len(text) + 1) - 1]
+
+
 def _sized_after_retry(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """Applies where the allocator's last out-of-memory warning comes before vLLM sized its KV cache and the server came
-    up (blind batch vf005: weight loading on two 24 GB cards, then 103,760 tokens of KV cache and the server up)."""
+    up (blind batch vf005: weight loading on two 24 GB cards, then 103,760 tokens of KV cache and the server up): before
+    it in the paste, and by their time stamps where both print one (lines of several processes arrive out of order:
+    break-it 26 F4)."""
     last = None
     for last in _ALLOC_OOM_RE.finditer(text):
         pass
-    return {} if last and _KV_SIZED_RE.search(text, last.end()) and _SERVER_UP_RE.search(text, last.end()) else None
+    sized = _KV_SIZED_RE.search(text, last.end()) if last else None
+    if not (sized and _SERVER_UP_RE.search(text, last.end())) or _OOM_FAILED_RE.search(text, last.end(), sized.start()):
+        return None  # (a start that failed on it, then a restart: not transient)
+    oom, kv = _when(_line_at(text, last.start()), _C10_WHEN_RE), _when(_line_at(text, sized.start()), _VLLM_WHEN_RE)
+    return None if oom and kv and oom > kv else {}
 
 
-_NCCL_WENT_ON_RE = re.compile(r"\bChannel \d{1,3}/\d{1,3} :|Init COMPLETE|Connected all rings")
+_OOM_FAILED_RE = re.compile(r"OutOfMemoryError|CUDA out of memory|Engine core initialization failed|EngineDeadError"
+                            r"|^Traceback \(most recent call last\)", re.M)
+_WENT_ON_RE = re.compile(r"Init COMPLETE|Avg bus bandwidth")
+_BENCH_SERVED_RE = re.compile(r"^Successful requests:\s+[1-9]", re.M)
+
+
+def _oom_not_served(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies unless the run went on after the allocator's last out-of-memory warning (the server up, NCCL's init
+    complete, a benchmark's bandwidth after it; with no error after it, a load test's requests served anywhere in the
+    paste) and after any error that followed it (an out-of-memory error, the engine's start failing, a traceback: then
+    a restart that came up): break-it 26 F2, F5b."""
+    last = None
+    for last in _ALLOC_OOM_RE.finditer(text):
+        pass
+    after = text[last.end():] if last else text
+    failed = _OOM_FAILED_RE.search(after)
+    at = failed.end() if failed else 0  # (a start that failed, then one that came up: break-it 26 p13)
+    went_on = _SERVER_UP_RE.search(after, at) or _WENT_ON_RE.search(after, at) or not failed and _BENCH_SERVED_RE.search(
+        context().paste or text)
+    return None if went_on else {}
+
+
+_NCCL_WENT_ON_RE = re.compile(r"\bChannel \d{1,3}/\d{1,3} :|Init COMPLETE|Connected all rings|Setting affinity for GPU|Trees \[")
+_NCCL_CHAIN_RE = re.compile(r"\.cc:\d{1,5} -> \d")
+_NCCL_PROC_RE = re.compile(r"^\s{0,8}(?P<who>[\w.-]{1,80}:\d{1,9}):\d{1,9} ")
+
+
+def _nvml_next(text: str) -> str | None:
+    """What NCCL did after its first ``nvmlDeviceGetHandleByPciBusId() failed`` in the paste, read on that process's own
+    lines (``host:pid:``) up to its next run (``NCCL version``): ``"on"`` where it set up more (its channels, its
+    affinity: printed once the topology is built), ``"stopped"`` where the error came back up its calls (``graph/xml.cc:850
+    -> 2``), None where the paste does not show it (break-it 26 F1, F3)."""
+    lines = (context().paste or text).splitlines()
+    first = next((i for i, x in enumerate(lines) if "nvmlDeviceGetHandleByPciBusId" in x), None)
+    if first is None:
+        return None
+    who = m["who"] + ":" if (m := _NCCL_PROC_RE.match(lines[first])) else ""
+    for line in lines[first + 1:]:
+        if who and not line.lstrip().startswith(who):
+            continue
+        if "NCCL version" in line:
+            return None
+        if _NCCL_CHAIN_RE.search(line):
+            return "stopped"
+        if _NCCL_WENT_ON_RE.search(line):
+            return "on"
+    return None
 
 
 def _nccl_went_on(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies where NCCL went on to set up its channels after the line (``Channel 00/02 :``, ``Init COMPLETE``)."""
-    paste = context().paste or text
-    at = paste.find("nvmlDeviceGetHandleByPciBusId")
-    return {} if _NCCL_WENT_ON_RE.search(paste, max(at, 0)) else None
+    """Applies where NCCL went on after the NVML error on the same process (:func:`_nvml_next`)."""
+    return {} if _nvml_next(text) == "on" else None
+
+
+def _nccl_init_stopped(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where the NVML error came back up the same process's calls (:func:`_nvml_next`)."""
+    return {} if _nvml_next(text) == "stopped" else None
 
 
 PASTE_DETAILS: dict[str, Callable[..., dict[str, Any] | None]] = {
     "nccl_went_on": _nccl_went_on,
+    "nccl_init_stopped": _nccl_init_stopped,
     "sized_after_retry": _sized_after_retry,
+    "oom_not_served": _oom_not_served,
     "stopped_before": _stop_before_engine_dead,
     "no_death_reason": _no_death_reason,
     "server_up_after": _server_up_after,

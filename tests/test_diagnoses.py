@@ -1848,8 +1848,11 @@ EXAMPLES.update({  # session 42: a docker command into a stopped container (blin
 EXAMPLES.update({  # session 42: NCCL's NVML lookup of a peer GPU this rank cannot see (NVIDIA/nccl#1066, #1529)
     "nccl-nvml-peer-not-found-went-on": BANNER + "gcn6:1080061:1080359 [0] misc/nvmlwrap.cc:181 NCCL WARN "
                                         "nvmlDeviceGetHandleByPciBusId() failed: Not Found\n"
-                                        "gcn6:1080060:1080354 [0] NCCL INFO Channel 00/02 :    0   1\n",
-    "nccl-nvml-peer-not-found": BANNER + "ucpe-resource033018034100:6896:7103 [1] misc/nvmlwrap.cc:187 NCCL WARN "
-                                "nvmlDeviceGetHandleByPciBusId() failed: Not Found\n"
-                                "ucpe-resource033018034100:6896:7103 [1] NCCL INFO graph/xml.cc:850 -> 2\n",
+                                        "gcn6:1080061:1080359 [0] NCCL INFO Channel 00/02 :    0   1\n",
+    "nccl-nvml-peer-not-found-init-failed": BANNER + "ucpe-resource033018034100:6896:7103 [1] misc/nvmlwrap.cc:187 "
+                                            "NCCL WARN nvmlDeviceGetHandleByPciBusId() failed: Not Found\n"
+                                            "ucpe-resource033018034100:6896:7103 [1] NCCL INFO graph/xml.cc:850 -> 2\n",
+    # the warning with nothing of its process after it (break-it 26 F1: #1066's log cut before its channels)
+    "nccl-nvml-peer-not-found": BANNER + "gcn6:1080061:1080359 [0] misc/nvmlwrap.cc:181 NCCL WARN "
+                                "nvmlDeviceGetHandleByPciBusId() failed: Not Found\n",
 })

@@ -151,3 +151,78 @@ def test_device_query_that_finds_no_device_fails_naming_the_error():
     [s] = explain(text)
     assert s.kind == "device-query" and [f.level for f in s.findings] == ["fail"]
     assert "returned 999 (unknown error)" in s.findings[0].message
+
+
+# ---------------------------------------------------------------- break-it review 26's probes (variations of real ones)
+
+_PYNVML = ("/usr/local/lib/python3.12/dist-packages/torch/cuda/__init__.py:61: FutureWarning: The pynvml package is "
+           "deprecated. Please install nvidia-ml-py instead.\n  import pynvml  # type: ignore[import]\n")
+_VLLM_START = ("INFO 10-03 19:35:01 [__init__.py:241] Automatically detected platform cuda.\n(APIServer pid=57107) INFO "
+               "10-03 19:35:04 [api_server.py:1805] vLLM API server version 0.10.1.1\n")
+_WATCHDOG = ("[rank1]:[E1003 12:10:41.512894163 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation "
+             "timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600043 "
+             "milliseconds before timing out.\n")
+_RAY_OK = ("======== Autoscaler status: 2025-10-03 12:14:02.416311 ========\nNode status\n" + "-" * 63 + "\nActive:\n"
+           " 1 node_0d7f3b2c\n 1 node_9a1c3e5b\nPending:\n (no pending nodes)\nRecent failures:\n (no failures)\n\n"
+           "Resources\n" + "-" * 63 + "\nUsage:\n 0.0/40.0 CPU\n 2.0/2.0 GPU\n\nDemands:\n (no resource demands)\n")
+
+
+def test_a_python_warnings_source_line_is_held_with_it():
+    """F12: torch's pynvml FutureWarning and the indented source line Python's warnings module prints under it, above a
+    vLLM log: one log, nothing unread."""
+    sections = explain(_PYNVML + _VLLM_START)
+    assert [(s.kind, s.error) for s in sections] == [("vllm-log", None)]
+
+
+def test_torch_error_lines_above_another_output_are_an_output_of_their_own():
+    """F10: PyTorch's watchdog E-lines above a healthy `ray status`: the collective's timeout is its own finding, not
+    filed under the status (only W/I lines are held for the output below)."""
+    sections = explain(_WATCHDOG + _RAY_OK, host="spark", nodes=2)
+    assert [s.kind for s in sections][-1] == "ray-status" and len(sections) == 2, [s.kind for s in sections]
+    assert any(f.level == "fail" for f in sections[0].findings) and not any(f.level == "fail" for f in sections[1].findings)
+
+
+def test_nvml_warning_cut_before_what_followed_says_so():
+    """F1: #1066's warning with nothing of that process after it: a warning naming what decides, not init failed."""
+    text = ("gcn6:1080061:1080359 [0] misc/nvmlwrap.cc:181 NCCL WARN nvmlDeviceGetHandleByPciBusId() failed: Not Found\n"
+            "gcn6:1080060:1080354 [0] NCCL INFO Setting affinity for GPU 0 to 03ffff\n")
+    said = _said(text)
+    assert any(lv == "warn" and "What NCCL did next is not in the paste" in m for lv, m in said), said
+    assert not any(lv == "fail" for lv, _ in said)
+
+
+_OOM_AT = ("[rank0]:[W1003 {t} CUDACachingAllocator.cpp:3933] memory allocation failed with OOM on device 0 while "
+           "trying to allocate 20971520 bytes (free: 11599872, total: 25298141184).\n")
+
+
+def test_allocator_warning_stamped_after_the_kv_sizing_is_not_before_it():
+    """F4: the warning printed above the KV cache line but stamped two seconds after it (processes' lines arrive out
+    of order): it came after vLLM sized its memory, a warning, not the note of a transient load."""
+    text = (_BANNER + _OOM_AT.format(t="19:36:27.077712446") +
+            "(EngineCore_DP0 pid=1) INFO 10-03 19:36:25 [kv_cache_utils.py:1087] GPU KV cache size: 103,760 tokens\n"
+            + _UP)
+    said = _said(text)
+    assert any(lv == "warn" and "full for a moment" in m for lv, m in said), said
+    assert not any("before vLLM sized" in m for _, m in said)
+
+
+def test_allocator_warning_then_a_failed_start_fails_even_beside_an_nccl_warning():
+    """F2: the warnings, an unrelated NCCL WARN, then `Engine core initialization failed`: the start failed."""
+    text = (_BANNER + _OOM_AT.format(t="19:36:19.077712446") + "host:1:2 [0] NCCL WARN Missing \"iommu=pt\" from "
+            "kernel command line which can lead to system instablity or hang!\n(EngineCore_DP0 pid=1) ERROR 10-03 "
+            "19:36:30 [core.py:700] EngineCore failed to start.\nRuntimeError: Engine core initialization failed. See "
+            "root cause above.\n")
+    assert any(lv == "fail" and "GPU 0 is full" in m for lv, m in _said(text))
+
+
+def test_sweep_with_a_stopped_middle_run_names_that_run():
+    """F6, F7: a sweep's runs are split where each result begins; the run that printed no result is named by its own
+    bar (9 of 100), not the last run's (100 of 100, which has its result)."""
+    run = ("Starting main benchmark run...\nTraffic request rate: {r}\n{bar}\n")
+    result = ("============ Serving Benchmark Result ============\nSuccessful requests:                     100\n"
+              "Benchmark duration (s):                  1037.39\n==================================================\n")
+    text = (run.format(r="0.1", bar=" 100%|##########| 100/100 [17:17<00:00, 10.37s/it]") + result
+            + run.format(r="0.2", bar="  9%|9         | 9/100 [00:26<03:41,  2.44s/it]")
+            + run.format(r="0.2", bar=" 100%|##########| 100/100 [08:40<00:00,  5.20s/it]") + result)
+    notes = [m for _, m in _said(text) if "printed no result" in m]
+    assert len(notes) == 1 and "reached 9 of 100 requests" in notes[0], notes

@@ -292,6 +292,7 @@ def _segments(chunk: Chunk) -> list[_Segment]:
     numbers = list(chunk.linenos) or list(range(1, len(lines) + 1))
     joined: _Joined | None = None  # built at the first line that opens JSON
     plain: str | None = None  # the last line, when it just continued the current output (see the end)
+    held: str | None = None  # the last stderr line held above the first output (is_preamble)
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -300,7 +301,8 @@ def _segments(chunk: Chunk) -> list[_Segment]:
             cur.add_line(line, numbers[i])
             i += 1
             continue
-        if is_noise_line(line) or cur.kind is None and not cur.begun and is_preamble(line):  # (stderr above an output)
+        if is_noise_line(line) or cur.kind is None and not cur.begun and is_preamble(line, held):  # (stderr above it)
+            held = held if is_noise_line(line) else line
             pending.append(i)
             i += 1
             continue

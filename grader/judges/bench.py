@@ -529,6 +529,32 @@ _BACKEND = re.compile(r"^\s*Backend:\s*(\S+)", re.M)
 _MAX_CONC = re.compile(r"^\s*Max request concurrency:\s*(\d+)", re.M)
 
 
+_START, _RESULT = "Starting main benchmark run", "Serving Benchmark Result"
+
+
+def unfinished_run(text: str, paste: str) -> str | None:
+    """Where the last run started in ``text`` (an output of ``paste``) that prints no result before the next run starts
+    stopped: its progress bar's last ``done/total``, ``""`` with no bar; None when each has its result. A sweep's output
+    is split where each result begins (a run's start and bar in one part, its result in the next), so the last run's
+    result is looked up in the paste after its bar's line (tqdm's times make it unique), before the next run starts."""
+    starts = [m.start() for m in re.finditer(_START, text)]
+    for k in reversed(range(len(starts))):
+        begin, end = starts[k], starts[k + 1] if k + 1 < len(starts) else len(text)
+        if text.find(_RESULT, begin, end) >= 0:
+            continue
+        bar = None
+        for bar in _PROGRESS.finditer(text, begin, end):
+            pass
+        if bar is not None and end == len(text):
+            line = text[text.rfind("\n", 0, bar.start()) + 1:(text.find("\n", bar.end()) + 1 or len(text) + 1) - 1]
+            at = paste.find(line)
+            after = paste.find(_START, at + len(line)) if at >= 0 else -1
+            if at >= 0 and paste.find(_RESULT, at + len(line), after if after >= 0 else len(paste)) >= 0:
+                continue
+        return "/".join(bar.groups()) if bar else ""
+    return None
+
+
 def read_load_test(text: str) -> BenchRead:
     """:func:`grader.parsers.bench_result.parse_any` (raises ParseError as it does), plus the progress bar's total
     (its last ``done/total``) and the request rate the run printed before it started."""
@@ -536,11 +562,7 @@ def read_load_test(text: str) -> BenchRead:
     for bar in _PROGRESS.finditer(text):  # the last one: the main run's, after a warm-up's
         pass
     backend, cap = _BACKEND.search(text), _MAX_CONC.search(text)
-    start, paste = text.rfind("Starting main benchmark run"), context().paste or text
-    ended = paste.count("Starting main benchmark run") <= paste.count("Serving Benchmark Result")  # (a sweep's runs
-    #   split where each result begins: a run's start in one part, its result in the next)
-    unfinished = None if start < 0 or ended or text.rfind("Serving Benchmark Result", start) >= 0 else (
-        "/".join(bar.groups()) if bar and bar.start() > start else "")
+    unfinished = unfinished_run(text, context().paste or text)
     try:
         results = parse_any(text)
     except ParseError:

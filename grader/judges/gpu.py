@@ -449,9 +449,10 @@ def _temperature_findings(g: Any) -> list[Finding]:
 
 # --------------------------------------------------------------------------- nvlink -s
 
-BRIDGE_WIRED = {"H100 NVL": (12, 18)}
-"""PCIe cards whose NVLink bridges wire only some of the die's links: name, (links wired, links listed). An H100 NVL
-pair: three bridges, 600 GB/s both ways at 50 GB/s a link, so 12 of 18 (NVIDIA H100 NVL product brief). An A100 PCIe's
+BRIDGE_WIRED = {"H100 NVL": (12, 18), "H100 PCIe": (12, 18)}
+"""PCIe cards whose NVLink bridges wire only some of the die's links: name, (links wired, links listed). An H100 NVL or
+PCIe pair: three bridges, 600 GB/s both ways at 50 GB/s a link, 12 of the die's 18 (NVIDIA H100 NVL brief, H100 datasheet;
+HPE DL380a's two H100 PCIe at 12 of 18 on both: blind batch vn001). An A100 PCIe's
 three bridges and an RTX card's one wire every link its nvidia-smi lists, so an inactive one there is a bridge off."""
 
 
