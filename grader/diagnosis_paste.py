@@ -492,7 +492,15 @@ def _nccl_init_stopped(log: VllmLog | None, values: Mapping[str, Any], text: str
     return {} if _nvml_next(text) == "stopped" else None
 
 
+def _group_pending(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where the paste shows a placement group pending (`ray status`'s ``N+ pending placement groups``): the
+    autoscaler's list is that group's bundles, which the nodes may hold once they free them (corpus zd019), not tasks
+    each too large for any node (raydp#76)."""
+    return {} if "pending placement groups" in (context().paste or text) else None
+
+
 PASTE_DETAILS: dict[str, Callable[..., dict[str, Any] | None]] = {
+    "group_pending": _group_pending,
     "nccl_went_on": _nccl_went_on,
     "nccl_init_stopped": _nccl_init_stopped,
     "sized_after_retry": _sized_after_retry,

@@ -1856,3 +1856,19 @@ EXAMPLES.update({  # session 42: NCCL's NVML lookup of a peer GPU this rank cann
     "nccl-nvml-peer-not-found": BANNER + "gcn6:1080061:1080359 [0] misc/nvmlwrap.cc:181 NCCL WARN "
                                 "nvmlDeviceGetHandleByPciBusId() failed: Not Found\n",
 })
+
+
+EXAMPLES.update({  # session 42: a request longer than --max-model-len (blind batch vp009)
+    "vllm-request-over-max-model-len": BANNER + "ERROR 08-09 10:11:12 [serving_chat.py:222] Error in preprocessing "
+                                       "prompt inputs\nValueError: This model's maximum context length is 2048 tokens. "
+                                       "However, you requested 5418 tokens (3918 in the messages, 1500 in the "
+                                       "completion). Please reduce the length of the messages or completion.\n",
+})
+
+
+EXAMPLES.update({  # session 42: Ray 2.x's autoscaler with no node type for a group (xgboost_ray#202, corpus zd019)
+    "ray-infeasible-node-type-group": BANNER + "2022-03-02 13:56:50,578 WARNING resource_demand_scheduler.py:746 -- The "
+                                      "autoscaler could not find a node type to satisfy the request: [{'CPU': 2.0, "
+                                      "'GPU': 1.0}, {'GPU': 1.0, 'CPU': 2.0}].\n"
+                                      " {'GPU': 1.0, 'CPU': 2.0} * 2 (SPREAD): 1+ pending placement groups\n",
+})

@@ -226,3 +226,51 @@ def test_sweep_with_a_stopped_middle_run_names_that_run():
             + run.format(r="0.2", bar=" 100%|##########| 100/100 [08:40<00:00,  5.20s/it]") + result)
     notes = [m for _, m in _said(text) if "printed no result" in m]
     assert len(notes) == 1 and "reached 9 of 100 requests" in notes[0], notes
+
+
+# ---------------------------------------------------------------- blind batches vm-vp's mends
+
+def test_an_address_that_is_its_subnets_broadcast_fails_and_a_host_address_does_not():
+    """grantcurell's PowerScale notes (blind batch vm005): bond0 at 10.99.99.103/29, the /29's broadcast address
+    (10.99.99.96-103); the neighbour, .102/29, a host address, is not said."""
+    said = _said(_read("vm005"))
+    assert any(lv == "fail" and "10.99.99.103/29 is its subnet's broadcast address" in m for lv, m in said), said
+    fixed = _said(_read("vm005").replace("10.99.99.103/29", "10.99.99.102/29"))
+    assert not any("broadcast address" in m for _, m in fixed)
+
+
+def test_a_module_whose_laser_is_off_fails_with_its_flags_grouped():
+    """A Finisar CWDM4 module in a ConnectX-4 (blind batch vo010): every lane's bias 0 mA, alarms On: one finding, the
+    laser off, not 24 warnings."""
+    [s] = explain(_read("vo010"))
+    fails = [f.message for f in s.findings if f.level == "fail"]
+    assert len(fails) == 1 and "the laser is off" in fails[0] and "Laser bias current low (alarm and warning, lanes 1, 2, 3, 4)" in fails[0]
+    assert not any(f.level == "warn" for f in s.findings)
+
+
+def test_ray2s_no_node_type_for_a_task_fails_and_for_a_pending_group_warns():
+    """kuberay#846 (vo001): `{'CPU': 2.0}` tasks on 1-CPU pods, Ray 2.x's `could not find a node type to satisfy the
+    request`: they never run (a fail, the log line read with the status); xgboost_ray#202 (zd019): a SPREAD placement
+    group's bundles: it waits (a warning)."""
+    [s] = explain(_read("vo001"))
+    assert s.kind == "ray-status" and any(f.level == "fail" and "can never be scheduled" in f.message for f in s.findings)
+    assert not any(f.level == "fail" for sec in explain(_read("zd019")) for f in sec.findings)
+
+
+def test_a_request_longer_than_max_model_len_fails_naming_both():
+    """anton's two-GPU chat server (blind batch vp009): 400 Bad Request for 5,418 tokens against --max-model-len 2048."""
+    said = _said(_read("vp009"))
+    assert any(lv == "fail" and "refused a request of 5418 tokens" in m and "maximum context of 2048" in m for lv, m in said)
+
+
+def test_the_kv_cache_full_at_the_busiest_is_said_though_the_last_line_is_idle():
+    """An L4 at 32K context (blind batch vp004): 100% KV with 24 waiting at 19:32:00, idle by the paste's end."""
+    said = _said(_read("vp004"))
+    assert any(lv == "warn" and "At its busiest (at 19:32:00) the KV cache was 100% used" in m for lv, m in said), said
+    assert not any("At its busiest" in m for _, m in _said(_read("vf005")))  # never full there
+
+
+def test_an_infiniband_port_with_no_link_is_not_said_to_lack_a_subnet_manager():
+    """A ConnectX-3's second port POLLING (blind batch vm010): no cable, so no LID, not `no subnet manager`."""
+    said = _said(_read("vm010"))
+    assert any("no link (POLLING), so no LID yet" in m for _, m in said) and not any("no subnet manager" in m for _, m in said)

@@ -165,9 +165,11 @@ def test_ethtool_m_is_a_modules_eeprom_judged_by_its_own_flags():
     # beszel #554 and lldpd #477's shapes (h007, h008): the module's keys are padded to 41 characters, as
     # nvidia-smi -q's are to its own column, and are read as ethtool's, not as nvidia-smi's
     [s] = explain(MODULE)
-    assert s.kind == "ethtool-module" and levels(s) == ["info", "warn", "ok"]
+    assert s.kind == "ethtool-module" and levels(s) == ["info", "fail", "ok"]  # an alarm: past the alarm threshold
     assert "module QSFP28, 100G Ethernet: 100G Base-SR4 or 25GBase-SR, MPO Parallel Optic, FS" in messages(s, "info")
-    assert "`Laser rx power low alarm` is On" in messages(s, "warn")
+    assert "alarm flags On: Laser rx power low (alarm)" in messages(s, "fail")
+    [w] = explain(MODULE.replace("Laser rx power low alarm     ", "Laser rx power low warning   "))  # a warning alone
+    assert levels(w) == ["info", "warn", "ok"] and "warning flags On: Laser rx power low (warning)" in messages(w, "warn")
     assert "57.09 C, below its own thresholds (warning 70 C, alarm 80 C)" in messages(s, "ok")
     [s] = explain(MODULE.replace("On\n", "Off\n"))
     assert levels(s) == ["info", "ok", "ok"] and "all 3 alarm and warning flags shown are Off" in messages(s, "ok")
@@ -424,7 +426,8 @@ def test_what_a_review_broke_stays_mended():
     assert "a passive copper cable (DAC) has no monitoring" in messages(explain(dac)[0], "info")
     lane = MODULE.replace("\tLaser rx power low alarm                  : On\n",
                           "\tRcvr signal avg optical power low alarm    (Chan 1) : On\n")
-    assert "(Chan 1)` is On" in messages(explain(lane)[0], "warn")
+    assert "Rcvr signal avg optical power low (alarm, lane 1)" in messages(explain(lane)[0], "fail")  # (session 42:
+    # an alarm flag fails, the flags grouped by reading with their lanes)
     # a container bridge over a LAN's subnet is no house-network pair
     ip = ("$ ip a\n2: eno1: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 state UP\n    inet 172.17.5.20/16 scope global eno1\n"
           "3: docker0: <NO-CARRIER,BROADCAST,MULTICAST,UP> mtu 1500 state DOWN\n    inet 172.17.0.1/16 scope global docker0\n")

@@ -47,6 +47,7 @@ register(KindSpec(
         r"|Could not find any running Ray instance"),
     starts=re.compile(r"^=+ (?:Autoscaler|Cluster Scaler|Cluster) status"),
     prelude=True,  # what the shell printed before the banner (a Python library's notes) stays with it
+    inner=re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}\s+(?:INFO|WARNING|ERROR) \w{1,60}\.py:\d{1,5} -- "),  # Ray's log
 ))
 
 

@@ -23,7 +23,7 @@ from .context import context, spark_shown
 from .ip_notes import (alias_findings, all_up, ipoib_findings, member_findings, module_rate_findings, no_ipv4_words, route_notes,
                        counter_errors, nominal_link, twin_in_bond, vbox_nat_findings,
                        vf_findings)
-from .link_notes import below_own_best, fallback_link, fec_findings, module_diagnostics_unshown, partner_limit, port_state_notes, unadvertised, unshown_link, up_count, up_no_speed, vfs_down_under_up_pf
+from .link_notes import module_flag_findings, reserved_addresses, below_own_best, fallback_link, fec_findings, module_diagnostics_unshown, partner_limit, port_state_notes, unadvertised, unshown_link, up_count, up_no_speed, vfs_down_under_up_pf
 from .model import Finding, Summary
 
 
@@ -118,7 +118,8 @@ def summarise_ip_addr(ifaces: list[Any], command: str | None) -> Summary:
     if any(a.scope == "global" and not a.dynamic and not a.is_link_local for t in twins for a in t.ipv4):
         findings.append(info("`ip addr` cannot tell a netplan address from one added with `ip addr add`, "
                              "which is lost at reboot: keep the addresses in /etc/netplan/40-cx7.yaml."))
-    findings += overlaps([(i.name, a.cidr) for i in ifaces if i.name != "lo" for a in i.ipv4], {i.name for i in ifaces if (i.mtu or 0) > 1500 and not any(a.dynamic for a in i.ipv4)})
+    addressed = [(i.name, a.cidr) for i in ifaces if i.name != "lo" for a in i.ipv4]
+    findings += reserved_addresses(addressed) + overlaps(addressed, {i.name for i in ifaces if (i.mtu or 0) > 1500 and not any(a.dynamic for a in i.ipv4)})
     findings += _mtu_findings([t for t in twins if t.is_up])
     house = by_name.get(HOUSE_INTERFACE)
     if house is not None:
@@ -568,9 +569,7 @@ def summarise_module(m: Any, command: str | None) -> Summary:
     ident = [re.sub(r"^0x[0-9a-f]+ \((.*)\)$", r"\1", x, flags=re.I) for x in ident if x]
     findings = [info(f"{m.interface + ': module' if m.interface else 'Module'} {', '.join(ident)}.")] if ident else []
     findings += module_rate_findings(m, name) + module_diagnostics_unshown(m, name)
-    for flag in m.flags_on:
-        findings.append(warn(f"{name}: `{flag}` is On: the module itself reports a reading past its threshold. "
-                             "Reseat it, clean the fibre ends (optics), or swap the module or cable."))
+    findings += module_flag_findings(m, name)
     t, hot, alarm = m.temperature_c, m.temperature_warn_c, m.temperature_alarm_c
     if t is not None and not t and not hot and not alarm:
         findings.append(info(f"{name}: the module reports no readings (temperature and thresholds 0): a passive copper "

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from ..spark_names import is_qsfp_twin
-from .common import LINE_GBPS, LINK_MBPS, info, ok, warn
+from .common import LINE_GBPS, LINK_MBPS, fail, info, ok, warn
 from .model import Finding
 
 
@@ -271,3 +271,58 @@ def port_state_notes(maps: list[Any]) -> list[Finding]:
                         "own state): no link on it (no cable, or the far end or switch port down). Nothing to fix "
                         "unless traffic should use it; then check the cable and the switch port."))
     return out
+
+
+def reserved_addresses(addresses: list[tuple[str, str]]) -> list[Finding]:
+    """An interface's IPv4 address that is its own subnet's network or broadcast address (``addresses``: (interface,
+    ``a.b.c.d/n``) pairs; /31 and /32 have neither): no host may hold it, so the interface's traffic breaks (blind batch
+    vm005: bond0 at 10.99.99.103/29, the /29's broadcast)."""
+    import ipaddress
+    out = []
+    for name, cidr in addresses:
+        try:
+            iface = ipaddress.ip_interface(cidr)
+        except ValueError:
+            continue
+        net = iface.network
+        if iface.version != 4 or net.prefixlen > 30 or iface.ip not in (net.network_address, net.broadcast_address):
+            continue
+        which = "broadcast" if iface.ip == net.broadcast_address else "network"
+        out.append(fail(f"{name}'s address {cidr} is its subnet's {which} address ({net}): no host may hold it, so "
+                        f"what is sent to or from it goes astray{' (to every host of the subnet)' if which == 'broadcast' else ''}. "
+                        f"Give {name} an address between {net.network_address + 1} and {net.broadcast_address - 1}."))
+    return out
+
+
+_FLAG_RE = re.compile(r"^(?P<what>.{1,60}?)\s+(?P<kind>alarm|warning)\s*(?:\((?:Chan(?:nel)?|Lane)\s*(?P<lane>\d{1,2})\))?\s*$", re.I)
+_BIAS_KEY_RE = re.compile(r"^Laser (?:tx )?bias current(?: \((?:Chan(?:nel)?|Lane) ?\d{1,2}\))?$", re.I)
+
+
+def module_flag_findings(m: Any, name: str) -> list[Finding]:
+    """``ethtool -m``'s alarm and warning flags that are On, grouped by the reading they are about (its lanes listed):
+    an alarm is a failure, a warning alone a warning (the module's own thresholds, in its EEPROM). With every lane's
+    laser bias at 0 mA the laser is off: the module sends nothing, so the port has no link (blind batch vo010: a
+    CWDM4 module the NIC's firmware left disabled)."""
+    groups: dict[str, tuple[dict[str, None], dict[str, None]]] = {}  # reading -> (kinds, lanes), in order
+    for flag in m.flags_on:
+        f = _FLAG_RE.match(flag.strip())
+        what, kind, lane = (f["what"].strip(), f["kind"].lower(), f["lane"]) if f else (flag.strip(), "warning", None)
+        kinds, lanes = groups.setdefault(what, ({}, {}))
+        kinds[kind] = None
+        if lane:
+            lanes[lane] = None
+    if not groups:
+        return []
+    said = "; ".join(f"{what} ({' and '.join(kinds)}" + (f", lane{'s' * (len(lanes) > 1)} {', '.join(lanes)}"
+                                                           if lanes else "") + ")" for what, (kinds, lanes) in groups.items())
+    alarm = any("alarm" in kinds for kinds, _ in groups.values())
+    bias = [v for k, v in m.fields.items() if _BIAS_KEY_RE.match(k.strip())]
+    off = bool(bias) and all(re.match(r"^0(?:\.0+)? mA", v.strip()) for v in bias)
+    return [(fail if alarm or off else warn)(
+        f"{name}: the module reports {'alarm' if alarm else 'warning'} flags On: {said}: readings past its own "
+        f"{'alarm' if alarm else 'warning'} thresholds."
+        + (" Every lane's laser bias is 0 mA: the laser is off, so the module sends nothing and the port has no link"
+           " (a module the NIC's firmware does not accept and keeps disabled, or TX disabled); `ethtool "
+           f"{m.interface or '<interface>'}` would show `Link detected: no`." if off else "")
+        + " Reseat it, clean the fibre ends (optics), or swap the module or cable" + (
+            " for one the NIC supports." if off else "."))]

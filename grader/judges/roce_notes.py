@@ -230,7 +230,10 @@ the same way): no subnet manager has swept the port (IBTA, and ``ibstat``'s ``Ba
 
 def ib_lids(x: Any) -> str:
     """An InfiniBand port's LIDs as ``rdma link`` prints them, said: a LID of 0 or 65535 is none assigned, an
-    ``sm_lid`` of 0 no subnet manager seen."""
+    ``sm_lid`` of 0 no subnet manager seen, where the port's link is up; a port with no link (POLLING, DISABLED) has
+    met no subnet manager yet, so its zeros say nothing of one (blind batch vm010)."""
+    if x.physical_state in ("POLLING", "DISABLED", "SLEEP") and not x.lid and not x.sm_lid:
+        return f"no link ({x.physical_state}), so no LID yet"
     lid = f"lid {x.lid}, none assigned" if x.lid in (0, NO_LID) else f"lid {x.lid}"
     return lid + ("; sm_lid 0, no subnet manager seen" if x.sm_lid == 0 else
                   f"; subnet manager at lid {x.sm_lid}" if x.sm_lid is not None else "")

@@ -93,12 +93,30 @@ def stats_findings(log: Any) -> list[Finding]:
         return []
     lines = _last_per_engine(log)
     if len(lines) == 1:
-        return _one_engine(log, lines[0], _said(lines[0], 1))
+        return _one_engine(log, lines[0], _said(lines[0], 1)) + _busiest(log, lines[0])
     said = f"Last engine stats of {len(lines)} engines (data parallel): " + " ".join(_said(s, 2) for s in lines)
     readings = [_one_engine(log, s, "")[0] for s in lines]
     if all(r.level == "warn" for r in readings):
         return [warn(said + readings[0].message)]
     return [info(said)]
+
+
+def _busiest(log: Any, last: Any) -> list[Finding]:
+    """An earlier stats line of ``last``'s engine whose KV cache was nearly full with requests waiting, where the last
+    line is not (a load that has passed): at that load the pool was the limit (blind batch vp004: 100% with 27 waiting
+    on an L4 at 32K context, the server idle by the end of the paste)."""
+    if kv_nearly_full(last):
+        return []
+    full = [x for x in log.stats if x.engine == last.engine and x.waiting and kv_nearly_full(x)]
+    if not full:
+        return []
+    top = max(full, key=lambda x: (x.kv_usage_percent, x.waiting))
+    when = f" (at {m.group()})" if (m := _CLOCK_RE.search(top.source.text[:100])) else ""
+    return [warn(f"At its busiest{when} the KV cache was {fmt_count(top.kv_usage_percent)}% used with {top.running} "
+                 f"running and {top.waiting} waiting: at that load the cache was the limit, so requests queued (or were "
+                 "preempted) until it freed, and their time to first token includes that wait. Under a load test on "
+                 "purpose that is the server's capacity; otherwise give the cache more memory or a shorter "
+                 "--max-model-len, or lower --max-num-seqs.")]
 
 
 def _one_engine(log: Any, s: Any, said: str) -> list[Finding]:
