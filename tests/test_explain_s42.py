@@ -274,3 +274,28 @@ def test_an_infiniband_port_with_no_link_is_not_said_to_lack_a_subnet_manager():
     """A ConnectX-3's second port POLLING (blind batch vm010): no cable, so no LID, not `no subnet manager`."""
     said = _said(_read("vm010"))
     assert any("no link (POLLING), so no LID yet" in m for _, m in said) and not any("no subnet manager" in m for _, m in said)
+
+
+def test_an_nvswitch_board_short_of_a_gpu_warns_and_a_full_one_does_not():
+    """Dell XE9780's `nvidia-smi topo -m` (blind batch vn006): seven B300s at NV18 between every pair; HGX boards carry
+    4 or 8. The neighbour, the same matrix cut to four GPUs, is a full 4-GPU board: no warning."""
+    said = _said(_read("vn006"))
+    assert any(lv == "warn" and "7 GPUs, every pair joined by NV18" in m for lv, m in said), said
+    def matrix(n: int) -> str:
+        return "\t" + "\t".join(f"GPU{i}" for i in range(n)) + "\n" + "".join(
+            f"GPU{i}\t" + "\t".join(" X " if j == i else "NV18" for j in range(n)) + "\n" for i in range(n))
+    assert any("NVSwitch board" in m for _, m in _said(matrix(7)))
+    assert not any("NVSwitch board" in m for _, m in _said(matrix(4)) + _said(matrix(8)))
+
+
+def test_sys_between_gpus_of_an_nvlink_cube_mesh_is_the_boards_design():
+    """A DGX-1-style eight-V100 matrix (blind batch vn005): NV1/NV2 to four peers, SYS to the rest, every GPU with the
+    same CPU affinity (an older driver's): no warning of a hidden PCIe tree."""
+    said = _said(_read("vn005"))
+    assert not any(lv == "warn" for lv, _ in said), said
+
+
+def test_a_load_test_where_every_request_failed_says_nothing_was_measured():
+    """er0080's CPU lab (blind batch vp003): 0 completed, 8 failed, every metric 0.0."""
+    said = _said(_read("vp003"))
+    assert any(lv == "fail" and "Every request failed (8" in m and "nothing was measured" in m for lv, m in said), said

@@ -75,9 +75,11 @@ def describe(result: BenchResult, sent: int | None = None, burst: bool = False, 
                              "dropping it; a timeout, a request waiting too long."))
     elif failed:
         of = f" of the {sent:g} sent" if sent and sent == total else ""
-        findings.append(fail(f"{failed:g} request(s){of} failed: only {completed or 0:g} succeeded, and the numbers "
-                              "describe only those. Look at the errors (and the server log): a refused connection or a "
-                              "404 model name fails every request; timeouts mean the server is overloaded."))
+        findings.append(fail((f"Every request failed ({failed:g}{of}, 0 succeeded): nothing was measured, so its "
+                              "zero latencies and rates are no measurement. " if not completed else
+                              f"{failed:g} request(s){of} failed: only {completed:g} succeeded, and the numbers describe "
+                              "only those. ") + "Look at the errors (and the server log): a refused connection or a "
+                             "404 model name fails every request; timeouts mean the server is overloaded."))
     elif completed == 0:
         findings.append(fail("No request completed."))
     elif completed and (failed is not None or sent == completed):

@@ -18,7 +18,7 @@ from .gpu_notes import (staged_latency, compute_p2, no_p2p_level, lone_without_n
                         p2p_model_pairs, table_all_well, display_gpus,
                         table_notes, unavailable_fields, mixed_table, wsl_driver, na_cells, topo_layout, one_gpu_layout)
 from .model import Finding, Summary
-from .topo_notes import odd_nvlink_pair, one_numa_node
+from .topo_notes import nvlink_meshed, odd_nvlink_pair, one_numa_node, switch_board_short
 
 
 def _tgp_words(name: str | None) -> str | None:
@@ -152,7 +152,7 @@ def summarise_topo(t: Any, command: str | None) -> Summary:
             beside = ""
         else:
             one_node = [f"{x}-{y}" for x, y, _ in same if home.get(x) is not None and home.get(x) == home.get(y)]
-            hidden = fam in ("SYS", "SOC") and bool(one_node) and not pcie_view  # not two sockets: said below
+            hidden = fam in ("SYS", "SOC") and bool(one_node) and not pcie_view and not nvlink_meshed(t, one_node)
             warnings, notes = p2p_sentences(a, b, code, None, two_sockets(t) or len(one_node) == len(same) > 0 or proven)
             warnings, notes = [[x.replace(f"{a}-{b}:", f"{label}:", 1) for x in said] for said in (warnings, notes)]
             if (warnings or notes) and beside:
@@ -181,7 +181,7 @@ def summarise_topo(t: Any, command: str | None) -> Summary:
     for nic, dev in t.nic_legend.items():
         near = [f"{g} {t.link(g, nic)}" for g in t.gpus if t.link(g, nic)]
         findings.append(info(f"{nic} is {dev}" + (f"; path to it: {', '.join(near)}" if near else "") + "."))
-    findings += nearest_nics(t) + lone_without_nvlink(t) + one_numa_node(t, pcie_only or not numa) + odd_nvlink_pair(t)
+    findings += nearest_nics(t) + lone_without_nvlink(t) + one_numa_node(t, pcie_only or not numa) + odd_nvlink_pair(t) + switch_board_short(t)
     findings += topo_layout(t, findings, pcie_view) or one_gpu_layout(t, findings)
     if t.truncated:
         findings += [info(f"The paste is incomplete: {n}; what is said is about the rows shown.") for n in t.notes]

@@ -45,3 +45,31 @@ def odd_nvlink_pair(t: Any) -> list[Finding]:
                  "driver's start (a slow `nvidia-smi topo -m`) and can hang NCCL. Unless this board wires an odd "
                  "count itself (IBM's Power AC922 joins V100 pairs with three), read `nvidia-smi nvlink -s` for a "
                  "link shown inactive, and reseat the bridge.")]
+
+
+SWITCH_BOARD_GPUS = (4, 8)
+"""The GPU counts of boards whose every pair NVLink joins through NVSwitch (NV12 on A100, NV18 on H100, B200 and B300):
+NVIDIA's HGX baseboards carry 4 or 8 (HGX A100/H100 4-GPU and 8-GPU; HGX B200 and B300 8-GPU)."""
+
+
+def switch_board_short(t: Any) -> list[Finding]:
+    """Every pair of three or more GPUs joined by the same NVLink count of 12 or more (an NVSwitch board), and a count
+    of GPUs no such board has: a GPU of the board is not shown (blind batch vn006: seven B300s at NV18, one gone
+    unnoticed); [] otherwise."""
+    n = len(t.gpus)
+    codes = {t.link(a, b) for i, a in enumerate(t.gpus) for b in t.gpus[i + 1:]}
+    code = next(iter(codes)) if len(codes) == 1 else ""
+    if n < 3 or n in SWITCH_BOARD_GPUS or not (code.startswith("NV") and code[2:].isdigit() and int(code[2:]) >= 12):
+        return []
+    return [warn(f"{n} GPUs, every pair joined by {code}: an NVSwitch board, and such boards (HGX) carry "
+                 f"{' or '.join(map(str, SWITCH_BOARD_GPUS))} GPUs, so one is not shown here: it fell off the bus or "
+                 "failed (`nvidia-smi -L` and `sudo dmesg | grep -i xid` on the host), or this process sees only some "
+                 f"(CUDA_VISIBLE_DEVICES, a container given {n}). `nvidia-smi -L` on the host decides.")]
+
+
+def nvlink_meshed(t: Any, pairs: list[str]) -> bool:
+    """Whether every GPU of ``pairs`` (``GPU0-GPU5`` labels) has NVLink to some other GPU of the matrix: a board whose
+    NVLink mesh leaves some pairs without a direct link (a DGX-1's hybrid cube-mesh: NV1/NV2 to four peers, SYS to the
+    rest), so SYS between them is the board's design, not a hidden PCIe tree (blind batch vn005)."""
+    gpus = {g for p in pairs for g in p.split("-")}
+    return bool(gpus) and all(any((t.link(g, o) or "").startswith("NV") for o in t.gpus if o != g) for g in gpus)
