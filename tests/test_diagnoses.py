@@ -1872,3 +1872,11 @@ EXAMPLES.update({  # session 42: Ray 2.x's autoscaler with no node type for a gr
                                       "'GPU': 1.0}, {'GPU': 1.0, 'CPU': 2.0}].\n"
                                       " {'GPU': 1.0, 'CPU': 2.0} * 2 (SPREAD): 1+ pending placement groups\n",
 })
+
+
+EXAMPLES.update({  # session 42: --max-model-len above the model's own context (blind batch vp002)
+    "vllm-max-model-len-over-model": BANNER + "(APIServer pid=1)   Value error, User-specified max_model_len (999999) "
+                                     "is greater than the derived max_model_len (max_position_embeddings=2048.0 or "
+                                     "model_max_length=None in model's config.json). To allow overriding this maximum, "
+                                     "set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1.\n",
+})

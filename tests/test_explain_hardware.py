@@ -108,7 +108,7 @@ def test_nvlink_with_inactive_links_fails_naming_them():
 def test_nvlink_all_active_and_none_active():
     up = NVLINK_TWO_DOWN.replace("<inactive>", "25.781 GB/s")
     [good] = _levels(_one(up, "nvidia-smi-nvlink"), "ok")
-    assert "all 6 NVLink links active" in good and "154.686 GB/s" in good  # 6 x 25.781
+    assert "NVLink up, all 6 links active" in good and "154.686 GB/s" in good  # 6 x 25.781
     none = "$ nvidia-smi nvlink -s\nNVML: Unable to retrieve NVLink information as all links are inActive\n"
     s = _one(none, "nvidia-smi-nvlink")
     assert [f.level for f in s.findings] == ["info"] and "PCIe" in s.findings[0].message

@@ -127,7 +127,7 @@ def test_perftest_in_mb_per_second_quotes_what_it_printed():
     """elizabetht's Spark notebook (blind batch vj004): `ib_write_bw` printed 11031 MB/sec; perftest's MB is 2^20 bytes
     (perftest_parameters.c), so 92.54 Gb/s: both said."""
     said = _said(_read("vj004"))
-    assert any("11,032 MB/sec = 92.54 Gb/s" in m for _, m in said), said
+    assert any("11031.78 MB/sec = 92.54 Gb/s" in m for _, m in said), said  # as printed
 
 
 # ---------------------------------------------------------------- deviceQuery
@@ -299,3 +299,25 @@ def test_a_load_test_where_every_request_failed_says_nothing_was_measured():
     """er0080's CPU lab (blind batch vp003): 0 completed, 8 failed, every metric 0.0."""
     said = _said(_read("vp003"))
     assert any(lv == "fail" and "Every request failed (8" in m and "nothing was measured" in m for lv, m in said), said
+
+
+def test_nvlink_status_of_many_bridged_cards_says_they_are_pairs():
+    """UNIGE's Baobab (blind batch vn004): eight RTX A6000s, each with 4 links up: a bridge joins two cards, so pairs,
+    which `topo -m` names; the neighbour, two cards' status (blind batch vn008, a 2080 Ti pair), gets no such note."""
+    assert any("so these are pairs" in m for _, m in _said(_read("vn004")))
+    said = _said(_read("vn008"))
+    assert not any("so these are pairs" in m for _, m in said) and any("all 2 links active" in m for _, m in said)
+
+
+def test_a_p2p_matrix_with_elided_columns_is_read():
+    """bevdiff's `nvidia-smi topo -p2p n` (blind batch vn007), its header and rows trimmed with `...`: read, the NVLink
+    matrix's NS said to be about NVLink, not PCIe P2P."""
+    [s] = explain(_read("vn007"))
+    assert s.error is None and "Whether P2P over PCIe works is `nvidia-smi topo -p2p r`'s" in s.findings[0].message
+
+
+def test_max_model_len_above_the_models_context_fails_naming_both():
+    """er0080's CPU lab (blind batch vp002): --max-model-len 999999 for opt-125m's max_position_embeddings 2048."""
+    said = _said(_read("vp002"))
+    assert any(lv == "fail" and "--max-model-len 999999 is more than the model's own context" in m
+               and "max_position_embeddings=2048.0" in m for lv, m in said), said

@@ -18,7 +18,7 @@ from .gpu_notes import (staged_latency, compute_p2, no_p2p_level, lone_without_n
                         p2p_model_pairs, table_all_well, display_gpus,
                         table_notes, unavailable_fields, mixed_table, wsl_driver, na_cells, topo_layout, one_gpu_layout)
 from .model import Finding, Summary
-from .topo_notes import nvlink_meshed, odd_nvlink_pair, one_numa_node, switch_board_short
+from .topo_notes import bridge_pairs_note, nvlink_meshed, odd_nvlink_pair, one_numa_node, switch_board_short
 
 
 def _tgp_words(name: str | None) -> str | None:
@@ -489,10 +489,9 @@ def summarise_nvlink(st: Any, command: str | None) -> Summary:
                                  "no bridge (or it is not seated); the card talks over PCIe."))
         else:
             total = sum(gbs for _, gbs in g.links if gbs is not None)
-            findings.append(ok(f"GPU {g.index} ({g.name}): all {len(g.links)} NVLink links active{each} "
+            findings.append(ok(f"GPU {g.index} ({g.name}): NVLink up, all {len(g.links)} links active{each} "
                                f"({total:g} GB/s per direction in all, as nvidia-smi counts it)."))
-    if not findings:
-        findings.append(info("No link lines under the GPUs: this GPU has no NVLink."))
+    findings += bridge_pairs_note(st) or ([] if findings else [info("No link lines under the GPUs: this GPU has no NVLink.")])
     facts = {"none_active": st.none_active, "gpus": [{"index": g.index, "name": g.name, "links": list(g.links)}
                                                      for g in st.gpus]}
     return facts, findings

@@ -218,7 +218,7 @@ def summarise_perftest(runs: list[PerftestRun], command: str | None) -> Summary:
         else:
             findings += (tiny or _bw_findings(r, label)) + _lat_findings(r, label)
         if r.report_unit and r.report_unit.upper().startswith("MB") and r.bw_rows:
-            shown = f" {r.bw_average_gbps / MB_PER_SEC_IN_GBPS:,.0f} MB/sec = {r.bw_average_gbps:.2f} Gb/s" \
+            shown = f" {r.bw_average_gbps / MB_PER_SEC_IN_GBPS:.2f} MB/sec = {r.bw_average_gbps:.2f} Gb/s" \
                 if r.bw_average_gbps is not None else " MB/sec"
             findings.append(info(f"{label}: perftest printed{shown} (its MB is 2^20 bytes); converted to Gb/s here. "
                                  "Add --report_gbits to read Gb/s directly."))

@@ -3,6 +3,7 @@ NUMA node of the CPU, which the matrix's own CPU and NUMA Affinity columns say."
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .common import info, warn
@@ -73,3 +74,21 @@ def nvlink_meshed(t: Any, pairs: list[str]) -> bool:
     rest), so SYS between them is the board's design, not a hidden PCIe tree (blind batch vn005)."""
     gpus = {g for p in pairs for g in p.split("-")}
     return bool(gpus) and all(any((t.link(g, o) or "").startswith("NV") for o in t.gpus if o != g) for g in gpus)
+
+
+_BRIDGED_RE = re.compile(r"RTX|GeForce|Quadro|TITAN|PCIe|\bNVL\b|\bA40\b")
+"""Names of cards whose NVLink is a bridge between two cards (workstation and PCIe cards), not an NVSwitch board."""
+
+
+def bridge_pairs_note(st: Any) -> list[Finding]:
+    """``nvidia-smi nvlink -s`` of more than two bridged cards (``st``: its parsed GPUs), every one with links up: the
+    output lists each card's own links, not the card at their other end; a bridge joins two cards, so these are pairs,
+    which `nvidia-smi topo -m` names (blind batch vn004: eight RTX A6000s, 4 links each, read by their admin as all
+    joined)."""
+    up = [g for g in st.gpus if g.active]
+    if len(up) < 3 or len(up) != len(st.gpus) or not all(_BRIDGED_RE.search(g.name or "") for g in up):
+        return []
+    return [info(f"{len(up)} cards with NVLink up: `nvlink -s` lists each card's own links, not the card at their "
+                 "other end. An NVLink bridge joins two cards, so these are pairs (each card to one partner), not one "
+                 "fabric joining all; `nvidia-smi topo -m` shows which GPU pairs with which (NV# in its matrix) and "
+                 "that the others talk over PCIe.")]

@@ -258,7 +258,7 @@ def parse_topo_p2p(text: str) -> TopoP2P:
         in_legend = False
         if _LEGEND_RE.match(line.text):
             continue
-        tokens = s.split()
+        tokens = [t for t in s.split() if t not in ("...", "\u2026")]  # (columns or rows a poster elided)
         if gpus is not None and tokens and all(re.fullmatch(r"GPU\d+", t) for t in tokens):
             continue  # the header again: a second matrix (another -p2p mode) pasted below the first
         if gpus is None:
