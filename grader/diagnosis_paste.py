@@ -435,21 +435,24 @@ def _sized_after_retry(log: VllmLog | None, values: Mapping[str, Any], text: str
 
 _OOM_FAILED_RE = re.compile(r"OutOfMemoryError|CUDA out of memory|Engine core initialization failed|EngineDeadError"
                             r"|^Traceback \(most recent call last\)", re.M)
-_WENT_ON_RE = re.compile(r"Init COMPLETE|Avg bus bandwidth")
+_WENT_ON_RE = re.compile(r"Init COMPLETE|Avg bus bandwidth|\" 200 OK|Avg generation throughput: (?!0\.0 )\d")
 _BENCH_SERVED_RE = re.compile(r"^Successful requests:\s+[1-9]", re.M)
 
 
 def _oom_not_served(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies unless the run went on after the allocator's last out-of-memory warning (the server up, NCCL's init
-    complete, a benchmark's bandwidth after it; with no error after it, a load test's requests served anywhere in the
-    paste) and after any error that followed it (an out-of-memory error, the engine's start failing, a traceback: then
-    a restart that came up): break-it 26 F2, F5b."""
+    """Applies unless the run went on after the allocator's last out-of-memory warning: the server up, NCCL's init
+    complete, a benchmark's bandwidth, requests served (``200 OK``, generation throughput) after it, or a load test's
+    requests served anywhere in the paste, before any error that followed it (an out-of-memory error, the engine's
+    start failing, a traceback) or after that error (a restart that came up). Break-it 26 F2, F5b; 27 F3, F4."""
     last = None
     for last in _ALLOC_OOM_RE.finditer(text):
         pass
     after = text[last.end():] if last else text
     failed = _OOM_FAILED_RE.search(after)
-    at = failed.end() if failed else 0  # (a start that failed, then one that came up: break-it 26 p13)
+    went = [m.start() for m in (_SERVER_UP_RE.search(after), _WENT_ON_RE.search(after)) if m]
+    if went and (failed is None or min(went) < failed.start()):
+        return None  # it went on before any error (a later traceback is something else)
+    at = failed.end() if failed else 0
     went_on = _SERVER_UP_RE.search(after, at) or _WENT_ON_RE.search(after, at) or not failed and _BENCH_SERVED_RE.search(
         context().paste or text)
     return None if went_on else {}
@@ -457,7 +460,9 @@ def _oom_not_served(log: VllmLog | None, values: Mapping[str, Any], text: str) -
 
 _NCCL_WENT_ON_RE = re.compile(r"\bChannel \d{1,3}/\d{1,3} :|Init COMPLETE|Connected all rings|Setting affinity for GPU|Trees \[")
 _NCCL_CHAIN_RE = re.compile(r"\.cc:\d{1,5} -> \d")
-_NCCL_PROC_RE = re.compile(r"^\s{0,8}(?P<who>[\w.-]{1,80}:\d{1,9}):\d{1,9} ")
+_NCCL_PROC_RE = re.compile(r"(?<![\w.:-])(?P<who>[\w.-]{1,80}:\d{1,9}):\d{1,9} \[\d{1,3}\] ")
+"""NCCL's ``host:pid:tid [dev]`` wherever it stands in the line (behind a Ray worker's, compose's or a time stamp's
+prefix: break-it 27 F1, F2)."""
 
 
 def _nvml_next(text: str) -> str | None:
@@ -469,9 +474,9 @@ def _nvml_next(text: str) -> str | None:
     first = next((i for i, x in enumerate(lines) if "nvmlDeviceGetHandleByPciBusId" in x), None)
     if first is None:
         return None
-    who = m["who"] + ":" if (m := _NCCL_PROC_RE.match(lines[first])) else ""
+    who = m["who"] if (m := _NCCL_PROC_RE.search(lines[first])) else ""
     for line in lines[first + 1:]:
-        if who and not line.lstrip().startswith(who):
+        if who and (not (o := _NCCL_PROC_RE.search(line)) or o["who"] != who):
             continue
         if "NCCL version" in line:
             return None
@@ -492,15 +497,25 @@ def _nccl_init_stopped(log: VllmLog | None, values: Mapping[str, Any], text: str
     return {} if _nvml_next(text) == "stopped" else None
 
 
-def _group_pending(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies where the paste shows a placement group pending (`ray status`'s ``N+ pending placement groups``): the
-    autoscaler's list is that group's bundles, which the nodes may hold once they free them (corpus zd019), not tasks
-    each too large for any node (raydp#76)."""
-    return {} if "pending placement groups" in (context().paste or text) else None
+_RAY_DEMAND_RE = re.compile(r"^\s{0,4}(?P<dict>\{[^}\n]{1,300}\})[^\n]{0,60}?: \d+\+? pending (?P<what>tasks/actors|placement groups)", re.M)
+_RAY_ITEM_RE = re.compile(r"'([^']{1,80})': ([\d.]+)")
+
+
+def _task_demand(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies to Ray 1.x's `No feasible node type to add for` (tasks' demands), or where the paste's `ray status`
+    lists this request's first bundle among `pending tasks/actors`: a demand no node can ever hold (kuberay#846,
+    vo001); a placement group's bundles, or a request the paste does not place, wait instead (zd019; break-it 27 F5,
+    F7)."""
+    line, paste = values.get("line", ""), context().paste or text
+    if "No feasible node type to add for" in line:
+        return {}
+    first = set(_RAY_ITEM_RE.findall(values.get("demand", "")))
+    return {} if first and any(m["what"] == "tasks/actors" and set(_RAY_ITEM_RE.findall(m["dict"])) == first
+                               for m in _RAY_DEMAND_RE.finditer(paste)) else None
 
 
 PASTE_DETAILS: dict[str, Callable[..., dict[str, Any] | None]] = {
-    "group_pending": _group_pending,
+    "task_demand": _task_demand,
     "nccl_went_on": _nccl_went_on,
     "nccl_init_stopped": _nccl_init_stopped,
     "sized_after_retry": _sized_after_retry,

@@ -321,3 +321,57 @@ def test_max_model_len_above_the_models_context_fails_naming_both():
     said = _said(_read("vp002"))
     assert any(lv == "fail" and "--max-model-len 999999 is more than the model's own context" in m
                and "max_position_embeddings=2048.0" in m for lv, m in said), said
+
+
+# ---------------------------------------------------------------- break-it review 27's probes (variations of real ones)
+
+_NVML_RAY = ("(RayWorkerWrapper pid=5120, ip=10.0.0.2) ucpe:6896:7103 [1] misc/nvmlwrap.cc:187 NCCL WARN "
+             "nvmlDeviceGetHandleByPciBusId() failed: Not Found\n"
+             "(RayWorkerWrapper pid=5121, ip=10.0.0.2) ucpe:6897:7104 [2] NCCL INFO Setting affinity for GPU 2 to ff\n"
+             "(RayWorkerWrapper pid=5120, ip=10.0.0.2) ucpe:6896:7103 [1] NCCL INFO graph/xml.cc:850 -> 2\n")
+
+
+def test_nvml_warning_behind_a_ray_workers_prefix_is_read_on_its_own_process():
+    """F1: the warning's process (ucpe:6896) passes the error up (`-> 2`); another's affinity line is not its going on."""
+    said = _said(_NVML_RAY)
+    assert any(lv == "fail" and "cannot see it" in m for lv, m in said), said
+    assert not any("NCCL went on" in m for _, m in said)
+
+
+def test_allocator_warnings_then_up_then_a_clients_traceback_stays_a_note():
+    """F3: vf005's load-time warnings, the server up, then an ASGI traceback of a client that went away: the start was
+    not failed by the warnings."""
+    text = (_BANNER + _OOM_AT.format(t="19:36:19.077712446") +
+            "(EngineCore_DP0 pid=1) INFO 10-03 19:36:30 [kv_cache_utils.py:1087] GPU KV cache size: 103,760 tokens\n"
+            + _UP + "ERROR:    Exception in ASGI application\nTraceback (most recent call last):\n"
+            "asyncio.exceptions.CancelledError\n")
+    assert not any(lv == "fail" and "GPU 0 is full" in m for lv, m in _said(text))
+
+
+def test_ray2s_no_node_type_without_a_status_is_not_called_a_tasks():
+    """F5: the autoscaler's line alone, vLLM's placement-group bundles in it: a warning naming what decides, not
+    `can never be scheduled`."""
+    text = ("2025-10-03 12:14:02,416 WARNING resource_demand_scheduler.py:783 -- The autoscaler could not find a node "
+            "type to satisfy the request: [{'GPU': 1.0, 'node:192.168.100.10': 0.001}, {'GPU': 1.0}]. If this is "
+            "related to placement groups the resource request will resolve itself, otherwise please specify a node "
+            "type with the necessary resources.\n")
+    said = _said(text)
+    assert any(lv == "warn" and "`ray status`'s Demands line for it says which" in m for lv, m in said), said
+    assert not any(lv == "fail" for lv, _ in said)
+
+
+def test_a_laser_off_on_a_port_set_down_is_the_ports_state_not_the_modules():
+    """F9: vo010's module readings beside an `ip link` showing the port without UP."""
+    text = ("$ ip link show ens16f1np1\n5: ens16f1np1: <BROADCAST,MULTICAST> mtu 1500 qdisc mq state DOWN mode DEFAULT "
+            "group default qlen 1000\n    link/ether 0c:42:a1:00:00:01 brd ff:ff:ff:ff:ff:ff\n$ ") + _read("vo010")
+    said = _said(text)
+    assert any(lv == "warn" and "administratively down" in m for lv, m in said), said
+    assert not any(lv == "fail" and "the laser is off" in m for lv, m in said)
+
+
+def test_device_query_then_another_output_without_a_prompt_is_two_outputs():
+    """F10: deviceQuery's result, then an `ethtool` block with no prompt between: the block is read as ethtool's."""
+    text = (_read("vk008") + "Settings for enp65s0f0:\n\tSupported ports: [ FIBRE ]\n\tSpeed: Unknown!\n"
+            "\tDuplex: Unknown! (255)\n\tLink detected: no\n")
+    kinds = [s.kind for s in explain(text)]
+    assert kinds == ["device-query", "ethtool"], kinds

@@ -93,10 +93,13 @@ register(KindSpec(
 
 register(KindSpec(
     name="device-query", parse=parse_device_query, summarise=judge("device_query", "summarise_device_query"),
-    programs=("deviceQuery",), starts=re.compile(r"^(?:\S*/)?deviceQuery(?:\.exe)? Starting"), line=re.compile(
-        r"^(?:\S*/)?deviceQuery(?:\.exe)? Starting|^CUDA Device Query \(Runtime API\)|^Detected \d+ CUDA Capable device"
+    programs=("deviceQuery",), starts=re.compile(r"^(?:[^\n]{0,200}[/\\])?deviceQuery(?:\.exe)? Starting"), line=re.compile(
+        r"^(?:[^\n]{0,200}[/\\])?deviceQuery(?:\.exe)? Starting|^CUDA Device Query \(Runtime API\)|^Detected \d+ CUDA Capable device"
         r"|^deviceQuery, CUDA Driver = |^Result = (?:PASS|FAIL)$"),  # its detail lines, and peer access, inside it:
-    inner=re.compile(r"^(?:[A-Z(][\w ()/,.#-]{2,80}(?::\s|:$|\s{3,}\S)|<[^<>]{3,120}>$|> Peer access from |-> |Device \d+: \")"),
+    inner=re.compile(r"^(?:CUDA (?:Driver|Capability)|Total (?:amount|number|shared)|\(\d+\) Multiprocessors|GPU Max Clock|Memory "
+                     r"(?:Clock|Bus)|L2 Cache|Max(?:imum)? |Warp size|Texture alignment|Concurrent |Run time limit|Integrated "
+                     r"GPU|Support host|Alignment requirement|Device (?:has|supports|PCI)|Supports |Compute (?:Mode|Preemption)"
+                     r"|< Default|> Peer access from |-> |Device \d+: \")"),  # (its own keys only: break-it 27 F10)
 ))
 
 

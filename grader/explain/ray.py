@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from ..judges.common import runs_program
+from ..parsers.ray_status import RAY_LOG_RE
 from .core import KindSpec, register, register_cross_check
 from .readers import (judge, parse_docker_ps, parse_docker_run, parse_kubectl_pods, parse_ray_nodes, parse_ray_start,
                       parse_ray_status)
@@ -47,7 +48,7 @@ register(KindSpec(
         r"|Could not find any running Ray instance"),
     starts=re.compile(r"^=+ (?:Autoscaler|Cluster Scaler|Cluster) status"),
     prelude=True,  # what the shell printed before the banner (a Python library's notes) stays with it
-    inner=re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}\s+(?:INFO|WARNING|ERROR) \w{1,60}\.py:\d{1,5} -- "),  # Ray's log
+    inner=RAY_LOG_RE,  # Ray's own log lines (the autoscaler's) under the status
 ))
 
 

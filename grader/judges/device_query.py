@@ -16,6 +16,8 @@ from .model import Finding, Summary
 _ERRORS = {
     35: "the driver is older than the CUDA runtime this program was built with: update the driver (or run a build of "
         "the samples for the driver's CUDA version)",
+    803: "the NVIDIA driver's user-space library and its kernel module are of different versions (`Driver/library "
+         "version mismatch` in nvidia-smi): reboot after a driver update, or reinstall one driver",
     100: "no CUDA device is visible: the driver does not see the GPU, or the process was given none "
          "(CUDA_VISIBLE_DEVICES, a container started without --gpus)",
     804: "the CUDA forward-compatibility package was loaded on a GPU it does not support: remove it from the library "
@@ -24,7 +26,7 @@ _ERRORS = {
          "a GPU that fell off the bus (`dmesg` for an Xid), or /dev/nvidia* not reachable",
 }
 """What cudaGetDeviceCount's usual errors mean (CUDA runtime's cudaError_t: 35 cudaErrorInsufficientDriver, 100
-cudaErrorNoDevice, 804 cudaErrorCompatNotSupportedOnDevice, 999 cudaErrorUnknown)."""
+cudaErrorNoDevice, 803 cudaErrorSystemDriverMismatch, 804 cudaErrorCompatNotSupportedOnDevice, 999 cudaErrorUnknown)."""
 
 
 def summarise_device_query(q: Any, command: str | None) -> Summary:

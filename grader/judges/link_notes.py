@@ -318,6 +318,11 @@ def module_flag_findings(m: Any, name: str) -> list[Finding]:
     alarm = any("alarm" in kinds for kinds, _ in groups.values())
     bias = [v for k, v in m.fields.items() if _BIAS_KEY_RE.match(k.strip())]
     off = bool(bias) and all(re.match(r"^0(?:\.0+)? mA", v.strip()) for v in bias)
+    if off and m.interface and _admin_down(m.interface):  # the NIC keeps the laser off on a port set down
+        return [warn(f"{name}: every lane's laser bias is 0 mA and the module raises its low-power flags ({said}), but "
+                     "`ip link` in this paste shows the port administratively down (no UP flag): the NIC keeps the "
+                     "laser off while the port is down, so these readings say nothing of the module. Bring it up "
+                     f"(`sudo ip link set {m.interface} up`) and read `ethtool -m` again.")]
     return [(fail if alarm or off else warn)(
         f"{name}: the module reports {'alarm' if alarm else 'warning'} flags On: {said}: readings past its own "
         f"{'alarm' if alarm else 'warning'} thresholds."
@@ -326,3 +331,10 @@ def module_flag_findings(m: Any, name: str) -> list[Finding]:
            f"{m.interface or '<interface>'}` would show `Link detected: no`." if off else "")
         + " Reseat it, clean the fibre ends (optics), or swap the module or cable" + (
             " for one the NIC supports." if off else "."))]
+
+
+def _admin_down(interface: str) -> bool:
+    """Whether the paste's `ip link`/`ip addr` shows ``interface`` without the UP flag (administratively down)."""
+    from .context import context
+    m = re.search(rf"^\s*\d+: {re.escape(interface)}(?:@\S+)?: <(?P<flags>[^>\n]*)>", context().paste or "", re.M)
+    return bool(m) and "UP" not in m["flags"].split(",")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..parsers.ray_status import Demand, RayStatus
+from ..parsers.ray_status import RAY_LOG_RE, Demand, RayStatus
 from ..parsers.common import command_argv, option_value
 from .common import fail, fmt_count, info, machines_spanned, ok, on_spark, spark_figure, warn, whole
 from .context import context, spark_shown
@@ -167,8 +167,8 @@ def summarise_ray(st: RayStatus, command: str | None) -> Summary:
         findings.append(info("This is an excerpt of `ray status` (" + ("no `Autoscaler status` header: its first lines "
                              "cut), run it in full." if st.active_nodes else "no header or node list): run it in full to "
                              "see the nodes.")))
-    if st.unread:
-        findings.append(info(f"{len(st.unread)} line(s) around the status are not part of it and were not read."))
+    if unread := [x for x in st.unread if not RAY_LOG_RE.match(x)]:  # (Ray's own log lines: read for known faults)
+        findings.append(info(f"{len(unread)} line(s) around the status are not part of it and were not read."))
     return facts, findings
 
 

@@ -29,7 +29,7 @@ from .simple_p2p import PEER_RE
 
 CMD = "deviceQuery"
 
-START_RE = re.compile(r"^(?:\S*/)?deviceQuery(?:\.exe)? Starting")
+START_RE = re.compile(r"^(?:[^\n]{0,200}[/\\])?deviceQuery(?:\.exe)? Starting")
 _COUNT_RE = re.compile(r"^Detected (?P<n>\d{1,3}) CUDA Capable device")
 _DEVICE_RE = re.compile(r"^Device (?P<i>\d{1,3}): \"(?P<name>[^\"]{1,80})\"")
 _VERSIONS_RE = re.compile(r"^CUDA Driver Version / Runtime Version\s+(?P<driver>\d+\.\d+) / (?P<runtime>\d+\.\d+)")
