@@ -106,7 +106,7 @@ def _busiest(log: Any, last: Any) -> list[Finding]:
     """An earlier stats line of ``last``'s engine whose KV cache was nearly full with requests waiting, where the last
     line is not (a load that has passed): at that load the pool was the limit (blind batch vp004: 100% with 27 waiting
     on an L4 at 32K context, the server idle by the end of the paste)."""
-    if kv_nearly_full(last):
+    if kv_nearly_full(last) or not any(x.waiting and kv_nearly_full(x) for x in log.stats):
         return []
     run, before, server = [], -1, None  # this engine's stats since the server last restarted (its clock went back,
     for x in (x for x in log.stats if x.engine == last.engine):  # or another process logs them: break-it 27 F13)
