@@ -375,3 +375,17 @@ def test_device_query_then_another_output_without_a_prompt_is_two_outputs():
             "\tDuplex: Unknown! (255)\n\tLink detected: no\n")
     kinds = [s.kind for s in explain(text)]
     assert kinds == ["device-query", "ethtool"], kinds
+
+
+def test_strict_spread_of_more_bundles_than_nodes_can_never_be_placed():
+    """F8: four STRICT_SPREAD bundles on a two-node cluster with every GPU free and no node being added: a failure;
+    the neighbour, the same group on four nodes, is no such failure."""
+    status = ("======== Autoscaler status: 2024-09-02 16:40:27.113845 ========\nNode status\n" + "-" * 63 +
+              "\nActive:\n{nodes}Pending:\n (no pending nodes)\nRecent failures:\n (no failures)\n\nResources\n"
+              + "-" * 63 + "\nUsage:\n 0.0/32.0 CPU\n 0.0/{gpus}.0 GPU\n\nDemands:\n {{'GPU': 1.0, 'CPU': 2.0}} * 4 "
+              "(STRICT_SPREAD): 1+ pending placement groups\n")
+    two = status.format(nodes=" 1 node_6f1d0c2ab97e4c1e\n 1 node_c2a9e7b41f0d4e6a\n", gpus=4)
+    assert any(lv == "fail" and "STRICT_SPREAD puts each of its 4 bundles on a different node" in m
+               for lv, m in _said(two))
+    four = status.format(nodes="".join(f" 1 node_{i:016x}\n" for i in range(4)), gpus=4)
+    assert not any("STRICT_SPREAD puts" in m for _, m in _said(four))

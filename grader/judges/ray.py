@@ -271,6 +271,11 @@ def _demand_findings(st: RayStatus, d: Demand, gpu: tuple[float, float] | None, 
         return [fail(head + not_shortage + f" It asks to PACK {fmt_count(want)} GPUs, and each node has one GPU: vLLM's PACK "
                      "group with its node anchor has been seen to stay pending on one-GPU nodes (Sparks). Fix: "
                      + _SPREAD_FIX + ", and check that VLLM_HOST_IP equals each node's Ray IP.")]
+    nodes, wanted = len(st.active_nodes) + len(st.idle_nodes), sum(c for _, c in d.bundles)
+    if d.strategy == "STRICT_SPREAD" and nodes and wanted > nodes and not st.pending_nodes:  # (break-it 27 F8)
+        return [fail(head + f" STRICT_SPREAD puts each of its {wanted} bundles on a different node and the cluster has "
+                     f"{nodes}, none being added: it can never be placed. Ask for at most {nodes} bundles, or SPREAD "
+                     "(best effort) or PACK, or add nodes.")]
     return [warn(head + not_shortage + " Paste `ray status -v` and `ray list nodes` to see which resource no node "
                  "has (a custom resource, or memory).")]
 
