@@ -35,6 +35,7 @@ import re
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from grader.judges.context import context
+from grader.parsers.vllm_scan import SERVER_UP_RE
 
 if TYPE_CHECKING:
     from grader.parsers.vllm_log import VllmLog
@@ -363,9 +364,14 @@ def _nvtop_load(values: Mapping[str, Any], text: str) -> tuple[int | None, bool]
     return util, any(m.group(1) == values.get("dev") for m in _NVTOP_PROC_RE.finditer(text))
 
 
+def _line_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """The (start, end) of the line that holds ``text[start:end]``."""
+    return text.rfind("\n", 0, start) + 1, (text.find("\n", end) + 1 or len(text) + 1) - 1
+
+
 def _line_spans(text: str, heads: list[Any]) -> list[tuple[int, int]]:
     """The (start, end) of the line each match in ``heads`` is on."""
-    return [(text.rfind("\n", 0, m.start()) + 1, (text.find("\n", m.end()) + 1 or len(text) + 1) - 1) for m in heads]
+    return [_line_span(text, m.start(), m.end()) for m in heads]
 
 
 def _busy_bar() -> float | None:
@@ -403,7 +409,6 @@ def _trace_ends(log: VllmLog | None, values: Mapping[str, Any], text: str) -> di
 
 _ALLOC_OOM_RE = re.compile(r"memory (?:mapping|allocation) failed with OOM on device \d")
 _KV_SIZED_RE = re.compile(r"GPU KV cache size: [\d,]+ tokens|# GPU blocks: \d|Available KV cache memory: [\d.]+ GiB")
-_SERVER_UP_RE = re.compile(r"Application startup complete|Starting vLLM (?:API )?server(?: \d+)? on http|Uvicorn running on http")
 
 
 _C10_WHEN_RE = re.compile(r"\[[WIE](\d\d)(\d\d) (\d\d:\d\d:\d\d)")
@@ -415,7 +420,16 @@ def _when(line: str, pattern: re.Pattern[str]) -> tuple[str, str, str] | None:
 
 
 def _line_at(text: str, at: int) -> str:
-    return text[text.rfind("\n", 0, at) + 1:(text.find("\n", at) + 1 or len(text) + 1) - 1]
+    a, b = _line_span(text, at, at)
+    return text[a:b]
+
+
+def _last_alloc_oom(text: str) -> re.Match[str] | None:
+    """The allocator's last out-of-memory warning in ``text``."""
+    last = None
+    for last in _ALLOC_OOM_RE.finditer(text):
+        pass
+    return last
 
 
 def _sized_after_retry(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
@@ -423,11 +437,9 @@ def _sized_after_retry(log: VllmLog | None, values: Mapping[str, Any], text: str
     up (blind batch vf005: weight loading on two 24 GB cards, then 103,760 tokens of KV cache and the server up): before
     it in the paste, and by their time stamps where both print one (lines of several processes arrive out of order:
     break-it 26 F4)."""
-    last = None
-    for last in _ALLOC_OOM_RE.finditer(text):
-        pass
+    last = _last_alloc_oom(text)
     sized = _KV_SIZED_RE.search(text, last.end()) if last else None
-    if not (sized and _SERVER_UP_RE.search(text, last.end())) or _OOM_FAILED_RE.search(text, last.end(), sized.start()):
+    if not (sized and SERVER_UP_RE.search(text, last.end())) or _OOM_FAILED_RE.search(text, last.end(), sized.start()):
         return None  # (a start that failed on it, then a restart: not transient)
     oom, kv = _when(_line_at(text, last.start()), _C10_WHEN_RE), _when(_line_at(text, sized.start()), _VLLM_WHEN_RE)
     return None if oom and kv and oom > kv else {}
@@ -444,16 +456,14 @@ def _oom_not_served(log: VllmLog | None, values: Mapping[str, Any], text: str) -
     complete, a benchmark's bandwidth, requests served (``200 OK``, generation throughput) after it, or a load test's
     requests served anywhere in the paste, before any error that followed it (an out-of-memory error, the engine's
     start failing, a traceback) or after that error (a restart that came up). Break-it 26 F2, F5b; 27 F3, F4."""
-    last = None
-    for last in _ALLOC_OOM_RE.finditer(text):
-        pass
+    last = _last_alloc_oom(text)
     after = text[last.end():] if last else text
     failed = _OOM_FAILED_RE.search(after)
-    went = [m.start() for m in (_SERVER_UP_RE.search(after), _WENT_ON_RE.search(after)) if m]
+    went = [m.start() for m in (SERVER_UP_RE.search(after), _WENT_ON_RE.search(after)) if m]
     if went and (failed is None or min(went) < failed.start()):
         return None  # it went on before any error (a later traceback is something else)
     at = failed.end() if failed else 0
-    went_on = _SERVER_UP_RE.search(after, at) or _WENT_ON_RE.search(after, at) or not failed and _BENCH_SERVED_RE.search(
+    went_on = SERVER_UP_RE.search(after, at) or _WENT_ON_RE.search(after, at) or not failed and _BENCH_SERVED_RE.search(
         context().paste or text)
     return None if went_on else {}
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from ..judges.common import runs_program
-from ..parsers.ray_status import RAY_LOG_RE
+from ..parsers.common.stderr import RAY_LOG_RE
 from .core import KindSpec, register, register_cross_check
 from .readers import (judge, parse_docker_ps, parse_docker_run, parse_kubectl_pods, parse_ray_nodes, parse_ray_start,
                       parse_ray_status)

@@ -1,8 +1,8 @@
 """Judge of CUDA samples' ``deviceQuery`` (grader.parsers.device_query): which GPUs the CUDA runtime sees, whether
 the driver is new enough for the runtime, whether the cards report peer access, and the result.
 
-Peer access reads as the other P2P outputs do (grader.judges.gpu_notes.no_p2p_level: none on GeForce cards is a note,
-on others a warning); ``Result = FAIL`` is a failure, its cudaGetDeviceCount error named.
+Peer access reads as simpleP2P's (grader.judges.simple_p2p.no_peer_finding, at p2pBandwidthLatencyTest's level: none
+on GeForce cards is a note, on others a warning); ``Result = FAIL`` is a failure, its cudaGetDeviceCount error named.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .common import fail, info, ok
-from .gpu_notes import no_p2p_level
+from .simple_p2p import no_peer_finding
 from .model import Finding, Summary
 
 _ERRORS = {
@@ -52,10 +52,7 @@ def summarise_device_query(q: Any, command: str | None) -> Summary:
         findings.append(info("The paste stops before deviceQuery's result (`Result = PASS` or `FAIL`)."))
     yes = [k for k, v in q.peer.items() if v]
     if q.peer and not yes:
-        level, tail = no_p2p_level([d.name for d in q.devices], {})
-        findings.append(level("No GPU pair reports peer access (deviceQuery's `> Peer access ... : No`): copies between "
-                              "the cards go through host memory. GeForce drivers do not enable P2P over PCIe on recent "
-                              "cards; NCCL then moves data through shared host memory" + tail))
+        findings.append(no_peer_finding([d.name for d in q.devices], "deviceQuery's `> Peer access ... : No`"))
     elif yes:
         no = sorted(k for k, v in q.peer.items() if not v)
         findings.append(info("Peer access reported between " + ", ".join(f"GPU{a}->GPU{b}" for a, b in sorted(yes))

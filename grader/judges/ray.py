@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..parsers.ray_status import RAY_LOG_RE, Demand, RayStatus
+from ..parsers.common.stderr import RAY_LOG_RE
+from ..parsers.ray_status import Demand, RayStatus
 from ..parsers.common import command_argv, option_value
 from .common import fail, fmt_count, info, machines_spanned, ok, on_spark, spark_figure, warn, whole
 from .context import context, spark_shown

@@ -45,6 +45,15 @@ def _slow(t: Any) -> float | None:
     return floor if floor and t.rate_gbs < floor and names and not links_not_known(names) else None
 
 
+def no_peer_finding(names: list[str], how: str) -> Finding:
+    """No GPU pair reports peer access (``how``: what says so), at p2pBandwidthLatencyTest's level for the same fact
+    (grader.judges.gpu_notes.no_p2p_level, for the cards ``names``): deviceQuery's reading too."""
+    level, tail = no_p2p_level(names, {})
+    return level(f"No GPU pair reports peer access ({how}): copies between the cards go through host memory. GeForce "
+                 "drivers do not enable P2P over PCIe on recent cards, nor across different GPU generations; NCCL then "
+                 "moves data through shared host memory" + tail)
+
+
 def summarise_simple_p2p(t: Any, command: str | None) -> Summary:
     facts = {"peer": [[a, b, yes] for (a, b), yes in t.peer.items()], "names": t.names, "rate_gbs": t.rate_gbs,
              "rate_unit": "GB/s", "error": list(t.error) if t.error else None, "verify_errors": t.verify_errors,
@@ -63,11 +72,7 @@ def summarise_simple_p2p(t: Any, command: str | None) -> Summary:
                              "IOMMU or PCIe ACS redirecting peer traffic, or a P2P-patched driver on a platform it does "
                              "not support, do this. " + _WORKAROUND))
     elif t.waived or t.peer and not yes:
-        level, tail = no_p2p_level(list(t.names.values()), {})  # p2pBandwidthLatencyTest's reading of the same fact
-        findings.append(level("No GPU pair reports peer access (the test is waived): copies between the cards go "
-                              "through host memory. GeForce drivers do not enable P2P over PCIe on recent cards, nor "
-                              "across different GPU generations; NCCL then moves data through shared host memory"
-                              + tail))
+        findings.append(no_peer_finding(list(t.names.values()), "the test is waived"))
     elif t.passed and t.rate_gbs is not None and _slow(t):
         findings.append(warn(f"P2P works (peer access {pairs}, the data verified: `Test passed`), but the copy between "
                              f"the cards ran at {t.rate_gbs:g} GB/s, below what even a Gen3 x8 link carries "

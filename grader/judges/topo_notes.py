@@ -27,6 +27,11 @@ def one_numa_node(t: Any, said_already: bool) -> list[Finding]:
                  f"(`numactl --cpunodebind={node}`): threads elsewhere cross the CPU-to-CPU link to reach the GPUs.")]
 
 
+def _nv_links(code: str | None) -> int | None:
+    """The NVLink count of a topo code (``NV12`` -> 12), None for any other path."""
+    return int(code[2:]) if code and code.startswith("NV") and code[2:].isdigit() else None
+
+
 def odd_nvlink_pair(t: Any) -> list[Finding]:
     """A matrix of exactly two GPUs joined by an odd number of NVLinks above one (NV3): a bridge between two cards carries
     its links in pairs (NV2 on Turing and Volta workstation cards, NV4 on Ampere's, NV8 and NV12 with two or three
@@ -38,7 +43,7 @@ def odd_nvlink_pair(t: Any) -> list[Finding]:
         return []
     a, b = t.gpus
     code = t.link(a, b) or ""
-    if not (code.startswith("NV") and code[2:].isdigit() and int(code[2:]) % 2 == 1 and int(code[2:]) > 1):
+    if not ((links := _nv_links(code)) and links % 2 == 1 and links > 1):
         return []
     return [warn(f"{a}-{b}: {code}, an odd number of NVLinks for two cards: a bridge carries its links in pairs "
                  "(NV2 on Turing and Volta cards, NV4 on Ampere's, NV8 or NV12 with two or three bridges), so one link "
@@ -60,7 +65,7 @@ def switch_board_short(t: Any) -> list[Finding]:
     n = len(t.gpus)
     codes = {t.link(a, b) for i, a in enumerate(t.gpus) for b in t.gpus[i + 1:]}
     code = next(iter(codes)) if len(codes) == 1 else ""
-    if n < 3 or n in SWITCH_BOARD_GPUS or not (code.startswith("NV") and code[2:].isdigit() and int(code[2:]) >= 12):
+    if n < 3 or n in SWITCH_BOARD_GPUS or (_nv_links(code) or 0) < 12:
         return []
     return [warn(f"{n} GPUs, every pair joined by {code}: an NVSwitch board, and such boards (HGX) carry "
                  f"{' or '.join(map(str, SWITCH_BOARD_GPUS))} GPUs, so one is not shown here: it fell off the bus or "

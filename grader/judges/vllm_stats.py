@@ -38,6 +38,12 @@ _CLOCK_RE = re.compile(r"\b(?P<h>\d{2}):(?P<m>\d{2}):(?P<s>\d{2})\b")
 _PID_RE = re.compile(r"pid=(\d{1,9})\)")
 
 
+def _clock_s(stats: Any) -> int | None:
+    """The seconds of the day a stats line was logged at (its ``HH:MM:SS``), None where it prints none."""
+    m = _CLOCK_RE.search(stats.source.text[:100])
+    return int(m["h"]) * 3600 + int(m["m"]) * 60 + int(m["s"]) if m else None
+
+
 def _seconds_to_full(log: Any, last: Any) -> float | None:
     """Seconds until the KV cache of ``last``'s engine reaches 100% at the trend of its recent stats lines: those of
     the current run (after the last idle line, Running 0, or a clock that went back: a restart) within
@@ -47,10 +53,9 @@ def _seconds_to_full(log: Any, last: Any) -> float | None:
     with fewer than two."""
     timed: list[tuple[int, float]] = []
     for s in log.stats:
-        m = _CLOCK_RE.search(s.source.text[:100])
-        if s.engine != last.engine or not m or s.kv_usage_percent is None:
+        t = _clock_s(s) if s.engine == last.engine else None
+        if t is None or s.kv_usage_percent is None:
             continue
-        t = int(m["h"]) * 3600 + int(m["m"]) * 60 + int(m["s"])
         if s.running == 0 or (timed and t < timed[-1][0]):  # idle, or a restart: a new run starts after it
             timed = [] if s.running == 0 else [(t, s.kv_usage_percent)]
             continue
@@ -110,8 +115,8 @@ def _busiest(log: Any, last: Any) -> list[Finding]:
         return []
     run, before, server = [], -1, None  # this engine's stats since the server last restarted (its clock went back,
     for x in (x for x in log.stats if x.engine == last.engine):  # or another process logs them: break-it 27 F13)
-        m, pid = _CLOCK_RE.search(x.source.text[:100]), _PID_RE.search(x.source.text[:60])
-        t = int(m["h"]) * 3600 + int(m["m"]) * 60 + int(m["s"]) if m else before
+        t, pid = _clock_s(x), _PID_RE.search(x.source.text[:60])
+        t = before if t is None else t
         run = [x] if t < before or pid and server and pid[1] != server else run + [x]
         before, server = t, pid[1] if pid else server
     full = [x for x in run if x.waiting and kv_nearly_full(x)]

@@ -93,10 +93,6 @@ _NOT_RUNNING_RE = re.compile(
 _MEMORY_NAMES = ("memory", "object_store_memory")
 
 
-RAY_LOG_RE = re.compile(r"^\s*\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}\s+(?:INFO|WARNING|ERROR) \w{1,60}\.py:\d{1,5} -- ")
-"""A line of Ray's own log (the autoscaler's, in `monitor.log` or under `ray status`): ``2022-12-22 00:26:46,855 WARNING
-resource_demand_scheduler.py:783 -- ...``."""
-
 @dataclass(frozen=True)
 class RayNode:
     """One entry of the node lists.

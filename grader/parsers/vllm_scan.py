@@ -33,6 +33,9 @@ _MAX_LEN_RE = re.compile(r"Using max model len (?P<n>\d+)")
 _WEIGHTS_RE = re.compile(r"(?:Model loading took|Loading model weights took) (?P<gib>\d+(?:\.\d+)?) ?Gi?B")
 _READY_RE = re.compile(r"Application startup complete")
 _URL_RE = re.compile(r"(?:Uvicorn running on|Starting vLLM (?:API )?server(?: \d+)? on) (?P<url>https?://\S+)")
+SERVER_UP_RE = re.compile(f"{_READY_RE.pattern}|{_URL_RE.pattern}")
+"""A line a vLLM server prints once it is up (what makes a parsed log ``ready`` or gives its ``url``), for a reader
+of the raw text."""
 _RAY_CONNECT_RE = re.compile(r"Connecting to existing Ray cluster at address: (?P<addr>\S*[^\s.]|\.)\.*$"
                              r"|Using address (?P<addr2>\S+) set in the environment variable RAY_ADDRESS")
 

@@ -1,6 +1,7 @@
 """Lines a program, or a library it loads, prints on stderr above its own output: Python's warnings, PyTorch's C++
 log, vLLM's import lines, docker compose's ``Attaching to``. Above the first output of a paste they belong to the
-output below them (grader.explain.core's splitter holds them for it); alone, they are what the paste holds."""
+output below them (grader.explain.core's splitter holds them for it); alone, they are what the paste holds. And Ray's
+own log lines, which stand under its `ray status` (:data:`RAY_LOG_RE`). Light: explain imports it at start."""
 
 from __future__ import annotations
 
@@ -35,3 +36,7 @@ def is_preamble(line: str, above: str | None = None) -> bool:
         return True
     return bool(PY_WARNING_RE.match(s) or _TORCH_LOG_RE.match(s) or _ATTACHING_RE.match(s)
                 or len(s) < 300 and _VLLM_IMPORT_RE.search(s))
+
+RAY_LOG_RE = re.compile(r"^\s*\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}\s+(?:INFO|WARNING|ERROR) \w{1,60}\.py:\d{1,5} -- ")
+"""A line of Ray's own log (the autoscaler's, in `monitor.log` or under `ray status`): ``2022-12-22 00:26:46,855 WARNING
+resource_demand_scheduler.py:783 -- ...``."""
