@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
+from ..calc.specs import row
 from .common import fail, info, ok, on_spark, warn
 from .gpu_notes import (staged_latency, compute_p2, no_p2p_level, lone_without_nvlink, p2p_proven, p2p_rate_alone, nearest_nics, no_memory_figure, nvlink_capabilities,
                         p2p_model_pairs, table_all_well, display_gpus,
@@ -449,16 +450,14 @@ def _temperature_findings(g: Any) -> list[Finding]:
 
 # --------------------------------------------------------------------------- nvlink -s
 
-BRIDGE_WIRED = {"H100 NVL": (12, 18), "H100 PCIe": (12, 18)}
-"""PCIe cards whose NVLink bridges wire only some of the die's links: name, (links wired, links listed). An H100 NVL or
-PCIe pair: three bridges, 600 GB/s both ways at 50 GB/s a link, 12 of the die's 18 (NVIDIA H100 NVL brief, H100 datasheet;
-HPE DL380a's two H100 PCIe at 12 of 18 on both: blind batch vn001). An A100 PCIe's
-three bridges and an RTX card's one wire every link its nvidia-smi lists, so an inactive one there is a bridge off."""
-
-
 def _wired_by_design(name: str | None, active: int, listed: int) -> bool:
-    """Whether ``active`` links of ``listed`` is what this card's bridges wire when all are seated (BRIDGE_WIRED)."""
-    return any(card in (name or "") and (active, listed) == wired for card, wired in BRIDGE_WIRED.items())
+    """Whether ``active`` links of ``listed`` is what this card's bridges wire when all are seated: PCIe cards whose
+    NVLink bridges wire only some of the die's links (checks/specs/topologies.toml [nvlink_boards]: an H100 NVL or PCIe
+    pair, 12 of 18). An A100 PCIe's three bridges and an RTX card's one wire every link its nvidia-smi lists, so an
+    inactive one there is a bridge off."""
+    boards = row("topologies.toml", "nvlink_boards")
+    cards, wired = boards.graded("bridge_partial_cards") or [], boards.graded("bridge_partial_links") or []
+    return [active, listed] == list(wired) and any(card in (name or "") for card in cards)
 
 
 def summarise_nvlink(st: Any, command: str | None) -> Summary:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..calc.specs import row
 from .common import info, warn
 from .model import Finding
 
@@ -53,22 +54,17 @@ def odd_nvlink_pair(t: Any) -> list[Finding]:
                  "link shown inactive, and reseat the bridge.")]
 
 
-SWITCH_BOARD_GPUS = (4, 8)
-"""The GPU counts of boards whose every pair NVLink joins through NVSwitch (NV12 on A100, NV18 on H100, B200 and B300):
-NVIDIA's HGX baseboards carry 4 or 8 (HGX A100/H100 4-GPU and 8-GPU; HGX B200 and B300 8-GPU)."""
-
-
 def switch_board_short(t: Any) -> list[Finding]:
     """Every pair of three or more GPUs joined by the same NVLink count of 12 or more (an NVSwitch board), and a count
-    of GPUs no such board has: a GPU of the board is not shown (blind batch vn006: seven B300s at NV18, one gone
-    unnoticed); [] otherwise."""
-    n = len(t.gpus)
+    of GPUs no such board has (checks/specs/topologies.toml [nvlink_boards] switch_board_gpus): a GPU of the board is
+    not shown (blind batch vn006: seven B300s at NV18, one gone unnoticed); [] otherwise."""
+    n, board_gpus = len(t.gpus), row("topologies.toml", "nvlink_boards").graded("switch_board_gpus") or []
     codes = {t.link(a, b) for i, a in enumerate(t.gpus) for b in t.gpus[i + 1:]}
     code = next(iter(codes)) if len(codes) == 1 else ""
-    if n < 3 or n in SWITCH_BOARD_GPUS or (_nv_links(code) or 0) < 12:
+    if n < 3 or not board_gpus or n in board_gpus or (_nv_links(code) or 0) < 12:
         return []
     return [warn(f"{n} GPUs, every pair joined by {code}: an NVSwitch board, and such boards (HGX) carry "
-                 f"{' or '.join(map(str, SWITCH_BOARD_GPUS))} GPUs, so one is not shown here: it fell off the bus or "
+                 f"{' or '.join(map(str, board_gpus))} GPUs, so one is not shown here: it fell off the bus or "
                  "failed (`nvidia-smi -L` and `sudo dmesg | grep -i xid` on the host), or this process sees only some "
                  f"(CUDA_VISIBLE_DEVICES, a container given {n}). `nvidia-smi -L` on the host decides.")]
 
