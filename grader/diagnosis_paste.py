@@ -34,8 +34,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
+from grader.diagnosis_memory import MEMORY_DETAILS, _line_span
 from grader.judges.context import context
-from grader.parsers.vllm_scan import SERVER_UP_RE
 
 if TYPE_CHECKING:
     from grader.parsers.vllm_log import VllmLog
@@ -364,11 +364,6 @@ def _nvtop_load(values: Mapping[str, Any], text: str) -> tuple[int | None, bool]
     return util, any(m.group(1) == values.get("dev") for m in _NVTOP_PROC_RE.finditer(text))
 
 
-def _line_span(text: str, start: int, end: int) -> tuple[int, int]:
-    """The (start, end) of the line that holds ``text[start:end]``."""
-    return text.rfind("\n", 0, start) + 1, (text.find("\n", end) + 1 or len(text) + 1) - 1
-
-
 def _line_spans(text: str, heads: list[Any]) -> list[tuple[int, int]]:
     """The (start, end) of the line each match in ``heads`` is on."""
     return [_line_span(text, m.start(), m.end()) for m in heads]
@@ -405,67 +400,6 @@ def _trace_ends(log: VllmLog | None, values: Mapping[str, Any], text: str) -> di
         paste, first = text, _XTRACE_SET_RE.search(text)
     after = paste[first.end():].splitlines()[1:] if first else []
     return None if any(line.strip() and not line.lstrip().startswith("+") for line in after) else {}
-
-
-_ALLOC_OOM_RE = re.compile(r"memory (?:mapping|allocation) failed with OOM on device \d")
-_KV_SIZED_RE = re.compile(r"GPU KV cache size: [\d,]+ tokens|# GPU blocks: \d|Available KV cache memory: [\d.]+ GiB")
-
-
-_C10_WHEN_RE = re.compile(r"\[[WIE](\d\d)(\d\d) (\d\d:\d\d:\d\d)")
-_VLLM_WHEN_RE = re.compile(r"\b(\d\d)-(\d\d) (\d\d:\d\d:\d\d)\b")
-
-
-def _when(line: str, pattern: re.Pattern[str]) -> tuple[str, str, str] | None:
-    return m.groups() if (m := pattern.search(line)) else None
-
-
-def _line_at(text: str, at: int) -> str:
-    a, b = _line_span(text, at, at)
-    return text[a:b]
-
-
-def _last_alloc_oom(text: str) -> re.Match[str] | None:
-    """The allocator's last out-of-memory warning in ``text``."""
-    last = None
-    for last in _ALLOC_OOM_RE.finditer(text):
-        pass
-    return last
-
-
-def _sized_after_retry(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies where the allocator's last out-of-memory warning comes before vLLM sized its KV cache and the server came
-    up (blind batch vf005: weight loading on two 24 GB cards, then 103,760 tokens of KV cache and the server up): before
-    it in the paste, and by their time stamps where both print one (lines of several processes arrive out of order:
-    break-it 26 F4)."""
-    last = _last_alloc_oom(text)
-    sized = _KV_SIZED_RE.search(text, last.end()) if last else None
-    if not (sized and SERVER_UP_RE.search(text, last.end())) or _OOM_FAILED_RE.search(text, last.end(), sized.start()):
-        return None  # (a start that failed on it, then a restart: not transient)
-    oom, kv = _when(_line_at(text, last.start()), _C10_WHEN_RE), _when(_line_at(text, sized.start()), _VLLM_WHEN_RE)
-    return None if oom and kv and oom > kv else {}
-
-
-_OOM_FAILED_RE = re.compile(r"OutOfMemoryError|CUDA out of memory|Engine core initialization failed|EngineDeadError"
-                            r"|^Traceback \(most recent call last\)", re.M)
-_WENT_ON_RE = re.compile(r"Init COMPLETE|Avg bus bandwidth|\" 200 OK|Avg generation throughput: (?!0\.0 )\d")
-_BENCH_SERVED_RE = re.compile(r"^Successful requests:\s+[1-9]", re.M)
-
-
-def _oom_not_served(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
-    """Applies unless the run went on after the allocator's last out-of-memory warning: the server up, NCCL's init
-    complete, a benchmark's bandwidth, requests served (``200 OK``, generation throughput) after it, or a load test's
-    requests served anywhere in the paste, before any error that followed it (an out-of-memory error, the engine's
-    start failing, a traceback) or after that error (a restart that came up). Break-it 26 F2, F5b; 27 F3, F4."""
-    last = _last_alloc_oom(text)
-    after = text[last.end():] if last else text
-    failed = _OOM_FAILED_RE.search(after)
-    went = [m.start() for m in (SERVER_UP_RE.search(after), _WENT_ON_RE.search(after)) if m]
-    if went and (failed is None or min(went) < failed.start()):
-        return None  # it went on before any error (a later traceback is something else)
-    at = failed.end() if failed else 0
-    went_on = SERVER_UP_RE.search(after, at) or _WENT_ON_RE.search(after, at) or not failed and _BENCH_SERVED_RE.search(
-        context().paste or text)
-    return None if went_on else {}
 
 
 _NCCL_WENT_ON_RE = re.compile(r"\bChannel \d{1,3}/\d{1,3} :|Init COMPLETE|Connected all rings|Setting affinity for GPU|Trees \[")
@@ -525,11 +459,10 @@ def _task_demand(log: VllmLog | None, values: Mapping[str, Any], text: str) -> d
 
 
 PASTE_DETAILS: dict[str, Callable[..., dict[str, Any] | None]] = {
+    **MEMORY_DETAILS,
     "task_demand": _task_demand,
     "nccl_went_on": _nccl_went_on,
     "nccl_init_stopped": _nccl_init_stopped,
-    "sized_after_retry": _sized_after_retry,
-    "oom_not_served": _oom_not_served,
     "stopped_before": _stop_before_engine_dead,
     "no_death_reason": _no_death_reason,
     "server_up_after": _server_up_after,

@@ -1880,3 +1880,15 @@ EXAMPLES.update({  # session 42: --max-model-len above the model's own context (
                                      "model_max_length=None in model's config.json). To allow overriding this maximum, "
                                      "set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1.\n",
 })
+
+
+EXAMPLES.update({  # session 43: blind batches vt and vs (TensorRT-LLM's world size, llama.cpp's retry, ibstatus)
+    "trtllm-world-size-mismatch": BANNER + "AssertionError: Engine world size (1) != Runtime world size (8)\n",
+    "trtllm-mpi-size-tp-pp": BANNER + "[TensorRT-LLM][INFO] MPI size: 1, rank: 0\nRuntimeError: [TensorRT-LLM][ERROR] Assertion "
+                             "failed: mpiSize == tp * pp (/src/cpp/tensorrt_llm/runtime/worldConfig.cpp:99)\n",
+    "ggml-compute-buffer-retry-without-pp": BANNER + "E ggml_backend_cuda_buffer_type_alloc_buffer: allocating 51748.72 MiB on "
+                                            "device 1: cudaMalloc failed: out of memory\nW sched_reserve: compute buffer "
+                                            "allocation failed, retrying without pipeline parallelism\nI srv    "
+                                            "load_model: initializing, n_slots = 1\n",
+    "ibstatus-no-device": BANNER + "Fatal error:  device '*': sys files not found (/sys/class/infiniband/*/ports)\n",
+})

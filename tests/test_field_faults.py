@@ -1104,6 +1104,7 @@ NVML_PEER = ("ucpe-resource033018034100:6896:7103 [1] misc/nvmlwrap.cc:187 NCCL 
 # er0080/vllm-benchmarking (blind batch vp002): --max-model-len 999999 for opt-125m
 MAX_LEN_OVER = ("(APIServer pid=1)   Value error, User-specified max_model_len (999999) is greater than the derived "
                 "max_model_len (max_position_embeddings=2048.0 or model_max_length=None in model's config.json).\n")
+IBSTATUS_NONE = "Fatal error:  device '*': sys files not found (/sys/class/infiniband/*/ports)\n"  # trinity#219 (vs008)
 CDI_OFF = 'docker: Error response from daemon: could not select device driver "cdi" with capabilities: [].\n'
 NO_GPU_RUNTIME = 'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].\n'
 CDI_UNRESOLVABLE = 'Error: setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=all\n'
@@ -1465,7 +1466,7 @@ ALL = [IB_COULD_BE, SWAP_LARGE, TLS_REDIS, TLS_HF, NODE_DEATH, NODE_PREEMPTED, N
        WORKSPACE_LOCKED, JOB_EXIT, KV_TRANSFER, C10D_UNREACHABLE, MOONCAKE_REG, MOONCAKE_NO_RNIC, UCX_REG_MR, UCX_CQ_NOMEM, MOONCAKE_TCP,
        TRITON_CUDA, TORCH_DUMP_TIMEOUT, WORKER_DIED_MP,
        AMD_NIC_DOWN, SPARKRUN_IB_PIPE, QP_RTR, GPUD_UNHEALTHY, GPUD_DEGRADED, NVTOP_GEN1_BUSY, XML_P8_BUSY,
-       DOCKER_STOPPED, NVML_PEER, MAX_LEN_OVER]
+       DOCKER_STOPPED, NVML_PEER, MAX_LEN_OVER, IBSTATUS_NONE]
 
 
 @pytest.mark.parametrize("text", ALL)

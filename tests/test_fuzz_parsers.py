@@ -264,6 +264,9 @@ FAMILIES.append(("simple-p2p", parse_simple_p2p, "simple-p2p", lambda: [SIMPLE_P
 from grader.parsers.device_query import parse_device_query  # noqa: E402
 FAMILIES.append(("device-query", parse_device_query, "device-query",  # two RTX 3090s (thamada/gls, blind batch vk008)
                  lambda: [next((Path(__file__).parent / "fixtures" / "field").glob("*/vk008_*.txt")).read_text()]))
+from grader.parsers.bandwidth_test import parse_bandwidth_test  # noqa: E402
+FAMILIES.append(("bandwidth-test", parse_bandwidth_test, "bandwidth-test",  # an RTX 6000 Ada (stelline, blind vr005)
+                 lambda: [next((Path(__file__).parent / "fixtures" / "field").glob("*/vr005_*.txt")).read_text()]))
 from grader.parsers.sglang_log import parse_sglang_log  # noqa: E402
 from tests.test_explain_s33 import SGLANG  # noqa: E402  (SGLang on a GB10, pending zm012)
 FAMILIES.append(("sglang-log", parse_sglang_log, "sglang-log", lambda: [SGLANG]))

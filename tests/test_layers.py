@@ -31,7 +31,7 @@ _PLACE = [  # (module name pattern, layer): first match wins
     (r"grader$|grader\.(strictjson|failures|deadline|spark_names|ranges|redact\w*|calc(\..*)?|metrics)$", "base"),
     (r"grader\.parsers(\..*)?$", "parsers"),
     (r"grader\.(evidence|inventory|transport|provenance|lessons)$", "records"),
-    (r"grader\.(facts(\..*)?|judges(\..*)?|diagnoses|diagnosis_details|diagnosis_runs|diagnosis_frames|diagnosis_paste|nccl_env|lab|grading|ceiling|answers)$", "facts"),
+    (r"grader\.(facts(\..*)?|judges(\..*)?|diagnoses|diagnosis_details|diagnosis_runs|diagnosis_frames|diagnosis_paste|diagnosis_memory|nccl_env|lab|grading|ceiling|answers)$", "facts"),
     (r"grader\.probes(\..*)?$", "probes"),
     (r"grader\.(explain(\..*)?|checking|lifecycle|watch|baseline|report|results|payload|formats|notebook|scoring|loadtest|verify|audit|classreport|parallel|sim(\..*)?"
      r"|widgets(\..*)?)$", "uses"),

@@ -107,6 +107,14 @@ def practical_bandwidth(gen: int, lanes: int) -> tuple[float, float]:
     return bw * lo, bw * hi
 
 
+def links_carrying(rate: float) -> str | None:
+    """The links a one-way copy of ``rate`` GB/s fits (``Gen4 x4 or Gen3 x8``: Gen4's first, then Gen3's and Gen5's),
+    by :func:`practical_bandwidth`; None where no link's span holds it."""
+    spans = {(g, n): practical_bandwidth(g, n) for g in (4, 3, 5) for n in (1, 2, 4, 8, 16)}  # a consumer's Gen4 first
+    fit = [f"Gen{g} x{n}" for (g, n), (low, high) in spans.items() if low <= rate <= high]
+    return " or ".join(fit[:2]) or None
+
+
 def p2p_min_gain() -> float | None:
     """How many times faster than copies through host memory P2P between two cards should be for it to pay its way:
     1.2 (pcie.toml [p2p], trust C; measured gains 1.6-2.4x). None where the figure is missing or unverified (U)."""

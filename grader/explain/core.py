@@ -23,7 +23,7 @@ from ..parsers.common.commands import changes_state, silent_on_success  # (a set
 from ..parsers.common import (PROMPT_PROGRAMS, Chunk, CleanLines, CleanText, LazyAnySearch, LazySearch, command_argv,
                               is_comment_line, is_noise_line, join_wrapped, load_json_lenient, opens_json,
                               repeated_block, split_chunks as _split_lines, strip_log_prefix)
-from ..parsers.common.chunks import Segment as _Segment, says_resolved
+from ..parsers.common.chunks import Segment as _Segment, says_resolved, take_prints_above
 from ..parsers.common.stderr import is_preamble
 from ..judges.context import _CONTEXT, HEAD_CHARS, Context, context  # noqa: F401  (re-exported)
 from ..judges.model import ALL_WELL, LEVELS, NO_ERROR_SEEN, Finding, Section, Summary  # noqa: F401  (re-exported: the API)
@@ -209,9 +209,10 @@ def _is_command(command: str, continued: bool = False) -> bool:
     m = _COMMAND_WORD_RE.match(s)
     if not m or _kind_of_line(s, None) is not None or is_sentence(s) or s[m.end("prog"):m.end("prog") + 3] == " : ":
         return False  # (`simpleP2P : Failed (code 1)`, a test runner's report on a program: no command line)
-    prog = m.group("prog").rsplit("/", 1)[-1]  # python3 -m sglang.bench_serving: the kind's matcher decides
-    return bool(continued or _TYPED_RE.match(s)) or prog in ("echo", "printf") and "\"" in s or (
-        prog in _views(_state()).programs or prog.startswith("python")) and _kind_of_command(command_argv(s)) is not None
+    prog, argv = m.group("prog").rsplit("/", 1)[-1], command_argv(s)  # python3 -m sglang.bench_serving: its matcher
+    return bool(continued or _TYPED_RE.match(s)) or prog in ("echo", "printf") and "\"" in s or (  # (numactl, taskset)
+        {prog, argv[0] if argv else prog} & _views(_state()).programs or prog.startswith("python")) \
+        and _kind_of_command(argv) is not None
 
 
 def split_chunks(text: str) -> list[Chunk]:
@@ -301,7 +302,8 @@ def _segments(chunk: Chunk) -> list[_Segment]:
             cur.add_line(line, numbers[i])
             i += 1
             continue
-        if is_noise_line(line) or cur.kind is None and not cur.begun and is_preamble(line, held):  # (stderr above it)
+        if is_noise_line(line) or cur.kind is None and not cur.begun and is_preamble(line, held) and not (
+                line[:1] == "[" and _kind_of_line(line, None)):  # (stderr above it, unless a kind's own: Ray's C++ log)
             held = held if is_noise_line(line) else line
             pending.append(i)
             i += 1
@@ -367,6 +369,7 @@ def _segments(chunk: Chunk) -> list[_Segment]:
         seg.plain -= chunk.unasked  # kept as output unasked whether a prompt (see Chunk.unasked)
     if segs[0].kind is None and cmd_kind:
         segs[0].kind = cmd_kind
+    take_prints_above(segs, _known_faults)
     return [s for s in segs if s.lines or s.command]
 
 

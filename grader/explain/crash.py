@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from ..parsers.traceback import EXCEPTION_RE, FRAME_RE, HEADER
+from ..parsers.traceback import CUT_FRAME_RE, EXCEPTION_RE, FRAME_RE, HEADER
 from .core import KindSpec, register
 from .readers import judge, parse_traceback
 
@@ -15,7 +15,8 @@ register(KindSpec(
     name="python-traceback", parse=parse_traceback, summarise=judge("crash", "summarise_traceback"),
     # its header and a frame; inside it, the exception line too; a chained traceback's second header continues it,
     # so no ``starts``
-    line=re.compile(f"^{re.escape(HEADER)}$|{FRAME_RE.pattern}"), inner=EXCEPTION_RE,
+    line=re.compile(f"^{re.escape(HEADER)}$|{FRAME_RE.pattern}|{CUT_FRAME_RE.pattern.replace('?P<', '?P<cut_')}"),
+    inner=EXCEPTION_RE,
     joins=frozenset({"vllm-log", "nccl-log", "ray-start", "ray-status", "launcher", "docker-run", "vllm-bench",
                      "aiperf", "vllm-completion", "kubectl-pods"}),
 ))

@@ -11,7 +11,7 @@ import re
 
 from ..judges.common import is_module_info, nvidia_smi_with
 from .core import KindSpec, register
-from .readers import (judge, parse_device_query, parse_df, parse_free, parse_simple_p2p, parse_gpu_list, parse_lsmod, parse_module_info, parse_nvlink_status,
+from .readers import (judge, parse_bandwidth_test, parse_device_query, parse_df, parse_free, parse_simple_p2p, parse_gpu_list, parse_lsmod, parse_module_info, parse_nvlink_status,
                       parse_p2p_bandwidth, parse_rig_report)
 
 
@@ -99,14 +99,21 @@ register(KindSpec(
     inner=re.compile(r"^(?:CUDA (?:Driver|Capability)|Total (?:amount|number|shared)|\(\d+\) Multiprocessors|GPU Max Clock|Memory "
                      r"(?:Clock|Bus)|L2 Cache|Max(?:imum)? |Warp size|Texture alignment|Concurrent |Run time limit|Integrated "
                      r"GPU|Support host|Alignment requirement|Device (?:has|supports|PCI)|Supports |Compute (?:Mode|Preemption)"
-                     r"|< Default|> Peer access from |-> |Device \d+: \")"),  # (its own keys only: break-it 27 F10)
+                     r"|< Default|(?:> )?Peer access from |-> |Device \d+: \")"),  # (its own keys only: break-it 27 F10)
 ))
 
+
+register(KindSpec(  # its section and row lines inside it; the rows (a size and a rate) only there
+    name="bandwidth-test", parse=parse_bandwidth_test, summarise=judge("bandwidth_test", "summarise_bandwidth_test"),
+    programs=("bandwidthTest",), starts=re.compile(r"^\[CUDA Bandwidth Test\] - Starting"), line=re.compile(
+        r"^\[CUDA Bandwidth Test\] - Starting|^(?:Host to Device|Device to Host|Device to Device) Bandwidth, \d{1,3} Device"),
+    inner=re.compile(r"^(?:Running on|Device \d{1,3}: |(?:Quick|Range|Shmoo) Mode$|(?:PINNED|PAGEABLE|WRITE-COMBINED) Memory "
+                     r"Transfers|Transfer Size \(Bytes\)|\d{1,13}\s+\d{1,7}(?:\.\d{1,4})?$|Result = )")))
 
 register(KindSpec(
     name="simple-p2p", parse=parse_simple_p2p, summarise=judge("simple_p2p", "summarise_simple_p2p"),
     programs=("simpleP2P",),
-    line=re.compile(r"^\[\S*simpleP2P\] - Starting|^> Peer access from .{1,80} \(GPU\d+\) -> |^cudaMemcpyPeer / cudaMemcpy "
+    line=re.compile(r"^\[\S*simpleP2P\] - Starting|^(?:> )?Peer access from .{1,80} \(GPU\d+\) -> |^cudaMemcpyPeer / cudaMemcpy "
                     r"between GPU\d+ and GPU\d+:|^Checking GPU\(s\) for support of peer to peer memory access"),
     starts=re.compile(r"^\[\S*simpleP2P\] - Starting"),
 ))

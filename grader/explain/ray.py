@@ -57,7 +57,7 @@ register(KindSpec(
     matches_command=lambda argv: runs_program(argv, "ray", "start") or runs_program(argv, "ray", "stop"),
     line=re.compile(
         r"\bLocal node IP: [0-9A-Fa-f.:]|\bRay runtime started\.|^Started Ray on this node\.|\bRetrying to get node with node ID\b"
-        r"|\b(?:Unable to connect to GCS|Failed to connect to GCS at address)\b"
+        r"|\b(?:Unable to connect to GCS|Failed to connect to GCS at address)\b|\bprocess_helper\.cc:\d{1,6}: ray start --head\b"
         r"|\bThis node has an IP address of \S+, and Ray expects\b|\bRay is trying to start at \S+, but is already"
         r"|\bSome Ray subprocesses exited unexpectedly\b|\bTo add another node to this Ray cluster\b"
         r"|^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+\s+(?:INFO|SUCC|WARN|WARNING|ERROR)\s+"

@@ -55,7 +55,14 @@ def table_notes(res: NcclTestsResult) -> list[Finding]:
     if level is None or spanned < 2 or not res.nranks or not rates or not rail or res.nranks < rail * spanned:
         return out
     nic = max(rates) / 8  # the fastest NIC, GB/s
-    if level <= nic:
+    nics = _gdr_nics(res)
+    if level <= nic and len(nics) > 1:  # the lines that decide are here: several NICs carry it, GPUDirect on (vq009)
+        out.append(info(f"busbw levels off at {level:.4g} GB/s between {spanned} machines of {res.nranks // spanned} "
+                        f"GPUs each, and its NCCL lines show the channels between machines over {len(nics)} NICs with "
+                        f"GPUDirect RDMA ({', '.join(sorted(nics)[:8])}): the fabric's NICs carry it, about "
+                        f"{level * 8 / len(nics):.0f} Gb/s of busbw each. Whether that is their line rate, their speed "
+                        "says (`ibv_devinfo`'s active_speed, the instance's network figure)."))
+    elif level <= nic:
         out.append(warn(
             f"busbw levels off at {level:.4g} GB/s between {spanned} machines of {res.nranks // spanned} GPUs each: "
             f"about one {max(rates):g} Gb/s NIC's worth ({nic:g} GB/s) or less. Servers of {rail} GPUs most often have "
@@ -132,3 +139,16 @@ def size_edge(res: NcclTestsResult) -> list[Finding]:
                      f"with the {len(good)} smaller size(s) correct the size edge, in the test or the library, is "
                      "the likely cause, not the GPUs or links. " if good else "this paste cannot tell the test from "
                      "the data path: ") + "Rerun with the current nccl-tests and sizes below 4 GiB (-e 2G) as well.")]
+
+
+_NET_NIC_RE = re.compile(r"\] via (NET/[^/\n]{1,40}/\d{1,3})/GDRDMA\b")
+
+
+def _gdr_nics(res: NcclTestsResult) -> set[str]:
+    """The NICs (``NET/AWS Libfabric/3``) the paste's NCCL channel lines (the table's own, or those of the log above
+    it) show traffic between machines going through with GPUDirect RDMA (``[send] via NET/.../N/GDRDMA``); empty
+    without such lines."""
+    from .context import context
+    return set(_NET_NIC_RE.findall(context().paste or "")) or {
+        c.detail.rsplit("/", 1)[0] for c in (res.nccl_log.channels if res.nccl_log else ())
+        if c.transport.startswith("NET") and c.detail.endswith("/GDRDMA")}

@@ -27,8 +27,10 @@ def _error_above(tb: Any) -> str | None:
     """The line printed just above the traceback's header, in the paste, where it names an error (a program that
     logs what went wrong and then the traceback of the exception it caught), else None."""
     from .context import context
-    paste, head = context().paste, (tb.text or "").lstrip()[:160]
+    text = tb.text or ""  # from its header on: a program's prints above it may be read with it (blind batch vt008)
+    paste, head = context().paste, text[max(0, text.find("Traceback (most recent call last)")):].lstrip()[:160]
     at = paste.find(head) if head else -1
+    at = paste.rfind("\n", 0, at) + 1 if at > 0 else at  # (a caption on the header's own line is not above it)
     if at <= 0:
         return None
     before = [x.strip() for x in paste[max(0, at - 2000):at].splitlines() if x.strip()]
@@ -77,7 +79,8 @@ def _faults_it_completes(tb: Any) -> list[Finding]:
     together, and the lines above alone do not (a warning that, followed by a traceback, means the program died
     of it: vLLM imported from an unbuilt source tree); [] when none (those above alone are their section's)."""
     from .context import context
-    paste, head = context().paste, (tb.text or "").lstrip()[:160]
+    text = tb.text or ""  # from its header on: a program's prints above it may be read with it (blind batch vt008)
+    paste, head = context().paste, text[max(0, text.find("Traceback (most recent call last)")):].lstrip()[:160]
     at = paste.find(head) if head else -1
     if at <= 0:
         return []
@@ -94,9 +97,11 @@ def summarise_traceback(tb: Any, command: str | None) -> Summary:
     failure."""
     inner = tb.innermost
     facts: dict[str, Any] = {"exception": tb.exception, "type": tb.type, "frames": len(tb.frames),
-                             "chained": tb.chained, "innermost": f"{inner.short}:{inner.line}" if inner else None}
+                             "chained": tb.chained, "repeated": tb.repeated, "innermost": f"{inner.short}:{inner.line}" if inner else None}
     chain = (f" It ended {tb.chained} traceback(s) before it (`During handling of the above exception`): the first "
-             "one is the cause, the last one what stopped the program." if tb.chained else "")
+             "one is the cause, the last one what stopped the program." if tb.chained else "") + (
+        f" The paste holds {tb.repeated + 1} tracebacks not chained to one another (each rank, worker or run prints "
+        "its own): the last whole one is read." if tb.repeated else "")
     above = _error_above(tb) if tb.cut else None
     if above:  # blind batch xo001: the program printed its error, then the traceback it caught
         return facts, [fail(f"The program printed an error just above its traceback: `{above}`{_where(tb)}. That "
@@ -138,5 +143,5 @@ def summarise_traceback(tb: Any, command: str | None) -> Summary:
     said = f"The program stopped on {'a Python exception' if not tb.recent_first else 'a fatal error'}: " \
         f"`{tb.exception}`{_where(tb)}.{chain}"
     if any(f.level in ("warn", "fail") for f in findings):
-        return facts, ([info(said)] if tb.chained or tb.recent_first else []) + findings
+        return facts, ([info(said)] if tb.chained or tb.repeated or tb.recent_first else []) + findings
     return facts, findings + [fail(said)]

@@ -13,11 +13,11 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
+from ..calc.pcie import links_carrying
 from ..calc.specs import row
 from .common import fail, info, ok, on_spark, warn
-from .gpu_notes import (staged_latency, compute_p2, no_p2p_level, lone_without_nvlink, p2p_proven, p2p_rate_alone, nearest_nics, no_memory_figure, nvlink_capabilities,
-                        p2p_model_pairs, table_all_well, display_gpus,
-                        table_notes, unavailable_fields, mixed_table, wsl_driver, na_cells, topo_layout, one_gpu_layout)
+from .gpu_notes import (staged_latency, compute_p2, no_p2p_level, lone_without_nvlink, p2p_proven, p2p_rate_alone, nearest_nics, no_memory_figure,
+                        nvlink_capabilities, p2p_model_pairs, table_all_well, display_gpus, table_notes, unavailable_fields, mixed_table, wsl_driver, na_cells, topo_layout, one_gpu_layout)
 from .model import Finding, Summary
 from .topo_notes import bridge_pairs_note, nvlink_meshed, odd_nvlink_pair, one_numa_node, switch_board_short
 
@@ -467,6 +467,9 @@ def summarise_nvlink(st: Any, command: str | None) -> Summary:
                              "say this; the cards then talk over PCIe (`nvidia-smi topo -m` shows the path)."))
     for g in st.gpus:
         findings += nvlink_capabilities(g)
+        if not g.links and g.all_inactive and any(x.active for x in st.gpus):  # beside bridged GPUs (vr009)
+            findings.append(info(f"GPU {g.index} ({g.name}): no NVLink link active (nvidia-smi: all links are "
+                                 "inActive): no bridge on it, or one not seated; it reaches the others over PCIe."))
         if not g.links:
             continue
         speeds = sorted({gbs for _, gbs in g.links if gbs is not None})
@@ -502,15 +505,6 @@ def _span(values: dict[tuple[int, int], float], unit: str = "GB/s") -> str:
     """``6.11-8.63 GB/s`` (or one figure) over the pairs of a matrix (latencies: ``unit`` µs)."""
     lo, hi = min(values.values()), max(values.values())
     return f"{lo:.2f} {unit}" if round(lo, 2) == round(hi, 2) else f"{lo:.2f}-{hi:.2f} {unit}"
-
-
-def _fits(rate: float) -> str | None:
-    """The links a one-way copy of ``rate`` GB/s fits (``Gen4 x4 or Gen3 x8``: Gen4's first, then Gen3's and Gen5's),
-    by practical bandwidth (grader.calc.pcie.practical_bandwidth)."""
-    from ..calc.pcie import practical_bandwidth
-    spans = {(g, n): practical_bandwidth(g, n) for g in (4, 3, 5) for n in (1, 2, 4, 8, 16)}  # a consumer's Gen4 first
-    fit = [f"Gen{g} x{n}" for (g, n), (low, high) in spans.items() if low <= rate <= high]
-    return " or ".join(fit[:2]) or None
 
 
 def summarise_p2p_test(t: Any, command: str | None) -> Summary:
@@ -550,7 +544,13 @@ def summarise_p2p_test(t: Any, command: str | None) -> Summary:
         both = " both ways together" if way == "bi" else " one way"
         said = f"{_span(shown)}{both} with P2P" + (f", {_span(off)} through host memory" if off else "")
         rate = max(shown.values())
-        poor = sorted(k for k, v in shown.items() if k[0] < k[1] and k in off and gain is not None and v < off[k] * gain)
+        spec = match_gpu(names[0]) if len(names) == 1 else None
+        gen, lanes = (spec.graded("pcie_gen"), spec.graded("pcie_lanes")) if spec else (None, None)
+        low, high = practical_bandwidth(int(gen), int(lanes)) if gen and lanes else (None, None)
+        full = low if low is not None else practical_bandwidth(4, 16)[0]  # the cards' own link, else Gen4 x16
+        bi_on, bi_off = shown_by_way["bi"], t.pairs("bi_off")  # one way at a full link and gaining both ways (vr004)
+        poor = sorted(k for k, v in shown.items() if k[0] < k[1] and k in off and gain is not None and v < off[k] * gain
+                      and not (way == "uni" and v >= full and k in bi_on and k in bi_off and bi_on[k] >= bi_off[k] * gain))
         drop, lat_on, lat_off = p2p_active_latency_drop(), t.pairs("lat_on"), t.pairs("lat_off")
         share = p2p_broken_share()
         broken = [k for k in poor if share and shown[k] < off[k] * share]
@@ -565,7 +565,7 @@ def summarise_p2p_test(t: Any, command: str | None) -> Summary:
             lat = {k: lat_on[k] for k in poor}, {k: lat_off[k] for k in poor}
             findings.append(warn(f"P2P is in use (its latency {_span(lat[0], 'µs')} against {_span(lat[1], 'µs')} "
                                  f"through host memory) yet moves no more ({said}): the link between the cards caps "
-                                 f"both paths" + (f", about what a {_fits(rate)} link carries" if _fits(rate) else
+                                 f"both paths" + (f", about what a {links_carrying(rate)} link carries" if links_carrying(rate) else
                                                   ": a narrow or slow PCIe link (`nvidia-smi -q` Link Width and "
                                                   "Generation, or `lspci -vv` LnkSta, say which)")
                                  + ". A wider or faster slot raises it; P2P itself works, so keep it on."))
@@ -575,15 +575,13 @@ def summarise_p2p_test(t: Any, command: str | None) -> Summary:
                                  + "). The path between those cards (a PCIe switch with ACS on, the IOMMU, or a narrow "
                                  "slot) holds it back: run NCCL with NCCL_P2P_DISABLE=1 until the platform is fixed."))
         elif off:
-            findings.append(ok(f"P2P copies beat the path through host memory: {said}. (This test does not check the "
-                               "data that arrives; CUDA samples' simpleP2P does.)"))
+            findings.append(ok(f"P2P copies beat the path through host memory: {said}" + (f"; {_span(bi_on)} both ways "
+                               f"together with P2P, {_span(bi_off)} through host memory" if way == "uni" and bi_on and bi_off else "")
+                               + ". (This test does not check the data that arrives; CUDA samples' simpleP2P does.)"))
         else:
-            findings += p2p_rate_alone(said, rate, way, _fits(rate), names)
-        spec = match_gpu(names[0]) if len(names) == 1 else None
-        gen, lanes = (spec.graded("pcie_gen"), spec.graded("pcie_lanes")) if spec else (None, None)
-        low, high = practical_bandwidth(int(gen), int(lanes)) if gen and lanes else (None, None)
+            findings += p2p_rate_alone(said, rate, way, links_carrying(rate), names)
         if way == "uni" and low is not None and rate < low:
-            fit = _fits(rate)
+            fit = links_carrying(rate)
             findings.append(warn(f"{rate:.2f} GB/s one way with P2P is below what the cards' own Gen{gen:g} "
                                  f"x{lanes:g} link carries ({low:.1f}-{high:.1f} GB/s)"
                                  + (f": it is what a {fit} link carries" if fit else "")

@@ -72,12 +72,30 @@ def repeated_stalls(read: Any) -> Finding | None:
     return None
 
 
+def _segments_sent(gbps: float, seconds: float) -> float:
+    """About how many TCP segments a flow at ``gbps`` sends in ``seconds`` (checks/specs/ethernet.toml [tcp]
+    segment_payload_bytes each, MTU 1500's)."""
+    from ..calc.specs import row
+    return gbps * 1e9 / 8 * seconds / row("ethernet.toml", "tcp").graded("segment_payload_bytes")
+
+
 def few_retransmits(gbps: float, seconds: float, lost: int) -> bool:
     """Whether ``lost`` retransmissions of a flow at ``gbps`` for ``seconds`` are at most checks/specs/ethernet.toml
-    [tcp] negligible_retransmit_share of the segments it sent (of [tcp] segment_payload_bytes each, MTU 1500's)."""
+    [tcp] negligible_retransmit_share of the segments it sent (:func:`_segments_sent`)."""
     from ..calc.specs import row
-    tcp = row("ethernet.toml", "tcp")
-    return lost <= gbps * 1e9 / 8 * seconds / tcp.graded("segment_payload_bytes") * tcp.graded("negligible_retransmit_share")
+    return lost <= _segments_sent(gbps, seconds) * row("ethernet.toml", "tcp").graded("negligible_retransmit_share")
+
+
+def lossy_flow(label: str, gbps: float, seconds: float | None, lost: int | None) -> Finding | None:
+    """A flow slower than any Ethernet line rate whose retransmissions are more than a negligible share of its
+    segments (:func:`few_retransmits`): said with that share, since no line rate tells what else caps it (blind batch
+    vs001: 1,769 in 5 s at 404 Mbit/s through a VM's NAT). None where it lost next to nothing or the count is not shown."""
+    if not (lost and seconds and gbps > 0) or few_retransmits(gbps, seconds, lost):
+        return None
+    return info(f"{label}{lost} retransmissions in {seconds:g} s, about {lost / _segments_sent(gbps, seconds):.1%} of the "
+                "segments sent: segments were lost on the way (a rate limit or a congested hop that drops what exceeds "
+                "it, a VM's or NAT's forwarding, the receiver's buffers), which holds TCP's rate down; `ethtool -S` on "
+                "both ends and `mtr` for the hops show where.")
 
 
 def slow_direction_retransmits(iv: Any, means: dict[str, float]) -> Finding | None:
@@ -223,3 +241,14 @@ def iperf2_words(f: Finding, result: Any) -> Finding:
     said = _ONE_THREAD_RE.sub(" If the path is faster, add streams (-P 8): iperf2 runs each in a thread of its own.",
                               f.message)
     return dataclasses.replace(f, message=_MORE_PROCESSES_RE.sub("", said))
+
+
+def streams_words(r: Any) -> str:
+    """What a TCP result's stream count adds to a rate that falls short: fewer streams shown than -P asked for (the
+    others did not connect, or were not pasted: blind batch vs006), or too few to fill a fast link; ``""`` else."""
+    if r.streams_asked and r.streams:
+        return (f" The command asked for {r.streams_asked} streams (-P {r.streams_asked}) and the output shows "
+                f"{r.streams} (no [SUM] row): the others did not connect, or are not in the paste, so this rate is "
+                f"{'that one stream' if r.streams == 1 else 'those streams'} alone; paste the whole output.")
+    return (f" With {r.streams} stream{'s' if r.streams > 1 else ''} TCP cannot fill the link: rerun with -P 8 or -P 16."
+            if r.streams and r.streams < 8 else "")

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..parsers.common import command_argv, option_value
 from ..parsers.iperf3 import parse_iperf3
-from .iperf3_shapes import (ethernet, few_retransmits, iperf2_words, repeated_stalls, same_udp_loss, separate_tests,
+from .iperf3_shapes import (ethernet, few_retransmits, iperf2_words, lossy_flow, streams_words, repeated_stalls, same_udp_loss, separate_tests,
                             server_sender_zero, slow_direction_retransmits, small_window, unknown_host_rate,
                             window_bound)
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port
@@ -328,7 +328,9 @@ def _other_host(r: Iperf3Read, gbps: float, streams: str) -> list[Finding]:
         own = sum(by_role[role]) if role and by_role.get(role) else None if role == "RX" else lost  # (its own Retr)
         said = _against_ethernet(f"{role}: " if role else "", mean, max(mean, second[0]), own, streams,
                                  _one_quiet_flow(r, mean, lost),
-                                 bool(own and seconds and few_retransmits(mean, seconds, own)))
+                                 bool(own and seconds and few_retransmits(mean, seconds, own))) or lossy_flow(
+            f"{role}: " if role else "", mean, seconds, own)
+        said = info(said.message) if said and r.result.streams_asked else said  # (not the whole test's rate)
         findings += [iperf2_words(said, r.result)] if said else []
     lossy = slow_direction_retransmits(r.intervals, means)
     if lossy:
@@ -480,8 +482,7 @@ def summarise_iperf3(read: Iperf3Read, command: str | None) -> Summary:
     window = small_window(command, gbps)
     if window:  # the rate is the window's: no link figure applies
         return facts, findings + [window]
-    streams = (f" With {r.streams} stream{'s' if r.streams > 1 else ''} TCP cannot fill the link: rerun "
-               "with -P 8 or -P 16." if r.streams and r.streams < 8 else "")
+    streams = streams_words(r)
     checks = f" Check MTU {JUMBO_MTU} on both ends and that `ethtool <twin>` shows {LINK_MBPS}Mb/s."
     findings += filter(None, (server_sender_zero(r),))
     if on_spark(None) is False:  # `explain --host other`: the Spark's figures do not apply

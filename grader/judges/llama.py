@@ -57,11 +57,14 @@ def setting_findings(rows: list[Any]) -> list[Finding]:
     return out
 
 
-def gpu_findings(devices: list[str], alone: bool = False) -> list[Finding]:
+def gpu_findings(devices: list[str], alone: bool = False, found: int | None = None) -> list[Finding]:
     """The GPUs of llama.cpp's device list (``NAME (compute capability X.Y)`` each), said; different models named, with
     what that means for a split (llama-bench's judge says it too). ``alone``: a runner's log (Ollama's, llama-server's)
-    where one GPU is found, off a Spark: whether the machine has another, hidden from it, is another output's to say."""
+    where one GPU is found, off a Spark: whether the machine has another, hidden from it, is another output's to say.
+    ``found``: the count llama.cpp printed, where the paste lists fewer (a list cut with ``...``: blind batch vt003)."""
     n = len(devices)
+    if found and found > n:
+        return [info(f"llama.cpp found {found} GPUs; the paste lists {n} of them: {', '.join(devices)}.")]
     out = [info(f"llama.cpp found {n} GPU{'s' if n > 1 else ''}: {', '.join(devices)}"
                 + ("; it can use only that one GPU. A second GPU in the machine, if there is one, is not visible to "
                    "this process (CUDA_VISIBLE_DEVICES in its environment, a card of another vendor, a driver that "
@@ -136,7 +139,7 @@ def _weights_fill(log: Any, on_gpu: dict[str, float]) -> list[Finding]:
 
 def summarise_llama_log(log, command: str | None) -> Summary:
     """``log``: a grader.parsers.llama_log.LlamaLog."""
-    findings = gpu_findings([f"{name} (compute capability {cc})" for _, name, cc in log.devices], alone=True)
+    findings = gpu_findings([f"{name} (compute capability {cc})" for _, name, cc in log.devices], alone=True, found=log.found)
     weights = log.mib("model")
     on_gpu = {d: m for d, m in weights.items() if d.startswith(_GPU_PREFIXES) and not d.endswith("_Host")}
     has_gpu = bool(log.devices or log.remote or on_gpu or log.found or log.gpu_backend)
@@ -354,7 +357,7 @@ def summarise_llama_bench(b: Any, command: str | None) -> Summary:
     facts = {"rows": [dataclasses.asdict(r) for r in b.rows], "devices": list(b.devices), "build": b.build,
              "compared": [dataclasses.asdict(c) for c in getattr(b, "compared", ())]}
     findings: list[Finding] = []
-    findings += gpu_findings(list(b.devices))
+    findings += gpu_findings(list(b.devices), found=getattr(b, "found", None))
     swept = [r for r in b.rows if r.depth is not None]
     for test in dict.fromkeys(r.test for r in swept):  # llama-sweep-bench: each rate from the first depth to the last
         at = [r for r in swept if r.test == test]

@@ -15,7 +15,7 @@ import re
 from ..nccl_env import ib_hca_names, ib_hcas
 from ..parsers.nccl_log import NcclLog, transport_verdict
 from ..spark_names import HOUSE_INTERFACE, QSFP_TWINS, is_qsfp_twin, qsfp_port, rdma_device_for
-from .nccl_layout import duplicate_gpus, many_hcas, system_bandwidth, topology_findings
+from .nccl_layout import duplicate_gpus, many_hcas, shm_hops, system_bandwidth, topology_findings
 from .nccl_notes import (direct_pointer_note, p2p_expected, duplicates_on_one_host, hosts_disagree, p2p_off_by_env, told_hang,
                          virtual_beside_nic)
 from .nccl_rdma import lookup_failed, no_verbs_here, rdma_netdevs as _rdma_netdevs, unused_rdma as _unused_rdma
@@ -205,7 +205,8 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
                 "lines, or nNodes in NCCL's `comm ... nRanks ... nNodes` line, decide (or `explain --nodes N`). For a "
                 f"run across machines: {cause}"))
         out += _socket_iface_notes(log)
-    elif verdict in ("P2P", "SHM") and (spanned or 0) > 1:  # the hops inside each machine; those between not shown
+    elif verdict in ("P2P", "SHM") and (spanned or 0) > 1 and " via NET/" not in (context().paste or ""):  # (vq009)
+        # the hops inside each machine; those between not shown (where the paste shows them, their section says it)
         ranks = f" of {log.nranks} ranks" if log.nranks else ""
         out.append(info(f"The channel lines here all go {verdict} (inside one machine): those are the hops between "
                         f"ranks on the same machine. The communicator{ranks} spans {spanned} machines: the channels "
@@ -235,6 +236,7 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
                              "/dev/infiniband in containers)." + _unused_rdma(log) + _spark_if_unsaid(log) if other_host else
                              " NET/Socket means some traffic went over TCP: give NCCL the RDMA devices "
                              "(NCCL_IB_HCA, /dev/infiniband in containers).") if "NET/Socket" in parts else "")))
+        out += shm_hops(log, parts)
     elif verdict == "unknown" and _setup_failures(log):
         out.append(info("No transport was set up: the communicator failed while connecting (see the ibverbs error)."))
     elif verdict == "unknown":

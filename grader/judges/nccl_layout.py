@@ -120,3 +120,18 @@ def topology_findings(log: NcclLog) -> list[Finding]:
         out.append(info(f"NCCL's topology shows the GPUs' NVLink to an NVSwitch (`NVL[{log.nvswitch_gbs:g}] - NVS`): "
                         "collectives inside the machine run over NVLink through the switch."))
     return out
+
+
+def shm_hops(log: NcclLog, parts: list[str]) -> list[Finding]:
+    """Channels of one machine where some hops go GPU to GPU (P2P) and others through host shared memory (SHM): the
+    SHM hops (rank pairs) named, a warning, since each ring channel crosses them at host-memory speed (blind batch
+    vq004: NVLink pairs 0-1 and 2-3, the ring's 1 -> 2 and 3 -> 0 over SHM). [] where NET is among ``parts`` (the
+    machines' own hops) or no hop is SHM."""
+    if sorted(parts) != ["P2P", "SHM"]:
+        return []
+    hops = sorted({(c.src_rank, c.dst_rank) for c in log.channels if c.transport == "SHM"})
+    said = ", ".join(f"{a} -> {b}" for a, b in hops[:8]) + (" ..." if len(hops) > 8 else "")
+    return [warn(f"Some hops inside this machine go GPU to GPU (P2P) and others through host shared memory (SHM: {said}): "
+                 "no P2P between those GPUs (NVLink joins only some pairs, or they sit under different CPUs or PCIe "
+                 "roots), so every ring channel crosses them at host-memory speed and they cap its bandwidth. "
+                 "`nvidia-smi topo -m` shows the path of each pair.")]

@@ -17,7 +17,7 @@ from ..parsers.common import command_argv, option_value
 from .common import fail, fmt_count, info, machines_spanned, ok, on_spark, spark_figure, warn, whole
 from .context import context, spark_shown
 from .model import Finding, Section, Summary
-from .ray_notes import all_held, spark_cores, spark_sized, started_note, group_over_total, loopback_note, node_notes, negative_usage, slow_start, stale_demand
+from .ray_notes import all_held, own_head_unreached, spark_cores, spark_sized, started_note, group_over_total, loopback_note, node_notes, negative_usage, slow_start, stale_demand
 
 
 GIB = 2 ** 30
@@ -439,7 +439,7 @@ def summarise_ray_start(rs: Any, command: str | None) -> Summary:
                              "variable that should hold it (e.g. $MASTER_ADDR, $HEAD_IP) was empty when the command "
                              "ran, so Ray dialled nothing. Set it to the head's address and start again."))
     elif rs.gcs_unreachable:
-        findings.append(fail(f"This node{' (' + rs.local_ip + ')' if rs.local_ip else ''} could not reach the head's "
+        findings.append(own_head_unreached(rs) or fail(f"This node{' (' + rs.local_ip + ')' if rs.local_ip else ''} could not reach the head's "
                              f"GCS at {rs.gcs_unreachable}: on the head, `ray "
                              "start --head` must be running and listening there (its `Local node IP`); from this node "
                              f"`ping` that address and `nc -zv {rs.gcs_unreachable.replace(':', ' ')}`; both nodes "

@@ -11,6 +11,7 @@ import dataclasses
 import re
 from typing import Any, Sequence
 
+from ..parsers.ray_start import RayStart
 from ..parsers.ray_status import Demand, RayStatus
 from .common import fail, fmt_count, info, ok, warn
 from .model import Finding, Summary
@@ -346,3 +347,19 @@ def spark_sized(st: RayStatus) -> bool:
     cores, gib = (spec.graded("cpu_cores"), spec.graded("cuda_memory_gib")) if spec else (None, None)
     per_node_gib = mem[1] / n / 2 ** 30 if mem and n else 0.0  # (Ray counts bytes)
     return bool(cores and gib and cpu and mem and n) and cpu[1] / n == cores and 0.75 * gib <= per_node_gib <= gib
+
+
+def own_head_unreached(rs: RayStart) -> Finding | None:
+    """A head this very process started (``rs.head``, its node IP the one of the GCS address it then could not reach):
+    the GCS did not come up there, not a network between two machines; what stopped it is in the head's own logs, not
+    in this output (blind batch vt006: Ray's C++ ``ray::Init`` starting a head, then `Failed to connect to GCS within 60
+    seconds`). None otherwise."""
+    addr = rs.gcs_unreachable or ""
+    host, _, port = addr.rpartition(":")
+    if not (rs.head and rs.local_ip and host == rs.local_ip):
+        return None
+    return fail(f"This process started the head itself (at {rs.local_ip}) and then could not reach that head's GCS at "
+                f"{addr}: the GCS server did not come up there, or it listens elsewhere (a port held by an earlier Ray "
+                "or Redis, a crash at its start). This output does not show which: the head's own logs do "
+                "(/tmp/ray/session_latest/logs/gcs_server.out and gcs_server.err); `ss -ltnp | grep "
+                f"{port or 6379}` shows what holds the port, and `ray stop --force` clears an earlier Ray.")

@@ -275,9 +275,11 @@ def up_words(cas: Any, c: Any, p: Any) -> str:
     """How an Active port's line ends: healthy, unless other ports of its card model run faster (:func:`uneven_rates`
     says it)."""
     ports = _slow_ports(cas).get((c.ca_type, (p.link_layer or "").lower()), [])
+    sm = (f" A subnet manager (SM lid {p.sm_lid}) gave it LID {p.base_lid}." if (p.link_layer or "").lower() == "infiniband"
+          and p.sm_lid and p.base_lid else "")  # (blind batch vs007)
     if p.rate_gbps and ports and p.rate_gbps < max(r for _, r in ports):
-        return ": the port's link is up, at a lower rate than other ports of its model (below)."
-    return ": the port's link is up and healthy."
+        return ": the port's link is up, at a lower rate than other ports of its model (below)." + sm
+    return ": the port's link is up and healthy." + sm
 
 
 def uneven_rates(cas: Any) -> list[Finding]:

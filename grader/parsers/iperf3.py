@@ -70,6 +70,9 @@ class Iperf3Result:
     server_sender_zero: bool = False
     """The server's own summary after the client's (``--get-server-output``: ``Server output:``) reads ``sender 0.00
     Bytes``: the server only received (iperf3 3.1.x printed it before the statistics exchange, esnet/iperf#293)."""
+    streams_asked: int | None = None
+    """The streams -P asked for on the command line where the output shows fewer (``streams``: those shown): the
+    others did not connect, or were not pasted (blind batch vs006: -P 8, one stream's row, no [SUM])."""
 
     @property
     def sent_gbps(self) -> float | None:
@@ -105,9 +108,11 @@ def parse_iperf3(text: str) -> Iperf3Result:
     else:
         result = _from_text(lines)
     argv = command_argv(lines[0].command) if lines else []
-    target, streams = result.target_bps or _bitrate_asked(argv), result.streams or _parallel_asked(argv)
-    return dataclasses.replace(result, target_bps=target, streams=streams) \
-        if (target, streams) != (result.target_bps, result.streams) else result
+    asked = _parallel_asked(argv)
+    target, streams = result.target_bps or _bitrate_asked(argv), result.streams or asked
+    fewer = asked if asked and streams and streams < asked else None
+    return dataclasses.replace(result, target_bps=target, streams=streams, streams_asked=fewer) \
+        if (target, streams, fewer) != (result.target_bps, result.streams, None) else result
 
 
 def _parallel_asked(argv: list[str]) -> int | None:
@@ -339,13 +344,14 @@ def _from_text(lines: list[Line]) -> Iperf3Result:
 
 def _iperf2_whole_run(rows: list[re.Match[str]]) -> tuple[float, float] | None:
     """iperf2's client prints no ``sender``/``receiver`` rows: its result is the rows from 0 s to the test's end (per
-    stream, and ``[SUM]`` with -P), after any interval rows (-i). (seconds, bits per second) of those rows, or None
+    stream, and ``[SUM]`` with -P, ending within a twentieth of the run or half a second of the last: each stream's
+    clock stops on its own), after any interval rows (-i). (seconds, bits per second) of those rows, or None
     where they cannot be told from an interval's: no rows, or only rows of one span of a second or less (the first
     interval of a longer run, the rest cut)."""
     if not rows:
         return None
-    end = max(float(r.group("end")) for r in rows)
-    whole = [r for r in rows if float(r.group("start")) == 0 and float(r.group("end")) == end]
+    end = max(float(r.group("end")) for r in rows)  # (streams end a few ms apart, the [SUM] row first: blind vs005)
+    whole = [r for r in rows if float(r.group("start")) == 0 and float(r.group("end")) >= end - min(0.5, end / 20)]
     if not whole or (len(whole) == len(rows) and end <= 1.0):
         return None
     sums = [r for r in whole if r.group("id") == "SUM"]

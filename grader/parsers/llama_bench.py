@@ -33,6 +33,7 @@ import re
 from dataclasses import dataclass
 
 from .common import ParseError, content_lines, raise_if_shell_error
+from .llama_log import FOUND_RE
 
 CMD = "llama-bench"
 
@@ -84,12 +85,14 @@ class LlamaBenchComparison:
 @dataclass(frozen=True)
 class LlamaBench:
     """The rows read, the GPUs llama.cpp found (``Device 0: NVIDIA GB10, compute capability 12.1``) and its build;
-    ``compared``: compare-llama-bench.py's rows, where the paste is its table."""
+    ``compared``: compare-llama-bench.py's rows, where the paste is its table; ``found``: the GPU count its
+    ``ggml_cuda_init: found N CUDA devices`` line gives (None without one: a list cut with ``...`` holds fewer)."""
 
     rows: tuple[LlamaBenchRow, ...]
     devices: tuple[str, ...] = ()
     build: str | None = None
     compared: tuple[LlamaBenchComparison, ...] = ()
+    found: int | None = None
 
 
 _COMPARE_TEST_RE = re.compile(r"^(?:pp|tg)\d{1,7}(?:\+tg\d{1,7})?(?:@d\d{1,8})?$")
@@ -192,4 +195,5 @@ def parse_llama_bench(text: str) -> LlamaBench:
                                   settings=tuple((k, v) for k, v in row.items() if k not in _NOT_SETTINGS and v)))
     if not rows and not devices and not compared:  # (llama.cpp's device list alone, which its every program prints
         raise ParseError(CMD, "no result row (`| model | size | ... | test | t/s |` and the rows under it)")  # first)
-    return LlamaBench(tuple(rows), tuple(devices), build, tuple(compared))
+    found = FOUND_RE.search(text)
+    return LlamaBench(tuple(rows), tuple(devices), build, tuple(compared), int(found.group("n")) if found else None)

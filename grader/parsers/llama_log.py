@@ -28,7 +28,7 @@ from .common import ParseError, strip_log_prefix
 CMD = "llama.cpp"
 
 _DEVICE_RE = re.compile(r"^\s*Device (?P<i>\d{1,3}): (?P<name>[^,\n]{1,80}), compute capability (?P<cc>\d{1,2}\.\d)", re.M)
-_FOUND_RE = re.compile(r"\b(?:ggml_cuda_init|ggml_init_cublas): found (?P<n>\d{1,3}) (?:CUDA|ROCm) devices", re.M)
+FOUND_RE = re.compile(r"\b(?:ggml_cuda_init|ggml_init_cublas): found (?P<n>\d{1,3}) (?:CUDA|ROCm) devices", re.M)
 _OFFLOADED_RE = re.compile(r"\boffloaded (?P<n>\d{1,4})/(?P<m>\d{1,4}) layers to GPU\b")
 _BUFFER_RE = re.compile(r"(?P<dev>(?:CUDA|ROCm|Vulkan|Metal|SYCL)\d{0,3}(?:_Split)?|RPC(?:\[[^\]\s]{1,80}\])?|CPU(?:_Mapped|_AARCH64"
                         r"|_REPACK)?|CUDA_Host)\s+(?P<what>model|KV|compute|output)? ?buffer size =\s*+(?P<mib>\d{1,9}(?:[.,]\d{1,4})?) MiB")  # (a locale's `4437,80`)
@@ -98,7 +98,7 @@ def parse_llama_log(text: str) -> LlamaLog:
     """Parse ``text``; ParseError when it holds no line of llama.cpp's load log or Ollama's offload line. A log
     collector's prefix (journalctl's ``Feb 10 14:39:57 host ollama[1538]: ``, docker compose's) is read past."""
     text = "\n".join(map(strip_log_prefix, text.splitlines())) if "]: " in text or " | " in text else text
-    found = _FOUND_RE.search(text)
+    found = FOUND_RE.search(text)
     off = _OFFLOADED_RE.search(text)
     ollama = {m.group("key"): m.group("value") for m in _OLLAMA_RE.finditer(text)}
     buffers = tuple((m.group("dev"), m.group("what") or "", float(m.group("mib").replace(",", "."))) for _, m in

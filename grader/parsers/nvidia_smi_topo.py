@@ -298,6 +298,7 @@ class NvlinkGpu:
     name: str
     links: tuple[tuple[int, float | None], ...]
     capabilities: tuple[tuple[int, str, bool], ...] = ()  # ``nvidia-smi nvlink -c``: (link, capability, value)
+    all_inactive: bool = False  # nvidia-smi's all-inactive message right under this GPU's line (blind batch vr009)
 
     @property
     def inactive(self) -> list[int]:
@@ -326,6 +327,7 @@ def parse_nvlink_status(text: str) -> NvlinkStatus:
     raise_if_shell_error(lines, "nvidia-smi")
     found: list[tuple[int, str, list[tuple[int, float | None]], list[tuple[int, str, bool]]]] = []
     none_active = False  # (each GPU's index, name, links and capabilities)
+    unlinked: set[int] = set()
     for line in lines:
         s = line.text.strip()
         m = _NVL_GPU_RE.match(s)
@@ -340,7 +342,8 @@ def parse_nvlink_status(text: str) -> NvlinkStatus:
             found[-1][3].append((int(c.group("link")), c.group("what").strip(), c.group("value").lower() == "true"))
         elif _NVL_NONE_RE.search(s):
             none_active = True
+            unlinked.update([found[-1][0]] if found and not found[-1][2] else [])
     if not found and not none_active:
         raise ParseError("nvidia-smi nvlink", "no `GPU N: <name>` line with `Link N:` lines under it")
-    return NvlinkStatus(tuple(NvlinkGpu(i, name, tuple(links), tuple(caps)) for i, name, links, caps in found),
-                        none_active)
+    return NvlinkStatus(tuple(NvlinkGpu(i, name, tuple(links), tuple(caps), i in unlinked)
+                              for i, name, links, caps in found), none_active)

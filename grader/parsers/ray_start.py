@@ -50,6 +50,9 @@ _STARTED_RE = re.compile(r"\bRay runtime started\.|^Started Ray on this node\.")
 _JOIN_RE = re.compile(r"\bray start --(?:redis-)?address[= ]'?(?P<addr>[\w.:\[\]-]{1,80}?)'?(?:\s|$)")
 _HEAD_RE = re.compile(r"\bTo add another node to this Ray cluster, run\b|^Next steps$|\bYou can add additional nodes to the "
                       r"cluster by calling\b")
+_OWN_HEAD_RE = re.compile(r"\bprocess_helper\.cc:\d{1,6}: ray start --head\b[^\n]{0,400}?--node-ip-address[ =]'?(?P<ip>[\w.:-]{2,60})")
+"""Ray's C++ driver starting a head of its own (``ray::Init`` without an address: ``process_helper.cc:45: ray start --head
+--port 6379 ... --node-ip-address '10.90.95.155'``, blind batch vt006)."""
 _BLOCK_RE = re.compile(r"\bThis command will now block (?:forever )?until terminated by a signal\b")
 _RETRY_RE = re.compile(r"\bRetrying to get node with node ID\b")
 _GCS_RE = re.compile(r"\b(?:Unable to connect to GCS(?: \(ray head\))? at|Failed to connect to GCS at address"
@@ -140,6 +143,8 @@ def parse_ray_start(text: str) -> RayStart:
                 out.took_s = round(at - ip_at, 3)
         if _HEAD_RE.search(s):
             out.head = True
+        elif m := _OWN_HEAD_RE.search(s):
+            out.head, out.local_ip = True, out.local_ip or m.group("ip")
         if (m := _JOIN_RE.search(s)) and out.join_address is None:
             out.join_address = m.group("addr")
         if _BLOCK_RE.search(s):

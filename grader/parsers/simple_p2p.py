@@ -26,7 +26,7 @@ from .common import ParseError, content_lines, raise_if_shell_error
 
 CMD = "simpleP2P"
 
-PEER_RE = re.compile(r"^> Peer access from (?P<a_name>.{1,80}?) \(GPU(?P<a>\d+)\) -> (?P<b_name>.{1,80}?) \(GPU(?P<b>\d+)\)"
+PEER_RE = re.compile(r"^(?:> )?Peer access from (?P<a_name>.{1,80}?) \(GPU(?P<a>\d+)\) -> (?P<b_name>.{1,80}?) \(GPU(?P<b>\d+)\)"
                       r" : (?P<yes>Yes|No)\s*$")
 _RATE_RE = re.compile(r"^cudaMemcpyPeer / cudaMemcpy between GPU(?P<a>\d+) and GPU(?P<b>\d+): (?P<gbs>\d+(?:\.\d+)?)GB/s")
 _ERROR_RE = re.compile(r"CUDA error at \S*simpleP2P\.cu:\d+ code=(?P<code>\d+)\((?P<name>\w+)\) \"(?P<call>[^\"]{1,120})\"")

@@ -15,6 +15,9 @@ from .common import ParseError, clean_lines, strip_log_prefix
 
 HEADER = "Traceback (most recent call last):"
 FRAME_RE = re.compile(r'^\s*File "(?P<file>[^"\n]{1,400})", line (?P<line>\d{1,7})(?:, in (?P<func>\S{1,200}))?')
+CUT_FRAME_RE = re.compile(r'^(?P<file>[\w.-]{1,100}(?:/[\w.-]{1,100}){0,20}\.py)", line (?P<line>\d{1,7}), in (?P<func>\S{1,200})$')
+"""A frame whose start the paste cut off (``tensorrt_llm/runtime/model_runner.py", line 81, in read_config``): read as
+the first frame of a paste that begins there (blind batch vt007)."""
 # the exception line: a class name Python's own exceptions and libraries' end in, dotted or not, with its message
 EXCEPTION_RE = re.compile(r"^(?P<type>(?:[A-Za-z_]\w*+\.){0,6}+(?:[A-Za-z_]\w*?(?:Error|Exception|Exit|Interrupt"
                            r"|Timeout|Failure|Warning|Fault)|Exception)(?:\([\w.]{1,80}\))?|StopIteration"
@@ -48,7 +51,9 @@ class PyTraceback:
 
     ``exception``: ``"ValueError: message"`` (None when the paste stops before it: ``cut``); ``exception_lines``: every
     exception line, chained ones first (what checks/diagnoses.toml is matched against); ``chained``: how many
-    tracebacks came before the last (``During handling of the above exception``); ``header``: whether
+    tracebacks came before the last, linked to it (``During handling of the above exception``); ``repeated``: how many
+    came before it unlinked (several ranks' or restarts' own tracebacks: where the last is cut and one before it of the
+    same frames is whole, that one is read, blind batch vt009); ``header``: whether
     ``Traceback (most recent call last):`` was seen (a paste may start at a frame); ``text``: what was read (the
     log reader reads an exception's words in it); ``recent_first``: faulthandler's dump (``Fatal Python error: ...``,
     its line the ``exception``), whose frames run from the innermost out.
@@ -61,6 +66,7 @@ class PyTraceback:
     header: bool
     text: str = ""
     recent_first: bool = False
+    repeated: int = 0
 
     @property
     def cut(self) -> bool:
@@ -81,9 +87,20 @@ def parse_traceback(text: str) -> PyTraceback:
     frames: list[Frame] = []
     exceptions: list[str] = []
     exception: str | None = None
-    chained = 0
-    header = False
+    chained = repeated = 0
+    linked = header = False
+    whole: tuple[list[Frame], str] | None = None  # the last unlinked traceback before this one that has its exception
     fatal: str | None = None
+
+    def another() -> None:  # a second traceback begins: the one before it is chained to it, or another error
+        nonlocal chained, repeated, whole, linked, frames, exception
+        if linked:
+            chained += 1
+        else:
+            repeated += 1
+            whole = (frames, exception) if exception is not None else whole
+        frames, exception, linked = [], None, False
+
     for raw in clean_lines(text):
         line = strip_log_prefix(raw).rstrip()
         s = line.strip()
@@ -91,20 +108,19 @@ def parse_traceback(text: str) -> PyTraceback:
             continue
         if s == HEADER:
             header = True
-            if frames or exception:  # a second traceback: the one before it is chained (or another error)
-                chained += 1
-            frames, exception = [], None
+            if frames or exception:
+                another()
             continue
         if s.startswith(_CHAINED):
+            linked = True
             continue
         if _FATAL_RE.match(s):
             fatal = fatal or s[:MAX_MESSAGE_CHARS]
             continue
-        m = FRAME_RE.match(line)
+        m = FRAME_RE.match(line) or (CUT_FRAME_RE.match(s) if not (frames or header or exceptions) else None)
         if m:
             if exception is not None:  # a frame after an exception line: another traceback, its header left out
-                chained += 1
-                frames, exception = [], None
+                another()
             frames.append(Frame(m.group("file"), int(m.group("line")), m.group("func")))
             continue
         if line[:1].isspace():  # a frame's source line (indented), or a message's continuation
@@ -118,4 +134,6 @@ def parse_traceback(text: str) -> PyTraceback:
                          "last):' nor a 'File \"...\", line N' frame")
     if fatal and exception is None:
         return PyTraceback(tuple(frames), fatal, (fatal,), chained, header, text, recent_first=True)
-    return PyTraceback(tuple(frames), exception, tuple(exceptions), chained, header, text)
+    if exception is None and whole and frames and whole[0][:len(frames)] == frames:  # the same one cut: read it whole
+        frames, exception = whole
+    return PyTraceback(tuple(frames), exception, tuple(exceptions), chained, header, text, repeated=repeated)

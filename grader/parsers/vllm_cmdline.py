@@ -70,7 +70,7 @@ _API_SERVER_CMD_RE = re.compile(r"-m\s+vllm\.entrypoints\.openai\.api_server\s+(
 
 # --------------------------------------------------------------------------- python literals
 
-MAX_ARGS_CHARS = 1 << 18
+MAX_ARGS_CHARS = 262_144
 """The most characters (256 Ki) of a logged ``non-default args: {...}`` / ``Namespace(...)`` read (one is a few KB;
 the reader steps through it character by character in Python). A longer one reads as cut off."""
 

@@ -90,6 +90,12 @@ class Segment:
         if line[:1] in _RULE_FIRST or line[:1].isspace():  # (most lines start otherwise: no rule)
             self.n_rules += _is_rule(line)
 
+    def take_above(self, above: "Segment") -> None:
+        """Put the lines of ``above`` (the segment just above this one, with its command) at the start of this one."""
+        self.command, self.prompt_lineno = above.command, above.prompt_lineno
+        self.lines, self.linenos = above.lines + self.lines, above.linenos + self.linenos
+        self.n_content, self.n_rules, self.plain = self.n_content + above.n_content, self.n_rules + above.n_rules, self.plain | above.plain
+
     @property
     def begun(self) -> bool:
         """Whether the segment holds a content line other than a rule."""
@@ -469,3 +475,16 @@ def drop_resolved(line: str) -> str:
         out.append(" " * lead.end() + x[lead.end():] if lead else x)
         gone = False
     return "".join(out)
+
+
+def take_prints_above(segs: list[Segment], known: Callable[[str], list]) -> None:
+    """Give a program's few prints (at most 3 lines no kind reads) to the output just below them, in place: to a
+    Python traceback, or to an NCCL log under a command line (blind batch vt008: TensorRT-LLM's `MPI size: 1, rank: 0`
+    above its traceback; vq005: an MPI program's `The local rank is: 0` above its NCCL lines). Not where ``known``
+    (reported faults) finds one in them: those stand in a section of their own."""
+    for j in range(len(segs) - 2, -1, -1):
+        above, below = segs[j], segs[j + 1]
+        if above.kind is None and 0 < above.n_content <= 3 and not below.command and (
+                below.kind == "python-traceback" or above.command and below.kind == "nccl-log") \
+                and not known("\n".join(above.lines)):
+            below.take_above(segs.pop(j))

@@ -9,7 +9,8 @@ import re
 import shlex
 
 _WRAPPERS = {"sudo", "env", "time", "nice", "command", "exec", "stdbuf", "nohup", "doas",
-             "uvx"}  # (uvx: uv's tool runner)
+             "uvx", "numactl", "taskset"}  # (uvx: uv's tool runner; numactl and taskset pin a program's CPUs)
+_NUMACTL_VALUED = ("-C", "-N", "-m", "-p", "-i", "-P")  # numactl's short options that take a value (``-C 8-15``)
 PERFTEST_PROGRAMS = ("ib_write_bw", "ib_read_bw", "ib_send_bw", "ib_atomic_bw", "ib_write_lat", "ib_read_lat",
                      "ib_send_lat", "ib_atomic_lat", "raw_ethernet_bw", "raw_ethernet_lat")
 """perftest's programs (grader.parsers.perftest reads their output): here, so that explain registers their kind without
@@ -74,8 +75,11 @@ def _argv_and_host(command: str) -> tuple[tuple[str, ...], str | None]:
         if prog in _WRAPPERS:
             argv = argv[1:]
             while argv and (argv[0].startswith("-") or re.match(r"^\w+=", argv[0])):
-                takes_value = prog == "sudo" and argv[0] in ("-u", "-g", "-h", "-p", "-C")
+                takes_value = prog == "sudo" and argv[0] in ("-u", "-g", "-h", "-p", "-C") \
+                    or prog == "numactl" and argv[0] in _NUMACTL_VALUED
                 argv = argv[2:] if takes_value else argv[1:]
+            if prog == "taskset" and argv and re.match(r"^(?:0x)?[\dA-Fa-f,-]{1,64}$", argv[0]):
+                argv = argv[1:]  # its CPU mask or list (``taskset -c 0-7 cmd``, ``taskset 0x3 cmd``)
         elif re.match(r"^[A-Za-z_]\w*=", argv[0]):
             argv = argv[1:]
         elif prog == "ip" and argv[1:3] == ["netns", "exec"] and len(argv) > 4:

@@ -17,6 +17,10 @@ _TORCH_LOG_RE = re.compile(r"^(?:\[rank\d{1,5}\]:)?\[?[WI]\d{3,4} [\d:.]{8,21}(?
 lines (``E1003``: a watchdog's timeout) are an output of their own (break-it 26 F10)."""
 
 
+_RAY_CPP_LOG_RE = re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} [IW] \d{1,9} \d{1,9}\] \w{1,60}\.(?:cc|h):\d{1,6}: ")
+"""A line of Ray's C++ log (``[2022-09-08 17:15:31,308 I 46829 46829] config_internal.cc:188: ...``): its core worker's or
+driver's note on stderr (blind batch vt006). Its error lines are read by the output they belong to."""
+
 _VLLM_IMPORT_RE = re.compile(r"\[__init__\.py:\d{1,5}\] Automatically detected platform \w{1,12}\.$|Triton is installed, but "
                              r"doesn't include CPU backend|No platform detected, vLLM is running on")
 """What vLLM prints as it is imported, whichever of its commands runs (``vllm serve``, ``vllm bench serve``)."""
@@ -34,7 +38,7 @@ def is_preamble(line: str, above: str | None = None) -> bool:
     s = line.strip()
     if above is not None and line[:1].isspace() and s and PY_WARNING_RE.match(above.strip()):
         return True
-    return bool(PY_WARNING_RE.match(s) or _TORCH_LOG_RE.match(s) or _ATTACHING_RE.match(s)
+    return bool(PY_WARNING_RE.match(s) or _TORCH_LOG_RE.match(s) or _ATTACHING_RE.match(s) or _RAY_CPP_LOG_RE.match(s)
                 or len(s) < 300 and _VLLM_IMPORT_RE.search(s))
 
 RAY_LOG_RE = re.compile(r"^\s*\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}\s+(?:INFO|WARNING|ERROR) \w{1,60}\.py:\d{1,5} -- ")

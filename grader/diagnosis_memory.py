@@ -1,0 +1,137 @@
+"""Conditions of checks/diagnoses.toml entries on GPU memory and CUDA's errors that need the rest of the paste around
+the matched line (an entry's ``detail``, beside grader.diagnosis_paste, whose PASTE_DETAILS holds these): PyTorch's
+allocator warning read by what followed it, a CUDA error read by its own name, llama.cpp's retry without pipeline
+parallelism. Each a function of the log (None for plain text), the values read so far and the whole text, returning
+more values for the entry's texts, or None where the entry does not apply. Never words or figures: those are the
+table's. Also the line helpers the paste's details share (:func:`_line_span`, :func:`_line_at`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any, Callable, Mapping
+
+from grader.judges.context import context
+from grader.parsers.vllm_scan import SERVER_UP_RE
+
+if TYPE_CHECKING:
+    from grader.parsers.vllm_log import VllmLog
+
+
+def _line_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """The (start, end) of the line that holds ``text[start:end]``."""
+    return text.rfind("\n", 0, start) + 1, (text.find("\n", end) + 1 or len(text) + 1) - 1
+
+
+def _line_at(text: str, at: int) -> str:
+    a, b = _line_span(text, at, at)
+    return text[a:b]
+
+
+_ALLOC_OOM_RE = re.compile(r"memory (?:mapping|allocation) failed with OOM on device \d")
+_KV_SIZED_RE = re.compile(r"GPU KV cache size: [\d,]+ tokens|# GPU blocks: \d|Available KV cache memory: [\d.]+ GiB")
+
+
+_C10_WHEN_RE = re.compile(r"\[[WIE](\d\d)(\d\d) (\d\d:\d\d:\d\d)")
+_VLLM_WHEN_RE = re.compile(r"\b(\d\d)-(\d\d) (\d\d:\d\d:\d\d)\b")
+
+
+def _when(line: str, pattern: re.Pattern[str]) -> tuple[str, str, str] | None:
+    return m.groups() if (m := pattern.search(line)) else None
+
+
+def _last_alloc_oom(text: str) -> re.Match[str] | None:
+    """The allocator's last out-of-memory warning in ``text``."""
+    last = None
+    for last in _ALLOC_OOM_RE.finditer(text):
+        pass
+    return last
+
+
+def _sized_after_retry(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies where the allocator's last out-of-memory warning comes before vLLM sized its KV cache and the server came
+    up (blind batch vf005: weight loading on two 24 GB cards, then 103,760 tokens of KV cache and the server up): before
+    it in the paste, and by their time stamps where both print one (lines of several processes arrive out of order:
+    break-it 26 F4)."""
+    last = _last_alloc_oom(text)
+    sized = _KV_SIZED_RE.search(text, last.end()) if last else None
+    if not (sized and SERVER_UP_RE.search(text, last.end())) or _OOM_FAILED_RE.search(text, last.end(), sized.start()):
+        return None  # (a start that failed on it, then a restart: not transient)
+    oom, kv = _when(_line_at(text, last.start()), _C10_WHEN_RE), _when(_line_at(text, sized.start()), _VLLM_WHEN_RE)
+    return None if oom and kv and oom > kv else {}
+
+
+_OOM_FAILED_RE = re.compile(r"OutOfMemoryError|CUDA out of memory|Engine core initialization failed|EngineDeadError"
+                            r"|^Traceback \(most recent call last\)", re.M)
+_WENT_ON_RE = re.compile(r"Init COMPLETE|Avg bus bandwidth|\" 200 OK|Avg generation throughput: (?!0\.0 )\d")
+_BENCH_SERVED_RE = re.compile(r"^Successful requests:\s+[1-9]", re.M)
+
+
+def _oom_not_served(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies unless the run went on after the allocator's last out-of-memory warning: the server up, NCCL's init
+    complete, a benchmark's bandwidth, requests served (``200 OK``, generation throughput) after it, or a load test's
+    requests served anywhere in the paste, before any error that followed it (an out-of-memory error, the engine's
+    start failing, a traceback) or after that error (a restart that came up). Break-it 26 F2, F5b; 27 F3, F4."""
+    last = _last_alloc_oom(text)
+    after = text[last.end():] if last else text
+    failed = _OOM_FAILED_RE.search(after)
+    went = [m.start() for m in (SERVER_UP_RE.search(after), _WENT_ON_RE.search(after)) if m]
+    if went and (failed is None or min(went) < failed.start()):
+        return None  # it went on before any error (a later traceback is something else)
+    at = failed.end() if failed else 0
+    went_on = SERVER_UP_RE.search(after, at) or _WENT_ON_RE.search(after, at) or not failed and _BENCH_SERVED_RE.search(
+        context().paste or text)
+    return None if went_on else {}
+
+
+_CUDA_ERROR_CLASSES = (
+    ("oom", re.compile(r"out of memory")),
+    ("kernel", re.compile(r"device-side assert|launch failure|misaligned address|illegal (?:memory access|instruction|address)"
+                          r"|launch timed out|an illegal|unspecified launch|hardware stack error|exception on device")),
+    ("image", re.compile(r"no kernel image|invalid device function|unsupported ptx|PTX JIT")),
+    ("device", re.compile(r"initiali[sz]ation error|no CUDA-capable device|driver version is insufficient|system not yet "
+                          r"initiali[sz]ed|forward compatibility|unknown error|invalid device ordinal|ECC|uncorrectable")),
+    ("peers", re.compile(r"peer mapping resources exhausted")),
+)
+"""CUDA's error strings (cudaGetErrorString), by what they mean: the name that decides which of the entry's readings
+the table gives as ``is_<kind>`` (``is_other``: a name none of these is)."""
+
+
+def _cuda_error_class(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Always applies: which kind of CUDA error ``values["what"]`` names (:data:`_CUDA_ERROR_CLASSES`), so the entry
+    says that kind's reading alone, not a list of every kind's (blind batch vt003: ten P40s out of peer mappings read
+    beside `out of memory`)."""
+    what = str(values.get("what") or "")
+    return {"is_" + next((name for name, words in _CUDA_ERROR_CLASSES if words.search(what)), "other"): ""}
+
+
+_GGML_OOM_RE = re.compile(r"allocating (?P<mib>[\d.]{1,12}) MiB on device (?P<dev>\d{1,3}): cudaMalloc failed")
+_PP_RETRY_FAILED_RE = re.compile(r"failed to allocate compute buffers|cudaMalloc failed|failed to (?:create|initiali[sz]e) "
+                                 r"(?:the )?context|failed to load model|error loading model")
+_LLAMA_WENT_ON_RE = re.compile(r"load_model: initializing|model loaded|server is listening|llama_kv_cache|"
+                               r"compute buffer size|starting the main loop|all slots are idle")
+
+
+def _pp_retry_held(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies unless the allocation failed again after llama.cpp's retry without pipeline parallelism (then the load
+    failed: the plain out-of-memory entry's); ``mib`` and ``dev`` of the allocation that failed before it, ``went_on``
+    the first line after it that shows the load going on (blind batch vt010: the server initialising its slot)."""
+    paste = context().paste or text
+    at = paste.find("retrying without pipeline parallelism")
+    if at < 0 or _PP_RETRY_FAILED_RE.search(paste, at):
+        return None
+    oom = None
+    for oom in _GGML_OOM_RE.finditer(paste, 0, at):
+        pass
+    went = _LLAMA_WENT_ON_RE.search(paste, at)
+    return {**({"mib": oom["mib"], "dev": oom["dev"]} if oom else {}),
+            **({"went_on": _line_at(paste, went.start()).strip()[:160]} if went else {})}
+
+
+MEMORY_DETAILS: dict[str, Callable[..., dict[str, Any] | None]] = {
+    "sized_after_retry": _sized_after_retry,
+    "oom_not_served": _oom_not_served,
+    "cuda_error_class": _cuda_error_class,
+    "pp_retry_held": _pp_retry_held,
+}
+"""The details of this module, by the names checks/diagnoses.toml gives them (merged into PASTE_DETAILS)."""

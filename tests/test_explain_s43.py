@@ -1,0 +1,277 @@
+"""Session 43 (issue 27): what blind batches vq, vr, vs and vt found the tool misreading, each rule on a real output
+(the field corpus's file, or its lines quoted) with a neighbouring output on which it stays silent: a program's own
+prints above its traceback or NCCL log, several ranks' tracebacks, TensorRT-LLM's world size, a CUDA error read by its
+own name, llama.cpp's retry without pipeline parallelism, CUDA samples' bandwidthTest, a bridge-less GPU beside
+bridged ones, iperf2's [SUM] row and -P streams not shown, ibstatus without a device, Ray's C++ driver starting a head
+of its own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grader.explain import explain
+from grader.parsers.bandwidth_test import parse_bandwidth_test
+from grader.parsers.iperf3 import parse_iperf3
+from grader.parsers.traceback import parse_traceback
+
+FIELD = Path(__file__).parent / "fixtures" / "field"
+
+
+def _read(stem: str) -> str:
+    return next(FIELD.glob(f"*/{stem}_*.txt")).read_text()
+
+
+def _said(text: str, **context) -> list[tuple[str, str]]:
+    return [(f.level, f.message) for s in explain(text, **context) for f in s.findings]
+
+
+def _worst(said: list[tuple[str, str]]) -> str:
+    order = ["ok", "info", "warn", "fail"]
+    return max((level for level, _ in said), key=order.index, default="ok")
+
+
+# ---------------------------------------------------------------- a program's prints above its traceback
+
+def test_a_programs_print_above_its_traceback_is_read_with_it():
+    """NVIDIA/TensorRT-LLM#1950 (blind batch vt008): `> [TensorRT-LLM][INFO] MPI size: 1, rank: 0` above the
+    traceback: one section, the traceback's, not an unknown output then a traceback."""
+    sections = explain(_read("vt008"))
+    assert [s.kind for s in sections] == ["python-traceback"] and all(s.error is None for s in sections)
+
+
+def test_a_known_error_above_a_traceback_keeps_its_own_section():
+    """The neighbour: SGLang's c10d store timeout above its scheduler's traceback (sglang#7478, corpus zk018) is a
+    reported fault of its own: it stays a section, said."""
+    said = _said(_read("zk018"))
+    assert any("rendezvous store" in m for _, m in said), said
+
+
+def test_a_traceback_whose_head_the_paste_cut_is_read():
+    """NVIDIA/TensorRT-LLM#753 (vt007): the paste starts at `tensorrt_llm/runtime/model_runner.py", line 81, in
+    read_config`, a frame cut at its start; the traceback is read, and its exception named."""
+    tb = parse_traceback(_read("vt007"))
+    assert tb.exception == "AssertionError: Engine world size (2 * 1) != Runtime world size (1)"
+    assert tb.frames[0].file == "tensorrt_llm/runtime/model_runner.py" and tb.frames[0].line == 81
+
+
+def test_several_ranks_tracebacks_are_not_called_chained():
+    """NVIDIA/TensorRT-LLM#440 (vt009): eight ranks print the same traceback, the last cut: no `During handling of the
+    above exception` links them, so they are not a chain, and the last whole one is read."""
+    tb = parse_traceback(_read("vt009"))
+    assert (tb.chained, tb.repeated) == (0, 1)
+    assert tb.exception == "AssertionError: Engine world size (1) != Runtime world size (8)"
+
+
+def test_a_chained_traceback_is_still_a_chain():
+    """The neighbour: two tracebacks joined by `During handling of the above exception` are a chain, not repeats."""
+    text = ("Traceback (most recent call last):\n  File \"a.py\", line 1, in f\nKeyError: 'x'\n\nDuring handling of the "
+            "above exception, another exception occurred:\n\nTraceback (most recent call last):\n  File \"a.py\", line 3,"
+            " in g\nValueError: y\n")
+    tb = parse_traceback(text)
+    assert (tb.chained, tb.repeated, tb.exception) == (1, 0, "ValueError: y")
+
+
+# ---------------------------------------------------------------- TensorRT-LLM's world size
+
+@pytest.mark.parametrize("stem, engine, runtime", [("vt007", "2 * 1", "1"), ("vt009", "1", "8")])
+def test_trtllm_engine_and_runtime_world_size_differ(stem, engine, runtime):
+    """Engine built for one world size, run with another: a failure naming both, not a GPU or memory fault."""
+    said = _said(_read(stem))
+    assert _worst(said) == "fail"
+    msg = next(m for level, m in said if level == "fail" and "refused the engine" in m)
+    assert f"built for {engine} rank(s)" in msg and f"has {runtime} MPI rank(s)" in msg
+
+
+def test_trtllm_mpi_size_assertion_is_the_launch_not_the_build():
+    """vt008: `Assertion failed: mpiSize == tp * pp` from a TP=2 engine run as one process: the ranks launched, not
+    a feature this GPU lacks (what TensorRT-LLM's other assertions name)."""
+    said = _said(_read("vt008"))
+    assert any("refused its MPI world" in m for level, m in said if level == "fail"), said
+    assert not any("this GPU does not support" in m for _, m in said)
+
+
+# ---------------------------------------------------------------- a CUDA error read by its own name
+
+def test_peer_mappings_exhausted_is_read_as_too_many_peers_not_memory():
+    """ggml-org/llama.cpp#21883 (vt003): ten P40s, `CUDA error: peer mapping resources exhausted` in
+    ggml_cuda_init: too many peers, the CUDA guide's eight; the reading names no other error (no `out of memory`)."""
+    said = _said(_read("vt003"))
+    fail_msg = next(m for level, m in said if level == "fail")
+    assert "at most 8 peer connections" in fail_msg and "out of memory" not in fail_msg
+    assert any("found 10 GPUs; the paste lists 1" in m for _, m in said)
+
+
+def test_a_cuda_out_of_memory_error_says_memory_alone():
+    """The neighbour (tabby#726, corpus vk002): ggml's `CUDA error 2 ... out of memory`: the memory reading only."""
+    said = _said(_read("vk002"))
+    msg = next(m for level, m in said if level == "fail" and "CUDA call failed" in m)
+    assert "no room for what was asked" in msg and "kernel failed" not in msg and "peer" not in msg
+
+
+# ---------------------------------------------------------------- llama.cpp's retry without pipeline parallelism
+
+def test_compute_buffer_retry_that_loaded_is_a_warning():
+    """ggml-org/llama.cpp#26297 (vt010): 51,748.72 MiB on device 1 failed, `retrying without pipeline parallelism`,
+    then the server initialised its slot: degraded (no pipeline parallelism), not a failed start."""
+    said = _said(_read("vt010"))
+    assert _worst(said) == "warn"
+    assert any("retried without it, and the load went on" in m for _, m in said), said
+
+
+def test_compute_buffer_retry_that_failed_again_is_the_oom():
+    """The neighbour: the retry's allocation failing too (`failed to allocate compute buffers` after it) is the plain
+    out-of-memory failure."""
+    text = _read("vt010").replace("1.07.304.130 I srv    load_model: initializing",
+                                  "1.07.304.130 E graph_reserve: failed to allocate compute buffers")
+    said = _said(text)
+    assert _worst(said) == "fail" and not any("retried without it" in m for _, m in said)
+
+
+# ---------------------------------------------------------------- CUDA samples: bandwidthTest, deviceQuery, P2P
+
+def test_bandwidth_test_is_read_against_the_cards_own_link():
+    """stelline's workstation notes (vr005): an RTX 6000 Ada, host to device 26.8 GB/s, device to host 26.3: the
+    full rate of its Gen4 x16 link (23.6-27.1 GB/s by pcie.toml's practical share), and PASS."""
+    t = parse_bandwidth_test(_read("vr005"))
+    assert t.devices == ((0, "NVIDIA RTX 6000 Ada Generation"),) and t.passed is True
+    assert [(x.way, x.gbs) for x in t.transfers] == [("Host to Device", 26.8), ("Device to Host", 26.3),
+                                                      ("Device to Device", 4374.1)]
+    said = _said(_read("vr005"))
+    assert _worst(said) in ("ok", "info") and any("full rate of the card's own Gen4 x16 link" in m for _, m in said)
+
+
+def test_bandwidth_test_below_the_cards_link_warns():
+    """The neighbour: the same card at 6.3 GB/s each way is a narrower or slower link than its own Gen4 x16."""
+    text = _read("vr005").replace("26.8\n", "6.3\n").replace("26.3\n", "6.2\n")
+    said = _said(text)
+    assert _worst(said) == "warn" and any("below what the card's own Gen4 x16 link carries" in m for _, m in said)
+
+
+def test_bandwidth_test_in_old_mb_per_second_is_converted():
+    """bandwidthTest before CUDA 11 printed MB/s of 2^20 bytes: 12,000 MB/s is 12.58 GB/s."""
+    t = parse_bandwidth_test("[CUDA Bandwidth Test] - Starting...\n Host to Device Bandwidth, 1 Device(s)\n PINNED Memory "
+                             "Transfers\n   Transfer Size (Bytes)\tBandwidth(MB/s)\n   33554432\t\t\t12000.0\n")
+    assert round(t.transfers[0].gbs, 2) == 12.58
+
+
+def test_device_query_peer_lines_unquoted_by_the_cleaner_stay_its_own():
+    """thamada's eight RTX 4090s (vr001): 56 `> Peer access from ... : No` lines, which the paste cleaner takes for a
+    quote and unquotes: still deviceQuery's, read as no P2P on GeForce cards, and its PASS."""
+    sections = explain(_read("vr001"))
+    assert [s.kind for s in sections] == ["device-query"]
+    said = _said(_read("vr001"))
+    assert any("No GPU pair reports peer access" in m for _, m in said) and _worst(said) == "info"
+
+
+def test_p2p_at_the_cards_full_link_gaining_both_ways_is_not_a_capped_path():
+    """stelline (vr004): two RTX 6000 Ada, 26.32 GB/s one way with P2P against 22.2 through host memory (under the
+    1.2x gain), 52.1 both ways against 31.4: at the cards' own Gen4 x16, P2P works as it should."""
+    said = _said(_read("vr004"))
+    assert _worst(said) in ("ok", "info") and any("52.10-52.11 GB/s both ways together" in m for _, m in said)
+
+
+def test_p2p_far_below_the_link_still_warns_though_it_gains_both_ways():
+    """The neighbour (tinygrad#44, corpus i017): two 4090s at 6.6 GB/s one way with P2P: both ways it gains, but one
+    way is far below a Gen4 x16 link: still the warning."""
+    said = _said(_read("i017"))
+    assert any("P2P gains nothing over copies through host memory" in m for level, m in said if level == "warn")
+
+
+def test_a_gpu_without_a_bridge_beside_bridged_ones_is_named():
+    """siboehm's three RTX A6000 (vr009): GPU 0 and 1 with four links each, GPU 2 `all links are inActive`: GPU 2
+    has no bridge, a note, not a fault."""
+    said = _said(_read("vr009"))
+    assert _worst(said) in ("ok", "info") and any(m.startswith("GPU 2 (NVIDIA RTX A6000): no NVLink link active") for _, m in said)
+
+
+def test_nvidia_smi_names_the_lost_gpu_by_its_index():
+    """dfch's four RTX PRO 6000 (vr008): `Unable to determine the device handle for GPU1: 0000:34:00.0: Unknown
+    Error`, the index before the bus address as newer drivers print it: the GPU is lost."""
+    said = _said(_read("vr008"))
+    assert any("The driver has lost GPU 1 at 0000:34:00.0" in m for level, m in said if level == "fail")
+
+
+# ---------------------------------------------------------------- iperf, ibstat, ibstatus
+
+def test_iperf2_sum_row_is_the_result_though_streams_end_apart():
+    """magnate3's 40G notes (vs005): eight iperf2 streams ending 10.0058-10.0232 s, [SUM] at 10.0001: 36.8 Gbit/s,
+    not the two streams that ended last (9.44)."""
+    r = parse_iperf3(_read("vs005"))
+    assert r.sent_bps == 36.8e9
+
+
+def test_iperf2_with_fewer_streams_shown_than_asked():
+    """vs006: `numactl -C 8-15 iperf -P 8 ...` (the command read past numactl), one stream's row and no [SUM]: the
+    output is not the whole test's, said, and no warning of the link drawn from it."""
+    r = parse_iperf3(_read("vs006").split("\n", 1)[1], )
+    assert r.streams == 1
+    sections = explain(_read("vs006"))
+    assert [s.kind for s in sections] == ["iperf3"] and sections[0].command.startswith("numactl")
+    said = _said(_read("vs006"))
+    assert _worst(said) == "info" and any("asked for 8 streams (-P 8) and the output shows 1" in m for _, m in said)
+
+
+def test_retransmissions_of_a_slow_flow_are_said_with_their_share():
+    """YuXiangLo/bandwitch (vs001): 404 Mbit/s in 5 s with 1,769 retransmissions: about 1% of the segments."""
+    said = _said(_read("vs001"))
+    assert any(m.startswith("1769 retransmissions in 5 s, about 1.0% of the segments sent") for _, m in said), said
+
+
+def test_ibstatus_with_no_device_fails_on_the_driver():
+    """clustervision/trinity#219 (vs008): `device '*': sys files not found`: no RDMA device registered."""
+    said = _said(_read("vs008"))
+    assert _worst(said) == "fail" and any("found no InfiniBand or RDMA device" in m for _, m in said)
+
+
+def test_an_infiniband_port_names_its_subnet_manager():
+    """open-mpi/ompi#10432 (vs007): ConnectX-4 at EDR 100, LID 53 from the SM at LID 17."""
+    said = _said(_read("vs007"))
+    assert any("A subnet manager (SM lid 17) gave it LID 53." in m for _, m in said)
+
+
+# ---------------------------------------------------------------- Ray's C++ driver, NCCL
+
+def test_a_head_the_process_started_itself_that_it_cannot_reach():
+    """ray-project/ray#28372 (vt006): ray::Init starts `ray start --head ... --node-ip-address '10.90.95.155'`, then
+    cannot reach 10.90.95.155:6379: its own head's GCS did not come up; the output cannot say why."""
+    sections = explain(_read("vt006"))
+    assert [s.kind for s in sections] == ["ray-start"]
+    said = _said(_read("vt006"))
+    assert any("started the head itself" in m and "gcs_server" in m for level, m in said if level == "fail")
+
+
+def test_a_worker_that_cannot_reach_the_head_is_still_the_network():
+    """The neighbour (gpustack#5181, corpus l022): a worker dialling another host's GCS keeps the reach-the-head
+    reading."""
+    said = _said(_read("l022"))
+    assert any("could not reach the head's GCS at 172.16.11.65:41000" in m for _, m in said)
+
+
+def test_shm_hops_between_nvlink_pairs_warn():
+    """vq004: NVLink pairs 0-1 and 2-3 over P2P, the ring's 1 -> 2 and 3 -> 0 through SHM: those hops cap the ring."""
+    said = _said(_read("vq004"), host="other", nodes=1)
+    assert any("SHM: 1 -> 2, 3 -> 0" in m for level, m in said if level == "warn"), said
+
+
+def test_every_channel_p2p_is_no_shm_warning():
+    """The neighbour: every hop P2P on one machine says nothing of SHM hops."""
+    text = "\n".join(x for x in _read("vq004").splitlines() if "SHM" not in x) + "\n"
+    assert not any("SHM:" in m for _, m in _said(text, host="other", nodes=1))
+
+
+def test_busbw_at_a_nic_per_rail_with_gdrdma_shown_is_no_warning():
+    """aws-samples' EFA test (vq009): 16 A100 on two p4d, 43.8 GB/s, channels over four NICs with GPUDirect RDMA in
+    the same paste: the lines that decide are there; a note, not the one-NIC warning."""
+    said = _said(_read("vq009"), host="other", nodes=2)
+    assert _worst(said) in ("ok", "info")
+    assert any("over 4 NICs with GPUDirect RDMA" in m for _, m in said)
+
+
+def test_invalid_device_ordinal_from_an_mpi_example():
+    """vq005: `mpirun -np 2` on a one-GPU host, `Failed: Cuda error example_allreduce_2comms.cu:107 'invalid device
+    ordinal'`: more ranks than GPUs, and the program's prints above its NCCL lines are its."""
+    sections = explain(_read("vq005"), host="other", nodes=1)
+    assert sections[0].kind == "nccl-log" and sections[0].command.startswith("mpirun -np 2")
+    assert any("GPU index this machine does not have" in f.message for s in sections for f in s.findings)
