@@ -1892,3 +1892,22 @@ EXAMPLES.update({  # session 43: blind batches vt and vs (TensorRT-LLM's world s
                                             "load_model: initializing, n_slots = 1\n",
     "ibstatus-no-device": BANNER + "Fatal error:  device '*': sys files not found (/sys/class/infiniband/*/ports)\n",
 })
+
+
+EXAMPLES.update({  # session 43: a kernel's own BUG lines (blind batch vw005)
+    "kernel-bug-rss-counter": BANNER + "[   87.412596] BUG: Bad rss-counter state mm:(____ptrval____) idx:0 val:-1\n",
+    "kernel-bug-line": BANNER + "[ 1234.567890] BUG: unable to handle page fault for address: ffffa0a1b2c3d4e5\n",
+})
+
+
+EXAMPLES.update({  # session 43: ROCm's memory access fault (blind batch vu001, vu003)
+    "rocm-memory-access-fault": BANNER + "Memory access fault by GPU node-2 (Agent handle: 0x9f73a80) on address "
+                                "0x7ef9eb704000. Reason: Unknown.\n",
+})
+
+
+EXAMPLES.update({  # session 43: a checkpoint tensor the model has no parameter for (blind batch vu005)
+    "vllm-weights-param-missing": BANNER + "ERROR 02-21 11:25:10 worker_base.py:581]     param = params_dict[name]\n"
+                                  "ERROR 02-21 11:25:10 worker_base.py:581] KeyError: "
+                                  "'model.layers.55.mlp.experts.w2_weight_scale_inv'\n",
+})

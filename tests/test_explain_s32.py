@@ -216,7 +216,7 @@ def _write_bw(dev: str, mtu: int, gid: str) -> str:
  local address: LID 0000 QPN 0x0127 PSN 0x3c4f6a RKey 0x1fff00 VAddr 0x00ffff9a200000
  GID: {gid}
  remote address: LID 0000 QPN 0x0127 PSN 0x9e2b41 RKey 0x1fff00 VAddr 0x00ffffb2c00000
- GID: {gid}
+ GID: {gid.rsplit(':', 1)[0] + ':220'}
 ---------------------------------------------------------------------------------------
  #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]
  65536      5000             12440.21            12432.55                   0.198921

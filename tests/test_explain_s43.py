@@ -275,3 +275,118 @@ def test_invalid_device_ordinal_from_an_mpi_example():
     sections = explain(_read("vq005"), host="other", nodes=1)
     assert sections[0].kind == "nccl-log" and sections[0].command.startswith("mpirun -np 2")
     assert any("GPU index this machine does not have" in f.message for s in sections for f in s.findings)
+
+
+# ---------------------------------------------------------------- second round: blind batches vu, vv, vw, vx
+
+def test_two_gpus_at_x8_of_x16_are_a_desktop_split():
+    """FAH's two RTX 2060 (vv004, through a script that prints `Card: 01:00.0 ...` and rules between cards) and two
+    4090s on a bifurcation riser (vv006): every GPU at x8 of x16: the x8/x8 split lesson 3's check passes, a note."""
+    for stem in ("vv004", "vv006"):
+        said = _said(_read(stem))
+        assert sum("as every GPU of this paste" in m for level, m in said if level == "info") == 2, (stem, said)
+        assert not any("link trained at x8" in m for _, m in said)
+
+
+def test_a_lone_x8_beside_an_x16_card_is_still_the_slot():
+    """The neighbour: the same paste with the second card at x16: the first card's x8 is its slot's fault."""
+    lines = _read("vv006").splitlines()
+    second = max(i for i, x in enumerate(lines) if "LnkSta:" in x)
+    lines[second] = lines[second].replace("Width x8", "Width x16")
+    said = _said("\n".join(lines) + "\n")
+    assert any("link trained at x8, the card can do x16" in m for level, m in said if level == "fail"), said
+
+
+def test_aer_corrected_errors_on_a_riser_warn_and_probe_bits_do_not():
+    """vv006: `CESta: ... BadTLP+` on both cards: the link resent damaged packets (a riser), a warning; corpus ws007's
+    Hi1822 with only `UnsupReq+` and `NonFatalErr+` set: no warning."""
+    assert sum("PCIe errors latched in its AER status (corrected: BadTLP)" in m for level, m in _said(_read("vv006"))
+               if level == "warn") == 2
+    assert not any("AER status" in m for _, m in _said(_read("ws007")))
+
+
+def test_rev_ff_in_a_plain_listing_is_a_gpu_off_the_bus():
+    """threestones' four 4090s (vv009): c2:00.0 and its audio function read `(rev ff)`: that card fell off the bus,
+    said once for the card."""
+    said = _said(_read("vv009"))
+    assert [m[:9] for level, m in said if level == "fail"] == ["c2:00.0 N"]
+
+
+def test_a_pending_row_remap_warns_and_correctable_ecc_is_a_note():
+    """mleng's A100 (vv001): 177 correctable DRAM errors (a note) and `Pending: Yes` under Remapped Rows (reset the
+    GPU): a warning, not a failure."""
+    said = _said(_read("vv001"))
+    assert any("a row remap is pending" in m for level, m in said if level == "warn")
+    assert any("correctable ECC errors" in m for level, m in said if level == "info") and _worst(said) == "warn"
+
+
+def test_remapped_rows_with_nothing_pending_are_no_warning():
+    """The neighbour: the same report with `Pending: No` and no correctable error: nothing to do."""
+    text = _read("vv001").replace("Pending                           : Yes", "Pending                           : No")
+    assert not any("remap" in m for level, m in _said(text) if level in ("warn", "fail"))
+
+
+def test_a_kernel_bug_line_fails_as_the_kernels():
+    """linux-rdma's hns ib_read_bw (vw005): `BUG: Bad rss-counter state` between runs: a kernel or driver defect."""
+    said = _said(_read("vw005"))
+    assert any("The kernel reported a bug of its own" in m for level, m in said if level == "fail")
+
+
+def test_perftest_with_one_gid_on_both_ends_is_a_loopback():
+    """moc-openshift's GPUDirect run (vw010): local and remote GID both 192.168.3.225: one port talking to itself, and
+    its buffers in GPU memory (`--use_cuda`)."""
+    said = _said(_read("vw010"))
+    assert any("the local and the remote GID are the same (192.168.3.225)" in m for level, m in said if level == "warn")
+    assert any("its buffers are in GPU memory" in m for _, m in said)
+
+
+def test_perftest_between_two_hosts_is_no_loopback():
+    """The neighbour (eugr's Spark README, corpus c001): two GIDs, two hosts: no loopback said."""
+    assert not any("GID are the same" in m for _, m in _said(_read("c001")))
+
+
+def test_perftest_over_infiniband_names_the_ib_mtu_not_roce():
+    """felixfu520's ConnectX-3 (vw007): `Link type : IB`, `Mtu : 2048[B]`: the InfiniBand path MTU, no Ethernet MTU."""
+    said = _said(_read("vw007"))
+    assert any("is the InfiniBand path MTU" in m for _, m in said)
+    assert not any("RoCE uses the largest RDMA MTU" in m for _, m in said)
+
+
+def test_a_sweep_stopped_while_busbw_still_rises():
+    """ABCI's 2x8 A100 (vw006), all_reduce to 32 MiB: 30.7 then 33.4 GB/s: stopped before the plateau, a note."""
+    said = _said(_read("vw006"))
+    assert any(m.startswith("The sweep ends at 33,554,432 B with busbw still rising") for _, m in said)
+
+
+def test_a_sweep_that_levelled_off_is_not_said_to_rise():
+    """The neighbour (SkyPilot's 2x8 H200 to 8 GiB, vx009, read past its `(head, rank=0, pid=N)` prefixes): levelled
+    off at about 328 GB/s, no rising note; one section, the table's."""
+    sections = explain(_read("vx009"), host="other", nodes=2)
+    assert [s.kind for s in sections] == ["nccl-tests"]
+    said = _said(_read("vx009"), host="other", nodes=2)
+    assert any("levels off at 327.9 GB/s" in m for _, m in said) and not any("still rising" in m for _, m in said)
+
+
+def test_rocm_memory_access_fault_is_a_gpu_fault_not_memory():
+    """vllm#2988 (vu001): `Memory access fault by GPU node-2 ... Reason: Unknown.` under load with the KV cache at
+    0.2%: the process aborts on a GPU fault; not called out of memory."""
+    said = _said(_read("vu001"))
+    msg = next(m for level, m in said if level == "fail")
+    assert "faulted on a memory access" in msg and "not an out-of-memory condition" in msg
+
+
+def test_a_checkpoint_tensor_without_a_parameter_is_the_quantization():
+    """vllm#12256 (vu005): DeepSeek-V3 at TP 32, `KeyError: '...w2_weight_scale_inv'` in load_weights: the checkpoint's
+    scales against this vLLM's layers, read in the log even with the paste cut inside a frame's path."""
+    sections = explain(_read("vu005"), host="other")
+    assert [s.kind for s in sections] == ["vllm-log"]
+    assert any("has no parameter `model.layers.55.mlp.experts.w2_weight_scale_inv`" in f.message
+               for s in sections for f in s.findings)
+
+
+def test_sglang_weights_end_line_alone_is_read():
+    """sglang#4417 (vu004): `Load weight end ... mem usage=40.46 GB` and `Memory pool end. avail mem=16.08 GB` on 8 TP
+    ranks, no ready line: said, and that the paste does not show whether it came up."""
+    said = _said(_read("vu004"))
+    assert any("The weights loaded, 40.46 GB on each GPU" in m for _, m in said)
+    assert any("do not say whether the server came up" in m for _, m in said) and _worst(said) == "info"

@@ -1104,6 +1104,11 @@ NVML_PEER = ("ucpe-resource033018034100:6896:7103 [1] misc/nvmlwrap.cc:187 NCCL 
 # er0080/vllm-benchmarking (blind batch vp002): --max-model-len 999999 for opt-125m
 MAX_LEN_OVER = ("(APIServer pid=1)   Value error, User-specified max_model_len (999999) is greater than the derived "
                 "max_model_len (max_position_embeddings=2048.0 or model_max_length=None in model's config.json).\n")
+ROCM_FAULT = ("Memory access fault by GPU node-5 (Agent handle: 0x460e3a50) on address 0x7ec4dfe0e000. Reason: Write "
+              "access to a read-only page.\n")  # vllm#35169 (blind batch vu003)
+WEIGHTS_KEY = ("ERROR 05-20 09:55:25 [worker_base.py:620]     param = params_dict[name]\nERROR 05-20 09:55:25 "
+               "[worker_base.py:620] KeyError: 'model.layers.3.mlp.experts.w2_weight_scale'\n")  # ROCm/vllm#555 (vu007)
+KERNEL_BUG = "[ 1234.567890] BUG: unable to handle page fault for address: ffffa0a1b2c3d4e5\n"  # a kernel's own check
 IBSTATUS_NONE = "Fatal error:  device '*': sys files not found (/sys/class/infiniband/*/ports)\n"  # trinity#219 (vs008)
 CDI_OFF = 'docker: Error response from daemon: could not select device driver "cdi" with capabilities: [].\n'
 NO_GPU_RUNTIME = 'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].\n'
@@ -1466,7 +1471,7 @@ ALL = [IB_COULD_BE, SWAP_LARGE, TLS_REDIS, TLS_HF, NODE_DEATH, NODE_PREEMPTED, N
        WORKSPACE_LOCKED, JOB_EXIT, KV_TRANSFER, C10D_UNREACHABLE, MOONCAKE_REG, MOONCAKE_NO_RNIC, UCX_REG_MR, UCX_CQ_NOMEM, MOONCAKE_TCP,
        TRITON_CUDA, TORCH_DUMP_TIMEOUT, WORKER_DIED_MP,
        AMD_NIC_DOWN, SPARKRUN_IB_PIPE, QP_RTR, GPUD_UNHEALTHY, GPUD_DEGRADED, NVTOP_GEN1_BUSY, XML_P8_BUSY,
-       DOCKER_STOPPED, NVML_PEER, MAX_LEN_OVER, IBSTATUS_NONE]
+       DOCKER_STOPPED, NVML_PEER, MAX_LEN_OVER, IBSTATUS_NONE, KERNEL_BUG, ROCM_FAULT, WEIGHTS_KEY]
 
 
 @pytest.mark.parametrize("text", ALL)

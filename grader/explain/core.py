@@ -369,7 +369,7 @@ def _segments(chunk: Chunk) -> list[_Segment]:
         seg.plain -= chunk.unasked  # kept as output unasked whether a prompt (see Chunk.unasked)
     if segs[0].kind is None and cmd_kind:
         segs[0].kind = cmd_kind
-    take_prints_above(segs, _known_faults)
+    take_prints_above(segs, _known_faults, _REGISTRY["python-traceback"].joins)
     return [s for s in segs if s.lines or s.command]
 
 

@@ -89,7 +89,10 @@ register(KindSpec(
                     r"|^(?:local|remote) address:\s*LID\b|^\*\s*Waiting for client to connect|^\*{30,40}$"
                     r"|^WARNING: BW peak won't be measured|^-{87}$|^Couldn't connect to \S+|^Unable to init the socket"
                     r"|^Transport type\s*:|^Link type\s*:\s*\w+$|^Mtu\s*:\s*\d+\[B\]|^GID index\s*:\s*\d+$"
-                    r"|^Conflicting CPU frequency values detected:|^Failed to modify QP \d+ to RT[RS]\b"),
+                    r"|^Conflicting CPU frequency values detected:|^Failed to modify QP \d+ to RT[RS]\b"
+                    # its GPUDirect (--use_cuda) lines above the banner (blind batch vw010)
+                    r"|^Perftest doesn't supports? CUDA tests|^initializing CUDA$|^Listing all CUDA devices in system:"
+                    r"|^CUDA device \d+: PCIe address is|^Picking device No\. \d+|^creating CUDA Ctx|^making it the current CUDA"),
     header=re.compile(r"^#\s?bytes\s+#?iterations\s+(?:BW peak|t_min)"),  # a result table pasted without its banner
 ))
 

@@ -92,7 +92,7 @@ register(KindSpec(
 register(KindSpec(
     name="lspci", parse=parse_lspci_vv, summarise=judge("pcie", "summarise_lspci"), programs=("lspci",),
     # possessive (linear on long runs of blanks); the device class starts with a letter or digit
-    line=re.compile(r"^(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\s++[\w ]++(?:\s*+\[[0-9a-fA-F]{4}\])?:\s"
+    line=re.compile(r"^(?:[A-Z][a-z]{1,15}:\s{1,4})?(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\s++[\w ]++(?:\s*+\[[0-9a-fA-F]{4}\])?:\s"
                     r"|^(?:LnkCap|LnkSta|LnkCtl|DevCap|DevSta|DevCtl|ACSCap|ACSCtl)\d?:|^Capabilities: |^Kernel driver in use:"
                     r"|^Kernel modules:|^lspci: "
                     # the lines that open a device's block, for a block pasted without its device line

@@ -6,7 +6,7 @@ or a few kinds: importing all the parser modules and judges (dozens) up front co
 of its start (their code compiled, their few hundred patterns compiled). Each function here has the
 name and signature of the one it stands for and imports that one's module when first called, so a lesson module
 imports its readers from here, names each kind's judge with :func:`judge`, and registers its kinds without loading
-them. No logic lives here.
+them (:data:`_PARSERS` lists each parser module's, by name). No logic lives here.
 """
 
 from __future__ import annotations
@@ -32,57 +32,25 @@ def judge(topic: str, name: str) -> Callable[..., Any]:
 
 
 # --------------------------------------------------------------------------- the parsers, by module
-parse_collect_env = _at_first_call("parsers.collect_env", "parse_collect_env")
-parse_df = _at_first_call("parsers.df", "parse_df")
-parse_dmesg_links = _at_first_call("parsers.dmesg_link", "parse_dmesg_links")
-parse_docker_ps = _at_first_call("parsers.docker_ps", "parse_docker_ps")
-parse_docker_run = _at_first_call("parsers.docker_run", "parse_docker_run")
-parse_ethtool = _at_first_call("parsers.ethtool", "parse_ethtool")
-parse_module_info = _at_first_call("parsers.ethtool", "parse_module_info")
-parse_ethtool_stats = _at_first_call("parsers.ethtool_stats", "parse_ethtool_stats")
-parse_free = _at_first_call("parsers.free", "parse_free")
-parse_ib_counters = _at_first_call("parsers.ib_counters", "parse_ib_counters")
-parse_ib_sysfs = _at_first_call("parsers.ib_sysfs", "parse_ib_sysfs")
-parse_ibdev2netdev = _at_first_call("parsers.ibdev2netdev", "parse_ibdev2netdev")
-parse_ibstat = _at_first_call("parsers.ibstat", "parse_ibstat")
-parse_ibv_devinfo = _at_first_call("parsers.ibstat", "parse_ibv_devinfo")
-parse_ip_addr = _at_first_call("parsers.iproute", "parse_ip_addr")
-parse_ip_route_get_all = _at_first_call("parsers.iproute", "parse_ip_route_get_all")
-parse_kubectl_pods = _at_first_call("parsers.kubectl", "parse_kubectl_pods")
-parse_llama_bench = _at_first_call("parsers.llama_bench", "parse_llama_bench")
-parse_llama_log = _at_first_call("parsers.llama_log", "parse_llama_log")
-parse_lsmod = _at_first_call("parsers.lsmod", "parse_lsmod")
-parse_lspci_vv = _at_first_call("parsers.lspci", "parse_lspci_vv")
-parse_nccl_log = _at_first_call("parsers.nccl_log", "parse_nccl_log")
-parse_bench_table = _at_first_call("parsers.nccl_tests", "parse_bench_table")
-parse_nccl_tests = _at_first_call("parsers.nccl_tests", "parse_nccl_tests")
-parse_nmcli = _at_first_call("parsers.nmcli", "parse_nmcli")
-parse_nmcli_show = _at_first_call("parsers.nmcli", "parse_nmcli_show")
-parse_nvlink_status = _at_first_call("parsers.nvidia_smi", "parse_nvlink_status")
-parse_query_gpu = _at_first_call("parsers.nvidia_smi", "parse_query_gpu")
-parse_smi_q = _at_first_call("parsers.nvidia_smi", "parse_smi_q")
-parse_smi_table = _at_first_call("parsers.nvidia_smi", "parse_smi_table")
-parse_topo_matrix = _at_first_call("parsers.nvidia_smi", "parse_topo_matrix")
-parse_topo_p2p = _at_first_call("parsers.nvidia_smi", "parse_topo_p2p")
-parse_gpu_list = _at_first_call("parsers.nvidia_smi_query", "parse_gpu_list")
-parse_p2p_bandwidth = _at_first_call("parsers.p2p_bandwidth", "parse_p2p_bandwidth")
-parse_pcie_sysfs = _at_first_call("parsers.pcie_sysfs", "parse_pcie_sysfs")
-parse_perftest = _at_first_call("parsers.perftest", "parse_perftest")
-parse_ping = _at_first_call("parsers.ping", "parse_ping")
-parse_ray_nodes = _at_first_call("parsers.ray_nodes", "parse_ray_nodes")
-parse_ray_start = _at_first_call("parsers.ray_start", "parse_ray_start")
-parse_ray_status = _at_first_call("parsers.ray_status", "parse_ray_status")
-parse_ibv_devices = _at_first_call("parsers.rdma", "parse_ibv_devices")
-parse_rdma_link = _at_first_call("parsers.rdma", "parse_rdma_link")
-parse_rig_report = _at_first_call("parsers.rig_report", "parse_rig_report")
-parse_sglang_log = _at_first_call("parsers.sglang_log", "parse_sglang_log")
-parse_show_gids = _at_first_call("parsers.show_gids", "parse_show_gids")
-parse_simple_p2p = _at_first_call("parsers.simple_p2p", "parse_simple_p2p")
-parse_device_query = _at_first_call("parsers.device_query", "parse_device_query")
-parse_bandwidth_test = _at_first_call("parsers.bandwidth_test", "parse_bandwidth_test")
-parse_traceback = _at_first_call("parsers.traceback", "parse_traceback")
-is_completion_json = _at_first_call("parsers.vllm_api", "is_completion_json")
-is_models_json = _at_first_call("parsers.vllm_api", "is_models_json")
-parse_completion = _at_first_call("parsers.vllm_api", "parse_completion")
-parse_metrics = _at_first_call("parsers.vllm_api", "parse_metrics")
-parse_models = _at_first_call("parsers.vllm_api", "parse_models")
+_PARSERS = {  # grader.parsers.<module>: the functions of it that the lesson modules read outputs with
+    "collect_env": ("parse_collect_env",), "df": ("parse_df",), "dmesg_link": ("parse_dmesg_links",),
+    "docker_ps": ("parse_docker_ps",), "docker_run": ("parse_docker_run",),
+    "ethtool": ("parse_ethtool", "parse_module_info"), "ethtool_stats": ("parse_ethtool_stats",),
+    "free": ("parse_free",), "ib_counters": ("parse_ib_counters",), "ib_sysfs": ("parse_ib_sysfs",),
+    "ibdev2netdev": ("parse_ibdev2netdev",), "ibstat": ("parse_ibstat", "parse_ibv_devinfo"),
+    "iproute": ("parse_ip_addr", "parse_ip_route_get_all"), "kubectl": ("parse_kubectl_pods",),
+    "llama_bench": ("parse_llama_bench",), "llama_log": ("parse_llama_log",), "lsmod": ("parse_lsmod",),
+    "lspci": ("parse_lspci_vv",), "nccl_log": ("parse_nccl_log",),
+    "nccl_tests": ("parse_bench_table", "parse_nccl_tests"), "nmcli": ("parse_nmcli", "parse_nmcli_show"),
+    "nvidia_smi": ("parse_nvlink_status", "parse_query_gpu", "parse_smi_q", "parse_smi_table", "parse_topo_matrix", "parse_topo_p2p"),
+    "nvidia_smi_query": ("parse_gpu_list",), "p2p_bandwidth": ("parse_p2p_bandwidth",),
+    "pcie_sysfs": ("parse_pcie_sysfs",), "perftest": ("parse_perftest",), "ping": ("parse_ping",),
+    "ray_nodes": ("parse_ray_nodes",), "ray_start": ("parse_ray_start",), "ray_status": ("parse_ray_status",),
+    "rdma": ("parse_ibv_devices", "parse_rdma_link"), "rig_report": ("parse_rig_report",),
+    "sglang_log": ("parse_sglang_log",), "show_gids": ("parse_show_gids",), "simple_p2p": ("parse_simple_p2p",),
+    "device_query": ("parse_device_query",), "bandwidth_test": ("parse_bandwidth_test",),
+    "traceback": ("parse_traceback",),
+    "vllm_api": ("is_completion_json", "is_models_json", "parse_completion", "parse_metrics", "parse_models"),
+}
+for _module, _names in _PARSERS.items():
+    globals().update({_name: _at_first_call(f"parsers.{_module}", _name) for _name in _names})

@@ -60,7 +60,7 @@ register(KindSpec(
 register(KindSpec(  # SGLang's server, which Spark owners run beside vLLM: its tagged lines (grader.parsers.sglang_log)
     name="sglang-log", parse=parse_sglang_log, summarise=judge("sglang", "summarise_sglang"), programs=("sglang",),
     matches_command=lambda argv: runs_program(argv, "sglang", "serve") or "sglang.launch_server" in argv,
-    line=re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: TP\d{1,3})?\] (?:server_args=ServerArgs\(|Load weight (?:begin|end)\."
+    line=re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: TP\d{1,3})?\] (?:server_args=ServerArgs\(|Load weight (?:begin|end)\.|Using model weights"
                     r"|KV Cache is allocated\.|max_total_num_tokens=|Init torch distributed begin|Memory pool end\."
                     r"|[^\n]{0,200}Reported total GPU memory per device \(MiB\))"
                     r"|^max_total_num_tokens=\d+, chunked_prefill_size=|^max_running_requests is capped to \d+ by the"),

@@ -23,7 +23,7 @@ from ..ranges import measurement_params
 from .common import (BUSBW_BROKEN_GBS, BUSBW_LINE_GBS, BUSBW_ONE_TWIN_GBS, BUSBW_WARN_GBS, CLUSTER_SETUP, JUMBO_MTU,
                      LINE_GBPS, STALE_CX7, fail, fields_of, info, listed, machines_spanned, ok, on_spark,
                      spark_figure, warn)
-from .busbw_notes import ranks_from_ratio, size_edge, table_notes
+from .busbw_notes import ranks_from_ratio, size_edge, stopped_rising, table_notes
 from .context import context, spark_shown
 from .model import Finding, Summary
 from .nccl import _bootstrap_across_hosts, _inside_findings, _network_findings, with_command_hca
@@ -407,7 +407,7 @@ def summarise_nccl_tests(res: NcclTestsResult, command: str | None) -> Summary:
                                                           "the NCCL build or the hardware.")))
     if res.out_of_bounds_ok is False:
         findings.append(fail(f"`# Out of bounds values : {res.out_of_bounds} FAILED`: results out of range."))
-    findings += size_edge(res)
+    findings += size_edge(res) + stopped_rising(res)
     if res.nccl_log is not None:
         log = res.nccl_log
         if len(res.hosts) == 1 and log.nnodes is None and not res.ranks_cut:  # every rank listed: all on one host

@@ -120,6 +120,23 @@ _SIZE_EDGE_BYTES = 1 << 32
 """4 GiB: a buffer this large holds more bytes than a 32-bit size or offset can count."""
 
 
+_STILL_RISING = 1.05
+"""The last row's busbw over the row before it by at least this factor: the sweep stopped while it still climbed."""
+
+
+def stopped_rising(res: NcclTestsResult) -> list[Finding]:
+    """A sweep meant to measure bandwidth (to a MiB or more) whose largest size is under :data:`_PLATEAU_FROM_BYTES`
+    times 4 and whose busbw still climbs at its last row: it ended before the path's plateau, so its top figure is not the path's bandwidth (blind batch vw006: ABCI's
+    2x8 A100 to 32 MiB, 30.7 then 33.3 GB/s). [] where it levelled off or went on to large sizes."""
+    rows = sorted((r for r in res.rows if r.busbw_gbs), key=lambda r: r.size_bytes)
+    if len(rows) < 2 or res.sizes_restart or not 2**20 <= rows[-1].size_bytes < 4 * _PLATEAU_FROM_BYTES \
+            or rows[-1].busbw_gbs < _STILL_RISING * rows[-2].busbw_gbs:
+        return []
+    return [info(f"The sweep ends at {rows[-1].size_bytes:,} B with busbw still rising ({rows[-2].busbw_gbs:g} then "
+                 f"{rows[-1].busbw_gbs:g} GB/s): it stopped before the path's plateau, so {rows[-1].busbw_gbs:g} GB/s is "
+                 "not what the GPUs and links carry. Run to larger messages (`-e 8G`) to measure that.")]
+
+
 def size_edge(res: NcclTestsResult) -> list[Finding]:
     """Wrong results (``#wrong``, the old ``error`` column at 1, or an out-of-bounds check that failed) where every
     row that shows them is 4 GiB or more: nccl-tests' own checking overflowed at that edge before it was fixed

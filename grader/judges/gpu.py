@@ -18,6 +18,7 @@ from ..calc.specs import row
 from .common import fail, info, ok, on_spark, warn
 from .gpu_notes import (staged_latency, compute_p2, no_p2p_level, lone_without_nvlink, p2p_proven, p2p_rate_alone, nearest_nics, no_memory_figure,
                         nvlink_capabilities, p2p_model_pairs, table_all_well, display_gpus, table_notes, unavailable_fields, mixed_table, wsl_driver, na_cells, topo_layout, one_gpu_layout)
+from .gpu_memory_health import memory_health
 from .model import Finding, Summary
 from .topo_notes import bridge_pairs_note, nvlink_meshed, odd_nvlink_pair, one_numa_node, switch_board_short
 
@@ -358,7 +359,8 @@ def summarise_q(q: Any, command: str | None) -> Summary:
             findings.append(ok(f"GPU {g.bus_id}: not throttled: no power cap, thermal or hardware slowdown is Active"
                                + ("; `Idle` is Active: nothing ran on it at that moment, so its clocks were allowed "
                                   "down." if g.clock_event("Idle") else ".")))
-        findings += _temperature_findings(g) + _clock_findings(g) + _memory_na_findings(g) + compute_p2(g, rec)
+        findings += _temperature_findings(g) + _clock_findings(g) + _memory_na_findings(g) + compute_p2(g, rec) \
+            + memory_health(g)
     if not findings:
         findings.append(info("Nothing here about the PCIe link or power: try `nvidia-smi -q -d POWER,PCIE`."))
     named = [f"{g.product_name} ({g.bus_id})" for g in q.gpus if g.product_name]

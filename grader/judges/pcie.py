@@ -212,6 +212,7 @@ def _driver_findings(devices: list[Any]) -> list[Finding]:
                   for d in free[:4]]
 
 
+_REV_FF_RE = re.compile(r"\(rev ff\)\s*$")
 _GPU_MAKER_RE = re.compile(r"\b(?:AMD|ATI|Radeon|Instinct|Intel Corporation .{0,40}\bArc)\b")
 
 
@@ -226,6 +227,14 @@ def _listed(devices: list[Any]) -> list[Finding]:
         d.is_nvidia or "3D" in d.class_name or _GPU_MAKER_RE.search(d.description or ""))]  # (a cloud VM's VGA: none)
     if not gpus:
         return []
+    gone = list({d.address.rpartition(".")[0]: d for d in reversed(devices)
+                 if _REV_FF_RE.search(d.description or "")}.values())[::-1]  # one a card (its audio function too)
+    if gone:  # config reads answered with all ones: the device no longer answers on the bus (blind batch vv009)
+        return [fail(f"{d.address} {d.name or d.description}: `(rev ff)`: lspci read all ones where the device's own "
+                     "revision should be, so the device no longer answers on the PCIe bus: it fell off the bus (an "
+                     "Xid 79 in `sudo dmesg`), from power (its cables, the PSU), heat, a riser or the slot. Only a "
+                     "reboot (or a power cycle) brings it back; reseat it and check its power if it recurs.")
+                for d in gone]
     said = ", ".join(f"{d.address} {d.name or d.description}" for d in gpus[:8]) + (", ..." if len(gpus) > 8 else "")
     return [info(f"lspci lists {len(gpus)} GPU{'s' if len(gpus) > 1 else ''} ({said}): "
                  + ("it is" if len(gpus) == 1 else "each is") + " enumerated on the PCIe bus, so the system sees the "
@@ -246,6 +255,46 @@ def _onboard_display(d: Any) -> bool:
     that computes."""
     return d.is_display and not d.is_nvidia and (bool(_ONBOARD_DISPLAY_RE.search(d.description or "")) or (
         d.vendor_device or "").lower().startswith(_ONBOARD_VENDORS))
+
+
+_AER_NOISE = {"AdvNonFatalErr", "NonFatalErr", "UnsupReq"}
+"""AER bits set on healthy systems too: an advisory non-fatal error (a corrected report of a non-fatal one; older lspci
+prints it ``NonFatalErr`` in CESta) and an Unsupported Request (latched while the firmware or OS probes the device),
+said of no link's quality (corpus ws007: a Hi1822 NIC's bridge with both set)."""
+
+
+def aer_findings(label: str, d: Any) -> list[Finding]:
+    """The AER error bits lspci shows set (``CESta:``/``UESta:``, latched since boot or since they were cleared): a link
+    that corrected errors (BadTLP, BadDLLP, RxErr, Rollover, Timeout: packets resent) or had uncorrected ones is a
+    signal-integrity risk (a riser, a cable, the slot, seating: blind batch vv006, two 4090s on a bifurcation riser);
+    Unsupported Request and advisory bits alone are not (:data:`_AER_NOISE`)."""
+    ce, ue = [x for x in d.corrected if x not in _AER_NOISE], [x for x in d.uncorrected if x not in _AER_NOISE]
+    if not (ce or ue):
+        return []
+    return [warn(f"{label}: PCIe errors latched in its AER status ("
+                 + "; ".join(x for x in (f"corrected: {', '.join(ce)}" if ce else "",
+                                         f"uncorrected: {', '.join(ue)}" if ue else "") if x)
+                 + "): the link " + ("resent damaged packets" if ce else "lost packets") + ", a sign of poor signal "
+                 "integrity: a riser or extension cable, a bifurcation adapter, the slot or the card's seating, or a link "
+                 "speed the path does not hold. The bits latch until cleared, so how often it happens is in the kernel "
+                 "log: `sudo dmesg | grep -i aer` (and rasdaemon's counts); a lower link speed in the BIOS, or no riser, "
+                 "usually stops them.")]
+
+
+def split_words(gen: int | None) -> str:
+    """What x8 of a card's x16 is where two cards share a desktop CPU's graphics lanes (the course's lesson 3 check
+    passes it: checks/lesson3.toml)."""
+    return ("how a desktop CPU splits its 16 graphics lanes x8/x8 when two slots hold cards (or how the slot is wired), "
+            "not a fault." + (f" Gen{gen} x8 carries what Gen{gen - 1} x16 does, plenty for inference;" if gen and gen > 1
+                              else " Plenty for inference;") + " tensor parallel's all-reduce is what feels it. Only "
+            "if a card sits alone in a slot wired x16 is it not fully seated.")
+
+
+def _desktop_split(devices: list[Any]) -> bool:
+    """Two or more GPUs, each at x8 of an x16 card, none at x16 beside them: a desktop's x8/x8 (blind batch vv004,
+    vv006: two RTX 2060s, two RTX 4090s on a bifurcation riser)."""
+    gpus = [d for d in devices if d.is_display and d.lnksta and d.lnkcap and not _onboard_display(d)]
+    return len(gpus) >= 2 and all((d.lnksta.width, d.lnkcap.width) == (8, 16) for d in gpus)
 
 
 def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
@@ -294,9 +343,14 @@ def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
                                  "device below it decides; its own LnkCap shows whether it could run faster (then "
                                  "the slot, a riser or the seating holds it back)."))
             continue
+        findings += aer_findings(label, d)
         more = "more (lspci marks it downgraded; its LnkCap line is not in the paste)"
         above = port_above(d.address) if d.width_reduced and sta.width else None
-        if above and above[1] <= sta.width:  # the port above can do no wider: the slot's width, by design
+        split = d.is_display and d.width_reduced and _desktop_split(shown) and (sta.width, cap and cap.width) == (8, 16)
+        if split:
+            findings.append(info(f"{label}: link at x8 of the card's x16, as every GPU of this paste: "
+                                 + split_words(sta.gen)))
+        elif above and above[1] <= sta.width:  # the port above can do no wider: the slot's width, by design
             findings.append(info(f"{label}: link at x{sta.width} of the card's x{cap.width if cap else '?'}, under "
                                  f"{above[0]}, a port that can do x{above[1]} at most (its LnkCap): a link trains to "
                                  f"its narrower end, so x{sta.width} is this slot's full width, not a fault. Only a "
@@ -315,7 +369,8 @@ def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
             findings.append(fail(f"{label}: link is x{sta.width}: a GPU at x4 (often behind the chipset) drags "
                                  "every collective down to its link."))
         if d.speed_reduced:
-            full = f" at its full width x{sta.width}" if sta.width and not d.width_reduced else ""
+            full = f" at its full width x{sta.width}" if sta.width and not d.width_reduced else \
+                f" at x{sta.width}, its share of the split" if split else ""
             # an idle GPU's power saving (lspci cannot say the load): a GPU's link, one lspci does not name (its
             # device line not pasted) or a bridge above it (which follows the card down) at Gen1 and full width
             # (a Spark has no discrete GPU: nothing on it steps down for idleness)
@@ -389,11 +444,8 @@ def summarise_rig_report(report: Any, command: str | None) -> Summary:
                                  "link at half the others' bandwidth; the board's manual says each slot's wiring, "
                                  "`sudo lspci -vv -s <bus> | grep LnkCap` the slot's own width."))
         elif g.lanes == 8 and g.lanes_max == 16 and (g.gen or 0) >= 4:  # a desktop's x8/x8: as much as Gen(n-1) x16
-            findings.append(info(f"GPU{g.index} ({g.name}) runs on PCIe x8 of its x16 (Gen up to {g.gen}): how a "
-                                 "desktop CPU splits its 16 graphics lanes x8/x8 when two slots hold cards (or how "
-                                 f"the slot is wired), not a fault. Gen{g.gen} x8 carries what Gen{g.gen - 1} x16 does, "
-                                 "plenty for inference; tensor parallel's all-reduce is what feels it. Only if this "
-                                 "card sits alone in a slot wired x16 is the card not fully seated."))
+            findings.append(info(f"GPU{g.index} ({g.name}) runs on PCIe x8 of its x16 (Gen up to {g.gen}): "
+                                 + split_words(g.gen)))
         elif g.lanes is not None and g.lanes_max and g.lanes < g.lanes_max:
             tb = g.lanes == 4 and (g.gen or 3) <= 3  # what a Thunderbolt 3 or USB4 enclosure carries at most
             egpu = tb and _egpu_said(context().paste)

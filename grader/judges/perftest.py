@@ -191,6 +191,9 @@ def _fell_during(r: PerftestRun, label: str) -> list[Finding]:
                  "error, if any), `dmesg` and the port's counters (`ethtool -S`, `rdma statistic`) on both hosts.")]
 
 
+_GPU_BUFFER_RE = re.compile(r"^(?:using DMA-BUF for GPU buffer|allocated GPU buffer|initializing CUDA$|cuMemAlloc)")
+
+
 def summarise_perftest(runs: list[PerftestRun], command: str | None) -> Summary:
     facts = {"runs": [dict(dataclasses.asdict(r), bw_average_gbps=r.bw_average_gbps, t_typical_us=r.t_typical_us,
                            bw_unit="Gb/s", latency_unit="us") for r in runs]}
@@ -222,11 +225,23 @@ def summarise_perftest(runs: list[PerftestRun], command: str | None) -> Summary:
                 if r.bw_average_gbps is not None else " MB/sec"
             findings.append(info(f"{label}: perftest printed{shown} (its MB is 2^20 bytes); converted to Gb/s here. "
                                  "Add --report_gbits to read Gb/s directly."))
-        if r.rdma_mtu_bytes:
+        if r.rdma_mtu_bytes and (r.link_type or "").upper() == "IB":  # (no Ethernet MTU under it: blind batch vw007)
+            findings.append(info(f"`Mtu : {r.rdma_mtu_bytes}[B]` is the InfiniBand path MTU the ports agreed "
+                                 "(`ibv_devinfo`'s active_mtu; 4096 at most): no Ethernet MTU is involved."))
+        elif r.rdma_mtu_bytes:
             findings.append(info(f"`Mtu : {r.rdma_mtu_bytes}[B]` is the RDMA path MTU, not the interface's Ethernet MTU: "
                                  "RoCE uses the largest RDMA MTU that fits, 1024 with MTU 1500 and 4096 with MTU "
-                                 f"{JUMBO_MTU} (jumbo frames on both Sparks)." if r.rdma_mtu_bytes < 4096 else
+                                 f"{JUMBO_MTU} (jumbo frames on both ends)." if r.rdma_mtu_bytes < 4096 else
                                  f"`Mtu : {r.rdma_mtu_bytes}[B]` (RDMA path MTU): the interfaces run jumbo frames."))
+        if any(_GPU_BUFFER_RE.search(x) for x in r.other_lines):  # perftest --use_cuda (blind batch vw010)
+            findings.append(info(f"{label}: its buffers are in GPU memory (`--use_cuda`: GPUDirect RDMA, the NIC "
+                                 "reading and writing the GPU's memory over PCIe): the rate includes the GPU-NIC path."))
+        if r.same_gid:  # one port talking to itself: the NIC and the host measured, no cable between machines
+            findings.append(warn(f"{label}: the local and the remote GID are the same" + (f" ({r.local_gid_ipv4})" if
+                                 r.local_gid_ipv4 else "") + ": server and client ran on one port of one host, a "
+                                 "loopback through the NIC. It measures the NIC and this host (its PCIe link, its "
+                                 "memory), not a link between machines: run the server on the other machine to test "
+                                 "that."))
         if r.zero_gids:  # no address behind the GID perftest used: nothing to connect from or to
             which = " and ".join(r.zero_gids) + (" GIDs are" if len(r.zero_gids) > 1 else " GID is")
             findings.append(fail(f"{label}: the {which} all zeros: no address sits at that "

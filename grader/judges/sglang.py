@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from .common import info, ok, warn
-from .model import Finding, Summary
+from .model import NO_ERROR_SEEN, Finding, Summary
 
 
 def summarise_sglang(log: Any, command: str | None) -> Summary:
@@ -36,6 +36,10 @@ def summarise_sglang(log: Any, command: str | None) -> Summary:
         findings.append(info(f"{log.free_at_load_gib:g} GiB free when the weights began to load"
                              + (f", of {total:.1f} GiB." if total else ".")
                              + (f" The weights took {log.weights_gib:g} GiB." if log.weights_gib is not None else "")))
+    elif log.weights_gib is not None:  # (the weights' end line without its begin: blind batch vu004)
+        findings.append(info(f"The weights loaded, {log.weights_gib:g} GB on each GPU (`Load weight end`)"
+                             + (f"; {log.free_after_pool_gib:g} GB were left after its memory pool." if
+                                log.free_after_pool_gib is not None else ".")))
     if log.kv_tokens is not None and log.context_len and log.kv_tokens < log.context_len:
         findings.append(warn(f"The KV pool holds {log.kv_tokens:,} tokens, fewer than one request of the "
                              f"{log.context_len:,}-token context it serves: a long request cannot run, and a "
@@ -57,6 +61,9 @@ def summarise_sglang(log: Any, command: str | None) -> Summary:
         from .context import context
         from .stops_at import ends_at_setup
         findings += ends_at_setup(context().paste, "SGLang")
+    elif not log.ready and not any(f.level in ("warn", "fail") for f in findings):
+        findings.append(info(f"{NO_ERROR_SEEN}, and SGLang's `The server is fired up and ready to roll!` is not "
+                             "among them: they do not say whether the server came up; its lines after these do."))
     if log.ready:
         from .context import context
         from .stops_at import ready_tail

@@ -24,7 +24,7 @@ CMD = "lspci"
 
 # ``cls`` holds the blanks around the class name (callers strip it): one possessive run instead of
 # blanks, a lazy name and optional blanks again, which backtracked cubically on a long run of blanks.
-_DEV_RE = re.compile(r"^(?P<addr>(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])(?=\s)"
+_DEV_RE = re.compile(r"^(?:[A-Z][a-z]{1,15}:\s{1,4})?(?P<addr>(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])(?=\s)"
                      r"(?P<cls>[^:\[]{2,}+)(?:\[(?P<clsid>[0-9a-fA-F]{4})\])?:\s+(?P<desc>.*)$")
 _LINK_RE = re.compile(r"^\s*(?P<kind>LnkCap|LnkSta):\s*(?P<body>.*)$")
 # every LnkCap/LnkSta on a line (grep'd one-line forms: ``LnkCap: Port #0, Speed 16GT/s, Width x16 LnkSta: ...``);
@@ -100,6 +100,8 @@ class PciDevice:
     aspm: str | None = None  # ``LnkCtl: ASPM Disabled;``: the power-saving link states the OS enabled (a setting)
     target_gt_s: float | None = None  # ``LnkCtl2: Target Link Speed: 32GT/s``: the speed the link may train to
     port: str | None = None  # ``Express (v2) Root Port``: a port's role (Root, Downstream, Upstream Port); None: an endpoint
+    corrected: tuple[str, ...] = ()  # AER ``CESta:`` bits set (``BadTLP``, ``RxErr``...): corrected errors latched
+    uncorrected: tuple[str, ...] = ()  # AER ``UESta:`` bits set (``UnsupReq``, ``CmpltTO``...): uncorrected ones
     """The controls its ``ACSCtl:`` line turns on (``ReqRedir``, ``CmpltRedir``...; () when every one is off), None
     without that line (a bridge or port with Access Control Services shows it)."""
 
@@ -230,7 +232,8 @@ def parse_lspci_vv(text: str) -> list[PciDevice]:
             if s.lstrip().startswith(("-[", "+-", "\\-")):
                 raise fail_on_line(CMD, line, "this is the `lspci -t` tree, which shows no link widths; run "
                                    "`sudo lspci -vv -d 10de:` for LnkCap/LnkSta")
-            if s[:1].isspace() or s.strip() == "--" or s.strip().startswith(("Capabilities:", "Dev", "Lnk")):
+            if s[:1].isspace() or s.strip() == "--" or s.strip().startswith(("Capabilities:", "Dev", "Lnk")) \
+                    or _RULE_RE.fullmatch(s.strip()):  # (a script's rule between its blocks: vv004)
                 continue  # a block pasted without its device line: its link lines open an unnamed device
             raise fail_on_line(CMD, line, "expected a device line like `01:00.0 VGA compatible controller: ...`")
         if "<access denied>" in s:
@@ -249,6 +252,9 @@ def parse_lspci_vv(text: str) -> list[PciDevice]:
         if kd:
             devices[-1]["driver" if kd.group("what") == "driver in use" else "modules"] = kd.group("name").strip()
             continue
+        if s.lstrip().startswith(("CESta:", "UESta:")):  # AER's latched error bits (blind batch vv006: BadTLP+)
+            devices[-1]["corrected" if s.lstrip().startswith("CE") else "uncorrected"] = tuple(_ACS_ON_RE.findall(s))
+            continue
         lk = _LINK_RE.match(s)
         if lk:
             key = lk.group("kind").lower()
@@ -262,6 +268,7 @@ def parse_lspci_vv(text: str) -> list[PciDevice]:
 
 
 _ACS_ON_RE = re.compile(r"\b([A-Za-z]++)\+")
+_RULE_RE = re.compile(r"[=_-]{8,400}")
 _PORT_RE = re.compile(r"^\s{0,40}Capabilities: \[[0-9a-f]{1,4}\] Express \(v\d\) (Root Port|Downstream Port|Upstream Port)\b")
 _LNKCTL_RE = re.compile(r"^\s*+LnkCtl(?::\s*+ASPM (?P<aspm>[^;\n]{1,40})|2:\s*+Target Link Speed:\s*+(?P<target>[\d.]{1,6})GT/s"
                         r"|\d?:)")

@@ -185,6 +185,7 @@ class PerftestRun:
     remote_gid_ipv4: str | None = None
     zero_gids: tuple[str, ...] = ()
     link_local_gids: tuple[str, ...] = ()  # the sides whose GID is a link-local IPv6 one (fe80::, `254:128:...`)
+    same_gid: bool = False  # the local and the remote GID are one, not all zeros: a loopback on one port (blind vw010)
     run_infinitely: bool = False
     complete: bool = False
     truncated: bool = False
@@ -387,6 +388,7 @@ class _Run:
             rows=tuple(self.rows), local_gid_ipv4=ipv4_of_gid(self.gids.get("local", "")),
             remote_gid_ipv4=ipv4_of_gid(self.gids.get("remote", "")), run_infinitely=self.run_inf,
             zero_gids=tuple(side for side, g in self.gids.items() if g.strip(":0") == ""),
+            same_gid=len(self.gids) == 2 and len(set(self.gids.values())) == 1 and bool(self.gids["local"].strip(":0")),
             link_local_gids=tuple(side for side, g in self.gids.items() if g.lower().split(":")[:2] in (["254", "128"],
                                                                                                          ["fe", "80"])),
             complete=self.dashes_after_rows, truncated=truncated, header=dict(self.header),

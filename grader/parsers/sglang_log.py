@@ -29,6 +29,7 @@ TAG_RE = re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: (?:TP|DP|PP|EP)\d{1,3
 _TOTAL_RE = re.compile(r"total GPU memory per device \(MiB\): \[(?P<mib>\d+)")
 _LOAD_BEGIN_RE = re.compile(r"^Load weight begin\. avail mem=(?P<gib>\d+(?:\.\d+)?) GB")
 _LOAD_END_RE = re.compile(r"^Load weight end\.[^\n]{0,200}?mem usage=(?P<gib>\d+(?:\.\d+)?) GB")
+_POOL_END_RE = re.compile(r"^Memory pool end\. avail mem=(?P<gib>\d+(?:\.\d+)?) GB")
 _KV_RE = re.compile(r"^KV Cache is allocated\. #tokens: (?P<tokens>\d+)")
 _BUDGET_RE = re.compile(r"^max_total_num_tokens=(?P<tokens>\d+),[^\n]{0,300}?\bcontext_len=(?P<context>\d+)")
 _RUNNING_RE = re.compile(r"\bmax_running_requests=(?P<n>\d+)")
@@ -53,6 +54,7 @@ class SglangLog:
     total_mib: int | None = None
     free_at_load_gib: float | None = None
     weights_gib: float | None = None
+    free_after_pool_gib: float | None = None  # ``Memory pool end. avail mem=16.08 GB``: left after the KV pool
     kv_tokens: int | None = None
     context_len: int | None = None
     args: tuple[tuple[str, str], ...] = ()
@@ -93,6 +95,8 @@ def parse_sglang_log(text: str) -> SglangLog:
             found.setdefault("weights_gib", float(m.group("gib")))
         elif m := _KV_RE.match(msg):
             found.setdefault("kv_tokens", int(m.group("tokens")))
+        elif m := _POOL_END_RE.match(msg):
+            found.setdefault("free_after_pool_gib", float(m.group("gib")))
         elif m := _BUDGET_RE.match(msg):
             found["kv_tokens"] = int(m.group("tokens"))
             found["context_len"] = int(m.group("context"))

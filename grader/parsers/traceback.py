@@ -15,7 +15,7 @@ from .common import ParseError, clean_lines, strip_log_prefix
 
 HEADER = "Traceback (most recent call last):"
 FRAME_RE = re.compile(r'^\s*File "(?P<file>[^"\n]{1,400})", line (?P<line>\d{1,7})(?:, in (?P<func>\S{1,200}))?')
-CUT_FRAME_RE = re.compile(r'^(?P<file>[\w.-]{1,100}(?:/[\w.-]{1,100}){0,20}\.py)", line (?P<line>\d{1,7}), in (?P<func>\S{1,200})$')
+CUT_FRAME_RE = re.compile(r'^(?P<file>[\w.+-]{1,100}(?:/[\w.+-]{1,100}){0,20}\.py)", line (?P<line>\d{1,7}), in (?P<func>\S{1,200})\s*$')
 """A frame whose start the paste cut off (``tensorrt_llm/runtime/model_runner.py", line 81, in read_config``): read as
 the first frame of a paste that begins there (blind batch vt007)."""
 # the exception line: a class name Python's own exceptions and libraries' end in, dotted or not, with its message

@@ -451,8 +451,8 @@ _LOG_PREFIXES = (
     r"\[\d+,\d+\]<(?:stdout|stderr|stddiag)>:\s?",
     # MPICH/Hydra -prepend-rank "[0] ", torchrun --tee "[default0]:" / "[rank0]:"
     r"\[(?:default|rank)?\d+\]:\s?|\[\d+\]\s+(?=\S)",
-    # Ray worker prefixes: (RayWorkerWrapper pid=123, ip=10.0.0.2) (EngineCore_DP0 pid=9)
-    r"\([\w.:-]+ pid=\d+(?:, ip=[0-9A-Fa-f.:]+)?\)\s*",
+    # Ray worker prefixes: (RayWorkerWrapper pid=123, ip=10.0.0.2) (EngineCore_DP0 pid=9); SkyPilot's (head, rank=0, pid=3808)
+    r"\([\w.:-]+ pid=\d+(?:, ip=[0-9A-Fa-f.:]+)?\)\s*|\([\w.-]{1,40}, rank=\d{1,5}, pid=\d{1,9}(?:, ip=[0-9A-Fa-f.:]{2,45})?\)\s*",
     # timestamps: 2025-11-19T10:00:00.123456789Z, [2025-11-19 10:00:00,123], docker/kubectl logs
     r"\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?\s+",
     # docker compose: "vllm-head-1  | "; journalctl: "Feb 10 14:39:57 debian ollama[1538]: " (a program with its pid)

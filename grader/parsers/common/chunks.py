@@ -477,14 +477,17 @@ def drop_resolved(line: str) -> str:
     return "".join(out)
 
 
-def take_prints_above(segs: list[Segment], known: Callable[[str], list]) -> None:
+def take_prints_above(segs: list[Segment], known: Callable[[str], list], logs: frozenset[str]) -> None:
     """Give a program's few prints (at most 3 lines no kind reads) to the output just below them, in place: to a
-    Python traceback, or to an NCCL log under a command line (blind batch vt008: TensorRT-LLM's `MPI size: 1, rank: 0`
-    above its traceback; vq005: an MPI program's `The local rank is: 0` above its NCCL lines). Not where ``known``
-    (reported faults) finds one in them: those stand in a section of their own."""
+    Python traceback, or to an NCCL log or nccl-tests table under a command line (blind batch vt008: TensorRT-LLM's `MPI
+    size: 1, rank: 0` above its traceback; vq005: an MPI program's `The local rank is: 0` above its NCCL lines; vx009:
+    SkyPilot's `All nodes: ...` above the table). Not where ``known``
+    (reported faults) finds one in them: those stand in a section of their own. And a traceback's frame or two the
+    paste cut at its start, above a log whose reader reads its tracebacks (``logs``: vLLM's), to that log (vu005)."""
     for j in range(len(segs) - 2, -1, -1):
         above, below = segs[j], segs[j + 1]
         if above.kind is None and 0 < above.n_content <= 3 and not below.command and (
-                below.kind == "python-traceback" or above.command and below.kind == "nccl-log") \
-                and not known("\n".join(above.lines)):
+                below.kind == "python-traceback" or above.command and below.kind in ("nccl-log", "nccl-tests")) \
+                and not known("\n".join(above.lines)) \
+                or j == 0 and above.kind == "python-traceback" and above.n_content <= 2 and below.kind in logs:
             below.take_above(segs.pop(j))
