@@ -86,8 +86,9 @@ def _oom_not_served(log: VllmLog | None, values: Mapping[str, Any], text: str) -
 
 _CUDA_ERROR_CLASSES = (
     ("oom", re.compile(r"out of memory")),
+    ("timeout", re.compile(r"launch timed out")),  # (cudaErrorLaunchTimeout: the display watchdog, break-it 28 F4c)
     ("kernel", re.compile(r"device-side assert|launch failure|misaligned address|illegal (?:memory access|instruction|address)"
-                          r"|launch timed out|an illegal|unspecified launch|hardware stack error|exception on device")),
+                          r"|an illegal|unspecified launch|hardware stack error|exception on device")),
     ("image", re.compile(r"no kernel image|invalid device function|unsupported ptx|PTX JIT")),
     ("device", re.compile(r"initiali[sz]ation error|no CUDA-capable device|driver version is insufficient|system not yet "
                           r"initiali[sz]ed|forward compatibility|unknown error|invalid device ordinal|ECC|uncorrectable")),
@@ -108,8 +109,17 @@ def _cuda_error_class(log: VllmLog | None, values: Mapping[str, Any], text: str)
 _GGML_OOM_RE = re.compile(r"allocating (?P<mib>[\d.]{1,12}) MiB on device (?P<dev>\d{1,3}): cudaMalloc failed")
 _PP_RETRY_FAILED_RE = re.compile(r"failed to allocate compute buffers|cudaMalloc failed|failed to (?:create|initiali[sz]e) "
                                  r"(?:the )?context|failed to load model|error loading model")
+_LLAMA_SERVING_RE = re.compile(r"\bmodel loaded\b|server is listening|all slots are idle|starting the main loop")
+"""What llama.cpp's server prints once the model loaded and it serves (an allocation after it is a request's)."""
 _LLAMA_WENT_ON_RE = re.compile(r"load_model: initializing|model loaded|server is listening|llama_kv_cache|"
                                r"compute buffer size|starting the main loop|all slots are idle")
+
+
+def _retry_went_on(paste: str, at: int) -> tuple[bool, re.Match[str] | None]:
+    """Whether llama.cpp's retry without pipeline parallelism at ``at`` held (no allocation failed again before the load
+    went on: a later failure is a request's, at run time: break-it 28 F3), and the line that shows the load going on."""
+    went = _LLAMA_WENT_ON_RE.search(paste, at)
+    return _PP_RETRY_FAILED_RE.search(paste, at, went.start() if went else len(paste)) is None, went
 
 
 def _pp_retry_held(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
@@ -118,14 +128,31 @@ def _pp_retry_held(log: VllmLog | None, values: Mapping[str, Any], text: str) ->
     the first line after it that shows the load going on (blind batch vt010: the server initialising its slot)."""
     paste = context().paste or text
     at = paste.find("retrying without pipeline parallelism")
-    if at < 0 or _PP_RETRY_FAILED_RE.search(paste, at):
+    held, went = _retry_went_on(paste, at) if at >= 0 else (False, None)
+    if not held:
         return None
     oom = None
     for oom in _GGML_OOM_RE.finditer(paste, 0, at):
         pass
-    went = _LLAMA_WENT_ON_RE.search(paste, at)
     return {**({"mib": oom["mib"], "dev": oom["dev"]} if oom else {}),
             **({"went_on": _line_at(paste, went.start()).strip()[:160]} if went else {})}
+
+
+def _ggml_oom_unretried(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """The last of ggml's failed allocations that no held retry without pipeline parallelism covers (its ``mib``,
+    ``dev`` and line), and ``after_load`` where the load had gone on before it (a request's buffer at run time); None
+    where every one was retried and held (break-it 28 F3: the load's retried allocation, then a prompt's failing)."""
+    paste = context().paste or text
+    left = None
+    for m in _GGML_OOM_RE.finditer(paste):
+        retry = paste.find("retrying without pipeline parallelism", m.end(), m.end() + 600)
+        if retry < 0 or not _retry_went_on(paste, retry)[0]:
+            left = m
+    if left is None:
+        return None
+    loaded = _LLAMA_SERVING_RE.search(paste, 0, left.start())
+    return {"mib": left["mib"], "dev": left["dev"], "line": _line_at(paste, left.start()).strip(),
+            **({"after_load": ""} if loaded else {})}
 
 
 MEMORY_DETAILS: dict[str, Callable[..., dict[str, Any] | None]] = {
@@ -133,5 +160,6 @@ MEMORY_DETAILS: dict[str, Callable[..., dict[str, Any] | None]] = {
     "oom_not_served": _oom_not_served,
     "cuda_error_class": _cuda_error_class,
     "pp_retry_held": _pp_retry_held,
+    "ggml_oom_unretried": _ggml_oom_unretried,
 }
 """The details of this module, by the names checks/diagnoses.toml gives them (merged into PASTE_DETAILS)."""

@@ -458,8 +458,21 @@ def _task_demand(log: VllmLog | None, values: Mapping[str, Any], text: str) -> d
                                for m in _RAY_DEMAND_RE.finditer(paste)) else None
 
 
+_MPI_SIZE_RE = re.compile(r"\bMPI size: (?P<n>\d{1,5}), rank: \d{1,5}")
+
+
+def _mpi_size(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Always applies: TensorRT-LLM's `MPI size: N` where the paste prints it, as ``mpi`` with a flag for one rank
+    (``mpi_one``: a process started alone) or several (``mpi_many``: mpirun -n another count than the engine's: break-it
+    28 F10); ``mpi_unseen`` without the line."""
+    m = _MPI_SIZE_RE.search(context().paste or text)
+    n = int(m["n"]) if m else None
+    return {"mpi_unseen": ""} if n is None else {"mpi": n, "mpi_one" if n == 1 else "mpi_many": ""}
+
+
 PASTE_DETAILS: dict[str, Callable[..., dict[str, Any] | None]] = {
     **MEMORY_DETAILS,
+    "mpi_size": _mpi_size,
     "task_demand": _task_demand,
     "nccl_went_on": _nccl_went_on,
     "nccl_init_stopped": _nccl_init_stopped,

@@ -1911,3 +1911,8 @@ EXAMPLES.update({  # session 43: a checkpoint tensor the model has no parameter 
                                   "ERROR 02-21 11:25:10 worker_base.py:581] KeyError: "
                                   "'model.layers.55.mlp.experts.w2_weight_scale_inv'\n",
 })
+
+
+EXAMPLES.update({  # session 43: vLLM's distributed sanity check passed (blind batch vx003)
+    "vllm-sanity-check-passed": BANNER + "vLLM NCCL is successful!\nvLLM NCCL with cuda graph is successful!\n",
+})

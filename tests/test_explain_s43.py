@@ -390,3 +390,140 @@ def test_sglang_weights_end_line_alone_is_read():
     said = _said(_read("vu004"))
     assert any("The weights loaded, 40.46 GB on each GPU" in m for _, m in said)
     assert any("do not say whether the server came up" in m for _, m in said) and _worst(said) == "info"
+
+
+# ---------------------------------------------------------------- break-it 28's probes (variations of real outputs)
+
+_BW_ALL = ("$ ./bandwidthTest --device=all\n[CUDA Bandwidth Test] - Starting...\n\n!!!!!Cumulative Bandwidth to be computed "
+           "from all the devices !!!!!!\n\nRunning on...\n\n Device 0: NVIDIA GeForce RTX 3090\n Device 1: NVIDIA GeForce "
+           "RTX 3090\n Quick Mode\n\n Host to Device Bandwidth, 2 Device(s)\n PINNED Memory Transfers\n   Transfer Size "
+           "(Bytes)        Bandwidth(GB/s)\n   32000000                     31.4\n\n Device to Host Bandwidth, 2 Device(s)\n"
+           " PINNED Memory Transfers\n   Transfer Size (Bytes)        Bandwidth(GB/s)\n   32000000                     33.9"
+           "\n\nResult = PASS\n")
+
+
+def test_bandwidth_test_of_all_devices_is_a_sum_not_one_link():
+    """`--device=all` prints the devices' sum (cuda-samples: `Cumulative Bandwidth`): 31.4 GB/s over two 3090s is 15.7
+    a card, under a Gen4 x16 link: at least one card short, never one link's `full rate`."""
+    said = _said(_BW_ALL)
+    assert any("summed over 2 devices" in m and "15.7 GB/s a card" in m for level, m in said if level == "warn")
+    assert not any("full rate" in m for _, m in said)
+
+
+def test_bandwidth_test_csv_rows_are_read():
+    """`bandwidthTest --csv` (cuda-samples' printResultsCSV): an RTX 4090 at 3.2 GB/s each way is a narrow link."""
+    text = ("$ ./bandwidthTest --csv\n[CUDA Bandwidth Test] - Starting...\nRunning on...\n\n Device 0: NVIDIA GeForce RTX "
+            "4090\n Quick Mode\n\nbandwidthTest-H2D-Pinned, Bandwidth = 3.2 GB/s, Time = 0.00995 s, Size = 32000000 "
+            "bytes, NumDevsUsed = 1\nbandwidthTest-D2H-Pinned, Bandwidth = 3.3 GB/s, Time = 0.00970 s, Size = 32000000 "
+            "bytes, NumDevsUsed = 1\nResult = PASS\n")
+    assert any("host to device 3.2 GB/s" in m for level, m in _said(text) if level == "warn")
+
+
+def test_bandwidth_test_of_small_copies_says_nothing_of_the_link():
+    """A range of 1-81 KB copies: each copy's fixed cost bounds them; no link verdict."""
+    text = _read("vr005").replace("32000000                     26.8", "81000                     14.2").replace(
+        "32000000                     26.3", "81000                     15.0")
+    said = _said(text)
+    assert _worst(said) in ("ok", "info") and any("Every copy here is under 4,000,000 bytes" in m for _, m in said)
+
+
+def test_bandwidth_test_on_a_gb10_is_no_pcie_reading():
+    """A GB10's CPU and GPU share memory over NVLink-C2C: no PCIe figure applies to its copies."""
+    said = _said(_read("vr005").replace("NVIDIA RTX 6000 Ada Generation", "NVIDIA GB10"))
+    assert any("no PCIe link between them" in m for _, m in said) and not any("Gen5" in m for _, m in said)
+
+
+def test_shm_hops_of_a_run_with_p2p_off_are_the_settings():
+    """vq004's lines with `NCCL_P2P_DISABLE set by environment to 1`: the SHM hops are the setting's, no warning."""
+    env = "dbaaa2700fd2:1890:1890 [0] NCCL INFO NCCL_P2P_DISABLE set by environment to 1\n"
+    assert not any("SHM:" in m for _, m in _said(env + _read("vq004"), host="other", nodes=1))
+
+
+def test_a_pair_over_p2p_in_another_run_is_no_shm_hop():
+    """The same pairs over P2P elsewhere in the paste (another communicator): no SHM hop to warn of."""
+    text = _read("vq004") + ("dbaaa2700fd2:1891:1891 [1] NCCL INFO Channel 02 : 1[1] -> 2[2] via P2P/CUMEM/read\n"
+                             "dbaaa2700fd2:1893:1893 [3] NCCL INFO Channel 02 : 3[3] -> 0[0] via P2P/CUMEM/read\n")
+    assert not any("SHM:" in m for _, m in _said(text, host="other", nodes=1))
+
+
+def test_a_later_runtime_oom_after_a_held_retry_is_the_failure():
+    """vt010, then the server up and a 1,536 MiB allocation failing on device 0 at run time: the retry is a warning,
+    the later allocation the failure, said as after the model loaded."""
+    text = _read("vt010") + ("1.07.400.000 I main: model loaded\n1.07.400.100 I main: server is listening on "
+                             "http://127.0.0.1:8080\n1.58.002.117 E ggml_backend_cuda_buffer_type_alloc_buffer: allocating "
+                             "1536.00 MiB on device 0: cudaMalloc failed: out of memory\n")
+    said = _said(text)
+    fails = [m for level, m in said if level == "fail"]
+    assert len(fails) == 1 and "1536.00 MiB on GPU 0" in fails[0] and "after the model had loaded" in fails[0]
+    assert any("retried without it" in m for level, m in said if level == "warn")
+
+
+def test_an_sxm_gpu_with_every_nvlink_down_fails():
+    """An HGX H100 whose one GPU prints `all links are inActive` beside seven with 18 links: a fault, not a bridge."""
+    up = "".join(f"\t Link {k}: 26.562 GB/s\n" for k in range(18))
+    text = "$ nvidia-smi nvlink -s\n" + "".join(
+        f"GPU {i}: NVIDIA H100 80GB HBM3 (UUID: GPU-{i}0000000-0000-0000-0000-000000000000)\n"
+        + ("NVML: Unable to retrieve NVLink information as all links are inActive\n" if i == 3 else up) for i in range(8))
+    said = _said(text, host="other")
+    assert any(m.startswith("GPU 3 (NVIDIA H100 80GB HBM3): no NVLink link active") for level, m in said if level == "fail")
+
+
+def test_rays_5_second_gcs_warning_then_the_driver_going_on_is_no_failure():
+    """vt006's first three lines, then the core worker constructed and the program's results: the GCS came up."""
+    head = "".join(_read("vt006").splitlines(keepends=True)[:3])
+    text = head + ("[2022-09-08 17:15:38,114 I 46829 46829] core_worker_process.cc:181: Constructing CoreWorkerProcess. "
+                   "pid: 46829\ntask result: 2\n")
+    assert not any(level == "fail" for level, _ in _said(text))
+
+
+def test_a_launch_timeout_is_the_display_watchdog():
+    """`CUDA error: the launch timed out and was terminated` (cudaErrorLaunchTimeout): a watchdog, not a kernel bug."""
+    text = ("CUDA error: the launch timed out and was terminated\n  current device: 0, in function "
+            "ggml_backend_cuda_synchronize at D:\\a\\llama.cpp\\ggml\\src\\ggml-cuda\\ggml-cuda.cu:2520\n")
+    msg = next(m for level, m in _said(text) if level == "fail")
+    assert "watchdog" in msg and "enforce-eager" not in msg
+
+
+def test_busbw_far_under_its_nics_still_warns():
+    """vq009 with every busbw and algbw figure cut by 8: four GDRDMA NICs carrying about 11 Gb/s each is far under any
+    RDMA NIC's line rate: the warning stays."""
+    import re as _re
+
+    def eighth(m: "_re.Match[str]") -> str:
+        cols = m.group(0).split()
+        for k in (5, 6, 9, 10):
+            if k < len(cols):
+                cols[k] = f"{float(cols[k]) / 8:.2f}"
+        return "  ".join(cols)
+
+    text = _re.sub(r"(?m)^\S*<stdout>:\s+\d+\s+\d+\s+float\s+sum\s+.*$",
+                   lambda m: m.group(0).split(":", 1)[0] + ":" + eighth(_re.match(r".*", m.group(0).split(":", 1)[1])),
+                   _read("vq009"))
+    said = _said(text, host="other", nodes=2)
+    assert any("busbw levels off at" in m for level, m in said if level == "warn"), said
+
+
+def test_trtllm_too_many_ranks_is_said_as_such():
+    """`MPI size: 4` for a TP2 engine: mpirun started another count, not one plain process."""
+    text = _read("vt008").replace("MPI size: 1, rank: 0", "MPI size: 4, rank: 0")
+    msg = next(m for level, m in _said(text) if level == "fail")
+    assert "this run has 4 MPI ranks" in msg and "one plain process" not in msg
+
+
+def test_a_builtins_print_above_an_nccl_log_stays_its_own():
+    """`$ ulimit -l` and its `64` above an NCCL log: another command's output, not the log's."""
+    text = "$ ulimit -l\n64\n" + "".join(_read("vq005").splitlines(keepends=True)[4:5]) + \
+        "ubuntu:1482:1482 [0] NCCL INFO NCCL version 2.22.3+cuda12.5\n"
+    assert [s.command for s in explain(text, host="other")][0] == "ulimit -l"
+
+
+def test_a_destructors_traceback_at_exit_is_not_what_stopped_it():
+    """A KeyError in load_weights, then `Exception ignored in: <function LLM.__del__ ...>` and its traceback: the
+    KeyError is read, not counted with the destructor's as two ranks'."""
+    text = ("Traceback (most recent call last):\n  File \"/x/vllm/model_executor/models/qwen2_moe.py\", line 531, in "
+            "load_weights\n    param = params_dict[name]\nKeyError: 'model.layers.0.mlp.experts.w13_weight_scale'\n"
+            "Exception ignored in: <function LLM.__del__ at 0x7f3b2c1d8e00>\nTraceback (most recent call last):\n  File "
+            "\"/x/vllm/entrypoints/llm.py\", line 318, in __del__\nAttributeError: 'LLM' object has no attribute "
+            "'llm_engine'\n")
+    tb = parse_traceback(text)
+    assert tb.exception.startswith("KeyError:") and tb.repeated == 0

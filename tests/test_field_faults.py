@@ -1104,6 +1104,9 @@ NVML_PEER = ("ucpe-resource033018034100:6896:7103 [1] misc/nvmlwrap.cc:187 NCCL 
 # er0080/vllm-benchmarking (blind batch vp002): --max-model-len 999999 for opt-125m
 MAX_LEN_OVER = ("(APIServer pid=1)   Value error, User-specified max_model_len (999999) is greater than the derived "
                 "max_model_len (max_position_embeddings=2048.0 or model_max_length=None in model's config.json).\n")
+SANITY_OK = "vLLM NCCL is successful!\nvLLM NCCL with cuda graph is successful!\n"  # vLLM's test.py (vx003): a note
+PP_RETRY = ("W sched_reserve: compute buffer allocation failed, retrying without pipeline parallelism\n"
+            "I srv    load_model: initializing, n_slots = 1\n")  # llama.cpp#26297 (blind batch vt010): a warning
 ROCM_FAULT = ("Memory access fault by GPU node-5 (Agent handle: 0x460e3a50) on address 0x7ec4dfe0e000. Reason: Write "
               "access to a read-only page.\n")  # vllm#35169 (blind batch vu003)
 WEIGHTS_KEY = ("ERROR 05-20 09:55:25 [worker_base.py:620]     param = params_dict[name]\nERROR 05-20 09:55:25 "
@@ -1541,7 +1544,7 @@ def test_every_known_error_line_is_read_here():
                                         NOT_REGISTERED_CAME_UP, API_REBOOTED, KILLED_TIMEOUT, SSH_RETRIED, MOE_DEFAULT,
                                         C10D_CONNECTED, DASHBOARD_LOOPBACK, NA_PARSE, TRT_BENCH, NGC_GPU_SHOWN, CGRAPH_SERVED, NODE_STOPPED, HTTP_400,
                                         C10D_RETRY, KV_ABORTED, NVTOP_GEN1, PL_SET_ONESHOT, GPUD_FALLBACK, GPUD_HEALTHY, XML_P8, XTRACE,
-                                        IBLINKINFO, GPUD_RECOVERED]
+                                        IBLINKINFO, GPUD_RECOVERED, PP_RETRY, SANITY_OK]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently

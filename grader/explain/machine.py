@@ -106,7 +106,8 @@ register(KindSpec(
 register(KindSpec(  # its section and row lines inside it; the rows (a size and a rate) only there
     name="bandwidth-test", parse=parse_bandwidth_test, summarise=judge("bandwidth_test", "summarise_bandwidth_test"),
     programs=("bandwidthTest",), starts=re.compile(r"^\[CUDA Bandwidth Test\] - Starting"), line=re.compile(
-        r"^\[CUDA Bandwidth Test\] - Starting|^(?:Host to Device|Device to Host|Device to Device) Bandwidth, \d{1,3} Device"),
+        r"^\[CUDA Bandwidth Test\] - Starting|^(?:Host to Device|Device to Host|Device to Device) Bandwidth, \d{1,3} Device"
+        r"|^bandwidthTest-(?:H2D|D2H|D2D)\b"),
     inner=re.compile(r"^(?:Running on|Device \d{1,3}: |(?:Quick|Range|Shmoo) Mode$|(?:PINNED|PAGEABLE|WRITE-COMBINED) Memory "
                      r"Transfers|Transfer Size \(Bytes\)|\d{1,13}\s+\d{1,7}(?:\.\d{1,4})?$|Result = )")))
 

@@ -20,7 +20,7 @@ from .gpu_notes import (staged_latency, compute_p2, no_p2p_level, lone_without_n
                         nvlink_capabilities, p2p_model_pairs, table_all_well, display_gpus, table_notes, unavailable_fields, mixed_table, wsl_driver, na_cells, topo_layout, one_gpu_layout)
 from .gpu_memory_health import memory_health
 from .model import Finding, Summary
-from .topo_notes import bridge_pairs_note, nvlink_meshed, odd_nvlink_pair, one_numa_node, switch_board_short
+from .topo_notes import unlinked_gpu, bridge_pairs_note, nvlink_meshed, odd_nvlink_pair, one_numa_node, switch_board_short
 
 
 def _tgp_words(name: str | None) -> str | None:
@@ -469,9 +469,7 @@ def summarise_nvlink(st: Any, command: str | None) -> Summary:
                              "say this; the cards then talk over PCIe (`nvidia-smi topo -m` shows the path)."))
     for g in st.gpus:
         findings += nvlink_capabilities(g)
-        if not g.links and g.all_inactive and any(x.active for x in st.gpus):  # beside bridged GPUs (vr009)
-            findings.append(info(f"GPU {g.index} ({g.name}): no NVLink link active (nvidia-smi: all links are "
-                                 "inActive): no bridge on it, or one not seated; it reaches the others over PCIe."))
+        findings += unlinked_gpu(g, st)
         if not g.links:
             continue
         speeds = sorted({gbs for _, gbs in g.links if gbs is not None})
@@ -577,7 +575,9 @@ def summarise_p2p_test(t: Any, command: str | None) -> Summary:
                                  + "). The path between those cards (a PCIe switch with ACS on, the IOMMU, or a narrow "
                                  "slot) holds it back: run NCCL with NCCL_P2P_DISABLE=1 until the platform is fixed."))
         elif off:
-            findings.append(ok(f"P2P copies beat the path through host memory: {said}" + (f"; {_span(bi_on)} both ways "
+            findings.append(ok(("P2P copies beat the path through host memory" if rate >= max(off.values()) else "One "
+                                "way both paths run at the cards' full link, and P2P gains both ways together")  # (F14)
+                               + f": {said}" + (f"; {_span(bi_on)} both ways "
                                f"together with P2P, {_span(bi_off)} through host memory" if way == "uni" and bi_on and bi_off else "")
                                + ". (This test does not check the data that arrives; CUDA samples' simpleP2P does.)"))
         else:

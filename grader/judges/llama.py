@@ -63,7 +63,7 @@ def gpu_findings(devices: list[str], alone: bool = False, found: int | None = No
     where one GPU is found, off a Spark: whether the machine has another, hidden from it, is another output's to say.
     ``found``: the count llama.cpp printed, where the paste lists fewer (a list cut with ``...``: blind batch vt003)."""
     n = len(devices)
-    if found and found > n:
+    if found and found > n > 0:  # (none listed in the CUDA shape: ROCm's `gfx1100` lines, break-it 28 F8: no claim)
         return [info(f"llama.cpp found {found} GPUs; the paste lists {n} of them: {', '.join(devices)}.")]
     out = [info(f"llama.cpp found {n} GPU{'s' if n > 1 else ''}: {', '.join(devices)}"
                 + ("; it can use only that one GPU. A second GPU in the machine, if there is one, is not visible to "

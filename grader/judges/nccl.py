@@ -205,13 +205,12 @@ def _transport_findings(log: NcclLog, verdict: str, spark: bool | None = None) -
                 "lines, or nNodes in NCCL's `comm ... nRanks ... nNodes` line, decide (or `explain --nodes N`). For a "
                 f"run across machines: {cause}"))
         out += _socket_iface_notes(log)
-    elif verdict in ("P2P", "SHM") and (spanned or 0) > 1 and " via NET/" not in (context().paste or ""):  # (vq009)
-        # the hops inside each machine; those between not shown (where the paste shows them, their section says it)
-        ranks = f" of {log.nranks} ranks" if log.nranks else ""
-        out.append(info(f"The channel lines here all go {verdict} (inside one machine): those are the hops between "
+    elif verdict in ("P2P", "SHM") and (spanned or 0) > 1:  # the hops inside each machine; those between not shown
+        ranks = f" of {log.nranks} ranks" if log.nranks else ""  # (where the paste shows them, their section says it)
+        out += [] if " via NET/" in (context().paste or "") else [info(f"The channel lines here all go {verdict} (inside one machine): those are the hops between "
                         f"ranks on the same machine. The communicator{ranks} spans {spanned} machines: the channels "
                         "between machines (`via NET/IB` or `via NET/Socket`) are not in this excerpt, so it does not "
-                        "say which network carried them; paste those lines, or NCCL's `NET/IB : Using` line."))
+                        "say which network carried them; paste those lines, or NCCL's `NET/IB : Using` line.")]
     elif verdict == "P2P":
         out.append(info("Every channel went P2P (GPU to GPU inside one machine, over NVLink or PCIe): normal inside a "
                         "machine" + direct_pointer_note(log) + "; no network was used, so this log says nothing about " + (

@@ -127,9 +127,13 @@ def shm_hops(log: NcclLog, parts: list[str]) -> list[Finding]:
     SHM hops (rank pairs) named, a warning, since each ring channel crosses them at host-memory speed (blind batch
     vq004: NVLink pairs 0-1 and 2-3, the ring's 1 -> 2 and 3 -> 0 over SHM). [] where NET is among ``parts`` (the
     machines' own hops) or no hop is SHM."""
-    if sorted(parts) != ["P2P", "SHM"]:
+    if sorted(parts) != ["P2P", "SHM"] or {"NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL"} & set(log.env_settings):
+        return []  # (P2P turned off or limited by the environment: the SHM hops are the setting's)
+    p2p = {frozenset((c.src_rank, c.dst_rank)) for c in log.channels if c.transport == "P2P"}  # (another run's, vq004's
+    hops = sorted({(c.src_rank, c.dst_rank) for c in log.channels  # pair over P2P: break-it 28 F2)
+                   if c.transport == "SHM" and frozenset((c.src_rank, c.dst_rank)) not in p2p})
+    if not hops:
         return []
-    hops = sorted({(c.src_rank, c.dst_rank) for c in log.channels if c.transport == "SHM"})
     said = ", ".join(f"{a} -> {b}" for a, b in hops[:8]) + (" ..." if len(hops) > 8 else "")
     return [warn(f"Some hops inside this machine go GPU to GPU (P2P) and others through host shared memory (SHM: {said}): "
                  "no P2P between those GPUs (NVLink joins only some pairs, or they sit under different CPUs or PCIe "

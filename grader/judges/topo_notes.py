@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from ..calc.specs import row
-from .common import info, warn
+from .common import fail, info, warn
 from .model import Finding
 
 
@@ -93,3 +93,22 @@ def bridge_pairs_note(st: Any) -> list[Finding]:
                  "other end. An NVLink bridge joins two cards, so these are pairs (each card to one partner), not one "
                  "fabric joining all; `nvidia-smi topo -m` shows which GPU pairs with which (NV# in its matrix) and "
                  "that the others talk over PCIe.")]
+
+
+_SXM_RE = re.compile(r"SXM|HBM3|H200|B[23]00")
+"""Names of GPUs on SXM boards, whose NVLinks the board wires (an HGX's H100 80GB HBM3, H200, B200, B300), unless a
+PCIe card's (``H100 PCIe``, ``H100 NVL``, ``H200 NVL``)."""
+
+
+def unlinked_gpu(g: Any, st: Any) -> list[Finding]:
+    """A GPU of ``nvidia-smi nvlink -s`` with every link inActive beside GPUs whose links are up: on a PCIe card no
+    bridge (siboehm's third RTX A6000, blind batch vr009), a note; on an SXM board, whose NVLinks every GPU has, a fault
+    (break-it 28: one H100 of an HGX board with all 18 down). [] otherwise."""
+    if g.links or not g.all_inactive or not any(x.active for x in st.gpus):
+        return []
+    sxm = _SXM_RE.search(g.name or "") and not re.search(r"PCIe|NVL", g.name or "")
+    return [(fail if sxm else info)(f"GPU {g.index} ({g.name}): no NVLink link active (nvidia-smi: all links are "
+                                    "inActive): " + (
+        "an SXM board wires every GPU's NVLinks, so all of them down is a fault (the GPU, its NVSwitch or the fabric "
+        "manager): `nvidia-smi nvlink -e` and `sudo dmesg | grep -i xid` say more; reset the GPU or reboot, and if it "
+        "stays, report the board." if sxm else "no bridge on it, or one not seated; it reaches the others over PCIe."))]

@@ -15,8 +15,9 @@ vr005)::
      ...
     Result = PASS
 
-Older releases print ``Bandwidth(MB/s)`` (their MB: 2^20 bytes); both are kept as printed, with their unit, and read
-in GB/s (10^9 bytes a second) through :attr:`Transfer.gbs`. ``Range Mode`` and ``Shmoo Mode`` print a row a size.
+Older releases print ``Bandwidth(MB/s)`` (their MB: 2^20 bytes in most, 1,024,000 in CUDA 9-10's: 2.4% apart); both are
+kept as printed, with their unit, and read in GB/s (10^9 bytes a second) through :attr:`Transfer.gbs`. ``Range Mode``
+and ``Shmoo Mode`` print a row a size; ``--csv`` a line a test; ``--device=all`` the rate summed over the devices.
 """
 
 from __future__ import annotations
@@ -36,6 +37,13 @@ _MEMORY_RE = re.compile(r"^(?P<memory>PINNED|PAGEABLE|WRITE-COMBINED) Memory Tra
 _UNIT_RE = re.compile(r"^Transfer Size \(Bytes\)\s+Bandwidth\((?P<unit>GB/s|MB/s)\)")
 _ROW_RE = re.compile(r"^(?P<size>\d{1,13})\s+(?P<rate>\d{1,7}(?:\.\d{1,4})?)$")
 _RESULT_RE = re.compile(r"^Result = (?P<result>PASS|FAIL)\b")
+_CSV_RE = re.compile(r"^bandwidthTest-(?P<way>H2D|D2H|D2D)(?:-(?P<memory>Pinned|Paged|Pageable|WC))?, Bandwidth = "
+                     r"(?P<rate>\d{1,7}(?:\.\d{1,4})?) (?P<unit>GB/s|MB/s), Time = [\d.e-]{1,16} s, Size = (?P<size>\d{1,13}) "
+                     r"bytes, NumDevsUsed = (?P<n>\d{1,3})")
+"""A row of ``bandwidthTest --csv`` (cuda-samples' printResultsCSV): ``bandwidthTest-H2D-Pinned, Bandwidth = 26.8 GB/s,
+Time = 0.00119 s, Size = 32000000 bytes, NumDevsUsed = 1``."""
+_CSV_WAYS = {"H2D": "Host to Device", "D2H": "Device to Host", "D2D": "Device to Device"}
+_CSV_MEMORY = {"Pinned": "PINNED", "Paged": "PAGEABLE", "Pageable": "PAGEABLE", "WC": "WRITE-COMBINED", None: "PINNED"}
 
 _GB_PER_UNIT = {"GB/s": 1.0, "MB/s": 2 ** 20 / 1e9}
 """GB/s (10^9 bytes a second) in one unit as bandwidthTest prints it: its MB/s rows are 2^20 bytes a second (the
@@ -45,13 +53,14 @@ samples' ``(1 << 20)``), its GB/s rows 10^9 (``1e9``, since CUDA 11)."""
 @dataclass(frozen=True)
 class Transfer:
     """One row: ``way`` (``Host to Device``, ``Device to Host``, ``Device to Device``), ``memory`` (``PINNED`` or
-    ``PAGEABLE``), the transfer's size in bytes, and its rate as printed in ``unit``."""
+    ``PAGEABLE``), the transfer's size in bytes, its rate as printed in ``unit``, and how many devices that rate sums."""
 
     way: str
     memory: str
     size_bytes: int
     rate: float
     unit: str
+    devices: int = 1  # the devices the row's rate is summed over (``--device=all``: ``2 Device(s)``, its cumulative rate)
 
     @property
     def gbs(self) -> float:
@@ -79,7 +88,7 @@ def parse_bandwidth_test(text: str) -> BandwidthTest:
     devices: list[tuple[int, str]] = []
     transfers: list[Transfer] = []
     mode = way = memory = None
-    unit = "GB/s"
+    unit, n = "GB/s", 1
     passed = None
     started = False
     for line in lines:
@@ -91,13 +100,16 @@ def parse_bandwidth_test(text: str) -> BandwidthTest:
         elif m := _MODE_RE.match(s):
             mode = m["mode"]
         elif m := _SECTION_RE.match(s):
-            way, memory = m["way"], None
+            way, memory, n = m["way"], None, int(m["n"])
         elif m := _MEMORY_RE.match(s):
             memory = m["memory"]
         elif m := _UNIT_RE.match(s):
             unit = m["unit"]
         elif (m := _ROW_RE.match(s)) and way and len(transfers) < 10_000:
-            transfers.append(Transfer(way, memory or "PINNED", int(m["size"]), float(m["rate"]), unit))
+            transfers.append(Transfer(way, memory or "PINNED", int(m["size"]), float(m["rate"]), unit, n))
+        elif (m := _CSV_RE.match(s)) and len(transfers) < 10_000:
+            transfers.append(Transfer(_CSV_WAYS[m["way"]], _CSV_MEMORY[m["memory"]], int(m["size"]), float(m["rate"]),
+                                      m["unit"], int(m["n"])))
         elif m := _RESULT_RE.match(s):
             passed = m["result"] == "PASS"
     if not (started or transfers):

@@ -62,6 +62,12 @@ _NO_RAYLET_RE = re.compile(r"\bThis node has an IP address of (?P<ip>[0-9A-Fa-f.
                            r"Raylet with the same address|while we can not f(?:i|ou)nd the matched Raylet address)\b")  # newer|older
 _SHM_RE = re.compile(r"\bThe object store is using /tmp instead of /dev/shm because /dev/shm has only (?P<n>\d{1,20}) "
                      r"bytes available\b")
+_GCS_RETRY_RE = re.compile(r"\bwithin \d{1,3} seconds\.?\s*$")
+"""The retry warning of Ray's GCS client (``Failed to connect to GCS at address A within 5 seconds.``): it tries on until
+its reconnect timeout (60 s) ends it with a fatal line."""
+_GCS_WENT_ON_RE = re.compile(r"\bConnected to Ray cluster\b|\bConstructing CoreWorkerProcess\b|\bInitializing worker at "
+                             r"address\b|\bRay runtime started\.|\bConnected to GCS\b")
+"""What a process prints once it reached the GCS after that warning."""
 _GCS_FAILED_RE = re.compile(r"\bFailed to start GCS\b")  # node.py's CRITICAL line when the head's GCS server dies
 _GCS_RPC_RE = re.compile(r"\bFailed to send request to gcs, reconnecting\b")
 _UNAVAILABLE_RE = re.compile(r"\bStatusCode\.UNAVAILABLE\b")
@@ -132,6 +138,7 @@ def parse_ray_start(text: str) -> RayStart:
     ``ray start`` prints. Never raises otherwise."""
     out = RayStart()
     ip_at: float | None = None
+    retrying = False
     for line in content_lines(text):
         s = _RAY_LOG_PREFIX_RE.sub("", line.text.strip(), count=1) if line.text[:1] in "[0123456789" \
             else line.text.strip()
@@ -153,6 +160,9 @@ def parse_ray_start(text: str) -> RayStart:
             out.retries += 1
         if m := _GCS_RE.search(s):
             out.gcs_unreachable = m.group("addr").rstrip(".")
+            retrying = bool(_GCS_RETRY_RE.search(s))  # (Ray's 5-second warning: it goes on trying)
+        elif out.gcs_unreachable and retrying and _GCS_WENT_ON_RE.search(s):
+            out.gcs_unreachable = None  # it reached the GCS after all (break-it 28 p24, p30)
         if m := _NO_RAYLET_RE.search(s):
             out.raylet_not_found = m.group("ip")
         if _GCS_FAILED_RE.search(s):

@@ -93,13 +93,15 @@ def parse_traceback(text: str) -> PyTraceback:
     fatal: str | None = None
 
     def another() -> None:  # a second traceback begins: the one before it is chained to it, or another error
-        nonlocal chained, repeated, whole, linked, frames, exception
+        nonlocal chained, repeated, whole, linked, frames, exception, ignored
         if linked:
             chained += 1
-        else:
+        elif not ignored:
             repeated += 1
             whole = (frames, exception) if exception is not None else whole
-        frames, exception, linked = [], None, False
+        frames, exception, linked, ignored = [], None, False, ignoring
+
+    ignoring = ignored = False  # under `Exception ignored in: ...`: a destructor's at exit, not what stopped the program
 
     for raw in clean_lines(text):
         line = strip_log_prefix(raw).rstrip()
@@ -110,9 +112,13 @@ def parse_traceback(text: str) -> PyTraceback:
             header = True
             if frames or exception:
                 another()
+            ignored, ignoring = ignoring, False
             continue
         if s.startswith(_CHAINED):
             linked = True
+            continue
+        if s.startswith("Exception ignored in"):  # (break-it 28 F12: LLM.__del__ after the KeyError that stopped it)
+            ignoring = True
             continue
         if _FATAL_RE.match(s):
             fatal = fatal or s[:MAX_MESSAGE_CHARS]
@@ -134,6 +140,7 @@ def parse_traceback(text: str) -> PyTraceback:
                          "last):' nor a 'File \"...\", line N' frame")
     if fatal and exception is None:
         return PyTraceback(tuple(frames), fatal, (fatal,), chained, header, text, recent_first=True)
-    if exception is None and whole and frames and whole[0][:len(frames)] == frames:  # the same one cut: read it whole
-        frames, exception = whole
+    if exception is None and whole and frames and whole[0][:len(frames)] == frames or ignored and whole:
+        frames, exception = whole  # the same one cut, or a destructor's at exit after it: the one before is read
+        repeated -= ignored  # (that one is no other rank's)
     return PyTraceback(tuple(frames), exception, tuple(exceptions), chained, header, text, repeated=repeated)

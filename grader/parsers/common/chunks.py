@@ -12,7 +12,7 @@ from operator import itemgetter
 from typing import Callable
 
 from . import Prompt, clean_lines, is_noise_line, parse_prompt
-from .commands import silent_on_success
+from .commands import command_argv, silent_on_success
 from .labelled import host_groups
 
 
@@ -477,6 +477,12 @@ def drop_resolved(line: str) -> str:
     return "".join(out)
 
 
+_LAUNCHER_RE = re.compile(r"(?:mpirun|mpiexec|srun|torchrun|deepspeed|accelerate|sky|docker|podman|kubectl|bash|sh"
+                          r"|python[\d.]{0,5}|[\w.-]{1,80}\.(?:sh|py)|[\w.-]{0,80}_perf|\.?/[^\s]{1,200})$")
+"""A command that runs a program printing NCCL's lines (a launcher, a script, an MPI program): what it prints above them
+is its own; a shell's builtin or a reading command (`ulimit -l`: break-it 28 F11) is another output."""
+
+
 def take_prints_above(segs: list[Segment], known: Callable[[str], list], logs: frozenset[str]) -> None:
     """Give a program's few prints (at most 3 lines no kind reads) to the output just below them, in place: to a
     Python traceback, or to an NCCL log or nccl-tests table under a command line (blind batch vt008: TensorRT-LLM's `MPI
@@ -487,7 +493,8 @@ def take_prints_above(segs: list[Segment], known: Callable[[str], list], logs: f
     for j in range(len(segs) - 2, -1, -1):
         above, below = segs[j], segs[j + 1]
         if above.kind is None and 0 < above.n_content <= 3 and not below.command and (
-                below.kind == "python-traceback" or above.command and below.kind in ("nccl-log", "nccl-tests")) \
+                below.kind == "python-traceback" or below.kind in ("nccl-log", "nccl-tests") and any(
+                    _LAUNCHER_RE.match((command_argv(part) or [""])[0]) for part in re.split(r"[;&|]+", above.command or ""))) \
                 and not known("\n".join(above.lines)) \
                 or j == 0 and above.kind == "python-traceback" and above.n_content <= 2 and below.kind in logs:
             below.take_above(segs.pop(j))

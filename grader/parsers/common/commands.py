@@ -10,7 +10,8 @@ import shlex
 
 _WRAPPERS = {"sudo", "env", "time", "nice", "command", "exec", "stdbuf", "nohup", "doas",
              "uvx", "numactl", "taskset"}  # (uvx: uv's tool runner; numactl and taskset pin a program's CPUs)
-_NUMACTL_VALUED = ("-C", "-N", "-m", "-p", "-i", "-P")  # numactl's short options that take a value (``-C 8-15``)
+_NUMACTL_VALUED = ("-C", "-N", "-m", "-p", "-i", "-P", "--physcpubind", "--cpunodebind", "--membind", "--preferred",
+                   "--interleave")  # numactl's options that take a value as the next word (``-C 8-15``, ``--membind 1``)
 PERFTEST_PROGRAMS = ("ib_write_bw", "ib_read_bw", "ib_send_bw", "ib_atomic_bw", "ib_write_lat", "ib_read_lat",
                      "ib_send_lat", "ib_atomic_lat", "raw_ethernet_bw", "raw_ethernet_lat")
 """perftest's programs (grader.parsers.perftest reads their output): here, so that explain registers their kind without
