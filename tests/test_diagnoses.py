@@ -1916,3 +1916,25 @@ EXAMPLES.update({  # session 43: a checkpoint tensor the model has no parameter 
 EXAMPLES.update({  # session 43: vLLM's distributed sanity check passed (blind batch vx003)
     "vllm-sanity-check-passed": BANNER + "vLLM NCCL is successful!\nvLLM NCCL with cuda graph is successful!\n",
 })
+
+
+EXAMPLES.update({  # session 43: NCCL's socket to a veth's link-local address, no algorithm (blind batch tb007, tb010)
+    "nccl-socket-connect-virtual": BANNER + "Last error:\nsocketStartConnect: Connect to "
+                                   "fe80::a849:bbff:fe73:19bd%veth8299cd8<54785> failed : Software caused connection "
+                                   "abort\n",
+    "nccl-no-algorithm": BANNER + "node1:41367:41367 [1] enqueue.cc:422 NCCL WARN Error : no algorithm/protocol "
+                         "available\n",
+})
+
+
+EXAMPLES.update({  # session 43: Kubernetes scheduling (blind batch ta007)
+    "k8s-failed-scheduling": BANNER + "  Warning  FailedScheduling   <unknown>   default-scheduler   0/41 nodes are "
+                             "available: 2 Insufficient pods, 35 Insufficient cpu, 4 Insufficient memory.\n",
+    "k8s-no-scale-up": BANNER + "  Normal   NotTriggerScaleUp  12m (x3 over 14m)     cluster-autoscaler  pod didn't "
+                       "trigger scale-up (it wouldn't fit if a new node is added): 1 Insufficient nvidia.com/gpu\n",
+})
+
+
+EXAMPLES.update({  # session 43: a client's 404 (blind batch vy005)
+    "http-client-404": BANNER + "  rep 1 FAILED: HTTP Error 404: Not Found\n",
+})

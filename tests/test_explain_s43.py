@@ -527,3 +527,77 @@ def test_a_destructors_traceback_at_exit_is_not_what_stopped_it():
             "'llm_engine'\n")
     tb = parse_traceback(text)
     assert tb.exception.startswith("KeyError:") and tb.repeated == 0
+
+
+# ---------------------------------------------------------------- third round: blind batches ta, tb, vy, vz
+
+def test_a_sanity_check_that_passed_is_a_note_naming_what_it_cannot_show():
+    """AKS's RDMA job (vx003): vLLM's test.py printed every stage successful: a note, and that the transport is not
+    said."""
+    said = _said(_read("vx003"), host="other", nodes=2)
+    assert _worst(said) in ("ok", "info") and any("does not say which transport" in m for _, m in said)
+
+
+def test_nccl_bootstrap_with_no_interface_under_pytorchs_last_error():
+    """MFTCoder#31 (tb009): `Last error:` then `Bootstrap : no socket interface found`, without NCCL's WARN prefix."""
+    assert any("found no network interface to bootstrap over" in m for level, m in _said(_read("tb009"))
+               if level == "fail")
+
+
+def test_nccl_socket_to_a_veths_link_local_address():
+    """accelerate#2457 (tb007): `socketStartConnect: Connect to fe80::...%veth8299cd8<54785> failed`: NCCL chose a
+    container's interface; the network between the nodes is not what failed."""
+    said = _said(_read("tb007"))
+    assert any("link-local address on a virtual interface" in m for level, m in said if level == "fail")
+
+
+def test_nccl_with_no_algorithm_names_the_forced_algorithm():
+    """NVIDIA/nccl#653 (tb010): `NCCL WARN Error : no algorithm/protocol available` on every rank: NCCL_ALGO."""
+    said = _said(_read("tb010"))
+    assert any("NCCL_ALGO" in m for level, m in said if level == "fail")
+
+
+def test_init_complete_at_the_end_of_the_paste_says_what_it_cannot_show():
+    """accelerate#1489 (tb008): 8 ranks' `Init COMPLETE` and nothing after: what the job did next is not shown."""
+    assert any("The paste ends there" in m for level, m in _said(_read("tb008"), host="other", nodes=2) if level == "ok")
+
+
+def test_kubernetes_could_place_the_pod_nowhere():
+    """StatCan/jupyter-apis#57 (ta007): `0/41 nodes are available: ... 35 Insufficient cpu` and the autoscaler's
+    `wouldn't fit if a new node is added`: the pod's requests, not the GPUs."""
+    said = _said(_read("ta007"))
+    assert any("could place the pod on none of its 41 nodes" in m for level, m in said if level == "fail")
+    assert any("would not add a node" in m for level, m in said if level == "fail")
+
+
+def test_a_clients_404_is_the_clients_route_or_model():
+    """colonel-otto's two Sparks (vy005): every benchmark request `HTTP Error 404: Not Found` after the server came
+    up: the client's URL or model name."""
+    assert any("404 Not Found" in m for level, m in _said(_read("vy005"), host="spark", nodes=2) if level == "warn")
+
+
+def test_busbw_passes_that_disagree_are_not_judged():
+    """colonel-otto's 3-node mesh (vy004): 4.81 out-of-place against 19.78 in-place at 32 MiB: one pass held back."""
+    said = _said(_read("vy004"), host="spark", nodes=3)
+    assert any("the two passes of the same size differ 4.1x" in m for _, m in said)
+    assert not any("about half of what a Spark pair" in m for _, m in said)
+
+
+def test_a_plateau_at_512_mib_is_not_called_a_small_message():
+    """pulsar's sendrecv (vy009): flat from 128 MiB to 512 MiB: no `the message size is small` said."""
+    said = _said(_read("vy009"), host="spark", nodes=2)
+    assert not any("The message size is small" in m for _, m in said)
+
+
+def test_llama_cards_nearly_full_yet_loaded_are_a_note():
+    """ik_llama.cpp#377 (vz003): four cards nearly full of weights, yet the compute buffers and KV allocated, the model
+    loaded and the server listening: it fits, a note, not a coming out-of-memory."""
+    said = _said(_read("vz003"), host="other")
+    assert not any("is near" in m for level, m in said if level == "warn")
+    assert any("nearly full, yet its KV cache and compute buffers were allocated" in m for _, m in said)
+
+
+def test_rocm_llama_bench_says_its_device_count():
+    """llama.cpp#24554 (vt001): six MI50/MI60 in ROCm's device-line shape: the count `found 6 GPUs`, no empty list."""
+    said = _said(_read("vt001"))
+    assert any(m == "llama.cpp found 6 GPUs." for _, m in said) and not any("lists 0" in m for _, m in said)

@@ -1104,6 +1104,7 @@ NVML_PEER = ("ucpe-resource033018034100:6896:7103 [1] misc/nvmlwrap.cc:187 NCCL 
 # er0080/vllm-benchmarking (blind batch vp002): --max-model-len 999999 for opt-125m
 MAX_LEN_OVER = ("(APIServer pid=1)   Value error, User-specified max_model_len (999999) is greater than the derived "
                 "max_model_len (max_position_embeddings=2048.0 or model_max_length=None in model's config.json).\n")
+HTTP_404 = "  warmup 1 FAILED: HTTP Error 404: Not Found\n"  # colonel-otto's bench (vy005): a warning
 SANITY_OK = "vLLM NCCL is successful!\nvLLM NCCL with cuda graph is successful!\n"  # vLLM's test.py (vx003): a note
 PP_RETRY = ("W sched_reserve: compute buffer allocation failed, retrying without pipeline parallelism\n"
             "I srv    load_model: initializing, n_slots = 1\n")  # llama.cpp#26297 (blind batch vt010): a warning
@@ -1111,6 +1112,11 @@ ROCM_FAULT = ("Memory access fault by GPU node-5 (Agent handle: 0x460e3a50) on a
               "access to a read-only page.\n")  # vllm#35169 (blind batch vu003)
 WEIGHTS_KEY = ("ERROR 05-20 09:55:25 [worker_base.py:620]     param = params_dict[name]\nERROR 05-20 09:55:25 "
                "[worker_base.py:620] KeyError: 'model.layers.3.mlp.experts.w2_weight_scale'\n")  # ROCm/vllm#555 (vu007)
+K8S_UNSCHED = ("  Warning  FailedScheduling   <unknown>   default-scheduler   0/41 nodes are available: 35 Insufficient "
+               "cpu.\n")  # StatCan/jupyter-apis#57 (ta007)
+K8S_NO_SCALEUP = ("  Normal   NotTriggerScaleUp  12m   cluster-autoscaler  pod didn't trigger scale-up (it wouldn't fit if "
+                  "a new node is added): 1 Insufficient nvidia.com/gpu\n")  # the same pod's autoscaler event
+NO_ALGO = "201: :41367:41367 [1] enqueue.cc:422 NCCL WARN Error : no algorithm/protocol available\n"  # nccl#653 (tb010)
 KERNEL_BUG = "[ 1234.567890] BUG: unable to handle page fault for address: ffffa0a1b2c3d4e5\n"  # a kernel's own check
 IBSTATUS_NONE = "Fatal error:  device '*': sys files not found (/sys/class/infiniband/*/ports)\n"  # trinity#219 (vs008)
 CDI_OFF = 'docker: Error response from daemon: could not select device driver "cdi" with capabilities: [].\n'
@@ -1474,7 +1480,7 @@ ALL = [IB_COULD_BE, SWAP_LARGE, TLS_REDIS, TLS_HF, NODE_DEATH, NODE_PREEMPTED, N
        WORKSPACE_LOCKED, JOB_EXIT, KV_TRANSFER, C10D_UNREACHABLE, MOONCAKE_REG, MOONCAKE_NO_RNIC, UCX_REG_MR, UCX_CQ_NOMEM, MOONCAKE_TCP,
        TRITON_CUDA, TORCH_DUMP_TIMEOUT, WORKER_DIED_MP,
        AMD_NIC_DOWN, SPARKRUN_IB_PIPE, QP_RTR, GPUD_UNHEALTHY, GPUD_DEGRADED, NVTOP_GEN1_BUSY, XML_P8_BUSY,
-       DOCKER_STOPPED, NVML_PEER, MAX_LEN_OVER, IBSTATUS_NONE, KERNEL_BUG, ROCM_FAULT, WEIGHTS_KEY]
+       DOCKER_STOPPED, NVML_PEER, MAX_LEN_OVER, IBSTATUS_NONE, KERNEL_BUG, ROCM_FAULT, WEIGHTS_KEY, NO_ALGO, K8S_UNSCHED, K8S_NO_SCALEUP]
 
 
 @pytest.mark.parametrize("text", ALL)
@@ -1544,7 +1550,7 @@ def test_every_known_error_line_is_read_here():
                                         NOT_REGISTERED_CAME_UP, API_REBOOTED, KILLED_TIMEOUT, SSH_RETRIED, MOE_DEFAULT,
                                         C10D_CONNECTED, DASHBOARD_LOOPBACK, NA_PARSE, TRT_BENCH, NGC_GPU_SHOWN, CGRAPH_SERVED, NODE_STOPPED, HTTP_400,
                                         C10D_RETRY, KV_ABORTED, NVTOP_GEN1, PL_SET_ONESHOT, GPUD_FALLBACK, GPUD_HEALTHY, XML_P8, XTRACE,
-                                        IBLINKINFO, GPUD_RECOVERED, PP_RETRY, SANITY_OK]
+                                        IBLINKINFO, GPUD_RECOVERED, PP_RETRY, SANITY_OK, HTTP_404]
                for d in diagnose_text(text)}
     from grader.judges.context import _CONTEXT, Context
     token = _CONTEXT.set(Context(nodes=1))  # what `explain --nodes 1` reads differently

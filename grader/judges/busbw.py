@@ -23,7 +23,7 @@ from ..ranges import measurement_params
 from .common import (BUSBW_BROKEN_GBS, BUSBW_LINE_GBS, BUSBW_ONE_TWIN_GBS, BUSBW_WARN_GBS, CLUSTER_SETUP, JUMBO_MTU,
                      LINE_GBPS, STALE_CX7, fail, fields_of, info, listed, machines_spanned, ok, on_spark,
                      spark_figure, warn)
-from .busbw_notes import ranks_from_ratio, size_edge, stopped_rising, table_notes
+from .busbw_notes import _PLATEAU_SPREAD, _plateau, ranks_from_ratio, size_edge, stopped_rising, table_notes
 from .context import context, spark_shown
 from .model import Finding, Summary
 from .nccl import _bootstrap_across_hosts, _inside_findings, _network_findings, with_command_hca
@@ -146,6 +146,12 @@ def _busbw_findings(res: NcclTestsResult, command: str | None = None) -> list[Fi
     size_words = f"{gib:g} GiB" if gib >= 1 else f"{size / 2**20:g} MiB" if size >= 2**20 else f"{size} B"
     sides = " / ".join(f"{m.busbw_gbs:g}" for m in (row.out_of_place, row.in_place) if m is not None)
     head = f"busbw {sides} GB/s (out-of-place / in-place) at {size_words}"
+    pair = [m.busbw_gbs for m in (row.out_of_place, row.in_place) if m is not None and m.busbw_gbs]
+    if len(pair) == 2 and max(pair) > 2 * min(pair):  # one pass of the pair held back: no bandwidth to judge (vy004)
+        return [info(f"{head}: the two passes of the same size differ {max(pair) / min(pair):.1f}x, so one of them was "
+                     "held back (a cold first pass with too few warm-up iterations, another job on the link) and this "
+                     "row cannot say what the link carries. Rerun with more iterations (`-w 10 -n 50`) and a sweep to "
+                     "large sizes.")]
     spark = on_spark(_is_spark_pair(res, command))
     out: list[Finding] = []
     latency_bound = (measurement_params("spark-pair", "nccl_tests") or {}).get("latency_bound_below_bytes", 0)
@@ -182,7 +188,10 @@ def _busbw_findings(res: NcclTestsResult, command: str | None = None) -> list[Fi
         return [info(f"{head}: too small a message to judge the link, whose busbw is bound by latency below "
                      f"{latency_bound / 2**20:g} MiB (checks/ranges.toml); compare a run that reaches large sizes "
                      f"(NVIDIA's check: -b 16G -e 16G; {BIG_ALLGATHER_WARNING}).")]
-    small = size < 2**30
+    top = sorted((r for r in res.rows if r.busbw_gbs), key=lambda r: r.size_bytes)[-2:]
+    flat = _plateau(res) is not None or len(top) == 2 and top[0].size_bytes >= 2**27 and abs(
+        top[1].busbw_gbs - top[0].busbw_gbs) <= _PLATEAU_SPREAD * top[1].busbw_gbs  # (128 MB on, vy009: size no more)
+    small = size < 2**30 and not flat
     note = (" The message size is small: latency dominates; NVIDIA's check runs -b 16G -e 16G (" + BIG_ALLGATHER_WARNING
             + ")." if small else "")
     transport = transport_verdict(res.nccl_log) if res.nccl_log else "unknown"
@@ -190,7 +199,7 @@ def _busbw_findings(res: NcclTestsResult, command: str | None = None) -> list[Fi
     bar = (f"{CLUSTER_SETUP}'s warning bar {BUSBW_WARN_GBS:g} GB/s ({BUSBW_WARN_GBS * 8:g} Gb/s, all_gather -b 16G "
            "over the HCAs)")
     if bw >= BUSBW_WARN_GBS:
-        out.append(ok(f"{head}: above {bar}. Seen on Spark pairs: 22.96 GB/s (MTU {JUMBO_MTU}, NCCL 2.28.9) and "
+        out.append(ok(f"{head}: above {bar}: healthy. Seen on Spark pairs: 22.96 GB/s (MTU {JUMBO_MTU}, NCCL 2.28.9) and "
                       f"23.74 GB/s (both twins in NCCL_IB_HCA, MTU {JUMBO_MTU}); the cable's line rate is "
                       f"{BUSBW_LINE_GBS:g} GB/s."))
     elif bw > BUSBW_ONE_TWIN_GBS:

@@ -57,11 +57,13 @@ def table_notes(res: NcclTestsResult) -> list[Finding]:
     nic = max(rates) / 8  # the fastest NIC, GB/s
     nics = _gdr_nics(res)
     each = level * 8 / len(nics) if nics else 0.0  # Gb/s of busbw a NIC: near some RDMA NIC's line rate, or far under
-    if level <= nic and len(nics) > 1 and any(0.6 * r <= each <= r for r in rates if r >= 25):  # (vq009; break-it 28 F5)
+    line = next((r for r in sorted(rates) if r >= 25 and 0.6 * r <= each <= r), None)  # (vq009; break-it 28 F5)
+    if level <= nic and len(nics) > 1 and line:
         out.append(info(f"busbw levels off at {level:.4g} GB/s between {spanned} machines of {res.nranks // spanned} "
                         f"GPUs each, and its NCCL lines show the channels between machines over {len(nics)} NICs with "
                         f"GPUDirect RDMA ({', '.join(sorted(nics)[:8])}): the fabric's NICs carry it, about "
-                        f"{each:.0f} Gb/s of busbw each. Whether that is their line rate, their speed "
+                        f"{each:.0f} Gb/s of busbw each, near a {line:g} Gb/s NIC's line rate: what a healthy fabric "
+                        "of such NICs gives. Whether that is their speed, their own figure "
                         "says (`ibv_devinfo`'s active_speed, the instance's network figure)."))
     elif level <= nic:
         out.append(warn(

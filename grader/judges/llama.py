@@ -63,8 +63,9 @@ def gpu_findings(devices: list[str], alone: bool = False, found: int | None = No
     where one GPU is found, off a Spark: whether the machine has another, hidden from it, is another output's to say.
     ``found``: the count llama.cpp printed, where the paste lists fewer (a list cut with ``...``: blind batch vt003)."""
     n = len(devices)
-    if found and found > n > 0:  # (none listed in the CUDA shape: ROCm's `gfx1100` lines, break-it 28 F8: no claim)
-        return [info(f"llama.cpp found {found} GPUs; the paste lists {n} of them: {', '.join(devices)}.")]
+    if found and found > n:  # (none listed in the CUDA shape: ROCm's `gfx1100` lines, break-it 28 F8: the count alone)
+        return [info(f"llama.cpp found {found} GPU{'s' if found > 1 else ''}" + (
+            f"; the paste lists {n} of them: {', '.join(devices)}." if n else "."))]
     out = [info(f"llama.cpp found {n} GPU{'s' if n > 1 else ''}: {', '.join(devices)}"
                 + ("; it can use only that one GPU. A second GPU in the machine, if there is one, is not visible to "
                    "this process (CUDA_VISIBLE_DEVICES in its environment, a card of another vendor, a driver that "
@@ -111,6 +112,9 @@ _RPC_ADDR_RE = re.compile(r"\s--rpc[ =](?P<a>[^\s\"']{1,400})")
 _LOOPBACK_RE = re.compile(r"^(?:127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[?::1\]?)(?::\d{1,5})?$", re.I)
 
 
+_LOADED_RE = re.compile(r"\bmodel loaded\b|\bserver (?:is )?listening\b")
+
+
 def _weights_fill(log: Any, on_gpu: dict[str, float]) -> list[Finding]:
     """A CUDA device whose weights alone take checks/specs/memory.toml [llama_weights] nearly_full_share of its card's
     memory (checks/specs/gpus.toml memory_gb, the card named in llama.cpp's device list): its KV cache and compute
@@ -123,11 +127,12 @@ def _weights_fill(log: Any, on_gpu: dict[str, float]) -> list[Finding]:
         card = spec.figure("memory_gb") if spec else None
         if card is None or mib < row("memory.toml", "llama_weights").graded("nearly_full_share") * card.value * 1024:
             continue
-        if log.mib("KV").get(dev) and log.mib("compute").get(dev) and log.eval_tps is not None:
+        up = log.eval_tps is not None or bool(_LOADED_RE.search(context().paste or ""))  # (the server up: vz003)
+        if log.mib("compute").get(dev) and up and (log.mib("KV").get(dev) or "KV self size" in (context().paste or "")):
             out.append(info(f"{dev} ({names[int(dev[4:])]}, {card.value:g} GB) holds {mib / 1024:.1f} GiB of weights, "
-                            "nearly full, yet its KV cache and compute buffers were allocated after them and the run "
-                            "generated tokens: it fits at this context, with little headroom; a longer context or more "
-                            "parallel sequences may not."))
+                            "nearly full, yet its KV cache and compute buffers were allocated after them and the model "
+                            "loaded (or the run generated tokens): it fits at this context, with little headroom; a "
+                            "longer context or more parallel sequences may not."))
             continue
         out.append(warn(f"{dev} ({names[int(dev[4:])]}, {card.value:g} GB) holds {mib / 1024:.1f} GiB of weights: nearly "
                         "full before its KV cache and compute buffers, which llama.cpp allocates after the weights, so "

@@ -575,8 +575,11 @@ def summarise_nccl_log(log: NcclLog, command: str | None) -> Summary:
                              "its bytes as flags, Tree and Ring each suit some sizes, so large transfers run below "
                              "what the link gives. Unset them unless a test asks for them."))
     if log.init_complete and not log.errors:
+        ends = (context().paste or "").rstrip().rsplit("\n", 1)[-1].rstrip().endswith("Init COMPLETE")  # (tb008)
         findings.append(ok(f"NCCL set its communicator up (`Init COMPLETE`, {log.init_complete} line(s)"
-                           + (f" of {log.nranks} ranks" if log.nranks else "") + "): initialisation succeeded."))
+                           + (f" of {log.nranks} ranks" if log.nranks else "") + "): initialisation succeeded."
+                           + (" The paste ends there: what the job did after it (its collectives, a hang) is not "
+                              "shown." if ends else "")))
     elif not (log.errors or log.warnings or log.verbs_failures or log.bench or log.troubled):  # no end shown
         findings.append(told_hang(log) or info(
             f"{NO_ERROR_SEEN}, and no `Init COMPLETE`: they show NCCL connecting its channels, not whether it "

@@ -234,7 +234,7 @@ def _without_code_span(line: str) -> str:
 PROMPT_PROGRAMS = frozenset({
     "ip", "ibdev2netdev", "ethtool", "ping", "ping4", "ping6", "iperf3", "iperf", "cat", "sudo", "netplan", "rdma",
     "ibstat", "ibv_devinfo", "nvidia-smi", "ssh", "ib_write_bw", "mpirun", "ray", "vllm", "docker", "lspci", "ls",
-    "grep", "head", "tail", "less", "lsmod", "ifconfig", "lsb_release", "dmesg", "ibstatus", "show_gids", "ib_read_bw",
+    "grep", "head", "tail", "less", "lsmod", "ifconfig", "lsb_release", "dmesg", "ibstatus", "show_gids", "ib_read_bw", "kubectl",
 })
 
 _PROMPT_RES = (
