@@ -601,3 +601,11 @@ def test_rocm_llama_bench_says_its_device_count():
     """llama.cpp#24554 (vt001): six MI50/MI60 in ROCm's device-line shape: the count `found 6 GPUs`, no empty list."""
     said = _said(_read("vt001"))
     assert any(m == "llama.cpp found 6 GPUs." for _, m in said) and not any("lists 0" in m for _, m in said)
+
+
+def test_a_launch_scripts_banner_rule_is_no_benchmark_result():
+    """mattbucci's launch script (vz010) opens with a 46-`=` banner, which is no `vllm bench` rule (vLLM's and SGLang's
+    are 50, trtllm-bench's 59): SGLang's ValueError below it is read as the traceback it is."""
+    sections = explain(_read("vz010"), host="other")
+    assert "vllm-bench" not in [s.kind for s in sections]
+    assert any("Speculative decoding" in f.message for s in sections for f in s.findings if f.level == "fail")

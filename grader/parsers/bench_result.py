@@ -580,8 +580,9 @@ def parse_any(text: str) -> list[BenchResult]:
 _TEXT_LABELS = "|".join(re.escape(k) for k in TEXT_KEYS if k != "Request rate configured (RPS)")
 _METRIC_NAMES = "|".join(re.escape(k) for k in sorted(TEXT_METRICS, key=len, reverse=True))
 BENCH_LINE = re.compile(
-    r"^=+ Serving Benchmark Result =+$|^(?!={48}$)={40,59}$"  # (MLPerf loadgen's summary rules are 48, p21; collect_env's are 30, torchrun's failure summary's 60, a
-    # script's own table rule 80, blind batch wx005; vLLM's and SGLang's end line 50, trtllm-bench's 59)
+    r"^=+ Serving Benchmark Result =+$|^={50}$|^={59}$"  # (vLLM's and SGLang's end line is 50, trtllm-bench's 59; MLPerf
+    # loadgen's summary rules are 48, p21; collect_env's 30, torchrun's failure summary's 60, a script's own table rule 80,
+    # blind batch wx005, a launch script's banner 46, vz010)
     r"|^(?:Initial test run completed|Starting main benchmark run|Traffic request rate:|Burstiness factor:)"
     r"|^Failed requests during benchmark run detected\b|^Error \d{1,3}: Traceback \(most recent call last\):$"
     r"|^(?:batch size|inp len|out len):\s+\d+$"  # the settings SGLang's runs print above their result
