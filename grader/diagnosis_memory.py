@@ -109,8 +109,11 @@ def _cuda_error_class(log: VllmLog | None, values: Mapping[str, Any], text: str)
 _GGML_OOM_RE = re.compile(r"allocating (?P<mib>[\d.]{1,12}) MiB on device (?P<dev>\d{1,3}): cudaMalloc failed")
 _PP_RETRY_FAILED_RE = re.compile(r"failed to allocate compute buffers|cudaMalloc failed|failed to (?:create|initiali[sz]e) "
                                  r"(?:the )?context|failed to load model|error loading model")
-_LLAMA_SERVING_RE = re.compile(r"\bmodel loaded\b|server is listening|all slots are idle|starting the main loop")
-"""What llama.cpp's server prints once the model loaded and it serves (an allocation after it is a request's)."""
+_LLAMA_SERVING_RE = re.compile(r"\bmodel loaded\b|all slots are idle|starting the main loop")
+"""What llama.cpp's server prints once the model loaded and it serves (an allocation after it is a request's); not
+`HTTP server is listening`, which newer servers print before they load (break-it 29 G9)."""
+_LLAMA_LOAD_START_RE = re.compile(r"llama_model_load(?:er)?:|load_model: loading model|loading model from")
+"""Where a llama.cpp run starts loading a model: a journal of two runs reads the later one's lines from here."""
 _LLAMA_WENT_ON_RE = re.compile(r"load_model: initializing|model loaded|server is listening|llama_kv_cache|"
                                r"compute buffer size|starting the main loop|all slots are idle")
 
@@ -150,7 +153,10 @@ def _ggml_oom_unretried(log: VllmLog | None, values: Mapping[str, Any], text: st
             left = m
     if left is None:
         return None
-    loaded = _LLAMA_SERVING_RE.search(paste, 0, left.start())
+    start = 0
+    for start_m in _LLAMA_LOAD_START_RE.finditer(paste, 0, left.start()):
+        start = start_m.start()  # (this run's own load: another run's `model loaded` says nothing of it)
+    loaded = _LLAMA_SERVING_RE.search(paste, start, left.start())
     return {"mib": left["mib"], "dev": left["dev"], "line": _line_at(paste, left.start()).strip(),
             **({"after_load": ""} if loaded else {})}
 

@@ -458,6 +458,17 @@ def _task_demand(log: VllmLog | None, values: Mapping[str, Any], text: str) -> d
                                for m in _RAY_DEMAND_RE.finditer(paste)) else None
 
 
+_POD_PLACED_RE = re.compile(r"\bSuccessfully assigned \S{1,200} to \S|\bTriggeredScaleUp\b|\bStarted container\b")
+
+
+def _pod_not_placed_after(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    """Applies unless a later event places the pod: the scheduler assigned it, the autoscaler added a node, a container
+    started (break-it 29 G6: FailedScheduling, then TriggeredScaleUp, Scheduled and Started)."""
+    paste = context().paste or text
+    at = paste.find(str(values.get("line") or "").strip()[:80])  # (a long event line is quoted cut)
+    return None if at >= 0 and _POD_PLACED_RE.search(paste, at) else {}
+
+
 _MPI_SIZE_RE = re.compile(r"\bMPI size: (?P<n>\d{1,5}), rank: \d{1,5}")
 
 
@@ -473,6 +484,7 @@ def _mpi_size(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict
 PASTE_DETAILS: dict[str, Callable[..., dict[str, Any] | None]] = {
     **MEMORY_DETAILS,
     "mpi_size": _mpi_size,
+    "pod_not_placed_after": _pod_not_placed_after,
     "task_demand": _task_demand,
     "nccl_went_on": _nccl_went_on,
     "nccl_init_stopped": _nccl_init_stopped,

@@ -1938,3 +1938,10 @@ EXAMPLES.update({  # session 43: Kubernetes scheduling (blind batch ta007)
 EXAMPLES.update({  # session 43: a client's 404 (blind batch vy005)
     "http-client-404": BANNER + "  rep 1 FAILED: HTTP Error 404: Not Found\n",
 })
+
+
+EXAMPLES.update({  # session 43: the autoscaler's node group at its maximum (break-it 29 G7)
+    "k8s-no-scale-up-max-size": BANNER + "  Normal   NotTriggerScaleUp  2m58s (x30 over 8m)  cluster-autoscaler  pod "
+                                "didn't trigger scale-up (it wouldn't fit if a new node is added): 1 max node group size "
+                                "reached\n",
+})

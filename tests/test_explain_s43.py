@@ -609,3 +609,108 @@ def test_a_launch_scripts_banner_rule_is_no_benchmark_result():
     sections = explain(_read("vz010"), host="other")
     assert "vllm-bench" not in [s.kind for s in sections]
     assert any("Speculative decoding" in f.message for s in sections for f in s.findings if f.level == "fail")
+
+
+def test_sglang_jsonl_without_request_throughput_is_not_zero_req_per_s():
+    """DataCrunch's SGLang results (tc009): no `request_throughput` in each line: 300 completed over 298.37 s is
+    1.01 req/s, not 0.00."""
+    said = _said(_read("tc009"), host="other")
+    assert not any("0.00 req/s" in m for _, m in said)
+    assert any(m.startswith("Output 537.4 tok/s, 1.01 req/s over 298.37 s") for _, m in said)
+
+
+# ---------------------------------------------------------------- break-it 29's probes
+
+def test_rev_ff_alone_is_a_hedged_warning_and_beside_answering_gpus_a_failure():
+    """A laptop's hybrid-graphics GPU reads `(rev ff)` when powered off (a warning naming both readings); vv009's card
+    beside three 4090s that answer fell off the bus (a failure); a card reader's `(rev ff)` is no GPU's."""
+    laptop = ("$ lspci | grep -E 'VGA|3D'\n00:02.0 VGA compatible controller: Intel Corporation HD Graphics 530 (rev 06)\n"
+              "01:00.0 3D controller: NVIDIA Corporation GM107M [GeForce GTX 960M] (rev ff)\n")
+    said = _said(laptop)
+    assert any("powered off by design" in m for level, m in said if level == "warn") and _worst(said) == "warn"
+    assert any("while the other NVIDIA GPUs answer" in m for level, m in _said(_read("vv009")) if level == "fail")
+
+
+def test_four_gpus_at_x8_are_no_desktop_split():
+    """Four A6000s at x8 of x16 on a server: no desktop's 16 lanes split x8/x8; the link reading stands."""
+    lines = _read("vv006").replace("01:00.0", "17:00.0").replace("03:00.0", "31:00.0")
+    text = lines + lines.replace("17:00.0", "b1:00.0").replace("31:00.0", "ca:00.0")
+    said = _said(text)
+    assert not any("as every GPU of this paste" in m for _, m in said)
+
+
+def test_new_ecc_keys_and_the_older_layout_are_read():
+    """Driver 550's `SRAM Uncorrectable SEC-DED`, `SRAM Threshold Exceeded: Yes`, and the V100's nested Double Bit
+    counts with a pending page retirement."""
+    new = ("$ nvidia-smi -q -d ECC\nGPU 00000000:8A:00.0\n    ECC Errors\n        Volatile\n            SRAM Correctable"
+           "              : 0\n            SRAM Uncorrectable SEC-DED    : 2\n        Aggregate\n            SRAM "
+           "Threshold Exceeded       : Yes\n")
+    said = _said(new)
+    assert any("SRAM Uncorrectable SEC-DED 2" in m for level, m in said if level == "warn")
+    assert any("SRAM Threshold Exceeded: Yes" in m for level, m in said if level == "fail")
+    old = ("$ nvidia-smi -q -d ECC,PAGE_RETIREMENT\nGPU 00000000:D8:00.0\n    ECC Errors\n        Volatile\n            "
+           "Double Bit            \n                Device Memory             : 1\n                Total            "
+           "         : 1\n    Retired Pages\n        Double Bit ECC                    : 1\n        Pending Page "
+           "Blacklist            : Yes\n")
+    said = _said(old)
+    assert any("Double Bit 1 (volatile)" in m for level, m in said if level == "warn")
+    assert any("page retirement is pending" in m for level, m in said if level == "warn")
+
+
+def test_failed_scheduling_then_placed_is_no_failure_and_max_size_is_the_groups():
+    """FailedScheduling, then TriggeredScaleUp, Scheduled and Started: no failure; NotTriggerScaleUp for `max node group
+    size reached`: the group's maximum, not the pod's requests."""
+    placed = ("  Warning  FailedScheduling  5m  default-scheduler  0/6 nodes are available: 4 Insufficient "
+              "nvidia.com/gpu.\n  Normal   TriggeredScaleUp  4m  cluster-autoscaler  pod triggered scale-up\n  Normal   "
+              "Scheduled  98s  default-scheduler  Successfully assigned default/vllm-0 to node-7\n  Normal   Started  20s  "
+              "kubelet  Started container vllm\n")
+    assert not any(level == "fail" for level, _ in _said(placed))
+    full = ("  Normal   NotTriggerScaleUp  2m58s (x30 over 8m)  cluster-autoscaler  pod didn't trigger scale-up (it "
+            "wouldn't fit if a new node is added): 1 max node group size reached\n")
+    assert any("already at its maximum size" in m for level, m in _said(full) if level == "fail")
+
+
+def test_an_exit_time_destructor_traceback_after_a_good_run_is_no_failure():
+    """A run that printed its four answers, then `Exception ignored in: <function CustomAllreduce.__del__ ...>` and
+    its TypeError: Python went on, nothing stopped the program."""
+    text = ("Prompt: 'The future of AI is', Generated text: ' in the hands of the people.'\nException ignored in: "
+            "<function CustomAllreduce.__del__ at 0x7f3e2c1a5ea0>\nTraceback (most recent call last):\n  File "
+            "\"/x/vllm/distributed/device_communicators/custom_all_reduce.py\", line 283, in __del__\n    self.close()\n"
+            "TypeError: 'NoneType' object is not callable\n")
+    assert not any(level == "fail" for level, _ in _said(text))
+
+
+def test_stdouts_broken_pipe_at_exit_leaves_the_real_exception():
+    """`| head` closes stdout: `Exception ignored in: <_io.TextIOWrapper ...>` / `BrokenPipeError` after the program's
+    own APIConnectionError: that one is read."""
+    text = ("Traceback (most recent call last):\n  File \"/home/u/bench_client.py\", line 88, in <module>\n    main()\n"
+            "openai.APIConnectionError: Connection error.\nException ignored in: <_io.TextIOWrapper name='<stdout>' "
+            "mode='w' encoding='utf-8'>\nBrokenPipeError: [Errno 32] Broken pipe\n")
+    assert parse_traceback(text).exception == "openai.APIConnectionError: Connection error."
+
+
+def test_a_server_listening_before_it_loads_is_not_loaded():
+    """Newer llama-server prints `HTTP server is listening` before loading: a KV-cache allocation failing during the
+    load is no request's at run time."""
+    text = ("main: HTTP server is listening, hostname: 0.0.0.0, port: 8080, http threads: 15\nsrv    load_model: loading "
+            "model '/models/q.gguf'\nggml_backend_cuda_buffer_type_alloc_buffer: allocating 8192.00 MiB on device 0: "
+            "cudaMalloc failed: out of memory\n")
+    assert not any("after the model had loaded" in m for _, m in _said(text))
+
+
+def test_busbw_a_third_under_100g_nics_is_no_healthy_fabric():
+    """vq009's table cut by 2.6: four GDRDMA NICs carrying about 33 Gb/s each: under any GPU server NIC's line rate."""
+    import re as _re
+
+    def cut(m: "_re.Match[str]") -> str:
+        head, row = m.group(0).split(":", 1)
+        cols = row.split()
+        for k in (5, 6, 9, 10):
+            if k < len(cols):
+                cols[k] = f"{float(cols[k]) / 2.6:.2f}"
+        return head + ":" + "  ".join(cols)
+
+    text = _re.sub(r"(?m)^\S*<stdout>:\s+\d+\s+\d+\s+float\s+sum\s+.*$", cut, _read("vq009"))
+    said = _said(text, host="other", nodes=2)
+    assert not any("healthy fabric" in m for _, m in said)
+    assert any("busbw levels off at" in m for level, m in said if level == "warn")

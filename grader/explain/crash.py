@@ -15,7 +15,8 @@ register(KindSpec(
     name="python-traceback", parse=parse_traceback, summarise=judge("crash", "summarise_traceback"),
     # its header and a frame; inside it, the exception line too; a chained traceback's second header continues it,
     # so no ``starts``
-    line=re.compile(f"^{re.escape(HEADER)}$|{FRAME_RE.pattern}|{CUT_FRAME_RE.pattern.replace('?P<', '?P<cut_')}"),
+    line=re.compile(f"^{re.escape(HEADER)}$|{FRAME_RE.pattern}|{CUT_FRAME_RE.pattern.replace('?P<', '?P<cut_')}"
+                    r"|^Exception ignored in: "),  # (the line above a destructor's traceback at exit: break-it 29 G10)
     inner=EXCEPTION_RE,
     joins=frozenset({"vllm-log", "nccl-log", "ray-start", "ray-status", "launcher", "docker-run", "vllm-bench",
                      "aiperf", "vllm-completion", "kubectl-pods"}),

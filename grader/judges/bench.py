@@ -99,11 +99,13 @@ def describe(result: BenchResult, sent: int | None = None, burst: bool = False, 
                                  f"{rt * took:,.0f} requests, not the {sent:g} of `num_prompts={sent:g}`: this summary "
                                  "is not of those prompts (another run's, or a run stopped early and pasted beside "
                                  "another command), so how many of them were sent or succeeded is not shown."))
-    thr, inp = src.get("output_throughput"), src.get("input_throughput")
+    thr, inp, rps = src.get("output_throughput"), src.get("input_throughput"), src.get("request_throughput")
+    if rps is None and src.get("completed") and src.get("duration"):  # SGLang's JSONL prints none (tc009): said only
+        rps = src["completed"] / src["duration"]
     if thr is not None:
         rate = f"{inp:,.0f}" if inp and inp >= 10 else f"{inp:.3g}" if inp else ""  # 1.61, not 2
         findings.append(info((f"Input {rate} tok/s (the prompts' prefill), output" if inp else "Output")
-                             + f" {thr:.1f} tok/s, {src.get('request_throughput') or 0:.2f} req/s"
+                             + f" {thr:.1f} tok/s" + (f", {rps:.2f} req/s" if rps is not None else "")
                              + (f" over {src['duration']:.2f} s" if src.get("duration") else "") + "."))
     peak, mean = src.get("max_output_tokens_per_s"), src.get("output_throughput")
     if peak and mean and peak < mean:

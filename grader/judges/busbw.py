@@ -185,7 +185,7 @@ def _busbw_findings(res: NcclTestsResult, command: str | None = None) -> list[Fi
             f" At {size_words} the messages are too small to judge bandwidth: latency dominates." if size < latency_bound
             else ""))] + _below_pcie(res, hosts)
     if size < latency_bound:
-        return [info(f"{head}: too small a message to judge the link, whose busbw is bound by latency below "
+        return [info(f"{head}: too small a message to judge the link, whose busbw is bound by latency (and NCCL's choice of protocol) below "
                      f"{latency_bound / 2**20:g} MiB (checks/ranges.toml); compare a run that reaches large sizes "
                      f"(NVIDIA's check: -b 16G -e 16G; {BIG_ALLGATHER_WARNING}).")]
     top = sorted((r for r in res.rows if r.busbw_gbs), key=lambda r: r.size_bytes)[-2:]

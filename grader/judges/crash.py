@@ -102,6 +102,11 @@ def summarise_traceback(tb: Any, command: str | None) -> Summary:
              "one is the cause, the last one what stopped the program." if tb.chained else "") + (
         f" The paste holds {tb.repeated + 1} tracebacks not chained to one another (each rank, worker or run prints "
         "its own): the last whole one is read." if tb.repeated else "")
+    if tb.ignored:  # Python printed it and went on (a destructor at exit): not what stopped the program (break-it 29 G10)
+        return facts, [Finding("info" if level == "fail" else level, message) for level, message in known_faults(tb.text)
+                       ] or [info(f"Python ignored this exception (`{tb.exception}`{_where(tb)}, under `Exception ignored "
+                                  "in:`): raised in a destructor or at exit, it did not stop the program; what the "
+                                  "program printed before it is what to read.")]
     above = _error_above(tb) if tb.cut else None
     if above:  # blind batch xo001: the program printed its error, then the traceback it caught
         return facts, [fail(f"The program printed an error just above its traceback: `{above}`{_where(tb)}. That "

@@ -17,27 +17,43 @@ from .model import Finding
 
 
 def _count(value: Any) -> int | None:
+    if isinstance(value, dict):  # the older layout: a kind's counts per memory, with their Total
+        value = value.get("Total")
     return int(value) if isinstance(value, str) and value.strip().isdigit() else None
+
+
+_BAD = ("Uncorrectable", "Double Bit")
+"""What an ECC count's name says of an error ECC could not correct (``DRAM Uncorrectable``, ``SRAM Uncorrectable
+SEC-DED`` and ``... Parity`` since driver 550, ``Double Bit`` before the A100); the rest (``Correctable``, ``Single
+Bit``) were corrected."""
 
 
 def memory_health(g: Any) -> list[Finding]:
     """The ECC and row-remapping findings of one ``-q`` GPU (``g``: grader.parsers.nvidia_smi.SmiQGpu); [] where its
     report shows neither section."""
     out: list[Finding] = []
-    counts = {(scope, kind): n for scope in ("Volatile", "Aggregate") for kind in (
-        "SRAM Correctable", "SRAM Uncorrectable", "DRAM Correctable", "DRAM Uncorrectable", "Single Bit", "Double Bit")
-        if (n := _count(g.get("ECC Errors", scope, kind))) is not None}
-    bad = {k: n for k, n in counts.items() if "Uncorrectable" in k[1] or "Double" in k[1]}
+    counts = {(scope, kind): n for scope in ("Volatile", "Aggregate")
+              for kind, value in (g.get("ECC Errors", scope) or {}).items() if (n := _count(value)) is not None}
+    bad = {k: n for k, n in counts.items() if any(w in k[1] for w in _BAD)}
     good = {k: n for k, n in counts.items() if k not in bad}
     said = lambda c: ", ".join(f"{k[1]} {n} ({k[0].lower()})" for k, n in c.items() if n)  # noqa: E731
+    if str(g.get("ECC Errors", "Aggregate", "SRAM Threshold Exceeded") or "").strip().lower() == "yes":
+        out.append(fail(f"GPU {g.bus_id}: `SRAM Threshold Exceeded: Yes`: its on-chip memory (SRAM) has corrected more "
+                        "errors than NVIDIA's threshold allows: the sign to replace the board (RMA)."))
     if any(bad.values()):
         out.append(warn(f"GPU {g.bus_id}: uncorrectable ECC errors ({said(bad)}): each killed the process that touched "
                         "that memory (an Xid 48, 94 or 95 in `sudo dmesg`). Volatile counts are since the last reset; "
-                        "if they recur, the card's memory is failing: the row remapping below, or NVIDIA's field "
-                        "diagnostics, decide whether to replace it."))
+                        "if they recur, the card's memory is failing: its retired pages or remapped rows, or NVIDIA's "
+                        "field diagnostics, decide whether to replace it."))
     elif any(good.values()):
         out.append(info(f"GPU {g.bus_id}: correctable ECC errors ({said(good)}): ECC fixed each as it happened, so "
                         "no result was wrong; a count that keeps growing marks cells the driver will remap."))
+    retired = g.get("Retired Pages")
+    if isinstance(retired, dict) and str(retired.get("Pending Page Blacklist", retired.get("Pending Page Retirement",
+                                                                                               ""))).strip().lower() == "yes":
+        out.append(warn(f"GPU {g.bus_id}: a page retirement is pending (`Pending Page Blacklist: Yes`): the driver "
+                        "retires a failing page of memory at the next GPU reset or reboot; until then the card runs "
+                        "with it. Reset the GPU (no process on it) or reboot."))
     remap = g.get("Remapped Rows")
     if isinstance(remap, dict):
         failed = str(remap.get("Remapping Failure Occurred", "")).strip().lower() == "yes"

@@ -112,7 +112,7 @@ _RPC_ADDR_RE = re.compile(r"\s--rpc[ =](?P<a>[^\s\"']{1,400})")
 _LOOPBACK_RE = re.compile(r"^(?:127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[?::1\]?)(?::\d{1,5})?$", re.I)
 
 
-_LOADED_RE = re.compile(r"\bmodel loaded\b|\bserver (?:is )?listening\b")
+_LOADED_RE = re.compile(r"\bmodel loaded\b|\ball slots are idle\b")  # (not `listening`: printed before loading)
 
 
 def _weights_fill(log: Any, on_gpu: dict[str, float]) -> list[Finding]:
@@ -125,7 +125,8 @@ def _weights_fill(log: Any, on_gpu: dict[str, float]) -> list[Finding]:
     for dev, mib in on_gpu.items():
         spec = match_gpu(names.get(int(dev[4:]))) if re.fullmatch(r"CUDA\d{1,3}", dev) else None
         card = spec.figure("memory_gb") if spec else None
-        if card is None or mib < row("memory.toml", "llama_weights").graded("nearly_full_share") * card.value * 1024:
+        if card is None or mib < row("memory.toml", "llama_weights").graded("nearly_full_share") * card.value * 1024 \
+                or mib > card.value * 1024:  # (more than the card holds: several runs' lines summed, break-it 29 G9)
             continue
         up = log.eval_tps is not None or bool(_LOADED_RE.search(context().paste or ""))  # (the server up: vz003)
         if log.mib("compute").get(dev) and up and (log.mib("KV").get(dev) or "KV self size" in (context().paste or "")):

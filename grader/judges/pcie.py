@@ -201,7 +201,7 @@ def _driver_findings(devices: list[Any]) -> list[Finding]:
             and re.search(r"VGA|3D|Display|Ethernet|Infiniband|Network", d.class_name or "")]  # (not a card's audio)
     out = [info("Bound to their driver (`Kernel driver in use`): " + ", ".join(
         f"{d.address} {d.driver}" for d in bound[:8]) + (", ..." if len(bound) > 8 else "") + ".")] if bound else []
-    gpus = [d for d in bound if d.is_display]
+    gpus = [d for d in bound if d.is_display and not _REV_FF_RE.search(d.description or "")]
     if len(gpus) > 1 and len({d.driver for d in gpus}) == 1:  # (club-3090#232: two RTX 3090 on nvidia)
         said = ", ".join(f"{d.address} {d.name}" for d in gpus[:8])
         out.append(info(f"{'Both' if len(gpus) == 2 else f'All {len(gpus)}'} GPUs ({said}) are bound to the "
@@ -212,7 +212,7 @@ def _driver_findings(devices: list[Any]) -> list[Finding]:
                   for d in free[:4]]
 
 
-_REV_FF_RE = re.compile(r"\(rev ff\)\s*$")
+_REV_FF_RE = re.compile(r"\(rev ff\)(?:\s*\(prog-if ff\))?\s*$")
 _GPU_MAKER_RE = re.compile(r"\b(?:AMD|ATI|Radeon|Instinct|Intel Corporation .{0,40}\bArc)\b")
 
 
@@ -227,16 +227,13 @@ def _listed(devices: list[Any]) -> list[Finding]:
         d.is_nvidia or "3D" in d.class_name or _GPU_MAKER_RE.search(d.description or ""))]  # (a cloud VM's VGA: none)
     if not gpus:
         return []
-    gone = list({d.address.rpartition(".")[0]: d for d in reversed(devices)
-                 if _REV_FF_RE.search(d.description or "")}.values())[::-1]  # one a card (its audio function too)
-    if gone:  # config reads answered with all ones: the device no longer answers on the bus (blind batch vv009)
-        return [fail(f"{d.address} {d.name or d.description}: `(rev ff)`: lspci read all ones where the device's own "
-                     "revision should be, so the device no longer answers on the PCIe bus: it fell off the bus (an "
-                     "Xid 79 in `sudo dmesg`), from power (its cables, the PSU), heat, a riser or the slot. Only a "
-                     "reboot (or a power cycle) brings it back; reseat it and check its power if it recurs.")
-                for d in gone]
+    gone = [d for d in gpus if _REV_FF_RE.search(d.description or "")]  # (its GPU function: break-it 29 G2)
+    out = [_rev_ff(d, devices) for d in gone]
+    gpus = [d for d in gpus if d not in gone]
+    if not gpus:
+        return out
     said = ", ".join(f"{d.address} {d.name or d.description}" for d in gpus[:8]) + (", ..." if len(gpus) > 8 else "")
-    return [info(f"lspci lists {len(gpus)} GPU{'s' if len(gpus) > 1 else ''} ({said}): "
+    return out + [info(f"lspci lists {len(gpus)} GPU{'s' if len(gpus) > 1 else ''} ({said}): "
                  + ("it is" if len(gpus) == 1 else "each is") + " enumerated on the PCIe bus, so the system sees the "
                  "hardware. A plain listing shows neither the link (width, speed: `sudo lspci -vv -d 10de:`) nor the "
                  "driver bound to each (`lspci -k`).")]
@@ -290,11 +287,27 @@ def split_words(gen: int | None) -> str:
             "if a card sits alone in a slot wired x16 is it not fully seated.")
 
 
+def _rev_ff(d: Any, devices: list[Any]) -> Finding:
+    """A GPU whose config space reads all ones (``(rev ff)``, ``(prog-if ff)``, ``!!! Unknown header type 7f``): beside
+    another NVIDIA GPU that answers, off the bus (a fault: blind batch vv009, four 4090s); alone, powered off by design
+    or off the bus (break-it 29 G1, G3: a laptop's hybrid graphics reads so at idle)."""
+    if any(o.is_display and o.is_nvidia and o is not d and not _REV_FF_RE.search(o.description or "") for o in devices):
+        return fail(f"{d.address} {d.name or d.description}: `(rev ff)`: lspci read all ones where the device's own "
+                    "revision should be while the other NVIDIA GPUs answer: this one fell off the PCIe bus (an Xid 79 "
+                    "in `sudo dmesg`), from power (its cables, the PSU), heat, a riser or the slot. Only a reboot (or a "
+                    "power cycle) brings it back; reseat it and check its power if it recurs.")
+    return warn(f"{d.address} {d.name or d.description}: `(rev ff)`: lspci read all ones where the device's own "
+                "revision should be, so the GPU does not answer on the PCIe bus: powered off by design (a laptop's "
+                "hybrid graphics, bumblebee or runtime power management switch it off when idle), or fallen off the "
+                "bus (an Xid 79 in `sudo dmesg`: power, heat, a riser or the slot; only a reboot brings it back). "
+                "`sudo dmesg | grep -i xid` decides.")
+
+
 def _desktop_split(devices: list[Any]) -> bool:
-    """Two or more GPUs, each at x8 of an x16 card, none at x16 beside them: a desktop's x8/x8 (blind batch vv004,
+    """Two GPUs, each at x8 of an x16 card, none at x16 beside them: a desktop's x8/x8 (blind batch vv004,
     vv006: two RTX 2060s, two RTX 4090s on a bifurcation riser)."""
     gpus = [d for d in devices if d.is_display and d.lnksta and d.lnkcap and not _onboard_display(d)]
-    return len(gpus) >= 2 and all((d.lnksta.width, d.lnkcap.width) == (8, 16) for d in gpus)
+    return len(gpus) == 2 and all((d.lnksta.width, d.lnkcap.width) == (8, 16) for d in gpus)  # (4 at x8: a server's)
 
 
 def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
@@ -312,6 +325,9 @@ def summarise_lspci(devices: list[Any], command: str | None) -> Summary:
                                  "non-root users. Run `sudo lspci -vv -d 10de:`."))
             continue
         cap, sta = d.lnkcap, d.lnksta
+        if d.is_display and _REV_FF_RE.search(d.description or ""):  # (`lspci -v` of a card gone: break-it 29 G3)
+            findings.append(_rev_ff(d, shown))
+            continue
         if d.acs_on is not None and sta is None and cap is None:
             continue  # only its ACS line: said below
         if d.memory_off:

@@ -95,7 +95,7 @@ def bridge_pairs_note(st: Any) -> list[Finding]:
                  "that the others talk over PCIe.")]
 
 
-_SXM_RE = re.compile(r"SXM|HBM3|H200|B[23]00")
+_SXM_RE = re.compile(r"SXM|HBM3|H200|\bH[28]0\b|H800|A800|B[23]00")  # (an HGX H20 or H800: break-it 29 G13)
 """Names of GPUs on SXM boards, whose NVLinks the board wires (an HGX's H100 80GB HBM3, H200, B200, B300), unless a
 PCIe card's (``H100 PCIe``, ``H100 NVL``, ``H200 NVL``)."""
 

@@ -68,6 +68,8 @@ its reconnect timeout (60 s) ends it with a fatal line."""
 _GCS_WENT_ON_RE = re.compile(r"\bConnected to Ray cluster\b|\bConstructing CoreWorkerProcess\b|\bInitializing worker at "
                              r"address\b|\bRay runtime started\.|\bConnected to GCS\b")
 """What a process prints once it reached the GCS after that warning."""
+_GCS_FATAL_RE = re.compile(r"\bFailed to connect to GCS within \d{1,4} seconds\b")
+"""The GCS client's end after its reconnect timeout (a `C` line: the process dies)."""
 _GCS_FAILED_RE = re.compile(r"\bFailed to start GCS\b")  # node.py's CRITICAL line when the head's GCS server dies
 _GCS_RPC_RE = re.compile(r"\bFailed to send request to gcs, reconnecting\b")
 _UNAVAILABLE_RE = re.compile(r"\bStatusCode\.UNAVAILABLE\b")
@@ -138,7 +140,7 @@ def parse_ray_start(text: str) -> RayStart:
     ``ray start`` prints. Never raises otherwise."""
     out = RayStart()
     ip_at: float | None = None
-    retrying = False
+    retrying, gcs_addr = False, None
     for line in content_lines(text):
         s = _RAY_LOG_PREFIX_RE.sub("", line.text.strip(), count=1) if line.text[:1] in "[0123456789" \
             else line.text.strip()
@@ -159,10 +161,12 @@ def parse_ray_start(text: str) -> RayStart:
         if _RETRY_RE.search(s):
             out.retries += 1
         if m := _GCS_RE.search(s):
-            out.gcs_unreachable = m.group("addr").rstrip(".")
+            out.gcs_unreachable = gcs_addr = m.group("addr").rstrip(".")
             retrying = bool(_GCS_RETRY_RE.search(s))  # (Ray's 5-second warning: it goes on trying)
         elif out.gcs_unreachable and retrying and _GCS_WENT_ON_RE.search(s):
             out.gcs_unreachable = None  # it reached the GCS after all (break-it 28 p24, p30)
+        elif gcs_addr and _GCS_FATAL_RE.search(s):
+            out.gcs_unreachable = gcs_addr  # ... until its reconnect timeout ended it (break-it 29 G12)
         if m := _NO_RAYLET_RE.search(s):
             out.raylet_not_found = m.group("ip")
         if _GCS_FAILED_RE.search(s):

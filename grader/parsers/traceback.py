@@ -67,6 +67,7 @@ class PyTraceback:
     text: str = ""
     recent_first: bool = False
     repeated: int = 0
+    ignored: bool = False  # the only traceback is under `Exception ignored in:`: Python went on (a destructor at exit)
 
     @property
     def cut(self) -> bool:
@@ -120,6 +121,9 @@ def parse_traceback(text: str) -> PyTraceback:
         if s.startswith("Exception ignored in"):  # (break-it 28 F12: LLM.__del__ after the KeyError that stopped it)
             ignoring = True
             continue
+        if ignoring and not line[:1].isspace() and EXCEPTION_RE.match(s):  # its exception with no traceback of its own
+            ignoring = False  # (stdout's BrokenPipeError at exit under `| head`: break-it 29 G11)
+            continue
         if _FATAL_RE.match(s):
             fatal = fatal or s[:MAX_MESSAGE_CHARS]
             continue
@@ -143,4 +147,6 @@ def parse_traceback(text: str) -> PyTraceback:
     if exception is None and whole and frames and whole[0][:len(frames)] == frames or ignored and whole:
         frames, exception = whole  # the same one cut, or a destructor's at exit after it: the one before is read
         repeated -= ignored  # (that one is no other rank's)
-    return PyTraceback(tuple(frames), exception, tuple(exceptions), chained, header, text, repeated=repeated)
+        ignored = False
+    return PyTraceback(tuple(frames), exception, tuple(exceptions), chained, header, text, repeated=repeated,
+                       ignored=ignored)

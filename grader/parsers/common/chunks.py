@@ -477,10 +477,11 @@ def drop_resolved(line: str) -> str:
     return "".join(out)
 
 
-_LAUNCHER_RE = re.compile(r"(?:mpirun|mpiexec|srun|torchrun|deepspeed|accelerate|sky|docker|podman|kubectl|bash|sh"
+_LAUNCHER_RE = re.compile(r"(?:mpirun|mpiexec|srun|torchrun|deepspeed|accelerate|sky"
                           r"|python[\d.]{0,5}|[\w.-]{1,80}\.(?:sh|py)|[\w.-]{0,80}_perf|\.?/[^\s]{1,200})$")
 """A command that runs a program printing NCCL's lines (a launcher, a script, an MPI program): what it prints above them
-is its own; a shell's builtin or a reading command (`ulimit -l`: break-it 28 F11) is another output."""
+is its own; a shell's builtin or a reading command (`ulimit -l`, also through `docker exec ... bash -c`: break-it 28
+F11, 29 G17) is another output."""
 
 
 def take_prints_above(segs: list[Segment], known: Callable[[str], list], logs: frozenset[str]) -> None:
