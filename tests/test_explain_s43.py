@@ -714,3 +714,11 @@ def test_busbw_a_third_under_100g_nics_is_no_healthy_fabric():
     said = _said(text, host="other", nodes=2)
     assert not any("healthy fabric" in m for _, m in said)
     assert any("busbw levels off at" in m for level, m in said if level == "warn")
+
+
+def test_llama_bench_csv_rows_and_a_scripts_repeated_device_list():
+    """gx10-benchmarks (vy002): a script running `llama-bench -o csv` twelve times on one GB10: its CSV rows read, and
+    the device list each run prints counted once (it said 12 GPUs)."""
+    said = _said(_read("vy002"), host="spark")
+    assert any(m.startswith("llama.cpp found 1 GPU: NVIDIA GB10") for _, m in said)
+    assert any("pp512 6761.77" in m for level, m in said if level == "ok")

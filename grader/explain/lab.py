@@ -41,6 +41,7 @@ register(KindSpec(
     matches_command=lambda argv: any(a.rsplit("/", 1)[-1] in ("llama-bench", "llama-benchy", "llama-sweep-bench")
                                      for a in argv),
     line=re.compile(r"^\| model\s+\|\s+size\s+\|.*\|\s+test\s+\|\s+t/s\s+\|$|^ggml_cuda_init: (?:found \d+ (?:CUDA|ROCm) devices|GGML_CUDA_)"
+                    r"|^build_commit,build_number,"  # `-o csv`'s header
                     r"|^main: n_kv_max = \d+, n_batch = \d+, n_ubatch = \d+, flash_attn = -?\d+, n_gpu_layers = "
                     r"|^\| model\s+\|\s+test\s+\|\s+t/s(?: \(total\))?\s+\|"  # llama-benchy's
                     r"|^\|\s+PP\s+\|\s+TG\s+\|\s+N_KV\s+\||^\|(?:\s+\d+\s+\|){3}(?:\s+[\d.]+\s+\|){4}$|^\|(?:-{5,}\|){7}$"  # llama-sweep-bench's

@@ -99,6 +99,27 @@ _COMPARE_TEST_RE = re.compile(r"^(?:pp|tg)\d{1,7}(?:\+tg\d{1,7})?(?:@d\d{1,8})?$
 _NUMBER_RE = re.compile(r"^\d{1,9}(?:\.\d{1,6})?$")
 
 
+def _csv_row(head: list[str], line: str) -> LlamaBenchRow | None:
+    """A row of ``llama-bench -o csv`` under its header (``model_type``, ``model_size`` in bytes, ``backends``,
+    ``n_gpu_layers``, ``n_prompt``/``n_gen`` for the test, ``avg_ts``/``stddev_ts``), None where it does not read."""
+    import csv
+    cells = next(csv.reader([line[:20000]]), [])
+    if len(cells) != len(head):
+        return None
+    row = dict(zip(head, cells))
+    try:
+        n_prompt, n_gen, tps = int(row["n_prompt"]), int(row["n_gen"]), float(row["avg_ts"])
+    except (KeyError, ValueError):
+        return None
+    test = f"pp{n_prompt}+tg{n_gen}" if n_prompt and n_gen else f"pp{n_prompt}" if n_prompt else f"tg{n_gen}"
+    size = f"{int(row['model_size']) / 2**30:.2f} GiB" if row.get("model_size", "").isdigit() else None
+    ngl = row.get("n_gpu_layers", "")
+    sd = row.get("stddev_ts", "")
+    return LlamaBenchRow(row.get("model_type") or "?", size, row.get("backends") or None,
+                         int(ngl) if ngl.isdigit() else None, test, tps,
+                         float(sd) if re.fullmatch(r"\d{1,12}(?:\.\d{1,12})?", sd) else None)
+
+
 def _compared(header: list[str], cells: list[str]) -> LlamaBenchComparison | None:
     """A compare-llama-bench.py row under ``header``, None when the row is not one (a rate that does not read)."""
     row = dict(zip(header, cells))
@@ -137,6 +158,8 @@ def parse_llama_bench(text: str) -> LlamaBench:
     header: list[str] | None = None
     rows: list[LlamaBenchRow] = []
     devices: list[str] = []
+    csv_head: list[str] | None = None
+    seen: set[str] = set()
     build = None
     compare: list[str] | None = None  # compare-llama-bench.py's header, while its table goes on
     compared: list[LlamaBenchComparison] = []
@@ -144,10 +167,18 @@ def parse_llama_bench(text: str) -> LlamaBench:
         s = line.text.strip()
         if m := _DEVICE_RE.match(s):
             vram = f", VRAM {m.group('vram')} MiB" if m.group("vram") else ""
-            devices.append(f"{m.group('name').strip()} (compute capability {m.group('cc')}{vram})")
+            if m.group("i") not in seen:  # (each run of a script prints the list again: blind batch vy002, 12 runs)
+                seen.add(m.group("i"))
+                devices.append(f"{m.group('name').strip()} (compute capability {m.group('cc')}{vram})")
             continue
         if s.startswith(("build: ", "version: ")):
             build = s.split(": ", 1)[1]
+            continue
+        if s.startswith("build_commit,") and ",avg_ts," in s:  # `llama-bench -o csv`'s header (blind batch vy002)
+            csv_head = s.split(",")
+            continue
+        if csv_head and s.startswith('"') and (row := _csv_row(csv_head, s)) is not None:
+            rows.append(row)
             continue
         if not (s.startswith("|") and s.endswith("|")):
             continue
