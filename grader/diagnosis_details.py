@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from grader.judges.context import context  # what `explain --host/--nodes` says of the paste
 from grader.parsers.common import BYTE_UNITS
+from grader.parsers.common.spans import last_match
 from grader.diagnosis_frames import _assert_at_startup, _graph_dev, _killed_where
 from grader.diagnosis_paste import PASTE_DETAILS  # what the rest of the paste decides (a module of its own, by size)
 from grader.diagnosis_runs import (  # the details of how a run went, a module of their own (by size)
@@ -168,9 +169,7 @@ _RAISE_RE = re.compile(r"\]\s{1,16}raise (?P<raised>[A-Z]\w{0,60})\b")
 def _logged_frames(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """Applies when the text holds a traceback logged at ERROR (vLLM's engine core): its last frame's ``file`` and
     ``function``, and the exception its next lines ``raise`` (``raised``) when they show it."""
-    last = None
-    for last in _LOGGED_FRAME_RE.finditer(text):
-        pass
+    last = last_match(_LOGGED_FRAME_RE, text)
     if last is None:
         return None
     raised = _RAISE_RE.search(last.group("rest"))

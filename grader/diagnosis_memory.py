@@ -3,7 +3,7 @@ the matched line (an entry's ``detail``, beside grader.diagnosis_paste, whose PA
 allocator warning read by what followed it, a CUDA error read by its own name, llama.cpp's retry without pipeline
 parallelism. Each a function of the log (None for plain text), the values read so far and the whole text, returning
 more values for the entry's texts, or None where the entry does not apply. Never words or figures: those are the
-table's. Also the line helpers the paste's details share (:func:`_line_span`, :func:`_line_at`).
+table's.
 """
 
 from __future__ import annotations
@@ -12,20 +12,11 @@ import re
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from grader.judges.context import context
+from grader.parsers.common.spans import last_match, line_at
 from grader.parsers.vllm_scan import SERVER_UP_RE
 
 if TYPE_CHECKING:
     from grader.parsers.vllm_log import VllmLog
-
-
-def _line_span(text: str, start: int, end: int) -> tuple[int, int]:
-    """The (start, end) of the line that holds ``text[start:end]``."""
-    return text.rfind("\n", 0, start) + 1, (text.find("\n", end) + 1 or len(text) + 1) - 1
-
-
-def _line_at(text: str, at: int) -> str:
-    a, b = _line_span(text, at, at)
-    return text[a:b]
 
 
 _ALLOC_OOM_RE = re.compile(r"memory (?:mapping|allocation) failed with OOM on device \d")
@@ -40,24 +31,16 @@ def _when(line: str, pattern: re.Pattern[str]) -> tuple[str, str, str] | None:
     return m.groups() if (m := pattern.search(line)) else None
 
 
-def _last_alloc_oom(text: str) -> re.Match[str] | None:
-    """The allocator's last out-of-memory warning in ``text``."""
-    last = None
-    for last in _ALLOC_OOM_RE.finditer(text):
-        pass
-    return last
-
-
 def _sized_after_retry(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     """Applies where the allocator's last out-of-memory warning comes before vLLM sized its KV cache and the server came
     up (blind batch vf005: weight loading on two 24 GB cards, then 103,760 tokens of KV cache and the server up): before
     it in the paste, and by their time stamps where both print one (lines of several processes arrive out of order:
     break-it 26 F4)."""
-    last = _last_alloc_oom(text)
+    last = last_match(_ALLOC_OOM_RE, text)
     sized = _KV_SIZED_RE.search(text, last.end()) if last else None
     if not (sized and SERVER_UP_RE.search(text, last.end())) or _OOM_FAILED_RE.search(text, last.end(), sized.start()):
         return None  # (a start that failed on it, then a restart: not transient)
-    oom, kv = _when(_line_at(text, last.start()), _C10_WHEN_RE), _when(_line_at(text, sized.start()), _VLLM_WHEN_RE)
+    oom, kv = _when(line_at(text, last.start()), _C10_WHEN_RE), _when(line_at(text, sized.start()), _VLLM_WHEN_RE)
     return None if oom and kv and oom > kv else {}
 
 
@@ -72,7 +55,7 @@ def _oom_not_served(log: VllmLog | None, values: Mapping[str, Any], text: str) -
     complete, a benchmark's bandwidth, requests served (``200 OK``, generation throughput) after it, or a load test's
     requests served anywhere in the paste, before any error that followed it (an out-of-memory error, the engine's
     start failing, a traceback) or after that error (a restart that came up). Break-it 26 F2, F5b; 27 F3, F4."""
-    last = _last_alloc_oom(text)
+    last = last_match(_ALLOC_OOM_RE, text)
     after = text[last.end():] if last else text
     failed = _OOM_FAILED_RE.search(after)
     went = [m.start() for m in (SERVER_UP_RE.search(after), _WENT_ON_RE.search(after)) if m]
@@ -112,6 +95,8 @@ _PP_RETRY_FAILED_RE = re.compile(r"failed to allocate compute buffers|cudaMalloc
 _LLAMA_SERVING_RE = re.compile(r"\bmodel loaded\b|all slots are idle|starting the main loop")
 """What llama.cpp's server prints once the model loaded and it serves (an allocation after it is a request's); not
 `HTTP server is listening`, which newer servers print before they load (break-it 29 G9)."""
+_PP_RETRY = "retrying without pipeline parallelism"
+"""llama.cpp's words when a compute buffer failed to allocate and it tries again on one GPU's scheduler."""
 _LLAMA_LOAD_START_RE = re.compile(r"llama_model_load(?:er)?:|load_model: loading model|loading model from")
 """Where a llama.cpp run starts loading a model: a journal of two runs reads the later one's lines from here."""
 _LLAMA_WENT_ON_RE = re.compile(r"load_model: initializing|model loaded|server is listening|llama_kv_cache|"
@@ -130,15 +115,13 @@ def _pp_retry_held(log: VllmLog | None, values: Mapping[str, Any], text: str) ->
     failed: the plain out-of-memory entry's); ``mib`` and ``dev`` of the allocation that failed before it, ``went_on``
     the first line after it that shows the load going on (blind batch vt010: the server initialising its slot)."""
     paste = context().paste or text
-    at = paste.find("retrying without pipeline parallelism")
+    at = paste.find(_PP_RETRY)
     held, went = _retry_went_on(paste, at) if at >= 0 else (False, None)
     if not held:
         return None
-    oom = None
-    for oom in _GGML_OOM_RE.finditer(paste, 0, at):
-        pass
+    oom = last_match(_GGML_OOM_RE, paste, 0, at)
     return {**({"mib": oom["mib"], "dev": oom["dev"]} if oom else {}),
-            **({"went_on": _line_at(paste, went.start()).strip()[:160]} if went else {})}
+            **({"went_on": line_at(paste, went.start()).strip()[:160]} if went else {})}
 
 
 def _ggml_oom_unretried(log: VllmLog | None, values: Mapping[str, Any], text: str) -> dict[str, Any] | None:
@@ -148,16 +131,14 @@ def _ggml_oom_unretried(log: VllmLog | None, values: Mapping[str, Any], text: st
     paste = context().paste or text
     left = None
     for m in _GGML_OOM_RE.finditer(paste):
-        retry = paste.find("retrying without pipeline parallelism", m.end(), m.end() + 600)
+        retry = paste.find(_PP_RETRY, m.end(), m.end() + 600)
         if retry < 0 or not _retry_went_on(paste, retry)[0]:
             left = m
     if left is None:
         return None
-    start = 0
-    for start_m in _LLAMA_LOAD_START_RE.finditer(paste, 0, left.start()):
-        start = start_m.start()  # (this run's own load: another run's `model loaded` says nothing of it)
-    loaded = _LLAMA_SERVING_RE.search(paste, start, left.start())
-    return {"mib": left["mib"], "dev": left["dev"], "line": _line_at(paste, left.start()).strip(),
+    start = last_match(_LLAMA_LOAD_START_RE, paste, 0, left.start())  # (from this run's own load on: another run's
+    loaded = _LLAMA_SERVING_RE.search(paste, start.start() if start else 0, left.start())  # `model loaded` is not its)
+    return {"mib": left["mib"], "dev": left["dev"], "line": line_at(paste, left.start()).strip(),
             **({"after_load": ""} if loaded else {})}
 
 

@@ -34,7 +34,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-from grader.diagnosis_memory import MEMORY_DETAILS, _line_span
+from grader.diagnosis_memory import MEMORY_DETAILS
+from grader.parsers.common.spans import line_span
 from grader.judges.context import context
 
 if TYPE_CHECKING:
@@ -366,7 +367,7 @@ def _nvtop_load(values: Mapping[str, Any], text: str) -> tuple[int | None, bool]
 
 def _line_spans(text: str, heads: list[Any]) -> list[tuple[int, int]]:
     """The (start, end) of the line each match in ``heads`` is on."""
-    return [_line_span(text, m.start(), m.end()) for m in heads]
+    return [line_span(text, m.start(), m.end()) for m in heads]
 
 
 def _busy_bar() -> float | None:

@@ -7,6 +7,7 @@ of its own."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -722,3 +723,27 @@ def test_llama_bench_csv_rows_and_a_scripts_repeated_device_list():
     said = _said(_read("vy002"), host="spark")
     assert any(m.startswith("llama.cpp found 1 GPU: NVIDIA GB10") for _, m in said)
     assert any("pp512 6761.77" in m for level, m in said if level == "ok")
+
+
+# --------------------------------------------------------------------------- grader.parsers.common.spans
+
+def test_last_match_is_the_last_of_finditer_within_bounds():
+    from grader.parsers.common.spans import last_match
+    text = "a1 b2 a3 b4 a5"
+    rx = re.compile(r"a(\d)")
+    assert last_match(rx, text).group(1) == "5"
+    assert last_match(rx, text, 0, 9).group(1) == "3"  # "a1 b2 a3 " holds a1 and a3
+    assert last_match(rx, text, 9).group(1) == "5"
+    assert last_match(rx, "b2 b4") is None
+    assert last_match(rx, text, 3, 6) is None  # "b2 " alone
+
+
+def test_line_at_gives_the_whole_line_without_its_end():
+    from grader.parsers.common.spans import line_at, line_span
+    text = "first\nsecond line\nthird"
+    at = text.index("cond")
+    assert line_at(text, at) == "second line"
+    assert line_span(text, at, at + 4) == (6, 17)
+    assert line_at(text, 0) == "first"
+    assert line_at(text, len(text) - 1) == "third"  # the last line, no line end after it
+    assert line_at(text, text.index("line"), text.index("third")) == "second line\nthird"  # a span over two lines

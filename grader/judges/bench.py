@@ -19,6 +19,7 @@ from .. import metrics as M
 from ..parsers import ParseError
 from ..parsers.bench_result import BenchResult, parse_any
 from ..parsers.common import as_float, as_int, command_argv, option_value
+from ..parsers.common.spans import last_match, line_at
 from ..ranges import load_ranges
 from .bench_load import client_error_findings, client_errors, offered_findings, unfinished_findings
 from .common import fail, info, ok, warn
@@ -546,11 +547,9 @@ def unfinished_run(text: str, paste: str) -> str | None:
         begin, end = starts[k], starts[k + 1] if k + 1 < len(starts) else len(text)
         if text.find(_RESULT, begin, end) >= 0:
             continue
-        bar = None
-        for bar in _PROGRESS.finditer(text, begin, end):
-            pass
+        bar = last_match(_PROGRESS, text, begin, end)
         if bar is not None and end == len(text):
-            line = text[text.rfind("\n", 0, bar.start()) + 1:(text.find("\n", bar.end()) + 1 or len(text) + 1) - 1]
+            line = line_at(text, bar.start(), bar.end())
             at = paste.find(line)
             after = paste.find(_START, at + len(line)) if at >= 0 else -1
             if at >= 0 and paste.find(_RESULT, at + len(line), after if after >= 0 else len(paste)) >= 0:
@@ -562,9 +561,7 @@ def unfinished_run(text: str, paste: str) -> str | None:
 def read_load_test(text: str) -> BenchRead:
     """:func:`grader.parsers.bench_result.parse_any` (raises ParseError as it does), plus the progress bar's total
     (its last ``done/total``) and the request rate the run printed before it started."""
-    bar = None
-    for bar in _PROGRESS.finditer(text):  # the last one: the main run's, after a warm-up's
-        pass
+    bar = last_match(_PROGRESS, text)  # the last one: the main run's, after a warm-up's
     backend, cap = _BACKEND.search(text), _MAX_CONC.search(text)
     unfinished = unfinished_run(text, context().paste or text)
     try:

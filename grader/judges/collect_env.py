@@ -8,6 +8,7 @@ import re
 from collections import Counter
 from typing import Any
 
+from ..parsers.common.spans import last_match
 from .common import fail, info, warn
 from .model import Finding, Summary
 
@@ -32,9 +33,7 @@ def _no_kernels(versions: dict) -> list[Finding]:
     last such warning only, and none where a torch was installed after it (the warning was the old wheel's)."""
     from .context import context
     paste = context().paste or ""
-    m = None
-    for m in _ARCH_RE.finditer(paste):
-        pass
+    m = last_match(_ARCH_RE, paste)
     if not m or _REINSTALLED_RE.search(paste, m.end()) or (m["caps"] and m["cap"] in m["caps"].split()):
         return []
     torch = versions.get("torch")

@@ -23,13 +23,19 @@ def _where(tb: Any) -> str:
 _ERROR_WORDS_RE = re.compile(r"\b(?:[Ee]rror|ERROR|[Ee]xception|[Ff]ailed|FAILED|out of memory)\b")
 
 
+def _header_in_paste(tb: Any) -> tuple[str, str, int]:
+    """The paste, the traceback's first 160 characters from its header on (a program's prints above it may be read
+    with it: blind batch vt008), and where those start in the paste (-1: not found, or no text)."""
+    from .context import context
+    text = tb.text or ""
+    paste, head = context().paste, text[max(0, text.find("Traceback (most recent call last)")):].lstrip()[:160]
+    return paste, head, paste.find(head) if head else -1
+
+
 def _error_above(tb: Any) -> str | None:
     """The line printed just above the traceback's header, in the paste, where it names an error (a program that
     logs what went wrong and then the traceback of the exception it caught), else None."""
-    from .context import context
-    text = tb.text or ""  # from its header on: a program's prints above it may be read with it (blind batch vt008)
-    paste, head = context().paste, text[max(0, text.find("Traceback (most recent call last)")):].lstrip()[:160]
-    at = paste.find(head) if head else -1
+    paste, _, at = _header_in_paste(tb)
     at = paste.rfind("\n", 0, at) + 1 if at > 0 else at  # (a caption on the header's own line is not above it)
     if at <= 0:
         return None
@@ -78,10 +84,7 @@ def _faults_it_completes(tb: Any) -> list[Finding]:
     """The reported faults of checks/diagnoses.toml that the lines above a cut traceback and its header make
     together, and the lines above alone do not (a warning that, followed by a traceback, means the program died
     of it: vLLM imported from an unbuilt source tree); [] when none (those above alone are their section's)."""
-    from .context import context
-    text = tb.text or ""  # from its header on: a program's prints above it may be read with it (blind batch vt008)
-    paste, head = context().paste, text[max(0, text.find("Traceback (most recent call last)")):].lstrip()[:160]
-    at = paste.find(head) if head else -1
+    paste, head, at = _header_in_paste(tb)
     if at <= 0:
         return []
     above = paste[max(0, at - 2000):at]

@@ -95,6 +95,8 @@ class PciDevice:
     """Its ``Control:`` line says ``Mem-`` (memory decoding off) and a ``Region`` is ``[disabled]``: enumerated, but
     nothing (no driver, no firmware) has enabled it."""
     acs_on: tuple[str, ...] | None = None
+    """The controls its ``ACSCtl:`` line turns on (``ReqRedir``, ``CmpltRedir``...; () when every one is off), None
+    without that line (a bridge or port with Access Control Services shows it)."""
     driver: str | None = None  # ``Kernel driver in use:`` (lspci -k, -v): the driver that has claimed the function
     modules: str | None = None  # ``Kernel modules:``: the modules that could drive it
     aspm: str | None = None  # ``LnkCtl: ASPM Disabled;``: the power-saving link states the OS enabled (a setting)
@@ -102,8 +104,6 @@ class PciDevice:
     port: str | None = None  # ``Express (v2) Root Port``: a port's role (Root, Downstream, Upstream Port); None: an endpoint
     corrected: tuple[str, ...] = ()  # AER ``CESta:`` bits set (``BadTLP``, ``RxErr``...): corrected errors latched
     uncorrected: tuple[str, ...] = ()  # AER ``UESta:`` bits set (``UnsupReq``, ``CmpltTO``...): uncorrected ones
-    """The controls its ``ACSCtl:`` line turns on (``ReqRedir``, ``CmpltRedir``...; () when every one is off), None
-    without that line (a bridge or port with Access Control Services shows it)."""
 
     @property
     def is_display(self) -> bool:
@@ -226,7 +226,7 @@ def parse_lspci_vv(text: str) -> list[PciDevice]:
         if s.lstrip().startswith("ACSCtl:"):  # a bridge's Access Control Services (also grep'd alone: `| grep ACS`)
             if not devices or "acs_on" in devices[-1]:  # grep'd: one ACSCtl line a device
                 devices.append(_unnamed("" if devices else _address_asked(line.command)))
-            devices[-1]["acs_on"] = tuple(_ACS_ON_RE.findall(s))
+            devices[-1]["acs_on"] = tuple(_FLAG_ON_RE.findall(s))
             continue
         if not devices:
             if s.lstrip().startswith(("-[", "+-", "\\-")):
@@ -253,7 +253,7 @@ def parse_lspci_vv(text: str) -> list[PciDevice]:
             devices[-1]["driver" if kd.group("what") == "driver in use" else "modules"] = kd.group("name").strip()
             continue
         if s.lstrip().startswith(("CESta:", "UESta:")):  # AER's latched error bits (blind batch vv006: BadTLP+)
-            devices[-1]["corrected" if s.lstrip().startswith("CE") else "uncorrected"] = tuple(_ACS_ON_RE.findall(s))
+            devices[-1]["corrected" if s.lstrip().startswith("CE") else "uncorrected"] = tuple(_FLAG_ON_RE.findall(s))
             continue
         lk = _LINK_RE.match(s)
         if lk:
@@ -267,7 +267,7 @@ def parse_lspci_vv(text: str) -> list[PciDevice]:
     return [PciDevice(**{k: v for k, v in d.items() if k != "control_mem_off"}) for d in devices]
 
 
-_ACS_ON_RE = re.compile(r"\b([A-Za-z]++)\+")
+_FLAG_ON_RE = re.compile(r"\b([A-Za-z]++)\+")  # a flag lspci shows set (``ReqRedir+``, ``BadTLP+``)
 _RULE_RE = re.compile(r"[=_-]{8,400}")
 _PORT_RE = re.compile(r"^\s{0,40}Capabilities: \[[0-9a-f]{1,4}\] Express \(v\d\) (Root Port|Downstream Port|Upstream Port)\b")
 _LNKCTL_RE = re.compile(r"^\s*+LnkCtl(?::\s*+ASPM (?P<aspm>[^;\n]{1,40})|2:\s*+Target Link Speed:\s*+(?P<target>[\d.]{1,6})GT/s"

@@ -92,6 +92,7 @@ def parse_traceback(text: str) -> PyTraceback:
     linked = header = False
     whole: tuple[list[Frame], str] | None = None  # the last unlinked traceback before this one that has its exception
     fatal: str | None = None
+    ignoring = ignored = False  # under `Exception ignored in: ...`: a destructor's at exit, not what stopped the program
 
     def another() -> None:  # a second traceback begins: the one before it is chained to it, or another error
         nonlocal chained, repeated, whole, linked, frames, exception, ignored
@@ -101,8 +102,6 @@ def parse_traceback(text: str) -> PyTraceback:
             repeated += 1
             whole = (frames, exception) if exception is not None else whole
         frames, exception, linked, ignored = [], None, False, ignoring
-
-    ignoring = ignored = False  # under `Exception ignored in: ...`: a destructor's at exit, not what stopped the program
 
     for raw in clean_lines(text):
         line = strip_log_prefix(raw).rstrip()
